@@ -1,0 +1,112 @@
+/* cdag — a just-in-time compiler for communication graphs.
+ *
+ * This header is the whole public API: if it is not declared here, it is not API.
+ * A program describes one communication phase as a graph of sends, receives and local
+ * operations (a distributed graph, one per MPI process, or a global graph describing every
+ * rank); cdag matches the messages, computes where every byte comes from (Static Single
+ * Transfer form), recognises the collectives in that dataflow and compiles a schedule that
+ * runs them as fast collectives, any number of times.
+ *
+ * Every function returns CDAG_OK (0) or a CDAG_ERR_* code; cdag_error_message() returns the
+ * message of the last error of the calling thread (it names rank, operation and file line
+ * where they apply). Handles are opaque; cdag_*_free(&h) sets h = NULL and accepts NULL.
+ * The names and behaviours below are fixed by API.md; additions are marked "(cdag addition)". */
+#ifndef CDAG_H
+#define CDAG_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(CDAG_BUILDING) && defined(__GNUC__)
+#define CDAG_API __attribute__((visibility("default")))
+#else
+#define CDAG_API
+#endif
+
+typedef struct cdag_graph    cdag_graph;     /* opaque */
+typedef struct cdag_schedule cdag_schedule;  /* opaque: a compiled plan, runnable with MPI */
+typedef struct cdag_plan     cdag_plan;      /* opaque: a compiled plan of a global graph (no MPI) */
+typedef int64_t cdag_op;                     /* id of an operation in its graph, >= 0 */
+
+enum {
+  CDAG_OK = 0,
+  CDAG_ERR_ARG,         /* bad argument: NULL, negative size, rank out of range, bad handle */
+  CDAG_ERR_NOMEM,       /* out of memory */
+  CDAG_ERR_UNMATCHED,   /* a send or receive has no partner */
+  CDAG_ERR_CYCLE,       /* dependencies and matches form a cycle (the graph would deadlock) */
+  CDAG_ERR_TRUNCATE,    /* a receive is smaller than the send it matches */
+  CDAG_ERR_FORMAT,      /* malformed graph file */
+  CDAG_ERR_IO,          /* a file could not be read or written */
+  CDAG_ERR_MPI,         /* an MPI call failed */
+  CDAG_ERR_STATE,       /* call not allowed now (e.g. adding to a compiled graph) */
+  CDAG_ERR_UNSUPPORTED  /* a feature this version does not provide */
+};
+CDAG_API const char *cdag_strerror(int code);   /* static text; "unknown error N" otherwise */
+CDAG_API const char *cdag_error_message(void);  /* last error of this thread, "" if none */
+
+/* Element types and reduction ops used by local reductions (MPI-free, for global graphs). */
+typedef enum { CDAG_INT8, CDAG_INT16, CDAG_INT32, CDAG_INT64, CDAG_UINT8, CDAG_UINT16,
+               CDAG_UINT32, CDAG_UINT64, CDAG_FLOAT, CDAG_DOUBLE } cdag_type;
+typedef enum { CDAG_SUM, CDAG_PROD, CDAG_MIN, CDAG_MAX, CDAG_BAND, CDAG_BOR, CDAG_BXOR,
+               CDAG_LAND, CDAG_LOR, CDAG_LXOR } cdag_reduce_op;
+
+/* ---- Distributed graphs: each process of comm describes its own operations. ---- */
+CDAG_API int cdag_graph_create(MPI_Comm comm, cdag_graph **g);                   /* CONSTRUCTOR */
+CDAG_API int cdag_send(cdag_graph *g, const void *buf, size_t bytes, int dest, int tag, cdag_op *op);
+CDAG_API int cdag_recv(cdag_graph *g, void *buf, size_t bytes, int source, int tag, cdag_op *op);
+CDAG_API int cdag_reduce_local(cdag_graph *g, const void *in, void *inout, size_t count,
+                               MPI_Datatype type, MPI_Op mpi_op, cdag_op *op); /* predefined only */
+CDAG_API int cdag_copy_local(cdag_graph *g, const void *src, void *dst, size_t bytes, cdag_op *op);
+CDAG_API int cdag_scratch(cdag_graph *g, void *buf, size_t bytes);  /* contents after a run: unspecified */
+CDAG_API int cdag_depend(cdag_graph *g, cdag_op before, cdag_op after);
+CDAG_API int cdag_graph_free(cdag_graph **g);       /* DESTRUCTOR: sets *g = NULL; NULL is fine */
+
+/* ---- Compile and run: collective over the graph's communicator. ---- */
+typedef struct {
+  int    detect;           /* 1 (default): rewrite collectives; 0: run the graph as written */
+  double density;          /* tau for vector collectives, default 1.0 (only complete patterns) */
+  int    exact_float;      /* 1: never reassociate floating-point reductions (default 0) */
+  int    root;             /* rank that compiles, default 0 */
+  int    min_group;        /* fewest ranks for a collective on a proper subset, default 4 */
+} cdag_options;
+CDAG_API void cdag_options_init(cdag_options *o);
+CDAG_API int cdag_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **s);  /* o may be NULL */
+CDAG_API int cdag_run(cdag_schedule *s);            /* blocking; may be called any number of times */
+CDAG_API int cdag_start(cdag_schedule *s);          /* nonblocking run ... */
+CDAG_API int cdag_wait(cdag_schedule *s);           /* ... completed by this */
+CDAG_API int cdag_schedule_report(const cdag_schedule *s, FILE *out, int json);  /* what was detected */
+CDAG_API int cdag_schedule_free(cdag_schedule **s);
+
+/* ---- Global graphs: one process describes every rank (replay, generation, analysis). ----
+   Addresses are plain integers in each rank's own address space. */
+CDAG_API int cdag_graph_create_global(int nprocs, cdag_graph **g);
+CDAG_API int cdag_rank_send(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes, int dest, int tag, cdag_op *op);
+CDAG_API int cdag_rank_recv(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes, int source, int tag, cdag_op *op);
+CDAG_API int cdag_rank_reduce_local(cdag_graph *g, int rank, uint64_t in, uint64_t inout, uint64_t count,
+                                    cdag_type type, cdag_reduce_op rop, cdag_op *op);
+CDAG_API int cdag_rank_copy_local(cdag_graph *g, int rank, uint64_t src, uint64_t dst, uint64_t bytes, cdag_op *op);
+CDAG_API int cdag_rank_scratch(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes);
+/* cdag_depend works on global graphs too (both ops must belong to the same rank). */
+
+CDAG_API int cdag_graph_load(const char *path, cdag_graph **g);          /* FORMAT.md; "-" = stdin */
+CDAG_API int cdag_graph_save(const cdag_graph *g, const char *path);     /* global graph */
+CDAG_API int cdag_graph_dump(cdag_graph *g, const char *path);           /* distributed graph: collective,
+                                                                            writes one global file at rank 0 */
+CDAG_API int cdag_analyze(cdag_graph *g, const cdag_options *o, cdag_plan **p);   /* no MPI needed */
+CDAG_API int cdag_plan_report(const cdag_plan *p, FILE *out, int json);           /* schema in FORMAT.md */
+CDAG_API int cdag_plan_verify(const cdag_graph *g, const cdag_plan *p);           /* simulate both, compare */
+CDAG_API int cdag_plan_free(cdag_plan **p);
+
+/* (cdag addition) Facts about a graph: number of ranks and of operations. */
+CDAG_API int cdag_graph_info(const cdag_graph *g, int *nprocs, int64_t *nops);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CDAG_H */

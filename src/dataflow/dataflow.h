@@ -1,0 +1,75 @@
+/* cdag — src/dataflow: Static Single Transfer form and wait sets (stage contract).
+ *
+ * Input: a finalized global graph and its match_result. dataflow_run walks ops in
+ * match order with, per rank, an address-interval map from ranges to provenance: either an
+ * origin (rank, addr: the value that address held before the phase) or a reduction (type,
+ * op, interned source set). A send reads the pieces of its range (the split of Algorithm 4),
+ * the matched receive writes them; copies move pieces; local reduces combine them
+ * element-wise (pieces must align to elements; mixed ops on one value are reported, not
+ * guessed). Output, for every final byte (written by the graph, not in scratch):
+ *  - transfers (src, src_addr, len, dst, dst_addr): maximal (adjacent bytes with adjacent
+ *    origins merged), sorted by (dst, dst_addr). Self-copies (src == dst, data moved to
+ *    another address of its origin rank) are transfers too; a byte whose final value is its
+ *    own original value at the same address is not a transfer.
+ *  - reductions (dst, dst_addr, count, type, op, set): element e of the tuple is op over the
+ *    set's contributions (rank, addr + e*size). Sets are interned: equal multisets have one
+ *    id. A set is a sorted list of runs: ranks lo..hi (inclusive) each contributing the
+ *    element at the same addr, mult times (mult > 1 only where a contribution counts twice).
+ *    Runs are maximal, so equal multisets have equal run lists. Sorted by (dst, dst_addr).
+ *  - wait sets: W_i = ranks whose ops are ancestors (through dependencies and matches) of
+ *    some op of rank i, i included. Stored per rank as sorted disjoint rank intervals.
+ *    Worst case O(p^2) intervals in total (alternating ranks); the patterns that occur
+ *    (trees, rings, butterflies, barriers) give O(p log p) or O(p).
+ *  - statistics: number of splits (sends whose source range held several pieces).
+ * Errors: CDAG_ERR_UNSUPPORTED for a local reduce over pieces that do not align with its
+ * elements, or that combines values of different ops/types (message names rank and op).
+ * Cost: O(n log n) time for n ops, every op visited once. */
+#ifndef CDAG_DATAFLOW_H
+#define CDAG_DATAFLOW_H
+
+#include "ir/ir.h"
+#include "match/match.h"
+
+typedef struct {
+  int32_t src, dst;
+  uint64_t src_addr, dst_addr, len;
+} df_xfer;
+
+typedef struct {
+  int32_t dst;
+  int32_t set;          /* interned source set id */
+  uint64_t dst_addr, count;
+  uint8_t type, op;     /* cdag_type, cdag_reduce_op */
+} df_red;
+
+typedef struct {
+  int32_t lo, hi;       /* ranks lo..hi inclusive */
+  uint32_t mult;        /* contributions per rank (1 unless repeated) */
+  uint64_t addr;        /* same address on every rank of the run */
+} df_run;
+
+typedef struct {
+  int64_t first;        /* runs[first .. first+nruns) */
+  int32_t nruns;
+  int64_t ncontrib;     /* total contributions: sum over runs of (hi-lo+1)*mult */
+  uint64_t hash;
+} df_set;
+
+typedef struct {
+  int32_t nprocs;
+  int64_t nxfers;   df_xfer *xfers;
+  int64_t nreds;    df_red *reds;
+  int64_t nsets;    df_set *sets;
+  int64_t nruns;    df_run *runs;
+  int64_t splits;
+  /* wait sets: rank i's intervals are wait[wait_start[i] .. wait_start[i+1]), each [lo, hi] */
+  int64_t *wait_start;   /* nprocs+1 */
+  int32_t *wait_lo, *wait_hi;
+} df_sst;
+
+int dataflow_run(const cdag_graph *g, const match_result *m, df_sst **out);
+void dataflow_free(df_sst *s);          /* NULL is fine */
+/* Does rank i wait for rank j (j in W_i)? O(log) */
+int dataflow_waits_for(const df_sst *s, int i, int j);
+
+#endif

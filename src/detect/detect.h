@@ -1,0 +1,100 @@
+/* cdag — src/detect: collective signatures and the plan (stage contract).
+ *
+ * Input: a finalized global graph, its SST (df_sst) and options. detect_run groups SST
+ * tuples (sorting / Judy keys) and tests the signatures in the order allgather > alltoall >
+ * bcast > gather, scatter, then allreduce > reduce_scatter(_block) > reduce, on the whole
+ * rank set and on subsets (rooted kinds largest first; all-kinds among connected
+ * components), vector variants with density tau, barriers from complete wait sets of
+ * zero-byte / scratch-only traffic, and merges collectives of one shape and root. What is
+ * left is residual. Cost O(n log n) for n SST tuples.
+ *
+ * The plan is the whole meaning of the compiled phase, per rank:
+ *  1. snapshots: origin ranges a final write would overwrite before they are read;
+ *  2. collectives, in plan order. Collective c has members ranks[c.ranks_first ..
+ *     +c.nranks) (sorted) and per member m a fixed number of send and recv slots; slot s of
+ *     member m is iov iovs[c.send_first + m*c.nsend_slots + s] (likewise recv): an ordered
+ *     list of (addr, len) pieces on that member (an hindexed datatype). Slots by kind
+ *     (member index order; "root only" means other members' slots are empty):
+ *       bcast: send 1 (root only), recv 1 (root's empty)
+ *       scatter(v): send nranks (root only), recv 1      gather(v): send 1, recv nranks (root only)
+ *       allgather(v): send 1, recv nranks                alltoall(v): send nranks, recv nranks
+ *       reduce: send 1, recv 1 (root only)               allreduce: send 1, recv 1
+ *       reduce_scatter(_block): send nranks, recv 1      barrier: none
+ *     Semantics (as MPI's, reading the origin values): block of member i's send slot (or slot
+ *     j for scatter/alltoall/reduce_scatter) lands in member j's recv slot (slot i for
+ *     gather/allgather/alltoall). A slot may be empty (e.g. a member's own block).
+ *     Reductions combine element-wise over all members, in member order, type/op as given.
+ *  3. residual transfers coalesced into messages: message k moves pieces
+ *     xfers[msgs[k].first .. +n) from rank src to rank dst (src == dst: a local copy);
+ *  4. residual reductions (df_red with their sets), computed at dst from the origins;
+ *  5. kept synchronization: zero-byte messages (src, dst) that rule 3 of DESIGN.md needs.
+ * Everything reads origin values (taken before anything is written) and writes final
+ * values, so all parts are independent. sim.h can run a plan; exec runs it over MPI. */
+#ifndef CDAG_DETECT_H
+#define CDAG_DETECT_H
+
+#include "dataflow/dataflow.h"
+
+typedef enum {
+  DET_BCAST, DET_SCATTER, DET_GATHER, DET_ALLGATHER, DET_ALLTOALL,
+  DET_SCATTERV, DET_GATHERV, DET_ALLGATHERV, DET_ALLTOALLV,
+  DET_REDUCE, DET_ALLREDUCE, DET_REDUCE_SCATTER, DET_REDUCE_SCATTER_BLOCK, DET_BARRIER,
+  DET_NKINDS
+} det_kind;
+
+typedef struct { uint64_t addr, len; } det_piece;
+typedef struct { int64_t first; int32_t n; uint64_t bytes; } det_iov;  /* pieces[first..+n) */
+
+typedef struct {
+  det_kind kind;
+  int32_t root;            /* rank for rooted kinds, -1 otherwise */
+  int32_t nranks;          /* members: ranks[ranks_first .. +nranks), sorted */
+  int64_t ranks_first;
+  int32_t nsend_slots, nrecv_slots;  /* per member, by kind (table above) */
+  int64_t send_first, recv_first;    /* into iovs */
+  uint64_t bytes;          /* per-block bytes (v-kinds: total bytes), as reported */
+  int64_t ntransfers;      /* SST tuples (transfers or reductions) it replaced */
+  int type, op;            /* reductions: cdag_type, cdag_reduce_op */
+} det_coll;
+
+typedef struct {
+  int32_t src, dst;
+  int64_t first;           /* xfers[first .. +n) */
+  int32_t n;
+  uint64_t bytes;
+} det_msg;
+
+typedef struct {
+  int32_t rank;
+  uint64_t addr, len;
+} det_range;
+
+struct cdag_plan {
+  int32_t nprocs;
+  cdag_options opts;
+  /* collectives */
+  int64_t ncolls;   det_coll *colls;
+  int64_t nranks;   int32_t *ranks;
+  int64_t niovs;    det_iov *iovs;
+  int64_t npieces;  det_piece *pieces;
+  /* residual */
+  int64_t nxfers;   df_xfer *xfers;     /* residual transfers, grouped by message */
+  int64_t nmsgs;    det_msg *msgs;
+  int64_t nreds;    df_red *reds;       /* residual reductions */
+  df_sst *sst;                          /* owns the sets/runs the reductions refer to */
+  int64_t nsyncs;   int32_t *syncs;     /* zero-byte messages kept: pairs (src, dst) */
+  int64_t nsnaps;   det_range *snaps;   /* snapshots, sorted by (rank, addr) */
+  /* report */
+  int64_t nops_kind[IR_NKINDS];
+  double sec_match, sec_dataflow, sec_detect;
+  int barrier;                          /* a barrier over all ranks was detected */
+  char **notes;   int64_t nnotes;       /* why notable patterns were not rewritten */
+};
+
+const char *det_kind_name(det_kind k);
+
+/* Detects collectives in sst and builds the plan (takes ownership of sst). */
+int detect_run(const cdag_graph *g, df_sst *sst, const cdag_options *o, cdag_plan **p);
+void detect_plan_free(cdag_plan *p);
+
+#endif

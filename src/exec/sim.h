@@ -1,0 +1,37 @@
+/* cdag — src/exec/sim: the in-process simulator, the oracle of every correctness test.
+ *
+ * Runs a global graph in one process with one memory image per rank, in any order that
+ * respects dependencies and matches (chosen by a seed), moving real bytes and applying real
+ * reductions. It also runs a plan (detect.h) and applies SST tuples, so tests compare the
+ * three byte for byte. It is deliberately simple: its own plain per-channel FIFO matching,
+ * no Judy, no cleverness. Memory: per rank, the union of every address range the graph
+ * touches, merged into regions; addresses outside them are not memory (an error).
+ * Errors: CDAG_ERR_CYCLE (deadlock: ops remain but none can proceed; the message names
+ * some of them), CDAG_ERR_UNMATCHED, CDAG_ERR_TRUNCATE, each naming rank and op. */
+#ifndef CDAG_EXEC_SIM_H
+#define CDAG_EXEC_SIM_H
+
+#include "detect/detect.h"
+
+typedef struct sim_mem sim_mem;
+
+/* Memory covering every footprint of g (finalized or not). */
+int sim_mem_create(const cdag_graph *g, sim_mem **m);
+int sim_mem_clone(const sim_mem *m, sim_mem **copy);
+void sim_mem_free(sim_mem *m);
+/* Deterministic pseudo-random contents. */
+void sim_mem_fill_random(sim_mem *m, uint64_t seed);
+/* Pointer to rank's bytes [addr, addr+len) if they lie in one region, else NULL. */
+uint8_t *sim_mem_at(sim_mem *m, int rank, uint64_t addr, uint64_t len);
+/* CDAG_OK if a and b are equal everywhere except scratch of g (skip_scratch=1); otherwise
+   CDAG_ERR_STATE with a message naming the first differing rank and address. */
+int sim_mem_compare(const sim_mem *a, const sim_mem *b, const cdag_graph *g, int skip_scratch);
+
+/* Runs g on m. order_seed 0: program order preference; other seeds: random valid orders. */
+int sim_run_graph(const cdag_graph *g, sim_mem *m, uint64_t order_seed);
+/* Applies the SST to m (reads a snapshot of m, writes finals). */
+int sim_apply_sst(const df_sst *s, sim_mem *m);
+/* Runs the plan on m with its collective semantics (detect.h). */
+int sim_run_plan(const cdag_plan *p, sim_mem *m);
+
+#endif

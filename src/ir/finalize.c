@@ -1,0 +1,411 @@
+/* cdag — src/ir/finalize.c: program order, dependencies and scratch intervals.
+ *
+ * ir_finalize() turns the ops as added into the view every later stage reads:
+ *  1. program order per rank: a stable counting sort by rank (O(n)); a rank whose explicit
+ *     dependencies point backwards (files may say `l1 requires l5`) is reordered by a stable
+ *     topological sort (Kahn with a min-heap on the written position, O(k log k));
+ *  2. memory-conflict dependencies: each rank's ops walk an address-interval map (JudyL from
+ *     piece start to piece) whose pieces remember their last writer and the readers since.
+ *     A read depends on the last writer; a write on the readers since the last write, or on
+ *     the last writer if there were none. Reader lists are immutable shared lists, so a
+ *     split copies no list. Each op costs O((1 + pieces it overlaps) log n);
+ *  3. CSR arrays pred/succ, each (before, after) pair once (a stamp array dedupes);
+ *  4. scratch regions sorted and merged per rank. */
+#include <Judy.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/ir.h"
+
+/* Growable array of (before, after) edges. */
+typedef struct {
+  int32_t *e;
+  int64_t n, cap;
+} edge_buf;
+
+static int edge_push(edge_buf *b, int32_t before, int32_t after) {
+  if (b->n == b->cap) {
+    int64_t cap = b->cap ? b->cap * 2 : 1024;
+    int32_t *e = realloc(b->e, (size_t)cap * 2 * sizeof *e);
+    if (!e) return CDAG_NOMEM("dependencies");
+    b->e = e;
+    b->cap = cap;
+  }
+  b->e[2 * b->n] = before;
+  b->e[2 * b->n + 1] = after;
+  b->n++;
+  return CDAG_OK;
+}
+
+/* ---- 1. program order ---- */
+
+static int order_by_rank(cdag_graph *g) {
+  int64_t n = g->nops;
+  g->rank_start = calloc((size_t)g->nprocs + 1, sizeof *g->rank_start);
+  g->rank_ops = malloc((size_t)(n ? n : 1) * sizeof *g->rank_ops);
+  g->pos = malloc((size_t)(n ? n : 1) * sizeof *g->pos);
+  if (!g->rank_start || !g->rank_ops || !g->pos) return CDAG_NOMEM("program order");
+  for (int64_t i = 0; i < n; i++) g->rank_start[g->rank[i] + 1]++;
+  for (int r = 0; r < g->nprocs; r++) g->rank_start[r + 1] += g->rank_start[r];
+  int32_t *fill = malloc((size_t)g->nprocs * sizeof *fill);
+  if (!fill) return CDAG_NOMEM("program order");
+  memcpy(fill, g->rank_start, (size_t)g->nprocs * sizeof *fill);
+  for (int64_t i = 0; i < n; i++) {
+    int32_t r = g->rank[i];
+    g->pos[i] = fill[r] - g->rank_start[r];
+    g->rank_ops[fill[r]++] = (int32_t)i;
+  }
+  free(fill);
+  return CDAG_OK;
+}
+
+/* Min-heap of program positions (for the stable topological sort). */
+static void heap_push(int32_t *h, int32_t *n, int32_t v) {
+  int32_t i = (*n)++;
+  while (i > 0 && h[(i - 1) / 2] > v) {
+    h[i] = h[(i - 1) / 2];
+    i = (i - 1) / 2;
+  }
+  h[i] = v;
+}
+
+static int32_t heap_pop(int32_t *h, int32_t *n) {
+  int32_t top = h[0], v = h[--(*n)], i = 0;
+  for (;;) {
+    int32_t c = 2 * i + 1;
+    if (c >= *n) break;
+    if (c + 1 < *n && h[c + 1] < h[c]) c++;
+    if (h[c] >= v) break;
+    h[i] = h[c];
+    i = c;
+  }
+  h[i] = v;
+  return top;
+}
+
+/* Reorders rank r so explicit dependencies go forward; ties keep the written order. */
+static int topo_rank(cdag_graph *g, int r, const int32_t *ex_start, const int32_t *ex_to, int32_t *indeg,
+                     int32_t *heap, int32_t *out) {
+  int32_t lo = g->rank_start[r], m = g->rank_start[r + 1] - lo, nh = 0, nout = 0;
+  int32_t *ops = g->rank_ops + lo;
+  for (int32_t i = 0; i < m; i++)
+    if (indeg[ops[i]] == 0) heap_push(heap, &nh, i);
+  while (nh > 0) {
+    int32_t op = ops[heap_pop(heap, &nh)];
+    out[nout++] = op;
+    for (int32_t k = ex_start[op]; k < ex_start[op + 1]; k++)
+      if (--indeg[ex_to[k]] == 0) heap_push(heap, &nh, g->pos[ex_to[k]]);
+  }
+  if (nout < m) {
+    char d[160];
+    int32_t stuck = -1;
+    for (int32_t i = 0; i < m && stuck < 0; i++)
+      if (indeg[ops[i]] > 0) stuck = ops[i];
+    return cdag__error(CDAG_ERR_CYCLE, "explicit dependencies of rank %d form a cycle through %s (%d ops involved)",
+                       r, ir_describe(g, stuck, d, sizeof d), m - nout);
+  }
+  memcpy(ops, out, (size_t)m * sizeof *ops);
+  for (int32_t i = 0; i < m; i++) g->pos[ops[i]] = i;
+  return CDAG_OK;
+}
+
+/* Applies topo_rank to every rank with a backward explicit dependency. */
+static int order_explicit(cdag_graph *g) {
+  int64_t n = g->nops;
+  int rc = CDAG_OK, any = 0;
+  for (int64_t i = 0; i < g->ndeps && !any; i++) any = g->pos[g->dep[2 * i]] > g->pos[g->dep[2 * i + 1]];
+  for (int64_t i = 0; i < g->ndeps && !any; i++) any = g->dep[2 * i] == g->dep[2 * i + 1];
+  if (!any) return CDAG_OK;
+  int32_t *ex_start = calloc((size_t)n + 1, sizeof *ex_start), *ex_to = malloc((size_t)g->ndeps * sizeof *ex_to);
+  int32_t *indeg = calloc((size_t)n, sizeof *indeg), *heap = malloc((size_t)n * sizeof *heap);
+  int32_t *out = malloc((size_t)n * sizeof *out);
+  uint8_t *bad = calloc((size_t)g->nprocs, 1);
+  if (!ex_start || !ex_to || !indeg || !heap || !out || !bad) {
+    rc = CDAG_NOMEM("program order");
+    goto done;
+  }
+  for (int64_t i = 0; i < g->ndeps; i++) {
+    int32_t b = g->dep[2 * i], a = g->dep[2 * i + 1];
+    ex_start[b + 1]++;
+    indeg[a]++;
+    if (g->pos[b] >= g->pos[a]) bad[g->rank[a]] = 1;
+  }
+  for (int64_t i = 0; i < n; i++) ex_start[i + 1] += ex_start[i];
+  for (int64_t i = 0; i < g->ndeps; i++) ex_to[ex_start[g->dep[2 * i]]++] = g->dep[2 * i + 1];
+  for (int64_t i = n; i > 0; i--) ex_start[i] = ex_start[i - 1];
+  ex_start[0] = 0;
+  for (int r = 0; r < g->nprocs && rc == CDAG_OK; r++)
+    if (bad[r]) rc = topo_rank(g, r, ex_start, ex_to, indeg, heap, out);
+done:
+  free(ex_start); free(ex_to); free(indeg); free(heap); free(out); free(bad);
+  return rc;
+}
+
+/* ---- 2. memory-conflict dependencies ---- */
+
+typedef struct {
+  Pvoid_t map;          /* JudyL: piece start -> piece index */
+  uint64_t *hi;         /* piece end (exclusive) */
+  int32_t *writer;      /* last writer, -1 none */
+  int32_t *readers;     /* head of reader list since the last write, -1 none */
+  int64_t npieces, pcap;
+  int32_t *rd_op, *rd_next; /* immutable reader lists */
+  int64_t nrd, rdcap;
+  int32_t *stamp;       /* stamp[before] == after: edge already recorded */
+  edge_buf *edges;
+} conflict_map;
+
+static int add_edge(conflict_map *m, int32_t before, int32_t after) {
+  if (before == after || m->stamp[before] == after) return CDAG_OK;
+  m->stamp[before] = after;
+  return edge_push(m->edges, before, after);
+}
+
+static int new_piece(conflict_map *m, uint64_t lo, uint64_t hi, int32_t writer, int32_t readers) {
+  if (m->npieces == m->pcap) {
+    int64_t cap = m->pcap ? m->pcap * 2 : 256;
+    uint64_t *h = realloc(m->hi, (size_t)cap * sizeof *h);
+    if (!h) return CDAG_NOMEM("interval map");
+    m->hi = h;
+    int32_t *w = realloc(m->writer, (size_t)cap * sizeof *w);
+    if (!w) return CDAG_NOMEM("interval map");
+    m->writer = w;
+    int32_t *r = realloc(m->readers, (size_t)cap * sizeof *r);
+    if (!r) return CDAG_NOMEM("interval map");
+    m->readers = r;
+    m->pcap = cap;
+  }
+  int64_t i = m->npieces++;
+  m->hi[i] = hi;
+  m->writer[i] = writer;
+  m->readers[i] = readers;
+  PWord_t pv = (PWord_t)JudyLIns(&m->map, (Word_t)lo, PJE0);
+  if (pv == PJERR) return CDAG_NOMEM("interval map");
+  *pv = (Word_t)i;
+  return CDAG_OK;
+}
+
+static int push_reader(conflict_map *m, int64_t piece, int32_t op) {
+  if (m->nrd == m->rdcap) {
+    int64_t cap = m->rdcap ? m->rdcap * 2 : 256;
+    int32_t *o = realloc(m->rd_op, (size_t)cap * sizeof *o);
+    if (!o) return CDAG_NOMEM("interval map");
+    m->rd_op = o;
+    int32_t *x = realloc(m->rd_next, (size_t)cap * sizeof *x);
+    if (!x) return CDAG_NOMEM("interval map");
+    m->rd_next = x;
+    m->rdcap = cap;
+  }
+  m->rd_op[m->nrd] = op;
+  m->rd_next[m->nrd] = m->readers[piece];
+  m->readers[piece] = (int32_t)m->nrd++;
+  return CDAG_OK;
+}
+
+/* Makes x a piece boundary if a piece covers it strictly inside. */
+static int split_at(conflict_map *m, uint64_t x) {
+  Word_t k = (Word_t)x;
+  PWord_t pv = (PWord_t)JudyLLast(m->map, &k, PJE0);
+  if (!pv || k == x) return CDAG_OK;
+  int64_t p = (int64_t)*pv;
+  if (m->hi[p] <= x) return CDAG_OK;
+  uint64_t hi = m->hi[p];
+  m->hi[p] = x;
+  return new_piece(m, x, hi, m->writer[p], m->readers[p]);
+}
+
+static int touch_read(conflict_map *m, uint64_t a, uint64_t b, int32_t op) {
+  int rc;
+  if (a == b) return CDAG_OK;
+  if ((rc = split_at(m, a)) || (rc = split_at(m, b))) return rc;
+  uint64_t cur = a;
+  while (cur < b) {
+    Word_t k = (Word_t)cur;
+    PWord_t pv = (PWord_t)JudyLFirst(m->map, &k, PJE0);
+    if (!pv || k >= b || k > cur) { /* a gap [cur, min(k, b)): nobody touched it yet */
+      uint64_t end = (!pv || k >= b) ? b : (uint64_t)k;
+      if ((rc = new_piece(m, cur, end, -1, -1))) return rc;
+      if ((rc = push_reader(m, m->npieces - 1, op))) return rc;
+      cur = end;
+      continue;
+    }
+    int64_t p = (int64_t)*pv;
+    if (m->writer[p] >= 0 && (rc = add_edge(m, m->writer[p], op))) return rc;
+    if ((rc = push_reader(m, p, op))) return rc;
+    cur = m->hi[p];
+  }
+  return CDAG_OK;
+}
+
+static int touch_write(conflict_map *m, uint64_t a, uint64_t b, int32_t op) {
+  int rc;
+  if (a == b) return CDAG_OK;
+  if ((rc = split_at(m, a)) || (rc = split_at(m, b))) return rc;
+  Word_t k = (Word_t)a;
+  PWord_t pv = (PWord_t)JudyLFirst(m->map, &k, PJE0);
+  while (pv && (uint64_t)k < b) {
+    int64_t p = (int64_t)*pv;
+    if (m->readers[p] < 0 && m->writer[p] >= 0 && (rc = add_edge(m, m->writer[p], op))) return rc;
+    for (int32_t r = m->readers[p]; r >= 0; r = m->rd_next[r])
+      if ((rc = add_edge(m, m->rd_op[r], op))) return rc;
+    JudyLDel(&m->map, k, PJE0);
+    pv = (PWord_t)JudyLFirst(m->map, &k, PJE0);
+  }
+  return new_piece(m, a, b, op, -1);
+}
+
+/* Reads and writes of one op, in the order the op performs them. */
+static int touch_op(conflict_map *m, const cdag_graph *g, int32_t op) {
+  uint64_t len = g->bytes[op];
+  int rc;
+  switch (g->kind[op]) {
+    case IR_SEND: return touch_read(m, g->addr[op], g->addr[op] + len, op);
+    case IR_RECV: return touch_write(m, g->addr[op], g->addr[op] + len, op);
+    case IR_REDUCE:
+    case IR_COPY:
+      if ((rc = touch_read(m, g->addr2[op], g->addr2[op] + len, op))) return rc;
+      return touch_write(m, g->addr[op], g->addr[op] + len, op);
+    default: return CDAG_OK;
+  }
+}
+
+static int conflict_deps(cdag_graph *g, edge_buf *edges) {
+  int rc = CDAG_OK;
+  conflict_map m = {0};
+  m.edges = edges;
+  m.stamp = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *m.stamp);
+  /* explicit deps indexed by `after`, added while that op is visited so stamps dedupe them */
+  int32_t *ex_start = calloc((size_t)g->nops + 1, sizeof *ex_start);
+  int32_t *ex_from = malloc((size_t)(g->ndeps ? g->ndeps : 1) * sizeof *ex_from);
+  if (!m.stamp || !ex_start || !ex_from) {
+    rc = CDAG_NOMEM("dependencies");
+    goto done;
+  }
+  memset(m.stamp, 0xff, (size_t)g->nops * sizeof *m.stamp);
+  for (int64_t i = 0; i < g->ndeps; i++) ex_start[g->dep[2 * i + 1] + 1]++;
+  for (int64_t i = 0; i < g->nops; i++) ex_start[i + 1] += ex_start[i];
+  for (int64_t i = 0; i < g->ndeps; i++) ex_from[ex_start[g->dep[2 * i + 1]]++] = g->dep[2 * i];
+  for (int64_t i = g->nops; i > 0; i--) ex_start[i] = ex_start[i - 1];
+  ex_start[0] = 0;
+  for (int r = 0; r < g->nprocs && rc == CDAG_OK; r++) {
+    for (int32_t i = g->rank_start[r]; i < g->rank_start[r + 1] && rc == CDAG_OK; i++) {
+      int32_t op = g->rank_ops[i];
+      for (int32_t k = ex_start[op]; k < ex_start[op + 1] && rc == CDAG_OK; k++) rc = add_edge(&m, ex_from[k], op);
+      if (rc == CDAG_OK) rc = touch_op(&m, g, op);
+    }
+    Word_t freed;
+    JLFA(freed, m.map);
+    (void)freed;
+    m.npieces = m.nrd = 0;
+  }
+done:
+  free(m.stamp); free(m.hi); free(m.writer); free(m.readers); free(m.rd_op); free(m.rd_next);
+  free(ex_start); free(ex_from);
+  return rc;
+}
+
+/* ---- 3. CSR ---- */
+
+static int build_csr(cdag_graph *g, const edge_buf *b) {
+  int64_t n = g->nops, m = b->n;
+  g->pred_start = calloc((size_t)n + 1, sizeof *g->pred_start);
+  g->succ_start = calloc((size_t)n + 1, sizeof *g->succ_start);
+  g->pred = malloc((size_t)(m ? m : 1) * sizeof *g->pred);
+  g->succ = malloc((size_t)(m ? m : 1) * sizeof *g->succ);
+  if (!g->pred_start || !g->succ_start || !g->pred || !g->succ) return CDAG_NOMEM("dependencies");
+  for (int64_t i = 0; i < m; i++) {
+    g->succ_start[b->e[2 * i] + 1]++;
+    g->pred_start[b->e[2 * i + 1] + 1]++;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    g->succ_start[i + 1] += g->succ_start[i];
+    g->pred_start[i + 1] += g->pred_start[i];
+  }
+  for (int64_t i = 0; i < m; i++) {
+    g->succ[g->succ_start[b->e[2 * i]]++] = b->e[2 * i + 1];
+    g->pred[g->pred_start[b->e[2 * i + 1]]++] = b->e[2 * i];
+  }
+  for (int64_t i = n; i > 0; i--) {
+    g->succ_start[i] = g->succ_start[i - 1];
+    g->pred_start[i] = g->pred_start[i - 1];
+  }
+  g->succ_start[0] = g->pred_start[0] = 0;
+  g->nedges = m;
+  return CDAG_OK;
+}
+
+/* ---- 4. scratch ---- */
+
+static const cdag_graph *scr_sort_graph;
+static int scr_cmp(const void *x, const void *y) {
+  const cdag_graph *g = scr_sort_graph;
+  int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+  if (g->scr_rank[a] != g->scr_rank[b]) return g->scr_rank[a] < g->scr_rank[b] ? -1 : 1;
+  if (g->scr_addr[a] != g->scr_addr[b]) return g->scr_addr[a] < g->scr_addr[b] ? -1 : 1;
+  return 0;
+}
+
+static int merge_scratch(cdag_graph *g) {
+  int64_t n = g->nscratch;
+  int64_t *idx = malloc((size_t)(n ? n : 1) * sizeof *idx);
+  g->scr_start = calloc((size_t)g->nprocs + 1, sizeof *g->scr_start);
+  g->scr_lo = malloc((size_t)(n ? n : 1) * sizeof *g->scr_lo);
+  g->scr_hi = malloc((size_t)(n ? n : 1) * sizeof *g->scr_hi);
+  if (!idx || !g->scr_start || !g->scr_lo || !g->scr_hi) {
+    free(idx);
+    return CDAG_NOMEM("scratch");
+  }
+  for (int64_t i = 0; i < n; i++) idx[i] = i;
+  scr_sort_graph = g;
+  qsort(idx, (size_t)n, sizeof *idx, scr_cmp);
+  int64_t m = 0;
+  int last_rank = -1;
+  for (int64_t k = 0; k < n; k++) {
+    int64_t i = idx[k];
+    uint64_t lo = g->scr_addr[i], hi = lo + g->scr_len[i];
+    if (lo == hi) continue;
+    int r = g->scr_rank[i];
+    if (r == last_rank && g->scr_hi[m - 1] >= lo) {
+      if (hi > g->scr_hi[m - 1]) g->scr_hi[m - 1] = hi;
+      continue;
+    }
+    g->scr_lo[m] = lo;
+    g->scr_hi[m] = hi;
+    m++;
+    last_rank = r;
+    g->scr_start[r + 1]++;
+  }
+  for (int r = 0; r < g->nprocs; r++) g->scr_start[r + 1] += g->scr_start[r];
+  g->nscr_merged = m;
+  free(idx);
+  return CDAG_OK;
+}
+
+int ir_is_scratch(const cdag_graph *g, int rank, uint64_t addr, uint64_t len) {
+  int32_t lo = g->scr_start[rank], hi = g->scr_start[rank + 1];
+  while (lo < hi) { /* first interval with scr_hi > addr */
+    int32_t mid = lo + (hi - lo) / 2;
+    if (g->scr_hi[mid] <= addr) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < g->scr_start[rank + 1] && g->scr_lo[lo] <= addr && addr + len <= g->scr_hi[lo];
+}
+
+int ir_finalize(cdag_graph *g) {
+  if (!g) return cdag__error(CDAG_ERR_ARG, "graph is NULL");
+  if (g->state != IR_BUILDING) return CDAG_OK;
+  edge_buf edges = {0};
+  int rc;
+  CDAG_CHECK(order_by_rank(g));
+  CDAG_CHECK(order_explicit(g));
+  CDAG_CHECK(conflict_deps(g, &edges));
+  CDAG_CHECK(build_csr(g, &edges));
+  CDAG_CHECK(merge_scratch(g));
+  free(edges.e);
+  g->state = IR_FINAL;
+  return CDAG_OK;
+fail:
+  free(edges.e);
+  ir_drop_derived(g);
+  return rc;
+}

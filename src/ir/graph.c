@@ -1,0 +1,347 @@
+/* cdag — src/ir/graph.c: building graphs.
+ *
+ * Creating graphs, appending ops to the flat arrays (amortised doubling, no per-op malloc),
+ * explicit dependencies, scratch regions, per-op file facts, and the public API of global
+ * graphs (cdag_graph_create_global, cdag_rank_*, cdag_depend, cdag_graph_free). Every entry
+ * point validates its arguments and answers CDAG_ERR_ARG / CDAG_ERR_STATE with a message. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/ir.h"
+
+static void *grow(void *p, int64_t n, size_t elem) { return realloc(p, (size_t)n * elem); }
+
+/* Drops the derived view so the next ir_finalize() recomputes it. */
+void ir_drop_derived(cdag_graph *g) {
+  free(g->rank_start); free(g->rank_ops); free(g->pos);
+  free(g->pred_start); free(g->pred); free(g->succ_start); free(g->succ);
+  free(g->scr_start); free(g->scr_lo); free(g->scr_hi);
+  g->rank_start = g->rank_ops = g->pos = NULL;
+  g->pred_start = g->pred = g->succ_start = g->succ = NULL;
+  g->scr_start = NULL;
+  g->scr_lo = g->scr_hi = NULL;
+  g->nedges = g->nscr_merged = 0;
+  g->state = IR_BUILDING;
+}
+
+int ir_graph_new(int nprocs, int myrank, cdag_graph **g) {
+  if (!g) return cdag__error(CDAG_ERR_ARG, "graph pointer is NULL");
+  *g = NULL;
+  if (nprocs < 1 || nprocs > IR_MAX_RANKS)
+    return cdag__error(CDAG_ERR_ARG, "number of ranks %d out of range 1..%d", nprocs, IR_MAX_RANKS);
+  cdag_graph *n = calloc(1, sizeof *n);
+  if (!n) return CDAG_NOMEM("graph");
+  n->nprocs = nprocs;
+  n->myrank = myrank;
+  *g = n;
+  return CDAG_OK;
+}
+
+void ir_graph_free(cdag_graph *g) {
+  if (!g) return;
+  ir_drop_derived(g);
+  if (g->exec_free) g->exec_free(g->exec);
+  free(g->kind); free(g->rank); free(g->peer); free(g->tag);
+  free(g->addr); free(g->addr2); free(g->bytes);
+  free(g->line); free(g->label); free(g->cpu); free(g->nic); free(g->labels);
+  free(g->dep);
+  free(g->scr_rank); free(g->scr_addr); free(g->scr_len);
+  free(g);
+}
+
+/* Grows the optional arrays too, so their length always equals cap. */
+static int resize_ops(cdag_graph *g, int64_t cap) {
+#define GROW(f)                                         \
+  do {                                                  \
+    void *p_ = grow(g->f, cap, sizeof *g->f);           \
+    if (!p_) return CDAG_NOMEM("operations");           \
+    g->f = p_;                                          \
+  } while (0)
+#define GROW_OPT(f, fill)                                               \
+  do {                                                                  \
+    if (g->f) {                                                         \
+      GROW(f);                                                          \
+      for (int64_t i_ = g->cap; i_ < cap; i_++) g->f[i_] = (fill);      \
+    }                                                                   \
+  } while (0)
+  GROW(kind); GROW(rank); GROW(peer); GROW(tag); GROW(addr); GROW(addr2); GROW(bytes);
+  GROW_OPT(line, 0); GROW_OPT(label, 0); GROW_OPT(cpu, -1); GROW_OPT(nic, -1);
+#undef GROW_OPT
+#undef GROW
+  g->cap = cap;
+  return CDAG_OK;
+}
+
+int ir_reserve(cdag_graph *g, int64_t n) {
+  if (n < 0 || g->nops + n > IR_MAX_OPS)
+    return cdag__error(CDAG_ERR_ARG, "graph would exceed %d operations", IR_MAX_OPS);
+  if (g->nops + n <= g->cap) return CDAG_OK;
+  return resize_ops(g, g->nops + n);
+}
+
+static int check_rank(const cdag_graph *g, int rank, const char *what) {
+  if (rank < 0 || rank >= g->nprocs)
+    return cdag__error(CDAG_ERR_ARG, "%s %d out of range 0..%d", what, rank, g->nprocs - 1);
+  if (g->myrank >= 0 && strcmp(what, "rank") == 0 && rank != g->myrank)
+    return cdag__error(CDAG_ERR_ARG, "rank %d is not this process (%d)", rank, g->myrank);
+  return CDAG_OK;
+}
+
+static int check_range(uint64_t addr, uint64_t bytes, const char *what) {
+  if (bytes > (uint64_t)INT64_MAX || addr + bytes < addr)
+    return cdag__error(CDAG_ERR_ARG, "%s [0x%llx, +%llu) wraps around the address space", what,
+                       (unsigned long long)addr, (unsigned long long)bytes);
+  return CDAG_OK;
+}
+
+/* Appends one op; the caller has validated every field. */
+static int append(cdag_graph *g, ir_kind kind, int rank, int peer, int tag, uint64_t addr,
+                  uint64_t addr2, uint64_t bytes, int32_t *id) {
+  if (g->state == IR_COMPILED)
+    return cdag__error(CDAG_ERR_STATE, "graph was compiled: no operations can be added");
+  if (g->nops >= IR_MAX_OPS)
+    return cdag__error(CDAG_ERR_ARG, "graph would exceed %d operations", IR_MAX_OPS);
+  if (g->nops == g->cap) {
+    int rc = resize_ops(g, g->cap ? g->cap * 2 : 64);
+    if (rc) return rc;
+  }
+  if (g->state != IR_BUILDING) ir_drop_derived(g);
+  int64_t i = g->nops++;
+  g->kind[i] = (uint8_t)kind;
+  g->rank[i] = rank;
+  g->peer[i] = peer;
+  g->tag[i] = tag;
+  g->addr[i] = addr;
+  g->addr2[i] = addr2;
+  g->bytes[i] = bytes;
+  if (id) *id = (int32_t)i;
+  return CDAG_OK;
+}
+
+static int add_p2p(cdag_graph *g, ir_kind kind, int rank, uint64_t addr, uint64_t bytes, int peer,
+                   int tag, int32_t *id) {
+  int rc;
+  if (!g) return cdag__error(CDAG_ERR_ARG, "graph is NULL");
+  if ((rc = check_rank(g, rank, "rank"))) return rc;
+  if ((rc = check_rank(g, peer, kind == IR_SEND ? "destination rank" : "source rank"))) return rc;
+  if (tag < 0)
+    return cdag__error(tag == -1 && kind == IR_RECV ? CDAG_ERR_UNSUPPORTED : CDAG_ERR_ARG,
+                       "rank %d: tag %d (tags are >= 0; wildcards are not supported)", rank, tag);
+  if ((rc = check_range(addr, bytes, kind == IR_SEND ? "send buffer" : "receive buffer"))) return rc;
+  return append(g, kind, rank, peer, tag, addr, 0, bytes, id);
+}
+
+int ir_add_send(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes, int dest, int tag, int32_t *id) {
+  return add_p2p(g, IR_SEND, rank, addr, bytes, dest, tag, id);
+}
+
+int ir_add_recv(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes, int source, int tag, int32_t *id) {
+  return add_p2p(g, IR_RECV, rank, addr, bytes, source, tag, id);
+}
+
+int ir_add_reduce(cdag_graph *g, int rank, uint64_t in, uint64_t inout, uint64_t count, int type,
+                  int rop, int32_t *id) {
+  int rc;
+  if (!g) return cdag__error(CDAG_ERR_ARG, "graph is NULL");
+  if ((rc = check_rank(g, rank, "rank"))) return rc;
+  int size = ir_type_size(type);
+  if (!size) return cdag__error(CDAG_ERR_ARG, "rank %d: unknown element type %d", rank, type);
+  if (!ir_rop_name(rop)) return cdag__error(CDAG_ERR_ARG, "rank %d: unknown reduction op %d", rank, rop);
+  if (!ir_rop_valid_for(rop, type))
+    return cdag__error(CDAG_ERR_ARG, "rank %d: reduction op %s is not defined for %s", rank,
+                       ir_rop_name(rop), ir_type_name(type));
+  if (count > (uint64_t)INT64_MAX / (uint64_t)size)
+    return cdag__error(CDAG_ERR_ARG, "rank %d: reduce count %llu too large", rank, (unsigned long long)count);
+  uint64_t bytes = count * (uint64_t)size;
+  if ((rc = check_range(in, bytes, "reduce input")) || (rc = check_range(inout, bytes, "reduce inout")))
+    return rc;
+  if (in != inout && in < inout + bytes && inout < in + bytes)
+    return cdag__error(CDAG_ERR_ARG, "rank %d: reduce input and inout overlap partially", rank);
+  return append(g, IR_REDUCE, rank, type, rop, inout, in, bytes, id);
+}
+
+int ir_add_copy(cdag_graph *g, int rank, uint64_t src, uint64_t dst, uint64_t bytes, int32_t *id) {
+  int rc;
+  if (!g) return cdag__error(CDAG_ERR_ARG, "graph is NULL");
+  if ((rc = check_rank(g, rank, "rank"))) return rc;
+  if ((rc = check_range(src, bytes, "copy source")) || (rc = check_range(dst, bytes, "copy destination")))
+    return rc;
+  if (src != dst && src < dst + bytes && dst < src + bytes)
+    return cdag__error(CDAG_ERR_ARG, "rank %d: copy source and destination overlap", rank);
+  return append(g, IR_COPY, rank, 0, 0, dst, src, bytes, id);
+}
+
+int ir_add_calc(cdag_graph *g, int rank, uint64_t cost, int32_t *id) {
+  int rc;
+  if (!g) return cdag__error(CDAG_ERR_ARG, "graph is NULL");
+  if ((rc = check_rank(g, rank, "rank"))) return rc;
+  return append(g, IR_CALC, rank, 0, 0, 0, 0, cost, id);
+}
+
+int ir_add_scratch(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes) {
+  int rc;
+  if (!g) return cdag__error(CDAG_ERR_ARG, "graph is NULL");
+  if (g->state == IR_COMPILED)
+    return cdag__error(CDAG_ERR_STATE, "graph was compiled: no scratch can be added");
+  if ((rc = check_rank(g, rank, "rank"))) return rc;
+  if ((rc = check_range(addr, bytes, "scratch region"))) return rc;
+  if (g->nscratch == g->scratchcap) {
+    int64_t cap = g->scratchcap ? g->scratchcap * 2 : 16;
+    int32_t *r = grow(g->scr_rank, cap, sizeof *r);
+    if (!r) return CDAG_NOMEM("scratch");
+    g->scr_rank = r;
+    uint64_t *a = grow(g->scr_addr, cap, sizeof *a);
+    if (!a) return CDAG_NOMEM("scratch");
+    g->scr_addr = a;
+    uint64_t *l = grow(g->scr_len, cap, sizeof *l);
+    if (!l) return CDAG_NOMEM("scratch");
+    g->scr_len = l;
+    g->scratchcap = cap;
+  }
+  if (g->state != IR_BUILDING) ir_drop_derived(g);
+  g->scr_rank[g->nscratch] = rank;
+  g->scr_addr[g->nscratch] = addr;
+  g->scr_len[g->nscratch] = bytes;
+  g->nscratch++;
+  return CDAG_OK;
+}
+
+int ir_add_dep(cdag_graph *g, int64_t before, int64_t after, int ordered) {
+  if (!g) return cdag__error(CDAG_ERR_ARG, "graph is NULL");
+  if (g->state == IR_COMPILED)
+    return cdag__error(CDAG_ERR_STATE, "graph was compiled: no dependency can be added");
+  if (before < 0 || before >= g->nops || after < 0 || after >= g->nops)
+    return cdag__error(CDAG_ERR_ARG, "dependency %lld -> %lld names an operation not in the graph (0..%lld)",
+                       (long long)before, (long long)after, (long long)g->nops - 1);
+  if (g->rank[before] != g->rank[after])
+    return cdag__error(CDAG_ERR_ARG, "dependency %lld -> %lld joins ops of ranks %d and %d (must be one rank)",
+                       (long long)before, (long long)after, g->rank[before], g->rank[after]);
+  if (ordered && before >= after)
+    return cdag__error(CDAG_ERR_ARG, "dependency %lld -> %lld: the earlier operation must come first",
+                       (long long)before, (long long)after);
+  if (g->ndeps == g->depcap) {
+    int64_t cap = g->depcap ? g->depcap * 2 : 64;
+    int32_t *d = grow(g->dep, 2 * cap, sizeof *d);
+    if (!d) return CDAG_NOMEM("dependencies");
+    g->dep = d;
+    g->depcap = cap;
+  }
+  if (g->state != IR_BUILDING) ir_drop_derived(g);
+  g->dep[2 * g->ndeps] = (int32_t)before;
+  g->dep[2 * g->ndeps + 1] = (int32_t)after;
+  g->ndeps++;
+  return CDAG_OK;
+}
+
+/* Allocates an optional per-op array on first use, filled with `fill`. */
+static int ensure_opt(cdag_graph *g, void **arr, size_t elem, int fill_minus_one) {
+  if (*arr) return CDAG_OK;
+  int64_t n = g->cap ? g->cap : 1;
+  *arr = malloc((size_t)n * elem);
+  if (!*arr) return CDAG_NOMEM("operation facts");
+  memset(*arr, fill_minus_one ? 0xff : 0, (size_t)n * elem);
+  return CDAG_OK;
+}
+
+int ir_set_line(cdag_graph *g, int32_t op, uint32_t line) {
+  int rc = ensure_opt(g, (void **)&g->line, sizeof *g->line, 0);
+  if (rc) return rc;
+  g->line[op] = line;
+  return CDAG_OK;
+}
+
+int ir_set_label(cdag_graph *g, int32_t op, const char *label, int64_t len) {
+  int rc = ensure_opt(g, (void **)&g->label, sizeof *g->label, 0);
+  if (rc) return rc;
+  if (g->labels_len + len + 1 > UINT32_MAX - 1) return cdag__error(CDAG_ERR_ARG, "too many labels");
+  if (g->labels_len + len + 1 > g->labels_cap) {
+    int64_t cap = (g->labels_cap ? g->labels_cap * 2 : 1024) + len + 1;
+    char *l = realloc(g->labels, (size_t)cap);
+    if (!l) return CDAG_NOMEM("labels");
+    g->labels = l;
+    g->labels_cap = cap;
+  }
+  memcpy(g->labels + g->labels_len, label, (size_t)len);
+  g->labels[g->labels_len + len] = '\0';
+  g->label[op] = (uint32_t)(g->labels_len + 1);
+  g->labels_len += len + 1;
+  return CDAG_OK;
+}
+
+int ir_set_goal(cdag_graph *g, int32_t op, int32_t cpu, int32_t nic) {
+  int rc;
+  if ((rc = ensure_opt(g, (void **)&g->cpu, sizeof *g->cpu, 1))) return rc;
+  if ((rc = ensure_opt(g, (void **)&g->nic, sizeof *g->nic, 1))) return rc;
+  g->cpu[op] = cpu;
+  g->nic[op] = nic;
+  return CDAG_OK;
+}
+
+const char *ir_label(const cdag_graph *g, int32_t op) {
+  if (!g->label || !g->label[op]) return NULL;
+  return g->labels + g->label[op] - 1;
+}
+
+const char *ir_describe(const cdag_graph *g, int32_t op, char *buf, int size) {
+  int n = snprintf(buf, (size_t)size, "rank %d op %d (%s", g->rank[op],
+                   g->pos ? g->pos[op] : op, ir_kind_name(g->kind[op]));
+  const char *l = ir_label(g, op);
+  if (n < size && g->line && g->line[op]) n += snprintf(buf + n, (size_t)(size - n), ", line %u", g->line[op]);
+  if (n < size && l) n += snprintf(buf + n, (size_t)(size - n), ", label %s", l);
+  if (n < size) snprintf(buf + n, (size_t)(size - n), ")");
+  return buf;
+}
+
+/* ---- public API of global graphs ---- */
+
+static int to_id(int32_t id, cdag_op *op) {
+  if (op) *op = id;
+  return CDAG_OK;
+}
+
+int cdag_graph_create_global(int nprocs, cdag_graph **g) { return ir_graph_new(nprocs, -1, g); }
+
+int cdag_rank_send(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes, int dest, int tag, cdag_op *op) {
+  int32_t id;
+  int rc = ir_add_send(g, rank, addr, bytes, dest, tag, &id);
+  return rc ? rc : to_id(id, op);
+}
+
+int cdag_rank_recv(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes, int source, int tag, cdag_op *op) {
+  int32_t id;
+  int rc = ir_add_recv(g, rank, addr, bytes, source, tag, &id);
+  return rc ? rc : to_id(id, op);
+}
+
+int cdag_rank_reduce_local(cdag_graph *g, int rank, uint64_t in, uint64_t inout, uint64_t count,
+                           cdag_type type, cdag_reduce_op rop, cdag_op *op) {
+  int32_t id;
+  int rc = ir_add_reduce(g, rank, in, inout, count, (int)type, (int)rop, &id);
+  return rc ? rc : to_id(id, op);
+}
+
+int cdag_rank_copy_local(cdag_graph *g, int rank, uint64_t src, uint64_t dst, uint64_t bytes, cdag_op *op) {
+  int32_t id;
+  int rc = ir_add_copy(g, rank, src, dst, bytes, &id);
+  return rc ? rc : to_id(id, op);
+}
+
+int cdag_rank_scratch(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes) {
+  return ir_add_scratch(g, rank, addr, bytes);
+}
+
+int cdag_depend(cdag_graph *g, cdag_op before, cdag_op after) { return ir_add_dep(g, before, after, 1); }
+
+int cdag_graph_free(cdag_graph **g) {
+  if (!g) return CDAG_OK;
+  ir_graph_free(*g);
+  *g = NULL;
+  return CDAG_OK;
+}
+
+int cdag_graph_info(const cdag_graph *g, int *nprocs, int64_t *nops) {
+  if (!g) return cdag__error(CDAG_ERR_ARG, "graph is NULL");
+  if (nprocs) *nprocs = g->nprocs;
+  if (nops) *nops = g->nops;
+  return CDAG_OK;
+}

@@ -1,0 +1,131 @@
+/* cdag — src/ir: the graph intermediate representation (contract of the ir stage).
+ *
+ * A graph is a flat struct of arrays indexed by op id (0..nops-1, int32 internally; at most
+ * IR_MAX_OPS ops). Ops are sends, receives, local reduces, local copies and GOAL compute
+ * steps (calc, no memory effect); scratch regions are per-rank address ranges whose final
+ * contents do not matter. A global graph describes every rank; a distributed graph holds
+ * one process's ops (rank == myrank) with real pointers as addresses.
+ *
+ * ir_finalize() derives, in O(n log n) for n ops:
+ *   - program order per rank (rank_start/rank_ops, pos): the order ops were added, except
+ *     that a file's `requires` pointing forward reorders the rank stably (topological);
+ *   - dependencies (pred/succ, CSR): explicit ones plus memory conflicts between ops of one
+ *     rank (RAW, WAR, WAW on overlapping bytes; disjoint buffers stay concurrent), found with
+ *     a per-rank address-interval map (Judy). Redundant edges are not all removed, but each
+ *     (pred, op) pair appears once. Worst case of edges: O(n * k) where k is the largest
+ *     number of pieces one op overlaps; O(n) for the patterns that occur.
+ *   - merged, sorted scratch intervals per rank.
+ * Adding after ir_finalize() drops the derived view; the next ir_finalize() recomputes it.
+ * Field encoding by kind (addr / addr2 / bytes / peer / tag):
+ *   SEND, RECV: buffer / - / bytes / partner rank / tag
+ *   REDUCE:     inout / in / count*typesize / cdag_type / cdag_reduce_op
+ *   COPY:       dst / src / bytes / - / -
+ *   CALC:       - / - / cost / - / -                                                       */
+#ifndef CDAG_IR_H
+#define CDAG_IR_H
+
+#include <stdint.h>
+
+#include "cdag.h"
+#include "ir/error.h"
+
+#define IR_MAX_OPS 0x7ffffff0
+#define IR_MAX_RANKS (1 << 30)
+
+typedef enum { IR_SEND, IR_RECV, IR_REDUCE, IR_COPY, IR_CALC, IR_NKINDS } ir_kind;
+enum { IR_BUILDING = 0, IR_FINAL = 1, IR_COMPILED = 2 };
+
+struct cdag_graph {
+  int32_t nprocs;        /* ranks of the graph */
+  int32_t myrank;        /* distributed graph: this process's rank; global graph: -1 */
+  int32_t state;         /* IR_BUILDING, IR_FINAL (derived view valid), IR_COMPILED */
+  void *exec;            /* src/exec's data for distributed graphs (the communicator) */
+  void (*exec_free)(void *exec); /* frees exec with the graph */
+
+  /* ops (struct of arrays, capacity cap) */
+  int64_t nops, cap;
+  uint8_t *kind;         /* ir_kind */
+  int32_t *rank;         /* owner */
+  int32_t *peer;         /* send/recv: partner; reduce: cdag_type */
+  int32_t *tag;          /* send/recv: tag; reduce: cdag_reduce_op */
+  uint64_t *addr;        /* send/recv buffer, reduce inout, copy dst */
+  uint64_t *addr2;       /* reduce in, copy src */
+  uint64_t *bytes;       /* bytes moved or reduced; calc: cost */
+  uint32_t *line;        /* file line per op; NULL until a line is set */
+  uint32_t *label;       /* 1 + offset of the op's label in labels; 0 none; NULL until set */
+  int32_t *cpu, *nic;    /* GOAL `cpu N` / `nic N`, -1 absent; NULL until set */
+  char *labels;          /* label strings, NUL-terminated, back to back */
+  int64_t labels_len, labels_cap;
+
+  /* explicit dependencies, as added: dep[2i] before dep[2i+1] */
+  int64_t ndeps, depcap;
+  int32_t *dep;
+
+  /* scratch regions, as added */
+  int64_t nscratch, scratchcap;
+  int32_t *scr_rank;
+  uint64_t *scr_addr, *scr_len;
+
+  /* ---- derived by ir_finalize() ---- */
+  int32_t *rank_start;   /* nprocs+1 offsets into rank_ops */
+  int32_t *rank_ops;     /* ops of each rank in program order */
+  int32_t *pos;          /* op -> index within its rank's program order */
+  int32_t *pred_start;   /* nops+1 offsets into pred */
+  int32_t *pred;         /* ops each op depends on */
+  int32_t *succ_start;   /* nops+1 offsets into succ */
+  int32_t *succ;         /* ops that depend on each op */
+  int64_t nedges;        /* entries of pred (and of succ) */
+  int32_t *scr_start;    /* nprocs+1 offsets into scr_lo/scr_hi (merged, sorted) */
+  uint64_t *scr_lo, *scr_hi;
+  int64_t nscr_merged;
+};
+
+/* Creation and destruction. myrank = -1 for a global graph. */
+int ir_graph_new(int nprocs, int myrank, cdag_graph **g);
+void ir_graph_free(cdag_graph *g);
+
+/* Adding ops: validate, append, return the new id in *id (id may be NULL). */
+int ir_add_send(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes, int dest, int tag, int32_t *id);
+int ir_add_recv(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes, int source, int tag, int32_t *id);
+int ir_add_reduce(cdag_graph *g, int rank, uint64_t in, uint64_t inout, uint64_t count, int type,
+                  int rop, int32_t *id);
+int ir_add_copy(cdag_graph *g, int rank, uint64_t src, uint64_t dst, uint64_t bytes, int32_t *id);
+int ir_add_calc(cdag_graph *g, int rank, uint64_t cost, int32_t *id);
+int ir_add_scratch(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes);
+/* An explicit dependency; both ops of one rank. ordered=1 also requires before to precede
+   after in program order (the API's rule); files pass 0. */
+int ir_add_dep(cdag_graph *g, int64_t before, int64_t after, int ordered);
+/* Optional per-op facts from files. */
+int ir_set_line(cdag_graph *g, int32_t op, uint32_t line);
+int ir_set_label(cdag_graph *g, int32_t op, const char *label, int64_t len);
+int ir_set_goal(cdag_graph *g, int32_t op, int32_t cpu, int32_t nic);
+/* Reserve room for n more ops (optional; avoids regrowth when the count is known). */
+int ir_reserve(cdag_graph *g, int64_t n);
+
+/* Derive program order, dependencies and scratch intervals (see the header comment).
+   Errors: CDAG_ERR_CYCLE if explicit dependencies within a rank form a cycle. */
+int ir_finalize(cdag_graph *g);
+/* Frees the derived view (state back to IR_BUILDING). */
+void ir_drop_derived(cdag_graph *g);
+
+/* The op's label, or NULL. */
+const char *ir_label(const cdag_graph *g, int32_t op);
+/* "rank R op K (line L, label X)" for messages; K is the program index (after finalize) or
+   the id. Returns buf. */
+const char *ir_describe(const cdag_graph *g, int32_t op, char *buf, int size);
+/* Is [addr, addr+len) entirely inside scratch of rank? (after finalize) */
+int ir_is_scratch(const cdag_graph *g, int rank, uint64_t addr, uint64_t len);
+
+/* Element types and reduction ops. */
+int ir_type_size(int type);                  /* bytes, 0 if unknown */
+const char *ir_type_name(int type);          /* "int32", ..., NULL if unknown */
+const char *ir_rop_name(int rop);            /* "sum", ..., NULL if unknown */
+int ir_type_parse(const char *s, int64_t len);  /* -1 if unknown */
+int ir_rop_parse(const char *s, int64_t len);   /* -1 if unknown */
+int ir_rop_valid_for(int rop, int type);     /* bitwise/logical ops only on integers */
+int ir_rop_idempotent(int rop);              /* min, max, band, bor, land, lor */
+/* inout[i] = inout[i] op in[i] for count elements (unaligned buffers are fine). */
+void ir_reduce_apply(int type, int rop, const void *in, void *inout, uint64_t count);
+const char *ir_kind_name(int kind);          /* "send", "recv", "reduce", "copy", "calc" */
+
+#endif

@@ -1,0 +1,29 @@
+/* cdag — src/match: pairing sends with receives; deadlock detection (stage contract).
+ *
+ * Input: a finalized global graph (ir_finalize). Output: match_result, with
+ *  - partner[op]: the matched op of every send/recv (-1 for other kinds). The k-th send from
+ *    i to j with tag t, in i's program order, matches the k-th receive at j from i with tag t
+ *    (MPI's non-overtaking rule). A send to self matches a receive of the same rank.
+ *  - order[0..nops): every op once, in an order that respects dependencies, in which each
+ *    matched send is immediately followed by its receive. A matched pair completes as one
+ *    event (rendezvous semantics, Algorithm 1 of the paper): both ops must be ready.
+ * Errors (message names rank, op, label/line, peer, tag):
+ *  - CDAG_ERR_UNMATCHED: a send or receive without a partner (the first one found);
+ *  - CDAG_ERR_TRUNCATE: a receive smaller than its matched send (a larger one is fine);
+ *  - CDAG_ERR_CYCLE: dependencies and matches form a cycle; the message lists the ops on it.
+ * Cost: O(n log n + m) for n ops and m dependency edges; memory 8 bytes per op. */
+#ifndef CDAG_MATCH_H
+#define CDAG_MATCH_H
+
+#include "ir/ir.h"
+
+typedef struct {
+  int64_t nops;
+  int32_t *partner;   /* nops entries */
+  int32_t *order;     /* nops entries */
+} match_result;
+
+int match_run(const cdag_graph *g, match_result *m);   /* g must be finalized */
+void match_free(match_result *m);                       /* frees the arrays; m itself is the caller's */
+
+#endif

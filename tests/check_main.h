@@ -1,0 +1,20 @@
+/* cdag tests — the shared main() of every check test program.
+ *
+ * Each tests/<stage>/test_<feature>.c is its own executable (CMake globs them and adds each
+ * to ctest), defines `Suite *cdag_<feature>_suite(void)` and ends with
+ * CDAG_CHECK_MAIN(cdag_<feature>_suite). check's fork mode isolates each test. */
+#ifndef CDAG_TESTS_CHECK_MAIN_H
+#define CDAG_TESTS_CHECK_MAIN_H
+#include <check.h>
+#include <stdlib.h>
+
+#define CDAG_CHECK_MAIN(suite_fn)                                   \
+  int main(void) {                                                  \
+    SRunner *sr = srunner_create(suite_fn());                       \
+    srunner_run_all(sr, CK_NORMAL);                                 \
+    int failed = srunner_ntests_failed(sr);                         \
+    srunner_free(sr);                                               \
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;               \
+  }
+
+#endif

@@ -1,0 +1,3 @@
+#include <stdio.h>
+#include "cdag.h"
+int main(void) { puts("cdag"); return 0; }
