@@ -1,3 +1,86 @@
+/* cdag — tools/cdag.c: the command-line program.
+ *
+ * `cdag <subcommand> [args]`: dispatches to tools/cmd_<name>.c and holds the small helpers
+ * they share (flags, error printing, loading a file). `cdag --help` lists the subcommands. */
 #include <stdio.h>
-#include "cdag.h"
-int main(void) { puts("cdag"); return 0; }
+#include <string.h>
+
+#include "cmd.h"
+#include "ir/ir.h"
+
+static const cmd_info commands[] = {
+  {"check", cmd_check, "FILE", "load and validate a graph file; print a one-line summary"},
+  {"analyze", cmd_analyze, "FILE [--json]", "match, compute SST, detect collectives; print the report"},
+  {"sst", cmd_sst, "FILE [--json]", "print the Static Single Transfer tuples by destination rank"},
+  {"verify", cmd_verify, "FILE [--seed=N]", "simulate graph and plan from the same memory; compare"},
+  {"dot", cmd_dot, "FILE [--plan]", "write the graph (and the optimized plan) as Graphviz DOT"},
+  {"goal", cmd_goal, "FILE [--plan]", "write the graph (or the expanded plan) as plain GOAL"},
+  {"model", cmd_model, "FILE [--L=..] [--o=..] [--g=..] [--G=..]", "LogGP estimate of graph and plan"},
+};
+#define NCOMMANDS (sizeof commands / sizeof *commands)
+
+static void help(FILE *f) {
+  fprintf(f, "usage: cdag <command> [arguments]\n\n"
+             "cdag compiles communication graphs: it matches messages, computes where every byte\n"
+             "comes from (SST), and recognises the collectives hidden in point-to-point traffic.\n\n"
+             "commands:\n");
+  for (size_t i = 0; i < NCOMMANDS; i++)
+    fprintf(f, "  %-8s %-40s %s\n", commands[i].name, commands[i].usage, commands[i].summary);
+  fprintf(f, "\nFILE is a graph file (FORMAT.md; GOAL files load too), or - for standard input.\n"
+             "Options for any FILE: --goal-buffers=fresh gives GOAL ops without addr their own buffers.\n"
+             "`cdag <command> --help` shows the usage of one command.\n");
+}
+
+int cmd_usage(const char *cmd) {
+  for (size_t i = 0; i < NCOMMANDS; i++)
+    if (strcmp(commands[i].name, cmd) == 0)
+      fprintf(stderr, "usage: cdag %s %s\n  %s\n", cmd, commands[i].usage, commands[i].summary);
+  return 2;
+}
+
+int cmd_fail(const char *cmd, int rc) {
+  const char *msg = cdag_error_message();
+  fprintf(stderr, "cdag %s: %s%s%s\n", cmd, cdag_strerror(rc), msg[0] ? ": " : "", msg);
+  return 1;
+}
+
+int cmd_has_flag(int *argc, char **argv, const char *flag) {
+  for (int i = 0; i < *argc; i++)
+    if (strcmp(argv[i], flag) == 0) {
+      memmove(argv + i, argv + i + 1, (size_t)(*argc - i - 1) * sizeof *argv);
+      (*argc)--;
+      return 1;
+    }
+  return 0;
+}
+
+const char *cmd_flag_value(int *argc, char **argv, const char *prefix) {
+  size_t n = strlen(prefix);
+  for (int i = 0; i < *argc; i++)
+    if (strncmp(argv[i], prefix, n) == 0) {
+      const char *v = argv[i] + n;
+      memmove(argv + i, argv + i + 1, (size_t)(*argc - i - 1) * sizeof *argv);
+      (*argc)--;
+      return v;
+    }
+  return NULL;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+    help(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  for (size_t i = 0; i < NCOMMANDS; i++) {
+    if (strcmp(commands[i].name, argv[1]) != 0) continue;
+    int sub_argc = argc - 2;
+    char **sub_argv = argv + 2;
+    if (cmd_has_flag(&sub_argc, sub_argv, "--help") || cmd_has_flag(&sub_argc, sub_argv, "-h")) {
+      printf("usage: cdag %s %s\n  %s\n", commands[i].name, commands[i].usage, commands[i].summary);
+      return 0;
+    }
+    return commands[i].run(sub_argc, sub_argv);
+  }
+  fprintf(stderr, "cdag: unknown command '%s' (try cdag --help)\n", argv[1]);
+  return 2;
+}

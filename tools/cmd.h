@@ -1,0 +1,36 @@
+/* cdag — tools/cmd.h: the subcommands of the `cdag` program.
+ *
+ * Each subcommand lives in tools/cmd_<name>.c, takes the arguments after its name and
+ * returns the process exit status (0 success, 1 the input is bad or a check failed, 2 usage).
+ * Errors go to stderr as "cdag <name>: <message>". */
+#ifndef CDAG_TOOLS_CMD_H
+#define CDAG_TOOLS_CMD_H
+
+#include <stdio.h>
+
+#include "cdag.h"
+
+typedef struct {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  const char *usage;     /* one line: arguments */
+  const char *summary;   /* one line: what it does */
+} cmd_info;
+
+int cmd_check(int argc, char **argv);
+int cmd_analyze(int argc, char **argv);
+int cmd_dot(int argc, char **argv);
+int cmd_sst(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_goal(int argc, char **argv);
+int cmd_model(int argc, char **argv);
+
+/* Shared helpers (tools/cdag.c). */
+int cmd_fail(const char *cmd, int rc);                     /* prints the error, returns 1 */
+int cmd_usage(const char *cmd);                            /* prints usage, returns 2 */
+int cmd_has_flag(int *argc, char **argv, const char *flag); /* removes flag if present */
+const char *cmd_flag_value(int *argc, char **argv, const char *prefix); /* "--x=" form, removed */
+/* Loads a graph file honouring --goal-buffers=fresh (already parsed by the caller). */
+int cmd_load(const char *cmd, const char *path, int fresh_buffers, cdag_graph **g);
+
+#endif
