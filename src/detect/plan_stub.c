@@ -9,7 +9,6 @@ int cdag_analyze(cdag_graph *g, const cdag_options *o, cdag_plan **p) {
   return NOT_YET("cdag_analyze");
 }
 int cdag_plan_report(const cdag_plan *p, FILE *out, int json) { return NOT_YET("cdag_plan_report"); }
-int cdag_plan_verify(const cdag_graph *g, const cdag_plan *p) { return NOT_YET("cdag_plan_verify"); }
 int cdag_plan_free(cdag_plan **p) {
   if (p) *p = NULL;
   return CDAG_OK;
