@@ -8,6 +8,15 @@
 #include <check.h>
 #include <stdlib.h>
 
+/* Iteration count for randomized tests: n, scaled by CDAG_TEST_SCALE (valgrind runs use a
+ * small scale so the whole suite stays within CI's time), at least 1. */
+static inline long cdag_test_iterations(long n) {
+  const char *s = getenv("CDAG_TEST_SCALE");
+  double f = s ? atof(s) : 1.0;
+  long k = (long)(n * f);
+  return k < 1 ? 1 : k;
+}
+
 #define CDAG_CHECK_MAIN(suite_fn)                                   \
   int main(void) {                                                  \
     SRunner *sr = srunner_create(suite_fn());                       \

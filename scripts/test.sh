@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# cdag — the whole test suite: what CI runs (.ci/run calls this).
+#  1. release build with -Werror, every test (unit, CLI, MPI under mpiexec) with ctest;
+#  2. the same tests built with AddressSanitizer + UBSan;
+#  3. the unit tests under valgrind (memcheck, leaks are errors);
+#  4. a short libFuzzer run of the graph loader and of `cdag check` (CDAG_FUZZ_SECONDS, default 60).
+# Set CDAG_QUICK=1 to run step 1 only.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+jobs=$(nproc)
+export CK_DEFAULT_TIMEOUT=300
+
+step() { echo; echo "=== $*"; }
+
+step "build (release, -Werror) and test"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCDAG_WERROR=ON >/dev/null
+cmake --build build -j"$jobs"
+(cd build && ctest -j"$jobs" --output-on-failure --timeout 600)
+[ "${CDAG_QUICK:-0}" = 1 ] && exit 0
+
+step "build with AddressSanitizer + UBSan and test"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCDAG_WERROR=ON -DCDAG_SANITIZE=ON >/dev/null
+cmake --build build-asan -j"$jobs"
+# MPI's own allocations are not ours: leak checking stays on for everything else.
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS=suppressions=$PWD/../scripts/lsan.supp \
+   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest -j"$jobs" --output-on-failure --timeout 900)
+
+step "unit tests under valgrind"
+bash scripts/valgrind.sh build
+
+step "fuzzing (${CDAG_FUZZ_SECONDS:-60} s)"
+if [ -f scripts/fuzz.sh ]; then bash scripts/fuzz.sh "${CDAG_FUZZ_SECONDS:-60}"; else echo "no fuzz targets yet"; fi
+
+step "all test steps passed"

@@ -1,0 +1,332 @@
+/* cdag tests — tests/ir/test_ir.c: building graphs, program order and dependencies.
+ *
+ * The dependency rules of DESIGN.md: RAW, WAR and WAW on overlapping bytes of one rank make
+ * the later op depend on the earlier; disjoint buffers and reads after reads stay
+ * concurrent; explicit dependencies are kept; a file's backward `requires` reorders program
+ * order; scratch regions merge. Plus every argument error of the global-graph API. */
+#include <string.h>
+
+#include "check_main.h"
+#include "ir/ir.h"
+
+/* Does `after` list `before` among its predecessors? */
+static int depends(const cdag_graph *g, cdag_op before, cdag_op after) {
+  for (int32_t k = g->pred_start[after]; k < g->pred_start[after + 1]; k++)
+    if (g->pred[k] == before) return 1;
+  return 0;
+}
+
+static int npred(const cdag_graph *g, cdag_op op) { return g->pred_start[op + 1] - g->pred_start[op]; }
+
+START_TEST(raw_recv_then_send) {
+  cdag_graph *g;
+  cdag_op r, s;
+  ck_assert_int_eq(cdag_graph_create_global(2, &g), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_recv(g, 1, 0x100, 64, 0, 0, &r), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_send(g, 1, 0x120, 8, 0, 0, &s), CDAG_OK);
+  ck_assert_int_eq(ir_finalize(g), CDAG_OK);
+  ck_assert(depends(g, r, s));
+  ck_assert_int_eq(npred(g, s), 1);
+  ck_assert_int_eq(g->succ_start[r + 1] - g->succ_start[r], 1);
+  cdag_graph_free(&g);
+  ck_assert_ptr_null(g);
+}
+END_TEST
+
+START_TEST(war_send_then_recv) {
+  cdag_graph *g;
+  cdag_op s, r;
+  ck_assert_int_eq(cdag_graph_create_global(2, &g), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_send(g, 0, 0x100, 64, 1, 0, &s), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_recv(g, 0, 0x13f, 1, 1, 0, &r), CDAG_OK);
+  ck_assert_int_eq(ir_finalize(g), CDAG_OK);
+  ck_assert(depends(g, s, r));
+  cdag_graph_free(&g);
+}
+END_TEST
+
+START_TEST(waw_two_recvs) {
+  cdag_graph *g;
+  cdag_op a, b;
+  ck_assert_int_eq(cdag_graph_create_global(3, &g), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_recv(g, 0, 0x100, 64, 1, 0, &a), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_recv(g, 0, 0x0f0, 17, 2, 0, &b), CDAG_OK);
+  ck_assert_int_eq(ir_finalize(g), CDAG_OK);
+  ck_assert(depends(g, a, b));
+  cdag_graph_free(&g);
+}
+END_TEST
+
+START_TEST(disjoint_and_read_read_concurrent) {
+  cdag_graph *g;
+  cdag_op a, b, c, d;
+  ck_assert_int_eq(cdag_graph_create_global(2, &g), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_recv(g, 0, 0x100, 64, 1, 0, &a), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_recv(g, 0, 0x140, 64, 1, 0, &b), CDAG_OK); /* adjacent, not overlapping */
+  ck_assert_int_eq(cdag_rank_send(g, 0, 0x200, 64, 1, 0, &c), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_send(g, 0, 0x200, 64, 1, 1, &d), CDAG_OK); /* read after read */
+  ck_assert_int_eq(cdag_rank_send(g, 1, 0x100, 64, 0, 0, NULL), CDAG_OK); /* other rank, same address */
+  ck_assert_int_eq(ir_finalize(g), CDAG_OK);
+  ck_assert_int_eq(g->nedges, 0);
+  (void)a; (void)b; (void)c; (void)d;
+  cdag_graph_free(&g);
+}
+END_TEST
+
+START_TEST(write_after_many_reads) {
+  cdag_graph *g;
+  cdag_op s[4], w;
+  ck_assert_int_eq(cdag_graph_create_global(2, &g), CDAG_OK);
+  for (int i = 0; i < 4; i++) ck_assert_int_eq(cdag_rank_send(g, 0, 0x100 + 16 * (uint64_t)i, 16, 1, 0, &s[i]), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_recv(g, 0, 0x108, 50, 1, 0, &w), CDAG_OK);  /* overlaps s[0..3] */
+  ck_assert_int_eq(ir_finalize(g), CDAG_OK);
+  for (int i = 0; i < 4; i++) ck_assert(depends(g, s[i], w));
+  ck_assert_int_eq(npred(g, w), 4);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+START_TEST(split_pieces_keep_their_writers) {
+  cdag_graph *g;
+  cdag_op w1, w2, r;
+  ck_assert_int_eq(cdag_graph_create_global(2, &g), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_recv(g, 0, 0, 100, 1, 0, &w1), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_recv(g, 0, 40, 20, 1, 0, &w2), CDAG_OK);  /* middle overwritten */
+  ck_assert_int_eq(cdag_rank_send(g, 0, 70, 10, 1, 0, &r), CDAG_OK);   /* reads only w1's tail */
+  ck_assert_int_eq(ir_finalize(g), CDAG_OK);
+  ck_assert(depends(g, w1, w2));
+  ck_assert(depends(g, w1, r));
+  ck_assert(!depends(g, w2, r));
+  cdag_graph_free(&g);
+}
+END_TEST
+
+START_TEST(reduce_and_copy_footprints) {
+  cdag_graph *g;
+  cdag_op rin, rio, red, cp, snd;
+  ck_assert_int_eq(cdag_graph_create_global(2, &g), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_recv(g, 0, 0x1000, 16, 1, 0, &rin), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_recv(g, 0, 0x2000, 16, 1, 1, &rio), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_reduce_local(g, 0, 0x1000, 0x2000, 4, CDAG_INT32, CDAG_SUM, &red), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_copy_local(g, 0, 0x2000, 0x3000, 16, &cp), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_send(g, 0, 0x3000, 16, 1, 0, &snd), CDAG_OK);
+  ck_assert_int_eq(ir_finalize(g), CDAG_OK);
+  ck_assert(depends(g, rin, red));
+  ck_assert(depends(g, rio, red));
+  ck_assert(depends(g, red, cp));
+  ck_assert(depends(g, cp, snd));
+  ck_assert(!depends(g, rin, cp));
+  cdag_graph_free(&g);
+}
+END_TEST
+
+START_TEST(explicit_dependencies) {
+  cdag_graph *g;
+  cdag_op a, b;
+  ck_assert_int_eq(cdag_graph_create_global(2, &g), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_recv(g, 0, 0, 0, 1, 0, &a), CDAG_OK);  /* zero bytes: no footprint */
+  ck_assert_int_eq(cdag_rank_send(g, 0, 64, 8, 1, 0, &b), CDAG_OK);
+  ck_assert_int_eq(cdag_depend(g, a, b), CDAG_OK);
+  ck_assert_int_eq(cdag_depend(g, a, b), CDAG_OK);  /* duplicate is harmless */
+  ck_assert_int_eq(ir_finalize(g), CDAG_OK);
+  ck_assert(depends(g, a, b));
+  ck_assert_int_eq(npred(g, b), 1);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+START_TEST(backward_requires_reorders) {
+  cdag_graph *g;
+  int32_t s, r;
+  ck_assert_int_eq(ir_graph_new(2, -1, &g), CDAG_OK);
+  /* A GOAL file may write the send first and say `send requires recv` afterwards. */
+  ck_assert_int_eq(ir_add_send(g, 1, 0, 8, 0, 0, &s), CDAG_OK);
+  ck_assert_int_eq(ir_add_recv(g, 1, 0, 8, 0, 0, &r), CDAG_OK);
+  ck_assert_int_eq(ir_add_dep(g, r, s, 0), CDAG_OK);
+  ck_assert_int_eq(ir_finalize(g), CDAG_OK);
+  ck_assert_int_eq(g->pos[r], 0);
+  ck_assert_int_eq(g->pos[s], 1);
+  ck_assert(depends(g, r, s));
+  ck_assert(!depends(g, s, r));
+  ir_graph_free(g);
+}
+END_TEST
+
+START_TEST(explicit_cycle_is_reported) {
+  cdag_graph *g;
+  int32_t a, b;
+  ck_assert_int_eq(ir_graph_new(2, -1, &g), CDAG_OK);
+  ck_assert_int_eq(ir_add_calc(g, 1, 5, &a), CDAG_OK);
+  ck_assert_int_eq(ir_add_calc(g, 1, 5, &b), CDAG_OK);
+  ck_assert_int_eq(ir_add_dep(g, a, b, 0), CDAG_OK);
+  ck_assert_int_eq(ir_add_dep(g, b, a, 0), CDAG_OK);
+  ck_assert_int_eq(ir_finalize(g), CDAG_ERR_CYCLE);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "rank 1"));
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "cycle"));
+  ir_graph_free(g);
+}
+END_TEST
+
+START_TEST(program_order_per_rank) {
+  cdag_graph *g;
+  ck_assert_int_eq(cdag_graph_create_global(3, &g), CDAG_OK);
+  int ranks[] = {2, 0, 2, 1, 0, 2};
+  for (int i = 0; i < 6; i++) ck_assert_int_eq(cdag_rank_send(g, ranks[i], 0, 8, (ranks[i] + 1) % 3, 0, NULL), CDAG_OK);
+  ck_assert_int_eq(ir_finalize(g), CDAG_OK);
+  ck_assert_int_eq(g->rank_start[0], 0);
+  ck_assert_int_eq(g->rank_start[1], 2);
+  ck_assert_int_eq(g->rank_start[2], 3);
+  ck_assert_int_eq(g->rank_start[3], 6);
+  int expect[] = {1, 4, 3, 0, 2, 5};
+  for (int i = 0; i < 6; i++) ck_assert_int_eq(g->rank_ops[i], expect[i]);
+  ck_assert_int_eq(g->pos[5], 2);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+START_TEST(adding_after_finalize_recomputes) {
+  cdag_graph *g;
+  cdag_op a, b;
+  ck_assert_int_eq(cdag_graph_create_global(2, &g), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_recv(g, 0, 0, 8, 1, 0, &a), CDAG_OK);
+  ck_assert_int_eq(ir_finalize(g), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_send(g, 0, 0, 8, 1, 0, &b), CDAG_OK);
+  ck_assert_int_eq(g->state, IR_BUILDING);
+  ck_assert_int_eq(ir_finalize(g), CDAG_OK);
+  ck_assert(depends(g, a, b));
+  cdag_graph_free(&g);
+}
+END_TEST
+
+START_TEST(scratch_merges) {
+  cdag_graph *g;
+  ck_assert_int_eq(cdag_graph_create_global(3, &g), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_scratch(g, 1, 0x200, 0x100), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_scratch(g, 1, 0x100, 0x100), CDAG_OK);  /* adjacent: merges */
+  ck_assert_int_eq(cdag_rank_scratch(g, 1, 0x1000, 8), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_scratch(g, 2, 0x100, 8), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_scratch(g, 2, 0x500, 0), CDAG_OK);       /* empty: ignored */
+  ck_assert_int_eq(ir_finalize(g), CDAG_OK);
+  ck_assert_int_eq(g->nscr_merged, 3);
+  ck_assert(ir_is_scratch(g, 1, 0x100, 0x200));
+  ck_assert(!ir_is_scratch(g, 1, 0x100, 0x201));
+  ck_assert(ir_is_scratch(g, 1, 0x1000, 8));
+  ck_assert(!ir_is_scratch(g, 0, 0x100, 1));
+  ck_assert(ir_is_scratch(g, 2, 0x104, 4));
+  ck_assert(!ir_is_scratch(g, 2, 0x0ff, 2));
+  cdag_graph_free(&g);
+}
+END_TEST
+
+START_TEST(argument_errors) {
+  cdag_graph *g;
+  cdag_op a, b;
+  ck_assert_int_eq(cdag_graph_create_global(0, &g), CDAG_ERR_ARG);
+  ck_assert_int_eq(cdag_graph_create_global(2, NULL), CDAG_ERR_ARG);
+  ck_assert_int_eq(cdag_graph_create_global(2, &g), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_send(NULL, 0, 0, 8, 1, 0, NULL), CDAG_ERR_ARG);
+  ck_assert_int_eq(cdag_rank_send(g, 2, 0, 8, 1, 0, NULL), CDAG_ERR_ARG);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "rank 2 out of range"));
+  ck_assert_int_eq(cdag_rank_send(g, 0, 0, 8, -1, 0, NULL), CDAG_ERR_ARG);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "destination rank -1"));
+  ck_assert_int_eq(cdag_rank_recv(g, 0, 0, 8, 1, -1, NULL), CDAG_ERR_UNSUPPORTED);
+  ck_assert_int_eq(cdag_rank_send(g, 0, UINT64_MAX - 3, 8, 1, 0, NULL), CDAG_ERR_ARG);
+  ck_assert_int_eq(cdag_rank_reduce_local(g, 0, 0, 64, 4, CDAG_FLOAT, CDAG_BXOR, NULL), CDAG_ERR_ARG);
+  ck_assert_int_eq(cdag_rank_reduce_local(g, 0, 0, 64, 4, (cdag_type)99, CDAG_SUM, NULL), CDAG_ERR_ARG);
+  ck_assert_int_eq(cdag_rank_reduce_local(g, 0, 0, 8, 4, CDAG_INT32, CDAG_SUM, NULL), CDAG_ERR_ARG);
+  ck_assert_int_eq(cdag_rank_copy_local(g, 0, 0, 4, 8, NULL), CDAG_ERR_ARG);
+  ck_assert_int_eq(cdag_rank_send(g, 0, 0, 8, 1, 0, &a), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_send(g, 1, 0, 8, 0, 0, &b), CDAG_OK);
+  ck_assert_int_eq(cdag_depend(g, a, b), CDAG_ERR_ARG);    /* different ranks */
+  ck_assert_int_eq(cdag_depend(g, a, 99), CDAG_ERR_ARG);   /* no such op */
+  ck_assert_int_eq(cdag_rank_send(g, 0, 8, 8, 1, 0, &b), CDAG_OK);
+  ck_assert_int_eq(cdag_depend(g, b, a), CDAG_ERR_ARG);    /* later first */
+  ck_assert_int_eq(cdag_depend(g, a, b), CDAG_OK);
+  int n;
+  int64_t nops;
+  ck_assert_int_eq(cdag_graph_info(g, &n, &nops), CDAG_OK);
+  ck_assert_int_eq(n, 2);
+  ck_assert_int_eq(nops, 3);
+  cdag_graph_free(&g);
+  ck_assert_int_eq(cdag_graph_free(NULL), CDAG_OK);
+  ck_assert_int_eq(cdag_graph_free(&g), CDAG_OK);
+}
+END_TEST
+
+START_TEST(error_strings) {
+  ck_assert_str_eq(cdag_strerror(CDAG_OK), "success");
+  ck_assert_ptr_nonnull(strstr(cdag_strerror(CDAG_ERR_CYCLE), "cycle"));
+  ck_assert_ptr_nonnull(strstr(cdag_strerror(CDAG_ERR_TRUNCATE), "truncation"));
+  ck_assert_str_eq(cdag_strerror(1234), "unknown error 1234");
+  for (int c = CDAG_OK; c <= CDAG_ERR_UNSUPPORTED; c++) ck_assert_ptr_null(strstr(cdag_strerror(c), "unknown"));
+}
+END_TEST
+
+START_TEST(reduce_apply_types) {
+  int32_t a[3] = {1, -5, 7}, b[3] = {10, 3, -7};
+  ir_reduce_apply(CDAG_INT32, CDAG_SUM, a, b, 3);
+  ck_assert_int_eq(b[0], 11);
+  ck_assert_int_eq(b[1], -2);
+  ck_assert_int_eq(b[2], 0);
+  ir_reduce_apply(CDAG_INT32, CDAG_MIN, a, b, 3);
+  ck_assert_int_eq(b[1], -5);
+  int32_t big[1] = {INT32_MAX}, one[1] = {1};
+  ir_reduce_apply(CDAG_INT32, CDAG_SUM, one, big, 1);  /* wraps, no UB */
+  ck_assert_int_eq(big[0], INT32_MIN);
+  double x[2] = {1.5, 2.0}, y[2] = {2.0, 4.0};
+  ir_reduce_apply(CDAG_DOUBLE, CDAG_PROD, x, y, 2);
+  ck_assert(y[0] == 3.0 && y[1] == 8.0);
+  uint8_t u[2] = {0x0f, 0}, v[2] = {0xf0, 5};
+  ir_reduce_apply(CDAG_UINT8, CDAG_BXOR, u, v, 2);
+  ck_assert_int_eq(v[0], 0xff);
+  ir_reduce_apply(CDAG_UINT8, CDAG_LAND, u, v, 2);
+  ck_assert_int_eq(v[0], 1);
+  ck_assert_int_eq(v[1], 0);
+  ck_assert_int_eq(ir_type_parse("uint16", 6), CDAG_UINT16);
+  ck_assert_int_eq(ir_rop_parse("lxor", 4), CDAG_LXOR);
+  ck_assert_int_eq(ir_type_parse("int128", 6), -1);
+}
+END_TEST
+
+/* A long chain of forwarding through one buffer: dependencies stay linear. */
+START_TEST(many_ops_linear_edges) {
+  cdag_graph *g;
+  ck_assert_int_eq(cdag_graph_create_global(2, &g), CDAG_OK);
+  for (int i = 0; i < 20000; i++) {
+    ck_assert_int_eq(cdag_rank_recv(g, 1, 0, 64, 0, 0, NULL), CDAG_OK);
+    ck_assert_int_eq(cdag_rank_send(g, 1, 0, 64, 0, 0, NULL), CDAG_OK);
+    ck_assert_int_eq(cdag_rank_send(g, 1, 32, 64, 0, 0, NULL), CDAG_OK);
+  }
+  ck_assert_int_eq(ir_finalize(g), CDAG_OK);
+  ck_assert_int_le(g->nedges, 4 * 60000);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+Suite *cdag_ir_suite(void) {
+  Suite *s = suite_create("ir");
+  TCase *t = tcase_create("dependencies");
+  tcase_add_test(t, raw_recv_then_send);
+  tcase_add_test(t, war_send_then_recv);
+  tcase_add_test(t, waw_two_recvs);
+  tcase_add_test(t, disjoint_and_read_read_concurrent);
+  tcase_add_test(t, write_after_many_reads);
+  tcase_add_test(t, split_pieces_keep_their_writers);
+  tcase_add_test(t, reduce_and_copy_footprints);
+  tcase_add_test(t, explicit_dependencies);
+  tcase_add_test(t, backward_requires_reorders);
+  tcase_add_test(t, explicit_cycle_is_reported);
+  tcase_add_test(t, program_order_per_rank);
+  tcase_add_test(t, adding_after_finalize_recomputes);
+  tcase_add_test(t, scratch_merges);
+  tcase_add_test(t, many_ops_linear_edges);
+  suite_add_tcase(s, t);
+  TCase *e = tcase_create("api");
+  tcase_add_test(e, argument_errors);
+  tcase_add_test(e, error_strings);
+  tcase_add_test(e, reduce_apply_types);
+  suite_add_tcase(s, e);
+  return s;
+}
+
+CDAG_CHECK_MAIN(cdag_ir_suite)
