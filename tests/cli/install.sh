@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# cdag tests — `make install` puts libcdag, cdag.h, cdag.pc and the CMake package in place:
+# a user program builds against it with pkg-config and with find_package(cdag), and runs.
+# Usage: install.sh CDAG_BINARY SOURCE_DIR (the build directory is the binary's).
+set -euo pipefail
+build=$(dirname "$1")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+test -f "$tmp/prefix/include/cdag.h"
+test -x "$tmp/prefix/bin/cdag"
+libdir=$(ls -d "$tmp"/prefix/lib*/ | head -1)
+cat > "$tmp/user.c" <<'C'
+#include <cdag.h>
+#include <stdio.h>
+int main(void) {
+  cdag_graph *g;
+  cdag_op s, r;
+  if (cdag_graph_create_global(2, &g) || cdag_rank_send(g, 0, 0, 8, 1, 0, &s) ||
+      cdag_rank_recv(g, 1, 0, 8, 0, 0, &r)) { printf("%s\n", cdag_error_message()); return 1; }
+  int n; int64_t ops;
+  cdag_graph_info(g, &n, &ops);
+  printf("user program: %d ranks, %lld ops\n", n, (long long)ops);
+  cdag_graph_free(&g);
+  return ops == 2 ? 0 : 1;
+}
+C
+export PKG_CONFIG_PATH="$libdir/pkgconfig"
+pkg-config --exists cdag
+# shellcheck disable=SC2046
+cc -o "$tmp/user_pc" "$tmp/user.c" $(pkg-config --cflags --libs cdag) -Wl,-rpath,"$libdir"
+"$tmp/user_pc"
+mkdir -p "$tmp/proj"
+cp "$tmp/user.c" "$tmp/proj/"
+cat > "$tmp/proj/CMakeLists.txt" <<'C'
+cmake_minimum_required(VERSION 3.18)
+project(user C)
+find_package(cdag REQUIRED)
+add_executable(user user.c)
+target_link_libraries(user PRIVATE cdag::cdag)
+C
+cmake -S "$tmp/proj" -B "$tmp/proj/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
+cmake --build "$tmp/proj/build" >/dev/null
+"$tmp/proj/build/user"
+echo "install: pkg-config and find_package(cdag) both work"
