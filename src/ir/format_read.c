@@ -1,0 +1,763 @@
+/* cdag — src/ir/format_read.c: loading graph files (FORMAT.md, a superset of GOAL).
+ *
+ * The whole file is read into memory, then one pass of a hand-written tokenizer (words,
+ * numbers, ':', '{', '}', end of line; comments //, #, slash-star) feeds a recursive-descent
+ * parser that appends ops with the ir_add_* calls. Tokens point into the buffer, so nothing is
+ * allocated per token. Labels live in a JudyHS map per rank block; `requires` statements wait
+ * in a list until the block closes (they may name later labels). Cost: O(bytes) for the
+ * tokenizer plus O(ops log ops) for the maps, then ir_finalize().
+ *
+ * Statements are line-oriented as in GOAL: `[label:] op fields` | `label requires label` |
+ * `scratch ADDR SIZE`, ended by an end of line or the block's '}'. Fields after the fixed part
+ * of an op (tag, addr, cpu, nic; in/inout; from/to) come in any order, each at most once.
+ * Sizes are `Nb`, `N b` (GOAL allows the space) or a plain `N`; a hex size's trailing 'b' is
+ * the suffix when digits precede it (`0x40b` is 64 bytes). Every error message is
+ * "FILE:LINE:COL: expected X, found 'Y'" or a located sentence quoting the token. */
+#include <Judy.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/format.h"
+
+typedef enum { T_EOF, T_NL, T_WORD, T_NUM, T_COLON, T_LBRACE, T_RBRACE } tok_kind;
+
+typedef struct {
+  tok_kind kind;
+  const char *s;        /* text, inside the buffer */
+  int64_t len;
+  uint32_t line, col;   /* 1-based */
+} token;
+
+typedef struct {        /* `after requires before`, resolved when its block closes */
+  token after, before;
+} pending_dep;
+
+typedef struct {
+  const char *name;               /* file name for messages */
+  const char *p, *end;            /* cursor and end of the buffer */
+  const char *line_start;
+  uint32_t line;
+  token tok;                      /* current token */
+  token ahead;                    /* one token of lookahead */
+  int has_ahead;
+  int fresh_buffers;
+  int64_t max_ranks;              /* largest num_ranks accepted */
+  cdag_graph *g;                  /* created by num_ranks */
+  uint32_t num_ranks_line;
+  Pvoid_t ranks_seen;             /* JudyL: rank -> line of its block */
+  int32_t rank;                   /* rank of the open block */
+  Pvoid_t labels;                 /* JudyHS: label -> 1 + op id, of the open block */
+  pending_dep *pend;
+  int64_t npend, pendcap;
+  int32_t *fresh;                 /* send/recv ops without addr (fresh_buffers) */
+  int64_t nfresh, freshcap;
+  uint64_t max_end;               /* end of the highest explicit address range */
+} reader;
+
+/* ---- messages ---- */
+
+/* The token as messages show it: 'text' (escaped, shortened), end of line, end of file. */
+static const char *tok_show(const token *t, char *buf, size_t size) {
+  if (t->kind == T_EOF) return "end of file";
+  if (t->kind == T_NL) return "end of line";
+  size_t n = 0;
+  buf[n++] = '\'';
+  for (int64_t i = 0; i < t->len && n + 8 < size; i++) {
+    unsigned char c = (unsigned char)t->s[i];
+    if (i == 40) {
+      memcpy(buf + n, "...", 3);
+      n += 3;
+      break;
+    }
+    if (c >= 0x20 && c < 0x7f && c != '\'' && c != '\\') buf[n++] = (char)c;
+    else n += (size_t)snprintf(buf + n, size - n, "\\x%02x", c);
+  }
+  buf[n++] = '\'';
+  buf[n] = '\0';
+  return buf;
+}
+
+/* Records "NAME:LINE:COL: <message>" and returns code. */
+static int rd_fail(reader *r, int code, const token *t, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int rd_fail(reader *r, int code, const token *t, const char *fmt, ...) {
+  char msg[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return cdag__error(code, "%s:%u:%u: %s", r->name, t->line, t->col, msg);
+}
+
+static int expected(reader *r, const token *t, const char *what) {
+  char b[200];
+  return rd_fail(r, CDAG_ERR_FORMAT, t, "expected %s, found %s", what, tok_show(t, b, sizeof b));
+}
+
+/* Re-raises the IR's message (an ir_add_* refusal) at a file position. */
+static int rd_wrap(reader *r, int rc, const token *t) {
+  char msg[1024];
+  snprintf(msg, sizeof msg, "%s", cdag__error_text());
+  return rd_fail(r, rc == CDAG_ERR_NOMEM ? rc : CDAG_ERR_FORMAT, t, "%s", msg);
+}
+
+/* ---- tokenizer ---- */
+
+static int is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+static int is_alnum(char c) { return is_alpha(c) || is_digit(c); }
+
+static uint32_t col_of(const reader *r, const char *p) {
+  int64_t c = p - r->line_start + 1;
+  return c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
+}
+
+/* Skips blanks and comments. A block comment spanning lines counts as one end of line,
+   reported in *nl_at (else NULL). */
+static int skip_blanks(reader *r, token *nl_at, int *saw_nl) {
+  const char *p = r->p, *end = r->end;
+  *saw_nl = 0;
+  for (;;) {
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v')) p++;
+    if (p < end && (*p == '#' || (*p == '/' && p + 1 < end && p[1] == '/'))) {
+      const char *nl = memchr(p, '\n', (size_t)(end - p));
+      p = nl ? nl : end;
+      continue;
+    }
+    if (p < end && *p == '/' && p + 1 < end && p[1] == '*') {
+      token open = {T_NL, p, 2, r->line, col_of(r, p)};
+      for (p += 2;; p++) {
+        if (p + 1 >= end) {
+          r->p = end;
+          return rd_fail(r, CDAG_ERR_FORMAT, &open, "unterminated comment: '/*' is never closed by '*/'");
+        }
+        if (p[0] == '*' && p[1] == '/') break;
+        if (p[0] == '\n') {
+          if (!*saw_nl) *nl_at = open;
+          *saw_nl = 1;
+          r->line++;
+          r->line_start = p + 1;
+        }
+      }
+      p += 2;
+      continue;
+    }
+    break;
+  }
+  r->p = p;
+  return CDAG_OK;
+}
+
+static int lex(reader *r, token *t) {
+  token nl;
+  int saw_nl, rc = skip_blanks(r, &nl, &saw_nl);
+  if (rc) return rc;
+  if (saw_nl) { /* the comment's line break ends the statement */
+    *t = nl;
+    return CDAG_OK;
+  }
+  const char *p = r->p, *end = r->end;
+  t->s = p;
+  t->line = r->line;
+  t->col = col_of(r, p);
+  t->len = 1;
+  if (p >= end) {
+    t->kind = T_EOF;
+    t->len = 0;
+    return CDAG_OK;
+  }
+  char c = *p++;
+  if (c == '\n') {
+    t->kind = T_NL;
+    r->line++;
+    r->line_start = p;
+  } else if (c == ':') t->kind = T_COLON;
+  else if (c == '{') t->kind = T_LBRACE;
+  else if (c == '}') t->kind = T_RBRACE;
+  else if (is_alpha(c) || is_digit(c) || (c == '-' && p < end && is_digit(*p))) {
+    t->kind = is_alpha(c) ? T_WORD : T_NUM;
+    while (p < end && is_alnum(*p)) p++;
+    t->len = p - t->s;
+  } else {
+    char b[32];
+    r->p = p;
+    return rd_fail(r, CDAG_ERR_FORMAT, t, "unexpected character %s", tok_show(t, b, sizeof b));
+  }
+  r->p = p;
+  return CDAG_OK;
+}
+
+static int next(reader *r) {
+  if (r->has_ahead) {
+    r->tok = r->ahead;
+    r->has_ahead = 0;
+    return CDAG_OK;
+  }
+  return lex(r, &r->tok);
+}
+
+static int peek(reader *r, const token **t) {
+  if (!r->has_ahead) {
+    int rc = lex(r, &r->ahead);
+    if (rc) return rc;
+    r->has_ahead = 1;
+  }
+  *t = &r->ahead;
+  return CDAG_OK;
+}
+
+static int is_word(const token *t, const char *w) {
+  size_t n = strlen(w);
+  return t->kind == T_WORD && t->len == (int64_t)n && memcmp(t->s, w, n) == 0;
+}
+
+static int is_end(const token *t) { return t->kind == T_NL || t->kind == T_EOF || t->kind == T_RBRACE; }
+
+/* ---- numbers ---- */
+
+enum { NUM_OK, NUM_BAD, NUM_BIG };
+
+/* Decimal or 0x hex, optional '-', optional 'b' size suffix (allow_b). *suffixed says if the
+   suffix was there. Values beyond 2^63-1 are NUM_BIG. */
+static int num_value(const token *t, int allow_b, int64_t *v, int *suffixed) {
+  const char *s = t->s, *e = t->s + t->len;
+  int neg = 0, base = 10;
+  *suffixed = 0;
+  if (t->kind != T_NUM) return NUM_BAD;
+  if (*s == '-') {
+    neg = 1;
+    s++;
+  }
+  if (e - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    base = 16;
+    s += 2;
+  }
+  if (allow_b && e - s > 1 && e[-1] == 'b') {
+    e--;
+    *suffixed = 1;
+  }
+  if (s == e) return NUM_BAD;
+  for (const char *q = s; q < e; q++)
+    if (!(is_digit(*q) || (base == 16 && ((*q >= 'a' && *q <= 'f') || (*q >= 'A' && *q <= 'F'))))) return NUM_BAD;
+  uint64_t x = 0;
+  for (; s < e; s++) {
+    int d = is_digit(*s) ? *s - '0' : (*s | 0x20) - 'a' + 10;
+    if (x > ((uint64_t)INT64_MAX - (uint64_t)d) / (uint64_t)base) return NUM_BIG;
+    x = x * (uint64_t)base + (uint64_t)d;
+  }
+  *v = neg ? -(int64_t)x : (int64_t)x;
+  return NUM_OK;
+}
+
+/* The current token as a number in lo..hi; `what` names it in the message. */
+static int num_in(reader *r, const token *t, int allow_b, int64_t lo, int64_t hi, const char *what, int64_t *v) {
+  int suffixed;
+  int k = num_value(t, allow_b, v, &suffixed);
+  char b[200];
+  if (k == NUM_BIG)
+    return rd_fail(r, CDAG_ERR_FORMAT, t, "number %s is larger than 2^63-1", tok_show(t, b, sizeof b));
+  if (k != NUM_OK || *v < lo || *v > hi) {
+    char w[160];
+    if (hi == INT64_MAX) snprintf(w, sizeof w, "%s", what);
+    else snprintf(w, sizeof w, "%s in %lld..%lld", what, (long long)lo, (long long)hi);
+    return expected(r, t, w);
+  }
+  return CDAG_OK;
+}
+
+/* Reads a size: `Nb`, `N b` or `N`. */
+static int read_size(reader *r, const char *what, int64_t *v) {
+  int rc, suffixed;
+  const token *ahead;
+  if ((rc = next(r))) return rc;
+  if ((rc = num_in(r, &r->tok, 1, 0, INT64_MAX, what, v))) return rc;
+  num_value(&r->tok, 1, v, &suffixed);
+  if (suffixed) return CDAG_OK;
+  if ((rc = peek(r, &ahead))) return rc;
+  if (is_word(ahead, "b")) return next(r);
+  return CDAG_OK;
+}
+
+/* A peer rank in 0..nprocs-1; a receive's -1 is a wildcard (unsupported). */
+static int read_peer(reader *r, int send, int32_t *peer) {
+  int64_t v;
+  int rc, suffixed;
+  const char *what = send ? "a destination rank" : "a source rank";
+  if ((rc = next(r))) return rc;
+  if (!send && num_value(&r->tok, 0, &v, &suffixed) == NUM_OK && v == -1)
+    return rd_fail(r, CDAG_ERR_UNSUPPORTED, &r->tok, "wildcard source '-1' (any source) is not supported");
+  if ((rc = num_in(r, &r->tok, 0, 0, r->g->nprocs - 1, what, &v))) return rc;
+  *peer = (int32_t)v;
+  return CDAG_OK;
+}
+
+/* ---- fields after the fixed part of an op ---- */
+
+enum { F_TAG, F_ADDR, F_CPU, F_NIC, F_IN, F_INOUT, F_FROM, F_TO, F_N };
+static const char *const field_names[F_N] = {"tag", "addr", "cpu", "nic", "in", "inout", "from", "to"};
+#define BIT(f) (1u << (f))
+
+typedef struct {
+  int present[F_N];
+  int64_t v[F_N];
+  token t[F_N];   /* the value's token */
+} fields;
+
+/* Reads `name value` pairs allowed by mask until the end of the statement, which is left in
+   r->tok. expect_text lists what may come (for the message). */
+static int read_fields(reader *r, unsigned mask, const char *expect_text, fields *f) {
+  int rc;
+  memset(f->present, 0, sizeof f->present);
+  for (;;) {
+    if ((rc = next(r))) return rc;
+    if (is_end(&r->tok)) return CDAG_OK;
+    int k = 0;
+    while (k < F_N && !((mask & BIT(k)) && is_word(&r->tok, field_names[k]))) k++;
+    if (k == F_N) return expected(r, &r->tok, expect_text);
+    if (f->present[k]) return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "duplicate '%s'", field_names[k]);
+    if ((rc = next(r))) return rc;
+    int suffixed, nv = num_value(&r->tok, 0, &f->v[k], &suffixed);
+    if (nv == NUM_BIG) return num_in(r, &r->tok, 0, 0, INT64_MAX, "", &f->v[k]);
+    if (nv != NUM_OK) {
+      char w[64];
+      snprintf(w, sizeof w, "a number after '%s'", field_names[k]);
+      return expected(r, &r->tok, w);
+    }
+    f->present[k] = 1;
+    f->t[k] = r->tok;
+  }
+}
+
+/* Checks a field's value against lo..hi (when present); dflt when absent. */
+static int field_in(reader *r, const fields *f, int k, int64_t lo, int64_t hi, const char *what, int64_t dflt,
+                    int64_t *v) {
+  *v = dflt;
+  if (!f->present[k]) return CDAG_OK;
+  if (k == F_TAG && f->v[k] == -1)
+    return rd_fail(r, CDAG_ERR_UNSUPPORTED, &f->t[k], "wildcard tag '-1' (any tag) is not supported");
+  return num_in(r, &f->t[k], 0, lo, hi, what, v);
+}
+
+static int require_field(reader *r, const fields *f, int k) {
+  char w[32];
+  if (f->present[k]) return CDAG_OK;
+  snprintf(w, sizeof w, "'%s'", field_names[k]);
+  return expected(r, &r->tok, w);
+}
+
+/* ---- ops ---- */
+
+static void note_range(reader *r, uint64_t addr, uint64_t len) {
+  if (addr + len > r->max_end) r->max_end = addr + len;
+}
+
+static int push_fresh(reader *r, int32_t id) {
+  if (r->nfresh == r->freshcap) {
+    int64_t cap = r->freshcap ? r->freshcap * 2 : 256;
+    int32_t *f = realloc(r->fresh, (size_t)cap * sizeof *f);
+    if (!f) return CDAG_NOMEM("fresh buffers");
+    r->fresh = f;
+    r->freshcap = cap;
+  }
+  r->fresh[r->nfresh++] = id;
+  return CDAG_OK;
+}
+
+/* After an ir_add_*: line, label (unique in the block), cpu/nic. */
+static int finish_op(reader *r, int rc, int32_t id, const token *kw, const token *label, const fields *f) {
+  if (rc) return rd_wrap(r, rc, kw);
+  cdag_graph *g = r->g;
+  if ((rc = ir_set_line(g, id, label ? label->line : kw->line))) return rc;
+  if (label) {
+    PPvoid_t pv = JudyHSIns(&r->labels, (void *)label->s, (Word_t)label->len, PJE0);
+    if (pv == PJERR) return CDAG_NOMEM("labels");
+    if (*pv) {
+      int32_t first = (int32_t)((uintptr_t)*pv - 1);
+      return rd_fail(r, CDAG_ERR_FORMAT, label, "duplicate label '%.*s' in rank %d (first defined at line %u)",
+                     (int)(label->len > 64 ? 64 : label->len), label->s, r->rank, g->line[first]);
+    }
+    *pv = (void *)(uintptr_t)(id + 1);
+    if ((rc = ir_set_label(g, id, label->s, label->len))) return rc;
+  }
+  int64_t cpu, nic;
+  if ((rc = field_in(r, f, F_CPU, 0, INT32_MAX, "a cpu number", -1, &cpu))) return rc;
+  if ((rc = field_in(r, f, F_NIC, 0, INT32_MAX, "a nic number", -1, &nic))) return rc;
+  if (f->present[F_CPU] || f->present[F_NIC]) return ir_set_goal(g, id, (int32_t)cpu, (int32_t)nic);
+  return CDAG_OK;
+}
+
+/* send SIZE to PEER [tag T] [addr A] [cpu C] [nic N]   (recv: from PEER) */
+static int read_p2p(reader *r, ir_kind kind, const token *kw, const token *label) {
+  int64_t bytes, tag, addr;
+  int32_t peer = 0, id = -1;
+  fields f;
+  int rc, send = kind == IR_SEND;
+  if ((rc = read_size(r, "a size in bytes (e.g. 64b)", &bytes))) return rc;
+  if ((rc = next(r))) return rc;
+  if (!is_word(&r->tok, send ? "to" : "from")) return expected(r, &r->tok, send ? "'to'" : "'from'");
+  if ((rc = read_peer(r, send, &peer))) return rc;
+  if ((rc = read_fields(r, BIT(F_TAG) | BIT(F_ADDR) | BIT(F_CPU) | BIT(F_NIC),
+                        "'tag', 'addr', 'cpu', 'nic' or end of line", &f)))
+    return rc;
+  if ((rc = field_in(r, &f, F_TAG, 0, INT32_MAX, "a tag", 0, &tag))) return rc;
+  if ((rc = field_in(r, &f, F_ADDR, 0, INT64_MAX, "an address", 0, &addr))) return rc;
+  rc = send ? ir_add_send(r->g, r->rank, (uint64_t)addr, (uint64_t)bytes, peer, (int)tag, &id)
+            : ir_add_recv(r->g, r->rank, (uint64_t)addr, (uint64_t)bytes, peer, (int)tag, &id);
+  if ((rc = finish_op(r, rc, id, kw, label, &f))) return rc;
+  if (f.present[F_ADDR]) note_range(r, (uint64_t)addr, (uint64_t)bytes);
+  else if (r->fresh_buffers) return push_fresh(r, id);
+  return CDAG_OK;
+}
+
+/* reduce COUNT TYPE OP in A inout B [cpu C] [nic N] */
+static int read_reduce(reader *r, const token *kw, const token *label) {
+  int64_t count, in, inout;
+  int32_t id = -1;
+  fields f;
+  int rc;
+  if ((rc = next(r))) return rc;
+  token count_tok = r->tok;
+  if ((rc = num_in(r, &count_tok, 0, 0, INT64_MAX, "an element count", &count))) return rc;
+  if ((rc = next(r))) return rc;
+  int type = r->tok.kind == T_WORD ? ir_type_parse(r->tok.s, r->tok.len) : -1;
+  if (type < 0) return expected(r, &r->tok, "a type (int8, int16, int32, int64, uint8, uint16, uint32, uint64, float, double)");
+  if ((rc = next(r))) return rc;
+  int rop = r->tok.kind == T_WORD ? ir_rop_parse(r->tok.s, r->tok.len) : -1;
+  if (rop < 0) return expected(r, &r->tok, "a reduction (sum, prod, min, max, band, bor, bxor, land, lor, lxor)");
+  if (!ir_rop_valid_for(rop, type))
+    return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "reduction '%s' is not defined for type '%s'", ir_rop_name(rop),
+                   ir_type_name(type));
+  if (count > INT64_MAX / ir_type_size(type))
+    return rd_fail(r, CDAG_ERR_FORMAT, &count_tok, "reduce count %lld of %s is more than 2^63-1 bytes",
+                   (long long)count, ir_type_name(type));
+  if ((rc = read_fields(r, BIT(F_IN) | BIT(F_INOUT) | BIT(F_CPU) | BIT(F_NIC),
+                        "'in', 'inout', 'cpu', 'nic' or end of line", &f)))
+    return rc;
+  if ((rc = require_field(r, &f, F_IN)) || (rc = require_field(r, &f, F_INOUT))) return rc;
+  if ((rc = field_in(r, &f, F_IN, 0, INT64_MAX, "an address", 0, &in))) return rc;
+  if ((rc = field_in(r, &f, F_INOUT, 0, INT64_MAX, "an address", 0, &inout))) return rc;
+  rc = ir_add_reduce(r->g, r->rank, (uint64_t)in, (uint64_t)inout, (uint64_t)count, type, rop, &id);
+  if ((rc = finish_op(r, rc, id, kw, label, &f))) return rc;
+  uint64_t bytes = (uint64_t)count * (uint64_t)ir_type_size(type);
+  note_range(r, (uint64_t)in, bytes);
+  note_range(r, (uint64_t)inout, bytes);
+  return CDAG_OK;
+}
+
+/* copy SIZE from A to B [cpu C] [nic N] */
+static int read_copy(reader *r, const token *kw, const token *label) {
+  int64_t bytes, src, dst;
+  int32_t id = -1;
+  fields f;
+  int rc;
+  if ((rc = read_size(r, "a size in bytes (e.g. 64b)", &bytes))) return rc;
+  if ((rc = read_fields(r, BIT(F_FROM) | BIT(F_TO) | BIT(F_CPU) | BIT(F_NIC),
+                        "'from', 'to', 'cpu', 'nic' or end of line", &f)))
+    return rc;
+  if ((rc = require_field(r, &f, F_FROM)) || (rc = require_field(r, &f, F_TO))) return rc;
+  if ((rc = field_in(r, &f, F_FROM, 0, INT64_MAX, "an address", 0, &src))) return rc;
+  if ((rc = field_in(r, &f, F_TO, 0, INT64_MAX, "an address", 0, &dst))) return rc;
+  rc = ir_add_copy(r->g, r->rank, (uint64_t)src, (uint64_t)dst, (uint64_t)bytes, &id);
+  if ((rc = finish_op(r, rc, id, kw, label, &f))) return rc;
+  note_range(r, (uint64_t)src, (uint64_t)bytes);
+  note_range(r, (uint64_t)dst, (uint64_t)bytes);
+  return CDAG_OK;
+}
+
+/* calc COST [cpu C] [nic N] */
+static int read_calc(reader *r, const token *kw, const token *label) {
+  int64_t cost;
+  int32_t id = -1;
+  fields f;
+  int rc;
+  if ((rc = next(r))) return rc;
+  if ((rc = num_in(r, &r->tok, 0, 0, INT64_MAX, "a compute cost", &cost))) return rc;
+  if ((rc = read_fields(r, BIT(F_CPU) | BIT(F_NIC), "'cpu', 'nic' or end of line", &f))) return rc;
+  rc = ir_add_calc(r->g, r->rank, (uint64_t)cost, &id);
+  return finish_op(r, rc, id, kw, label, &f);
+}
+
+/* scratch ADDR SIZE */
+static int read_scratch(reader *r, const token *kw) {
+  int64_t addr, bytes;
+  fields f;
+  int rc;
+  if ((rc = next(r))) return rc;
+  if ((rc = num_in(r, &r->tok, 0, 0, INT64_MAX, "an address", &addr))) return rc;
+  if ((rc = read_size(r, "a size in bytes (e.g. 4096b)", &bytes))) return rc;
+  if ((rc = read_fields(r, 0, "end of line", &f))) return rc;
+  if ((rc = ir_add_scratch(r->g, r->rank, (uint64_t)addr, (uint64_t)bytes))) return rd_wrap(r, rc, kw);
+  note_range(r, (uint64_t)addr, (uint64_t)bytes);
+  return CDAG_OK;
+}
+
+/* after requires before   (irequires alike): kept until the block closes. */
+static int read_requires(reader *r, const token *after) {
+  int rc;
+  fields f;
+  if ((rc = next(r))) return rc; /* requires / irequires */
+  if ((rc = next(r))) return rc;
+  if (r->tok.kind != T_WORD) return expected(r, &r->tok, "a label");
+  token before = r->tok;
+  if ((rc = read_fields(r, 0, "end of line", &f))) return rc;
+  if (r->npend == r->pendcap) {
+    int64_t cap = r->pendcap ? r->pendcap * 2 : 64;
+    pending_dep *p = realloc(r->pend, (size_t)cap * sizeof *p);
+    if (!p) return CDAG_NOMEM("dependencies");
+    r->pend = p;
+    r->pendcap = cap;
+  }
+  r->pend[r->npend].after = *after;
+  r->pend[r->npend].before = before;
+  r->npend++;
+  return CDAG_OK;
+}
+
+/* One statement starting at the word in r->tok; leaves its terminator in r->tok. */
+static int read_statement(reader *r) {
+  int rc;
+  token first = r->tok, kw;
+  const token *ahead, *label = NULL;
+  if ((rc = peek(r, &ahead))) return rc;
+  if (ahead->kind == T_COLON) {
+    label = &first;
+    if ((rc = next(r)) || (rc = next(r))) return rc;
+  } else if (is_word(ahead, "requires") || is_word(ahead, "irequires")) {
+    return read_requires(r, &first);
+  } else if (is_word(&first, "scratch")) {
+    return read_scratch(r, &first);
+  }
+  kw = r->tok;
+  if (is_word(&kw, "send")) return read_p2p(r, IR_SEND, &kw, label);
+  if (is_word(&kw, "recv")) return read_p2p(r, IR_RECV, &kw, label);
+  if (is_word(&kw, "reduce")) return read_reduce(r, &kw, label);
+  if (is_word(&kw, "copy")) return read_copy(r, &kw, label);
+  if (is_word(&kw, "calc")) return read_calc(r, &kw, label);
+  if (label) return expected(r, &kw, "an operation (send, recv, reduce, copy, calc)");
+  return expected(r, &kw, "an operation, 'scratch', a label or '}'");
+}
+
+/* ---- rank blocks ---- */
+
+static int lookup_label(reader *r, const token *t, int32_t *id) {
+  PPvoid_t pv = JudyHSGet(r->labels, (void *)t->s, (Word_t)t->len);
+  if (pv && *pv) {
+    *id = (int32_t)((uintptr_t)*pv - 1);
+    return CDAG_OK;
+  }
+  /* error path only: is the label defined in another (earlier) rank block? */
+  const cdag_graph *g = r->g;
+  int n = (int)(t->len > 64 ? 64 : t->len);
+  for (int64_t i = 0; i < g->nops && g->label; i++) {
+    const char *l = ir_label(g, (int32_t)i);
+    if (l && g->rank[i] != r->rank && (int64_t)strlen(l) == t->len && memcmp(l, t->s, (size_t)t->len) == 0)
+      return rd_fail(r, CDAG_ERR_FORMAT, t,
+                     "unknown label '%.*s' in rank %d: it is defined in rank %d, and a dependency must join "
+                     "ops of one rank",
+                     n, t->s, r->rank, g->rank[i]);
+  }
+  return rd_fail(r, CDAG_ERR_FORMAT, t, "unknown label '%.*s' in rank %d", n, t->s, r->rank);
+}
+
+static int resolve_deps(reader *r) {
+  int rc;
+  for (int64_t i = 0; i < r->npend; i++) {
+    const pending_dep *d = &r->pend[i];
+    int32_t a = -1, b = -1;
+    if ((rc = lookup_label(r, &d->after, &a)) || (rc = lookup_label(r, &d->before, &b))) return rc;
+    if (a == b)
+      return rd_fail(r, CDAG_ERR_FORMAT, &d->before, "label '%.*s' requires itself",
+                     (int)(d->before.len > 64 ? 64 : d->before.len), d->before.s);
+    if ((rc = ir_add_dep(r->g, b, a, 0))) return rd_wrap(r, rc, &d->after);
+  }
+  r->npend = 0;
+  return CDAG_OK;
+}
+
+/* The statements of `rank N {` up to its '}'. */
+static int read_block(reader *r, const token *open) {
+  int rc;
+  if ((rc = next(r))) return rc;
+  for (;;) {
+    switch (r->tok.kind) {
+      case T_NL:
+        if ((rc = next(r))) return rc;
+        break;
+      case T_RBRACE:
+        rc = resolve_deps(r);
+        JudyHSFreeArray(&r->labels, PJE0);
+        return rc;
+      case T_EOF: {
+        char w[96];
+        snprintf(w, sizeof w, "'}' closing rank %d (opened at line %u)", r->rank, open->line);
+        return expected(r, &r->tok, w);
+      }
+      case T_WORD:
+        if ((rc = read_statement(r))) return rc;
+        break;
+      default:
+        return expected(r, &r->tok, "an operation, 'scratch', a label or '}'");
+    }
+  }
+}
+
+/* rank N { ... } */
+static int read_rank(reader *r) {
+  int rc;
+  token kw = r->tok;
+  int64_t v;
+  if (!r->g) return rd_fail(r, CDAG_ERR_FORMAT, &kw, "expected 'num_ranks N' before the first rank block, found 'rank'");
+  if ((rc = next(r))) return rc;
+  if ((rc = num_in(r, &r->tok, 0, 0, r->g->nprocs - 1, "a rank", &v))) return rc;
+  PWord_t seen = (PWord_t)JudyLIns(&r->ranks_seen, (Word_t)v, PJE0);
+  if (seen == PJERR) return CDAG_NOMEM("rank blocks");
+  if (*seen)
+    return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "rank %lld has a second block (the first is at line %lu)",
+                   (long long)v, (unsigned long)*seen);
+  *seen = kw.line ? kw.line : 1;
+  r->rank = (int32_t)v;
+  if ((rc = next(r))) return rc;
+  if (r->tok.kind != T_LBRACE) return expected(r, &r->tok, "'{'");
+  return read_block(r, &kw);
+}
+
+/* num_ranks N */
+static int read_num_ranks(reader *r) {
+  int rc;
+  token kw = r->tok;
+  int64_t n;
+  fields f;
+  if (r->g)
+    return rd_fail(r, CDAG_ERR_FORMAT, &kw, "duplicate 'num_ranks' (first at line %u)", r->num_ranks_line);
+  if ((rc = next(r))) return rc;
+  if ((rc = num_in(r, &r->tok, 0, 1, r->max_ranks, "a number of ranks", &n))) return rc;
+  if ((rc = ir_graph_new((int)n, -1, &r->g))) return rc;
+  r->num_ranks_line = kw.line;
+  if ((rc = read_fields(r, 0, "end of line", &f))) return rc;
+  if (r->tok.kind == T_RBRACE) return expected(r, &r->tok, "end of line");
+  return CDAG_OK;
+}
+
+static int read_file_body(reader *r) {
+  int rc;
+  for (;;) {
+    if ((rc = next(r))) return rc;
+    switch (r->tok.kind) {
+      case T_NL: continue;
+      case T_EOF:
+        if (!r->g) return expected(r, &r->tok, "'num_ranks'");
+        return CDAG_OK;
+      default:
+        if (is_word(&r->tok, "num_ranks")) rc = read_num_ranks(r);
+        else if (is_word(&r->tok, "rank")) rc = read_rank(r);
+        else rc = expected(r, &r->tok, r->g ? "'rank'" : "'num_ranks'");
+        if (rc) return rc;
+    }
+  }
+}
+
+/* --goal-buffers=fresh: ops without addr get regions above every explicit address. */
+static int assign_fresh(reader *r) {
+  cdag_graph *g = r->g;
+  uint64_t cur = (r->max_end + 4095) & ~(uint64_t)4095;
+  for (int64_t i = 0; i < r->nfresh; i++) {
+    int32_t op = r->fresh[i];
+    uint64_t len = g->bytes[op], step = len ? (len + 63) & ~(uint64_t)63 : 64;
+    if (cur > (uint64_t)INT64_MAX || step > (uint64_t)INT64_MAX - cur) {
+      token t = {T_NL, "", 0, g->line ? g->line[op] : 0, 1};
+      return rd_fail(r, CDAG_ERR_FORMAT, &t, "no address space left for a fresh buffer of %llu bytes",
+                     (unsigned long long)len);
+    }
+    g->addr[op] = cur;
+    cur += step;
+  }
+  return CDAG_OK;
+}
+
+static void reader_free(reader *r) {
+  JudyHSFreeArray(&r->labels, PJE0);
+  JudyLFreeArray(&r->ranks_seen, PJE0);
+  free(r->pend);
+  free(r->fresh);
+}
+
+int ir_load_mem(const char *buf, size_t len, const char *name, const ir_load_opts *o, cdag_graph **g) {
+  if (!g) return cdag__error(CDAG_ERR_ARG, "graph pointer is NULL");
+  *g = NULL;
+  if (!buf && len) return cdag__error(CDAG_ERR_ARG, "buffer is NULL");
+  reader r;
+  memset(&r, 0, sizeof r);
+  r.name = name ? name : "<memory>";
+  r.p = r.line_start = buf ? buf : "";
+  r.end = r.p + len;
+  r.line = 1;
+  r.fresh_buffers = o && o->fresh_buffers;
+  r.max_ranks = o && o->max_ranks > 0 && o->max_ranks < IR_MAX_RANKS ? o->max_ranks : IR_MAX_RANKS;
+  int rc = read_file_body(&r);
+  if (rc == CDAG_OK) rc = assign_fresh(&r);
+  if (rc == CDAG_OK && (rc = ir_finalize(r.g)) != CDAG_OK) {
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", cdag__error_text());
+    cdag__error(rc, "%s: %s", r.name, msg);
+  }
+  reader_free(&r);
+  if (rc) {
+    ir_graph_free(r.g);
+    return rc;
+  }
+  *g = r.g;
+  return CDAG_OK;
+}
+
+/* Reads all of f into a malloc'd buffer. */
+static int read_stream(FILE *f, const char *name, char **out, size_t *len) {
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  if (!buf) return CDAG_NOMEM("file buffer");
+  for (;;) {
+    if (n == cap) {
+      char *b = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+      if (!b) {
+        free(buf);
+        return CDAG_NOMEM("file buffer");
+      }
+      buf = b;
+      cap *= 2;
+    }
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (got == 0) break;
+  }
+  if (ferror(f)) {
+    int e = errno;
+    free(buf);
+    return cdag__error(CDAG_ERR_IO, "%s: cannot read: %s", name, strerror(e));
+  }
+  *out = buf;
+  *len = n;
+  return CDAG_OK;
+}
+
+int ir_load_file(const char *path, const ir_load_opts *o, cdag_graph **g) {
+  if (!g) return cdag__error(CDAG_ERR_ARG, "graph pointer is NULL");
+  *g = NULL;
+  if (!path) return cdag__error(CDAG_ERR_ARG, "file name is NULL");
+  int is_stdin = strcmp(path, "-") == 0;
+  const char *name = is_stdin ? "<stdin>" : path;
+  FILE *f = is_stdin ? stdin : fopen(path, "rb");
+  if (!f) return cdag__error(CDAG_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  char *buf = NULL;
+  size_t len = 0;
+  int rc = read_stream(f, name, &buf, &len);
+  if (!is_stdin) fclose(f);
+  if (rc) return rc;
+  rc = ir_load_mem(buf, len, name, o, g);
+  free(buf);
+  return rc;
+}
+
+int cdag_graph_load(const char *path, cdag_graph **g) { return ir_load_file(path, NULL, g); }

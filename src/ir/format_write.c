@@ -1,0 +1,213 @@
+/* cdag — src/ir/format_write.c: saving graphs in the text format (FORMAT.md).
+ *
+ * Writes `num_ranks`, then one block per rank that has ops, dependencies or scratch: its ops
+ * in program order (rank_ops when the graph is finalized, else the order of ids), each with
+ * a label, every field explicitly (addr included, so reloading never invents buffers), the
+ * GOAL cpu/nic when set; then its explicit dependencies as `requires` lines and its scratch
+ * regions as added. Labels: the op's own when it is an identifier not yet used in the rank,
+ * else a generated `l<id>` (made unique with a `_<k>` suffix). Loading the output gives the
+ * same graph. Cost: O(n log n) (ops, dependencies and scratch are sorted by rank). */
+#include <Judy.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/format.h"
+
+typedef struct {
+  const cdag_graph *g;
+  FILE *f;
+  int64_t *name_off;      /* op -> offset of its label in names (valid for the current rank) */
+  char *names;            /* labels of the current rank, NUL-terminated */
+  int64_t names_len, names_cap;
+  Pvoid_t used;           /* JudyHS: labels used in the current rank */
+} writer;
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Sorted keys rank << 32 | index, for n items whose rank is rank_of[i]. */
+static uint64_t *by_rank(const int32_t *rank_of, int64_t n) {
+  uint64_t *k = malloc((size_t)(n ? n : 1) * sizeof *k);
+  if (!k) return NULL;
+  for (int64_t i = 0; i < n; i++) k[i] = (uint64_t)(uint32_t)rank_of[i] << 32 | (uint64_t)i;
+  qsort(k, (size_t)n, sizeof *k, cmp_u64);
+  return k;
+}
+
+static int is_identifier(const char *s) {
+  if (!s || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return 0;
+  for (; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_')) return 0;
+  return 1;
+}
+
+/* Claims name for op if no other op of the rank has it; 1 if claimed, 0 if taken. */
+static int claim(writer *w, int32_t op, const char *name, int *rc) {
+  int64_t len = (int64_t)strlen(name);
+  PPvoid_t pv = JudyHSIns(&w->used, (void *)name, (Word_t)len, PJE0);
+  if (pv == PJERR) {
+    *rc = CDAG_NOMEM("labels");
+    return 0;
+  }
+  if (*pv) return 0;
+  *pv = (void *)1;
+  if (w->names_len + len + 1 > w->names_cap) {
+    int64_t cap = w->names_cap * 2 + len + 1 + 4096;
+    char *n = realloc(w->names, (size_t)cap);
+    if (!n) {
+      *rc = CDAG_NOMEM("labels");
+      return 0;
+    }
+    w->names = n;
+    w->names_cap = cap;
+  }
+  memcpy(w->names + w->names_len, name, (size_t)len + 1);
+  w->name_off[op] = w->names_len;
+  w->names_len += len + 1;
+  return 1;
+}
+
+/* Gives every op of the rank (ops[0..n)) a unique label. */
+static int name_ops(writer *w, const int32_t *ops, int64_t n) {
+  int rc = CDAG_OK;
+  JudyHSFreeArray(&w->used, PJE0);
+  w->names_len = 0;
+  for (int64_t i = 0; i < n; i++) {
+    const char *l = ir_label(w->g, ops[i]);
+    w->name_off[ops[i]] = -1;
+    if (is_identifier(l)) claim(w, ops[i], l, &rc);
+    if (rc) return rc;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    if (w->name_off[ops[i]] >= 0) continue;
+    char name[48];
+    snprintf(name, sizeof name, "l%d", ops[i]);
+    for (int k = 1; !claim(w, ops[i], name, &rc); k++) {
+      if (rc) return rc;
+      snprintf(name, sizeof name, "l%d_%d", ops[i], k);
+    }
+  }
+  return CDAG_OK;
+}
+
+static const char *name_of(const writer *w, int32_t op) { return w->names + w->name_off[op]; }
+
+static void write_op(const writer *w, int32_t op) {
+  const cdag_graph *g = w->g;
+  FILE *f = w->f;
+  unsigned long long bytes = g->bytes[op], a = g->addr[op], a2 = g->addr2[op];
+  fprintf(f, "  %s: ", name_of(w, op));
+  switch (g->kind[op]) {
+    case IR_SEND:
+      fprintf(f, "send %llub to %d tag %d addr 0x%llx", bytes, g->peer[op], g->tag[op], a);
+      break;
+    case IR_RECV:
+      fprintf(f, "recv %llub from %d tag %d addr 0x%llx", bytes, g->peer[op], g->tag[op], a);
+      break;
+    case IR_REDUCE: {
+      int size = ir_type_size(g->peer[op]);
+      fprintf(f, "reduce %llu %s %s in 0x%llx inout 0x%llx", size ? bytes / (unsigned)size : 0ULL,
+              ir_type_name(g->peer[op]), ir_rop_name(g->tag[op]), a2, a);
+      break;
+    }
+    case IR_COPY: fprintf(f, "copy %llub from 0x%llx to 0x%llx", bytes, a2, a); break;
+    default: fprintf(f, "calc %llu", bytes); break;
+  }
+  if (g->cpu && g->cpu[op] >= 0) fprintf(f, " cpu %d", g->cpu[op]);
+  if (g->nic && g->nic[op] >= 0) fprintf(f, " nic %d", g->nic[op]);
+  fputc('\n', f);
+}
+
+/* Sorted views of what belongs to each rank. */
+typedef struct {
+  int32_t *ops;       /* all ops grouped by rank, program order within a rank */
+  uint64_t *deps;     /* rank << 32 | dependency index */
+  uint64_t *scr;      /* rank << 32 | scratch index */
+  int32_t *dep_rank;
+} rank_views;
+
+static int make_views(const cdag_graph *g, rank_views *v) {
+  memset(v, 0, sizeof *v);
+  v->ops = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *v->ops);
+  v->dep_rank = malloc((size_t)(g->ndeps ? g->ndeps : 1) * sizeof *v->dep_rank);
+  if (!v->ops || !v->dep_rank) return CDAG_NOMEM("writer");
+  if (g->state != IR_BUILDING && g->rank_ops) {
+    memcpy(v->ops, g->rank_ops, (size_t)g->nops * sizeof *v->ops);
+  } else {
+    uint64_t *k = by_rank(g->rank, g->nops);
+    if (!k) return CDAG_NOMEM("writer");
+    for (int64_t i = 0; i < g->nops; i++) v->ops[i] = (int32_t)(k[i] & 0xffffffffu);
+    free(k);
+  }
+  for (int64_t i = 0; i < g->ndeps; i++) v->dep_rank[i] = g->rank[g->dep[2 * i + 1]];
+  v->deps = by_rank(v->dep_rank, g->ndeps);
+  v->scr = by_rank(g->scr_rank, g->nscratch);
+  if (!v->deps || !v->scr) return CDAG_NOMEM("writer");
+  return CDAG_OK;
+}
+
+static void free_views(rank_views *v) {
+  free(v->ops);
+  free(v->deps);
+  free(v->scr);
+  free(v->dep_rank);
+}
+
+static int write_ranks(writer *w, const rank_views *v) {
+  const cdag_graph *g = w->g;
+  int64_t io = 0, id = 0, is = 0;
+  int rc;
+  while (io < g->nops || id < g->ndeps || is < g->nscratch) {
+    int32_t r = INT32_MAX;
+    if (io < g->nops && g->rank[v->ops[io]] < r) r = g->rank[v->ops[io]];
+    if (id < g->ndeps && (int32_t)(v->deps[id] >> 32) < r) r = (int32_t)(v->deps[id] >> 32);
+    if (is < g->nscratch && (int32_t)(v->scr[is] >> 32) < r) r = (int32_t)(v->scr[is] >> 32);
+    int64_t o0 = io;
+    while (io < g->nops && g->rank[v->ops[io]] == r) io++;
+    if ((rc = name_ops(w, v->ops + o0, io - o0))) return rc;
+    fprintf(w->f, "\nrank %d {\n", r);
+    for (int64_t i = o0; i < io; i++) write_op(w, v->ops[i]);
+    for (; id < g->ndeps && (int32_t)(v->deps[id] >> 32) == r; id++) {
+      int64_t d = (int64_t)(v->deps[id] & 0xffffffffu);
+      fprintf(w->f, "  %s requires %s\n", name_of(w, g->dep[2 * d + 1]), name_of(w, g->dep[2 * d]));
+    }
+    for (; is < g->nscratch && (int32_t)(v->scr[is] >> 32) == r; is++) {
+      int64_t s = (int64_t)(v->scr[is] & 0xffffffffu);
+      fprintf(w->f, "  scratch 0x%llx %llub\n", (unsigned long long)g->scr_addr[s], (unsigned long long)g->scr_len[s]);
+    }
+    fprintf(w->f, "}\n");
+  }
+  return CDAG_OK;
+}
+
+int ir_save_file(const cdag_graph *g, FILE *f) {
+  if (!g || !f) return cdag__error(CDAG_ERR_ARG, "ir_save_file: graph or stream is NULL");
+  writer w = {g, f, NULL, NULL, 0, 0, NULL};
+  rank_views v;
+  int rc = make_views(g, &v);
+  w.name_off = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *w.name_off);
+  if (rc == CDAG_OK && !w.name_off) rc = CDAG_NOMEM("writer");
+  if (rc == CDAG_OK) {
+    fprintf(f, "// cdag graph: %lld operations\nnum_ranks %d\n", (long long)g->nops, g->nprocs);
+    rc = write_ranks(&w, &v);
+  }
+  free_views(&v);
+  free(w.name_off);
+  free(w.names);
+  JudyHSFreeArray(&w.used, PJE0);
+  if (rc == CDAG_OK && (fflush(f) != 0 || ferror(f))) rc = cdag__error(CDAG_ERR_IO, "cannot write the graph file");
+  return rc;
+}
+
+int cdag_graph_save(const cdag_graph *g, const char *path) {
+  if (!g || !path) return cdag__error(CDAG_ERR_ARG, "cdag_graph_save: graph or path is NULL");
+  int is_stdout = strcmp(path, "-") == 0;
+  FILE *f = is_stdout ? stdout : fopen(path, "w");
+  if (!f) return cdag__error(CDAG_ERR_IO, "%s: cannot open for writing", path);
+  int rc = ir_save_file(g, f);
+  if (!is_stdout && fclose(f) != 0 && rc == CDAG_OK) rc = cdag__error(CDAG_ERR_IO, "%s: cannot write", path);
+  if (rc == CDAG_ERR_IO) cdag__error(rc, "%s: cannot write the graph file", path);
+  return rc;
+}
