@@ -1,0 +1,251 @@
+/* cdag — src/ir/wire.c: varint byte buffers, one rank's graph on the wire, fingerprints.
+ *
+ * Layout of a rank encoding: magic, version, nprocs, rank, nops, ndeps, nscratch; then per
+ * op its kind byte and fields (see wire_encode_op); then dependencies as (before, after -
+ * before); then scratch regions. Addresses are zigzag deltas from the end of the previous
+ * buffer, so arrays walked in order cost one byte per address. Decoding re-validates through
+ * ir_add_*, so a decoded graph obeys every rule a built one does. O(n) either way. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/wire.h"
+
+#define WIRE_MAGIC 0xcd47u
+#define WIRE_VERSION 1u
+
+static int wire_reserve(wire_buf *w, int64_t n) {
+  if (w->failed) return 0;
+  if (w->len + n <= w->cap) return 1;
+  int64_t cap = w->cap ? w->cap * 2 : 256;
+  while (cap < w->len + n) cap *= 2;
+  uint8_t *b = realloc(w->buf, (size_t)cap);
+  if (!b) {
+    w->failed = 1;
+    return 0;
+  }
+  w->buf = b;
+  w->cap = cap;
+  return 1;
+}
+
+void wire_put_u(wire_buf *w, uint64_t v) {
+  if (!wire_reserve(w, 10)) return;
+  while (v >= 0x80) {
+    w->buf[w->len++] = (uint8_t)(v | 0x80);
+    v >>= 7;
+  }
+  w->buf[w->len++] = (uint8_t)v;
+}
+
+void wire_put_s(wire_buf *w, int64_t v) { wire_put_u(w, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); }
+
+void wire_put_bytes(wire_buf *w, const void *p, int64_t n) {
+  if (n <= 0 || !wire_reserve(w, n)) return;
+  memcpy(w->buf + w->len, p, (size_t)n);
+  w->len += n;
+}
+
+int wire_done(const wire_buf *w) { return w->failed ? CDAG_NOMEM("wire buffer") : CDAG_OK; }
+
+void wire_free(wire_buf *w) {
+  free(w->buf);
+  memset(w, 0, sizeof *w);
+}
+
+void wire_reader_init(wire_reader *r, const void *p, int64_t len) {
+  r->p = p;
+  r->end = r->p + (len > 0 ? len : 0);
+  r->failed = 0;
+}
+
+uint64_t wire_get_u(wire_reader *r) {
+  uint64_t v = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    if (r->p >= r->end) break;
+    uint8_t b = *r->p++;
+    v |= (uint64_t)(b & 0x7f) << shift;
+    if (!(b & 0x80)) return v;
+  }
+  r->failed = 1;
+  return 0;
+}
+
+int64_t wire_get_s(wire_reader *r) {
+  uint64_t u = wire_get_u(r);
+  return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
+
+const uint8_t *wire_get_bytes(wire_reader *r, int64_t n) {
+  if (n < 0 || r->end - r->p < n) {
+    r->failed = 1;
+    return NULL;
+  }
+  const uint8_t *p = r->p;
+  r->p += n;
+  return p;
+}
+
+/* ---- one rank's graph ---- */
+
+/* One op's fields; *prev is the end of the previous buffer (the delta base). */
+static void wire_encode_op(const cdag_graph *g, int64_t i, wire_buf *w, uint64_t *prev) {
+  uint8_t kind = g->kind[i];
+  wire_put_bytes(w, &kind, 1);
+  switch (kind) {
+  case IR_SEND:
+  case IR_RECV:
+    wire_put_u(w, (uint64_t)g->peer[i]);
+    wire_put_u(w, (uint64_t)g->tag[i]);
+    wire_put_s(w, (int64_t)(g->addr[i] - *prev));
+    wire_put_u(w, g->bytes[i]);
+    *prev = g->addr[i] + g->bytes[i];
+    break;
+  case IR_REDUCE:
+    wire_put_u(w, (uint64_t)g->peer[i]);
+    wire_put_u(w, (uint64_t)g->tag[i]);
+    wire_put_s(w, (int64_t)(g->addr[i] - *prev));
+    wire_put_s(w, (int64_t)(g->addr2[i] - g->addr[i]));
+    wire_put_u(w, g->bytes[i] / (uint64_t)ir_type_size(g->peer[i]));
+    *prev = g->addr[i] + g->bytes[i];
+    break;
+  case IR_COPY:
+    wire_put_s(w, (int64_t)(g->addr[i] - *prev));
+    wire_put_s(w, (int64_t)(g->addr2[i] - g->addr[i]));
+    wire_put_u(w, g->bytes[i]);
+    *prev = g->addr[i] + g->bytes[i];
+    break;
+  default:
+    wire_put_u(w, g->bytes[i]);
+    break;
+  }
+}
+
+int wire_encode_rank(const cdag_graph *g, wire_buf *w) {
+  if (!g || g->myrank < 0) return cdag__error(CDAG_ERR_ARG, "wire_encode_rank: not a distributed graph");
+  wire_put_u(w, WIRE_MAGIC);
+  wire_put_u(w, WIRE_VERSION);
+  wire_put_u(w, (uint64_t)g->nprocs);
+  wire_put_u(w, (uint64_t)g->myrank);
+  wire_put_u(w, (uint64_t)g->nops);
+  wire_put_u(w, (uint64_t)g->ndeps);
+  wire_put_u(w, (uint64_t)g->nscratch);
+  uint64_t prev = 0;
+  for (int64_t i = 0; i < g->nops; i++) wire_encode_op(g, i, w, &prev);
+  for (int64_t d = 0; d < g->ndeps; d++) {
+    wire_put_u(w, (uint64_t)g->dep[2 * d]);
+    wire_put_s(w, (int64_t)g->dep[2 * d + 1] - g->dep[2 * d]);
+  }
+  prev = 0;
+  for (int64_t s = 0; s < g->nscratch; s++) {
+    wire_put_s(w, (int64_t)(g->scr_addr[s] - prev));
+    wire_put_u(w, g->scr_len[s]);
+    prev = g->scr_addr[s] + g->scr_len[s];
+  }
+  return wire_done(w);
+}
+
+static int wire_bad(int rank, const char *what) {
+  return cdag__error(CDAG_ERR_FORMAT, "graph encoding of rank %d is corrupt (%s)", rank, what);
+}
+
+static int wire_decode_op(cdag_graph *g, int rank, wire_reader *r, uint64_t *prev) {
+  const uint8_t *k = wire_get_bytes(r, 1);
+  if (!k) return wire_bad(rank, "truncated op");
+  uint64_t a, b, n, peer, tag;
+  switch (*k) {
+  case IR_SEND:
+  case IR_RECV:
+    peer = wire_get_u(r);
+    tag = wire_get_u(r);
+    a = *prev + (uint64_t)wire_get_s(r);
+    n = wire_get_u(r);
+    if (r->failed || peer > INT32_MAX || tag > INT32_MAX) return wire_bad(rank, "send/recv fields");
+    *prev = a + n;
+    return *k == IR_SEND ? ir_add_send(g, rank, a, n, (int)peer, (int)tag, NULL)
+                         : ir_add_recv(g, rank, a, n, (int)peer, (int)tag, NULL);
+  case IR_REDUCE:
+    peer = wire_get_u(r);
+    tag = wire_get_u(r);
+    a = *prev + (uint64_t)wire_get_s(r);
+    b = a + (uint64_t)wire_get_s(r);
+    n = wire_get_u(r);
+    if (r->failed || peer > 64 || tag > 64) return wire_bad(rank, "reduce fields");
+    *prev = a + n * (uint64_t)ir_type_size((int)peer);
+    return ir_add_reduce(g, rank, b, a, n, (int)peer, (int)tag, NULL);
+  case IR_COPY:
+    a = *prev + (uint64_t)wire_get_s(r);
+    b = a + (uint64_t)wire_get_s(r);
+    n = wire_get_u(r);
+    if (r->failed) return wire_bad(rank, "copy fields");
+    *prev = a + n;
+    return ir_add_copy(g, rank, b, a, n, NULL);
+  case IR_CALC:
+    n = wire_get_u(r);
+    if (r->failed) return wire_bad(rank, "calc fields");
+    return ir_add_calc(g, rank, n, NULL);
+  default:
+    return wire_bad(rank, "unknown op kind");
+  }
+}
+
+int wire_decode_rank(cdag_graph *g, const uint8_t *p, int64_t len, int *rank) {
+  wire_reader r;
+  wire_reader_init(&r, p, len);
+  int rc;
+  uint64_t magic = wire_get_u(&r), version = wire_get_u(&r), nprocs = wire_get_u(&r);
+  uint64_t rk = wire_get_u(&r), nops = wire_get_u(&r), ndeps = wire_get_u(&r), nscr = wire_get_u(&r);
+  if (r.failed || magic != WIRE_MAGIC || version != WIRE_VERSION) return wire_bad(-1, "header");
+  if (nprocs != (uint64_t)g->nprocs || rk >= nprocs)
+    return cdag__error(CDAG_ERR_FORMAT, "graph encoding names %llu ranks (rank %llu); expected %d",
+                       (unsigned long long)nprocs, (unsigned long long)rk, g->nprocs);
+  int rank_ = (int)rk;
+  if (nops > (uint64_t)len || ndeps > (uint64_t)len || nscr > (uint64_t)len) return wire_bad(rank_, "counts");
+  if ((rc = ir_reserve(g, (int64_t)nops))) return rc;
+  int64_t base = g->nops;
+  uint64_t prev = 0;
+  for (uint64_t i = 0; i < nops; i++)
+    if ((rc = wire_decode_op(g, rank_, &r, &prev))) return rc;
+  for (uint64_t d = 0; d < ndeps; d++) {
+    uint64_t before = wire_get_u(&r);
+    int64_t delta = wire_get_s(&r);
+    if (r.failed || before >= nops || (int64_t)before + delta < 0 || (uint64_t)((int64_t)before + delta) >= nops)
+      return wire_bad(rank_, "dependency");
+    if ((rc = ir_add_dep(g, base + (int64_t)before, base + (int64_t)before + delta, 1))) return rc;
+  }
+  prev = 0;
+  for (uint64_t s = 0; s < nscr; s++) {
+    uint64_t a = prev + (uint64_t)wire_get_s(&r), n = wire_get_u(&r);
+    if (r.failed) return wire_bad(rank_, "scratch");
+    if ((rc = ir_add_scratch(g, rank_, a, n))) return rc;
+    prev = a + n;
+  }
+  if (r.p != r.end) return wire_bad(rank_, "trailing bytes");
+  if (rank) *rank = rank_;
+  return CDAG_OK;
+}
+
+/* ---- fingerprint ---- */
+
+static uint64_t wire_mix(uint64_t h) {
+  h ^= h >> 32;
+  h *= 0xd6e8feb86659fd93ull;
+  h ^= h >> 32;
+  h *= 0xd6e8feb86659fd93ull;
+  h ^= h >> 32;
+  return h;
+}
+
+uint64_t wire_hash(const void *p, int64_t len, uint64_t seed) {
+  const uint8_t *b = p;
+  uint64_t h = seed ^ 0x9e3779b97f4a7c15ull ^ (uint64_t)len;
+  int64_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    uint64_t v;
+    memcpy(&v, b + i, 8);
+    h = (h ^ wire_mix(v + 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+  }
+  uint64_t tail = 0;
+  for (int64_t j = 0; i + j < len; j++) tail |= (uint64_t)b[i + j] << (8 * j);
+  h = (h ^ wire_mix(tail + (uint64_t)len)) * 0xc4ceb9fe1a85ec53ull;
+  return wire_mix(h);
+}
