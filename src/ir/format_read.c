@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ir/format.h"
 
@@ -107,9 +108,28 @@ static int rd_wrap(reader *r, int rc, const token *t) {
 
 /* ---- tokenizer ---- */
 
-static int is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-static int is_digit(char c) { return c >= '0' && c <= '9'; }
-static int is_alnum(char c) { return is_alpha(c) || is_digit(c); }
+/* Character classes, one table lookup per byte on the hot path. */
+enum { C_ALPHA = 1, C_DIGIT = 2, C_BLANK = 4 };
+static const uint8_t char_class[256] = {
+  [' '] = C_BLANK, ['\t'] = C_BLANK, ['\r'] = C_BLANK, ['\f'] = C_BLANK, ['\v'] = C_BLANK,
+  ['0'] = C_DIGIT, ['1'] = C_DIGIT, ['2'] = C_DIGIT, ['3'] = C_DIGIT, ['4'] = C_DIGIT,
+  ['5'] = C_DIGIT, ['6'] = C_DIGIT, ['7'] = C_DIGIT, ['8'] = C_DIGIT, ['9'] = C_DIGIT,
+  ['_'] = C_ALPHA,
+  ['a'] = C_ALPHA, ['b'] = C_ALPHA, ['c'] = C_ALPHA, ['d'] = C_ALPHA, ['e'] = C_ALPHA, ['f'] = C_ALPHA,
+  ['g'] = C_ALPHA, ['h'] = C_ALPHA, ['i'] = C_ALPHA, ['j'] = C_ALPHA, ['k'] = C_ALPHA, ['l'] = C_ALPHA,
+  ['m'] = C_ALPHA, ['n'] = C_ALPHA, ['o'] = C_ALPHA, ['p'] = C_ALPHA, ['q'] = C_ALPHA, ['r'] = C_ALPHA,
+  ['s'] = C_ALPHA, ['t'] = C_ALPHA, ['u'] = C_ALPHA, ['v'] = C_ALPHA, ['w'] = C_ALPHA, ['x'] = C_ALPHA,
+  ['y'] = C_ALPHA, ['z'] = C_ALPHA,
+  ['A'] = C_ALPHA, ['B'] = C_ALPHA, ['C'] = C_ALPHA, ['D'] = C_ALPHA, ['E'] = C_ALPHA, ['F'] = C_ALPHA,
+  ['G'] = C_ALPHA, ['H'] = C_ALPHA, ['I'] = C_ALPHA, ['J'] = C_ALPHA, ['K'] = C_ALPHA, ['L'] = C_ALPHA,
+  ['M'] = C_ALPHA, ['N'] = C_ALPHA, ['O'] = C_ALPHA, ['P'] = C_ALPHA, ['Q'] = C_ALPHA, ['R'] = C_ALPHA,
+  ['S'] = C_ALPHA, ['T'] = C_ALPHA, ['U'] = C_ALPHA, ['V'] = C_ALPHA, ['W'] = C_ALPHA, ['X'] = C_ALPHA,
+  ['Y'] = C_ALPHA, ['Z'] = C_ALPHA,
+};
+static int is_alpha(char c) { return char_class[(unsigned char)c] & C_ALPHA; }
+static int is_digit(char c) { return char_class[(unsigned char)c] & C_DIGIT; }
+static int is_alnum(char c) { return char_class[(unsigned char)c] & (C_ALPHA | C_DIGIT); }
+static int is_blank(char c) { return char_class[(unsigned char)c] & C_BLANK; }
 
 static uint32_t col_of(const reader *r, const char *p) {
   int64_t c = p - r->line_start + 1;
@@ -122,7 +142,8 @@ static int skip_blanks(reader *r, token *nl_at, int *saw_nl) {
   const char *p = r->p, *end = r->end;
   *saw_nl = 0;
   for (;;) {
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v')) p++;
+    while (p < end && is_blank(*p)) p++;
+    if (p < end && *p != '#' && *p != '/') break;
     if (p < end && (*p == '#' || (*p == '/' && p + 1 < end && p[1] == '/'))) {
       const char *nl = memchr(p, '\n', (size_t)(end - p));
       p = nl ? nl : end;
@@ -243,20 +264,22 @@ static int num_value(const token *t, int allow_b, int64_t *v, int *suffixed) {
   if (s == e) return NUM_BAD;
   for (const char *q = s; q < e; q++)
     if (!(is_digit(*q) || (base == 16 && ((*q >= 'a' && *q <= 'f') || (*q >= 'A' && *q <= 'F'))))) return NUM_BAD;
-  uint64_t x = 0;
+  uint64_t x = 0, lim = (uint64_t)INT64_MAX / (uint64_t)base;
   for (; s < e; s++) {
-    int d = is_digit(*s) ? *s - '0' : (*s | 0x20) - 'a' + 10;
-    if (x > ((uint64_t)INT64_MAX - (uint64_t)d) / (uint64_t)base) return NUM_BIG;
-    x = x * (uint64_t)base + (uint64_t)d;
+    uint64_t d = (uint64_t)(is_digit(*s) ? *s - '0' : (*s | 0x20) - 'a' + 10);
+    if (x > lim) return NUM_BIG; /* then x * base cannot overflow */
+    x *= (uint64_t)base;
+    if (x > (uint64_t)INT64_MAX - d) return NUM_BIG;
+    x += d;
   }
   *v = neg ? -(int64_t)x : (int64_t)x;
   return NUM_OK;
 }
 
-/* The current token as a number in lo..hi; `what` names it in the message. */
-static int num_in(reader *r, const token *t, int allow_b, int64_t lo, int64_t hi, const char *what, int64_t *v) {
-  int suffixed;
-  int k = num_value(t, allow_b, v, &suffixed);
+/* The token as a number in lo..hi; `what` names it in the message. */
+static int num_in_sfx(reader *r, const token *t, int allow_b, int64_t lo, int64_t hi, const char *what, int64_t *v,
+                      int *suffixed) {
+  int k = num_value(t, allow_b, v, suffixed);
   char b[200];
   if (k == NUM_BIG)
     return rd_fail(r, CDAG_ERR_FORMAT, t, "number %s is larger than 2^63-1", tok_show(t, b, sizeof b));
@@ -269,13 +292,17 @@ static int num_in(reader *r, const token *t, int allow_b, int64_t lo, int64_t hi
   return CDAG_OK;
 }
 
+static int num_in(reader *r, const token *t, int allow_b, int64_t lo, int64_t hi, const char *what, int64_t *v) {
+  int suffixed;
+  return num_in_sfx(r, t, allow_b, lo, hi, what, v, &suffixed);
+}
+
 /* Reads a size: `Nb`, `N b` or `N`. */
 static int read_size(reader *r, const char *what, int64_t *v) {
   int rc, suffixed;
   const token *ahead;
   if ((rc = next(r))) return rc;
-  if ((rc = num_in(r, &r->tok, 1, 0, INT64_MAX, what, v))) return rc;
-  num_value(&r->tok, 1, v, &suffixed);
+  if ((rc = num_in_sfx(r, &r->tok, 1, 0, INT64_MAX, what, v, &suffixed))) return rc;
   if (suffixed) return CDAG_OK;
   if ((rc = peek(r, &ahead))) return rc;
   if (is_word(ahead, "b")) return next(r);
@@ -288,7 +315,7 @@ static int read_peer(reader *r, int send, int32_t *peer) {
   int rc, suffixed;
   const char *what = send ? "a destination rank" : "a source rank";
   if ((rc = next(r))) return rc;
-  if (!send && num_value(&r->tok, 0, &v, &suffixed) == NUM_OK && v == -1)
+  if (!send && r->tok.len == 2 && num_value(&r->tok, 0, &v, &suffixed) == NUM_OK && v == -1)
     return rd_fail(r, CDAG_ERR_UNSUPPORTED, &r->tok, "wildcard source '-1' (any source) is not supported");
   if ((rc = num_in(r, &r->tok, 0, 0, r->g->nprocs - 1, what, &v))) return rc;
   *peer = (int32_t)v;
@@ -713,9 +740,12 @@ int ir_load_mem(const char *buf, size_t len, const char *name, const ir_load_opt
   return CDAG_OK;
 }
 
-/* Reads all of f into a malloc'd buffer. */
+/* Reads all of f into a malloc'd buffer (sized at once for regular files). */
 static int read_stream(FILE *f, const char *name, char **out, size_t *len) {
   size_t cap = 1 << 16, n = 0;
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size < SIZE_MAX / 2)
+    cap = (size_t)st.st_size + 1; /* +1: the final fread sees end of file without a regrowth */
   char *buf = malloc(cap);
   if (!buf) return CDAG_NOMEM("file buffer");
   for (;;) {
