@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# cdag tests — tests/cli/check_dot.sh CDAG SOURCE_DIR: `cdag check` and `cdag dot` on shipped files.
+#
+# check prints the expected one-line summary (files, standard input, --goal-buffers=fresh),
+# fails with exit 1 and FILE:LINE on a malformed file, exit 2 on usage errors; dot writes a
+# digraph with one cluster per rank and dashed dependency edges; help and unknown commands.
+set -u
+cdag=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# expect_status STATUS CMD...: runs CMD, stdout to $tmp/out, stderr to $tmp/err
+expect_status() {
+  local want=$1; shift
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  [ "$got" -eq "$want" ] || fail "'$*' exited $got, expected $want: $(cat "$tmp/err")"
+}
+
+expect_out() { grep -qF -- "$1" "$tmp/out" || fail "stdout of the last command lacks '$1': $(head -c 300 "$tmp/out")"; }
+expect_err() { grep -qF -- "$1" "$tmp/err" || fail "stderr of the last command lacks '$1': $(cat "$tmp/err")"; }
+
+# ---- check: summaries ----
+expect_status 0 "$cdag" check "$src/tests/data/goal/binomial_bcast16.goal"
+expect_out "ok: 16 ranks, 30 ops (15 send, 15 recv, 0 reduce, 0 copy, 0 calc), 15 messages, 11 dependencies"
+expect_status 0 "$cdag" check "$src/examples/graphs/bcast_binomial8.cdag"
+expect_out "ok: 8 ranks, 14 ops (7 send, 7 recv, 0 reduce, 0 copy, 0 calc), 7 messages, 4 dependencies"
+expect_status 0 "$cdag" check "$src/tests/data/goal/calc_cpu_nic.goal"
+expect_out "ok: 4 ranks, 9 ops (3 send, 3 recv, 0 reduce, 0 copy, 3 calc), 3 messages"
+for f in "$src"/examples/graphs/*.cdag "$src"/tests/data/goal/*.goal "$src/tests/data/mixed.cdag"; do
+  expect_status 0 "$cdag" check "$f"
+  expect_out "ok: "
+done
+expect_status 0 "$cdag" check - <"$src/examples/graphs/halo1d8.cdag"
+expect_out "ok: 8 ranks, 32 ops (16 send, 16 recv, 0 reduce, 0 copy, 0 calc), 16 messages, 0 dependencies"
+
+# ---- GOAL buffers: shared address 0 (a forwarding rank depends on its receive) or fresh ----
+printf 'num_ranks 3\nrank 0 { send 8b to 1 }\nrank 1 {\n recv 8b from 0\n send 8b to 2\n}\nrank 2 { recv 8b from 1 }\n' >"$tmp/fwd.goal"
+expect_status 0 "$cdag" check "$tmp/fwd.goal"
+expect_out ", 1 dependencies"
+expect_status 0 "$cdag" check --goal-buffers=fresh "$tmp/fwd.goal"
+expect_out ", 0 dependencies"
+expect_status 2 "$cdag" check --goal-buffers=sometimes "$tmp/fwd.goal"
+
+# ---- check: errors ----
+expect_status 1 "$cdag" check "$src/tests/data/bad_unknown_label.cdag"
+expect_err "bad_unknown_label.cdag:9:"
+expect_err "unknown label 'missing'"
+printf 'num_ranks 2\nrank 0 {\n  l1: recv 1b from -1\n}\n' >"$tmp/wild.goal"
+expect_status 1 "$cdag" check "$tmp/wild.goal"
+expect_err "wild.goal:3:"
+expect_err "not supported"
+expect_status 1 "$cdag" check "$tmp/does-not-exist.cdag"
+expect_err "cannot open"
+expect_status 2 "$cdag" check
+expect_status 2 "$cdag" check a.cdag b.cdag
+if [ -f "$src/src/match/match.c" ]; then # matching errors once the match stage is built
+  expect_status 1 "$cdag" check "$src/fuzz/corpus/truncate.goal"
+  expect_status 1 "$cdag" check "$src/fuzz/corpus/deadlock.cdag"
+fi
+
+# ---- dot ----
+expect_status 0 "$cdag" dot "$src/examples/graphs/bcast_binomial8.cdag"
+expect_out "digraph cdag {"
+expect_out "subgraph cluster_rank0 {"
+expect_out "subgraph cluster_rank7 {"
+expect_out "[style=dashed]"
+expect_out 'label="send 64B to 4\nsend_to_4"'
+[ "$(grep -c 'subgraph cluster_rank' "$tmp/out")" -eq 8 ] || fail "dot: expected 8 clusters"
+[ "$(tail -n 1 "$tmp/out")" = "}" ] || fail "dot: output does not end the digraph"
+expect_status 1 "$cdag" dot --plan "$src/examples/graphs/bcast_binomial8.cdag"
+expect_err "not built yet"
+expect_status 1 "$cdag" dot "$src/tests/data/bad_unknown_label.cdag"
+expect_err "bad_unknown_label.cdag:9:"
+expect_status 2 "$cdag" dot
+
+# ---- help and unknown commands ----
+expect_status 0 "$cdag" --help
+expect_out "check"
+expect_status 0 "$cdag" check --help
+expect_out "usage: cdag check"
+expect_status 2 "$cdag" frobnicate
+expect_err "unknown command"
+
+if [ "$fails" -ne 0 ]; then
+  echo "check_dot.sh: $fails failure(s)"
+  exit 1
+fi
+echo "check_dot.sh: all passed"
