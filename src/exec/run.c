@@ -1,0 +1,788 @@
+/* cdag — src/exec/run.c: building a rank's schedule from its part, and running it.
+ *
+ * Building (once, at compile time): decode the part (schedule.c wrote it); decide per
+ * reduction whether its buffers are used in place or packed through a temporary; compute the
+ * snapshot ranges as (bytes read while communication is in flight) ∩ (bytes written then),
+ * both merged with one sort each; redirect every such read into the snapshot buffer; create
+ * sub-communicators, hindexed datatypes over absolute addresses (MPI_BOTTOM) and persistent
+ * requests: one MPI-4 persistent collective per collective, one persistent send/recv per
+ * peer and direction. Running: copy snapshots, pack, MPI_Startall, local copies, MPI_Waitall,
+ * unpack, residual reductions. A run costs its MPI calls plus the bytes it copies; no
+ * allocation. The detect = 0 engine lives in baseline.c and shares the request arrays. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/schedule.h"
+
+/* ---- MPI helpers ---- */
+
+int sched_mpi_error(int mpi_rc, const char *call, int rank) {
+  char text[MPI_MAX_ERROR_STRING] = "";
+  int len = 0;
+  MPI_Error_string(mpi_rc, text, &len);
+  return cdag__error(CDAG_ERR_MPI, "rank %d: %s failed: %s", rank, call, text);
+}
+
+#define MPI_TRY(call, name)                                     \
+  do {                                                          \
+    int mrc_ = (call);                                          \
+    if (mrc_ != MPI_SUCCESS) return sched_mpi_error(mrc_, name, s->rank); \
+  } while (0)
+
+MPI_Datatype sched_mpi_type(int type) {
+  static MPI_Datatype map[10];
+  map[CDAG_INT8] = MPI_INT8_T;     map[CDAG_INT16] = MPI_INT16_T;   map[CDAG_INT32] = MPI_INT32_T;
+  map[CDAG_INT64] = MPI_INT64_T;   map[CDAG_UINT8] = MPI_UINT8_T;   map[CDAG_UINT16] = MPI_UINT16_T;
+  map[CDAG_UINT32] = MPI_UINT32_T; map[CDAG_UINT64] = MPI_UINT64_T; map[CDAG_FLOAT] = MPI_FLOAT;
+  map[CDAG_DOUBLE] = MPI_DOUBLE;
+  return type >= 0 && type < 10 ? map[type] : MPI_DATATYPE_NULL;
+}
+
+MPI_Op sched_mpi_op(int rop) {
+  static MPI_Op map[10];
+  map[CDAG_SUM] = MPI_SUM;   map[CDAG_PROD] = MPI_PROD; map[CDAG_MIN] = MPI_MIN; map[CDAG_MAX] = MPI_MAX;
+  map[CDAG_BAND] = MPI_BAND; map[CDAG_BOR] = MPI_BOR;   map[CDAG_BXOR] = MPI_BXOR;
+  map[CDAG_LAND] = MPI_LAND; map[CDAG_LOR] = MPI_LOR;   map[CDAG_LXOR] = MPI_LXOR;
+  return rop >= 0 && rop < 10 ? map[rop] : MPI_OP_NULL;
+}
+
+/* ---- decoded part ---- */
+
+typedef struct { int space; uint64_t addr, len; } bpiece;
+typedef struct { int64_t first, n; uint64_t bytes; int packed; } bslot;  /* pieces[first..+n) */
+typedef struct {
+  int method, kind, type, op, rootm, n, me, nsend, nrecv;
+  int64_t setid;
+  int64_t members_first;         /* into b->members (setid >= 0) */
+  int64_t slot_first;            /* nsend send slots, then nrecv recv slots */
+  int64_t map_first;             /* Alltoallw: 2 entries per member (send slot+1, recv slot+1) */
+} bcoll;
+typedef struct { int peer; int64_t first, n; } bpair;
+typedef struct { int dst_space; uint64_t dst, src, len; } bcopy;
+
+typedef struct {
+  bpiece *pieces; int64_t npieces, cap_pieces;
+  bslot *slots;   int64_t nslots, cap_slots;
+  bcoll *colls;   int64_t ncolls;
+  int32_t *members; int64_t nmembers, cap_members;
+  int32_t *map;   int64_t nmap, cap_map;
+  bpair *out, *in; int64_t nout, nin;
+  bcopy *copies;  int64_t ncopies;
+  uint64_t redsize;
+  /* snapshot computation: [lo, hi) ranges */
+  uint64_t *rd, *wr; int64_t nrd, nwr, cap_rd, cap_wr;
+} bstate;
+
+static void bstate_free(bstate *b) {
+  free(b->pieces); free(b->slots); free(b->colls); free(b->members); free(b->map);
+  free(b->out); free(b->in); free(b->copies); free(b->rd); free(b->wr);
+}
+
+static int add_piece(bstate *b, int space, uint64_t addr, uint64_t len) {
+  int rc = sched_grow((void **)&b->pieces, b->npieces, &b->cap_pieces, sizeof *b->pieces);
+  if (rc) return rc;
+  b->pieces[b->npieces++] = (bpiece){space, addr, len};
+  return CDAG_OK;
+}
+
+static int read_slot(bstate *b, wire_reader *r) {
+  int rc = sched_grow((void **)&b->slots, b->nslots, &b->cap_slots, sizeof *b->slots);
+  if (rc) return rc;
+  uint64_t n = wire_get_u(r), prev = 0, bytes = 0;
+  if (r->failed || n > (uint64_t)(r->end - r->p)) return cdag__error(CDAG_ERR_FORMAT, "schedule part: slot");
+  bslot *sl = &b->slots[b->nslots++];
+  sl->first = b->npieces;
+  sl->n = (int64_t)n;
+  sl->packed = 0;
+  for (uint64_t k = 0; k < n; k++) {
+    uint64_t a = prev + (uint64_t)wire_get_s(r), len = wire_get_u(r);
+    if ((rc = add_piece(b, SP_USER, a, len))) return rc;
+    prev = a + len;
+    bytes += len;
+  }
+  b->slots[b->nslots - 1].bytes = bytes;
+  return CDAG_OK;
+}
+
+static int push_u32(int32_t **arr, int64_t *n, int64_t *cap, int32_t v) {
+  int rc = sched_grow((void **)arr, *n, cap, sizeof **arr);
+  if (rc) return rc;
+  (*arr)[(*n)++] = v;
+  return CDAG_OK;
+}
+
+static int read_coll(bstate *b, wire_reader *r, bcoll *c, int nprocs) {
+  int rc;
+  c->method = (int)wire_get_u(r);
+  c->kind = (int)wire_get_u(r);
+  c->type = (int)wire_get_u(r);
+  c->op = (int)wire_get_u(r);
+  c->rootm = (int)wire_get_s(r);
+  c->setid = wire_get_s(r);
+  c->n = (int)wire_get_u(r);
+  if (r->failed || c->n < 1 || c->n > nprocs) return cdag__error(CDAG_ERR_FORMAT, "schedule part: collective");
+  c->members_first = b->nmembers;
+  if (c->setid >= 0)
+    for (int j = 0; j < c->n; j++)
+      if ((rc = push_u32(&b->members, &b->nmembers, &b->cap_members, (int32_t)wire_get_u(r)))) return rc;
+  c->me = (int)wire_get_u(r);
+  c->nsend = (int)wire_get_u(r);
+  c->nrecv = (int)wire_get_u(r);
+  if (r->failed || c->nsend > c->n || c->nrecv > c->n) return cdag__error(CDAG_ERR_FORMAT, "schedule part: slots");
+  c->slot_first = b->nslots;
+  for (int k = 0; k < c->nsend + c->nrecv; k++)
+    if ((rc = read_slot(b, r))) return rc;
+  c->map_first = b->nmap;
+  if (c->method == SM_ALLTOALLW)
+    for (int j = 0; j < 2 * c->n; j++)
+      if ((rc = push_u32(&b->map, &b->nmap, &b->cap_map, (int32_t)wire_get_u(r)))) return rc;
+  return r->failed ? cdag__error(CDAG_ERR_FORMAT, "schedule part: collective") : CDAG_OK;
+}
+
+static int read_pairs(bstate *b, wire_reader *r, bpair **pairs, int64_t *npairs) {
+  uint64_t n = wire_get_u(r);
+  if (r->failed || n > (uint64_t)(r->end - r->p)) return cdag__error(CDAG_ERR_FORMAT, "schedule part: pairs");
+  *pairs = calloc(n ? n : 1, sizeof **pairs);
+  if (!*pairs) return CDAG_NOMEM("schedule pairs");
+  *npairs = (int64_t)n;
+  for (uint64_t k = 0; k < n; k++) {
+    bpair *p = &(*pairs)[k];
+    p->peer = (int)wire_get_u(r);
+    p->n = (int64_t)wire_get_u(r);
+    p->first = b->npieces;
+    for (int64_t q = 0; q < p->n && !r->failed; q++) {
+      int space = (int)wire_get_u(r);
+      uint64_t a = wire_get_u(r), len = wire_get_u(r);
+      int rc = add_piece(b, space, a, len);
+      if (rc) return rc;
+    }
+  }
+  return r->failed ? cdag__error(CDAG_ERR_FORMAT, "schedule part: pairs") : CDAG_OK;
+}
+
+static int read_part(bstate *b, wire_reader *r, int nprocs) {
+  uint64_t nc = wire_get_u(r);
+  if (r->failed || nc > (uint64_t)(r->end - r->p)) return cdag__error(CDAG_ERR_FORMAT, "schedule part: header");
+  b->colls = calloc(nc ? nc : 1, sizeof *b->colls);
+  if (!b->colls) return CDAG_NOMEM("schedule collectives");
+  b->ncolls = (int64_t)nc;
+  int rc;
+  for (uint64_t k = 0; k < nc; k++)
+    if ((rc = read_coll(b, r, &b->colls[k], nprocs))) return rc;
+  if ((rc = read_pairs(b, r, &b->out, &b->nout)) || (rc = read_pairs(b, r, &b->in, &b->nin))) return rc;
+  uint64_t ncp = wire_get_u(r);
+  if (r->failed || ncp > (uint64_t)(r->end - r->p)) return cdag__error(CDAG_ERR_FORMAT, "schedule part: copies");
+  b->copies = calloc(ncp ? ncp : 1, sizeof *b->copies);
+  if (!b->copies) return CDAG_NOMEM("schedule copies");
+  b->ncopies = (int64_t)ncp;
+  for (uint64_t k = 0; k < ncp; k++) {
+    bcopy *c = &b->copies[k];
+    c->dst_space = (int)wire_get_u(r);
+    c->dst = wire_get_u(r);
+    c->len = wire_get_u(r);
+    c->src = wire_get_u(r);
+  }
+  b->redsize = wire_get_u(r);
+  return r->failed ? cdag__error(CDAG_ERR_FORMAT, "schedule part: copies") : CDAG_OK;
+}
+
+/* ---- snapshots: (reads in flight) ∩ (writes in flight), per rank ---- */
+
+static int add_range(uint64_t **v, int64_t *n, int64_t *cap, uint64_t addr, uint64_t len) {
+  if (!len) return CDAG_OK;
+  if (*n + 2 > *cap) {
+    int64_t c = *cap ? *cap * 2 : 64;
+    uint64_t *p = realloc(*v, (size_t)c * sizeof *p);
+    if (!p) return CDAG_NOMEM("snapshot ranges");
+    *v = p;
+    *cap = c;
+  }
+  (*v)[(*n)++] = addr;
+  (*v)[(*n)++] = addr + len;
+  return CDAG_OK;
+}
+
+static int range_cmp(const void *x, const void *y) {
+  const uint64_t *a = x, *b = y;
+  return (a[0] > b[0]) - (a[0] < b[0]);
+}
+
+/* Sorts [lo, hi) pairs and merges overlapping ones in place; returns the new pair count. */
+static int64_t merge_ranges(uint64_t *v, int64_t npairs) {
+  qsort(v, (size_t)npairs, 2 * sizeof *v, range_cmp);
+  int64_t m = 0;
+  for (int64_t k = 0; k < npairs; k++) {
+    if (m && v[2 * k] <= v[2 * m - 1]) {
+      if (v[2 * k + 1] > v[2 * m - 1]) v[2 * m - 1] = v[2 * k + 1];
+      continue;
+    }
+    v[2 * m] = v[2 * k];
+    v[2 * m + 1] = v[2 * k + 1];
+    m++;
+  }
+  return m;
+}
+
+static int slot_direct(const bstate *b, const bslot *sl, uint64_t bytes) {
+  return sl->n == 1 && b->pieces[sl->first].len == bytes;
+}
+
+/* Records what the run reads and writes while requests are in flight. */
+static int collect_ranges(bstate *b) {
+  int rc = CDAG_OK;
+#define RD(a, l) if ((rc = add_range(&b->rd, &b->nrd, &b->cap_rd, (a), (l)))) return rc
+#define WR(a, l) if ((rc = add_range(&b->wr, &b->nwr, &b->cap_wr, (a), (l)))) return rc
+  for (int64_t k = 0; k < b->ncolls; k++) {
+    bcoll *c = &b->colls[k];
+    for (int q = 0; q < c->nsend + c->nrecv; q++) {
+      bslot *sl = &b->slots[c->slot_first + q];
+      int send = q < c->nsend;
+      int reduction = c->method == SM_ALLREDUCE || c->method == SM_REDUCE || c->method == SM_REDSCAT;
+      if (reduction && send) sl->packed = c->method == SM_REDSCAT || sl->n != 1;
+      if (reduction && !send) sl->packed = !slot_direct(b, sl, sl->bytes) || c->method == SM_REDSCAT;
+      if (sl->packed) continue;
+      for (int64_t pi = sl->first; pi < sl->first + sl->n; pi++) {
+        if (send) { RD(b->pieces[pi].addr, b->pieces[pi].len); }
+        else { WR(b->pieces[pi].addr, b->pieces[pi].len); }
+      }
+    }
+  }
+  for (int64_t k = 0; k < b->nout; k++)
+    for (int64_t pi = b->out[k].first; pi < b->out[k].first + b->out[k].n; pi++) RD(b->pieces[pi].addr, b->pieces[pi].len);
+  for (int64_t k = 0; k < b->nin; k++)
+    for (int64_t pi = b->in[k].first; pi < b->in[k].first + b->in[k].n; pi++)
+      if (b->pieces[pi].space == SP_USER) WR(b->pieces[pi].addr, b->pieces[pi].len);
+  for (int64_t k = 0; k < b->ncopies; k++)
+    if (b->copies[k].dst_space == SP_USER) {
+      RD(b->copies[k].src, b->copies[k].len);
+      WR(b->copies[k].dst, b->copies[k].len);
+    }
+#undef RD
+#undef WR
+  return rc;
+}
+
+/* Snapshot ranges = merged reads ∩ merged writes (two-pointer sweep). */
+static int build_snapshots(cdag_schedule *s, bstate *b) {
+  int rc = collect_ranges(b);
+  if (rc) return rc;
+  int64_t nr = merge_ranges(b->rd, b->nrd / 2), nw = merge_ranges(b->wr, b->nwr / 2);
+  int64_t cap = nr + nw + 1;
+  s->snap_lo = malloc((size_t)cap * sizeof *s->snap_lo);
+  s->snap_hi = malloc((size_t)cap * sizeof *s->snap_hi);
+  s->snap_off = malloc((size_t)cap * sizeof *s->snap_off);
+  if (!s->snap_lo || !s->snap_hi || !s->snap_off) return CDAG_NOMEM("snapshots");
+  uint64_t total = 0;
+  for (int64_t i = 0, j = 0; i < nr && j < nw;) {
+    uint64_t lo = b->rd[2 * i] > b->wr[2 * j] ? b->rd[2 * i] : b->wr[2 * j];
+    uint64_t hi = b->rd[2 * i + 1] < b->wr[2 * j + 1] ? b->rd[2 * i + 1] : b->wr[2 * j + 1];
+    if (lo < hi) {
+      s->snap_lo[s->nsnaps] = lo;
+      s->snap_hi[s->nsnaps] = hi;
+      s->snap_off[s->nsnaps++] = total;
+      total += hi - lo;
+    }
+    if (b->rd[2 * i + 1] < b->wr[2 * j + 1]) i++;
+    else j++;
+  }
+  if (total && !(s->snapbuf = malloc(total))) return CDAG_NOMEM("snapshot buffer");
+  return CDAG_OK;
+}
+
+/* ---- redirected pieces and datatypes ---- */
+
+typedef struct { uint8_t *ptr; uint64_t len; } rpiece;
+typedef struct { rpiece *v; int64_t n, cap; } rlist;
+
+static int rl_add(rlist *l, uint8_t *ptr, uint64_t len) {
+  if (!len) return CDAG_OK;
+  if (l->n && l->v[l->n - 1].ptr + l->v[l->n - 1].len == ptr) {  /* coalesce neighbours */
+    l->v[l->n - 1].len += len;
+    return CDAG_OK;
+  }
+  int rc = sched_grow((void **)&l->v, l->n, &l->cap, sizeof *l->v);
+  if (rc) return rc;
+  l->v[l->n++] = (rpiece){ptr, len};
+  return CDAG_OK;
+}
+
+/* A read of [addr, addr+len): the parts inside snapshots come from the snapshot buffer. */
+static int rl_read(const cdag_schedule *s, rlist *l, uint64_t addr, uint64_t len) {
+  int64_t lo = 0, hi = s->nsnaps;
+  while (lo < hi) {  /* first snapshot ending after addr */
+    int64_t mid = lo + (hi - lo) / 2;
+    if (s->snap_hi[mid] <= addr) lo = mid + 1;
+    else hi = mid;
+  }
+  uint64_t end = addr + len;
+  int rc;
+  for (int64_t k = lo; addr < end; k++) {
+    uint64_t next = k < s->nsnaps && s->snap_lo[k] < end ? s->snap_lo[k] : end;
+    if (next > addr) {
+      if ((rc = rl_add(l, (uint8_t *)(uintptr_t)addr, next - addr))) return rc;
+      addr = next;
+    }
+    if (k >= s->nsnaps || addr >= end) break;
+    uint64_t stop = s->snap_hi[k] < end ? s->snap_hi[k] : end;
+    if ((rc = rl_add(l, s->snapbuf + s->snap_off[k] + (addr - s->snap_lo[k]), stop - addr))) return rc;
+    addr = stop;
+  }
+  return CDAG_OK;
+}
+
+static uint8_t *piece_ptr(const cdag_schedule *s, const bpiece *p) {
+  return p->space == SP_RED ? s->redbuf + p->addr : (uint8_t *)(uintptr_t)p->addr;
+}
+
+/* The pieces of a slot or pair as raw pointers (reads redirected through snapshots). */
+static int rl_pieces(const cdag_schedule *s, const bstate *b, int64_t first, int64_t n, int read, rlist *l) {
+  l->n = 0;
+  int rc;
+  for (int64_t k = first; k < first + n; k++) {
+    const bpiece *p = &b->pieces[k];
+    if (read && p->space == SP_USER) rc = rl_read(s, l, p->addr, p->len);
+    else rc = rl_add(l, piece_ptr(s, p), p->len);
+    if (rc) return rc;
+  }
+  return CDAG_OK;
+}
+
+static int keep(cdag_schedule *s, void *p) {
+  void **k = realloc(s->keep, (size_t)(s->nkeep + 1) * sizeof *k);
+  if (!k) {
+    free(p);
+    return CDAG_NOMEM("schedule arrays");
+  }
+  s->keep = k;
+  s->keep[s->nkeep++] = p;
+  return CDAG_OK;
+}
+
+static void *keep_alloc(cdag_schedule *s, size_t n) {
+  void *p = calloc(n ? n : 1, 1);
+  if (!p || keep(s, p)) return NULL;
+  return p;
+}
+
+/* A message description: buf, count, type (an absolute hindexed type for several pieces). */
+typedef struct { void *buf; MPI_Count count; MPI_Datatype type; MPI_Aint displ; } mdesc;
+
+static int make_desc(cdag_schedule *s, const rlist *l, mdesc *d) {
+  d->type = MPI_BYTE;
+  d->buf = MPI_BOTTOM;
+  d->count = 0;
+  d->displ = 0;
+  if (l->n == 1) {
+    d->buf = l->v[0].ptr;
+    d->count = (MPI_Count)l->v[0].len;
+    MPI_TRY(MPI_Get_address(d->buf, &d->displ), "MPI_Get_address");
+    return CDAG_OK;
+  }
+  if (l->n == 0) return CDAG_OK;
+  MPI_Count *len = malloc((size_t)l->n * sizeof *len), *disp = malloc((size_t)l->n * sizeof *disp);
+  int rc = CDAG_OK;
+  if (!len || !disp) rc = CDAG_NOMEM("datatype");
+  for (int64_t k = 0; !rc && k < l->n; k++) {
+    MPI_Aint a;
+    MPI_Get_address(l->v[k].ptr, &a);
+    disp[k] = (MPI_Count)a;
+    len[k] = (MPI_Count)l->v[k].len;
+  }
+  MPI_Datatype *types = rc ? NULL : realloc(s->types, (size_t)(s->ntypes + 1) * sizeof *types);
+  if (!rc && !types) rc = CDAG_NOMEM("datatype");
+  if (!rc) {
+    s->types = types;
+    int mrc = MPI_Type_create_hindexed_c(l->n, len, disp, MPI_BYTE, &d->type);
+    if (mrc == MPI_SUCCESS) mrc = MPI_Type_commit(&d->type);
+    if (mrc != MPI_SUCCESS) rc = sched_mpi_error(mrc, "MPI_Type_create_hindexed_c", s->rank);
+    else s->types[s->ntypes++] = d->type;
+  }
+  free(len);
+  free(disp);
+  d->count = 1;
+  return rc;
+}
+
+static MPI_Request *new_req(cdag_schedule *s) { return &s->reqs[s->nreqs++]; }
+
+/* ---- copies (packs before start, local copies after, unpacks after wait) ---- */
+
+static int add_copy(sched_copy **v, int64_t *n, int64_t *cap, const uint8_t *src, uint8_t *dst, uint64_t len) {
+  if (!len) return CDAG_OK;
+  int rc = sched_grow((void **)v, *n, cap, sizeof **v);
+  if (rc) return rc;
+  (*v)[(*n)++] = (sched_copy){src, dst, len};
+  return CDAG_OK;
+}
+
+typedef struct { int64_t pre, mid, post, reds, contribs; } caps;
+
+/* Packs the slot's user pieces (origins, read before anything is written) into tmp. */
+static int pack_slot(cdag_schedule *s, const bstate *b, const bslot *sl, uint8_t *tmp, caps *cp) {
+  uint64_t off = 0;
+  for (int64_t k = sl->first; k < sl->first + sl->n; k++) {
+    const bpiece *p = &b->pieces[k];
+    int rc = add_copy(&s->pre, &s->npre, &cp->pre, piece_ptr(s, p), tmp + off, p->len);
+    if (rc) return rc;
+    off += p->len;
+  }
+  return CDAG_OK;
+}
+
+static int unpack_slot(cdag_schedule *s, const bstate *b, const bslot *sl, const uint8_t *tmp, caps *cp) {
+  uint64_t off = 0;
+  for (int64_t k = sl->first; k < sl->first + sl->n; k++) {
+    const bpiece *p = &b->pieces[k];
+    int rc = add_copy(&s->post, &s->npost, &cp->post, tmp + off, piece_ptr(s, p), p->len);
+    if (rc) return rc;
+    off += p->len;
+  }
+  return CDAG_OK;
+}
+
+/* ---- collectives ---- */
+
+static int coll_comm(cdag_schedule *s, const bstate *b, const bcoll *c, MPI_Comm *comm) {
+  if (c->setid < 0) {
+    *comm = s->comm;
+    return CDAG_OK;
+  }
+  if (c->setid >= s->ncomms) {
+    MPI_Comm *v = realloc(s->comms, (size_t)(c->setid + 1) * sizeof *v);
+    if (!v) return CDAG_NOMEM("sub-communicators");
+    for (int64_t k = s->ncomms; k <= c->setid; k++) v[k] = MPI_COMM_NULL;
+    s->comms = v;
+    s->ncomms = (int)c->setid + 1;
+  }
+  if (s->comms[c->setid] == MPI_COMM_NULL) {
+    MPI_Group world, sub;
+    MPI_TRY(MPI_Comm_group(s->comm, &world), "MPI_Comm_group");
+    int mrc = MPI_Group_incl(world, c->n, b->members + c->members_first, &sub);
+    MPI_Group_free(&world);
+    if (mrc != MPI_SUCCESS) return sched_mpi_error(mrc, "MPI_Group_incl", s->rank);
+    mrc = MPI_Comm_create_group(s->comm, sub, (int)(c->setid & 0x7fff), &s->comms[c->setid]);
+    MPI_Group_free(&sub);
+    if (mrc != MPI_SUCCESS) return sched_mpi_error(mrc, "MPI_Comm_create_group", s->rank);
+  }
+  *comm = s->comms[c->setid];
+  return CDAG_OK;
+}
+
+static int coll_alltoallw(cdag_schedule *s, const bstate *b, const bcoll *c, MPI_Comm comm, rlist *l) {
+  int n = c->n, rc;
+  MPI_Count *cnt = keep_alloc(s, 2 * (size_t)n * sizeof *cnt);
+  MPI_Aint *dsp = keep_alloc(s, 2 * (size_t)n * sizeof *dsp);
+  MPI_Datatype *typ = keep_alloc(s, 2 * (size_t)n * sizeof *typ);
+  mdesc *slotd = calloc((size_t)(c->nsend + c->nrecv) + 1, sizeof *slotd);
+  if (!cnt || !dsp || !typ || !slotd) {
+    free(slotd);
+    return CDAG_NOMEM("alltoallw arguments");
+  }
+  for (int q = 0; q < c->nsend + c->nrecv; q++) {
+    const bslot *sl = &b->slots[c->slot_first + q];
+    if ((rc = rl_pieces(s, b, sl->first, sl->n, q < c->nsend, l)) || (rc = make_desc(s, l, &slotd[q]))) {
+      free(slotd);
+      return rc;
+    }
+  }
+  for (int j = 0; j < n; j++) {
+    for (int side = 0; side < 2; side++) {
+      int v = b->map[c->map_first + 2 * j + side], k = side * n + j;
+      mdesc *d = v ? &slotd[side ? c->nsend + v - 1 : v - 1] : NULL;
+      cnt[k] = d ? d->count : 0;
+      dsp[k] = d && d->type == MPI_BYTE ? d->displ : 0;
+      typ[k] = d ? d->type : MPI_BYTE;
+    }
+  }
+  free(slotd);
+  MPI_TRY(MPI_Alltoallw_init_c(MPI_BOTTOM, cnt, dsp, typ, MPI_BOTTOM, cnt + n, dsp + n, typ + n, comm,
+                               MPI_INFO_NULL, new_req(s)), "MPI_Alltoallw_init_c");
+  return CDAG_OK;
+}
+
+/* The send buffer of a reduction: the single (redirected) piece, or a packed temporary. */
+static int red_buf(cdag_schedule *s, const bstate *b, const bslot *sl, int send, uint64_t bytes, rlist *l,
+                   caps *cp, void **buf) {
+  int rc;
+  if (!sl->packed && send) {
+    if ((rc = rl_pieces(s, b, sl->first, sl->n, 1, l))) return rc;
+    if (l->n == 1) {
+      *buf = l->v[0].ptr;
+      return CDAG_OK;
+    }
+  }
+  if (!sl->packed && !send) {
+    *buf = piece_ptr(s, &b->pieces[sl->first]);
+    return CDAG_OK;
+  }
+  uint8_t *tmp = keep_alloc(s, bytes);
+  if (!tmp) return CDAG_NOMEM("reduction temporary");
+  *buf = tmp;
+  return send ? pack_slot(s, b, sl, tmp, cp) : unpack_slot(s, b, sl, tmp, cp);
+}
+
+static int coll_reduction(cdag_schedule *s, const bstate *b, const bcoll *c, MPI_Comm comm, rlist *l, caps *cp) {
+  MPI_Datatype t = sched_mpi_type(c->type);
+  MPI_Op op = sched_mpi_op(c->op);
+  int tsize = ir_type_size(c->type), rc;
+  if (t == MPI_DATATYPE_NULL || op == MPI_OP_NULL || !tsize)
+    return cdag__error(CDAG_ERR_FORMAT, "schedule part: reduction type %d op %d", c->type, c->op);
+  const bslot *send = &b->slots[c->slot_first], *recv = &b->slots[c->slot_first + c->nsend];
+  void *sbuf = NULL, *rbuf = NULL;
+  if (c->method == SM_REDSCAT) {
+    uint64_t total = 0;
+    MPI_Count *counts = keep_alloc(s, (size_t)c->n * sizeof *counts);
+    if (!counts) return CDAG_NOMEM("reduce_scatter counts");
+    for (int j = 0; j < c->nsend; j++) {
+      counts[j] = (MPI_Count)(send[j].bytes / (uint64_t)tsize);
+      total += send[j].bytes;
+    }
+    uint8_t *tmp = keep_alloc(s, total);
+    if (!tmp) return CDAG_NOMEM("reduce_scatter temporary");
+    uint64_t off = 0;
+    for (int j = 0; j < c->nsend; j++) {
+      if ((rc = pack_slot(s, b, &send[j], tmp + off, cp))) return rc;
+      off += send[j].bytes;
+    }
+    if ((rc = red_buf(s, b, recv, 0, (uint64_t)counts[c->me] * (uint64_t)tsize, l, cp, &rbuf))) return rc;
+    MPI_TRY(MPI_Reduce_scatter_init_c(tmp, rbuf, counts, t, op, comm, MPI_INFO_NULL, new_req(s)),
+            "MPI_Reduce_scatter_init_c");
+    return CDAG_OK;
+  }
+  uint64_t bytes = send->bytes;
+  if ((rc = red_buf(s, b, send, 1, bytes, l, cp, &sbuf))) return rc;
+  int has_recv = c->method == SM_ALLREDUCE || c->me == c->rootm;
+  if (has_recv && (rc = red_buf(s, b, recv, 0, bytes, l, cp, &rbuf))) return rc;
+  MPI_Count count = (MPI_Count)(bytes / (uint64_t)tsize);
+  if (c->method == SM_ALLREDUCE)
+    MPI_TRY(MPI_Allreduce_init_c(sbuf, rbuf, count, t, op, comm, MPI_INFO_NULL, new_req(s)), "MPI_Allreduce_init_c");
+  else
+    MPI_TRY(MPI_Reduce_init_c(sbuf, rbuf, count, t, op, c->rootm, comm, MPI_INFO_NULL, new_req(s)),
+            "MPI_Reduce_init_c");
+  return CDAG_OK;
+}
+
+static int build_coll(cdag_schedule *s, const bstate *b, const bcoll *c, rlist *l, caps *cp) {
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rc = coll_comm(s, b, c, &comm);
+  if (rc) return rc;
+  if (comm == MPI_COMM_NULL) return cdag__error(CDAG_ERR_MPI, "rank %d: no sub-communicator for a collective", s->rank);
+  switch (c->method) {
+  case SM_BARRIER:
+    MPI_TRY(MPI_Barrier_init(comm, MPI_INFO_NULL, new_req(s)), "MPI_Barrier_init");
+    return CDAG_OK;
+  case SM_BCAST: {
+    int root = c->me == c->rootm;
+    const bslot *sl = &b->slots[c->slot_first + (root ? 0 : c->nsend)];
+    mdesc d;
+    if ((rc = rl_pieces(s, b, sl->first, sl->n, root, l)) || (rc = make_desc(s, l, &d))) return rc;
+    MPI_TRY(MPI_Bcast_init_c(d.buf, d.count, d.type, c->rootm, comm, MPI_INFO_NULL, new_req(s)), "MPI_Bcast_init_c");
+    return CDAG_OK;
+  }
+  case SM_ALLREDUCE:
+  case SM_REDUCE:
+  case SM_REDSCAT:
+    return coll_reduction(s, b, c, comm, l, cp);
+  case SM_ALLTOALLW:
+    return coll_alltoallw(s, b, c, comm, l);
+  default:
+    return cdag__error(CDAG_ERR_FORMAT, "schedule part: unknown collective method %d", c->method);
+  }
+}
+
+/* ---- residual messages, copies, reductions ---- */
+
+static int build_pairs(cdag_schedule *s, const bstate *b, rlist *l) {
+  int rc;
+  mdesc d;
+  for (int64_t k = 0; k < b->nin; k++) {
+    if ((rc = rl_pieces(s, b, b->in[k].first, b->in[k].n, 0, l)) || (rc = make_desc(s, l, &d))) return rc;
+    MPI_TRY(MPI_Recv_init_c(d.buf, d.count, d.type, b->in[k].peer, 0, s->comm, new_req(s)), "MPI_Recv_init_c");
+  }
+  for (int64_t k = 0; k < b->nout; k++) {
+    if ((rc = rl_pieces(s, b, b->out[k].first, b->out[k].n, 1, l)) || (rc = make_desc(s, l, &d))) return rc;
+    MPI_TRY(MPI_Send_init_c(d.buf, d.count, d.type, b->out[k].peer, 0, s->comm, new_req(s)), "MPI_Send_init_c");
+  }
+  return CDAG_OK;
+}
+
+static int build_copies(cdag_schedule *s, const bstate *b, rlist *l, caps *cp) {
+  int rc;
+  for (int64_t k = 0; k < b->ncopies; k++) {
+    const bcopy *c = &b->copies[k];
+    if (c->dst_space == SP_RED) {  /* own reduction contribution: origin, before anything runs */
+      if ((rc = add_copy(&s->pre, &s->npre, &cp->pre, (uint8_t *)(uintptr_t)c->src, s->redbuf + c->dst, c->len)))
+        return rc;
+      continue;
+    }
+    l->n = 0;
+    if ((rc = rl_read(s, l, c->src, c->len))) return rc;
+    uint8_t *dst = (uint8_t *)(uintptr_t)c->dst;
+    for (int64_t q = 0; q < l->n; q++) {
+      if ((rc = add_copy(&s->mid, &s->nmid, &cp->mid, l->v[q].ptr, dst, l->v[q].len))) return rc;
+      dst += l->v[q].len;
+    }
+  }
+  return CDAG_OK;
+}
+
+static int build_reds(cdag_schedule *s, wire_reader *r, uint64_t redsize, caps *cp) {
+  uint64_t n = wire_get_u(r);
+  if (r->failed || n > (uint64_t)(r->end - r->p)) return cdag__error(CDAG_ERR_FORMAT, "schedule part: reductions");
+  int rc;
+  for (uint64_t k = 0; k < n; k++) {
+    if ((rc = sched_grow((void **)&s->reds, s->nreds, &cp->reds, sizeof *s->reds))) return rc;
+    sched_red *rd = &s->reds[s->nreds++];
+    rd->dst = (uint8_t *)(uintptr_t)wire_get_u(r);
+    rd->count = wire_get_u(r);
+    rd->type = (int)wire_get_u(r);
+    rd->op = (int)wire_get_u(r);
+    rd->n = (int64_t)wire_get_u(r);
+    rd->first = s->ncontribs;
+    uint64_t size = rd->count * (uint64_t)ir_type_size(rd->type);
+    if (r->failed || !ir_type_size(rd->type) || !ir_rop_name(rd->op) || rd->n < 1 ||
+        rd->n > r->end - r->p)
+      return cdag__error(CDAG_ERR_FORMAT, "schedule part: reduction");
+    for (int64_t q = 0; q < rd->n; q++) {
+      if ((rc = sched_grow((void **)&s->contribs, s->ncontribs, &cp->contribs, sizeof *s->contribs))) return rc;
+      uint64_t off = wire_get_u(r);
+      uint32_t mult = (uint32_t)wire_get_u(r);
+      if (r->failed || off > redsize || size > redsize - off)
+        return cdag__error(CDAG_ERR_FORMAT, "schedule part: reduction contribution");
+      s->contribs[s->ncontribs++] = (sched_contrib){s->redbuf + off, mult};
+    }
+  }
+  return r->failed ? cdag__error(CDAG_ERR_FORMAT, "schedule part: reductions") : CDAG_OK;
+}
+
+static int build_plan(cdag_schedule *s, wire_reader *r) {
+  bstate b = {0};
+  rlist l = {0};
+  caps cp = {0};
+  int rc = read_part(&b, r, s->nprocs);
+  if (!rc) rc = build_snapshots(s, &b);
+  if (!rc && b.redsize && !(s->redbuf = calloc(1, b.redsize))) rc = CDAG_NOMEM("reduction buffer");
+  if (!rc) {
+    int64_t nreq = b.ncolls + b.nin + b.nout;
+    s->reqs = malloc((size_t)(nreq ? nreq : 1) * sizeof *s->reqs);
+    if (!s->reqs) rc = CDAG_NOMEM("requests");
+  }
+  for (int64_t k = 0; !rc && k < b.ncolls; k++) rc = build_coll(s, &b, &b.colls[k], &l, &cp);
+  if (!rc) rc = build_pairs(s, &b, &l);
+  if (!rc) rc = build_copies(s, &b, &l, &cp);
+  if (!rc) rc = build_reds(s, r, b.redsize, &cp);
+  if (!rc && r->p != r->end) rc = cdag__error(CDAG_ERR_FORMAT, "schedule part: trailing bytes");
+  free(l.v);
+  bstate_free(&b);
+  return rc;
+}
+
+int sched_build(const uint8_t *part, int64_t len, cdag_graph *g, MPI_Comm comm, cdag_schedule **out) {
+  cdag_schedule *s = calloc(1, sizeof *s);
+  if (!s) return CDAG_NOMEM("schedule");
+  s->refs = 1;
+  s->comm = MPI_COMM_NULL;
+  wire_reader r;
+  wire_reader_init(&r, part, len);
+  int rc = CDAG_OK, mrc = MPI_Comm_dup(comm, &s->comm);
+  if (mrc != MPI_SUCCESS) {
+    s->comm = MPI_COMM_NULL;
+    rc = sched_mpi_error(mrc, "MPI_Comm_dup", g->myrank);
+  }
+  if (!rc) {
+    MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(s->comm, &s->rank);
+    MPI_Comm_size(s->comm, &s->nprocs);
+    uint64_t magic = wire_get_u(&r);
+    s->mode = (int)wire_get_u(&r);
+    if (r.failed || magic != SCHED_MAGIC) rc = cdag__error(CDAG_ERR_FORMAT, "rank %d: schedule part is corrupt", s->rank);
+  }
+  if (!rc) rc = s->mode == SCHED_PLAN ? build_plan(s, &r) : engine_build(s, g, &r);
+  if (rc) {
+    sched_destroy(s);
+    return rc;
+  }
+  *out = s;
+  return CDAG_OK;
+}
+
+void sched_destroy(cdag_schedule *s) {
+  if (!s) return;
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) {
+    for (int k = 0; k < s->nreqs; k++)
+      if (s->reqs[k] != MPI_REQUEST_NULL) MPI_Request_free(&s->reqs[k]);
+    for (int k = 0; k < s->ntypes; k++) MPI_Type_free(&s->types[k]);
+    for (int k = 0; k < s->ncomms; k++)
+      if (s->comms[k] != MPI_COMM_NULL) MPI_Comm_free(&s->comms[k]);
+    if (s->comm != MPI_COMM_NULL) MPI_Comm_free(&s->comm);
+  }
+  for (int k = 0; k < s->nkeep; k++) free(s->keep[k]);
+  free(s->keep); free(s->reqs); free(s->types); free(s->comms);
+  free(s->snap_lo); free(s->snap_hi); free(s->snap_off); free(s->snapbuf);
+  free(s->pre); free(s->mid); free(s->post); free(s->reds); free(s->contribs); free(s->redbuf);
+  free(s->report_text); free(s->report_json);
+  engine_free(&s->eng);
+  free(s);
+}
+
+/* ---- running ---- */
+
+static void run_copies(const sched_copy *c, int64_t n) {
+  for (int64_t k = 0; k < n; k++) memcpy(c[k].dst, c[k].src, c[k].len);
+}
+
+static void run_reds(const cdag_schedule *s) {
+  for (int64_t k = 0; k < s->nreds; k++) {
+    const sched_red *rd = &s->reds[k];
+    const sched_contrib *c = s->contribs + rd->first;
+    memcpy(rd->dst, c[0].buf, rd->count * (uint64_t)ir_type_size(rd->type));
+    for (int64_t q = 0; q < rd->n; q++)
+      for (uint32_t m = q == 0 ? 1 : 0; m < c[q].mult; m++) ir_reduce_apply(rd->type, rd->op, c[q].buf, rd->dst, rd->count);
+  }
+}
+
+static int check_sched(const cdag_schedule *s, const char *fn) {
+  if (!s) return cdag__error(CDAG_ERR_ARG, "%s: schedule is NULL", fn);
+  if (s->refs <= 0) return cdag__error(CDAG_ERR_ARG, "%s: schedule was freed", fn);
+  return CDAG_OK;
+}
+
+int cdag_start(cdag_schedule *s) {
+  int rc = check_sched(s, "cdag_start");
+  if (rc) return rc;
+  if (s->started) return cdag__error(CDAG_ERR_STATE, "rank %d: cdag_start: the schedule is already running", s->rank);
+  if (s->mode == SCHED_GRAPH) {
+    if ((rc = engine_start(s))) return rc;
+    s->started = 1;
+    return CDAG_OK;
+  }
+  for (int64_t k = 0; k < s->nsnaps; k++)
+    memcpy(s->snapbuf + s->snap_off[k], (const void *)(uintptr_t)s->snap_lo[k], s->snap_hi[k] - s->snap_lo[k]);
+  run_copies(s->pre, s->npre);
+  if (s->nreqs) MPI_TRY(MPI_Startall(s->nreqs, s->reqs), "MPI_Startall");
+  run_copies(s->mid, s->nmid);
+  s->started = 1;
+  return CDAG_OK;
+}
+
+int cdag_wait(cdag_schedule *s) {
+  int rc = check_sched(s, "cdag_wait");
+  if (rc) return rc;
+  if (!s->started) return cdag__error(CDAG_ERR_STATE, "rank %d: cdag_wait without cdag_start", s->rank);
+  s->started = 0;
+  if (s->mode == SCHED_GRAPH) return engine_wait(s);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overflow" /* GCC misreads MPI_STATUSES_IGNORE as an array */
+  if (s->nreqs) MPI_TRY(MPI_Waitall(s->nreqs, s->reqs, MPI_STATUSES_IGNORE), "MPI_Waitall");
+#pragma GCC diagnostic pop
+  run_copies(s->post, s->npost);
+  run_reds(s);
+  return CDAG_OK;
+}
+
+int cdag_run(cdag_schedule *s) {
+  int rc = cdag_start(s);
+  return rc ? rc : cdag_wait(s);
+}
