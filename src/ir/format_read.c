@@ -605,6 +605,18 @@ static int resolve_deps(reader *r) {
   return CDAG_OK;
 }
 
+/* Is the word in r->tok a label (followed by ':' or a requires)? Needs the lookahead. */
+static int starts_label(const reader *r) {
+  const token *ahead = &r->ahead;
+  return r->has_ahead && (ahead->kind == T_COLON || is_word(ahead, "requires") || is_word(ahead, "irequires"));
+}
+
+static int unclosed(reader *r, const token *open) {
+  char w[96];
+  snprintf(w, sizeof w, "'}' closing rank %d (opened at line %u)", r->rank, open->line);
+  return expected(r, &r->tok, w);
+}
+
 /* The statements of `rank N {` up to its '}'. */
 static int read_block(reader *r, const token *open) {
   int rc;
@@ -618,14 +630,15 @@ static int read_block(reader *r, const token *open) {
         rc = resolve_deps(r);
         JudyHSFreeArray(&r->labels, PJE0);
         return rc;
-      case T_EOF: {
-        char w[96];
-        snprintf(w, sizeof w, "'}' closing rank %d (opened at line %u)", r->rank, open->line);
-        return expected(r, &r->tok, w);
-      }
-      case T_WORD:
+      case T_EOF: return unclosed(r, open);
+      case T_WORD: {
+        const token *ahead;
+        if ((rc = peek(r, &ahead))) return rc;
+        if ((is_word(&r->tok, "rank") || is_word(&r->tok, "num_ranks")) && !starts_label(r))
+          return unclosed(r, open); /* a forgotten '}' */
         if ((rc = read_statement(r))) return rc;
         break;
+      }
       default:
         return expected(r, &r->tok, "an operation, 'scratch', a label or '}'");
     }

@@ -448,11 +448,13 @@ START_TEST(test_syntax_details) {
                            "  reduce 3 uint8 lxor in 0 inout 0x3\n"
                            "  reduce 2 double min inout 0x100 in 0x200 cpu 1 nic 2\n"
                            "  copy 8b to 0x30 from 0x38\n"
+                           "  rank: calc 1\n"                       /* 'rank' as a label */
                            "  l_1 irequires send\n"
+                           "  rank requires l_1\n"
                            "}\n",
                            0);
   ck_assert_int_eq(g->nprocs, 2);
-  ck_assert_int_eq(g->nops, 6);
+  ck_assert_int_eq(g->nops, 7);
   int32_t s = op_label(g, 0, "l_1"), r = op_label(g, 0, "L2"), c = op_label(g, 0, "send");
   int32_t m = op_at(g, 0, 4), cp = op_at(g, 0, 5);
   /* the backward irequires puts the calc before the send that requires it */

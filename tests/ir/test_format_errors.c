@@ -33,6 +33,7 @@ static const bad_case cases[] = {
   {"num_ranks 2\nrank 1 {\n}\nrank 1 {\n}\n", CDAG_ERR_FORMAT, 4, 6, {"rank 1 has a second block", "line 2"}},
   {"num_ranks 2\nrank 0\n{\n}\n", CDAG_ERR_FORMAT, 2, 7, {"expected '{'", "end of line"}},
   {HEAD "  l1: calc 1\n", CDAG_ERR_FORMAT, 4, 1, {"expected '}' closing rank 0", "opened at line 2", "end of file"}},
+  {HEAD "  l1: calc 1\nrank 1 {\n}\n", CDAG_ERR_FORMAT, 4, 1, {"expected '}' closing rank 0 (opened at line 2)", "found 'rank'"}},
   {HEAD "  l1: calc 1 /* never closed\n}\n", CDAG_ERR_FORMAT, 3, 14, {"unterminated comment", "'/*'"}},
   {HEAD "  l1: send 1b to 1 @\n}\n", CDAG_ERR_FORMAT, 3, 20, {"unexpected character", "'@'"}},
   {"num_ranks 2\x01\n", CDAG_ERR_FORMAT, 1, 12, {"unexpected character", "\\x01"}},
