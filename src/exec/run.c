@@ -500,6 +500,37 @@ static int coll_alltoallw(cdag_schedule *s, const bstate *b, const bcoll *c, MPI
   return CDAG_OK;
 }
 
+/* MPI_Allgatherv over absolute addresses: block j lands at the address of recv slot j; the
+   own block runs in place when its slot is empty (or through a temporary if the send slot
+   is not one piece). */
+static int coll_allgatherv(cdag_schedule *s, const bstate *b, const bcoll *c, MPI_Comm comm, rlist *l) {
+  int n = c->n, rc;
+  MPI_Count *cnt = keep_alloc(s, (size_t)n * sizeof *cnt);
+  MPI_Aint *dsp = keep_alloc(s, (size_t)n * sizeof *dsp);
+  if (!cnt || !dsp) return CDAG_NOMEM("allgatherv arguments");
+  const bslot *send = &b->slots[c->slot_first], *recv = send + c->nsend;
+  mdesc d;
+  if ((rc = rl_pieces(s, b, send->first, send->n, 1, l)) || (rc = make_desc(s, l, &d))) return rc;
+  for (int j = 0; j < n; j++) {
+    cnt[j] = (MPI_Count)(j == c->me ? send->bytes : recv[j].bytes);
+    if (recv[j].n) MPI_TRY(MPI_Get_address(piece_ptr(s, &b->pieces[recv[j].first]), &dsp[j]), "MPI_Get_address");
+  }
+  const void *sbuf = d.buf;
+  if (!recv[c->me].n && send->bytes) {
+    if (l->n == 1) {
+      sbuf = MPI_IN_PLACE;
+      dsp[c->me] = d.displ;
+    } else {
+      void *tmp = keep_alloc(s, send->bytes);
+      if (!tmp) return CDAG_NOMEM("allgatherv temporary");
+      MPI_TRY(MPI_Get_address(tmp, &dsp[c->me]), "MPI_Get_address");
+    }
+  }
+  MPI_TRY(MPI_Allgatherv_init_c(sbuf, d.count, d.type, MPI_BOTTOM, cnt, dsp, MPI_BYTE, comm, MPI_INFO_NULL,
+                                new_req(s)), "MPI_Allgatherv_init_c");
+  return CDAG_OK;
+}
+
 /* The send buffer of a reduction: the single (redirected) piece, or a packed temporary. */
 static int red_buf(cdag_schedule *s, const bstate *b, const bslot *sl, int send, uint64_t bytes, rlist *l,
                    caps *cp, void **buf) {
@@ -585,6 +616,8 @@ static int build_coll(cdag_schedule *s, const bstate *b, const bcoll *c, rlist *
     return coll_reduction(s, b, c, comm, l, cp);
   case SM_ALLTOALLW:
     return coll_alltoallw(s, b, c, comm, l);
+  case SM_ALLGATHERV:
+    return coll_allgatherv(s, b, c, comm, l);
   default:
     return cdag__error(CDAG_ERR_FORMAT, "schedule part: unknown collective method %d", c->method);
   }

@@ -74,6 +74,21 @@ static int all_slots(const cdag_plan *p, const det_coll *c, int send, int s, uin
   return 1;
 }
 
+/* MPI_Allgatherv fits when every member receives block j as one piece of exactly the bytes
+   member j sends (a member's own block may be missing: it runs in place). */
+static int allgatherv_fits(const cdag_plan *p, const det_coll *c) {
+  if (c->nsend_slots != 1 || c->nrecv_slots != c->nranks) return 0;
+  for (int j = 0; j < c->nranks; j++) {
+    uint64_t b = slot(p, c, j, 1, 0)->bytes;
+    for (int i = 0; i < c->nranks; i++) {
+      const det_iov *v = slot(p, c, i, 0, j);
+      if (i == j && v->n == 0) continue;
+      if (v->bytes != b || v->n != (b ? 1 : 0)) return 0;
+    }
+  }
+  return 1;
+}
+
 /* How collective ci runs; CDAG_OK with *method set, or an error if its slots disagree. */
 static int coll_method(const cdag_plan *p, int64_t ci, int rootm, int *method) {
   const det_coll *c = &p->colls[ci];
@@ -104,6 +119,10 @@ static int coll_method(const cdag_plan *p, int64_t ci, int rootm, int *method) {
         return plan_bad(ci, "reduce_scatter slots differ in size");
     }
     *method = SM_REDSCAT;
+    return CDAG_OK;
+  case DET_ALLGATHER:
+  case DET_ALLGATHERV:
+    *method = allgatherv_fits(p, c) ? SM_ALLGATHERV : SM_ALLTOALLW;
     return CDAG_OK;
   default:
     *method = SM_ALLTOALLW;

@@ -24,7 +24,7 @@
 enum { SCHED_GRAPH = 0, SCHED_PLAN = 1 };
 #define SCHED_MAGIC 0xcd5cu
 /* How a collective runs (decided at the root from its kind and slot sizes). */
-enum { SM_BARRIER, SM_BCAST, SM_ALLREDUCE, SM_REDUCE, SM_REDSCAT, SM_ALLTOALLW };
+enum { SM_BARRIER, SM_BCAST, SM_ALLREDUCE, SM_REDUCE, SM_REDSCAT, SM_ALLTOALLW, SM_ALLGATHERV };
 /* Where a piece lives on its rank: user memory or the schedule's reduction buffer. */
 enum { SP_USER = 0, SP_RED = 1 };
 

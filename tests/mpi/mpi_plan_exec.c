@@ -3,8 +3,9 @@
  * A test hook replaces the analysis: the compiling rank gets a plan written here from a
  * table of every rank's buffer addresses, with one of each thing a plan holds:
  *   an alltoall (Alltoallw path), a broadcast from rank 1 % p (MPI_Bcast path), an int64
- *   sum allreduce, an allgather on the even ranks (a sub-communicator unless that is every
- *   rank), a reduce_scatter_block, a residual ring transfer, a residual reduction at rank 0
+ *   sum allreduce, an allgather on the even ranks with own blocks in place (MPI_Allgatherv;
+ *   a sub-communicator unless that is every rank), an allgather whose blocks land in two
+ *   pieces (Alltoallw path), a reduce_scatter_block, a residual ring transfer, a residual reduction at rank 0
  *   with a contribution counted twice, a zero-byte synchronisation, and a residual transfer
  *   that overwrites bytes the alltoall reads (the snapshot must send the origin).
  * Each run resets the inputs and poisons the outputs; every output element is checked
@@ -22,9 +23,10 @@
 static int P, R, NA;                /* ranks, this rank, blocks of A: max(P, 3) */
 static uint64_t *addr_a, *addr_b;  /* every rank's A and B */
 
-/* B sections (in blocks): alltoall p, bcast 1, allreduce 1, allgather p, ring 1, red 1, rsb 1 */
+/* B sections (in blocks): alltoall p, bcast 1, allreduce 1, allgather p, ring 1, red 1, rsb 1,
+   allgather in two pieces p */
 static size_t sec(int s) {
-  size_t off[7];
+  size_t off[8];
   off[0] = 0;
   off[1] = off[0] + (size_t)P;
   off[2] = off[1] + 1;
@@ -32,6 +34,7 @@ static size_t sec(int s) {
   off[4] = off[3] + (size_t)P;
   off[5] = off[4] + 1;
   off[6] = off[5] + 1;
+  off[7] = off[6] + 1;
   return off[s] * BLK;
 }
 static uint64_t A(int r, int blk) { return addr_a[r] + (uint64_t)blk * BLK; }
@@ -102,9 +105,21 @@ static void add_colls(cdag_plan *p, const int32_t *all) {
   int ne = 0;
   for (int i = 0; i < P; i += 2) even[ne++] = i;
   c = coll(p, DET_ALLGATHER, -1, even, ne, 1, ne);
-  for (int m = 0; m < ne; m++) {
+  for (int m = 0; m < ne; m++) {  /* own block empty: MPI_Allgatherv in place */
     slot(p, c, m, 1, 0, A(even[m], 1), BLK);
-    for (int q = 0; q < ne; q++) slot(p, c, m, 0, q, B(even[m], 3, q), BLK);
+    for (int q = 0; q < ne; q++)
+      if (q != m) slot(p, c, m, 0, q, B(even[m], 3, q), BLK);
+  }
+  c = coll(p, DET_ALLGATHER, -1, all, P, 1, P);  /* blocks in two pieces: the Alltoallw path */
+  for (int i = 0; i < P; i++) {
+    slot(p, c, i, 1, 0, A(i, 2), BLK);
+    for (int q = 0; q < P; q++) {
+      det_iov *v = &p->iovs[p->colls[c].recv_first + (int64_t)i * P + q];
+      slot(p, c, i, 0, q, B(i, 7, q), 8);
+      p->pieces[p->npieces++] = (det_piece){B(i, 7, q) + 8, BLK - 8};
+      v->n = 2;
+      v->bytes = BLK;
+    }
   }
   c = coll(p, DET_REDUCE_SCATTER_BLOCK, -1, all, P, P, 1);
   for (int i = 0; i < P; i++) {
@@ -173,8 +188,9 @@ static int check(void) {
     bad += bsec(1, 0)[k] != (R == root ? -7 : aval(root, 0, k));
     bad += bsec(2, 0)[k] != tri * 1000000 + (int64_t)P * k;
     for (int m = 0; m < P; m++) {
-      int64_t want = R % 2 == 0 && 2 * m < P ? aval(2 * m, 1, k) : -7;
+      int64_t want = R % 2 == 0 && 2 * m < P && 2 * m != R ? aval(2 * m, 1, k) : -7;
       bad += bsec(3, m)[k] != want;
+      bad += bsec(7, m)[k] != aval(m, 2, k);
     }
     bad += bsec(4, 0)[k] != aval((R - 1 + P) % P, 2, k);
     int64_t red = tri * 1000000 + (int64_t)P * (1000 + k) + aval(0, 1, k);
@@ -191,7 +207,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   NA = P < 3 ? 3 : P;
   a = calloc((size_t)NA, BLK);
-  nb = sec(6) / sizeof(int64_t) + K;
+  nb = sec(7) / sizeof(int64_t) + (size_t)P * K;
   b = calloc(nb, sizeof *b);
   addr_a = calloc((size_t)P, sizeof *addr_a);
   addr_b = calloc((size_t)P, sizeof *addr_b);
