@@ -2,8 +2,9 @@
  *
  * Each input is loaded twice (shared GOAL buffers and --goal-buffers=fresh). A load must
  * either succeed or fail with a message and no graph; whatever loads is saved and loaded
- * again, which must succeed with the same op, dependency and scratch counts (the writer's
- * output is always a valid file). Any crash, sanitizer report, leak or abort is a finding. */
+ * again, which must succeed with the same ops in the same program order, the same counts of
+ * explicit and derived dependencies and of scratch regions (the writer's output is always a
+ * valid file describing the same graph). Any crash, sanitizer report, leak or abort is a finding. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,14 @@ static void round_trip(const cdag_graph *g) {
   }
   if (h->nops != g->nops || h->ndeps != g->ndeps || h->nscratch != g->nscratch || h->nprocs != g->nprocs)
     fail("the saved graph differs");
+  for (int64_t i = 0; i < g->nops; i++) { /* same ops in the same program order */
+    int32_t x = g->rank_ops[i], y = h->rank_ops[i];
+    if (g->kind[x] != h->kind[y] || g->rank[x] != h->rank[y] || g->peer[x] != h->peer[y] ||
+        g->tag[x] != h->tag[y] || g->addr[x] != h->addr[y] || g->addr2[x] != h->addr2[y] ||
+        g->bytes[x] != h->bytes[y])
+      fail("an op of the saved graph differs");
+  }
+  if (g->nedges != h->nedges) fail("the saved graph has other dependencies");
   ir_graph_free(h);
   free(buf);
 }

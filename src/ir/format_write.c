@@ -8,6 +8,7 @@
  * else a generated `l<id>` (made unique with a `_<k>` suffix). Loading the output gives the
  * same graph. Cost: O(n log n) (ops, dependencies and scratch are sorted by rank). */
 #include <Judy.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -205,7 +206,7 @@ int cdag_graph_save(const cdag_graph *g, const char *path) {
   if (!g || !path) return cdag__error(CDAG_ERR_ARG, "cdag_graph_save: graph or path is NULL");
   int is_stdout = strcmp(path, "-") == 0;
   FILE *f = is_stdout ? stdout : fopen(path, "w");
-  if (!f) return cdag__error(CDAG_ERR_IO, "%s: cannot open for writing", path);
+  if (!f) return cdag__error(CDAG_ERR_IO, "%s: cannot open for writing: %s", path, strerror(errno));
   int rc = ir_save_file(g, f);
   if (!is_stdout && fclose(f) != 0 && rc == CDAG_OK) rc = cdag__error(CDAG_ERR_IO, "%s: cannot write", path);
   if (rc == CDAG_ERR_IO) cdag__error(rc, "%s: cannot write the graph file", path);
