@@ -267,6 +267,8 @@ static int build_snapshots(cdag_schedule *s, bstate *b) {
   int rc = collect_ranges(b);
   if (rc) return rc;
   int64_t nr = merge_ranges(b->rd, b->nrd / 2), nw = merge_ranges(b->wr, b->nwr / 2);
+  b->nrd = 2 * nr;
+  b->nwr = 2 * nw;
   int64_t cap = nr + nw + 1;
   s->snap_lo = malloc((size_t)cap * sizeof *s->snap_lo);
   s->snap_hi = malloc((size_t)cap * sizeof *s->snap_hi);
@@ -639,15 +641,80 @@ static int build_pairs(cdag_schedule *s, const bstate *b, rlist *l) {
   return CDAG_OK;
 }
 
+/* Does [lo, hi) overlap a range of the sorted disjoint pairs v[0..2n)? */
+static int overlaps(const uint64_t *v, int64_t n, uint64_t lo, uint64_t hi) {
+  int64_t a = 0, z = n;
+  while (a < z) {  /* first range ending after lo */
+    int64_t m = a + (z - a) / 2;
+    if (v[2 * m + 1] <= lo) a = m + 1;
+    else z = m;
+  }
+  return a < n && v[2 * a] < hi;
+}
+
+/* A rank's own contribution to a residual reduction is read where it lives, after the wait,
+   when nothing the run writes touches it (or it is the first contribution of a reduction
+   into the same bytes: in place); otherwise it is copied to the reduction buffer first.
+   post: merged ranges written by unpacks; dsts: sorted disjoint reduction destinations. */
+static int own_in_place(const cdag_schedule *s, const bstate *b, const uint64_t *post, int64_t npost,
+                        const uint64_t *dsts, int64_t ndsts, const bcopy *c, sched_contrib *ct, const sched_red *rd) {
+  uint64_t lo = c->src, hi = c->src + c->len;
+  if (overlaps(b->wr, b->nwr / 2, lo, hi) || overlaps(post, npost, lo, hi)) return 0;
+  if (!overlaps(dsts, ndsts, lo, hi)) return 1;
+  return rd && ct == s->contribs + rd->first && ct->mult == 1 && (uint8_t *)(uintptr_t)lo == rd->dst &&
+         c->len == rd->count * (uint64_t)ir_type_size(rd->type);
+}
+
+static int off_cmp(const void *x, const void *y) {
+  const int64_t *a = x, *b = y;
+  return (a[0] > b[0]) - (a[0] < b[0]);
+}
+
+/* Ranges written after the wait (unpacks; reduction destinations) and the contribution of
+   each reduction-buffer offset, for own_in_place. */
+static int own_contribs(cdag_schedule *s, const bstate *b, caps *cp) {
+  int64_t n = s->npost, nd = s->nreds;
+  uint64_t *post = malloc((size_t)(2 * n + 1) * sizeof *post), *dsts = malloc((size_t)(2 * nd + 1) * sizeof *dsts);
+  int64_t *offs = malloc((size_t)(2 * s->ncontribs + 1) * sizeof *offs), *red_of = malloc((size_t)(s->ncontribs + 1) * sizeof *red_of);
+  if (!post || !dsts || !offs || !red_of) {
+    free(post); free(dsts); free(offs); free(red_of);
+    return CDAG_NOMEM("reduction contributions");
+  }
+  for (int64_t k = 0; k < n; k++) {
+    post[2 * k] = (uint64_t)(uintptr_t)s->post[k].dst;
+    post[2 * k + 1] = post[2 * k] + s->post[k].len;
+  }
+  for (int64_t k = 0; k < nd; k++) {
+    dsts[2 * k] = (uint64_t)(uintptr_t)s->reds[k].dst;
+    dsts[2 * k + 1] = dsts[2 * k] + s->reds[k].count * (uint64_t)ir_type_size(s->reds[k].type);
+    for (int64_t q = 0; q < s->reds[k].n; q++) red_of[s->reds[k].first + q] = k;
+  }
+  int64_t np = merge_ranges(post, n), ndm = merge_ranges(dsts, nd);
+  for (int64_t q = 0; q < s->ncontribs; q++) {
+    offs[2 * q] = (int64_t)(s->contribs[q].buf - s->redbuf);
+    offs[2 * q + 1] = q;
+  }
+  qsort(offs, (size_t)s->ncontribs, 2 * sizeof *offs, off_cmp);
+  int rc = CDAG_OK;
+  for (int64_t k = 0; k < b->ncopies && !rc; k++) {
+    const bcopy *c = &b->copies[k];
+    if (c->dst_space != SP_RED) continue;
+    int64_t key[2] = {(int64_t)c->dst, 0}, *hit = bsearch(key, offs, (size_t)s->ncontribs, 2 * sizeof *offs, off_cmp);
+    sched_contrib *ct = hit ? &s->contribs[hit[1]] : NULL;
+    if (ct && own_in_place(s, b, post, np, dsts, ndm, c, ct, &s->reds[red_of[hit[1]]]))
+      ct->buf = (const uint8_t *)(uintptr_t)c->src;  /* read in place after the wait */
+    else  /* copied before anything runs: an origin */
+      rc = add_copy(&s->pre, &s->npre, &cp->pre, (uint8_t *)(uintptr_t)c->src, s->redbuf + c->dst, c->len);
+  }
+  free(post); free(dsts); free(offs); free(red_of);
+  return rc;
+}
+
 static int build_copies(cdag_schedule *s, const bstate *b, rlist *l, caps *cp) {
   int rc;
   for (int64_t k = 0; k < b->ncopies; k++) {
     const bcopy *c = &b->copies[k];
-    if (c->dst_space == SP_RED) {  /* own reduction contribution: origin, before anything runs */
-      if ((rc = add_copy(&s->pre, &s->npre, &cp->pre, (uint8_t *)(uintptr_t)c->src, s->redbuf + c->dst, c->len)))
-        return rc;
-      continue;
-    }
+    if (c->dst_space == SP_RED) continue;  /* own reduction contributions: own_contribs */
     l->n = 0;
     if ((rc = rl_read(s, l, c->src, c->len))) return rc;
     uint8_t *dst = (uint8_t *)(uintptr_t)c->dst;
@@ -704,6 +771,7 @@ static int build_plan(cdag_schedule *s, wire_reader *r) {
   if (!rc) rc = build_pairs(s, &b, &l);
   if (!rc) rc = build_copies(s, &b, &l, &cp);
   if (!rc) rc = build_reds(s, r, b.redsize, &cp);
+  if (!rc) rc = own_contribs(s, &b, &cp);
   if (!rc && r->p != r->end) rc = cdag__error(CDAG_ERR_FORMAT, "schedule part: trailing bytes");
   free(l.v);
   bstate_free(&b);
@@ -770,7 +838,7 @@ static void run_reds(const cdag_schedule *s) {
   for (int64_t k = 0; k < s->nreds; k++) {
     const sched_red *rd = &s->reds[k];
     const sched_contrib *c = s->contribs + rd->first;
-    memcpy(rd->dst, c[0].buf, rd->count * (uint64_t)ir_type_size(rd->type));
+    if (c[0].buf != rd->dst) memcpy(rd->dst, c[0].buf, rd->count * (uint64_t)ir_type_size(rd->type));
     for (int64_t q = 0; q < rd->n; q++)
       for (uint32_t m = q == 0 ? 1 : 0; m < c[q].mult; m++) ir_reduce_apply(rd->type, rd->op, c[q].buf, rd->dst, rd->count);
   }

@@ -6,7 +6,7 @@
  *   sum allreduce, an allgather on the even ranks with own blocks in place (MPI_Allgatherv;
  *   a sub-communicator unless that is every rank), an allgather whose blocks land in two
  *   pieces (Alltoallw path), a reduce_scatter_block, a residual ring transfer, a residual reduction at rank 0
- *   with a contribution counted twice, a zero-byte synchronisation, and a residual transfer
+ *   with a contribution counted twice, one computed in place into an input others read, a zero-byte synchronisation, and a residual transfer
  *   that overwrites bytes the alltoall reads (the snapshot must send the origin).
  * Each run resets the inputs and poisons the outputs; every output element is checked
  * against its direct value, over three runs of each of two compilations of the same graph
@@ -134,14 +134,19 @@ static void add_residual(cdag_plan *p) {
     p->xfers[p->nxfers++] = (df_xfer){(r + 1) % P, r, A((r + 1) % P, 0), A(r, NA - 1), BLK};
   }
   df_sst *sst = calloc(1, sizeof *sst);
-  sst->sets = calloc(1, sizeof *sst->sets);
-  sst->runs = calloc((size_t)P, sizeof *sst->runs);
-  for (int r = 0; r < P; r++) sst->runs[r] = (df_run){r, r, r == 0 ? 2 : 1, A(r, 1)};
+  sst->sets = calloc(2, sizeof *sst->sets);
+  sst->runs = calloc(2 * (size_t)P, sizeof *sst->runs);
+  for (int r = 0; r < P; r++) {
+    sst->runs[r] = (df_run){r, r, r == 0 ? 2 : 1, A(r, 1)};
+    sst->runs[P + r] = (df_run){r, r, 1, A(r, 1)};
+  }
   sst->sets[0] = (df_set){0, P, P + 1, 0};
-  sst->nsets = 1;
-  sst->nruns = P;
+  sst->sets[1] = (df_set){P, P, P, 1};
+  sst->nsets = 2;
+  sst->nruns = 2 * P;
   p->sst = sst;
   p->reds[p->nreds++] = (df_red){0, 0, B(0, 5, 0), K, CDAG_INT64, CDAG_SUM};
+  p->reds[p->nreds++] = (df_red){0, 1, A(0, 1), K, CDAG_INT64, CDAG_SUM};  /* in place at rank 0 */
   p->syncs[0] = 0;
   p->syncs[1] = P - 1;
   p->nsyncs = 1;
@@ -197,6 +202,7 @@ static int check(void) {
     bad += bsec(5, 0)[k] != (R == 0 ? red : -7);
     bad += bsec(6, 0)[k] != tri * 1000000 + (int64_t)P * (R * 1000 + k);
     bad += a[(NA - 1) * K + k] != aval((R + 1) % P, 0, k);
+    if (NA - 1 != 1) bad += a[K + k] != (R == 0 ? tri * 1000000 + (int64_t)P * (1000 + k) : aval(R, 1, k));
   }
   return bad;
 }
