@@ -72,6 +72,9 @@ expect_out "[style=dashed]"
 expect_out 'label="send 64B to 4\nsend_to_4"'
 [ "$(grep -c 'subgraph cluster_rank' "$tmp/out")" -eq 8 ] || fail "dot: expected 8 clusters"
 [ "$(tail -n 1 "$tmp/out")" = "}" ] || fail "dot: output does not end the digraph"
+if [ -f "$src/src/match/match.c" ]; then # solid message edges: one per send
+  [ "$(grep -cE '^  o[0-9]+ -> o[0-9]+;$' "$tmp/out")" -eq 7 ] || fail "dot: expected 7 message edges"
+fi
 expect_status 1 "$cdag" dot --plan "$src/examples/graphs/bcast_binomial8.cdag"
 expect_err "not built yet"
 expect_status 1 "$cdag" dot "$src/tests/data/bad_unknown_label.cdag"
