@@ -175,8 +175,9 @@ static int skip_blanks(reader *r, token *nl_at, int *saw_nl) {
 
 static int lex(reader *r, token *t) {
   token nl;
-  int saw_nl, rc = skip_blanks(r, &nl, &saw_nl);
-  if (rc) return rc;
+  int saw_nl = 0, rc;
+  if (r->p < r->end && (is_blank(*r->p) || *r->p == '#' || *r->p == '/') && (rc = skip_blanks(r, &nl, &saw_nl)))
+    return rc;
   if (saw_nl) { /* the comment's line break ends the statement */
     *t = nl;
     return CDAG_OK;
@@ -262,16 +263,17 @@ static int num_value(const token *t, int allow_b, int64_t *v, int *suffixed) {
     *suffixed = 1;
   }
   if (s == e) return NUM_BAD;
-  for (const char *q = s; q < e; q++)
-    if (!(is_digit(*q) || (base == 16 && ((*q >= 'a' && *q <= 'f') || (*q >= 'A' && *q <= 'F'))))) return NUM_BAD;
   uint64_t x = 0, lim = (uint64_t)INT64_MAX / (uint64_t)base;
-  for (; s < e; s++) {
-    uint64_t d = (uint64_t)(is_digit(*s) ? *s - '0' : (*s | 0x20) - 'a' + 10);
-    if (x > lim) return NUM_BIG; /* then x * base cannot overflow */
-    x *= (uint64_t)base;
-    if (x > (uint64_t)INT64_MAX - d) return NUM_BIG;
-    x += d;
+  int big = 0;
+  for (; s < e; s++) { /* one pass: validate every digit, stop accumulating past 2^63-1 */
+    unsigned c = (unsigned char)*s, d;
+    if (c - '0' < 10u) d = c - '0';
+    else if (base == 16 && (c | 0x20u) - 'a' < 6u) d = (c | 0x20u) - 'a' + 10;
+    else return NUM_BAD;
+    if (big || x > lim || x * (uint64_t)base > (uint64_t)INT64_MAX - d) big = 1;
+    else x = x * (uint64_t)base + d;
   }
+  if (big) return NUM_BIG;
   *v = neg ? -(int64_t)x : (int64_t)x;
   return NUM_OK;
 }
