@@ -128,14 +128,18 @@ static int read_coll(bstate *b, wire_reader *r, bcoll *c, int nprocs) {
   c->me = (int)wire_get_u(r);
   c->nsend = (int)wire_get_u(r);
   c->nrecv = (int)wire_get_u(r);
-  if (r->failed || c->nsend > c->n || c->nrecv > c->n) return cdag__error(CDAG_ERR_FORMAT, "schedule part: slots");
+  if (r->failed || c->nsend > c->n || c->nrecv > c->n || c->me < 0 || c->me >= c->n || c->rootm >= c->n)
+    return cdag__error(CDAG_ERR_FORMAT, "schedule part: collective fields");
   c->slot_first = b->nslots;
   for (int k = 0; k < c->nsend + c->nrecv; k++)
     if ((rc = read_slot(b, r))) return rc;
   c->map_first = b->nmap;
   if (c->method == SM_ALLTOALLW)
-    for (int j = 0; j < 2 * c->n; j++)
-      if ((rc = push_u32(&b->map, &b->nmap, &b->cap_map, (int32_t)wire_get_u(r)))) return rc;
+    for (int j = 0; j < 2 * c->n; j++) {
+      uint64_t v = wire_get_u(r);
+      if (v > (uint64_t)(j % 2 ? c->nrecv : c->nsend)) return cdag__error(CDAG_ERR_FORMAT, "schedule part: slot map");
+      if ((rc = push_u32(&b->map, &b->nmap, &b->cap_map, (int32_t)v))) return rc;
+    }
   return r->failed ? cdag__error(CDAG_ERR_FORMAT, "schedule part: collective") : CDAG_OK;
 }
 
