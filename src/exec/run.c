@@ -354,12 +354,10 @@ static int rl_pieces(const cdag_schedule *s, const bstate *b, int64_t first, int
 }
 
 static int keep(cdag_schedule *s, void *p) {
-  void **k = realloc(s->keep, (size_t)(s->nkeep + 1) * sizeof *k);
-  if (!k) {
+  if (sched_grow((void **)&s->keep, s->nkeep, &s->cap_keep, sizeof *s->keep)) {
     free(p);
     return CDAG_NOMEM("schedule arrays");
   }
-  s->keep = k;
   s->keep[s->nkeep++] = p;
   return CDAG_OK;
 }
@@ -394,10 +392,8 @@ static int make_desc(cdag_schedule *s, const rlist *l, mdesc *d) {
     disp[k] = (MPI_Count)a;
     len[k] = (MPI_Count)l->v[k].len;
   }
-  MPI_Datatype *types = rc ? NULL : realloc(s->types, (size_t)(s->ntypes + 1) * sizeof *types);
-  if (!rc && !types) rc = CDAG_NOMEM("datatype");
+  if (!rc) rc = sched_grow((void **)&s->types, s->ntypes, &s->cap_types, sizeof *s->types);
   if (!rc) {
-    s->types = types;
     int mrc = MPI_Type_create_hindexed_c(l->n, len, disp, MPI_BYTE, &d->type);
     if (mrc == MPI_SUCCESS) mrc = MPI_Type_commit(&d->type);
     if (mrc != MPI_SUCCESS) rc = sched_mpi_error(mrc, "MPI_Type_create_hindexed_c", s->rank);
@@ -818,12 +814,12 @@ void sched_destroy(cdag_schedule *s) {
   if (!finalized) {
     for (int k = 0; k < s->nreqs; k++)
       if (s->reqs[k] != MPI_REQUEST_NULL) MPI_Request_free(&s->reqs[k]);
-    for (int k = 0; k < s->ntypes; k++) MPI_Type_free(&s->types[k]);
+    for (int64_t k = 0; k < s->ntypes; k++) MPI_Type_free(&s->types[k]);
     for (int k = 0; k < s->ncomms; k++)
       if (s->comms[k] != MPI_COMM_NULL) MPI_Comm_free(&s->comms[k]);
     if (s->comm != MPI_COMM_NULL) MPI_Comm_free(&s->comm);
   }
-  for (int k = 0; k < s->nkeep; k++) free(s->keep[k]);
+  for (int64_t k = 0; k < s->nkeep; k++) free(s->keep[k]);
   free(s->keep); free(s->reqs); free(s->types); free(s->comms);
   free(s->snap_lo); free(s->snap_hi); free(s->snap_off); free(s->snapbuf);
   free(s->pre); free(s->mid); free(s->post); free(s->reds); free(s->contribs); free(s->redbuf);

@@ -91,9 +91,9 @@ struct cdag_schedule {
   uint8_t *redbuf;            /* reduction contributions and collective temporaries */
 
   int nreqs;  MPI_Request *reqs;     /* persistent requests, started together */
-  int ntypes; MPI_Datatype *types;   /* derived datatypes to free */
+  int64_t ntypes, cap_types; MPI_Datatype *types;  /* derived datatypes to free */
   int ncomms; MPI_Comm *comms;       /* sub-communicators (MPI_COMM_NULL where not member) */
-  int nkeep;  void **keep;           /* argument arrays the persistent calls refer to */
+  int64_t nkeep, cap_keep; void **keep;  /* argument arrays the persistent calls refer to */
 
   sched_engine eng;           /* graph mode */
 };
