@@ -52,6 +52,7 @@ typedef struct { int space; uint64_t addr, len; } bpiece;
 typedef struct { int64_t first, n; uint64_t bytes; int packed; } bslot;  /* pieces[first..+n) */
 typedef struct {
   int method, kind, type, op, rootm, n, me, nsend, nrecv;
+  int inplace;                   /* a reduction whose send and recv slot are the same bytes */
   int64_t setid;
   int64_t members_first;         /* into b->members (setid >= 0) */
   int64_t slot_first;            /* nsend send slots, then nrecv recv slots */
@@ -232,12 +233,27 @@ static int slot_direct(const bstate *b, const bslot *sl, uint64_t bytes) {
 }
 
 /* Records what the run reads and writes while requests are in flight. */
+/* An allreduce (or a reduce at its root) reading and writing the same single piece runs
+   with MPI_IN_PLACE: only the reduction writes those bytes, so its own read needs no
+   snapshot (other readers still get one). */
+static int reduction_in_place(const bstate *b, const bcoll *c) {
+  if (c->method != SM_ALLREDUCE && !(c->method == SM_REDUCE && c->me == c->rootm)) return 0;
+  const bslot *sd = &b->slots[c->slot_first], *rv = sd + c->nsend;
+  return sd->n == 1 && rv->n == 1 && b->pieces[sd->first].addr == b->pieces[rv->first].addr &&
+         b->pieces[sd->first].len == b->pieces[rv->first].len && b->pieces[rv->first].space == SP_USER;
+}
+
 static int collect_ranges(bstate *b) {
   int rc = CDAG_OK;
 #define RD(a, l) if ((rc = add_range(&b->rd, &b->nrd, &b->cap_rd, (a), (l)))) return rc
 #define WR(a, l) if ((rc = add_range(&b->wr, &b->nwr, &b->cap_wr, (a), (l)))) return rc
   for (int64_t k = 0; k < b->ncolls; k++) {
     bcoll *c = &b->colls[k];
+    if ((c->inplace = reduction_in_place(b, c))) {
+      const bpiece *pc = &b->pieces[b->slots[c->slot_first + c->nsend].first];
+      WR(pc->addr, pc->len);
+      continue;
+    }
     for (int q = 0; q < c->nsend + c->nrecv; q++) {
       bslot *sl = &b->slots[c->slot_first + q];
       int send = q < c->nsend;
@@ -583,9 +599,14 @@ static int coll_reduction(cdag_schedule *s, const bstate *b, const bcoll *c, MPI
     return CDAG_OK;
   }
   uint64_t bytes = send->bytes;
-  if ((rc = red_buf(s, b, send, 1, bytes, l, cp, &sbuf))) return rc;
+  if (c->inplace) {
+    sbuf = MPI_IN_PLACE;
+    rbuf = piece_ptr(s, &b->pieces[recv->first]);
+  } else if ((rc = red_buf(s, b, send, 1, bytes, l, cp, &sbuf))) {
+    return rc;
+  }
   int has_recv = c->method == SM_ALLREDUCE || c->me == c->rootm;
-  if (has_recv && (rc = red_buf(s, b, recv, 0, bytes, l, cp, &rbuf))) return rc;
+  if (has_recv && !c->inplace && (rc = red_buf(s, b, recv, 0, bytes, l, cp, &rbuf))) return rc;
   MPI_Count count = (MPI_Count)(bytes / (uint64_t)tsize);
   if (c->method == SM_ALLREDUCE)
     MPI_TRY(MPI_Allreduce_init_c(sbuf, rbuf, count, t, op, comm, MPI_INFO_NULL, new_req(s)), "MPI_Allreduce_init_c");

@@ -5,7 +5,8 @@
  *   an alltoall (Alltoallw path), a broadcast from rank 1 % p (MPI_Bcast path), an int64
  *   sum allreduce, an allgather on the even ranks with own blocks in place (MPI_Allgatherv;
  *   a sub-communicator unless that is every rank), an allgather whose blocks land in two
- *   pieces (Alltoallw path), a reduce_scatter_block, a residual ring transfer, a residual reduction at rank 0
+ *   pieces (Alltoallw path), an allreduce in place (MPI_IN_PLACE) whose input another
+ *   transfer reads, a reduce_scatter_block, a residual ring transfer, a residual reduction at rank 0
  *   with a contribution counted twice, one computed in place into an input others read, a zero-byte synchronisation, and a residual transfer
  *   that overwrites bytes the alltoall reads (the snapshot must send the origin).
  * Each run resets the inputs and poisons the outputs; every output element is checked
@@ -24,9 +25,9 @@ static int P, R, NA;                /* ranks, this rank, blocks of A: max(P, 3) 
 static uint64_t *addr_a, *addr_b;  /* every rank's A and B */
 
 /* B sections (in blocks): alltoall p, bcast 1, allreduce 1, allgather p, ring 1, red 1, rsb 1,
-   allgather in two pieces p */
+   allgather in two pieces p, allreduce in place 1, ring reading it 1 */
 static size_t sec(int s) {
-  size_t off[8];
+  size_t off[10];
   off[0] = 0;
   off[1] = off[0] + (size_t)P;
   off[2] = off[1] + 1;
@@ -35,6 +36,8 @@ static size_t sec(int s) {
   off[5] = off[4] + 1;
   off[6] = off[5] + 1;
   off[7] = off[6] + 1;
+  off[8] = off[7] + (size_t)P;  /* an in-place allreduce */
+  off[9] = off[8] + 1;          /* a ring transfer reading what the in-place allreduce writes */
   return off[s] * BLK;
 }
 static uint64_t A(int r, int blk) { return addr_a[r] + (uint64_t)blk * BLK; }
@@ -121,6 +124,11 @@ static void add_colls(cdag_plan *p, const int32_t *all) {
       v->bytes = BLK;
     }
   }
+  c = coll(p, DET_ALLREDUCE, -1, all, P, 1, 1);  /* in place */
+  for (int i = 0; i < P; i++) {
+    slot(p, c, i, 1, 0, B(i, 8, 0), BLK);
+    slot(p, c, i, 0, 0, B(i, 8, 0), BLK);
+  }
   c = coll(p, DET_REDUCE_SCATTER_BLOCK, -1, all, P, P, 1);
   for (int i = 0; i < P; i++) {
     for (int j = 0; j < P; j++) slot(p, c, i, 1, j, A(i, j), BLK);
@@ -129,6 +137,8 @@ static void add_colls(cdag_plan *p, const int32_t *all) {
 }
 
 static void add_residual(cdag_plan *p) {
+  for (int r = 0; r < P; r++)  /* reads the origin of what the in-place allreduce writes */
+    p->xfers[p->nxfers++] = (df_xfer){r, (r + 1) % P, B(r, 8, 0), B((r + 1) % P, 9, 0), BLK};
   for (int r = 0; r < P; r++) {  /* ring, and the write over bytes the alltoall reads */
     p->xfers[p->nxfers++] = (df_xfer){r, (r + 1) % P, A(r, 2), B((r + 1) % P, 4, 0), BLK};
     p->xfers[p->nxfers++] = (df_xfer){(r + 1) % P, r, A((r + 1) % P, 0), A(r, NA - 1), BLK};
@@ -177,10 +187,13 @@ static int hand_plan(cdag_graph *gg, const cdag_options *o, cdag_plan **out) {
 static int64_t *a, *b;
 static size_t nb;
 
+static int64_t *bsec(int s, int blk);
+
 static void reset(void) {
   for (int j = 0; j < NA; j++)
     for (int k = 0; k < K; k++) a[j * K + k] = aval(R, j, k);
   for (size_t k = 0; k < nb; k++) b[k] = -7;
+  for (int k = 0; k < K; k++) bsec(8, 0)[k] = aval(R, 8, k);
 }
 
 static int64_t *bsec(int s, int blk) { return (int64_t *)((char *)b + sec(s) + (size_t)blk * BLK); }
@@ -201,6 +214,8 @@ static int check(void) {
     int64_t red = tri * 1000000 + (int64_t)P * (1000 + k) + aval(0, 1, k);
     bad += bsec(5, 0)[k] != (R == 0 ? red : -7);
     bad += bsec(6, 0)[k] != tri * 1000000 + (int64_t)P * (R * 1000 + k);
+    bad += bsec(8, 0)[k] != tri * 1000000 + (int64_t)P * (8000 + k);
+    bad += bsec(9, 0)[k] != aval((R - 1 + P) % P, 8, k);
     bad += a[(NA - 1) * K + k] != aval((R + 1) % P, 0, k);
     if (NA - 1 != 1) bad += a[K + k] != (R == 0 ? tri * 1000000 + (int64_t)P * (1000 + k) : aval(R, 1, k));
   }
@@ -213,7 +228,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   NA = P < 3 ? 3 : P;
   a = calloc((size_t)NA, BLK);
-  nb = sec(7) / sizeof(int64_t) + (size_t)P * K;
+  nb = sec(9) / sizeof(int64_t) + K;
   b = calloc(nb, sizeof *b);
   addr_a = calloc((size_t)P, sizeof *addr_a);
   addr_b = calloc((size_t)P, sizeof *addr_b);
