@@ -159,13 +159,18 @@ static int plan_report_cb(const void *p, FILE *f, int json) { return cdag_plan_r
 static int graph_report_cb(const void *obj, FILE *f, int json) {
   const cdag_graph *g = obj;
   int64_t n[IR_NKINDS] = {0};
-  for (int64_t i = 0; i < g->nops; i++) n[g->kind[i]]++;
-  if (json)
+  uint64_t bytes = 0;
+  for (int64_t i = 0; i < g->nops; i++) {
+    n[g->kind[i]]++;
+    if (g->kind[i] == IR_SEND) bytes += g->bytes[i];
+  }
+  if (json)  /* the schema of FORMAT.md: no SST and no collectives, every message kept */
     fprintf(f, "{\"cdag_report\": 1, \"nprocs\": %d, \"detect\": 0, \"ops\": {\"send\": %lld, \"recv\": %lld, "
-               "\"reduce\": %lld, \"copy\": %lld}, \"sst\": null, \"collectives\": [], \"barrier\": false, "
-               "\"residual\": {\"transfers\": 0, \"bytes\": 0, \"messages\": %lld}, \"seconds\": {}}\n",
+               "\"reduce\": %lld, \"copy\": %lld}, \"sst\": {\"transfers\": 0, \"reductions\": 0, \"splits\": 0}, "
+               "\"collectives\": [], \"barrier\": false, \"residual\": {\"transfers\": %lld, \"bytes\": %llu, "
+               "\"messages\": %lld}, \"seconds\": {\"match\": 0, \"dataflow\": 0, \"detect\": 0}}\n",
             g->nprocs, (long long)n[IR_SEND], (long long)n[IR_RECV], (long long)n[IR_REDUCE], (long long)n[IR_COPY],
-            (long long)n[IR_SEND]);
+            (long long)n[IR_SEND], (unsigned long long)bytes, (long long)n[IR_SEND]);
   else
     fprintf(f, "graph run as written (detect = 0) over %d ranks: %lld sends, %lld receives, %lld reduces, "
                "%lld copies\n",
