@@ -1,0 +1,257 @@
+/* cdag tests — tests/match/test_match.c: pairing sends with receives; deadlocks.
+ *
+ * Non-overtaking order per (source, dest, tag), tags as separate channels, sends to self,
+ * every error (unmatched send, unmatched receive, truncation, cycles) with what its
+ * message must name, and the order contract (dependencies respected, each send directly
+ * followed by its receive). */
+#include <string.h>
+
+#include "check_main.h"
+#include "match/match.h"
+
+static cdag_graph *graph(int p) {
+  cdag_graph *g;
+  ck_assert_int_eq(cdag_graph_create_global(p, &g), CDAG_OK);
+  return g;
+}
+
+static void run_ok(cdag_graph *g, match_result *m) {
+  ck_assert_int_eq(ir_finalize(g), CDAG_OK);
+  int rc = match_run(g, m);
+  ck_assert_msg(rc == CDAG_OK, "match_run: %s", cdag_error_message());
+}
+
+static int run_err(cdag_graph *g) {
+  match_result m;
+  ck_assert_int_eq(ir_finalize(g), CDAG_OK);
+  int rc = match_run(g, &m);
+  ck_assert_ptr_null(m.partner);
+  return rc;
+}
+
+/* The order respects dependencies and puts every send right before its receive. */
+static void check_order(const cdag_graph *g, const match_result *m) {
+  int32_t *at = malloc((size_t)g->nops * sizeof *at);
+  for (int64_t i = 0; i < g->nops; i++) at[i] = -1;
+  for (int64_t i = 0; i < g->nops; i++) {
+    ck_assert_int_eq(at[m->order[i]], -1);
+    at[m->order[i]] = (int32_t)i;
+  }
+  for (int64_t op = 0; op < g->nops; op++) {
+    for (int32_t k = g->pred_start[op]; k < g->pred_start[op + 1]; k++)
+      if (g->pred[k] != m->partner[op]) ck_assert_int_lt(at[g->pred[k]], at[op]);
+    if (g->kind[op] == IR_SEND) ck_assert_int_eq(at[m->partner[op]], at[op] + 1);
+  }
+  free(at);
+}
+
+START_TEST(non_overtaking) {
+  cdag_graph *g = graph(2);
+  cdag_op s[3], r[3];
+  for (int i = 0; i < 3; i++) cdag_rank_send(g, 0, 8 * (uint64_t)i, 8, 1, 5, &s[i]);
+  for (int i = 0; i < 3; i++) cdag_rank_recv(g, 1, 64 + 8 * (uint64_t)i, 8, 0, 5, &r[i]);
+  match_result m;
+  run_ok(g, &m);
+  for (int i = 0; i < 3; i++) {
+    ck_assert_int_eq(m.partner[s[i]], r[i]);
+    ck_assert_int_eq(m.partner[r[i]], s[i]);
+  }
+  check_order(g, &m);
+  match_free(&m);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+START_TEST(tags_are_channels) {
+  cdag_graph *g = graph(2);
+  cdag_op s0, s1, r1, r0;
+  cdag_rank_send(g, 0, 0, 8, 1, 0, &s0);
+  cdag_rank_send(g, 0, 8, 8, 1, 1, &s1);
+  cdag_rank_recv(g, 1, 0, 8, 0, 1, &r1);   /* receives tag 1 first */
+  cdag_rank_recv(g, 1, 8, 8, 0, 0, &r0);
+  match_result m;
+  run_ok(g, &m);
+  ck_assert_int_eq(m.partner[s0], r0);
+  ck_assert_int_eq(m.partner[s1], r1);
+  check_order(g, &m);
+  match_free(&m);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+START_TEST(send_to_self_and_larger_recv) {
+  cdag_graph *g = graph(3);
+  cdag_op s, r, s2, r2;
+  cdag_rank_send(g, 2, 0, 16, 2, 0, &s);
+  cdag_rank_recv(g, 2, 64, 16, 2, 0, &r);
+  cdag_rank_send(g, 0, 0, 8, 1, 0, &s2);
+  cdag_rank_recv(g, 1, 0, 100, 0, 0, &r2);  /* larger receive: fine */
+  match_result m;
+  run_ok(g, &m);
+  ck_assert_int_eq(m.partner[s], r);
+  ck_assert_int_eq(m.partner[s2], r2);
+  check_order(g, &m);
+  match_free(&m);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+START_TEST(binomial_tree_order) {
+  int p = 13;
+  cdag_graph *g = graph(p);
+  for (int r = 0; r < p; r++) {
+    int k = 1;
+    if (r) {
+      int msb = 1 << (31 - __builtin_clz((unsigned)r));
+      cdag_rank_recv(g, r, 0, 64, r - msb, 0, NULL);
+      k = msb << 1;
+    }
+    for (; r + k < p; k <<= 1) cdag_rank_send(g, r, 0, 64, r + k, 0, NULL);
+  }
+  match_result m;
+  run_ok(g, &m);
+  check_order(g, &m);
+  for (int64_t op = 0; op < g->nops; op++) ck_assert_int_ge(m.partner[op], 0);
+  match_free(&m);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+START_TEST(unmatched_send) {
+  cdag_graph *g = graph(3);
+  cdag_rank_send(g, 0, 0, 8, 1, 0, NULL);
+  cdag_rank_recv(g, 1, 0, 8, 0, 0, NULL);
+  cdag_rank_send(g, 0, 0, 8, 2, 7, NULL);
+  ck_assert_int_eq(run_err(g), CDAG_ERR_UNMATCHED);
+  const char *msg = cdag_error_message();
+  ck_assert_msg(strstr(msg, "rank 0 op 1") && strstr(msg, "to rank 2 tag 7") && strstr(msg, "no matching receive"),
+                "message: %s", msg);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+START_TEST(unmatched_recv) {
+  cdag_graph *g = graph(2);
+  cdag_rank_recv(g, 1, 0, 8, 0, 3, NULL);
+  ck_assert_int_eq(run_err(g), CDAG_ERR_UNMATCHED);
+  const char *msg = cdag_error_message();
+  ck_assert_msg(strstr(msg, "rank 1 op 0") && strstr(msg, "from rank 0 tag 3") && strstr(msg, "no matching send"),
+                "message: %s", msg);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+START_TEST(truncation) {
+  cdag_graph *g = graph(2);
+  cdag_rank_send(g, 0, 0, 64, 1, 0, NULL);
+  cdag_rank_recv(g, 1, 0, 32, 0, 0, NULL);
+  ck_assert_int_eq(run_err(g), CDAG_ERR_TRUNCATE);
+  const char *msg = cdag_error_message();
+  ck_assert_msg(strstr(msg, "rank 1 op 0") && strstr(msg, "32 bytes") && strstr(msg, "rank 0 op 0") &&
+                    strstr(msg, "sends 64"),
+                "message: %s", msg);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+/* Each rank receives before it sends (the receive buffer feeds the send): deadlock. */
+START_TEST(recv_before_send_deadlock) {
+  cdag_graph *g = graph(2);
+  cdag_rank_recv(g, 0, 0, 8, 1, 0, NULL);
+  cdag_rank_send(g, 0, 0, 8, 1, 0, NULL);
+  cdag_rank_recv(g, 1, 0, 8, 0, 0, NULL);
+  cdag_rank_send(g, 1, 0, 8, 0, 0, NULL);
+  ck_assert_int_eq(run_err(g), CDAG_ERR_CYCLE);
+  const char *msg = cdag_error_message();
+  ck_assert_msg(strstr(msg, "deadlock") && strstr(msg, "rank 0") && strstr(msg, "rank 1"), "message: %s", msg);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+/* Both ranks send, then (explicitly dependent) receive: with rendezvous semantics the
+   sends wait for receives that wait for the sends. */
+START_TEST(mirrored_send_then_recv_deadlock) {
+  cdag_graph *g = graph(2);
+  cdag_op a, b, c, d;
+  cdag_rank_send(g, 0, 0, 8, 1, 0, &a);
+  cdag_rank_recv(g, 0, 64, 8, 1, 1, &b);
+  cdag_rank_send(g, 1, 0, 8, 0, 1, &c);
+  cdag_rank_recv(g, 1, 64, 8, 0, 0, &d);
+  cdag_depend(g, c, d);
+  cdag_depend(g, a, b);
+  ck_assert_int_eq(run_err(g), CDAG_ERR_CYCLE);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+/* The same exchange with disjoint buffers and no explicit order is fine. */
+START_TEST(exchange_without_dependency) {
+  cdag_graph *g = graph(2);
+  cdag_rank_send(g, 0, 0, 8, 1, 0, NULL);
+  cdag_rank_recv(g, 0, 64, 8, 1, 0, NULL);
+  cdag_rank_send(g, 1, 0, 8, 0, 0, NULL);
+  cdag_rank_recv(g, 1, 64, 8, 0, 0, NULL);
+  match_result m;
+  run_ok(g, &m);
+  check_order(g, &m);
+  match_free(&m);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+START_TEST(send_to_self_depending_on_its_recv) {
+  cdag_graph *g = graph(1);
+  cdag_op r, s;
+  cdag_rank_recv(g, 0, 0, 8, 0, 0, &r);
+  cdag_rank_send(g, 0, 0, 8, 0, 0, &s);  /* reads what the receive writes */
+  ck_assert_int_eq(run_err(g), CDAG_ERR_CYCLE);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "itself"));
+  cdag_graph_free(&g);
+}
+END_TEST
+
+START_TEST(long_cycle_is_named) {
+  int p = 10;
+  cdag_graph *g = graph(p);
+  for (int r = 0; r < p; r++) {  /* a ring where everybody receives first */
+    cdag_rank_recv(g, r, 0, 8, (r + p - 1) % p, 0, NULL);
+    cdag_rank_send(g, r, 0, 8, (r + 1) % p, 0, NULL);
+  }
+  ck_assert_int_eq(run_err(g), CDAG_ERR_CYCLE);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "ops on the cycle"));
+  cdag_graph_free(&g);
+}
+END_TEST
+
+START_TEST(not_finalized) {
+  cdag_graph *g = graph(2);
+  match_result m;
+  ck_assert_int_eq(match_run(g, &m), CDAG_ERR_STATE);
+  ck_assert_int_eq(match_run(NULL, &m), CDAG_ERR_ARG);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+Suite *cdag_match_suite(void) {
+  Suite *s = suite_create("match");
+  TCase *t = tcase_create("pairs");
+  tcase_add_test(t, non_overtaking);
+  tcase_add_test(t, tags_are_channels);
+  tcase_add_test(t, send_to_self_and_larger_recv);
+  tcase_add_test(t, binomial_tree_order);
+  tcase_add_test(t, exchange_without_dependency);
+  suite_add_tcase(s, t);
+  TCase *e = tcase_create("errors");
+  tcase_add_test(e, unmatched_send);
+  tcase_add_test(e, unmatched_recv);
+  tcase_add_test(e, truncation);
+  tcase_add_test(e, recv_before_send_deadlock);
+  tcase_add_test(e, mirrored_send_then_recv_deadlock);
+  tcase_add_test(e, send_to_self_depending_on_its_recv);
+  tcase_add_test(e, long_cycle_is_named);
+  tcase_add_test(e, not_finalized);
+  suite_add_tcase(s, e);
+  return s;
+}
+
+CDAG_CHECK_MAIN(cdag_match_suite)
