@@ -5,7 +5,8 @@
  *   options.root out of range, ranks that disagree on options.root, a bad option on the last
  *   rank only (all CDAG_ERR_ARG, collective), and local misuse: NULL arguments, a global
  *   graph, a bad destination, cdag_wait without cdag_start, adding to a compiled graph.
- * After the errors, a correct graph still compiles and runs. Exit 0 on success. */
+ * Graph errors are checked with detection on and off. After the errors, a correct graph
+ * still compiles and runs. Exit 0 on success. */
 #include <stdio.h>
 #include <string.h>
 
@@ -59,15 +60,18 @@ static cdag_graph *graph(void) {
 
 static char buf[4][64];
 
-static void graph_errors(void) {
+static void graph_errors(int detect) {
+  cdag_options o;
+  cdag_options_init(&o);
+  o.detect = detect;
   cdag_graph *g = graph();  /* rank 0 sends to the last rank, nobody receives */
   if (R == 0) EXPECT(cdag_send(g, buf[0], 8, P - 1, 5, NULL) == CDAG_OK);
-  compile_expect(g, NULL, CDAG_ERR_UNMATCHED, "send without receive", __LINE__);
+  compile_expect(g, &o, CDAG_ERR_UNMATCHED, "send without receive", __LINE__);
 
   g = graph();  /* rank 0 sends 16 bytes, the last rank receives 8 */
   if (R == 0) EXPECT(cdag_send(g, buf[0], 16, P - 1, 1, NULL) == CDAG_OK);
   if (R == P - 1) EXPECT(cdag_recv(g, buf[1], 8, 0, 1, NULL) == CDAG_OK);
-  compile_expect(g, NULL, CDAG_ERR_TRUNCATE, "truncation", __LINE__);
+  compile_expect(g, &o, CDAG_ERR_TRUNCATE, "truncation", __LINE__);
 
   g = graph();  /* ranks 0 and the last both receive first and send what they received */
   if (R == 0 || R == P - 1) {
@@ -75,7 +79,7 @@ static void graph_errors(void) {
     EXPECT(cdag_recv(g, buf[2], 8, peer, 2, NULL) == CDAG_OK);
     EXPECT(cdag_send(g, buf[2], 8, peer, 2, NULL) == CDAG_OK);  /* reads what the receive wrote */
   }
-  compile_expect(g, NULL, CDAG_ERR_CYCLE, "deadlock", __LINE__);
+  compile_expect(g, &o, CDAG_ERR_CYCLE, "deadlock", __LINE__);
 }
 
 static void option_errors(void) {
@@ -128,7 +132,8 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &R);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
-  graph_errors();
+  graph_errors(1);
+  graph_errors(0);
   option_errors();
   local_errors();
   int all = 0;
