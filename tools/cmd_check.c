@@ -11,12 +11,6 @@
 #include "ir/ir.h"
 #include "match/match.h"
 
-#if defined(__has_include)
-#if __has_include("match/match.c")
-#define CHECK_HAVE_MATCH 1
-#endif
-#endif
-
 /* --goal-buffers=fresh|shared; -1 for a bad value. */
 static int goal_buffers(int *argc, char **argv) {
   const char *v = cmd_flag_value(argc, argv, "--goal-buffers=");
@@ -39,7 +33,6 @@ int cmd_check(int argc, char **argv) {
   cdag_graph *g = NULL;
   if (cmd_load("check", argv[0], fresh, &g)) return 1;
   int64_t messages = 0;
-#ifdef CHECK_HAVE_MATCH
   match_result m = {0};
   int rc = match_run(g, &m);
   if (rc) {
@@ -49,9 +42,6 @@ int cmd_check(int argc, char **argv) {
   }
   for (int64_t i = 0; i < g->nops; i++) messages += g->kind[i] == IR_SEND && m.partner[i] >= 0;
   match_free(&m);
-#else
-  for (int64_t i = 0; i < g->nops; i++) messages += g->kind[i] == IR_SEND;
-#endif
   summary(g, messages);
   ir_graph_free(g);
   return 0;

@@ -11,12 +11,6 @@
 #include "ir/ir.h"
 #include "match/match.h"
 
-#if defined(__has_include)
-#if __has_include("match/match.c")
-#define DOT_HAVE_MATCH 1
-#endif
-#endif
-
 /* --goal-buffers=fresh|shared; -1 for a bad value. */
 static int goal_buffers(int *argc, char **argv) {
   const char *v = cmd_flag_value(argc, argv, "--goal-buffers=");
@@ -63,7 +57,7 @@ static void dot_write(FILE *f, const cdag_graph *g, const int32_t *partner) {
     for (int32_t i = g->rank_start[r]; i < g->rank_start[r + 1]; i++) dot_node(f, g, g->rank_ops[i]);
     fprintf(f, "  }\n");
   }
-  for (int64_t i = 0; partner && i < g->nops; i++)
+  for (int64_t i = 0; i < g->nops; i++)
     if (g->kind[i] == IR_SEND && partner[i] >= 0) fprintf(f, "  o%lld -> o%d;\n", (long long)i, partner[i]);
   for (int64_t i = 0; i < g->nops; i++)
     for (int32_t k = g->pred_start[i]; k < g->pred_start[i + 1]; k++)
@@ -81,8 +75,6 @@ int cmd_dot(int argc, char **argv) {
   }
   cdag_graph *g = NULL;
   if (cmd_load("dot", argv[0], fresh, &g)) return 1;
-  const int32_t *partner = NULL;
-#ifdef DOT_HAVE_MATCH
   match_result m = {0};
   int rc = match_run(g, &m);
   if (rc) {
@@ -90,12 +82,8 @@ int cmd_dot(int argc, char **argv) {
     ir_graph_free(g);
     return 1;
   }
-  partner = m.partner;
-#endif
-  dot_write(stdout, g, partner);
-#ifdef DOT_HAVE_MATCH
+  dot_write(stdout, g, m.partner);
   match_free(&m);
-#endif
   ir_graph_free(g);
   return fflush(stdout) == 0 ? 0 : 1;
 }
