@@ -1,0 +1,189 @@
+/* cdag — src/dataflow/sets.c: interned reduction source sets.
+ *
+ * A set is a canonical, sorted list of runs (ranks lo..hi each contributing the element at
+ * addr, mult times): runs are sorted by (addr, lo), overlapping runs of one addr have their
+ * multiplicities added, and adjacent runs with equal addr and mult are merged, so equal
+ * multisets have equal run lists. Sets are interned by a 64-bit hash (JudyL from hash to
+ * the first set with that hash, chained), so each distinct set is stored once and compared
+ * by id. Building a set from k runs costs O(k log k). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dataflow/dataflow_int.h"
+
+static int run_cmp(const void *x, const void *y) {
+  const df_run *a = x, *b = y;
+  if (a->addr != b->addr) return a->addr < b->addr ? -1 : 1;
+  if (a->lo != b->lo) return a->lo < b->lo ? -1 : 1;
+  return (a->hi > b->hi) - (a->hi < b->hi);
+}
+
+/* Multiplicity change points of one addr's runs, swept in rank order. */
+typedef struct {
+  int64_t rank;
+  int64_t delta;
+} df_event;
+
+static int event_cmp(const void *x, const void *y) {
+  const df_event *a = x, *b = y;
+  return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+static int push_run(df_sets *s, int32_t lo, int32_t hi, uint32_t mult, uint64_t addr) {
+  if (s->ntmp_out == s->tmp_out_cap) {
+    int64_t cap = s->tmp_out_cap ? s->tmp_out_cap * 2 : 64;
+    df_run *r = realloc(s->tmp_out, (size_t)cap * sizeof *r);
+    if (!r) return CDAG_NOMEM("reduction sets");
+    s->tmp_out = r;
+    s->tmp_out_cap = cap;
+  }
+  df_run *last = s->ntmp_out ? &s->tmp_out[s->ntmp_out - 1] : NULL;
+  if (last && last->addr == addr && last->mult == mult && last->hi + 1 == lo) {
+    last->hi = hi;
+    return CDAG_OK;
+  }
+  s->tmp_out[s->ntmp_out++] = (df_run){.lo = lo, .hi = hi, .mult = mult, .addr = addr};
+  return CDAG_OK;
+}
+
+/* Canonicalises runs[0..n) (of one addr) into tmp_out using a sweep over events. */
+static int sweep_addr(df_sets *s, const df_run *runs, int64_t n, df_event *ev) {
+  for (int64_t i = 0; i < n; i++) {
+    ev[2 * i] = (df_event){runs[i].lo, (int64_t)runs[i].mult};
+    ev[2 * i + 1] = (df_event){(int64_t)runs[i].hi + 1, -(int64_t)runs[i].mult};
+  }
+  qsort(ev, (size_t)(2 * n), sizeof *ev, event_cmp);
+  int64_t mult = 0;
+  for (int64_t i = 0; i < 2 * n;) {
+    int64_t at = ev[i].rank;
+    while (i < 2 * n && ev[i].rank == at) mult += ev[i++].delta;
+    if (mult > 0 && i < 2 * n) {
+      int rc = push_run(s, (int32_t)at, (int32_t)(ev[i].rank - 1), (uint32_t)mult, runs[0].addr);
+      if (rc) return rc;
+    }
+  }
+  return CDAG_OK;
+}
+
+static uint64_t hash_runs(const df_run *r, int64_t n) {
+  uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)n;
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t v[3] = {(uint64_t)(uint32_t)r[i].lo << 32 | (uint32_t)r[i].hi, r[i].addr, r[i].mult};
+    for (int k = 0; k < 3; k++) {
+      h ^= v[k] + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+      h *= 0xff51afd7ed558ccdULL;
+    }
+  }
+  return h ^ (h >> 33);
+}
+
+/* Finds the interned set equal to tmp_out, or adds it. */
+static int intern(df_sets *s, int32_t *id) {
+  uint64_t h = hash_runs(s->tmp_out, s->ntmp_out);
+  PWord_t pv = (PWord_t)JudyLIns(&s->by_hash, (Word_t)h, PJE0);
+  if (pv == PJERR) return CDAG_NOMEM("reduction sets");
+  for (int32_t k = (int32_t)*pv - 1; k >= 0; k = s->chain[k]) {
+    const df_set *e = &s->sets[k];
+    if (e->nruns == s->ntmp_out && memcmp(s->runs + e->first, s->tmp_out, (size_t)e->nruns * sizeof(df_run)) == 0) {
+      *id = k;
+      return CDAG_OK;
+    }
+  }
+  if (s->nsets == s->setcap) {
+    int64_t cap = s->setcap ? s->setcap * 2 : 256;
+    df_set *ns = realloc(s->sets, (size_t)cap * sizeof *ns);
+    if (!ns) return CDAG_NOMEM("reduction sets");
+    s->sets = ns;
+    int32_t *nc = realloc(s->chain, (size_t)cap * sizeof *nc);
+    if (!nc) return CDAG_NOMEM("reduction sets");
+    s->chain = nc;
+    s->setcap = cap;
+  }
+  if (s->nruns + s->ntmp_out > s->runcap) {
+    int64_t cap = (s->runcap ? s->runcap * 2 : 1024) + s->ntmp_out;
+    df_run *nr = realloc(s->runs, (size_t)cap * sizeof *nr);
+    if (!nr) return CDAG_NOMEM("reduction sets");
+    s->runs = nr;
+    s->runcap = cap;
+  }
+  int64_t contrib = 0;
+  for (int64_t i = 0; i < s->ntmp_out; i++)
+    contrib += (int64_t)(s->tmp_out[i].hi - s->tmp_out[i].lo + 1) * s->tmp_out[i].mult;
+  memcpy(s->runs + s->nruns, s->tmp_out, (size_t)s->ntmp_out * sizeof(df_run));
+  *id = (int32_t)s->nsets;
+  s->sets[s->nsets] = (df_set){.first = s->nruns, .nruns = (int32_t)s->ntmp_out, .ncontrib = contrib, .hash = h};
+  s->chain[s->nsets] = (int32_t)*pv - 1;
+  *pv = (Word_t)s->nsets + 1;
+  s->nruns += s->ntmp_out;
+  s->nsets++;
+  return CDAG_OK;
+}
+
+/* Canonicalises and interns the runs in tmp_in[0..ntmp_in). */
+static int finish(df_sets *s, int32_t *id) {
+  int64_t n = s->ntmp_in;
+  qsort(s->tmp_in, (size_t)n, sizeof *s->tmp_in, run_cmp);
+  df_event *ev = malloc((size_t)(2 * n + 1) * sizeof *ev);
+  if (!ev) return CDAG_NOMEM("reduction sets");
+  s->ntmp_out = 0;
+  int rc = CDAG_OK;
+  for (int64_t i = 0; i < n && rc == CDAG_OK;) {
+    int64_t j = i;
+    while (j < n && s->tmp_in[j].addr == s->tmp_in[i].addr) j++;
+    rc = sweep_addr(s, s->tmp_in + i, j - i, ev);
+    i = j;
+  }
+  free(ev);
+  return rc ? rc : intern(s, id);
+}
+
+static int add_in(df_sets *s, df_run r) {
+  if (s->ntmp_in == s->tmp_in_cap) {
+    int64_t cap = s->tmp_in_cap ? s->tmp_in_cap * 2 : 64;
+    df_run *n = realloc(s->tmp_in, (size_t)cap * sizeof *n);
+    if (!n) return CDAG_NOMEM("reduction sets");
+    s->tmp_in = n;
+    s->tmp_in_cap = cap;
+  }
+  s->tmp_in[s->ntmp_in++] = r;
+  return CDAG_OK;
+}
+
+/* Adds the runs of set id, every addr shifted by shift (or one origin when id < 0). */
+static int add_operand(df_sets *s, const df_operand *x) {
+  if (x->set < 0) return add_in(s, (df_run){.lo = x->rank, .hi = x->rank, .mult = 1, .addr = x->addr});
+  const df_set *e = &s->sets[x->set];
+  for (int32_t i = 0; i < e->nruns; i++) {
+    df_run r = s->runs[e->first + i];
+    r.addr += x->addr;
+    int rc = add_in(s, r);
+    if (rc) return rc;
+  }
+  return CDAG_OK;
+}
+
+int df_sets_union(df_sets *s, const df_operand *a, const df_operand *b, int32_t *id) {
+  s->ntmp_in = 0;
+  int rc = add_operand(s, a);
+  if (rc == CDAG_OK) rc = add_operand(s, b);
+  return rc ? rc : finish(s, id);
+}
+
+int df_sets_shift(df_sets *s, int32_t set, uint64_t shift, int32_t *id) {
+  if (shift == 0) {
+    *id = set;
+    return CDAG_OK;
+  }
+  df_operand x = {.set = set, .addr = shift};
+  s->ntmp_in = 0;
+  int rc = add_operand(s, &x);
+  return rc ? rc : finish(s, id);
+}
+
+void df_sets_free(df_sets *s) {
+  Word_t freed;
+  JLFA(freed, s->by_hash);
+  (void)freed;
+  free(s->sets); free(s->chain); free(s->runs); free(s->tmp_in); free(s->tmp_out);
+  memset(s, 0, sizeof *s);
+}

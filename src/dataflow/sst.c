@@ -1,0 +1,345 @@
+/* cdag — src/dataflow/sst.c: Static Single Transfer form by interval propagation.
+ *
+ * The simpler equivalent of the paper's Algorithms 3-4 (SEEDS-NOTES 2.4): each rank keeps
+ * an interval map (JudyL: piece start -> piece) from its addresses to their provenance, an
+ * origin (rank, addr) or a reduction (type, op, interned set, shift). An address with no
+ * piece holds its own original value. Ops are visited once, in match order:
+ *  - a send reads the pieces of its range (several pieces: a split), and the matched
+ *    receive, next in the order, writes them at its address (only the sent bytes);
+ *  - a copy moves pieces within a rank;
+ *  - a local reduce cuts both operands at every piece boundary (which must fall on element
+ *    boundaries) and writes the union of the operands' source sets.
+ * At the end every piece outside scratch that is not the byte's own original value is a
+ * final tuple; adjacent tuples with adjacent origins merge. Each op touches O(1 + pieces it
+ * overlaps) pieces at O(log n) each: O(n log n) overall. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dataflow/dataflow_int.h"
+
+/* A piece of provenance: origin (set < 0: rank src, address addr at the piece start) or
+   reduction (set >= 0: contributions at run.addr + addr for the piece start; typeop). */
+typedef struct {
+  uint64_t hi;
+  uint64_t addr;
+  int32_t set;
+  int32_t src;      /* origin rank, or (type << 8 | op) for reductions */
+} df_piece;
+
+/* A provenance segment read from a range: offset within the range, length, provenance. */
+typedef struct {
+  uint64_t off, len;
+  df_piece p;       /* p.hi unused; p.addr is the provenance at the segment start */
+} df_seg;
+
+typedef struct {
+  const cdag_graph *g;
+  Pvoid_t *maps;        /* per rank: JudyL piece start -> index into pieces */
+  df_piece *pieces;  int64_t npieces, piececap;
+  df_seg *segs;      int64_t nsegs, segcap;     /* read buffer */
+  df_seg *segs2;     int64_t nsegs2, segcap2;   /* second operand of a reduce */
+  df_seg *out;       int64_t nout, outcap;      /* combined result of a reduce */
+  int64_t xfercap, redcap;                      /* capacities of sst->xfers, sst->reds */
+  df_sets sets;
+  df_sst *sst;
+} df_state;
+
+#define GROW(arr, n, cap, what)                                  \
+  do {                                                           \
+    if ((n) == (cap)) {                                          \
+      int64_t c_ = (cap) ? (cap) * 2 : 256;                      \
+      void *p_ = realloc((arr), (size_t)c_ * sizeof *(arr));     \
+      if (!p_) return CDAG_NOMEM(what);                          \
+      (arr) = p_;                                                \
+      (cap) = c_;                                                \
+    }                                                            \
+  } while (0)
+
+static int piece_insert(df_state *st, int rank, uint64_t lo, df_piece p) {
+  GROW(st->pieces, st->npieces, st->piececap, "provenance map");
+  st->pieces[st->npieces] = p;
+  PWord_t pv = (PWord_t)JudyLIns(&st->maps[rank], (Word_t)lo, PJE0);
+  if (pv == PJERR) return CDAG_NOMEM("provenance map");
+  *pv = (Word_t)st->npieces++;
+  return CDAG_OK;
+}
+
+/* Makes x a piece boundary of rank's map. */
+static int split_at(df_state *st, int rank, uint64_t x) {
+  Word_t k = (Word_t)x;
+  PWord_t pv = (PWord_t)JudyLLast(st->maps[rank], &k, PJE0);
+  if (!pv || k == x) return CDAG_OK;
+  df_piece *p = &st->pieces[*pv];
+  if (p->hi <= x) return CDAG_OK;
+  df_piece tail = *p;
+  tail.addr += x - (uint64_t)k;
+  p->hi = x;
+  return piece_insert(st, rank, x, tail);
+}
+
+static int push_seg(df_seg **arr, int64_t *n, int64_t *cap, df_seg s) {
+  GROW(*arr, *n, *cap, "provenance segments");
+  (*arr)[(*n)++] = s;
+  return CDAG_OK;
+}
+
+/* Reads the provenance of rank's [a, a+len) into segments (gaps are original values). */
+static int read_range(df_state *st, int rank, uint64_t a, uint64_t len, df_seg **segs, int64_t *n, int64_t *cap) {
+  uint64_t b = a + len, cur = a;
+  *n = 0;
+  Word_t k = (Word_t)a;
+  PWord_t pv = (PWord_t)JudyLLast(st->maps[rank], &k, PJE0);
+  if (!pv || st->pieces[*pv].hi <= a) {
+    k = (Word_t)a;
+    pv = (PWord_t)JudyLFirst(st->maps[rank], &k, PJE0);
+  }
+  while (cur < b) {
+    int rc;
+    if (!pv || (uint64_t)k >= b || (uint64_t)k > cur) { /* original bytes up to the next piece */
+      uint64_t end = (!pv || (uint64_t)k >= b) ? b : (uint64_t)k;
+      df_seg s = {.off = cur - a, .len = end - cur, .p = {.addr = cur, .set = -1, .src = rank}};
+      if ((rc = push_seg(segs, n, cap, s))) return rc;
+      cur = end;
+      continue;
+    }
+    const df_piece *p = &st->pieces[*pv];
+    uint64_t end = p->hi < b ? p->hi : b;
+    df_seg s = {.off = cur - a, .len = end - cur, .p = *p};
+    s.p.addr += cur - (uint64_t)k;
+    if ((rc = push_seg(segs, n, cap, s))) return rc;
+    cur = end;
+    pv = (PWord_t)JudyLNext(st->maps[rank], &k, PJE0);
+  }
+  return CDAG_OK;
+}
+
+/* Replaces rank's [x, x+len) with provenance p (p.addr at x). */
+static int write_piece(df_state *st, int rank, uint64_t x, uint64_t len, df_piece p) {
+  int rc;
+  uint64_t y = x + len;
+  if ((rc = split_at(st, rank, x)) || (rc = split_at(st, rank, y))) return rc;
+  Word_t k = (Word_t)x;
+  PWord_t pv = (PWord_t)JudyLFirst(st->maps[rank], &k, PJE0);
+  while (pv && (uint64_t)k < y) {
+    JudyLDel(&st->maps[rank], k, PJE0);
+    pv = (PWord_t)JudyLFirst(st->maps[rank], &k, PJE0);
+  }
+  if (p.set < 0 && p.src == rank && p.addr == x) return CDAG_OK; /* back to its own value */
+  p.hi = y;
+  return piece_insert(st, rank, x, p);
+}
+
+static int write_segs(df_state *st, int rank, uint64_t base, const df_seg *segs, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    int rc = write_piece(st, rank, base + segs[i].off, segs[i].len, segs[i].p);
+    if (rc) return rc;
+  }
+  return CDAG_OK;
+}
+
+static int do_send(df_state *st, int32_t s, int32_t r) {
+  const cdag_graph *g = st->g;
+  int rc = read_range(st, g->rank[s], g->addr[s], g->bytes[s], &st->segs, &st->nsegs, &st->segcap);
+  if (rc) return rc;
+  if (st->nsegs > 1) st->sst->splits++;
+  return write_segs(st, g->rank[r], g->addr[r], st->segs, st->nsegs);
+}
+
+static int do_copy(df_state *st, int32_t op) {
+  const cdag_graph *g = st->g;
+  if (g->addr[op] == g->addr2[op]) return CDAG_OK;
+  int rc = read_range(st, g->rank[op], g->addr2[op], g->bytes[op], &st->segs, &st->nsegs, &st->segcap);
+  return rc ? rc : write_segs(st, g->rank[op], g->addr[op], st->segs, st->nsegs);
+}
+
+/* One operand of a reduce at byte offset o of segment s. */
+static int operand_at(df_state *st, int32_t op, const df_seg *s, uint64_t o, df_operand *x) {
+  int typeop = st->g->peer[op] << 8 | st->g->tag[op];
+  if (s->p.set >= 0 && s->p.src != typeop) {
+    char d[200];
+    return cdag__error(CDAG_ERR_UNSUPPORTED, "%s combines a value reduced with %s/%s using %s/%s (mixed ops are not supported)",
+                       ir_describe(st->g, op, d, sizeof d), ir_rop_name(s->p.src & 0xff), ir_type_name(s->p.src >> 8),
+                       ir_rop_name(st->g->tag[op]), ir_type_name(st->g->peer[op]));
+  }
+  *x = (df_operand){.set = s->p.set, .rank = s->p.src, .addr = s->p.addr + (o - s->off)};
+  return CDAG_OK;
+}
+
+static int misaligned(df_state *st, int32_t op, uint64_t o) {
+  char d[200];
+  return cdag__error(CDAG_ERR_UNSUPPORTED, "%s: byte %llu of its operands starts a piece of other provenance "
+                     "inside an element of %d bytes (partial-element overlap is not supported)",
+                     ir_describe(st->g, op, d, sizeof d), (unsigned long long)o, ir_type_size(st->g->peer[op]));
+}
+
+static int do_reduce(df_state *st, int32_t op) {
+  const cdag_graph *g = st->g;
+  int rank = g->rank[op], rc;
+  uint64_t size = (uint64_t)ir_type_size(g->peer[op]), len = g->bytes[op];
+  if ((rc = read_range(st, rank, g->addr2[op], len, &st->segs, &st->nsegs, &st->segcap))) return rc;
+  if ((rc = read_range(st, rank, g->addr[op], len, &st->segs2, &st->nsegs2, &st->segcap2))) return rc;
+  st->nout = 0;
+  int64_t i = 0, j = 0;
+  for (uint64_t o = 0; o < len;) {
+    const df_seg *a = &st->segs[i], *b = &st->segs2[j];
+    uint64_t end = a->off + a->len < b->off + b->len ? a->off + a->len : b->off + b->len;
+    if (o % size || end % size) return misaligned(st, op, o % size ? o : end);
+    df_operand x, y;
+    if ((rc = operand_at(st, op, a, o, &x)) || (rc = operand_at(st, op, b, o, &y))) return rc;
+    df_seg s = {.off = o, .len = end - o, .p = {.addr = 0, .src = g->peer[op] << 8 | g->tag[op]}};
+    if ((rc = df_sets_union(&st->sets, &x, &y, &s.p.set))) return rc;
+    if ((rc = push_seg(&st->out, &st->nout, &st->outcap, s))) return rc;
+    o = end;
+    if (o == a->off + a->len) i++;
+    if (o == b->off + b->len) j++;
+  }
+  return write_segs(st, rank, g->addr[op], st->out, st->nout);
+}
+
+static int propagate(df_state *st, const match_result *m) {
+  const cdag_graph *g = st->g;
+  for (int64_t i = 0; i < g->nops; i++) {
+    int32_t op = m->order[i];
+    int rc = CDAG_OK;
+    switch (g->kind[op]) {
+      case IR_SEND: rc = do_send(st, op, m->partner[op]); break;
+      case IR_COPY: rc = do_copy(st, op); break;
+      case IR_REDUCE: rc = do_reduce(st, op); break;
+      default: break; /* receives were written with their send; calc moves nothing */
+    }
+    if (rc) return rc;
+  }
+  return CDAG_OK;
+}
+
+/* ---- collecting the final tuples ---- */
+
+static int emit_xfer(df_state *st, int rank, uint64_t lo, uint64_t hi, const df_piece *p, uint64_t plo) {
+  df_sst *s = st->sst;
+  df_xfer x = {.src = p->src, .dst = rank, .src_addr = p->addr + (lo - plo), .dst_addr = lo, .len = hi - lo};
+  if (s->nxfers > 0) {
+    df_xfer *last = &s->xfers[s->nxfers - 1];
+    if (last->dst == rank && last->dst_addr + last->len == lo && last->src == x.src &&
+        last->src_addr + last->len == x.src_addr) {
+      last->len += x.len;
+      return CDAG_OK;
+    }
+  }
+  GROW(s->xfers, s->nxfers, st->xfercap, "SST transfers");
+  s->xfers[s->nxfers++] = x;
+  return CDAG_OK;
+}
+
+static int emit_red(df_state *st, int rank, uint64_t lo, uint64_t hi, const df_piece *p, uint64_t plo) {
+  df_sst *s = st->sst;
+  int type = p->src >> 8, size = ir_type_size(type);
+  uint64_t shift = p->addr + (lo - plo);
+  if ((lo - plo) % (uint64_t)size || (hi - lo) % (uint64_t)size) {
+    return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: bytes [0x%llx, 0x%llx) end with part of a reduced %s element "
+                       "(a later write or scratch covers part of an element)", rank, (unsigned long long)lo,
+                       (unsigned long long)hi, ir_type_name(type));
+  }
+  int32_t set;
+  int rc = df_sets_shift(&st->sets, p->set, shift, &set);
+  if (rc) return rc;
+  GROW(s->reds, s->nreds, st->redcap, "SST reductions");
+  s->reds[s->nreds++] = (df_red){.dst = rank, .set = set, .dst_addr = lo, .count = (hi - lo) / (uint64_t)size,
+                                 .type = (uint8_t)type, .op = (uint8_t)(p->src & 0xff)};
+  return CDAG_OK;
+}
+
+/* Emits [lo, hi) of piece p (starting at plo) minus the rank's scratch intervals. */
+static int emit_piece(df_state *st, int rank, uint64_t lo, uint64_t hi, const df_piece *p) {
+  const cdag_graph *g = st->g;
+  uint64_t plo = lo, cur = lo;
+  for (int32_t k = g->scr_start[rank]; k < g->scr_start[rank + 1] && cur < hi; k++) {
+    if (g->scr_hi[k] <= cur) continue;
+    if (g->scr_lo[k] >= hi) break;
+    if (g->scr_lo[k] > cur) {
+      int rc = p->set < 0 ? emit_xfer(st, rank, cur, g->scr_lo[k], p, plo)
+                          : emit_red(st, rank, cur, g->scr_lo[k], p, plo);
+      if (rc) return rc;
+    }
+    cur = g->scr_hi[k];
+  }
+  if (cur >= hi) return CDAG_OK;
+  return p->set < 0 ? emit_xfer(st, rank, cur, hi, p, plo) : emit_red(st, rank, cur, hi, p, plo);
+}
+
+static int collect(df_state *st) {
+  for (int r = 0; r < st->g->nprocs; r++) {
+    Word_t k = 0;
+    PWord_t pv = (PWord_t)JudyLFirst(st->maps[r], &k, PJE0);
+    for (; pv; pv = (PWord_t)JudyLNext(st->maps[r], &k, PJE0)) {
+      df_piece p = st->pieces[*pv];
+      int rc = emit_piece(st, r, (uint64_t)k, p.hi, &p);
+      if (rc) return rc;
+    }
+  }
+  return CDAG_OK;
+}
+
+static void free_state(df_state *st) {
+  if (st->maps)
+    for (int r = 0; r < st->g->nprocs; r++) {
+      Word_t freed;
+      JLFA(freed, st->maps[r]);
+      (void)freed;
+    }
+  free(st->maps); free(st->pieces); free(st->segs); free(st->segs2); free(st->out);
+}
+
+/* Hands the interned sets over to the result. */
+static void move_sets(df_state *st) {
+  df_sst *s = st->sst;
+  s->sets = st->sets.sets;
+  s->nsets = st->sets.nsets;
+  s->runs = st->sets.runs;
+  s->nruns = st->sets.nruns;
+  st->sets.sets = NULL;
+  st->sets.runs = NULL;
+  df_sets_free(&st->sets);
+}
+
+int dataflow_run(const cdag_graph *g, const match_result *m, df_sst **out) {
+  if (!g || !m || !out) return cdag__error(CDAG_ERR_ARG, "dataflow_run: NULL argument");
+  *out = NULL;
+  if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "dataflow_run: graph is not finalized");
+  df_state st = {.g = g};
+  st.sst = calloc(1, sizeof *st.sst);
+  st.maps = calloc((size_t)g->nprocs, sizeof *st.maps);
+  int rc;
+  if (!st.sst || !st.maps) {
+    rc = CDAG_NOMEM("dataflow");
+  } else {
+    st.sst->nprocs = g->nprocs;
+    rc = propagate(&st, m);
+    if (rc == CDAG_OK) rc = collect(&st);
+    if (rc == CDAG_OK) rc = df_waitsets(g, m, st.sst);
+  }
+  move_sets(&st);
+  free_state(&st);
+  if (rc) {
+    dataflow_free(st.sst);
+    return rc;
+  }
+  *out = st.sst;
+  return CDAG_OK;
+}
+
+void dataflow_free(df_sst *s) {
+  if (!s) return;
+  free(s->xfers); free(s->reds); free(s->sets); free(s->runs);
+  free(s->wait_start); free(s->wait_lo); free(s->wait_hi);
+  free(s);
+}
+
+int dataflow_waits_for(const df_sst *s, int i, int j) {
+  int64_t lo = s->wait_start[i], hi = s->wait_start[i + 1];
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (s->wait_hi[mid] < j) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < s->wait_start[i + 1] && s->wait_lo[lo] <= j;
+}

@@ -1,0 +1,409 @@
+/* cdag tests — tests/dataflow/test_sst.c: Static Single Transfer form and wait sets.
+ *
+ * Hand-written graphs with known SST: the paper's butterfly alltoall (Figures 1-5), a
+ * binomial broadcast, forwarding, a split send, scratch and overwritten data, self copies;
+ * reductions: four allreduce patterns (recursive doubling, linear, chain, binomial) give the
+ * same reduction tuples; mixed ops and partial elements are reported; wait sets. */
+#include <string.h>
+
+#include "check_main.h"
+#include "dataflow/dataflow.h"
+
+typedef struct {
+  cdag_graph *g;
+  match_result m;
+  df_sst *s;
+} fixture;
+
+static int analyse(fixture *f) {
+  ck_assert_int_eq(ir_finalize(f->g), CDAG_OK);
+  int rc = match_run(f->g, &f->m);
+  ck_assert_msg(rc == CDAG_OK, "match: %s", cdag_error_message());
+  return dataflow_run(f->g, &f->m, &f->s);
+}
+
+static void analyse_ok(fixture *f) {
+  int rc = analyse(f);
+  ck_assert_msg(rc == CDAG_OK, "dataflow: %s", cdag_error_message());
+}
+
+static void done(fixture *f) {
+  dataflow_free(f->s);
+  match_free(&f->m);
+  cdag_graph_free(&f->g);
+}
+
+static int has_xfer(const df_sst *s, int src, uint64_t sa, uint64_t len, int dst, uint64_t da) {
+  for (int64_t i = 0; i < s->nxfers; i++) {
+    const df_xfer *x = &s->xfers[i];
+    if (x->src == src && x->src_addr == sa && x->len == len && x->dst == dst && x->dst_addr == da) return 1;
+  }
+  return 0;
+}
+
+static int64_t xfers_to(const df_sst *s, int dst) {
+  int64_t n = 0;
+  for (int64_t i = 0; i < s->nxfers; i++) n += s->xfers[i].dst == dst;
+  return n;
+}
+
+/* Butterfly alltoall, p = 4, as in the paper: rank r keeps the block for rank r^j at
+   location j; round k exchanges the locations with bit k set with rank r^2^k through a
+   scratch buffer, then copies them in place. */
+static void butterfly(fixture *f, int p) {
+  ck_assert_int_eq(cdag_graph_create_global(p, &f->g), CDAG_OK);
+  const uint64_t scr = 0x100;
+  for (int r = 0; r < p; r++) {
+    cdag_rank_scratch(f->g, r, scr, (uint64_t)p);
+    for (int k = 1; k < p; k <<= 1) {
+      int peer = r ^ k;
+      for (int j = 0; j < p; j++) /* one message per run of contiguous locations */
+        if ((j & k) && (j == 0 || !((j - 1) & k))) {
+          int n = 0;
+          while (j + n < p && ((j + n) & k)) n++;
+          cdag_rank_send(f->g, r, (uint64_t)j, (uint64_t)n, peer, j, NULL);
+          cdag_rank_recv(f->g, r, scr + (uint64_t)j, (uint64_t)n, peer, j, NULL);
+        }
+      for (int j = 0; j < p; j++)
+        if (j & k) cdag_rank_copy_local(f->g, r, scr + (uint64_t)j, (uint64_t)j, 1, NULL);
+    }
+  }
+}
+
+START_TEST(paper_butterfly_alltoall) {
+  fixture f = {0};
+  butterfly(&f, 4);
+  analyse_ok(&f);
+  /* Paper: rank 0 ends with {(0,0,1,0,0), (0,1,1,1,1), (0,2,1,2,2), (0,3,1,3,3)}: location i
+     of rank 0 holds location i of rank i. (0,0,1,0,0) is rank 0's own, never written byte:
+     not a transfer here. */
+  ck_assert_int_eq(xfers_to(f.s, 0), 3);
+  for (int i = 1; i < 4; i++) ck_assert(has_xfer(f.s, i, (uint64_t)i, 1, 0, (uint64_t)i));
+  for (int r = 0; r < 4; r++)
+    for (int i = 1; i < 4; i++) ck_assert(has_xfer(f.s, r ^ i, (uint64_t)i, 1, r, (uint64_t)i));
+  ck_assert_int_eq(f.s->nxfers, 12);
+  ck_assert_int_eq(f.s->nreds, 0);
+  ck_assert_int_ge(f.s->splits, 1); /* round 2 sends original and received data together */
+  for (int r = 0; r < 4; r++)
+    for (int j = 0; j < 4; j++) ck_assert(dataflow_waits_for(f.s, r, j));
+  done(&f);
+}
+END_TEST
+
+START_TEST(butterfly_eight) {
+  fixture f = {0};
+  butterfly(&f, 8);
+  analyse_ok(&f);
+  ck_assert_int_eq(f.s->nxfers, 56);
+  for (int r = 0; r < 8; r++)
+    for (int i = 1; i < 8; i++) ck_assert(has_xfer(f.s, r ^ i, (uint64_t)i, 1, r, (uint64_t)i));
+  done(&f);
+}
+END_TEST
+
+START_TEST(binomial_broadcast) {
+  fixture f = {0};
+  int p = 13;
+  ck_assert_int_eq(cdag_graph_create_global(p, &f.g), CDAG_OK);
+  for (int r = 0; r < p; r++) {
+    int k = 1;
+    if (r) {
+      int msb = 1 << (31 - __builtin_clz((unsigned)r));
+      cdag_rank_recv(f.g, r, 0x1000, 64, r - msb, 0, NULL);
+      k = msb << 1;
+    }
+    for (; r + k < p; k <<= 1) cdag_rank_send(f.g, r, 0x1000, 64, r + k, 0, NULL);
+  }
+  analyse_ok(&f);
+  ck_assert_int_eq(f.s->nxfers, p - 1);
+  for (int r = 1; r < p; r++) ck_assert(has_xfer(f.s, 0, 0x1000, 64, r, 0x1000));
+  ck_assert_int_eq(f.s->splits, 0);
+  ck_assert(dataflow_waits_for(f.s, 12, 4));  /* 0 -> 4 -> 12 */
+  ck_assert(dataflow_waits_for(f.s, 12, 0));
+  ck_assert(!dataflow_waits_for(f.s, 12, 8));
+  ck_assert(!dataflow_waits_for(f.s, 0, 1));
+  done(&f);
+}
+END_TEST
+
+START_TEST(forward_split_and_overwrite) {
+  fixture f = {0};
+  ck_assert_int_eq(cdag_graph_create_global(3, &f.g), CDAG_OK);
+  /* rank 0 sends 16 bytes to rank 1 at 0x110; rank 1 forwards 0x108..0x118 (8 original,
+     8 received) to rank 2, which then overwrites its last 4 bytes from rank 0 directly. */
+  cdag_rank_send(f.g, 0, 0x500, 16, 1, 0, NULL);
+  cdag_rank_recv(f.g, 1, 0x110, 16, 0, 0, NULL);
+  cdag_rank_send(f.g, 1, 0x108, 16, 2, 0, NULL);
+  cdag_rank_recv(f.g, 2, 0x900, 16, 1, 0, NULL);
+  cdag_rank_send(f.g, 0, 0x700, 4, 2, 1, NULL);
+  cdag_rank_recv(f.g, 2, 0x90c, 4, 0, 1, NULL);
+  analyse_ok(&f);
+  ck_assert(has_xfer(f.s, 0, 0x500, 16, 1, 0x110));
+  ck_assert(has_xfer(f.s, 1, 0x108, 8, 2, 0x900));   /* rank 1's original part */
+  ck_assert(has_xfer(f.s, 0, 0x500, 4, 2, 0x908));   /* passed through rank 1 */
+  ck_assert(has_xfer(f.s, 0, 0x700, 4, 2, 0x90c));   /* the overwrite wins */
+  ck_assert_int_eq(f.s->nxfers, 4);
+  ck_assert_int_eq(f.s->splits, 1);
+  ck_assert(dataflow_waits_for(f.s, 2, 1));
+  ck_assert(dataflow_waits_for(f.s, 2, 0));
+  done(&f);
+}
+END_TEST
+
+START_TEST(scratch_is_not_final) {
+  fixture f = {0};
+  ck_assert_int_eq(cdag_graph_create_global(3, &f.g), CDAG_OK);
+  cdag_rank_scratch(f.g, 1, 0x4000, 64);
+  cdag_rank_send(f.g, 0, 0, 32, 1, 0, NULL);
+  cdag_rank_recv(f.g, 1, 0x4000, 32, 0, 0, NULL);   /* only passes through scratch */
+  cdag_rank_send(f.g, 1, 0x4008, 8, 2, 0, NULL);
+  cdag_rank_recv(f.g, 2, 0x10, 8, 1, 0, NULL);
+  analyse_ok(&f);
+  ck_assert_int_eq(f.s->nxfers, 1);
+  ck_assert(has_xfer(f.s, 0, 8, 8, 2, 0x10));
+  done(&f);
+}
+END_TEST
+
+START_TEST(self_copies_and_identity) {
+  fixture f = {0};
+  ck_assert_int_eq(cdag_graph_create_global(2, &f.g), CDAG_OK);
+  cdag_rank_copy_local(f.g, 0, 0x100, 0x200, 8, NULL);      /* a self-copy */
+  cdag_rank_send(f.g, 1, 0x300, 8, 1, 0, NULL);             /* send to self */
+  cdag_rank_recv(f.g, 1, 0x400, 8, 1, 0, NULL);
+  cdag_rank_send(f.g, 0, 0x10, 4, 1, 1, NULL);              /* away and back home */
+  cdag_rank_recv(f.g, 1, 0x20, 4, 0, 1, NULL);
+  cdag_rank_send(f.g, 1, 0x20, 4, 0, 2, NULL);
+  cdag_rank_recv(f.g, 0, 0x10, 4, 1, 2, NULL);
+  analyse_ok(&f);
+  ck_assert(has_xfer(f.s, 0, 0x100, 8, 0, 0x200));
+  ck_assert(has_xfer(f.s, 1, 0x300, 8, 1, 0x400));
+  ck_assert(has_xfer(f.s, 0, 0x10, 4, 1, 0x20));
+  ck_assert_int_eq(f.s->nxfers, 3);  /* rank 0's 0x10 holds its own value again: no tuple */
+  done(&f);
+}
+END_TEST
+
+START_TEST(adjacent_tuples_merge) {
+  fixture f = {0};
+  ck_assert_int_eq(cdag_graph_create_global(2, &f.g), CDAG_OK);
+  for (int i = 0; i < 8; i++) {
+    cdag_rank_send(f.g, 0, 0x100 + 4 * (uint64_t)i, 4, 1, 0, NULL);
+    cdag_rank_recv(f.g, 1, 0x800 + 4 * (uint64_t)i, 4, 0, 0, NULL);
+  }
+  analyse_ok(&f);
+  ck_assert_int_eq(f.s->nxfers, 1);
+  ck_assert(has_xfer(f.s, 0, 0x100, 32, 1, 0x800));
+  done(&f);
+}
+END_TEST
+
+/* ---- reductions ---- */
+
+enum { VAL = 0x0, RES = 0x10, TMP = 0x40 };
+
+static void allreduce_recursive_doubling(cdag_graph *g, int p) {
+  for (int r = 0; r < p; r++) {
+    cdag_rank_scratch(g, r, TMP, 4);
+    cdag_rank_copy_local(g, r, VAL, RES, 4, NULL);
+    for (int k = 1; k < p; k <<= 1) {
+      cdag_rank_send(g, r, RES, 4, r ^ k, k, NULL);
+      cdag_rank_recv(g, r, TMP, 4, r ^ k, k, NULL);
+      cdag_rank_reduce_local(g, r, TMP, RES, 1, CDAG_INT32, CDAG_SUM, NULL);
+    }
+  }
+}
+
+static void allreduce_linear(cdag_graph *g, int p) {
+  cdag_rank_copy_local(g, 0, VAL, RES, 4, NULL);
+  for (int r = 1; r < p; r++) {
+    cdag_rank_send(g, r, VAL, 4, 0, 0, NULL);
+    cdag_rank_scratch(g, 0, TMP + 4 * (uint64_t)r, 4);
+    cdag_rank_recv(g, 0, TMP + 4 * (uint64_t)r, 4, r, 0, NULL);
+    cdag_rank_reduce_local(g, 0, TMP + 4 * (uint64_t)r, RES, 1, CDAG_INT32, CDAG_SUM, NULL);
+  }
+  for (int r = 1; r < p; r++) {
+    cdag_rank_send(g, 0, RES, 4, r, 1, NULL);
+    cdag_rank_recv(g, r, RES, 4, 0, 1, NULL);
+  }
+}
+
+static void allreduce_chain(cdag_graph *g, int p) {
+  for (int r = 0; r < p; r++) {
+    cdag_rank_scratch(g, r, TMP, 4);
+    cdag_rank_copy_local(g, r, VAL, RES, 4, NULL);
+    if (r > 0) {
+      cdag_rank_recv(g, r, TMP, 4, r - 1, 0, NULL);
+      cdag_rank_reduce_local(g, r, TMP, RES, 1, CDAG_INT32, CDAG_SUM, NULL);
+    }
+    if (r < p - 1) {
+      cdag_rank_send(g, r, RES, 4, r + 1, 0, NULL);
+      cdag_rank_recv(g, r, RES, 4, r + 1, 1, NULL);
+    }
+    if (r > 0) cdag_rank_send(g, r, RES, 4, r - 1, 1, NULL);
+  }
+}
+
+static void allreduce_binomial(cdag_graph *g, int p) {
+  for (int r = 0; r < p; r++) {
+    cdag_rank_scratch(g, r, TMP, 4);
+    cdag_rank_copy_local(g, r, VAL, RES, 4, NULL);
+    int k = 1;
+    for (; k < p && !(r & k); k <<= 1)
+      if (r + k < p) {
+        cdag_rank_recv(g, r, TMP, 4, r + k, 0, NULL);
+        cdag_rank_reduce_local(g, r, TMP, RES, 1, CDAG_INT32, CDAG_SUM, NULL);
+      }
+    if (r) {
+      cdag_rank_send(g, r, RES, 4, r - k, 0, NULL);
+      cdag_rank_recv(g, r, RES, 4, r - k, 1, NULL);
+    }
+    for (k >>= 1; k >= 1; k >>= 1)
+      if (r + k < p) cdag_rank_send(g, r, RES, 4, r + k, 1, NULL);
+  }
+}
+
+/* Every rank must end with one reduction: int32 sum of VAL over all ranks, at RES. */
+static void check_allreduce(void (*build)(cdag_graph *, int), int p) {
+  fixture f = {0};
+  ck_assert_int_eq(cdag_graph_create_global(p, &f.g), CDAG_OK);
+  build(f.g, p);
+  analyse_ok(&f);
+  ck_assert_int_eq(f.s->nxfers, 0);
+  ck_assert_int_eq(f.s->nreds, p);
+  int32_t set = f.s->reds[0].set;
+  for (int r = 0; r < p; r++) {
+    const df_red *d = &f.s->reds[r];
+    ck_assert_int_eq(d->dst, r);
+    ck_assert_uint_eq(d->dst_addr, RES);
+    ck_assert_uint_eq(d->count, 1);
+    ck_assert_int_eq(d->type, CDAG_INT32);
+    ck_assert_int_eq(d->op, CDAG_SUM);
+    ck_assert_int_eq(d->set, set);
+  }
+  const df_set *e = &f.s->sets[set];
+  ck_assert_int_eq(e->nruns, 1);
+  ck_assert_int_eq(e->ncontrib, p);
+  const df_run *run = &f.s->runs[e->first];
+  ck_assert_int_eq(run->lo, 0);
+  ck_assert_int_eq(run->hi, p - 1);
+  ck_assert_uint_eq(run->mult, 1);
+  ck_assert_uint_eq(run->addr, VAL);
+  for (int r = 0; r < p; r++)
+    for (int j = 0; j < p; j++) ck_assert(dataflow_waits_for(f.s, r, j));
+  done(&f);
+}
+
+START_TEST(allreduce_patterns_agree) {
+  check_allreduce(allreduce_recursive_doubling, 4);
+  check_allreduce(allreduce_recursive_doubling, 8);
+  int ps[] = {2, 4, 5, 8};
+  for (int i = 0; i < 4; i++) {
+    check_allreduce(allreduce_linear, ps[i]);
+    check_allreduce(allreduce_chain, ps[i]);
+    check_allreduce(allreduce_binomial, ps[i]);
+  }
+}
+END_TEST
+
+START_TEST(vector_reduce_and_repeats) {
+  fixture f = {0};
+  ck_assert_int_eq(cdag_graph_create_global(2, &f.g), CDAG_OK);
+  cdag_rank_send(f.g, 1, 0x100, 16, 0, 0, NULL);
+  cdag_rank_recv(f.g, 0, 0x200, 16, 1, 0, NULL);
+  cdag_rank_reduce_local(f.g, 0, 0x200, 0x100, 4, CDAG_INT32, CDAG_MAX, NULL);
+  cdag_rank_reduce_local(f.g, 0, 0x200, 0x100, 4, CDAG_INT32, CDAG_MAX, NULL); /* rank 1 counts twice */
+  analyse_ok(&f);
+  ck_assert_int_eq(f.s->nreds, 1);
+  const df_red *d = &f.s->reds[0];
+  ck_assert_uint_eq(d->count, 4);
+  const df_set *e = &f.s->sets[d->set];
+  ck_assert_int_eq(e->nruns, 2);
+  ck_assert_int_eq(e->ncontrib, 3);
+  /* runs sorted by (addr, lo): rank 0 at 0x100 once, rank 1 at 0x100 twice */
+  ck_assert_int_eq(f.s->runs[e->first].lo, 0);
+  ck_assert_uint_eq(f.s->runs[e->first].mult, 1);
+  ck_assert_int_eq(f.s->runs[e->first + 1].lo, 1);
+  ck_assert_uint_eq(f.s->runs[e->first + 1].mult, 2);
+  ck_assert(has_xfer(f.s, 1, 0x100, 16, 0, 0x200));
+  done(&f);
+}
+END_TEST
+
+START_TEST(mixed_ops_are_reported) {
+  fixture f = {0};
+  ck_assert_int_eq(cdag_graph_create_global(2, &f.g), CDAG_OK);
+  cdag_rank_send(f.g, 1, 0, 4, 0, 0, NULL);
+  cdag_rank_recv(f.g, 0, 0x20, 4, 1, 0, NULL);
+  cdag_rank_reduce_local(f.g, 0, 0x20, 0, 1, CDAG_INT32, CDAG_SUM, NULL);
+  cdag_rank_reduce_local(f.g, 0, 0x40, 0, 1, CDAG_INT32, CDAG_MAX, NULL);
+  ck_assert_int_eq(analyse(&f), CDAG_ERR_UNSUPPORTED);
+  ck_assert_msg(strstr(cdag_error_message(), "mixed ops") && strstr(cdag_error_message(), "rank 0 op 2"),
+                "message: %s", cdag_error_message());
+  done(&f);
+}
+END_TEST
+
+START_TEST(partial_element_is_reported) {
+  fixture f = {0};
+  ck_assert_int_eq(cdag_graph_create_global(2, &f.g), CDAG_OK);
+  cdag_rank_send(f.g, 1, 0, 2, 0, 0, NULL);
+  cdag_rank_recv(f.g, 0, 0x22, 2, 1, 0, NULL);   /* half of an int32 */
+  cdag_rank_reduce_local(f.g, 0, 0x20, 0, 1, CDAG_INT32, CDAG_SUM, NULL);
+  ck_assert_int_eq(analyse(&f), CDAG_ERR_UNSUPPORTED);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "partial-element"));
+  done(&f);
+}
+END_TEST
+
+START_TEST(dissemination_barrier_waits_for_all) {
+  fixture f = {0};
+  int p = 6;
+  ck_assert_int_eq(cdag_graph_create_global(p, &f.g), CDAG_OK);
+  for (int r = 0; r < p; r++) {
+    /* rounds run one after another (like MPI_Sendrecv): a round's send and receive both
+       depend on the previous round's send and receive */
+    cdag_op ps = -1, pr = -1;
+    for (int k = 1; k < p; k <<= 1) {
+      cdag_op s, rv;
+      cdag_rank_send(f.g, r, 0, 0, (r + k) % p, k, &s);
+      cdag_rank_recv(f.g, r, 0, 0, (r - k + p) % p, k, &rv);
+      if (ps >= 0) {
+        cdag_depend(f.g, ps, s); cdag_depend(f.g, pr, s);
+        cdag_depend(f.g, ps, rv); cdag_depend(f.g, pr, rv);
+      }
+      ps = s, pr = rv;
+    }
+  }
+  analyse_ok(&f);
+  ck_assert_int_eq(f.s->nxfers, 0);
+  for (int r = 0; r < p; r++)
+    for (int j = 0; j < p; j++) ck_assert(dataflow_waits_for(f.s, r, j));
+  done(&f);
+}
+END_TEST
+
+Suite *cdag_sst_suite(void) {
+  Suite *s = suite_create("sst");
+  TCase *t = tcase_create("transfers");
+  tcase_add_test(t, paper_butterfly_alltoall);
+  tcase_add_test(t, butterfly_eight);
+  tcase_add_test(t, binomial_broadcast);
+  tcase_add_test(t, forward_split_and_overwrite);
+  tcase_add_test(t, scratch_is_not_final);
+  tcase_add_test(t, self_copies_and_identity);
+  tcase_add_test(t, adjacent_tuples_merge);
+  suite_add_tcase(s, t);
+  TCase *r = tcase_create("reductions");
+  tcase_add_test(r, allreduce_patterns_agree);
+  tcase_add_test(r, vector_reduce_and_repeats);
+  tcase_add_test(r, mixed_ops_are_reported);
+  tcase_add_test(r, partial_element_is_reported);
+  suite_add_tcase(s, r);
+  TCase *w = tcase_create("waitsets");
+  tcase_add_test(w, dissemination_barrier_waits_for_all);
+  suite_add_tcase(s, w);
+  return s;
+}
+
+CDAG_CHECK_MAIN(cdag_sst_suite)
