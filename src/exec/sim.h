@@ -27,11 +27,18 @@ uint8_t *sim_mem_at(sim_mem *m, int rank, uint64_t addr, uint64_t len);
    CDAG_ERR_STATE with a message naming the first differing rank and address. */
 int sim_mem_compare(const sim_mem *a, const sim_mem *b, const cdag_graph *g, int skip_scratch);
 
-/* Runs g on m. order_seed 0: program order preference; other seeds: random valid orders. */
+/* Runs g on m; g must be finalized (ir_finalize). order_seed 0: the lowest ready op first;
+   other seeds: random valid orders. */
 int sim_run_graph(const cdag_graph *g, sim_mem *m, uint64_t order_seed);
 /* Applies the SST to m (reads a snapshot of m, writes finals). */
 int sim_apply_sst(const df_sst *s, sim_mem *m);
 /* Runs the plan on m with its collective semantics (detect.h). */
 int sim_run_plan(const cdag_plan *p, sim_mem *m);
+/* Computes one reduction tuple (sets of sst) from the snapshot snap into m. */
+int sim_reduce_tuple(const df_sst *sst, const df_red *d, sim_mem *m, const sim_mem *snap);
+/* Verifies a plan: memory for g filled from seed; the graph is run in `orders` random
+   orders (all must agree, else the graph has a race) and the plan once; every non-scratch
+   byte must be equal. CDAG_ERR_STATE with the first difference otherwise. g finalized. */
+int exec_verify(const cdag_graph *g, const cdag_plan *p, uint64_t seed, int orders);
 
 #endif

@@ -1,0 +1,254 @@
+/* cdag — src/exec/sim_run.c: running graphs, SST tuples and plans in the simulator.
+ *
+ * sim_run_graph matches messages on its own (sort by channel and program position: the
+ * plain FIFO rule, independent of src/match) and runs an event loop: an op is ready when
+ * its dependencies are done; a send and its receive run together once both are ready. The
+ * ready op to run next is drawn with a seeded PRNG (seed 0: always the first), so tests can
+ * try many valid orders. sim_apply_sst and sim_run_plan read a snapshot of the memory
+ * taken before anything is written, as the plan semantics of detect.h say. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/sim.h"
+
+/* ---- matching: sort p2p ops by (src, dst, tag, kind, program position) ---- */
+
+static const cdag_graph *sort_g;
+
+/* Channel of a p2p op: (source, dest, tag). */
+static void channel(const cdag_graph *g, int32_t op, int64_t key[3]) {
+  int send = g->kind[op] == IR_SEND;
+  key[0] = send ? g->rank[op] : g->peer[op];
+  key[1] = send ? g->peer[op] : g->rank[op];
+  key[2] = g->tag[op];
+}
+
+static int same_key(const cdag_graph *g, int32_t a, int32_t b) {
+  int64_t ka[3], kb[3];
+  channel(g, a, ka);
+  channel(g, b, kb);
+  return ka[0] == kb[0] && ka[1] == kb[1] && ka[2] == kb[2];
+}
+
+static int p2p_cmp(const void *x, const void *y) {
+  const cdag_graph *g = sort_g;
+  int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+  int64_t ka[5], kb[5];
+  channel(g, a, ka);
+  channel(g, b, kb);
+  ka[3] = g->kind[a], kb[3] = g->kind[b];
+  ka[4] = g->pos[a], kb[4] = g->pos[b];
+  for (int i = 0; i < 5; i++)
+    if (ka[i] != kb[i]) return ka[i] < kb[i] ? -1 : 1;
+  return 0;
+}
+
+static int sim_error(int code, const cdag_graph *g, int32_t op, const char *what) {
+  char d[200];
+  return cdag__error(code, "simulator: %s %s", ir_describe(g, op, d, sizeof d), what);
+}
+
+static int sim_match(const cdag_graph *g, int32_t *partner) {
+  int32_t *p2p = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *p2p);
+  if (!p2p) return CDAG_NOMEM("simulator");
+  int64_t n = 0;
+  for (int64_t i = 0; i < g->nops; i++) {
+    partner[i] = -1;
+    if (g->kind[i] == IR_SEND || g->kind[i] == IR_RECV) p2p[n++] = (int32_t)i;
+  }
+  sort_g = g;
+  qsort(p2p, (size_t)n, sizeof *p2p, p2p_cmp);
+  int rc = CDAG_OK;
+  for (int64_t i = 0; i < n && rc == CDAG_OK;) { /* one channel: its sends, then its receives */
+    int64_t ns = 0, nr = 0, j = i;
+    for (; j < n && same_key(g, p2p[i], p2p[j]); j++) {
+      if (g->kind[p2p[j]] == IR_SEND) ns++;
+      else nr++;
+    }
+    for (int64_t k = 0; k < ns && k < nr; k++) {
+      int32_t s = p2p[i + k], r = p2p[i + ns + k];
+      if (g->bytes[r] < g->bytes[s]) { rc = sim_error(CDAG_ERR_TRUNCATE, g, r, "is smaller than its matched send"); break; }
+      partner[s] = r;
+      partner[r] = s;
+    }
+    if (rc == CDAG_OK && ns != nr)
+      rc = sim_error(CDAG_ERR_UNMATCHED, g, ns > nr ? p2p[i + nr] : p2p[i + ns + ns], "has no partner");
+    i = j;
+  }
+  free(p2p);
+  return rc;
+}
+
+/* ---- running a graph ---- */
+
+typedef struct {
+  const cdag_graph *g;
+  sim_mem *m;
+  int32_t *partner, *indeg, *ready;
+  uint8_t *waiting;          /* a p2p op that is ready but whose partner is not */
+  int64_t nready, done;
+  uint64_t rng;
+} sim_run;
+
+static void make_ready(sim_run *s, int32_t op) {
+  const cdag_graph *g = s->g;
+  if (g->kind[op] == IR_SEND || g->kind[op] == IR_RECV) {
+    int32_t other = s->partner[op];
+    if (!s->waiting[other]) { s->waiting[op] = 1; return; }
+    s->ready[s->nready++] = g->kind[op] == IR_SEND ? op : other;  /* a pair event, named by its send */
+    return;
+  }
+  s->ready[s->nready++] = op;
+}
+
+static int access(sim_run *s, int rank, uint64_t addr, uint64_t len, int32_t op, uint8_t **p) {
+  *p = sim_mem_at(s->m, rank, addr, len);
+  return *p ? CDAG_OK : sim_error(CDAG_ERR_ARG, s->g, op, "touches memory outside the graph's buffers");
+}
+
+static int execute(sim_run *s, int32_t op) {
+  const cdag_graph *g = s->g;
+  uint8_t *a, *b;
+  int rc;
+  switch (g->kind[op]) {
+    case IR_SEND: {
+      int32_t r = s->partner[op];
+      if ((rc = access(s, g->rank[op], g->addr[op], g->bytes[op], op, &a)) ||
+          (rc = access(s, g->rank[r], g->addr[r], g->bytes[op], r, &b)))
+        return rc;
+      memmove(b, a, (size_t)g->bytes[op]);
+      return CDAG_OK;
+    }
+    case IR_COPY:
+      if ((rc = access(s, g->rank[op], g->addr2[op], g->bytes[op], op, &a)) ||
+          (rc = access(s, g->rank[op], g->addr[op], g->bytes[op], op, &b)))
+        return rc;
+      memmove(b, a, (size_t)g->bytes[op]);
+      return CDAG_OK;
+    case IR_REDUCE:
+      if ((rc = access(s, g->rank[op], g->addr2[op], g->bytes[op], op, &a)) ||
+          (rc = access(s, g->rank[op], g->addr[op], g->bytes[op], op, &b)))
+        return rc;
+      ir_reduce_apply(g->peer[op], g->tag[op], a, b, g->bytes[op] / (uint64_t)ir_type_size(g->peer[op]));
+      return CDAG_OK;
+    default:
+      return CDAG_OK;
+  }
+}
+
+static void complete(sim_run *s, int32_t op) {
+  const cdag_graph *g = s->g;
+  s->done++;
+  for (int32_t k = g->succ_start[op]; k < g->succ_start[op + 1]; k++) {
+    int32_t x = g->succ[k];
+    if (x != s->partner[op] && --s->indeg[x] == 0) make_ready(s, x);
+  }
+}
+
+static int32_t pick(sim_run *s, uint64_t seed) {
+  int64_t i = 0;
+  if (seed) {
+    s->rng ^= s->rng << 13; s->rng ^= s->rng >> 7; s->rng ^= s->rng << 17;
+    i = (int64_t)(s->rng % (uint64_t)s->nready);
+  }
+  int32_t op = s->ready[i];
+  s->ready[i] = s->ready[--s->nready];
+  return op;
+}
+
+static int stuck(const sim_run *s) {
+  char msg[700], d[200];
+  int n = snprintf(msg, sizeof msg, "simulator: deadlock, %lld ops can never run, e.g.", (long long)(s->g->nops - s->done));
+  int shown = 0;
+  for (int64_t op = 0; op < s->g->nops && shown < 3 && n < (int)sizeof msg; op++)
+    if (s->indeg[op] > 0 || s->waiting[op]) {
+      n += snprintf(msg + n, sizeof msg - (size_t)n, "%s %s", shown ? ";" : "", ir_describe(s->g, (int32_t)op, d, sizeof d));
+      shown++;
+    }
+  return cdag__error(CDAG_ERR_CYCLE, "%s", msg);
+}
+
+static int event_loop(sim_run *s, uint64_t seed) {
+  const cdag_graph *g = s->g;
+  for (int64_t op = 0; op < g->nops; op++) {
+    /* a receive's dependency on its own send (a send to self) is met by the pair event */
+    s->indeg[op] = 0;
+    for (int32_t k = g->pred_start[op]; k < g->pred_start[op + 1]; k++) s->indeg[op] += g->pred[k] != s->partner[op];
+    if (s->indeg[op] == 0) make_ready(s, (int32_t)op);
+  }
+  while (s->nready > 0) {
+    int32_t op = pick(s, seed);
+    int rc = execute(s, op);
+    if (rc) return rc;
+    if (g->kind[op] == IR_SEND) {
+      s->waiting[op] = s->waiting[s->partner[op]] = 0;
+      complete(s, op);
+      complete(s, s->partner[op]);
+    } else {
+      complete(s, op);
+    }
+  }
+  return s->done == g->nops ? CDAG_OK : stuck(s);
+}
+
+int sim_run_graph(const cdag_graph *g, sim_mem *m, uint64_t order_seed) {
+  if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "simulator: graph is not finalized");
+  size_t n = (size_t)(g->nops ? g->nops : 1);
+  sim_run s = {.g = g, .m = m, .rng = order_seed * 0x9e3779b97f4a7c15ULL | 1};
+  s.partner = malloc(n * sizeof *s.partner);
+  s.indeg = malloc(n * sizeof *s.indeg);
+  s.ready = malloc(n * sizeof *s.ready);
+  s.waiting = calloc(n, 1);
+  int rc = s.partner && s.indeg && s.ready && s.waiting ? CDAG_OK : CDAG_NOMEM("simulator");
+  if (rc == CDAG_OK) rc = sim_match(g, s.partner);
+  if (rc == CDAG_OK) rc = event_loop(&s, order_seed);
+  free(s.partner); free(s.indeg); free(s.ready); free(s.waiting);
+  return rc;
+}
+
+/* ---- SST tuples ---- */
+
+static int copy_bytes(sim_mem *dst, const sim_mem *snap, int sr, uint64_t sa, int dr, uint64_t da, uint64_t len) {
+  uint8_t *from = sim_mem_at((sim_mem *)snap, sr, sa, len), *to = sim_mem_at(dst, dr, da, len);
+  if (!from || !to)
+    return cdag__error(CDAG_ERR_ARG, "simulator: transfer rank %d 0x%llx -> rank %d 0x%llx (%llu bytes) is outside memory",
+                       sr, (unsigned long long)sa, dr, (unsigned long long)da, (unsigned long long)len);
+  memcpy(to, from, (size_t)len);
+  return CDAG_OK;
+}
+
+/* Computes a reduction tuple from the snapshot into m. */
+int sim_reduce_tuple(const df_sst *sst, const df_red *d, sim_mem *m, const sim_mem *snap) {
+  uint64_t size = (uint64_t)ir_type_size(d->type), len = d->count * size;
+  uint8_t *acc = malloc((size_t)(len ? len : 1)), *to = sim_mem_at(m, d->dst, d->dst_addr, len);
+  int first = 1, rc = CDAG_OK;
+  if (!acc) return CDAG_NOMEM("simulator");
+  const df_set *set = &sst->sets[d->set];
+  for (int32_t i = 0; i < set->nruns && rc == CDAG_OK; i++) {
+    const df_run *run = &sst->runs[set->first + i];
+    for (int32_t r = run->lo; r <= run->hi && rc == CDAG_OK; r++)
+      for (uint32_t k = 0; k < run->mult; k++) {
+        const uint8_t *c = sim_mem_at((sim_mem *)snap, r, run->addr, len);
+        if (!c) { rc = cdag__error(CDAG_ERR_ARG, "simulator: reduction source rank %d 0x%llx outside memory", r, (unsigned long long)run->addr); break; }
+        if (first) memcpy(acc, c, (size_t)len);
+        else ir_reduce_apply(d->type, d->op, c, acc, d->count);
+        first = 0;
+      }
+  }
+  if (rc == CDAG_OK && !to) rc = cdag__error(CDAG_ERR_ARG, "simulator: reduction target rank %d 0x%llx outside memory", d->dst, (unsigned long long)d->dst_addr);
+  if (rc == CDAG_OK) memcpy(to, acc, (size_t)len);
+  free(acc);
+  return rc;
+}
+
+int sim_apply_sst(const df_sst *s, sim_mem *m) {
+  sim_mem *snap;
+  int rc = sim_mem_clone(m, &snap);
+  for (int64_t i = 0; i < s->nxfers && rc == CDAG_OK; i++) {
+    const df_xfer *x = &s->xfers[i];
+    rc = copy_bytes(m, snap, x->src, x->src_addr, x->dst, x->dst_addr, x->len);
+  }
+  for (int64_t i = 0; i < s->nreds && rc == CDAG_OK; i++) rc = sim_reduce_tuple(s, &s->reds[i], m, snap);
+  sim_mem_free(snap);
+  return rc;
+}
