@@ -855,13 +855,53 @@ static void run_copies(const sched_copy *c, int64_t n) {
   for (int64_t k = 0; k < n; k++) memcpy(c[k].dst, c[k].src, c[k].len);
 }
 
+/* dst = a op b in one pass for the common aligned sums, maxima and minima (the usual
+   two-contribution case saves a copy of the whole vector); 0 if not handled here. */
+#define RED3(T, EXPR)                                                  \
+  do {                                                                 \
+    const T *a_ = (const T *)a, *b_ = (const T *)b;                    \
+    T *d_ = (T *)dst;                                                  \
+    for (uint64_t i = 0; i < n; i++) d_[i] = (EXPR);                   \
+  } while (0)
+/* Exactly ir_reduce_apply(in = b, inout = a): same operand order, so the same bits (signed
+   zeros and NaNs included); integer sums wrap through the unsigned type. */
+#define RED3_OPS(T, U)                                                 \
+  switch (op) {                                                        \
+  case CDAG_SUM: RED3(T, (T)((U)a_[i] + (U)b_[i])); return 1;          \
+  case CDAG_MAX: RED3(T, b_[i] > a_[i] ? b_[i] : a_[i]); return 1;     \
+  case CDAG_MIN: RED3(T, b_[i] < a_[i] ? b_[i] : a_[i]); return 1;     \
+  default: return 0;                                                   \
+  }
+static int reduce3(int type, int op, const void *a, const void *b, void *dst, uint64_t n) {
+  uintptr_t align = (uintptr_t)a | (uintptr_t)b | (uintptr_t)dst;
+  if (align % (uintptr_t)ir_type_size(type)) return 0;
+  switch (type) {
+  case CDAG_DOUBLE: RED3_OPS(double, double)
+  case CDAG_FLOAT: RED3_OPS(float, float)
+  case CDAG_INT32: RED3_OPS(int32_t, uint32_t)
+  case CDAG_INT64: RED3_OPS(int64_t, uint64_t)
+  case CDAG_UINT64: RED3_OPS(uint64_t, uint64_t)
+  default: return 0;
+  }
+}
+#undef RED3_OPS
+#undef RED3
+
+/* dst = c0 op c1 op ... in contribution order (each counted mult times). */
 static void run_reds(const cdag_schedule *s) {
   for (int64_t k = 0; k < s->nreds; k++) {
     const sched_red *rd = &s->reds[k];
     const sched_contrib *c = s->contribs + rd->first;
-    if (c[0].buf != rd->dst) memcpy(rd->dst, c[0].buf, rd->count * (uint64_t)ir_type_size(rd->type));
-    for (int64_t q = 0; q < rd->n; q++)
-      for (uint32_t m = q == 0 ? 1 : 0; m < c[q].mult; m++) ir_reduce_apply(rd->type, rd->op, c[q].buf, rd->dst, rd->count);
+    int64_t q = 0;
+    uint32_t m = 1;
+    if (rd->n >= 2 && c[0].mult == 1 && reduce3(rd->type, rd->op, c[0].buf, c[1].buf, rd->dst, rd->count)) {
+      q = 1;  /* c0 op c1 done */
+      m = 1;
+    } else if (c[0].buf != rd->dst) {
+      memcpy(rd->dst, c[0].buf, rd->count * (uint64_t)ir_type_size(rd->type));
+    }
+    for (; q < rd->n; q++, m = 0)
+      for (; m < c[q].mult; m++) ir_reduce_apply(rd->type, rd->op, c[q].buf, rd->dst, rd->count);
   }
 }
 
