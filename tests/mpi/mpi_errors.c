@@ -114,7 +114,10 @@ static void local_errors(void) {
   EXPECT(cdag_send(g, buf[0], 8, (R + 1) % P, 0, NULL) == CDAG_OK);
   EXPECT(cdag_recv(g, buf[1], 8, (R - 1 + P) % P, 0, NULL) == CDAG_OK);
   memset(buf[0], R + 1, 8);
-  EXPECT(cdag_compile(g, NULL, &s) == CDAG_OK);
+  cdag_options o;
+  cdag_options_init(&o);
+  o.root = P - 1;  /* any rank may compile */
+  EXPECT(cdag_compile(g, &o, &s) == CDAG_OK);
   EXPECT(cdag_wait(s) == CDAG_ERR_STATE);
   EXPECT(cdag_send(g, buf[0], 8, 0, 9, NULL) == CDAG_ERR_STATE);
   EXPECT(cdag_run(s) == CDAG_OK);
