@@ -3,6 +3,7 @@
  * `cdag <subcommand> [args]`: dispatches to tools/cmd_<name>.c and holds the small helpers
  * they share (flags, error printing, loading a file). `cdag --help` lists the subcommands. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -10,9 +11,11 @@
 
 static const cmd_info commands[] = {
   {"check", cmd_check, "FILE", "load and validate a graph file; print a one-line summary"},
-  {"analyze", cmd_analyze, "FILE [--json]", "match, compute SST, detect collectives; print the report"},
+  {"analyze", cmd_analyze, "FILE [--json] [--density=X] [--min-group=N] [--exact-float]",
+   "match, compute SST, detect collectives; print the report"},
   {"sst", cmd_sst, "FILE [--json]", "print the Static Single Transfer tuples by destination rank"},
-  {"verify", cmd_verify, "FILE [--seed=N]", "simulate graph and plan from the same memory; compare"},
+  {"verify", cmd_verify, "FILE [--seed=N] [--density=X] [--min-group=N]",
+   "simulate graph and plan from the same memory; compare"},
   {"dot", cmd_dot, "FILE [--plan]", "write the graph (and the optimized plan) as Graphviz DOT"},
   {"goal", cmd_goal, "FILE [--plan]", "write the graph (or the expanded plan) as plain GOAL"},
   {"model", cmd_model, "FILE [--L=..] [--o=..] [--g=..] [--G=..]", "LogGP estimate of graph and plan"},
@@ -64,6 +67,30 @@ const char *cmd_flag_value(int *argc, char **argv, const char *prefix) {
       return v;
     }
   return NULL;
+}
+
+int cmd_goal_buffers(int *argc, char **argv) {
+  const char *v = cmd_flag_value(argc, argv, "--goal-buffers=");
+  if (!v || strcmp(v, "shared") == 0) return 0;
+  return strcmp(v, "fresh") == 0 ? 1 : -1;
+}
+
+int cmd_options(int *argc, char **argv, cdag_options *o) {
+  cdag_options_init(o);
+  const char *d = cmd_flag_value(argc, argv, "--density=");
+  const char *m = cmd_flag_value(argc, argv, "--min-group=");
+  char *end;
+  if (d) {
+    o->density = strtod(d, &end);
+    if (*end || !(o->density > 0 && o->density <= 1)) return -1;
+  }
+  if (m) {
+    long v = strtol(m, &end, 10);
+    if (*end || v < 2 || v > 1 << 30) return -1;
+    o->min_group = (int)v;
+  }
+  o->exact_float = cmd_has_flag(argc, argv, "--exact-float");
+  return 0;
 }
 
 int main(int argc, char **argv) {

@@ -1,7 +1,20 @@
-/* cdag — tools/cmd_analyze.c: `cdag analyze`, not built yet (exits 1 and says so). */
+/* cdag — tools/cmd_analyze.c: `cdag analyze FILE [--json]`: the report of FORMAT.md.
+ *
+ * Loads the graph, runs the whole pipeline (cdag_analyze) and prints the report: which
+ * collectives were found, what remained and why notable patterns were not rewritten. */
 #include "cmd.h"
 
 int cmd_analyze(int argc, char **argv) {
-  fprintf(stderr, "cdag analyze: not built yet\n");
-  return 1;
+  cdag_options o;
+  int fresh = cmd_goal_buffers(&argc, argv), json = cmd_has_flag(&argc, argv, "--json");
+  if (fresh < 0 || cmd_options(&argc, argv, &o) || argc != 1) return cmd_usage("analyze");
+  cdag_graph *g = NULL;
+  cdag_plan *p = NULL;
+  if (cmd_load("analyze", argv[0], fresh, &g)) return 1;
+  int rc = cdag_analyze(g, &o, &p);
+  if (rc == CDAG_OK) rc = cdag_plan_report(p, stdout, json);
+  int status = rc ? cmd_fail("analyze", rc) : 0;
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
+  return status;
 }

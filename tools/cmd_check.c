@@ -11,13 +11,6 @@
 #include "ir/ir.h"
 #include "match/match.h"
 
-/* --goal-buffers=fresh|shared; -1 for a bad value. */
-static int goal_buffers(int *argc, char **argv) {
-  const char *v = cmd_flag_value(argc, argv, "--goal-buffers=");
-  if (!v || strcmp(v, "shared") == 0) return 0;
-  return strcmp(v, "fresh") == 0 ? 1 : -1;
-}
-
 static void summary(const cdag_graph *g, int64_t messages) {
   int64_t n[IR_NKINDS] = {0};
   for (int64_t i = 0; i < g->nops; i++) n[g->kind[i]]++;
@@ -28,7 +21,7 @@ static void summary(const cdag_graph *g, int64_t messages) {
 }
 
 int cmd_check(int argc, char **argv) {
-  int fresh = goal_buffers(&argc, argv);
+  int fresh = cmd_goal_buffers(&argc, argv);
   if (fresh < 0 || argc != 1 || (argv[0][0] == '-' && argv[0][1])) return cmd_usage("check");
   cdag_graph *g = NULL;
   if (cmd_load("check", argv[0], fresh, &g)) return 1;

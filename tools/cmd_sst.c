@@ -1,7 +1,80 @@
-/* cdag — tools/cmd_sst.c: `cdag sst`, not built yet (exits 1 and says so). */
+/* cdag — tools/cmd_sst.c: `cdag sst FILE [--json]`: the Static Single Transfer tuples.
+ *
+ * Text: one block per destination rank listing "dst_addr <- src rank:addr (len B)" and the
+ * reductions with their contributors. JSON: the form FORMAT.md fixes; a reduction's
+ * "sources" lists every (rank, addr) pair, repeated where a contribution counts twice. */
 #include "cmd.h"
+#include "dataflow/dataflow.h"
+
+static void print_sources(FILE *f, const df_sst *s, const df_red *d, int json) {
+  const df_set *e = &s->sets[d->set];
+  int first = 1;
+  for (int32_t i = 0; i < e->nruns; i++) {
+    const df_run *r = &s->runs[e->first + i];
+    for (int32_t k = r->lo; k <= r->hi; k++)
+      for (uint32_t m = 0; m < r->mult; m++) {
+        if (json) fprintf(f, "%s[%d, %llu]", first ? "" : ", ", k, (unsigned long long)r->addr);
+        else fprintf(f, "%s%d:0x%llx", first ? "" : " ", k, (unsigned long long)r->addr);
+        first = 0;
+      }
+  }
+}
+
+static void print_json(const df_sst *s) {
+  printf("{\n  \"cdag_sst\": 1,\n  \"transfers\": [");
+  for (int64_t i = 0; i < s->nxfers; i++) {
+    const df_xfer *x = &s->xfers[i];
+    printf("%s\n    {\"src\": %d, \"src_addr\": %llu, \"len\": %llu, \"dst\": %d, \"dst_addr\": %llu}", i ? "," : "",
+           x->src, (unsigned long long)x->src_addr, (unsigned long long)x->len, x->dst, (unsigned long long)x->dst_addr);
+  }
+  printf("%s],\n  \"reductions\": [", s->nxfers ? "\n  " : "");
+  for (int64_t i = 0; i < s->nreds; i++) {
+    const df_red *d = &s->reds[i];
+    printf("%s\n    {\"dst\": %d, \"dst_addr\": %llu, \"count\": %llu, \"type\": \"%s\", \"op\": \"%s\", \"sources\": [",
+           i ? "," : "", d->dst, (unsigned long long)d->dst_addr, (unsigned long long)d->count, ir_type_name(d->type),
+           ir_rop_name(d->op));
+    print_sources(stdout, s, d, 1);
+    printf("]}");
+  }
+  printf("%s]\n}\n", s->nreds ? "\n  " : "");
+}
+
+static void print_text(const df_sst *s) {
+  int64_t i = 0, j = 0;
+  for (int r = 0; r < s->nprocs; r++) {
+    int header = 0;
+    for (; i < s->nxfers && s->xfers[i].dst == r; i++) {
+      const df_xfer *x = &s->xfers[i];
+      if (!header++) printf("rank %d:\n", r);
+      printf("  0x%llx <- rank %d 0x%llx (%llu B)\n", (unsigned long long)x->dst_addr, x->src,
+             (unsigned long long)x->src_addr, (unsigned long long)x->len);
+    }
+    for (; j < s->nreds && s->reds[j].dst == r; j++) {
+      const df_red *d = &s->reds[j];
+      if (!header++) printf("rank %d:\n", r);
+      printf("  0x%llx <- %s of %llu %s over ", (unsigned long long)d->dst_addr, ir_rop_name(d->op),
+             (unsigned long long)d->count, ir_type_name(d->type));
+      print_sources(stdout, s, d, 0);
+      printf("\n");
+    }
+  }
+  printf("%lld transfers, %lld reductions, %lld splits\n", (long long)s->nxfers, (long long)s->nreds, (long long)s->splits);
+}
 
 int cmd_sst(int argc, char **argv) {
-  fprintf(stderr, "cdag sst: not built yet\n");
-  return 1;
+  int fresh = cmd_goal_buffers(&argc, argv), json = cmd_has_flag(&argc, argv, "--json");
+  if (fresh < 0 || argc != 1) return cmd_usage("sst");
+  cdag_graph *g = NULL;
+  if (cmd_load("sst", argv[0], fresh, &g)) return 1;
+  match_result m = {0};
+  df_sst *s = NULL;
+  int rc = ir_finalize(g);
+  if (rc == CDAG_OK) rc = match_run(g, &m);
+  if (rc == CDAG_OK) rc = dataflow_run(g, &m, &s);
+  if (rc == CDAG_OK) json ? print_json(s) : print_text(s);
+  int status = rc ? cmd_fail("sst", rc) : 0;
+  dataflow_free(s);
+  match_free(&m);
+  cdag_graph_free(&g);
+  return status;
 }

@@ -4,8 +4,8 @@
  * an interval map (JudyL: piece start -> piece) from its addresses to their provenance, an
  * origin (rank, addr) or a reduction (type, op, interned set, shift). An address with no
  * piece holds its own original value. Ops are visited once, in match order:
- *  - a send reads the pieces of its range (several pieces: a split), and the matched
- *    receive, next in the order, writes them at its address (only the sent bytes);
+ *  - a send reads the pieces of its range (several pieces: a split) when it runs, and the
+ *    matched receive writes them at its address when it runs (only the sent bytes);
  *  - a copy moves pieces within a rank;
  *  - a local reduce cuts both operands at every piece boundary (which must fall on element
  *    boundaries) and writes the union of the operands' source sets.
@@ -33,6 +33,10 @@ typedef struct {
 } df_seg;
 
 typedef struct {
+  int64_t first, n;
+} df_span;
+
+typedef struct {
   const cdag_graph *g;
   Pvoid_t *maps;        /* per rank: JudyL piece start -> index into pieces */
   df_piece *pieces;  int64_t npieces, piececap;
@@ -40,6 +44,9 @@ typedef struct {
   df_seg *segs2;     int64_t nsegs2, segcap2;   /* second operand of a reduce */
   df_seg *out;       int64_t nout, outcap;      /* combined result of a reduce */
   int64_t xfercap, redcap;                      /* capacities of sst->xfers, sst->reds */
+  Pvoid_t inflight;  /* JudyL: send whose receive runs later -> 1 + index into stash */
+  df_seg *stash;     int64_t nstash, stashcap;  /* segments of such sends */
+  df_span *stash_at; int64_t nstash_at, stash_atcap; /* per stashed send: its segments */
   df_sets sets;
   df_sst *sst;
 } df_state;
@@ -137,12 +144,29 @@ static int write_segs(df_state *st, int rank, uint64_t base, const df_seg *segs,
   return CDAG_OK;
 }
 
-static int do_send(df_state *st, int32_t s, int32_t r) {
+/* A send takes its data when it runs; the receive writes it when it runs. When the
+   receive is not next in the order, the segments wait in the stash. */
+static int do_send(df_state *st, int32_t s, int32_t r, int recv_is_next) {
   const cdag_graph *g = st->g;
   int rc = read_range(st, g->rank[s], g->addr[s], g->bytes[s], &st->segs, &st->nsegs, &st->segcap);
   if (rc) return rc;
   if (st->nsegs > 1) st->sst->splits++;
-  return write_segs(st, g->rank[r], g->addr[r], st->segs, st->nsegs);
+  if (recv_is_next) return write_segs(st, g->rank[r], g->addr[r], st->segs, st->nsegs);
+  GROW(st->stash_at, st->nstash_at, st->stash_atcap, "in-flight messages");
+  st->stash_at[st->nstash_at++] = (df_span){st->nstash, st->nsegs};
+  for (int64_t i = 0; i < st->nsegs; i++)
+    if ((rc = push_seg(&st->stash, &st->nstash, &st->stashcap, st->segs[i]))) return rc;
+  PWord_t pv = (PWord_t)JudyLIns(&st->inflight, (Word_t)s, PJE0);
+  if (pv == PJERR) return CDAG_NOMEM("in-flight messages");
+  *pv = (Word_t)st->nstash_at;
+  return CDAG_OK;
+}
+
+static int do_recv(df_state *st, int32_t r, int32_t s) {
+  PWord_t pv = (PWord_t)JudyLGet(st->inflight, (Word_t)s, PJE0);
+  if (!pv) return CDAG_OK; /* written together with its send */
+  int64_t k = (int64_t)*pv - 1;
+  return write_segs(st, st->g->rank[r], st->g->addr[r], st->stash + st->stash_at[k].first, st->stash_at[k].n);
 }
 
 static int do_copy(df_state *st, int32_t op) {
@@ -202,10 +226,11 @@ static int propagate(df_state *st, const match_result *m) {
     int32_t op = m->order[i];
     int rc = CDAG_OK;
     switch (g->kind[op]) {
-      case IR_SEND: rc = do_send(st, op, m->partner[op]); break;
+      case IR_SEND: rc = do_send(st, op, m->partner[op], i + 1 < g->nops && m->order[i + 1] == m->partner[op]); break;
+      case IR_RECV: rc = do_recv(st, op, m->partner[op]); break;
       case IR_COPY: rc = do_copy(st, op); break;
       case IR_REDUCE: rc = do_reduce(st, op); break;
-      default: break; /* receives were written with their send; calc moves nothing */
+      default: break; /* calc moves nothing */
     }
     if (rc) return rc;
   }
@@ -287,6 +312,10 @@ static void free_state(df_state *st) {
       (void)freed;
     }
   free(st->maps); free(st->pieces); free(st->segs); free(st->segs2); free(st->out);
+  free(st->stash); free(st->stash_at);
+  Word_t freed;
+  JLFA(freed, st->inflight);
+  (void)freed;
 }
 
 /* Hands the interned sets over to the result. */

@@ -2,7 +2,8 @@
  *
  * sim_run_graph matches messages on its own (sort by channel and program position: the
  * plain FIFO rule, independent of src/match) and runs an event loop: an op is ready when
- * its dependencies are done; a send and its receive run together once both are ready. The
+ * its dependencies are done (a receive also needs its send done); a send copies its data
+ * out when it runs and the receive copies it in when it runs (match.h's semantics). The
  * ready op to run next is drawn with a seeded PRNG (seed 0: always the first), so tests can
  * try many valid orders. sim_apply_sst and sim_run_plan read a snapshot of the memory
  * taken before anything is written, as the plan semantics of detect.h say. */
@@ -85,21 +86,12 @@ typedef struct {
   const cdag_graph *g;
   sim_mem *m;
   int32_t *partner, *indeg, *ready;
-  uint8_t *waiting;          /* a p2p op that is ready but whose partner is not */
+  uint8_t **inflight;        /* per send: its data, taken when it ran, until the receive runs */
   int64_t nready, done;
   uint64_t rng;
 } sim_run;
 
-static void make_ready(sim_run *s, int32_t op) {
-  const cdag_graph *g = s->g;
-  if (g->kind[op] == IR_SEND || g->kind[op] == IR_RECV) {
-    int32_t other = s->partner[op];
-    if (!s->waiting[other]) { s->waiting[op] = 1; return; }
-    s->ready[s->nready++] = g->kind[op] == IR_SEND ? op : other;  /* a pair event, named by its send */
-    return;
-  }
-  s->ready[s->nready++] = op;
-}
+static void make_ready(sim_run *s, int32_t op) { s->ready[s->nready++] = op; }
 
 static int access(sim_run *s, int rank, uint64_t addr, uint64_t len, int32_t op, uint8_t **p) {
   *p = sim_mem_at(s->m, rank, addr, len);
@@ -111,12 +103,18 @@ static int execute(sim_run *s, int32_t op) {
   uint8_t *a, *b;
   int rc;
   switch (g->kind[op]) {
-    case IR_SEND: {
-      int32_t r = s->partner[op];
-      if ((rc = access(s, g->rank[op], g->addr[op], g->bytes[op], op, &a)) ||
-          (rc = access(s, g->rank[r], g->addr[r], g->bytes[op], r, &b)))
-        return rc;
-      memmove(b, a, (size_t)g->bytes[op]);
+    case IR_SEND: /* the data leaves now */
+      if ((rc = access(s, g->rank[op], g->addr[op], g->bytes[op], op, &a))) return rc;
+      s->inflight[op] = malloc((size_t)g->bytes[op] + 1);
+      if (!s->inflight[op]) return CDAG_NOMEM("simulator");
+      memcpy(s->inflight[op], a, (size_t)g->bytes[op]);
+      return CDAG_OK;
+    case IR_RECV: { /* only the sent bytes arrive */
+      int32_t snd = s->partner[op];
+      if ((rc = access(s, g->rank[op], g->addr[op], g->bytes[snd], op, &b))) return rc;
+      memcpy(b, s->inflight[snd], (size_t)g->bytes[snd]);
+      free(s->inflight[snd]);
+      s->inflight[snd] = NULL;
       return CDAG_OK;
     }
     case IR_COPY:
@@ -139,10 +137,9 @@ static int execute(sim_run *s, int32_t op) {
 static void complete(sim_run *s, int32_t op) {
   const cdag_graph *g = s->g;
   s->done++;
-  for (int32_t k = g->succ_start[op]; k < g->succ_start[op + 1]; k++) {
-    int32_t x = g->succ[k];
-    if (x != s->partner[op] && --s->indeg[x] == 0) make_ready(s, x);
-  }
+  for (int32_t k = g->succ_start[op]; k < g->succ_start[op + 1]; k++)
+    if (--s->indeg[g->succ[k]] == 0) make_ready(s, g->succ[k]);
+  if (g->kind[op] == IR_SEND && --s->indeg[s->partner[op]] == 0) make_ready(s, s->partner[op]);
 }
 
 static int32_t pick(sim_run *s, uint64_t seed) {
@@ -161,7 +158,7 @@ static int stuck(const sim_run *s) {
   int n = snprintf(msg, sizeof msg, "simulator: deadlock, %lld ops can never run, e.g.", (long long)(s->g->nops - s->done));
   int shown = 0;
   for (int64_t op = 0; op < s->g->nops && shown < 3 && n < (int)sizeof msg; op++)
-    if (s->indeg[op] > 0 || s->waiting[op]) {
+    if (s->indeg[op] > 0) {
       n += snprintf(msg + n, sizeof msg - (size_t)n, "%s %s", shown ? ";" : "", ir_describe(s->g, (int32_t)op, d, sizeof d));
       shown++;
     }
@@ -171,22 +168,14 @@ static int stuck(const sim_run *s) {
 static int event_loop(sim_run *s, uint64_t seed) {
   const cdag_graph *g = s->g;
   for (int64_t op = 0; op < g->nops; op++) {
-    /* a receive's dependency on its own send (a send to self) is met by the pair event */
-    s->indeg[op] = 0;
-    for (int32_t k = g->pred_start[op]; k < g->pred_start[op + 1]; k++) s->indeg[op] += g->pred[k] != s->partner[op];
+    s->indeg[op] = g->pred_start[op + 1] - g->pred_start[op] + (g->kind[op] == IR_RECV); /* + its send */
     if (s->indeg[op] == 0) make_ready(s, (int32_t)op);
   }
   while (s->nready > 0) {
     int32_t op = pick(s, seed);
     int rc = execute(s, op);
     if (rc) return rc;
-    if (g->kind[op] == IR_SEND) {
-      s->waiting[op] = s->waiting[s->partner[op]] = 0;
-      complete(s, op);
-      complete(s, s->partner[op]);
-    } else {
-      complete(s, op);
-    }
+    complete(s, op);
   }
   return s->done == g->nops ? CDAG_OK : stuck(s);
 }
@@ -198,11 +187,12 @@ int sim_run_graph(const cdag_graph *g, sim_mem *m, uint64_t order_seed) {
   s.partner = malloc(n * sizeof *s.partner);
   s.indeg = malloc(n * sizeof *s.indeg);
   s.ready = malloc(n * sizeof *s.ready);
-  s.waiting = calloc(n, 1);
-  int rc = s.partner && s.indeg && s.ready && s.waiting ? CDAG_OK : CDAG_NOMEM("simulator");
+  s.inflight = calloc(n, sizeof *s.inflight);
+  int rc = s.partner && s.indeg && s.ready && s.inflight ? CDAG_OK : CDAG_NOMEM("simulator");
   if (rc == CDAG_OK) rc = sim_match(g, s.partner);
   if (rc == CDAG_OK) rc = event_loop(&s, order_seed);
-  free(s.partner); free(s.indeg); free(s.ready); free(s.waiting);
+  for (size_t i = 0; s.inflight && i < (size_t)g->nops; i++) free(s.inflight[i]);
+  free(s.partner); free(s.indeg); free(s.ready); free(s.inflight);
   return rc;
 }
 

@@ -3,9 +3,10 @@
  * Matching: every send and receive joins the queue of its channel (source, dest, tag),
  * found through three nested JudyL maps, in its rank's program order; the k-th send of a
  * channel pairs with its k-th receive (MPI's non-overtaking rule). O(n log n).
- * Ordering: a matched pair completes as one event (both ops must be ready), so the pair is
- * contracted into one node and Kahn's algorithm orders the nodes; what is left over lies on
- * or behind a cycle, which is then walked backwards to name its ops. O(n + m). */
+ * Ordering: Kahn's algorithm over dependencies plus one edge from each send to its receive
+ * (a send completes when its own dependencies are met, its data taken at that moment, as
+ * with MPI's buffered sends and GOAL's eager messages); what is left over lies on or behind
+ * a cycle, which is then walked backwards to name its ops. O(n + m). */
 #include <Judy.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,98 +127,69 @@ static int match_pairs(const cdag_graph *g, int32_t *partner, int32_t *next) {
   return rc;
 }
 
-/* The node of an op: a matched pair is represented by its send. */
-static int32_t node_of(const cdag_graph *g, const int32_t *partner, int32_t op) {
-  return g->kind[op] == IR_RECV ? partner[op] : op;
+/* Predecessors of op in D ∪ M: its dependencies, and for a receive its matched send. */
+static int32_t npreds(const cdag_graph *g, const int32_t *partner, int32_t op) {
+  return g->pred_start[op + 1] - g->pred_start[op] + (g->kind[op] == IR_RECV);
 }
 
-/* Counts each node's predecessors outside the node. A send that depends on its own
-   receive (a send to self whose buffer the receive writes first) can never proceed. */
-static int count_indegrees(const cdag_graph *g, const int32_t *partner, int32_t *indeg) {
-  memset(indeg, 0, (size_t)g->nops * sizeof *indeg);
-  for (int64_t op = 0; op < g->nops; op++) {
-    int32_t node = node_of(g, partner, (int32_t)op);
-    for (int32_t k = g->pred_start[op]; k < g->pred_start[op + 1]; k++) {
-      int32_t p = g->pred[k];
-      if (p == partner[op]) {
-        if (g->kind[op] == IR_SEND) {
-          char d[200];
-          return cdag__error(CDAG_ERR_CYCLE, "deadlock: %s to itself depends on its own matching receive",
-                             ir_describe(g, (int32_t)op, d, sizeof d));
-        }
-        continue;
-      }
-      indeg[node]++;
-    }
-  }
-  return CDAG_OK;
+static int32_t pred_at(const cdag_graph *g, const int32_t *partner, int32_t op, int32_t k) {
+  int32_t nd = g->pred_start[op + 1] - g->pred_start[op];
+  return k < nd ? g->pred[g->pred_start[op] + k] : partner[op];
 }
 
-static void release_succs(const cdag_graph *g, const int32_t *partner, int32_t op, int32_t *indeg,
-                          int32_t *queue, int64_t *qtail) {
-  for (int32_t k = g->succ_start[op]; k < g->succ_start[op + 1]; k++) {
-    int32_t x = g->succ[k];
-    if (x == partner[op]) continue;
-    int32_t node = node_of(g, partner, x);
-    if (--indeg[node] == 0) queue[(*qtail)++] = node;
-  }
-}
-
-/* Walks predecessors of unfinished nodes until one repeats, and names the ops of that
+/* Walks predecessors of ops that never ran until one repeats, and names the ops of that
    cycle (the path is recorded, so this is O(n + m)). */
 static int report_cycle(const cdag_graph *g, const int32_t *partner, const int32_t *indeg, int32_t *mark) {
   int32_t *path = malloc((size_t)g->nops * sizeof *path);
   if (!path) return CDAG_NOMEM("cycle report");
   int32_t v = -1, step = 0;
   for (int64_t op = 0; op < g->nops && v < 0; op++)
-    if (indeg[node_of(g, partner, (int32_t)op)] > 0) v = node_of(g, partner, (int32_t)op);
+    if (indeg[op] > 0) v = (int32_t)op;
   memset(mark, 0xff, (size_t)g->nops * sizeof *mark);
   while (mark[v] < 0) {
     mark[v] = step;
     path[step++] = v;
     int32_t next = -1;
-    for (int side = 0; side < 2 && next < 0; side++) {
-      int32_t op = side == 0 ? v : partner[v];
-      if (op < 0) continue;
-      for (int32_t k = g->pred_start[op]; k < g->pred_start[op + 1] && next < 0; k++) {
-        int32_t p = g->pred[k];
-        if (p != partner[op] && indeg[node_of(g, partner, p)] > 0) next = node_of(g, partner, p);
-      }
+    for (int32_t k = 0; k < npreds(g, partner, v) && next < 0; k++) {
+      int32_t u = pred_at(g, partner, v, k);
+      if (indeg[u] > 0) next = u;
     }
     v = next;
   }
   char msg[900], d[200];
   int n = snprintf(msg, sizeof msg, "deadlock: dependencies and matches form a cycle:");
   int32_t len = step - mark[v];
-  for (int32_t i = 0; i < len && i < 6 && n < (int)sizeof msg; i++) {
+  for (int32_t i = 0; i < len && i < 8 && n < (int)sizeof msg; i++) {
     int32_t u = path[mark[v] + i];
-    n += snprintf(msg + n, sizeof msg - (size_t)n, "%s %s", i ? " waits for" : "", ir_describe(g, u, d, sizeof d));
-    if (partner[u] >= 0 && n < (int)sizeof msg)
-      n += snprintf(msg + n, sizeof msg - (size_t)n, " matched with %s", ir_describe(g, partner[u], d, sizeof d));
+    const char *how = g->kind[u] == IR_RECV && i + 1 < len && path[mark[v] + i + 1] == partner[u] ? " matches" : " waits for";
+    n += snprintf(msg + n, sizeof msg - (size_t)n, " %s%s", ir_describe(g, u, d, sizeof d), i + 1 < len ? how : "");
   }
-  if (len > 6 && n < (int)sizeof msg) snprintf(msg + n, sizeof msg - (size_t)n, " ... (%d ops on the cycle)", len);
+  if (len > 8 && n < (int)sizeof msg) snprintf(msg + n, sizeof msg - (size_t)n, " ... (%d ops on the cycle)", len);
   free(path);
   return cdag__error(CDAG_ERR_CYCLE, "%s", msg);
 }
 
-static int order_nodes(const cdag_graph *g, const int32_t *partner, int32_t *order, int32_t *indeg) {
-  int rc = count_indegrees(g, partner, indeg);
-  if (rc) return rc;
-  int32_t *queue = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *queue);
-  if (!queue) return CDAG_NOMEM("match order");
-  int64_t qhead = 0, qtail = 0, nout = 0;
-  for (int64_t op = 0; op < g->nops; op++)
-    if (node_of(g, partner, (int32_t)op) == op && indeg[op] == 0) queue[qtail++] = (int32_t)op;
-  while (qhead < qtail) {
-    int32_t v = queue[qhead++];
-    order[nout++] = v;
-    if (partner[v] >= 0) order[nout++] = partner[v];
-    release_succs(g, partner, v, indeg, queue, &qtail);
-    if (partner[v] >= 0) release_succs(g, partner, partner[v], indeg, queue, &qtail);
+/* Kahn's algorithm over D ∪ M (a send precedes its receive). Ops left over lie on or
+   behind a cycle. */
+static int order_ops(const cdag_graph *g, const int32_t *partner, int32_t *order, int32_t *indeg) {
+  int64_t head = 0, tail = 0;
+  for (int64_t op = 0; op < g->nops; op++) {
+    indeg[op] = npreds(g, partner, (int32_t)op);
+    if (indeg[op] == 0) order[tail++] = (int32_t)op;
   }
-  if (nout < g->nops) rc = report_cycle(g, partner, indeg, queue);
-  free(queue);
-  return rc;
+  while (head < tail) {
+    int32_t v = order[head++];
+    for (int32_t k = g->succ_start[v]; k < g->succ_start[v + 1]; k++)
+      if (--indeg[g->succ[k]] == 0) order[tail++] = g->succ[k];
+    if (g->kind[v] == IR_SEND && --indeg[partner[v]] == 0) {
+      /* the receive runs next when it can: dataflow then needs no buffer for the message */
+      if (head < tail) order[tail++] = order[head];
+      else tail++;
+      order[head] = partner[v];
+    }
+  }
+  if (tail == g->nops) return CDAG_OK;
+  return report_cycle(g, partner, indeg, order);
 }
 
 int match_run(const cdag_graph *g, match_result *m) {
@@ -234,7 +206,7 @@ int match_run(const cdag_graph *g, match_result *m) {
     rc = CDAG_NOMEM("matching");
   } else {
     rc = match_pairs(g, m->partner, scratch);
-    if (rc == CDAG_OK) rc = order_nodes(g, m->partner, m->order, scratch);
+    if (rc == CDAG_OK) rc = order_ops(g, m->partner, m->order, scratch);
   }
   free(scratch);
   if (rc) match_free(m);

@@ -4,9 +4,11 @@
  *  - partner[op]: the matched op of every send/recv (-1 for other kinds). The k-th send from
  *    i to j with tag t, in i's program order, matches the k-th receive at j from i with tag t
  *    (MPI's non-overtaking rule). A send to self matches a receive of the same rank.
- *  - order[0..nops): every op once, in an order that respects dependencies, in which each
- *    matched send is immediately followed by its receive. A matched pair completes as one
- *    event (rendezvous semantics, Algorithm 1 of the paper): both ops must be ready.
+ *  - order[0..nops): every op once, in an order that respects dependencies and in which
+ *    each matched send comes before its receive. A send completes once its own
+ *    dependencies are met and its data is taken at that moment (buffered/eager semantics:
+ *    MPI_Bsend, GOAL's small messages); the receive completes once the send has and its
+ *    own dependencies are met. So a deadlock is a cycle in D ∪ {send -> receive}.
  * Errors (message names rank, op, label/line, peer, tag):
  *  - CDAG_ERR_UNMATCHED: a send or receive without a partner (the first one found);
  *  - CDAG_ERR_TRUNCATE: a receive smaller than its matched send (a larger one is fine);

@@ -1,0 +1,128 @@
+/* cdag — src/detect/detect.c: runs the detectors in order and builds the plan.
+ *
+ * The registry below is the search order of the paper (highest abstraction first):
+ * all-collectives (allgather > alltoall, and their v-variants), rooted collectives (bcast >
+ * gather, scatter, largest groups first), reductions (allreduce > reduce), and last the
+ * synchronisation that must survive (barrier or kept zero-byte messages). Each detector
+ * marks the tuples it covers; what no detector takes is residual. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detect/detect_int.h"
+
+static const struct {
+  const char *name;
+  det_fn run;
+} detectors[] = {
+    {"all-collectives", det_all_collectives},
+    {"rooted collectives", det_rooted_collectives},
+    {"reductions", det_reductions},
+    {"synchronization", det_synchronization},
+};
+
+#define GROW(arr, n, cap, need, what)                                  \
+  do {                                                                 \
+    if ((n) + (need) > (cap)) {                                        \
+      int64_t c_ = ((cap) ? (cap) * 2 : 64) + (need);                  \
+      void *p_ = realloc((arr), (size_t)c_ * sizeof *(arr));           \
+      if (!p_) return CDAG_NOMEM(what);                                \
+      (arr) = p_;                                                      \
+      (cap) = c_;                                                      \
+    }                                                                  \
+  } while (0)
+
+int det_add_proto(det_state *st, det_kind kind, int32_t root, const int32_t *members, int32_t n,
+                  const int64_t *tuples, int64_t nt, int reduction) {
+  GROW(st->protos, st->nprotos, st->protocap, 1, "collectives");
+  GROW(st->members, st->nmembers, st->membercap, n, "collectives");
+  GROW(st->tuples, st->ntuples, st->tuplecap, nt, "collectives");
+  st->protos[st->nprotos++] = (det_proto){.kind = kind, .root = root, .members_first = st->nmembers,
+                                          .nmembers = n, .tuples_first = st->ntuples, .ntuples = nt,
+                                          .reduction = reduction};
+  if (n) memcpy(st->members + st->nmembers, members, (size_t)n * sizeof *members);
+  if (nt) memcpy(st->tuples + st->ntuples, tuples, (size_t)nt * sizeof *tuples);
+  st->nmembers += n;
+  st->ntuples += nt;
+  uint8_t *used = reduction ? st->rused : st->xused;
+  for (int64_t i = 0; i < nt; i++) used[tuples[i]] = 1;
+  return CDAG_OK;
+}
+
+int det_note(det_state *st, const char *fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  GROW(st->notes, st->nnotes, st->notecap, 1, "notes");
+  st->notes[st->nnotes] = strdup(buf);
+  if (!st->notes[st->nnotes]) return CDAG_NOMEM("notes");
+  st->nnotes++;
+  return CDAG_OK;
+}
+
+int det_group_ok(const det_state *st, int32_t n) {
+  if (n == st->g->nprocs) return n >= 3;
+  return n >= (st->opts.min_group > 2 ? st->opts.min_group : 2);
+}
+
+const char *det_ranks_text(const int32_t *r, int32_t n, int32_t nprocs, char *buf, int size) {
+  if (n == nprocs) {
+    snprintf(buf, (size_t)size, "all %d ranks", n);
+    return buf;
+  }
+  int at = snprintf(buf, (size_t)size, "ranks ");
+  for (int32_t i = 0; i < n && at < size - 16;) {
+    int32_t j = i;
+    while (j + 1 < n && r[j + 1] == r[j] + 1) j++;
+    at += j > i ? snprintf(buf + at, (size_t)(size - at), "%s%d-%d", i ? "," : "", r[i], r[j])
+                : snprintf(buf + at, (size_t)(size - at), "%s%d", i ? "," : "", r[i]);
+    i = j + 1;
+  }
+  return buf;
+}
+
+static void free_state(det_state *st) {
+  free(st->xused); free(st->rused); free(st->protos); free(st->members); free(st->tuples);
+  for (int64_t i = 0; i < st->nnotes; i++) free(st->notes[i]);
+  free(st->notes);
+  free(st->syncs);
+}
+
+int detect_run(const cdag_graph *g, df_sst *sst, const cdag_options *o, cdag_plan **out) {
+  *out = NULL;
+  det_state st = {.g = g, .sst = sst, .opts = *o};
+  cdag_plan *p = calloc(1, sizeof *p);
+  st.xused = calloc((size_t)(sst->nxfers ? sst->nxfers : 1), 1);
+  st.rused = calloc((size_t)(sst->nreds ? sst->nreds : 1), 1);
+  int rc = p && st.xused && st.rused ? CDAG_OK : CDAG_NOMEM("detection");
+  if (rc == CDAG_OK) {
+    p->nprocs = g->nprocs;
+    p->opts = *o;
+    p->sst = sst;
+    sst = NULL;
+  }
+  for (size_t i = 0; i < sizeof detectors / sizeof *detectors && rc == CDAG_OK && o->detect; i++)
+    rc = detectors[i].run(&st);
+  if (rc == CDAG_OK) rc = det_build_plan(&st, p);
+  free_state(&st);
+  if (rc) {
+    detect_plan_free(p);
+    dataflow_free(sst);
+    return rc;
+  }
+  *out = p;
+  return CDAG_OK;
+}
+
+void detect_plan_free(cdag_plan *p) {
+  if (!p) return;
+  free(p->colls); free(p->ranks); free(p->iovs); free(p->pieces);
+  free(p->xfers); free(p->msgs); free(p->reds); free(p->syncs); free(p->snaps);
+  for (int64_t i = 0; i < p->nnotes; i++) free(p->notes[i]);
+  free(p->notes);
+  dataflow_free(p->sst);
+  free(p);
+}

@@ -1,0 +1,194 @@
+/* cdag — src/detect/detect_all.c: allgather and alltoall, regular and vector.
+ *
+ * Algorithm (paper's Alg. 5, labels corrected): transfers of one size l are split into
+ * layers (the k-th tuple of each ordered pair, for noncontiguous blocks), and each layer
+ * into connected components of ranks (union-find). A component C whose |C|(|C|-1) ordered
+ * pairs all carry a tuple is an all-collective: an allgather if every source reads one
+ * offset for all its peers, else an alltoall. The vector pass does the same on what is left
+ * over regardless of size, accepting density >= tau. Components are exact for disjoint
+ * groups (grid rows/columns); the general maximum subset is NP-hard (Section 4).
+ * Cost: O(n log n) for the sorts, O(n α(p)) for union-find. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "detect/detect_int.h"
+
+static const df_xfer *sort_x;
+
+/* (len, src, dst, src_addr, dst_addr) */
+static int by_len_pair(const void *a, const void *b) {
+  const df_xfer *x = &sort_x[*(const int64_t *)a], *y = &sort_x[*(const int64_t *)b];
+  if (x->len != y->len) return x->len < y->len ? -1 : 1;
+  if (x->src != y->src) return x->src < y->src ? -1 : 1;
+  if (x->dst != y->dst) return x->dst < y->dst ? -1 : 1;
+  if (x->src_addr != y->src_addr) return x->src_addr < y->src_addr ? -1 : 1;
+  return (x->dst_addr > y->dst_addr) - (x->dst_addr < y->dst_addr);
+}
+
+/* (src, dst, src_addr, dst_addr): ignores size, for the vector pass */
+static int by_pair(const void *a, const void *b) {
+  const df_xfer *x = &sort_x[*(const int64_t *)a], *y = &sort_x[*(const int64_t *)b];
+  if (x->src != y->src) return x->src < y->src ? -1 : 1;
+  if (x->dst != y->dst) return x->dst < y->dst ? -1 : 1;
+  if (x->src_addr != y->src_addr) return x->src_addr < y->src_addr ? -1 : 1;
+  return (x->dst_addr > y->dst_addr) - (x->dst_addr < y->dst_addr);
+}
+
+typedef struct {
+  int32_t *parent;     /* union-find over ranks, -1 = untouched */
+  int32_t *touched;    int64_t ntouched;
+  int32_t *layer;      /* per candidate: index among the tuples of its (size, pair) */
+  int32_t *members;
+} uf_state;
+
+static int32_t uf_find(uf_state *u, int32_t r) {
+  if (u->parent[r] < 0) {
+    u->parent[r] = r;
+    u->touched[u->ntouched++] = r;
+  }
+  while (u->parent[r] != r) {
+    u->parent[r] = u->parent[u->parent[r]];
+    r = u->parent[r];
+  }
+  return r;
+}
+
+static const df_xfer *key_x;
+static int32_t *key_root;
+static int by_component(const void *a, const void *b) {
+  int32_t ra = key_root[key_x[*(const int64_t *)a].src], rb = key_root[key_x[*(const int64_t *)b].src];
+  if (ra != rb) return ra < rb ? -1 : 1;
+  return (*(const int64_t *)a > *(const int64_t *)b) - (*(const int64_t *)a < *(const int64_t *)b);
+}
+
+static int int32_cmp(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Sorted distinct ranks touched by tuples t[0..n) into out; returns the count. */
+static int32_t member_list(const df_xfer *x, const int64_t *t, int64_t n, int32_t *out, uint8_t *seen) {
+  int32_t m = 0;
+  for (int64_t i = 0; i < n; i++) {
+    int32_t e[2] = {x[t[i]].src, x[t[i]].dst};
+    for (int k = 0; k < 2; k++)
+      if (!seen[e[k]]) seen[e[k]] = 1, out[m++] = e[k];
+  }
+  for (int32_t i = 0; i < m; i++) seen[out[i]] = 0;
+  qsort(out, (size_t)m, sizeof *out, int32_cmp);
+  return m;
+}
+
+/* allgather if every source reads one offset (and, for v, one size) for all its peers */
+static int one_block_per_source(const df_xfer *x, const int64_t *t, int64_t n) {
+  int64_t first = 0; /* t is sorted by source: compare each tuple with its source's first */
+  for (int64_t i = 1; i < n; i++) {
+    if (x[t[i]].src != x[t[first]].src) { first = i; continue; }
+    if (x[t[i]].src_addr != x[t[first]].src_addr || x[t[i]].len != x[t[first]].len) return 0;
+  }
+  return 1;
+}
+
+/* Tests each component of group t[0..n) (one tuple per ordered pair). */
+static int test_components(det_state *st, uf_state *u, int64_t *t, int64_t n, int vector, uint8_t *seen) {
+  const df_xfer *x = st->sst->xfers;
+  u->ntouched = 0;
+  for (int64_t i = 0; i < n; i++) {
+    int32_t a = uf_find(u, x[t[i]].src), b = uf_find(u, x[t[i]].dst);
+    if (a != b) u->parent[a] = b;
+  }
+  for (int64_t i = 0; i < u->ntouched; i++) uf_find(u, u->touched[i]);
+  key_x = x;
+  key_root = u->parent;
+  qsort(t, (size_t)n, sizeof *t, by_component);
+  int rc = CDAG_OK;
+  for (int64_t i = 0; i < n && rc == CDAG_OK;) {
+    int64_t j = i;
+    while (j < n && u->parent[x[t[j]].src] == u->parent[x[t[i]].src]) j++;
+    qsort(t + i, (size_t)(j - i), sizeof *t, by_pair); /* by source, for the allgather test */
+    int32_t m = member_list(x, t + i, j - i, u->members, seen);
+    double pairs = (double)m * (m - 1), density = (double)(j - i) / pairs;
+    int complete = j - i == (int64_t)m * (m - 1);
+    if (det_group_ok(st, m) && (complete || (vector && density >= st->opts.density))) {
+      int ag = one_block_per_source(x, t + i, j - i);
+      det_kind k = vector ? (ag ? DET_ALLGATHERV : DET_ALLTOALLV) : (ag ? DET_ALLGATHER : DET_ALLTOALL);
+      rc = det_add_proto(st, k, -1, u->members, m, t + i, j - i, 0);
+    } else if (vector && m >= 3 && density >= 0.5) {
+      char rb[128];
+      rc = det_note(st, "all-to-all pattern on %s incomplete: %lld of %.0f pairs, density %.2f < %.2f",
+                    det_ranks_text(u->members, m, st->g->nprocs, rb, sizeof rb), (long long)(j - i), pairs,
+                    density, st->opts.density);
+    }
+    i = j;
+  }
+  for (int64_t i = 0; i < u->ntouched; i++) u->parent[u->touched[i]] = -1;
+  return rc;
+}
+
+/* Candidate transfers: unused, between two ranks, non-empty. */
+static int64_t candidates(const det_state *st, int64_t *out) {
+  int64_t n = 0;
+  for (int64_t i = 0; i < st->sst->nxfers; i++) {
+    const df_xfer *x = &st->sst->xfers[i];
+    if (!st->xused[i] && x->src != x->dst && x->len > 0) out[n++] = i;
+  }
+  return n;
+}
+
+/* Regular pass: groups of one (size, layer). */
+static int regular_pass(det_state *st, uf_state *u, int64_t *t, int64_t *g, uint8_t *seen) {
+  const df_xfer *x = st->sst->xfers;
+  int64_t n = candidates(st, t);
+  sort_x = x;
+  qsort(t, (size_t)n, sizeof *t, by_len_pair);
+  /* layer of each tuple: its index among the tuples of the same (size, src, dst) */
+  int32_t *layer = u->layer;
+  for (int64_t i = 0; i < n; i++)
+    layer[i] = i > 0 && x[t[i]].len == x[t[i - 1]].len && x[t[i]].src == x[t[i - 1]].src &&
+                       x[t[i]].dst == x[t[i - 1]].dst ? layer[i - 1] + 1 : 0;
+  int rc = CDAG_OK;
+  for (int64_t i = 0; i < n && rc == CDAG_OK;) {
+    int64_t j = i;
+    while (j < n && x[t[j]].len == x[t[i]].len) j++;
+    for (int32_t l = 0; rc == CDAG_OK; l++) { /* each layer of this size */
+      int64_t ng = 0;
+      for (int64_t k = i; k < j; k++)
+        if (layer[k] == l) g[ng++] = t[k];
+      if (ng == 0) break;
+      rc = test_components(st, u, g, ng, 0, seen);
+    }
+    i = j;
+  }
+  return rc;
+}
+
+/* Vector pass: the first tuple of every remaining pair, any size. */
+static int vector_pass(det_state *st, uf_state *u, int64_t *t, uint8_t *seen) {
+  const df_xfer *x = st->sst->xfers;
+  int64_t n = candidates(st, t), m = 0;
+  sort_x = x;
+  qsort(t, (size_t)n, sizeof *t, by_pair);
+  for (int64_t i = 0; i < n; i++)
+    if (i == 0 || x[t[i]].src != x[t[i - 1]].src || x[t[i]].dst != x[t[i - 1]].dst) t[m++] = t[i];
+  return test_components(st, u, t, m, 1, seen);
+}
+
+int det_all_collectives(det_state *st) {
+  int64_t n = st->sst->nxfers ? st->sst->nxfers : 1;
+  int32_t p = st->g->nprocs;
+  uf_state u = {0};
+  int64_t *t = malloc((size_t)n * sizeof *t), *g = malloc((size_t)n * sizeof *g);
+  uint8_t *seen = calloc((size_t)p, 1);
+  u.parent = malloc((size_t)p * sizeof *u.parent);
+  u.touched = malloc((size_t)p * sizeof *u.touched);
+  u.layer = malloc((size_t)n * sizeof *u.layer);
+  u.members = malloc((size_t)p * sizeof *u.members);
+  int rc = t && g && seen && u.parent && u.touched && u.layer && u.members ? CDAG_OK : CDAG_NOMEM("detection");
+  if (rc == CDAG_OK) {
+    memset(u.parent, 0xff, (size_t)p * sizeof *u.parent);
+    rc = regular_pass(st, &u, t, g, seen);
+  }
+  if (rc == CDAG_OK) rc = vector_pass(st, &u, t, seen);
+  free(t); free(g); free(seen); free(u.parent); free(u.touched); free(u.layer); free(u.members);
+  return rc;
+}

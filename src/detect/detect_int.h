@@ -1,0 +1,55 @@
+/* cdag — src/detect/detect_int.h: private structures of the detection stage.
+ *
+ * Detectors do not build plan slots themselves: each finds "protos" (a kind, a root, a
+ * member set and the SST tuples it covers) and marks those tuples used. plan.c then merges
+ * protos of one shape and builds the slots, residual messages and snapshots. */
+#ifndef CDAG_DETECT_INT_H
+#define CDAG_DETECT_INT_H
+
+#include "detect/detect.h"
+
+typedef struct {
+  det_kind kind;
+  int32_t root;           /* rank, -1 for non-rooted kinds */
+  int64_t members_first;  /* into det_state.members, sorted ranks */
+  int32_t nmembers;
+  int64_t tuples_first;   /* into det_state.tuples: transfer or reduction indices */
+  int64_t ntuples;
+  int reduction;          /* tuples index sst->reds rather than sst->xfers */
+} det_proto;
+
+typedef struct {
+  const cdag_graph *g;
+  const df_sst *sst;
+  cdag_options opts;
+  uint8_t *xused;         /* per transfer: covered by a collective */
+  uint8_t *rused;         /* per reduction */
+  det_proto *protos;  int64_t nprotos, protocap;
+  int32_t *members;   int64_t nmembers, membercap;
+  int64_t *tuples;    int64_t ntuples, tuplecap;
+  char **notes;       int64_t nnotes, notecap;
+  int barrier;            /* a barrier over all ranks replaces zero-byte messages */
+  int32_t *syncs;     int64_t nsyncs, synccap;  /* kept zero-byte messages (src, dst) */
+} det_state;
+
+/* One detector: finds protos among the tuples not yet used. */
+typedef int (*det_fn)(det_state *st);
+int det_all_collectives(det_state *st);      /* detect_all.c: allgather(v), alltoall(v) */
+int det_rooted_collectives(det_state *st);   /* detect_rooted.c: bcast, scatter(v), gather(v) */
+int det_reductions(det_state *st);           /* detect_reduce.c */
+int det_synchronization(det_state *st);      /* detect_sync.c: barrier, kept syncs */
+
+/* Helpers (detect.c). */
+int det_add_proto(det_state *st, det_kind kind, int32_t root, const int32_t *members, int32_t n,
+                  const int64_t *tuples, int64_t nt, int reduction);
+int det_note(det_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Smallest group a collective needs: whole communicator >= 3 ranks, a proper subset
+   >= opts.min_group. */
+int det_group_ok(const det_state *st, int32_t nmembers);
+/* "all" or "0-4,7" style description of sorted ranks into buf. */
+const char *det_ranks_text(const int32_t *ranks, int32_t n, int32_t nprocs, char *buf, int size);
+
+/* plan.c: merge protos and build the plan. */
+int det_build_plan(det_state *st, cdag_plan *p);
+
+#endif

@@ -1,0 +1,199 @@
+/* cdag — src/detect/detect_rooted.c: bcast, scatter and gather, largest groups first.
+ *
+ * Algorithm (Section 4.2 of the paper): the tuples out of a root r of one size l (split into
+ * layers: the k-th tuple of each pair) form a candidate bcast (one source offset) or scatter
+ * (several); the tuples into r form a candidate gather. Candidates are taken largest first,
+ * out-groups before in-groups on ties (bcast > gather, scatter); a candidate that lost tuples
+ * to an earlier one is re-counted. Proper subsets need min_group ranks. The vector kinds
+ * (scatterv, gatherv) take, over the whole communicator only, what is left from one root with
+ * any sizes when at least tau*(p-1) peers take part. Cost: O(n log n) for the sorts. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "detect/detect_int.h"
+
+typedef struct {
+  int64_t first, n;   /* into the sorted tuple array of its direction */
+  int32_t root;
+  int out;            /* 1: tuples out of root (bcast/scatter); 0: into root (gather) */
+} candidate;
+
+static const df_xfer *sx;
+static const int32_t *slayer;
+static int sout;
+
+/* root, size, layer, peer, address */
+static int by_root(const void *a, const void *b) {
+  int64_t i = *(const int64_t *)a, j = *(const int64_t *)b;
+  const df_xfer *x = &sx[i], *y = &sx[j];
+  int32_t rx = sout ? x->src : x->dst, ry = sout ? y->src : y->dst;
+  int32_t px = sout ? x->dst : x->src, py = sout ? y->dst : y->src;
+  if (rx != ry) return rx < ry ? -1 : 1;
+  if (x->len != y->len) return x->len < y->len ? -1 : 1;
+  if (slayer && slayer[i] != slayer[j]) return slayer[i] < slayer[j] ? -1 : 1;
+  if (px != py) return px < py ? -1 : 1;
+  uint64_t ax = sout ? x->src_addr : x->dst_addr, ay = sout ? y->src_addr : y->dst_addr;
+  return (ax > ay) - (ax < ay);
+}
+
+/* peer, address (within one root) */
+static int by_peer_only(const void *a, const void *b) {
+  const df_xfer *x = &sx[*(const int64_t *)a], *y = &sx[*(const int64_t *)b];
+  int32_t px = sout ? x->dst : x->src, py = sout ? y->dst : y->src;
+  if (px != py) return px < py ? -1 : 1;
+  uint64_t ax = sout ? x->src_addr : x->dst_addr, ay = sout ? y->src_addr : y->dst_addr;
+  return (ax > ay) - (ax < ay);
+}
+
+static int by_size_desc(const void *a, const void *b) {
+  const candidate *x = a, *y = b;
+  if (x->n != y->n) return x->n > y->n ? -1 : 1;
+  if (x->out != y->out) return x->out > y->out ? -1 : 1;
+  return (x->root > y->root) - (x->root < y->root);
+}
+
+static int int32_cmp(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+typedef struct {
+  int64_t *t[2];        /* candidate tuples sorted for in (0) and out (1) groups */
+  int64_t nt;
+  int32_t *layer;       /* per transfer index */
+  candidate *c;         int64_t nc, ccap;
+  int64_t *pick;        /* the unused tuples of the candidate being taken */
+  int32_t *members;
+} rooted_state;
+
+static int push_candidate(rooted_state *rs, candidate c) {
+  if (rs->nc == rs->ccap) {
+    rs->ccap = rs->ccap ? rs->ccap * 2 : 256;
+    candidate *n = realloc(rs->c, (size_t)rs->ccap * sizeof *n);
+    if (!n) return CDAG_NOMEM("detection");
+    rs->c = n;
+  }
+  rs->c[rs->nc++] = c;
+  return CDAG_OK;
+}
+
+/* Sorts one direction, assigns layers, and lists (root, size, layer) groups. */
+static int collect(det_state *st, rooted_state *rs, int out) {
+  const df_xfer *x = st->sst->xfers;
+  int64_t *t = rs->t[out];
+  sx = x, sout = out, slayer = NULL;
+  qsort(t, (size_t)rs->nt, sizeof *t, by_root);
+  for (int64_t i = 0; i < rs->nt; i++) {
+    const df_xfer *a = &x[t[i]], *b = i ? &x[t[i - 1]] : NULL;
+    int same = b && a->src == b->src && a->dst == b->dst && a->len == b->len;
+    rs->layer[t[i]] = same ? rs->layer[t[i - 1]] + 1 : 0;
+  }
+  slayer = rs->layer;
+  qsort(t, (size_t)rs->nt, sizeof *t, by_root);
+  for (int64_t i = 0; i < rs->nt;) {
+    int64_t j = i;
+    int32_t root = out ? x[t[i]].src : x[t[i]].dst;
+    while (j < rs->nt && (out ? x[t[j]].src : x[t[j]].dst) == root && x[t[j]].len == x[t[i]].len &&
+           rs->layer[t[j]] == rs->layer[t[i]])
+      j++;
+    int rc = push_candidate(rs, (candidate){.first = i, .n = j - i, .root = root, .out = out});
+    if (rc) return rc;
+    i = j;
+  }
+  return CDAG_OK;
+}
+
+/* Takes the candidate's still-unused tuples if they form a large enough group. */
+static int take(det_state *st, rooted_state *rs, const candidate *c, int vector) {
+  const df_xfer *x = st->sst->xfers;
+  const int64_t *t = rs->t[c->out] + c->first;
+  int64_t n = 0;
+  int32_t m = 0, last_peer = -1;
+  for (int64_t i = 0; i < c->n; i++) {
+    if (st->xused[t[i]]) continue;
+    int32_t peer = c->out ? x[t[i]].dst : x[t[i]].src;
+    if (peer == last_peer) continue; /* one tuple per peer (vector pass: the first) */
+    last_peer = peer;
+    rs->pick[n++] = t[i];
+    rs->members[m++] = peer;
+  }
+  rs->members[m++] = c->root;
+  int ok = vector ? m == st->g->nprocs || (double)(m - 1) >= st->opts.density * (st->g->nprocs - 1)
+                  : det_group_ok(st, m);
+  if (!ok || (vector && st->g->nprocs < 3)) return CDAG_OK;
+  if (vector) m = st->g->nprocs; /* vector kinds run on the whole communicator */
+  if (vector)
+    for (int32_t r = 0; r < m; r++) rs->members[r] = r;
+  else
+    qsort(rs->members, (size_t)m, sizeof *rs->members, int32_cmp);
+  det_kind k = DET_GATHER;
+  if (c->out) {
+    int one = 1;
+    for (int64_t i = 1; i < n && one; i++) one = x[rs->pick[i]].src_addr == x[rs->pick[0]].src_addr;
+    k = one && !vector ? DET_BCAST : vector ? DET_SCATTERV : DET_SCATTER;
+  } else if (vector) {
+    k = DET_GATHERV;
+  }
+  return det_add_proto(st, k, c->root, rs->members, m, rs->pick, n, 0);
+}
+
+static int64_t candidates(const det_state *st, int64_t *out) {
+  int64_t n = 0;
+  for (int64_t i = 0; i < st->sst->nxfers; i++) {
+    const df_xfer *x = &st->sst->xfers[i];
+    if (!st->xused[i] && x->src != x->dst && x->len > 0) out[n++] = i;
+  }
+  return n;
+}
+
+/* Vector groups: per root and direction, any size, largest first. */
+static int vector_pass(det_state *st, rooted_state *rs) {
+  const df_xfer *x = st->sst->xfers;
+  int rc = CDAG_OK;
+  rs->nc = 0;
+  for (int out = 1; out >= 0 && rc == CDAG_OK; out--) {
+    rs->nt = candidates(st, rs->t[out]);
+    sx = x, sout = out, slayer = NULL;
+    qsort(rs->t[out], (size_t)rs->nt, sizeof *rs->t[out], by_root);
+    for (int64_t i = 0; i < rs->nt && rc == CDAG_OK;) {
+      int64_t j = i;
+      int32_t root = out ? x[rs->t[out][i]].src : x[rs->t[out][i]].dst;
+      while (j < rs->nt && (out ? x[rs->t[out][j]].src : x[rs->t[out][j]].dst) == root) j++;
+      rc = push_candidate(rs, (candidate){.first = i, .n = j - i, .root = root, .out = out});
+      i = j;
+    }
+  }
+  qsort(rs->c, (size_t)rs->nc, sizeof *rs->c, by_size_desc);
+  for (int64_t i = 0; i < rs->nc && rc == CDAG_OK; i++) {
+    /* the vector tuples of one root must be re-sorted by peer (sizes differ) */
+    candidate *c = &rs->c[i];
+    sx = x, sout = c->out;
+    qsort(rs->t[c->out] + c->first, (size_t)c->n, sizeof(int64_t), by_peer_only);
+    rc = take(st, rs, c, 1);
+  }
+  return rc;
+}
+
+int det_rooted_collectives(det_state *st) {
+  int64_t n = st->sst->nxfers ? st->sst->nxfers : 1;
+  rooted_state rs = {0};
+  rs.t[0] = malloc((size_t)n * sizeof(int64_t));
+  rs.t[1] = malloc((size_t)n * sizeof(int64_t));
+  rs.layer = malloc((size_t)n * sizeof *rs.layer);
+  rs.pick = malloc((size_t)n * sizeof *rs.pick);
+  rs.members = malloc(((size_t)st->g->nprocs + 1) * sizeof *rs.members);
+  int rc = rs.t[0] && rs.t[1] && rs.layer && rs.pick && rs.members ? CDAG_OK : CDAG_NOMEM("detection");
+  if (rc == CDAG_OK) {
+    rs.nt = candidates(st, rs.t[0]);
+    memcpy(rs.t[1], rs.t[0], (size_t)rs.nt * sizeof(int64_t));
+    rc = collect(st, &rs, 1);
+    if (rc == CDAG_OK) rc = collect(st, &rs, 0);
+  }
+  if (rc == CDAG_OK) {
+    qsort(rs.c, (size_t)rs.nc, sizeof *rs.c, by_size_desc);
+    for (int64_t i = 0; i < rs.nc && rc == CDAG_OK; i++) rc = take(st, &rs, &rs.c[i], 0);
+  }
+  if (rc == CDAG_OK) rc = vector_pass(st, &rs);
+  free(rs.t[0]); free(rs.t[1]); free(rs.layer); free(rs.pick); free(rs.members); free(rs.c);
+  return rc;
+}

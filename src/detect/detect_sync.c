@@ -1,0 +1,67 @@
+/* cdag — src/detect/detect_sync.c: the synchronisation a plan must keep (DESIGN rule 3).
+ *
+ * Zero-byte messages carry no data, only "wait for me". If every rank's wait set is
+ * complete and such messages exist, the graph contains a barrier: a barrier over all ranks
+ * replaces them, unless a collective over all ranks that makes everybody wait for everybody
+ * (allgather, alltoall, allreduce and their v-forms) was already found. Otherwise each
+ * zero-byte message is kept as a sync pair (src, dst). Messages whose bytes only pass
+ * through scratch are treated as data (they stay as residual transfers or collectives).
+ * Cost: O(n + p log p) for the wait-set check. */
+#include <stdlib.h>
+
+#include "detect/detect_int.h"
+
+static int all_wait_for_all(const df_sst *s) {
+  for (int i = 0; i < s->nprocs; i++)
+    if (s->wait_start[i + 1] - s->wait_start[i] != 1 || s->wait_lo[s->wait_start[i]] != 0 ||
+        s->wait_hi[s->wait_start[i]] != s->nprocs - 1)
+      return 0;
+  return 1;
+}
+
+static int full_sync_found(const det_state *st) {
+  for (int64_t i = 0; i < st->nprotos; i++) {
+    det_kind k = st->protos[i].kind;
+    int all = k == DET_ALLGATHER || k == DET_ALLTOALL || k == DET_ALLGATHERV || k == DET_ALLTOALLV ||
+              k == DET_ALLREDUCE || k == DET_BARRIER;
+    if (all && st->protos[i].nmembers == st->g->nprocs) return 1;
+  }
+  return 0;
+}
+
+static int keep_sync(det_state *st, int32_t src, int32_t dst) {
+  for (int64_t i = st->nsyncs; i > 0 && i > st->nsyncs - 8; i--) /* cheap dedupe of repeats */
+    if (st->syncs[2 * (i - 1)] == src && st->syncs[2 * (i - 1) + 1] == dst) return CDAG_OK;
+  if (st->nsyncs == st->synccap) {
+    int64_t cap = st->synccap ? st->synccap * 2 : 64;
+    int32_t *s = realloc(st->syncs, (size_t)cap * 2 * sizeof *s);
+    if (!s) return CDAG_NOMEM("syncs");
+    st->syncs = s;
+    st->synccap = cap;
+  }
+  st->syncs[2 * st->nsyncs] = src;
+  st->syncs[2 * st->nsyncs + 1] = dst;
+  st->nsyncs++;
+  return CDAG_OK;
+}
+
+int det_synchronization(det_state *st) {
+  const cdag_graph *g = st->g;
+  int64_t zero = 0;
+  for (int64_t i = 0; i < g->nops; i++) zero += g->kind[i] == IR_SEND && g->bytes[i] == 0 && g->peer[i] != g->rank[i];
+  if (zero == 0) return CDAG_OK;
+  if (all_wait_for_all(st->sst) && g->nprocs >= 2) {
+    if (full_sync_found(st)) return CDAG_OK;
+    int32_t *all = malloc((size_t)g->nprocs * sizeof *all);
+    if (!all) return CDAG_NOMEM("barrier");
+    for (int32_t r = 0; r < g->nprocs; r++) all[r] = r;
+    int rc = det_add_proto(st, DET_BARRIER, -1, all, g->nprocs, NULL, 0, 0);
+    free(all);
+    st->barrier = 1;
+    return rc;
+  }
+  int rc = CDAG_OK;
+  for (int64_t i = 0; i < g->nops && rc == CDAG_OK; i++)
+    if (g->kind[i] == IR_SEND && g->bytes[i] == 0 && g->peer[i] != g->rank[i]) rc = keep_sync(st, g->rank[i], g->peer[i]);
+  return rc;
+}

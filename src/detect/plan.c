@@ -1,0 +1,425 @@
+/* cdag — src/detect/plan.c: from detected collectives to the plan.
+ *
+ * 1. Merge: protos of the same kind, root, member set (and type/op for reductions) become
+ *    one collective, placed where the first of them was found; its slots then hold several
+ *    pieces (noncontiguous blocks, an hindexed datatype at execution time).
+ * 2. Slots: every covered tuple contributes a send piece and a receive piece to the slots
+ *    the kind's table (detect.h) names; pieces are sorted by (side, member, slot, order
+ *    found) and laid out as iovs.
+ * 3. Residual: uncovered transfers grouped into one message per (src, dst); residual
+ *    reductions; kept syncs.
+ * 4. Snapshots: per rank, the bytes the plan reads as origins that it also writes.
+ * Cost: O(n log n) for n tuples (sorts). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "detect/detect_int.h"
+
+typedef struct {
+  int32_t side;      /* 0 recv, 1 send */
+  int32_t member, slot;
+  int64_t order;     /* found order: keeps merged blocks aligned across slots */
+  uint64_t addr, len;
+} slot_piece;
+
+typedef struct {
+  slot_piece *e;  int64_t n, cap;
+} piece_buf;
+
+static int piece_push(piece_buf *b, int side, int32_t member, int32_t slot, int64_t order, uint64_t addr, uint64_t len) {
+  if (b->n == b->cap) {
+    b->cap = b->cap ? b->cap * 2 : 256;
+    slot_piece *e = realloc(b->e, (size_t)b->cap * sizeof *e);
+    if (!e) return CDAG_NOMEM("plan");
+    b->e = e;
+  }
+  b->e[b->n++] = (slot_piece){side, member, slot, order, addr, len};
+  return CDAG_OK;
+}
+
+static int piece_cmp(const void *a, const void *b) {
+  const slot_piece *x = a, *y = b;
+  if (x->side != y->side) return x->side > y->side ? -1 : 1;
+  if (x->member != y->member) return x->member < y->member ? -1 : 1;
+  if (x->slot != y->slot) return x->slot < y->slot ? -1 : 1;
+  return (x->order > y->order) - (x->order < y->order);
+}
+
+/* ---- 1. merging ---- */
+
+static const det_state *mst;
+
+static int shape_cmp(const void *a, const void *b) {
+  const det_proto *x = &mst->protos[*(const int64_t *)a], *y = &mst->protos[*(const int64_t *)b];
+  if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
+  if (x->root != y->root) return x->root < y->root ? -1 : 1;
+  if (x->nmembers != y->nmembers) return x->nmembers < y->nmembers ? -1 : 1;
+  int c = memcmp(mst->members + x->members_first, mst->members + y->members_first, (size_t)x->nmembers * sizeof(int32_t));
+  if (c) return c;
+  if (x->reduction && x->ntuples && y->ntuples) {
+    const df_red *rx = &mst->sst->reds[mst->tuples[x->tuples_first]], *ry = &mst->sst->reds[mst->tuples[y->tuples_first]];
+    if (rx->type != ry->type) return rx->type < ry->type ? -1 : 1;
+    if (rx->op != ry->op) return rx->op < ry->op ? -1 : 1;
+  }
+  return 0;
+}
+
+static int shape_cmp_stable(const void *a, const void *b) {
+  int c = shape_cmp(a, b);
+  if (c) return c;
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+static int int64_cmp(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* ---- 2. slots ---- */
+
+static int32_t member_index(const int32_t *members, int32_t n, int32_t rank) {
+  int32_t lo = 0, hi = n;
+  while (lo < hi) {
+    int32_t mid = lo + (hi - lo) / 2;
+    if (members[mid] < rank) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+static void slot_counts(det_kind k, int32_t n, int32_t *ns, int32_t *nr) {
+  switch (k) {
+    case DET_SCATTER: case DET_SCATTERV: case DET_REDUCE_SCATTER: case DET_REDUCE_SCATTER_BLOCK: *ns = n, *nr = 1; return;
+    case DET_GATHER: case DET_GATHERV: case DET_ALLGATHER: case DET_ALLGATHERV: *ns = 1, *nr = n; return;
+    case DET_ALLTOALL: case DET_ALLTOALLV: *ns = n, *nr = n; return;
+    case DET_BARRIER: *ns = 0, *nr = 0; return;
+    default: *ns = 1, *nr = 1; return;
+  }
+}
+
+/* Send and receive pieces of one transfer tuple of a proto. */
+static int xfer_pieces(piece_buf *b, const det_proto *pr, const df_xfer *x, const int32_t *mem, int32_t n,
+                       int64_t order, int first_of_source) {
+  int32_t mi = member_index(mem, n, x->src), mj = member_index(mem, n, x->dst);
+  int rc = CDAG_OK;
+  switch (pr->kind) {
+    case DET_BCAST:
+      if (first_of_source) rc = piece_push(b, 1, mi, 0, order, x->src_addr, x->len);
+      return rc ? rc : piece_push(b, 0, mj, 0, order, x->dst_addr, x->len);
+    case DET_SCATTER: case DET_SCATTERV:
+      if ((rc = piece_push(b, 1, mi, mj, order, x->src_addr, x->len))) return rc;
+      return piece_push(b, 0, mj, 0, order, x->dst_addr, x->len);
+    case DET_GATHER: case DET_GATHERV:
+      if ((rc = piece_push(b, 1, mi, 0, order, x->src_addr, x->len))) return rc;
+      return piece_push(b, 0, mj, mi, order, x->dst_addr, x->len);
+    case DET_ALLGATHER: case DET_ALLGATHERV:
+      if (first_of_source && (rc = piece_push(b, 1, mi, 0, order, x->src_addr, x->len))) return rc;
+      return piece_push(b, 0, mj, mi, order, x->dst_addr, x->len);
+    default: /* alltoall(v) */
+      if ((rc = piece_push(b, 1, mi, mj, order, x->src_addr, x->len))) return rc;
+      return piece_push(b, 0, mj, mi, order, x->dst_addr, x->len);
+  }
+}
+
+static int proto_pieces(const det_state *st, piece_buf *b, const det_proto *pr, const int32_t *mem, int32_t n,
+                        int64_t order_base, uint64_t *bytes) {
+  int rc = CDAG_OK;
+  if (pr->reduction) {
+    const df_red *d0 = &st->sst->reds[st->tuples[pr->tuples_first]];
+    uint64_t len = d0->count * (uint64_t)ir_type_size(d0->type);
+    const df_set *e = &st->sst->sets[d0->set];
+    for (int32_t i = 0; i < e->nruns && rc == CDAG_OK; i++) {
+      const df_run *r = &st->sst->runs[e->first + i];
+      for (int32_t k = r->lo; k <= r->hi && rc == CDAG_OK; k++)
+        rc = piece_push(b, 1, member_index(mem, n, k), 0, order_base, r->addr, len);
+    }
+    for (int64_t t = 0; t < pr->ntuples && rc == CDAG_OK; t++) {
+      const df_red *d = &st->sst->reds[st->tuples[pr->tuples_first + t]];
+      rc = piece_push(b, 0, member_index(mem, n, d->dst), 0, order_base, d->dst_addr, len);
+    }
+    *bytes += len;
+    return rc;
+  }
+  int is_v = pr->kind == DET_SCATTERV || pr->kind == DET_GATHERV || pr->kind == DET_ALLGATHERV || pr->kind == DET_ALLTOALLV;
+  for (int64_t t = 0; t < pr->ntuples && rc == CDAG_OK; t++) {
+    const df_xfer *x = &st->sst->xfers[st->tuples[pr->tuples_first + t]];
+    const df_xfer *prev = t ? &st->sst->xfers[st->tuples[pr->tuples_first + t - 1]] : NULL;
+    int first_of_source = !prev || prev->src != x->src;
+    rc = xfer_pieces(b, pr, x, mem, n, order_base + t, first_of_source);
+    if (is_v) *bytes += x->len;
+  }
+  if (!is_v && pr->ntuples) *bytes += st->sst->xfers[st->tuples[pr->tuples_first]].len;
+  return rc;
+}
+
+/* Lays sorted pieces out as the collective's iovs. */
+static int layout(cdag_plan *p, det_coll *c, const piece_buf *b) {
+  int64_t nslots = (int64_t)c->nranks * (c->nsend_slots + c->nrecv_slots);
+  det_iov *iv = realloc(p->iovs, (size_t)(p->niovs + nslots + 1) * sizeof *iv);
+  if (!iv) return CDAG_NOMEM("plan");
+  p->iovs = iv;
+  det_piece *pc = realloc(p->pieces, (size_t)(p->npieces + b->n + 1) * sizeof *pc);
+  if (!pc) return CDAG_NOMEM("plan");
+  p->pieces = pc;
+  c->send_first = p->niovs;
+  c->recv_first = p->niovs + (int64_t)c->nranks * c->nsend_slots;
+  for (int64_t i = 0; i < nslots; i++) p->iovs[p->niovs + i] = (det_iov){.first = p->npieces, .n = 0, .bytes = 0};
+  for (int64_t i = 0; i < b->n; i++) {
+    const slot_piece *e = &b->e[i];
+    int64_t at = e->side ? c->send_first + (int64_t)e->member * c->nsend_slots + e->slot
+                         : c->recv_first + (int64_t)e->member * c->nrecv_slots + e->slot;
+    det_iov *v = &p->iovs[at];
+    if (v->n == 0) v->first = p->npieces;
+    det_piece *last = v->n ? &p->pieces[p->npieces - 1] : NULL;
+    if (last && last->addr + last->len == e->addr) { /* adjacent pieces: one piece */
+      last->len += e->len;
+    } else {
+      p->pieces[p->npieces++] = (det_piece){e->addr, e->len};
+      v->n++;
+    }
+    v->bytes += e->len;
+  }
+  p->niovs += nslots;
+  return CDAG_OK;
+}
+
+static int build_collective(det_state *st, cdag_plan *p, const int64_t *group, int64_t ng, piece_buf *b) {
+  const det_proto *pr = &st->protos[group[0]];
+  const int32_t *mem = st->members + pr->members_first;
+  int32_t n = pr->nmembers;
+  det_coll *cs = realloc(p->colls, (size_t)(p->ncolls + 1) * sizeof *cs);
+  if (!cs) return CDAG_NOMEM("plan");
+  p->colls = cs;
+  int32_t *rk = realloc(p->ranks, (size_t)(p->nranks + n) * sizeof *rk);
+  if (!rk) return CDAG_NOMEM("plan");
+  p->ranks = rk;
+  det_coll *c = &p->colls[p->ncolls];
+  *c = (det_coll){.kind = pr->kind, .root = pr->root, .nranks = n, .ranks_first = p->nranks, .type = -1, .op = -1};
+  memcpy(p->ranks + p->nranks, mem, (size_t)n * sizeof *mem);
+  p->nranks += n;
+  slot_counts(pr->kind, n, &c->nsend_slots, &c->nrecv_slots);
+  b->n = 0;
+  int rc = CDAG_OK;
+  for (int64_t i = 0; i < ng && rc == CDAG_OK; i++) {
+    const det_proto *q = &st->protos[group[i]];
+    rc = proto_pieces(st, b, q, mem, n, group[i] << 32, &c->bytes);
+    c->ntransfers += q->ntuples;
+    if (q->reduction && q->ntuples) {
+      const df_red *d = &st->sst->reds[st->tuples[q->tuples_first]];
+      c->type = d->type;
+      c->op = d->op;
+    }
+  }
+  if (rc) return rc;
+  qsort(b->e, (size_t)b->n, sizeof *b->e, piece_cmp);
+  rc = layout(p, c, b);
+  if (rc == CDAG_OK) p->ncolls++;
+  return rc;
+}
+
+static int build_collectives(det_state *st, cdag_plan *p) {
+  int64_t n = st->nprotos;
+  int64_t *idx = malloc((size_t)(n ? n : 1) * sizeof *idx), *first = malloc((size_t)(n ? n : 1) * 2 * sizeof *first);
+  piece_buf b = {0};
+  int rc = idx && first ? CDAG_OK : CDAG_NOMEM("plan");
+  for (int64_t i = 0; i < n && rc == CDAG_OK; i++) idx[i] = i;
+  mst = st;
+  if (rc == CDAG_OK) qsort(idx, (size_t)n, sizeof *idx, shape_cmp_stable);
+  /* groups of equal shape, ordered by where their first member was found */
+  int64_t ng = 0;
+  for (int64_t i = 0; i < n && rc == CDAG_OK;) {
+    int64_t j = i + 1;
+    while (j < n && shape_cmp(&idx[i], &idx[j]) == 0) j++;
+    first[2 * ng] = idx[i];   /* smallest index of the group (stable sort) */
+    first[2 * ng + 1] = i;
+    ng++;
+    i = j;
+  }
+  qsort(first, (size_t)ng, 2 * sizeof *first, int64_cmp);
+  for (int64_t g = 0; g < ng && rc == CDAG_OK; g++) {
+    int64_t i = first[2 * g + 1], j = i + 1;
+    while (j < n && shape_cmp(&idx[i], &idx[j]) == 0) j++;
+    rc = build_collective(st, p, idx + i, j - i, &b);
+  }
+  free(idx); free(first); free(b.e);
+  return rc;
+}
+
+/* ---- 3. residual ---- */
+
+static const df_xfer *rx;
+static int by_src_dst(const void *a, const void *b) {
+  const df_xfer *x = &rx[*(const int64_t *)a], *y = &rx[*(const int64_t *)b];
+  if (x->src != y->src) return x->src < y->src ? -1 : 1;
+  if (x->dst != y->dst) return x->dst < y->dst ? -1 : 1;
+  return (x->src_addr > y->src_addr) - (x->src_addr < y->src_addr);
+}
+
+static int build_residual(det_state *st, cdag_plan *p) {
+  const df_sst *s = st->sst;
+  int64_t n = 0;
+  int64_t *idx = malloc((size_t)(s->nxfers ? s->nxfers : 1) * sizeof *idx);
+  p->xfers = malloc((size_t)(s->nxfers ? s->nxfers : 1) * sizeof *p->xfers);
+  p->msgs = malloc((size_t)(s->nxfers ? s->nxfers : 1) * sizeof *p->msgs);
+  p->reds = malloc((size_t)(s->nreds ? s->nreds : 1) * sizeof *p->reds);
+  if (!idx || !p->xfers || !p->msgs || !p->reds) {
+    free(idx);
+    return CDAG_NOMEM("plan");
+  }
+  for (int64_t i = 0; i < s->nxfers; i++)
+    if (!st->xused[i]) idx[n++] = i;
+  rx = s->xfers;
+  qsort(idx, (size_t)n, sizeof *idx, by_src_dst);
+  for (int64_t i = 0; i < n; i++) {
+    const df_xfer *x = &s->xfers[idx[i]];
+    det_msg *last = p->nmsgs ? &p->msgs[p->nmsgs - 1] : NULL;
+    if (!last || last->src != x->src || last->dst != x->dst)
+      p->msgs[p->nmsgs++] = (det_msg){.src = x->src, .dst = x->dst, .first = i, .n = 0, .bytes = 0};
+    p->msgs[p->nmsgs - 1].n++;
+    p->msgs[p->nmsgs - 1].bytes += x->len;
+    p->xfers[p->nxfers++] = *x;
+  }
+  free(idx);
+  for (int64_t i = 0; i < s->nreds; i++)
+    if (!st->rused[i]) p->reds[p->nreds++] = s->reds[i];
+  p->syncs = st->syncs;
+  p->nsyncs = st->nsyncs;
+  st->syncs = NULL;
+  st->nsyncs = 0;
+  return CDAG_OK;
+}
+
+/* ---- 4. snapshots ---- */
+
+typedef struct {
+  int32_t rank, write;
+  uint64_t lo, hi;
+} span;
+
+typedef struct {
+  span *e;  int64_t n, cap;
+} span_buf;
+
+static int span_push(span_buf *b, int32_t rank, int write, uint64_t addr, uint64_t len) {
+  if (len == 0) return CDAG_OK;
+  if (b->n == b->cap) {
+    b->cap = b->cap ? b->cap * 2 : 256;
+    span *e = realloc(b->e, (size_t)b->cap * sizeof *e);
+    if (!e) return CDAG_NOMEM("snapshots");
+    b->e = e;
+  }
+  b->e[b->n++] = (span){rank, write, addr, addr + len};
+  return CDAG_OK;
+}
+
+static int span_cmp(const void *a, const void *b) {
+  const span *x = a, *y = b;
+  if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+  if (x->write != y->write) return x->write < y->write ? -1 : 1;
+  return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+static int coll_spans(const cdag_plan *p, span_buf *b) {
+  int rc = CDAG_OK;
+  for (int64_t c = 0; c < p->ncolls && rc == CDAG_OK; c++) {
+    const det_coll *k = &p->colls[c];
+    for (int32_t m = 0; m < k->nranks && rc == CDAG_OK; m++) {
+      int32_t rank = p->ranks[k->ranks_first + m];
+      for (int side = 0; side < 2; side++) {
+        int32_t per = side ? k->nsend_slots : k->nrecv_slots;
+        int64_t base = (side ? k->send_first : k->recv_first) + (int64_t)m * per;
+        for (int32_t s = 0; s < per && rc == CDAG_OK; s++)
+          for (int32_t i = 0; i < p->iovs[base + s].n && rc == CDAG_OK; i++) {
+            const det_piece *pc = &p->pieces[p->iovs[base + s].first + i];
+            rc = span_push(b, rank, !side, pc->addr, pc->len);
+          }
+      }
+    }
+  }
+  return rc;
+}
+
+static int residual_spans(const cdag_plan *p, span_buf *b) {
+  int rc = CDAG_OK;
+  for (int64_t i = 0; i < p->nxfers && rc == CDAG_OK; i++) {
+    const df_xfer *x = &p->xfers[i];
+    if ((rc = span_push(b, x->src, 0, x->src_addr, x->len))) break;
+    rc = span_push(b, x->dst, 1, x->dst_addr, x->len);
+  }
+  for (int64_t i = 0; i < p->nreds && rc == CDAG_OK; i++) {
+    const df_red *d = &p->reds[i];
+    uint64_t len = d->count * (uint64_t)ir_type_size(d->type);
+    const df_set *e = &p->sst->sets[d->set];
+    for (int32_t k = 0; k < e->nruns && rc == CDAG_OK; k++) {
+      const df_run *r = &p->sst->runs[e->first + k];
+      for (int32_t q = r->lo; q <= r->hi && rc == CDAG_OK; q++) rc = span_push(b, q, 0, r->addr, len);
+    }
+    if (rc == CDAG_OK) rc = span_push(b, d->dst, 1, d->dst_addr, len);
+  }
+  return rc;
+}
+
+/* Merges sorted spans [i, j) of one (rank, side) in place; returns the new end. */
+static int64_t merge_run(span *e, int64_t i, int64_t j) {
+  if (i == j) return i;
+  int64_t out = i;
+  for (int64_t k = i + 1; k < j; k++) {
+    if (e[k].lo <= e[out].hi) {
+      if (e[k].hi > e[out].hi) e[out].hi = e[k].hi;
+    } else {
+      e[++out] = e[k];
+    }
+  }
+  return out + 1;
+}
+
+static int push_snap(cdag_plan *p, int64_t *cap, int32_t rank, uint64_t lo, uint64_t hi) {
+  if (p->nsnaps == *cap) {
+    *cap = *cap ? *cap * 2 : 64;
+    det_range *r = realloc(p->snaps, (size_t)*cap * sizeof *r);
+    if (!r) return CDAG_NOMEM("snapshots");
+    p->snaps = r;
+  }
+  p->snaps[p->nsnaps++] = (det_range){rank, lo, hi - lo};
+  return CDAG_OK;
+}
+
+/* Intersects each rank's merged reads with its merged writes. */
+static int build_snapshots(cdag_plan *p) {
+  span_buf b = {0};
+  int64_t cap = 0;
+  int rc = coll_spans(p, &b);
+  if (rc == CDAG_OK) rc = residual_spans(p, &b);
+  if (rc == CDAG_OK) qsort(b.e, (size_t)b.n, sizeof *b.e, span_cmp);
+  for (int64_t i = 0; i < b.n && rc == CDAG_OK;) {
+    int32_t rank = b.e[i].rank;
+    int64_t rj = i;
+    while (rj < b.n && b.e[rj].rank == rank && !b.e[rj].write) rj++;
+    int64_t wj = rj;
+    while (wj < b.n && b.e[wj].rank == rank) wj++;
+    int64_t rend = merge_run(b.e, i, rj), wend = rj < wj ? merge_run(b.e, rj, wj) : rj;
+    for (int64_t r = i, w = rj; r < rend && w < wend && rc == CDAG_OK;) {
+      uint64_t lo = b.e[r].lo > b.e[w].lo ? b.e[r].lo : b.e[w].lo;
+      uint64_t hi = b.e[r].hi < b.e[w].hi ? b.e[r].hi : b.e[w].hi;
+      if (lo < hi) rc = push_snap(p, &cap, rank, lo, hi);
+      if (b.e[r].hi < b.e[w].hi) r++;
+      else w++;
+    }
+    i = wj;
+  }
+  free(b.e);
+  return rc;
+}
+
+int det_build_plan(det_state *st, cdag_plan *p) {
+  int rc = build_collectives(st, p);
+  if (rc == CDAG_OK) rc = build_residual(st, p);
+  if (rc == CDAG_OK) rc = build_snapshots(p);
+  p->barrier = st->barrier;
+  p->notes = st->notes;
+  p->nnotes = st->nnotes;
+  st->notes = NULL;
+  st->nnotes = 0;
+  return rc;
+}

@@ -1,0 +1,130 @@
+/* cdag — src/detect/report.c: what was found, in words and in JSON (FORMAT.md).
+ *
+ * The text report leads with the collectives ("alltoall over all 16 ranks, 4096 B per block
+ * (240 transfers)"), then what remained and why notable patterns were not rewritten, then
+ * the counts and timings. The JSON object has every field FORMAT.md requires, plus
+ * "syncs", "snapshots" and "notes". Used by cdag_plan_report and the schedule report. */
+#include <stdio.h>
+
+#include "detect/detect.h"
+
+static uint64_t residual_bytes(const cdag_plan *p) {
+  uint64_t b = 0;
+  for (int64_t i = 0; i < p->nmsgs; i++) b += p->msgs[i].bytes;
+  return b;
+}
+
+static uint64_t snapshot_bytes(const cdag_plan *p) {
+  uint64_t b = 0;
+  for (int64_t i = 0; i < p->nsnaps; i++) b += p->snaps[i].len;
+  return b;
+}
+
+static int is_rooted(det_kind k) {
+  return k == DET_BCAST || k == DET_SCATTER || k == DET_GATHER || k == DET_SCATTERV || k == DET_GATHERV ||
+         k == DET_REDUCE;
+}
+
+static void json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
+    else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
+    else fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+static void text_ranks(FILE *f, const cdag_plan *p, const det_coll *c) {
+  if (c->nranks == p->nprocs) {
+    fprintf(f, "all %d ranks", c->nranks);
+    return;
+  }
+  fprintf(f, "ranks ");
+  const int32_t *r = p->ranks + c->ranks_first;
+  for (int32_t i = 0; i < c->nranks;) {
+    int32_t j = i;
+    while (j + 1 < c->nranks && r[j + 1] == r[j] + 1) j++;
+    if (j > i) fprintf(f, "%s%d-%d", i ? "," : "", r[i], r[j]);
+    else fprintf(f, "%s%d", i ? "," : "", r[i]);
+    i = j + 1;
+  }
+}
+
+static void report_text(const cdag_plan *p, FILE *f) {
+  for (int64_t i = 0; i < p->ncolls; i++) {
+    const det_coll *c = &p->colls[i];
+    fprintf(f, "%s", det_kind_name(c->kind));
+    if (is_rooted(c->kind)) fprintf(f, " rooted at %d", c->root);
+    fprintf(f, " over ");
+    text_ranks(f, p, c);
+    if (c->kind == DET_BARRIER) fprintf(f, " (replaces zero-byte messages)\n");
+    else if (c->kind >= DET_SCATTERV && c->kind <= DET_ALLTOALLV) fprintf(f, ", %llu B in total (%lld transfers)\n", (unsigned long long)c->bytes, (long long)c->ntransfers);
+    else if (c->kind >= DET_REDUCE) fprintf(f, ", %llu B of %s %s (%lld reductions)\n", (unsigned long long)c->bytes, ir_type_name(c->type), ir_rop_name(c->op), (long long)c->ntransfers);
+    else fprintf(f, ", %llu B per block (%lld transfers)\n", (unsigned long long)c->bytes, (long long)c->ntransfers);
+  }
+  if (p->ncolls == 0) fprintf(f, "no collectives found\n");
+  fprintf(f, "residual: %lld transfers (%llu B) in %lld messages, %lld reductions, %lld kept zero-byte syncs\n",
+          (long long)p->nxfers, (unsigned long long)residual_bytes(p), (long long)p->nmsgs, (long long)p->nreds,
+          (long long)p->nsyncs);
+  for (int64_t i = 0; i < p->nnotes; i++) fprintf(f, "note: %s\n", p->notes[i]);
+  fprintf(f, "graph: %d ranks, %lld send, %lld recv, %lld reduce, %lld copy, %lld calc\n", p->nprocs,
+          (long long)p->nops_kind[IR_SEND], (long long)p->nops_kind[IR_RECV], (long long)p->nops_kind[IR_REDUCE],
+          (long long)p->nops_kind[IR_COPY], (long long)p->nops_kind[IR_CALC]);
+  fprintf(f, "sst: %lld transfers, %lld reductions, %lld splits; snapshots: %lld ranges (%llu B)\n",
+          (long long)p->sst->nxfers, (long long)p->sst->nreds, (long long)p->sst->splits, (long long)p->nsnaps,
+          (unsigned long long)snapshot_bytes(p));
+  fprintf(f, "time: match %.6f s, dataflow %.6f s, detect %.6f s\n", p->sec_match, p->sec_dataflow, p->sec_detect);
+}
+
+static void json_coll(FILE *f, const cdag_plan *p, const det_coll *c) {
+  fprintf(f, "    {\"kind\": \"%s\", \"root\": ", det_kind_name(c->kind));
+  if (is_rooted(c->kind)) fprintf(f, "%d", c->root);
+  else fprintf(f, "null");
+  fprintf(f, ", \"ranks\": ");
+  if (c->nranks == p->nprocs) {
+    fprintf(f, "\"all\"");
+  } else {
+    fprintf(f, "[");
+    for (int32_t i = 0; i < c->nranks; i++) fprintf(f, "%s%d", i ? ", " : "", p->ranks[c->ranks_first + i]);
+    fprintf(f, "]");
+  }
+  fprintf(f, ", \"bytes\": %llu, \"transfers\": %lld", (unsigned long long)c->bytes, (long long)c->ntransfers);
+  if (c->kind >= DET_REDUCE && c->kind != DET_BARRIER)
+    fprintf(f, ", \"type\": \"%s\", \"op\": \"%s\"", ir_type_name(c->type), ir_rop_name(c->op));
+  fprintf(f, "}");
+}
+
+static void report_json(const cdag_plan *p, FILE *f) {
+  fprintf(f, "{\n  \"cdag_report\": 1,\n  \"nprocs\": %d,\n", p->nprocs);
+  fprintf(f, "  \"ops\": {\"send\": %lld, \"recv\": %lld, \"reduce\": %lld, \"copy\": %lld, \"calc\": %lld},\n",
+          (long long)p->nops_kind[IR_SEND], (long long)p->nops_kind[IR_RECV], (long long)p->nops_kind[IR_REDUCE],
+          (long long)p->nops_kind[IR_COPY], (long long)p->nops_kind[IR_CALC]);
+  fprintf(f, "  \"sst\": {\"transfers\": %lld, \"reductions\": %lld, \"splits\": %lld},\n", (long long)p->sst->nxfers,
+          (long long)p->sst->nreds, (long long)p->sst->splits);
+  fprintf(f, "  \"collectives\": [");
+  for (int64_t i = 0; i < p->ncolls; i++) {
+    fprintf(f, "%s\n", i ? "," : "");
+    json_coll(f, p, &p->colls[i]);
+  }
+  fprintf(f, "%s],\n", p->ncolls ? "\n  " : "");
+  fprintf(f, "  \"barrier\": %s,\n", p->barrier ? "true" : "false");
+  fprintf(f, "  \"residual\": {\"transfers\": %lld, \"bytes\": %llu, \"messages\": %lld, \"reductions\": %lld},\n",
+          (long long)p->nxfers, (unsigned long long)residual_bytes(p), (long long)p->nmsgs, (long long)p->nreds);
+  fprintf(f, "  \"syncs\": %lld,\n  \"snapshots\": {\"ranges\": %lld, \"bytes\": %llu},\n", (long long)p->nsyncs,
+          (long long)p->nsnaps, (unsigned long long)snapshot_bytes(p));
+  fprintf(f, "  \"notes\": [");
+  for (int64_t i = 0; i < p->nnotes; i++) {
+    fprintf(f, "%s", i ? ", " : "");
+    json_string(f, p->notes[i]);
+  }
+  fprintf(f, "],\n  \"seconds\": {\"match\": %.6f, \"dataflow\": %.6f, \"detect\": %.6f}\n}\n", p->sec_match,
+          p->sec_dataflow, p->sec_detect);
+}
+
+int cdag_plan_report(const cdag_plan *p, FILE *out, int json) {
+  if (!p || !out) return cdag__error(CDAG_ERR_ARG, "cdag_plan_report: NULL argument");
+  if (json) report_json(p, out);
+  else report_text(p, out);
+  return ferror(out) ? cdag__error(CDAG_ERR_IO, "cdag_plan_report: write failed") : CDAG_OK;
+}
