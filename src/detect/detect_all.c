@@ -89,6 +89,40 @@ static int one_block_per_source(const df_xfer *x, const int64_t *t, int64_t n) {
   return 1;
 }
 
+static int32_t member_at(const int32_t *m, int32_t n, int32_t rank) {
+  const int32_t *x = bsearch(&rank, m, (size_t)n, sizeof *m, int32_cmp);
+  return x ? (int32_t)(x - m) : -1;
+}
+
+/* A component made incomplete by a few stray tuples (random traffic joining a collective):
+   peel the member with the fewest tuples until the rest is complete. At most 8 peels, so a
+   component costs O(8 n). Returns the core's tuple count (moved to the front of t) and its
+   members in `members` / *m, or 0 if no complete core of an acceptable size remains. */
+static int64_t peel_core(det_state *st, const df_xfer *x, int64_t *t, int64_t n, int32_t *members, int32_t *m) {
+  int64_t *deg = calloc((size_t)*m, sizeof *deg);
+  if (!deg) return 0;
+  for (int64_t i = 0; i < n; i++) deg[member_at(members, *m, x[t[i]].src)]++, deg[member_at(members, *m, x[t[i]].dst)]++;
+  for (int peels = 0; peels < 8 && n != (int64_t)*m * (*m - 1); peels++) {
+    int32_t worst = 0;
+    for (int32_t k = 1; k < *m; k++)
+      if (deg[k] < deg[worst]) worst = k;
+    int32_t gone = members[worst];
+    int64_t kept = 0;
+    for (int64_t i = 0; i < n; i++) {
+      if (x[t[i]].src != gone && x[t[i]].dst != gone) { t[kept++] = t[i]; continue; }
+      int32_t other = member_at(members, *m, x[t[i]].src == gone ? x[t[i]].dst : x[t[i]].src);
+      deg[other]--;
+    }
+    n = kept;
+    memmove(members + worst, members + worst + 1, (size_t)(*m - worst - 1) * sizeof *members);
+    memmove(deg + worst, deg + worst + 1, (size_t)(*m - worst - 1) * sizeof *deg);
+    (*m)--;
+    if (!det_group_ok(st, *m)) break;
+  }
+  free(deg);
+  return n == (int64_t)*m * (*m - 1) && det_group_ok(st, *m) ? n : 0;
+}
+
 /* Tests each component of group t[0..n) (one tuple per ordered pair). */
 static int test_components(det_state *st, uf_state *u, int64_t *t, int64_t n, int vector, uint8_t *seen) {
   const df_xfer *x = st->sst->xfers;
@@ -109,6 +143,21 @@ static int test_components(det_state *st, uf_state *u, int64_t *t, int64_t n, in
     int32_t m = member_list(x, t + i, j - i, u->members, seen);
     double pairs = (double)m * (m - 1), density = (double)(j - i) / pairs;
     int complete = j - i == (int64_t)m * (m - 1);
+    if (!complete && !vector && density >= 0.5) { /* stray tuples may hide a complete core */
+      int64_t *core = malloc((size_t)(j - i) * sizeof *core);
+      if (!core) return CDAG_NOMEM("detection");
+      memcpy(core, t + i, (size_t)(j - i) * sizeof *core);
+      int32_t cm = m;
+      int64_t nc = peel_core(st, x, core, j - i, u->members, &cm);
+      if (nc) {
+        qsort(core, (size_t)nc, sizeof *core, by_pair);
+        int ag = one_block_per_source(x, core, nc);
+        rc = det_add_proto(st, ag ? DET_ALLGATHER : DET_ALLTOALL, -1, u->members, cm, core, nc, 0);
+      }
+      free(core);
+      i = j;
+      continue;
+    }
     if (det_group_ok(st, m) && (complete || (vector && density >= st->opts.density))) {
       int ag = one_block_per_source(x, t + i, j - i);
       det_kind k = vector ? (ag ? DET_ALLGATHERV : DET_ALLTOALLV) : (ag ? DET_ALLGATHER : DET_ALLTOALL);

@@ -14,4 +14,26 @@ typedef struct {
 /* A random valid (matchable, deadlock-free) global graph; same seed, same graph. */
 int gen_random_graph(uint64_t seed, const gen_random_opts *o, cdag_graph **g);
 
+/* ---- gen_patterns.c: collectives written with point-to-point messages ---- */
+typedef struct {
+  int first, stride, n;   /* members: ranks first, first+stride, ... (n of them) */
+} gen_set;
+typedef struct {
+  uint64_t data, out, scratch;  /* per-rank buffers: input, output, scratch area */
+  int tag;
+} gen_bufs;
+int gen_bcast_binomial(cdag_graph *g, const gen_set *s, int root, uint64_t bytes, const gen_bufs *b);
+int gen_bcast_linear(cdag_graph *g, const gen_set *s, int root, uint64_t bytes, const gen_bufs *b);
+int gen_bcast_chain(cdag_graph *g, const gen_set *s, int root, uint64_t bytes, int k, const gen_bufs *b);
+int gen_allgather_ring(cdag_graph *g, const gen_set *s, uint64_t block, const gen_bufs *b);
+int gen_alltoall_linear(cdag_graph *g, const gen_set *s, uint64_t block, const gen_bufs *b);
+int gen_alltoall_butterfly(cdag_graph *g, const gen_set *s, uint64_t block, const gen_bufs *b); /* n = 2^k */
+int gen_gather_linear(cdag_graph *g, const gen_set *s, int root, uint64_t block, const gen_bufs *b);
+int gen_scatter_linear(cdag_graph *g, const gen_set *s, int root, uint64_t block, const gen_bufs *b);
+int gen_gather_binomial(cdag_graph *g, const gen_set *s, uint64_t block, const gen_bufs *b);  /* root member 0 */
+int gen_allreduce_recursive_doubling(cdag_graph *g, const gen_set *s, uint64_t count, const gen_bufs *b); /* n = 2^k */
+int gen_allreduce_linear(cdag_graph *g, const gen_set *s, int root, uint64_t count, int op, const gen_bufs *b);
+int gen_halo1d(cdag_graph *g, const gen_set *s, uint64_t bytes, const gen_bufs *b);
+int gen_barrier_dissemination(cdag_graph *g, const gen_set *s, const gen_bufs *b);
+
 #endif
