@@ -8,22 +8,7 @@
 set -u
 cdag=$1
 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-
-# expect_status STATUS CMD...: runs CMD, stdout to $tmp/out, stderr to $tmp/err
-expect_status() {
-  local want=$1; shift
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local got=$?
-  [ "$got" -eq "$want" ] || fail "'$*' exited $got, expected $want: $(cat "$tmp/err")"
-}
-
-expect_out() { grep -qF -- "$1" "$tmp/out" || fail "stdout of the last command lacks '$1': $(head -c 300 "$tmp/out")"; }
-expect_err() { grep -qF -- "$1" "$tmp/err" || fail "stderr of the last command lacks '$1': $(cat "$tmp/err")"; }
+. "$src/tests/cli/lib/expect.sh"
 
 # ---- check: summaries ----
 expect_status 0 "$cdag" check "$src/tests/data/goal/binomial_bcast16.goal"
@@ -103,8 +88,4 @@ expect_out "usage: cdag check"
 expect_status 2 "$cdag" frobnicate
 expect_err "unknown command"
 
-if [ "$fails" -ne 0 ]; then
-  echo "check_dot.sh: $fails failure(s)"
-  exit 1
-fi
-echo "check_dot.sh: all passed"
+finish
