@@ -52,7 +52,7 @@ static int sweep_addr(df_sets *s, const df_run *runs, int64_t n, df_event *ev) {
     ev[2 * i] = (df_event){runs[i].lo, (int64_t)runs[i].mult};
     ev[2 * i + 1] = (df_event){(int64_t)runs[i].hi + 1, -(int64_t)runs[i].mult};
   }
-  qsort(ev, (size_t)(2 * n), sizeof *ev, event_cmp);
+  ir_sort(ev, (size_t)(2 * n), sizeof *ev, event_cmp);
   int64_t mult = 0;
   for (int64_t i = 0; i < 2 * n;) {
     int64_t at = ev[i].rank;
@@ -122,7 +122,7 @@ static int intern(df_sets *s, int32_t *id) {
 /* Canonicalises and interns the runs in tmp_in[0..ntmp_in). */
 static int finish(df_sets *s, int32_t *id) {
   int64_t n = s->ntmp_in;
-  qsort(s->tmp_in, (size_t)n, sizeof *s->tmp_in, run_cmp);
+  ir_sort(s->tmp_in, (size_t)n, sizeof *s->tmp_in, run_cmp);
   df_event *ev = malloc((size_t)(2 * n + 1) * sizeof *ev);
   if (!ev) return CDAG_NOMEM("reduction sets");
   s->ntmp_out = 0;

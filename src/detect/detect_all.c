@@ -75,7 +75,7 @@ static int32_t member_list(const df_xfer *x, const int64_t *t, int64_t n, int32_
       if (!seen[e[k]]) seen[e[k]] = 1, out[m++] = e[k];
   }
   for (int32_t i = 0; i < m; i++) seen[out[i]] = 0;
-  qsort(out, (size_t)m, sizeof *out, int32_cmp);
+  ir_sort(out, (size_t)m, sizeof *out, int32_cmp);
   return m;
 }
 
@@ -134,12 +134,12 @@ static int test_components(det_state *st, uf_state *u, int64_t *t, int64_t n, in
   for (int64_t i = 0; i < u->ntouched; i++) uf_find(u, u->touched[i]);
   key_x = x;
   key_root = u->parent;
-  qsort(t, (size_t)n, sizeof *t, by_component);
+  ir_sort(t, (size_t)n, sizeof *t, by_component);
   int rc = CDAG_OK;
   for (int64_t i = 0; i < n && rc == CDAG_OK;) {
     int64_t j = i;
     while (j < n && u->parent[x[t[j]].src] == u->parent[x[t[i]].src]) j++;
-    qsort(t + i, (size_t)(j - i), sizeof *t, by_pair); /* by source, for the allgather test */
+    ir_sort(t + i, (size_t)(j - i), sizeof *t, by_pair); /* by source, for the allgather test */
     int32_t m = member_list(x, t + i, j - i, u->members, seen);
     double pairs = (double)m * (m - 1), density = (double)(j - i) / pairs;
     int complete = j - i == (int64_t)m * (m - 1);
@@ -150,7 +150,7 @@ static int test_components(det_state *st, uf_state *u, int64_t *t, int64_t n, in
       int32_t cm = m;
       int64_t nc = peel_core(st, x, core, j - i, u->members, &cm);
       if (nc) {
-        qsort(core, (size_t)nc, sizeof *core, by_pair);
+        ir_sort(core, (size_t)nc, sizeof *core, by_pair);
         int ag = one_block_per_source(x, core, nc);
         rc = det_add_proto(st, ag ? DET_ALLGATHER : DET_ALLTOALL, -1, u->members, cm, core, nc, 0);
       }
@@ -189,7 +189,7 @@ static int regular_pass(det_state *st, uf_state *u, int64_t *t, int64_t *g, uint
   const df_xfer *x = st->sst->xfers;
   int64_t n = candidates(st, t);
   sort_x = x;
-  qsort(t, (size_t)n, sizeof *t, by_len_pair);
+  ir_sort(t, (size_t)n, sizeof *t, by_len_pair);
   /* layer of each tuple: its index among the tuples of the same (size, src, dst) */
   int32_t *layer = u->layer;
   for (int64_t i = 0; i < n; i++)
@@ -216,7 +216,7 @@ static int vector_pass(det_state *st, uf_state *u, int64_t *t, uint8_t *seen) {
   const df_xfer *x = st->sst->xfers;
   int64_t n = candidates(st, t), m = 0;
   sort_x = x;
-  qsort(t, (size_t)n, sizeof *t, by_pair);
+  ir_sort(t, (size_t)n, sizeof *t, by_pair);
   for (int64_t i = 0; i < n; i++)
     if (i == 0 || x[t[i]].src != x[t[i - 1]].src || x[t[i]].dst != x[t[i - 1]].dst) t[m++] = t[i];
   return test_components(st, u, t, m, 1, seen);

@@ -56,7 +56,7 @@ static int classify(det_state *st, const int64_t *t, int64_t n, int32_t *members
   int32_t m = contributors(st->sst, d, members, seen);
   if (m < 0) return det_note(st, "reduction of %llu %s at rank %d has repeated contributions: left as is",
                              (unsigned long long)d->count, ir_type_name(d->type), d->dst);
-  qsort(members, (size_t)m, sizeof *members, int32_cmp);
+  ir_sort(members, (size_t)m, sizeof *members, int32_cmp);
   if (!det_group_ok(st, m)) return CDAG_OK;
   if (st->opts.exact_float && (d->type == CDAG_FLOAT || d->type == CDAG_DOUBLE))
     return det_note(st, "%s reduction over %s not rewritten: exact_float keeps the original order",
@@ -83,7 +83,7 @@ int det_reductions(det_state *st) {
   for (int64_t i = 0; i < st->sst->nreds && rc == CDAG_OK; i++)
     if (!st->rused[i]) t[n++] = i;
   sr = st->sst->reds;
-  if (rc == CDAG_OK) qsort(t, (size_t)n, sizeof *t, by_value);
+  if (rc == CDAG_OK) ir_sort(t, (size_t)n, sizeof *t, by_value);
   for (int64_t i = 0; i < n && rc == CDAG_OK;) {
     int64_t j = i + 1;
     while (j < n && same_value(&sr[t[i]], &sr[t[j]])) j++;

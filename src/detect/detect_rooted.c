@@ -82,14 +82,14 @@ static int collect(det_state *st, rooted_state *rs, int out) {
   const df_xfer *x = st->sst->xfers;
   int64_t *t = rs->t[out];
   sx = x, sout = out, slayer = NULL;
-  qsort(t, (size_t)rs->nt, sizeof *t, by_root);
+  ir_sort(t, (size_t)rs->nt, sizeof *t, by_root);
   for (int64_t i = 0; i < rs->nt; i++) {
     const df_xfer *a = &x[t[i]], *b = i ? &x[t[i - 1]] : NULL;
     int same = b && a->src == b->src && a->dst == b->dst && a->len == b->len;
     rs->layer[t[i]] = same ? rs->layer[t[i - 1]] + 1 : 0;
   }
   slayer = rs->layer;
-  qsort(t, (size_t)rs->nt, sizeof *t, by_root);
+  ir_sort(t, (size_t)rs->nt, sizeof *t, by_root);
   for (int64_t i = 0; i < rs->nt;) {
     int64_t j = i;
     int32_t root = out ? x[t[i]].src : x[t[i]].dst;
@@ -125,7 +125,7 @@ static int take(det_state *st, rooted_state *rs, const candidate *c, int vector)
   if (vector)
     for (int32_t r = 0; r < m; r++) rs->members[r] = r;
   else
-    qsort(rs->members, (size_t)m, sizeof *rs->members, int32_cmp);
+    ir_sort(rs->members, (size_t)m, sizeof *rs->members, int32_cmp);
   det_kind k = DET_GATHER;
   if (c->out) {
     int one = 1;
@@ -154,7 +154,7 @@ static int vector_pass(det_state *st, rooted_state *rs) {
   for (int out = 1; out >= 0 && rc == CDAG_OK; out--) {
     rs->nt = candidates(st, rs->t[out]);
     sx = x, sout = out, slayer = NULL;
-    qsort(rs->t[out], (size_t)rs->nt, sizeof *rs->t[out], by_root);
+    ir_sort(rs->t[out], (size_t)rs->nt, sizeof *rs->t[out], by_root);
     for (int64_t i = 0; i < rs->nt && rc == CDAG_OK;) {
       int64_t j = i;
       int32_t root = out ? x[rs->t[out][i]].src : x[rs->t[out][i]].dst;
@@ -163,12 +163,12 @@ static int vector_pass(det_state *st, rooted_state *rs) {
       i = j;
     }
   }
-  qsort(rs->c, (size_t)rs->nc, sizeof *rs->c, by_size_desc);
+  ir_sort(rs->c, (size_t)rs->nc, sizeof *rs->c, by_size_desc);
   for (int64_t i = 0; i < rs->nc && rc == CDAG_OK; i++) {
     /* the vector tuples of one root must be re-sorted by peer (sizes differ) */
     candidate *c = &rs->c[i];
     sx = x, sout = c->out;
-    qsort(rs->t[c->out] + c->first, (size_t)c->n, sizeof(int64_t), by_peer_only);
+    ir_sort(rs->t[c->out] + c->first, (size_t)c->n, sizeof(int64_t), by_peer_only);
     rc = take(st, rs, c, 1);
   }
   return rc;
@@ -190,7 +190,7 @@ int det_rooted_collectives(det_state *st) {
     if (rc == CDAG_OK) rc = collect(st, &rs, 0);
   }
   if (rc == CDAG_OK) {
-    qsort(rs.c, (size_t)rs.nc, sizeof *rs.c, by_size_desc);
+    ir_sort(rs.c, (size_t)rs.nc, sizeof *rs.c, by_size_desc);
     for (int64_t i = 0; i < rs.nc && rc == CDAG_OK; i++) rc = take(st, &rs, &rs.c[i], 0);
   }
   if (rc == CDAG_OK) rc = vector_pass(st, &rs);

@@ -212,7 +212,7 @@ static int build_collective(det_state *st, cdag_plan *p, const int64_t *group, i
     }
   }
   if (rc) return rc;
-  qsort(b->e, (size_t)b->n, sizeof *b->e, piece_cmp);
+  ir_sort(b->e, (size_t)b->n, sizeof *b->e, piece_cmp);
   rc = layout(p, c, b);
   if (rc == CDAG_OK) p->ncolls++;
   return rc;
@@ -225,7 +225,7 @@ static int build_collectives(det_state *st, cdag_plan *p) {
   int rc = idx && first ? CDAG_OK : CDAG_NOMEM("plan");
   for (int64_t i = 0; i < n && rc == CDAG_OK; i++) idx[i] = i;
   mst = st;
-  if (rc == CDAG_OK) qsort(idx, (size_t)n, sizeof *idx, shape_cmp_stable);
+  if (rc == CDAG_OK) ir_sort(idx, (size_t)n, sizeof *idx, shape_cmp_stable);
   /* groups of equal shape, ordered by where their first member was found */
   int64_t ng = 0;
   for (int64_t i = 0; i < n && rc == CDAG_OK;) {
@@ -236,7 +236,7 @@ static int build_collectives(det_state *st, cdag_plan *p) {
     ng++;
     i = j;
   }
-  qsort(first, (size_t)ng, 2 * sizeof *first, int64_cmp);
+  ir_sort(first, (size_t)ng, 2 * sizeof *first, int64_cmp);
   for (int64_t g = 0; g < ng && rc == CDAG_OK; g++) {
     int64_t i = first[2 * g + 1], j = i + 1;
     while (j < n && shape_cmp(&idx[i], &idx[j]) == 0) j++;
@@ -270,7 +270,7 @@ static int build_residual(det_state *st, cdag_plan *p) {
   for (int64_t i = 0; i < s->nxfers; i++)
     if (!st->xused[i]) idx[n++] = i;
   rx = s->xfers;
-  qsort(idx, (size_t)n, sizeof *idx, by_src_dst);
+  ir_sort(idx, (size_t)n, sizeof *idx, by_src_dst);
   for (int64_t i = 0; i < n; i++) {
     const df_xfer *x = &s->xfers[idx[i]];
     det_msg *last = p->nmsgs ? &p->msgs[p->nmsgs - 1] : NULL;
@@ -391,7 +391,7 @@ static int build_snapshots(cdag_plan *p) {
   int64_t cap = 0;
   int rc = coll_spans(p, &b);
   if (rc == CDAG_OK) rc = residual_spans(p, &b);
-  if (rc == CDAG_OK) qsort(b.e, (size_t)b.n, sizeof *b.e, span_cmp);
+  if (rc == CDAG_OK) ir_sort(b.e, (size_t)b.n, sizeof *b.e, span_cmp);
   for (int64_t i = 0; i < b.n && rc == CDAG_OK;) {
     int32_t rank = b.e[i].rank;
     int64_t rj = i;

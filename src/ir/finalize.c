@@ -357,7 +357,7 @@ static int merge_scratch(cdag_graph *g) {
   }
   for (int64_t i = 0; i < n; i++) idx[i] = i;
   scr_sort_graph = g;
-  qsort(idx, (size_t)n, sizeof *idx, scr_cmp);
+  ir_sort(idx, (size_t)n, sizeof *idx, scr_cmp);
   int64_t m = 0;
   int last_rank = -1;
   for (int64_t k = 0; k < n; k++) {

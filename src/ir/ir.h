@@ -25,6 +25,7 @@
 #define CDAG_IR_H
 
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "cdag.h"
 #include "ir/error.h"
@@ -115,6 +116,11 @@ const char *ir_label(const cdag_graph *g, int32_t op);
 const char *ir_describe(const cdag_graph *g, int32_t op, char *buf, int size);
 /* Is [addr, addr+len) entirely inside scratch of rank? (after finalize) */
 int ir_is_scratch(const cdag_graph *g, int rank, uint64_t addr, uint64_t len);
+
+/* qsort that accepts an empty (possibly NULL) array. */
+static inline void ir_sort(void *base, int64_t n, size_t size, int (*cmp)(const void *, const void *)) {
+  if (n > 1) qsort(base, (size_t)n, size, cmp);
+}
 
 /* Element types and reduction ops. */
 int ir_type_size(int type);                  /* bytes, 0 if unknown */
