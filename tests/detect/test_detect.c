@@ -287,16 +287,47 @@ static void noise(cdag_graph *g, int p, uint64_t *s) {
   }
 }
 
+/* Vector patterns and a linear reduce, on members set->first.. (sizes from the seed). */
+static int gen_vector(cdag_graph *g, const gen_set *set, int allgather, uint64_t *s, const gen_bufs *b) {
+  uint64_t len[16];
+  for (int i = 0; i < set->n; i++) len[i] = 1 + rnd(s, 30);
+  for (int i = 0; i < set->n; i++)
+    for (int j = 0; j < set->n; j++) {
+      if (i == j) continue;
+      uint64_t n = allgather ? len[i] : 1 + rnd(s, 30), sa = allgather ? b->data : b->data + 64 * (uint64_t)j;
+      int rc = cdag_rank_send(g, set->first + i, sa, n, set->first + j, 0, NULL);
+      if (rc == CDAG_OK) rc = cdag_rank_recv(g, set->first + j, b->out + 64 * (uint64_t)i, n, set->first + i, 0, NULL);
+      if (rc) return rc;
+    }
+  return CDAG_OK;
+}
+
+static int gen_reduce(cdag_graph *g, const gen_set *set, int root, uint64_t count, const gen_bufs *b) {
+  int r = set->first + root, rc = cdag_rank_copy_local(g, r, b->data, b->out, 4 * count, NULL);
+  for (int i = 0; i < set->n && rc == CDAG_OK; i++) {
+    if (i == root) continue;
+    uint64_t tmp = b->scratch + 4 * count * (uint64_t)i;
+    rc = cdag_rank_scratch(g, r, tmp, 4 * count);
+    if (rc == CDAG_OK) rc = cdag_rank_send(g, set->first + i, b->data, 4 * count, r, 0, NULL);
+    if (rc == CDAG_OK) rc = cdag_rank_recv(g, r, tmp, 4 * count, set->first + i, 0, NULL);
+    if (rc == CDAG_OK) rc = cdag_rank_reduce_local(g, r, tmp, b->out, count, CDAG_INT32, CDAG_BXOR, NULL);
+  }
+  return rc;
+}
+
 static void random_instance(uint64_t seed) {
   uint64_t s = seed * 0x9e3779b97f4a7c15ULL + 7;
-  int kind = (int)rnd(&s, 9), pow2 = kind == 5 || kind == 8;
+  int kind = (int)rnd(&s, 13), pow2 = kind == 5 || kind == 8;
   int n = pow2 ? 4 << rnd(&s, 2) : 4 + (int)rnd(&s, 9);
-  int extra = (int)rnd(&s, 3), p = n + extra;  /* a subset when extra > 0 */
+  int vector = kind == 9 || kind == 10 || kind == 12;
+  int extra = vector ? 0 : (int)rnd(&s, 3), p = n + extra;  /* a subset when extra > 0 */
   gen_set set = {extra ? (int)rnd(&s, (uint64_t)extra + 1) : 0, 1, n};
   gen_bufs b = {.data = 0x1000 * (1 + rnd(&s, 8)), .out = 0x20000 + 0x800 * rnd(&s, 4), .scratch = 0x40000, .tag = (int)rnd(&s, 3)};
   int root = (int)rnd(&s, (uint64_t)n);
   uint64_t block = 1 + rnd(&s, 40);
-  det_kind expected[] = {DET_BCAST, DET_BCAST, DET_ALLGATHER, DET_ALLTOALL, DET_GATHER, DET_ALLTOALL, DET_SCATTER, DET_ALLREDUCE, DET_ALLREDUCE};
+  det_kind expected[] = {DET_BCAST,     DET_BCAST,     DET_ALLGATHER, DET_ALLTOALL,   DET_GATHER,
+                         DET_ALLTOALL,  DET_SCATTER,   DET_ALLREDUCE, DET_ALLREDUCE, DET_ALLTOALLV,
+                         DET_ALLGATHERV, DET_REDUCE,   DET_BARRIER};
   cdag_graph *g = graph(p);
   int rc = CDAG_OK;
   switch (kind) {
@@ -308,10 +339,14 @@ static void random_instance(uint64_t seed) {
     case 5: rc = gen_alltoall_butterfly(g, &set, block, &b); break;
     case 6: rc = gen_scatter_linear(g, &set, root, block, &b); break;
     case 7: rc = gen_allreduce_linear(g, &set, root, 1 + rnd(&s, 4), CDAG_SUM, &b); break;
-    default: rc = gen_allreduce_recursive_doubling(g, &set, 1 + rnd(&s, 4), &b); break;
+    case 8: rc = gen_allreduce_recursive_doubling(g, &set, 1 + rnd(&s, 4), &b); break;
+    case 9: rc = gen_vector(g, &set, 0, &s, &b); break;
+    case 10: rc = gen_vector(g, &set, 1, &s, &b); break;
+    case 11: rc = gen_reduce(g, &set, root, 1 + rnd(&s, 4), &b); break;
+    default: rc = gen_barrier_dissemination(g, &set, &b); break;
   }
   ck_assert_int_eq(rc, CDAG_OK);
-  noise(g, p, &s);
+  if (kind != 12) noise(g, p, &s); /* a barrier needs every rank to wait for every rank */
   cdag_plan *pl = analyse(g, NULL);
   int found = 0;
   for (int64_t i = 0; i < pl->ncolls; i++) {
