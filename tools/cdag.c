@@ -16,7 +16,7 @@ static const cmd_info commands[] = {
   {"sst", cmd_sst, "FILE [--json]", "print the Static Single Transfer tuples by destination rank"},
   {"verify", cmd_verify, "FILE [--seed=N] [--density=X] [--min-group=N]",
    "simulate graph and plan from the same memory; compare"},
-  {"dot", cmd_dot, "FILE [--plan]", "write the graph (and the optimized plan) as Graphviz DOT"},
+  {"dot", cmd_dot, "FILE [--plan]", "write the graph (and with --plan the compiled plan beside it) as Graphviz DOT"},
   {"goal", cmd_goal, "FILE [--plan]", "write the graph (or the expanded plan) as plain GOAL"},
   {"model", cmd_model, "FILE [--L=..] [--o=..] [--g=..] [--G=..]", "LogGP estimate of graph and plan"},
 };

@@ -3,20 +3,16 @@
  * One `subgraph cluster_rank<N>` per rank that has ops, a box per op (kind, bytes, peer, and
  * the file label), solid edges for messages (send -> the receive it matches, from match_run),
  * dashed edges for dependencies (the finalized graph's pred lists: explicit `requires` and
- * memory conflicts). Nodes are named o<id>. `--plan` (the optimized plan) is not built yet.
- * Exit status: 0 written, 1 bad input, 2 usage. */
+ * memory conflicts). Nodes are named o<id>. With `--plan`, the compiled plan is drawn beside
+ * it (Figure 6 of the paper): per rank, one node per collective it takes part in (rooted
+ * kinds: bold edges from the root; the others: one shared ellipse) and one per residual
+ * message end. Exit status: 0 written, 1 bad input, 2 usage. */
 #include <string.h>
 
 #include "cmd.h"
 #include "ir/ir.h"
+#include "detect/detect.h"
 #include "match/match.h"
-
-/* --goal-buffers=fresh|shared; -1 for a bad value. */
-static int goal_buffers(int *argc, char **argv) {
-  const char *v = cmd_flag_value(argc, argv, "--goal-buffers=");
-  if (!v || strcmp(v, "shared") == 0) return 0;
-  return strcmp(v, "fresh") == 0 ? 1 : -1;
-}
 
 /* Writes s inside a DOT double-quoted string. */
 static void dot_escape(FILE *f, const char *s) {
@@ -49,8 +45,7 @@ static void dot_node(FILE *f, const cdag_graph *g, int32_t op) {
   fputs("\"];\n", f);
 }
 
-static void dot_write(FILE *f, const cdag_graph *g, const int32_t *partner) {
-  fprintf(f, "digraph cdag {\n  node [shape=box, fontsize=10];\n");
+static void dot_original(FILE *f, const cdag_graph *g, const int32_t *partner) {
   for (int r = 0; r < g->nprocs; r++) {
     if (g->rank_start[r] == g->rank_start[r + 1]) continue;
     fprintf(f, "  subgraph cluster_rank%d {\n    label=\"rank %d\";\n", r, r);
@@ -62,28 +57,75 @@ static void dot_write(FILE *f, const cdag_graph *g, const int32_t *partner) {
   for (int64_t i = 0; i < g->nops; i++)
     for (int32_t k = g->pred_start[i]; k < g->pred_start[i + 1]; k++)
       fprintf(f, "  o%d -> o%lld [style=dashed];\n", g->pred[k], (long long)i);
-  fprintf(f, "}\n");
+}
+
+static int member_of(const cdag_plan *p, const det_coll *c, int r) {
+  for (int32_t i = 0; i < c->nranks; i++)
+    if (p->ranks[c->ranks_first + i] == r) return 1;
+  return 0;
+}
+
+static int rooted(det_kind k) {
+  return k == DET_BCAST || k == DET_SCATTER || k == DET_GATHER || k == DET_SCATTERV || k == DET_GATHERV || k == DET_REDUCE;
+}
+
+/* The plan's nodes of rank r: its collectives and its residual message ends. */
+static void dot_plan_rank(FILE *f, const cdag_plan *p, int r) {
+  fprintf(f, "    subgraph cluster_plan_rank%d {\n      label=\"rank %d\";\n", r, r);
+  for (int64_t k = 0; k < p->ncolls; k++) {
+    const det_coll *c = &p->colls[k];
+    if (!member_of(p, c, r)) continue;
+    fprintf(f, "      c%lld_r%d [label=\"%s", (long long)k, r, det_kind_name(c->kind));
+    if (rooted(c->kind)) fprintf(f, " (root %d)", c->root);
+    fprintf(f, "\\n%llu B\", style=filled, fillcolor=lightblue];\n", (unsigned long long)c->bytes);
+  }
+  for (int64_t k = 0; k < p->nmsgs; k++) {
+    const det_msg *m = &p->msgs[k];
+    if (m->src == r && m->dst == r) fprintf(f, "      m%lld_s [label=\"copy %llu B\"];\n", (long long)k, (unsigned long long)m->bytes);
+    else if (m->src == r) fprintf(f, "      m%lld_s [label=\"send %llu B to %d\"];\n", (long long)k, (unsigned long long)m->bytes, m->dst);
+    else if (m->dst == r) fprintf(f, "      m%lld_r [label=\"recv %llu B from %d\"];\n", (long long)k, (unsigned long long)m->bytes, m->src);
+  }
+  fprintf(f, "    }\n");
+}
+
+static void dot_plan(FILE *f, const cdag_plan *p) {
+  fprintf(f, "  subgraph cluster_plan {\n    label=\"compiled plan\";\n");
+  for (int r = 0; r < p->nprocs; r++) dot_plan_rank(f, p, r);
+  fprintf(f, "  }\n");
+  for (int64_t k = 0; k < p->ncolls; k++) {
+    const det_coll *c = &p->colls[k];
+    if (!rooted(c->kind)) fprintf(f, "  c%lld [shape=ellipse, label=\"%s\"];\n", (long long)k, det_kind_name(c->kind));
+    for (int32_t i = 0; i < c->nranks; i++) {
+      int r = p->ranks[c->ranks_first + i];
+      if (!rooted(c->kind)) fprintf(f, "  c%lld -> c%lld_r%d [dir=none];\n", (long long)k, (long long)k, r);
+      else if (r != c->root) fprintf(f, "  c%lld_r%d -> c%lld_r%d [style=bold];\n", (long long)k, c->root, (long long)k, r);
+    }
+  }
+  for (int64_t k = 0; k < p->nmsgs; k++)
+    if (p->msgs[k].src != p->msgs[k].dst) fprintf(f, "  m%lld_s -> m%lld_r;\n", (long long)k, (long long)k);
 }
 
 int cmd_dot(int argc, char **argv) {
-  int fresh = goal_buffers(&argc, argv);
-  int plan = cmd_has_flag(&argc, argv, "--plan");
+  int fresh = cmd_goal_buffers(&argc, argv);
+  int with_plan = cmd_has_flag(&argc, argv, "--plan");
   if (fresh < 0 || argc != 1 || (argv[0][0] == '-' && argv[0][1])) return cmd_usage("dot");
-  if (plan) {
-    fprintf(stderr, "cdag dot: --plan is not built yet\n");
-    return 1;
-  }
   cdag_graph *g = NULL;
+  cdag_plan *p = NULL;
   if (cmd_load("dot", argv[0], fresh, &g)) return 1;
   match_result m = {0};
   int rc = match_run(g, &m);
-  if (rc) {
-    cmd_fail("dot", rc);
-    ir_graph_free(g);
-    return 1;
+  if (rc == CDAG_OK && with_plan) rc = cdag_analyze(g, NULL, &p);
+  if (rc == CDAG_OK) {
+    printf("digraph cdag {\n  node [shape=box, fontsize=10];\n");
+    if (p) printf("  subgraph cluster_original {\n  label=\"original graph\";\n");
+    dot_original(stdout, g, m.partner);
+    if (p) printf("  }\n");
+    if (p) dot_plan(stdout, p);
+    printf("}\n");
   }
-  dot_write(stdout, g, m.partner);
+  int status = rc ? cmd_fail("dot", rc) : fflush(stdout) == 0 ? 0 : 1;
+  cdag_plan_free(&p);
   match_free(&m);
   ir_graph_free(g);
-  return fflush(stdout) == 0 ? 0 : 1;
+  return status;
 }

@@ -72,8 +72,13 @@ expect_out 'label="send 64B to 4\nsend_to_4"'
 [ "$(grep -c 'subgraph cluster_rank' "$tmp/out")" -eq 8 ] || fail "dot: expected 8 clusters"
 [ "$(tail -n 1 "$tmp/out")" = "}" ] || fail "dot: output does not end the digraph"
 [ "$(grep -cE '^  o[0-9]+ -> o[0-9]+;$' "$tmp/out")" -eq 7 ] || fail "dot: expected 7 solid message edges"
-expect_status 1 "$cdag" dot --plan "$src/examples/graphs/bcast_binomial8.cdag"
-expect_err "not built yet"
+expect_status 0 "$cdag" dot --plan "$src/examples/graphs/bcast_binomial8.cdag"
+expect_out 'subgraph cluster_original'
+expect_out 'subgraph cluster_plan'
+expect_out 'c0_r0 [label="bcast (root 0)\n64 B"'
+[ "$(grep -c ' -> c0_r[1-7] \[style=bold\]' "$tmp/out")" -eq 7 ] || fail "dot --plan: expected 7 bcast edges from the root"
+expect_status 0 "$cdag" dot --plan "$src/examples/graphs/halo1d8.cdag"
+expect_out 'm0_s -> m0_r;'
 expect_status 1 "$cdag" dot "$src/tests/data/bad_unknown_label.cdag"
 expect_err "bad_unknown_label.cdag:9:"
 expect_status 1 "$cdag" dot "$src/fuzz/corpus/deadlock.cdag"
