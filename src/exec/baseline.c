@@ -5,7 +5,11 @@
  * the graph's non-overtaking rule pairs, whatever order the engine posts them in.
  * Rank side: a dependency-counter engine over the rank's own ops. Each send/recv owns a
  * persistent request created at compile time; an op is started (or, if local, executed)
- * when its last predecessor completes; MPI_Waitsome reports completions. cdag_start posts
+ * when its last predecessor completes; MPI_Waitsome reports completions. A send that other
+ * ops of its rank wait for (they overwrite its buffer, or depend on it explicitly) sends a
+ * staging copy and counts as complete when it starts: sends take their data when they run
+ * (match.h), so a graph the compiler accepts cannot hang on MPI's rendezvous protocol, and
+ * sends nothing waits for pay no copy. cdag_start posts
  * what is ready without blocking; cdag_wait drives the rest. Cost per run: O(n + edges)
  * plus one Waitsome per completion batch (each scans the request array). */
 #include <stdlib.h>
@@ -53,7 +57,7 @@ int sched_parts_from_graph(const cdag_graph *gg, const match_result *m, const in
 void engine_free(sched_engine *e) {
   free(e->kind); free(e->addr); free(e->addr2); free(e->bytes); free(e->peer); free(e->tag);
   free(e->npred); free(e->succ_start); free(e->succ); free(e->req_of); free(e->op_of_req);
-  free(e->count); free(e->ready); free(e->idx);
+  free(e->count); free(e->ready); free(e->idx); free(e->stage_off); free(e->stage);
   memset(e, 0, sizeof *e);
 }
 
@@ -74,7 +78,8 @@ static int engine_alloc(sched_engine *e, int64_t n, int64_t nedges) {
   e->count = malloc(m * sizeof *e->count);
   e->ready = malloc(m * sizeof *e->ready);
   e->idx = malloc(m * sizeof *e->idx);
-  if (!e->kind || !e->addr || !e->addr2 || !e->bytes || !e->peer || !e->tag || !e->npred || !e->succ_start ||
+  e->stage_off = malloc(m * sizeof *e->stage_off);
+  if (!e->stage_off || !e->kind || !e->addr || !e->addr2 || !e->bytes || !e->peer || !e->tag || !e->npred || !e->succ_start ||
       !e->succ || !e->req_of || !e->op_of_req || !e->count || !e->ready || !e->idx)
     return CDAG_NOMEM("baseline engine");
   return CDAG_OK;
@@ -92,6 +97,7 @@ static int engine_copy_graph(sched_engine *e, cdag_graph *g) {
   }
   if ((rc = engine_alloc(e, g->nops, g->nedges))) return rc;
   int64_t n = g->nops;
+  if (!n) return CDAG_OK;  /* (memcpy from the NULL arrays of an empty graph is undefined) */
   memcpy(e->kind, g->kind, (size_t)n);
   memcpy(e->addr, g->addr, (size_t)n * sizeof *e->addr);
   memcpy(e->addr2, g->addr2, (size_t)n * sizeof *e->addr2);
@@ -99,7 +105,7 @@ static int engine_copy_graph(sched_engine *e, cdag_graph *g) {
   memcpy(e->peer, g->peer, (size_t)n * sizeof *e->peer);
   memcpy(e->tag, g->tag, (size_t)n * sizeof *e->tag);
   memcpy(e->succ_start, g->succ_start, (size_t)(n + 1) * sizeof *e->succ_start);
-  memcpy(e->succ, g->succ, (size_t)g->nedges * sizeof *e->succ);
+  if (g->nedges) memcpy(e->succ, g->succ, (size_t)g->nedges * sizeof *e->succ);
   for (int64_t i = 0; i < n; i++) e->npred[i] = g->pred_start[i + 1] - g->pred_start[i];
   return CDAG_OK;
 }
@@ -114,12 +120,20 @@ int engine_build(cdag_schedule *s, cdag_graph *g, wire_reader *r) {
   if (rc) return rc;
   s->reqs = malloc((size_t)(n ? n : 1) * sizeof *s->reqs);
   if (!s->reqs) return CDAG_NOMEM("requests");
+  uint64_t staged = 0;
+  for (int64_t i = 0; i < e->nops; i++) {
+    int waited_for = e->kind[i] == IR_SEND && e->succ_start[i + 1] > e->succ_start[i];
+    e->stage_off[i] = waited_for ? staged : UINT64_MAX;
+    staged += waited_for ? e->bytes[i] : 0;
+  }
+  e->stage = malloc((size_t)staged + 1);
+  if (!e->stage) return CDAG_NOMEM("staged sends");
   for (int64_t i = 0; i < e->nops; i++) {
     e->req_of[i] = -1;
     if (e->kind[i] != IR_SEND && e->kind[i] != IR_RECV) continue;
     uint64_t t = wire_get_u(r);
     if (r->failed || t > INT32_MAX) return cdag__error(CDAG_ERR_FORMAT, "rank %d: baseline schedule is corrupt", s->rank);
-    void *buf = (void *)(uintptr_t)e->addr[i];
+    void *buf = e->stage_off[i] != UINT64_MAX ? (void *)(e->stage + e->stage_off[i]) : (void *)(uintptr_t)e->addr[i];
     int k = s->nreqs++, mrc;
     e->req_of[i] = k;
     e->op_of_req[k] = (int32_t)i;
@@ -150,8 +164,14 @@ static int engine_drain(cdag_schedule *s) {
     switch (e->kind[op]) {
     case IR_SEND:
     case IR_RECV: {
+      int staged = e->stage_off[op] != UINT64_MAX;
+      if (staged) memcpy(e->stage + e->stage_off[op], (const void *)(uintptr_t)e->addr[op], e->bytes[op]);
       int mrc = MPI_Start(&s->reqs[e->req_of[op]]);
       if (mrc != MPI_SUCCESS) return sched_mpi_error(mrc, "MPI_Start", s->rank);
+      if (staged) {
+        e->pending++;
+        engine_complete(e, op);
+      }
       break;
     }
     case IR_COPY:
@@ -173,7 +193,7 @@ static int engine_drain(cdag_schedule *s) {
 
 int engine_start(cdag_schedule *s) {
   sched_engine *e = &s->eng;
-  e->nready = e->ndone = 0;
+  e->nready = e->ndone = e->pending = 0;
   for (int64_t i = 0; i < e->nops; i++) {
     e->count[i] = e->npred[i];
     if (!e->count[i]) e->ready[e->nready++] = (int32_t)i;
@@ -184,9 +204,9 @@ int engine_start(cdag_schedule *s) {
 int engine_wait(cdag_schedule *s) {
   sched_engine *e = &s->eng;
   int rc;
-  while (e->ndone < e->nops) {
+  while (e->ndone < e->nops || e->pending > 0) {
     if ((rc = engine_drain(s))) return rc;
-    if (e->ndone == e->nops) break;
+    if (e->ndone == e->nops && e->pending == 0) break;
     int outcount = 0;
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow" /* GCC misreads MPI_STATUSES_IGNORE as an array */
@@ -196,7 +216,11 @@ int engine_wait(cdag_schedule *s) {
     if (outcount == MPI_UNDEFINED)
       return cdag__error(CDAG_ERR_STATE, "rank %d: baseline run stalled with %lld of %lld ops done", s->rank,
                          (long long)e->ndone, (long long)e->nops);
-    for (int k = 0; k < outcount; k++) engine_complete(e, e->op_of_req[e->idx[k]]);
+    for (int k = 0; k < outcount; k++) {
+      int32_t op = e->op_of_req[e->idx[k]];
+      if (e->stage_off[op] != UINT64_MAX) e->pending--; /* completed when it started */
+      else engine_complete(e, op);
+    }
   }
   return CDAG_OK;
 }

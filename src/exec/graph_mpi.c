@@ -49,8 +49,9 @@ static int check_distributed(const cdag_graph *g, const char *fn) {
   return CDAG_OK;
 }
 
-static int to_op(int rc, int32_t id, cdag_op *op) {
-  if (rc == CDAG_OK && op) *op = id;
+/* Hands the new op's id to the caller (ids are read after the add, never before). */
+static int to_op(int rc, const int32_t *id, cdag_op *op) {
+  if (rc == CDAG_OK && op) *op = *id;
   return rc;
 }
 
@@ -59,7 +60,8 @@ int cdag_send(cdag_graph *g, const void *buf, size_t bytes, int dest, int tag, c
   int rc = check_distributed(g, "cdag_send");
   if (rc) return rc;
   if (!buf && bytes) return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_send of %zu bytes from NULL", g->myrank, bytes);
-  return to_op(ir_add_send(g, g->myrank, (uint64_t)(uintptr_t)buf, bytes, dest, tag, &id), id, op);
+  int added = ir_add_send(g, g->myrank, (uint64_t)(uintptr_t)buf, bytes, dest, tag, &id);
+  return to_op(added, &id, op);
 }
 
 int cdag_recv(cdag_graph *g, void *buf, size_t bytes, int source, int tag, cdag_op *op) {
@@ -69,7 +71,8 @@ int cdag_recv(cdag_graph *g, void *buf, size_t bytes, int source, int tag, cdag_
   if (!buf && bytes) return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_recv of %zu bytes into NULL", g->myrank, bytes);
   if (source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG)
     return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: cdag_recv with a wildcard source or tag", g->myrank);
-  return to_op(ir_add_recv(g, g->myrank, (uint64_t)(uintptr_t)buf, bytes, source, tag, &id), id, op);
+  int added = ir_add_recv(g, g->myrank, (uint64_t)(uintptr_t)buf, bytes, source, tag, &id);
+  return to_op(added, &id, op);
 }
 
 int exec_type_from_mpi(MPI_Datatype t) {
@@ -109,8 +112,8 @@ int cdag_reduce_local(cdag_graph *g, const void *in, void *inout, size_t count, 
   if (r < 0) return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: cdag_reduce_local: op is not a predefined MPI op", g->myrank);
   if ((!in || !inout) && count)
     return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_reduce_local with a NULL buffer", g->myrank);
-  return to_op(ir_add_reduce(g, g->myrank, (uint64_t)(uintptr_t)in, (uint64_t)(uintptr_t)inout, count, t, r, &id),
-               id, op);
+  int added = ir_add_reduce(g, g->myrank, (uint64_t)(uintptr_t)in, (uint64_t)(uintptr_t)inout, count, t, r, &id);
+  return to_op(added, &id, op);
 }
 
 int cdag_copy_local(cdag_graph *g, const void *src, void *dst, size_t bytes, cdag_op *op) {
@@ -118,7 +121,8 @@ int cdag_copy_local(cdag_graph *g, const void *src, void *dst, size_t bytes, cda
   int rc = check_distributed(g, "cdag_copy_local");
   if (rc) return rc;
   if ((!src || !dst) && bytes) return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_copy_local with a NULL buffer", g->myrank);
-  return to_op(ir_add_copy(g, g->myrank, (uint64_t)(uintptr_t)src, (uint64_t)(uintptr_t)dst, bytes, &id), id, op);
+  int added = ir_add_copy(g, g->myrank, (uint64_t)(uintptr_t)src, (uint64_t)(uintptr_t)dst, bytes, &id);
+  return to_op(added, &id, op);
 }
 
 int cdag_scratch(cdag_graph *g, void *buf, size_t bytes) {

@@ -69,6 +69,9 @@ typedef struct {
   int32_t *ready;             /* run state: stack of ready ops */
   int64_t nready, ndone;
   int *idx;                   /* Waitsome indices */
+  uint64_t *stage_off;        /* send with local successors -> its staging copy in stage, or UINT64_MAX */
+  uint8_t *stage;             /* such sends take their data when they start (match.h's semantics) */
+  int64_t pending;            /* run state: staged sends still in flight */
 } sched_engine;
 
 struct cdag_schedule {
