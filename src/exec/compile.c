@@ -294,7 +294,8 @@ static int scatter_parts(compile_ctx *x, uint8_t **part, int64_t *len) {
     }
     all = malloc((size_t)(total ? total : 1));
     if (!all) return CDAG_NOMEM("scatter");
-    for (int r = 0; r < x->nprocs; r++) memcpy(all + displs[r], x->parts[r].buf, (size_t)x->parts[r].len);
+    for (int r = 0; r < x->nprocs; r++)
+      if (x->parts[r].len) memcpy(all + displs[r], x->parts[r].buf, (size_t)x->parts[r].len);
   }
   mrc = MPI_Scatter(lens, 1, MPI_INT64_T, len, 1, MPI_INT64_T, x->root, x->comm);
   if (mrc == MPI_SUCCESS) {

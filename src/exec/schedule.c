@@ -274,7 +274,8 @@ static void put_piece(wire_buf *w, int space, uint64_t addr, uint64_t len) {
 /* Sorts the items and writes each (src, dst) group as an outgoing message at src, an
    incoming one at dst, or local copies when src == dst. */
 static void put_pairs(item_list *items, sched_sections *sec) {
-  qsort(items->v, (size_t)items->n, sizeof *items->v, item_cmp);
+  if (!items->n) return;
+  ir_sort(items->v, (size_t)items->n, sizeof *items->v, item_cmp);
   for (int64_t a = 0, b; a < items->n; a = b) {
     const sched_item *x = &items->v[a];
     int64_t npieces = 0;
