@@ -3,10 +3,13 @@
  * Algorithm (SEEDS-NOTES 2.7): reduction tuples with the same interned source set, count,
  * type and op describe one value computed at several places. If every contributor of the
  * set contributes once (or the op is idempotent) and every contributor receives the value,
- * it is an allreduce over the contributors; if exactly one contributor receives it, a
- * reduce rooted there. Floating-point values are rewritten only when exact_float is off
- * (MPI may reassociate). Cost: O(n log n) for the sort. */
+ * it is an allreduce over the contributors. Tuples whose sets are one set shifted by k*l for
+ * the k-th contributor (member k gets block k of everybody's contribution) form a
+ * reduce_scatter_block. What is left, received by exactly one contributor, is a reduce
+ * rooted there. Floating-point values are rewritten only when exact_float is off (MPI may
+ * reassociate). Cost: O(n log n) for the sorts plus O(runs) per tuple. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "detect/detect_int.h"
 
@@ -48,18 +51,20 @@ static int int32_cmp(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* One group t[0..n) of tuples of the same value; dsts sorted. */
-static int classify(det_state *st, const int64_t *t, int64_t n, int32_t *members, int64_t *pick, uint8_t *seen) {
+/* One group t[0..n) of tuples of the same value; dsts sorted. Pass 0 takes allreduces,
+   pass 1 reduces (and notes what stays). */
+static int classify(det_state *st, const int64_t *t, int64_t n, int32_t *members, int64_t *pick, uint8_t *seen,
+                    int pass) {
   const df_red *r = st->sst->reds;
   const df_red *d = &r[t[0]];
   char rb[128];
   int32_t m = contributors(st->sst, d, members, seen);
-  if (m < 0) return det_note(st, "reduction of %llu %s at rank %d has repeated contributions: left as is",
+  if (m < 0) return pass == 0 ? CDAG_OK : det_note(st, "reduction of %llu %s at rank %d has repeated contributions: left as is",
                              (unsigned long long)d->count, ir_type_name(d->type), d->dst);
   ir_sort(members, (size_t)m, sizeof *members, int32_cmp);
   if (!det_group_ok(st, m)) return CDAG_OK;
   if (st->opts.exact_float && (d->type == CDAG_FLOAT || d->type == CDAG_DOUBLE))
-    return det_note(st, "%s reduction over %s not rewritten: exact_float keeps the original order",
+    return pass == 0 ? CDAG_OK : det_note(st, "%s reduction over %s not rewritten: exact_float keeps the original order",
                     ir_type_name(d->type), det_ranks_text(members, m, st->g->nprocs, rb, sizeof rb));
   int64_t np = 0; /* one tuple per receiving contributor */
   for (int64_t i = 0; i < n; i++) {
@@ -67,28 +72,127 @@ static int classify(det_state *st, const int64_t *t, int64_t n, int32_t *members
     if ((np > 0 && r[pick[np - 1]].dst == dst) || !bsearch(&dst, members, (size_t)m, sizeof *members, int32_cmp)) continue;
     pick[np++] = t[i];
   }
-  if (np == m) return det_add_proto(st, DET_ALLREDUCE, -1, members, m, pick, np, 1);
+  if (np == m && pass == 0) return det_add_proto(st, DET_ALLREDUCE, -1, members, m, pick, np, 1);
+  if (pass == 0) return CDAG_OK;
   if (np == 1) return det_add_proto(st, DET_REDUCE, r[pick[0]].dst, members, m, pick, 1, 1);
   return np > 1 ? det_note(st, "reduction over %s delivered to %lld of them: left as is",
                            det_ranks_text(members, m, st->g->nprocs, rb, sizeof rb), (long long)np)
                 : CDAG_OK;
 }
 
+/* ---- reduce_scatter_block ---- */
+
+/* Index of rank among the contributors of a set (ranks below it), O(runs). */
+static int64_t rank_index(const df_sst *s, const df_set *e, int32_t rank) {
+  int64_t k = 0;
+  for (int32_t i = 0; i < e->nruns; i++) {
+    const df_run *r = &s->runs[e->first + i];
+    if (r->lo < rank) k += (r->hi < rank ? r->hi : rank - 1) - r->lo + 1;
+  }
+  return k;
+}
+
+static uint64_t *rs_key;
+static int64_t *rs_k;
+static int by_key(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  if (rs_key[x] != rs_key[y]) return rs_key[x] < rs_key[y] ? -1 : 1;
+  return (rs_k[x] > rs_k[y]) - (rs_k[x] < rs_k[y]);
+}
+
+/* Hash of the set shifted back by k blocks, with count, type and op. */
+static uint64_t shifted_key(const df_sst *s, const df_red *d, int64_t k) {
+  const df_set *e = &s->sets[d->set];
+  uint64_t l = d->count * (uint64_t)ir_type_size(d->type), h = d->count * 31 + (uint64_t)(d->type << 8 | d->op);
+  for (int32_t i = 0; i < e->nruns; i++) {
+    const df_run *r = &s->runs[e->first + i];
+    uint64_t v[3] = {(uint64_t)(uint32_t)r->lo << 32 | (uint32_t)r->hi, r->mult, r->addr - (uint64_t)k * l};
+    for (int j = 0; j < 3; j++) h = (h ^ v[j]) * 0x100000001b3ULL + (h >> 29);
+  }
+  return h;
+}
+
+/* Do tuples a (block ka) and b (block kb) hold the same set shifted by their blocks? */
+static int same_shifted(const df_sst *s, const df_red *a, int64_t ka, const df_red *b, int64_t kb) {
+  const df_set *x = &s->sets[a->set], *y = &s->sets[b->set];
+  if (a->count != b->count || a->type != b->type || a->op != b->op || x->nruns != y->nruns) return 0;
+  uint64_t l = a->count * (uint64_t)ir_type_size(a->type);
+  for (int32_t i = 0; i < x->nruns; i++) {
+    const df_run *p = &s->runs[x->first + i], *q = &s->runs[y->first + i];
+    if (p->lo != q->lo || p->hi != q->hi || p->mult != q->mult || p->addr - (uint64_t)ka * l != q->addr - (uint64_t)kb * l)
+      return 0;
+  }
+  return 1;
+}
+
+/* Group g[0..n) (same key, sorted by block): member k must hold block k, for every k. */
+static int try_reduce_scatter(det_state *st, const int64_t *g, int64_t n, int32_t *members, uint8_t *seen) {
+  const df_sst *s = st->sst;
+  const df_red *d = &s->reds[g[0]];
+  int32_t m = contributors(s, d, members, seen);
+  if (m < 2 || n != m || !det_group_ok(st, m)) return CDAG_OK;
+  if (st->opts.exact_float && (d->type == CDAG_FLOAT || d->type == CDAG_DOUBLE)) return CDAG_OK;
+  ir_sort(members, m, sizeof *members, int32_cmp);
+  for (int64_t i = 0; i < n; i++)
+    if (rs_k[g[i]] != i || s->reds[g[i]].dst != members[i] || !same_shifted(s, d, 0, &s->reds[g[i]], i)) return CDAG_OK;
+  return det_add_proto(st, DET_REDUCE_SCATTER_BLOCK, -1, members, m, g, n, 1);
+}
+
+static int reduce_scatter_pass(det_state *st, int64_t *t, int32_t *members, uint8_t *seen) {
+  const df_sst *s = st->sst;
+  int64_t n = 0, cap = s->nreds ? s->nreds : 1;
+  rs_key = malloc((size_t)cap * sizeof *rs_key);
+  rs_k = malloc((size_t)cap * sizeof *rs_k);
+  int64_t *g = malloc((size_t)cap * sizeof *g);
+  int rc = rs_key && rs_k && g ? CDAG_OK : CDAG_NOMEM("detection");
+  for (int64_t i = 0; i < s->nreds && rc == CDAG_OK; i++) {
+    if (st->rused[i]) continue;
+    rs_k[i] = rank_index(s, &s->sets[s->reds[i].set], s->reds[i].dst);
+    rs_key[i] = shifted_key(s, &s->reds[i], rs_k[i]);
+    t[n++] = i;
+  }
+  if (rc == CDAG_OK) ir_sort(t, n, sizeof *t, by_key);
+  for (int64_t i = 0; i < n && rc == CDAG_OK;) {
+    int64_t j = i + 1;
+    while (j < n && rs_key[t[j]] == rs_key[t[i]]) j++;
+    if (j - i > 1) {
+      memcpy(g, t + i, (size_t)(j - i) * sizeof *g);
+      rc = try_reduce_scatter(st, g, j - i, members, seen);
+    }
+    i = j;
+  }
+  free(rs_key); free(rs_k); free(g);
+  rs_key = NULL, rs_k = NULL;
+  return rc;
+}
+
+/* Allreduces (pass 0) or reduces (pass 1) among the tuples not taken yet. */
+static int value_pass(det_state *st, int64_t *t, int64_t *pick, int32_t *members, uint8_t *seen, int pass) {
+  int64_t n = 0;
+  int rc = CDAG_OK;
+  for (int64_t i = 0; i < st->sst->nreds; i++)
+    if (!st->rused[i]) t[n++] = i;
+  sr = st->sst->reds;
+  ir_sort(t, n, sizeof *t, by_value);
+  for (int64_t i = 0; i < n && rc == CDAG_OK;) {
+    int64_t j = i + 1;
+    while (j < n && same_value(&sr[t[i]], &sr[t[j]])) j++;
+    rc = classify(st, t + i, j - i, members, pick, seen, pass);
+    i = j;
+  }
+  return rc;
+}
+
 int det_reductions(det_state *st) {
-  int64_t n = 0, cap = st->sst->nreds ? st->sst->nreds : 1;
+  int64_t cap = st->sst->nreds ? st->sst->nreds : 1;
   int64_t *t = malloc((size_t)cap * sizeof *t), *pick = malloc((size_t)cap * sizeof *pick);
   int32_t *members = malloc((size_t)st->g->nprocs * sizeof *members);
   uint8_t *seen = calloc((size_t)st->g->nprocs, 1);
   int rc = t && pick && members && seen ? CDAG_OK : CDAG_NOMEM("detection");
-  for (int64_t i = 0; i < st->sst->nreds && rc == CDAG_OK; i++)
-    if (!st->rused[i]) t[n++] = i;
-  sr = st->sst->reds;
-  if (rc == CDAG_OK) ir_sort(t, (size_t)n, sizeof *t, by_value);
-  for (int64_t i = 0; i < n && rc == CDAG_OK;) {
-    int64_t j = i + 1;
-    while (j < n && same_value(&sr[t[i]], &sr[t[j]])) j++;
-    rc = classify(st, t + i, j - i, members, pick, seen);
-    i = j;
+  if (rc == CDAG_OK && st->sst->nreds) {
+    rc = value_pass(st, t, pick, members, seen, 0);
+    if (rc == CDAG_OK) rc = reduce_scatter_pass(st, t, members, seen);
+    if (rc == CDAG_OK) rc = value_pass(st, t, pick, members, seen, 1);
   }
   free(t); free(pick); free(members); free(seen);
   return rc;

@@ -125,6 +125,23 @@ static int xfer_pieces(piece_buf *b, const det_proto *pr, const df_xfer *x, cons
 static int proto_pieces(const det_state *st, piece_buf *b, const det_proto *pr, const int32_t *mem, int32_t n,
                         int64_t order_base, uint64_t *bytes) {
   int rc = CDAG_OK;
+  if (pr->kind == DET_REDUCE_SCATTER_BLOCK || pr->kind == DET_REDUCE_SCATTER) {
+    /* block j of every member's contribution (slot j) reduces into member j */
+    for (int64_t t = 0; t < pr->ntuples && rc == CDAG_OK; t++) {
+      const df_red *d = &st->sst->reds[st->tuples[pr->tuples_first + t]];
+      uint64_t len = d->count * (uint64_t)ir_type_size(d->type);
+      int32_t j = member_index(mem, n, d->dst);
+      const df_set *e = &st->sst->sets[d->set];
+      for (int32_t i = 0; i < e->nruns && rc == CDAG_OK; i++) {
+        const df_run *r = &st->sst->runs[e->first + i];
+        for (int32_t k = r->lo; k <= r->hi && rc == CDAG_OK; k++)
+          rc = piece_push(b, 1, member_index(mem, n, k), j, order_base, r->addr, len);
+      }
+      if (rc == CDAG_OK) rc = piece_push(b, 0, j, 0, order_base, d->dst_addr, len);
+      if (t == 0) *bytes += len;
+    }
+    return rc;
+  }
   if (pr->reduction) {
     const df_red *d0 = &st->sst->reds[st->tuples[pr->tuples_first]];
     uint64_t len = d0->count * (uint64_t)ir_type_size(d0->type);

@@ -226,6 +226,39 @@ START_TEST(vector_variants) {
 }
 END_TEST
 
+/* Linear reduce-scatter: member j collects block j of everybody's vector and reduces it. */
+static int gen_reduce_scatter(cdag_graph *g, const gen_set *set, uint64_t count, const gen_bufs *b) {
+  uint64_t l = 4 * count;
+  int rc = CDAG_OK;
+  for (int j = 0; j < set->n && rc == CDAG_OK; j++) {
+    int rj = set->first + j;
+    rc = cdag_rank_copy_local(g, rj, b->data + (uint64_t)j * l, b->out, l, NULL);
+    for (int i = 0; i < set->n && rc == CDAG_OK; i++) {
+      if (i == j) continue;
+      uint64_t tmp = b->scratch + (uint64_t)i * l;
+      rc = cdag_rank_scratch(g, rj, tmp, l);
+      if (rc == CDAG_OK) rc = cdag_rank_send(g, set->first + i, b->data + (uint64_t)j * l, l, rj, 3, NULL);
+      if (rc == CDAG_OK) rc = cdag_rank_recv(g, rj, tmp, l, set->first + i, 3, NULL);
+      if (rc == CDAG_OK) rc = cdag_rank_reduce_local(g, rj, tmp, b->out, count, CDAG_INT32, CDAG_SUM, NULL);
+    }
+  }
+  return rc;
+}
+
+START_TEST(reduce_scatter_block) {
+  cdag_graph *g = graph(5);
+  gen_set all = {0, 1, 5};
+  ck_assert_int_eq(gen_reduce_scatter(g, &all, 3, &B), CDAG_OK);
+  expect(g, NULL, (want[]){{DET_REDUCE_SCATTER_BLOCK, -1, 0, 0}}, 1, 0);
+  cdag_graph_free(&g);
+  g = graph(7); /* on ranks 2..6 */
+  gen_set sub = {2, 1, 5};
+  ck_assert_int_eq(gen_reduce_scatter(g, &sub, 2, &B), CDAG_OK);
+  expect(g, NULL, (want[]){{DET_REDUCE_SCATTER_BLOCK, -1, 5, 2}}, 1, 0);
+  cdag_graph_free(&g);
+}
+END_TEST
+
 /* Two broadcasts of separate buffers from one root merge into one with two pieces per slot. */
 START_TEST(merge_same_shape) {
   cdag_graph *g = graph(6);
@@ -317,7 +350,7 @@ static int gen_reduce(cdag_graph *g, const gen_set *set, int root, uint64_t coun
 
 static void random_instance(uint64_t seed) {
   uint64_t s = seed * 0x9e3779b97f4a7c15ULL + 7;
-  int kind = (int)rnd(&s, 13), pow2 = kind == 5 || kind == 8;
+  int kind = (int)rnd(&s, 14), pow2 = kind == 5 || kind == 8;
   int n = pow2 ? 4 << rnd(&s, 2) : 4 + (int)rnd(&s, 9);
   int vector = kind == 9 || kind == 10 || kind == 12;
   int extra = vector ? 0 : (int)rnd(&s, 3), p = n + extra;  /* a subset when extra > 0 */
@@ -327,7 +360,7 @@ static void random_instance(uint64_t seed) {
   uint64_t block = 1 + rnd(&s, 40);
   det_kind expected[] = {DET_BCAST,     DET_BCAST,     DET_ALLGATHER, DET_ALLTOALL,   DET_GATHER,
                          DET_ALLTOALL,  DET_SCATTER,   DET_ALLREDUCE, DET_ALLREDUCE, DET_ALLTOALLV,
-                         DET_ALLGATHERV, DET_REDUCE,   DET_BARRIER};
+                         DET_ALLGATHERV, DET_REDUCE,   DET_BARRIER,   DET_REDUCE_SCATTER_BLOCK};
   cdag_graph *g = graph(p);
   int rc = CDAG_OK;
   switch (kind) {
@@ -343,7 +376,8 @@ static void random_instance(uint64_t seed) {
     case 9: rc = gen_vector(g, &set, 0, &s, &b); break;
     case 10: rc = gen_vector(g, &set, 1, &s, &b); break;
     case 11: rc = gen_reduce(g, &set, root, 1 + rnd(&s, 4), &b); break;
-    default: rc = gen_barrier_dissemination(g, &set, &b); break;
+    case 12: rc = gen_barrier_dissemination(g, &set, &b); break;
+    default: rc = gen_reduce_scatter(g, &set, 1 + rnd(&s, 3), &b); break;
   }
   ck_assert_int_eq(rc, CDAG_OK);
   if (kind != 12) noise(g, p, &s); /* a barrier needs every rank to wait for every rank */
@@ -390,6 +424,7 @@ Suite *cdag_detect_suite(void) {
   tcase_add_test(t, all_but_one_and_halo);
   tcase_add_test(t, barrier);
   tcase_add_test(t, vector_variants);
+  tcase_add_test(t, reduce_scatter_block);
   tcase_add_test(t, merge_same_shape);
   tcase_add_test(t, report_fields);
   suite_add_tcase(s, t);
