@@ -77,6 +77,13 @@ static uint64_t hash_runs(const df_run *r, int64_t n) {
   return h ^ (h >> 33);
 }
 
+/* Field by field: df_run has padding, which memcmp would read. */
+static int runs_equal(const df_run *a, const df_run *b, int64_t n) {
+  for (int64_t i = 0; i < n; i++)
+    if (a[i].lo != b[i].lo || a[i].hi != b[i].hi || a[i].mult != b[i].mult || a[i].addr != b[i].addr) return 0;
+  return 1;
+}
+
 /* Finds the interned set equal to tmp_out, or adds it. */
 static int intern(df_sets *s, int32_t *id) {
   uint64_t h = hash_runs(s->tmp_out, s->ntmp_out);
@@ -84,7 +91,7 @@ static int intern(df_sets *s, int32_t *id) {
   if (pv == PJERR) return CDAG_NOMEM("reduction sets");
   for (int32_t k = (int32_t)*pv - 1; k >= 0; k = s->chain[k]) {
     const df_set *e = &s->sets[k];
-    if (e->nruns == s->ntmp_out && memcmp(s->runs + e->first, s->tmp_out, (size_t)e->nruns * sizeof(df_run)) == 0) {
+    if (e->nruns == s->ntmp_out && runs_equal(s->runs + e->first, s->tmp_out, e->nruns)) {
       *id = k;
       return CDAG_OK;
     }

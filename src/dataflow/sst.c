@@ -51,19 +51,8 @@ typedef struct {
   df_sst *sst;
 } df_state;
 
-#define GROW(arr, n, cap, what)                                  \
-  do {                                                           \
-    if ((n) == (cap)) {                                          \
-      int64_t c_ = (cap) ? (cap) * 2 : 256;                      \
-      void *p_ = realloc((arr), (size_t)c_ * sizeof *(arr));     \
-      if (!p_) return CDAG_NOMEM(what);                          \
-      (arr) = p_;                                                \
-      (cap) = c_;                                                \
-    }                                                            \
-  } while (0)
-
 static int piece_insert(df_state *st, int rank, uint64_t lo, df_piece p) {
-  GROW(st->pieces, st->npieces, st->piececap, "provenance map");
+  IR_GROW(st->pieces, st->npieces, st->piececap, 1, "provenance map");
   st->pieces[st->npieces] = p;
   PWord_t pv = (PWord_t)JudyLIns(&st->maps[rank], (Word_t)lo, PJE0);
   if (pv == PJERR) return CDAG_NOMEM("provenance map");
@@ -85,7 +74,7 @@ static int split_at(df_state *st, int rank, uint64_t x) {
 }
 
 static int push_seg(df_seg **arr, int64_t *n, int64_t *cap, df_seg s) {
-  GROW(*arr, *n, *cap, "provenance segments");
+  IR_GROW(*arr, *n, *cap, 1, "provenance segments");
   (*arr)[(*n)++] = s;
   return CDAG_OK;
 }
@@ -152,7 +141,7 @@ static int do_send(df_state *st, int32_t s, int32_t r, int recv_is_next) {
   if (rc) return rc;
   if (st->nsegs > 1) st->sst->splits++;
   if (recv_is_next) return write_segs(st, g->rank[r], g->addr[r], st->segs, st->nsegs);
-  GROW(st->stash_at, st->nstash_at, st->stash_atcap, "in-flight messages");
+  IR_GROW(st->stash_at, st->nstash_at, st->stash_atcap, 1, "in-flight messages");
   st->stash_at[st->nstash_at++] = (df_span){st->nstash, st->nsegs};
   for (int64_t i = 0; i < st->nsegs; i++)
     if ((rc = push_seg(&st->stash, &st->nstash, &st->stashcap, st->segs[i]))) return rc;
@@ -250,7 +239,7 @@ static int emit_xfer(df_state *st, int rank, uint64_t lo, uint64_t hi, const df_
       return CDAG_OK;
     }
   }
-  GROW(s->xfers, s->nxfers, st->xfercap, "SST transfers");
+  IR_GROW(s->xfers, s->nxfers, st->xfercap, 1, "SST transfers");
   s->xfers[s->nxfers++] = x;
   return CDAG_OK;
 }
@@ -267,7 +256,7 @@ static int emit_red(df_state *st, int rank, uint64_t lo, uint64_t hi, const df_p
   int32_t set;
   int rc = df_sets_shift(&st->sets, p->set, shift, &set);
   if (rc) return rc;
-  GROW(s->reds, s->nreds, st->redcap, "SST reductions");
+  IR_GROW(s->reds, s->nreds, st->redcap, 1, "SST reductions");
   s->reds[s->nreds++] = (df_red){.dst = rank, .set = set, .dst_addr = lo, .count = (hi - lo) / (uint64_t)size,
                                  .type = (uint8_t)type, .op = (uint8_t)(p->src & 0xff)};
   return CDAG_OK;

@@ -22,22 +22,11 @@ static const struct {
     {"synchronization", det_synchronization},
 };
 
-#define GROW(arr, n, cap, need, what)                                  \
-  do {                                                                 \
-    if ((n) + (need) > (cap)) {                                        \
-      int64_t c_ = ((cap) ? (cap) * 2 : 64) + (need);                  \
-      void *p_ = realloc((arr), (size_t)c_ * sizeof *(arr));           \
-      if (!p_) return CDAG_NOMEM(what);                                \
-      (arr) = p_;                                                      \
-      (cap) = c_;                                                      \
-    }                                                                  \
-  } while (0)
-
 int det_add_proto(det_state *st, det_kind kind, int32_t root, const int32_t *members, int32_t n,
                   const int64_t *tuples, int64_t nt, int reduction) {
-  GROW(st->protos, st->nprotos, st->protocap, 1, "collectives");
-  GROW(st->members, st->nmembers, st->membercap, n, "collectives");
-  GROW(st->tuples, st->ntuples, st->tuplecap, nt, "collectives");
+  IR_GROW(st->protos, st->nprotos, st->protocap, 1, "collectives");
+  IR_GROW(st->members, st->nmembers, st->membercap, n, "collectives");
+  IR_GROW(st->tuples, st->ntuples, st->tuplecap, nt, "collectives");
   st->protos[st->nprotos++] = (det_proto){.kind = kind, .root = root, .members_first = st->nmembers,
                                           .nmembers = n, .tuples_first = st->ntuples, .ntuples = nt,
                                           .reduction = reduction};
@@ -56,7 +45,7 @@ int det_note(det_state *st, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  GROW(st->notes, st->nnotes, st->notecap, 1, "notes");
+  IR_GROW(st->notes, st->nnotes, st->notecap, 1, "notes");
   st->notes[st->nnotes] = strdup(buf);
   if (!st->notes[st->nnotes]) return CDAG_NOMEM("notes");
   st->nnotes++;
@@ -66,6 +55,15 @@ int det_note(det_state *st, const char *fmt, ...) {
 int det_group_ok(const det_state *st, int32_t n) {
   if (n == st->g->nprocs) return n >= 3;
   return n >= (st->opts.min_group > 2 ? st->opts.min_group : 2);
+}
+
+int64_t det_candidates(const det_state *st, int64_t *out) {
+  int64_t n = 0;
+  for (int64_t i = 0; i < st->sst->nxfers; i++) {
+    const df_xfer *x = &st->sst->xfers[i];
+    if (!st->xused[i] && x->src != x->dst && x->len > 0) out[n++] = i;
+  }
+  return n;
 }
 
 const char *det_ranks_text(const int32_t *r, int32_t n, int32_t nprocs, char *buf, int size) {

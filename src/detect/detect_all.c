@@ -174,20 +174,10 @@ static int test_components(det_state *st, uf_state *u, int64_t *t, int64_t n, in
   return rc;
 }
 
-/* Candidate transfers: unused, between two ranks, non-empty. */
-static int64_t candidates(const det_state *st, int64_t *out) {
-  int64_t n = 0;
-  for (int64_t i = 0; i < st->sst->nxfers; i++) {
-    const df_xfer *x = &st->sst->xfers[i];
-    if (!st->xused[i] && x->src != x->dst && x->len > 0) out[n++] = i;
-  }
-  return n;
-}
-
 /* Regular pass: groups of one (size, layer). */
 static int regular_pass(det_state *st, uf_state *u, int64_t *t, int64_t *g, uint8_t *seen) {
   const df_xfer *x = st->sst->xfers;
-  int64_t n = candidates(st, t);
+  int64_t n = det_candidates(st, t);
   sort_x = x;
   ir_sort(t, (size_t)n, sizeof *t, by_len_pair);
   /* layer of each tuple: its index among the tuples of the same (size, src, dst) */
@@ -214,7 +204,7 @@ static int regular_pass(det_state *st, uf_state *u, int64_t *t, int64_t *g, uint
 /* Vector pass: the first tuple of every remaining pair, any size. */
 static int vector_pass(det_state *st, uf_state *u, int64_t *t, uint8_t *seen) {
   const df_xfer *x = st->sst->xfers;
-  int64_t n = candidates(st, t), m = 0;
+  int64_t n = det_candidates(st, t), m = 0;
   sort_x = x;
   ir_sort(t, (size_t)n, sizeof *t, by_pair);
   for (int64_t i = 0; i < n; i++)

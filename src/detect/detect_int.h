@@ -46,6 +46,8 @@ int det_note(det_state *st, const char *fmt, ...) __attribute__((format(printf, 
 /* Smallest group a collective needs: whole communicator >= 3 ranks, a proper subset
    >= opts.min_group. */
 int det_group_ok(const det_state *st, int32_t nmembers);
+/* Transfers no collective covers yet, between two ranks, non-empty, into out; the count. */
+int64_t det_candidates(const det_state *st, int64_t *out);
 /* "all" or "0-4,7" style description of sorted ranks into buf. */
 const char *det_ranks_text(const int32_t *ranks, int32_t n, int32_t nprocs, char *buf, int size);
 

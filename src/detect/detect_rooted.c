@@ -137,22 +137,13 @@ static int take(det_state *st, rooted_state *rs, const candidate *c, int vector)
   return det_add_proto(st, k, c->root, rs->members, m, rs->pick, n, 0);
 }
 
-static int64_t candidates(const det_state *st, int64_t *out) {
-  int64_t n = 0;
-  for (int64_t i = 0; i < st->sst->nxfers; i++) {
-    const df_xfer *x = &st->sst->xfers[i];
-    if (!st->xused[i] && x->src != x->dst && x->len > 0) out[n++] = i;
-  }
-  return n;
-}
-
 /* Vector groups: per root and direction, any size, largest first. */
 static int vector_pass(det_state *st, rooted_state *rs) {
   const df_xfer *x = st->sst->xfers;
   int rc = CDAG_OK;
   rs->nc = 0;
   for (int out = 1; out >= 0 && rc == CDAG_OK; out--) {
-    rs->nt = candidates(st, rs->t[out]);
+    rs->nt = det_candidates(st, rs->t[out]);
     sx = x, sout = out, slayer = NULL;
     ir_sort(rs->t[out], (size_t)rs->nt, sizeof *rs->t[out], by_root);
     for (int64_t i = 0; i < rs->nt && rc == CDAG_OK;) {
@@ -184,7 +175,7 @@ int det_rooted_collectives(det_state *st) {
   rs.members = malloc(((size_t)st->g->nprocs + 1) * sizeof *rs.members);
   int rc = rs.t[0] && rs.t[1] && rs.layer && rs.pick && rs.members ? CDAG_OK : CDAG_NOMEM("detection");
   if (rc == CDAG_OK) {
-    rs.nt = candidates(st, rs.t[0]);
+    rs.nt = det_candidates(st, rs.t[0]);
     memcpy(rs.t[1], rs.t[0], (size_t)rs.nt * sizeof(int64_t));
     rc = collect(st, &rs, 1);
     if (rc == CDAG_OK) rc = collect(st, &rs, 0);

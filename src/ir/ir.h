@@ -117,6 +117,19 @@ const char *ir_describe(const cdag_graph *g, int32_t op, char *buf, int size);
 /* Is [addr, addr+len) entirely inside scratch of rank? (after finalize) */
 int ir_is_scratch(const cdag_graph *g, int rank, uint64_t addr, uint64_t len);
 
+/* Makes room for `need` more elements in a growable array (doubling), or returns
+   CDAG_ERR_NOMEM from the calling function naming `what`. */
+#define IR_GROW(arr, n, cap, need, what)                           \
+  do {                                                             \
+    if ((n) + (need) > (cap)) {                                    \
+      int64_t c_ = ((cap) ? (cap) * 2 : 64) + (need);              \
+      void *p_ = realloc((arr), (size_t)c_ * sizeof *(arr));       \
+      if (!p_) return CDAG_NOMEM(what);                            \
+      (arr) = p_;                                                  \
+      (cap) = c_;                                                  \
+    }                                                              \
+  } while (0)
+
 /* qsort that accepts an empty (possibly NULL) array. */
 static inline void ir_sort(void *base, int64_t n, size_t size, int (*cmp)(const void *, const void *)) {
   if (n > 1) qsort(base, (size_t)n, size, cmp);
