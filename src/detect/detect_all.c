@@ -39,6 +39,8 @@ typedef struct {
   int32_t *touched;    int64_t ntouched;
   int32_t *layer;      /* per candidate: index among the tuples of its (size, pair) */
   int32_t *members;
+  int64_t *self;       /* self-copies (src == dst), sorted by (rank, size, source address) */
+  int64_t nself;
 } uf_state;
 
 static int32_t uf_find(uf_state *u, int32_t r) {
@@ -87,6 +89,49 @@ static int one_block_per_source(const df_xfer *x, const int64_t *t, int64_t n) {
     if (x[t[i]].src_addr != x[t[first]].src_addr || x[t[i]].len != x[t[first]].len) return 0;
   }
   return 1;
+}
+
+/* (src, len, src_addr) */
+static int by_src_len(const void *a, const void *b) {
+  const df_xfer *x = &sort_x[*(const int64_t *)a], *y = &sort_x[*(const int64_t *)b];
+  if (x->src != y->src) return x->src < y->src ? -1 : 1;
+  if (x->len != y->len) return x->len < y->len ? -1 : 1;
+  return (x->src_addr > y->src_addr) - (x->src_addr < y->src_addr);
+}
+
+/* An unused self-copy of rank r with size len (and, if addr != UINT64_MAX, reading addr):
+   a member's own block, which MPI's allgather/alltoall move too. -1 if none. */
+static int64_t own_block(const det_state *st, const uf_state *u, int32_t r, uint64_t len, uint64_t addr) {
+  const df_xfer *x = st->sst->xfers;
+  int64_t lo = 0, hi = u->nself;
+  while (lo < hi) { /* first self-copy at (r, len) or after */
+    int64_t mid = lo + (hi - lo) / 2;
+    const df_xfer *m = &x[u->self[mid]];
+    if (m->src < r || (m->src == r && m->len < len)) lo = mid + 1;
+    else hi = mid;
+  }
+  for (; lo < u->nself && x[u->self[lo]].src == r && x[u->self[lo]].len == len; lo++)
+    if (!st->xused[u->self[lo]] && (addr == UINT64_MAX || x[u->self[lo]].src_addr == addr)) return u->self[lo];
+  return -1;
+}
+
+/* Adds an all-collective over t[0..n) (sorted by pair), with the members' own blocks for
+   the regular kinds, so a rank's own block moves inside the collective, not beside it. */
+static int add_all(det_state *st, const uf_state *u, det_kind k, int32_t m, const int64_t *t, int64_t n) {
+  const df_xfer *x = st->sst->xfers;
+  int64_t *all = malloc((size_t)(n + m) * sizeof *all), na = n;
+  if (!all) return CDAG_NOMEM("detection");
+  memcpy(all, t, (size_t)n * sizeof *all);
+  for (int64_t i = 0; (k == DET_ALLGATHER || k == DET_ALLTOALL) && i < n; i++) {
+    if (i > 0 && x[t[i]].src == x[t[i - 1]].src) continue; /* once per member */
+    int64_t own = own_block(st, u, x[t[i]].src, x[t[i]].len, k == DET_ALLGATHER ? x[t[i]].src_addr : UINT64_MAX);
+    if (own >= 0) all[na++] = own;
+  }
+  sort_x = x;
+  ir_sort(all, na, sizeof *all, by_pair);
+  int rc = det_add_proto(st, k, -1, u->members, m, all, na, 0);
+  free(all);
+  return rc;
 }
 
 static int32_t member_at(const int32_t *m, int32_t n, int32_t rank) {
@@ -152,7 +197,7 @@ static int test_components(det_state *st, uf_state *u, int64_t *t, int64_t n, in
       if (nc) {
         ir_sort(core, (size_t)nc, sizeof *core, by_pair);
         int ag = one_block_per_source(x, core, nc);
-        rc = det_add_proto(st, ag ? DET_ALLGATHER : DET_ALLTOALL, -1, u->members, cm, core, nc, 0);
+        rc = add_all(st, u, ag ? DET_ALLGATHER : DET_ALLTOALL, cm, core, nc);
       }
       free(core);
       i = j;
@@ -161,7 +206,7 @@ static int test_components(det_state *st, uf_state *u, int64_t *t, int64_t n, in
     if (det_group_ok(st, m) && (complete || (vector && density >= st->opts.density))) {
       int ag = one_block_per_source(x, t + i, j - i);
       det_kind k = vector ? (ag ? DET_ALLGATHERV : DET_ALLTOALLV) : (ag ? DET_ALLGATHER : DET_ALLTOALL);
-      rc = det_add_proto(st, k, -1, u->members, m, t + i, j - i, 0);
+      rc = add_all(st, u, k, m, t + i, j - i);
     } else if (vector && m >= 3 && density >= 0.5) {
       char rb[128];
       rc = det_note(st, "all-to-all pattern on %s incomplete: %lld of %.0f pairs, density %.2f < %.2f",
@@ -223,11 +268,17 @@ int det_all_collectives(det_state *st) {
   u.layer = malloc((size_t)n * sizeof *u.layer);
   u.members = malloc((size_t)p * sizeof *u.members);
   int rc = t && g && seen && u.parent && u.touched && u.layer && u.members ? CDAG_OK : CDAG_NOMEM("detection");
+  u.self = malloc((size_t)n * sizeof *u.self);
+  if (!u.self) rc = CDAG_NOMEM("detection");
+  for (int64_t i = 0; rc == CDAG_OK && i < st->sst->nxfers; i++)
+    if (st->sst->xfers[i].src == st->sst->xfers[i].dst && !st->xused[i]) u.self[u.nself++] = i;
+  sort_x = st->sst->xfers;
+  if (rc == CDAG_OK) ir_sort(u.self, u.nself, sizeof *u.self, by_src_len);
   if (rc == CDAG_OK) {
     memset(u.parent, 0xff, (size_t)p * sizeof *u.parent);
     rc = regular_pass(st, &u, t, g, seen);
   }
   if (rc == CDAG_OK) rc = vector_pass(st, &u, t, seen);
-  free(t); free(g); free(seen); free(u.parent); free(u.touched); free(u.layer); free(u.members);
+  free(t); free(g); free(seen); free(u.parent); free(u.touched); free(u.layer); free(u.members); free(u.self);
   return rc;
 }
