@@ -41,6 +41,7 @@ typedef struct {
   int32_t *members;
   int64_t *self;       /* self-copies (src == dst), sorted by (rank, size, source address) */
   int64_t nself;
+  int32_t *cover;      /* per rank: size of the complete vector group it is in, 0 if none */
 } uf_state;
 
 static int32_t uf_find(uf_state *u, int32_t r) {
@@ -188,13 +189,17 @@ static int test_components(det_state *st, uf_state *u, int64_t *t, int64_t n, in
     int32_t m = member_list(x, t + i, j - i, u->members, seen);
     double pairs = (double)m * (m - 1), density = (double)(j - i) / pairs;
     int complete = j - i == (int64_t)m * (m - 1);
+    if (!vector && u->cover[u->members[0]] > m) { /* part of a larger v-collective: leave it */
+      i = j;
+      continue;
+    }
     if (!complete && !vector && density >= 0.5) { /* stray tuples may hide a complete core */
       int64_t *core = malloc((size_t)(j - i) * sizeof *core);
       if (!core) return CDAG_NOMEM("detection");
       memcpy(core, t + i, (size_t)(j - i) * sizeof *core);
       int32_t cm = m;
       int64_t nc = peel_core(st, x, core, j - i, u->members, &cm);
-      if (nc) {
+      if (nc && u->cover[u->members[0]] <= cm) {
         ir_sort(core, (size_t)nc, sizeof *core, by_pair);
         int ag = one_block_per_source(x, core, nc);
         rc = add_all(st, u, ag ? DET_ALLGATHER : DET_ALLTOALL, cm, core, nc);
@@ -217,6 +222,40 @@ static int test_components(det_state *st, uf_state *u, int64_t *t, int64_t n, in
   }
   for (int64_t i = 0; i < u->ntouched; i++) u->parent[u->touched[i]] = -1;
   return rc;
+}
+
+/* Vector groups (components of all remaining pairs, any size) dense enough for a v-kind:
+   cover[r] = the group's size. A regular group inside a larger one (an allgatherv whose
+   sources partly share a size) is left to the vector pass, which takes the whole group. */
+static int mark_vector_groups(det_state *st, uf_state *u, int64_t *t) {
+  const df_xfer *x = st->sst->xfers;
+  int64_t n = det_candidates(st, t), m = 0;
+  sort_x = x;
+  ir_sort(t, (size_t)n, sizeof *t, by_pair);
+  for (int64_t i = 0; i < n; i++)
+    if (i == 0 || x[t[i]].src != x[t[i - 1]].src || x[t[i]].dst != x[t[i - 1]].dst) t[m++] = t[i];
+  memset(u->cover, 0, (size_t)st->g->nprocs * sizeof *u->cover);
+  u->ntouched = 0;
+  for (int64_t i = 0; i < m; i++) {
+    int32_t a = uf_find(u, x[t[i]].src), b = uf_find(u, x[t[i]].dst);
+    if (a != b) u->parent[a] = b;
+  }
+  int64_t *pairs = calloc((size_t)st->g->nprocs, sizeof *pairs); /* per root: pairs, members */
+  int32_t *size = calloc((size_t)st->g->nprocs, sizeof *size);
+  if (!pairs || !size) {
+    free(pairs); free(size);
+    return CDAG_NOMEM("detection");
+  }
+  for (int64_t i = 0; i < u->ntouched; i++) size[uf_find(u, u->touched[i])]++;
+  for (int64_t i = 0; i < m; i++) pairs[uf_find(u, x[t[i]].src)]++;
+  for (int64_t i = 0; i < u->ntouched; i++) {
+    int32_t r = u->touched[i], c = uf_find(u, r);
+    double full = (double)size[c] * (size[c] - 1);
+    u->cover[r] = det_group_ok(st, size[c]) && (double)pairs[c] >= st->opts.density * full ? size[c] : 0;
+  }
+  for (int64_t i = 0; i < u->ntouched; i++) u->parent[u->touched[i]] = -1;
+  free(pairs); free(size);
+  return CDAG_OK;
 }
 
 /* Regular pass: groups of one (size, layer). */
@@ -267,18 +306,24 @@ int det_all_collectives(det_state *st) {
   u.touched = malloc((size_t)p * sizeof *u.touched);
   u.layer = malloc((size_t)n * sizeof *u.layer);
   u.members = malloc((size_t)p * sizeof *u.members);
-  int rc = t && g && seen && u.parent && u.touched && u.layer && u.members ? CDAG_OK : CDAG_NOMEM("detection");
+  u.cover = calloc((size_t)p, sizeof *u.cover);
+  int rc = t && g && seen && u.parent && u.touched && u.layer && u.members && u.cover ? CDAG_OK : CDAG_NOMEM("detection");
   u.self = malloc((size_t)n * sizeof *u.self);
   if (!u.self) rc = CDAG_NOMEM("detection");
   for (int64_t i = 0; rc == CDAG_OK && i < st->sst->nxfers; i++)
     if (st->sst->xfers[i].src == st->sst->xfers[i].dst && !st->xused[i]) u.self[u.nself++] = i;
   sort_x = st->sst->xfers;
   if (rc == CDAG_OK) ir_sort(u.self, u.nself, sizeof *u.self, by_src_len);
-  if (rc == CDAG_OK) {
-    memset(u.parent, 0xff, (size_t)p * sizeof *u.parent);
-    rc = regular_pass(st, &u, t, g, seen);
+  if (rc == CDAG_OK) memset(u.parent, 0xff, (size_t)p * sizeof *u.parent);
+  /* Regular groups taken may leave smaller vector groups whose members are regular groups
+     themselves (row alltoalls under a global allgather): repeat while something is found. */
+  for (int round = 0, found = 1; rc == CDAG_OK && found && round < 4; round++) {
+    int64_t before = st->nprotos;
+    rc = mark_vector_groups(st, &u, t);
+    if (rc == CDAG_OK) rc = regular_pass(st, &u, t, g, seen);
+    found = st->nprotos > before;
   }
   if (rc == CDAG_OK) rc = vector_pass(st, &u, t, seen);
-  free(t); free(g); free(seen); free(u.parent); free(u.touched); free(u.layer); free(u.members); free(u.self);
+  free(t); free(g); free(seen); free(u.parent); free(u.touched); free(u.layer); free(u.members); free(u.self); free(u.cover);
   return rc;
 }

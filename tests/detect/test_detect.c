@@ -68,6 +68,16 @@ START_TEST(bcasts) {
   ck_assert_int_eq(gen_bcast_chain(g, &seven, 2, 1000, 4, &B), CDAG_OK); /* pipelined, 4 segments */
   expect(g, NULL, (want[]){{DET_BCAST, 2, 0, 0}}, 1, 0);
   cdag_graph_free(&g);
+  g = graph(11);
+  gen_set eleven = {0, 1, 11};
+  ck_assert_int_eq(gen_bcast_scatter_allgather(g, &eleven, 4, 1000, &B), CDAG_OK); /* MPICH long bcast */
+  expect(g, NULL, (want[]){{DET_BCAST, 4, 0, 0}}, 1, 0);
+  cdag_graph_free(&g);
+  g = graph(9);
+  gen_set nine = {0, 1, 9};
+  ck_assert_int_eq(gen_bcast_scatter_allgather(g, &nine, 0, 5, &B), CDAG_OK); /* chunks of 1 byte, some empty */
+  expect(g, NULL, (want[]){{DET_BCAST, 0, 0, 0}}, 1, 0);
+  cdag_graph_free(&g);
 }
 END_TEST
 
@@ -87,6 +97,17 @@ START_TEST(all_collectives) {
   ck_assert_int_eq(gen_alltoall_butterfly(g, &s8, 8, &B), CDAG_OK);
   expect(g, NULL, (want[]){{DET_ALLTOALL, -1, 0, 0}}, 1, 0);
   cdag_graph_free(&g);
+  for (int n = 3; n <= 9; n += 3) { /* Bruck with packing, any n */
+    g = graph(n);
+    gen_set s = {0, 1, n};
+    ck_assert_int_eq(gen_alltoall_bruck(g, &s, 12, &B), CDAG_OK);
+    expect(g, NULL, (want[]){{DET_ALLTOALL, -1, 0, 0}}, 1, 0);
+    cdag_graph_free(&g);
+    g = graph(n);
+    ck_assert_int_eq(gen_allgather_bruck(g, &s, 20, &B), CDAG_OK);
+    expect(g, NULL, (want[]){{DET_ALLGATHER, -1, 0, 0}}, 1, 0);
+    cdag_graph_free(&g);
+  }
 }
 END_TEST
 
@@ -106,6 +127,10 @@ START_TEST(gathers_and_scatters) {
   ck_assert_int_eq(gen_gather_binomial(g, &s6, 32, &B), CDAG_OK);
   expect(g, NULL, (want[]){{DET_GATHER, 0, 0, 0}}, 1, 1);
   cdag_graph_free(&g);
+  g = graph(7);
+  ck_assert_int_eq(gen_scatter_binomial(g, &s7, 5, 24, &B), CDAG_OK);
+  expect(g, NULL, (want[]){{DET_SCATTER, 5, 0, 0}}, 1, 1); /* the root's own block stays a local copy */
+  cdag_graph_free(&g);
 }
 END_TEST
 
@@ -118,6 +143,11 @@ START_TEST(allreduces) {
   g = graph(5);
   gen_set s5 = {0, 1, 5};
   ck_assert_int_eq(gen_allreduce_linear(g, &s5, 1, 4, CDAG_MAX, &B), CDAG_OK);
+  expect(g, NULL, (want[]){{DET_ALLREDUCE, -1, 0, 0}}, 1, 0);
+  cdag_graph_free(&g);
+  g = graph(6);
+  gen_set s6 = {0, 1, 6};
+  ck_assert_int_eq(gen_allreduce_ring(g, &s6, 2, &B), CDAG_OK); /* reduce-scatter + allgather */
   expect(g, NULL, (want[]){{DET_ALLREDUCE, -1, 0, 0}}, 1, 0);
   cdag_graph_free(&g);
 }
@@ -153,6 +183,47 @@ START_TEST(grid_rows_and_columns) {
   cdag_options_init(&o);
   o.min_group = 3;
   expect(g, &o, (want[]){{DET_BCAST, 0, 3, 0}, {DET_BCAST, 3, 3, 3}, {DET_BCAST, 6, 3, 6}}, 3, 0);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+/* Row alltoalls of a 4x4 grid under an allgather of all 16 ranks: both regular kinds. */
+START_TEST(rows_under_global_allgather) {
+  cdag_graph *g = graph(16);
+  gen_set all = {0, 1, 16};
+  ck_assert_int_eq(gen_allgather_ring(g, &all, 16, &B), CDAG_OK);
+  for (int r = 0; r < 4; r++) {
+    gen_set row = {4 * r, 1, 4};
+    ck_assert_int_eq(gen_alltoall_linear(g, &row, 8, &B2), CDAG_OK);
+  }
+  cdag_plan *p = analyse(g, NULL);
+  ck_assert_int_eq(p->ncolls, 5);
+  int rows = 0, global = 0;
+  for (int64_t i = 0; i < p->ncolls; i++) {
+    rows += p->colls[i].kind == DET_ALLTOALL && p->colls[i].nranks == 4;
+    global += p->colls[i].kind == DET_ALLGATHER && p->colls[i].nranks == 16;
+  }
+  ck_assert_int_eq(rows, 4);
+  ck_assert_int_eq(global, 1);
+  ck_assert_int_eq(p->nxfers, 0);
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+/* An allgatherv whose sources partly share a size is one allgatherv, not an allgather of
+   the equal-size sources plus broadcasts. */
+START_TEST(allgatherv_with_equal_sizes) {
+  int n = 6;
+  cdag_graph *g = graph(n);
+  uint64_t len[6] = {4, 9, 4, 4, 7, 4};
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      if (i != j) {
+        cdag_rank_send(g, i, B.data, len[i], j, 0, NULL);
+        cdag_rank_recv(g, j, B.out + 64 * (uint64_t)i, len[i], i, 0, NULL);
+      }
+  expect(g, NULL, (want[]){{DET_ALLGATHERV, -1, 0, 0}}, 1, 0);
   cdag_graph_free(&g);
 }
 END_TEST
@@ -350,7 +421,7 @@ static int gen_reduce(cdag_graph *g, const gen_set *set, int root, uint64_t coun
 
 static void random_instance(uint64_t seed) {
   uint64_t s = seed * 0x9e3779b97f4a7c15ULL + 7;
-  int kind = (int)rnd(&s, 14), pow2 = kind == 5 || kind == 8;
+  int kind = (int)rnd(&s, 19), pow2 = kind == 5 || kind == 8;
   int n = pow2 ? 4 << rnd(&s, 2) : 4 + (int)rnd(&s, 9);
   int vector = kind == 9 || kind == 10 || kind == 12;
   int extra = vector ? 0 : (int)rnd(&s, 3), p = n + extra;  /* a subset when extra > 0 */
@@ -360,7 +431,8 @@ static void random_instance(uint64_t seed) {
   uint64_t block = 1 + rnd(&s, 40);
   det_kind expected[] = {DET_BCAST,     DET_BCAST,     DET_ALLGATHER, DET_ALLTOALL,   DET_GATHER,
                          DET_ALLTOALL,  DET_SCATTER,   DET_ALLREDUCE, DET_ALLREDUCE, DET_ALLTOALLV,
-                         DET_ALLGATHERV, DET_REDUCE,   DET_BARRIER,   DET_REDUCE_SCATTER_BLOCK};
+                         DET_ALLGATHERV, DET_REDUCE,   DET_BARRIER,   DET_REDUCE_SCATTER_BLOCK,
+                         DET_BCAST,     DET_SCATTER,   DET_ALLTOALL,  DET_ALLGATHER, DET_ALLREDUCE};
   cdag_graph *g = graph(p);
   int rc = CDAG_OK;
   switch (kind) {
@@ -377,7 +449,12 @@ static void random_instance(uint64_t seed) {
     case 10: rc = gen_vector(g, &set, 1, &s, &b); break;
     case 11: rc = gen_reduce(g, &set, root, 1 + rnd(&s, 4), &b); break;
     case 12: rc = gen_barrier_dissemination(g, &set, &b); break;
-    default: rc = gen_reduce_scatter(g, &set, 1 + rnd(&s, 3), &b); break;
+    case 13: rc = gen_reduce_scatter(g, &set, 1 + rnd(&s, 3), &b); break;
+    case 14: rc = gen_bcast_scatter_allgather(g, &set, root, block * 8, &b); break;
+    case 15: rc = gen_scatter_binomial(g, &set, root, block, &b); break;
+    case 16: rc = gen_alltoall_bruck(g, &set, block, &b); break;
+    case 17: rc = gen_allgather_bruck(g, &set, block, &b); break;
+    default: rc = gen_allreduce_ring(g, &set, 1 + rnd(&s, 3), &b); break;
   }
   ck_assert_int_eq(rc, CDAG_OK);
   if (kind != 12) noise(g, p, &s); /* a barrier needs every rank to wait for every rank */
@@ -421,6 +498,8 @@ Suite *cdag_detect_suite(void) {
   tcase_add_test(t, gathers_and_scatters);
   tcase_add_test(t, allreduces);
   tcase_add_test(t, grid_rows_and_columns);
+  tcase_add_test(t, rows_under_global_allgather);
+  tcase_add_test(t, allgatherv_with_equal_sizes);
   tcase_add_test(t, all_but_one_and_halo);
   tcase_add_test(t, barrier);
   tcase_add_test(t, vector_variants);

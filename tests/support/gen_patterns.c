@@ -183,3 +183,130 @@ int gen_barrier_dissemination(cdag_graph *g, const gen_set *s, const gen_bufs *b
   }
   return CDAG_OK;
 }
+
+/* Broadcast as MPICH does for long messages: a binomial scatter of n chunks (chunk v at
+   offset v*c of the buffer, v relative to the root), then a ring allgather of the chunks,
+   all in place in the data buffer. Empty chunks (bytes < n) send nothing. */
+static uint64_t chunk_len(uint64_t bytes, uint64_t c, int lo, int hi) { /* chunks lo..hi-1 */
+  uint64_t a = (uint64_t)lo * c, z = (uint64_t)hi * c;
+  if (a > bytes) a = bytes;
+  if (z > bytes) z = bytes;
+  return z - a;
+}
+
+int gen_bcast_scatter_allgather(cdag_graph *g, const gen_set *s, int root, uint64_t bytes, const gen_bufs *b) {
+  int n = s->n;
+  uint64_t c = (bytes + (uint64_t)n - 1) / (uint64_t)n;
+#define M(v) R(((v) + root) % n)
+  for (int mask = n > 1 ? high_bit(n - 1) : 0; mask > 0; mask >>= 1)
+    for (int v = 0; v + mask < n; v += 2 * mask) {
+      int hi = v + 2 * mask < n ? v + 2 * mask : n;
+      uint64_t len = chunk_len(bytes, c, v + mask, hi), at = b->data + (uint64_t)(v + mask) * c;
+      if (len) CHECK(msg(g, M(v), at, M(v + mask), at, len, b->tag));
+    }
+  for (int step = 0; step < n - 1; step++)
+    for (int v = 0; v < n; v++) {
+      int blk = ((v - step) % n + n) % n;
+      uint64_t len = chunk_len(bytes, c, blk, blk + 1), at = b->data + (uint64_t)blk * c;
+      if (len) CHECK(msg(g, M(v), at, M((v + 1) % n), at, len, b->tag + 1));
+    }
+#undef M
+  return CDAG_OK;
+}
+
+/* Binomial-tree scatter from `root`: the root rotates its blocks into scratch (slot v holds
+   the block of relative rank v), each subtree's slots travel down the tree in one message,
+   and every member copies its slot into out. */
+int gen_scatter_binomial(cdag_graph *g, const gen_set *s, int root, uint64_t block, const gen_bufs *b) {
+  int n = s->n;
+#define M(v) R(((v) + root) % n)
+  for (int v = 0; v < n; v++) CHECK(cdag_rank_scratch(g, R(v), b->scratch, (uint64_t)n * block));
+  for (int v = 0; v < n; v++)
+    CHECK(cdag_rank_copy_local(g, R(root), b->data + (uint64_t)((v + root) % n) * block,
+                               b->scratch + (uint64_t)v * block, block, NULL));
+  for (int mask = n > 1 ? high_bit(n - 1) : 0; mask > 0; mask >>= 1)
+    for (int v = 0; v + mask < n; v += 2 * mask) {
+      int hi = v + 2 * mask < n ? v + 2 * mask : n;
+      uint64_t at = b->scratch + (uint64_t)(v + mask) * block;
+      CHECK(msg(g, M(v), at, M(v + mask), at, (uint64_t)(hi - v - mask) * block, b->tag));
+    }
+  for (int v = 0; v < n; v++)
+    CHECK(cdag_rank_copy_local(g, M(v), b->scratch + (uint64_t)v * block, b->out, block, NULL));
+#undef M
+  return CDAG_OK;
+}
+
+/* Bruck alltoall: member r rotates its blocks into scratch (slot i: the block for r+i);
+   round k packs the slots with bit k set, sends them to r+k in one message, and unpacks
+   what r-k sent into the same slots; at the end slot i holds the block from r-i. Scratch:
+   3n blocks (work, pack, unpack). O(n log n) ops. */
+int gen_alltoall_bruck(cdag_graph *g, const gen_set *s, uint64_t block, const gen_bufs *b) {
+  int n = s->n;
+  uint64_t work = b->scratch, pack = work + (uint64_t)n * block, unpack = pack + (uint64_t)n * block;
+  for (int r = 0; r < n; r++) {
+    CHECK(cdag_rank_scratch(g, R(r), b->scratch, 3 * (uint64_t)n * block));
+    for (int i = 0; i < n; i++)
+      CHECK(cdag_rank_copy_local(g, R(r), b->data + (uint64_t)((r + i) % n) * block, work + (uint64_t)i * block, block, NULL));
+  }
+  for (int k = 1; k < n; k <<= 1) {
+    for (int r = 0; r < n; r++) {
+      uint64_t cnt = 0;
+      for (int i = 0; i < n; i++)
+        if (i & k) CHECK(cdag_rank_copy_local(g, R(r), work + (uint64_t)i * block, pack + cnt++ * block, block, NULL));
+      CHECK(msg(g, R(r), pack, R((r + k) % n), unpack, cnt * block, b->tag + k));
+    }
+    for (int r = 0; r < n; r++) {
+      uint64_t cnt = 0;
+      for (int i = 0; i < n; i++)
+        if (i & k) CHECK(cdag_rank_copy_local(g, R(r), unpack + cnt++ * block, work + (uint64_t)i * block, block, NULL));
+    }
+  }
+  for (int r = 0; r < n; r++)
+    for (int i = 0; i < n; i++)
+      CHECK(cdag_rank_copy_local(g, R(r), work + (uint64_t)i * block, b->out + (uint64_t)((r - i + n) % n) * block, block, NULL));
+  return CDAG_OK;
+}
+
+/* Dissemination (Bruck) allgather: member r puts its block in scratch slot 0; round k sends
+   its first min(k, n-k) slots to r-k and receives r+k's into slots k..; at the end slot i
+   holds member r+i's block, copied to out block r+i. ceil(log2 n) rounds. */
+int gen_allgather_bruck(cdag_graph *g, const gen_set *s, uint64_t block, const gen_bufs *b) {
+  int n = s->n;
+  for (int r = 0; r < n; r++) {
+    CHECK(cdag_rank_scratch(g, R(r), b->scratch, (uint64_t)n * block));
+    CHECK(cdag_rank_copy_local(g, R(r), b->data, b->scratch, block, NULL));
+  }
+  for (int k = 1; k < n; k <<= 1) {
+    uint64_t cnt = (uint64_t)(k < n - k ? k : n - k);
+    for (int r = 0; r < n; r++)
+      CHECK(msg(g, R(r), b->scratch, R((r - k + n) % n), b->scratch + (uint64_t)k * block, cnt * block, b->tag + k));
+  }
+  for (int r = 0; r < n; r++)
+    for (int i = 0; i < n; i++)
+      CHECK(cdag_rank_copy_local(g, R(r), b->scratch + (uint64_t)i * block, b->out + (uint64_t)((r + i) % n) * block, block, NULL));
+  return CDAG_OK;
+}
+
+/* Ring allreduce of n*count int32 (chunk c: count elements): data copied to out; a ring
+   reduce-scatter (n-1 steps: receive a chunk into scratch, reduce it into out) then a ring
+   allgather of the reduced chunks straight into out. */
+int gen_allreduce_ring(cdag_graph *g, const gen_set *s, uint64_t count, const gen_bufs *b) {
+  int n = s->n;
+  uint64_t l = 4 * count;
+  for (int r = 0; r < n; r++) {
+    CHECK(cdag_rank_scratch(g, R(r), b->scratch, l));
+    CHECK(cdag_rank_copy_local(g, R(r), b->data, b->out, (uint64_t)n * l, NULL));
+  }
+  for (int step = 0; step < n - 1; step++)
+    for (int r = 0; r < n; r++) {
+      int c = ((r - step) % n + n) % n, to = (r + 1) % n;
+      CHECK(msg(g, R(r), b->out + (uint64_t)c * l, R(to), b->scratch, l, b->tag));
+      CHECK(cdag_rank_reduce_local(g, R(to), b->scratch, b->out + (uint64_t)c * l, count, CDAG_INT32, CDAG_SUM, NULL));
+    }
+  for (int step = 0; step < n - 1; step++)
+    for (int r = 0; r < n; r++) {
+      int c = ((r + 1 - step) % n + n) % n;
+      CHECK(msg(g, R(r), b->out + (uint64_t)c * l, R((r + 1) % n), b->out + (uint64_t)c * l, l, b->tag + 1));
+    }
+  return CDAG_OK;
+}

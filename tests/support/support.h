@@ -35,5 +35,10 @@ int gen_allreduce_recursive_doubling(cdag_graph *g, const gen_set *s, uint64_t c
 int gen_allreduce_linear(cdag_graph *g, const gen_set *s, int root, uint64_t count, int op, const gen_bufs *b);
 int gen_halo1d(cdag_graph *g, const gen_set *s, uint64_t bytes, const gen_bufs *b);
 int gen_barrier_dissemination(cdag_graph *g, const gen_set *s, const gen_bufs *b);
+int gen_bcast_scatter_allgather(cdag_graph *g, const gen_set *s, int root, uint64_t bytes, const gen_bufs *b);
+int gen_scatter_binomial(cdag_graph *g, const gen_set *s, int root, uint64_t block, const gen_bufs *b);
+int gen_alltoall_bruck(cdag_graph *g, const gen_set *s, uint64_t block, const gen_bufs *b);
+int gen_allgather_bruck(cdag_graph *g, const gen_set *s, uint64_t block, const gen_bufs *b);
+int gen_allreduce_ring(cdag_graph *g, const gen_set *s, uint64_t count, const gen_bufs *b); /* n*count int32 */
 
 #endif
