@@ -6,7 +6,11 @@
  * out-groups before in-groups on ties (bcast > gather, scatter); a candidate that lost tuples
  * to an earlier one is re-counted. Proper subsets need min_group ranks. The vector kinds
  * (scatterv, gatherv) take, over the whole communicator only, what is left from one root with
- * any sizes when at least tau*(p-1) peers take part. Cost: O(n log n) for the sorts. */
+ * any sizes when at least tau*(p-1) peers take part. Neighbourhood exchanges (2D/3D halos)
+ * look like overlapping scatters or gathers, one per rank: subset groups rooted at a and b
+ * with b in a's group, a in b's group, different member sets and sizes within a factor 2
+ * are left residual (grid rows and columns never overlap that way); the test runs on the
+ * candidate groups before any is taken. Cost: O(n log n) for the sorts. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,6 +141,99 @@ static int take(det_state *st, rooted_state *rs, const candidate *c, int vector)
   return det_add_proto(st, k, c->root, rs->members, m, rs->pick, n, 0);
 }
 
+/* ---- neighbourhood exchanges ----
+   A candidate's members are its root and its tuples' peers (one per peer, sorted: the tuples
+   are sorted by peer within a candidate). */
+static const candidate *scand;
+static int by_cand_root(const void *a, const void *b) {
+  const candidate *x = &scand[*(const int64_t *)a], *y = &scand[*(const int64_t *)b];
+  if (x->root != y->root) return x->root < y->root ? -1 : 1;
+  if (x->out != y->out) return x->out < y->out ? -1 : 1;
+  return (*(const int64_t *)a > *(const int64_t *)b) - (*(const int64_t *)a < *(const int64_t *)b);
+}
+
+static int32_t cand_peer(const det_state *st, const rooted_state *rs, const candidate *c, int64_t i) {
+  const df_xfer *x = &st->sst->xfers[rs->t[c->out][c->first + i]];
+  return c->out ? x->dst : x->src;
+}
+
+static int cand_has_peer(const det_state *st, const rooted_state *rs, const candidate *c, int32_t r) {
+  int64_t lo = 0, hi = c->n;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (cand_peer(st, rs, c, mid) < r) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < c->n && cand_peer(st, rs, c, lo) == r;
+}
+
+/* {a.root} + a's peers == {b.root} + b's peers, knowing b.root is a peer of a and a.root a
+   peer of b: then a's peers without b.root equal b's peers without a.root. */
+static int cand_same_members(const det_state *st, const rooted_state *rs, const candidate *a, const candidate *b) {
+  if (a->n != b->n) return 0;
+  for (int64_t i = 0, j = 0; i < a->n || j < b->n;) {
+    int32_t pa = i < a->n ? cand_peer(st, rs, a, i) : INT32_MAX, pb = j < b->n ? cand_peer(st, rs, b, j) : INT32_MAX;
+    if (pa == b->root) i++;
+    else if (pb == a->root) j++;
+    else if (pa != pb) return 0;
+    else i++, j++;
+  }
+  return 1;
+}
+
+/* Flags the takeable proper-subset candidates of a neighbourhood exchange: candidate a has a
+   peer b rooting a proper-subset candidate of the same direction (traffic both ways between
+   a and b) that has a among its peers, a different member set and at least half a's size
+   (a 16-rank broadcast beside 5-rank halo groups stays). */
+static int flag_neighbourhoods(det_state *st, rooted_state *rs, uint8_t *bad) {
+  int32_t p = st->g->nprocs;
+  int64_t *idx = malloc((size_t)(rs->nc ? rs->nc : 1) * sizeof *idx), m = 0;
+  if (!idx) return CDAG_NOMEM("detection");
+  for (int64_t k = 0; k < rs->nc; k++)
+    if (rs->c[k].n + 1 < p) idx[m++] = k;
+  scand = rs->c;
+  ir_sort(idx, (size_t)m, sizeof *idx, by_cand_root);
+  for (int64_t i = 0; i < m; i++) {
+    const candidate *a = &rs->c[idx[i]];
+    if (!det_group_ok(st, (int32_t)a->n + 1)) continue;
+    for (int64_t k = 0; k < a->n && !bad[idx[i]]; k++) {
+      int32_t b = cand_peer(st, rs, a, k);
+      int64_t lo = 0, hi = m;
+      while (lo < hi) { /* first candidate rooted at b in a's direction */
+        const candidate *q = &rs->c[idx[lo + (hi - lo) / 2]];
+        if (q->root < b || (q->root == b && q->out < a->out)) lo = lo + (hi - lo) / 2 + 1;
+        else hi = lo + (hi - lo) / 2;
+      }
+      for (; lo < m && rs->c[idx[lo]].root == b && rs->c[idx[lo]].out == a->out && !bad[idx[i]]; lo++) {
+        const candidate *q = &rs->c[idx[lo]];
+        if (2 * (q->n + 1) > a->n + 1 && cand_has_peer(st, rs, q, a->root) && !cand_same_members(st, rs, a, q))
+          bad[idx[i]] = 1;
+      }
+    }
+  }
+  free(idx);
+  return CDAG_OK;
+}
+
+/* Takes the candidates largest first, except a neighbourhood exchange's (noted). */
+static int take_regular(det_state *st, rooted_state *rs) {
+  uint8_t *bad = calloc((size_t)(rs->nc ? rs->nc : 1), 1);
+  if (!bad) return CDAG_NOMEM("detection");
+  ir_sort(rs->c, (size_t)rs->nc, sizeof *rs->c, by_size_desc);
+  int rc = flag_neighbourhoods(st, rs, bad);
+  int64_t nbad = 0, example = -1;
+  for (int64_t i = 0; i < rs->nc && rc == CDAG_OK; i++) {
+    if (!bad[i]) rc = take(st, rs, &rs->c[i], 0);
+    else if (nbad++ == 0) example = i;
+  }
+  free(bad);
+  if (rc || !nbad) return rc;
+  const candidate *c = &rs->c[example];
+  return det_note(st, "neighbourhood exchange, not a collective: %lld overlapping groups (e.g. %s %d with %lld peers of %llu B) left residual",
+                  (long long)nbad, c->out ? "out of" : "into", c->root, (long long)c->n,
+                  (unsigned long long)st->sst->xfers[rs->t[c->out][c->first]].len);
+}
+
 /* Vector groups: per root and direction, any size, largest first. */
 static int vector_pass(det_state *st, rooted_state *rs) {
   const df_xfer *x = st->sst->xfers;
@@ -180,10 +277,7 @@ int det_rooted_collectives(det_state *st) {
     rc = collect(st, &rs, 1);
     if (rc == CDAG_OK) rc = collect(st, &rs, 0);
   }
-  if (rc == CDAG_OK) {
-    ir_sort(rs.c, (size_t)rs.nc, sizeof *rs.c, by_size_desc);
-    for (int64_t i = 0; i < rs.nc && rc == CDAG_OK; i++) rc = take(st, &rs, &rs.c[i], 0);
-  }
+  if (rc == CDAG_OK) rc = take_regular(st, &rs);
   if (rc == CDAG_OK) rc = vector_pass(st, &rs);
   free(rs.t[0]); free(rs.t[1]); free(rs.layer); free(rs.pick); free(rs.members); free(rs.c);
   return rc;

@@ -172,6 +172,23 @@ START_TEST(grid_rows_and_columns) {
   ck_assert_int_eq(p->nxfers, 0);
   cdag_plan_free(&p);
   cdag_graph_free(&g);
+  /* SUMMA step k = 2 on a 4x5 grid: row bcasts from column 2, column bcasts from row 2 */
+  g = graph(20);
+  for (int r = 0; r < 4; r++) {
+    gen_set row = {5 * r, 1, 5};
+    ck_assert_int_eq(gen_bcast_binomial(g, &row, 2, 40, &B), CDAG_OK);
+  }
+  for (int c = 0; c < 5; c++) {
+    gen_set col = {c, 5, 4};
+    ck_assert_int_eq(gen_bcast_binomial(g, &col, 2, 56, &B2), CDAG_OK);
+  }
+  p = analyse(g, NULL);
+  ck_assert_int_eq(p->ncolls, 9);
+  for (int i = 0; i < 9; i++) ck_assert_int_eq(p->colls[i].kind, DET_BCAST);
+  ck_assert_int_eq(p->nxfers, 0);
+  ck_assert_int_eq(p->nnotes, 0);
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
   /* a 3x3 grid: groups of 3 < min_group stay residual */
   g = graph(9);
   for (int r = 0; r < 3; r++) {
@@ -238,6 +255,26 @@ START_TEST(all_but_one_and_halo) {
   gen_set all = {0, 1, 8};
   ck_assert_int_eq(gen_halo1d(g, &all, 16, &B), CDAG_OK);
   expect(g, NULL, NULL, 0, 14);
+  cdag_graph_free(&g);
+  /* 2D halos look like one scatter of 5 ranks per rank; they overlap, so they stay residual */
+  int dims[][2] = {{4, 4}, {3, 5}, {6, 4}};
+  for (int d = 0; d < 3; d++) {
+    g = graph(dims[d][0] * dims[d][1]);
+    ck_assert_int_eq(gen_halo2d(g, dims[d][0], dims[d][1], 32, &B), CDAG_OK);
+    cdag_plan *p = analyse(g, NULL);
+    ck_assert_int_eq(p->ncolls, 0);
+    ck_assert_int_eq(p->nxfers, 4 * dims[d][0] * dims[d][1]);
+    ck_assert_int_eq(p->nnotes, 1);
+    ck_assert_msg(strstr(p->notes[0], "neighbourhood exchange"), "note: %s", p->notes[0]);
+    cdag_plan_free(&p);
+    cdag_graph_free(&g);
+  }
+  /* ... while a bcast on all ranks but one next to a halo is still found */
+  g = graph(17);
+  ck_assert_int_eq(gen_halo2d(g, 4, 4, 32, &B), CDAG_OK);
+  gen_set but_one = {1, 1, 16};
+  ck_assert_int_eq(gen_bcast_binomial(g, &but_one, 3, 100, &B2), CDAG_OK);
+  expect(g, NULL, (want[]){{DET_BCAST, 4, 16, 1}}, 1, 64);
   cdag_graph_free(&g);
 }
 END_TEST

@@ -310,3 +310,17 @@ int gen_allreduce_ring(cdag_graph *g, const gen_set *s, uint64_t count, const ge
     }
   return CDAG_OK;
 }
+
+/* 2D halo on a periodic rows x cols torus (ranks row-major): every rank sends its four
+   edges (bytes each, from data + k*bytes) to its neighbours, which receive them into
+   their ghost cells at out + k*bytes. Not a collective: a neighbourhood exchange. */
+int gen_halo2d(cdag_graph *g, int rows, int cols, uint64_t bytes, const gen_bufs *b) {
+  for (int r = 0; r < rows * cols; r++) {
+    int i = r / cols, j = r % cols;
+    int nb[4] = {((i + rows - 1) % rows) * cols + j, ((i + 1) % rows) * cols + j, i * cols + (j + cols - 1) % cols,
+                 i * cols + (j + 1) % cols};
+    for (int k = 0; k < 4; k++) /* edge k goes to neighbour k, lands in its ghost k^1 */
+      CHECK(msg(g, r, b->data + (uint64_t)k * bytes, nb[k], b->out + (uint64_t)(k ^ 1) * bytes, bytes, b->tag + k));
+  }
+  return CDAG_OK;
+}

@@ -40,5 +40,6 @@ int gen_scatter_binomial(cdag_graph *g, const gen_set *s, int root, uint64_t blo
 int gen_alltoall_bruck(cdag_graph *g, const gen_set *s, uint64_t block, const gen_bufs *b);
 int gen_allgather_bruck(cdag_graph *g, const gen_set *s, uint64_t block, const gen_bufs *b);
 int gen_allreduce_ring(cdag_graph *g, const gen_set *s, uint64_t count, const gen_bufs *b); /* n*count int32 */
+int gen_halo2d(cdag_graph *g, int rows, int cols, uint64_t bytes, const gen_bufs *b); /* periodic torus */
 
 #endif
