@@ -42,6 +42,8 @@ typedef struct {
   int64_t *self;       /* self-copies (src == dst), sorted by (rank, size, source address) */
   int64_t nself;
   int32_t *cover;      /* per rank: size of the complete vector group it is in, 0 if none */
+  const int64_t *all;  /* regular pass: the candidates sorted by (size, pair, offsets) */
+  int64_t nall;
 } uf_state;
 
 static int32_t uf_find(uf_state *u, int32_t r) {
@@ -135,6 +137,66 @@ static int add_all(det_state *st, const uf_state *u, det_kind k, int32_t m, cons
   return rc;
 }
 
+static int u64_cmp(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The unused tuple of (len, src, dst) reading src_addr in u->all, or -1. */
+static int64_t find_tuple(const det_state *st, const uf_state *u, const df_xfer *k) {
+  const df_xfer *x = st->sst->xfers;
+  int64_t lo = 0, hi = u->nall;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    const df_xfer *m = &x[u->all[mid]];
+    int less = m->len != k->len ? m->len < k->len : m->src != k->src ? m->src < k->src
+             : m->dst != k->dst ? m->dst < k->dst : m->src_addr < k->src_addr;
+    if (less) lo = mid + 1;
+    else hi = mid;
+  }
+  for (; lo < u->nall; lo++) {
+    const df_xfer *m = &x[u->all[lo]];
+    if (m->len != k->len || m->src != k->src || m->dst != k->dst || m->src_addr != k->src_addr) return -1;
+    if (!st->xused[u->all[lo]]) return u->all[lo];
+  }
+  return -1;
+}
+
+/* A complete group (t sorted by pair) that is an allgather but for a few pairs whose layer
+   holds other traffic of the same size: if every source reads one offset for more of its
+   peers than any other offset, and each other pair has an unused tuple reading that offset,
+   swap those in (the others stay residual). Returns 1 if t is now an allgather. A true
+   alltoall reads a distinct offset per peer, so it is never repaired. O(n log n). */
+static int repair_allgather(const det_state *st, const uf_state *u, int64_t *t, int64_t n) {
+  const df_xfer *x = st->sst->xfers;
+  uint64_t *addr = malloc((size_t)n * sizeof *addr);
+  int64_t *swap = malloc((size_t)n * sizeof *swap);
+  int ok = addr && swap && u->all;
+  for (int64_t i = 0; ok && i < n;) {
+    int64_t j = i;
+    while (j < n && x[t[j]].src == x[t[i]].src) addr[j - i] = x[t[j]].src_addr, j++;
+    ir_sort(addr, (size_t)(j - i), sizeof *addr, u64_cmp);
+    uint64_t mode = addr[0];
+    int64_t best = 0, second = 0;
+    for (int64_t a = 0, b; a < j - i; a = b) {
+      for (b = a; b < j - i && addr[b] == addr[a]; b++) {}
+      if (b - a > best) second = best, best = b - a, mode = addr[a];
+      else if (b - a > second) second = b - a;
+    }
+    ok = best >= 2 && best > second; /* one offset clearly the source's block */
+    for (int64_t k = i; ok && k < j; k++) {
+      df_xfer key = x[t[k]];
+      key.src_addr = mode;
+      swap[k] = key.src_addr == x[t[k]].src_addr ? t[k] : find_tuple(st, u, &key);
+      ok = swap[k] >= 0;
+    }
+    i = j;
+  }
+  if (ok) memcpy(t, swap, (size_t)n * sizeof *t);
+  free(addr); free(swap);
+  return ok;
+}
+
 static int32_t member_at(const int32_t *m, int32_t n, int32_t rank) {
   const int32_t *x = bsearch(&rank, m, (size_t)n, sizeof *m, int32_cmp);
   return x ? (int32_t)(x - m) : -1;
@@ -193,7 +255,7 @@ static int test_components(det_state *st, uf_state *u, int64_t *t, int64_t n, in
       i = j;
       continue;
     }
-    if (!complete && !vector && density >= 0.5) { /* stray tuples may hide a complete core */
+    if (!complete && !vector) { /* stray tuples may hide a complete core (at most 8 peels) */
       int64_t *core = malloc((size_t)(j - i) * sizeof *core);
       if (!core) return CDAG_NOMEM("detection");
       memcpy(core, t + i, (size_t)(j - i) * sizeof *core);
@@ -201,7 +263,7 @@ static int test_components(det_state *st, uf_state *u, int64_t *t, int64_t n, in
       int64_t nc = peel_core(st, x, core, j - i, u->members, &cm);
       if (nc && u->cover[u->members[0]] <= cm) {
         ir_sort(core, (size_t)nc, sizeof *core, by_pair);
-        int ag = one_block_per_source(x, core, nc);
+        int ag = one_block_per_source(x, core, nc) || repair_allgather(st, u, core, nc);
         rc = add_all(st, u, ag ? DET_ALLGATHER : DET_ALLTOALL, cm, core, nc);
       }
       free(core);
@@ -209,7 +271,7 @@ static int test_components(det_state *st, uf_state *u, int64_t *t, int64_t n, in
       continue;
     }
     if (det_group_ok(st, m) && (complete || (vector && density >= st->opts.density))) {
-      int ag = one_block_per_source(x, t + i, j - i);
+      int ag = one_block_per_source(x, t + i, j - i) || (!vector && repair_allgather(st, u, t + i, j - i));
       det_kind k = vector ? (ag ? DET_ALLGATHERV : DET_ALLTOALLV) : (ag ? DET_ALLGATHER : DET_ALLTOALL);
       rc = add_all(st, u, k, m, t + i, j - i);
     } else if (vector && m >= 3 && density >= 0.5) {
@@ -266,6 +328,7 @@ static int regular_pass(det_state *st, uf_state *u, int64_t *t, int64_t *g, uint
   ir_sort(t, (size_t)n, sizeof *t, by_len_pair);
   /* layer of each tuple: its index among the tuples of the same (size, src, dst) */
   int32_t *layer = u->layer;
+  u->all = t, u->nall = n;
   for (int64_t i = 0; i < n; i++)
     layer[i] = i > 0 && x[t[i]].len == x[t[i - 1]].len && x[t[i]].src == x[t[i - 1]].src &&
                        x[t[i]].dst == x[t[i - 1]].dst ? layer[i - 1] + 1 : 0;
@@ -273,11 +336,13 @@ static int regular_pass(det_state *st, uf_state *u, int64_t *t, int64_t *g, uint
   for (int64_t i = 0; i < n && rc == CDAG_OK;) {
     int64_t j = i;
     while (j < n && x[t[j]].len == x[t[i]].len) j++;
-    for (int32_t l = 0; rc == CDAG_OK; l++) { /* each layer of this size */
+    int32_t nlayers = 0;
+    for (int64_t k = i; k < j; k++) nlayers = layer[k] >= nlayers ? layer[k] + 1 : nlayers;
+    for (int32_t l = 0; l < nlayers && rc == CDAG_OK; l++) { /* each layer of this size */
       int64_t ng = 0;
       for (int64_t k = i; k < j; k++)
-        if (layer[k] == l) g[ng++] = t[k];
-      if (ng == 0) break;
+        if (layer[k] == l && !st->xused[t[k]]) g[ng++] = t[k];
+      if (ng == 0) continue;
       rc = test_components(st, u, g, ng, 0, seen);
     }
     i = j;
@@ -323,6 +388,7 @@ int det_all_collectives(det_state *st) {
     if (rc == CDAG_OK) rc = regular_pass(st, &u, t, g, seen);
     found = st->nprotos > before;
   }
+  u.all = NULL;
   if (rc == CDAG_OK) rc = vector_pass(st, &u, t, seen);
   free(t); free(g); free(seen); free(u.parent); free(u.touched); free(u.layer); free(u.members); free(u.self); free(u.cover);
   return rc;

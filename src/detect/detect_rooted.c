@@ -8,7 +8,7 @@
  * (scatterv, gatherv) take, over the whole communicator only, what is left from one root with
  * any sizes when at least tau*(p-1) peers take part. Neighbourhood exchanges (2D/3D halos)
  * look like overlapping scatters or gathers, one per rank: subset groups rooted at a and b
- * with b in a's group, a in b's group, different member sets and sizes within a factor 2
+ * with b in a's group, a in b's group, different member sets and sizes within 3/4
  * are left residual (grid rows and columns never overlap that way); the test runs on the
  * candidate groups before any is taken. Cost: O(n log n) for the sorts. */
 #include <stdlib.h>
@@ -20,6 +20,7 @@ typedef struct {
   int64_t first, n;   /* into the sorted tuple array of its direction */
   int32_t root;
   int out;            /* 1: tuples out of root (bcast/scatter); 0: into root (gather) */
+  int arr;            /* tuple array: 0 in, 1 out (by layer), 2 out by source offset (bcast) */
 } candidate;
 
 static const df_xfer *sx;
@@ -49,10 +50,13 @@ static int by_peer_only(const void *a, const void *b) {
   return (ax > ay) - (ax < ay);
 }
 
+/* Broadcast groups first (bcast > gather, scatter), then largest first. */
 static int by_size_desc(const void *a, const void *b) {
   const candidate *x = a, *y = b;
+  if ((x->arr == 2) != (y->arr == 2)) return x->arr == 2 ? -1 : 1;
   if (x->n != y->n) return x->n > y->n ? -1 : 1;
   if (x->out != y->out) return x->out > y->out ? -1 : 1;
+  if (x->arr != y->arr) return x->arr > y->arr ? -1 : 1; /* bcast groups first */
   return (x->root > y->root) - (x->root < y->root);
 }
 
@@ -62,7 +66,7 @@ static int int32_cmp(const void *a, const void *b) {
 }
 
 typedef struct {
-  int64_t *t[2];        /* candidate tuples sorted for in (0) and out (1) groups */
+  int64_t *t[3];        /* candidate tuples sorted for in (0), out (1) and bcast (2) groups */
   int64_t nt;
   int32_t *layer;       /* per transfer index */
   candidate *c;         int64_t nc, ccap;
@@ -100,7 +104,35 @@ static int collect(det_state *st, rooted_state *rs, int out) {
     while (j < rs->nt && (out ? x[t[j]].src : x[t[j]].dst) == root && x[t[j]].len == x[t[i]].len &&
            rs->layer[t[j]] == rs->layer[t[i]])
       j++;
-    int rc = push_candidate(rs, (candidate){.first = i, .n = j - i, .root = root, .out = out});
+    int rc = push_candidate(rs, (candidate){.first = i, .n = j - i, .root = root, .out = out, .arr = out});
+    if (rc) return rc;
+    i = j;
+  }
+  return CDAG_OK;
+}
+
+/* root, size, source offset, peer, destination offset */
+static int by_root_offset(const void *a, const void *b) {
+  const df_xfer *x = &sx[*(const int64_t *)a], *y = &sx[*(const int64_t *)b];
+  if (x->src != y->src) return x->src < y->src ? -1 : 1;
+  if (x->len != y->len) return x->len < y->len ? -1 : 1;
+  if (x->src_addr != y->src_addr) return x->src_addr < y->src_addr ? -1 : 1;
+  if (x->dst != y->dst) return x->dst < y->dst ? -1 : 1;
+  return (x->dst_addr > y->dst_addr) - (x->dst_addr < y->dst_addr);
+}
+
+/* Broadcast groups: the tuples reading one (root, size, offset), so that other traffic of
+   the same size from the root (a lower layer) does not hide a broadcast. */
+static int collect_bcast(det_state *st, rooted_state *rs) {
+  const df_xfer *x = st->sst->xfers;
+  int64_t *t = rs->t[2];
+  sx = x;
+  ir_sort(t, (size_t)rs->nt, sizeof *t, by_root_offset);
+  for (int64_t i = 0; i < rs->nt;) {
+    int64_t j = i + 1;
+    while (j < rs->nt && x[t[j]].src == x[t[i]].src && x[t[j]].len == x[t[i]].len && x[t[j]].src_addr == x[t[i]].src_addr) j++;
+    int rc = j - i > 1 ? push_candidate(rs, (candidate){.first = i, .n = j - i, .root = x[t[i]].src, .out = 1, .arr = 2})
+                       : CDAG_OK;
     if (rc) return rc;
     i = j;
   }
@@ -110,7 +142,7 @@ static int collect(det_state *st, rooted_state *rs, int out) {
 /* Takes the candidate's still-unused tuples if they form a large enough group. */
 static int take(det_state *st, rooted_state *rs, const candidate *c, int vector) {
   const df_xfer *x = st->sst->xfers;
-  const int64_t *t = rs->t[c->out] + c->first;
+  const int64_t *t = rs->t[c->arr] + c->first;
   int64_t n = 0;
   int32_t m = 0, last_peer = -1;
   for (int64_t i = 0; i < c->n; i++) {
@@ -153,8 +185,12 @@ static int by_cand_root(const void *a, const void *b) {
 }
 
 static int32_t cand_peer(const det_state *st, const rooted_state *rs, const candidate *c, int64_t i) {
-  const df_xfer *x = &st->sst->xfers[rs->t[c->out][c->first + i]];
+  const df_xfer *x = &st->sst->xfers[rs->t[c->arr][c->first + i]];
   return c->out ? x->dst : x->src;
+}
+
+static uint64_t cand_len(const det_state *st, const rooted_state *rs, const candidate *c) {
+  return st->sst->xfers[rs->t[c->arr][c->first]].len;
 }
 
 static int cand_has_peer(const det_state *st, const rooted_state *rs, const candidate *c, int32_t r) {
@@ -182,9 +218,10 @@ static int cand_same_members(const det_state *st, const rooted_state *rs, const 
 }
 
 /* Flags the takeable proper-subset candidates of a neighbourhood exchange: candidate a has a
-   peer b rooting a proper-subset candidate of the same direction (traffic both ways between
-   a and b) that has a among its peers, a different member set and at least half a's size
-   (a 16-rank broadcast beside 5-rank halo groups stays). */
+   peer b rooting a proper-subset candidate of the same direction and size (traffic both
+   ways between a and b) that has a among its peers, a different member set and at least 3/4 of a's
+   size (halo groups of neighbouring ranks differ by one; a 16-rank broadcast beside 5-rank
+   halo groups, or a scatter beside a few stray messages, stays). */
 static int flag_neighbourhoods(det_state *st, rooted_state *rs, uint8_t *bad) {
   int32_t p = st->g->nprocs;
   int64_t *idx = malloc((size_t)(rs->nc ? rs->nc : 1) * sizeof *idx), m = 0;
@@ -206,7 +243,7 @@ static int flag_neighbourhoods(det_state *st, rooted_state *rs, uint8_t *bad) {
       }
       for (; lo < m && rs->c[idx[lo]].root == b && rs->c[idx[lo]].out == a->out && !bad[idx[i]]; lo++) {
         const candidate *q = &rs->c[idx[lo]];
-        if (2 * (q->n + 1) > a->n + 1 && cand_has_peer(st, rs, q, a->root) && !cand_same_members(st, rs, a, q))
+        if (4 * (q->n + 1) >= 3 * (a->n + 1) && cand_len(st, rs, q) == cand_len(st, rs, a) && cand_has_peer(st, rs, q, a->root) && !cand_same_members(st, rs, a, q))
           bad[idx[i]] = 1;
       }
     }
@@ -231,7 +268,7 @@ static int take_regular(det_state *st, rooted_state *rs) {
   const candidate *c = &rs->c[example];
   return det_note(st, "neighbourhood exchange, not a collective: %lld overlapping groups (e.g. %s %d with %lld peers of %llu B) left residual",
                   (long long)nbad, c->out ? "out of" : "into", c->root, (long long)c->n,
-                  (unsigned long long)st->sst->xfers[rs->t[c->out][c->first]].len);
+                  (unsigned long long)st->sst->xfers[rs->t[c->arr][c->first]].len);
 }
 
 /* Vector groups: per root and direction, any size, largest first. */
@@ -247,7 +284,7 @@ static int vector_pass(det_state *st, rooted_state *rs) {
       int64_t j = i;
       int32_t root = out ? x[rs->t[out][i]].src : x[rs->t[out][i]].dst;
       while (j < rs->nt && (out ? x[rs->t[out][j]].src : x[rs->t[out][j]].dst) == root) j++;
-      rc = push_candidate(rs, (candidate){.first = i, .n = j - i, .root = root, .out = out});
+      rc = push_candidate(rs, (candidate){.first = i, .n = j - i, .root = root, .out = out, .arr = out});
       i = j;
     }
   }
@@ -267,18 +304,21 @@ int det_rooted_collectives(det_state *st) {
   rooted_state rs = {0};
   rs.t[0] = malloc((size_t)n * sizeof(int64_t));
   rs.t[1] = malloc((size_t)n * sizeof(int64_t));
+  rs.t[2] = malloc((size_t)n * sizeof(int64_t));
   rs.layer = malloc((size_t)n * sizeof *rs.layer);
   rs.pick = malloc((size_t)n * sizeof *rs.pick);
   rs.members = malloc(((size_t)st->g->nprocs + 1) * sizeof *rs.members);
-  int rc = rs.t[0] && rs.t[1] && rs.layer && rs.pick && rs.members ? CDAG_OK : CDAG_NOMEM("detection");
+  int rc = rs.t[0] && rs.t[1] && rs.t[2] && rs.layer && rs.pick && rs.members ? CDAG_OK : CDAG_NOMEM("detection");
   if (rc == CDAG_OK) {
     rs.nt = det_candidates(st, rs.t[0]);
     memcpy(rs.t[1], rs.t[0], (size_t)rs.nt * sizeof(int64_t));
-    rc = collect(st, &rs, 1);
+    memcpy(rs.t[2], rs.t[0], (size_t)rs.nt * sizeof(int64_t));
+    rc = collect_bcast(st, &rs);
+    if (rc == CDAG_OK) rc = collect(st, &rs, 1);
     if (rc == CDAG_OK) rc = collect(st, &rs, 0);
   }
   if (rc == CDAG_OK) rc = take_regular(st, &rs);
   if (rc == CDAG_OK) rc = vector_pass(st, &rs);
-  free(rs.t[0]); free(rs.t[1]); free(rs.layer); free(rs.pick); free(rs.members); free(rs.c);
+  free(rs.t[0]); free(rs.t[1]); free(rs.t[2]); free(rs.layer); free(rs.pick); free(rs.members); free(rs.c);
   return rc;
 }
