@@ -42,6 +42,7 @@ typedef struct {
   int64_t *self;       /* self-copies (src == dst), sorted by (rank, size, source address) */
   int64_t nself;
   int32_t *cover;      /* per rank: size of the complete vector group it is in, 0 if none */
+  int64_t *lstart;     /* regular pass: per layer, counting-sort offsets */
   const int64_t *all;  /* regular pass: the candidates sorted by (size, pair, offsets) */
   int64_t nall;
 } uf_state;
@@ -338,12 +339,19 @@ static int regular_pass(det_state *st, uf_state *u, int64_t *t, int64_t *g, uint
     while (j < n && x[t[j]].len == x[t[i]].len) j++;
     int32_t nlayers = 0;
     for (int64_t k = i; k < j; k++) nlayers = layer[k] >= nlayers ? layer[k] + 1 : nlayers;
+    /* counting sort of this size's tuples by layer into g[i..j): O(j - i + layers) */
+    int64_t *at = u->lstart;
+    memset(at, 0, ((size_t)nlayers + 1) * sizeof *at);
+    for (int64_t k = i; k < j; k++) at[layer[k] + 1]++;
+    for (int32_t l = 0; l < nlayers; l++) at[l + 1] += at[l];
+    for (int64_t k = i; k < j; k++) g[i + at[layer[k]]++] = t[k];
+    int64_t from = 0;
     for (int32_t l = 0; l < nlayers && rc == CDAG_OK; l++) { /* each layer of this size */
-      int64_t ng = 0;
-      for (int64_t k = i; k < j; k++)
-        if (layer[k] == l && !st->xused[t[k]]) g[ng++] = t[k];
-      if (ng == 0) continue;
-      rc = test_components(st, u, g, ng, 0, seen);
+      int64_t ng = 0, *gl = g + i + from; /* at[l] is now the end of layer l */
+      for (int64_t k = 0; k < at[l] - from; k++)
+        if (!st->xused[gl[k]]) gl[ng++] = gl[k]; /* a repair may have taken a later layer's tuple */
+      from = at[l];
+      if (ng) rc = test_components(st, u, gl, ng, 0, seen);
     }
     i = j;
   }
@@ -374,7 +382,8 @@ int det_all_collectives(det_state *st) {
   u.cover = calloc((size_t)p, sizeof *u.cover);
   int rc = t && g && seen && u.parent && u.touched && u.layer && u.members && u.cover ? CDAG_OK : CDAG_NOMEM("detection");
   u.self = malloc((size_t)n * sizeof *u.self);
-  if (!u.self) rc = CDAG_NOMEM("detection");
+  u.lstart = malloc(((size_t)n + 1) * sizeof *u.lstart);
+  if (!u.self || !u.lstart) rc = CDAG_NOMEM("detection");
   for (int64_t i = 0; rc == CDAG_OK && i < st->sst->nxfers; i++)
     if (st->sst->xfers[i].src == st->sst->xfers[i].dst && !st->xused[i]) u.self[u.nself++] = i;
   sort_x = st->sst->xfers;
@@ -390,6 +399,6 @@ int det_all_collectives(det_state *st) {
   }
   u.all = NULL;
   if (rc == CDAG_OK) rc = vector_pass(st, &u, t, seen);
-  free(t); free(g); free(seen); free(u.parent); free(u.touched); free(u.layer); free(u.members); free(u.self); free(u.cover);
+  free(t); free(g); free(seen); free(u.parent); free(u.touched); free(u.layer); free(u.members); free(u.self); free(u.cover); free(u.lstart);
   return rc;
 }

@@ -131,6 +131,18 @@ START_TEST(gathers_and_scatters) {
   ck_assert_int_eq(gen_scatter_binomial(g, &s7, 5, 24, &B), CDAG_OK);
   expect(g, NULL, (want[]){{DET_SCATTER, 5, 0, 0}}, 1, 1); /* the root's own block stays a local copy */
   cdag_graph_free(&g);
+  /* a gather over 5000 ranks would need 5000^2 slots in the plan: residual, with a note */
+  g = graph(5000);
+  gen_set big = {0, 1, 5000};
+  ck_assert_int_eq(gen_gather_linear(g, &big, 7, 8, &B), CDAG_OK);
+  cdag_plan *p = NULL;
+  ck_assert_int_eq(cdag_analyze(g, NULL, &p), CDAG_OK);
+  ck_assert_int_eq(p->ncolls, 0);
+  ck_assert_int_eq(p->nxfers, 4999);
+  ck_assert_int_ge(p->nnotes, 1);
+  ck_assert_msg(strstr(p->notes[0], "gather rooted at 7 over 5000 ranks left residual"), "note: %s", p->notes[0]);
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
 }
 END_TEST
 
