@@ -28,6 +28,28 @@ expect_out '"residual": {"transfers": 16, "bytes": 1024, "messages": 16'
 expect_status 0 "$cdag" analyze --json "$src/tests/data/goal/binomial_bcast16.goal"
 expect_out '"kind": "bcast", "root": 0, "ranks": "all"'
 
+# hand-written detection cases (tests/data/detect: each file says what it expects)
+det=$src/tests/data/detect
+expect_status 0 "$cdag" analyze --json "$det/allgather_bruck6.cdag"
+expect_out '"kind": "allgather", "root": null, "ranks": "all", "bytes": 32, "transfers": 36'
+expect_out '"residual": {"transfers": 0, "bytes": 0, "messages": 0'
+expect_status 0 "$cdag" analyze --json "$det/barrier_dissemination5.cdag"
+expect_out '"kind": "barrier", "root": null, "ranks": "all"'
+expect_out '"barrier": true'
+expect_status 0 "$cdag" analyze --json "$det/grid_bcast4x4.cdag"
+for c in '"root": 1, "ranks": [0, 1, 2, 3], "bytes": 256' '"root": 13, "ranks": [12, 13, 14, 15], "bytes": 256' \
+         '"root": 8, "ranks": [0, 4, 8, 12], "bytes": 128' '"root": 11, "ranks": [3, 7, 11, 15], "bytes": 128'; do
+  expect_out "{\"kind\": \"bcast\", $c"
+done
+[ "$(grep -c '"kind": "bcast"' "$tmp/out")" = 8 ] || fail "grid: expected 8 bcasts"
+expect_out '"residual": {"transfers": 0, "bytes": 0, "messages": 0'
+expect_status 0 "$cdag" analyze --json "$det/halo2d_torus3x3.cdag"
+expect_out '"collectives": [],'
+expect_out '"residual": {"transfers": 36, "bytes": 2304, "messages": 36'
+expect_out 'neighbourhood exchange, not a collective'
+expect_status 0 "$cdag" analyze "$det/halo2d_torus3x3.cdag"
+head -1 "$tmp/out" | grep -qF "no collectives found" || fail "halo text report: $(head -1 "$tmp/out")"
+
 expect_status 0 "$cdag" sst --json "$ex/bcast_binomial8.cdag"
 expect_out '"cdag_sst": 1'
 expect_out '{"src": 0, "src_addr": 4096, "len": 64, "dst": 7, "dst_addr": 4096}'
@@ -36,7 +58,7 @@ expect_out '"sources": [[0, '
 expect_status 0 "$cdag" sst "$ex/alltoall_butterfly4.cdag"
 expect_out "rank 0:"
 
-for f in "$ex"/*.cdag "$src"/tests/data/goal/*.goal; do
+for f in "$ex"/*.cdag "$det"/*.cdag "$src"/tests/data/goal/*.goal; do
   expect_status 0 "$cdag" verify "$f"
   expect_out "matches the graph"
 done
