@@ -76,7 +76,34 @@ typedef struct {
   candidate *c;         int64_t nc, ccap;
   int64_t *pick;        /* the unused tuples of the candidate being taken */
   int32_t *members;
+  int64_t *self;        /* self-copies (src == dst), sorted by (rank, size) */
+  int64_t nself;
 } rooted_state;
+
+/* (rank, size, index) */
+static int by_rank_len(const void *a, const void *b) {
+  int64_t i = *(const int64_t *)a, j = *(const int64_t *)b;
+  const df_xfer *x = &sx[i], *y = &sx[j];
+  if (x->src != y->src) return x->src < y->src ? -1 : 1;
+  if (x->len != y->len) return x->len < y->len ? -1 : 1;
+  return (i > j) - (i < j);
+}
+
+/* An unused self-copy of the root with the block size: the root's own block, which MPI's
+   scatter and gather move too. -1 if none. O(log n). */
+static int64_t root_block(const det_state *st, const rooted_state *rs, int32_t root, uint64_t len) {
+  const df_xfer *x = st->sst->xfers;
+  int64_t lo = 0, hi = rs->nself;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    const df_xfer *m = &x[rs->self[mid]];
+    if (m->src < root || (m->src == root && m->len < len)) lo = mid + 1;
+    else hi = mid;
+  }
+  for (; lo < rs->nself && x[rs->self[lo]].src == root && x[rs->self[lo]].len == len; lo++)
+    if (!st->xused[rs->self[lo]]) return rs->self[lo];
+  return -1;
+}
 
 static int push_candidate(rooted_state *rs, candidate c) {
   if (rs->nc == rs->ccap) {
@@ -173,6 +200,10 @@ static int take(det_state *st, rooted_state *rs, const candidate *c, int vector)
     k = one && !vector ? DET_BCAST : vector ? DET_SCATTERV : DET_SCATTER;
   } else if (vector) {
     k = DET_GATHERV;
+  }
+  if ((k == DET_SCATTER || k == DET_GATHER) && n > 0) { /* the root's own block moves inside it */
+    int64_t own = root_block(st, rs, c->root, x[rs->pick[0]].len);
+    if (own >= 0) rs->pick[n++] = own;
   }
   if (k != DET_BCAST && (int64_t)m * m > DET_MAX_ROOTED_SLOTS) /* the plan gives every member m slots */
     return det_note(st, "%s rooted at %d over %d ranks left residual: its slot table would hold %lld slots (limit %lld)",
@@ -315,7 +346,12 @@ int det_rooted_collectives(det_state *st) {
   rs.layer = malloc((size_t)n * sizeof *rs.layer);
   rs.pick = malloc((size_t)n * sizeof *rs.pick);
   rs.members = malloc(((size_t)st->g->nprocs + 1) * sizeof *rs.members);
-  int rc = rs.t[0] && rs.t[1] && rs.t[2] && rs.layer && rs.pick && rs.members ? CDAG_OK : CDAG_NOMEM("detection");
+  rs.self = malloc((size_t)n * sizeof *rs.self);
+  int rc = rs.t[0] && rs.t[1] && rs.t[2] && rs.layer && rs.pick && rs.members && rs.self ? CDAG_OK : CDAG_NOMEM("detection");
+  for (int64_t i = 0; rc == CDAG_OK && i < st->sst->nxfers; i++)
+    if (st->sst->xfers[i].src == st->sst->xfers[i].dst && st->sst->xfers[i].len && !st->xused[i]) rs.self[rs.nself++] = i;
+  sx = st->sst->xfers;
+  if (rc == CDAG_OK) ir_sort(rs.self, (size_t)rs.nself, sizeof *rs.self, by_rank_len);
   if (rc == CDAG_OK) {
     rs.nt = det_candidates(st, rs.t[0]);
     memcpy(rs.t[1], rs.t[0], (size_t)rs.nt * sizeof(int64_t));
@@ -326,6 +362,6 @@ int det_rooted_collectives(det_state *st) {
   }
   if (rc == CDAG_OK) rc = take_regular(st, &rs);
   if (rc == CDAG_OK) rc = vector_pass(st, &rs);
-  free(rs.t[0]); free(rs.t[1]); free(rs.t[2]); free(rs.layer); free(rs.pick); free(rs.members); free(rs.c);
+  free(rs.t[0]); free(rs.t[1]); free(rs.t[2]); free(rs.layer); free(rs.pick); free(rs.members); free(rs.c); free(rs.self);
   return rc;
 }

@@ -125,11 +125,11 @@ START_TEST(gathers_and_scatters) {
   g = graph(6);
   gen_set s6 = {0, 1, 6};
   ck_assert_int_eq(gen_gather_binomial(g, &s6, 32, &B), CDAG_OK);
-  expect(g, NULL, (want[]){{DET_GATHER, 0, 0, 0}}, 1, 1);
+  expect(g, NULL, (want[]){{DET_GATHER, 0, 0, 0}}, 1, 0); /* the root's own block moves inside it */
   cdag_graph_free(&g);
   g = graph(7);
   ck_assert_int_eq(gen_scatter_binomial(g, &s7, 5, 24, &B), CDAG_OK);
-  expect(g, NULL, (want[]){{DET_SCATTER, 5, 0, 0}}, 1, 1); /* the root's own block stays a local copy */
+  expect(g, NULL, (want[]){{DET_SCATTER, 5, 0, 0}}, 1, 0); /* the root's own block too */
   cdag_graph_free(&g);
   /* a gather over 5000 ranks would need 5000^2 slots in the plan: residual, with a note */
   g = graph(5000);
@@ -535,10 +535,10 @@ static void random_instance(uint64_t seed) {
   if (!found) cdag_plan_report(pl, stderr, 0);
   ck_assert_msg(found, "seed %llu: %s over %d of %d ranks not found", (unsigned long long)seed,
                 det_kind_name(expected[kind]), n, p);
-  /* exactly the noise stays residual (and a binomial scatter's own block); on 4 ranks three
+  /* exactly the noise stays residual; on 4 ranks three
      stray messages from one rank may be a scatterv of their own */
   if (!same && kind != 12 && p >= 5)
-    ck_assert_msg(pl->nxfers + pl->nreds == nnoise + (kind == 15), "seed %llu: residual %lld, noise %d", (unsigned long long)seed,
+    ck_assert_msg(pl->nxfers + pl->nreds == nnoise, "seed %llu: residual %lld, noise %d", (unsigned long long)seed,
                   (long long)(pl->nxfers + pl->nreds), nnoise);
   cdag_plan_free(&pl);
   cdag_graph_free(&g);
