@@ -19,6 +19,9 @@ typedef struct sim_mem sim_mem;
 int sim_mem_create(const cdag_graph *g, sim_mem **m);
 int sim_mem_clone(const sim_mem *m, sim_mem **copy);
 void sim_mem_free(sim_mem *m);
+int sim_mem_nprocs(const sim_mem *m);
+/* Total bytes of all regions (scratch included). */
+uint64_t sim_mem_bytes(const sim_mem *m);
 /* Deterministic pseudo-random contents. */
 void sim_mem_fill_random(sim_mem *m, uint64_t seed);
 /* Pointer to rank's bytes [addr, addr+len) if they lie in one region, else NULL. */
@@ -40,5 +43,7 @@ int sim_reduce_tuple(const df_sst *sst, const df_red *d, sim_mem *m, const sim_m
    orders (all must agree, else the graph has a race) and the plan once; every non-scratch
    byte must be equal. CDAG_ERR_STATE with the first difference otherwise. g finalized. */
 int exec_verify(const cdag_graph *g, const cdag_plan *p, uint64_t seed, int orders);
+/* The same; *compared (may be NULL) gets the number of non-scratch bytes compared. */
+int exec_verify_bytes(const cdag_graph *g, const cdag_plan *p, uint64_t seed, int orders, uint64_t *compared);
 
 #endif

@@ -130,6 +130,14 @@ void sim_mem_fill_random(sim_mem *m, uint64_t seed) {
     }
 }
 
+int sim_mem_nprocs(const sim_mem *m) { return m->nprocs; }
+
+uint64_t sim_mem_bytes(const sim_mem *m) {
+  uint64_t n = 0;
+  for (int64_t i = 0; i < m->nregions; i++) n += m->regions[i].hi - m->regions[i].lo;
+  return n;
+}
+
 uint8_t *sim_mem_at(sim_mem *m, int rank, uint64_t addr, uint64_t len) {
   static uint8_t nothing; /* zero bytes need no memory */
   if (rank < 0 || rank >= m->nprocs) return NULL;
@@ -147,13 +155,15 @@ uint8_t *sim_mem_at(sim_mem *m, int rank, uint64_t addr, uint64_t len) {
 }
 
 int sim_mem_compare(const sim_mem *a, const sim_mem *b, const cdag_graph *g, int skip_scratch) {
-  if (a->nregions != b->nregions) return cdag__error(CDAG_ERR_STATE, "memory images have different layouts");
+  if (a->nprocs != b->nprocs || a->nregions != b->nregions) return cdag__error(CDAG_ERR_STATE, "memory images have different layouts");
+  if (skip_scratch && g->state == IR_BUILDING)
+    return cdag__error(CDAG_ERR_STATE, "simulator: comparing without scratch needs a finalized graph");
   for (int r = 0; r < a->nprocs; r++)
     for (int64_t i = a->start[r]; i < a->start[r + 1]; i++) {
       const sim_region *x = &a->regions[i], *y = &b->regions[i];
       for (uint64_t k = 0; k < x->hi - x->lo; k++) {
         if (x->bytes[k] == y->bytes[k]) continue;
-        if (skip_scratch && g->scr_start && ir_is_scratch(g, r, x->lo + k, 1)) continue;
+        if (skip_scratch && ir_is_scratch(g, r, x->lo + k, 1)) continue;
         return cdag__error(CDAG_ERR_STATE, "rank %d byte 0x%llx differs: 0x%02x vs 0x%02x", r,
                            (unsigned long long)(x->lo + k), x->bytes[k], y->bytes[k]);
       }

@@ -115,11 +115,91 @@ static int put_result(plan_run *r, const det_coll *c, int32_t j, uint64_t n) {
 static int32_t root_index(const cdag_plan *p, const det_coll *c) {
   for (int32_t i = 0; i < c->nranks; i++)
     if (p->ranks[c->ranks_first + i] == c->root) return i;
-  return 0;
+  return -1;
+}
+
+/* ---- checking a collective against detect.h's table before running it ---- */
+
+static int rooted(det_kind k) {
+  return k == DET_BCAST || k == DET_SCATTER || k == DET_SCATTERV || k == DET_GATHER || k == DET_GATHERV ||
+         k == DET_REDUCE;
+}
+
+static int is_reduction(det_kind k) {
+  return k == DET_REDUCE || k == DET_ALLREDUCE || k == DET_REDUCE_SCATTER || k == DET_REDUCE_SCATTER_BLOCK;
+}
+
+/* Slot counts of kind k over n members; *_root: only the root's slots on that side carry data. */
+static void slot_table(det_kind k, int32_t n, int32_t *ns, int32_t *nr, int *send_root, int *recv_root) {
+  *ns = *nr = 1;
+  *send_root = k == DET_BCAST || k == DET_SCATTER || k == DET_SCATTERV;
+  *recv_root = k == DET_GATHER || k == DET_GATHERV || k == DET_REDUCE;
+  if (k == DET_SCATTER || k == DET_SCATTERV || k == DET_ALLTOALL || k == DET_ALLTOALLV ||
+      k == DET_REDUCE_SCATTER || k == DET_REDUCE_SCATTER_BLOCK)
+    *ns = n;
+  if (k == DET_GATHER || k == DET_GATHERV || k == DET_ALLGATHER || k == DET_ALLGATHERV || k == DET_ALLTOALL ||
+      k == DET_ALLTOALLV)
+    *nr = n;
+  if (k == DET_BARRIER) *ns = *nr = 0;
+}
+
+static int bad(int64_t ci, const det_coll *c, const char *what, int rank) {
+  return cdag__error(CDAG_ERR_STATE, "simulator: plan collective %lld (%s rooted at %d, %d members): %s (rank %d)",
+                     (long long)ci, det_kind_name(c->kind), c->root, c->nranks, what, rank);
+}
+
+/* One slot: its pieces exist, add up to its bytes and lie in the member's memory. */
+static int check_slot(const plan_run *r, int64_t ci, const det_coll *c, const det_iov *v, int rank, int must_be_empty) {
+  uint64_t sum = 0;
+  if (v->first < 0 || v->n < 0 || v->first + v->n > r->p->npieces) return bad(ci, c, "a slot's pieces are out of range", rank);
+  for (int32_t i = 0; i < v->n; i++) {
+    const det_piece *pc = &r->p->pieces[v->first + i];
+    if (!sim_mem_at(r->m, rank, pc->addr, pc->len)) return outside(c, rank, pc->addr);
+    sum += pc->len;
+  }
+  if (sum != v->bytes) return bad(ci, c, "a slot's bytes differ from the sum of its pieces", rank);
+  if (must_be_empty && sum) return bad(ci, c, "a slot that only the root may fill holds data", rank);
+  if (is_reduction(c->kind) && sum % (uint64_t)ir_type_size(c->type))
+    return bad(ci, c, "a slot is not a whole number of elements", rank);
+  return CDAG_OK;
+}
+
+static int check_slots(const plan_run *r, int64_t ci, const det_coll *c, int send, int root_only, int32_t root) {
+  int32_t per = send ? c->nsend_slots : c->nrecv_slots;
+  for (int32_t m = 0; m < c->nranks; m++)
+    for (int32_t s = 0; s < per; s++) {
+      int rc = check_slot(r, ci, c, slot(r->p, c, send, m, s), r->p->ranks[c->ranks_first + m], root_only && m != root);
+      if (rc) return rc;
+    }
+  return CDAG_OK;
+}
+
+static int check_coll(const plan_run *r, int64_t ci) {
+  const cdag_plan *p = r->p;
+  const det_coll *c = &p->colls[ci];
+  if ((unsigned)c->kind >= DET_NKINDS) return cdag__error(CDAG_ERR_STATE, "simulator: plan collective %lld has no kind", (long long)ci);
+  if (c->nranks < 0 || c->ranks_first < 0 || c->ranks_first + c->nranks > p->nranks) return bad(ci, c, "members out of range", -1);
+  for (int32_t m = 0; m < c->nranks; m++) {
+    int32_t rank = p->ranks[c->ranks_first + m];
+    if (rank < 0 || rank >= p->nprocs || (m > 0 && rank <= p->ranks[c->ranks_first + m - 1]))
+      return bad(ci, c, "members are not distinct sorted ranks", rank);
+  }
+  int32_t root = root_index(p, c), ns, nr;
+  int send_root, recv_root;
+  if (rooted(c->kind) && root < 0) return bad(ci, c, "the root is not a member", c->root);
+  if (is_reduction(c->kind) && (!ir_type_size(c->type) || !ir_rop_name(c->op) || !ir_rop_valid_for(c->op, c->type)))
+    return bad(ci, c, "no valid type and op", -1);
+  slot_table(c->kind, c->nranks, &ns, &nr, &send_root, &recv_root);
+  if (c->nsend_slots != ns || c->nrecv_slots != nr) return bad(ci, c, "slot counts differ from its kind's", -1);
+  if (c->send_first < 0 || c->recv_first < 0 || c->send_first + (int64_t)c->nranks * ns > p->niovs ||
+      c->recv_first + (int64_t)c->nranks * nr > p->niovs)
+    return bad(ci, c, "slots out of range", -1);
+  int rc = check_slots(r, ci, c, 1, send_root, root);
+  return rc ? rc : check_slots(r, ci, c, 0, recv_root, root);
 }
 
 static int run_coll(plan_run *r, const det_coll *c) {
-  int32_t n = c->nranks, root = root_index(r->p, c);
+  int32_t n = c->nranks, root = root_index(r->p, c);  /* checked: a member for rooted kinds */
   int rc = CDAG_OK;
   uint64_t bytes;
   switch (c->kind) {
@@ -156,18 +236,62 @@ static int run_coll(plan_run *r, const det_coll *c) {
   }
 }
 
+/* Residual messages must group the transfers as they say (the report counts them). */
+static int check_msgs(const cdag_plan *p) {
+  int64_t next = 0;
+  for (int64_t k = 0; k < p->nmsgs; k++) {
+    const det_msg *g = &p->msgs[k];
+    uint64_t bytes = 0;
+    if (g->first != next || g->n < 0 || g->first + g->n > p->nxfers)
+      return cdag__error(CDAG_ERR_STATE, "simulator: residual message %lld does not follow the previous one", (long long)k);
+    for (int64_t i = g->first; i < g->first + g->n; i++) {
+      if (p->xfers[i].src != g->src || p->xfers[i].dst != g->dst)
+        return cdag__error(CDAG_ERR_STATE, "simulator: residual message %lld (rank %d -> %d) holds a transfer of rank %d -> %d",
+                           (long long)k, g->src, g->dst, p->xfers[i].src, p->xfers[i].dst);
+      bytes += p->xfers[i].len;
+    }
+    if (bytes != g->bytes) return cdag__error(CDAG_ERR_STATE, "simulator: residual message %lld: bytes differ from its transfers", (long long)k);
+    next += g->n;
+  }
+  if (next != p->nxfers) return cdag__error(CDAG_ERR_STATE, "simulator: %lld residual transfers are in no message", (long long)(p->nxfers - next));
+  return CDAG_OK;
+}
+
+/* Snapshots and syncs are not run, but they must name real memory and ranks. */
+static int check_extras(const cdag_plan *p, sim_mem *m) {
+  for (int64_t i = 0; i < p->nsnaps; i++)
+    if (!sim_mem_at(m, p->snaps[i].rank, p->snaps[i].addr, p->snaps[i].len))
+      return cdag__error(CDAG_ERR_ARG, "simulator: snapshot of rank %d 0x%llx (%llu bytes) is outside memory", p->snaps[i].rank,
+                         (unsigned long long)p->snaps[i].addr, (unsigned long long)p->snaps[i].len);
+  for (int64_t i = 0; i < 2 * p->nsyncs; i++)
+    if (p->syncs[i] < 0 || p->syncs[i] >= p->nprocs) return cdag__error(CDAG_ERR_STATE, "simulator: a kept sync names rank %d", p->syncs[i]);
+  return CDAG_OK;
+}
+
+static int run_xfers(const cdag_plan *p, sim_mem *m, const sim_mem *snap) {
+  for (int64_t i = 0; i < p->nxfers; i++) {
+    const df_xfer *x = &p->xfers[i];
+    uint8_t *from = sim_mem_at((sim_mem *)snap, x->src, x->src_addr, x->len), *to = sim_mem_at(m, x->dst, x->dst_addr, x->len);
+    if (!from || !to)
+      return cdag__error(CDAG_ERR_ARG, "simulator: residual transfer rank %d 0x%llx -> rank %d 0x%llx (%llu bytes) is outside memory",
+                         x->src, (unsigned long long)x->src_addr, x->dst, (unsigned long long)x->dst_addr, (unsigned long long)x->len);
+    memcpy(to, from, (size_t)x->len);
+  }
+  return CDAG_OK;
+}
+
 int sim_run_plan(const cdag_plan *p, sim_mem *m) {
+  if (p->nprocs != sim_mem_nprocs(m))
+    return cdag__error(CDAG_ERR_ARG, "simulator: the plan is for %d ranks, the memory has %d", p->nprocs, sim_mem_nprocs(m));
   sim_mem *snap;
   int rc = sim_mem_clone(m, &snap);
   if (rc) return rc;
   plan_run r = {.p = p, .m = m, .snap = snap};
-  for (int64_t i = 0; i < p->ncolls && rc == CDAG_OK; i++) rc = run_coll(&r, &p->colls[i]);
-  for (int64_t i = 0; i < p->nxfers && rc == CDAG_OK; i++) {
-    const df_xfer *x = &p->xfers[i];
-    uint8_t *from = sim_mem_at(snap, x->src, x->src_addr, x->len), *to = sim_mem_at(m, x->dst, x->dst_addr, x->len);
-    if (!from || !to) rc = cdag__error(CDAG_ERR_ARG, "simulator: residual transfer rank %d -> %d outside memory", x->src, x->dst);
-    else memcpy(to, from, (size_t)x->len);
-  }
+  if (rc == CDAG_OK) rc = check_msgs(p);
+  if (rc == CDAG_OK) rc = check_extras(p, m);
+  for (int64_t i = 0; i < p->ncolls && rc == CDAG_OK; i++)
+    if ((rc = check_coll(&r, i)) == CDAG_OK) rc = run_coll(&r, &p->colls[i]);
+  if (rc == CDAG_OK) rc = run_xfers(p, m, snap);
   for (int64_t i = 0; i < p->nreds && rc == CDAG_OK; i++) rc = sim_reduce_tuple(p->sst, &p->reds[i], m, snap);
   free(r.buf);
   free(r.acc);

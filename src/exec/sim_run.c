@@ -14,34 +14,30 @@
 
 /* ---- matching: sort p2p ops by (src, dst, tag, kind, program position) ---- */
 
-static const cdag_graph *sort_g;
+typedef struct {
+  int32_t src, dst, tag, kind, pos, op;  /* channel, sends before receives, program order */
+} p2p_key;
 
-/* Channel of a p2p op: (source, dest, tag). */
-static void channel(const cdag_graph *g, int32_t op, int64_t key[3]) {
+static p2p_key key_of(const cdag_graph *g, int32_t op) {
   int send = g->kind[op] == IR_SEND;
-  key[0] = send ? g->rank[op] : g->peer[op];
-  key[1] = send ? g->peer[op] : g->rank[op];
-  key[2] = g->tag[op];
+  return (p2p_key){send ? g->rank[op] : g->peer[op], send ? g->peer[op] : g->rank[op], g->tag[op],
+                   g->kind[op], g->pos[op], op};
 }
 
-static int same_key(const cdag_graph *g, int32_t a, int32_t b) {
-  int64_t ka[3], kb[3];
-  channel(g, a, ka);
-  channel(g, b, kb);
-  return ka[0] == kb[0] && ka[1] == kb[1] && ka[2] == kb[2];
+static int same_channel(const p2p_key *a, const p2p_key *b) {
+  return a->src == b->src && a->dst == b->dst && a->tag == b->tag;
 }
+
+static int cmp_i32(int32_t a, int32_t b) { return (a > b) - (a < b); }
 
 static int p2p_cmp(const void *x, const void *y) {
-  const cdag_graph *g = sort_g;
-  int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
-  int64_t ka[5], kb[5];
-  channel(g, a, ka);
-  channel(g, b, kb);
-  ka[3] = g->kind[a], kb[3] = g->kind[b];
-  ka[4] = g->pos[a], kb[4] = g->pos[b];
-  for (int i = 0; i < 5; i++)
-    if (ka[i] != kb[i]) return ka[i] < kb[i] ? -1 : 1;
-  return 0;
+  const p2p_key *a = x, *b = y;
+  int c = cmp_i32(a->src, b->src);
+  if (!c) c = cmp_i32(a->dst, b->dst);
+  if (!c) c = cmp_i32(a->tag, b->tag);
+  if (!c) c = cmp_i32(a->kind, b->kind);
+  if (!c) c = cmp_i32(a->pos, b->pos);
+  return c;
 }
 
 static int sim_error(int code, const cdag_graph *g, int32_t op, const char *what) {
@@ -49,31 +45,38 @@ static int sim_error(int code, const cdag_graph *g, int32_t op, const char *what
   return cdag__error(code, "simulator: %s %s", ir_describe(g, op, d, sizeof d), what);
 }
 
+static int truncated(const cdag_graph *g, int32_t snd, int32_t rcv) {
+  char a[200], b[200];
+  return cdag__error(CDAG_ERR_TRUNCATE, "simulator: %s receives %llu bytes but its matched send %s sends %llu",
+                     ir_describe(g, rcv, a, sizeof a), (unsigned long long)g->bytes[rcv],
+                     ir_describe(g, snd, b, sizeof b), (unsigned long long)g->bytes[snd]);
+}
+
+/* Pairs the k-th send of each channel with its k-th receive; partner[op] = -1 otherwise. */
 static int sim_match(const cdag_graph *g, int32_t *partner) {
-  int32_t *p2p = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *p2p);
+  p2p_key *p2p = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *p2p);
   if (!p2p) return CDAG_NOMEM("simulator");
   int64_t n = 0;
   for (int64_t i = 0; i < g->nops; i++) {
     partner[i] = -1;
-    if (g->kind[i] == IR_SEND || g->kind[i] == IR_RECV) p2p[n++] = (int32_t)i;
+    if (g->kind[i] == IR_SEND || g->kind[i] == IR_RECV) p2p[n++] = key_of(g, (int32_t)i);
   }
-  sort_g = g;
-  ir_sort(p2p, (size_t)n, sizeof *p2p, p2p_cmp);
+  ir_sort(p2p, n, sizeof *p2p, p2p_cmp);
   int rc = CDAG_OK;
   for (int64_t i = 0; i < n && rc == CDAG_OK;) { /* one channel: its sends, then its receives */
     int64_t ns = 0, nr = 0, j = i;
-    for (; j < n && same_key(g, p2p[i], p2p[j]); j++) {
-      if (g->kind[p2p[j]] == IR_SEND) ns++;
+    for (; j < n && same_channel(&p2p[i], &p2p[j]); j++) {
+      if (p2p[j].kind == IR_SEND) ns++;
       else nr++;
     }
     for (int64_t k = 0; k < ns && k < nr; k++) {
-      int32_t s = p2p[i + k], r = p2p[i + ns + k];
-      if (g->bytes[r] < g->bytes[s]) { rc = sim_error(CDAG_ERR_TRUNCATE, g, r, "is smaller than its matched send"); break; }
+      int32_t s = p2p[i + k].op, r = p2p[i + ns + k].op;
+      if (g->bytes[r] < g->bytes[s]) { rc = truncated(g, s, r); break; }
       partner[s] = r;
       partner[r] = s;
     }
     if (rc == CDAG_OK && ns != nr)
-      rc = sim_error(CDAG_ERR_UNMATCHED, g, ns > nr ? p2p[i + nr] : p2p[i + ns + ns], "has no partner");
+      rc = sim_error(CDAG_ERR_UNMATCHED, g, ns > nr ? p2p[i + nr].op : p2p[i + ns + ns].op, "has no partner");
     i = j;
   }
   free(p2p);
@@ -153,15 +156,39 @@ static int32_t pick(sim_run *s, uint64_t seed) {
   return op;
 }
 
+/* A not-yet-run op that op waits for (its send, or a dependency); every stuck op has one. */
+static int32_t blocker(const sim_run *s, int32_t op) {
+  const cdag_graph *g = s->g;
+  if (g->kind[op] == IR_RECV && s->indeg[s->partner[op]] > 0) return s->partner[op];
+  for (int32_t k = g->pred_start[op]; k < g->pred_start[op + 1]; k++)
+    if (s->indeg[g->pred[k]] > 0) return g->pred[k];
+  return -1;
+}
+
+/* Deadlock: following blockers from any stuck op must come back to an op seen before;
+   the ops from there on form a cycle, which the message names (the first few of them). */
 static int stuck(const sim_run *s) {
-  char msg[700], d[200];
-  int n = snprintf(msg, sizeof msg, "simulator: deadlock, %lld ops can never run, e.g.", (long long)(s->g->nops - s->done));
-  int shown = 0;
-  for (int64_t op = 0; op < s->g->nops && shown < 3 && n < (int)sizeof msg; op++)
-    if (s->indeg[op] > 0) {
-      n += snprintf(msg + n, sizeof msg - (size_t)n, "%s %s", shown ? ";" : "", ir_describe(s->g, (int32_t)op, d, sizeof d));
-      shown++;
-    }
+  const cdag_graph *g = s->g;
+  int64_t *seen = calloc((size_t)g->nops, sizeof *seen); /* 1 + step at which op was seen */
+  int32_t *path = malloc((size_t)g->nops * sizeof *path);
+  if (!seen || !path) { free(seen); free(path); return CDAG_NOMEM("simulator"); }
+  int32_t op = 0;
+  while (s->indeg[op] == 0) op++;
+  int64_t steps = 0;
+  while (op >= 0 && !seen[op]) {
+    seen[op] = ++steps;
+    path[steps - 1] = op;
+    op = blocker(s, op);
+  }
+  char msg[900], d[200];
+  int n = snprintf(msg, sizeof msg, "simulator: deadlock, %lld ops can never run; a cycle of ops each waiting for the next:",
+                   (long long)(g->nops - s->done));
+  int64_t first = op >= 0 ? seen[op] - 1 : 0, shown = steps - first < 4 ? steps - first : 4;
+  for (int64_t i = first; i < first + shown && n < (int)sizeof msg; i++)
+    n += snprintf(msg + n, sizeof msg - (size_t)n, "%s %s", i > first ? " ->" : "", ir_describe(g, path[i], d, sizeof d));
+  if (first + shown < steps && n < (int)sizeof msg) snprintf(msg + n, sizeof msg - (size_t)n, " -> ...");
+  free(seen);
+  free(path);
   return cdag__error(CDAG_ERR_CYCLE, "%s", msg);
 }
 
@@ -210,6 +237,10 @@ static int copy_bytes(sim_mem *dst, const sim_mem *snap, int sr, uint64_t sa, in
 /* Computes a reduction tuple from the snapshot into m. */
 int sim_reduce_tuple(const df_sst *sst, const df_red *d, sim_mem *m, const sim_mem *snap) {
   uint64_t size = (uint64_t)ir_type_size(d->type), len = d->count * size;
+  if (!sst || d->set < 0 || d->set >= sst->nsets || !size || !ir_rop_name(d->op) ||
+      sst->sets[d->set].first < 0 || sst->sets[d->set].first + sst->sets[d->set].nruns > sst->nruns)
+    return cdag__error(CDAG_ERR_STATE, "simulator: reduction into rank %d 0x%llx has no valid set, type or op", d->dst,
+                       (unsigned long long)d->dst_addr);
   uint8_t *acc = malloc((size_t)(len ? len : 1)), *to = sim_mem_at(m, d->dst, d->dst_addr, len);
   int first = 1, rc = CDAG_OK;
   if (!acc) return CDAG_NOMEM("simulator");
@@ -225,6 +256,7 @@ int sim_reduce_tuple(const df_sst *sst, const df_red *d, sim_mem *m, const sim_m
         first = 0;
       }
   }
+  if (rc == CDAG_OK && first) rc = cdag__error(CDAG_ERR_STATE, "simulator: reduction into rank %d 0x%llx has no contributions", d->dst, (unsigned long long)d->dst_addr);
   if (rc == CDAG_OK && !to) rc = cdag__error(CDAG_ERR_ARG, "simulator: reduction target rank %d 0x%llx outside memory", d->dst, (unsigned long long)d->dst_addr);
   if (rc == CDAG_OK) memcpy(to, acc, (size_t)len);
   free(acc);
