@@ -4,7 +4,10 @@
  * it replaced, so a wrong detection shows up as different memory: a slot's pieces are read
  * from the origin snapshot and concatenated into one message, which is scattered over the
  * receiving slot's pieces. Reductions combine members' messages in member order. Residual
- * messages and reductions follow. Snapshots and syncs are execution details: ignored. */
+ * messages and reductions follow. Snapshots and syncs are execution details: ignored.
+ * Before a collective runs it is checked against detect.h's table (slot counts, members,
+ * root, slot bytes, addresses); after the plan ran, no byte may have been written twice,
+ * since MPI runs all parts at once. Cost O(B + w log w): B bytes moved, w pieces written. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +19,34 @@ typedef struct {
   const sim_mem *snap;
   uint8_t *buf, *acc;
   uint64_t cap;
+  det_range *writes;       /* every range the plan writes: parts must write disjoint bytes */
+  int64_t nwrites, wcap;
 } plan_run;
+
+static int log_write(plan_run *r, int rank, uint64_t addr, uint64_t len) {
+  if (len == 0) return CDAG_OK;
+  IR_GROW(r->writes, r->nwrites, r->wcap, 1, "simulator");
+  r->writes[r->nwrites++] = (det_range){rank, addr, len};
+  return CDAG_OK;
+}
+
+static int range_cmp(const void *x, const void *y) {
+  const det_range *a = x, *b = y;
+  if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+  return (a->addr > b->addr) - (a->addr < b->addr);
+}
+
+/* The parts of a plan run concurrently in MPI, so no byte may be written twice. */
+static int check_disjoint_writes(plan_run *r) {
+  ir_sort(r->writes, r->nwrites, sizeof *r->writes, range_cmp);
+  for (int64_t i = 1; i < r->nwrites; i++) {
+    const det_range *a = &r->writes[i - 1], *b = &r->writes[i];
+    if (a->rank == b->rank && b->addr < a->addr + a->len)
+      return cdag__error(CDAG_ERR_STATE, "simulator: the plan writes rank %d byte 0x%llx twice (its parts must write disjoint bytes)",
+                         b->rank, (unsigned long long)b->addr);
+  }
+  return CDAG_OK;
+}
 
 static const det_iov *slot(const cdag_plan *p, const det_coll *c, int send, int32_t member, int32_t s) {
   int64_t base = send ? c->send_first : c->recv_first;
@@ -60,6 +90,8 @@ static int scatter_slot(plan_run *r, const det_coll *c, int rank, const det_iov 
     const det_piece *pc = &r->p->pieces[v->first + i];
     uint8_t *dst = sim_mem_at(r->m, rank, pc->addr, pc->len);
     if (!dst) return outside(c, rank, pc->addr);
+    int rc = log_write(r, rank, pc->addr, pc->len);
+    if (rc) return rc;
     memcpy(dst, in + at, (size_t)pc->len);
     at += pc->len;
   }
@@ -268,10 +300,13 @@ static int check_extras(const cdag_plan *p, sim_mem *m) {
   return CDAG_OK;
 }
 
-static int run_xfers(const cdag_plan *p, sim_mem *m, const sim_mem *snap) {
+static int run_xfers(plan_run *r) {
+  const cdag_plan *p = r->p;
   for (int64_t i = 0; i < p->nxfers; i++) {
     const df_xfer *x = &p->xfers[i];
-    uint8_t *from = sim_mem_at((sim_mem *)snap, x->src, x->src_addr, x->len), *to = sim_mem_at(m, x->dst, x->dst_addr, x->len);
+    uint8_t *from = sim_mem_at((sim_mem *)r->snap, x->src, x->src_addr, x->len), *to = sim_mem_at(r->m, x->dst, x->dst_addr, x->len);
+    int rc = log_write(r, x->dst, x->dst_addr, x->len);
+    if (rc) return rc;
     if (!from || !to)
       return cdag__error(CDAG_ERR_ARG, "simulator: residual transfer rank %d 0x%llx -> rank %d 0x%llx (%llu bytes) is outside memory",
                          x->src, (unsigned long long)x->src_addr, x->dst, (unsigned long long)x->dst_addr, (unsigned long long)x->len);
@@ -291,8 +326,14 @@ int sim_run_plan(const cdag_plan *p, sim_mem *m) {
   if (rc == CDAG_OK) rc = check_extras(p, m);
   for (int64_t i = 0; i < p->ncolls && rc == CDAG_OK; i++)
     if ((rc = check_coll(&r, i)) == CDAG_OK) rc = run_coll(&r, &p->colls[i]);
-  if (rc == CDAG_OK) rc = run_xfers(p, m, snap);
-  for (int64_t i = 0; i < p->nreds && rc == CDAG_OK; i++) rc = sim_reduce_tuple(p->sst, &p->reds[i], m, snap);
+  if (rc == CDAG_OK) rc = run_xfers(&r);
+  for (int64_t i = 0; i < p->nreds && rc == CDAG_OK; i++) {
+    const df_red *d = &p->reds[i];
+    if ((rc = sim_reduce_tuple(p->sst, d, m, snap)) == CDAG_OK)
+      rc = log_write(&r, d->dst, d->dst_addr, d->count * (uint64_t)ir_type_size(d->type));
+  }
+  if (rc == CDAG_OK) rc = check_disjoint_writes(&r);
+  free(r.writes);
   free(r.buf);
   free(r.acc);
   sim_mem_free(snap);

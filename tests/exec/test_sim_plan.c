@@ -353,6 +353,9 @@ START_TEST(plan_inconsistencies) {
   expect_error(g, &h.p, CDAG_ERR_STATE, "residual message 0 (rank 0 -> 1) holds a transfer of rank 0 -> 2");
   h.msgs[0].dst = 2, h.xfers[0].dst_addr = MEM;
   expect_error(g, &h.p, CDAG_ERR_ARG, "residual transfer rank 0 0x0 -> rank 2 0x800 (3 bytes) is outside memory");
+  c = bcast_plan(&h);                                               /* a residual message also */
+  hp_xfer(&h, 3, IN, 2, OUT + 7, 2);                                /* writes OUT[7] of rank 2 */
+  expect_error(g, &h.p, CDAG_ERR_STATE, "the plan writes rank 2 byte 0x407 twice");
   hp_init(&h, 3);
   expect_error(g, &h.p, CDAG_ERR_ARG, "plan is for 3 ranks");
   cdag_graph_free(&g);
