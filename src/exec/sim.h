@@ -27,15 +27,24 @@ void sim_mem_fill_random(sim_mem *m, uint64_t seed);
 /* Pointer to rank's bytes [addr, addr+len) if they lie in one region, else NULL. */
 uint8_t *sim_mem_at(sim_mem *m, int rank, uint64_t addr, uint64_t len);
 /* CDAG_OK if a and b are equal everywhere except scratch of g (skip_scratch=1); otherwise
-   CDAG_ERR_STATE with a message naming the first differing rank and address. */
+   CDAG_ERR_STATE with a message naming the first differing rank and address (and both
+   values, a's first). skip_scratch needs a finalized g. */
 int sim_mem_compare(const sim_mem *a, const sim_mem *b, const cdag_graph *g, int skip_scratch);
 
-/* Runs g on m; g must be finalized (ir_finalize). order_seed 0: the lowest ready op first;
-   other seeds: random valid orders. */
+/* Runs g on m; g must be finalized (ir_finalize; CDAG_ERR_STATE otherwise). Matching is its
+   own per-channel FIFO (independent of src/match); a send takes its data when it runs and
+   its receive, once it may run, gets those bytes (match.h's buffered semantics; a larger
+   receive gets only the sent bytes, a send to self is a copy). order_seed 0: always the
+   first ready op; other seeds: random valid orders. A deadlock names the ops of one cycle.
+   Cost O(n log n + m) for n ops and m dependencies, plus the bytes moved. */
 int sim_run_graph(const cdag_graph *g, sim_mem *m, uint64_t order_seed);
 /* Applies the SST to m (reads a snapshot of m, writes finals). */
 int sim_apply_sst(const df_sst *s, sim_mem *m);
-/* Runs the plan on m with its collective semantics (detect.h). */
+/* Runs the plan on m with its collective semantics (detect.h), from a snapshot of m.
+   CDAG_ERR_STATE names the collective (or message) if the plan breaks detect.h's rules:
+   slot counts of its kind, sorted distinct members, root a member, slot bytes equal to
+   their pieces and send/recv slots of equal size, root-only slots empty elsewhere, messages
+   grouping their transfers, no byte written twice; CDAG_ERR_ARG for an address outside m. */
 int sim_run_plan(const cdag_plan *p, sim_mem *m);
 /* Computes one reduction tuple (sets of sst) from the snapshot snap into m. */
 int sim_reduce_tuple(const df_sst *sst, const df_red *d, sim_mem *m, const sim_mem *snap);
