@@ -1,91 +1,126 @@
 /* cdag — src/dataflow/waitsets.c: which ranks each rank waits for.
  *
  * W(op) = {rank(op)} ∪ W(its dependency predecessors) ∪ W(matched send) for a receive,
- * computed once per op in match order; W_i is the union over rank i's ops. Sets are sorted
- * disjoint rank intervals in one pool; a union whose result equals an operand reuses it
- * (the usual case along chains and trees), so only genuinely new sets are stored. Cost per
- * union O(|A| + |B|); for trees, rings and butterflies the sets stay O(log p) intervals.
- * Worst case (alternating ranks) O(p) intervals per set. */
+ * computed once per op in match order; W_i is the union over rank i's ops.
+ * A set is a persistent list of disjoint, non-touching rank intervals in descending order
+ * (head = highest interval), nodes in one pool: a union shares the unchanged tail of its
+ * operands, and a union that equals an operand reuses it. So the step that trees, chains
+ * and rings take at every op (add a rank above, or inside the head interval of, a set)
+ * costs O(1) time and at most one node; a general union costs O(|A| + |B|) and creates
+ * nodes only for the part above the first shared tail.
+ * Worst case: O(p) intervals per set (alternating ranks), O(n p) time and nodes in total;
+ * trees, rings, butterflies and barriers stay far below (a binomial tree: one node per op).
+ * The output (sorted intervals per rank) is O(sum of |W_i|): O(p log p) for a binomial
+ * tree, O(p) for rings and barriers. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "dataflow/dataflow_int.h"
 
 typedef struct {
-  int32_t *lo, *hi;  int64_t n, cap;        /* interval pool */
-  int64_t *first;    int32_t *len;          /* per set */
-  int64_t nsets, setcap;
+  int32_t *lo, *hi, *next;   /* node pool; a set is the index of its head node */
+  int64_t n, cap;
 } ws_pool;
 
-static int ws_new_set(ws_pool *w, int32_t *id) {
-  if (w->nsets == w->setcap) {
-    int64_t cap = w->setcap ? w->setcap * 2 : 256;
-    int64_t *f = realloc(w->first, (size_t)cap * sizeof *f);
-    if (!f) return CDAG_NOMEM("wait sets");
-    w->first = f;
-    int32_t *l = realloc(w->len, (size_t)cap * sizeof *l);
-    if (!l) return CDAG_NOMEM("wait sets");
-    w->len = l;
-    w->setcap = cap;
-  }
-  *id = (int32_t)w->nsets;
-  w->first[w->nsets] = w->n;
-  w->len[w->nsets++] = 0;
-  return CDAG_OK;
-}
-
-/* Appends [lo, hi] to the newest set, merging with its last interval when they touch. */
-static int ws_push(ws_pool *w, int32_t lo, int32_t hi) {
-  int32_t s = (int32_t)w->nsets - 1;
-  if (w->len[s] > 0 && w->hi[w->n - 1] + 1 >= lo) {
-    if (hi > w->hi[w->n - 1]) w->hi[w->n - 1] = hi;
-    return CDAG_OK;
-  }
+static int ws_node(ws_pool *w, int32_t lo, int32_t hi, int32_t next, int32_t *id) {
   if (w->n == w->cap) {
     int64_t cap = w->cap ? w->cap * 2 : 1024;
-    int32_t *a = realloc(w->lo, (size_t)cap * sizeof *a);
-    if (!a) return CDAG_NOMEM("wait sets");
-    w->lo = a;
-    int32_t *b = realloc(w->hi, (size_t)cap * sizeof *b);
-    if (!b) return CDAG_NOMEM("wait sets");
-    w->hi = b;
+    int32_t **arrs[3] = {&w->lo, &w->hi, &w->next};
+    for (int i = 0; i < 3; i++) {
+      int32_t *p = realloc(*arrs[i], (size_t)cap * sizeof **arrs[i]);
+      if (!p) return CDAG_NOMEM("wait sets");
+      *arrs[i] = p;
+    }
     w->cap = cap;
   }
   w->lo[w->n] = lo;
-  w->hi[w->n++] = hi;
-  w->len[s]++;
+  w->hi[w->n] = hi;
+  w->next[w->n] = next;
+  *id = (int32_t)w->n++;
   return CDAG_OK;
 }
 
-/* Is set a a subset of set b? (both sorted, disjoint, non-touching) */
+/* Is a ⊆ b? Walks both lists from the top; a shared tail is a subset of itself. */
 static int ws_subset(const ws_pool *w, int32_t a, int32_t b) {
-  int64_t j = w->first[b], jend = j + w->len[b];
-  for (int64_t i = w->first[a]; i < w->first[a] + w->len[a]; i++) {
-    while (j < jend && w->hi[j] < w->lo[i]) j++;
-    if (j == jend || w->lo[j] > w->lo[i] || w->hi[j] < w->hi[i]) return 0;
+  for (; a >= 0; a = w->next[a]) {
+    while (b >= 0 && b != a && w->lo[b] > w->hi[a]) b = w->next[b];
+    if (b == a) return 1;
+    if (b < 0 || w->lo[b] > w->lo[a] || w->hi[b] < w->hi[a]) return 0;
   }
   return 1;
+}
+
+/* Builds the union of a and b (neither a subset of the other) as new nodes down to the
+   first point where the rest is one shared tail. `pend` is the interval being grown; it is
+   flushed as a node when the next interval neither overlaps nor touches it. */
+typedef struct {
+  ws_pool *w;
+  int32_t head, last;   /* new list so far: first and last node, -1 none */
+  int32_t plo, phi;     /* pending interval; phi < plo: none */
+} ws_builder;
+
+static int ws_flush(ws_builder *b, int32_t tail) {
+  int32_t id = -1;
+  int rc = ws_node(b->w, b->plo, b->phi, tail, &id);
+  if (rc) return rc;
+  if (b->last >= 0) b->w->next[b->last] = id;
+  else b->head = id;
+  b->last = id;
+  return CDAG_OK;
+}
+
+/* Adds [lo, hi] (no higher than anything added before). */
+static int ws_add(ws_builder *b, int32_t lo, int32_t hi) {
+  if (b->phi >= b->plo && hi + 1 >= b->plo) {
+    if (lo < b->plo) b->plo = lo;
+    return CDAG_OK;
+  }
+  if (b->phi >= b->plo) {
+    int rc = ws_flush(b, -1);
+    if (rc) return rc;
+  }
+  b->plo = lo;
+  b->phi = hi;
+  return CDAG_OK;
+}
+
+/* Ends the list with the shared tail t: absorbs its intervals that touch the pending one,
+   then links the rest. */
+static int ws_finish(ws_builder *b, int32_t t) {
+  const ws_pool *w = b->w;
+  while (t >= 0 && b->phi >= b->plo && w->hi[t] + 1 >= b->plo) {
+    if (w->lo[t] < b->plo) b->plo = w->lo[t];
+    t = w->next[t];
+  }
+  if (b->phi >= b->plo) return ws_flush(b, t);
+  if (b->last >= 0) b->w->next[b->last] = t;
+  else b->head = t;
+  return CDAG_OK;
 }
 
 static int ws_union(ws_pool *w, int32_t a, int32_t b, int32_t *out) {
   if (a < 0 || a == b || (b >= 0 && ws_subset(w, a, b))) { *out = b; return CDAG_OK; }
   if (b < 0 || ws_subset(w, b, a)) { *out = a; return CDAG_OK; }
-  int rc = ws_new_set(w, out);
-  int64_t i = w->first[a], iend = i + w->len[a], j = w->first[b], jend = j + w->len[b];
-  while (rc == CDAG_OK && (i < iend || j < jend)) {
-    int take_a = j == jend || (i < iend && w->lo[i] <= w->lo[j]);
-    int64_t k = take_a ? i++ : j++;
-    rc = ws_push(w, w->lo[k], w->hi[k]); /* pool may move: index, never pointers */
+  ws_builder bl = {.w = w, .head = -1, .last = -1, .plo = 1, .phi = 0};
+  int rc = CDAG_OK;
+  while (rc == CDAG_OK && a >= 0 && b >= 0 && a != b) {
+    int take_a = w->hi[a] >= w->hi[b];
+    int32_t *k = take_a ? &a : &b;
+    rc = ws_add(&bl, w->lo[*k], w->hi[*k]);
+    *k = w->next[*k];
   }
+  if (rc == CDAG_OK) rc = ws_finish(&bl, a >= 0 ? a : b);
+  *out = bl.head;
   return rc;
 }
 
 static int ws_singleton(ws_pool *w, int32_t *cache, int rank, int32_t *out) {
-  if (cache[rank] >= 0) { *out = cache[rank]; return CDAG_OK; }
-  int rc = ws_new_set(w, out);
-  if (rc == CDAG_OK) rc = ws_push(w, rank, rank);
-  cache[rank] = *out;
-  return rc;
+  if (cache[rank] < 0) {
+    int rc = ws_node(w, rank, rank, -1, &cache[rank]);
+    if (rc) return rc;
+  }
+  *out = cache[rank];
+  return CDAG_OK;
 }
 
 static int ws_of_op(const cdag_graph *g, const match_result *m, ws_pool *w, int32_t *cache, int32_t *opset, int32_t op) {
@@ -98,22 +133,26 @@ static int ws_of_op(const cdag_graph *g, const match_result *m, ws_pool *w, int3
   return rc;
 }
 
-static int ws_output(const cdag_graph *g, ws_pool *w, const int32_t *rankset, df_sst *s) {
+/* Writes every rank's list in ascending order into the flat result arrays. */
+static int ws_output(const cdag_graph *g, const ws_pool *w, const int32_t *rankset, df_sst *s) {
   int64_t total = 0;
-  for (int r = 0; r < g->nprocs; r++) total += w->len[rankset[r]];
+  for (int r = 0; r < g->nprocs; r++)
+    for (int32_t k = rankset[r]; k >= 0; k = w->next[k]) total++;
   s->wait_start = malloc(((size_t)g->nprocs + 1) * sizeof *s->wait_start);
   s->wait_lo = malloc((size_t)(total ? total : 1) * sizeof *s->wait_lo);
   s->wait_hi = malloc((size_t)(total ? total : 1) * sizeof *s->wait_hi);
   if (!s->wait_start || !s->wait_lo || !s->wait_hi) return CDAG_NOMEM("wait sets");
-  int64_t at = 0;
+  int64_t end = 0;
   for (int r = 0; r < g->nprocs; r++) {
-    s->wait_start[r] = at;
-    int32_t id = rankset[r];
-    memcpy(s->wait_lo + at, w->lo + w->first[id], (size_t)w->len[id] * sizeof *s->wait_lo);
-    memcpy(s->wait_hi + at, w->hi + w->first[id], (size_t)w->len[id] * sizeof *s->wait_hi);
-    at += w->len[id];
+    s->wait_start[r] = end;
+    for (int32_t k = rankset[r]; k >= 0; k = w->next[k]) end++;
+    int64_t at = end;
+    for (int32_t k = rankset[r]; k >= 0; k = w->next[k]) {
+      s->wait_lo[--at] = w->lo[k];
+      s->wait_hi[at] = w->hi[k];
+    }
   }
-  s->wait_start[g->nprocs] = at;
+  s->wait_start[g->nprocs] = end;
   return CDAG_OK;
 }
 
@@ -135,6 +174,6 @@ int df_waitsets(const cdag_graph *g, const match_result *m, df_sst *s) {
   }
   if (rc == CDAG_OK) rc = ws_output(g, &w, rankset, s);
   free(opset); free(cache); free(rankset);
-  free(w.lo); free(w.hi); free(w.first); free(w.len);
+  free(w.lo); free(w.hi); free(w.next);
   return rc;
 }

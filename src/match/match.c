@@ -5,8 +5,9 @@
  * channel pairs with its k-th receive (MPI's non-overtaking rule). O(n log n).
  * Ordering: Kahn's algorithm over dependencies plus one edge from each send to its receive
  * (a send completes when its own dependencies are met, its data taken at that moment, as
- * with MPI's buffered sends and GOAL's eager messages); what is left over lies on or behind
- * a cycle, which is then walked backwards to name its ops. O(n + m). */
+ * with MPI's buffered sends and GOAL's eager messages), scanning ops by id so the order
+ * stays close to id order; what is left over lies on or behind a cycle, which is then
+ * walked backwards to name its ops. O(n + m). */
 #include <Judy.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,26 +170,53 @@ static int report_cycle(const cdag_graph *g, const int32_t *partner, const int32
   return cdag__error(CDAG_ERR_CYCLE, "%s", msg);
 }
 
-/* Kahn's algorithm over D ∪ M (a send precedes its receive). Ops left over lie on or
-   behind a cycle. */
+/* Marks v run: appends it to the order and releases its successors. A successor that
+   becomes ready and lies behind the scan position `scan` goes on the stack (kept at the
+   back of order: ran + stacked ops never exceed n); one ahead is left for the scan. */
+typedef struct {
+  const cdag_graph *g;
+  const int32_t *partner;
+  int32_t *order, *indeg;
+  int64_t n, ran, stacked, scan;
+} orderer;
+
+static void push_ready(orderer *o, int32_t w) {
+  if (w < o->scan) o->order[o->n - 1 - o->stacked++] = w;
+}
+
+static void run_op(orderer *o, int32_t v) {
+  const cdag_graph *g = o->g;
+  o->order[o->ran++] = v;
+  o->indeg[v] = -1;
+  for (int32_t k = g->succ_start[v]; k < g->succ_start[v + 1]; k++)
+    if (--o->indeg[g->succ[k]] == 0) push_ready(o, g->succ[k]);
+}
+
+/* Runs v and everything that becomes ready behind the scan because of it. A receive runs
+   right after its send when it can: dataflow then needs no buffer for the message. */
+static void run_from(orderer *o, int32_t v) {
+  o->order[o->n - 1 - o->stacked++] = v;
+  while (o->stacked > 0) {
+    int32_t u = o->order[o->n - o->stacked--];
+    if (o->indeg[u] != 0) continue; /* already run (pushed, then run as a receive) */
+    run_op(o, u);
+    if (o->g->kind[u] != IR_SEND) continue;
+    int32_t r = o->partner[u];
+    if (--o->indeg[r] == 0) run_op(o, r);
+  }
+}
+
+/* Kahn's algorithm over D ∪ M (a send precedes its receive), scanning ops by id and
+   running each as soon as it is ready: graphs are built roughly in dependency order, so
+   the order mostly follows op ids and the passes that walk it touch memory nearly
+   sequentially (a FIFO queue would hop across the whole graph level by level). O(n + m).
+   Ops left over lie on or behind a cycle. */
 static int order_ops(const cdag_graph *g, const int32_t *partner, int32_t *order, int32_t *indeg) {
-  int64_t head = 0, tail = 0;
-  for (int64_t op = 0; op < g->nops; op++) {
-    indeg[op] = npreds(g, partner, (int32_t)op);
-    if (indeg[op] == 0) order[tail++] = (int32_t)op;
-  }
-  while (head < tail) {
-    int32_t v = order[head++];
-    for (int32_t k = g->succ_start[v]; k < g->succ_start[v + 1]; k++)
-      if (--indeg[g->succ[k]] == 0) order[tail++] = g->succ[k];
-    if (g->kind[v] == IR_SEND && --indeg[partner[v]] == 0) {
-      /* the receive runs next when it can: dataflow then needs no buffer for the message */
-      if (head < tail) order[tail++] = order[head];
-      else tail++;
-      order[head] = partner[v];
-    }
-  }
-  if (tail == g->nops) return CDAG_OK;
+  orderer o = {.g = g, .partner = partner, .order = order, .indeg = indeg, .n = g->nops};
+  for (int64_t op = 0; op < g->nops; op++) indeg[op] = npreds(g, partner, (int32_t)op);
+  for (o.scan = 0; o.scan < g->nops; o.scan++)
+    if (indeg[o.scan] == 0) run_from(&o, (int32_t)o.scan);
+  if (o.ran == g->nops) return CDAG_OK;
   return report_cycle(g, partner, indeg, order);
 }
 

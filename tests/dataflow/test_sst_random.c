@@ -3,15 +3,55 @@
  * For thousands of random valid graphs (messages, forwarding, scratch, self sends, copies,
  * int32 reduces): running the graph in the simulator and applying its SST tuples to the
  * same initial memory give the same bytes everywhere outside scratch; and the graph gives
- * the same memory in several random valid orders. */
+ * the same memory in several random valid orders. Wait sets equal the ranks found by a
+ * plain backward search from each rank's ops. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "check_main.h"
 #include "dataflow/dataflow.h"
 #include "exec/sim.h"
 #include "support/support.h"
 
-static void check_seed(uint64_t seed, int reduce_mode) {
+/* W_i by brute force: every rank with an op that reaches an op of rank i. */
+static void check_waitsets(const cdag_graph *g, const match_result *m, const df_sst *s, uint64_t seed) {
+  int32_t *stack = malloc((size_t)(g->nops + 1) * sizeof *stack);
+  char *seen = malloc((size_t)g->nops + 1), *waits = malloc((size_t)g->nprocs);
+  ck_assert(stack && seen && waits);
+  for (int i = 0; i < g->nprocs; i++) {
+    memset(seen, 0, (size_t)g->nops + 1);
+    memset(waits, 0, (size_t)g->nprocs);
+    waits[i] = 1;
+    int64_t n = 0;
+    for (int32_t k = g->rank_start[i]; k < g->rank_start[i + 1]; k++) {
+      stack[n++] = g->rank_ops[k];
+      seen[g->rank_ops[k]] = 1;
+    }
+    while (n > 0) {
+      int32_t op = stack[--n];
+      waits[g->rank[op]] = 1;
+      for (int32_t k = g->pred_start[op]; k <= g->pred_start[op + 1]; k++) {
+        int32_t u = k < g->pred_start[op + 1] ? g->pred[k] : g->kind[op] == IR_RECV ? m->partner[op] : -1;
+        if (u >= 0 && !seen[u]) {
+          seen[u] = 1;
+          stack[n++] = u;
+        }
+      }
+    }
+    for (int j = 0; j < g->nprocs; j++)
+      ck_assert_msg(dataflow_waits_for(s, i, j) == waits[j], "seed %llu: rank %d waits for %d: %d, expected %d",
+                    (unsigned long long)seed, i, j, dataflow_waits_for(s, i, j), waits[j]);
+    for (int64_t k = s->wait_start[i]; k < s->wait_start[i + 1]; k++) { /* sorted, disjoint, maximal */
+      ck_assert_int_le(s->wait_lo[k], s->wait_hi[k]);
+      if (k > s->wait_start[i]) ck_assert_int_gt(s->wait_lo[k], s->wait_hi[k - 1] + 1);
+    }
+  }
+  free(stack); free(seen); free(waits);
+}
+
+static void check_seed(uint64_t seed, int reduce_mode, int rank_by_rank) {
   cdag_graph *g;
-  gen_random_opts o = {.reduce_mode = reduce_mode};
+  gen_random_opts o = {.reduce_mode = reduce_mode, .rank_by_rank = rank_by_rank};
   ck_assert_int_eq(gen_random_graph(seed, &o, &g), CDAG_OK);
   ck_assert_int_eq(ir_finalize(g), CDAG_OK);
   match_result m;
@@ -34,6 +74,7 @@ static void check_seed(uint64_t seed, int reduce_mode) {
   ck_assert_int_eq(sim_apply_sst(s, applied), CDAG_OK);
   ck_assert_msg(sim_mem_compare(ran, applied, g, 1) == CDAG_OK, "seed %llu (reduce mode %d): SST differs: %s",
                 (unsigned long long)seed, reduce_mode, cdag_error_message());
+  check_waitsets(g, &m, s, seed);
   sim_mem_free(init); sim_mem_free(ran); sim_mem_free(applied); sim_mem_free(other);
   dataflow_free(s);
   match_free(&m);
@@ -42,13 +83,21 @@ static void check_seed(uint64_t seed, int reduce_mode) {
 
 START_TEST(random_byte_graphs) {
   long n = cdag_test_iterations(2000);
-  for (long i = 0; i < n; i++) check_seed((uint64_t)i + 1, 0);
+  for (long i = 0; i < n; i++) check_seed((uint64_t)i + 1, 0, 0);
 }
 END_TEST
 
 START_TEST(random_reduce_graphs) {
   long n = cdag_test_iterations(2000);
-  for (long i = 0; i < n; i++) check_seed((uint64_t)i + 100001, 1);
+  for (long i = 0; i < n; i++) check_seed((uint64_t)i + 100001, 1, 0);
+}
+END_TEST
+
+/* Op ids that do not follow dependencies: the match order runs ops behind its scan and
+   receives apart from their sends. */
+START_TEST(random_graphs_added_rank_by_rank) {
+  long n = cdag_test_iterations(2000);
+  for (long i = 0; i < n; i++) check_seed((uint64_t)i + 200001, (int)(i & 1), 1);
 }
 END_TEST
 
@@ -58,6 +107,7 @@ Suite *cdag_sst_random_suite(void) {
   tcase_set_timeout(t, 300);
   tcase_add_test(t, random_byte_graphs);
   tcase_add_test(t, random_reduce_graphs);
+  tcase_add_test(t, random_graphs_added_rank_by_rank);
   suite_add_tcase(s, t);
   return s;
 }

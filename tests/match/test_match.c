@@ -3,11 +3,13 @@
  * Non-overtaking order per (source, dest, tag), tags as separate channels, sends to self,
  * every error (unmatched send, unmatched receive, truncation, cycles) with what its
  * message must name, and the order contract (dependencies respected, each send directly
- * followed by its receive). */
+ * followed by its receive when nothing else holds the receive back), also on graphs whose
+ * op ids run against their dependencies and on thousands of random graphs. */
 #include <string.h>
 
 #include "check_main.h"
 #include "match/match.h"
+#include "support/support.h"
 
 static cdag_graph *graph(int p) {
   cdag_graph *g;
@@ -114,6 +116,69 @@ START_TEST(binomial_tree_order) {
   for (int64_t op = 0; op < g->nops; op++) ck_assert_int_ge(m.partner[op], 0);
   match_free(&m);
   cdag_graph_free(&g);
+}
+END_TEST
+
+/* The same tree added from the last rank to the first: op ids run against dependencies.
+   Every receive waits only for its send, so it must come right after it. */
+START_TEST(tree_added_backwards) {
+  int p = 21;
+  cdag_graph *g = graph(p);
+  for (int r = p - 1; r >= 0; r--) {
+    int k = 1;
+    if (r) {
+      int msb = 1 << (31 - __builtin_clz((unsigned)r));
+      cdag_rank_recv(g, r, 0, 64, r - msb, 0, NULL);
+      k = msb << 1;
+    }
+    for (; r + k < p; k <<= 1) cdag_rank_send(g, r, 0, 64, r + k, 0, NULL);
+  }
+  match_result m;
+  run_ok(g, &m);
+  check_order(g, &m);
+  for (int64_t i = 0; i < g->nops; i++)
+    if (g->kind[m.order[i]] == IR_SEND) ck_assert_int_eq(m.order[i + 1], m.partner[m.order[i]]);
+  match_free(&m);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+/* Position of op among the ops of its channel of the same kind, in program order. */
+static int channel_index(const cdag_graph *g, int32_t op) {
+  int src = g->kind[op] == IR_SEND ? g->rank[op] : g->peer[op];
+  int dst = g->kind[op] == IR_SEND ? g->peer[op] : g->rank[op], n = 0, r = g->rank[op];
+  for (int32_t k = g->rank_start[r]; k < g->rank_start[r + 1] && g->rank_ops[k] != op; k++) {
+    int32_t u = g->rank_ops[k];
+    int usrc = g->kind[u] == IR_SEND ? g->rank[u] : g->peer[u], udst = g->kind[u] == IR_SEND ? g->peer[u] : g->rank[u];
+    n += g->kind[u] == g->kind[op] && usrc == src && udst == dst && g->tag[u] == g->tag[op];
+  }
+  return n;
+}
+
+START_TEST(random_graphs) {
+  long n = cdag_test_iterations(3000);
+  for (long i = 0; i < n; i++) {
+    cdag_graph *g;
+    gen_random_opts o = {.reduce_mode = -1, .rank_by_rank = (int)(i & 1)};
+    ck_assert_int_eq(gen_random_graph((uint64_t)i + 1, &o, &g), CDAG_OK);
+    match_result m;
+    run_ok(g, &m);
+    check_order(g, &m);
+    for (int32_t op = 0; op < (int32_t)g->nops; op++) {
+      int32_t q = m.partner[op];
+      if (g->kind[op] != IR_SEND && g->kind[op] != IR_RECV) {
+        ck_assert_int_eq(q, -1);
+        continue;
+      }
+      ck_assert_int_eq(m.partner[q], op);
+      ck_assert_int_eq(g->kind[q], g->kind[op] == IR_SEND ? IR_RECV : IR_SEND);
+      ck_assert_int_eq(g->peer[q], g->rank[op]);
+      ck_assert_int_eq(g->tag[q], g->tag[op]);
+      ck_assert_int_eq(channel_index(g, q), channel_index(g, op)); /* non-overtaking */
+    }
+    match_free(&m);
+    cdag_graph_free(&g);
+  }
 }
 END_TEST
 
@@ -244,6 +309,8 @@ Suite *cdag_match_suite(void) {
   tcase_add_test(t, send_to_self_and_larger_recv);
   tcase_add_test(t, binomial_tree_order);
   tcase_add_test(t, exchange_without_dependency);
+  tcase_add_test(t, tree_added_backwards);
+  tcase_add_test(t, random_graphs);
   suite_add_tcase(s, t);
   TCase *e = tcase_create("errors");
   tcase_add_test(e, unmatched_send);

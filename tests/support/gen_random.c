@@ -5,7 +5,9 @@
  * matchable and deadlock-free by construction. Each rank has two data buffers and one
  * scratch buffer; messages go between any of them (forwarding through other ranks and
  * through scratch happens naturally), with local copies and, in "reduce mode", int32
- * local reduces with one op per graph (everything 4-byte aligned so no element splits). */
+ * local reduces with one op per graph (everything 4-byte aligned so no element splits).
+ * Optionally the ops are added rank by rank, ranks in random order, so that op ids no
+ * longer follow dependencies (the same graph otherwise). */
 #include <stdlib.h>
 
 #include "support/support.h"
@@ -29,6 +31,45 @@ static void range(uint64_t *s, int unit, uint64_t len, int allow_scratch, uint64
   *addr = base + pick(s, slots) * (uint64_t)unit;
 }
 
+/* One generated op, kept so that ops can be added to the graph in another order. */
+typedef struct {
+  int kind, rank, peer, tag, rop;
+  uint64_t x, y, len, rlen;
+} gen_op;
+
+static int add_op(cdag_graph *g, const gen_op *op) {
+  switch (op->kind) {
+    case IR_SEND: return cdag_rank_send(g, op->rank, op->x, op->len, op->peer, op->tag, NULL);
+    case IR_RECV: return cdag_rank_recv(g, op->rank, op->y, op->rlen, op->peer, op->tag, NULL);
+    case IR_COPY: return cdag_rank_copy_local(g, op->rank, op->x, op->y, op->len, NULL);
+    default: return cdag_rank_reduce_local(g, op->rank, op->x, op->y, op->len / 4, CDAG_INT32, (cdag_reduce_op)op->rop, NULL);
+  }
+}
+
+/* Adds the ops in generation order, or rank by rank with the ranks in a random order
+   (program order is kept either way; the graph is the same, only op ids differ). */
+static int add_ops(cdag_graph *g, const gen_op *ops, int n, int p, int rank_by_rank, uint64_t seed) {
+  int rc = CDAG_OK;
+  if (!rank_by_rank) {
+    for (int i = 0; i < n && rc == CDAG_OK; i++) rc = add_op(g, &ops[i]);
+    return rc;
+  }
+  int *perm = malloc((size_t)p * sizeof *perm);
+  if (!perm) return CDAG_ERR_NOMEM;
+  uint64_t s = seed ^ 0x5851f42d4c957f2dULL;
+  for (int r = 0; r < p; r++) perm[r] = r;
+  for (int r = p - 1; r > 0; r--) {
+    int k = (int)pick(&s, (uint64_t)r + 1), t = perm[r];
+    perm[r] = perm[k];
+    perm[k] = t;
+  }
+  for (int r = 0; r < p; r++)
+    for (int i = 0; i < n && rc == CDAG_OK; i++)
+      if (ops[i].rank == perm[r]) rc = add_op(g, &ops[i]);
+  free(perm);
+  return rc;
+}
+
 int gen_random_graph(uint64_t seed, const gen_random_opts *o, cdag_graph **out) {
   uint64_t s = seed * 0x9e3779b97f4a7c15ULL + 12345;
   int p = o && o->nprocs ? o->nprocs : 1 + (int)pick(&s, 8);
@@ -37,9 +78,9 @@ int gen_random_graph(uint64_t seed, const gen_random_opts *o, cdag_graph **out) 
   int unit = reduce_mode ? 4 : 1;
   static const int rops[] = {CDAG_SUM, CDAG_BXOR, CDAG_MAX, CDAG_MIN};
   int rop = rops[pick(&s, 4)];
-  cdag_graph *g;
-  int rc = cdag_graph_create_global(p, &g);
-  if (rc) return rc;
+  gen_op *ops = malloc((size_t)(2 * nsteps + 1) * sizeof *ops);
+  cdag_graph *g = NULL;
+  int rc = ops ? cdag_graph_create_global(p, &g) : CDAG_ERR_NOMEM, n = 0;
   for (int r = 0; r < p && rc == CDAG_OK; r++) rc = cdag_rank_scratch(g, r, BUF_S, BUF_LEN);
   for (int i = 0; i < nsteps && rc == CDAG_OK; i++) {
     int what = (int)pick(&s, 10), a = (int)pick(&s, (uint64_t)p);
@@ -51,20 +92,23 @@ int gen_random_graph(uint64_t seed, const gen_random_opts *o, cdag_graph **out) 
       range(&s, unit, len, 1, &x);
       range(&s, unit, len, 1, &y);
       if (a == b && x < y + len && y < x + len) continue; /* a self send that overwrites its own source */
-      rc = cdag_rank_send(g, a, x, len, b, tag, NULL);
-      if (rc == CDAG_OK) rc = cdag_rank_recv(g, b, y, len + (pick(&s, 4) == 0 ? (uint64_t)unit : 0), a, tag, NULL);
+      ops[n++] = (gen_op){.kind = IR_SEND, .rank = a, .peer = b, .tag = tag, .x = x, .len = len};
+      ops[n++] = (gen_op){.kind = IR_RECV, .rank = b, .peer = a, .tag = tag, .y = y,
+                          .rlen = len + (pick(&s, 4) == 0 ? (uint64_t)unit : 0)};
     } else if (what < 9 || !reduce_mode) {
       range(&s, unit, len, 1, &x);
       range(&s, unit, len, 1, &y);
       if (x < y + len && y < x + len) continue;
-      rc = cdag_rank_copy_local(g, a, x, y, len, NULL);
+      ops[n++] = (gen_op){.kind = IR_COPY, .rank = a, .x = x, .y = y, .len = len};
     } else {
       range(&s, unit, len, 1, &x);
       range(&s, unit, len, 0, &y);
       if (x < y + len && y < x + len) continue;
-      rc = cdag_rank_reduce_local(g, a, x, y, len / 4, CDAG_INT32, (cdag_reduce_op)rop, NULL);
+      ops[n++] = (gen_op){.kind = IR_REDUCE, .rank = a, .x = x, .y = y, .len = len, .rop = rop};
     }
   }
+  if (rc == CDAG_OK) rc = add_ops(g, ops, n, p, o && o->rank_by_rank, seed);
+  free(ops);
   if (rc) {
     cdag_graph_free(&g);
     return rc;

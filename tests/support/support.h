@@ -10,6 +10,8 @@ typedef struct {
   int nprocs;        /* 0: random 1..8 */
   int steps;         /* 0: random 4..43 */
   int reduce_mode;   /* -1: random; 1: int32 reduces, everything 4-byte aligned; 0: bytes */
+  int rank_by_rank;  /* 1: add each rank's ops together, ranks in random order, so op ids
+                        do not follow dependencies (same graph, other ids) */
 } gen_random_opts;
 /* A random valid (matchable, deadlock-free) global graph; same seed, same graph. */
 int gen_random_graph(uint64_t seed, const gen_random_opts *o, cdag_graph **g);
