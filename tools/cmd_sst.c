@@ -6,21 +6,39 @@
 #include "cmd.h"
 #include "dataflow/dataflow.h"
 
-static void print_sources(FILE *f, const df_sst *s, const df_red *d, int json) {
+typedef struct {
+  int32_t rank;
+  uint64_t addr;
+} source;
+
+static int source_cmp(const void *x, const void *y) {
+  const source *a = x, *b = y;
+  if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+  return (a->addr > b->addr) - (a->addr < b->addr);
+}
+
+/* A reduction's contributions as (rank, addr) pairs sorted by rank then addr, each
+   repeated as often as it counts (the runs are sorted by addr first). */
+static int print_sources(FILE *f, const df_sst *s, const df_red *d, int json) {
   const df_set *e = &s->sets[d->set];
-  int first = 1;
+  source *v = malloc((size_t)(e->ncontrib ? e->ncontrib : 1) * sizeof *v);
+  if (!v) return CDAG_NOMEM("sst listing");
+  int64_t n = 0;
   for (int32_t i = 0; i < e->nruns; i++) {
     const df_run *r = &s->runs[e->first + i];
     for (int32_t k = r->lo; k <= r->hi; k++)
-      for (uint32_t m = 0; m < r->mult; m++) {
-        if (json) fprintf(f, "%s[%d, %llu]", first ? "" : ", ", k, (unsigned long long)r->addr);
-        else fprintf(f, "%s%d:0x%llx", first ? "" : " ", k, (unsigned long long)r->addr);
-        first = 0;
-      }
+      for (uint32_t m = 0; m < r->mult; m++) v[n++] = (source){k, r->addr};
   }
+  ir_sort(v, n, sizeof *v, source_cmp);
+  for (int64_t i = 0; i < n; i++) {
+    if (json) fprintf(f, "%s[%d, %llu]", i ? ", " : "", v[i].rank, (unsigned long long)v[i].addr);
+    else fprintf(f, "%s%d:0x%llx", i ? " " : "", v[i].rank, (unsigned long long)v[i].addr);
+  }
+  free(v);
+  return CDAG_OK;
 }
 
-static void print_json(const df_sst *s) {
+static int print_json(const df_sst *s) {
   printf("{\n  \"cdag_sst\": 1,\n  \"transfers\": [");
   for (int64_t i = 0; i < s->nxfers; i++) {
     const df_xfer *x = &s->xfers[i];
@@ -33,13 +51,15 @@ static void print_json(const df_sst *s) {
     printf("%s\n    {\"dst\": %d, \"dst_addr\": %llu, \"count\": %llu, \"type\": \"%s\", \"op\": \"%s\", \"sources\": [",
            i ? "," : "", d->dst, (unsigned long long)d->dst_addr, (unsigned long long)d->count, ir_type_name(d->type),
            ir_rop_name(d->op));
-    print_sources(stdout, s, d, 1);
+    int rc = print_sources(stdout, s, d, 1);
+    if (rc) return rc;
     printf("]}");
   }
   printf("%s]\n}\n", s->nreds ? "\n  " : "");
+  return CDAG_OK;
 }
 
-static void print_text(const df_sst *s) {
+static int print_text(const df_sst *s) {
   int64_t i = 0, j = 0;
   for (int r = 0; r < s->nprocs; r++) {
     int header = 0;
@@ -54,11 +74,13 @@ static void print_text(const df_sst *s) {
       if (!header++) printf("rank %d:\n", r);
       printf("  0x%llx <- %s of %llu %s over ", (unsigned long long)d->dst_addr, ir_rop_name(d->op),
              (unsigned long long)d->count, ir_type_name(d->type));
-      print_sources(stdout, s, d, 0);
+      int rc = print_sources(stdout, s, d, 0);
+      if (rc) return rc;
       printf("\n");
     }
   }
   printf("%lld transfers, %lld reductions, %lld splits\n", (long long)s->nxfers, (long long)s->nreds, (long long)s->splits);
+  return CDAG_OK;
 }
 
 int cmd_sst(int argc, char **argv) {
@@ -71,7 +93,7 @@ int cmd_sst(int argc, char **argv) {
   int rc = ir_finalize(g);
   if (rc == CDAG_OK) rc = match_run(g, &m);
   if (rc == CDAG_OK) rc = dataflow_run(g, &m, &s);
-  if (rc == CDAG_OK) json ? print_json(s) : print_text(s);
+  if (rc == CDAG_OK) rc = json ? print_json(s) : print_text(s);
   int status = rc ? cmd_fail("sst", rc) : 0;
   dataflow_free(s);
   match_free(&m);

@@ -16,10 +16,15 @@
  *    id. A set is a sorted list of runs: ranks lo..hi (inclusive) each contributing the
  *    element at the same addr, mult times (mult > 1 only where a contribution counts twice).
  *    Runs are maximal, so equal multisets have equal run lists. Sorted by (dst, dst_addr).
+ *    Maximal too: a tuple whose next element's set is its set shifted by one element is
+ *    extended, so a vector reduced in blocks (ring allreduce) gives the same tuples as one
+ *    reduced at once (recursive doubling, linear, binomial).
  *  - wait sets: W_i = ranks whose ops are ancestors (through dependencies and matches) of
- *    some op of rank i, i included. Stored per rank as sorted disjoint rank intervals.
- *    Worst case O(p^2) intervals in total (alternating ranks); the patterns that occur
- *    (trees, rings, butterflies, barriers) give O(p log p) or O(p).
+ *    some op of rank i, i included. Stored per rank as sorted disjoint, non-touching rank
+ *    intervals. Computed in one pass over the match order with persistent interval lists
+ *    that share tails: O(1) per op for trees, chains and rings. Worst case (sets of
+ *    alternating ranks merged at every op) O(n p) time and O(p^2) output intervals; the
+ *    patterns that occur give O(p log p) (binomial trees) or O(p) output.
  *  - statistics: number of splits (sends whose source range held several pieces).
  * Errors: CDAG_ERR_UNSUPPORTED for a local reduce over pieces that do not align with its
  * elements, or that combines values of different ops/types (message names rank and op).

@@ -244,6 +244,24 @@ static int emit_xfer(df_state *st, int rank, uint64_t lo, uint64_t hi, const df_
   return CDAG_OK;
 }
 
+/* Does a reduction piece at [lo, ...) of rank, with p's set shifted by shift, continue the
+   tuple `last` element for element (same op and type, the next address, and the set of
+   the next element)? Then the two are one tuple, as when the value was computed in one
+   piece: ring and recursive-doubling allreduces give the same tuples. */
+static int red_continues(const df_state *st, const df_red *last, int rank, uint64_t lo, const df_piece *p,
+                         uint64_t shift) {
+  int type = p->src >> 8;
+  uint64_t size = (uint64_t)ir_type_size(type), ext = last->count * size;
+  if (last->dst != rank || last->dst_addr + ext != lo || last->type != type || last->op != (p->src & 0xff)) return 0;
+  const df_set *a = &st->sets.sets[last->set], *b = &st->sets.sets[p->set];
+  if (a->nruns != b->nruns || a->ncontrib != b->ncontrib) return 0;
+  const df_run *x = st->sets.runs + a->first, *y = st->sets.runs + b->first;
+  for (int32_t i = 0; i < a->nruns; i++)
+    if (x[i].lo != y[i].lo || x[i].hi != y[i].hi || x[i].mult != y[i].mult || x[i].addr + ext != y[i].addr + shift)
+      return 0;
+  return 1;
+}
+
 static int emit_red(df_state *st, int rank, uint64_t lo, uint64_t hi, const df_piece *p, uint64_t plo) {
   df_sst *s = st->sst;
   int type = p->src >> 8, size = ir_type_size(type);
@@ -252,6 +270,10 @@ static int emit_red(df_state *st, int rank, uint64_t lo, uint64_t hi, const df_p
     return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: bytes [0x%llx, 0x%llx) end with part of a reduced %s element "
                        "(a later write or scratch covers part of an element)", rank, (unsigned long long)lo,
                        (unsigned long long)hi, ir_type_name(type));
+  }
+  if (s->nreds > 0 && red_continues(st, &s->reds[s->nreds - 1], rank, lo, p, shift)) {
+    s->reds[s->nreds - 1].count += (hi - lo) / (uint64_t)size;
+    return CDAG_OK;
   }
   int32_t set;
   int rc = df_sets_shift(&st->sets, p->set, shift, &set);

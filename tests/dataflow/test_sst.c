@@ -2,8 +2,8 @@
  *
  * Hand-written graphs with known SST: the paper's butterfly alltoall (Figures 1-5), a
  * binomial broadcast, forwarding, a split send, scratch and overwritten data, self copies;
- * reductions: four allreduce patterns (recursive doubling, linear, chain, binomial) give the
- * same reduction tuples; mixed ops and partial elements are reported; wait sets. */
+ * reductions: five allreduce patterns (recursive doubling, linear, chain, binomial, ring)
+ * give the same reduction tuples; mixed ops and partial elements are reported; wait sets. */
 #include <string.h>
 
 #include "check_main.h"
@@ -200,74 +200,99 @@ END_TEST
 
 /* ---- reductions ---- */
 
-enum { VAL = 0x0, RES = 0x10, TMP = 0x40 };
+/* Allreduce of n int32 elements at VAL into RES (TMP: scratch), written four ways. */
+enum { VAL = 0x0, RES = 0x100, TMP = 0x200 };
 
-static void allreduce_recursive_doubling(cdag_graph *g, int p) {
+static void allreduce_recursive_doubling(cdag_graph *g, int p, uint64_t n) {
   for (int r = 0; r < p; r++) {
-    cdag_rank_scratch(g, r, TMP, 4);
-    cdag_rank_copy_local(g, r, VAL, RES, 4, NULL);
+    cdag_rank_scratch(g, r, TMP, 4 * n);
+    cdag_rank_copy_local(g, r, VAL, RES, 4 * n, NULL);
     for (int k = 1; k < p; k <<= 1) {
-      cdag_rank_send(g, r, RES, 4, r ^ k, k, NULL);
-      cdag_rank_recv(g, r, TMP, 4, r ^ k, k, NULL);
-      cdag_rank_reduce_local(g, r, TMP, RES, 1, CDAG_INT32, CDAG_SUM, NULL);
+      cdag_rank_send(g, r, RES, 4 * n, r ^ k, k, NULL);
+      cdag_rank_recv(g, r, TMP, 4 * n, r ^ k, k, NULL);
+      cdag_rank_reduce_local(g, r, TMP, RES, n, CDAG_INT32, CDAG_SUM, NULL);
     }
   }
 }
 
-static void allreduce_linear(cdag_graph *g, int p) {
-  cdag_rank_copy_local(g, 0, VAL, RES, 4, NULL);
+static void allreduce_linear(cdag_graph *g, int p, uint64_t n) {
+  cdag_rank_copy_local(g, 0, VAL, RES, 4 * n, NULL);
   for (int r = 1; r < p; r++) {
-    cdag_rank_send(g, r, VAL, 4, 0, 0, NULL);
-    cdag_rank_scratch(g, 0, TMP + 4 * (uint64_t)r, 4);
-    cdag_rank_recv(g, 0, TMP + 4 * (uint64_t)r, 4, r, 0, NULL);
-    cdag_rank_reduce_local(g, 0, TMP + 4 * (uint64_t)r, RES, 1, CDAG_INT32, CDAG_SUM, NULL);
+    uint64_t tmp = TMP + 4 * n * (uint64_t)r;
+    cdag_rank_send(g, r, VAL, 4 * n, 0, 0, NULL);
+    cdag_rank_scratch(g, 0, tmp, 4 * n);
+    cdag_rank_recv(g, 0, tmp, 4 * n, r, 0, NULL);
+    cdag_rank_reduce_local(g, 0, tmp, RES, n, CDAG_INT32, CDAG_SUM, NULL);
   }
   for (int r = 1; r < p; r++) {
-    cdag_rank_send(g, 0, RES, 4, r, 1, NULL);
-    cdag_rank_recv(g, r, RES, 4, 0, 1, NULL);
+    cdag_rank_send(g, 0, RES, 4 * n, r, 1, NULL);
+    cdag_rank_recv(g, r, RES, 4 * n, 0, 1, NULL);
   }
 }
 
-static void allreduce_chain(cdag_graph *g, int p) {
+static void allreduce_chain(cdag_graph *g, int p, uint64_t n) {
   for (int r = 0; r < p; r++) {
-    cdag_rank_scratch(g, r, TMP, 4);
-    cdag_rank_copy_local(g, r, VAL, RES, 4, NULL);
+    cdag_rank_scratch(g, r, TMP, 4 * n);
+    cdag_rank_copy_local(g, r, VAL, RES, 4 * n, NULL);
     if (r > 0) {
-      cdag_rank_recv(g, r, TMP, 4, r - 1, 0, NULL);
-      cdag_rank_reduce_local(g, r, TMP, RES, 1, CDAG_INT32, CDAG_SUM, NULL);
+      cdag_rank_recv(g, r, TMP, 4 * n, r - 1, 0, NULL);
+      cdag_rank_reduce_local(g, r, TMP, RES, n, CDAG_INT32, CDAG_SUM, NULL);
     }
     if (r < p - 1) {
-      cdag_rank_send(g, r, RES, 4, r + 1, 0, NULL);
-      cdag_rank_recv(g, r, RES, 4, r + 1, 1, NULL);
+      cdag_rank_send(g, r, RES, 4 * n, r + 1, 0, NULL);
+      cdag_rank_recv(g, r, RES, 4 * n, r + 1, 1, NULL);
     }
-    if (r > 0) cdag_rank_send(g, r, RES, 4, r - 1, 1, NULL);
+    if (r > 0) cdag_rank_send(g, r, RES, 4 * n, r - 1, 1, NULL);
   }
 }
 
-static void allreduce_binomial(cdag_graph *g, int p) {
+static void allreduce_binomial(cdag_graph *g, int p, uint64_t n) {
   for (int r = 0; r < p; r++) {
-    cdag_rank_scratch(g, r, TMP, 4);
-    cdag_rank_copy_local(g, r, VAL, RES, 4, NULL);
+    cdag_rank_scratch(g, r, TMP, 4 * n);
+    cdag_rank_copy_local(g, r, VAL, RES, 4 * n, NULL);
     int k = 1;
     for (; k < p && !(r & k); k <<= 1)
       if (r + k < p) {
-        cdag_rank_recv(g, r, TMP, 4, r + k, 0, NULL);
-        cdag_rank_reduce_local(g, r, TMP, RES, 1, CDAG_INT32, CDAG_SUM, NULL);
+        cdag_rank_recv(g, r, TMP, 4 * n, r + k, 0, NULL);
+        cdag_rank_reduce_local(g, r, TMP, RES, n, CDAG_INT32, CDAG_SUM, NULL);
       }
     if (r) {
-      cdag_rank_send(g, r, RES, 4, r - k, 0, NULL);
-      cdag_rank_recv(g, r, RES, 4, r - k, 1, NULL);
+      cdag_rank_send(g, r, RES, 4 * n, r - k, 0, NULL);
+      cdag_rank_recv(g, r, RES, 4 * n, r - k, 1, NULL);
     }
     for (k >>= 1; k >= 1; k >>= 1)
-      if (r + k < p) cdag_rank_send(g, r, RES, 4, r + k, 1, NULL);
+      if (r + k < p) cdag_rank_send(g, r, RES, 4 * n, r + k, 1, NULL);
   }
 }
 
-/* Every rank must end with one reduction: int32 sum of VAL over all ranks, at RES. */
-static void check_allreduce(void (*build)(cdag_graph *, int), int p) {
+/* Ring: reduce-scatter then allgather of p blocks of n/p elements (n a multiple of p);
+   every rank holds the sum in blocks, reduced in a different order for each block. */
+static void allreduce_ring(cdag_graph *g, int p, uint64_t n) {
+  uint64_t blk = 4 * (n / (uint64_t)p);
+  for (int r = 0; r < p; r++) {
+    int next = (r + 1) % p, prev = (r + p - 1) % p;
+    cdag_rank_scratch(g, r, TMP, blk);
+    cdag_rank_copy_local(g, r, VAL, RES, 4 * n, NULL);
+    for (int st = 0; st < p - 1; st++) {
+      uint64_t out = (uint64_t)((r - st + 2 * p) % p), in = (uint64_t)((r - st - 1 + 2 * p) % p);
+      cdag_rank_send(g, r, RES + out * blk, blk, next, 0, NULL);
+      cdag_rank_recv(g, r, TMP, blk, prev, 0, NULL);
+      cdag_rank_reduce_local(g, r, TMP, RES + in * blk, blk / 4, CDAG_INT32, CDAG_SUM, NULL);
+    }
+    for (int st = 0; st < p - 1; st++) {
+      uint64_t out = (uint64_t)((r + 1 - st + 2 * p) % p), in = (uint64_t)((r - st + 2 * p) % p);
+      cdag_rank_send(g, r, RES + out * blk, blk, next, 1, NULL);
+      cdag_rank_recv(g, r, RES + in * blk, blk, prev, 1, NULL);
+    }
+  }
+}
+
+/* Every rank must end with one reduction tuple: int32 sum of n elements of VAL over all
+   ranks, at RES; the same interned set whatever the pattern. Returns that set. */
+static int32_t check_allreduce(void (*build)(cdag_graph *, int, uint64_t), int p, uint64_t n) {
   fixture f = {0};
   ck_assert_int_eq(cdag_graph_create_global(p, &f.g), CDAG_OK);
-  build(f.g, p);
+  build(f.g, p, n);
   analyse_ok(&f);
   ck_assert_int_eq(f.s->nxfers, 0);
   ck_assert_int_eq(f.s->nreds, p);
@@ -276,7 +301,7 @@ static void check_allreduce(void (*build)(cdag_graph *, int), int p) {
     const df_red *d = &f.s->reds[r];
     ck_assert_int_eq(d->dst, r);
     ck_assert_uint_eq(d->dst_addr, RES);
-    ck_assert_uint_eq(d->count, 1);
+    ck_assert_uint_eq(d->count, n);
     ck_assert_int_eq(d->type, CDAG_INT32);
     ck_assert_int_eq(d->op, CDAG_SUM);
     ck_assert_int_eq(d->set, set);
@@ -292,16 +317,22 @@ static void check_allreduce(void (*build)(cdag_graph *, int), int p) {
   for (int r = 0; r < p; r++)
     for (int j = 0; j < p; j++) ck_assert(dataflow_waits_for(f.s, r, j));
   done(&f);
+  return set;
 }
 
 START_TEST(allreduce_patterns_agree) {
-  check_allreduce(allreduce_recursive_doubling, 4);
-  check_allreduce(allreduce_recursive_doubling, 8);
+  check_allreduce(allreduce_recursive_doubling, 4, 1);
+  check_allreduce(allreduce_recursive_doubling, 4, 4);
+  check_allreduce(allreduce_recursive_doubling, 8, 8);
   int ps[] = {2, 4, 5, 8};
   for (int i = 0; i < 4; i++) {
-    check_allreduce(allreduce_linear, ps[i]);
-    check_allreduce(allreduce_chain, ps[i]);
-    check_allreduce(allreduce_binomial, ps[i]);
+    uint64_t n = (uint64_t)ps[i];
+    check_allreduce(allreduce_linear, ps[i], 1);
+    check_allreduce(allreduce_linear, ps[i], n);
+    check_allreduce(allreduce_chain, ps[i], n);
+    check_allreduce(allreduce_binomial, ps[i], n);
+    check_allreduce(allreduce_ring, ps[i], n);      /* p tuples of one element, merged */
+    check_allreduce(allreduce_ring, ps[i], 2 * n);
   }
 }
 END_TEST
@@ -356,6 +387,55 @@ START_TEST(partial_element_is_reported) {
 }
 END_TEST
 
+/* A chain 0 -> 1 -> ... -> p-1: rank i waits for exactly 0..i, one interval. */
+START_TEST(chain_waits_for_prefix) {
+  fixture f = {0};
+  int p = 9;
+  ck_assert_int_eq(cdag_graph_create_global(p, &f.g), CDAG_OK);
+  for (int r = p - 1; r >= 0; r--) { /* added backwards: ids against dependencies */
+    if (r > 0) cdag_rank_recv(f.g, r, 0, 8, r - 1, 0, NULL);
+    if (r < p - 1) cdag_rank_send(f.g, r, 0, 8, r + 1, 0, NULL);
+  }
+  analyse_ok(&f);
+  for (int r = 0; r < p; r++) {
+    ck_assert_int_eq(f.s->wait_start[r + 1] - f.s->wait_start[r], 1);
+    ck_assert_int_eq(f.s->wait_lo[f.s->wait_start[r]], 0);
+    ck_assert_int_eq(f.s->wait_hi[f.s->wait_start[r]], r);
+  }
+  done(&f);
+}
+END_TEST
+
+/* Binomial tree from 0 (rank r receives from r minus its highest bit): rank r waits for
+   exactly its ancestors r & (2^k - 1). */
+START_TEST(binomial_tree_waits_for_ancestors) {
+  fixture f = {0};
+  int p = 37;
+  ck_assert_int_eq(cdag_graph_create_global(p, &f.g), CDAG_OK);
+  for (int r = 0; r < p; r++) {
+    int k = 1;
+    if (r) {
+      int msb = 1 << (31 - __builtin_clz((unsigned)r));
+      cdag_rank_recv(f.g, r, 0, 8, r - msb, 0, NULL);
+      k = msb << 1;
+    }
+    for (; r + k < p; k <<= 1) cdag_rank_send(f.g, r, 0, 8, r + k, 0, NULL);
+  }
+  analyse_ok(&f);
+  for (int r = 0; r < p; r++) {
+    int64_t n = 0;
+    for (int j = 0; j < p; j++) {
+      int anc = 0;
+      for (int k = 0; k < 7; k++) anc |= (r & ((1 << k) - 1)) == j || r == j;
+      ck_assert_int_eq(dataflow_waits_for(f.s, r, j), anc);
+      n += anc && (j == 0 || !dataflow_waits_for(f.s, r, j - 1)); /* intervals expected */
+    }
+    ck_assert_int_eq(f.s->wait_start[r + 1] - f.s->wait_start[r], n);
+  }
+  done(&f);
+}
+END_TEST
+
 START_TEST(dissemination_barrier_waits_for_all) {
   fixture f = {0};
   int p = 6;
@@ -401,6 +481,8 @@ Suite *cdag_sst_suite(void) {
   tcase_add_test(r, partial_element_is_reported);
   suite_add_tcase(s, r);
   TCase *w = tcase_create("waitsets");
+  tcase_add_test(w, chain_waits_for_prefix);
+  tcase_add_test(w, binomial_tree_waits_for_ancestors);
   tcase_add_test(w, dissemination_barrier_waits_for_all);
   suite_add_tcase(s, w);
   return s;
