@@ -1,8 +1,8 @@
 /* cdag — src/match/match.c: pairing sends with receives, and deadlock detection.
  *
  * Matching: every send and receive joins the queue of its channel (source, dest, tag),
- * found through three nested JudyL maps, in its rank's program order; the k-th send of a
- * channel pairs with its k-th receive (MPI's non-overtaking rule). O(n log n).
+ * found in one JudyL keyed by the packed triple, in its rank's program order; the k-th
+ * send of a channel pairs with its k-th receive (MPI's non-overtaking rule). O(n log n).
  * Ordering: Kahn's algorithm over dependencies plus one edge from each send to its receive
  * (a send completes when its own dependencies are met, its data taken at that moment, as
  * with MPI's buffered sends and GOAL's eager messages), scanning ops by id so the order
@@ -37,37 +37,50 @@ static int channel_new(channels *c, int32_t *id) {
   return CDAG_OK;
 }
 
-/* Finds or creates the channel (src, dst, tag) in the nested maps. */
-static int channel_of(Pvoid_t *map, channels *c, int32_t src, int32_t dst, int32_t tag, int32_t *id) {
-  PWord_t l1 = (PWord_t)JudyLIns(map, (Word_t)src, PJE0);
-  if (l1 == PJERR) return CDAG_NOMEM("channels");
-  PWord_t l2 = (PWord_t)JudyLIns((PPvoid_t)l1, (Word_t)dst, PJE0);
-  if (l2 == PJERR) return CDAG_NOMEM("channels");
-  PWord_t l3 = (PWord_t)JudyLIns((PPvoid_t)l2, (Word_t)tag, PJE0);
-  if (l3 == PJERR) return CDAG_NOMEM("channels");
-  if (*l3 == 0) {
+/* Channel keys: src * nprocs + dst, times (max tag + 1) plus the tag when that fits in a
+   word (one JudyL, the usual case); otherwise a second JudyL level per (src, dst) keyed
+   by tag. */
+typedef struct {
+  Pvoid_t map;
+  uint64_t nprocs, ntags;   /* ntags 0: two levels */
+} chan_map;
+
+static void chan_map_init(chan_map *cm, const cdag_graph *g) {
+  uint64_t maxtag = 0;
+  for (int64_t op = 0; op < g->nops; op++)
+    if ((g->kind[op] == IR_SEND || g->kind[op] == IR_RECV) && (uint64_t)g->tag[op] > maxtag) maxtag = (uint64_t)g->tag[op];
+  cm->map = NULL;
+  cm->nprocs = (uint64_t)g->nprocs;
+  uint64_t pairs = cm->nprocs * cm->nprocs;   /* < 2^62 */
+  cm->ntags = maxtag + 1 <= UINT64_MAX / (pairs ? pairs : 1) ? maxtag + 1 : 0;
+}
+
+/* Finds or creates the channel (src, dst, tag). */
+static int channel_of(chan_map *cm, channels *c, int32_t src, int32_t dst, int32_t tag, int32_t *id) {
+  Word_t key = (Word_t)src * cm->nprocs + (Word_t)dst;
+  PWord_t slot;
+  if (cm->ntags) {
+    slot = (PWord_t)JudyLIns(&cm->map, key * cm->ntags + (Word_t)tag, PJE0);
+  } else {
+    PWord_t l1 = (PWord_t)JudyLIns(&cm->map, key, PJE0);
+    slot = l1 == PJERR ? l1 : (PWord_t)JudyLIns((PPvoid_t)l1, (Word_t)tag, PJE0);
+  }
+  if (slot == PJERR) return CDAG_NOMEM("channels");
+  if (*slot == 0) {
     int rc = channel_new(c, id);
     if (rc) return rc;
-    *l3 = (Word_t)*id + 1;
+    *slot = (Word_t)*id + 1;
   }
-  *id = (int32_t)(*l3 - 1);
+  *id = (int32_t)(*slot - 1);
   return CDAG_OK;
 }
 
-static void free_maps(Pvoid_t map) {
-  Word_t src = 0, dst, freed;
-  PWord_t l1 = (PWord_t)JudyLFirst(map, &src, PJE0);
-  while (l1) {
-    dst = 0;
-    PWord_t l2 = (PWord_t)JudyLFirst((Pvoid_t)*l1, &dst, PJE0);
-    while (l2) {
-      JLFA(freed, *(PPvoid_t)l2);
-      l2 = (PWord_t)JudyLNext((Pvoid_t)*l1, &dst, PJE0);
-    }
-    JLFA(freed, *(PPvoid_t)l1);
-    l1 = (PWord_t)JudyLNext(map, &src, PJE0);
-  }
-  JLFA(freed, map);
+static void chan_map_free(chan_map *cm) {
+  Word_t key = 0, freed;
+  if (!cm->ntags)
+    for (PWord_t l1 = (PWord_t)JudyLFirst(cm->map, &key, PJE0); l1; l1 = (PWord_t)JudyLNext(cm->map, &key, PJE0))
+      JLFA(freed, *(PPvoid_t)l1);
+  JLFA(freed, cm->map);
   (void)freed;
 }
 
@@ -108,22 +121,23 @@ static int pair_channels(const cdag_graph *g, const channels *c, const int32_t *
 }
 
 static int match_pairs(const cdag_graph *g, int32_t *partner, int32_t *next) {
-  Pvoid_t map = NULL;
+  chan_map cm;
+  chan_map_init(&cm, g);
   channels c = {0};
   int rc = CDAG_OK;
   for (int64_t i = 0; i < g->nops && rc == CDAG_OK; i++) {
     int32_t op = g->rank_ops[i], id;
     partner[op] = -1;
     if (g->kind[op] == IR_SEND) {
-      if ((rc = channel_of(&map, &c, g->rank[op], g->peer[op], g->tag[op], &id))) break;
+      if ((rc = channel_of(&cm, &c, g->rank[op], g->peer[op], g->tag[op], &id))) break;
       enqueue(&c.shead[id], &c.stail[id], next, op);
     } else if (g->kind[op] == IR_RECV) {
-      if ((rc = channel_of(&map, &c, g->peer[op], g->rank[op], g->tag[op], &id))) break;
+      if ((rc = channel_of(&cm, &c, g->peer[op], g->rank[op], g->tag[op], &id))) break;
       enqueue(&c.rhead[id], &c.rtail[id], next, op);
     }
   }
   if (rc == CDAG_OK) rc = pair_channels(g, &c, next, partner);
-  free_maps(map);
+  chan_map_free(&cm);
   free(c.shead); free(c.stail); free(c.rhead); free(c.rtail);
   return rc;
 }

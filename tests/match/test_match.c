@@ -182,6 +182,28 @@ START_TEST(random_graphs) {
 }
 END_TEST
 
+/* Channel keys that do not fit one word (ranks^2 * tags > 2^64) take the two-level map. */
+START_TEST(huge_tags_on_many_ranks) {
+  int p = 1 << 17;
+  cdag_graph *g = graph(p);
+  cdag_op s[4], r[4];
+  cdag_rank_send(g, 0, 0, 8, p - 1, 0x7fffffff, &s[0]);
+  cdag_rank_send(g, 0, 8, 8, p - 1, 0, &s[1]);
+  cdag_rank_send(g, 0, 16, 8, p - 1, 0x7fffffff, &s[2]);
+  cdag_rank_send(g, p - 1, 0, 8, 0, 0x7ffffffe, &s[3]);
+  cdag_rank_recv(g, p - 1, 64, 8, 0, 0, &r[1]);
+  cdag_rank_recv(g, p - 1, 72, 8, 0, 0x7fffffff, &r[0]);
+  cdag_rank_recv(g, p - 1, 80, 8, 0, 0x7fffffff, &r[2]);
+  cdag_rank_recv(g, 0, 64, 8, p - 1, 0x7ffffffe, &r[3]);
+  match_result m;
+  run_ok(g, &m);
+  for (int i = 0; i < 4; i++) ck_assert_int_eq(m.partner[s[i]], r[i]);
+  check_order(g, &m);
+  match_free(&m);
+  cdag_graph_free(&g);
+}
+END_TEST
+
 START_TEST(unmatched_send) {
   cdag_graph *g = graph(3);
   cdag_rank_send(g, 0, 0, 8, 1, 0, NULL);
@@ -311,6 +333,7 @@ Suite *cdag_match_suite(void) {
   tcase_add_test(t, exchange_without_dependency);
   tcase_add_test(t, tree_added_backwards);
   tcase_add_test(t, random_graphs);
+  tcase_add_test(t, huge_tags_on_many_ranks);
   suite_add_tcase(s, t);
   TCase *e = tcase_create("errors");
   tcase_add_test(e, unmatched_send);
