@@ -11,7 +11,8 @@
  * Worst case: O(p) intervals per set (alternating ranks), O(n p) time and nodes in total;
  * trees, rings, butterflies and barriers stay far below (a binomial tree: one node per op).
  * The output (sorted intervals per rank) is O(sum of |W_i|): O(p log p) for a binomial
- * tree, O(p) for rings and barriers. */
+ * tree, O(p) for rings and barriers; a rank's list is written by copying the part already
+ * written for another rank (a tree parent's list) and walking only the nodes above it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,27 +134,63 @@ static int ws_of_op(const cdag_graph *g, const match_result *m, ws_pool *w, int3
   return rc;
 }
 
-/* Writes every rank's list in ascending order into the flat result arrays. */
-static int ws_output(const cdag_graph *g, const ws_pool *w, const int32_t *rankset, df_sst *s) {
-  int64_t total = 0;
-  for (int r = 0; r < g->nprocs; r++)
-    for (int32_t k = rankset[r]; k >= 0; k = w->next[k]) total++;
-  s->wait_start = malloc(((size_t)g->nprocs + 1) * sizeof *s->wait_start);
-  s->wait_lo = malloc((size_t)(total ? total : 1) * sizeof *s->wait_lo);
-  s->wait_hi = malloc((size_t)(total ? total : 1) * sizeof *s->wait_hi);
-  if (!s->wait_start || !s->wait_lo || !s->wait_hi) return CDAG_NOMEM("wait sets");
-  int64_t end = 0;
-  for (int r = 0; r < g->nprocs; r++) {
-    s->wait_start[r] = end;
-    for (int32_t k = rankset[r]; k >= 0; k = w->next[k]) end++;
-    int64_t at = end;
-    for (int32_t k = rankset[r]; k >= 0; k = w->next[k]) {
-      s->wait_lo[--at] = w->lo[k];
-      s->wait_hi[at] = w->hi[k];
-    }
-  }
-  s->wait_start[g->nprocs] = end;
+/* Appends rank r's list, ascending, to the result. The walk down the list stops at a node
+   that heads the list of a rank already written (its parent in a tree, usually): that
+   tail is copied from the result, so the walk is short and the copy sequential. */
+typedef struct {
+  int32_t *head_of;           /* node -> a rank whose list it heads, -1 none */
+  int32_t *above;  int64_t nabove, abovecap;   /* nodes above the copied tail */
+  int64_t cap;                /* capacity of s->wait_lo/hi */
+} ws_writer;
+
+/* Room for `need` intervals in the result (both arrays grow together, by doubling). */
+static int ws_reserve(ws_writer *wr, df_sst *s, int64_t need) {
+  if (need <= wr->cap) return CDAG_OK;
+  int64_t cap = wr->cap * 2 > need ? wr->cap * 2 : need + 1024;
+  int32_t *lo = realloc(s->wait_lo, (size_t)cap * sizeof *lo);
+  if (!lo) return CDAG_NOMEM("wait sets");
+  s->wait_lo = lo;
+  int32_t *hi = realloc(s->wait_hi, (size_t)cap * sizeof *hi);
+  if (!hi) return CDAG_NOMEM("wait sets");
+  s->wait_hi = hi;
+  wr->cap = cap;
   return CDAG_OK;
+}
+
+static int ws_write_rank(const ws_pool *w, ws_writer *wr, int32_t head, int r, df_sst *s) {
+  int64_t end = s->wait_start[r];
+  int32_t k = head;
+  wr->nabove = 0;
+  for (; k >= 0 && wr->head_of[k] < 0; k = w->next[k]) {
+    IR_GROW(wr->above, wr->nabove, wr->abovecap, 1, "wait sets");
+    wr->above[wr->nabove++] = k;
+  }
+  int64_t from = k >= 0 ? s->wait_start[wr->head_of[k]] : 0, n = k >= 0 ? s->wait_start[wr->head_of[k] + 1] - from : 0;
+  int rc = ws_reserve(wr, s, end + n + wr->nabove);
+  if (rc) return rc;
+  memcpy(s->wait_lo + end, s->wait_lo + from, (size_t)n * sizeof *s->wait_lo);
+  memcpy(s->wait_hi + end, s->wait_hi + from, (size_t)n * sizeof *s->wait_hi);
+  end += n;
+  for (int64_t i = wr->nabove - 1; i >= 0; i--) {
+    s->wait_lo[end] = w->lo[wr->above[i]];
+    s->wait_hi[end++] = w->hi[wr->above[i]];
+  }
+  s->wait_start[r + 1] = end;
+  if (head >= 0 && wr->head_of[head] < 0) wr->head_of[head] = r;
+  return CDAG_OK;
+}
+static int ws_output(const cdag_graph *g, const ws_pool *w, const int32_t *rankset, df_sst *s) {
+  ws_writer wr = {.head_of = malloc((size_t)(w->n ? w->n : 1) * sizeof *wr.head_of)};
+  s->wait_start = malloc(((size_t)g->nprocs + 1) * sizeof *s->wait_start);
+  int rc = wr.head_of && s->wait_start ? ws_reserve(&wr, s, 1) : CDAG_NOMEM("wait sets");
+  if (rc == CDAG_OK) {
+    memset(wr.head_of, 0xff, (size_t)w->n * sizeof *wr.head_of);
+    s->wait_start[0] = 0;
+  }
+  for (int r = 0; r < g->nprocs && rc == CDAG_OK; r++) rc = ws_write_rank(w, &wr, rankset[r], r, s);
+  free(wr.head_of);
+  free(wr.above);
+  return rc;
 }
 
 int df_waitsets(const cdag_graph *g, const match_result *m, df_sst *s) {
