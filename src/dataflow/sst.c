@@ -332,6 +332,10 @@ static void free_state(df_state *st) {
 /* Hands the interned sets over to the result. */
 static void move_sets(df_state *st) {
   df_sst *s = st->sst;
+  if (!s) {
+    df_sets_free(&st->sets);
+    return;
+  }
   s->sets = st->sets.sets;
   s->nsets = st->sets.nsets;
   s->runs = st->sets.runs;
@@ -355,10 +359,10 @@ int dataflow_run(const cdag_graph *g, const match_result *m, df_sst **out) {
     st.sst->nprocs = g->nprocs;
     rc = propagate(&st, m);
     if (rc == CDAG_OK) rc = collect(&st);
-    if (rc == CDAG_OK) rc = df_waitsets(g, m, st.sst);
   }
   move_sets(&st);
-  free_state(&st);
+  free_state(&st); /* before the wait sets: lower peak memory */
+  if (rc == CDAG_OK) rc = df_waitsets(g, m, st.sst);
   if (rc) {
     dataflow_free(st.sst);
     return rc;

@@ -20,14 +20,15 @@
 
 typedef struct {
   int32_t *lo, *hi, *next;   /* node pool; a set is the index of its head node */
+  int32_t *len;              /* intervals in the list a node heads */
   int64_t n, cap;
 } ws_pool;
 
 static int ws_node(ws_pool *w, int32_t lo, int32_t hi, int32_t next, int32_t *id) {
   if (w->n == w->cap) {
     int64_t cap = w->cap ? w->cap * 2 : 1024;
-    int32_t **arrs[3] = {&w->lo, &w->hi, &w->next};
-    for (int i = 0; i < 3; i++) {
+    int32_t **arrs[4] = {&w->lo, &w->hi, &w->next, &w->len};
+    for (int i = 0; i < 4; i++) {
       int32_t *p = realloc(*arrs[i], (size_t)cap * sizeof **arrs[i]);
       if (!p) return CDAG_NOMEM("wait sets");
       *arrs[i] = p;
@@ -37,6 +38,7 @@ static int ws_node(ws_pool *w, int32_t lo, int32_t hi, int32_t next, int32_t *id
   w->lo[w->n] = lo;
   w->hi[w->n] = hi;
   w->next[w->n] = next;
+  w->len[w->n] = 1 + (next >= 0 ? w->len[next] : 0);
   *id = (int32_t)w->n++;
   return CDAG_OK;
 }
@@ -103,6 +105,7 @@ static int ws_union(ws_pool *w, int32_t a, int32_t b, int32_t *out) {
   if (a < 0 || a == b || (b >= 0 && ws_subset(w, a, b))) { *out = b; return CDAG_OK; }
   if (b < 0 || ws_subset(w, b, a)) { *out = a; return CDAG_OK; }
   ws_builder bl = {.w = w, .head = -1, .last = -1, .plo = 1, .phi = 0};
+  int64_t first = w->n;
   int rc = CDAG_OK;
   while (rc == CDAG_OK && a >= 0 && b >= 0 && a != b) {
     int take_a = w->hi[a] >= w->hi[b];
@@ -111,6 +114,8 @@ static int ws_union(ws_pool *w, int32_t a, int32_t b, int32_t *out) {
     *k = w->next[*k];
   }
   if (rc == CDAG_OK) rc = ws_finish(&bl, a >= 0 ? a : b);
+  for (int64_t k = w->n - 1; k >= first; k--) /* new nodes form one chain, linked after creation */
+    w->len[k] = 1 + (w->next[k] >= 0 ? w->len[w->next[k]] : 0);
   *out = bl.head;
   return rc;
 }
@@ -182,7 +187,9 @@ static int ws_write_rank(const ws_pool *w, ws_writer *wr, int32_t head, int r, d
 static int ws_output(const cdag_graph *g, const ws_pool *w, const int32_t *rankset, df_sst *s) {
   ws_writer wr = {.head_of = malloc((size_t)(w->n ? w->n : 1) * sizeof *wr.head_of)};
   s->wait_start = malloc(((size_t)g->nprocs + 1) * sizeof *s->wait_start);
-  int rc = wr.head_of && s->wait_start ? ws_reserve(&wr, s, 1) : CDAG_NOMEM("wait sets");
+  int64_t total = 1;
+  for (int r = 0; r < g->nprocs; r++) total += w->len[rankset[r]];
+  int rc = wr.head_of && s->wait_start ? ws_reserve(&wr, s, total) : CDAG_NOMEM("wait sets");
   if (rc == CDAG_OK) {
     memset(wr.head_of, 0xff, (size_t)w->n * sizeof *wr.head_of);
     s->wait_start[0] = 0;
@@ -211,6 +218,6 @@ int df_waitsets(const cdag_graph *g, const match_result *m, df_sst *s) {
   }
   if (rc == CDAG_OK) rc = ws_output(g, &w, rankset, s);
   free(opset); free(cache); free(rankset);
-  free(w.lo); free(w.hi); free(w.next);
+  free(w.lo); free(w.hi); free(w.next); free(w.len);
   return rc;
 }
