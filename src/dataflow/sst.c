@@ -175,6 +175,12 @@ static int operand_at(df_state *st, int32_t op, const df_seg *s, uint64_t o, df_
                        ir_rop_name(st->g->tag[op]), ir_type_name(st->g->peer[op]));
   }
   *x = (df_operand){.set = s->p.set, .rank = s->p.src, .addr = s->p.addr + (o - s->off)};
+  if (s->p.set >= 0 && x->addr % (uint64_t)ir_type_size(st->g->peer[op])) {
+    char d[200];
+    return cdag__error(CDAG_ERR_UNSUPPORTED, "%s: byte %llu of its operands holds a reduced value moved off its "
+                       "element boundaries (partial-element overlap is not supported)",
+                       ir_describe(st->g, op, d, sizeof d), (unsigned long long)o);
+  }
   return CDAG_OK;
 }
 
@@ -266,9 +272,10 @@ static int emit_red(df_state *st, int rank, uint64_t lo, uint64_t hi, const df_p
   df_sst *s = st->sst;
   int type = p->src >> 8, size = ir_type_size(type);
   uint64_t shift = p->addr + (lo - plo);
-  if ((lo - plo) % (uint64_t)size || (hi - lo) % (uint64_t)size) {
+  if (shift % (uint64_t)size || (hi - lo) % (uint64_t)size) {
     return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: bytes [0x%llx, 0x%llx) end with part of a reduced %s element "
-                       "(a later write or scratch covers part of an element)", rank, (unsigned long long)lo,
+                       "(a later write or scratch covers part of an element, or a message moved bytes off element "
+                       "boundaries; partial-element overlap is not supported)", rank, (unsigned long long)lo,
                        (unsigned long long)hi, ir_type_name(type));
   }
   if (s->nreds > 0 && red_continues(st, &s->reds[s->nreds - 1], rank, lo, p, shift)) {

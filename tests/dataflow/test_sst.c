@@ -436,6 +436,27 @@ START_TEST(binomial_tree_waits_for_ancestors) {
 }
 END_TEST
 
+/* Bytes 2..5 of a reduced int32 vector sent away: not whole elements, reported; and the
+   same bytes used as an operand of a further reduce. */
+START_TEST(reduced_bytes_off_element_boundaries) {
+  for (int further = 0; further < 2; further++) {
+    fixture f = {0};
+    ck_assert_int_eq(cdag_graph_create_global(2, &f.g), CDAG_OK);
+    cdag_rank_send(f.g, 1, 0x100, 8, 0, 0, NULL);
+    cdag_rank_recv(f.g, 0, 0x200, 8, 1, 0, NULL);
+    cdag_rank_reduce_local(f.g, 0, 0x200, 0x100, 2, CDAG_INT32, CDAG_SUM, NULL);
+    cdag_rank_send(f.g, 0, 0x102, 4, 1, 1, NULL);
+    cdag_rank_recv(f.g, 1, 0x300, 4, 0, 1, NULL);
+    if (further) cdag_rank_reduce_local(f.g, 1, 0x300, 0x400, 1, CDAG_INT32, CDAG_SUM, NULL);
+    ck_assert_int_eq(analyse(&f), CDAG_ERR_UNSUPPORTED);
+    ck_assert_msg(strstr(cdag_error_message(), "partial-element") &&
+                      strstr(cdag_error_message(), further ? "rank 1 op 2" : "rank 1: bytes [0x300, 0x304)"),
+                  "message: %s", cdag_error_message());
+    done(&f);
+  }
+}
+END_TEST
+
 START_TEST(dissemination_barrier_waits_for_all) {
   fixture f = {0};
   int p = 6;
@@ -479,6 +500,7 @@ Suite *cdag_sst_suite(void) {
   tcase_add_test(r, vector_reduce_and_repeats);
   tcase_add_test(r, mixed_ops_are_reported);
   tcase_add_test(r, partial_element_is_reported);
+  tcase_add_test(r, reduced_bytes_off_element_boundaries);
   suite_add_tcase(s, r);
   TCase *w = tcase_create("waitsets");
   tcase_add_test(w, chain_waits_for_prefix);
