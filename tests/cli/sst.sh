@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# cdag tests — tests/cli/sst.sh CDAG SOURCE_DIR: `cdag sst` on small hand-written graphs.
+#
+# The text listing groups tuples by destination rank; --json is the FORMAT.md form (a split
+# send gives two tuples, a reduction lists its sources sorted); matching and dataflow errors
+# name the rank, op, line, label and peer, and exit 1.
+set -u
+cdag=$1
+src=$2
+. "$src/tests/cli/lib/expect.sh"
+
+# Rank 1 forwards 8 original and 8 received bytes to rank 2 (a split); rank 2 adds rank 0's
+# int32 into its own.
+cat >"$tmp/split.cdag" <<'G'
+num_ranks 3
+rank 0 {
+  a: send 16b to 1 addr 0x500
+  b: send 4b to 2 tag 1 addr 0x600
+}
+rank 1 {
+  a: recv 16b from 0 addr 0x110
+  b: send 16b to 2 addr 0x108
+}
+rank 2 {
+  scratch 0x8000 4b
+  a: recv 16b from 1 addr 0x900
+  b: recv 4b from 0 tag 1 addr 0x8000
+  c: reduce 1 int32 sum in 0x8000 inout 0x20
+}
+G
+expect_status 0 "$cdag" sst "$tmp/split.cdag"
+expect_out "rank 2:"
+expect_out "  0x900 <- rank 1 0x108 (8 B)"
+expect_out "  0x908 <- rank 0 0x500 (8 B)"
+expect_out "  0x20 <- sum of 1 int32 over 0:0x600 2:0x20"
+expect_out "3 transfers, 1 reductions, 1 splits"
+grep -n "rank 1:" "$tmp/out" | grep -q "^1:" || fail "rank 1 is not listed first: $(head -2 "$tmp/out")"
+expect_status 0 "$cdag" sst --json "$tmp/split.cdag"
+expect_out '"cdag_sst": 1'
+expect_out '{"src": 0, "src_addr": 1280, "len": 16, "dst": 1, "dst_addr": 272}'
+expect_out '{"src": 1, "src_addr": 264, "len": 8, "dst": 2, "dst_addr": 2304}'
+expect_out '{"dst": 2, "dst_addr": 32, "count": 1, "type": "int32", "op": "sum", "sources": [[0, 1536], [2, 32]]}'
+
+cat >"$tmp/unmatched.cdag" <<'G'
+num_ranks 2
+rank 0 {
+  lonely: send 8b to 1 tag 7 addr 0
+}
+G
+expect_status 1 "$cdag" sst "$tmp/unmatched.cdag"
+expect_err "rank 0 op 0 (send, line 3, label lonely)"
+expect_err "to rank 1 tag 7 has no matching receive"
+
+cat >"$tmp/truncate.cdag" <<'G'
+num_ranks 2
+rank 0 {
+  s: send 64b to 1
+}
+rank 1 {
+  r: recv 32b from 0
+}
+G
+expect_status 1 "$cdag" sst "$tmp/truncate.cdag"
+expect_err "label r) receives 32 bytes but its matched send rank 0 op 0 (send, line 3, label s) sends 64"
+
+cat >"$tmp/deadlock.cdag" <<'G'
+num_ranks 2
+rank 0 {
+  r0: recv 8b from 1 addr 0
+  s0: send 8b to 1 addr 0
+}
+rank 1 {
+  r1: recv 8b from 0 addr 0
+  s1: send 8b to 0 addr 0
+}
+G
+expect_status 1 "$cdag" sst "$tmp/deadlock.cdag"
+expect_err "deadlock"
+expect_err "label r0"
+expect_err "label s1"
+finish
