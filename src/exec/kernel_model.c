@@ -84,8 +84,14 @@ static int ceil_log2(int p) {
 }
 
 int kern_model_blocks(const kern_model *m, int p, uint64_t units, uint64_t unit) {
-  /* blocks of whole units: the byte count is `units`, each costing beta * unit */
-  return circ_blocks_for(m->alpha, m->beta * (double)unit, units, ceil_log2(p));
+  /* n* = sqrt((q - 1) beta m / alpha) minimises (n - 1 + q)(alpha + beta m / n); blocks are
+     whole units. (circulant.h's circ_blocks_for is the same formula for unit = 1.) */
+  int q = ceil_log2(p);
+  if (q <= 1 || units <= 1) return 1;
+  double n = floor(sqrt((q - 1) * m->beta * (double)units * (double)unit / m->alpha) + 0.5);
+  if (n > (double)units) n = (double)units;
+  if (n > (double)(1 << 24)) n = (double)(1 << 24);   /* bounds the rounds of one kernel */
+  return n < 1 ? 1 : (int)n;
 }
 
 /* (n - 1 + q)(alpha + beta m / n) with the model's n. */
