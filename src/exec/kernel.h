@@ -98,7 +98,7 @@ int kern_allreduce(const kern_group *g, kern_iov send, kern_iov recv, uint64_t c
 
 /* ---- The cost model (kernel_model.c) ---- */
 
-/* Defaults (alpha 1.5e-6 s, beta 2e-10 s/B: shared-memory MPICH), then the environment
+/* Defaults (alpha 1e-6 s, beta 2e-10 s/B: shared-memory MPICH), then the environment
    CDAG_ALPHA / CDAG_BETA (seconds, seconds per byte) where set. */
 kern_model kern_model_default(void);
 /* Ping-pong between comm ranks 0 and 1 (8 B and 256 KiB), result on every rank; the

@@ -13,47 +13,13 @@
 
 #include "exec/kernel_int.h"
 
-/* Pieces of one message: (displacement in the working buffer, length), merged when adjacent. */
-typedef struct {
-  MPI_Count *displ, *len;
-  int n;
-} pieces;
-
-static void piece_add(pieces *ps, uint64_t displ, uint64_t len) {
-  if (len == 0) return;
-  if (ps->n > 0 && (uint64_t)(ps->displ[ps->n - 1] + ps->len[ps->n - 1]) == displ) {
-    ps->len[ps->n - 1] += (MPI_Count)len;
-    return;
-  }
-  ps->displ[ps->n] = (MPI_Count)displ;
-  ps->len[ps->n++] = (MPI_Count)len;
-}
-
-/* Sets (buf, count, type) of one side of a step from its pieces. */
-static int piece_message(kern_op *op, pieces *ps, unsigned char *work, void **buf, MPI_Count *count,
-                         MPI_Datatype *type) {
-  if (ps->n == 1) {
-    *buf = work + ps->displ[0];
-    *count = ps->len[0];
-    return CDAG_OK;
-  }
-  MPI_Datatype t;
-  int mrc = MPI_Type_create_hindexed_c(ps->n, ps->len, ps->displ, MPI_BYTE, &t);
-  if (mrc == MPI_SUCCESS) mrc = MPI_Type_commit(&t);
-  if (mrc != MPI_SUCCESS) return kern__mpi_error(op, mrc, "MPI_Type_create_hindexed_c");
-  *buf = work;
-  *count = 1;
-  *type = t;
-  return kern__keep_type(op, t);
-}
-
 typedef struct {
   const circ_graph *c;
   const int *R;             /* R[v * q + k]: receive schedule of relative rank v */
   const uint64_t *counts, *displ;
   int n;
   unsigned char *work;
-  pieces out, in;
+  kern_pieces out, in;
 } agv_ctx;
 
 /* Round i of all p broadcasts. */
@@ -66,11 +32,11 @@ static int agv_round(kern_op *op, agv_ctx *a, int64_t i, int64_t off) {
     int64_t rb = a->R[(size_t)v * q + k] + off, sb = a->R[(size_t)to * q + k] + off;
     if (v != 0 && rb >= 0) {
       kern__block(a->counts[j], 1, a->n, rb < a->n - 1 ? rb : a->n - 1, &bo, &bl);
-      piece_add(&a->in, a->displ[j] + bo, bl);
+      kern__piece_add(&a->in, a->displ[j] + bo, bl);
     }
     if (to != 0 && sb >= 0) {
       kern__block(a->counts[j], 1, a->n, sb < a->n - 1 ? sb : a->n - 1, &bo, &bl);
-      piece_add(&a->out, a->displ[j] + bo, bl);
+      kern__piece_add(&a->out, a->displ[j] + bo, bl);
     }
   }
   if (!a->out.n && !a->in.n) return CDAG_OK;
@@ -79,11 +45,11 @@ static int agv_round(kern_op *op, agv_ctx *a, int64_t i, int64_t off) {
   int rc = CDAG_OK;
   if (a->out.n) {
     st->speer = op->members[(op->me + s) % p];
-    rc = piece_message(op, &a->out, a->work, &st->sbuf, &st->scount, &st->stype);
+    rc = kern__piece_message(op, &a->out, a->work, &st->sbuf, &st->scount, &st->stype);
   }
   if (rc == CDAG_OK && a->in.n) {
     st->rpeer = op->members[(op->me - s + p) % p];
-    rc = piece_message(op, &a->in, a->work, &st->rbuf, &st->rcount, &st->rtype);
+    rc = kern__piece_message(op, &a->in, a->work, &st->rbuf, &st->rcount, &st->rtype);
   }
   return rc;
 }
@@ -97,8 +63,8 @@ static int agv_rounds(kern_op *op, agv_ctx *a) {
   if (rc == CDAG_OK) {
     for (int v = 0; v < p; v++) circ_recvsched(a->c, v, R + (size_t)v * q);
     a->R = R;
-    a->out = (pieces){mem, mem + p, 0};
-    a->in = (pieces){mem + 2 * p, mem + 3 * p, 0};
+    a->out = (kern_pieces){mem, mem + p, 0};
+    a->in = (kern_pieces){mem + 2 * p, mem + 3 * p, 0};
     int64_t x = (q - (n - 1) % q) % q, last = n - 2 + q + x;
     for (int64_t i = x; i <= last && rc == CDAG_OK; i++) rc = agv_round(op, a, i, -x + q * (i / q));
   }

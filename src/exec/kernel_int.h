@@ -81,6 +81,17 @@ uint64_t kern__iov_bytes(kern_iov v);
 int kern__keep_iov(kern_op *op, kern_iov v);
 /* Copies len bytes between v's byte sequence at off and buf (to_iov: buf -> v). */
 void kern__iov_transfer(kern_iov v, uint64_t off, unsigned char *buf, uint64_t len, int to_iov);
+/* Pieces of one message: (displacement in a working buffer, length). */
+typedef struct {
+  MPI_Count *displ, *len;
+  int n;
+} kern_pieces;
+/* Appends a piece, merged with the previous one when adjacent; empty pieces are dropped. */
+void kern__piece_add(kern_pieces *ps, uint64_t displ, uint64_t len);
+/* One side of a step from ps->n >= 1 pieces over work: a pointer and a byte count for one
+   piece, else an hindexed datatype (owned by the op) over work with count 1. */
+int kern__piece_message(kern_op *op, const kern_pieces *ps, unsigned char *work, void **buf, MPI_Count *count,
+                        MPI_Datatype *type);
 /* Contiguous address of v when it is one piece, else NULL. */
 unsigned char *kern__iov_contig(kern_iov v);
 /* Owned memory of `bytes` (zeroed), released with the op. */

@@ -13,7 +13,7 @@
 
 #include "exec/kernel_int.h"
 
-#define KERN_ALPHA_DEFAULT 1.5e-6
+#define KERN_ALPHA_DEFAULT 1e-6
 #define KERN_BETA_DEFAULT 2e-10
 
 static void model_env(kern_model *m) {

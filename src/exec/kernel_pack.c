@@ -4,7 +4,8 @@
  * into an owned contiguous buffer before the rounds and unpacked after them; these helpers
  * copy any byte range of a piece list to or from contiguous memory, walking the pieces
  * once (O(pieces + bytes)). The op keeps its own copy of each piece list, so the caller's
- * arrays need not outlive init. */
+ * arrays need not outlive init. A message of several pieces of one working buffer is an
+ * hindexed datatype, built once. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,4 +55,31 @@ void kern__iov_transfer(kern_iov v, uint64_t off, unsigned char *buf, uint64_t l
     len -= take;
     off = 0;
   }
+}
+
+void kern__piece_add(kern_pieces *ps, uint64_t displ, uint64_t len) {
+  if (len == 0) return;
+  if (ps->n > 0 && (uint64_t)(ps->displ[ps->n - 1] + ps->len[ps->n - 1]) == displ) {
+    ps->len[ps->n - 1] += (MPI_Count)len;
+    return;
+  }
+  ps->displ[ps->n] = (MPI_Count)displ;
+  ps->len[ps->n++] = (MPI_Count)len;
+}
+
+int kern__piece_message(kern_op *op, const kern_pieces *ps, unsigned char *work, void **buf, MPI_Count *count,
+                        MPI_Datatype *type) {
+  if (ps->n == 1) {
+    *buf = work + ps->displ[0];
+    *count = ps->len[0];
+    return CDAG_OK;
+  }
+  MPI_Datatype t;
+  int mrc = MPI_Type_create_hindexed_c(ps->n, ps->len, ps->displ, MPI_BYTE, &t);
+  if (mrc == MPI_SUCCESS) mrc = MPI_Type_commit(&t);
+  if (mrc != MPI_SUCCESS) return kern__mpi_error(op, mrc, "MPI_Type_create_hindexed_c");
+  *buf = work;
+  *count = 1;
+  *type = t;
+  return kern__keep_type(op, t);
 }

@@ -439,6 +439,7 @@ int main(int argc, char **argv) {
       test_allgather(g, sizes[si], 0, 0, 0);
       test_allgather(g, sizes[si], 1, 1, 0);
       test_allgather(g, sizes[si], 0, 1, 1);
+      test_allgather(g, sizes[si], 0, 0, 1);
       test_allgatherv(g, sizes[si], 0, 0, 0);
       test_allgatherv(g, sizes[si], 1, si % 2, 4);
     }
