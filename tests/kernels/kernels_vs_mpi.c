@@ -410,6 +410,22 @@ static void test_model(void) {
   check(ok, "cost model");
 }
 
+/* "deep" (by hand, e.g. mpiexec -n 16): every root and block counts 1..13 on all ranks. */
+static int deep(const group *g) {
+  for (int n = 1; n <= 13; n++)
+    for (int root = 0; root < g->p; root++) {
+      size_t sz = (size_t)n * 3 + (size_t)root;
+      test_bcast(g, sz, root, root % 2, n);
+      test_reduction(g, &red_cases[0], sz, 0, root, root % 2, 0, n, KERN_ALG_AUTO);
+      test_reduction(g, &red_cases[2], sz + 50, 0, root, 0, 0, n, KERN_ALG_AUTO);
+    }
+  for (int n = 1; n <= 13; n++) {
+    test_allgatherv(g, (size_t)n * 2, n % 2, 0, n);
+    test_reduction(g, &red_cases[1], (size_t)n * 5, 1, 0, n % 2, 0, n, KERN_ALG_CIRCULANT);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
@@ -425,6 +441,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < ngroups; i++) group_make(&gs[i], names[i], i);
 
   static const size_t sizes[] = {0, 1, 7, 1001, 4099};
+  if (argc > 1 && strcmp(argv[1], "deep") == 0) ngroups = deep(&gs[0]);
   for (int gi = 0; gi < ngroups; gi++) {
     const group *g = &gs[gi];
     if (g->p == 0) continue;   /* odd ranks of one rank: empty set (same on every rank) */
