@@ -6,7 +6,8 @@
  * int32 sums), for a few message sizes; best of several batches, the two variants taking
  * turns. Part 2 (the model, printed by rank 0): the alpha-beta model measured at start-up
  * predicts the broadcast time for p = 2^4 .. 2^16 with the n-block circulant schedule, a
- * binomial tree and scatter + allgather, and the choice kern_model_choose makes.
+ * binomial tree and scatter + allgather, and the choice kern_model_choose makes; the same
+ * for allreduce (circulant reduce + bcast, census, binomial, Rabenseifner).
  * Run: scripts/bench-kernels.sh [nprocs] [max bytes]. Timings only: no correctness checks
  * here (tests/kernels does those). */
 #include <mpi.h>
@@ -134,6 +135,25 @@ static void predicted(const kern_model *m) {
     }
 }
 
+/* Allreduce: circulant reduce + bcast, census, binomial reduce + bcast, Rabenseifner. */
+static void predicted_allreduce(const kern_model *m) {
+  static const uint64_t sizes[] = {8, 1 << 10, 1 << 16, 1 << 20, 1 << 24};
+  printf("\n# model: predicted allreduce time in microseconds\n");
+  printf("%7s %10s %12s %12s %12s %12s  %s\n", "p", "bytes", "circ r+b", "census", "binomial", "rabenseif.",
+         "kern_model_choose");
+  for (int lg = 4; lg <= 16; lg += 4)
+    for (int s = 0; s < 5; s++) {
+      int p = 1 << lg;
+      uint64_t b = sizes[s];
+      char why[160];
+      kern_model_choose(m, KERN_ALLREDUCE, p, b, why, sizeof why);
+      printf("%7d %10llu %12.1f %12.1f %12.1f %12.1f  %s\n", p, (unsigned long long)b,
+             kern_model_circulant(m, KERN_ALLREDUCE, p, b) * 1e6, kern_model_census(m, p, b) * 1e6,
+             kern_model_binomial(m, KERN_ALLREDUCE, p, b) * 1e6,
+             kern_model_scatter_allgather(m, KERN_ALLREDUCE, p, b) * 1e6, why);
+    }
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -147,7 +167,10 @@ int main(int argc, char **argv) {
   kern_model m;
   kern_model_measure(MPI_COMM_WORLD, &m);
   measured(maxbytes, &m);
-  if (rank == 0) predicted(&m);
+  if (rank == 0) {
+    predicted(&m);
+    predicted_allreduce(&m);
+  }
   MPI_Finalize();
   return 0;
 }

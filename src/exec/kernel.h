@@ -114,7 +114,9 @@ double kern_model_census(const kern_model *m, int p, uint64_t bytes);
 double kern_model_binomial(const kern_model *m, kern_kind kind, int p, uint64_t bytes);
 double kern_model_scatter_allgather(const kern_model *m, kern_kind kind, int p, uint64_t bytes);
 /* MPI's collective or cdag's kernel (KERN_ALG_MPI, _CIRCULANT or _CENSUS), with a one-line
-   reason ("circulant 12.1 us < MPI binomial 15.0 us (p=8, 1048576 B)") in reason[len]. */
+   reason ("circulant 12.1 us < MPI binomial 15.0 us (p=8, 1048576 B)") in reason[len]. The
+   kernel must win by 10%. KERN_ALG_CENSUS assumes an order-free op: kern_allreduce_init
+   never picks it by itself for floating-point sums. */
 kern_alg kern_model_choose(const kern_model *m, kern_kind kind, int p, uint64_t bytes, char *reason,
                            size_t len);
 

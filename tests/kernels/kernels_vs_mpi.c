@@ -8,7 +8,8 @@
  * must stay untouched), in-place variants, forced small block counts so that multi-block
  * schedules run for small messages, and reductions on int32, int64, uint8 (byte-equal) and
  * double (equal within reassociation). Built kernels also run several times on changing
- * data, bad arguments give CDAG_ERR_ARG, and the cost model's choices are sane. Every check
+ * data, bad arguments give CDAG_ERR_ARG, the cost model's choices are sane and the
+ * environment overrides work. Every check
  * is agreed by all ranks; rank 0 prints "kernels: N passed, M failed"; exit 1 on failure. */
 #include <math.h>
 #include <mpi.h>
@@ -410,6 +411,33 @@ static void test_model(void) {
   check(ok, "cost model");
 }
 
+/* The environment sets the model (CDAG_ALPHA, CDAG_BETA) and forces the block count. */
+static void test_environment(const group *g) {
+  int ok = 1;
+  setenv("CDAG_ALPHA", "0.5", 1);
+  setenv("CDAG_BETA", "2e-9", 1);
+  kern_model m = kern_model_default();
+  ok = m.alpha == 0.5 && m.beta == 2e-9;
+  unsetenv("CDAG_ALPHA");
+  unsetenv("CDAG_BETA");
+  if (g->me >= 0) {
+    unsigned char b[1001];
+    uint64_t a = (uint64_t)(uintptr_t)b, l = sizeof b;
+    fill(b, sizeof b, 9, 9);
+    kern_group kg = kgroup(g, 0);
+    kern_op *op = NULL;
+    setenv("CDAG_BLOCKS", "3", 1);
+    ok = ok && kern_bcast_init(&kg, 0, (kern_iov){&a, &l, 1}, &op) == CDAG_OK &&
+         strstr(kern_describe(op), " n=3 ") && kern_run(op) == CDAG_OK;
+    unsetenv("CDAG_BLOCKS");
+    kern_free(&op);
+    unsigned char w[1001];
+    fill(w, sizeof w, 9, 9);
+    ok = ok && memcmp(b, w, sizeof b) == 0;
+  }
+  check(ok, "environment: CDAG_ALPHA, CDAG_BETA, CDAG_BLOCKS");
+}
+
 /* "deep" (by hand, e.g. mpiexec -n 16): every root and block counts 1..13 on all ranks. */
 static int deep(const group *g) {
   for (int n = 1; n <= 13; n++)
@@ -476,6 +504,7 @@ int main(int argc, char **argv) {
   }
   test_errors();
   test_model();
+  test_environment(&gs[0]);
 
   for (int i = 0; i < ngroups; i++)
     if (gs[i].sub != MPI_COMM_NULL) MPI_Comm_free(&gs[i].sub);
