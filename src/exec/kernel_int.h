@@ -50,24 +50,23 @@ struct kern_op {
   int rank;                  /* comm rank (for messages) */
   int p, me;                 /* members, own member index */
   const char *name;          /* "bcast", ... */
-  int tag;
-  int type, rop;             /* reductions */
+  int tag;                   /* KERN_TAG + kind: every message of the op */
+  int type, rop;             /* reductions: cdag_type, cdag_reduce_op */
   uint64_t bytes;            /* result bytes (reductions: the vector) */
-  int nblocks;
-  char desc[96];
-  unsigned char *work;       /* contiguous working buffer (user memory or owned) */
+  int nblocks;               /* block count of n-block schedules */
+  char desc[96];             /* kern_describe() */
   int *members;              /* comm rank of each member */
   void **owned;              /* memory released with the op (work, scratch, copies) */
   int nowned, capowned;
   kern_iov iovs[4];          /* copies of the caller's iovs (pieces owned) */
   int niovs;
-  kern_copy pre[4], post[4];
+  kern_copy pre[4], post[4]; /* packs before the rounds, unpacks after them */
   int npre, npost;
-  kern_step *steps;
+  kern_step *steps;          /* the rounds that have messages, in order */
   int nsteps, capsteps;
   MPI_Datatype *types;       /* derived datatypes to free */
   int ntypes, captypes;
-  MPI_Request *reqs;
+  MPI_Request *reqs;         /* persistent: each step's receive, then its send */
   int nreqs;
   kern_census *census;       /* census allreduce, else NULL */
 };
