@@ -120,4 +120,19 @@ double kern_model_scatter_allgather(const kern_model *m, kern_kind kind, int p, 
 kern_alg kern_model_choose(const kern_model *m, kern_kind kind, int p, uint64_t bytes, char *reason,
                            size_t len);
 
+/* ---- Choosing for a plan's collectives (pure: no MPI call) ---- */
+
+typedef enum { KERN_POLICY_AUTO, KERN_POLICY_MPI, KERN_POLICY_CDAG } kern_policy;
+/* CDAG_KERNEL=mpi|cdag|auto (unset or empty: auto). Returns CDAG_OK, or CDAG_ERR_ARG naming
+   the bad value. */
+int kern_policy_env(kern_policy *policy);
+/* The algorithm collective c of pl runs with, and why (one line in reason[len]). Kinds
+   without a cdag kernel (scatter, gather, alltoall(v), scatterv, gatherv, reduce_scatter,
+   barrier) and reductions the kernels cannot do always run as MPI's collective.
+   KERN_POLICY_MPI / _CDAG force the choice where a kernel exists; _AUTO asks the model.
+   Census is chosen only for order-free reductions (integers, or min/max). */
+struct cdag_plan;
+kern_alg kern_choose_coll(const struct cdag_plan *pl, int64_t c, const kern_model *m, kern_policy policy,
+                          char *reason, size_t len);
+
 #endif
