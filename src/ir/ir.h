@@ -24,6 +24,7 @@
 #ifndef CDAG_IR_H
 #define CDAG_IR_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -134,6 +135,27 @@ int ir_is_scratch(const cdag_graph *g, int rank, uint64_t addr, uint64_t len);
 static inline void ir_sort(void *base, int64_t n, size_t size, int (*cmp)(const void *, const void *)) {
   if (n > 1) qsort(base, (size_t)n, size, cmp);
 }
+
+/* One sort key of ir_sort_fields: the unsigned field of `width` bytes (4 or 8) at byte offset
+   `off` of record base + i * stride, for index i; base == NULL: the index i itself. With map,
+   the key is map[field] (a 32-bit field indexing map). is_signed: the field is two's
+   complement (sorted as signed). */
+typedef struct {
+  const void *base;
+  size_t stride, off;
+  int width, is_signed;
+  const int32_t *map;
+} ir_key;
+#define IR_KEY(arr, field) \
+  ((ir_key){(arr), sizeof *(arr), offsetof(__typeof__(*(arr)), field), (int)sizeof((arr)->field), 0, NULL})
+#define IR_KEY_SIGNED(arr, field) \
+  ((ir_key){(arr), sizeof *(arr), offsetof(__typeof__(*(arr)), field), (int)sizeof((arr)->field), 1, NULL})
+#define IR_KEY_INDEX ((ir_key){NULL, 0, 0, 8, 0, NULL})
+
+/* Stable sort of idx[0..n) by keys[0] (most significant) .. keys[nkeys-1]: an LSD radix sort
+   with one counting pass per key byte that varies (constant bytes cost one scan). O(n) extra
+   memory; no comparison callbacks and no key copies. Returns CDAG_OK or CDAG_ERR_NOMEM. */
+int ir_sort_fields(int64_t *idx, int64_t n, const ir_key *keys, int nkeys);
 
 /* Element types and reduction ops. */
 int ir_type_size(int type);                  /* bytes, 0 if unknown */
