@@ -1,7 +1,50 @@
-/* cdag — tools/cmd_goal.c: `cdag goal`, not built yet (exits 1 and says so). */
+/* cdag — tools/cmd_goal.c: `cdag goal FILE [--plan] [-o OUT]`, plain GOAL for LogGOPSim.
+ *
+ * Without --plan: the graph as loaded. With --plan: the graph is analyzed, each collective
+ * gets the algorithm the executor would run (kern_choose_plan with the default model and
+ * CDAG_KERNEL), and the plan is lowered to point-to-point (src/exec/lower.h) before it is
+ * written. The output uses only what LogGOPSim's txt2bin accepts (lower.h lists it): local
+ * copies and reduces become `calc` of 0.1 ns per byte. Exit 0 written, 1 bad input, 2 usage. */
+#include <string.h>
+
 #include "cmd.h"
+#include "detect/detect.h"
+#include "exec/lower.h"
+
+#define GOAL_COPY_NS_PER_BYTE 0.1
 
 int cmd_goal(int argc, char **argv) {
-  fprintf(stderr, "cdag goal: not built yet\n");
-  return 1;
+  int fresh = cmd_goal_buffers(&argc, argv), plan = cmd_has_flag(&argc, argv, "--plan");
+  const char *out = NULL;
+  for (int i = 0; i < argc; i++)
+    if (strcmp(argv[i], "-o") == 0) {
+      if (i + 1 >= argc) return cmd_usage("goal");
+      out = argv[i + 1];
+      memmove(argv + i, argv + i + 2, (size_t)(argc - i - 2) * sizeof *argv);
+      argc -= 2;
+      break;
+    }
+  if (fresh < 0 || argc != 1 || (argv[0][0] == '-' && argv[0][1])) return cmd_usage("goal");
+  kern_policy policy;
+  cdag__error_clear();
+  if (plan && kern_policy_env(&policy)) return cmd_fail("goal", CDAG_ERR_ARG);
+  cdag_graph *g = NULL, *low = NULL;
+  cdag_plan *p = NULL;
+  if (cmd_load("goal", argv[0], fresh, &g)) return 1;
+  int rc = CDAG_OK;
+  if (plan) {
+    kern_model m = kern_model_default();
+    rc = cdag_analyze(g, NULL, &p);
+    if (rc == CDAG_OK) rc = kern_choose_plan(p, &m, policy);
+    if (rc == CDAG_OK) rc = exec_lower_plan(p, &m, policy, &low);
+  }
+  FILE *f = stdout;
+  if (rc == CDAG_OK && out && !(f = fopen(out, "w"))) rc = cdag__error(CDAG_ERR_IO, "cannot open %s for writing", out);
+  if (rc == CDAG_OK) rc = exec_goal_write(plan ? low : g, f, GOAL_COPY_NS_PER_BYTE);
+  if (f && f != stdout && fclose(f) != 0 && rc == CDAG_OK) rc = cdag__error(CDAG_ERR_IO, "cannot write %s", out);
+  int status = rc ? cmd_fail("goal", rc) : 0;
+  ir_graph_free(low);
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
+  return status;
 }

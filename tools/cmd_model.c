@@ -1,7 +1,85 @@
-/* cdag — tools/cmd_model.c: `cdag model`, not built yet (exits 1 and says so). */
+/* cdag — tools/cmd_model.c: `cdag model FILE [-L us] [-o us] [-g us] [-G us/B] [-c us/B] [-p P]`.
+ *
+ * The LogGP estimate (src/exec/lower.h: exec_loggp) of the graph as written and of its plan
+ * lowered to point-to-point with the algorithm each collective would run. The choice uses the
+ * alpha-beta model the LogGP parameters imply (alpha = L + 2o, beta = G) and CDAG_KERNEL.
+ * Defaults: L 1 us, o 0.2 us, g 0.2 us, G 0.0002 us/B (5 GB/s), c (local copy or reduce)
+ * 0.0001 us/B; GOAL `calc N` costs N ns. -p P states the process count the estimate is for:
+ * it must be the file's. Exit 0 printed, 1 bad input, 2 usage. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "cmd.h"
+#include "detect/detect.h"
+#include "exec/lower.h"
+
+/* "-X value" options; returns -1 on a bad value or a missing one. */
+static int model_args(int *argc, char **argv, loggp_params *lp, long *procs) {
+  for (int i = 0; i < *argc;) {
+    const char *a = argv[i];
+    double *d = NULL;
+    if (strcmp(a, "-L") == 0) d = &lp->L;
+    else if (strcmp(a, "-o") == 0) d = &lp->o;
+    else if (strcmp(a, "-g") == 0) d = &lp->g;
+    else if (strcmp(a, "-G") == 0) d = &lp->G;
+    else if (strcmp(a, "-c") == 0) d = &lp->copy;
+    else if (strcmp(a, "-p") != 0) {
+      i++;
+      continue;
+    }
+    if (i + 1 >= *argc) return -1;
+    char *end;
+    if (d) {
+      *d = strtod(argv[i + 1], &end);
+      if (*end || argv[i + 1][0] == 0 || !(*d >= 0) || *d > 1e12) return -1;
+    } else {
+      *procs = strtol(argv[i + 1], &end, 10);
+      if (*end || argv[i + 1][0] == 0 || *procs < 1) return -1;
+    }
+    memmove(argv + i, argv + i + 2, (size_t)(*argc - i - 2) * sizeof *argv);
+    *argc -= 2;
+  }
+  return 0;
+}
 
 int cmd_model(int argc, char **argv) {
-  fprintf(stderr, "cdag model: not built yet\n");
-  return 1;
+  loggp_params lp = loggp_defaults();
+  long procs = 0;
+  int fresh = cmd_goal_buffers(&argc, argv);
+  if (fresh < 0 || model_args(&argc, argv, &lp, &procs) || argc != 1 || (argv[0][0] == '-' && argv[0][1]))
+    return cmd_usage("model");
+  kern_policy policy;
+  cdag__error_clear();
+  if (kern_policy_env(&policy)) return cmd_fail("model", CDAG_ERR_ARG);
+  cdag_graph *g = NULL, *low = NULL;
+  cdag_plan *p = NULL;
+  if (cmd_load("model", argv[0], fresh, &g)) return 1;
+  int rc = CDAG_OK, last = 0, plast = 0;
+  double t = 0, tp = 0;
+  if (procs && procs != g->nprocs)
+    rc = cdag__error(CDAG_ERR_ARG, "-p %ld, but %s has %d ranks (the estimate is for the file's ranks)", procs, argv[0], g->nprocs);
+  kern_model km = {(lp.L + 2 * lp.o) * 1e-6, lp.G * 1e-6};
+  if (rc == CDAG_OK) rc = exec_loggp(g, &lp, &t, &last);
+  if (rc == CDAG_OK) rc = cdag_analyze(g, NULL, &p);
+  if (rc == CDAG_OK) rc = kern_choose_plan(p, &km, policy);
+  if (rc == CDAG_OK) rc = exec_lower_plan(p, &km, policy, &low);
+  if (rc == CDAG_OK) rc = exec_loggp(low, &lp, &tp, &plast);
+  if (rc == CDAG_OK) {
+    printf("LogGP: L=%g us o=%g us g=%g us G=%g us/B copy=%g us/B, p=%d\n", lp.L, lp.o, lp.g, lp.G, lp.copy, g->nprocs);
+    printf("graph: %.3f us (rank %d finishes last, %lld ops)\n", t, last, (long long)g->nops);
+    printf("plan:  %.3f us (rank %d finishes last, %lld ops after lowering)\n", tp, plast, (long long)low->nops);
+    for (int64_t c = 0; c < p->ncolls; c++) {
+      const det_coll *dc = &p->colls[c];
+      printf("  %s over %d ranks: %s (%s)\n", det_kind_name(dc->kind), dc->nranks, p->choices[c].name, p->choices[c].why);
+    }
+    if (p->nmsgs || p->nreds || p->nsyncs)
+      printf("  residual: %lld messages, %lld reductions, %lld syncs\n", (long long)p->nmsgs, (long long)p->nreds,
+             (long long)p->nsyncs);
+    if (t > 0) printf("speedup: %.2fx\n", t / (tp > 0 ? tp : t));
+  }
+  int status = rc ? cmd_fail("model", rc) : 0;
+  ir_graph_free(low);
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
+  return status;
 }
