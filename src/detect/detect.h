@@ -57,6 +57,14 @@ typedef struct {
   int type, op;            /* reductions: cdag_type, cdag_reduce_op */
 } det_coll;
 
+/* How a collective runs and why (filled by exec, kernel_choice.c: kern_choose_plan; the
+   detect stage only carries and reports it). */
+typedef struct {
+  int alg;                 /* exec's kern_alg: MPI's collective or one of cdag's kernels */
+  char name[16];           /* "mpi", "circulant", "census" */
+  char why[208];           /* one line: the model's comparison, the policy, or what prevents a kernel */
+} det_choice;
+
 typedef struct {
   int32_t src, dst;
   int64_t first;           /* xfers[first .. +n) */
@@ -89,6 +97,7 @@ struct cdag_plan {
   double sec_match, sec_dataflow, sec_detect;
   int barrier;                          /* a barrier over all ranks was detected */
   char **notes;   int64_t nnotes;       /* why notable patterns were not rewritten */
+  det_choice *choices;                  /* per collective, or NULL (not chosen: not reported) */
 };
 
 const char *det_kind_name(det_kind k);

@@ -3,7 +3,8 @@
  * The text report leads with the collectives ("alltoall over all 16 ranks, 4096 B per block
  * (240 transfers)"), then what remained and why notable patterns were not rewritten, then
  * the counts and timings. The JSON object has every field FORMAT.md requires, plus
- * "syncs", "snapshots" and "notes". Used by cdag_plan_report and the schedule report. */
+ * "syncs", "snapshots" and "notes", and per collective "algorithm" and "why" once exec has
+ * chosen how it runs (plan->choices; docs/report.md). Used by cdag_plan_report and the schedule report. */
 #include <stdio.h>
 
 #include "detect/detect.h"
@@ -62,6 +63,7 @@ static void report_text(const cdag_plan *p, FILE *f) {
     else if (c->kind >= DET_SCATTERV && c->kind <= DET_ALLTOALLV) fprintf(f, ", %llu B in total (%lld transfers)\n", (unsigned long long)c->bytes, (long long)c->ntransfers);
     else if (c->kind >= DET_REDUCE) fprintf(f, ", %llu B of %s %s (%lld reductions)\n", (unsigned long long)c->bytes, ir_type_name(c->type), ir_rop_name(c->op), (long long)c->ntransfers);
     else fprintf(f, ", %llu B per block (%lld transfers)\n", (unsigned long long)c->bytes, (long long)c->ntransfers);
+    if (p->choices) fprintf(f, "  algorithm: %s (%s)\n", p->choices[i].name, p->choices[i].why);
   }
   if (p->ncolls == 0) fprintf(f, "no collectives found\n");
   fprintf(f, "residual: %lld transfers (%llu B) in %lld messages, %lld reductions, %lld kept zero-byte syncs\n",
@@ -77,7 +79,8 @@ static void report_text(const cdag_plan *p, FILE *f) {
   fprintf(f, "time: match %.6f s, dataflow %.6f s, detect %.6f s\n", p->sec_match, p->sec_dataflow, p->sec_detect);
 }
 
-static void json_coll(FILE *f, const cdag_plan *p, const det_coll *c) {
+static void json_coll(FILE *f, const cdag_plan *p, int64_t i) {
+  const det_coll *c = &p->colls[i];
   fprintf(f, "    {\"kind\": \"%s\", \"root\": ", det_kind_name(c->kind));
   if (is_rooted(c->kind)) fprintf(f, "%d", c->root);
   else fprintf(f, "null");
@@ -86,12 +89,18 @@ static void json_coll(FILE *f, const cdag_plan *p, const det_coll *c) {
     fprintf(f, "\"all\"");
   } else {
     fprintf(f, "[");
-    for (int32_t i = 0; i < c->nranks; i++) fprintf(f, "%s%d", i ? ", " : "", p->ranks[c->ranks_first + i]);
+    for (int32_t m = 0; m < c->nranks; m++) fprintf(f, "%s%d", m ? ", " : "", p->ranks[c->ranks_first + m]);
     fprintf(f, "]");
   }
   fprintf(f, ", \"bytes\": %llu, \"transfers\": %lld", (unsigned long long)c->bytes, (long long)c->ntransfers);
   if (c->kind >= DET_REDUCE && c->kind != DET_BARRIER)
     fprintf(f, ", \"type\": \"%s\", \"op\": \"%s\"", ir_type_name(c->type), ir_rop_name(c->op));
+  if (p->choices) {
+    fprintf(f, ", \"algorithm\": ");
+    json_string(f, p->choices[i].name);
+    fprintf(f, ", \"why\": ");
+    json_string(f, p->choices[i].why);
+  }
   fprintf(f, "}");
 }
 
@@ -105,7 +114,7 @@ static void report_json(const cdag_plan *p, FILE *f) {
   fprintf(f, "  \"collectives\": [");
   for (int64_t i = 0; i < p->ncolls; i++) {
     fprintf(f, "%s\n", i ? "," : "");
-    json_coll(f, p, &p->colls[i]);
+    json_coll(f, p, i);
   }
   fprintf(f, "%s],\n", p->ncolls ? "\n  " : "");
   fprintf(f, "  \"barrier\": %s,\n", p->barrier ? "true" : "false");

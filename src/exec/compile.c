@@ -8,7 +8,10 @@
  *     and nothing is gathered;
  *  2. MPI_Gatherv of the encodings to the compiling rank, which decodes the global graph and
  *     runs the analysis (cdag_analyze; with detect = 0 only matching, for the baseline), cuts
- *     the result into per-rank parts (schedule.c, baseline.c) and writes the report;
+ *     the result into per-rank parts (schedule.c, baseline.c) and writes the report; each
+ *     collective runs as MPI's or as a cdag kernel, as kern_choose_plan decides with the
+ *     policy of CDAG_KERNEL=mpi|cdag|auto (read on every rank: a bad value fails here,
+ *     on every rank) and the model (CDAG_MEASURE=1: measured once; compile_kernel.c);
  *  3. the compiling rank broadcasts its status (and message), MPI_Scatterv hands out the
  *     parts, and each rank builds its persistent requests (run.c); a last allreduce agrees.
  * Every error reaches every rank as the same code and message (the lowest failing rank's),
@@ -40,8 +43,12 @@ static int check_options(const cdag_options *o, int nprocs, int rank) {
   return CDAG_OK;
 }
 
-static uint64_t options_hash(const cdag_options *o) {
-  int64_t v[5] = {o->detect, (int64_t)(o->density * 1e9), o->exact_float, o->root, o->min_group};
+/* Options, kernel policy and model: what a compiled schedule depends on besides the graph. */
+static uint64_t options_hash(const cdag_options *o, kern_policy policy) {
+  kern_model m = exec_kernel_model();
+  int64_t v[8] = {o->detect, (int64_t)(o->density * 1e9), o->exact_float, o->root, o->min_group, policy};
+  memcpy(&v[6], &m.alpha, sizeof m.alpha);
+  memcpy(&v[7], &m.beta, sizeof m.beta);
   return wire_hash(v, sizeof v, 0x0c0ffee);
 }
 
@@ -139,6 +146,7 @@ typedef struct {
   int rank, nprocs, root;
   MPI_Comm comm;
   cdag_options opts;
+  kern_policy policy;         /* CDAG_KERNEL */
   int64_t global;             /* fingerprint of the gathered graph */
   wire_buf *parts;            /* nprocs parts */
   char *text, *json;          /* report */
@@ -198,8 +206,11 @@ void exec_set_analyzer(exec_analyzer analyze, void (*free_plan)(cdag_plan *)) {
   test_free_plan = free_plan;
 }
 
-static int hand_report_cb(const void *p, FILE *f, int json) {
+static int hand_report_cb(const void *obj, FILE *f, int json) {
+  const cdag_plan *p = obj;
   fputs(json ? "{\"cdag_report\": 1, \"hand_made\": true}\n" : "hand-made plan (test hook)\n", f);
+  for (int64_t i = 0; !json && p->choices && i < p->ncolls; i++)
+    fprintf(f, "%s: algorithm: %s (%s)\n", det_kind_name(p->colls[i].kind), p->choices[i].name, p->choices[i].why);
   return CDAG_OK;
 }
 
@@ -207,9 +218,15 @@ static int compile_plan_mode(compile_ctx *x, cdag_graph *gg) {
   cdag_plan *plan = NULL;
   int rc = test_analyze ? test_analyze(gg, &x->opts, &plan) : cdag_analyze(gg, &x->opts, &plan);
   int (*report)(const void *, FILE *, int) = test_analyze ? hand_report_cb : plan_report_cb;
+  kern_model model = exec_kernel_model();
+  if (!rc) rc = kern_choose_plan(plan, &model, x->policy);
   if (!rc) rc = sched_parts_from_plan(plan, x->parts);
   if (!rc) rc = mem_report(&x->text, report, plan, 0);
   if (!rc) rc = mem_report(&x->json, report, plan, 1);
+  if (plan) {  /* the test hook's free does not know the choices */
+    free(plan->choices);
+    plan->choices = NULL;
+  }
   if (test_analyze) test_free_plan(plan);
   else cdag_plan_free(&plan);
   return rc;
@@ -237,7 +254,7 @@ static int root_compile(compile_ctx *x, const uint8_t *buf, const int64_t *lens,
   int rc = base && x->parts ? CDAG_OK : CDAG_NOMEM("compile");
   if (!rc) rc = decode_all(x->nprocs, buf, lens, &gg, base);
   if (!rc) rc = x->opts.detect ? compile_plan_mode(x, gg) : compile_graph_mode(x, gg, base);
-  x->global = (int64_t)((wire_hash(buf, total, options_hash(&x->opts)) >> 2) | 1);
+  x->global = (int64_t)((wire_hash(buf, total, options_hash(&x->opts, x->policy)) >> 2) | 1);
   ir_graph_free(gg);
   free(base);
   return rc;
@@ -370,6 +387,19 @@ static void ctx_free(compile_ctx *x) {
   free(x->json);
 }
 
+/* CDAG_MEASURE=1: the model is measured once per process, on the first communicator where
+   some rank asks (every rank measures then, so all hold the same model); a new model
+   changes the fingerprint, so the cache is consulted again after it. */
+static int measured;
+static int measure_model(compile_ctx *x, uint64_t *local, const wire_buf *w) {
+  int rc = exec_kernel_measure(x->comm);
+  int64_t v[1];
+  if ((rc = agree(x->comm, x->rank, x->nprocs, rc, v, 1))) return rc;
+  measured = 1;
+  *local = wire_hash(w->buf, w->len, options_hash(&x->opts, x->policy));
+  return CDAG_OK;
+}
+
 int cdag_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **s) {
   if (!s) return cdag__error(CDAG_ERR_ARG, "cdag_compile: schedule pointer is NULL");
   *s = NULL;
@@ -384,16 +414,19 @@ int cdag_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **s) {
   if (env && strcmp(env, "0") == 0) x.opts.detect = 0;
   x.root = x.opts.root;
   wire_buf w = {0};
+  int measure = 0;
   int rc = check_options(&x.opts, x.nprocs, x.rank);
+  if (!rc) rc = exec_kernel_env(&x.policy, &measure);
   if (!rc) rc = wire_encode_rank(g, &w);
-  uint64_t local = rc ? 0 : wire_hash(w.buf, w.len, options_hash(&x.opts));
+  uint64_t local = rc ? 0 : wire_hash(w.buf, w.len, options_hash(&x.opts, x.policy));
   int64_t hit = rc ? 0 : cache_find(local, x.comm);
-  int64_t v[5] = {0, hit, -hit, x.root, -x.root};
-  rc = agree(x.comm, x.rank, x.nprocs, rc, v, 5);
+  int64_t v[6] = {0, hit, -hit, x.root, -x.root, measure && !measured};
+  rc = agree(x.comm, x.rank, x.nprocs, rc, v, 6);
   if (!rc && v[3] != -v[4])
     rc = cdag__error(CDAG_ERR_ARG, "cdag_compile: ranks passed different options.root (%lld .. %lld)",
                      (long long)-v[4], (long long)v[3]);
-  if (!rc && hit > 0 && v[1] == hit && -v[2] == hit) {  /* every rank found the same schedule */
+  if (!rc && v[5]) rc = measure_model(&x, &local, &w);
+  if (!rc && !v[5] && hit > 0 && v[1] == hit && -v[2] == hit) {  /* every rank found the same schedule */
     *s = cache_get(hit);
     (*s)->refs++;
     stat_hits++;

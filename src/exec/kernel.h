@@ -134,5 +134,13 @@ int kern_policy_env(kern_policy *policy);
 struct cdag_plan;
 kern_alg kern_choose_coll(const struct cdag_plan *pl, int64_t c, const kern_model *m, kern_policy policy,
                           char *reason, size_t len);
+/* Chooses for every collective of pl (kern_choose_coll), then checks that a kernel can run
+   the plan's slots as they are (reductions: a type/op the kernels do; every recv slot empty
+   or of the size the kernel delivers there); where not, MPI's collective, and the reason
+   says why. Fills pl->choices (detect.h; replaced if set). Pure: the same on every rank.
+   CDAG_OK or CDAG_ERR_NOMEM. */
+int kern_choose_plan(struct cdag_plan *pl, const kern_model *m, kern_policy policy);
+/* "mpi", "circulant", "census" ("auto" for KERN_ALG_AUTO). */
+const char *kern_alg_name(kern_alg alg);
 
 #endif

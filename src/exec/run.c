@@ -5,9 +5,10 @@
  * snapshot ranges as (bytes read while communication is in flight) ∩ (bytes written then),
  * both merged with one sort each; redirect every such read into the snapshot buffer; create
  * sub-communicators, hindexed datatypes over absolute addresses (MPI_BOTTOM) and persistent
- * requests: one MPI-4 persistent collective per collective, one persistent send/recv per
- * peer and direction. Running: copy snapshots, pack, MPI_Startall, local copies, MPI_Waitall,
- * unpack, residual reductions. A run costs its MPI calls plus the bytes it copies; no
+ * requests: one MPI-4 persistent collective per collective (or one of cdag's kernels where
+ * the plan chose one: compile_kernel.c), one persistent send/recv per peer and direction.
+ * Running: copy snapshots, pack, MPI_Startall, local copies, the kernels in plan order
+ * (blocking, while the started requests progress), MPI_Waitall, unpack, residual reductions. A run costs its MPI calls plus the bytes it copies; no
  * allocation. The detect = 0 engine lives in baseline.c and shares the request arrays. */
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,8 @@ typedef struct {
   int64_t members_first;         /* into b->members (setid >= 0) */
   int64_t slot_first;            /* nsend send slots, then nrecv recv slots */
   int64_t map_first;             /* Alltoallw: 2 entries per member (send slot+1, recv slot+1) */
+  int alg;                       /* SM_KERNEL: kern_alg */
+  int64_t counts_first;          /* SM_KERNEL: every member's send bytes, into b->kcounts */
 } bcoll;
 typedef struct { int peer; int64_t first, n; } bpair;
 typedef struct { int dst_space; uint64_t dst, src, len; } bcopy;
@@ -67,6 +70,7 @@ typedef struct {
   bcoll *colls;   int64_t ncolls;
   int32_t *members; int64_t nmembers, cap_members;
   int32_t *map;   int64_t nmap, cap_map;
+  uint64_t *kcounts; int64_t nkcounts, cap_kcounts;
   bpair *out, *in; int64_t nout, nin;
   bcopy *copies;  int64_t ncopies;
   uint64_t redsize;
@@ -76,7 +80,7 @@ typedef struct {
 
 static void bstate_free(bstate *b) {
   free(b->pieces); free(b->slots); free(b->colls); free(b->members); free(b->map);
-  free(b->out); free(b->in); free(b->copies); free(b->rd); free(b->wr);
+  free(b->out); free(b->in); free(b->copies); free(b->rd); free(b->wr); free(b->kcounts);
 }
 
 static int add_piece(bstate *b, int space, uint64_t addr, uint64_t len) {
@@ -112,6 +116,25 @@ static int push_u32(int32_t **arr, int64_t *n, int64_t *cap, int32_t v) {
   return CDAG_OK;
 }
 
+/* A kernel's algorithm and the members' send bytes (schedule.c: put_coll). */
+static int read_kernel(bstate *b, wire_reader *r, bcoll *c) {
+  c->alg = (int)wire_get_u(r);
+  c->counts_first = b->nkcounts;
+  int kind_ok = c->kind == DET_BCAST || c->kind == DET_ALLGATHER || c->kind == DET_ALLGATHERV ||
+                c->kind == DET_REDUCE || c->kind == DET_ALLREDUCE;
+  int slots_ok = c->nsend == 1 && c->nrecv == (c->kind == DET_ALLGATHER || c->kind == DET_ALLGATHERV ? c->n : 1);
+  if (r->failed || !kind_ok || !slots_ok || (c->alg != KERN_ALG_CIRCULANT && c->alg != KERN_ALG_CENSUS) ||
+      (c->kind != DET_ALLREDUCE && c->alg != KERN_ALG_CIRCULANT) ||
+      ((c->kind == DET_BCAST || c->kind == DET_REDUCE) && c->rootm < 0))
+    return cdag__error(CDAG_ERR_FORMAT, "schedule part: kernel collective");
+  for (int j = 0; j < c->n; j++) {
+    int rc = sched_grow((void **)&b->kcounts, b->nkcounts, &b->cap_kcounts, sizeof *b->kcounts);
+    if (rc) return rc;
+    b->kcounts[b->nkcounts++] = wire_get_u(r);
+  }
+  return r->failed ? cdag__error(CDAG_ERR_FORMAT, "schedule part: kernel collective") : CDAG_OK;
+}
+
 static int read_coll(bstate *b, wire_reader *r, bcoll *c, int nprocs) {
   int rc;
   c->method = (int)wire_get_u(r);
@@ -135,6 +158,7 @@ static int read_coll(bstate *b, wire_reader *r, bcoll *c, int nprocs) {
   for (int k = 0; k < c->nsend + c->nrecv; k++)
     if ((rc = read_slot(b, r))) return rc;
   c->map_first = b->nmap;
+  if (c->method == SM_KERNEL && (rc = read_kernel(b, r, c))) return rc;
   if (c->method == SM_ALLTOALLW)
     for (int j = 0; j < 2 * c->n; j++) {
       uint64_t v = wire_get_u(r);
@@ -238,7 +262,8 @@ static int slot_direct(const bstate *b, const bslot *sl, uint64_t bytes) {
    with MPI_IN_PLACE: only the reduction writes those bytes, so its own read needs no
    snapshot (other readers still get one). */
 static int reduction_in_place(const bstate *b, const bcoll *c) {
-  if (c->method != SM_ALLREDUCE && !(c->method == SM_REDUCE && c->me == c->rootm)) return 0;
+  int kernel_red = c->method == SM_KERNEL && (c->kind == DET_ALLREDUCE || (c->kind == DET_REDUCE && c->me == c->rootm));
+  if (c->method != SM_ALLREDUCE && !(c->method == SM_REDUCE && c->me == c->rootm) && !kernel_red) return 0;
   const bslot *sd = &b->slots[c->slot_first], *rv = sd + c->nsend;
   return sd->n == 1 && rv->n == 1 && b->pieces[sd->first].addr == b->pieces[rv->first].addr &&
          b->pieces[sd->first].len == b->pieces[rv->first].len && b->pieces[rv->first].space == SP_USER;
@@ -384,6 +409,8 @@ static void *keep_alloc(cdag_schedule *s, size_t n) {
   if (!p || keep(s, p)) return NULL;
   return p;
 }
+
+void *sched_keep_alloc(cdag_schedule *s, size_t n) { return keep_alloc(s, n); }
 
 /* A message description: buf, count, type (an absolute hindexed type for several pieces). */
 typedef struct { void *buf; MPI_Count count; MPI_Datatype type; MPI_Aint displ; } mdesc;
@@ -617,7 +644,41 @@ static int coll_reduction(cdag_schedule *s, const bstate *b, const bcoll *c, MPI
   return CDAG_OK;
 }
 
+/* A slot's pieces as an iov (reads redirected through snapshots); arrays malloc'd. */
+static int slot_iov(const cdag_schedule *s, const bstate *b, const bslot *sl, int read, rlist *l, sched_iov *v) {
+  int rc = rl_pieces(s, b, sl->first, sl->n, read, l);
+  if (rc) return rc;
+  v->n = (int)l->n;
+  v->addr = malloc((size_t)(l->n + 1) * sizeof *v->addr);
+  v->len = malloc((size_t)(l->n + 1) * sizeof *v->len);
+  if (!v->addr || !v->len) return CDAG_NOMEM("kernel slot");
+  for (int64_t k = 0; k < l->n; k++) {
+    v->addr[k] = (uint64_t)(uintptr_t)l->v[k].ptr;
+    v->len[k] = l->v[k].len;
+  }
+  return CDAG_OK;
+}
+
+/* A collective run by one of cdag's kernels (compile_kernel.c), over point-to-point. */
+static int build_kernel(cdag_schedule *s, const bstate *b, const bcoll *c, rlist *l) {
+  int nslots = c->nsend + c->nrecv, rc = CDAG_OK;
+  sched_iov *v = calloc((size_t)nslots, sizeof *v);
+  if (!v) return CDAG_NOMEM("kernel slots");
+  for (int q = 0; q < nslots && !rc; q++) rc = slot_iov(s, b, &b->slots[c->slot_first + q], q < c->nsend, l, &v[q]);
+  sched_kcoll k = {c->kind, c->alg, c->n, c->me, c->rootm, c->setid >= 0 ? b->members + c->members_first : NULL,
+                   c->type, c->op, c->inplace, b->kcounts + c->counts_first, v[0], v + c->nsend};
+  if (!rc) rc = sched_kernel_build(s, &k, &s->kerns[s->nkerns]);
+  if (!rc) s->nkerns++;
+  for (int q = 0; q < nslots; q++) {
+    free(v[q].addr);
+    free(v[q].len);
+  }
+  free(v);
+  return rc;
+}
+
 static int build_coll(cdag_schedule *s, const bstate *b, const bcoll *c, rlist *l, caps *cp) {
+  if (c->method == SM_KERNEL) return build_kernel(s, b, c, l);
   MPI_Comm comm = MPI_COMM_NULL;
   int rc = coll_comm(s, b, c, &comm);
   if (rc) return rc;
@@ -787,7 +848,8 @@ static int build_plan(cdag_schedule *s, wire_reader *r) {
   if (!rc) {
     int64_t nreq = b.ncolls + b.nin + b.nout;
     s->reqs = malloc((size_t)(nreq ? nreq : 1) * sizeof *s->reqs);
-    if (!s->reqs) rc = CDAG_NOMEM("requests");
+    s->kerns = calloc((size_t)(b.ncolls ? b.ncolls : 1), sizeof *s->kerns);
+    if (!s->reqs || !s->kerns) rc = CDAG_NOMEM("requests");
   }
   for (int64_t k = 0; !rc && k < b.ncolls; k++) rc = build_coll(s, &b, &b.colls[k], &l, &cp);
   if (!rc) rc = build_pairs(s, &b, &l);
@@ -836,13 +898,14 @@ void sched_destroy(cdag_schedule *s) {
   if (!finalized) {
     for (int k = 0; k < s->nreqs; k++)
       if (s->reqs[k] != MPI_REQUEST_NULL) MPI_Request_free(&s->reqs[k]);
+    for (int k = 0; k < s->nkerns; k++) kern_free(&s->kerns[k]);
     for (int64_t k = 0; k < s->ntypes; k++) MPI_Type_free(&s->types[k]);
     for (int k = 0; k < s->ncomms; k++)
       if (s->comms[k] != MPI_COMM_NULL) MPI_Comm_free(&s->comms[k]);
     if (s->comm != MPI_COMM_NULL) MPI_Comm_free(&s->comm);
   }
   for (int64_t k = 0; k < s->nkeep; k++) free(s->keep[k]);
-  free(s->keep); free(s->reqs); free(s->types); free(s->comms);
+  free(s->keep); free(s->reqs); free(s->types); free(s->comms); free(s->kerns);
   free(s->snap_lo); free(s->snap_hi); free(s->snap_off); free(s->snapbuf);
   free(s->pre); free(s->mid); free(s->post); free(s->reds); free(s->contribs); free(s->redbuf);
   free(s->report_text); free(s->report_json);
@@ -936,10 +999,12 @@ int cdag_wait(cdag_schedule *s) {
   if (!s->started) return cdag__error(CDAG_ERR_STATE, "rank %d: cdag_wait without cdag_start", s->rank);
   s->started = 0;
   if (s->mode == SCHED_GRAPH) return engine_wait(s);
+  for (int k = 0; k < s->nkerns && !rc; k++) rc = kern_run(s->kerns[k]);  /* in plan order, every member alike */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow" /* GCC misreads MPI_STATUSES_IGNORE as an array */
   if (s->nreqs) MPI_TRY(MPI_Waitall(s->nreqs, s->reqs, MPI_STATUSES_IGNORE), "MPI_Waitall");
 #pragma GCC diagnostic pop
+  if (rc) return rc;
   run_copies(s->post, s->npost);
   run_reds(s);
   return CDAG_OK;

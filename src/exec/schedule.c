@@ -5,7 +5,8 @@
  *   colls:  per collective the rank is a member of, in plan order: how it runs (method),
  *           kind, type, op, root member, member-set id (-1: whole communicator) and members,
  *           the rank's own send and recv slots as pieces, and for the Alltoallw method, per
- *           peer, which of its slots goes to / comes from that peer;
+ *           peer, which of its slots goes to / comes from that peer; for a cdag kernel
+ *           (plan->choices, kernel_choice.c) the algorithm and every member's send bytes;
  *   pairs:  one message per (src, dst, direction): residual transfers, reduction
  *           contributions (received into the reduction buffer) and kept synchronisation, in
  *           one order both sides agree on (sorted by (src, dst, plan order));
@@ -159,6 +160,11 @@ static int put_coll(wire_buf *w, const cdag_plan *p, int64_t ci, int m, int meth
   wire_put_u(w, (uint64_t)c->nrecv_slots);
   for (int s = 0; s < c->nsend_slots; s++) put_iov(w, p, slot(p, c, m, 1, s));
   for (int s = 0; s < c->nrecv_slots; s++) put_iov(w, p, slot(p, c, m, 0, s));
+  if (method == SM_KERNEL) {  /* the algorithm, and every member's send bytes */
+    wire_put_u(w, (uint64_t)p->choices[ci].alg);
+    for (int j = 0; j < c->nranks; j++) wire_put_u(w, c->nsend_slots ? slot(p, c, j, 1, 0)->bytes : 0);
+    return CDAG_OK;
+  }
   if (method != SM_ALLTOALLW) return CDAG_OK;
   for (int j = 0; j < c->nranks; j++) {
     int ss, rs, a;
@@ -194,6 +200,7 @@ static int put_colls(const cdag_plan *p, sched_sections *sec) {
       break;
     }
     if ((rc = coll_method(p, ci, rootm, &method))) break;
+    if (p->choices && p->choices[ci].alg != KERN_ALG_MPI) method = SM_KERNEL;
     int64_t setid = -1;
     if (c->nranks != p->nprocs && (rc = set_id(&sets, &nsets, mem, c->nranks, &setid))) break;
     for (int m = 0; m < c->nranks && !rc; m++) {

@@ -18,13 +18,15 @@
 
 #include "detect/detect.h"
 #include "exec/exec.h"
+#include "exec/kernel.h"
 #include "match/match.h"
 #include "ir/wire.h"
 
 enum { SCHED_GRAPH = 0, SCHED_PLAN = 1 };
 #define SCHED_MAGIC 0xcd5cu
 /* How a collective runs (decided at the root from its kind and slot sizes). */
-enum { SM_BARRIER, SM_BCAST, SM_ALLREDUCE, SM_REDUCE, SM_REDSCAT, SM_ALLTOALLW, SM_ALLGATHERV };
+enum { SM_BARRIER, SM_BCAST, SM_ALLREDUCE, SM_REDUCE, SM_REDSCAT, SM_ALLTOALLW, SM_ALLGATHERV,
+       SM_KERNEL /* one of cdag's kernels (kernel.h), as plan->choices says */ };
 /* Where a piece lives on its rank: user memory or the schedule's reduction buffer. */
 enum { SP_USER = 0, SP_RED = 1 };
 
@@ -98,6 +100,8 @@ struct cdag_schedule {
   int ncomms; MPI_Comm *comms;       /* sub-communicators (MPI_COMM_NULL where not member) */
   int64_t nkeep, cap_keep; void **keep;  /* argument arrays the persistent calls refer to */
 
+  int nkerns;  kern_op **kerns;      /* cdag's kernels, in plan order (run in cdag_wait) */
+
   sched_engine eng;           /* graph mode */
 };
 
@@ -128,6 +132,38 @@ void exec_compile_stats(int64_t *compiles, int64_t *cache_hits);
    with free_plan and reported as hand-made); NULL restores cdag_analyze. */
 typedef int (*exec_analyzer)(cdag_graph *gg, const cdag_options *o, cdag_plan **p);
 void exec_set_analyzer(exec_analyzer analyze, void (*free_plan)(cdag_plan *));
+
+/* ---- cdag's kernels in schedules (compile_kernel.c) ---- */
+
+/* A byte sequence of (address, length) pieces, already redirected through snapshots. */
+typedef struct {
+  uint64_t *addr, *len;
+  int n;
+} sched_iov;
+
+/* One collective that runs as a cdag kernel, as this rank sees it. */
+typedef struct {
+  int kind;                 /* det_kind: bcast, allgather(v), reduce, allreduce */
+  int alg;                  /* kern_alg: KERN_ALG_CIRCULANT or KERN_ALG_CENSUS */
+  int n, me, rootm;         /* members, own member index, root member (-1) */
+  const int32_t *members;   /* comm ranks of the members; NULL: every rank */
+  int type, op;             /* reductions */
+  int inplace;              /* a reduction whose input is its recv slot */
+  const uint64_t *counts;   /* per member: bytes of its send slot */
+  sched_iov send;           /* the rank's send slot (reads) */
+  const sched_iov *recv;    /* its recv slots (1, or n for allgather(v)); empty: scratch */
+} sched_kcoll;
+
+/* The environment's policy (CDAG_KERNEL) and whether CDAG_MEASURE=1 asks to measure. */
+int exec_kernel_env(kern_policy *policy, int *measure);
+/* Measures the model on comm (collective) and keeps it for this process. */
+int exec_kernel_measure(MPI_Comm comm);
+/* The model in use: the measured one if any, else kern_model_default(). */
+kern_model exec_kernel_model(void);
+/* Builds the kernel of k on s->comm (temporaries for empty recv slots kept by s). */
+int sched_kernel_build(cdag_schedule *s, const sched_kcoll *k, kern_op **op);
+/* Zeroed memory owned by the schedule (freed with it); NULL when out of memory. */
+void *sched_keep_alloc(cdag_schedule *s, size_t n);
 
 /* Growable array helper for schedule building: ensures room for one more element. */
 int sched_grow(void **arr, int64_t n, int64_t *cap, size_t elem);
