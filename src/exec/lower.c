@@ -422,6 +422,8 @@ static int coll_barrier(lw *w, const int32_t *R, int n, int32_t *last) {
       if (last[i] >= 0) rc = ir_add_dep(w->g, last[i], s, 1);
       got[j] = r;
     }
+    for (int j = 0; j < n && rc == CDAG_OK; j++)   /* receives in round order, as MPI_Sendrecv */
+      if (last[j] >= 0) rc = ir_add_dep(w->g, last[j], got[j], 1);
     memcpy(last, got, sizeof *last * (size_t)n);
   }
   return rc;
