@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# cdag tests — tests/cli/kernel_choice.sh CDAG SOURCE_DIR: `cdag analyze` says how every
+# collective would run (MPI's collective or a cdag kernel) and why, as the executor decides:
+# CDAG_KERNEL=mpi|cdag|auto (auto: the default model, CDAG_ALPHA/CDAG_BETA); a bad value is
+# an error with exit 1.
+set -u
+cdag=$1
+src=$2
+. "$src/tests/cli/lib/expect.sh"
+ex=$src/examples/graphs
+unset CDAG_KERNEL CDAG_ALPHA CDAG_BETA
+
+# auto: a small int32 sum allreduce on 4 ranks runs as the census kernel (the model's numbers)
+expect_status 0 "$cdag" analyze "$ex/allreduce_ring4.cdag"
+expect_out "  algorithm: census (allreduce: census "
+expect_out " < MPI "
+expect_status 0 "$cdag" analyze --json "$ex/allreduce_ring4.cdag"
+expect_out '"type": "int32", "op": "sum", "algorithm": "census", "why": "allreduce: census '
+# auto: a 64 B bcast on 8 ranks stays MPI's (the kernel is no clear gain)
+expect_status 0 "$cdag" analyze "$ex/bcast_binomial8.cdag"
+expect_out "  algorithm: mpi (bcast: circulant "
+expect_out ">=0.9x MPI binomial"
+# kinds without a kernel say so
+expect_status 0 "$cdag" analyze --json "$ex/alltoall_butterfly4.cdag"
+expect_out '"algorithm": "mpi", "why": "alltoall: MPI (no cdag kernel for this kind)"'
+
+# CDAG_KERNEL=mpi and =cdag force the side
+CDAG_KERNEL=mpi expect_status 0 "$cdag" analyze "$ex/allreduce_ring4.cdag"
+expect_out "  algorithm: mpi (allreduce: MPI (CDAG_KERNEL=mpi))"
+CDAG_KERNEL=cdag expect_status 0 "$cdag" analyze --json "$ex/bcast_binomial8.cdag"
+expect_out '"algorithm": "circulant", "why": "bcast: circulant '
+expect_out 'circulant forced (CDAG_KERNEL=cdag)"'
+CDAG_KERNEL=cdag expect_status 0 "$cdag" analyze --json "$src/tests/data/detect/allgather_bruck6.cdag"
+expect_out '"kind": "allgather", "root": null, "ranks": "all", "bytes": 32, "transfers": 36, "algorithm": "circulant"'
+CDAG_KERNEL=auto expect_status 0 "$cdag" analyze "$ex/allreduce_ring4.cdag"
+expect_out "  algorithm: census"
+
+# the model's parameters move the choice: costly bytes favour the n-block kernel, costly
+# latency MPI's binomial tree
+CDAG_BETA=1e-6 expect_status 0 "$cdag" analyze "$ex/bcast_binomial8.cdag"
+expect_out "  algorithm: circulant (bcast: circulant "
+CDAG_ALPHA=1e-4 expect_status 0 "$cdag" analyze "$ex/bcast_binomial8.cdag"
+expect_out "  algorithm: mpi (bcast: circulant 300 us >=0.9x MPI binomial 300 us (p=8, 64 B))"
+
+# a bad policy is an error naming it, exit 1, nothing on stdout
+CDAG_KERNEL=bogus expect_status 1 "$cdag" analyze "$ex/bcast_binomial8.cdag"
+expect_err "CDAG_KERNEL=bogus: expected mpi, cdag or auto"
+[ -s "$tmp/out" ] && fail "CDAG_KERNEL=bogus printed a report"
+finish
