@@ -156,7 +156,13 @@ static int rd_allreduce(lw *w, const det_coll *c, const int32_t *R, int n, const
   return rc;
 }
 
-/* ---- cdag's circulant kernels (circulant.h) ---- */
+/* ---- cdag's circulant kernels (circulant.h) ----
+ * The rounds are those of kernel_bcast.c (kern__circulant_steps), from the same per-rank
+ * receive and send schedules: in round i (k = i mod q) relative rank r sends block S_r[k]
+ * (shifted by q per phase, capped to n-1) to r + skip[k], which receives it as its R[k];
+ * negative blocks are virtual. The reduction runs the rounds backwards with the edges
+ * reversed: a rank sends its partial block to r - skip[k] and combines what comes from
+ * r + skip[k]; as in the kernel, a round's messages go out before its combines. */
 
 typedef struct {
   lw *w;
@@ -165,36 +171,7 @@ typedef struct {
   int n, ri, nb;
   uint64_t units, unit;
   const uint64_t *buf, *tmp;   /* per member index */
-  const uint64_t *pre;         /* allgather: prefix sums of block sizes over the doubled ring */
 } circ_ctx;
-
-static void circ_bcast_emit(void *ctx, int round, int from, int to, int block) {
-  circ_ctx *x = ctx;
-  if (x->w->rc) return;
-  uint64_t off, len;
-  kern__block(x->units, x->unit, x->nb, block, &off, &len);
-  int i = (from + x->ri) % x->n, j = (to + x->ri) % x->n;
-  x->w->rc = msg(x->w, x->R[i], x->buf[i] + off, x->R[j], x->buf[j] + off, len);
-}
-
-static void circ_reduce_emit(void *ctx, int round, int from, int to, int block) {
-  circ_ctx *x = ctx;
-  if (x->w->rc) return;
-  uint64_t off, len;
-  kern__block(x->units, x->unit, x->nb, block, &off, &len);
-  int i = (from + x->ri) % x->n, j = (to + x->ri) % x->n;
-  x->w->rc = msg(x->w, x->R[i], x->buf[i] + off, x->R[j], x->tmp[j], len);
-  if (!x->w->rc) x->w->rc = reduce(x->w, x->R[j], x->tmp[j], x->buf[j] + off, len, x->c->type, x->c->op);
-}
-
-/* Slot j of member v's buffer holds the block of member (v + j) mod n. */
-static void circ_allgather_emit(void *ctx, int round, int from, int to, int first, int count) {
-  circ_ctx *x = ctx;
-  if (x->w->rc) return;
-  const uint64_t *P = x->pre;
-  uint64_t len = P[from + count] - P[from], roff = P[to + first] - P[to];
-  x->w->rc = msg(x->w, x->R[from], x->buf[from], x->R[to], x->buf[to] + roff, len);
-}
 
 static int circ_setup(lw *w, circ_ctx *x, int n, uint64_t units, uint64_t unit, circ_graph *cg) {
   if (circ_init(cg, n) != 0) return cdag__error(CDAG_ERR_ARG, "lowering: circulant graph of %d members", n);
@@ -205,9 +182,61 @@ static int circ_setup(lw *w, circ_ctx *x, int n, uint64_t units, uint64_t unit, 
   return CDAG_OK;
 }
 
-static int run_rounds(lw *w, int r) {
-  if (w->rc) return w->rc;
-  return r < 0 ? CDAG_NOMEM("circulant rounds") : CDAG_OK;
+/* Broadcast (reverse = 0) from relative rank 0, or reduction (reverse = 1) to it, of the
+   x->nb blocks of x->buf; member index of relative rank r: (r + x->ri) mod n. */
+static int circ_blocks(circ_ctx *x, const circ_graph *cg, int reverse) {
+  int p = cg->p, q = cg->q, n = x->nb, rc = CDAG_OK;
+  if (q == 0 || x->units == 0) return CDAG_OK;
+  int *T = malloc(sizeof *T * (size_t)p * (size_t)q * 2 + sizeof *T * (size_t)p);
+  if (!T) return CDAG_NOMEM("lowering");
+  int *S = T + (size_t)p * (size_t)q, *blk = S + (size_t)p * (size_t)q;
+  for (int r = 0; r < p; r++) {
+    circ_recvsched(cg, r, T + (size_t)r * (size_t)q);
+    circ_sendsched(cg, r, S + (size_t)r * (size_t)q);
+  }
+  int64_t xd = (q - (n - 1) % q) % q, last = n - 2 + q + xd;
+  for (int64_t j = xd; j <= last && rc == CDAG_OK; j++) {
+    int64_t i = reverse ? last + xd - j : j, off = -xd + q * (i / q);
+    int k = (int)(i % q);
+    for (int r = 0; r < p && rc == CDAG_OK; r++) {
+      int64_t b = (reverse ? T : S)[(size_t)r * (size_t)q + (size_t)k] + off;
+      int peer = reverse ? (r - cg->skip[k] + p) % p : (r + cg->skip[k]) % p;
+      blk[r] = -1;
+      if (b < 0 || (reverse ? r == 0 : peer == 0)) continue;
+      uint64_t bo, bl;
+      kern__block(x->units, x->unit, n, b < n - 1 ? b : n - 1, &bo, &bl);
+      int from = (r + x->ri) % x->n, to = (peer + x->ri) % x->n;
+      if (!reverse) {
+        rc = msg(x->w, x->R[from], x->buf[from] + bo, x->R[to], x->buf[to] + bo, bl);
+      } else {
+        rc = msg(x->w, x->R[from], x->buf[from] + bo, x->R[to], x->tmp[to], bl);
+        blk[r] = (int)(b < n - 1 ? b : n - 1);
+      }
+    }
+    for (int r = 0; r < p && rc == CDAG_OK && reverse; r++)   /* combines after the round's messages */
+      if (blk[r] >= 0) {
+        uint64_t bo, bl;
+        kern__block(x->units, x->unit, n, blk[r], &bo, &bl);
+        int to = ((r - cg->skip[k] + p) % p + x->ri) % x->n;
+        rc = reduce(x->w, x->R[to], x->tmp[to], x->buf[to] + bo, bl, x->c->type, x->c->op);
+      }
+  }
+  free(T);
+  return rc;
+}
+
+/* Allgather (kernel_allgather.c): in round k member r sends its slots [0, skip[k+1]-skip[k])
+   to r - skip[k], which stores them as its slots from skip[k]; slot j of member v holds the
+   block of member (v + j) mod n, at P[v + j] - P[v] (P: prefix sums over the doubled ring). */
+static int circ_allgather(lw *w, const int32_t *R, int n, const uint64_t *buf, const uint64_t *P) {
+  circ_graph cg;
+  int rc = circ_init(&cg, n) ? cdag__error(CDAG_ERR_ARG, "lowering: circulant graph of %d members", n) : CDAG_OK;
+  for (int k = 0; k < cg.q && rc == CDAG_OK; k++)
+    for (int r = 0; r < n && rc == CDAG_OK; r++) {
+      int to = (r - cg.skip[k] + n) % n, first = cg.skip[k], count = cg.skip[k + 1] - cg.skip[k];
+      rc = msg(w, R[r], buf[r], R[to], buf[to] + P[to + first] - P[to], P[r + count] - P[r]);
+    }
+  return rc;
 }
 
 /* ---- one collective ---- */
@@ -222,7 +251,7 @@ static int coll_bcast(lw *w, const det_coll *c, const int32_t *R, int n, int ri,
   if (rc == CDAG_OK && alg != KERN_ALG_MPI) {
     circ_ctx x = {.w = w, .c = c, .R = R, .n = n, .ri = ri, .buf = buf};
     circ_graph cg;
-    if ((rc = circ_setup(w, &x, n, m, 1, &cg)) == CDAG_OK && m) rc = run_rounds(w, circ_bcast_rounds(&cg, x.nb, circ_bcast_emit, &x));
+    if ((rc = circ_setup(w, &x, n, m, 1, &cg)) == CDAG_OK) rc = circ_blocks(&x, &cg, 0);
   }
   for (int i = 0; i < n && rc == CDAG_OK; i++)
     if (i != ri) rc = write_late(w, R[i], slot(w->p, c, 0, i, 0), buf[i]);
@@ -270,8 +299,8 @@ static int coll_reduce(lw *w, const det_coll *c, const int32_t *R, int n, int ri
     rc = circ_setup(w, &x, n, m / es, es, &cg);
     uint64_t blk = x.nb ? (m / es / (uint64_t)x.nb + 1) * es : m;
     for (int i = 0; i < n; i++) tmp[i] = stage(w, R[i], blk);
-    if (rc == CDAG_OK && m) rc = run_rounds(w, circ_reduce_rounds(&cg, x.nb, circ_reduce_emit, &x));
-    if (rc == CDAG_OK && m && all) rc = run_rounds(w, circ_bcast_rounds(&cg, x.nb, circ_bcast_emit, &x));
+    if (rc == CDAG_OK) rc = circ_blocks(&x, &cg, 1);
+    if (rc == CDAG_OK && all) rc = circ_blocks(&x, &cg, 0);
   }
   for (int i = 0; i < n && rc == CDAG_OK; i++)
     if (all || i == ri) rc = write_late(w, R[i], slot(w->p, c, 0, i, 0), acc[i]);
@@ -295,10 +324,7 @@ static int coll_allgather(lw *w, const det_coll *c, const int32_t *R, int n, int
         rc = msg(w, R[i], buf[i] + P[b], R[j], buf[j] + P[b], P[b + 1] - P[b]);
       }
   } else if (rc == CDAG_OK) {
-    circ_ctx x = {.w = w, .c = c, .R = R, .n = n, .buf = buf, .pre = P};
-    circ_graph cg;
-    if ((rc = circ_init(&cg, n) ? cdag__error(CDAG_ERR_ARG, "lowering: circulant graph of %d members", n) : CDAG_OK) == CDAG_OK)
-      rc = run_rounds(w, circ_allgather_rounds(&cg, circ_allgather_emit, &x));
+    rc = circ_allgather(w, R, n, buf, P);
   }
   for (int i = 0; i < n && rc == CDAG_OK; i++)
     for (int j = 0; j < n && rc == CDAG_OK; j++) {
