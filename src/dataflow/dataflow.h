@@ -73,7 +73,14 @@ typedef struct {
 } df_sst;
 
 int dataflow_run(const cdag_graph *g, const match_result *m, df_sst **out);
+/* The same; waitsets = DF_WAITSETS_IF_NEEDED computes the wait sets only when the graph has a
+   zero-byte message between two ranks (the only traffic detection asks them about: rule 3),
+   else wait_start/lo/hi stay NULL. They cost O(p log p) memory on trees. */
+enum { DF_WAITSETS_ALWAYS, DF_WAITSETS_IF_NEEDED };
+int dataflow_run_opt(const cdag_graph *g, const match_result *m, int waitsets, df_sst **out);
 void dataflow_free(df_sst *s);          /* NULL is fine */
+/* Drops the wait sets once detection has used them. */
+void dataflow_free_waitsets(df_sst *s);
 /* Does rank i wait for rank j (j in W_i)? O(log) */
 int dataflow_waits_for(const df_sst *s, int i, int j);
 

@@ -352,7 +352,17 @@ static void move_sets(df_state *st) {
   df_sets_free(&st->sets);
 }
 
+static int has_zero_byte_message(const cdag_graph *g) {
+  for (int64_t i = 0; i < g->nops; i++)
+    if (g->kind[i] == IR_SEND && g->bytes[i] == 0 && g->peer[i] != g->rank[i]) return 1;
+  return 0;
+}
+
 int dataflow_run(const cdag_graph *g, const match_result *m, df_sst **out) {
+  return dataflow_run_opt(g, m, DF_WAITSETS_ALWAYS, out);
+}
+
+int dataflow_run_opt(const cdag_graph *g, const match_result *m, int waitsets, df_sst **out) {
   if (!g || !m || !out) return cdag__error(CDAG_ERR_ARG, "dataflow_run: NULL argument");
   *out = NULL;
   if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "dataflow_run: graph is not finalized");
@@ -369,7 +379,7 @@ int dataflow_run(const cdag_graph *g, const match_result *m, df_sst **out) {
   }
   move_sets(&st);
   free_state(&st); /* before the wait sets: lower peak memory */
-  if (rc == CDAG_OK) rc = df_waitsets(g, m, st.sst);
+  if (rc == CDAG_OK && (waitsets == DF_WAITSETS_ALWAYS || has_zero_byte_message(g))) rc = df_waitsets(g, m, st.sst);
   if (rc) {
     dataflow_free(st.sst);
     return rc;
@@ -383,6 +393,12 @@ void dataflow_free(df_sst *s) {
   free(s->xfers); free(s->reds); free(s->sets); free(s->runs);
   free(s->wait_start); free(s->wait_lo); free(s->wait_hi);
   free(s);
+}
+
+void dataflow_free_waitsets(df_sst *s) {
+  free(s->wait_start); free(s->wait_lo); free(s->wait_hi);
+  s->wait_start = NULL;
+  s->wait_lo = s->wait_hi = NULL;
 }
 
 int dataflow_waits_for(const df_sst *s, int i, int j) {

@@ -28,7 +28,8 @@ int cdag_analyze(cdag_graph *g, const cdag_options *o, cdag_plan **p) {
   int rc = ir_finalize(g);
   if (rc == CDAG_OK) rc = match_run(g, &m);
   double t1 = now();
-  if (rc == CDAG_OK) rc = dataflow_run(g, &m, &sst);
+  if (rc == CDAG_OK) rc = dataflow_run_opt(g, &m, DF_WAITSETS_IF_NEEDED, &sst);
+  match_free(&m); /* dataflow keeps nothing of it */
   double t2 = now();
   if (rc == CDAG_OK) rc = detect_run(g, sst, &opts, p);
   double t3 = now();

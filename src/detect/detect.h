@@ -89,7 +89,9 @@ struct cdag_plan {
   int64_t nxfers;   df_xfer *xfers;     /* residual transfers, grouped by message */
   int64_t nmsgs;    det_msg *msgs;
   int64_t nreds;    df_red *reds;       /* residual reductions */
-  df_sst *sst;                          /* owns the sets/runs the reductions refer to */
+  df_sst *sst;                          /* owns the sets/runs the reductions refer to
+                                           (its transfers and wait sets are dropped after
+                                           detection: nxfers keeps the count) */
   int64_t nsyncs;   int32_t *syncs;     /* zero-byte messages kept: pairs (src, dst) */
   int64_t nsnaps;   det_range *snaps;   /* snapshots, sorted by (rank, addr) */
   /* report */

@@ -13,25 +13,15 @@
 
 #include "detect/detect_int.h"
 
-static const df_xfer *sort_x;
-
-/* (len, src, dst, src_addr, dst_addr) */
-static int by_len_pair(const void *a, const void *b) {
-  const df_xfer *x = &sort_x[*(const int64_t *)a], *y = &sort_x[*(const int64_t *)b];
-  if (x->len != y->len) return x->len < y->len ? -1 : 1;
-  if (x->src != y->src) return x->src < y->src ? -1 : 1;
-  if (x->dst != y->dst) return x->dst < y->dst ? -1 : 1;
-  if (x->src_addr != y->src_addr) return x->src_addr < y->src_addr ? -1 : 1;
-  return (x->dst_addr > y->dst_addr) - (x->dst_addr < y->dst_addr);
+/* Sorts of candidate tuple indices (stable radix sorts by xfer fields). */
+static int sort_len_pair(const df_xfer *x, int64_t *t, int64_t n) { /* (len, src, dst, src_addr, dst_addr) */
+  ir_key k[] = {IR_KEY(x, len), IR_KEY(x, src), IR_KEY(x, dst), IR_KEY(x, src_addr), IR_KEY(x, dst_addr)};
+  return ir_sort_fields(t, n, k, 5);
 }
 
-/* (src, dst, src_addr, dst_addr): ignores size, for the vector pass */
-static int by_pair(const void *a, const void *b) {
-  const df_xfer *x = &sort_x[*(const int64_t *)a], *y = &sort_x[*(const int64_t *)b];
-  if (x->src != y->src) return x->src < y->src ? -1 : 1;
-  if (x->dst != y->dst) return x->dst < y->dst ? -1 : 1;
-  if (x->src_addr != y->src_addr) return x->src_addr < y->src_addr ? -1 : 1;
-  return (x->dst_addr > y->dst_addr) - (x->dst_addr < y->dst_addr);
+static int sort_pair(const df_xfer *x, int64_t *t, int64_t n) { /* (src, dst, src_addr, dst_addr): any size */
+  ir_key k[] = {IR_KEY(x, src), IR_KEY(x, dst), IR_KEY(x, src_addr), IR_KEY(x, dst_addr)};
+  return ir_sort_fields(t, n, k, 4);
 }
 
 typedef struct {
@@ -42,6 +32,8 @@ typedef struct {
   int64_t *self;       /* self-copies (src == dst), sorted by (rank, size, source address) */
   int64_t nself;
   int32_t *cover;      /* per rank: size of the complete vector group it is in, 0 if none */
+  int32_t *csize;      /* per component root: members (test_components) */
+  int64_t *ctuples;    /* per component root: tuples */
   int64_t *lstart;     /* regular pass: per layer, counting-sort offsets */
   const int64_t *all;  /* regular pass: the candidates sorted by (size, pair, offsets) */
   int64_t nall;
@@ -59,12 +51,12 @@ static int32_t uf_find(uf_state *u, int32_t r) {
   return r;
 }
 
-static const df_xfer *key_x;
-static int32_t *key_root;
-static int by_component(const void *a, const void *b) {
-  int32_t ra = key_root[key_x[*(const int64_t *)a].src], rb = key_root[key_x[*(const int64_t *)b].src];
-  if (ra != rb) return ra < rb ? -1 : 1;
-  return (*(const int64_t *)a > *(const int64_t *)b) - (*(const int64_t *)a < *(const int64_t *)b);
+/* By component (the union-find root of src); stable, and each component is sorted by pair
+   afterwards anyway. */
+static int sort_component(const df_xfer *x, const int32_t *root, int64_t *t, int64_t n) {
+  ir_key k = IR_KEY(x, src);
+  k.map = root;
+  return ir_sort_fields(t, n, &k, 1);
 }
 
 static int int32_cmp(const void *a, const void *b) {
@@ -73,12 +65,18 @@ static int int32_cmp(const void *a, const void *b) {
 }
 
 /* Sorted distinct ranks touched by tuples t[0..n) into out; returns the count. */
-static int32_t member_list(const df_xfer *x, const int64_t *t, int64_t n, int32_t *out, uint8_t *seen) {
+static int32_t member_list(const df_xfer *x, const int64_t *t, int64_t n, int32_t *out, uint8_t *seen, int32_t p) {
   int32_t m = 0;
   for (int64_t i = 0; i < n; i++) {
     int32_t e[2] = {x[t[i]].src, x[t[i]].dst};
     for (int k = 0; k < 2; k++)
       if (!seen[e[k]]) seen[e[k]] = 1, out[m++] = e[k];
+  }
+  if ((int64_t)m * 64 > p) { /* many members: read them off seen in rank order */
+    int32_t k = 0;
+    for (int32_t r = 0; r < p; r++)
+      if (seen[r]) seen[r] = 0, out[k++] = r;
+    return m;
   }
   for (int32_t i = 0; i < m; i++) seen[out[i]] = 0;
   ir_sort(out, (size_t)m, sizeof *out, int32_cmp);
@@ -96,11 +94,9 @@ static int one_block_per_source(const df_xfer *x, const int64_t *t, int64_t n) {
 }
 
 /* (src, len, src_addr) */
-static int by_src_len(const void *a, const void *b) {
-  const df_xfer *x = &sort_x[*(const int64_t *)a], *y = &sort_x[*(const int64_t *)b];
-  if (x->src != y->src) return x->src < y->src ? -1 : 1;
-  if (x->len != y->len) return x->len < y->len ? -1 : 1;
-  return (x->src_addr > y->src_addr) - (x->src_addr < y->src_addr);
+static int sort_src_len(const df_xfer *x, int64_t *t, int64_t n) { /* (src, len, src_addr) */
+  ir_key k[] = {IR_KEY(x, src), IR_KEY(x, len), IR_KEY(x, src_addr)};
+  return ir_sort_fields(t, n, k, 3);
 }
 
 /* An unused self-copy of rank r with size len (and, if addr != UINT64_MAX, reading addr):
@@ -131,9 +127,8 @@ static int add_all(det_state *st, const uf_state *u, det_kind k, int32_t m, cons
     int64_t own = own_block(st, u, x[t[i]].src, x[t[i]].len, k == DET_ALLGATHER ? x[t[i]].src_addr : UINT64_MAX);
     if (own >= 0) all[na++] = own;
   }
-  sort_x = x;
-  ir_sort(all, na, sizeof *all, by_pair);
-  int rc = det_add_proto(st, k, -1, u->members, m, all, na, 0);
+  int rc = sort_pair(x, all, na);
+  if (rc == CDAG_OK) rc = det_add_proto(st, k, -1, u->members, m, all, na, 0);
   free(all);
   return rc;
 }
@@ -232,24 +227,54 @@ static int64_t peel_core(det_state *st, const df_xfer *x, int64_t *t, int64_t n,
   return n == (int64_t)*m * (*m - 1) && det_group_ok(st, *m) ? n : 0;
 }
 
-/* Tests each component of group t[0..n) (one tuple per ordered pair). */
-static int test_components(det_state *st, uf_state *u, int64_t *t, int64_t n, int vector, uint8_t *seen) {
-  const df_xfer *x = st->sst->xfers;
+/* Components of the ranks tuples t[0..n) connect: afterwards every touched rank's parent is
+   its root, with csize[root] members and ctuples[root] tuples. */
+static void union_all(uf_state *u, const df_xfer *x, const int64_t *t, int64_t n) {
   u->ntouched = 0;
   for (int64_t i = 0; i < n; i++) {
     int32_t a = uf_find(u, x[t[i]].src), b = uf_find(u, x[t[i]].dst);
     if (a != b) u->parent[a] = b;
   }
-  for (int64_t i = 0; i < u->ntouched; i++) uf_find(u, u->touched[i]);
-  key_x = x;
-  key_root = u->parent;
-  ir_sort(t, (size_t)n, sizeof *t, by_component);
-  int rc = CDAG_OK;
-  for (int64_t i = 0; i < n && rc == CDAG_OK;) {
+  for (int64_t i = 0; i < u->ntouched; i++) { /* path halving alone leaves paths */
+    int32_t r = u->touched[i];
+    u->parent[r] = uf_find(u, r);
+    u->csize[u->parent[r]] = 0, u->ctuples[r] = 0;
+  }
+  for (int64_t i = 0; i < u->ntouched; i++) u->csize[u->parent[u->touched[i]]]++;
+  for (int64_t i = 0; i < n; i++) u->ctuples[u->parent[x[t[i]].src]]++;
+}
+
+/* Can the component rooted at c (one tuple per ordered pair) hold a collective or deserve a
+   note? A complete core needs m'(m'-1) tuples on m' >= m - 8 members (8 peels at most); a
+   vector group, or its note, density min(tau, 1/2). Most components of trees fail here,
+   before any sort. */
+static int component_hopeless(const det_state *st, const uf_state *u, int32_t c, int vector) {
+  double m = u->csize[c], tuples = (double)u->ctuples[c];
+  if (vector) {
+    double tau = st->opts.density < 0.5 ? st->opts.density : 0.5;
+    return m < 3 || tuples < tau * m * (m - 1);
+  }
+  return m > 9 && tuples < (m - 8) * (m - 9);
+}
+
+/* Tests each component of group t[0..n) (one tuple per ordered pair). */
+static int test_components(det_state *st, uf_state *u, int64_t *t, int64_t n, int vector, uint8_t *seen) {
+  const df_xfer *x = st->sst->xfers;
+  union_all(u, x, t, n);
+  int rc = CDAG_OK, any = 0;
+  for (int64_t i = 0; i < u->ntouched && !any; i++)
+    any = u->parent[u->touched[i]] == u->touched[i] && !component_hopeless(st, u, u->touched[i], vector);
+  if (any) rc = sort_component(x, u->parent, t, n);
+  for (int64_t i = 0; any && i < n && rc == CDAG_OK;) {
     int64_t j = i;
     while (j < n && u->parent[x[t[j]].src] == u->parent[x[t[i]].src]) j++;
-    ir_sort(t + i, (size_t)(j - i), sizeof *t, by_pair); /* by source, for the allgather test */
-    int32_t m = member_list(x, t + i, j - i, u->members, seen);
+    if (component_hopeless(st, u, u->parent[x[t[i]].src], vector)) {
+      i = j;
+      continue;
+    }
+    rc = sort_pair(x, t + i, j - i); /* by source, for the allgather test */
+    if (rc != CDAG_OK) break;
+    int32_t m = member_list(x, t + i, j - i, u->members, seen, st->g->nprocs);
     double pairs = (double)m * (m - 1), density = (double)(j - i) / pairs;
     int complete = j - i == (int64_t)m * (m - 1);
     if (!vector && u->cover[u->members[0]] > m) { /* part of a larger v-collective: leave it */
@@ -262,8 +287,7 @@ static int test_components(det_state *st, uf_state *u, int64_t *t, int64_t n, in
       memcpy(core, t + i, (size_t)(j - i) * sizeof *core);
       int32_t cm = m;
       int64_t nc = peel_core(st, x, core, j - i, u->members, &cm);
-      if (nc && u->cover[u->members[0]] <= cm) {
-        ir_sort(core, (size_t)nc, sizeof *core, by_pair);
+      if (nc && u->cover[u->members[0]] <= cm && (rc = sort_pair(x, core, nc)) == CDAG_OK) {
         int ag = one_block_per_source(x, core, nc) || repair_allgather(st, u, core, nc);
         rc = add_all(st, u, ag ? DET_ALLGATHER : DET_ALLTOALL, cm, core, nc);
       }
@@ -293,47 +317,40 @@ static int test_components(det_state *st, uf_state *u, int64_t *t, int64_t n, in
 static int mark_vector_groups(det_state *st, uf_state *u, int64_t *t) {
   const df_xfer *x = st->sst->xfers;
   int64_t n = det_candidates(st, t), m = 0;
-  sort_x = x;
-  ir_sort(t, (size_t)n, sizeof *t, by_pair);
-  for (int64_t i = 0; i < n; i++)
-    if (i == 0 || x[t[i]].src != x[t[i - 1]].src || x[t[i]].dst != x[t[i - 1]].dst) t[m++] = t[i];
   memset(u->cover, 0, (size_t)st->g->nprocs * sizeof *u->cover);
-  u->ntouched = 0;
-  for (int64_t i = 0; i < m; i++) {
-    int32_t a = uf_find(u, x[t[i]].src), b = uf_find(u, x[t[i]].dst);
-    if (a != b) u->parent[a] = b;
+  union_all(u, x, t, n);
+  int any = 0; /* tuples bound the distinct pairs: most components fail before the sort */
+  for (int64_t i = 0; i < u->ntouched && !any; i++) {
+    int32_t c = u->touched[i];
+    double full = (double)u->csize[c] * (u->csize[c] - 1);
+    any = u->parent[c] == c && det_group_ok(st, u->csize[c]) && (double)u->ctuples[c] >= st->opts.density * full;
   }
-  int64_t *pairs = calloc((size_t)st->g->nprocs, sizeof *pairs); /* per root: pairs, members */
-  int32_t *size = calloc((size_t)st->g->nprocs, sizeof *size);
-  if (!pairs || !size) {
-    free(pairs); free(size);
-    return CDAG_NOMEM("detection");
-  }
-  for (int64_t i = 0; i < u->ntouched; i++) size[uf_find(u, u->touched[i])]++;
-  for (int64_t i = 0; i < m; i++) pairs[uf_find(u, x[t[i]].src)]++;
-  for (int64_t i = 0; i < u->ntouched; i++) {
-    int32_t r = u->touched[i], c = uf_find(u, r);
-    double full = (double)size[c] * (size[c] - 1);
-    u->cover[r] = det_group_ok(st, size[c]) && (double)pairs[c] >= st->opts.density * full ? size[c] : 0;
+  int rc = any ? sort_pair(x, t, n) : CDAG_OK;
+  for (int64_t i = 0; any && i < n; i++)
+    if (i == 0 || x[t[i]].src != x[t[i - 1]].src || x[t[i]].dst != x[t[i - 1]].dst) t[m++] = t[i];
+  for (int64_t i = 0; i < u->ntouched; i++) u->ctuples[u->touched[i]] = 0;
+  for (int64_t i = 0; i < m; i++) u->ctuples[u->parent[x[t[i]].src]]++; /* distinct pairs now */
+  for (int64_t i = 0; any && i < u->ntouched; i++) {
+    int32_t r = u->touched[i], c = u->parent[r];
+    double full = (double)u->csize[c] * (u->csize[c] - 1);
+    u->cover[r] = det_group_ok(st, u->csize[c]) && (double)u->ctuples[c] >= st->opts.density * full ? u->csize[c] : 0;
   }
   for (int64_t i = 0; i < u->ntouched; i++) u->parent[u->touched[i]] = -1;
-  free(pairs); free(size);
-  return CDAG_OK;
+  return rc;
 }
 
 /* Regular pass: groups of one (size, layer). */
 static int regular_pass(det_state *st, uf_state *u, int64_t *t, int64_t *g, uint8_t *seen) {
   const df_xfer *x = st->sst->xfers;
   int64_t n = det_candidates(st, t);
-  sort_x = x;
-  ir_sort(t, (size_t)n, sizeof *t, by_len_pair);
+  int rc = sort_len_pair(x, t, n);
+  if (rc != CDAG_OK) return rc;
   /* layer of each tuple: its index among the tuples of the same (size, src, dst) */
   int32_t *layer = u->layer;
   u->all = t, u->nall = n;
   for (int64_t i = 0; i < n; i++)
     layer[i] = i > 0 && x[t[i]].len == x[t[i - 1]].len && x[t[i]].src == x[t[i - 1]].src &&
                        x[t[i]].dst == x[t[i - 1]].dst ? layer[i - 1] + 1 : 0;
-  int rc = CDAG_OK;
   for (int64_t i = 0; i < n && rc == CDAG_OK;) {
     int64_t j = i;
     while (j < n && x[t[j]].len == x[t[i]].len) j++;
@@ -362,8 +379,14 @@ static int regular_pass(det_state *st, uf_state *u, int64_t *t, int64_t *g, uint
 static int vector_pass(det_state *st, uf_state *u, int64_t *t, uint8_t *seen) {
   const df_xfer *x = st->sst->xfers;
   int64_t n = det_candidates(st, t), m = 0;
-  sort_x = x;
-  ir_sort(t, (size_t)n, sizeof *t, by_pair);
+  union_all(u, x, t, n); /* tuples bound the pairs: nothing to sort if no component could do */
+  int any = 0;
+  for (int64_t i = 0; i < u->ntouched && !any; i++)
+    any = u->parent[u->touched[i]] == u->touched[i] && !component_hopeless(st, u, u->touched[i], 1);
+  for (int64_t i = 0; i < u->ntouched; i++) u->parent[u->touched[i]] = -1;
+  if (!any) return CDAG_OK;
+  int rc = sort_pair(x, t, n);
+  if (rc != CDAG_OK) return rc;
   for (int64_t i = 0; i < n; i++)
     if (i == 0 || x[t[i]].src != x[t[i - 1]].src || x[t[i]].dst != x[t[i - 1]].dst) t[m++] = t[i];
   return test_components(st, u, t, m, 1, seen);
@@ -380,14 +403,16 @@ int det_all_collectives(det_state *st) {
   u.layer = malloc((size_t)n * sizeof *u.layer);
   u.members = malloc((size_t)p * sizeof *u.members);
   u.cover = calloc((size_t)p, sizeof *u.cover);
-  int rc = t && g && seen && u.parent && u.touched && u.layer && u.members && u.cover ? CDAG_OK : CDAG_NOMEM("detection");
+  u.csize = malloc((size_t)p * sizeof *u.csize);
+  u.ctuples = malloc((size_t)p * sizeof *u.ctuples);
+  int rc = t && g && seen && u.parent && u.touched && u.layer && u.members && u.cover && u.csize && u.ctuples
+               ? CDAG_OK : CDAG_NOMEM("detection");
   u.self = malloc((size_t)n * sizeof *u.self);
   u.lstart = malloc(((size_t)n + 1) * sizeof *u.lstart);
   if (!u.self || !u.lstart) rc = CDAG_NOMEM("detection");
   for (int64_t i = 0; rc == CDAG_OK && i < st->sst->nxfers; i++)
     if (st->sst->xfers[i].src == st->sst->xfers[i].dst && !st->xused[i]) u.self[u.nself++] = i;
-  sort_x = st->sst->xfers;
-  if (rc == CDAG_OK) ir_sort(u.self, u.nself, sizeof *u.self, by_src_len);
+  if (rc == CDAG_OK) rc = sort_src_len(st->sst->xfers, u.self, u.nself);
   if (rc == CDAG_OK) memset(u.parent, 0xff, (size_t)p * sizeof *u.parent);
   /* Regular groups taken may leave smaller vector groups whose members are regular groups
      themselves (row alltoalls under a global allgather): repeat while something is found. */
@@ -400,5 +425,6 @@ int det_all_collectives(det_state *st) {
   u.all = NULL;
   if (rc == CDAG_OK) rc = vector_pass(st, &u, t, seen);
   free(t); free(g); free(seen); free(u.parent); free(u.touched); free(u.layer); free(u.members); free(u.self); free(u.cover); free(u.lstart);
+  free(u.csize); free(u.ctuples);
   return rc;
 }

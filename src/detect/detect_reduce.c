@@ -13,16 +13,10 @@
 
 #include "detect/detect_int.h"
 
-static const df_red *sr;
-
-static int by_value(const void *a, const void *b) {
-  const df_red *x = &sr[*(const int64_t *)a], *y = &sr[*(const int64_t *)b];
-  if (x->set != y->set) return x->set < y->set ? -1 : 1;
-  if (x->count != y->count) return x->count < y->count ? -1 : 1;
-  if (x->type != y->type) return x->type < y->type ? -1 : 1;
-  if (x->op != y->op) return x->op < y->op ? -1 : 1;
-  if (x->dst != y->dst) return x->dst < y->dst ? -1 : 1;
-  return (x->dst_addr > y->dst_addr) - (x->dst_addr < y->dst_addr);
+/* Reduction tuples by (value: set, count, type, op; then dst, dst_addr). */
+static int sort_by_value(const df_red *r, int64_t *t, int64_t n) {
+  ir_key k[] = {IR_KEY(r, set), IR_KEY(r, count), IR_KEY(r, type), IR_KEY(r, op), IR_KEY(r, dst), IR_KEY(r, dst_addr)};
+  return ir_sort_fields(t, n, k, 6);
 }
 
 static int same_value(const df_red *a, const df_red *b) {
@@ -94,11 +88,6 @@ static int64_t rank_index(const df_sst *s, const df_set *e, int32_t rank) {
 
 static uint64_t *rs_key;
 static int64_t *rs_k;
-static int by_key(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  if (rs_key[x] != rs_key[y]) return rs_key[x] < rs_key[y] ? -1 : 1;
-  return (rs_k[x] > rs_k[y]) - (rs_k[x] < rs_k[y]);
-}
 
 /* Hash of the set shifted back by k blocks, with count, type and op. */
 static uint64_t shifted_key(const df_sst *s, const df_red *d, int64_t k) {
@@ -151,7 +140,10 @@ static int reduce_scatter_pass(det_state *st, int64_t *t, int32_t *members, uint
     rs_key[i] = shifted_key(s, &s->reds[i], rs_k[i]);
     t[n++] = i;
   }
-  if (rc == CDAG_OK) ir_sort(t, n, sizeof *t, by_key);
+  if (rc == CDAG_OK) { /* by (shifted key, block) */
+    ir_key k[] = {{rs_key, sizeof *rs_key, 0, 8, 0, NULL}, {rs_k, sizeof *rs_k, 0, 8, 1, NULL}};
+    rc = ir_sort_fields(t, n, k, 2);
+  }
   for (int64_t i = 0; i < n && rc == CDAG_OK;) {
     int64_t j = i + 1;
     while (j < n && rs_key[t[j]] == rs_key[t[i]]) j++;
@@ -172,11 +164,11 @@ static int value_pass(det_state *st, int64_t *t, int64_t *pick, int32_t *members
   int rc = CDAG_OK;
   for (int64_t i = 0; i < st->sst->nreds; i++)
     if (!st->rused[i]) t[n++] = i;
-  sr = st->sst->reds;
-  ir_sort(t, n, sizeof *t, by_value);
+  const df_red *r = st->sst->reds;
+  if (n && (rc = sort_by_value(r, t, n))) return rc;
   for (int64_t i = 0; i < n && rc == CDAG_OK;) {
     int64_t j = i + 1;
-    while (j < n && same_value(&sr[t[i]], &sr[t[j]])) j++;
+    while (j < n && same_value(&r[t[i]], &r[t[j]])) j++;
     rc = classify(st, t + i, j - i, members, pick, seen, pass);
     i = j;
   }

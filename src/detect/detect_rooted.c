@@ -27,31 +27,21 @@ typedef struct {
   int arr;            /* tuple array: 0 in, 1 out (by layer), 2 out by source offset (bcast) */
 } candidate;
 
-static const df_xfer *sx;
-static const int32_t *slayer;
-static int sout;
-
-/* root, size, layer, peer, address */
-static int by_root(const void *a, const void *b) {
-  int64_t i = *(const int64_t *)a, j = *(const int64_t *)b;
-  const df_xfer *x = &sx[i], *y = &sx[j];
-  int32_t rx = sout ? x->src : x->dst, ry = sout ? y->src : y->dst;
-  int32_t px = sout ? x->dst : x->src, py = sout ? y->dst : y->src;
-  if (rx != ry) return rx < ry ? -1 : 1;
-  if (x->len != y->len) return x->len < y->len ? -1 : 1;
-  if (slayer && slayer[i] != slayer[j]) return slayer[i] < slayer[j] ? -1 : 1;
-  if (px != py) return px < py ? -1 : 1;
-  uint64_t ax = sout ? x->src_addr : x->dst_addr, ay = sout ? y->src_addr : y->dst_addr;
-  return (ax > ay) - (ax < ay);
+/* Tuples of one direction by (root, size, [layer,] peer, address): root and address are
+   the source's for out-groups (out = 1), the destination's for in-groups. */
+static int sort_by_root(const df_xfer *x, const int32_t *layer, int out, int64_t *t, int64_t n) {
+  ir_key k[5] = {out ? IR_KEY(x, src) : IR_KEY(x, dst), IR_KEY(x, len)};
+  int nk = 2;
+  if (layer) k[nk++] = (ir_key){layer, sizeof *layer, 0, sizeof *layer, 0, NULL};
+  k[nk++] = out ? IR_KEY(x, dst) : IR_KEY(x, src);
+  k[nk++] = out ? IR_KEY(x, src_addr) : IR_KEY(x, dst_addr);
+  return ir_sort_fields(t, n, k, nk);
 }
 
-/* peer, address (within one root) */
-static int by_peer_only(const void *a, const void *b) {
-  const df_xfer *x = &sx[*(const int64_t *)a], *y = &sx[*(const int64_t *)b];
-  int32_t px = sout ? x->dst : x->src, py = sout ? y->dst : y->src;
-  if (px != py) return px < py ? -1 : 1;
-  uint64_t ax = sout ? x->src_addr : x->dst_addr, ay = sout ? y->src_addr : y->dst_addr;
-  return (ax > ay) - (ax < ay);
+/* (peer, address) within one root */
+static int sort_by_peer(const df_xfer *x, int out, int64_t *t, int64_t n) {
+  ir_key k[2] = {out ? IR_KEY(x, dst) : IR_KEY(x, src), out ? IR_KEY(x, src_addr) : IR_KEY(x, dst_addr)};
+  return ir_sort_fields(t, n, k, 2);
 }
 
 /* Broadcast groups first (bcast > gather, scatter), then largest first. */
@@ -81,12 +71,9 @@ typedef struct {
 } rooted_state;
 
 /* (rank, size, index) */
-static int by_rank_len(const void *a, const void *b) {
-  int64_t i = *(const int64_t *)a, j = *(const int64_t *)b;
-  const df_xfer *x = &sx[i], *y = &sx[j];
-  if (x->src != y->src) return x->src < y->src ? -1 : 1;
-  if (x->len != y->len) return x->len < y->len ? -1 : 1;
-  return (i > j) - (i < j);
+static int sort_rank_len(const df_xfer *x, int64_t *t, int64_t n) { /* (src, len, index) */
+  ir_key k[] = {IR_KEY(x, src), IR_KEY(x, len), IR_KEY_INDEX};
+  return ir_sort_fields(t, n, k, 3);
 }
 
 /* An unused self-copy of the root with the block size: the root's own block, which MPI's
@@ -105,6 +92,15 @@ static int64_t root_block(const det_state *st, const rooted_state *rs, int32_t r
   return -1;
 }
 
+/* Could a group of n tuples (n + 1 ranks) be taken, or matter to a neighbourhood test of a
+   group that can (at least 3/4 of its size)? Smaller ones are never listed: a binomial tree
+   has a million one-tuple in-groups. */
+static int useful(const det_state *st, int64_t n) {
+  int32_t p = st->g->nprocs, lo = st->opts.min_group > 2 ? st->opts.min_group : 2;
+  if (p >= 3 && p < lo) lo = p;
+  return 4 * (n + 1) >= 3 * (int64_t)lo;
+}
+
 static int push_candidate(rooted_state *rs, candidate c) {
   if (rs->nc == rs->ccap) {
     rs->ccap = rs->ccap ? rs->ccap * 2 : 256;
@@ -120,51 +116,44 @@ static int push_candidate(rooted_state *rs, candidate c) {
 static int collect(det_state *st, rooted_state *rs, int out) {
   const df_xfer *x = st->sst->xfers;
   int64_t *t = rs->t[out];
-  sx = x, sout = out, slayer = NULL;
-  ir_sort(t, (size_t)rs->nt, sizeof *t, by_root);
+  int rc = sort_by_root(x, NULL, out, t, rs->nt), layered = 0;
+  if (rc) return rc;
   for (int64_t i = 0; i < rs->nt; i++) {
     const df_xfer *a = &x[t[i]], *b = i ? &x[t[i - 1]] : NULL;
     int same = b && a->src == b->src && a->dst == b->dst && a->len == b->len;
     rs->layer[t[i]] = same ? rs->layer[t[i - 1]] + 1 : 0;
+    layered |= rs->layer[t[i]] != 0;
   }
-  slayer = rs->layer;
-  ir_sort(t, (size_t)rs->nt, sizeof *t, by_root);
+  if (layered && (rc = sort_by_root(x, rs->layer, out, t, rs->nt))) return rc; /* all layer 0: sorted */
   for (int64_t i = 0; i < rs->nt;) {
     int64_t j = i;
     int32_t root = out ? x[t[i]].src : x[t[i]].dst;
     while (j < rs->nt && (out ? x[t[j]].src : x[t[j]].dst) == root && x[t[j]].len == x[t[i]].len &&
            rs->layer[t[j]] == rs->layer[t[i]])
       j++;
-    int rc = push_candidate(rs, (candidate){.first = i, .n = j - i, .root = root, .out = out, .arr = out});
-    if (rc) return rc;
+    if (useful(st, j - i) && (rc = push_candidate(rs, (candidate){.first = i, .n = j - i, .root = root, .out = out, .arr = out})))
+      return rc;
     i = j;
   }
   return CDAG_OK;
 }
 
-/* root, size, source offset, peer, destination offset */
-static int by_root_offset(const void *a, const void *b) {
-  const df_xfer *x = &sx[*(const int64_t *)a], *y = &sx[*(const int64_t *)b];
-  if (x->src != y->src) return x->src < y->src ? -1 : 1;
-  if (x->len != y->len) return x->len < y->len ? -1 : 1;
-  if (x->src_addr != y->src_addr) return x->src_addr < y->src_addr ? -1 : 1;
-  if (x->dst != y->dst) return x->dst < y->dst ? -1 : 1;
-  return (x->dst_addr > y->dst_addr) - (x->dst_addr < y->dst_addr);
-}
 
 /* Broadcast groups: the tuples reading one (root, size, offset), so that other traffic of
    the same size from the root (a lower layer) does not hide a broadcast. */
 static int collect_bcast(det_state *st, rooted_state *rs) {
   const df_xfer *x = st->sst->xfers;
   int64_t *t = rs->t[2];
-  sx = x;
-  ir_sort(t, (size_t)rs->nt, sizeof *t, by_root_offset);
+  /* (root, size, source offset, peer, destination offset) */
+  ir_key k[] = {IR_KEY(x, src), IR_KEY(x, len), IR_KEY(x, src_addr), IR_KEY(x, dst), IR_KEY(x, dst_addr)};
+  int rc = ir_sort_fields(t, rs->nt, k, 5);
+  if (rc) return rc;
   for (int64_t i = 0; i < rs->nt;) {
     int64_t j = i + 1;
     while (j < rs->nt && x[t[j]].src == x[t[i]].src && x[t[j]].len == x[t[i]].len && x[t[j]].src_addr == x[t[i]].src_addr) j++;
-    int rc = j - i > 1 ? push_candidate(rs, (candidate){.first = i, .n = j - i, .root = x[t[i]].src, .out = 1, .arr = 2})
-                       : CDAG_OK;
-    if (rc) return rc;
+    if (j - i > 1 && useful(st, j - i) &&
+        (rc = push_candidate(rs, (candidate){.first = i, .n = j - i, .root = x[t[i]].src, .out = 1, .arr = 2})))
+      return rc;
     i = j;
   }
   return CDAG_OK;
@@ -316,8 +305,7 @@ static int vector_pass(det_state *st, rooted_state *rs) {
   rs->nc = 0;
   for (int out = 1; out >= 0 && rc == CDAG_OK; out--) {
     rs->nt = det_candidates(st, rs->t[out]);
-    sx = x, sout = out, slayer = NULL;
-    ir_sort(rs->t[out], (size_t)rs->nt, sizeof *rs->t[out], by_root);
+    rc = sort_by_root(x, NULL, out, rs->t[out], rs->nt);
     for (int64_t i = 0; i < rs->nt && rc == CDAG_OK;) {
       int64_t j = i;
       int32_t root = out ? x[rs->t[out][i]].src : x[rs->t[out][i]].dst;
@@ -330,9 +318,8 @@ static int vector_pass(det_state *st, rooted_state *rs) {
   for (int64_t i = 0; i < rs->nc && rc == CDAG_OK; i++) {
     /* the vector tuples of one root must be re-sorted by peer (sizes differ) */
     candidate *c = &rs->c[i];
-    sx = x, sout = c->out;
-    ir_sort(rs->t[c->out] + c->first, (size_t)c->n, sizeof(int64_t), by_peer_only);
-    rc = take(st, rs, c, 1);
+    rc = sort_by_peer(x, c->out, rs->t[c->out] + c->first, c->n);
+    if (rc == CDAG_OK) rc = take(st, rs, c, 1);
   }
   return rc;
 }
@@ -350,8 +337,7 @@ int det_rooted_collectives(det_state *st) {
   int rc = rs.t[0] && rs.t[1] && rs.t[2] && rs.layer && rs.pick && rs.members && rs.self ? CDAG_OK : CDAG_NOMEM("detection");
   for (int64_t i = 0; rc == CDAG_OK && i < st->sst->nxfers; i++)
     if (st->sst->xfers[i].src == st->sst->xfers[i].dst && st->sst->xfers[i].len && !st->xused[i]) rs.self[rs.nself++] = i;
-  sx = st->sst->xfers;
-  if (rc == CDAG_OK) ir_sort(rs.self, (size_t)rs.nself, sizeof *rs.self, by_rank_len);
+  if (rc == CDAG_OK) rc = sort_rank_len(st->sst->xfers, rs.self, rs.nself);
   if (rc == CDAG_OK) {
     rs.nt = det_candidates(st, rs.t[0]);
     memcpy(rs.t[1], rs.t[0], (size_t)rs.nt * sizeof(int64_t));

@@ -12,6 +12,7 @@
 #include "detect/detect_int.h"
 
 static int all_wait_for_all(const df_sst *s) {
+  if (!s->wait_start) return 0; /* not computed: no zero-byte message (dataflow.h) */
   for (int i = 0; i < s->nprocs; i++)
     if (s->wait_start[i + 1] - s->wait_start[i] != 1 || s->wait_lo[s->wait_start[i]] != 0 ||
         s->wait_hi[s->wait_start[i]] != s->nprocs - 1)

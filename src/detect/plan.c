@@ -265,30 +265,31 @@ static int build_collectives(det_state *st, cdag_plan *p) {
 
 /* ---- 3. residual ---- */
 
-static const df_xfer *rx;
-static int by_src_dst(const void *a, const void *b) {
-  const df_xfer *x = &rx[*(const int64_t *)a], *y = &rx[*(const int64_t *)b];
-  if (x->src != y->src) return x->src < y->src ? -1 : 1;
-  if (x->dst != y->dst) return x->dst < y->dst ? -1 : 1;
-  return (x->src_addr > y->src_addr) - (x->src_addr < y->src_addr);
-}
-
+/* Uncovered transfers, one message per (src, dst) in (src, dst, src_addr) order; arrays
+   sized to what is left, not to all transfers. */
 static int build_residual(det_state *st, cdag_plan *p) {
   const df_sst *s = st->sst;
-  int64_t n = 0;
-  int64_t *idx = malloc((size_t)(s->nxfers ? s->nxfers : 1) * sizeof *idx);
-  p->xfers = malloc((size_t)(s->nxfers ? s->nxfers : 1) * sizeof *p->xfers);
-  p->msgs = malloc((size_t)(s->nxfers ? s->nxfers : 1) * sizeof *p->msgs);
-  p->reds = malloc((size_t)(s->nreds ? s->nreds : 1) * sizeof *p->reds);
-  if (!idx || !p->xfers || !p->msgs || !p->reds) {
+  int64_t n = 0, nr = 0;
+  for (int64_t i = 0; i < s->nxfers; i++) n += !st->xused[i];
+  for (int64_t i = 0; i < s->nreds; i++) nr += !st->rused[i];
+  int64_t *idx = malloc((size_t)(n ? n : 1) * sizeof *idx);
+  p->xfers = malloc((size_t)(n ? n : 1) * sizeof *p->xfers);
+  p->reds = malloc((size_t)(nr ? nr : 1) * sizeof *p->reds);
+  if (!idx || !p->xfers || !p->reds) {
     free(idx);
     return CDAG_NOMEM("plan");
   }
+  n = 0;
   for (int64_t i = 0; i < s->nxfers; i++)
     if (!st->xused[i]) idx[n++] = i;
-  rx = s->xfers;
-  ir_sort(idx, (size_t)n, sizeof *idx, by_src_dst);
-  for (int64_t i = 0; i < n; i++) {
+  ir_key k[] = {IR_KEY(s->xfers, src), IR_KEY(s->xfers, dst), IR_KEY(s->xfers, src_addr)};
+  int rc = ir_sort_fields(idx, n, k, 3);
+  int64_t nmsgs = 0;
+  for (int64_t i = 0; i < n; i++)
+    nmsgs += i == 0 || s->xfers[idx[i]].src != s->xfers[idx[i - 1]].src || s->xfers[idx[i]].dst != s->xfers[idx[i - 1]].dst;
+  p->msgs = malloc((size_t)(nmsgs ? nmsgs : 1) * sizeof *p->msgs);
+  if (!p->msgs) rc = CDAG_NOMEM("plan");
+  for (int64_t i = 0; i < n && rc == CDAG_OK; i++) {
     const df_xfer *x = &s->xfers[idx[i]];
     det_msg *last = p->nmsgs ? &p->msgs[p->nmsgs - 1] : NULL;
     if (!last || last->src != x->src || last->dst != x->dst)
@@ -298,13 +299,13 @@ static int build_residual(det_state *st, cdag_plan *p) {
     p->xfers[p->nxfers++] = *x;
   }
   free(idx);
-  for (int64_t i = 0; i < s->nreds; i++)
+  for (int64_t i = 0; i < s->nreds && rc == CDAG_OK; i++)
     if (!st->rused[i]) p->reds[p->nreds++] = s->reds[i];
   p->syncs = st->syncs;
   p->nsyncs = st->nsyncs;
   st->syncs = NULL;
   st->nsyncs = 0;
-  return CDAG_OK;
+  return rc;
 }
 
 /* ---- 4. snapshots ---- */
@@ -314,25 +315,23 @@ typedef struct {
   uint64_t lo, hi;
 } span;
 
+/* Spans bucketed by rank in two passes over the plan: the first counts (at[rank + 1]++),
+   the second fills e[at[rank]++]; no growth, no global sort. */
 typedef struct {
-  span *e;  int64_t n, cap;
+  span *e;
+  int64_t *at;   /* nprocs + 1 */
+  int fill;
 } span_buf;
 
 static int span_push(span_buf *b, int32_t rank, int write, uint64_t addr, uint64_t len) {
   if (len == 0) return CDAG_OK;
-  if (b->n == b->cap) {
-    b->cap = b->cap ? b->cap * 2 : 256;
-    span *e = realloc(b->e, (size_t)b->cap * sizeof *e);
-    if (!e) return CDAG_NOMEM("snapshots");
-    b->e = e;
-  }
-  b->e[b->n++] = (span){rank, write, addr, addr + len};
+  if (!b->fill) b->at[rank + 1]++;
+  else b->e[b->at[rank]++] = (span){rank, write, addr, addr + len};
   return CDAG_OK;
 }
 
-static int span_cmp(const void *a, const void *b) {
+static int span_cmp(const void *a, const void *b) { /* within one rank */
   const span *x = a, *y = b;
-  if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
   if (x->write != y->write) return x->write < y->write ? -1 : 1;
   return (x->lo > y->lo) - (x->lo < y->lo);
 }
@@ -402,36 +401,51 @@ static int push_snap(cdag_plan *p, int64_t *cap, int32_t rank, uint64_t lo, uint
   return CDAG_OK;
 }
 
-/* Intersects each rank's merged reads with its merged writes. */
-static int build_snapshots(cdag_plan *p) {
-  span_buf b = {0};
-  int64_t cap = 0;
-  int rc = coll_spans(p, &b);
-  if (rc == CDAG_OK) rc = residual_spans(p, &b);
-  if (rc == CDAG_OK) ir_sort(b.e, (size_t)b.n, sizeof *b.e, span_cmp);
-  for (int64_t i = 0; i < b.n && rc == CDAG_OK;) {
-    int32_t rank = b.e[i].rank;
-    int64_t rj = i;
-    while (rj < b.n && b.e[rj].rank == rank && !b.e[rj].write) rj++;
-    int64_t wj = rj;
-    while (wj < b.n && b.e[wj].rank == rank) wj++;
-    int64_t rend = merge_run(b.e, i, rj), wend = rj < wj ? merge_run(b.e, rj, wj) : rj;
-    for (int64_t r = i, w = rj; r < rend && w < wend && rc == CDAG_OK;) {
-      uint64_t lo = b.e[r].lo > b.e[w].lo ? b.e[r].lo : b.e[w].lo;
-      uint64_t hi = b.e[r].hi < b.e[w].hi ? b.e[r].hi : b.e[w].hi;
-      if (lo < hi) rc = push_snap(p, &cap, rank, lo, hi);
-      if (b.e[r].hi < b.e[w].hi) r++;
-      else w++;
-    }
-    i = wj;
+/* Intersects one rank's merged reads with its merged writes (spans e[i..j)). */
+static int rank_snapshots(cdag_plan *p, int64_t *cap, span *e, int64_t i, int64_t j) {
+  ir_sort(e + i, j - i, sizeof *e, span_cmp);
+  int64_t rj = i;
+  int rc = CDAG_OK;
+  while (rj < j && !e[rj].write) rj++;
+  int64_t rend = merge_run(e, i, rj), wend = merge_run(e, rj, j);
+  for (int64_t r = i, w = rj; r < rend && w < wend && rc == CDAG_OK;) {
+    uint64_t lo = e[r].lo > e[w].lo ? e[r].lo : e[w].lo;
+    uint64_t hi = e[r].hi < e[w].hi ? e[r].hi : e[w].hi;
+    if (lo < hi) rc = push_snap(p, cap, e[i].rank, lo, hi);
+    if (e[r].hi < e[w].hi) r++;
+    else w++;
   }
+  return rc;
+}
+
+static int build_snapshots(cdag_plan *p) {
+  span_buf b = {.at = calloc((size_t)p->nprocs + 1, sizeof *b.at)};
+  int64_t cap = 0;
+  int rc = b.at ? CDAG_OK : CDAG_NOMEM("snapshots");
+  for (b.fill = 0; b.fill < 2 && rc == CDAG_OK; b.fill++) {
+    if (b.fill) {
+      for (int32_t r = 0; r < p->nprocs; r++) b.at[r + 1] += b.at[r];
+      b.e = malloc((size_t)(b.at[p->nprocs] ? b.at[p->nprocs] : 1) * sizeof *b.e);
+      if (!b.e) rc = CDAG_NOMEM("snapshots");
+    }
+    if (rc == CDAG_OK) rc = coll_spans(p, &b);
+    if (rc == CDAG_OK) rc = residual_spans(p, &b);
+  }
+  /* after filling, at[r] is the end of rank r's bucket and at[r - 1] its start */
+  for (int32_t r = 0; r < p->nprocs && rc == CDAG_OK; r++)
+    if (b.at[r] > (r ? b.at[r - 1] : 0)) rc = rank_snapshots(p, &cap, b.e, r ? b.at[r - 1] : 0, b.at[r]);
   free(b.e);
+  free(b.at);
   return rc;
 }
 
 int det_build_plan(det_state *st, cdag_plan *p) {
   int rc = build_collectives(st, p);
   if (rc == CDAG_OK) rc = build_residual(st, p);
+  if (rc == CDAG_OK) { /* the plan has its own copies now (the count stays for the report) */
+    free(p->sst->xfers);
+    p->sst->xfers = NULL;
+  }
   if (rc == CDAG_OK) rc = build_snapshots(p);
   p->barrier = st->barrier;
   p->notes = st->notes;
