@@ -4,45 +4,36 @@
  *    one collective, placed where the first of them was found; its slots then hold several
  *    pieces (noncontiguous blocks, an hindexed datatype at execution time).
  * 2. Slots: every covered tuple contributes a send piece and a receive piece to the slots
- *    the kind's table (detect.h) names; pieces are sorted by (side, member, slot, order
- *    found) and laid out as iovs.
+ *    the kind's table (detect.h) names; a counting pass sizes every slot, a second pass
+ *    places the pieces in found order (no sort), adjacent pieces are joined.
  * 3. Residual: uncovered transfers grouped into one message per (src, dst); residual
  *    reductions; kept syncs.
  * 4. Snapshots: per rank, the bytes the plan reads as origins that it also writes.
- * Cost: O(n log n) for n tuples (sorts). */
+ * Cost: O(n log n) for n tuples (radix sorts of the residual; merging sorts protos). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "detect/detect_int.h"
 
+/* Where a collective's pieces go: two passes over its tuples, the first counting pieces per
+   slot iov (iovs[].n), the second writing each at the end of its slot's range. Tuples are
+   visited in found order both times, so merged blocks stay aligned across slots. */
 typedef struct {
-  int32_t side;      /* 0 recv, 1 send */
-  int32_t member, slot;
-  int64_t order;     /* found order: keeps merged blocks aligned across slots */
-  uint64_t addr, len;
-} slot_piece;
-
-typedef struct {
-  slot_piece *e;  int64_t n, cap;
+  cdag_plan *p;
+  const det_coll *c;
+  int fill;
 } piece_buf;
 
-static int piece_push(piece_buf *b, int side, int32_t member, int32_t slot, int64_t order, uint64_t addr, uint64_t len) {
-  if (b->n == b->cap) {
-    b->cap = b->cap ? b->cap * 2 : 256;
-    slot_piece *e = realloc(b->e, (size_t)b->cap * sizeof *e);
-    if (!e) return CDAG_NOMEM("plan");
-    b->e = e;
+static int piece_push(piece_buf *b, int side, int32_t member, int32_t slot, uint64_t addr, uint64_t len) {
+  const det_coll *c = b->c;
+  det_iov *v = &b->p->iovs[side ? c->send_first + (int64_t)member * c->nsend_slots + slot
+                                : c->recv_first + (int64_t)member * c->nrecv_slots + slot];
+  if (b->fill) {
+    b->p->pieces[v->first + v->n] = (det_piece){addr, len};
+    v->bytes += len;
   }
-  b->e[b->n++] = (slot_piece){side, member, slot, order, addr, len};
+  v->n++;
   return CDAG_OK;
-}
-
-static int piece_cmp(const void *a, const void *b) {
-  const slot_piece *x = a, *y = b;
-  if (x->side != y->side) return x->side > y->side ? -1 : 1;
-  if (x->member != y->member) return x->member < y->member ? -1 : 1;
-  if (x->slot != y->slot) return x->slot < y->slot ? -1 : 1;
-  return (x->order > y->order) - (x->order < y->order);
 }
 
 /* ---- 1. merging ---- */
@@ -100,30 +91,30 @@ static void slot_counts(det_kind k, int32_t n, int32_t *ns, int32_t *nr) {
 
 /* Send and receive pieces of one transfer tuple of a proto. */
 static int xfer_pieces(piece_buf *b, const det_proto *pr, const df_xfer *x, const int32_t *mem, int32_t n,
-                       int64_t order, int first_of_source) {
+                       int first_of_source) {
   int32_t mi = member_index(mem, n, x->src), mj = member_index(mem, n, x->dst);
   int rc = CDAG_OK;
   switch (pr->kind) {
     case DET_BCAST:
-      if (first_of_source) rc = piece_push(b, 1, mi, 0, order, x->src_addr, x->len);
-      return rc ? rc : piece_push(b, 0, mj, 0, order, x->dst_addr, x->len);
+      if (first_of_source) rc = piece_push(b, 1, mi, 0, x->src_addr, x->len);
+      return rc ? rc : piece_push(b, 0, mj, 0, x->dst_addr, x->len);
     case DET_SCATTER: case DET_SCATTERV:
-      if ((rc = piece_push(b, 1, mi, mj, order, x->src_addr, x->len))) return rc;
-      return piece_push(b, 0, mj, 0, order, x->dst_addr, x->len);
+      if ((rc = piece_push(b, 1, mi, mj, x->src_addr, x->len))) return rc;
+      return piece_push(b, 0, mj, 0, x->dst_addr, x->len);
     case DET_GATHER: case DET_GATHERV:
-      if ((rc = piece_push(b, 1, mi, 0, order, x->src_addr, x->len))) return rc;
-      return piece_push(b, 0, mj, mi, order, x->dst_addr, x->len);
+      if ((rc = piece_push(b, 1, mi, 0, x->src_addr, x->len))) return rc;
+      return piece_push(b, 0, mj, mi, x->dst_addr, x->len);
     case DET_ALLGATHER: case DET_ALLGATHERV:
-      if (first_of_source && (rc = piece_push(b, 1, mi, 0, order, x->src_addr, x->len))) return rc;
-      return piece_push(b, 0, mj, mi, order, x->dst_addr, x->len);
+      if (first_of_source && (rc = piece_push(b, 1, mi, 0, x->src_addr, x->len))) return rc;
+      return piece_push(b, 0, mj, mi, x->dst_addr, x->len);
     default: /* alltoall(v) */
-      if ((rc = piece_push(b, 1, mi, mj, order, x->src_addr, x->len))) return rc;
-      return piece_push(b, 0, mj, mi, order, x->dst_addr, x->len);
+      if ((rc = piece_push(b, 1, mi, mj, x->src_addr, x->len))) return rc;
+      return piece_push(b, 0, mj, mi, x->dst_addr, x->len);
   }
 }
 
 static int proto_pieces(const det_state *st, piece_buf *b, const det_proto *pr, const int32_t *mem, int32_t n,
-                        int64_t order_base, uint64_t *bytes) {
+                        uint64_t *bytes) {
   int rc = CDAG_OK;
   if (pr->kind == DET_REDUCE_SCATTER_BLOCK || pr->kind == DET_REDUCE_SCATTER) {
     /* block j of every member's contribution (slot j) reduces into member j */
@@ -135,9 +126,9 @@ static int proto_pieces(const det_state *st, piece_buf *b, const det_proto *pr, 
       for (int32_t i = 0; i < e->nruns && rc == CDAG_OK; i++) {
         const df_run *r = &st->sst->runs[e->first + i];
         for (int32_t k = r->lo; k <= r->hi && rc == CDAG_OK; k++)
-          rc = piece_push(b, 1, member_index(mem, n, k), j, order_base, r->addr, len);
+          rc = piece_push(b, 1, member_index(mem, n, k), j, r->addr, len);
       }
-      if (rc == CDAG_OK) rc = piece_push(b, 0, j, 0, order_base, d->dst_addr, len);
+      if (rc == CDAG_OK) rc = piece_push(b, 0, j, 0, d->dst_addr, len);
       if (t == 0) *bytes += len;
     }
     return rc;
@@ -149,11 +140,11 @@ static int proto_pieces(const det_state *st, piece_buf *b, const det_proto *pr, 
     for (int32_t i = 0; i < e->nruns && rc == CDAG_OK; i++) {
       const df_run *r = &st->sst->runs[e->first + i];
       for (int32_t k = r->lo; k <= r->hi && rc == CDAG_OK; k++)
-        rc = piece_push(b, 1, member_index(mem, n, k), 0, order_base, r->addr, len);
+        rc = piece_push(b, 1, member_index(mem, n, k), 0, r->addr, len);
     }
     for (int64_t t = 0; t < pr->ntuples && rc == CDAG_OK; t++) {
       const df_red *d = &st->sst->reds[st->tuples[pr->tuples_first + t]];
-      rc = piece_push(b, 0, member_index(mem, n, d->dst), 0, order_base, d->dst_addr, len);
+      rc = piece_push(b, 0, member_index(mem, n, d->dst), 0, d->dst_addr, len);
     }
     *bytes += len;
     return rc;
@@ -163,45 +154,58 @@ static int proto_pieces(const det_state *st, piece_buf *b, const det_proto *pr, 
     const df_xfer *x = &st->sst->xfers[st->tuples[pr->tuples_first + t]];
     const df_xfer *prev = t ? &st->sst->xfers[st->tuples[pr->tuples_first + t - 1]] : NULL;
     int first_of_source = !prev || prev->src != x->src;
-    rc = xfer_pieces(b, pr, x, mem, n, order_base + t, first_of_source);
+    rc = xfer_pieces(b, pr, x, mem, n, first_of_source);
     if (is_v) *bytes += x->len;
   }
   if (!is_v && pr->ntuples) *bytes += st->sst->xfers[st->tuples[pr->tuples_first]].len;
   return rc;
 }
 
-/* Lays sorted pieces out as the collective's iovs. */
-static int layout(cdag_plan *p, det_coll *c, const piece_buf *b) {
+/* The collective's slot iovs, all empty. */
+static int reserve_iovs(cdag_plan *p, det_coll *c) {
   int64_t nslots = (int64_t)c->nranks * (c->nsend_slots + c->nrecv_slots);
   det_iov *iv = realloc(p->iovs, (size_t)(p->niovs + nslots + 1) * sizeof *iv);
   if (!iv) return CDAG_NOMEM("plan");
   p->iovs = iv;
-  det_piece *pc = realloc(p->pieces, (size_t)(p->npieces + b->n + 1) * sizeof *pc);
-  if (!pc) return CDAG_NOMEM("plan");
-  p->pieces = pc;
   c->send_first = p->niovs;
   c->recv_first = p->niovs + (int64_t)c->nranks * c->nsend_slots;
-  for (int64_t i = 0; i < nslots; i++) p->iovs[p->niovs + i] = (det_iov){.first = p->npieces, .n = 0, .bytes = 0};
-  for (int64_t i = 0; i < b->n; i++) {
-    const slot_piece *e = &b->e[i];
-    int64_t at = e->side ? c->send_first + (int64_t)e->member * c->nsend_slots + e->slot
-                         : c->recv_first + (int64_t)e->member * c->nrecv_slots + e->slot;
-    det_iov *v = &p->iovs[at];
-    if (v->n == 0) v->first = p->npieces;
-    det_piece *last = v->n ? &p->pieces[p->npieces - 1] : NULL;
-    if (last && last->addr + last->len == e->addr) { /* adjacent pieces: one piece */
-      last->len += e->len;
-    } else {
-      p->pieces[p->npieces++] = (det_piece){e->addr, e->len};
-      v->n++;
-    }
-    v->bytes += e->len;
-  }
+  for (int64_t i = 0; i < nslots; i++) p->iovs[p->niovs + i] = (det_iov){.first = 0, .n = 0, .bytes = 0};
   p->niovs += nslots;
   return CDAG_OK;
 }
 
-static int build_collective(det_state *st, cdag_plan *p, const int64_t *group, int64_t ng, piece_buf *b) {
+/* Counted slots -> ranges of p->pieces (n back to 0 for the fill). */
+static int reserve_pieces(cdag_plan *p, const det_coll *c) {
+  int64_t end = p->niovs, at = p->npieces;
+  for (int64_t i = c->send_first; i < end; i++) {
+    p->iovs[i].first = at;
+    at += p->iovs[i].n;
+    p->iovs[i].n = 0;
+  }
+  det_piece *pc = realloc(p->pieces, (size_t)(at + 1) * sizeof *pc);
+  if (!pc) return CDAG_NOMEM("plan");
+  p->pieces = pc;
+  return CDAG_OK;
+}
+
+/* Joins adjacent pieces of each slot (a block sent in parts is one piece), compacting. */
+static void join_pieces(cdag_plan *p, const det_coll *c) {
+  int64_t w = p->npieces;
+  for (int64_t i = c->send_first; i < p->niovs; i++) {
+    det_iov *v = &p->iovs[i];
+    int64_t first = w;
+    for (int64_t k = 0; k < v->n; k++) {
+      det_piece e = p->pieces[v->first + k];
+      if (w > first && p->pieces[w - 1].addr + p->pieces[w - 1].len == e.addr) p->pieces[w - 1].len += e.len;
+      else p->pieces[w++] = e;
+    }
+    v->first = first;
+    v->n = (int32_t)(w - first);
+  }
+  p->npieces = w;
+}
+
+static int build_collective(det_state *st, cdag_plan *p, const int64_t *group, int64_t ng) {
   const det_proto *pr = &st->protos[group[0]];
   const int32_t *mem = st->members + pr->members_first;
   int32_t n = pr->nmembers;
@@ -216,11 +220,16 @@ static int build_collective(det_state *st, cdag_plan *p, const int64_t *group, i
   memcpy(p->ranks + p->nranks, mem, (size_t)n * sizeof *mem);
   p->nranks += n;
   slot_counts(pr->kind, n, &c->nsend_slots, &c->nrecv_slots);
-  b->n = 0;
-  int rc = CDAG_OK;
+  int rc = reserve_iovs(p, c);
+  piece_buf b = {p, c, 0};
+  for (b.fill = 0; b.fill < 2 && rc == CDAG_OK; b.fill++) {
+    uint64_t bytes = 0;
+    if (b.fill) rc = reserve_pieces(p, c);
+    for (int64_t i = 0; i < ng && rc == CDAG_OK; i++) rc = proto_pieces(st, &b, &st->protos[group[i]], mem, n, &bytes);
+    c->bytes = bytes;
+  }
   for (int64_t i = 0; i < ng && rc == CDAG_OK; i++) {
     const det_proto *q = &st->protos[group[i]];
-    rc = proto_pieces(st, b, q, mem, n, group[i] << 32, &c->bytes);
     c->ntransfers += q->ntuples;
     if (q->reduction && q->ntuples) {
       const df_red *d = &st->sst->reds[st->tuples[q->tuples_first]];
@@ -229,16 +238,14 @@ static int build_collective(det_state *st, cdag_plan *p, const int64_t *group, i
     }
   }
   if (rc) return rc;
-  ir_sort(b->e, (size_t)b->n, sizeof *b->e, piece_cmp);
-  rc = layout(p, c, b);
-  if (rc == CDAG_OK) p->ncolls++;
-  return rc;
+  join_pieces(p, c);
+  p->ncolls++;
+  return CDAG_OK;
 }
 
 static int build_collectives(det_state *st, cdag_plan *p) {
   int64_t n = st->nprotos;
   int64_t *idx = malloc((size_t)(n ? n : 1) * sizeof *idx), *first = malloc((size_t)(n ? n : 1) * 2 * sizeof *first);
-  piece_buf b = {0};
   int rc = idx && first ? CDAG_OK : CDAG_NOMEM("plan");
   for (int64_t i = 0; i < n && rc == CDAG_OK; i++) idx[i] = i;
   mst = st;
@@ -257,9 +264,9 @@ static int build_collectives(det_state *st, cdag_plan *p) {
   for (int64_t g = 0; g < ng && rc == CDAG_OK; g++) {
     int64_t i = first[2 * g + 1], j = i + 1;
     while (j < n && shape_cmp(&idx[i], &idx[j]) == 0) j++;
-    rc = build_collective(st, p, idx + i, j - i, &b);
+    rc = build_collective(st, p, idx + i, j - i);
   }
-  free(idx); free(first); free(b.e);
+  free(idx); free(first);
   return rc;
 }
 
