@@ -45,6 +45,7 @@ static int ring_allgather(cdag_graph *g, int p) { gen_set s = {0, 1, p}; return 
 static int butterfly(cdag_graph *g, int p) { gen_set s = {0, 1, p}; return gen_alltoall_butterfly(g, &s, 8, &B); }
 static int rd_allreduce(cdag_graph *g, int p) { gen_set s = {0, 1, p}; return gen_allreduce_recursive_doubling(g, &s, 1, &B); }
 static int barrier(cdag_graph *g, int p) { gen_set s = {0, 1, p}; return gen_barrier_dissemination(g, &s, &B); }
+static int scatter_allgather(cdag_graph *g, int p) { gen_set s = {0, 1, p}; return gen_bcast_scatter_allgather(g, &s, 0, 64 * (uint64_t)p, &B); }
 static int halo(cdag_graph *g, int p) { gen_set s = {0, 1, p}; return gen_halo1d(g, &s, 64, &B); }
 
 static const struct {
@@ -53,7 +54,8 @@ static const struct {
   int max_log2;   /* patterns with p^2 ops stop early */
 } patterns[] = {
     {"binomial_bcast", binomial, 20}, {"linear_bcast", linear, 20},   {"chain_bcast", chain, 20},
-    {"ring_allgather", ring_allgather, 10}, {"butterfly_alltoall", butterfly, 8},
+    {"scatter_allgather_bcast", scatter_allgather, 11}, {"ring_allgather", ring_allgather, 11},
+    {"butterfly_alltoall", butterfly, 10},
     {"rd_allreduce", rd_allreduce, 20}, {"dissemination_barrier", barrier, 20}, {"halo1d", halo, 20},
 };
 

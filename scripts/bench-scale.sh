@@ -1,19 +1,32 @@
 #!/usr/bin/env bash
 # cdag — the scale benchmark: analysis time (match, dataflow, detect) and memory per process
-# for each generated pattern, p = 2^LO .. 2^HI, one process per pattern so peak memory is
-# the pattern's own. CDAG_BENCH_FILE=/tmp/x.cdag also times loading the text file.
+# for each generated pattern, p = 2^LO .. 2^HI, one process per (pattern, p) so peak memory
+# is that run's own. The load column times reading the same graph back from the text format
+# (set CDAG_BENCH_FILE= to skip it). Then, per pattern, the growth of the total time from
+# p = 2^(HI-4) to 2^HI against p log p (16 * HI / (HI - 4)). Patterns with p^2 operations
+# stop early (scale_bench.c). CDAG_BENCH_CPU=1 times CPU instead of wall clock.
 # Usage: scripts/bench-scale.sh [LO=10] [HI=16] [PATTERN]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$(nproc)" --target scale_bench >/dev/null
 lo=${1:-10}; hi=${2:-16}
-pats=${3:-"binomial_bcast linear_bcast chain_bcast ring_allgather butterfly_alltoall rd_allreduce dissemination_barrier halo1d"}
+pats=${3:-"binomial_bcast linear_bcast chain_bcast scatter_allgather_bcast ring_allgather butterfly_alltoall rd_allreduce dissemination_barrier halo1d"}
+export CDAG_BENCH_FILE=${CDAG_BENCH_FILE-/tmp/cdag-bench-$$.cdag}
+out=$(mktemp)
+trap 'rm -f "$out" "${CDAG_BENCH_FILE:-}"' EXIT
 first=1
 for pat in $pats; do
   for k in $(seq "$lo" "$hi"); do
-    out=$(./build/bench/scale_bench "$k" "$k" "$pat")
-    if [ $first = 1 ]; then echo "$out" | head -1; first=0; fi
-    echo "$out" | tail -n +2
+    row=$(./build/bench/scale_bench "$k" "$k" "$pat")
+    if [ $first = 1 ]; then echo "$row" | head -1; first=0; fi
+    echo "$row" | tail -n +2 | tee -a "$out"
   done
 done
+echo
+echo "growth of total time, p = 2^$((hi - 4)) -> 2^$hi (p log p predicts $(awk -v h="$hi" 'BEGIN{printf "%.1f", 16*h/(h-4)}'))"
+awk -v a=$((1 << (hi - 4))) -v b=$((1 << hi)) '
+  $2 == a { t[$1, "a"] = $7; o[$1, "a"] = $3 }
+  $2 == b { t[$1, "b"] = $7; o[$1, "b"] = $3; names[$1] = 1 }
+  END { for (n in names) if ((n, "a") in t && t[n, "a"] > 0)
+          printf "  %-24s time x%.1f  ops x%.1f\n", n, t[n, "b"] / t[n, "a"], o[n, "b"] / o[n, "a"] }' "$out"
