@@ -9,11 +9,11 @@
  *     recursive doubling (ranks beyond the largest power of two fold in first and get the
  *     result last); reduce_scatter(_block): pairwise (each member reduces its own block);
  *     barrier: dissemination (zero-byte messages);
- *   cdag's circulant kernels (circulant.h): n-block bcast (circ_bcast_rounds), reduce
- *     (circ_reduce_rounds), allgather and allgatherv (circ_allgather_rounds, slot ranges
- *     carry the members' own block sizes), allreduce as reduce + bcast from the first member;
- *     census allreduce (q rounds of whole vectors, kernel_allreduce.c); the block count is
- *     the kernel's (the model's formula, or CDAG_BLOCKS).
+ *   cdag's circulant kernels, round for round as the executor's (kernel_*.c, from the
+ *     per-rank schedules of circulant.h): n-block bcast, reduce (the bcast's rounds
+ *     backwards), allgather and allgatherv (slot ranges carry the members' own block sizes),
+ *     allreduce as reduce + bcast from the first member, census allreduce (q rounds of whole
+ *     vectors); the block count is the kernel's (the model's formula, or CDAG_BLOCKS).
  * Residual messages, residual reductions (contributions sent to the destination and
  * reduced there) and kept zero-byte syncs are kept. The result has the plan's meaning: every
  * read of an origin (a send from a single-piece slot, a pack copy of a slot in pieces) comes

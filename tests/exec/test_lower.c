@@ -175,6 +175,79 @@ START_TEST(mpi_algorithms_detected) {
 }
 END_TEST
 
+/* Forced block counts (CDAG_BLOCKS, as the kernels read it): multi-block schedules, where a
+   reduction that counted a block twice would show. */
+START_TEST(circulant_block_counts) {
+  static const int nbs[] = {1, 2, 3, 5, 8, 13};
+  static const int ps[] = {3, 5, 6, 9, 17, 24};
+  char v[16];
+  for (size_t b = 0; b < sizeof nbs / sizeof *nbs; b++) {
+    snprintf(v, sizeof v, "%d", nbs[b]);
+    setenv("CDAG_BLOCKS", v, 1);
+    for (size_t t = 0; t < sizeof ps / sizeof *ps; t++) {
+      gen_set all = {0, 1, ps[t]};
+      roundtrip(K_BCAST, ps[t], all, 1, 97, KERN_POLICY_CDAG, KERN_ALG_CIRCULANT);
+      roundtrip(K_REDUCE, ps[t], all, ps[t] / 2, 50, KERN_POLICY_CDAG, KERN_ALG_CIRCULANT);
+      roundtrip(K_ALLREDUCE, ps[t], all, 0, 31, KERN_POLICY_CDAG, KERN_ALG_CIRCULANT);
+    }
+  }
+  unsetenv("CDAG_BLOCKS");
+}
+END_TEST
+
+/* Whole plans (collectives, residual messages and reductions, syncs) of the shipped graphs
+   and of random graphs: the lowered graph gives the plan's bytes under every policy. */
+static void lower_whole(cdag_graph *g, const char *what) {
+  cdag_plan *p = NULL;
+  ck_assert_msg(cdag_analyze(g, NULL, &p) == CDAG_OK, "%s: %s", what, cdag_error_message());
+  for (int pol = KERN_POLICY_AUTO; pol <= KERN_POLICY_CDAG; pol++) {
+    cdag_graph *low = NULL;
+    kern_model m = kern_model_default();
+    ck_assert_int_eq(kern_choose_plan(p, &m, (kern_policy)pol), CDAG_OK);
+    ck_assert_msg(exec_lower_plan(p, &m, (kern_policy)pol, &low) == CDAG_OK, "%s: %s", what, cdag_error_message());
+    ck_assert_msg(exec_verify(low, p, 99, 1) == CDAG_OK, "%s policy %d: %s", what, pol, cdag_error_message());
+    double t;
+    ck_assert_msg(exec_loggp(low, &(loggp_params){1, 0.2, 0.2, 0.0002, 0.0001}, &t, NULL) == CDAG_OK, "%s: %s", what,
+                  cdag_error_message());
+    grammar_ok(low);
+    ir_graph_free(low);
+  }
+  grammar_ok(g);
+  cdag_plan_free(&p);
+}
+
+START_TEST(whole_plans_of_files) {
+  static const char *files[] = {"examples/graphs/allreduce_ring4.cdag", "examples/graphs/alltoall_butterfly4.cdag",
+                                "examples/graphs/bcast_binomial8.cdag", "examples/graphs/halo1d8.cdag",
+                                "tests/data/mixed.cdag", "tests/data/detect/allgather_bruck6.cdag",
+                                "tests/data/detect/barrier_dissemination5.cdag", "tests/data/detect/grid_bcast4x4.cdag",
+                                "tests/data/detect/halo2d_torus3x3.cdag", "tests/data/goal/binomial_reduce8.goal",
+                                "tests/data/goal/dissemination8.goal", "tests/data/goal/calc_cpu_nic.goal"};
+  for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+    char path[1024];
+    cdag_graph *g = NULL;
+    snprintf(path, sizeof path, "%s/%s", CDAG_SOURCE_DIR, files[i]);
+    ck_assert_msg(cdag_graph_load(path, &g) == CDAG_OK, "%s: %s", path, cdag_error_message());
+    lower_whole(g, files[i]);
+    cdag_graph_free(&g);
+  }
+}
+END_TEST
+
+START_TEST(whole_plans_of_random_graphs) {
+  long n = cdag_test_iterations(150);
+  for (long i = 0; i < n; i++) {
+    cdag_graph *g = NULL;
+    char what[64];
+    snprintf(what, sizeof what, "random graph %ld", i);
+    ck_assert_int_eq(gen_random_graph(0x10e4 + (uint64_t)i, NULL, &g), CDAG_OK);
+    ck_assert_int_eq(ir_finalize(g), CDAG_OK);
+    lower_whole(g, what);
+    cdag_graph_free(&g);
+  }
+}
+END_TEST
+
 /* LogGP by hand: one message of s bytes costs o + L + (s-1) G + o. */
 START_TEST(loggp_by_hand) {
   cdag_graph *g;
@@ -249,6 +322,9 @@ Suite *cdag_lower_suite(void) {
   tcase_add_test(t, circulant_kernels_detected);
   tcase_add_test(t, circulant_on_subsets);
   tcase_add_test(t, mpi_algorithms_detected);
+  tcase_add_test(t, circulant_block_counts);
+  tcase_add_test(t, whole_plans_of_files);
+  tcase_add_test(t, whole_plans_of_random_graphs);
   tcase_add_test(t, loggp_by_hand);
   tcase_add_test(t, grammar_checker_rejects);
   tcase_add_test(t, tool_goal_of_examples);
