@@ -69,7 +69,10 @@ static int int64_cmp(const void *a, const void *b) {
 
 /* ---- 2. slots ---- */
 
+/* Index of rank among sorted members: O(1) for a contiguous range (whole communicators,
+   the common case at scale), else binary search. */
 static int32_t member_index(const int32_t *members, int32_t n, int32_t rank) {
+  if (n > 0 && members[n - 1] - members[0] == n - 1) return rank - members[0];
   int32_t lo = 0, hi = n;
   while (lo < hi) {
     int32_t mid = lo + (hi - lo) / 2;
