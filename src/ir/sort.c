@@ -5,9 +5,9 @@
  * n log n callbacks, each two cache misses into the records. Here the fields are packed
  * into 64-bit words holding only the bits that vary (ranks need 20 bits at a million
  * processes; an address shared by every transfer needs none), and each word is sorted by
- * byte passes over compact (key, index) pairs: the records are read twice per word, not
+ * 11-bit passes over compact (key, index) pairs: the records are read twice per word, not
  * log n times. LSD order makes the sort stable, like glibc's merge sort that qsort used
- * before, so results are unchanged. O(n) per word byte; 3n words of scratch. */
+ * before, so results are unchanged. O(n) per 11 bits of a word; 3n words of scratch. */
 #include <string.h>
 
 #include "ir/ir.h"
@@ -50,21 +50,23 @@ static void insertion(int64_t *idx, int64_t n, const ir_key *keys, int nkeys) {
   }
 }
 
-/* Stable LSD radix sort of (key, idx) pairs by the low `bits` bits of key, a byte per pass;
-   returns which buffer pair holds the result (0: key/idx, 1: tkey/tidx). */
+/* Stable LSD radix sort of (key, idx) pairs by the low `bits` bits of key, in passes of at
+   most 11 bits (20-bit ranks: two passes); returns which buffer pair holds the result
+   (0: key/idx, 1: tkey/tidx). */
 static int radix_pairs(uint64_t *key, int64_t *idx, uint64_t *tkey, int64_t *tidx, int64_t n, int bits) {
-  int which = 0;
-  for (int shift = 0; shift < bits; shift += 8) {
-    int64_t count[256] = {0};
-    for (int64_t i = 0; i < n; i++) count[(key[i] >> shift) & 0xff]++;
+  int which = 0, passes = (bits + 10) / 11, width = (bits + passes - 1) / passes;
+  uint64_t mask = (1ULL << width) - 1;
+  for (int shift = 0; shift < bits; shift += width) {
+    int64_t count[1 << 11] = {0};
+    for (int64_t i = 0; i < n; i++) count[(key[i] >> shift) & mask]++;
     int64_t pos = 0;
-    for (int c = 0; c < 256; c++) {
+    for (uint64_t c = 0; c <= mask; c++) {
       int64_t k = count[c];
       count[c] = pos;
       pos += k;
     }
     for (int64_t i = 0; i < n; i++) {
-      int64_t at = count[(key[i] >> shift) & 0xff]++;
+      int64_t at = count[(key[i] >> shift) & mask]++;
       tkey[at] = key[i];
       tidx[at] = idx[i];
     }
