@@ -52,6 +52,25 @@ int det_note(det_state *st, const char *fmt, ...) {
   return CDAG_OK;
 }
 
+static int rank_cmp(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+int det_sort_ranks(int32_t *r, int32_t m, int32_t nprocs) {
+  if ((int64_t)m * 16 < nprocs || m < 4096) {
+    ir_sort(r, m, sizeof *r, rank_cmp);
+    return CDAG_OK;
+  }
+  uint8_t *in = calloc((size_t)nprocs, 1);
+  if (!in) return CDAG_NOMEM("detection");
+  for (int32_t i = 0; i < m; i++) in[r[i]] = 1;
+  for (int32_t k = 0, i = 0; k < nprocs; k++)
+    if (in[k]) r[i++] = k;
+  free(in);
+  return CDAG_OK;
+}
+
 int det_group_ok(const det_state *st, int32_t n) {
   if (n == st->g->nprocs) return n >= 3;
   return n >= (st->opts.min_group > 2 ? st->opts.min_group : 2);

@@ -48,6 +48,8 @@ int det_note(det_state *st, const char *fmt, ...) __attribute__((format(printf, 
 int det_group_ok(const det_state *st, int32_t nmembers);
 /* Transfers no collective covers yet, between two ranks, non-empty, into out; the count. */
 int64_t det_candidates(const det_state *st, int64_t *out);
+/* Sorts m distinct ranks (< nprocs): a bitmap scan when they are many, else qsort. */
+int det_sort_ranks(int32_t *r, int32_t m, int32_t nprocs);
 /* "all" or "0-4,7" style description of sorted ranks into buf. */
 const char *det_ranks_text(const int32_t *ranks, int32_t n, int32_t nprocs, char *buf, int size);
 

@@ -55,7 +55,7 @@ static int classify(det_state *st, const int64_t *t, int64_t n, int32_t *members
   int32_t m = contributors(st->sst, d, members, seen);
   if (m < 0) return pass == 0 ? CDAG_OK : det_note(st, "reduction of %llu %s at rank %d has repeated contributions: left as is",
                              (unsigned long long)d->count, ir_type_name(d->type), d->dst);
-  ir_sort(members, (size_t)m, sizeof *members, int32_cmp);
+  if (det_sort_ranks(members, m, st->g->nprocs)) return CDAG_NOMEM("detection");
   if (!det_group_ok(st, m)) return CDAG_OK;
   if (st->opts.exact_float && (d->type == CDAG_FLOAT || d->type == CDAG_DOUBLE))
     return pass == 0 ? CDAG_OK : det_note(st, "%s reduction over %s not rewritten: exact_float keeps the original order",
@@ -121,7 +121,7 @@ static int try_reduce_scatter(det_state *st, const int64_t *g, int64_t n, int32_
   int32_t m = contributors(s, d, members, seen);
   if (m < 2 || n != m || !det_group_ok(st, m)) return CDAG_OK;
   if (st->opts.exact_float && (d->type == CDAG_FLOAT || d->type == CDAG_DOUBLE)) return CDAG_OK;
-  ir_sort(members, m, sizeof *members, int32_cmp);
+  if (det_sort_ranks(members, m, st->g->nprocs)) return CDAG_NOMEM("detection");
   for (int64_t i = 0; i < n; i++)
     if (rs_k[g[i]] != i || s->reds[g[i]].dst != members[i] || !same_shifted(s, d, 0, &s->reds[g[i]], i)) return CDAG_OK;
   return det_add_proto(st, DET_REDUCE_SCATTER_BLOCK, -1, members, m, g, n, 1);

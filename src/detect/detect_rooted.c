@@ -54,11 +54,6 @@ static int by_size_desc(const void *a, const void *b) {
   return (x->root > y->root) - (x->root < y->root);
 }
 
-static int int32_cmp(const void *a, const void *b) {
-  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return (x > y) - (x < y);
-}
-
 typedef struct {
   int64_t *t[3];        /* candidate tuples sorted for in (0), out (1) and bcast (2) groups */
   int64_t nt;
@@ -181,7 +176,7 @@ static int take(det_state *st, rooted_state *rs, const candidate *c, int vector)
   if (vector)
     for (int32_t r = 0; r < m; r++) rs->members[r] = r;
   else
-    ir_sort(rs->members, (size_t)m, sizeof *rs->members, int32_cmp);
+    if (det_sort_ranks(rs->members, m, st->g->nprocs)) return CDAG_NOMEM("detection");
   det_kind k = DET_GATHER;
   if (c->out) {
     int one = 1;
