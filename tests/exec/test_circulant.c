@@ -73,7 +73,9 @@ START_TEST(skip_examples) {
   REQUIRE_INT(circ_init(&d, 0), ==, -1);
   REQUIRE_INT(circ_init(&d, -5), ==, -1);
   REQUIRE_INT(circ_init(&d, CIRC_MAXP + 1), ==, -1);
-  REQUIRE_INT(memcmp(&c, &d, sizeof c), ==, 0); /* untouched on error */
+  /* untouched on error (compare the set fields: skip[q+1..] is uninitialised, and a memcmp
+   * of the whole struct is an uninitialised read under valgrind) */
+  REQUIRE(d.p == c.p && d.q == c.q && !memcmp(d.skip, c.skip, sizeof c.skip[0] * (size_t)(c.q + 1)), "changed");
 }
 END_TEST
 
