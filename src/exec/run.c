@@ -39,7 +39,33 @@ MPI_Datatype sched_mpi_type(int type) {
   return type >= 0 && type < 10 ? map[type] : MPI_DATATYPE_NULL;
 }
 
-MPI_Op sched_mpi_op(int rop) {
+/* MPICH 4.0.2 compares unsigned integers as signed for MPI_MAX / MPI_MIN (max(1, 2^31) is 1):
+   unsigned min/max go through ops of our own that compute them as cdag does. */
+static int unsigned_type(MPI_Datatype t) {
+  if (t == MPI_UINT8_T) return CDAG_UINT8;
+  if (t == MPI_UINT16_T) return CDAG_UINT16;
+  if (t == MPI_UINT32_T) return CDAG_UINT32;
+  if (t == MPI_UINT64_T) return CDAG_UINT64;
+  return -1;
+}
+
+static void unsigned_min(void *in, void *inout, int *len, MPI_Datatype *t) {
+  ir_reduce_apply(unsigned_type(*t), CDAG_MIN, in, inout, (uint64_t)*len);
+}
+
+static void unsigned_max(void *in, void *inout, int *len, MPI_Datatype *t) {
+  ir_reduce_apply(unsigned_type(*t), CDAG_MAX, in, inout, (uint64_t)*len);
+}
+
+MPI_Op sched_mpi_op(int rop, int type) {
+  static MPI_Op umin = MPI_OP_NULL, umax = MPI_OP_NULL;
+  int is_unsigned = type == CDAG_UINT8 || type == CDAG_UINT16 || type == CDAG_UINT32 || type == CDAG_UINT64;
+  if (is_unsigned && (rop == CDAG_MIN || rop == CDAG_MAX)) {
+    MPI_Op *op = rop == CDAG_MIN ? &umin : &umax;
+    if (*op == MPI_OP_NULL && MPI_Op_create(rop == CDAG_MIN ? unsigned_min : unsigned_max, 1, op) != MPI_SUCCESS)
+      return MPI_OP_NULL;
+    return *op;
+  }
   static MPI_Op map[10];
   map[CDAG_SUM] = MPI_SUM;   map[CDAG_PROD] = MPI_PROD; map[CDAG_MIN] = MPI_MIN; map[CDAG_MAX] = MPI_MAX;
   map[CDAG_BAND] = MPI_BAND; map[CDAG_BOR] = MPI_BOR;   map[CDAG_BXOR] = MPI_BXOR;
@@ -600,7 +626,7 @@ static int red_buf(cdag_schedule *s, const bstate *b, const bslot *sl, int send,
 
 static int coll_reduction(cdag_schedule *s, const bstate *b, const bcoll *c, MPI_Comm comm, rlist *l, caps *cp) {
   MPI_Datatype t = sched_mpi_type(c->type);
-  MPI_Op op = sched_mpi_op(c->op);
+  MPI_Op op = sched_mpi_op(c->op, c->type);
   int tsize = ir_type_size(c->type), rc;
   if (t == MPI_DATATYPE_NULL || op == MPI_OP_NULL || !tsize)
     return cdag__error(CDAG_ERR_FORMAT, "schedule part: reduction type %d op %d", c->type, c->op);

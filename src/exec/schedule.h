@@ -171,6 +171,6 @@ int sched_grow(void **arr, int64_t n, int64_t *cap, size_t elem);
 int sched_mpi_error(int mpi_rc, const char *call, int rank);
 /* The MPI datatype / op of a cdag_type / cdag_reduce_op. */
 MPI_Datatype sched_mpi_type(int type);
-MPI_Op sched_mpi_op(int rop);
+MPI_Op sched_mpi_op(int rop, int type);  /* unsigned min/max: cdag's own ops (MPICH bug) */
 
 #endif
