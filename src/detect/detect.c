@@ -71,6 +71,24 @@ int det_sort_ranks(int32_t *r, int32_t m, int32_t nprocs) {
   return CDAG_OK;
 }
 
+int32_t det_min_group(const det_state *st) {
+  int32_t p = st->g->nprocs, lo = st->opts.min_group > 2 ? st->opts.min_group : 2;
+  return p >= 3 && p < lo ? p : lo;
+}
+
+int64_t det_filter_degree(const det_state *st, int64_t *t, int64_t n, int32_t out_min, int32_t in_min) {
+  int32_t p = st->g->nprocs;
+  int32_t *deg = calloc(2 * (size_t)p, sizeof *deg);
+  if (!deg) return n; /* no filter: slower, same result */
+  const df_xfer *x = st->sst->xfers;
+  for (int64_t i = 0; i < n; i++) deg[x[t[i]].src]++, deg[p + x[t[i]].dst]++;
+  int64_t k = 0;
+  for (int64_t i = 0; i < n; i++)
+    if (deg[x[t[i]].src] >= out_min && deg[p + x[t[i]].dst] >= in_min) t[k++] = t[i];
+  free(deg);
+  return k;
+}
+
 int det_group_ok(const det_state *st, int32_t n) {
   if (n == st->g->nprocs) return n >= 3;
   return n >= (st->opts.min_group > 2 ? st->opts.min_group : 2);

@@ -91,9 +91,14 @@ static int64_t root_block(const det_state *st, const rooted_state *rs, int32_t r
    group that can (at least 3/4 of its size)? Smaller ones are never listed: a binomial tree
    has a million one-tuple in-groups. */
 static int useful(const det_state *st, int64_t n) {
-  int32_t p = st->g->nprocs, lo = st->opts.min_group > 2 ? st->opts.min_group : 2;
-  if (p >= 3 && p < lo) lo = p;
-  return 4 * (n + 1) >= 3 * (int64_t)lo;
+  return 4 * (n + 1) >= 3 * (int64_t)det_min_group(st);
+}
+
+/* Fewest tuples of a useful group: what a root must send (receive) to root one. */
+static int32_t useful_min(const det_state *st) {
+  int32_t n = 0;
+  while (!useful(st, n)) n++;
+  return n;
 }
 
 static int push_candidate(rooted_state *rs, candidate c) {
@@ -334,11 +339,13 @@ int det_rooted_collectives(det_state *st) {
     if (st->sst->xfers[i].src == st->sst->xfers[i].dst && st->sst->xfers[i].len && !st->xused[i]) rs.self[rs.nself++] = i;
   if (rc == CDAG_OK) rc = sort_rank_len(st->sst->xfers, rs.self, rs.nself);
   if (rc == CDAG_OK) {
-    rs.nt = det_candidates(st, rs.t[0]);
-    memcpy(rs.t[1], rs.t[0], (size_t)rs.nt * sizeof(int64_t));
-    memcpy(rs.t[2], rs.t[0], (size_t)rs.nt * sizeof(int64_t));
+    int64_t all = det_candidates(st, rs.t[0]);
+    memcpy(rs.t[1], rs.t[0], (size_t)all * sizeof(int64_t));
+    rs.nt = det_filter_degree(st, rs.t[1], all, useful_min(st), 0); /* out-groups */
+    memcpy(rs.t[2], rs.t[1], (size_t)rs.nt * sizeof(int64_t));
     rc = collect_bcast(st, &rs);
     if (rc == CDAG_OK) rc = collect(st, &rs, 1);
+    rs.nt = det_filter_degree(st, rs.t[0], all, 0, useful_min(st)); /* in-groups */
     if (rc == CDAG_OK) rc = collect(st, &rs, 0);
   }
   if (rc == CDAG_OK) rc = take_regular(st, &rs);
