@@ -239,6 +239,64 @@ static int circ_allgather(lw *w, const int32_t *R, int n, const uint64_t *buf, c
   return rc;
 }
 
+/* Irregular allgather (kernel_allgatherv.c): every member broadcasts its own bytes as nb
+   blocks, all n broadcasts in the same rounds; in round i relative rank v = r - j of root j
+   sends block R_{v + skip[k]}[k] (shifted per phase) to r + skip[k]. A round's blocks to one
+   neighbour are one message, packed and unpacked through staging copies where the kernel
+   uses a datatype. buf[r]: member r's working buffer, root j's bytes at P[j]. */
+typedef struct {
+  lw *w;
+  const int32_t *R;
+  int n, nb, q;
+  const int *T;            /* T[v * q + k]: receive schedule of relative rank v */
+  const uint64_t *buf, *P;
+  uint64_t *bo, *bl;       /* n each: the pieces of one message */
+} agv_ctx;
+
+/* Member r's message of round k (skip s, phase offset off) to r + s. */
+static int agv_message(agv_ctx *a, int r, int k, int s, int64_t off) {
+  int n = a->n, to = (r + s) % n, np = 0, rc = CDAG_OK;
+  uint64_t total = 0;
+  for (int j = 0; j < n; j++) { /* root j's block, if any: the same at sender and receiver */
+    int tv = ((r - j + n) % n + s) % n;
+    int64_t b = a->T[(size_t)tv * a->q + k] + off;
+    uint64_t o, l;
+    if (tv == 0 || b < 0) continue;
+    kern__block(a->P[j + 1] - a->P[j], 1, a->nb, b < a->nb - 1 ? b : a->nb - 1, &o, &l);
+    if (l) a->bo[np] = a->P[j] + o, a->bl[np++] = l, total += l;
+  }
+  if (np <= 1) return np ? msg(a->w, a->R[r], a->buf[r] + a->bo[0], a->R[to], a->buf[to] + a->bo[0], a->bl[0]) : CDAG_OK;
+  uint64_t out = stage(a->w, a->R[r], total), in = stage(a->w, a->R[to], total), at = 0;
+  for (int e = 0; e < np && rc == CDAG_OK; at += a->bl[e], e++) rc = copy(a->w, a->R[r], a->buf[r] + a->bo[e], out + at, a->bl[e]);
+  if (rc == CDAG_OK) rc = msg(a->w, a->R[r], out, a->R[to], in, total);
+  at = 0;
+  for (int e = 0; e < np && rc == CDAG_OK; at += a->bl[e], e++) rc = copy(a->w, a->R[to], in + at, a->buf[to] + a->bo[e], a->bl[e]);
+  return rc;
+}
+
+static int circ_allgatherv(lw *w, const int32_t *R, int n, const uint64_t *buf, const uint64_t *P) {
+  circ_graph cg;
+  if (circ_init(&cg, n) != 0) return cdag__error(CDAG_ERR_ARG, "lowering: circulant graph of %d members", n);
+  uint64_t maxc = 0;
+  for (int j = 0; j < n; j++)
+    if (P[j + 1] - P[j] > maxc) maxc = P[j + 1] - P[j];
+  if (cg.q == 0 || P[n] == 0) return CDAG_OK;
+  kern_group kg = {.model = &w->model, .nmembers = n};
+  int nb = kern__nblocks(&kg, n, P[n], 1), q = cg.q, rc = CDAG_OK;
+  if ((uint64_t)nb > maxc) nb = (int)maxc;
+  int *T = malloc(sizeof *T * (size_t)n * (size_t)q);
+  uint64_t *pieces = malloc(sizeof *pieces * 2 * (size_t)n);
+  if (!T || !pieces) rc = CDAG_NOMEM("lowering");
+  for (int v = 0; v < n && rc == CDAG_OK; v++) circ_recvsched(&cg, v, T + (size_t)v * q);
+  agv_ctx a = {w, R, n, nb, q, T, buf, P, pieces, pieces + n};
+  int64_t x = (q - (nb - 1) % q) % q, last = nb - 2 + q + x;
+  for (int64_t i = x; i <= last && rc == CDAG_OK; i++)
+    for (int r = 0; r < n && rc == CDAG_OK; r++) rc = agv_message(&a, r, (int)(i % q), cg.skip[i % q], -x + q * (i / q));
+  free(T);
+  free(pieces);
+  return rc;
+}
+
 /* ---- one collective ---- */
 
 static int coll_bcast(lw *w, const det_coll *c, const int32_t *R, int n, int ri, int alg, uint64_t *buf) {
@@ -313,9 +371,10 @@ static int coll_allgather(lw *w, const det_coll *c, const int32_t *R, int n, int
   P[0] = 0;
   for (int k = 0; k < 2 * n; k++) P[k + 1] = P[k] + slot(w->p, c, 1, k % n, 0)->bytes;
   uint64_t total = P[n];
+  int absolute = alg == KERN_ALG_MPI || c->kind == DET_ALLGATHERV; /* root j's bytes at P[j] */
   for (int i = 0; i < n && rc == CDAG_OK; i++) {
     buf[i] = stage(w, R[i], total);
-    rc = pack_into(w, R[i], slot(w->p, c, 1, i, 0), buf[i] + (alg == KERN_ALG_MPI ? P[i] : 0));
+    rc = pack_into(w, R[i], slot(w->p, c, 1, i, 0), buf[i] + (absolute ? P[i] : 0));
   }
   if (rc == CDAG_OK && alg == KERN_ALG_MPI) {
     for (int s = 0; s < n - 1 && rc == CDAG_OK; s++)
@@ -324,11 +383,11 @@ static int coll_allgather(lw *w, const det_coll *c, const int32_t *R, int n, int
         rc = msg(w, R[i], buf[i] + P[b], R[j], buf[j] + P[b], P[b + 1] - P[b]);
       }
   } else if (rc == CDAG_OK) {
-    rc = circ_allgather(w, R, n, buf, P);
+    rc = c->kind == DET_ALLGATHERV ? circ_allgatherv(w, R, n, buf, P) : circ_allgather(w, R, n, buf, P);
   }
   for (int i = 0; i < n && rc == CDAG_OK; i++)
     for (int j = 0; j < n && rc == CDAG_OK; j++) {
-      uint64_t off = alg == KERN_ALG_MPI ? P[j] : P[i + (j - i + n) % n] - P[i];
+      uint64_t off = absolute ? P[j] : P[i + (j - i + n) % n] - P[i];
       rc = write_late(w, R[i], slot(w->p, c, 0, i, j), buf[i] + off);
     }
   return rc;

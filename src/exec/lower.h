@@ -11,7 +11,9 @@
  *     barrier: dissemination (zero-byte messages);
  *   cdag's circulant kernels, round for round as the executor's (kernel_*.c, from the
  *     per-rank schedules of circulant.h): n-block bcast, reduce (the bcast's rounds
- *     backwards), allgather and allgatherv (slot ranges carry the members' own block sizes),
+ *     backwards), allgather (q rounds of slot ranges), allgatherv (every member's bytes as n
+ *     blocks, all broadcasts in the same rounds; a round's blocks to one neighbour are one
+ *     message, packed and unpacked by staging copies where the kernel uses a datatype),
  *     allreduce as reduce + bcast from the first member, census allreduce (q rounds of whole
  *     vectors); the block count is the kernel's (the model's formula, or CDAG_BLOCKS).
  * Residual messages, residual reductions (contributions sent to the destination and

@@ -189,6 +189,7 @@ START_TEST(circulant_block_counts) {
       roundtrip(K_BCAST, ps[t], all, 1, 97, KERN_POLICY_CDAG, KERN_ALG_CIRCULANT);
       roundtrip(K_REDUCE, ps[t], all, ps[t] / 2, 50, KERN_POLICY_CDAG, KERN_ALG_CIRCULANT);
       roundtrip(K_ALLREDUCE, ps[t], all, 0, 31, KERN_POLICY_CDAG, KERN_ALG_CIRCULANT);
+      roundtrip(K_ALLGATHERV, ps[t], all, 0, 11, KERN_POLICY_CDAG, KERN_ALG_CIRCULANT); /* 11..33 B each */
     }
   }
   unsetenv("CDAG_BLOCKS");
