@@ -152,9 +152,12 @@ typedef struct {
   ((ir_key){(arr), sizeof *(arr), offsetof(__typeof__(*(arr)), field), (int)sizeof((arr)->field), 1, NULL})
 #define IR_KEY_INDEX ((ir_key){NULL, 0, 0, 8, 0, NULL})
 
-/* Stable sort of idx[0..n) by keys[0] (most significant) .. keys[nkeys-1]: an LSD radix sort
-   with one counting pass per key byte that varies (constant bytes cost one scan). O(n) extra
-   memory; no comparison callbacks and no key copies. Returns CDAG_OK or CDAG_ERR_NOMEM. */
+/* Stable sort of idx[0..n) by keys[0] (most significant) .. keys[nkeys-1]: the bits that vary
+   are packed into 64-bit words, each sorted by LSD radix passes of at most 11 bits over
+   (key, index) pairs (sort.c). O(n) per pass, 3n words of scratch, no comparison callbacks.
+   At most IR_SORT_MAX_KEYS keys.
+   Returns CDAG_OK, CDAG_ERR_NOMEM or CDAG_ERR_ARG (too many keys). */
+#define IR_SORT_MAX_KEYS 16
 int ir_sort_fields(int64_t *idx, int64_t n, const ir_key *keys, int nkeys);
 
 /* Element types and reduction ops. */

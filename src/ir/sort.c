@@ -84,12 +84,13 @@ static int range_bits(uint64_t span) { return span ? 64 - __builtin_clzll(span) 
    are read once per word, the passes run over compact (key, index) pairs. */
 int ir_sort_fields(int64_t *idx, int64_t n, const ir_key *keys, int nkeys) {
   if (n < 2 || nkeys < 1) return CDAG_OK;
-  if (n < 48 || nkeys > 16) {
+  if (nkeys > IR_SORT_MAX_KEYS) return cdag__error(CDAG_ERR_ARG, "ir_sort_fields: %d keys (at most %d)", nkeys, IR_SORT_MAX_KEYS);
+  if (n < 48) {
     insertion(idx, n, keys, nkeys);
     return CDAG_OK;
   }
-  uint64_t lo[16], hi[16];
-  int bits[16];
+  uint64_t lo[IR_SORT_MAX_KEYS], hi[IR_SORT_MAX_KEYS];
+  int bits[IR_SORT_MAX_KEYS];
   for (int k = 0; k < nkeys; k++) lo[k] = UINT64_MAX, hi[k] = 0;
   for (int64_t i = 0; i < n; i++)
     for (int k = 0; k < nkeys; k++) {
