@@ -26,8 +26,7 @@ typedef struct {
 
 static int piece_push(piece_buf *b, int side, int32_t member, int32_t slot, uint64_t addr, uint64_t len) {
   const det_coll *c = b->c;
-  det_iov *v = &b->p->iovs[side ? c->send_first + (int64_t)member * c->nsend_slots + slot
-                                : c->recv_first + (int64_t)member * c->nrecv_slots + slot];
+  det_iov *v = det_slot(b->p, c, side, member, slot);
   if (b->fill) {
     b->p->pieces[v->first + v->n] = (det_piece){addr, len};
     v->bytes += len;

@@ -90,8 +90,7 @@ const char *kern_alg_name(kern_alg alg) {
 }
 
 static uint64_t slot_bytes(const cdag_plan *p, const det_coll *c, int m, int send, int s) {
-  int64_t i = send ? c->send_first + (int64_t)m * c->nsend_slots : c->recv_first + (int64_t)m * c->nrecv_slots;
-  return p->iovs[i + s].bytes;
+  return det_slot(p, c, send, m, s)->bytes;
 }
 
 /* Why cdag's kernel cannot run collective c of p as planned, or NULL when it can. A recv

@@ -84,14 +84,12 @@ static int ceil_log2(int p) {
 }
 
 int kern_model_blocks(const kern_model *m, int p, uint64_t units, uint64_t unit) {
-  /* n* = sqrt((q - 1) beta m / alpha) minimises (n - 1 + q)(alpha + beta m / n); blocks are
-     whole units. (circulant.h's circ_blocks_for is the same formula for unit = 1.) */
+  /* circulant.h's n* = sqrt((q - 1) beta m / alpha), in whole units */
   int q = ceil_log2(p);
   if (q <= 1 || units <= 1) return 1;
-  double n = floor(sqrt((q - 1) * m->beta * (double)units * (double)unit / m->alpha) + 0.5);
-  if (n > (double)units) n = (double)units;
-  if (n > (double)(1 << 24)) n = (double)(1 << 24);   /* bounds the rounds of one kernel */
-  return n < 1 ? 1 : (int)n;
+  int n = circ_blocks_for(m->alpha, m->beta, units * unit, q);
+  if ((uint64_t)n > units) n = (int)units;
+  return n > (1 << 24) ? 1 << 24 : n;   /* bounds the rounds of one kernel */
 }
 
 /* (n - 1 + q)(alpha + beta m / n) with the model's n. */

@@ -60,10 +60,6 @@ static int late(lw *w, int rank, uint64_t src, uint64_t dst, uint64_t len) {
   return CDAG_OK;
 }
 
-static const det_iov *slot(const cdag_plan *p, const det_coll *c, int send, int32_t m, int32_t s) {
-  return &p->iovs[(send ? c->send_first + (int64_t)m * c->nsend_slots : c->recv_first + (int64_t)m * c->nrecv_slots) + s];
-}
-
 /* Copies the pieces of v (origins) into contiguous dst. */
 static int pack_into(lw *w, int rank, const det_iov *v, uint64_t dst) {
   int rc = CDAG_OK;
@@ -157,12 +153,12 @@ static int rd_allreduce(lw *w, const det_coll *c, const int32_t *R, int n, const
 }
 
 /* ---- cdag's circulant kernels (circulant.h) ----
- * The rounds are those of kernel_bcast.c (kern__circulant_steps), from the same per-rank
- * receive and send schedules: in round i (k = i mod q) relative rank r sends block S_r[k]
- * (shifted by q per phase, capped to n-1) to r + skip[k], which receives it as its R[k];
- * negative blocks are virtual. The reduction runs the rounds backwards with the edges
- * reversed: a rank sends its partial block to r - skip[k] and combines what comes from
- * r + skip[k]; as in the kernel, a round's messages go out before its combines. */
+ * The rounds are circulant.h's simulations (circ_bcast_rounds, circ_reduce_rounds,
+ * circ_allgather_rounds), the same as the kernels' (kernel_bcast.c, kern__circulant_steps):
+ * in round i (k = i mod q) relative rank r sends block S_r[k] (shifted by q per phase, capped
+ * to n-1) to r + skip[k]; negative blocks are virtual. The reduction runs the rounds
+ * backwards with the edges reversed; as in the kernel, a round's messages go out before its
+ * combines. */
 
 typedef struct {
   lw *w;
@@ -171,6 +167,8 @@ typedef struct {
   int n, ri, nb;
   uint64_t units, unit;
   const uint64_t *buf, *tmp;   /* per member index */
+  int round, npend;            /* reduction: the round being emitted, its pending combines */
+  int *pend_to, *pend_blk;
 } circ_ctx;
 
 static int circ_setup(lw *w, circ_ctx *x, int n, uint64_t units, uint64_t unit, circ_graph *cg) {
@@ -182,61 +180,87 @@ static int circ_setup(lw *w, circ_ctx *x, int n, uint64_t units, uint64_t unit, 
   return CDAG_OK;
 }
 
-/* Broadcast (reverse = 0) from relative rank 0, or reduction (reverse = 1) to it, of the
-   x->nb blocks of x->buf; member index of relative rank r: (r + x->ri) mod n. */
-static int circ_blocks(circ_ctx *x, const circ_graph *cg, int reverse) {
-  int p = cg->p, q = cg->q, n = x->nb, rc = CDAG_OK;
-  if (q == 0 || x->units == 0) return CDAG_OK;
-  int *T = malloc(sizeof *T * (size_t)p * (size_t)q * 2 + sizeof *T * (size_t)p);
-  if (!T) return CDAG_NOMEM("lowering");
-  int *S = T + (size_t)p * (size_t)q, *blk = S + (size_t)p * (size_t)q;
-  for (int r = 0; r < p; r++) {
-    circ_recvsched(cg, r, T + (size_t)r * (size_t)q);
-    circ_sendsched(cg, r, S + (size_t)r * (size_t)q);
-  }
-  int64_t xd = (q - (n - 1) % q) % q, last = n - 2 + q + xd;
-  for (int64_t j = xd; j <= last && rc == CDAG_OK; j++) {
-    int64_t i = reverse ? last + xd - j : j, off = -xd + q * (i / q);
-    int k = (int)(i % q);
-    for (int r = 0; r < p && rc == CDAG_OK; r++) {
-      int64_t b = (reverse ? T : S)[(size_t)r * (size_t)q + (size_t)k] + off;
-      int peer = reverse ? (r - cg->skip[k] + p) % p : (r + cg->skip[k]) % p;
-      blk[r] = -1;
-      if (b < 0 || (reverse ? r == 0 : peer == 0)) continue;
-      uint64_t bo, bl;
-      kern__block(x->units, x->unit, n, b < n - 1 ? b : n - 1, &bo, &bl);
-      int from = (r + x->ri) % x->n, to = (peer + x->ri) % x->n;
-      if (!reverse) {
-        rc = msg(x->w, x->R[from], x->buf[from] + bo, x->R[to], x->buf[to] + bo, bl);
-      } else {
-        rc = msg(x->w, x->R[from], x->buf[from] + bo, x->R[to], x->tmp[to], bl);
-        blk[r] = (int)(b < n - 1 ? b : n - 1);
-      }
-    }
-    for (int r = 0; r < p && rc == CDAG_OK && reverse; r++)   /* combines after the round's messages */
-      if (blk[r] >= 0) {
-        uint64_t bo, bl;
-        kern__block(x->units, x->unit, n, blk[r], &bo, &bl);
-        int to = ((r - cg->skip[k] + p) % p + x->ri) % x->n;
-        rc = reduce(x->w, x->R[to], x->tmp[to], x->buf[to] + bo, bl, x->c->type, x->c->op);
-      }
-  }
-  free(T);
-  return rc;
+static int member_of(const circ_ctx *x, int rel) { return (rel + x->ri) % x->n; }
+
+/* circ_bcast_rounds' messages: block b of the sender's buffer into the receiver's. */
+static void bcast_msg(void *ctx, int round, int from, int to, int b) {
+  circ_ctx *x = ctx;
+  uint64_t bo, bl;
+  (void)round;
+  if (x->w->rc) return;
+  kern__block(x->units, x->unit, x->nb, b, &bo, &bl);
+  int f = member_of(x, from), t = member_of(x, to);
+  x->w->rc = msg(x->w, x->R[f], x->buf[f] + bo, x->R[t], x->buf[t] + bo, bl);
 }
 
-/* Allgather (kernel_allgather.c): in round k member r sends its slots [0, skip[k+1]-skip[k])
-   to r - skip[k], which stores them as its slots from skip[k]; slot j of member v holds the
-   block of member (v + j) mod n, at P[v + j] - P[v] (P: prefix sums over the doubled ring). */
+/* The combines of the reduction's current round, after all of its messages. */
+static void flush_combines(circ_ctx *x) {
+  for (int i = 0; i < x->npend && !x->w->rc; i++) {
+    uint64_t bo, bl;
+    int t = member_of(x, x->pend_to[i]);
+    kern__block(x->units, x->unit, x->nb, x->pend_blk[i], &bo, &bl);
+    x->w->rc = reduce(x->w, x->R[t], x->tmp[t], x->buf[t] + bo, bl, x->c->type, x->c->op);
+  }
+  x->npend = 0;
+}
+
+/* circ_reduce_rounds' messages: the partial block into the receiver's tmp, combined later. */
+static void reduce_msg(void *ctx, int round, int from, int to, int b) {
+  circ_ctx *x = ctx;
+  uint64_t bo, bl;
+  if (round != x->round) flush_combines(x), x->round = round;
+  if (x->w->rc) return;
+  kern__block(x->units, x->unit, x->nb, b, &bo, &bl);
+  int f = member_of(x, from), t = member_of(x, to);
+  x->w->rc = msg(x->w, x->R[f], x->buf[f] + bo, x->R[t], x->tmp[t], bl);
+  x->pend_to[x->npend] = to, x->pend_blk[x->npend++] = b;
+}
+
+/* Broadcast (reverse = 0) from relative rank 0, or reduction (reverse = 1) to it, of the
+   x->nb blocks of x->buf, by circulant.h's own rounds; member index of relative rank r:
+   (r + x->ri) mod n. */
+static int circ_blocks(circ_ctx *x, const circ_graph *cg, int reverse) {
+  if (cg->q == 0 || x->units == 0) return CDAG_OK;
+  x->w->rc = CDAG_OK;
+  if (!reverse) {
+    if (circ_bcast_rounds(cg, x->nb, bcast_msg, x) < 0 && !x->w->rc) x->w->rc = CDAG_NOMEM("lowering");
+    return x->w->rc;
+  }
+  x->pend_to = malloc(2 * sizeof *x->pend_to * (size_t)cg->p); /* one message into each rank per round */
+  if (!x->pend_to) return CDAG_NOMEM("lowering");
+  x->pend_blk = x->pend_to + cg->p;
+  x->round = 0, x->npend = 0;
+  if (circ_reduce_rounds(cg, x->nb, reduce_msg, x) < 0 && !x->w->rc) x->w->rc = CDAG_NOMEM("lowering");
+  flush_combines(x);
+  free(x->pend_to);
+  return x->w->rc;
+}
+
+/* Allgather (kernel_allgather.c, circ_allgather_rounds): in round k member r sends its slots
+   [first, first + count) = [0, skip[k+1]-skip[k]) to r - skip[k], which stores them from
+   slot skip[k]; slot j of member v holds the block of member (v + j) mod n, at P[v + j] - P[v]
+   (P: prefix sums over the doubled ring). */
+typedef struct {
+  lw *w;
+  const int32_t *R;
+  const uint64_t *buf, *P;
+} ag_ctx;
+
+static void allgather_msg(void *ctx, int round, int from, int to, int first, int count) {
+  ag_ctx *a = ctx;
+  (void)round;
+  if (!a->w->rc)
+    a->w->rc = msg(a->w, a->R[from], a->buf[from], a->R[to], a->buf[to] + a->P[to + first] - a->P[to],
+                   a->P[from + count] - a->P[from]);
+}
+
 static int circ_allgather(lw *w, const int32_t *R, int n, const uint64_t *buf, const uint64_t *P) {
   circ_graph cg;
-  int rc = circ_init(&cg, n) ? cdag__error(CDAG_ERR_ARG, "lowering: circulant graph of %d members", n) : CDAG_OK;
-  for (int k = 0; k < cg.q && rc == CDAG_OK; k++)
-    for (int r = 0; r < n && rc == CDAG_OK; r++) {
-      int to = (r - cg.skip[k] + n) % n, first = cg.skip[k], count = cg.skip[k + 1] - cg.skip[k];
-      rc = msg(w, R[r], buf[r], R[to], buf[to] + P[to + first] - P[to], P[r + count] - P[r]);
-    }
-  return rc;
+  if (circ_init(&cg, n)) return cdag__error(CDAG_ERR_ARG, "lowering: circulant graph of %d members", n);
+  ag_ctx a = {w, R, buf, P};
+  w->rc = CDAG_OK;
+  circ_allgather_rounds(&cg, allgather_msg, &a);
+  return w->rc;
 }
 
 /* Irregular allgather (kernel_allgatherv.c): every member broadcasts its own bytes as nb
@@ -300,7 +324,7 @@ static int circ_allgatherv(lw *w, const int32_t *R, int n, const uint64_t *buf, 
 /* ---- one collective ---- */
 
 static int coll_bcast(lw *w, const det_coll *c, const int32_t *R, int n, int ri, int alg, uint64_t *buf) {
-  const det_iov *s = slot(w->p, c, 1, ri, 0);
+  const det_iov *s = det_slot(w->p, c, 1, ri, 0);
   uint64_t m = s->bytes;
   int rc = read_view(w, R[ri], s, &buf[ri]);
   for (int i = 0; i < n; i++)
@@ -312,18 +336,18 @@ static int coll_bcast(lw *w, const det_coll *c, const int32_t *R, int n, int ri,
     if ((rc = circ_setup(w, &x, n, m, 1, &cg)) == CDAG_OK) rc = circ_blocks(&x, &cg, 0);
   }
   for (int i = 0; i < n && rc == CDAG_OK; i++)
-    if (i != ri) rc = write_late(w, R[i], slot(w->p, c, 0, i, 0), buf[i]);
+    if (i != ri) rc = write_late(w, R[i], det_slot(w->p, c, 0, i, 0), buf[i]);
   return rc;
 }
 
 /* Reduce (all = 0) or allreduce (all = 1): accumulators initialised from the send slots. */
 static int coll_reduce(lw *w, const det_coll *c, const int32_t *R, int n, int ri, int alg, int all, uint64_t *acc,
                        uint64_t *tmp) {
-  uint64_t m = slot(w->p, c, 1, 0, 0)->bytes, es = (uint64_t)ir_type_size(c->type);
+  uint64_t m = det_slot(w->p, c, 1, 0, 0)->bytes, es = (uint64_t)ir_type_size(c->type);
   int rc = CDAG_OK;
   for (int i = 0; i < n && rc == CDAG_OK; i++) {
     acc[i] = stage(w, R[i], m);
-    rc = pack_into(w, R[i], slot(w->p, c, 1, i, 0), acc[i]);
+    rc = pack_into(w, R[i], det_slot(w->p, c, 1, i, 0), acc[i]);
   }
   if (rc) return rc;
   if (alg == KERN_ALG_CENSUS) {
@@ -361,7 +385,7 @@ static int coll_reduce(lw *w, const det_coll *c, const int32_t *R, int n, int ri
     if (rc == CDAG_OK && all) rc = circ_blocks(&x, &cg, 0);
   }
   for (int i = 0; i < n && rc == CDAG_OK; i++)
-    if (all || i == ri) rc = write_late(w, R[i], slot(w->p, c, 0, i, 0), acc[i]);
+    if (all || i == ri) rc = write_late(w, R[i], det_slot(w->p, c, 0, i, 0), acc[i]);
   return rc;
 }
 
@@ -369,12 +393,12 @@ static int coll_reduce(lw *w, const det_coll *c, const int32_t *R, int n, int ri
 static int coll_allgather(lw *w, const det_coll *c, const int32_t *R, int n, int alg, uint64_t *buf, uint64_t *P) {
   int rc = CDAG_OK;
   P[0] = 0;
-  for (int k = 0; k < 2 * n; k++) P[k + 1] = P[k] + slot(w->p, c, 1, k % n, 0)->bytes;
+  for (int k = 0; k < 2 * n; k++) P[k + 1] = P[k] + det_slot(w->p, c, 1, k % n, 0)->bytes;
   uint64_t total = P[n];
   int absolute = alg == KERN_ALG_MPI || c->kind == DET_ALLGATHERV; /* root j's bytes at P[j] */
   for (int i = 0; i < n && rc == CDAG_OK; i++) {
     buf[i] = stage(w, R[i], total);
-    rc = pack_into(w, R[i], slot(w->p, c, 1, i, 0), buf[i] + (absolute ? P[i] : 0));
+    rc = pack_into(w, R[i], det_slot(w->p, c, 1, i, 0), buf[i] + (absolute ? P[i] : 0));
   }
   if (rc == CDAG_OK && alg == KERN_ALG_MPI) {
     for (int s = 0; s < n - 1 && rc == CDAG_OK; s++)
@@ -388,14 +412,14 @@ static int coll_allgather(lw *w, const det_coll *c, const int32_t *R, int n, int
   for (int i = 0; i < n && rc == CDAG_OK; i++)
     for (int j = 0; j < n && rc == CDAG_OK; j++) {
       uint64_t off = absolute ? P[j] : P[i + (j - i + n) % n] - P[i];
-      rc = write_late(w, R[i], slot(w->p, c, 0, i, j), buf[i] + off);
+      rc = write_late(w, R[i], det_slot(w->p, c, 0, i, j), buf[i] + off);
     }
   return rc;
 }
 
 /* Size of block (i -> j) of a rooted or all-to-all kind: min of both slots (one may be empty). */
 static uint64_t pair_bytes(const cdag_plan *p, const det_coll *c, int i, int si, int j, int rj) {
-  uint64_t a = slot(p, c, 1, i, si)->bytes, b = slot(p, c, 0, j, rj)->bytes;
+  uint64_t a = det_slot(p, c, 1, i, si)->bytes, b = det_slot(p, c, 0, j, rj)->bytes;
   return a < b ? a : b;
 }
 
@@ -420,7 +444,7 @@ static int coll_rooted(lw *w, const det_coll *c, const int32_t *R, int n, int ri
   if (gather) {
     for (int rel = 0; rel < n && rc == CDAG_OK; rel++) {
       int i = (rel + ri) % n;
-      const det_iov *s = slot(w->p, c, 1, i, 0);
+      const det_iov *s = det_slot(w->p, c, 1, i, 0);
       if (P[rel + 1] - P[rel] == s->bytes) rc = pack_into(w, R[i], s, buf[i]);
     }
     for (int rel = n - 1; rel >= 0 && rc == CDAG_OK; rel--) {
@@ -435,12 +459,12 @@ static int coll_rooted(lw *w, const det_coll *c, const int32_t *R, int n, int ri
     }
     for (int k = 0; k < n && rc == CDAG_OK; k++) {
       int j = (k + ri) % n;
-      if (P[k + 1] > P[k]) rc = write_late(w, R[ri], slot(w->p, c, 0, ri, j), buf[ri] + P[k]);
+      if (P[k + 1] > P[k]) rc = write_late(w, R[ri], det_slot(w->p, c, 0, ri, j), buf[ri] + P[k]);
     }
   } else {
     for (int k = 0; k < n && rc == CDAG_OK; k++) {
       int j = (k + ri) % n;
-      if (P[k + 1] > P[k]) rc = pack_into(w, R[ri], slot(w->p, c, 1, ri, j), buf[ri] + P[k]);
+      if (P[k + 1] > P[k]) rc = pack_into(w, R[ri], det_slot(w->p, c, 1, ri, j), buf[ri] + P[k]);
     }
     for (int rel = 0; rel < n && rc == CDAG_OK; rel++) {
       int i = (rel + ri) % n, lim = linear ? (rel ? 1 : n) : rel ? lowbit(rel) : top;
@@ -458,7 +482,7 @@ static int coll_rooted(lw *w, const det_coll *c, const int32_t *R, int n, int ri
     }
     for (int rel = 0; rel < n && rc == CDAG_OK; rel++) {
       int i = (rel + ri) % n;
-      if (P[rel + 1] > P[rel]) rc = write_late(w, R[i], slot(w->p, c, 0, i, 0), buf[i]);
+      if (P[rel + 1] > P[rel]) rc = write_late(w, R[i], det_slot(w->p, c, 0, i, 0), buf[i]);
     }
   }
   return rc;
@@ -469,7 +493,7 @@ static int coll_pairwise(lw *w, const det_coll *c, const int32_t *R, int n, uint
   int rs = c->kind == DET_REDUCE_SCATTER || c->kind == DET_REDUCE_SCATTER_BLOCK, rc = CDAG_OK;
   if (rs)
     for (int j = 0; j < n && rc == CDAG_OK; j++) {
-      const det_iov *own = slot(w->p, c, 1, j, j);
+      const det_iov *own = det_slot(w->p, c, 1, j, j);
       acc[j] = stage(w, R[j], own->bytes);
       tmp[j] = stage(w, R[j], own->bytes);
       rc = pack_into(w, R[j], own, acc[j]);
@@ -477,18 +501,18 @@ static int coll_pairwise(lw *w, const det_coll *c, const int32_t *R, int n, uint
   for (int s = rs ? 1 : 0; s < n && rc == CDAG_OK; s++)
     for (int i = 0; i < n && rc == CDAG_OK; i++) {
       int j = (i + s) % n;
-      uint64_t m = rs ? slot(w->p, c, 1, i, j)->bytes : pair_bytes(w->p, c, i, j, j, i), src, dst;
+      uint64_t m = rs ? det_slot(w->p, c, 1, i, j)->bytes : pair_bytes(w->p, c, i, j, j, i), src, dst;
       if (m == 0) continue;
-      if ((rc = read_view(w, R[i], slot(w->p, c, 1, i, j), &src))) break;
+      if ((rc = read_view(w, R[i], det_slot(w->p, c, 1, i, j), &src))) break;
       if (rs) {
         if ((rc = msg(w, R[i], src, R[j], tmp[j], m)) == CDAG_OK) rc = reduce(w, R[j], tmp[j], acc[j], m, c->type, c->op);
         continue;
       }
       dst = stage(w, R[j], m);
       rc = s == 0 ? copy(w, R[i], src, dst, m) : msg(w, R[i], src, R[j], dst, m);
-      if (rc == CDAG_OK) rc = write_late(w, R[j], slot(w->p, c, 0, j, i), dst);
+      if (rc == CDAG_OK) rc = write_late(w, R[j], det_slot(w->p, c, 0, j, i), dst);
     }
-  for (int j = 0; j < n && rc == CDAG_OK && rs; j++) rc = write_late(w, R[j], slot(w->p, c, 0, j, 0), acc[j]);
+  for (int j = 0; j < n && rc == CDAG_OK && rs; j++) rc = write_late(w, R[j], det_slot(w->p, c, 0, j, 0), acc[j]);
   return rc;
 }
 

@@ -33,11 +33,6 @@ int sched_grow(void **arr, int64_t n, int64_t *cap, size_t elem) {
 
 /* ---- collectives ---- */
 
-static const det_iov *slot(const cdag_plan *p, const det_coll *c, int m, int send, int s) {
-  if (send) return &p->iovs[c->send_first + (int64_t)m * c->nsend_slots + s];
-  return &p->iovs[c->recv_first + (int64_t)m * c->nrecv_slots + s];
-}
-
 /* Which slots carry member i's block to member j under kind k (-1: none). */
 static void w_pair(det_kind k, int i, int j, int rootm, int *ss, int *rs) {
   *ss = *rs = -1;
@@ -60,7 +55,7 @@ static int w_active(const cdag_plan *p, int64_t ci, int i, int j, int rootm, int
   const det_coll *c = &p->colls[ci];
   w_pair(c->kind, i, j, rootm, ss, rs);
   if (*ss < 0 || *ss >= c->nsend_slots || *rs < 0 || *rs >= c->nrecv_slots) return 0;
-  uint64_t sb = slot(p, c, i, 1, *ss)->bytes, rb = slot(p, c, j, 0, *rs)->bytes;
+  uint64_t sb = det_slot(p, c, 1, i, *ss)->bytes, rb = det_slot(p, c, 0, j, *rs)->bytes;
   if (rb == 0) return 0;
   if (sb != rb) return -plan_bad(ci, "a receive slot does not match its send slot");
   return 1;
@@ -69,7 +64,7 @@ static int w_active(const cdag_plan *p, int64_t ci, int i, int j, int rootm, int
 /* Checks that every member's slot has `bytes` (or 0 where allowed). */
 static int all_slots(const cdag_plan *p, const det_coll *c, int send, int s, uint64_t bytes, int zero_ok) {
   for (int m = 0; m < c->nranks; m++) {
-    uint64_t b = slot(p, c, m, send, s)->bytes;
+    uint64_t b = det_slot(p, c, send, m, s)->bytes;
     if (b != bytes && !(zero_ok && b == 0)) return 0;
   }
   return 1;
@@ -80,9 +75,9 @@ static int all_slots(const cdag_plan *p, const det_coll *c, int send, int s, uin
 static int allgatherv_fits(const cdag_plan *p, const det_coll *c) {
   if (c->nsend_slots != 1 || c->nrecv_slots != c->nranks) return 0;
   for (int j = 0; j < c->nranks; j++) {
-    uint64_t b = slot(p, c, j, 1, 0)->bytes;
+    uint64_t b = det_slot(p, c, 1, j, 0)->bytes;
     for (int i = 0; i < c->nranks; i++) {
-      const det_iov *v = slot(p, c, i, 0, j);
+      const det_iov *v = det_slot(p, c, 0, i, j);
       if (i == j && v->n == 0) continue;
       if (v->bytes != b || v->n != (b ? 1 : 0)) return 0;
     }
@@ -94,14 +89,14 @@ static int allgatherv_fits(const cdag_plan *p, const det_coll *c) {
 static int coll_method(const cdag_plan *p, int64_t ci, int rootm, int *method) {
   const det_coll *c = &p->colls[ci];
   int tsize = ir_type_size(c->type);
-  uint64_t b0 = c->nsend_slots ? slot(p, c, 0, 1, 0)->bytes : 0;
+  uint64_t b0 = c->nsend_slots ? det_slot(p, c, 1, 0, 0)->bytes : 0;
   switch (c->kind) {
   case DET_BARRIER: *method = SM_BARRIER; return CDAG_OK;
   case DET_BCAST: {
-    uint64_t b = slot(p, c, rootm, 1, 0)->bytes;
-    int ok = slot(p, c, rootm, 0, 0)->bytes == 0;
+    uint64_t b = det_slot(p, c, 1, rootm, 0)->bytes;
+    int ok = det_slot(p, c, 0, rootm, 0)->bytes == 0;
     for (int m = 0; ok && m < c->nranks; m++)
-      if (m != rootm && slot(p, c, m, 0, 0)->bytes != b) ok = 0;
+      if (m != rootm && det_slot(p, c, 0, m, 0)->bytes != b) ok = 0;
     *method = ok ? SM_BCAST : SM_ALLTOALLW;
     return CDAG_OK;
   }
@@ -115,7 +110,7 @@ static int coll_method(const cdag_plan *p, int64_t ci, int rootm, int *method) {
   case DET_REDUCE_SCATTER_BLOCK:
     if (!tsize) return plan_bad(ci, "reduction type");
     for (int j = 0; j < c->nranks; j++) {
-      uint64_t b = slot(p, c, 0, 1, j)->bytes, rb = slot(p, c, j, 0, 0)->bytes;
+      uint64_t b = det_slot(p, c, 1, 0, j)->bytes, rb = det_slot(p, c, 0, j, 0)->bytes;
       if (b % (uint64_t)tsize || !all_slots(p, c, 1, j, b, 0) || (rb && rb != b))
         return plan_bad(ci, "reduce_scatter slots differ in size");
     }
@@ -158,11 +153,11 @@ static int put_coll(wire_buf *w, const cdag_plan *p, int64_t ci, int m, int meth
   wire_put_u(w, (uint64_t)m);
   wire_put_u(w, (uint64_t)c->nsend_slots);
   wire_put_u(w, (uint64_t)c->nrecv_slots);
-  for (int s = 0; s < c->nsend_slots; s++) put_iov(w, p, slot(p, c, m, 1, s));
-  for (int s = 0; s < c->nrecv_slots; s++) put_iov(w, p, slot(p, c, m, 0, s));
+  for (int s = 0; s < c->nsend_slots; s++) put_iov(w, p, det_slot(p, c, 1, m, s));
+  for (int s = 0; s < c->nrecv_slots; s++) put_iov(w, p, det_slot(p, c, 0, m, s));
   if (method == SM_KERNEL) {  /* the algorithm, and every member's send bytes */
     wire_put_u(w, (uint64_t)p->choices[ci].alg);
-    for (int j = 0; j < c->nranks; j++) wire_put_u(w, c->nsend_slots ? slot(p, c, j, 1, 0)->bytes : 0);
+    for (int j = 0; j < c->nranks; j++) wire_put_u(w, c->nsend_slots ? det_slot(p, c, 1, j, 0)->bytes : 0);
     return CDAG_OK;
   }
   if (method != SM_ALLTOALLW) return CDAG_OK;

@@ -48,12 +48,6 @@ static int check_disjoint_writes(plan_run *r) {
   return CDAG_OK;
 }
 
-static const det_iov *slot(const cdag_plan *p, const det_coll *c, int send, int32_t member, int32_t s) {
-  int64_t base = send ? c->send_first : c->recv_first;
-  int32_t per = send ? c->nsend_slots : c->nrecv_slots;
-  return &p->iovs[base + (int64_t)member * per + s];
-}
-
 static int reserve(plan_run *r, uint64_t n) {
   if (n <= r->cap) return CDAG_OK;
   uint8_t *b = realloc(r->buf, (size_t)n), *a;
@@ -107,7 +101,7 @@ static uint64_t iov_bytes(const cdag_plan *p, const det_iov *v) {
 /* Moves send slot (i, si) into recv slot (j, rj); an empty side means nothing moves. */
 static int move(plan_run *r, const det_coll *c, int32_t i, int32_t si, int32_t j, int32_t rj) {
   const int32_t *ranks = r->p->ranks + c->ranks_first;
-  const det_iov *s = slot(r->p, c, 1, i, si), *d = slot(r->p, c, 0, j, rj);
+  const det_iov *s = det_slot(r->p, c, 1, i, si), *d = det_slot(r->p, c, 0, j, rj);
   uint64_t n = iov_bytes(r->p, s), nd = iov_bytes(r->p, d);
   if (n == 0 || nd == 0) return CDAG_OK;
   if (n != nd)
@@ -122,11 +116,11 @@ static int move(plan_run *r, const det_coll *c, int32_t i, int32_t si, int32_t j
 /* Reduces send slot s of every member, in member order, into acc; *n gets the size. */
 static int combine(plan_run *r, const det_coll *c, int32_t s, uint64_t *n) {
   const int32_t *ranks = r->p->ranks + c->ranks_first;
-  *n = iov_bytes(r->p, slot(r->p, c, 1, 0, s));
+  *n = iov_bytes(r->p, det_slot(r->p, c, 1, 0, s));
   int rc = reserve(r, *n);
   uint64_t size = (uint64_t)ir_type_size(c->type);
   for (int32_t i = 0; i < c->nranks && rc == CDAG_OK; i++) {
-    const det_iov *v = slot(r->p, c, 1, i, s);
+    const det_iov *v = det_slot(r->p, c, 1, i, s);
     if (iov_bytes(r->p, v) != *n)
       return cdag__error(CDAG_ERR_STATE, "simulator: %s: members contribute different sizes", det_kind_name(c->kind));
     rc = gather_slot(r, c, ranks[i], v, i == 0 ? r->acc : r->buf);
@@ -136,7 +130,7 @@ static int combine(plan_run *r, const det_coll *c, int32_t s, uint64_t *n) {
 }
 
 static int put_result(plan_run *r, const det_coll *c, int32_t j, uint64_t n) {
-  const det_iov *d = slot(r->p, c, 0, j, 0);
+  const det_iov *d = det_slot(r->p, c, 0, j, 0);
   uint64_t nd = iov_bytes(r->p, d);
   if (nd == 0) return CDAG_OK;
   if (nd != n) return cdag__error(CDAG_ERR_STATE, "simulator: %s: result of %llu bytes into a slot of %llu",
@@ -200,7 +194,7 @@ static int check_slots(const plan_run *r, int64_t ci, const det_coll *c, int sen
   int32_t per = send ? c->nsend_slots : c->nrecv_slots;
   for (int32_t m = 0; m < c->nranks; m++)
     for (int32_t s = 0; s < per; s++) {
-      int rc = check_slot(r, ci, c, slot(r->p, c, send, m, s), r->p->ranks[c->ranks_first + m], root_only && m != root);
+      int rc = check_slot(r, ci, c, det_slot(r->p, c, send, m, s), r->p->ranks[c->ranks_first + m], root_only && m != root);
       if (rc) return rc;
     }
   return CDAG_OK;
