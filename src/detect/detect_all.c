@@ -64,23 +64,17 @@ static int int32_cmp(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Sorted distinct ranks touched by tuples t[0..n) into out; returns the count. */
-static int32_t member_list(const df_xfer *x, const int64_t *t, int64_t n, int32_t *out, uint8_t *seen, int32_t p) {
+/* Sorted distinct ranks touched by tuples t[0..n) into out; returns the count (-1: out of memory). */
+static int32_t member_list(const det_state *st, const int64_t *t, int64_t n, int32_t *out, uint8_t *seen) {
+  const df_xfer *x = st->sst->xfers;
   int32_t m = 0;
   for (int64_t i = 0; i < n; i++) {
     int32_t e[2] = {x[t[i]].src, x[t[i]].dst};
     for (int k = 0; k < 2; k++)
       if (!seen[e[k]]) seen[e[k]] = 1, out[m++] = e[k];
   }
-  if ((int64_t)m * 64 > p) { /* many members: read them off seen in rank order */
-    int32_t k = 0;
-    for (int32_t r = 0; r < p; r++)
-      if (seen[r]) seen[r] = 0, out[k++] = r;
-    return m;
-  }
   for (int32_t i = 0; i < m; i++) seen[out[i]] = 0;
-  ir_sort(out, (size_t)m, sizeof *out, int32_cmp);
-  return m;
+  return det_sort_ranks(out, m, st->g->nprocs) == CDAG_OK ? m : -1;
 }
 
 /* allgather if every source reads one offset (and, for v, one size) for all its peers */
@@ -274,7 +268,11 @@ static int test_components(det_state *st, uf_state *u, int64_t *t, int64_t n, in
     }
     rc = sort_pair(x, t + i, j - i); /* by source, for the allgather test */
     if (rc != CDAG_OK) break;
-    int32_t m = member_list(x, t + i, j - i, u->members, seen, st->g->nprocs);
+    int32_t m = member_list(st, t + i, j - i, u->members, seen);
+    if (m < 0) {
+      rc = CDAG_NOMEM("detection");
+      break;
+    }
     double pairs = (double)m * (m - 1), density = (double)(j - i) / pairs;
     int complete = j - i == (int64_t)m * (m - 1);
     if (!vector && u->cover[u->members[0]] > m) { /* part of a larger v-collective: leave it */
