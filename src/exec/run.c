@@ -8,8 +8,9 @@
  * requests: one MPI-4 persistent collective per collective (or one of cdag's kernels where
  * the plan chose one: compile_kernel.c), one persistent send/recv per peer and direction.
  * Running: copy snapshots, pack, MPI_Startall, local copies, the kernels in plan order
- * (blocking, while the started requests progress), MPI_Waitall, unpack, residual reductions. A run costs its MPI calls plus the bytes it copies; no
- * allocation. The detect = 0 engine lives in baseline.c and shares the request arrays. */
+ * (blocking, while the started requests progress), MPI_Waitall, unpack, residual
+ * reductions. A run costs its MPI calls plus the bytes it copies; no allocation. The
+ * detect = 0 engine lives in baseline.c and shares the request arrays. */
 #include <stdlib.h>
 #include <string.h>
 
