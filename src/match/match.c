@@ -1,94 +1,49 @@
 /* cdag — src/match/match.c: pairing sends with receives, and deadlock detection.
  *
- * Matching: every send and receive joins the queue of its channel (source, dest, tag),
- * found in one JudyL keyed by the packed triple, in its rank's program order; the k-th
- * send of a channel pairs with its k-th receive (MPI's non-overtaking rule). O(n log n).
+ * Matching: sends and receives are bucketed by the receiving rank (a counting sort that
+ * keeps program order), each bucket sorted by (source, tag); the k-th send of a channel
+ * (source, dest, tag) pairs with its k-th receive (MPI's non-overtaking rule). O(n log n).
  * Ordering: Kahn's algorithm over dependencies plus one edge from each send to its receive
  * (a send completes when its own dependencies are met, its data taken at that moment, as
  * with MPI's buffered sends and GOAL's eager messages), scanning ops by id so the order
  * stays close to id order; what is left over lies on or behind a cycle, which is then
  * walked backwards to name its ops. O(n + m). */
-#include <Judy.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "match/match.h"
 
-/* Channel queues as linked lists through next[] (no per-op allocation). */
+/* Matching by destination buckets: a stable counting sort puts every send and receive in
+   the bucket of the rank that receives (program order kept within a bucket); each bucket is
+   then sorted by (source, tag, send before receive, position in the bucket), so a channel's
+   sends and receives lie side by side in program order, and the k-th of each pair up.
+   Buckets are small for the patterns that occur (a gather's root holds p of them): insertion
+   sort up to a few dozen entries, qsort beyond. O(n log n) worst case, 8 bytes per op plus
+   4 per rank, and every op costs O(1) random accesses (a JudyL of channels cost several). */
 typedef struct {
-  int32_t *shead, *stail, *rhead, *rtail;
-  int64_t n, cap;
-} channels;
+  int32_t src, tag;
+  uint32_t key;   /* is_recv << 31 | position in the bucket */
+  int32_t op;
+} chan_entry;
 
-static int channel_new(channels *c, int32_t *id) {
-  if (c->n == c->cap) {
-    int64_t cap = c->cap ? c->cap * 2 : 1024;
-    int32_t **arrs[4] = {&c->shead, &c->stail, &c->rhead, &c->rtail};
-    for (int i = 0; i < 4; i++) {
-      int32_t *p = realloc(*arrs[i], (size_t)cap * sizeof **arrs[i]);
-      if (!p) return CDAG_NOMEM("channels");
-      *arrs[i] = p;
-    }
-    c->cap = cap;
+static int entry_cmp(const void *x, const void *y) {
+  const chan_entry *a = x, *b = y;
+  if (a->src != b->src) return a->src < b->src ? -1 : 1;
+  if (a->tag != b->tag) return a->tag < b->tag ? -1 : 1;
+  return (a->key > b->key) - (a->key < b->key);
+}
+
+static void sort_entries(chan_entry *e, int64_t n) {
+  if (n > 32) {
+    qsort(e, (size_t)n, sizeof *e, entry_cmp);
+    return;
   }
-  *id = (int32_t)c->n;
-  c->shead[c->n] = c->stail[c->n] = c->rhead[c->n] = c->rtail[c->n] = -1;
-  c->n++;
-  return CDAG_OK;
-}
-
-/* Channel keys: src * nprocs + dst, times (max tag + 1) plus the tag when that fits in a
-   word (one JudyL, the usual case); otherwise a second JudyL level per (src, dst) keyed
-   by tag. */
-typedef struct {
-  Pvoid_t map;
-  uint64_t nprocs, ntags;   /* ntags 0: two levels */
-} chan_map;
-
-static void chan_map_init(chan_map *cm, const cdag_graph *g) {
-  uint64_t maxtag = 0;
-  for (int64_t op = 0; op < g->nops; op++)
-    if ((g->kind[op] == IR_SEND || g->kind[op] == IR_RECV) && (uint64_t)g->tag[op] > maxtag) maxtag = (uint64_t)g->tag[op];
-  cm->map = NULL;
-  cm->nprocs = (uint64_t)g->nprocs;
-  uint64_t pairs = cm->nprocs * cm->nprocs;   /* < 2^62 */
-  cm->ntags = maxtag + 1 <= UINT64_MAX / (pairs ? pairs : 1) ? maxtag + 1 : 0;
-}
-
-/* Finds or creates the channel (src, dst, tag). */
-static int channel_of(chan_map *cm, channels *c, int32_t src, int32_t dst, int32_t tag, int32_t *id) {
-  Word_t key = (Word_t)src * cm->nprocs + (Word_t)dst;
-  PWord_t slot;
-  if (cm->ntags) {
-    slot = (PWord_t)JudyLIns(&cm->map, key * cm->ntags + (Word_t)tag, PJE0);
-  } else {
-    PWord_t l1 = (PWord_t)JudyLIns(&cm->map, key, PJE0);
-    slot = l1 == PJERR ? l1 : (PWord_t)JudyLIns((PPvoid_t)l1, (Word_t)tag, PJE0);
+  for (int64_t i = 1; i < n; i++) {
+    chan_entry v = e[i];
+    int64_t j = i;
+    for (; j > 0 && entry_cmp(&e[j - 1], &v) > 0; j--) e[j] = e[j - 1];
+    e[j] = v;
   }
-  if (slot == PJERR) return CDAG_NOMEM("channels");
-  if (*slot == 0) {
-    int rc = channel_new(c, id);
-    if (rc) return rc;
-    *slot = (Word_t)*id + 1;
-  }
-  *id = (int32_t)(*slot - 1);
-  return CDAG_OK;
-}
-
-static void chan_map_free(chan_map *cm) {
-  Word_t key = 0, freed;
-  if (!cm->ntags)
-    for (PWord_t l1 = (PWord_t)JudyLFirst(cm->map, &key, PJE0); l1; l1 = (PWord_t)JudyLNext(cm->map, &key, PJE0))
-      JLFA(freed, *(PPvoid_t)l1);
-  JLFA(freed, cm->map);
-  (void)freed;
-}
-
-static void enqueue(int32_t *head, int32_t *tail, int32_t *next, int32_t op) {
-  next[op] = -1;
-  if (*tail >= 0) next[*tail] = op;
-  else *head = op;
-  *tail = op;
 }
 
 static int unmatched(const cdag_graph *g, int32_t op) {
@@ -100,45 +55,67 @@ static int unmatched(const cdag_graph *g, int32_t op) {
                      send ? "receive" : "send");
 }
 
-/* Pairs the queues of every channel; reports the first leftover or truncation. */
-static int pair_channels(const cdag_graph *g, const channels *c, const int32_t *next, int32_t *partner) {
-  for (int64_t ch = 0; ch < c->n; ch++) {
-    int32_t s = c->shead[ch], r = c->rhead[ch];
-    for (; s >= 0 && r >= 0; s = next[s], r = next[r]) {
-      if (g->bytes[r] < g->bytes[s]) {
-        char ds[200], dr[200];
-        return cdag__error(CDAG_ERR_TRUNCATE, "%s receives %llu bytes but its matched send %s sends %llu",
-                           ir_describe(g, r, dr, sizeof dr), (unsigned long long)g->bytes[r],
-                           ir_describe(g, s, ds, sizeof ds), (unsigned long long)g->bytes[s]);
-      }
+static int truncated(const cdag_graph *g, int32_t s, int32_t r) {
+  char ds[200], dr[200];
+  return cdag__error(CDAG_ERR_TRUNCATE, "%s receives %llu bytes but its matched send %s sends %llu",
+                     ir_describe(g, r, dr, sizeof dr), (unsigned long long)g->bytes[r],
+                     ir_describe(g, s, ds, sizeof ds), (unsigned long long)g->bytes[s]);
+}
+
+/* Pairs the sorted entries of one bucket channel by channel. */
+static int pair_bucket(const cdag_graph *g, const chan_entry *e, int64_t n, int32_t *partner) {
+  for (int64_t i = 0; i < n;) {
+    int64_t ns = 0, nr = 0, j = i;
+    for (; j < n && e[j].src == e[i].src && e[j].tag == e[i].tag; j++)
+      if (e[j].key >> 31) nr++;
+      else ns++;
+    for (int64_t k = 0; k < ns && k < nr; k++) {
+      int32_t s = e[i + k].op, r = e[i + ns + k].op;
+      if (g->bytes[r] < g->bytes[s]) return truncated(g, s, r);
       partner[s] = r;
       partner[r] = s;
     }
-    if (s >= 0) return unmatched(g, s);
-    if (r >= 0) return unmatched(g, r);
+    if (ns != nr) return unmatched(g, e[i + (ns > nr ? nr : 2 * ns)].op);
+    i = j;
   }
   return CDAG_OK;
 }
 
-static int match_pairs(const cdag_graph *g, int32_t *partner, int32_t *next) {
-  chan_map cm;
-  chan_map_init(&cm, g);
-  channels c = {0};
-  int rc = CDAG_OK;
-  for (int64_t i = 0; i < g->nops && rc == CDAG_OK; i++) {
-    int32_t op = g->rank_ops[i], id;
+static int32_t dest_of(const cdag_graph *g, int32_t op) {
+  return g->kind[op] == IR_SEND ? g->peer[op] : g->rank[op];
+}
+
+/* ops (scratch, n entries): sends and receives by destination rank, in program order. */
+static int match_pairs(const cdag_graph *g, int32_t *partner, int32_t *ops) {
+  int32_t *start = calloc((size_t)g->nprocs + 1, sizeof *start);
+  if (!start) return CDAG_NOMEM("matching");
+  for (int64_t op = 0; op < g->nops; op++) {
     partner[op] = -1;
-    if (g->kind[op] == IR_SEND) {
-      if ((rc = channel_of(&cm, &c, g->rank[op], g->peer[op], g->tag[op], &id))) break;
-      enqueue(&c.shead[id], &c.stail[id], next, op);
-    } else if (g->kind[op] == IR_RECV) {
-      if ((rc = channel_of(&cm, &c, g->peer[op], g->rank[op], g->tag[op], &id))) break;
-      enqueue(&c.rhead[id], &c.rtail[id], next, op);
-    }
+    if (g->kind[op] == IR_SEND || g->kind[op] == IR_RECV) start[dest_of(g, (int32_t)op) + 1]++;
   }
-  if (rc == CDAG_OK) rc = pair_channels(g, &c, next, partner);
-  chan_map_free(&cm);
-  free(c.shead); free(c.stail); free(c.rhead); free(c.rtail);
+  int64_t most = 0;
+  for (int r = 0; r < g->nprocs; r++) {
+    if (start[r + 1] > most) most = start[r + 1];
+    start[r + 1] += start[r];
+  }
+  for (int64_t i = 0; i < g->nops; i++) {
+    int32_t op = g->rank_ops[i];
+    if (g->kind[op] == IR_SEND || g->kind[op] == IR_RECV) ops[start[dest_of(g, op)]++] = op;
+  }
+  chan_entry *e = malloc((size_t)(most ? most : 1) * sizeof *e);
+  int rc = e ? CDAG_OK : CDAG_NOMEM("matching");
+  for (int r = 0, lo = 0; r < g->nprocs && rc == CDAG_OK; lo = start[r++]) {
+    int64_t n = start[r] - lo;
+    for (int64_t k = 0; k < n; k++) {
+      int32_t op = ops[lo + k];
+      int recv = g->kind[op] == IR_RECV;
+      e[k] = (chan_entry){recv ? g->peer[op] : g->rank[op], g->tag[op], (uint32_t)recv << 31 | (uint32_t)k, op};
+    }
+    sort_entries(e, n);
+    rc = pair_bucket(g, e, n, partner);
+  }
+  free(e);
+  free(start);
   return rc;
 }
 
