@@ -137,6 +137,7 @@ static int write_segs(df_state *st, int rank, uint64_t base, const df_seg *segs,
    receive is not next in the order, the segments wait in the stash. */
 static int do_send(df_state *st, int32_t s, int32_t r, int recv_is_next) {
   const cdag_graph *g = st->g;
+  if (g->bytes[s] == 0) return CDAG_OK; /* a pure synchronisation moves nothing */
   int rc = read_range(st, g->rank[s], g->addr[s], g->bytes[s], &st->segs, &st->nsegs, &st->segcap);
   if (rc) return rc;
   if (st->nsegs > 1) st->sst->splits++;
@@ -152,10 +153,14 @@ static int do_send(df_state *st, int32_t s, int32_t r, int recv_is_next) {
 }
 
 static int do_recv(df_state *st, int32_t r, int32_t s) {
+  if (st->g->bytes[s] == 0) return CDAG_OK;
   PWord_t pv = (PWord_t)JudyLGet(st->inflight, (Word_t)s, PJE0);
   if (!pv) return CDAG_OK; /* written together with its send */
   int64_t k = (int64_t)*pv - 1;
-  return write_segs(st, st->g->rank[r], st->g->addr[r], st->stash + st->stash_at[k].first, st->stash_at[k].n);
+  int rc = write_segs(st, st->g->rank[r], st->g->addr[r], st->stash + st->stash_at[k].first, st->stash_at[k].n);
+  JudyLDel(&st->inflight, (Word_t)s, PJE0);
+  if (!st->inflight) st->nstash = st->nstash_at = 0; /* nothing in flight: reuse the stash */
+  return rc;
 }
 
 static int do_copy(df_state *st, int32_t op) {
