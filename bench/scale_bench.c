@@ -72,8 +72,7 @@ static int run(const char *name, gen_fn gen, int p, const char *file) {
   if (rc == CDAG_OK) rc = ir_finalize(g);
   if (rc == CDAG_OK) rc = match_run(g, &m);
   double t1 = now();
-  if (rc == CDAG_OK) rc = dataflow_run_opt(g, &m, DF_WAITSETS_IF_NEEDED, &s);
-  match_free(&m); /* dataflow keeps nothing of it */
+  if (rc == CDAG_OK) rc = dataflow_run_opt(g, &m, DF_WAITSETS_IF_NEEDED | DF_RELEASE_INPUTS, &s);
   double t2 = now();
   if (rc == CDAG_OK) rc = detect_run(g, s, &o, &plan);
   double t3 = now();

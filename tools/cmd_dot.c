@@ -115,6 +115,7 @@ int cmd_dot(int argc, char **argv) {
   match_result m = {0};
   int rc = match_run(g, &m);
   if (rc == CDAG_OK && with_plan) rc = cdag_analyze(g, NULL, &p);
+  if (rc == CDAG_OK) rc = ir_need_deps(g); /* cdag_analyze released them */
   if (rc == CDAG_OK) {
     printf("digraph cdag {\n  node [shape=box, fontsize=10];\n");
     if (p) printf("  subgraph cluster_original {\n  label=\"original graph\";\n");

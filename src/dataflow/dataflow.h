@@ -73,11 +73,15 @@ typedef struct {
 } df_sst;
 
 int dataflow_run(const cdag_graph *g, const match_result *m, df_sst **out);
-/* The same; waitsets = DF_WAITSETS_IF_NEEDED computes the wait sets only when the graph has a
-   zero-byte message between two ranks (the only traffic detection asks them about: rule 3),
-   else wait_start/lo/hi stay NULL. They cost O(p log p) memory on trees. */
-enum { DF_WAITSETS_ALWAYS, DF_WAITSETS_IF_NEEDED };
-int dataflow_run_opt(const cdag_graph *g, const match_result *m, int waitsets, df_sst **out);
+/* The same with flags:
+   - DF_WAITSETS_IF_NEEDED computes the wait sets only when the graph has a zero-byte message
+     between two ranks (the only traffic detection asks them about: rule 3), else
+     wait_start/lo/hi stay NULL. They cost O(p log p) memory on trees.
+   - DF_RELEASE_INPUTS frees m (match_free) and g's dependency lists (ir_drop_deps) as soon
+     as they have been read, before the final tuples are collected: the pipeline's peak
+     memory is lower by their size. A later reader of the lists rebuilds them. */
+enum { DF_WAITSETS_ALWAYS = 0, DF_WAITSETS_IF_NEEDED = 1, DF_RELEASE_INPUTS = 2 };
+int dataflow_run_opt(cdag_graph *g, match_result *m, int flags, df_sst **out);
 void dataflow_free(df_sst *s);          /* NULL is fine */
 /* Drops the wait sets once detection has used them. */
 void dataflow_free_waitsets(df_sst *s);

@@ -220,8 +220,20 @@ static int do_reduce(df_state *st, int32_t op) {
   return write_segs(st, rank, g->addr[op], st->out, st->nout);
 }
 
+/* Reserves a piece per write (receive, copy, reduce): the common count, reached without
+   the copies of a doubling array. */
+static int reserve_pieces(df_state *st) {
+  const cdag_graph *g = st->g;
+  int64_t n = 0;
+  for (int64_t op = 0; op < g->nops; op++) n += g->kind[op] == IR_RECV || g->kind[op] == IR_COPY || g->kind[op] == IR_REDUCE;
+  IR_GROW(st->pieces, 0, st->piececap, n, "provenance map");
+  return CDAG_OK;
+}
+
 static int propagate(df_state *st, const match_result *m) {
   const cdag_graph *g = st->g;
+  int rc0 = reserve_pieces(st);
+  if (rc0) return rc0;
   for (int64_t i = 0; i < g->nops; i++) {
     int32_t op = m->order[i];
     int rc = CDAG_OK;
@@ -314,7 +326,22 @@ static int emit_piece(df_state *st, int rank, uint64_t lo, uint64_t hi, const df
   return p->set < 0 ? emit_xfer(st, rank, cur, hi, p, plo) : emit_red(st, rank, cur, hi, p, plo);
 }
 
+/* Reserves one output tuple per live piece of origin (most pieces become one tuple), so the
+   output does not grow by doubling: a doubling copies, and the copy is this stage's peak. */
+static int reserve_xfers(df_state *st) {
+  int64_t n = 0;
+  for (int r = 0; r < st->g->nprocs; r++) {
+    Word_t k = 0;
+    for (PWord_t pv = (PWord_t)JudyLFirst(st->maps[r], &k, PJE0); pv; pv = (PWord_t)JudyLNext(st->maps[r], &k, PJE0))
+      n += st->pieces[*pv].set < 0;
+  }
+  IR_GROW(st->sst->xfers, 0, st->xfercap, n, "SST transfers");
+  return CDAG_OK;
+}
+
 static int collect(df_state *st) {
+  int rc0 = reserve_xfers(st);
+  if (rc0) return rc0;
   for (int r = 0; r < st->g->nprocs; r++) {
     Word_t k = 0;
     PWord_t pv = (PWord_t)JudyLFirst(st->maps[r], &k, PJE0);
@@ -339,6 +366,7 @@ static void free_state(df_state *st) {
   Word_t freed;
   JLFA(freed, st->inflight);
   (void)freed;
+  ir_trim_heap(); /* the maps' many small nodes */
 }
 
 /* Hands the interned sets over to the result. */
@@ -363,11 +391,13 @@ static int has_zero_byte_message(const cdag_graph *g) {
   return 0;
 }
 
-int dataflow_run(const cdag_graph *g, const match_result *m, df_sst **out) {
-  return dataflow_run_opt(g, m, DF_WAITSETS_ALWAYS, out);
-}
 
-int dataflow_run_opt(const cdag_graph *g, const match_result *m, int waitsets, df_sst **out) {
+/* The wait sets (the last reader of the dependency lists), propagation (the last reader of
+   the match), then the final tuples. With release_g/release_m, each input is freed after
+   its last reader: the maps of propagation and the output of collection are this stage's
+   peak, and the inputs need not be part of it. */
+static int run(const cdag_graph *g, const match_result *m, int flags, cdag_graph *release_g, match_result *release_m,
+               df_sst **out) {
   if (!g || !m || !out) return cdag__error(CDAG_ERR_ARG, "dataflow_run: NULL argument");
   *out = NULL;
   if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "dataflow_run: graph is not finalized");
@@ -379,18 +409,32 @@ int dataflow_run_opt(const cdag_graph *g, const match_result *m, int waitsets, d
     rc = CDAG_NOMEM("dataflow");
   } else {
     st.sst->nprocs = g->nprocs;
-    rc = propagate(&st, m);
+    if (!(flags & DF_WAITSETS_IF_NEEDED) || has_zero_byte_message(g)) rc = df_waitsets(g, m, st.sst);
+    else rc = CDAG_OK;
+    if (release_g) ir_drop_deps(release_g);
+    ir_trim_heap();
+    if (rc == CDAG_OK) rc = propagate(&st, m);
+    if (release_m) match_free(release_m);
+    ir_trim_heap();
     if (rc == CDAG_OK) rc = collect(&st);
   }
   move_sets(&st);
-  free_state(&st); /* before the wait sets: lower peak memory */
-  if (rc == CDAG_OK && (waitsets == DF_WAITSETS_ALWAYS || has_zero_byte_message(g))) rc = df_waitsets(g, m, st.sst);
+  free_state(&st);
   if (rc) {
     dataflow_free(st.sst);
     return rc;
   }
   *out = st.sst;
   return CDAG_OK;
+}
+
+int dataflow_run(const cdag_graph *g, const match_result *m, df_sst **out) {
+  return run(g, m, DF_WAITSETS_ALWAYS, NULL, NULL, out);
+}
+
+int dataflow_run_opt(cdag_graph *g, match_result *m, int flags, df_sst **out) {
+  int release = flags & DF_RELEASE_INPUTS;
+  return run(g, m, flags, release ? g : NULL, release ? m : NULL, out);
 }
 
 void dataflow_free(df_sst *s) {

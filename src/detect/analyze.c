@@ -28,8 +28,7 @@ int cdag_analyze(cdag_graph *g, const cdag_options *o, cdag_plan **p) {
   int rc = ir_finalize(g);
   if (rc == CDAG_OK) rc = match_run(g, &m);
   double t1 = now();
-  if (rc == CDAG_OK) rc = dataflow_run_opt(g, &m, DF_WAITSETS_IF_NEEDED, &sst);
-  match_free(&m); /* dataflow keeps nothing of it */
+  if (rc == CDAG_OK) rc = dataflow_run_opt(g, &m, DF_WAITSETS_IF_NEEDED | DF_RELEASE_INPUTS, &sst);
   double t2 = now();
   if (rc == CDAG_OK) rc = detect_run(g, sst, &opts, p);
   double t3 = now();

@@ -139,8 +139,10 @@ int detect_run(const cdag_graph *g, df_sst *sst, const cdag_options *o, cdag_pla
     p->sst = sst;
     sst = NULL;
   }
-  for (size_t i = 0; i < sizeof detectors / sizeof *detectors && rc == CDAG_OK && o->detect; i++)
+  for (size_t i = 0; i < sizeof detectors / sizeof *detectors && rc == CDAG_OK && o->detect; i++) {
     rc = detectors[i].run(&st);
+    ir_trim_heap();
+  }
   if (rc == CDAG_OK) dataflow_free_waitsets(p->sst); /* only the detectors read them */
   if (rc == CDAG_OK) rc = det_build_plan(&st, p);
   free_state(&st);

@@ -43,7 +43,9 @@ typedef enum {
 } det_kind;
 
 typedef struct { uint64_t addr, len; } det_piece;
-typedef struct { int64_t first; int32_t n; uint64_t bytes; } det_iov;  /* pieces[first..+n) */
+/* pieces[first..+n); 16 bytes, there are two per member and collective (plans hold at most
+   2^32 pieces, checked where they are reserved) */
+typedef struct { uint32_t first; int32_t n; uint64_t bytes; } det_iov;
 
 typedef struct {
   det_kind kind;

@@ -35,6 +35,7 @@ typedef struct {
   int32_t *csize;      /* per component root: members (test_components) */
   int64_t *ctuples;    /* per component root: tuples */
   int64_t *lstart;     /* regular pass: per layer, counting-sort offsets */
+  int64_t lstartcap;
   const int64_t *all;  /* regular pass: the candidates sorted by (size, pair, offsets) */
   int64_t nall;
 } uf_state;
@@ -356,6 +357,7 @@ static int regular_pass(det_state *st, uf_state *u, int64_t *t, int64_t *g, uint
     int32_t nlayers = 0;
     for (int64_t k = i; k < j; k++) nlayers = layer[k] >= nlayers ? layer[k] + 1 : nlayers;
     /* counting sort of this size's tuples by layer into g[i..j): O(j - i + layers) */
+    IR_GROW(u->lstart, 0, u->lstartcap, nlayers + 1, "detection");
     int64_t *at = u->lstart;
     memset(at, 0, ((size_t)nlayers + 1) * sizeof *at);
     for (int64_t k = i; k < j; k++) at[layer[k] + 1]++;
@@ -406,9 +408,10 @@ int det_all_collectives(det_state *st) {
   u.ctuples = malloc((size_t)p * sizeof *u.ctuples);
   int rc = t && g && seen && u.parent && u.touched && u.layer && u.members && u.cover && u.csize && u.ctuples
                ? CDAG_OK : CDAG_NOMEM("detection");
-  u.self = malloc((size_t)n * sizeof *u.self);
-  u.lstart = malloc(((size_t)n + 1) * sizeof *u.lstart);
-  if (!u.self || !u.lstart) rc = CDAG_NOMEM("detection");
+  int64_t nself = 0;
+  for (int64_t i = 0; i < st->sst->nxfers; i++) nself += st->sst->xfers[i].src == st->sst->xfers[i].dst && !st->xused[i];
+  u.self = malloc((size_t)(nself ? nself : 1) * sizeof *u.self);
+  if (!u.self) rc = CDAG_NOMEM("detection");
   for (int64_t i = 0; rc == CDAG_OK && i < st->sst->nxfers; i++)
     if (st->sst->xfers[i].src == st->sst->xfers[i].dst && !st->xused[i]) u.self[u.nself++] = i;
   if (rc == CDAG_OK) rc = sort_src_len(st->sst->xfers, u.self, u.nself);

@@ -180,10 +180,11 @@ static int reserve_iovs(cdag_plan *p, det_coll *c) {
 static int reserve_pieces(cdag_plan *p, const det_coll *c) {
   int64_t end = p->niovs, at = p->npieces;
   for (int64_t i = c->send_first; i < end; i++) {
-    p->iovs[i].first = at;
+    p->iovs[i].first = (uint32_t)at;
     at += p->iovs[i].n;
     p->iovs[i].n = 0;
   }
+  if (at > UINT32_MAX) return cdag__error(CDAG_ERR_UNSUPPORTED, "plan: more than 2^32 pieces in collectives");
   det_piece *pc = realloc(p->pieces, (size_t)(at + 1) * sizeof *pc);
   if (!pc) return CDAG_NOMEM("plan");
   p->pieces = pc;
@@ -201,7 +202,7 @@ static void join_pieces(cdag_plan *p, const det_coll *c) {
       if (w > first && p->pieces[w - 1].addr + p->pieces[w - 1].len == e.addr) p->pieces[w - 1].len += e.len;
       else p->pieces[w++] = e;
     }
-    v->first = first;
+    v->first = (uint32_t)first;
     v->n = (int32_t)(w - first);
   }
   p->npieces = w;

@@ -21,6 +21,7 @@ static int64_t calc_cost(const cdag_graph *g, int32_t op, double ns_per_byte) {
 int exec_goal_write(const cdag_graph *g, FILE *f, double copy_ns_per_byte) {
   if (!g || !f) return cdag__error(CDAG_ERR_ARG, "exec_goal_write: NULL argument");
   if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "exec_goal_write: the graph is not finalized");
+  CDAG_TRY(ir_need_deps(g));
   fprintf(f, "num_ranks %d\n", g->nprocs);
   for (int32_t r = 0; r < g->nprocs; r++) {
     fprintf(f, "\nrank %d {\n", r);

@@ -46,6 +46,7 @@ static lg_ev heap_pop(lg_ev *h, int64_t *n) {
 int exec_loggp(const cdag_graph *g, const loggp_params *lp, double *time, int *rank_max) {
   if (!g || !lp || !time) return cdag__error(CDAG_ERR_ARG, "exec_loggp: NULL argument");
   if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "exec_loggp: the graph is not finalized");
+  CDAG_TRY(ir_need_deps(g));
   match_result m = {0};
   int rc = match_run(g, &m);
   if (rc) return rc;

@@ -177,7 +177,7 @@ static int bad(int64_t ci, const det_coll *c, const char *what, int rank) {
 /* One slot: its pieces exist, add up to its bytes and lie in the member's memory. */
 static int check_slot(const plan_run *r, int64_t ci, const det_coll *c, const det_iov *v, int rank, int must_be_empty) {
   uint64_t sum = 0;
-  if (v->first < 0 || v->n < 0 || v->first + v->n > r->p->npieces) return bad(ci, c, "a slot's pieces are out of range", rank);
+  if (v->n < 0 || (int64_t)v->first + v->n > r->p->npieces) return bad(ci, c, "a slot's pieces are out of range", rank);
   for (int32_t i = 0; i < v->n; i++) {
     const det_piece *pc = &r->p->pieces[v->first + i];
     if (!sim_mem_at(r->m, rank, pc->addr, pc->len)) return outside(c, rank, pc->addr);

@@ -209,6 +209,7 @@ static int event_loop(sim_run *s, uint64_t seed) {
 
 int sim_run_graph(const cdag_graph *g, sim_mem *m, uint64_t order_seed) {
   if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "simulator: graph is not finalized");
+  CDAG_TRY(ir_need_deps(g));
   size_t n = (size_t)(g->nops ? g->nops : 1);
   sim_run s = {.g = g, .m = m, .rng = order_seed * 0x9e3779b97f4a7c15ULL | 1};
   s.partner = malloc(n * sizeof *s.partner);

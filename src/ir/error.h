@@ -27,4 +27,11 @@ const char *cdag__error_text(void);
     if (rc != CDAG_OK) goto fail; \
   } while (0)
 
+/* Evaluate a call; on failure return its code. */
+#define CDAG_TRY(call)                \
+  do {                                \
+    int try_rc_ = (call);             \
+    if (try_rc_ != CDAG_OK) return try_rc_; \
+  } while (0)
+
 #endif

@@ -391,9 +391,32 @@ int ir_is_scratch(const cdag_graph *g, int rank, uint64_t addr, uint64_t len) {
   return lo < g->scr_start[rank + 1] && g->scr_lo[lo] <= addr && addr + len <= g->scr_hi[lo];
 }
 
+static int build_deps(cdag_graph *g) {
+  edge_buf edges = {0};
+  int rc = conflict_deps(g, &edges);
+  if (rc == CDAG_OK) rc = build_csr(g, &edges);
+  free(edges.e);
+  return rc;
+}
+
+void ir_drop_deps(cdag_graph *g) {
+  free(g->pred_start); free(g->pred); free(g->succ_start); free(g->succ);
+  g->pred_start = g->pred = g->succ_start = g->succ = NULL;
+  g->nedges = 0;
+}
+
+int ir_need_deps(const cdag_graph *cg) {
+  if (cg->state == IR_BUILDING || !cg->rank_ops) return cdag__error(CDAG_ERR_STATE, "the graph is not finalized");
+  if (cg->pred_start) return CDAG_OK;
+  cdag_graph *g = (cdag_graph *)cg; /* the derived view is a cache: rebuilding it changes no fact */
+  int rc = build_deps(g);
+  if (rc) ir_drop_deps(g);
+  return rc;
+}
+
 int ir_finalize(cdag_graph *g) {
   if (!g) return cdag__error(CDAG_ERR_ARG, "graph is NULL");
-  if (g->state != IR_BUILDING) return CDAG_OK;
+  if (g->state != IR_BUILDING) return g->rank_ops ? ir_need_deps(g) : CDAG_OK;
   edge_buf edges = {0};
   int rc;
   CDAG_CHECK(order_by_rank(g));

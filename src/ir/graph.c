@@ -5,6 +5,9 @@
  * graphs (cdag_graph_create_global, cdag_rank_*, cdag_depend, cdag_graph_free). Every entry
  * point validates its arguments and answers CDAG_ERR_ARG / CDAG_ERR_STATE with a message. */
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <string.h>
 
 #include "ir/ir.h"
@@ -22,6 +25,12 @@ void ir_drop_derived(cdag_graph *g) {
   g->scr_lo = g->scr_hi = NULL;
   g->nedges = g->nscr_merged = 0;
   g->state = IR_BUILDING;
+}
+
+void ir_trim_heap(void) {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
 }
 
 int ir_graph_new(int nprocs, int myrank, cdag_graph **g) {

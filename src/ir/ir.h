@@ -109,6 +109,16 @@ int ir_reserve(cdag_graph *g, int64_t n);
 int ir_finalize(cdag_graph *g);
 /* Frees the derived view (state back to IR_BUILDING). */
 void ir_drop_derived(cdag_graph *g);
+/* Frees only the dependency lists (pred/succ), the largest part of the view, once the
+   pipeline has read them (they cost more memory than the analysis that follows); program
+   order stays. ir_need_deps() rebuilds them when missing (the view is a cache, so this is
+   allowed on a const graph); every reader of pred/succ calls it, as ir_finalize() does. */
+void ir_drop_deps(cdag_graph *g);
+int ir_need_deps(const cdag_graph *g);
+/* Returns the free pages of the C heap to the system (glibc's malloc_trim; nothing
+   elsewhere). Stages call it after freeing large temporaries: glibc keeps up to 64 MB of
+   freed memory resident at the top of its heap, which would count in the peak of the next. */
+void ir_trim_heap(void);
 
 /* The op's label, or NULL. */
 const char *ir_label(const cdag_graph *g, int32_t op);

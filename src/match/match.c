@@ -214,6 +214,7 @@ static int order_ops(const cdag_graph *g, const int32_t *partner, int32_t *order
 int match_run(const cdag_graph *g, match_result *m) {
   if (!g || !m) return cdag__error(CDAG_ERR_ARG, "match_run: NULL argument");
   if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "match_run: graph is not finalized");
+  CDAG_TRY(ir_need_deps(g));
   memset(m, 0, sizeof *m);
   int64_t n = g->nops ? g->nops : 1;
   m->nops = g->nops;
@@ -228,6 +229,7 @@ int match_run(const cdag_graph *g, match_result *m) {
     if (rc == CDAG_OK) rc = order_ops(g, m->partner, m->order, scratch);
   }
   free(scratch);
+  ir_trim_heap();
   if (rc) match_free(m);
   return rc;
 }
