@@ -34,7 +34,7 @@ static void round_trip(const cdag_graph *g) {
   for (int64_t i = 0; i < g->nops; i++) { /* same ops in the same program order */
     int32_t x = g->rank_ops[i], y = h->rank_ops[i];
     if (g->kind[x] != h->kind[y] || g->rank[x] != h->rank[y] || g->peer[x] != h->peer[y] ||
-        g->tag[x] != h->tag[y] || g->addr[x] != h->addr[y] || g->addr2[x] != h->addr2[y] ||
+        g->tag[x] != h->tag[y] || g->addr[x] != h->addr[y] || (g->addr2 ? g->addr2[x] : 0) != (h->addr2 ? h->addr2[y] : 0) ||
         g->bytes[x] != h->bytes[y])
       fail("an op of the saved graph differs");
   }

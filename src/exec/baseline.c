@@ -100,7 +100,7 @@ static int engine_copy_graph(sched_engine *e, cdag_graph *g) {
   if (!n) return CDAG_OK;  /* (memcpy from the NULL arrays of an empty graph is undefined) */
   memcpy(e->kind, g->kind, (size_t)n);
   memcpy(e->addr, g->addr, (size_t)n * sizeof *e->addr);
-  memcpy(e->addr2, g->addr2, (size_t)n * sizeof *e->addr2);
+  if (g->addr2) memcpy(e->addr2, g->addr2, (size_t)n * sizeof *e->addr2);
   memcpy(e->bytes, g->bytes, (size_t)n * sizeof *e->bytes);
   memcpy(e->peer, g->peer, (size_t)n * sizeof *e->peer);
   memcpy(e->tag, g->tag, (size_t)n * sizeof *e->tag);

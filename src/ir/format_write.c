@@ -98,7 +98,7 @@ static const char *name_of(const writer *w, int32_t op) { return w->names + w->n
 static void write_op(const writer *w, int32_t op) {
   const cdag_graph *g = w->g;
   FILE *f = w->f;
-  unsigned long long bytes = g->bytes[op], a = g->addr[op], a2 = g->addr2[op];
+  unsigned long long bytes = g->bytes[op], a = g->addr[op], a2 = g->addr2 ? g->addr2[op] : 0;
   fprintf(f, "  %s: ", name_of(w, op));
   switch (g->kind[op]) {
     case IR_SEND:

@@ -73,8 +73,8 @@ static int resize_ops(cdag_graph *g, int64_t cap) {
       for (int64_t i_ = g->cap; i_ < cap; i_++) g->f[i_] = (fill);      \
     }                                                                   \
   } while (0)
-  GROW(kind); GROW(rank); GROW(peer); GROW(tag); GROW(addr); GROW(addr2); GROW(bytes);
-  GROW_OPT(line, 0); GROW_OPT(label, 0); GROW_OPT(cpu, -1); GROW_OPT(nic, -1);
+  GROW(kind); GROW(rank); GROW(peer); GROW(tag); GROW(addr); GROW(bytes);
+  GROW_OPT(addr2, 0); GROW_OPT(line, 0); GROW_OPT(label, 0); GROW_OPT(cpu, -1); GROW_OPT(nic, -1);
 #undef GROW_OPT
 #undef GROW
   g->cap = cap;
@@ -114,6 +114,10 @@ static int append(cdag_graph *g, ir_kind kind, int rank, int peer, int tag, uint
     int rc = resize_ops(g, g->cap ? g->cap * 2 : 64);
     if (rc) return rc;
   }
+  if (!g->addr2 && (kind == IR_REDUCE || kind == IR_COPY)) { /* sends and receives need no second address */
+    g->addr2 = calloc((size_t)g->cap, sizeof *g->addr2);
+    if (!g->addr2) return CDAG_NOMEM("operations");
+  }
   if (g->state != IR_BUILDING) ir_drop_derived(g);
   int64_t i = g->nops++;
   g->kind[i] = (uint8_t)kind;
@@ -121,7 +125,7 @@ static int append(cdag_graph *g, ir_kind kind, int rank, int peer, int tag, uint
   g->peer[i] = peer;
   g->tag[i] = tag;
   g->addr[i] = addr;
-  g->addr2[i] = addr2;
+  if (g->addr2) g->addr2[i] = addr2;
   g->bytes[i] = bytes;
   if (id) *id = (int32_t)i;
   return CDAG_OK;

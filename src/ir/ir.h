@@ -51,7 +51,7 @@ struct cdag_graph {
   int32_t *peer;         /* send/recv: partner; reduce: cdag_type */
   int32_t *tag;          /* send/recv: tag; reduce: cdag_reduce_op */
   uint64_t *addr;        /* send/recv buffer, reduce inout, copy dst */
-  uint64_t *addr2;       /* reduce in, copy src */
+  uint64_t *addr2;       /* reduce in, copy src; NULL until the first reduce or copy */
   uint64_t *bytes;       /* bytes moved or reduced; calc: cost */
   uint32_t *line;        /* file line per op; NULL until a line is set */
   uint32_t *label;       /* 1 + offset of the op's label in labels; 0 none; NULL until set */
