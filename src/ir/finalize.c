@@ -146,19 +146,22 @@ done:
 typedef struct {
   Pvoid_t map;          /* JudyL: piece start -> piece index */
   uint64_t *hi;         /* piece end (exclusive) */
-  int32_t *writer;      /* last writer, -1 none */
+  int32_t *writer;      /* last writer (position in ops), -1 none */
   int32_t *readers;     /* head of reader list since the last write, -1 none */
   int64_t npieces, pcap;
-  int32_t *rd_op, *rd_next; /* immutable reader lists */
+  int32_t *rd_op, *rd_next; /* immutable reader lists (positions) */
   int64_t nrd, rdcap;
   int32_t *stamp;       /* stamp[before] == after: edge already recorded */
+  const int32_t *ops;   /* the rank's ops: the map records positions in this list */
   edge_buf *edges;
 } conflict_map;
 
+/* Positions within the rank, not op ids, so the stamps and the map stay in a small array
+   (ids of one rank lie far apart when graphs are built round by round). */
 static int add_edge(conflict_map *m, int32_t before, int32_t after) {
   if (before == after || m->stamp[before] == after) return CDAG_OK;
   m->stamp[before] = after;
-  return edge_push(m->edges, before, after);
+  return edge_push(m->edges, m->ops[before], m->ops[after]);
 }
 
 static int new_piece(conflict_map *m, uint64_t lo, uint64_t hi, int32_t writer, int32_t readers) {
@@ -254,51 +257,62 @@ static int touch_write(conflict_map *m, uint64_t a, uint64_t b, int32_t op) {
   return new_piece(m, a, b, op, -1);
 }
 
-/* Reads and writes of one op, in the order the op performs them. */
-static int touch_op(conflict_map *m, const cdag_graph *g, int32_t op) {
+/* Reads and writes of the op at position i, in the order the op performs them. */
+static int touch_op(conflict_map *m, const cdag_graph *g, int32_t i) {
+  int32_t op = m->ops[i];
   uint64_t len = g->bytes[op];
   int rc;
   switch (g->kind[op]) {
-    case IR_SEND: return touch_read(m, g->addr[op], g->addr[op] + len, op);
-    case IR_RECV: return touch_write(m, g->addr[op], g->addr[op] + len, op);
+    case IR_SEND: return touch_read(m, g->addr[op], g->addr[op] + len, i);
+    case IR_RECV: return touch_write(m, g->addr[op], g->addr[op] + len, i);
     case IR_REDUCE:
     case IR_COPY:
-      if ((rc = touch_read(m, g->addr2[op], g->addr2[op] + len, op))) return rc;
-      return touch_write(m, g->addr[op], g->addr[op] + len, op);
+      if ((rc = touch_read(m, g->addr2[op], g->addr2[op] + len, i))) return rc;
+      return touch_write(m, g->addr[op], g->addr[op] + len, i);
     default: return CDAG_OK;
   }
+}
+
+/* Explicit dependencies indexed by `after` (CSR), added while that op is visited so the
+   stamps dedupe them. */
+static int explicit_csr(const cdag_graph *g, int32_t **start, int32_t **from) {
+  *start = calloc((size_t)g->nops + 1, sizeof **start);
+  *from = malloc((size_t)g->ndeps * sizeof **from);
+  if (!*start || !*from) return CDAG_NOMEM("dependencies");
+  int32_t *ex_start = *start;
+  for (int64_t i = 0; i < g->ndeps; i++) ex_start[g->dep[2 * i + 1] + 1]++;
+  for (int64_t i = 0; i < g->nops; i++) ex_start[i + 1] += ex_start[i];
+  for (int64_t i = 0; i < g->ndeps; i++) (*from)[ex_start[g->dep[2 * i + 1]]++] = g->dep[2 * i];
+  for (int64_t i = g->nops; i > 0; i--) ex_start[i] = ex_start[i - 1];
+  ex_start[0] = 0;
+  return CDAG_OK;
 }
 
 static int conflict_deps(cdag_graph *g, edge_buf *edges) {
   int rc = CDAG_OK;
   conflict_map m = {0};
   m.edges = edges;
-  m.stamp = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *m.stamp);
-  /* explicit deps indexed by `after`, added while that op is visited so stamps dedupe them */
-  int32_t *ex_start = calloc((size_t)g->nops + 1, sizeof *ex_start);
-  int32_t *ex_from = malloc((size_t)(g->ndeps ? g->ndeps : 1) * sizeof *ex_from);
-  if (!m.stamp || !ex_start || !ex_from) {
-    rc = CDAG_NOMEM("dependencies");
-    goto done;
-  }
-  memset(m.stamp, 0xff, (size_t)g->nops * sizeof *m.stamp);
-  for (int64_t i = 0; i < g->ndeps; i++) ex_start[g->dep[2 * i + 1] + 1]++;
-  for (int64_t i = 0; i < g->nops; i++) ex_start[i + 1] += ex_start[i];
-  for (int64_t i = 0; i < g->ndeps; i++) ex_from[ex_start[g->dep[2 * i + 1]]++] = g->dep[2 * i];
-  for (int64_t i = g->nops; i > 0; i--) ex_start[i] = ex_start[i - 1];
-  ex_start[0] = 0;
+  int32_t longest = 1, *ex_start = NULL, *ex_from = NULL;
+  for (int r = 0; r < g->nprocs; r++)
+    if (g->rank_start[r + 1] - g->rank_start[r] > longest) longest = g->rank_start[r + 1] - g->rank_start[r];
+  m.stamp = malloc((size_t)longest * sizeof *m.stamp);
+  if (!m.stamp) rc = CDAG_NOMEM("dependencies");
+  if (rc == CDAG_OK && g->ndeps) rc = explicit_csr(g, &ex_start, &ex_from);
   for (int r = 0; r < g->nprocs && rc == CDAG_OK; r++) {
-    for (int32_t i = g->rank_start[r]; i < g->rank_start[r + 1] && rc == CDAG_OK; i++) {
-      int32_t op = g->rank_ops[i];
-      for (int32_t k = ex_start[op]; k < ex_start[op + 1] && rc == CDAG_OK; k++) rc = add_edge(&m, ex_from[k], op);
-      if (rc == CDAG_OK) rc = touch_op(&m, g, op);
+    int32_t n = g->rank_start[r + 1] - g->rank_start[r];
+    m.ops = g->rank_ops + g->rank_start[r];
+    memset(m.stamp, 0xff, (size_t)n * sizeof *m.stamp);
+    for (int32_t i = 0; i < n && rc == CDAG_OK; i++) {
+      int32_t op = m.ops[i];
+      for (int32_t k = ex_start ? ex_start[op] : 0; ex_start && k < ex_start[op + 1] && rc == CDAG_OK; k++)
+        rc = add_edge(&m, g->pos[ex_from[k]], i);
+      if (rc == CDAG_OK) rc = touch_op(&m, g, i);
     }
     Word_t freed;
     JLFA(freed, m.map);
     (void)freed;
     m.npieces = m.nrd = 0;
   }
-done:
   free(m.stamp); free(m.hi); free(m.writer); free(m.readers); free(m.rd_op); free(m.rd_next);
   free(ex_start); free(ex_from);
   return rc;

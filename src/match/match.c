@@ -17,8 +17,9 @@
    the bucket of the rank that receives (program order kept within a bucket); each bucket is
    then sorted by (source, tag, send before receive, position in the bucket), so a channel's
    sends and receives lie side by side in program order, and the k-th of each pair up.
-   Buckets are small for the patterns that occur (a gather's root holds p of them): insertion
-   sort up to a few dozen entries, qsort beyond. O(n log n) worst case, 8 bytes per op plus
+   Buckets are small for the patterns that occur (2 log2 p for recursive doubling; a
+   gather's root holds p) and nearly sorted already: insertion sort up to 96 entries,
+   qsort beyond. O(n log n) worst case, 8 bytes per op plus
    4 per rank, and every op costs O(1) random accesses (a JudyL of channels cost several). */
 typedef struct {
   int32_t src, tag;
@@ -34,7 +35,7 @@ static int entry_cmp(const void *x, const void *y) {
 }
 
 static void sort_entries(chan_entry *e, int64_t n) {
-  if (n > 32) {
+  if (n > 96) {
     qsort(e, (size_t)n, sizeof *e, entry_cmp);
     return;
   }
