@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cdag.h"
 #include "ir/error.h"
@@ -141,9 +142,21 @@ int ir_is_scratch(const cdag_graph *g, int rank, uint64_t addr, uint64_t len);
     }                                                              \
   } while (0)
 
-/* qsort that accepts an empty (possibly NULL) array. */
+/* Stable sort that accepts an empty (possibly NULL) array: insertion sort up to 16 small
+   elements (most calls: glibc's qsort allocates and recurses even for two), qsort beyond. */
 static inline void ir_sort(void *base, int64_t n, size_t size, int (*cmp)(const void *, const void *)) {
-  if (n > 1) qsort(base, (size_t)n, size, cmp);
+  if (n <= 1) return;
+  if (n > 16 || size > 64) {
+    qsort(base, (size_t)n, size, cmp);
+    return;
+  }
+  char tmp[64], *b = base;
+  for (int64_t i = 1; i < n; i++) {
+    int64_t j = i;
+    memcpy(tmp, b + (size_t)i * size, size);
+    for (; j > 0 && cmp(b + (size_t)(j - 1) * size, tmp) > 0; j--) memcpy(b + (size_t)j * size, b + (size_t)(j - 1) * size, size);
+    memcpy(b + (size_t)j * size, tmp, size);
+  }
 }
 
 /* One sort key of ir_sort_fields: the unsigned field of `width` bytes (4 or 8) at byte offset
