@@ -19,36 +19,28 @@
 #include "dataflow/dataflow_int.h"
 
 typedef struct {
-  int32_t *lo, *hi, *next;   /* node pool; a set is the index of its head node */
-  int32_t *len;              /* intervals in the list a node heads */
+  int32_t lo, hi, next;      /* interval, next lower node (-1: end) */
+  int32_t len;               /* intervals in the list this node heads */
+} ws_nd;                     /* one cache access per node visited */
+
+typedef struct {
+  ws_nd *nd;                 /* node pool; a set is the index of its head node */
   int64_t n, cap;
 } ws_pool;
 
 static int ws_node(ws_pool *w, int32_t lo, int32_t hi, int32_t next, int32_t *id) {
-  if (w->n == w->cap) {
-    int64_t cap = w->cap ? w->cap * 2 : 1024;
-    int32_t **arrs[4] = {&w->lo, &w->hi, &w->next, &w->len};
-    for (int i = 0; i < 4; i++) {
-      int32_t *p = realloc(*arrs[i], (size_t)cap * sizeof **arrs[i]);
-      if (!p) return CDAG_NOMEM("wait sets");
-      *arrs[i] = p;
-    }
-    w->cap = cap;
-  }
-  w->lo[w->n] = lo;
-  w->hi[w->n] = hi;
-  w->next[w->n] = next;
-  w->len[w->n] = 1 + (next >= 0 ? w->len[next] : 0);
+  IR_GROW(w->nd, w->n, w->cap, 1, "wait sets");
+  w->nd[w->n] = (ws_nd){lo, hi, next, 1 + (next >= 0 ? w->nd[next].len : 0)};
   *id = (int32_t)w->n++;
   return CDAG_OK;
 }
 
 /* Is a ⊆ b? Walks both lists from the top; a shared tail is a subset of itself. */
 static int ws_subset(const ws_pool *w, int32_t a, int32_t b) {
-  for (; a >= 0; a = w->next[a]) {
-    while (b >= 0 && b != a && w->lo[b] > w->hi[a]) b = w->next[b];
+  for (; a >= 0; a = w->nd[a].next) {
+    while (b >= 0 && b != a && w->nd[b].lo > w->nd[a].hi) b = w->nd[b].next;
     if (b == a) return 1;
-    if (b < 0 || w->lo[b] > w->lo[a] || w->hi[b] < w->hi[a]) return 0;
+    if (b < 0 || w->nd[b].lo > w->nd[a].lo || w->nd[b].hi < w->nd[a].hi) return 0;
   }
   return 1;
 }
@@ -66,7 +58,7 @@ static int ws_flush(ws_builder *b, int32_t tail) {
   int32_t id = -1;
   int rc = ws_node(b->w, b->plo, b->phi, tail, &id);
   if (rc) return rc;
-  if (b->last >= 0) b->w->next[b->last] = id;
+  if (b->last >= 0) b->w->nd[b->last].next = id;
   else b->head = id;
   b->last = id;
   return CDAG_OK;
@@ -91,12 +83,12 @@ static int ws_add(ws_builder *b, int32_t lo, int32_t hi) {
    then links the rest. */
 static int ws_finish(ws_builder *b, int32_t t) {
   const ws_pool *w = b->w;
-  while (t >= 0 && b->phi >= b->plo && w->hi[t] + 1 >= b->plo) {
-    if (w->lo[t] < b->plo) b->plo = w->lo[t];
-    t = w->next[t];
+  while (t >= 0 && b->phi >= b->plo && w->nd[t].hi + 1 >= b->plo) {
+    if (w->nd[t].lo < b->plo) b->plo = w->nd[t].lo;
+    t = w->nd[t].next;
   }
   if (b->phi >= b->plo) return ws_flush(b, t);
-  if (b->last >= 0) b->w->next[b->last] = t;
+  if (b->last >= 0) b->w->nd[b->last].next = t;
   else b->head = t;
   return CDAG_OK;
 }
@@ -108,14 +100,14 @@ static int ws_union(ws_pool *w, int32_t a, int32_t b, int32_t *out) {
   int64_t first = w->n;
   int rc = CDAG_OK;
   while (rc == CDAG_OK && a >= 0 && b >= 0 && a != b) {
-    int take_a = w->hi[a] >= w->hi[b];
+    int take_a = w->nd[a].hi >= w->nd[b].hi;
     int32_t *k = take_a ? &a : &b;
-    rc = ws_add(&bl, w->lo[*k], w->hi[*k]);
-    *k = w->next[*k];
+    rc = ws_add(&bl, w->nd[*k].lo, w->nd[*k].hi);
+    *k = w->nd[*k].next;
   }
   if (rc == CDAG_OK) rc = ws_finish(&bl, a >= 0 ? a : b);
   for (int64_t k = w->n - 1; k >= first; k--) /* new nodes form one chain, linked after creation */
-    w->len[k] = 1 + (w->next[k] >= 0 ? w->len[w->next[k]] : 0);
+    w->nd[k].len = 1 + (w->nd[k].next >= 0 ? w->nd[w->nd[k].next].len : 0);
   *out = bl.head;
   return rc;
 }
@@ -166,7 +158,7 @@ static int ws_write_rank(const ws_pool *w, ws_writer *wr, int32_t head, int r, d
   int64_t end = s->wait_start[r];
   int32_t k = head;
   wr->nabove = 0;
-  for (; k >= 0 && wr->head_of[k] < 0; k = w->next[k]) {
+  for (; k >= 0 && wr->head_of[k] < 0; k = w->nd[k].next) {
     IR_GROW(wr->above, wr->nabove, wr->abovecap, 1, "wait sets");
     wr->above[wr->nabove++] = k;
   }
@@ -177,8 +169,8 @@ static int ws_write_rank(const ws_pool *w, ws_writer *wr, int32_t head, int r, d
   memcpy(s->wait_hi + end, s->wait_hi + from, (size_t)n * sizeof *s->wait_hi);
   end += n;
   for (int64_t i = wr->nabove - 1; i >= 0; i--) {
-    s->wait_lo[end] = w->lo[wr->above[i]];
-    s->wait_hi[end++] = w->hi[wr->above[i]];
+    s->wait_lo[end] = w->nd[wr->above[i]].lo;
+    s->wait_hi[end++] = w->nd[wr->above[i]].hi;
   }
   s->wait_start[r + 1] = end;
   if (head >= 0 && wr->head_of[head] < 0) wr->head_of[head] = r;
@@ -188,7 +180,7 @@ static int ws_output(const cdag_graph *g, const ws_pool *w, const int32_t *ranks
   ws_writer wr = {.head_of = malloc((size_t)(w->n ? w->n : 1) * sizeof *wr.head_of)};
   s->wait_start = malloc(((size_t)g->nprocs + 1) * sizeof *s->wait_start);
   int64_t total = 1;
-  for (int r = 0; r < g->nprocs; r++) total += w->len[rankset[r]];
+  for (int r = 0; r < g->nprocs; r++) total += w->nd[rankset[r]].len;
   int rc = wr.head_of && s->wait_start ? ws_reserve(&wr, s, total) : CDAG_NOMEM("wait sets");
   if (rc == CDAG_OK) {
     memset(wr.head_of, 0xff, (size_t)w->n * sizeof *wr.head_of);
@@ -218,6 +210,6 @@ int df_waitsets(const cdag_graph *g, const match_result *m, df_sst *s) {
   }
   if (rc == CDAG_OK) rc = ws_output(g, &w, rankset, s);
   free(opset); free(cache); free(rankset);
-  free(w.lo); free(w.hi); free(w.next); free(w.len);
+  free(w.nd);
   return rc;
 }
