@@ -4,7 +4,9 @@
 # is that run's own. The load column times reading the same graph back from the text format
 # (set CDAG_BENCH_FILE= to skip it). Then, per pattern, the growth of the total time from
 # p = 2^(HI-4) to 2^HI against p log p (16 * HI / (HI - 4)). Patterns with p^2 operations
-# stop early (scale_bench.c). CDAG_BENCH_CPU=1 times CPU instead of wall clock.
+# stop early (scale_bench.c). CDAG_BENCH_CPU=1 times CPU instead of wall clock; user time is
+# then total - sys (the kernel's share: zeroing fresh pages, which on a VM can cost more per
+# page as the footprint grows).
 # Usage: scripts/bench-scale.sh [LO=10] [HI=16] [PATTERN]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,9 +26,10 @@ for pat in $pats; do
   done
 done
 echo
-echo "growth of total time, p = 2^$((hi - 4)) -> 2^$hi (p log p predicts $(awk -v h="$hi" 'BEGIN{printf "%.1f", 16*h/(h-4)}'))"
+echo "growth, p = 2^$((hi - 4)) -> 2^$hi (p log p predicts $(awk -v h="$hi" 'BEGIN{printf "%.1f", 16*h/(h-4)}')); user = total - sys"
 awk -v a=$((1 << (hi - 4))) -v b=$((1 << hi)) '
-  $2 == a { t[$1, "a"] = $7; o[$1, "a"] = $3 }
-  $2 == b { t[$1, "b"] = $7; o[$1, "b"] = $3; names[$1] = 1 }
-  END { for (n in names) if ((n, "a") in t && t[n, "a"] > 0)
-          printf "  %-24s time x%.1f  ops x%.1f\n", n, t[n, "b"] / t[n, "a"], o[n, "b"] / o[n, "a"] }' "$out"
+  $2 == a { t[$1, "a"] = $7; u[$1, "a"] = $7 - $8; o[$1, "a"] = $3 }
+  $2 == b { t[$1, "b"] = $7; u[$1, "b"] = $7 - $8; o[$1, "b"] = $3; names[$1] = 1 }
+  END { for (n in names) if ((n, "a") in t && t[n, "a"] > 0 && u[n, "a"] > 0)
+          printf "  %-24s time x%.1f  user x%.1f  ops x%.1f\n", n, t[n, "b"] / t[n, "a"], u[n, "b"] / u[n, "a"],
+                 o[n, "b"] / o[n, "a"] }' "$out"

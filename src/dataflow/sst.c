@@ -391,7 +391,6 @@ static int has_zero_byte_message(const cdag_graph *g) {
   return 0;
 }
 
-
 /* The wait sets (the last reader of the dependency lists), propagation (the last reader of
    the match), then the final tuples. With release_g/release_m, each input is freed after
    its last reader: the maps of propagation and the output of collection are this stage's

@@ -13,17 +13,17 @@
 
 #include "match/match.h"
 
-/* Matching by destination buckets: a stable counting sort puts every send and receive in
-   the bucket of the rank that receives (program order kept within a bucket); each bucket is
-   then sorted by (source, tag, send before receive, position in the bucket), so a channel's
-   sends and receives lie side by side in program order, and the k-th of each pair up.
-   Buckets are small for the patterns that occur (2 log2 p for recursive doubling; a
-   gather's root holds p) and nearly sorted already: insertion sort up to 96 entries,
-   qsort beyond. O(n log n) worst case, 8 bytes per op plus
-   4 per rank, and every op costs O(1) random accesses (a JudyL of channels cost several). */
+/* Matching by destination buckets: a counting sort puts a record of every send and receive
+   in the bucket of the rank that receives; each bucket is then sorted by (source, tag, send
+   before receive, position in program order), so a channel's sends and receives lie side by
+   side in program order, and the k-th of each pair up. Buckets are small for the patterns
+   that occur (2 log2 p for recursive doubling; a gather's root holds p) and nearly sorted
+   already: insertion sort up to 96 entries, qsort beyond. O(n log n) worst case, 16 bytes
+   per send or receive and 4 per rank, and O(1) random accesses per op (a JudyL of channels
+   cost several). */
 typedef struct {
   int32_t src, tag;
-  uint32_t key;   /* is_recv << 31 | position in the bucket */
+  uint32_t key;   /* is_recv << 31 | position in program order (rank_ops) */
   int32_t op;
 } chan_entry;
 
@@ -86,34 +86,33 @@ static int32_t dest_of(const cdag_graph *g, int32_t op) {
   return g->kind[op] == IR_SEND ? g->peer[op] : g->rank[op];
 }
 
-/* ops (scratch, n entries): sends and receives by destination rank, in program order. */
-static int match_pairs(const cdag_graph *g, int32_t *partner, int32_t *ops) {
+/* The bucket records are written as ops are read in program order, so each op's fields
+   are read once, near-sequentially, and only the record's write lands at random. */
+static int match_pairs(const cdag_graph *g, int32_t *partner) {
   int32_t *start = calloc((size_t)g->nprocs + 1, sizeof *start);
   if (!start) return CDAG_NOMEM("matching");
+  int64_t ncomm = 0;
   for (int64_t op = 0; op < g->nops; op++) {
     partner[op] = -1;
-    if (g->kind[op] == IR_SEND || g->kind[op] == IR_RECV) start[dest_of(g, (int32_t)op) + 1]++;
+    if (g->kind[op] == IR_SEND || g->kind[op] == IR_RECV) start[dest_of(g, (int32_t)op) + 1]++, ncomm++;
   }
-  int64_t most = 0;
-  for (int r = 0; r < g->nprocs; r++) {
-    if (start[r + 1] > most) most = start[r + 1];
-    start[r + 1] += start[r];
+  for (int r = 0; r < g->nprocs; r++) start[r + 1] += start[r];
+  chan_entry *e = malloc((size_t)(ncomm ? ncomm : 1) * sizeof *e);
+  if (!e) {
+    free(start);
+    return CDAG_NOMEM("matching");
   }
   for (int64_t i = 0; i < g->nops; i++) {
     int32_t op = g->rank_ops[i];
-    if (g->kind[op] == IR_SEND || g->kind[op] == IR_RECV) ops[start[dest_of(g, op)]++] = op;
+    if (g->kind[op] != IR_SEND && g->kind[op] != IR_RECV) continue;
+    int recv = g->kind[op] == IR_RECV;
+    e[start[recv ? g->rank[op] : g->peer[op]]++] =
+        (chan_entry){recv ? g->peer[op] : g->rank[op], g->tag[op], (uint32_t)recv << 31 | (uint32_t)i, op};
   }
-  chan_entry *e = malloc((size_t)(most ? most : 1) * sizeof *e);
-  int rc = e ? CDAG_OK : CDAG_NOMEM("matching");
+  int rc = CDAG_OK;
   for (int r = 0, lo = 0; r < g->nprocs && rc == CDAG_OK; lo = start[r++]) {
-    int64_t n = start[r] - lo;
-    for (int64_t k = 0; k < n; k++) {
-      int32_t op = ops[lo + k];
-      int recv = g->kind[op] == IR_RECV;
-      e[k] = (chan_entry){recv ? g->peer[op] : g->rank[op], g->tag[op], (uint32_t)recv << 31 | (uint32_t)k, op};
-    }
-    sort_entries(e, n);
-    rc = pair_bucket(g, e, n, partner);
+    sort_entries(e + lo, start[r] - lo);
+    rc = pair_bucket(g, e + lo, start[r] - lo, partner);
   }
   free(e);
   free(start);
@@ -226,7 +225,7 @@ int match_run(const cdag_graph *g, match_result *m) {
   if (!m->partner || !m->order || !scratch) {
     rc = CDAG_NOMEM("matching");
   } else {
-    rc = match_pairs(g, m->partner, scratch);
+    rc = match_pairs(g, m->partner);
     if (rc == CDAG_OK) rc = order_ops(g, m->partner, m->order, scratch);
   }
   free(scratch);

@@ -15,7 +15,8 @@
  *  - CDAG_ERR_UNMATCHED: a send or receive without a partner (the first one found);
  *  - CDAG_ERR_TRUNCATE: a receive smaller than its matched send (a larger one is fine);
  *  - CDAG_ERR_CYCLE: dependencies and matches form a cycle; the message lists the ops on it.
- * Cost: O(n log n + m) for n ops and m dependency edges; memory 8 bytes per op. */
+ * Cost: O(n log n + m) for n ops and m dependency edges; memory 8 bytes per op for the
+ * result, 16 per send or receive while pairing. */
 #ifndef CDAG_MATCH_H
 #define CDAG_MATCH_H
 
