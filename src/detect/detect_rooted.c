@@ -44,14 +44,36 @@ static int sort_by_peer(const df_xfer *x, int out, int64_t *t, int64_t n) {
   return ir_sort_fields(t, n, k, 2);
 }
 
-/* Broadcast groups first (bcast > gather, scatter), then largest first. */
-static int by_size_desc(const void *a, const void *b) {
-  const candidate *x = a, *y = b;
-  if ((x->arr == 2) != (y->arr == 2)) return x->arr == 2 ? -1 : 1;
-  if (x->n != y->n) return x->n > y->n ? -1 : 1;
-  if (x->out != y->out) return x->out > y->out ? -1 : 1;
-  if (x->arr != y->arr) return x->arr > y->arr ? -1 : 1; /* bcast groups first */
-  return (x->root > y->root) - (x->root < y->root);
+/* Broadcast groups first (bcast > gather, scatter), then largest first, then out-groups,
+   then by root; stable. A radix sort of packed keys: halo exchanges give two candidates
+   per rank, and qsort's callbacks cost more than the rest of detection. */
+typedef struct {
+  uint64_t order;   /* not bcast << 48 | (2^40 - 1 - n) << 8 | (1 - out) << 2 | (2 - arr) */
+  int32_t root;
+} cand_key;
+
+static int sort_candidates(candidate **c, int64_t nc, int64_t cap) { /* cap: the array's capacity, kept */
+  int64_t *idx = malloc((size_t)(nc ? nc : 1) * sizeof *idx);
+  cand_key *k = malloc((size_t)(nc ? nc : 1) * sizeof *k);
+  candidate *out = malloc((size_t)(cap > nc ? cap : nc ? nc : 1) * sizeof *out);
+  int rc = idx && k && out ? CDAG_OK : CDAG_NOMEM("detection");
+  for (int64_t i = 0; rc == CDAG_OK && i < nc; i++) {
+    const candidate *x = &(*c)[i];
+    uint64_t n = (uint64_t)x->n < (1ULL << 40) ? (uint64_t)x->n : (1ULL << 40) - 1;
+    k[i] = (cand_key){(uint64_t)(x->arr != 2) << 48 | ((1ULL << 40) - 1 - n) << 8 | (uint64_t)(1 - x->out) << 2 |
+                          (uint64_t)(2 - x->arr), x->root};
+    idx[i] = i;
+  }
+  ir_key keys[2] = {IR_KEY(k, order), IR_KEY(k, root)};
+  if (rc == CDAG_OK) rc = ir_sort_fields(idx, nc, keys, 2);
+  for (int64_t i = 0; rc == CDAG_OK && i < nc; i++) out[i] = (*c)[idx[i]];
+  if (rc == CDAG_OK) {
+    free(*c);
+    *c = out;
+    out = NULL;
+  }
+  free(idx); free(k); free(out);
+  return rc;
 }
 
 typedef struct {
@@ -203,14 +225,6 @@ static int take(det_state *st, rooted_state *rs, const candidate *c, int vector)
 /* ---- neighbourhood exchanges ----
    A candidate's members are its root and its tuples' peers (one per peer, sorted: the tuples
    are sorted by peer within a candidate). */
-static const candidate *scand;
-static int by_cand_root(const void *a, const void *b) {
-  const candidate *x = &scand[*(const int64_t *)a], *y = &scand[*(const int64_t *)b];
-  if (x->root != y->root) return x->root < y->root ? -1 : 1;
-  if (x->out != y->out) return x->out < y->out ? -1 : 1;
-  return (*(const int64_t *)a > *(const int64_t *)b) - (*(const int64_t *)a < *(const int64_t *)b);
-}
-
 static int32_t cand_peer(const det_state *st, const rooted_state *rs, const candidate *c, int64_t i) {
   const df_xfer *x = &st->sst->xfers[rs->t[c->arr][c->first + i]];
   return c->out ? x->dst : x->src;
@@ -255,8 +269,12 @@ static int flag_neighbourhoods(det_state *st, rooted_state *rs, uint8_t *bad) {
   if (!idx) return CDAG_NOMEM("detection");
   for (int64_t k = 0; k < rs->nc; k++)
     if (rs->c[k].n + 1 < p) idx[m++] = k;
-  scand = rs->c;
-  ir_sort(idx, (size_t)m, sizeof *idx, by_cand_root);
+  ir_key by_root[2] = {IR_KEY(rs->c, root), IR_KEY(rs->c, out)}; /* then by index (stable) */
+  int rc = ir_sort_fields(idx, m, by_root, 2);
+  if (rc) {
+    free(idx);
+    return rc;
+  }
   for (int64_t i = 0; i < m; i++) {
     const candidate *a = &rs->c[idx[i]];
     if (!det_group_ok(st, (int32_t)a->n + 1)) continue;
@@ -283,8 +301,8 @@ static int flag_neighbourhoods(det_state *st, rooted_state *rs, uint8_t *bad) {
 static int take_regular(det_state *st, rooted_state *rs) {
   uint8_t *bad = calloc((size_t)(rs->nc ? rs->nc : 1), 1);
   if (!bad) return CDAG_NOMEM("detection");
-  ir_sort(rs->c, (size_t)rs->nc, sizeof *rs->c, by_size_desc);
-  int rc = flag_neighbourhoods(st, rs, bad);
+  int rc = sort_candidates(&rs->c, rs->nc, rs->ccap);
+  if (rc == CDAG_OK) rc = flag_neighbourhoods(st, rs, bad);
   int64_t nbad = 0, example = -1;
   for (int64_t i = 0; i < rs->nc && rc == CDAG_OK; i++) {
     if (!bad[i]) rc = take(st, rs, &rs->c[i], 0);
@@ -314,7 +332,7 @@ static int vector_pass(det_state *st, rooted_state *rs) {
       i = j;
     }
   }
-  ir_sort(rs->c, (size_t)rs->nc, sizeof *rs->c, by_size_desc);
+  if (rc == CDAG_OK) rc = sort_candidates(&rs->c, rs->nc, rs->ccap);
   for (int64_t i = 0; i < rs->nc && rc == CDAG_OK; i++) {
     /* the vector tuples of one root must be re-sorted by peer (sizes differ) */
     candidate *c = &rs->c[i];
