@@ -3,7 +3,8 @@
 # for each generated pattern, p = 2^LO .. 2^HI, one process per (pattern, p) so peak memory
 # is that run's own. The load column times reading the same graph back from the text format
 # (set CDAG_BENCH_FILE= to skip it). Then, per pattern, the growth of the total time from
-# p = 2^(HI-4) to 2^HI against p log p (16 * HI / (HI - 4)). Patterns with p^2 operations
+# p = 2^(HI-4) to 2^HI against p log p (16 * HI / (HI - 4)) and against n log n of the
+# operation counts (patterns with p^2 operations). Patterns with p^2 operations
 # stop early (scale_bench.c). CDAG_BENCH_CPU=1 times CPU instead of wall clock; user time is
 # then total - sys (the kernel's share: zeroing fresh pages, which on a VM can cost more per
 # page as the footprint grows).
@@ -31,5 +32,6 @@ awk -v a=$((1 << (hi - 4))) -v b=$((1 << hi)) '
   $2 == a { t[$1, "a"] = $7; u[$1, "a"] = $7 - $8; o[$1, "a"] = $3 }
   $2 == b { t[$1, "b"] = $7; u[$1, "b"] = $7 - $8; o[$1, "b"] = $3; names[$1] = 1 }
   END { for (n in names) if ((n, "a") in t && t[n, "a"] > 0 && u[n, "a"] > 0)
-          printf "  %-24s time x%.1f  user x%.1f  ops x%.1f\n", n, t[n, "b"] / t[n, "a"], u[n, "b"] / u[n, "a"],
-                 o[n, "b"] / o[n, "a"] }' "$out"
+          printf "  %-24s time x%.1f  user x%.1f  ops x%.1f  (n log n of ops predicts x%.1f)\n", n,
+                 t[n, "b"] / t[n, "a"], u[n, "b"] / u[n, "a"], o[n, "b"] / o[n, "a"],
+                 o[n, "b"] * log(o[n, "b"]) / (o[n, "a"] * log(o[n, "a"])) }' "$out"

@@ -198,6 +198,59 @@ START_TEST(adding_after_finalize_recomputes) {
 }
 END_TEST
 
+/* The pipeline drops the dependency lists after their last reader; a later reader rebuilds
+   exactly the same lists (memory conflicts, explicit and reordering dependencies). */
+START_TEST(dropped_dependencies_are_rebuilt) {
+  cdag_graph *g;
+  int32_t s, r, c, x;
+  ck_assert_int_eq(ir_graph_new(2, -1, &g), CDAG_OK);
+  ck_assert_int_eq(ir_add_send(g, 1, 0, 8, 0, 0, &s), CDAG_OK);
+  ck_assert_int_eq(ir_add_recv(g, 1, 0, 8, 0, 0, &r), CDAG_OK);
+  ck_assert_int_eq(ir_add_copy(g, 1, 0, 16, 8, &c), CDAG_OK);
+  ck_assert_int_eq(ir_add_calc(g, 0, 3, &x), CDAG_OK);
+  ck_assert_int_eq(ir_add_dep(g, r, s, 0), CDAG_OK); /* backward: reorders rank 1 */
+  ck_assert_int_eq(ir_finalize(g), CDAG_OK);
+  int64_t n = g->nedges;
+  int32_t start[5], pred[16], succ_start[5], succ[16];
+  ck_assert_int_le(n, 16);
+  memcpy(start, g->pred_start, sizeof start);
+  memcpy(pred, g->pred, (size_t)n * sizeof *pred);
+  memcpy(succ_start, g->succ_start, sizeof succ_start);
+  memcpy(succ, g->succ, (size_t)n * sizeof *succ);
+  ir_drop_deps(g);
+  ck_assert_ptr_null(g->pred_start);
+  ck_assert_int_eq(g->state, IR_FINAL);
+  ck_assert_int_eq(ir_need_deps(g), CDAG_OK);
+  ck_assert_int_eq(g->nedges, n);
+  ck_assert_mem_eq(g->pred_start, start, sizeof start);
+  ck_assert_mem_eq(g->pred, pred, (size_t)n * sizeof *pred);
+  ck_assert_mem_eq(g->succ_start, succ_start, sizeof succ_start);
+  ck_assert_mem_eq(g->succ, succ, (size_t)n * sizeof *succ);
+  ir_drop_deps(g);
+  ck_assert_int_eq(ir_finalize(g), CDAG_OK); /* ir_finalize rebuilds them too */
+  ck_assert_mem_eq(g->pred, pred, (size_t)n * sizeof *pred);
+  ck_assert(depends(g, r, s) && depends(g, r, c));
+  ir_graph_free(g);
+}
+END_TEST
+
+/* Sends and receives carry no second address: the array exists from the first copy on. */
+START_TEST(second_address_only_with_copies) {
+  cdag_graph *g;
+  int32_t s, c;
+  ck_assert_int_eq(ir_graph_new(2, -1, &g), CDAG_OK);
+  ck_assert_int_eq(ir_add_send(g, 0, 0, 8, 1, 0, &s), CDAG_OK);
+  ck_assert_ptr_null(g->addr2);
+  ck_assert_int_eq(ir_add_copy(g, 0, 0x40, 0x80, 8, &c), CDAG_OK);
+  ck_assert_ptr_nonnull(g->addr2);
+  ck_assert_uint_eq(g->addr2[c], 0x40);
+  for (int i = 0; i < 200; i++) ck_assert_int_eq(ir_add_copy(g, 1, (uint64_t)i, 0x1000, 1, NULL), CDAG_OK); /* regrowth */
+  ck_assert_uint_eq(g->addr2[c], 0x40);
+  ck_assert_uint_eq(g->addr2[g->nops - 1], 199);
+  ir_graph_free(g);
+}
+END_TEST
+
 START_TEST(scratch_merges) {
   cdag_graph *g;
   ck_assert_int_eq(cdag_graph_create_global(3, &g), CDAG_OK);
@@ -319,6 +372,8 @@ Suite *cdag_ir_suite(void) {
   tcase_add_test(t, program_order_per_rank);
   tcase_add_test(t, adding_after_finalize_recomputes);
   tcase_add_test(t, scratch_merges);
+  tcase_add_test(t, dropped_dependencies_are_rebuilt);
+  tcase_add_test(t, second_address_only_with_copies);
   tcase_add_test(t, many_ops_linear_edges);
   suite_add_tcase(s, t);
   TCase *e = tcase_create("api");
