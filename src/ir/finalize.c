@@ -257,20 +257,31 @@ static int touch_write(conflict_map *m, uint64_t a, uint64_t b, int32_t op) {
   return new_piece(m, a, b, op, -1);
 }
 
-/* Reads and writes of the op at position i, in the order the op performs them. */
-static int touch_op(conflict_map *m, const cdag_graph *g, int32_t i) {
-  int32_t op = m->ops[i];
-  uint64_t len = g->bytes[op];
-  int rc;
-  switch (g->kind[op]) {
-    case IR_SEND: return touch_read(m, g->addr[op], g->addr[op] + len, i);
-    case IR_RECV: return touch_write(m, g->addr[op], g->addr[op] + len, i);
-    case IR_REDUCE:
-    case IR_COPY:
-      if ((rc = touch_read(m, g->addr2[op], g->addr2[op] + len, i))) return rc;
-      return touch_write(m, g->addr[op], g->addr[op] + len, i);
-    default: return CDAG_OK;
+/* What an op reads and writes, gathered for one rank before its walk: the gather's loads
+   are independent of each other and overlap, the walk's would wait on the map's. */
+typedef struct {
+  uint64_t rd, wr, len;   /* read [rd, rd+len), write [wr, wr+len); UINT64_MAX: none */
+} footprint;
+
+static void gather_footprints(const cdag_graph *g, const int32_t *ops, int32_t n, footprint *fp) {
+  for (int32_t i = 0; i < n; i++) {
+    int32_t op = ops[i];
+    uint64_t a = g->addr[op], len = g->bytes[op];
+    switch (g->kind[op]) {
+      case IR_SEND: fp[i] = (footprint){a, UINT64_MAX, len}; break;
+      case IR_RECV: fp[i] = (footprint){UINT64_MAX, a, len}; break;
+      case IR_REDUCE:
+      case IR_COPY: fp[i] = (footprint){g->addr2[op], a, len}; break;
+      default: fp[i] = (footprint){UINT64_MAX, UINT64_MAX, 0}; break;
+    }
   }
+}
+
+/* Reads and writes of the op at position i, in the order the op performs them. */
+static int touch_op(conflict_map *m, const footprint *f, int32_t i) {
+  int rc;
+  if (f->rd != UINT64_MAX && (rc = touch_read(m, f->rd, f->rd + f->len, i))) return rc;
+  return f->wr != UINT64_MAX ? touch_write(m, f->wr, f->wr + f->len, i) : CDAG_OK;
 }
 
 /* Explicit dependencies indexed by `after` (CSR), added while that op is visited so the
@@ -296,24 +307,26 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
   for (int r = 0; r < g->nprocs; r++)
     if (g->rank_start[r + 1] - g->rank_start[r] > longest) longest = g->rank_start[r + 1] - g->rank_start[r];
   m.stamp = malloc((size_t)longest * sizeof *m.stamp);
-  if (!m.stamp) rc = CDAG_NOMEM("dependencies");
+  footprint *fp = malloc((size_t)longest * sizeof *fp);
+  if (!m.stamp || !fp) rc = CDAG_NOMEM("dependencies");
   if (rc == CDAG_OK && g->ndeps) rc = explicit_csr(g, &ex_start, &ex_from);
   for (int r = 0; r < g->nprocs && rc == CDAG_OK; r++) {
     int32_t n = g->rank_start[r + 1] - g->rank_start[r];
     m.ops = g->rank_ops + g->rank_start[r];
     memset(m.stamp, 0xff, (size_t)n * sizeof *m.stamp);
+    gather_footprints(g, m.ops, n, fp);
     for (int32_t i = 0; i < n && rc == CDAG_OK; i++) {
       int32_t op = m.ops[i];
       for (int32_t k = ex_start ? ex_start[op] : 0; ex_start && k < ex_start[op + 1] && rc == CDAG_OK; k++)
         rc = add_edge(&m, g->pos[ex_from[k]], i);
-      if (rc == CDAG_OK) rc = touch_op(&m, g, i);
+      if (rc == CDAG_OK) rc = touch_op(&m, &fp[i], i);
     }
     Word_t freed;
     JLFA(freed, m.map);
     (void)freed;
     m.npieces = m.nrd = 0;
   }
-  free(m.stamp); free(m.hi); free(m.writer); free(m.readers); free(m.rd_op); free(m.rd_next);
+  free(m.stamp); free(fp); free(m.hi); free(m.writer); free(m.readers); free(m.rd_op); free(m.rd_next);
   free(ex_start); free(ex_from);
   return rc;
 }
