@@ -1,7 +1,8 @@
 /* cdag — src/dataflow/waitsets.c: which ranks each rank waits for.
  *
  * W(op) = {rank(op)} ∪ W(its dependency predecessors) ∪ W(matched send) for a receive,
- * computed once per op in match order; W_i is the union over rank i's ops.
+ * computed once per op in match order; W_i is the union over rank i's last ops (those no op
+ * of the rank depends on: the others' sets lie inside their dependents').
  * A set is a persistent list of disjoint, non-touching rank intervals in descending order
  * (head = highest interval), nodes in one pool: a union shares the unchanged tail of its
  * operands, and a union that equals an operand reuses it. So the step that trees, chains
@@ -202,10 +203,14 @@ int df_waitsets(const cdag_graph *g, const match_result *m, df_sst *s) {
   if (rc == CDAG_OK) {
     memset(cache, 0xff, (size_t)g->nprocs * sizeof *cache);
     for (int64_t i = 0; i < g->nops && rc == CDAG_OK; i++) rc = ws_of_op(g, m, &w, cache, opset, m->order[i]);
+    /* W_i: the union over rank i's last ops (no dependent op): every other op's set is
+       contained in the set of an op that depends on it, of the same rank */
     for (int r = 0; r < g->nprocs && rc == CDAG_OK; r++) {
       rc = ws_singleton(&w, cache, r, &rankset[r]);
-      for (int32_t k = g->rank_start[r]; k < g->rank_start[r + 1] && rc == CDAG_OK; k++)
-        rc = ws_union(&w, rankset[r], opset[g->rank_ops[k]], &rankset[r]);
+      for (int32_t k = g->rank_start[r]; k < g->rank_start[r + 1] && rc == CDAG_OK; k++) {
+        int32_t op = g->rank_ops[k];
+        if (g->succ_start[op] == g->succ_start[op + 1]) rc = ws_union(&w, rankset[r], opset[op], &rankset[r]);
+      }
     }
   }
   if (rc == CDAG_OK) rc = ws_output(g, &w, rankset, s);
