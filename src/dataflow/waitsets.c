@@ -123,10 +123,14 @@ static int ws_singleton(ws_pool *w, int32_t *cache, int rank, int32_t *out) {
 }
 
 static int ws_of_op(const cdag_graph *g, const match_result *m, ws_pool *w, int32_t *cache, int32_t *opset, int32_t op) {
-  int32_t cur;
-  int rc = ws_singleton(w, cache, g->rank[op], &cur);
+  int32_t cur = -1; /* a predecessor is of the same rank: its set holds rank(op) already */
+  int rc = CDAG_OK;
   for (int32_t k = g->pred_start[op]; k < g->pred_start[op + 1] && rc == CDAG_OK; k++)
-    if (g->pred[k] != m->partner[op]) rc = ws_union(w, cur, opset[g->pred[k]], &cur);
+    if (g->pred[k] != m->partner[op]) {
+      if (cur < 0) cur = opset[g->pred[k]];
+      else rc = ws_union(w, cur, opset[g->pred[k]], &cur);
+    }
+  if (rc == CDAG_OK && cur < 0) rc = ws_singleton(w, cache, g->rank[op], &cur);
   if (rc == CDAG_OK && g->kind[op] == IR_RECV) rc = ws_union(w, cur, opset[m->partner[op]], &cur);
   opset[op] = cur;
   return rc;
