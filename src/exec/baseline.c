@@ -88,7 +88,9 @@ static int engine_alloc(sched_engine *e, int64_t n, int64_t nedges) {
 /* Copies the rank's ops and dependencies from its graph (finalized here if needed). */
 static int engine_copy_graph(sched_engine *e, cdag_graph *g) {
   int rc;
-  if (!g->pred_start) {
+  if (!g->pred_start && g->rank_ops) { /* finalized, its dependency lists dropped */
+    if ((rc = ir_need_deps(g))) return rc;
+  } else if (!g->pred_start) {
     int state = g->state;
     g->state = IR_BUILDING;
     rc = ir_finalize(g);
