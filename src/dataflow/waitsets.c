@@ -198,6 +198,7 @@ static int ws_output(const cdag_graph *g, const ws_pool *w, const int32_t *ranks
 }
 
 int df_waitsets(const cdag_graph *g, const match_result *m, df_sst *s) {
+  CDAG_TRY(ir_need_deps(g)); /* an earlier pipeline may have dropped them */
   ws_pool w = {0};
   int32_t *opset = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *opset);
   int32_t *cache = malloc((size_t)g->nprocs * sizeof *cache);
