@@ -109,6 +109,21 @@ static int topo_rank(cdag_graph *g, int r, const int32_t *ex_start, const int32_
   return CDAG_OK;
 }
 
+/* Explicit dependencies as CSR keyed by one end: by = 0 lists each op's dependents
+   (before -> after), by = 1 each op's prerequisites (after -> before). */
+static int explicit_csr(const cdag_graph *g, int by, int32_t **start, int32_t **other) {
+  *start = calloc((size_t)g->nops + 1, sizeof **start);
+  *other = malloc((size_t)(g->ndeps ? g->ndeps : 1) * sizeof **other);
+  if (!*start || !*other) return CDAG_NOMEM("dependencies");
+  int32_t *st = *start;
+  for (int64_t i = 0; i < g->ndeps; i++) st[g->dep[2 * i + by] + 1]++;
+  for (int64_t i = 0; i < g->nops; i++) st[i + 1] += st[i];
+  for (int64_t i = 0; i < g->ndeps; i++) (*other)[st[g->dep[2 * i + by]]++] = g->dep[2 * i + 1 - by];
+  for (int64_t i = g->nops; i > 0; i--) st[i] = st[i - 1];
+  st[0] = 0;
+  return CDAG_OK;
+}
+
 /* Applies topo_rank to every rank with a backward explicit dependency. */
 static int order_explicit(cdag_graph *g) {
   int64_t n = g->nops;
@@ -116,24 +131,18 @@ static int order_explicit(cdag_graph *g) {
   for (int64_t i = 0; i < g->ndeps && !any; i++) any = g->pos[g->dep[2 * i]] > g->pos[g->dep[2 * i + 1]];
   for (int64_t i = 0; i < g->ndeps && !any; i++) any = g->dep[2 * i] == g->dep[2 * i + 1];
   if (!any) return CDAG_OK;
-  int32_t *ex_start = calloc((size_t)n + 1, sizeof *ex_start), *ex_to = malloc((size_t)g->ndeps * sizeof *ex_to);
+  int32_t *ex_start = NULL, *ex_to = NULL;
   int32_t *indeg = calloc((size_t)n, sizeof *indeg), *heap = malloc((size_t)n * sizeof *heap);
   int32_t *out = malloc((size_t)n * sizeof *out);
   uint8_t *bad = calloc((size_t)g->nprocs, 1);
-  if (!ex_start || !ex_to || !indeg || !heap || !out || !bad) {
-    rc = CDAG_NOMEM("program order");
-    goto done;
-  }
+  if (!indeg || !heap || !out || !bad) rc = CDAG_NOMEM("program order");
+  if (rc == CDAG_OK) rc = explicit_csr(g, 0, &ex_start, &ex_to);
+  if (rc) goto done;
   for (int64_t i = 0; i < g->ndeps; i++) {
     int32_t b = g->dep[2 * i], a = g->dep[2 * i + 1];
-    ex_start[b + 1]++;
     indeg[a]++;
     if (g->pos[b] >= g->pos[a]) bad[g->rank[a]] = 1;
   }
-  for (int64_t i = 0; i < n; i++) ex_start[i + 1] += ex_start[i];
-  for (int64_t i = 0; i < g->ndeps; i++) ex_to[ex_start[g->dep[2 * i]]++] = g->dep[2 * i + 1];
-  for (int64_t i = n; i > 0; i--) ex_start[i] = ex_start[i - 1];
-  ex_start[0] = 0;
   for (int r = 0; r < g->nprocs && rc == CDAG_OK; r++)
     if (bad[r]) rc = topo_rank(g, r, ex_start, ex_to, indeg, heap, out);
 done:
@@ -284,21 +293,6 @@ static int touch_op(conflict_map *m, const footprint *f, int32_t i) {
   return f->wr != UINT64_MAX ? touch_write(m, f->wr, f->wr + f->len, i) : CDAG_OK;
 }
 
-/* Explicit dependencies indexed by `after` (CSR), added while that op is visited so the
-   stamps dedupe them. */
-static int explicit_csr(const cdag_graph *g, int32_t **start, int32_t **from) {
-  *start = calloc((size_t)g->nops + 1, sizeof **start);
-  *from = malloc((size_t)g->ndeps * sizeof **from);
-  if (!*start || !*from) return CDAG_NOMEM("dependencies");
-  int32_t *ex_start = *start;
-  for (int64_t i = 0; i < g->ndeps; i++) ex_start[g->dep[2 * i + 1] + 1]++;
-  for (int64_t i = 0; i < g->nops; i++) ex_start[i + 1] += ex_start[i];
-  for (int64_t i = 0; i < g->ndeps; i++) (*from)[ex_start[g->dep[2 * i + 1]]++] = g->dep[2 * i];
-  for (int64_t i = g->nops; i > 0; i--) ex_start[i] = ex_start[i - 1];
-  ex_start[0] = 0;
-  return CDAG_OK;
-}
-
 static int conflict_deps(cdag_graph *g, edge_buf *edges) {
   int rc = CDAG_OK;
   conflict_map m = {0};
@@ -309,7 +303,7 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
   m.stamp = malloc((size_t)longest * sizeof *m.stamp);
   footprint *fp = malloc((size_t)longest * sizeof *fp);
   if (!m.stamp || !fp) rc = CDAG_NOMEM("dependencies");
-  if (rc == CDAG_OK && g->ndeps) rc = explicit_csr(g, &ex_start, &ex_from);
+  if (rc == CDAG_OK && g->ndeps) rc = explicit_csr(g, 1, &ex_start, &ex_from);
   for (int r = 0; r < g->nprocs && rc == CDAG_OK; r++) {
     int32_t n = g->rank_start[r + 1] - g->rank_start[r];
     m.ops = g->rank_ops + g->rank_start[r];

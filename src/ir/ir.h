@@ -142,11 +142,12 @@ int ir_is_scratch(const cdag_graph *g, int rank, uint64_t addr, uint64_t len);
     }                                                              \
   } while (0)
 
-/* Sort that accepts an empty (possibly NULL) array: insertion sort (stable) up to 16 small
-   elements (most calls: glibc's qsort allocates and recurses even for two), qsort beyond. */
+/* Sort that accepts an empty (possibly NULL) array: insertion sort (stable) up to 96 small
+   elements (most calls, often nearly sorted: glibc's qsort allocates and recurses even for
+   two), qsort beyond. */
 static inline void ir_sort(void *base, int64_t n, size_t size, int (*cmp)(const void *, const void *)) {
   if (n <= 1) return;
-  if (n > 16 || size > 64) {
+  if (n > 96 || size > 64) {
     qsort(base, (size_t)n, size, cmp);
     return;
   }

@@ -18,7 +18,7 @@
    before receive, position in program order), so a channel's sends and receives lie side by
    side in program order, and the k-th of each pair up. Buckets are small for the patterns
    that occur (2 log2 p for recursive doubling; a gather's root holds p) and nearly sorted
-   already: insertion sort up to 96 entries, qsort beyond. O(n log n) worst case, 16 bytes
+   already (ir_sort: insertion sort up to 96 entries). O(n log n) worst case, 16 bytes
    per send or receive and 4 per rank, and O(1) random accesses per op (a JudyL of channels
    cost several). */
 typedef struct {
@@ -32,19 +32,6 @@ static int entry_cmp(const void *x, const void *y) {
   if (a->src != b->src) return a->src < b->src ? -1 : 1;
   if (a->tag != b->tag) return a->tag < b->tag ? -1 : 1;
   return (a->key > b->key) - (a->key < b->key);
-}
-
-static void sort_entries(chan_entry *e, int64_t n) {
-  if (n > 96) {
-    qsort(e, (size_t)n, sizeof *e, entry_cmp);
-    return;
-  }
-  for (int64_t i = 1; i < n; i++) {
-    chan_entry v = e[i];
-    int64_t j = i;
-    for (; j > 0 && entry_cmp(&e[j - 1], &v) > 0; j--) e[j] = e[j - 1];
-    e[j] = v;
-  }
 }
 
 static int unmatched(const cdag_graph *g, int32_t op) {
@@ -106,12 +93,12 @@ static int match_pairs(const cdag_graph *g, int32_t *partner) {
     int32_t op = g->rank_ops[i];
     if (g->kind[op] != IR_SEND && g->kind[op] != IR_RECV) continue;
     int recv = g->kind[op] == IR_RECV;
-    e[start[recv ? g->rank[op] : g->peer[op]]++] =
+    e[start[dest_of(g, op)]++] =
         (chan_entry){recv ? g->peer[op] : g->rank[op], g->tag[op], (uint32_t)recv << 31 | (uint32_t)i, op};
   }
   int rc = CDAG_OK;
   for (int r = 0, lo = 0; r < g->nprocs && rc == CDAG_OK; lo = start[r++]) {
-    sort_entries(e + lo, start[r] - lo);
+    ir_sort(e + lo, start[r] - lo, sizeof *e, entry_cmp);
     rc = pair_bucket(g, e + lo, start[r] - lo, partner);
   }
   free(e);
