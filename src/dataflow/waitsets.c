@@ -3,14 +3,18 @@
  * W(op) = {rank(op)} ∪ W(its dependency predecessors) ∪ W(matched send) for a receive,
  * computed once per op in match order; W_i is the union over rank i's last ops (those no op
  * of the rank depends on: the others' sets lie inside their dependents').
- * A set is a persistent list of disjoint, non-touching rank intervals in descending order
- * (head = highest interval), nodes in one pool: a union shares the unchanged tail of its
- * operands, and a union that equals an operand reuses it. So the step that trees, chains
- * and rings take at every op (add a rank above, or inside the head interval of, a set)
- * costs O(1) time and at most one node; a general union costs O(|A| + |B|) and creates
- * nodes only for the part above the first shared tail.
+ * A set is held in one of two forms. While it is one circular interval of ranks (lo up to
+ * hi, modulo p), as in rings, chains and barriers, it is a value in the op's own slot: a
+ * union of two such sets is a few comparisons and touches no other memory (the partner's
+ * slot is the one far access a receive makes). Otherwise it is a persistent list of
+ * disjoint, non-touching rank intervals in descending order (head = highest interval),
+ * nodes in one pool: a union shares the unchanged tail of its operands, and a union that
+ * equals an operand reuses it, so adding a rank above, or inside the head interval of, a
+ * list costs O(1) time and at most one node; a general union costs O(|A| + |B|) and creates
+ * nodes only for the part above the first shared tail (plus at most two to spell out an
+ * interval operand as a list).
  * Worst case: O(p) intervals per set (alternating ranks), O(n p) time and nodes in total;
- * trees, rings, butterflies and barriers stay far below (a binomial tree: one node per op).
+ * trees, rings, butterflies and barriers stay far below (a binomial tree: O(1) nodes per op).
  * The output (sorted intervals per rank) is O(sum of |W_i|): O(p log p) for a binomial
  * tree, O(p) for rings and barriers; a rank's list is written by copying the part already
  * written for another rank (a tree parent's list) and walking only the nodes above it. */
@@ -94,7 +98,7 @@ static int ws_finish(ws_builder *b, int32_t t) {
   return CDAG_OK;
 }
 
-static int ws_union(ws_pool *w, int32_t a, int32_t b, int32_t *out) {
+static int ws_list_union(ws_pool *w, int32_t a, int32_t b, int32_t *out) {
   if (a < 0 || a == b || (b >= 0 && ws_subset(w, a, b))) { *out = b; return CDAG_OK; }
   if (b < 0 || ws_subset(w, b, a)) { *out = a; return CDAG_OK; }
   ws_builder bl = {.w = w, .head = -1, .last = -1, .plo = 1, .phi = 0};
@@ -113,25 +117,58 @@ static int ws_union(ws_pool *w, int32_t a, int32_t b, int32_t *out) {
   return rc;
 }
 
-static int ws_singleton(ws_pool *w, int32_t *cache, int rank, int32_t *out) {
-  if (cache[rank] < 0) {
-    int rc = ws_node(w, rank, rank, -1, &cache[rank]);
-    if (rc) return rc;
-  }
-  *out = cache[rank];
+/* A set as an op holds it: a pool list head (>= 0), or WS_ARC | lo << 31 | hi for the
+   circular interval lo, lo+1, ..., hi (mod p); all p ranks are the arc 0..p-1. */
+typedef int64_t ws_set;
+#define WS_ARC ((int64_t)1 << 62)
+#define WS_LO(s) ((int32_t)(((s) >> 31) & 0x7fffffff))
+#define WS_HI(s) ((int32_t)((s) & 0x7fffffff))
+
+static ws_set ws_arc(int32_t lo, int32_t hi) { return WS_ARC | (int64_t)lo << 31 | hi; }
+
+/* The union of arcs a and b if it is an arc. Positions are taken relative to a's start:
+   a covers 0..la-1, b starts at b0 and ends at b1 (which may pass p: b wraps past a). */
+static int ws_arc_union(int64_t p, ws_set a, ws_set b, ws_set *out) {
+  int64_t a0 = WS_LO(a), la = (WS_HI(a) - a0 + p) % p + 1;
+  int64_t b0 = (WS_LO(b) - a0 + p) % p, b1 = b0 + (WS_HI(b) - WS_LO(b) + p) % p;
+  int64_t lo, hi; /* relative; hi - lo + 1 ranks */
+  if (b0 <= la) lo = 0, hi = b1 > la - 1 ? b1 : la - 1;            /* b starts in or right after a */
+  else if (b1 >= p - 1) lo = b0, hi = p + (b1 - p > la - 1 ? b1 - p : la - 1); /* b reaches a's start */
+  else return 0;                                                     /* a gap on both sides */
+  *out = hi - lo + 1 >= p ? ws_arc(0, (int32_t)p - 1) : ws_arc((int32_t)((a0 + lo) % p), (int32_t)((a0 + hi) % p));
+  return 1;
+}
+
+/* The pool list of set s: an arc is spelled out as one or two nodes. */
+static int ws_as_list(ws_pool *w, int32_t p, ws_set s, int32_t *out) {
+  if (!(s & WS_ARC)) { *out = (int32_t)s; return CDAG_OK; }
+  int32_t lo = WS_LO(s), hi = WS_HI(s), low = -1;
+  if (lo <= hi) return ws_node(w, lo, hi, -1, out);
+  CDAG_TRY(ws_node(w, 0, hi, -1, &low));
+  return ws_node(w, lo, p - 1, low, out);
+}
+
+static int ws_union(ws_pool *w, int32_t p, ws_set a, ws_set b, ws_set *out) {
+  if (a == b) { *out = a; return CDAG_OK; }
+  if ((a & WS_ARC) && (b & WS_ARC) && ws_arc_union(p, a, b, out)) return CDAG_OK;
+  int32_t la, lb, u;
+  CDAG_TRY(ws_as_list(w, p, a, &la));
+  CDAG_TRY(ws_as_list(w, p, b, &lb));
+  CDAG_TRY(ws_list_union(w, la, lb, &u));
+  *out = u;
   return CDAG_OK;
 }
 
-static int ws_of_op(const cdag_graph *g, const match_result *m, ws_pool *w, int32_t *cache, int32_t *opset, int32_t op) {
-  int32_t cur = -1; /* a predecessor is of the same rank: its set holds rank(op) already */
+static int ws_of_op(const cdag_graph *g, const match_result *m, ws_pool *w, ws_set *opset, int32_t op) {
+  ws_set cur = -1; /* a predecessor is of the same rank: its set holds rank(op) already */
   int rc = CDAG_OK;
   for (int32_t k = g->pred_start[op]; k < g->pred_start[op + 1] && rc == CDAG_OK; k++)
     if (g->pred[k] != m->partner[op]) {
       if (cur < 0) cur = opset[g->pred[k]];
-      else rc = ws_union(w, cur, opset[g->pred[k]], &cur);
+      else rc = ws_union(w, g->nprocs, cur, opset[g->pred[k]], &cur);
     }
-  if (rc == CDAG_OK && cur < 0) rc = ws_singleton(w, cache, g->rank[op], &cur);
-  if (rc == CDAG_OK && g->kind[op] == IR_RECV) rc = ws_union(w, cur, opset[m->partner[op]], &cur);
+  if (cur < 0) cur = ws_arc(g->rank[op], g->rank[op]);
+  if (rc == CDAG_OK && g->kind[op] == IR_RECV) rc = ws_union(w, g->nprocs, cur, opset[m->partner[op]], &cur);
   opset[op] = cur;
   return rc;
 }
@@ -181,17 +218,35 @@ static int ws_write_rank(const ws_pool *w, ws_writer *wr, int32_t head, int r, d
   if (head >= 0 && wr->head_of[head] < 0) wr->head_of[head] = r;
   return CDAG_OK;
 }
-static int ws_output(const cdag_graph *g, const ws_pool *w, const int32_t *rankset, df_sst *s) {
+
+static int ws_write_arc(ws_writer *wr, ws_set a, int r, int32_t p, df_sst *s) {
+  int64_t end = s->wait_start[r];
+  CDAG_TRY(ws_reserve(wr, s, end + 2));
+  int32_t lo = WS_LO(a), hi = WS_HI(a);
+  if (lo > hi) { /* wraps: 0..hi, then lo..p-1 */
+    s->wait_lo[end] = 0;
+    s->wait_hi[end++] = hi;
+    hi = p - 1;
+  }
+  s->wait_lo[end] = lo;
+  s->wait_hi[end++] = hi;
+  s->wait_start[r + 1] = end;
+  return CDAG_OK;
+}
+
+static int ws_output(const cdag_graph *g, const ws_pool *w, const ws_set *rankset, df_sst *s) {
   ws_writer wr = {.head_of = malloc((size_t)(w->n ? w->n : 1) * sizeof *wr.head_of)};
   s->wait_start = malloc(((size_t)g->nprocs + 1) * sizeof *s->wait_start);
   int64_t total = 1;
-  for (int r = 0; r < g->nprocs; r++) total += w->nd[rankset[r]].len;
+  for (int r = 0; r < g->nprocs; r++) total += rankset[r] & WS_ARC ? 2 : w->nd[rankset[r]].len;
   int rc = wr.head_of && s->wait_start ? ws_reserve(&wr, s, total) : CDAG_NOMEM("wait sets");
   if (rc == CDAG_OK) {
     memset(wr.head_of, 0xff, (size_t)w->n * sizeof *wr.head_of);
     s->wait_start[0] = 0;
   }
-  for (int r = 0; r < g->nprocs && rc == CDAG_OK; r++) rc = ws_write_rank(w, &wr, rankset[r], r, s);
+  for (int r = 0; r < g->nprocs && rc == CDAG_OK; r++)
+    rc = rankset[r] & WS_ARC ? ws_write_arc(&wr, rankset[r], r, g->nprocs, s)
+                             : ws_write_rank(w, &wr, (int32_t)rankset[r], r, s);
   free(wr.head_of);
   free(wr.above);
   return rc;
@@ -200,26 +255,22 @@ static int ws_output(const cdag_graph *g, const ws_pool *w, const int32_t *ranks
 int df_waitsets(const cdag_graph *g, const match_result *m, df_sst *s) {
   CDAG_TRY(ir_need_deps(g)); /* an earlier pipeline may have dropped them */
   ws_pool w = {0};
-  int32_t *opset = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *opset);
-  int32_t *cache = malloc((size_t)g->nprocs * sizeof *cache);
-  int32_t *rankset = malloc((size_t)g->nprocs * sizeof *rankset);
+  ws_set *opset = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *opset);
+  ws_set *rankset = malloc((size_t)g->nprocs * sizeof *rankset);
   int rc = CDAG_OK;
-  if (!opset || !cache || !rankset) rc = CDAG_NOMEM("wait sets");
-  if (rc == CDAG_OK) {
-    memset(cache, 0xff, (size_t)g->nprocs * sizeof *cache);
-    for (int64_t i = 0; i < g->nops && rc == CDAG_OK; i++) rc = ws_of_op(g, m, &w, cache, opset, m->order[i]);
-    /* W_i: the union over rank i's last ops (no dependent op): every other op's set is
-       contained in the set of an op that depends on it, of the same rank */
-    for (int r = 0; r < g->nprocs && rc == CDAG_OK; r++) {
-      rc = ws_singleton(&w, cache, r, &rankset[r]);
-      for (int32_t k = g->rank_start[r]; k < g->rank_start[r + 1] && rc == CDAG_OK; k++) {
-        int32_t op = g->rank_ops[k];
-        if (g->succ_start[op] == g->succ_start[op + 1]) rc = ws_union(&w, rankset[r], opset[op], &rankset[r]);
-      }
+  if (!opset || !rankset) rc = CDAG_NOMEM("wait sets");
+  for (int64_t i = 0; i < g->nops && rc == CDAG_OK; i++) rc = ws_of_op(g, m, &w, opset, m->order[i]);
+  /* W_i: the union over rank i's last ops (no dependent op): every other op's set is
+     contained in the set of an op that depends on it, of the same rank */
+  for (int r = 0; r < g->nprocs && rc == CDAG_OK; r++) {
+    rankset[r] = ws_arc(r, r);
+    for (int32_t k = g->rank_start[r]; k < g->rank_start[r + 1] && rc == CDAG_OK; k++) {
+      int32_t op = g->rank_ops[k];
+      if (g->succ_start[op] == g->succ_start[op + 1]) rc = ws_union(&w, g->nprocs, rankset[r], opset[op], &rankset[r]);
     }
   }
   if (rc == CDAG_OK) rc = ws_output(g, &w, rankset, s);
-  free(opset); free(cache); free(rankset);
+  free(opset); free(rankset);
   free(w.nd);
   return rc;
 }

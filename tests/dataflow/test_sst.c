@@ -484,6 +484,32 @@ START_TEST(dissemination_barrier_waits_for_all) {
 }
 END_TEST
 
+/* Two dissemination rounds of 8 ranks (distances 1, 2): rank r waits for r-3..r, modulo
+   8; ranks 0..2 wrap, so their sets are two intervals (0..r and r+5..7). */
+START_TEST(partial_dissemination_waits_wrap_around) {
+  fixture f = {0};
+  int p = 8;
+  ck_assert_int_eq(cdag_graph_create_global(p, &f.g), CDAG_OK);
+  for (int r = 0; r < p; r++) {
+    cdag_op s1, r1, s2, r2;
+    cdag_rank_send(f.g, r, 0, 0, (r + 1) % p, 1, &s1);
+    cdag_rank_recv(f.g, r, 0, 0, (r + p - 1) % p, 1, &r1);
+    cdag_rank_send(f.g, r, 0, 0, (r + 2) % p, 2, &s2);
+    cdag_rank_recv(f.g, r, 0, 0, (r + p - 2) % p, 2, &r2);
+    cdag_depend(f.g, r1, s2); cdag_depend(f.g, r1, r2);
+  }
+  analyse_ok(&f);
+  for (int r = 0; r < p; r++) {
+    for (int j = 0; j < p; j++) ck_assert_int_eq(dataflow_waits_for(f.s, r, j), (r - j + p) % p <= 3);
+    int32_t k = f.s->wait_start[r];
+    ck_assert_int_eq(f.s->wait_start[r + 1] - k, r < 3 ? 2 : 1);
+    ck_assert_int_eq(f.s->wait_lo[k], r < 3 ? 0 : r - 3);
+    ck_assert_int_eq(f.s->wait_hi[f.s->wait_start[r + 1] - 1], r < 3 ? p - 1 : r);
+  }
+  done(&f);
+}
+END_TEST
+
 Suite *cdag_sst_suite(void) {
   Suite *s = suite_create("sst");
   TCase *t = tcase_create("transfers");
@@ -506,6 +532,7 @@ Suite *cdag_sst_suite(void) {
   tcase_add_test(w, chain_waits_for_prefix);
   tcase_add_test(w, binomial_tree_waits_for_ancestors);
   tcase_add_test(w, dissemination_barrier_waits_for_all);
+  tcase_add_test(w, partial_dissemination_waits_wrap_around);
   suite_add_tcase(s, w);
   return s;
 }
