@@ -24,6 +24,7 @@ first=1
 for pat in $pats; do
   for k in $(seq "$lo" "$hi"); do
     row=$(./build/bench/scale_bench "$k" "$k" "$pat")
+    [ "$(echo "$row" | wc -l)" -gt 1 ] || continue # past the pattern's largest size
     for _ in $(seq 2 "${CDAG_BENCH_REPEAT:-1}"); do
       again=$(CDAG_BENCH_FILE= ./build/bench/scale_bench "$k" "$k" "$pat" | tail -n +2)
       row=$(printf '%s\n%s\n' "$row" "$again" | awk 'NR == 1 { print; next }
