@@ -150,50 +150,75 @@ static int report_cycle(const cdag_graph *g, const int32_t *partner, const int32
 
 /* Marks v run: appends it to the order and releases its successors. A successor that
    becomes ready and lies behind the scan position `scan` goes on the stack (kept at the
-   back of order: ran + stacked ops never exceed n); one ahead is left for the scan. */
+   back of order: ran + stacked ops never exceed n); one ahead is left for the scan.
+   indeg: > 0 waiting, 0 ready, -1 run, HELD a ready send waiting for its receive. */
+enum { HELD = -2 };
 typedef struct {
   const cdag_graph *g;
   const int32_t *partner;
   int32_t *order, *indeg;
   int64_t n, ran, stacked, scan;
+  int hold;         /* 0 once the scan is over: held sends run regardless */
 } orderer;
 
+static void push(orderer *o, int32_t w) { o->order[o->n - 1 - o->stacked++] = w; }
+
 static void push_ready(orderer *o, int32_t w) {
-  if (w < o->scan) o->order[o->n - 1 - o->stacked++] = w;
+  if (w < o->scan) push(o, w);
 }
 
 static void run_op(orderer *o, int32_t v) {
   const cdag_graph *g = o->g;
   o->order[o->ran++] = v;
   o->indeg[v] = -1;
-  for (int32_t k = g->succ_start[v]; k < g->succ_start[v + 1]; k++)
-    if (--o->indeg[g->succ[k]] == 0) push_ready(o, g->succ[k]);
+  for (int32_t k = g->succ_start[v]; k < g->succ_start[v + 1]; k++) {
+    int32_t w = g->succ[k], left = --o->indeg[w];
+    if (left == 0) push_ready(o, w);
+    else if (left == 1 && g->kind[w] == IR_RECV && g->bytes[w] && o->indeg[o->partner[w]] == HELD) { /* only its message is missing */
+      o->indeg[o->partner[w]] = 0;
+      push(o, o->partner[w]);
+    }
+  }
 }
 
-/* Runs v and everything that becomes ready behind the scan because of it. A receive runs
-   right after its send when it can: dataflow then needs no buffer for the message. */
+/* Runs v and everything that becomes ready behind the scan because of it. A send whose
+   receive still waits for other predecessors is held until they have run, so that the
+   receive runs right after it: dataflow then carries the message without buffering it
+   (graphs added rank by rank would otherwise buffer nearly every message); a message of
+   no bytes has nothing to buffer and runs at once. A hold that never ends (the receive
+   waits on the send itself) ends with the scan. */
 static void run_from(orderer *o, int32_t v) {
-  o->order[o->n - 1 - o->stacked++] = v;
+  push(o, v);
   while (o->stacked > 0) {
     int32_t u = o->order[o->n - o->stacked--];
     if (o->indeg[u] != 0) continue; /* already run (pushed, then run as a receive) */
+    int send = o->g->kind[u] == IR_SEND;
+    int32_t r = send ? o->partner[u] : -1;
+    if (send && o->hold && o->g->bytes[u] && o->indeg[r] > 1) {
+      o->indeg[u] = HELD;
+      continue;
+    }
     run_op(o, u);
-    if (o->g->kind[u] != IR_SEND) continue;
-    int32_t r = o->partner[u];
-    if (--o->indeg[r] == 0) run_op(o, r);
+    if (send && --o->indeg[r] == 0) run_op(o, r);
   }
 }
 
 /* Kahn's algorithm over D ∪ M (a send precedes its receive), scanning ops by id and
    running each as soon as it is ready: graphs are built roughly in dependency order, so
    the order mostly follows op ids and the passes that walk it touch memory nearly
-   sequentially (a FIFO queue would hop across the whole graph level by level). O(n + m).
-   Ops left over lie on or behind a cycle. */
+   sequentially (a FIFO queue would hop across the whole graph level by level). Then the
+   sends still held run. O(n + m). Ops left over lie on or behind a cycle. */
 static int order_ops(const cdag_graph *g, const int32_t *partner, int32_t *order, int32_t *indeg) {
-  orderer o = {.g = g, .partner = partner, .order = order, .indeg = indeg, .n = g->nops};
+  orderer o = {.g = g, .partner = partner, .order = order, .indeg = indeg, .n = g->nops, .hold = 1};
   for (int64_t op = 0; op < g->nops; op++) indeg[op] = npreds(g, partner, (int32_t)op);
   for (o.scan = 0; o.scan < g->nops; o.scan++)
     if (indeg[o.scan] == 0) run_from(&o, (int32_t)o.scan);
+  o.hold = 0;
+  for (int64_t op = 0; op < g->nops; op++)
+    if (indeg[op] == HELD) {
+      indeg[op] = 0;
+      run_from(&o, (int32_t)op);
+    }
   if (o.ran == g->nops) return CDAG_OK;
   return report_cycle(g, partner, indeg, order);
 }

@@ -3,7 +3,8 @@
  * Non-overtaking order per (source, dest, tag), tags as separate channels, sends to self,
  * every error (unmatched send, unmatched receive, truncation, cycles) with what its
  * message must name, and the order contract (dependencies respected, each send directly
- * followed by its receive when nothing else holds the receive back), also on graphs whose
+ * followed by its receive when nothing else holds the receive back, sends held for their
+ * receives when something does), also on graphs whose
  * op ids run against their dependencies and on thousands of random graphs. */
 #include <string.h>
 
@@ -138,6 +139,50 @@ START_TEST(tree_added_backwards) {
   check_order(g, &m);
   for (int64_t i = 0; i < g->nops; i++)
     if (g->kind[m.order[i]] == IR_SEND) ck_assert_int_eq(m.order[i + 1], m.partner[m.order[i]]);
+  match_free(&m);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+/* Recursive doubling added rank by rank (as a graph gathered from MPI processes is): a
+   rank's send comes long before its partner has reduced the previous round into the
+   receive buffer, so the send is held until then and every receive still follows its send
+   directly (dataflow buffers no message). */
+START_TEST(rank_by_rank_allreduce_keeps_pairs_together) {
+  int p = 16;
+  cdag_graph *g = graph(p);
+  for (int r = 0; r < p; r++) {
+    cdag_rank_copy_local(g, r, 0, 64, 4, NULL);
+    for (int k = 1; k < p; k <<= 1) {
+      cdag_rank_send(g, r, 64, 4, r ^ k, k, NULL);
+      cdag_rank_recv(g, r, 128, 4, r ^ k, k, NULL);
+      cdag_rank_reduce_local(g, r, 128, 64, 1, CDAG_INT32, CDAG_SUM, NULL);
+    }
+  }
+  match_result m;
+  run_ok(g, &m);
+  check_order(g, &m);
+  for (int64_t i = 0; i < g->nops; i++)
+    if (g->kind[m.order[i]] == IR_SEND) ck_assert_int_eq(m.order[i + 1], m.partner[m.order[i]]);
+  match_free(&m);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+/* A send held for its receive, whose other predecessor waits on a later message of the
+   same sender: the hold never ends by itself and must end with the scan, not as a cycle. */
+START_TEST(hold_that_never_ends_is_released) {
+  cdag_graph *g = graph(2);
+  cdag_op a, b, c, d;
+  cdag_rank_send(g, 0, 0, 8, 1, 0, &a);
+  cdag_rank_send(g, 0, 64, 8, 1, 1, &b);
+  cdag_rank_recv(g, 1, 64, 8, 0, 1, &c);
+  cdag_rank_recv(g, 1, 0, 8, 0, 0, &d);
+  cdag_depend(g, a, b);
+  cdag_depend(g, c, d);
+  match_result m;
+  run_ok(g, &m);
+  check_order(g, &m);
   match_free(&m);
   cdag_graph_free(&g);
 }
@@ -332,6 +377,8 @@ Suite *cdag_match_suite(void) {
   tcase_add_test(t, binomial_tree_order);
   tcase_add_test(t, exchange_without_dependency);
   tcase_add_test(t, tree_added_backwards);
+  tcase_add_test(t, rank_by_rank_allreduce_keeps_pairs_together);
+  tcase_add_test(t, hold_that_never_ends_is_released);
   tcase_add_test(t, random_graphs);
   tcase_add_test(t, huge_tags_on_many_ranks);
   suite_add_tcase(s, t);
