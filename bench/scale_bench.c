@@ -53,6 +53,7 @@ static int chain(cdag_graph *g, int p) { gen_set s = {0, 1, p}; return gen_bcast
 static int ring_allgather(cdag_graph *g, int p) { gen_set s = {0, 1, p}; return gen_allgather_ring(g, &s, 8, &B); }
 static int butterfly(cdag_graph *g, int p) { gen_set s = {0, 1, p}; return gen_alltoall_butterfly(g, &s, 8, &B); }
 static int rd_allreduce(cdag_graph *g, int p) { gen_set s = {0, 1, p}; return gen_allreduce_recursive_doubling(g, &s, 1, &B); }
+static int rd_by_rank(cdag_graph *g, int p) { gen_set s = {0, 1, p}; return gen_allreduce_recursive_doubling_by_rank(g, &s, 1, &B); }
 static int barrier(cdag_graph *g, int p) { gen_set s = {0, 1, p}; return gen_barrier_dissemination(g, &s, &B); }
 static int scatter_allgather(cdag_graph *g, int p) { gen_set s = {0, 1, p}; return gen_bcast_scatter_allgather(g, &s, 0, 64 * (uint64_t)p, &B); }
 static int halo(cdag_graph *g, int p) { gen_set s = {0, 1, p}; return gen_halo1d(g, &s, 64, &B); }
@@ -65,7 +66,9 @@ static const struct {
     {"binomial_bcast", binomial, 20}, {"linear_bcast", linear, 20},   {"chain_bcast", chain, 20},
     {"scatter_allgather_bcast", scatter_allgather, 11}, {"ring_allgather", ring_allgather, 11},
     {"butterfly_alltoall", butterfly, 10},
-    {"rd_allreduce", rd_allreduce, 20}, {"dissemination_barrier", barrier, 20}, {"halo1d", halo, 20},
+    {"rd_allreduce", rd_allreduce, 20},           /* added round by round */
+    {"rd_allreduce_by_rank", rd_by_rank, 20},     /* the same graph added rank by rank */
+    {"dissemination_barrier", barrier, 20}, {"halo1d", halo, 20},
 };
 
 static int run(const char *name, gen_fn gen, int p, const char *file) {

@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$(nproc)" --target scale_bench >/dev/null
 lo=${1:-10}; hi=${2:-16}
-pats=${3:-"binomial_bcast linear_bcast chain_bcast scatter_allgather_bcast ring_allgather butterfly_alltoall rd_allreduce dissemination_barrier halo1d"}
+pats=${3:-"binomial_bcast linear_bcast chain_bcast scatter_allgather_bcast ring_allgather butterfly_alltoall rd_allreduce rd_allreduce_by_rank dissemination_barrier halo1d"}
 export CDAG_BENCH_FILE=${CDAG_BENCH_FILE-/tmp/cdag-bench-$$.cdag}
 out=$(mktemp)
 trap 'rm -f "$out" "${CDAG_BENCH_FILE:-}"' EXIT

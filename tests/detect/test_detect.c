@@ -152,6 +152,10 @@ START_TEST(allreduces) {
   ck_assert_int_eq(gen_allreduce_recursive_doubling(g, &s8, 3, &B), CDAG_OK);
   expect(g, NULL, (want[]){{DET_ALLREDUCE, -1, 0, 0}}, 1, 0);
   cdag_graph_free(&g);
+  g = graph(8);
+  ck_assert_int_eq(gen_allreduce_recursive_doubling_by_rank(g, &s8, 3, &B), CDAG_OK);
+  expect(g, NULL, (want[]){{DET_ALLREDUCE, -1, 0, 0}}, 1, 0);
+  cdag_graph_free(&g);
   g = graph(5);
   gen_set s5 = {0, 1, 5};
   ck_assert_int_eq(gen_allreduce_linear(g, &s5, 1, 4, CDAG_MAX, &B), CDAG_OK);
