@@ -7,9 +7,10 @@
 # operation counts (patterns with p^2 operations). Patterns with p^2 operations
 # stop early (scale_bench.c). CDAG_BENCH_CPU=1 times CPU instead of wall clock; user time is
 # then total - sys (the kernel's share: zeroing fresh pages, which on a VM can cost more per
-# page as the footprint grows). CDAG_BENCH_REPEAT=N runs each (pattern, p) N times and keeps
-# the row with the smallest total (the load column comes from the first run): on a shared or
-# virtual machine single runs of the smaller sizes vary by 15% or more.
+# page as the footprint grows). CDAG_BENCH_REPEAT=N makes N rounds over every (pattern, p)
+# and keeps, for each, the row with the smallest total (the load column comes from the
+# first round): on a shared or virtual machine single runs vary by 15% or more, and rounds
+# spread a slow spell of the machine over all sizes instead of the last ones.
 # Usage: scripts/bench-scale.sh [LO=10] [HI=16] [PATTERN]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,26 +18,25 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$(nproc)" --target scale_bench >/dev/null
 lo=${1:-10}; hi=${2:-16}
 pats=${3:-"binomial_bcast linear_bcast chain_bcast scatter_allgather_bcast ring_allgather butterfly_alltoall rd_allreduce rd_allreduce_by_rank dissemination_barrier halo1d"}
-export CDAG_BENCH_FILE=${CDAG_BENCH_FILE-/tmp/cdag-bench-$$.cdag}
-out=$(mktemp)
-trap 'rm -f "$out" "${CDAG_BENCH_FILE:-}"' EXIT
-first=1
-for pat in $pats; do
-  for k in $(seq "$lo" "$hi"); do
-    row=$(./build/bench/scale_bench "$k" "$k" "$pat")
-    [ "$(echo "$row" | wc -l)" -gt 1 ] || continue # past the pattern's largest size
-    for _ in $(seq 2 "${CDAG_BENCH_REPEAT:-1}"); do
-      again=$(CDAG_BENCH_FILE= ./build/bench/scale_bench "$k" "$k" "$pat" | tail -n +2)
-      row=$(printf '%s\n%s\n' "$row" "$again" | awk 'NR == 1 { print; next }
-        NR == 2 { best = $0; total = $7; load = $11; next }
-        $7 < total { best = $0; total = $7 }
-        END { split(best, f); printf "%-22s %8d %10d %8.4f %8.4f %8.4f %8.4f %8.4f %8.1f %8.0f %8.3f  %s\n",
-                f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], load, f[12] }')
+file=${CDAG_BENCH_FILE-/tmp/cdag-bench-$$.cdag}
+out=$(mktemp); rows=$(mktemp)
+trap 'rm -f "$out" "$rows" "${file:-}"' EXIT
+for round in $(seq 1 "${CDAG_BENCH_REPEAT:-1}"); do
+  [ "$round" = 1 ] || file=
+  for pat in $pats; do
+    for k in $(seq "$lo" "$hi"); do
+      CDAG_BENCH_FILE=$file ./build/bench/scale_bench "$k" "$k" "$pat" | tail -n +2 | sed "s/^/$round /" >>"$rows"
     done
-    if [ $first = 1 ]; then echo "$row" | head -1; first=0; fi
-    echo "$row" | tail -n +2 | tee -a "$out"
   done
 done
+./build/bench/scale_bench 1 0 | head -1
+# per (pattern, p), in first-round order: the fastest round's row, with the first round's load
+awk 'BEGIN { fmt = "%-22s %8d %10d %8.4f %8.4f %8.4f %8.4f %8.4f %8.1f %8.0f %8.3f  %s\n" }
+  { k = $2 " " $3 }
+  $1 == 1 { order[++n] = k; load[k] = $12 }
+  !(k in best) || $8 < total[k] { best[k] = $0; total[k] = $8 }
+  END { for (i = 1; i <= n; i++) { split(best[order[i]], f)
+          printf fmt, f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], f[11], load[order[i]], f[13] } }' "$rows" | tee "$out"
 echo
 echo "growth, p = 2^$((hi - 4)) -> 2^$hi (p log p predicts $(awk -v h="$hi" 'BEGIN{printf "%.1f", 16*h/(h-4)}')); user = total - sys"
 awk -v a=$((1 << (hi - 4))) -v b=$((1 << hi)) '
