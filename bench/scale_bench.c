@@ -116,6 +116,7 @@ static int run(const char *name, gen_fn gen, int p, const char *file) {
 int main(int argc, char **argv) {
   int lo = argc > 1 ? atoi(argv[1]) : 10, hi = argc > 2 ? atoi(argv[2]) : 16;
   const char *only = argc > 3 ? argv[3] : NULL, *file = getenv("CDAG_BENCH_FILE");
+  if (file && !*file) file = NULL; /* set but empty: no load */
   printf("%-22s %8s %10s %8s %8s %8s %8s %8s %8s %8s %8s  %s\n", "pattern", "p", "ops", "match", "dataflow", "detect",
          "total", "sys", "ns/op", "B/proc", "load_s", "found");
   for (size_t i = 0; i < sizeof patterns / sizeof *patterns; i++) {

@@ -11,8 +11,8 @@
  * nodes in one pool: a union shares the unchanged tail of its operands, and a union that
  * equals an operand reuses it, so adding a rank above, or inside the head interval of, a
  * list costs O(1) time and at most one node; a general union costs O(|A| + |B|) and creates
- * nodes only for the part above the first shared tail (plus at most two to spell out an
- * interval operand as a list).
+ * nodes only for the part above the first shared tail (plus, for an operand still held as
+ * an interval, the one or two nodes that spell it out; a single rank's node is made once).
  * Worst case: O(p) intervals per set (alternating ranks), O(n p) time and nodes in total;
  * trees, rings, butterflies and barriers stay far below (a binomial tree: O(1) nodes per op).
  * The output (sorted intervals per rank) is O(sum of |W_i|): O(p log p) for a binomial
@@ -31,6 +31,7 @@ typedef struct {
 typedef struct {
   ws_nd *nd;                 /* node pool; a set is the index of its head node */
   int64_t n, cap;
+  int32_t *single;           /* rank -> its one-node list, -1 not made yet */
 } ws_pool;
 
 static int ws_node(ws_pool *w, int32_t lo, int32_t hi, int32_t next, int32_t *id) {
@@ -143,7 +144,12 @@ static int ws_arc_union(int64_t p, ws_set a, ws_set b, ws_set *out) {
 static int ws_as_list(ws_pool *w, int32_t p, ws_set s, int32_t *out) {
   if (!(s & WS_ARC)) { *out = (int32_t)s; return CDAG_OK; }
   int32_t lo = WS_LO(s), hi = WS_HI(s), low = -1;
-  if (lo <= hi) return ws_node(w, lo, hi, -1, out);
+  if (lo == hi) { /* the common case, a rank's own set, spelled out once per rank */
+    if (w->single[lo] < 0) CDAG_TRY(ws_node(w, lo, lo, -1, &w->single[lo]));
+    *out = w->single[lo];
+    return CDAG_OK;
+  }
+  if (lo < hi) return ws_node(w, lo, hi, -1, out);
   CDAG_TRY(ws_node(w, 0, hi, -1, &low));
   return ws_node(w, lo, p - 1, low, out);
 }
@@ -257,8 +263,10 @@ int df_waitsets(const cdag_graph *g, const match_result *m, df_sst *s) {
   ws_pool w = {0};
   ws_set *opset = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *opset);
   ws_set *rankset = malloc((size_t)g->nprocs * sizeof *rankset);
+  w.single = malloc((size_t)g->nprocs * sizeof *w.single);
   int rc = CDAG_OK;
-  if (!opset || !rankset) rc = CDAG_NOMEM("wait sets");
+  if (!opset || !rankset || !w.single) rc = CDAG_NOMEM("wait sets");
+  else memset(w.single, 0xff, (size_t)g->nprocs * sizeof *w.single);
   for (int64_t i = 0; i < g->nops && rc == CDAG_OK; i++) rc = ws_of_op(g, m, &w, opset, m->order[i]);
   /* W_i: the union over rank i's last ops (no dependent op): every other op's set is
      contained in the set of an op that depends on it, of the same rank */
@@ -271,6 +279,6 @@ int df_waitsets(const cdag_graph *g, const match_result *m, df_sst *s) {
   }
   if (rc == CDAG_OK) rc = ws_output(g, &w, rankset, s);
   free(opset); free(rankset);
-  free(w.nd);
+  free(w.nd); free(w.single);
   return rc;
 }

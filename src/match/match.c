@@ -6,8 +6,9 @@
  * Ordering: Kahn's algorithm over dependencies plus one edge from each send to its receive
  * (a send completes when its own dependencies are met, its data taken at that moment, as
  * with MPI's buffered sends and GOAL's eager messages), scanning ops by id so the order
- * stays close to id order; what is left over lies on or behind a cycle, which is then
- * walked backwards to name its ops. O(n + m). */
+ * stays close to id order, and holding a send back until its receive can follow it; what is
+ * left over lies on or behind a cycle, which is then walked backwards to name its ops.
+ * O(n + m). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,6 +112,14 @@ static int32_t npreds(const cdag_graph *g, const int32_t *partner, int32_t op) {
   return g->pred_start[op + 1] - g->pred_start[op] + (g->kind[op] == IR_RECV);
 }
 
+/* What an op waits for in the order: its predecessors, a receive's send counted once. */
+static int32_t count_preds(const cdag_graph *g, const int32_t *partner, int32_t op) {
+  int32_t n = npreds(g, partner, op);
+  if (g->kind[op] == IR_RECV && g->peer[op] == g->rank[op])
+    for (int32_t k = g->pred_start[op]; k < g->pred_start[op + 1]; k++) n -= g->pred[k] == partner[op];
+  return n;
+}
+
 static int32_t pred_at(const cdag_graph *g, const int32_t *partner, int32_t op, int32_t k) {
   int32_t nd = g->pred_start[op + 1] - g->pred_start[op];
   return k < nd ? g->pred[g->pred_start[op] + k] : partner[op];
@@ -148,17 +157,17 @@ static int report_cycle(const cdag_graph *g, const int32_t *partner, const int32
   return cdag__error(CDAG_ERR_CYCLE, "%s", msg);
 }
 
-/* Marks v run: appends it to the order and releases its successors. A successor that
-   becomes ready and lies behind the scan position `scan` goes on the stack (kept at the
-   back of order: ran + stacked ops never exceed n); one ahead is left for the scan.
-   indeg: > 0 waiting, 0 ready, -1 run, HELD a ready send waiting for its receive. */
+/* The order under construction. indeg: > 0 predecessors still to run (a receive counts its
+   send), 0 ready, -1 run, HELD a ready send waiting for its receive's other predecessors.
+   Ready ops behind the scan position `scan` wait on a stack kept at the back of order
+   (ran + stacked never exceeds n); one ahead is left for the scan. */
 enum { HELD = -2 };
 typedef struct {
   const cdag_graph *g;
   const int32_t *partner;
   int32_t *order, *indeg;
   int64_t n, ran, stacked, scan;
-  int hold;         /* 0 once the scan is over: held sends run regardless */
+  int hold;         /* hold sends for their receives */
 } orderer;
 
 static void push(orderer *o, int32_t w) { o->order[o->n - 1 - o->stacked++] = w; }
@@ -167,58 +176,76 @@ static void push_ready(orderer *o, int32_t w) {
   if (w < o->scan) push(o, w);
 }
 
+/* Marks v run: appends it to the order and releases its successors, and the held send of a
+   receive that now waits for nothing else (a receive is never smaller than its send, so a
+   receive of no bytes has no held send). A send's own edges to its receive (a send to self
+   whose receive overwrites its buffer) are not counted: the message orders the two. */
 static void run_op(orderer *o, int32_t v) {
   const cdag_graph *g = o->g;
+  int32_t mine = g->kind[v] == IR_SEND ? o->partner[v] : -1;
   o->order[o->ran++] = v;
   o->indeg[v] = -1;
   for (int32_t k = g->succ_start[v]; k < g->succ_start[v + 1]; k++) {
-    int32_t w = g->succ[k], left = --o->indeg[w];
-    if (left == 0) push_ready(o, w);
-    else if (left == 1 && g->kind[w] == IR_RECV && g->bytes[w] && o->indeg[o->partner[w]] == HELD) { /* only its message is missing */
+    int32_t w = g->succ[k], left;
+    if (w == mine) continue;
+    left = --o->indeg[w];
+    if (left == 0) {
+      push_ready(o, w);
+    } else if (left == 1 && g->kind[w] == IR_RECV && g->bytes[w] && o->indeg[o->partner[w]] == HELD) {
       o->indeg[o->partner[w]] = 0;
       push(o, o->partner[w]);
     }
   }
 }
 
-/* Runs v and everything that becomes ready behind the scan because of it. A send whose
-   receive still waits for other predecessors is held until they have run, so that the
-   receive runs right after it: dataflow then carries the message without buffering it
-   (graphs added rank by rank would otherwise buffer nearly every message); a message of
-   no bytes has nothing to buffer and runs at once. A hold that never ends (the receive
-   waits on the send itself) ends with the scan. */
-static void run_from(orderer *o, int32_t v) {
-  push(o, v);
+/* Runs u and, if it is a send, its receive once that waits for nothing else. */
+static void run_pair(orderer *o, int32_t u) {
+  run_op(o, u);
+  if (o->g->kind[u] != IR_SEND) return;
+  int32_t r = o->partner[u];
+  if (--o->indeg[r] == 0) run_op(o, r);
+}
+
+/* Runs the stack and everything that becomes ready behind the scan because of it. A send
+   whose receive still waits for other predecessors is held until they have run, so that
+   the receive runs right after it: dataflow then carries the message without buffering it
+   (graphs added rank by rank would otherwise buffer nearly every message). A message of no
+   bytes has nothing to buffer and runs at once. */
+static void drain(orderer *o) {
   while (o->stacked > 0) {
     int32_t u = o->order[o->n - o->stacked--];
-    if (o->indeg[u] != 0) continue; /* already run (pushed, then run as a receive) */
-    int send = o->g->kind[u] == IR_SEND;
-    int32_t r = send ? o->partner[u] : -1;
-    if (send && o->hold && o->g->bytes[u] && o->indeg[r] > 1) {
+    if (o->hold && o->g->kind[u] == IR_SEND && o->g->bytes[u] && o->indeg[o->partner[u]] > 1) {
       o->indeg[u] = HELD;
       continue;
     }
-    run_op(o, u);
-    if (send && --o->indeg[r] == 0) run_op(o, r);
+    run_pair(o, u);
   }
 }
 
 /* Kahn's algorithm over D ∪ M (a send precedes its receive), scanning ops by id and
    running each as soon as it is ready: graphs are built roughly in dependency order, so
    the order mostly follows op ids and the passes that walk it touch memory nearly
-   sequentially (a FIFO queue would hop across the whole graph level by level). Then the
-   sends still held run. O(n + m). Ops left over lie on or behind a cycle. */
+   sequentially (a FIFO queue would hop across the whole graph level by level). Holds that
+   cannot end by themselves (receives waiting on each other's held sends, as in an exchange
+   in place) are broken after the scan, when everything that becomes ready goes on the
+   stack: the held sends run in id order, each followed by what it frees, still holding
+   others; then, holding nothing, whatever is left held. O(n + m). Ops left over lie on
+   or behind a cycle. */
 static int order_ops(const cdag_graph *g, const int32_t *partner, int32_t *order, int32_t *indeg) {
   orderer o = {.g = g, .partner = partner, .order = order, .indeg = indeg, .n = g->nops, .hold = 1};
-  for (int64_t op = 0; op < g->nops; op++) indeg[op] = npreds(g, partner, (int32_t)op);
+  for (int64_t op = 0; op < g->nops; op++) indeg[op] = count_preds(g, partner, (int32_t)op);
   for (o.scan = 0; o.scan < g->nops; o.scan++)
-    if (indeg[o.scan] == 0) run_from(&o, (int32_t)o.scan);
-  o.hold = 0;
-  for (int64_t op = 0; op < g->nops; op++)
-    if (indeg[op] == HELD) {
-      indeg[op] = 0;
-      run_from(&o, (int32_t)op);
+    if (indeg[o.scan] == 0) {
+      push(&o, (int32_t)o.scan);
+      drain(&o);
     }
+  for (o.hold = 1; o.hold >= 0; o.hold--)
+    for (int64_t op = 0; op < g->nops; op++)
+      if (indeg[op] == HELD) {
+        indeg[op] = 0;
+        run_pair(&o, (int32_t)op);
+        drain(&o);
+      }
   if (o.ran == g->nops) return CDAG_OK;
   return report_cycle(g, partner, indeg, order);
 }

@@ -188,6 +188,50 @@ START_TEST(hold_that_never_ends_is_released) {
 }
 END_TEST
 
+/* A send to self whose receive overwrites the sent buffer: the receive's edge from its own
+   send does not hold the send back (held, it would run after the independent copy). */
+START_TEST(send_to_self_in_place_is_not_held) {
+  cdag_graph *g = graph(1);
+  cdag_op s, r;
+  cdag_rank_send(g, 0, 0, 8, 0, 0, &s);
+  cdag_rank_recv(g, 0, 0, 8, 0, 0, &r);
+  cdag_rank_copy_local(g, 0, 64, 128, 8, NULL);
+  match_result m;
+  run_ok(g, &m);
+  check_order(g, &m);
+  ck_assert_int_eq(m.order[0], s);
+  ck_assert_int_eq(m.order[1], r);
+  match_free(&m);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+/* A ring shift in place (each receive overwrites the buffer its rank sent: every held send
+   waits on the next one, around the ring), then recursive doubling on other buffers, added
+   rank by rank. Breaking the ring's holds must not stop holding for the rest. */
+START_TEST(exchange_in_place_then_pairs_stay_together) {
+  int p = 8;
+  cdag_graph *g = graph(p);
+  for (int r = 0; r < p; r++) {
+    cdag_rank_send(g, r, 0, 8, (r + 1) % p, 1, NULL);
+    cdag_rank_recv(g, r, 0, 8, (r + p - 1) % p, 1, NULL);
+    cdag_rank_copy_local(g, r, 0, 64, 4, NULL);
+    for (int k = 1; k < p; k <<= 1) {
+      cdag_rank_send(g, r, 64, 4, r ^ k, 2 + k, NULL);
+      cdag_rank_recv(g, r, 128, 4, r ^ k, 2 + k, NULL);
+      cdag_rank_reduce_local(g, r, 128, 64, 1, CDAG_INT32, CDAG_SUM, NULL);
+    }
+  }
+  match_result m;
+  run_ok(g, &m);
+  check_order(g, &m);
+  for (int64_t i = 0; i < g->nops; i++)
+    if (g->kind[m.order[i]] == IR_SEND && g->tag[m.order[i]] > 1) ck_assert_int_eq(m.order[i + 1], m.partner[m.order[i]]);
+  match_free(&m);
+  cdag_graph_free(&g);
+}
+END_TEST
+
 /* Position of op among the ops of its channel of the same kind, in program order. */
 static int channel_index(const cdag_graph *g, int32_t op) {
   int src = g->kind[op] == IR_SEND ? g->rank[op] : g->peer[op];
@@ -379,6 +423,8 @@ Suite *cdag_match_suite(void) {
   tcase_add_test(t, tree_added_backwards);
   tcase_add_test(t, rank_by_rank_allreduce_keeps_pairs_together);
   tcase_add_test(t, hold_that_never_ends_is_released);
+  tcase_add_test(t, send_to_self_in_place_is_not_held);
+  tcase_add_test(t, exchange_in_place_then_pairs_stay_together);
   tcase_add_test(t, random_graphs);
   tcase_add_test(t, huge_tags_on_many_ranks);
   suite_add_tcase(s, t);

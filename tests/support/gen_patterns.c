@@ -141,15 +141,15 @@ int gen_allreduce_recursive_doubling(cdag_graph *g, const gen_set *s, uint64_t c
   return CDAG_OK;
 }
 
-/* The same, added rank by rank, as a graph gathered from MPI processes is. */
+/* The same graph (same tags), added rank by rank, as a graph gathered from MPI processes is. */
 int gen_allreduce_recursive_doubling_by_rank(cdag_graph *g, const gen_set *s, uint64_t count, const gen_bufs *b) {
   uint64_t len = count * 4;
   for (int r = 0; r < s->n; r++) {
     CHECK(cdag_rank_scratch(g, R(r), b->scratch, len));
     CHECK(cdag_rank_copy_local(g, R(r), b->data, b->out, len, NULL));
     for (int k = 1; k < s->n; k <<= 1) {
-      CHECK(cdag_rank_send(g, R(r), b->out, len, R(r ^ k), b->tag + k, NULL));
-      CHECK(cdag_rank_recv(g, R(r), b->scratch, len, R(r ^ k), b->tag + k, NULL));
+      CHECK(cdag_rank_send(g, R(r), b->out, len, R(r ^ k), k, NULL));
+      CHECK(cdag_rank_recv(g, R(r), b->scratch, len, R(r ^ k), k, NULL));
       CHECK(cdag_rank_reduce_local(g, R(r), b->scratch, b->out, count, CDAG_INT32, CDAG_SUM, NULL));
     }
   }

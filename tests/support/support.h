@@ -34,7 +34,7 @@ int gen_gather_linear(cdag_graph *g, const gen_set *s, int root, uint64_t block,
 int gen_scatter_linear(cdag_graph *g, const gen_set *s, int root, uint64_t block, const gen_bufs *b);
 int gen_gather_binomial(cdag_graph *g, const gen_set *s, uint64_t block, const gen_bufs *b);  /* root member 0 */
 int gen_allreduce_recursive_doubling(cdag_graph *g, const gen_set *s, uint64_t count, const gen_bufs *b); /* n = 2^k */
-int gen_allreduce_recursive_doubling_by_rank(cdag_graph *g, const gen_set *s, uint64_t count, const gen_bufs *b);
+int gen_allreduce_recursive_doubling_by_rank(cdag_graph *g, const gen_set *s, uint64_t count, const gen_bufs *b); /* n = 2^k */
 int gen_allreduce_linear(cdag_graph *g, const gen_set *s, int root, uint64_t count, int op, const gen_bufs *b);
 int gen_halo1d(cdag_graph *g, const gen_set *s, uint64_t bytes, const gen_bufs *b);
 int gen_barrier_dissemination(cdag_graph *g, const gen_set *s, const gen_bufs *b);
