@@ -89,6 +89,18 @@ int64_t det_filter_degree(const det_state *st, int64_t *t, int64_t n, int32_t ou
   return k;
 }
 
+int32_t det_max_degree(const det_state *st, const int64_t *t, int64_t n, int out) {
+  int32_t *deg = calloc((size_t)st->g->nprocs, sizeof *deg), most = 0;
+  if (!deg) return INT32_MAX; /* unknown: any group may form */
+  const df_xfer *x = st->sst->xfers;
+  for (int64_t i = 0; i < n; i++) {
+    int32_t r = out ? x[t[i]].src : x[t[i]].dst;
+    if (++deg[r] > most) most = deg[r];
+  }
+  free(deg);
+  return most;
+}
+
 int det_group_ok(const det_state *st, int32_t n) {
   if (n == st->g->nprocs) return n >= 3;
   return n >= (st->opts.min_group > 2 ? st->opts.min_group : 2);

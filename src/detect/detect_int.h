@@ -55,6 +55,8 @@ int32_t det_min_group(const det_state *st);
    m members sends or receives m - 1 tuples, so a cheap O(n + p) filter drops what no
    group can use before anything is sorted (a tree's SST: every rank receives once). */
 int64_t det_filter_degree(const det_state *st, int64_t *t, int64_t n, int32_t out_min, int32_t in_min);
+/* The most tuples of t[0..n) one rank sends (out = 1) or receives (out = 0). O(n + p). */
+int32_t det_max_degree(const det_state *st, const int64_t *t, int64_t n, int out);
 /* Sorts m distinct ranks (< nprocs): a bitmap scan when they are many, else qsort. */
 int det_sort_ranks(int32_t *r, int32_t m, int32_t nprocs);
 /* "all" or "0-4,7" style description of sorted ranks into buf. */

@@ -11,6 +11,7 @@
  * with b in a's group, a in b's group, different member sets and sizes within 3/4
  * are left residual (grid rows and columns never overlap that way); the test runs on the
  * candidate groups before any is taken. Cost: O(n log n) for the sorts. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,6 +122,18 @@ static int32_t useful_min(const det_state *st) {
   int32_t n = 0;
   while (!useful(st, n)) n++;
   return n;
+}
+
+/* n, or 0 when no root of this direction reaches enough peers for a group to be taken: then
+   its small groups matter to no neighbourhood test either (1D halos: two peers per rank). */
+static int64_t takeable_roots(const det_state *st, const int64_t *t, int64_t n, int out) {
+  return (int64_t)det_max_degree(st, t, n, out) + 1 >= det_min_group(st) ? n : 0;
+}
+
+/* Peers a vector group over the whole communicator needs: all, or the density's share. */
+static int32_t vector_min(const det_state *st) {
+  int32_t p = st->g->nprocs, need = (int32_t)ceil(st->opts.density * (double)(p - 1));
+  return need < p - 1 ? need : p - 1;
 }
 
 static int push_candidate(rooted_state *rs, candidate c) {
@@ -322,7 +335,7 @@ static int vector_pass(det_state *st, rooted_state *rs) {
   int rc = CDAG_OK;
   rs->nc = 0;
   for (int out = 1; out >= 0 && rc == CDAG_OK; out--) {
-    rs->nt = det_candidates(st, rs->t[out]);
+    rs->nt = det_filter_degree(st, rs->t[out], det_candidates(st, rs->t[out]), out ? vector_min(st) : 0, out ? 0 : vector_min(st));
     rc = sort_by_root(x, NULL, out, rs->t[out], rs->nt);
     for (int64_t i = 0; i < rs->nt && rc == CDAG_OK;) {
       int64_t j = i;
@@ -359,11 +372,11 @@ int det_rooted_collectives(det_state *st) {
   if (rc == CDAG_OK) {
     int64_t all = det_candidates(st, rs.t[0]);
     memcpy(rs.t[1], rs.t[0], (size_t)all * sizeof(int64_t));
-    rs.nt = det_filter_degree(st, rs.t[1], all, useful_min(st), 0); /* out-groups */
+    rs.nt = takeable_roots(st, rs.t[1], det_filter_degree(st, rs.t[1], all, useful_min(st), 0), 1); /* out-groups */
     memcpy(rs.t[2], rs.t[1], (size_t)rs.nt * sizeof(int64_t));
     rc = collect_bcast(st, &rs);
     if (rc == CDAG_OK) rc = collect(st, &rs, 1);
-    rs.nt = det_filter_degree(st, rs.t[0], all, 0, useful_min(st)); /* in-groups */
+    rs.nt = takeable_roots(st, rs.t[0], det_filter_degree(st, rs.t[0], all, 0, useful_min(st)), 0); /* in-groups */
     if (rc == CDAG_OK) rc = collect(st, &rs, 0);
   }
   if (rc == CDAG_OK) rc = take_regular(st, &rs);
