@@ -9,8 +9,10 @@
  *    dependencies are met and its data is taken at that moment (buffered/eager semantics:
  *    MPI_Bsend, GOAL's small messages); the receive completes once the send has and its
  *    own dependencies are met. So a deadlock is a cycle in D ∪ {send -> receive}.
- *    A receive comes right after its send whenever nothing else holds it back, and the
- *    order follows op ids where dependencies allow (passes over it stay cache-friendly).
+ *    A receive with bytes comes right after its send unless they wait on each other through
+ *    other ops (the send is held back until the receive's other predecessors have run; an
+ *    exchange in place cannot be), and the order follows op ids where dependencies allow
+ *    (passes over it stay cache-friendly).
  * Errors (message names rank, op, label/line, peer, tag):
  *  - CDAG_ERR_UNMATCHED: a send or receive without a partner (the first one found);
  *  - CDAG_ERR_TRUNCATE: a receive smaller than its matched send (a larger one is fine);
