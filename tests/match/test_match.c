@@ -48,6 +48,22 @@ static void check_order(const cdag_graph *g, const match_result *m) {
   free(at);
 }
 
+/* Every send with a tag of at least min_tag is directly followed by its receive. */
+static void check_pairs_adjacent(const cdag_graph *g, const match_result *m, int min_tag) {
+  for (int64_t i = 0; i < g->nops; i++)
+    if (g->kind[m->order[i]] == IR_SEND && g->tag[m->order[i]] >= min_tag)
+      ck_assert_int_eq(m->order[i + 1], m->partner[m->order[i]]);
+}
+
+/* Matches g, checks the order, frees both: for graphs that only must not fail. */
+static void order_ok(cdag_graph *g) {
+  match_result m;
+  run_ok(g, &m);
+  check_order(g, &m);
+  match_free(&m);
+  cdag_graph_free(&g);
+}
+
 START_TEST(non_overtaking) {
   cdag_graph *g = graph(2);
   cdag_op s[3], r[3];
@@ -137,8 +153,7 @@ START_TEST(tree_added_backwards) {
   match_result m;
   run_ok(g, &m);
   check_order(g, &m);
-  for (int64_t i = 0; i < g->nops; i++)
-    if (g->kind[m.order[i]] == IR_SEND) ck_assert_int_eq(m.order[i + 1], m.partner[m.order[i]]);
+  check_pairs_adjacent(g, &m, 0);
   match_free(&m);
   cdag_graph_free(&g);
 }
@@ -149,21 +164,14 @@ END_TEST
    receive buffer, so the send is held until then and every receive still follows its send
    directly (dataflow buffers no message). */
 START_TEST(rank_by_rank_allreduce_keeps_pairs_together) {
-  int p = 16;
-  cdag_graph *g = graph(p);
-  for (int r = 0; r < p; r++) {
-    cdag_rank_copy_local(g, r, 0, 64, 4, NULL);
-    for (int k = 1; k < p; k <<= 1) {
-      cdag_rank_send(g, r, 64, 4, r ^ k, k, NULL);
-      cdag_rank_recv(g, r, 128, 4, r ^ k, k, NULL);
-      cdag_rank_reduce_local(g, r, 128, 64, 1, CDAG_INT32, CDAG_SUM, NULL);
-    }
-  }
+  cdag_graph *g = graph(16);
+  gen_set all = {0, 1, 16};
+  gen_bufs b = {.data = 0, .out = 64, .scratch = 128};
+  ck_assert_int_eq(gen_allreduce_recursive_doubling_by_rank(g, &all, 1, &b), CDAG_OK);
   match_result m;
   run_ok(g, &m);
   check_order(g, &m);
-  for (int64_t i = 0; i < g->nops; i++)
-    if (g->kind[m.order[i]] == IR_SEND) ck_assert_int_eq(m.order[i + 1], m.partner[m.order[i]]);
+  check_pairs_adjacent(g, &m, 0);
   match_free(&m);
   cdag_graph_free(&g);
 }
@@ -180,11 +188,7 @@ START_TEST(hold_that_never_ends_is_released) {
   cdag_rank_recv(g, 1, 0, 8, 0, 0, &d);
   cdag_depend(g, a, b);
   cdag_depend(g, c, d);
-  match_result m;
-  run_ok(g, &m);
-  check_order(g, &m);
-  match_free(&m);
-  cdag_graph_free(&g);
+  order_ok(g);
 }
 END_TEST
 
@@ -225,8 +229,7 @@ START_TEST(exchange_in_place_then_pairs_stay_together) {
   match_result m;
   run_ok(g, &m);
   check_order(g, &m);
-  for (int64_t i = 0; i < g->nops; i++)
-    if (g->kind[m.order[i]] == IR_SEND && g->tag[m.order[i]] > 1) ck_assert_int_eq(m.order[i + 1], m.partner[m.order[i]]);
+  check_pairs_adjacent(g, &m, 2);
   match_free(&m);
   cdag_graph_free(&g);
 }
@@ -355,11 +358,7 @@ START_TEST(mirrored_send_then_recv) {
   cdag_rank_recv(g, 1, 64, 8, 0, 0, &d);
   cdag_depend(g, c, d);
   cdag_depend(g, a, b);
-  match_result m;
-  run_ok(g, &m);
-  check_order(g, &m);
-  match_free(&m);
-  cdag_graph_free(&g);
+  order_ok(g);
 }
 END_TEST
 
@@ -370,11 +369,7 @@ START_TEST(exchange_without_dependency) {
   cdag_rank_recv(g, 0, 64, 8, 1, 0, NULL);
   cdag_rank_send(g, 1, 0, 8, 0, 0, NULL);
   cdag_rank_recv(g, 1, 64, 8, 0, 0, NULL);
-  match_result m;
-  run_ok(g, &m);
-  check_order(g, &m);
-  match_free(&m);
-  cdag_graph_free(&g);
+  order_ok(g);
 }
 END_TEST
 
