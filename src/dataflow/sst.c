@@ -239,6 +239,8 @@ static int propagate(df_state *st, const match_result *m) {
   for (int64_t i = 0; i < g->nops; i++) {
     int32_t op = m->order[i];
     int rc = CDAG_OK;
+    if (i + IR_AHEAD < g->nops) /* the root node of the rank's map (a pointer, tag bits aside) */
+      IR_PREFETCH((const void *)((uintptr_t)st->maps[g->rank[m->order[i + IR_AHEAD]]] & ~(uintptr_t)7));
     switch (g->kind[op]) {
       case IR_SEND: rc = do_send(st, op, m->partner[op], i + 1 < g->nops && m->order[i + 1] == m->partner[op]); break;
       case IR_RECV: rc = do_recv(st, op, m->partner[op]); break;

@@ -267,7 +267,11 @@ int df_waitsets(const cdag_graph *g, const match_result *m, df_sst *s) {
   int rc = CDAG_OK;
   if (!opset || !rankset || !w.single) rc = CDAG_NOMEM("wait sets");
   else memset(w.single, 0xff, (size_t)g->nprocs * sizeof *w.single);
-  for (int64_t i = 0; i < g->nops && rc == CDAG_OK; i++) rc = ws_of_op(g, m, &w, opset, m->order[i]);
+  for (int64_t i = 0; i < g->nops && rc == CDAG_OK; i++) {
+    if (i + IR_AHEAD < g->nops && g->kind[m->order[i + IR_AHEAD]] == IR_RECV)
+      IR_PREFETCH(&opset[m->partner[m->order[i + IR_AHEAD]]]);
+    rc = ws_of_op(g, m, &w, opset, m->order[i]);
+  }
   /* W_i: the union over rank i's last ops (no dependent op): every other op's set is
      contained in the set of an op that depends on it, of the same rank */
   for (int r = 0; r < g->nprocs && rc == CDAG_OK; r++) {

@@ -52,6 +52,7 @@ static int order_by_rank(cdag_graph *g) {
   memcpy(fill, g->rank_start, (size_t)g->nprocs * sizeof *fill);
   for (int64_t i = 0; i < n; i++) {
     int32_t r = g->rank[i];
+    if (i + 4 * IR_AHEAD < n) IR_PREFETCH_W(&g->rank_ops[fill[g->rank[i + 4 * IR_AHEAD]]]); /* little work per op */
     g->pos[i] = fill[r] - g->rank_start[r];
     g->rank_ops[fill[r]++] = (int32_t)i;
   }

@@ -142,6 +142,15 @@ int ir_is_scratch(const cdag_graph *g, int rank, uint64_t addr, uint64_t len);
     }                                                              \
   } while (0)
 
+/* Passes that walk ops in one order but touch, per op, a slot far away in another (a
+   message's other end, a rank's map, a rank's next program slot) ask for that slot IR_AHEAD
+   ops early, so its cache miss overlaps the work between: once the arrays outgrow the
+   last-level cache (p around 2^18), these misses, not the work, set the pass's speed.
+   A pass doing only a few instructions per op looks further ahead. */
+#define IR_AHEAD 16
+#define IR_PREFETCH(addr) __builtin_prefetch((addr), 0)
+#define IR_PREFETCH_W(addr) __builtin_prefetch((addr), 1)
+
 /* Sort that accepts an empty (possibly NULL) array: insertion sort (stable) up to 96 small
    elements (most calls, often nearly sorted: glibc's qsort allocates and recurses even for
    two), qsort beyond. */

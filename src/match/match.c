@@ -92,6 +92,8 @@ static int match_pairs(const cdag_graph *g, int32_t *partner) {
   }
   for (int64_t i = 0; i < g->nops; i++) {
     int32_t op = g->rank_ops[i];
+    if (i + IR_AHEAD < g->nops && g->kind[g->rank_ops[i + IR_AHEAD]] == IR_SEND)
+      IR_PREFETCH_W(&e[start[g->peer[g->rank_ops[i + IR_AHEAD]]]]);
     if (g->kind[op] != IR_SEND && g->kind[op] != IR_RECV) continue;
     int recv = g->kind[op] == IR_RECV;
     e[start[dest_of(g, op)]++] =
@@ -99,6 +101,8 @@ static int match_pairs(const cdag_graph *g, int32_t *partner) {
   }
   int rc = CDAG_OK;
   for (int r = 0, lo = 0; r < g->nprocs && rc == CDAG_OK; lo = start[r++]) {
+    for (int32_t k = start[r]; r + 1 < g->nprocs && k < start[r + 1]; k++) /* the next bucket's sends */
+      if (!(e[k].key >> 31)) IR_PREFETCH(&g->bytes[e[k].op]), IR_PREFETCH_W(&partner[e[k].op]);
     ir_sort(e + lo, start[r] - lo, sizeof *e, entry_cmp);
     rc = pair_bucket(g, e + lo, start[r] - lo, partner);
   }
@@ -234,11 +238,14 @@ static void drain(orderer *o) {
 static int order_ops(const cdag_graph *g, const int32_t *partner, int32_t *order, int32_t *indeg) {
   orderer o = {.g = g, .partner = partner, .order = order, .indeg = indeg, .n = g->nops, .hold = 1};
   for (int64_t op = 0; op < g->nops; op++) indeg[op] = count_preds(g, partner, (int32_t)op);
-  for (o.scan = 0; o.scan < g->nops; o.scan++)
+  for (o.scan = 0; o.scan < g->nops; o.scan++) {
+    int64_t f = o.scan + IR_AHEAD;
+    if (f < g->nops && g->kind[f] == IR_SEND) IR_PREFETCH_W(&indeg[partner[f]]);
     if (indeg[o.scan] == 0) {
       push(&o, (int32_t)o.scan);
       drain(&o);
     }
+  }
   for (o.hold = 1; o.hold >= 0; o.hold--)
     for (int64_t op = 0; op < g->nops; op++)
       if (indeg[op] == HELD) {
