@@ -6,8 +6,9 @@
  * Ordering: Kahn's algorithm over dependencies plus one edge from each send to its receive
  * (a send completes when its own dependencies are met, its data taken at that moment, as
  * with MPI's buffered sends and GOAL's eager messages), scanning ops by id so the order
- * stays close to id order, and holding a send back until its receive can follow it; what is
- * left over lies on or behind a cycle, which is then walked backwards to name its ops.
+ * stays close to id order (an op freed far behind the scan waits for a later scan), and
+ * holding a send back until its receive can follow it; what is left over lies on or behind
+ * a cycle, which is then walked backwards to name its ops.
  * O(n + m). */
 #include <stdlib.h>
 #include <string.h>
@@ -163,8 +164,10 @@ static int report_cycle(const cdag_graph *g, const int32_t *partner, const int32
 
 /* The order under construction. indeg: > 0 predecessors still to run (a receive counts its
    send), 0 ready, -1 run, HELD a ready send waiting for its receive's other predecessors.
-   Ready ops behind the scan position `scan` wait on a stack kept at the back of order
-   (ran + stacked never exceeds n); one ahead is left for the scan. */
+   An op that becomes ready ahead of the scan position `scan` is left for the scan; one
+   behind it waits on a stack kept at the back of order (ran + stacked never exceeds n),
+   unless it lies far from the op that freed it and passes defer: then it is left for the
+   next pass. */
 enum { HELD = -2 };
 typedef struct {
   const cdag_graph *g;
@@ -172,12 +175,19 @@ typedef struct {
   int32_t *order, *indeg;
   int64_t n, ran, stacked, scan;
   int hold;         /* hold sends for their receives */
+  int defer;        /* leave ops ready far behind the scan for the next pass */
+  int passes;       /* scans begun */
 } orderer;
 
 static void push(orderer *o, int32_t w) { o->order[o->n - 1 - o->stacked++] = w; }
 
-static void push_ready(orderer *o, int32_t w) {
-  if (w < o->scan) push(o, w);
+enum { NEAR = 64 };  /* ops apart that share a few cache lines of each per-op array */
+
+static int far_apart(int32_t v, int32_t w) { return v - w > NEAR || w - v > NEAR; }
+
+/* w has become ready by running v. */
+static void push_ready(orderer *o, int32_t v, int32_t w) {
+  if (w < o->scan && !(o->defer && far_apart(v, w))) push(o, w);
 }
 
 /* Marks v run: appends it to the order and releases its successors, and the held send of a
@@ -194,7 +204,7 @@ static void run_op(orderer *o, int32_t v) {
     if (w == mine) continue;
     left = --o->indeg[w];
     if (left == 0) {
-      push_ready(o, w);
+      push_ready(o, v, w);
     } else if (left == 1 && g->kind[w] == IR_RECV && g->bytes[w] && o->indeg[o->partner[w]] == HELD) {
       o->indeg[o->partner[w]] = 0;
       push(o, o->partner[w]);
@@ -202,19 +212,23 @@ static void run_op(orderer *o, int32_t v) {
   }
 }
 
-/* Runs u and, if it is a send, its receive once that waits for nothing else. */
+/* Runs u and, if it is a send, its receive once that waits for nothing else. A receive of
+   no bytes (a synchronisation: nothing to carry) is an ordinary successor while passes
+   defer. */
 static void run_pair(orderer *o, int32_t u) {
   run_op(o, u);
   if (o->g->kind[u] != IR_SEND) return;
   int32_t r = o->partner[u];
-  if (--o->indeg[r] == 0) run_op(o, r);
+  if (--o->indeg[r] != 0) return;
+  if (o->g->bytes[u] || !o->defer) run_op(o, r);
+  else push_ready(o, u, r);
 }
 
 /* Runs the stack and everything that becomes ready behind the scan because of it. A send
    whose receive still waits for other predecessors is held until they have run, so that
    the receive runs right after it: dataflow then carries the message without buffering it
    (graphs added rank by rank would otherwise buffer nearly every message). A message of no
-   bytes has nothing to buffer and runs at once. */
+   bytes has nothing to buffer and is never held. */
 static void drain(orderer *o) {
   while (o->stacked > 0) {
     int32_t u = o->order[o->n - o->stacked--];
@@ -226,26 +240,69 @@ static void drain(orderer *o) {
   }
 }
 
+/* One pass over the ops in ids (ascending; NULL: all ops): runs each that is ready when
+   reached, and with it what it frees on the way. */
+static void scan_pass(orderer *o, const int32_t *ids, int64_t nids) {
+  const cdag_graph *g = o->g;
+  o->passes++;
+  for (int64_t i = 0; i < nids; i++) {
+    int64_t f = i + IR_AHEAD < nids ? (ids ? ids[i + IR_AHEAD] : i + IR_AHEAD) : -1;
+    if (f >= 0 && g->kind[f] == IR_SEND) IR_PREFETCH_W(&o->indeg[o->partner[f]]);
+    o->scan = ids ? ids[i] : i;
+    if (o->indeg[o->scan] == 0) {
+      push(o, (int32_t)o->scan);
+      drain(o);
+    }
+  }
+}
+
+/* Passes after the first, over the ops not run yet, while each runs at least an eighth of
+   them (so all passes together cost O(n + m)). Returns CDAG_ERR_NOMEM or CDAG_OK. */
+static int later_passes(orderer *o) {
+  int64_t nleft = o->n - o->ran;
+  if (nleft == 0) return CDAG_OK;
+  int32_t *left = malloc((size_t)nleft * sizeof *left);
+  if (!left) return CDAG_NOMEM("ordering");
+  nleft = 0;
+  for (int64_t op = 0; op < o->n; op++)
+    if (o->indeg[op] != -1) left[nleft++] = (int32_t)op;
+  for (;;) {
+    int64_t before = o->ran, k = 0;
+    scan_pass(o, left, nleft);
+    if (o->ran == o->n || 8 * (o->ran - before) < nleft) break;
+    for (int64_t i = 0; i < nleft; i++)
+      if (o->indeg[left[i]] != -1) left[k++] = left[i];
+    nleft = k;
+  }
+  free(left);
+  return CDAG_OK;
+}
+
 /* Kahn's algorithm over D ∪ M (a send precedes its receive), scanning ops by id and
    running each as soon as it is ready: graphs are built roughly in dependency order, so
    the order mostly follows op ids and the passes that walk it touch memory nearly
-   sequentially (a FIFO queue would hop across the whole graph level by level). Holds that
-   cannot end by themselves (receives waiting on each other's held sends, as in an exchange
-   in place) are broken after the scan, when everything that becomes ready goes on the
-   stack: the held sends run in id order, each followed by what it frees, still holding
-   others; then, holding nothing, whatever is left held. O(n + m). Ops left over lie on
-   or behind a cycle. */
-static int order_ops(const cdag_graph *g, const int32_t *partner, int32_t *order, int32_t *indeg) {
-  orderer o = {.g = g, .partner = partner, .order = order, .indeg = indeg, .n = g->nops, .hold = 1};
+   sequentially (a FIFO queue would hop across the whole graph level by level). An op freed
+   behind the scan (a barrier's low ranks, freed by the last ranks' messages) waits for
+   the next pass over the ops left, in id order too: run at once, each would start a chain
+   of hops far back, one cache miss per op once the graph outgrows the cache. When a pass
+   does too little, the rest runs with a stack. Holds that cannot end by themselves
+   (receives waiting on each other's held sends, as in an exchange in place) are broken
+   last, when everything that becomes ready goes on the stack: the held sends run in id
+   order, each followed by what it frees, still holding others; then, holding nothing,
+   whatever is left held. O(n + m). Ops left over lie on or behind a cycle. */
+static int order_ops(const cdag_graph *g, const int32_t *partner, int32_t *order, int32_t *indeg, int *passes) {
+  orderer o = {.g = g, .partner = partner, .order = order, .indeg = indeg, .n = g->nops, .hold = 1, .defer = 1};
   for (int64_t op = 0; op < g->nops; op++) indeg[op] = count_preds(g, partner, (int32_t)op);
-  for (o.scan = 0; o.scan < g->nops; o.scan++) {
-    int64_t f = o.scan + IR_AHEAD;
-    if (f < g->nops && g->kind[f] == IR_SEND) IR_PREFETCH_W(&indeg[partner[f]]);
-    if (indeg[o.scan] == 0) {
-      push(&o, (int32_t)o.scan);
+  scan_pass(&o, NULL, g->nops);
+  CDAG_TRY(later_passes(&o));
+  *passes = o.passes;
+  o.defer = 0;
+  o.scan = g->nops;
+  for (int64_t op = 0; op < g->nops; op++)
+    if (indeg[op] == 0) {
+      push(&o, (int32_t)op);
       drain(&o);
     }
-  }
   for (o.hold = 1; o.hold >= 0; o.hold--)
     for (int64_t op = 0; op < g->nops; op++)
       if (indeg[op] == HELD) {
@@ -272,7 +329,7 @@ int match_run(const cdag_graph *g, match_result *m) {
     rc = CDAG_NOMEM("matching");
   } else {
     rc = match_pairs(g, m->partner);
-    if (rc == CDAG_OK) rc = order_ops(g, m->partner, m->order, scratch);
+    if (rc == CDAG_OK) rc = order_ops(g, m->partner, m->order, scratch, &m->passes);
   }
   free(scratch);
   ir_trim_heap();

@@ -12,7 +12,9 @@
  *    A receive with bytes comes right after its send unless they wait on each other through
  *    other ops (the send is held back until the receive's other predecessors have run; an
  *    exchange in place cannot be), and the order follows op ids where dependencies allow
- *    (passes over it stay cache-friendly).
+ *    (passes over it stay cache-friendly): an op freed far back from the op that freed it
+ *    (a barrier's first ranks, freed by its last ones) runs in a later scan in id order,
+ *    not at once.
  * Errors (message names rank, op, label/line, peer, tag):
  *  - CDAG_ERR_UNMATCHED: a send or receive without a partner (the first one found);
  *  - CDAG_ERR_TRUNCATE: a receive smaller than its matched send (a larger one is fine);
@@ -28,6 +30,7 @@ typedef struct {
   int64_t nops;
   int32_t *partner;   /* nops entries */
   int32_t *order;     /* nops entries */
+  int passes;         /* scans in id order the ordering made: 1 when ids follow dependencies */
 } match_result;
 
 int match_run(const cdag_graph *g, match_result *m);   /* g must be finalized */

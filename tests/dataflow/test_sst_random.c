@@ -49,10 +49,10 @@ static void check_waitsets(const cdag_graph *g, const match_result *m, const df_
   free(stack); free(seen); free(waits);
 }
 
-static void check_seed(uint64_t seed, int reduce_mode, int rank_by_rank) {
+static void check_graph(uint64_t seed, const gen_random_opts *o) {
   cdag_graph *g;
-  gen_random_opts o = {.reduce_mode = reduce_mode, .rank_by_rank = rank_by_rank};
-  ck_assert_int_eq(gen_random_graph(seed, &o, &g), CDAG_OK);
+  int reduce_mode = o->reduce_mode;
+  ck_assert_int_eq(gen_random_graph(seed, o, &g), CDAG_OK);
   ck_assert_int_eq(ir_finalize(g), CDAG_OK);
   match_result m;
   int rc = match_run(g, &m);
@@ -81,6 +81,10 @@ static void check_seed(uint64_t seed, int reduce_mode, int rank_by_rank) {
   cdag_graph_free(&g);
 }
 
+static void check_seed(uint64_t seed, int reduce_mode, int rank_by_rank) {
+  check_graph(seed, &(gen_random_opts){.reduce_mode = reduce_mode, .rank_by_rank = rank_by_rank});
+}
+
 START_TEST(random_byte_graphs) {
   long n = cdag_test_iterations(2000);
   for (long i = 0; i < n; i++) check_seed((uint64_t)i + 1, 0, 0);
@@ -101,6 +105,16 @@ START_TEST(random_graphs_added_rank_by_rank) {
 }
 END_TEST
 
+/* Ranks' ops far apart in id: the match order leaves ops freed far behind its scan for a
+   later scan. */
+START_TEST(large_random_graphs_added_rank_by_rank) {
+  long n = cdag_test_iterations(100);
+  for (long i = 0; i < n; i++)
+    check_graph((uint64_t)i + 300001, &(gen_random_opts){.nprocs = 12, .steps = 600, .reduce_mode = (int)(i & 1),
+                                                         .rank_by_rank = 1});
+}
+END_TEST
+
 Suite *cdag_sst_random_suite(void) {
   Suite *s = suite_create("sst_random");
   TCase *t = tcase_create("differential");
@@ -108,6 +122,7 @@ Suite *cdag_sst_random_suite(void) {
   tcase_add_test(t, random_byte_graphs);
   tcase_add_test(t, random_reduce_graphs);
   tcase_add_test(t, random_graphs_added_rank_by_rank);
+  tcase_add_test(t, large_random_graphs_added_rank_by_rank);
   suite_add_tcase(s, t);
   return s;
 }

@@ -247,11 +247,68 @@ static int channel_index(const cdag_graph *g, int32_t op) {
   return n;
 }
 
+/* Steps back in the order of more than `far` ops: each is a cache miss on a large graph. */
+static int far_steps_back(const match_result *m, int32_t far) {
+  int n = 0;
+  for (int64_t i = 1; i < m->nops; i++) n += m->order[i] < m->order[i - 1] - far;
+  return n;
+}
+
+/* A dissemination barrier added rank by rank: the first ranks wait for the last ones in
+   every round. Those freed far back wait for a second scan in id order instead of each
+   starting a chain of hops back across the graph (one per round and rank). */
+START_TEST(barrier_ranks_freed_far_back_run_in_a_second_scan) {
+  int p = 256;
+  cdag_graph *g = graph(p);
+  gen_set all = {0, 1, p};
+  gen_bufs b = {0};
+  ck_assert_int_eq(gen_barrier_dissemination(g, &all, &b), CDAG_OK);
+  match_result m;
+  run_ok(g, &m);
+  check_order(g, &m);
+  ck_assert_int_eq(m.passes, 2);
+  ck_assert_int_le(far_steps_back(&m, 64), 1); /* the start of the second scan */
+  match_free(&m);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+/* A chain of empty messages from the last rank down to the first, each rank padded with
+   local ops so its neighbours lie far away: every scan frees one rank far back. A second
+   scan that runs almost nothing hands the rest to the stack (scans per rank would be
+   quadratic). */
+START_TEST(chain_freed_backwards_falls_back_to_the_stack) {
+  int p = 2000;
+  cdag_graph *g = graph(p);
+  for (int r = 0; r < p; r++) {
+    cdag_op prev = -1, op;
+    if (r + 1 < p) ck_assert_int_eq(cdag_rank_recv(g, r, 0, 0, r + 1, 0, &prev), CDAG_OK);
+    for (int i = 0; i < 80; i++) {
+      int32_t calc;
+      ck_assert_int_eq(ir_add_calc(g, r, 1, &calc), CDAG_OK);
+      if (prev >= 0) ck_assert_int_eq(cdag_depend(g, prev, calc), CDAG_OK);
+      prev = calc;
+    }
+    if (r > 0) {
+      ck_assert_int_eq(cdag_rank_send(g, r, 0, 0, r - 1, 0, &op), CDAG_OK);
+      ck_assert_int_eq(cdag_depend(g, prev, op), CDAG_OK);
+    }
+  }
+  match_result m;
+  run_ok(g, &m);
+  check_order(g, &m);
+  ck_assert_int_eq(m.passes, 2);
+  match_free(&m);
+  cdag_graph_free(&g);
+}
+END_TEST
+
 START_TEST(random_graphs) {
   long n = cdag_test_iterations(3000);
   for (long i = 0; i < n; i++) {
     cdag_graph *g;
     gen_random_opts o = {.reduce_mode = -1, .rank_by_rank = (int)(i & 1)};
+    if (i % 32 == 1) o.nprocs = 12, o.steps = 600; /* ranks far apart: later scans */
     ck_assert_int_eq(gen_random_graph((uint64_t)i + 1, &o, &g), CDAG_OK);
     match_result m;
     run_ok(g, &m);
@@ -420,6 +477,8 @@ Suite *cdag_match_suite(void) {
   tcase_add_test(t, hold_that_never_ends_is_released);
   tcase_add_test(t, send_to_self_in_place_is_not_held);
   tcase_add_test(t, exchange_in_place_then_pairs_stay_together);
+  tcase_add_test(t, barrier_ranks_freed_far_back_run_in_a_second_scan);
+  tcase_add_test(t, chain_freed_backwards_falls_back_to_the_stack);
   tcase_add_test(t, random_graphs);
   tcase_add_test(t, huge_tags_on_many_ranks);
   suite_add_tcase(s, t);
