@@ -6,7 +6,8 @@
  * Ordering: Kahn's algorithm over dependencies plus one edge from each send to its receive
  * (a send completes when its own dependencies are met, its data taken at that moment, as
  * with MPI's buffered sends and GOAL's eager messages), scanning ops by id so the order
- * stays close to id order (an op freed far behind the scan waits for a later scan), and
+ * stays close to id order (an op freed behind the scan, far from the op that freed it,
+ * waits for a later scan), and
  * holding a send back until its receive can follow it; what is left over lies on or behind
  * a cycle, which is then walked backwards to name its ops.
  * O(n + m). */
@@ -102,7 +103,7 @@ static int match_pairs(const cdag_graph *g, int32_t *partner) {
   }
   int rc = CDAG_OK;
   for (int r = 0, lo = 0; r < g->nprocs && rc == CDAG_OK; lo = start[r++]) {
-    for (int32_t k = start[r]; r + 1 < g->nprocs && k < start[r + 1]; k++) /* the next bucket's sends */
+    for (int32_t k = start[r]; r + 1 < g->nprocs && k < start[r + 1] && k < start[r] + 64; k++) /* the next bucket's sends */
       if (!(e[k].key >> 31)) IR_PREFETCH(&g->bytes[e[k].op]), IR_PREFETCH_W(&partner[e[k].op]);
     ir_sort(e + lo, start[r] - lo, sizeof *e, entry_cmp);
     rc = pair_bucket(g, e + lo, start[r] - lo, partner);
@@ -176,6 +177,7 @@ typedef struct {
   int64_t n, ran, stacked, scan;
   int hold;         /* hold sends for their receives */
   int defer;        /* leave ops ready far behind the scan for the next pass */
+  int64_t deferred; /* ops left for the next pass by the current one */
   int passes;       /* scans begun */
 } orderer;
 
@@ -187,7 +189,9 @@ static int far_apart(int32_t v, int32_t w) { return v - w > NEAR || w - v > NEAR
 
 /* w has become ready by running v. */
 static void push_ready(orderer *o, int32_t v, int32_t w) {
-  if (w < o->scan && !(o->defer && far_apart(v, w))) push(o, w);
+  if (w >= o->scan) return;
+  if (o->defer && far_apart(v, w)) o->deferred++;
+  else push(o, w);
 }
 
 /* Marks v run: appends it to the order and releases its successors, and the held send of a
@@ -212,9 +216,9 @@ static void run_op(orderer *o, int32_t v) {
   }
 }
 
-/* Runs u and, if it is a send, its receive once that waits for nothing else. A receive of
-   no bytes (a synchronisation: nothing to carry) is an ordinary successor while passes
-   defer. */
+/* Runs u and, if it is a send, its receive once that waits for nothing else. The receive
+   of a send of no bytes (nothing to carry, as in a synchronisation) is an ordinary
+   successor while passes defer. */
 static void run_pair(orderer *o, int32_t u) {
   run_op(o, u);
   if (o->g->kind[u] != IR_SEND) return;
@@ -245,6 +249,7 @@ static void drain(orderer *o) {
 static void scan_pass(orderer *o, const int32_t *ids, int64_t nids) {
   const cdag_graph *g = o->g;
   o->passes++;
+  o->deferred = 0;
   for (int64_t i = 0; i < nids; i++) {
     int64_t f = i + IR_AHEAD < nids ? (ids ? ids[i + IR_AHEAD] : i + IR_AHEAD) : -1;
     if (f >= 0 && g->kind[f] == IR_SEND) IR_PREFETCH_W(&o->indeg[o->partner[f]]);
@@ -256,11 +261,13 @@ static void scan_pass(orderer *o, const int32_t *ids, int64_t nids) {
   }
 }
 
-/* Passes after the first, over the ops not run yet, while each runs at least an eighth of
-   them (so all passes together cost O(n + m)). Returns CDAG_ERR_NOMEM or CDAG_OK. */
+/* Passes after the first, over the ops not run yet, while the last one left some ops for
+   the next (nothing else can become ready: the rest is held or on a cycle) and ran at
+   least an eighth of those it scanned (so all passes together cost O(n + m)). Returns
+   CDAG_ERR_NOMEM or CDAG_OK. */
 static int later_passes(orderer *o) {
   int64_t nleft = o->n - o->ran;
-  if (nleft == 0) return CDAG_OK;
+  if (nleft == 0 || o->deferred == 0) return CDAG_OK;
   int32_t *left = malloc((size_t)nleft * sizeof *left);
   if (!left) return CDAG_NOMEM("ordering");
   nleft = 0;
@@ -269,7 +276,7 @@ static int later_passes(orderer *o) {
   for (;;) {
     int64_t before = o->ran, k = 0;
     scan_pass(o, left, nleft);
-    if (o->ran == o->n || 8 * (o->ran - before) < nleft) break;
+    if (o->ran == o->n || o->deferred == 0 || 8 * (o->ran - before) < nleft) break;
     for (int64_t i = 0; i < nleft; i++)
       if (o->indeg[left[i]] != -1) left[k++] = left[i];
     nleft = k;
@@ -282,10 +289,10 @@ static int later_passes(orderer *o) {
    running each as soon as it is ready: graphs are built roughly in dependency order, so
    the order mostly follows op ids and the passes that walk it touch memory nearly
    sequentially (a FIFO queue would hop across the whole graph level by level). An op freed
-   behind the scan (a barrier's low ranks, freed by the last ranks' messages) waits for
-   the next pass over the ops left, in id order too: run at once, each would start a chain
-   of hops far back, one cache miss per op once the graph outgrows the cache. When a pass
-   does too little, the rest runs with a stack. Holds that cannot end by themselves
+   behind the scan and far from the op that freed it (a barrier's first ranks, freed by
+   the last ranks' messages) waits for the next pass over the ops left, in id order too:
+   run at once, each would start a chain of hops far back, one cache miss per op once the
+   graph outgrows the cache. When a pass does too little, the rest runs with a stack. Holds that cannot end by themselves
    (receives waiting on each other's held sends, as in an exchange in place) are broken
    last, when everything that becomes ready goes on the stack: the held sends run in id
    order, each followed by what it frees, still holding others; then, holding nothing,

@@ -9,18 +9,19 @@
  *    dependencies are met and its data is taken at that moment (buffered/eager semantics:
  *    MPI_Bsend, GOAL's small messages); the receive completes once the send has and its
  *    own dependencies are met. So a deadlock is a cycle in D ∪ {send -> receive}.
- *    A receive with bytes comes right after its send unless they wait on each other through
- *    other ops (the send is held back until the receive's other predecessors have run; an
- *    exchange in place cannot be), and the order follows op ids where dependencies allow
- *    (passes over it stay cache-friendly): an op freed far back from the op that freed it
- *    (a barrier's first ranks, freed by its last ones) runs in a later scan in id order,
- *    not at once.
+ *    The receive of a send with bytes comes right after the send unless they wait on each
+ *    other through other ops (the send is held back until the receive's other predecessors
+ *    have run; an exchange in place cannot be), and the order follows op ids where
+ *    dependencies allow (passes over it stay cache-friendly): an op freed behind the scan
+ *    and far from the op that freed it (a barrier's first ranks, freed by its last ones)
+ *    runs in a later scan in id order, not at once.
  * Errors (message names rank, op, label/line, peer, tag):
  *  - CDAG_ERR_UNMATCHED: a send or receive without a partner (the first one found);
  *  - CDAG_ERR_TRUNCATE: a receive smaller than its matched send (a larger one is fine);
  *  - CDAG_ERR_CYCLE: dependencies and matches form a cycle; the message lists the ops on it.
  * Cost: O(n log n + m) for n ops and m dependency edges; memory 8 bytes per op for the
- * result, 16 per send or receive while pairing. */
+ * result, 16 per send or receive while pairing, 4 per op while ordering and 4 per op not
+ * run by the first scan. */
 #ifndef CDAG_MATCH_H
 #define CDAG_MATCH_H
 
@@ -30,7 +31,8 @@ typedef struct {
   int64_t nops;
   int32_t *partner;   /* nops entries */
   int32_t *order;     /* nops entries */
-  int passes;         /* scans in id order the ordering made: 1 when ids follow dependencies */
+  int passes;         /* scans in id order the ordering made: 1 unless ops freed far behind
+                         the scan were left for a later one */
 } match_result;
 
 int match_run(const cdag_graph *g, match_result *m);   /* g must be finalized */
