@@ -7,9 +7,8 @@
  * (a send completes when its own dependencies are met, its data taken at that moment, as
  * with MPI's buffered sends and GOAL's eager messages), scanning ops by id so the order
  * stays close to id order (an op freed behind the scan, far from the op that freed it,
- * waits for a later scan), and
- * holding a send back until its receive can follow it; what is left over lies on or behind
- * a cycle, which is then walked backwards to name its ops.
+ * waits for a later scan), and holding a send back until its receive can follow it; what
+ * is left over lies on or behind a cycle, which is then walked backwards to name its ops.
  * O(n + m). */
 #include <stdlib.h>
 #include <string.h>
@@ -103,7 +102,8 @@ static int match_pairs(const cdag_graph *g, int32_t *partner) {
   }
   int rc = CDAG_OK;
   for (int r = 0, lo = 0; r < g->nprocs && rc == CDAG_OK; lo = start[r++]) {
-    for (int32_t k = start[r]; r + 1 < g->nprocs && k < start[r + 1] && k < start[r] + 64; k++) /* the next bucket's sends */
+    int32_t next_end = r + 1 < g->nprocs ? start[r + 1] : start[r]; /* the next bucket's first sends */
+    for (int32_t k = start[r]; k < next_end && k < start[r] + 64; k++)
       if (!(e[k].key >> 31)) IR_PREFETCH(&g->bytes[e[k].op]), IR_PREFETCH_W(&partner[e[k].op]);
     ir_sort(e + lo, start[r] - lo, sizeof *e, entry_cmp);
     rc = pair_bucket(g, e + lo, start[r] - lo, partner);
@@ -244,6 +244,12 @@ static void drain(orderer *o) {
   }
 }
 
+/* Runs v, ready, and everything that becomes ready behind the scan because of it. */
+static void run_ready(orderer *o, int32_t v) {
+  push(o, v);
+  drain(o);
+}
+
 /* One pass over the ops in ids (ascending; NULL: all ops): runs each that is ready when
    reached, and with it what it frees on the way. */
 static void scan_pass(orderer *o, const int32_t *ids, int64_t nids) {
@@ -251,13 +257,12 @@ static void scan_pass(orderer *o, const int32_t *ids, int64_t nids) {
   o->passes++;
   o->deferred = 0;
   for (int64_t i = 0; i < nids; i++) {
-    int64_t f = i + IR_AHEAD < nids ? (ids ? ids[i + IR_AHEAD] : i + IR_AHEAD) : -1;
-    if (f >= 0 && g->kind[f] == IR_SEND) IR_PREFETCH_W(&o->indeg[o->partner[f]]);
-    o->scan = ids ? ids[i] : i;
-    if (o->indeg[o->scan] == 0) {
-      push(o, (int32_t)o->scan);
-      drain(o);
+    if (i + IR_AHEAD < nids) {
+      int64_t f = ids ? ids[i + IR_AHEAD] : i + IR_AHEAD;
+      if (g->kind[f] == IR_SEND) IR_PREFETCH_W(&o->indeg[o->partner[f]]);
     }
+    o->scan = ids ? ids[i] : i;
+    if (o->indeg[o->scan] == 0) run_ready(o, (int32_t)o->scan);
   }
 }
 
@@ -292,11 +297,12 @@ static int later_passes(orderer *o) {
    behind the scan and far from the op that freed it (a barrier's first ranks, freed by
    the last ranks' messages) waits for the next pass over the ops left, in id order too:
    run at once, each would start a chain of hops far back, one cache miss per op once the
-   graph outgrows the cache. When a pass does too little, the rest runs with a stack. Holds that cannot end by themselves
-   (receives waiting on each other's held sends, as in an exchange in place) are broken
-   last, when everything that becomes ready goes on the stack: the held sends run in id
-   order, each followed by what it frees, still holding others; then, holding nothing,
-   whatever is left held. O(n + m). Ops left over lie on or behind a cycle. */
+   graph outgrows the cache. When a pass does too little, the rest runs with a stack.
+   Holds that cannot end by themselves (receives waiting on each other's held sends, as in
+   an exchange in place) are broken last, when everything that becomes ready goes on the
+   stack: the held sends run in id order, each followed by what it frees, still holding
+   others; then, holding nothing, whatever is left held. O(n + m). Ops left over lie on or
+   behind a cycle. */
 static int order_ops(const cdag_graph *g, const int32_t *partner, int32_t *order, int32_t *indeg, int *passes) {
   orderer o = {.g = g, .partner = partner, .order = order, .indeg = indeg, .n = g->nops, .hold = 1, .defer = 1};
   for (int64_t op = 0; op < g->nops; op++) indeg[op] = count_preds(g, partner, (int32_t)op);
@@ -306,10 +312,7 @@ static int order_ops(const cdag_graph *g, const int32_t *partner, int32_t *order
   o.defer = 0;
   o.scan = g->nops;
   for (int64_t op = 0; op < g->nops; op++)
-    if (indeg[op] == 0) {
-      push(&o, (int32_t)op);
-      drain(&o);
-    }
+    if (indeg[op] == 0) run_ready(&o, (int32_t)op);
   for (o.hold = 1; o.hold >= 0; o.hold--)
     for (int64_t op = 0; op < g->nops; op++)
       if (indeg[op] == HELD) {
