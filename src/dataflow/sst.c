@@ -406,7 +406,7 @@ static int run(const cdag_graph *g, const match_result *m, int flags, cdag_graph
   if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "dataflow_run: graph is not finalized");
   df_state st = {.g = g};
   st.sst = calloc(1, sizeof *st.sst);
-  st.maps = calloc((size_t)g->nprocs, sizeof *st.maps);
+  st.maps = ir_calloc((size_t)g->nprocs, sizeof *st.maps);
   int rc;
   if (!st.sst || !st.maps) {
     rc = CDAG_NOMEM("dataflow");

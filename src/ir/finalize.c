@@ -26,7 +26,7 @@ typedef struct {
 static int edge_push(edge_buf *b, int32_t before, int32_t after) {
   if (b->n == b->cap) {
     int64_t cap = b->cap ? b->cap * 2 : 1024;
-    int32_t *e = realloc(b->e, (size_t)cap * 2 * sizeof *e);
+    int32_t *e = ir_realloc(b->e, (size_t)b->n * 2 * sizeof *e, (size_t)cap * 2 * sizeof *e);
     if (!e) return CDAG_NOMEM("dependencies");
     b->e = e;
     b->cap = cap;
@@ -42,8 +42,8 @@ static int edge_push(edge_buf *b, int32_t before, int32_t after) {
 static int order_by_rank(cdag_graph *g) {
   int64_t n = g->nops;
   g->rank_start = calloc((size_t)g->nprocs + 1, sizeof *g->rank_start);
-  g->rank_ops = malloc((size_t)(n ? n : 1) * sizeof *g->rank_ops);
-  g->pos = malloc((size_t)(n ? n : 1) * sizeof *g->pos);
+  g->rank_ops = ir_malloc((size_t)n * sizeof *g->rank_ops);
+  g->pos = ir_malloc((size_t)n * sizeof *g->pos);
   if (!g->rank_start || !g->rank_ops || !g->pos) return CDAG_NOMEM("program order");
   for (int64_t i = 0; i < n; i++) g->rank_start[g->rank[i] + 1]++;
   for (int r = 0; r < g->nprocs; r++) g->rank_start[r + 1] += g->rank_start[r];
@@ -330,10 +330,10 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
 
 static int build_csr(cdag_graph *g, const edge_buf *b) {
   int64_t n = g->nops, m = b->n;
-  g->pred_start = calloc((size_t)n + 1, sizeof *g->pred_start);
-  g->succ_start = calloc((size_t)n + 1, sizeof *g->succ_start);
-  g->pred = malloc((size_t)(m ? m : 1) * sizeof *g->pred);
-  g->succ = malloc((size_t)(m ? m : 1) * sizeof *g->succ);
+  g->pred_start = ir_calloc((size_t)n + 1, sizeof *g->pred_start);
+  g->succ_start = ir_calloc((size_t)n + 1, sizeof *g->succ_start);
+  g->pred = ir_malloc((size_t)m * sizeof *g->pred);
+  g->succ = ir_malloc((size_t)m * sizeof *g->succ);
   if (!g->pred_start || !g->succ_start || !g->pred || !g->succ) return CDAG_NOMEM("dependencies");
   for (int64_t i = 0; i < m; i++) {
     g->succ_start[b->e[2 * i] + 1]++;

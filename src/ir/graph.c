@@ -4,15 +4,60 @@
  * explicit dependencies, scratch regions, per-op file facts, and the public API of global
  * graphs (cdag_graph_create_global, cdag_rank_*, cdag_depend, cdag_graph_free). Every entry
  * point validates its arguments and answers CDAG_ERR_ARG / CDAG_ERR_STATE with a message. */
+#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE (the build asks for POSIX only) */
 #include <stdlib.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
 #include <string.h>
+#include <sys/mman.h>
 
 #include "ir/ir.h"
 
-static void *grow(void *p, int64_t n, size_t elem) { return realloc(p, (size_t)n * elem); }
+/* ---- large arrays (ir.h) ---- */
+
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+
+/* Advises the whole 2 MiB pages inside [p, p + bytes) (a big block is its own mapping, so
+   the advice concerns nothing else). Failure is harmless: the pages stay small. */
+static void advise_huge(void *p, size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  uintptr_t lo = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1), hi = ((uintptr_t)p + bytes) & ~(HUGE_PAGE - 1);
+  if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+  (void)p, (void)bytes;
+#endif
+}
+
+void *ir_malloc(size_t bytes) {
+  void *p = malloc(bytes ? bytes : 1);
+  if (p && bytes >= IR_HUGE_MIN) advise_huge(p, bytes);
+  return p;
+}
+
+/* A big block is advised before it is zeroed, so the zeroing faults in huge pages. */
+void *ir_calloc(size_t n, size_t size) {
+  if (size && n > SIZE_MAX / size) return NULL;
+  if (n * size < IR_HUGE_MIN) return calloc(n ? n : 1, size ? size : 1);
+  void *p = ir_malloc(n * size);
+  if (p) memset(p, 0, n * size);
+  return p;
+}
+
+/* Growing a big block copies it into a fresh advised one (realloc would copy too, or move
+   the mapping without the advice). */
+void *ir_realloc(void *p, size_t used, size_t bytes) {
+  if (bytes < IR_HUGE_MIN) return realloc(p, bytes);
+  void *q = ir_malloc(bytes);
+  if (!q) return NULL;
+  if (p) memcpy(q, p, used < bytes ? used : bytes);
+  free(p);
+  return q;
+}
+
+static void *grow(void *p, int64_t used, int64_t n, size_t elem) {
+  return ir_realloc(p, (size_t)used * elem, (size_t)n * elem);
+}
 
 /* Drops the derived view so the next ir_finalize() recomputes it. */
 void ir_drop_derived(cdag_graph *g) {
@@ -62,7 +107,7 @@ void ir_graph_free(cdag_graph *g) {
 static int resize_ops(cdag_graph *g, int64_t cap) {
 #define GROW(f)                                         \
   do {                                                  \
-    void *p_ = grow(g->f, cap, sizeof *g->f);           \
+    void *p_ = grow(g->f, g->cap, cap, sizeof *g->f);   \
     if (!p_) return CDAG_NOMEM("operations");           \
     g->f = p_;                                          \
   } while (0)
@@ -115,7 +160,7 @@ static int append(cdag_graph *g, ir_kind kind, int rank, int peer, int tag, uint
     if (rc) return rc;
   }
   if (!g->addr2 && (kind == IR_REDUCE || kind == IR_COPY)) { /* sends and receives need no second address */
-    g->addr2 = calloc((size_t)g->cap, sizeof *g->addr2);
+    g->addr2 = ir_calloc((size_t)g->cap, sizeof *g->addr2);
     if (!g->addr2) return CDAG_NOMEM("operations");
   }
   if (g->state != IR_BUILDING) ir_drop_derived(g);
@@ -200,13 +245,13 @@ int ir_add_scratch(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes) {
   if ((rc = check_range(addr, bytes, "scratch region"))) return rc;
   if (g->nscratch == g->scratchcap) {
     int64_t cap = g->scratchcap ? g->scratchcap * 2 : 16;
-    int32_t *r = grow(g->scr_rank, cap, sizeof *r);
+    int32_t *r = grow(g->scr_rank, g->nscratch, cap, sizeof *r);
     if (!r) return CDAG_NOMEM("scratch");
     g->scr_rank = r;
-    uint64_t *a = grow(g->scr_addr, cap, sizeof *a);
+    uint64_t *a = grow(g->scr_addr, g->nscratch, cap, sizeof *a);
     if (!a) return CDAG_NOMEM("scratch");
     g->scr_addr = a;
-    uint64_t *l = grow(g->scr_len, cap, sizeof *l);
+    uint64_t *l = grow(g->scr_len, g->nscratch, cap, sizeof *l);
     if (!l) return CDAG_NOMEM("scratch");
     g->scr_len = l;
     g->scratchcap = cap;
@@ -234,7 +279,7 @@ int ir_add_dep(cdag_graph *g, int64_t before, int64_t after, int ordered) {
                        (long long)before, (long long)after);
   if (g->ndeps == g->depcap) {
     int64_t cap = g->depcap ? g->depcap * 2 : 64;
-    int32_t *d = grow(g->dep, 2 * cap, sizeof *d);
+    int32_t *d = grow(g->dep, 2 * g->ndeps, 2 * cap, sizeof *d);
     if (!d) return CDAG_NOMEM("dependencies");
     g->dep = d;
     g->depcap = cap;

@@ -129,13 +129,26 @@ const char *ir_describe(const cdag_graph *g, int32_t op, char *buf, int size);
 /* Is [addr, addr+len) entirely inside scratch of rank? (after finalize) */
 int ir_is_scratch(const cdag_graph *g, int rank, uint64_t addr, uint64_t len);
 
+/* Allocation of arrays that may be large (per op, per edge, per rank). From IR_HUGE_MIN
+   bytes on, the block is advised to the kernel for transparent huge pages before its first
+   touch (Linux madvise; THP's default "madvise" mode honours it; elsewhere a plain malloc):
+   the passes that reach these arrays at random (a message's other end, a rank's next op)
+   take a TLB miss per access with 4 KiB pages once a graph outgrows a few MB, and on a
+   virtual machine each miss walks two page tables. With 2 MiB pages the TLB covers
+   gigabytes, and a first touch costs a fault per 2 MiB instead of per 4 KiB.
+   ir_realloc keeps the first `used` bytes; free() releases all three. */
+#define IR_HUGE_MIN ((size_t)8 << 20)
+void *ir_malloc(size_t bytes);
+void *ir_calloc(size_t n, size_t size);
+void *ir_realloc(void *p, size_t used, size_t bytes);
+
 /* Makes room for `need` more elements in a growable array (doubling), or returns
    CDAG_ERR_NOMEM from the calling function naming `what`. */
 #define IR_GROW(arr, n, cap, need, what)                           \
   do {                                                             \
     if ((n) + (need) > (cap)) {                                    \
       int64_t c_ = ((cap) ? (cap) * 2 : 64) + (need);              \
-      void *p_ = realloc((arr), (size_t)c_ * sizeof *(arr));       \
+      void *p_ = ir_realloc((arr), (size_t)(n) * sizeof *(arr), (size_t)c_ * sizeof *(arr)); \
       if (!p_) return CDAG_NOMEM(what);                            \
       (arr) = p_;                                                  \
       (cap) = c_;                                                  \

@@ -86,7 +86,7 @@ static int match_pairs(const cdag_graph *g, int32_t *partner) {
     if (g->kind[op] == IR_SEND || g->kind[op] == IR_RECV) start[dest_of(g, (int32_t)op) + 1]++, ncomm++;
   }
   for (int r = 0; r < g->nprocs; r++) start[r + 1] += start[r];
-  chan_entry *e = malloc((size_t)(ncomm ? ncomm : 1) * sizeof *e);
+  chan_entry *e = ir_malloc((size_t)ncomm * sizeof *e);
   if (!e) {
     free(start);
     return CDAG_NOMEM("matching");
@@ -331,9 +331,9 @@ int match_run(const cdag_graph *g, match_result *m) {
   memset(m, 0, sizeof *m);
   int64_t n = g->nops ? g->nops : 1;
   m->nops = g->nops;
-  m->partner = malloc((size_t)n * sizeof *m->partner);
-  m->order = malloc((size_t)n * sizeof *m->order);
-  int32_t *scratch = malloc((size_t)n * sizeof *scratch);
+  m->partner = ir_malloc((size_t)n * sizeof *m->partner);
+  m->order = ir_malloc((size_t)n * sizeof *m->order);
+  int32_t *scratch = ir_malloc((size_t)n * sizeof *scratch);
   int rc;
   if (!m->partner || !m->order || !scratch) {
     rc = CDAG_NOMEM("matching");

@@ -356,6 +356,32 @@ START_TEST(many_ops_linear_edges) {
 }
 END_TEST
 
+/* Arrays past IR_HUGE_MIN take the advised path: zeroed, and contents kept across growth
+   from small to large and from large to larger. */
+START_TEST(large_arrays_keep_contents) {
+  size_t big = IR_HUGE_MIN + 12345, n = big / sizeof(uint32_t);
+  uint32_t *z = ir_calloc(n, sizeof *z);
+  ck_assert_ptr_nonnull(z);
+  for (size_t i = 0; i < n; i++)
+    if (z[i]) ck_abort_msg("ir_calloc: word %zu is %u", i, z[i]);
+  free(z);
+  uint32_t *a = ir_realloc(NULL, 0, 1000 * sizeof *a);
+  ck_assert_ptr_nonnull(a);
+  for (uint32_t i = 0; i < 1000; i++) a[i] = i * 2654435761u;
+  a = ir_realloc(a, 1000 * sizeof *a, big);
+  ck_assert_ptr_nonnull(a);
+  for (size_t i = 1000; i < n; i++) a[i] = (uint32_t)i;
+  a = ir_realloc(a, n * sizeof *a, 2 * big);
+  ck_assert_ptr_nonnull(a);
+  for (size_t i = 0; i < n; i++)
+    if (a[i] != (i < 1000 ? (uint32_t)i * 2654435761u : (uint32_t)i)) ck_abort_msg("ir_realloc lost word %zu", i);
+  free(a);
+  void *m = ir_malloc(0);
+  ck_assert_ptr_nonnull(m);
+  free(m);
+}
+END_TEST
+
 Suite *cdag_ir_suite(void) {
   Suite *s = suite_create("ir");
   TCase *t = tcase_create("dependencies");
@@ -375,6 +401,7 @@ Suite *cdag_ir_suite(void) {
   tcase_add_test(t, dropped_dependencies_are_rebuilt);
   tcase_add_test(t, second_address_only_with_copies);
   tcase_add_test(t, many_ops_linear_edges);
+  tcase_add_test(t, large_arrays_keep_contents);
   suite_add_tcase(s, t);
   TCase *e = tcase_create("api");
   tcase_add_test(e, argument_errors);
