@@ -232,6 +232,20 @@ static int reserve_pieces(df_state *st) {
   return CDAG_OK;
 }
 
+/* The fields an op's visit reads. The match order jumps between ranks (a graph added rank
+   by rank runs its rounds as a wave across the ranks), so without this each field is a
+   cache miss of its own, one after the other. */
+static void prefetch_op(const cdag_graph *g, const match_result *m, int32_t op) {
+  IR_PREFETCH(&g->kind[op]);
+  IR_PREFETCH(&g->rank[op]);
+  IR_PREFETCH(&g->addr[op]);
+  IR_PREFETCH(&g->bytes[op]);
+  IR_PREFETCH(&g->peer[op]);
+  IR_PREFETCH(&g->tag[op]);
+  IR_PREFETCH(&m->partner[op]);
+  if (g->addr2) IR_PREFETCH(&g->addr2[op]);
+}
+
 static int propagate(df_state *st, const match_result *m) {
   const cdag_graph *g = st->g;
   int rc0 = reserve_pieces(st);
@@ -239,6 +253,7 @@ static int propagate(df_state *st, const match_result *m) {
   for (int64_t i = 0; i < g->nops; i++) {
     int32_t op = m->order[i];
     int rc = CDAG_OK;
+    if (i + 2 * IR_AHEAD < g->nops) prefetch_op(g, m, m->order[i + 2 * IR_AHEAD]);
     if (i + IR_AHEAD < g->nops) /* the root node of the rank's map (a pointer, tag bits aside) */
       IR_PREFETCH((const void *)((uintptr_t)st->maps[g->rank[m->order[i + IR_AHEAD]]] & ~(uintptr_t)7));
     switch (g->kind[op]) {

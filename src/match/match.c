@@ -25,7 +25,7 @@
    cost several). */
 typedef struct {
   int32_t src, tag;
-  uint32_t key;   /* is_recv << 31 | position in program order (rank_ops) */
+  uint32_t key;   /* is_recv << 31 | position in its rank's program order (pos) */
   int32_t op;
 } chan_entry;
 
@@ -75,8 +75,10 @@ static int32_t dest_of(const cdag_graph *g, int32_t op) {
   return g->kind[op] == IR_SEND ? g->peer[op] : g->rank[op];
 }
 
-/* The bucket records are written as ops are read in program order, so each op's fields
-   are read once, near-sequentially, and only the record's write lands at random. */
+/* The bucket records are written as ops are read in id order, so each op's fields are
+   read once, sequentially whatever the layout (a graph built round by round has one rank's
+   ops far apart), and only the record's write lands at random. A channel's sends come
+   from one rank and its receives go to one, so their program positions order them. */
 static int match_pairs(const cdag_graph *g, int32_t *partner) {
   int32_t *start = calloc((size_t)g->nprocs + 1, sizeof *start);
   if (!start) return CDAG_NOMEM("matching");
@@ -91,14 +93,13 @@ static int match_pairs(const cdag_graph *g, int32_t *partner) {
     free(start);
     return CDAG_NOMEM("matching");
   }
-  for (int64_t i = 0; i < g->nops; i++) {
-    int32_t op = g->rank_ops[i];
-    if (i + IR_AHEAD < g->nops && g->kind[g->rank_ops[i + IR_AHEAD]] == IR_SEND)
-      IR_PREFETCH_W(&e[start[g->peer[g->rank_ops[i + IR_AHEAD]]]]);
+  for (int32_t op = 0; op < g->nops; op++) {
+    if (op + IR_AHEAD < g->nops && g->kind[op + IR_AHEAD] <= IR_RECV)
+      IR_PREFETCH_W(&e[start[dest_of(g, op + IR_AHEAD)]]);
     if (g->kind[op] != IR_SEND && g->kind[op] != IR_RECV) continue;
     int recv = g->kind[op] == IR_RECV;
     e[start[dest_of(g, op)]++] =
-        (chan_entry){recv ? g->peer[op] : g->rank[op], g->tag[op], (uint32_t)recv << 31 | (uint32_t)i, op};
+        (chan_entry){recv ? g->peer[op] : g->rank[op], g->tag[op], (uint32_t)recv << 31 | (uint32_t)g->pos[op], op};
   }
   int rc = CDAG_OK;
   for (int r = 0, lo = 0; r < g->nprocs && rc == CDAG_OK; lo = start[r++]) {
