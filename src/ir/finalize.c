@@ -9,7 +9,9 @@
  *     A read depends on the last writer; a write on the readers since the last write, or on
  *     the last writer if there were none. Reader lists are immutable shared lists, so a
  *     split copies no list. Each op costs O((1 + pieces it overlaps) log n);
- *  3. CSR arrays pred/succ, each (before, after) pair once (a stamp array dedupes);
+ *  3. CSR arrays pred/succ, each (before, after) pair once (a stamp array dedupes), filled
+ *     in blocks of 64 ranks, position by position across a block when its ranks' ops are
+ *     interleaved in id (graphs built round by round), so that each pass stays local;
  *  4. scratch regions sorted and merged per rank. */
 #include <Judy.h>
 #include <stdlib.h>
@@ -17,11 +19,19 @@
 
 #include "ir/ir.h"
 
-/* Growable array of (before, after) edges. */
+/* Growable array of (before, after) edges, made rank by rank: rank r's are
+   e[2 * rank_edges[r] ..], grouped by the after op in program order. */
 typedef struct {
   int32_t *e;
   int64_t n, cap;
+  int64_t *rank_edges;  /* nprocs + 1 offsets */
 } edge_buf;
+
+static void edge_buf_free(edge_buf *b) {
+  free(b->e);
+  free(b->rank_edges);
+  *b = (edge_buf){0};
+}
 
 static int edge_push(edge_buf *b, int32_t before, int32_t after) {
   if (b->n == b->cap) {
@@ -304,10 +314,13 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
   m.stamp = malloc((size_t)longest * sizeof *m.stamp);
   footprint *fp = malloc((size_t)longest * sizeof *fp);
   if (!m.stamp || !fp) rc = CDAG_NOMEM("dependencies");
+  edges->rank_edges = malloc(((size_t)g->nprocs + 1) * sizeof *edges->rank_edges);
+  if (!edges->rank_edges) rc = CDAG_NOMEM("dependencies");
   if (rc == CDAG_OK && g->ndeps) rc = explicit_csr(g, 1, &ex_start, &ex_from);
   for (int r = 0; r < g->nprocs && rc == CDAG_OK; r++) {
     int32_t n = g->rank_start[r + 1] - g->rank_start[r];
     m.ops = g->rank_ops + g->rank_start[r];
+    edges->rank_edges[r] = edges->n;
     memset(m.stamp, 0xff, (size_t)n * sizeof *m.stamp);
     gather_footprints(g, m.ops, n, fp);
     for (int32_t i = 0; i < n && rc == CDAG_OK; i++) {
@@ -321,12 +334,71 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
     (void)freed;
     m.npieces = m.nrd = 0;
   }
+  if (rc == CDAG_OK) edges->rank_edges[g->nprocs] = edges->n;
   free(m.stamp); free(fp); free(m.hi); free(m.writer); free(m.readers); free(m.rd_op); free(m.rd_next);
   free(ex_start); free(ex_from);
   return rc;
 }
 
 /* ---- 3. CSR ---- */
+
+enum { BLOCK_RANKS = 64, BLOCK_OPS = 4096 };
+
+/* The ranks r0 .. end-1 of one block: up to BLOCK_RANKS ranks and BLOCK_OPS ops, or one rank. */
+static int block_end(const cdag_graph *g, int r0) {
+  int r1 = r0 + 1;
+  while (r1 < g->nprocs && r1 - r0 < BLOCK_RANKS && g->rank_start[r1 + 1] - g->rank_start[r0] <= BLOCK_OPS) r1++;
+  return r1;
+}
+
+/* Do the ops of ranks r0 .. r1-1 have consecutive ids (a graph added rank by rank, or read
+   from a file)? */
+static int ids_follow_ranks(const cdag_graph *g, int r0, int r1) {
+  for (int32_t s = g->rank_start[r0] + 1; s < g->rank_start[r1]; s++)
+    if (g->rank_ops[s] != g->rank_ops[s - 1] + 1) return 0;
+  return 1;
+}
+
+/* fill = 0 counts the edge into the list lengths (starts shifted by one), 1 places it. */
+static inline void csr_edge(cdag_graph *g, int32_t before, int32_t after, int fill) {
+  if (fill) {
+    g->succ[g->succ_start[before]++] = after;
+    g->pred[g->pred_start[after]++] = before;
+  } else {
+    g->succ_start[before + 1]++;
+    g->pred_start[after + 1]++;
+  }
+}
+
+/* Visits the edges by blocks of ranks, each rank's edges in their order. Where a block's
+   ids follow its ranks, the edges' own order is local. Otherwise (a graph built round by
+   round: each rank's ops lie a power of two apart, and rank by rank each position's few
+   cache lines evict each other before the next rank reads them) a block is walked position
+   by position across its ranks, so the edges of one position of 64 ranks share lines. */
+static void csr_pass(cdag_graph *g, const edge_buf *b, int fill) {
+  int64_t cur[BLOCK_RANKS];
+  for (int r0 = 0, r1; r0 < g->nprocs; r0 = r1) {
+    r1 = block_end(g, r0);
+    if (ids_follow_ranks(g, r0, r1)) {
+      for (int64_t k = b->rank_edges[r0]; k < b->rank_edges[r1]; k++) csr_edge(g, b->e[2 * k], b->e[2 * k + 1], fill);
+      continue;
+    }
+    int32_t longest = 0;
+    for (int r = r0; r < r1; r++) {
+      cur[r - r0] = b->rank_edges[r];
+      if (g->rank_start[r + 1] - g->rank_start[r] > longest) longest = g->rank_start[r + 1] - g->rank_start[r];
+    }
+    for (int32_t i = 0; i < longest; i++)
+      for (int r = r0; r < r1; r++) {
+        int32_t slot = g->rank_start[r] + i;
+        if (slot >= g->rank_start[r + 1]) continue;
+        int32_t op = g->rank_ops[slot];
+        int64_t k = cur[r - r0];
+        for (; k < b->rank_edges[r + 1] && b->e[2 * k + 1] == op; k++) csr_edge(g, b->e[2 * k], op, fill);
+        cur[r - r0] = k;
+      }
+  }
+}
 
 static int build_csr(cdag_graph *g, const edge_buf *b) {
   int64_t n = g->nops, m = b->n;
@@ -335,18 +407,12 @@ static int build_csr(cdag_graph *g, const edge_buf *b) {
   g->pred = ir_malloc((size_t)m * sizeof *g->pred);
   g->succ = ir_malloc((size_t)m * sizeof *g->succ);
   if (!g->pred_start || !g->succ_start || !g->pred || !g->succ) return CDAG_NOMEM("dependencies");
-  for (int64_t i = 0; i < m; i++) {
-    g->succ_start[b->e[2 * i] + 1]++;
-    g->pred_start[b->e[2 * i + 1] + 1]++;
-  }
+  csr_pass(g, b, 0);
   for (int64_t i = 0; i < n; i++) {
     g->succ_start[i + 1] += g->succ_start[i];
     g->pred_start[i + 1] += g->pred_start[i];
   }
-  for (int64_t i = 0; i < m; i++) {
-    g->succ[g->succ_start[b->e[2 * i]]++] = b->e[2 * i + 1];
-    g->pred[g->pred_start[b->e[2 * i + 1]]++] = b->e[2 * i];
-  }
+  csr_pass(g, b, 1);
   for (int64_t i = n; i > 0; i--) {
     g->succ_start[i] = g->succ_start[i - 1];
     g->pred_start[i] = g->pred_start[i - 1];
@@ -417,7 +483,7 @@ static int build_deps(cdag_graph *g) {
   edge_buf edges = {0};
   int rc = conflict_deps(g, &edges);
   if (rc == CDAG_OK) rc = build_csr(g, &edges);
-  free(edges.e);
+  edge_buf_free(&edges);
   return rc;
 }
 
@@ -445,12 +511,12 @@ int ir_finalize(cdag_graph *g) {
   CDAG_CHECK(order_explicit(g));
   CDAG_CHECK(conflict_deps(g, &edges));
   CDAG_CHECK(build_csr(g, &edges));
+  edge_buf_free(&edges);
   CDAG_CHECK(merge_scratch(g));
-  free(edges.e);
   g->state = IR_FINAL;
   return CDAG_OK;
 fail:
-  free(edges.e);
+  edge_buf_free(&edges);
   ir_drop_derived(g);
   return rc;
 }

@@ -356,6 +356,55 @@ START_TEST(many_ops_linear_edges) {
 }
 END_TEST
 
+/* The same random local ops (copies and reduces over a few overlapping buffers) added rank
+   by rank and round robin across the ranks: the dependency lists are the same, entry for
+   entry, under the id maps. More ranks than a block of finalize's CSR, of uneven lengths. */
+START_TEST(dependencies_independent_of_id_layout) {
+  enum { P = 150, MAXOPS = 40 };
+  static int nops[P], src[P][MAXOPS], dst[P][MAXOPS], len[P][MAXOPS], red[P][MAXOPS];
+  static int32_t id_a[P][MAXOPS], id_b[P][MAXOPS];
+  uint64_t x = 12345;
+  for (int r = 0; r < P; r++) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    nops[r] = (int)(x >> 33) % MAXOPS;
+    for (int t = 0; t < nops[r]; t++) {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      int swap = (x >> 60) & 1; /* read one half of 128 bytes, write the other */
+      src[r][t] = (int)(x >> 40) % 6 * 8 + 64 * swap, dst[r][t] = (int)(x >> 50) % 6 * 8 + 64 * !swap;
+      len[r][t] = 8 * (1 + (int)((x >> 20) % 3)), red[r][t] = (x >> 30) & 1;
+    }
+  }
+  cdag_graph *a, *b;
+  ck_assert_int_eq(cdag_graph_create_global(P, &a), CDAG_OK);
+  ck_assert_int_eq(cdag_graph_create_global(P, &b), CDAG_OK);
+  for (int r = 0; r < P; r++)
+    for (int t = 0; t < nops[r]; t++)
+      ck_assert_int_eq(red[r][t] ? ir_add_reduce(a, r, src[r][t], dst[r][t], len[r][t] / 8, CDAG_INT64, CDAG_SUM, &id_a[r][t])
+                                 : ir_add_copy(a, r, src[r][t], dst[r][t], len[r][t], &id_a[r][t]), CDAG_OK);
+  for (int t = 0; t < MAXOPS; t++)
+    for (int r = 0; r < P; r++)
+      if (t < nops[r])
+        ck_assert_int_eq(red[r][t] ? ir_add_reduce(b, r, src[r][t], dst[r][t], len[r][t] / 8, CDAG_INT64, CDAG_SUM, &id_b[r][t])
+                                   : ir_add_copy(b, r, src[r][t], dst[r][t], len[r][t], &id_b[r][t]), CDAG_OK);
+  ck_assert_int_eq(ir_finalize(a), CDAG_OK);
+  ck_assert_int_eq(ir_finalize(b), CDAG_OK);
+  ck_assert_int_eq(a->nedges, b->nedges);
+  ck_assert_int_gt(a->nedges, P);
+  for (int r = 0; r < P; r++)
+    for (int t = 0; t < nops[r]; t++) {
+      int32_t oa = id_a[r][t], ob = id_b[r][t];
+      ck_assert_int_eq(npred(a, oa), npred(b, ob));
+      for (int k = 0; k < npred(a, oa); k++)
+        ck_assert_int_eq(b->rank_ops[b->rank_start[r] + a->pos[a->pred[a->pred_start[oa] + k]]], b->pred[b->pred_start[ob] + k]);
+      ck_assert_int_eq(a->succ_start[oa + 1] - a->succ_start[oa], b->succ_start[ob + 1] - b->succ_start[ob]);
+      for (int k = 0; k < a->succ_start[oa + 1] - a->succ_start[oa]; k++)
+        ck_assert_int_eq(b->rank_ops[b->rank_start[r] + a->pos[a->succ[a->succ_start[oa] + k]]], b->succ[b->succ_start[ob] + k]);
+    }
+  cdag_graph_free(&a);
+  cdag_graph_free(&b);
+}
+END_TEST
+
 /* Arrays past IR_HUGE_MIN take the advised path: zeroed, and contents kept across growth
    from small to large and from large to larger. */
 START_TEST(large_arrays_keep_contents) {
@@ -402,6 +451,7 @@ Suite *cdag_ir_suite(void) {
   tcase_add_test(t, second_address_only_with_copies);
   tcase_add_test(t, many_ops_linear_edges);
   tcase_add_test(t, large_arrays_keep_contents);
+  tcase_add_test(t, dependencies_independent_of_id_layout);
   suite_add_tcase(s, t);
   TCase *e = tcase_create("api");
   tcase_add_test(e, argument_errors);
