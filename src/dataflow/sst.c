@@ -1,9 +1,13 @@
 /* cdag — src/dataflow/sst.c: Static Single Transfer form by interval propagation.
  *
  * The simpler equivalent of the paper's Algorithms 3-4 (SEEDS-NOTES 2.4): each rank keeps
- * an interval map (JudyL: piece start -> piece) from its addresses to their provenance, an
- * origin (rank, addr) or a reduction (type, op, interned set, shift). An address with no
- * piece holds its own original value. Ops are visited once, in match order:
+ * an interval map (piece start -> piece) from its addresses to their provenance, an origin
+ * (rank, addr) or a reduction (type, op, interned set, shift). An address with no piece
+ * holds its own original value. A map of up to two pieces lives in the rank's 64-byte slot:
+ * one cache line at a known address, which the walk fetches ahead (trees, recursive
+ * doubling and rings never need more; a JudyL's nodes are found one dependent load after
+ * another). A third piece moves the rank's map to a JudyL. Ops are visited once, in match
+ * order:
  *  - a send reads the pieces of its range (several pieces: a split) when it runs, and the
  *    matched receive writes them at its address when it runs (only the sent bytes);
  *  - a copy moves pieces within a rank;
@@ -36,9 +40,29 @@ typedef struct {
   int64_t first, n;
 } df_span;
 
+/* A rank's map while it has at most INLINE pieces: entries sorted by start, live ones first
+   (p.hi == 0: empty, as a live piece ends above its start). */
+enum { INLINE = 2 };
+typedef struct {
+  uint64_t lo;
+  df_piece p;
+} df_entry;
+typedef struct {
+  df_entry e[INLINE];
+} df_slot;
+
+/* A piece found in a map: its start and where it is (NULL: none). Valid until the map
+   changes. */
+typedef struct {
+  uint64_t lo;
+  df_piece *p;
+} df_at;
+
 typedef struct {
   const cdag_graph *g;
-  Pvoid_t *maps;        /* per rank: JudyL piece start -> index into pieces */
+  df_slot *slots;       /* per rank: its map while it has at most INLINE pieces */
+  Pvoid_t *maps;        /* per rank with more: JudyL piece start -> index into pieces
+                           (allocated when a first rank needs it) */
   df_piece *pieces;  int64_t npieces, piececap;
   df_seg *segs;      int64_t nsegs, segcap;     /* read buffer */
   df_seg *segs2;     int64_t nsegs2, segcap2;   /* second operand of a reduce */
@@ -51,7 +75,7 @@ typedef struct {
   df_sst *sst;
 } df_state;
 
-static int piece_insert(df_state *st, int rank, uint64_t lo, df_piece p) {
+static int judy_insert(df_state *st, int rank, uint64_t lo, df_piece p) {
   IR_GROW(st->pieces, st->npieces, st->piececap, 1, "provenance map");
   st->pieces[st->npieces] = p;
   PWord_t pv = (PWord_t)JudyLIns(&st->maps[rank], (Word_t)lo, PJE0);
@@ -60,16 +84,77 @@ static int piece_insert(df_state *st, int rank, uint64_t lo, df_piece p) {
   return CDAG_OK;
 }
 
+/* Is rank's map in the JudyL? */
+static int in_judy(const df_state *st, int rank) { return st->maps && st->maps[rank]; }
+
+/* The piece of rank's JudyL starting at or below x (dir < 0), at or above (0), above (1). */
+static df_at judy_find(df_state *st, int rank, uint64_t x, int dir) {
+  Word_t k = (Word_t)x;
+  PWord_t pv = (PWord_t)(dir < 0 ? JudyLLast : dir ? JudyLNext : JudyLFirst)(st->maps[rank], &k, PJE0);
+  return pv ? (df_at){(uint64_t)k, &st->pieces[*pv]} : (df_at){0, NULL};
+}
+
+/* The piece of rank's map starting at or below x. */
+static df_at map_last(df_state *st, int rank, uint64_t x) {
+  if (in_judy(st, rank)) return judy_find(st, rank, x, -1);
+  df_slot *s = &st->slots[rank];
+  for (int i = INLINE - 1; i >= 0; i--)
+    if (s->e[i].p.hi && s->e[i].lo <= x) return (df_at){s->e[i].lo, &s->e[i].p};
+  return (df_at){0, NULL};
+}
+
+/* The piece of rank's map starting at or above x (after: strictly above). */
+static df_at map_first(df_state *st, int rank, uint64_t x, int after) {
+  if (in_judy(st, rank)) return judy_find(st, rank, x, after);
+  df_slot *s = &st->slots[rank];
+  for (int i = 0; i < INLINE && s->e[i].p.hi; i++)
+    if (s->e[i].lo > x || (!after && s->e[i].lo == x)) return (df_at){s->e[i].lo, &s->e[i].p};
+  return (df_at){0, NULL};
+}
+
+static df_at map_next(df_state *st, int rank, uint64_t lo) { return map_first(st, rank, lo, 1); }
+
+/* Adds a piece starting at lo (no piece starts there). */
+static int piece_insert(df_state *st, int rank, uint64_t lo, df_piece p) {
+  if (in_judy(st, rank)) return judy_insert(st, rank, lo, p);
+  df_slot *s = &st->slots[rank];
+  if (s->e[INLINE - 1].p.hi) {
+    if (!st->maps && !(st->maps = ir_calloc((size_t)st->g->nprocs, sizeof *st->maps)))
+      return CDAG_NOMEM("provenance map"); /* full: the rank's map moves to the JudyL (for good, or until
+                                   it empties: then the empty slot takes over again) */
+    for (int i = 0; i < INLINE; i++) {
+      int rc = judy_insert(st, rank, s->e[i].lo, s->e[i].p);
+      if (rc) return rc;
+      s->e[i] = (df_entry){0};
+    }
+    return judy_insert(st, rank, lo, p);
+  }
+  int i = INLINE - 1;
+  for (; i > 0 && (!s->e[i - 1].p.hi || s->e[i - 1].lo > lo); i--) s->e[i] = s->e[i - 1];
+  s->e[i] = (df_entry){lo, p};
+  return CDAG_OK;
+}
+
+/* Removes the piece starting at lo. */
+static void piece_delete(df_state *st, int rank, uint64_t lo) {
+  if (in_judy(st, rank)) {
+    JudyLDel(&st->maps[rank], (Word_t)lo, PJE0);
+    return;
+  }
+  df_slot *s = &st->slots[rank];
+  int i = 0;
+  while (i < INLINE && s->e[i].lo != lo) i++;
+  for (; i + 1 < INLINE; i++) s->e[i] = s->e[i + 1];
+  s->e[INLINE - 1] = (df_entry){0};
+}
+
 /* Makes x a piece boundary of rank's map. */
 static int split_at(df_state *st, int rank, uint64_t x) {
-  Word_t k = (Word_t)x;
-  PWord_t pv = (PWord_t)JudyLLast(st->maps[rank], &k, PJE0);
-  if (!pv || k == x) return CDAG_OK;
-  df_piece *p = &st->pieces[*pv];
-  if (p->hi <= x) return CDAG_OK;
-  df_piece tail = *p;
-  tail.addr += x - (uint64_t)k;
-  p->hi = x;
+  df_at at = map_last(st, rank, x);
+  if (!at.p || at.lo == x || at.p->hi <= x) return CDAG_OK;
+  df_piece tail = *at.p;
+  tail.addr += x - at.lo;
+  at.p->hi = x;
   return piece_insert(st, rank, x, tail);
 }
 
@@ -83,28 +168,23 @@ static int push_seg(df_seg **arr, int64_t *n, int64_t *cap, df_seg s) {
 static int read_range(df_state *st, int rank, uint64_t a, uint64_t len, df_seg **segs, int64_t *n, int64_t *cap) {
   uint64_t b = a + len, cur = a;
   *n = 0;
-  Word_t k = (Word_t)a;
-  PWord_t pv = (PWord_t)JudyLLast(st->maps[rank], &k, PJE0);
-  if (!pv || st->pieces[*pv].hi <= a) {
-    k = (Word_t)a;
-    pv = (PWord_t)JudyLFirst(st->maps[rank], &k, PJE0);
-  }
+  df_at at = map_last(st, rank, a);
+  if (!at.p || at.p->hi <= a) at = map_first(st, rank, a, 0);
   while (cur < b) {
     int rc;
-    if (!pv || (uint64_t)k >= b || (uint64_t)k > cur) { /* original bytes up to the next piece */
-      uint64_t end = (!pv || (uint64_t)k >= b) ? b : (uint64_t)k;
+    if (!at.p || at.lo >= b || at.lo > cur) { /* original bytes up to the next piece */
+      uint64_t end = (!at.p || at.lo >= b) ? b : at.lo;
       df_seg s = {.off = cur - a, .len = end - cur, .p = {.addr = cur, .set = -1, .src = rank}};
       if ((rc = push_seg(segs, n, cap, s))) return rc;
       cur = end;
       continue;
     }
-    const df_piece *p = &st->pieces[*pv];
-    uint64_t end = p->hi < b ? p->hi : b;
-    df_seg s = {.off = cur - a, .len = end - cur, .p = *p};
-    s.p.addr += cur - (uint64_t)k;
+    uint64_t end = at.p->hi < b ? at.p->hi : b;
+    df_seg s = {.off = cur - a, .len = end - cur, .p = *at.p};
+    s.p.addr += cur - at.lo;
     if ((rc = push_seg(segs, n, cap, s))) return rc;
     cur = end;
-    pv = (PWord_t)JudyLNext(st->maps[rank], &k, PJE0);
+    at = map_next(st, rank, at.lo);
   }
   return CDAG_OK;
 }
@@ -114,12 +194,8 @@ static int write_piece(df_state *st, int rank, uint64_t x, uint64_t len, df_piec
   int rc;
   uint64_t y = x + len;
   if ((rc = split_at(st, rank, x)) || (rc = split_at(st, rank, y))) return rc;
-  Word_t k = (Word_t)x;
-  PWord_t pv = (PWord_t)JudyLFirst(st->maps[rank], &k, PJE0);
-  while (pv && (uint64_t)k < y) {
-    JudyLDel(&st->maps[rank], k, PJE0);
-    pv = (PWord_t)JudyLFirst(st->maps[rank], &k, PJE0);
-  }
+  for (df_at at = map_first(st, rank, x, 0); at.p && at.lo < y; at = map_first(st, rank, x, 0))
+    piece_delete(st, rank, at.lo);
   if (p.set < 0 && p.src == rank && p.addr == x) return CDAG_OK; /* back to its own value */
   p.hi = y;
   return piece_insert(st, rank, x, p);
@@ -254,8 +330,11 @@ static int propagate(df_state *st, const match_result *m) {
     int32_t op = m->order[i];
     int rc = CDAG_OK;
     if (i + 2 * IR_AHEAD < g->nops) prefetch_op(g, m, m->order[i + 2 * IR_AHEAD]);
-    if (i + IR_AHEAD < g->nops) /* the root node of the rank's map (a pointer, tag bits aside) */
-      IR_PREFETCH((const void *)((uintptr_t)st->maps[g->rank[m->order[i + IR_AHEAD]]] & ~(uintptr_t)7));
+    if (i + IR_AHEAD < g->nops) { /* the rank's slot, or the root node of its JudyL (tag bits aside) */
+      int32_t r = g->rank[m->order[i + IR_AHEAD]];
+      IR_PREFETCH(&st->slots[r]);
+      if (in_judy(st, r)) IR_PREFETCH((const void *)((uintptr_t)st->maps[r] & ~(uintptr_t)7));
+    }
     switch (g->kind[op]) {
       case IR_SEND: rc = do_send(st, op, m->partner[op], i + 1 < g->nops && m->order[i + 1] == m->partner[op]); break;
       case IR_RECV: rc = do_recv(st, op, m->partner[op]); break;
@@ -349,11 +428,8 @@ static int emit_piece(df_state *st, int rank, uint64_t lo, uint64_t hi, const df
    output does not grow by doubling: a doubling copies, and the copy is this stage's peak. */
 static int reserve_xfers(df_state *st) {
   int64_t n = 0;
-  for (int r = 0; r < st->g->nprocs; r++) {
-    Word_t k = 0;
-    for (PWord_t pv = (PWord_t)JudyLFirst(st->maps[r], &k, PJE0); pv; pv = (PWord_t)JudyLNext(st->maps[r], &k, PJE0))
-      n += st->pieces[*pv].set < 0;
-  }
+  for (int r = 0; r < st->g->nprocs; r++)
+    for (df_at at = map_first(st, r, 0, 0); at.p; at = map_next(st, r, at.lo)) n += at.p->set < 0;
   IR_GROW(st->sst->xfers, 0, st->xfercap, n, "SST transfers");
   return CDAG_OK;
 }
@@ -361,15 +437,12 @@ static int reserve_xfers(df_state *st) {
 static int collect(df_state *st) {
   int rc0 = reserve_xfers(st);
   if (rc0) return rc0;
-  for (int r = 0; r < st->g->nprocs; r++) {
-    Word_t k = 0;
-    PWord_t pv = (PWord_t)JudyLFirst(st->maps[r], &k, PJE0);
-    for (; pv; pv = (PWord_t)JudyLNext(st->maps[r], &k, PJE0)) {
-      df_piece p = st->pieces[*pv];
-      int rc = emit_piece(st, r, (uint64_t)k, p.hi, &p);
+  for (int r = 0; r < st->g->nprocs; r++)
+    for (df_at at = map_first(st, r, 0, 0); at.p; at = map_next(st, r, at.lo)) {
+      df_piece p = *at.p;
+      int rc = emit_piece(st, r, at.lo, p.hi, &p);
       if (rc) return rc;
     }
-  }
   return CDAG_OK;
 }
 
@@ -380,7 +453,7 @@ static void free_state(df_state *st) {
       JLFA(freed, st->maps[r]);
       (void)freed;
     }
-  free(st->maps); free(st->pieces); free(st->segs); free(st->segs2); free(st->out);
+  free(st->maps); free(st->slots); free(st->pieces); free(st->segs); free(st->segs2); free(st->out);
   free(st->stash); free(st->stash_at);
   Word_t freed;
   JLFA(freed, st->inflight);
@@ -421,9 +494,9 @@ static int run(const cdag_graph *g, const match_result *m, int flags, cdag_graph
   if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "dataflow_run: graph is not finalized");
   df_state st = {.g = g};
   st.sst = calloc(1, sizeof *st.sst);
-  st.maps = ir_calloc((size_t)g->nprocs, sizeof *st.maps);
+  st.slots = ir_calloc((size_t)g->nprocs, sizeof *st.slots);
   int rc;
-  if (!st.sst || !st.maps) {
+  if (!st.sst || !st.slots) {
     rc = CDAG_NOMEM("dataflow");
   } else {
     st.sst->nprocs = g->nprocs;

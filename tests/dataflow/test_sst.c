@@ -184,6 +184,34 @@ START_TEST(self_copies_and_identity) {
 }
 END_TEST
 
+/* Rank 0's map grows past the pieces its slot holds (three pieces from rank 2), then every
+   piece returns to rank 0's own value (its bytes come back from rank 1) and the map empties;
+   a later piece lands in the emptied map. The final map is that one piece, nothing older. */
+START_TEST(map_outgrows_its_slot_and_empties) {
+  fixture f = {0};
+  ck_assert_int_eq(cdag_graph_create_global(3, &f.g), CDAG_OK);
+  for (int k = 0; k < 3; k++) { /* 0's A, B, C to 1's X, Y, Z and back */
+    ck_assert_int_eq(cdag_rank_send(f.g, 0, 0x100 * k, 16, 1, k, NULL), CDAG_OK);
+    ck_assert_int_eq(cdag_rank_recv(f.g, 1, 0x1000 + 0x100 * k, 16, 0, k, NULL), CDAG_OK);
+  }
+  for (int k = 0; k < 3; k++) {
+    ck_assert_int_eq(cdag_rank_send(f.g, 2, 0x100 * k, 16, 0, 10 + k, NULL), CDAG_OK);
+    ck_assert_int_eq(cdag_rank_recv(f.g, 0, 0x100 * k, 16, 2, 10 + k, NULL), CDAG_OK);
+  }
+  for (int k = 0; k < 3; k++) {
+    ck_assert_int_eq(cdag_rank_send(f.g, 1, 0x1000 + 0x100 * k, 16, 0, 20 + k, NULL), CDAG_OK);
+    ck_assert_int_eq(cdag_rank_recv(f.g, 0, 0x100 * k, 16, 1, 20 + k, NULL), CDAG_OK);
+  }
+  ck_assert_int_eq(cdag_rank_send(f.g, 2, 0x800, 8, 0, 30, NULL), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_recv(f.g, 0, 0x800, 8, 2, 30, NULL), CDAG_OK);
+  analyse_ok(&f);
+  ck_assert_int_eq(xfers_to(f.s, 0), 1);
+  ck_assert(has_xfer(f.s, 2, 0x800, 8, 0, 0x800));
+  ck_assert_int_eq(xfers_to(f.s, 1), 3);
+  done(&f);
+}
+END_TEST
+
 START_TEST(adjacent_tuples_merge) {
   fixture f = {0};
   ck_assert_int_eq(cdag_graph_create_global(2, &f.g), CDAG_OK);
@@ -520,6 +548,7 @@ Suite *cdag_sst_suite(void) {
   tcase_add_test(t, scratch_is_not_final);
   tcase_add_test(t, self_copies_and_identity);
   tcase_add_test(t, adjacent_tuples_merge);
+  tcase_add_test(t, map_outgrows_its_slot_and_empties);
   suite_add_tcase(s, t);
   TCase *r = tcase_create("reductions");
   tcase_add_test(r, allreduce_patterns_agree);
