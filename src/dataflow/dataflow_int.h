@@ -14,6 +14,7 @@ typedef struct {
   Pvoid_t by_hash;  /* JudyL: hash -> 1 + first set id with that hash */
   df_run *tmp_in, *tmp_out;
   int64_t ntmp_in, tmp_in_cap, ntmp_out, tmp_out_cap;
+  struct df_event *ev;  int64_t evcap;  /* the sweep's events, kept between unions */
 } df_sets;
 
 /* One operand of a combination: a single origin (set < 0: rank, addr) or an interned set

@@ -19,7 +19,7 @@ static int run_cmp(const void *x, const void *y) {
 }
 
 /* Multiplicity change points of one addr's runs, swept in rank order. */
-typedef struct {
+typedef struct df_event {
   int64_t rank;
   int64_t delta;
 } df_event;
@@ -130,8 +130,8 @@ static int intern(df_sets *s, int32_t *id) {
 static int finish(df_sets *s, int32_t *id) {
   int64_t n = s->ntmp_in;
   ir_sort(s->tmp_in, (size_t)n, sizeof *s->tmp_in, run_cmp);
-  df_event *ev = malloc((size_t)(2 * n + 1) * sizeof *ev);
-  if (!ev) return CDAG_NOMEM("reduction sets");
+  IR_GROW(s->ev, 0, s->evcap, 2 * n + 1, "reduction sets");
+  df_event *ev = s->ev;
   s->ntmp_out = 0;
   int rc = CDAG_OK;
   for (int64_t i = 0; i < n && rc == CDAG_OK;) {
@@ -140,7 +140,6 @@ static int finish(df_sets *s, int32_t *id) {
     rc = sweep_addr(s, s->tmp_in + i, j - i, ev);
     i = j;
   }
-  free(ev);
   return rc ? rc : intern(s, id);
 }
 
@@ -191,6 +190,6 @@ void df_sets_free(df_sets *s) {
   Word_t freed;
   JLFA(freed, s->by_hash);
   (void)freed;
-  free(s->sets); free(s->chain); free(s->runs); free(s->tmp_in); free(s->tmp_out);
+  free(s->sets); free(s->chain); free(s->runs); free(s->tmp_in); free(s->tmp_out); free(s->ev);
   memset(s, 0, sizeof *s);
 }
