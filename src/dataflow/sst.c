@@ -50,6 +50,7 @@ typedef struct {
 typedef struct {
   df_entry e[INLINE];
 } df_slot;
+_Static_assert(sizeof(df_slot) == 64, "a slot is one cache line (ir_calloc aligns to 64)");
 
 /* A piece found in a map: its start and where it is (NULL: none). Valid until the map
    changes. */

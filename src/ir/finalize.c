@@ -393,20 +393,23 @@ static void csr_pass(cdag_graph *g, const edge_buf *b, int fill) {
       for (int64_t k = b->rank_edges[r0]; k < b->rank_edges[r1]; k++) csr_edge(g, b->e[2 * k], b->e[2 * k + 1], fill);
       continue;
     }
-    int32_t longest = 0;
+    int active[BLOCK_RANKS], nactive = 0; /* ranks with ops at or past position i */
     for (int r = r0; r < r1; r++) {
       cur[r - r0] = b->rank_edges[r];
-      if (g->rank_start[r + 1] - g->rank_start[r] > longest) longest = g->rank_start[r + 1] - g->rank_start[r];
+      if (g->rank_start[r + 1] > g->rank_start[r]) active[nactive++] = r;
     }
-    for (int32_t i = 0; i < longest; i++)
-      for (int r = r0; r < r1; r++) {
-        int32_t slot = g->rank_start[r] + i;
-        if (slot >= g->rank_start[r + 1]) continue;
-        int32_t op = g->rank_ops[slot];
+    for (int32_t i = 0; nactive > 0; i++) {
+      int kept = 0;
+      for (int a = 0; a < nactive; a++) {
+        int r = active[a];
+        int32_t slot = g->rank_start[r] + i, op = g->rank_ops[slot];
         int64_t k = cur[r - r0];
         for (; k < b->rank_edges[r + 1] && b->e[2 * k + 1] == op; k++) csr_edge(g, b->e[2 * k], op, fill);
         cur[r - r0] = k;
+        if (slot + 1 < g->rank_start[r + 1]) active[kept++] = r; /* a rank leaves after its last op */
       }
+      nactive = kept;
+    }
   }
 }
 

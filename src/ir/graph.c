@@ -18,8 +18,9 @@
 
 #define HUGE_PAGE ((uintptr_t)2 << 20)
 
-/* Advises the whole 2 MiB pages inside [p, p + bytes) (a big block is its own mapping, so
-   the advice concerns nothing else). Failure is harmless: the pages stay small. */
+/* Advises the whole 2 MiB pages inside [p, p + bytes). They may lie in glibc's heap (blocks
+   under its mmap threshold), where the advice outlives the block: whatever reuses those
+   pages may get huge pages too, which is harmless. Failure leaves the pages small. */
 static void advise_huge(void *p, size_t bytes) {
 #ifdef MADV_HUGEPAGE
   uintptr_t lo = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1), hi = ((uintptr_t)p + bytes) & ~(HUGE_PAGE - 1);
@@ -30,15 +31,15 @@ static void advise_huge(void *p, size_t bytes) {
 }
 
 void *ir_malloc(size_t bytes) {
-  void *p = malloc(bytes ? bytes : 1);
-  if (p && bytes >= IR_HUGE_MIN) advise_huge(p, bytes);
+  void *p;
+  if (posix_memalign(&p, 64, bytes ? bytes : 1)) return NULL;
+  if (bytes >= IR_HUGE_MIN) advise_huge(p, bytes);
   return p;
 }
 
 /* A big block is advised before it is zeroed, so the zeroing faults in huge pages. */
 void *ir_calloc(size_t n, size_t size) {
   if (size && n > SIZE_MAX / size) return NULL;
-  if (n * size < IR_HUGE_MIN) return calloc(n ? n : 1, size ? size : 1);
   void *p = ir_malloc(n * size);
   if (p) memset(p, 0, n * size);
   return p;

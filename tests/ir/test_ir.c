@@ -411,6 +411,7 @@ START_TEST(large_arrays_keep_contents) {
   size_t big = IR_HUGE_MIN + 12345, n = big / sizeof(uint32_t);
   uint32_t *z = ir_calloc(n, sizeof *z);
   ck_assert_ptr_nonnull(z);
+  ck_assert_uint_eq((uintptr_t)z % 64, 0);
   for (size_t i = 0; i < n; i++)
     if (z[i]) ck_abort_msg("ir_calloc: word %zu is %u", i, z[i]);
   free(z);
@@ -425,9 +426,12 @@ START_TEST(large_arrays_keep_contents) {
   for (size_t i = 0; i < n; i++)
     if (a[i] != (i < 1000 ? (uint32_t)i * 2654435761u : (uint32_t)i)) ck_abort_msg("ir_realloc lost word %zu", i);
   free(a);
-  void *m = ir_malloc(0);
+  void *m = ir_malloc(0), *c = ir_calloc(3, 40);
   ck_assert_ptr_nonnull(m);
+  ck_assert_ptr_nonnull(c);
+  ck_assert_uint_eq((uintptr_t)c % 64, 0);
   free(m);
+  free(c);
 }
 END_TEST
 
