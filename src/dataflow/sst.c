@@ -119,10 +119,11 @@ static df_at map_next(df_state *st, int rank, uint64_t lo) { return map_first(st
 static int piece_insert(df_state *st, int rank, uint64_t lo, df_piece p) {
   if (in_judy(st, rank)) return judy_insert(st, rank, lo, p);
   df_slot *s = &st->slots[rank];
+  /* Full: the rank's map moves to the JudyL, until that empties (then the emptied slot
+     takes over again). */
   if (s->e[INLINE - 1].p.hi) {
     if (!st->maps && !(st->maps = ir_calloc((size_t)st->g->nprocs, sizeof *st->maps)))
-      return CDAG_NOMEM("provenance map"); /* full: the rank's map moves to the JudyL (for good, or until
-                                   it empties: then the empty slot takes over again) */
+      return CDAG_NOMEM("provenance map");
     for (int i = 0; i < INLINE; i++) {
       int rc = judy_insert(st, rank, s->e[i].lo, s->e[i].p);
       if (rc) return rc;

@@ -33,18 +33,20 @@ static void edge_buf_free(edge_buf *b) {
   *b = (edge_buf){0};
 }
 
-/* Room for the edges most graphs make (an op depends on one or two earlier ops of its
-   rank), so that they are not copied while doubling: capacity never touched costs address
-   space, not memory, and a big graph's doublings would each fault in fresh pages. */
-static int edge_reserve(edge_buf *b, const cdag_graph *g) {
+/* The rank offsets, and room for the edges most graphs make (an op depends on one or two
+   earlier ops of its rank), so that they are not copied while doubling: capacity never
+   touched costs address space, not memory, and a big graph's doublings would each fault in
+   fresh pages. */
+static int edge_buf_init(edge_buf *b, const cdag_graph *g) {
   b->cap = 2 * g->nops + g->ndeps + 1024;
   b->e = ir_malloc((size_t)b->cap * 2 * sizeof *b->e);
-  return b->e ? CDAG_OK : CDAG_NOMEM("dependencies");
+  b->rank_edges = malloc(((size_t)g->nprocs + 1) * sizeof *b->rank_edges);
+  return b->e && b->rank_edges ? CDAG_OK : CDAG_NOMEM("dependencies");
 }
 
 static int edge_push(edge_buf *b, int32_t before, int32_t after) {
   if (b->n == b->cap) {
-    int64_t cap = b->cap ? b->cap * 2 : 1024;
+    int64_t cap = b->cap * 2;
     int32_t *e = ir_realloc(b->e, (size_t)b->n * 2 * sizeof *e, (size_t)cap * 2 * sizeof *e);
     if (!e) return CDAG_NOMEM("dependencies");
     b->e = e;
@@ -323,9 +325,7 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
   m.stamp = malloc((size_t)longest * sizeof *m.stamp);
   footprint *fp = malloc((size_t)longest * sizeof *fp);
   if (!m.stamp || !fp) rc = CDAG_NOMEM("dependencies");
-  edges->rank_edges = malloc(((size_t)g->nprocs + 1) * sizeof *edges->rank_edges);
-  if (!edges->rank_edges) rc = CDAG_NOMEM("dependencies");
-  if (rc == CDAG_OK) rc = edge_reserve(edges, g);
+  if (rc == CDAG_OK) rc = edge_buf_init(edges, g);
   if (rc == CDAG_OK && g->ndeps) rc = explicit_csr(g, 1, &ex_start, &ex_from);
   for (int r = 0; r < g->nprocs && rc == CDAG_OK; r++) {
     int32_t n = g->rank_start[r + 1] - g->rank_start[r];

@@ -131,16 +131,15 @@ int ir_is_scratch(const cdag_graph *g, int rank, uint64_t addr, uint64_t len);
 
 /* Allocation of arrays that may be large (per op, per edge, per rank), aligned to a cache
    line (64 bytes) except when ir_realloc keeps a small block. From IR_HUGE_MIN bytes on, the
-   block's whole 2 MiB pages are advised to the kernel for transparent huge pages (Linux
-   madvise; THP's default "madvise" mode honours it; elsewhere nothing), before the block is
-   written: a fresh mapping gets huge pages as it is first touched (heap pages glibc had
-   already touched, for blocks under its 32 MiB mmap threshold, stay small until the kernel
-   merges them):
-   the passes that reach these arrays at random (a message's other end, a rank's next op)
-   take a TLB miss per access with 4 KiB pages once a graph outgrows a few MB, and on a
-   virtual machine each miss walks two page tables. With 2 MiB pages the TLB covers
-   gigabytes, and a first touch costs a fault per 2 MiB instead of per 4 KiB.
-   ir_realloc keeps the first `used` bytes; free() releases all three. */
+   block's whole 2 MiB pages are advised for transparent huge pages (Linux madvise, which
+   THP's default "madvise" mode honours; elsewhere nothing) before the block is written, so
+   a fresh mapping gets huge pages as it is first touched (heap pages glibc had touched
+   already, for blocks under its 32 MiB mmap threshold, stay small). Why: the passes that
+   reach these arrays at random (a message's other end, a rank's next op) take a TLB miss
+   per access with 4 KiB pages once a graph outgrows a few MB, and on a virtual machine each
+   miss walks two page tables; 2 MiB pages cover gigabytes, and a first touch faults once
+   per 2 MiB instead of per 4 KiB. ir_realloc keeps the first `used` bytes; free() releases
+   all three. */
 #define IR_HUGE_MIN ((size_t)8 << 20)
 void *ir_malloc(size_t bytes);
 void *ir_calloc(size_t n, size_t size);
