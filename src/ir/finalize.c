@@ -4,8 +4,8 @@
  *  1. program order per rank: a stable counting sort by rank (O(n)); a rank whose explicit
  *     dependencies point backwards (files may say `l1 requires l5`) is reordered by a stable
  *     topological sort (Kahn with a min-heap on the written position, O(k log k));
- *  2. memory-conflict dependencies: each rank's ops walk an address-interval map (JudyL from
- *     piece start to piece) whose pieces remember their last writer and the readers since.
+ *  2. memory-conflict dependencies: each rank's ops walk an address-interval map (piece start
+ *     to piece: a small sorted array, a JudyL once a rank has many pieces) whose pieces remember their last writer and the readers since.
  *     A read depends on the last writer; a write on the readers since the last write, or on
  *     the last writer if there were none. Reader lists are immutable shared lists, so a
  *     split copies no list. Each op costs O((1 + pieces it overlaps) log n);
@@ -174,8 +174,21 @@ done:
 
 /* ---- 2. memory-conflict dependencies ---- */
 
+/* Piece starts -> piece index. A rank's buffers are few (a send buffer, a receive buffer,
+   an accumulator), so the index is a small sorted array searched linearly, a handful of
+   compares in one or two cache lines; a rank that outgrows it (a root receiving p pieces)
+   moves to a JudyL until the next rank. Each Judy call costs a few dependent loads, and
+   an op makes five or six. */
+enum { SMALL_PIECES = 16 };
 typedef struct {
-  Pvoid_t map;          /* JudyL: piece start -> piece index */
+  int n;                /* entries in lo/idx; -1: the JudyL holds the index */
+  uint64_t lo[SMALL_PIECES];
+  int64_t idx[SMALL_PIECES];
+  Pvoid_t judy;
+} piece_index;
+
+typedef struct {
+  piece_index map;
   uint64_t *hi;         /* piece end (exclusive) */
   int32_t *writer;      /* last writer (position in ops), -1 none */
   int32_t *readers;     /* head of reader list since the last write, -1 none */
@@ -186,6 +199,83 @@ typedef struct {
   const int32_t *ops;   /* the rank's ops: the map records positions in this list */
   edge_buf *edges;
 } conflict_map;
+
+/* The piece starting at or below *k (last) or at or above it (first): its index, and its
+   start in *k; -1 if none. */
+static int64_t index_last(const piece_index *x, uint64_t *k) {
+  if (x->n < 0) {
+    Word_t w = (Word_t)*k;
+    PWord_t pv = (PWord_t)JudyLLast(x->judy, &w, PJE0);
+    *k = (uint64_t)w;
+    return pv ? (int64_t)*pv : -1;
+  }
+  int i = x->n - 1;
+  while (i >= 0 && x->lo[i] > *k) i--;
+  if (i < 0) return -1;
+  *k = x->lo[i];
+  return x->idx[i];
+}
+
+static int64_t index_first(const piece_index *x, uint64_t *k) {
+  if (x->n < 0) {
+    Word_t w = (Word_t)*k;
+    PWord_t pv = (PWord_t)JudyLFirst(x->judy, &w, PJE0);
+    *k = (uint64_t)w;
+    return pv ? (int64_t)*pv : -1;
+  }
+  int i = 0;
+  while (i < x->n && x->lo[i] < *k) i++;
+  if (i == x->n) return -1;
+  *k = x->lo[i];
+  return x->idx[i];
+}
+
+static int judy_put(piece_index *x, uint64_t lo, int64_t idx) {
+  PWord_t pv = (PWord_t)JudyLIns(&x->judy, (Word_t)lo, PJE0);
+  if (pv == PJERR) return CDAG_NOMEM("interval map");
+  *pv = (Word_t)idx;
+  return CDAG_OK;
+}
+
+/* Adds a piece start that is not in the index. */
+static int index_insert(piece_index *x, uint64_t lo, int64_t idx) {
+  if (x->n == SMALL_PIECES) {
+    for (int i = 0; i < SMALL_PIECES; i++) {
+      int rc = judy_put(x, x->lo[i], x->idx[i]);
+      if (rc) return rc;
+    }
+    x->n = -1;
+  }
+  if (x->n < 0) return judy_put(x, lo, idx);
+  int i = x->n++;
+  for (; i > 0 && x->lo[i - 1] > lo; i--) {
+    x->lo[i] = x->lo[i - 1];
+    x->idx[i] = x->idx[i - 1];
+  }
+  x->lo[i] = lo;
+  x->idx[i] = idx;
+  return CDAG_OK;
+}
+
+static void index_delete(piece_index *x, uint64_t lo) {
+  if (x->n < 0) {
+    JudyLDel(&x->judy, (Word_t)lo, PJE0);
+    return;
+  }
+  int i = 0;
+  while (i < x->n && x->lo[i] != lo) i++;
+  for (x->n--; i < x->n; i++) {
+    x->lo[i] = x->lo[i + 1];
+    x->idx[i] = x->idx[i + 1];
+  }
+}
+
+static void index_clear(piece_index *x) {
+  Word_t freed;
+  JLFA(freed, x->judy);
+  (void)freed;
+  x->n = 0;
+}
 
 /* Positions within the rank, not op ids, so the stamps and the map stay in a small array
    (ids of one rank lie far apart when graphs are built round by round). */
@@ -213,10 +303,7 @@ static int new_piece(conflict_map *m, uint64_t lo, uint64_t hi, int32_t writer, 
   m->hi[i] = hi;
   m->writer[i] = writer;
   m->readers[i] = readers;
-  PWord_t pv = (PWord_t)JudyLIns(&m->map, (Word_t)lo, PJE0);
-  if (pv == PJERR) return CDAG_NOMEM("interval map");
-  *pv = (Word_t)i;
-  return CDAG_OK;
+  return index_insert(&m->map, lo, i);
 }
 
 static int push_reader(conflict_map *m, int64_t piece, int32_t op) {
@@ -238,11 +325,9 @@ static int push_reader(conflict_map *m, int64_t piece, int32_t op) {
 
 /* Makes x a piece boundary if a piece covers it strictly inside. */
 static int split_at(conflict_map *m, uint64_t x) {
-  Word_t k = (Word_t)x;
-  PWord_t pv = (PWord_t)JudyLLast(m->map, &k, PJE0);
-  if (!pv || k == x) return CDAG_OK;
-  int64_t p = (int64_t)*pv;
-  if (m->hi[p] <= x) return CDAG_OK;
+  uint64_t k = x;
+  int64_t p = index_last(&m->map, &k);
+  if (p < 0 || k == x || m->hi[p] <= x) return CDAG_OK;
   uint64_t hi = m->hi[p];
   m->hi[p] = x;
   return new_piece(m, x, hi, m->writer[p], m->readers[p]);
@@ -254,16 +339,15 @@ static int touch_read(conflict_map *m, uint64_t a, uint64_t b, int32_t op) {
   if ((rc = split_at(m, a)) || (rc = split_at(m, b))) return rc;
   uint64_t cur = a;
   while (cur < b) {
-    Word_t k = (Word_t)cur;
-    PWord_t pv = (PWord_t)JudyLFirst(m->map, &k, PJE0);
-    if (!pv || k >= b || k > cur) { /* a gap [cur, min(k, b)): nobody touched it yet */
-      uint64_t end = (!pv || k >= b) ? b : (uint64_t)k;
+    uint64_t k = cur;
+    int64_t p = index_first(&m->map, &k);
+    if (p < 0 || k >= b || k > cur) { /* a gap [cur, min(k, b)): nobody touched it yet */
+      uint64_t end = (p < 0 || k >= b) ? b : k;
       if ((rc = new_piece(m, cur, end, -1, -1))) return rc;
       if ((rc = push_reader(m, m->npieces - 1, op))) return rc;
       cur = end;
       continue;
     }
-    int64_t p = (int64_t)*pv;
     if (m->writer[p] >= 0 && (rc = add_edge(m, m->writer[p], op))) return rc;
     if ((rc = push_reader(m, p, op))) return rc;
     cur = m->hi[p];
@@ -275,15 +359,12 @@ static int touch_write(conflict_map *m, uint64_t a, uint64_t b, int32_t op) {
   int rc;
   if (a == b) return CDAG_OK;
   if ((rc = split_at(m, a)) || (rc = split_at(m, b))) return rc;
-  Word_t k = (Word_t)a;
-  PWord_t pv = (PWord_t)JudyLFirst(m->map, &k, PJE0);
-  while (pv && (uint64_t)k < b) {
-    int64_t p = (int64_t)*pv;
+  uint64_t k = a;
+  for (int64_t p = index_first(&m->map, &k); p >= 0 && k < b; p = index_first(&m->map, &k)) {
     if (m->readers[p] < 0 && m->writer[p] >= 0 && (rc = add_edge(m, m->writer[p], op))) return rc;
     for (int32_t r = m->readers[p]; r >= 0; r = m->rd_next[r])
       if ((rc = add_edge(m, m->rd_op[r], op))) return rc;
-    JudyLDel(&m->map, k, PJE0);
-    pv = (PWord_t)JudyLFirst(m->map, &k, PJE0);
+    index_delete(&m->map, k);
   }
   return new_piece(m, a, b, op, -1);
 }
@@ -339,9 +420,7 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
         rc = add_edge(&m, g->pos[ex_from[k]], i);
       if (rc == CDAG_OK) rc = touch_op(&m, &fp[i], i);
     }
-    Word_t freed;
-    JLFA(freed, m.map);
-    (void)freed;
+    index_clear(&m.map);
     m.npieces = m.nrd = 0;
   }
   if (rc == CDAG_OK) edges->rank_edges[g->nprocs] = edges->n;

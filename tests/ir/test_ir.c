@@ -405,6 +405,81 @@ START_TEST(dependencies_independent_of_id_layout) {
 }
 END_TEST
 
+/* Random sends, receives, copies and reduces of one rank over a small address range,
+   against the rules applied byte by byte: a read depends on the byte's last writer; a
+   write on the byte's readers since that write, or on the writer if there were none. Few
+   ranges on one rank, many on another (its interval map outgrows the small index and
+   moves to a JudyL midway), so both forms of the map and the move between them are
+   checked. The predecessor lists must be exactly the oracle's sets. */
+enum { ORACLE_OPS = 400, ORACLE_BYTES = 512, ORACLE_WORDS = (ORACLE_OPS + 63) / 64 };
+
+static void oracle_deps(const cdag_graph *g, int rank, uint8_t (*dep)[ORACLE_OPS]) {
+  static int32_t writer[ORACLE_BYTES];
+  static uint64_t readers[ORACLE_BYTES][ORACLE_WORDS];
+  memset(writer, 0xff, sizeof writer);
+  memset(readers, 0, sizeof readers);
+  int32_t n = g->rank_start[rank + 1] - g->rank_start[rank];
+  for (int32_t i = 0; i < n; i++) {
+    int32_t op = g->rank_ops[g->rank_start[rank] + i];
+    uint64_t len = g->bytes[op], rd = UINT64_MAX, wr = UINT64_MAX;
+    if (g->kind[op] == IR_SEND) rd = g->addr[op];
+    if (g->kind[op] == IR_RECV) wr = g->addr[op];
+    if (g->kind[op] == IR_COPY || g->kind[op] == IR_REDUCE) rd = g->addr2[op], wr = g->addr[op];
+    for (uint64_t b = rd; rd != UINT64_MAX && b < rd + len; b++) {
+      if (writer[b] >= 0 && writer[b] != i) dep[writer[b]][i] = 1;
+      readers[b][i / 64] |= 1ull << (i % 64);
+    }
+    for (uint64_t b = wr; wr != UINT64_MAX && b < wr + len; b++) {
+      int any = 0;
+      for (int32_t j = 0; j < n; j++)
+        if (readers[b][j / 64] >> (j % 64) & 1) {
+          any = 1;
+          if (j != i) dep[j][i] = 1;
+        }
+      if (!any && writer[b] >= 0 && writer[b] != i) dep[writer[b]][i] = 1;
+      writer[b] = i;
+      memset(readers[b], 0, sizeof readers[b]);
+    }
+  }
+}
+
+START_TEST(dependencies_match_byte_oracle) {
+  static uint8_t dep[ORACLE_OPS][ORACLE_OPS];
+  for (int seed = 1; seed <= 6; seed++) {
+    uint64_t x = 0x9e3779b97f4a7c15ULL * (uint64_t)seed;
+    cdag_graph *g;
+    ck_assert_int_eq(cdag_graph_create_global(2, &g), CDAG_OK);
+    for (int i = 0; i < 2 * ORACLE_OPS; i++) {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      int rank = i & 1, kind = (int)(x >> 61) % 4;
+      /* rank 0: 4 buffers of 32 bytes, whole; rank 1: any 8-byte-aligned span of the range */
+      uint64_t len = rank ? 8 * (1 + (x >> 20) % 8) : 32;
+      uint64_t a = rank ? 8 * ((x >> 30) % ((ORACLE_BYTES - len) / 8 + 1)) : 32 * ((x >> 30) % 4);
+      uint64_t b = rank ? 8 * ((x >> 40) % ((ORACLE_BYTES - len) / 8 + 1)) : 32 * ((x >> 40) % 4);
+      if (b != a && b < a + len && a < b + len) b = a; /* partial overlap is refused */
+      int rc = kind == 0   ? ir_add_send(g, rank, a, len, 1 - rank, 0, NULL)
+               : kind == 1 ? ir_add_recv(g, rank, a, len, 1 - rank, 0, NULL)
+               : kind == 2 ? ir_add_copy(g, rank, b, a, len, NULL)
+                           : ir_add_reduce(g, rank, b, a, len / 8, CDAG_INT64, CDAG_SUM, NULL);
+      ck_assert_int_eq(rc, CDAG_OK);
+    }
+    ck_assert_int_eq(ir_finalize(g), CDAG_OK);
+    for (int rank = 0; rank < 2; rank++) {
+      memset(dep, 0, sizeof dep);
+      oracle_deps(g, rank, dep);
+      for (int32_t i = 0; i < ORACLE_OPS; i++) {
+        int32_t op = g->rank_ops[g->rank_start[rank] + i], want = 0;
+        for (int32_t j = 0; j < ORACLE_OPS; j++) want += dep[j][i];
+        ck_assert_int_eq(npred(g, op), want);
+        for (int32_t k = g->pred_start[op]; k < g->pred_start[op + 1]; k++)
+          if (!dep[g->pos[g->pred[k]]][i]) ck_abort_msg("seed %d rank %d op %d: extra predecessor %d", seed, rank, i, g->pos[g->pred[k]]);
+      }
+    }
+    cdag_graph_free(&g);
+  }
+}
+END_TEST
+
 /* Arrays past IR_HUGE_MIN take the advised path: zeroed, and contents kept across growth
    from small to large and from large to larger. */
 START_TEST(large_arrays_keep_contents) {
@@ -456,6 +531,7 @@ Suite *cdag_ir_suite(void) {
   tcase_add_test(t, many_ops_linear_edges);
   tcase_add_test(t, large_arrays_keep_contents);
   tcase_add_test(t, dependencies_independent_of_id_layout);
+  tcase_add_test(t, dependencies_match_byte_oracle);
   suite_add_tcase(s, t);
   TCase *e = tcase_create("api");
   tcase_add_test(e, argument_errors);
