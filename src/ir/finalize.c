@@ -9,9 +9,10 @@
  *     A read depends on the last writer; a write on the readers since the last write, or on
  *     the last writer if there were none. Reader lists are immutable shared lists, so a
  *     split copies no list. Each op costs O((1 + pieces it overlaps) log n);
- *  3. CSR arrays pred/succ, each (before, after) pair once (a stamp array dedupes), filled
- *     in blocks of 64 ranks, position by position across a block when its ranks' ops are
- *     interleaved in id (graphs built round by round), so that each pass stays local;
+ *  3. CSR arrays pred/succ, each (before, after) pair once (a stamp array dedupes): the list
+ *     lengths are counted by step 2 as it finds the edges, then one pass places them, in
+ *     blocks of 64 ranks, position by position across a block when its ranks' ops are
+ *     interleaved in id (graphs built round by round), so that the pass stays local;
  *  4. scratch regions sorted and merged per rank. */
 #include <Judy.h>
 #include <stdlib.h>
@@ -198,6 +199,7 @@ typedef struct {
   int32_t *stamp;       /* stamp[before] == after: edge already recorded */
   const int32_t *ops;   /* the rank's ops: the map records positions in this list */
   edge_buf *edges;
+  int32_t *npred, *nsucc; /* per op id, + 1: the CSR's list lengths, counted as found */
 } conflict_map;
 
 /* The piece starting at or below *k (last) or at or above it (first): its index, and its
@@ -282,7 +284,10 @@ static void index_clear(piece_index *x) {
 static int add_edge(conflict_map *m, int32_t before, int32_t after) {
   if (before == after || m->stamp[before] == after) return CDAG_OK;
   m->stamp[before] = after;
-  return edge_push(m->edges, m->ops[before], m->ops[after]);
+  int32_t b = m->ops[before], a = m->ops[after];
+  m->nsucc[b + 1]++; /* both ops of this rank, their lines fresh from its walk */
+  m->npred[a + 1]++;
+  return edge_push(m->edges, b, a);
 }
 
 static int new_piece(conflict_map *m, uint64_t lo, uint64_t hi, int32_t writer, int32_t readers) {
@@ -405,7 +410,9 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
     if (g->rank_start[r + 1] - g->rank_start[r] > longest) longest = g->rank_start[r + 1] - g->rank_start[r];
   m.stamp = malloc((size_t)longest * sizeof *m.stamp);
   footprint *fp = malloc((size_t)longest * sizeof *fp);
-  if (!m.stamp || !fp) rc = CDAG_NOMEM("dependencies");
+  m.npred = g->pred_start = ir_calloc((size_t)g->nops + 1, sizeof *g->pred_start);
+  m.nsucc = g->succ_start = ir_calloc((size_t)g->nops + 1, sizeof *g->succ_start);
+  if (!m.stamp || !fp || !m.npred || !m.nsucc) rc = CDAG_NOMEM("dependencies");
   if (rc == CDAG_OK) rc = edge_buf_init(edges, g);
   if (rc == CDAG_OK && g->ndeps) rc = explicit_csr(g, 1, &ex_start, &ex_from);
   for (int r = 0; r < g->nprocs && rc == CDAG_OK; r++) {
@@ -448,15 +455,9 @@ static int ids_follow_ranks(const cdag_graph *g, int r0, int r1) {
   return 1;
 }
 
-/* fill = 0 counts the edge into the list lengths (starts shifted by one), 1 places it. */
-static inline void csr_edge(cdag_graph *g, int32_t before, int32_t after, int fill) {
-  if (fill) {
-    g->succ[g->succ_start[before]++] = after;
-    g->pred[g->pred_start[after]++] = before;
-  } else {
-    g->succ_start[before + 1]++;
-    g->pred_start[after + 1]++;
-  }
+static inline void csr_edge(cdag_graph *g, int32_t before, int32_t after) {
+  g->succ[g->succ_start[before]++] = after;
+  g->pred[g->pred_start[after]++] = before;
 }
 
 /* Visits the edges by blocks of ranks, each rank's edges in their order. Where a block's
@@ -464,12 +465,12 @@ static inline void csr_edge(cdag_graph *g, int32_t before, int32_t after, int fi
    round: each rank's ops lie a power of two apart, and rank by rank each position's few
    cache lines evict each other before the next rank reads them) a block is walked position
    by position across its ranks, so the edges of one position of 64 ranks share lines. */
-static void csr_pass(cdag_graph *g, const edge_buf *b, int fill) {
+static void csr_pass(cdag_graph *g, const edge_buf *b) {
   int64_t cur[BLOCK_RANKS];
   for (int r0 = 0, r1; r0 < g->nprocs; r0 = r1) {
     r1 = block_end(g, r0);
     if (ids_follow_ranks(g, r0, r1)) {
-      for (int64_t k = b->rank_edges[r0]; k < b->rank_edges[r1]; k++) csr_edge(g, b->e[2 * k], b->e[2 * k + 1], fill);
+      for (int64_t k = b->rank_edges[r0]; k < b->rank_edges[r1]; k++) csr_edge(g, b->e[2 * k], b->e[2 * k + 1]);
       continue;
     }
     int active[BLOCK_RANKS], nactive = 0; /* ranks with ops at or past position i */
@@ -483,7 +484,7 @@ static void csr_pass(cdag_graph *g, const edge_buf *b, int fill) {
         int r = active[a];
         int32_t slot = g->rank_start[r] + i, op = g->rank_ops[slot];
         int64_t k = cur[r - r0];
-        for (; k < b->rank_edges[r + 1] && b->e[2 * k + 1] == op; k++) csr_edge(g, b->e[2 * k], op, fill);
+        for (; k < b->rank_edges[r + 1] && b->e[2 * k + 1] == op; k++) csr_edge(g, b->e[2 * k], op);
         cur[r - r0] = k;
         if (slot + 1 < g->rank_start[r + 1]) active[kept++] = r; /* a rank leaves after its last op */
       }
@@ -492,19 +493,17 @@ static void csr_pass(cdag_graph *g, const edge_buf *b, int fill) {
   }
 }
 
+/* The list lengths were counted as the edges were found (starts shifted by one). */
 static int build_csr(cdag_graph *g, const edge_buf *b) {
   int64_t n = g->nops, m = b->n;
-  g->pred_start = ir_calloc((size_t)n + 1, sizeof *g->pred_start);
-  g->succ_start = ir_calloc((size_t)n + 1, sizeof *g->succ_start);
   g->pred = ir_malloc((size_t)m * sizeof *g->pred);
   g->succ = ir_malloc((size_t)m * sizeof *g->succ);
-  if (!g->pred_start || !g->succ_start || !g->pred || !g->succ) return CDAG_NOMEM("dependencies");
-  csr_pass(g, b, 0);
+  if (!g->pred || !g->succ) return CDAG_NOMEM("dependencies");
   for (int64_t i = 0; i < n; i++) {
     g->succ_start[i + 1] += g->succ_start[i];
     g->pred_start[i + 1] += g->pred_start[i];
   }
-  csr_pass(g, b, 1);
+  csr_pass(g, b);
   for (int64_t i = n; i > 0; i--) {
     g->succ_start[i] = g->succ_start[i - 1];
     g->pred_start[i] = g->pred_start[i - 1];
