@@ -20,8 +20,9 @@
 
 #include "ir/ir.h"
 
-/* Growable array of (before, after) edges, made rank by rank: rank r's are
-   e[2 * rank_edges[r] ..], grouped by the after op in program order. */
+/* Growable array of the edges' before ops, made rank by rank: rank r's are
+   e[rank_edges[r] ..], grouped by the after op in program order. Each op's count is in
+   the CSR's lengths, so the after ops need not be stored. */
 typedef struct {
   int32_t *e;
   int64_t n, cap;
@@ -40,22 +41,20 @@ static void edge_buf_free(edge_buf *b) {
    fresh pages. */
 static int edge_buf_init(edge_buf *b, const cdag_graph *g) {
   b->cap = 2 * g->nops + g->ndeps + 1024;
-  b->e = ir_malloc((size_t)b->cap * 2 * sizeof *b->e);
+  b->e = ir_malloc((size_t)b->cap * sizeof *b->e);
   b->rank_edges = malloc(((size_t)g->nprocs + 1) * sizeof *b->rank_edges);
   return b->e && b->rank_edges ? CDAG_OK : CDAG_NOMEM("dependencies");
 }
 
-static int edge_push(edge_buf *b, int32_t before, int32_t after) {
+static int edge_push(edge_buf *b, int32_t before) {
   if (b->n == b->cap) {
     int64_t cap = b->cap * 2;
-    int32_t *e = ir_realloc(b->e, (size_t)b->n * 2 * sizeof *e, (size_t)cap * 2 * sizeof *e);
+    int32_t *e = ir_realloc(b->e, (size_t)b->n * sizeof *e, (size_t)cap * sizeof *e);
     if (!e) return CDAG_NOMEM("dependencies");
     b->e = e;
     b->cap = cap;
   }
-  b->e[2 * b->n] = before;
-  b->e[2 * b->n + 1] = after;
-  b->n++;
+  b->e[b->n++] = before;
   return CDAG_OK;
 }
 
@@ -287,7 +286,7 @@ static int add_edge(conflict_map *m, int32_t before, int32_t after) {
   int32_t b = m->ops[before], a = m->ops[after];
   m->nsucc[b + 1]++; /* both ops of this rank, their lines fresh from its walk */
   m->npred[a + 1]++;
-  return edge_push(m->edges, b, a);
+  return edge_push(m->edges, b);
 }
 
 static int new_piece(conflict_map *m, uint64_t lo, uint64_t hi, int32_t writer, int32_t readers) {
@@ -455,9 +454,16 @@ static int ids_follow_ranks(const cdag_graph *g, int r0, int r1) {
   return 1;
 }
 
-static inline void csr_edge(cdag_graph *g, int32_t before, int32_t after) {
-  g->succ[g->succ_start[before]++] = after;
-  g->pred[g->pred_start[after]++] = before;
+/* Places op's predecessors, the buffer's next entries from k, and op among their
+   successors. Returns the entry after them. */
+static inline int64_t csr_place(cdag_graph *g, const int32_t *before, int64_t k, int32_t op) {
+  int32_t lo = g->pred_start[op], n = g->pred_start[op + 1] - lo;
+  for (int32_t j = 0; j < n; j++) {
+    int32_t b = before[k + j];
+    g->pred[lo + j] = b;
+    g->succ[g->succ_start[b]++] = op;
+  }
+  return k + n;
 }
 
 /* Visits the edges by blocks of ranks, each rank's edges in their order. Where a block's
@@ -470,7 +476,8 @@ static void csr_pass(cdag_graph *g, const edge_buf *b) {
   for (int r0 = 0, r1; r0 < g->nprocs; r0 = r1) {
     r1 = block_end(g, r0);
     if (ids_follow_ranks(g, r0, r1)) {
-      for (int64_t k = b->rank_edges[r0]; k < b->rank_edges[r1]; k++) csr_edge(g, b->e[2 * k], b->e[2 * k + 1]);
+      int64_t k = b->rank_edges[r0];
+      for (int32_t slot = g->rank_start[r0]; slot < g->rank_start[r1]; slot++) k = csr_place(g, b->e, k, g->rank_ops[slot]);
       continue;
     }
     int active[BLOCK_RANKS], nactive = 0; /* ranks with ops at or past position i */
@@ -482,10 +489,8 @@ static void csr_pass(cdag_graph *g, const edge_buf *b) {
       int kept = 0;
       for (int a = 0; a < nactive; a++) {
         int r = active[a];
-        int32_t slot = g->rank_start[r] + i, op = g->rank_ops[slot];
-        int64_t k = cur[r - r0];
-        for (; k < b->rank_edges[r + 1] && b->e[2 * k + 1] == op; k++) csr_edge(g, b->e[2 * k], op);
-        cur[r - r0] = k;
+        int32_t slot = g->rank_start[r] + i;
+        cur[r - r0] = csr_place(g, b->e, cur[r - r0], g->rank_ops[slot]);
         if (slot + 1 < g->rank_start[r + 1]) active[kept++] = r; /* a rank leaves after its last op */
       }
       nactive = kept;
@@ -493,7 +498,8 @@ static void csr_pass(cdag_graph *g, const edge_buf *b) {
   }
 }
 
-/* The list lengths were counted as the edges were found (starts shifted by one). */
+/* The list lengths were counted as the edges were found (at op + 1): their sums are the
+   starts. */
 static int build_csr(cdag_graph *g, const edge_buf *b) {
   int64_t n = g->nops, m = b->n;
   g->pred = ir_malloc((size_t)m * sizeof *g->pred);
@@ -503,12 +509,9 @@ static int build_csr(cdag_graph *g, const edge_buf *b) {
     g->succ_start[i + 1] += g->succ_start[i];
     g->pred_start[i + 1] += g->pred_start[i];
   }
-  csr_pass(g, b);
-  for (int64_t i = n; i > 0; i--) {
-    g->succ_start[i] = g->succ_start[i - 1];
-    g->pred_start[i] = g->pred_start[i - 1];
-  }
-  g->succ_start[0] = g->pred_start[0] = 0;
+  csr_pass(g, b); /* each pred list is placed whole; succ_start served as the cursors */
+  memmove(g->succ_start + 1, g->succ_start, (size_t)n * sizeof *g->succ_start);
+  g->succ_start[0] = 0;
   g->nedges = m;
   return CDAG_OK;
 }
