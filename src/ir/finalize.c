@@ -5,10 +5,11 @@
  *     dependencies point backwards (files may say `l1 requires l5`) is reordered by a stable
  *     topological sort (Kahn with a min-heap on the written position, O(k log k));
  *  2. memory-conflict dependencies: each rank's ops walk an address-interval map (piece start
- *     to piece: a small sorted array, a JudyL once a rank has many pieces) whose pieces remember their last writer and the readers since.
- *     A read depends on the last writer; a write on the readers since the last write, or on
- *     the last writer if there were none. Reader lists are immutable shared lists, so a
- *     split copies no list. Each op costs O((1 + pieces it overlaps) log n);
+ *     to piece: a small sorted array, a JudyL once a rank has many pieces) whose pieces
+ *     remember their last writer and the readers since. A read depends on the last writer;
+ *     a write on the readers since the last write, or on the last writer if there were
+ *     none. Reader lists are immutable shared lists, so a split copies no list. Each op
+ *     costs O((1 + pieces it overlaps) log n);
  *  3. CSR arrays pred/succ, each (before, after) pair once (a stamp array dedupes): the list
  *     lengths are counted by step 2 as it finds the edges, then one pass places them, in
  *     blocks of 64 ranks, position by position across a block when its ranks' ops are
@@ -47,6 +48,9 @@ static int edge_buf_init(edge_buf *b, const cdag_graph *g) {
 }
 
 static int edge_push(edge_buf *b, int32_t before) {
+  if (b->n == INT32_MAX) /* the CSR's offsets are int32 */
+    return cdag__error(CDAG_ERR_UNSUPPORTED, "more than %d dependencies (ops each overlapping many earlier "
+                       "pieces of memory)", INT32_MAX);
   if (b->n == b->cap) {
     int64_t cap = b->cap * 2;
     int32_t *e = ir_realloc(b->e, (size_t)b->n * sizeof *e, (size_t)cap * sizeof *e);
@@ -198,7 +202,8 @@ typedef struct {
   int32_t *stamp;       /* stamp[before] == after: edge already recorded */
   const int32_t *ops;   /* the rank's ops: the map records positions in this list */
   edge_buf *edges;
-  int32_t *npred, *nsucc; /* per op id, + 1: the CSR's list lengths, counted as found */
+  int32_t *npred, *nsucc; /* g->pred_start/succ_start, holding until build_csr each op's
+                             list length at op + 1, counted as edges are found */
 } conflict_map;
 
 /* The piece starting at or below *k (last) or at or above it (first): its index, and its
@@ -265,6 +270,7 @@ static void index_delete(piece_index *x, uint64_t lo) {
   }
   int i = 0;
   while (i < x->n && x->lo[i] != lo) i++;
+  if (i == x->n) return;
   for (x->n--; i < x->n; i++) {
     x->lo[i] = x->lo[i + 1];
     x->idx[i] = x->idx[i + 1];

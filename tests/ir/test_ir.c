@@ -405,13 +405,14 @@ START_TEST(dependencies_independent_of_id_layout) {
 }
 END_TEST
 
-/* Random sends, receives, copies and reduces of one rank over a small address range,
+/* Random sends, receives, copies and reduces of each rank over a small address range,
    against the rules applied byte by byte: a read depends on the byte's last writer; a
-   write on the byte's readers since that write, or on the writer if there were none. Few
-   ranges on one rank, many on another (its interval map outgrows the small index and
-   moves to a JudyL midway), so both forms of the map and the move between them are
-   checked. The predecessor lists must be exactly the oracle's sets. */
-enum { ORACLE_OPS = 400, ORACLE_BYTES = 512, ORACLE_WORDS = (ORACLE_OPS + 63) / 64 };
+   write on the byte's readers since that write, or on the writer if there were none.
+   Ranks 0 and 2 write spans anywhere in 2 KiB (their interval maps outgrow finalize's
+   16-entry index many times over and move to a JudyL midway); rank 1, between them, uses
+   four whole buffers (its index must start empty after rank 0's JudyL). The predecessor
+   and successor lists must be exactly the oracle's sets, each pair once. */
+enum { ORACLE_OPS = 400, ORACLE_BYTES = 2048, ORACLE_WORDS = (ORACLE_OPS + 63) / 64, ORACLE_RANKS = 3 };
 
 static void oracle_deps(const cdag_graph *g, int rank, uint8_t (*dep)[ORACLE_OPS]) {
   static int32_t writer[ORACLE_BYTES];
@@ -443,36 +444,53 @@ static void oracle_deps(const cdag_graph *g, int rank, uint8_t (*dep)[ORACLE_OPS
   }
 }
 
+/* got[j][i]: op j (position) is listed before op i in the lists of `which` (0: pred of i,
+   1: succ of j); a pair listed twice fails. */
+static void listed_pairs(const cdag_graph *g, int rank, int which, uint8_t (*got)[ORACLE_OPS]) {
+  const int32_t *start = which ? g->succ_start : g->pred_start, *list = which ? g->succ : g->pred;
+  for (int32_t i = 0; i < ORACLE_OPS; i++) {
+    int32_t op = g->rank_ops[g->rank_start[rank] + i];
+    for (int32_t k = start[op]; k < start[op + 1]; k++) {
+      int32_t other = g->pos[list[k]], before = which ? i : other, after = which ? other : i;
+      ck_assert_int_eq(g->rank[list[k]], rank);
+      if (got[before][after]) ck_abort_msg("rank %d: pair (%d, %d) listed twice", rank, before, after);
+      got[before][after] = 1;
+    }
+  }
+}
+
 START_TEST(dependencies_match_byte_oracle) {
-  static uint8_t dep[ORACLE_OPS][ORACLE_OPS];
+  static uint8_t dep[ORACLE_OPS][ORACLE_OPS], got[ORACLE_OPS][ORACLE_OPS];
   for (int seed = 1; seed <= 6; seed++) {
     uint64_t x = 0x9e3779b97f4a7c15ULL * (uint64_t)seed;
     cdag_graph *g;
-    ck_assert_int_eq(cdag_graph_create_global(2, &g), CDAG_OK);
-    for (int i = 0; i < 2 * ORACLE_OPS; i++) {
+    ck_assert_int_eq(cdag_graph_create_global(ORACLE_RANKS, &g), CDAG_OK);
+    for (int i = 0; i < ORACLE_RANKS * ORACLE_OPS; i++) {
       x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-      int rank = i & 1, kind = (int)(x >> 61) % 4;
-      /* rank 0: 4 buffers of 32 bytes, whole; rank 1: any 8-byte-aligned span of the range */
-      uint64_t len = rank ? 8 * (1 + (x >> 20) % 8) : 32;
-      uint64_t a = rank ? 8 * ((x >> 30) % ((ORACLE_BYTES - len) / 8 + 1)) : 32 * ((x >> 30) % 4);
-      uint64_t b = rank ? 8 * ((x >> 40) % ((ORACLE_BYTES - len) / 8 + 1)) : 32 * ((x >> 40) % 4);
+      int rank = i % ORACLE_RANKS, spans = rank != 1, kind = (int)(x >> 61) % 4;
+      uint64_t len = spans ? 8 * (1 + (x >> 20) % 8) : 32;
+      uint64_t a = spans ? 8 * ((x >> 30) % ((ORACLE_BYTES - len) / 8 + 1)) : 32 * ((x >> 30) % 4);
+      uint64_t b = spans ? 8 * ((x >> 40) % ((ORACLE_BYTES - len) / 8 + 1)) : 32 * ((x >> 40) % 4);
       if (b != a && b < a + len && a < b + len) b = a; /* partial overlap is refused */
-      int rc = kind == 0   ? ir_add_send(g, rank, a, len, 1 - rank, 0, NULL)
-               : kind == 1 ? ir_add_recv(g, rank, a, len, 1 - rank, 0, NULL)
+      int peer = (rank + 1) % ORACLE_RANKS;
+      int rc = kind == 0   ? ir_add_send(g, rank, a, len, peer, 0, NULL)
+               : kind == 1 ? ir_add_recv(g, rank, a, len, peer, 0, NULL)
                : kind == 2 ? ir_add_copy(g, rank, b, a, len, NULL)
                            : ir_add_reduce(g, rank, b, a, len / 8, CDAG_INT64, CDAG_SUM, NULL);
       ck_assert_int_eq(rc, CDAG_OK);
     }
     ck_assert_int_eq(ir_finalize(g), CDAG_OK);
-    for (int rank = 0; rank < 2; rank++) {
+    for (int rank = 0; rank < ORACLE_RANKS; rank++) {
       memset(dep, 0, sizeof dep);
       oracle_deps(g, rank, dep);
-      for (int32_t i = 0; i < ORACLE_OPS; i++) {
-        int32_t op = g->rank_ops[g->rank_start[rank] + i], want = 0;
-        for (int32_t j = 0; j < ORACLE_OPS; j++) want += dep[j][i];
-        ck_assert_int_eq(npred(g, op), want);
-        for (int32_t k = g->pred_start[op]; k < g->pred_start[op + 1]; k++)
-          if (!dep[g->pos[g->pred[k]]][i]) ck_abort_msg("seed %d rank %d op %d: extra predecessor %d", seed, rank, i, g->pos[g->pred[k]]);
+      for (int which = 0; which < 2; which++) {
+        memset(got, 0, sizeof got);
+        listed_pairs(g, rank, which, got);
+        for (int32_t j = 0; j < ORACLE_OPS; j++)
+          for (int32_t i = 0; i < ORACLE_OPS; i++)
+            if (got[j][i] != dep[j][i])
+              ck_abort_msg("seed %d rank %d: op %d %s op %d in the %s lists", seed, rank, i,
+                           dep[j][i] ? "misses" : "wrongly has", j, which ? "successor" : "predecessor");
       }
     }
     cdag_graph_free(&g);
