@@ -311,27 +311,14 @@ static int reserve_pieces(df_state *st) {
   return CDAG_OK;
 }
 
-/* The fields an op's visit reads. The match order jumps between ranks (a graph added rank
-   by rank runs its rounds as a wave across the ranks), so without this each field is a
-   cache miss of its own, one after the other. */
-static void prefetch_op(const cdag_graph *g, const match_result *m, int32_t op) {
-  IR_PREFETCH(&g->kind[op]);
-  IR_PREFETCH(&g->rank[op]);
-  IR_PREFETCH(&g->addr[op]);
-  IR_PREFETCH(&g->bytes[op]);
-  IR_PREFETCH(&g->peer[op]);
-  IR_PREFETCH(&g->tag[op]);
-  IR_PREFETCH(&m->partner[op]);
-  if (g->addr2) IR_PREFETCH(&g->addr2[op]);
-}
-
 /* The match order of a graph added rank by rank jumps across the op arrays at every step
-   (a wavefront over the ranks). Prefetching each op's fields ahead does not hide those
-   misses on this kind of machine (a longer distance changed nothing, presumably as the
-   prefetches miss the TLB), but loading a block's fields in one tight loop before the
-   block runs lets the misses overlap: propagation of the rank-by-rank allreduce at
+   (a wavefront over the ranks). Prefetching each op's fields a few ops ahead did not hide
+   those misses on this kind of machine (no distance tried changed anything, presumably
+   as the prefetches miss the TLB), but loading a block's fields in one tight loop before
+   the block runs lets the misses overlap: propagation of the rank-by-rank allreduce at
    p = 2^20 took 9.4 s before, 6.8 s after. A block whose ids lie close together (a graph
-   added round by round) is left to the prefetches: the loop would cost more than it saves. */
+   added round by round) is read nearly in order, which the hardware prefetches: the
+   loop would cost more than it saves there. */
 enum { FETCH_BLOCK = 128 };
 
 /* Do more than a quarter of the steps between the ids jump past a cache line of an
@@ -366,7 +353,6 @@ static int propagate(df_state *st, const match_result *m) {
       int64_t n = g->nops - i - FETCH_BLOCK < FETCH_BLOCK ? g->nops - i - FETCH_BLOCK : FETCH_BLOCK;
       if (scattered(next, n)) fetch_block(st, m, next, n);
     }
-    if (i + 2 * IR_AHEAD < g->nops) prefetch_op(g, m, m->order[i + 2 * IR_AHEAD]);
     if (i + IR_AHEAD < g->nops) { /* the rank's slot, or the root node of its JudyL (tag bits aside) */
       int32_t r = g->rank[m->order[i + IR_AHEAD]];
       IR_PREFETCH(&st->slots[r]);

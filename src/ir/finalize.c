@@ -206,15 +206,19 @@ typedef struct {
                              list length at op + 1, counted as edges are found */
 } conflict_map;
 
-/* The piece starting at or below *k (last) or at or above it (first): its index, and its
+/* The JudyL's piece starting at or below *k (last) or at or above it: its index, and its
    start in *k; -1 if none. */
+static int64_t judy_find(const piece_index *x, uint64_t *k, int last) {
+  Word_t w = (Word_t)*k;
+  PWord_t pv = (PWord_t)(last ? JudyLLast : JudyLFirst)(x->judy, &w, PJE0);
+  *k = (uint64_t)w;
+  return pv ? (int64_t)*pv : -1;
+}
+
+/* The same for the whole index: the piece starting at or below *k (last) or at or above
+   it (first). */
 static int64_t index_last(const piece_index *x, uint64_t *k) {
-  if (x->n < 0) {
-    Word_t w = (Word_t)*k;
-    PWord_t pv = (PWord_t)JudyLLast(x->judy, &w, PJE0);
-    *k = (uint64_t)w;
-    return pv ? (int64_t)*pv : -1;
-  }
+  if (x->n < 0) return judy_find(x, k, 1);
   int i = x->n - 1;
   while (i >= 0 && x->lo[i] > *k) i--;
   if (i < 0) return -1;
@@ -223,12 +227,7 @@ static int64_t index_last(const piece_index *x, uint64_t *k) {
 }
 
 static int64_t index_first(const piece_index *x, uint64_t *k) {
-  if (x->n < 0) {
-    Word_t w = (Word_t)*k;
-    PWord_t pv = (PWord_t)JudyLFirst(x->judy, &w, PJE0);
-    *k = (uint64_t)w;
-    return pv ? (int64_t)*pv : -1;
-  }
+  if (x->n < 0) return judy_find(x, k, 0);
   int i = 0;
   while (i < x->n && x->lo[i] < *k) i++;
   if (i == x->n) return -1;
