@@ -1,7 +1,7 @@
 /* cdag — bench/kernel_bench.c: cdag's collective kernels against MPI's collectives.
  *
  * Part 1 (measured, any number of processes, meant for 2): microseconds per call of each
- * kernel of src/exec/kernel.h, built once and run with kern_run, next to the MPI collective
+ * kernel of src/exec/kernels/kernel.h, built once and run with kern_run, next to the MPI collective
  * on the same buffers (MPI_Bcast, MPI_Allgather, MPI_Allgatherv, MPI_Reduce, MPI_Allreduce on
  * int32 sums), for a few message sizes; best of several batches, the two variants taking
  * turns. Part 2 (the model, printed by rank 0): the alpha-beta model measured at start-up
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/kernel.h"
+#include "exec/kernels/kernel.h"
 
 enum { BATCHES = 7 };
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # cdag — the whole test suite: what CI runs (.ci/run calls this).
+#  0. the layout rules a grep can check (scripts/check-layout.sh);
 #  1. release build with -Werror, every test (unit, CLI, MPI under mpiexec) with ctest;
 #  2. the same tests built with AddressSanitizer + UBSan;
 #  3. the unit tests under valgrind (memcheck, leaks are errors);
@@ -12,6 +13,9 @@ jobs=$(nproc)
 export CK_DEFAULT_TIMEOUT=300
 
 step() { echo; echo "=== $*"; }
+
+step "layout rules (scripts/check-layout.sh)"
+bash scripts/check-layout.sh
 
 step "build (release, -Werror) and test"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCDAG_WERROR=ON >/dev/null

@@ -30,7 +30,7 @@ static void help(FILE *f) {
              "commands:\n");
   for (size_t i = 0; i < NCOMMANDS; i++)
     fprintf(f, "  %-8s %-40s %s\n", commands[i].name, commands[i].usage, commands[i].summary);
-  fprintf(f, "\nFILE is a graph file (FORMAT.md; GOAL files load too), or - for standard input.\n"
+  fprintf(f, "\nFILE is a graph file (docs/format.md; GOAL files load too), or - for standard input.\n"
              "Options for any FILE: --goal-buffers=fresh gives GOAL ops without addr their own buffers.\n"
              "`cdag <command> --help` shows the usage of one command.\n");
 }

@@ -1,11 +1,11 @@
-/* cdag — tools/cmd_analyze.c: `cdag analyze FILE [--json]`: the report of FORMAT.md.
+/* cdag — tools/cmd_analyze.c: `cdag analyze FILE [--json]`: the report of docs/format.md.
  *
- * Loads the graph, runs the whole pipeline (cdag_analyze) and prints the report: which
- * collectives were found, how each would run (MPI's collective or a cdag kernel, as the
- * executor chooses: CDAG_KERNEL=mpi|cdag|auto, the default model with CDAG_ALPHA/CDAG_BETA)
- * and why, what remained and why notable patterns were not rewritten. */
+ * Loads the graph, runs the whole pipeline (exec/pipeline.h: analysis, then the algorithm
+ * each collective would run, as the executor chooses: CDAG_KERNEL=mpi|cdag|auto, the default
+ * model with CDAG_ALPHA/CDAG_BETA) and prints the report: which collectives were found, how
+ * each would run and why, what remained and why notable patterns were not rewritten. */
 #include "cmd.h"
-#include "exec/kernel.h"
+#include "exec/pipeline.h"
 
 int cmd_analyze(int argc, char **argv) {
   cdag_options o;
@@ -17,8 +17,7 @@ int cmd_analyze(int argc, char **argv) {
   if (kern_policy_env(&policy)) return cmd_fail("analyze", CDAG_ERR_ARG);
   if (cmd_load("analyze", argv[0], fresh, &g)) return 1;
   kern_model model = kern_model_default();
-  int rc = cdag_analyze(g, &o, &p);
-  if (rc == CDAG_OK) rc = kern_choose_plan(p, &model, policy);
+  int rc = pipeline_plan(g, &o, &model, policy, &p);
   if (rc == CDAG_OK) rc = cdag_plan_report(p, stdout, json);
   int status = rc ? cmd_fail("analyze", rc) : 0;
   cdag_plan_free(&p);

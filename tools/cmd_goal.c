@@ -2,14 +2,14 @@
  *
  * Without --plan: the graph as loaded. With --plan: the graph is analyzed, each collective
  * gets the algorithm the executor would run (kern_choose_plan with the default model and
- * CDAG_KERNEL), and the plan is lowered to point-to-point (src/exec/lower.h) before it is
+ * CDAG_KERNEL), and the plan is lowered to point-to-point (src/exec/model/lower.h) before it is
  * written. The output uses only what LogGOPSim's txt2bin accepts (lower.h lists it): local
  * copies and reduces become `calc` of 0.1 ns per byte. Exit 0 written, 1 bad input, 2 usage. */
 #include <string.h>
 
 #include "cmd.h"
-#include "detect/detect.h"
-#include "exec/lower.h"
+#include "exec/model/lower.h"
+#include "exec/pipeline.h"
 
 #define GOAL_COPY_NS_PER_BYTE 0.1
 
@@ -34,8 +34,7 @@ int cmd_goal(int argc, char **argv) {
   int rc = CDAG_OK;
   if (plan) {
     kern_model m = kern_model_default();
-    rc = cdag_analyze(g, NULL, &p);
-    if (rc == CDAG_OK) rc = kern_choose_plan(p, &m, policy);
+    rc = pipeline_plan(g, NULL, &m, policy, &p);
     if (rc == CDAG_OK) rc = exec_lower_plan(p, &m, policy, &low);
   }
   FILE *f = stdout;

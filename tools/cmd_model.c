@@ -1,6 +1,6 @@
 /* cdag — tools/cmd_model.c: `cdag model FILE [-L us] [-o us] [-g us] [-G us/B] [-c us/B] [-p P]`.
  *
- * The LogGP estimate (src/exec/lower.h: exec_loggp) of the graph as written and of its plan
+ * The LogGP estimate (src/exec/model/lower.h: exec_loggp) of the graph as written and of its plan
  * lowered to point-to-point with the algorithm each collective would run. The choice uses the
  * alpha-beta model the LogGP parameters imply (alpha = L + 2o, beta = G) and CDAG_KERNEL.
  * Defaults: L 1 us, o 0.2 us, g 0.2 us, G 0.0002 us/B (5 GB/s), c (local copy or reduce)
@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "detect/detect.h"
-#include "exec/lower.h"
+#include "exec/model/lower.h"
+#include "exec/pipeline.h"
 
 /* "-X value" options; returns -1 on a bad value or a missing one. */
 static int model_args(int *argc, char **argv, loggp_params *lp, long *procs) {
@@ -60,8 +60,7 @@ int cmd_model(int argc, char **argv) {
     rc = cdag__error(CDAG_ERR_ARG, "-p %ld, but %s has %d ranks (the estimate is for the file's ranks)", procs, argv[0], g->nprocs);
   kern_model km = {(lp.L + 2 * lp.o) * 1e-6, lp.G * 1e-6};
   if (rc == CDAG_OK) rc = exec_loggp(g, &lp, &t, &last);
-  if (rc == CDAG_OK) rc = cdag_analyze(g, NULL, &p);
-  if (rc == CDAG_OK) rc = kern_choose_plan(p, &km, policy);
+  if (rc == CDAG_OK) rc = pipeline_plan(g, NULL, &km, policy, &p);
   if (rc == CDAG_OK) rc = exec_lower_plan(p, &km, policy, &low);
   if (rc == CDAG_OK) rc = exec_loggp(low, &lp, &tp, &plast);
   if (rc == CDAG_OK) {

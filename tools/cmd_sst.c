@@ -1,7 +1,7 @@
 /* cdag — tools/cmd_sst.c: `cdag sst FILE [--json]`: the Static Single Transfer tuples.
  *
  * Text: one block per destination rank listing "dst_addr <- src rank:addr (len B)" and the
- * reductions with their contributors. JSON: the form FORMAT.md fixes; a reduction's
+ * reductions with their contributors. JSON: the form docs/format.md fixes; a reduction's
  * "sources" lists every (rank, addr) pair, repeated where a contribution counts twice. */
 #include "cmd.h"
 #include "dataflow/dataflow.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "cmd.h"
-#include "exec/sim.h"
+#include "exec/sim/sim.h"
 
 int cmd_verify(int argc, char **argv) {
   cdag_options o;

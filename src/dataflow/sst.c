@@ -1,6 +1,6 @@
 /* cdag — src/dataflow/sst.c: Static Single Transfer form by interval propagation.
  *
- * The simpler equivalent of the paper's Algorithms 3-4 (SEEDS-NOTES 2.4): each rank keeps
+ * The simpler equivalent of the paper's Algorithms 3-4 (Hoefler and Schneider, Runtime Detection and Optimization of Collective Communication Patterns, PACT 2012): each rank keeps
  * an interval map (piece start -> piece) from its addresses to their provenance, an origin
  * (rank, addr) or a reduction (type, op, interned set, shift). An address with no piece
  * holds its own original value. A map of up to two pieces lives in the rank's 64-byte slot:

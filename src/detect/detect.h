@@ -27,7 +27,7 @@
  *  3. residual transfers coalesced into messages: message k moves pieces
  *     xfers[msgs[k].first .. +n) from rank src to rank dst (src == dst: a local copy);
  *  4. residual reductions (df_red with their sets), computed at dst from the origins;
- *  5. kept synchronization: zero-byte messages (src, dst) that rule 3 of DESIGN.md needs.
+ *  5. kept synchronization: zero-byte messages (src, dst) that rule 3 of docs/semantics.md needs.
  * Everything reads origin values (taken before anything is written) and writes final
  * values, so all parts are independent. sim.h can run a plan; exec runs it over MPI. */
 #ifndef CDAG_DETECT_H

@@ -1,8 +1,8 @@
-/* cdag — src/detect/report.c: what was found, in words and in JSON (FORMAT.md).
+/* cdag — src/detect/report.c: what was found, in words and in JSON (docs/format.md).
  *
  * The text report leads with the collectives ("alltoall over all 16 ranks, 4096 B per block
  * (240 transfers)"), then what remained and why notable patterns were not rewritten, then
- * the counts and timings. The JSON object has every field FORMAT.md requires, plus
+ * the counts and timings. The JSON object has every field docs/format.md requires, plus
  * "syncs", "snapshots" and "notes", and per collective "algorithm" and "why" once exec has
  * chosen how it runs (plan->choices; docs/report.md). Used by cdag_plan_report and the schedule report. */
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* cdag — src/ir/format.h: graph files (FORMAT.md), the text format that is a superset of GOAL.
+/* cdag — src/ir/format.h: graph files (docs/format.md), the text format that is a superset of GOAL.
  *
  * The reader (format_read.c) reads a whole file into memory and parses it with a hand-written
  * tokenizer in one pass, O(bytes + ops log ops): no per-token allocation, labels in a JudyHS

@@ -1,4 +1,4 @@
-/* cdag — src/ir/format_read.c: loading graph files (FORMAT.md, a superset of GOAL).
+/* cdag — src/ir/format_read.c: loading graph files (docs/format.md, a superset of GOAL).
  *
  * The whole file is read into memory, then one pass of a hand-written tokenizer (words,
  * numbers, ':', '{', '}', end of line; comments //, #, slash-star) feeds a recursive-descent

@@ -1,4 +1,4 @@
-/* cdag — src/ir/format_write.c: saving graphs in the text format (FORMAT.md).
+/* cdag — src/ir/format_write.c: saving graphs in the text format (docs/format.md).
  *
  * Writes `num_ranks`, then one block per rank that has ops, dependencies or scratch: its ops
  * in program order (rank_ops when the graph is finalized, else the order of ids), each with

@@ -2,7 +2,7 @@
 # cdag tests — tests/cli/analyze.sh CDAG SOURCE_DIR: `cdag analyze`, `cdag sst`, `cdag verify`.
 #
 # The shipped example graphs: analyze --json names the right kind, root and ranks; the text
-# report leads with the collective; sst prints the FORMAT.md listing; verify passes on every
+# report leads with the collective; sst prints the docs/format.md listing; verify passes on every
 # shipped graph; bad files and bad options fail with exit 1 / 2.
 set -u
 cdag=$1

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cdag tests — tests/cli/sst.sh CDAG SOURCE_DIR: `cdag sst` on small hand-written graphs.
 #
-# The text listing groups tuples by destination rank; --json is the FORMAT.md form (a split
+# The text listing groups tuples by destination rank; --json is the docs/format.md form (a split
 # send gives two tuples, a reduction lists its sources sorted); matching and dataflow errors
 # name the rank, op, line, label and peer, and exit 1.
 set -u

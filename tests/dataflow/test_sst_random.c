@@ -10,7 +10,7 @@
 
 #include "check_main.h"
 #include "dataflow/dataflow.h"
-#include "exec/sim.h"
+#include "exec/sim/sim.h"
 #include "support/support.h"
 
 /* W_i by brute force: every rank with an op that reaches an op of rank i. */

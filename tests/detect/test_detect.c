@@ -9,7 +9,7 @@
 
 #include "check_main.h"
 #include "detect/detect.h"
-#include "exec/sim.h"
+#include "exec/sim/sim.h"
 #include "support/support.h"
 
 typedef struct {

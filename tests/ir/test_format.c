@@ -1,4 +1,4 @@
-/* cdag tests — tests/ir/test_format.c: graph files (FORMAT.md), reading and writing.
+/* cdag tests — tests/ir/test_format.c: graph files (docs/format.md), reading and writing.
  *
  * Round trips (graphs built with the API, every op kind, labels, cpu/nic, dependencies,
  * scratch: save then load gives the same graph), GOAL files as LogGOPSim/Schedgen write them

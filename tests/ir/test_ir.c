@@ -1,6 +1,6 @@
 /* cdag tests — tests/ir/test_ir.c: building graphs, program order and dependencies.
  *
- * The dependency rules of DESIGN.md: RAW, WAR and WAW on overlapping bytes of one rank make
+ * The dependency rules of docs/semantics.md: RAW, WAR and WAW on overlapping bytes of one rank make
  * the later op depend on the earlier; disjoint buffers and reads after reads stay
  * concurrent; explicit dependencies are kept; a file's backward `requires` reorders program
  * order; scratch regions merge. Plus every argument error of the global-graph API. */

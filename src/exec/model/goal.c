@@ -1,0 +1,54 @@
+/* cdag — src/exec/model/goal.c: a graph written as the plain GOAL that LogGOPSim reads (lower.h).
+ *
+ * The grammar is that of LogGOPSim's txt2bin (spcl/LogGOPSim, src/LogGOPSim/txt2bin.re): a
+ * line-based scanner that takes `num_ranks N`, then `rank R {` ... `}` blocks; inside, one
+ * item per line: `LABEL: send Nb to R [tag T] [cpu C] [nic N]`, `recv Nb from R ...`,
+ * `calc N [cpu C]`, and `LABEL requires LABEL` whose labels must be defined on earlier
+ * lines. Labels are [a-zA-Z][a-zA-Z0-9_]*. txt2bin stops after the block of rank N-1, so
+ * every rank gets a block, in order. cdag's extensions (addr, copy, reduce, scratch) have
+ * no place there: copies and reduces become calc, memory conflicts become requires. */
+#include <inttypes.h>
+#include <math.h>
+
+#include "exec/model/lower.h"
+
+static int64_t calc_cost(const cdag_graph *g, int32_t op, double ns_per_byte) {
+  if (g->kind[op] == IR_CALC) return (int64_t)g->bytes[op];
+  double c = ceil((double)g->bytes[op] * ns_per_byte);
+  return c < 1 ? 1 : (int64_t)c;
+}
+
+int exec_goal_write(const cdag_graph *g, FILE *f, double copy_ns_per_byte) {
+  if (!g || !f) return cdag__error(CDAG_ERR_ARG, "exec_goal_write: NULL argument");
+  if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "exec_goal_write: the graph is not finalized");
+  CDAG_TRY(ir_need_deps(g));
+  fprintf(f, "num_ranks %d\n", g->nprocs);
+  for (int32_t r = 0; r < g->nprocs; r++) {
+    fprintf(f, "\nrank %d {\n", r);
+    for (int32_t k = g->rank_start[r]; k < g->rank_start[r + 1]; k++) {
+      int32_t op = g->rank_ops[k], i = k - g->rank_start[r];
+      int kind = g->kind[op];
+      int32_t cpu = g->cpu ? g->cpu[op] : -1, nic = g->nic ? g->nic[op] : -1;
+      if (kind == IR_SEND || kind == IR_RECV) {
+        if (g->tag[op] < 0 || g->peer[op] < 0)
+          return cdag__error(CDAG_ERR_UNSUPPORTED, "GOAL export: rank %d op %d has a negative peer or tag", r, i);
+        fprintf(f, "l%d: %s %" PRIu64 "b %s %d tag %d", i, kind == IR_SEND ? "send" : "recv", g->bytes[op],
+                kind == IR_SEND ? "to" : "from", g->peer[op], g->tag[op]);
+        if (cpu >= 0) fprintf(f, " cpu %d", cpu);
+        if (nic >= 0) fprintf(f, " nic %d", nic);
+      } else {
+        fprintf(f, "l%d: calc %" PRId64, i, calc_cost(g, op, copy_ns_per_byte));
+        if (cpu >= 0) fprintf(f, " cpu %d", cpu);
+      }
+      fputc('\n', f);
+    }
+    for (int32_t k = g->rank_start[r]; k < g->rank_start[r + 1]; k++) {
+      int32_t op = g->rank_ops[k];
+      for (int32_t e = g->pred_start[op]; e < g->pred_start[op + 1]; e++)
+        fprintf(f, "l%d requires l%d\n", k - g->rank_start[r], g->pos[g->pred[e]]);
+    }
+    fprintf(f, "}\n");
+  }
+  if (fflush(f) != 0 || ferror(f)) return cdag__error(CDAG_ERR_IO, "GOAL export: write failed");
+  return CDAG_OK;
+}

@@ -1,0 +1,228 @@
+/* cdag — src/exec/mpi/baseline.c: running a graph as written (detect = 0), the baseline.
+ *
+ * Root side: after matching, every matched pair gets a tag unique within its (src, dst)
+ * channel (pairs numbered in the sender's program order), so MPI pairs exactly the messages
+ * the graph's non-overtaking rule pairs, whatever order the engine posts them in.
+ * Rank side: a dependency-counter engine over the rank's own ops. Each send/recv owns a
+ * persistent request created at compile time; an op is started (or, if local, executed)
+ * when its last predecessor completes; MPI_Waitsome reports completions. A send that other
+ * ops of its rank wait for (they overwrite its buffer, or depend on it explicitly) sends a
+ * staging copy and counts as complete when it starts: sends take their data when they run
+ * (match.h), so a graph the compiler accepts cannot hang on MPI's rendezvous protocol, and
+ * sends nothing waits for pay no copy. cdag_start posts
+ * what is ready without blocking; cdag_wait drives the rest. Cost per run: O(n + edges)
+ * plus one Waitsome per completion batch (each scans the request array). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/mpi/schedule.h"
+
+int sched_parts_from_graph(const cdag_graph *gg, const match_result *m, const int64_t *base, int64_t tag_ub,
+                           wire_buf *parts) {
+  int64_t *next = calloc((size_t)gg->nprocs, sizeof *next);
+  int32_t *tag = malloc((size_t)(gg->nops ? gg->nops : 1) * sizeof *tag);
+  int rc = CDAG_OK;
+  if (!next || !tag) rc = CDAG_NOMEM("baseline tags");
+  for (int r = 0; !rc && r < gg->nprocs; r++) {
+    for (int32_t k = gg->rank_start[r]; k < gg->rank_start[r + 1]; k++) {
+      int32_t op = gg->rank_ops[k];
+      if (gg->kind[op] != IR_SEND) continue;
+      int64_t t = next[gg->peer[op]]++;
+      if (t > tag_ub) {
+        rc = cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d sends more than %lld messages to rank %d (MPI_TAG_UB)",
+                         r, (long long)tag_ub, gg->peer[op]);
+        break;
+      }
+      tag[op] = (int32_t)t;
+      tag[m->partner[op]] = (int32_t)t;
+    }
+    for (int32_t k = gg->rank_start[r]; k < gg->rank_start[r + 1]; k++)
+      if (gg->kind[gg->rank_ops[k]] == IR_SEND) next[gg->peer[gg->rank_ops[k]]] = 0;
+  }
+  for (int r = 0; !rc && r < gg->nprocs; r++) {
+    wire_put_u(&parts[r], SCHED_MAGIC);
+    wire_put_u(&parts[r], SCHED_GRAPH);
+    wire_put_u(&parts[r], (uint64_t)(base[r + 1] - base[r]));
+    for (int64_t op = base[r]; op < base[r + 1]; op++)
+      if (gg->kind[op] == IR_SEND || gg->kind[op] == IR_RECV) wire_put_u(&parts[r], (uint64_t)tag[op]);
+    rc = wire_done(&parts[r]);
+  }
+  free(next);
+  free(tag);
+  return rc;
+}
+
+/* ---- the engine ---- */
+
+void engine_free(sched_engine *e) {
+  free(e->kind); free(e->addr); free(e->addr2); free(e->bytes); free(e->peer); free(e->tag);
+  free(e->npred); free(e->succ_start); free(e->succ); free(e->req_of); free(e->op_of_req);
+  free(e->count); free(e->ready); free(e->idx); free(e->stage_off); free(e->stage);
+  memset(e, 0, sizeof *e);
+}
+
+static int engine_alloc(sched_engine *e, int64_t n, int64_t nedges) {
+  size_t m = (size_t)(n ? n : 1);
+  e->nops = n;
+  e->kind = malloc(m);
+  e->addr = malloc(m * sizeof *e->addr);
+  e->addr2 = malloc(m * sizeof *e->addr2);
+  e->bytes = malloc(m * sizeof *e->bytes);
+  e->peer = malloc(m * sizeof *e->peer);
+  e->tag = malloc(m * sizeof *e->tag);
+  e->npred = malloc(m * sizeof *e->npred);
+  e->succ_start = malloc((m + 1) * sizeof *e->succ_start);
+  e->succ = malloc((size_t)(nedges ? nedges : 1) * sizeof *e->succ);
+  e->req_of = malloc(m * sizeof *e->req_of);
+  e->op_of_req = malloc(m * sizeof *e->op_of_req);
+  e->count = malloc(m * sizeof *e->count);
+  e->ready = malloc(m * sizeof *e->ready);
+  e->idx = malloc(m * sizeof *e->idx);
+  e->stage_off = malloc(m * sizeof *e->stage_off);
+  if (!e->stage_off || !e->kind || !e->addr || !e->addr2 || !e->bytes || !e->peer || !e->tag || !e->npred || !e->succ_start ||
+      !e->succ || !e->req_of || !e->op_of_req || !e->count || !e->ready || !e->idx)
+    return CDAG_NOMEM("baseline engine");
+  return CDAG_OK;
+}
+
+/* Copies the rank's ops and dependencies from its graph (finalized here if needed). */
+static int engine_copy_graph(sched_engine *e, cdag_graph *g) {
+  int rc;
+  if (!g->pred_start && g->rank_ops) { /* finalized, its dependency lists dropped */
+    if ((rc = ir_need_deps(g))) return rc;
+  } else if (!g->pred_start) {
+    int state = g->state;
+    g->state = IR_BUILDING;
+    rc = ir_finalize(g);
+    if (rc) return rc;
+    if (state == IR_COMPILED) g->state = IR_COMPILED;
+  }
+  if ((rc = engine_alloc(e, g->nops, g->nedges))) return rc;
+  int64_t n = g->nops;
+  if (!n) return CDAG_OK;  /* (memcpy from the NULL arrays of an empty graph is undefined) */
+  memcpy(e->kind, g->kind, (size_t)n);
+  memcpy(e->addr, g->addr, (size_t)n * sizeof *e->addr);
+  if (g->addr2) memcpy(e->addr2, g->addr2, (size_t)n * sizeof *e->addr2);
+  memcpy(e->bytes, g->bytes, (size_t)n * sizeof *e->bytes);
+  memcpy(e->peer, g->peer, (size_t)n * sizeof *e->peer);
+  memcpy(e->tag, g->tag, (size_t)n * sizeof *e->tag);
+  memcpy(e->succ_start, g->succ_start, (size_t)(n + 1) * sizeof *e->succ_start);
+  if (g->nedges) memcpy(e->succ, g->succ, (size_t)g->nedges * sizeof *e->succ);
+  for (int64_t i = 0; i < n; i++) e->npred[i] = g->pred_start[i + 1] - g->pred_start[i];
+  return CDAG_OK;
+}
+
+int engine_build(cdag_schedule *s, cdag_graph *g, wire_reader *r) {
+  sched_engine *e = &s->eng;
+  uint64_t n = wire_get_u(r);
+  if (r->failed || n != (uint64_t)g->nops)
+    return cdag__error(CDAG_ERR_FORMAT, "rank %d: baseline schedule names %llu ops, graph has %lld", s->rank,
+                       (unsigned long long)n, (long long)g->nops);
+  int rc = engine_copy_graph(e, g);
+  if (rc) return rc;
+  s->reqs = malloc((size_t)(n ? n : 1) * sizeof *s->reqs);
+  if (!s->reqs) return CDAG_NOMEM("requests");
+  uint64_t staged = 0;
+  for (int64_t i = 0; i < e->nops; i++) {
+    int waited_for = e->kind[i] == IR_SEND && e->succ_start[i + 1] > e->succ_start[i];
+    e->stage_off[i] = waited_for ? staged : UINT64_MAX;
+    staged += waited_for ? e->bytes[i] : 0;
+  }
+  e->stage = malloc((size_t)staged + 1);
+  if (!e->stage) return CDAG_NOMEM("staged sends");
+  for (int64_t i = 0; i < e->nops; i++) {
+    e->req_of[i] = -1;
+    if (e->kind[i] != IR_SEND && e->kind[i] != IR_RECV) continue;
+    uint64_t t = wire_get_u(r);
+    if (r->failed || t > INT32_MAX) return cdag__error(CDAG_ERR_FORMAT, "rank %d: baseline schedule is corrupt", s->rank);
+    void *buf = e->stage_off[i] != UINT64_MAX ? (void *)(e->stage + e->stage_off[i]) : (void *)(uintptr_t)e->addr[i];
+    int k = s->nreqs++, mrc;
+    e->req_of[i] = k;
+    e->op_of_req[k] = (int32_t)i;
+    if (e->kind[i] == IR_SEND)
+      mrc = MPI_Send_init_c(buf, (MPI_Count)e->bytes[i], MPI_BYTE, e->peer[i], (int)t, s->comm, &s->reqs[k]);
+    else
+      mrc = MPI_Recv_init_c(buf, (MPI_Count)e->bytes[i], MPI_BYTE, e->peer[i], (int)t, s->comm, &s->reqs[k]);
+    if (mrc != MPI_SUCCESS) {
+      s->reqs[k] = MPI_REQUEST_NULL;
+      return sched_mpi_error(mrc, e->kind[i] == IR_SEND ? "MPI_Send_init_c" : "MPI_Recv_init_c", s->rank);
+    }
+  }
+  return r->p == r->end ? CDAG_OK : cdag__error(CDAG_ERR_FORMAT, "rank %d: baseline schedule has trailing bytes", s->rank);
+}
+
+/* Marks op complete and queues the successors it releases. */
+static void engine_complete(sched_engine *e, int32_t op) {
+  e->ndone++;
+  for (int32_t k = e->succ_start[op]; k < e->succ_start[op + 1]; k++)
+    if (--e->count[e->succ[k]] == 0) e->ready[e->nready++] = e->succ[k];
+}
+
+/* Starts ready communication and executes ready local ops until nothing is ready. */
+static int engine_drain(cdag_schedule *s) {
+  sched_engine *e = &s->eng;
+  while (e->nready) {
+    int32_t op = e->ready[--e->nready];
+    switch (e->kind[op]) {
+    case IR_SEND:
+    case IR_RECV: {
+      int staged = e->stage_off[op] != UINT64_MAX;
+      if (staged) memcpy(e->stage + e->stage_off[op], (const void *)(uintptr_t)e->addr[op], e->bytes[op]);
+      int mrc = MPI_Start(&s->reqs[e->req_of[op]]);
+      if (mrc != MPI_SUCCESS) return sched_mpi_error(mrc, "MPI_Start", s->rank);
+      if (staged) {
+        e->pending++;
+        engine_complete(e, op);
+      }
+      break;
+    }
+    case IR_COPY:
+      memcpy((void *)(uintptr_t)e->addr[op], (const void *)(uintptr_t)e->addr2[op], e->bytes[op]);
+      engine_complete(e, op);
+      break;
+    case IR_REDUCE:
+      ir_reduce_apply(e->peer[op], e->tag[op], (const void *)(uintptr_t)e->addr2[op], (void *)(uintptr_t)e->addr[op],
+                      e->bytes[op] / (uint64_t)ir_type_size(e->peer[op]));
+      engine_complete(e, op);
+      break;
+    default:
+      engine_complete(e, op);
+      break;
+    }
+  }
+  return CDAG_OK;
+}
+
+int engine_start(cdag_schedule *s) {
+  sched_engine *e = &s->eng;
+  e->nready = e->ndone = e->pending = 0;
+  for (int64_t i = 0; i < e->nops; i++) {
+    e->count[i] = e->npred[i];
+    if (!e->count[i]) e->ready[e->nready++] = (int32_t)i;
+  }
+  return engine_drain(s);
+}
+
+int engine_wait(cdag_schedule *s) {
+  sched_engine *e = &s->eng;
+  int rc;
+  while (e->ndone < e->nops || e->pending > 0) {
+    if ((rc = engine_drain(s))) return rc;
+    if (e->ndone == e->nops && e->pending == 0) break;
+    int outcount = 0;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overflow" /* GCC misreads MPI_STATUSES_IGNORE as an array */
+    int mrc = MPI_Waitsome(s->nreqs, s->reqs, &outcount, e->idx, MPI_STATUSES_IGNORE);
+#pragma GCC diagnostic pop
+    if (mrc != MPI_SUCCESS) return sched_mpi_error(mrc, "MPI_Waitsome", s->rank);
+    if (outcount == MPI_UNDEFINED)
+      return cdag__error(CDAG_ERR_STATE, "rank %d: baseline run stalled with %lld of %lld ops done", s->rank,
+                         (long long)e->ndone, (long long)e->nops);
+    for (int k = 0; k < outcount; k++) {
+      int32_t op = e->op_of_req[e->idx[k]];
+      if (e->stage_off[op] != UINT64_MAX) e->pending--; /* completed when it started */
+      else engine_complete(e, op);
+    }
+  }
+  return CDAG_OK;
+}

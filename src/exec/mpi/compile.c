@@ -1,0 +1,470 @@
+/* cdag — src/exec/mpi/compile.c: cdag_compile over MPI (gather, analyse, scatter), the cache of
+ * compiled schedules, error agreement, reports and cdag_graph_dump.
+ *
+ * cdag_compile, on every rank of the graph's communicator:
+ *  1. encodes its ops (ir/wire.h) and fingerprints them; one MPI_Allreduce agrees on local
+ *     errors, on options.root and on whether every rank finds the same cached schedule (the
+ *     same graph rebuilt, e.g. every iteration of a loop): if so, that schedule is returned
+ *     and nothing is gathered;
+ *  2. MPI_Gatherv of the encodings to the compiling rank, which decodes the global graph and
+ *     runs the analysis (cdag_analyze; with detect = 0 only matching, for the baseline), cuts
+ *     the result into per-rank parts (schedule.c, baseline.c) and writes the report; each
+ *     collective runs as MPI's or as a cdag kernel, as kern_choose_plan decides with the
+ *     policy of CDAG_KERNEL=mpi|cdag|auto (read on every rank: a bad value fails here,
+ *     on every rank) and the model (CDAG_MEASURE=1: measured once; compile_kernel.c);
+ *  3. the compiling rank broadcasts its status (and message), MPI_Scatterv hands out the
+ *     parts, and each rank builds its persistent requests (run.c); a last allreduce agrees.
+ * Every error reaches every rank as the same code and message (the lowest failing rank's),
+ * so no rank hangs in a collective the others skipped. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/mpi/schedule.h"
+
+/* ---- options ---- */
+
+/* Options, kernel policy and model: what a compiled schedule depends on besides the graph. */
+static uint64_t options_hash(const cdag_options *o, kern_policy policy) {
+  kern_model m = exec_kernel_model();
+  int64_t v[8] = {o->detect, (int64_t)(o->density * 1e9), o->exact_float, o->root, o->min_group, policy};
+  memcpy(&v[6], &m.alpha, sizeof m.alpha);
+  memcpy(&v[7], &m.beta, sizeof m.beta);
+  return wire_hash(v, sizeof v, 0x0c0ffee);
+}
+
+/* ---- error agreement ---- */
+
+/* The rank `from` broadcasts its code and message; every rank returns them. */
+static int share_error(MPI_Comm comm, int rank, int from, int rc) {
+  int64_t hdr[2] = {rc, 0};
+  const char *text = cdag__error_text();
+  if (rank == from) hdr[1] = (int64_t)strlen(text);
+  if (MPI_Bcast(hdr, 2, MPI_INT64_T, from, comm) != MPI_SUCCESS)
+    return cdag__error(CDAG_ERR_MPI, "rank %d: MPI_Bcast of an error failed", rank);
+  char *msg = malloc((size_t)hdr[1] + 1);
+  if (!msg) return CDAG_NOMEM("error message");
+  if (rank == from) memcpy(msg, text, (size_t)hdr[1]);
+  int mrc = MPI_Bcast(msg, (int)hdr[1], MPI_CHAR, from, comm);
+  msg[hdr[1]] = '\0';
+  rc = mrc == MPI_SUCCESS ? cdag__error((int)hdr[0], "%s", msg)
+                          : cdag__error(CDAG_ERR_MPI, "rank %d: MPI_Bcast of an error failed", rank);
+  free(msg);
+  return rc;
+}
+
+/* One allreduce over v[0..n) (MAX) whose v[0] carries failure: nprocs - rank of the
+   failing rank, so the maximum names the lowest one. Returns its error on every rank. */
+static int agree(MPI_Comm comm, int rank, int nprocs, int rc, int64_t *v, int n) {
+  v[0] = rc ? nprocs - rank : 0;
+  int mrc = MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, MPI_MAX, comm);
+  if (mrc != MPI_SUCCESS) return sched_mpi_error(mrc, "MPI_Allreduce", rank);
+  if (v[0]) return share_error(comm, rank, nprocs - (int)v[0], rc);
+  return CDAG_OK;
+}
+
+/* ---- the cache of compiled schedules ---- */
+
+#define CACHE_SIZE 8
+typedef struct {
+  uint64_t local;       /* fingerprint of this rank's encoding and options */
+  int64_t global;       /* the compiling rank's fingerprint of the whole graph (> 0) */
+  cdag_schedule *s;
+} cache_entry;
+static cache_entry cache[CACHE_SIZE];
+static int cache_n, cache_keyval = MPI_KEYVAL_INVALID;
+static int64_t stat_compiles, stat_hits;
+
+void exec_compile_stats(int64_t *compiles, int64_t *cache_hits) {
+  if (compiles) *compiles = stat_compiles;
+  if (cache_hits) *cache_hits = stat_hits;
+}
+
+static void sched_release(cdag_schedule *s) {
+  if (s && --s->refs == 0) sched_destroy(s);
+}
+
+/* Runs at MPI_Finalize (an attribute of MPI_COMM_SELF): frees the cached schedules. */
+static int cache_clear(MPI_Comm comm, int keyval, void *attr, void *extra) {
+  for (int k = 0; k < cache_n; k++) sched_release(cache[k].s);
+  cache_n = 0;
+  return MPI_SUCCESS;
+}
+
+static int64_t cache_find(uint64_t local, MPI_Comm comm) {
+  for (int k = 0; k < cache_n; k++) {
+    int same = MPI_UNEQUAL;
+    if (cache[k].local != local) continue;
+    MPI_Comm_compare(cache[k].s->comm, comm, &same);
+    if (same == MPI_CONGRUENT || same == MPI_IDENT) return cache[k].global;
+  }
+  return 0;
+}
+
+static cdag_schedule *cache_get(int64_t global) {
+  for (int k = 0; k < cache_n; k++)
+    if (cache[k].global == global) return cache[k].s;
+  return NULL;
+}
+
+static void cache_put(uint64_t local, int64_t global, cdag_schedule *s) {
+  if (cache_keyval == MPI_KEYVAL_INVALID) {
+    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, cache_clear, &cache_keyval, NULL) != MPI_SUCCESS) return;
+    MPI_Comm_set_attr(MPI_COMM_SELF, cache_keyval, NULL);
+  }
+  if (cache_n == CACHE_SIZE) {  /* evict the oldest; every rank evicts the same one */
+    sched_release(cache[0].s);
+    memmove(cache, cache + 1, (CACHE_SIZE - 1) * sizeof *cache);
+    cache_n--;
+  }
+  s->refs++;
+  cache[cache_n++] = (cache_entry){local, global, s};
+}
+
+/* ---- the compiling rank ---- */
+
+typedef struct {
+  int rank, nprocs, root;
+  MPI_Comm comm;
+  cdag_options opts;
+  kern_policy policy;         /* CDAG_KERNEL */
+  int64_t global;             /* fingerprint of the gathered graph */
+  wire_buf *parts;            /* nprocs parts */
+  char *text, *json;          /* report */
+} compile_ctx;
+
+static int mem_report(char **out, int (*write)(const void *, FILE *, int), const void *obj, int json) {
+  size_t len = 0;
+  FILE *f = open_memstream(out, &len);
+  if (!f) return CDAG_NOMEM("report");
+  int rc = write(obj, f, json);
+  fclose(f);
+  return rc;
+}
+
+static int plan_report_cb(const void *p, FILE *f, int json) { return cdag_plan_report(p, f, json); }
+
+/* The report of a detect = 0 schedule: what runs as written. */
+static int graph_report_cb(const void *obj, FILE *f, int json) {
+  const cdag_graph *g = obj;
+  int64_t n[IR_NKINDS] = {0};
+  uint64_t bytes = 0;
+  for (int64_t i = 0; i < g->nops; i++) {
+    n[g->kind[i]]++;
+    if (g->kind[i] == IR_SEND) bytes += g->bytes[i];
+  }
+  if (json)  /* the schema of docs/format.md: no SST and no collectives, every message kept */
+    fprintf(f, "{\"cdag_report\": 1, \"nprocs\": %d, \"detect\": 0, \"ops\": {\"send\": %lld, \"recv\": %lld, "
+               "\"reduce\": %lld, \"copy\": %lld}, \"sst\": {\"transfers\": 0, \"reductions\": 0, \"splits\": 0}, "
+               "\"collectives\": [], \"barrier\": false, \"residual\": {\"transfers\": %lld, \"bytes\": %llu, "
+               "\"messages\": %lld}, \"seconds\": {\"match\": 0, \"dataflow\": 0, \"detect\": 0}}\n",
+            g->nprocs, (long long)n[IR_SEND], (long long)n[IR_RECV], (long long)n[IR_REDUCE], (long long)n[IR_COPY],
+            (long long)n[IR_SEND], (unsigned long long)bytes, (long long)n[IR_SEND]);
+  else
+    fprintf(f, "graph run as written (detect = 0) over %d ranks: %lld sends, %lld receives, %lld reduces, "
+               "%lld copies\n",
+            g->nprocs, (long long)n[IR_SEND], (long long)n[IR_RECV], (long long)n[IR_REDUCE], (long long)n[IR_COPY]);
+  return CDAG_OK;
+}
+
+static int compile_graph_mode(compile_ctx *x, cdag_graph *gg, const int64_t *base) {
+  match_result m = {0};
+  int flag = 0, *ub = NULL, rc;
+  MPI_Comm_get_attr(x->comm, MPI_TAG_UB, &ub, &flag);
+  if ((rc = ir_finalize(gg)) || (rc = match_run(gg, &m))) return rc;
+  rc = sched_parts_from_graph(gg, &m, base, flag && ub ? *ub : 32767, x->parts);
+  match_free(&m);
+  if (!rc) rc = mem_report(&x->text, graph_report_cb, gg, 0);
+  if (!rc) rc = mem_report(&x->json, graph_report_cb, gg, 1);
+  return rc;
+}
+
+static exec_analyzer test_analyze;
+static void (*test_free_plan)(cdag_plan *);
+
+void exec_set_analyzer(exec_analyzer analyze, void (*free_plan)(cdag_plan *)) {
+  test_analyze = analyze;
+  test_free_plan = free_plan;
+}
+
+static int hand_report_cb(const void *obj, FILE *f, int json) {
+  const cdag_plan *p = obj;
+  fputs(json ? "{\"cdag_report\": 1, \"hand_made\": true}\n" : "hand-made plan (test hook)\n", f);
+  for (int64_t i = 0; !json && p->choices && i < p->ncolls; i++)
+    fprintf(f, "%s: algorithm: %s (%s)\n", det_kind_name(p->colls[i].kind), p->choices[i].name, p->choices[i].why);
+  return CDAG_OK;
+}
+
+static int compile_plan_mode(compile_ctx *x, cdag_graph *gg) {
+  cdag_plan *plan = NULL;
+  kern_model model = exec_kernel_model();
+  int rc = test_analyze ? test_analyze(gg, &x->opts, &plan) : pipeline_plan(gg, &x->opts, &model, x->policy, &plan);
+  if (!rc && test_analyze) rc = kern_choose_plan(plan, &model, x->policy);
+  int (*report)(const void *, FILE *, int) = test_analyze ? hand_report_cb : plan_report_cb;
+  if (!rc) rc = sched_parts_from_plan(plan, x->parts);
+  if (!rc) rc = mem_report(&x->text, report, plan, 0);
+  if (!rc) rc = mem_report(&x->json, report, plan, 1);
+  if (plan) {  /* the test hook's free does not know the choices */
+    free(plan->choices);
+    plan->choices = NULL;
+  }
+  if (test_analyze) test_free_plan(plan);
+  else cdag_plan_free(&plan);
+  return rc;
+}
+
+/* Decodes the gathered encodings (lens per rank, back to back in buf) into a global graph. */
+static int decode_all(int nprocs, const uint8_t *buf, const int64_t *lens, cdag_graph **gg, int64_t *base) {
+  int rc = ir_graph_new(nprocs, -1, gg);
+  int64_t off = 0;
+  for (int r = 0; !rc && r < nprocs; r++) {
+    int sender = -1;
+    base[r] = (*gg)->nops;
+    rc = wire_decode_rank(*gg, buf + off, lens[r], &sender);
+    if (!rc && sender != r) rc = cdag__error(CDAG_ERR_FORMAT, "encoding at position %d names rank %d", r, sender);
+    off += lens[r];
+  }
+  if (!rc) base[nprocs] = (*gg)->nops;
+  return rc;
+}
+
+static int root_compile(compile_ctx *x, const uint8_t *buf, const int64_t *lens, int64_t total) {
+  cdag_graph *gg = NULL;
+  int64_t *base = malloc(((size_t)x->nprocs + 1) * sizeof *base);
+  x->parts = calloc((size_t)x->nprocs, sizeof *x->parts);
+  int rc = base && x->parts ? CDAG_OK : CDAG_NOMEM("compile");
+  if (!rc) rc = decode_all(x->nprocs, buf, lens, &gg, base);
+  if (!rc) rc = x->opts.detect ? compile_plan_mode(x, gg) : compile_graph_mode(x, gg, base);
+  x->global = (int64_t)((wire_hash(buf, total, options_hash(&x->opts, x->policy)) >> 2) | 1);
+  ir_graph_free(gg);
+  free(base);
+  return rc;
+}
+
+/* ---- moving bytes ---- */
+
+static int gather_graph(compile_ctx *x, const wire_buf *w, uint8_t **buf, int64_t **lens, int64_t *total) {
+  int64_t mine = w->len;
+  MPI_Count *counts = NULL;
+  MPI_Aint *displs = NULL;
+  int rc = CDAG_OK, mrc;
+  if (x->rank == x->root) {
+    *lens = malloc((size_t)x->nprocs * sizeof **lens);
+    counts = malloc((size_t)x->nprocs * sizeof *counts);
+    displs = malloc((size_t)x->nprocs * sizeof *displs);
+    if (!*lens || !counts || !displs) rc = CDAG_NOMEM("gather");  /* reported after the gathers */
+  }
+  mrc = MPI_Gather(&mine, 1, MPI_INT64_T, rc ? NULL : *lens, 1, MPI_INT64_T, x->root, x->comm);
+  if (mrc != MPI_SUCCESS) rc = sched_mpi_error(mrc, "MPI_Gather", x->rank);
+  if (x->rank == x->root && !rc) {
+    *total = 0;
+    for (int r = 0; r < x->nprocs; r++) {
+      counts[r] = (*lens)[r];
+      displs[r] = (MPI_Aint)*total;
+      *total += (*lens)[r];
+    }
+    if (!(*buf = malloc((size_t)(*total ? *total : 1)))) rc = CDAG_NOMEM("gathered graph");
+  }
+  mrc = MPI_Gatherv_c(w->buf, mine, MPI_BYTE, rc ? NULL : *buf, counts, displs, MPI_BYTE, x->root, x->comm);
+  if (mrc != MPI_SUCCESS && !rc) rc = sched_mpi_error(mrc, "MPI_Gatherv_c", x->rank);
+  free(counts);
+  free(displs);
+  return rc;
+}
+
+/* Hands out the parts; *part receives this rank's (malloc'd). */
+static int scatter_parts(compile_ctx *x, uint8_t **part, int64_t *len) {
+  int64_t *lens = NULL;
+  MPI_Count *counts = NULL;
+  MPI_Aint *displs = NULL;
+  uint8_t *all = NULL;
+  int rc = CDAG_OK, mrc;
+  if (x->rank == x->root) {
+    int64_t total = 0;
+    lens = malloc((size_t)x->nprocs * sizeof *lens);
+    counts = malloc((size_t)x->nprocs * sizeof *counts);
+    displs = malloc((size_t)x->nprocs * sizeof *displs);
+    if (!lens || !counts || !displs) return CDAG_NOMEM("scatter");
+    for (int r = 0; r < x->nprocs; r++) {
+      lens[r] = counts[r] = x->parts[r].len;
+      displs[r] = (MPI_Aint)total;
+      total += x->parts[r].len;
+    }
+    all = malloc((size_t)(total ? total : 1));
+    if (!all) return CDAG_NOMEM("scatter");
+    for (int r = 0; r < x->nprocs; r++)
+      if (x->parts[r].len) memcpy(all + displs[r], x->parts[r].buf, (size_t)x->parts[r].len);
+  }
+  mrc = MPI_Scatter(lens, 1, MPI_INT64_T, len, 1, MPI_INT64_T, x->root, x->comm);
+  if (mrc == MPI_SUCCESS) {
+    *part = malloc((size_t)(*len ? *len : 1));
+    mrc = MPI_Scatterv_c(all, counts, displs, MPI_BYTE, *part, *len, MPI_BYTE, x->root, x->comm);
+  }
+  if (mrc != MPI_SUCCESS) rc = sched_mpi_error(mrc, "MPI_Scatterv_c", x->rank);
+  free(lens); free(counts); free(displs); free(all);
+  return rc;
+}
+
+static int bcast_text(compile_ctx *x, char **text, int64_t len) {
+  if (x->rank != x->root && !(*text = malloc((size_t)len + 1))) return CDAG_NOMEM("report");
+  int mrc = MPI_Bcast(*text, (int)len, MPI_CHAR, x->root, x->comm);
+  (*text)[len] = '\0';
+  return mrc == MPI_SUCCESS ? CDAG_OK : sched_mpi_error(mrc, "MPI_Bcast", x->rank);
+}
+
+/* CDAG_REPORT=stderr|FILE: the compiling rank writes each new schedule's report. */
+static void env_report(const cdag_schedule *s) {
+  static int written;
+  const char *where = getenv("CDAG_REPORT");
+  if (!where || !*where) return;
+  size_t n = strlen(where);
+  int json = n > 5 && strcmp(where + n - 5, ".json") == 0;
+  FILE *f = strcmp(where, "stderr") == 0 ? stderr : fopen(where, written ? "a" : "w");
+  if (!f) return;
+  fputs(json ? s->report_json : s->report_text, f);
+  written = 1;
+  if (f != stderr) fclose(f);
+}
+
+/* Steps 2 and 3: gather, compile at the root, scatter, build. */
+static int compile_new(compile_ctx *x, cdag_graph *g, const wire_buf *w, uint64_t local, cdag_schedule **out) {
+  uint8_t *buf = NULL, *part = NULL;
+  int64_t *lens = NULL, total = 0, len = 0;
+  int rc = gather_graph(x, w, &buf, &lens, &total);
+  stat_compiles++;
+  if (!rc && x->rank == x->root) rc = root_compile(x, buf, lens, total);
+  int64_t hdr[4] = {rc, x->global, x->text ? (int64_t)strlen(x->text) : 0, x->json ? (int64_t)strlen(x->json) : 0};
+  free(buf);
+  free(lens);
+  int mrc = MPI_Bcast(hdr, 4, MPI_INT64_T, x->root, x->comm);
+  if (mrc != MPI_SUCCESS) return sched_mpi_error(mrc, "MPI_Bcast", x->rank);
+  if (hdr[0]) return share_error(x->comm, x->rank, x->root, rc);
+  x->global = hdr[1];
+  rc = scatter_parts(x, &part, &len);
+  if (!rc) rc = bcast_text(x, &x->text, hdr[2]);
+  if (!rc) rc = bcast_text(x, &x->json, hdr[3]);
+  cdag_schedule *s = NULL;
+  if (!rc) rc = sched_build(part, len, g, x->comm, &s);
+  free(part);
+  int64_t v[1];
+  if ((rc = agree(x->comm, x->rank, x->nprocs, rc, v, 1))) {
+    if (s) sched_destroy(s);
+    return rc;
+  }
+  s->report_text = x->text;
+  s->report_json = x->json;
+  x->text = x->json = NULL;
+  cache_put(local, x->global, s);
+  if (x->rank == x->root) env_report(s);
+  *out = s;
+  return CDAG_OK;
+}
+
+static void ctx_free(compile_ctx *x) {
+  if (x->parts)
+    for (int r = 0; r < x->nprocs; r++) wire_free(&x->parts[r]);
+  free(x->parts);
+  free(x->text);
+  free(x->json);
+}
+
+/* CDAG_MEASURE=1: the model is measured once per process, on the first communicator where
+   some rank asks (every rank measures then, so all hold the same model); a new model
+   changes the fingerprint, so the cache is consulted again after it. */
+static int measured;
+static int measure_model(compile_ctx *x, uint64_t *local, const wire_buf *w) {
+  int rc = exec_kernel_measure(x->comm);
+  int64_t v[1];
+  if ((rc = agree(x->comm, x->rank, x->nprocs, rc, v, 1))) return rc;
+  measured = 1;
+  *local = wire_hash(w->buf, w->len, options_hash(&x->opts, x->policy));
+  return CDAG_OK;
+}
+
+int cdag_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **s) {
+  if (!s) return cdag__error(CDAG_ERR_ARG, "cdag_compile: schedule pointer is NULL");
+  *s = NULL;
+  if (!g) return cdag__error(CDAG_ERR_ARG, "cdag_compile: graph is NULL");
+  if (g->myrank < 0 || !g->exec)
+    return cdag__error(CDAG_ERR_ARG, "cdag_compile: graph is global (use cdag_analyze, or cdag_graph_create)");
+  compile_ctx x = {.rank = g->myrank, .nprocs = g->nprocs, .comm = exec_graph_comm(g)};
+  MPI_Comm_set_errhandler(x.comm, MPI_ERRORS_RETURN);
+  cdag_options_init(&x.opts);
+  if (o) x.opts = *o;
+  const char *env = getenv("CDAG_DETECT");
+  if (env && strcmp(env, "0") == 0) x.opts.detect = 0;
+  x.root = x.opts.root;
+  wire_buf w = {0};
+  int measure = 0;
+  int rc = pipeline_check_options(&x.opts, x.nprocs, x.rank);
+  if (!rc) rc = exec_kernel_env(&x.policy, &measure);
+  if (!rc) rc = wire_encode_rank(g, &w);
+  uint64_t local = rc ? 0 : wire_hash(w.buf, w.len, options_hash(&x.opts, x.policy));
+  int64_t hit = rc ? 0 : cache_find(local, x.comm);
+  int64_t v[6] = {0, hit, -hit, x.root, -x.root, measure && !measured};
+  rc = agree(x.comm, x.rank, x.nprocs, rc, v, 6);
+  if (!rc && v[3] != -v[4])
+    rc = cdag__error(CDAG_ERR_ARG, "cdag_compile: ranks passed different options.root (%lld .. %lld)",
+                     (long long)-v[4], (long long)v[3]);
+  if (!rc && v[5]) rc = measure_model(&x, &local, &w);
+  if (!rc && !v[5] && hit > 0 && v[1] == hit && -v[2] == hit) {  /* every rank found the same schedule */
+    *s = cache_get(hit);
+    (*s)->refs++;
+    stat_hits++;
+  } else if (!rc) {
+    rc = compile_new(&x, g, &w, local, s);
+  }
+  if (!rc) g->state = IR_COMPILED;
+  wire_free(&w);
+  ctx_free(&x);
+  return rc;
+}
+
+/* ---- schedules: report and free ---- */
+
+int cdag_schedule_report(const cdag_schedule *s, FILE *out, int json) {
+  if (!s || !out) return cdag__error(CDAG_ERR_ARG, "cdag_schedule_report: %s is NULL", s ? "out" : "schedule");
+  const char *t = json ? s->report_json : s->report_text;
+  if (t && fputs(t, out) < 0) return cdag__error(CDAG_ERR_IO, "cdag_schedule_report: write failed");
+  return CDAG_OK;
+}
+
+int cdag_schedule_free(cdag_schedule **s) {
+  if (!s || !*s) return CDAG_OK;
+  if ((*s)->started) cdag_wait(*s);  /* a schedule is never freed with requests in flight */
+  sched_release(*s);
+  *s = NULL;
+  return CDAG_OK;
+}
+
+/* ---- cdag_graph_dump: gather to rank 0 and save one global file ---- */
+
+int cdag_graph_dump(cdag_graph *g, const char *path) {
+  if (!g || g->myrank < 0 || !g->exec) return cdag__error(CDAG_ERR_ARG, "cdag_graph_dump: not a distributed graph");
+  compile_ctx x = {.rank = g->myrank, .nprocs = g->nprocs, .comm = exec_graph_comm(g), .root = 0};
+  MPI_Comm_set_errhandler(x.comm, MPI_ERRORS_RETURN);
+  wire_buf w = {0};
+  int rc = path ? wire_encode_rank(g, &w) : cdag__error(CDAG_ERR_ARG, "rank %d: cdag_graph_dump: path is NULL", x.rank);
+  int64_t v[1];
+  if ((rc = agree(x.comm, x.rank, x.nprocs, rc, v, 1))) {
+    wire_free(&w);
+    return rc;
+  }
+  uint8_t *buf = NULL;
+  int64_t *lens = NULL, total = 0;
+  rc = gather_graph(&x, &w, &buf, &lens, &total);
+  if (!rc && x.rank == 0) {
+    cdag_graph *gg = NULL;
+    int64_t *base = malloc(((size_t)x.nprocs + 1) * sizeof *base);
+    rc = base ? decode_all(x.nprocs, buf, lens, &gg, base) : CDAG_NOMEM("dump");
+    if (!rc) rc = cdag_graph_save(gg, path);
+    ir_graph_free(gg);
+    free(base);
+  }
+  free(buf);
+  free(lens);
+  wire_free(&w);
+  int64_t code = rc;
+  if (MPI_Bcast(&code, 1, MPI_INT64_T, 0, x.comm) != MPI_SUCCESS)
+    return cdag__error(CDAG_ERR_MPI, "rank %d: MPI_Bcast failed", x.rank);
+  return code ? share_error(x.comm, x.rank, 0, rc) : CDAG_OK;
+}

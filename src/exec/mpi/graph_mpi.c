@@ -1,0 +1,133 @@
+/* cdag — src/exec/mpi/graph_mpi.c: distributed graphs (one per MPI process).
+ *
+ * cdag_graph_create() records the communicator (duplicated, so cdag's own traffic never
+ * matches the program's) and the calling process's rank; cdag_send/recv/reduce_local/
+ * copy_local/scratch append ops of that rank with real pointers as addresses. MPI
+ * datatypes and ops of cdag_reduce_local map to cdag_type / cdag_reduce_op here, the only
+ * place the ir stage meets MPI's names. */
+#include <stdlib.h>
+
+#include "exec/mpi/graph_mpi.h"
+
+static void comm_free(void *p) {
+  MPI_Comm *c = p;
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Comm_free(c);
+  free(c);
+}
+
+int cdag_graph_create(MPI_Comm comm, cdag_graph **g) {
+  int initialized = 0, size, rank, rc;
+  if (!g) return cdag__error(CDAG_ERR_ARG, "graph pointer is NULL");
+  *g = NULL;
+  MPI_Initialized(&initialized);
+  if (!initialized) return cdag__error(CDAG_ERR_STATE, "cdag_graph_create: MPI is not initialized");
+  if (comm == MPI_COMM_NULL) return cdag__error(CDAG_ERR_ARG, "cdag_graph_create: communicator is MPI_COMM_NULL");
+  if (MPI_Comm_size(comm, &size) != MPI_SUCCESS || MPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
+    return cdag__error(CDAG_ERR_MPI, "cdag_graph_create: invalid communicator");
+  MPI_Comm *dup = malloc(sizeof *dup);
+  if (!dup) return CDAG_NOMEM("communicator");
+  if (MPI_Comm_dup(comm, dup) != MPI_SUCCESS) {
+    free(dup);
+    return cdag__error(CDAG_ERR_MPI, "cdag_graph_create: MPI_Comm_dup failed");
+  }
+  if ((rc = ir_graph_new(size, rank, g))) {
+    comm_free(dup);
+    return rc;
+  }
+  (*g)->exec = dup;
+  (*g)->exec_free = comm_free;
+  return CDAG_OK;
+}
+
+MPI_Comm exec_graph_comm(const cdag_graph *g) { return g->exec ? *(MPI_Comm *)g->exec : MPI_COMM_NULL; }
+
+static int check_distributed(const cdag_graph *g, const char *fn) {
+  if (!g) return cdag__error(CDAG_ERR_ARG, "%s: graph is NULL", fn);
+  if (g->myrank < 0) return cdag__error(CDAG_ERR_ARG, "%s: graph is global (use cdag_rank_*)", fn);
+  return CDAG_OK;
+}
+
+/* Hands the new op's id to the caller (ids are read after the add, never before). */
+static int to_op(int rc, const int32_t *id, cdag_op *op) {
+  if (rc == CDAG_OK && op) *op = *id;
+  return rc;
+}
+
+int cdag_send(cdag_graph *g, const void *buf, size_t bytes, int dest, int tag, cdag_op *op) {
+  int32_t id = -1;
+  int rc = check_distributed(g, "cdag_send");
+  if (rc) return rc;
+  if (!buf && bytes) return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_send of %zu bytes from NULL", g->myrank, bytes);
+  int added = ir_add_send(g, g->myrank, (uint64_t)(uintptr_t)buf, bytes, dest, tag, &id);
+  return to_op(added, &id, op);
+}
+
+int cdag_recv(cdag_graph *g, void *buf, size_t bytes, int source, int tag, cdag_op *op) {
+  int32_t id = -1;
+  int rc = check_distributed(g, "cdag_recv");
+  if (rc) return rc;
+  if (!buf && bytes) return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_recv of %zu bytes into NULL", g->myrank, bytes);
+  if (source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG)
+    return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: cdag_recv with a wildcard source or tag", g->myrank);
+  int added = ir_add_recv(g, g->myrank, (uint64_t)(uintptr_t)buf, bytes, source, tag, &id);
+  return to_op(added, &id, op);
+}
+
+int exec_type_from_mpi(MPI_Datatype t) {
+  static const struct { MPI_Datatype mpi; int cdag; } map[] = {
+    {MPI_INT8_T, CDAG_INT8},     {MPI_INT16_T, CDAG_INT16},   {MPI_INT32_T, CDAG_INT32},
+    {MPI_INT64_T, CDAG_INT64},   {MPI_UINT8_T, CDAG_UINT8},   {MPI_UINT16_T, CDAG_UINT16},
+    {MPI_UINT32_T, CDAG_UINT32}, {MPI_UINT64_T, CDAG_UINT64}, {MPI_FLOAT, CDAG_FLOAT},
+    {MPI_DOUBLE, CDAG_DOUBLE},   {MPI_CHAR, CDAG_INT8},       {MPI_SIGNED_CHAR, CDAG_INT8},
+    {MPI_UNSIGNED_CHAR, CDAG_UINT8}, {MPI_BYTE, CDAG_UINT8},  {MPI_SHORT, CDAG_INT16},
+    {MPI_UNSIGNED_SHORT, CDAG_UINT16}, {MPI_INT, CDAG_INT32}, {MPI_UNSIGNED, CDAG_UINT32},
+    {MPI_LONG, CDAG_INT64},      {MPI_UNSIGNED_LONG, CDAG_UINT64}, {MPI_LONG_LONG, CDAG_INT64},
+    {MPI_UNSIGNED_LONG_LONG, CDAG_UINT64},
+  };
+  for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+    if (map[i].mpi == t) return map[i].cdag;
+  return -1;
+}
+
+int exec_rop_from_mpi(MPI_Op o) {
+  static const struct { MPI_Op mpi; int cdag; } map[] = {
+    {MPI_SUM, CDAG_SUM}, {MPI_PROD, CDAG_PROD}, {MPI_MIN, CDAG_MIN},   {MPI_MAX, CDAG_MAX},
+    {MPI_BAND, CDAG_BAND}, {MPI_BOR, CDAG_BOR}, {MPI_BXOR, CDAG_BXOR}, {MPI_LAND, CDAG_LAND},
+    {MPI_LOR, CDAG_LOR},   {MPI_LXOR, CDAG_LXOR},
+  };
+  for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+    if (map[i].mpi == o) return map[i].cdag;
+  return -1;
+}
+
+int cdag_reduce_local(cdag_graph *g, const void *in, void *inout, size_t count, MPI_Datatype type,
+                      MPI_Op mpi_op, cdag_op *op) {
+  int32_t id = -1;
+  int rc = check_distributed(g, "cdag_reduce_local");
+  if (rc) return rc;
+  int t = exec_type_from_mpi(type), r = exec_rop_from_mpi(mpi_op);
+  if (t < 0) return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: cdag_reduce_local: datatype is not a predefined integer or floating type", g->myrank);
+  if (r < 0) return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: cdag_reduce_local: op is not a predefined MPI op", g->myrank);
+  if ((!in || !inout) && count)
+    return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_reduce_local with a NULL buffer", g->myrank);
+  int added = ir_add_reduce(g, g->myrank, (uint64_t)(uintptr_t)in, (uint64_t)(uintptr_t)inout, count, t, r, &id);
+  return to_op(added, &id, op);
+}
+
+int cdag_copy_local(cdag_graph *g, const void *src, void *dst, size_t bytes, cdag_op *op) {
+  int32_t id = -1;
+  int rc = check_distributed(g, "cdag_copy_local");
+  if (rc) return rc;
+  if ((!src || !dst) && bytes) return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_copy_local with a NULL buffer", g->myrank);
+  int added = ir_add_copy(g, g->myrank, (uint64_t)(uintptr_t)src, (uint64_t)(uintptr_t)dst, bytes, &id);
+  return to_op(added, &id, op);
+}
+
+int cdag_scratch(cdag_graph *g, void *buf, size_t bytes) {
+  int rc = check_distributed(g, "cdag_scratch");
+  if (rc) return rc;
+  if (!buf && bytes) return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_scratch of NULL", g->myrank);
+  return ir_add_scratch(g, g->myrank, (uint64_t)(uintptr_t)buf, bytes);
+}

@@ -1,0 +1,1043 @@
+/* cdag — src/exec/mpi/run.c: building a rank's schedule from its part, and running it.
+ *
+ * Building (once, at compile time): decode the part (schedule.c wrote it); decide per
+ * reduction whether its buffers are used in place or packed through a temporary; compute the
+ * snapshot ranges as (bytes read while communication is in flight) ∩ (bytes written then),
+ * both merged with one sort each; redirect every such read into the snapshot buffer; create
+ * sub-communicators, hindexed datatypes over absolute addresses (MPI_BOTTOM) and persistent
+ * requests: one MPI-4 persistent collective per collective (or one of cdag's kernels where
+ * the plan chose one: compile_kernel.c), one persistent send/recv per peer and direction.
+ * Running: copy snapshots, pack, MPI_Startall, local copies, the kernels in plan order
+ * (blocking, while the started requests progress), MPI_Waitall, unpack, residual
+ * reductions. A run costs its MPI calls plus the bytes it copies; no allocation. The
+ * detect = 0 engine lives in baseline.c and shares the request arrays. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/mpi/schedule.h"
+
+/* ---- MPI helpers ---- */
+
+int sched_mpi_error(int mpi_rc, const char *call, int rank) {
+  char text[MPI_MAX_ERROR_STRING] = "";
+  int len = 0;
+  MPI_Error_string(mpi_rc, text, &len);
+  return cdag__error(CDAG_ERR_MPI, "rank %d: %s failed: %s", rank, call, text);
+}
+
+#define MPI_TRY(call, name)                                     \
+  do {                                                          \
+    int mrc_ = (call);                                          \
+    if (mrc_ != MPI_SUCCESS) return sched_mpi_error(mrc_, name, s->rank); \
+  } while (0)
+
+MPI_Datatype sched_mpi_type(int type) {
+  static MPI_Datatype map[10];
+  map[CDAG_INT8] = MPI_INT8_T;     map[CDAG_INT16] = MPI_INT16_T;   map[CDAG_INT32] = MPI_INT32_T;
+  map[CDAG_INT64] = MPI_INT64_T;   map[CDAG_UINT8] = MPI_UINT8_T;   map[CDAG_UINT16] = MPI_UINT16_T;
+  map[CDAG_UINT32] = MPI_UINT32_T; map[CDAG_UINT64] = MPI_UINT64_T; map[CDAG_FLOAT] = MPI_FLOAT;
+  map[CDAG_DOUBLE] = MPI_DOUBLE;
+  return type >= 0 && type < 10 ? map[type] : MPI_DATATYPE_NULL;
+}
+
+/* MPICH 4.0.2 compares unsigned integers as signed for MPI_MAX / MPI_MIN (max(1, 2^31) is 1):
+   unsigned min/max go through ops of our own that compute them as cdag does. */
+static int unsigned_type(MPI_Datatype t) {
+  if (t == MPI_UINT8_T) return CDAG_UINT8;
+  if (t == MPI_UINT16_T) return CDAG_UINT16;
+  if (t == MPI_UINT32_T) return CDAG_UINT32;
+  if (t == MPI_UINT64_T) return CDAG_UINT64;
+  return -1;
+}
+
+static void unsigned_min(void *in, void *inout, int *len, MPI_Datatype *t) {
+  ir_reduce_apply(unsigned_type(*t), CDAG_MIN, in, inout, (uint64_t)*len);
+}
+
+static void unsigned_max(void *in, void *inout, int *len, MPI_Datatype *t) {
+  ir_reduce_apply(unsigned_type(*t), CDAG_MAX, in, inout, (uint64_t)*len);
+}
+
+MPI_Op sched_mpi_op(int rop, int type) {
+  static MPI_Op umin = MPI_OP_NULL, umax = MPI_OP_NULL;
+  int is_unsigned = type == CDAG_UINT8 || type == CDAG_UINT16 || type == CDAG_UINT32 || type == CDAG_UINT64;
+  if (is_unsigned && (rop == CDAG_MIN || rop == CDAG_MAX)) {
+    MPI_Op *op = rop == CDAG_MIN ? &umin : &umax;
+    if (*op == MPI_OP_NULL && MPI_Op_create(rop == CDAG_MIN ? unsigned_min : unsigned_max, 1, op) != MPI_SUCCESS)
+      return MPI_OP_NULL;
+    return *op;
+  }
+  static MPI_Op map[10];
+  map[CDAG_SUM] = MPI_SUM;   map[CDAG_PROD] = MPI_PROD; map[CDAG_MIN] = MPI_MIN; map[CDAG_MAX] = MPI_MAX;
+  map[CDAG_BAND] = MPI_BAND; map[CDAG_BOR] = MPI_BOR;   map[CDAG_BXOR] = MPI_BXOR;
+  map[CDAG_LAND] = MPI_LAND; map[CDAG_LOR] = MPI_LOR;   map[CDAG_LXOR] = MPI_LXOR;
+  return rop >= 0 && rop < 10 ? map[rop] : MPI_OP_NULL;
+}
+
+/* ---- decoded part ---- */
+
+typedef struct { int space; uint64_t addr, len; } bpiece;
+typedef struct { int64_t first, n; uint64_t bytes; int packed; } bslot;  /* pieces[first..+n) */
+typedef struct {
+  int method, kind, type, op, rootm, n, me, nsend, nrecv;
+  int inplace;                   /* a reduction whose send and recv slot are the same bytes */
+  int64_t setid;
+  int64_t members_first;         /* into b->members (setid >= 0) */
+  int64_t slot_first;            /* nsend send slots, then nrecv recv slots */
+  int64_t map_first;             /* Alltoallw: 2 entries per member (send slot+1, recv slot+1) */
+  int alg;                       /* SM_KERNEL: kern_alg */
+  int64_t counts_first;          /* SM_KERNEL: every member's send bytes, into b->kcounts */
+} bcoll;
+typedef struct { int peer; int64_t first, n; } bpair;
+typedef struct { int dst_space; uint64_t dst, src, len; } bcopy;
+
+typedef struct {
+  bpiece *pieces; int64_t npieces, cap_pieces;
+  bslot *slots;   int64_t nslots, cap_slots;
+  bcoll *colls;   int64_t ncolls;
+  int32_t *members; int64_t nmembers, cap_members;
+  int32_t *map;   int64_t nmap, cap_map;
+  uint64_t *kcounts; int64_t nkcounts, cap_kcounts;
+  bpair *out, *in; int64_t nout, nin;
+  bcopy *copies;  int64_t ncopies;
+  uint64_t redsize;
+  /* snapshot computation: [lo, hi) ranges */
+  uint64_t *rd, *wr; int64_t nrd, nwr, cap_rd, cap_wr;
+} bstate;
+
+static void bstate_free(bstate *b) {
+  free(b->pieces); free(b->slots); free(b->colls); free(b->members); free(b->map);
+  free(b->out); free(b->in); free(b->copies); free(b->rd); free(b->wr); free(b->kcounts);
+}
+
+static int add_piece(bstate *b, int space, uint64_t addr, uint64_t len) {
+  int rc = sched_grow((void **)&b->pieces, b->npieces, &b->cap_pieces, sizeof *b->pieces);
+  if (rc) return rc;
+  b->pieces[b->npieces++] = (bpiece){space, addr, len};
+  return CDAG_OK;
+}
+
+static int read_slot(bstate *b, wire_reader *r) {
+  int rc = sched_grow((void **)&b->slots, b->nslots, &b->cap_slots, sizeof *b->slots);
+  if (rc) return rc;
+  uint64_t n = wire_get_u(r), prev = 0, bytes = 0;
+  if (r->failed || n > (uint64_t)(r->end - r->p)) return cdag__error(CDAG_ERR_FORMAT, "schedule part: slot");
+  bslot *sl = &b->slots[b->nslots++];
+  sl->first = b->npieces;
+  sl->n = (int64_t)n;
+  sl->packed = 0;
+  for (uint64_t k = 0; k < n; k++) {
+    uint64_t a = prev + (uint64_t)wire_get_s(r), len = wire_get_u(r);
+    if ((rc = add_piece(b, SP_USER, a, len))) return rc;
+    prev = a + len;
+    bytes += len;
+  }
+  b->slots[b->nslots - 1].bytes = bytes;
+  return CDAG_OK;
+}
+
+static int push_u32(int32_t **arr, int64_t *n, int64_t *cap, int32_t v) {
+  int rc = sched_grow((void **)arr, *n, cap, sizeof **arr);
+  if (rc) return rc;
+  (*arr)[(*n)++] = v;
+  return CDAG_OK;
+}
+
+/* A kernel's algorithm and the members' send bytes (schedule.c: put_coll). */
+static int read_kernel(bstate *b, wire_reader *r, bcoll *c) {
+  c->alg = (int)wire_get_u(r);
+  c->counts_first = b->nkcounts;
+  int kind_ok = c->kind == DET_BCAST || c->kind == DET_ALLGATHER || c->kind == DET_ALLGATHERV ||
+                c->kind == DET_REDUCE || c->kind == DET_ALLREDUCE;
+  int slots_ok = c->nsend == 1 && c->nrecv == (c->kind == DET_ALLGATHER || c->kind == DET_ALLGATHERV ? c->n : 1);
+  if (r->failed || !kind_ok || !slots_ok || (c->alg != KERN_ALG_CIRCULANT && c->alg != KERN_ALG_CENSUS) ||
+      (c->kind != DET_ALLREDUCE && c->alg != KERN_ALG_CIRCULANT) ||
+      ((c->kind == DET_BCAST || c->kind == DET_REDUCE) && c->rootm < 0))
+    return cdag__error(CDAG_ERR_FORMAT, "schedule part: kernel collective");
+  for (int j = 0; j < c->n; j++) {
+    int rc = sched_grow((void **)&b->kcounts, b->nkcounts, &b->cap_kcounts, sizeof *b->kcounts);
+    if (rc) return rc;
+    b->kcounts[b->nkcounts++] = wire_get_u(r);
+  }
+  return r->failed ? cdag__error(CDAG_ERR_FORMAT, "schedule part: kernel collective") : CDAG_OK;
+}
+
+static int read_coll(bstate *b, wire_reader *r, bcoll *c, int nprocs) {
+  int rc;
+  c->method = (int)wire_get_u(r);
+  c->kind = (int)wire_get_u(r);
+  c->type = (int)wire_get_u(r);
+  c->op = (int)wire_get_u(r);
+  c->rootm = (int)wire_get_s(r);
+  c->setid = wire_get_s(r);
+  c->n = (int)wire_get_u(r);
+  if (r->failed || c->n < 1 || c->n > nprocs) return cdag__error(CDAG_ERR_FORMAT, "schedule part: collective");
+  c->members_first = b->nmembers;
+  if (c->setid >= 0)
+    for (int j = 0; j < c->n; j++)
+      if ((rc = push_u32(&b->members, &b->nmembers, &b->cap_members, (int32_t)wire_get_u(r)))) return rc;
+  c->me = (int)wire_get_u(r);
+  c->nsend = (int)wire_get_u(r);
+  c->nrecv = (int)wire_get_u(r);
+  if (r->failed || c->nsend > c->n || c->nrecv > c->n || c->me < 0 || c->me >= c->n || c->rootm >= c->n)
+    return cdag__error(CDAG_ERR_FORMAT, "schedule part: collective fields");
+  c->slot_first = b->nslots;
+  for (int k = 0; k < c->nsend + c->nrecv; k++)
+    if ((rc = read_slot(b, r))) return rc;
+  c->map_first = b->nmap;
+  if (c->method == SM_KERNEL && (rc = read_kernel(b, r, c))) return rc;
+  if (c->method == SM_ALLTOALLW)
+    for (int j = 0; j < 2 * c->n; j++) {
+      uint64_t v = wire_get_u(r);
+      if (v > (uint64_t)(j % 2 ? c->nrecv : c->nsend)) return cdag__error(CDAG_ERR_FORMAT, "schedule part: slot map");
+      if ((rc = push_u32(&b->map, &b->nmap, &b->cap_map, (int32_t)v))) return rc;
+    }
+  return r->failed ? cdag__error(CDAG_ERR_FORMAT, "schedule part: collective") : CDAG_OK;
+}
+
+static int read_pairs(bstate *b, wire_reader *r, bpair **pairs, int64_t *npairs) {
+  uint64_t n = wire_get_u(r);
+  if (r->failed || n > (uint64_t)(r->end - r->p)) return cdag__error(CDAG_ERR_FORMAT, "schedule part: pairs");
+  *pairs = calloc(n ? n : 1, sizeof **pairs);
+  if (!*pairs) return CDAG_NOMEM("schedule pairs");
+  *npairs = (int64_t)n;
+  for (uint64_t k = 0; k < n; k++) {
+    bpair *p = &(*pairs)[k];
+    p->peer = (int)wire_get_u(r);
+    p->n = (int64_t)wire_get_u(r);
+    p->first = b->npieces;
+    for (int64_t q = 0; q < p->n && !r->failed; q++) {
+      int space = (int)wire_get_u(r);
+      uint64_t a = wire_get_u(r), len = wire_get_u(r);
+      int rc = add_piece(b, space, a, len);
+      if (rc) return rc;
+    }
+  }
+  return r->failed ? cdag__error(CDAG_ERR_FORMAT, "schedule part: pairs") : CDAG_OK;
+}
+
+static int read_part(bstate *b, wire_reader *r, int nprocs) {
+  uint64_t nc = wire_get_u(r);
+  if (r->failed || nc > (uint64_t)(r->end - r->p)) return cdag__error(CDAG_ERR_FORMAT, "schedule part: header");
+  b->colls = calloc(nc ? nc : 1, sizeof *b->colls);
+  if (!b->colls) return CDAG_NOMEM("schedule collectives");
+  b->ncolls = (int64_t)nc;
+  int rc;
+  for (uint64_t k = 0; k < nc; k++)
+    if ((rc = read_coll(b, r, &b->colls[k], nprocs))) return rc;
+  if ((rc = read_pairs(b, r, &b->out, &b->nout)) || (rc = read_pairs(b, r, &b->in, &b->nin))) return rc;
+  uint64_t ncp = wire_get_u(r);
+  if (r->failed || ncp > (uint64_t)(r->end - r->p)) return cdag__error(CDAG_ERR_FORMAT, "schedule part: copies");
+  b->copies = calloc(ncp ? ncp : 1, sizeof *b->copies);
+  if (!b->copies) return CDAG_NOMEM("schedule copies");
+  b->ncopies = (int64_t)ncp;
+  for (uint64_t k = 0; k < ncp; k++) {
+    bcopy *c = &b->copies[k];
+    c->dst_space = (int)wire_get_u(r);
+    c->dst = wire_get_u(r);
+    c->len = wire_get_u(r);
+    c->src = wire_get_u(r);
+  }
+  b->redsize = wire_get_u(r);
+  return r->failed ? cdag__error(CDAG_ERR_FORMAT, "schedule part: copies") : CDAG_OK;
+}
+
+/* ---- snapshots: (reads in flight) ∩ (writes in flight), per rank ---- */
+
+static int add_range(uint64_t **v, int64_t *n, int64_t *cap, uint64_t addr, uint64_t len) {
+  if (!len) return CDAG_OK;
+  if (*n + 2 > *cap) {
+    int64_t c = *cap ? *cap * 2 : 64;
+    uint64_t *p = realloc(*v, (size_t)c * sizeof *p);
+    if (!p) return CDAG_NOMEM("snapshot ranges");
+    *v = p;
+    *cap = c;
+  }
+  (*v)[(*n)++] = addr;
+  (*v)[(*n)++] = addr + len;
+  return CDAG_OK;
+}
+
+static int range_cmp(const void *x, const void *y) {
+  const uint64_t *a = x, *b = y;
+  return (a[0] > b[0]) - (a[0] < b[0]);
+}
+
+/* Sorts [lo, hi) pairs and merges overlapping ones in place; returns the new pair count. */
+static int64_t merge_ranges(uint64_t *v, int64_t npairs) {
+  if (!npairs) return 0;
+  ir_sort(v, (size_t)npairs, 2 * sizeof *v, range_cmp);
+  int64_t m = 0;
+  for (int64_t k = 0; k < npairs; k++) {
+    if (m && v[2 * k] <= v[2 * m - 1]) {
+      if (v[2 * k + 1] > v[2 * m - 1]) v[2 * m - 1] = v[2 * k + 1];
+      continue;
+    }
+    v[2 * m] = v[2 * k];
+    v[2 * m + 1] = v[2 * k + 1];
+    m++;
+  }
+  return m;
+}
+
+static int slot_direct(const bstate *b, const bslot *sl, uint64_t bytes) {
+  return sl->n == 1 && b->pieces[sl->first].len == bytes;
+}
+
+/* Records what the run reads and writes while requests are in flight. */
+/* An allreduce (or a reduce at its root) reading and writing the same single piece runs
+   with MPI_IN_PLACE: only the reduction writes those bytes, so its own read needs no
+   snapshot (other readers still get one). */
+static int reduction_in_place(const bstate *b, const bcoll *c) {
+  int kernel_red = c->method == SM_KERNEL && (c->kind == DET_ALLREDUCE || (c->kind == DET_REDUCE && c->me == c->rootm));
+  if (c->method != SM_ALLREDUCE && !(c->method == SM_REDUCE && c->me == c->rootm) && !kernel_red) return 0;
+  const bslot *sd = &b->slots[c->slot_first], *rv = sd + c->nsend;
+  return sd->n == 1 && rv->n == 1 && b->pieces[sd->first].addr == b->pieces[rv->first].addr &&
+         b->pieces[sd->first].len == b->pieces[rv->first].len && b->pieces[rv->first].space == SP_USER;
+}
+
+static int collect_ranges(bstate *b) {
+  int rc = CDAG_OK;
+#define RD(a, l) if ((rc = add_range(&b->rd, &b->nrd, &b->cap_rd, (a), (l)))) return rc
+#define WR(a, l) if ((rc = add_range(&b->wr, &b->nwr, &b->cap_wr, (a), (l)))) return rc
+  for (int64_t k = 0; k < b->ncolls; k++) {
+    bcoll *c = &b->colls[k];
+    if ((c->inplace = reduction_in_place(b, c))) {
+      const bpiece *pc = &b->pieces[b->slots[c->slot_first + c->nsend].first];
+      WR(pc->addr, pc->len);
+      continue;
+    }
+    for (int q = 0; q < c->nsend + c->nrecv; q++) {
+      bslot *sl = &b->slots[c->slot_first + q];
+      int send = q < c->nsend;
+      int reduction = c->method == SM_ALLREDUCE || c->method == SM_REDUCE || c->method == SM_REDSCAT;
+      if (reduction && send) sl->packed = c->method == SM_REDSCAT || sl->n != 1;
+      if (reduction && !send) sl->packed = !slot_direct(b, sl, sl->bytes) || c->method == SM_REDSCAT;
+      if (sl->packed) continue;
+      for (int64_t pi = sl->first; pi < sl->first + sl->n; pi++) {
+        if (send) { RD(b->pieces[pi].addr, b->pieces[pi].len); }
+        else { WR(b->pieces[pi].addr, b->pieces[pi].len); }
+      }
+    }
+  }
+  for (int64_t k = 0; k < b->nout; k++)
+    for (int64_t pi = b->out[k].first; pi < b->out[k].first + b->out[k].n; pi++) RD(b->pieces[pi].addr, b->pieces[pi].len);
+  for (int64_t k = 0; k < b->nin; k++)
+    for (int64_t pi = b->in[k].first; pi < b->in[k].first + b->in[k].n; pi++)
+      if (b->pieces[pi].space == SP_USER) WR(b->pieces[pi].addr, b->pieces[pi].len);
+  for (int64_t k = 0; k < b->ncopies; k++)
+    if (b->copies[k].dst_space == SP_USER) {
+      RD(b->copies[k].src, b->copies[k].len);
+      WR(b->copies[k].dst, b->copies[k].len);
+    }
+#undef RD
+#undef WR
+  return rc;
+}
+
+/* Snapshot ranges = merged reads ∩ merged writes (two-pointer sweep). */
+static int build_snapshots(cdag_schedule *s, bstate *b) {
+  int rc = collect_ranges(b);
+  if (rc) return rc;
+  int64_t nr = merge_ranges(b->rd, b->nrd / 2), nw = merge_ranges(b->wr, b->nwr / 2);
+  b->nrd = 2 * nr;
+  b->nwr = 2 * nw;
+  int64_t cap = nr + nw + 1;
+  s->snap_lo = malloc((size_t)cap * sizeof *s->snap_lo);
+  s->snap_hi = malloc((size_t)cap * sizeof *s->snap_hi);
+  s->snap_off = malloc((size_t)cap * sizeof *s->snap_off);
+  if (!s->snap_lo || !s->snap_hi || !s->snap_off) return CDAG_NOMEM("snapshots");
+  uint64_t total = 0;
+  for (int64_t i = 0, j = 0; i < nr && j < nw;) {
+    uint64_t lo = b->rd[2 * i] > b->wr[2 * j] ? b->rd[2 * i] : b->wr[2 * j];
+    uint64_t hi = b->rd[2 * i + 1] < b->wr[2 * j + 1] ? b->rd[2 * i + 1] : b->wr[2 * j + 1];
+    if (lo < hi) {
+      s->snap_lo[s->nsnaps] = lo;
+      s->snap_hi[s->nsnaps] = hi;
+      s->snap_off[s->nsnaps++] = total;
+      total += hi - lo;
+    }
+    if (b->rd[2 * i + 1] < b->wr[2 * j + 1]) i++;
+    else j++;
+  }
+  if (total && !(s->snapbuf = malloc(total))) return CDAG_NOMEM("snapshot buffer");
+  return CDAG_OK;
+}
+
+/* ---- redirected pieces and datatypes ---- */
+
+typedef struct { uint8_t *ptr; uint64_t len; } rpiece;
+typedef struct { rpiece *v; int64_t n, cap; } rlist;
+
+static int rl_add(rlist *l, uint8_t *ptr, uint64_t len) {
+  if (!len) return CDAG_OK;
+  if (l->n && l->v[l->n - 1].ptr + l->v[l->n - 1].len == ptr) {  /* coalesce neighbours */
+    l->v[l->n - 1].len += len;
+    return CDAG_OK;
+  }
+  int rc = sched_grow((void **)&l->v, l->n, &l->cap, sizeof *l->v);
+  if (rc) return rc;
+  l->v[l->n++] = (rpiece){ptr, len};
+  return CDAG_OK;
+}
+
+/* A read of [addr, addr+len): the parts inside snapshots come from the snapshot buffer. */
+static int rl_read(const cdag_schedule *s, rlist *l, uint64_t addr, uint64_t len) {
+  int64_t lo = 0, hi = s->nsnaps;
+  while (lo < hi) {  /* first snapshot ending after addr */
+    int64_t mid = lo + (hi - lo) / 2;
+    if (s->snap_hi[mid] <= addr) lo = mid + 1;
+    else hi = mid;
+  }
+  uint64_t end = addr + len;
+  int rc;
+  for (int64_t k = lo; addr < end; k++) {
+    uint64_t next = k < s->nsnaps && s->snap_lo[k] < end ? s->snap_lo[k] : end;
+    if (next > addr) {
+      if ((rc = rl_add(l, (uint8_t *)(uintptr_t)addr, next - addr))) return rc;
+      addr = next;
+    }
+    if (k >= s->nsnaps || addr >= end) break;
+    uint64_t stop = s->snap_hi[k] < end ? s->snap_hi[k] : end;
+    if ((rc = rl_add(l, s->snapbuf + s->snap_off[k] + (addr - s->snap_lo[k]), stop - addr))) return rc;
+    addr = stop;
+  }
+  return CDAG_OK;
+}
+
+static uint8_t *piece_ptr(const cdag_schedule *s, const bpiece *p) {
+  return p->space == SP_RED ? s->redbuf + p->addr : (uint8_t *)(uintptr_t)p->addr;
+}
+
+/* The pieces of a slot or pair as raw pointers (reads redirected through snapshots). */
+static int rl_pieces(const cdag_schedule *s, const bstate *b, int64_t first, int64_t n, int read, rlist *l) {
+  l->n = 0;
+  int rc;
+  for (int64_t k = first; k < first + n; k++) {
+    const bpiece *p = &b->pieces[k];
+    if (read && p->space == SP_USER) rc = rl_read(s, l, p->addr, p->len);
+    else rc = rl_add(l, piece_ptr(s, p), p->len);
+    if (rc) return rc;
+  }
+  return CDAG_OK;
+}
+
+static int keep(cdag_schedule *s, void *p) {
+  if (sched_grow((void **)&s->keep, s->nkeep, &s->cap_keep, sizeof *s->keep)) {
+    free(p);
+    return CDAG_NOMEM("schedule arrays");
+  }
+  s->keep[s->nkeep++] = p;
+  return CDAG_OK;
+}
+
+static void *keep_alloc(cdag_schedule *s, size_t n) {
+  void *p = calloc(n ? n : 1, 1);
+  if (!p || keep(s, p)) return NULL;
+  return p;
+}
+
+void *sched_keep_alloc(cdag_schedule *s, size_t n) { return keep_alloc(s, n); }
+
+/* A message description: buf, count, type (an absolute hindexed type for several pieces). */
+typedef struct { void *buf; MPI_Count count; MPI_Datatype type; MPI_Aint displ; } mdesc;
+
+static int make_desc(cdag_schedule *s, const rlist *l, mdesc *d) {
+  d->type = MPI_BYTE;
+  d->buf = MPI_BOTTOM;
+  d->count = 0;
+  d->displ = 0;
+  if (l->n == 1) {
+    d->buf = l->v[0].ptr;
+    d->count = (MPI_Count)l->v[0].len;
+    MPI_TRY(MPI_Get_address(d->buf, &d->displ), "MPI_Get_address");
+    return CDAG_OK;
+  }
+  if (l->n == 0) return CDAG_OK;
+  MPI_Count *len = malloc((size_t)l->n * sizeof *len), *disp = malloc((size_t)l->n * sizeof *disp);
+  int rc = CDAG_OK;
+  if (!len || !disp) rc = CDAG_NOMEM("datatype");
+  for (int64_t k = 0; !rc && k < l->n; k++) {
+    MPI_Aint a;
+    MPI_Get_address(l->v[k].ptr, &a);
+    disp[k] = (MPI_Count)a;
+    len[k] = (MPI_Count)l->v[k].len;
+  }
+  if (!rc) rc = sched_grow((void **)&s->types, s->ntypes, &s->cap_types, sizeof *s->types);
+  if (!rc) {
+    int mrc = MPI_Type_create_hindexed_c(l->n, len, disp, MPI_BYTE, &d->type);
+    if (mrc == MPI_SUCCESS) mrc = MPI_Type_commit(&d->type);
+    if (mrc != MPI_SUCCESS) rc = sched_mpi_error(mrc, "MPI_Type_create_hindexed_c", s->rank);
+    else s->types[s->ntypes++] = d->type;
+  }
+  free(len);
+  free(disp);
+  d->count = 1;
+  return rc;
+}
+
+static MPI_Request *new_req(cdag_schedule *s) { return &s->reqs[s->nreqs++]; }
+
+/* ---- copies (packs before start, local copies after, unpacks after wait) ---- */
+
+static int add_copy(sched_copy **v, int64_t *n, int64_t *cap, const uint8_t *src, uint8_t *dst, uint64_t len) {
+  if (!len) return CDAG_OK;
+  int rc = sched_grow((void **)v, *n, cap, sizeof **v);
+  if (rc) return rc;
+  (*v)[(*n)++] = (sched_copy){src, dst, len};
+  return CDAG_OK;
+}
+
+typedef struct { int64_t pre, mid, post, reds, contribs; } caps;
+
+/* Packs the slot's user pieces (origins, read before anything is written) into tmp. */
+static int pack_slot(cdag_schedule *s, const bstate *b, const bslot *sl, uint8_t *tmp, caps *cp) {
+  uint64_t off = 0;
+  for (int64_t k = sl->first; k < sl->first + sl->n; k++) {
+    const bpiece *p = &b->pieces[k];
+    int rc = add_copy(&s->pre, &s->npre, &cp->pre, piece_ptr(s, p), tmp + off, p->len);
+    if (rc) return rc;
+    off += p->len;
+  }
+  return CDAG_OK;
+}
+
+static int unpack_slot(cdag_schedule *s, const bstate *b, const bslot *sl, const uint8_t *tmp, caps *cp) {
+  uint64_t off = 0;
+  for (int64_t k = sl->first; k < sl->first + sl->n; k++) {
+    const bpiece *p = &b->pieces[k];
+    int rc = add_copy(&s->post, &s->npost, &cp->post, tmp + off, piece_ptr(s, p), p->len);
+    if (rc) return rc;
+    off += p->len;
+  }
+  return CDAG_OK;
+}
+
+/* ---- collectives ---- */
+
+static int coll_comm(cdag_schedule *s, const bstate *b, const bcoll *c, MPI_Comm *comm) {
+  if (c->setid < 0) {
+    *comm = s->comm;
+    return CDAG_OK;
+  }
+  if (c->setid >= s->ncomms) {
+    MPI_Comm *v = realloc(s->comms, (size_t)(c->setid + 1) * sizeof *v);
+    if (!v) return CDAG_NOMEM("sub-communicators");
+    for (int64_t k = s->ncomms; k <= c->setid; k++) v[k] = MPI_COMM_NULL;
+    s->comms = v;
+    s->ncomms = (int)c->setid + 1;
+  }
+  if (s->comms[c->setid] == MPI_COMM_NULL) {
+    MPI_Group world, sub;
+    MPI_TRY(MPI_Comm_group(s->comm, &world), "MPI_Comm_group");
+    int mrc = MPI_Group_incl(world, c->n, b->members + c->members_first, &sub);
+    MPI_Group_free(&world);
+    if (mrc != MPI_SUCCESS) return sched_mpi_error(mrc, "MPI_Group_incl", s->rank);
+    mrc = MPI_Comm_create_group(s->comm, sub, (int)(c->setid & 0x7fff), &s->comms[c->setid]);
+    MPI_Group_free(&sub);
+    if (mrc != MPI_SUCCESS) return sched_mpi_error(mrc, "MPI_Comm_create_group", s->rank);
+  }
+  *comm = s->comms[c->setid];
+  return CDAG_OK;
+}
+
+static int coll_alltoallw(cdag_schedule *s, const bstate *b, const bcoll *c, MPI_Comm comm, rlist *l) {
+  int n = c->n, rc;
+  MPI_Count *cnt = keep_alloc(s, 2 * (size_t)n * sizeof *cnt);
+  MPI_Aint *dsp = keep_alloc(s, 2 * (size_t)n * sizeof *dsp);
+  MPI_Datatype *typ = keep_alloc(s, 2 * (size_t)n * sizeof *typ);
+  mdesc *slotd = calloc((size_t)(c->nsend + c->nrecv) + 1, sizeof *slotd);
+  if (!cnt || !dsp || !typ || !slotd) {
+    free(slotd);
+    return CDAG_NOMEM("alltoallw arguments");
+  }
+  for (int q = 0; q < c->nsend + c->nrecv; q++) {
+    const bslot *sl = &b->slots[c->slot_first + q];
+    if ((rc = rl_pieces(s, b, sl->first, sl->n, q < c->nsend, l)) || (rc = make_desc(s, l, &slotd[q]))) {
+      free(slotd);
+      return rc;
+    }
+  }
+  for (int j = 0; j < n; j++) {
+    for (int side = 0; side < 2; side++) {
+      int v = b->map[c->map_first + 2 * j + side], k = side * n + j;
+      mdesc *d = v ? &slotd[side ? c->nsend + v - 1 : v - 1] : NULL;
+      cnt[k] = d ? d->count : 0;
+      dsp[k] = d && d->type == MPI_BYTE ? d->displ : 0;
+      typ[k] = d ? d->type : MPI_BYTE;
+    }
+  }
+  free(slotd);
+  MPI_TRY(MPI_Alltoallw_init_c(MPI_BOTTOM, cnt, dsp, typ, MPI_BOTTOM, cnt + n, dsp + n, typ + n, comm,
+                               MPI_INFO_NULL, new_req(s)), "MPI_Alltoallw_init_c");
+  return CDAG_OK;
+}
+
+/* MPI_Allgatherv over absolute addresses: block j lands at the address of recv slot j; the
+   own block runs in place when its slot is empty (or through a temporary if the send slot
+   is not one piece). */
+static int coll_allgatherv(cdag_schedule *s, const bstate *b, const bcoll *c, MPI_Comm comm, rlist *l) {
+  int n = c->n, rc;
+  MPI_Count *cnt = keep_alloc(s, (size_t)n * sizeof *cnt);
+  MPI_Aint *dsp = keep_alloc(s, (size_t)n * sizeof *dsp);
+  if (!cnt || !dsp) return CDAG_NOMEM("allgatherv arguments");
+  const bslot *send = &b->slots[c->slot_first], *recv = send + c->nsend;
+  mdesc d;
+  if ((rc = rl_pieces(s, b, send->first, send->n, 1, l)) || (rc = make_desc(s, l, &d))) return rc;
+  for (int j = 0; j < n; j++) {
+    cnt[j] = (MPI_Count)(j == c->me ? send->bytes : recv[j].bytes);
+    if (recv[j].n) MPI_TRY(MPI_Get_address(piece_ptr(s, &b->pieces[recv[j].first]), &dsp[j]), "MPI_Get_address");
+  }
+  const void *sbuf = d.buf;
+  if (!recv[c->me].n && send->bytes) {
+    if (l->n == 1) {
+      sbuf = MPI_IN_PLACE;
+      dsp[c->me] = d.displ;
+    } else {
+      void *tmp = keep_alloc(s, send->bytes);
+      if (!tmp) return CDAG_NOMEM("allgatherv temporary");
+      MPI_TRY(MPI_Get_address(tmp, &dsp[c->me]), "MPI_Get_address");
+    }
+  }
+  MPI_TRY(MPI_Allgatherv_init_c(sbuf, d.count, d.type, MPI_BOTTOM, cnt, dsp, MPI_BYTE, comm, MPI_INFO_NULL,
+                                new_req(s)), "MPI_Allgatherv_init_c");
+  return CDAG_OK;
+}
+
+/* The send buffer of a reduction: the single (redirected) piece, or a packed temporary. */
+static int red_buf(cdag_schedule *s, const bstate *b, const bslot *sl, int send, uint64_t bytes, rlist *l,
+                   caps *cp, void **buf) {
+  int rc;
+  if (!sl->packed && send) {
+    if ((rc = rl_pieces(s, b, sl->first, sl->n, 1, l))) return rc;
+    if (l->n == 1) {
+      *buf = l->v[0].ptr;
+      return CDAG_OK;
+    }
+  }
+  if (!sl->packed && !send) {
+    *buf = piece_ptr(s, &b->pieces[sl->first]);
+    return CDAG_OK;
+  }
+  uint8_t *tmp = keep_alloc(s, bytes);
+  if (!tmp) return CDAG_NOMEM("reduction temporary");
+  *buf = tmp;
+  return send ? pack_slot(s, b, sl, tmp, cp) : unpack_slot(s, b, sl, tmp, cp);
+}
+
+static int coll_reduction(cdag_schedule *s, const bstate *b, const bcoll *c, MPI_Comm comm, rlist *l, caps *cp) {
+  MPI_Datatype t = sched_mpi_type(c->type);
+  MPI_Op op = sched_mpi_op(c->op, c->type);
+  int tsize = ir_type_size(c->type), rc;
+  if (t == MPI_DATATYPE_NULL || op == MPI_OP_NULL || !tsize)
+    return cdag__error(CDAG_ERR_FORMAT, "schedule part: reduction type %d op %d", c->type, c->op);
+  const bslot *send = &b->slots[c->slot_first], *recv = &b->slots[c->slot_first + c->nsend];
+  void *sbuf = NULL, *rbuf = NULL;
+  if (c->method == SM_REDSCAT) {
+    uint64_t total = 0;
+    MPI_Count *counts = keep_alloc(s, (size_t)c->n * sizeof *counts);
+    if (!counts) return CDAG_NOMEM("reduce_scatter counts");
+    for (int j = 0; j < c->nsend; j++) {
+      counts[j] = (MPI_Count)(send[j].bytes / (uint64_t)tsize);
+      total += send[j].bytes;
+    }
+    uint8_t *tmp = keep_alloc(s, total);
+    if (!tmp) return CDAG_NOMEM("reduce_scatter temporary");
+    uint64_t off = 0;
+    for (int j = 0; j < c->nsend; j++) {
+      if ((rc = pack_slot(s, b, &send[j], tmp + off, cp))) return rc;
+      off += send[j].bytes;
+    }
+    if ((rc = red_buf(s, b, recv, 0, (uint64_t)counts[c->me] * (uint64_t)tsize, l, cp, &rbuf))) return rc;
+    MPI_TRY(MPI_Reduce_scatter_init_c(tmp, rbuf, counts, t, op, comm, MPI_INFO_NULL, new_req(s)),
+            "MPI_Reduce_scatter_init_c");
+    return CDAG_OK;
+  }
+  uint64_t bytes = send->bytes;
+  if (c->inplace) {
+    sbuf = MPI_IN_PLACE;
+    rbuf = piece_ptr(s, &b->pieces[recv->first]);
+  } else if ((rc = red_buf(s, b, send, 1, bytes, l, cp, &sbuf))) {
+    return rc;
+  }
+  int has_recv = c->method == SM_ALLREDUCE || c->me == c->rootm;
+  if (has_recv && !c->inplace && (rc = red_buf(s, b, recv, 0, bytes, l, cp, &rbuf))) return rc;
+  MPI_Count count = (MPI_Count)(bytes / (uint64_t)tsize);
+  if (c->method == SM_ALLREDUCE)
+    MPI_TRY(MPI_Allreduce_init_c(sbuf, rbuf, count, t, op, comm, MPI_INFO_NULL, new_req(s)), "MPI_Allreduce_init_c");
+  else
+    MPI_TRY(MPI_Reduce_init_c(sbuf, rbuf, count, t, op, c->rootm, comm, MPI_INFO_NULL, new_req(s)),
+            "MPI_Reduce_init_c");
+  return CDAG_OK;
+}
+
+/* A slot's pieces as an iov (reads redirected through snapshots); arrays malloc'd. */
+static int slot_iov(const cdag_schedule *s, const bstate *b, const bslot *sl, int read, rlist *l, sched_iov *v) {
+  int rc = rl_pieces(s, b, sl->first, sl->n, read, l);
+  if (rc) return rc;
+  v->n = (int)l->n;
+  v->addr = malloc((size_t)(l->n + 1) * sizeof *v->addr);
+  v->len = malloc((size_t)(l->n + 1) * sizeof *v->len);
+  if (!v->addr || !v->len) return CDAG_NOMEM("kernel slot");
+  for (int64_t k = 0; k < l->n; k++) {
+    v->addr[k] = (uint64_t)(uintptr_t)l->v[k].ptr;
+    v->len[k] = l->v[k].len;
+  }
+  return CDAG_OK;
+}
+
+/* A collective run by one of cdag's kernels (compile_kernel.c), over point-to-point. */
+static int build_kernel(cdag_schedule *s, const bstate *b, const bcoll *c, rlist *l) {
+  int nslots = c->nsend + c->nrecv, rc = CDAG_OK;
+  sched_iov *v = calloc((size_t)nslots, sizeof *v);
+  if (!v) return CDAG_NOMEM("kernel slots");
+  for (int q = 0; q < nslots && !rc; q++) rc = slot_iov(s, b, &b->slots[c->slot_first + q], q < c->nsend, l, &v[q]);
+  sched_kcoll k = {c->kind, c->alg, c->n, c->me, c->rootm, c->setid >= 0 ? b->members + c->members_first : NULL,
+                   c->type, c->op, c->inplace, b->kcounts + c->counts_first, v[0], v + c->nsend};
+  if (!rc) rc = sched_kernel_build(s, &k, &s->kerns[s->nkerns]);
+  if (!rc) s->nkerns++;
+  for (int q = 0; q < nslots; q++) {
+    free(v[q].addr);
+    free(v[q].len);
+  }
+  free(v);
+  return rc;
+}
+
+static int build_coll(cdag_schedule *s, const bstate *b, const bcoll *c, rlist *l, caps *cp) {
+  if (c->method == SM_KERNEL) return build_kernel(s, b, c, l);
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rc = coll_comm(s, b, c, &comm);
+  if (rc) return rc;
+  if (comm == MPI_COMM_NULL) return cdag__error(CDAG_ERR_MPI, "rank %d: no sub-communicator for a collective", s->rank);
+  switch (c->method) {
+  case SM_BARRIER:
+    MPI_TRY(MPI_Barrier_init(comm, MPI_INFO_NULL, new_req(s)), "MPI_Barrier_init");
+    return CDAG_OK;
+  case SM_BCAST: {
+    int root = c->me == c->rootm;
+    const bslot *sl = &b->slots[c->slot_first + (root ? 0 : c->nsend)];
+    mdesc d;
+    if ((rc = rl_pieces(s, b, sl->first, sl->n, root, l)) || (rc = make_desc(s, l, &d))) return rc;
+    MPI_TRY(MPI_Bcast_init_c(d.buf, d.count, d.type, c->rootm, comm, MPI_INFO_NULL, new_req(s)), "MPI_Bcast_init_c");
+    return CDAG_OK;
+  }
+  case SM_ALLREDUCE:
+  case SM_REDUCE:
+  case SM_REDSCAT:
+    return coll_reduction(s, b, c, comm, l, cp);
+  case SM_ALLTOALLW:
+    return coll_alltoallw(s, b, c, comm, l);
+  case SM_ALLGATHERV:
+    return coll_allgatherv(s, b, c, comm, l);
+  default:
+    return cdag__error(CDAG_ERR_FORMAT, "schedule part: unknown collective method %d", c->method);
+  }
+}
+
+/* ---- residual messages, copies, reductions ---- */
+
+static int build_pairs(cdag_schedule *s, const bstate *b, rlist *l) {
+  int rc;
+  mdesc d;
+  for (int64_t k = 0; k < b->nin; k++) {
+    if ((rc = rl_pieces(s, b, b->in[k].first, b->in[k].n, 0, l)) || (rc = make_desc(s, l, &d))) return rc;
+    MPI_TRY(MPI_Recv_init_c(d.buf, d.count, d.type, b->in[k].peer, 0, s->comm, new_req(s)), "MPI_Recv_init_c");
+  }
+  for (int64_t k = 0; k < b->nout; k++) {
+    if ((rc = rl_pieces(s, b, b->out[k].first, b->out[k].n, 1, l)) || (rc = make_desc(s, l, &d))) return rc;
+    MPI_TRY(MPI_Send_init_c(d.buf, d.count, d.type, b->out[k].peer, 0, s->comm, new_req(s)), "MPI_Send_init_c");
+  }
+  return CDAG_OK;
+}
+
+/* Does [lo, hi) overlap a range of the sorted disjoint pairs v[0..2n)? */
+static int overlaps(const uint64_t *v, int64_t n, uint64_t lo, uint64_t hi) {
+  int64_t a = 0, z = n;
+  while (a < z) {  /* first range ending after lo */
+    int64_t m = a + (z - a) / 2;
+    if (v[2 * m + 1] <= lo) a = m + 1;
+    else z = m;
+  }
+  return a < n && v[2 * a] < hi;
+}
+
+/* A rank's own contribution to a residual reduction is read where it lives, after the wait,
+   when nothing the run writes touches it (or it is the first contribution of a reduction
+   into the same bytes: in place); otherwise it is copied to the reduction buffer first.
+   post: merged ranges written by unpacks; dsts: sorted disjoint reduction destinations. */
+static int own_in_place(const cdag_schedule *s, const bstate *b, const uint64_t *post, int64_t npost,
+                        const uint64_t *dsts, int64_t ndsts, const bcopy *c, sched_contrib *ct, const sched_red *rd) {
+  uint64_t lo = c->src, hi = c->src + c->len;
+  if (overlaps(b->wr, b->nwr / 2, lo, hi) || overlaps(post, npost, lo, hi)) return 0;
+  if (!overlaps(dsts, ndsts, lo, hi)) return 1;
+  return rd && ct == s->contribs + rd->first && ct->mult == 1 && (uint8_t *)(uintptr_t)lo == rd->dst &&
+         c->len == rd->count * (uint64_t)ir_type_size(rd->type);
+}
+
+static int off_cmp(const void *x, const void *y) {
+  const int64_t *a = x, *b = y;
+  return (a[0] > b[0]) - (a[0] < b[0]);
+}
+
+/* Ranges written after the wait (unpacks; reduction destinations) and the contribution of
+   each reduction-buffer offset, for own_in_place. */
+static int own_contribs(cdag_schedule *s, const bstate *b, caps *cp) {
+  int64_t n = s->npost, nd = s->nreds;
+  uint64_t *post = malloc((size_t)(2 * n + 1) * sizeof *post), *dsts = malloc((size_t)(2 * nd + 1) * sizeof *dsts);
+  int64_t *offs = malloc((size_t)(2 * s->ncontribs + 1) * sizeof *offs), *red_of = malloc((size_t)(s->ncontribs + 1) * sizeof *red_of);
+  if (!post || !dsts || !offs || !red_of) {
+    free(post); free(dsts); free(offs); free(red_of);
+    return CDAG_NOMEM("reduction contributions");
+  }
+  for (int64_t k = 0; k < n; k++) {
+    post[2 * k] = (uint64_t)(uintptr_t)s->post[k].dst;
+    post[2 * k + 1] = post[2 * k] + s->post[k].len;
+  }
+  for (int64_t k = 0; k < nd; k++) {
+    dsts[2 * k] = (uint64_t)(uintptr_t)s->reds[k].dst;
+    dsts[2 * k + 1] = dsts[2 * k] + s->reds[k].count * (uint64_t)ir_type_size(s->reds[k].type);
+    for (int64_t q = 0; q < s->reds[k].n; q++) red_of[s->reds[k].first + q] = k;
+  }
+  int64_t np = merge_ranges(post, n), ndm = merge_ranges(dsts, nd);
+  for (int64_t q = 0; q < s->ncontribs; q++) {
+    offs[2 * q] = (int64_t)(s->contribs[q].buf - s->redbuf);
+    offs[2 * q + 1] = q;
+  }
+  if (s->ncontribs) ir_sort(offs, (size_t)s->ncontribs, 2 * sizeof *offs, off_cmp);
+  int rc = CDAG_OK;
+  for (int64_t k = 0; k < b->ncopies && !rc; k++) {
+    const bcopy *c = &b->copies[k];
+    if (c->dst_space != SP_RED) continue;
+    int64_t key[2] = {(int64_t)c->dst, 0}, *hit = bsearch(key, offs, (size_t)s->ncontribs, 2 * sizeof *offs, off_cmp);
+    sched_contrib *ct = hit ? &s->contribs[hit[1]] : NULL;
+    if (ct && own_in_place(s, b, post, np, dsts, ndm, c, ct, &s->reds[red_of[hit[1]]]))
+      ct->buf = (const uint8_t *)(uintptr_t)c->src;  /* read in place after the wait */
+    else  /* copied before anything runs: an origin */
+      rc = add_copy(&s->pre, &s->npre, &cp->pre, (uint8_t *)(uintptr_t)c->src, s->redbuf + c->dst, c->len);
+  }
+  free(post); free(dsts); free(offs); free(red_of);
+  return rc;
+}
+
+static int build_copies(cdag_schedule *s, const bstate *b, rlist *l, caps *cp) {
+  int rc;
+  for (int64_t k = 0; k < b->ncopies; k++) {
+    const bcopy *c = &b->copies[k];
+    if (c->dst_space == SP_RED) continue;  /* own reduction contributions: own_contribs */
+    l->n = 0;
+    if ((rc = rl_read(s, l, c->src, c->len))) return rc;
+    uint8_t *dst = (uint8_t *)(uintptr_t)c->dst;
+    for (int64_t q = 0; q < l->n; q++) {
+      if ((rc = add_copy(&s->mid, &s->nmid, &cp->mid, l->v[q].ptr, dst, l->v[q].len))) return rc;
+      dst += l->v[q].len;
+    }
+  }
+  return CDAG_OK;
+}
+
+static int build_reds(cdag_schedule *s, wire_reader *r, uint64_t redsize, caps *cp) {
+  uint64_t n = wire_get_u(r);
+  if (r->failed || n > (uint64_t)(r->end - r->p)) return cdag__error(CDAG_ERR_FORMAT, "schedule part: reductions");
+  int rc;
+  for (uint64_t k = 0; k < n; k++) {
+    if ((rc = sched_grow((void **)&s->reds, s->nreds, &cp->reds, sizeof *s->reds))) return rc;
+    sched_red *rd = &s->reds[s->nreds++];
+    rd->dst = (uint8_t *)(uintptr_t)wire_get_u(r);
+    rd->count = wire_get_u(r);
+    rd->type = (int)wire_get_u(r);
+    rd->op = (int)wire_get_u(r);
+    rd->n = (int64_t)wire_get_u(r);
+    rd->first = s->ncontribs;
+    uint64_t size = rd->count * (uint64_t)ir_type_size(rd->type);
+    if (r->failed || !ir_type_size(rd->type) || !ir_rop_name(rd->op) || rd->n < 1 ||
+        rd->n > r->end - r->p)
+      return cdag__error(CDAG_ERR_FORMAT, "schedule part: reduction");
+    for (int64_t q = 0; q < rd->n; q++) {
+      if ((rc = sched_grow((void **)&s->contribs, s->ncontribs, &cp->contribs, sizeof *s->contribs))) return rc;
+      uint64_t off = wire_get_u(r);
+      uint32_t mult = (uint32_t)wire_get_u(r);
+      if (r->failed || off > redsize || size > redsize - off)
+        return cdag__error(CDAG_ERR_FORMAT, "schedule part: reduction contribution");
+      s->contribs[s->ncontribs++] = (sched_contrib){s->redbuf + off, mult};
+    }
+  }
+  return r->failed ? cdag__error(CDAG_ERR_FORMAT, "schedule part: reductions") : CDAG_OK;
+}
+
+static int build_plan(cdag_schedule *s, wire_reader *r) {
+  bstate b = {0};
+  rlist l = {0};
+  caps cp = {0};
+  int rc = read_part(&b, r, s->nprocs);
+  if (!rc) rc = build_snapshots(s, &b);
+  if (!rc && b.redsize && !(s->redbuf = calloc(1, b.redsize))) rc = CDAG_NOMEM("reduction buffer");
+  if (!rc) {
+    int64_t nreq = b.ncolls + b.nin + b.nout;
+    s->reqs = malloc((size_t)(nreq ? nreq : 1) * sizeof *s->reqs);
+    s->kerns = calloc((size_t)(b.ncolls ? b.ncolls : 1), sizeof *s->kerns);
+    if (!s->reqs || !s->kerns) rc = CDAG_NOMEM("requests");
+  }
+  for (int64_t k = 0; !rc && k < b.ncolls; k++) rc = build_coll(s, &b, &b.colls[k], &l, &cp);
+  if (!rc) rc = build_pairs(s, &b, &l);
+  if (!rc) rc = build_copies(s, &b, &l, &cp);
+  if (!rc) rc = build_reds(s, r, b.redsize, &cp);
+  if (!rc) rc = own_contribs(s, &b, &cp);
+  if (!rc && r->p != r->end) rc = cdag__error(CDAG_ERR_FORMAT, "schedule part: trailing bytes");
+  free(l.v);
+  bstate_free(&b);
+  return rc;
+}
+
+int sched_build(const uint8_t *part, int64_t len, cdag_graph *g, MPI_Comm comm, cdag_schedule **out) {
+  cdag_schedule *s = calloc(1, sizeof *s);
+  if (!s) return CDAG_NOMEM("schedule");
+  s->refs = 1;
+  s->comm = MPI_COMM_NULL;
+  wire_reader r;
+  wire_reader_init(&r, part, len);
+  int rc = CDAG_OK, mrc = MPI_Comm_dup(comm, &s->comm);
+  if (mrc != MPI_SUCCESS) {
+    s->comm = MPI_COMM_NULL;
+    rc = sched_mpi_error(mrc, "MPI_Comm_dup", g->myrank);
+  }
+  if (!rc) {
+    MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(s->comm, &s->rank);
+    MPI_Comm_size(s->comm, &s->nprocs);
+    uint64_t magic = wire_get_u(&r);
+    s->mode = (int)wire_get_u(&r);
+    if (r.failed || magic != SCHED_MAGIC) rc = cdag__error(CDAG_ERR_FORMAT, "rank %d: schedule part is corrupt", s->rank);
+  }
+  if (!rc) rc = s->mode == SCHED_PLAN ? build_plan(s, &r) : engine_build(s, g, &r);
+  if (rc) {
+    sched_destroy(s);
+    return rc;
+  }
+  *out = s;
+  return CDAG_OK;
+}
+
+void sched_destroy(cdag_schedule *s) {
+  if (!s) return;
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) {
+    for (int k = 0; k < s->nreqs; k++)
+      if (s->reqs[k] != MPI_REQUEST_NULL) MPI_Request_free(&s->reqs[k]);
+    for (int k = 0; k < s->nkerns; k++) kern_free(&s->kerns[k]);
+    for (int64_t k = 0; k < s->ntypes; k++) MPI_Type_free(&s->types[k]);
+    for (int k = 0; k < s->ncomms; k++)
+      if (s->comms[k] != MPI_COMM_NULL) MPI_Comm_free(&s->comms[k]);
+    if (s->comm != MPI_COMM_NULL) MPI_Comm_free(&s->comm);
+  }
+  for (int64_t k = 0; k < s->nkeep; k++) free(s->keep[k]);
+  free(s->keep); free(s->reqs); free(s->types); free(s->comms); free(s->kerns);
+  free(s->snap_lo); free(s->snap_hi); free(s->snap_off); free(s->snapbuf);
+  free(s->pre); free(s->mid); free(s->post); free(s->reds); free(s->contribs); free(s->redbuf);
+  free(s->report_text); free(s->report_json);
+  engine_free(&s->eng);
+  free(s);
+}
+
+/* ---- running ---- */
+
+static void run_copies(const sched_copy *c, int64_t n) {
+  for (int64_t k = 0; k < n; k++) memcpy(c[k].dst, c[k].src, c[k].len);
+}
+
+/* dst = a op b in one pass for the common aligned sums, maxima and minima (the usual
+   two-contribution case saves a copy of the whole vector); 0 if not handled here. */
+#define RED3(T, EXPR)                                                  \
+  do {                                                                 \
+    const T *a_ = (const T *)a, *b_ = (const T *)b;                    \
+    T *d_ = (T *)dst;                                                  \
+    for (uint64_t i = 0; i < n; i++) d_[i] = (EXPR);                   \
+  } while (0)
+/* Exactly ir_reduce_apply(in = b, inout = a): same operand order, so the same bits (signed
+   zeros and NaNs included); integer sums wrap through the unsigned type. */
+#define RED3_OPS(T, U)                                                 \
+  switch (op) {                                                        \
+  case CDAG_SUM: RED3(T, (T)((U)a_[i] + (U)b_[i])); return 1;          \
+  case CDAG_MAX: RED3(T, b_[i] > a_[i] ? b_[i] : a_[i]); return 1;     \
+  case CDAG_MIN: RED3(T, b_[i] < a_[i] ? b_[i] : a_[i]); return 1;     \
+  default: return 0;                                                   \
+  }
+static int reduce3(int type, int op, const void *a, const void *b, void *dst, uint64_t n) {
+  uintptr_t align = (uintptr_t)a | (uintptr_t)b | (uintptr_t)dst;
+  if (align % (uintptr_t)ir_type_size(type)) return 0;
+  switch (type) {
+  case CDAG_DOUBLE: RED3_OPS(double, double)
+  case CDAG_FLOAT: RED3_OPS(float, float)
+  case CDAG_INT32: RED3_OPS(int32_t, uint32_t)
+  case CDAG_INT64: RED3_OPS(int64_t, uint64_t)
+  case CDAG_UINT64: RED3_OPS(uint64_t, uint64_t)
+  default: return 0;
+  }
+}
+#undef RED3_OPS
+#undef RED3
+
+/* dst = c0 op c1 op ... in contribution order (each counted mult times). */
+static void run_reds(const cdag_schedule *s) {
+  for (int64_t k = 0; k < s->nreds; k++) {
+    const sched_red *rd = &s->reds[k];
+    const sched_contrib *c = s->contribs + rd->first;
+    int64_t q = 0;
+    uint32_t m = 1;
+    if (rd->n >= 2 && c[0].mult == 1 && reduce3(rd->type, rd->op, c[0].buf, c[1].buf, rd->dst, rd->count)) {
+      q = 1;  /* c0 op c1 done */
+      m = 1;
+    } else if (c[0].buf != rd->dst) {
+      memcpy(rd->dst, c[0].buf, rd->count * (uint64_t)ir_type_size(rd->type));
+    }
+    for (; q < rd->n; q++, m = 0)
+      for (; m < c[q].mult; m++) ir_reduce_apply(rd->type, rd->op, c[q].buf, rd->dst, rd->count);
+  }
+}
+
+static int check_sched(const cdag_schedule *s, const char *fn) {
+  if (!s) return cdag__error(CDAG_ERR_ARG, "%s: schedule is NULL", fn);
+  if (s->refs <= 0) return cdag__error(CDAG_ERR_ARG, "%s: schedule was freed", fn);
+  return CDAG_OK;
+}
+
+int cdag_start(cdag_schedule *s) {
+  int rc = check_sched(s, "cdag_start");
+  if (rc) return rc;
+  if (s->started) return cdag__error(CDAG_ERR_STATE, "rank %d: cdag_start: the schedule is already running", s->rank);
+  if (s->mode == SCHED_GRAPH) {
+    if ((rc = engine_start(s))) return rc;
+    s->started = 1;
+    return CDAG_OK;
+  }
+  for (int64_t k = 0; k < s->nsnaps; k++)
+    memcpy(s->snapbuf + s->snap_off[k], (const void *)(uintptr_t)s->snap_lo[k], s->snap_hi[k] - s->snap_lo[k]);
+  run_copies(s->pre, s->npre);
+  if (s->nreqs) MPI_TRY(MPI_Startall(s->nreqs, s->reqs), "MPI_Startall");
+  run_copies(s->mid, s->nmid);
+  s->started = 1;
+  return CDAG_OK;
+}
+
+int cdag_wait(cdag_schedule *s) {
+  int rc = check_sched(s, "cdag_wait");
+  if (rc) return rc;
+  if (!s->started) return cdag__error(CDAG_ERR_STATE, "rank %d: cdag_wait without cdag_start", s->rank);
+  s->started = 0;
+  if (s->mode == SCHED_GRAPH) return engine_wait(s);
+  for (int k = 0; k < s->nkerns && !rc; k++) rc = kern_run(s->kerns[k]);  /* in plan order, every member alike */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overflow" /* GCC misreads MPI_STATUSES_IGNORE as an array */
+  if (s->nreqs) MPI_TRY(MPI_Waitall(s->nreqs, s->reqs, MPI_STATUSES_IGNORE), "MPI_Waitall");
+#pragma GCC diagnostic pop
+  if (rc) return rc;
+  run_copies(s->post, s->npost);
+  run_reds(s);
+  return CDAG_OK;
+}
+
+int cdag_run(cdag_schedule *s) {
+  int rc = cdag_start(s);
+  return rc ? rc : cdag_wait(s);
+}

@@ -1,0 +1,367 @@
+/* cdag — src/exec/mpi/schedule.c: a plan cut into one part per rank (runs at the compiling rank).
+ *
+ * sched_parts_from_plan() writes, for every rank, only what that rank does (layout below,
+ * read back by sched_build in schedule_build.c):
+ *   colls:  per collective the rank is a member of, in plan order: how it runs (method),
+ *           kind, type, op, root member, member-set id (-1: whole communicator) and members,
+ *           the rank's own send and recv slots as pieces, and for the Alltoallw method, per
+ *           peer, which of its slots goes to / comes from that peer; for a cdag kernel
+ *           (plan->choices, kernel_choice.c) the algorithm and every member's send bytes;
+ *   pairs:  one message per (src, dst, direction): residual transfers, reduction
+ *           contributions (received into the reduction buffer) and kept synchronisation, in
+ *           one order both sides agree on (sorted by (src, dst, plan order));
+ *   copies: residual transfers to self, and a rank's own reduction contributions;
+ *   reds:   residual reductions at the rank (contributions by offset in its buffer).
+ * Slot sizes of both sides of every pair are checked here, so a rank never builds an MPI
+ * call whose partner disagrees. Cost: O(plan size + sum over collectives of nranks^2)
+ * plus a sort of the residual items. */
+#include <Judy.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/mpi/schedule.h"
+
+int sched_grow(void **arr, int64_t n, int64_t *cap, size_t elem) {
+  if (n < *cap) return CDAG_OK;
+  int64_t c = *cap ? *cap * 2 : 16;
+  void *p = realloc(*arr, (size_t)c * elem);
+  if (!p) return CDAG_NOMEM("schedule");
+  *arr = p;
+  *cap = c;
+  return CDAG_OK;
+}
+
+/* ---- collectives ---- */
+
+/* Which slots carry member i's block to member j under kind k (-1: none). */
+static void w_pair(det_kind k, int i, int j, int rootm, int *ss, int *rs) {
+  *ss = *rs = -1;
+  switch (k) {
+  case DET_BCAST: if (i == rootm) { *ss = 0; *rs = 0; } break;
+  case DET_SCATTER: case DET_SCATTERV: if (i == rootm) { *ss = j; *rs = 0; } break;
+  case DET_GATHER: case DET_GATHERV: if (j == rootm) { *ss = 0; *rs = i; } break;
+  case DET_ALLGATHER: case DET_ALLGATHERV: *ss = 0; *rs = i; break;
+  case DET_ALLTOALL: case DET_ALLTOALLV: *ss = j; *rs = i; break;
+  default: break;
+  }
+}
+
+static int plan_bad(int64_t c, const char *what) {
+  return cdag__error(CDAG_ERR_STATE, "plan collective %lld: %s (the plan is inconsistent)", (long long)c, what);
+}
+
+/* Pair i -> j: 1 if it moves bytes, 0 if not, <0 (error code) if the slot sizes disagree. */
+static int w_active(const cdag_plan *p, int64_t ci, int i, int j, int rootm, int *ss, int *rs) {
+  const det_coll *c = &p->colls[ci];
+  w_pair(c->kind, i, j, rootm, ss, rs);
+  if (*ss < 0 || *ss >= c->nsend_slots || *rs < 0 || *rs >= c->nrecv_slots) return 0;
+  uint64_t sb = det_slot(p, c, 1, i, *ss)->bytes, rb = det_slot(p, c, 0, j, *rs)->bytes;
+  if (rb == 0) return 0;
+  if (sb != rb) return -plan_bad(ci, "a receive slot does not match its send slot");
+  return 1;
+}
+
+/* Checks that every member's slot has `bytes` (or 0 where allowed). */
+static int all_slots(const cdag_plan *p, const det_coll *c, int send, int s, uint64_t bytes, int zero_ok) {
+  for (int m = 0; m < c->nranks; m++) {
+    uint64_t b = det_slot(p, c, send, m, s)->bytes;
+    if (b != bytes && !(zero_ok && b == 0)) return 0;
+  }
+  return 1;
+}
+
+/* MPI_Allgatherv fits when every member receives block j as one piece of exactly the bytes
+   member j sends (a member's own block may be missing: it runs in place). */
+static int allgatherv_fits(const cdag_plan *p, const det_coll *c) {
+  if (c->nsend_slots != 1 || c->nrecv_slots != c->nranks) return 0;
+  for (int j = 0; j < c->nranks; j++) {
+    uint64_t b = det_slot(p, c, 1, j, 0)->bytes;
+    for (int i = 0; i < c->nranks; i++) {
+      const det_iov *v = det_slot(p, c, 0, i, j);
+      if (i == j && v->n == 0) continue;
+      if (v->bytes != b || v->n != (b ? 1 : 0)) return 0;
+    }
+  }
+  return 1;
+}
+
+/* How collective ci runs; CDAG_OK with *method set, or an error if its slots disagree. */
+static int coll_method(const cdag_plan *p, int64_t ci, int rootm, int *method) {
+  const det_coll *c = &p->colls[ci];
+  int tsize = ir_type_size(c->type);
+  uint64_t b0 = c->nsend_slots ? det_slot(p, c, 1, 0, 0)->bytes : 0;
+  switch (c->kind) {
+  case DET_BARRIER: *method = SM_BARRIER; return CDAG_OK;
+  case DET_BCAST: {
+    uint64_t b = det_slot(p, c, 1, rootm, 0)->bytes;
+    int ok = det_slot(p, c, 0, rootm, 0)->bytes == 0;
+    for (int m = 0; ok && m < c->nranks; m++)
+      if (m != rootm && det_slot(p, c, 0, m, 0)->bytes != b) ok = 0;
+    *method = ok ? SM_BCAST : SM_ALLTOALLW;
+    return CDAG_OK;
+  }
+  case DET_ALLREDUCE:
+  case DET_REDUCE:
+    if (!tsize || b0 % (uint64_t)tsize || !all_slots(p, c, 1, 0, b0, 0) || !all_slots(p, c, 0, 0, b0, 1))
+      return plan_bad(ci, "reduction slots differ in size");
+    *method = c->kind == DET_ALLREDUCE ? SM_ALLREDUCE : SM_REDUCE;
+    return CDAG_OK;
+  case DET_REDUCE_SCATTER:
+  case DET_REDUCE_SCATTER_BLOCK:
+    if (!tsize) return plan_bad(ci, "reduction type");
+    for (int j = 0; j < c->nranks; j++) {
+      uint64_t b = det_slot(p, c, 1, 0, j)->bytes, rb = det_slot(p, c, 0, j, 0)->bytes;
+      if (b % (uint64_t)tsize || !all_slots(p, c, 1, j, b, 0) || (rb && rb != b))
+        return plan_bad(ci, "reduce_scatter slots differ in size");
+    }
+    *method = SM_REDSCAT;
+    return CDAG_OK;
+  case DET_ALLGATHER:
+  case DET_ALLGATHERV:
+    *method = allgatherv_fits(p, c) ? SM_ALLGATHERV : SM_ALLTOALLW;
+    return CDAG_OK;
+  default:
+    *method = SM_ALLTOALLW;
+    return CDAG_OK;
+  }
+}
+
+static void put_iov(wire_buf *w, const cdag_plan *p, const det_iov *v) {
+  wire_put_u(w, (uint64_t)v->n);
+  uint64_t prev = 0;
+  for (int32_t k = 0; k < v->n; k++) {
+    const det_piece *pc = &p->pieces[v->first + k];
+    wire_put_s(w, (int64_t)(pc->addr - prev));
+    wire_put_u(w, pc->len);
+    prev = pc->addr + pc->len;
+  }
+}
+
+/* Writes member m's view of collective ci into w. */
+static int put_coll(wire_buf *w, const cdag_plan *p, int64_t ci, int m, int method, int rootm, int64_t setid) {
+  const det_coll *c = &p->colls[ci];
+  const int32_t *mem = p->ranks + c->ranks_first;
+  wire_put_u(w, (uint64_t)method);
+  wire_put_u(w, (uint64_t)c->kind);
+  wire_put_u(w, (uint64_t)(c->type < 0 ? 0 : c->type));
+  wire_put_u(w, (uint64_t)(c->op < 0 ? 0 : c->op));
+  wire_put_s(w, rootm);
+  wire_put_s(w, setid);
+  wire_put_u(w, (uint64_t)c->nranks);
+  if (setid >= 0)
+    for (int j = 0; j < c->nranks; j++) wire_put_u(w, (uint64_t)mem[j]);
+  wire_put_u(w, (uint64_t)m);
+  wire_put_u(w, (uint64_t)c->nsend_slots);
+  wire_put_u(w, (uint64_t)c->nrecv_slots);
+  for (int s = 0; s < c->nsend_slots; s++) put_iov(w, p, det_slot(p, c, 1, m, s));
+  for (int s = 0; s < c->nrecv_slots; s++) put_iov(w, p, det_slot(p, c, 0, m, s));
+  if (method == SM_KERNEL) {  /* the algorithm, and every member's send bytes */
+    wire_put_u(w, (uint64_t)p->choices[ci].alg);
+    for (int j = 0; j < c->nranks; j++) wire_put_u(w, c->nsend_slots ? det_slot(p, c, 1, j, 0)->bytes : 0);
+    return CDAG_OK;
+  }
+  if (method != SM_ALLTOALLW) return CDAG_OK;
+  for (int j = 0; j < c->nranks; j++) {
+    int ss, rs, a;
+    if ((a = w_active(p, ci, m, j, rootm, &ss, &rs)) < 0) return -a;
+    wire_put_u(w, a ? (uint64_t)ss + 1 : 0);
+    if ((a = w_active(p, ci, j, m, rootm, &ss, &rs)) < 0) return -a;
+    wire_put_u(w, a ? (uint64_t)rs + 1 : 0);
+  }
+  return CDAG_OK;
+}
+
+/* The id of the member set of a collective on a proper subset (JudyHS on the rank list). */
+static int set_id(Pvoid_t *sets, int64_t *nsets, const int32_t *mem, int n, int64_t *id) {
+  PWord_t v = (PWord_t)JudyHSIns(sets, (void *)mem, (Word_t)n * sizeof *mem, PJE0);
+  if (v == PJERR) return CDAG_NOMEM("member sets");
+  if (*v == 0) *v = (Word_t)++*nsets;
+  *id = (int64_t)*v - 1;
+  return CDAG_OK;
+}
+
+static int put_colls(const cdag_plan *p, sched_sections *sec) {
+  Pvoid_t sets = NULL;
+  int64_t nsets = 0;
+  int rc = CDAG_OK;
+  for (int64_t ci = 0; ci < p->ncolls && !rc; ci++) {
+    const det_coll *c = &p->colls[ci];
+    const int32_t *mem = p->ranks + c->ranks_first;
+    int rootm = -1, method;
+    for (int m = 0; m < c->nranks; m++)
+      if (mem[m] == c->root) rootm = m;
+    if (c->root >= 0 && rootm < 0) {
+      rc = plan_bad(ci, "root is not a member");
+      break;
+    }
+    if ((rc = coll_method(p, ci, rootm, &method))) break;
+    if (p->choices && p->choices[ci].alg != KERN_ALG_MPI) method = SM_KERNEL;
+    int64_t setid = -1;
+    if (c->nranks != p->nprocs && (rc = set_id(&sets, &nsets, mem, c->nranks, &setid))) break;
+    for (int m = 0; m < c->nranks && !rc; m++) {
+      if (mem[m] < 0 || mem[m] >= p->nprocs) rc = plan_bad(ci, "member out of range");
+      else rc = put_coll(&sec[mem[m]].colls, p, ci, m, method, rootm, setid);
+      if (!rc) sec[mem[m]].ncolls++;
+    }
+  }
+  JudyHSFreeArray(&sets, PJE0);
+  return rc;
+}
+
+/* ---- residual: items grouped into one message per (src, dst) ---- */
+
+typedef struct {
+  int32_t src, dst;
+  int64_t seq;            /* plan order within the pair */
+  uint8_t space;          /* where dst_addr lives at dst: SP_USER or SP_RED */
+  uint64_t src_addr, dst_addr, len;
+} sched_item;
+
+static int item_cmp(const void *x, const void *y) {
+  const sched_item *a = x, *b = y;
+  if (a->src != b->src) return a->src < b->src ? -1 : 1;
+  if (a->dst != b->dst) return a->dst < b->dst ? -1 : 1;
+  return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+typedef struct {
+  sched_item *v;
+  int64_t n, cap;
+} item_list;
+
+static int add_item(item_list *l, int src, int dst, int space, uint64_t sa, uint64_t da, uint64_t len) {
+  int rc = sched_grow((void **)&l->v, l->n, &l->cap, sizeof *l->v);
+  if (rc) return rc;
+  l->v[l->n] = (sched_item){src, dst, l->n, (uint8_t)space, sa, da, len};
+  l->n++;
+  return CDAG_OK;
+}
+
+/* Residual reductions: contributions become items into dst's reduction buffer. */
+static int put_reds(const cdag_plan *p, item_list *items, sched_sections *sec) {
+  int rc;
+  for (int64_t k = 0; k < p->nreds; k++) {
+    const df_red *rd = &p->reds[k];
+    const df_set *set = &p->sst->sets[rd->set];
+    uint64_t size = rd->count * (uint64_t)ir_type_size(rd->type);
+    sched_sections *d = &sec[rd->dst];
+    wire_put_u(&d->reds, rd->dst_addr);
+    wire_put_u(&d->reds, rd->count);
+    wire_put_u(&d->reds, rd->type);
+    wire_put_u(&d->reds, rd->op);
+    int64_t ndistinct = 0;
+    for (int32_t u = 0; u < set->nruns; u++)
+      ndistinct += p->sst->runs[set->first + u].hi - p->sst->runs[set->first + u].lo + 1;
+    wire_put_u(&d->reds, (uint64_t)ndistinct);
+    d->nreds++;
+    for (int32_t u = 0; u < set->nruns; u++) {
+      const df_run *run = &p->sst->runs[set->first + u];
+      for (int32_t r = run->lo; r <= run->hi; r++) {
+        if ((rc = add_item(items, r, rd->dst, SP_RED, run->addr, d->redsize, size))) return rc;
+        wire_put_u(&d->reds, d->redsize);
+        wire_put_u(&d->reds, run->mult);
+        d->redsize += size;
+      }
+    }
+  }
+  return CDAG_OK;
+}
+
+static void put_piece(wire_buf *w, int space, uint64_t addr, uint64_t len) {
+  wire_put_u(w, (uint64_t)space);
+  wire_put_u(w, addr);
+  wire_put_u(w, len);
+}
+
+/* Sorts the items and writes each (src, dst) group as an outgoing message at src, an
+   incoming one at dst, or local copies when src == dst. */
+static void put_pairs(item_list *items, sched_sections *sec) {
+  if (!items->n) return;
+  ir_sort(items->v, (size_t)items->n, sizeof *items->v, item_cmp);
+  for (int64_t a = 0, b; a < items->n; a = b) {
+    const sched_item *x = &items->v[a];
+    int64_t npieces = 0;
+    for (b = a; b < items->n && items->v[b].src == x->src && items->v[b].dst == x->dst; b++)
+      npieces += items->v[b].len > 0;
+    if (x->src == x->dst) {
+      for (int64_t k = a; k < b; k++) {
+        if (!items->v[k].len) continue;
+        put_piece(&sec[x->src].copies, items->v[k].space, items->v[k].dst_addr, items->v[k].len);
+        wire_put_u(&sec[x->src].copies, items->v[k].src_addr);
+        sec[x->src].ncopies++;
+      }
+      continue;
+    }
+    wire_buf *out = &sec[x->src].out, *in = &sec[x->dst].in;
+    wire_put_u(out, (uint64_t)x->dst);
+    wire_put_u(out, (uint64_t)npieces);
+    wire_put_u(in, (uint64_t)x->src);
+    wire_put_u(in, (uint64_t)npieces);
+    for (int64_t k = a; k < b; k++) {
+      const sched_item *it = &items->v[k];
+      if (!it->len) continue;
+      put_piece(out, SP_USER, it->src_addr, it->len);
+      put_piece(in, it->space, it->dst_addr, it->len);
+    }
+    sec[x->src].nout++;
+    sec[x->dst].nin++;
+  }
+}
+
+static int put_residual(const cdag_plan *p, sched_sections *sec) {
+  item_list items = {0};
+  int rc = CDAG_OK;
+  for (int64_t k = 0; k < p->nxfers && !rc; k++) {
+    const df_xfer *x = &p->xfers[k];
+    rc = add_item(&items, x->src, x->dst, SP_USER, x->src_addr, x->dst_addr, x->len);
+  }
+  if (!rc) rc = put_reds(p, &items, sec);
+  for (int64_t k = 0; k < p->nsyncs && !rc; k++)
+    if (p->syncs[2 * k] != p->syncs[2 * k + 1])
+      rc = add_item(&items, p->syncs[2 * k], p->syncs[2 * k + 1], SP_USER, 0, 0, 0);
+  if (!rc) put_pairs(&items, sec);
+  free(items.v);
+  return rc;
+}
+
+/* ---- assembling the parts ---- */
+
+static void sections_free(sched_sections *sec, int n) {
+  for (int r = 0; r < n; r++) {
+    wire_free(&sec[r].colls); wire_free(&sec[r].out); wire_free(&sec[r].in);
+    wire_free(&sec[r].copies); wire_free(&sec[r].reds);
+  }
+  free(sec);
+}
+
+static int assemble(const sched_sections *x, wire_buf *w) {
+  wire_put_u(w, SCHED_MAGIC);
+  wire_put_u(w, SCHED_PLAN);
+  wire_put_u(w, (uint64_t)x->ncolls);
+  wire_put_bytes(w, x->colls.buf, x->colls.len);
+  wire_put_u(w, (uint64_t)x->nout);
+  wire_put_bytes(w, x->out.buf, x->out.len);
+  wire_put_u(w, (uint64_t)x->nin);
+  wire_put_bytes(w, x->in.buf, x->in.len);
+  wire_put_u(w, (uint64_t)x->ncopies);
+  wire_put_bytes(w, x->copies.buf, x->copies.len);
+  wire_put_u(w, x->redsize);
+  wire_put_u(w, (uint64_t)x->nreds);
+  wire_put_bytes(w, x->reds.buf, x->reds.len);
+  int rc = wire_done(&x->colls);
+  if (!rc) rc = wire_done(&x->out);
+  if (!rc) rc = wire_done(&x->in);
+  if (!rc) rc = wire_done(&x->copies);
+  if (!rc) rc = wire_done(&x->reds);
+  return rc ? rc : wire_done(w);
+}
+
+int sched_parts_from_plan(const cdag_plan *p, wire_buf *parts) {
+  sched_sections *sec = calloc((size_t)p->nprocs, sizeof *sec);
+  if (!sec) return CDAG_NOMEM("schedule parts");
+  int rc = put_colls(p, sec);
+  if (!rc) rc = put_residual(p, sec);
+  for (int r = 0; r < p->nprocs && !rc; r++) rc = assemble(&sec[r], &parts[r]);
+  sections_free(sec, p->nprocs);
+  return rc;
+}

@@ -1,0 +1,177 @@
+/* cdag — src/exec/mpi/schedule.h: what one process runs (private to src/exec).
+ *
+ * The compiling rank turns a plan (detect.h) or, with detect = 0, the matched graph into
+ * one "part" per rank: a varint byte string (ir/wire.h) holding only what that rank does.
+ * Parts are scattered with MPI_Scatterv; each rank builds its cdag_schedule from its part:
+ *  - plan mode: collectives (persistent MPI-4 collectives on the schedule's communicator or
+ *    on cached sub-communicators, with MPI_BOTTOM and hindexed datatypes over absolute
+ *    addresses), one persistent message per peer and direction for the residual transfers,
+ *    reduction contributions and kept synchronisation, local copies, residual reductions
+ *    computed after the wait, and snapshots of the origin bytes the run both reads and
+ *    writes (reads of those bytes are redirected to the snapshot buffer);
+ *  - graph mode (the detect = 0 baseline, baseline.c): the rank's own ops with their
+ *    dependencies, one persistent request per send/recv with a tag the root made unique per
+ *    (src, dst) channel, run by a dependency-counter engine.
+ * A run is: snapshot, pack, start all, local copies, wait all, unpack, reduce. */
+#ifndef CDAG_EXEC_SCHEDULE_H
+#define CDAG_EXEC_SCHEDULE_H
+
+#include "detect/detect.h"
+#include "exec/mpi/graph_mpi.h"
+#include "exec/pipeline.h"
+#include "exec/kernels/kernel.h"
+#include "match/match.h"
+#include "ir/wire.h"
+
+enum { SCHED_GRAPH = 0, SCHED_PLAN = 1 };
+#define SCHED_MAGIC 0xcd5cu
+/* How a collective runs (decided at the root from its kind and slot sizes). */
+enum { SM_BARRIER, SM_BCAST, SM_ALLREDUCE, SM_REDUCE, SM_REDSCAT, SM_ALLTOALLW, SM_ALLGATHERV,
+       SM_KERNEL /* one of cdag's kernels (kernel.h), as plan->choices says */ };
+/* Where a piece lives on its rank: user memory or the schedule's reduction buffer. */
+enum { SP_USER = 0, SP_RED = 1 };
+
+/* Root side: the sections of one rank's part while they are written. */
+typedef struct {
+  wire_buf colls, out, in, copies, reds;
+  int64_t ncolls, nout, nin, ncopies, nreds;
+  uint64_t redsize;            /* bytes of the rank's reduction buffer */
+} sched_sections;
+
+/* A local byte move between raw pointers (already redirected through the snapshot). */
+typedef struct {
+  const uint8_t *src;
+  uint8_t *dst;
+  uint64_t len;
+} sched_copy;
+
+/* A residual reduction at this rank: dst = op over contribs[first .. +n) in order. */
+typedef struct {
+  uint8_t *dst;
+  uint64_t count;
+  int type, op;
+  int64_t first, n;
+} sched_red;
+
+typedef struct {
+  const uint8_t *buf;    /* count*size bytes in the reduction buffer */
+  uint32_t mult;         /* times it counts */
+} sched_contrib;
+
+/* The detect = 0 engine (baseline.c). */
+typedef struct {
+  int64_t nops;
+  uint8_t *kind;
+  uint64_t *addr, *addr2, *bytes;
+  int32_t *peer, *tag;        /* reduce: cdag_type / cdag_reduce_op */
+  int32_t *npred;             /* predecessors per op */
+  int32_t *succ_start, *succ; /* CSR of successors */
+  int32_t *req_of;            /* op -> index in the schedule's requests, -1 */
+  int32_t *op_of_req;         /* request index -> op */
+  int32_t *count;             /* run state: predecessors not yet complete */
+  int32_t *ready;             /* run state: stack of ready ops */
+  int64_t nready, ndone;
+  int *idx;                   /* Waitsome indices */
+  uint64_t *stage_off;        /* send with local successors -> its staging copy in stage, or UINT64_MAX */
+  uint8_t *stage;             /* such sends take their data when they start (match.h's semantics) */
+  int64_t pending;            /* run state: staged sends still in flight */
+} sched_engine;
+
+struct cdag_schedule {
+  int refs;                   /* the user's handle(s) plus the compile cache */
+  int mode;                   /* SCHED_GRAPH or SCHED_PLAN */
+  int started;                /* between cdag_start and cdag_wait */
+  MPI_Comm comm;              /* private duplicate of the graph's communicator */
+  int rank, nprocs;
+  char *report_text, *report_json;  /* the root's report, on every rank */
+
+  /* snapshots: sorted disjoint [lo, hi) copied to snapbuf + off before a run */
+  int64_t nsnaps;
+  uint64_t *snap_lo, *snap_hi, *snap_off;
+  uint8_t *snapbuf;
+
+  int64_t npre, nmid, npost;  /* copies before start (packs), after start, after wait */
+  sched_copy *pre, *mid, *post;
+  int64_t nreds;  sched_red *reds;
+  int64_t ncontribs;  sched_contrib *contribs;
+  uint8_t *redbuf;            /* reduction contributions and collective temporaries */
+
+  int nreqs;  MPI_Request *reqs;     /* persistent requests, started together */
+  int64_t ntypes, cap_types; MPI_Datatype *types;  /* derived datatypes to free */
+  int ncomms; MPI_Comm *comms;       /* sub-communicators (MPI_COMM_NULL where not member) */
+  int64_t nkeep, cap_keep; void **keep;  /* argument arrays the persistent calls refer to */
+
+  int nkerns;  kern_op **kerns;      /* cdag's kernels, in plan order (run in cdag_wait) */
+
+  sched_engine eng;           /* graph mode */
+};
+
+/* Root side: one part per rank (parts[r] filled; the caller frees them). */
+int sched_parts_from_plan(const cdag_plan *p, wire_buf *parts);
+/* detect = 0: gg finalized and matched (m); base[r] = first op id of rank r (nprocs+1 entries).
+   Each part holds, per send/recv of the rank, a tag unique within its (src, dst) channel. */
+int sched_parts_from_graph(const cdag_graph *gg, const match_result *m, const int64_t *base, int64_t tag_ub,
+                           wire_buf *parts);
+
+/* Rank side: builds the schedule of this rank from its part. g is this rank's distributed
+   graph (graph mode reads its ops). On error the schedule is freed. */
+int sched_build(const uint8_t *part, int64_t len, cdag_graph *g, MPI_Comm comm, cdag_schedule **s);
+/* Frees everything (requests, datatypes, sub-communicators, buffers); refs ignored. */
+void sched_destroy(cdag_schedule *s);
+
+/* Graph mode (baseline.c): build from the part's tags; start / wait the engine. */
+int engine_build(cdag_schedule *s, cdag_graph *g, wire_reader *r);
+int engine_start(cdag_schedule *s);
+int engine_wait(cdag_schedule *s);
+void engine_free(sched_engine *e);
+
+/* Counters for tests (compile.c): real compilations (gather + analysis) and cache hits
+   (the same graph rebuilt and recognised by its fingerprint) in this process. */
+void exec_compile_stats(int64_t *compiles, int64_t *cache_hits);
+
+/* Tests only: replaces the analysis at the compiling rank with analyze (its plans are freed
+   with free_plan and reported as hand-made); NULL restores cdag_analyze. */
+typedef int (*exec_analyzer)(cdag_graph *gg, const cdag_options *o, cdag_plan **p);
+void exec_set_analyzer(exec_analyzer analyze, void (*free_plan)(cdag_plan *));
+
+/* ---- cdag's kernels in schedules (compile_kernel.c) ---- */
+
+/* A byte sequence of (address, length) pieces, already redirected through snapshots. */
+typedef struct {
+  uint64_t *addr, *len;
+  int n;
+} sched_iov;
+
+/* One collective that runs as a cdag kernel, as this rank sees it. */
+typedef struct {
+  int kind;                 /* det_kind: bcast, allgather(v), reduce, allreduce */
+  int alg;                  /* kern_alg: KERN_ALG_CIRCULANT or KERN_ALG_CENSUS */
+  int n, me, rootm;         /* members, own member index, root member (-1) */
+  const int32_t *members;   /* comm ranks of the members; NULL: every rank */
+  int type, op;             /* reductions */
+  int inplace;              /* a reduction whose input is its recv slot */
+  const uint64_t *counts;   /* per member: bytes of its send slot */
+  sched_iov send;           /* the rank's send slot (reads) */
+  const sched_iov *recv;    /* its recv slots (1, or n for allgather(v)); empty: scratch */
+} sched_kcoll;
+
+/* The environment's policy (CDAG_KERNEL) and whether CDAG_MEASURE=1 asks to measure. */
+int exec_kernel_env(kern_policy *policy, int *measure);
+/* Measures the model on comm (collective) and keeps it for this process. */
+int exec_kernel_measure(MPI_Comm comm);
+/* The model in use: the measured one if any, else kern_model_default(). */
+kern_model exec_kernel_model(void);
+/* Builds the kernel of k on s->comm (temporaries for empty recv slots kept by s). */
+int sched_kernel_build(cdag_schedule *s, const sched_kcoll *k, kern_op **op);
+/* Zeroed memory owned by the schedule (freed with it); NULL when out of memory. */
+void *sched_keep_alloc(cdag_schedule *s, size_t n);
+
+/* Growable array helper for schedule building: ensures room for one more element. */
+int sched_grow(void **arr, int64_t n, int64_t *cap, size_t elem);
+/* Records an MPI failure as CDAG_ERR_MPI naming the call and MPI's error string. */
+int sched_mpi_error(int mpi_rc, const char *call, int rank);
+/* The MPI datatype / op of a cdag_type / cdag_reduce_op. */
+MPI_Datatype sched_mpi_type(int type);
+MPI_Op sched_mpi_op(int rop, int type);  /* unsigned min/max: cdag's own ops (MPICH bug) */
+
+#endif

@@ -1,0 +1,83 @@
+/* cdag — src/exec/pipeline.c: the whole compiler pipeline on a global graph, without MPI.
+ *
+ * cdag_analyze: finalize (program order, dependencies), match, dataflow (SST, wait sets),
+ * detect (collectives, plan), timing each phase; pipeline_plan adds the choice of algorithm.
+ * The same pipeline runs inside cdag_compile on the compiling rank. The options of a compile
+ * are initialised and validated here, once for every caller. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "exec/pipeline.h"
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+void cdag_options_init(cdag_options *o) {
+  if (!o) return;
+  o->detect = 1;
+  o->density = 1.0;
+  o->exact_float = 0;
+  o->root = 0;
+  o->min_group = 4;
+}
+
+int pipeline_check_options(const cdag_options *o, int nprocs, int rank) {
+  char who[32] = "";
+  if (rank >= 0) snprintf(who, sizeof who, "rank %d: ", rank);
+  if (o->root < 0 || o->root >= nprocs)
+    return cdag__error(CDAG_ERR_ARG, "%soptions.root %d out of range 0..%d", who, o->root, nprocs - 1);
+  if (!(o->density > 0.0 && o->density <= 1.0))
+    return cdag__error(CDAG_ERR_ARG, "%soptions.density %g is not in (0, 1]", who, o->density);
+  if (o->min_group < 1) return cdag__error(CDAG_ERR_ARG, "%soptions.min_group %d < 1", who, o->min_group);
+  if (o->detect != 0 && o->detect != 1)
+    return cdag__error(CDAG_ERR_ARG, "%soptions.detect %d is neither 0 nor 1", who, o->detect);
+  if (o->exact_float != 0 && o->exact_float != 1)
+    return cdag__error(CDAG_ERR_ARG, "%soptions.exact_float %d is neither 0 nor 1", who, o->exact_float);
+  return CDAG_OK;
+}
+
+int cdag_analyze(cdag_graph *g, const cdag_options *o, cdag_plan **p) {
+  if (!g || !p) return cdag__error(CDAG_ERR_ARG, "cdag_analyze: NULL argument");
+  *p = NULL;
+  cdag_options opts;
+  cdag_options_init(&opts);
+  if (o) opts = *o;
+  if (opts.root >= g->nprocs) opts.root = 0;  /* the compiling rank means nothing offline */
+  int vrc = pipeline_check_options(&opts, g->nprocs, -1);
+  if (vrc) return vrc;
+  match_result m = {0};
+  df_sst *sst = NULL;
+  double t0 = now();
+  int rc = ir_finalize(g);
+  if (rc == CDAG_OK) rc = match_run(g, &m);
+  double t1 = now();
+  if (rc == CDAG_OK) rc = dataflow_run_opt(g, &m, DF_WAITSETS_IF_NEEDED | DF_RELEASE_INPUTS, &sst);
+  double t2 = now();
+  if (rc == CDAG_OK) rc = detect_run(g, sst, &opts, p);
+  double t3 = now();
+  match_free(&m);
+  if (rc) return rc;
+  (*p)->sec_match = t1 - t0;
+  (*p)->sec_dataflow = t2 - t1;
+  (*p)->sec_detect = t3 - t2;
+  for (int64_t i = 0; i < g->nops; i++) (*p)->nops_kind[g->kind[i]]++;
+  return CDAG_OK;
+}
+
+int cdag_plan_free(cdag_plan **p) {
+  if (!p) return CDAG_OK;
+  detect_plan_free(*p);
+  *p = NULL;
+  return CDAG_OK;
+}
+
+int pipeline_plan(cdag_graph *g, const cdag_options *o, const kern_model *m, kern_policy policy, cdag_plan **p) {
+  int rc = cdag_analyze(g, o, p);
+  if (rc == CDAG_OK) rc = kern_choose_plan(*p, m, policy);
+  if (rc != CDAG_OK) cdag_plan_free(p);
+  return rc;
+}

@@ -1,0 +1,32 @@
+/* cdag — src/exec/pipeline.h: the compiler pipeline, driven from one place (no MPI).
+ *
+ * finalize (program order, dependencies) -> match -> dataflow (SST, wait sets) -> detect
+ * (collectives, the plan) -> choose (each collective's algorithm, exec/model). Every caller
+ * that turns a graph into a plan comes here: cdag_analyze, cdag_compile's compiling rank
+ * (exec/mpi), and the `cdag` tool's analyze, goal, model and dot. The options live here too:
+ * cdag_options_init and the one validation of a cdag_options. No stage below calls up to it.
+ *
+ * The subdirectories of src/exec, each with its contract header:
+ *   mpi/      distributed graphs, gather/compile/scatter, the schedule part, the runtime
+ *             (schedule.h, graph_mpi.h; calls MPI)
+ *   kernels/  cdag's collective kernels over point-to-point (kernel.h; calls MPI) and the
+ *             circulant schedules they follow (circulant.h; pure)
+ *   sim/      the in-process simulator and verify (sim.h; no MPI)
+ *   model/    cost model and kernel choice, lowering, GOAL writer, LogGP (model.h, lower.h;
+ *             no MPI)
+ * Only mpi/ and kernels/ include mpi.h themselves; scripts/check-layout.sh checks it. */
+#ifndef CDAG_EXEC_PIPELINE_H
+#define CDAG_EXEC_PIPELINE_H
+
+#include "detect/detect.h"
+#include "exec/model/model.h"
+
+/* CDAG_OK, or CDAG_ERR_ARG naming the field, its value and the rank (rank < 0: no rank in
+   the message). nprocs bounds root. */
+int pipeline_check_options(const cdag_options *o, int nprocs, int rank);
+
+/* cdag_analyze, then the algorithm of every collective (kern_choose_plan with model m and
+   policy): the plan as it would run. *p is NULL on error. */
+int pipeline_plan(cdag_graph *g, const cdag_options *o, const kern_model *m, kern_policy policy, cdag_plan **p);
+
+#endif

@@ -1,0 +1,172 @@
+/* cdag — src/exec/sim/sim_mem.c: the simulator's memory images, one per rank.
+ *
+ * A rank's memory is the union of every address range the graph touches (buffers of sends,
+ * receives, reduces, copies, scratch), merged into sorted regions, each with its own bytes.
+ * Lookups binary-search the rank's regions. Comparisons skip scratch on request and name the
+ * first differing byte. Simple on purpose: this is the oracle. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/sim/sim.h"
+
+typedef struct {
+  uint64_t lo, hi;
+  uint8_t *bytes;
+} sim_region;
+
+struct sim_mem {
+  int nprocs;
+  int64_t *start;        /* nprocs+1 offsets into regions */
+  sim_region *regions;
+  int64_t nregions;
+};
+
+typedef struct {
+  int rank;
+  uint64_t lo, hi;
+} span;
+
+static int span_cmp(const void *x, const void *y) {
+  const span *a = x, *b = y;
+  if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+  return (a->lo > b->lo) - (a->lo < b->lo);
+}
+
+static int add_span(span **s, int64_t *n, int64_t *cap, int rank, uint64_t addr, uint64_t len) {
+  if (len == 0) return CDAG_OK;
+  if (*n == *cap) {
+    *cap = *cap ? *cap * 2 : 256;
+    span *p = realloc(*s, (size_t)*cap * sizeof *p);
+    if (!p) return CDAG_NOMEM("simulator memory");
+    *s = p;
+  }
+  (*s)[(*n)++] = (span){rank, addr, addr + len};
+  return CDAG_OK;
+}
+
+static int collect_spans(const cdag_graph *g, span **s, int64_t *n) {
+  int64_t cap = 0;
+  int rc = CDAG_OK;
+  for (int64_t i = 0; i < g->nops && rc == CDAG_OK; i++) {
+    rc = add_span(s, n, &cap, g->rank[i], g->addr[i], g->kind[i] == IR_CALC ? 0 : g->bytes[i]);
+    if (rc == CDAG_OK && (g->kind[i] == IR_REDUCE || g->kind[i] == IR_COPY))
+      rc = add_span(s, n, &cap, g->rank[i], g->addr2[i], g->bytes[i]);
+  }
+  for (int64_t i = 0; i < g->nscratch && rc == CDAG_OK; i++)
+    rc = add_span(s, n, &cap, g->scr_rank[i], g->scr_addr[i], g->scr_len[i]);
+  return rc;
+}
+
+int sim_mem_create(const cdag_graph *g, sim_mem **out) {
+  span *s = NULL;
+  int64_t n = 0;
+  *out = NULL;
+  sim_mem *m = calloc(1, sizeof *m);
+  int rc = m ? collect_spans(g, &s, &n) : CDAG_NOMEM("simulator memory");
+  if (rc) goto fail;
+  ir_sort(s, (size_t)n, sizeof *s, span_cmp);
+  m->nprocs = g->nprocs;
+  m->start = calloc((size_t)g->nprocs + 1, sizeof *m->start);
+  m->regions = calloc((size_t)(n ? n : 1), sizeof *m->regions);
+  if (!m->start || !m->regions) { rc = CDAG_NOMEM("simulator memory"); goto fail; }
+  for (int64_t i = 0; i < n; i++) {
+    sim_region *last = m->nregions ? &m->regions[m->nregions - 1] : NULL;
+    if (last && i > 0 && s[i - 1].rank == s[i].rank && s[i].lo <= last->hi) {
+      if (s[i].hi > last->hi) last->hi = s[i].hi;
+      continue;
+    }
+    m->regions[m->nregions++] = (sim_region){.lo = s[i].lo, .hi = s[i].hi};
+    m->start[s[i].rank + 1]++;
+  }
+  for (int r = 0; r < g->nprocs; r++) m->start[r + 1] += m->start[r];
+  for (int64_t i = 0; i < m->nregions; i++) {
+    m->regions[i].bytes = calloc(1, (size_t)(m->regions[i].hi - m->regions[i].lo));
+    if (!m->regions[i].bytes) { rc = CDAG_NOMEM("simulator memory"); goto fail; }
+  }
+  free(s);
+  *out = m;
+  return CDAG_OK;
+fail:
+  free(s);
+  sim_mem_free(m);
+  return rc;
+}
+
+void sim_mem_free(sim_mem *m) {
+  if (!m) return;
+  for (int64_t i = 0; i < m->nregions; i++) free(m->regions[i].bytes);
+  free(m->regions);
+  free(m->start);
+  free(m);
+}
+
+int sim_mem_clone(const sim_mem *m, sim_mem **copy) {
+  sim_mem *c = calloc(1, sizeof *c);
+  *copy = NULL;
+  if (!c) return CDAG_NOMEM("simulator memory");
+  c->nprocs = m->nprocs;
+  c->nregions = m->nregions;
+  c->start = malloc(((size_t)m->nprocs + 1) * sizeof *c->start);
+  c->regions = calloc((size_t)(m->nregions ? m->nregions : 1), sizeof *c->regions);
+  if (!c->start || !c->regions) { sim_mem_free(c); return CDAG_NOMEM("simulator memory"); }
+  memcpy(c->start, m->start, ((size_t)m->nprocs + 1) * sizeof *c->start);
+  for (int64_t i = 0; i < m->nregions; i++) {
+    size_t len = (size_t)(m->regions[i].hi - m->regions[i].lo);
+    c->regions[i] = m->regions[i];
+    c->regions[i].bytes = malloc(len ? len : 1);
+    if (!c->regions[i].bytes) { c->nregions = i; sim_mem_free(c); return CDAG_NOMEM("simulator memory"); }
+    memcpy(c->regions[i].bytes, m->regions[i].bytes, len);
+  }
+  *copy = c;
+  return CDAG_OK;
+}
+
+void sim_mem_fill_random(sim_mem *m, uint64_t seed) {
+  uint64_t x = seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL;
+  for (int64_t i = 0; i < m->nregions; i++)
+    for (uint64_t b = 0; b < m->regions[i].hi - m->regions[i].lo; b++) {
+      x ^= x << 13; x ^= x >> 7; x ^= x << 17;  /* xorshift64 */
+      m->regions[i].bytes[b] = (uint8_t)(x >> 24);
+    }
+}
+
+int sim_mem_nprocs(const sim_mem *m) { return m->nprocs; }
+
+uint64_t sim_mem_bytes(const sim_mem *m) {
+  uint64_t n = 0;
+  for (int64_t i = 0; i < m->nregions; i++) n += m->regions[i].hi - m->regions[i].lo;
+  return n;
+}
+
+uint8_t *sim_mem_at(sim_mem *m, int rank, uint64_t addr, uint64_t len) {
+  static uint8_t nothing; /* zero bytes need no memory */
+  if (rank < 0 || rank >= m->nprocs) return NULL;
+  if (len == 0) return &nothing;
+  int64_t lo = m->start[rank], hi = m->start[rank + 1];
+  while (lo < hi) { /* first region with hi > addr */
+    int64_t mid = lo + (hi - lo) / 2;
+    if (m->regions[mid].hi <= addr) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo == m->start[rank + 1]) return NULL;
+  const sim_region *r = &m->regions[lo];
+  if (addr < r->lo || addr + len > r->hi) return NULL;
+  return r->bytes + (addr - r->lo);
+}
+
+int sim_mem_compare(const sim_mem *a, const sim_mem *b, const cdag_graph *g, int skip_scratch) {
+  if (a->nprocs != b->nprocs || a->nregions != b->nregions) return cdag__error(CDAG_ERR_STATE, "memory images have different layouts");
+  if (skip_scratch && g->state == IR_BUILDING)
+    return cdag__error(CDAG_ERR_STATE, "simulator: comparing without scratch needs a finalized graph");
+  for (int r = 0; r < a->nprocs; r++)
+    for (int64_t i = a->start[r]; i < a->start[r + 1]; i++) {
+      const sim_region *x = &a->regions[i], *y = &b->regions[i];
+      for (uint64_t k = 0; k < x->hi - x->lo; k++) {
+        if (x->bytes[k] == y->bytes[k]) continue;
+        if (skip_scratch && ir_is_scratch(g, r, x->lo + k, 1)) continue;
+        return cdag__error(CDAG_ERR_STATE, "rank %d byte 0x%llx differs: 0x%02x vs 0x%02x", r,
+                           (unsigned long long)(x->lo + k), x->bytes[k], y->bytes[k]);
+      }
+    }
+  return CDAG_OK;
+}

@@ -1,0 +1,335 @@
+/* cdag — src/exec/sim/sim_plan.c: running a plan in the simulator.
+ *
+ * Each collective is executed by the meaning of its kind (detect.h), not by the SST tuples
+ * it replaced, so a wrong detection shows up as different memory: a slot's pieces are read
+ * from the origin snapshot and concatenated into one message, which is scattered over the
+ * receiving slot's pieces. Reductions combine members' messages in member order. Residual
+ * messages and reductions follow. Snapshots and syncs are execution details: ignored.
+ * Before a collective runs it is checked against detect.h's table (slot counts, members,
+ * root, slot bytes, addresses); after the plan ran, no byte may have been written twice,
+ * since MPI runs all parts at once. Cost O(B + w log w): B bytes moved, w pieces written. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/sim/sim.h"
+
+typedef struct {
+  const cdag_plan *p;
+  sim_mem *m;
+  const sim_mem *snap;
+  uint8_t *buf, *acc;
+  uint64_t cap;
+  det_range *writes;       /* every range the plan writes: parts must write disjoint bytes */
+  int64_t nwrites, wcap;
+} plan_run;
+
+static int log_write(plan_run *r, int rank, uint64_t addr, uint64_t len) {
+  if (len == 0) return CDAG_OK;
+  IR_GROW(r->writes, r->nwrites, r->wcap, 1, "simulator");
+  r->writes[r->nwrites++] = (det_range){rank, addr, len};
+  return CDAG_OK;
+}
+
+static int range_cmp(const void *x, const void *y) {
+  const det_range *a = x, *b = y;
+  if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+  return (a->addr > b->addr) - (a->addr < b->addr);
+}
+
+/* The parts of a plan run concurrently in MPI, so no byte may be written twice. */
+static int check_disjoint_writes(plan_run *r) {
+  ir_sort(r->writes, r->nwrites, sizeof *r->writes, range_cmp);
+  for (int64_t i = 1; i < r->nwrites; i++) {
+    const det_range *a = &r->writes[i - 1], *b = &r->writes[i];
+    if (a->rank == b->rank && b->addr < a->addr + a->len)
+      return cdag__error(CDAG_ERR_STATE, "simulator: the plan writes rank %d byte 0x%llx twice (its parts must write disjoint bytes)",
+                         b->rank, (unsigned long long)b->addr);
+  }
+  return CDAG_OK;
+}
+
+static int reserve(plan_run *r, uint64_t n) {
+  if (n <= r->cap) return CDAG_OK;
+  uint8_t *b = realloc(r->buf, (size_t)n), *a;
+  if (!b) return CDAG_NOMEM("simulator");
+  r->buf = b;
+  a = realloc(r->acc, (size_t)n);
+  if (!a) return CDAG_NOMEM("simulator");
+  r->acc = a;
+  r->cap = n;
+  return CDAG_OK;
+}
+
+static int outside(const det_coll *c, int rank, uint64_t addr) {
+  return cdag__error(CDAG_ERR_ARG, "simulator: %s rooted at %d: rank %d address 0x%llx is outside memory",
+                     det_kind_name(c->kind), c->root, rank, (unsigned long long)addr);
+}
+
+/* Concatenates the slot's pieces (read from the snapshot) into out. */
+static int gather_slot(plan_run *r, const det_coll *c, int rank, const det_iov *v, uint8_t *out) {
+  uint64_t at = 0;
+  for (int32_t i = 0; i < v->n; i++) {
+    const det_piece *pc = &r->p->pieces[v->first + i];
+    const uint8_t *src = sim_mem_at((sim_mem *)r->snap, rank, pc->addr, pc->len);
+    if (!src) return outside(c, rank, pc->addr);
+    memcpy(out + at, src, (size_t)pc->len);
+    at += pc->len;
+  }
+  return CDAG_OK;
+}
+
+static int scatter_slot(plan_run *r, const det_coll *c, int rank, const det_iov *v, const uint8_t *in) {
+  uint64_t at = 0;
+  for (int32_t i = 0; i < v->n; i++) {
+    const det_piece *pc = &r->p->pieces[v->first + i];
+    uint8_t *dst = sim_mem_at(r->m, rank, pc->addr, pc->len);
+    if (!dst) return outside(c, rank, pc->addr);
+    int rc = log_write(r, rank, pc->addr, pc->len);
+    if (rc) return rc;
+    memcpy(dst, in + at, (size_t)pc->len);
+    at += pc->len;
+  }
+  return CDAG_OK;
+}
+
+static uint64_t iov_bytes(const cdag_plan *p, const det_iov *v) {
+  uint64_t n = 0;
+  for (int32_t i = 0; i < v->n; i++) n += p->pieces[v->first + i].len;
+  return n;
+}
+
+/* Moves send slot (i, si) into recv slot (j, rj); an empty side means nothing moves. */
+static int move(plan_run *r, const det_coll *c, int32_t i, int32_t si, int32_t j, int32_t rj) {
+  const int32_t *ranks = r->p->ranks + c->ranks_first;
+  const det_iov *s = det_slot(r->p, c, 1, i, si), *d = det_slot(r->p, c, 0, j, rj);
+  uint64_t n = iov_bytes(r->p, s), nd = iov_bytes(r->p, d);
+  if (n == 0 || nd == 0) return CDAG_OK;
+  if (n != nd)
+    return cdag__error(CDAG_ERR_STATE, "simulator: %s rooted at %d: rank %d sends %llu bytes but rank %d's slot holds %llu",
+                       det_kind_name(c->kind), c->root, ranks[i], (unsigned long long)n, ranks[j], (unsigned long long)nd);
+  int rc = reserve(r, n);
+  if (rc == CDAG_OK) rc = gather_slot(r, c, ranks[i], s, r->buf);
+  if (rc == CDAG_OK) rc = scatter_slot(r, c, ranks[j], d, r->buf);
+  return rc;
+}
+
+/* Reduces send slot s of every member, in member order, into acc; *n gets the size. */
+static int combine(plan_run *r, const det_coll *c, int32_t s, uint64_t *n) {
+  const int32_t *ranks = r->p->ranks + c->ranks_first;
+  *n = iov_bytes(r->p, det_slot(r->p, c, 1, 0, s));
+  int rc = reserve(r, *n);
+  uint64_t size = (uint64_t)ir_type_size(c->type);
+  for (int32_t i = 0; i < c->nranks && rc == CDAG_OK; i++) {
+    const det_iov *v = det_slot(r->p, c, 1, i, s);
+    if (iov_bytes(r->p, v) != *n)
+      return cdag__error(CDAG_ERR_STATE, "simulator: %s: members contribute different sizes", det_kind_name(c->kind));
+    rc = gather_slot(r, c, ranks[i], v, i == 0 ? r->acc : r->buf);
+    if (rc == CDAG_OK && i > 0) ir_reduce_apply(c->type, c->op, r->buf, r->acc, *n / size);
+  }
+  return rc;
+}
+
+static int put_result(plan_run *r, const det_coll *c, int32_t j, uint64_t n) {
+  const det_iov *d = det_slot(r->p, c, 0, j, 0);
+  uint64_t nd = iov_bytes(r->p, d);
+  if (nd == 0) return CDAG_OK;
+  if (nd != n) return cdag__error(CDAG_ERR_STATE, "simulator: %s: result of %llu bytes into a slot of %llu",
+                                  det_kind_name(c->kind), (unsigned long long)n, (unsigned long long)nd);
+  return scatter_slot(r, c, r->p->ranks[c->ranks_first + j], d, r->acc);
+}
+
+static int32_t root_index(const cdag_plan *p, const det_coll *c) {
+  for (int32_t i = 0; i < c->nranks; i++)
+    if (p->ranks[c->ranks_first + i] == c->root) return i;
+  return -1;
+}
+
+/* ---- checking a collective against detect.h's table before running it ---- */
+
+static int rooted(det_kind k) {
+  return k == DET_BCAST || k == DET_SCATTER || k == DET_SCATTERV || k == DET_GATHER || k == DET_GATHERV ||
+         k == DET_REDUCE;
+}
+
+static int is_reduction(det_kind k) {
+  return k == DET_REDUCE || k == DET_ALLREDUCE || k == DET_REDUCE_SCATTER || k == DET_REDUCE_SCATTER_BLOCK;
+}
+
+/* Slot counts of kind k over n members; *_root: only the root's slots on that side carry data. */
+static void slot_table(det_kind k, int32_t n, int32_t *ns, int32_t *nr, int *send_root, int *recv_root) {
+  *ns = *nr = 1;
+  *send_root = k == DET_BCAST || k == DET_SCATTER || k == DET_SCATTERV;
+  *recv_root = k == DET_GATHER || k == DET_GATHERV || k == DET_REDUCE;
+  if (k == DET_SCATTER || k == DET_SCATTERV || k == DET_ALLTOALL || k == DET_ALLTOALLV ||
+      k == DET_REDUCE_SCATTER || k == DET_REDUCE_SCATTER_BLOCK)
+    *ns = n;
+  if (k == DET_GATHER || k == DET_GATHERV || k == DET_ALLGATHER || k == DET_ALLGATHERV || k == DET_ALLTOALL ||
+      k == DET_ALLTOALLV)
+    *nr = n;
+  if (k == DET_BARRIER) *ns = *nr = 0;
+}
+
+static int bad(int64_t ci, const det_coll *c, const char *what, int rank) {
+  return cdag__error(CDAG_ERR_STATE, "simulator: plan collective %lld (%s rooted at %d, %d members): %s (rank %d)",
+                     (long long)ci, det_kind_name(c->kind), c->root, c->nranks, what, rank);
+}
+
+/* One slot: its pieces exist, add up to its bytes and lie in the member's memory. */
+static int check_slot(const plan_run *r, int64_t ci, const det_coll *c, const det_iov *v, int rank, int must_be_empty) {
+  uint64_t sum = 0;
+  if (v->n < 0 || (int64_t)v->first + v->n > r->p->npieces) return bad(ci, c, "a slot's pieces are out of range", rank);
+  for (int32_t i = 0; i < v->n; i++) {
+    const det_piece *pc = &r->p->pieces[v->first + i];
+    if (!sim_mem_at(r->m, rank, pc->addr, pc->len)) return outside(c, rank, pc->addr);
+    sum += pc->len;
+  }
+  if (sum != v->bytes) return bad(ci, c, "a slot's bytes differ from the sum of its pieces", rank);
+  if (must_be_empty && sum) return bad(ci, c, "a slot that only the root may fill holds data", rank);
+  if (is_reduction(c->kind) && sum % (uint64_t)ir_type_size(c->type))
+    return bad(ci, c, "a slot is not a whole number of elements", rank);
+  return CDAG_OK;
+}
+
+static int check_slots(const plan_run *r, int64_t ci, const det_coll *c, int send, int root_only, int32_t root) {
+  int32_t per = send ? c->nsend_slots : c->nrecv_slots;
+  for (int32_t m = 0; m < c->nranks; m++)
+    for (int32_t s = 0; s < per; s++) {
+      int rc = check_slot(r, ci, c, det_slot(r->p, c, send, m, s), r->p->ranks[c->ranks_first + m], root_only && m != root);
+      if (rc) return rc;
+    }
+  return CDAG_OK;
+}
+
+static int check_coll(const plan_run *r, int64_t ci) {
+  const cdag_plan *p = r->p;
+  const det_coll *c = &p->colls[ci];
+  if ((unsigned)c->kind >= DET_NKINDS) return cdag__error(CDAG_ERR_STATE, "simulator: plan collective %lld has no kind", (long long)ci);
+  if (c->nranks < 0 || c->ranks_first < 0 || c->ranks_first + c->nranks > p->nranks) return bad(ci, c, "members out of range", -1);
+  for (int32_t m = 0; m < c->nranks; m++) {
+    int32_t rank = p->ranks[c->ranks_first + m];
+    if (rank < 0 || rank >= p->nprocs || (m > 0 && rank <= p->ranks[c->ranks_first + m - 1]))
+      return bad(ci, c, "members are not distinct sorted ranks", rank);
+  }
+  int32_t root = root_index(p, c), ns, nr;
+  int send_root, recv_root;
+  if (rooted(c->kind) && root < 0) return bad(ci, c, "the root is not a member", c->root);
+  if (is_reduction(c->kind) && (!ir_type_size(c->type) || !ir_rop_name(c->op) || !ir_rop_valid_for(c->op, c->type)))
+    return bad(ci, c, "no valid type and op", -1);
+  slot_table(c->kind, c->nranks, &ns, &nr, &send_root, &recv_root);
+  if (c->nsend_slots != ns || c->nrecv_slots != nr) return bad(ci, c, "slot counts differ from its kind's", -1);
+  if (c->send_first < 0 || c->recv_first < 0 || c->send_first + (int64_t)c->nranks * ns > p->niovs ||
+      c->recv_first + (int64_t)c->nranks * nr > p->niovs)
+    return bad(ci, c, "slots out of range", -1);
+  int rc = check_slots(r, ci, c, 1, send_root, root);
+  return rc ? rc : check_slots(r, ci, c, 0, recv_root, root);
+}
+
+static int run_coll(plan_run *r, const det_coll *c) {
+  int32_t n = c->nranks, root = root_index(r->p, c);  /* checked: a member for rooted kinds */
+  int rc = CDAG_OK;
+  uint64_t bytes;
+  switch (c->kind) {
+    case DET_BCAST:
+      for (int32_t j = 0; j < n && rc == CDAG_OK; j++) if (j != root) rc = move(r, c, root, 0, j, 0);
+      return rc;
+    case DET_SCATTER: case DET_SCATTERV:
+      for (int32_t j = 0; j < n && rc == CDAG_OK; j++) rc = move(r, c, root, j, j, 0);
+      return rc;
+    case DET_GATHER: case DET_GATHERV:
+      for (int32_t i = 0; i < n && rc == CDAG_OK; i++) rc = move(r, c, i, 0, root, i);
+      return rc;
+    case DET_ALLGATHER: case DET_ALLGATHERV:
+      for (int32_t i = 0; i < n; i++)
+        for (int32_t j = 0; j < n && rc == CDAG_OK; j++) rc = move(r, c, i, 0, j, i);
+      return rc;
+    case DET_ALLTOALL: case DET_ALLTOALLV:
+      for (int32_t i = 0; i < n; i++)
+        for (int32_t j = 0; j < n && rc == CDAG_OK; j++) rc = move(r, c, i, j, j, i);
+      return rc;
+    case DET_REDUCE:
+      if ((rc = combine(r, c, 0, &bytes))) return rc;
+      return put_result(r, c, root, bytes);
+    case DET_ALLREDUCE:
+      if ((rc = combine(r, c, 0, &bytes))) return rc;
+      for (int32_t j = 0; j < n && rc == CDAG_OK; j++) rc = put_result(r, c, j, bytes);
+      return rc;
+    case DET_REDUCE_SCATTER: case DET_REDUCE_SCATTER_BLOCK:
+      for (int32_t j = 0; j < n && rc == CDAG_OK; j++)
+        if ((rc = combine(r, c, j, &bytes)) == CDAG_OK) rc = put_result(r, c, j, bytes);
+      return rc;
+    default:
+      return CDAG_OK; /* barrier: synchronisation only */
+  }
+}
+
+/* Residual messages must group the transfers as they say (the report counts them). */
+static int check_msgs(const cdag_plan *p) {
+  int64_t next = 0;
+  for (int64_t k = 0; k < p->nmsgs; k++) {
+    const det_msg *g = &p->msgs[k];
+    uint64_t bytes = 0;
+    if (g->first != next || g->n < 0 || g->first + g->n > p->nxfers)
+      return cdag__error(CDAG_ERR_STATE, "simulator: residual message %lld does not follow the previous one", (long long)k);
+    for (int64_t i = g->first; i < g->first + g->n; i++) {
+      if (p->xfers[i].src != g->src || p->xfers[i].dst != g->dst)
+        return cdag__error(CDAG_ERR_STATE, "simulator: residual message %lld (rank %d -> %d) holds a transfer of rank %d -> %d",
+                           (long long)k, g->src, g->dst, p->xfers[i].src, p->xfers[i].dst);
+      bytes += p->xfers[i].len;
+    }
+    if (bytes != g->bytes) return cdag__error(CDAG_ERR_STATE, "simulator: residual message %lld: bytes differ from its transfers", (long long)k);
+    next += g->n;
+  }
+  if (next != p->nxfers) return cdag__error(CDAG_ERR_STATE, "simulator: %lld residual transfers are in no message", (long long)(p->nxfers - next));
+  return CDAG_OK;
+}
+
+/* Snapshots and syncs are not run, but they must name real memory and ranks. */
+static int check_extras(const cdag_plan *p, sim_mem *m) {
+  for (int64_t i = 0; i < p->nsnaps; i++)
+    if (!sim_mem_at(m, p->snaps[i].rank, p->snaps[i].addr, p->snaps[i].len))
+      return cdag__error(CDAG_ERR_ARG, "simulator: snapshot of rank %d 0x%llx (%llu bytes) is outside memory", p->snaps[i].rank,
+                         (unsigned long long)p->snaps[i].addr, (unsigned long long)p->snaps[i].len);
+  for (int64_t i = 0; i < 2 * p->nsyncs; i++)
+    if (p->syncs[i] < 0 || p->syncs[i] >= p->nprocs) return cdag__error(CDAG_ERR_STATE, "simulator: a kept sync names rank %d", p->syncs[i]);
+  return CDAG_OK;
+}
+
+static int run_xfers(plan_run *r) {
+  const cdag_plan *p = r->p;
+  for (int64_t i = 0; i < p->nxfers; i++) {
+    const df_xfer *x = &p->xfers[i];
+    uint8_t *from = sim_mem_at((sim_mem *)r->snap, x->src, x->src_addr, x->len), *to = sim_mem_at(r->m, x->dst, x->dst_addr, x->len);
+    int rc = log_write(r, x->dst, x->dst_addr, x->len);
+    if (rc) return rc;
+    if (!from || !to)
+      return cdag__error(CDAG_ERR_ARG, "simulator: residual transfer rank %d 0x%llx -> rank %d 0x%llx (%llu bytes) is outside memory",
+                         x->src, (unsigned long long)x->src_addr, x->dst, (unsigned long long)x->dst_addr, (unsigned long long)x->len);
+    memcpy(to, from, (size_t)x->len);
+  }
+  return CDAG_OK;
+}
+
+int sim_run_plan(const cdag_plan *p, sim_mem *m) {
+  if (p->nprocs != sim_mem_nprocs(m))
+    return cdag__error(CDAG_ERR_ARG, "simulator: the plan is for %d ranks, the memory has %d", p->nprocs, sim_mem_nprocs(m));
+  sim_mem *snap;
+  int rc = sim_mem_clone(m, &snap);
+  if (rc) return rc;
+  plan_run r = {.p = p, .m = m, .snap = snap};
+  if (rc == CDAG_OK) rc = check_msgs(p);
+  if (rc == CDAG_OK) rc = check_extras(p, m);
+  for (int64_t i = 0; i < p->ncolls && rc == CDAG_OK; i++)
+    if ((rc = check_coll(&r, i)) == CDAG_OK) rc = run_coll(&r, &p->colls[i]);
+  if (rc == CDAG_OK) rc = run_xfers(&r);
+  for (int64_t i = 0; i < p->nreds && rc == CDAG_OK; i++) {
+    const df_red *d = &p->reds[i];
+    if ((rc = sim_reduce_tuple(p->sst, d, m, snap)) == CDAG_OK)
+      rc = log_write(&r, d->dst, d->dst_addr, d->count * (uint64_t)ir_type_size(d->type));
+  }
+  if (rc == CDAG_OK) rc = check_disjoint_writes(&r);
+  free(r.writes);
+  free(r.buf);
+  free(r.acc);
+  sim_mem_free(snap);
+  return rc;
+}

@@ -1,0 +1,147 @@
+/* cdag MPI test — errors reach every rank as the same code and message, and nothing hangs
+ * (run with mpiexec -n 1..8):
+ *   a send without a receive (CDAG_ERR_UNMATCHED), a receive smaller than its send
+ *   (CDAG_ERR_TRUNCATE), two ranks that each receive before they send (CDAG_ERR_CYCLE),
+ *   options.root out of range, ranks that disagree on options.root, a bad option on the last
+ *   rank only (all CDAG_ERR_ARG, collective), and local misuse: NULL arguments, a global
+ *   graph, a bad destination, cdag_wait without cdag_start, adding to a compiled graph.
+ * Graph errors are checked with detection on and off. After the errors, a correct graph
+ * still compiles and runs. Exit 0 on success. */
+#include <stdio.h>
+#include <string.h>
+
+#include "exec/mpi/schedule.h"
+
+static int R, P, failures;
+
+static void fail(const char *what, int line) {
+  fprintf(stderr, "rank %d: line %d: %s\n", R, line, what);
+  failures++;
+}
+#define EXPECT(cond) ((cond) ? (void)0 : fail(#cond, __LINE__))
+
+static uint64_t text_hash(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h >> 1;
+}
+
+/* Every rank got `want` and the same non-empty message. */
+static void expect_same_error(int rc, int want, const char *name, int line) {
+  int64_t v[3] = {(int64_t)text_hash(cdag_error_message()), 0, rc == want};
+  v[1] = -v[0];
+  MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, v + 2, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+  if (rc != want) {
+    fprintf(stderr, "rank %d: %s: got %s (%s), expected %s\n", R, name, cdag_strerror(rc), cdag_error_message(),
+            cdag_strerror(want));
+    fail(name, line);
+  }
+  if (v[0] != -v[1]) fail("ranks got different messages", line);
+  if (!cdag_error_message()[0]) fail("empty message", line);
+  if (R == 0 && v[2]) printf("%s: %s\n", name, cdag_error_message());
+}
+
+/* Compiles g (consumed) with options o and checks the error on every rank. */
+static void compile_expect(cdag_graph *g, const cdag_options *o, int want, const char *name, int line) {
+  cdag_schedule *s = NULL;
+  int rc = cdag_compile(g, o, &s);
+  expect_same_error(rc, want, name, line);
+  EXPECT(s == NULL);
+  cdag_schedule_free(&s);
+  cdag_graph_free(&g);
+}
+
+static cdag_graph *graph(void) {
+  cdag_graph *g = NULL;
+  EXPECT(cdag_graph_create(MPI_COMM_WORLD, &g) == CDAG_OK);
+  return g;
+}
+
+static char buf[4][64];
+
+static void graph_errors(int detect) {
+  cdag_options o;
+  cdag_options_init(&o);
+  o.detect = detect;
+  cdag_graph *g = graph();  /* rank 0 sends to the last rank, nobody receives */
+  if (R == 0) EXPECT(cdag_send(g, buf[0], 8, P - 1, 5, NULL) == CDAG_OK);
+  compile_expect(g, &o, CDAG_ERR_UNMATCHED, "send without receive", __LINE__);
+
+  g = graph();  /* rank 0 sends 16 bytes, the last rank receives 8 */
+  if (R == 0) EXPECT(cdag_send(g, buf[0], 16, P - 1, 1, NULL) == CDAG_OK);
+  if (R == P - 1) EXPECT(cdag_recv(g, buf[1], 8, 0, 1, NULL) == CDAG_OK);
+  compile_expect(g, &o, CDAG_ERR_TRUNCATE, "truncation", __LINE__);
+
+  g = graph();  /* ranks 0 and the last both receive first and send what they received */
+  if (R == 0 || R == P - 1) {
+    int peer = P - 1 - R;
+    EXPECT(cdag_recv(g, buf[2], 8, peer, 2, NULL) == CDAG_OK);
+    EXPECT(cdag_send(g, buf[2], 8, peer, 2, NULL) == CDAG_OK);  /* reads what the receive wrote */
+  }
+  compile_expect(g, &o, CDAG_ERR_CYCLE, "deadlock", __LINE__);
+}
+
+static void option_errors(void) {
+  cdag_options o;
+  cdag_options_init(&o);
+  o.root = P;  /* the same bad root everywhere */
+  compile_expect(graph(), &o, CDAG_ERR_ARG, "root out of range", __LINE__);
+  if (P > 1) {
+    cdag_options_init(&o);
+    o.root = R == 0 ? 0 : 1;  /* disagreement */
+    compile_expect(graph(), &o, CDAG_ERR_ARG, "ranks disagree on the root", __LINE__);
+  }
+  cdag_options_init(&o);
+  if (R == P - 1) o.density = -1;  /* only one rank is wrong */
+  compile_expect(graph(), &o, CDAG_ERR_ARG, "bad option on one rank", __LINE__);
+}
+
+static void local_errors(void) {
+  cdag_schedule *s = NULL;
+  cdag_graph *gl = NULL, *g = graph();
+  EXPECT(cdag_compile(NULL, NULL, &s) == CDAG_ERR_ARG);
+  EXPECT(cdag_compile(g, NULL, NULL) == CDAG_ERR_ARG);
+  EXPECT(cdag_send(g, buf[0], 8, P, 0, NULL) == CDAG_ERR_ARG);
+  EXPECT(cdag_recv(g, buf[0], 8, -3, 0, NULL) == CDAG_ERR_ARG);
+  EXPECT(cdag_run(NULL) == CDAG_ERR_ARG);
+  EXPECT(cdag_start(NULL) == CDAG_ERR_ARG);
+  EXPECT(cdag_schedule_report(NULL, stdout, 0) == CDAG_ERR_ARG);
+  EXPECT(cdag_graph_create_global(P, &gl) == CDAG_OK);
+  EXPECT(cdag_compile(gl, NULL, &s) == CDAG_ERR_ARG);
+  cdag_graph_free(&gl);
+  /* a correct graph still works after all that: a ring shift */
+  EXPECT(cdag_send(g, buf[0], 8, (R + 1) % P, 0, NULL) == CDAG_OK);
+  EXPECT(cdag_recv(g, buf[1], 8, (R - 1 + P) % P, 0, NULL) == CDAG_OK);
+  memset(buf[0], R + 1, 8);
+  cdag_options o;
+  cdag_options_init(&o);
+  o.root = P - 1;  /* any rank may compile */
+  EXPECT(cdag_compile(g, &o, &s) == CDAG_OK);
+  EXPECT(cdag_wait(s) == CDAG_ERR_STATE);
+  EXPECT(cdag_send(g, buf[0], 8, 0, 9, NULL) == CDAG_ERR_STATE);
+  EXPECT(cdag_run(s) == CDAG_OK);
+  EXPECT(buf[1][7] == (char)((R - 1 + P) % P + 1));
+  EXPECT(cdag_start(s) == CDAG_OK);
+  EXPECT(cdag_start(s) == CDAG_ERR_STATE);
+  EXPECT(cdag_wait(s) == CDAG_OK);
+  EXPECT(cdag_schedule_free(&s) == CDAG_OK && s == NULL);
+  EXPECT(cdag_schedule_free(&s) == CDAG_OK);
+  EXPECT(cdag_schedule_free(NULL) == CDAG_OK);
+  cdag_graph_free(&g);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &R);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  graph_errors(1);
+  graph_errors(0);
+  option_errors();
+  local_errors();
+  int all = 0;
+  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (R == 0) printf("mpi_errors on %d ranks: %s\n", P, all ? "FAILED" : "OK");
+  MPI_Finalize();
+  return all ? 1 : 0;
+}

@@ -1,0 +1,97 @@
+/* cdag MPI test — schedules are reused (run with mpiexec -n 1..8):
+ *  - a graph rebuilt N times in a loop (the usual way to annotate an iteration; N = argv[1],
+ *    default 100) is gathered and compiled once: the other N - 1 cdag_compile calls return the cached
+ *    schedule (exec_compile_stats counts both on every rank), and each iteration's result
+ *    is right;
+ *  - the same for detect = 0 (30 times);
+ *  - a graph that differs (other buffers) is compiled anew;
+ *  - CDAG_REPORT=FILE.json receives one report per real compilation (3), not per call.
+ * Exit 0 on success. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "exec/mpi/schedule.h"
+
+static int R, P, failures;
+
+#define EXPECT(cond) \
+  ((cond) ? (void)0 : (fprintf(stderr, "rank %d: line %d: %s\n", R, __LINE__, #cond), (void)failures++))
+
+enum { N = 4 };  /* int32 per block */
+
+/* One iteration: build the FT-style alltoall from src to dst, compile, run, check. */
+static void iteration(int32_t *src, int32_t *dst, int detect, int it) {
+  cdag_graph *g = NULL;
+  cdag_schedule *s = NULL;
+  cdag_options o;
+  cdag_options_init(&o);
+  o.detect = detect;
+  EXPECT(cdag_graph_create(MPI_COMM_WORLD, &g) == CDAG_OK);
+  for (int i = 0; i < P; i++) {
+    EXPECT(cdag_send(g, src + N * i, N * sizeof *src, i, 0, NULL) == CDAG_OK);
+    EXPECT(cdag_recv(g, dst + N * i, N * sizeof *dst, i, 0, NULL) == CDAG_OK);
+  }
+  int rc = cdag_compile(g, &o, &s);
+  if (rc) fprintf(stderr, "rank %d: %s\n", R, cdag_error_message());
+  EXPECT(rc == CDAG_OK);
+  cdag_graph_free(&g);
+  for (int i = 0; i < P * N; i++) {
+    src[i] = it * 100000 + R * 1000 + i;
+    dst[i] = -1;
+  }
+  if (s) EXPECT(cdag_run(s) == CDAG_OK);
+  for (int i = 0; i < P; i++)
+    for (int k = 0; k < N; k++) EXPECT(dst[N * i + k] == it * 100000 + i * 1000 + R * N + k);
+  cdag_schedule_free(&s);
+}
+
+static int count_reports(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  int n = 0;
+  char line[4096];
+  while (fgets(line, sizeof line, f))
+    for (char *p = line; (p = strstr(p, "\"cdag_report\"")); p++) n++;
+  fclose(f);
+  return n;
+}
+
+int main(int argc, char **argv) {
+  char path[256];
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &R);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  int pid = (int)getpid();
+  MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);  /* one file name for the job */
+  snprintf(path, sizeof path, "cdag_reuse_report_%d.json", pid);
+  setenv("CDAG_REPORT", path, 1);
+  int32_t *src = calloc((size_t)P * N, sizeof *src), *dst = calloc((size_t)P * N, sizeof *dst);
+  int32_t *src2 = calloc((size_t)P * N, sizeof *src2), *dst2 = calloc((size_t)P * N, sizeof *dst2);
+  int64_t compiles, hits, n = argc > 1 ? atoi(argv[1]) : 100;
+  if (n < 2) n = 2;
+  for (int it = 0; it < n; it++) iteration(src, dst, 1, it);
+  exec_compile_stats(&compiles, &hits);
+  EXPECT(compiles == 1 && hits == n - 1);
+  for (int it = 0; it < 30; it++) iteration(src, dst, 0, it);
+  exec_compile_stats(&compiles, &hits);
+  EXPECT(compiles == 2 && hits == n + 28);
+  iteration(src2, dst2, 1, 7);  /* other buffers: a new graph */
+  exec_compile_stats(&compiles, &hits);
+  EXPECT(compiles == 3 && hits == n + 28);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (R == 0) {
+    int nrep = count_reports(path);
+    if (nrep != 3) fprintf(stderr, "%s holds %d reports, expected 3\n", path, nrep);
+    EXPECT(nrep == 3);
+    remove(path);
+  }
+  int all = 0;
+  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (R == 0) printf("mpi_reuse on %d ranks: %lld compilations, %lld cache hits: %s\n", P, (long long)compiles,
+                     (long long)hits, all ? "FAILED" : "OK");
+  free(src); free(dst); free(src2); free(dst2);
+  MPI_Finalize();
+  return all ? 1 : 0;
+}
