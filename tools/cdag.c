@@ -8,6 +8,7 @@
 
 #include "cmd.h"
 #include "ir/ir.h"
+#include "ir/settings.h"
 
 static const cmd_info commands[] = {
   {"check", cmd_check, "FILE", "load and validate a graph file; print a one-line summary"},
@@ -98,6 +99,11 @@ int main(int argc, char **argv) {
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
     help(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
+  }
+  cdag_settings set;
+  if (cdag__settings_read(&set) != CDAG_OK) {  /* a bad CDAG_* variable is never ignored */
+    fprintf(stderr, "cdag: %s\n", cdag_error_message());
+    return 1;
   }
   for (size_t i = 0; i < NCOMMANDS; i++) {
     if (strcmp(commands[i].name, argv[1]) != 0) continue;

@@ -46,4 +46,11 @@ expect_out "  algorithm: mpi (bcast: circulant 300 us >=0.9x MPI binomial 300 us
 CDAG_KERNEL=bogus expect_status 1 "$cdag" analyze "$ex/bcast_binomial8.cdag"
 expect_err "CDAG_KERNEL=bogus: expected mpi, cdag or auto"
 [ -s "$tmp/out" ] && fail "CDAG_KERNEL=bogus printed a report"
+# every CDAG_* variable is validated, for every command, and named when bad
+for bad in CDAG_ALPHA=abc CDAG_BETA=-1 CDAG_BLOCKS=0 CDAG_BLOCKS=3x CDAG_DETECT=2 CDAG_MEASURE=yes; do
+  env "$bad" "$cdag" check "$ex/bcast_binomial8.cdag" >"$tmp/out" 2>"$tmp/err"
+  [ $? -eq 1 ] || fail "$bad: cdag check did not fail"
+  expect_err "$bad: expected"
+done
+CDAG_ALPHA=2e-6 CDAG_BLOCKS=4 expect_status 0 "$cdag" analyze "$ex/bcast_binomial8.cdag"
 finish

@@ -13,15 +13,13 @@
 #include "detect/detect.h"
 #include "exec/model/model.h"
 #include "ir/error.h"
+#include "ir/settings.h"
 
 int kern_policy_env(kern_policy *policy) {
-  const char *v = getenv("CDAG_KERNEL");
-  *policy = KERN_POLICY_AUTO;
-  if (!v || !*v || !strcmp(v, "auto")) return CDAG_OK;
-  if (!strcmp(v, "mpi")) *policy = KERN_POLICY_MPI;
-  else if (!strcmp(v, "cdag")) *policy = KERN_POLICY_CDAG;
-  else return cdag__error(CDAG_ERR_ARG, "CDAG_KERNEL=%s: expected mpi, cdag or auto", v);
-  return CDAG_OK;
+  cdag_settings s;
+  int rc = cdag__settings_read(&s);
+  *policy = s.kernel == CDAG_SET_KERNEL_MPI ? KERN_POLICY_MPI : s.kernel == CDAG_SET_KERNEL_CDAG ? KERN_POLICY_CDAG : KERN_POLICY_AUTO;
+  return rc;
 }
 
 /* The kernel kind of a plan collective, or -1 when cdag has none for it. */

@@ -15,14 +15,17 @@
 
 #include "exec/kernels/circulant.h"
 #include "exec/model/model.h"
+#include "ir/settings.h"
 
 #define KERN_ALPHA_DEFAULT 1e-6
 #define KERN_BETA_DEFAULT 2e-10
 
+/* The entry points validated the variables (settings.h); a bad one is not applied here. */
 void kern__model_env(kern_model *m) {
-  const char *a = getenv("CDAG_ALPHA"), *b = getenv("CDAG_BETA");
-  if (a && *a && strtod(a, NULL) > 0) m->alpha = strtod(a, NULL);
-  if (b && *b && strtod(b, NULL) > 0) m->beta = strtod(b, NULL);
+  cdag_settings s;
+  cdag__settings_read(&s);
+  if (s.alpha > 0) m->alpha = s.alpha;
+  if (s.beta > 0) m->beta = s.beta;
 }
 
 kern_model kern_model_builtin(void) { return (kern_model){KERN_ALPHA_DEFAULT, KERN_BETA_DEFAULT}; }
@@ -113,8 +116,9 @@ kern_alg kern_model_choose(const kern_model *m, kern_kind kind, int p, uint64_t 
 
 int kern_model_nblocks(const kern_model *m, int forced, int p, uint64_t units, uint64_t unit) {
   int n = forced;
-  const char *env = getenv("CDAG_BLOCKS");
-  if (n <= 0 && env && *env) n = atoi(env);
+  cdag_settings s;
+  cdag__settings_read(&s);
+  if (n <= 0) n = s.blocks;
   if (n <= 0) {
     kern_model d = m ? *m : kern_model_default();
     n = kern_model_blocks(&d, p, units, unit);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "exec/mpi/schedule.h"
+#include "ir/settings.h"
 
 /* ---- options ---- */
 
@@ -314,8 +315,10 @@ static int bcast_text(compile_ctx *x, char **text, int64_t len) {
 /* CDAG_REPORT=stderr|FILE: the compiling rank writes each new schedule's report. */
 static void env_report(const cdag_schedule *s) {
   static int written;
-  const char *where = getenv("CDAG_REPORT");
-  if (!where || !*where) return;
+  cdag_settings set;
+  cdag__settings_read(&set);  /* validated by cdag_compile */
+  const char *where = set.report;
+  if (!where) return;
   size_t n = strlen(where);
   int json = n > 5 && strcmp(where + n - 5, ".json") == 0;
   FILE *f = strcmp(where, "stderr") == 0 ? stderr : fopen(where, written ? "a" : "w");
@@ -390,12 +393,13 @@ int cdag_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **s) {
   MPI_Comm_set_errhandler(x.comm, MPI_ERRORS_RETURN);
   cdag_options_init(&x.opts);
   if (o) x.opts = *o;
-  const char *env = getenv("CDAG_DETECT");
-  if (env && strcmp(env, "0") == 0) x.opts.detect = 0;
+  cdag_settings set;
+  int rc = cdag__settings_read(&set);  /* every variable validated, on every rank */
+  if (set.detect == 0) x.opts.detect = 0;
   x.root = x.opts.root;
   wire_buf w = {0};
   int measure = 0;
-  int rc = pipeline_check_options(&x.opts, x.nprocs, x.rank);
+  if (!rc) rc = pipeline_check_options(&x.opts, x.nprocs, x.rank);
   if (!rc) rc = exec_kernel_env(&x.policy, &measure);
   if (!rc) rc = wire_encode_rank(g, &w);
   uint64_t local = rc ? 0 : wire_hash(w.buf, w.len, options_hash(&x.opts, x.policy));

@@ -13,14 +13,16 @@
 #include <string.h>
 
 #include "exec/mpi/schedule.h"
+#include "ir/settings.h"
 
 static kern_model measured;
 static int have_measured;
 
 int exec_kernel_env(kern_policy *policy, int *measure) {
-  const char *m = getenv("CDAG_MEASURE");
-  *measure = m && !strcmp(m, "1");
-  return kern_policy_env(policy);
+  cdag_settings s;
+  int rc = cdag__settings_read(&s);
+  *measure = s.measure;
+  return rc ? rc : kern_policy_env(policy);
 }
 
 int exec_kernel_measure(MPI_Comm comm) {

@@ -1,0 +1,69 @@
+/* cdag — src/ir/settings.c: reading the CDAG_* environment variables (settings.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/error.h"
+#include "ir/settings.h"
+
+static const char *var(const char *name) {
+  const char *v = getenv(name);
+  return v && *v ? v : NULL;
+}
+
+static int bad(const char *name, const char *value, const char *expected) {
+  return cdag__error(CDAG_ERR_ARG, "%s=%s: expected %s", name, value, expected);
+}
+
+/* 0 or 1 into *out (untouched when unset). */
+static int read_flag(const char *name, int *out) {
+  const char *v = var(name);
+  if (!v) return CDAG_OK;
+  if (strcmp(v, "0") && strcmp(v, "1")) return bad(name, v, "0 or 1");
+  *out = v[0] == '1';
+  return CDAG_OK;
+}
+
+static int read_seconds(const char *name, double *out) {
+  const char *v = var(name);
+  if (!v) return CDAG_OK;
+  char *end;
+  errno = 0;
+  double d = strtod(v, &end);
+  if (*end || errno || !isfinite(d) || d <= 0 || d > 1e3) return bad(name, v, "seconds, a number in (0, 1000]");
+  *out = d;
+  return CDAG_OK;
+}
+
+static int read_blocks(int *out) {
+  const char *v = var("CDAG_BLOCKS");
+  if (!v) return CDAG_OK;
+  char *end;
+  errno = 0;
+  long n = strtol(v, &end, 10);
+  if (*end || errno || n < 1 || n > (1L << 30)) return bad("CDAG_BLOCKS", v, "an integer from 1 to 2^30");
+  *out = (int)n;
+  return CDAG_OK;
+}
+
+static int read_kernel(cdag_set_kernel *out) {
+  const char *v = var("CDAG_KERNEL");
+  if (!v || !strcmp(v, "auto")) return CDAG_OK;
+  if (!strcmp(v, "mpi")) *out = CDAG_SET_KERNEL_MPI;
+  else if (!strcmp(v, "cdag")) *out = CDAG_SET_KERNEL_CDAG;
+  else return bad("CDAG_KERNEL", v, "mpi, cdag or auto");
+  return CDAG_OK;
+}
+
+int cdag__settings_read(cdag_settings *s) {
+  *s = (cdag_settings){.detect = -1};
+  s->report = var("CDAG_REPORT");
+  int rc = read_flag("CDAG_DETECT", &s->detect);
+  if (!rc) rc = read_kernel(&s->kernel);
+  if (!rc) rc = read_flag("CDAG_MEASURE", &s->measure);
+  if (!rc) rc = read_seconds("CDAG_ALPHA", &s->alpha);
+  if (!rc) rc = read_seconds("CDAG_BETA", &s->beta);
+  if (!rc) rc = read_blocks(&s->blocks);
+  return rc;
+}

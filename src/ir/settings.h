@@ -1,0 +1,35 @@
+/* cdag — src/ir/settings.h: the CDAG_* environment variables, read and validated in one place.
+ *
+ * Every variable cdag reads is here, with its meaning; nothing else calls getenv. The entry
+ * points (cdag_compile on every rank, the `cdag` tool before any command) call
+ * cdag__settings_read, so a bad value is an error naming the variable and the value, never
+ * ignored. Where a variable and a cdag_options field say the same thing, the variable wins:
+ * it is how a user changes a program that is already built. Unset or empty means "not set".
+ *   CDAG_DETECT   0 | 1         0 runs graphs as written (options.detect = 0)
+ *   CDAG_REPORT   stderr | FILE the compiling rank writes each new schedule's report there
+ *                               (a name ending in .json gets JSON)
+ *   CDAG_KERNEL   mpi|cdag|auto which side runs the collectives cdag has kernels for
+ *   CDAG_MEASURE  0 | 1         1 measures the cost model's alpha and beta at the first compile
+ *   CDAG_ALPHA    seconds > 0   the cost model's latency per message
+ *   CDAG_BETA     seconds > 0   the cost model's time per byte
+ *   CDAG_BLOCKS   integer >= 1  forces the block count of cdag's n-block kernels
+ * Reading is cheap (a few getenv calls) and keeps no state, so it is reentrant. */
+#ifndef CDAG_IR_SETTINGS_H
+#define CDAG_IR_SETTINGS_H
+
+typedef enum { CDAG_SET_KERNEL_AUTO = 0, CDAG_SET_KERNEL_MPI, CDAG_SET_KERNEL_CDAG } cdag_set_kernel;
+
+typedef struct {
+  int detect;              /* -1 unset, else 0 or 1 */
+  const char *report;      /* NULL unset; points into the environment */
+  cdag_set_kernel kernel;  /* AUTO when unset */
+  int measure;             /* 0 or 1 */
+  double alpha, beta;      /* 0 unset, else > 0 */
+  int blocks;              /* 0 unset, else >= 1 */
+} cdag_settings;
+
+/* Reads and validates every variable: CDAG_OK, or CDAG_ERR_ARG naming the first bad one.
+   On error *s still holds the defaults and the good values. */
+int cdag__settings_read(cdag_settings *s);
+
+#endif
