@@ -104,7 +104,23 @@ struct cdag_plan {
   det_choice *choices;                  /* per collective, or NULL (not chosen: not reported) */
 };
 
-const char *det_kind_name(det_kind k);
+/* The one table of kinds (kinds.c): the slot layout above, as data. */
+typedef struct {
+  const char *name;        /* as the report spells it */
+  int rooted;              /* has a root */
+  int reduces;             /* combines members' data element-wise */
+  int send_per, recv_per;  /* slots per member: 0 none, 1 one, 2 one per member */
+  int send_root_only;      /* only the root's send slots carry data */
+  int recv_root_only;      /* only the root's recv slots carry data */
+} det_kind_info;
+const det_kind_info *det_kind_get(det_kind k);   /* NULL for a value out of range */
+const char *det_kind_name(det_kind k);           /* "unknown" out of range */
+/* Send and recv slots per member of kind k over n members. */
+void det_kind_slots(det_kind k, int32_t n, int32_t *nsend, int32_t *nrecv);
+/* For a kind that moves blocks (not reductions or barriers): the send slot of member i and
+   the recv slot of member j through which i's block reaches j (-1, -1: none). rootm is the
+   root's member index. */
+void det_slot_pair(det_kind k, int32_t i, int32_t j, int32_t rootm, int *ss, int *rs);
 
 /* Slot s of member m (member index) of collective c: a send slot (send = 1) or a recv slot. */
 static inline det_iov *det_slot(const cdag_plan *p, const det_coll *c, int send, int32_t m, int32_t s) {

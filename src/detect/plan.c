@@ -81,16 +81,6 @@ static int32_t member_index(const int32_t *members, int32_t n, int32_t rank) {
   return lo;
 }
 
-static void slot_counts(det_kind k, int32_t n, int32_t *ns, int32_t *nr) {
-  switch (k) {
-    case DET_SCATTER: case DET_SCATTERV: case DET_REDUCE_SCATTER: case DET_REDUCE_SCATTER_BLOCK: *ns = n, *nr = 1; return;
-    case DET_GATHER: case DET_GATHERV: case DET_ALLGATHER: case DET_ALLGATHERV: *ns = 1, *nr = n; return;
-    case DET_ALLTOALL: case DET_ALLTOALLV: *ns = n, *nr = n; return;
-    case DET_BARRIER: *ns = 0, *nr = 0; return;
-    default: *ns = 1, *nr = 1; return;
-  }
-}
-
 /* Send and receive pieces of one transfer tuple of a proto. */
 static int xfer_pieces(piece_buf *b, const det_proto *pr, const df_xfer *x, const int32_t *mem, int32_t n,
                        int first_of_source) {
@@ -222,7 +212,7 @@ static int build_collective(det_state *st, cdag_plan *p, const int64_t *group, i
   *c = (det_coll){.kind = pr->kind, .root = pr->root, .nranks = n, .ranks_first = p->nranks, .type = -1, .op = -1};
   memcpy(p->ranks + p->nranks, mem, (size_t)n * sizeof *mem);
   p->nranks += n;
-  slot_counts(pr->kind, n, &c->nsend_slots, &c->nrecv_slots);
+  det_kind_slots(pr->kind, n, &c->nsend_slots, &c->nrecv_slots);
   int rc = reserve_iovs(p, c);
   piece_buf b = {p, c, 0};
   for (b.fill = 0; b.fill < 2 && rc == CDAG_OK; b.fill++) {

@@ -149,10 +149,11 @@ static int read_kernel(bstate *b, wire_reader *r, bcoll *c) {
   c->counts_first = b->nkcounts;
   int kind_ok = c->kind == DET_BCAST || c->kind == DET_ALLGATHER || c->kind == DET_ALLGATHERV ||
                 c->kind == DET_REDUCE || c->kind == DET_ALLREDUCE;
-  int slots_ok = c->nsend == 1 && c->nrecv == (c->kind == DET_ALLGATHER || c->kind == DET_ALLGATHERV ? c->n : 1);
-  if (r->failed || !kind_ok || !slots_ok || (c->alg != KERN_ALG_CIRCULANT && c->alg != KERN_ALG_CENSUS) ||
-      (c->kind != DET_ALLREDUCE && c->alg != KERN_ALG_CIRCULANT) ||
-      ((c->kind == DET_BCAST || c->kind == DET_REDUCE) && c->rootm < 0))
+  int32_t ns = -1, nr = -1;
+  if (kind_ok) det_kind_slots(c->kind, c->n, &ns, &nr);
+  if (r->failed || !kind_ok || c->nsend != ns || c->nrecv != nr ||
+      (c->alg != KERN_ALG_CIRCULANT && c->alg != KERN_ALG_CENSUS) ||
+      (c->kind != DET_ALLREDUCE && c->alg != KERN_ALG_CIRCULANT) || (det_kind_get(c->kind)->rooted && c->rootm < 0))
     return cdag__error(CDAG_ERR_FORMAT, "schedule part: kernel collective");
   for (int j = 0; j < c->n; j++) {
     int rc = sched_grow((void **)&b->kcounts, b->nkcounts, &b->cap_kcounts, sizeof *b->kcounts);

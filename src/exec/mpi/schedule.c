@@ -33,19 +33,6 @@ int sched_grow(void **arr, int64_t n, int64_t *cap, size_t elem) {
 
 /* ---- collectives ---- */
 
-/* Which slots carry member i's block to member j under kind k (-1: none). */
-static void w_pair(det_kind k, int i, int j, int rootm, int *ss, int *rs) {
-  *ss = *rs = -1;
-  switch (k) {
-  case DET_BCAST: if (i == rootm) { *ss = 0; *rs = 0; } break;
-  case DET_SCATTER: case DET_SCATTERV: if (i == rootm) { *ss = j; *rs = 0; } break;
-  case DET_GATHER: case DET_GATHERV: if (j == rootm) { *ss = 0; *rs = i; } break;
-  case DET_ALLGATHER: case DET_ALLGATHERV: *ss = 0; *rs = i; break;
-  case DET_ALLTOALL: case DET_ALLTOALLV: *ss = j; *rs = i; break;
-  default: break;
-  }
-}
-
 static int plan_bad(int64_t c, const char *what) {
   return cdag__error(CDAG_ERR_STATE, "plan collective %lld: %s (the plan is inconsistent)", (long long)c, what);
 }
@@ -53,7 +40,7 @@ static int plan_bad(int64_t c, const char *what) {
 /* Pair i -> j: 1 if it moves bytes, 0 if not, <0 (error code) if the slot sizes disagree. */
 static int w_active(const cdag_plan *p, int64_t ci, int i, int j, int rootm, int *ss, int *rs) {
   const det_coll *c = &p->colls[ci];
-  w_pair(c->kind, i, j, rootm, ss, rs);
+  det_slot_pair(c->kind, i, j, rootm, ss, rs);
   if (*ss < 0 || *ss >= c->nsend_slots || *rs < 0 || *rs >= c->nrecv_slots) return 0;
   uint64_t sb = det_slot(p, c, 1, i, *ss)->bytes, rb = det_slot(p, c, 0, j, *rs)->bytes;
   if (rb == 0) return 0;

@@ -146,28 +146,15 @@ static int32_t root_index(const cdag_plan *p, const det_coll *c) {
 
 /* ---- checking a collective against detect.h's table before running it ---- */
 
-static int rooted(det_kind k) {
-  return k == DET_BCAST || k == DET_SCATTER || k == DET_SCATTERV || k == DET_GATHER || k == DET_GATHERV ||
-         k == DET_REDUCE;
-}
-
-static int is_reduction(det_kind k) {
-  return k == DET_REDUCE || k == DET_ALLREDUCE || k == DET_REDUCE_SCATTER || k == DET_REDUCE_SCATTER_BLOCK;
-}
-
 /* Slot counts of kind k over n members; *_root: only the root's slots on that side carry data. */
 static void slot_table(det_kind k, int32_t n, int32_t *ns, int32_t *nr, int *send_root, int *recv_root) {
-  *ns = *nr = 1;
-  *send_root = k == DET_BCAST || k == DET_SCATTER || k == DET_SCATTERV;
-  *recv_root = k == DET_GATHER || k == DET_GATHERV || k == DET_REDUCE;
-  if (k == DET_SCATTER || k == DET_SCATTERV || k == DET_ALLTOALL || k == DET_ALLTOALLV ||
-      k == DET_REDUCE_SCATTER || k == DET_REDUCE_SCATTER_BLOCK)
-    *ns = n;
-  if (k == DET_GATHER || k == DET_GATHERV || k == DET_ALLGATHER || k == DET_ALLGATHERV || k == DET_ALLTOALL ||
-      k == DET_ALLTOALLV)
-    *nr = n;
-  if (k == DET_BARRIER) *ns = *nr = 0;
+  const det_kind_info *in = det_kind_get(k);
+  det_kind_slots(k, n, ns, nr);
+  *send_root = in->send_root_only;
+  *recv_root = in->recv_root_only;
 }
+
+static int is_reduction(det_kind k) { return det_kind_get(k)->reduces; }
 
 static int bad(int64_t ci, const det_coll *c, const char *what, int rank) {
   return cdag__error(CDAG_ERR_STATE, "simulator: plan collective %lld (%s rooted at %d, %d members): %s (rank %d)",
@@ -212,7 +199,7 @@ static int check_coll(const plan_run *r, int64_t ci) {
   }
   int32_t root = root_index(p, c), ns, nr;
   int send_root, recv_root;
-  if (rooted(c->kind) && root < 0) return bad(ci, c, "the root is not a member", c->root);
+  if (det_kind_get(c->kind)->rooted && root < 0) return bad(ci, c, "the root is not a member", c->root);
   if (is_reduction(c->kind) && (!ir_type_size(c->type) || !ir_rop_name(c->op) || !ir_rop_valid_for(c->op, c->type)))
     return bad(ci, c, "no valid type and op", -1);
   slot_table(c->kind, c->nranks, &ns, &nr, &send_root, &recv_root);
