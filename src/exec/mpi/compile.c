@@ -16,6 +16,7 @@
  *     parts, and each rank builds its persistent requests (run.c); a last allreduce agrees.
  * Every error reaches every rank as the same code and message (the lowest failing rank's),
  * so no rank hangs in a collective the others skipped. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,19 +77,36 @@ static int cache_n, cache_keyval = MPI_KEYVAL_INVALID;
 static int64_t stat_compiles, stat_hits;
 
 void exec_compile_stats(int64_t *compiles, int64_t *cache_hits) {
+  exec_lock();
   if (compiles) *compiles = stat_compiles;
   if (cache_hits) *cache_hits = stat_hits;
+  exec_unlock();
 }
 
+static pthread_mutex_t exec_mutex = PTHREAD_MUTEX_INITIALIZER;
+void exec_lock(void) { pthread_mutex_lock(&exec_mutex); }
+void exec_unlock(void) { pthread_mutex_unlock(&exec_mutex); }
+
+/* Drops one reference (lock held); the last one frees the schedule. */
 static void sched_release(cdag_schedule *s) {
   if (s && --s->refs == 0) sched_destroy(s);
 }
 
-/* Runs at MPI_Finalize (an attribute of MPI_COMM_SELF): frees the cached schedules. */
+/* Runs at MPI_Finalize (an attribute of MPI_COMM_SELF): frees the cached schedules and
+   cdag's own MPI ops. */
 static int cache_clear(MPI_Comm comm, int keyval, void *attr, void *extra) {
+  exec_lock();
   for (int k = 0; k < cache_n; k++) sched_release(cache[k].s);
   cache_n = 0;
+  sched_ops_free();
+  exec_unlock();
   return MPI_SUCCESS;
+}
+
+void exec_at_finalize(void) {
+  if (cache_keyval != MPI_KEYVAL_INVALID) return;
+  if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, cache_clear, &cache_keyval, NULL) != MPI_SUCCESS) return;
+  MPI_Comm_set_attr(MPI_COMM_SELF, cache_keyval, NULL);
 }
 
 static int64_t cache_find(uint64_t local, MPI_Comm comm) {
@@ -108,10 +126,8 @@ static cdag_schedule *cache_get(int64_t global) {
 }
 
 static void cache_put(uint64_t local, int64_t global, cdag_schedule *s) {
-  if (cache_keyval == MPI_KEYVAL_INVALID) {
-    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, cache_clear, &cache_keyval, NULL) != MPI_SUCCESS) return;
-    MPI_Comm_set_attr(MPI_COMM_SELF, cache_keyval, NULL);
-  }
+  exec_lock();
+  exec_at_finalize();
   if (cache_n == CACHE_SIZE) {  /* evict the oldest; every rank evicts the same one */
     sched_release(cache[0].s);
     memmove(cache, cache + 1, (CACHE_SIZE - 1) * sizeof *cache);
@@ -119,6 +135,7 @@ static void cache_put(uint64_t local, int64_t global, cdag_schedule *s) {
   }
   s->refs++;
   cache[cache_n++] = (cache_entry){local, global, s};
+  exec_unlock();
 }
 
 /* ---- the compiling rank ---- */
@@ -243,6 +260,14 @@ static int root_compile(compile_ctx *x, const uint8_t *buf, const int64_t *lens,
 
 /* ---- moving bytes ---- */
 
+/* Every step below that allocates before a collective call agrees first (agree: one
+   allreduce), so a rank that ran out of memory fails with the others instead of leaving
+   them in the collective it skipped. */
+static int agree_rc(compile_ctx *x, int rc) {
+  int64_t v[1];
+  return agree(x->comm, x->rank, x->nprocs, rc, v, 1);
+}
+
 static int gather_graph(compile_ctx *x, const wire_buf *w, uint8_t **buf, int64_t **lens, int64_t *total) {
   int64_t mine = w->len;
   MPI_Count *counts = NULL;
@@ -252,10 +277,12 @@ static int gather_graph(compile_ctx *x, const wire_buf *w, uint8_t **buf, int64_
     *lens = malloc((size_t)x->nprocs * sizeof **lens);
     counts = malloc((size_t)x->nprocs * sizeof *counts);
     displs = malloc((size_t)x->nprocs * sizeof *displs);
-    if (!*lens || !counts || !displs) rc = CDAG_NOMEM("gather");  /* reported after the gathers */
+    if (!*lens || !counts || !displs) rc = CDAG_NOMEM("gather");
   }
-  mrc = MPI_Gather(&mine, 1, MPI_INT64_T, rc ? NULL : *lens, 1, MPI_INT64_T, x->root, x->comm);
-  if (mrc != MPI_SUCCESS) rc = sched_mpi_error(mrc, "MPI_Gather", x->rank);
+  if (!(rc = agree_rc(x, rc))) {
+    mrc = MPI_Gather(&mine, 1, MPI_INT64_T, *lens, 1, MPI_INT64_T, x->root, x->comm);
+    if (mrc != MPI_SUCCESS) rc = sched_mpi_error(mrc, "MPI_Gather", x->rank);
+  }
   if (x->rank == x->root && !rc) {
     *total = 0;
     for (int r = 0; r < x->nprocs; r++) {
@@ -265,11 +292,31 @@ static int gather_graph(compile_ctx *x, const wire_buf *w, uint8_t **buf, int64_
     }
     if (!(*buf = malloc((size_t)(*total ? *total : 1)))) rc = CDAG_NOMEM("gathered graph");
   }
-  mrc = MPI_Gatherv_c(w->buf, mine, MPI_BYTE, rc ? NULL : *buf, counts, displs, MPI_BYTE, x->root, x->comm);
-  if (mrc != MPI_SUCCESS && !rc) rc = sched_mpi_error(mrc, "MPI_Gatherv_c", x->rank);
+  if (!(rc = agree_rc(x, rc))) {
+    mrc = MPI_Gatherv_c(w->buf, mine, MPI_BYTE, *buf, counts, displs, MPI_BYTE, x->root, x->comm);
+    if (mrc != MPI_SUCCESS) rc = sched_mpi_error(mrc, "MPI_Gatherv_c", x->rank);
+  }
   free(counts);
   free(displs);
   return rc;
+}
+
+/* The root's send side of the scatter: every part back to back. */
+static int pack_parts(compile_ctx *x, int64_t **lens, MPI_Count **counts, MPI_Aint **displs, uint8_t **all) {
+  int64_t total = 0;
+  *lens = malloc((size_t)x->nprocs * sizeof **lens);
+  *counts = malloc((size_t)x->nprocs * sizeof **counts);
+  *displs = malloc((size_t)x->nprocs * sizeof **displs);
+  if (!*lens || !*counts || !*displs) return CDAG_NOMEM("scatter");
+  for (int r = 0; r < x->nprocs; r++) {
+    (*lens)[r] = (*counts)[r] = x->parts[r].len;
+    (*displs)[r] = (MPI_Aint)total;
+    total += x->parts[r].len;
+  }
+  if (!(*all = malloc((size_t)(total ? total : 1)))) return CDAG_NOMEM("scatter");
+  for (int r = 0; r < x->nprocs; r++)
+    if (x->parts[r].len) memcpy(*all + (*displs)[r], x->parts[r].buf, (size_t)x->parts[r].len);
+  return CDAG_OK;
 }
 
 /* Hands out the parts; *part receives this rank's (malloc'd). */
@@ -278,38 +325,33 @@ static int scatter_parts(compile_ctx *x, uint8_t **part, int64_t *len) {
   MPI_Count *counts = NULL;
   MPI_Aint *displs = NULL;
   uint8_t *all = NULL;
-  int rc = CDAG_OK, mrc;
-  if (x->rank == x->root) {
-    int64_t total = 0;
-    lens = malloc((size_t)x->nprocs * sizeof *lens);
-    counts = malloc((size_t)x->nprocs * sizeof *counts);
-    displs = malloc((size_t)x->nprocs * sizeof *displs);
-    if (!lens || !counts || !displs) return CDAG_NOMEM("scatter");
-    for (int r = 0; r < x->nprocs; r++) {
-      lens[r] = counts[r] = x->parts[r].len;
-      displs[r] = (MPI_Aint)total;
-      total += x->parts[r].len;
-    }
-    all = malloc((size_t)(total ? total : 1));
-    if (!all) return CDAG_NOMEM("scatter");
-    for (int r = 0; r < x->nprocs; r++)
-      if (x->parts[r].len) memcpy(all + displs[r], x->parts[r].buf, (size_t)x->parts[r].len);
+  int rc = x->rank == x->root ? pack_parts(x, &lens, &counts, &displs, &all) : CDAG_OK, mrc;
+  if (!(rc = agree_rc(x, rc))) {
+    mrc = MPI_Scatter(lens, 1, MPI_INT64_T, len, 1, MPI_INT64_T, x->root, x->comm);
+    if (mrc != MPI_SUCCESS) rc = sched_mpi_error(mrc, "MPI_Scatter", x->rank);
+    else if (!(*part = malloc((size_t)(*len ? *len : 1)))) rc = CDAG_NOMEM("schedule part");
   }
-  mrc = MPI_Scatter(lens, 1, MPI_INT64_T, len, 1, MPI_INT64_T, x->root, x->comm);
-  if (mrc == MPI_SUCCESS) {
-    *part = malloc((size_t)(*len ? *len : 1));
+  if (!(rc = agree_rc(x, rc))) {
     mrc = MPI_Scatterv_c(all, counts, displs, MPI_BYTE, *part, *len, MPI_BYTE, x->root, x->comm);
+    if (mrc != MPI_SUCCESS) rc = sched_mpi_error(mrc, "MPI_Scatterv_c", x->rank);
   }
-  if (mrc != MPI_SUCCESS) rc = sched_mpi_error(mrc, "MPI_Scatterv_c", x->rank);
   free(lens); free(counts); free(displs); free(all);
   return rc;
 }
 
-static int bcast_text(compile_ctx *x, char **text, int64_t len) {
-  if (x->rank != x->root && !(*text = malloc((size_t)len + 1))) return CDAG_NOMEM("report");
-  int mrc = MPI_Bcast(*text, (int)len, MPI_CHAR, x->root, x->comm);
-  (*text)[len] = '\0';
-  return mrc == MPI_SUCCESS ? CDAG_OK : sched_mpi_error(mrc, "MPI_Bcast", x->rank);
+/* The root's text and JSON reports, to every rank (lens: their lengths). */
+static int bcast_reports(compile_ctx *x, const int64_t *lens) {
+  char **text[2] = {&x->text, &x->json};
+  int rc = CDAG_OK;
+  for (int i = 0; i < 2 && !rc && x->rank != x->root; i++)
+    if (!(*text[i] = malloc((size_t)lens[i] + 1))) rc = CDAG_NOMEM("report");
+  if ((rc = agree_rc(x, rc))) return rc;
+  for (int i = 0; i < 2; i++) {
+    int mrc = MPI_Bcast_c(*text[i], (MPI_Count)lens[i], MPI_CHAR, x->root, x->comm);
+    (*text[i])[lens[i]] = '\0';
+    if (mrc != MPI_SUCCESS) return sched_mpi_error(mrc, "MPI_Bcast", x->rank);
+  }
+  return CDAG_OK;
 }
 
 /* CDAG_REPORT=stderr|FILE: the compiling rank writes each new schedule's report. */
@@ -333,7 +375,9 @@ static int compile_new(compile_ctx *x, cdag_graph *g, const wire_buf *w, uint64_
   uint8_t *buf = NULL, *part = NULL;
   int64_t *lens = NULL, total = 0, len = 0;
   int rc = gather_graph(x, w, &buf, &lens, &total);
+  exec_lock();
   stat_compiles++;
+  exec_unlock();
   if (!rc && x->rank == x->root) rc = root_compile(x, buf, lens, total);
   int64_t hdr[4] = {rc, x->global, x->text ? (int64_t)strlen(x->text) : 0, x->json ? (int64_t)strlen(x->json) : 0};
   free(buf);
@@ -343,8 +387,7 @@ static int compile_new(compile_ctx *x, cdag_graph *g, const wire_buf *w, uint64_
   if (hdr[0]) return share_error(x->comm, x->rank, x->root, rc);
   x->global = hdr[1];
   rc = scatter_parts(x, &part, &len);
-  if (!rc) rc = bcast_text(x, &x->text, hdr[2]);
-  if (!rc) rc = bcast_text(x, &x->json, hdr[3]);
+  if (!rc) rc = bcast_reports(x, &hdr[2]);
   cdag_schedule *s = NULL;
   if (!rc) rc = sched_build(part, len, g, x->comm, &s);
   free(part);
@@ -378,7 +421,9 @@ static int measure_model(compile_ctx *x, uint64_t *local, const wire_buf *w) {
   int rc = exec_kernel_measure(x->comm);
   int64_t v[1];
   if ((rc = agree(x->comm, x->rank, x->nprocs, rc, v, 1))) return rc;
+  exec_lock();
   measured = 1;
+  exec_unlock();
   *local = wire_hash(w->buf, w->len, options_hash(&x->opts, x->policy));
   return CDAG_OK;
 }
@@ -403,17 +448,25 @@ int cdag_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **s) {
   if (!rc) rc = exec_kernel_env(&x.policy, &measure);
   if (!rc) rc = wire_encode_rank(g, &w);
   uint64_t local = rc ? 0 : wire_hash(w.buf, w.len, options_hash(&x.opts, x.policy));
+  exec_lock();
   int64_t hit = rc ? 0 : cache_find(local, x.comm);
-  int64_t v[6] = {0, hit, -hit, x.root, -x.root, measure && !measured};
+  int need_measure = measure && !measured;
+  exec_unlock();
+  int64_t v[6] = {0, hit, -hit, x.root, -x.root, need_measure};
   rc = agree(x.comm, x.rank, x.nprocs, rc, v, 6);
   if (!rc && v[3] != -v[4])
     rc = cdag__error(CDAG_ERR_ARG, "cdag_compile: ranks passed different options.root (%lld .. %lld)",
                      (long long)-v[4], (long long)v[3]);
   if (!rc && v[5]) rc = measure_model(&x, &local, &w);
   if (!rc && !v[5] && hit > 0 && v[1] == hit && -v[2] == hit) {  /* every rank found the same schedule */
+    exec_lock();
     *s = cache_get(hit);
-    (*s)->refs++;
-    stat_hits++;
+    if (*s) {
+      (*s)->refs++;
+      stat_hits++;
+    }
+    exec_unlock();
+    if (!*s) rc = cdag__error(CDAG_ERR_STATE, "rank %d: cdag_compile: a cached schedule was evicted by another thread", x.rank);
   } else if (!rc) {
     rc = compile_new(&x, g, &w, local, s);
   }
@@ -435,7 +488,9 @@ int cdag_schedule_report(const cdag_schedule *s, FILE *out, int json) {
 int cdag_schedule_free(cdag_schedule **s) {
   if (!s || !*s) return CDAG_OK;
   if ((*s)->started) cdag_wait(*s);  /* a schedule is never freed with requests in flight */
+  exec_lock();
   sched_release(*s);
+  exec_unlock();
   *s = NULL;
   return CDAG_OK;
 }

@@ -29,12 +29,19 @@ int exec_kernel_measure(MPI_Comm comm) {
   kern_model m;
   int rc = kern_model_measure(comm, &m);
   if (rc) return rc;
+  exec_lock();
   measured = m;
   have_measured = 1;
+  exec_unlock();
   return CDAG_OK;
 }
 
-kern_model exec_kernel_model(void) { return have_measured ? measured : kern_model_default(); }
+kern_model exec_kernel_model(void) {
+  exec_lock();
+  kern_model m = have_measured ? measured : kern_model_default();
+  exec_unlock();
+  return m;
+}
 
 static kern_iov as_kiov(const sched_iov *v) { return (kern_iov){v->addr, v->len, v->n}; }
 

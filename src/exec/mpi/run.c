@@ -58,20 +58,33 @@ static void unsigned_max(void *in, void *inout, int *len, MPI_Datatype *t) {
   ir_reduce_apply(unsigned_type(*t), CDAG_MAX, in, inout, (uint64_t)*len);
 }
 
+/* The process's two user ops: created once (under the lock), freed at MPI_Finalize. */
+static MPI_Op unsigned_ops[2] = {MPI_OP_NULL, MPI_OP_NULL};
+
+void sched_ops_free(void) {
+  for (int i = 0; i < 2; i++)
+    if (unsigned_ops[i] != MPI_OP_NULL) MPI_Op_free(&unsigned_ops[i]);
+}
+
 MPI_Op sched_mpi_op(int rop, int type) {
-  static MPI_Op umin = MPI_OP_NULL, umax = MPI_OP_NULL;
   int is_unsigned = type == CDAG_UINT8 || type == CDAG_UINT16 || type == CDAG_UINT32 || type == CDAG_UINT64;
   if (is_unsigned && (rop == CDAG_MIN || rop == CDAG_MAX)) {
-    MPI_Op *op = rop == CDAG_MIN ? &umin : &umax;
+    MPI_Op *op = &unsigned_ops[rop == CDAG_MAX];
+    exec_lock();
     if (*op == MPI_OP_NULL && MPI_Op_create(rop == CDAG_MIN ? unsigned_min : unsigned_max, 1, op) != MPI_SUCCESS)
-      return MPI_OP_NULL;
-    return *op;
+      *op = MPI_OP_NULL;
+    else
+      exec_at_finalize();
+    MPI_Op r = *op;
+    exec_unlock();
+    return r;
   }
-  static MPI_Op map[10];
-  map[CDAG_SUM] = MPI_SUM;   map[CDAG_PROD] = MPI_PROD; map[CDAG_MIN] = MPI_MIN; map[CDAG_MAX] = MPI_MAX;
-  map[CDAG_BAND] = MPI_BAND; map[CDAG_BOR] = MPI_BOR;   map[CDAG_BXOR] = MPI_BXOR;
-  map[CDAG_LAND] = MPI_LAND; map[CDAG_LOR] = MPI_LOR;   map[CDAG_LXOR] = MPI_LXOR;
-  return rop >= 0 && rop < 10 ? map[rop] : MPI_OP_NULL;
+  switch (rop) {
+  case CDAG_SUM: return MPI_SUM;   case CDAG_PROD: return MPI_PROD; case CDAG_MIN: return MPI_MIN;
+  case CDAG_MAX: return MPI_MAX;   case CDAG_BAND: return MPI_BAND; case CDAG_BOR: return MPI_BOR;
+  case CDAG_BXOR: return MPI_BXOR; case CDAG_LAND: return MPI_LAND; case CDAG_LOR: return MPI_LOR;
+  case CDAG_LXOR: return MPI_LXOR; default: return MPI_OP_NULL;
+  }
 }
 
 /* ---- decoded part ---- */
@@ -999,7 +1012,6 @@ static void run_reds(const cdag_schedule *s) {
 
 static int check_sched(const cdag_schedule *s, const char *fn) {
   if (!s) return cdag__error(CDAG_ERR_ARG, "%s: schedule is NULL", fn);
-  if (s->refs <= 0) return cdag__error(CDAG_ERR_ARG, "%s: schedule was freed", fn);
   return CDAG_OK;
 }
 

@@ -173,5 +173,13 @@ int sched_mpi_error(int mpi_rc, const char *call, int rank);
 /* The MPI datatype / op of a cdag_type / cdag_reduce_op. */
 MPI_Datatype sched_mpi_type(int type);
 MPI_Op sched_mpi_op(int rop, int type);  /* unsigned min/max: cdag's own ops (MPICH bug) */
+void sched_ops_free(void);               /* frees those ops (at MPI_Finalize) */
+/* The process-wide state of exec/mpi (the schedule cache, its counters, the measured model,
+   cdag's own MPI ops) is guarded by one mutex, so different graphs may be compiled, run and
+   freed from different threads under MPI_THREAD_MULTIPLE. exec_at_finalize registers, once,
+   the MPI_Finalize hook that frees that state (call it with the lock held). */
+void exec_lock(void);
+void exec_unlock(void);
+void exec_at_finalize(void);
 
 #endif
