@@ -45,7 +45,9 @@ enum {
   CDAG_ERR_IO,          /* a file could not be read or written */
   CDAG_ERR_MPI,         /* an MPI call failed */
   CDAG_ERR_STATE,       /* call not allowed now (e.g. adding to a compiled graph) */
-  CDAG_ERR_UNSUPPORTED  /* a feature this version does not provide */
+  CDAG_ERR_UNSUPPORTED, /* a feature this version does not provide */
+  CDAG_ERR_MISMATCH,    /* (cdag addition) verification: plan and graph leave different bytes */
+  CDAG_ERR_PLAN         /* (cdag addition) a plan breaks its own rules: a bug in cdag, please report */
 };
 CDAG_API const char *cdag_strerror(int code);   /* static text; "unknown error N" otherwise */
 CDAG_API const char *cdag_error_message(void);  /* last error of this thread, "" if none */

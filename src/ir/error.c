@@ -19,7 +19,9 @@
   X(CDAG_ERR_IO, "input/output error")                                                \
   X(CDAG_ERR_MPI, "MPI error")                                                        \
   X(CDAG_ERR_STATE, "call not allowed in this state")                                 \
-  X(CDAG_ERR_UNSUPPORTED, "unsupported")
+  X(CDAG_ERR_UNSUPPORTED, "unsupported")                                              \
+  X(CDAG_ERR_MISMATCH, "verification failed: the plan and the graph leave different bytes") \
+  X(CDAG_ERR_PLAN, "inconsistent plan (an internal error)")
 
 static _Thread_local char err_text[1024];
 static _Thread_local char unknown_text[48];

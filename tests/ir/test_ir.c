@@ -311,7 +311,12 @@ START_TEST(error_strings) {
   ck_assert_ptr_nonnull(strstr(cdag_strerror(CDAG_ERR_CYCLE), "cycle"));
   ck_assert_ptr_nonnull(strstr(cdag_strerror(CDAG_ERR_TRUNCATE), "truncation"));
   ck_assert_str_eq(cdag_strerror(1234), "unknown error 1234");
-  for (int c = CDAG_OK; c <= CDAG_ERR_UNSUPPORTED; c++) ck_assert_ptr_null(strstr(cdag_strerror(c), "unknown"));
+  for (int c = CDAG_OK; c <= CDAG_ERR_PLAN; c++) ck_assert_ptr_null(strstr(cdag_strerror(c), "unknown"));
+  /* misuse, a failed verification and a broken plan are told apart */
+  ck_assert_ptr_nonnull(strstr(cdag_strerror(CDAG_ERR_MISMATCH), "verification failed"));
+  ck_assert_ptr_nonnull(strstr(cdag_strerror(CDAG_ERR_PLAN), "internal"));
+  ck_assert_int_ne(CDAG_ERR_MISMATCH, CDAG_ERR_STATE);
+  ck_assert_int_ne(CDAG_ERR_PLAN, CDAG_ERR_STATE);
 }
 END_TEST
 

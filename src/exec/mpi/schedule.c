@@ -34,7 +34,7 @@ int sched_grow(void **arr, int64_t n, int64_t *cap, size_t elem) {
 /* ---- collectives ---- */
 
 static int plan_bad(int64_t c, const char *what) {
-  return cdag__error(CDAG_ERR_STATE, "plan collective %lld: %s (the plan is inconsistent)", (long long)c, what);
+  return cdag__error(CDAG_ERR_PLAN, "plan collective %lld: %s (the plan is inconsistent)", (long long)c, what);
 }
 
 /* Pair i -> j: 1 if it moves bytes, 0 if not, <0 (error code) if the slot sizes disagree. */

@@ -27,7 +27,7 @@ void sim_mem_fill_random(sim_mem *m, uint64_t seed);
 /* Pointer to rank's bytes [addr, addr+len) if they lie in one region, else NULL. */
 uint8_t *sim_mem_at(sim_mem *m, int rank, uint64_t addr, uint64_t len);
 /* CDAG_OK if a and b are equal everywhere except scratch of g (skip_scratch=1); otherwise
-   CDAG_ERR_STATE with a message naming the first differing rank and address (and both
+   CDAG_ERR_MISMATCH with a message naming the first differing rank and address (and both
    values, a's first). skip_scratch needs a finalized g. */
 int sim_mem_compare(const sim_mem *a, const sim_mem *b, const cdag_graph *g, int skip_scratch);
 
@@ -41,7 +41,7 @@ int sim_run_graph(const cdag_graph *g, sim_mem *m, uint64_t order_seed);
 /* Applies the SST to m (reads a snapshot of m, writes finals). */
 int sim_apply_sst(const df_sst *s, sim_mem *m);
 /* Runs the plan on m with its collective semantics (detect.h), from a snapshot of m.
-   CDAG_ERR_STATE names the collective (or message) if the plan breaks detect.h's rules:
+   CDAG_ERR_PLAN names the collective (or message) if the plan breaks detect.h's rules:
    slot counts of its kind, sorted distinct members, root a member, slot bytes equal to
    their pieces and send/recv slots of equal size, root-only slots empty elsewhere, messages
    grouping their transfers, no byte written twice; CDAG_ERR_ARG for an address outside m. */
@@ -50,7 +50,8 @@ int sim_run_plan(const cdag_plan *p, sim_mem *m);
 int sim_reduce_tuple(const df_sst *sst, const df_red *d, sim_mem *m, const sim_mem *snap);
 /* Verifies a plan: memory for g filled from seed; the graph is run in `orders` random
    orders (all must agree, else the graph has a race) and the plan once; every non-scratch
-   byte must be equal. CDAG_ERR_STATE with the first difference otherwise. g finalized. */
+   byte must be equal. CDAG_ERR_MISMATCH with the first difference otherwise (also when the
+   graph's own orders disagree); CDAG_ERR_PLAN for a plan that breaks its rules. g finalized. */
 int exec_verify(const cdag_graph *g, const cdag_plan *p, uint64_t seed, int orders);
 /* The same; *compared (may be NULL) gets the number of non-scratch bytes compared. */
 int exec_verify_bytes(const cdag_graph *g, const cdag_plan *p, uint64_t seed, int orders, uint64_t *compared);

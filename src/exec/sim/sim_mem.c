@@ -155,7 +155,7 @@ uint8_t *sim_mem_at(sim_mem *m, int rank, uint64_t addr, uint64_t len) {
 }
 
 int sim_mem_compare(const sim_mem *a, const sim_mem *b, const cdag_graph *g, int skip_scratch) {
-  if (a->nprocs != b->nprocs || a->nregions != b->nregions) return cdag__error(CDAG_ERR_STATE, "memory images have different layouts");
+  if (a->nprocs != b->nprocs || a->nregions != b->nregions) return cdag__error(CDAG_ERR_PLAN, "memory images have different layouts");
   if (skip_scratch && g->state == IR_BUILDING)
     return cdag__error(CDAG_ERR_STATE, "simulator: comparing without scratch needs a finalized graph");
   for (int r = 0; r < a->nprocs; r++)
@@ -164,7 +164,7 @@ int sim_mem_compare(const sim_mem *a, const sim_mem *b, const cdag_graph *g, int
       for (uint64_t k = 0; k < x->hi - x->lo; k++) {
         if (x->bytes[k] == y->bytes[k]) continue;
         if (skip_scratch && ir_is_scratch(g, r, x->lo + k, 1)) continue;
-        return cdag__error(CDAG_ERR_STATE, "rank %d byte 0x%llx differs: 0x%02x vs 0x%02x", r,
+        return cdag__error(CDAG_ERR_MISMATCH, "rank %d byte 0x%llx differs: 0x%02x vs 0x%02x", r,
                            (unsigned long long)(x->lo + k), x->bytes[k], y->bytes[k]);
       }
     }

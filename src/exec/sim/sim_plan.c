@@ -42,7 +42,7 @@ static int check_disjoint_writes(plan_run *r) {
   for (int64_t i = 1; i < r->nwrites; i++) {
     const det_range *a = &r->writes[i - 1], *b = &r->writes[i];
     if (a->rank == b->rank && b->addr < a->addr + a->len)
-      return cdag__error(CDAG_ERR_STATE, "simulator: the plan writes rank %d byte 0x%llx twice (its parts must write disjoint bytes)",
+      return cdag__error(CDAG_ERR_PLAN, "simulator: the plan writes rank %d byte 0x%llx twice (its parts must write disjoint bytes)",
                          b->rank, (unsigned long long)b->addr);
   }
   return CDAG_OK;
@@ -105,7 +105,7 @@ static int move(plan_run *r, const det_coll *c, int32_t i, int32_t si, int32_t j
   uint64_t n = iov_bytes(r->p, s), nd = iov_bytes(r->p, d);
   if (n == 0 || nd == 0) return CDAG_OK;
   if (n != nd)
-    return cdag__error(CDAG_ERR_STATE, "simulator: %s rooted at %d: rank %d sends %llu bytes but rank %d's slot holds %llu",
+    return cdag__error(CDAG_ERR_PLAN, "simulator: %s rooted at %d: rank %d sends %llu bytes but rank %d's slot holds %llu",
                        det_kind_name(c->kind), c->root, ranks[i], (unsigned long long)n, ranks[j], (unsigned long long)nd);
   int rc = reserve(r, n);
   if (rc == CDAG_OK) rc = gather_slot(r, c, ranks[i], s, r->buf);
@@ -122,7 +122,7 @@ static int combine(plan_run *r, const det_coll *c, int32_t s, uint64_t *n) {
   for (int32_t i = 0; i < c->nranks && rc == CDAG_OK; i++) {
     const det_iov *v = det_slot(r->p, c, 1, i, s);
     if (iov_bytes(r->p, v) != *n)
-      return cdag__error(CDAG_ERR_STATE, "simulator: %s: members contribute different sizes", det_kind_name(c->kind));
+      return cdag__error(CDAG_ERR_PLAN, "simulator: %s: members contribute different sizes", det_kind_name(c->kind));
     rc = gather_slot(r, c, ranks[i], v, i == 0 ? r->acc : r->buf);
     if (rc == CDAG_OK && i > 0) ir_reduce_apply(c->type, c->op, r->buf, r->acc, *n / size);
   }
@@ -133,7 +133,7 @@ static int put_result(plan_run *r, const det_coll *c, int32_t j, uint64_t n) {
   const det_iov *d = det_slot(r->p, c, 0, j, 0);
   uint64_t nd = iov_bytes(r->p, d);
   if (nd == 0) return CDAG_OK;
-  if (nd != n) return cdag__error(CDAG_ERR_STATE, "simulator: %s: result of %llu bytes into a slot of %llu",
+  if (nd != n) return cdag__error(CDAG_ERR_PLAN, "simulator: %s: result of %llu bytes into a slot of %llu",
                                   det_kind_name(c->kind), (unsigned long long)n, (unsigned long long)nd);
   return scatter_slot(r, c, r->p->ranks[c->ranks_first + j], d, r->acc);
 }
@@ -157,7 +157,7 @@ static void slot_table(det_kind k, int32_t n, int32_t *ns, int32_t *nr, int *sen
 static int is_reduction(det_kind k) { return det_kind_get(k)->reduces; }
 
 static int bad(int64_t ci, const det_coll *c, const char *what, int rank) {
-  return cdag__error(CDAG_ERR_STATE, "simulator: plan collective %lld (%s rooted at %d, %d members): %s (rank %d)",
+  return cdag__error(CDAG_ERR_PLAN, "simulator: plan collective %lld (%s rooted at %d, %d members): %s (rank %d)",
                      (long long)ci, det_kind_name(c->kind), c->root, c->nranks, what, rank);
 }
 
@@ -190,7 +190,7 @@ static int check_slots(const plan_run *r, int64_t ci, const det_coll *c, int sen
 static int check_coll(const plan_run *r, int64_t ci) {
   const cdag_plan *p = r->p;
   const det_coll *c = &p->colls[ci];
-  if ((unsigned)c->kind >= DET_NKINDS) return cdag__error(CDAG_ERR_STATE, "simulator: plan collective %lld has no kind", (long long)ci);
+  if ((unsigned)c->kind >= DET_NKINDS) return cdag__error(CDAG_ERR_PLAN, "simulator: plan collective %lld has no kind", (long long)ci);
   if (c->nranks < 0 || c->ranks_first < 0 || c->ranks_first + c->nranks > p->nranks) return bad(ci, c, "members out of range", -1);
   for (int32_t m = 0; m < c->nranks; m++) {
     int32_t rank = p->ranks[c->ranks_first + m];
@@ -256,17 +256,17 @@ static int check_msgs(const cdag_plan *p) {
     const det_msg *g = &p->msgs[k];
     uint64_t bytes = 0;
     if (g->first != next || g->n < 0 || g->first + g->n > p->nxfers)
-      return cdag__error(CDAG_ERR_STATE, "simulator: residual message %lld does not follow the previous one", (long long)k);
+      return cdag__error(CDAG_ERR_PLAN, "simulator: residual message %lld does not follow the previous one", (long long)k);
     for (int64_t i = g->first; i < g->first + g->n; i++) {
       if (p->xfers[i].src != g->src || p->xfers[i].dst != g->dst)
-        return cdag__error(CDAG_ERR_STATE, "simulator: residual message %lld (rank %d -> %d) holds a transfer of rank %d -> %d",
+        return cdag__error(CDAG_ERR_PLAN, "simulator: residual message %lld (rank %d -> %d) holds a transfer of rank %d -> %d",
                            (long long)k, g->src, g->dst, p->xfers[i].src, p->xfers[i].dst);
       bytes += p->xfers[i].len;
     }
-    if (bytes != g->bytes) return cdag__error(CDAG_ERR_STATE, "simulator: residual message %lld: bytes differ from its transfers", (long long)k);
+    if (bytes != g->bytes) return cdag__error(CDAG_ERR_PLAN, "simulator: residual message %lld: bytes differ from its transfers", (long long)k);
     next += g->n;
   }
-  if (next != p->nxfers) return cdag__error(CDAG_ERR_STATE, "simulator: %lld residual transfers are in no message", (long long)(p->nxfers - next));
+  if (next != p->nxfers) return cdag__error(CDAG_ERR_PLAN, "simulator: %lld residual transfers are in no message", (long long)(p->nxfers - next));
   return CDAG_OK;
 }
 
@@ -277,7 +277,7 @@ static int check_extras(const cdag_plan *p, sim_mem *m) {
       return cdag__error(CDAG_ERR_ARG, "simulator: snapshot of rank %d 0x%llx (%llu bytes) is outside memory", p->snaps[i].rank,
                          (unsigned long long)p->snaps[i].addr, (unsigned long long)p->snaps[i].len);
   for (int64_t i = 0; i < 2 * p->nsyncs; i++)
-    if (p->syncs[i] < 0 || p->syncs[i] >= p->nprocs) return cdag__error(CDAG_ERR_STATE, "simulator: a kept sync names rank %d", p->syncs[i]);
+    if (p->syncs[i] < 0 || p->syncs[i] >= p->nprocs) return cdag__error(CDAG_ERR_PLAN, "simulator: a kept sync names rank %d", p->syncs[i]);
   return CDAG_OK;
 }
 

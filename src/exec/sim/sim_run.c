@@ -240,7 +240,7 @@ int sim_reduce_tuple(const df_sst *sst, const df_red *d, sim_mem *m, const sim_m
   uint64_t size = (uint64_t)ir_type_size(d->type), len = d->count * size;
   if (!sst || d->set < 0 || d->set >= sst->nsets || !size || !ir_rop_name(d->op) ||
       sst->sets[d->set].first < 0 || sst->sets[d->set].first + sst->sets[d->set].nruns > sst->nruns)
-    return cdag__error(CDAG_ERR_STATE, "simulator: reduction into rank %d 0x%llx has no valid set, type or op", d->dst,
+    return cdag__error(CDAG_ERR_PLAN, "simulator: reduction into rank %d 0x%llx has no valid set, type or op", d->dst,
                        (unsigned long long)d->dst_addr);
   uint8_t *acc = malloc((size_t)(len ? len : 1)), *to = sim_mem_at(m, d->dst, d->dst_addr, len);
   int first = 1, rc = CDAG_OK;
@@ -257,7 +257,7 @@ int sim_reduce_tuple(const df_sst *sst, const df_red *d, sim_mem *m, const sim_m
         first = 0;
       }
   }
-  if (rc == CDAG_OK && first) rc = cdag__error(CDAG_ERR_STATE, "simulator: reduction into rank %d 0x%llx has no contributions", d->dst, (unsigned long long)d->dst_addr);
+  if (rc == CDAG_OK && first) rc = cdag__error(CDAG_ERR_PLAN, "simulator: reduction into rank %d 0x%llx has no contributions", d->dst, (unsigned long long)d->dst_addr);
   if (rc == CDAG_OK && !to) rc = cdag__error(CDAG_ERR_ARG, "simulator: reduction target rank %d 0x%llx outside memory", d->dst, (unsigned long long)d->dst_addr);
   if (rc == CDAG_OK) memcpy(to, acc, (size_t)len);
   free(acc);

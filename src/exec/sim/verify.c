@@ -20,7 +20,7 @@ static uint64_t compared_bytes(const sim_mem *m, const cdag_graph *g) {
 static int difference(const char *meaning) {
   char first[512];
   snprintf(first, sizeof first, "%s", cdag_error_message());
-  return cdag__error(CDAG_ERR_STATE, "%s: %s", meaning, first);
+  return cdag__error(CDAG_ERR_MISMATCH, "%s: %s", meaning, first);
 }
 
 /* Runs g from init in `orders` orders (seed 0 first, then random); ref gets the result. */

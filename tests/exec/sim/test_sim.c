@@ -303,7 +303,7 @@ START_TEST(plan_semantics) {
   expect_bytes(m, 2, 0x100, "sixteen bytes!!", 16);
   for (int r = 0; r < 3; r++) expect_bytes(m, r, 0x300, sum, 8);
   iovs[3].bytes = 12, pieces[2].len = 12; /* a receive slot of the wrong size is reported */
-  ck_assert_int_eq(sim_run_plan(&p, m), CDAG_ERR_STATE);
+  ck_assert_int_eq(sim_run_plan(&p, m), CDAG_ERR_PLAN);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "bcast rooted at 1"));
   sim_mem_free(m);
   cdag_graph_free(&g);
@@ -326,7 +326,7 @@ START_TEST(memory_bounds) {
   ck_assert_int_eq(sim_mem_compare(m, c, g, 0), CDAG_OK);
   sim_mem_at(c, 1, 0x140, 1)[0] ^= 1;                     /* inside scratch */
   ck_assert_int_eq(sim_mem_compare(m, c, g, 1), CDAG_OK);
-  ck_assert_int_eq(sim_mem_compare(m, c, g, 0), CDAG_ERR_STATE);
+  ck_assert_int_eq(sim_mem_compare(m, c, g, 0), CDAG_ERR_MISMATCH);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "rank 1 byte 0x140"));
   sim_mem_free(c);
   sim_mem_free(m);
@@ -345,7 +345,7 @@ START_TEST(verify_catches_wrong_plans) {
   ck_assert_int_eq(cdag_plan_verify(g, p), CDAG_OK);
   for (int64_t i = 0; i < p->npieces; i++) p->pieces[i].len = 4; /* moves only half the bytes */
   for (int64_t i = 0; i < p->niovs; i++) p->iovs[i].bytes = p->iovs[i].n ? 4 : 0;
-  ck_assert_int_eq(cdag_plan_verify(g, p), CDAG_ERR_STATE);
+  ck_assert_int_eq(cdag_plan_verify(g, p), CDAG_ERR_MISMATCH);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "plan differs"));
   cdag_plan_free(&p);
   cdag_graph_free(&g);

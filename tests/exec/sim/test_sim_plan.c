@@ -328,34 +328,34 @@ START_TEST(plan_inconsistencies) {
   det_coll *c = bcast_plan(&h);
   ck_assert_int_eq(run_on_fresh(g, &h.p), CDAG_OK);
   h.pieces[1].len = 6, h.iovs[c->recv_first].bytes = 6;            /* member 0 receives 6 of 8 */
-  expect_error(g, &h.p, CDAG_ERR_STATE, "bcast rooted at 1: rank 1 sends 8 bytes but rank 0's slot holds 6");
+  expect_error(g, &h.p, CDAG_ERR_PLAN, "bcast rooted at 1: rank 1 sends 8 bytes but rank 0's slot holds 6");
   c = bcast_plan(&h);
   h.iovs[c->recv_first].bytes = 7;                                  /* bytes disagree with pieces */
-  expect_error(g, &h.p, CDAG_ERR_STATE, "bytes differ from the sum of its pieces (rank 0)");
+  expect_error(g, &h.p, CDAG_ERR_PLAN, "bytes differ from the sum of its pieces (rank 0)");
   c = bcast_plan(&h);
   c->root = 5;
-  expect_error(g, &h.p, CDAG_ERR_STATE, "the root is not a member");
+  expect_error(g, &h.p, CDAG_ERR_PLAN, "the root is not a member");
   c = bcast_plan(&h);
   h.iovs[c->send_first] = h.iovs[c->recv_first];                    /* a non-root sends */
-  expect_error(g, &h.p, CDAG_ERR_STATE, "only the root may fill holds data (rank 0)");
+  expect_error(g, &h.p, CDAG_ERR_PLAN, "only the root may fill holds data (rank 0)");
   c = bcast_plan(&h);
   c->nsend_slots = 2;
-  expect_error(g, &h.p, CDAG_ERR_STATE, "slot counts differ");
+  expect_error(g, &h.p, CDAG_ERR_PLAN, "slot counts differ");
   c = bcast_plan(&h);
   h.pieces[2].addr = MEM - 4;                                       /* past rank 2's memory */
   expect_error(g, &h.p, CDAG_ERR_ARG, "rank 2 address 0x7fc is outside memory");
   c = bcast_plan(&h);
   h.ranks[3] = 1;
-  expect_error(g, &h.p, CDAG_ERR_STATE, "not distinct sorted ranks");
+  expect_error(g, &h.p, CDAG_ERR_PLAN, "not distinct sorted ranks");
   hp_init(&h, P);
   hp_xfer(&h, 0, IN, 1, OUT, 3);
   h.xfers[0].dst = 2;                                               /* message says 0 -> 1 */
-  expect_error(g, &h.p, CDAG_ERR_STATE, "residual message 0 (rank 0 -> 1) holds a transfer of rank 0 -> 2");
+  expect_error(g, &h.p, CDAG_ERR_PLAN, "residual message 0 (rank 0 -> 1) holds a transfer of rank 0 -> 2");
   h.msgs[0].dst = 2, h.xfers[0].dst_addr = MEM;
   expect_error(g, &h.p, CDAG_ERR_ARG, "residual transfer rank 0 0x0 -> rank 2 0x800 (3 bytes) is outside memory");
   c = bcast_plan(&h);                                               /* a residual message also */
   hp_xfer(&h, 3, IN, 2, OUT + 7, 2);                                /* writes OUT[7] of rank 2 */
-  expect_error(g, &h.p, CDAG_ERR_STATE, "the plan writes rank 2 byte 0x407 twice");
+  expect_error(g, &h.p, CDAG_ERR_PLAN, "the plan writes rank 2 byte 0x407 twice");
   hp_init(&h, 3);
   expect_error(g, &h.p, CDAG_ERR_ARG, "plan is for 3 ranks");
   cdag_graph_free(&g);
@@ -386,7 +386,7 @@ START_TEST(verify_hand_plans) {
   hp_init(&h, P); /* the same as residual messages, but rank 3 gets its block 4 bytes too far */
   for (int j = 0; j < P; j++)
     if (j != 1) hp_xfer(&h, 1, IN, j, OUT + (j == 3 ? 4 : 0), j == 3 ? 4 : 8);
-  ck_assert_int_eq(cdag_plan_verify(g, &h.p), CDAG_ERR_STATE);
+  ck_assert_int_eq(cdag_plan_verify(g, &h.p), CDAG_ERR_MISMATCH);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "plan differs from the graph"));
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "rank 3 byte 0x400 differs"));
   cdag_graph_free(&g);
