@@ -258,8 +258,7 @@ static int ws_output(const cdag_graph *g, const ws_pool *w, const ws_set *rankse
   return rc;
 }
 
-int df_waitsets(const cdag_graph *g, const match_result *m, df_sst *s) {
-  CDAG_TRY(ir_need_deps(g)); /* an earlier pipeline may have dropped them */
+static int df_waitsets_deps(const cdag_graph *g, const match_result *m, df_sst *s) {
   ws_pool w = {0};
   ws_set *opset = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *opset);
   ws_set *rankset = malloc((size_t)g->nprocs * sizeof *rankset);
@@ -284,5 +283,13 @@ int df_waitsets(const cdag_graph *g, const match_result *m, df_sst *s) {
   if (rc == CDAG_OK) rc = ws_output(g, &w, rankset, s);
   free(opset); free(rankset);
   free(w.nd); free(w.single);
+  return rc;
+}
+
+int df_waitsets(const cdag_graph *g, const match_result *m, df_sst *s) {
+  ir_deps_view v;
+  int rc = ir_deps_view_open(g, &v);
+  if (rc == CDAG_OK) rc = df_waitsets_deps(v.g, m, s);
+  ir_deps_view_close(&v);
   return rc;
 }

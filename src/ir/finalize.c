@@ -592,13 +592,28 @@ void ir_drop_deps(cdag_graph *g) {
   g->nedges = 0;
 }
 
-int ir_need_deps(const cdag_graph *cg) {
-  if (cg->state == IR_BUILDING || !cg->rank_ops) return cdag__error(CDAG_ERR_STATE, "the graph is not finalized");
-  if (cg->pred_start) return CDAG_OK;
-  cdag_graph *g = (cdag_graph *)cg; /* the derived view is a cache: rebuilding it changes no fact */
+int ir_need_deps(cdag_graph *g) {
+  if (g->state == IR_BUILDING || !g->rank_ops) return cdag__error(CDAG_ERR_STATE, "the graph is not finalized");
+  if (g->pred_start) return CDAG_OK;
   int rc = build_deps(g);
   if (rc) ir_drop_deps(g);
   return rc;
+}
+
+int ir_deps_view_open(const cdag_graph *g, ir_deps_view *v) {
+  v->g = g;
+  if (g->state == IR_BUILDING || !g->rank_ops) return cdag__error(CDAG_ERR_STATE, "the graph is not finalized");
+  if (g->pred_start) return CDAG_OK;
+  v->copy = *g;  /* conflict_deps and build_csr write only the dependency lists */
+  int rc = build_deps(&v->copy);
+  if (rc) ir_drop_deps(&v->copy);
+  else v->g = &v->copy;
+  return rc;
+}
+
+void ir_deps_view_close(ir_deps_view *v) {
+  if (v->g == &v->copy) ir_drop_deps(&v->copy);
+  v->g = NULL;
 }
 
 int ir_finalize(cdag_graph *g) {

@@ -112,10 +112,19 @@ int ir_finalize(cdag_graph *g);
 void ir_drop_derived(cdag_graph *g);
 /* Frees only the dependency lists (pred/succ), the largest part of the view, once the
    pipeline has read them (they cost more memory than the analysis that follows); program
-   order stays. ir_need_deps() rebuilds them when missing (the view is a cache, so this is
-   allowed on a const graph); every reader of pred/succ calls it, as ir_finalize() does. */
+   order stays. ir_need_deps() rebuilds them in place when missing; a reader that holds a
+   const graph opens an ir_deps_view instead, which never writes the graph. */
 void ir_drop_deps(cdag_graph *g);
-int ir_need_deps(const cdag_graph *g);
+int ir_need_deps(cdag_graph *g);
+/* The graph to read dependency lists from: g itself when it has them, else a shallow copy
+   of g with lists of its own (released by ir_deps_view_close). g is never written, so
+   threads may read one const graph at once. */
+typedef struct {
+  cdag_graph copy;        /* g's fields, with dependency lists of the view's own */
+  const cdag_graph *g;    /* what to read: the caller's graph or &copy */
+} ir_deps_view;
+int ir_deps_view_open(const cdag_graph *g, ir_deps_view *v);
+void ir_deps_view_close(ir_deps_view *v);
 /* Returns the free pages of the C heap to the system (glibc's malloc_trim; nothing
    elsewhere). Stages call it after freeing large temporaries: glibc keeps up to 64 MB of
    freed memory resident at the top of its heap, which would count in the peak of the next. */

@@ -325,10 +325,7 @@ static int order_ops(const cdag_graph *g, const int32_t *partner, int32_t *order
   return report_cycle(g, partner, indeg, order);
 }
 
-int match_run(const cdag_graph *g, match_result *m) {
-  if (!g || !m) return cdag__error(CDAG_ERR_ARG, "match_run: NULL argument");
-  if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "match_run: graph is not finalized");
-  CDAG_TRY(ir_need_deps(g));
+static int match_run_deps(const cdag_graph *g, match_result *m) {
   memset(m, 0, sizeof *m);
   int64_t n = g->nops ? g->nops : 1;
   m->nops = g->nops;
@@ -345,6 +342,16 @@ int match_run(const cdag_graph *g, match_result *m) {
   free(scratch);
   ir_trim_heap();
   if (rc) match_free(m);
+  return rc;
+}
+
+int match_run(const cdag_graph *g, match_result *m) {
+  if (!g || !m) return cdag__error(CDAG_ERR_ARG, "match_run: NULL argument");
+  if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "match_run: graph is not finalized");
+  ir_deps_view v;
+  int rc = ir_deps_view_open(g, &v);
+  if (rc == CDAG_OK) rc = match_run_deps(v.g, m);
+  ir_deps_view_close(&v);
   return rc;
 }
 

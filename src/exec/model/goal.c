@@ -18,10 +18,7 @@ static int64_t calc_cost(const cdag_graph *g, int32_t op, double ns_per_byte) {
   return c < 1 ? 1 : (int64_t)c;
 }
 
-int exec_goal_write(const cdag_graph *g, FILE *f, double copy_ns_per_byte) {
-  if (!g || !f) return cdag__error(CDAG_ERR_ARG, "exec_goal_write: NULL argument");
-  if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "exec_goal_write: the graph is not finalized");
-  CDAG_TRY(ir_need_deps(g));
+static int exec_goal_write_deps(const cdag_graph *g, FILE *f, double copy_ns_per_byte) {
   fprintf(f, "num_ranks %d\n", g->nprocs);
   for (int32_t r = 0; r < g->nprocs; r++) {
     fprintf(f, "\nrank %d {\n", r);
@@ -51,4 +48,14 @@ int exec_goal_write(const cdag_graph *g, FILE *f, double copy_ns_per_byte) {
   }
   if (fflush(f) != 0 || ferror(f)) return cdag__error(CDAG_ERR_IO, "GOAL export: write failed");
   return CDAG_OK;
+}
+
+int exec_goal_write(const cdag_graph *g, FILE *f, double copy_ns_per_byte) {
+  if (!g || !f) return cdag__error(CDAG_ERR_ARG, "exec_goal_write: NULL argument");
+  if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "exec_goal_write: the graph is not finalized");
+  ir_deps_view v;
+  int rc = ir_deps_view_open(g, &v);
+  if (rc == CDAG_OK) rc = exec_goal_write_deps(v.g, f, copy_ns_per_byte);
+  ir_deps_view_close(&v);
+  return rc;
 }

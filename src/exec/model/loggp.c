@@ -43,10 +43,7 @@ static lg_ev heap_pop(lg_ev *h, int64_t *n) {
   return top;
 }
 
-int exec_loggp(const cdag_graph *g, const loggp_params *lp, double *time, int *rank_max) {
-  if (!g || !lp || !time) return cdag__error(CDAG_ERR_ARG, "exec_loggp: NULL argument");
-  if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "exec_loggp: the graph is not finalized");
-  CDAG_TRY(ir_need_deps(g));
+static int exec_loggp_deps(const cdag_graph *g, const loggp_params *lp, double *time, int *rank_max) {
   match_result m = {0};
   int rc = match_run(g, &m);
   if (rc) return rc;
@@ -115,5 +112,15 @@ out:
   free(fin);
   free(left);
   free(h);
+  return rc;
+}
+
+int exec_loggp(const cdag_graph *g, const loggp_params *lp, double *time, int *rank_max) {
+  if (!g || !lp || !time) return cdag__error(CDAG_ERR_ARG, "exec_loggp: NULL argument");
+  if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "exec_loggp: the graph is not finalized");
+  ir_deps_view v;
+  int rc = ir_deps_view_open(g, &v);
+  if (rc == CDAG_OK) rc = exec_loggp_deps(v.g, lp, time, rank_max);
+  ir_deps_view_close(&v);
   return rc;
 }

@@ -207,9 +207,7 @@ static int event_loop(sim_run *s, uint64_t seed) {
   return s->done == g->nops ? CDAG_OK : stuck(s);
 }
 
-int sim_run_graph(const cdag_graph *g, sim_mem *m, uint64_t order_seed) {
-  if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "simulator: graph is not finalized");
-  CDAG_TRY(ir_need_deps(g));
+static int sim_run_graph_deps(const cdag_graph *g, sim_mem *m, uint64_t order_seed) {
   size_t n = (size_t)(g->nops ? g->nops : 1);
   sim_run s = {.g = g, .m = m, .rng = order_seed * 0x9e3779b97f4a7c15ULL | 1};
   s.partner = malloc(n * sizeof *s.partner);
@@ -221,6 +219,15 @@ int sim_run_graph(const cdag_graph *g, sim_mem *m, uint64_t order_seed) {
   if (rc == CDAG_OK) rc = event_loop(&s, order_seed);
   for (size_t i = 0; s.inflight && i < (size_t)g->nops; i++) free(s.inflight[i]);
   free(s.partner); free(s.indeg); free(s.ready); free(s.inflight);
+  return rc;
+}
+
+int sim_run_graph(const cdag_graph *g, sim_mem *m, uint64_t order_seed) {
+  if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "simulator: graph is not finalized");
+  ir_deps_view v;
+  int rc = ir_deps_view_open(g, &v);
+  if (rc == CDAG_OK) rc = sim_run_graph_deps(v.g, m, order_seed);
+  ir_deps_view_close(&v);
   return rc;
 }
 

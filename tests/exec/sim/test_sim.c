@@ -342,7 +342,9 @@ START_TEST(verify_catches_wrong_plans) {
   }
   cdag_plan *p;
   ck_assert_int_eq(cdag_analyze(g, NULL, &p), CDAG_OK);
+  ck_assert_ptr_null(g->pred_start); /* the analysis released the dependency lists ... */
   ck_assert_int_eq(cdag_plan_verify(g, p), CDAG_OK);
+  ck_assert_ptr_null(g->pred_start); /* ... and verifying, which reads a const graph, wrote none back */
   for (int64_t i = 0; i < p->npieces; i++) p->pieces[i].len = 4; /* moves only half the bytes */
   for (int64_t i = 0; i < p->niovs; i++) p->iovs[i].bytes = p->iovs[i].n ? 4 : 0;
   ck_assert_int_eq(cdag_plan_verify(g, p), CDAG_ERR_MISMATCH);
