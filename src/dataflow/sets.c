@@ -30,13 +30,7 @@ static int event_cmp(const void *x, const void *y) {
 }
 
 static int push_run(df_sets *s, int32_t lo, int32_t hi, uint32_t mult, uint64_t addr) {
-  if (s->ntmp_out == s->tmp_out_cap) {
-    int64_t cap = s->tmp_out_cap ? s->tmp_out_cap * 2 : 64;
-    df_run *r = realloc(s->tmp_out, (size_t)cap * sizeof *r);
-    if (!r) return CDAG_NOMEM("reduction sets");
-    s->tmp_out = r;
-    s->tmp_out_cap = cap;
-  }
+  IR_GROW(s->tmp_out, s->ntmp_out, s->tmp_out_cap, 1, "reduction sets");
   df_run *last = s->ntmp_out ? &s->tmp_out[s->ntmp_out - 1] : NULL;
   if (last && last->addr == addr && last->mult == mult && last->hi + 1 == lo) {
     last->hi = hi;
@@ -97,22 +91,13 @@ static int intern(df_sets *s, int32_t *id) {
     }
   }
   if (s->nsets == s->setcap) {
-    int64_t cap = s->setcap ? s->setcap * 2 : 256;
-    df_set *ns = realloc(s->sets, (size_t)cap * sizeof *ns);
-    if (!ns) return CDAG_NOMEM("reduction sets");
-    s->sets = ns;
-    int32_t *nc = realloc(s->chain, (size_t)cap * sizeof *nc);
-    if (!nc) return CDAG_NOMEM("reduction sets");
-    s->chain = nc;
+    int64_t cap = ir_grown_cap(s->setcap, 1);
+    if (ir_resize((void **)&s->sets, s->nsets, cap, sizeof *s->sets, "reduction sets") ||
+        ir_resize((void **)&s->chain, s->nsets, cap, sizeof *s->chain, "reduction sets"))
+      return CDAG_ERR_NOMEM;
     s->setcap = cap;
   }
-  if (s->nruns + s->ntmp_out > s->runcap) {
-    int64_t cap = (s->runcap ? s->runcap * 2 : 1024) + s->ntmp_out;
-    df_run *nr = realloc(s->runs, (size_t)cap * sizeof *nr);
-    if (!nr) return CDAG_NOMEM("reduction sets");
-    s->runs = nr;
-    s->runcap = cap;
-  }
+  IR_GROW(s->runs, s->nruns, s->runcap, s->ntmp_out, "reduction sets");
   int64_t contrib = 0;
   for (int64_t i = 0; i < s->ntmp_out; i++)
     contrib += (int64_t)(s->tmp_out[i].hi - s->tmp_out[i].lo + 1) * s->tmp_out[i].mult;
@@ -144,13 +129,7 @@ static int finish(df_sets *s, int32_t *id) {
 }
 
 static int add_in(df_sets *s, df_run r) {
-  if (s->ntmp_in == s->tmp_in_cap) {
-    int64_t cap = s->tmp_in_cap ? s->tmp_in_cap * 2 : 64;
-    df_run *n = realloc(s->tmp_in, (size_t)cap * sizeof *n);
-    if (!n) return CDAG_NOMEM("reduction sets");
-    s->tmp_in = n;
-    s->tmp_in_cap = cap;
-  }
+  IR_GROW(s->tmp_in, s->ntmp_in, s->tmp_in_cap, 1, "reduction sets");
   s->tmp_in[s->ntmp_in++] = r;
   return CDAG_OK;
 }

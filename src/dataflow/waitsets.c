@@ -191,13 +191,10 @@ typedef struct {
 /* Room for `need` intervals in the result (both arrays grow together, by doubling). */
 static int ws_reserve(ws_writer *wr, df_sst *s, int64_t need) {
   if (need <= wr->cap) return CDAG_OK;
-  int64_t cap = wr->cap * 2 > need ? wr->cap * 2 : need + 1024;
-  int32_t *lo = realloc(s->wait_lo, (size_t)cap * sizeof *lo);
-  if (!lo) return CDAG_NOMEM("wait sets");
-  s->wait_lo = lo;
-  int32_t *hi = realloc(s->wait_hi, (size_t)cap * sizeof *hi);
-  if (!hi) return CDAG_NOMEM("wait sets");
-  s->wait_hi = hi;
+  int64_t cap = ir_grown_cap(wr->cap, need - wr->cap), used = wr->cap;
+  if (ir_resize((void **)&s->wait_lo, used, cap, sizeof *s->wait_lo, "wait sets") ||
+      ir_resize((void **)&s->wait_hi, used, cap, sizeof *s->wait_hi, "wait sets"))
+    return CDAG_ERR_NOMEM;
   wr->cap = cap;
   return CDAG_OK;
 }

@@ -296,16 +296,11 @@ static int add_edge(conflict_map *m, int32_t before, int32_t after) {
 
 static int new_piece(conflict_map *m, uint64_t lo, uint64_t hi, int32_t writer, int32_t readers) {
   if (m->npieces == m->pcap) {
-    int64_t cap = m->pcap ? m->pcap * 2 : 256;
-    uint64_t *h = realloc(m->hi, (size_t)cap * sizeof *h);
-    if (!h) return CDAG_NOMEM("interval map");
-    m->hi = h;
-    int32_t *w = realloc(m->writer, (size_t)cap * sizeof *w);
-    if (!w) return CDAG_NOMEM("interval map");
-    m->writer = w;
-    int32_t *r = realloc(m->readers, (size_t)cap * sizeof *r);
-    if (!r) return CDAG_NOMEM("interval map");
-    m->readers = r;
+    int64_t cap = ir_grown_cap(m->pcap, 1), n = m->npieces;
+    if (ir_resize((void **)&m->hi, n, cap, sizeof *m->hi, "interval map") ||
+        ir_resize((void **)&m->writer, n, cap, sizeof *m->writer, "interval map") ||
+        ir_resize((void **)&m->readers, n, cap, sizeof *m->readers, "interval map"))
+      return CDAG_ERR_NOMEM;
     m->pcap = cap;
   }
   int64_t i = m->npieces++;
@@ -317,13 +312,10 @@ static int new_piece(conflict_map *m, uint64_t lo, uint64_t hi, int32_t writer, 
 
 static int push_reader(conflict_map *m, int64_t piece, int32_t op) {
   if (m->nrd == m->rdcap) {
-    int64_t cap = m->rdcap ? m->rdcap * 2 : 256;
-    int32_t *o = realloc(m->rd_op, (size_t)cap * sizeof *o);
-    if (!o) return CDAG_NOMEM("interval map");
-    m->rd_op = o;
-    int32_t *x = realloc(m->rd_next, (size_t)cap * sizeof *x);
-    if (!x) return CDAG_NOMEM("interval map");
-    m->rd_next = x;
+    int64_t cap = ir_grown_cap(m->rdcap, 1);
+    if (ir_resize((void **)&m->rd_op, m->nrd, cap, sizeof *m->rd_op, "interval map") ||
+        ir_resize((void **)&m->rd_next, m->nrd, cap, sizeof *m->rd_next, "interval map"))
+      return CDAG_ERR_NOMEM;
     m->rdcap = cap;
   }
   m->rd_op[m->nrd] = op;

@@ -56,6 +56,21 @@ void *ir_realloc(void *p, size_t used, size_t bytes) {
   return q;
 }
 
+int ir_resize(void **arr, int64_t used, int64_t new_cap, size_t elem, const char *what) {
+  void *p = ir_realloc(*arr, (size_t)used * elem, (size_t)new_cap * elem);
+  if (!p) return CDAG_NOMEM(what);
+  *arr = p;
+  return CDAG_OK;
+}
+
+int ir_grow(void **arr, int64_t n, int64_t *cap, int64_t need, size_t elem, const char *what) {
+  if (n + need <= *cap) return CDAG_OK;
+  int64_t c = ir_grown_cap(*cap, need);
+  int rc = ir_resize(arr, n, c, elem, what);
+  if (rc == CDAG_OK) *cap = c;
+  return rc;
+}
+
 static void *grow(void *p, int64_t used, int64_t n, size_t elem) {
   return ir_realloc(p, (size_t)used * elem, (size_t)n * elem);
 }

@@ -154,14 +154,20 @@ void *ir_malloc(size_t bytes);
 void *ir_calloc(size_t n, size_t size);
 void *ir_realloc(void *p, size_t used, size_t bytes);
 
-/* Makes room for `need` more elements in a growable array (doubling), or returns
-   CDAG_ERR_NOMEM from the calling function naming `what`. */
+/* Growable arrays, the one rule: a full array doubles (plus what is needed), starting at
+   64 elements. ir_grown_cap gives the new capacity; ir_resize moves an array to it (*arr is
+   unchanged on failure), so arrays that grow together (struct of arrays) share one cap. */
+static inline int64_t ir_grown_cap(int64_t cap, int64_t need) { return (cap ? cap * 2 : 64) + need; }
+int ir_resize(void **arr, int64_t used, int64_t new_cap, size_t elem, const char *what);
+/* Room for `need` more elements after the first n of *arr (capacity *cap). */
+int ir_grow(void **arr, int64_t n, int64_t *cap, int64_t need, size_t elem, const char *what);
+/* The same for one array, returning CDAG_ERR_NOMEM from the calling function. */
 #define IR_GROW(arr, n, cap, need, what)                           \
   do {                                                             \
     if ((n) + (need) > (cap)) {                                    \
-      int64_t c_ = ((cap) ? (cap) * 2 : 64) + (need);              \
-      void *p_ = ir_realloc((arr), (size_t)(n) * sizeof *(arr), (size_t)c_ * sizeof *(arr)); \
-      if (!p_) return CDAG_NOMEM(what);                            \
+      int64_t c_ = ir_grown_cap((cap), (need));                    \
+      void *p_ = (arr);                                            \
+      if (ir_resize(&p_, (n), c_, sizeof *(arr), (what))) return CDAG_ERR_NOMEM; \
       (arr) = p_;                                                  \
       (cap) = c_;                                                  \
     }                                                              \

@@ -21,15 +21,7 @@
 
 #include "exec/mpi/schedule.h"
 
-int sched_grow(void **arr, int64_t n, int64_t *cap, size_t elem) {
-  if (n < *cap) return CDAG_OK;
-  int64_t c = *cap ? *cap * 2 : 16;
-  void *p = realloc(*arr, (size_t)c * elem);
-  if (!p) return CDAG_NOMEM("schedule");
-  *arr = p;
-  *cap = c;
-  return CDAG_OK;
-}
+int sched_grow(void **arr, int64_t n, int64_t *cap, size_t elem) { return ir_grow(arr, n, cap, 1, elem, "schedule"); }
 
 /* ---- collectives ---- */
 

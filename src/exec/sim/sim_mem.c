@@ -34,12 +34,7 @@ static int span_cmp(const void *x, const void *y) {
 
 static int add_span(span **s, int64_t *n, int64_t *cap, int rank, uint64_t addr, uint64_t len) {
   if (len == 0) return CDAG_OK;
-  if (*n == *cap) {
-    *cap = *cap ? *cap * 2 : 256;
-    span *p = realloc(*s, (size_t)*cap * sizeof *p);
-    if (!p) return CDAG_NOMEM("simulator memory");
-    *s = p;
-  }
+  IR_GROW(*s, *n, *cap, 1, "simulator memory");
   (*s)[(*n)++] = (span){rank, addr, addr + len};
   return CDAG_OK;
 }
