@@ -1,7 +1,7 @@
 /* cdag — src/detect/detect_reduce.c: allreduce and reduce from reduction tuples.
  *
- * Algorithm (SEEDS-NOTES 2.7): reduction tuples with the same interned source set, count,
- * type and op describe one value computed at several places. If every contributor of the
+ * Algorithm (after Hoefler and Schneider, PACT 2012, Algorithm 5): reduction tuples with the
+ * same interned source set, count, type and op describe one value computed at several places. If every contributor of the
  * set contributes once (or the op is idempotent) and every contributor receives the value,
  * it is an allreduce over the contributors. Tuples whose sets are one set shifted by k*l for
  * the k-th contributor (member k gets block k of everybody's contribution) form a
@@ -86,9 +86,6 @@ static int64_t rank_index(const df_sst *s, const df_set *e, int32_t rank) {
   return k;
 }
 
-static uint64_t *rs_key;
-static int64_t *rs_k;
-
 /* Hash of the set shifted back by k blocks, with count, type and op. */
 static uint64_t shifted_key(const df_sst *s, const df_red *d, int64_t k) {
   const df_set *e = &s->sets[d->set];
@@ -114,8 +111,10 @@ static int same_shifted(const df_sst *s, const df_red *a, int64_t ka, const df_r
   return 1;
 }
 
-/* Group g[0..n) (same key, sorted by block): member k must hold block k, for every k. */
-static int try_reduce_scatter(det_state *st, const int64_t *g, int64_t n, int32_t *members, uint8_t *seen) {
+/* Group g[0..n) (same key, sorted by block; rs_k: each tuple's block): member k must hold
+   block k, for every k. */
+static int try_reduce_scatter(det_state *st, const int64_t *rs_k, const int64_t *g, int64_t n, int32_t *members,
+                              uint8_t *seen) {
   const df_sst *s = st->sst;
   const df_red *d = &s->reds[g[0]];
   int32_t m = contributors(s, d, members, seen);
@@ -130,8 +129,8 @@ static int try_reduce_scatter(det_state *st, const int64_t *g, int64_t n, int32_
 static int reduce_scatter_pass(det_state *st, int64_t *t, int32_t *members, uint8_t *seen) {
   const df_sst *s = st->sst;
   int64_t n = 0, cap = s->nreds ? s->nreds : 1;
-  rs_key = malloc((size_t)cap * sizeof *rs_key);
-  rs_k = malloc((size_t)cap * sizeof *rs_k);
+  uint64_t *rs_key = malloc((size_t)cap * sizeof *rs_key);  /* per call: analysis is reentrant */
+  int64_t *rs_k = malloc((size_t)cap * sizeof *rs_k);
   int64_t *g = malloc((size_t)cap * sizeof *g);
   int rc = rs_key && rs_k && g ? CDAG_OK : CDAG_NOMEM("detection");
   for (int64_t i = 0; i < s->nreds && rc == CDAG_OK; i++) {
@@ -149,12 +148,11 @@ static int reduce_scatter_pass(det_state *st, int64_t *t, int32_t *members, uint
     while (j < n && rs_key[t[j]] == rs_key[t[i]]) j++;
     if (j - i > 1) {
       memcpy(g, t + i, (size_t)(j - i) * sizeof *g);
-      rc = try_reduce_scatter(st, g, j - i, members, seen);
+      rc = try_reduce_scatter(st, rs_k, g, j - i, members, seen);
     }
     i = j;
   }
   free(rs_key); free(rs_k); free(g);
-  rs_key = NULL, rs_k = NULL;
   return rc;
 }
 

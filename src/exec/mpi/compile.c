@@ -400,7 +400,11 @@ static int compile_new(compile_ctx *x, cdag_graph *g, const wire_buf *w, uint64_
   s->report_json = x->json;
   x->text = x->json = NULL;
   cache_put(local, x->global, s);
-  if (x->rank == x->root) env_report(s);
+  if (x->rank == x->root) {
+    exec_lock();  /* env_report remembers whether its file was started */
+    env_report(s);
+    exec_unlock();
+  }
   *out = s;
   return CDAG_OK;
 }
