@@ -10,7 +10,11 @@
  * Every function returns CDAG_OK (0) or a CDAG_ERR_* code; cdag_error_message() returns the
  * message of the last error of the calling thread (it names rank, operation and file line
  * where they apply). Handles are opaque; cdag_*_free(&h) sets h = NULL and accepts NULL.
- * The names and behaviours below are fixed by API.md; additions are marked "(cdag addition)". */
+ * The names and behaviours below are stable: programs outside cdag rely on them; later additions
+ * are marked "(cdag addition)". What a graph means, what compiling keeps, the options and the
+ * environment: docs/semantics.md. The file format and the report: docs/format.md.
+ * Threads: calls on one handle are not thread-safe; different handles may be used from
+ * different threads; cdag_analyze keeps all its state per call. */
 #ifndef CDAG_H
 #define CDAG_H
 
@@ -96,12 +100,12 @@ CDAG_API int cdag_rank_copy_local(cdag_graph *g, int rank, uint64_t src, uint64_
 CDAG_API int cdag_rank_scratch(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes);
 /* cdag_depend works on global graphs too (both ops must belong to the same rank). */
 
-CDAG_API int cdag_graph_load(const char *path, cdag_graph **g);          /* FORMAT.md; "-" = stdin */
+CDAG_API int cdag_graph_load(const char *path, cdag_graph **g);          /* docs/format.md; "-" = stdin */
 CDAG_API int cdag_graph_save(const cdag_graph *g, const char *path);     /* global graph */
 CDAG_API int cdag_graph_dump(cdag_graph *g, const char *path);           /* distributed graph: collective,
                                                                             writes one global file at rank 0 */
 CDAG_API int cdag_analyze(cdag_graph *g, const cdag_options *o, cdag_plan **p);   /* no MPI needed */
-CDAG_API int cdag_plan_report(const cdag_plan *p, FILE *out, int json);           /* schema in FORMAT.md */
+CDAG_API int cdag_plan_report(const cdag_plan *p, FILE *out, int json);           /* schema in docs/format.md */
 CDAG_API int cdag_plan_verify(const cdag_graph *g, const cdag_plan *p);           /* simulate both, compare */
 CDAG_API int cdag_plan_free(cdag_plan **p);
 
