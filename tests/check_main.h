@@ -17,6 +17,10 @@ static inline long cdag_test_iterations(long n) {
   return k < 1 ? 1 : k;
 }
 
+/* A graph-builder call that must succeed: a test that ignored a failed call would test
+   another graph than the one its comment describes. */
+#define CK_OK(call) ck_assert_int_eq((call), 0 /* CDAG_OK */)
+
 #define CDAG_CHECK_MAIN(suite_fn)                                   \
   int main(void) {                                                  \
     SRunner *sr = srunner_create(suite_fn());                       \

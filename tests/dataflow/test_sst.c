@@ -54,18 +54,18 @@ static void butterfly(fixture *f, int p) {
   ck_assert_int_eq(cdag_graph_create_global(p, &f->g), CDAG_OK);
   const uint64_t scr = 0x100;
   for (int r = 0; r < p; r++) {
-    cdag_rank_scratch(f->g, r, scr, (uint64_t)p);
+    CK_OK(cdag_rank_scratch(f->g, r, scr, (uint64_t)p));
     for (int k = 1; k < p; k <<= 1) {
       int peer = r ^ k;
       for (int j = 0; j < p; j++) /* one message per run of contiguous locations */
         if ((j & k) && (j == 0 || !((j - 1) & k))) {
           int n = 0;
           while (j + n < p && ((j + n) & k)) n++;
-          cdag_rank_send(f->g, r, (uint64_t)j, (uint64_t)n, peer, j, NULL);
-          cdag_rank_recv(f->g, r, scr + (uint64_t)j, (uint64_t)n, peer, j, NULL);
+          CK_OK(cdag_rank_send(f->g, r, (uint64_t)j, (uint64_t)n, peer, j, NULL));
+          CK_OK(cdag_rank_recv(f->g, r, scr + (uint64_t)j, (uint64_t)n, peer, j, NULL));
         }
       for (int j = 0; j < p; j++)
-        if (j & k) cdag_rank_copy_local(f->g, r, scr + (uint64_t)j, (uint64_t)j, 1, NULL);
+        if (j & k) CK_OK(cdag_rank_copy_local(f->g, r, scr + (uint64_t)j, (uint64_t)j, 1, NULL));
     }
   }
 }
@@ -109,10 +109,10 @@ START_TEST(binomial_broadcast) {
     int k = 1;
     if (r) {
       int msb = 1 << (31 - __builtin_clz((unsigned)r));
-      cdag_rank_recv(f.g, r, 0x1000, 64, r - msb, 0, NULL);
+      CK_OK(cdag_rank_recv(f.g, r, 0x1000, 64, r - msb, 0, NULL));
       k = msb << 1;
     }
-    for (; r + k < p; k <<= 1) cdag_rank_send(f.g, r, 0x1000, 64, r + k, 0, NULL);
+    for (; r + k < p; k <<= 1) CK_OK(cdag_rank_send(f.g, r, 0x1000, 64, r + k, 0, NULL));
   }
   analyse_ok(&f);
   ck_assert_int_eq(f.s->nxfers, p - 1);
@@ -131,12 +131,12 @@ START_TEST(forward_split_and_overwrite) {
   ck_assert_int_eq(cdag_graph_create_global(3, &f.g), CDAG_OK);
   /* rank 0 sends 16 bytes to rank 1 at 0x110; rank 1 forwards 0x108..0x118 (8 original,
      8 received) to rank 2, which then overwrites its last 4 bytes from rank 0 directly. */
-  cdag_rank_send(f.g, 0, 0x500, 16, 1, 0, NULL);
-  cdag_rank_recv(f.g, 1, 0x110, 16, 0, 0, NULL);
-  cdag_rank_send(f.g, 1, 0x108, 16, 2, 0, NULL);
-  cdag_rank_recv(f.g, 2, 0x900, 16, 1, 0, NULL);
-  cdag_rank_send(f.g, 0, 0x700, 4, 2, 1, NULL);
-  cdag_rank_recv(f.g, 2, 0x90c, 4, 0, 1, NULL);
+  CK_OK(cdag_rank_send(f.g, 0, 0x500, 16, 1, 0, NULL));
+  CK_OK(cdag_rank_recv(f.g, 1, 0x110, 16, 0, 0, NULL));
+  CK_OK(cdag_rank_send(f.g, 1, 0x108, 16, 2, 0, NULL));
+  CK_OK(cdag_rank_recv(f.g, 2, 0x900, 16, 1, 0, NULL));
+  CK_OK(cdag_rank_send(f.g, 0, 0x700, 4, 2, 1, NULL));
+  CK_OK(cdag_rank_recv(f.g, 2, 0x90c, 4, 0, 1, NULL));
   analyse_ok(&f);
   ck_assert(has_xfer(f.s, 0, 0x500, 16, 1, 0x110));
   ck_assert(has_xfer(f.s, 1, 0x108, 8, 2, 0x900));   /* rank 1's original part */
@@ -153,11 +153,11 @@ END_TEST
 START_TEST(scratch_is_not_final) {
   fixture f = {0};
   ck_assert_int_eq(cdag_graph_create_global(3, &f.g), CDAG_OK);
-  cdag_rank_scratch(f.g, 1, 0x4000, 64);
-  cdag_rank_send(f.g, 0, 0, 32, 1, 0, NULL);
-  cdag_rank_recv(f.g, 1, 0x4000, 32, 0, 0, NULL);   /* only passes through scratch */
-  cdag_rank_send(f.g, 1, 0x4008, 8, 2, 0, NULL);
-  cdag_rank_recv(f.g, 2, 0x10, 8, 1, 0, NULL);
+  CK_OK(cdag_rank_scratch(f.g, 1, 0x4000, 64));
+  CK_OK(cdag_rank_send(f.g, 0, 0, 32, 1, 0, NULL));
+  CK_OK(cdag_rank_recv(f.g, 1, 0x4000, 32, 0, 0, NULL));   /* only passes through scratch */
+  CK_OK(cdag_rank_send(f.g, 1, 0x4008, 8, 2, 0, NULL));
+  CK_OK(cdag_rank_recv(f.g, 2, 0x10, 8, 1, 0, NULL));
   analyse_ok(&f);
   ck_assert_int_eq(f.s->nxfers, 1);
   ck_assert(has_xfer(f.s, 0, 8, 8, 2, 0x10));
@@ -168,13 +168,13 @@ END_TEST
 START_TEST(self_copies_and_identity) {
   fixture f = {0};
   ck_assert_int_eq(cdag_graph_create_global(2, &f.g), CDAG_OK);
-  cdag_rank_copy_local(f.g, 0, 0x100, 0x200, 8, NULL);      /* a self-copy */
-  cdag_rank_send(f.g, 1, 0x300, 8, 1, 0, NULL);             /* send to self */
-  cdag_rank_recv(f.g, 1, 0x400, 8, 1, 0, NULL);
-  cdag_rank_send(f.g, 0, 0x10, 4, 1, 1, NULL);              /* away and back home */
-  cdag_rank_recv(f.g, 1, 0x20, 4, 0, 1, NULL);
-  cdag_rank_send(f.g, 1, 0x20, 4, 0, 2, NULL);
-  cdag_rank_recv(f.g, 0, 0x10, 4, 1, 2, NULL);
+  CK_OK(cdag_rank_copy_local(f.g, 0, 0x100, 0x200, 8, NULL));      /* a self-copy */
+  CK_OK(cdag_rank_send(f.g, 1, 0x300, 8, 1, 0, NULL));             /* send to self */
+  CK_OK(cdag_rank_recv(f.g, 1, 0x400, 8, 1, 0, NULL));
+  CK_OK(cdag_rank_send(f.g, 0, 0x10, 4, 1, 1, NULL));              /* away and back home */
+  CK_OK(cdag_rank_recv(f.g, 1, 0x20, 4, 0, 1, NULL));
+  CK_OK(cdag_rank_send(f.g, 1, 0x20, 4, 0, 2, NULL));
+  CK_OK(cdag_rank_recv(f.g, 0, 0x10, 4, 1, 2, NULL));
   analyse_ok(&f);
   ck_assert(has_xfer(f.s, 0, 0x100, 8, 0, 0x200));
   ck_assert(has_xfer(f.s, 1, 0x300, 8, 1, 0x400));
@@ -216,8 +216,8 @@ START_TEST(adjacent_tuples_merge) {
   fixture f = {0};
   ck_assert_int_eq(cdag_graph_create_global(2, &f.g), CDAG_OK);
   for (int i = 0; i < 8; i++) {
-    cdag_rank_send(f.g, 0, 0x100 + 4 * (uint64_t)i, 4, 1, 0, NULL);
-    cdag_rank_recv(f.g, 1, 0x800 + 4 * (uint64_t)i, 4, 0, 0, NULL);
+    CK_OK(cdag_rank_send(f.g, 0, 0x100 + 4 * (uint64_t)i, 4, 1, 0, NULL));
+    CK_OK(cdag_rank_recv(f.g, 1, 0x800 + 4 * (uint64_t)i, 4, 0, 0, NULL));
   }
   analyse_ok(&f);
   ck_assert_int_eq(f.s->nxfers, 1);
@@ -233,63 +233,63 @@ enum { VAL = 0x0, RES = 0x100, TMP = 0x200 };
 
 static void allreduce_recursive_doubling(cdag_graph *g, int p, uint64_t n) {
   for (int r = 0; r < p; r++) {
-    cdag_rank_scratch(g, r, TMP, 4 * n);
-    cdag_rank_copy_local(g, r, VAL, RES, 4 * n, NULL);
+    CK_OK(cdag_rank_scratch(g, r, TMP, 4 * n));
+    CK_OK(cdag_rank_copy_local(g, r, VAL, RES, 4 * n, NULL));
     for (int k = 1; k < p; k <<= 1) {
-      cdag_rank_send(g, r, RES, 4 * n, r ^ k, k, NULL);
-      cdag_rank_recv(g, r, TMP, 4 * n, r ^ k, k, NULL);
-      cdag_rank_reduce_local(g, r, TMP, RES, n, CDAG_INT32, CDAG_SUM, NULL);
+      CK_OK(cdag_rank_send(g, r, RES, 4 * n, r ^ k, k, NULL));
+      CK_OK(cdag_rank_recv(g, r, TMP, 4 * n, r ^ k, k, NULL));
+      CK_OK(cdag_rank_reduce_local(g, r, TMP, RES, n, CDAG_INT32, CDAG_SUM, NULL));
     }
   }
 }
 
 static void allreduce_linear(cdag_graph *g, int p, uint64_t n) {
-  cdag_rank_copy_local(g, 0, VAL, RES, 4 * n, NULL);
+  CK_OK(cdag_rank_copy_local(g, 0, VAL, RES, 4 * n, NULL));
   for (int r = 1; r < p; r++) {
     uint64_t tmp = TMP + 4 * n * (uint64_t)r;
-    cdag_rank_send(g, r, VAL, 4 * n, 0, 0, NULL);
-    cdag_rank_scratch(g, 0, tmp, 4 * n);
-    cdag_rank_recv(g, 0, tmp, 4 * n, r, 0, NULL);
-    cdag_rank_reduce_local(g, 0, tmp, RES, n, CDAG_INT32, CDAG_SUM, NULL);
+    CK_OK(cdag_rank_send(g, r, VAL, 4 * n, 0, 0, NULL));
+    CK_OK(cdag_rank_scratch(g, 0, tmp, 4 * n));
+    CK_OK(cdag_rank_recv(g, 0, tmp, 4 * n, r, 0, NULL));
+    CK_OK(cdag_rank_reduce_local(g, 0, tmp, RES, n, CDAG_INT32, CDAG_SUM, NULL));
   }
   for (int r = 1; r < p; r++) {
-    cdag_rank_send(g, 0, RES, 4 * n, r, 1, NULL);
-    cdag_rank_recv(g, r, RES, 4 * n, 0, 1, NULL);
+    CK_OK(cdag_rank_send(g, 0, RES, 4 * n, r, 1, NULL));
+    CK_OK(cdag_rank_recv(g, r, RES, 4 * n, 0, 1, NULL));
   }
 }
 
 static void allreduce_chain(cdag_graph *g, int p, uint64_t n) {
   for (int r = 0; r < p; r++) {
-    cdag_rank_scratch(g, r, TMP, 4 * n);
-    cdag_rank_copy_local(g, r, VAL, RES, 4 * n, NULL);
+    CK_OK(cdag_rank_scratch(g, r, TMP, 4 * n));
+    CK_OK(cdag_rank_copy_local(g, r, VAL, RES, 4 * n, NULL));
     if (r > 0) {
-      cdag_rank_recv(g, r, TMP, 4 * n, r - 1, 0, NULL);
-      cdag_rank_reduce_local(g, r, TMP, RES, n, CDAG_INT32, CDAG_SUM, NULL);
+      CK_OK(cdag_rank_recv(g, r, TMP, 4 * n, r - 1, 0, NULL));
+      CK_OK(cdag_rank_reduce_local(g, r, TMP, RES, n, CDAG_INT32, CDAG_SUM, NULL));
     }
     if (r < p - 1) {
-      cdag_rank_send(g, r, RES, 4 * n, r + 1, 0, NULL);
-      cdag_rank_recv(g, r, RES, 4 * n, r + 1, 1, NULL);
+      CK_OK(cdag_rank_send(g, r, RES, 4 * n, r + 1, 0, NULL));
+      CK_OK(cdag_rank_recv(g, r, RES, 4 * n, r + 1, 1, NULL));
     }
-    if (r > 0) cdag_rank_send(g, r, RES, 4 * n, r - 1, 1, NULL);
+    if (r > 0) CK_OK(cdag_rank_send(g, r, RES, 4 * n, r - 1, 1, NULL));
   }
 }
 
 static void allreduce_binomial(cdag_graph *g, int p, uint64_t n) {
   for (int r = 0; r < p; r++) {
-    cdag_rank_scratch(g, r, TMP, 4 * n);
-    cdag_rank_copy_local(g, r, VAL, RES, 4 * n, NULL);
+    CK_OK(cdag_rank_scratch(g, r, TMP, 4 * n));
+    CK_OK(cdag_rank_copy_local(g, r, VAL, RES, 4 * n, NULL));
     int k = 1;
     for (; k < p && !(r & k); k <<= 1)
       if (r + k < p) {
-        cdag_rank_recv(g, r, TMP, 4 * n, r + k, 0, NULL);
-        cdag_rank_reduce_local(g, r, TMP, RES, n, CDAG_INT32, CDAG_SUM, NULL);
+        CK_OK(cdag_rank_recv(g, r, TMP, 4 * n, r + k, 0, NULL));
+        CK_OK(cdag_rank_reduce_local(g, r, TMP, RES, n, CDAG_INT32, CDAG_SUM, NULL));
       }
     if (r) {
-      cdag_rank_send(g, r, RES, 4 * n, r - k, 0, NULL);
-      cdag_rank_recv(g, r, RES, 4 * n, r - k, 1, NULL);
+      CK_OK(cdag_rank_send(g, r, RES, 4 * n, r - k, 0, NULL));
+      CK_OK(cdag_rank_recv(g, r, RES, 4 * n, r - k, 1, NULL));
     }
     for (k >>= 1; k >= 1; k >>= 1)
-      if (r + k < p) cdag_rank_send(g, r, RES, 4 * n, r + k, 1, NULL);
+      if (r + k < p) CK_OK(cdag_rank_send(g, r, RES, 4 * n, r + k, 1, NULL));
   }
 }
 
@@ -299,18 +299,18 @@ static void allreduce_ring(cdag_graph *g, int p, uint64_t n) {
   uint64_t blk = 4 * (n / (uint64_t)p);
   for (int r = 0; r < p; r++) {
     int next = (r + 1) % p, prev = (r + p - 1) % p;
-    cdag_rank_scratch(g, r, TMP, blk);
-    cdag_rank_copy_local(g, r, VAL, RES, 4 * n, NULL);
+    CK_OK(cdag_rank_scratch(g, r, TMP, blk));
+    CK_OK(cdag_rank_copy_local(g, r, VAL, RES, 4 * n, NULL));
     for (int st = 0; st < p - 1; st++) {
       uint64_t out = (uint64_t)((r - st + 2 * p) % p), in = (uint64_t)((r - st - 1 + 2 * p) % p);
-      cdag_rank_send(g, r, RES + out * blk, blk, next, 0, NULL);
-      cdag_rank_recv(g, r, TMP, blk, prev, 0, NULL);
-      cdag_rank_reduce_local(g, r, TMP, RES + in * blk, blk / 4, CDAG_INT32, CDAG_SUM, NULL);
+      CK_OK(cdag_rank_send(g, r, RES + out * blk, blk, next, 0, NULL));
+      CK_OK(cdag_rank_recv(g, r, TMP, blk, prev, 0, NULL));
+      CK_OK(cdag_rank_reduce_local(g, r, TMP, RES + in * blk, blk / 4, CDAG_INT32, CDAG_SUM, NULL));
     }
     for (int st = 0; st < p - 1; st++) {
       uint64_t out = (uint64_t)((r + 1 - st + 2 * p) % p), in = (uint64_t)((r - st + 2 * p) % p);
-      cdag_rank_send(g, r, RES + out * blk, blk, next, 1, NULL);
-      cdag_rank_recv(g, r, RES + in * blk, blk, prev, 1, NULL);
+      CK_OK(cdag_rank_send(g, r, RES + out * blk, blk, next, 1, NULL));
+      CK_OK(cdag_rank_recv(g, r, RES + in * blk, blk, prev, 1, NULL));
     }
   }
 }
@@ -368,10 +368,10 @@ END_TEST
 START_TEST(vector_reduce_and_repeats) {
   fixture f = {0};
   ck_assert_int_eq(cdag_graph_create_global(2, &f.g), CDAG_OK);
-  cdag_rank_send(f.g, 1, 0x100, 16, 0, 0, NULL);
-  cdag_rank_recv(f.g, 0, 0x200, 16, 1, 0, NULL);
-  cdag_rank_reduce_local(f.g, 0, 0x200, 0x100, 4, CDAG_INT32, CDAG_MAX, NULL);
-  cdag_rank_reduce_local(f.g, 0, 0x200, 0x100, 4, CDAG_INT32, CDAG_MAX, NULL); /* rank 1 counts twice */
+  CK_OK(cdag_rank_send(f.g, 1, 0x100, 16, 0, 0, NULL));
+  CK_OK(cdag_rank_recv(f.g, 0, 0x200, 16, 1, 0, NULL));
+  CK_OK(cdag_rank_reduce_local(f.g, 0, 0x200, 0x100, 4, CDAG_INT32, CDAG_MAX, NULL));
+  CK_OK(cdag_rank_reduce_local(f.g, 0, 0x200, 0x100, 4, CDAG_INT32, CDAG_MAX, NULL)); /* rank 1 counts twice */
   analyse_ok(&f);
   ck_assert_int_eq(f.s->nreds, 1);
   const df_red *d = &f.s->reds[0];
@@ -392,10 +392,10 @@ END_TEST
 START_TEST(mixed_ops_are_reported) {
   fixture f = {0};
   ck_assert_int_eq(cdag_graph_create_global(2, &f.g), CDAG_OK);
-  cdag_rank_send(f.g, 1, 0, 4, 0, 0, NULL);
-  cdag_rank_recv(f.g, 0, 0x20, 4, 1, 0, NULL);
-  cdag_rank_reduce_local(f.g, 0, 0x20, 0, 1, CDAG_INT32, CDAG_SUM, NULL);
-  cdag_rank_reduce_local(f.g, 0, 0x40, 0, 1, CDAG_INT32, CDAG_MAX, NULL);
+  CK_OK(cdag_rank_send(f.g, 1, 0, 4, 0, 0, NULL));
+  CK_OK(cdag_rank_recv(f.g, 0, 0x20, 4, 1, 0, NULL));
+  CK_OK(cdag_rank_reduce_local(f.g, 0, 0x20, 0, 1, CDAG_INT32, CDAG_SUM, NULL));
+  CK_OK(cdag_rank_reduce_local(f.g, 0, 0x40, 0, 1, CDAG_INT32, CDAG_MAX, NULL));
   ck_assert_int_eq(analyse(&f), CDAG_ERR_UNSUPPORTED);
   ck_assert_msg(strstr(cdag_error_message(), "mixed ops") && strstr(cdag_error_message(), "rank 0 op 2"),
                 "message: %s", cdag_error_message());
@@ -406,9 +406,9 @@ END_TEST
 START_TEST(partial_element_is_reported) {
   fixture f = {0};
   ck_assert_int_eq(cdag_graph_create_global(2, &f.g), CDAG_OK);
-  cdag_rank_send(f.g, 1, 0, 2, 0, 0, NULL);
-  cdag_rank_recv(f.g, 0, 0x22, 2, 1, 0, NULL);   /* half of an int32 */
-  cdag_rank_reduce_local(f.g, 0, 0x20, 0, 1, CDAG_INT32, CDAG_SUM, NULL);
+  CK_OK(cdag_rank_send(f.g, 1, 0, 2, 0, 0, NULL));
+  CK_OK(cdag_rank_recv(f.g, 0, 0x22, 2, 1, 0, NULL));   /* half of an int32 */
+  CK_OK(cdag_rank_reduce_local(f.g, 0, 0x20, 0, 1, CDAG_INT32, CDAG_SUM, NULL));
   ck_assert_int_eq(analyse(&f), CDAG_ERR_UNSUPPORTED);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "partial-element"));
   done(&f);
@@ -421,8 +421,8 @@ START_TEST(chain_waits_for_prefix) {
   int p = 9;
   ck_assert_int_eq(cdag_graph_create_global(p, &f.g), CDAG_OK);
   for (int r = p - 1; r >= 0; r--) { /* added backwards: ids against dependencies */
-    if (r > 0) cdag_rank_recv(f.g, r, 0, 8, r - 1, 0, NULL);
-    if (r < p - 1) cdag_rank_send(f.g, r, 0, 8, r + 1, 0, NULL);
+    if (r > 0) CK_OK(cdag_rank_recv(f.g, r, 0, 8, r - 1, 0, NULL));
+    if (r < p - 1) CK_OK(cdag_rank_send(f.g, r, 0, 8, r + 1, 0, NULL));
   }
   analyse_ok(&f);
   for (int r = 0; r < p; r++) {
@@ -444,10 +444,10 @@ START_TEST(binomial_tree_waits_for_ancestors) {
     int k = 1;
     if (r) {
       int msb = 1 << (31 - __builtin_clz((unsigned)r));
-      cdag_rank_recv(f.g, r, 0, 8, r - msb, 0, NULL);
+      CK_OK(cdag_rank_recv(f.g, r, 0, 8, r - msb, 0, NULL));
       k = msb << 1;
     }
-    for (; r + k < p; k <<= 1) cdag_rank_send(f.g, r, 0, 8, r + k, 0, NULL);
+    for (; r + k < p; k <<= 1) CK_OK(cdag_rank_send(f.g, r, 0, 8, r + k, 0, NULL));
   }
   analyse_ok(&f);
   for (int r = 0; r < p; r++) {
@@ -470,12 +470,12 @@ START_TEST(reduced_bytes_off_element_boundaries) {
   for (int further = 0; further < 2; further++) {
     fixture f = {0};
     ck_assert_int_eq(cdag_graph_create_global(2, &f.g), CDAG_OK);
-    cdag_rank_send(f.g, 1, 0x100, 8, 0, 0, NULL);
-    cdag_rank_recv(f.g, 0, 0x200, 8, 1, 0, NULL);
-    cdag_rank_reduce_local(f.g, 0, 0x200, 0x100, 2, CDAG_INT32, CDAG_SUM, NULL);
-    cdag_rank_send(f.g, 0, 0x102, 4, 1, 1, NULL);
-    cdag_rank_recv(f.g, 1, 0x300, 4, 0, 1, NULL);
-    if (further) cdag_rank_reduce_local(f.g, 1, 0x300, 0x400, 1, CDAG_INT32, CDAG_SUM, NULL);
+    CK_OK(cdag_rank_send(f.g, 1, 0x100, 8, 0, 0, NULL));
+    CK_OK(cdag_rank_recv(f.g, 0, 0x200, 8, 1, 0, NULL));
+    CK_OK(cdag_rank_reduce_local(f.g, 0, 0x200, 0x100, 2, CDAG_INT32, CDAG_SUM, NULL));
+    CK_OK(cdag_rank_send(f.g, 0, 0x102, 4, 1, 1, NULL));
+    CK_OK(cdag_rank_recv(f.g, 1, 0x300, 4, 0, 1, NULL));
+    if (further) CK_OK(cdag_rank_reduce_local(f.g, 1, 0x300, 0x400, 1, CDAG_INT32, CDAG_SUM, NULL));
     ck_assert_int_eq(analyse(&f), CDAG_ERR_UNSUPPORTED);
     ck_assert_msg(strstr(cdag_error_message(), "partial-element") &&
                       strstr(cdag_error_message(), further ? "rank 1 op 2" : "rank 1: bytes [0x300, 0x304)"),
@@ -495,11 +495,11 @@ START_TEST(dissemination_barrier_waits_for_all) {
     cdag_op ps = -1, pr = -1;
     for (int k = 1; k < p; k <<= 1) {
       cdag_op s, rv;
-      cdag_rank_send(f.g, r, 0, 0, (r + k) % p, k, &s);
-      cdag_rank_recv(f.g, r, 0, 0, (r - k + p) % p, k, &rv);
+      CK_OK(cdag_rank_send(f.g, r, 0, 0, (r + k) % p, k, &s));
+      CK_OK(cdag_rank_recv(f.g, r, 0, 0, (r - k + p) % p, k, &rv));
       if (ps >= 0) {
-        cdag_depend(f.g, ps, s); cdag_depend(f.g, pr, s);
-        cdag_depend(f.g, ps, rv); cdag_depend(f.g, pr, rv);
+        CK_OK(cdag_depend(f.g, ps, s)); CK_OK(cdag_depend(f.g, pr, s));
+        CK_OK(cdag_depend(f.g, ps, rv)); CK_OK(cdag_depend(f.g, pr, rv));
       }
       ps = s, pr = rv;
     }
@@ -520,11 +520,11 @@ START_TEST(partial_dissemination_waits_wrap_around) {
   ck_assert_int_eq(cdag_graph_create_global(p, &f.g), CDAG_OK);
   for (int r = 0; r < p; r++) {
     cdag_op s1, r1, s2, r2;
-    cdag_rank_send(f.g, r, 0, 0, (r + 1) % p, 1, &s1);
-    cdag_rank_recv(f.g, r, 0, 0, (r + p - 1) % p, 1, &r1);
-    cdag_rank_send(f.g, r, 0, 0, (r + 2) % p, 2, &s2);
-    cdag_rank_recv(f.g, r, 0, 0, (r + p - 2) % p, 2, &r2);
-    cdag_depend(f.g, r1, s2); cdag_depend(f.g, r1, r2);
+    CK_OK(cdag_rank_send(f.g, r, 0, 0, (r + 1) % p, 1, &s1));
+    CK_OK(cdag_rank_recv(f.g, r, 0, 0, (r + p - 1) % p, 1, &r1));
+    CK_OK(cdag_rank_send(f.g, r, 0, 0, (r + 2) % p, 2, &s2));
+    CK_OK(cdag_rank_recv(f.g, r, 0, 0, (r + p - 2) % p, 2, &r2));
+    CK_OK(cdag_depend(f.g, r1, s2)); CK_OK(cdag_depend(f.g, r1, r2));
   }
   analyse_ok(&f);
   for (int r = 0; r < p; r++) {

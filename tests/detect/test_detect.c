@@ -253,8 +253,8 @@ START_TEST(allgatherv_with_equal_sizes) {
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++)
       if (i != j) {
-        cdag_rank_send(g, i, B.data, len[i], j, 0, NULL);
-        cdag_rank_recv(g, j, B.out + 64 * (uint64_t)i, len[i], i, 0, NULL);
+        CK_OK(cdag_rank_send(g, i, B.data, len[i], j, 0, NULL));
+        CK_OK(cdag_rank_recv(g, j, B.out + 64 * (uint64_t)i, len[i], i, 0, NULL));
       }
   expect(g, NULL, (want[]){{DET_ALLGATHERV, -1, 0, 0}}, 1, 0);
   cdag_graph_free(&g);
@@ -315,8 +315,8 @@ START_TEST(vector_variants) {
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++)
       if (i != j) {
-        cdag_rank_send(g, i, B.data + 64 * (uint64_t)j, 4 * (uint64_t)(i + j + 1), j, 0, NULL);
-        cdag_rank_recv(g, j, B.out + 64 * (uint64_t)i, 4 * (uint64_t)(i + j + 1), i, 0, NULL);
+        CK_OK(cdag_rank_send(g, i, B.data + 64 * (uint64_t)j, 4 * (uint64_t)(i + j + 1), j, 0, NULL));
+        CK_OK(cdag_rank_recv(g, j, B.out + 64 * (uint64_t)i, 4 * (uint64_t)(i + j + 1), i, 0, NULL));
       }
   expect(g, NULL, (want[]){{DET_ALLTOALLV, -1, 0, 0}}, 1, 0);
   cdag_graph_free(&g);
@@ -324,8 +324,8 @@ START_TEST(vector_variants) {
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++)
       if (i != j) {
-        cdag_rank_send(g, i, B.data, 8 * (uint64_t)(i + 1), j, 0, NULL);
-        cdag_rank_recv(g, j, B.out + 64 * (uint64_t)i, 8 * (uint64_t)(i + 1), i, 0, NULL);
+        CK_OK(cdag_rank_send(g, i, B.data, 8 * (uint64_t)(i + 1), j, 0, NULL));
+        CK_OK(cdag_rank_recv(g, j, B.out + 64 * (uint64_t)i, 8 * (uint64_t)(i + 1), i, 0, NULL));
       }
   expect(g, NULL, (want[]){{DET_ALLGATHERV, -1, 0, 0}}, 1, 0);
   cdag_graph_free(&g);
@@ -334,8 +334,8 @@ START_TEST(vector_variants) {
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++)
       if (i != j && !(i == 0 && j == 1) && !(i == 3 && j == 2)) {
-        cdag_rank_send(g, i, B.data + 64 * (uint64_t)j, 16, j, 0, NULL);
-        cdag_rank_recv(g, j, B.out + 64 * (uint64_t)i, 16, i, 0, NULL);
+        CK_OK(cdag_rank_send(g, i, B.data + 64 * (uint64_t)j, 16, j, 0, NULL));
+        CK_OK(cdag_rank_recv(g, j, B.out + 64 * (uint64_t)i, 16, i, 0, NULL));
       }
   cdag_plan *p = analyse(g, NULL);
   for (int64_t i = 0; i < p->ncolls; i++) ck_assert_int_ne(p->colls[i].kind, DET_ALLTOALL); /* scatters may remain */
@@ -442,8 +442,8 @@ static int noise(cdag_graph *g, int p, uint64_t *s, uint64_t same_size) {
     if (a == b) continue;
     uint64_t len = same_size ? same_size : 1001 + 2 * rnd(s, 10);
     uint64_t at = same_size ? 0x100 * (uint64_t)i : 0x90000 + 0x1000 * (uint64_t)i;
-    cdag_rank_send(g, a, at, len, b, 99, NULL);
-    cdag_rank_recv(g, b, 0xa0000 + 0x1000 * (uint64_t)i, len, a, 99, NULL); /* disjoint finals */
+    CK_OK(cdag_rank_send(g, a, at, len, b, 99, NULL));
+    CK_OK(cdag_rank_recv(g, b, 0xa0000 + 0x1000 * (uint64_t)i, len, a, 99, NULL)); /* disjoint finals */
     n++;
   }
   return n;

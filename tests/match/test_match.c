@@ -51,8 +51,10 @@ static void check_order(const cdag_graph *g, const match_result *m) {
 /* Every send with a tag of at least min_tag is directly followed by its receive. */
 static void check_pairs_adjacent(const cdag_graph *g, const match_result *m, int min_tag) {
   for (int64_t i = 0; i < g->nops; i++)
-    if (g->kind[m->order[i]] == IR_SEND && g->tag[m->order[i]] >= min_tag)
+    if (g->kind[m->order[i]] == IR_SEND && g->tag[m->order[i]] >= min_tag) {
+      ck_assert_int_lt(i + 1, g->nops); /* a send cannot come last: its receive follows it */
       ck_assert_int_eq(m->order[i + 1], m->partner[m->order[i]]);
+    }
 }
 
 /* Matches g, checks the order, frees both: for graphs that only must not fail. */
@@ -67,8 +69,8 @@ static void order_ok(cdag_graph *g) {
 START_TEST(non_overtaking) {
   cdag_graph *g = graph(2);
   cdag_op s[3], r[3];
-  for (int i = 0; i < 3; i++) cdag_rank_send(g, 0, 8 * (uint64_t)i, 8, 1, 5, &s[i]);
-  for (int i = 0; i < 3; i++) cdag_rank_recv(g, 1, 64 + 8 * (uint64_t)i, 8, 0, 5, &r[i]);
+  for (int i = 0; i < 3; i++) CK_OK(cdag_rank_send(g, 0, 8 * (uint64_t)i, 8, 1, 5, &s[i]));
+  for (int i = 0; i < 3; i++) CK_OK(cdag_rank_recv(g, 1, 64 + 8 * (uint64_t)i, 8, 0, 5, &r[i]));
   match_result m;
   run_ok(g, &m);
   for (int i = 0; i < 3; i++) {
@@ -84,10 +86,10 @@ END_TEST
 START_TEST(tags_are_channels) {
   cdag_graph *g = graph(2);
   cdag_op s0, s1, r1, r0;
-  cdag_rank_send(g, 0, 0, 8, 1, 0, &s0);
-  cdag_rank_send(g, 0, 8, 8, 1, 1, &s1);
-  cdag_rank_recv(g, 1, 0, 8, 0, 1, &r1);   /* receives tag 1 first */
-  cdag_rank_recv(g, 1, 8, 8, 0, 0, &r0);
+  CK_OK(cdag_rank_send(g, 0, 0, 8, 1, 0, &s0));
+  CK_OK(cdag_rank_send(g, 0, 8, 8, 1, 1, &s1));
+  CK_OK(cdag_rank_recv(g, 1, 0, 8, 0, 1, &r1));   /* receives tag 1 first */
+  CK_OK(cdag_rank_recv(g, 1, 8, 8, 0, 0, &r0));
   match_result m;
   run_ok(g, &m);
   ck_assert_int_eq(m.partner[s0], r0);
@@ -101,10 +103,10 @@ END_TEST
 START_TEST(send_to_self_and_larger_recv) {
   cdag_graph *g = graph(3);
   cdag_op s, r, s2, r2;
-  cdag_rank_send(g, 2, 0, 16, 2, 0, &s);
-  cdag_rank_recv(g, 2, 64, 16, 2, 0, &r);
-  cdag_rank_send(g, 0, 0, 8, 1, 0, &s2);
-  cdag_rank_recv(g, 1, 0, 100, 0, 0, &r2);  /* larger receive: fine */
+  CK_OK(cdag_rank_send(g, 2, 0, 16, 2, 0, &s));
+  CK_OK(cdag_rank_recv(g, 2, 64, 16, 2, 0, &r));
+  CK_OK(cdag_rank_send(g, 0, 0, 8, 1, 0, &s2));
+  CK_OK(cdag_rank_recv(g, 1, 0, 100, 0, 0, &r2));  /* larger receive: fine */
   match_result m;
   run_ok(g, &m);
   ck_assert_int_eq(m.partner[s], r);
@@ -122,10 +124,10 @@ START_TEST(binomial_tree_order) {
     int k = 1;
     if (r) {
       int msb = 1 << (31 - __builtin_clz((unsigned)r));
-      cdag_rank_recv(g, r, 0, 64, r - msb, 0, NULL);
+      CK_OK(cdag_rank_recv(g, r, 0, 64, r - msb, 0, NULL));
       k = msb << 1;
     }
-    for (; r + k < p; k <<= 1) cdag_rank_send(g, r, 0, 64, r + k, 0, NULL);
+    for (; r + k < p; k <<= 1) CK_OK(cdag_rank_send(g, r, 0, 64, r + k, 0, NULL));
   }
   match_result m;
   run_ok(g, &m);
@@ -145,10 +147,10 @@ START_TEST(tree_added_backwards) {
     int k = 1;
     if (r) {
       int msb = 1 << (31 - __builtin_clz((unsigned)r));
-      cdag_rank_recv(g, r, 0, 64, r - msb, 0, NULL);
+      CK_OK(cdag_rank_recv(g, r, 0, 64, r - msb, 0, NULL));
       k = msb << 1;
     }
-    for (; r + k < p; k <<= 1) cdag_rank_send(g, r, 0, 64, r + k, 0, NULL);
+    for (; r + k < p; k <<= 1) CK_OK(cdag_rank_send(g, r, 0, 64, r + k, 0, NULL));
   }
   match_result m;
   run_ok(g, &m);
@@ -182,12 +184,12 @@ END_TEST
 START_TEST(hold_that_never_ends_is_released) {
   cdag_graph *g = graph(2);
   cdag_op a, b, c, d;
-  cdag_rank_send(g, 0, 0, 8, 1, 0, &a);
-  cdag_rank_send(g, 0, 64, 8, 1, 1, &b);
-  cdag_rank_recv(g, 1, 64, 8, 0, 1, &c);
-  cdag_rank_recv(g, 1, 0, 8, 0, 0, &d);
-  cdag_depend(g, a, b);
-  cdag_depend(g, c, d);
+  CK_OK(cdag_rank_send(g, 0, 0, 8, 1, 0, &a));
+  CK_OK(cdag_rank_send(g, 0, 64, 8, 1, 1, &b));
+  CK_OK(cdag_rank_recv(g, 1, 64, 8, 0, 1, &c));
+  CK_OK(cdag_rank_recv(g, 1, 0, 8, 0, 0, &d));
+  CK_OK(cdag_depend(g, a, b));
+  CK_OK(cdag_depend(g, c, d));
   order_ok(g);
 }
 END_TEST
@@ -197,9 +199,9 @@ END_TEST
 START_TEST(send_to_self_in_place_is_not_held) {
   cdag_graph *g = graph(1);
   cdag_op s, r;
-  cdag_rank_send(g, 0, 0, 8, 0, 0, &s);
-  cdag_rank_recv(g, 0, 0, 8, 0, 0, &r);
-  cdag_rank_copy_local(g, 0, 64, 128, 8, NULL);
+  CK_OK(cdag_rank_send(g, 0, 0, 8, 0, 0, &s));
+  CK_OK(cdag_rank_recv(g, 0, 0, 8, 0, 0, &r));
+  CK_OK(cdag_rank_copy_local(g, 0, 64, 128, 8, NULL));
   match_result m;
   run_ok(g, &m);
   check_order(g, &m);
@@ -217,13 +219,13 @@ START_TEST(exchange_in_place_then_pairs_stay_together) {
   int p = 8;
   cdag_graph *g = graph(p);
   for (int r = 0; r < p; r++) {
-    cdag_rank_send(g, r, 0, 8, (r + 1) % p, 1, NULL);
-    cdag_rank_recv(g, r, 0, 8, (r + p - 1) % p, 1, NULL);
-    cdag_rank_copy_local(g, r, 0, 64, 4, NULL);
+    CK_OK(cdag_rank_send(g, r, 0, 8, (r + 1) % p, 1, NULL));
+    CK_OK(cdag_rank_recv(g, r, 0, 8, (r + p - 1) % p, 1, NULL));
+    CK_OK(cdag_rank_copy_local(g, r, 0, 64, 4, NULL));
     for (int k = 1; k < p; k <<= 1) {
-      cdag_rank_send(g, r, 64, 4, r ^ k, 2 + k, NULL);
-      cdag_rank_recv(g, r, 128, 4, r ^ k, 2 + k, NULL);
-      cdag_rank_reduce_local(g, r, 128, 64, 1, CDAG_INT32, CDAG_SUM, NULL);
+      CK_OK(cdag_rank_send(g, r, 64, 4, r ^ k, 2 + k, NULL));
+      CK_OK(cdag_rank_recv(g, r, 128, 4, r ^ k, 2 + k, NULL));
+      CK_OK(cdag_rank_reduce_local(g, r, 128, 64, 1, CDAG_INT32, CDAG_SUM, NULL));
     }
   }
   match_result m;
@@ -338,14 +340,14 @@ START_TEST(huge_tags_on_many_ranks) {
   int p = 1 << 17;
   cdag_graph *g = graph(p);
   cdag_op s[4], r[4];
-  cdag_rank_send(g, 0, 0, 8, p - 1, 0x7fffffff, &s[0]);
-  cdag_rank_send(g, 0, 8, 8, p - 1, 0, &s[1]);
-  cdag_rank_send(g, 0, 16, 8, p - 1, 0x7fffffff, &s[2]);
-  cdag_rank_send(g, p - 1, 0, 8, 0, 0x7ffffffe, &s[3]);
-  cdag_rank_recv(g, p - 1, 64, 8, 0, 0, &r[1]);
-  cdag_rank_recv(g, p - 1, 72, 8, 0, 0x7fffffff, &r[0]);
-  cdag_rank_recv(g, p - 1, 80, 8, 0, 0x7fffffff, &r[2]);
-  cdag_rank_recv(g, 0, 64, 8, p - 1, 0x7ffffffe, &r[3]);
+  CK_OK(cdag_rank_send(g, 0, 0, 8, p - 1, 0x7fffffff, &s[0]));
+  CK_OK(cdag_rank_send(g, 0, 8, 8, p - 1, 0, &s[1]));
+  CK_OK(cdag_rank_send(g, 0, 16, 8, p - 1, 0x7fffffff, &s[2]));
+  CK_OK(cdag_rank_send(g, p - 1, 0, 8, 0, 0x7ffffffe, &s[3]));
+  CK_OK(cdag_rank_recv(g, p - 1, 64, 8, 0, 0, &r[1]));
+  CK_OK(cdag_rank_recv(g, p - 1, 72, 8, 0, 0x7fffffff, &r[0]));
+  CK_OK(cdag_rank_recv(g, p - 1, 80, 8, 0, 0x7fffffff, &r[2]));
+  CK_OK(cdag_rank_recv(g, 0, 64, 8, p - 1, 0x7ffffffe, &r[3]));
   match_result m;
   run_ok(g, &m);
   for (int i = 0; i < 4; i++) ck_assert_int_eq(m.partner[s[i]], r[i]);
@@ -357,9 +359,9 @@ END_TEST
 
 START_TEST(unmatched_send) {
   cdag_graph *g = graph(3);
-  cdag_rank_send(g, 0, 0, 8, 1, 0, NULL);
-  cdag_rank_recv(g, 1, 0, 8, 0, 0, NULL);
-  cdag_rank_send(g, 0, 0, 8, 2, 7, NULL);
+  CK_OK(cdag_rank_send(g, 0, 0, 8, 1, 0, NULL));
+  CK_OK(cdag_rank_recv(g, 1, 0, 8, 0, 0, NULL));
+  CK_OK(cdag_rank_send(g, 0, 0, 8, 2, 7, NULL));
   ck_assert_int_eq(run_err(g), CDAG_ERR_UNMATCHED);
   const char *msg = cdag_error_message();
   ck_assert_msg(strstr(msg, "rank 0 op 1") && strstr(msg, "to rank 2 tag 7") && strstr(msg, "no matching receive"),
@@ -370,7 +372,7 @@ END_TEST
 
 START_TEST(unmatched_recv) {
   cdag_graph *g = graph(2);
-  cdag_rank_recv(g, 1, 0, 8, 0, 3, NULL);
+  CK_OK(cdag_rank_recv(g, 1, 0, 8, 0, 3, NULL));
   ck_assert_int_eq(run_err(g), CDAG_ERR_UNMATCHED);
   const char *msg = cdag_error_message();
   ck_assert_msg(strstr(msg, "rank 1 op 0") && strstr(msg, "from rank 0 tag 3") && strstr(msg, "no matching send"),
@@ -381,8 +383,8 @@ END_TEST
 
 START_TEST(truncation) {
   cdag_graph *g = graph(2);
-  cdag_rank_send(g, 0, 0, 64, 1, 0, NULL);
-  cdag_rank_recv(g, 1, 0, 32, 0, 0, NULL);
+  CK_OK(cdag_rank_send(g, 0, 0, 64, 1, 0, NULL));
+  CK_OK(cdag_rank_recv(g, 1, 0, 32, 0, 0, NULL));
   ck_assert_int_eq(run_err(g), CDAG_ERR_TRUNCATE);
   const char *msg = cdag_error_message();
   ck_assert_msg(strstr(msg, "rank 1 op 0") && strstr(msg, "32 bytes") && strstr(msg, "rank 0 op 0") &&
@@ -395,10 +397,10 @@ END_TEST
 /* Each rank receives before it sends (the receive buffer feeds the send): deadlock. */
 START_TEST(recv_before_send_deadlock) {
   cdag_graph *g = graph(2);
-  cdag_rank_recv(g, 0, 0, 8, 1, 0, NULL);
-  cdag_rank_send(g, 0, 0, 8, 1, 0, NULL);
-  cdag_rank_recv(g, 1, 0, 8, 0, 0, NULL);
-  cdag_rank_send(g, 1, 0, 8, 0, 0, NULL);
+  CK_OK(cdag_rank_recv(g, 0, 0, 8, 1, 0, NULL));
+  CK_OK(cdag_rank_send(g, 0, 0, 8, 1, 0, NULL));
+  CK_OK(cdag_rank_recv(g, 1, 0, 8, 0, 0, NULL));
+  CK_OK(cdag_rank_send(g, 1, 0, 8, 0, 0, NULL));
   ck_assert_int_eq(run_err(g), CDAG_ERR_CYCLE);
   const char *msg = cdag_error_message();
   ck_assert_msg(strstr(msg, "deadlock") && strstr(msg, "rank 0") && strstr(msg, "rank 1"), "message: %s", msg);
@@ -411,12 +413,12 @@ END_TEST
 START_TEST(mirrored_send_then_recv) {
   cdag_graph *g = graph(2);
   cdag_op a, b, c, d;
-  cdag_rank_send(g, 0, 0, 8, 1, 0, &a);
-  cdag_rank_recv(g, 0, 64, 8, 1, 1, &b);
-  cdag_rank_send(g, 1, 0, 8, 0, 1, &c);
-  cdag_rank_recv(g, 1, 64, 8, 0, 0, &d);
-  cdag_depend(g, c, d);
-  cdag_depend(g, a, b);
+  CK_OK(cdag_rank_send(g, 0, 0, 8, 1, 0, &a));
+  CK_OK(cdag_rank_recv(g, 0, 64, 8, 1, 1, &b));
+  CK_OK(cdag_rank_send(g, 1, 0, 8, 0, 1, &c));
+  CK_OK(cdag_rank_recv(g, 1, 64, 8, 0, 0, &d));
+  CK_OK(cdag_depend(g, c, d));
+  CK_OK(cdag_depend(g, a, b));
   order_ok(g);
 }
 END_TEST
@@ -424,10 +426,10 @@ END_TEST
 /* The same exchange with disjoint buffers and no explicit order is fine. */
 START_TEST(exchange_without_dependency) {
   cdag_graph *g = graph(2);
-  cdag_rank_send(g, 0, 0, 8, 1, 0, NULL);
-  cdag_rank_recv(g, 0, 64, 8, 1, 0, NULL);
-  cdag_rank_send(g, 1, 0, 8, 0, 0, NULL);
-  cdag_rank_recv(g, 1, 64, 8, 0, 0, NULL);
+  CK_OK(cdag_rank_send(g, 0, 0, 8, 1, 0, NULL));
+  CK_OK(cdag_rank_recv(g, 0, 64, 8, 1, 0, NULL));
+  CK_OK(cdag_rank_send(g, 1, 0, 8, 0, 0, NULL));
+  CK_OK(cdag_rank_recv(g, 1, 64, 8, 0, 0, NULL));
   order_ok(g);
 }
 END_TEST
@@ -435,8 +437,8 @@ END_TEST
 START_TEST(send_to_self_depending_on_its_recv) {
   cdag_graph *g = graph(1);
   cdag_op r, s;
-  cdag_rank_recv(g, 0, 0, 8, 0, 0, &r);
-  cdag_rank_send(g, 0, 0, 8, 0, 0, &s);  /* reads what the receive writes */
+  CK_OK(cdag_rank_recv(g, 0, 0, 8, 0, 0, &r));
+  CK_OK(cdag_rank_send(g, 0, 0, 8, 0, 0, &s));  /* reads what the receive writes */
   ck_assert_int_eq(run_err(g), CDAG_ERR_CYCLE);
   ck_assert_msg(strstr(cdag_error_message(), "rank 0 op 0 (recv) matches rank 0 op 1 (send)"), "message: %s",
                 cdag_error_message());
@@ -448,8 +450,8 @@ START_TEST(long_cycle_is_named) {
   int p = 10;
   cdag_graph *g = graph(p);
   for (int r = 0; r < p; r++) {  /* a ring where everybody receives first */
-    cdag_rank_recv(g, r, 0, 8, (r + p - 1) % p, 0, NULL);
-    cdag_rank_send(g, r, 0, 8, (r + 1) % p, 0, NULL);
+    CK_OK(cdag_rank_recv(g, r, 0, 8, (r + p - 1) % p, 0, NULL));
+    CK_OK(cdag_rank_send(g, r, 0, 8, (r + 1) % p, 0, NULL));
   }
   ck_assert_int_eq(run_err(g), CDAG_ERR_CYCLE);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "ops on the cycle"));

@@ -38,10 +38,10 @@ static void expect_bytes(sim_mem *m, int rank, uint64_t addr, const void *v, uin
 
 START_TEST(ping_pong) {
   cdag_graph *g = graph(2);
-  cdag_rank_send(g, 0, 0x10, 4, 1, 0, NULL);
-  cdag_rank_recv(g, 1, 0x20, 4, 0, 0, NULL);
-  cdag_rank_send(g, 1, 0x20, 4, 0, 1, NULL);   /* returns what it got */
-  cdag_rank_recv(g, 0, 0x30, 4, 1, 1, NULL);
+  CK_OK(cdag_rank_send(g, 0, 0x10, 4, 1, 0, NULL));
+  CK_OK(cdag_rank_recv(g, 1, 0x20, 4, 0, 0, NULL));
+  CK_OK(cdag_rank_send(g, 1, 0x20, 4, 0, 1, NULL));   /* returns what it got */
+  CK_OK(cdag_rank_recv(g, 0, 0x30, 4, 1, 1, NULL));
   sim_mem *m = memory(g);
   put(m, 0, 0x10, "abcd", 4);
   put(m, 1, 0x20, "zzzz", 4);
@@ -56,10 +56,10 @@ END_TEST
 START_TEST(binomial_broadcast_five) {
   cdag_graph *g = graph(5);
   int parent[5] = {-1, 0, 0, 1, 0};
-  for (int r = 1; r < 5; r++) cdag_rank_recv(g, r, 0x100, 8, parent[r], 0, NULL);
+  for (int r = 1; r < 5; r++) CK_OK(cdag_rank_recv(g, r, 0x100, 8, parent[r], 0, NULL));
   for (int r = 0; r < 5; r++)
     for (int c = 1; c < 5; c++)
-      if (parent[c] == r) cdag_rank_send(g, r, 0x100, 8, c, 0, NULL);
+      if (parent[c] == r) CK_OK(cdag_rank_send(g, r, 0x100, 8, c, 0, NULL));
   sim_mem *m = memory(g);
   put(m, 0, 0x100, "BROADCST", 8);
   ck_assert_int_eq(sim_run_graph(g, m, 0), CDAG_OK);
@@ -71,13 +71,13 @@ END_TEST
 
 START_TEST(scratch_copy_reduce_self) {
   cdag_graph *g = graph(2);
-  cdag_rank_scratch(g, 1, 0x800, 16);
-  cdag_rank_send(g, 0, 0x0, 8, 1, 0, NULL);
-  cdag_rank_recv(g, 1, 0x800, 8, 0, 0, NULL);                  /* through scratch */
-  cdag_rank_copy_local(g, 1, 0x800, 0x40, 8, NULL);
-  cdag_rank_reduce_local(g, 1, 0x40, 0x60, 2, CDAG_INT32, CDAG_SUM, NULL);
-  cdag_rank_send(g, 1, 0x60, 8, 1, 5, NULL);                   /* to self */
-  cdag_rank_recv(g, 1, 0x70, 16, 1, 5, NULL);                  /* larger: gets 8 bytes */
+  CK_OK(cdag_rank_scratch(g, 1, 0x800, 16));
+  CK_OK(cdag_rank_send(g, 0, 0x0, 8, 1, 0, NULL));
+  CK_OK(cdag_rank_recv(g, 1, 0x800, 8, 0, 0, NULL));                  /* through scratch */
+  CK_OK(cdag_rank_copy_local(g, 1, 0x800, 0x40, 8, NULL));
+  CK_OK(cdag_rank_reduce_local(g, 1, 0x40, 0x60, 2, CDAG_INT32, CDAG_SUM, NULL));
+  CK_OK(cdag_rank_send(g, 1, 0x60, 8, 1, 5, NULL));                   /* to self */
+  CK_OK(cdag_rank_recv(g, 1, 0x70, 16, 1, 5, NULL));                  /* larger: gets 8 bytes */
   sim_mem *m = memory(g);
   int32_t a[2] = {5, -7}, b[2] = {100, 200}, sum[2] = {105, 193}, old[4] = {9, 9, 9, 9};
   put(m, 0, 0x0, a, 8);
@@ -98,11 +98,11 @@ END_TEST
 START_TEST(send_takes_data_when_it_runs) {
   cdag_graph *g = graph(2);
   cdag_op s, w;
-  cdag_rank_send(g, 0, 0x0, 4, 1, 0, &s);
-  cdag_rank_recv(g, 0, 0x0, 4, 1, 1, &w);      /* overwrites the send buffer afterwards */
-  cdag_rank_send(g, 1, 0x10, 4, 0, 1, NULL);
+  CK_OK(cdag_rank_send(g, 0, 0x0, 4, 1, 0, &s));
+  CK_OK(cdag_rank_recv(g, 0, 0x0, 4, 1, 1, &w));      /* overwrites the send buffer afterwards */
+  CK_OK(cdag_rank_send(g, 1, 0x10, 4, 0, 1, NULL));
   cdag_op r;
-  cdag_rank_recv(g, 1, 0x20, 4, 0, 0, &r);
+  CK_OK(cdag_rank_recv(g, 1, 0x20, 4, 0, 0, &r));
   sim_mem *m = memory(g);
   put(m, 0, 0x0, "old!", 4);
   put(m, 1, 0x10, "new!", 4);
@@ -126,33 +126,33 @@ static int run_error(cdag_graph *g) {
 
 START_TEST(errors) {
   cdag_graph *g = graph(2);
-  cdag_rank_send(g, 0, 0, 8, 1, 3, NULL);
+  CK_OK(cdag_rank_send(g, 0, 0, 8, 1, 3, NULL));
   ck_assert_int_eq(run_error(g), CDAG_ERR_UNMATCHED);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "rank 0 op 0 (send"));
   cdag_graph_free(&g);
   g = graph(2);
-  cdag_rank_recv(g, 1, 0, 8, 0, 3, NULL);
+  CK_OK(cdag_rank_recv(g, 1, 0, 8, 0, 3, NULL));
   ck_assert_int_eq(run_error(g), CDAG_ERR_UNMATCHED);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "rank 1 op 0 (recv"));
   cdag_graph_free(&g);
   g = graph(2);
-  cdag_rank_send(g, 0, 0, 8, 1, 0, NULL);
-  cdag_rank_recv(g, 1, 0, 4, 0, 0, NULL);
+  CK_OK(cdag_rank_send(g, 0, 0, 8, 1, 0, NULL));
+  CK_OK(cdag_rank_recv(g, 1, 0, 4, 0, 0, NULL));
   ck_assert_int_eq(run_error(g), CDAG_ERR_TRUNCATE);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "rank 1 op 0 (recv) receives 4 bytes but its matched send rank 0 op 0 (send) sends 8"));
   cdag_graph_free(&g);
   g = graph(3); /* the second receive of a channel has no send (the first one matched) */
-  cdag_rank_send(g, 2, 0, 8, 1, 4, NULL);
-  cdag_rank_recv(g, 1, 0, 8, 2, 4, NULL);
-  cdag_rank_recv(g, 1, 8, 8, 2, 4, NULL);
+  CK_OK(cdag_rank_send(g, 2, 0, 8, 1, 4, NULL));
+  CK_OK(cdag_rank_recv(g, 1, 0, 8, 2, 4, NULL));
+  CK_OK(cdag_rank_recv(g, 1, 8, 8, 2, 4, NULL));
   ck_assert_int_eq(run_error(g), CDAG_ERR_UNMATCHED);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "rank 1 op 1 (recv"));
   cdag_graph_free(&g);
   g = graph(2); /* each rank receives into the buffer it then sends: deadlock */
-  cdag_rank_recv(g, 0, 0, 8, 1, 0, NULL);
-  cdag_rank_send(g, 0, 0, 8, 1, 0, NULL);
-  cdag_rank_recv(g, 1, 0, 8, 0, 0, NULL);
-  cdag_rank_send(g, 1, 0, 8, 0, 0, NULL);
+  CK_OK(cdag_rank_recv(g, 0, 0, 8, 1, 0, NULL));
+  CK_OK(cdag_rank_send(g, 0, 0, 8, 1, 0, NULL));
+  CK_OK(cdag_rank_recv(g, 1, 0, 8, 0, 0, NULL));
+  CK_OK(cdag_rank_send(g, 1, 0, 8, 0, 0, NULL));
   ck_assert_int_eq(run_error(g), CDAG_ERR_CYCLE);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "deadlock"));
   cdag_graph_free(&g);
@@ -164,12 +164,12 @@ END_TEST
 START_TEST(deadlock_names_the_cycle) {
   cdag_graph *g = graph(3);
   cdag_op r0, s0, r1, s1;
-  cdag_rank_recv(g, 2, 0x0, 8, 0, 9, NULL);      /* id 0: stuck behind the cycle */
-  cdag_rank_recv(g, 0, 0x0, 8, 1, 0, &r0);
-  cdag_rank_send(g, 0, 0x10, 8, 1, 0, &s0);
-  cdag_rank_send(g, 0, 0x20, 8, 2, 9, NULL);
-  cdag_rank_recv(g, 1, 0x0, 8, 0, 0, &r1);
-  cdag_rank_send(g, 1, 0x10, 8, 0, 0, &s1);
+  CK_OK(cdag_rank_recv(g, 2, 0x0, 8, 0, 9, NULL));      /* id 0: stuck behind the cycle */
+  CK_OK(cdag_rank_recv(g, 0, 0x0, 8, 1, 0, &r0));
+  CK_OK(cdag_rank_send(g, 0, 0x10, 8, 1, 0, &s0));
+  CK_OK(cdag_rank_send(g, 0, 0x20, 8, 2, 9, NULL));
+  CK_OK(cdag_rank_recv(g, 1, 0x0, 8, 0, 0, &r1));
+  CK_OK(cdag_rank_send(g, 1, 0x10, 8, 0, 0, &s1));
   ck_assert_int_eq(cdag_depend(g, r0, s0), CDAG_OK);
   ck_assert_int_eq(cdag_depend(g, s0, 3), CDAG_OK);
   ck_assert_int_eq(cdag_depend(g, r1, s1), CDAG_OK);
@@ -216,10 +216,10 @@ START_TEST(long_ring) {
   for (int lap = 0; lap < LAPS; lap++)
     for (int r = 0; r < RANKS; r++) {
       int next = (r + 1) % RANKS;
-      cdag_rank_send(g, r, 0x0, 4, next, 0, NULL);
-      cdag_rank_recv(g, next, 0x8, 4, r, 0, NULL);
-      cdag_rank_reduce_local(g, next, 0x10, 0x8, 1, CDAG_INT32, CDAG_SUM, NULL); /* +1 */
-      cdag_rank_copy_local(g, next, 0x8, 0x0, 4, NULL);
+      CK_OK(cdag_rank_send(g, r, 0x0, 4, next, 0, NULL));
+      CK_OK(cdag_rank_recv(g, next, 0x8, 4, r, 0, NULL));
+      CK_OK(cdag_rank_reduce_local(g, next, 0x10, 0x8, 1, CDAG_INT32, CDAG_SUM, NULL)); /* +1 */
+      CK_OK(cdag_rank_copy_local(g, next, 0x8, 0x0, 4, NULL));
     }
   sim_mem *m = memory(g);
   int32_t zero = 0, one = 1;
@@ -239,7 +239,7 @@ END_TEST
 
 START_TEST(apply_sst) {
   cdag_graph *g = graph(3);
-  for (int r = 0; r < 3; r++) cdag_rank_copy_local(g, r, 0x0, 0x40, 0x40, NULL);
+  for (int r = 0; r < 3; r++) CK_OK(cdag_rank_copy_local(g, r, 0x0, 0x40, 0x40, NULL));
   sim_mem *m = memory(g);
   for (int r = 0; r < 3; r++)
     for (int e = 0; e < 4; e++) {
@@ -276,8 +276,8 @@ END_TEST
 START_TEST(plan_semantics) {
   cdag_graph *g = graph(3);
   for (int r = 0; r < 3; r++) { /* the graph only provides the memory here */
-    cdag_rank_copy_local(g, r, 0x0, 0x100, 16, NULL);
-    cdag_rank_copy_local(g, r, 0x200, 0x300, 8, NULL);
+    CK_OK(cdag_rank_copy_local(g, r, 0x0, 0x100, 16, NULL));
+    CK_OK(cdag_rank_copy_local(g, r, 0x200, 0x300, 8, NULL));
   }
   sim_mem *m = memory(g);
   int32_t v[3][2] = {{1, 2}, {10, 20}, {100, 200}}, sum[2] = {111, 222};
@@ -312,9 +312,9 @@ END_TEST
 
 START_TEST(memory_bounds) {
   cdag_graph *g = graph(2);
-  cdag_rank_send(g, 0, 0x100, 16, 1, 0, NULL);
-  cdag_rank_recv(g, 1, 0x100, 16, 0, 0, NULL);
-  cdag_rank_scratch(g, 1, 0x108, 64);
+  CK_OK(cdag_rank_send(g, 0, 0x100, 16, 1, 0, NULL));
+  CK_OK(cdag_rank_recv(g, 1, 0x100, 16, 0, 0, NULL));
+  CK_OK(cdag_rank_scratch(g, 1, 0x108, 64));
   sim_mem *m = memory(g);
   ck_assert_ptr_nonnull(sim_mem_at(m, 1, 0x100, 72));   /* recv and scratch merge into one region */
   ck_assert_ptr_null(sim_mem_at(m, 1, 0x100, 73));
@@ -337,8 +337,8 @@ END_TEST
 START_TEST(verify_catches_wrong_plans) {
   cdag_graph *g = graph(4);
   for (int r = 1; r < 4; r++) {
-    cdag_rank_send(g, 0, 0x0, 8, r, 0, NULL);
-    cdag_rank_recv(g, r, 0x40, 8, 0, 0, NULL);
+    CK_OK(cdag_rank_send(g, 0, 0x0, 8, r, 0, NULL));
+    CK_OK(cdag_rank_recv(g, r, 0x40, 8, 0, 0, NULL));
   }
   cdag_plan *p;
   ck_assert_int_eq(cdag_analyze(g, NULL, &p), CDAG_OK);

@@ -369,8 +369,8 @@ START_TEST(verify_hand_plans) {
   ck_assert_int_eq(cdag_graph_create_global(P, &g), CDAG_OK);
   for (int j = 0; j < P; j++)
     if (j != 1) {
-      cdag_rank_send(g, 1, IN, 8, j, 0, NULL);
-      cdag_rank_recv(g, j, OUT, 8, 1, 0, NULL);
+      CK_OK(cdag_rank_send(g, 1, IN, 8, j, 0, NULL));
+      CK_OK(cdag_rank_recv(g, j, OUT, 8, 1, 0, NULL));
     }
   ck_assert_int_eq(ir_finalize(g), CDAG_OK);
   hand_plan h;
