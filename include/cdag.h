@@ -74,12 +74,23 @@ CDAG_API int cdag_depend(cdag_graph *g, cdag_op before, cdag_op after);
 CDAG_API int cdag_graph_free(cdag_graph **g);       /* DESTRUCTOR: sets *g = NULL; NULL is fine */
 
 /* ---- Compile and run: collective over the graph's communicator. ---- */
+/* Who runs the collectives cdag has its own kernels for (bcast, allgather(v), reduce, allreduce). */
+typedef enum { CDAG_KERNEL_AUTO = 0, CDAG_KERNEL_MPI, CDAG_KERNEL_CDAG } cdag_kernel_policy;
 typedef struct {
   int    detect;           /* 1 (default): rewrite collectives; 0: run the graph as written */
   double density;          /* tau for vector collectives, default 1.0 (only complete patterns) */
   int    exact_float;      /* 1: never reassociate floating-point reductions (default 0) */
   int    root;             /* rank that compiles, default 0 */
   int    min_group;        /* fewest ranks for a collective on a proper subset, default 4 */
+  /* Kernel choice and its cost model (a message of m bytes costs alpha + beta m). Zero means
+     "not set" for each: a zeroed struct gets the defaults. A CDAG_* environment variable that
+     is set wins over its field (CDAG_KERNEL, CDAG_ALPHA, CDAG_BETA, CDAG_BLOCKS, CDAG_MEASURE;
+     docs/semantics.md). All ranks must pass the same options. */
+  cdag_kernel_policy kernel;  /* AUTO (default): the cost model chooses per collective */
+  double alpha;            /* seconds per message, in (0, 1000]; 0: built in (1e-6) or measured */
+  double beta;             /* seconds per byte, in (0, 1000]; 0: built in (2e-10) or measured */
+  int    blocks;           /* block count of cdag's n-block kernels, 1..2^30; 0: the model's */
+  int    measure;          /* 1: measure alpha and beta by ping-pong at the first compile */
 } cdag_options;
 CDAG_API void cdag_options_init(cdag_options *o);
 CDAG_API int cdag_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **s);  /* o may be NULL */

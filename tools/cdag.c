@@ -12,13 +12,13 @@
 
 static const cmd_info commands[] = {
   {"check", cmd_check, "FILE", "load and validate a graph file; print a one-line summary"},
-  {"analyze", cmd_analyze, "FILE [--json] [--density=X] [--min-group=N] [--exact-float]",
+  {"analyze", cmd_analyze, "FILE [--json] [--density=X] [--min-group=N] [--exact-float] [--kernel=mpi|cdag|auto]",
    "match, compute SST, detect collectives; print the report"},
   {"sst", cmd_sst, "FILE [--json]", "print the Static Single Transfer tuples by destination rank"},
   {"verify", cmd_verify, "FILE [--seed=N] [--density=X] [--min-group=N]",
    "simulate graph and plan from the same memory; compare"},
   {"dot", cmd_dot, "FILE [--plan]", "write the graph (and with --plan the compiled plan beside it) as Graphviz DOT"},
-  {"goal", cmd_goal, "FILE [--plan] [-o OUT]", "write the graph (or the plan, collectives expanded) as plain GOAL for LogGOPSim"},
+  {"goal", cmd_goal, "FILE [--plan [--kernel=mpi|cdag|auto]] [-o OUT]", "write the graph (or the plan, collectives expanded) as plain GOAL for LogGOPSim"},
   {"model", cmd_model, "FILE [-L us] [-o us] [-g us] [-G us/B] [-c us/B] [-p P]",
    "LogGP estimate of graph and plan (defaults L 1, o 0.2, g 0.2, G 0.0002, c 0.0001; calc N = N ns)"},
 };
@@ -81,7 +81,14 @@ int cmd_options(int *argc, char **argv, cdag_options *o) {
   cdag_options_init(o);
   const char *d = cmd_flag_value(argc, argv, "--density=");
   const char *m = cmd_flag_value(argc, argv, "--min-group=");
+  const char *k = cmd_flag_value(argc, argv, "--kernel=");
   char *end;
+  if (k) {
+    if (!strcmp(k, "auto")) o->kernel = CDAG_KERNEL_AUTO;
+    else if (!strcmp(k, "mpi")) o->kernel = CDAG_KERNEL_MPI;
+    else if (!strcmp(k, "cdag")) o->kernel = CDAG_KERNEL_CDAG;
+    else return -1;
+  }
   if (d) {
     o->density = strtod(d, &end);
     if (*end || !(o->density > 0 && o->density <= 1)) return -1;

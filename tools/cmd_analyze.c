@@ -13,11 +13,10 @@ int cmd_analyze(int argc, char **argv) {
   if (fresh < 0 || cmd_options(&argc, argv, &o) || argc != 1) return cmd_usage("analyze");
   cdag_graph *g = NULL;
   cdag_plan *p = NULL;
-  kern_policy policy;
-  if (kern_policy_env(&policy)) return cmd_fail("analyze", CDAG_ERR_ARG);
+  pipeline_tune t;
+  if (pipeline_tuning(&o, NULL, &t)) return cmd_fail("analyze", CDAG_ERR_ARG);
   if (cmd_load("analyze", argv[0], fresh, &g)) return 1;
-  kern_model model = kern_model_default();
-  int rc = pipeline_plan(g, &o, &model, policy, &p);
+  int rc = pipeline_plan(g, &o, &t.model, t.policy, &p);
   if (rc == CDAG_OK) rc = cdag_plan_report(p, stdout, json);
   int status = rc ? cmd_fail("analyze", rc) : 0;
   cdag_plan_free(&p);

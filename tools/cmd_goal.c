@@ -2,7 +2,7 @@
  *
  * Without --plan: the graph as loaded. With --plan: the graph is analyzed, each collective
  * gets the algorithm the executor would run (kern_choose_plan with the default model and
- * CDAG_KERNEL), and the plan is lowered to point-to-point (src/exec/model/lower.h) before it is
+ * the kernel policy: --kernel=, CDAG_KERNEL), and the plan is lowered to point-to-point (src/exec/model/lower.h) before it is
  * written. The output uses only what LogGOPSim's txt2bin accepts (lower.h lists it): local
  * copies and reduces become `calc` of 0.1 ns per byte. Exit 0 written, 1 bad input, 2 usage. */
 #include <string.h>
@@ -16,6 +16,8 @@
 int cmd_goal(int argc, char **argv) {
   int fresh = cmd_goal_buffers(&argc, argv), plan = cmd_has_flag(&argc, argv, "--plan");
   const char *out = NULL;
+  cdag_options o;
+  if (cmd_options(&argc, argv, &o)) return cmd_usage("goal");
   for (int i = 0; i < argc; i++)
     if (strcmp(argv[i], "-o") == 0) {
       if (i + 1 >= argc) return cmd_usage("goal");
@@ -25,17 +27,16 @@ int cmd_goal(int argc, char **argv) {
       break;
     }
   if (fresh < 0 || argc != 1 || (argv[0][0] == '-' && argv[0][1])) return cmd_usage("goal");
-  kern_policy policy;
+  pipeline_tune t;
   cdag__error_clear();
-  if (plan && kern_policy_env(&policy)) return cmd_fail("goal", CDAG_ERR_ARG);
+  if (plan && pipeline_tuning(&o, NULL, &t)) return cmd_fail("goal", CDAG_ERR_ARG);
   cdag_graph *g = NULL, *low = NULL;
   cdag_plan *p = NULL;
   if (cmd_load("goal", argv[0], fresh, &g)) return 1;
   int rc = CDAG_OK;
   if (plan) {
-    kern_model m = kern_model_default();
-    rc = pipeline_plan(g, NULL, &m, policy, &p);
-    if (rc == CDAG_OK) rc = exec_lower_plan(p, &m, policy, &low);
+    rc = pipeline_plan(g, &o, &t.model, t.policy, &p);
+    if (rc == CDAG_OK) rc = exec_lower_plan(p, &t.model, t.policy, &low);
   }
   FILE *f = stdout;
   if (rc == CDAG_OK && out && !(f = fopen(out, "w"))) rc = cdag__error(CDAG_ERR_IO, "cannot open %s for writing", out);

@@ -48,9 +48,12 @@ int cmd_model(int argc, char **argv) {
   int fresh = cmd_goal_buffers(&argc, argv);
   if (fresh < 0 || model_args(&argc, argv, &lp, &procs) || argc != 1 || (argv[0][0] == '-' && argv[0][1]))
     return cmd_usage("model");
-  kern_policy policy;
+  cdag_options o;
+  cdag_options_init(&o);
+  pipeline_tune tune;   /* the policy; the model is the LogGP parameters' */
   cdag__error_clear();
-  if (kern_policy_env(&policy)) return cmd_fail("model", CDAG_ERR_ARG);
+  if (pipeline_tuning(&o, NULL, &tune)) return cmd_fail("model", CDAG_ERR_ARG);
+  kern_policy policy = tune.policy;
   cdag_graph *g = NULL, *low = NULL;
   cdag_plan *p = NULL;
   if (cmd_load("model", argv[0], fresh, &g)) return 1;
@@ -58,7 +61,7 @@ int cmd_model(int argc, char **argv) {
   double t = 0, tp = 0;
   if (procs && procs != g->nprocs)
     rc = cdag__error(CDAG_ERR_ARG, "-p %ld, but %s has %d ranks (the estimate is for the file's ranks)", procs, argv[0], g->nprocs);
-  kern_model km = {(lp.L + 2 * lp.o) * 1e-6, lp.G * 1e-6};
+  kern_model km = {(lp.L + 2 * lp.o) * 1e-6, lp.G * 1e-6, tune.model.blocks};
   if (rc == CDAG_OK) rc = exec_loggp(g, &lp, &t, &last);
   if (rc == CDAG_OK) rc = pipeline_plan(g, NULL, &km, policy, &p);
   if (rc == CDAG_OK) rc = exec_lower_plan(p, &km, policy, &low);

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "exec/pipeline.h"
+#include "ir/settings.h"
 
 static double now(void) {
   struct timespec t;
@@ -23,7 +24,31 @@ void cdag_options_init(cdag_options *o) {
   o->exact_float = 0;
   o->root = 0;
   o->min_group = 4;
+  o->kernel = CDAG_KERNEL_AUTO;
+  o->alpha = o->beta = 0;
+  o->blocks = 0;
+  o->measure = 0;
 }
+
+static kern_policy policy_of(int kernel) {
+  return kernel == CDAG_KERNEL_MPI ? KERN_POLICY_MPI : kernel == CDAG_KERNEL_CDAG ? KERN_POLICY_CDAG : KERN_POLICY_AUTO;
+}
+
+int pipeline_tuning(const cdag_options *o, const kern_model *base, pipeline_tune *t) {
+  cdag_settings s;
+  int rc = cdag__settings_read(&s);
+  t->model = base ? *base : kern_model_builtin();
+  if (o->alpha > 0) t->model.alpha = o->alpha;
+  if (o->beta > 0) t->model.beta = o->beta;
+  if (o->blocks > 0) t->model.blocks = o->blocks;
+  kern__model_env(&t->model);
+  t->policy = policy_of(s.kernel != CDAG_SET_UNSET ? (int)s.kernel : (int)o->kernel);
+  t->measure = s.measure >= 0 ? s.measure : o->measure;
+  return rc;
+}
+
+/* 0 (not set) or seconds in (0, 1000], as CDAG_ALPHA / CDAG_BETA. */
+static int seconds_ok(double d) { return d == 0 || (d > 0 && d <= 1e3); }
 
 int pipeline_check_options(const cdag_options *o, int nprocs, int rank) {
   char who[32] = "";
@@ -37,6 +62,14 @@ int pipeline_check_options(const cdag_options *o, int nprocs, int rank) {
     return cdag__error(CDAG_ERR_ARG, "%soptions.detect %d is neither 0 nor 1", who, o->detect);
   if (o->exact_float != 0 && o->exact_float != 1)
     return cdag__error(CDAG_ERR_ARG, "%soptions.exact_float %d is neither 0 nor 1", who, o->exact_float);
+  if (o->kernel != CDAG_KERNEL_AUTO && o->kernel != CDAG_KERNEL_MPI && o->kernel != CDAG_KERNEL_CDAG)
+    return cdag__error(CDAG_ERR_ARG, "%soptions.kernel %d is not a cdag_kernel_policy", who, (int)o->kernel);
+  if (!seconds_ok(o->alpha)) return cdag__error(CDAG_ERR_ARG, "%soptions.alpha %g is not 0 or in (0, 1000]", who, o->alpha);
+  if (!seconds_ok(o->beta)) return cdag__error(CDAG_ERR_ARG, "%soptions.beta %g is not 0 or in (0, 1000]", who, o->beta);
+  if (o->blocks < 0 || o->blocks > (1 << 30))
+    return cdag__error(CDAG_ERR_ARG, "%soptions.blocks %d is not in 0..2^30", who, o->blocks);
+  if (o->measure != 0 && o->measure != 1)
+    return cdag__error(CDAG_ERR_ARG, "%soptions.measure %d is neither 0 nor 1", who, o->measure);
   return CDAG_OK;
 }
 

@@ -25,6 +25,16 @@
    the message). nprocs bounds root. */
 int pipeline_check_options(const cdag_options *o, int nprocs, int rank);
 
+/* The kernel policy and cost model a compile with options o uses: each CDAG_* variable that
+   is set (ir/settings.h), else o's field when set, else base (NULL: the built-in model) and
+   KERN_POLICY_AUTO. CDAG_OK, or CDAG_ERR_ARG naming a bad variable. */
+typedef struct {
+  kern_model model;
+  kern_policy policy;
+  int measure;        /* CDAG_MEASURE, else o->measure */
+} pipeline_tune;
+int pipeline_tuning(const cdag_options *o, const kern_model *base, pipeline_tune *t);
+
 /* cdag_analyze, then the algorithm of every collective (kern_choose_plan with model m and
    policy): the plan as it would run. *p is NULL on error. */
 int pipeline_plan(cdag_graph *g, const cdag_options *o, const kern_model *m, kern_policy policy, cdag_plan **p);

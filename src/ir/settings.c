@@ -49,15 +49,16 @@ static int read_blocks(int *out) {
 
 static int read_kernel(cdag_set_kernel *out) {
   const char *v = var("CDAG_KERNEL");
-  if (!v || !strcmp(v, "auto")) return CDAG_OK;
-  if (!strcmp(v, "mpi")) *out = CDAG_SET_KERNEL_MPI;
+  if (!v) return CDAG_OK;
+  if (!strcmp(v, "auto")) *out = CDAG_SET_KERNEL_AUTO;
+  else if (!strcmp(v, "mpi")) *out = CDAG_SET_KERNEL_MPI;
   else if (!strcmp(v, "cdag")) *out = CDAG_SET_KERNEL_CDAG;
   else return bad("CDAG_KERNEL", v, "mpi, cdag or auto");
   return CDAG_OK;
 }
 
 int cdag__settings_read(cdag_settings *s) {
-  *s = (cdag_settings){.detect = -1};
+  *s = (cdag_settings){.detect = -1, .kernel = CDAG_SET_UNSET, .measure = -1};
   s->report = var("CDAG_REPORT");
   int rc = read_flag("CDAG_DETECT", &s->detect);
   if (!rc) rc = read_kernel(&s->kernel);

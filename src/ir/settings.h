@@ -4,7 +4,8 @@
  * points (cdag_compile on every rank, the `cdag` tool before any command) call
  * cdag__settings_read, so a bad value is an error naming the variable and the value, never
  * ignored. Where a variable and a cdag_options field say the same thing, the variable wins:
- * it is how a user changes a program that is already built. Unset or empty means "not set".
+ * it is how a user changes a program that is already built (pipeline.h applies that rule:
+ * pipeline_tuning). Unset or empty means "not set".
  *   CDAG_DETECT   0 | 1         0 runs graphs as written (options.detect = 0)
  *   CDAG_REPORT   stderr | FILE the compiling rank writes each new schedule's report there
  *                               (a name ending in .json gets JSON)
@@ -17,13 +18,13 @@
 #ifndef CDAG_IR_SETTINGS_H
 #define CDAG_IR_SETTINGS_H
 
-typedef enum { CDAG_SET_KERNEL_AUTO = 0, CDAG_SET_KERNEL_MPI, CDAG_SET_KERNEL_CDAG } cdag_set_kernel;
+typedef enum { CDAG_SET_UNSET = -1, CDAG_SET_KERNEL_AUTO = 0, CDAG_SET_KERNEL_MPI, CDAG_SET_KERNEL_CDAG } cdag_set_kernel;
 
 typedef struct {
   int detect;              /* -1 unset, else 0 or 1 */
   const char *report;      /* NULL unset; points into the environment */
-  cdag_set_kernel kernel;  /* AUTO when unset */
-  int measure;             /* 0 or 1 */
+  cdag_set_kernel kernel;  /* CDAG_SET_UNSET, or the value (auto included) */
+  int measure;             /* -1 unset, else 0 or 1 */
   double alpha, beta;      /* 0 unset, else > 0 */
   int blocks;              /* 0 unset, else >= 1 */
 } cdag_settings;

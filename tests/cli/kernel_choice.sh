@@ -26,14 +26,21 @@ expect_out '"algorithm": "mpi", "why": "alltoall: MPI (no cdag kernel for this k
 
 # CDAG_KERNEL=mpi and =cdag force the side
 CDAG_KERNEL=mpi expect_status 0 "$cdag" analyze "$ex/allreduce_ring4.cdag"
-expect_out "  algorithm: mpi (allreduce: MPI (CDAG_KERNEL=mpi))"
+expect_out "  algorithm: mpi (allreduce: MPI (kernel policy mpi))"
 CDAG_KERNEL=cdag expect_status 0 "$cdag" analyze --json "$ex/bcast_binomial8.cdag"
 expect_out '"algorithm": "circulant", "why": "bcast: circulant '
-expect_out 'circulant forced (CDAG_KERNEL=cdag)"'
+expect_out 'circulant forced (kernel policy cdag)"'
 CDAG_KERNEL=cdag expect_status 0 "$cdag" analyze --json "$src/tests/data/detect/allgather_bruck6.cdag"
 expect_out '"kind": "allgather", "root": null, "ranks": "all", "bytes": 32, "transfers": 36, "algorithm": "circulant"'
 CDAG_KERNEL=auto expect_status 0 "$cdag" analyze "$ex/allreduce_ring4.cdag"
 expect_out "  algorithm: census"
+# --kernel= sets the policy (options.kernel); CDAG_KERNEL, when set, wins over it
+expect_status 0 "$cdag" analyze --kernel=mpi "$ex/allreduce_ring4.cdag"
+expect_out "  algorithm: mpi (allreduce: MPI (kernel policy mpi))"
+CDAG_KERNEL=cdag expect_status 0 "$cdag" analyze --kernel=mpi --json "$ex/bcast_binomial8.cdag"
+expect_out 'circulant forced (kernel policy cdag)"'
+expect_status 0 "$cdag" goal --plan --kernel=cdag "$ex/bcast_binomial8.cdag"
+expect_status 2 "$cdag" analyze --kernel=fast "$ex/allreduce_ring4.cdag"
 
 # the model's parameters move the choice: costly bytes favour the n-block kernel, costly
 # latency MPI's binomial tree

@@ -25,13 +25,15 @@ START_TEST(unset_and_empty_mean_defaults) {
   ck_assert_int_eq(cdag__settings_read(&s), CDAG_OK);
   ck_assert_int_eq(s.detect, -1);
   ck_assert_ptr_null(s.report);
-  ck_assert_int_eq(s.kernel, CDAG_SET_KERNEL_AUTO);
-  ck_assert_int_eq(s.measure, 0);
+  ck_assert_int_eq(s.kernel, CDAG_SET_UNSET);
+  ck_assert_int_eq(s.measure, -1);
   ck_assert(s.alpha == 0 && s.beta == 0);
   ck_assert_int_eq(s.blocks, 0);
   for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) setenv(vars[i], "", 1);
   ck_assert_int_eq(cdag__settings_read(&s), CDAG_OK);
   ck_assert_int_eq(s.detect, -1);
+  ck_assert_int_eq(s.kernel, CDAG_SET_UNSET);
+  ck_assert_int_eq(s.measure, -1);
   ck_assert_ptr_null(s.report);
   clear_all();
 }
@@ -58,6 +60,9 @@ START_TEST(good_values_are_read) {
   setenv("CDAG_KERNEL", "mpi", 1);
   ck_assert_int_eq(cdag__settings_read(&s), CDAG_OK);
   ck_assert_int_eq(s.kernel, CDAG_SET_KERNEL_MPI);
+  setenv("CDAG_KERNEL", "auto", 1);   /* set: it overrides options.kernel */
+  ck_assert_int_eq(cdag__settings_read(&s), CDAG_OK);
+  ck_assert_int_eq(s.kernel, CDAG_SET_KERNEL_AUTO);
   clear_all();
 }
 END_TEST

@@ -45,7 +45,7 @@ typedef struct {
   int nmembers;             /* ignored when members is NULL */
   const kern_model *model;  /* NULL: kern_model_default() */
   int nblocks;              /* > 0 forces the block count (capped by the units to move);
-                               0: the model's, unless the environment sets CDAG_BLOCKS */
+                               0: the model's (its blocks field, else its choice) */
   kern_alg alg;             /* allreduce: KERN_ALG_AUTO, _CIRCULANT or _CENSUS */
 } kern_group;
 

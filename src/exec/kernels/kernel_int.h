@@ -105,7 +105,7 @@ int kern__keep_type(kern_op *op, MPI_Datatype t);
 int kern__finish(kern_op *op);
 /* The MPI error of call, as CDAG_ERR_MPI naming the op's rank and kernel. */
 int kern__mpi_error(const kern_op *op, int mpi_rc, const char *call);
-/* Block count: forced (g->nblocks, else CDAG_BLOCKS) or the model's, within [1, max(units,1)]. */
+/* Block count: forced (g->nblocks, else the model's blocks) or the model's choice, within [1, max(units,1)]. */
 int kern__nblocks(const kern_group *g, int p, uint64_t units, uint64_t unit);
 /* Appends the rounds of an n-block circulant broadcast of work[0 .. units*unit) from member
    root. reverse = 1: the reduction (rounds backwards, received blocks go to scratch and are

@@ -1,7 +1,7 @@
 /* cdag — src/exec/model/kernel_choice.c: which algorithm each collective of a plan runs with.
  *
  * MPI's own collective or one of cdag's kernels (kernel.h), per collective: the cost model
- * decides unless CDAG_KERNEL forces a side. Pure: the same choice is made by `cdag analyze`
+ * decides unless the kernel policy (options.kernel, CDAG_KERNEL) forces a side. Pure: the same choice is made by `cdag analyze`
  * offline, by `cdag goal --plan` and by the MPI executor, so what the report says is what
  * runs. kern_choose_plan adds what the model does not see: whether the plan's slots fit a
  * kernel at all; where they do not, the collective runs as MPI's and the reason says so. */
@@ -14,13 +14,6 @@
 #include "exec/model/model.h"
 #include "ir/error.h"
 #include "ir/settings.h"
-
-int kern_policy_env(kern_policy *policy) {
-  cdag_settings s;
-  int rc = cdag__settings_read(&s);
-  *policy = s.kernel == CDAG_SET_KERNEL_MPI ? KERN_POLICY_MPI : s.kernel == CDAG_SET_KERNEL_CDAG ? KERN_POLICY_CDAG : KERN_POLICY_AUTO;
-  return rc;
-}
 
 /* The kernel kind of a plan collective, or -1 when cdag has none for it. */
 static int kernel_kind(const det_coll *c) {
@@ -54,7 +47,7 @@ kern_alg kern_choose_coll(const struct cdag_plan *pl, int64_t ci, const kern_mod
     return KERN_ALG_MPI;
   }
   if (policy == KERN_POLICY_MPI) {
-    snprintf(reason, len, "%s: MPI (CDAG_KERNEL=mpi)", det_kind_name(c->kind));
+    snprintf(reason, len, "%s: MPI (kernel policy mpi)", det_kind_name(c->kind));
     return KERN_ALG_MPI;
   }
   kern_model d = m ? *m : kern_model_default();
@@ -73,7 +66,7 @@ kern_alg kern_choose_coll(const struct cdag_plan *pl, int64_t ci, const kern_mod
   if (policy == KERN_POLICY_CDAG && alg == KERN_ALG_MPI) {
     alg = KERN_ALG_CIRCULANT;
     size_t n = strlen(reason);
-    snprintf(reason + n, len - n, "; circulant forced (CDAG_KERNEL=cdag)");
+    snprintf(reason + n, len - n, "; circulant forced (kernel policy cdag)");
   }
   return alg;
 }

@@ -26,9 +26,10 @@ void kern__model_env(kern_model *m) {
   cdag__settings_read(&s);
   if (s.alpha > 0) m->alpha = s.alpha;
   if (s.beta > 0) m->beta = s.beta;
+  if (s.blocks > 0) m->blocks = s.blocks;
 }
 
-kern_model kern_model_builtin(void) { return (kern_model){KERN_ALPHA_DEFAULT, KERN_BETA_DEFAULT}; }
+kern_model kern_model_builtin(void) { return (kern_model){KERN_ALPHA_DEFAULT, KERN_BETA_DEFAULT, 0}; }
 
 kern_model kern_model_default(void) {
   kern_model m = kern_model_builtin();
@@ -53,7 +54,7 @@ int kern_model_blocks(const kern_model *m, int p, uint64_t units, uint64_t unit)
 
 /* (n - 1 + q)(alpha + beta m / n) with the model's n. */
 static double nblock(const kern_model *m, int p, uint64_t bytes) {
-  int q = ceil_log2(p), n = kern_model_blocks(m, p, bytes, 1);
+  int q = ceil_log2(p), n = kern_model_nblocks(m, 0, p, bytes, 1);
   return (n - 1 + q) * (m->alpha + m->beta * (double)bytes / n);
 }
 
@@ -115,14 +116,9 @@ kern_alg kern_model_choose(const kern_model *m, kern_kind kind, int p, uint64_t 
 }
 
 int kern_model_nblocks(const kern_model *m, int forced, int p, uint64_t units, uint64_t unit) {
-  int n = forced;
-  cdag_settings s;
-  cdag__settings_read(&s);
-  if (n <= 0) n = s.blocks;
-  if (n <= 0) {
-    kern_model d = m ? *m : kern_model_default();
-    n = kern_model_blocks(&d, p, units, unit);
-  }
+  kern_model d = m ? *m : kern_model_default();
+  int n = forced > 0 ? forced : d.blocks;
+  if (n <= 0) n = kern_model_blocks(&d, p, units, unit);
   if (units < 1) return 1;
   return (uint64_t)n > units ? (int)units : n < 1 ? 1 : n;
 }

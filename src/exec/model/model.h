@@ -18,6 +18,7 @@
 typedef struct {
   double alpha;  /* latency, s */
   double beta;   /* time per byte, s/B */
+  int blocks;    /* block count of the n-block kernels; 0: the model chooses (kern_model_blocks) */
 } kern_model;
 
 typedef enum { KERN_BCAST, KERN_ALLGATHER, KERN_ALLGATHERV, KERN_REDUCE, KERN_ALLREDUCE } kern_kind;
@@ -30,8 +31,8 @@ typedef enum {
 
 /* ---- The cost model (kernel_model.c) ---- */
 
-/* Defaults (alpha 1e-6 s, beta 2e-10 s/B: shared-memory MPICH), then the environment
-   CDAG_ALPHA / CDAG_BETA (seconds, seconds per byte) where set. */
+/* Defaults (alpha 1e-6 s, beta 2e-10 s/B: shared-memory MPICH; blocks chosen by the
+   model), then the environment CDAG_ALPHA / CDAG_BETA / CDAG_BLOCKS where set. */
 kern_model kern_model_default(void);
 /* The built-in defaults alone, and the environment's overrides applied to m. */
 kern_model kern_model_builtin(void);
@@ -55,9 +56,6 @@ kern_alg kern_model_choose(const kern_model *m, kern_kind kind, int p, uint64_t 
 /* ---- Choosing for a plan's collectives (pure: no MPI call) ---- */
 
 typedef enum { KERN_POLICY_AUTO, KERN_POLICY_MPI, KERN_POLICY_CDAG } kern_policy;
-/* CDAG_KERNEL=mpi|cdag|auto (unset or empty: auto). Returns CDAG_OK, or CDAG_ERR_ARG naming
-   the bad value. */
-int kern_policy_env(kern_policy *policy);
 /* The algorithm collective c of pl runs with, and why (one line in reason[len]). Kinds
    without a cdag kernel (scatter, gather, alltoall(v), scatterv, gatherv, reduce_scatter,
    barrier) and reductions the kernels cannot do always run as MPI's collective.
@@ -76,7 +74,7 @@ int kern_choose_plan(struct cdag_plan *pl, const kern_model *m, kern_policy poli
 const char *kern_alg_name(kern_alg alg);
 
 /* Block count of an n-block schedule moving `units` units of `unit` bytes over p ranks:
-   `forced` when > 0, else CDAG_BLOCKS when set, else kern_model_blocks; capped to
+   `forced` when > 0, else m->blocks when > 0, else kern_model_blocks; capped to
    [1, units]. The kernels and lowering use this one rule, so both split alike. */
 int kern_model_nblocks(const kern_model *m, int forced, int p, uint64_t units, uint64_t unit);
 /* Block b of n over `units` units of `unit` bytes: the first units % n blocks get one unit

@@ -39,13 +39,11 @@ int sched_parts_from_graph(const cdag_graph *gg, const match_result *m, const in
     for (int32_t k = gg->rank_start[r]; k < gg->rank_start[r + 1]; k++)
       if (gg->kind[gg->rank_ops[k]] == IR_SEND) next[gg->peer[gg->rank_ops[k]]] = 0;
   }
-  for (int r = 0; !rc && r < gg->nprocs; r++) {
-    wire_put_u(&parts[r], SCHED_MAGIC);
-    wire_put_u(&parts[r], SCHED_GRAPH);
-    wire_put_u(&parts[r], (uint64_t)(base[r + 1] - base[r]));
+  for (int r = 0; !rc && r < gg->nprocs; r++) {  /* the rank's tags, in op order, packed at its start */
+    int64_t ntags = 0;
     for (int64_t op = base[r]; op < base[r + 1]; op++)
-      if (gg->kind[op] == IR_SEND || gg->kind[op] == IR_RECV) wire_put_u(&parts[r], (uint64_t)tag[op]);
-    rc = wire_done(&parts[r]);
+      if (gg->kind[op] == IR_SEND || gg->kind[op] == IR_RECV) tag[base[r] + ntags++] = tag[op];
+    rc = part_graph_write(&parts[r], base[r + 1] - base[r], tag + base[r], ntags);
   }
   free(next);
   free(tag);
@@ -112,12 +110,12 @@ static int engine_copy_graph(sched_engine *e, cdag_graph *g) {
   return CDAG_OK;
 }
 
-int engine_build(cdag_schedule *s, cdag_graph *g, wire_reader *r) {
+int engine_build(cdag_schedule *s, cdag_graph *g, const sched_part *part) {
   sched_engine *e = &s->eng;
-  uint64_t n = wire_get_u(r);
-  if (r->failed || n != (uint64_t)g->nops)
-    return cdag__error(CDAG_ERR_FORMAT, "rank %d: baseline schedule names %llu ops, graph has %lld", s->rank,
-                       (unsigned long long)n, (long long)g->nops);
+  int64_t n = part->nops, ntags = 0;
+  if (n != g->nops)
+    return cdag__error(CDAG_ERR_FORMAT, "rank %d: baseline schedule names %lld ops, graph has %lld", s->rank,
+                       (long long)n, (long long)g->nops);
   int rc = engine_copy_graph(e, g);
   if (rc) return rc;
   s->reqs = malloc((size_t)(n ? n : 1) * sizeof *s->reqs);
@@ -133,8 +131,8 @@ int engine_build(cdag_schedule *s, cdag_graph *g, wire_reader *r) {
   for (int64_t i = 0; i < e->nops; i++) {
     e->req_of[i] = -1;
     if (e->kind[i] != IR_SEND && e->kind[i] != IR_RECV) continue;
-    uint64_t t = wire_get_u(r);
-    if (r->failed || t > INT32_MAX) return cdag__error(CDAG_ERR_FORMAT, "rank %d: baseline schedule is corrupt", s->rank);
+    if (ntags == part->ntags) return cdag__error(CDAG_ERR_FORMAT, "rank %d: baseline schedule lacks tags", s->rank);
+    int32_t t = part->tags[ntags++];
     void *buf = e->stage_off[i] != UINT64_MAX ? (void *)(e->stage + e->stage_off[i]) : (void *)(uintptr_t)e->addr[i];
     int k = s->nreqs++, mrc;
     e->req_of[i] = k;
@@ -148,7 +146,7 @@ int engine_build(cdag_schedule *s, cdag_graph *g, wire_reader *r) {
       return sched_mpi_error(mrc, e->kind[i] == IR_SEND ? "MPI_Send_init_c" : "MPI_Recv_init_c", s->rank);
     }
   }
-  return r->p == r->end ? CDAG_OK : cdag__error(CDAG_ERR_FORMAT, "rank %d: baseline schedule has trailing bytes", s->rank);
+  return ntags == part->ntags ? CDAG_OK : cdag__error(CDAG_ERR_FORMAT, "rank %d: baseline schedule has extra tags", s->rank);
 }
 
 /* Marks op complete and queues the successors it releases. */

@@ -3,15 +3,16 @@
  *
  * cdag_compile, on every rank of the graph's communicator:
  *  1. encodes its ops (ir/wire.h) and fingerprints them; one MPI_Allreduce agrees on local
- *     errors, on options.root and on whether every rank finds the same cached schedule (the
+ *     errors, on the options (every field, after the environment) and on whether every rank
+ *     finds the same cached schedule (the
  *     same graph rebuilt, e.g. every iteration of a loop): if so, that schedule is returned
  *     and nothing is gathered;
  *  2. MPI_Gatherv of the encodings to the compiling rank, which decodes the global graph and
  *     runs the analysis (cdag_analyze; with detect = 0 only matching, for the baseline), cuts
  *     the result into per-rank parts (schedule.c, baseline.c) and writes the report; each
  *     collective runs as MPI's or as a cdag kernel, as kern_choose_plan decides with the
- *     policy of CDAG_KERNEL=mpi|cdag|auto (read on every rank: a bad value fails here,
- *     on every rank) and the model (CDAG_MEASURE=1: measured once; compile_kernel.c);
+ *     policy and model of pipeline_tuning (options, then CDAG_* variables: a bad value fails
+ *     here, on every rank; measure = 1: measured once, compile_kernel.c);
  *  3. the compiling rank broadcasts its status (and message), MPI_Scatterv hands out the
  *     parts, and each rank builds its persistent requests (run.c); a last allreduce agrees.
  * Every error reaches every rank as the same code and message (the lowest failing rank's),
@@ -26,12 +27,54 @@
 /* ---- options ---- */
 
 /* Options, kernel policy and model: what a compiled schedule depends on besides the graph. */
-static uint64_t options_hash(const cdag_options *o, kern_policy policy) {
-  kern_model m = exec_kernel_model();
-  int64_t v[8] = {o->detect, (int64_t)(o->density * 1e9), o->exact_float, o->root, o->min_group, policy};
-  memcpy(&v[6], &m.alpha, sizeof m.alpha);
-  memcpy(&v[7], &m.beta, sizeof m.beta);
+static uint64_t options_hash(const cdag_options *o, const pipeline_tune *t) {
+  int64_t v[9] = {o->detect, (int64_t)(o->density * 1e9), o->exact_float, o->root, o->min_group, t->policy,
+                  t->model.blocks};
+  memcpy(&v[7], &t->model.alpha, sizeof t->model.alpha);
+  memcpy(&v[8], &t->model.beta, sizeof t->model.beta);
   return wire_hash(v, sizeof v, 0x0c0ffee);
+}
+
+/* The options every rank must pass alike, as the environment leaves them (doubles by their
+   bits: equal bits, equal values). */
+enum { NOPTS = 10 };
+static const char *const opt_name[NOPTS] = {"detect", "density", "exact_float", "root", "min_group",
+                                            "kernel", "alpha", "beta", "blocks", "measure"};
+static int opt_double(int k) { return k == 1 || k == 6 || k == 7; }
+
+static void opt_values(const cdag_options *o, int64_t *v) {
+  pipeline_tune t;
+  pipeline_tuning(o, NULL, &t);   /* validated before */
+  double d[NOPTS] = {0};
+  d[1] = o->density;
+  d[6] = t.model.alpha;
+  d[7] = t.model.beta;
+  int64_t w[NOPTS] = {o->detect, 0, o->exact_float, o->root, o->min_group, t.policy, 0, 0, t.model.blocks, t.measure};
+  for (int k = 0; k < NOPTS; k++)
+    if (opt_double(k)) memcpy(&v[k], &d[k], sizeof d[k]);
+    else v[k] = w[k];
+}
+
+/* v: NOPTS maxima, then NOPTS negated minima. */
+static int opt_mismatch(const int64_t *v) {
+  for (int k = 0; k < NOPTS; k++) {
+    if (v[k] == -v[NOPTS + k]) continue;
+    int64_t lo = -v[NOPTS + k], hi = v[k];
+    char a[32], b[32];
+    if (opt_double(k)) {
+      double x, y;
+      memcpy(&x, &lo, sizeof x);
+      memcpy(&y, &hi, sizeof y);
+      snprintf(a, sizeof a, "%g", x);
+      snprintf(b, sizeof b, "%g", y);
+    } else {
+      snprintf(a, sizeof a, "%lld", (long long)lo);
+      snprintf(b, sizeof b, "%lld", (long long)hi);
+    }
+    return cdag__error(CDAG_ERR_ARG, "cdag_compile: ranks passed different options.%s (%s and %s; a CDAG_* "
+                       "variable set on some ranks only changes it too)", opt_name[k], a, b);
+  }
+  return CDAG_OK;
 }
 
 /* ---- error agreement ---- */
@@ -144,7 +187,7 @@ typedef struct {
   int rank, nprocs, root;
   MPI_Comm comm;
   cdag_options opts;
-  kern_policy policy;         /* CDAG_KERNEL */
+  pipeline_tune tune;         /* kernel policy and cost model */
   int64_t global;             /* fingerprint of the gathered graph */
   wire_buf *parts;            /* nprocs parts */
   char *text, *json;          /* report */
@@ -214,11 +257,11 @@ static int hand_report_cb(const void *obj, FILE *f, int json) {
 
 static int compile_plan_mode(compile_ctx *x, cdag_graph *gg) {
   cdag_plan *plan = NULL;
-  kern_model model = exec_kernel_model();
-  int rc = test_analyze ? test_analyze(gg, &x->opts, &plan) : pipeline_plan(gg, &x->opts, &model, x->policy, &plan);
-  if (!rc && test_analyze) rc = kern_choose_plan(plan, &model, x->policy);
+  const kern_model *model = &x->tune.model;
+  int rc = test_analyze ? test_analyze(gg, &x->opts, &plan) : pipeline_plan(gg, &x->opts, model, x->tune.policy, &plan);
+  if (!rc && test_analyze) rc = kern_choose_plan(plan, model, x->tune.policy);
   int (*report)(const void *, FILE *, int) = test_analyze ? hand_report_cb : plan_report_cb;
-  if (!rc) rc = sched_parts_from_plan(plan, x->parts);
+  if (!rc) rc = sched_parts_from_plan(plan, model, x->parts);
   if (!rc) rc = mem_report(&x->text, report, plan, 0);
   if (!rc) rc = mem_report(&x->json, report, plan, 1);
   if (plan) {  /* the test hook's free does not know the choices */
@@ -252,7 +295,7 @@ static int root_compile(compile_ctx *x, const uint8_t *buf, const int64_t *lens,
   int rc = base && x->parts ? CDAG_OK : CDAG_NOMEM("compile");
   if (!rc) rc = decode_all(x->nprocs, buf, lens, &gg, base);
   if (!rc) rc = x->opts.detect ? compile_plan_mode(x, gg) : compile_graph_mode(x, gg, base);
-  x->global = (int64_t)((wire_hash(buf, total, options_hash(&x->opts, x->policy)) >> 2) | 1);
+  x->global = (int64_t)((wire_hash(buf, total, options_hash(&x->opts, &x->tune)) >> 2) | 1);
   ir_graph_free(gg);
   free(base);
   return rc;
@@ -417,7 +460,14 @@ static void ctx_free(compile_ctx *x) {
   free(x->json);
 }
 
-/* CDAG_MEASURE=1: the model is measured once per process, on the first communicator where
+/* The policy and model of this compile: options and environment over the measured model
+   (if any) or the built-in one. */
+static int tune(compile_ctx *x) {
+  kern_model m;
+  return pipeline_tuning(&x->opts, exec_kernel_measured(&m) ? &m : NULL, &x->tune);
+}
+
+/* measure = 1: the model is measured once per process, on the first communicator where
    some rank asks (every rank measures then, so all hold the same model); a new model
    changes the fingerprint, so the cache is consulted again after it. */
 static int measured;
@@ -428,7 +478,31 @@ static int measure_model(compile_ctx *x, uint64_t *local, const wire_buf *w) {
   exec_lock();
   measured = 1;
   exec_unlock();
-  *local = wire_hash(w->buf, w->len, options_hash(&x->opts, x->policy));
+  if ((rc = tune(x))) return rc;
+  *local = wire_hash(w->buf, w->len, options_hash(&x->opts, &x->tune));
+  return CDAG_OK;
+}
+
+/* Local checks, then one allreduce: errors, the cache look-up, measuring, equal options. */
+static int compile_agree(compile_ctx *x, cdag_graph *g, wire_buf *w, int64_t *hit, uint64_t *local) {
+  cdag_settings set;
+  int rc = cdag__settings_read(&set);  /* every variable validated, on every rank */
+  if (set.detect == 0) x->opts.detect = 0;
+  if (!rc) rc = pipeline_check_options(&x->opts, x->nprocs, x->rank);
+  if (!rc) rc = tune(x);
+  if (!rc) rc = wire_encode_rank(g, w);
+  *local = rc ? 0 : wire_hash(w->buf, w->len, options_hash(&x->opts, &x->tune));
+  exec_lock();
+  *hit = rc ? 0 : cache_find(*local, x->comm);
+  int need_measure = !rc && x->tune.measure && !measured;
+  exec_unlock();
+  int64_t v[4 + 2 * NOPTS] = {0, *hit, -*hit, need_measure};
+  if (!rc) opt_values(&x->opts, v + 4);
+  for (int k = 0; k < NOPTS; k++) v[4 + NOPTS + k] = -v[4 + k];
+  if ((rc = agree(x->comm, x->rank, x->nprocs, rc, v, 4 + 2 * NOPTS))) return rc;
+  if ((rc = opt_mismatch(v + 4))) return rc;
+  if (v[3] && (rc = measure_model(x, local, w))) return rc;
+  if (v[3] || v[1] != *hit || -v[2] != *hit) *hit = 0;   /* not every rank found the same schedule */
   return CDAG_OK;
 }
 
@@ -442,27 +516,12 @@ int cdag_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **s) {
   MPI_Comm_set_errhandler(x.comm, MPI_ERRORS_RETURN);
   cdag_options_init(&x.opts);
   if (o) x.opts = *o;
-  cdag_settings set;
-  int rc = cdag__settings_read(&set);  /* every variable validated, on every rank */
-  if (set.detect == 0) x.opts.detect = 0;
-  x.root = x.opts.root;
   wire_buf w = {0};
-  int measure = 0;
-  if (!rc) rc = pipeline_check_options(&x.opts, x.nprocs, x.rank);
-  if (!rc) rc = exec_kernel_env(&x.policy, &measure);
-  if (!rc) rc = wire_encode_rank(g, &w);
-  uint64_t local = rc ? 0 : wire_hash(w.buf, w.len, options_hash(&x.opts, x.policy));
-  exec_lock();
-  int64_t hit = rc ? 0 : cache_find(local, x.comm);
-  int need_measure = measure && !measured;
-  exec_unlock();
-  int64_t v[6] = {0, hit, -hit, x.root, -x.root, need_measure};
-  rc = agree(x.comm, x.rank, x.nprocs, rc, v, 6);
-  if (!rc && v[3] != -v[4])
-    rc = cdag__error(CDAG_ERR_ARG, "cdag_compile: ranks passed different options.root (%lld .. %lld)",
-                     (long long)-v[4], (long long)v[3]);
-  if (!rc && v[5]) rc = measure_model(&x, &local, &w);
-  if (!rc && !v[5] && hit > 0 && v[1] == hit && -v[2] == hit) {  /* every rank found the same schedule */
+  int64_t hit = 0;
+  uint64_t local = 0;
+  int rc = compile_agree(&x, g, &w, &hit, &local);
+  x.root = x.opts.root;
+  if (!rc && hit > 0) {  /* every rank found the same schedule */
     exec_lock();
     *s = cache_get(hit);
     if (*s) {

@@ -1,29 +1,21 @@
 /* cdag — src/exec/mpi/compile_kernel.c: plan collectives that run as cdag's kernels.
  *
  * The compiling rank decides per collective (kernel_choice.c: kern_choose_plan, with the
- * policy of CDAG_KERNEL and the model below) and writes the choice into each member's part
+ * policy and model of pipeline_tuning) and writes the choice into each member's part
  * (schedule.c); here each member turns its part of such a collective into a persistent
  * kernel (kernel.h) over the schedule's communicator: plan members are kernel members,
  * slots are kern_iovs. A recv slot the plan leaves empty (the member does not keep those
  * bytes, e.g. its own block of an allgather) gets a scratch buffer of the size the kernel
- * delivers there. The model is kern_model_default() unless CDAG_MEASURE=1 measured one
- * (once per process, on every rank of the compiling communicator: kern_model_measure
- * broadcasts its result, so every rank chooses and splits blocks alike). */
+ * delivers there. The model comes with the part (the compiling rank's), so every member
+ * splits blocks alike. With measure = 1 a model is measured once per process, on every
+ * rank of the compiling communicator (kern_model_measure broadcasts its result). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "exec/mpi/schedule.h"
-#include "ir/settings.h"
 
 static kern_model measured;
 static int have_measured;
-
-int exec_kernel_env(kern_policy *policy, int *measure) {
-  cdag_settings s;
-  int rc = cdag__settings_read(&s);
-  *measure = s.measure;
-  return rc ? rc : kern_policy_env(policy);
-}
 
 int exec_kernel_measure(MPI_Comm comm) {
   kern_model m;
@@ -36,11 +28,12 @@ int exec_kernel_measure(MPI_Comm comm) {
   return CDAG_OK;
 }
 
-kern_model exec_kernel_model(void) {
+int exec_kernel_measured(kern_model *m) {
   exec_lock();
-  kern_model m = have_measured ? measured : kern_model_default();
+  int have = have_measured;
+  if (have) *m = measured;
   exec_unlock();
-  return m;
+  return have;
 }
 
 static kern_iov as_kiov(const sched_iov *v) { return (kern_iov){v->addr, v->len, v->n}; }
@@ -106,8 +99,7 @@ static int build(cdag_schedule *s, const sched_kcoll *k, const kern_group *g, ui
 }
 
 int sched_kernel_build(cdag_schedule *s, const sched_kcoll *k, kern_op **op) {
-  kern_model model = exec_kernel_model();
-  kern_group g = {s->comm, (const int *)k->members, k->n, &model, 0, k->kind == DET_ALLREDUCE ? (kern_alg)k->alg : KERN_ALG_AUTO};
+  kern_group g = {s->comm, (const int *)k->members, k->n, k->model, 0, k->kind == DET_ALLREDUCE ? (kern_alg)k->alg : KERN_ALG_AUTO};
   int pieces = 1;
   for (int j = 0; j < (k->kind == DET_ALLGATHER || k->kind == DET_ALLGATHERV ? k->n : 1); j++)
     pieces += k->recv[j].n + 1;

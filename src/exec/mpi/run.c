@@ -1,6 +1,6 @@
 /* cdag — src/exec/mpi/run.c: building a rank's schedule from its part, and running it.
  *
- * Building (once, at compile time): decode the part (schedule.c wrote it); decide per
+ * Building (once, at compile time): decode the part (part.h; schedule.c wrote it); decide per
  * reduction whether its buffers are used in place or packed through a temporary; compute the
  * snapshot ranges as (bytes read while communication is in flight) ∩ (bytes written then),
  * both merged with one sort each; redirect every such read into the snapshot buffer; create
@@ -11,6 +11,7 @@
  * (blocking, while the started requests progress), MPI_Waitall, unpack, residual
  * reductions. A run costs its MPI calls plus the bytes it copies; no allocation. The
  * detect = 0 engine lives in baseline.c and shares the request arrays. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,173 +88,20 @@ MPI_Op sched_mpi_op(int rop, int type) {
   }
 }
 
-/* ---- decoded part ---- */
+/* ---- building state ---- */
 
-typedef struct { int space; uint64_t addr, len; } bpiece;
-typedef struct { int64_t first, n; uint64_t bytes; int packed; } bslot;  /* pieces[first..+n) */
+/* What building needs besides the decoded part (part.h): per slot whether it is packed
+   through a temporary, per collective whether a reduction runs in place, and the ranges
+   read and written while requests are in flight. */
 typedef struct {
-  int method, kind, type, op, rootm, n, me, nsend, nrecv;
-  int inplace;                   /* a reduction whose send and recv slot are the same bytes */
-  int64_t setid;
-  int64_t members_first;         /* into b->members (setid >= 0) */
-  int64_t slot_first;            /* nsend send slots, then nrecv recv slots */
-  int64_t map_first;             /* Alltoallw: 2 entries per member (send slot+1, recv slot+1) */
-  int alg;                       /* SM_KERNEL: kern_alg */
-  int64_t counts_first;          /* SM_KERNEL: every member's send bytes, into b->kcounts */
-} bcoll;
-typedef struct { int peer; int64_t first, n; } bpair;
-typedef struct { int dst_space; uint64_t dst, src, len; } bcopy;
-
-typedef struct {
-  bpiece *pieces; int64_t npieces, cap_pieces;
-  bslot *slots;   int64_t nslots, cap_slots;
-  bcoll *colls;   int64_t ncolls;
-  int32_t *members; int64_t nmembers, cap_members;
-  int32_t *map;   int64_t nmap, cap_map;
-  uint64_t *kcounts; int64_t nkcounts, cap_kcounts;
-  bpair *out, *in; int64_t nout, nin;
-  bcopy *copies;  int64_t ncopies;
-  uint64_t redsize;
-  /* snapshot computation: [lo, hi) ranges */
-  uint64_t *rd, *wr; int64_t nrd, nwr, cap_rd, cap_wr;
+  const sched_part *pt;
+  uint8_t *packed;    /* per slot of pt */
+  uint8_t *inplace;   /* per collective of pt */
+  uint64_t *rd, *wr; int64_t nrd, nwr, cap_rd, cap_wr;   /* [lo, hi) pairs */
 } bstate;
 
 static void bstate_free(bstate *b) {
-  free(b->pieces); free(b->slots); free(b->colls); free(b->members); free(b->map);
-  free(b->out); free(b->in); free(b->copies); free(b->rd); free(b->wr); free(b->kcounts);
-}
-
-static int add_piece(bstate *b, int space, uint64_t addr, uint64_t len) {
-  int rc = sched_grow((void **)&b->pieces, b->npieces, &b->cap_pieces, sizeof *b->pieces);
-  if (rc) return rc;
-  b->pieces[b->npieces++] = (bpiece){space, addr, len};
-  return CDAG_OK;
-}
-
-static int read_slot(bstate *b, wire_reader *r) {
-  int rc = sched_grow((void **)&b->slots, b->nslots, &b->cap_slots, sizeof *b->slots);
-  if (rc) return rc;
-  uint64_t n = wire_get_u(r), prev = 0, bytes = 0;
-  if (r->failed || n > (uint64_t)(r->end - r->p)) return cdag__error(CDAG_ERR_FORMAT, "schedule part: slot");
-  bslot *sl = &b->slots[b->nslots++];
-  sl->first = b->npieces;
-  sl->n = (int64_t)n;
-  sl->packed = 0;
-  for (uint64_t k = 0; k < n; k++) {
-    uint64_t a = prev + (uint64_t)wire_get_s(r), len = wire_get_u(r);
-    if ((rc = add_piece(b, SP_USER, a, len))) return rc;
-    prev = a + len;
-    bytes += len;
-  }
-  b->slots[b->nslots - 1].bytes = bytes;
-  return CDAG_OK;
-}
-
-static int push_u32(int32_t **arr, int64_t *n, int64_t *cap, int32_t v) {
-  int rc = sched_grow((void **)arr, *n, cap, sizeof **arr);
-  if (rc) return rc;
-  (*arr)[(*n)++] = v;
-  return CDAG_OK;
-}
-
-/* A kernel's algorithm and the members' send bytes (schedule.c: put_coll). */
-static int read_kernel(bstate *b, wire_reader *r, bcoll *c) {
-  c->alg = (int)wire_get_u(r);
-  c->counts_first = b->nkcounts;
-  int kind_ok = c->kind == DET_BCAST || c->kind == DET_ALLGATHER || c->kind == DET_ALLGATHERV ||
-                c->kind == DET_REDUCE || c->kind == DET_ALLREDUCE;
-  int32_t ns = -1, nr = -1;
-  if (kind_ok) det_kind_slots(c->kind, c->n, &ns, &nr);
-  if (r->failed || !kind_ok || c->nsend != ns || c->nrecv != nr ||
-      (c->alg != KERN_ALG_CIRCULANT && c->alg != KERN_ALG_CENSUS) ||
-      (c->kind != DET_ALLREDUCE && c->alg != KERN_ALG_CIRCULANT) || (det_kind_get(c->kind)->rooted && c->rootm < 0))
-    return cdag__error(CDAG_ERR_FORMAT, "schedule part: kernel collective");
-  for (int j = 0; j < c->n; j++) {
-    int rc = sched_grow((void **)&b->kcounts, b->nkcounts, &b->cap_kcounts, sizeof *b->kcounts);
-    if (rc) return rc;
-    b->kcounts[b->nkcounts++] = wire_get_u(r);
-  }
-  return r->failed ? cdag__error(CDAG_ERR_FORMAT, "schedule part: kernel collective") : CDAG_OK;
-}
-
-static int read_coll(bstate *b, wire_reader *r, bcoll *c, int nprocs) {
-  int rc;
-  c->method = (int)wire_get_u(r);
-  c->kind = (int)wire_get_u(r);
-  c->type = (int)wire_get_u(r);
-  c->op = (int)wire_get_u(r);
-  c->rootm = (int)wire_get_s(r);
-  c->setid = wire_get_s(r);
-  c->n = (int)wire_get_u(r);
-  if (r->failed || c->n < 1 || c->n > nprocs) return cdag__error(CDAG_ERR_FORMAT, "schedule part: collective");
-  c->members_first = b->nmembers;
-  if (c->setid >= 0)
-    for (int j = 0; j < c->n; j++)
-      if ((rc = push_u32(&b->members, &b->nmembers, &b->cap_members, (int32_t)wire_get_u(r)))) return rc;
-  c->me = (int)wire_get_u(r);
-  c->nsend = (int)wire_get_u(r);
-  c->nrecv = (int)wire_get_u(r);
-  if (r->failed || c->nsend > c->n || c->nrecv > c->n || c->me < 0 || c->me >= c->n || c->rootm >= c->n)
-    return cdag__error(CDAG_ERR_FORMAT, "schedule part: collective fields");
-  c->slot_first = b->nslots;
-  for (int k = 0; k < c->nsend + c->nrecv; k++)
-    if ((rc = read_slot(b, r))) return rc;
-  c->map_first = b->nmap;
-  if (c->method == SM_KERNEL && (rc = read_kernel(b, r, c))) return rc;
-  if (c->method == SM_ALLTOALLW)
-    for (int j = 0; j < 2 * c->n; j++) {
-      uint64_t v = wire_get_u(r);
-      if (v > (uint64_t)(j % 2 ? c->nrecv : c->nsend)) return cdag__error(CDAG_ERR_FORMAT, "schedule part: slot map");
-      if ((rc = push_u32(&b->map, &b->nmap, &b->cap_map, (int32_t)v))) return rc;
-    }
-  return r->failed ? cdag__error(CDAG_ERR_FORMAT, "schedule part: collective") : CDAG_OK;
-}
-
-static int read_pairs(bstate *b, wire_reader *r, bpair **pairs, int64_t *npairs) {
-  uint64_t n = wire_get_u(r);
-  if (r->failed || n > (uint64_t)(r->end - r->p)) return cdag__error(CDAG_ERR_FORMAT, "schedule part: pairs");
-  *pairs = calloc(n ? n : 1, sizeof **pairs);
-  if (!*pairs) return CDAG_NOMEM("schedule pairs");
-  *npairs = (int64_t)n;
-  for (uint64_t k = 0; k < n; k++) {
-    bpair *p = &(*pairs)[k];
-    p->peer = (int)wire_get_u(r);
-    p->n = (int64_t)wire_get_u(r);
-    p->first = b->npieces;
-    for (int64_t q = 0; q < p->n && !r->failed; q++) {
-      int space = (int)wire_get_u(r);
-      uint64_t a = wire_get_u(r), len = wire_get_u(r);
-      int rc = add_piece(b, space, a, len);
-      if (rc) return rc;
-    }
-  }
-  return r->failed ? cdag__error(CDAG_ERR_FORMAT, "schedule part: pairs") : CDAG_OK;
-}
-
-static int read_part(bstate *b, wire_reader *r, int nprocs) {
-  uint64_t nc = wire_get_u(r);
-  if (r->failed || nc > (uint64_t)(r->end - r->p)) return cdag__error(CDAG_ERR_FORMAT, "schedule part: header");
-  b->colls = calloc(nc ? nc : 1, sizeof *b->colls);
-  if (!b->colls) return CDAG_NOMEM("schedule collectives");
-  b->ncolls = (int64_t)nc;
-  int rc;
-  for (uint64_t k = 0; k < nc; k++)
-    if ((rc = read_coll(b, r, &b->colls[k], nprocs))) return rc;
-  if ((rc = read_pairs(b, r, &b->out, &b->nout)) || (rc = read_pairs(b, r, &b->in, &b->nin))) return rc;
-  uint64_t ncp = wire_get_u(r);
-  if (r->failed || ncp > (uint64_t)(r->end - r->p)) return cdag__error(CDAG_ERR_FORMAT, "schedule part: copies");
-  b->copies = calloc(ncp ? ncp : 1, sizeof *b->copies);
-  if (!b->copies) return CDAG_NOMEM("schedule copies");
-  b->ncopies = (int64_t)ncp;
-  for (uint64_t k = 0; k < ncp; k++) {
-    bcopy *c = &b->copies[k];
-    c->dst_space = (int)wire_get_u(r);
-    c->dst = wire_get_u(r);
-    c->len = wire_get_u(r);
-    c->src = wire_get_u(r);
-  }
-  b->redsize = wire_get_u(r);
-  return r->failed ? cdag__error(CDAG_ERR_FORMAT, "schedule part: copies") : CDAG_OK;
+  free(b->packed); free(b->inplace); free(b->rd); free(b->wr);
 }
 
 /* ---- snapshots: (reads in flight) ∩ (writes in flight), per rank ---- */
@@ -294,55 +142,55 @@ static int64_t merge_ranges(uint64_t *v, int64_t npairs) {
   return m;
 }
 
-static int slot_direct(const bstate *b, const bslot *sl, uint64_t bytes) {
-  return sl->n == 1 && b->pieces[sl->first].len == bytes;
+static int slot_direct(const bstate *b, const part_slot *sl, uint64_t bytes) {
+  return sl->n == 1 && b->pt->pieces[sl->first].len == bytes;
 }
 
 /* Records what the run reads and writes while requests are in flight. */
 /* An allreduce (or a reduce at its root) reading and writing the same single piece runs
    with MPI_IN_PLACE: only the reduction writes those bytes, so its own read needs no
    snapshot (other readers still get one). */
-static int reduction_in_place(const bstate *b, const bcoll *c) {
+static int reduction_in_place(const bstate *b, const part_coll *c) {
   int kernel_red = c->method == SM_KERNEL && (c->kind == DET_ALLREDUCE || (c->kind == DET_REDUCE && c->me == c->rootm));
   if (c->method != SM_ALLREDUCE && !(c->method == SM_REDUCE && c->me == c->rootm) && !kernel_red) return 0;
-  const bslot *sd = &b->slots[c->slot_first], *rv = sd + c->nsend;
-  return sd->n == 1 && rv->n == 1 && b->pieces[sd->first].addr == b->pieces[rv->first].addr &&
-         b->pieces[sd->first].len == b->pieces[rv->first].len && b->pieces[rv->first].space == SP_USER;
+  const part_slot *sd = &b->pt->slots[c->slot_first], *rv = sd + c->nsend;
+  return sd->n == 1 && rv->n == 1 && b->pt->pieces[sd->first].addr == b->pt->pieces[rv->first].addr &&
+         b->pt->pieces[sd->first].len == b->pt->pieces[rv->first].len && b->pt->pieces[rv->first].space == SP_USER;
 }
 
 static int collect_ranges(bstate *b) {
   int rc = CDAG_OK;
 #define RD(a, l) if ((rc = add_range(&b->rd, &b->nrd, &b->cap_rd, (a), (l)))) return rc
 #define WR(a, l) if ((rc = add_range(&b->wr, &b->nwr, &b->cap_wr, (a), (l)))) return rc
-  for (int64_t k = 0; k < b->ncolls; k++) {
-    bcoll *c = &b->colls[k];
-    if ((c->inplace = reduction_in_place(b, c))) {
-      const bpiece *pc = &b->pieces[b->slots[c->slot_first + c->nsend].first];
+  for (int64_t k = 0; k < b->pt->ncolls; k++) {
+    const part_coll *c = &b->pt->colls[k];
+    if ((b->inplace[c - b->pt->colls] = reduction_in_place(b, c))) {
+      const part_piece *pc = &b->pt->pieces[b->pt->slots[c->slot_first + c->nsend].first];
       WR(pc->addr, pc->len);
       continue;
     }
     for (int q = 0; q < c->nsend + c->nrecv; q++) {
-      bslot *sl = &b->slots[c->slot_first + q];
+      const part_slot *sl = &b->pt->slots[c->slot_first + q];
       int send = q < c->nsend;
       int reduction = c->method == SM_ALLREDUCE || c->method == SM_REDUCE || c->method == SM_REDSCAT;
-      if (reduction && send) sl->packed = c->method == SM_REDSCAT || sl->n != 1;
-      if (reduction && !send) sl->packed = !slot_direct(b, sl, sl->bytes) || c->method == SM_REDSCAT;
-      if (sl->packed) continue;
+      if (reduction && send) b->packed[sl - b->pt->slots] = c->method == SM_REDSCAT || sl->n != 1;
+      if (reduction && !send) b->packed[sl - b->pt->slots] = !slot_direct(b, sl, sl->bytes) || c->method == SM_REDSCAT;
+      if (b->packed[sl - b->pt->slots]) continue;
       for (int64_t pi = sl->first; pi < sl->first + sl->n; pi++) {
-        if (send) { RD(b->pieces[pi].addr, b->pieces[pi].len); }
-        else { WR(b->pieces[pi].addr, b->pieces[pi].len); }
+        if (send) { RD(b->pt->pieces[pi].addr, b->pt->pieces[pi].len); }
+        else { WR(b->pt->pieces[pi].addr, b->pt->pieces[pi].len); }
       }
     }
   }
-  for (int64_t k = 0; k < b->nout; k++)
-    for (int64_t pi = b->out[k].first; pi < b->out[k].first + b->out[k].n; pi++) RD(b->pieces[pi].addr, b->pieces[pi].len);
-  for (int64_t k = 0; k < b->nin; k++)
-    for (int64_t pi = b->in[k].first; pi < b->in[k].first + b->in[k].n; pi++)
-      if (b->pieces[pi].space == SP_USER) WR(b->pieces[pi].addr, b->pieces[pi].len);
-  for (int64_t k = 0; k < b->ncopies; k++)
-    if (b->copies[k].dst_space == SP_USER) {
-      RD(b->copies[k].src, b->copies[k].len);
-      WR(b->copies[k].dst, b->copies[k].len);
+  for (int64_t k = 0; k < b->pt->nout; k++)
+    for (int64_t pi = b->pt->out[k].first; pi < b->pt->out[k].first + b->pt->out[k].n; pi++) RD(b->pt->pieces[pi].addr, b->pt->pieces[pi].len);
+  for (int64_t k = 0; k < b->pt->nin; k++)
+    for (int64_t pi = b->pt->in[k].first; pi < b->pt->in[k].first + b->pt->in[k].n; pi++)
+      if (b->pt->pieces[pi].space == SP_USER) WR(b->pt->pieces[pi].addr, b->pt->pieces[pi].len);
+  for (int64_t k = 0; k < b->pt->ncopies; k++)
+    if (b->pt->copies[k].dst_space == SP_USER) {
+      RD(b->pt->copies[k].src, b->pt->copies[k].len);
+      WR(b->pt->copies[k].dst, b->pt->copies[k].len);
     }
 #undef RD
 #undef WR
@@ -419,7 +267,7 @@ static int rl_read(const cdag_schedule *s, rlist *l, uint64_t addr, uint64_t len
   return CDAG_OK;
 }
 
-static uint8_t *piece_ptr(const cdag_schedule *s, const bpiece *p) {
+static uint8_t *piece_ptr(const cdag_schedule *s, const part_piece *p) {
   return p->space == SP_RED ? s->redbuf + p->addr : (uint8_t *)(uintptr_t)p->addr;
 }
 
@@ -428,7 +276,7 @@ static int rl_pieces(const cdag_schedule *s, const bstate *b, int64_t first, int
   l->n = 0;
   int rc;
   for (int64_t k = first; k < first + n; k++) {
-    const bpiece *p = &b->pieces[k];
+    const part_piece *p = &b->pt->pieces[k];
     if (read && p->space == SP_USER) rc = rl_read(s, l, p->addr, p->len);
     else rc = rl_add(l, piece_ptr(s, p), p->len);
     if (rc) return rc;
@@ -502,13 +350,13 @@ static int add_copy(sched_copy **v, int64_t *n, int64_t *cap, const uint8_t *src
   return CDAG_OK;
 }
 
-typedef struct { int64_t pre, mid, post, reds, contribs; } caps;
+typedef struct { int64_t pre, mid, post; } caps;
 
 /* Packs the slot's user pieces (origins, read before anything is written) into tmp. */
-static int pack_slot(cdag_schedule *s, const bstate *b, const bslot *sl, uint8_t *tmp, caps *cp) {
+static int pack_slot(cdag_schedule *s, const bstate *b, const part_slot *sl, uint8_t *tmp, caps *cp) {
   uint64_t off = 0;
   for (int64_t k = sl->first; k < sl->first + sl->n; k++) {
-    const bpiece *p = &b->pieces[k];
+    const part_piece *p = &b->pt->pieces[k];
     int rc = add_copy(&s->pre, &s->npre, &cp->pre, piece_ptr(s, p), tmp + off, p->len);
     if (rc) return rc;
     off += p->len;
@@ -516,10 +364,10 @@ static int pack_slot(cdag_schedule *s, const bstate *b, const bslot *sl, uint8_t
   return CDAG_OK;
 }
 
-static int unpack_slot(cdag_schedule *s, const bstate *b, const bslot *sl, const uint8_t *tmp, caps *cp) {
+static int unpack_slot(cdag_schedule *s, const bstate *b, const part_slot *sl, const uint8_t *tmp, caps *cp) {
   uint64_t off = 0;
   for (int64_t k = sl->first; k < sl->first + sl->n; k++) {
-    const bpiece *p = &b->pieces[k];
+    const part_piece *p = &b->pt->pieces[k];
     int rc = add_copy(&s->post, &s->npost, &cp->post, tmp + off, piece_ptr(s, p), p->len);
     if (rc) return rc;
     off += p->len;
@@ -529,7 +377,7 @@ static int unpack_slot(cdag_schedule *s, const bstate *b, const bslot *sl, const
 
 /* ---- collectives ---- */
 
-static int coll_comm(cdag_schedule *s, const bstate *b, const bcoll *c, MPI_Comm *comm) {
+static int coll_comm(cdag_schedule *s, const bstate *b, const part_coll *c, MPI_Comm *comm) {
   if (c->setid < 0) {
     *comm = s->comm;
     return CDAG_OK;
@@ -544,7 +392,7 @@ static int coll_comm(cdag_schedule *s, const bstate *b, const bcoll *c, MPI_Comm
   if (s->comms[c->setid] == MPI_COMM_NULL) {
     MPI_Group world, sub;
     MPI_TRY(MPI_Comm_group(s->comm, &world), "MPI_Comm_group");
-    int mrc = MPI_Group_incl(world, c->n, b->members + c->members_first, &sub);
+    int mrc = MPI_Group_incl(world, c->n, b->pt->members + c->members_first, &sub);
     MPI_Group_free(&world);
     if (mrc != MPI_SUCCESS) return sched_mpi_error(mrc, "MPI_Group_incl", s->rank);
     mrc = MPI_Comm_create_group(s->comm, sub, (int)(c->setid & 0x7fff), &s->comms[c->setid]);
@@ -555,7 +403,7 @@ static int coll_comm(cdag_schedule *s, const bstate *b, const bcoll *c, MPI_Comm
   return CDAG_OK;
 }
 
-static int coll_alltoallw(cdag_schedule *s, const bstate *b, const bcoll *c, MPI_Comm comm, rlist *l) {
+static int coll_alltoallw(cdag_schedule *s, const bstate *b, const part_coll *c, MPI_Comm comm, rlist *l) {
   int n = c->n, rc;
   MPI_Count *cnt = keep_alloc(s, 2 * (size_t)n * sizeof *cnt);
   MPI_Aint *dsp = keep_alloc(s, 2 * (size_t)n * sizeof *dsp);
@@ -566,7 +414,7 @@ static int coll_alltoallw(cdag_schedule *s, const bstate *b, const bcoll *c, MPI
     return CDAG_NOMEM("alltoallw arguments");
   }
   for (int q = 0; q < c->nsend + c->nrecv; q++) {
-    const bslot *sl = &b->slots[c->slot_first + q];
+    const part_slot *sl = &b->pt->slots[c->slot_first + q];
     if ((rc = rl_pieces(s, b, sl->first, sl->n, q < c->nsend, l)) || (rc = make_desc(s, l, &slotd[q]))) {
       free(slotd);
       return rc;
@@ -574,7 +422,7 @@ static int coll_alltoallw(cdag_schedule *s, const bstate *b, const bcoll *c, MPI
   }
   for (int j = 0; j < n; j++) {
     for (int side = 0; side < 2; side++) {
-      int v = b->map[c->map_first + 2 * j + side], k = side * n + j;
+      int v = b->pt->map[c->map_first + 2 * j + side], k = side * n + j;
       mdesc *d = v ? &slotd[side ? c->nsend + v - 1 : v - 1] : NULL;
       cnt[k] = d ? d->count : 0;
       dsp[k] = d && d->type == MPI_BYTE ? d->displ : 0;
@@ -590,17 +438,17 @@ static int coll_alltoallw(cdag_schedule *s, const bstate *b, const bcoll *c, MPI
 /* MPI_Allgatherv over absolute addresses: block j lands at the address of recv slot j; the
    own block runs in place when its slot is empty (or through a temporary if the send slot
    is not one piece). */
-static int coll_allgatherv(cdag_schedule *s, const bstate *b, const bcoll *c, MPI_Comm comm, rlist *l) {
+static int coll_allgatherv(cdag_schedule *s, const bstate *b, const part_coll *c, MPI_Comm comm, rlist *l) {
   int n = c->n, rc;
   MPI_Count *cnt = keep_alloc(s, (size_t)n * sizeof *cnt);
   MPI_Aint *dsp = keep_alloc(s, (size_t)n * sizeof *dsp);
   if (!cnt || !dsp) return CDAG_NOMEM("allgatherv arguments");
-  const bslot *send = &b->slots[c->slot_first], *recv = send + c->nsend;
+  const part_slot *send = &b->pt->slots[c->slot_first], *recv = send + c->nsend;
   mdesc d;
   if ((rc = rl_pieces(s, b, send->first, send->n, 1, l)) || (rc = make_desc(s, l, &d))) return rc;
   for (int j = 0; j < n; j++) {
     cnt[j] = (MPI_Count)(j == c->me ? send->bytes : recv[j].bytes);
-    if (recv[j].n) MPI_TRY(MPI_Get_address(piece_ptr(s, &b->pieces[recv[j].first]), &dsp[j]), "MPI_Get_address");
+    if (recv[j].n) MPI_TRY(MPI_Get_address(piece_ptr(s, &b->pt->pieces[recv[j].first]), &dsp[j]), "MPI_Get_address");
   }
   const void *sbuf = d.buf;
   if (!recv[c->me].n && send->bytes) {
@@ -619,18 +467,18 @@ static int coll_allgatherv(cdag_schedule *s, const bstate *b, const bcoll *c, MP
 }
 
 /* The send buffer of a reduction: the single (redirected) piece, or a packed temporary. */
-static int red_buf(cdag_schedule *s, const bstate *b, const bslot *sl, int send, uint64_t bytes, rlist *l,
+static int red_buf(cdag_schedule *s, const bstate *b, const part_slot *sl, int send, uint64_t bytes, rlist *l,
                    caps *cp, void **buf) {
   int rc;
-  if (!sl->packed && send) {
+  if (!b->packed[sl - b->pt->slots] && send) {
     if ((rc = rl_pieces(s, b, sl->first, sl->n, 1, l))) return rc;
     if (l->n == 1) {
       *buf = l->v[0].ptr;
       return CDAG_OK;
     }
   }
-  if (!sl->packed && !send) {
-    *buf = piece_ptr(s, &b->pieces[sl->first]);
+  if (!b->packed[sl - b->pt->slots] && !send) {
+    *buf = piece_ptr(s, &b->pt->pieces[sl->first]);
     return CDAG_OK;
   }
   uint8_t *tmp = keep_alloc(s, bytes);
@@ -639,13 +487,13 @@ static int red_buf(cdag_schedule *s, const bstate *b, const bslot *sl, int send,
   return send ? pack_slot(s, b, sl, tmp, cp) : unpack_slot(s, b, sl, tmp, cp);
 }
 
-static int coll_reduction(cdag_schedule *s, const bstate *b, const bcoll *c, MPI_Comm comm, rlist *l, caps *cp) {
+static int coll_reduction(cdag_schedule *s, const bstate *b, const part_coll *c, MPI_Comm comm, rlist *l, caps *cp) {
   MPI_Datatype t = sched_mpi_type(c->type);
   MPI_Op op = sched_mpi_op(c->op, c->type);
   int tsize = ir_type_size(c->type), rc;
   if (t == MPI_DATATYPE_NULL || op == MPI_OP_NULL || !tsize)
     return cdag__error(CDAG_ERR_FORMAT, "schedule part: reduction type %d op %d", c->type, c->op);
-  const bslot *send = &b->slots[c->slot_first], *recv = &b->slots[c->slot_first + c->nsend];
+  const part_slot *send = &b->pt->slots[c->slot_first], *recv = &b->pt->slots[c->slot_first + c->nsend];
   void *sbuf = NULL, *rbuf = NULL;
   if (c->method == SM_REDSCAT) {
     uint64_t total = 0;
@@ -668,14 +516,14 @@ static int coll_reduction(cdag_schedule *s, const bstate *b, const bcoll *c, MPI
     return CDAG_OK;
   }
   uint64_t bytes = send->bytes;
-  if (c->inplace) {
+  if (b->inplace[c - b->pt->colls]) {
     sbuf = MPI_IN_PLACE;
-    rbuf = piece_ptr(s, &b->pieces[recv->first]);
+    rbuf = piece_ptr(s, &b->pt->pieces[recv->first]);
   } else if ((rc = red_buf(s, b, send, 1, bytes, l, cp, &sbuf))) {
     return rc;
   }
   int has_recv = c->method == SM_ALLREDUCE || c->me == c->rootm;
-  if (has_recv && !c->inplace && (rc = red_buf(s, b, recv, 0, bytes, l, cp, &rbuf))) return rc;
+  if (has_recv && !b->inplace[c - b->pt->colls] && (rc = red_buf(s, b, recv, 0, bytes, l, cp, &rbuf))) return rc;
   MPI_Count count = (MPI_Count)(bytes / (uint64_t)tsize);
   if (c->method == SM_ALLREDUCE)
     MPI_TRY(MPI_Allreduce_init_c(sbuf, rbuf, count, t, op, comm, MPI_INFO_NULL, new_req(s)), "MPI_Allreduce_init_c");
@@ -686,7 +534,7 @@ static int coll_reduction(cdag_schedule *s, const bstate *b, const bcoll *c, MPI
 }
 
 /* A slot's pieces as an iov (reads redirected through snapshots); arrays malloc'd. */
-static int slot_iov(const cdag_schedule *s, const bstate *b, const bslot *sl, int read, rlist *l, sched_iov *v) {
+static int slot_iov(const cdag_schedule *s, const bstate *b, const part_slot *sl, int read, rlist *l, sched_iov *v) {
   int rc = rl_pieces(s, b, sl->first, sl->n, read, l);
   if (rc) return rc;
   v->n = (int)l->n;
@@ -701,13 +549,14 @@ static int slot_iov(const cdag_schedule *s, const bstate *b, const bslot *sl, in
 }
 
 /* A collective run by one of cdag's kernels (compile_kernel.c), over point-to-point. */
-static int build_kernel(cdag_schedule *s, const bstate *b, const bcoll *c, rlist *l) {
+static int build_kernel(cdag_schedule *s, const bstate *b, const part_coll *c, rlist *l) {
   int nslots = c->nsend + c->nrecv, rc = CDAG_OK;
   sched_iov *v = calloc((size_t)nslots, sizeof *v);
   if (!v) return CDAG_NOMEM("kernel slots");
-  for (int q = 0; q < nslots && !rc; q++) rc = slot_iov(s, b, &b->slots[c->slot_first + q], q < c->nsend, l, &v[q]);
-  sched_kcoll k = {c->kind, c->alg, c->n, c->me, c->rootm, c->setid >= 0 ? b->members + c->members_first : NULL,
-                   c->type, c->op, c->inplace, b->kcounts + c->counts_first, v[0], v + c->nsend};
+  for (int q = 0; q < nslots && !rc; q++) rc = slot_iov(s, b, &b->pt->slots[c->slot_first + q], q < c->nsend, l, &v[q]);
+  sched_kcoll k = {c->kind, c->alg, c->n, c->me, c->rootm, c->setid >= 0 ? b->pt->members + c->members_first : NULL,
+                   c->type, c->op, b->inplace[c - b->pt->colls], b->pt->counts + c->counts_first, v[0], v + c->nsend,
+                   &b->pt->model};
   if (!rc) rc = sched_kernel_build(s, &k, &s->kerns[s->nkerns]);
   if (!rc) s->nkerns++;
   for (int q = 0; q < nslots; q++) {
@@ -718,7 +567,7 @@ static int build_kernel(cdag_schedule *s, const bstate *b, const bcoll *c, rlist
   return rc;
 }
 
-static int build_coll(cdag_schedule *s, const bstate *b, const bcoll *c, rlist *l, caps *cp) {
+static int build_coll(cdag_schedule *s, const bstate *b, const part_coll *c, rlist *l, caps *cp) {
   if (c->method == SM_KERNEL) return build_kernel(s, b, c, l);
   MPI_Comm comm = MPI_COMM_NULL;
   int rc = coll_comm(s, b, c, &comm);
@@ -730,7 +579,7 @@ static int build_coll(cdag_schedule *s, const bstate *b, const bcoll *c, rlist *
     return CDAG_OK;
   case SM_BCAST: {
     int root = c->me == c->rootm;
-    const bslot *sl = &b->slots[c->slot_first + (root ? 0 : c->nsend)];
+    const part_slot *sl = &b->pt->slots[c->slot_first + (root ? 0 : c->nsend)];
     mdesc d;
     if ((rc = rl_pieces(s, b, sl->first, sl->n, root, l)) || (rc = make_desc(s, l, &d))) return rc;
     MPI_TRY(MPI_Bcast_init_c(d.buf, d.count, d.type, c->rootm, comm, MPI_INFO_NULL, new_req(s)), "MPI_Bcast_init_c");
@@ -754,13 +603,13 @@ static int build_coll(cdag_schedule *s, const bstate *b, const bcoll *c, rlist *
 static int build_pairs(cdag_schedule *s, const bstate *b, rlist *l) {
   int rc;
   mdesc d;
-  for (int64_t k = 0; k < b->nin; k++) {
-    if ((rc = rl_pieces(s, b, b->in[k].first, b->in[k].n, 0, l)) || (rc = make_desc(s, l, &d))) return rc;
-    MPI_TRY(MPI_Recv_init_c(d.buf, d.count, d.type, b->in[k].peer, 0, s->comm, new_req(s)), "MPI_Recv_init_c");
+  for (int64_t k = 0; k < b->pt->nin; k++) {
+    if ((rc = rl_pieces(s, b, b->pt->in[k].first, b->pt->in[k].n, 0, l)) || (rc = make_desc(s, l, &d))) return rc;
+    MPI_TRY(MPI_Recv_init_c(d.buf, d.count, d.type, b->pt->in[k].peer, 0, s->comm, new_req(s)), "MPI_Recv_init_c");
   }
-  for (int64_t k = 0; k < b->nout; k++) {
-    if ((rc = rl_pieces(s, b, b->out[k].first, b->out[k].n, 1, l)) || (rc = make_desc(s, l, &d))) return rc;
-    MPI_TRY(MPI_Send_init_c(d.buf, d.count, d.type, b->out[k].peer, 0, s->comm, new_req(s)), "MPI_Send_init_c");
+  for (int64_t k = 0; k < b->pt->nout; k++) {
+    if ((rc = rl_pieces(s, b, b->pt->out[k].first, b->pt->out[k].n, 1, l)) || (rc = make_desc(s, l, &d))) return rc;
+    MPI_TRY(MPI_Send_init_c(d.buf, d.count, d.type, b->pt->out[k].peer, 0, s->comm, new_req(s)), "MPI_Send_init_c");
   }
   return CDAG_OK;
 }
@@ -781,7 +630,7 @@ static int overlaps(const uint64_t *v, int64_t n, uint64_t lo, uint64_t hi) {
    into the same bytes: in place); otherwise it is copied to the reduction buffer first.
    post: merged ranges written by unpacks; dsts: sorted disjoint reduction destinations. */
 static int own_in_place(const cdag_schedule *s, const bstate *b, const uint64_t *post, int64_t npost,
-                        const uint64_t *dsts, int64_t ndsts, const bcopy *c, sched_contrib *ct, const sched_red *rd) {
+                        const uint64_t *dsts, int64_t ndsts, const part_copy *c, sched_contrib *ct, const sched_red *rd) {
   uint64_t lo = c->src, hi = c->src + c->len;
   if (overlaps(b->wr, b->nwr / 2, lo, hi) || overlaps(post, npost, lo, hi)) return 0;
   if (!overlaps(dsts, ndsts, lo, hi)) return 1;
@@ -820,8 +669,8 @@ static int own_contribs(cdag_schedule *s, const bstate *b, caps *cp) {
   }
   if (s->ncontribs) ir_sort(offs, (size_t)s->ncontribs, 2 * sizeof *offs, off_cmp);
   int rc = CDAG_OK;
-  for (int64_t k = 0; k < b->ncopies && !rc; k++) {
-    const bcopy *c = &b->copies[k];
+  for (int64_t k = 0; k < b->pt->ncopies && !rc; k++) {
+    const part_copy *c = &b->pt->copies[k];
     if (c->dst_space != SP_RED) continue;
     int64_t key[2] = {(int64_t)c->dst, 0}, *hit = bsearch(key, offs, (size_t)s->ncontribs, 2 * sizeof *offs, off_cmp);
     sched_contrib *ct = hit ? &s->contribs[hit[1]] : NULL;
@@ -836,8 +685,8 @@ static int own_contribs(cdag_schedule *s, const bstate *b, caps *cp) {
 
 static int build_copies(cdag_schedule *s, const bstate *b, rlist *l, caps *cp) {
   int rc;
-  for (int64_t k = 0; k < b->ncopies; k++) {
-    const bcopy *c = &b->copies[k];
+  for (int64_t k = 0; k < b->pt->ncopies; k++) {
+    const part_copy *c = &b->pt->copies[k];
     if (c->dst_space == SP_RED) continue;  /* own reduction contributions: own_contribs */
     l->n = 0;
     if ((rc = rl_read(s, l, c->src, c->len))) return rc;
@@ -850,57 +699,54 @@ static int build_copies(cdag_schedule *s, const bstate *b, rlist *l, caps *cp) {
   return CDAG_OK;
 }
 
-static int build_reds(cdag_schedule *s, wire_reader *r, uint64_t redsize, caps *cp) {
-  uint64_t n = wire_get_u(r);
-  if (r->failed || n > (uint64_t)(r->end - r->p)) return cdag__error(CDAG_ERR_FORMAT, "schedule part: reductions");
-  int rc;
-  for (uint64_t k = 0; k < n; k++) {
-    if ((rc = sched_grow((void **)&s->reds, s->nreds, &cp->reds, sizeof *s->reds))) return rc;
-    sched_red *rd = &s->reds[s->nreds++];
-    rd->dst = (uint8_t *)(uintptr_t)wire_get_u(r);
-    rd->count = wire_get_u(r);
-    rd->type = (int)wire_get_u(r);
-    rd->op = (int)wire_get_u(r);
-    rd->n = (int64_t)wire_get_u(r);
-    rd->first = s->ncontribs;
-    uint64_t size = rd->count * (uint64_t)ir_type_size(rd->type);
-    if (r->failed || !ir_type_size(rd->type) || !ir_rop_name(rd->op) || rd->n < 1 ||
-        rd->n > r->end - r->p)
-      return cdag__error(CDAG_ERR_FORMAT, "schedule part: reduction");
-    for (int64_t q = 0; q < rd->n; q++) {
-      if ((rc = sched_grow((void **)&s->contribs, s->ncontribs, &cp->contribs, sizeof *s->contribs))) return rc;
-      uint64_t off = wire_get_u(r);
-      uint32_t mult = (uint32_t)wire_get_u(r);
-      if (r->failed || off > redsize || size > redsize - off)
-        return cdag__error(CDAG_ERR_FORMAT, "schedule part: reduction contribution");
-      s->contribs[s->ncontribs++] = (sched_contrib){s->redbuf + off, mult};
-    }
+/* Residual reductions: contributions point into the reduction buffer (bounds checked by
+   part_read). */
+static int build_reds(cdag_schedule *s, const sched_part *pt) {
+  s->reds = malloc((size_t)(pt->nreds ? pt->nreds : 1) * sizeof *s->reds);
+  s->contribs = malloc((size_t)(pt->ncontribs ? pt->ncontribs : 1) * sizeof *s->contribs);
+  if (!s->reds || !s->contribs) return CDAG_NOMEM("schedule reductions");
+  for (int64_t k = 0; k < pt->nreds; k++) {
+    const part_red *rd = &pt->reds[k];
+    s->reds[k] = (sched_red){(uint8_t *)(uintptr_t)rd->dst, rd->count, rd->type, rd->op, rd->first, rd->n};
   }
-  return r->failed ? cdag__error(CDAG_ERR_FORMAT, "schedule part: reductions") : CDAG_OK;
+  for (int64_t q = 0; q < pt->ncontribs; q++)
+    s->contribs[q] = (sched_contrib){s->redbuf + pt->contribs[q].off, pt->contribs[q].mult};
+  s->nreds = pt->nreds;
+  s->ncontribs = pt->ncontribs;
+  return CDAG_OK;
 }
 
-static int build_plan(cdag_schedule *s, wire_reader *r) {
-  bstate b = {0};
+static int build_plan(cdag_schedule *s, const sched_part *pt) {
+  bstate b = {.pt = pt};
   rlist l = {0};
   caps cp = {0};
-  int rc = read_part(&b, r, s->nprocs);
+  int rc = CDAG_OK;
+  b.packed = calloc((size_t)(pt->nslots + 1), 1);
+  b.inplace = calloc((size_t)(pt->ncolls + 1), 1);
+  if (!b.packed || !b.inplace) rc = CDAG_NOMEM("schedule slots");
   if (!rc) rc = build_snapshots(s, &b);
-  if (!rc && b.redsize && !(s->redbuf = calloc(1, b.redsize))) rc = CDAG_NOMEM("reduction buffer");
+  if (!rc && pt->redsize && !(s->redbuf = calloc(1, pt->redsize))) rc = CDAG_NOMEM("reduction buffer");
   if (!rc) {
-    int64_t nreq = b.ncolls + b.nin + b.nout;
+    int64_t nreq = pt->ncolls + pt->nin + pt->nout;
     s->reqs = malloc((size_t)(nreq ? nreq : 1) * sizeof *s->reqs);
-    s->kerns = calloc((size_t)(b.ncolls ? b.ncolls : 1), sizeof *s->kerns);
+    s->kerns = calloc((size_t)(pt->ncolls ? pt->ncolls : 1), sizeof *s->kerns);
     if (!s->reqs || !s->kerns) rc = CDAG_NOMEM("requests");
   }
-  for (int64_t k = 0; !rc && k < b.ncolls; k++) rc = build_coll(s, &b, &b.colls[k], &l, &cp);
+  for (int64_t k = 0; !rc && k < pt->ncolls; k++) rc = build_coll(s, &b, &pt->colls[k], &l, &cp);
   if (!rc) rc = build_pairs(s, &b, &l);
   if (!rc) rc = build_copies(s, &b, &l, &cp);
-  if (!rc) rc = build_reds(s, r, b.redsize, &cp);
+  if (!rc) rc = build_reds(s, pt);
   if (!rc) rc = own_contribs(s, &b, &cp);
-  if (!rc && r->p != r->end) rc = cdag__error(CDAG_ERR_FORMAT, "schedule part: trailing bytes");
   free(l.v);
   bstate_free(&b);
   return rc;
+}
+
+/* Names the rank in a decoding error (part.c cannot know it). */
+static int part_error(int rc, int rank) {
+  char msg[256];
+  snprintf(msg, sizeof msg, "%s", cdag__error_text());
+  return cdag__error(rc, "rank %d: %s", rank, msg);
 }
 
 int sched_build(const uint8_t *part, int64_t len, cdag_graph *g, MPI_Comm comm, cdag_schedule **out) {
@@ -908,8 +754,7 @@ int sched_build(const uint8_t *part, int64_t len, cdag_graph *g, MPI_Comm comm, 
   if (!s) return CDAG_NOMEM("schedule");
   s->refs = 1;
   s->comm = MPI_COMM_NULL;
-  wire_reader r;
-  wire_reader_init(&r, part, len);
+  sched_part pt = {0};
   int rc = CDAG_OK, mrc = MPI_Comm_dup(comm, &s->comm);
   if (mrc != MPI_SUCCESS) {
     s->comm = MPI_COMM_NULL;
@@ -919,11 +764,11 @@ int sched_build(const uint8_t *part, int64_t len, cdag_graph *g, MPI_Comm comm, 
     MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
     MPI_Comm_rank(s->comm, &s->rank);
     MPI_Comm_size(s->comm, &s->nprocs);
-    uint64_t magic = wire_get_u(&r);
-    s->mode = (int)wire_get_u(&r);
-    if (r.failed || magic != SCHED_MAGIC) rc = cdag__error(CDAG_ERR_FORMAT, "rank %d: schedule part is corrupt", s->rank);
+    if ((rc = part_read(part, len, s->nprocs, &pt))) rc = part_error(rc, s->rank);
+    s->mode = pt.mode;
   }
-  if (!rc) rc = s->mode == SCHED_PLAN ? build_plan(s, &r) : engine_build(s, g, &r);
+  if (!rc) rc = s->mode == PART_PLAN ? build_plan(s, &pt) : engine_build(s, g, &pt);
+  part_free(&pt);
   if (rc) {
     sched_destroy(s);
     return rc;
@@ -1019,7 +864,7 @@ int cdag_start(cdag_schedule *s) {
   int rc = check_sched(s, "cdag_start");
   if (rc) return rc;
   if (s->started) return cdag__error(CDAG_ERR_STATE, "rank %d: cdag_start: the schedule is already running", s->rank);
-  if (s->mode == SCHED_GRAPH) {
+  if (s->mode == PART_GRAPH) {
     if ((rc = engine_start(s))) return rc;
     s->started = 1;
     return CDAG_OK;
@@ -1038,7 +883,7 @@ int cdag_wait(cdag_schedule *s) {
   if (rc) return rc;
   if (!s->started) return cdag__error(CDAG_ERR_STATE, "rank %d: cdag_wait without cdag_start", s->rank);
   s->started = 0;
-  if (s->mode == SCHED_GRAPH) return engine_wait(s);
+  if (s->mode == PART_GRAPH) return engine_wait(s);
   for (int k = 0; k < s->nkerns && !rc; k++) rc = kern_run(s->kerns[k]);  /* in plan order, every member alike */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow" /* GCC misreads MPI_STATUSES_IGNORE as an array */

@@ -1,7 +1,7 @@
 /* cdag — src/exec/mpi/schedule.c: a plan cut into one part per rank (runs at the compiling rank).
  *
- * sched_parts_from_plan() writes, for every rank, only what that rank does (layout below,
- * read back by sched_build in schedule_build.c):
+ * sched_parts_from_plan() writes, for every rank, only what that rank does (the bytes are
+ * part.h's; each rank reads its part back in run.c):
  *   colls:  per collective the rank is a member of, in plan order: how it runs (method),
  *           kind, type, op, root member, member-set id (-1: whole communicator) and members,
  *           the rank's own send and recv slots as pieces, and for the Alltoallw method, per
@@ -105,47 +105,32 @@ static int coll_method(const cdag_plan *p, int64_t ci, int rootm, int *method) {
   }
 }
 
-static void put_iov(wire_buf *w, const cdag_plan *p, const det_iov *v) {
-  wire_put_u(w, (uint64_t)v->n);
-  uint64_t prev = 0;
-  for (int32_t k = 0; k < v->n; k++) {
-    const det_piece *pc = &p->pieces[v->first + k];
-    wire_put_s(w, (int64_t)(pc->addr - prev));
-    wire_put_u(w, pc->len);
-    prev = pc->addr + pc->len;
-  }
-}
-
-/* Writes member m's view of collective ci into w. */
-static int put_coll(wire_buf *w, const cdag_plan *p, int64_t ci, int m, int method, int rootm, int64_t setid) {
+/* Writes member m's view of collective ci; counts: every member's send bytes (kernels). */
+static int put_coll(part_writer *w, const cdag_plan *p, int64_t ci, int m, const part_coll *hdr,
+                    const uint64_t *counts) {
   const det_coll *c = &p->colls[ci];
-  const int32_t *mem = p->ranks + c->ranks_first;
-  wire_put_u(w, (uint64_t)method);
-  wire_put_u(w, (uint64_t)c->kind);
-  wire_put_u(w, (uint64_t)(c->type < 0 ? 0 : c->type));
-  wire_put_u(w, (uint64_t)(c->op < 0 ? 0 : c->op));
-  wire_put_s(w, rootm);
-  wire_put_s(w, setid);
-  wire_put_u(w, (uint64_t)c->nranks);
-  if (setid >= 0)
-    for (int j = 0; j < c->nranks; j++) wire_put_u(w, (uint64_t)mem[j]);
-  wire_put_u(w, (uint64_t)m);
-  wire_put_u(w, (uint64_t)c->nsend_slots);
-  wire_put_u(w, (uint64_t)c->nrecv_slots);
-  for (int s = 0; s < c->nsend_slots; s++) put_iov(w, p, det_slot(p, c, 1, m, s));
-  for (int s = 0; s < c->nrecv_slots; s++) put_iov(w, p, det_slot(p, c, 0, m, s));
-  if (method == SM_KERNEL) {  /* the algorithm, and every member's send bytes */
-    wire_put_u(w, (uint64_t)p->choices[ci].alg);
-    for (int j = 0; j < c->nranks; j++) wire_put_u(w, c->nsend_slots ? det_slot(p, c, 1, j, 0)->bytes : 0);
+  part_coll pc = *hdr;
+  pc.me = m;
+  part_coll_put(w, &pc, p->ranks + c->ranks_first);
+  for (int s = 0; s < c->nsend_slots; s++) {
+    const det_iov *v = det_slot(p, c, 1, m, s);
+    part_slot_put(w, p->pieces + v->first, v->n);
+  }
+  for (int s = 0; s < c->nrecv_slots; s++) {
+    const det_iov *v = det_slot(p, c, 0, m, s);
+    part_slot_put(w, p->pieces + v->first, v->n);
+  }
+  if (pc.method == SM_KERNEL) {
+    part_kernel_put(w, p->choices[ci].alg, counts, c->nranks);
     return CDAG_OK;
   }
-  if (method != SM_ALLTOALLW) return CDAG_OK;
+  if (pc.method != SM_ALLTOALLW) return CDAG_OK;
   for (int j = 0; j < c->nranks; j++) {
-    int ss, rs, a;
-    if ((a = w_active(p, ci, m, j, rootm, &ss, &rs)) < 0) return -a;
-    wire_put_u(w, a ? (uint64_t)ss + 1 : 0);
-    if ((a = w_active(p, ci, j, m, rootm, &ss, &rs)) < 0) return -a;
-    wire_put_u(w, a ? (uint64_t)rs + 1 : 0);
+    int ss, rs, a, b;
+    if ((a = w_active(p, ci, m, j, pc.rootm, &ss, &rs)) < 0) return -a;
+    int send1 = a ? ss + 1 : 0;
+    if ((b = w_active(p, ci, j, m, pc.rootm, &ss, &rs)) < 0) return -b;
+    part_map_put(w, send1, b ? rs + 1 : 0);
   }
   return CDAG_OK;
 }
@@ -159,7 +144,16 @@ static int set_id(Pvoid_t *sets, int64_t *nsets, const int32_t *mem, int n, int6
   return CDAG_OK;
 }
 
-static int put_colls(const cdag_plan *p, sched_sections *sec) {
+/* Every member's send bytes, for a kernel collective (NULL otherwise). */
+static int kernel_counts(const cdag_plan *p, const det_coll *c, int method, uint64_t **counts) {
+  *counts = NULL;
+  if (method != SM_KERNEL) return CDAG_OK;
+  if (!(*counts = malloc((size_t)c->nranks * sizeof **counts))) return CDAG_NOMEM("kernel counts");
+  for (int j = 0; j < c->nranks; j++) (*counts)[j] = c->nsend_slots ? det_slot(p, c, 1, j, 0)->bytes : 0;
+  return CDAG_OK;
+}
+
+static int put_colls(const cdag_plan *p, part_writer *sec) {
   Pvoid_t sets = NULL;
   int64_t nsets = 0;
   int rc = CDAG_OK;
@@ -177,11 +171,15 @@ static int put_colls(const cdag_plan *p, sched_sections *sec) {
     if (p->choices && p->choices[ci].alg != KERN_ALG_MPI) method = SM_KERNEL;
     int64_t setid = -1;
     if (c->nranks != p->nprocs && (rc = set_id(&sets, &nsets, mem, c->nranks, &setid))) break;
+    part_coll hdr = {.method = method, .kind = c->kind, .type = c->type, .op = c->op, .rootm = rootm,
+                     .n = c->nranks, .nsend = c->nsend_slots, .nrecv = c->nrecv_slots, .setid = setid};
+    uint64_t *counts;
+    if ((rc = kernel_counts(p, c, method, &counts))) break;
     for (int m = 0; m < c->nranks && !rc; m++) {
       if (mem[m] < 0 || mem[m] >= p->nprocs) rc = plan_bad(ci, "member out of range");
-      else rc = put_coll(&sec[mem[m]].colls, p, ci, m, method, rootm, setid);
-      if (!rc) sec[mem[m]].ncolls++;
+      else rc = put_coll(&sec[mem[m]], p, ci, m, &hdr, counts);
     }
+    free(counts);
   }
   JudyHSFreeArray(&sets, PJE0);
   return rc;
@@ -217,28 +215,23 @@ static int add_item(item_list *l, int src, int dst, int space, uint64_t sa, uint
 }
 
 /* Residual reductions: contributions become items into dst's reduction buffer. */
-static int put_reds(const cdag_plan *p, item_list *items, sched_sections *sec) {
+static int put_reds(const cdag_plan *p, item_list *items, part_writer *sec) {
   int rc;
   for (int64_t k = 0; k < p->nreds; k++) {
     const df_red *rd = &p->reds[k];
     const df_set *set = &p->sst->sets[rd->set];
     uint64_t size = rd->count * (uint64_t)ir_type_size(rd->type);
-    sched_sections *d = &sec[rd->dst];
-    wire_put_u(&d->reds, rd->dst_addr);
-    wire_put_u(&d->reds, rd->count);
-    wire_put_u(&d->reds, rd->type);
-    wire_put_u(&d->reds, rd->op);
+    part_writer *d = &sec[rd->dst];
     int64_t ndistinct = 0;
     for (int32_t u = 0; u < set->nruns; u++)
       ndistinct += p->sst->runs[set->first + u].hi - p->sst->runs[set->first + u].lo + 1;
-    wire_put_u(&d->reds, (uint64_t)ndistinct);
-    d->nreds++;
+    part_red_put(d, &(part_red){.dst = rd->dst_addr, .count = rd->count, .type = rd->type, .op = rd->op,
+                                .n = ndistinct});
     for (int32_t u = 0; u < set->nruns; u++) {
       const df_run *run = &p->sst->runs[set->first + u];
       for (int32_t r = run->lo; r <= run->hi; r++) {
         if ((rc = add_item(items, r, rd->dst, SP_RED, run->addr, d->redsize, size))) return rc;
-        wire_put_u(&d->reds, d->redsize);
-        wire_put_u(&d->reds, run->mult);
+        part_contrib_put(d, d->redsize, run->mult);
         d->redsize += size;
       }
     }
@@ -246,15 +239,9 @@ static int put_reds(const cdag_plan *p, item_list *items, sched_sections *sec) {
   return CDAG_OK;
 }
 
-static void put_piece(wire_buf *w, int space, uint64_t addr, uint64_t len) {
-  wire_put_u(w, (uint64_t)space);
-  wire_put_u(w, addr);
-  wire_put_u(w, len);
-}
-
 /* Sorts the items and writes each (src, dst) group as an outgoing message at src, an
    incoming one at dst, or local copies when src == dst. */
-static void put_pairs(item_list *items, sched_sections *sec) {
+static void put_pairs(item_list *items, part_writer *sec) {
   if (!items->n) return;
   ir_sort(items->v, (size_t)items->n, sizeof *items->v, item_cmp);
   for (int64_t a = 0, b; a < items->n; a = b) {
@@ -264,30 +251,23 @@ static void put_pairs(item_list *items, sched_sections *sec) {
       npieces += items->v[b].len > 0;
     if (x->src == x->dst) {
       for (int64_t k = a; k < b; k++) {
-        if (!items->v[k].len) continue;
-        put_piece(&sec[x->src].copies, items->v[k].space, items->v[k].dst_addr, items->v[k].len);
-        wire_put_u(&sec[x->src].copies, items->v[k].src_addr);
-        sec[x->src].ncopies++;
+        const sched_item *it = &items->v[k];
+        if (it->len) part_copy_put(&sec[x->src], &(part_copy){it->space, it->dst_addr, it->src_addr, it->len});
       }
       continue;
     }
-    wire_buf *out = &sec[x->src].out, *in = &sec[x->dst].in;
-    wire_put_u(out, (uint64_t)x->dst);
-    wire_put_u(out, (uint64_t)npieces);
-    wire_put_u(in, (uint64_t)x->src);
-    wire_put_u(in, (uint64_t)npieces);
+    part_pair_put(&sec[x->src], 1, x->dst, npieces);
+    part_pair_put(&sec[x->dst], 0, x->src, npieces);
     for (int64_t k = a; k < b; k++) {
       const sched_item *it = &items->v[k];
       if (!it->len) continue;
-      put_piece(out, SP_USER, it->src_addr, it->len);
-      put_piece(in, it->space, it->dst_addr, it->len);
+      part_pair_piece(&sec[x->src], 1, SP_USER, it->src_addr, it->len);
+      part_pair_piece(&sec[x->dst], 0, it->space, it->dst_addr, it->len);
     }
-    sec[x->src].nout++;
-    sec[x->dst].nin++;
   }
 }
 
-static int put_residual(const cdag_plan *p, sched_sections *sec) {
+static int put_residual(const cdag_plan *p, part_writer *sec) {
   item_list items = {0};
   int rc = CDAG_OK;
   for (int64_t k = 0; k < p->nxfers && !rc; k++) {
@@ -305,42 +285,13 @@ static int put_residual(const cdag_plan *p, sched_sections *sec) {
 
 /* ---- assembling the parts ---- */
 
-static void sections_free(sched_sections *sec, int n) {
-  for (int r = 0; r < n; r++) {
-    wire_free(&sec[r].colls); wire_free(&sec[r].out); wire_free(&sec[r].in);
-    wire_free(&sec[r].copies); wire_free(&sec[r].reds);
-  }
-  free(sec);
-}
-
-static int assemble(const sched_sections *x, wire_buf *w) {
-  wire_put_u(w, SCHED_MAGIC);
-  wire_put_u(w, SCHED_PLAN);
-  wire_put_u(w, (uint64_t)x->ncolls);
-  wire_put_bytes(w, x->colls.buf, x->colls.len);
-  wire_put_u(w, (uint64_t)x->nout);
-  wire_put_bytes(w, x->out.buf, x->out.len);
-  wire_put_u(w, (uint64_t)x->nin);
-  wire_put_bytes(w, x->in.buf, x->in.len);
-  wire_put_u(w, (uint64_t)x->ncopies);
-  wire_put_bytes(w, x->copies.buf, x->copies.len);
-  wire_put_u(w, x->redsize);
-  wire_put_u(w, (uint64_t)x->nreds);
-  wire_put_bytes(w, x->reds.buf, x->reds.len);
-  int rc = wire_done(&x->colls);
-  if (!rc) rc = wire_done(&x->out);
-  if (!rc) rc = wire_done(&x->in);
-  if (!rc) rc = wire_done(&x->copies);
-  if (!rc) rc = wire_done(&x->reds);
-  return rc ? rc : wire_done(w);
-}
-
-int sched_parts_from_plan(const cdag_plan *p, wire_buf *parts) {
-  sched_sections *sec = calloc((size_t)p->nprocs, sizeof *sec);
+int sched_parts_from_plan(const cdag_plan *p, const kern_model *m, wire_buf *parts) {
+  part_writer *sec = calloc((size_t)p->nprocs, sizeof *sec);
   if (!sec) return CDAG_NOMEM("schedule parts");
   int rc = put_colls(p, sec);
   if (!rc) rc = put_residual(p, sec);
-  for (int r = 0; r < p->nprocs && !rc; r++) rc = assemble(&sec[r], &parts[r]);
-  sections_free(sec, p->nprocs);
+  for (int r = 0; r < p->nprocs && !rc; r++) rc = part_assemble(&sec[r], m, &parts[r]);
+  for (int r = 0; r < p->nprocs; r++) part_writer_free(&sec[r]);
+  free(sec);
   return rc;
 }

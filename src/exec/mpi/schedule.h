@@ -1,7 +1,7 @@
 /* cdag — src/exec/mpi/schedule.h: what one process runs (private to src/exec).
  *
  * The compiling rank turns a plan (detect.h) or, with detect = 0, the matched graph into
- * one "part" per rank: a varint byte string (ir/wire.h) holding only what that rank does.
+ * one "part" per rank holding only what that rank does (part.h: the schema, writer, reader).
  * Parts are scattered with MPI_Scatterv; each rank builds its cdag_schedule from its part:
  *  - plan mode: collectives (persistent MPI-4 collectives on the schedule's communicator or
  *    on cached sub-communicators, with MPI_BOTTOM and hindexed datatypes over absolute
@@ -21,22 +21,8 @@
 #include "exec/pipeline.h"
 #include "exec/kernels/kernel.h"
 #include "match/match.h"
+#include "exec/mpi/part.h"
 #include "ir/wire.h"
-
-enum { SCHED_GRAPH = 0, SCHED_PLAN = 1 };
-#define SCHED_MAGIC 0xcd5cu
-/* How a collective runs (decided at the root from its kind and slot sizes). */
-enum { SM_BARRIER, SM_BCAST, SM_ALLREDUCE, SM_REDUCE, SM_REDSCAT, SM_ALLTOALLW, SM_ALLGATHERV,
-       SM_KERNEL /* one of cdag's kernels (kernel.h), as plan->choices says */ };
-/* Where a piece lives on its rank: user memory or the schedule's reduction buffer. */
-enum { SP_USER = 0, SP_RED = 1 };
-
-/* Root side: the sections of one rank's part while they are written. */
-typedef struct {
-  wire_buf colls, out, in, copies, reds;
-  int64_t ncolls, nout, nin, ncopies, nreds;
-  uint64_t redsize;            /* bytes of the rank's reduction buffer */
-} sched_sections;
 
 /* A local byte move between raw pointers (already redirected through the snapshot). */
 typedef struct {
@@ -79,7 +65,7 @@ typedef struct {
 
 struct cdag_schedule {
   int refs;                   /* the user's handle(s) plus the compile cache */
-  int mode;                   /* SCHED_GRAPH or SCHED_PLAN */
+  int mode;                   /* PART_GRAPH or PART_PLAN */
   int started;                /* between cdag_start and cdag_wait */
   MPI_Comm comm;              /* private duplicate of the graph's communicator */
   int rank, nprocs;
@@ -106,8 +92,9 @@ struct cdag_schedule {
   sched_engine eng;           /* graph mode */
 };
 
-/* Root side: one part per rank (parts[r] filled; the caller frees them). */
-int sched_parts_from_plan(const cdag_plan *p, wire_buf *parts);
+/* Root side: one part per rank (parts[r] filled; the caller frees them). m: the cost model
+   cdag's kernels split their blocks with, sent to every rank. */
+int sched_parts_from_plan(const cdag_plan *p, const kern_model *m, wire_buf *parts);
 /* detect = 0: gg finalized and matched (m); base[r] = first op id of rank r (nprocs+1 entries).
    Each part holds, per send/recv of the rank, a tag unique within its (src, dst) channel. */
 int sched_parts_from_graph(const cdag_graph *gg, const match_result *m, const int64_t *base, int64_t tag_ub,
@@ -120,7 +107,7 @@ int sched_build(const uint8_t *part, int64_t len, cdag_graph *g, MPI_Comm comm, 
 void sched_destroy(cdag_schedule *s);
 
 /* Graph mode (baseline.c): build from the part's tags; start / wait the engine. */
-int engine_build(cdag_schedule *s, cdag_graph *g, wire_reader *r);
+int engine_build(cdag_schedule *s, cdag_graph *g, const sched_part *part);
 int engine_start(cdag_schedule *s);
 int engine_wait(cdag_schedule *s);
 void engine_free(sched_engine *e);
@@ -153,14 +140,13 @@ typedef struct {
   const uint64_t *counts;   /* per member: bytes of its send slot */
   sched_iov send;           /* the rank's send slot (reads) */
   const sched_iov *recv;    /* its recv slots (1, or n for allgather(v)); empty: scratch */
+  const kern_model *model;  /* the compiling rank's, from the part: every member splits alike */
 } sched_kcoll;
 
-/* The environment's policy (CDAG_KERNEL) and whether CDAG_MEASURE=1 asks to measure. */
-int exec_kernel_env(kern_policy *policy, int *measure);
 /* Measures the model on comm (collective) and keeps it for this process. */
 int exec_kernel_measure(MPI_Comm comm);
-/* The model in use: the measured one if any, else kern_model_default(). */
-kern_model exec_kernel_model(void);
+/* 1 and *m = the measured model if this process measured one, else 0. */
+int exec_kernel_measured(kern_model *m);
 /* Builds the kernel of k on s->comm (temporaries for empty recv slots kept by s). */
 int sched_kernel_build(cdag_schedule *s, const sched_kcoll *k, kern_op **op);
 /* Zeroed memory owned by the schedule (freed with it); NULL when out of memory. */

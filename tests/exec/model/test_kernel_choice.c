@@ -1,7 +1,8 @@
 /* cdag tests — tests/exec/model/test_kernel_choice.c: the choice of MPI's collective or a cdag
  * kernel per plan collective (kernel_choice.c), without MPI.
  *
- * CDAG_KERNEL parsing (unset, auto, mpi, cdag, a bad value); kern_choose_plan on hand-made
+ * CDAG_KERNEL parsing (unset, auto, mpi, cdag, a bad value); the options' policy and model
+ * and the environment over them (pipeline_tuning); kern_choose_plan on hand-made
  * plans: kinds without a kernel stay MPI's, policies force a side, one-member collectives
  * stay MPI's, census only for order-free reductions, and where a kernel cannot take the
  * plan's slots (an op the kernels lack, a block landing in a slot of another size) the
@@ -14,6 +15,7 @@
 #include "check_main.h"
 #include "detect/detect.h"
 #include "exec/kernels/kernel.h"
+#include "exec/pipeline.h"
 
 /* A plan of one collective of kind k over n ranks, every slot one piece of b bytes (recv
    slots of a rooted kind empty where the kind says so). */
@@ -48,37 +50,103 @@ static void plan_free(cdag_plan *p) {
   free(p->colls); free(p->ranks); free(p->iovs); free(p->pieces); free(p->choices); free(p);
 }
 
+static pipeline_tune tuning(const cdag_options *o, int rc_expected) {
+  pipeline_tune t;
+  ck_assert_int_eq(pipeline_tuning(o, NULL, &t), rc_expected);
+  return t;
+}
+
 START_TEST(policy_from_environment) {
-  kern_policy pol;
+  cdag_options o;
+  cdag_options_init(&o);
   unsetenv("CDAG_KERNEL");
-  ck_assert_int_eq(kern_policy_env(&pol), CDAG_OK);
-  ck_assert_int_eq(pol, KERN_POLICY_AUTO);
+  ck_assert_int_eq(tuning(&o, CDAG_OK).policy, KERN_POLICY_AUTO);
   setenv("CDAG_KERNEL", "mpi", 1);
-  ck_assert_int_eq(kern_policy_env(&pol), CDAG_OK);
-  ck_assert_int_eq(pol, KERN_POLICY_MPI);
+  ck_assert_int_eq(tuning(&o, CDAG_OK).policy, KERN_POLICY_MPI);
   setenv("CDAG_KERNEL", "cdag", 1);
-  ck_assert_int_eq(kern_policy_env(&pol), CDAG_OK);
-  ck_assert_int_eq(pol, KERN_POLICY_CDAG);
+  ck_assert_int_eq(tuning(&o, CDAG_OK).policy, KERN_POLICY_CDAG);
   setenv("CDAG_KERNEL", "auto", 1);
-  ck_assert_int_eq(kern_policy_env(&pol), CDAG_OK);
-  ck_assert_int_eq(pol, KERN_POLICY_AUTO);
+  ck_assert_int_eq(tuning(&o, CDAG_OK).policy, KERN_POLICY_AUTO);
   setenv("CDAG_KERNEL", "MPI ", 1);
-  ck_assert_int_eq(kern_policy_env(&pol), CDAG_ERR_ARG);
+  tuning(&o, CDAG_ERR_ARG);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "CDAG_KERNEL=MPI : expected mpi, cdag or auto"));
   unsetenv("CDAG_KERNEL");
 }
 END_TEST
 
+/* The options set policy and model; a CDAG_* variable that is set wins over its field. */
+START_TEST(options_then_environment) {
+  cdag_options o;
+  cdag_options_init(&o);
+  unsetenv("CDAG_KERNEL"); unsetenv("CDAG_ALPHA"); unsetenv("CDAG_BETA"); unsetenv("CDAG_BLOCKS"); unsetenv("CDAG_MEASURE");
+  pipeline_tune t = tuning(&o, CDAG_OK);
+  kern_model b = kern_model_builtin();
+  ck_assert(t.model.alpha == b.alpha && t.model.beta == b.beta && t.model.blocks == 0 && t.measure == 0);
+  o.kernel = CDAG_KERNEL_CDAG;
+  o.alpha = 3e-6;
+  o.beta = 1e-9;
+  o.blocks = 5;
+  o.measure = 1;
+  t = tuning(&o, CDAG_OK);
+  ck_assert(t.policy == KERN_POLICY_CDAG && t.model.alpha == 3e-6 && t.model.beta == 1e-9 && t.model.blocks == 5);
+  ck_assert_int_eq(t.measure, 1);
+  kern_model measured = {7e-6, 4e-10, 0};   /* options override the measured model too */
+  ck_assert_int_eq(pipeline_tuning(&o, &measured, &t), CDAG_OK);
+  ck_assert(t.model.alpha == 3e-6 && t.model.beta == 1e-9);
+  o.alpha = 0;
+  ck_assert_int_eq(pipeline_tuning(&o, &measured, &t), CDAG_OK);
+  ck_assert(t.model.alpha == 7e-6);
+  setenv("CDAG_KERNEL", "mpi", 1);
+  setenv("CDAG_BETA", "2e-9", 1);
+  setenv("CDAG_BLOCKS", "2", 1);
+  setenv("CDAG_MEASURE", "0", 1);
+  t = tuning(&o, CDAG_OK);
+  ck_assert(t.policy == KERN_POLICY_MPI && t.model.beta == 2e-9 && t.model.blocks == 2 && t.measure == 0);
+  unsetenv("CDAG_KERNEL"); unsetenv("CDAG_BETA"); unsetenv("CDAG_BLOCKS"); unsetenv("CDAG_MEASURE");
+  /* the options are checked with the others */
+  o.kernel = (cdag_kernel_policy)7;
+  ck_assert_int_eq(pipeline_check_options(&o, 4, 2), CDAG_ERR_ARG);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "rank 2: options.kernel 7"));
+  o.kernel = CDAG_KERNEL_AUTO;
+  o.beta = -1;
+  ck_assert_int_eq(pipeline_check_options(&o, 4, -1), CDAG_ERR_ARG);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "options.beta -1"));
+  o.beta = 0;
+  o.blocks = -3;
+  ck_assert_int_eq(pipeline_check_options(&o, 4, -1), CDAG_ERR_ARG);
+  o.blocks = 0;
+  o.measure = 2;
+  ck_assert_int_eq(pipeline_check_options(&o, 4, -1), CDAG_ERR_ARG);
+  o.measure = 0;
+  ck_assert_int_eq(pipeline_check_options(&o, 4, -1), CDAG_OK);
+  cdag_options zeroed = {0};   /* the five kernel fields: zero is "not set" */
+  zeroed.density = 1;
+  zeroed.min_group = 4;
+  ck_assert_int_eq(pipeline_check_options(&zeroed, 4, -1), CDAG_OK);
+}
+END_TEST
+
+/* A forced block count is the model's: kern_model_nblocks uses it, capped to the units. */
+START_TEST(blocks_travel_with_the_model) {
+  kern_model m = {1e-6, 2e-10, 3};
+  ck_assert_int_eq(kern_model_nblocks(&m, 0, 8, 100, 4), 3);
+  ck_assert_int_eq(kern_model_nblocks(&m, 5, 8, 100, 4), 5);
+  ck_assert_int_eq(kern_model_nblocks(&m, 0, 8, 2, 4), 2);
+  m.blocks = 0;
+  ck_assert_int_eq(kern_model_nblocks(&m, 0, 8, 100, 4), kern_model_blocks(&m, 8, 100, 4) > 100 ? 100 : kern_model_blocks(&m, 8, 100, 4));
+}
+END_TEST
+
 START_TEST(policies_force_a_side) {
-  kern_model m = {1e-6, 2e-10};
+  kern_model m = {1e-6, 2e-10, 0};
   cdag_plan *p = one_coll(DET_BCAST, 8, 64, -1, -1);
   ck_assert_int_eq(kern_choose_plan(p, &m, KERN_POLICY_MPI), CDAG_OK);
   ck_assert_str_eq(p->choices[0].name, "mpi");
-  ck_assert_str_eq(p->choices[0].why, "bcast: MPI (CDAG_KERNEL=mpi)");
+  ck_assert_str_eq(p->choices[0].why, "bcast: MPI (kernel policy mpi)");
   ck_assert_int_eq(kern_choose_plan(p, &m, KERN_POLICY_CDAG), CDAG_OK);
   ck_assert_str_eq(p->choices[0].name, "circulant");
   ck_assert_int_eq(p->choices[0].alg, KERN_ALG_CIRCULANT);
-  ck_assert_ptr_nonnull(strstr(p->choices[0].why, "circulant forced (CDAG_KERNEL=cdag)"));
+  ck_assert_ptr_nonnull(strstr(p->choices[0].why, "circulant forced (kernel policy cdag)"));
   ck_assert_int_eq(kern_choose_plan(p, &m, KERN_POLICY_AUTO), CDAG_OK);
   ck_assert_str_eq(p->choices[0].name, "mpi");  /* 64 B: no clear gain */
   m.beta = 1e-6;  /* costly bytes: the n-block kernel wins */
@@ -102,7 +170,7 @@ START_TEST(kinds_without_kernel_and_single_members) {
 END_TEST
 
 START_TEST(census_only_when_order_free) {
-  kern_model m = {1e-6, 2e-10};
+  kern_model m = {1e-6, 2e-10, 0};
   cdag_plan *p = one_coll(DET_ALLREDUCE, 4, 64, CDAG_INT32, CDAG_SUM);
   ck_assert_int_eq(kern_choose_plan(p, &m, KERN_POLICY_AUTO), CDAG_OK);
   ck_assert_str_eq(p->choices[0].name, "census");
@@ -144,7 +212,7 @@ START_TEST(misfits_run_as_mpi_and_say_why) {
 END_TEST
 
 START_TEST(report_prints_the_choice) {
-  kern_model m = {1e-6, 2e-10};
+  kern_model m = {1e-6, 2e-10, 0};
   cdag_plan *p = one_coll(DET_ALLREDUCE, 4, 64, CDAG_INT32, CDAG_SUM);
   df_sst sst = {0};
   p->sst = &sst;
@@ -171,6 +239,8 @@ Suite *cdag_kernel_choice_suite(void) {
   Suite *s = suite_create("kernel_choice");
   TCase *t = tcase_create("choice");
   tcase_add_test(t, policy_from_environment);
+  tcase_add_test(t, options_then_environment);
+  tcase_add_test(t, blocks_travel_with_the_model);
   tcase_add_test(t, policies_force_a_side);
   tcase_add_test(t, kinds_without_kernel_and_single_members);
   tcase_add_test(t, census_only_when_order_free);

@@ -2,8 +2,8 @@
  * (run with mpiexec -n 1..8):
  *   a send without a receive (CDAG_ERR_UNMATCHED), a receive smaller than its send
  *   (CDAG_ERR_TRUNCATE), two ranks that each receive before they send (CDAG_ERR_CYCLE),
- *   options.root out of range, ranks that disagree on options.root, a bad option on the last
- *   rank only (all CDAG_ERR_ARG, collective), and local misuse: NULL arguments, a global
+ *   options.root out of range, ranks that disagree on options.root or on any other field, a
+ *   bad option on the last rank only (all CDAG_ERR_ARG, collective), and local misuse: NULL arguments, a global
  *   graph, a bad destination, cdag_wait without cdag_start, adding to a compiled graph.
  * Graph errors are checked with detection on and off. After the errors, a correct graph
  * still compiles and runs. Exit 0 on success. */
@@ -95,6 +95,32 @@ static void option_errors(void) {
   cdag_options_init(&o);
   if (R == P - 1) o.density = -1;  /* only one rank is wrong */
   compile_expect(graph(), &o, CDAG_ERR_ARG, "bad option on one rank", __LINE__);
+  if (P < 2) return;
+  /* every field: valid values that differ between ranks fail on every rank, naming the field */
+  static const char *const fields[] = {"detect", "density", "exact_float", "min_group", "kernel", "alpha", "beta",
+                                       "blocks", "measure"};
+  for (size_t f = 0; f < sizeof fields / sizeof *fields; f++) {
+    cdag_options_init(&o);
+    if (R == P - 1) {
+      switch (f) {
+      case 0: o.detect = 0; break;
+      case 1: o.density = 0.5; break;
+      case 2: o.exact_float = 1; break;
+      case 3: o.min_group = 3; break;
+      case 4: o.kernel = CDAG_KERNEL_CDAG; break;
+      case 5: o.alpha = 2e-6; break;
+      case 6: o.beta = 1e-9; break;
+      case 7: o.blocks = 2; break;
+      default: o.measure = 1; break;
+      }
+    }
+    char what[64];
+    snprintf(what, sizeof what, "ranks disagree on options.%s", fields[f]);
+    compile_expect(graph(), &o, CDAG_ERR_ARG, what, __LINE__);
+    char want[64];
+    snprintf(want, sizeof want, "different options.%s (", fields[f]);
+    if (!strstr(cdag_error_message(), want)) fail(cdag_error_message(), __LINE__);
+  }
 }
 
 static void local_errors(void) {

@@ -12,7 +12,9 @@
  * plus residual transfers whose destinations the collectives read (snapshots). Each rank
  * computes its expected memory from the origins and compares byte for byte after each of
  * two runs. The schedule's report must name the algorithm of every collective: none MPI
- * under CDAG_KERNEL=cdag, all MPI under =mpi. Finally CDAG_KERNEL=bogus must fail
+ * under CDAG_KERNEL=cdag, all MPI under =mpi. Two more plans are compiled with
+ * options.kernel = CDAG_KERNEL_CDAG and options.blocks = 2: kernels everywhere, unless
+ * CDAG_KERNEL is set, which wins over the option. Finally CDAG_KERNEL=bogus must fail
  * cdag_compile with the same message on every rank. Exit 0 on success. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -294,12 +296,44 @@ static int bogus_policy(void) {
   return bad;
 }
 
+/* Trial t: the plan of seed 7000 + t compiled with options o (NULL: defaults), the report
+   checked against policy, two runs compared with the expected memory. */
+static int trial(int t, const cdag_options *o, const char *policy, uint8_t *mem, uint8_t *exp, int *bad) {
+  uint8_t dummy[8] = {0};
+  seed = 7000 + (uint64_t)t;
+  rng = seed;
+  cdag_plan *p = make_plan();
+  expect(p, exp);
+  int ncolls = (int)p->ncolls;
+  plan_free(p);
+  cdag_graph *g = NULL;
+  cdag_schedule *s = NULL;
+  int rc = cdag_graph_create(MPI_COMM_WORLD, &g);  /* a different graph per trial (tag t) */
+  if (!rc) rc = cdag_send(g, dummy, 1, (R + 1) % P, t, NULL);
+  if (!rc) rc = cdag_recv(g, dummy + 1, 1, (R - 1 + P) % P, t, NULL);
+  if (!rc) rc = cdag_compile(g, o, &s);
+  if (!rc) *bad += check_report(s, policy, ncolls);
+  for (int run = 0; run < 2 && !rc; run++) {
+    memcpy(mem, orig + (size_t)R * S, S);
+    rc = cdag_run(s);
+    for (uint64_t k = 0; k < S && !rc; k++)
+      if (mem[k] != exp[k]) {
+        if (!*bad) fprintf(stderr, "rank %d trial %d run %d: byte %llu is %u, expected %u (%s)\n", R, t, run,
+                           (unsigned long long)k, mem[k], exp[k], owner(t, k));
+        (*bad)++;
+      }
+  }
+  cdag_schedule_free(&s);
+  cdag_graph_free(&g);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &R);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   const char *policy = getenv("CDAG_KERNEL") ? getenv("CDAG_KERNEL") : "auto";
-  uint8_t *mem = malloc(S), *exp = malloc(S), dummy[8] = {0};
+  uint8_t *mem = malloc(S), *exp = malloc(S);
   base = calloc((size_t)P, sizeof *base);
   used = calloc((size_t)P, S);
   orig = malloc((size_t)P * S);
@@ -308,33 +342,15 @@ int main(int argc, char **argv) {
   MPI_Allgather(&mine, 1, MPI_UINT64_T, base, 1, MPI_UINT64_T, MPI_COMM_WORLD);
   exec_set_analyzer(hook, plan_free);
   int bad = 0, rc = CDAG_OK;
-  for (int t = 0; t < TRIALS && !rc; t++) {
-    seed = 7000 + (uint64_t)t;
-    rng = seed;
-    cdag_plan *p = make_plan();
-    expect(p, exp);
-    int ncolls = (int)p->ncolls;
-    plan_free(p);
-    cdag_graph *g = NULL;
-    cdag_schedule *s = NULL;
-    rc = cdag_graph_create(MPI_COMM_WORLD, &g);  /* a different graph per trial (tag t) */
-    if (!rc) rc = cdag_send(g, dummy, 1, (R + 1) % P, t, NULL);
-    if (!rc) rc = cdag_recv(g, dummy + 1, 1, (R - 1 + P) % P, t, NULL);
-    if (!rc) rc = cdag_compile(g, NULL, &s);
-    if (!rc) bad += check_report(s, policy, ncolls);
-    for (int run = 0; run < 2 && !rc; run++) {
-      memcpy(mem, orig + (size_t)R * S, S);
-      rc = cdag_run(s);
-      for (uint64_t k = 0; k < S && !rc; k++)
-        if (mem[k] != exp[k]) {
-          if (!bad) fprintf(stderr, "rank %d trial %d run %d: byte %llu is %u, expected %u (%s)\n", R, t, run,
-                            (unsigned long long)k, mem[k], exp[k], owner(t, k));
-          bad++;
-        }
-    }
-    cdag_schedule_free(&s);
-    cdag_graph_free(&g);
-  }
+  for (int t = 0; t < TRIALS && !rc; t++) rc = trial(t, NULL, policy, mem, exp, &bad);
+  /* the same through the API: options.kernel = cdag (and a forced block count) takes every
+     kernel unless CDAG_KERNEL is set: it wins */
+  cdag_options o;
+  cdag_options_init(&o);
+  o.kernel = CDAG_KERNEL_CDAG;
+  o.blocks = 2;
+  const char *want = getenv("CDAG_KERNEL") ? policy : "cdag";
+  for (int t = 0; t < 2 && !rc; t++) rc = trial(TRIALS + t, &o, want, mem, exp, &bad);
   if (rc) fprintf(stderr, "rank %d: %s\n", R, cdag_error_message());
   exec_set_analyzer(NULL, NULL);
   if (!rc) bad += bogus_policy();

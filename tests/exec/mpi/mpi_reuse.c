@@ -5,7 +5,9 @@
  *    is right;
  *  - the same for detect = 0 (30 times);
  *  - a graph that differs (other buffers) is compiled anew;
- *  - CDAG_REPORT=FILE.json receives one report per real compilation (3), not per call.
+ *  - the cache's rules (cache_rules): options are part of the key, a duplicated
+ *    communicator finds the schedule, 8 entries with the oldest evicted;
+ *  - CDAG_REPORT=FILE.json receives one report per real compilation, not per call.
  * Exit 0 on success. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,14 +23,16 @@ static int R, P, failures;
 
 enum { N = 4 };  /* int32 per block */
 
-/* One iteration: build the FT-style alltoall from src to dst, compile, run, check. */
-static void iteration(int32_t *src, int32_t *dst, int detect, int it) {
+/* One iteration: build the FT-style alltoall from src to dst on comm, compile with o (its
+   detect replaced), run, check. */
+static void iteration_on(MPI_Comm comm, const cdag_options *opts, int32_t *src, int32_t *dst, int detect, int it) {
   cdag_graph *g = NULL;
   cdag_schedule *s = NULL;
   cdag_options o;
   cdag_options_init(&o);
+  if (opts) o = *opts;
   o.detect = detect;
-  EXPECT(cdag_graph_create(MPI_COMM_WORLD, &g) == CDAG_OK);
+  EXPECT(cdag_graph_create(comm, &g) == CDAG_OK);
   for (int i = 0; i < P; i++) {
     EXPECT(cdag_send(g, src + N * i, N * sizeof *src, i, 0, NULL) == CDAG_OK);
     EXPECT(cdag_recv(g, dst + N * i, N * sizeof *dst, i, 0, NULL) == CDAG_OK);
@@ -45,6 +49,60 @@ static void iteration(int32_t *src, int32_t *dst, int detect, int it) {
   for (int i = 0; i < P; i++)
     for (int k = 0; k < N; k++) EXPECT(dst[N * i + k] == it * 100000 + i * 1000 + R * N + k);
   cdag_schedule_free(&s);
+}
+
+static void iteration(int32_t *src, int32_t *dst, int detect, int it) {
+  iteration_on(MPI_COMM_WORLD, NULL, src, dst, detect, it);
+}
+
+/* Compilations and cache hits since the last call (compiles < 0: only start counting). */
+static void expect_counts(int64_t compiles, int64_t hits, int line) {
+  static int64_t c0, h0;
+  int64_t c, h;
+  exec_compile_stats(&c, &h);
+  if (compiles >= 0 && (c - c0 != compiles || h - h0 != hits)) {
+    fprintf(stderr, "rank %d: line %d: %lld compilations and %lld hits, expected %lld and %lld\n", R, line,
+            (long long)(c - c0), (long long)(h - h0), (long long)compiles, (long long)hits);
+    failures++;
+  }
+  c0 = c;
+  h0 = h;
+}
+
+/* The cache's rules: options are part of the key; a congruent communicator (a duplicate)
+   finds the schedule; the cache holds 8 schedules and evicts the oldest; a schedule the
+   user freed stays usable from the cache. */
+static void cache_rules(int32_t *src, int32_t *dst) {
+  cdag_options o;
+  cdag_options_init(&o);
+  expect_counts(-1, 0, __LINE__);
+  iteration_on(MPI_COMM_WORLD, &o, src, dst, 1, 1);   /* the graph of main's first loop */
+  expect_counts(0, 1, __LINE__);
+  o.min_group = 3;   /* other options: another schedule */
+  iteration_on(MPI_COMM_WORLD, &o, src, dst, 1, 2);
+  expect_counts(1, 0, __LINE__);
+  o.kernel = CDAG_KERNEL_MPI;
+  iteration_on(MPI_COMM_WORLD, &o, src, dst, 1, 3);
+  expect_counts(1, 0, __LINE__);
+  cdag_options_init(&o);   /* back to the first options: cached */
+  iteration_on(MPI_COMM_WORLD, &o, src, dst, 1, 4);
+  expect_counts(0, 1, __LINE__);
+  MPI_Comm dup;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  iteration_on(dup, &o, src, dst, 1, 5);
+  expect_counts(0, 1, __LINE__);
+  MPI_Comm_free(&dup);
+  for (int k = 0; k < 8; k++) {   /* eight other schedules push the first out */
+    o.min_group = 5 + k;
+    iteration_on(MPI_COMM_WORLD, &o, src, dst, 1, 6 + k);
+  }
+  expect_counts(8, 0, __LINE__);
+  cdag_options_init(&o);
+  iteration_on(MPI_COMM_WORLD, &o, src, dst, 1, 20);
+  expect_counts(1, 0, __LINE__);
+  o.min_group = 12;   /* the newest of the eight is still there */
+  iteration_on(MPI_COMM_WORLD, &o, src, dst, 1, 21);
+  expect_counts(0, 1, __LINE__);
 }
 
 static int count_reports(const char *path) {
@@ -80,11 +138,13 @@ int main(int argc, char **argv) {
   iteration(src2, dst2, 1, 7);  /* other buffers: a new graph */
   exec_compile_stats(&compiles, &hits);
   EXPECT(compiles == 3 && hits == n + 28);
+  cache_rules(src, dst);
+  exec_compile_stats(&compiles, &hits);
   MPI_Barrier(MPI_COMM_WORLD);
   if (R == 0) {
     int nrep = count_reports(path);
-    if (nrep != 3) fprintf(stderr, "%s holds %d reports, expected 3\n", path, nrep);
-    EXPECT(nrep == 3);
+    if (nrep != compiles) fprintf(stderr, "%s holds %d reports, expected %lld\n", path, nrep, (long long)compiles);
+    EXPECT(nrep == compiles);
     remove(path);
   }
   int all = 0;

@@ -1,0 +1,387 @@
+/* cdag — src/exec/mpi/part.c: writing and reading the schedule part (schema in part.h).
+ *
+ * Each record's writer is followed by its reader, so a change to one shows in the other.
+ * Readers check counts against the bytes left before allocating, and every field against
+ * what the runtime will index with it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/mpi/part.h"
+
+static int bad(const char *what) { return cdag__error(CDAG_ERR_FORMAT, "schedule part: %s", what); }
+
+/* A count of records of at least one byte each cannot exceed the bytes left. */
+static int count_ok(const wire_reader *r, uint64_t n) { return !r->failed && n <= (uint64_t)(r->end - r->p); }
+
+static uint64_t bits_of(double d) {
+  uint64_t u;
+  memcpy(&u, &d, sizeof u);
+  return u;
+}
+
+static double double_of(uint64_t u) {
+  double d;
+  memcpy(&d, &u, sizeof d);
+  return d;
+}
+
+static int grow(void **arr, int64_t n, int64_t *cap, size_t elem) { return ir_grow(arr, n, cap, 1, elem, "schedule part"); }
+
+/* ---- pieces and slots ---- */
+
+static int add_piece(sched_part *p, int space, uint64_t addr, uint64_t len) {
+  int rc = grow((void **)&p->pieces, p->npieces, &p->cap_pieces, sizeof *p->pieces);
+  if (!rc) p->pieces[p->npieces++] = (part_piece){space, addr, len};
+  return rc;
+}
+
+void part_slot_put(part_writer *w, const det_piece *pieces, int32_t n) {
+  wire_put_u(&w->colls, (uint64_t)n);
+  uint64_t prev = 0;
+  for (int32_t k = 0; k < n; k++) {
+    wire_put_s(&w->colls, (int64_t)(pieces[k].addr - prev));
+    wire_put_u(&w->colls, pieces[k].len);
+    prev = pieces[k].addr + pieces[k].len;
+  }
+}
+
+static int read_slot(sched_part *p, wire_reader *r) {
+  int rc = grow((void **)&p->slots, p->nslots, &p->cap_slots, sizeof *p->slots);
+  if (rc) return rc;
+  uint64_t n = wire_get_u(r), prev = 0, bytes = 0;
+  if (!count_ok(r, n)) return bad("slot");
+  part_slot *sl = &p->slots[p->nslots++];
+  sl->first = p->npieces;
+  sl->n = (int64_t)n;
+  for (uint64_t k = 0; k < n; k++) {
+    uint64_t a = prev + (uint64_t)wire_get_s(r), len = wire_get_u(r);
+    if ((rc = add_piece(p, SP_USER, a, len))) return rc;
+    prev = a + len;
+    bytes += len;
+  }
+  sl->bytes = bytes;
+  return r->failed ? bad("slot") : CDAG_OK;
+}
+
+static int push_i32(int32_t **arr, int64_t *n, int64_t *cap, int32_t v) {
+  int rc = grow((void **)arr, *n, cap, sizeof **arr);
+  if (!rc) (*arr)[(*n)++] = v;
+  return rc;
+}
+
+/* ---- collectives ---- */
+
+void part_coll_put(part_writer *w, const part_coll *c, const int32_t *members) {
+  wire_buf *b = &w->colls;
+  wire_put_u(b, (uint64_t)c->method);
+  wire_put_u(b, (uint64_t)c->kind);
+  wire_put_u(b, (uint64_t)(c->type < 0 ? 0 : c->type));
+  wire_put_u(b, (uint64_t)(c->op < 0 ? 0 : c->op));
+  wire_put_s(b, c->rootm);
+  wire_put_s(b, c->setid);
+  wire_put_u(b, (uint64_t)c->n);
+  if (c->setid >= 0)
+    for (int j = 0; j < c->n; j++) wire_put_u(b, (uint64_t)members[j]);
+  wire_put_u(b, (uint64_t)c->me);
+  wire_put_u(b, (uint64_t)c->nsend);
+  wire_put_u(b, (uint64_t)c->nrecv);
+  w->ncolls++;
+}
+
+void part_kernel_put(part_writer *w, int alg, const uint64_t *counts, int n) {
+  wire_put_u(&w->colls, (uint64_t)alg);
+  for (int j = 0; j < n; j++) wire_put_u(&w->colls, counts[j]);
+}
+
+void part_map_put(part_writer *w, int send_slot1, int recv_slot1) {
+  wire_put_u(&w->colls, (uint64_t)send_slot1);
+  wire_put_u(&w->colls, (uint64_t)recv_slot1);
+}
+
+/* The kernel kinds and algorithms the runtime builds (kernel.h). */
+static int read_kernel(sched_part *p, wire_reader *r, part_coll *c) {
+  c->alg = (int)wire_get_u(r);
+  c->counts_first = p->ncounts;
+  int kind_ok = c->kind == DET_BCAST || c->kind == DET_ALLGATHER || c->kind == DET_ALLGATHERV ||
+                c->kind == DET_REDUCE || c->kind == DET_ALLREDUCE;
+  int32_t ns = -1, nr = -1;
+  if (kind_ok) det_kind_slots(c->kind, c->n, &ns, &nr);
+  if (r->failed || !kind_ok || c->nsend != ns || c->nrecv != nr ||
+      (c->alg != KERN_ALG_CIRCULANT && c->alg != KERN_ALG_CENSUS) ||
+      (c->kind != DET_ALLREDUCE && c->alg != KERN_ALG_CIRCULANT) || (det_kind_get(c->kind)->rooted && c->rootm < 0))
+    return bad("kernel collective");
+  for (int j = 0; j < c->n; j++) {
+    int rc = grow((void **)&p->counts, p->ncounts, &p->cap_counts, sizeof *p->counts);
+    if (rc) return rc;
+    p->counts[p->ncounts++] = wire_get_u(r);
+  }
+  return r->failed ? bad("kernel collective") : CDAG_OK;
+}
+
+static int read_map(sched_part *p, wire_reader *r, const part_coll *c) {
+  for (int j = 0; j < 2 * c->n; j++) {
+    uint64_t v = wire_get_u(r);
+    if (r->failed || v > (uint64_t)(j % 2 ? c->nrecv : c->nsend)) return bad("slot map");
+    int rc = push_i32(&p->map, &p->nmap, &p->cap_map, (int32_t)v);
+    if (rc) return rc;
+  }
+  return CDAG_OK;
+}
+
+static int read_coll(sched_part *p, wire_reader *r, part_coll *c, int nprocs) {
+  int rc;
+  c->method = (int)wire_get_u(r);
+  c->kind = (int)wire_get_u(r);
+  c->type = (int)wire_get_u(r);
+  c->op = (int)wire_get_u(r);
+  c->rootm = (int)wire_get_s(r);
+  c->setid = wire_get_s(r);
+  uint64_t n = wire_get_u(r);
+  if (r->failed || n < 1 || n > (uint64_t)nprocs || c->method < SM_BARRIER || c->method > SM_KERNEL ||
+      !det_kind_get(c->kind) || c->setid < -1)
+    return bad("collective");
+  c->n = (int)n;
+  c->members_first = p->nmembers;
+  for (int j = 0; c->setid >= 0 && j < c->n; j++) {
+    uint64_t m = wire_get_u(r);
+    if (r->failed || m >= (uint64_t)nprocs) return bad("collective member");
+    if ((rc = push_i32(&p->members, &p->nmembers, &p->cap_members, (int32_t)m))) return rc;
+  }
+  uint64_t me = wire_get_u(r), ns = wire_get_u(r), nr = wire_get_u(r);
+  if (r->failed || ns > n || nr > n || me >= n || c->rootm < -1 || c->rootm >= c->n) return bad("collective fields");
+  c->me = (int)me;
+  c->nsend = (int)ns;
+  c->nrecv = (int)nr;
+  c->slot_first = p->nslots;
+  for (int k = 0; k < c->nsend + c->nrecv; k++)
+    if ((rc = read_slot(p, r))) return rc;
+  c->map_first = p->nmap;
+  if (c->method == SM_KERNEL) return read_kernel(p, r, c);
+  if (c->method == SM_ALLTOALLW) return read_map(p, r, c);
+  return CDAG_OK;
+}
+
+/* ---- messages, copies, reductions ---- */
+
+void part_pair_put(part_writer *w, int out, int peer, int64_t npieces) {
+  wire_buf *b = out ? &w->out : &w->in;
+  wire_put_u(b, (uint64_t)peer);
+  wire_put_u(b, (uint64_t)npieces);
+  if (out) w->nout++;
+  else w->nin++;
+}
+
+void part_pair_piece(part_writer *w, int out, int space, uint64_t addr, uint64_t len) {
+  wire_buf *b = out ? &w->out : &w->in;
+  wire_put_u(b, (uint64_t)space);
+  wire_put_u(b, addr);
+  wire_put_u(b, len);
+}
+
+static int read_pairs(sched_part *p, wire_reader *r, int nprocs, part_pair **pairs, int64_t *npairs) {
+  uint64_t n = wire_get_u(r);
+  if (!count_ok(r, n)) return bad("messages");
+  *pairs = calloc(n ? n : 1, sizeof **pairs);
+  if (!*pairs) return CDAG_NOMEM("schedule messages");
+  *npairs = (int64_t)n;
+  for (uint64_t k = 0; k < n; k++) {
+    part_pair *q = &(*pairs)[k];
+    uint64_t peer = wire_get_u(r), np = wire_get_u(r);
+    if (!count_ok(r, np) || peer >= (uint64_t)nprocs) return bad("message");
+    q->peer = (int)peer;
+    q->n = (int64_t)np;
+    q->first = p->npieces;
+    for (int64_t e = 0; e < q->n; e++) {
+      uint64_t space = wire_get_u(r), a = wire_get_u(r), len = wire_get_u(r);
+      if (r->failed || space > SP_RED) return bad("message piece");
+      int rc = add_piece(p, (int)space, a, len);
+      if (rc) return rc;
+    }
+  }
+  return CDAG_OK;
+}
+
+void part_copy_put(part_writer *w, const part_copy *c) {
+  wire_put_u(&w->copies, (uint64_t)c->dst_space);
+  wire_put_u(&w->copies, c->dst);
+  wire_put_u(&w->copies, c->len);
+  wire_put_u(&w->copies, c->src);
+  w->ncopies++;
+}
+
+static int read_copies(sched_part *p, wire_reader *r) {
+  uint64_t n = wire_get_u(r);
+  if (!count_ok(r, n)) return bad("copies");
+  p->copies = calloc(n ? n : 1, sizeof *p->copies);
+  if (!p->copies) return CDAG_NOMEM("schedule copies");
+  p->ncopies = (int64_t)n;
+  for (uint64_t k = 0; k < n; k++) {
+    part_copy *c = &p->copies[k];
+    c->dst_space = (int)wire_get_u(r);
+    c->dst = wire_get_u(r);
+    c->len = wire_get_u(r);
+    c->src = wire_get_u(r);
+    if (r->failed || c->dst_space < SP_USER || c->dst_space > SP_RED) return bad("copy");
+  }
+  return CDAG_OK;
+}
+
+void part_red_put(part_writer *w, const part_red *rd) {
+  wire_put_u(&w->reds, rd->dst);
+  wire_put_u(&w->reds, rd->count);
+  wire_put_u(&w->reds, (uint64_t)rd->type);
+  wire_put_u(&w->reds, (uint64_t)rd->op);
+  wire_put_u(&w->reds, (uint64_t)rd->n);
+  w->nreds++;
+}
+
+void part_contrib_put(part_writer *w, uint64_t off, uint32_t mult) {
+  wire_put_u(&w->reds, off);
+  wire_put_u(&w->reds, mult);
+}
+
+/* Every contribution lies inside the reduction buffer (p->redsize, read before). */
+static int read_red(sched_part *p, wire_reader *r, part_red *rd) {
+  rd->dst = wire_get_u(r);
+  rd->count = wire_get_u(r);
+  uint64_t type = wire_get_u(r), op = wire_get_u(r), n = wire_get_u(r);
+  if (!count_ok(r, n) || n < 1 || type > CDAG_DOUBLE || op > CDAG_LXOR) return bad("reduction");
+  rd->type = (int)type;
+  rd->op = (int)op;
+  rd->n = (int64_t)n;
+  rd->first = p->ncontribs;
+  uint64_t size = rd->count * (uint64_t)ir_type_size(rd->type);
+  if (rd->count && size / rd->count != (uint64_t)ir_type_size(rd->type)) return bad("reduction size");
+  for (uint64_t q = 0; q < n; q++) {
+    int rc = grow((void **)&p->contribs, p->ncontribs, &p->cap_contribs, sizeof *p->contribs);
+    if (rc) return rc;
+    uint64_t off = wire_get_u(r), mult = wire_get_u(r);
+    if (r->failed || off > p->redsize || size > p->redsize - off || mult > UINT32_MAX)
+      return bad("reduction contribution");
+    p->contribs[p->ncontribs++] = (part_contrib){off, (uint32_t)mult};
+  }
+  return CDAG_OK;
+}
+
+static int read_reds(sched_part *p, wire_reader *r) {
+  uint64_t n = wire_get_u(r);
+  if (!count_ok(r, n)) return bad("reductions");
+  p->reds = calloc(n ? n : 1, sizeof *p->reds);
+  if (!p->reds) return CDAG_NOMEM("schedule reductions");
+  p->nreds = (int64_t)n;
+  int rc = CDAG_OK;
+  for (uint64_t k = 0; k < n && !rc; k++) rc = read_red(p, r, &p->reds[k]);
+  return rc;
+}
+
+/* ---- whole parts ---- */
+
+static void put_header(wire_buf *out, int mode) {
+  wire_put_u(out, PART_MAGIC);
+  wire_put_u(out, PART_VERSION);
+  wire_put_u(out, (uint64_t)mode);
+}
+
+static void put_section(wire_buf *out, int64_t n, const wire_buf *sec) {
+  wire_put_u(out, (uint64_t)n);
+  wire_put_bytes(out, sec->buf, sec->len);
+}
+
+int part_assemble(const part_writer *w, const kern_model *m, wire_buf *out) {
+  put_header(out, PART_PLAN);
+  wire_put_u(out, bits_of(m->alpha));
+  wire_put_u(out, bits_of(m->beta));
+  wire_put_u(out, (uint64_t)(m->blocks > 0 ? m->blocks : 0));
+  put_section(out, w->ncolls, &w->colls);
+  put_section(out, w->nout, &w->out);
+  put_section(out, w->nin, &w->in);
+  put_section(out, w->ncopies, &w->copies);
+  wire_put_u(out, w->redsize);
+  put_section(out, w->nreds, &w->reds);
+  int rc = wire_done(&w->colls);
+  if (!rc) rc = wire_done(&w->out);
+  if (!rc) rc = wire_done(&w->in);
+  if (!rc) rc = wire_done(&w->copies);
+  if (!rc) rc = wire_done(&w->reds);
+  return rc ? rc : wire_done(out);
+}
+
+void part_writer_free(part_writer *w) {
+  wire_free(&w->colls);
+  wire_free(&w->out);
+  wire_free(&w->in);
+  wire_free(&w->copies);
+  wire_free(&w->reds);
+}
+
+int part_graph_write(wire_buf *out, int64_t nops, const int32_t *tags, int64_t ntags) {
+  put_header(out, PART_GRAPH);
+  wire_put_u(out, (uint64_t)nops);
+  wire_put_u(out, (uint64_t)ntags);
+  for (int64_t k = 0; k < ntags; k++) wire_put_u(out, (uint64_t)tags[k]);
+  return wire_done(out);
+}
+
+static int read_graph(sched_part *p, wire_reader *r) {
+  p->nops = (int64_t)wire_get_u(r);
+  uint64_t n = wire_get_u(r);
+  if (!count_ok(r, n) || p->nops < 0) return bad("graph header");
+  p->tags = malloc((size_t)(n ? n : 1) * sizeof *p->tags);
+  if (!p->tags) return CDAG_NOMEM("schedule tags");
+  p->ntags = (int64_t)n;
+  for (uint64_t k = 0; k < n; k++) {
+    uint64_t t = wire_get_u(r);
+    if (r->failed || t > INT32_MAX) return bad("tag");
+    p->tags[k] = (int32_t)t;
+  }
+  return CDAG_OK;
+}
+
+static int read_model(sched_part *p, wire_reader *r) {
+  p->model.alpha = double_of(wire_get_u(r));
+  p->model.beta = double_of(wire_get_u(r));
+  uint64_t blocks = wire_get_u(r);
+  if (r->failed || !(p->model.alpha > 0) || !(p->model.beta > 0) || blocks > INT32_MAX) return bad("cost model");
+  p->model.blocks = (int)blocks;
+  return CDAG_OK;
+}
+
+static int read_plan(sched_part *p, wire_reader *r, int nprocs) {
+  int rc = read_model(p, r);
+  uint64_t nc = rc ? 0 : wire_get_u(r);
+  if (!rc && !count_ok(r, nc)) rc = bad("collectives");
+  if (!rc && !(p->colls = calloc(nc ? nc : 1, sizeof *p->colls))) rc = CDAG_NOMEM("schedule collectives");
+  if (!rc) p->ncolls = (int64_t)nc;
+  for (uint64_t k = 0; k < nc && !rc; k++) rc = read_coll(p, r, &p->colls[k], nprocs);
+  if (!rc) rc = read_pairs(p, r, nprocs, &p->out, &p->nout);
+  if (!rc) rc = read_pairs(p, r, nprocs, &p->in, &p->nin);
+  if (!rc) rc = read_copies(p, r);
+  if (!rc) {
+    p->redsize = wire_get_u(r);
+    rc = r->failed ? bad("reduction buffer") : read_reds(p, r);
+  }
+  return rc;
+}
+
+int part_read(const uint8_t *buf, int64_t len, int nprocs, sched_part *p) {
+  memset(p, 0, sizeof *p);
+  wire_reader r;
+  wire_reader_init(&r, buf, len);
+  uint64_t magic = wire_get_u(&r), version = wire_get_u(&r), mode = wire_get_u(&r);
+  if (r.failed || magic != PART_MAGIC) return bad("not a schedule part");
+  if (version != PART_VERSION)
+    return cdag__error(CDAG_ERR_FORMAT, "schedule part: version %llu, this library reads version %u (ranks run "
+                       "different builds of cdag?)", (unsigned long long)version, PART_VERSION);
+  if (mode != PART_GRAPH && mode != PART_PLAN) return bad("mode");
+  p->mode = (int)mode;
+  int rc = p->mode == PART_PLAN ? read_plan(p, &r, nprocs) : read_graph(p, &r);
+  if (!rc && r.failed) rc = bad("truncated");
+  if (!rc && r.p != r.end) rc = bad("trailing bytes");
+  return rc;
+}
+
+void part_free(sched_part *p) {
+  free(p->tags); free(p->pieces); free(p->slots); free(p->colls); free(p->members); free(p->map);
+  free(p->counts); free(p->out); free(p->in); free(p->copies); free(p->reds); free(p->contribs);
+  memset(p, 0, sizeof *p);
+}

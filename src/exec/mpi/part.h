@@ -1,0 +1,121 @@
+/* cdag — src/exec/mpi/part.h: the schedule part, the bytes the compiling rank sends each rank.
+ *
+ * A part holds only what one rank does. The compiling rank writes it (schedule.c for plans,
+ * baseline.c for graphs run as written) with the part_*_put functions below; each rank
+ * decodes its own with part_read and builds its schedule from the decoded form (run.c,
+ * baseline.c). Writer and reader of every record are side by side in part.c, so the schema
+ * below is the only description of the bytes. No MPI here.
+ *
+ * Schema, version PART_VERSION. Every field is a LEB128 varint (ir/wire.h); (s) marks a
+ * zigzag (signed) one, (f) a double's 64 bits. Counts come before the records they count.
+ *
+ *   part   := MAGIC VERSION mode (graph | plan)
+ *   graph  := nops tag*                 one tag per send and recv of the rank, in op order
+ *   plan   := model ncolls coll* nout pair* nin pair* ncopies copy* redsize nreds red*
+ *   model  := alpha(f) beta(f) blocks   the cost model of cdag's kernels, the same on every rank
+ *   coll   := method kind type op rootm(s) setid(s) n member*n (only when setid >= 0)
+ *             me nsend nrecv slot*(nsend + nrecv)
+ *             [alg count*n]             method SM_KERNEL: algorithm, every member's send bytes
+ *             [(send+1 recv+1)*n]       method SM_ALLTOALLW: per member, which of my send
+ *                                       slots goes to it and which recv slot comes from it
+ *                                       (0: none)
+ *   slot   := npieces (addr_delta(s) len)*   addresses relative to the end of the previous
+ *                                            piece of the slot
+ *   pair   := peer npieces (space addr len)*   one message to (out) or from (in) peer
+ *   copy   := dst_space dst len src     a byte move at this rank
+ *   red    := dst count type op n (off mult)*n   dst = op over contributions at off in the
+ *                                       reduction buffer, each counted mult times
+ *
+ * Versions: 1 had no version field and no model; 2 adds both. A reader refuses every other
+ * version with CDAG_ERR_FORMAT naming the two versions, so ranks running different builds of
+ * the library fail together instead of misreading each other. Decoding checks every count
+ * and bound: a corrupt part is CDAG_ERR_FORMAT, never a crash. Cost: O(part bytes). */
+#ifndef CDAG_EXEC_MPI_PART_H
+#define CDAG_EXEC_MPI_PART_H
+
+#include "detect/detect.h"
+#include "exec/model/model.h"
+#include "ir/wire.h"
+
+#define PART_MAGIC 0xcd5cu
+#define PART_VERSION 2u
+
+enum { PART_GRAPH = 0, PART_PLAN = 1 };
+/* How a collective runs (decided at the root from its kind and slot sizes). */
+enum { SM_BARRIER, SM_BCAST, SM_ALLREDUCE, SM_REDUCE, SM_REDSCAT, SM_ALLTOALLW, SM_ALLGATHERV,
+       SM_KERNEL /* one of cdag's kernels (kernel.h), as plan->choices says */ };
+/* Where a piece lives on its rank: user memory or the schedule's reduction buffer. */
+enum { SP_USER = 0, SP_RED = 1 };
+
+typedef struct { int space; uint64_t addr, len; } part_piece;
+typedef struct { int64_t first, n; uint64_t bytes; } part_slot;   /* pieces[first..+n) */
+typedef struct {
+  int method, kind, type, op, rootm, n, me, nsend, nrecv;
+  int64_t setid;                 /* member set (-1: the whole communicator) */
+  int64_t members_first;         /* into members (setid >= 0) */
+  int64_t slot_first;            /* nsend send slots, then nrecv recv slots */
+  int64_t map_first;             /* SM_ALLTOALLW: 2 entries per member into map */
+  int alg;                       /* SM_KERNEL: kern_alg */
+  int64_t counts_first;          /* SM_KERNEL: n entries into counts */
+} part_coll;
+typedef struct { int peer; int64_t first, n; } part_pair;          /* pieces[first..+n) */
+typedef struct { int dst_space; uint64_t dst, src, len; } part_copy;
+typedef struct { uint64_t dst, count; int type, op; int64_t first, n; } part_red;  /* contribs */
+typedef struct { uint64_t off; uint32_t mult; } part_contrib;
+
+/* A decoded part. */
+typedef struct {
+  int mode;                      /* PART_GRAPH or PART_PLAN */
+  /* graph */
+  int64_t nops, ntags;  int32_t *tags;
+  /* plan */
+  kern_model model;
+  part_piece *pieces;    int64_t npieces, cap_pieces;
+  part_slot *slots;      int64_t nslots, cap_slots;
+  part_coll *colls;      int64_t ncolls;
+  int32_t *members;      int64_t nmembers, cap_members;
+  int32_t *map;          int64_t nmap, cap_map;
+  uint64_t *counts;      int64_t ncounts, cap_counts;
+  part_pair *out, *in;   int64_t nout, nin;
+  part_copy *copies;     int64_t ncopies;
+  uint64_t redsize;      /* bytes of the reduction buffer */
+  part_red *reds;        int64_t nreds;
+  part_contrib *contribs; int64_t ncontribs, cap_contribs;
+} sched_part;
+
+/* Decodes a part written for one of nprocs ranks into *p (zeroed first; part_free it, also
+   on error). graph parts of a rank with nops ops: the caller checks p->nops. */
+int part_read(const uint8_t *buf, int64_t len, int nprocs, sched_part *p);
+void part_free(sched_part *p);
+
+/* ---- writing ---- */
+
+/* A plan part while it is written: its sections grow independently (a collective touches
+   every member's colls, a message its sender's out and its receiver's in). */
+typedef struct {
+  wire_buf colls, out, in, copies, reds;
+  int64_t ncolls, nout, nin, ncopies, nreds;
+  uint64_t redsize;
+} part_writer;
+
+/* coll: the header up to nrecv (counted); then nsend + nrecv part_slot_put, then
+   part_kernel_put or n part_map_put as the method asks. */
+void part_coll_put(part_writer *w, const part_coll *c, const int32_t *members);
+void part_slot_put(part_writer *w, const det_piece *pieces, int32_t n);
+void part_kernel_put(part_writer *w, int alg, const uint64_t *counts, int n);
+void part_map_put(part_writer *w, int send_slot1, int recv_slot1);
+/* pair: out (1) or in (0), then npieces part_pair_piece calls on the same direction. */
+void part_pair_put(part_writer *w, int out, int peer, int64_t npieces);
+void part_pair_piece(part_writer *w, int out, int space, uint64_t addr, uint64_t len);
+void part_copy_put(part_writer *w, const part_copy *c);
+/* red: the header with r->n (counted), then r->n part_contrib_put. */
+void part_red_put(part_writer *w, const part_red *r);
+void part_contrib_put(part_writer *w, uint64_t off, uint32_t mult);
+/* The whole part, with the model its kernels use: CDAG_OK or CDAG_ERR_NOMEM. */
+int part_assemble(const part_writer *w, const kern_model *m, wire_buf *out);
+void part_writer_free(part_writer *w);
+
+/* A graph part: nops ops, the tags of its sends and recvs. */
+int part_graph_write(wire_buf *out, int64_t nops, const int32_t *tags, int64_t ntags);
+
+#endif

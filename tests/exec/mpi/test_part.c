@@ -1,0 +1,220 @@
+/* cdag tests — tests/exec/mpi/test_part.c: the schedule part (src/exec/mpi/part.h), no MPI.
+ *
+ * Round trips: a plan part holding every record kind (a kernel collective on a member set,
+ * an Alltoallw collective with its slot map, messages both ways, copies, reductions with
+ * contributions, the cost model) and a graph part are written and read back field by field.
+ * Damage: every truncation of a part and every one-byte change is CDAG_ERR_FORMAT or reads
+ * back (never a crash: run under the sanitizers), another version is refused naming both
+ * versions. Real plans: the parts sched_parts_from_plan writes for detected collectives
+ * and a residual message read back, and the ranks' parts agree with each other (every
+ * message out has its message in, every member holds the collective). */
+#include <string.h>
+
+#include "check_main.h"
+#include "exec/mpi/schedule.h"
+#include "support/support.h"
+
+static const det_piece SEND0[] = {{0x1000, 8}, {0x1010, 8}};
+static const det_piece RECV0[] = {{0x2000, 16}};
+static const int32_t MEMBERS[] = {3, 1, 2};
+static const uint64_t COUNTS[] = {16, 16, 16};
+
+/* Writes the plan part the round trip reads back. */
+static void write_plan_part(wire_buf *out) {
+  part_writer w = {0};
+  part_coll k = {.method = SM_KERNEL, .kind = DET_ALLREDUCE, .type = CDAG_INT32, .op = CDAG_SUM, .rootm = -1,
+                 .n = 3, .me = 1, .nsend = 1, .nrecv = 1, .setid = 0};
+  part_coll_put(&w, &k, MEMBERS);
+  part_slot_put(&w, SEND0, 2);
+  part_slot_put(&w, RECV0, 1);
+  part_kernel_put(&w, KERN_ALG_CENSUS, COUNTS, 3);
+  part_coll a = {.method = SM_ALLTOALLW, .kind = DET_ALLTOALL, .type = 0, .op = 0, .rootm = -1,
+                 .n = 2, .me = 0, .nsend = 2, .nrecv = 2, .setid = -1};
+  part_coll_put(&w, &a, NULL);
+  for (int s = 0; s < 4; s++) part_slot_put(&w, s % 2 ? RECV0 : SEND0, s % 2 ? 1 : 2);
+  part_map_put(&w, 1, 0);
+  part_map_put(&w, 2, 2);
+  part_pair_put(&w, 1, 2, 2);
+  part_pair_piece(&w, 1, SP_USER, 0x3000, 4);
+  part_pair_piece(&w, 1, SP_USER, 0x3008, 4);
+  part_pair_put(&w, 0, 0, 1);
+  part_pair_piece(&w, 0, SP_RED, 8, 4);
+  part_copy_put(&w, &(part_copy){SP_USER, 0x4000, 0x4100, 32});
+  part_copy_put(&w, &(part_copy){SP_RED, 0, 0x3000, 4});
+  w.redsize = 12;
+  part_red_put(&w, &(part_red){.dst = 0x5000, .count = 1, .type = CDAG_INT32, .op = CDAG_MAX, .n = 3});
+  part_contrib_put(&w, 0, 1);
+  part_contrib_put(&w, 4, 2);
+  part_contrib_put(&w, 8, 1);
+  kern_model m = {2.5e-6, 3e-10, 7};
+  ck_assert_int_eq(part_assemble(&w, &m, out), CDAG_OK);
+  part_writer_free(&w);
+}
+
+static void check_piece(const sched_part *p, int64_t k, int space, uint64_t addr, uint64_t len) {
+  ck_assert_int_eq(p->pieces[k].space, space);
+  ck_assert_uint_eq(p->pieces[k].addr, addr);
+  ck_assert_uint_eq(p->pieces[k].len, len);
+}
+
+START_TEST(plan_part_round_trip) {
+  wire_buf out = {0};
+  write_plan_part(&out);
+  sched_part p;
+  ck_assert_int_eq(part_read(out.buf, out.len, 4, &p), CDAG_OK);
+  ck_assert_int_eq(p.mode, PART_PLAN);
+  ck_assert(p.model.alpha == 2.5e-6 && p.model.beta == 3e-10 && p.model.blocks == 7);
+  ck_assert_int_eq(p.ncolls, 2);
+  const part_coll *k = &p.colls[0], *a = &p.colls[1];
+  ck_assert(k->method == SM_KERNEL && k->kind == DET_ALLREDUCE && k->type == CDAG_INT32 && k->op == CDAG_SUM);
+  ck_assert(k->rootm == -1 && k->n == 3 && k->me == 1 && k->nsend == 1 && k->nrecv == 1 && k->setid == 0);
+  ck_assert_int_eq(k->alg, KERN_ALG_CENSUS);
+  for (int j = 0; j < 3; j++) {
+    ck_assert_int_eq(p.members[k->members_first + j], MEMBERS[j]);
+    ck_assert_uint_eq(p.counts[k->counts_first + j], COUNTS[j]);
+  }
+  const part_slot *s0 = &p.slots[k->slot_first], *r0 = s0 + 1;
+  ck_assert(s0->n == 2 && s0->bytes == 16 && r0->n == 1 && r0->bytes == 16);
+  check_piece(&p, s0->first, SP_USER, 0x1000, 8);
+  check_piece(&p, s0->first + 1, SP_USER, 0x1010, 8);
+  check_piece(&p, r0->first, SP_USER, 0x2000, 16);
+  ck_assert(a->method == SM_ALLTOALLW && a->kind == DET_ALLTOALL && a->n == 2 && a->setid == -1);
+  ck_assert_int_eq(a->slot_first, 2);
+  int32_t map[4] = {1, 0, 2, 2};
+  for (int j = 0; j < 4; j++) ck_assert_int_eq(p.map[a->map_first + j], map[j]);
+  ck_assert(p.nout == 1 && p.out[0].peer == 2 && p.out[0].n == 2);
+  check_piece(&p, p.out[0].first, SP_USER, 0x3000, 4);
+  check_piece(&p, p.out[0].first + 1, SP_USER, 0x3008, 4);
+  ck_assert(p.nin == 1 && p.in[0].peer == 0 && p.in[0].n == 1);
+  check_piece(&p, p.in[0].first, SP_RED, 8, 4);
+  ck_assert_int_eq(p.ncopies, 2);
+  ck_assert(p.copies[0].dst_space == SP_USER && p.copies[0].dst == 0x4000 && p.copies[0].src == 0x4100 &&
+            p.copies[0].len == 32);
+  ck_assert(p.copies[1].dst_space == SP_RED && p.copies[1].dst == 0 && p.copies[1].src == 0x3000);
+  ck_assert_uint_eq(p.redsize, 12);
+  ck_assert(p.nreds == 1 && p.reds[0].dst == 0x5000 && p.reds[0].count == 1 && p.reds[0].type == CDAG_INT32 &&
+            p.reds[0].op == CDAG_MAX && p.reds[0].n == 3 && p.reds[0].first == 0);
+  ck_assert(p.ncontribs == 3 && p.contribs[1].off == 4 && p.contribs[1].mult == 2 && p.contribs[2].off == 8);
+  part_free(&p);
+  wire_free(&out);
+}
+END_TEST
+
+START_TEST(graph_part_round_trip) {
+  int32_t tags[] = {0, 5, 32767, 1};
+  wire_buf out = {0};
+  ck_assert_int_eq(part_graph_write(&out, 9, tags, 4), CDAG_OK);
+  sched_part p;
+  ck_assert_int_eq(part_read(out.buf, out.len, 2, &p), CDAG_OK);
+  ck_assert(p.mode == PART_GRAPH && p.nops == 9 && p.ntags == 4);
+  for (int k = 0; k < 4; k++) ck_assert_int_eq(p.tags[k], tags[k]);
+  part_free(&p);
+  wire_free(&out);
+}
+END_TEST
+
+/* Every prefix fails; every one-byte change fails cleanly or reads (no crash, no leak). */
+START_TEST(damaged_parts_fail_cleanly) {
+  wire_buf out = {0};
+  write_plan_part(&out);
+  sched_part p;
+  for (int64_t n = 0; n < out.len; n++) {
+    ck_assert_int_eq(part_read(out.buf, n, 4, &p), CDAG_ERR_FORMAT);
+    part_free(&p);
+  }
+  ck_assert_int_lt(out.len, 4096);
+  uint8_t copy[4096];
+  for (int64_t i = 0; i < out.len; i++)
+    for (int v = 0; v < 256; v += 17) {
+      memcpy(copy, out.buf, (size_t)out.len);
+      copy[i] = (uint8_t)v;
+      int rc = part_read(copy, out.len, 4, &p);
+      ck_assert(rc == CDAG_OK || rc == CDAG_ERR_FORMAT);
+      part_free(&p);
+    }
+  /* more members than ranks */
+  ck_assert_int_eq(part_read(out.buf, out.len, 2, &p), CDAG_ERR_FORMAT);
+  part_free(&p);
+  wire_free(&out);
+}
+END_TEST
+
+START_TEST(other_versions_are_refused) {
+  wire_buf out = {0};
+  wire_put_u(&out, PART_MAGIC);
+  wire_put_u(&out, PART_VERSION + 1);
+  wire_put_u(&out, PART_GRAPH);
+  wire_put_u(&out, 0);
+  wire_put_u(&out, 0);
+  sched_part p;
+  ck_assert_int_eq(part_read(out.buf, out.len, 1, &p), CDAG_ERR_FORMAT);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "version 3, this library reads version 2"));
+  part_free(&p);
+  wire_free(&out);
+  wire_put_u(&out, 0xbeef);
+  ck_assert_int_eq(part_read(out.buf, out.len, 1, &p), CDAG_ERR_FORMAT);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "not a schedule part"));
+  part_free(&p);
+  wire_free(&out);
+}
+END_TEST
+
+/* The parts of a real plan: a bcast, an allreduce and a residual message on 5 ranks. */
+START_TEST(parts_of_a_real_plan_agree) {
+  enum { P = 5 };
+  cdag_graph *g;
+  CK_OK(cdag_graph_create_global(P, &g));
+  gen_set all = {0, 1, P};
+  gen_bufs b = {0x1000, 0x2000, 0x3000, 1};
+  CK_OK(gen_bcast_binomial(g, &all, 0, 4096, &b));
+  gen_bufs b2 = {0x10000, 0x20000, 0x30000, 2};
+  CK_OK(gen_allreduce_ring(g, &all, 16, &b2));
+  CK_OK(cdag_rank_send(g, 1, 0x50000, 24, 3, 9, NULL));
+  CK_OK(cdag_rank_recv(g, 3, 0x60000, 24, 1, 9, NULL));
+  cdag_plan *pl;
+  kern_model m = kern_model_builtin();
+  CK_OK(pipeline_plan(g, NULL, &m, KERN_POLICY_CDAG, &pl));
+  ck_assert_int_ge(pl->ncolls, 2);
+  wire_buf parts[P] = {{0}};
+  CK_OK(sched_parts_from_plan(pl, &m, parts));
+  int64_t colls = 0, out = 0, in = 0, kernels = 0, out_bytes = 0, in_bytes = 0;
+  for (int r = 0; r < P; r++) {
+    sched_part p;
+    CK_OK(part_read(parts[r].buf, parts[r].len, P, &p));
+    ck_assert(p.model.alpha == m.alpha && p.model.beta == m.beta);
+    colls += p.ncolls;
+    out += p.nout;
+    in += p.nin;
+    for (int64_t c = 0; c < p.ncolls; c++) kernels += p.colls[c].method == SM_KERNEL;
+    for (int64_t k = 0; k < p.nout; k++)
+      for (int64_t q = 0; q < p.out[k].n; q++) out_bytes += (int64_t)p.pieces[p.out[k].first + q].len;
+    for (int64_t k = 0; k < p.nin; k++)
+      for (int64_t q = 0; q < p.in[k].n; q++) in_bytes += (int64_t)p.pieces[p.in[k].first + q].len;
+    part_free(&p);
+    wire_free(&parts[r]);
+  }
+  int64_t members = 0;
+  for (int64_t c = 0; c < pl->ncolls; c++) members += pl->colls[c].nranks;
+  ck_assert_int_eq(colls, members);
+  ck_assert_int_eq(kernels, members);   /* policy cdag: both run as cdag kernels */
+  ck_assert_int_eq(out, in);
+  ck_assert_int_eq(out_bytes, in_bytes);
+  ck_assert_int_ge(out_bytes, 24);
+  cdag_plan_free(&pl);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+Suite *cdag_part_suite(void) {
+  Suite *s = suite_create("part");
+  TCase *t = tcase_create("part");
+  tcase_add_test(t, plan_part_round_trip);
+  tcase_add_test(t, graph_part_round_trip);
+  tcase_add_test(t, damaged_parts_fail_cleanly);
+  tcase_add_test(t, other_versions_are_refused);
+  tcase_add_test(t, parts_of_a_real_plan_agree);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+CDAG_CHECK_MAIN(cdag_part_suite)
