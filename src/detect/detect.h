@@ -87,6 +87,7 @@ struct cdag_plan {
   int64_t nranks;   int32_t *ranks;
   int64_t niovs;    det_iov *iovs;
   int64_t npieces;  det_piece *pieces;
+  int64_t cap_colls, cap_ranks, cap_iovs, cap_pieces;   /* room while plan.c appends */
   /* residual */
   int64_t nxfers;   df_xfer *xfers;     /* residual transfers, grouped by message */
   int64_t nmsgs;    det_msg *msgs;

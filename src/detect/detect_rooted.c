@@ -137,12 +137,7 @@ static int32_t vector_min(const det_state *st) {
 }
 
 static int push_candidate(rooted_state *rs, candidate c) {
-  if (rs->nc == rs->ccap) {
-    rs->ccap = rs->ccap ? rs->ccap * 2 : 256;
-    candidate *n = realloc(rs->c, (size_t)rs->ccap * sizeof *n);
-    if (!n) return CDAG_NOMEM("detection");
-    rs->c = n;
-  }
+  IR_GROW(rs->c, rs->nc, rs->ccap, 1, "detection");
   rs->c[rs->nc++] = c;
   return CDAG_OK;
 }

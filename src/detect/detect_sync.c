@@ -33,13 +33,8 @@ static int full_sync_found(const det_state *st) {
 static int keep_sync(det_state *st, int32_t src, int32_t dst) {
   for (int64_t i = st->nsyncs; i > 0 && i > st->nsyncs - 8; i--) /* cheap dedupe of repeats */
     if (st->syncs[2 * (i - 1)] == src && st->syncs[2 * (i - 1) + 1] == dst) return CDAG_OK;
-  if (st->nsyncs == st->synccap) {
-    int64_t cap = st->synccap ? st->synccap * 2 : 64;
-    int32_t *s = realloc(st->syncs, (size_t)cap * 2 * sizeof *s);
-    if (!s) return CDAG_NOMEM("syncs");
-    st->syncs = s;
-    st->synccap = cap;
-  }
+  int rc = ir_grow((void **)&st->syncs, st->nsyncs, &st->synccap, 1, 2 * sizeof *st->syncs, "syncs");
+  if (rc) return rc;
   st->syncs[2 * st->nsyncs] = src;
   st->syncs[2 * st->nsyncs + 1] = dst;
   st->nsyncs++;

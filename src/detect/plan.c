@@ -156,9 +156,8 @@ static int proto_pieces(const det_state *st, piece_buf *b, const det_proto *pr, 
 /* The collective's slot iovs, all empty. */
 static int reserve_iovs(cdag_plan *p, det_coll *c) {
   int64_t nslots = (int64_t)c->nranks * (c->nsend_slots + c->nrecv_slots);
-  det_iov *iv = realloc(p->iovs, (size_t)(p->niovs + nslots + 1) * sizeof *iv);
-  if (!iv) return CDAG_NOMEM("plan");
-  p->iovs = iv;
+  int rc = ir_grow((void **)&p->iovs, p->niovs, &p->cap_iovs, nslots, sizeof *p->iovs, "plan");
+  if (rc) return rc;
   c->send_first = p->niovs;
   c->recv_first = p->niovs + (int64_t)c->nranks * c->nsend_slots;
   for (int64_t i = 0; i < nslots; i++) p->iovs[p->niovs + i] = (det_iov){.first = 0, .n = 0, .bytes = 0};
@@ -175,10 +174,7 @@ static int reserve_pieces(cdag_plan *p, const det_coll *c) {
     p->iovs[i].n = 0;
   }
   if (at > UINT32_MAX) return cdag__error(CDAG_ERR_UNSUPPORTED, "plan: more than 2^32 pieces in collectives");
-  det_piece *pc = realloc(p->pieces, (size_t)(at + 1) * sizeof *pc);
-  if (!pc) return CDAG_NOMEM("plan");
-  p->pieces = pc;
-  return CDAG_OK;
+  return ir_grow((void **)&p->pieces, p->npieces, &p->cap_pieces, at - p->npieces, sizeof *p->pieces, "plan");
 }
 
 /* Joins adjacent pieces of each slot (a block sent in parts is one piece), compacting. */
@@ -202,12 +198,8 @@ static int build_collective(det_state *st, cdag_plan *p, const int64_t *group, i
   const det_proto *pr = &st->protos[group[0]];
   const int32_t *mem = st->members + pr->members_first;
   int32_t n = pr->nmembers;
-  det_coll *cs = realloc(p->colls, (size_t)(p->ncolls + 1) * sizeof *cs);
-  if (!cs) return CDAG_NOMEM("plan");
-  p->colls = cs;
-  int32_t *rk = realloc(p->ranks, (size_t)(p->nranks + n) * sizeof *rk);
-  if (!rk) return CDAG_NOMEM("plan");
-  p->ranks = rk;
+  IR_GROW(p->colls, p->ncolls, p->cap_colls, 1, "plan");
+  IR_GROW(p->ranks, p->nranks, p->cap_ranks, n, "plan");
   det_coll *c = &p->colls[p->ncolls];
   *c = (det_coll){.kind = pr->kind, .root = pr->root, .nranks = n, .ranks_first = p->nranks, .type = -1, .op = -1};
   memcpy(p->ranks + p->nranks, mem, (size_t)n * sizeof *mem);
@@ -391,12 +383,8 @@ static int64_t merge_run(span *e, int64_t i, int64_t j) {
 }
 
 static int push_snap(cdag_plan *p, int64_t *cap, int32_t rank, uint64_t lo, uint64_t hi) {
-  if (p->nsnaps == *cap) {
-    *cap = *cap ? *cap * 2 : 64;
-    det_range *r = realloc(p->snaps, (size_t)*cap * sizeof *r);
-    if (!r) return CDAG_NOMEM("snapshots");
-    p->snaps = r;
-  }
+  int rc = ir_grow((void **)&p->snaps, p->nsnaps, cap, 1, sizeof *p->snaps, "snapshots");
+  if (rc) return rc;
   p->snaps[p->nsnaps++] = (det_range){rank, lo, hi - lo};
   return CDAG_OK;
 }

@@ -385,13 +385,7 @@ static void note_range(reader *r, uint64_t addr, uint64_t len) {
 }
 
 static int push_fresh(reader *r, int32_t id) {
-  if (r->nfresh == r->freshcap) {
-    int64_t cap = r->freshcap ? r->freshcap * 2 : 256;
-    int32_t *f = realloc(r->fresh, (size_t)cap * sizeof *f);
-    if (!f) return CDAG_NOMEM("fresh buffers");
-    r->fresh = f;
-    r->freshcap = cap;
-  }
+  IR_GROW(r->fresh, r->nfresh, r->freshcap, 1, "fresh buffers");
   r->fresh[r->nfresh++] = id;
   return CDAG_OK;
 }
@@ -533,13 +527,7 @@ static int read_requires(reader *r, const token *after) {
   if (r->tok.kind != T_WORD) return expected(r, &r->tok, "a label");
   token before = r->tok;
   if ((rc = read_fields(r, 0, "end of line", &f))) return rc;
-  if (r->npend == r->pendcap) {
-    int64_t cap = r->pendcap ? r->pendcap * 2 : 64;
-    pending_dep *p = realloc(r->pend, (size_t)cap * sizeof *p);
-    if (!p) return CDAG_NOMEM("dependencies");
-    r->pend = p;
-    r->pendcap = cap;
-  }
+  IR_GROW(r->pend, r->npend, r->pendcap, 1, "dependencies");
   r->pend[r->npend].after = *after;
   r->pend[r->npend].before = before;
   r->npend++;

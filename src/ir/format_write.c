@@ -54,16 +54,7 @@ static int claim(writer *w, int32_t op, const char *name, int *rc) {
   }
   if (*pv) return 0;
   *pv = (void *)1;
-  if (w->names_len + len + 1 > w->names_cap) {
-    int64_t cap = w->names_cap * 2 + len + 1 + 4096;
-    char *n = realloc(w->names, (size_t)cap);
-    if (!n) {
-      *rc = CDAG_NOMEM("labels");
-      return 0;
-    }
-    w->names = n;
-    w->names_cap = cap;
-  }
+  if ((*rc = ir_grow((void **)&w->names, w->names_len, &w->names_cap, (int64_t)len + 1, 1, "labels"))) return 0;
   memcpy(w->names + w->names_len, name, (size_t)len + 1);
   w->name_off[op] = w->names_len;
   w->names_len += len + 1;

@@ -328,13 +328,7 @@ int ir_set_label(cdag_graph *g, int32_t op, const char *label, int64_t len) {
   int rc = ensure_opt(g, (void **)&g->label, sizeof *g->label, 0);
   if (rc) return rc;
   if (g->labels_len + len + 1 > UINT32_MAX - 1) return cdag__error(CDAG_ERR_ARG, "too many labels");
-  if (g->labels_len + len + 1 > g->labels_cap) {
-    int64_t cap = (g->labels_cap ? g->labels_cap * 2 : 1024) + len + 1;
-    char *l = realloc(g->labels, (size_t)cap);
-    if (!l) return CDAG_NOMEM("labels");
-    g->labels = l;
-    g->labels_cap = cap;
-  }
+  if ((rc = ir_grow((void **)&g->labels, g->labels_len, &g->labels_cap, (int64_t)len + 1, 1, "labels"))) return rc;
   memcpy(g->labels + g->labels_len, label, (size_t)len);
   g->labels[g->labels_len + len] = '\0';
   g->label[op] = (uint32_t)(g->labels_len + 1);

@@ -15,17 +15,8 @@
 
 static int wire_reserve(wire_buf *w, int64_t n) {
   if (w->failed) return 0;
-  if (w->len + n <= w->cap) return 1;
-  int64_t cap = w->cap ? w->cap * 2 : 256;
-  while (cap < w->len + n) cap *= 2;
-  uint8_t *b = realloc(w->buf, (size_t)cap);
-  if (!b) {
-    w->failed = 1;
-    return 0;
-  }
-  w->buf = b;
-  w->cap = cap;
-  return 1;
+  if (ir_grow((void **)&w->buf, w->len, &w->cap, n, 1, "wire buffer")) w->failed = 1;
+  return !w->failed;
 }
 
 void wire_put_u(wire_buf *w, uint64_t v) {

@@ -73,7 +73,7 @@ static int allgather_build(kern_op *op, kern_iov send, kern_iov recv) {
   if (rc == CDAG_OK) rc = allgather_rounds(op, work, m, rotated);
   if (rc != CDAG_OK) return rc;
   op->bytes = total;
-  snprintf(op->desc, sizeof op->desc, "allgather circulant p=%d steps=%d%s", op->p, op->nsteps,
+  snprintf(op->desc, sizeof op->desc, "allgather circulant p=%d steps=%lld%s", op->p, (long long)op->nsteps,
            rotated ? " packed" : "");
   return kern__finish(op);
 }

@@ -108,7 +108,7 @@ static int allgatherv_build(kern_op *op, const kern_group *g, kern_iov send, ker
   if (c.q > 0 && total > 0 && (rc = agv_rounds(op, &a)) != CDAG_OK) return rc;
   op->bytes = total;
   op->nblocks = n;
-  snprintf(op->desc, sizeof op->desc, "allgatherv circulant p=%d n=%d steps=%d", op->p, n, op->nsteps);
+  snprintf(op->desc, sizeof op->desc, "allgatherv circulant p=%d n=%d steps=%lld", op->p, n, (long long)op->nsteps);
   return kern__finish(op);
 }
 

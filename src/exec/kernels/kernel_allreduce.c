@@ -91,7 +91,7 @@ static int reduce_bcast_build(kern_op *op, const kern_group *g, kern_iov send, k
   rc = kern__circulant_steps(op, 0, n, count, es, acc, scratch, 1);
   if (rc == CDAG_OK) rc = kern__circulant_steps(op, 0, n, count, es, acc, NULL, 0);
   if (rc != CDAG_OK) return rc;
-  snprintf(op->desc, sizeof op->desc, "allreduce reduce+bcast p=%d n=%d steps=%d", op->p, n, op->nsteps);
+  snprintf(op->desc, sizeof op->desc, "allreduce reduce+bcast p=%d n=%d steps=%lld", op->p, n, (long long)op->nsteps);
   return kern__finish(op);
 }
 

@@ -92,7 +92,7 @@ static int bcast_build(kern_op *op, const kern_group *g, int root, kern_iov buf)
   op->nblocks = n;
   int rc = kern__circulant_steps(op, root, n, bytes, 1, work, NULL, 0);
   if (rc != CDAG_OK) return rc;
-  snprintf(op->desc, sizeof op->desc, "bcast circulant p=%d n=%d steps=%d", op->p, n, op->nsteps);
+  snprintf(op->desc, sizeof op->desc, "bcast circulant p=%d n=%d steps=%lld", op->p, n, (long long)op->nsteps);
   return kern__finish(op);
 }
 

@@ -57,15 +57,15 @@ struct kern_op {
   char desc[96];             /* kern_describe() */
   int *members;              /* comm rank of each member */
   void **owned;              /* memory released with the op (work, scratch, copies) */
-  int nowned, capowned;
+  int64_t nowned, capowned;
   kern_iov iovs[4];          /* copies of the caller's iovs (pieces owned) */
   int niovs;
   kern_copy pre[4], post[4]; /* packs before the rounds, unpacks after them */
   int npre, npost;
   kern_step *steps;          /* the rounds that have messages, in order */
-  int nsteps, capsteps;
+  int64_t nsteps, capsteps;
   MPI_Datatype *types;       /* derived datatypes to free */
-  int ntypes, captypes;
+  int64_t ntypes, captypes;
   MPI_Request *reqs;         /* persistent: each step's receive, then its send */
   int nreqs;
   kern_census *census;       /* census allreduce, else NULL */

@@ -58,7 +58,7 @@ static int reduce_build(kern_op *op, const kern_group *g, int root, kern_iov sen
   op->bytes = bytes;
   op->nblocks = n;
   if ((rc = kern__circulant_steps(op, root, n, count, es, acc, scratch, 1)) != CDAG_OK) return rc;
-  snprintf(op->desc, sizeof op->desc, "reduce circulant p=%d n=%d steps=%d", op->p, n, op->nsteps);
+  snprintf(op->desc, sizeof op->desc, "reduce circulant p=%d n=%d steps=%lld", op->p, n, (long long)op->nsteps);
   return kern__finish(op);
 }
 

@@ -60,29 +60,14 @@ int kern__open(const kern_group *g, const char *name, int tag, kern_op **out) {
 }
 
 unsigned char *kern__alloc(kern_op *op, uint64_t bytes) {
-  if (op->nowned == op->capowned) {
-    int cap = op->capowned ? 2 * op->capowned : 8;
-    void **p = realloc(op->owned, (size_t)cap * sizeof *p);
-    if (!p) return NULL;
-    op->owned = p;
-    op->capowned = cap;
-  }
+  if (ir_grow((void **)&op->owned, op->nowned, &op->capowned, 1, sizeof *op->owned, "kernel buffers")) return NULL;
   unsigned char *m = calloc(1, bytes ? (size_t)bytes : 1);
   if (m) op->owned[op->nowned++] = m;
   return m;
 }
 
 kern_step *kern__step(kern_op *op) {
-  if (op->nsteps == op->capsteps) {
-    int cap = op->capsteps ? 2 * op->capsteps : 16;
-    kern_step *s = realloc(op->steps, (size_t)cap * sizeof *s);
-    if (!s) {
-      CDAG_NOMEM("kernel rounds");
-      return NULL;
-    }
-    op->steps = s;
-    op->capsteps = cap;
-  }
+  if (ir_grow((void **)&op->steps, op->nsteps, &op->capsteps, 1, sizeof *op->steps, "kernel rounds")) return NULL;
   kern_step *s = &op->steps[op->nsteps++];
   memset(s, 0, sizeof *s);
   s->speer = s->rpeer = -1;
@@ -91,15 +76,9 @@ kern_step *kern__step(kern_op *op) {
 }
 
 int kern__keep_type(kern_op *op, MPI_Datatype t) {
-  if (op->ntypes == op->captypes) {
-    int cap = op->captypes ? 2 * op->captypes : 16;
-    MPI_Datatype *p = realloc(op->types, (size_t)cap * sizeof *p);
-    if (!p) {
-      MPI_Type_free(&t);
-      return CDAG_NOMEM("kernel datatypes");
-    }
-    op->types = p;
-    op->captypes = cap;
+  if (ir_grow((void **)&op->types, op->ntypes, &op->captypes, 1, sizeof *op->types, "kernel datatypes")) {
+    MPI_Type_free(&t);
+    return CDAG_ERR_NOMEM;
   }
   op->types[op->ntypes++] = t;
   return CDAG_OK;
@@ -108,7 +87,7 @@ int kern__keep_type(kern_op *op, MPI_Datatype t) {
 int kern__finish(kern_op *op) {
   op->reqs = malloc((size_t)(2 * op->nsteps + 1) * sizeof *op->reqs);
   if (!op->reqs) return CDAG_NOMEM("kernel requests");
-  for (int i = 0; i < op->nsteps; i++) {
+  for (int64_t i = 0; i < op->nsteps; i++) {
     kern_step *s = &op->steps[i];
     s->req = op->nreqs;
     if (s->rpeer >= 0) {
@@ -136,7 +115,7 @@ int kern_run(kern_op *op) {
     int rc = kern__census_run(op);
     if (rc != CDAG_OK) return rc;
   }
-  for (int i = 0; i < op->nsteps; i++) {
+  for (int64_t i = 0; i < op->nsteps; i++) {
     kern_step *s = &op->steps[i];
     if (s->nreq) {
       MPI_Status st[2];   /* not MPI_STATUSES_IGNORE: gcc's access attribute check rejects it */
@@ -155,8 +134,8 @@ int kern_free(kern_op **pop) {
   kern_op *op = *pop;
   for (int i = 0; i < op->nreqs; i++)
     if (op->reqs[i] != MPI_REQUEST_NULL) MPI_Request_free(&op->reqs[i]);
-  for (int i = 0; i < op->ntypes; i++) MPI_Type_free(&op->types[i]);
-  for (int i = 0; i < op->nowned; i++) free(op->owned[i]);
+  for (int64_t i = 0; i < op->ntypes; i++) MPI_Type_free(&op->types[i]);
+  for (int64_t i = 0; i < op->nowned; i++) free(op->owned[i]);
   free(op->owned);
   free(op->reqs);
   free(op->types);

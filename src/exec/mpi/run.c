@@ -108,13 +108,8 @@ static void bstate_free(bstate *b) {
 
 static int add_range(uint64_t **v, int64_t *n, int64_t *cap, uint64_t addr, uint64_t len) {
   if (!len) return CDAG_OK;
-  if (*n + 2 > *cap) {
-    int64_t c = *cap ? *cap * 2 : 64;
-    uint64_t *p = realloc(*v, (size_t)c * sizeof *p);
-    if (!p) return CDAG_NOMEM("snapshot ranges");
-    *v = p;
-    *cap = c;
-  }
+  int rc = ir_grow((void **)v, *n, cap, 2, sizeof **v, "snapshot ranges");
+  if (rc) return rc;
   (*v)[(*n)++] = addr;
   (*v)[(*n)++] = addr + len;
   return CDAG_OK;
