@@ -167,7 +167,7 @@ int df_sets_shift(df_sets *s, int32_t set, uint64_t shift, int32_t *id) {
 
 void df_sets_free(df_sets *s) {
   Word_t freed;
-  JLFA(freed, s->by_hash);
+  freed = JudyLFreeArray(&s->by_hash, PJE0);
   (void)freed;
   free(s->sets); free(s->chain); free(s->runs); free(s->tmp_in); free(s->tmp_out); free(s->ev);
   memset(s, 0, sizeof *s);

@@ -473,13 +473,13 @@ static void free_state(df_state *st) {
   if (st->maps)
     for (int r = 0; r < st->g->nprocs; r++) {
       Word_t freed;
-      JLFA(freed, st->maps[r]);
+      freed = JudyLFreeArray(&st->maps[r], PJE0);
       (void)freed;
     }
   free(st->maps); free(st->slots); free(st->pieces); free(st->segs); free(st->segs2); free(st->out);
   free(st->stash); free(st->stash_at);
   Word_t freed;
-  JLFA(freed, st->inflight);
+  freed = JudyLFreeArray(&st->inflight, PJE0);
   (void)freed;
   ir_trim_heap(); /* the maps' many small nodes */
 }

@@ -278,7 +278,7 @@ static void index_delete(piece_index *x, uint64_t lo) {
 
 static void index_clear(piece_index *x) {
   Word_t freed;
-  JLFA(freed, x->judy);
+  freed = JudyLFreeArray(&x->judy, PJE0);
   (void)freed;
   x->n = 0;
 }

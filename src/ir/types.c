@@ -3,6 +3,7 @@
  * Names and sizes of cdag_type / cdag_reduce_op, which ops are defined for which types (as
  * in MPI: bitwise and logical ops on integers only), and ir_reduce_apply(), the one
  * implementation of a local reduction used by the simulator and the executor. */
+#include <math.h>
 #include <string.h>
 
 #include "ir/ir.h"
@@ -42,7 +43,9 @@ int ir_rop_idempotent(int rop) {
 }
 
 /* One loop per (type, op): elements are copied through locals so buffers need no alignment.
-   Integer sums and products wrap (computed unsigned) so no input is undefined behaviour. */
+   Integer sums and products wrap: computed in uint64_t, whose products never overflow into
+   undefined behaviour (uint16_t operands would be promoted to int: 52937 * 52937 overflows),
+   and truncated to T. */
 #define APPLY_ARITH(T, U, EXPR)                            \
   for (uint64_t i = 0; i < count; i++) {                   \
     T a, b;                                                \
@@ -54,8 +57,8 @@ int ir_rop_idempotent(int rop) {
 
 #define APPLY_ALL_INT(T, U)                                                   \
   switch (rop) {                                                              \
-    case CDAG_SUM: APPLY_ARITH(T, U, (T)((U)b + (U)a)) break;                 \
-    case CDAG_PROD: APPLY_ARITH(T, U, (T)((U)b * (U)a)) break;                \
+    case CDAG_SUM: APPLY_ARITH(T, U, (T)(U)((uint64_t)(U)b + (uint64_t)(U)a)) break; \
+    case CDAG_PROD: APPLY_ARITH(T, U, (T)(U)((uint64_t)(U)b * (uint64_t)(U)a)) break; \
     case CDAG_MIN: APPLY_ARITH(T, U, a < b ? a : b) break;                    \
     case CDAG_MAX: APPLY_ARITH(T, U, a > b ? a : b) break;                    \
     case CDAG_BAND: APPLY_ARITH(T, U, (T)(b & a)) break;                      \
@@ -66,12 +69,45 @@ int ir_rop_idempotent(int rop) {
     case CDAG_LXOR: APPLY_ARITH(T, U, (T)(!b != !a)) break;                   \
   }
 
+/* Floating-point min and max are IEEE 754-2019's minimum and maximum: a NaN operand gives the
+   canonical quiet NaN (sign clear, payload zero), and -0 < +0. So defined they are
+   commutative and associative bit for bit: a rewrite that combines values in another order
+   (a collective, a tree) gives the bytes of the graph as written. C's a < b ? a : b is
+   neither (min(NaN, 1) is 1 but min(1, NaN) is NaN). */
+static float qnan_f(void) {
+  uint32_t u = 0x7fc00000u;
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+static double qnan_d(void) {
+  uint64_t u = 0x7ff8000000000000ull;
+  double d;
+  memcpy(&d, &u, sizeof d);
+  return d;
+}
+
+#define FMINMAX(T, QNAN)                                                    \
+  static T T##_max(T a, T b) {                                              \
+    if (a != a || b != b) return QNAN();                                    \
+    if (a == b) return signbit(a) ? b : a;                                  \
+    return a > b ? a : b;                                                   \
+  }                                                                         \
+  static T T##_min(T a, T b) {                                              \
+    if (a != a || b != b) return QNAN();                                    \
+    if (a == b) return signbit(a) ? a : b;                                  \
+    return a < b ? a : b;                                                   \
+  }
+FMINMAX(float, qnan_f)
+FMINMAX(double, qnan_d)
+
 #define APPLY_ALL_FLOAT(T)                                  \
   switch (rop) {                                            \
     case CDAG_SUM: APPLY_ARITH(T, T, b + a) break;          \
     case CDAG_PROD: APPLY_ARITH(T, T, b * a) break;         \
-    case CDAG_MIN: APPLY_ARITH(T, T, a < b ? a : b) break;  \
-    case CDAG_MAX: APPLY_ARITH(T, T, a > b ? a : b) break;  \
+    case CDAG_MIN: APPLY_ARITH(T, T, T##_min(a, b)) break;  \
+    case CDAG_MAX: APPLY_ARITH(T, T, T##_max(a, b)) break;  \
     default: break;                                         \
   }
 

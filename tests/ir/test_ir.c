@@ -4,6 +4,7 @@
  * the later op depend on the earlier; disjoint buffers and reads after reads stay
  * concurrent; explicit dependencies are kept; a file's backward `requires` reorders program
  * order; scratch regions merge. Plus every argument error of the global-graph API. */
+#include <math.h>
 #include <string.h>
 
 #include "check_main.h"
@@ -320,6 +321,71 @@ START_TEST(error_strings) {
 }
 END_TEST
 
+/* Bits of one double / float. */
+static uint64_t dbits(double d) {
+  uint64_t u;
+  memcpy(&u, &d, sizeof u);
+  return u;
+}
+
+static double dof(uint64_t u) {
+  double d;
+  memcpy(&d, &u, sizeof d);
+  return d;
+}
+
+/* min/max of floating point are IEEE 754-2019 minimum/maximum: NaN in, canonical NaN out;
+   -0 < +0. Every order of every triple gives the same bits (commutative and associative). */
+START_TEST(float_min_max_are_order_free) {
+  const double v[] = {1.0, -2.5, 0.0, -0.0, dof(0x7ff8000000000001ull) /* NaN, payload */,
+                      dof(0xfff8000000000000ull) /* -NaN */, INFINITY, -INFINITY};
+  const int n = (int)(sizeof v / sizeof *v);
+  for (int op = CDAG_MIN; op <= CDAG_MAX; op++)
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++) {
+        double ab = v[j], ba = v[i];
+        ir_reduce_apply(CDAG_DOUBLE, op, &v[i], &ab, 1);   /* ab = op(v[j], v[i]) */
+        ir_reduce_apply(CDAG_DOUBLE, op, &v[j], &ba, 1);
+        ck_assert_uint_eq(dbits(ab), dbits(ba));
+        if (isnan(v[i]) || isnan(v[j])) ck_assert_uint_eq(dbits(ab), 0x7ff8000000000000ull);
+        for (int k = 0; k < n; k++) {
+          double l = v[i], r = v[j];
+          ir_reduce_apply(CDAG_DOUBLE, op, &v[j], &l, 1);
+          ir_reduce_apply(CDAG_DOUBLE, op, &v[k], &l, 1);   /* (i op j) op k */
+          ir_reduce_apply(CDAG_DOUBLE, op, &v[k], &r, 1);   /* j op k */
+          double i2 = v[i];
+          ir_reduce_apply(CDAG_DOUBLE, op, &r, &i2, 1);     /* i op (j op k) */
+          ck_assert_uint_eq(dbits(l), dbits(i2));
+        }
+      }
+  double pz = 0.0, nz = -0.0;
+  ir_reduce_apply(CDAG_DOUBLE, CDAG_MAX, &nz, &pz, 1);
+  ck_assert(!signbit(pz));
+  pz = 0.0;
+  ir_reduce_apply(CDAG_DOUBLE, CDAG_MIN, &nz, &pz, 1);
+  ck_assert(signbit(pz));
+  float fn = NAN, f1 = 1.0f;
+  ir_reduce_apply(CDAG_FLOAT, CDAG_MAX, &fn, &f1, 1);
+  uint32_t fb;
+  memcpy(&fb, &f1, sizeof fb);
+  ck_assert_uint_eq(fb, 0x7fc00000u);
+}
+END_TEST
+
+/* 16-bit products wrap like the others (52937^2 overflowed int after promotion). */
+START_TEST(narrow_products_wrap) {
+  uint16_t a = 52937, b = 52937;
+  ir_reduce_apply(CDAG_UINT16, CDAG_PROD, &a, &b, 1);
+  ck_assert_uint_eq(b, (uint16_t)(52937u * 52937u));
+  int16_t c = -32768, d = -32768;
+  ir_reduce_apply(CDAG_INT16, CDAG_PROD, &c, &d, 1);
+  ck_assert_int_eq(d, 0);
+  int8_t e = 127, f = 127;
+  ir_reduce_apply(CDAG_INT8, CDAG_SUM, &e, &f, 1);
+  ck_assert_int_eq(f, -2);
+}
+END_TEST
+
 START_TEST(reduce_apply_types) {
   int32_t a[3] = {1, -5, 7}, b[3] = {10, 3, -7};
   ir_reduce_apply(CDAG_INT32, CDAG_SUM, a, b, 3);
@@ -560,6 +626,8 @@ Suite *cdag_ir_suite(void) {
   tcase_add_test(e, argument_errors);
   tcase_add_test(e, error_strings);
   tcase_add_test(e, reduce_apply_types);
+  tcase_add_test(e, float_min_max_are_order_free);
+  tcase_add_test(e, narrow_products_wrap);
   suite_add_tcase(s, e);
   return s;
 }

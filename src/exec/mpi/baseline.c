@@ -208,10 +208,14 @@ int engine_wait(cdag_schedule *s) {
     if ((rc = engine_drain(s))) return rc;
     if (e->ndone == e->nops && e->pending == 0) break;
     int outcount = 0;
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow" /* GCC misreads MPI_STATUSES_IGNORE as an array */
+#endif
     int mrc = MPI_Waitsome(s->nreqs, s->reqs, &outcount, e->idx, MPI_STATUSES_IGNORE);
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
     if (mrc != MPI_SUCCESS) return sched_mpi_error(mrc, "MPI_Waitsome", s->rank);
     if (outcount == MPI_UNDEFINED)
       return cdag__error(CDAG_ERR_STATE, "rank %d: baseline run stalled with %lld of %lld ops done", s->rank,

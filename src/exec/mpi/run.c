@@ -41,38 +41,43 @@ MPI_Datatype sched_mpi_type(int type) {
   return type >= 0 && type < 10 ? map[type] : MPI_DATATYPE_NULL;
 }
 
-/* MPICH 4.0.2 compares unsigned integers as signed for MPI_MAX / MPI_MIN (max(1, 2^31) is 1):
-   unsigned min/max go through ops of our own that compute them as cdag does. */
-static int unsigned_type(MPI_Datatype t) {
+/* Min and max go through ops of our own that compute them as cdag does (ir_reduce_apply):
+   MPICH 4.0.2 compares unsigned integers as signed for MPI_MAX / MPI_MIN (max(1, 2^31) is
+   1), and MPI leaves NaN and signed zeros to the implementation, while cdag defines them
+   (IEEE 754-2019 minimum/maximum) so every order of evaluation gives the same bytes. */
+static int own_type(MPI_Datatype t) {
   if (t == MPI_UINT8_T) return CDAG_UINT8;
   if (t == MPI_UINT16_T) return CDAG_UINT16;
   if (t == MPI_UINT32_T) return CDAG_UINT32;
   if (t == MPI_UINT64_T) return CDAG_UINT64;
+  if (t == MPI_FLOAT) return CDAG_FLOAT;
+  if (t == MPI_DOUBLE) return CDAG_DOUBLE;
   return -1;
 }
 
-static void unsigned_min(void *in, void *inout, int *len, MPI_Datatype *t) {
-  ir_reduce_apply(unsigned_type(*t), CDAG_MIN, in, inout, (uint64_t)*len);
+static void own_min(void *in, void *inout, int *len, MPI_Datatype *t) {
+  ir_reduce_apply(own_type(*t), CDAG_MIN, in, inout, (uint64_t)*len);
 }
 
-static void unsigned_max(void *in, void *inout, int *len, MPI_Datatype *t) {
-  ir_reduce_apply(unsigned_type(*t), CDAG_MAX, in, inout, (uint64_t)*len);
+static void own_max(void *in, void *inout, int *len, MPI_Datatype *t) {
+  ir_reduce_apply(own_type(*t), CDAG_MAX, in, inout, (uint64_t)*len);
 }
 
 /* The process's two user ops: created once (under the lock), freed at MPI_Finalize. */
-static MPI_Op unsigned_ops[2] = {MPI_OP_NULL, MPI_OP_NULL};
+static MPI_Op own_ops[2] = {MPI_OP_NULL, MPI_OP_NULL};
 
 void sched_ops_free(void) {
   for (int i = 0; i < 2; i++)
-    if (unsigned_ops[i] != MPI_OP_NULL) MPI_Op_free(&unsigned_ops[i]);
+    if (own_ops[i] != MPI_OP_NULL) MPI_Op_free(&own_ops[i]);
 }
 
 MPI_Op sched_mpi_op(int rop, int type) {
-  int is_unsigned = type == CDAG_UINT8 || type == CDAG_UINT16 || type == CDAG_UINT32 || type == CDAG_UINT64;
-  if (is_unsigned && (rop == CDAG_MIN || rop == CDAG_MAX)) {
-    MPI_Op *op = &unsigned_ops[rop == CDAG_MAX];
+  int own = type == CDAG_UINT8 || type == CDAG_UINT16 || type == CDAG_UINT32 || type == CDAG_UINT64 ||
+            type == CDAG_FLOAT || type == CDAG_DOUBLE;
+  if (own && (rop == CDAG_MIN || rop == CDAG_MAX)) {
+    MPI_Op *op = &own_ops[rop == CDAG_MAX];
     exec_lock();
-    if (*op == MPI_OP_NULL && MPI_Op_create(rop == CDAG_MIN ? unsigned_min : unsigned_max, 1, op) != MPI_SUCCESS)
+    if (*op == MPI_OP_NULL && MPI_Op_create(rop == CDAG_MIN ? own_min : own_max, 1, op) != MPI_SUCCESS)
       *op = MPI_OP_NULL;
     else
       exec_at_finalize();
@@ -817,12 +822,19 @@ static void run_copies(const sched_copy *c, int64_t n) {
   case CDAG_MIN: RED3(T, b_[i] < a_[i] ? b_[i] : a_[i]); return 1;     \
   default: return 0;                                                   \
   }
+/* Floating-point min/max have NaN and signed-zero rules: ir_reduce_apply does them. */
+#define RED3_FLT_OPS(T)                                                \
+  if (op == CDAG_SUM) {                                                \
+    RED3(T, a_[i] + b_[i]);                                            \
+    return 1;                                                          \
+  }                                                                    \
+  return 0;
 static int reduce3(int type, int op, const void *a, const void *b, void *dst, uint64_t n) {
   uintptr_t align = (uintptr_t)a | (uintptr_t)b | (uintptr_t)dst;
   if (align % (uintptr_t)ir_type_size(type)) return 0;
   switch (type) {
-  case CDAG_DOUBLE: RED3_OPS(double, double)
-  case CDAG_FLOAT: RED3_OPS(float, float)
+  case CDAG_DOUBLE: RED3_FLT_OPS(double)
+  case CDAG_FLOAT: RED3_FLT_OPS(float)
   case CDAG_INT32: RED3_OPS(int32_t, uint32_t)
   case CDAG_INT64: RED3_OPS(int64_t, uint64_t)
   case CDAG_UINT64: RED3_OPS(uint64_t, uint64_t)
@@ -830,6 +842,7 @@ static int reduce3(int type, int op, const void *a, const void *b, void *dst, ui
   }
 }
 #undef RED3_OPS
+#undef RED3_FLT_OPS
 #undef RED3
 
 /* dst = c0 op c1 op ... in contribution order (each counted mult times). */
@@ -880,10 +893,14 @@ int cdag_wait(cdag_schedule *s) {
   s->started = 0;
   if (s->mode == PART_GRAPH) return engine_wait(s);
   for (int k = 0; k < s->nkerns && !rc; k++) rc = kern_run(s->kerns[k]);  /* in plan order, every member alike */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow" /* GCC misreads MPI_STATUSES_IGNORE as an array */
+#endif
   if (s->nreqs) MPI_TRY(MPI_Waitall(s->nreqs, s->reqs, MPI_STATUSES_IGNORE), "MPI_Waitall");
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
   if (rc) return rc;
   run_copies(s->post, s->npost);
   run_reds(s);
