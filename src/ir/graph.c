@@ -369,33 +369,47 @@ static int to_id(int32_t id, cdag_op *op) {
 
 int cdag_graph_create_global(int nprocs, cdag_graph **g) { return ir_graph_new(nprocs, -1, g); }
 
+/* The cdag_rank_* calls describe other ranks' operations: only global graphs have them (a
+   distributed graph's ops are this process's, with real addresses). */
+static int global_only(const cdag_graph *g, const char *fn) {
+  if (g && g->myrank >= 0)
+    return cdag__error(CDAG_ERR_ARG, "rank %d: %s on a distributed graph (use the calls without _rank_, or "
+                       "cdag_graph_create_global)", g->myrank, fn);
+  return CDAG_OK;
+}
+
 int cdag_rank_send(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes, int dest, int tag, cdag_op *op) {
   int32_t id;
-  int rc = ir_add_send(g, rank, addr, bytes, dest, tag, &id);
+  int rc = global_only(g, "cdag_rank_send");
+  if (!rc) rc = ir_add_send(g, rank, addr, bytes, dest, tag, &id);
   return rc ? rc : to_id(id, op);
 }
 
 int cdag_rank_recv(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes, int source, int tag, cdag_op *op) {
   int32_t id;
-  int rc = ir_add_recv(g, rank, addr, bytes, source, tag, &id);
+  int rc = global_only(g, "cdag_rank_recv");
+  if (!rc) rc = ir_add_recv(g, rank, addr, bytes, source, tag, &id);
   return rc ? rc : to_id(id, op);
 }
 
 int cdag_rank_reduce_local(cdag_graph *g, int rank, uint64_t in, uint64_t inout, uint64_t count,
                            cdag_type type, cdag_reduce_op rop, cdag_op *op) {
   int32_t id;
-  int rc = ir_add_reduce(g, rank, in, inout, count, (int)type, (int)rop, &id);
+  int rc = global_only(g, "cdag_rank_reduce_local");
+  if (!rc) rc = ir_add_reduce(g, rank, in, inout, count, (int)type, (int)rop, &id);
   return rc ? rc : to_id(id, op);
 }
 
 int cdag_rank_copy_local(cdag_graph *g, int rank, uint64_t src, uint64_t dst, uint64_t bytes, cdag_op *op) {
   int32_t id;
-  int rc = ir_add_copy(g, rank, src, dst, bytes, &id);
+  int rc = global_only(g, "cdag_rank_copy_local");
+  if (!rc) rc = ir_add_copy(g, rank, src, dst, bytes, &id);
   return rc ? rc : to_id(id, op);
 }
 
 int cdag_rank_scratch(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes) {
-  return ir_add_scratch(g, rank, addr, bytes);
+  int rc = global_only(g, "cdag_rank_scratch");
+  return rc ? rc : ir_add_scratch(g, rank, addr, bytes);
 }
 
 int cdag_depend(cdag_graph *g, cdag_op before, cdag_op after) { return ir_add_dep(g, before, after, 1); }

@@ -512,6 +512,8 @@ int cdag_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **s) {
   if (!g) return cdag__error(CDAG_ERR_ARG, "cdag_compile: graph is NULL");
   if (g->myrank < 0 || !g->exec)
     return cdag__error(CDAG_ERR_ARG, "cdag_compile: graph is global (use cdag_analyze, or cdag_graph_create)");
+  int trc = exec_thread_check("cdag_compile");
+  if (trc) return trc;
   compile_ctx x = {.rank = g->myrank, .nprocs = g->nprocs, .comm = exec_graph_comm(g)};
   MPI_Comm_set_errhandler(x.comm, MPI_ERRORS_RETURN);
   cdag_options_init(&x.opts);

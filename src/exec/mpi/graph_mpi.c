@@ -17,15 +17,32 @@ static void comm_free(void *p) {
   free(c);
 }
 
+int exec_thread_check(const char *fn) {
+  int level = MPI_THREAD_SINGLE, is_main = 1;
+  MPI_Query_thread(&level);
+  if (level >= MPI_THREAD_SERIALIZED) return CDAG_OK;
+  MPI_Is_thread_main(&is_main);
+  if (is_main) return CDAG_OK;
+  return cdag__error(CDAG_ERR_STATE, "%s: called from a thread other than MPI's main thread under %s (initialise "
+                     "MPI with MPI_THREAD_MULTIPLE to use cdag from several threads)", fn,
+                     level == MPI_THREAD_FUNNELED ? "MPI_THREAD_FUNNELED" : "MPI_THREAD_SINGLE");
+}
+
 int cdag_graph_create(MPI_Comm comm, cdag_graph **g) {
   int initialized = 0, size, rank, rc;
   if (!g) return cdag__error(CDAG_ERR_ARG, "graph pointer is NULL");
   *g = NULL;
   MPI_Initialized(&initialized);
   if (!initialized) return cdag__error(CDAG_ERR_STATE, "cdag_graph_create: MPI is not initialized");
+  if ((rc = exec_thread_check("cdag_graph_create"))) return rc;
   if (comm == MPI_COMM_NULL) return cdag__error(CDAG_ERR_ARG, "cdag_graph_create: communicator is MPI_COMM_NULL");
-  if (MPI_Comm_size(comm, &size) != MPI_SUCCESS || MPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
+  int inter = 0;
+  if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS ||
+      MPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
     return cdag__error(CDAG_ERR_MPI, "cdag_graph_create: invalid communicator");
+  if (inter)
+    return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_graph_create: an inter-communicator (cdag needs an "
+                       "intra-communicator: merge it with MPI_Intercomm_merge)", rank);
   MPI_Comm *dup = malloc(sizeof *dup);
   if (!dup) return CDAG_NOMEM("communicator");
   if (MPI_Comm_dup(comm, dup) != MPI_SUCCESS) {

@@ -14,5 +14,8 @@ MPI_Comm exec_graph_comm(const cdag_graph *g);
 /* MPI predefined types and ops to cdag's; -1 when not one cdag supports. */
 int exec_type_from_mpi(MPI_Datatype t);
 int exec_rop_from_mpi(MPI_Op o);
+/* CDAG_OK, or CDAG_ERR_STATE when MPI's thread level (SINGLE, FUNNELED) forbids this thread
+   MPI calls: the entry points that call MPI (fn) check it first. */
+int exec_thread_check(const char *fn);
 
 #endif

@@ -865,7 +865,7 @@ static void run_reds(const cdag_schedule *s) {
 
 static int check_sched(const cdag_schedule *s, const char *fn) {
   if (!s) return cdag__error(CDAG_ERR_ARG, "%s: schedule is NULL", fn);
-  return CDAG_OK;
+  return exec_thread_check(fn);
 }
 
 int cdag_start(cdag_schedule *s) {

@@ -3,7 +3,8 @@
  *   a send without a receive (CDAG_ERR_UNMATCHED), a receive smaller than its send
  *   (CDAG_ERR_TRUNCATE), two ranks that each receive before they send (CDAG_ERR_CYCLE),
  *   options.root out of range, ranks that disagree on options.root or on any other field, a
- *   bad option on the last rank only (all CDAG_ERR_ARG, collective), and local misuse: NULL arguments, a global
+ *   bad option on the last rank only (all CDAG_ERR_ARG, collective), an inter-communicator,
+ *   the cdag_rank_* calls on a distributed graph, and local misuse: NULL arguments, a global
  *   graph, a bad destination, cdag_wait without cdag_start, adding to a compiled graph.
  * Graph errors are checked with detection on and off. After the errors, a correct graph
  * still compiles and runs. Exit 0 on success. */
@@ -123,6 +124,22 @@ static void option_errors(void) {
   }
 }
 
+/* An inter-communicator is refused when the graph is created, on every rank. */
+static void intercomm_refused(void) {
+  if (P < 2) return;
+  MPI_Comm half, inter;
+  int color = R < P / 2;
+  MPI_Comm_split(MPI_COMM_WORLD, color, R, &half);
+  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, color ? P / 2 : 0, 7, &inter);
+  cdag_graph *g = NULL;
+  int rc = cdag_graph_create(inter, &g);
+  EXPECT(rc == CDAG_ERR_ARG && g == NULL);
+  EXPECT(strstr(cdag_error_message(), "inter-communicator") != NULL);
+  cdag_graph_free(&g);
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&half);
+}
+
 static void local_errors(void) {
   cdag_schedule *s = NULL;
   cdag_graph *gl = NULL, *g = graph();
@@ -130,6 +147,13 @@ static void local_errors(void) {
   EXPECT(cdag_compile(g, NULL, NULL) == CDAG_ERR_ARG);
   EXPECT(cdag_send(g, buf[0], 8, P, 0, NULL) == CDAG_ERR_ARG);
   EXPECT(cdag_recv(g, buf[0], 8, -3, 0, NULL) == CDAG_ERR_ARG);
+  /* the global-graph calls on a distributed graph (the run crashed at address 0x10) */
+  EXPECT(cdag_rank_send(g, R, 0x10, 8, 0, 0, NULL) == CDAG_ERR_ARG);
+  EXPECT(strstr(cdag_error_message(), "cdag_rank_send on a distributed graph") != NULL);
+  EXPECT(cdag_rank_recv(g, R, 0x10, 8, 0, 0, NULL) == CDAG_ERR_ARG);
+  EXPECT(cdag_rank_reduce_local(g, R, 0x10, 0x20, 1, CDAG_INT32, CDAG_SUM, NULL) == CDAG_ERR_ARG);
+  EXPECT(cdag_rank_copy_local(g, R, 0x10, 0x20, 4, NULL) == CDAG_ERR_ARG);
+  EXPECT(cdag_rank_scratch(g, R, 0x10, 4) == CDAG_ERR_ARG);
   EXPECT(cdag_run(NULL) == CDAG_ERR_ARG);
   EXPECT(cdag_start(NULL) == CDAG_ERR_ARG);
   EXPECT(cdag_schedule_report(NULL, stdout, 0) == CDAG_ERR_ARG);
@@ -165,6 +189,7 @@ int main(int argc, char **argv) {
   graph_errors(0);
   option_errors();
   local_errors();
+  intercomm_refused();
   int all = 0;
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (R == 0) printf("mpi_errors on %d ranks: %s\n", P, all ? "FAILED" : "OK");
