@@ -2,6 +2,7 @@
  *
  * `cdag <subcommand> [args]`: dispatches to tools/cmd_<name>.c and holds the small helpers
  * they share (flags, error printing, loading a file). `cdag --help` lists the subcommands. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,10 +103,19 @@ int cmd_options(int *argc, char **argv, cdag_options *o) {
   return 0;
 }
 
+/* Every command's output ends here: a write that failed (a full disk, a closed pipe, /dev/full)
+   is an error with a message and exit 1, never a silent 0. */
+static int output_status(const char *cmd, int status) {
+  errno = 0;
+  if (fflush(stdout) == 0 && !ferror(stdout)) return status;
+  fprintf(stderr, "cdag %s: cannot write standard output: %s\n", cmd, errno ? strerror(errno) : "write error");
+  return status ? status : 1;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
     help(argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
+    return output_status("--help", argc < 2 ? 2 : 0);
   }
   cdag_settings set;
   if (cdag__settings_read(&set) != CDAG_OK) {  /* a bad CDAG_* variable is never ignored */
@@ -118,9 +128,10 @@ int main(int argc, char **argv) {
     char **sub_argv = argv + 2;
     if (cmd_has_flag(&sub_argc, sub_argv, "--help") || cmd_has_flag(&sub_argc, sub_argv, "-h")) {
       printf("usage: cdag %s %s\n  %s\n", commands[i].name, commands[i].usage, commands[i].summary);
-      return 0;
+      return output_status(commands[i].name, 0);
     }
-    return commands[i].run(sub_argc, sub_argv);
+    int status = commands[i].run(sub_argc, sub_argv);
+    return output_status(commands[i].name, status);
   }
   fprintf(stderr, "cdag: unknown command '%s' (try cdag --help)\n", argv[1]);
   return 2;

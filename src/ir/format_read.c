@@ -10,8 +10,8 @@
  * Statements are line-oriented as in GOAL: `[label:] op fields` | `label requires label` |
  * `scratch ADDR SIZE`, ended by an end of line or the block's '}'. Fields after the fixed part
  * of an op (tag, addr, cpu, nic; in/inout; from/to) come in any order, each at most once.
- * Sizes are `Nb`, `N b` (GOAL allows the space) or a plain `N`; a hex size's trailing 'b' is
- * the suffix when digits precede it (`0x40b` is 64 bytes). Every error message is
+ * Sizes are `Nb`, `N b` (GOAL allows the space) or a plain `N`; in a hex number `b` is a
+ * digit, so `0x1b` is 27 (`0x40 b` is 64 bytes). Every error message is
  * "FILE:LINE:COL: expected X, found 'Y'" or a located sentence quoting the token. */
 #include <Judy.h>
 #include <errno.h>
@@ -205,9 +205,11 @@ static int lex(reader *r, token *t) {
     while (p < end && is_alnum(*p)) p++;
     t->len = p - t->s;
   } else {
-    char b[32];
+    unsigned char u = (unsigned char)c;
     r->p = p;
-    return rd_fail(r, CDAG_ERR_FORMAT, t, "unexpected character %s", tok_show(t, b, sizeof b));
+    if (u >= 0x20 && u < 0x7f) return rd_fail(r, CDAG_ERR_FORMAT, t, "unexpected character '%c'", c);
+    return rd_fail(r, CDAG_ERR_FORMAT, t, "unexpected byte 0x%02x%s", u,
+                   u >= 0x80 ? " (the format is ASCII outside comments)" : "");
   }
   r->p = p;
   return CDAG_OK;
@@ -243,8 +245,9 @@ static int is_end(const token *t) { return t->kind == T_NL || t->kind == T_EOF |
 
 enum { NUM_OK, NUM_BAD, NUM_BIG };
 
-/* Decimal or 0x hex, optional '-', optional 'b' size suffix (allow_b). *suffixed says if the
-   suffix was there. Values beyond 2^63-1 are NUM_BIG. */
+/* Decimal or 0x hex, optional '-', optional 'b' size suffix (allow_b) on decimal numbers
+   only: `0x1b` is 27, never 1 byte (a hex size takes its suffix after a space: `0x40 b`).
+   *suffixed says if the suffix was there. Values beyond 2^63-1 are NUM_BIG. */
 static int num_value(const token *t, int allow_b, int64_t *v, int *suffixed) {
   const char *s = t->s, *e = t->s + t->len;
   int neg = 0, base = 10;
@@ -258,7 +261,7 @@ static int num_value(const token *t, int allow_b, int64_t *v, int *suffixed) {
     base = 16;
     s += 2;
   }
-  if (allow_b && e - s > 1 && e[-1] == 'b') {
+  if (allow_b && base == 10 && e - s > 1 && e[-1] == 'b') {   /* in hex, 'b' is a digit */
     e--;
     *suffixed = 1;
   }
@@ -725,6 +728,7 @@ int ir_load_mem(const char *buf, size_t len, const char *name, const ir_load_opt
   r.p = r.line_start = buf ? buf : "";
   r.end = r.p + len;
   r.line = 1;
+  if (len >= 3 && !memcmp(r.p, "\xef\xbb\xbf", 3)) r.p = r.line_start = r.p + 3;  /* UTF-8 byte-order mark */
   r.fresh_buffers = o && o->fresh_buffers;
   r.max_ranks = o && o->max_ranks > 0 && o->max_ranks < IR_MAX_RANKS ? o->max_ranks : IR_MAX_RANKS;
   int rc = read_file_body(&r);

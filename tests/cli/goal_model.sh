@@ -56,4 +56,9 @@ expect_err "CDAG_KERNEL"
 expect_status 0 "$cdag" model --help
 expect_out "defaults L 1"
 
+# a graph with an unmatched send is refused like `analyze` does (it was exported, exit 0)
+printf 'num_ranks 2\nrank 0 {\n  send 8b to 1 tag 0\n}\n' > "$tmp/unmatched.cdag"
+expect_status 1 "$cdag" goal "$tmp/unmatched.cdag"
+expect_err "cdag goal: unmatched operation"
+expect_err "rank 0 op 0 (send, line 3)"
 finish

@@ -441,7 +441,7 @@ START_TEST(test_syntax_details) {
                            "/* block\n   comment */ num_ranks 0x2 /* inline */\n"
                            "rank 1 {}\n"
                            "rank 0 {\r\n"
-                           "  l_1: send 0x40b to 1 tag 0x10 addr 0X1000 // hex size with suffix\r\n"
+                           "  l_1: send 0x40 b to 1 tag 0x10 addr 0X1000 // hex size, suffix after a space\r\n"
                            "  L2: recv 64 from 1 tag 2147483647\n"
                            "  send: calc 9223372036854775807\n"   /* a keyword as a label */
                            "  scratch 0x7ffffffffffff000 4096b\n"

@@ -36,7 +36,10 @@ static const bad_case cases[] = {
   {HEAD "  l1: calc 1\nrank 1 {\n}\n", CDAG_ERR_FORMAT, 4, 1, {"expected '}' closing rank 0 (opened at line 2)", "found 'rank'"}},
   {HEAD "  l1: calc 1 /* never closed\n}\n", CDAG_ERR_FORMAT, 3, 14, {"unterminated comment", "'/*'"}},
   {HEAD "  l1: send 1b to 1 @\n}\n", CDAG_ERR_FORMAT, 3, 20, {"unexpected character", "'@'"}},
-  {"num_ranks 2\x01\n", CDAG_ERR_FORMAT, 1, 12, {"unexpected character", "\\x01"}},
+  {"num_ranks 2\x01\n", CDAG_ERR_FORMAT, 1, 12, {"unexpected byte 0x01"}},
+  /* a byte outside ASCII is named (the message said "end of file") */
+  {"num_ranks 2\n\xef\n", CDAG_ERR_FORMAT, 2, 1, {"unexpected byte 0xef", "ASCII"}},
+  {"\xef\xbb\xbf\xef\xbb\xbfnum_ranks 2\n", CDAG_ERR_FORMAT, 1, 1, {"unexpected byte 0xef"}},
   {HEAD "  42\n}\n", CDAG_ERR_FORMAT, 3, 3, {"expected an operation, 'scratch', a label or '}'", "found '42'"}},
   {HEAD "  foo\n}\n", CDAG_ERR_FORMAT, 3, 3, {"expected an operation", "found 'foo'"}},
   {HEAD "  l1: sned 1b to 1\n}\n", CDAG_ERR_FORMAT, 3, 7, {"expected an operation (send, recv", "found 'sned'"}},
@@ -122,7 +125,7 @@ END_TEST
 
 /* --goal-buffers=fresh needs address space above the explicit addresses. */
 START_TEST(test_fresh_buffers_exhausted) {
-  const char *t = HEAD "  send 0x7ffffffffffff000b to 1 addr 0x10\n  send 0x100000b to 1\n}\n";
+  const char *t = HEAD "  send 0x7ffffffffffff000 b to 1 addr 0x10\n  send 0x100000 b to 1\n}\n";
   ir_load_opts o = {1, 0};
   cdag_graph *g = NULL;
   ck_assert_int_eq(ir_load_mem(t, strlen(t), "f.goal", &o, &g), CDAG_ERR_FORMAT);
@@ -163,6 +166,22 @@ END_TEST
 
 /* Every file in tests/data/regress loads (or fails with a message) without crashing; what
    loads is saved and loaded again to the same op count. */
+/* A UTF-8 byte-order mark is skipped; in hex numbers 'b' is a digit (0x1b is 27, not 1b). */
+START_TEST(test_bom_and_hex_sizes) {
+  const char *text = "\xef\xbb\xbfnum_ranks 2\nrank 0 {\n  send 0x1b to 1\n  send 0x10 b to 1 tag 1\n}\n"
+                     "rank 1 {\n  recv 27b from 0\n  recv 16 from 0 tag 1\n}\n";
+  cdag_graph *g = NULL;
+  ck_assert_msg(ir_load_mem(text, strlen(text), "ok.cdag", NULL, &g) == CDAG_OK, "%s", cdag_error_message());
+  ck_assert_uint_eq(g->bytes[0], 27);
+  ck_assert_uint_eq(g->bytes[1], 16);
+  ir_graph_free(g);
+  const char *old = "num_ranks 2\nrank 0 {\n  send 0x1b to 1\n}\nrank 1 {\n  recv 1b from 0\n}\n";
+  ck_assert_int_eq(ir_load_mem(old, strlen(old), "old.cdag", NULL, &g), CDAG_OK);   /* 27 bytes into 1: */
+  ck_assert_uint_eq(g->bytes[0], 27);                                                /* a truncation now */
+  ir_graph_free(g);
+}
+END_TEST
+
 START_TEST(test_regressions) {
   DIR *dir = opendir(CDAG_TEST_DATA "/regress");
   ck_assert_ptr_nonnull(dir);
@@ -212,6 +231,7 @@ Suite *cdag_format_errors_suite(void) {
   suite_add_tcase(s, tc);
   tc = tcase_create("regress");
   tcase_add_test(tc, test_regressions);
+  tcase_add_test(tc, test_bom_and_hex_sizes);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "exec/model/lower.h"
+#include "match/match.h"
 
 static int64_t calc_cost(const cdag_graph *g, int32_t op, double ns_per_byte) {
   if (g->kind[op] == IR_CALC) return (int64_t)g->bytes[op];
@@ -53,8 +54,12 @@ static int exec_goal_write_deps(const cdag_graph *g, FILE *f, double copy_ns_per
 int exec_goal_write(const cdag_graph *g, FILE *f, double copy_ns_per_byte) {
   if (!g || !f) return cdag__error(CDAG_ERR_ARG, "exec_goal_write: NULL argument");
   if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "exec_goal_write: the graph is not finalized");
+  match_result m = {0};   /* a graph whose messages do not match is no program: refuse it */
+  int rc = match_run(g, &m);
+  match_free(&m);
+  if (rc) return rc;
   ir_deps_view v;
-  int rc = ir_deps_view_open(g, &v);
+  rc = ir_deps_view_open(g, &v);
   if (rc == CDAG_OK) rc = exec_goal_write_deps(v.g, f, copy_ns_per_byte);
   ir_deps_view_close(&v);
   return rc;

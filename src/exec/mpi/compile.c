@@ -17,6 +17,7 @@
  *     parts, and each rank builds its persistent requests (run.c); a last allreduce agrees.
  * Every error reaches every rank as the same code and message (the lowest failing rank's),
  * so no rank hangs in a collective the others skipped. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -288,6 +289,32 @@ static int decode_all(int nprocs, const uint8_t *buf, const int64_t *lens, cdag_
   return rc;
 }
 
+/* CDAG_REPORT=stderr|FILE: the compiling rank writes each new schedule's report, before it
+   tells the others the compile succeeded: a report that cannot be written (no such
+   directory, a full disk) fails the compile on every rank, never silently. */
+static int env_report(const compile_ctx *x) {
+  static int written;   /* the file was started by this process (guarded by exec_lock) */
+  cdag_settings set;
+  cdag__settings_read(&set);  /* validated by cdag_compile */
+  const char *where = set.report;
+  if (!where) return CDAG_OK;
+  size_t n = strlen(where);
+  int json = n > 5 && strcmp(where + n - 5, ".json") == 0, to_stderr = strcmp(where, "stderr") == 0;
+  exec_lock();
+  FILE *f = to_stderr ? stderr : fopen(where, written ? "a" : "w");
+  int rc = CDAG_OK;
+  if (!f) {
+    rc = cdag__error(CDAG_ERR_IO, "rank %d: CDAG_REPORT=%s: cannot open: %s", x->rank, where, strerror(errno));
+  } else {
+    int bad = fputs(json ? x->json : x->text, f) < 0;
+    bad |= to_stderr ? fflush(f) != 0 : fclose(f) != 0;
+    if (bad) rc = cdag__error(CDAG_ERR_IO, "rank %d: CDAG_REPORT=%s: write failed: %s", x->rank, where, strerror(errno));
+    else written = 1;
+  }
+  exec_unlock();
+  return rc;
+}
+
 static int root_compile(compile_ctx *x, const uint8_t *buf, const int64_t *lens, int64_t total) {
   cdag_graph *gg = NULL;
   int64_t *base = malloc(((size_t)x->nprocs + 1) * sizeof *base);
@@ -295,6 +322,7 @@ static int root_compile(compile_ctx *x, const uint8_t *buf, const int64_t *lens,
   int rc = base && x->parts ? CDAG_OK : CDAG_NOMEM("compile");
   if (!rc) rc = decode_all(x->nprocs, buf, lens, &gg, base);
   if (!rc) rc = x->opts.detect ? compile_plan_mode(x, gg) : compile_graph_mode(x, gg, base);
+  if (!rc) rc = env_report(x);
   x->global = (int64_t)((wire_hash(buf, total, options_hash(&x->opts, &x->tune)) >> 2) | 1);
   ir_graph_free(gg);
   free(base);
@@ -397,22 +425,6 @@ static int bcast_reports(compile_ctx *x, const int64_t *lens) {
   return CDAG_OK;
 }
 
-/* CDAG_REPORT=stderr|FILE: the compiling rank writes each new schedule's report. */
-static void env_report(const cdag_schedule *s) {
-  static int written;
-  cdag_settings set;
-  cdag__settings_read(&set);  /* validated by cdag_compile */
-  const char *where = set.report;
-  if (!where) return;
-  size_t n = strlen(where);
-  int json = n > 5 && strcmp(where + n - 5, ".json") == 0;
-  FILE *f = strcmp(where, "stderr") == 0 ? stderr : fopen(where, written ? "a" : "w");
-  if (!f) return;
-  fputs(json ? s->report_json : s->report_text, f);
-  written = 1;
-  if (f != stderr) fclose(f);
-}
-
 /* Steps 2 and 3: gather, compile at the root, scatter, build. */
 static int compile_new(compile_ctx *x, cdag_graph *g, const wire_buf *w, uint64_t local, cdag_schedule **out) {
   uint8_t *buf = NULL, *part = NULL;
@@ -443,11 +455,6 @@ static int compile_new(compile_ctx *x, cdag_graph *g, const wire_buf *w, uint64_
   s->report_json = x->json;
   x->text = x->json = NULL;
   cache_put(local, x->global, s);
-  if (x->rank == x->root) {
-    exec_lock();  /* env_report remembers whether its file was started */
-    env_report(s);
-    exec_unlock();
-  }
   *out = s;
   return CDAG_OK;
 }

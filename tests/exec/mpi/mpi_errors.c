@@ -4,7 +4,8 @@
  *   (CDAG_ERR_TRUNCATE), two ranks that each receive before they send (CDAG_ERR_CYCLE),
  *   options.root out of range, ranks that disagree on options.root or on any other field, a
  *   bad option on the last rank only (all CDAG_ERR_ARG, collective), an inter-communicator,
- *   the cdag_rank_* calls on a distributed graph, and local misuse: NULL arguments, a global
+ *   the cdag_rank_* calls on a distributed graph, a CDAG_REPORT that cannot be written
+ *   (CDAG_ERR_IO), and local misuse: NULL arguments, a global
  *   graph, a bad destination, cdag_wait without cdag_start, adding to a compiled graph.
  * Graph errors are checked with detection on and off. After the errors, a correct graph
  * still compiles and runs. Exit 0 on success. */
@@ -124,6 +125,20 @@ static void option_errors(void) {
   }
 }
 
+/* A CDAG_REPORT that cannot be written fails the compile on every rank (it was ignored). */
+static void report_errors(void) {
+  static const char *const where[] = {"/nonexistent-dir/cdag-report.json", "/dev/full"};
+  for (int k = 0; k < 2; k++) {
+    setenv("CDAG_REPORT", where[k], 1);
+    cdag_graph *g = graph();
+    EXPECT(cdag_send(g, buf[0], 8, (R + 1) % P, 3 + k, NULL) == CDAG_OK);
+    EXPECT(cdag_recv(g, buf[1], 8, (R + P - 1) % P, 3 + k, NULL) == CDAG_OK);
+    compile_expect(g, NULL, CDAG_ERR_IO, k ? "report write fails" : "report cannot be opened", __LINE__);
+    if (!strstr(cdag_error_message(), "CDAG_REPORT=")) fail(cdag_error_message(), __LINE__);
+  }
+  unsetenv("CDAG_REPORT");
+}
+
 /* An inter-communicator is refused when the graph is created, on every rank. */
 static void intercomm_refused(void) {
   if (P < 2) return;
@@ -190,6 +205,7 @@ int main(int argc, char **argv) {
   option_errors();
   local_errors();
   intercomm_refused();
+  report_errors();
   int all = 0;
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (R == 0) printf("mpi_errors on %d ranks: %s\n", P, all ? "FAILED" : "OK");
