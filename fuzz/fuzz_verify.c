@@ -1,0 +1,54 @@
+/* cdag — fuzz/fuzz_verify.c: libFuzzer target for the whole compiler, checked by simulation.
+ *
+ * Load, analyse (match, SST, detection, the choice of algorithm), then simulate the graph
+ * and the plan from the same memory and compare byte for byte (cdag_plan_verify). Errors
+ * must come with a message; a graph that races with itself is the input's fault; any other
+ * difference between graph and plan is a bug in cdag and aborts. Inputs that move more than
+ * 1 MiB are skipped, so memory stays small. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/pipeline.h"
+#include "exec/sim/sim.h"
+#include "ir/format.h"
+
+static uint64_t moved_bytes(const cdag_graph *g) {
+  uint64_t n = 0;
+  for (int64_t i = 0; i < g->nops; i++) {
+    uint64_t b = g->kind[i] == IR_REDUCE ? g->bytes[i] * 8 : g->bytes[i];
+    n = b > (1u << 20) || n + b > (1u << 20) ? (1u << 20) + 1 : n + b;
+  }
+  return n;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  ir_load_opts o = {size > 0 && data[0] == '#', 64};
+  cdag_graph *g = NULL;
+  if (ir_load_mem((const char *)data, size, "fuzz", &o, &g) != CDAG_OK) return 0;
+  if (moved_bytes(g) > (1u << 20)) {
+    ir_graph_free(g);
+    return 0;
+  }
+  cdag_options opts;
+  cdag_options_init(&opts);
+  opts.min_group = size > 1 && (data[1] & 1) ? 3 : 4;
+  opts.density = size > 2 && (data[2] & 1) ? 0.5 : 1.0;
+  kern_model m = kern_model_builtin();
+  cdag_plan *p = NULL;
+  cdag__error_clear();
+  int rc = pipeline_plan(g, &opts, &m, KERN_POLICY_AUTO, &p);
+  if (rc == CDAG_OK) {
+    rc = cdag_plan_verify(g, p);
+    const char *msg = cdag_error_message();
+    if (rc == CDAG_ERR_MISMATCH && !strstr(msg, "the graph itself")) {
+      fprintf(stderr, "fuzz_verify: the plan differs from the graph: %s\n", msg);
+      abort();
+    }
+  }
+  if (rc != CDAG_OK && !cdag_error_message()[0]) abort();
+  cdag_plan_free(&p);
+  ir_graph_free(g);
+  return 0;
+}
