@@ -23,7 +23,7 @@ static void round_trip(const cdag_graph *g) {
   if (!f) return;
   if (ir_save_file(g, f) != CDAG_OK) fail("save");
   fclose(f);
-  ir_load_opts o = {0, 4096};
+  ir_load_opts o = {0, IR_MAX_RANKS};
   cdag_graph *h = NULL;
   if (ir_load_mem(buf, len, "saved", &o, &h) != CDAG_OK) {
     fprintf(stderr, "%.*s\n", (int)len, buf);
@@ -45,7 +45,7 @@ static void round_trip(const cdag_graph *g) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (int fresh = 0; fresh < 2; fresh++) {
-    ir_load_opts o = {fresh, 4096}; /* finalize allocates per rank: bound the ranks */
+    ir_load_opts o = {fresh, IR_MAX_RANKS}; /* finalize refuses rank counts the ops do not use */
     cdag_graph *g = NULL;
     cdag__error_clear();
     int rc = ir_load_mem((const char *)data, size, "fuzz", &o, &g);

@@ -608,11 +608,24 @@ void ir_deps_view_close(ir_deps_view *v) {
   v->g = NULL;
 }
 
+/* Every pass keeps some state per rank (12 bytes to check a graph, about 70 to analyse it),
+   so a graph that names far more ranks than it uses costs memory for nothing: 2^30 ranks and
+   one message took 12.6 GB. Beyond IR_DENSE_RANKS ranks, a graph needs an operation per
+   IR_RANKS_PER_OP ranks; otherwise it is refused here, before any per-rank allocation. */
+static int ranks_in_use(const cdag_graph *g) {
+  if (g->nprocs <= IR_DENSE_RANKS || (int64_t)g->nprocs <= IR_RANKS_PER_OP * g->nops) return CDAG_OK;
+  return cdag__error(CDAG_ERR_UNSUPPORTED, "the graph has %d ranks but only %lld operations: cdag keeps state for "
+                     "every rank (about 70 bytes each, %.1f GB here); above %d ranks a graph needs an operation "
+                     "per %d ranks (declare only the ranks that take part)", g->nprocs, (long long)g->nops,
+                     70.0 * g->nprocs / 1e9, IR_DENSE_RANKS, IR_RANKS_PER_OP);
+}
+
 int ir_finalize(cdag_graph *g) {
   if (!g) return cdag__error(CDAG_ERR_ARG, "graph is NULL");
   if (g->state != IR_BUILDING) return g->rank_ops ? ir_need_deps(g) : CDAG_OK;
   edge_buf edges = {0};
   int rc;
+  CDAG_CHECK(ranks_in_use(g));
   CDAG_CHECK(order_by_rank(g));
   CDAG_CHECK(order_explicit(g));
   CDAG_CHECK(conflict_deps(g, &edges));

@@ -34,6 +34,10 @@
 
 #define IR_MAX_OPS 0x7ffffff0
 #define IR_MAX_RANKS (1 << 30)
+/* Graphs of up to IR_DENSE_RANKS ranks may leave any number of them idle; larger ones need
+   an operation per IR_RANKS_PER_OP ranks (ir_finalize refuses others before allocating). */
+#define IR_DENSE_RANKS (1 << 20)
+#define IR_RANKS_PER_OP 64
 
 typedef enum { IR_SEND, IR_RECV, IR_REDUCE, IR_COPY, IR_CALC, IR_NKINDS } ir_kind;
 enum { IR_BUILDING = 0, IR_FINAL = 1, IR_COMPILED = 2 };

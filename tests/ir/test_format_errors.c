@@ -182,6 +182,36 @@ START_TEST(test_bom_and_hex_sizes) {
 }
 END_TEST
 
+/* A short file naming 2^30 ranks is refused at once (it took 6 minutes and 12.6 GB), and
+   the same from the API; 2^20 idle ranks are fine, as are 2^21 with enough operations. */
+START_TEST(test_idle_ranks_refused) {
+  const char *text = "num_ranks 1073741824\nrank 0 {\n  send 8b to 1\n}\nrank 1 {\n  recv 8b from 0\n}\n";
+  cdag_graph *g = NULL;
+  ir_load_opts o = {0, IR_MAX_RANKS};
+  ck_assert_int_eq(ir_load_mem(text, strlen(text), "big.cdag", &o, &g), CDAG_ERR_UNSUPPORTED);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "1073741824 ranks but only 2 operations"));
+  ck_assert_ptr_null(g);
+  CK_OK(cdag_graph_create_global(1 << 21, &g));
+  CK_OK(cdag_rank_send(g, 0, 0, 8, 1, 0, NULL));
+  CK_OK(cdag_rank_recv(g, 1, 0, 8, 0, 0, NULL));
+  cdag_plan *p = NULL;
+  ck_assert_int_eq(cdag_analyze(g, NULL, &p), CDAG_ERR_UNSUPPORTED);
+  ck_assert_ptr_null(p);
+  for (int r = 2; r < (1 << 21) / 64 + 2; r += 2) {
+    CK_OK(cdag_rank_send(g, r, 0, 8, r + 1, 0, NULL));
+    CK_OK(cdag_rank_recv(g, r + 1, 0, 8, r, 0, NULL));
+  }
+  CK_OK(ir_finalize(g));
+  ir_graph_free(g);
+  CK_OK(cdag_graph_create_global(1 << 20, &g));
+  CK_OK(cdag_rank_send(g, 0, 0, 8, (1 << 20) - 1, 0, NULL));
+  CK_OK(cdag_rank_recv(g, (1 << 20) - 1, 0, 8, 0, 0, NULL));
+  CK_OK(cdag_analyze(g, NULL, &p));
+  cdag_plan_free(&p);
+  ir_graph_free(g);
+}
+END_TEST
+
 START_TEST(test_regressions) {
   DIR *dir = opendir(CDAG_TEST_DATA "/regress");
   ck_assert_ptr_nonnull(dir);
@@ -232,6 +262,7 @@ Suite *cdag_format_errors_suite(void) {
   tc = tcase_create("regress");
   tcase_add_test(tc, test_regressions);
   tcase_add_test(tc, test_bom_and_hex_sizes);
+  tcase_add_test(tc, test_idle_ranks_refused);
   suite_add_tcase(s, tc);
   return s;
 }
