@@ -41,6 +41,7 @@ typedef struct cdag_graph    cdag_graph;     /* opaque */
 typedef struct cdag_schedule cdag_schedule;  /* opaque: a compiled plan, runnable with MPI */
 typedef struct cdag_plan     cdag_plan;      /* opaque: a compiled plan of a global graph (no MPI) */
 typedef int64_t cdag_op;                     /* id of an operation in its graph, >= 0 */
+#define CDAG_OP_NULL ((cdag_op)-1)           /* no operation: a send/recv with peer MPI_PROC_NULL */
 
 enum {
   CDAG_OK = 0,
@@ -68,13 +69,14 @@ typedef enum { CDAG_SUM, CDAG_PROD, CDAG_MIN, CDAG_MAX, CDAG_BAND, CDAG_BOR, CDA
 
 /* ---- Distributed graphs: each process of comm describes its own operations. ---- */
 CDAG_API int cdag_graph_create(MPI_Comm comm, cdag_graph **g);                   /* CONSTRUCTOR */
+/* A peer of MPI_PROC_NULL adds nothing and sets *op = CDAG_OP_NULL, as in MPI. */
 CDAG_API int cdag_send(cdag_graph *g, const void *buf, size_t bytes, int dest, int tag, cdag_op *op);
 CDAG_API int cdag_recv(cdag_graph *g, void *buf, size_t bytes, int source, int tag, cdag_op *op);
 CDAG_API int cdag_reduce_local(cdag_graph *g, const void *in, void *inout, size_t count,
                                MPI_Datatype type, MPI_Op mpi_op, cdag_op *op); /* predefined only */
 CDAG_API int cdag_copy_local(cdag_graph *g, const void *src, void *dst, size_t bytes, cdag_op *op);
 CDAG_API int cdag_scratch(cdag_graph *g, void *buf, size_t bytes);  /* contents after a run: unspecified */
-CDAG_API int cdag_depend(cdag_graph *g, cdag_op before, cdag_op after);
+CDAG_API int cdag_depend(cdag_graph *g, cdag_op before, cdag_op after);  /* CDAG_OP_NULL: no-op */
 CDAG_API int cdag_graph_free(cdag_graph **g);       /* DESTRUCTOR: sets *g = NULL; NULL is fine */
 
 /* ---- Compile and run: collective over the graph's communicator. ---- */

@@ -412,7 +412,10 @@ int cdag_rank_scratch(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes) {
   return rc ? rc : ir_add_scratch(g, rank, addr, bytes);
 }
 
-int cdag_depend(cdag_graph *g, cdag_op before, cdag_op after) { return ir_add_dep(g, before, after, 1); }
+int cdag_depend(cdag_graph *g, cdag_op before, cdag_op after) {
+  if (g && (before == CDAG_OP_NULL || after == CDAG_OP_NULL)) return CDAG_OK;   /* an MPI_PROC_NULL peer's op */
+  return ir_add_dep(g, before, after, 1);
+}
 
 int cdag_graph_free(cdag_graph **g) {
   if (!g) return CDAG_OK;

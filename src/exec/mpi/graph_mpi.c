@@ -72,10 +72,18 @@ static int to_op(int rc, const int32_t *id, cdag_op *op) {
   return rc;
 }
 
+/* MPI_PROC_NULL as a peer, as MPI has it: no operation (code built around MPI_Cart_shift
+   at the edge of a non-periodic grid works unchanged); cdag_depend ignores CDAG_OP_NULL. */
+static int proc_null(cdag_op *op) {
+  if (op) *op = CDAG_OP_NULL;
+  return CDAG_OK;
+}
+
 int cdag_send(cdag_graph *g, const void *buf, size_t bytes, int dest, int tag, cdag_op *op) {
   int32_t id = -1;
   int rc = check_distributed(g, "cdag_send");
   if (rc) return rc;
+  if (dest == MPI_PROC_NULL) return proc_null(op);
   if (!buf && bytes) return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_send of %zu bytes from NULL", g->myrank, bytes);
   int added = ir_add_send(g, g->myrank, (uint64_t)(uintptr_t)buf, bytes, dest, tag, &id);
   return to_op(added, &id, op);
@@ -85,6 +93,7 @@ int cdag_recv(cdag_graph *g, void *buf, size_t bytes, int source, int tag, cdag_
   int32_t id = -1;
   int rc = check_distributed(g, "cdag_recv");
   if (rc) return rc;
+  if (source == MPI_PROC_NULL) return proc_null(op);
   if (!buf && bytes) return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_recv of %zu bytes into NULL", g->myrank, bytes);
   if (source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG)
     return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: cdag_recv with a wildcard source or tag", g->myrank);

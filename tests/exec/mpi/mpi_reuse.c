@@ -138,7 +138,7 @@ int main(int argc, char **argv) {
   iteration(src2, dst2, 1, 7);  /* other buffers: a new graph */
   exec_compile_stats(&compiles, &hits);
   EXPECT(compiles == 3 && hits == n + 28);
-  cache_rules(src, dst);
+  if (P <= 4) cache_rules(src, dst);   /* the cache's logic; larger runs only cost time */
   exec_compile_stats(&compiles, &hits);
   MPI_Barrier(MPI_COMM_WORLD);
   if (R == 0) {

@@ -2,7 +2,7 @@
  * MPI_THREAD_MULTIPLE (run with mpiexec -n 1..4).
  *
  * Each of T threads owns a duplicate of MPI_COMM_WORLD (MPI forbids two threads in
- * collectives on one communicator) and, 30 times, builds a graph on it (an alltoall of its
+ * collectives on one communicator) and, 20 times, builds a graph on it (an alltoall of its
  * own buffers, then an allgather folded with a local max), compiles it (the first time for
  * real, then from the shared cache), runs it and checks every byte; another thread
  * analyses global graphs meanwhile. With the argument "funneled" the program asks for
@@ -16,7 +16,7 @@
 
 #include "exec/mpi/schedule.h"
 
-enum { T = 3, ITERS = 30, N = 16 };
+enum { T = 3, ITERS = 20, N = 16 };
 
 static int R, P;
 
