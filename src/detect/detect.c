@@ -138,6 +138,18 @@ static void free_state(det_state *st) {
   free(st->syncs);
 }
 
+/* With 2 ranks nothing is rewritten (det_group_ok): say why where a user would wonder, i.e.
+   when transfers stay point-to-point. */
+static int two_ranks_note(det_state *st) {
+  if (st->g->nprocs != 2) return CDAG_OK;
+  int64_t left = 0;
+  for (int64_t i = 0; i < st->sst->nxfers; i++) left += !st->xused[i] && st->sst->xfers[i].src != st->sst->xfers[i].dst;
+  if (!left) return CDAG_OK;
+  return det_note(st, "2 ranks: collectives over the whole communicator need 3 or more ranks (with 2, every pattern "
+                      "is one message each way, which is what an MPI collective would send); %lld transfers stay "
+                      "point-to-point", (long long)left);
+}
+
 int detect_run(const cdag_graph *g, df_sst *sst, const cdag_options *o, cdag_plan **out) {
   *out = NULL;
   det_state st = {.g = g, .sst = sst, .opts = *o};
@@ -155,6 +167,7 @@ int detect_run(const cdag_graph *g, df_sst *sst, const cdag_options *o, cdag_pla
     rc = detectors[i].run(&st);
     ir_trim_heap();
   }
+  if (rc == CDAG_OK && o->detect) rc = two_ranks_note(&st);
   if (rc == CDAG_OK) dataflow_free_waitsets(p->sst); /* only the detectors read them */
   if (rc == CDAG_OK) rc = det_build_plan(&st, p);
   free_state(&st);

@@ -67,4 +67,9 @@ expect_status 1 "$cdag" analyze "$src/tests/data/bad_unknown_label.cdag"
 expect_status 2 "$cdag" analyze --density=2 "$ex/halo1d8.cdag"
 expect_status 2 "$cdag" verify --seed=x "$ex/halo1d8.cdag"
 expect_status 1 "$cdag" sst /nonexistent/file.cdag
+# 2 ranks: nothing is rewritten, and the report says why
+printf 'num_ranks 2\nrank 0 {\n send 8b to 1 addr 0x0\n recv 8b from 1 addr 0x8\n}\nrank 1 {\n send 8b to 0 addr 0x8\n recv 8b from 0 addr 0x0\n}\n' > "$tmp/two.cdag"
+expect_status 0 "$cdag" analyze "$tmp/two.cdag"
+expect_out "note: 2 ranks: collectives over the whole communicator need 3 or more ranks"
+expect_out "2 transfers stay point-to-point"
 finish
