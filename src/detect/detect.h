@@ -101,6 +101,9 @@ struct cdag_plan {
   int64_t nops_kind[IR_NKINDS];
   double sec_match, sec_dataflow, sec_detect;
   int barrier;                          /* a barrier over all ranks was detected */
+  int as_written;                       /* exact_float: a floating-point reduction combines 3 or
+                                           more values, whose order the plan cannot keep: the
+                                           graph runs as written (a note says so) */
   char **notes;   int64_t nnotes;       /* why notable patterns were not rewritten */
   det_choice *choices;                  /* per collective, or NULL (not chosen: not reported) */
 };

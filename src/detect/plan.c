@@ -427,9 +427,35 @@ static int build_snapshots(cdag_plan *p) {
   return rc;
 }
 
+/* exact_float: a residual reduction combines its contributions in the order of its SST set
+   (by address), not in the graph's order; for a floating-point sum or product of 3 or more
+   values that changes the bits. Such a graph runs as written (the runtime's baseline, the
+   simulator's graph run), and the report says why. */
+static int keep_written_order(det_state *st, cdag_plan *p) {
+  if (!st->opts.exact_float) return CDAG_OK;
+  int64_t n = 0;
+  for (int64_t k = 0; k < p->nreds; k++) {
+    const df_red *rd = &p->reds[k];
+    if ((rd->type != CDAG_FLOAT && rd->type != CDAG_DOUBLE) || (rd->op != CDAG_SUM && rd->op != CDAG_PROD)) continue;
+    const df_set *set = &p->sst->sets[rd->set];
+    uint64_t terms = 0;
+    for (int32_t u = 0; u < set->nruns; u++) {
+      const df_run *run = &p->sst->runs[set->first + u];
+      terms += (uint64_t)(run->hi - run->lo + 1) * run->mult;
+    }
+    n += terms >= 3;
+  }
+  if (!n) return CDAG_OK;
+  p->as_written = 1;
+  return det_note(st, "exact_float: %lld floating-point reductions combine 3 or more values, and a plan would combine "
+                      "them in another order than the graph: the graph runs as written%s", (long long)n,
+                  p->ncolls ? " (the collectives above are not used)" : "");
+}
+
 int det_build_plan(det_state *st, cdag_plan *p) {
   int rc = build_collectives(st, p);
   if (rc == CDAG_OK) rc = build_residual(st, p);
+  if (rc == CDAG_OK) rc = keep_written_order(st, p);
   if (rc == CDAG_OK) { /* the plan has its own copies now (the count stays for the report) */
     free(p->sst->xfers);
     p->sst->xfers = NULL;

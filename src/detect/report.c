@@ -66,6 +66,7 @@ static void report_text(const cdag_plan *p, FILE *f) {
     if (p->choices) fprintf(f, "  algorithm: %s (%s)\n", p->choices[i].name, p->choices[i].why);
   }
   if (p->ncolls == 0) fprintf(f, "no collectives found\n");
+  if (p->as_written) fprintf(f, "runs as written (exact_float keeps the order of floating-point reductions)\n");
   fprintf(f, "residual: %lld transfers (%llu B) in %lld messages, %lld reductions, %lld kept zero-byte syncs\n",
           (long long)p->nxfers, (unsigned long long)residual_bytes(p), (long long)p->nmsgs, (long long)p->nreds,
           (long long)p->nsyncs);
@@ -118,6 +119,7 @@ static void report_json(const cdag_plan *p, FILE *f) {
   }
   fprintf(f, "%s],\n", p->ncolls ? "\n  " : "");
   fprintf(f, "  \"barrier\": %s,\n", p->barrier ? "true" : "false");
+  fprintf(f, "  \"as_written\": %s,\n", p->as_written ? "true" : "false");
   fprintf(f, "  \"residual\": {\"transfers\": %lld, \"bytes\": %llu, \"messages\": %lld, \"reductions\": %lld},\n",
           (long long)p->nxfers, (unsigned long long)residual_bytes(p), (long long)p->nmsgs, (long long)p->nreds);
   fprintf(f, "  \"syncs\": %lld,\n  \"snapshots\": {\"ranges\": %lld, \"bytes\": %llu},\n", (long long)p->nsyncs,

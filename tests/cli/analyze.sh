@@ -72,4 +72,12 @@ printf 'num_ranks 2\nrank 0 {\n send 8b to 1 addr 0x0\n recv 8b from 1 addr 0x8\
 expect_status 0 "$cdag" analyze "$tmp/two.cdag"
 expect_out "note: 2 ranks: collectives over the whole communicator need 3 or more ranks"
 expect_out "2 transfers stay point-to-point"
+# exact_float keeps the written order of floating-point sums of 3 or more values: the graph
+# runs as written, verify agrees (it reported a difference the runtime did not have)
+printf 'num_ranks 1\nrank 0 {\n  reduce 2 float sum in 0x0 inout 0x10\n  reduce 2 float sum in 0x0 inout 0x10\n  reduce 2 float sum in 0x0 inout 0x10\n}\n' > "$tmp/ef.cdag"
+expect_status 0 "$cdag" verify --exact-float --seed=7 "$tmp/ef.cdag"
+expect_status 0 "$cdag" analyze --exact-float "$tmp/ef.cdag"
+expect_out "runs as written (exact_float keeps the order of floating-point reductions)"
+expect_status 0 "$cdag" analyze --exact-float --json "$tmp/ef.cdag"
+expect_out '"as_written": true'
 finish

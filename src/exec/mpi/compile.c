@@ -228,13 +228,19 @@ static int graph_report_cb(const void *obj, FILE *f, int json) {
   return CDAG_OK;
 }
 
-static int compile_graph_mode(compile_ctx *x, cdag_graph *gg, const int64_t *base) {
+/* The parts of the graph run as written (baseline.c). */
+static int graph_parts(compile_ctx *x, cdag_graph *gg, const int64_t *base) {
   match_result m = {0};
   int flag = 0, *ub = NULL, rc;
   MPI_Comm_get_attr(x->comm, MPI_TAG_UB, &ub, &flag);
   if ((rc = ir_finalize(gg)) || (rc = match_run(gg, &m))) return rc;
   rc = sched_parts_from_graph(gg, &m, base, flag && ub ? *ub : 32767, x->parts);
   match_free(&m);
+  return rc;
+}
+
+static int compile_graph_mode(compile_ctx *x, cdag_graph *gg, const int64_t *base) {
+  int rc = graph_parts(x, gg, base);
   if (!rc) rc = mem_report(&x->text, graph_report_cb, gg, 0);
   if (!rc) rc = mem_report(&x->json, graph_report_cb, gg, 1);
   return rc;
@@ -256,13 +262,13 @@ static int hand_report_cb(const void *obj, FILE *f, int json) {
   return CDAG_OK;
 }
 
-static int compile_plan_mode(compile_ctx *x, cdag_graph *gg) {
+static int compile_plan_mode(compile_ctx *x, cdag_graph *gg, const int64_t *base) {
   cdag_plan *plan = NULL;
   const kern_model *model = &x->tune.model;
   int rc = test_analyze ? test_analyze(gg, &x->opts, &plan) : pipeline_plan(gg, &x->opts, model, x->tune.policy, &plan);
   if (!rc && test_analyze) rc = kern_choose_plan(plan, model, x->tune.policy);
   int (*report)(const void *, FILE *, int) = test_analyze ? hand_report_cb : plan_report_cb;
-  if (!rc) rc = sched_parts_from_plan(plan, model, x->parts);
+  if (!rc) rc = plan->as_written ? graph_parts(x, gg, base) : sched_parts_from_plan(plan, model, x->parts);
   if (!rc) rc = mem_report(&x->text, report, plan, 0);
   if (!rc) rc = mem_report(&x->json, report, plan, 1);
   if (plan) {  /* the test hook's free does not know the choices */
@@ -321,7 +327,7 @@ static int root_compile(compile_ctx *x, const uint8_t *buf, const int64_t *lens,
   x->parts = calloc((size_t)x->nprocs, sizeof *x->parts);
   int rc = base && x->parts ? CDAG_OK : CDAG_NOMEM("compile");
   if (!rc) rc = decode_all(x->nprocs, buf, lens, &gg, base);
-  if (!rc) rc = x->opts.detect ? compile_plan_mode(x, gg) : compile_graph_mode(x, gg, base);
+  if (!rc) rc = x->opts.detect ? compile_plan_mode(x, gg, base) : compile_graph_mode(x, gg, base);
   if (!rc) rc = env_report(x);
   x->global = (int64_t)((wire_hash(buf, total, options_hash(&x->opts, &x->tune)) >> 2) | 1);
   ir_graph_free(gg);

@@ -8,8 +8,8 @@
  * collective with cdag's own min/max ops, and cdag's kernels under CDAG_KERNEL=cdag) must
  * write the same bytes as the graph run as written (detect = 0) on every rank, and both
  * the bytes of IEEE 754-2019 minimum/maximum (a NaN gives the canonical quiet NaN; -0 < +0).
- * Before cdag defined them, MPI_MAX's order made ranks 0, 2 and 3 of 4 differ. Exit 0 on
- * success. */
+ * Before cdag defined them, MPI_MAX's order made ranks 0, 2 and 3 of 4 differ. Then an
+ * exact_float sum written left to right keeps its order (exact_sum). Exit 0 on success. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +104,59 @@ static void compare(const char *what, const void *got, const void *want, size_t 
   }
 }
 
+/* exact_float: rank 0 sums x0 + x1 + ... left to right (recv + reduce_local), x = 1e16, 1,
+   -1e16, 1, ...: the written order gives 1 (1e16 + 1 rounds to 1e16). The compiled result was
+   0, 1 or 2 from run to run (contributions combined in buffer-address order); now the graph
+   runs as written, and the report says so. Buffers are allocated anew for each of 6 runs so
+   their address order changes. */
+static void exact_sum(void) {
+  for (int trial = 0; trial < 6; trial++) {
+    double *x = malloc((size_t)P * sizeof *x), *spare = malloc((size_t)(trial * 64 + 8));
+    double *acc = malloc(sizeof *acc);
+    double mine = R % 2 ? 1.0 : (R % 4 == 0 ? 1e16 : -1e16);
+    cdag_graph *g = NULL;
+    cdag_schedule *s = NULL;
+    int rc = cdag_graph_create(MPI_COMM_WORLD, &g);
+    if (!rc && R != 0) rc = cdag_send(g, &mine, sizeof mine, 0, 5, NULL);
+    if (!rc && R == 0) {
+      rc = cdag_copy_local(g, &mine, acc, sizeof mine, NULL);
+      for (int j = 1; j < P && !rc; j++) {
+        rc = cdag_recv(g, &x[(j * 5 + trial) % P], sizeof *x, j, 5, NULL);   /* scattered addresses */
+        if (!rc) rc = cdag_reduce_local(g, &x[(j * 5 + trial) % P], acc, 1, MPI_DOUBLE, MPI_SUM, NULL);
+      }
+    }
+    cdag_options o;
+    cdag_options_init(&o);
+    o.exact_float = 1;
+    if (!rc) rc = cdag_compile(g, &o, &s);
+    cdag_graph_free(&g);
+    if (!rc) rc = cdag_run(s);
+    if (rc) {
+      fprintf(stderr, "rank %d: exact sum: %s\n", R, cdag_error_message());
+      failures++;
+    } else if (R == 0) {
+      double want = 0;
+      for (int j = 0; j < P; j++) want += j % 2 ? 1.0 : (j % 4 == 0 ? 1e16 : -1e16);   /* left to right */
+      if (memcmp(acc, &want, sizeof want)) {
+        fprintf(stderr, "exact_float sum on %d ranks, trial %d: %.17g, written order gives %.17g\n", P, trial, *acc, want);
+        failures++;
+      }
+      char *text = NULL;
+      size_t len = 0;
+      FILE *f = open_memstream(&text, &len);
+      cdag_schedule_report(s, f, 0);
+      fclose(f);
+      if (P >= 4 && !strstr(text, "runs as written")) {
+        fprintf(stderr, "exact_float sum: the report does not say it runs as written:\n%s", text);
+        failures++;
+      }
+      free(text);
+    }
+    cdag_schedule_free(&s);
+    free(x); free(spare); free(acc);
+  }
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &R);
@@ -146,6 +199,7 @@ int main(int argc, char **argv) {
   cdag_schedule_free(&sw);
   free(a);
   free(w);
+  exact_sum();
   int all = 0;
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (R == 0) printf("mpi_float_rules on %d ranks: %s\n", P, all ? "FAILED" : "OK");
