@@ -412,6 +412,18 @@ int cdag_rank_scratch(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes) {
   return rc ? rc : ir_add_scratch(g, rank, addr, bytes);
 }
 
+int cdag_label(cdag_graph *g, cdag_op op, const char *label) {
+  if (!g || !label) return cdag__error(CDAG_ERR_ARG, "cdag_label: NULL argument");
+  if (op == CDAG_OP_NULL) return CDAG_OK;   /* an MPI_PROC_NULL peer's op */
+  if (op < 0 || op >= g->nops)
+    return cdag__error(CDAG_ERR_ARG, "cdag_label: operation %lld is not in the graph (0..%lld)", (long long)op,
+                       (long long)g->nops - 1);
+  if (g->state == IR_COMPILED) return cdag__error(CDAG_ERR_STATE, "cdag_label: the graph was compiled");
+  size_t n = strlen(label);
+  if (n > 4096) return cdag__error(CDAG_ERR_ARG, "cdag_label: a label of %zu bytes (at most 4096)", n);
+  return ir_set_label(g, (int32_t)op, label, (int64_t)n);
+}
+
 int cdag_depend(cdag_graph *g, cdag_op before, cdag_op after) {
   if (g && (before == CDAG_OP_NULL || after == CDAG_OP_NULL)) return CDAG_OK;   /* an MPI_PROC_NULL peer's op */
   return ir_add_dep(g, before, after, 1);

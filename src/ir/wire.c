@@ -11,7 +11,7 @@
 #include "ir/wire.h"
 
 #define WIRE_MAGIC 0xcd47u
-#define WIRE_VERSION 1u
+#define WIRE_VERSION 2u   /* 2: labels */
 
 static int wire_reserve(wire_buf *w, int64_t n) {
   if (w->failed) return 0;
@@ -132,6 +132,17 @@ int wire_encode_rank(const cdag_graph *g, wire_buf *w) {
     wire_put_u(w, g->scr_len[s]);
     prev = g->scr_addr[s] + g->scr_len[s];
   }
+  int64_t nlabels = 0;   /* labels: count, then (op, length, bytes) */
+  for (int64_t i = 0; i < g->nops; i++) nlabels += ir_label(g, (int32_t)i) != NULL;
+  wire_put_u(w, (uint64_t)nlabels);
+  for (int64_t i = 0; i < g->nops && nlabels; i++) {
+    const char *l = ir_label(g, (int32_t)i);
+    if (!l) continue;
+    size_t n = strlen(l);
+    wire_put_u(w, (uint64_t)i);
+    wire_put_u(w, (uint64_t)n);
+    wire_put_bytes(w, l, (int64_t)n);
+  }
   return wire_done(w);
 }
 
@@ -209,6 +220,14 @@ int wire_decode_rank(cdag_graph *g, const uint8_t *p, int64_t len, int *rank) {
     if (r.failed) return wire_bad(rank_, "scratch");
     if ((rc = ir_add_scratch(g, rank_, a, n))) return rc;
     prev = a + n;
+  }
+  uint64_t nlabels = wire_get_u(&r);
+  if (r.failed || nlabels > nops) return wire_bad(rank_, "labels");
+  for (uint64_t k = 0; k < nlabels; k++) {
+    uint64_t op = wire_get_u(&r), n = wire_get_u(&r);
+    const uint8_t *s = r.failed || op >= nops || n > (uint64_t)(r.end - r.p) ? NULL : wire_get_bytes(&r, (int64_t)n);
+    if (!s) return wire_bad(rank_, "label");
+    if ((rc = ir_set_label(g, (int32_t)(base + (int64_t)op), (const char *)s, (int64_t)n))) return rc;
   }
   if (r.p != r.end) return wire_bad(rank_, "trailing bytes");
   if (rank) *rank = rank_;

@@ -23,8 +23,26 @@ static cdag_graph *rank_graph(int nprocs, int r, uint64_t base) {
   ck_assert_int_eq(ir_add_calc(g, r, 12345, &id[4]), CDAG_OK);
   ck_assert_int_eq(ir_add_dep(g, id[0], id[4], 1), CDAG_OK);
   ck_assert_int_eq(ir_add_scratch(g, r, base + 0x5000, 4096), CDAG_OK);
+  if (r == 1) ck_assert_int_eq(cdag_label(g, id[1], "halo north"), CDAG_OK);   /* labels travel too */
   return g;
 }
+
+/* cdag_label: checked arguments, CDAG_OP_NULL ignored, the label shows in errors. */
+START_TEST(labels) {
+  cdag_graph *g;
+  CK_OK(cdag_graph_create_global(2, &g));
+  cdag_op s;
+  CK_OK(cdag_rank_send(g, 0, 0x10, 8, 1, 0, &s));
+  CK_OK(cdag_label(g, s, "to the east"));
+  ck_assert_int_eq(cdag_label(g, 7, "x"), CDAG_ERR_ARG);
+  ck_assert_int_eq(cdag_label(g, s, NULL), CDAG_ERR_ARG);
+  CK_OK(cdag_label(g, CDAG_OP_NULL, "nothing"));
+  cdag_plan *p = NULL;
+  ck_assert_int_eq(cdag_analyze(g, NULL, &p), CDAG_ERR_UNMATCHED);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "to the east"));
+  cdag_graph_free(&g);
+}
+END_TEST
 
 START_TEST(round_trip) {
   enum { P = 3 };
@@ -59,6 +77,8 @@ START_TEST(round_trip) {
   ck_assert_int_eq(global->dep[1], 4);
   ck_assert_int_eq(global->dep[2 * (P - 1)], 5 * (P - 1));
   ck_assert_int_eq(global->nscratch, P);
+  ck_assert_str_eq(ir_label(global, 5 + 1), "halo north");
+  ck_assert_ptr_null(ir_label(global, 1));
   ck_assert_uint_eq(global->scr_len[P - 1], 4096);
   ck_assert_int_eq(ir_finalize(global), CDAG_OK);
   ir_graph_free(global);
@@ -134,6 +154,7 @@ Suite *cdag_wire_suite(void) {
   Suite *s = suite_create("wire");
   TCase *tc = tcase_create("wire");
   tcase_add_test(tc, round_trip);
+  tcase_add_test(tc, labels);
   tcase_add_test(tc, corrupt_never_crashes);
   tcase_add_test(tc, fingerprints);
   tcase_add_test(tc, varints);

@@ -67,8 +67,13 @@ static void graph_errors(int detect) {
   cdag_options_init(&o);
   o.detect = detect;
   cdag_graph *g = graph();  /* rank 0 sends to the last rank, nobody receives */
-  if (R == 0) EXPECT(cdag_send(g, buf[0], 8, P - 1, 5, NULL) == CDAG_OK);
+  if (R == 0) {
+    cdag_op op = -1;
+    EXPECT(cdag_send(g, buf[0], 8, P - 1, 5, &op) == CDAG_OK);
+    EXPECT(cdag_label(g, op, "lonely send") == CDAG_OK);
+  }
   compile_expect(g, &o, CDAG_ERR_UNMATCHED, "send without receive", __LINE__);
+  if (!strstr(cdag_error_message(), "lonely send")) fail("the label is not in the message", __LINE__);
 
   g = graph();  /* rank 0 sends 16 bytes, the last rank receives 8 */
   if (R == 0) EXPECT(cdag_send(g, buf[0], 16, P - 1, 1, NULL) == CDAG_OK);
