@@ -99,7 +99,11 @@ typedef struct {
   double alpha;            /* seconds per message, in (0, 1000]; 0: built in (1e-6) or measured */
   double beta;             /* seconds per byte, in (0, 1000]; 0: built in (2e-10) or measured */
   int    blocks;           /* block count of cdag's n-block kernels, 1..2^30; 0: the model's */
-  int    measure;          /* 1: measure alpha and beta by ping-pong at the first compile */
+  int    measure;          /* 1: measure the model (ping-pong, bursts, memcpy) at the first compile */
+  /* Residual messages: pieces of at most overhead / (2 gamma) bytes between two ranks are
+     packed into one message, larger ones travel alone as written (CDAG_OVERHEAD, CDAG_GAMMA). */
+  double overhead;         /* seconds per further message to the same peer; 0: built in (2e-7) */
+  double gamma;            /* seconds per byte copied in memory; 0: built in (1e-10) */
 } cdag_options;
 CDAG_API void cdag_options_init(cdag_options *o);
 CDAG_API int cdag_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **s);  /* o may be NULL */

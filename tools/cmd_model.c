@@ -61,7 +61,7 @@ int cmd_model(int argc, char **argv) {
   double t = 0, tp = 0;
   if (procs && procs != g->nprocs)
     rc = cdag__error(CDAG_ERR_ARG, "-p %ld, but %s has %d ranks (the estimate is for the file's ranks)", procs, argv[0], g->nprocs);
-  kern_model km = {(lp.L + 2 * lp.o) * 1e-6, lp.G * 1e-6, tune.model.blocks};
+  kern_model km = {(lp.L + 2 * lp.o) * 1e-6, lp.G * 1e-6, tune.model.blocks, (lp.o > lp.g ? lp.o : lp.g) * 1e-6, lp.copy * 1e-6};
   if (rc == CDAG_OK) rc = exec_loggp(g, &lp, &t, &last);
   if (rc == CDAG_OK) rc = pipeline_plan(g, NULL, &km, policy, &p);
   if (rc == CDAG_OK) rc = exec_lower_plan(p, &km, policy, &low);
@@ -75,7 +75,7 @@ int cmd_model(int argc, char **argv) {
       printf("  %s over %d ranks: %s (%s)\n", det_kind_name(dc->kind), dc->nranks, p->choices[c].name, p->choices[c].why);
     }
     if (p->nmsgs || p->nreds || p->nsyncs)
-      printf("  residual: %lld messages, %lld reductions, %lld syncs\n", (long long)p->nmsgs, (long long)p->nreds,
+      printf("  residual: %lld messages, %lld reductions, %lld syncs\n", (long long)p->msgs_sent, (long long)p->nreds,
              (long long)p->nsyncs);
     if (t > 0) printf("speedup: %.2fx\n", t / (tp > 0 ? tp : t));
   }

@@ -106,6 +106,12 @@ struct cdag_plan {
                                            graph runs as written (a note says so) */
   char **notes;   int64_t nnotes;       /* why notable patterns were not rewritten */
   det_choice *choices;                  /* per collective, or NULL (not chosen: not reported) */
+  /* How the residual messages run, chosen with the collectives (exec's cost model): per
+     pair of ranks, pieces up to pack_limit bytes share one message, larger ones travel
+     alone; msgs_sent messages carry the transfers then. Set when choices is. */
+  uint64_t pack_limit;
+  int64_t msgs_sent;
+  char msgs_why[160];
 };
 
 /* The one table of kinds (kinds.c): the slot layout above, as data. */

@@ -15,6 +15,9 @@ static uint64_t residual_bytes(const cdag_plan *p) {
   return b;
 }
 
+/* Messages carrying the residual transfers: as exec's cost model splits them once chosen. */
+static int64_t residual_messages(const cdag_plan *p) { return p->choices ? p->msgs_sent : p->nmsgs; }
+
 static uint64_t snapshot_bytes(const cdag_plan *p) {
   uint64_t b = 0;
   for (int64_t i = 0; i < p->nsnaps; i++) b += p->snaps[i].len;
@@ -68,8 +71,9 @@ static void report_text(const cdag_plan *p, FILE *f) {
   if (p->ncolls == 0) fprintf(f, "no collectives found\n");
   if (p->as_written) fprintf(f, "runs as written (exact_float keeps the order of floating-point reductions)\n");
   fprintf(f, "residual: %lld transfers (%llu B) in %lld messages, %lld reductions, %lld kept zero-byte syncs\n",
-          (long long)p->nxfers, (unsigned long long)residual_bytes(p), (long long)p->nmsgs, (long long)p->nreds,
-          (long long)p->nsyncs);
+          (long long)p->nxfers, (unsigned long long)residual_bytes(p), (long long)residual_messages(p),
+          (long long)p->nreds, (long long)p->nsyncs);
+  if (p->choices && p->nmsgs) fprintf(f, "  messages: %s\n", p->msgs_why);
   for (int64_t i = 0; i < p->nnotes; i++) fprintf(f, "note: %s\n", p->notes[i]);
   fprintf(f, "graph: %d ranks, %lld send, %lld recv, %lld reduce, %lld copy, %lld calc\n", p->nprocs,
           (long long)p->nops_kind[IR_SEND], (long long)p->nops_kind[IR_RECV], (long long)p->nops_kind[IR_REDUCE],
@@ -120,8 +124,15 @@ static void report_json(const cdag_plan *p, FILE *f) {
   fprintf(f, "%s],\n", p->ncolls ? "\n  " : "");
   fprintf(f, "  \"barrier\": %s,\n", p->barrier ? "true" : "false");
   fprintf(f, "  \"as_written\": %s,\n", p->as_written ? "true" : "false");
-  fprintf(f, "  \"residual\": {\"transfers\": %lld, \"bytes\": %llu, \"messages\": %lld, \"reductions\": %lld},\n",
-          (long long)p->nxfers, (unsigned long long)residual_bytes(p), (long long)p->nmsgs, (long long)p->nreds);
+  fprintf(f, "  \"residual\": {\"transfers\": %lld, \"bytes\": %llu, \"messages\": %lld, \"reductions\": %lld",
+          (long long)p->nxfers, (unsigned long long)residual_bytes(p), (long long)residual_messages(p),
+          (long long)p->nreds);
+  if (p->choices) {
+    fprintf(f, ", \"pairs\": %lld, \"pack_limit\": %llu, \"why\": ", (long long)p->nmsgs,
+            (unsigned long long)p->pack_limit);
+    json_string(f, p->msgs_why);
+  }
+  fprintf(f, "},\n");
   fprintf(f, "  \"syncs\": %lld,\n  \"snapshots\": {\"ranges\": %lld, \"bytes\": %llu},\n", (long long)p->nsyncs,
           (long long)p->nsnaps, (unsigned long long)snapshot_bytes(p));
   fprintf(f, "  \"notes\": [");

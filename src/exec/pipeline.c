@@ -26,6 +26,7 @@ void cdag_options_init(cdag_options *o) {
   o->min_group = 4;
   o->kernel = CDAG_KERNEL_AUTO;
   o->alpha = o->beta = 0;
+  o->overhead = o->gamma = 0;
   o->blocks = 0;
   o->measure = 0;
 }
@@ -40,6 +41,8 @@ int pipeline_tuning(const cdag_options *o, const kern_model *base, pipeline_tune
   t->model = base ? *base : kern_model_builtin();
   if (o->alpha > 0) t->model.alpha = o->alpha;
   if (o->beta > 0) t->model.beta = o->beta;
+  if (o->overhead > 0) t->model.overhead = o->overhead;
+  if (o->gamma > 0) t->model.gamma = o->gamma;
   if (o->blocks > 0) t->model.blocks = o->blocks;
   kern__model_env(&t->model);
   t->policy = policy_of(s.kernel != CDAG_SET_UNSET ? (int)s.kernel : (int)o->kernel);
@@ -66,6 +69,9 @@ int pipeline_check_options(const cdag_options *o, int nprocs, int rank) {
     return cdag__error(CDAG_ERR_ARG, "%soptions.kernel %d is not a cdag_kernel_policy", who, (int)o->kernel);
   if (!seconds_ok(o->alpha)) return cdag__error(CDAG_ERR_ARG, "%soptions.alpha %g is not 0 or in (0, 1000]", who, o->alpha);
   if (!seconds_ok(o->beta)) return cdag__error(CDAG_ERR_ARG, "%soptions.beta %g is not 0 or in (0, 1000]", who, o->beta);
+  if (!seconds_ok(o->overhead))
+    return cdag__error(CDAG_ERR_ARG, "%soptions.overhead %g is not 0 or in (0, 1000]", who, o->overhead);
+  if (!seconds_ok(o->gamma)) return cdag__error(CDAG_ERR_ARG, "%soptions.gamma %g is not 0 or in (0, 1000]", who, o->gamma);
   if (o->blocks < 0 || o->blocks > (1 << 30))
     return cdag__error(CDAG_ERR_ARG, "%soptions.blocks %d is not in 0..2^30", who, o->blocks);
   if (o->measure != 0 && o->measure != 1)

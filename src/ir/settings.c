@@ -65,6 +65,8 @@ int cdag__settings_read(cdag_settings *s) {
   if (!rc) rc = read_flag("CDAG_MEASURE", &s->measure);
   if (!rc) rc = read_seconds("CDAG_ALPHA", &s->alpha);
   if (!rc) rc = read_seconds("CDAG_BETA", &s->beta);
+  if (!rc) rc = read_seconds("CDAG_OVERHEAD", &s->overhead);
+  if (!rc) rc = read_seconds("CDAG_GAMMA", &s->gamma);
   if (!rc) rc = read_blocks(&s->blocks);
   return rc;
 }

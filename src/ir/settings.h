@@ -10,9 +10,11 @@
  *   CDAG_REPORT   stderr | FILE the compiling rank writes each new schedule's report there
  *                               (a name ending in .json gets JSON)
  *   CDAG_KERNEL   mpi|cdag|auto which side runs the collectives cdag has kernels for
- *   CDAG_MEASURE  0 | 1         1 measures the cost model's alpha and beta at the first compile
+ *   CDAG_MEASURE  0 | 1         1 measures the cost model at the first compile
  *   CDAG_ALPHA    seconds > 0   the cost model's latency per message
  *   CDAG_BETA     seconds > 0   the cost model's time per byte
+ *   CDAG_OVERHEAD seconds > 0   the cost model's time per further message to the same peer
+ *   CDAG_GAMMA    seconds > 0   the cost model's time per byte copied in memory (packing)
  *   CDAG_BLOCKS   integer >= 1  forces the block count of cdag's n-block kernels
  * Reading is cheap (a few getenv calls) and keeps no state, so it is reentrant. */
 #ifndef CDAG_IR_SETTINGS_H
@@ -26,6 +28,7 @@ typedef struct {
   cdag_set_kernel kernel;  /* CDAG_SET_UNSET, or the value (auto included) */
   int measure;             /* -1 unset, else 0 or 1 */
   double alpha, beta;      /* 0 unset, else > 0 */
+  double overhead, gamma;  /* 0 unset, else > 0 */
   int blocks;              /* 0 unset, else >= 1 */
 } cdag_settings;
 

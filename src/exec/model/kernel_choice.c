@@ -124,6 +124,28 @@ static const char *kernel_misfit(const cdag_plan *p, const det_coll *c) {
   return NULL;
 }
 
+/* How the residual transfers travel: each plan message (one pair of ranks) splits into its
+   packed pieces and those that travel alone (kern_travels_alone, as schedule.c writes them). */
+static void choose_messages(cdag_plan *p, const kern_model *m) {
+  kern_model d = m ? *m : kern_model_default();
+  uint64_t limit = kern_model_pack_limit(&d);
+  int64_t sent = 0, alone = 0;
+  for (int64_t k = 0; k < p->nmsgs; k++) {
+    const det_msg *g = &p->msgs[k];
+    int64_t nalone = 0, npacked = 0;
+    for (int64_t x = g->first; x < g->first + g->n; x++)
+      npacked += !kern_travels_alone(p->xfers[x].len, limit, &nalone) && p->xfers[x].len;
+    sent += nalone + (npacked || !nalone);
+    alone += nalone;
+  }
+  p->pack_limit = limit;
+  p->msgs_sent = sent;
+  snprintf(p->msgs_why, sizeof p->msgs_why,
+           "per pair of ranks, pieces up to %llu B packed into one message, %lld larger ones alone "
+           "(overhead %.3g us per message, copying %.3g ns/B)",
+           (unsigned long long)limit, (long long)alone, d.overhead * 1e6, d.gamma * 1e9);
+}
+
 int kern_choose_plan(cdag_plan *p, const kern_model *m, kern_policy policy) {
   det_choice *ch = calloc((size_t)(p->ncolls ? p->ncolls : 1), sizeof *ch);
   if (!ch) return CDAG_NOMEM("kernel choices");
@@ -141,5 +163,6 @@ int kern_choose_plan(cdag_plan *p, const kern_model *m, kern_policy policy) {
   }
   free(p->choices);
   p->choices = ch;
+  choose_messages(p, m);
   return CDAG_OK;
 }

@@ -19,6 +19,8 @@
 
 #define KERN_ALPHA_DEFAULT 1e-6
 #define KERN_BETA_DEFAULT 2e-10
+#define KERN_OVERHEAD_DEFAULT 2e-7
+#define KERN_GAMMA_DEFAULT 1e-10
 
 /* The entry points validated the variables (settings.h); a bad one is not applied here. */
 void kern__model_env(kern_model *m) {
@@ -26,10 +28,23 @@ void kern__model_env(kern_model *m) {
   cdag__settings_read(&s);
   if (s.alpha > 0) m->alpha = s.alpha;
   if (s.beta > 0) m->beta = s.beta;
+  if (s.overhead > 0) m->overhead = s.overhead;
+  if (s.gamma > 0) m->gamma = s.gamma;
   if (s.blocks > 0) m->blocks = s.blocks;
 }
 
-kern_model kern_model_builtin(void) { return (kern_model){KERN_ALPHA_DEFAULT, KERN_BETA_DEFAULT, 0}; }
+kern_model kern_model_builtin(void) { return (kern_model){KERN_ALPHA_DEFAULT, KERN_BETA_DEFAULT, 0, KERN_OVERHEAD_DEFAULT, KERN_GAMMA_DEFAULT}; }
+
+int kern_travels_alone(uint64_t len, uint64_t limit, int64_t *nalone) {
+  if (len <= limit || *nalone >= KERN_MAX_ALONE) return 0;
+  ++*nalone;
+  return 1;
+}
+
+uint64_t kern_model_pack_limit(const kern_model *m) {
+  double limit = m->overhead / (2 * m->gamma);
+  return limit >= 0x1p62 ? (uint64_t)1 << 62 : (uint64_t)(limit + 0.5);
+}
 
 kern_model kern_model_default(void) {
   kern_model m = kern_model_builtin();

@@ -565,29 +565,50 @@ static int lower_coll(lw *w, int64_t ci) {
 
 /* ---- residual parts ---- */
 
-static int lower_msgs(lw *w) {
-  const cdag_plan *p = w->p;
+/* The pieces of plan message m that travel alone (alone = 1) or packed (0), as the runtime
+   splits them (kern_travels_alone over pack_limit), as one message from m->src to m->dst. */
+static int lower_group(lw *w, const det_msg *m, uint64_t limit, int alone) {
+  const df_xfer *x = w->p->xfers + m->first;
+  int64_t nalone = 0, n = 0;
+  uint64_t bytes = 0;
+  for (int32_t i = 0; i < m->n; i++)
+    if (x[i].len && kern_travels_alone(x[i].len, limit, &nalone) == alone) n++, bytes += x[i].len;
+  if (!n) return CDAG_OK;
+  uint64_t src = 0, dst = stage(w, m->dst, bytes), at = 0;
   int rc = CDAG_OK;
-  for (int64_t k = 0; k < p->nmsgs && rc == CDAG_OK; k++) {
-    const det_msg *m = &p->msgs[k];
-    const df_xfer *x = p->xfers + m->first;
-    uint64_t src, dst = stage(w, m->dst, m->bytes), at;
-    if (m->n == 1 && m->src != m->dst) {
-      src = x[0].src_addr;
-    } else {   /* pack the pieces (a local message packs straight into its staging) */
-      src = m->src == m->dst ? dst : stage(w, m->src, m->bytes);
-      at = src;
-      for (int32_t i = 0; i < m->n && rc == CDAG_OK; i++) {
-        rc = copy(w, m->src, x[i].src_addr, at, x[i].len);
-        at += x[i].len;
+  if (n > 1 || m->src == m->dst) {  /* pack the pieces (a local message packs straight into its staging) */
+    src = m->src == m->dst ? dst : stage(w, m->src, bytes);
+    at = src;
+  }
+  nalone = 0;
+  for (int32_t i = 0; i < m->n && rc == CDAG_OK; i++)
+    if (x[i].len && kern_travels_alone(x[i].len, limit, &nalone) == alone) {
+      if (n == 1 && m->src != m->dst) {
+        src = x[i].src_addr;
+        continue;
       }
+      rc = copy(w, m->src, x[i].src_addr, at, x[i].len);
+      at += x[i].len;
     }
-    if (rc == CDAG_OK && m->src != m->dst) rc = msg(w, m->src, src, m->dst, dst, m->bytes);
-    at = dst;
-    for (int32_t i = 0; i < m->n && rc == CDAG_OK; i++) {
+  if (rc == CDAG_OK && m->src != m->dst) rc = msg(w, m->src, src, m->dst, dst, bytes);
+  at = dst;
+  nalone = 0;
+  for (int32_t i = 0; i < m->n && rc == CDAG_OK; i++)
+    if (x[i].len && kern_travels_alone(x[i].len, limit, &nalone) == alone) {
       rc = late(w, m->dst, at, x[i].dst_addr, x[i].len);
       at += x[i].len;
     }
+  return rc;
+}
+
+static int lower_msgs(lw *w) {
+  const cdag_plan *p = w->p;
+  uint64_t limit = p->choices && p->nprocs ? p->pack_limit : UINT64_MAX;   /* unchosen: one message per pair */
+  int rc = CDAG_OK;
+  for (int64_t k = 0; k < p->nmsgs && rc == CDAG_OK; k++) {
+    const det_msg *m = &p->msgs[k];
+    if (m->src == m->dst) rc = lower_group(w, m, UINT64_MAX, 0);
+    else if ((rc = lower_group(w, m, limit, 0)) == CDAG_OK) rc = lower_group(w, m, limit, 1);
   }
   return rc;
 }

@@ -14,11 +14,15 @@
 
 #include "ir/ir.h"
 
-/* The linear cost model: a message of m bytes costs alpha + beta * m seconds. */
+/* The linear cost model: a message of m bytes costs alpha + beta * m seconds; each further
+   message to a peer that one is already going to costs overhead; copying a byte in memory
+   (packing) costs gamma. */
 typedef struct {
-  double alpha;  /* latency, s */
-  double beta;   /* time per byte, s/B */
-  int blocks;    /* block count of the n-block kernels; 0: the model chooses (kern_model_blocks) */
+  double alpha;     /* latency, s */
+  double beta;      /* time per byte, s/B */
+  int blocks;       /* block count of the n-block kernels; 0: the model chooses (kern_model_blocks) */
+  double overhead;  /* time per further message to the same peer, s */
+  double gamma;     /* time per byte copied in memory, s/B */
 } kern_model;
 
 typedef enum { KERN_BCAST, KERN_ALLGATHER, KERN_ALLGATHERV, KERN_REDUCE, KERN_ALLREDUCE } kern_kind;
@@ -31,8 +35,9 @@ typedef enum {
 
 /* ---- The cost model (kernel_model.c) ---- */
 
-/* Defaults (alpha 1e-6 s, beta 2e-10 s/B: shared-memory MPICH; blocks chosen by the
-   model), then the environment CDAG_ALPHA / CDAG_BETA / CDAG_BLOCKS where set. */
+/* Defaults (shared-memory MPICH: alpha 1e-6 s, beta 2e-10 s/B, overhead KERN_OVERHEAD_DEFAULT,
+   gamma KERN_GAMMA_DEFAULT; blocks chosen by the model), then the environment CDAG_ALPHA /
+   CDAG_BETA / CDAG_OVERHEAD / CDAG_GAMMA / CDAG_BLOCKS where set. */
 kern_model kern_model_default(void);
 /* The built-in defaults alone, and the environment's overrides applied to m. */
 kern_model kern_model_builtin(void);
@@ -52,6 +57,17 @@ double kern_model_scatter_allgather(const kern_model *m, kern_kind kind, int p, 
    never picks it by itself for floating-point sums. */
 kern_alg kern_model_choose(const kern_model *m, kern_kind kind, int p, uint64_t bytes, char *reason,
                            size_t len);
+
+/* Residual messages: the largest piece worth packing with others into one message. Packing
+   a piece of m bytes costs a copy at each end (2 gamma m) and saves a message (overhead),
+   so pieces of at most overhead / (2 gamma) bytes are packed and larger ones travel alone,
+   as the graph wrote them. */
+uint64_t kern_model_pack_limit(const kern_model *m);
+/* The one rule of the split, for the pieces of one pair of ranks taken in plan order: does a
+   piece of len bytes travel alone? Those over `limit` do, up to KERN_MAX_ALONE per pair (a
+   message tag each); *nalone counts them (start at 0 for each pair). */
+#define KERN_MAX_ALONE 4095
+int kern_travels_alone(uint64_t len, uint64_t limit, int64_t *nalone);
 
 /* ---- Choosing for a plan's collectives (pure: no MPI call) ---- */
 

@@ -29,19 +29,21 @@
 
 /* Options, kernel policy and model: what a compiled schedule depends on besides the graph. */
 static uint64_t options_hash(const cdag_options *o, const pipeline_tune *t) {
-  int64_t v[9] = {o->detect, (int64_t)(o->density * 1e9), o->exact_float, o->root, o->min_group, t->policy,
-                  t->model.blocks};
+  int64_t v[11] = {o->detect, (int64_t)(o->density * 1e9), o->exact_float, o->root, o->min_group, t->policy,
+                   t->model.blocks};
   memcpy(&v[7], &t->model.alpha, sizeof t->model.alpha);
   memcpy(&v[8], &t->model.beta, sizeof t->model.beta);
+  memcpy(&v[9], &t->model.overhead, sizeof t->model.overhead);
+  memcpy(&v[10], &t->model.gamma, sizeof t->model.gamma);
   return wire_hash(v, sizeof v, 0x0c0ffee);
 }
 
 /* The options every rank must pass alike, as the environment leaves them (doubles by their
    bits: equal bits, equal values). */
-enum { NOPTS = 10 };
-static const char *const opt_name[NOPTS] = {"detect", "density", "exact_float", "root", "min_group",
-                                            "kernel", "alpha", "beta", "blocks", "measure"};
-static int opt_double(int k) { return k == 1 || k == 6 || k == 7; }
+enum { NOPTS = 12 };
+static const char *const opt_name[NOPTS] = {"detect", "density", "exact_float", "root", "min_group", "kernel",
+                                            "alpha", "beta", "blocks", "measure", "overhead", "gamma"};
+static int opt_double(int k) { return k == 1 || k == 6 || k == 7 || k == 10 || k == 11; }
 
 static void opt_values(const cdag_options *o, int64_t *v) {
   pipeline_tune t;
@@ -50,7 +52,9 @@ static void opt_values(const cdag_options *o, int64_t *v) {
   d[1] = o->density;
   d[6] = t.model.alpha;
   d[7] = t.model.beta;
-  int64_t w[NOPTS] = {o->detect, 0, o->exact_float, o->root, o->min_group, t.policy, 0, 0, t.model.blocks, t.measure};
+  d[10] = t.model.overhead;
+  d[11] = t.model.gamma;
+  int64_t w[NOPTS] = {o->detect, 0, o->exact_float, o->root, o->min_group, t.policy, 0, 0, t.model.blocks, t.measure, 0, 0};
   for (int k = 0; k < NOPTS; k++)
     if (opt_double(k)) memcpy(&v[k], &d[k], sizeof d[k]);
     else v[k] = w[k];

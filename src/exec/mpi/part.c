@@ -163,9 +163,10 @@ static int read_coll(sched_part *p, wire_reader *r, part_coll *c, int nprocs) {
 
 /* ---- messages, copies, reductions ---- */
 
-void part_pair_put(part_writer *w, int out, int peer, int64_t npieces) {
+void part_pair_put(part_writer *w, int out, int peer, int64_t tag, int64_t npieces) {
   wire_buf *b = out ? &w->out : &w->in;
   wire_put_u(b, (uint64_t)peer);
+  wire_put_u(b, (uint64_t)tag);
   wire_put_u(b, (uint64_t)npieces);
   if (out) w->nout++;
   else w->nin++;
@@ -186,9 +187,10 @@ static int read_pairs(sched_part *p, wire_reader *r, int nprocs, part_pair **pai
   *npairs = (int64_t)n;
   for (uint64_t k = 0; k < n; k++) {
     part_pair *q = &(*pairs)[k];
-    uint64_t peer = wire_get_u(r), np = wire_get_u(r);
-    if (!count_ok(r, np) || peer >= (uint64_t)nprocs) return bad("message");
+    uint64_t peer = wire_get_u(r), tag = wire_get_u(r), np = wire_get_u(r);
+    if (!count_ok(r, np) || peer >= (uint64_t)nprocs || tag >= PART_TAGS) return bad("message");
     q->peer = (int)peer;
+    q->tag = (int)tag;
     q->n = (int64_t)np;
     q->first = p->npieces;
     for (int64_t e = 0; e < q->n; e++) {

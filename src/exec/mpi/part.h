@@ -21,12 +21,13 @@
  *                                       (0: none)
  *   slot   := npieces (addr_delta(s) len)*   addresses relative to the end of the previous
  *                                            piece of the slot
- *   pair   := peer npieces (space addr len)*   one message to (out) or from (in) peer
+ *   pair   := peer tag npieces (space addr len)*   one message to (out) or from (in) peer,
+ *                                       tag < PART_TAGS (a pair of ranks may have several)
  *   copy   := dst_space dst len src     a byte move at this rank
  *   red    := dst count type op n (off mult)*n   dst = op over contributions at off in the
  *                                       reduction buffer, each counted mult times
  *
- * Versions: 1 had no version field and no model; 2 adds both. A reader refuses every other
+ * Versions: 1 had no version field and no model; 2 adds both; 3 adds the pair's tag. A reader refuses every other
  * version with CDAG_ERR_FORMAT naming the two versions, so ranks running different builds of
  * the library fail together instead of misreading each other. Decoding checks every count
  * and bound: a corrupt part is CDAG_ERR_FORMAT, never a crash. Cost: O(part bytes). */
@@ -38,7 +39,9 @@
 #include "ir/wire.h"
 
 #define PART_MAGIC 0xcd5cu
-#define PART_VERSION 2u
+#define PART_VERSION 3u
+/* Tags of residual messages: 0 .. PART_TAGS-1 (below cdag's kernels' tags, kernel.h) */
+#define PART_TAGS (KERN_MAX_ALONE + 1)
 
 enum { PART_GRAPH = 0, PART_PLAN = 1 };
 /* How a collective runs (decided at the root from its kind and slot sizes). */
@@ -58,7 +61,7 @@ typedef struct {
   int alg;                       /* SM_KERNEL: kern_alg */
   int64_t counts_first;          /* SM_KERNEL: n entries into counts */
 } part_coll;
-typedef struct { int peer; int64_t first, n; } part_pair;          /* pieces[first..+n) */
+typedef struct { int peer, tag; int64_t first, n; } part_pair;     /* pieces[first..+n) */
 typedef struct { int dst_space; uint64_t dst, src, len; } part_copy;
 typedef struct { uint64_t dst, count; int type, op; int64_t first, n; } part_red;  /* contribs */
 typedef struct { uint64_t off; uint32_t mult; } part_contrib;
@@ -105,7 +108,7 @@ void part_slot_put(part_writer *w, const det_piece *pieces, int32_t n);
 void part_kernel_put(part_writer *w, int alg, const uint64_t *counts, int n);
 void part_map_put(part_writer *w, int send_slot1, int recv_slot1);
 /* pair: out (1) or in (0), then npieces part_pair_piece calls on the same direction. */
-void part_pair_put(part_writer *w, int out, int peer, int64_t npieces);
+void part_pair_put(part_writer *w, int out, int peer, int64_t tag, int64_t npieces);
 void part_pair_piece(part_writer *w, int out, int space, uint64_t addr, uint64_t len);
 void part_copy_put(part_writer *w, const part_copy *c);
 /* red: the header with r->n (counted), then r->n part_contrib_put. */

@@ -158,6 +158,18 @@ static int reduction_in_place(const bstate *b, const part_coll *c) {
          b->pt->pieces[sd->first].len == b->pt->pieces[rv->first].len && b->pt->pieces[rv->first].space == SP_USER;
 }
 
+/* A message whose pieces are not one contiguous range travels through a buffer of its own:
+   packed before the run starts (reading origins) or unpacked after the wait (writing final
+   values), by memcpy. MPICH's derived datatypes over the same pieces cost several times
+   more for kilobyte messages, and neither side then takes part in snapshots. */
+static int pair_packed(const sched_part *pt, const part_pair *pr) {
+  for (int64_t k = pr->first + 1; k < pr->first + pr->n; k++) {
+    const part_piece *a = &pt->pieces[k - 1], *z = &pt->pieces[k];
+    if (a->space != z->space || a->addr + a->len != z->addr) return 1;
+  }
+  return 0;
+}
+
 static int collect_ranges(bstate *b) {
   int rc = CDAG_OK;
 #define RD(a, l) if ((rc = add_range(&b->rd, &b->nrd, &b->cap_rd, (a), (l)))) return rc
@@ -183,10 +195,12 @@ static int collect_ranges(bstate *b) {
     }
   }
   for (int64_t k = 0; k < b->pt->nout; k++)
-    for (int64_t pi = b->pt->out[k].first; pi < b->pt->out[k].first + b->pt->out[k].n; pi++) RD(b->pt->pieces[pi].addr, b->pt->pieces[pi].len);
+    if (!pair_packed(b->pt, &b->pt->out[k]))
+      for (int64_t pi = b->pt->out[k].first; pi < b->pt->out[k].first + b->pt->out[k].n; pi++) RD(b->pt->pieces[pi].addr, b->pt->pieces[pi].len);
   for (int64_t k = 0; k < b->pt->nin; k++)
-    for (int64_t pi = b->pt->in[k].first; pi < b->pt->in[k].first + b->pt->in[k].n; pi++)
-      if (b->pt->pieces[pi].space == SP_USER) WR(b->pt->pieces[pi].addr, b->pt->pieces[pi].len);
+    if (!pair_packed(b->pt, &b->pt->in[k]))
+      for (int64_t pi = b->pt->in[k].first; pi < b->pt->in[k].first + b->pt->in[k].n; pi++)
+        if (b->pt->pieces[pi].space == SP_USER) WR(b->pt->pieces[pi].addr, b->pt->pieces[pi].len);
   for (int64_t k = 0; k < b->pt->ncopies; k++)
     if (b->pt->copies[k].dst_space == SP_USER) {
       RD(b->pt->copies[k].src, b->pt->copies[k].len);
@@ -600,16 +614,34 @@ static int build_coll(cdag_schedule *s, const bstate *b, const part_coll *c, rli
 
 /* ---- residual messages, copies, reductions ---- */
 
-static int build_pairs(cdag_schedule *s, const bstate *b, rlist *l) {
+/* The buffer a message of pair pr goes through: its own packing buffer (pair_packed), or
+   the user's pieces as they are (an hindexed type where snapshots split them). */
+static int pair_desc(cdag_schedule *s, const bstate *b, const part_pair *pr, int out, rlist *l, caps *cp,
+                     mdesc *d) {
+  if (!pair_packed(b->pt, pr)) {
+    int rc = rl_pieces(s, b, pr->first, pr->n, out, l);
+    return rc ? rc : make_desc(s, l, d);
+  }
+  part_slot sl = {pr->first, pr->n, 0};
+  for (int64_t k = pr->first; k < pr->first + pr->n; k++) sl.bytes += b->pt->pieces[k].len;
+  uint8_t *tmp = keep_alloc(s, sl.bytes);
+  if (!tmp) return CDAG_NOMEM("message buffer");
+  *d = (mdesc){tmp, (MPI_Count)sl.bytes, MPI_BYTE, 0};
+  return out ? pack_slot(s, b, &sl, tmp, cp) : unpack_slot(s, b, &sl, tmp, cp);
+}
+
+static int build_pairs(cdag_schedule *s, const bstate *b, rlist *l, caps *cp) {
   int rc;
   mdesc d;
   for (int64_t k = 0; k < b->pt->nin; k++) {
-    if ((rc = rl_pieces(s, b, b->pt->in[k].first, b->pt->in[k].n, 0, l)) || (rc = make_desc(s, l, &d))) return rc;
-    MPI_TRY(MPI_Recv_init_c(d.buf, d.count, d.type, b->pt->in[k].peer, 0, s->comm, new_req(s)), "MPI_Recv_init_c");
+    if ((rc = pair_desc(s, b, &b->pt->in[k], 0, l, cp, &d))) return rc;
+    MPI_TRY(MPI_Recv_init_c(d.buf, d.count, d.type, b->pt->in[k].peer, b->pt->in[k].tag, s->comm, new_req(s)),
+            "MPI_Recv_init_c");
   }
   for (int64_t k = 0; k < b->pt->nout; k++) {
-    if ((rc = rl_pieces(s, b, b->pt->out[k].first, b->pt->out[k].n, 1, l)) || (rc = make_desc(s, l, &d))) return rc;
-    MPI_TRY(MPI_Send_init_c(d.buf, d.count, d.type, b->pt->out[k].peer, 0, s->comm, new_req(s)), "MPI_Send_init_c");
+    if ((rc = pair_desc(s, b, &b->pt->out[k], 1, l, cp, &d))) return rc;
+    MPI_TRY(MPI_Send_init_c(d.buf, d.count, d.type, b->pt->out[k].peer, b->pt->out[k].tag, s->comm, new_req(s)),
+            "MPI_Send_init_c");
   }
   return CDAG_OK;
 }
@@ -733,7 +765,7 @@ static int build_plan(cdag_schedule *s, const sched_part *pt) {
     if (!s->reqs || !s->kerns) rc = CDAG_NOMEM("requests");
   }
   for (int64_t k = 0; !rc && k < pt->ncolls; k++) rc = build_coll(s, &b, &pt->colls[k], &l, &cp);
-  if (!rc) rc = build_pairs(s, &b, &l);
+  if (!rc) rc = build_pairs(s, &b, &l, &cp);
   if (!rc) rc = build_copies(s, &b, &l, &cp);
   if (!rc) rc = build_reds(s, pt);
   if (!rc) rc = own_contribs(s, &b, &cp);

@@ -239,35 +239,54 @@ static int put_reds(const cdag_plan *p, item_list *items, part_writer *sec) {
   return CDAG_OK;
 }
 
-/* Sorts the items and writes each (src, dst) group as an outgoing message at src, an
-   incoming one at dst, or local copies when src == dst. */
-static void put_pairs(item_list *items, part_writer *sec) {
+/* One message from v->src to v->dst with tag `tag`: the items of v[0..n) that carry bytes
+   and travel `alone` (kern_travels_alone, counted from the pair's first item) or not. */
+static void put_message(part_writer *sec, const sched_item *v, int64_t n, uint64_t limit, int alone, int64_t tag) {
+  int64_t npieces = 0, nalone = 0;
+  for (int64_t k = 0; k < n; k++) npieces += v[k].len && kern_travels_alone(v[k].len, limit, &nalone) == alone;
+  part_pair_put(&sec[v->src], 1, v->dst, tag, npieces);
+  part_pair_put(&sec[v->dst], 0, v->src, tag, npieces);
+  nalone = 0;
+  for (int64_t k = 0; k < n; k++)
+    if (v[k].len && kern_travels_alone(v[k].len, limit, &nalone) == alone) {
+      part_pair_piece(&sec[v->src], 1, SP_USER, v[k].src_addr, v[k].len);
+      part_pair_piece(&sec[v->dst], 0, v[k].space, v[k].dst_addr, v[k].len);
+    }
+}
+
+/* The messages from src to dst (items v[0..n), in plan order), as the cost model splits them
+   (model.h: kern_model_pack_limit): pieces up to `limit` bytes packed into message 0, each
+   larger one alone, as the graph wrote it, tags 1, 2, ... A pair with no bytes still gets
+   one empty message: it keeps a synchronisation. */
+static void put_pair_messages(part_writer *sec, const sched_item *v, int64_t n, uint64_t limit) {
+  int64_t nalone = 0, npacked = 0, tag = 0;
+  for (int64_t k = 0; k < n; k++) npacked += !kern_travels_alone(v[k].len, limit, &nalone) && v[k].len;
+  if (npacked || !nalone) put_message(sec, v, n, limit, 0, tag++);
+  nalone = 0;
+  for (int64_t k = 0; k < n; k++)
+    if (kern_travels_alone(v[k].len, limit, &nalone)) put_message(sec, v + k, 1, limit, 1, tag++);
+}
+
+/* Sorts the items and writes each (src, dst) group as messages out of src and into dst
+   (put_pair_messages), or as local copies when src == dst. */
+static void put_pairs(item_list *items, uint64_t limit, part_writer *sec) {
   if (!items->n) return;
   ir_sort(items->v, (size_t)items->n, sizeof *items->v, item_cmp);
   for (int64_t a = 0, b; a < items->n; a = b) {
     const sched_item *x = &items->v[a];
-    int64_t npieces = 0;
-    for (b = a; b < items->n && items->v[b].src == x->src && items->v[b].dst == x->dst; b++)
-      npieces += items->v[b].len > 0;
-    if (x->src == x->dst) {
-      for (int64_t k = a; k < b; k++) {
-        const sched_item *it = &items->v[k];
-        if (it->len) part_copy_put(&sec[x->src], &(part_copy){it->space, it->dst_addr, it->src_addr, it->len});
-      }
+    for (b = a; b < items->n && items->v[b].src == x->src && items->v[b].dst == x->dst; b++) continue;
+    if (x->src != x->dst) {
+      put_pair_messages(sec, x, b - a, limit);
       continue;
     }
-    part_pair_put(&sec[x->src], 1, x->dst, npieces);
-    part_pair_put(&sec[x->dst], 0, x->src, npieces);
     for (int64_t k = a; k < b; k++) {
       const sched_item *it = &items->v[k];
-      if (!it->len) continue;
-      part_pair_piece(&sec[x->src], 1, SP_USER, it->src_addr, it->len);
-      part_pair_piece(&sec[x->dst], 0, it->space, it->dst_addr, it->len);
+      if (it->len) part_copy_put(&sec[x->src], &(part_copy){it->space, it->dst_addr, it->src_addr, it->len});
     }
   }
 }
 
-static int put_residual(const cdag_plan *p, part_writer *sec) {
+static int put_residual(const cdag_plan *p, uint64_t limit, part_writer *sec) {
   item_list items = {0};
   int rc = CDAG_OK;
   for (int64_t k = 0; k < p->nxfers && !rc; k++) {
@@ -278,7 +297,7 @@ static int put_residual(const cdag_plan *p, part_writer *sec) {
   for (int64_t k = 0; k < p->nsyncs && !rc; k++)
     if (p->syncs[2 * k] != p->syncs[2 * k + 1])
       rc = add_item(&items, p->syncs[2 * k], p->syncs[2 * k + 1], SP_USER, 0, 0, 0);
-  if (!rc) put_pairs(&items, sec);
+  if (!rc) put_pairs(&items, limit, sec);
   free(items.v);
   return rc;
 }
@@ -289,7 +308,7 @@ int sched_parts_from_plan(const cdag_plan *p, const kern_model *m, wire_buf *par
   part_writer *sec = calloc((size_t)p->nprocs, sizeof *sec);
   if (!sec) return CDAG_NOMEM("schedule parts");
   int rc = put_colls(p, sec);
-  if (!rc) rc = put_residual(p, sec);
+  if (!rc) rc = put_residual(p, kern_model_pack_limit(m), sec);
   for (int r = 0; r < p->nprocs && !rc; r++) rc = part_assemble(&sec[r], m, &parts[r]);
   for (int r = 0; r < p->nprocs; r++) part_writer_free(&sec[r]);
   free(sec);

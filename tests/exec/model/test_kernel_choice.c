@@ -90,7 +90,7 @@ START_TEST(options_then_environment) {
   t = tuning(&o, CDAG_OK);
   ck_assert(t.policy == KERN_POLICY_CDAG && t.model.alpha == 3e-6 && t.model.beta == 1e-9 && t.model.blocks == 5);
   ck_assert_int_eq(t.measure, 1);
-  kern_model measured = {7e-6, 4e-10, 0};   /* options override the measured model too */
+  kern_model measured = {7e-6, 4e-10, 0, 2e-7, 3e-11};   /* options override the measured model too */
   ck_assert_int_eq(pipeline_tuning(&o, &measured, &t), CDAG_OK);
   ck_assert(t.model.alpha == 3e-6 && t.model.beta == 1e-9);
   o.alpha = 0;
@@ -119,16 +119,49 @@ START_TEST(options_then_environment) {
   ck_assert_int_eq(pipeline_check_options(&o, 4, -1), CDAG_ERR_ARG);
   o.measure = 0;
   ck_assert_int_eq(pipeline_check_options(&o, 4, -1), CDAG_OK);
-  cdag_options zeroed = {0};   /* the five kernel fields: zero is "not set" */
+  o.gamma = 2000;
+  ck_assert_int_eq(pipeline_check_options(&o, 4, -1), CDAG_ERR_ARG);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "options.gamma 2000"));
+  o.gamma = 0;
+  cdag_options zeroed = {0};   /* the seven model fields: zero is "not set" */
   zeroed.density = 1;
   zeroed.min_group = 4;
   ck_assert_int_eq(pipeline_check_options(&zeroed, 4, -1), CDAG_OK);
 }
 END_TEST
 
+/* Residual pieces of at most overhead / (2 gamma) bytes are packed; the overhead and gamma
+   come from the built-in model, the measured one, the options, the environment, in order. */
+START_TEST(pack_limit_follows_the_model) {
+  cdag_options o;
+  cdag_options_init(&o);
+  unsetenv("CDAG_OVERHEAD"); unsetenv("CDAG_GAMMA");
+  pipeline_tune t = tuning(&o, CDAG_OK);
+  kern_model b = kern_model_builtin();
+  ck_assert(t.model.overhead == b.overhead && t.model.gamma == b.gamma);
+  ck_assert_uint_eq(kern_model_pack_limit(&b), 1000);
+  kern_model measured = {2e-7, 2e-10, 0, 1e-7, 2.5e-11};
+  ck_assert_int_eq(pipeline_tuning(&o, &measured, &t), CDAG_OK);
+  ck_assert_uint_eq(kern_model_pack_limit(&t.model), 2000);
+  o.overhead = 4e-7;
+  o.gamma = 1e-10;
+  ck_assert_int_eq(pipeline_tuning(&o, &measured, &t), CDAG_OK);
+  ck_assert_uint_eq(kern_model_pack_limit(&t.model), 2000);
+  setenv("CDAG_GAMMA", "1e-9", 1);
+  t = tuning(&o, CDAG_OK);
+  ck_assert_uint_eq(kern_model_pack_limit(&t.model), 200);
+  setenv("CDAG_OVERHEAD", "-1", 1);
+  tuning(&o, CDAG_ERR_ARG);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "CDAG_OVERHEAD=-1"));
+  unsetenv("CDAG_OVERHEAD"); unsetenv("CDAG_GAMMA");
+  kern_model huge = {1e-6, 2e-10, 0, 1000, 1e-300};   /* no overflow: capped */
+  ck_assert_uint_eq(kern_model_pack_limit(&huge), (uint64_t)1 << 62);
+}
+END_TEST
+
 /* A forced block count is the model's: kern_model_nblocks uses it, capped to the units. */
 START_TEST(blocks_travel_with_the_model) {
-  kern_model m = {1e-6, 2e-10, 3};
+  kern_model m = {1e-6, 2e-10, 3, 1.5e-7, 5e-11};
   ck_assert_int_eq(kern_model_nblocks(&m, 0, 8, 100, 4), 3);
   ck_assert_int_eq(kern_model_nblocks(&m, 5, 8, 100, 4), 5);
   ck_assert_int_eq(kern_model_nblocks(&m, 0, 8, 2, 4), 2);
@@ -138,7 +171,7 @@ START_TEST(blocks_travel_with_the_model) {
 END_TEST
 
 START_TEST(policies_force_a_side) {
-  kern_model m = {1e-6, 2e-10, 0};
+  kern_model m = {1e-6, 2e-10, 0, 1.5e-7, 5e-11};
   cdag_plan *p = one_coll(DET_BCAST, 8, 64, -1, -1);
   ck_assert_int_eq(kern_choose_plan(p, &m, KERN_POLICY_MPI), CDAG_OK);
   ck_assert_str_eq(p->choices[0].name, "mpi");
@@ -170,7 +203,7 @@ START_TEST(kinds_without_kernel_and_single_members) {
 END_TEST
 
 START_TEST(census_only_when_order_free) {
-  kern_model m = {1e-6, 2e-10, 0};
+  kern_model m = {1e-6, 2e-10, 0, 1.5e-7, 5e-11};
   cdag_plan *p = one_coll(DET_ALLREDUCE, 4, 64, CDAG_INT32, CDAG_SUM);
   ck_assert_int_eq(kern_choose_plan(p, &m, KERN_POLICY_AUTO), CDAG_OK);
   ck_assert_str_eq(p->choices[0].name, "census");
@@ -212,7 +245,7 @@ START_TEST(misfits_run_as_mpi_and_say_why) {
 END_TEST
 
 START_TEST(report_prints_the_choice) {
-  kern_model m = {1e-6, 2e-10, 0};
+  kern_model m = {1e-6, 2e-10, 0, 1.5e-7, 5e-11};
   cdag_plan *p = one_coll(DET_ALLREDUCE, 4, 64, CDAG_INT32, CDAG_SUM);
   df_sst sst = {0};
   p->sst = &sst;
@@ -241,6 +274,7 @@ Suite *cdag_kernel_choice_suite(void) {
   tcase_add_test(t, policy_from_environment);
   tcase_add_test(t, options_then_environment);
   tcase_add_test(t, blocks_travel_with_the_model);
+  tcase_add_test(t, pack_limit_follows_the_model);
   tcase_add_test(t, policies_force_a_side);
   tcase_add_test(t, kinds_without_kernel_and_single_members);
   tcase_add_test(t, census_only_when_order_free);

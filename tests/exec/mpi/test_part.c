@@ -34,10 +34,10 @@ static void write_plan_part(wire_buf *out) {
   for (int s = 0; s < 4; s++) part_slot_put(&w, s % 2 ? RECV0 : SEND0, s % 2 ? 1 : 2);
   part_map_put(&w, 1, 0);
   part_map_put(&w, 2, 2);
-  part_pair_put(&w, 1, 2, 2);
+  part_pair_put(&w, 1, 2, 5, 2);
   part_pair_piece(&w, 1, SP_USER, 0x3000, 4);
   part_pair_piece(&w, 1, SP_USER, 0x3008, 4);
-  part_pair_put(&w, 0, 0, 1);
+  part_pair_put(&w, 0, 0, 0, 1);
   part_pair_piece(&w, 0, SP_RED, 8, 4);
   part_copy_put(&w, &(part_copy){SP_USER, 0x4000, 0x4100, 32});
   part_copy_put(&w, &(part_copy){SP_RED, 0, 0x3000, 4});
@@ -46,7 +46,7 @@ static void write_plan_part(wire_buf *out) {
   part_contrib_put(&w, 0, 1);
   part_contrib_put(&w, 4, 2);
   part_contrib_put(&w, 8, 1);
-  kern_model m = {2.5e-6, 3e-10, 7};
+  kern_model m = {2.5e-6, 3e-10, 7, 0, 0};   /* overhead and gamma stay at the compiling rank */
   ck_assert_int_eq(part_assemble(&w, &m, out), CDAG_OK);
   part_writer_free(&w);
 }
@@ -82,10 +82,10 @@ START_TEST(plan_part_round_trip) {
   ck_assert_int_eq(a->slot_first, 2);
   int32_t map[4] = {1, 0, 2, 2};
   for (int j = 0; j < 4; j++) ck_assert_int_eq(p.map[a->map_first + j], map[j]);
-  ck_assert(p.nout == 1 && p.out[0].peer == 2 && p.out[0].n == 2);
+  ck_assert(p.nout == 1 && p.out[0].peer == 2 && p.out[0].tag == 5 && p.out[0].n == 2);
   check_piece(&p, p.out[0].first, SP_USER, 0x3000, 4);
   check_piece(&p, p.out[0].first + 1, SP_USER, 0x3008, 4);
-  ck_assert(p.nin == 1 && p.in[0].peer == 0 && p.in[0].n == 1);
+  ck_assert(p.nin == 1 && p.in[0].peer == 0 && p.in[0].tag == 0 && p.in[0].n == 1);
   check_piece(&p, p.in[0].first, SP_RED, 8, 4);
   ck_assert_int_eq(p.ncopies, 2);
   ck_assert(p.copies[0].dst_space == SP_USER && p.copies[0].dst == 0x4000 && p.copies[0].src == 0x4100 &&
@@ -148,7 +148,7 @@ START_TEST(other_versions_are_refused) {
   wire_put_u(&out, 0);
   sched_part p;
   ck_assert_int_eq(part_read(out.buf, out.len, 1, &p), CDAG_ERR_FORMAT);
-  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "version 3, this library reads version 2"));
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "version 4, this library reads version 3"));
   part_free(&p);
   wire_free(&out);
   wire_put_u(&out, 0xbeef);
@@ -205,6 +205,79 @@ START_TEST(parts_of_a_real_plan_agree) {
 }
 END_TEST
 
+/* Messages from rank 0 to rank 1 of a global graph: n sends of the lengths len[k % nlen]. */
+static cdag_plan *pair_plan(int64_t n, const uint64_t *len, int nlen) {
+  cdag_graph *g;
+  CK_OK(cdag_graph_create_global(2, &g));
+  uint64_t off = 0;
+  for (int64_t k = 0; k < n; k++) {
+    uint64_t l = len[k % nlen];
+    CK_OK(cdag_rank_send(g, 0, 0x100000 + 2 * off, l, 1, 0, NULL));
+    CK_OK(cdag_rank_recv(g, 1, 0x100000 + 2 * off, l, 0, 0, NULL));
+    off += l;
+  }
+  cdag_plan *pl;
+  CK_OK(pipeline_plan(g, NULL, NULL, KERN_POLICY_AUTO, &pl));
+  cdag_graph_free(&g);
+  return pl;
+}
+
+/* Both sides' messages: equal tags, piece lengths and order; returns the message count. */
+static int64_t check_sides(const wire_buf *parts, int64_t *packed_pieces, uint64_t *first_alone_len) {
+  sched_part a, b;
+  CK_OK(part_read(parts[0].buf, parts[0].len, 2, &a));
+  CK_OK(part_read(parts[1].buf, parts[1].len, 2, &b));
+  ck_assert_int_eq(a.nin, 0);
+  ck_assert_int_eq(b.nout, 0);
+  ck_assert_int_eq(a.nout, b.nin);
+  for (int64_t k = 0; k < a.nout; k++) {
+    ck_assert(a.out[k].peer == 1 && b.in[k].peer == 0 && a.out[k].tag == k && b.in[k].tag == k);
+    ck_assert_int_eq(a.out[k].n, b.in[k].n);
+    for (int64_t q = 0; q < a.out[k].n; q++)
+      ck_assert_uint_eq(a.pieces[a.out[k].first + q].len, b.pieces[b.in[k].first + q].len);
+  }
+  *packed_pieces = a.nout ? a.out[0].n : 0;
+  *first_alone_len = a.nout > 1 ? a.pieces[a.out[1].first].len : 0;
+  int64_t n = a.nout;
+  part_free(&a);
+  part_free(&b);
+  return n;
+}
+
+/* The cost model splits a pair's residual pieces: up to the pack limit packed into message
+   0, each larger piece alone (tags 1, 2, ... in plan order); past PART_TAGS - 1 pieces
+   alone, the rest join the packed message. */
+START_TEST(residual_pieces_split_by_the_model) {
+  static const uint64_t mixed[] = {8, 4000, 100, 4000};
+  kern_model m = kern_model_builtin();   /* limit 1000 bytes */
+  cdag_plan *pl = pair_plan(40, mixed, 4);
+  wire_buf parts[2] = {{0}};
+  int64_t packed;
+  uint64_t alone_len;
+  CK_OK(sched_parts_from_plan(pl, &m, parts));
+  ck_assert_int_eq(check_sides(parts, &packed, &alone_len), 1 + 20);
+  ck_assert(packed == 20 && alone_len == 4000);
+  wire_free(&parts[0]);
+  wire_free(&parts[1]);
+  m.overhead = 1e-12;   /* limit 0: every piece alone, as written */
+  CK_OK(sched_parts_from_plan(pl, &m, parts));
+  ck_assert_int_eq(check_sides(parts, &packed, &alone_len), 40);
+  ck_assert(packed == 1 && alone_len == 4000);
+  wire_free(&parts[0]);
+  wire_free(&parts[1]);
+  cdag_plan_free(&pl);
+  static const uint64_t big[] = {64};
+  pl = pair_plan(PART_TAGS + 100, big, 1);
+  m.overhead = 1e-12;
+  CK_OK(sched_parts_from_plan(pl, &m, parts));
+  ck_assert_int_eq(check_sides(parts, &packed, &alone_len), PART_TAGS);
+  ck_assert_int_eq(packed, 101);
+  wire_free(&parts[0]);
+  wire_free(&parts[1]);
+  cdag_plan_free(&pl);
+}
+END_TEST
+
 Suite *cdag_part_suite(void) {
   Suite *s = suite_create("part");
   TCase *t = tcase_create("part");
@@ -213,6 +286,7 @@ Suite *cdag_part_suite(void) {
   tcase_add_test(t, damaged_parts_fail_cleanly);
   tcase_add_test(t, other_versions_are_refused);
   tcase_add_test(t, parts_of_a_real_plan_agree);
+  tcase_add_test(t, residual_pieces_split_by_the_model);
   suite_add_tcase(s, t);
   return s;
 }
