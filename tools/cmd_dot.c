@@ -26,8 +26,8 @@ static void dot_node(FILE *f, const cdag_graph *g, int32_t op) {
   unsigned long long b = g->bytes[op];
   fprintf(f, "    o%d [label=\"", op);
   switch (g->kind[op]) {
-    case IR_SEND: fprintf(f, "send %lluB to %d", b, g->peer[op]); break;
-    case IR_RECV: fprintf(f, "recv %lluB from %d", b, g->peer[op]); break;
+    case IR_SEND: fprintf(f, "send %lluB to %d tag %d", b, g->peer[op], g->tag[op]); break;
+    case IR_RECV: fprintf(f, "recv %lluB from %d tag %d", b, g->peer[op], g->tag[op]); break;
     case IR_REDUCE: {
       int size = ir_type_size(g->peer[op]);
       fprintf(f, "reduce %llu %s %s", size ? b / (unsigned)size : 0ULL, ir_type_name(g->peer[op]),

@@ -150,6 +150,16 @@ static int two_ranks_note(det_state *st) {
                       "point-to-point", (long long)left);
 }
 
+/* Complete all-to-all groups too small for a collective on a proper subset (min_group). */
+static int small_groups_note(det_state *st) {
+  if (!st->small_groups) return CDAG_OK;
+  return det_note(st, "%lld complete all-to-all pattern%s on fewer than min_group = %d ranks stayed point-to-point "
+                      "(e.g. %d ranks: %s); collectives on part of the communicator need min_group ranks "
+                      "(options.min_group, --min-group=%d would take %s)",
+                  (long long)st->small_groups, st->small_groups > 1 ? "s" : "", st->opts.min_group,
+                  st->small_size, st->small_ranks, st->small_size, st->small_groups > 1 ? "them" : "it");
+}
+
 int detect_run(const cdag_graph *g, df_sst *sst, const cdag_options *o, cdag_plan **out) {
   *out = NULL;
   det_state st = {.g = g, .sst = sst, .opts = *o};
@@ -168,6 +178,7 @@ int detect_run(const cdag_graph *g, df_sst *sst, const cdag_options *o, cdag_pla
     ir_trim_heap();
   }
   if (rc == CDAG_OK && o->detect) rc = two_ranks_note(&st);
+  if (rc == CDAG_OK && o->detect) rc = small_groups_note(&st);
   if (rc == CDAG_OK) dataflow_free_waitsets(p->sst); /* only the detectors read them */
   if (rc == CDAG_OK) rc = det_build_plan(&st, p);
   free_state(&st);

@@ -8,6 +8,7 @@
  * over regardless of size, accepting density >= tau. Components are exact for disjoint
  * groups (grid rows/columns); the general maximum subset is NP-hard (Section 4).
  * Cost: O(n log n) for the sorts, O(n α(p)) for union-find. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -298,11 +299,17 @@ static int test_components(det_state *st, uf_state *u, int64_t *t, int64_t n, in
       int ag = one_block_per_source(x, t + i, j - i) || (!vector && repair_allgather(st, u, t + i, j - i));
       det_kind k = vector ? (ag ? DET_ALLGATHERV : DET_ALLTOALLV) : (ag ? DET_ALLGATHER : DET_ALLTOALL);
       rc = add_all(st, u, k, m, t + i, j - i);
-    } else if (vector && m >= 3 && density >= 0.5) {
+    } else if (vector && m >= 3 && density >= 0.5 && det_group_ok(st, m)) {
       char rb[128];
-      rc = det_note(st, "all-to-all pattern on %s incomplete: %lld of %.0f pairs, density %.2f < %.2f",
+      rc = det_note(st, "all-to-all pattern on %s incomplete: %lld of %.0f pairs, density %.2f < %.2f "
+                        "(options.density, --density=%.2f, would take it as a vector collective)",
                     det_ranks_text(u->members, m, st->g->nprocs, rb, sizeof rb), (long long)(j - i), pairs,
-                    density, st->opts.density);
+                    density, st->opts.density, floor(density * 100) / 100);
+    } else if (complete && m >= 3 && !det_group_ok(st, m) && m < st->g->nprocs) {
+      if (!st->small_groups++) {
+        st->small_size = m;
+        det_ranks_text(u->members, m, st->g->nprocs, st->small_ranks, sizeof st->small_ranks);
+      }
     }
     i = j;
   }

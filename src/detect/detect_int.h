@@ -30,6 +30,8 @@ typedef struct {
   char **notes;       int64_t nnotes, notecap;
   int barrier;            /* a barrier over all ranks replaces zero-byte messages */
   int32_t *syncs;     int64_t nsyncs, synccap;  /* kept zero-byte messages (src, dst) */
+  /* complete all-to-all patterns on proper subsets smaller than min_group (one note) */
+  int64_t small_groups;  int32_t small_size;  char small_ranks[96];
 } det_state;
 
 /* One detector: finds protos among the tuples not yet used. */

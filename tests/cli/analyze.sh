@@ -72,6 +72,25 @@ printf 'num_ranks 2\nrank 0 {\n send 8b to 1 addr 0x0\n recv 8b from 1 addr 0x8\
 expect_status 0 "$cdag" analyze "$tmp/two.cdag"
 expect_out "note: 2 ranks: collectives over the whole communicator need 3 or more ranks"
 expect_out "2 transfers stay point-to-point"
+# reasons: min_group and density say which value would take the pattern, and that value does
+expect_status 0 "$cdag" analyze "$det/allgather_subset3of6.cdag"
+expect_out "1 complete all-to-all pattern on fewer than min_group = 4 ranks stayed point-to-point (e.g. 3 ranks: ranks 0-2)"
+expect_out "--min-group=3 would take it"
+expect_status 0 "$cdag" analyze --min-group=3 "$det/allgather_subset3of6.cdag"
+expect_out "allgather over ranks 0-2, 64 B per block (6 transfers)"
+expect_status 0 "$cdag" analyze "$det/alltoallv_sparse4.cdag"
+expect_out "all-to-all pattern on all 4 ranks incomplete: 10 of 12 pairs, density 0.83 < 1.00 (options.density, --density=0.83"
+expect_status 0 "$cdag" analyze --density=0.83 "$det/alltoallv_sparse4.cdag"
+expect_out "alltoallv over all 4 ranks, 384 B in total (10 transfers)"
+# residual pieces: up to the pack limit packed into one message per pair, larger ones alone
+printf 'num_ranks 2\nrank 0 {\n send 8b to 1 addr 0x1000\n send 4000b to 1 addr 0x2000\n send 100b to 1 addr 0x4000\n}\nrank 1 {\n recv 8b from 0 addr 0x1000\n recv 4000b from 0 addr 0x2000\n recv 100b from 0 addr 0x4000\n}\n' > "$tmp/pieces.cdag"
+expect_status 0 "$cdag" analyze "$tmp/pieces.cdag"
+expect_out "residual: 3 transfers (4108 B) in 2 messages"
+expect_out "messages: per pair of ranks, pieces up to 1000 B packed into one message, 1 larger ones alone"
+CDAG_OVERHEAD=1e-15 expect_status 0 "$cdag" analyze --json "$tmp/pieces.cdag"
+expect_out '"residual": {"transfers": 3, "bytes": 4108, "messages": 3, "reductions": 0, "pairs": 1, "pack_limit": 0'
+CDAG_GAMMA=1e-13 expect_status 0 "$cdag" analyze --json "$tmp/pieces.cdag"
+expect_out '"messages": 1, "reductions": 0, "pairs": 1, "pack_limit": 1000000'
 # exact_float keeps the written order of floating-point sums of 3 or more values: the graph
 # runs as written, verify agrees (it reported a difference the runtime did not have)
 printf 'num_ranks 1\nrank 0 {\n  reduce 2 float sum in 0x0 inout 0x10\n  reduce 2 float sum in 0x0 inout 0x10\n  reduce 2 float sum in 0x0 inout 0x10\n}\n' > "$tmp/ef.cdag"

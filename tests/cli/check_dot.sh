@@ -68,7 +68,7 @@ expect_out "digraph cdag {"
 expect_out "subgraph cluster_rank0 {"
 expect_out "subgraph cluster_rank7 {"
 expect_out "[style=dashed]"
-expect_out 'label="send 64B to 4\nsend_to_4"'
+expect_out 'label="send 64B to 4 tag 0\nsend_to_4"'
 [ "$(grep -c 'subgraph cluster_rank' "$tmp/out")" -eq 8 ] || fail "dot: expected 8 clusters"
 [ "$(tail -n 1 "$tmp/out")" = "}" ] || fail "dot: output does not end the digraph"
 [ "$(grep -cE '^  o[0-9]+ -> o[0-9]+;$' "$tmp/out")" -eq 7 ] || fail "dot: expected 7 solid message edges"
