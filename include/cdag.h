@@ -72,6 +72,15 @@ CDAG_API int cdag_graph_create(MPI_Comm comm, cdag_graph **g);                  
 /* A peer of MPI_PROC_NULL adds nothing and sets *op = CDAG_OP_NULL, as in MPI. */
 CDAG_API int cdag_send(cdag_graph *g, const void *buf, size_t bytes, int dest, int tag, cdag_op *op);
 CDAG_API int cdag_recv(cdag_graph *g, void *buf, size_t bytes, int source, int tag, cdag_op *op);
+/* (cdag addition) A message of any MPI datatype (vector, indexed, struct, subarray, resized,
+   ...), as MPI_Send / MPI_Recv take it: the bytes it touches, in the order MPI packs them.
+   Several ranges are packed and unpacked through a buffer cdag owns (scratch, so compiled
+   schedules move the bytes directly). A receive datatype writing a byte twice is
+   CDAG_ERR_ARG. *op: the send; for a receive, the last operation that writes buf. */
+CDAG_API int cdag_send_type(cdag_graph *g, const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
+                            cdag_op *op);
+CDAG_API int cdag_recv_type(cdag_graph *g, void *buf, MPI_Count count, MPI_Datatype type, int source, int tag,
+                            cdag_op *op);
 CDAG_API int cdag_reduce_local(cdag_graph *g, const void *in, void *inout, size_t count,
                                MPI_Datatype type, MPI_Op mpi_op, cdag_op *op); /* predefined only */
 CDAG_API int cdag_copy_local(cdag_graph *g, const void *src, void *dst, size_t bytes, cdag_op *op);

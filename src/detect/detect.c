@@ -150,6 +150,65 @@ static int two_ranks_note(det_state *st) {
                       "point-to-point", (long long)left);
 }
 
+/* (rank, lo, hi) triples: bytes a local reduction or copy reads. */
+static int triple_cmp(const void *x, const void *y) {
+  const uint64_t *a = x, *b = y;
+  if (a[0] != b[0]) return a[0] < b[0] ? -1 : 1;
+  return (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+/* Does a read range of rank r overlap [lo, hi)? v: sorted triples whose ends hold the
+   running maximum within each rank, so the last range starting before hi decides. */
+static int read_overlaps(const uint64_t *v, int64_t n, uint64_t r, uint64_t lo, uint64_t hi) {
+  int64_t a = 0, z = n;
+  while (a < z) {   /* first triple not before (r, hi) */
+    int64_t m = a + (z - a) / 2;
+    if (v[3 * m] < r || (v[3 * m] == r && v[3 * m + 1] < hi)) a = m + 1;
+    else z = m;
+  }
+  return a > 0 && v[3 * (a - 1)] == r && v[3 * (a - 1) + 2] > lo;
+}
+
+/* A residual transfer into bytes the same rank also reads as the input of a local reduction
+   or copy is, most often, a temporary the program forgot to mark: its last contents become a
+   result cdag must deliver (an extra message beside an allreduce). Say so, with the call. */
+static int temporary_note(det_state *st) {
+  const cdag_graph *g = st->g;
+  int64_t n = 0, nsus = 0, first = -1;
+  uint64_t bytes = 0;
+  for (int64_t i = 0; i < g->nops; i++) n += (g->kind[i] == IR_REDUCE || g->kind[i] == IR_COPY) && g->bytes[i];
+  if (!n) return CDAG_OK;
+  uint64_t *v = malloc((size_t)n * 3 * sizeof *v);
+  if (!v) return CDAG_NOMEM("notes");
+  n = 0;
+  for (int64_t i = 0; i < g->nops; i++)
+    if ((g->kind[i] == IR_REDUCE || g->kind[i] == IR_COPY) && g->bytes[i]) {
+      v[3 * n] = (uint64_t)g->rank[i];
+      v[3 * n + 1] = g->addr2[i];
+      v[3 * n + 2] = g->addr2[i] + g->bytes[i];
+      n++;
+    }
+  ir_sort(v, (size_t)n, 3 * sizeof *v, triple_cmp);
+  for (int64_t k = 1; k < n; k++)   /* running maximum of ends per rank, for the scan */
+    if (v[3 * k] == v[3 * k - 3] && v[3 * k - 1] > v[3 * k + 2]) v[3 * k + 2] = v[3 * k - 1];
+  for (int64_t i = 0; i < st->sst->nxfers; i++) {
+    const df_xfer *x = &st->sst->xfers[i];
+    if (st->xused[i] || x->src == x->dst) continue;
+    if (!read_overlaps(v, n, (uint64_t)x->dst, x->dst_addr, x->dst_addr + x->len)) continue;
+    if (first < 0) first = i;
+    nsus++;
+    bytes += x->len;
+  }
+  free(v);
+  if (!nsus) return CDAG_OK;
+  const df_xfer *x = &st->sst->xfers[first];
+  return det_note(st, "%lld residual transfer%s (%llu B) deliver%s bytes their rank also reads as the input of a local "
+                      "reduction or copy (e.g. rank %d, 0x%llx, %llu B): if that buffer is a temporary, mark it with "
+                      "cdag_scratch (`scratch` in a file) and its last contents need not be sent",
+                  (long long)nsus, nsus > 1 ? "s" : "", (unsigned long long)bytes, nsus > 1 ? "" : "s", x->dst,
+                  (unsigned long long)x->dst_addr, (unsigned long long)x->len);
+}
+
 /* Complete all-to-all groups too small for a collective on a proper subset (min_group). */
 static int small_groups_note(det_state *st) {
   if (!st->small_groups) return CDAG_OK;
@@ -179,6 +238,7 @@ int detect_run(const cdag_graph *g, df_sst *sst, const cdag_options *o, cdag_pla
   }
   if (rc == CDAG_OK && o->detect) rc = two_ranks_note(&st);
   if (rc == CDAG_OK && o->detect) rc = small_groups_note(&st);
+  if (rc == CDAG_OK && o->detect) rc = temporary_note(&st);
   if (rc == CDAG_OK) dataflow_free_waitsets(p->sst); /* only the detectors read them */
   if (rc == CDAG_OK) rc = det_build_plan(&st, p);
   free_state(&st);

@@ -463,6 +463,7 @@ static int compile_new(compile_ctx *x, cdag_graph *g, const wire_buf *w, uint64_
   }
   s->report_text = x->text;
   s->report_json = x->json;
+  s->arena = exec_arena_ref(g);
   x->text = x->json = NULL;
   cache_put(local, x->global, s);
   *out = s;

@@ -9,12 +9,56 @@
 
 #include "exec/mpi/graph_mpi.h"
 
-static void comm_free(void *p) {
-  MPI_Comm *c = p;
+/* Memory cdag allocates for a graph (the packing buffers of typed sends and receives). A
+   schedule compiled from the graph may run on it (graph mode), so both hold a reference and
+   the last one frees it. */
+struct exec_arena {
+  int refs;              /* atomic: a cached schedule may be freed from another thread */
+  void **blocks;
+  int64_t n, cap;
+};
+
+/* The distributed graph's own state: its communicator (a duplicate) and arena. */
+typedef struct {
+  MPI_Comm comm;
+  exec_arena *arena;
+} graph_exec;
+
+exec_arena *exec_arena_ref(const cdag_graph *g) {
+  exec_arena *a = g && g->exec ? ((graph_exec *)g->exec)->arena : NULL;
+  if (a) __atomic_add_fetch(&a->refs, 1, __ATOMIC_RELAXED);
+  return a;
+}
+
+void exec_arena_unref(exec_arena *a) {
+  if (!a || __atomic_sub_fetch(&a->refs, 1, __ATOMIC_ACQ_REL)) return;
+  for (int64_t k = 0; k < a->n; k++) free(a->blocks[k]);
+  free(a->blocks);
+  free(a);
+}
+
+void *exec_arena_alloc(cdag_graph *g, size_t bytes) {
+  graph_exec *x = g->exec;
+  if (!x->arena) {
+    if (!(x->arena = calloc(1, sizeof *x->arena))) return NULL;
+    x->arena->refs = 1;   /* the graph's */
+  }
+  void *p = malloc(bytes ? bytes : 1);
+  if (p && ir_grow((void **)&x->arena->blocks, x->arena->n, &x->arena->cap, 1, sizeof *x->arena->blocks, "buffers")) {
+    free(p);
+    return NULL;
+  }
+  if (p) x->arena->blocks[x->arena->n++] = p;
+  return p;
+}
+
+static void exec_free(void *p) {
+  graph_exec *x = p;
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (!finalized) MPI_Comm_free(c);
-  free(c);
+  if (!finalized) MPI_Comm_free(&x->comm);
+  exec_arena_unref(x->arena);
+  free(x);
 }
 
 int exec_thread_check(const char *fn) {
@@ -43,62 +87,62 @@ int cdag_graph_create(MPI_Comm comm, cdag_graph **g) {
   if (inter)
     return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_graph_create: an inter-communicator (cdag needs an "
                        "intra-communicator: merge it with MPI_Intercomm_merge)", rank);
-  MPI_Comm *dup = malloc(sizeof *dup);
-  if (!dup) return CDAG_NOMEM("communicator");
-  if (MPI_Comm_dup(comm, dup) != MPI_SUCCESS) {
-    free(dup);
+  graph_exec *x = calloc(1, sizeof *x);
+  if (!x) return CDAG_NOMEM("communicator");
+  if (MPI_Comm_dup(comm, &x->comm) != MPI_SUCCESS) {
+    free(x);
     return cdag__error(CDAG_ERR_MPI, "cdag_graph_create: MPI_Comm_dup failed");
   }
   if ((rc = ir_graph_new(size, rank, g))) {
-    comm_free(dup);
+    exec_free(x);
     return rc;
   }
-  (*g)->exec = dup;
-  (*g)->exec_free = comm_free;
+  (*g)->exec = x;
+  (*g)->exec_free = exec_free;
   return CDAG_OK;
 }
 
-MPI_Comm exec_graph_comm(const cdag_graph *g) { return g->exec ? *(MPI_Comm *)g->exec : MPI_COMM_NULL; }
+MPI_Comm exec_graph_comm(const cdag_graph *g) { return g->exec ? ((graph_exec *)g->exec)->comm : MPI_COMM_NULL; }
 
-static int check_distributed(const cdag_graph *g, const char *fn) {
+int exec_check_distributed(const cdag_graph *g, const char *fn) {
   if (!g) return cdag__error(CDAG_ERR_ARG, "%s: graph is NULL", fn);
   if (g->myrank < 0) return cdag__error(CDAG_ERR_ARG, "%s: graph is global (use cdag_rank_*)", fn);
   return CDAG_OK;
 }
 
 /* Hands the new op's id to the caller (ids are read after the add, never before). */
-static int to_op(int rc, const int32_t *id, cdag_op *op) {
+int exec_to_op(int rc, const int32_t *id, cdag_op *op) {
   if (rc == CDAG_OK && op) *op = *id;
   return rc;
 }
 
 /* MPI_PROC_NULL as a peer, as MPI has it: no operation (code built around MPI_Cart_shift
    at the edge of a non-periodic grid works unchanged); cdag_depend ignores CDAG_OP_NULL. */
-static int proc_null(cdag_op *op) {
+int exec_proc_null(cdag_op *op) {
   if (op) *op = CDAG_OP_NULL;
   return CDAG_OK;
 }
 
 int cdag_send(cdag_graph *g, const void *buf, size_t bytes, int dest, int tag, cdag_op *op) {
   int32_t id = -1;
-  int rc = check_distributed(g, "cdag_send");
+  int rc = exec_check_distributed(g, "cdag_send");
   if (rc) return rc;
-  if (dest == MPI_PROC_NULL) return proc_null(op);
+  if (dest == MPI_PROC_NULL) return exec_proc_null(op);
   if (!buf && bytes) return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_send of %zu bytes from NULL", g->myrank, bytes);
   int added = ir_add_send(g, g->myrank, (uint64_t)(uintptr_t)buf, bytes, dest, tag, &id);
-  return to_op(added, &id, op);
+  return exec_to_op(added, &id, op);
 }
 
 int cdag_recv(cdag_graph *g, void *buf, size_t bytes, int source, int tag, cdag_op *op) {
   int32_t id = -1;
-  int rc = check_distributed(g, "cdag_recv");
+  int rc = exec_check_distributed(g, "cdag_recv");
   if (rc) return rc;
-  if (source == MPI_PROC_NULL) return proc_null(op);
+  if (source == MPI_PROC_NULL) return exec_proc_null(op);
   if (!buf && bytes) return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_recv of %zu bytes into NULL", g->myrank, bytes);
   if (source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG)
     return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: cdag_recv with a wildcard source or tag", g->myrank);
   int added = ir_add_recv(g, g->myrank, (uint64_t)(uintptr_t)buf, bytes, source, tag, &id);
-  return to_op(added, &id, op);
+  return exec_to_op(added, &id, op);
 }
 
 int exec_type_from_mpi(MPI_Datatype t) {
@@ -131,7 +175,7 @@ int exec_rop_from_mpi(MPI_Op o) {
 int cdag_reduce_local(cdag_graph *g, const void *in, void *inout, size_t count, MPI_Datatype type,
                       MPI_Op mpi_op, cdag_op *op) {
   int32_t id = -1;
-  int rc = check_distributed(g, "cdag_reduce_local");
+  int rc = exec_check_distributed(g, "cdag_reduce_local");
   if (rc) return rc;
   int t = exec_type_from_mpi(type), r = exec_rop_from_mpi(mpi_op);
   if (t < 0) return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: cdag_reduce_local: datatype is not a predefined integer or floating type", g->myrank);
@@ -139,20 +183,20 @@ int cdag_reduce_local(cdag_graph *g, const void *in, void *inout, size_t count, 
   if ((!in || !inout) && count)
     return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_reduce_local with a NULL buffer", g->myrank);
   int added = ir_add_reduce(g, g->myrank, (uint64_t)(uintptr_t)in, (uint64_t)(uintptr_t)inout, count, t, r, &id);
-  return to_op(added, &id, op);
+  return exec_to_op(added, &id, op);
 }
 
 int cdag_copy_local(cdag_graph *g, const void *src, void *dst, size_t bytes, cdag_op *op) {
   int32_t id = -1;
-  int rc = check_distributed(g, "cdag_copy_local");
+  int rc = exec_check_distributed(g, "cdag_copy_local");
   if (rc) return rc;
   if ((!src || !dst) && bytes) return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_copy_local with a NULL buffer", g->myrank);
   int added = ir_add_copy(g, g->myrank, (uint64_t)(uintptr_t)src, (uint64_t)(uintptr_t)dst, bytes, &id);
-  return to_op(added, &id, op);
+  return exec_to_op(added, &id, op);
 }
 
 int cdag_scratch(cdag_graph *g, void *buf, size_t bytes) {
-  int rc = check_distributed(g, "cdag_scratch");
+  int rc = exec_check_distributed(g, "cdag_scratch");
   if (rc) return rc;
   if (!buf && bytes) return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_scratch of NULL", g->myrank);
   return ir_add_scratch(g, g->myrank, (uint64_t)(uintptr_t)buf, bytes);

@@ -11,6 +11,19 @@
 
 /* The communicator of a distributed graph (MPI_COMM_NULL for a global graph). */
 MPI_Comm exec_graph_comm(const cdag_graph *g);
+/* Memory cdag allocates for a distributed graph (typed sends' and receives' packing
+   buffers): freed with the graph and the last schedule compiled from it (exec_arena_ref /
+   _unref; NULL: none). exec_arena_alloc returns NULL when out of memory. */
+typedef struct exec_arena exec_arena;
+void *exec_arena_alloc(cdag_graph *g, size_t bytes);
+exec_arena *exec_arena_ref(const cdag_graph *g);
+void exec_arena_unref(exec_arena *a);
+/* Shared by the API entry points of distributed graphs (graph_mpi.c, graph_typed.c):
+   CDAG_ERR_ARG unless g is a distributed graph; *op = id when rc is CDAG_OK; MPI_PROC_NULL
+   as a peer (*op = CDAG_OP_NULL, CDAG_OK). */
+int exec_check_distributed(const cdag_graph *g, const char *fn);
+int exec_to_op(int rc, const int32_t *id, cdag_op *op);
+int exec_proc_null(cdag_op *op);
 /* MPI predefined types and ops to cdag's; -1 when not one cdag supports. */
 int exec_type_from_mpi(MPI_Datatype t);
 int exec_rop_from_mpi(MPI_Op o);

@@ -811,6 +811,7 @@ int sched_build(const uint8_t *part, int64_t len, cdag_graph *g, MPI_Comm comm, 
 
 void sched_destroy(cdag_schedule *s) {
   if (!s) return;
+  exec_arena_unref(s->arena);
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized) {

@@ -90,6 +90,7 @@ struct cdag_schedule {
   int nkerns;  kern_op **kerns;      /* cdag's kernels, in plan order (run in cdag_wait) */
 
   sched_engine eng;           /* graph mode */
+  exec_arena *arena;          /* the graph's own buffers a graph-mode run uses (graph_mpi.h) */
 };
 
 /* Root side: one part per rank (parts[r] filled; the caller frees them). m: the cost model

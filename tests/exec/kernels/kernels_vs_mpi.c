@@ -404,7 +404,7 @@ static void test_model(void) {
   ok = ok && kern_model_circulant(&m, KERN_BCAST, 4096, 1 << 24) < kern_model_binomial(&m, KERN_BCAST, 4096, 1 << 24);
   ok = ok && kern_model_choose(&m, KERN_BCAST, 4096, 1 << 24, why, sizeof why) == KERN_ALG_CIRCULANT && strlen(why) > 10;
   ok = ok && kern_model_choose(&m, KERN_ALLREDUCE, 64, 8, why, sizeof why) != KERN_ALG_CIRCULANT;
-  ok = ok && kern_model_measure(kcomm, &meas) == CDAG_OK && meas.alpha > 0 && meas.beta > 0;
+  ok = ok && kern_model_measure(kcomm, &meas) == CDAG_OK && meas.alpha > 0 && meas.beta > 0 && meas.overhead > 0 && meas.gamma > 0;
   double ab[2] = {meas.alpha, meas.beta}, mx[2];
   MPI_Allreduce(ab, mx, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   ok = ok && mx[0] == meas.alpha && mx[1] == meas.beta;   /* every rank got the same values */
