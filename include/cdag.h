@@ -119,6 +119,11 @@ CDAG_API int cdag_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **
 CDAG_API int cdag_run(cdag_schedule *s);            /* blocking; may be called any number of times */
 CDAG_API int cdag_start(cdag_schedule *s);          /* nonblocking run ... */
 CDAG_API int cdag_wait(cdag_schedule *s);           /* ... completed by this */
+/* (cdag addition) Advances a started run without blocking (messages, and cdag's kernels
+   round by round) and sets *done = 1 once it has completed: the results are in place, as
+   after cdag_wait (which then returns CDAG_OK at once, and may be skipped). Call it now and
+   then while computing between cdag_start and cdag_wait, as with MPI_Test. */
+CDAG_API int cdag_test(cdag_schedule *s, int *done);
 CDAG_API int cdag_schedule_report(const cdag_schedule *s, FILE *out, int json);  /* what was detected */
 CDAG_API int cdag_schedule_free(cdag_schedule **s);
 

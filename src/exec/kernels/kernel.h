@@ -69,6 +69,13 @@ int kern_allreduce_init(const kern_group *g, kern_iov send, kern_iov recv, uint6
                         cdag_type type, cdag_reduce_op rop, kern_op **op);
 /* Runs a built kernel (blocking; collective over its members). */
 int kern_run(kern_op *op);
+/* kern_run in parts, so a run advances while the caller computes: kern_start (packs, first
+   round started), kern_test (completes the rounds that are done and starts the next; *done
+   at the end, after the unpacks), kern_complete (blocks for the rest). Members must run
+   their kernels in one order, as with kern_run. */
+int kern_start(kern_op *op);
+int kern_test(kern_op *op, int *done);
+int kern_complete(kern_op *op);
 /* Frees a kernel; sets *op = NULL; NULL is fine. */
 int kern_free(kern_op **op);
 /* What was built: "bcast circulant p=8 n=12 steps=14", for reports. */

@@ -69,6 +69,7 @@ struct kern_op {
   MPI_Request *reqs;         /* persistent: each step's receive, then its send */
   int nreqs;
   kern_census *census;       /* census allreduce, else NULL */
+  int64_t cur;               /* run state: the round in flight (kern_start .. kern_test) */
 };
 
 /* Validates the group, allocates *op with comm, rank, p, me, tag. CDAG_ERR_ARG for a

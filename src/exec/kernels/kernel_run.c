@@ -108,25 +108,59 @@ int kern__finish(kern_op *op) {
 /* Runs the pack (pre = 1) or unpack copies. */
 static void run_copies(kern_op *op, const kern_copy *c, int n);
 
-int kern_run(kern_op *op) {
-  if (!op) return cdag__error(CDAG_ERR_ARG, "kern_run: NULL kernel");
+/* Starts the round op->cur (when it has messages). */
+static int start_round(kern_op *op) {
+  if (op->cur >= op->nsteps || !op->steps[op->cur].nreq) return CDAG_OK;
+  kern_step *s = &op->steps[op->cur];
+  int mrc = MPI_Startall(s->nreq, &op->reqs[s->req]);
+  return mrc == MPI_SUCCESS ? CDAG_OK : kern__mpi_error(op, mrc, "round MPI_Startall");
+}
+
+/* Completes the round in flight (block: waiting for it; else only if it is done, *done
+   telling) and starts the next; after the last round, the unpack copies. */
+static int finish_round(kern_op *op, int block, int *done) {
+  kern_step *s = &op->steps[op->cur];
+  MPI_Status st[2];   /* not MPI_STATUSES_IGNORE: gcc's access attribute check rejects it */
+  int flag = 1, mrc = MPI_SUCCESS;
+  if (s->nreq && block) mrc = MPI_Waitall(s->nreq, &op->reqs[s->req], st);
+  else if (s->nreq) mrc = MPI_Testall(s->nreq, &op->reqs[s->req], &flag, st);
+  if (mrc != MPI_SUCCESS) return kern__mpi_error(op, mrc, block ? "round MPI_Waitall" : "round MPI_Testall");
+  *done = flag;
+  if (!flag) return CDAG_OK;
+  if (s->cdst) ir_reduce_apply(op->type, op->rop, s->rbuf, s->cdst, s->ccount);
+  op->cur++;
+  if (op->cur == op->nsteps) run_copies(op, op->post, op->npost);
+  return start_round(op);
+}
+
+int kern_start(kern_op *op) {
+  if (!op) return cdag__error(CDAG_ERR_ARG, "kern_start: NULL kernel");
   run_copies(op, op->pre, op->npre);
-  if (op->census) {
+  op->cur = 0;
+  if (op->census) {   /* its rounds depend on each other's data: it runs at once */
     int rc = kern__census_run(op);
     if (rc != CDAG_OK) return rc;
   }
-  for (int64_t i = 0; i < op->nsteps; i++) {
-    kern_step *s = &op->steps[i];
-    if (s->nreq) {
-      MPI_Status st[2];   /* not MPI_STATUSES_IGNORE: gcc's access attribute check rejects it */
-      int mrc = MPI_Startall(s->nreq, &op->reqs[s->req]);
-      if (mrc == MPI_SUCCESS) mrc = MPI_Waitall(s->nreq, &op->reqs[s->req], st);
-      if (mrc != MPI_SUCCESS) return kern__mpi_error(op, mrc, "round MPI_Startall/MPI_Waitall");
-    }
-    if (s->cdst) ir_reduce_apply(op->type, op->rop, s->rbuf, s->cdst, s->ccount);
-  }
-  run_copies(op, op->post, op->npost);
-  return CDAG_OK;
+  if (!op->nsteps) run_copies(op, op->post, op->npost);
+  return start_round(op);
+}
+
+int kern_test(kern_op *op, int *done) {
+  int rc = CDAG_OK, round = 1;
+  while (!rc && round && op->cur < op->nsteps) rc = finish_round(op, 0, &round);
+  *done = op->cur == op->nsteps;
+  return rc;
+}
+
+int kern_complete(kern_op *op) {
+  int rc = CDAG_OK, round;
+  while (!rc && op->cur < op->nsteps) rc = finish_round(op, 1, &round);
+  return rc;
+}
+
+int kern_run(kern_op *op) {
+  int rc = kern_start(op);
+  return rc ? rc : kern_complete(op);
 }
 
 int kern_free(kern_op **pop) {

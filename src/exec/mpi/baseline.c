@@ -201,30 +201,48 @@ int engine_start(cdag_schedule *s) {
   return engine_drain(s);
 }
 
-int engine_wait(cdag_schedule *s) {
+/* Runs what is ready, then takes completions: waiting for some (block) or only those that
+   are there; *done once every op has completed, *moved when anything completed. */
+static int engine_advance(cdag_schedule *s, int block, int *done, int *moved) {
   sched_engine *e = &s->eng;
-  int rc;
-  while (e->ndone < e->nops || e->pending > 0) {
-    if ((rc = engine_drain(s))) return rc;
-    if (e->ndone == e->nops && e->pending == 0) break;
-    int outcount = 0;
+  int rc = engine_drain(s), outcount = 0, mrc;
+  *done = *moved = 0;
+  if (rc) return rc;
+  if (e->ndone == e->nops && e->pending == 0) {
+    *done = 1;
+    return CDAG_OK;
+  }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow" /* GCC misreads MPI_STATUSES_IGNORE as an array */
 #endif
-    int mrc = MPI_Waitsome(s->nreqs, s->reqs, &outcount, e->idx, MPI_STATUSES_IGNORE);
+  if (block) mrc = MPI_Waitsome(s->nreqs, s->reqs, &outcount, e->idx, MPI_STATUSES_IGNORE);
+  else mrc = MPI_Testsome(s->nreqs, s->reqs, &outcount, e->idx, MPI_STATUSES_IGNORE);
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
-    if (mrc != MPI_SUCCESS) return sched_mpi_error(mrc, "MPI_Waitsome", s->rank);
-    if (outcount == MPI_UNDEFINED)
-      return cdag__error(CDAG_ERR_STATE, "rank %d: baseline run stalled with %lld of %lld ops done", s->rank,
-                         (long long)e->ndone, (long long)e->nops);
-    for (int k = 0; k < outcount; k++) {
-      int32_t op = e->op_of_req[e->idx[k]];
-      if (e->stage_off[op] != UINT64_MAX) e->pending--; /* completed when it started */
-      else engine_complete(e, op);
-    }
+  if (mrc != MPI_SUCCESS) return sched_mpi_error(mrc, block ? "MPI_Waitsome" : "MPI_Testsome", s->rank);
+  if (outcount == MPI_UNDEFINED)
+    return cdag__error(CDAG_ERR_STATE, "rank %d: baseline run stalled with %lld of %lld ops done", s->rank,
+                       (long long)e->ndone, (long long)e->nops);
+  for (int k = 0; k < outcount; k++) {
+    int32_t op = e->op_of_req[e->idx[k]];
+    if (e->stage_off[op] != UINT64_MAX) e->pending--; /* completed when it started */
+    else engine_complete(e, op);
   }
+  *moved = outcount > 0;
   return CDAG_OK;
+}
+
+int engine_wait(cdag_schedule *s) {
+  int done = 0, moved, rc = CDAG_OK;
+  while (!done && !rc) rc = engine_advance(s, 1, &done, &moved);
+  return rc;
+}
+
+int engine_test(cdag_schedule *s, int *done) {
+  int moved = 1, rc = CDAG_OK;
+  *done = 0;
+  while (!*done && moved && !rc) rc = engine_advance(s, 0, done, &moved);
+  return rc;
 }

@@ -901,10 +901,23 @@ static int check_sched(const cdag_schedule *s, const char *fn) {
   return exec_thread_check(fn);
 }
 
+/* cdag's kernels run one after the other in plan order, every member alike (their
+   messages share tags): the next starts when the one in flight completes. */
+static int kernels_advance(cdag_schedule *s, int block) {
+  int rc = CDAG_OK, done = 1;
+  while (!rc && done && s->kcur < s->nkerns) {
+    if (block) rc = kern_complete(s->kerns[s->kcur]);
+    else rc = kern_test(s->kerns[s->kcur], &done);
+    if (!rc && done && ++s->kcur < s->nkerns) rc = kern_start(s->kerns[s->kcur]);
+  }
+  return rc;
+}
+
 int cdag_start(cdag_schedule *s) {
   int rc = check_sched(s, "cdag_start");
   if (rc) return rc;
   if (s->started) return cdag__error(CDAG_ERR_STATE, "rank %d: cdag_start: the schedule is already running", s->rank);
+  s->completed = 0;
   if (s->mode == PART_GRAPH) {
     if ((rc = engine_start(s))) return rc;
     s->started = 1;
@@ -915,17 +928,58 @@ int cdag_start(cdag_schedule *s) {
   run_copies(s->pre, s->npre);
   if (s->nreqs) MPI_TRY(MPI_Startall(s->nreqs, s->reqs), "MPI_Startall");
   run_copies(s->mid, s->nmid);
+  s->kcur = 0;
+  s->tested = 0;
+  if (s->nkerns && (rc = kern_start(s->kerns[0]))) return rc;
   s->started = 1;
+  return CDAG_OK;
+}
+
+/* After the last message: unpacks and residual reductions. */
+static void finish_run(cdag_schedule *s) {
+  run_copies(s->post, s->npost);
+  run_reds(s);
+}
+
+int cdag_test(cdag_schedule *s, int *done) {
+  int rc = check_sched(s, "cdag_test"), flag = 1;
+  if (!rc && !done) rc = cdag__error(CDAG_ERR_ARG, "rank %d: cdag_test: done is NULL", s->rank);
+  if (rc) return rc;
+  *done = 0;
+  if (!s->started) {
+    *done = s->completed;
+    if (s->completed) return CDAG_OK;
+    return cdag__error(CDAG_ERR_STATE, "rank %d: cdag_test without cdag_start", s->rank);
+  }
+  if (s->mode == PART_GRAPH) rc = engine_test(s, &flag);
+  else if (!(rc = kernels_advance(s, 0))) {
+    /* one MPI_Test per request, in order: MPICH 4.0's MPI_Testall fails on persistent
+       collective requests (MPI_ERR_IN_STATUS with no status set) */
+    while (s->tested < s->nreqs && flag && !rc) {
+      int mrc = MPI_Test(&s->reqs[s->tested], &flag, MPI_STATUS_IGNORE);
+      if (mrc != MPI_SUCCESS) rc = sched_mpi_error(mrc, "MPI_Test", s->rank);
+      else s->tested += flag;
+    }
+  }
+  if (rc || !flag || (s->mode != PART_GRAPH && s->kcur < s->nkerns)) return rc;
+  if (s->mode != PART_GRAPH) finish_run(s);
+  s->started = 0;
+  s->completed = 1;
+  *done = 1;
   return CDAG_OK;
 }
 
 int cdag_wait(cdag_schedule *s) {
   int rc = check_sched(s, "cdag_wait");
   if (rc) return rc;
+  if (!s->started && s->completed) {   /* cdag_test finished the run */
+    s->completed = 0;
+    return CDAG_OK;
+  }
   if (!s->started) return cdag__error(CDAG_ERR_STATE, "rank %d: cdag_wait without cdag_start", s->rank);
   s->started = 0;
   if (s->mode == PART_GRAPH) return engine_wait(s);
-  for (int k = 0; k < s->nkerns && !rc; k++) rc = kern_run(s->kerns[k]);  /* in plan order, every member alike */
+  rc = kernels_advance(s, 1);
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow" /* GCC misreads MPI_STATUSES_IGNORE as an array */
@@ -935,8 +989,7 @@ int cdag_wait(cdag_schedule *s) {
 #pragma GCC diagnostic pop
 #endif
   if (rc) return rc;
-  run_copies(s->post, s->npost);
-  run_reds(s);
+  finish_run(s);
   return CDAG_OK;
 }
 

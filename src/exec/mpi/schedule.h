@@ -66,7 +66,8 @@ typedef struct {
 struct cdag_schedule {
   int refs;                   /* the user's handle(s) plus the compile cache */
   int mode;                   /* PART_GRAPH or PART_PLAN */
-  int started;                /* between cdag_start and cdag_wait */
+  int started;                /* between cdag_start and cdag_wait (or cdag_test's done) */
+  int completed;              /* cdag_test finished the run: a cdag_wait returns at once */
   MPI_Comm comm;              /* private duplicate of the graph's communicator */
   int rank, nprocs;
   char *report_text, *report_json;  /* the root's report, on every rank */
@@ -87,7 +88,9 @@ struct cdag_schedule {
   int ncomms; MPI_Comm *comms;       /* sub-communicators (MPI_COMM_NULL where not member) */
   int64_t nkeep, cap_keep; void **keep;  /* argument arrays the persistent calls refer to */
 
-  int nkerns;  kern_op **kerns;      /* cdag's kernels, in plan order (run in cdag_wait) */
+  int nkerns;  kern_op **kerns;      /* cdag's kernels, in plan order, one after the other */
+  int kcur;                          /* run state: the kernel in flight */
+  int tested;                        /* run state: requests cdag_test found complete */
 
   sched_engine eng;           /* graph mode */
   exec_arena *arena;          /* the graph's own buffers a graph-mode run uses (graph_mpi.h) */
@@ -111,6 +114,7 @@ void sched_destroy(cdag_schedule *s);
 int engine_build(cdag_schedule *s, cdag_graph *g, const sched_part *part);
 int engine_start(cdag_schedule *s);
 int engine_wait(cdag_schedule *s);
+int engine_test(cdag_schedule *s, int *done);   /* nonblocking: *done once the run completed */
 void engine_free(sched_engine *e);
 
 /* Counters for tests (compile.c): real compilations (gather + analysis) and cache hits
