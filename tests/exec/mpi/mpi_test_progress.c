@@ -17,6 +17,7 @@
 enum { N = 512 };   /* int64 elements per block */
 
 static int R, P, failed;
+static volatile double work;   /* the computation between cdag_test calls */
 
 #define CHECK(cond, ...)                                 \
   do {                                                   \
@@ -94,7 +95,6 @@ static void run(int detect) {
     }
     memset(all, 0, (size_t)P * N * sizeof *all);
     rc = cdag_start(s);
-    volatile double work = 0;
     int64_t calls = 0;
     for (done = 0; !rc && !done; calls++) {
       for (int k = 0; k < 200; k++) work += k * 0.5;   /* computation between calls */
