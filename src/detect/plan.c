@@ -37,25 +37,24 @@ static int piece_push(piece_buf *b, int side, int32_t member, int32_t slot, uint
 
 /* ---- 1. merging ---- */
 
-static const det_state *mst;
-
-static int shape_cmp(const void *a, const void *b) {
-  const det_proto *x = &mst->protos[*(const int64_t *)a], *y = &mst->protos[*(const int64_t *)b];
+static int shape_cmp(const void *a, const void *b, void *ctx) {
+  const det_state *st = ctx;
+  const det_proto *x = &st->protos[*(const int64_t *)a], *y = &st->protos[*(const int64_t *)b];
   if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
   if (x->root != y->root) return x->root < y->root ? -1 : 1;
   if (x->nmembers != y->nmembers) return x->nmembers < y->nmembers ? -1 : 1;
-  int c = memcmp(mst->members + x->members_first, mst->members + y->members_first, (size_t)x->nmembers * sizeof(int32_t));
+  int c = memcmp(st->members + x->members_first, st->members + y->members_first, (size_t)x->nmembers * sizeof(int32_t));
   if (c) return c;
   if (x->reduction && x->ntuples && y->ntuples) {
-    const df_red *rx = &mst->sst->reds[mst->tuples[x->tuples_first]], *ry = &mst->sst->reds[mst->tuples[y->tuples_first]];
+    const df_red *rx = &st->sst->reds[st->tuples[x->tuples_first]], *ry = &st->sst->reds[st->tuples[y->tuples_first]];
     if (rx->type != ry->type) return rx->type < ry->type ? -1 : 1;
     if (rx->op != ry->op) return rx->op < ry->op ? -1 : 1;
   }
   return 0;
 }
 
-static int shape_cmp_stable(const void *a, const void *b) {
-  int c = shape_cmp(a, b);
+static int shape_cmp_stable(const void *a, const void *b, void *ctx) {
+  int c = shape_cmp(a, b, ctx);
   if (c) return c;
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return (x > y) - (x < y);
@@ -233,13 +232,12 @@ static int build_collectives(det_state *st, cdag_plan *p) {
   int64_t *idx = malloc((size_t)(n ? n : 1) * sizeof *idx), *first = malloc((size_t)(n ? n : 1) * 2 * sizeof *first);
   int rc = idx && first ? CDAG_OK : CDAG_NOMEM("plan");
   for (int64_t i = 0; i < n && rc == CDAG_OK; i++) idx[i] = i;
-  mst = st;
-  if (rc == CDAG_OK) ir_sort(idx, (size_t)n, sizeof *idx, shape_cmp_stable);
+  if (rc == CDAG_OK) ir_sort_r(idx, n, sizeof *idx, shape_cmp_stable, st);
   /* groups of equal shape, ordered by where their first member was found */
   int64_t ng = 0;
   for (int64_t i = 0; i < n && rc == CDAG_OK;) {
     int64_t j = i + 1;
-    while (j < n && shape_cmp(&idx[i], &idx[j]) == 0) j++;
+    while (j < n && shape_cmp(&idx[i], &idx[j], st) == 0) j++;
     first[2 * ng] = idx[i];   /* smallest index of the group (stable sort) */
     first[2 * ng + 1] = i;
     ng++;
@@ -248,7 +246,7 @@ static int build_collectives(det_state *st, cdag_plan *p) {
   ir_sort(first, (size_t)ng, 2 * sizeof *first, int64_cmp);
   for (int64_t g = 0; g < ng && rc == CDAG_OK; g++) {
     int64_t i = first[2 * g + 1], j = i + 1;
-    while (j < n && shape_cmp(&idx[i], &idx[j]) == 0) j++;
+    while (j < n && shape_cmp(&idx[i], &idx[j], st) == 0) j++;
     rc = build_collective(st, p, idx + i, j - i);
   }
   free(idx); free(first);

@@ -515,9 +515,8 @@ static int build_csr(cdag_graph *g, const edge_buf *b) {
 
 /* ---- 4. scratch ---- */
 
-static const cdag_graph *scr_sort_graph;
-static int scr_cmp(const void *x, const void *y) {
-  const cdag_graph *g = scr_sort_graph;
+static int scr_cmp(const void *x, const void *y, void *ctx) {
+  const cdag_graph *g = ctx;
   int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
   if (g->scr_rank[a] != g->scr_rank[b]) return g->scr_rank[a] < g->scr_rank[b] ? -1 : 1;
   if (g->scr_addr[a] != g->scr_addr[b]) return g->scr_addr[a] < g->scr_addr[b] ? -1 : 1;
@@ -535,8 +534,7 @@ static int merge_scratch(cdag_graph *g) {
     return CDAG_NOMEM("scratch");
   }
   for (int64_t i = 0; i < n; i++) idx[i] = i;
-  scr_sort_graph = g;
-  ir_sort(idx, (size_t)n, sizeof *idx, scr_cmp);
+  ir_sort_r(idx, (int64_t)n, sizeof *idx, scr_cmp, g);
   int64_t m = 0;
   int last_rank = -1;
   for (int64_t k = 0; k < n; k++) {

@@ -204,6 +204,10 @@ static inline void ir_sort(void *base, int64_t n, size_t size, int (*cmp)(const 
   }
 }
 
+/* ir_sort with a context handed to cmp (sort.c): comparisons that need more than the two
+   elements get it per call, never through a file-scope variable (analysis is reentrant). */
+void ir_sort_r(void *base, int64_t n, size_t size, int (*cmp)(const void *, const void *, void *), void *ctx);
+
 /* One sort key of ir_sort_fields: the unsigned field of `width` bytes (4 or 8) at byte offset
    `off` of record base + i * stride, for index i; base == NULL: the index i itself. With map,
    the key is map[field] (a 32-bit field indexing map). is_signed: the field is two's

@@ -8,6 +8,7 @@
  * 11-bit passes over compact (key, index) pairs: the records are read twice per word, not
  * log n times. LSD order makes the sort stable, like glibc's merge sort that qsort used
  * before, so results are unchanged. O(n) per 11 bits of a word; 3n words of scratch. */
+#define _GNU_SOURCE   /* qsort_r */
 #include <string.h>
 
 #include "ir/ir.h"
@@ -119,4 +120,19 @@ int ir_sort_fields(int64_t *idx, int64_t n, const ir_key *keys, int nkeys) {
   }
   free(key); free(tkey); free(tidx);
   return CDAG_OK;
+}
+
+void ir_sort_r(void *base, int64_t n, size_t size, int (*cmp)(const void *, const void *, void *), void *ctx) {
+  if (n <= 1) return;
+  if (n > 96 || size > 64) {
+    qsort_r(base, (size_t)n, size, cmp, ctx);
+    return;
+  }
+  char tmp[64], *b = base;
+  for (int64_t i = 1; i < n; i++) {
+    int64_t j = i;
+    memcpy(tmp, b + (size_t)i * size, size);
+    for (; j > 0 && cmp(b + (size_t)(j - 1) * size, tmp, ctx) > 0; j--) memcpy(b + (size_t)j * size, b + (size_t)(j - 1) * size, size);
+    memcpy(b + (size_t)j * size, tmp, size);
+  }
 }
