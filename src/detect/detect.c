@@ -193,7 +193,7 @@ static int temporary_note(det_state *st) {
     if (v[3 * k] == v[3 * k - 3] && v[3 * k - 1] > v[3 * k + 2]) v[3 * k + 2] = v[3 * k - 1];
   for (int64_t i = 0; i < st->sst->nxfers; i++) {
     const df_xfer *x = &st->sst->xfers[i];
-    if (st->xused[i] || x->src == x->dst) continue;
+    if (st->xused[i] || x->src == x->dst || ir_is_scratch(g, x->dst, x->dst_addr, x->len)) continue;
     if (!read_overlaps(v, n, (uint64_t)x->dst, x->dst_addr, x->dst_addr + x->len)) continue;
     if (first < 0) first = i;
     nsus++;

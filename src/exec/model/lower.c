@@ -603,7 +603,7 @@ static int lower_group(lw *w, const det_msg *m, uint64_t limit, int alone) {
 
 static int lower_msgs(lw *w) {
   const cdag_plan *p = w->p;
-  uint64_t limit = p->choices && p->nprocs ? p->pack_limit : UINT64_MAX;   /* unchosen: one message per pair */
+  uint64_t limit = p->choices ? p->pack_limit : UINT64_MAX;   /* unchosen: one message per pair */
   int rc = CDAG_OK;
   for (int64_t k = 0; k < p->nmsgs && rc == CDAG_OK; k++) {
     const det_msg *m = &p->msgs[k];
