@@ -126,6 +126,21 @@ CDAG_API int cdag_wait(cdag_schedule *s);           /* ... completed by this */
 CDAG_API int cdag_test(cdag_schedule *s, int *done);
 CDAG_API int cdag_schedule_report(const cdag_schedule *s, FILE *out, int json);  /* what was detected */
 CDAG_API int cdag_schedule_free(cdag_schedule **s);
+/* (cdag addition) Other buffers, same schedule: *copy runs s's compiled schedule with every
+   address in [moves[i].from, +bytes) moved to moves[i].to (a double-buffered code compiles
+   once and swaps A and B). Collective over the graph's communicator; each rank passes its
+   own moves (n may differ). Checked on every rank, and an error on one is returned by all:
+   each range the schedule touches must lie wholly inside one `from` buffer or outside all,
+   `from` buffers must not overlap each other, nor `to` buffers, and a range left in place
+   must not overlap a `to` buffer (that would change which bytes alias). Buffers the graph
+   declared with cdag_scratch and not moved are shared by s and *copy, so the two must not
+   run at the same time. *copy is independent of s (free both). */
+typedef struct {
+  const void *from;        /* a buffer the graph was built on */
+  void *to;                /* where the copy reads and writes instead (same layout) */
+  size_t bytes;
+} cdag_rebind;
+CDAG_API int cdag_schedule_rebind(const cdag_schedule *s, int n, const cdag_rebind *moves, cdag_schedule **copy);
 
 /* ---- Global graphs: one process describes every rank (replay, generation, analysis). ----
    Addresses are plain integers in each rank's own address space. */

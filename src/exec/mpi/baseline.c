@@ -110,13 +110,29 @@ static int engine_copy_graph(sched_engine *e, cdag_graph *g) {
   return CDAG_OK;
 }
 
+int engine_clone(sched_engine *e, const sched_engine *from) {
+  int64_t n = from->nops, nedges = n ? from->succ_start[n] : 0;
+  int rc = engine_alloc(e, n, nedges);
+  if (rc || !n) return rc;
+  memcpy(e->kind, from->kind, (size_t)n);
+  memcpy(e->addr, from->addr, (size_t)n * sizeof *e->addr);
+  memcpy(e->addr2, from->addr2, (size_t)n * sizeof *e->addr2);
+  memcpy(e->bytes, from->bytes, (size_t)n * sizeof *e->bytes);
+  memcpy(e->peer, from->peer, (size_t)n * sizeof *e->peer);
+  memcpy(e->tag, from->tag, (size_t)n * sizeof *e->tag);
+  memcpy(e->npred, from->npred, (size_t)n * sizeof *e->npred);
+  memcpy(e->succ_start, from->succ_start, (size_t)(n + 1) * sizeof *e->succ_start);
+  if (nedges) memcpy(e->succ, from->succ, (size_t)nedges * sizeof *e->succ);
+  return CDAG_OK;
+}
+
 int engine_build(cdag_schedule *s, cdag_graph *g, const sched_part *part) {
   sched_engine *e = &s->eng;
   int64_t n = part->nops, ntags = 0;
-  if (n != g->nops)
+  if (g && n != g->nops)
     return cdag__error(CDAG_ERR_FORMAT, "rank %d: baseline schedule names %lld ops, graph has %lld", s->rank,
                        (long long)n, (long long)g->nops);
-  int rc = engine_copy_graph(e, g);
+  int rc = g ? engine_copy_graph(e, g) : CDAG_OK;
   if (rc) return rc;
   s->reqs = malloc((size_t)(n ? n : 1) * sizeof *s->reqs);
   if (!s->reqs) return CDAG_NOMEM("requests");

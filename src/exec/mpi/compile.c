@@ -112,6 +112,11 @@ static int agree(MPI_Comm comm, int rank, int nprocs, int rc, int64_t *v, int n)
   return CDAG_OK;
 }
 
+int exec_agree(MPI_Comm comm, int rank, int nprocs, int rc) {
+  int64_t v[1];
+  return agree(comm, rank, nprocs, rc, v, 1);
+}
+
 /* ---- the cache of compiled schedules ---- */
 
 #define CACHE_SIZE 8

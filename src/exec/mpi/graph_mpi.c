@@ -30,6 +30,11 @@ exec_arena *exec_arena_ref(const cdag_graph *g) {
   return a;
 }
 
+exec_arena *exec_arena_share(exec_arena *a) {
+  if (a) __atomic_add_fetch(&a->refs, 1, __ATOMIC_RELAXED);
+  return a;
+}
+
 void exec_arena_unref(exec_arena *a) {
   if (!a || __atomic_sub_fetch(&a->refs, 1, __ATOMIC_ACQ_REL)) return;
   for (int64_t k = 0; k < a->n; k++) free(a->blocks[k]);

@@ -17,6 +17,7 @@ MPI_Comm exec_graph_comm(const cdag_graph *g);
 typedef struct exec_arena exec_arena;
 void *exec_arena_alloc(cdag_graph *g, size_t bytes);
 exec_arena *exec_arena_ref(const cdag_graph *g);
+exec_arena *exec_arena_share(exec_arena *a);   /* one more reference to a (NULL: none) */
 void exec_arena_unref(exec_arena *a);
 /* Shared by the API entry points of distributed graphs (graph_mpi.c, graph_typed.c):
    CDAG_ERR_ARG unless g is a distributed graph; *op = id when rc is CDAG_OK; MPI_PROC_NULL

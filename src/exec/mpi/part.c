@@ -382,6 +382,37 @@ int part_read(const uint8_t *buf, int64_t len, int nprocs, sched_part *p) {
   return rc;
 }
 
+/* A fresh copy of n elements (NULL when n is 0); *ok cleared when out of memory. */
+static void *dup_array(const void *a, int64_t n, size_t elem, int *ok) {
+  if (!n) return NULL;
+  void *c = malloc((size_t)n * elem);
+  if (c) memcpy(c, a, (size_t)n * elem);
+  else *ok = 0;
+  return c;
+}
+
+int part_clone(const sched_part *from, sched_part *to) {
+  int ok = 1;
+  *to = *from;
+  to->tags = dup_array(from->tags, from->ntags, sizeof *from->tags, &ok);
+  to->pieces = dup_array(from->pieces, from->npieces, sizeof *from->pieces, &ok);
+  to->slots = dup_array(from->slots, from->nslots, sizeof *from->slots, &ok);
+  to->colls = dup_array(from->colls, from->ncolls, sizeof *from->colls, &ok);
+  to->members = dup_array(from->members, from->nmembers, sizeof *from->members, &ok);
+  to->map = dup_array(from->map, from->nmap, sizeof *from->map, &ok);
+  to->counts = dup_array(from->counts, from->ncounts, sizeof *from->counts, &ok);
+  to->out = dup_array(from->out, from->nout, sizeof *from->out, &ok);
+  to->in = dup_array(from->in, from->nin, sizeof *from->in, &ok);
+  to->copies = dup_array(from->copies, from->ncopies, sizeof *from->copies, &ok);
+  to->reds = dup_array(from->reds, from->nreds, sizeof *from->reds, &ok);
+  to->contribs = dup_array(from->contribs, from->ncontribs, sizeof *from->contribs, &ok);
+  to->cap_pieces = to->npieces; to->cap_slots = to->nslots; to->cap_members = to->nmembers;
+  to->cap_map = to->nmap; to->cap_counts = to->ncounts; to->cap_contribs = to->ncontribs;
+  if (ok) return CDAG_OK;
+  part_free(to);
+  return CDAG_NOMEM("schedule part copy");
+}
+
 void part_free(sched_part *p) {
   free(p->tags); free(p->pieces); free(p->slots); free(p->colls); free(p->members); free(p->map);
   free(p->counts); free(p->out); free(p->in); free(p->copies); free(p->reds); free(p->contribs);

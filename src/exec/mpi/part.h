@@ -90,6 +90,8 @@ typedef struct {
    on error). graph parts of a rank with nops ops: the caller checks p->nops. */
 int part_read(const uint8_t *buf, int64_t len, int nprocs, sched_part *p);
 void part_free(sched_part *p);
+/* A deep copy of from into *to (nothing to free on error). */
+int part_clone(const sched_part *from, sched_part *to);
 
 /* ---- writing ---- */
 

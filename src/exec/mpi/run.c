@@ -774,6 +774,11 @@ static int build_plan(cdag_schedule *s, const sched_part *pt) {
   return rc;
 }
 
+int sched_build_part(cdag_schedule *s, cdag_graph *g) {
+  s->mode = s->part.mode;
+  return s->mode == PART_PLAN ? build_plan(s, &s->part) : engine_build(s, g, &s->part);
+}
+
 /* Names the rank in a decoding error (part.c cannot know it). */
 static int part_error(int rc, int rank) {
   char msg[256];
@@ -786,7 +791,6 @@ int sched_build(const uint8_t *part, int64_t len, cdag_graph *g, MPI_Comm comm, 
   if (!s) return CDAG_NOMEM("schedule");
   s->refs = 1;
   s->comm = MPI_COMM_NULL;
-  sched_part pt = {0};
   int rc = CDAG_OK, mrc = MPI_Comm_dup(comm, &s->comm);
   if (mrc != MPI_SUCCESS) {
     s->comm = MPI_COMM_NULL;
@@ -796,11 +800,9 @@ int sched_build(const uint8_t *part, int64_t len, cdag_graph *g, MPI_Comm comm, 
     MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
     MPI_Comm_rank(s->comm, &s->rank);
     MPI_Comm_size(s->comm, &s->nprocs);
-    if ((rc = part_read(part, len, s->nprocs, &pt))) rc = part_error(rc, s->rank);
-    s->mode = pt.mode;
+    if ((rc = part_read(part, len, s->nprocs, &s->part))) rc = part_error(rc, s->rank);
   }
-  if (!rc) rc = s->mode == PART_PLAN ? build_plan(s, &pt) : engine_build(s, g, &pt);
-  part_free(&pt);
+  if (!rc) rc = sched_build_part(s, g);
   if (rc) {
     sched_destroy(s);
     return rc;
@@ -829,6 +831,7 @@ void sched_destroy(cdag_schedule *s) {
   free(s->pre); free(s->mid); free(s->post); free(s->reds); free(s->contribs); free(s->redbuf);
   free(s->report_text); free(s->report_json);
   engine_free(&s->eng);
+  part_free(&s->part);
   free(s);
 }
 

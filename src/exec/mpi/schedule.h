@@ -93,6 +93,7 @@ struct cdag_schedule {
   int tested;                        /* run state: requests cdag_test found complete */
 
   sched_engine eng;           /* graph mode */
+  sched_part part;            /* the decoded part it was built from (cdag_schedule_rebind) */
   exec_arena *arena;          /* the graph's own buffers a graph-mode run uses (graph_mpi.h) */
 };
 
@@ -110,12 +111,21 @@ int sched_build(const uint8_t *part, int64_t len, cdag_graph *g, MPI_Comm comm, 
 /* Frees everything (requests, datatypes, sub-communicators, buffers); refs ignored. */
 void sched_destroy(cdag_schedule *s);
 
-/* Graph mode (baseline.c): build from the part's tags; start / wait the engine. */
+/* Builds s (comm, rank and nprocs set) from the decoded part s->part: plan or graph mode. */
+int sched_build_part(cdag_schedule *s, cdag_graph *g);
+
+/* Graph mode (baseline.c): build from the part's tags (the ops: g's, or with g NULL those
+   already in s->eng, by engine_clone); start / wait the engine. */
 int engine_build(cdag_schedule *s, cdag_graph *g, const sched_part *part);
+/* The ops and dependencies of from in e, with fresh run state (no requests). */
+int engine_clone(sched_engine *e, const sched_engine *from);
 int engine_start(cdag_schedule *s);
 int engine_wait(cdag_schedule *s);
 int engine_test(cdag_schedule *s, int *done);   /* nonblocking: *done once the run completed */
 void engine_free(sched_engine *e);
+
+/* Every rank returns the error of the lowest failing rank (one allreduce; compile.c). */
+int exec_agree(MPI_Comm comm, int rank, int nprocs, int rc);
 
 /* Counters for tests (compile.c): real compilations (gather + analysis) and cache hits
    (the same graph rebuilt and recognised by its fingerprint) in this process. */
