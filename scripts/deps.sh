@@ -2,7 +2,7 @@
 # cdag — installs the Debian packages cdag needs to build, test and fuzz (idempotent).
 # Runs as root or through sudo; does nothing when everything is already installed.
 set -euo pipefail
-PKGS=(build-essential cmake pkg-config mpich libmpich-dev libjudy-dev check clang valgrind python3)
+PKGS=(build-essential cmake pkg-config mpich libmpich-dev gfortran libjudy-dev check clang valgrind python3)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

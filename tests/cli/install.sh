@@ -42,4 +42,48 @@ C
 cmake -S "$tmp/proj" -B "$tmp/proj/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
 cmake --build "$tmp/proj/build" >/dev/null
 "$tmp/proj/build/user"
+# Fortran: module cdag, when MPI's Fortran compiler is there (the build then makes it).
+if command -v mpif90 >/dev/null; then
+  test -f "$tmp/prefix/include/cdag.mod" || { echo "install: mpif90 found but cdag.mod not installed" >&2; exit 1; }
+  cat > "$tmp/user.f90" <<'F'
+program user
+  use mpi_f08
+  use cdag
+  implicit none
+  integer, target :: x(4), y(4)
+  integer :: me, p, ierr
+  type(cdag_graph) :: g
+  type(cdag_schedule) :: s
+  call MPI_Init()
+  call MPI_Comm_rank(MPI_COMM_WORLD, me)
+  call MPI_Comm_size(MPI_COMM_WORLD, p)
+  call cdag_graph_create(MPI_COMM_WORLD, g)
+  call cdag_send(g, x, modulo(me + 1, p), 0)
+  call cdag_recv(g, y, modulo(me - 1, p), 0)
+  call cdag_compile(g, s)
+  x = me + 7
+  call cdag_run(s, ierr)
+  print '(a,i0)', 'fortran user program: ', y(1)
+  call cdag_schedule_free(s)
+  call cdag_graph_free(g)
+  call MPI_Finalize()
+  if (ierr /= CDAG_OK .or. y(1) /= 7) error stop 1
+end program user
+F
+  # shellcheck disable=SC2046
+  mpif90 -o "$tmp/user_f" "$tmp/user.f90" $(pkg-config --cflags --libs cdag-fortran) -Wl,-rpath,"$libdir"
+  "$tmp/user_f"
+  mkdir -p "$tmp/projf"
+  cp "$tmp/user.f90" "$tmp/projf/"
+  cat > "$tmp/projf/CMakeLists.txt" <<'C'
+cmake_minimum_required(VERSION 3.18)
+project(userf C Fortran)   # libcdag links MPI's C library: C is enabled too
+find_package(cdag REQUIRED)
+add_executable(userf user.f90)
+target_link_libraries(userf PRIVATE cdag::cdag_fortran)
+C
+  cmake -S "$tmp/projf" -B "$tmp/projf/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
+  cmake --build "$tmp/projf/build" >/dev/null
+  "$tmp/projf/build/userf"
+fi
 echo "install: pkg-config and find_package(cdag) both work"

@@ -150,6 +150,22 @@ int cdag_recv(cdag_graph *g, void *buf, size_t bytes, int source, int tag, cdag_
   return exec_to_op(added, &id, op);
 }
 
+/* Fortran's predefined types (module cdag passes them): integers and logicals by their size
+   (a LOGICAL is an integer: gfortran's .true. is 1, what cdag's land/lor give), reals by
+   theirs. */
+static int fortran_type(MPI_Datatype t) {
+  static const int ints[9] = {-1, CDAG_INT8, CDAG_INT16, -1, CDAG_INT32, -1, -1, -1, CDAG_INT64};
+  const MPI_Datatype integers[] = {MPI_INTEGER, MPI_LOGICAL, MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8};
+  const MPI_Datatype reals[] = {MPI_REAL, MPI_DOUBLE_PRECISION, MPI_REAL4, MPI_REAL8};
+  int size = 0;
+  if (t == MPI_DATATYPE_NULL || MPI_Type_size(t, &size) != MPI_SUCCESS) return -1;
+  for (size_t i = 0; i < sizeof integers / sizeof *integers; i++)
+    if (t == integers[i] && size > 0 && size <= 8) return ints[size];
+  for (size_t i = 0; i < sizeof reals / sizeof *reals; i++)
+    if (t == reals[i]) return size == 4 ? CDAG_FLOAT : size == 8 ? CDAG_DOUBLE : -1;
+  return -1;
+}
+
 int exec_type_from_mpi(MPI_Datatype t) {
   static const struct { MPI_Datatype mpi; int cdag; } map[] = {
     {MPI_INT8_T, CDAG_INT8},     {MPI_INT16_T, CDAG_INT16},   {MPI_INT32_T, CDAG_INT32},
@@ -163,7 +179,7 @@ int exec_type_from_mpi(MPI_Datatype t) {
   };
   for (size_t i = 0; i < sizeof map / sizeof *map; i++)
     if (map[i].mpi == t) return map[i].cdag;
-  return -1;
+  return fortran_type(t);
 }
 
 int exec_rop_from_mpi(MPI_Op o) {

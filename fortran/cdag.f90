@@ -1,0 +1,405 @@
+! cdag — fortran/cdag.f90: module cdag, the distributed API for Fortran (mpi_f08 programs).
+!
+! The calls of cdag.h for distributed graphs, as subroutines in the style of mpi_f08:
+! handles are derived types (type(cdag_graph), type(cdag_schedule)), communicators,
+! datatypes and ops are mpi_f08's, and the last argument is an optional `ierror`. Without
+! ierror, an error prints cdag's message (rank, operation) and stops the program, as
+! MPI_ERRORS_ARE_FATAL does. Buffers are whole arrays, scalars or contiguous sections of any
+! type and rank: their size is the message size. The graph records their addresses, so they
+! must stay where they are while a schedule uses them: give them the TARGET (or
+! ASYNCHRONOUS) attribute, as for MPI's nonblocking calls. A non-contiguous section is
+! refused with CDAG_ERR_ARG (a compiler's temporary copy would be recorded instead).
+! Ops are integer(cdag_op_kind); CDAG_OP_NULL for a peer MPI_PROC_NULL.
+module cdag
+  use, intrinsic :: iso_c_binding
+  use, intrinsic :: iso_fortran_env, only: error_unit
+  use mpi_f08, only: MPI_Comm, MPI_Datatype, MPI_Op, MPI_COUNT_KIND
+  implicit none
+  private
+
+  integer, parameter, public :: cdag_op_kind = c_int64_t
+  integer(cdag_op_kind), parameter, public :: CDAG_OP_NULL = -1
+  integer, parameter, public :: CDAG_OK = 0, CDAG_ERR_ARG = 1, CDAG_ERR_NOMEM = 2, CDAG_ERR_UNMATCHED = 3, &
+       CDAG_ERR_CYCLE = 4, CDAG_ERR_TRUNCATE = 5, CDAG_ERR_FORMAT = 6, CDAG_ERR_IO = 7, CDAG_ERR_MPI = 8, &
+       CDAG_ERR_STATE = 9, CDAG_ERR_UNSUPPORTED = 10, CDAG_ERR_MISMATCH = 11, CDAG_ERR_PLAN = 12
+  integer, parameter, public :: CDAG_KERNEL_AUTO = 0, CDAG_KERNEL_MPI = 1, CDAG_KERNEL_CDAG = 2
+
+  type, public :: cdag_graph
+     type(c_ptr) :: p = c_null_ptr
+  end type cdag_graph
+  type, public :: cdag_schedule
+     type(c_ptr) :: p = c_null_ptr
+  end type cdag_schedule
+  ! cdag_options of cdag.h, field for field (cdag_options_init sets the defaults).
+  type, bind(c), public :: cdag_options
+     integer(c_int) :: detect
+     real(c_double) :: density
+     integer(c_int) :: exact_float, root, min_group, kernel
+     real(c_double) :: alpha, beta
+     integer(c_int) :: blocks, measure
+     real(c_double) :: overhead, gamma
+  end type cdag_options
+  ! One move of cdag_schedule_rebind: from = c_loc(a), to = c_loc(b), bytes = size(a) * storage_size(a) / 8.
+  type, bind(c), public :: cdag_rebind
+     type(c_ptr) :: from, to
+     integer(c_size_t) :: bytes
+  end type cdag_rebind
+
+  public :: cdag_graph_create, cdag_send, cdag_recv, cdag_send_type, cdag_recv_type, cdag_reduce_local, &
+       cdag_copy_local, cdag_scratch, cdag_depend, cdag_label, cdag_graph_free, cdag_options_init, &
+       cdag_compile, cdag_run, cdag_start, cdag_wait, cdag_test, cdag_schedule_report, cdag_schedule_free, &
+       cdag_schedule_rebind, cdag_strerror, cdag_error_message
+
+  interface
+     integer(c_int) function c_graph_create(comm, g) bind(c, name='cdag_f_graph_create')
+       import :: c_int, c_ptr
+       integer(c_int), value :: comm
+       type(c_ptr) :: g
+     end function c_graph_create
+     integer(c_int) function c_send(g, buf, peer, tag, op) bind(c, name='cdag_f_send')
+       import :: c_int, c_ptr, c_int64_t
+       type(c_ptr), value :: g
+       type(*), dimension(..) :: buf
+       integer(c_int), value :: peer, tag
+       integer(c_int64_t) :: op
+     end function c_send
+     integer(c_int) function c_recv(g, buf, peer, tag, op) bind(c, name='cdag_f_recv')
+       import :: c_int, c_ptr, c_int64_t
+       type(c_ptr), value :: g
+       type(*), dimension(..) :: buf
+       integer(c_int), value :: peer, tag
+       integer(c_int64_t) :: op
+     end function c_recv
+     integer(c_int) function c_send_type(g, buf, count, dtype, peer, tag, op) bind(c, name='cdag_f_send_type')
+       import :: c_int, c_ptr, c_int64_t, MPI_COUNT_KIND
+       type(c_ptr), value :: g
+       type(*), dimension(..) :: buf
+       integer(MPI_COUNT_KIND), value :: count
+       integer(c_int), value :: dtype, peer, tag
+       integer(c_int64_t) :: op
+     end function c_send_type
+     integer(c_int) function c_recv_type(g, buf, count, dtype, peer, tag, op) bind(c, name='cdag_f_recv_type')
+       import :: c_int, c_ptr, c_int64_t, MPI_COUNT_KIND
+       type(c_ptr), value :: g
+       type(*), dimension(..) :: buf
+       integer(MPI_COUNT_KIND), value :: count
+       integer(c_int), value :: dtype, peer, tag
+       integer(c_int64_t) :: op
+     end function c_recv_type
+     integer(c_int) function c_reduce_local(g, in, inout, dtype, mop, op) bind(c, name='cdag_f_reduce_local')
+       import :: c_int, c_ptr, c_int64_t
+       type(c_ptr), value :: g
+       type(*), dimension(..) :: in, inout
+       integer(c_int), value :: dtype, mop
+       integer(c_int64_t) :: op
+     end function c_reduce_local
+     integer(c_int) function c_copy_local(g, src, dst, op) bind(c, name='cdag_f_copy_local')
+       import :: c_int, c_ptr, c_int64_t
+       type(c_ptr), value :: g
+       type(*), dimension(..) :: src, dst
+       integer(c_int64_t) :: op
+     end function c_copy_local
+     integer(c_int) function c_scratch(g, buf) bind(c, name='cdag_f_scratch')
+       import :: c_int, c_ptr
+       type(c_ptr), value :: g
+       type(*), dimension(..) :: buf
+     end function c_scratch
+     integer(c_int) function c_depend(g, before, after) bind(c, name='cdag_depend')
+       import :: c_int, c_ptr, c_int64_t
+       type(c_ptr), value :: g
+       integer(c_int64_t), value :: before, after
+     end function c_depend
+     integer(c_int) function c_label(g, op, text) bind(c, name='cdag_label')
+       import :: c_int, c_ptr, c_int64_t, c_char
+       type(c_ptr), value :: g
+       integer(c_int64_t), value :: op
+       character(kind=c_char), dimension(*) :: text
+     end function c_label
+     integer(c_int) function c_graph_free(g) bind(c, name='cdag_graph_free')
+       import :: c_int, c_ptr
+       type(c_ptr) :: g
+     end function c_graph_free
+     subroutine c_options_init(o) bind(c, name='cdag_options_init')
+       import :: cdag_options
+       type(cdag_options) :: o
+     end subroutine c_options_init
+     integer(c_int) function c_compile(g, o, s) bind(c, name='cdag_compile')
+       import :: c_int, c_ptr
+       type(c_ptr), value :: g, o
+       type(c_ptr) :: s
+     end function c_compile
+     integer(c_int) function c_schedule_call(s) bind(c, name='cdag_run')
+       import :: c_int, c_ptr
+       type(c_ptr), value :: s
+     end function c_schedule_call
+     integer(c_int) function c_start(s) bind(c, name='cdag_start')
+       import :: c_int, c_ptr
+       type(c_ptr), value :: s
+     end function c_start
+     integer(c_int) function c_wait(s) bind(c, name='cdag_wait')
+       import :: c_int, c_ptr
+       type(c_ptr), value :: s
+     end function c_wait
+     integer(c_int) function c_test(s, done) bind(c, name='cdag_test')
+       import :: c_int, c_ptr
+       type(c_ptr), value :: s
+       integer(c_int) :: done
+     end function c_test
+     integer(c_int) function c_schedule_report(s, json) bind(c, name='cdag_f_schedule_report')
+       import :: c_int, c_ptr
+       type(c_ptr), value :: s
+       integer(c_int), value :: json
+     end function c_schedule_report
+     integer(c_int) function c_schedule_free(s) bind(c, name='cdag_schedule_free')
+       import :: c_int, c_ptr
+       type(c_ptr) :: s
+     end function c_schedule_free
+     integer(c_int) function c_schedule_rebind(s, n, moves, copy) bind(c, name='cdag_schedule_rebind')
+       import :: c_int, c_ptr, cdag_rebind
+       type(c_ptr), value :: s
+       integer(c_int), value :: n
+       type(cdag_rebind), dimension(*) :: moves
+       type(c_ptr) :: copy
+     end function c_schedule_rebind
+     type(c_ptr) function c_strerror(code) bind(c, name='cdag_strerror')
+       import :: c_ptr, c_int
+       integer(c_int), value :: code
+     end function c_strerror
+     type(c_ptr) function c_error_message() bind(c, name='cdag_error_message')
+       import :: c_ptr
+     end function c_error_message
+  end interface
+
+contains
+
+  ! A C string as a Fortran one.
+  function from_c(p) result(s)
+    type(c_ptr), intent(in) :: p
+    character(len=:), allocatable :: s
+    character(kind=c_char), pointer :: c(:)
+    integer :: n
+    interface
+       integer(c_size_t) function strlen(q) bind(c, name='strlen')
+         import :: c_size_t, c_ptr
+         type(c_ptr), value :: q
+       end function strlen
+    end interface
+    if (.not. c_associated(p)) then
+       s = ''
+       return
+    end if
+    n = int(strlen(p))
+    call c_f_pointer(p, c, [n])
+    allocate(character(len=n) :: s)
+    s = transfer(c(1:n), s)
+  end function from_c
+
+  function cdag_strerror(code) result(s)
+    integer, intent(in) :: code
+    character(len=:), allocatable :: s
+    s = from_c(c_strerror(int(code, c_int)))
+  end function cdag_strerror
+
+  function cdag_error_message() result(s)
+    character(len=:), allocatable :: s
+    s = from_c(c_error_message())
+  end function cdag_error_message
+
+  ! ierror if given, else a non-zero code stops the program with cdag's message.
+  subroutine finish(rc, ierror)
+    integer(c_int), intent(in) :: rc
+    integer, intent(out), optional :: ierror
+    if (present(ierror)) then
+       ierror = int(rc)
+    else if (rc /= 0) then
+       write (error_unit, '(a)') 'cdag: ' // cdag_strerror(int(rc)) // ': ' // cdag_error_message()
+       error stop 1
+    end if
+  end subroutine finish
+
+  subroutine give_op(id, op)
+    integer(c_int64_t), intent(in) :: id
+    integer(cdag_op_kind), intent(out), optional :: op
+    if (present(op)) op = id
+  end subroutine give_op
+
+  subroutine cdag_graph_create(comm, g, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    type(cdag_graph), intent(out) :: g
+    integer, intent(out), optional :: ierror
+    call finish(c_graph_create(int(comm%MPI_VAL, c_int), g%p), ierror)
+  end subroutine cdag_graph_create
+
+  subroutine cdag_send(g, buf, dest, tag, op, ierror)
+    type(cdag_graph), intent(in) :: g
+    type(*), dimension(..), intent(in), target :: buf
+    integer, intent(in) :: dest, tag
+    integer(cdag_op_kind), intent(out), optional :: op
+    integer, intent(out), optional :: ierror
+    integer(c_int64_t) :: id
+    call finish(c_send(g%p, buf, int(dest, c_int), int(tag, c_int), id), ierror)
+    call give_op(id, op)
+  end subroutine cdag_send
+
+  subroutine cdag_recv(g, buf, source, tag, op, ierror)
+    type(cdag_graph), intent(in) :: g
+    type(*), dimension(..), intent(in), target :: buf
+    integer, intent(in) :: source, tag
+    integer(cdag_op_kind), intent(out), optional :: op
+    integer, intent(out), optional :: ierror
+    integer(c_int64_t) :: id
+    call finish(c_recv(g%p, buf, int(source, c_int), int(tag, c_int), id), ierror)
+    call give_op(id, op)
+  end subroutine cdag_recv
+
+  subroutine cdag_send_type(g, buf, count, datatype, dest, tag, op, ierror)
+    type(cdag_graph), intent(in) :: g
+    type(*), dimension(..), intent(in), target :: buf
+    integer, intent(in) :: count, dest, tag
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(cdag_op_kind), intent(out), optional :: op
+    integer, intent(out), optional :: ierror
+    integer(c_int64_t) :: id
+    call finish(c_send_type(g%p, buf, int(count, MPI_COUNT_KIND), int(datatype%MPI_VAL, c_int), int(dest, c_int), &
+         int(tag, c_int), id), ierror)
+    call give_op(id, op)
+  end subroutine cdag_send_type
+
+  subroutine cdag_recv_type(g, buf, count, datatype, source, tag, op, ierror)
+    type(cdag_graph), intent(in) :: g
+    type(*), dimension(..), intent(in), target :: buf
+    integer, intent(in) :: count, source, tag
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(cdag_op_kind), intent(out), optional :: op
+    integer, intent(out), optional :: ierror
+    integer(c_int64_t) :: id
+    call finish(c_recv_type(g%p, buf, int(count, MPI_COUNT_KIND), int(datatype%MPI_VAL, c_int), int(source, c_int), &
+         int(tag, c_int), id), ierror)
+    call give_op(id, op)
+  end subroutine cdag_recv_type
+
+  ! inout = inout op in, elementwise; the element count is inout's size in datatype units.
+  subroutine cdag_reduce_local(g, in, inout, datatype, operation, op, ierror)
+    type(cdag_graph), intent(in) :: g
+    type(*), dimension(..), intent(in), target :: in, inout
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: operation
+    integer(cdag_op_kind), intent(out), optional :: op
+    integer, intent(out), optional :: ierror
+    integer(c_int64_t) :: id
+    call finish(c_reduce_local(g%p, in, inout, int(datatype%MPI_VAL, c_int), int(operation%MPI_VAL, c_int), id), ierror)
+    call give_op(id, op)
+  end subroutine cdag_reduce_local
+
+  subroutine cdag_copy_local(g, src, dst, op, ierror)
+    type(cdag_graph), intent(in) :: g
+    type(*), dimension(..), intent(in), target :: src, dst
+    integer(cdag_op_kind), intent(out), optional :: op
+    integer, intent(out), optional :: ierror
+    integer(c_int64_t) :: id
+    call finish(c_copy_local(g%p, src, dst, id), ierror)
+    call give_op(id, op)
+  end subroutine cdag_copy_local
+
+  subroutine cdag_scratch(g, buf, ierror)
+    type(cdag_graph), intent(in) :: g
+    type(*), dimension(..), intent(in), target :: buf
+    integer, intent(out), optional :: ierror
+    call finish(c_scratch(g%p, buf), ierror)
+  end subroutine cdag_scratch
+
+  subroutine cdag_depend(g, before, after, ierror)
+    type(cdag_graph), intent(in) :: g
+    integer(cdag_op_kind), intent(in) :: before, after
+    integer, intent(out), optional :: ierror
+    call finish(c_depend(g%p, before, after), ierror)
+  end subroutine cdag_depend
+
+  subroutine cdag_label(g, op, label, ierror)
+    type(cdag_graph), intent(in) :: g
+    integer(cdag_op_kind), intent(in) :: op
+    character(len=*), intent(in) :: label
+    integer, intent(out), optional :: ierror
+    call finish(c_label(g%p, op, trim(label) // c_null_char), ierror)
+  end subroutine cdag_label
+
+  subroutine cdag_graph_free(g, ierror)
+    type(cdag_graph), intent(inout) :: g
+    integer, intent(out), optional :: ierror
+    call finish(c_graph_free(g%p), ierror)
+  end subroutine cdag_graph_free
+
+  subroutine cdag_options_init(o)
+    type(cdag_options), intent(out) :: o
+    call c_options_init(o)
+  end subroutine cdag_options_init
+
+  subroutine cdag_compile(g, s, options, ierror)
+    type(cdag_graph), intent(in) :: g
+    type(cdag_schedule), intent(out) :: s
+    type(cdag_options), intent(in), optional, target :: options
+    integer, intent(out), optional :: ierror
+    type(c_ptr) :: o
+    o = c_null_ptr
+    if (present(options)) o = c_loc(options)
+    call finish(c_compile(g%p, o, s%p), ierror)
+  end subroutine cdag_compile
+
+  subroutine cdag_run(s, ierror)
+    type(cdag_schedule), intent(in) :: s
+    integer, intent(out), optional :: ierror
+    call finish(c_schedule_call(s%p), ierror)
+  end subroutine cdag_run
+
+  subroutine cdag_start(s, ierror)
+    type(cdag_schedule), intent(in) :: s
+    integer, intent(out), optional :: ierror
+    call finish(c_start(s%p), ierror)
+  end subroutine cdag_start
+
+  subroutine cdag_wait(s, ierror)
+    type(cdag_schedule), intent(in) :: s
+    integer, intent(out), optional :: ierror
+    call finish(c_wait(s%p), ierror)
+  end subroutine cdag_wait
+
+  subroutine cdag_test(s, done, ierror)
+    type(cdag_schedule), intent(in) :: s
+    logical, intent(out) :: done
+    integer, intent(out), optional :: ierror
+    integer(c_int) :: d
+    d = 0
+    call finish(c_test(s%p, d), ierror)
+    done = d /= 0
+  end subroutine cdag_test
+
+  ! The report (what was detected, what stayed point-to-point and why) on standard output.
+  subroutine cdag_schedule_report(s, json, ierror)
+    type(cdag_schedule), intent(in) :: s
+    logical, intent(in), optional :: json
+    integer, intent(out), optional :: ierror
+    integer(c_int) :: j
+    j = 0
+    if (present(json)) then
+       if (json) j = 1
+    end if
+    call finish(c_schedule_report(s%p, j), ierror)
+  end subroutine cdag_schedule_report
+
+  subroutine cdag_schedule_free(s, ierror)
+    type(cdag_schedule), intent(inout) :: s
+    integer, intent(out), optional :: ierror
+    call finish(c_schedule_free(s%p), ierror)
+  end subroutine cdag_schedule_free
+
+  subroutine cdag_schedule_rebind(s, moves, copy, ierror)
+    type(cdag_schedule), intent(in) :: s
+    type(cdag_rebind), dimension(:), intent(in) :: moves
+    type(cdag_schedule), intent(out) :: copy
+    integer, intent(out), optional :: ierror
+    type(cdag_rebind) :: m(max(1, size(moves)))
+    m(1:size(moves)) = moves
+    call finish(c_schedule_rebind(s%p, int(size(moves), c_int), m, copy%p), ierror)
+  end subroutine cdag_schedule_rebind
+
+end module cdag

@@ -1,0 +1,107 @@
+/* cdag — fortran/cdag_f.c: the C half of the Fortran binding (module cdag, fortran/cdag.f90).
+ *
+ * Built into libcdag when a Fortran compiler is found. Fortran passes buffers as C
+ * descriptors (assumed-rank `type(*), dimension(..)` dummies, ISO_Fortran_binding.h): the
+ * descriptor gives the array's own address and size, and whether it is contiguous. A
+ * graph records addresses, so a non-contiguous section is refused here (CDAG_ERR_ARG): a
+ * compiler's copy-in temporary would be recorded instead of the array. Handles arrive as
+ * Fortran integers (mpi_f08's MPI_VAL) and are converted with MPI_*_f2c. Only module cdag
+ * calls these functions: they are not API (cdag.h). */
+#include <ISO_Fortran_binding.h>
+#include <stdio.h>
+
+#include "exec/mpi/graph_mpi.h"
+
+#define FAPI __attribute__((visibility("default")))
+
+/* The array's address and size in bytes, if it is contiguous (Fortran's definition:
+   each dimension's stride is the size of the ones before it). */
+static int buffer_of(const CFI_cdesc_t *d, void **p, size_t *bytes, const char *fn) {
+  size_t n = d->elem_len;
+  for (int r = 0; r < d->rank; r++) {
+    if (d->dim[r].extent > 1 && (size_t)d->dim[r].sm != n)
+      return cdag__error(CDAG_ERR_ARG, "%s (Fortran): the buffer is not contiguous (dimension %d has stride %lld "
+                         "bytes, %zu expected): cdag records addresses and needs the array itself, not a copy",
+                         fn, r + 1, (long long)d->dim[r].sm, n);
+    n *= (size_t)(d->dim[r].extent > 0 ? d->dim[r].extent : 0);
+  }
+  *p = d->base_addr;
+  *bytes = n;
+  return CDAG_OK;
+}
+
+FAPI int cdag_f_graph_create(MPI_Fint comm, cdag_graph **g) { return cdag_graph_create(MPI_Comm_f2c(comm), g); }
+
+FAPI int cdag_f_send(cdag_graph *g, CFI_cdesc_t *buf, int dest, int tag, cdag_op *op) {
+  void *p;
+  size_t n;
+  int rc = buffer_of(buf, &p, &n, "cdag_send");
+  return rc ? rc : cdag_send(g, p, n, dest, tag, op);
+}
+
+FAPI int cdag_f_recv(cdag_graph *g, CFI_cdesc_t *buf, int source, int tag, cdag_op *op) {
+  void *p;
+  size_t n;
+  int rc = buffer_of(buf, &p, &n, "cdag_recv");
+  return rc ? rc : cdag_recv(g, p, n, source, tag, op);
+}
+
+FAPI int cdag_f_send_type(cdag_graph *g, CFI_cdesc_t *buf, MPI_Count count, MPI_Fint type, int dest, int tag,
+                          cdag_op *op) {
+  void *p;
+  size_t n;
+  int rc = buffer_of(buf, &p, &n, "cdag_send_type");
+  return rc ? rc : cdag_send_type(g, p, count, MPI_Type_f2c(type), dest, tag, op);
+}
+
+FAPI int cdag_f_recv_type(cdag_graph *g, CFI_cdesc_t *buf, MPI_Count count, MPI_Fint type, int source, int tag,
+                          cdag_op *op) {
+  void *p;
+  size_t n;
+  int rc = buffer_of(buf, &p, &n, "cdag_recv_type");
+  return rc ? rc : cdag_recv_type(g, p, count, MPI_Type_f2c(type), source, tag, op);
+}
+
+/* count: the elements of inout (in must be as large). */
+FAPI int cdag_f_reduce_local(cdag_graph *g, CFI_cdesc_t *in, CFI_cdesc_t *inout, MPI_Fint type, MPI_Fint mop,
+                             cdag_op *op) {
+  void *pi, *po;
+  size_t ni, no;
+  int rc = buffer_of(in, &pi, &ni, "cdag_reduce_local");
+  if (!rc) rc = buffer_of(inout, &po, &no, "cdag_reduce_local");
+  if (rc) return rc;
+  MPI_Datatype t = MPI_Type_f2c(type);
+  int size = 0;
+  if (t == MPI_DATATYPE_NULL || MPI_Type_size(t, &size) != MPI_SUCCESS || size <= 0)
+    return cdag__error(CDAG_ERR_ARG, "cdag_reduce_local (Fortran): not a datatype of positive size");
+  if (ni != no || no % (size_t)size)
+    return cdag__error(CDAG_ERR_ARG, "cdag_reduce_local (Fortran): in has %zu bytes, inout %zu: both must hold the "
+                       "same whole number of %d-byte elements", ni, no, size);
+  return cdag_reduce_local(g, pi, po, no / (size_t)size, t, MPI_Op_f2c(mop), op);
+}
+
+FAPI int cdag_f_copy_local(cdag_graph *g, CFI_cdesc_t *src, CFI_cdesc_t *dst, cdag_op *op) {
+  void *ps, *pd;
+  size_t ns, nd;
+  int rc = buffer_of(src, &ps, &ns, "cdag_copy_local");
+  if (!rc) rc = buffer_of(dst, &pd, &nd, "cdag_copy_local");
+  if (rc) return rc;
+  if (ns != nd)
+    return cdag__error(CDAG_ERR_ARG, "cdag_copy_local (Fortran): src has %zu bytes, dst %zu", ns, nd);
+  return cdag_copy_local(g, ps, pd, ns, op);
+}
+
+FAPI int cdag_f_scratch(cdag_graph *g, CFI_cdesc_t *buf) {
+  void *p;
+  size_t n;
+  int rc = buffer_of(buf, &p, &n, "cdag_scratch");
+  return rc ? rc : cdag_scratch(g, p, n);
+}
+
+/* Fortran has no FILE *: the report goes to standard output, flushed (Fortran's own unit
+   buffer is separate: flush(output_unit) before, if both write). */
+FAPI int cdag_f_schedule_report(const cdag_schedule *s, int json) {
+  int rc = cdag_schedule_report(s, stdout, json);
+  fflush(stdout);
+  return rc;
+}
