@@ -61,11 +61,18 @@ enum {
 CDAG_API const char *cdag_strerror(int code);   /* static text; "unknown error N" otherwise */
 CDAG_API const char *cdag_error_message(void);  /* last error of this thread, "" if none */
 
-/* Element types and reduction ops used by local reductions (MPI-free, for global graphs). */
+/* Element types and reduction ops used by local reductions (MPI-free, for global graphs).
+   (cdag addition, after CDAG_DOUBLE) The (value, index) pairs of MAXLOC / MINLOC, laid out
+   as MPI's pair types (C structs: MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT (64-bit long),
+   MPI_2INT, MPI_SHORT_INT, Fortran's MPI_2REAL, MPI_2DOUBLE_PRECISION), and complex numbers
+   (MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX: sum and prod only). docs/semantics.md. */
 typedef enum { CDAG_INT8, CDAG_INT16, CDAG_INT32, CDAG_INT64, CDAG_UINT8, CDAG_UINT16,
-               CDAG_UINT32, CDAG_UINT64, CDAG_FLOAT, CDAG_DOUBLE } cdag_type;
+               CDAG_UINT32, CDAG_UINT64, CDAG_FLOAT, CDAG_DOUBLE,
+               CDAG_FLOAT_INT, CDAG_DOUBLE_INT, CDAG_LONG_INT, CDAG_2INT, CDAG_SHORT_INT,
+               CDAG_2FLOAT, CDAG_2DOUBLE, CDAG_COMPLEX_FLOAT, CDAG_COMPLEX_DOUBLE } cdag_type;
 typedef enum { CDAG_SUM, CDAG_PROD, CDAG_MIN, CDAG_MAX, CDAG_BAND, CDAG_BOR, CDAG_BXOR,
-               CDAG_LAND, CDAG_LOR, CDAG_LXOR } cdag_reduce_op;
+               CDAG_LAND, CDAG_LOR, CDAG_LXOR,
+               CDAG_MAXLOC, CDAG_MINLOC /* (cdag addition) pair types only */ } cdag_reduce_op;
 
 /* ---- Distributed graphs: each process of comm describes its own operations. ---- */
 CDAG_API int cdag_graph_create(MPI_Comm comm, cdag_graph **g);                   /* CONSTRUCTOR */
@@ -81,8 +88,13 @@ CDAG_API int cdag_send_type(cdag_graph *g, const void *buf, MPI_Count count, MPI
                             cdag_op *op);
 CDAG_API int cdag_recv_type(cdag_graph *g, void *buf, MPI_Count count, MPI_Datatype type, int source, int tag,
                             cdag_op *op);
+/* inout = inout op in, count elements of type. Predefined ops on predefined types (pair
+   types with MPI_MAXLOC / MPI_MINLOC, complex types with sum and prod), or (cdag addition) a
+   user op of MPI_Op_create on any datatype without holes (size = extent): it runs in the
+   written order, and is reassociated (collectives, trees) only when created commutative.
+   Ranks must create and first use their user ops in the same order (docs/semantics.md). */
 CDAG_API int cdag_reduce_local(cdag_graph *g, const void *in, void *inout, size_t count,
-                               MPI_Datatype type, MPI_Op mpi_op, cdag_op *op); /* predefined only */
+                               MPI_Datatype type, MPI_Op mpi_op, cdag_op *op);
 CDAG_API int cdag_copy_local(cdag_graph *g, const void *src, void *dst, size_t bytes, cdag_op *op);
 CDAG_API int cdag_scratch(cdag_graph *g, void *buf, size_t bytes);  /* contents after a run: unspecified */
 CDAG_API int cdag_depend(cdag_graph *g, cdag_op before, cdag_op after);  /* CDAG_OP_NULL: no-op */

@@ -44,7 +44,8 @@ typedef struct {
   int32_t dst;
   int32_t set;          /* interned source set id */
   uint64_t dst_addr, count;
-  uint8_t type, op;     /* cdag_type, cdag_reduce_op */
+  uint32_t type;        /* cdag_type, or ir.h's user type (< 2^17: src packs type << 8 | op) */
+  uint8_t op;           /* cdag_reduce_op, or ir.h's user op (< 256) */
 } df_red;
 
 typedef struct {

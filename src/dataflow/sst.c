@@ -396,7 +396,7 @@ static int red_continues(const df_state *st, const df_red *last, int rank, uint6
                          uint64_t shift) {
   int type = p->src >> 8;
   uint64_t size = (uint64_t)ir_type_size(type), ext = last->count * size;
-  if (last->dst != rank || last->dst_addr + ext != lo || last->type != type || last->op != (p->src & 0xff)) return 0;
+  if (last->dst != rank || last->dst_addr + ext != lo || last->type != (uint32_t)type || last->op != (p->src & 0xff)) return 0;
   const df_set *a = &st->sets.sets[last->set], *b = &st->sets.sets[p->set];
   if (a->nruns != b->nruns || a->ncontrib != b->ncontrib) return 0;
   const df_run *x = st->sets.runs + a->first, *y = st->sets.runs + b->first;
@@ -425,7 +425,7 @@ static int emit_red(df_state *st, int rank, uint64_t lo, uint64_t hi, const df_p
   if (rc) return rc;
   IR_GROW(s->reds, s->nreds, st->redcap, 1, "SST reductions");
   s->reds[s->nreds++] = (df_red){.dst = rank, .set = set, .dst_addr = lo, .count = (hi - lo) / (uint64_t)size,
-                                 .type = (uint8_t)type, .op = (uint8_t)(p->src & 0xff)};
+                                 .type = (uint32_t)type, .op = (uint8_t)(p->src & 0xff)};
   return CDAG_OK;
 }
 

@@ -57,7 +57,7 @@ static int classify(det_state *st, const int64_t *t, int64_t n, int32_t *members
                              (unsigned long long)d->count, ir_type_name(d->type), d->dst);
   if (det_sort_ranks(members, m, st->g->nprocs)) return CDAG_NOMEM("detection");
   if (!det_group_ok(st, m)) return CDAG_OK;
-  if (st->opts.exact_float && (d->type == CDAG_FLOAT || d->type == CDAG_DOUBLE))
+  if (st->opts.exact_float && ir_type_is_float(d->type))
     return pass == 0 ? CDAG_OK : det_note(st, "%s reduction over %s not rewritten: exact_float keeps the original order",
                     ir_type_name(d->type), det_ranks_text(members, m, st->g->nprocs, rb, sizeof rb));
   int64_t np = 0; /* one tuple per receiving contributor */
@@ -119,7 +119,7 @@ static int try_reduce_scatter(det_state *st, const int64_t *rs_k, const int64_t 
   const df_red *d = &s->reds[g[0]];
   int32_t m = contributors(s, d, members, seen);
   if (m < 2 || n != m || !det_group_ok(st, m)) return CDAG_OK;
-  if (st->opts.exact_float && (d->type == CDAG_FLOAT || d->type == CDAG_DOUBLE)) return CDAG_OK;
+  if (st->opts.exact_float && ir_type_is_float(d->type)) return CDAG_OK;
   if (det_sort_ranks(members, m, st->g->nprocs)) return CDAG_NOMEM("detection");
   for (int64_t i = 0; i < n; i++)
     if (rs_k[g[i]] != i || s->reds[g[i]].dst != members[i] || !same_shifted(s, d, 0, &s->reds[g[i]], i)) return CDAG_OK;

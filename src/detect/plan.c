@@ -434,7 +434,7 @@ static int keep_written_order(det_state *st, cdag_plan *p) {
   int64_t n = 0;
   for (int64_t k = 0; k < p->nreds; k++) {
     const df_red *rd = &p->reds[k];
-    if ((rd->type != CDAG_FLOAT && rd->type != CDAG_DOUBLE) || (rd->op != CDAG_SUM && rd->op != CDAG_PROD)) continue;
+    if (!ir_type_is_float(rd->type) || (rd->op != CDAG_SUM && rd->op != CDAG_PROD)) continue;
     const df_set *set = &p->sst->sets[rd->set];
     uint64_t terms = 0;
     for (int32_t u = 0; u < set->nruns; u++) {

@@ -174,8 +174,19 @@ static int write_ranks(writer *w, const rank_views *v) {
   return CDAG_OK;
 }
 
+/* A user's MPI_Op exists only in its process: the format has no name for it. */
+static int user_op_check(const cdag_graph *g) {
+  for (int64_t i = 0; i < g->nops; i++)
+    if (g->kind[i] == IR_REDUCE && ir_rop_is_user(g->tag[i]))
+      return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: a reduction with a user-defined MPI_Op cannot be written to a "
+                         "graph file", g->rank[i]);
+  return CDAG_OK;
+}
+
 int ir_save_file(const cdag_graph *g, FILE *f) {
   if (!g || !f) return cdag__error(CDAG_ERR_ARG, "ir_save_file: graph or stream is NULL");
+  int urc = user_op_check(g);
+  if (urc) return urc;
   writer w = {g, f, NULL, NULL, 0, 0, NULL};
   rank_views v;
   int rc = make_views(g, &v);

@@ -232,14 +232,27 @@ typedef struct {
 #define IR_SORT_MAX_KEYS 16
 int ir_sort_fields(int64_t *idx, int64_t n, const ir_key *keys, int nkeys);
 
-/* Element types and reduction ops. */
+/* Element types and reduction ops. Besides cdag_type and cdag_reduce_op, reductions with a
+   user's MPI_Op (distributed graphs only; never in files) are encoded as type IR_TYPE_USER +
+   element size and op IR_ROP_USER + slot, the slot naming the op in its process's table
+   (exec/mpi), which computes them (ir_set_user_reducer). Slots are local to a process, so
+   such graphs run as written (exec/mpi/compile.c). The dataflow packs type << 8 | op into
+   an int32 and ops into a byte (dataflow.h): user types stay below 2^17, ops below 256. */
+#define IR_TYPE_USER 0x100
+#define IR_USER_MAX_SIZE 0xffff
+#define IR_ROP_USER 0x40
+#define IR_USER_MAX_OPS 64
+typedef void (*ir_user_reducer)(int rop, const void *in, void *inout, uint64_t count);
+void ir_set_user_reducer(ir_user_reducer f);
+int ir_rop_is_user(int rop);
+int ir_type_is_float(int type);               /* float, double and the complex types */
 int ir_type_size(int type);                  /* bytes, 0 if unknown */
 const char *ir_type_name(int type);          /* "int32", ..., NULL if unknown */
 const char *ir_rop_name(int rop);            /* "sum", ..., NULL if unknown */
 int ir_type_parse(const char *s, int64_t len);  /* -1 if unknown */
 int ir_rop_parse(const char *s, int64_t len);   /* -1 if unknown */
-int ir_rop_valid_for(int rop, int type);     /* bitwise/logical ops only on integers */
-int ir_rop_idempotent(int rop);              /* min, max, band, bor, land, lor */
+int ir_rop_valid_for(int rop, int type);     /* as MPI allows (bitwise on integers, ...) */
+int ir_rop_idempotent(int rop);              /* min, max, band, bor, land, lor, maxloc, minloc */
 /* inout[i] = inout[i] op in[i] for count elements (unaligned buffers are fine). */
 void ir_reduce_apply(int type, int rop, const void *in, void *inout, uint64_t count);
 const char *ir_kind_name(int kind);          /* "send", "recv", "reduce", "copy", "calc" */

@@ -8,19 +8,41 @@
 
 #include "ir/ir.h"
 
-static const char *const type_names[] = {"int8",   "int16",  "int32",  "int64", "uint8",
-                                         "uint16", "uint32", "uint64", "float", "double"};
-static const int type_sizes[] = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8};
-static const char *const rop_names[] = {"sum", "prod", "min", "max", "band",
-                                        "bor", "bxor", "land", "lor", "lxor"};
+static const char *const type_names[] = {"int8",      "int16",      "int32",    "int64",    "uint8",
+                                         "uint16",    "uint32",     "uint64",   "float",    "double",
+                                         "float_int", "double_int", "long_int", "2int",     "short_int",
+                                         "2float",    "2double",    "complex_float", "complex_double"};
+static const int type_sizes[] = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 8, 16, 16, 8, 8, 8, 16, 8, 16};
+static const char *const rop_names[] = {"sum", "prod", "min",  "max", "band",   "bor",
+                                        "bxor", "land", "lor", "lxor", "maxloc", "minloc"};
 static const char *const kind_names[] = {"send", "recv", "reduce", "copy", "calc"};
 
 #define NTYPES ((int)(sizeof type_names / sizeof *type_names))
 #define NROPS ((int)(sizeof rop_names / sizeof *rop_names))
 
-int ir_type_size(int type) { return type >= 0 && type < NTYPES ? type_sizes[type] : 0; }
-const char *ir_type_name(int type) { return type >= 0 && type < NTYPES ? type_names[type] : NULL; }
-const char *ir_rop_name(int rop) { return rop >= 0 && rop < NROPS ? rop_names[rop] : NULL; }
+static int is_user_type(int type) { return type > IR_TYPE_USER && type <= IR_TYPE_USER + IR_USER_MAX_SIZE; }
+int ir_rop_is_user(int rop) { return rop >= IR_ROP_USER && rop < IR_ROP_USER + IR_USER_MAX_OPS; }
+
+int ir_type_size(int type) {
+  if (is_user_type(type)) return type - IR_TYPE_USER;
+  return type >= 0 && type < NTYPES ? type_sizes[type] : 0;
+}
+
+const char *ir_type_name(int type) {
+  if (is_user_type(type)) return "user";
+  return type >= 0 && type < NTYPES ? type_names[type] : NULL;
+}
+
+const char *ir_rop_name(int rop) {
+  if (ir_rop_is_user(rop)) return "user";
+  return rop >= 0 && rop < NROPS ? rop_names[rop] : NULL;
+}
+
+int ir_type_is_float(int type) {
+  return type == CDAG_FLOAT || type == CDAG_DOUBLE || type == CDAG_COMPLEX_FLOAT || type == CDAG_COMPLEX_DOUBLE;
+}
+
+static int is_pair(int type) { return type >= CDAG_FLOAT_INT && type <= CDAG_2DOUBLE; }
 const char *ir_kind_name(int kind) { return kind >= 0 && kind < IR_NKINDS ? kind_names[kind] : "?"; }
 
 static int lookup(const char *const *names, int n, const char *s, int64_t len) {
@@ -32,15 +54,25 @@ static int lookup(const char *const *names, int n, const char *s, int64_t len) {
 int ir_type_parse(const char *s, int64_t len) { return lookup(type_names, NTYPES, s, len); }
 int ir_rop_parse(const char *s, int64_t len) { return lookup(rop_names, NROPS, s, len); }
 
+/* As in MPI: bitwise and logical ops on integers only, MAXLOC / MINLOC on pairs only,
+   complex numbers sum and multiply; a user op only on its own datatype. */
 int ir_rop_valid_for(int rop, int type) {
-  int is_float = type == CDAG_FLOAT || type == CDAG_DOUBLE;
-  return !(is_float && rop >= CDAG_BAND);
+  if (ir_rop_is_user(rop) || is_user_type(type)) return ir_rop_is_user(rop) && is_user_type(type);
+  if (is_pair(type) || rop == CDAG_MAXLOC || rop == CDAG_MINLOC)
+    return is_pair(type) && (rop == CDAG_MAXLOC || rop == CDAG_MINLOC);
+  if (type == CDAG_COMPLEX_FLOAT || type == CDAG_COMPLEX_DOUBLE) return rop == CDAG_SUM || rop == CDAG_PROD;
+  return !(ir_type_is_float(type) && rop >= CDAG_BAND);
 }
 
 int ir_rop_idempotent(int rop) {
   return rop == CDAG_MIN || rop == CDAG_MAX || rop == CDAG_BAND || rop == CDAG_BOR ||
-         rop == CDAG_LAND || rop == CDAG_LOR;
+         rop == CDAG_LAND || rop == CDAG_LOR || rop == CDAG_MAXLOC || rop == CDAG_MINLOC;
 }
+
+/* The process's user-op reducer (exec/mpi registers it with its first user op); a graph
+   with user ops only exists in such a process. Written once, before any use. */
+static ir_user_reducer user_reducer;
+void ir_set_user_reducer(ir_user_reducer f) { __atomic_store_n(&user_reducer, f, __ATOMIC_RELEASE); }
 
 /* One loop per (type, op): elements are copied through locals so buffers need no alignment.
    Integer sums and products wrap: computed in uint64_t, whose products never overflow into
@@ -111,7 +143,74 @@ FMINMAX(double, qnan_d)
     default: break;                                         \
   }
 
+/* ---- MAXLOC / MINLOC: (value, index) pairs ----
+   The element with the larger (MAXLOC) or smaller (MINLOC) value wins; on equal values the
+   smaller index, as in MPI; on equal value and index, the smaller bytes (padding included).
+   The winner is copied whole. Floating-point values and indices compare by IEEE 754
+   totalOrder (-0 < +0, NaNs beyond the infinities by sign). Choosing by one total order
+   makes the op commutative and associative bit for bit, so a rewrite gives the bytes of
+   the graph as written. */
+typedef struct { uint8_t vsize, vfloat, ioff, isize, ifloat; } pair_layout;
+
+static pair_layout pair_of(int type) {
+  switch (type) {
+  case CDAG_FLOAT_INT: return (pair_layout){4, 1, 4, 4, 0};
+  case CDAG_DOUBLE_INT: return (pair_layout){8, 1, 8, 4, 0};
+  case CDAG_LONG_INT: return (pair_layout){8, 0, 8, 4, 0};
+  case CDAG_2INT: return (pair_layout){4, 0, 4, 4, 0};
+  case CDAG_SHORT_INT: return (pair_layout){2, 0, 4, 4, 0};
+  case CDAG_2FLOAT: return (pair_layout){4, 1, 4, 4, 1};
+  default: return (pair_layout){8, 1, 8, 8, 1};   /* CDAG_2DOUBLE */
+  }
+}
+
+/* -1, 0, 1 as a < b: signed integers of 2, 4, 8 bytes, or floats by totalOrder. */
+static int cmp_field(const uint8_t *a, const uint8_t *b, int size, int is_float) {
+  if (is_float) {
+    uint64_t x = 0, y = 0, sign = (uint64_t)1 << (8 * size - 1);
+    memcpy(&x, a, (size_t)size);   /* little-endian: the low bytes */
+    memcpy(&y, b, (size_t)size);
+    uint64_t mask = size == 8 ? UINT64_MAX : (sign << 1) - 1;
+    x = (x & sign) ? ~x & mask : x | sign;
+    y = (y & sign) ? ~y & mask : y | sign;
+    return (x > y) - (x < y);
+  }
+  int64_t x, y;
+  if (size == 2) { int16_t u, v; memcpy(&u, a, 2); memcpy(&v, b, 2); x = u; y = v; }
+  else if (size == 4) { int32_t u, v; memcpy(&u, a, 4); memcpy(&v, b, 4); x = u; y = v; }
+  else { memcpy(&x, a, 8); memcpy(&y, b, 8); }
+  return (x > y) - (x < y);
+}
+
+static void apply_loc(int type, int rop, const uint8_t *in, uint8_t *inout, uint64_t count) {
+  pair_layout l = pair_of(type);
+  size_t size = (size_t)ir_type_size(type);
+  for (uint64_t i = 0; i < count; i++, in += size, inout += size) {
+    int c = cmp_field(in, inout, l.vsize, l.vfloat);
+    if (rop == CDAG_MINLOC) c = -c;
+    if (!c) c = -cmp_field(in + l.ioff, inout + l.ioff, l.isize, l.ifloat);
+    if (!c) c = -memcmp(in, inout, size);
+    if (c > 0) memcpy(inout, in, size);
+  }
+}
+
+/* Complex sum and product, inout = inout op in: (b0 + b1 i)(a0 + a1 i). */
+#define APPLY_COMPLEX(T)                                                       \
+  for (uint64_t i = 0; i < count; i++) {                                       \
+    T a[2], b[2], r[2];                                                        \
+    memcpy(a, (const char *)in + i * sizeof a, sizeof a);                      \
+    memcpy(b, (char *)inout + i * sizeof b, sizeof b);                         \
+    if (rop == CDAG_SUM) { r[0] = b[0] + a[0]; r[1] = b[1] + a[1]; }           \
+    else { r[0] = b[0] * a[0] - b[1] * a[1]; r[1] = b[0] * a[1] + b[1] * a[0]; } \
+    memcpy((char *)inout + i * sizeof r, r, sizeof r);                         \
+  }
+
 void ir_reduce_apply(int type, int rop, const void *in, void *inout, uint64_t count) {
+  if (ir_rop_is_user(rop)) {
+    ir_user_reducer f = __atomic_load_n(&user_reducer, __ATOMIC_ACQUIRE);
+    if (f) f(rop, in, inout, count);
+    return;
+  }
   switch (type) {
     case CDAG_INT8: APPLY_ALL_INT(int8_t, uint8_t) break;
     case CDAG_INT16: APPLY_ALL_INT(int16_t, uint16_t) break;
@@ -123,5 +222,10 @@ void ir_reduce_apply(int type, int rop, const void *in, void *inout, uint64_t co
     case CDAG_UINT64: APPLY_ALL_INT(uint64_t, uint64_t) break;
     case CDAG_FLOAT: APPLY_ALL_FLOAT(float) break;
     case CDAG_DOUBLE: APPLY_ALL_FLOAT(double) break;
+    case CDAG_COMPLEX_FLOAT: APPLY_COMPLEX(float) break;
+    case CDAG_COMPLEX_DOUBLE: APPLY_COMPLEX(double) break;
+    default:
+      if (is_pair(type)) apply_loc(type, rop, in, inout, count);
+      break;
   }
 }

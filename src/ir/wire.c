@@ -171,7 +171,7 @@ static int wire_decode_op(cdag_graph *g, int rank, wire_reader *r, uint64_t *pre
     a = *prev + (uint64_t)wire_get_s(r);
     b = a + (uint64_t)wire_get_s(r);
     n = wire_get_u(r);
-    if (r->failed || peer > 64 || tag > 64) return wire_bad(rank, "reduce fields");
+    if (r->failed || peer > INT32_MAX || tag > INT32_MAX) return wire_bad(rank, "reduce fields");
     *prev = a + n * (uint64_t)ir_type_size((int)peer);
     return ir_add_reduce(g, rank, b, a, n, (int)peer, (int)tag, NULL);
   case IR_COPY:

@@ -98,7 +98,7 @@ static int reduce_bcast_build(kern_op *op, const kern_group *g, kern_iov send, k
 /* Census where the model prefers it and the op's result cannot depend on the order. */
 static kern_alg allreduce_alg(const kern_group *g, int p, uint64_t bytes, cdag_type type, cdag_reduce_op rop) {
   if (g->alg == KERN_ALG_CENSUS || g->alg == KERN_ALG_CIRCULANT) return g->alg;
-  int exact = ir_rop_idempotent((int)rop) || (type != CDAG_FLOAT && type != CDAG_DOUBLE);
+  int exact = ir_rop_idempotent((int)rop) || !ir_type_is_float((int)type);
   kern_model m = g->model ? *g->model : kern_model_default();
   if (exact && kern_model_census(&m, p, bytes) <= kern_model_circulant(&m, KERN_ALLREDUCE, p, bytes))
     return KERN_ALG_CENSUS;

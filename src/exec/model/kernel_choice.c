@@ -29,7 +29,7 @@ static int kernel_kind(const det_coll *c) {
 
 /* Census sums in each rank's own order: only where the order cannot change the bytes. */
 static int order_free(const det_coll *c) {
-  return ir_rop_idempotent(c->op) || (c->type != CDAG_FLOAT && c->type != CDAG_DOUBLE);
+  return ir_rop_idempotent(c->op) || !ir_type_is_float(c->type);
 }
 
 kern_alg kern_choose_coll(const struct cdag_plan *pl, int64_t ci, const kern_model *m, kern_policy policy,

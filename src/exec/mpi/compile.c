@@ -214,9 +214,21 @@ static int mem_report(char **out, int (*write)(const void *, FILE *, int), const
 
 static int plan_report_cb(const void *p, FILE *f, int json) { return cdag_plan_report(p, f, json); }
 
-/* The report of a detect = 0 schedule: what runs as written. */
+/* The first rank whose graph reduces with a user op, or -1. */
+static int user_op_rank(const cdag_graph *g) {
+  for (int64_t i = 0; i < g->nops; i++)
+    if (g->kind[i] == IR_REDUCE && ir_rop_is_user(g->tag[i])) return g->rank[i];
+  return -1;
+}
+
+/* The report of a schedule that runs the graph as written: detect = 0, or user ops. */
 static int graph_report_cb(const void *obj, FILE *f, int json) {
   const cdag_graph *g = obj;
+  int user = user_op_rank(g);
+  char why[160] = "detect = 0";
+  if (user >= 0)
+    snprintf(why, sizeof why, "rank %d reduces with a user-defined MPI_Op, which cdag runs where written and does "
+                              "not rewrite", user);
   int64_t n[IR_NKINDS] = {0};
   uint64_t bytes = 0;
   for (int64_t i = 0; i < g->nops; i++) {
@@ -227,13 +239,13 @@ static int graph_report_cb(const void *obj, FILE *f, int json) {
     fprintf(f, "{\"cdag_report\": 1, \"nprocs\": %d, \"detect\": 0, \"ops\": {\"send\": %lld, \"recv\": %lld, "
                "\"reduce\": %lld, \"copy\": %lld}, \"sst\": {\"transfers\": 0, \"reductions\": 0, \"splits\": 0}, "
                "\"collectives\": [], \"barrier\": false, \"residual\": {\"transfers\": %lld, \"bytes\": %llu, "
-               "\"messages\": %lld}, \"seconds\": {\"match\": 0, \"dataflow\": 0, \"detect\": 0}}\n",
+               "\"messages\": %lld}, \"seconds\": {\"match\": 0, \"dataflow\": 0, \"detect\": 0}, "
+               "\"runs_as_written\": \"%s\"}\n",
             g->nprocs, (long long)n[IR_SEND], (long long)n[IR_RECV], (long long)n[IR_REDUCE], (long long)n[IR_COPY],
-            (long long)n[IR_SEND], (unsigned long long)bytes, (long long)n[IR_SEND]);
+            (long long)n[IR_SEND], (unsigned long long)bytes, (long long)n[IR_SEND], why);
   else
-    fprintf(f, "graph run as written (detect = 0) over %d ranks: %lld sends, %lld receives, %lld reduces, "
-               "%lld copies\n",
-            g->nprocs, (long long)n[IR_SEND], (long long)n[IR_RECV], (long long)n[IR_REDUCE], (long long)n[IR_COPY]);
+    fprintf(f, "graph run as written (%s) over %d ranks: %lld sends, %lld receives, %lld reduces, %lld copies\n",
+            why, g->nprocs, (long long)n[IR_SEND], (long long)n[IR_RECV], (long long)n[IR_REDUCE], (long long)n[IR_COPY]);
   return CDAG_OK;
 }
 
@@ -336,7 +348,7 @@ static int root_compile(compile_ctx *x, const uint8_t *buf, const int64_t *lens,
   x->parts = calloc((size_t)x->nprocs, sizeof *x->parts);
   int rc = base && x->parts ? CDAG_OK : CDAG_NOMEM("compile");
   if (!rc) rc = decode_all(x->nprocs, buf, lens, &gg, base);
-  if (!rc) rc = x->opts.detect ? compile_plan_mode(x, gg, base) : compile_graph_mode(x, gg, base);
+  if (!rc) rc = x->opts.detect && user_op_rank(gg) < 0 ? compile_plan_mode(x, gg, base) : compile_graph_mode(x, gg, base);
   if (!rc) rc = env_report(x);
   x->global = (int64_t)((wire_hash(buf, total, options_hash(&x->opts, &x->tune)) >> 2) | 1);
   ir_graph_free(gg);

@@ -150,57 +150,13 @@ int cdag_recv(cdag_graph *g, void *buf, size_t bytes, int source, int tag, cdag_
   return exec_to_op(added, &id, op);
 }
 
-/* Fortran's predefined types (module cdag passes them): integers and logicals by their size
-   (a LOGICAL is an integer: gfortran's .true. is 1, what cdag's land/lor give), reals by
-   theirs. */
-static int fortran_type(MPI_Datatype t) {
-  static const int ints[9] = {-1, CDAG_INT8, CDAG_INT16, -1, CDAG_INT32, -1, -1, -1, CDAG_INT64};
-  const MPI_Datatype integers[] = {MPI_INTEGER, MPI_LOGICAL, MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8};
-  const MPI_Datatype reals[] = {MPI_REAL, MPI_DOUBLE_PRECISION, MPI_REAL4, MPI_REAL8};
-  int size = 0;
-  if (t == MPI_DATATYPE_NULL || MPI_Type_size(t, &size) != MPI_SUCCESS) return -1;
-  for (size_t i = 0; i < sizeof integers / sizeof *integers; i++)
-    if (t == integers[i] && size > 0 && size <= 8) return ints[size];
-  for (size_t i = 0; i < sizeof reals / sizeof *reals; i++)
-    if (t == reals[i]) return size == 4 ? CDAG_FLOAT : size == 8 ? CDAG_DOUBLE : -1;
-  return -1;
-}
-
-int exec_type_from_mpi(MPI_Datatype t) {
-  static const struct { MPI_Datatype mpi; int cdag; } map[] = {
-    {MPI_INT8_T, CDAG_INT8},     {MPI_INT16_T, CDAG_INT16},   {MPI_INT32_T, CDAG_INT32},
-    {MPI_INT64_T, CDAG_INT64},   {MPI_UINT8_T, CDAG_UINT8},   {MPI_UINT16_T, CDAG_UINT16},
-    {MPI_UINT32_T, CDAG_UINT32}, {MPI_UINT64_T, CDAG_UINT64}, {MPI_FLOAT, CDAG_FLOAT},
-    {MPI_DOUBLE, CDAG_DOUBLE},   {MPI_CHAR, CDAG_INT8},       {MPI_SIGNED_CHAR, CDAG_INT8},
-    {MPI_UNSIGNED_CHAR, CDAG_UINT8}, {MPI_BYTE, CDAG_UINT8},  {MPI_SHORT, CDAG_INT16},
-    {MPI_UNSIGNED_SHORT, CDAG_UINT16}, {MPI_INT, CDAG_INT32}, {MPI_UNSIGNED, CDAG_UINT32},
-    {MPI_LONG, CDAG_INT64},      {MPI_UNSIGNED_LONG, CDAG_UINT64}, {MPI_LONG_LONG, CDAG_INT64},
-    {MPI_UNSIGNED_LONG_LONG, CDAG_UINT64},
-  };
-  for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-    if (map[i].mpi == t) return map[i].cdag;
-  return fortran_type(t);
-}
-
-int exec_rop_from_mpi(MPI_Op o) {
-  static const struct { MPI_Op mpi; int cdag; } map[] = {
-    {MPI_SUM, CDAG_SUM}, {MPI_PROD, CDAG_PROD}, {MPI_MIN, CDAG_MIN},   {MPI_MAX, CDAG_MAX},
-    {MPI_BAND, CDAG_BAND}, {MPI_BOR, CDAG_BOR}, {MPI_BXOR, CDAG_BXOR}, {MPI_LAND, CDAG_LAND},
-    {MPI_LOR, CDAG_LOR},   {MPI_LXOR, CDAG_LXOR},
-  };
-  for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-    if (map[i].mpi == o) return map[i].cdag;
-  return -1;
-}
-
 int cdag_reduce_local(cdag_graph *g, const void *in, void *inout, size_t count, MPI_Datatype type,
                       MPI_Op mpi_op, cdag_op *op) {
   int32_t id = -1;
   int rc = exec_check_distributed(g, "cdag_reduce_local");
   if (rc) return rc;
-  int t = exec_type_from_mpi(type), r = exec_rop_from_mpi(mpi_op);
-  if (t < 0) return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: cdag_reduce_local: datatype is not a predefined integer or floating type", g->myrank);
-  if (r < 0) return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: cdag_reduce_local: op is not a predefined MPI op", g->myrank);
+  int t, r;
+  if ((rc = exec_reduction_from_mpi(type, mpi_op, g->myrank, &t, &r))) return rc;
   if ((!in || !inout) && count)
     return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_reduce_local with a NULL buffer", g->myrank);
   int added = ir_add_reduce(g, g->myrank, (uint64_t)(uintptr_t)in, (uint64_t)(uintptr_t)inout, count, t, r, &id);

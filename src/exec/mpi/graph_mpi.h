@@ -26,8 +26,10 @@ int exec_check_distributed(const cdag_graph *g, const char *fn);
 int exec_to_op(int rc, const int32_t *id, cdag_op *op);
 int exec_proc_null(cdag_op *op);
 /* MPI predefined types and ops to cdag's; -1 when not one cdag supports. */
-int exec_type_from_mpi(MPI_Datatype t);
-int exec_rop_from_mpi(MPI_Op o);
+/* cdag_reduce_local's datatype and op as a cdag type and op (ops.c): predefined ones, or a
+   user op (registered in this process's table of user ops). CDAG_ERR_UNSUPPORTED or
+   CDAG_ERR_ARG naming rank and reason otherwise. */
+int exec_reduction_from_mpi(MPI_Datatype t, MPI_Op o, int rank, int *type, int *rop);
 /* CDAG_OK, or CDAG_ERR_STATE when MPI's thread level (SINGLE, FUNNELED) forbids this thread
    MPI calls: the entry points that call MPI (fn) check it first. */
 int exec_thread_check(const char *fn);

@@ -247,7 +247,9 @@ static int read_red(sched_part *p, wire_reader *r, part_red *rd) {
   rd->dst = wire_get_u(r);
   rd->count = wire_get_u(r);
   uint64_t type = wire_get_u(r), op = wire_get_u(r), n = wire_get_u(r);
-  if (!count_ok(r, n) || n < 1 || type > CDAG_DOUBLE || op > CDAG_LXOR) return bad("reduction");
+  if (!count_ok(r, n) || n < 1 || type > INT32_MAX || op > INT32_MAX || !ir_type_size((int)type) ||
+      !ir_rop_valid_for((int)op, (int)type))
+    return bad("reduction");
   rd->type = (int)type;
   rd->op = (int)op;
   rd->n = (int64_t)n;

@@ -32,67 +32,6 @@ int sched_mpi_error(int mpi_rc, const char *call, int rank) {
     if (mrc_ != MPI_SUCCESS) return sched_mpi_error(mrc_, name, s->rank); \
   } while (0)
 
-MPI_Datatype sched_mpi_type(int type) {
-  static MPI_Datatype map[10];
-  map[CDAG_INT8] = MPI_INT8_T;     map[CDAG_INT16] = MPI_INT16_T;   map[CDAG_INT32] = MPI_INT32_T;
-  map[CDAG_INT64] = MPI_INT64_T;   map[CDAG_UINT8] = MPI_UINT8_T;   map[CDAG_UINT16] = MPI_UINT16_T;
-  map[CDAG_UINT32] = MPI_UINT32_T; map[CDAG_UINT64] = MPI_UINT64_T; map[CDAG_FLOAT] = MPI_FLOAT;
-  map[CDAG_DOUBLE] = MPI_DOUBLE;
-  return type >= 0 && type < 10 ? map[type] : MPI_DATATYPE_NULL;
-}
-
-/* Min and max go through ops of our own that compute them as cdag does (ir_reduce_apply):
-   MPICH 4.0.2 compares unsigned integers as signed for MPI_MAX / MPI_MIN (max(1, 2^31) is
-   1), and MPI leaves NaN and signed zeros to the implementation, while cdag defines them
-   (IEEE 754-2019 minimum/maximum) so every order of evaluation gives the same bytes. */
-static int own_type(MPI_Datatype t) {
-  if (t == MPI_UINT8_T) return CDAG_UINT8;
-  if (t == MPI_UINT16_T) return CDAG_UINT16;
-  if (t == MPI_UINT32_T) return CDAG_UINT32;
-  if (t == MPI_UINT64_T) return CDAG_UINT64;
-  if (t == MPI_FLOAT) return CDAG_FLOAT;
-  if (t == MPI_DOUBLE) return CDAG_DOUBLE;
-  return -1;
-}
-
-static void own_min(void *in, void *inout, int *len, MPI_Datatype *t) {
-  ir_reduce_apply(own_type(*t), CDAG_MIN, in, inout, (uint64_t)*len);
-}
-
-static void own_max(void *in, void *inout, int *len, MPI_Datatype *t) {
-  ir_reduce_apply(own_type(*t), CDAG_MAX, in, inout, (uint64_t)*len);
-}
-
-/* The process's two user ops: created once (under the lock), freed at MPI_Finalize. */
-static MPI_Op own_ops[2] = {MPI_OP_NULL, MPI_OP_NULL};
-
-void sched_ops_free(void) {
-  for (int i = 0; i < 2; i++)
-    if (own_ops[i] != MPI_OP_NULL) MPI_Op_free(&own_ops[i]);
-}
-
-MPI_Op sched_mpi_op(int rop, int type) {
-  int own = type == CDAG_UINT8 || type == CDAG_UINT16 || type == CDAG_UINT32 || type == CDAG_UINT64 ||
-            type == CDAG_FLOAT || type == CDAG_DOUBLE;
-  if (own && (rop == CDAG_MIN || rop == CDAG_MAX)) {
-    MPI_Op *op = &own_ops[rop == CDAG_MAX];
-    exec_lock();
-    if (*op == MPI_OP_NULL && MPI_Op_create(rop == CDAG_MIN ? own_min : own_max, 1, op) != MPI_SUCCESS)
-      *op = MPI_OP_NULL;
-    else
-      exec_at_finalize();
-    MPI_Op r = *op;
-    exec_unlock();
-    return r;
-  }
-  switch (rop) {
-  case CDAG_SUM: return MPI_SUM;   case CDAG_PROD: return MPI_PROD; case CDAG_MIN: return MPI_MIN;
-  case CDAG_MAX: return MPI_MAX;   case CDAG_BAND: return MPI_BAND; case CDAG_BOR: return MPI_BOR;
-  case CDAG_BXOR: return MPI_BXOR; case CDAG_LAND: return MPI_LAND; case CDAG_LOR: return MPI_LOR;
-  case CDAG_LXOR: return MPI_LXOR; default: return MPI_OP_NULL;
-  }
-}
-
 /* ---- building state ---- */
 
 /* What building needs besides the decoded part (part.h): per slot whether it is packed
@@ -502,11 +441,10 @@ static int red_buf(cdag_schedule *s, const bstate *b, const part_slot *sl, int s
 }
 
 static int coll_reduction(cdag_schedule *s, const bstate *b, const part_coll *c, MPI_Comm comm, rlist *l, caps *cp) {
-  MPI_Datatype t = sched_mpi_type(c->type);
-  MPI_Op op = sched_mpi_op(c->op, c->type);
-  int tsize = ir_type_size(c->type), rc;
-  if (t == MPI_DATATYPE_NULL || op == MPI_OP_NULL || !tsize)
-    return cdag__error(CDAG_ERR_FORMAT, "schedule part: reduction type %d op %d", c->type, c->op);
+  MPI_Datatype t;
+  MPI_Op op;
+  int tsize = ir_type_size(c->type), rc = sched_mpi_reduction(c->type, c->op, &t, &op);
+  if (rc) return rc;
   const part_slot *send = &b->pt->slots[c->slot_first], *recv = &b->pt->slots[c->slot_first + c->nsend];
   void *sbuf = NULL, *rbuf = NULL;
   if (c->method == SM_REDSCAT) {

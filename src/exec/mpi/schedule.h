@@ -171,10 +171,11 @@ void *sched_keep_alloc(cdag_schedule *s, size_t n);
 int sched_grow(void **arr, int64_t n, int64_t *cap, size_t elem);
 /* Records an MPI failure as CDAG_ERR_MPI naming the call and MPI's error string. */
 int sched_mpi_error(int mpi_rc, const char *call, int rank);
-/* The MPI datatype / op of a cdag_type / cdag_reduce_op. */
-MPI_Datatype sched_mpi_type(int type);
-MPI_Op sched_mpi_op(int rop, int type);  /* unsigned min/max: cdag's own ops (MPICH bug) */
-void sched_ops_free(void);               /* frees those ops (at MPI_Finalize) */
+/* The MPI datatype and op a collective of cdag's (type, rop) passes to MPI (ops.c): MPI's
+   own where MPI computes what cdag computes, else cdag's own ops (ir_reduce_apply) on
+   contiguous byte types. CDAG_ERR_FORMAT if unknown (user ops never reach a plan). */
+int sched_mpi_reduction(int type, int rop, MPI_Datatype *t, MPI_Op *op);
+void sched_ops_free(void);               /* frees cdag's own ops and types (at MPI_Finalize) */
 /* The process-wide state of exec/mpi (the schedule cache, its counters, the measured model,
    cdag's own MPI ops) is guarded by one mutex, so different graphs may be compiled, run and
    freed from different threads under MPI_THREAD_MULTIPLE. exec_at_finalize registers, once,
