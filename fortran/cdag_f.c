@@ -33,31 +33,31 @@ static int buffer_of(const CFI_cdesc_t *d, void **p, size_t *bytes, const char *
 FAPI int cdag_f_graph_create(MPI_Fint comm, cdag_graph **g) { return cdag_graph_create(MPI_Comm_f2c(comm), g); }
 
 FAPI int cdag_f_send(cdag_graph *g, CFI_cdesc_t *buf, int dest, int tag, cdag_op *op) {
-  void *p;
-  size_t n;
+  void *p = NULL;
+  size_t n = 0;
   int rc = buffer_of(buf, &p, &n, "cdag_send");
   return rc ? rc : cdag_send(g, p, n, dest, tag, op);
 }
 
 FAPI int cdag_f_recv(cdag_graph *g, CFI_cdesc_t *buf, int source, int tag, cdag_op *op) {
-  void *p;
-  size_t n;
+  void *p = NULL;
+  size_t n = 0;
   int rc = buffer_of(buf, &p, &n, "cdag_recv");
   return rc ? rc : cdag_recv(g, p, n, source, tag, op);
 }
 
 FAPI int cdag_f_send_type(cdag_graph *g, CFI_cdesc_t *buf, MPI_Count count, MPI_Fint type, int dest, int tag,
                           cdag_op *op) {
-  void *p;
-  size_t n;
+  void *p = NULL;
+  size_t n = 0;
   int rc = buffer_of(buf, &p, &n, "cdag_send_type");
   return rc ? rc : cdag_send_type(g, p, count, MPI_Type_f2c(type), dest, tag, op);
 }
 
 FAPI int cdag_f_recv_type(cdag_graph *g, CFI_cdesc_t *buf, MPI_Count count, MPI_Fint type, int source, int tag,
                           cdag_op *op) {
-  void *p;
-  size_t n;
+  void *p = NULL;
+  size_t n = 0;
   int rc = buffer_of(buf, &p, &n, "cdag_recv_type");
   return rc ? rc : cdag_recv_type(g, p, count, MPI_Type_f2c(type), source, tag, op);
 }
@@ -65,8 +65,8 @@ FAPI int cdag_f_recv_type(cdag_graph *g, CFI_cdesc_t *buf, MPI_Count count, MPI_
 /* count: the elements of inout (in must be as large). */
 FAPI int cdag_f_reduce_local(cdag_graph *g, CFI_cdesc_t *in, CFI_cdesc_t *inout, MPI_Fint type, MPI_Fint mop,
                              cdag_op *op) {
-  void *pi, *po;
-  size_t ni, no;
+  void *pi = NULL, *po = NULL;
+  size_t ni = 0, no = 0;
   int rc = buffer_of(in, &pi, &ni, "cdag_reduce_local");
   if (!rc) rc = buffer_of(inout, &po, &no, "cdag_reduce_local");
   if (rc) return rc;
@@ -81,8 +81,8 @@ FAPI int cdag_f_reduce_local(cdag_graph *g, CFI_cdesc_t *in, CFI_cdesc_t *inout,
 }
 
 FAPI int cdag_f_copy_local(cdag_graph *g, CFI_cdesc_t *src, CFI_cdesc_t *dst, cdag_op *op) {
-  void *ps, *pd;
-  size_t ns, nd;
+  void *ps = NULL, *pd = NULL;
+  size_t ns = 0, nd = 0;
   int rc = buffer_of(src, &ps, &ns, "cdag_copy_local");
   if (!rc) rc = buffer_of(dst, &pd, &nd, "cdag_copy_local");
   if (rc) return rc;
@@ -92,8 +92,8 @@ FAPI int cdag_f_copy_local(cdag_graph *g, CFI_cdesc_t *src, CFI_cdesc_t *dst, cd
 }
 
 FAPI int cdag_f_scratch(cdag_graph *g, CFI_cdesc_t *buf) {
-  void *p;
-  size_t n;
+  void *p = NULL;
+  size_t n = 0;
   int rc = buffer_of(buf, &p, &n, "cdag_scratch");
   return rc ? rc : cdag_scratch(g, p, n);
 }
