@@ -233,7 +233,7 @@ typedef struct {
 int ir_sort_fields(int64_t *idx, int64_t n, const ir_key *keys, int nkeys);
 
 /* Element types and reduction ops. Besides cdag_type and cdag_reduce_op, reductions with a
-   user's MPI_Op (distributed graphs only; never in files) are encoded as type IR_TYPE_USER +
+   user-defined op of MPI (distributed graphs only; never in files) are encoded as type IR_TYPE_USER +
    element size and op IR_ROP_USER + slot, the slot naming the op in its process's table
    (exec/mpi), which computes them (ir_set_user_reducer). Slots are local to a process, so
    such graphs run as written (exec/mpi/compile.c). The dataflow packs type << 8 | op into
