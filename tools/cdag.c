@@ -20,8 +20,8 @@ static const cmd_info commands[] = {
    "simulate graph and plan from the same memory; compare"},
   {"dot", cmd_dot, "FILE [--plan]", "write the graph (and with --plan the compiled plan beside it) as Graphviz DOT"},
   {"goal", cmd_goal, "FILE [--plan [--kernel=mpi|cdag|auto]] [-o OUT]", "write the graph (or the plan, collectives expanded) as plain GOAL for LogGOPSim"},
-  {"model", cmd_model, "FILE [-L us] [-o us] [-g us] [-G us/B] [-c us/B] [-p P]",
-   "LogGP estimate of graph and plan (defaults L 1, o 0.2, g 0.2, G 0.0002, c 0.0001; calc N = N ns)"},
+  {"model", cmd_model, "FILE [-L us] [-o us] [-g us] [-G us/B] [-O us/B] [-S B] [-c us/B] [-p P]",
+   "LogGOPS estimate of graph and plan, LogGOPSim's rules (defaults L 1, o 0.2, g 0.2, G 0.0002, O 0, S 65535, c 0.0001; calc N = N ns)"},
 };
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 

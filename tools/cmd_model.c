@@ -1,9 +1,11 @@
-/* cdag — tools/cmd_model.c: `cdag model FILE [-L us] [-o us] [-g us] [-G us/B] [-c us/B] [-p P]`.
+/* cdag — tools/cmd_model.c: `cdag model FILE [-L us] [-o us] [-g us] [-G us/B] [-O us/B] [-S B]
+ * [-c us/B] [-p P]`.
  *
- * The LogGP estimate (src/exec/model/lower.h: exec_loggp) of the graph as written and of its plan
- * lowered to point-to-point with the algorithm each collective would run. The choice uses the
- * alpha-beta model the LogGP parameters imply (alpha = L + 2o, beta = G) and CDAG_KERNEL.
- * Defaults: L 1 us, o 0.2 us, g 0.2 us, G 0.0002 us/B (5 GB/s), c (local copy or reduce)
+ * The LogGOPS estimate (src/exec/model/lower.h: exec_loggp, LogGOPSim's rules) of the graph
+ * as written and of its plan lowered to point-to-point with the algorithm each collective
+ * would run. The choice uses the alpha-beta model the parameters imply (alpha = L + 2o,
+ * beta = G) and CDAG_KERNEL. LogGOPSim's option names; defaults: L 1 us, o 0.2 us, g 0.2 us,
+ * G 0.0002 us/B (5 GB/s), O 0, S 65535 B (rendezvous above), c (local copy or reduce)
  * 0.0001 us/B; GOAL `calc N` costs N ns. -p P states the process count the estimate is for:
  * it must be the file's. Exit 0 printed, 1 bad input, 2 usage. */
 #include <stdlib.h>
@@ -22,8 +24,9 @@ static int model_args(int *argc, char **argv, loggp_params *lp, long *procs) {
     else if (strcmp(a, "-o") == 0) d = &lp->o;
     else if (strcmp(a, "-g") == 0) d = &lp->g;
     else if (strcmp(a, "-G") == 0) d = &lp->G;
+    else if (strcmp(a, "-O") == 0) d = &lp->O;
     else if (strcmp(a, "-c") == 0) d = &lp->copy;
-    else if (strcmp(a, "-p") != 0) {
+    else if (strcmp(a, "-p") != 0 && strcmp(a, "-S") != 0) {
       i++;
       continue;
     }
@@ -32,6 +35,10 @@ static int model_args(int *argc, char **argv, loggp_params *lp, long *procs) {
     if (d) {
       *d = strtod(argv[i + 1], &end);
       if (*end || argv[i + 1][0] == 0 || !(*d >= 0) || *d > 1e12) return -1;
+    } else if (a[1] == 'S') {
+      unsigned long long v = strtoull(argv[i + 1], &end, 10);
+      if (*end || argv[i + 1][0] == 0 || argv[i + 1][0] == '-') return -1;
+      lp->S = v;
     } else {
       *procs = strtol(argv[i + 1], &end, 10);
       if (*end || argv[i + 1][0] == 0 || *procs < 1) return -1;
@@ -67,7 +74,8 @@ int cmd_model(int argc, char **argv) {
   if (rc == CDAG_OK) rc = exec_lower_plan(p, &km, policy, &low);
   if (rc == CDAG_OK) rc = exec_loggp(low, &lp, &tp, &plast);
   if (rc == CDAG_OK) {
-    printf("LogGP: L=%g us o=%g us g=%g us G=%g us/B copy=%g us/B, p=%d\n", lp.L, lp.o, lp.g, lp.G, lp.copy, g->nprocs);
+    printf("LogGOPS: L=%g us o=%g us g=%g us G=%g us/B O=%g us/B S=%llu B copy=%g us/B, p=%d\n", lp.L, lp.o, lp.g,
+           lp.G, lp.O, (unsigned long long)lp.S, lp.copy, g->nprocs);
     printf("graph: %.3f us (rank %d finishes last, %lld ops)\n", t, last, (long long)g->nops);
     printf("plan:  %.3f us (rank %d finishes last, %lld ops after lowering)\n", tp, plast, (long long)low->nops);
     for (int64_t c = 0; c < p->ncolls; c++) {
@@ -77,7 +85,8 @@ int cmd_model(int argc, char **argv) {
     if (p->nmsgs || p->nreds || p->nsyncs)
       printf("  residual: %lld messages, %lld reductions, %lld syncs\n", (long long)p->msgs_sent, (long long)p->nreds,
              (long long)p->nsyncs);
-    if (t > 0) printf("speedup: %.2fx\n", t / (tp > 0 ? tp : t));
+    if (t > 0 && tp > 0) printf("speedup: %.2fx\n", t / tp);
+    else if (t > 0) printf("speedup: none to state (the plan does nothing that takes time)\n");
   }
   int status = rc ? cmd_fail("model", rc) : 0;
   ir_graph_free(low);

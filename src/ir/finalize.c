@@ -135,44 +135,59 @@ static int topo_rank(cdag_graph *g, int r, const int32_t *ex_start, const int32_
   return CDAG_OK;
 }
 
-/* Explicit dependencies as CSR keyed by one end: by = 0 lists each op's dependents
-   (before -> after), by = 1 each op's prerequisites (after -> before). */
-static int explicit_csr(const cdag_graph *g, int by, int32_t **start, int32_t **other) {
+/* Dependencies (pairs before, after) as CSR keyed by one end: by = 0 lists each op's
+   dependents (before -> after), by = 1 each op's prerequisites (after -> before). */
+static int explicit_csr(const cdag_graph *g, const int32_t *dep, int64_t ndeps, int by, int32_t **start,
+                        int32_t **other) {
   *start = calloc((size_t)g->nops + 1, sizeof **start);
-  *other = malloc((size_t)(g->ndeps ? g->ndeps : 1) * sizeof **other);
+  *other = malloc((size_t)(ndeps ? ndeps : 1) * sizeof **other);
   if (!*start || !*other) return CDAG_NOMEM("dependencies");
   int32_t *st = *start;
-  for (int64_t i = 0; i < g->ndeps; i++) st[g->dep[2 * i + by] + 1]++;
+  for (int64_t i = 0; i < ndeps; i++) st[dep[2 * i + by] + 1]++;
   for (int64_t i = 0; i < g->nops; i++) st[i + 1] += st[i];
-  for (int64_t i = 0; i < g->ndeps; i++) (*other)[st[g->dep[2 * i + by]]++] = g->dep[2 * i + 1 - by];
+  for (int64_t i = 0; i < ndeps; i++) (*other)[st[dep[2 * i + by]]++] = dep[2 * i + 1 - by];
   for (int64_t i = g->nops; i > 0; i--) st[i] = st[i - 1];
   st[0] = 0;
   return CDAG_OK;
 }
 
-/* Applies topo_rank to every rank with a backward explicit dependency. */
+/* Requires and irequires both order issue: program order puts the earlier op first. */
+static int order_pairs(const cdag_graph *g, int32_t **pairs, int64_t *n) {
+  *n = g->ndeps + g->nsdeps;
+  *pairs = malloc((size_t)(2 * *n + 2) * sizeof **pairs);
+  if (!*pairs) return CDAG_NOMEM("program order");
+  if (g->ndeps) memcpy(*pairs, g->dep, (size_t)(2 * g->ndeps) * sizeof **pairs);
+  if (g->nsdeps) memcpy(*pairs + 2 * g->ndeps, g->sdep, (size_t)(2 * g->nsdeps) * sizeof **pairs);
+  return CDAG_OK;
+}
+
+/* Applies topo_rank to every rank with a backward explicit dependency (requires or
+   irequires): a cycle of them is CDAG_ERR_CYCLE. */
 static int order_explicit(cdag_graph *g) {
-  int64_t n = g->nops;
-  int rc = CDAG_OK, any = 0;
-  for (int64_t i = 0; i < g->ndeps && !any; i++) any = g->pos[g->dep[2 * i]] > g->pos[g->dep[2 * i + 1]];
-  for (int64_t i = 0; i < g->ndeps && !any; i++) any = g->dep[2 * i] == g->dep[2 * i + 1];
-  if (!any) return CDAG_OK;
+  int64_t n = g->nops, np = 0;
+  int32_t *pairs = NULL;
+  int rc = order_pairs(g, &pairs, &np), any = 0;
+  for (int64_t i = 0; !rc && i < np && !any; i++) any = g->pos[pairs[2 * i]] >= g->pos[pairs[2 * i + 1]];
+  if (rc || !any) {
+    free(pairs);
+    return rc;
+  }
   int32_t *ex_start = NULL, *ex_to = NULL;
   int32_t *indeg = calloc((size_t)n, sizeof *indeg), *heap = malloc((size_t)n * sizeof *heap);
   int32_t *out = malloc((size_t)n * sizeof *out);
   uint8_t *bad = calloc((size_t)g->nprocs, 1);
   if (!indeg || !heap || !out || !bad) rc = CDAG_NOMEM("program order");
-  if (rc == CDAG_OK) rc = explicit_csr(g, 0, &ex_start, &ex_to);
+  if (rc == CDAG_OK) rc = explicit_csr(g, pairs, np, 0, &ex_start, &ex_to);
   if (rc) goto done;
-  for (int64_t i = 0; i < g->ndeps; i++) {
-    int32_t b = g->dep[2 * i], a = g->dep[2 * i + 1];
+  for (int64_t i = 0; i < np; i++) {
+    int32_t b = pairs[2 * i], a = pairs[2 * i + 1];
     indeg[a]++;
     if (g->pos[b] >= g->pos[a]) bad[g->rank[a]] = 1;
   }
   for (int r = 0; r < g->nprocs && rc == CDAG_OK; r++)
     if (bad[r]) rc = topo_rank(g, r, ex_start, ex_to, indeg, heap, out);
 done:
-  free(ex_start); free(ex_to); free(indeg); free(heap); free(out); free(bad);
+  free(pairs); free(ex_start); free(ex_to); free(indeg); free(heap); free(out); free(bad);
   return rc;
 }
 
@@ -410,7 +425,7 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
   m.nsucc = g->succ_start = ir_calloc((size_t)g->nops + 1, sizeof *g->succ_start);
   if (!m.stamp || !fp || !m.npred || !m.nsucc) rc = CDAG_NOMEM("dependencies");
   if (rc == CDAG_OK) rc = edge_buf_init(edges, g);
-  if (rc == CDAG_OK && g->ndeps) rc = explicit_csr(g, 1, &ex_start, &ex_from);
+  if (rc == CDAG_OK && g->ndeps) rc = explicit_csr(g, g->dep, g->ndeps, 1, &ex_start, &ex_from);
   for (int r = 0; r < g->nprocs && rc == CDAG_OK; r++) {
     int32_t n = g->rank_start[r + 1] - g->rank_start[r];
     m.ops = g->rank_ops + g->rank_start[r];

@@ -35,6 +35,7 @@ typedef struct {
 
 typedef struct {        /* `after requires before`, resolved when its block closes */
   token after, before;
+  int start;            /* irequires: after starts once before has started */
 } pending_dep;
 
 typedef struct {
@@ -526,6 +527,7 @@ static int read_requires(reader *r, const token *after) {
   int rc;
   fields f;
   if ((rc = next(r))) return rc; /* requires / irequires */
+  int start = is_word(&r->tok, "irequires");
   if ((rc = next(r))) return rc;
   if (r->tok.kind != T_WORD) return expected(r, &r->tok, "a label");
   token before = r->tok;
@@ -533,6 +535,7 @@ static int read_requires(reader *r, const token *after) {
   IR_GROW(r->pend, r->npend, r->pendcap, 1, "dependencies");
   r->pend[r->npend].after = *after;
   r->pend[r->npend].before = before;
+  r->pend[r->npend].start = start;
   r->npend++;
   return CDAG_OK;
 }
@@ -592,7 +595,8 @@ static int resolve_deps(reader *r) {
     if (a == b)
       return rd_fail(r, CDAG_ERR_FORMAT, &d->before, "label '%.*s' requires itself",
                      (int)(d->before.len > 64 ? 64 : d->before.len), d->before.s);
-    if ((rc = ir_add_dep(r->g, b, a, 0))) return rd_wrap(r, rc, &d->after);
+    rc = d->start ? ir_add_start_dep(r->g, b, a) : ir_add_dep(r->g, b, a, 0);
+    if (rc) return rd_wrap(r, rc, &d->after);
   }
   r->npend = 0;
   return CDAG_OK;

@@ -117,13 +117,15 @@ typedef struct {
   int32_t *ops;       /* all ops grouped by rank, program order within a rank */
   uint64_t *deps;     /* rank << 32 | dependency index */
   uint64_t *scr;      /* rank << 32 | scratch index */
+  uint64_t *sdeps;    /* rank << 32 | start dependency index */
   int32_t *dep_rank;
 } rank_views;
 
 static int make_views(const cdag_graph *g, rank_views *v) {
   memset(v, 0, sizeof *v);
   v->ops = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *v->ops);
-  v->dep_rank = malloc((size_t)(g->ndeps ? g->ndeps : 1) * sizeof *v->dep_rank);
+  int64_t nd = g->ndeps > g->nsdeps ? g->ndeps : g->nsdeps;
+  v->dep_rank = malloc((size_t)(nd ? nd : 1) * sizeof *v->dep_rank);
   if (!v->ops || !v->dep_rank) return CDAG_NOMEM("writer");
   if (g->state != IR_BUILDING && g->rank_ops) {
     memcpy(v->ops, g->rank_ops, (size_t)g->nops * sizeof *v->ops);
@@ -136,7 +138,9 @@ static int make_views(const cdag_graph *g, rank_views *v) {
   for (int64_t i = 0; i < g->ndeps; i++) v->dep_rank[i] = g->rank[g->dep[2 * i + 1]];
   v->deps = by_rank(v->dep_rank, g->ndeps);
   v->scr = by_rank(g->scr_rank, g->nscratch);
-  if (!v->deps || !v->scr) return CDAG_NOMEM("writer");
+  for (int64_t i = 0; i < g->nsdeps; i++) v->dep_rank[i] = g->rank[g->sdep[2 * i + 1]];
+  v->sdeps = by_rank(v->dep_rank, g->nsdeps);
+  if (!v->deps || !v->scr || !v->sdeps) return CDAG_NOMEM("writer");
   return CDAG_OK;
 }
 
@@ -144,18 +148,20 @@ static void free_views(rank_views *v) {
   free(v->ops);
   free(v->deps);
   free(v->scr);
+  free(v->sdeps);
   free(v->dep_rank);
 }
 
 static int write_ranks(writer *w, const rank_views *v) {
   const cdag_graph *g = w->g;
-  int64_t io = 0, id = 0, is = 0;
+  int64_t io = 0, id = 0, is = 0, isd = 0;
   int rc;
-  while (io < g->nops || id < g->ndeps || is < g->nscratch) {
+  while (io < g->nops || id < g->ndeps || is < g->nscratch || isd < g->nsdeps) {
     int32_t r = INT32_MAX;
     if (io < g->nops && g->rank[v->ops[io]] < r) r = g->rank[v->ops[io]];
     if (id < g->ndeps && (int32_t)(v->deps[id] >> 32) < r) r = (int32_t)(v->deps[id] >> 32);
     if (is < g->nscratch && (int32_t)(v->scr[is] >> 32) < r) r = (int32_t)(v->scr[is] >> 32);
+    if (isd < g->nsdeps && (int32_t)(v->sdeps[isd] >> 32) < r) r = (int32_t)(v->sdeps[isd] >> 32);
     int64_t o0 = io;
     while (io < g->nops && g->rank[v->ops[io]] == r) io++;
     if ((rc = name_ops(w, v->ops + o0, io - o0))) return rc;
@@ -164,6 +170,10 @@ static int write_ranks(writer *w, const rank_views *v) {
     for (; id < g->ndeps && (int32_t)(v->deps[id] >> 32) == r; id++) {
       int64_t d = (int64_t)(v->deps[id] & 0xffffffffu);
       fprintf(w->f, "  %s requires %s\n", name_of(w, g->dep[2 * d + 1]), name_of(w, g->dep[2 * d]));
+    }
+    for (; isd < g->nsdeps && (int32_t)(v->sdeps[isd] >> 32) == r; isd++) {
+      int64_t d = (int64_t)(v->sdeps[isd] & 0xffffffffu);
+      fprintf(w->f, "  %s irequires %s\n", name_of(w, g->sdep[2 * d + 1]), name_of(w, g->sdep[2 * d]));
     }
     for (; is < g->nscratch && (int32_t)(v->scr[is] >> 32) == r; is++) {
       int64_t s = (int64_t)(v->scr[is] & 0xffffffffu);

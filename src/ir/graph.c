@@ -115,6 +115,7 @@ void ir_graph_free(cdag_graph *g) {
   free(g->addr); free(g->addr2); free(g->bytes);
   free(g->line); free(g->label); free(g->cpu); free(g->nic); free(g->labels);
   free(g->dep);
+  free(g->sdep);
   free(g->scr_rank); free(g->scr_addr); free(g->scr_len);
   free(g);
 }
@@ -277,6 +278,24 @@ int ir_add_scratch(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes) {
   g->scr_addr[g->nscratch] = addr;
   g->scr_len[g->nscratch] = bytes;
   g->nscratch++;
+  return CDAG_OK;
+}
+
+int ir_add_start_dep(cdag_graph *g, int64_t before, int64_t after) {
+  if (!g) return cdag__error(CDAG_ERR_ARG, "graph is NULL");
+  if (before < 0 || before >= g->nops || after < 0 || after >= g->nops || g->rank[before] != g->rank[after])
+    return cdag__error(CDAG_ERR_ARG, "start dependency %lld -> %lld must join two ops of one rank",
+                       (long long)before, (long long)after);
+  if (g->nsdeps == g->sdepcap) {
+    int64_t cap = g->sdepcap ? g->sdepcap * 2 : 64;
+    int32_t *d = grow(g->sdep, 2 * g->nsdeps, 2 * cap, sizeof *d);
+    if (!d) return CDAG_NOMEM("start dependencies");
+    g->sdep = d;
+    g->sdepcap = cap;
+  }
+  g->sdep[2 * g->nsdeps] = (int32_t)before;
+  g->sdep[2 * g->nsdeps + 1] = (int32_t)after;
+  g->nsdeps++;
   return CDAG_OK;
 }
 

@@ -67,6 +67,10 @@ struct cdag_graph {
   /* explicit dependencies, as added: dep[2i] before dep[2i+1] */
   int64_t ndeps, depcap;
   int32_t *dep;
+  /* start dependencies (GOAL's irequires), as added: sdep[2i+1] starts once sdep[2i] has
+     started. They order no memory effect, so only the LogGP model reads them (lower.h). */
+  int64_t nsdeps, sdepcap;
+  int32_t *sdep;
 
   /* scratch regions, as added */
   int64_t nscratch, scratchcap;
@@ -102,6 +106,8 @@ int ir_add_scratch(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes);
 /* An explicit dependency; both ops of one rank. ordered=1 also requires before to precede
    after in program order (the API's rule); files pass 0. */
 int ir_add_dep(cdag_graph *g, int64_t before, int64_t after, int ordered);
+/* after starts once before has started (one rank; CDAG_ERR_ARG otherwise). */
+int ir_add_start_dep(cdag_graph *g, int64_t before, int64_t after);
 /* Optional per-op facts from files. */
 int ir_set_line(cdag_graph *g, int32_t op, uint32_t line);
 int ir_set_label(cdag_graph *g, int32_t op, const char *label, int64_t len);

@@ -26,12 +26,12 @@ CDAG_KERNEL=mpi expect_status 0 "$cdag" goal --plan "$ex/bcast_binomial8.cdag"
 expect_out "num_ranks 8"
 
 expect_status 0 "$cdag" model "$ex/bcast_binomial8.cdag"
-expect_out "LogGP: L=1 us o=0.2 us g=0.2 us G=0.0002 us/B"
+expect_out "LogGOPS: L=1 us o=0.2 us g=0.2 us G=0.0002 us/B O=0 us/B S=65535 B"
 expect_out "graph: "
 expect_out "plan:  "
 expect_out "bcast over 8 ranks: "
-expect_status 0 "$cdag" model "$ex/allreduce_ring4.cdag" -L 2 -o 0.5 -g 0.4 -G 0.001 -c 0 -p 4
-expect_out "LogGP: L=2 us o=0.5 us g=0.4 us G=0.001 us/B copy=0 us/B, p=4"
+expect_status 0 "$cdag" model "$ex/allreduce_ring4.cdag" -L 2 -o 0.5 -g 0.4 -G 0.001 -O 0.0001 -S 16 -c 0 -p 4
+expect_out "LogGOPS: L=2 us o=0.5 us g=0.4 us G=0.001 us/B O=0.0001 us/B S=16 B copy=0 us/B, p=4"
 expect_out "allreduce over 4 ranks"
 expect_status 0 "$cdag" model "$ex/halo1d8.cdag"
 expect_out "residual: 16 messages"
@@ -44,6 +44,8 @@ expect_status 2 "$cdag" model "$ex/halo1d8.cdag" -L
 expect_err "usage: cdag model"
 expect_status 2 "$cdag" model "$ex/halo1d8.cdag" -G fast
 expect_status 2 "$cdag" model "$ex/halo1d8.cdag" -o -1
+expect_status 2 "$cdag" model "$ex/halo1d8.cdag" -S -5
+expect_status 2 "$cdag" model "$ex/halo1d8.cdag" -S big
 expect_status 1 "$cdag" model "$ex/halo1d8.cdag" -p 16
 expect_err "-p 16, but"
 expect_err "has 8 ranks"
@@ -55,6 +57,17 @@ CDAG_KERNEL=fast expect_status 1 "$cdag" model "$ex/halo1d8.cdag"
 expect_err "CDAG_KERNEL"
 expect_status 0 "$cdag" model --help
 expect_out "defaults L 1"
+
+# irequires: a ping-pong whose sends start once their receives are posted runs (with
+# requires it would deadlock); the empty plan of a graph without messages states no speedup
+printf 'num_ranks 2\nrank 0 {\nr: recv 8b from 1 tag 0\ns: send 8b to 1 tag 0\ns irequires r\n}\nrank 1 {\nr: recv 8b from 0 tag 0\ns: send 8b to 0 tag 0\ns irequires r\n}\n' > "$tmp/pingpong.goal"
+expect_status 0 "$cdag" model "$tmp/pingpong.goal" --goal-buffers=fresh
+expect_out "graph: 1.401 us"
+expect_status 0 "$cdag" goal "$tmp/pingpong.goal" --goal-buffers=fresh
+expect_out "irequires"
+printf 'num_ranks 1\nrank 0 {\nc: calc 100\n}\n' > "$tmp/calc.goal"
+expect_status 0 "$cdag" model "$tmp/calc.goal"
+if grep -q "speedup: [0-9]" "$tmp/out"; then fail "an empty plan states a speedup"; fi
 
 # a graph with an unmatched send is refused like `analyze` does (it was exported, exit 0)
 printf 'num_ranks 2\nrank 0 {\n  send 8b to 1 tag 0\n}\n' > "$tmp/unmatched.cdag"

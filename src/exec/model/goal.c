@@ -3,7 +3,7 @@
  * The grammar is that of LogGOPSim's txt2bin (spcl/LogGOPSim, src/LogGOPSim/txt2bin.re): a
  * line-based scanner that takes `num_ranks N`, then `rank R {` ... `}` blocks; inside, one
  * item per line: `LABEL: send Nb to R [tag T] [cpu C] [nic N]`, `recv Nb from R ...`,
- * `calc N [cpu C]`, and `LABEL requires LABEL` whose labels must be defined on earlier
+ * `calc N [cpu C]`, and `LABEL requires LABEL` (`irequires` for start dependencies) whose labels must be defined on earlier
  * lines. Labels are [a-zA-Z][a-zA-Z0-9_]*. txt2bin stops after the block of rank N-1, so
  * every rank gets a block, in order. cdag's extensions (addr, copy, reduce, scratch) have
  * no place there: copies and reduces become calc, memory conflicts become requires. */
@@ -13,13 +13,37 @@
 #include "exec/model/lower.h"
 #include "match/match.h"
 
+static int write_blocks(const cdag_graph *g, FILE *f, double copy_ns_per_byte, const int64_t *sfirst,
+                        const int64_t *sorder);
+
 static int64_t calc_cost(const cdag_graph *g, int32_t op, double ns_per_byte) {
   if (g->kind[op] == IR_CALC) return (int64_t)g->bytes[op];
   double c = ceil((double)g->bytes[op] * ns_per_byte);
   return c < 1 ? 1 : (int64_t)c;
 }
 
+/* Start dependencies grouped by rank (counting sort): sorder[sfirst[r] .. sfirst[r+1]). */
+static int start_deps_by_rank(const cdag_graph *g, int64_t **sfirst, int64_t **sorder) {
+  *sfirst = calloc((size_t)g->nprocs + 2, sizeof **sfirst);
+  *sorder = malloc((size_t)(g->nsdeps ? g->nsdeps : 1) * sizeof **sorder);
+  if (!*sfirst || !*sorder) return CDAG_NOMEM("GOAL export");
+  for (int64_t d = 0; d < g->nsdeps; d++) (*sfirst)[g->rank[g->sdep[2 * d]] + 2]++;
+  for (int32_t r = 0; r < g->nprocs; r++) (*sfirst)[r + 2] += (*sfirst)[r + 1];
+  for (int64_t d = 0; d < g->nsdeps; d++) (*sorder)[(*sfirst)[g->rank[g->sdep[2 * d]] + 1]++] = d;
+  return CDAG_OK;
+}
+
 static int exec_goal_write_deps(const cdag_graph *g, FILE *f, double copy_ns_per_byte) {
+  int64_t *sfirst = NULL, *sorder = NULL;
+  int rc = start_deps_by_rank(g, &sfirst, &sorder);
+  if (!rc) rc = write_blocks(g, f, copy_ns_per_byte, sfirst, sorder);
+  free(sfirst);
+  free(sorder);
+  return rc;
+}
+
+static int write_blocks(const cdag_graph *g, FILE *f, double copy_ns_per_byte, const int64_t *sfirst,
+                        const int64_t *sorder) {
   fprintf(f, "num_ranks %d\n", g->nprocs);
   for (int32_t r = 0; r < g->nprocs; r++) {
     fprintf(f, "\nrank %d {\n", r);
@@ -45,6 +69,8 @@ static int exec_goal_write_deps(const cdag_graph *g, FILE *f, double copy_ns_per
       for (int32_t e = g->pred_start[op]; e < g->pred_start[op + 1]; e++)
         fprintf(f, "l%d requires l%d\n", k - g->rank_start[r], g->pos[g->pred[e]]);
     }
+    for (int64_t k = sfirst[r]; k < sfirst[r + 1]; k++)
+      fprintf(f, "l%d irequires l%d\n", g->pos[g->sdep[2 * sorder[k] + 1]], g->pos[g->sdep[2 * sorder[k]]]);
     fprintf(f, "}\n");
   }
   if (fflush(f) != 0 || ferror(f)) return cdag__error(CDAG_ERR_IO, "GOAL export: write failed");

@@ -35,12 +35,12 @@
  * from memory conflicts), after every op of the block so each label is defined. No
  * addresses, no cdag extensions.
  *
- * LogGP estimate (loggp.c): exec_loggp runs a finalized graph under LogGOPSim's LogGP rules
- * with eager messages: a send occupies the CPU for o and the NIC for g + (s-1) G (it starts
- * when its dependencies are met and both are free); its data arrives L + (s-1) G after the
- * send's o; a receive completes o after the later of its dependencies, the arrival and a
- * free CPU; calc occupies the CPU for its cost (GOAL calc is in ns), a local copy or reduce
- * for bytes * copy. Times in microseconds. Event-driven with a heap: O(n log n + m). */
+ * LogGOPS estimate (loggp.c): exec_loggp runs a finalized graph under LogGOPSim's rules
+ * (loggp.c says which): separate send and receive gaps per NIC, o charged when a send
+ * starts and when its message arrives, rendezvous above S bytes, several CPUs and NICs per
+ * rank (`cpu N`, `nic N`), requires and irequires (start dependencies), calc in ns, a local
+ * copy or reduce for bytes * copy. Times in microseconds, computed in integer picoseconds.
+ * Event-driven with a heap: O((n + m) log n). */
 #ifndef CDAG_EXEC_LOWER_H
 #define CDAG_EXEC_LOWER_H
 
@@ -62,12 +62,14 @@ int exec_goal_write(const cdag_graph *g, FILE *f, double copy_ns_per_byte);
 typedef struct {
   double L;      /* latency, us */
   double o;      /* CPU overhead per message (send and receive), us */
-  double g;      /* gap between messages on one NIC, us */
+  double g;      /* gap between messages on one NIC (sending and receiving apart), us */
   double G;      /* gap per byte, us/B */
+  double O;      /* CPU overhead per byte, us/B */
+  uint64_t S;    /* messages above S bytes use rendezvous */
   double copy;   /* local copy / reduce, us/B */
 } loggp_params;
 
-/* L 1.0, o 0.2, g 0.2, G 0.0002 (5 GB/s), copy 0.0001 (10 GB/s). */
+/* L 1.0, o 0.2, g 0.2, G 0.0002 (5 GB/s), O 0, S 65535 (LogGOPSim's), copy 0.0001 (10 GB/s). */
 loggp_params loggp_defaults(void);
 /* Completion time (max over ranks, us) of finalized g; *rank_max (may be NULL) gets the
    rank that finishes last. Errors of matching (CDAG_ERR_UNMATCHED, ...) as match.h. */

@@ -110,7 +110,8 @@ static void roundtrip(kcase k, int nprocs, gen_set s, int root, uint64_t bytes, 
   snprintf(what + strlen(what), sizeof what - strlen(what), " lowered by %d", p->choices[0].alg);
   one_coll(p2, k, &s, root, what);
   double t;
-  ck_assert_int_eq(exec_loggp(low, &(loggp_params){1, 0.2, 0.2, 0.0002, 0.0001}, &t, NULL), CDAG_OK);
+  loggp_params lp = loggp_defaults();
+  ck_assert_int_eq(exec_loggp(low, &lp, &t, NULL), CDAG_OK);
   ck_assert(t > 0);
   if (s.n <= 12) grammar_ok(low);
   cdag_plan_free(&p2);
@@ -208,7 +209,8 @@ static void lower_whole(cdag_graph *g, const char *what) {
     ck_assert_msg(exec_lower_plan(p, &m, (kern_policy)pol, &low) == CDAG_OK, "%s: %s", what, cdag_error_message());
     ck_assert_msg(exec_verify(low, p, 99, 1) == CDAG_OK, "%s policy %d: %s", what, pol, cdag_error_message());
     double t;
-    ck_assert_msg(exec_loggp(low, &(loggp_params){1, 0.2, 0.2, 0.0002, 0.0001}, &t, NULL) == CDAG_OK, "%s: %s", what,
+    loggp_params lp = loggp_defaults();
+    ck_assert_msg(exec_loggp(low, &lp, &t, NULL) == CDAG_OK, "%s: %s", what,
                   cdag_error_message());
     grammar_ok(low);
     ir_graph_free(low);
@@ -258,12 +260,13 @@ START_TEST(loggp_by_hand) {
   ck_assert_int_eq(cdag_rank_send(g, 0, 0, 101, 1, 0, NULL), CDAG_OK);
   ck_assert_int_eq(cdag_rank_recv(g, 1, 0, 101, 0, 0, NULL), CDAG_OK);
   ck_assert_int_eq(ir_finalize(g), CDAG_OK);
-  loggp_params lp = {10, 1, 5, 0.5, 0};
+  loggp_params lp = {10, 1, 5, 0.5, 0, 1000, 0};
   double t;
   int last;
   ck_assert_int_eq(exec_loggp(g, &lp, &t, &last), CDAG_OK);
-  /* first message injected at 1, on the wire 50, arrives 61, received 62; second: CPU free at
-     1, injected at max(2, 1 + 5 + 50) = 56, arrives 116, received 117 */
+  /* first message: sent at 0 (NIC busy until 5 + 100 * 0.5 = 55), arrives at 1 + 10 = 11, its
+     receive holds the CPU until 11 + 1 + 50 = 62 and the NIC until 66; second: sent at 55,
+     arrives 66, received until 66 + 1 + 50 = 117 */
   ck_assert_double_eq_tol(t, 117, 1e-9);
   ck_assert_int_eq(last, 1);
   cdag_graph_free(&g);
