@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # cdag — the whole test suite: what CI runs (.ci/run calls this).
 #  0. the layout rules a grep can check (scripts/check-layout.sh);
-#  1. release build with -Werror, every test (unit, CLI, MPI under mpiexec) with ctest;
+#  1. release build with -Werror, every test (unit, CLI, MPI under mpiexec at 1, 2, 3, 5 and 8
+#     processes; CDAG_FULL=1 adds 4) with ctest;
 #  2. the same tests built by clang with AddressSanitizer + UBSan (MPI runs at 4..8 processes
 #     only with CDAG_FULL=1: the release step runs them, and they are the slow half of this
 #     step, and randomized tests run a quarter of their iterations); CDAG_FULL=1 runs them
 #     all and repeats the step with gcc (the two catch different things: clang's
 #     UBSan reports the int promotions gcc's optimises away);
 #  3. the unit tests under valgrind (memcheck, leaks are errors);
-#  4. a short libFuzzer run of the graph loader and of `cdag check` (CDAG_FUZZ_SECONDS, default 40;
+#  4. a short libFuzzer run of the graph loader and of `cdag check` (CDAG_FUZZ_SECONDS, default 30;
 #     CDAG_FULL=1: 300).
 # Set CDAG_QUICK=1 to run step 1 only.
 set -euo pipefail
@@ -23,7 +24,9 @@ step "layout rules (scripts/check-layout.sh)"
 bash scripts/check-layout.sh
 
 step "build (release, -Werror) and test"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCDAG_WERROR=ON >/dev/null
+full=OFF
+[ "${CDAG_FULL:-0}" = 1 ] && full=ON
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCDAG_WERROR=ON -DCDAG_FULL_TESTS=$full >/dev/null
 cmake --build build -j"$jobs"
 (cd build && ctest -j"$jobs" --output-on-failure --timeout 600)
 [ "${CDAG_QUICK:-0}" = 1 ] && exit 0
@@ -34,7 +37,7 @@ asan_scale=0.25   # the exhaustive ranges of randomized tests ran in step 1; mem
 [ "${CDAG_FULL:-0}" = 1 ] && asan_skip="" && compilers="clang gcc" && asan_scale=1
 for cc in $compilers; do
   step "build with $cc, AddressSanitizer + UBSan, and test"
-  CC=$cc cmake -S . -B "build-asan-$cc" -DCMAKE_BUILD_TYPE=Debug -DCDAG_WERROR=ON -DCDAG_SANITIZE=ON >/dev/null
+  CC=$cc cmake -S . -B "build-asan-$cc" -DCMAKE_BUILD_TYPE=Debug -DCDAG_WERROR=ON -DCDAG_SANITIZE=ON -DCDAG_FULL_TESTS=$full >/dev/null
   cmake --build "build-asan-$cc" -j"$jobs"
   # MPI's own allocations are not ours: leak checking stays on for everything else.
   (cd "build-asan-$cc" && CDAG_TEST_SCALE=$asan_scale ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS=suppressions=$PWD/../scripts/lsan.supp \
@@ -44,7 +47,7 @@ done
 step "unit tests under valgrind"
 bash scripts/valgrind.sh build
 
-fuzz_default=40
+fuzz_default=30
 [ "${CDAG_FULL:-0}" = 1 ] && fuzz_default=300
 step "fuzzing (${CDAG_FUZZ_SECONDS:-$fuzz_default} s)"
 bash scripts/fuzz.sh "${CDAG_FUZZ_SECONDS:-$fuzz_default}"
