@@ -199,7 +199,7 @@ static void put(sbuf *b, const char *fmt, ...) {
    earlier ops, CPUs and NICs 0 and 1. */
 static char *random_goal(unsigned long long seed, int *p_out) {
   unsigned long long s = seed * 0x9e3779b97f4a7c15ull + 7;
-  int p = 2 + (int)(rnd(&s) % 5), nmsg = 1 + (int)(rnd(&s) % 14);
+  int p = 2 + (int)(rnd(&s) % 5), nmsg = 1 + (int)(rnd(&s) % (seed % 2 ? 14 : 60));   /* 60: contention */
   static const unsigned long long sizes[] = {0, 1, 8, 100, 1000, 4095, 4096, 4097, 20000};
   sbuf lines[8] = {{0}};
   int count[8] = {0};
