@@ -37,6 +37,7 @@ int cmd_goal(int argc, char **argv) {
   if (plan) {
     rc = pipeline_plan(g, &o, &t.model, t.policy, &p);
     if (rc == CDAG_OK) rc = exec_lower_plan(p, &t.model, t.policy, &low);
+    if (rc == CDAG_OK) rc = exec_lower_keep_calc(g, low);
   }
   FILE *f = stdout;
   if (rc == CDAG_OK && out && !(f = fopen(out, "w"))) rc = cdag__error(CDAG_ERR_IO, "cannot open %s for writing", out);

@@ -72,6 +72,7 @@ int cmd_model(int argc, char **argv) {
   if (rc == CDAG_OK) rc = exec_loggp(g, &lp, &t, &last);
   if (rc == CDAG_OK) rc = pipeline_plan(g, NULL, &km, policy, &p);
   if (rc == CDAG_OK) rc = exec_lower_plan(p, &km, policy, &low);
+  if (rc == CDAG_OK) rc = exec_lower_keep_calc(g, low);
   if (rc == CDAG_OK) rc = exec_loggp(low, &lp, &tp, &plast);
   if (rc == CDAG_OK) {
     printf("LogGOPS: L=%g us o=%g us g=%g us G=%g us/B O=%g us/B S=%llu B copy=%g us/B, p=%d\n", lp.L, lp.o, lp.g,

@@ -59,7 +59,7 @@ expect_status 0 "$cdag" model --help
 expect_out "defaults L 1"
 
 # irequires: a ping-pong whose sends start once their receives are posted runs (with
-# requires it would deadlock); the empty plan of a graph without messages states no speedup
+# requires it would deadlock); computation stays in the plan; an empty plan states no speedup
 printf 'num_ranks 2\nrank 0 {\nr: recv 8b from 1 tag 0\ns: send 8b to 1 tag 0\ns irequires r\n}\nrank 1 {\nr: recv 8b from 0 tag 0\ns: send 8b to 0 tag 0\ns irequires r\n}\n' > "$tmp/pingpong.goal"
 expect_status 0 "$cdag" model "$tmp/pingpong.goal" --goal-buffers=fresh
 expect_out "graph: 1.401 us"
@@ -67,6 +67,10 @@ expect_status 0 "$cdag" goal "$tmp/pingpong.goal" --goal-buffers=fresh
 expect_out "irequires"
 printf 'num_ranks 1\nrank 0 {\nc: calc 100\n}\n' > "$tmp/calc.goal"
 expect_status 0 "$cdag" model "$tmp/calc.goal"
+expect_out "plan:  0.100 us"    # the computation stays in the plan
+expect_out "speedup: 1.00x"
+printf 'num_ranks 2\nrank 0 {\n}\nrank 1 {\n}\n' > "$tmp/empty.goal"
+expect_status 0 "$cdag" model "$tmp/empty.goal"
 if grep -q "speedup: [0-9]" "$tmp/out"; then fail "an empty plan states a speedup"; fi
 
 # a graph with an unmatched send is refused like `analyze` does (it was exported, exit 0)

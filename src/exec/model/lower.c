@@ -710,3 +710,106 @@ int exec_lower_plan(const cdag_plan *pl, const kern_model *m, kern_policy policy
   *out = w.g;
   return CDAG_OK;
 }
+
+/* ---- computation kept in the plan ---- */
+
+/* Per op of g: 1 if it follows communication (a send, receive, copy or reduce comes before
+   it through dependencies), 2 if communication follows it, 3 both. O(n + m). */
+static uint8_t *comm_sides(const cdag_graph *g) {
+  uint8_t *side = calloc((size_t)g->nops + 1, 1);
+  if (!side) return NULL;
+  for (int32_t r = 0; r < g->nprocs; r++) {   /* program order is topological per rank */
+    for (int32_t k = g->rank_start[r]; k < g->rank_start[r + 1]; k++) {
+      int32_t op = g->rank_ops[k];
+      for (int32_t e = g->pred_start[op]; e < g->pred_start[op + 1] && !(side[op] & 1); e++)
+        if (g->kind[g->pred[e]] != IR_CALC || (side[g->pred[e]] & 1)) side[op] |= 1;
+    }
+    for (int32_t k = g->rank_start[r + 1] - 1; k >= g->rank_start[r]; k--) {
+      int32_t op = g->rank_ops[k];
+      for (int32_t e = g->succ_start[op]; e < g->succ_start[op + 1] && !(side[op] & 2); e++)
+        if (g->kind[g->succ[e]] != IR_CALC || (side[g->succ[e]] & 2)) side[op] |= 2;
+    }
+  }
+  return side;
+}
+
+/* Adds calc op of g to low on its rank and CPU; *id its id in low. */
+static int add_calc_like(cdag_graph *low, const cdag_graph *g, int32_t op, int32_t *id) {
+  int rc = ir_add_calc(low, g->rank[op], g->bytes[op], id);
+  if (!rc && g->cpu && g->cpu[op] >= 0) rc = ir_set_goal(low, *id, g->cpu[op], -1);
+  return rc;
+}
+
+/* low's ops without successors (ends 0) and without predecessors (ends 1), per rank (CSR
+   over ranks): taken before calcs are added, which drops low's derived lists. */
+typedef struct {
+  int32_t *start[2], *op[2];
+} low_ends;
+
+static int ends_of(const cdag_graph *low, low_ends *e) {
+  for (int k = 0; k < 2; k++) {
+    e->start[k] = calloc((size_t)low->nprocs + 1, sizeof *e->start[k]);
+    e->op[k] = malloc(((size_t)low->nops + 1) * sizeof *e->op[k]);
+    if (!e->start[k] || !e->op[k]) return CDAG_NOMEM("calc in the plan");
+    int32_t n = 0;
+    for (int32_t r = 0; r < low->nprocs; r++) {
+      for (int32_t j = low->rank_start[r]; j < low->rank_start[r + 1]; j++) {
+        int32_t x = low->rank_ops[j];
+        int end = k ? low->pred_start[x + 1] == low->pred_start[x] : low->succ_start[x + 1] == low->succ_start[x];
+        if (end) e->op[k][n++] = x;
+      }
+      e->start[k][r + 1] = n;
+    }
+  }
+  return CDAG_OK;
+}
+
+/* A zero-cost calc of rank r after every end of r's ops in low (after = 1) or before every
+   beginning (after = 0). */
+static int rank_end(cdag_graph *low, const low_ends *e, int32_t r, int after, int32_t *id) {
+  int k = !after, rc = ir_add_calc(low, r, 0, id);
+  for (int32_t j = e->start[k][r]; !rc && j < e->start[k][r + 1]; j++)
+    rc = after ? ir_add_dep(low, e->op[k][j], *id, 0) : ir_add_dep(low, *id, e->op[k][j], 0);
+  return rc;
+}
+
+int exec_lower_keep_calc(const cdag_graph *g, cdag_graph *low) {
+  if (!g || !low || g->nprocs != low->nprocs || g->state == IR_BUILDING || low->state == IR_BUILDING)
+    return cdag__error(CDAG_ERR_ARG, "exec_lower_keep_calc: two finalized graphs of one rank count expected");
+  ir_deps_view v;
+  int rc = ir_deps_view_open(g, &v);
+  if (rc) return rc;
+  g = v.g;
+  low_ends ends = {{NULL, NULL}, {NULL, NULL}};
+  uint8_t *side = comm_sides(g);
+  int32_t *as = malloc(((size_t)g->nops + 1) * sizeof *as);
+  if (!side || !as) rc = CDAG_NOMEM("calc in the plan");
+  if (!rc) rc = ends_of(low, &ends);
+  for (int32_t r = 0; !rc && r < g->nprocs; r++) {
+    int32_t after = -1, before = -1;
+    for (int32_t k = g->rank_start[r]; !rc && k < g->rank_start[r + 1]; k++) {
+      int32_t op = g->rank_ops[k], c;
+      if (g->kind[op] != IR_CALC) continue;
+      if ((rc = add_calc_like(low, g, op, &c))) break;
+      as[op] = c;
+      if (side[op] & 1) {   /* after the plan's communication at r */
+        if (after < 0) rc = rank_end(low, &ends, r, 1, &after);
+        if (!rc) rc = ir_add_dep(low, after, c, 0);
+      } else if (side[op] == 2) {   /* before it */
+        if (before < 0) rc = rank_end(low, &ends, r, 0, &before);
+        if (!rc) rc = ir_add_dep(low, c, before, 0);
+      }
+      for (int32_t e = g->pred_start[op]; !rc && e < g->pred_start[op + 1]; e++)
+        if (g->kind[g->pred[e]] == IR_CALC) rc = ir_add_dep(low, as[g->pred[e]], c, 0);
+    }
+  }
+  if (!rc) rc = ir_finalize(low);
+  for (int k = 0; k < 2; k++) {
+    free(ends.start[k]);
+    free(ends.op[k]);
+  }
+  free(side);
+  free(as);
+  ir_deps_view_close(&v);
+  return rc;
+}

@@ -56,6 +56,15 @@
    counts (NULL: kern_model_default()); policy as kern_choose_coll. */
 int exec_lower_plan(const cdag_plan *pl, const kern_model *m, kern_policy policy, cdag_graph **out);
 
+/* Adds the computation (calc ops) of g, the graph pl was compiled from, to its lowered plan
+   low (finalized again), where it was relative to communication: a calc that depended on a
+   send, receive, copy or reduce (directly or through other calcs) runs after every op of
+   its rank in low; one that communication depended on, before them all; one with neither,
+   unordered; dependencies between calcs are kept (a zero-cost calc per rank joins the ends
+   of low's ops). Without it the plan would drop the computation and model faster than it
+   runs. O(ops + dependencies of g and low). */
+int exec_lower_keep_calc(const cdag_graph *g, cdag_graph *low);
+
 /* Writes finalized g as plain GOAL (see above). CDAG_ERR_IO if f fails, CDAG_ERR_NOMEM. */
 int exec_goal_write(const cdag_graph *g, FILE *f, double copy_ns_per_byte);
 

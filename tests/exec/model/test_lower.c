@@ -7,6 +7,7 @@
  * residual. Every lowered graph is written as GOAL and checked against LogGOPSim's grammar
  * (goal_grammar.h), as is `cdag goal` of each shipped example with and without --plan. */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@
 #include "exec/model/lower.h"
 #include "exec/sim/sim.h"
 #include "exec/model/goal_grammar.h"
+#include "ir/format.h"
 #include "support/support.h"
 
 typedef enum { K_BCAST, K_ALLGATHER, K_ALLGATHERV, K_REDUCE, K_ALLREDUCE, K_GATHER, K_SCATTER, K_ALLTOALL, K_BARRIER } kcase;
@@ -273,6 +275,60 @@ START_TEST(loggp_by_hand) {
 }
 END_TEST
 
+/* Computation stays in the plan: a binomial bcast on 8 ranks where the root computes 100 us
+   before sending and every other rank 100 us on what it received before forwarding. As
+   written the computations chain (4 x 100 us); in the plan the root's runs before the
+   bcast and the others' after it, in parallel (2 x 100 us), not dropped. */
+START_TEST(calc_kept_in_the_plan) {
+  char text[4096];
+  size_t n = (size_t)snprintf(text, sizeof text, "num_ranks 8\n");
+  for (int r = 0; r < 8; r++) {
+    n += (size_t)snprintf(text + n, sizeof text - n, "rank %d {\n", r);
+    int mask = 1, i = 0, last = -1;
+    for (; mask < 8; mask <<= 1)
+      if (r & mask) {
+        n += (size_t)snprintf(text + n, sizeof text - n, "l%d: recv 64b from %d tag 0\nl%d: calc 100000\nl%d requires l%d\n",
+                              i, r - mask, i + 1, i + 1, i);
+        last = i + 1;
+        i += 2;
+        break;
+      }
+    if (mask >= 8) {
+      n += (size_t)snprintf(text + n, sizeof text - n, "l%d: calc 100000\n", i);
+      last = i++;
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1)
+      if (r + mask < 8) {
+        n += (size_t)snprintf(text + n, sizeof text - n, "l%d: send 64b to %d tag 0\nl%d requires l%d\n", i, r + mask, i, last);
+        i++;
+      }
+    n += (size_t)snprintf(text + n, sizeof text - n, "}\n");
+  }
+  cdag_graph *g = NULL, *low = NULL;
+  ck_assert_msg(ir_load_mem(text, n, "bcast_calc.goal", NULL, &g) == CDAG_OK, "%s", cdag_error_message());
+  cdag_plan *p = NULL;
+  CK_OK(cdag_analyze(g, NULL, &p));
+  kern_model m = kern_model_default();
+  CK_OK(kern_choose_plan(p, &m, KERN_POLICY_MPI));
+  CK_OK(exec_lower_plan(p, &m, KERN_POLICY_MPI, &low));
+  double before, graph, plan;
+  loggp_params lp = loggp_defaults();
+  CK_OK(exec_loggp(low, &lp, &before, NULL));
+  CK_OK(exec_lower_keep_calc(g, low));
+  CK_OK(exec_loggp(low, &lp, &plan, NULL));
+  CK_OK(exec_loggp(g, &lp, &graph, NULL));
+  int64_t calcs = 0;
+  for (int64_t i = 0; i < low->nops; i++) calcs += low->kind[i] == IR_CALC && low->bytes[i] == 100000;
+  ck_assert_int_eq(calcs, 8);
+  ck_assert(before < 10);                                  /* communication alone */
+  ck_assert_msg(fabs(graph - 404.2378) < 1e-6, "graph %.9f", graph);   /* four computations in a chain */
+  ck_assert_double_eq_tol(plan, 200 + before, 1e-6);       /* root's, bcast, everyone's */
+  cdag_plan_free(&p);
+  ir_graph_free(low);
+  cdag_graph_free(&g);
+}
+END_TEST
+
 START_TEST(grammar_checker_rejects) {
   static const char *bad[] = {
       "rank 0 {\n}\n",                                            /* no num_ranks */
@@ -330,6 +386,7 @@ Suite *cdag_lower_suite(void) {
   tcase_add_test(t, whole_plans_of_files);
   tcase_add_test(t, whole_plans_of_random_graphs);
   tcase_add_test(t, loggp_by_hand);
+  tcase_add_test(t, calc_kept_in_the_plan);
   tcase_add_test(t, grammar_checker_rejects);
   tcase_add_test(t, tool_goal_of_examples);
   suite_add_tcase(s, t);
