@@ -20,7 +20,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: model_bench FILE\n");
     return 2;
   }
-  ir_load_opts o = {.fresh_buffers = 1};
+  ir_load_opts o = {.goal_buffers = IR_GOAL_FRESH};
   cdag_graph *g = NULL;
   double t0 = now();
   if (ir_load_file(argv[1], &o, &g)) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "ir/format.h"
 #include "ir/ir.h"
 #include "ir/settings.h"
 
@@ -33,7 +34,8 @@ static void help(FILE *f) {
   for (size_t i = 0; i < NCOMMANDS; i++)
     fprintf(f, "  %-8s %-40s %s\n", commands[i].name, commands[i].usage, commands[i].summary);
   fprintf(f, "\nFILE is a graph file (docs/format.md; GOAL files load too), or - for standard input.\n"
-             "Options for any FILE: --goal-buffers=fresh gives GOAL ops without addr their own buffers.\n"
+             "Options for any FILE: --goal-buffers=follow (default: data follows requires), shared or fresh:\n"
+             "  the buffers of GOAL sends and receives without addr (docs/format.md).\n"
              "`cdag <command> --help` shows the usage of one command.\n");
 }
 
@@ -74,8 +76,9 @@ const char *cmd_flag_value(int *argc, char **argv, const char *prefix) {
 
 int cmd_goal_buffers(int *argc, char **argv) {
   const char *v = cmd_flag_value(argc, argv, "--goal-buffers=");
-  if (!v || strcmp(v, "shared") == 0) return 0;
-  return strcmp(v, "fresh") == 0 ? 1 : -1;
+  if (!v || strcmp(v, "follow") == 0) return IR_GOAL_FOLLOW;
+  if (strcmp(v, "shared") == 0) return IR_GOAL_SHARED;
+  return strcmp(v, "fresh") == 0 ? IR_GOAL_FRESH : -1;
 }
 
 int cmd_options(int *argc, char **argv, cdag_options *o) {

@@ -30,12 +30,12 @@ int cmd_fail(const char *cmd, int rc);                     /* prints the error, 
 int cmd_usage(const char *cmd);                            /* prints usage, returns 2 */
 int cmd_has_flag(int *argc, char **argv, const char *flag); /* removes flag if present */
 const char *cmd_flag_value(int *argc, char **argv, const char *prefix); /* "--x=" form, removed */
-/* --goal-buffers=fresh|shared (removed from argv): 1 fresh, 0 shared, -1 a bad value. */
+/* --goal-buffers=follow|shared|fresh (removed from argv): IR_GOAL_* (default follow), -1 a bad value. */
 int cmd_goal_buffers(int *argc, char **argv);
 /* Parses the options shared by analyze/verify: --density=X --min-group=N --exact-float;
    0 on success, -1 on a bad value. */
 int cmd_options(int *argc, char **argv, cdag_options *o);
-/* Loads a graph file honouring --goal-buffers=fresh (already parsed by the caller). */
-int cmd_load(const char *cmd, const char *path, int fresh_buffers, cdag_graph **g);
+/* Loads a graph file with the GOAL buffer meaning given (IR_GOAL_*, parsed by the caller). */
+int cmd_load(const char *cmd, const char *path, int goal_buffers, cdag_graph **g);
 
 #endif

@@ -9,13 +9,13 @@
 
 int cmd_analyze(int argc, char **argv) {
   cdag_options o;
-  int fresh = cmd_goal_buffers(&argc, argv), json = cmd_has_flag(&argc, argv, "--json");
-  if (fresh < 0 || cmd_options(&argc, argv, &o) || argc != 1) return cmd_usage("analyze");
+  int buffers = cmd_goal_buffers(&argc, argv), json = cmd_has_flag(&argc, argv, "--json");
+  if (buffers < 0 || cmd_options(&argc, argv, &o) || argc != 1) return cmd_usage("analyze");
   cdag_graph *g = NULL;
   cdag_plan *p = NULL;
   pipeline_tune t;
   if (pipeline_tuning(&o, NULL, &t)) return cmd_fail("analyze", CDAG_ERR_ARG);
-  if (cmd_load("analyze", argv[0], fresh, &g)) return 1;
+  if (cmd_load("analyze", argv[0], buffers, &g)) return 1;
   int rc = pipeline_plan(g, &o, &t.model, t.policy, &p);
   if (rc == CDAG_OK) rc = cdag_plan_report(p, stdout, json);
   int status = rc ? cmd_fail("analyze", rc) : 0;

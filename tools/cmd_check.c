@@ -21,10 +21,10 @@ static void summary(const cdag_graph *g, int64_t messages) {
 }
 
 int cmd_check(int argc, char **argv) {
-  int fresh = cmd_goal_buffers(&argc, argv);
-  if (fresh < 0 || argc != 1 || (argv[0][0] == '-' && argv[0][1])) return cmd_usage("check");
+  int buffers = cmd_goal_buffers(&argc, argv);
+  if (buffers < 0 || argc != 1 || (argv[0][0] == '-' && argv[0][1])) return cmd_usage("check");
   cdag_graph *g = NULL;
-  if (cmd_load("check", argv[0], fresh, &g)) return 1;
+  if (cmd_load("check", argv[0], buffers, &g)) return 1;
   int64_t messages = 0;
   match_result m = {0};
   int rc = match_run(g, &m);

@@ -14,7 +14,7 @@
 #define GOAL_COPY_NS_PER_BYTE 0.1
 
 int cmd_goal(int argc, char **argv) {
-  int fresh = cmd_goal_buffers(&argc, argv), plan = cmd_has_flag(&argc, argv, "--plan");
+  int buffers = cmd_goal_buffers(&argc, argv), plan = cmd_has_flag(&argc, argv, "--plan");
   const char *out = NULL;
   cdag_options o;
   if (cmd_options(&argc, argv, &o)) return cmd_usage("goal");
@@ -26,13 +26,13 @@ int cmd_goal(int argc, char **argv) {
       argc -= 2;
       break;
     }
-  if (fresh < 0 || argc != 1 || (argv[0][0] == '-' && argv[0][1])) return cmd_usage("goal");
+  if (buffers < 0 || argc != 1 || (argv[0][0] == '-' && argv[0][1])) return cmd_usage("goal");
   pipeline_tune t;
   cdag__error_clear();
   if (plan && pipeline_tuning(&o, NULL, &t)) return cmd_fail("goal", CDAG_ERR_ARG);
   cdag_graph *g = NULL, *low = NULL;
   cdag_plan *p = NULL;
-  if (cmd_load("goal", argv[0], fresh, &g)) return 1;
+  if (cmd_load("goal", argv[0], buffers, &g)) return 1;
   int rc = CDAG_OK;
   if (plan) {
     rc = pipeline_plan(g, &o, &t.model, t.policy, &p);

@@ -52,8 +52,8 @@ static int model_args(int *argc, char **argv, loggp_params *lp, long *procs) {
 int cmd_model(int argc, char **argv) {
   loggp_params lp = loggp_defaults();
   long procs = 0;
-  int fresh = cmd_goal_buffers(&argc, argv);
-  if (fresh < 0 || model_args(&argc, argv, &lp, &procs) || argc != 1 || (argv[0][0] == '-' && argv[0][1]))
+  int buffers = cmd_goal_buffers(&argc, argv);
+  if (buffers < 0 || model_args(&argc, argv, &lp, &procs) || argc != 1 || (argv[0][0] == '-' && argv[0][1]))
     return cmd_usage("model");
   cdag_options o;
   cdag_options_init(&o);
@@ -63,7 +63,7 @@ int cmd_model(int argc, char **argv) {
   kern_policy policy = tune.policy;
   cdag_graph *g = NULL, *low = NULL;
   cdag_plan *p = NULL;
-  if (cmd_load("model", argv[0], fresh, &g)) return 1;
+  if (cmd_load("model", argv[0], buffers, &g)) return 1;
   int rc = CDAG_OK, last = 0, plast = 0;
   double t = 0, tp = 0;
   if (procs && procs != g->nprocs)

@@ -84,10 +84,10 @@ static int print_text(const df_sst *s) {
 }
 
 int cmd_sst(int argc, char **argv) {
-  int fresh = cmd_goal_buffers(&argc, argv), json = cmd_has_flag(&argc, argv, "--json");
-  if (fresh < 0 || argc != 1) return cmd_usage("sst");
+  int buffers = cmd_goal_buffers(&argc, argv), json = cmd_has_flag(&argc, argv, "--json");
+  if (buffers < 0 || argc != 1) return cmd_usage("sst");
   cdag_graph *g = NULL;
-  if (cmd_load("sst", argv[0], fresh, &g)) return 1;
+  if (cmd_load("sst", argv[0], buffers, &g)) return 1;
   match_result m = {0};
   df_sst *s = NULL;
   int rc = ir_finalize(g);

@@ -11,14 +11,14 @@
 
 int cmd_verify(int argc, char **argv) {
   cdag_options o;
-  int fresh = cmd_goal_buffers(&argc, argv);
+  int buffers = cmd_goal_buffers(&argc, argv);
   const char *seed_text = cmd_flag_value(&argc, argv, "--seed=");
   char *end = NULL;
   uint64_t seed = seed_text ? strtoull(seed_text, &end, 0) : 1;
-  if (fresh < 0 || (seed_text && *end) || cmd_options(&argc, argv, &o) || argc != 1) return cmd_usage("verify");
+  if (buffers < 0 || (seed_text && *end) || cmd_options(&argc, argv, &o) || argc != 1) return cmd_usage("verify");
   cdag_graph *g = NULL;
   cdag_plan *p = NULL;
-  if (cmd_load("verify", argv[0], fresh, &g)) return 1;
+  if (cmd_load("verify", argv[0], buffers, &g)) return 1;
   uint64_t compared = 0;
   int rc = cdag_analyze(g, &o, &p);
   if (rc == CDAG_OK) rc = exec_verify_bytes(g, p, seed, 4, &compared);

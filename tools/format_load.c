@@ -1,14 +1,14 @@
 /* cdag — tools/format_load.c: loading graph files for the subcommands.
  *
  * cmd_load() reads a graph file (or - for standard input) with the ir loader, giving GOAL
- * ops without `addr` their own buffers when --goal-buffers=fresh was given, and prints the
+ * ops without `addr` the buffers --goal-buffers= asks for (format.h), and prints the
  * loader's located message ("FILE:LINE:COL: expected X, found 'Y'") on failure. */
 #include "cmd.h"
 #include "ir/format.h"
 
-int cmd_load(const char *cmd, const char *path, int fresh_buffers, cdag_graph **g) {
+int cmd_load(const char *cmd, const char *path, int goal_buffers, cdag_graph **g) {
   ir_load_opts o = {0};
-  o.fresh_buffers = fresh_buffers;
+  o.goal_buffers = goal_buffers;
   cdag__error_clear();
   int rc = ir_load_file(path, &o, g);
   if (rc) return cmd_fail(cmd, rc);

@@ -17,9 +17,17 @@
 
 #include "ir/ir.h"
 
+/* Buffers of GOAL sends and receives written without `addr` (docs/format.md):
+   FOLLOW (the default): data follows the dependencies: each receive gets a region of its
+     own; a send that requires a receive (directly or through other ops) forwards what the
+     latest such receive got, other sends send the rank's own bytes (one region per rank,
+     read by all of them). Adds no ordering beyond the file's requires.
+   SHARED: every such op uses address 0 (finds forwarding trees; orders every op that
+     writes after every op that reads).
+   FRESH: every such op gets a region of its own (personalised patterns: alltoall, gather). */
+enum { IR_GOAL_FOLLOW = 0, IR_GOAL_SHARED = 1, IR_GOAL_FRESH = 2 };
 typedef struct {
-  int fresh_buffers;   /* 1: each send/recv without `addr` gets its own region (above every
-                          explicit address) instead of address 0 (`--goal-buffers=fresh`) */
+  int goal_buffers;    /* IR_GOAL_*, `--goal-buffers=follow|shared|fresh` */
   int max_ranks;       /* 0: up to IR_MAX_RANKS; else a larger num_ranks is an error (the
                           fuzzers bound memory with it: finalize allocates per rank) */
 } ir_load_opts;

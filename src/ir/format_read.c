@@ -46,7 +46,7 @@ typedef struct {
   token tok;                      /* current token */
   token ahead;                    /* one token of lookahead */
   int has_ahead;
-  int fresh_buffers;
+  int goal_buffers;   /* IR_GOAL_* */
   int64_t max_ranks;              /* largest num_ranks accepted */
   cdag_graph *g;                  /* created by num_ranks */
   uint32_t num_ranks_line;
@@ -436,7 +436,7 @@ static int read_p2p(reader *r, ir_kind kind, const token *kw, const token *label
             : ir_add_recv(r->g, r->rank, (uint64_t)addr, (uint64_t)bytes, peer, (int)tag, &id);
   if ((rc = finish_op(r, rc, id, kw, label, &f))) return rc;
   if (f.present[F_ADDR]) note_range(r, (uint64_t)addr, (uint64_t)bytes);
-  else if (r->fresh_buffers) return push_fresh(r, id);
+  else if (r->goal_buffers != IR_GOAL_SHARED) return push_fresh(r, id);
   return CDAG_OK;
 }
 
@@ -697,7 +697,7 @@ static int read_file_body(reader *r) {
   }
 }
 
-/* --goal-buffers=fresh: ops without addr get regions above every explicit address. */
+/* Ops without addr get regions above every explicit address (fresh, and follow's first step). */
 static int assign_fresh(reader *r) {
   cdag_graph *g = r->g;
   uint64_t cur = (r->max_end + 4095) & ~(uint64_t)4095;
@@ -713,6 +713,48 @@ static int assign_fresh(reader *r) {
     cur += step;
   }
   return CDAG_OK;
+}
+
+/* --goal-buffers=follow, after a fresh assignment and a finalize (so the dependencies are
+   the file's requires alone): each send without addr reads the buffer of the latest
+   receive it depends on, if that receive is at least as large, else the rank's own bytes
+   (a region above the fresh ones, shared by such sends: reads do not order each other). The
+   moves add only read-after-write conflicts the requires already imply. O(ops + deps). */
+static int follow_dependencies(reader *r) {
+  cdag_graph *g = r->g;
+  int32_t *from = malloc(((size_t)g->nops + 1) * sizeof *from);   /* latest receive an op follows */
+  uint8_t *no_addr = calloc((size_t)g->nops + 1, 1);
+  if (!from || !no_addr) {
+    free(from);
+    free(no_addr);
+    return CDAG_NOMEM("goal buffers");
+  }
+  for (int64_t i = 0; i < r->nfresh; i++) no_addr[r->fresh[i]] = 1;
+  uint64_t origin = 0;
+  for (int64_t i = 0; i < r->nfresh; i++) {
+    uint64_t end = g->addr[r->fresh[i]] + g->bytes[r->fresh[i]];
+    if (end > origin) origin = end;
+  }
+  origin = (origin + 4095) & ~(uint64_t)4095;
+  for (int32_t k = 0; k < (int32_t)g->nops; k++) {   /* program order: requires point backwards */
+    int32_t op = g->rank_ops[k];
+    from[op] = -1;
+    if (g->kind[op] == IR_RECV) {
+      from[op] = op;
+      continue;
+    }
+    for (int32_t e = g->pred_start[op]; e < g->pred_start[op + 1]; e++) {
+      int32_t f = from[g->pred[e]];
+      if (f >= 0 && (from[op] < 0 || g->pos[f] > g->pos[from[op]])) from[op] = f;
+    }
+    if (g->kind[op] != IR_SEND || !no_addr[op]) continue;
+    int32_t f = from[op];
+    g->addr[op] = f >= 0 && no_addr[f] && g->bytes[f] >= g->bytes[op] ? g->addr[f] : origin;
+  }
+  free(from);
+  free(no_addr);
+  ir_drop_derived(g);
+  return ir_finalize(g);
 }
 
 static void reader_free(reader *r) {
@@ -733,14 +775,18 @@ int ir_load_mem(const char *buf, size_t len, const char *name, const ir_load_opt
   r.end = r.p + len;
   r.line = 1;
   if (len >= 3 && !memcmp(r.p, "\xef\xbb\xbf", 3)) r.p = r.line_start = r.p + 3;  /* UTF-8 byte-order mark */
-  r.fresh_buffers = o && o->fresh_buffers;
+  r.goal_buffers = o ? o->goal_buffers : IR_GOAL_FOLLOW;
   r.max_ranks = o && o->max_ranks > 0 && o->max_ranks < IR_MAX_RANKS ? o->max_ranks : IR_MAX_RANKS;
   int rc = read_file_body(&r);
   if (rc == CDAG_OK) rc = assign_fresh(&r);
-  if (rc == CDAG_OK && (rc = ir_finalize(r.g)) != CDAG_OK) {
-    char msg[1024];
-    snprintf(msg, sizeof msg, "%s", cdag__error_text());
-    cdag__error(rc, "%s: %s", r.name, msg);
+  if (rc == CDAG_OK) {
+    rc = ir_finalize(r.g);
+    if (rc == CDAG_OK && r.goal_buffers == IR_GOAL_FOLLOW && r.nfresh) rc = follow_dependencies(&r);
+    if (rc != CDAG_OK) {
+      char msg[1024];
+      snprintf(msg, sizeof msg, "%s", cdag__error_text());
+      cdag__error(rc, "%s: %s", r.name, msg);
+    }
   }
   reader_free(&r);
   if (rc) {

@@ -32,12 +32,18 @@ expect_out "ok: 8 ranks, 48 ops (24 send, 24 recv, 0 reduce, 0 copy, 0 calc), 24
 expect_status 0 "$cdag" check - <"$src/examples/graphs/halo1d8.cdag"
 expect_out "ok: 8 ranks, 32 ops (16 send, 16 recv, 0 reduce, 0 copy, 0 calc), 16 messages, 0 dependencies"
 
-# ---- GOAL buffers: shared address 0 (a forwarding rank depends on its receive) or fresh ----
+# ---- GOAL buffers: follow (default: only the file's requires order; a send that requires a
+# receive forwards its data), shared address 0 (every op on one buffer), fresh ----
 printf 'num_ranks 3\nrank 0 { send 8b to 1 }\nrank 1 {\n recv 8b from 0\n send 8b to 2\n}\nrank 2 { recv 8b from 1 }\n' >"$tmp/fwd.goal"
 expect_status 0 "$cdag" check "$tmp/fwd.goal"
+expect_out ", 0 dependencies"
+expect_status 0 "$cdag" check --goal-buffers=shared "$tmp/fwd.goal"
 expect_out ", 1 dependencies"
 expect_status 0 "$cdag" check --goal-buffers=fresh "$tmp/fwd.goal"
 expect_out ", 0 dependencies"
+printf 'num_ranks 3\nrank 0 { send 8b to 1 }\nrank 1 {\n r: recv 8b from 0\n s: send 8b to 2\n s requires r\n}\nrank 2 { recv 8b from 1 }\n' >"$tmp/fwd2.goal"
+expect_status 0 "$cdag" analyze "$tmp/fwd2.goal"
+expect_out "bcast rooted at 0 over all 3 ranks"   # rank 2 gets rank 0's bytes through rank 1
 expect_status 2 "$cdag" check --goal-buffers=sometimes "$tmp/fwd.goal"
 
 # ---- check: errors ----

@@ -14,9 +14,10 @@
 
 /* ---- helpers ---- */
 
+/* fresh: 1 IR_GOAL_FRESH, 0 IR_GOAL_SHARED (GOAL ops without addr at address 0). */
 static cdag_graph *load_str(const char *text, int fresh) {
   ir_load_opts o = {0};
-  o.fresh_buffers = fresh;
+  o.goal_buffers = fresh ? IR_GOAL_FRESH : IR_GOAL_SHARED;
   cdag_graph *g = NULL;
   int rc = ir_load_mem(text, strlen(text), "test.cdag", &o, &g);
   ck_assert_msg(rc == CDAG_OK, "load failed (%d): %s", rc, cdag_error_message());
@@ -311,9 +312,33 @@ START_TEST(test_goal_binomial_bcast) {
     ck_assert_int_eq(g->kind[s], IR_SEND);
     ck_assert_int_eq(g->peer[s], 1 + (1 << k));
     ck_assert_uint_eq(g->bytes[s], 8);
-    ck_assert_uint_eq(g->addr[s], 0);
+    ck_assert_uint_eq(g->addr[s], g->addr[rv]);   /* follow: a send requiring a receive forwards it */
     ck_assert(has_pred(g, s, rv));
   }
+  ir_graph_free(g);
+}
+END_TEST
+
+/* follow (the default): receives get regions of their own; a send requiring a receive
+   forwards it, others read the rank's own bytes; no ordering beyond the file's requires. */
+START_TEST(test_goal_follow_buffers) {
+  const char *t = "num_ranks 2\nrank 0 {\n a: send 8b to 1\n b: send 8b to 1 tag 1\n c: recv 16b from 1\n}\n"
+                  "rank 1 {\n r: recv 8b from 0\n q: recv 8b from 0 tag 1\n x: calc 5\n x requires r\n"
+                  " s: send 16b to 0\n s requires x\n}\n";
+  cdag_graph *g = NULL;
+  ck_assert_msg(ir_load_mem(t, strlen(t), "f.goal", NULL, &g) == CDAG_OK, "%s", cdag_error_message());
+  int32_t a = op_at(g, 0, 0), b = op_at(g, 0, 1), c = op_at(g, 0, 2), r = op_at(g, 1, 0), q = op_at(g, 1, 1),
+          s = op_at(g, 1, 3);
+  ck_assert_uint_eq(g->addr[a], g->addr[b]);   /* the rank's own bytes, read twice */
+  ck_assert(g->addr[c] != g->addr[a] && g->addr[r] != g->addr[q]);
+  ck_assert_uint_ne(g->addr[s], g->addr[r]);   /* 16 bytes do not fit the 8 received: own bytes */
+  ck_assert_int_eq(g->nedges, 2);              /* x after r, s after x: the file's, nothing more */
+  ir_graph_free(g);
+  const char *t3 = "num_ranks 2\nrank 0 {\n a: send 8b to 1\n z: recv 8b from 1\n}\nrank 1 {\n r: recv 8b from 0\n"
+                   " x: calc 5\n x requires r\n s: send 8b to 0\n s requires x\n}\n";
+  ck_assert_msg(ir_load_mem(t3, strlen(t3), "f3.goal", NULL, &g) == CDAG_OK, "%s", cdag_error_message());
+  ck_assert_uint_eq(g->addr[op_at(g, 1, 2)], g->addr[op_at(g, 1, 0)]);   /* forwarded through the calc */
+  ck_assert_int_eq(g->nedges, 3);   /* r -> x, x -> s, and r -> s, which those two imply */
   ir_graph_free(g);
 }
 END_TEST
@@ -572,6 +597,7 @@ Suite *cdag_format_suite(void) {
   tcase_add_test(tc, test_requires_later_label);
   tcase_add_test(tc, test_goal_default_address_zero);
   tcase_add_test(tc, test_goal_fresh_buffers);
+  tcase_add_test(tc, test_goal_follow_buffers);
   suite_add_tcase(s, tc);
   tc = tcase_create("syntax");
   tcase_add_test(tc, test_syntax_details);

@@ -126,13 +126,13 @@ END_TEST
 /* --goal-buffers=fresh needs address space above the explicit addresses. */
 START_TEST(test_fresh_buffers_exhausted) {
   const char *t = HEAD "  send 0x7ffffffffffff000 b to 1 addr 0x10\n  send 0x100000 b to 1\n}\n";
-  ir_load_opts o = {1, 0};
+  ir_load_opts o = {IR_GOAL_FRESH, 0};
   cdag_graph *g = NULL;
   ck_assert_int_eq(ir_load_mem(t, strlen(t), "f.goal", &o, &g), CDAG_ERR_FORMAT);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "f.goal:4:"));
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "no address space left"));
   ck_assert_ptr_null(g);
-  o.fresh_buffers = 0; /* the same file without the option is fine */
+  o.goal_buffers = IR_GOAL_SHARED; /* the same file at address 0 is fine */
   ck_assert_int_eq(ir_load_mem(t, strlen(t), "f.goal", &o, &g), CDAG_OK);
   ir_graph_free(g);
 }

@@ -231,7 +231,7 @@ static char *random_goal(unsigned long long seed, int *p_out) {
 }
 
 static cdag_graph *load(const char *text) {
-  ir_load_opts o = {.fresh_buffers = 1};
+  ir_load_opts o = {.goal_buffers = IR_GOAL_FRESH};
   cdag_graph *g = NULL;
   int rc = ir_load_mem(text, strlen(text), "test.goal", &o, &g);
   ck_assert_msg(rc == CDAG_OK, "%s\n%s", cdag_error_message(), text);
