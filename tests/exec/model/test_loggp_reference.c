@@ -184,6 +184,11 @@ typedef struct { char *text; size_t len, cap; } sbuf;
 static void put(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void put(sbuf *b, const char *fmt, ...) {
   va_list ap;
+  if (!b->text) {
+    b->cap = 256;
+    b->text = malloc(b->cap);
+    b->text[0] = '\0';
+  }
   for (;;) {
     va_start(ap, fmt);
     int n = vsnprintf(b->text + b->len, b->cap - b->len, fmt, ap);
