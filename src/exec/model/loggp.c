@@ -20,8 +20,9 @@
  *    LogGOPSim's queues give when messages of a channel do not overtake.
  * The time is the latest CPU clock of any rank. Ties: events by time, then by the order they
  * were first queued; ops that become executable together are queued rank by rank, sends,
- * then receives, then local ops, each in op order (LogGOPSim sorts by type with an unstable
- * sort). Times are integers (picoseconds) so equal sums compare equal. (s-1) is 0 for empty
+ * then receives, then local ops, each kind in the order the ops became executable (that of
+ * the dependency lists, as the file wrote them): LogGOPSim's order when its sort by kind is
+ * made stable (it uses std::sort, which is not). Times are integers (picoseconds) so equal sums compare equal. (s-1) is 0 for empty
  * messages.
  * LogGOPSim puts an event that finds its CPU or NIC busy back into its queue at the time the
  * resource frees; k events waiting for one resource cost O(k^2) retries (a linear alltoall
@@ -125,7 +126,8 @@ typedef struct {
   int64_t nh, hcap, ndone;
   int nomem;
   uint64_t ts;
-  int32_t *ready;                     /* ops executable in this event */
+  int32_t *ready;                     /* ops executable in this event, in that order */
+  uint64_t *key;                      /* their queueing order (queue_ready) */
   int64_t nready;
 } sim;
 
@@ -243,19 +245,21 @@ static void mark_done(sim *s, int32_t op) {
 /* Rank, then sends, receives, local ops, then op id. */
 static int type_rank(int kind) { return kind == IR_SEND ? 0 : kind == IR_RECV ? 1 : 2; }
 
-static int ready_cmp(const void *pa, const void *pb, void *ctx) {
-  const cdag_graph *g = ctx;
-  int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
-  if (g->rank[a] != g->rank[b]) return g->rank[a] < g->rank[b] ? -1 : 1;
-  int ta = type_rank(g->kind[a]), tb = type_rank(g->kind[b]);
-  if (ta != tb) return ta - tb;
+static int key_cmp(const void *pa, const void *pb) {
+  uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
   return (a > b) - (a < b);
 }
 
+/* Queues the ops that became executable, rank by rank, sends, receives, local ops, each
+   kind in the order the ops became executable (LogGOPSim's order with a stable sort). */
 static void queue_ready(sim *s) {
-  if (s->nready > 1) ir_sort_r(s->ready, (size_t)s->nready, sizeof *s->ready, ready_cmp, (void *)s->g);
   for (int64_t i = 0; i < s->nready; i++) {
-    int32_t op = s->ready[i], r = s->g->rank[op];
+    int32_t op = s->ready[i];
+    s->key[i] = (uint64_t)s->g->rank[op] << 34 | (uint64_t)type_rank(s->g->kind[op]) << 32 | (uint64_t)i;
+  }
+  if (s->nready > 1) qsort(s->key, (size_t)s->nready, sizeof *s->key, key_cmp);
+  for (int64_t i = 0; i < s->nready; i++) {
+    int32_t op = s->ready[s->key[i] & 0xffffffffu], r = s->g->rank[op];
     ps_t t = *clock_o(s, r, cpu_of(s, op));
     if (s->g->kind[op] == IR_SEND && *clock_gs(s, r, nic_of(s, op)) > t) t = *clock_gs(s, r, nic_of(s, op));
     push(s, (ev){t, s->ts++, op, 0, EV_OP});
@@ -373,12 +377,13 @@ static int sim_init(sim *s, const cdag_graph *g, const match_result *m, const lo
   s->hcap = 3 * (int64_t)m1;   /* an op's event, a send's message, wakes; grows if needed */
   s->h = malloc((size_t)s->hcap * sizeof *s->h);
   s->ready = malloc(m1 * sizeof *s->ready);
+  s->key = malloc(m1 * sizeof *s->key);
   s->nres = (int64_t)g->nprocs * (s->ncpu + 2 * s->nnic);
   s->clock = calloc((size_t)s->nres + 1, sizeof *s->clock);
   s->nq = (int64_t)g->nprocs * s->ncpu * (1 + 2 * (int64_t)s->nnic);
   s->q = malloc(((size_t)s->nq + 1) * sizeof *s->q);
   s->pool = malloc(2 * m1 * sizeof *s->pool);   /* an op's event or a send's message waits */
-  if (!s->need_done || !s->need_start || !s->ss_start || !s->ss || !s->st || !s->h || !s->ready || !s->clock ||
+  if (!s->need_done || !s->need_start || !s->ss_start || !s->ss || !s->st || !s->h || !s->ready || !s->key || !s->clock ||
       !s->q || !s->pool)
     return CDAG_NOMEM("LogGP model");
   for (int64_t x = 0; x < s->nq; x++) s->q[x] = (wait_queue){-1, 0, 0, 0, 0, -1};
@@ -396,7 +401,7 @@ static int sim_init(sim *s, const cdag_graph *g, const match_result *m, const lo
 
 static void sim_free(sim *s) {
   free(s->need_done); free(s->need_start); free(s->ss_start); free(s->ss); free(s->st); free(s->h);
-  free(s->ready); free(s->clock); free(s->q); free(s->pool);
+  free(s->ready); free(s->key); free(s->clock); free(s->q); free(s->pool);
 }
 
 static int run(const cdag_graph *g, const loggp_params *lp, double *time, int *rank_max) {
