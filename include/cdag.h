@@ -146,7 +146,7 @@ CDAG_API int cdag_schedule_free(cdag_schedule **s);
    `from` buffers must not overlap each other, nor `to` buffers, and a range left in place
    must not overlap a `to` buffer (that would change which bytes alias). Buffers the graph
    declared with cdag_scratch and not moved are shared by s and *copy, so the two must not
-   run at the same time. *copy is independent of s (free both). */
+   run at the same time. Moves of 0 bytes are ignored. *copy is independent of s (free both). */
 typedef struct {
   const void *from;        /* a buffer the graph was built on */
   void *to;                /* where the copy reads and writes instead (same layout) */

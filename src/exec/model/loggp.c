@@ -148,6 +148,9 @@ static int nic_of(const sim *s, int32_t op) {
   return s->g->nic && s->g->nic[op] >= 0 ? s->g->nic[op] : 0;
 }
 
+/* CPU and NIC numbers the model takes (queues are kept per rank, CPU and NIC). */
+#define LOGGP_MAX_UNITS 1024
+
 static int64_t res_cpu(const sim *s, int32_t rank, int cpu) { return (int64_t)rank * s->ncpu + cpu; }
 static int64_t res_gs(const sim *s, int32_t rank, int nic) {
   return (int64_t)s->g->nprocs * s->ncpu + (int64_t)rank * s->nnic + nic;
@@ -364,10 +367,25 @@ static int sim_init(sim *s, const cdag_graph *g, const match_result *m, const lo
   int64_t n = g->nops;
   *s = (sim){.g = g, .partner = m->partner, .L = to_ps(lp->L), .o = to_ps(lp->o), .g_ = to_ps(lp->g),
              .G = to_ps(lp->G), .O = to_ps(lp->O), .copy = to_ps(lp->copy), .S = lp->S, .ncpu = 1, .nnic = 1};
+  /* Bounds: clocks in int64 picoseconds, wait-queue nodes in int32, queues per rank, CPU and
+     NIC. The sum of every op's longest cost bounds every clock. */
+  double bound = 0, per_byte = (double)(s->G > s->O ? s->G : s->O);
+  if ((double)s->copy > per_byte) per_byte = (double)s->copy;
   for (int64_t i = 0; i < n; i++) {
-    if (g->cpu && g->cpu[i] >= s->ncpu) s->ncpu = g->cpu[i] + 1;
-    if (g->nic && g->nic[i] >= s->nnic) s->nnic = g->nic[i] + 1;
+    int32_t cpu = g->cpu ? g->cpu[i] : -1, nic = g->nic ? g->nic[i] : -1;
+    if (cpu >= LOGGP_MAX_UNITS || nic >= LOGGP_MAX_UNITS)
+      return cdag__error(CDAG_ERR_UNSUPPORTED, "LogGP model: rank %d op %lld names cpu %d / nic %d; the model takes "
+                         "numbers below %d", g->rank[i], (long long)i, cpu, nic, LOGGP_MAX_UNITS);
+    if (cpu >= s->ncpu) s->ncpu = cpu + 1;
+    if (nic >= s->nnic) s->nnic = nic + 1;
+    bound += (double)g->bytes[i] * (g->kind[i] == IR_CALC ? 1000.0 : per_byte) + (double)(s->L + s->o + s->g_) * 2;
   }
+  if (bound > 4e18)
+    return cdag__error(CDAG_ERR_UNSUPPORTED, "LogGP model: the graph's costs add up to %.3g s, beyond the model's "
+                       "picosecond clock (about 4.6e6 s)", bound * 1e-12);
+  if (2 * (n + 1) > INT32_MAX || (double)g->nprocs * s->ncpu * (1 + 2 * s->nnic) > 1e9)
+    return cdag__error(CDAG_ERR_UNSUPPORTED, "LogGP model: %lld ops on %d ranks with %d CPUs and %d NICs each is too "
+                       "large", (long long)n, g->nprocs, s->ncpu, s->nnic);
   size_t m1 = (size_t)n + 1;
   s->need_done = malloc(m1 * sizeof *s->need_done);
   s->need_start = calloc(m1, sizeof *s->need_start);

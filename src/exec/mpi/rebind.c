@@ -39,18 +39,21 @@ static int cmp_to(const void *a, const void *b) {
 
 /* Sorted copies of the moves, checked: non-empty, non-NULL, no wrap-around, disjoint. */
 static int table_init(move_table *t, int n, const cdag_rebind *moves, int rank) {
-  t->n = n;
+  t->n = 0;
   t->rank = rank;
   t->by_from = malloc((size_t)(n ? n : 1) * sizeof *t->by_from);
   t->by_to = malloc((size_t)(n ? n : 1) * sizeof *t->by_to);
   if (!t->by_from || !t->by_to) return CDAG_NOMEM("rebind table");
   for (int i = 0; i < n; i++) {
     uint64_t from = (uint64_t)(uintptr_t)moves[i].from, to = (uint64_t)(uintptr_t)moves[i].to, len = moves[i].bytes;
-    if (!from || !to || !len || from + len < from || to + len < to)
-      return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_schedule_rebind: move %d (from %p to %p, %zu bytes) is empty, NULL "
-                         "or wraps around", rank, i, moves[i].from, moves[i].to, moves[i].bytes);
-    t->by_from[i] = t->by_to[i] = (move){from, to, len, i};
+    if (!len) continue;   /* an empty share (malloc(0) may give NULL): nothing to move */
+    if (!from || !to || from + len < from || to + len < to)
+      return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_schedule_rebind: move %d (from %p to %p, %zu bytes) is NULL or "
+                         "wraps around", rank, i, moves[i].from, moves[i].to, moves[i].bytes);
+    t->by_from[t->n] = t->by_to[t->n] = (move){from, to, len, i};
+    t->n++;
   }
+  n = t->n;
   qsort(t->by_from, (size_t)n, sizeof *t->by_from, cmp_from);
   qsort(t->by_to, (size_t)n, sizeof *t->by_to, cmp_to);
   for (int i = 1; i < n; i++) {

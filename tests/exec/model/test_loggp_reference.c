@@ -419,6 +419,22 @@ START_TEST(figures_from_loggopsim) {
 }
 END_TEST
 
+/* Inputs beyond the model's integer clock or its queue tables are refused, not wrapped. */
+START_TEST(too_large_is_refused) {
+  static const char *bad[] = {"num_ranks 1\nrank 0 {\nl0: calc 9300000000000000\n}\n",
+                              "num_ranks 2\nrank 0 {\nl0: send 100000000000000000b to 1\n}\nrank 1 {\nl0: recv 100000000000000000b from 0\n}\n",
+                              "num_ranks 1\nrank 0 {\nl0: calc 5 cpu 2147483647\n}\n",
+                              "num_ranks 1\nrank 0 {\nl0: calc 5 cpu 999 nic 1024\n}\n"};
+  for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+    cdag_graph *g = load(bad[k]);
+    loggp_params lp = loggp_defaults();
+    double t = -1;
+    ck_assert_msg(exec_loggp(g, &lp, &t, NULL) == CDAG_ERR_UNSUPPORTED, "case %zu: %s", k, cdag_error_message());
+    cdag_graph_free(&g);
+  }
+}
+END_TEST
+
 Suite *cdag_loggp_reference_suite(void) {
   Suite *s = suite_create("loggp_reference");
   TCase *t = tcase_create("model");
@@ -430,6 +446,7 @@ Suite *cdag_loggp_reference_suite(void) {
   tcase_add_test(t, rendezvous_waits_for_the_receiver);
   tcase_add_test(t, dissemination_does_not_depend_on_g);
   tcase_add_test(t, figures_from_loggopsim);
+  tcase_add_test(t, too_large_is_refused);
   suite_add_tcase(s, t);
   return s;
 }

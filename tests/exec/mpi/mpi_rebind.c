@@ -106,8 +106,8 @@ int main(int argc, char **argv) {
     EXPECT(rc == CDAG_OK);
     cdag_graph_free(&g);
     if (!sa) break;
-    cdag_rebind swap[2] = {{a.base, b.base, a.bytes}, {b.base, a.base, b.bytes}};
-    rc = cdag_schedule_rebind(sa, 2, swap, &sb);
+    cdag_rebind swap[3] = {{a.base, b.base, a.bytes}, {NULL, NULL, 0}, {b.base, a.base, b.bytes}};  /* empty: ignored */
+    rc = cdag_schedule_rebind(sa, 3, swap, &sb);
     if (rc) fprintf(stderr, "rank %d: %s\n", R, cdag_error_message());
     EXPECT(rc == CDAG_OK);
     /* chained: B's schedule moved back to A, one array at a time */
