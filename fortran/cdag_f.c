@@ -32,34 +32,36 @@ static int buffer_of(const CFI_cdesc_t *d, void **p, size_t *bytes, const char *
 
 FAPI int cdag_f_graph_create(MPI_Fint comm, cdag_graph **g) { return cdag_graph_create(MPI_Comm_f2c(comm), g); }
 
-FAPI int cdag_f_send(cdag_graph *g, CFI_cdesc_t *buf, int dest, int tag, cdag_op *op) {
+/* A message of the whole buffer (typed: count elements of type, from the buffer's start). */
+static int message(cdag_graph *g, CFI_cdesc_t *buf, MPI_Count count, MPI_Fint type, int typed, int send, int peer,
+                   int tag, cdag_op *op) {
+  const char *fn = typed ? (send ? "cdag_send_type" : "cdag_recv_type") : (send ? "cdag_send" : "cdag_recv");
   void *p = NULL;
   size_t n = 0;
-  int rc = buffer_of(buf, &p, &n, "cdag_send");
-  return rc ? rc : cdag_send(g, p, n, dest, tag, op);
+  int rc = buffer_of(buf, &p, &n, fn);
+  if (rc) return rc;
+  if (typed)
+    return send ? cdag_send_type(g, p, count, MPI_Type_f2c(type), peer, tag, op)
+                : cdag_recv_type(g, p, count, MPI_Type_f2c(type), peer, tag, op);
+  return send ? cdag_send(g, p, n, peer, tag, op) : cdag_recv(g, p, n, peer, tag, op);
+}
+
+FAPI int cdag_f_send(cdag_graph *g, CFI_cdesc_t *buf, int dest, int tag, cdag_op *op) {
+  return message(g, buf, 0, 0, 0, 1, dest, tag, op);
 }
 
 FAPI int cdag_f_recv(cdag_graph *g, CFI_cdesc_t *buf, int source, int tag, cdag_op *op) {
-  void *p = NULL;
-  size_t n = 0;
-  int rc = buffer_of(buf, &p, &n, "cdag_recv");
-  return rc ? rc : cdag_recv(g, p, n, source, tag, op);
+  return message(g, buf, 0, 0, 0, 0, source, tag, op);
 }
 
 FAPI int cdag_f_send_type(cdag_graph *g, CFI_cdesc_t *buf, MPI_Count count, MPI_Fint type, int dest, int tag,
                           cdag_op *op) {
-  void *p = NULL;
-  size_t n = 0;
-  int rc = buffer_of(buf, &p, &n, "cdag_send_type");
-  return rc ? rc : cdag_send_type(g, p, count, MPI_Type_f2c(type), dest, tag, op);
+  return message(g, buf, count, type, 1, 1, dest, tag, op);
 }
 
 FAPI int cdag_f_recv_type(cdag_graph *g, CFI_cdesc_t *buf, MPI_Count count, MPI_Fint type, int source, int tag,
                           cdag_op *op) {
-  void *p = NULL;
-  size_t n = 0;
-  int rc = buffer_of(buf, &p, &n, "cdag_recv_type");
-  return rc ? rc : cdag_recv_type(g, p, count, MPI_Type_f2c(type), source, tag, op);
+  return message(g, buf, count, type, 1, 0, source, tag, op);
 }
 
 /* count: the elements of inout (in must be as large). */

@@ -55,7 +55,8 @@ typedef struct {
   Pvoid_t labels;                 /* JudyHS: label -> 1 + op id, of the open block */
   pending_dep *pend;
   int64_t npend, pendcap;
-  int32_t *fresh;                 /* send/recv ops without addr (fresh_buffers) */
+  int32_t *fresh;                 /* send/recv ops without addr (not shared) */
+  uint64_t fresh_end;             /* the end of the regions assign_fresh gave them */
   int64_t nfresh, freshcap;
   uint64_t max_end;               /* end of the highest explicit address range */
 } reader;
@@ -712,6 +713,7 @@ static int assign_fresh(reader *r) {
     g->addr[op] = cur;
     cur += step;
   }
+  r->fresh_end = cur;
   return CDAG_OK;
 }
 
@@ -730,12 +732,7 @@ static int follow_dependencies(reader *r) {
     return CDAG_NOMEM("goal buffers");
   }
   for (int64_t i = 0; i < r->nfresh; i++) no_addr[r->fresh[i]] = 1;
-  uint64_t origin = 0;
-  for (int64_t i = 0; i < r->nfresh; i++) {
-    uint64_t end = g->addr[r->fresh[i]] + g->bytes[r->fresh[i]];
-    if (end > origin) origin = end;
-  }
-  origin = (origin + 4095) & ~(uint64_t)4095;
+  uint64_t origin = r->fresh_end;   /* the rank's own bytes: above every fresh region */
   for (int32_t k = 0; k < (int32_t)g->nops; k++) {   /* program order: requires point backwards */
     int32_t op = g->rank_ops[k];
     from[op] = -1;

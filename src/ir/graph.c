@@ -281,25 +281,27 @@ int ir_add_scratch(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes) {
   return CDAG_OK;
 }
 
-int ir_add_start_dep(cdag_graph *g, int64_t before, int64_t after) {
-  if (!g) return cdag__error(CDAG_ERR_ARG, "graph is NULL");
-  if (before < 0 || before >= g->nops || after < 0 || after >= g->nops || g->rank[before] != g->rank[after])
-    return cdag__error(CDAG_ERR_ARG, "start dependency %lld -> %lld must join two ops of one rank",
-                       (long long)before, (long long)after);
-  if (g->nsdeps == g->sdepcap) {
-    int64_t cap = g->sdepcap ? g->sdepcap * 2 : 64;
-    int32_t *d = grow(g->sdep, 2 * g->nsdeps, 2 * cap, sizeof *d);
-    if (!d) return CDAG_NOMEM("start dependencies");
-    g->sdep = d;
-    g->sdepcap = cap;
+/* Appends the pair (before, after) to a dependency list; the derived view is dropped (both
+   kinds order program order). */
+static int append_dep(int32_t **list, int64_t *n, int64_t *cap, cdag_graph *g, int64_t before, int64_t after,
+                      const char *what) {
+  if (*n == *cap) {
+    int64_t c = *cap ? *cap * 2 : 64;
+    int32_t *d = grow(*list, 2 * *n, 2 * c, sizeof *d);
+    if (!d) return CDAG_NOMEM(what);
+    *list = d;
+    *cap = c;
   }
-  g->sdep[2 * g->nsdeps] = (int32_t)before;
-  g->sdep[2 * g->nsdeps + 1] = (int32_t)after;
-  g->nsdeps++;
+  if (g->state != IR_BUILDING) ir_drop_derived(g);
+  (*list)[2 * *n] = (int32_t)before;
+  (*list)[2 * *n + 1] = (int32_t)after;
+  (*n)++;
   return CDAG_OK;
 }
 
-int ir_add_dep(cdag_graph *g, int64_t before, int64_t after, int ordered) {
+/* Both ops exist, belong to one rank, the graph is not compiled (and, if ordered, before
+   comes first). */
+static int check_dep(const cdag_graph *g, int64_t before, int64_t after, int ordered) {
   if (!g) return cdag__error(CDAG_ERR_ARG, "graph is NULL");
   if (g->state == IR_COMPILED)
     return cdag__error(CDAG_ERR_STATE, "graph was compiled: no dependency can be added");
@@ -312,18 +314,18 @@ int ir_add_dep(cdag_graph *g, int64_t before, int64_t after, int ordered) {
   if (ordered && before >= after)
     return cdag__error(CDAG_ERR_ARG, "dependency %lld -> %lld: the earlier operation must come first",
                        (long long)before, (long long)after);
-  if (g->ndeps == g->depcap) {
-    int64_t cap = g->depcap ? g->depcap * 2 : 64;
-    int32_t *d = grow(g->dep, 2 * g->ndeps, 2 * cap, sizeof *d);
-    if (!d) return CDAG_NOMEM("dependencies");
-    g->dep = d;
-    g->depcap = cap;
-  }
-  if (g->state != IR_BUILDING) ir_drop_derived(g);
-  g->dep[2 * g->ndeps] = (int32_t)before;
-  g->dep[2 * g->ndeps + 1] = (int32_t)after;
-  g->ndeps++;
   return CDAG_OK;
+}
+
+int ir_add_dep(cdag_graph *g, int64_t before, int64_t after, int ordered) {
+  int rc = check_dep(g, before, after, ordered);
+  if (rc) return rc;
+  return append_dep(&g->dep, &g->ndeps, &g->depcap, g, before, after, "dependencies");
+}
+
+int ir_add_start_dep(cdag_graph *g, int64_t before, int64_t after) {
+  int rc = check_dep(g, before, after, 0);
+  return rc ? rc : append_dep(&g->sdep, &g->nsdeps, &g->sdepcap, g, before, after, "start dependencies");
 }
 
 /* Allocates an optional per-op array on first use, filled with `fill`. */

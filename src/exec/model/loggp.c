@@ -162,24 +162,20 @@ static ps_t *clock_o(sim *s, int32_t rank, int cpu) { return &s->clock[res_cpu(s
 static ps_t *clock_gs(sim *s, int32_t rank, int nic) { return &s->clock[res_gs(s, rank, nic)]; }
 
 /* The queue of what e needs (CPU; CPU and send NIC; CPU and receive NIC), its clocks set. */
-static int64_t queue_of(sim *s, const ev *e) {
-  int32_t op = e->id, r = s->g->rank[op];
-  int cpu = cpu_of(s, op), nic = nic_of(s, op);
-  int64_t pair = ((int64_t)r * s->ncpu + cpu) * s->nnic + nic, per = (int64_t)s->g->nprocs * s->ncpu * s->nnic, x;
-  if (e->kind == EV_MSG) {   /* at the receiver, with the send's CPU and NIC numbers */
-    r = s->g->rank[s->partner[op]];
-    pair = ((int64_t)r * s->ncpu + cpu) * s->nnic + nic;
-    x = (int64_t)s->g->nprocs * s->ncpu + per + pair;
-    s->q[x].b = res_gr(s, r, nic);
-  } else if (s->g->kind[op] == IR_SEND) {
-    x = (int64_t)s->g->nprocs * s->ncpu + pair;
-    s->q[x].b = res_gs(s, r, nic);
-  } else {
-    x = res_cpu(s, r, cpu);
-    s->q[x].b = -1;
-  }
-  s->q[x].a = res_cpu(s, r, cpu);
-  return x;
+/* The queues: per (rank, CPU), then per (rank, CPU, NIC) for sends, then for messages. */
+enum { Q_CPU, Q_SEND, Q_MSG };
+static int64_t queue_id(const sim *s, int kind, int32_t rank, int cpu, int nic) {
+  int64_t cpus = (int64_t)s->g->nprocs * s->ncpu, pair = ((int64_t)rank * s->ncpu + cpu) * s->nnic + nic;
+  if (kind == Q_MSG) return cpus + cpus * s->nnic + pair;
+  return kind == Q_SEND ? cpus + pair : (int64_t)rank * s->ncpu + cpu;
+}
+
+/* The queue of what e needs (CPU; CPU and send NIC; CPU and receive NIC). A message is
+   handled at the receiver with the send's CPU and NIC numbers. */
+static int64_t queue_of(const sim *s, const ev *e) {
+  int32_t op = e->id;
+  if (e->kind == EV_MSG) return queue_id(s, Q_MSG, s->g->rank[s->partner[op]], cpu_of(s, op), nic_of(s, op));
+  return queue_id(s, s->g->kind[op] == IR_SEND ? Q_SEND : Q_CPU, s->g->rank[op], cpu_of(s, op), nic_of(s, op));
 }
 
 static ps_t free_at(const sim *s, const wait_queue *w) {
@@ -404,7 +400,14 @@ static int sim_init(sim *s, const cdag_graph *g, const match_result *m, const lo
   if (!s->need_done || !s->need_start || !s->ss_start || !s->ss || !s->st || !s->h || !s->ready || !s->key || !s->clock ||
       !s->q || !s->pool)
     return CDAG_NOMEM("LogGP model");
-  for (int64_t x = 0; x < s->nq; x++) s->q[x] = (wait_queue){-1, 0, 0, 0, 0, -1};
+  for (int32_t r = 0; r < g->nprocs; r++)   /* the clocks each queue's events need */
+    for (int c = 0; c < s->ncpu; c++) {
+      s->q[queue_id(s, Q_CPU, r, c, 0)] = (wait_queue){-1, 0, 0, 0, res_cpu(s, r, c), -1};
+      for (int k = 0; k < s->nnic; k++) {
+        s->q[queue_id(s, Q_SEND, r, c, k)] = (wait_queue){-1, 0, 0, 0, res_cpu(s, r, c), res_gs(s, r, k)};
+        s->q[queue_id(s, Q_MSG, r, c, k)] = (wait_queue){-1, 0, 0, 0, res_cpu(s, r, c), res_gr(s, r, k)};
+      }
+    }
   for (int64_t k = 0; k < 2 * (int64_t)m1; k++) s->pool[k].left = k + 1 < 2 * (int64_t)m1 ? (int32_t)k + 1 : -1;
   s->free_node = 0;
   for (int64_t i = 0; i < n; i++) s->need_done[i] = g->pred_start[i + 1] - g->pred_start[i];

@@ -361,10 +361,7 @@ static int root_compile(compile_ctx *x, const uint8_t *buf, const int64_t *lens,
 /* Every step below that allocates before a collective call agrees first (agree: one
    allreduce), so a rank that ran out of memory fails with the others instead of leaving
    them in the collective it skipped. */
-static int agree_rc(compile_ctx *x, int rc) {
-  int64_t v[1];
-  return agree(x->comm, x->rank, x->nprocs, rc, v, 1);
-}
+static int agree_rc(compile_ctx *x, int rc) { return exec_agree(x->comm, x->rank, x->nprocs, rc); }
 
 static int gather_graph(compile_ctx *x, const wire_buf *w, uint8_t **buf, int64_t **lens, int64_t *total) {
   int64_t mine = w->len;
@@ -473,8 +470,7 @@ static int compile_new(compile_ctx *x, cdag_graph *g, const wire_buf *w, uint64_
   cdag_schedule *s = NULL;
   if (!rc) rc = sched_build(part, len, g, x->comm, &s);
   free(part);
-  int64_t v[1];
-  if ((rc = agree(x->comm, x->rank, x->nprocs, rc, v, 1))) {
+  if ((rc = agree_rc(x, rc))) {
     if (s) sched_destroy(s);
     return rc;
   }
@@ -508,8 +504,7 @@ static int tune(compile_ctx *x) {
 static int measured;
 static int measure_model(compile_ctx *x, uint64_t *local, const wire_buf *w) {
   int rc = exec_kernel_measure(x->comm);
-  int64_t v[1];
-  if ((rc = agree(x->comm, x->rank, x->nprocs, rc, v, 1))) return rc;
+  if ((rc = agree_rc(x, rc))) return rc;
   exec_lock();
   measured = 1;
   exec_unlock();
@@ -603,8 +598,7 @@ int cdag_graph_dump(cdag_graph *g, const char *path) {
   MPI_Comm_set_errhandler(x.comm, MPI_ERRORS_RETURN);
   wire_buf w = {0};
   int rc = path ? wire_encode_rank(g, &w) : cdag__error(CDAG_ERR_ARG, "rank %d: cdag_graph_dump: path is NULL", x.rank);
-  int64_t v[1];
-  if ((rc = agree(x.comm, x.rank, x.nprocs, rc, v, 1))) {
+  if ((rc = exec_agree(x.comm, x.rank, x.nprocs, rc))) {
     wire_free(&w);
     return rc;
   }

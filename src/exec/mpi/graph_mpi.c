@@ -24,15 +24,13 @@ typedef struct {
   exec_arena *arena;
 } graph_exec;
 
-exec_arena *exec_arena_ref(const cdag_graph *g) {
-  exec_arena *a = g && g->exec ? ((graph_exec *)g->exec)->arena : NULL;
+exec_arena *exec_arena_share(exec_arena *a) {
   if (a) __atomic_add_fetch(&a->refs, 1, __ATOMIC_RELAXED);
   return a;
 }
 
-exec_arena *exec_arena_share(exec_arena *a) {
-  if (a) __atomic_add_fetch(&a->refs, 1, __ATOMIC_RELAXED);
-  return a;
+exec_arena *exec_arena_ref(const cdag_graph *g) {
+  return exec_arena_share(g && g->exec ? ((graph_exec *)g->exec)->arena : NULL);
 }
 
 void exec_arena_unref(exec_arena *a) {
