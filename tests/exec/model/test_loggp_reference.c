@@ -435,6 +435,26 @@ START_TEST(too_large_is_refused) {
 }
 END_TEST
 
+/* Files Schedgen2 wrote (tests/data/goal/schedgen/README), with the times LogGOPSim gave. */
+START_TEST(schedgen_files) {
+  static const struct { const char *file; long long ps; } cases[] = {
+      {"bcast_binomialtree64_4096.goal", 13314000}, {"allreduce_ring16_100000.goal", 79494000},
+      {"reduce_binomialtree16_512.goal", 6008800}};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/goal/schedgen/%s", CDAG_TEST_DATA, cases[k].file);
+    cdag_graph *g = NULL;
+    ck_assert_msg(ir_load_file(path, NULL, &g) == CDAG_OK, "%s: %s", path, cdag_error_message());
+    loggp_params lp = loggp_defaults();
+    double t = -1;
+    CK_OK(exec_loggp(g, &lp, &t, NULL));
+    ck_assert_msg(llround(t * 1e6) == cases[k].ps, "%s: %.6f us", cases[k].file, t);
+    ck_assert_int_eq(llround(t * 1e6), ref_run(g, &lp));
+    cdag_graph_free(&g);
+  }
+}
+END_TEST
+
 Suite *cdag_loggp_reference_suite(void) {
   Suite *s = suite_create("loggp_reference");
   TCase *t = tcase_create("model");
@@ -447,6 +467,7 @@ Suite *cdag_loggp_reference_suite(void) {
   tcase_add_test(t, dissemination_does_not_depend_on_g);
   tcase_add_test(t, figures_from_loggopsim);
   tcase_add_test(t, too_large_is_refused);
+  tcase_add_test(t, schedgen_files);
   suite_add_tcase(s, t);
   return s;
 }
