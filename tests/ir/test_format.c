@@ -2,7 +2,8 @@
  *
  * Round trips (graphs built with the API, every op kind, labels, cpu/nic, dependencies,
  * scratch: save then load gives the same graph), GOAL files as LogGOPSim/Schedgen write them
- * (tests/data/goal), the default address-0 semantics and --goal-buffers=fresh, `requires`
+ * (tests/data/goal), the three meanings of GOAL ops without addr (follow, the default;
+ * shared; fresh), `requires`
  * naming later labels and reordering program order, the shipped examples. */
 #include <dirent.h>
 #include <stdio.h>
