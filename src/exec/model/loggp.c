@@ -30,7 +30,10 @@
  * CPU and a send NIC; a CPU and a receive NIC), ordered by first-queued order, and only the
  * first of each queue is in the event heap, at the time all it needs is free. Events of one
  * queue need the same resources, so a later one could never run before the first: the same
- * events run at the same times in the same order, without the retries.
+ * events run at the same times in the same order, without the retries. Ops queued together
+ * with one time (a rank's sends, say) enter the heap as one run: their ts are consecutive, so
+ * no other event falls between them, and the heap holds runs, messages and wakes (7168
+ * entries at most for that alltoall, not 2 million).
  * Cost: O((n + m) log n) for n ops and m dependencies. */
 #include <math.h>
 #include <stdlib.h>
@@ -41,12 +44,12 @@ loggp_params loggp_defaults(void) { return (loggp_params){1.0, 0.2, 0.2, 0.0002,
 
 typedef int64_t ps_t;   /* picoseconds */
 
-enum { EV_OP, EV_MSG, EV_WAKE };
+enum { EV_OP, EV_MSG, EV_WAKE, EV_RUN };
 
 typedef struct {
   ps_t t;
   uint64_t ts;          /* first-queued order (a wake: that of the first waiting event) */
-  int32_t id;           /* op (EV_OP; EV_MSG: the send) or resource (EV_WAKE) */
+  int32_t id;           /* op (EV_OP; EV_MSG: the send), queue (EV_WAKE) or run (EV_RUN) */
   uint32_t gen;         /* EV_WAKE: the resource's generation it was armed in */
   uint8_t kind;
 } ev;
@@ -62,47 +65,68 @@ static void heap_push(ev *h, int64_t *n, ev e) {
   h[i] = e;
 }
 
-static ev heap_pop(ev *h, int64_t *n) {
-  ev top = h[0], last = h[--(*n)];
+/* h[0] moved down to its place among the n events of h. */
+static void heap_sift(ev *h, int64_t n) {
+  ev x = h[0];
   int64_t i = 0;
   for (;;) {
     int64_t c = 2 * i + 1;
-    if (c >= *n) break;
-    if (c + 1 < *n && ev_less(&h[c + 1], &h[c])) c++;
-    if (!ev_less(&h[c], &last)) break;
+    if (c >= n) break;
+    if (c + 1 < n && ev_less(&h[c + 1], &h[c])) c++;
+    if (!ev_less(&h[c], &x)) break;
     h[i] = h[c];
     i = c;
   }
-  if (*n > 0) h[i] = last;
+  h[i] = x;
+}
+
+static ev heap_pop(ev *h, int64_t *n) {
+  ev top = h[0];
+  h[0] = h[--(*n)];
+  if (*n > 0) heap_sift(h, *n);
   return top;
 }
 
-/* A resource's waiting events: a skew heap by ts over nodes of one pool. */
+/* A waiting event: what it needs is its kind and op; its time is set when it runs. */
 typedef struct {
-  ev e;
-  int32_t left, right;
-} wait_node;
+  uint64_t ts;
+  int32_t id;
+  uint8_t kind;
+} waiter;
 
+/* A resource's waiting events: a binary heap by ts (events mostly arrive in ts order, and a
+   push of the largest costs one comparison). */
 typedef struct {
-  int32_t root;         /* -1: none waiting */
+  waiter *w;
+  int64_t n, cap;
   uint32_t gen;         /* bumped whenever a wake is armed; older wakes are stale */
   int armed;            /* a wake of generation gen is in the heap */
   uint64_t armed_ts;    /* its ts */
   int64_t a, b;         /* the clocks its events need (b -1: a CPU alone) */
 } wait_queue;
 
-static int32_t skew_merge(wait_node *w, int32_t a, int32_t b) {
-  if (a < 0) return b;
-  if (b < 0) return a;
-  if (w[b].e.ts < w[a].e.ts) {
-    int32_t t = a;
-    a = b;
-    b = t;
+static void waiter_push(wait_queue *q, waiter x) {
+  int64_t i = q->n++;
+  while (i > 0 && x.ts < q->w[(i - 1) / 2].ts) {
+    q->w[i] = q->w[(i - 1) / 2];
+    i = (i - 1) / 2;
   }
-  int32_t r = skew_merge(w, w[a].right, b);   /* depth O(log n) amortised */
-  w[a].right = w[a].left;
-  w[a].left = r;
-  return a;
+  q->w[i] = x;
+}
+
+static waiter waiter_pop(wait_queue *q) {
+  waiter top = q->w[0], x = q->w[--q->n];
+  int64_t i = 0, n = q->n;
+  for (;;) {
+    int64_t c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && q->w[c + 1].ts < q->w[c].ts) c++;
+    if (q->w[c].ts >= x.ts) break;
+    q->w[i] = q->w[c];
+    i = c;
+  }
+  if (n > 0) q->w[i] = x;
+  return top;
 }
 
 enum { ST_STARTED = 1, ST_DONE = 2, ST_QUEUED = 4, ST_ARRIVED = 8, ST_POSTED = 16 };
@@ -117,8 +141,6 @@ typedef struct {
   int64_t nres;
   wait_queue *q;                      /* per CPU, per (CPU, send NIC), per (CPU, receive NIC) */
   int64_t nq;
-  wait_node *pool;                    /* waiting events; free list through left */
-  int32_t free_node;
   int32_t *need_done, *need_start;    /* unmet requires / irequires per op */
   int32_t *ss_start, *ss;             /* CSR: ops that irequire each op */
   uint8_t *st;
@@ -129,6 +151,9 @@ typedef struct {
   int32_t *ready;                     /* ops executable in this event, in that order */
   uint64_t *key;                      /* their queueing order (queue_ready) */
   int64_t nready;
+  int32_t (*runs)[2];                 /* EV_RUN: ops queued together, [next, end) of runops */
+  int32_t *runops;
+  int64_t nruns, nrunops;
 } sim;
 
 /* heap_push with room made (stale wakes can pile up past any fixed bound). */
@@ -187,29 +212,26 @@ static void arm(sim *s, int64_t x) {
   wait_queue *w = &s->q[x];
   w->gen++;
   w->armed = 1;
-  w->armed_ts = s->pool[w->root].e.ts;
+  w->armed_ts = w->w[0].ts;
   push(s, (ev){free_at(s, w), w->armed_ts, (int32_t)x, w->gen, EV_WAKE});
 }
 
 /* e found what it needs busy: it waits in its queue (LogGOPSim would retry it then). */
 static void park(sim *s, ev e) {
   int64_t x = queue_of(s, &e);
-  int32_t k = s->free_node;
-  s->free_node = s->pool[k].left;
-  s->pool[k] = (wait_node){e, -1, -1};
   wait_queue *w = &s->q[x];
-  w->root = skew_merge(s->pool, w->root, k);
+  if (w->n == w->cap && ir_grow((void **)&w->w, w->n, &w->cap, 1, sizeof *w->w, "LogGP wait queue")) {
+    s->nomem = 1;
+    return;
+  }
+  waiter_push(w, (waiter){e.ts, e.id, e.kind});
   if (!w->armed || e.ts < w->armed_ts) arm(s, x);
 }
 
 /* The first event waiting in x, removed. */
 static ev unpark(sim *s, int64_t x) {
-  wait_queue *w = &s->q[x];
-  int32_t k = w->root;
-  w->root = skew_merge(s->pool, s->pool[k].left, s->pool[k].right);
-  s->pool[k].left = s->free_node;
-  s->free_node = k;
-  return s->pool[k].e;
+  waiter k = waiter_pop(&s->q[x]);
+  return (ev){0, k.ts, k.id, 0, k.kind};
 }
 
 static ps_t bytes_less_one(uint64_t s, ps_t per_byte) { return s ? (ps_t)(s - 1) * per_byte : 0; }
@@ -249,6 +271,29 @@ static int key_cmp(const void *pa, const void *pb) {
   return (a > b) - (a < b);
 }
 
+/* The time an executable op is queued at: its CPU's clock (a send: and its NIC's). */
+static ps_t queued_at(sim *s, int32_t op) {
+  int32_t r = s->g->rank[op];
+  ps_t t = *clock_o(s, r, cpu_of(s, op));
+  if (s->g->kind[op] == IR_SEND && *clock_gs(s, r, nic_of(s, op)) > t) t = *clock_gs(s, r, nic_of(s, op));
+  return t;
+}
+
+/* The first op of the run at the top of the heap, as its event; the run stays in the heap
+   with its next op's ts while it has ops (their ts are consecutive: none falls between). */
+static ev run_next(sim *s) {
+  ev *top = &s->h[0];
+  int32_t *run = s->runs[top->id];
+  ev e = {top->t, top->ts, s->runops[run[0]++], 0, EV_OP};
+  if (run[0] < run[1]) {
+    top->ts++;
+    heap_sift(s->h, s->nh);
+  } else {
+    heap_pop(s->h, &s->nh);
+  }
+  return e;
+}
+
 /* Queues the ops that became executable, rank by rank, sends, receives, local ops, each
    kind in the order the ops became executable (LogGOPSim's order with a stable sort). */
 static void queue_ready(sim *s) {
@@ -257,11 +302,18 @@ static void queue_ready(sim *s) {
     s->key[i] = (uint64_t)s->g->rank[op] << 34 | (uint64_t)type_rank(s->g->kind[op]) << 32 | (uint64_t)i;
   }
   if (s->nready > 1) qsort(s->key, (size_t)s->nready, sizeof *s->key, key_cmp);
-  for (int64_t i = 0; i < s->nready; i++) {
-    int32_t op = s->ready[s->key[i] & 0xffffffffu], r = s->g->rank[op];
-    ps_t t = *clock_o(s, r, cpu_of(s, op));
-    if (s->g->kind[op] == IR_SEND && *clock_gs(s, r, nic_of(s, op)) > t) t = *clock_gs(s, r, nic_of(s, op));
-    push(s, (ev){t, s->ts++, op, 0, EV_OP});
+  for (int64_t i = 0, j; i < s->nready; i = j) {
+    ps_t t = queued_at(s, s->ready[s->key[i] & 0xffffffffu]);
+    int32_t *run = s->runs[s->nruns];
+    run[0] = (int32_t)s->nrunops;
+    for (j = i; j < s->nready && s->key[j] >> 32 == s->key[i] >> 32; j++) {
+      int32_t op = s->ready[s->key[j] & 0xffffffffu];
+      if (j > i && queued_at(s, op) != t) break;
+      s->runops[s->nrunops++] = op;
+    }
+    run[1] = (int32_t)s->nrunops;
+    push(s, (ev){t, s->ts, (int32_t)s->nruns++, 0, EV_RUN});
+    s->ts += (uint64_t)(j - i);
   }
   s->nready = 0;
 }
@@ -339,21 +391,29 @@ static void step(sim *s, ev e) {
   }
 }
 
-/* A wake of queue x: its first event runs now if all it needs is free, as LogGOPSim's retry
-   of it would; the next one is armed after that. */
-static void wake(sim *s, ev wk) {
-  int64_t x = wk.id;
+/* The wake at the top of the heap: its queue's first event runs now if all it needs is free,
+   as LogGOPSim's retry of it would, and the next one is armed after that; if what it needs
+   was taken meanwhile, the wake moves to when that frees (in place: one sift). */
+static void wake(sim *s) {
+  ev *top = &s->h[0];
+  int64_t x = top->id;
   wait_queue *w = &s->q[x];
-  if (!w->armed || wk.gen != w->gen) return;   /* stale: re-armed since */
-  w->armed = 0;
-  if (free_at(s, w) > wk.t) {                   /* taken again meanwhile */
-    arm(s, x);
+  if (!w->armed || top->gen != w->gen) {   /* stale: re-armed since */
+    heap_pop(s->h, &s->nh);
     return;
   }
+  ps_t t = top->t, free = free_at(s, w);
+  if (free > t) {
+    top->t = free;
+    heap_sift(s->h, s->nh);
+    return;
+  }
+  heap_pop(s->h, &s->nh);
+  w->armed = 0;
   ev e = unpark(s, x);
-  e.t = wk.t;
+  e.t = t;
   step(s, e);
-  if (w->root >= 0 && !w->armed) arm(s, x);
+  if (w->n > 0 && !w->armed) arm(s, x);
 }
 
 static ps_t to_ps(double us) { return (ps_t)llround(us * 1e6); }
@@ -388,28 +448,27 @@ static int sim_init(sim *s, const cdag_graph *g, const match_result *m, const lo
   s->ss_start = calloc(m1 + 1, sizeof *s->ss_start);
   s->ss = malloc((size_t)(g->nsdeps + 1) * sizeof *s->ss);
   s->st = calloc(m1, 1);
-  s->hcap = 3 * (int64_t)m1;   /* an op's event, a send's message, wakes; grows if needed */
+  s->hcap = (int64_t)m1;   /* runs, messages in flight, wakes; grows if needed */
   s->h = malloc((size_t)s->hcap * sizeof *s->h);
   s->ready = malloc(m1 * sizeof *s->ready);
   s->key = malloc(m1 * sizeof *s->key);
   s->nres = (int64_t)g->nprocs * (s->ncpu + 2 * s->nnic);
   s->clock = calloc((size_t)s->nres + 1, sizeof *s->clock);
   s->nq = (int64_t)g->nprocs * s->ncpu * (1 + 2 * (int64_t)s->nnic);
-  s->q = malloc(((size_t)s->nq + 1) * sizeof *s->q);
-  s->pool = malloc(2 * m1 * sizeof *s->pool);   /* an op's event or a send's message waits */
+  s->q = calloc((size_t)s->nq + 1, sizeof *s->q);
+  s->runs = malloc(m1 * sizeof *s->runs);   /* every op is queued once, a run at least one */
+  s->runops = malloc(m1 * sizeof *s->runops);
   if (!s->need_done || !s->need_start || !s->ss_start || !s->ss || !s->st || !s->h || !s->ready || !s->key || !s->clock ||
-      !s->q || !s->pool)
+      !s->q || !s->runs || !s->runops)
     return CDAG_NOMEM("LogGP model");
   for (int32_t r = 0; r < g->nprocs; r++)   /* the clocks each queue's events need */
     for (int c = 0; c < s->ncpu; c++) {
-      s->q[queue_id(s, Q_CPU, r, c, 0)] = (wait_queue){-1, 0, 0, 0, res_cpu(s, r, c), -1};
+      s->q[queue_id(s, Q_CPU, r, c, 0)] = (wait_queue){.a = res_cpu(s, r, c), .b = -1};
       for (int k = 0; k < s->nnic; k++) {
-        s->q[queue_id(s, Q_SEND, r, c, k)] = (wait_queue){-1, 0, 0, 0, res_cpu(s, r, c), res_gs(s, r, k)};
-        s->q[queue_id(s, Q_MSG, r, c, k)] = (wait_queue){-1, 0, 0, 0, res_cpu(s, r, c), res_gr(s, r, k)};
+        s->q[queue_id(s, Q_SEND, r, c, k)] = (wait_queue){.a = res_cpu(s, r, c), .b = res_gs(s, r, k)};
+        s->q[queue_id(s, Q_MSG, r, c, k)] = (wait_queue){.a = res_cpu(s, r, c), .b = res_gr(s, r, k)};
       }
     }
-  for (int64_t k = 0; k < 2 * (int64_t)m1; k++) s->pool[k].left = k + 1 < 2 * (int64_t)m1 ? (int32_t)k + 1 : -1;
-  s->free_node = 0;
   for (int64_t i = 0; i < n; i++) s->need_done[i] = g->pred_start[i + 1] - g->pred_start[i];
   for (int64_t d = 0; d < g->nsdeps; d++) {
     s->need_start[g->sdep[2 * d + 1]]++;
@@ -422,7 +481,8 @@ static int sim_init(sim *s, const cdag_graph *g, const match_result *m, const lo
 
 static void sim_free(sim *s) {
   free(s->need_done); free(s->need_start); free(s->ss_start); free(s->ss); free(s->st); free(s->h);
-  free(s->ready); free(s->key); free(s->clock); free(s->q); free(s->pool);
+  for (int64_t x = 0; s->q && x < s->nq; x++) free(s->q[x].w);
+  free(s->ready); free(s->key); free(s->clock); free(s->q); free(s->runs); free(s->runops);
 }
 
 static int run(const cdag_graph *g, const loggp_params *lp, double *time, int *rank_max) {
@@ -435,9 +495,8 @@ static int run(const cdag_graph *g, const loggp_params *lp, double *time, int *r
     for (int64_t i = 0; i < g->nops; i++) maybe_ready(&s, (int32_t)i);
     queue_ready(&s);
     while (s.nh > 0 && !s.nomem) {
-      ev e = heap_pop(s.h, &s.nh);
-      if (e.kind == EV_WAKE) wake(&s, e);
-      else step(&s, e);
+      if (s.h[0].kind == EV_WAKE) wake(&s);
+      else step(&s, s.h[0].kind == EV_RUN ? run_next(&s) : heap_pop(s.h, &s.nh));
       queue_ready(&s);
     }
     if (s.nomem) rc = CDAG_NOMEM("LogGP events");

@@ -776,6 +776,9 @@ static int rank_end(cdag_graph *low, const low_ends *e, int32_t r, int after, in
 int exec_lower_keep_calc(const cdag_graph *g, cdag_graph *low) {
   if (!g || !low || g->nprocs != low->nprocs || g->state == IR_BUILDING || low->state == IR_BUILDING)
     return cdag__error(CDAG_ERR_ARG, "exec_lower_keep_calc: two finalized graphs of one rank count expected");
+  int64_t calcs = 0;
+  for (int64_t i = 0; i < g->nops; i++) calcs += g->kind[i] == IR_CALC;
+  if (!calcs) return CDAG_OK;   /* nothing to keep: no dependency lists to build */
   ir_deps_view v;
   int rc = ir_deps_view_open(g, &v);
   if (rc) return rc;
