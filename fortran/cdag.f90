@@ -21,7 +21,7 @@ module cdag
   integer(cdag_op_kind), parameter, public :: CDAG_OP_NULL = -1
   integer, parameter, public :: CDAG_OK = 0, CDAG_ERR_ARG = 1, CDAG_ERR_NOMEM = 2, CDAG_ERR_UNMATCHED = 3, &
        CDAG_ERR_CYCLE = 4, CDAG_ERR_TRUNCATE = 5, CDAG_ERR_FORMAT = 6, CDAG_ERR_IO = 7, CDAG_ERR_MPI = 8, &
-       CDAG_ERR_STATE = 9, CDAG_ERR_UNSUPPORTED = 10, CDAG_ERR_MISMATCH = 11, CDAG_ERR_PLAN = 12
+       CDAG_ERR_STATE = 9, CDAG_ERR_UNSUPPORTED = 10, CDAG_ERR_MISMATCH = 11, CDAG_ERR_PLAN = 12, CDAG_ERR_RACE = 13
   integer, parameter, public :: CDAG_KERNEL_AUTO = 0, CDAG_KERNEL_MPI = 1, CDAG_KERNEL_CDAG = 2
 
   type, public :: cdag_graph

@@ -56,7 +56,8 @@ enum {
   CDAG_ERR_STATE,       /* call not allowed now (e.g. adding to a compiled graph) */
   CDAG_ERR_UNSUPPORTED, /* a feature this version does not provide */
   CDAG_ERR_MISMATCH,    /* (cdag addition) verification: plan and graph leave different bytes */
-  CDAG_ERR_PLAN         /* (cdag addition) a plan breaks its own rules: a bug in cdag, please report */
+  CDAG_ERR_PLAN,        /* (cdag addition) a plan breaks its own rules: a bug in cdag, please report */
+  CDAG_ERR_RACE         /* one-sided accesses conflict inside one epoch (cdag_get, cdag_put) */
 };
 CDAG_API const char *cdag_strerror(int code);   /* static text; "unknown error N" otherwise */
 CDAG_API const char *cdag_error_message(void);  /* last error of this thread, "" if none */
@@ -102,6 +103,20 @@ CDAG_API int cdag_depend(cdag_graph *g, cdag_op before, cdag_op after);  /* CDAG
    the text is copied; a later call replaces it). */
 CDAG_API int cdag_label(cdag_graph *g, cdag_op op, const char *label);
 CDAG_API int cdag_graph_free(cdag_graph **g);       /* DESTRUCTOR: sets *g = NULL; NULL is fine */
+
+/* One-sided (PGAS) accesses, docs/semantics.md. cdag_segment registers bytes other ranks may
+   get from and put to; it is local, and its k-th call on every rank returns k (segment k may
+   have another size on each rank). cdag_get reads `bytes` at offset of segment seg of rank
+   target into dst; cdag_put writes src there. Fences cut the graph into epochs (every rank
+   calls cdag_fence equally often): a get reads the target's bytes as they are when its
+   epoch starts, a put's bytes are in the target's memory when its epoch ends; on the origin
+   a get writes dst and a put reads src like a receive and a send. Conflicting accesses in one
+   epoch are CDAG_ERR_RACE at compile, an access past a segment's end CDAG_ERR_ARG, both on
+   every rank. target may be the calling rank. */
+CDAG_API int cdag_segment(cdag_graph *g, void *base, size_t bytes, int *seg);
+CDAG_API int cdag_get(cdag_graph *g, void *dst, size_t bytes, int target, int seg, size_t offset, cdag_op *op);
+CDAG_API int cdag_put(cdag_graph *g, const void *src, size_t bytes, int target, int seg, size_t offset, cdag_op *op);
+CDAG_API int cdag_fence(cdag_graph *g);
 
 /* ---- Compile and run: collective over the graph's communicator. ---- */
 /* Who runs the collectives cdag has its own kernels for (bcast, allgather(v), reduce, allreduce). */
@@ -163,6 +178,12 @@ CDAG_API int cdag_rank_reduce_local(cdag_graph *g, int rank, uint64_t in, uint64
                                     cdag_type type, cdag_reduce_op rop, cdag_op *op);
 CDAG_API int cdag_rank_copy_local(cdag_graph *g, int rank, uint64_t src, uint64_t dst, uint64_t bytes, cdag_op *op);
 CDAG_API int cdag_rank_scratch(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes);
+/* One-sided accesses of a global graph: target_addr is an address of rank target. */
+CDAG_API int cdag_rank_get(cdag_graph *g, int rank, uint64_t dst, uint64_t bytes, int target, uint64_t target_addr,
+                           cdag_op *op);
+CDAG_API int cdag_rank_put(cdag_graph *g, int rank, uint64_t src, uint64_t bytes, int target, uint64_t target_addr,
+                           cdag_op *op);
+CDAG_API int cdag_rank_fence(cdag_graph *g, int rank);
 /* cdag_depend works on global graphs too (both ops must belong to the same rank). */
 
 CDAG_API int cdag_graph_load(const char *path, cdag_graph **g);          /* docs/format.md; "-" = stdin */

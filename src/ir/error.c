@@ -21,7 +21,8 @@
   X(CDAG_ERR_STATE, "call not allowed in this state")                                 \
   X(CDAG_ERR_UNSUPPORTED, "unsupported")                                              \
   X(CDAG_ERR_MISMATCH, "verification failed: the plan and the graph leave different bytes") \
-  X(CDAG_ERR_PLAN, "inconsistent plan (an internal error)")
+  X(CDAG_ERR_PLAN, "inconsistent plan (an internal error)")                          \
+  X(CDAG_ERR_RACE, "race: one-sided accesses conflict inside one epoch")
 
 static _Thread_local char err_text[1024];
 static _Thread_local char unknown_text[48];

@@ -64,6 +64,25 @@ static int edge_push(edge_buf *b, int32_t before) {
 
 /* ---- 1. program order ---- */
 
+static int key_cmp(const void *pa, const void *pb, void *ctx) {
+  const int64_t *key = ctx;
+  int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
+  if (key[a] != key[b]) return key[a] < key[b] ? -1 : 1;
+  return (a > b) - (a < b);
+}
+
+/* One-sided expansion added ops whose place is at an epoch's edge (os_key, onesided.c):
+   the ranks that got such ops are sorted by key. */
+static int order_by_key(cdag_graph *g) {
+  for (int r = 0; r < g->nprocs; r++) {
+    int32_t lo = g->rank_start[r], hi = g->rank_start[r + 1];
+    if (hi == lo || g->rank_ops[hi - 1] < g->nwritten) continue;   /* added ops come last by id */
+    ir_sort_r(g->rank_ops + lo, hi - lo, sizeof *g->rank_ops, key_cmp, g->os_key);
+    for (int32_t k = lo; k < hi; k++) g->pos[g->rank_ops[k]] = k - lo;
+  }
+  return CDAG_OK;
+}
+
 static int order_by_rank(cdag_graph *g) {
   int64_t n = g->nops;
   g->rank_start = calloc((size_t)g->nprocs + 1, sizeof *g->rank_start);
@@ -82,7 +101,7 @@ static int order_by_rank(cdag_graph *g) {
     g->rank_ops[fill[r]++] = (int32_t)i;
   }
   free(fill);
-  return CDAG_OK;
+  return g->os_key ? order_by_key(g) : CDAG_OK;
 }
 
 /* Min-heap of program positions (for the stable topological sort). */
@@ -639,11 +658,13 @@ int ir_finalize(cdag_graph *g) {
   edge_buf edges = {0};
   int rc;
   CDAG_CHECK(ranks_in_use(g));
+  CDAG_CHECK(ir_onesided_expand(g));
   CDAG_CHECK(order_by_rank(g));
   CDAG_CHECK(order_explicit(g));
   CDAG_CHECK(conflict_deps(g, &edges));
   CDAG_CHECK(build_csr(g, &edges));
   edge_buf_free(&edges);
+  CDAG_CHECK(ir_onesided_races(g));
   CDAG_CHECK(merge_scratch(g));
   g->state = IR_FINAL;
   return CDAG_OK;

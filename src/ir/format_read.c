@@ -331,8 +331,8 @@ static int read_peer(reader *r, int send, int32_t *peer) {
 
 /* ---- fields after the fixed part of an op ---- */
 
-enum { F_TAG, F_ADDR, F_CPU, F_NIC, F_IN, F_INOUT, F_FROM, F_TO, F_N };
-static const char *const field_names[F_N] = {"tag", "addr", "cpu", "nic", "in", "inout", "from", "to"};
+enum { F_TAG, F_ADDR, F_CPU, F_NIC, F_IN, F_INOUT, F_FROM, F_TO, F_AT, F_SEG, F_N };
+static const char *const field_names[F_N] = {"tag", "addr", "cpu", "nic", "in", "inout", "from", "to", "at", "seg"};
 #define BIT(f) (1u << (f))
 
 typedef struct {
@@ -509,6 +509,56 @@ static int read_calc(reader *r, const token *kw, const token *label) {
   return finish_op(r, rc, id, kw, label, &f);
 }
 
+/* get SIZE from PEER at A [seg K] addr D   (put: to PEER); with seg, A is an offset in the
+   peer's segment K. */
+static int read_onesided(reader *r, int get, const token *kw, const token *label) {
+  int64_t bytes, at, addr, seg;
+  int32_t peer = 0, id = -1;
+  fields f;
+  int rc;
+  if ((rc = read_size(r, "a size in bytes (e.g. 64b)", &bytes))) return rc;
+  if ((rc = next(r))) return rc;
+  if (!is_word(&r->tok, get ? "from" : "to")) return expected(r, &r->tok, get ? "'from'" : "'to'");
+  if ((rc = next(r))) return rc;
+  if ((rc = num_in(r, &r->tok, 0, 0, r->g->nprocs - 1, "a target rank", &at))) return rc;
+  peer = (int32_t)at;
+  if ((rc = read_fields(r, BIT(F_AT) | BIT(F_SEG) | BIT(F_ADDR), "'at', 'seg', 'addr' or end of line", &f))) return rc;
+  if ((rc = require_field(r, &f, F_AT)) || (rc = require_field(r, &f, F_ADDR))) return rc;
+  if ((rc = field_in(r, &f, F_AT, 0, INT64_MAX, "an address", 0, &at))) return rc;
+  if ((rc = field_in(r, &f, F_ADDR, 0, INT64_MAX, "an address", 0, &addr))) return rc;
+  if ((rc = field_in(r, &f, F_SEG, 0, INT32_MAX, "a segment number", -1, &seg))) return rc;
+  rc = get ? ir_add_get(r->g, r->rank, (uint64_t)addr, (uint64_t)bytes, peer, (int)seg, (uint64_t)at, &id)
+           : ir_add_put(r->g, r->rank, (uint64_t)addr, (uint64_t)bytes, peer, (int)seg, (uint64_t)at, &id);
+  if ((rc = finish_op(r, rc, id, kw, label, &f))) return rc;
+  note_range(r, (uint64_t)addr, (uint64_t)bytes);
+  if (seg < 0) note_range(r, (uint64_t)at, (uint64_t)bytes);
+  return CDAG_OK;
+}
+
+/* fence */
+static int read_fence(reader *r, const token *kw, const token *label) {
+  int32_t id = -1;
+  fields f;
+  int rc = read_fields(r, 0, "end of line", &f);
+  if (rc) return rc;
+  rc = ir_add_fence(r->g, r->rank, &id);
+  return finish_op(r, rc, id, kw, label, &f);
+}
+
+/* segment ADDR SIZE: the rank's next one-sided segment */
+static int read_segment(reader *r, const token *kw) {
+  int64_t addr, bytes;
+  fields f;
+  int rc;
+  if ((rc = next(r))) return rc;
+  if ((rc = num_in(r, &r->tok, 0, 0, INT64_MAX, "an address", &addr))) return rc;
+  if ((rc = read_size(r, "a size in bytes (e.g. 4096b)", &bytes))) return rc;
+  if ((rc = read_fields(r, 0, "end of line", &f))) return rc;
+  if ((rc = ir_add_segment(r->g, r->rank, (uint64_t)addr, (uint64_t)bytes, NULL))) return rd_wrap(r, rc, kw);
+  note_range(r, (uint64_t)addr, (uint64_t)bytes);
+  return CDAG_OK;
+}
+
 /* scratch ADDR SIZE */
 static int read_scratch(reader *r, const token *kw) {
   int64_t addr, bytes;
@@ -554,6 +604,8 @@ static int read_statement(reader *r) {
     return read_requires(r, &first);
   } else if (is_word(&first, "scratch")) {
     return read_scratch(r, &first);
+  } else if (is_word(&first, "segment")) {
+    return read_segment(r, &first);
   }
   kw = r->tok;
   if (is_word(&kw, "send")) return read_p2p(r, IR_SEND, &kw, label);
@@ -561,7 +613,10 @@ static int read_statement(reader *r) {
   if (is_word(&kw, "reduce")) return read_reduce(r, &kw, label);
   if (is_word(&kw, "copy")) return read_copy(r, &kw, label);
   if (is_word(&kw, "calc")) return read_calc(r, &kw, label);
-  if (label) return expected(r, &kw, "an operation (send, recv, reduce, copy, calc)");
+  if (is_word(&kw, "get")) return read_onesided(r, 1, &kw, label);
+  if (is_word(&kw, "put")) return read_onesided(r, 0, &kw, label);
+  if (is_word(&kw, "fence")) return read_fence(r, &kw, label);
+  if (label) return expected(r, &kw, "an operation (send, recv, reduce, copy, calc, get, put, fence)");
   return expected(r, &kw, "an operation, 'scratch', a label or '}'");
 }
 

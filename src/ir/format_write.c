@@ -91,6 +91,18 @@ static void write_op(const writer *w, int32_t op) {
   FILE *f = w->f;
   unsigned long long bytes = g->bytes[op], a = g->addr[op], a2 = g->addr2 ? g->addr2[op] : 0;
   fprintf(f, "  %s: ", name_of(w, op));
+  int os = g->os ? g->os[op] : IR_OS_NONE, kind = g->kind[op];
+  if (os == IR_OS_GET || os == IR_OS_PUT || kind == IR_GET || kind == IR_PUT) {
+    int get = os == IR_OS_GET || kind == IR_GET;
+    fprintf(f, "%s %llub %s %d", get ? "get" : "put", bytes, get ? "from" : "to", g->peer[op]);
+    if (!os && g->tag[op] >= 0) fprintf(f, " seg %d", g->tag[op]);   /* not expanded yet: an offset */
+    fprintf(f, " at 0x%llx addr 0x%llx\n", a2, a);
+    return;
+  }
+  if (os == IR_OS_FENCE || kind == IR_FENCE) {
+    fprintf(f, "fence\n");
+    return;
+  }
   switch (g->kind[op]) {
     case IR_SEND:
       fprintf(f, "send %llub to %d tag %d addr 0x%llx", bytes, g->peer[op], g->tag[op], a);
@@ -118,6 +130,7 @@ typedef struct {
   uint64_t *deps;     /* rank << 32 | dependency index */
   uint64_t *scr;      /* rank << 32 | scratch index */
   uint64_t *sdeps;    /* rank << 32 | start dependency index */
+  uint64_t *seg;      /* rank << 32 | segment index */
   int32_t *dep_rank;
 } rank_views;
 
@@ -140,7 +153,8 @@ static int make_views(const cdag_graph *g, rank_views *v) {
   v->scr = by_rank(g->scr_rank, g->nscratch);
   for (int64_t i = 0; i < g->nsdeps; i++) v->dep_rank[i] = g->rank[g->sdep[2 * i + 1]];
   v->sdeps = by_rank(v->dep_rank, g->nsdeps);
-  if (!v->deps || !v->scr || !v->sdeps) return CDAG_NOMEM("writer");
+  v->seg = by_rank(g->seg_rank, g->nseg);
+  if (!v->deps || !v->scr || !v->sdeps || !v->seg) return CDAG_NOMEM("writer");
   return CDAG_OK;
 }
 
@@ -149,15 +163,17 @@ static void free_views(rank_views *v) {
   free(v->deps);
   free(v->scr);
   free(v->sdeps);
+  free(v->seg);
   free(v->dep_rank);
 }
 
 static int write_ranks(writer *w, const rank_views *v) {
   const cdag_graph *g = w->g;
-  int64_t io = 0, id = 0, is = 0, isd = 0;
+  int64_t io = 0, id = 0, is = 0, isd = 0, ig = 0;
   int rc;
-  while (io < g->nops || id < g->ndeps || is < g->nscratch || isd < g->nsdeps) {
+  while (io < g->nops || id < g->ndeps || is < g->nscratch || isd < g->nsdeps || ig < g->nseg) {
     int32_t r = INT32_MAX;
+    if (ig < g->nseg && (int32_t)(v->seg[ig] >> 32) < r) r = (int32_t)(v->seg[ig] >> 32);
     if (io < g->nops && g->rank[v->ops[io]] < r) r = g->rank[v->ops[io]];
     if (id < g->ndeps && (int32_t)(v->deps[id] >> 32) < r) r = (int32_t)(v->deps[id] >> 32);
     if (is < g->nscratch && (int32_t)(v->scr[is] >> 32) < r) r = (int32_t)(v->scr[is] >> 32);
@@ -166,7 +182,12 @@ static int write_ranks(writer *w, const rank_views *v) {
     while (io < g->nops && g->rank[v->ops[io]] == r) io++;
     if ((rc = name_ops(w, v->ops + o0, io - o0))) return rc;
     fprintf(w->f, "\nrank %d {\n", r);
-    for (int64_t i = o0; i < io; i++) write_op(w, v->ops[i]);
+    for (int64_t i = o0; i < io; i++)
+      if (!g->os || g->os[v->ops[i]] != IR_OS_PARTNER) write_op(w, v->ops[i]);   /* expansion's, not written */
+    for (; ig < g->nseg && (int32_t)(v->seg[ig] >> 32) == r; ig++) {
+      int64_t k = (int64_t)(v->seg[ig] & 0xffffffffu);
+      fprintf(w->f, "  segment 0x%llx %llub\n", (unsigned long long)g->seg_base[k], (unsigned long long)g->seg_len[k]);
+    }
     for (; id < g->ndeps && (int32_t)(v->deps[id] >> 32) == r; id++) {
       int64_t d = (int64_t)(v->deps[id] & 0xffffffffu);
       fprintf(w->f, "  %s requires %s\n", name_of(w, g->dep[2 * d + 1]), name_of(w, g->dep[2 * d]));

@@ -117,6 +117,7 @@ void ir_graph_free(cdag_graph *g) {
   free(g->dep);
   free(g->sdep);
   free(g->scr_rank); free(g->scr_addr); free(g->scr_len);
+  free(g->seg_rank); free(g->seg_base); free(g->seg_len); free(g->os); free(g->os_key);
   free(g);
 }
 
@@ -136,7 +137,7 @@ static int resize_ops(cdag_graph *g, int64_t cap) {
     }                                                                   \
   } while (0)
   GROW(kind); GROW(rank); GROW(peer); GROW(tag); GROW(addr); GROW(bytes);
-  GROW_OPT(addr2, 0); GROW_OPT(line, 0); GROW_OPT(label, 0); GROW_OPT(cpu, -1); GROW_OPT(nic, -1);
+  GROW_OPT(addr2, 0); GROW_OPT(os, 0); GROW_OPT(line, 0); GROW_OPT(label, 0); GROW_OPT(cpu, -1); GROW_OPT(nic, -1);
 #undef GROW_OPT
 #undef GROW
   g->cap = cap;
@@ -166,17 +167,20 @@ static int check_range(uint64_t addr, uint64_t bytes, const char *what) {
 }
 
 /* Appends one op; the caller has validated every field. */
-static int append(cdag_graph *g, ir_kind kind, int rank, int peer, int tag, uint64_t addr,
+static int append(cdag_graph *g, int kind, int rank, int peer, int tag, uint64_t addr,
                   uint64_t addr2, uint64_t bytes, int32_t *id) {
   if (g->state == IR_COMPILED)
     return cdag__error(CDAG_ERR_STATE, "graph was compiled: no operations can be added");
+  if (g->nwritten)
+    return cdag__error(CDAG_ERR_STATE, "the graph's one-sided operations were turned into messages when it was "
+                       "finalized: no operations can be added");
   if (g->nops >= IR_MAX_OPS)
     return cdag__error(CDAG_ERR_ARG, "graph would exceed %d operations", IR_MAX_OPS);
   if (g->nops == g->cap) {
     int rc = resize_ops(g, g->cap ? g->cap * 2 : 64);
     if (rc) return rc;
   }
-  if (!g->addr2 && (kind == IR_REDUCE || kind == IR_COPY)) { /* sends and receives need no second address */
+  if (!g->addr2 && (kind == IR_REDUCE || kind == IR_COPY || kind == IR_GET || kind == IR_PUT)) { /* sends and receives need no second address */
     g->addr2 = ir_calloc((size_t)g->cap, sizeof *g->addr2);
     if (!g->addr2) return CDAG_NOMEM("operations");
   }
@@ -189,8 +193,14 @@ static int append(cdag_graph *g, ir_kind kind, int rank, int peer, int tag, uint
   g->addr[i] = addr;
   if (g->addr2) g->addr2[i] = addr2;
   g->bytes[i] = bytes;
+  if (g->os) g->os[i] = IR_OS_NONE;
   if (id) *id = (int32_t)i;
   return CDAG_OK;
+}
+
+int ir_append(cdag_graph *g, int kind, int rank, int peer, int tag, uint64_t addr, uint64_t addr2, uint64_t bytes,
+              int32_t *id) {
+  return append(g, kind, rank, peer, tag, addr, addr2, bytes, id);
 }
 
 static int add_p2p(cdag_graph *g, ir_kind kind, int rank, uint64_t addr, uint64_t bytes, int peer,
@@ -278,6 +288,67 @@ int ir_add_scratch(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes) {
   g->scr_addr[g->nscratch] = addr;
   g->scr_len[g->nscratch] = bytes;
   g->nscratch++;
+  return CDAG_OK;
+}
+
+static int add_onesided(cdag_graph *g, int kind, int rank, uint64_t buf, uint64_t bytes, int target, int seg,
+                        uint64_t taddr, int32_t *id) {
+  int rc;
+  const char *what = kind == IR_GET ? "get" : "put";
+  if (!g) return cdag__error(CDAG_ERR_ARG, "graph is NULL");
+  if ((rc = check_rank(g, rank, "rank"))) return rc;
+  if ((rc = check_rank(g, target, "target rank"))) return rc;
+  if (seg < -1) return cdag__error(CDAG_ERR_ARG, "rank %d: %s from segment %d (segments are numbered from 0)", rank, what, seg);
+  if ((rc = check_range(buf, bytes, kind == IR_GET ? "get destination" : "put source"))) return rc;
+  if (seg < 0 && (rc = check_range(taddr, bytes, "target range"))) return rc;
+  return append(g, kind, rank, target, seg, buf, taddr, bytes, id);
+}
+
+int ir_add_get(cdag_graph *g, int rank, uint64_t dst, uint64_t bytes, int target, int seg, uint64_t taddr,
+               int32_t *id) {
+  return add_onesided(g, IR_GET, rank, dst, bytes, target, seg, taddr, id);
+}
+
+int ir_add_put(cdag_graph *g, int rank, uint64_t src, uint64_t bytes, int target, int seg, uint64_t taddr,
+               int32_t *id) {
+  return add_onesided(g, IR_PUT, rank, src, bytes, target, seg, taddr, id);
+}
+
+int ir_add_fence(cdag_graph *g, int rank, int32_t *id) {
+  int rc;
+  if (!g) return cdag__error(CDAG_ERR_ARG, "graph is NULL");
+  if ((rc = check_rank(g, rank, "rank"))) return rc;
+  return append(g, IR_FENCE, rank, 0, 0, 0, 0, 0, id);
+}
+
+int ir_add_segment(cdag_graph *g, int rank, uint64_t base, uint64_t bytes, int *seg) {
+  int rc;
+  if (!g) return cdag__error(CDAG_ERR_ARG, "graph is NULL");
+  if (g->state == IR_COMPILED || g->nwritten)
+    return cdag__error(CDAG_ERR_STATE, "graph was compiled: no segment can be added");
+  if ((rc = check_rank(g, rank, "rank"))) return rc;
+  if ((rc = check_range(base, bytes, "segment"))) return rc;
+  if (g->nseg == g->segcap) {
+    int64_t cap = g->segcap ? g->segcap * 2 : 8;
+    int32_t *r = grow(g->seg_rank, g->nseg, cap, sizeof *r);
+    if (!r) return CDAG_NOMEM("segments");
+    g->seg_rank = r;
+    uint64_t *b = grow(g->seg_base, g->nseg, cap, sizeof *b);
+    if (!b) return CDAG_NOMEM("segments");
+    g->seg_base = b;
+    uint64_t *l = grow(g->seg_len, g->nseg, cap, sizeof *l);
+    if (!l) return CDAG_NOMEM("segments");
+    g->seg_len = l;
+    g->segcap = cap;
+  }
+  int k = 0;
+  for (int64_t i = 0; i < g->nseg; i++) k += g->seg_rank[i] == rank;
+  if (g->state != IR_BUILDING) ir_drop_derived(g);
+  g->seg_rank[g->nseg] = rank;
+  g->seg_base[g->nseg] = base;
+  g->seg_len[g->nseg] = bytes;
+  g->nseg++;
+  if (seg) *seg = k;
   return CDAG_OK;
 }
 
@@ -372,8 +443,10 @@ const char *ir_label(const cdag_graph *g, int32_t op) {
 }
 
 const char *ir_describe(const cdag_graph *g, int32_t op, char *buf, int size) {
-  int n = snprintf(buf, (size_t)size, "rank %d op %d (%s", g->rank[op],
-                   g->pos ? g->pos[op] : op, ir_kind_name(g->kind[op]));
+  static const char *const os_names[] = {NULL, "get", "put", "fence", NULL};
+  const char *kind = g->os && os_names[g->os[op]] ? os_names[g->os[op]] : ir_kind_name(g->kind[op]);
+  if (g->os && g->os[op] == IR_OS_PARTNER) kind = g->tag[op] == IR_TAG_GET ? "target side of a get" : "target side of a put";
+  int n = snprintf(buf, (size_t)size, "rank %d op %d (%s", g->rank[op], g->pos ? g->pos[op] : op, kind);
   const char *l = ir_label(g, op);
   if (n < size && g->line && g->line[op]) n += snprintf(buf + n, (size_t)(size - n), ", line %u", g->line[op]);
   if (n < size && l) n += snprintf(buf + n, (size_t)(size - n), ", label %s", l);
@@ -433,6 +506,27 @@ int cdag_rank_copy_local(cdag_graph *g, int rank, uint64_t src, uint64_t dst, ui
 int cdag_rank_scratch(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes) {
   int rc = global_only(g, "cdag_rank_scratch");
   return rc ? rc : ir_add_scratch(g, rank, addr, bytes);
+}
+
+int cdag_rank_get(cdag_graph *g, int rank, uint64_t dst, uint64_t bytes, int target, uint64_t target_addr,
+                  cdag_op *op) {
+  int32_t id = -1;
+  int rc = global_only(g, "cdag_rank_get");
+  if (!rc) rc = ir_add_get(g, rank, dst, bytes, target, -1, target_addr, &id);
+  return rc ? rc : to_id(id, op);
+}
+
+int cdag_rank_put(cdag_graph *g, int rank, uint64_t src, uint64_t bytes, int target, uint64_t target_addr,
+                  cdag_op *op) {
+  int32_t id = -1;
+  int rc = global_only(g, "cdag_rank_put");
+  if (!rc) rc = ir_add_put(g, rank, src, bytes, target, -1, target_addr, &id);
+  return rc ? rc : to_id(id, op);
+}
+
+int cdag_rank_fence(cdag_graph *g, int rank) {
+  int rc = global_only(g, "cdag_rank_fence");
+  return rc ? rc : ir_add_fence(g, rank, NULL);
 }
 
 int cdag_label(cdag_graph *g, cdag_op op, const char *label) {

@@ -20,7 +20,12 @@
  *   SEND, RECV: buffer / - / bytes / partner rank / tag
  *   REDUCE:     inout / in / count*typesize / cdag_type / cdag_reduce_op
  *   COPY:       dst / src / bytes / - / -
- *   CALC:       - / - / cost / - / -                                                       */
+ *   CALC:       - / - / cost / - / -
+ * One-sided ops (onesided.c) are added as GET / PUT / FENCE and exist only until
+ * ir_finalize, which makes each get or put a message pair (see ir_onesided_expand):
+ *   GET, PUT:   local dst (src) / target address, or offset in the segment / bytes / target
+ *               / segment (-1: addr2 is an address of the target)
+ *   FENCE:      - / - / - / - / -                                                          */
 #ifndef CDAG_IR_H
 #define CDAG_IR_H
 
@@ -40,6 +45,15 @@
 #define IR_RANKS_PER_OP 64
 
 typedef enum { IR_SEND, IR_RECV, IR_REDUCE, IR_COPY, IR_CALC, IR_NKINDS } ir_kind;
+/* One-sided kinds, before expansion (never seen by the passes after ir_finalize). */
+enum { IR_GET = IR_NKINDS + 1, IR_PUT, IR_FENCE };
+/* What expansion made of an op (g->os): the origin side of a get (now a receive) or of a
+   put (now a send), a fence (now a calc of 0), or the target side it added. */
+enum { IR_OS_NONE, IR_OS_GET, IR_OS_PUT, IR_OS_FENCE, IR_OS_PARTNER };
+/* Tags of the message pairs of gets and puts: users' tags are >= 0, so these never match
+   a message the graph wrote. */
+#define IR_TAG_GET (-2)
+#define IR_TAG_PUT (-3)
 enum { IR_BUILDING = 0, IR_FINAL = 1, IR_COMPILED = 2 };
 
 struct cdag_graph {
@@ -72,6 +86,15 @@ struct cdag_graph {
   int64_t nsdeps, sdepcap;
   int32_t *sdep;
 
+  /* one-sided segments, as registered: the k-th of a rank is its segment k */
+  int64_t nseg, segcap;
+  int32_t *seg_rank;
+  uint64_t *seg_base, *seg_len;
+  /* set by one-sided expansion (NULL / 0 before, and in graphs without one-sided ops) */
+  uint8_t *os;           /* IR_OS_* per op */
+  int64_t *os_key;       /* program-order key per op: the targets' sides sit at epoch edges */
+  int64_t nwritten;      /* ops before expansion (the added ones follow) */
+
   /* scratch regions, as added */
   int64_t nscratch, scratchcap;
   int32_t *scr_rank;
@@ -103,6 +126,32 @@ int ir_add_reduce(cdag_graph *g, int rank, uint64_t in, uint64_t inout, uint64_t
 int ir_add_copy(cdag_graph *g, int rank, uint64_t src, uint64_t dst, uint64_t bytes, int32_t *id);
 int ir_add_calc(cdag_graph *g, int rank, uint64_t cost, int32_t *id);
 int ir_add_scratch(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes);
+/* One-sided: seg >= 0 names segment seg of target and taddr is an offset in it; seg -1:
+   taddr is an address of target. *seg of ir_add_segment: the rank's count before. */
+int ir_add_get(cdag_graph *g, int rank, uint64_t dst, uint64_t bytes, int target, int seg, uint64_t taddr,
+               int32_t *id);
+int ir_add_put(cdag_graph *g, int rank, uint64_t src, uint64_t bytes, int target, int seg, uint64_t taddr,
+               int32_t *id);
+int ir_add_fence(cdag_graph *g, int rank, int32_t *id);
+int ir_add_segment(cdag_graph *g, int rank, uint64_t base, uint64_t bytes, int *seg);
+/* Appends an op whose fields the caller has validated (passes that build ops). */
+int ir_append(cdag_graph *g, int kind, int rank, int peer, int tag, uint64_t addr, uint64_t addr2, uint64_t bytes,
+              int32_t *id);
+
+/* One-sided expansion (onesided.c), run by ir_finalize before program order: epochs from the
+   fences (every rank must fence equally often), segment offsets resolved and bounds checked
+   (CDAG_ERR_ARG naming origin, target, segment and offset), then each get becomes a receive at
+   the origin and a send from the target at the start of the get's epoch there, each put a
+   send at the origin and a receive at the target at the end of its epoch, fences calcs of 0.
+   The added ops sit in their ranks' program order by os_key. Adding ops afterwards is
+   CDAG_ERR_STATE. O(n log n). */
+int ir_onesided_expand(cdag_graph *g);
+/* Races of an expanded graph (after its dependency lists): in one epoch, a put overlapping
+   another put or a get of the same target bytes (unless both come from one origin with a
+   dependency path between them), or an op of the target writing bytes a get reads or
+   touching bytes a put writes: CDAG_ERR_RACE naming both ops. O(n log n) for graphs
+   without races, plus the path searches between one origin's overlapping accesses. */
+int ir_onesided_races(const cdag_graph *g);
 /* An explicit dependency; both ops of one rank. ordered=1 also requires before to precede
    after in program order (the API's rule); files pass 0. */
 int ir_add_dep(cdag_graph *g, int64_t before, int64_t after, int ordered);

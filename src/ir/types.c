@@ -43,7 +43,12 @@ int ir_type_is_float(int type) {
 }
 
 static int is_pair(int type) { return type >= CDAG_FLOAT_INT && type <= CDAG_2DOUBLE; }
-const char *ir_kind_name(int kind) { return kind >= 0 && kind < IR_NKINDS ? kind_names[kind] : "?"; }
+const char *ir_kind_name(int kind) {
+  if (kind == IR_GET) return "get";
+  if (kind == IR_PUT) return "put";
+  if (kind == IR_FENCE) return "fence";
+  return kind >= 0 && kind < IR_NKINDS ? kind_names[kind] : "?";
+}
 
 static int lookup(const char *const *names, int n, const char *s, int64_t len) {
   for (int i = 0; i < n; i++)

@@ -2,7 +2,7 @@
  *
  * Layout of a rank encoding: magic, version, nprocs, rank, nops, ndeps, nscratch; then per
  * op its kind byte and fields (see wire_encode_op); then dependencies as (before, after -
- * before); then scratch regions. Addresses are zigzag deltas from the end of the previous
+ * before); then scratch regions, labels and one-sided segments. Addresses are zigzag deltas from the end of the previous
  * buffer, so arrays walked in order cost one byte per address. Decoding re-validates through
  * ir_add_*, so a decoded graph obeys every rule a built one does. O(n) either way. */
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 #include "ir/wire.h"
 
 #define WIRE_MAGIC 0xcd47u
-#define WIRE_VERSION 2u   /* 2: labels */
+#define WIRE_VERSION 3u   /* 2: labels; 3: one-sided ops and segments */
 
 static int wire_reserve(wire_buf *w, int64_t n) {
   if (w->failed) return 0;
@@ -105,6 +105,17 @@ static void wire_encode_op(const cdag_graph *g, int64_t i, wire_buf *w, uint64_t
     wire_put_u(w, g->bytes[i]);
     *prev = g->addr[i] + g->bytes[i];
     break;
+  case IR_GET:
+  case IR_PUT:
+    wire_put_u(w, (uint64_t)g->peer[i]);
+    wire_put_s(w, g->tag[i]);
+    wire_put_s(w, (int64_t)(g->addr[i] - *prev));
+    wire_put_u(w, g->addr2[i]);
+    wire_put_u(w, g->bytes[i]);
+    *prev = g->addr[i] + g->bytes[i];
+    break;
+  case IR_FENCE:
+    break;
   default:
     wire_put_u(w, g->bytes[i]);
     break;
@@ -142,6 +153,11 @@ int wire_encode_rank(const cdag_graph *g, wire_buf *w) {
     wire_put_u(w, (uint64_t)i);
     wire_put_u(w, (uint64_t)n);
     wire_put_bytes(w, l, (int64_t)n);
+  }
+  wire_put_u(w, (uint64_t)g->nseg);   /* segments: (base, bytes) in registration order */
+  for (int64_t k = 0; k < g->nseg; k++) {
+    wire_put_u(w, g->seg_base[k]);
+    wire_put_u(w, g->seg_len[k]);
   }
   return wire_done(w);
 }
@@ -185,6 +201,20 @@ static int wire_decode_op(cdag_graph *g, int rank, wire_reader *r, uint64_t *pre
     n = wire_get_u(r);
     if (r->failed) return wire_bad(rank, "calc fields");
     return ir_add_calc(g, rank, n, NULL);
+  case IR_GET:
+  case IR_PUT: {
+    peer = wire_get_u(r);
+    int64_t seg = wire_get_s(r);
+    a = *prev + (uint64_t)wire_get_s(r);
+    b = wire_get_u(r);
+    n = wire_get_u(r);
+    if (r->failed || peer > INT32_MAX || seg < -1 || seg > INT32_MAX) return wire_bad(rank, "get/put fields");
+    *prev = a + n;
+    return *k == IR_GET ? ir_add_get(g, rank, a, n, (int)peer, (int)seg, b, NULL)
+                        : ir_add_put(g, rank, a, n, (int)peer, (int)seg, b, NULL);
+  }
+  case IR_FENCE:
+    return ir_add_fence(g, rank, NULL);
   default:
     return wire_bad(rank, "unknown op kind");
   }
@@ -228,6 +258,13 @@ int wire_decode_rank(cdag_graph *g, const uint8_t *p, int64_t len, int *rank) {
     const uint8_t *s = r.failed || op >= nops || n > (uint64_t)(r.end - r.p) ? NULL : wire_get_bytes(&r, (int64_t)n);
     if (!s) return wire_bad(rank_, "label");
     if ((rc = ir_set_label(g, (int32_t)(base + (int64_t)op), (const char *)s, (int64_t)n))) return rc;
+  }
+  uint64_t nseg = wire_get_u(&r);
+  if (r.failed || nseg > (uint64_t)len) return wire_bad(rank_, "segments");
+  for (uint64_t k = 0; k < nseg; k++) {
+    uint64_t a = wire_get_u(&r), n = wire_get_u(&r);
+    if (r.failed) return wire_bad(rank_, "segment");
+    if ((rc = ir_add_segment(g, rank_, a, n, NULL))) return rc;
   }
   if (r.p != r.end) return wire_bad(rank_, "trailing bytes");
   if (rank) *rank = rank_;

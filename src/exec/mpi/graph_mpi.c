@@ -170,6 +170,40 @@ int cdag_copy_local(cdag_graph *g, const void *src, void *dst, size_t bytes, cda
   return exec_to_op(added, &id, op);
 }
 
+int cdag_segment(cdag_graph *g, void *base, size_t bytes, int *seg) {
+  int rc = exec_check_distributed(g, "cdag_segment");
+  if (rc) return rc;
+  if (!base && bytes) return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_segment of NULL", g->myrank);
+  return ir_add_segment(g, g->myrank, (uint64_t)(uintptr_t)base, bytes, seg);
+}
+
+/* cdag_get and cdag_put: the target's address is resolved at compile, with its segments. */
+static int add_onesided(cdag_graph *g, int get, void *buf, size_t bytes, int target, int seg, size_t offset,
+                        cdag_op *op) {
+  int32_t id = -1;
+  int rc = exec_check_distributed(g, get ? "cdag_get" : "cdag_put");
+  if (rc) return rc;
+  if (!buf && bytes)
+    return cdag__error(CDAG_ERR_ARG, "rank %d: %s with a NULL buffer", g->myrank, get ? "cdag_get" : "cdag_put");
+  if (seg < 0) return cdag__error(CDAG_ERR_ARG, "rank %d: segment %d (segments are numbered from 0)", g->myrank, seg);
+  int added = get ? ir_add_get(g, g->myrank, (uint64_t)(uintptr_t)buf, bytes, target, seg, offset, &id)
+                  : ir_add_put(g, g->myrank, (uint64_t)(uintptr_t)buf, bytes, target, seg, offset, &id);
+  return exec_to_op(added, &id, op);
+}
+
+int cdag_get(cdag_graph *g, void *dst, size_t bytes, int target, int seg, size_t offset, cdag_op *op) {
+  return add_onesided(g, 1, dst, bytes, target, seg, offset, op);
+}
+
+int cdag_put(cdag_graph *g, const void *src, size_t bytes, int target, int seg, size_t offset, cdag_op *op) {
+  return add_onesided(g, 0, (void *)(uintptr_t)src, bytes, target, seg, offset, op);
+}
+
+int cdag_fence(cdag_graph *g) {
+  int rc = exec_check_distributed(g, "cdag_fence");
+  return rc ? rc : ir_add_fence(g, g->myrank, NULL);
+}
+
 int cdag_scratch(cdag_graph *g, void *buf, size_t bytes) {
   int rc = exec_check_distributed(g, "cdag_scratch");
   if (rc) return rc;

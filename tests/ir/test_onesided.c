@@ -1,0 +1,339 @@
+/* cdag tests — tests/ir/test_onesided.c: one-sided gets and puts, fences, races.
+ *
+ * Hand cases: the UPC FT transpose written with gets is an alltoall; the co_sum of Coarray
+ * Fortran (reflog: gets, local sums, fences between the steps) is an allreduce; every race
+ * rule, segment bounds, fence counts, access to one's own memory, save and load.
+ * Random one-sided graphs (gets, puts, copies, fences on 1..4 ranks) against an oracle
+ * written apart from src/ir/onesided.c: it decides races by comparing every pair of
+ * accesses (paths by a closure over program order), and for race-free graphs computes the
+ * final memory epoch by epoch (gets from a snapshot taken at the epoch's start, puts applied
+ * at its end). The simulator's run of the expanded graph must leave those bytes, and the
+ * compiled plan must equal the graph (exec_verify). */
+#include <stdio.h>
+#include <string.h>
+
+#include "check_main.h"
+#include "exec/sim/sim.h"
+#include "ir/format.h"
+#include "support/support.h"
+
+static uint64_t test_rand(uint64_t *s) {   /* splitmix64 */
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static cdag_graph *text_graph(const char *text) {
+  cdag_graph *g = NULL;
+  ck_assert_msg(ir_load_mem(text, strlen(text), "t", NULL, &g) == CDAG_OK, "%s", cdag_error_message());
+  return g;
+}
+
+static int load_rc(const char *text) {
+  cdag_graph *g = NULL;
+  int rc = ir_load_mem(text, strlen(text), "t", NULL, &g);
+  cdag_graph_free(&g);
+  return rc;
+}
+
+static void expect_collective(cdag_graph *g, det_kind kind) {
+  cdag_plan *p = NULL;
+  CK_OK(cdag_analyze(g, NULL, &p));
+  ck_assert_int_eq(p->ncolls, 1);
+  ck_assert_int_eq(p->colls[0].kind, kind);
+  CK_OK(exec_verify(g, p, 7, 3));
+  cdag_plan_free(&p);
+}
+
+/* upc_barrier; for i: upc_memget(dst[me].cell[chunk*i], src[i].cell[chunk*me]); upc_barrier */
+START_TEST(upc_ft_is_an_alltoall) {
+  char text[4096];
+  int n = snprintf(text, sizeof text, "num_ranks 4\n");
+  for (int r = 0; r < 4; r++) {
+    n += snprintf(text + n, sizeof text - (size_t)n, "rank %d {\n  segment 0x1000 256b\n  fence\n", r);
+    for (int i = 0; i < 4; i++)
+      n += snprintf(text + n, sizeof text - (size_t)n, "  get 64b from %d seg 0 at %d addr 0x%x\n", i, 64 * r,
+                    0x8000 + 64 * i);
+    n += snprintf(text + n, sizeof text - (size_t)n, "  fence\n}\n");
+  }
+  cdag_graph *g = text_graph(text);
+  expect_collective(g, DET_ALLTOALL);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+/* reflog co_sum on 4 images: step k gets the partner's partial sum (me xor 2^k), then, an
+   epoch later, adds it: the get must not race with the sum that overwrites what it reads. */
+START_TEST(caf_co_sum_is_an_allreduce) {
+  char text[8192];
+  int n = snprintf(text, sizeof text, "num_ranks 4\n");
+  for (int r = 0; r < 4; r++) {
+    n += snprintf(text + n, sizeof text - (size_t)n, "rank %d {\n  fence\n", r);
+    for (int k = 1; k < 4; k <<= 1)
+      n += snprintf(text + n, sizeof text - (size_t)n,
+                    "  get 32b from %d at 0x100 addr 0x200\n  fence\n  reduce 4 int64 sum in 0x200 inout 0x100\n  fence\n",
+                    r ^ k);
+    n += snprintf(text + n, sizeof text - (size_t)n, "}\n");
+  }
+  cdag_graph *g = text_graph(text);
+  expect_collective(g, DET_ALLREDUCE);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+/* Each rule, as a two-rank file; rank 1 owns the bytes 0x100.. that the accesses meet. */
+START_TEST(races_are_errors) {
+  static const struct { const char *r0, *r1; int rc; } cases[] = {
+      {"put 8b to 1 at 0x100 addr 0x10", "", CDAG_OK},
+      {"put 8b to 1 at 0x100 addr 0x10", "put 8b to 1 at 0x104 addr 0x20", CDAG_ERR_RACE},    /* two origins */
+      {"put 8b to 1 at 0x100 addr 0x10", "get 8b from 1 at 0x100 addr 0x20", CDAG_ERR_RACE},  /* put and get */
+      {"get 8b from 1 at 0x100 addr 0x10", "get 8b from 1 at 0x100 addr 0x20", CDAG_OK},      /* two reads */
+      {"get 8b from 1 at 0x100 addr 0x10", "copy 8b from 0x20 to 0x100", CDAG_ERR_RACE},      /* target writes */
+      {"get 8b from 1 at 0x100 addr 0x10", "copy 8b from 0x100 to 0x20", CDAG_OK},            /* target reads */
+      {"put 8b to 1 at 0x100 addr 0x10", "send 8b to 0 addr 0x100", CDAG_ERR_RACE},           /* target reads */
+      {"put 8b to 1 at 0x100 addr 0x10\nput 8b to 1 at 0x100 addr 0x18", "", CDAG_ERR_RACE},  /* unordered */
+      {"put 8b to 1 at 0x100 addr 0x10\ncopy 8b from 0x30 to 0x10\nput 8b to 1 at 0x100 addr 0x10", "", CDAG_OK},
+      {"put 8b to 1 at 0x100 addr 0x10\nfence\nput 8b to 1 at 0x100 addr 0x18", "fence", CDAG_OK},
+      {"get 8b from 1 at 0x100 addr 0x10\nfence", "fence\ncopy 8b from 0x20 to 0x100", CDAG_OK},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    char text[512];
+    int r0_recv = strstr(cases[k].r1, "send") != NULL;
+    snprintf(text, sizeof text, "num_ranks 2\nrank 0 {\n%s\n%s}\nrank 1 {\n%s\n}\n", cases[k].r0,
+             r0_recv ? "recv 8b from 1 addr 0x40\n" : "", cases[k].r1);
+    int rc = load_rc(text);
+    ck_assert_msg(rc == cases[k].rc, "case %zu: %d (%s)", k, rc, cdag_error_message());
+    if (rc == CDAG_ERR_RACE) ck_assert_ptr_nonnull(strstr(cdag_error_message(), "rank 0 op"));
+  }
+}
+END_TEST
+
+START_TEST(bounds_and_fences) {
+  ck_assert_int_eq(load_rc("num_ranks 2\nrank 0 {\nget 8b from 1 seg 0 at 60 addr 0\n}\nrank 1 {\nsegment 0x100 64b\n}\n"),
+                   CDAG_ERR_ARG);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "offset 60 of rank 1 segment 0"));
+  ck_assert_int_eq(load_rc("num_ranks 2\nrank 0 {\nget 8b from 1 seg 1 at 0 addr 0\n}\nrank 1 {\nsegment 0x100 64b\n}\n"),
+                   CDAG_ERR_ARG);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "never registered"));
+  CK_OK(load_rc("num_ranks 2\nrank 0 {\nget 8b from 1 seg 0 at 56 addr 0\n}\nrank 1 {\nsegment 0x100 64b\n}\n"));
+  ck_assert_int_eq(load_rc("num_ranks 2\nrank 0 {\nfence\n}\nrank 1 {\nsend 1b to 0\n}\n"), CDAG_ERR_ARG);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "fences 1 times but rank 1 0 times"));
+  /* one's own segment */
+  cdag_graph *g = text_graph("num_ranks 1\nrank 0 {\nput 8b to 0 at 0x100 addr 0x10\nfence\nget 8b from 0 at 0x100 addr 0x20\n}\n");
+  sim_mem *m;
+  CK_OK(sim_mem_create(g, &m));
+  sim_mem_fill_random(m, 3);
+  CK_OK(sim_run_graph(g, m, 0));
+  ck_assert_int_eq(memcmp(sim_mem_at(m, 0, 0x10, 8), sim_mem_at(m, 0, 0x20, 8), 8), 0);
+  sim_mem_free(m);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+START_TEST(save_and_load_again) {
+  const char *text = "num_ranks 2\nrank 0 {\n  segment 0x100 64b\n  a: put 8b to 1 seg 0 at 8 addr 0x10\n  fence\n"
+                     "  b: get 8b from 1 at 0x108 addr 0x20\n  b requires a\n}\nrank 1 {\n  segment 0x100 64b\n  fence\n}\n";
+  cdag_graph *g = text_graph(text), *h = NULL;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  CK_OK(ir_save_file(g, f));
+  fclose(f);
+  ck_assert_msg(strstr(buf, "put 8b to 1 at 0x108 addr 0x10") && strstr(buf, "fence") && !strstr(buf, "tag -"), "%s", buf);
+  ck_assert_msg(ir_load_mem(buf, len, "saved", NULL, &h) == CDAG_OK, "%s\n%s", cdag_error_message(), buf);
+  ck_assert_int_eq(h->nops, g->nops);
+  free(buf);
+  cdag_graph_free(&g);
+  cdag_graph_free(&h);
+  cdag_graph *a;   /* adding after expansion is refused, not half done */
+  CK_OK(cdag_graph_create_global(1, &a));
+  CK_OK(cdag_rank_fence(a, 0));
+  CK_OK(ir_finalize(a));
+  ck_assert_int_eq(cdag_rank_fence(a, 0), CDAG_ERR_STATE);
+  cdag_graph_free(&a);
+}
+END_TEST
+
+/* ---- random graphs against the oracle ---- */
+
+enum { O_GET, O_PUT, O_COPY, O_FENCE };
+typedef struct {
+  int kind, rank, target, epoch;
+  uint64_t local, remote, len;   /* copy: local = dst, remote = src (both on rank) */
+} oop;
+
+typedef struct {
+  int p, n;
+  oop op[160];
+} oracle;
+
+static int overlap(uint64_t a, uint64_t b, uint64_t len_a, uint64_t len_b) { return a < b + len_b && b < a + len_a; }
+
+/* Local effects of op k on its rank: up to two (addr, len, write). */
+static int local_effects(const oop *o, uint64_t *addr, uint64_t *len, int *write) {
+  switch (o->kind) {
+  case O_GET: addr[0] = o->local, len[0] = o->len, write[0] = 1; return 1;
+  case O_PUT: addr[0] = o->local, len[0] = o->len, write[0] = 0; return 1;
+  case O_COPY:
+    addr[0] = o->remote, len[0] = o->len, write[0] = 0;
+    addr[1] = o->local, len[1] = o->len, write[1] = 1;
+    return 2;
+  default: return 0;
+  }
+}
+
+static int conflict(const oop *a, const oop *b) {
+  uint64_t aa[2], al[2], ba[2], bl[2];
+  int aw[2], bw[2], na = local_effects(a, aa, al, aw), nb = local_effects(b, ba, bl, bw);
+  for (int i = 0; i < na; i++)
+    for (int j = 0; j < nb; j++)
+      if ((aw[i] || bw[j]) && overlap(aa[i], ba[j], al[i], bl[j])) return 1;
+  return 0;
+}
+
+/* A path from op a to op b (a before b, one rank) through memory conflicts. */
+static int path(const oracle *o, int a, int b) {
+  int reach[160] = {0};
+  reach[a] = 1;
+  for (int c = a + 1; c <= b; c++) {
+    if (o->op[c].rank != o->op[a].rank) continue;
+    for (int d = a; d < c && !reach[c]; d++)
+      if (reach[d] && o->op[d].rank == o->op[a].rank && conflict(&o->op[d], &o->op[c])) reach[c] = 1;
+  }
+  return reach[b];
+}
+
+typedef struct { int target, epoch, op, type; uint64_t addr, len; } acc;   /* type: 0 get 1 put 2 read 3 write */
+
+static int oracle_race(const oracle *o) {
+  acc a[400];
+  int na = 0;
+  for (int k = 0; k < o->n; k++) {
+    const oop *x = &o->op[k];
+    uint64_t ad[2], ln[2];
+    int w[2], ne = local_effects(x, ad, ln, w);
+    for (int e = 0; e < ne; e++) a[na++] = (acc){x->rank, x->epoch, k, w[e] ? 3 : 2, ad[e], ln[e]};
+    if (x->kind == O_GET || x->kind == O_PUT) a[na++] = (acc){x->target, x->epoch, k, x->kind == O_PUT, x->remote, x->len};
+  }
+  for (int i = 0; i < na; i++)
+    for (int j = i + 1; j < na; j++) {
+      const acc *p = &a[i], *q = &a[j];
+      if (p->target != q->target || p->epoch != q->epoch || !overlap(p->addr, q->addr, p->len, q->len)) continue;
+      int puts = (p->type == 1) + (q->type == 1), remote = (p->type < 2) + (q->type < 2);
+      if (!puts) {
+        if ((p->type == 0 && q->type == 3) || (p->type == 3 && q->type == 0)) return 1;
+        continue;
+      }
+      if (remote < 2) return 1;
+      if (o->op[p->op].rank != o->op[q->op].rank) return 1;
+      if (p->op != q->op && !path(o, p->op < q->op ? p->op : q->op, p->op < q->op ? q->op : p->op)) return 1;
+    }
+  return 0;
+}
+
+/* Final memory of a race-free graph, epoch by epoch, ops in the order written. */
+static void oracle_run(const oracle *o, sim_mem *m, int nepochs) {
+  for (int e = 0; e < nepochs; e++) {
+    sim_mem *snap;
+    CK_OK(sim_mem_clone(m, &snap));
+    uint8_t held[160][16];
+    for (int k = 0; k < o->n; k++) {
+      const oop *x = &o->op[k];
+      if (x->epoch != e) continue;
+      if (x->kind == O_GET) memcpy(sim_mem_at(m, x->rank, x->local, x->len), sim_mem_at(snap, x->target, x->remote, x->len), x->len);
+      if (x->kind == O_PUT) memcpy(held[k], sim_mem_at(m, x->rank, x->local, x->len), x->len);
+      if (x->kind == O_COPY) memmove(sim_mem_at(m, x->rank, x->local, x->len), sim_mem_at(m, x->rank, x->remote, x->len), x->len);
+    }
+    for (int k = 0; k < o->n; k++)
+      if (o->op[k].epoch == e && o->op[k].kind == O_PUT)
+        memcpy(sim_mem_at(m, o->op[k].target, o->op[k].remote, o->op[k].len), held[k], o->op[k].len);
+    sim_mem_free(snap);
+  }
+}
+
+/* Ops are written rank by rank; addresses fall in [0, 96) so accesses often meet. */
+static void random_oracle(oracle *o, uint64_t *seed, int *nepochs) {
+  o->p = 1 + (int)(test_rand(seed) % 4);
+  int fences = (int)(test_rand(seed) % 3);
+  *nepochs = fences + 1;
+  o->n = 0;
+  for (int r = 0; r < o->p; r++)
+    for (int e = 0; e <= fences; e++) {
+      int k = (int)(test_rand(seed) % 4);
+      for (int i = 0; i < k; i++) {
+        oop x = {(int)(test_rand(seed) % 3), r, (int)(test_rand(seed) % (uint64_t)o->p), e, 0, 0, 1 + test_rand(seed) % 8};
+        x.local = test_rand(seed) % 88;
+        x.remote = test_rand(seed) % 88;
+        if (x.kind == O_COPY && overlap(x.local, x.remote, x.len, x.len)) continue;
+        o->op[o->n++] = x;
+      }
+      if (e < fences) o->op[o->n++] = (oop){O_FENCE, r, 0, e, 0, 0, 0};
+    }
+}
+
+static cdag_graph *oracle_graph(const oracle *o) {
+  cdag_graph *g;
+  CK_OK(cdag_graph_create_global(o->p, &g));
+  for (int k = 0; k < o->n; k++) {
+    const oop *x = &o->op[k];
+    if (x->kind == O_GET) CK_OK(cdag_rank_get(g, x->rank, x->local, x->len, x->target, x->remote, NULL));
+    if (x->kind == O_PUT) CK_OK(cdag_rank_put(g, x->rank, x->local, x->len, x->target, x->remote, NULL));
+    if (x->kind == O_COPY) CK_OK(cdag_rank_copy_local(g, x->rank, x->remote, x->local, x->len, NULL));
+    if (x->kind == O_FENCE) CK_OK(cdag_rank_fence(g, x->rank));
+  }
+  for (int r = 0; r < o->p; r++) CK_OK(cdag_rank_scratch(g, r, 200, 1));   /* every rank has memory */
+  return g;
+}
+
+START_TEST(random_graphs_agree_with_the_oracle) {
+  uint64_t seed = 0x05e1f00d;
+  int clean = 0, racy = 0, trials = (int)cdag_test_iterations(3000);
+  for (int t = 0; t < trials; t++) {
+    oracle o;
+    int nepochs;
+    random_oracle(&o, &seed, &nepochs);
+    cdag_graph *g = oracle_graph(&o);
+    int rc = ir_finalize(g), race = oracle_race(&o);
+    ck_assert_msg(rc == (race ? CDAG_ERR_RACE : CDAG_OK), "trial %d: cdag %d, oracle race %d (%s)", t, rc, race,
+                  cdag_error_message());
+    if (!race) {
+      sim_mem *m, *want;
+      CK_OK(sim_mem_create(g, &m));
+      sim_mem_fill_random(m, (uint64_t)t);
+      CK_OK(sim_mem_clone(m, &want));
+      CK_OK(sim_run_graph(g, m, (uint64_t)t + 1));
+      oracle_run(&o, want, nepochs);
+      ck_assert_msg(sim_mem_compare(m, want, g, 1) == CDAG_OK, "trial %d: %s", t, cdag_error_message());
+      cdag_plan *p = NULL;
+      CK_OK(cdag_analyze(g, NULL, &p));
+      ck_assert_msg(exec_verify(g, p, (uint64_t)t, 2) == CDAG_OK, "trial %d: %s", t, cdag_error_message());
+      cdag_plan_free(&p);
+      sim_mem_free(m);
+      sim_mem_free(want);
+      clean++;
+    } else {
+      racy++;
+    }
+    cdag_graph_free(&g);
+  }
+  ck_assert_int_gt(clean, trials / 5);
+  ck_assert_int_gt(racy, trials / 5);
+}
+END_TEST
+
+Suite *cdag_onesided_suite(void) {
+  Suite *s = suite_create("onesided");
+  TCase *t = tcase_create("onesided");
+  tcase_set_timeout(t, 120);
+  tcase_add_test(t, upc_ft_is_an_alltoall);
+  tcase_add_test(t, caf_co_sum_is_an_allreduce);
+  tcase_add_test(t, races_are_errors);
+  tcase_add_test(t, bounds_and_fences);
+  tcase_add_test(t, save_and_load_again);
+  tcase_add_test(t, random_graphs_agree_with_the_oracle);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+CDAG_CHECK_MAIN(cdag_onesided_suite)
