@@ -44,6 +44,9 @@ static int exec_goal_write_deps(const cdag_graph *g, FILE *f, double copy_ns_per
 
 static int write_blocks(const cdag_graph *g, FILE *f, double copy_ns_per_byte, const int64_t *sfirst,
                         const int64_t *sorder) {
+  int32_t top = 0;   /* the tags of gets' and puts' messages (negative) follow the graph's own */
+  for (int64_t i = 0; i < g->nops; i++)
+    if ((g->kind[i] == IR_SEND || g->kind[i] == IR_RECV) && g->tag[i] > top) top = g->tag[i];
   fprintf(f, "num_ranks %d\n", g->nprocs);
   for (int32_t r = 0; r < g->nprocs; r++) {
     fprintf(f, "\nrank %d {\n", r);
@@ -52,10 +55,11 @@ static int write_blocks(const cdag_graph *g, FILE *f, double copy_ns_per_byte, c
       int kind = g->kind[op];
       int32_t cpu = g->cpu ? g->cpu[op] : -1, nic = g->nic ? g->nic[op] : -1;
       if (kind == IR_SEND || kind == IR_RECV) {
-        if (g->tag[op] < 0 || g->peer[op] < 0)
-          return cdag__error(CDAG_ERR_UNSUPPORTED, "GOAL export: rank %d op %d has a negative peer or tag", r, i);
-        fprintf(f, "l%d: %s %" PRIu64 "b %s %d tag %d", i, kind == IR_SEND ? "send" : "recv", g->bytes[op],
-                kind == IR_SEND ? "to" : "from", g->peer[op], g->tag[op]);
+        int64_t tag = g->tag[op] < 0 ? (int64_t)top - g->tag[op] : g->tag[op];
+        if (g->peer[op] < 0 || tag > INT32_MAX)
+          return cdag__error(CDAG_ERR_UNSUPPORTED, "GOAL export: rank %d op %d has a negative peer or no tag left", r, i);
+        fprintf(f, "l%d: %s %" PRIu64 "b %s %d tag %lld", i, kind == IR_SEND ? "send" : "recv", g->bytes[op],
+                kind == IR_SEND ? "to" : "from", g->peer[op], (long long)tag);
         if (cpu >= 0) fprintf(f, " cpu %d", cpu);
         if (nic >= 0) fprintf(f, " nic %d", nic);
       } else {
