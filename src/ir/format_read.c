@@ -545,8 +545,8 @@ static int read_fence(reader *r, const token *kw, const token *label) {
   return finish_op(r, rc, id, kw, label, &f);
 }
 
-/* segment ADDR SIZE: the rank's next one-sided segment */
-static int read_segment(reader *r, const token *kw) {
+/* scratch ADDR SIZE, or segment ADDR SIZE (the rank's next one-sided segment) */
+static int read_region(reader *r, const token *kw, int segment) {
   int64_t addr, bytes;
   fields f;
   int rc;
@@ -554,21 +554,9 @@ static int read_segment(reader *r, const token *kw) {
   if ((rc = num_in(r, &r->tok, 0, 0, INT64_MAX, "an address", &addr))) return rc;
   if ((rc = read_size(r, "a size in bytes (e.g. 4096b)", &bytes))) return rc;
   if ((rc = read_fields(r, 0, "end of line", &f))) return rc;
-  if ((rc = ir_add_segment(r->g, r->rank, (uint64_t)addr, (uint64_t)bytes, NULL))) return rd_wrap(r, rc, kw);
-  note_range(r, (uint64_t)addr, (uint64_t)bytes);
-  return CDAG_OK;
-}
-
-/* scratch ADDR SIZE */
-static int read_scratch(reader *r, const token *kw) {
-  int64_t addr, bytes;
-  fields f;
-  int rc;
-  if ((rc = next(r))) return rc;
-  if ((rc = num_in(r, &r->tok, 0, 0, INT64_MAX, "an address", &addr))) return rc;
-  if ((rc = read_size(r, "a size in bytes (e.g. 4096b)", &bytes))) return rc;
-  if ((rc = read_fields(r, 0, "end of line", &f))) return rc;
-  if ((rc = ir_add_scratch(r->g, r->rank, (uint64_t)addr, (uint64_t)bytes))) return rd_wrap(r, rc, kw);
+  rc = segment ? ir_add_segment(r->g, r->rank, (uint64_t)addr, (uint64_t)bytes, NULL)
+               : ir_add_scratch(r->g, r->rank, (uint64_t)addr, (uint64_t)bytes);
+  if (rc) return rd_wrap(r, rc, kw);
   note_range(r, (uint64_t)addr, (uint64_t)bytes);
   return CDAG_OK;
 }
@@ -602,10 +590,8 @@ static int read_statement(reader *r) {
     if ((rc = next(r)) || (rc = next(r))) return rc;
   } else if (is_word(ahead, "requires") || is_word(ahead, "irequires")) {
     return read_requires(r, &first);
-  } else if (is_word(&first, "scratch")) {
-    return read_scratch(r, &first);
-  } else if (is_word(&first, "segment")) {
-    return read_segment(r, &first);
+  } else if (is_word(&first, "scratch") || is_word(&first, "segment")) {
+    return read_region(r, &first, is_word(&first, "segment"));
   }
   kw = r->tok;
   if (is_word(&kw, "send")) return read_p2p(r, IR_SEND, &kw, label);

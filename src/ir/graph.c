@@ -263,6 +263,21 @@ int ir_add_calc(cdag_graph *g, int rank, uint64_t cost, int32_t *id) {
   return append(g, IR_CALC, rank, 0, 0, 0, 0, cost, id);
 }
 
+/* Room for one more (rank, address, length) region in three arrays of n used, capacity *cap. */
+static int grow_regions(int32_t **rank, uint64_t **addr, uint64_t **len, int64_t n, int64_t *cap, const char *what) {
+  if (n < *cap) return CDAG_OK;
+  int64_t c = *cap ? *cap * 2 : 16;
+  int32_t *r = grow(*rank, n, c, sizeof *r);
+  if (r) *rank = r;
+  uint64_t *a = r ? grow(*addr, n, c, sizeof *a) : NULL;
+  if (a) *addr = a;
+  uint64_t *l = a ? grow(*len, n, c, sizeof *l) : NULL;
+  if (!l) return CDAG_NOMEM(what);
+  *len = l;
+  *cap = c;
+  return CDAG_OK;
+}
+
 int ir_add_scratch(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes) {
   int rc;
   if (!g) return cdag__error(CDAG_ERR_ARG, "graph is NULL");
@@ -270,19 +285,8 @@ int ir_add_scratch(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes) {
     return cdag__error(CDAG_ERR_STATE, "graph was compiled: no scratch can be added");
   if ((rc = check_rank(g, rank, "rank"))) return rc;
   if ((rc = check_range(addr, bytes, "scratch region"))) return rc;
-  if (g->nscratch == g->scratchcap) {
-    int64_t cap = g->scratchcap ? g->scratchcap * 2 : 16;
-    int32_t *r = grow(g->scr_rank, g->nscratch, cap, sizeof *r);
-    if (!r) return CDAG_NOMEM("scratch");
-    g->scr_rank = r;
-    uint64_t *a = grow(g->scr_addr, g->nscratch, cap, sizeof *a);
-    if (!a) return CDAG_NOMEM("scratch");
-    g->scr_addr = a;
-    uint64_t *l = grow(g->scr_len, g->nscratch, cap, sizeof *l);
-    if (!l) return CDAG_NOMEM("scratch");
-    g->scr_len = l;
-    g->scratchcap = cap;
-  }
+  if ((rc = grow_regions(&g->scr_rank, &g->scr_addr, &g->scr_len, g->nscratch, &g->scratchcap, "scratch")))
+    return rc;
   if (g->state != IR_BUILDING) ir_drop_derived(g);
   g->scr_rank[g->nscratch] = rank;
   g->scr_addr[g->nscratch] = addr;
@@ -328,19 +332,7 @@ int ir_add_segment(cdag_graph *g, int rank, uint64_t base, uint64_t bytes, int *
     return cdag__error(CDAG_ERR_STATE, "graph was compiled: no segment can be added");
   if ((rc = check_rank(g, rank, "rank"))) return rc;
   if ((rc = check_range(base, bytes, "segment"))) return rc;
-  if (g->nseg == g->segcap) {
-    int64_t cap = g->segcap ? g->segcap * 2 : 8;
-    int32_t *r = grow(g->seg_rank, g->nseg, cap, sizeof *r);
-    if (!r) return CDAG_NOMEM("segments");
-    g->seg_rank = r;
-    uint64_t *b = grow(g->seg_base, g->nseg, cap, sizeof *b);
-    if (!b) return CDAG_NOMEM("segments");
-    g->seg_base = b;
-    uint64_t *l = grow(g->seg_len, g->nseg, cap, sizeof *l);
-    if (!l) return CDAG_NOMEM("segments");
-    g->seg_len = l;
-    g->segcap = cap;
-  }
+  if ((rc = grow_regions(&g->seg_rank, &g->seg_base, &g->seg_len, g->nseg, &g->segcap, "segments"))) return rc;
   int k = 0;
   for (int64_t i = 0; i < g->nseg; i++) k += g->seg_rank[i] == rank;
   if (g->state != IR_BUILDING) ir_drop_derived(g);

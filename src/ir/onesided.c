@@ -112,7 +112,7 @@ static int segment_index(const cdag_graph *g, int32_t **sstart, int64_t **sidx) 
   return CDAG_OK;
 }
 
-/* The target's side of one-sided op i (already resolved to address a): its key. */
+/* The program-order key of the target's side of one-sided op i (at an edge of its epoch). */
 static int64_t partner_key(const cdag_graph *g, int64_t i, const epochs *e, int64_t n) {
   int t = g->peer[i], E = e->epoch[i];
   if (g->kind[i] == IR_GET) return E == 0 ? 0 : 4 * (int64_t)e->fid[e->fstart[t] + E - 1] + 3;

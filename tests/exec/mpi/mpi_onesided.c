@@ -21,11 +21,20 @@ static void fill(int64_t *v, int n, int rank, int it) {
   for (int i = 0; i < n; i++) v[i] = 1000000 * it + 1000 * rank + i;
 }
 
+/* *g compiled with default options (NULL on failure, said), then freed. */
+static cdag_schedule *compiled(cdag_graph **g, int R) {
+  cdag_schedule *s = NULL;
+  int rc = cdag_compile(*g, NULL, &s);
+  if (rc) fprintf(stderr, "rank %d: %s\n", R, cdag_error_message());
+  EXPECT(rc == CDAG_OK);
+  cdag_graph_free(g);
+  return s;
+}
+
 /* dst[CHUNK * i ..] = src of rank i at [CHUNK * me ..], by cdag and by MPI RMA. */
 static void ft_transpose(int P, int R) {
   int64_t src[8 * CHUNK], dst[8 * CHUNK], ref[8 * CHUNK];
   cdag_graph *g = NULL;
-  cdag_schedule *s = NULL;
   int seg = -1;
   EXPECT(cdag_graph_create(MPI_COMM_WORLD, &g) == CDAG_OK);
   EXPECT(cdag_segment(g, src, sizeof src, &seg) == CDAG_OK && seg == 0);
@@ -33,10 +42,7 @@ static void ft_transpose(int P, int R) {
   for (int i = 0; i < P; i++)
     EXPECT(cdag_get(g, dst + CHUNK * i, CHUNK * sizeof *dst, i, seg, (size_t)(CHUNK * R) * sizeof *src, NULL) == CDAG_OK);
   EXPECT(cdag_fence(g) == CDAG_OK);
-  int rc = cdag_compile(g, NULL, &s);
-  if (rc) fprintf(stderr, "rank %d: %s\n", R, cdag_error_message());
-  EXPECT(rc == CDAG_OK);
-  cdag_graph_free(&g);
+  cdag_schedule *s = compiled(&g, R);
   MPI_Win w;
   MPI_Win_create(src, sizeof src, sizeof *src, MPI_INFO_NULL, MPI_COMM_WORLD, &w);
   for (int it = 0; it < 3 && s; it++) {
@@ -57,16 +63,12 @@ static void halo_puts(int P, int R) {
   int64_t u[N + 2 * HALO], ref[N + 2 * HALO];
   int left = (R + P - 1) % P, right = (R + 1) % P, seg = -1;
   cdag_graph *g = NULL;
-  cdag_schedule *s = NULL;
   EXPECT(cdag_graph_create(MPI_COMM_WORLD, &g) == CDAG_OK);
   EXPECT(cdag_segment(g, u, sizeof u, &seg) == CDAG_OK);
   EXPECT(cdag_put(g, u + HALO, HALO * sizeof *u, left, seg, (N + HALO) * sizeof *u, NULL) == CDAG_OK);
   EXPECT(cdag_put(g, u + N, HALO * sizeof *u, right, seg, 0, NULL) == CDAG_OK);
   EXPECT(cdag_fence(g) == CDAG_OK);
-  int rc = cdag_compile(g, NULL, &s);
-  if (rc) fprintf(stderr, "rank %d: %s\n", R, cdag_error_message());
-  EXPECT(rc == CDAG_OK);
-  cdag_graph_free(&g);
+  cdag_schedule *s = compiled(&g, R);
   MPI_Win w;
   MPI_Win_create(ref, sizeof ref, sizeof *ref, MPI_INFO_NULL, MPI_COMM_WORLD, &w);
   for (int it = 0; it < 3 && s; it++) {
