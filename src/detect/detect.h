@@ -99,6 +99,8 @@ struct cdag_plan {
   int64_t nsnaps;   det_range *snaps;   /* snapshots, sorted by (rank, addr) */
   /* report */
   int64_t nops_kind[IR_NKINDS];
+  int64_t nonesided[3];                 /* gets, puts and fences as written (their messages and
+                                           calcs of 0 count in nops_kind too) */
   double sec_match, sec_dataflow, sec_detect;
   int barrier;                          /* a barrier over all ranks was detected */
   int as_written;                       /* exact_float: a floating-point reduction combines 3 or

@@ -78,6 +78,10 @@ static void report_text(const cdag_plan *p, FILE *f) {
   fprintf(f, "graph: %d ranks, %lld send, %lld recv, %lld reduce, %lld copy, %lld calc\n", p->nprocs,
           (long long)p->nops_kind[IR_SEND], (long long)p->nops_kind[IR_RECV], (long long)p->nops_kind[IR_REDUCE],
           (long long)p->nops_kind[IR_COPY], (long long)p->nops_kind[IR_CALC]);
+  const int64_t *os = p->nonesided;
+  if (os[0] || os[1] || os[2])
+    fprintf(f, "one-sided: %lld gets, %lld puts, %lld fences (counted above as the messages and calcs of 0 they "
+            "became)\n", (long long)os[0], (long long)os[1], (long long)os[2]);
   fprintf(f, "sst: %lld transfers, %lld reductions, %lld splits; snapshots: %lld ranges (%llu B)\n",
           (long long)p->sst->nxfers, (long long)p->sst->nreds, (long long)p->sst->splits, (long long)p->nsnaps,
           (unsigned long long)snapshot_bytes(p));
@@ -114,6 +118,9 @@ static void report_json(const cdag_plan *p, FILE *f) {
   fprintf(f, "  \"ops\": {\"send\": %lld, \"recv\": %lld, \"reduce\": %lld, \"copy\": %lld, \"calc\": %lld},\n",
           (long long)p->nops_kind[IR_SEND], (long long)p->nops_kind[IR_RECV], (long long)p->nops_kind[IR_REDUCE],
           (long long)p->nops_kind[IR_COPY], (long long)p->nops_kind[IR_CALC]);
+  if (p->nonesided[0] || p->nonesided[1] || p->nonesided[2])
+    fprintf(f, "  \"onesided\": {\"get\": %lld, \"put\": %lld, \"fence\": %lld},\n", (long long)p->nonesided[0],
+            (long long)p->nonesided[1], (long long)p->nonesided[2]);
   fprintf(f, "  \"sst\": {\"transfers\": %lld, \"reductions\": %lld, \"splits\": %lld},\n", (long long)p->sst->nxfers,
           (long long)p->sst->nreds, (long long)p->sst->splits);
   fprintf(f, "  \"collectives\": [");

@@ -103,7 +103,11 @@ int cdag_analyze(cdag_graph *g, const cdag_options *o, cdag_plan **p) {
   (*p)->sec_match = t1 - t0;
   (*p)->sec_dataflow = t2 - t1;
   (*p)->sec_detect = t3 - t2;
-  for (int64_t i = 0; i < g->nops; i++) (*p)->nops_kind[g->kind[i]]++;
+  for (int64_t i = 0; i < g->nops; i++) {
+    (*p)->nops_kind[g->kind[i]]++;
+    int os = g->os ? g->os[i] : IR_OS_NONE;
+    if (os >= IR_OS_GET && os <= IR_OS_FENCE) (*p)->nonesided[os - IR_OS_GET]++;
+  }
   return CDAG_OK;
 }
 

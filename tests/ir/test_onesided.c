@@ -59,6 +59,17 @@ START_TEST(upc_ft_is_an_alltoall) {
   }
   cdag_graph *g = text_graph(text);
   expect_collective(g, DET_ALLTOALL);
+  cdag_plan *p = NULL;   /* the report names what was written */
+  CK_OK(cdag_analyze(g, NULL, &p));
+  ck_assert(p->nonesided[0] == 16 && p->nonesided[1] == 0 && p->nonesided[2] == 8);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  CK_OK(cdag_plan_report(p, f, 1));
+  fclose(f);
+  ck_assert_msg(strstr(buf, "\"onesided\": {\"get\": 16, \"put\": 0, \"fence\": 8}"), "%s", buf);
+  free(buf);
+  cdag_plan_free(&p);
   cdag_graph_free(&g);
 }
 END_TEST
