@@ -17,6 +17,41 @@
 
 #include "exec/mpi/schedule.h"
 
+/* The part of rank r whose ops are its own graph's (ids base[r].., in its program order):
+   their tags, packed at the rank's start of tag. */
+static int own_part(const cdag_graph *gg, const int64_t *base, int r, int32_t *tag, wire_buf *part) {
+  int64_t ntags = 0;
+  for (int64_t op = base[r]; op < base[r + 1]; op++)
+    if (gg->kind[op] == IR_SEND || gg->kind[op] == IR_RECV) tag[base[r] + ntags++] = tag[op];
+  return part_graph_write(part, base[r + 1] - base[r], tag + base[r], ntags, NULL);
+}
+
+/* The part of rank r of a graph whose one-sided ops were expanded: the rank also runs the
+   targets' sides its own graph lacks, so the part carries its ops, in program order (tags
+   0: the part's own tags pair them), with its explicit dependencies. */
+static int expanded_part(const cdag_graph *gg, int r, const int32_t *tag, wire_buf *part) {
+  int32_t lo = gg->rank_start[r], n = gg->rank_start[r + 1] - lo, *tags = malloc((size_t)(n ? n : 1) * sizeof *tags);
+  cdag_graph *tg = NULL;
+  wire_buf ops = {0};
+  int64_t ntags = 0;
+  int rc = tags ? ir_graph_new(gg->nprocs, r, &tg) : CDAG_NOMEM("baseline part");
+  for (int32_t k = 0; !rc && k < n; k++) {
+    int32_t op = gg->rank_ops[lo + k];
+    int p2p = gg->kind[op] == IR_SEND || gg->kind[op] == IR_RECV;
+    if (p2p) tags[ntags++] = tag[op];
+    rc = ir_append(tg, gg->kind[op], r, gg->peer[op], p2p ? 0 : gg->tag[op], gg->addr[op], gg->addr2 ? gg->addr2[op] : 0,
+                   gg->bytes[op], NULL);
+  }
+  for (int64_t d = 0; !rc && d < gg->ndeps; d++)
+    if (gg->rank[gg->dep[2 * d]] == r) rc = ir_add_dep(tg, gg->pos[gg->dep[2 * d]], gg->pos[gg->dep[2 * d + 1]], 0);
+  if (!rc) rc = wire_encode_rank(tg, &ops);
+  if (!rc) rc = part_graph_write(part, n, tags, ntags, &ops);
+  wire_free(&ops);
+  ir_graph_free(tg);
+  free(tags);
+  return rc;
+}
+
 int sched_parts_from_graph(const cdag_graph *gg, const match_result *m, const int64_t *base, int64_t tag_ub,
                            wire_buf *parts) {
   int64_t *next = calloc((size_t)gg->nprocs, sizeof *next);
@@ -39,12 +74,8 @@ int sched_parts_from_graph(const cdag_graph *gg, const match_result *m, const in
     for (int32_t k = gg->rank_start[r]; k < gg->rank_start[r + 1]; k++)
       if (gg->kind[gg->rank_ops[k]] == IR_SEND) next[gg->peer[gg->rank_ops[k]]] = 0;
   }
-  for (int r = 0; !rc && r < gg->nprocs; r++) {  /* the rank's tags, in op order, packed at its start */
-    int64_t ntags = 0;
-    for (int64_t op = base[r]; op < base[r + 1]; op++)
-      if (gg->kind[op] == IR_SEND || gg->kind[op] == IR_RECV) tag[base[r] + ntags++] = tag[op];
-    rc = part_graph_write(&parts[r], base[r + 1] - base[r], tag + base[r], ntags);
-  }
+  for (int r = 0; !rc && r < gg->nprocs; r++)
+    rc = gg->nwritten ? expanded_part(gg, r, tag, &parts[r]) : own_part(gg, base, r, tag, &parts[r]);
   free(next);
   free(tag);
   return rc;
@@ -126,13 +157,26 @@ int engine_clone(sched_engine *e, const sched_engine *from) {
   return CDAG_OK;
 }
 
+/* The rank's ops as the part carries them (a graph of their own, under this rank). */
+static int part_ops_graph(const cdag_schedule *s, const sched_part *part, cdag_graph **g) {
+  int sender = -1, rc = ir_graph_new(s->nprocs, -1, g);
+  if (!rc) rc = wire_decode_rank(*g, part->ops, part->ops_len, &sender);
+  if (!rc && sender != s->rank)
+    rc = cdag__error(CDAG_ERR_FORMAT, "rank %d: baseline schedule carries the ops of rank %d", s->rank, sender);
+  return rc;
+}
+
 int engine_build(cdag_schedule *s, cdag_graph *g, const sched_part *part) {
   sched_engine *e = &s->eng;
   int64_t n = part->nops, ntags = 0;
-  if (g && n != g->nops)
-    return cdag__error(CDAG_ERR_FORMAT, "rank %d: baseline schedule names %lld ops, graph has %lld", s->rank,
-                       (long long)n, (long long)g->nops);
-  int rc = g ? engine_copy_graph(e, g) : CDAG_OK;
+  cdag_graph *carried = NULL;
+  int rc = part->ops ? part_ops_graph(s, part, &carried) : CDAG_OK;
+  if (carried) g = carried;
+  if (!rc && g && n != g->nops)
+    rc = cdag__error(CDAG_ERR_FORMAT, "rank %d: baseline schedule names %lld ops, graph has %lld", s->rank,
+                     (long long)n, (long long)g->nops);
+  if (!rc && g) rc = engine_copy_graph(e, g);
+  ir_graph_free(carried);
   if (rc) return rc;
   s->reqs = malloc((size_t)(n ? n : 1) * sizeof *s->reqs);
   if (!s->reqs) return CDAG_NOMEM("requests");

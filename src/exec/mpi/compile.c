@@ -254,11 +254,7 @@ static int graph_parts(compile_ctx *x, cdag_graph *gg, const int64_t *base) {
   match_result m = {0};
   int flag = 0, *ub = NULL, rc;
   MPI_Comm_get_attr(x->comm, MPI_TAG_UB, &ub, &flag);
-  if ((rc = ir_finalize(gg))) return rc;
-  if (gg->nwritten)   /* each rank would run its own ops, but the targets' sides exist only here */
-    return cdag__error(CDAG_ERR_UNSUPPORTED, "a graph with one-sided operations runs compiled only: running it as "
-                       "written (detect = 0, exact_float, user-defined MPI_Ops) is not supported yet");
-  if ((rc = match_run(gg, &m))) return rc;
+  if ((rc = ir_finalize(gg)) || (rc = match_run(gg, &m))) return rc;
   rc = sched_parts_from_graph(gg, &m, base, flag && ub ? *ub : 32767, x->parts);
   match_free(&m);
   return rc;

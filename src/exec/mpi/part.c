@@ -318,12 +318,23 @@ void part_writer_free(part_writer *w) {
   wire_free(&w->reds);
 }
 
-int part_graph_write(wire_buf *out, int64_t nops, const int32_t *tags, int64_t ntags) {
+int part_graph_write(wire_buf *out, int64_t nops, const int32_t *tags, int64_t ntags, const wire_buf *ops) {
   put_header(out, PART_GRAPH);
   wire_put_u(out, (uint64_t)nops);
   wire_put_u(out, (uint64_t)ntags);
   for (int64_t k = 0; k < ntags; k++) wire_put_u(out, (uint64_t)tags[k]);
+  wire_put_u(out, ops ? (uint64_t)ops->len : 0);
+  if (ops) wire_put_bytes(out, ops->buf, ops->len);
   return wire_done(out);
+}
+
+/* A fresh copy of n elements (NULL when n is 0); *ok cleared when out of memory. */
+static void *dup_array(const void *a, int64_t n, size_t elem, int *ok) {
+  if (!n) return NULL;
+  void *c = malloc((size_t)n * elem);
+  if (c) memcpy(c, a, (size_t)n * elem);
+  else *ok = 0;
+  return c;
 }
 
 static int read_graph(sched_part *p, wire_reader *r) {
@@ -338,7 +349,13 @@ static int read_graph(sched_part *p, wire_reader *r) {
     if (r->failed || t > INT32_MAX) return bad("tag");
     p->tags[k] = (int32_t)t;
   }
-  return CDAG_OK;
+  uint64_t len = wire_get_u(r);
+  const uint8_t *ops = r->failed || len > (uint64_t)(r->end - r->p) ? NULL : wire_get_bytes(r, (int64_t)len);
+  if (!ops) return bad("graph ops");
+  int ok = 1;
+  p->ops_len = (int64_t)len;
+  p->ops = dup_array(ops, p->ops_len, 1, &ok);
+  return ok ? CDAG_OK : CDAG_NOMEM("schedule ops");
 }
 
 static int read_model(sched_part *p, wire_reader *r) {
@@ -384,19 +401,11 @@ int part_read(const uint8_t *buf, int64_t len, int nprocs, sched_part *p) {
   return rc;
 }
 
-/* A fresh copy of n elements (NULL when n is 0); *ok cleared when out of memory. */
-static void *dup_array(const void *a, int64_t n, size_t elem, int *ok) {
-  if (!n) return NULL;
-  void *c = malloc((size_t)n * elem);
-  if (c) memcpy(c, a, (size_t)n * elem);
-  else *ok = 0;
-  return c;
-}
-
 int part_clone(const sched_part *from, sched_part *to) {
   int ok = 1;
   *to = *from;
   to->tags = dup_array(from->tags, from->ntags, sizeof *from->tags, &ok);
+  to->ops = dup_array(from->ops, from->ops_len, 1, &ok);
   to->pieces = dup_array(from->pieces, from->npieces, sizeof *from->pieces, &ok);
   to->slots = dup_array(from->slots, from->nslots, sizeof *from->slots, &ok);
   to->colls = dup_array(from->colls, from->ncolls, sizeof *from->colls, &ok);
@@ -416,7 +425,7 @@ int part_clone(const sched_part *from, sched_part *to) {
 }
 
 void part_free(sched_part *p) {
-  free(p->tags); free(p->pieces); free(p->slots); free(p->colls); free(p->members); free(p->map);
+  free(p->tags); free(p->ops); free(p->pieces); free(p->slots); free(p->colls); free(p->members); free(p->map);
   free(p->counts); free(p->out); free(p->in); free(p->copies); free(p->reds); free(p->contribs);
   memset(p, 0, sizeof *p);
 }

@@ -10,7 +10,10 @@
  * zigzag (signed) one, (f) a double's 64 bits. Counts come before the records they count.
  *
  *   part   := MAGIC VERSION mode (graph | plan)
- *   graph  := nops tag*                 one tag per send and recv of the rank, in op order
+ *   graph  := nops tag* nbytes byte*    one tag per send and recv of the rank, in op order;
+ *                                       bytes: empty, or the rank's ops themselves (ir/wire.h,
+ *                                       when the graph's one-sided ops gave it ops the
+ *                                       rank's own graph lacks)
  *   plan   := model ncolls coll* nout pair* nin pair* ncopies copy* redsize nreds red*
  *   model  := alpha(f) beta(f) blocks   the cost model of cdag's kernels, the same on every rank
  *   coll   := method kind type op rootm(s) setid(s) n member*n (only when setid >= 0)
@@ -27,7 +30,8 @@
  *   red    := dst count type op n (off mult)*n   dst = op over contributions at off in the
  *                                       reduction buffer, each counted mult times
  *
- * Versions: 1 had no version field and no model; 2 adds both; 3 adds the pair's tag. A reader refuses every other
+ * Versions: 1 had no version field and no model; 2 adds both; 3 adds the pair's tag; 4 the
+ * graph's ops. A reader refuses every other
  * version with CDAG_ERR_FORMAT naming the two versions, so ranks running different builds of
  * the library fail together instead of misreading each other. Decoding checks every count
  * and bound: a corrupt part is CDAG_ERR_FORMAT, never a crash. Cost: O(part bytes). */
@@ -39,7 +43,7 @@
 #include "ir/wire.h"
 
 #define PART_MAGIC 0xcd5cu
-#define PART_VERSION 3u
+#define PART_VERSION 4u
 /* Tags of residual messages: 0 .. PART_TAGS-1 (below cdag's kernels' tags, kernel.h) */
 #define PART_TAGS (KERN_MAX_ALONE + 1)
 
@@ -71,6 +75,7 @@ typedef struct {
   int mode;                      /* PART_GRAPH or PART_PLAN */
   /* graph */
   int64_t nops, ntags;  int32_t *tags;
+  uint8_t *ops;  int64_t ops_len;   /* the rank's ops (wire encoding), or none: its graph's */
   /* plan */
   kern_model model;
   part_piece *pieces;    int64_t npieces, cap_pieces;
@@ -120,7 +125,8 @@ void part_contrib_put(part_writer *w, uint64_t off, uint32_t mult);
 int part_assemble(const part_writer *w, const kern_model *m, wire_buf *out);
 void part_writer_free(part_writer *w);
 
-/* A graph part: nops ops, the tags of its sends and recvs. */
-int part_graph_write(wire_buf *out, int64_t nops, const int32_t *tags, int64_t ntags);
+/* A graph part: nops ops, the tags of its sends and recvs, and the ops themselves when ops
+   is not NULL (a rank encoding, wire_encode_rank). */
+int part_graph_write(wire_buf *out, int64_t nops, const int32_t *tags, int64_t ntags, const wire_buf *ops);
 
 #endif

@@ -103,13 +103,21 @@ END_TEST
 START_TEST(graph_part_round_trip) {
   int32_t tags[] = {0, 5, 32767, 1};
   wire_buf out = {0};
-  ck_assert_int_eq(part_graph_write(&out, 9, tags, 4), CDAG_OK);
+  ck_assert_int_eq(part_graph_write(&out, 9, tags, 4, NULL), CDAG_OK);
   sched_part p;
   ck_assert_int_eq(part_read(out.buf, out.len, 2, &p), CDAG_OK);
-  ck_assert(p.mode == PART_GRAPH && p.nops == 9 && p.ntags == 4);
+  ck_assert(p.mode == PART_GRAPH && p.nops == 9 && p.ntags == 4 && p.ops == NULL);
   for (int k = 0; k < 4; k++) ck_assert_int_eq(p.tags[k], tags[k]);
   part_free(&p);
   wire_free(&out);
+  wire_buf ops = {0};   /* with the rank's ops carried along */
+  wire_put_bytes(&ops, "\x01\x02\x03", 3);
+  ck_assert_int_eq(part_graph_write(&out, 9, tags, 4, &ops), CDAG_OK);
+  ck_assert_int_eq(part_read(out.buf, out.len, 2, &p), CDAG_OK);
+  ck_assert(p.ops_len == 3 && memcmp(p.ops, "\x01\x02\x03", 3) == 0);
+  part_free(&p);
+  wire_free(&out);
+  wire_free(&ops);
 }
 END_TEST
 
