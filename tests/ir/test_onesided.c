@@ -142,6 +142,19 @@ START_TEST(bounds_and_fences) {
 }
 END_TEST
 
+/* Fences that no transfer needs cost nothing: a get and two fences after it keep one
+   message, and no sync for the fences. */
+START_TEST(fences_alone_cost_nothing) {
+  cdag_graph *g = text_graph("num_ranks 3\nrank 0 {\nget 8b from 1 at 0x100 addr 0x10\nfence\nfence\n}\n"
+                             "rank 1 {\nfence\nfence\n}\nrank 2 {\nfence\nfence\n}\n");
+  cdag_plan *p = NULL;
+  CK_OK(cdag_analyze(g, NULL, &p));
+  ck_assert(p->ncolls == 0 && p->nxfers == 1 && p->nsyncs == 0 && !p->barrier);
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
+}
+END_TEST
+
 START_TEST(save_and_load_again) {
   const char *text = "num_ranks 2\nrank 0 {\n  segment 0x100 64b\n  a: put 8b to 1 seg 0 at 8 addr 0x10\n  fence\n"
                      "  b: get 8b from 1 at 0x108 addr 0x20\n  b requires a\n}\nrank 1 {\n  segment 0x100 64b\n  fence\n}\n";
@@ -341,6 +354,7 @@ Suite *cdag_onesided_suite(void) {
   tcase_add_test(t, caf_co_sum_is_an_allreduce);
   tcase_add_test(t, races_are_errors);
   tcase_add_test(t, bounds_and_fences);
+  tcase_add_test(t, fences_alone_cost_nothing);
   tcase_add_test(t, save_and_load_again);
   tcase_add_test(t, random_graphs_agree_with_the_oracle);
   suite_add_tcase(s, t);
