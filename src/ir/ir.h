@@ -152,6 +152,29 @@ int ir_onesided_expand(cdag_graph *g);
    touching bytes a put writes: CDAG_ERR_RACE naming both ops. O(n log n) for graphs
    without races, plus the path searches between one origin's overlapping accesses. */
 int ir_onesided_races(const cdag_graph *g);
+/* Completions (the `wait` field and statement): a join op orders every later op of its rank
+   after it (ir_finalize adds one edge per op, to the latest join before it). ir_add_wait
+   appends a zero-cost join (a calc of 0) that requires ops[0..n), all of `rank`. */
+int ir_set_join(cdag_graph *g, int32_t op);
+int ir_add_wait(cdag_graph *g, int rank, const int32_t *ops, int n, int32_t *id);
+
+/* Native collectives (collective.c), as a recording writes them. Communicator `comm` >= 1
+   lists its members in communicator-rank order (ranks of the graph, distinct); 0 is every
+   rank. ir_add_coll appends rank's part of one call: kind IR_COLL_*, root a rank of the graph
+   (-1 for unrooted kinds), in/out addresses (in == out: in place), count bytes per block
+   (block kinds) or elements (reductions, of cdag_type type and cdag_reduce_op rop). The k-th
+   call on a communicator of every member is one collective. ir_finalize checks the members
+   agree (kind, root, count, type, op; CDAG_ERR_FORMAT naming both ops otherwise) and writes
+   each call out as the messages of a flat algorithm (g->coll marks them), before one-sided
+   expansion. Each call is a join. */
+enum { IR_COLL_BARRIER, IR_COLL_BCAST, IR_COLL_GATHER, IR_COLL_SCATTER, IR_COLL_ALLGATHER,
+       IR_COLL_ALLTOALL, IR_COLL_REDUCE, IR_COLL_ALLREDUCE, IR_COLL_REDUCE_SCATTER_BLOCK,
+       IR_COLL_NKINDS };
+const char *ir_coll_name(int kind);        /* "bcast", ...; NULL out of range */
+int ir_coll_kind(const char *name, size_t len);  /* IR_COLL_* or -1 */
+int ir_add_comm(cdag_graph *g, int comm, const int32_t *ranks, int n);
+int ir_add_coll(cdag_graph *g, int rank, int kind, int comm, int root, uint64_t in, uint64_t out,
+                uint64_t count, int type, int rop, int32_t *id);
 /* An explicit dependency; both ops of one rank. ordered=1 also requires before to precede
    after in program order (the API's rule); files pass 0. */
 int ir_add_dep(cdag_graph *g, int64_t before, int64_t after, int ordered);
