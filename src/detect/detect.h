@@ -107,6 +107,13 @@ struct cdag_plan {
                                            more values, whose order the plan cannot keep: the
                                            graph runs as written (a note says so) */
   char **notes;   int64_t nnotes;       /* why notable patterns were not rewritten */
+  /* native collectives (graphs with calls, native.c): per collective, 1 when the program
+     called it (its bytes were written by a native call's messages), else NULL; calls by
+     kind (IR_COLL_*); residual transfers that native calls delivered */
+  uint8_t *native;
+  int64_t native_calls[IR_COLL_NKINDS];
+  int64_t native_residual;
+  uint64_t native_residual_bytes;
   det_choice *choices;                  /* per collective, or NULL (not chosen: not reported) */
   /* How the residual messages run, chosen with the collectives (exec's cost model): per
      pair of ranks, pieces up to pack_limit bytes share one message, larger ones travel

@@ -196,7 +196,8 @@ int ir_add_wait(cdag_graph *g, int rank, const int32_t *ops, int n, int32_t *id)
 /* Native collectives (collective.c), as a recording writes them. Communicator `comm` >= 1
    lists its members in communicator-rank order (ranks of the graph, distinct); 0 is every
    rank. ir_add_coll appends rank's part of one call: kind IR_COLL_*, root a rank of the graph
-   (-1 for unrooted kinds), in/out addresses (in == out: in place), count bytes per block
+   (-1 for unrooted kinds), in/out addresses (in == out: in place; bcast's buffer is out),
+   count bytes per block
    (block kinds) or elements (reductions, of cdag_type type and cdag_reduce_op rop). The k-th
    call on a communicator of every member is one collective. ir_finalize checks the members
    agree (kind, root, count, type, op; CDAG_ERR_FORMAT naming both ops otherwise) and writes
