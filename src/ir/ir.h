@@ -81,6 +81,8 @@ struct cdag_graph {
   int32_t state;         /* IR_BUILDING, IR_FINAL (derived view valid), IR_COMPILED */
   void *exec;            /* src/exec's data for distributed graphs (the communicator) */
   void (*exec_free)(void *exec); /* frees exec with the graph */
+  void *(*exec_alloc)(cdag_graph *g, size_t bytes); /* memory that lives as long as the graph
+                                                       and its schedules (NULL: the graph's own) */
 
   /* ops (struct of arrays, capacity cap) */
   int64_t nops, cap;
