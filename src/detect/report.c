@@ -107,6 +107,9 @@ static void report_text(const cdag_plan *p, FILE *f) {
   if (os[0] || os[1] || os[2])
     fprintf(f, "one-sided: %lld gets, %lld puts, %lld fences (counted above as the messages and calcs of 0 they "
             "became)\n", (long long)os[0], (long long)os[1], (long long)os[2]);
+  fprintf(f, "volume: received per process max %llu B, mean %.0f B", (unsigned long long)p->volume_max, p->volume_mean);
+  if (p->bound) fprintf(f, "; lower bound %llu B (max/bound %.3f)", (unsigned long long)p->bound, (double)p->volume_max / (double)p->bound);
+  fputc('\n', f);
   fprintf(f, "sst: %lld transfers, %lld reductions, %lld splits; snapshots: %lld ranges (%llu B)\n",
           (long long)p->sst->nxfers, (long long)p->sst->nreds, (long long)p->sst->splits, (long long)p->nsnaps,
           (unsigned long long)snapshot_bytes(p));
@@ -147,6 +150,8 @@ static void report_json(const cdag_plan *p, FILE *f) {
   if (p->nonesided[0] || p->nonesided[1] || p->nonesided[2])
     fprintf(f, "  \"onesided\": {\"get\": %lld, \"put\": %lld, \"fence\": %lld},\n", (long long)p->nonesided[0],
             (long long)p->nonesided[1], (long long)p->nonesided[2]);
+  fprintf(f, "  \"volume\": {\"max\": %llu, \"mean\": %.1f},\n", (unsigned long long)p->volume_max, p->volume_mean);
+  if (p->bound) fprintf(f, "  \"bound\": %llu,\n", (unsigned long long)p->bound);
   fprintf(f, "  \"sst\": {\"transfers\": %lld, \"reductions\": %lld, \"splits\": %lld},\n", (long long)p->sst->nxfers,
           (long long)p->sst->nreds, (long long)p->sst->splits);
   fprintf(f, "  \"collectives\": [");

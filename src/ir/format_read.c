@@ -840,6 +840,16 @@ static int read_num_ranks(reader *r) {
   return CDAG_OK;
 }
 
+/* bound B: the generator's lower bound on bytes received per process */
+static int read_bound(reader *r) {
+  int64_t b;
+  fields f;
+  int rc = read_size(r, "a number of bytes", &b);
+  if (!rc) rc = read_fields(r, 0, "end of line", &f);
+  if (!rc) r->g->bound = (uint64_t)b;
+  return rc;
+}
+
 /* comm C ranks R0 R1 ...   (members in communicator-rank order) */
 static int read_comm(reader *r) {
   token kw = r->tok;
@@ -878,6 +888,7 @@ static int read_file_body(reader *r) {
         if (is_word(&r->tok, "num_ranks")) rc = read_num_ranks(r);
         else if (is_word(&r->tok, "rank")) rc = read_rank(r);
         else if (is_word(&r->tok, "comm") && r->g) rc = read_comm(r);
+        else if (is_word(&r->tok, "bound") && r->g) rc = read_bound(r);
         else rc = expected(r, &r->tok, r->g ? "'rank'" : "'num_ranks'");
         if (rc) return rc;
     }

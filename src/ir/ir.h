@@ -131,6 +131,10 @@ struct cdag_graph {
   void **coll_mem;             /* distributed graphs: the calls' scratch memory */
   int64_t ncoll_mem, coll_memcap;
 
+  /* A lower bound on the bytes any process must receive, stated by the generator that wrote
+     the graph (`bound` in files; 0: none); reports put it beside the measured volume. */
+  uint64_t bound;
+
   /* scratch regions, as added */
   int64_t nscratch, scratchcap;
   int32_t *scr_rank;
