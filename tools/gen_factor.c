@@ -272,7 +272,7 @@ static int64_t default_layers(int64_t p) {
 int gen_factor(const char *name, int cholesky, int argc, char **argv) {
   lu_gen x = {.cholesky = cholesky};
   const char *out = "-";
-  for (int i = 0; i < argc; i++) {
+  for (int i = 0; i < argc; i += 2) {   /* every option takes a value */
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     int bad = 0;
     if (strcmp(a, "--n") == 0) bad = arg_num(v, &x.n);
@@ -285,7 +285,6 @@ int gen_factor(const char *name, int cholesky, int argc, char **argv) {
       fprintf(stderr, "usage: cdag gen %s --n N --p P [--c C] [--v V] [-o FILE]\n", name);
       return 2;
     }
-    i++;
   }
   if (!x.c) x.c = default_layers(x.p);
   int rc = check_shape(&x);

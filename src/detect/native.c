@@ -70,9 +70,7 @@ static int32_t wm_find(const writer_map *w, uint64_t addr) {
 }
 
 static void wm_free(writer_map *w) {
-  Word_t freed;
-  JLFA(freed, w->map);
-  (void)freed;
+  JudyLFreeArray(&w->map, PJE0);
   free(w->end);
   free(w->op);
 }

@@ -455,9 +455,7 @@ int ir_coll_check(const cdag_graph *g) {
     k[i] = (call_key){c->comm, 0, member_of(g, c->comm, g->rank[c->op]), i};
     rc = seq_of(&seq, c->comm, g->rank[c->op], &k[i].seq);
   }
-  Word_t freed;
-  JLFA(freed, seq);
-  (void)freed;
+  JudyLFreeArray(&seq, PJE0);
   if (!rc) qsort(k, (size_t)g->ncalls, sizeof *k, call_key_cmp);
   for (int64_t i = 0; i < g->ncalls && !rc;) {
     const int32_t *ranks;
