@@ -431,6 +431,19 @@ static int touch_op(conflict_map *m, const footprint *f, int32_t i) {
   return f->wr != UINT64_MAX ? touch_write(m, f->wr, f->wr + f->len, i) : CDAG_OK;
 }
 
+/* Joins (collective.c): op i depends on the rank's latest join before it; a JOIN_ALL op
+   also on the ops of its own call since that join (its messages). One edge per op, plus
+   one per message of a call. */
+static int join_edges(const cdag_graph *g, conflict_map *m, int32_t *last_join, int32_t i) {
+  int32_t op = m->ops[i];
+  int rc = *last_join >= 0 ? add_edge(m, *last_join, i) : CDAG_OK;
+  if (g->join[op] == IR_JOIN_ALL && g->call)
+    for (int32_t p = i - 1; p > *last_join && rc == CDAG_OK && g->call[m->ops[p]] == g->call[op]; p--)
+      rc = add_edge(m, p, i);
+  if (g->join[op]) *last_join = i;
+  return rc;
+}
+
 static int conflict_deps(cdag_graph *g, edge_buf *edges) {
   int rc = CDAG_OK;
   conflict_map m = {0};
@@ -451,10 +464,12 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
     edges->rank_edges[r] = edges->n;
     memset(m.stamp, 0xff, (size_t)n * sizeof *m.stamp);
     gather_footprints(g, m.ops, n, fp);
+    int32_t last_join = -1;
     for (int32_t i = 0; i < n && rc == CDAG_OK; i++) {
       int32_t op = m.ops[i];
       for (int32_t k = ex_start ? ex_start[op] : 0; ex_start && k < ex_start[op + 1] && rc == CDAG_OK; k++)
         rc = add_edge(&m, g->pos[ex_from[k]], i);
+      if (g->join && rc == CDAG_OK) rc = join_edges(g, &m, &last_join, i);
       if (rc == CDAG_OK) rc = touch_op(&m, &fp[i], i);
     }
     index_clear(&m.map);
@@ -658,6 +673,7 @@ int ir_finalize(cdag_graph *g) {
   edge_buf edges = {0};
   int rc;
   CDAG_CHECK(ranks_in_use(g));
+  CDAG_CHECK(ir_coll_check(g));
   CDAG_CHECK(ir_onesided_expand(g));
   CDAG_CHECK(order_by_rank(g));
   CDAG_CHECK(order_explicit(g));

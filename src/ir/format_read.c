@@ -35,6 +35,7 @@ typedef struct {
 
 typedef struct {        /* `after requires before`, resolved when its block closes */
   token after, before;
+  int32_t after_id;     /* >= 0: after is this op (a `wait` statement), not a label */
   int start;            /* irequires: after starts once before has started */
 } pending_dep;
 
@@ -331,8 +332,9 @@ static int read_peer(reader *r, int send, int32_t *peer) {
 
 /* ---- fields after the fixed part of an op ---- */
 
-enum { F_TAG, F_ADDR, F_CPU, F_NIC, F_IN, F_INOUT, F_FROM, F_TO, F_AT, F_SEG, F_N };
-static const char *const field_names[F_N] = {"tag", "addr", "cpu", "nic", "in", "inout", "from", "to", "at", "seg"};
+enum { F_TAG, F_ADDR, F_CPU, F_NIC, F_IN, F_INOUT, F_FROM, F_TO, F_AT, F_SEG, F_OUT, F_ROOT, F_COMM, F_WAIT, F_N };
+static const char *const field_names[F_N] = {"tag", "addr", "cpu", "nic", "in", "inout", "from", "to", "at", "seg",
+                                             "out", "root", "comm", "wait"};
 #define BIT(f) (1u << (f))
 
 typedef struct {
@@ -342,7 +344,8 @@ typedef struct {
 } fields;
 
 /* Reads `name value` pairs allowed by mask until the end of the statement, which is left in
-   r->tok. expect_text lists what may come (for the message). */
+   r->tok. expect_text lists what may come (for the message). `wait` (a flag, no value) may
+   end any operation: ops pass F_WAIT in mask. */
 static int read_fields(reader *r, unsigned mask, const char *expect_text, fields *f) {
   int rc;
   memset(f->present, 0, sizeof f->present);
@@ -353,6 +356,11 @@ static int read_fields(reader *r, unsigned mask, const char *expect_text, fields
     while (k < F_N && !((mask & BIT(k)) && is_word(&r->tok, field_names[k]))) k++;
     if (k == F_N) return expected(r, &r->tok, expect_text);
     if (f->present[k]) return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "duplicate '%s'", field_names[k]);
+    if (k == F_WAIT) {
+      f->present[k] = 1;
+      f->t[k] = r->tok;
+      continue;
+    }
     if ((rc = next(r))) return rc;
     int suffixed, nv = num_value(&r->tok, 0, &f->v[k], &suffixed);
     if (nv == NUM_BIG) return num_in(r, &r->tok, 0, 0, INT64_MAX, "", &f->v[k]);
@@ -414,6 +422,7 @@ static int finish_op(reader *r, int rc, int32_t id, const token *kw, const token
   int64_t cpu, nic;
   if ((rc = field_in(r, f, F_CPU, 0, INT32_MAX, "a cpu number", -1, &cpu))) return rc;
   if ((rc = field_in(r, f, F_NIC, 0, INT32_MAX, "a nic number", -1, &nic))) return rc;
+  if (f->present[F_WAIT] && (rc = ir_set_join(g, id, IR_JOIN_AFTER))) return rc;
   if (f->present[F_CPU] || f->present[F_NIC]) return ir_set_goal(g, id, (int32_t)cpu, (int32_t)nic);
   return CDAG_OK;
 }
@@ -428,7 +437,7 @@ static int read_p2p(reader *r, ir_kind kind, const token *kw, const token *label
   if ((rc = next(r))) return rc;
   if (!is_word(&r->tok, send ? "to" : "from")) return expected(r, &r->tok, send ? "'to'" : "'from'");
   if ((rc = read_peer(r, send, &peer))) return rc;
-  if ((rc = read_fields(r, BIT(F_TAG) | BIT(F_ADDR) | BIT(F_CPU) | BIT(F_NIC),
+  if ((rc = read_fields(r, BIT(F_WAIT) | BIT(F_TAG) | BIT(F_ADDR) | BIT(F_CPU) | BIT(F_NIC),
                         "'tag', 'addr', 'cpu', 'nic' or end of line", &f)))
     return rc;
   if ((rc = field_in(r, &f, F_TAG, 0, INT32_MAX, "a tag", 0, &tag))) return rc;
@@ -462,7 +471,7 @@ static int read_reduce(reader *r, const token *kw, const token *label) {
   if (count > INT64_MAX / ir_type_size(type))
     return rd_fail(r, CDAG_ERR_FORMAT, &count_tok, "reduce count %lld of %s is more than 2^63-1 bytes",
                    (long long)count, ir_type_name(type));
-  if ((rc = read_fields(r, BIT(F_IN) | BIT(F_INOUT) | BIT(F_CPU) | BIT(F_NIC),
+  if ((rc = read_fields(r, BIT(F_WAIT) | BIT(F_IN) | BIT(F_INOUT) | BIT(F_CPU) | BIT(F_NIC),
                         "'in', 'inout', 'cpu', 'nic' or end of line", &f)))
     return rc;
   if ((rc = require_field(r, &f, F_IN)) || (rc = require_field(r, &f, F_INOUT))) return rc;
@@ -483,7 +492,7 @@ static int read_copy(reader *r, const token *kw, const token *label) {
   fields f;
   int rc;
   if ((rc = read_size(r, "a size in bytes (e.g. 64b)", &bytes))) return rc;
-  if ((rc = read_fields(r, BIT(F_FROM) | BIT(F_TO) | BIT(F_CPU) | BIT(F_NIC),
+  if ((rc = read_fields(r, BIT(F_WAIT) | BIT(F_FROM) | BIT(F_TO) | BIT(F_CPU) | BIT(F_NIC),
                         "'from', 'to', 'cpu', 'nic' or end of line", &f)))
     return rc;
   if ((rc = require_field(r, &f, F_FROM)) || (rc = require_field(r, &f, F_TO))) return rc;
@@ -504,7 +513,7 @@ static int read_calc(reader *r, const token *kw, const token *label) {
   int rc;
   if ((rc = next(r))) return rc;
   if ((rc = num_in(r, &r->tok, 0, 0, INT64_MAX, "a compute cost", &cost))) return rc;
-  if ((rc = read_fields(r, BIT(F_CPU) | BIT(F_NIC), "'cpu', 'nic' or end of line", &f))) return rc;
+  if ((rc = read_fields(r, BIT(F_WAIT) | BIT(F_CPU) | BIT(F_NIC), "'cpu', 'nic' or end of line", &f))) return rc;
   rc = ir_add_calc(r->g, r->rank, (uint64_t)cost, &id);
   return finish_op(r, rc, id, kw, label, &f);
 }
@@ -522,7 +531,7 @@ static int read_onesided(reader *r, int get, const token *kw, const token *label
   if ((rc = next(r))) return rc;
   if ((rc = num_in(r, &r->tok, 0, 0, r->g->nprocs - 1, "a target rank", &at))) return rc;
   peer = (int32_t)at;
-  if ((rc = read_fields(r, BIT(F_AT) | BIT(F_SEG) | BIT(F_ADDR), "'at', 'seg', 'addr' or end of line", &f))) return rc;
+  if ((rc = read_fields(r, BIT(F_WAIT) | BIT(F_AT) | BIT(F_SEG) | BIT(F_ADDR), "'at', 'seg', 'addr' or end of line", &f))) return rc;
   if ((rc = require_field(r, &f, F_AT)) || (rc = require_field(r, &f, F_ADDR))) return rc;
   if ((rc = field_in(r, &f, F_AT, 0, INT64_MAX, "an address", 0, &at))) return rc;
   if ((rc = field_in(r, &f, F_ADDR, 0, INT64_MAX, "an address", 0, &addr))) return rc;
@@ -539,7 +548,7 @@ static int read_onesided(reader *r, int get, const token *kw, const token *label
 static int read_fence(reader *r, const token *kw, const token *label) {
   int32_t id = -1;
   fields f;
-  int rc = read_fields(r, 0, "end of line", &f);
+  int rc = read_fields(r, BIT(F_WAIT), "end of line", &f);
   if (rc) return rc;
   rc = ir_add_fence(r->g, r->rank, &id);
   return finish_op(r, rc, id, kw, label, &f);
@@ -574,8 +583,91 @@ static int read_requires(reader *r, const token *after) {
   IR_GROW(r->pend, r->npend, r->pendcap, 1, "dependencies");
   r->pend[r->npend].after = *after;
   r->pend[r->npend].before = before;
+  r->pend[r->npend].after_id = -1;
   r->pend[r->npend].start = start;
   r->npend++;
+  return CDAG_OK;
+}
+
+/* wait L1 [L2 ...]: a zero-cost join that requires the labels (resolved when the block closes). */
+static int read_wait(reader *r, const token *kw, const token *label) {
+  int32_t id = -1;
+  int rc = ir_add_wait(r->g, r->rank, NULL, 0, &id);
+  fields none;
+  memset(&none, 0, sizeof none);
+  if ((rc = finish_op(r, rc, id, kw, label, &none))) return rc;
+  int n = 0;
+  for (;; n++) {
+    if ((rc = next(r))) return rc;
+    if (is_end(&r->tok)) break;
+    if (r->tok.kind != T_WORD) return expected(r, &r->tok, "a label or end of line");
+    IR_GROW(r->pend, r->npend, r->pendcap, 1, "dependencies");
+    r->pend[r->npend++] = (pending_dep){*kw, r->tok, id, 0};
+  }
+  return n ? CDAG_OK : expected(r, &r->tok, "a label (wait names what completed)");
+}
+
+/* The size of a collective: SIZE for block kinds; COUNT TYPE OP for reductions. */
+static int read_coll_size(reader *r, int kind, int64_t *count, int *type, int *rop) {
+  int rc;
+  *type = *rop = 0;
+  if (kind != IR_COLL_REDUCE && kind != IR_COLL_ALLREDUCE && kind != IR_COLL_REDUCE_SCATTER_BLOCK)
+    return read_size(r, "a size in bytes (e.g. 64b)", count);
+  if ((rc = next(r))) return rc;
+  if ((rc = num_in(r, &r->tok, 0, 0, INT64_MAX / 16, "an element count", count))) return rc;
+  if ((rc = next(r))) return rc;
+  *type = r->tok.kind == T_WORD ? ir_type_parse(r->tok.s, r->tok.len) : -1;
+  if (*type < 0) return expected(r, &r->tok, "a type (int8, ..., double)");
+  if ((rc = next(r))) return rc;
+  *rop = r->tok.kind == T_WORD ? ir_rop_parse(r->tok.s, r->tok.len) : -1;
+  if (*rop < 0) return expected(r, &r->tok, "a reduction (sum, prod, min, max, ...)");
+  if (!ir_rop_valid_for(*rop, *type))
+    return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "reduction '%s' is not defined for type '%s'", ir_rop_name(*rop),
+                   ir_type_name(*type));
+  return CDAG_OK;
+}
+
+/* Which of in/out/addr/root a collective needs (for this rank: root-only buffers). */
+static int coll_fields_ok(reader *r, int kind, const fields *f, int is_root) {
+  int rc = CDAG_OK;
+  int rooted = kind == IR_COLL_BCAST || kind == IR_COLL_GATHER || kind == IR_COLL_SCATTER || kind == IR_COLL_REDUCE;
+  if (rooted) rc = require_field(r, f, F_ROOT);
+  if (!rc && kind == IR_COLL_BCAST) rc = require_field(r, f, F_ADDR);
+  else if (!rc && kind != IR_COLL_BARRIER) {
+    int need_in = kind != IR_COLL_SCATTER || is_root, need_out = (kind != IR_COLL_GATHER && kind != IR_COLL_REDUCE) || is_root;
+    if (need_in) rc = require_field(r, f, F_IN);
+    if (!rc && need_out) rc = require_field(r, f, F_OUT);
+  }
+  return rc;
+}
+
+/* barrier | bcast S root R addr A | gather S root R in A [out B] | ... [comm C] (docs/format.md) */
+static int read_coll(reader *r, int kind, const token *kw, const token *label) {
+  int64_t count = 0, root = -1, in = 0, out = 0, addr = 0, comm = 0;
+  int type, rop, rc;
+  int32_t id = -1;
+  fields f;
+  if (kind != IR_COLL_BARRIER && (rc = read_coll_size(r, kind, &count, &type, &rop))) return rc;
+  if (kind == IR_COLL_BARRIER) type = rop = 0;
+  if ((rc = read_fields(r, BIT(F_WAIT) | BIT(F_ROOT) | BIT(F_IN) | BIT(F_OUT) | BIT(F_ADDR) | BIT(F_COMM),
+                        "'root', 'in', 'out', 'addr', 'comm' or end of line", &f)))
+    return rc;
+  if ((rc = field_in(r, &f, F_ROOT, 0, r->g->nprocs - 1, "a root rank", -1, &root))) return rc;
+  if ((rc = field_in(r, &f, F_COMM, 0, IR_MAX_COMM, "a communicator", 0, &comm))) return rc;
+  if ((rc = coll_fields_ok(r, kind, &f, root == r->rank))) return rc;
+  if ((rc = field_in(r, &f, F_ADDR, 0, INT64_MAX, "an address", 0, &addr))) return rc;
+  if ((rc = field_in(r, &f, F_IN, 0, INT64_MAX, "an address", addr, &in))) return rc;
+  if ((rc = field_in(r, &f, F_OUT, 0, INT64_MAX, "an address", f.present[F_ADDR] ? addr : in, &out))) return rc;
+  if (!f.present[F_IN]) in = out;
+  int64_t first = r->g->nops;
+  rc = ir_add_coll(r->g, r->rank, kind, (int)comm, (int)root, (uint64_t)in, (uint64_t)out, (uint64_t)count, type, rop, &id);
+  if ((rc = finish_op(r, rc, id, kw, label, &f))) return rc;
+  for (int64_t i = first; i < id; i++) {   /* its messages' buffers (not the scratch) */
+    cdag_graph *g = r->g;
+    if (g->addr[i] < IR_COLL_SCRATCH) note_range(r, g->addr[i], g->bytes[i]);
+    if (g->addr2 && (g->kind[i] == IR_COPY || g->kind[i] == IR_REDUCE) && g->addr2[i] < IR_COLL_SCRATCH)
+      note_range(r, g->addr2[i], g->bytes[i]);
+  }
   return CDAG_OK;
 }
 
@@ -602,7 +694,10 @@ static int read_statement(reader *r) {
   if (is_word(&kw, "get")) return read_onesided(r, 1, &kw, label);
   if (is_word(&kw, "put")) return read_onesided(r, 0, &kw, label);
   if (is_word(&kw, "fence")) return read_fence(r, &kw, label);
-  if (label) return expected(r, &kw, "an operation (send, recv, reduce, copy, calc, get, put, fence)");
+  if (is_word(&kw, "wait")) return read_wait(r, &kw, label);
+  int coll = kw.kind == T_WORD ? ir_coll_kind(kw.s, (size_t)kw.len) : -1;
+  if (coll >= 0) return read_coll(r, coll, &kw, label);
+  if (label) return expected(r, &kw, "an operation (send, recv, reduce, copy, calc, get, put, fence, wait, or a collective)");
   return expected(r, &kw, "an operation, 'scratch', a label or '}'");
 }
 
@@ -632,8 +727,8 @@ static int resolve_deps(reader *r) {
   int rc;
   for (int64_t i = 0; i < r->npend; i++) {
     const pending_dep *d = &r->pend[i];
-    int32_t a = -1, b = -1;
-    if ((rc = lookup_label(r, &d->after, &a)) || (rc = lookup_label(r, &d->before, &b))) return rc;
+    int32_t a = d->after_id, b = -1;
+    if ((a < 0 && (rc = lookup_label(r, &d->after, &a))) || (rc = lookup_label(r, &d->before, &b))) return rc;
     if (a == b)
       return rd_fail(r, CDAG_ERR_FORMAT, &d->before, "label '%.*s' requires itself",
                      (int)(d->before.len > 64 ? 64 : d->before.len), d->before.s);
@@ -721,6 +816,31 @@ static int read_num_ranks(reader *r) {
   return CDAG_OK;
 }
 
+/* comm C ranks R0 R1 ...   (members in communicator-rank order) */
+static int read_comm(reader *r) {
+  token kw = r->tok;
+  int64_t c, v;
+  int rc;
+  if ((rc = next(r))) return rc;
+  if ((rc = num_in(r, &r->tok, 0, 1, IR_MAX_COMM, "a communicator number", &c))) return rc;
+  if ((rc = next(r))) return rc;
+  if (!is_word(&r->tok, "ranks")) return expected(r, &r->tok, "'ranks'");
+  int32_t *ranks = NULL;
+  int64_t n = 0, cap = 0;
+  for (;;) {
+    if ((rc = next(r))) break;
+    if (is_end(&r->tok)) break;
+    if ((rc = num_in(r, &r->tok, 0, 0, r->g->nprocs - 1, "a rank", &v))) break;
+    if (n == cap && (rc = ir_grow((void **)&ranks, n, &cap, 1, sizeof *ranks, "communicator"))) break;
+    ranks[n++] = (int32_t)v;
+  }
+  if (!rc && n > r->g->nprocs) rc = rd_fail(r, CDAG_ERR_FORMAT, &kw, "communicator %lld lists more ranks than the graph has", (long long)c);
+  if (!rc && !n) rc = expected(r, &r->tok, "a rank");
+  if (!rc && (rc = ir_add_comm(r->g, (int)c, ranks, (int)n))) rc = rd_wrap(r, rc, &kw);
+  free(ranks);
+  return rc;
+}
+
 static int read_file_body(reader *r) {
   int rc;
   for (;;) {
@@ -733,6 +853,7 @@ static int read_file_body(reader *r) {
       default:
         if (is_word(&r->tok, "num_ranks")) rc = read_num_ranks(r);
         else if (is_word(&r->tok, "rank")) rc = read_rank(r);
+        else if (is_word(&r->tok, "comm") && r->g) rc = read_comm(r);
         else rc = expected(r, &r->tok, r->g ? "'rank'" : "'num_ranks'");
         if (rc) return rc;
     }

@@ -1,12 +1,15 @@
 /* cdag — src/ir/format_write.c: saving graphs in the text format (docs/format.md).
  *
- * Writes `num_ranks`, then one block per rank that has ops, dependencies or scratch: its ops
- * in program order (rank_ops when the graph is finalized, else the order of ids), each with
- * a label, every field explicitly (addr included, so reloading never invents buffers), the
- * GOAL cpu/nic when set; then its explicit dependencies as `requires` lines and its scratch
- * regions as added. Labels: the op's own when it is an identifier not yet used in the rank,
- * else a generated `l<id>` (made unique with a `_<k>` suffix). Loading the output gives the
- * same graph. Cost: O(n log n) (ops, dependencies and scratch are sorted by rank). */
+ * Writes `num_ranks` and the communicators, then one block per rank that has ops,
+ * dependencies or scratch: its ops in program order (rank_ops when the graph is finalized,
+ * else the order of ids), every field but a tag of 0 explicitly (addr included, so
+ * reloading never invents buffers), the GOAL cpu/nic when set, `wait` on joins; native
+ * collectives and waits as their own lines (not the messages they became); then its
+ * explicit dependencies as `requires` lines and its scratch regions as added. Labels: the
+ * op's own when it is an identifier not yet used in the rank; an op a dependency names and
+ * that has none gets a generated `l<id>` (made unique with a `_<k>` suffix); other ops go
+ * unlabelled, which keeps recordings small. Loading the output gives the same graph. Cost:
+ * O(n log n) (ops, dependencies and scratch are sorted by rank). */
 #include <Judy.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -17,6 +20,9 @@
 typedef struct {
   const cdag_graph *g;
   FILE *f;
+  uint8_t *referenced;    /* op -> named by a dependency (its generated label is written) */
+  int64_t *wait_head;     /* wait op -> its first dependency (then dep_next), -1 */
+  int64_t *dep_next;
   int64_t *name_off;      /* op -> offset of its label in names (valid for the current rank) */
   char *names;            /* labels of the current rank, NUL-terminated */
   int64_t names_len, names_cap;
@@ -73,7 +79,7 @@ static int name_ops(writer *w, const int32_t *ops, int64_t n) {
     if (rc) return rc;
   }
   for (int64_t i = 0; i < n; i++) {
-    if (w->name_off[ops[i]] >= 0) continue;
+    if (w->name_off[ops[i]] >= 0 || !w->referenced[ops[i]]) continue;   /* unnamed: nothing refers to it */
     char name[48];
     snprintf(name, sizeof name, "l%d", ops[i]);
     for (int k = 1; !claim(w, ops[i], name, &rc); k++) {
@@ -86,12 +92,57 @@ static int name_ops(writer *w, const int32_t *ops, int64_t n) {
 
 static const char *name_of(const writer *w, int32_t op) { return w->names + w->name_off[op]; }
 
+static void write_tag(FILE *f, int tag) {
+  if (tag) fprintf(f, " tag %d", tag);
+}
+
+/* A native collective call (collective.c), as docs/format.md spells it. */
+static void write_call(const writer *w, const ir_call *c, int rank) {
+  FILE *f = w->f;
+  unsigned long long in = c->in, out = c->out, n = c->count;
+  int root = c->root == rank, reduces = c->kind == IR_COLL_REDUCE || c->kind == IR_COLL_ALLREDUCE ||
+                                         c->kind == IR_COLL_REDUCE_SCATTER_BLOCK;
+  fputs(ir_coll_name(c->kind), f);
+  if (reduces) fprintf(f, " %llu %s %s", n, ir_type_name(c->type), ir_rop_name(c->rop));
+  else if (c->kind != IR_COLL_BARRIER) fprintf(f, " %llub", n);
+  if (c->root >= 0) fprintf(f, " root %d", c->root);
+  switch (c->kind) {
+    case IR_COLL_BARRIER: break;
+    case IR_COLL_BCAST: fprintf(f, " addr 0x%llx", out); break;
+    case IR_COLL_GATHER:
+    case IR_COLL_REDUCE:
+      fprintf(f, " in 0x%llx", in);
+      if (root) fprintf(f, " out 0x%llx", out);
+      break;
+    case IR_COLL_SCATTER:
+      if (root) fprintf(f, " in 0x%llx", in);
+      fprintf(f, " out 0x%llx", out);
+      break;
+    default: fprintf(f, " in 0x%llx out 0x%llx", in, out); break;
+  }
+  if (c->comm) fprintf(f, " comm %d", c->comm);
+}
+
+/* wait L1 L2 ...: the labels of what the wait op requires. */
+static void write_wait(const writer *w, int32_t op) {
+  fputs("wait", w->f);
+  for (int64_t d = w->wait_head[op]; d >= 0; d = w->dep_next[d]) fprintf(w->f, " %s", name_of(w, w->g->dep[2 * d]));
+}
+
 static void write_op(const writer *w, int32_t op) {
   const cdag_graph *g = w->g;
   FILE *f = w->f;
   unsigned long long bytes = g->bytes[op], a = g->addr[op], a2 = g->addr2 ? g->addr2[op] : 0;
-  fprintf(f, "  %s: ", name_of(w, op));
+  if (w->name_off[op] >= 0) fprintf(f, "  %s: ", name_of(w, op));
+  else fputs("  ", f);
   int os = g->os ? g->os[op] : IR_OS_NONE, kind = g->kind[op];
+  int join = g->join && g->join[op] == IR_JOIN_AFTER && os != IR_OS_WAIT;
+  if (os == IR_OS_COLL || os == IR_OS_WAIT) {
+    if (os == IR_OS_COLL) write_call(w, &g->calls[g->call[op]], g->rank[op]);
+    else write_wait(w, op);
+    fputc('\n', f);
+    return;
+  }
   if (os == IR_OS_GET || os == IR_OS_PUT || kind == IR_GET || kind == IR_PUT) {
     int get = os == IR_OS_GET || kind == IR_GET;
     fprintf(f, "%s %llub %s %d", get ? "get" : "put", bytes, get ? "from" : "to", g->peer[op]);
@@ -105,10 +156,14 @@ static void write_op(const writer *w, int32_t op) {
   }
   switch (g->kind[op]) {
     case IR_SEND:
-      fprintf(f, "send %llub to %d tag %d addr 0x%llx", bytes, g->peer[op], g->tag[op], a);
+      fprintf(f, "send %llub to %d", bytes, g->peer[op]);
+      write_tag(f, g->tag[op]);
+      fprintf(f, " addr 0x%llx", a);
       break;
     case IR_RECV:
-      fprintf(f, "recv %llub from %d tag %d addr 0x%llx", bytes, g->peer[op], g->tag[op], a);
+      fprintf(f, "recv %llub from %d", bytes, g->peer[op]);
+      write_tag(f, g->tag[op]);
+      fprintf(f, " addr 0x%llx", a);
       break;
     case IR_REDUCE: {
       int size = ir_type_size(g->peer[op]);
@@ -121,6 +176,7 @@ static void write_op(const writer *w, int32_t op) {
   }
   if (g->cpu && g->cpu[op] >= 0) fprintf(f, " cpu %d", g->cpu[op]);
   if (g->nic && g->nic[op] >= 0) fprintf(f, " nic %d", g->nic[op]);
+  if (join) fputs(" wait", f);
   fputc('\n', f);
 }
 
@@ -182,14 +238,15 @@ static int write_ranks(writer *w, const rank_views *v) {
     while (io < g->nops && g->rank[v->ops[io]] == r) io++;
     if ((rc = name_ops(w, v->ops + o0, io - o0))) return rc;
     fprintf(w->f, "\nrank %d {\n", r);
-    for (int64_t i = o0; i < io; i++)
-      if (!g->os || g->os[v->ops[i]] != IR_OS_PARTNER) write_op(w, v->ops[i]);   /* expansion's, not written */
+    for (int64_t i = o0; i < io; i++)   /* what expansions added is not written */
+      if (!g->os || (g->os[v->ops[i]] != IR_OS_PARTNER && g->os[v->ops[i]] != IR_OS_COLL_PART)) write_op(w, v->ops[i]);
     for (; ig < g->nseg && (int32_t)(v->seg[ig] >> 32) == r; ig++) {
       int64_t k = (int64_t)(v->seg[ig] & 0xffffffffu);
       fprintf(w->f, "  segment 0x%llx %llub\n", (unsigned long long)g->seg_base[k], (unsigned long long)g->seg_len[k]);
     }
     for (; id < g->ndeps && (int32_t)(v->deps[id] >> 32) == r; id++) {
       int64_t d = (int64_t)(v->deps[id] & 0xffffffffu);
+      if (g->os && g->os[g->dep[2 * d + 1]] == IR_OS_WAIT) continue;   /* written by its wait */
       fprintf(w->f, "  %s requires %s\n", name_of(w, g->dep[2 * d + 1]), name_of(w, g->dep[2 * d]));
     }
     for (; isd < g->nsdeps && (int32_t)(v->sdeps[isd] >> 32) == r; isd++) {
@@ -198,6 +255,7 @@ static int write_ranks(writer *w, const rank_views *v) {
     }
     for (; is < g->nscratch && (int32_t)(v->scr[is] >> 32) == r; is++) {
       int64_t s = (int64_t)(v->scr[is] & 0xffffffffu);
+      if (g->ncalls && g->scr_addr[s] >= IR_COLL_SCRATCH) continue;   /* the native collectives' own */
       fprintf(w->f, "  scratch 0x%llx %llub\n", (unsigned long long)g->scr_addr[s], (unsigned long long)g->scr_len[s]);
     }
     fprintf(w->f, "}\n");
@@ -214,22 +272,57 @@ static int user_op_check(const cdag_graph *g) {
   return CDAG_OK;
 }
 
+/* Which ops a dependency names, and each wait's dependencies in order. */
+static int index_deps(writer *w) {
+  const cdag_graph *g = w->g;
+  w->referenced = calloc((size_t)(g->nops ? g->nops : 1), 1);
+  w->wait_head = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *w->wait_head);
+  w->dep_next = malloc((size_t)(g->ndeps ? g->ndeps : 1) * sizeof *w->dep_next);
+  if (!w->referenced || !w->wait_head || !w->dep_next) return CDAG_NOMEM("writer");
+  memset(w->wait_head, 0xff, (size_t)(g->nops ? g->nops : 1) * sizeof *w->wait_head);
+  for (int64_t d = g->ndeps - 1; d >= 0; d--) {
+    int32_t before = g->dep[2 * d], after = g->dep[2 * d + 1];
+    w->referenced[before] = 1;
+    if (g->os && g->os[after] == IR_OS_WAIT) {
+      w->dep_next[d] = w->wait_head[after];
+      w->wait_head[after] = d;
+    } else {
+      w->referenced[after] = 1;
+    }
+  }
+  for (int64_t d = 0; d < 2 * g->nsdeps; d++) w->referenced[g->sdep[d]] = 1;
+  return CDAG_OK;
+}
+
+static void write_comms(const cdag_graph *g, FILE *f) {
+  for (int64_t k = 0; k < g->ncomms; k++) {
+    fprintf(f, "comm %d ranks", g->comm_id[k]);
+    for (int32_t i = 0; i < g->comm_n[k]; i++) fprintf(f, " %d", g->members[g->comm_first[k] + i]);
+    fputc('\n', f);
+  }
+}
+
 int ir_save_file(const cdag_graph *g, FILE *f) {
   if (!g || !f) return cdag__error(CDAG_ERR_ARG, "ir_save_file: graph or stream is NULL");
   int urc = user_op_check(g);
   if (urc) return urc;
-  writer w = {g, f, NULL, NULL, 0, 0, NULL};
+  writer w = {g, f, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL};
   rank_views v;
   int rc = make_views(g, &v);
+  if (rc == CDAG_OK) rc = index_deps(&w);
   w.name_off = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *w.name_off);
   if (rc == CDAG_OK && !w.name_off) rc = CDAG_NOMEM("writer");
   if (rc == CDAG_OK) {
     fprintf(f, "// cdag graph: %lld operations\nnum_ranks %d\n", (long long)g->nops, g->nprocs);
+    write_comms(g, f);
     rc = write_ranks(&w, &v);
   }
   free_views(&v);
   free(w.name_off);
   free(w.names);
+  free(w.referenced);
+  free(w.wait_head);
+  free(w.dep_next);
   JudyHSFreeArray(&w.used, PJE0);
   if (rc == CDAG_OK && (fflush(f) != 0 || ferror(f))) rc = cdag__error(CDAG_ERR_IO, "cannot write the graph file");
   return rc;

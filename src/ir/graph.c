@@ -118,6 +118,10 @@ void ir_graph_free(cdag_graph *g) {
   free(g->sdep);
   free(g->scr_rank); free(g->scr_addr); free(g->scr_len);
   free(g->seg_rank); free(g->seg_base); free(g->seg_len); free(g->os); free(g->os_key);
+  free(g->join); free(g->call); free(g->calls);
+  free(g->comm_id); free(g->comm_n); free(g->comm_first); free(g->members); free(g->member_key);
+  for (int64_t k = 0; k < g->ncoll_mem; k++) free(g->coll_mem[k]);
+  free(g->coll_mem);
   free(g);
 }
 
@@ -138,6 +142,7 @@ static int resize_ops(cdag_graph *g, int64_t cap) {
   } while (0)
   GROW(kind); GROW(rank); GROW(peer); GROW(tag); GROW(addr); GROW(bytes);
   GROW_OPT(addr2, 0); GROW_OPT(os, 0); GROW_OPT(line, 0); GROW_OPT(label, 0); GROW_OPT(cpu, -1); GROW_OPT(nic, -1);
+  GROW_OPT(join, 0); GROW_OPT(call, -1);
 #undef GROW_OPT
 #undef GROW
   g->cap = cap;
@@ -194,6 +199,8 @@ static int append(cdag_graph *g, int kind, int rank, int peer, int tag, uint64_t
   if (g->addr2) g->addr2[i] = addr2;
   g->bytes[i] = bytes;
   if (g->os) g->os[i] = IR_OS_NONE;
+  if (g->join) g->join[i] = IR_JOIN_NONE;
+  if (g->call) g->call[i] = -1;
   if (id) *id = (int32_t)i;
   return CDAG_OK;
 }
@@ -392,7 +399,7 @@ int ir_add_start_dep(cdag_graph *g, int64_t before, int64_t after) {
 }
 
 /* Allocates an optional per-op array on first use, filled with `fill`. */
-static int ensure_opt(cdag_graph *g, void **arr, size_t elem, int fill_minus_one) {
+int ir_ensure_opt(cdag_graph *g, void **arr, size_t elem, int fill_minus_one) {
   if (*arr) return CDAG_OK;
   int64_t n = g->cap ? g->cap : 1;
   *arr = malloc((size_t)n * elem);
@@ -402,14 +409,14 @@ static int ensure_opt(cdag_graph *g, void **arr, size_t elem, int fill_minus_one
 }
 
 int ir_set_line(cdag_graph *g, int32_t op, uint32_t line) {
-  int rc = ensure_opt(g, (void **)&g->line, sizeof *g->line, 0);
+  int rc = ir_ensure_opt(g, (void **)&g->line, sizeof *g->line, 0);
   if (rc) return rc;
   g->line[op] = line;
   return CDAG_OK;
 }
 
 int ir_set_label(cdag_graph *g, int32_t op, const char *label, int64_t len) {
-  int rc = ensure_opt(g, (void **)&g->label, sizeof *g->label, 0);
+  int rc = ir_ensure_opt(g, (void **)&g->label, sizeof *g->label, 0);
   if (rc) return rc;
   if (g->labels_len + len + 1 > UINT32_MAX - 1) return cdag__error(CDAG_ERR_ARG, "too many labels");
   if ((rc = ir_grow((void **)&g->labels, g->labels_len, &g->labels_cap, (int64_t)len + 1, 1, "labels"))) return rc;
@@ -422,8 +429,8 @@ int ir_set_label(cdag_graph *g, int32_t op, const char *label, int64_t len) {
 
 int ir_set_goal(cdag_graph *g, int32_t op, int32_t cpu, int32_t nic) {
   int rc;
-  if ((rc = ensure_opt(g, (void **)&g->cpu, sizeof *g->cpu, 1))) return rc;
-  if ((rc = ensure_opt(g, (void **)&g->nic, sizeof *g->nic, 1))) return rc;
+  if ((rc = ir_ensure_opt(g, (void **)&g->cpu, sizeof *g->cpu, 1))) return rc;
+  if ((rc = ir_ensure_opt(g, (void **)&g->nic, sizeof *g->nic, 1))) return rc;
   g->cpu[op] = cpu;
   g->nic[op] = nic;
   return CDAG_OK;
@@ -435,9 +442,15 @@ const char *ir_label(const cdag_graph *g, int32_t op) {
 }
 
 const char *ir_describe(const cdag_graph *g, int32_t op, char *buf, int size) {
-  static const char *const os_names[] = {NULL, "get", "put", "fence", NULL};
+  static const char *const os_names[] = {NULL, "get", "put", "fence", NULL, NULL, NULL, "wait"};
   const char *kind = g->os && os_names[g->os[op]] ? os_names[g->os[op]] : ir_kind_name(g->kind[op]);
+  char what[64];
   if (g->os && g->os[op] == IR_OS_PARTNER) kind = g->tag[op] == IR_TAG_GET ? "target side of a get" : "target side of a put";
+  if (g->os && (g->os[op] == IR_OS_COLL || g->os[op] == IR_OS_COLL_PART)) {
+    snprintf(what, sizeof what, "%s%s", g->os[op] == IR_OS_COLL ? "" : "a message of ",
+             ir_coll_name(g->calls[g->call[op]].kind));
+    kind = what;
+  }
   int n = snprintf(buf, (size_t)size, "rank %d op %d (%s", g->rank[op], g->pos ? g->pos[op] : op, kind);
   const char *l = ir_label(g, op);
   if (n < size && g->line && g->line[op]) n += snprintf(buf + n, (size_t)(size - n), ", line %u", g->line[op]);

@@ -49,12 +49,31 @@ typedef enum { IR_SEND, IR_RECV, IR_REDUCE, IR_COPY, IR_CALC, IR_NKINDS } ir_kin
 enum { IR_GET = IR_NKINDS + 1, IR_PUT, IR_FENCE };
 /* What expansion made of an op (g->os): the origin side of a get (now a receive) or of a
    put (now a send), a fence (now a calc of 0), or the target side it added. */
-enum { IR_OS_NONE, IR_OS_GET, IR_OS_PUT, IR_OS_FENCE, IR_OS_PARTNER };
+enum { IR_OS_NONE, IR_OS_GET, IR_OS_PUT, IR_OS_FENCE, IR_OS_PARTNER,
+       IR_OS_COLL, IR_OS_COLL_PART, IR_OS_WAIT };
+/* Joins (g->join): JOIN_AFTER: every later op of the rank depends on the op (a blocking call,
+   a wait); JOIN_ALL: besides, the op depends on every op of the rank since the previous join
+   (a collective call completing its messages). */
+enum { IR_JOIN_NONE, IR_JOIN_AFTER, IR_JOIN_ALL };
+/* Native collectives' messages use tags IR_TAG_COLL(comm); their reductions' scratch in a
+   global graph sits at IR_COLL_SCRATCH and up, which no other op may touch. */
+#define IR_TAG_COLL(comm) (-16 - (comm))
+#define IR_MAX_COMM (1 << 24)
+#define IR_COLL_SCRATCH 0x7fff000000000000ull
 /* Tags of the message pairs of gets and puts: users' tags are >= 0, so these never match
    a message the graph wrote. */
 #define IR_TAG_GET (-2)
 #define IR_TAG_PUT (-3)
 enum { IR_BUILDING = 0, IR_FINAL = 1, IR_COMPILED = 2 };
+
+/* A native collective call of one rank (ir_add_coll). */
+typedef struct {
+  int32_t op;            /* the call's own op: a join (calc of 0) after its messages */
+  uint8_t kind;          /* IR_COLL_* */
+  int32_t comm, root;    /* root: a rank of the graph, -1 unrooted */
+  int32_t type, rop;     /* reductions */
+  uint64_t in, out, count;
+} ir_call;
 
 struct cdag_graph {
   int32_t nprocs;        /* ranks of the graph */
@@ -94,6 +113,21 @@ struct cdag_graph {
   uint8_t *os;           /* IR_OS_* per op */
   int64_t *os_key;       /* program-order key per op: the targets' sides sit at epoch edges */
   int64_t nwritten;      /* ops before expansion (the added ones follow) */
+
+  /* completions and native collectives (collective.c) */
+  uint8_t *join;         /* per op: IR_JOIN_* (later ops of the rank depend on it); NULL until set */
+  int32_t *call;         /* per op: the native call it belongs to (its messages, its join), -1;
+                            NULL until the first call */
+  int64_t ncalls, callcap;
+  ir_call *calls;        /* native collective calls, as added */
+  int64_t ncomms, commcap;
+  int32_t *comm_id, *comm_n;   /* communicators as declared: id, members */
+  int64_t *comm_first;         /* into members / member_key */
+  int64_t nmembers, membercap;
+  int32_t *members;            /* ranks in communicator-rank order */
+  uint64_t *member_key;        /* per communicator, sorted rank << 32 | index (rank lookup) */
+  void **coll_mem;             /* distributed graphs: the calls' scratch memory */
+  int64_t ncoll_mem, coll_memcap;
 
   /* scratch regions, as added */
   int64_t nscratch, scratchcap;
@@ -154,8 +188,9 @@ int ir_onesided_expand(cdag_graph *g);
 int ir_onesided_races(const cdag_graph *g);
 /* Completions (the `wait` field and statement): a join op orders every later op of its rank
    after it (ir_finalize adds one edge per op, to the latest join before it). ir_add_wait
-   appends a zero-cost join (a calc of 0) that requires ops[0..n), all of `rank`. */
-int ir_set_join(cdag_graph *g, int32_t op);
+   appends a zero-cost join (a calc of 0, os IR_OS_WAIT) that requires ops[0..n), all of
+   `rank`. */
+int ir_set_join(cdag_graph *g, int32_t op, int join);
 int ir_add_wait(cdag_graph *g, int rank, const int32_t *ops, int n, int32_t *id);
 
 /* Native collectives (collective.c), as a recording writes them. Communicator `comm` >= 1
@@ -165,8 +200,10 @@ int ir_add_wait(cdag_graph *g, int rank, const int32_t *ops, int n, int32_t *id)
    (block kinds) or elements (reductions, of cdag_type type and cdag_reduce_op rop). The k-th
    call on a communicator of every member is one collective. ir_finalize checks the members
    agree (kind, root, count, type, op; CDAG_ERR_FORMAT naming both ops otherwise) and writes
-   each call out as the messages of a flat algorithm (g->coll marks them), before one-sided
-   expansion. Each call is a join. */
+   each call out, as it is added, as the messages of a flat algorithm (os IR_OS_COLL_PART,
+   g->call), then the call's own op (os IR_OS_COLL), a join of kind IR_JOIN_ALL. Reductions
+   use scratch: at IR_COLL_SCRATCH in a global graph, memory the graph owns in a distributed
+   one. */
 enum { IR_COLL_BARRIER, IR_COLL_BCAST, IR_COLL_GATHER, IR_COLL_SCATTER, IR_COLL_ALLGATHER,
        IR_COLL_ALLTOALL, IR_COLL_REDUCE, IR_COLL_ALLREDUCE, IR_COLL_REDUCE_SCATTER_BLOCK,
        IR_COLL_NKINDS };
@@ -175,11 +212,22 @@ int ir_coll_kind(const char *name, size_t len);  /* IR_COLL_* or -1 */
 int ir_add_comm(cdag_graph *g, int comm, const int32_t *ranks, int n);
 int ir_add_coll(cdag_graph *g, int rank, int kind, int comm, int root, uint64_t in, uint64_t out,
                 uint64_t count, int type, int rop, int32_t *id);
+/* For decoders (wire.c) that rebuild an expanded call: the call as recorded, and op's mark
+   (IR_OS_COLL or IR_OS_COLL_PART) and call index. */
+int ir_append_call(cdag_graph *g, const ir_call *c);
+int ir_mark_call(cdag_graph *g, int32_t op, int64_t call, int os);
+/* The checks across members (global graphs; run by ir_finalize). O(c log c) for c calls. */
+int ir_coll_check(const cdag_graph *g);
+/* Members of communicator comm (0: NULL and nprocs); -1 if undeclared. */
+int ir_comm_members(const cdag_graph *g, int comm, const int32_t **ranks);
 /* An explicit dependency; both ops of one rank. ordered=1 also requires before to precede
    after in program order (the API's rule); files pass 0. */
 int ir_add_dep(cdag_graph *g, int64_t before, int64_t after, int ordered);
 /* after starts once before has started (one rank; CDAG_ERR_ARG otherwise). */
 int ir_add_start_dep(cdag_graph *g, int64_t before, int64_t after);
+/* Allocates an optional per-op array (line, label, join, ...) on first use, filled with
+   zeros or (fill_minus_one) with -1 bytes; resize_ops keeps its length equal to cap. */
+int ir_ensure_opt(cdag_graph *g, void **arr, size_t elem, int fill_minus_one);
 /* Optional per-op facts from files. */
 int ir_set_line(cdag_graph *g, int32_t op, uint32_t line);
 int ir_set_label(cdag_graph *g, int32_t op, const char *label, int64_t len);

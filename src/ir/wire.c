@@ -11,7 +11,7 @@
 #include "ir/wire.h"
 
 #define WIRE_MAGIC 0xcd47u
-#define WIRE_VERSION 3u   /* 2: labels; 3: one-sided ops and segments */
+#define WIRE_VERSION 4u   /* 2: labels; 3: one-sided ops and segments; 4: joins, native collectives */
 
 static int wire_reserve(wire_buf *w, int64_t n) {
   if (w->failed) return 0;
@@ -86,7 +86,7 @@ static void wire_encode_op(const cdag_graph *g, int64_t i, wire_buf *w, uint64_t
   case IR_SEND:
   case IR_RECV:
     wire_put_u(w, (uint64_t)g->peer[i]);
-    wire_put_u(w, (uint64_t)g->tag[i]);
+    wire_put_s(w, g->tag[i]);   /* a native collective's messages have tags below 0 */
     wire_put_s(w, (int64_t)(g->addr[i] - *prev));
     wire_put_u(w, g->bytes[i]);
     *prev = g->addr[i] + g->bytes[i];
@@ -120,6 +120,45 @@ static void wire_encode_op(const cdag_graph *g, int64_t i, wire_buf *w, uint64_t
     wire_put_u(w, g->bytes[i]);
     break;
   }
+}
+
+/* Joins, communicators, native calls and which ops are their messages (collective.c). */
+static void wire_encode_natives(const cdag_graph *g, wire_buf *w) {
+  int64_t njoin = 0, nparts = 0;
+  for (int64_t i = 0; g->join && i < g->nops; i++) njoin += g->join[i] != IR_JOIN_NONE;
+  wire_put_u(w, (uint64_t)njoin);
+  for (int64_t i = 0; g->join && i < g->nops; i++)
+    if (g->join[i]) {
+      wire_put_u(w, (uint64_t)i);
+      wire_put_u(w, g->join[i]);
+    }
+  wire_put_u(w, (uint64_t)g->ncomms);
+  for (int64_t k = 0; k < g->ncomms; k++) {
+    wire_put_u(w, (uint64_t)g->comm_id[k]);
+    wire_put_u(w, (uint64_t)g->comm_n[k]);
+    for (int32_t m = 0; m < g->comm_n[k]; m++) wire_put_u(w, (uint64_t)g->members[g->comm_first[k] + m]);
+  }
+  wire_put_u(w, (uint64_t)g->ncalls);
+  for (int64_t c = 0; c < g->ncalls; c++) {
+    const ir_call *k = &g->calls[c];
+    wire_put_u(w, (uint64_t)k->op);
+    wire_put_u(w, k->kind);
+    wire_put_u(w, (uint64_t)k->comm);
+    wire_put_s(w, k->root);
+    wire_put_u(w, (uint64_t)k->type);
+    wire_put_u(w, (uint64_t)k->rop);
+    wire_put_u(w, k->in);
+    wire_put_u(w, k->out);
+    wire_put_u(w, k->count);
+  }
+  for (int64_t i = 0; g->call && i < g->nops; i++) nparts += g->call[i] >= 0;
+  wire_put_u(w, (uint64_t)nparts);
+  for (int64_t i = 0; g->call && i < g->nops; i++)
+    if (g->call[i] >= 0) {
+      wire_put_u(w, (uint64_t)i);
+      wire_put_u(w, (uint64_t)g->call[i]);
+      wire_put_u(w, g->os[i]);
+    }
 }
 
 int wire_encode_rank(const cdag_graph *g, wire_buf *w) {
@@ -159,6 +198,7 @@ int wire_encode_rank(const cdag_graph *g, wire_buf *w) {
     wire_put_u(w, g->seg_base[k]);
     wire_put_u(w, g->seg_len[k]);
   }
+  wire_encode_natives(g, w);
   return wire_done(w);
 }
 
@@ -172,15 +212,20 @@ static int wire_decode_op(cdag_graph *g, int rank, wire_reader *r, uint64_t *pre
   uint64_t a, b, n, peer, tag;
   switch (*k) {
   case IR_SEND:
-  case IR_RECV:
+  case IR_RECV: {
     peer = wire_get_u(r);
-    tag = wire_get_u(r);
+    int64_t stag = wire_get_s(r);
     a = *prev + (uint64_t)wire_get_s(r);
     n = wire_get_u(r);
-    if (r->failed || peer > INT32_MAX || tag > INT32_MAX) return wire_bad(rank, "send/recv fields");
+    if (r->failed || peer > INT32_MAX || stag > INT32_MAX || stag < IR_TAG_COLL(IR_MAX_COMM))
+      return wire_bad(rank, "send/recv fields");
     *prev = a + n;
-    return *k == IR_SEND ? ir_add_send(g, rank, a, n, (int)peer, (int)tag, NULL)
-                         : ir_add_recv(g, rank, a, n, (int)peer, (int)tag, NULL);
+    if (stag < 0)   /* a native collective's message: the marks follow (wire_decode_natives) */
+      return peer < (uint64_t)g->nprocs && a + n >= a ? ir_append(g, *k, rank, (int)peer, (int)stag, a, 0, n, NULL)
+                                                       : wire_bad(rank, "collective message");
+    return *k == IR_SEND ? ir_add_send(g, rank, a, n, (int)peer, (int)stag, NULL)
+                         : ir_add_recv(g, rank, a, n, (int)peer, (int)stag, NULL);
+  }
   case IR_REDUCE:
     peer = wire_get_u(r);
     tag = wire_get_u(r);
@@ -218,6 +263,67 @@ static int wire_decode_op(cdag_graph *g, int rank, wire_reader *r, uint64_t *pre
   default:
     return wire_bad(rank, "unknown op kind");
   }
+}
+
+static int decode_comms(cdag_graph *g, wire_reader *r, int rank) {
+  uint64_t ncomms = wire_get_u(r);
+  if (r->failed || ncomms > (uint64_t)(r->end - r->p)) return wire_bad(rank, "communicators");
+  for (uint64_t k = 0; k < ncomms; k++) {
+    uint64_t id = wire_get_u(r), n = wire_get_u(r);
+    if (r->failed || n > (uint64_t)g->nprocs || n > (uint64_t)(r->end - r->p)) return wire_bad(rank, "communicator");
+    int32_t *m = malloc((size_t)(n ? n : 1) * sizeof *m);
+    if (!m) return CDAG_NOMEM("communicators");
+    for (uint64_t i = 0; i < n; i++) m[i] = (int32_t)wire_get_u(r);
+    const int32_t *have;
+    int rc = r->failed ? wire_bad(rank, "communicator") : CDAG_OK;
+    if (!rc && id <= IR_MAX_COMM && ir_comm_members(g, (int)id, &have) < 0) rc = ir_add_comm(g, (int)id, m, (int)n);
+    free(m);   /* a communicator every member sends is added once */
+    if (rc) return rc;
+  }
+  return CDAG_OK;
+}
+
+/* The marks wire_encode_natives wrote, applied to the ops just decoded (ids base ..). */
+static int wire_decode_natives(cdag_graph *g, wire_reader *r, int rank, int64_t base, int64_t nops) {
+  uint64_t njoin = wire_get_u(r);
+  int rc;
+  if (r->failed || njoin > (uint64_t)nops) return wire_bad(rank, "joins");
+  for (uint64_t k = 0; k < njoin; k++) {
+    uint64_t op = wire_get_u(r), j = wire_get_u(r);
+    if (r->failed || op >= (uint64_t)nops || j > IR_JOIN_ALL) return wire_bad(rank, "join");
+    if ((rc = ir_set_join(g, (int32_t)(base + (int64_t)op), (int)j))) return rc;
+  }
+  if ((rc = decode_comms(g, r, rank))) return rc;
+  uint64_t ncalls = wire_get_u(r);
+  if (r->failed || ncalls > (uint64_t)nops) return wire_bad(rank, "native calls");
+  int64_t call0 = g->ncalls;
+  for (uint64_t c = 0; c < ncalls; c++) {
+    ir_call k;
+    uint64_t op = wire_get_u(r), kind = wire_get_u(r), comm = wire_get_u(r);
+    k.root = (int32_t)wire_get_s(r);
+    uint64_t type = wire_get_u(r), rop = wire_get_u(r);
+    k.in = wire_get_u(r);
+    k.out = wire_get_u(r);
+    k.count = wire_get_u(r);
+    if (r->failed || op >= (uint64_t)nops || kind >= IR_COLL_NKINDS || comm > IR_MAX_COMM || type > INT32_MAX ||
+        rop > INT32_MAX)
+      return wire_bad(rank, "native call");
+    k.op = (int32_t)(base + (int64_t)op);
+    k.kind = (uint8_t)kind;
+    k.comm = (int32_t)comm;
+    k.type = (int32_t)type;
+    k.rop = (int32_t)rop;
+    if ((rc = ir_append_call(g, &k))) return rc;
+  }
+  uint64_t nparts = wire_get_u(r);
+  if (r->failed || nparts > (uint64_t)nops) return wire_bad(rank, "collective messages");
+  for (uint64_t k = 0; k < nparts; k++) {
+    uint64_t op = wire_get_u(r), c = wire_get_u(r), os = wire_get_u(r);
+    if (r->failed || op >= (uint64_t)nops || c >= ncalls || (os != IR_OS_COLL && os != IR_OS_COLL_PART))
+      return wire_bad(rank, "collective message");
+    if ((rc = ir_mark_call(g, (int32_t)(base + (int64_t)op), call0 + (int64_t)c, (int)os))) return rc;
+  }
+  return CDAG_OK;
 }
 
 int wire_decode_rank(cdag_graph *g, const uint8_t *p, int64_t len, int *rank) {
@@ -266,6 +372,7 @@ int wire_decode_rank(cdag_graph *g, const uint8_t *p, int64_t len, int *rank) {
     if (r.failed) return wire_bad(rank_, "segment");
     if ((rc = ir_add_segment(g, rank_, a, n, NULL))) return rc;
   }
+  if ((rc = wire_decode_natives(g, &r, rank_, base, (int64_t)nops))) return rc;
   if (r.p != r.end) return wire_bad(rank_, "trailing bytes");
   if (rank) *rank = rank_;
   return CDAG_OK;
