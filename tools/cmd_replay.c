@@ -119,7 +119,13 @@ static double break_even(const replay_state *st) {
   return st->t_c < st->t_w ? ceil(st->compile_c / (st->t_w - st->t_c)) : -1;
 }
 
-static int64_t file_ops(const cdag_graph *gg) { return gg->nwritten ? gg->nwritten : gg->nops; }
+/* Operations as the file wrote them: not the target sides of gets and puts, nor the messages
+   native collectives became. */
+static int64_t file_ops(const cdag_graph *gg) {
+  int64_t n = 0;
+  for (int64_t i = 0; i < gg->nops; i++) n += !gg->os || (gg->os[i] != IR_OS_PARTNER && gg->os[i] != IR_OS_COLL_PART);
+  return n;
+}
 
 static void print_text(const replay_state *st, const replay_args *a, uint64_t bytes, uint64_t values) {
   printf("replay %s: %d ranks, %lld operations, %d iterations each way\n", a->path, st->nprocs,

@@ -63,11 +63,12 @@ static int mark_values(replay_mem *rm, const cdag_graph *gg) {
   return rc;
 }
 
-/* The rank's ranges compared byte for byte, less its scratch (merged: each lies in one range). */
+/* The rank's ranges compared byte for byte, less its scratch (merged: each lies in one range;
+   native calls' scratch, at IR_COLL_SCRATCH and up, is not in the block). */
 static int mark_bytes(replay_mem *rm, const cdag_graph *gg) {
   const replay_map *m = rm->map;
   for (int64_t k = m->start[rm->rank]; k < m->start[rm->rank + 1]; k++) memset(rm->mask + m->off[k], RM_BYTE, m->len[k]);
-  for (int64_t s = gg->scr_start[rm->rank]; s < gg->scr_start[rm->rank + 1]; s++) {
+  for (int64_t s = gg->scr_start[rm->rank]; s < gg->scr_start[rm->rank + 1] && gg->scr_lo[s] < IR_COLL_SCRATCH; s++) {
     uint64_t off, len = gg->scr_hi[s] - gg->scr_lo[s];
     int rc = replay_map_offset(m, rm->rank, gg->scr_lo[s], len, &off);
     if (rc) return rc;

@@ -1,7 +1,9 @@
 /* cdag — src/exec/mpi/replay.c: one rank of a global graph as a distributed graph (replay.h).
  *
- * The map: every footprint of every op (and every scratch region) becomes a span (rank, lo,
- * hi); the spans are sorted by rank and address and merged where they overlap or touch, and
+ * The map: every footprint of every op, the in and out buffers of every native collective
+ * call, and every scratch region become spans (rank, lo, hi) (not what a call was written
+ * out as: its scratch is a distributed graph's own memory, and it writes itself out again);
+ * the spans are sorted by rank and address and merged where they overlap or touch, and
  * each rank's merged ranges are packed into its block in address order, each moved up to
  * the next offset congruent to its address modulo 64. Merging touching ranges keeps every
  * overlap the file had and adds none, so the copy has the file's memory conflicts, hence
@@ -23,10 +25,36 @@ typedef struct {
   uint64_t lo, hi;
 } span;
 
+static int os_of(const cdag_graph *gg, int64_t i) { return gg->os ? gg->os[i] : IR_OS_NONE; }
+
+static int is_reduction(int kind) {
+  return kind == IR_COLL_REDUCE || kind == IR_COLL_ALLREDUCE || kind == IR_COLL_REDUCE_SCATTER_BLOCK;
+}
+
+/* The bytes native call c reads at in and writes at out on its rank (docs/format.md: the
+   root's out of a gather holds a block per member, ...), as collective.c expands it. */
+static void call_extent(const cdag_graph *gg, const ir_call *c, uint64_t *in_len, uint64_t *out_len) {
+  const int32_t *ranks;
+  uint64_t n = (uint64_t)ir_comm_members(gg, c->comm, &ranks), in = 1, out = 1;
+  uint64_t block = is_reduction(c->kind) ? c->count * (uint64_t)ir_type_size(c->type) : c->count;
+  int root = c->root == gg->rank[c->op];
+  if (c->kind == IR_COLL_BARRIER) block = 0;
+  if (c->kind == IR_COLL_GATHER && root) out = n;
+  if (c->kind == IR_COLL_SCATTER && root) in = n;
+  if (c->kind == IR_COLL_ALLGATHER) out = n;
+  if (c->kind == IR_COLL_ALLTOALL) in = out = n;
+  if (c->kind == IR_COLL_REDUCE_SCATTER_BLOCK) in = n;
+  *in_len = in * block;
+  *out_len = out * block;
+}
+
 /* The byte ranges op i touches: *n of them in lo/len; CDAG_ERR_UNSUPPORTED for a kind the
-   replay does not know (the caller names the op). */
+   replay does not know (the caller names the op). The messages, copies and reductions a
+   native call was written out as touch nothing here: the call's in and out do (collect_spans),
+   and its scratch is the distributed graph's own. */
 static int footprint(const cdag_graph *gg, int64_t i, uint64_t lo[2], uint64_t len[2], int *n) {
   *n = 0;
+  if (os_of(gg, i) == IR_OS_COLL_PART) return CDAG_OK;
   switch (gg->kind[i]) {
   case IR_SEND:
   case IR_RECV:
@@ -62,7 +90,8 @@ static int span_cmp(const void *pa, const void *pb) {
   return (a->lo > b->lo) - (a->lo < b->lo);
 }
 
-/* Every footprint and scratch region, unsorted. */
+/* Every footprint, native call buffer and scratch region (but the calls' own scratch, at
+   IR_COLL_SCRATCH and up), unsorted. */
 static int collect_spans(const cdag_graph *gg, span **a, int64_t *n) {
   int64_t cap = 0;
   int rc = CDAG_OK;
@@ -72,8 +101,15 @@ static int collect_spans(const cdag_graph *gg, span **a, int64_t *n) {
     if (footprint(gg, i, lo, len, &k)) return unknown_op(gg, i);
     for (int j = 0; !rc && j < k; j++) rc = push_span(a, n, &cap, gg->rank[i], lo[j], len[j]);
   }
+  for (int64_t k = 0; !rc && k < gg->ncalls; k++) {
+    const ir_call *c = &gg->calls[k];
+    uint64_t in, out;
+    call_extent(gg, c, &in, &out);
+    rc = push_span(a, n, &cap, gg->rank[c->op], c->in, in);
+    if (!rc) rc = push_span(a, n, &cap, gg->rank[c->op], c->out, out);
+  }
   for (int64_t s = 0; !rc && s < gg->nscratch; s++)
-    rc = push_span(a, n, &cap, gg->scr_rank[s], gg->scr_addr[s], gg->scr_len[s]);
+    if (gg->scr_addr[s] < IR_COLL_SCRATCH) rc = push_span(a, n, &cap, gg->scr_rank[s], gg->scr_addr[s], gg->scr_len[s]);
   return rc;
 }
 
@@ -181,11 +217,22 @@ static int copy_onesided(const copier *c, int64_t i, int get, int32_t *id) {
              : ir_add_put(c->g, c->me, p, gg->bytes[i], gg->peer[i], 0, toff, id);
 }
 
+/* A native collective call (its own op): added again, so g writes it out itself. */
+static int copy_call(const copier *c, int64_t i, int32_t *id) {
+  const cdag_graph *gg = c->gg;
+  const ir_call *call = &gg->calls[gg->call[i]];
+  uint64_t in_len, out_len, pin, pout;
+  call_extent(gg, call, &in_len, &out_len);
+  int rc = local_ptr(c, call->in, in_len, &pin);
+  if (!rc) rc = local_ptr(c, call->out, out_len, &pout);
+  if (rc) return rc;
+  return ir_add_coll(c->g, c->me, call->kind, call->comm, call->root, pin, pout, call->count, call->type, call->rop, id);
+}
+
 /* A send or receive of the file, or what expanding a one-sided op made of it. */
 static int copy_message(const copier *c, int64_t i, int32_t *id) {
   const cdag_graph *gg = c->gg;
-  int os = gg->os ? gg->os[i] : IR_OS_NONE, send = gg->kind[i] == IR_SEND;
-  if (os == IR_OS_PARTNER) return CDAG_OK;   /* the target's side: compiling g makes it again */
+  int os = os_of(gg, i), send = gg->kind[i] == IR_SEND;
   if (os == IR_OS_GET || os == IR_OS_PUT) return copy_onesided(c, i, os == IR_OS_GET, id);
   if (gg->tag[i] < 0) {   /* a message cdag made itself (tags below 0 are never the file's) */
     char d[200];
@@ -199,11 +246,23 @@ static int copy_message(const copier *c, int64_t i, int32_t *id) {
               : ir_add_recv(c->g, c->me, p, gg->bytes[i], gg->peer[i], gg->tag[i], id);
 }
 
-/* Op i of the global graph into g; *id stays -1 for ops g gets otherwise (target sides). */
-static int copy_op(const copier *c, int64_t i, int32_t *id) {
+/* Op i of the global graph into g by its kind; *id stays -1 for ops g makes itself (the
+   target sides of one-sided ops, the messages of native calls). */
+static int copy_kind(const copier *c, int64_t i, int32_t *id) {
   const cdag_graph *gg = c->gg;
   uint64_t p, q;
   int rc;
+  switch (os_of(gg, i)) {
+  case IR_OS_PARTNER:
+  case IR_OS_COLL_PART:
+    return CDAG_OK;
+  case IR_OS_COLL:
+    return copy_call(c, i, id);
+  case IR_OS_WAIT:   /* its dependencies are explicit ones (copy_facts) */
+    return ir_add_wait(c->g, c->me, NULL, 0, id);
+  default:
+    break;
+  }
   switch (gg->kind[i]) {
   case IR_SEND:
   case IR_RECV:
@@ -224,6 +283,24 @@ static int copy_op(const copier *c, int64_t i, int32_t *id) {
   default:
     return unknown_op(gg, i);
   }
+}
+
+/* Op i into g, with its `wait` (a join: later ops of the rank depend on it). Calls and wait
+   statements are joins of their own making. */
+static int copy_op(const copier *c, int64_t i, int32_t *id) {
+  int rc = copy_kind(c, i, id), os = os_of(c->gg, i);
+  if (!rc && *id >= 0 && c->gg->join && c->gg->join[i] && os != IR_OS_COLL && os != IR_OS_WAIT)
+    rc = ir_set_join(c->g, *id, c->gg->join[i]);
+  return rc;
+}
+
+/* The communicators, before any call names one. */
+static int copy_comms(const copier *c) {
+  const cdag_graph *gg = c->gg;
+  int rc = CDAG_OK;
+  for (int64_t k = 0; !rc && k < gg->ncomms; k++)
+    rc = ir_add_comm(c->g, gg->comm_id[k], gg->members + gg->comm_first[k], gg->comm_n[k]);
+  return rc;
 }
 
 /* The rank's explicit dependencies and labels, between the copies (local: global id -> id in g). */
@@ -247,7 +324,7 @@ static int copy_scratch(const copier *c) {
   int rc = CDAG_OK;
   for (int64_t s = 0; !rc && s < gg->nscratch; s++) {
     uint64_t p;
-    if (gg->scr_rank[s] != c->me || !gg->scr_len[s]) continue;
+    if (gg->scr_rank[s] != c->me || !gg->scr_len[s] || gg->scr_addr[s] >= IR_COLL_SCRATCH) continue;   /* not a call's */
     if (!(rc = local_ptr(c, gg->scr_addr[s], gg->scr_len[s], &p))) rc = ir_add_scratch(c->g, c->me, p, gg->scr_len[s]);
   }
   return rc;
@@ -266,6 +343,7 @@ int replay_copy_rank(const cdag_graph *gg, const replay_map *m, uint8_t *block, 
   memset(local, 0xff, (size_t)gg->nops * sizeof *local);
   int rc = ir_reserve(g, hi - lo);
   if (!rc && gg->nwritten) rc = ir_add_segment(g, c.me, (uint64_t)(uintptr_t)block, m->size[c.me], NULL);
+  if (!rc) rc = copy_comms(&c);
   for (int32_t k = lo; !rc && k < hi; k++) rc = copy_op(&c, gg->rank_ops[k], &local[gg->rank_ops[k]]);
   if (!rc) rc = copy_facts(&c, local);
   if (!rc) rc = copy_scratch(&c);

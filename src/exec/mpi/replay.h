@@ -12,9 +12,11 @@
  * replay_map_build: every rank's map, from a finalized global graph. O(n log n) for n ops.
  * replay_copy_rank: rank g->myrank's operations of the global graph, in its program order,
  *   added to the distributed graph g with pointers into that rank's block: sends, receives,
- *   local reduces and copies, calcs, scratch regions, explicit dependencies, labels, and the
- *   one-sided gets, puts and fences (the target sides that finalizing the file added are
- *   left out: compiling g adds them again). Start dependencies (`irequires`) are not
+ *   local reduces and copies, calcs, scratch regions, explicit dependencies, labels, waits
+ *   (the `wait` field and statement), the communicators and native collective calls (g
+ *   writes each call out again, with scratch of its own), and the one-sided gets, puts and
+ *   fences (the target sides that finalizing the file added are left out: compiling g adds
+ *   them again). Start dependencies (`irequires`) are not
  *   copied: they order no memory effect and a distributed graph cannot hold them. An
  *   operation of a kind it does not know is CDAG_ERR_UNSUPPORTED naming it
  *   (ir_describe), never skipped. O(n) for the rank's n ops.
@@ -35,7 +37,8 @@ typedef struct {
 } replay_map;
 
 /* Every rank's map from gg (finalized): the footprints of all its ops, the target sides of
-   one-sided ops included, and its scratch regions. CDAG_ERR_NOMEM, CDAG_ERR_STATE (gg not
+   one-sided ops included, the in and out buffers of its native collective calls (a gather
+   root's out holds a block per member, ...) and its scratch regions. CDAG_ERR_NOMEM, CDAG_ERR_STATE (gg not
    finalized); *m is zeroed first (replay_map_free it, also on error). */
 int replay_map_build(const cdag_graph *gg, replay_map *m);
 void replay_map_free(replay_map *m);
