@@ -5,8 +5,9 @@
 #   np1..np4  files replayed at that many processes: every run must leave the same memory as
 #             written and compiled, print both times, the compile time, the break-even and
 #             the report (a file of one rank; one-sided puts, gets and fences; a broadcast; an
-#             allreduce of float, double and complex sums and products; a GOAL file; a file
-#             in Schedgen's style, without addresses; --json parsed as JSON);
+#             allreduce of float, double and complex sums and products; native collectives
+#             of every kind with waits and a communicator; a GOAL file; a file in Schedgen's
+#             style, without addresses; --json parsed as JSON);
 #   corrupt   the comparison is real: CDAG_REPLAY_CORRUPT=R flips a bit of rank R's memory
 #             after the compiled run, and replay must name the rank, the file address and both
 #             values, and exit 1 (a byte compared exactly, and a floating-point sum);
@@ -69,6 +70,11 @@ np4)
   expect_out "0 bytes equal, 56 floating-point sums and products within tolerance"
   expect_out "allreduce over all 4 ranks, 64 B of double sum"
   expect_out "allreduce over all 4 ranks, 16 B of float prod"
+  expect_status 0 run 4 "$data/native4.cdag" "${iters[@]}"
+  expect_summary
+  expect_out "replay $data/native4.cdag: 4 ranks, 52 operations"
+  expect_out "1152 bytes equal, 52 floating-point sums and products within tolerance"
+  expect_out "allreduce over all 4 ranks, 32 B of double sum"
   expect_status 0 run 4 "$src/tests/data/goal/calc_cpu_nic.goal" "${iters[@]}"
   expect_summary
   expect_out "replay $src/tests/data/goal/calc_cpu_nic.goal: 4 ranks, 9 operations"

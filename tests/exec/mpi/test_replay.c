@@ -6,7 +6,9 @@
  * on random graphs of 1..8 ranks, every op's kind, size, peer and tag in program order, the
  * explicit dependencies, and every overlap between two footprints of a rank, adding none
  * (so the copy has the file's dependencies). One-sided ops become gets, puts and fences on
- * segment 0 (the rank's block) at the target's offsets, without the target sides. An op kind
+ * segment 0 (the rank's block) at the target's offsets, without the target sides. Native
+ * collective calls and waits are added again (tests/data/replay/native4.cdag), which writes
+ * each rank's calls out as the same ops the file's were written out as. An op kind
  * the copy does not know, or a message with an internal tag, is CDAG_ERR_UNSUPPORTED naming
  * the op and its line. */
 #include <stdio.h>
@@ -192,6 +194,43 @@ START_TEST(onesided_ops_target_blocks) {
 }
 END_TEST
 
+/* Native collectives and waits: each rank's copy re-adds the communicator and its calls,
+   which it writes out again as the same ops (kinds, joins, marks) in the same order. */
+START_TEST(native_calls_and_waits) {
+  cdag_graph *gg = NULL;
+  CK_OK(ir_load_file(CDAG_TEST_DATA "/replay/native4.cdag", NULL, &gg));
+  replay_map m;
+  CK_OK(replay_map_build(gg, &m));
+  for (int r = 0; r < 4; r++) {
+    cdag_graph *g = NULL;
+    uint8_t *block = malloc(m.size[r]);
+    CK_OK(ir_graph_new(4, r, &g));
+    CK_OK(replay_copy_rank(gg, &m, block, g));
+    const int32_t *ops = gg->rank_ops + gg->rank_start[r];
+    int64_t n = gg->rank_start[r + 1] - gg->rank_start[r], calls = 0;
+    ck_assert_int_eq(g->nops, n);
+    for (int64_t k = 0; k < n; k++) {
+      ck_assert_int_eq(g->kind[k], gg->kind[ops[k]]);
+      ck_assert_int_eq(g->os[k], gg->os[ops[k]]);
+      ck_assert_int_eq(g->join[k], gg->join[ops[k]]);
+      calls += gg->os[ops[k]] == IR_OS_COLL;
+    }
+    ck_assert_int_eq(g->ncalls, calls);
+    ck_assert_int_eq(calls, r == 1 || r == 3 ? 10 : 8);
+    ck_assert_int_eq(g->ncomms, 1);
+    for (int64_t k = 0; k < g->ncalls; k++) {   /* buffers in the block, scratch the graph's own */
+      ck_assert_uint_ge(g->calls[k].out, (uint64_t)(uintptr_t)block);
+      ck_assert_uint_le(g->calls[k].out, (uint64_t)(uintptr_t)block + m.size[r]);
+    }
+    CK_OK(ir_finalize(g));
+    cdag_graph_free(&g);
+    free(block);
+  }
+  replay_map_free(&m);
+  cdag_graph_free(&gg);
+}
+END_TEST
+
 START_TEST(unknown_ops_are_refused) {
   cdag_graph *gg = text_graph("num_ranks 1\nrank 0 {\n  send 8b to 0 addr 0x0\n  x: recv 8b from 0 addr 0x8\n}\n");
   replay_map m;
@@ -224,6 +263,7 @@ Suite *cdag_replay_suite(void) {
   tcase_add_test(t, copy_keeps_ops_and_overlaps);
   tcase_add_test(t, labels_scratch_and_requires);
   tcase_add_test(t, onesided_ops_target_blocks);
+  tcase_add_test(t, native_calls_and_waits);
   tcase_add_test(t, unknown_ops_are_refused);
   suite_add_tcase(s, t);
   return s;
