@@ -151,7 +151,7 @@ int replay_map_build(const cdag_graph *gg, replay_map *m) {
   m->off = malloc(cells * sizeof *m->off);
   if (!rc && (!m->start || !m->size || !m->lo || !m->len || !m->off)) rc = CDAG_NOMEM("replay map");
   if (!rc) {
-    qsort(a, (size_t)n, sizeof *a, span_cmp);
+    if (n > 1) qsort(a, (size_t)n, sizeof *a, span_cmp);
     rc = pack(a, n, m);
   }
   free(a);
