@@ -63,6 +63,9 @@ np3)
   expect_summary
   expect_out "960 bytes equal"
   expect_out "bcast rooted at 0 over all 3 ranks, 320 B per block"
+  printf 'num_ranks 3\nrank 1 {\n  calc 5\n  send 0b to 2\n}\nrank 2 {\n  recv 0b from 1\n}\n' >"$tmp/idle.goal"
+  expect_status 0 run 3 "$tmp/idle.goal" "${iters[@]}"   # no rank touches memory, rank 0 does nothing
+  expect_out "0 bytes equal, 0 floating-point"
   ;;
 np4)
   expect_status 0 run 4 "$data/allreduce_float4.cdag" "${iters[@]}"
