@@ -197,19 +197,26 @@ static int replay(replay_state *st, const replay_args *a) {
   return CDAG_OK;
 }
 
+/* The agreed error, once (rank 0): a different memory or process count says it all in its
+   message; other errors are prefixed with what kind of error they are, as in every command. */
+static void print_error(const replay_state *st, int rc) {
+  if (st->rank != 0) return;
+  if (rc == CDAG_ERR_MISMATCH || (st->gg && st->gg->nprocs != st->nprocs))
+    fprintf(stderr, "cdag replay: %s\n", cdag_error_message());
+  else
+    cmd_fail("replay", rc);
+}
+
 int cmd_replay(int argc, char **argv) {
   replay_args a;
   replay_state st = {0};
-  int started = 0;
+  int started = 0, status = 0;
   if (replay_mpi_init(&started, &st.rank, &st.nprocs)) return cmd_fail("replay", CDAG_ERR_MPI);
-  int status = 0;
   if (parse_args(argc, argv, &a)) {
     status = st.rank == 0 ? cmd_usage("replay") : 2;
   } else {
     int rc = replay(&st, &a);
-    if (rc && st.rank == 0 && rc == CDAG_ERR_MISMATCH) fprintf(stderr, "cdag replay: %s\n", cdag_error_message());
-    else if (rc && st.rank == 0 && st.gg && st.gg->nprocs != st.nprocs) fprintf(stderr, "cdag replay: %s\n", cdag_error_message());
-    else if (rc && st.rank == 0) cmd_fail("replay", rc);
+    if (rc) print_error(&st, rc);
     status = rc ? 1 : 0;
   }
   state_free(&st);
