@@ -241,6 +241,7 @@ int detect_run(const cdag_graph *g, df_sst *sst, const cdag_options *o, cdag_pla
   if (rc == CDAG_OK && o->detect) rc = temporary_note(&st);
   if (rc == CDAG_OK) dataflow_free_waitsets(p->sst); /* only the detectors read them */
   if (rc == CDAG_OK) rc = det_build_plan(&st, p);
+  if (rc == CDAG_OK) rc = det_mark_native(g, p);
   free_state(&st);
   if (rc) {
     detect_plan_free(p);
@@ -258,6 +259,7 @@ void detect_plan_free(cdag_plan *p) {
   for (int64_t i = 0; i < p->nnotes; i++) free(p->notes[i]);
   free(p->notes);
   free(p->choices);
+  free(p->native);
   dataflow_free(p->sst);
   free(p);
 }

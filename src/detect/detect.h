@@ -99,6 +99,9 @@ struct cdag_plan {
   int64_t nsnaps;   det_range *snaps;   /* snapshots, sorted by (rank, addr) */
   /* report */
   int64_t nops_kind[IR_NKINDS];
+  uint64_t volume_max;                  /* bytes received per process by the graph's receives */
+  double volume_mean;                   /* (from other ranks), largest and mean; and the graph's */
+  uint64_t bound;                       /* stated lower bound (0: none) */
   int64_t nonesided[3];                 /* gets, puts and fences as written (their messages and
                                            calcs of 0 count in nops_kind too) */
   double sec_match, sec_dataflow, sec_detect;
@@ -107,6 +110,13 @@ struct cdag_plan {
                                            more values, whose order the plan cannot keep: the
                                            graph runs as written (a note says so) */
   char **notes;   int64_t nnotes;       /* why notable patterns were not rewritten */
+  /* native collectives (graphs with calls, native.c): per collective, 1 when the program
+     called it (its bytes were written by a native call's messages), else NULL; calls by
+     kind (IR_COLL_*); residual transfers that native calls delivered */
+  uint8_t *native;
+  int64_t native_calls[IR_COLL_NKINDS];
+  int64_t native_residual;
+  uint64_t native_residual_bytes;
   det_choice *choices;                  /* per collective, or NULL (not chosen: not reported) */
   /* How the residual messages run, chosen with the collectives (exec's cost model): per
      pair of ranks, pieces up to pack_limit bytes share one message, larger ones travel

@@ -66,5 +66,7 @@ const char *det_ranks_text(const int32_t *ranks, int32_t n, int32_t nprocs, char
 
 /* plan.c: merge protos and build the plan. */
 int det_build_plan(det_state *st, cdag_plan *p);
+/* Marks the plan's collectives the program called natively (native.c; plan fields native*). */
+int det_mark_native(const cdag_graph *g, cdag_plan *p);
 
 #endif

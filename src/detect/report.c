@@ -55,6 +55,29 @@ static void text_ranks(FILE *f, const cdag_plan *p, const det_coll *c) {
   }
 }
 
+static int64_t native_total(const cdag_plan *p) {
+  int64_t n = 0;
+  for (int k = 0; k < IR_COLL_NKINDS; k++) n += p->native_calls[k];
+  return n;
+}
+
+/* The program's own collective calls, and how many collectives were written by hand. */
+static void text_native(const cdag_plan *p, FILE *f) {
+  int64_t hand = 0;
+  for (int64_t i = 0; i < p->ncolls; i++) hand += !p->native[i];
+  fprintf(f, "native collective calls: %lld (", (long long)native_total(p));
+  for (int k = 0, first = 1; k < IR_COLL_NKINDS; k++)
+    if (p->native_calls[k]) {
+      fprintf(f, "%s%lld %s", first ? "" : ", ", (long long)p->native_calls[k], ir_coll_name(k));
+      first = 0;
+    }
+  fprintf(f, "); hand-written collectives found: %lld\n", (long long)hand);
+  if (p->native_residual)
+    fprintf(f, "  %lld residual transfers (%llu B) are data of native calls that no collective of the plan covers "
+            "(e.g. a call on fewer than min_group ranks): they run as messages\n", (long long)p->native_residual,
+            (unsigned long long)p->native_residual_bytes);
+}
+
 static void report_text(const cdag_plan *p, FILE *f) {
   for (int64_t i = 0; i < p->ncolls; i++) {
     const det_coll *c = &p->colls[i];
@@ -66,9 +89,11 @@ static void report_text(const cdag_plan *p, FILE *f) {
     else if (c->kind >= DET_SCATTERV && c->kind <= DET_ALLTOALLV) fprintf(f, ", %llu B in total (%lld transfers)\n", (unsigned long long)c->bytes, (long long)c->ntransfers);
     else if (c->kind >= DET_REDUCE) fprintf(f, ", %llu B of %s %s (%lld reductions)\n", (unsigned long long)c->bytes, ir_type_name(c->type), ir_rop_name(c->op), (long long)c->ntransfers);
     else fprintf(f, ", %llu B per block (%lld transfers)\n", (unsigned long long)c->bytes, (long long)c->ntransfers);
+    if (p->native) fprintf(f, "  %s\n", p->native[i] ? "native: the program called it" : "hand-written: the program built it from messages");
     if (p->choices) fprintf(f, "  algorithm: %s (%s)\n", p->choices[i].name, p->choices[i].why);
   }
   if (p->ncolls == 0) fprintf(f, "no collectives found\n");
+  if (p->native) text_native(p, f);
   if (p->as_written) fprintf(f, "runs as written (exact_float keeps the order of floating-point reductions)\n");
   fprintf(f, "residual: %lld transfers (%llu B) in %lld messages, %lld reductions, %lld kept zero-byte syncs\n",
           (long long)p->nxfers, (unsigned long long)residual_bytes(p), (long long)residual_messages(p),
@@ -82,6 +107,9 @@ static void report_text(const cdag_plan *p, FILE *f) {
   if (os[0] || os[1] || os[2])
     fprintf(f, "one-sided: %lld gets, %lld puts, %lld fences (counted above as the messages and calcs of 0 they "
             "became)\n", (long long)os[0], (long long)os[1], (long long)os[2]);
+  fprintf(f, "volume: received per process max %llu B, mean %.0f B", (unsigned long long)p->volume_max, p->volume_mean);
+  if (p->bound) fprintf(f, "; lower bound %llu B (max/bound %.3f)", (unsigned long long)p->bound, (double)p->volume_max / (double)p->bound);
+  fputc('\n', f);
   fprintf(f, "sst: %lld transfers, %lld reductions, %lld splits; snapshots: %lld ranges (%llu B)\n",
           (long long)p->sst->nxfers, (long long)p->sst->nreds, (long long)p->sst->splits, (long long)p->nsnaps,
           (unsigned long long)snapshot_bytes(p));
@@ -104,6 +132,7 @@ static void json_coll(FILE *f, const cdag_plan *p, int64_t i) {
   fprintf(f, ", \"bytes\": %llu, \"transfers\": %lld", (unsigned long long)c->bytes, (long long)c->ntransfers);
   if (c->kind >= DET_REDUCE && c->kind != DET_BARRIER)
     fprintf(f, ", \"type\": \"%s\", \"op\": \"%s\"", ir_type_name(c->type), ir_rop_name(c->op));
+  if (p->native) fprintf(f, ", \"native\": %s", p->native[i] ? "true" : "false");
   if (p->choices) {
     fprintf(f, ", \"algorithm\": ");
     json_string(f, p->choices[i].name);
@@ -121,6 +150,8 @@ static void report_json(const cdag_plan *p, FILE *f) {
   if (p->nonesided[0] || p->nonesided[1] || p->nonesided[2])
     fprintf(f, "  \"onesided\": {\"get\": %lld, \"put\": %lld, \"fence\": %lld},\n", (long long)p->nonesided[0],
             (long long)p->nonesided[1], (long long)p->nonesided[2]);
+  fprintf(f, "  \"volume\": {\"max\": %llu, \"mean\": %.1f},\n", (unsigned long long)p->volume_max, p->volume_mean);
+  if (p->bound) fprintf(f, "  \"bound\": %llu,\n", (unsigned long long)p->bound);
   fprintf(f, "  \"sst\": {\"transfers\": %lld, \"reductions\": %lld, \"splits\": %lld},\n", (long long)p->sst->nxfers,
           (long long)p->sst->nreds, (long long)p->sst->splits);
   fprintf(f, "  \"collectives\": [");
@@ -129,6 +160,16 @@ static void report_json(const cdag_plan *p, FILE *f) {
     json_coll(f, p, i);
   }
   fprintf(f, "%s],\n", p->ncolls ? "\n  " : "");
+  if (p->native) {
+    fprintf(f, "  \"native\": {\"calls\": {");
+    for (int k = 0, first = 1; k < IR_COLL_NKINDS; k++)
+      if (p->native_calls[k]) {
+        fprintf(f, "%s\"%s\": %lld", first ? "" : ", ", ir_coll_name(k), (long long)p->native_calls[k]);
+        first = 0;
+      }
+    fprintf(f, "}, \"residual\": {\"transfers\": %lld, \"bytes\": %llu}},\n", (long long)p->native_residual,
+            (unsigned long long)p->native_residual_bytes);
+  }
   fprintf(f, "  \"barrier\": %s,\n", p->barrier ? "true" : "false");
   fprintf(f, "  \"as_written\": %s,\n", p->as_written ? "true" : "false");
   fprintf(f, "  \"residual\": {\"transfers\": %lld, \"bytes\": %llu, \"messages\": %lld, \"reductions\": %lld",

@@ -206,10 +206,14 @@ static int reserve_scratch(expansion *x) {
     x->scratch = IR_COLL_SCRATCH;
     return ir_add_scratch(g, x->rank, x->scratch, bytes);
   }
-  IR_GROW(g->coll_mem, g->ncoll_mem, g->coll_memcap, 1, "collective scratch");
-  void *p = malloc((size_t)bytes);
-  if (!p) return CDAG_NOMEM("collective scratch");
-  g->coll_mem[g->ncoll_mem++] = p;
+  void *p;
+  if (g->exec_alloc) {   /* exec's: schedules compiled from the graph may outlive it */
+    if (!(p = g->exec_alloc(g, (size_t)bytes))) return CDAG_NOMEM("collective scratch");
+  } else {
+    IR_GROW(g->coll_mem, g->ncoll_mem, g->coll_memcap, 1, "collective scratch");
+    if (!(p = malloc((size_t)bytes))) return CDAG_NOMEM("collective scratch");
+    g->coll_mem[g->ncoll_mem++] = p;
+  }
   x->scratch = (uint64_t)(uintptr_t)p;
   return ir_add_scratch(g, x->rank, x->scratch, bytes);
 }

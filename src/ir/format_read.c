@@ -450,6 +450,18 @@ static int read_p2p(reader *r, ir_kind kind, const token *kw, const token *label
   return CDAG_OK;
 }
 
+static int add_coll_op(reader *r, int kind, const token *kw, const token *label, fields *f, int64_t count, int type,
+                       int rop);
+static int coll_fields_ok(reader *r, int kind, const fields *f, int is_root);
+
+/* reduce COUNT TYPE OP root R in A [out B] [comm C]: MPI_Reduce, told from the local reduce
+   by its root. */
+static int native_reduce(reader *r, const token *kw, const token *label, fields *f, int64_t count, int type, int rop) {
+  if (f->present[F_INOUT] || f->present[F_CPU] || f->present[F_NIC])
+    return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_ROOT], "a native reduce (with 'root') takes 'in', 'out' and 'comm'");
+  return add_coll_op(r, IR_COLL_REDUCE, kw, label, f, count, type, rop);
+}
+
 /* reduce COUNT TYPE OP in A inout B [cpu C] [nic N] */
 static int read_reduce(reader *r, const token *kw, const token *label) {
   int64_t count, in, inout;
@@ -471,9 +483,13 @@ static int read_reduce(reader *r, const token *kw, const token *label) {
   if (count > INT64_MAX / ir_type_size(type))
     return rd_fail(r, CDAG_ERR_FORMAT, &count_tok, "reduce count %lld of %s is more than 2^63-1 bytes",
                    (long long)count, ir_type_name(type));
-  if ((rc = read_fields(r, BIT(F_WAIT) | BIT(F_IN) | BIT(F_INOUT) | BIT(F_CPU) | BIT(F_NIC),
-                        "'in', 'inout', 'cpu', 'nic' or end of line", &f)))
+  if ((rc = read_fields(r, BIT(F_WAIT) | BIT(F_IN) | BIT(F_INOUT) | BIT(F_CPU) | BIT(F_NIC) | BIT(F_ROOT) | BIT(F_OUT) |
+                        BIT(F_COMM), "'in', 'inout', 'root', 'cpu', 'nic' or end of line", &f)))
     return rc;
+  if (f.present[F_ROOT]) return native_reduce(r, kw, label, &f, count, type, rop);
+  if (f.present[F_OUT] || f.present[F_COMM])
+    return rd_fail(r, CDAG_ERR_FORMAT, &f.t[f.present[F_OUT] ? F_OUT : F_COMM],
+                   "'out' and 'comm' belong to the native reduce, which names its 'root'");
   if ((rc = require_field(r, &f, F_IN)) || (rc = require_field(r, &f, F_INOUT))) return rc;
   if ((rc = field_in(r, &f, F_IN, 0, INT64_MAX, "an address", 0, &in))) return rc;
   if ((rc = field_in(r, &f, F_INOUT, 0, INT64_MAX, "an address", 0, &inout))) return rc;
@@ -643,25 +659,33 @@ static int coll_fields_ok(reader *r, int kind, const fields *f, int is_root) {
 
 /* barrier | bcast S root R addr A | gather S root R in A [out B] | ... [comm C] (docs/format.md) */
 static int read_coll(reader *r, int kind, const token *kw, const token *label) {
-  int64_t count = 0, root = -1, in = 0, out = 0, addr = 0, comm = 0;
+  int64_t count = 0;
   int type, rop, rc;
-  int32_t id = -1;
   fields f;
   if (kind != IR_COLL_BARRIER && (rc = read_coll_size(r, kind, &count, &type, &rop))) return rc;
   if (kind == IR_COLL_BARRIER) type = rop = 0;
   if ((rc = read_fields(r, BIT(F_WAIT) | BIT(F_ROOT) | BIT(F_IN) | BIT(F_OUT) | BIT(F_ADDR) | BIT(F_COMM),
                         "'root', 'in', 'out', 'addr', 'comm' or end of line", &f)))
     return rc;
-  if ((rc = field_in(r, &f, F_ROOT, 0, r->g->nprocs - 1, "a root rank", -1, &root))) return rc;
-  if ((rc = field_in(r, &f, F_COMM, 0, IR_MAX_COMM, "a communicator", 0, &comm))) return rc;
-  if ((rc = coll_fields_ok(r, kind, &f, root == r->rank))) return rc;
-  if ((rc = field_in(r, &f, F_ADDR, 0, INT64_MAX, "an address", 0, &addr))) return rc;
-  if ((rc = field_in(r, &f, F_IN, 0, INT64_MAX, "an address", addr, &in))) return rc;
-  if ((rc = field_in(r, &f, F_OUT, 0, INT64_MAX, "an address", f.present[F_ADDR] ? addr : in, &out))) return rc;
-  if (!f.present[F_IN]) in = out;
+  return add_coll_op(r, kind, kw, label, &f, count, type, rop);
+}
+
+/* The fields of a collective read: checked, and the call added. */
+static int add_coll_op(reader *r, int kind, const token *kw, const token *label, fields *f, int64_t count, int type,
+                       int rop) {
+  int64_t root = -1, in = 0, out = 0, addr = 0, comm = 0;
+  int32_t id = -1;
+  int rc;
+  if ((rc = field_in(r, f, F_ROOT, 0, r->g->nprocs - 1, "a root rank", -1, &root))) return rc;
+  if ((rc = field_in(r, f, F_COMM, 0, IR_MAX_COMM, "a communicator", 0, &comm))) return rc;
+  if ((rc = coll_fields_ok(r, kind, f, root == r->rank))) return rc;
+  if ((rc = field_in(r, f, F_ADDR, 0, INT64_MAX, "an address", 0, &addr))) return rc;
+  if ((rc = field_in(r, f, F_IN, 0, INT64_MAX, "an address", addr, &in))) return rc;
+  if ((rc = field_in(r, f, F_OUT, 0, INT64_MAX, "an address", f->present[F_ADDR] ? addr : in, &out))) return rc;
+  if (!f->present[F_IN]) in = out;
   int64_t first = r->g->nops;
   rc = ir_add_coll(r->g, r->rank, kind, (int)comm, (int)root, (uint64_t)in, (uint64_t)out, (uint64_t)count, type, rop, &id);
-  if ((rc = finish_op(r, rc, id, kw, label, &f))) return rc;
+  if ((rc = finish_op(r, rc, id, kw, label, f))) return rc;
   for (int64_t i = first; i < id; i++) {   /* its messages' buffers (not the scratch) */
     cdag_graph *g = r->g;
     if (g->addr[i] < IR_COLL_SCRATCH) note_range(r, g->addr[i], g->bytes[i]);
@@ -816,6 +840,16 @@ static int read_num_ranks(reader *r) {
   return CDAG_OK;
 }
 
+/* bound B: the generator's lower bound on bytes received per process */
+static int read_bound(reader *r) {
+  int64_t b;
+  fields f;
+  int rc = read_size(r, "a number of bytes", &b);
+  if (!rc) rc = read_fields(r, 0, "end of line", &f);
+  if (!rc) r->g->bound = (uint64_t)b;
+  return rc;
+}
+
 /* comm C ranks R0 R1 ...   (members in communicator-rank order) */
 static int read_comm(reader *r) {
   token kw = r->tok;
@@ -854,6 +888,7 @@ static int read_file_body(reader *r) {
         if (is_word(&r->tok, "num_ranks")) rc = read_num_ranks(r);
         else if (is_word(&r->tok, "rank")) rc = read_rank(r);
         else if (is_word(&r->tok, "comm") && r->g) rc = read_comm(r);
+        else if (is_word(&r->tok, "bound") && r->g) rc = read_bound(r);
         else rc = expected(r, &r->tok, r->g ? "'rank'" : "'num_ranks'");
         if (rc) return rc;
     }

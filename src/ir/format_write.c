@@ -315,6 +315,7 @@ int ir_save_file(const cdag_graph *g, FILE *f) {
   if (rc == CDAG_OK) {
     fprintf(f, "// cdag graph: %lld operations\nnum_ranks %d\n", (long long)g->nops, g->nprocs);
     write_comms(g, f);
+    if (g->bound) fprintf(f, "bound %llub\n", (unsigned long long)g->bound);
     rc = write_ranks(&w, &v);
   }
   free_views(&v);

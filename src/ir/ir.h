@@ -81,6 +81,8 @@ struct cdag_graph {
   int32_t state;         /* IR_BUILDING, IR_FINAL (derived view valid), IR_COMPILED */
   void *exec;            /* src/exec's data for distributed graphs (the communicator) */
   void (*exec_free)(void *exec); /* frees exec with the graph */
+  void *(*exec_alloc)(cdag_graph *g, size_t bytes); /* memory that lives as long as the graph
+                                                       and its schedules (NULL: the graph's own) */
 
   /* ops (struct of arrays, capacity cap) */
   int64_t nops, cap;
@@ -128,6 +130,10 @@ struct cdag_graph {
   uint64_t *member_key;        /* per communicator, sorted rank << 32 | index (rank lookup) */
   void **coll_mem;             /* distributed graphs: the calls' scratch memory */
   int64_t ncoll_mem, coll_memcap;
+
+  /* A lower bound on the bytes any process must receive, stated by the generator that wrote
+     the graph (`bound` in files; 0: none); reports put it beside the measured volume. */
+  uint64_t bound;
 
   /* scratch regions, as added */
   int64_t nscratch, scratchcap;
@@ -196,7 +202,8 @@ int ir_add_wait(cdag_graph *g, int rank, const int32_t *ops, int n, int32_t *id)
 /* Native collectives (collective.c), as a recording writes them. Communicator `comm` >= 1
    lists its members in communicator-rank order (ranks of the graph, distinct); 0 is every
    rank. ir_add_coll appends rank's part of one call: kind IR_COLL_*, root a rank of the graph
-   (-1 for unrooted kinds), in/out addresses (in == out: in place), count bytes per block
+   (-1 for unrooted kinds), in/out addresses (in == out: in place; bcast's buffer is out),
+   count bytes per block
    (block kinds) or elements (reductions, of cdag_type type and cdag_reduce_op rop). The k-th
    call on a communicator of every member is one collective. ir_finalize checks the members
    agree (kind, root, count, type, op; CDAG_ERR_FORMAT naming both ops otherwise) and writes

@@ -26,21 +26,38 @@ static int own_part(const cdag_graph *gg, const int64_t *base, int r, int32_t *t
   return part_graph_write(part, base[r + 1] - base[r], tag + base[r], ntags, NULL);
 }
 
+/* Op k of the part is op `op` of gg, a native call's message or the call itself: the part
+   gets the call (once) and the mark, so the call's join waits for its messages there too. */
+static int copy_call_mark(const cdag_graph *gg, int32_t op, cdag_graph *tg, int32_t k, int64_t *callmap) {
+  int32_t c = gg->call[op];
+  int rc = CDAG_OK;
+  if (callmap[c] < 0) {
+    callmap[c] = tg->ncalls;
+    rc = ir_append_call(tg, &gg->calls[c]);
+  }
+  if (!rc && gg->os[op] == IR_OS_COLL) tg->calls[callmap[c]].op = k;
+  return rc ? rc : ir_mark_call(tg, k, callmap[c], gg->os[op]);
+}
+
 /* The part of rank r of a graph whose one-sided ops were expanded: the rank also runs the
    targets' sides its own graph lacks, so the part carries its ops, in program order (tags
-   0: the part's own tags pair them), with its explicit dependencies. */
+   0: the part's own tags pair them), with its explicit dependencies and joins. */
 static int expanded_part(const cdag_graph *gg, int r, const int32_t *tag, wire_buf *part) {
   int32_t lo = gg->rank_start[r], n = gg->rank_start[r + 1] - lo, *tags = malloc((size_t)(n ? n : 1) * sizeof *tags);
   cdag_graph *tg = NULL;
   wire_buf ops = {0};
   int64_t ntags = 0;
-  int rc = tags ? ir_graph_new(gg->nprocs, r, &tg) : CDAG_NOMEM("baseline part");
+  int64_t *callmap = malloc((size_t)(gg->ncalls ? gg->ncalls : 1) * sizeof *callmap);
+  int rc = tags && callmap ? ir_graph_new(gg->nprocs, r, &tg) : CDAG_NOMEM("baseline part");
+  for (int64_t c = 0; c < gg->ncalls; c++) callmap[c] = -1;
   for (int32_t k = 0; !rc && k < n; k++) {
     int32_t op = gg->rank_ops[lo + k];
     int p2p = gg->kind[op] == IR_SEND || gg->kind[op] == IR_RECV;
     if (p2p) tags[ntags++] = tag[op];
     rc = ir_append(tg, gg->kind[op], r, gg->peer[op], p2p ? 0 : gg->tag[op], gg->addr[op], gg->addr2 ? gg->addr2[op] : 0,
                    gg->bytes[op], NULL);
+    if (!rc && gg->join && gg->join[op]) rc = ir_set_join(tg, k, gg->join[op]);   /* waits, collectives */
+    if (!rc && gg->call && gg->call[op] >= 0) rc = copy_call_mark(gg, op, tg, k, callmap);
   }
   for (int64_t d = 0; !rc && d < gg->ndeps; d++)
     if (gg->rank[gg->dep[2 * d]] == r) rc = ir_add_dep(tg, gg->pos[gg->dep[2 * d]], gg->pos[gg->dep[2 * d + 1]], 0);
@@ -49,6 +66,7 @@ static int expanded_part(const cdag_graph *gg, int r, const int32_t *tag, wire_b
   wire_free(&ops);
   ir_graph_free(tg);
   free(tags);
+  free(callmap);
   return rc;
 }
 

@@ -102,6 +102,7 @@ int cdag_graph_create(MPI_Comm comm, cdag_graph **g) {
   }
   (*g)->exec = x;
   (*g)->exec_free = exec_free;
+  (*g)->exec_alloc = exec_arena_alloc;   /* native collectives' scratch outlives the graph with its schedules */
   return CDAG_OK;
 }
 

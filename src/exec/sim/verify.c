@@ -4,8 +4,13 @@
  * simulator (in several random valid orders, which must agree: otherwise the graph itself
  * has a race) and the plan by its collective semantics, and compares every non-scratch
  * byte. This is rules 1 and 2 of docs/semantics.md, checked; the public cdag_plan_verify uses it.
+ * Inputs of floating-point sums and products get values that every order of evaluation
+ * combines exactly (unless exact_float is set), so a plan that reassociates them, as MPI's
+ * collectives may, compares equal.
  * Cost: O(n log n) per order for n ops, plus the memory touched (a few copies of it). */
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "exec/sim/sim.h"
 
@@ -38,12 +43,66 @@ static int run_orders(const cdag_graph *g, const sim_mem *init, uint64_t seed, i
   return rc;
 }
 
+/* Floating-point sums and products may be reassociated by a plan (docs/semantics.md), so
+   bytes compared after them could differ in the last bit for a correct plan. Their inputs
+   (the SST's contributions: origins) get values every order combines exactly: small
+   integers for sums, powers of two for products (exact unless over- or underflowing). */
+static void exact_values(uint8_t *b, uint64_t count, int type, int rop, uint64_t *x) {
+  int dbl = type == CDAG_DOUBLE || type == CDAG_COMPLEX_DOUBLE;
+  uint64_t n = type == CDAG_COMPLEX_FLOAT || type == CDAG_COMPLEX_DOUBLE ? 2 * count : count;
+  for (uint64_t e = 0; e < n; e++) {
+    *x ^= *x << 13; *x ^= *x >> 7; *x ^= *x << 17;
+    double v = rop == CDAG_PROD ? ldexp(1.0, (int)(*x % 9) - 4) : (double)(int)(*x % 1024) - 512.0;
+    if (dbl) memcpy(b + 8 * e, &v, 8);
+    else {
+      float f = (float)v;
+      memcpy(b + 4 * e, &f, 4);
+    }
+  }
+}
+
+static int reassociates(int type, int rop) {
+  return ir_type_is_float(type) && (rop == CDAG_SUM || rop == CDAG_PROD) &&
+         type != CDAG_FLOAT_INT && type != CDAG_DOUBLE_INT && type != CDAG_2FLOAT && type != CDAG_2DOUBLE;
+}
+
+static void exact_inputs(const cdag_plan *p, sim_mem *m, uint64_t seed) {
+  uint64_t x = seed | 1;
+  for (int64_t i = 0; i < p->ncolls; i++) {   /* collectives' contributions: the send slots */
+    const det_coll *c = &p->colls[i];
+    if (!det_kind_get(c->kind)->reduces || !reassociates(c->type, c->op)) continue;
+    for (int32_t mi = 0; mi < c->nranks; mi++)
+      for (int32_t s = 0; s < c->nsend_slots; s++) {
+        const det_iov *v = det_slot(p, c, 1, mi, s);
+        for (int32_t k = 0; k < v->n; k++) {
+          const det_piece *pc = &p->pieces[v->first + (uint32_t)k];
+          uint8_t *b = sim_mem_at(m, p->ranks[c->ranks_first + mi], pc->addr, pc->len);
+          if (b) exact_values(b, pc->len / (uint64_t)ir_type_size(c->type), c->type, c->op, &x);
+        }
+      }
+  }
+  for (int64_t i = 0; i < p->nreds; i++) {   /* residual reductions: their sets' runs */
+    const df_red *d = &p->reds[i];
+    if (!reassociates((int)d->type, d->op)) continue;
+    const df_set *set = &p->sst->sets[d->set];
+    uint64_t bytes = d->count * (uint64_t)ir_type_size((int)d->type);
+    for (int32_t k = 0; k < set->nruns; k++) {
+      const df_run *run = &p->sst->runs[set->first + k];
+      for (int32_t r = run->lo; r <= run->hi; r++) {
+        uint8_t *b = sim_mem_at(m, r, run->addr, bytes);
+        if (b) exact_values(b, d->count, (int)d->type, d->op, &x);
+      }
+    }
+  }
+}
+
 int exec_verify_bytes(const cdag_graph *g, const cdag_plan *p, uint64_t seed, int orders, uint64_t *compared) {
   sim_mem *init = NULL, *ref = NULL, *planned = NULL;
   if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "verify: the graph is not finalized");
   int rc = sim_mem_create(g, &init);
   if (rc) return rc;
   sim_mem_fill_random(init, seed);
+  if (!p->opts.exact_float) exact_inputs(p, init, seed);
   if ((rc = run_orders(g, init, seed, orders, &ref))) goto out;
   if ((rc = sim_mem_clone(init, &planned))) goto out;
   if ((rc = p->as_written ? sim_run_graph(g, planned, 0) : sim_run_plan(p, planned))) goto out;  /* detect.h */
