@@ -75,8 +75,8 @@ np4)
   expect_out "allreduce over all 4 ranks, 16 B of float prod"
   expect_status 0 run 4 "$data/native4.cdag" "${iters[@]}"
   expect_summary
-  expect_out "replay $data/native4.cdag: 4 ranks, 52 operations"
-  expect_out "1152 bytes equal, 52 floating-point sums and products within tolerance"
+  expect_out "replay $data/native4.cdag: 4 ranks, 56 operations"
+  expect_out "1280 bytes equal, 52 floating-point sums and products within tolerance"
   expect_out "allreduce over all 4 ranks, 32 B of double sum"
   expect_status 0 run 4 "$src/tests/data/goal/calc_cpu_nic.goal" "${iters[@]}"
   expect_summary

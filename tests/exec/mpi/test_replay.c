@@ -216,7 +216,7 @@ START_TEST(native_calls_and_waits) {
       calls += gg->os[ops[k]] == IR_OS_COLL;
     }
     ck_assert_int_eq(g->ncalls, calls);
-    ck_assert_int_eq(calls, r == 1 || r == 3 ? 10 : 8);
+    ck_assert_int_eq(calls, r == 1 || r == 3 ? 11 : 9);
     ck_assert_int_eq(g->ncomms, 1);
     for (int64_t k = 0; k < g->ncalls; k++) {   /* buffers in the block, scratch the graph's own */
       ck_assert_uint_ge(g->calls[k].out, (uint64_t)(uintptr_t)block);
