@@ -24,6 +24,7 @@ int cmd_sst(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_goal(int argc, char **argv);
 int cmd_model(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 /* Generators (`cdag gen NAME ...`): gen_factor.c writes lu25d (cholesky = 0) and cholesky25d. */
 int gen_factor(const char *name, int cholesky, int argc, char **argv);
@@ -40,5 +41,7 @@ int cmd_goal_buffers(int *argc, char **argv);
 int cmd_options(int *argc, char **argv, cdag_options *o);
 /* Loads a graph file with the GOAL buffer meaning given (IR_GOAL_*, parsed by the caller). */
 int cmd_load(const char *cmd, const char *path, int goal_buffers, cdag_graph **g);
+/* The same without printing: the loader's code (its message in cdag_error_message()). */
+int cmd_load_rc(const char *path, int goal_buffers, cdag_graph **g);
 
 #endif

@@ -2,15 +2,20 @@
  *
  * cmd_load() reads a graph file (or - for standard input) with the ir loader, giving GOAL
  * ops without `addr` the buffers --goal-buffers= asks for (format.h), and prints the
- * loader's located message ("FILE:LINE:COL: expected X, found 'Y'") on failure. */
+ * loader's located message ("FILE:LINE:COL: expected X, found 'Y'") on failure; cmd_load_rc
+ * leaves the printing to its caller (replay prints once for all its processes). */
 #include "cmd.h"
 #include "ir/format.h"
 
-int cmd_load(const char *cmd, const char *path, int goal_buffers, cdag_graph **g) {
+int cmd_load_rc(const char *path, int goal_buffers, cdag_graph **g) {
   ir_load_opts o = {0};
   o.goal_buffers = goal_buffers;
   cdag__error_clear();
-  int rc = ir_load_file(path, &o, g);
+  return ir_load_file(path, &o, g);
+}
+
+int cmd_load(const char *cmd, const char *path, int goal_buffers, cdag_graph **g) {
+  int rc = cmd_load_rc(path, goal_buffers, g);
   if (rc) return cmd_fail(cmd, rc);
   return 0;
 }

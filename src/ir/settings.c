@@ -36,13 +36,14 @@ static int read_seconds(const char *name, double *out) {
   return CDAG_OK;
 }
 
-static int read_blocks(int *out) {
-  const char *v = var("CDAG_BLOCKS");
+/* An integer in [min, max] into *out (untouched when unset). */
+static int read_int(const char *name, long min, long max, const char *expected, int *out) {
+  const char *v = var(name);
   if (!v) return CDAG_OK;
   char *end;
   errno = 0;
   long n = strtol(v, &end, 10);
-  if (*end || errno || n < 1 || n > (1L << 30)) return bad("CDAG_BLOCKS", v, "an integer from 1 to 2^30");
+  if (*end || errno || n < min || n > max) return bad(name, v, expected);
   *out = (int)n;
   return CDAG_OK;
 }
@@ -58,7 +59,7 @@ static int read_kernel(cdag_set_kernel *out) {
 }
 
 int cdag__settings_read(cdag_settings *s) {
-  *s = (cdag_settings){.detect = -1, .kernel = CDAG_SET_UNSET, .measure = -1};
+  *s = (cdag_settings){.detect = -1, .kernel = CDAG_SET_UNSET, .measure = -1, .replay_corrupt = -1};
   s->report = var("CDAG_REPORT");
   int rc = read_flag("CDAG_DETECT", &s->detect);
   if (!rc) rc = read_kernel(&s->kernel);
@@ -67,6 +68,7 @@ int cdag__settings_read(cdag_settings *s) {
   if (!rc) rc = read_seconds("CDAG_BETA", &s->beta);
   if (!rc) rc = read_seconds("CDAG_OVERHEAD", &s->overhead);
   if (!rc) rc = read_seconds("CDAG_GAMMA", &s->gamma);
-  if (!rc) rc = read_blocks(&s->blocks);
+  if (!rc) rc = read_int("CDAG_BLOCKS", 1, 1L << 30, "an integer from 1 to 2^30", &s->blocks);
+  if (!rc) rc = read_int("CDAG_REPLAY_CORRUPT", 0, (1L << 30) - 1, "a rank, 0 to 2^30-1", &s->replay_corrupt);
   return rc;
 }

@@ -16,6 +16,9 @@
  *   CDAG_OVERHEAD seconds > 0   the cost model's time per further message to the same peer
  *   CDAG_GAMMA    seconds > 0   the cost model's time per byte copied in memory (packing)
  *   CDAG_BLOCKS   integer >= 1  forces the block count of cdag's n-block kernels
+ *   CDAG_REPLAY_CORRUPT rank    a test hook read by `cdag replay` only: that rank flips a bit
+ *                               of its memory after the compiled run, so the comparison with
+ *                               the run as written must report a mismatch (tests/cli/replay.sh)
  * Reading is cheap (a few getenv calls) and keeps no state, so it is reentrant. */
 #ifndef CDAG_IR_SETTINGS_H
 #define CDAG_IR_SETTINGS_H
@@ -30,6 +33,7 @@ typedef struct {
   double alpha, beta;      /* 0 unset, else > 0 */
   double overhead, gamma;  /* 0 unset, else > 0 */
   int blocks;              /* 0 unset, else >= 1 */
+  int replay_corrupt;      /* -1 unset, else a rank in 0..2^30-1 (cdag replay's test hook) */
 } cdag_settings;
 
 /* Reads and validates every variable: CDAG_OK, or CDAG_ERR_ARG naming the first bad one.

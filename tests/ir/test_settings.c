@@ -13,7 +13,7 @@
 #include "ir/settings.h"
 
 static const char *const vars[] = {"CDAG_DETECT", "CDAG_REPORT", "CDAG_KERNEL", "CDAG_MEASURE",
-                                   "CDAG_ALPHA", "CDAG_BETA", "CDAG_BLOCKS"};
+                                   "CDAG_ALPHA", "CDAG_BETA", "CDAG_BLOCKS", "CDAG_REPLAY_CORRUPT"};
 
 static void clear_all(void) {
   for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) unsetenv(vars[i]);
@@ -29,6 +29,7 @@ START_TEST(unset_and_empty_mean_defaults) {
   ck_assert_int_eq(s.measure, -1);
   ck_assert(s.alpha == 0 && s.beta == 0);
   ck_assert_int_eq(s.blocks, 0);
+  ck_assert_int_eq(s.replay_corrupt, -1);
   for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) setenv(vars[i], "", 1);
   ck_assert_int_eq(cdag__settings_read(&s), CDAG_OK);
   ck_assert_int_eq(s.detect, -1);
@@ -48,6 +49,7 @@ START_TEST(good_values_are_read) {
   setenv("CDAG_ALPHA", "2.5e-6", 1);
   setenv("CDAG_BETA", "1e-10", 1);
   setenv("CDAG_BLOCKS", "12", 1);
+  setenv("CDAG_REPLAY_CORRUPT", "0", 1);
   cdag_settings s;
   ck_assert_int_eq(cdag__settings_read(&s), CDAG_OK);
   ck_assert_int_eq(s.detect, 0);
@@ -57,6 +59,7 @@ START_TEST(good_values_are_read) {
   ck_assert_double_eq(s.alpha, 2.5e-6);
   ck_assert_double_eq(s.beta, 1e-10);
   ck_assert_int_eq(s.blocks, 12);
+  ck_assert_int_eq(s.replay_corrupt, 0);
   setenv("CDAG_KERNEL", "mpi", 1);
   ck_assert_int_eq(cdag__settings_read(&s), CDAG_OK);
   ck_assert_int_eq(s.kernel, CDAG_SET_KERNEL_MPI);
@@ -72,7 +75,8 @@ START_TEST(each_bad_value_is_named) {
       {"CDAG_DETECT", "2"},      {"CDAG_DETECT", "no"},  {"CDAG_KERNEL", "fast"},
       {"CDAG_MEASURE", "yes"},   {"CDAG_ALPHA", "abc"},  {"CDAG_ALPHA", "0"},
       {"CDAG_ALPHA", "nan"},     {"CDAG_BETA", "-1e-9"}, {"CDAG_BETA", "1e-9s"},
-      {"CDAG_BLOCKS", "0"},      {"CDAG_BLOCKS", "3x"},  {"CDAG_BLOCKS", "99999999999"}};
+      {"CDAG_BLOCKS", "0"},      {"CDAG_BLOCKS", "3x"},  {"CDAG_BLOCKS", "99999999999"},
+      {"CDAG_REPLAY_CORRUPT", "-1"}, {"CDAG_REPLAY_CORRUPT", "r1"}};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     clear_all();
     setenv(bad[i][0], bad[i][1], 1);

@@ -243,7 +243,8 @@ static int engine_drain(cdag_schedule *s) {
     case IR_SEND:
     case IR_RECV: {
       int staged = e->stage_off[op] != UINT64_MAX;
-      if (staged) memcpy(e->stage + e->stage_off[op], (const void *)(uintptr_t)e->addr[op], e->bytes[op]);
+      if (staged && e->bytes[op])   /* a native barrier's messages have no buffer (NULL) */
+        memcpy(e->stage + e->stage_off[op], (const void *)(uintptr_t)e->addr[op], e->bytes[op]);
       int mrc = MPI_Start(&s->reqs[e->req_of[op]]);
       if (mrc != MPI_SUCCESS) return sched_mpi_error(mrc, "MPI_Start", s->rank);
       if (staged) {

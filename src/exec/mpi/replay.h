@@ -1,0 +1,72 @@
+/* cdag — src/exec/mpi/replay.h: running one rank of a global graph as a distributed graph.
+ *
+ * A global graph (a file: cdag's own, GOAL, a recording) names addresses of every rank's
+ * own address space, as plain integers. To run it with MPI, each process takes its rank's
+ * operations and gives them real memory: one block per rank holding, packed, every address
+ * range the rank's operations touch (overlapping and touching ranges merged, each placed at
+ * its file address modulo 64, so element alignment is what the file had). Every process
+ * computes every rank's map from the same file, so the origin of a get or put knows where
+ * its target's bytes lie in the target's block without asking (each rank registers its
+ * whole block as its segment 0).
+ *
+ * replay_map_build: every rank's map, from a finalized global graph. O(n log n) for n ops.
+ * replay_copy_rank: rank g->myrank's operations of the global graph, in its program order,
+ *   added to the distributed graph g with pointers into that rank's block: sends, receives,
+ *   local reduces and copies, calcs, scratch regions, explicit dependencies, labels, waits
+ *   (the `wait` field and statement), the communicators and native collective calls (g
+ *   writes each call out again, with scratch of its own), and the one-sided gets, puts and
+ *   fences (the target sides that finalizing the file added are left out: compiling g adds
+ *   them again). Start dependencies (`irequires`) are not
+ *   copied: they order no memory effect and a distributed graph cannot hold them. An
+ *   operation of a kind it does not know is CDAG_ERR_UNSUPPORTED naming it
+ *   (ir_describe), never skipped. O(n) for the rank's n ops.
+ * The replay_mpi_* functions are the MPI calls of the `cdag replay` command (tools may not
+ * call MPI themselves: scripts/check-layout.sh). */
+#ifndef CDAG_EXEC_MPI_REPLAY_H
+#define CDAG_EXEC_MPI_REPLAY_H
+
+#include "ir/ir.h"
+
+/* Rank r's ranges are [start[r], start[r + 1]): [lo, lo + len) of the file lies at
+   [off, off + len) of r's block (off % 64 == lo % 64), sorted by lo, disjoint, not touching. */
+typedef struct {
+  int32_t nprocs;
+  int64_t *start;       /* nprocs + 1 */
+  uint64_t *lo, *len, *off;
+  uint64_t *size;       /* nprocs: bytes of each rank's block */
+} replay_map;
+
+/* Every rank's map from gg (finalized): the footprints of all its ops, the target sides of
+   one-sided ops included, the in and out buffers of its native collective calls (a gather
+   root's out holds a block per member, ...) and its scratch regions. CDAG_ERR_NOMEM, CDAG_ERR_STATE (gg not
+   finalized); *m is zeroed first (replay_map_free it, also on error). */
+int replay_map_build(const cdag_graph *gg, replay_map *m);
+void replay_map_free(replay_map *m);
+/* The offset in rank r's block of file address [addr, addr + len): CDAG_OK, or CDAG_ERR_ARG
+   if the range is not inside one range of the map. A range of 0 bytes anywhere is fine
+   (offset 0 when no range holds it: it touches nothing). */
+int replay_map_offset(const replay_map *m, int r, uint64_t addr, uint64_t len, uint64_t *off);
+
+/* Copies rank g->myrank of gg (finalized, g->nprocs ranks) into g (a distributed graph of no
+   ops yet) with block as that rank's memory (m->size[g->myrank] bytes). */
+int replay_copy_rank(const cdag_graph *gg, const replay_map *m, uint8_t *block, cdag_graph *g);
+
+/* ---- the MPI side of `cdag replay` ---- */
+
+/* MPI_Init unless MPI is up already (*started: whether this call started it); this
+   process's rank and the world's size. */
+int replay_mpi_init(int *started, int *rank, int *nprocs);
+/* MPI_Finalize when started (replay_mpi_init's *started). */
+void replay_mpi_finalize(int started);
+/* An empty distributed graph on MPI_COMM_WORLD. */
+int replay_graph_create(cdag_graph **g);
+/* Every rank returns the error of the lowest failing rank, with its message. */
+int replay_agree(int rc);
+/* cdag_compile behind a barrier: *seconds is the slowest rank's time. */
+int replay_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **s, double *seconds);
+/* iters runs of s behind a barrier: *seconds is the slowest rank's time per run. */
+int replay_time_runs(cdag_schedule *s, int iters, double *seconds);
+/* The sum over ranks of v (counts for the summary). */
+uint64_t replay_sum(uint64_t v);
+
+#endif

@@ -1,0 +1,225 @@
+/* cdag — tools/cmd_replay.c: `mpiexec -n P cdag replay FILE [--iterations N] [--json]`.
+ *
+ * Runs a global graph file (cdag's own, GOAL, Schedgen's, a recording) with MPI, one rank of
+ * the file per process, to see what compiling it gains on this machine. Every process loads
+ * the file, gives its rank's operations memory of their own (exec/mpi/replay.h: the touched
+ * ranges packed into one block) and builds a distributed graph of them. The graph runs as
+ * written (detect = 0) and compiled, each once from the same content (replay_mem.h), and
+ * every rank's memory must end the same both ways (scratch aside; floating-point sums and
+ * products within a tolerance, as reassociated). Then each runs N times behind a barrier;
+ * rank 0 prints the time per iteration of both (the slowest rank's), the compile time, the
+ * iterations after which compiling pays off, and the schedule's report.
+ * Every failure is agreed on by all processes (the lowest failing rank's message, printed
+ * once by rank 0), so all exit 1 together and none waits in a collective the others left.
+ * Exit status: 0 same memory, 1 bad input or different memory, 2 usage. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "ir/settings.h"
+#include "replay_mem.h"
+
+typedef struct {
+  const char *path;
+  int json, iters, buffers;
+} replay_args;
+
+typedef struct {
+  int rank, nprocs;
+  cdag_graph *gg;            /* the file: every rank's operations */
+  cdag_graph *g;             /* this rank's, in its block */
+  replay_map map;
+  replay_mem mem;
+  uint8_t *block, *written;  /* the memory; its contents after the run as written */
+  cdag_schedule *sw, *sc;    /* as written, compiled */
+  double compile_c, t_w, t_c;
+} replay_state;
+
+/* FILE [--iterations N | --iterations=N] [--json] [--goal-buffers=...]: 0, or -1. */
+static int parse_args(int argc, char **argv, replay_args *a) {
+  *a = (replay_args){.iters = 100};
+  a->buffers = cmd_goal_buffers(&argc, argv);
+  a->json = cmd_has_flag(&argc, argv, "--json");
+  const char *n = cmd_flag_value(&argc, argv, "--iterations=");
+  for (int i = 0; !n && i + 1 < argc; i++)
+    if (!strcmp(argv[i], "--iterations")) {
+      n = argv[i + 1];
+      memmove(argv + i, argv + i + 2, (size_t)(argc - i - 2) * sizeof *argv);
+      argc -= 2;
+    }
+  if (n) {
+    char *end;
+    long v = strtol(n, &end, 10);
+    if (*end || end == n || v < 1 || v > 1000000000) return -1;
+    a->iters = (int)v;
+  }
+  if (a->buffers < 0 || argc != 1 || argv[0][0] == '-') return -1;   /* "-": stdin reaches rank 0 only */
+  a->path = argv[0];
+  return 0;
+}
+
+/* Every rank loads the file; its rank count must be the run's. */
+static int load(replay_state *st, const replay_args *a) {
+  int rc = replay_agree(cmd_load_rc(a->path, a->buffers, &st->gg));
+  if (rc || st->gg->nprocs == st->nprocs) return rc;
+  return cdag__error(CDAG_ERR_ARG, "%s has %d ranks, run with mpiexec -n %d (this run has %d)", a->path,
+                     st->gg->nprocs, st->gg->nprocs, st->nprocs);
+}
+
+/* The block and its copy: 64-byte aligned, as the map keeps addresses modulo 64. */
+static int alloc_memory(replay_state *st) {
+  uint64_t size = st->map.size[st->rank];
+  if (size <= SIZE_MAX / 2) {
+    st->block = ir_malloc(size ? (size_t)size : 1);
+    st->written = malloc(size ? (size_t)size : 1);
+  }
+  if (st->block && st->written) return CDAG_OK;
+  return cdag__error(CDAG_ERR_NOMEM, "rank %d: out of memory for the %llu bytes its operations touch (twice: the run "
+                     "as written is kept to compare)", st->rank, (unsigned long long)size);
+}
+
+/* The map, the memory, what to compare, and the distributed graph of this rank. */
+static int build(replay_state *st) {
+  int rc = replay_map_build(st->gg, &st->map);
+  if (!rc) rc = alloc_memory(st);
+  if (!rc) rc = rm_build(st->gg, &st->map, st->rank, &st->mem);
+  if ((rc = replay_agree(rc))) return rc;
+  rc = replay_graph_create(&st->g);
+  if (!rc) rc = replay_copy_rank(st->gg, &st->map, st->block, st->g);
+  return replay_agree(rc);
+}
+
+/* Compiles with o, runs once from the initial content: the memory is in st->block. */
+static int run_once(replay_state *st, const cdag_options *o, cdag_schedule **s, double *compile_s) {
+  rm_fill(&st->mem, st->block);
+  int rc = replay_compile(st->g, o, s, compile_s);
+  return rc ? rc : replay_agree(cdag_run(*s));
+}
+
+/* As written, then compiled, from the same content; the memory must end the same. */
+static int check(replay_state *st, int corrupt_rank) {
+  cdag_options o;
+  double unused;
+  cdag_options_init(&o);
+  o.detect = 0;
+  int rc = run_once(st, &o, &st->sw, &unused);
+  if (rc) return rc;
+  memcpy(st->written, st->block, st->map.size[st->rank]);
+  if ((rc = run_once(st, NULL, &st->sc, &st->compile_c))) return rc;
+  if (corrupt_rank == st->rank && !rm_corrupt(&st->mem, st->block))
+    fprintf(stderr, "cdag replay: CDAG_REPLAY_CORRUPT=%d: rank %d compares no byte to corrupt\n", corrupt_rank, st->rank);
+  return replay_agree(rm_compare(&st->mem, st->written, st->block, stderr));
+}
+
+/* ---- output (rank 0) ---- */
+
+/* Iterations after which compiling has paid for itself; < 0: never. */
+static double break_even(const replay_state *st) {
+  return st->t_c < st->t_w ? ceil(st->compile_c / (st->t_w - st->t_c)) : -1;
+}
+
+/* Operations as the file wrote them: not the target sides of gets and puts, nor the messages
+   native collectives became. */
+static int64_t file_ops(const cdag_graph *gg) {
+  int64_t n = 0;
+  for (int64_t i = 0; i < gg->nops; i++) n += !gg->os || (gg->os[i] != IR_OS_PARTNER && gg->os[i] != IR_OS_COLL_PART);
+  return n;
+}
+
+static void print_text(const replay_state *st, const replay_args *a, uint64_t bytes, uint64_t values) {
+  printf("replay %s: %d ranks, %lld operations, %d iterations each way\n", a->path, st->nprocs,
+         (long long)file_ops(st->gg), a->iters);
+  printf("same memory as written and compiled on every rank: %llu bytes equal, %llu floating-point sums and "
+         "products within tolerance\n", (unsigned long long)bytes, (unsigned long long)values);
+  printf("as written: %.3f us per iteration\n", st->t_w * 1e6);
+  printf("compiled:   %.3f us per iteration (%.2fx)\n", st->t_c * 1e6, st->t_c > 0 ? st->t_w / st->t_c : 0.0);
+  printf("compile:    %.3f ms\n", st->compile_c * 1e3);
+  double be = break_even(st);
+  if (be >= 0) printf("break-even: %.0f iterations\n", be);
+  else printf("break-even: never (the compiled schedule is not faster)\n");
+  cdag_schedule_report(st->sc, stdout, 0);
+}
+
+static void print_json_string(const char *s) {
+  putchar('"');
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') printf("\\%c", c);
+    else if (c < 0x20) printf("\\u%04x", c);
+    else putchar(c);
+  }
+  putchar('"');
+}
+
+static void print_json(const replay_state *st, const replay_args *a, uint64_t bytes, uint64_t values) {
+  printf("{\"cdag_replay\": 1, \"file\": ");
+  print_json_string(a->path);
+  printf(", \"nprocs\": %d, \"ops\": %lld, \"iterations\": %d,\n", st->nprocs, (long long)file_ops(st->gg), a->iters);
+  printf(" \"compared\": {\"bytes\": %llu, \"float_values\": %llu},\n", (unsigned long long)bytes,
+         (unsigned long long)values);
+  printf(" \"seconds\": {\"as_written\": %.9g, \"compiled\": %.9g, \"compile\": %.9g},\n", st->t_w, st->t_c,
+         st->compile_c);
+  double be = break_even(st);
+  if (be >= 0) printf(" \"break_even\": %.0f,\n", be);
+  else printf(" \"break_even\": null,\n");
+  printf(" \"report\": ");
+  cdag_schedule_report(st->sc, stdout, 1);
+  printf("}\n");
+}
+
+/* ---- the command ---- */
+
+static void state_free(replay_state *st) {
+  cdag_schedule_free(&st->sw);
+  cdag_schedule_free(&st->sc);
+  cdag_graph_free(&st->g);
+  cdag_graph_free(&st->gg);
+  rm_free(&st->mem);
+  replay_map_free(&st->map);
+  free(st->block);
+  free(st->written);
+}
+
+/* Load, build, check, time: the first error (agreed by every rank) stops it. */
+static int replay(replay_state *st, const replay_args *a) {
+  cdag_settings set;
+  int rc = cdag__settings_read(&set);   /* validated by main already */
+  if (!rc) rc = load(st, a);
+  if (!rc) rc = build(st);
+  if (!rc) rc = check(st, set.replay_corrupt);
+  if (!rc) rc = replay_time_runs(st->sw, a->iters, &st->t_w);
+  if (!rc) rc = replay_time_runs(st->sc, a->iters, &st->t_c);
+  if (rc) return rc;
+  uint64_t bytes = replay_sum(st->mem.nbytes), values = replay_sum((uint64_t)st->mem.nvals);
+  if (st->rank == 0 && a->json) print_json(st, a, bytes, values);
+  else if (st->rank == 0) print_text(st, a, bytes, values);
+  return CDAG_OK;
+}
+
+/* The agreed error, once (rank 0): a different memory or process count says it all in its
+   message; other errors are prefixed with what kind of error they are, as in every command. */
+static void print_error(const replay_state *st, int rc) {
+  if (st->rank != 0) return;
+  if (rc == CDAG_ERR_MISMATCH || (st->gg && st->gg->nprocs != st->nprocs))
+    fprintf(stderr, "cdag replay: %s\n", cdag_error_message());
+  else
+    cmd_fail("replay", rc);
+}
+
+int cmd_replay(int argc, char **argv) {
+  replay_args a;
+  replay_state st = {0};
+  int started = 0, status = 0;
+  if (replay_mpi_init(&started, &st.rank, &st.nprocs)) return cmd_fail("replay", CDAG_ERR_MPI);
+  if (parse_args(argc, argv, &a)) {
+    status = st.rank == 0 ? cmd_usage("replay") : 2;
+  } else {
+    int rc = replay(&st, &a);
+    if (rc) print_error(&st, rc);
+    status = rc ? 1 : 0;
+  }
+  state_free(&st);
+  replay_mpi_finalize(started);
+  return status;
+}

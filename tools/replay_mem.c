@@ -1,0 +1,184 @@
+/* cdag — tools/replay_mem.c: filling and comparing the memory of `cdag replay` (replay_mem.h).
+ *
+ * The content: every byte is 0x38 + a 4-bit hash of (rank, file address). So any float or
+ * double read from it is a positive number of moderate size (2^-15 .. 2^16 for float,
+ * 2^-124 .. 2^118 for double): sums and products of the values a graph combines neither
+ * cancel nor overflow, and the relative tolerance of a reassociated result holds. Sixteen
+ * values per byte still tell a misplaced byte from the right one 15 times in 16, and a
+ * misplaced run of bytes almost surely.
+ * The tolerance: a sum or product of n positive values, combined in any order, is within
+ * (n - 1) eps of the exact one, relative, so two orders are within 2 (n - 1) eps of each
+ * other; 4 n eps leaves room. Complex elements: per component, relative to the largest. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dataflow/dataflow.h"
+#include "match/match.h"
+#include "replay_mem.h"
+
+enum { RM_SHOWN = 5 };   /* differences printed per rank */
+
+static uint8_t fill_byte(int rank, uint64_t addr) {
+  uint64_t z = addr * 0x9e3779b97f4a7c15ull ^ ((uint64_t)rank + 1) * 0xbf58476d1ce4e5b9ull;
+  z ^= z >> 31;
+  z *= 0x94d049bb133111ebull;
+  z ^= z >> 29;
+  return (uint8_t)(0x38 + (z & 15));
+}
+
+/* ---- what to compare ---- */
+
+static int push_value(replay_mem *rm, const rm_value *v) {
+  IR_GROW(rm->vals, rm->nvals, rm->cap_vals, 1, "replay values");
+  rm->vals[rm->nvals++] = *v;
+  return CDAG_OK;
+}
+
+/* The elements of reduction d (the rank's) whose order a compiled schedule may change. */
+static int mark_reduction(replay_mem *rm, const df_sst *sst, const df_red *d) {
+  if (!ir_type_is_float((int)d->type) || (d->op != CDAG_SUM && d->op != CDAG_PROD)) return CDAG_OK;
+  int size = ir_type_size((int)d->type);
+  for (uint64_t e = 0; e < d->count; e++) {
+    rm_value v = {0, d->dst_addr + e * (uint64_t)size, (int)d->type, d->op, sst->sets[d->set].ncontrib};
+    int rc = replay_map_offset(rm->map, rm->rank, v.addr, (uint64_t)size, &v.off);
+    if (!rc) rc = push_value(rm, &v);
+    if (rc) return rc;
+    memset(rm->mask + v.off, RM_VALUE, (size_t)size);
+  }
+  return CDAG_OK;
+}
+
+/* The floating-point reduction results of the rank, from gg's SST. */
+static int mark_values(replay_mem *rm, const cdag_graph *gg) {
+  match_result m = {0};
+  df_sst *sst = NULL;
+  int rc = match_run(gg, &m);
+  if (!rc) rc = dataflow_run(gg, &m, &sst);
+  for (int64_t k = 0; !rc && sst && k < sst->nreds; k++)
+    if (sst->reds[k].dst == rm->rank) rc = mark_reduction(rm, sst, &sst->reds[k]);
+  dataflow_free(sst);
+  match_free(&m);
+  return rc;
+}
+
+/* The rank's ranges compared byte for byte, less its scratch (merged: each lies in one range;
+   native calls' scratch, at IR_COLL_SCRATCH and up, is not in the block). */
+static int mark_bytes(replay_mem *rm, const cdag_graph *gg) {
+  const replay_map *m = rm->map;
+  for (int64_t k = m->start[rm->rank]; k < m->start[rm->rank + 1]; k++) memset(rm->mask + m->off[k], RM_BYTE, m->len[k]);
+  for (int64_t s = gg->scr_start[rm->rank]; s < gg->scr_start[rm->rank + 1] && gg->scr_lo[s] < IR_COLL_SCRATCH; s++) {
+    uint64_t off, len = gg->scr_hi[s] - gg->scr_lo[s];
+    int rc = replay_map_offset(m, rm->rank, gg->scr_lo[s], len, &off);
+    if (rc) return rc;
+    memset(rm->mask + off, RM_SKIP, len);
+  }
+  return CDAG_OK;
+}
+
+int rm_build(const cdag_graph *gg, const replay_map *map, int rank, replay_mem *rm) {
+  *rm = (replay_mem){.rank = rank, .map = map, .size = map->size[rank]};
+  rm->mask = calloc(rm->size ? rm->size : 1, 1);
+  if (!rm->mask) return CDAG_NOMEM("replay comparison");
+  int rc = mark_bytes(rm, gg);
+  if (!rc) rc = mark_values(rm, gg);
+  for (uint64_t b = 0; !rc && b < rm->size; b++) rm->nbytes += rm->mask[b] == RM_BYTE;
+  return rc;
+}
+
+void rm_free(replay_mem *rm) {
+  free(rm->mask);
+  free(rm->vals);
+  *rm = (replay_mem){0};
+}
+
+void rm_fill(const replay_mem *rm, uint8_t *block) {
+  const replay_map *m = rm->map;
+  memset(block, 0, rm->size);
+  for (int64_t k = m->start[rm->rank]; k < m->start[rm->rank + 1]; k++)
+    for (uint64_t i = 0; i < m->len[k]; i++) block[m->off[k] + i] = fill_byte(rm->rank, m->lo[k] + i);
+}
+
+/* ---- comparing ---- */
+
+/* Component c of element v in block p, as a double. */
+static double component(const rm_value *v, const uint8_t *p, int c) {
+  if (v->type == CDAG_FLOAT || v->type == CDAG_COMPLEX_FLOAT) {
+    float f;
+    memcpy(&f, p + v->off + (size_t)c * sizeof f, sizeof f);
+    return f;
+  }
+  double d;
+  memcpy(&d, p + v->off + (size_t)c * sizeof d, sizeof d);
+  return d;
+}
+
+static int ncomponents(int type) { return type == CDAG_COMPLEX_FLOAT || type == CDAG_COMPLEX_DOUBLE ? 2 : 1; }
+
+/* Equal bytes, or equal values within the tolerance of a reassociated sum or product. */
+static int value_equal(const rm_value *v, const uint8_t *a, const uint8_t *b) {
+  int size = ir_type_size(v->type), nc = ncomponents(v->type);
+  if (!memcmp(a + v->off, b + v->off, (size_t)size)) return 1;
+  double eps = v->type == CDAG_FLOAT || v->type == CDAG_COMPLEX_FLOAT ? FLT_EPSILON : DBL_EPSILON;
+  double scale = 0, tol = 4.0 * (double)(v->n > 1 ? v->n : 1) * eps;
+  for (int c = 0; c < nc; c++) {
+    double x = component(v, a, c), y = component(v, b, c);
+    if (!isfinite(x) || !isfinite(y)) return isnan(x) && isnan(y);
+    scale = fmax(scale, fmax(fabs(x), fabs(y)));
+  }
+  for (int c = 0; c < nc; c++)
+    if (fabs(component(v, a, c) - component(v, b, c)) > tol * scale) return 0;
+  return 1;
+}
+
+static void show_value(const replay_mem *rm, const rm_value *v, const uint8_t *a, const uint8_t *b, FILE *err) {
+  fprintf(err, "cdag replay: rank %d, file address 0x%llx (%s, a %s of %lld values): as written %.17g", rm->rank,
+          (unsigned long long)v->addr, ir_type_name(v->type), ir_rop_name(v->op), (long long)v->n, component(v, a, 0));
+  if (ncomponents(v->type) == 2) fprintf(err, "%+.17gi", component(v, a, 1));
+  fprintf(err, ", compiled %.17g", component(v, b, 0));
+  if (ncomponents(v->type) == 2) fprintf(err, "%+.17gi", component(v, b, 1));
+  fprintf(err, "\n");
+}
+
+/* Differing bytes of range k; the first RM_SHOWN - *shown of them printed. */
+static uint64_t compare_range(const replay_mem *rm, int64_t k, const uint8_t *a, const uint8_t *b, int64_t *shown,
+                              uint64_t *first, FILE *err) {
+  const replay_map *m = rm->map;
+  uint64_t diffs = 0;
+  for (uint64_t i = 0, o = m->off[k]; i < m->len[k]; i++, o++) {
+    if (rm->mask[o] != RM_BYTE || a[o] == b[o]) continue;
+    if (!diffs++ && *first == UINT64_MAX) *first = m->lo[k] + i;
+    if ((*shown)++ < RM_SHOWN)
+      fprintf(err, "cdag replay: rank %d, file address 0x%llx: as written 0x%02x, compiled 0x%02x\n", rm->rank,
+              (unsigned long long)(m->lo[k] + i), a[o], b[o]);
+  }
+  return diffs;
+}
+
+int rm_compare(const replay_mem *rm, const uint8_t *written, const uint8_t *compiled, FILE *err) {
+  const replay_map *m = rm->map;
+  uint64_t bytes = 0, first = UINT64_MAX;
+  int64_t values = 0, shown = 0;
+  for (int64_t k = m->start[rm->rank]; k < m->start[rm->rank + 1]; k++)
+    bytes += compare_range(rm, k, written, compiled, &shown, &first, err);
+  for (int64_t k = 0; k < rm->nvals; k++) {
+    if (value_equal(&rm->vals[k], written, compiled)) continue;
+    if (!values++ && first == UINT64_MAX) first = rm->vals[k].addr;
+    if (shown++ < RM_SHOWN) show_value(rm, &rm->vals[k], written, compiled, err);
+  }
+  if (!bytes && !values) return CDAG_OK;
+  return cdag__error(CDAG_ERR_MISMATCH, "rank %d: the compiled run and the run as written leave different memory: "
+                     "%llu of %llu bytes and %lld of %lld floating-point values differ (first at file address 0x%llx)",
+                     rm->rank, (unsigned long long)bytes, (unsigned long long)rm->nbytes, (long long)values,
+                     (long long)rm->nvals, (unsigned long long)first);
+}
+
+int rm_corrupt(const replay_mem *rm, uint8_t *block) {
+  for (uint64_t b = rm->size; b-- > 0;)
+    if (rm->mask[b] != RM_SKIP) {
+      block[b] ^= 0x40;   /* an exponent bit where b is the top byte of an element */
+      return 1;
+    }
+  return 0;
+}
