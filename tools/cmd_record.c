@@ -47,9 +47,10 @@ static int find_library(char *buf, size_t size) {
   exe[n] = 0;
   char *slash = strrchr(exe, '/');
   if (slash) *slash = 0;
-  const char *places[] = {"", "/../lib", "/../" CDAG_RECORD_LIBDIR};
+  static const char libdir[] = "/../" CDAG_RECORD_LIBDIR;
+  const char *places[] = {"", "/../lib", libdir};   /* beside it: a build tree */
   for (size_t i = 0; i < sizeof places / sizeof *places; i++) {
-    if (snprintf(buf, size, "%s%s/" RECORD_LIB, exe, places[i]) < (int)size && readable(buf)) return 1;
+    if (snprintf(buf, size, "%s%s/%s", exe, places[i], RECORD_LIB) < (int)size && readable(buf)) return 1;
   }
   return 0;
 }

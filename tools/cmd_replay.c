@@ -22,6 +22,7 @@
 
 typedef struct {
   const char *path;
+  const char *dump;          /* --dump DIR: each rank's memory after the run as written */
   int json, iters, buffers;
 } replay_args;
 
@@ -36,18 +37,27 @@ typedef struct {
   double compile_c, t_w, t_c;
 } replay_state;
 
-/* FILE [--iterations N | --iterations=N] [--json] [--goal-buffers=...]: 0, or -1. */
+/* `--name V` or `--name=V`, removed from argv; NULL if absent. */
+static const char *option(int *argc, char **argv, const char *name) {
+  char eq[64];
+  snprintf(eq, sizeof eq, "%s=", name);
+  const char *v = cmd_flag_value(argc, argv, eq);
+  for (int i = 0; !v && i + 1 < *argc; i++)
+    if (!strcmp(argv[i], name)) {
+      v = argv[i + 1];
+      memmove(argv + i, argv + i + 2, (size_t)(*argc - i - 2) * sizeof *argv);
+      *argc -= 2;
+    }
+  return v;
+}
+
+/* FILE [--iterations N] [--json] [--dump DIR] [--goal-buffers=...]: 0, or -1. */
 static int parse_args(int argc, char **argv, replay_args *a) {
   *a = (replay_args){.iters = 100};
   a->buffers = cmd_goal_buffers(&argc, argv);
   a->json = cmd_has_flag(&argc, argv, "--json");
-  const char *n = cmd_flag_value(&argc, argv, "--iterations=");
-  for (int i = 0; !n && i + 1 < argc; i++)
-    if (!strcmp(argv[i], "--iterations")) {
-      n = argv[i + 1];
-      memmove(argv + i, argv + i + 2, (size_t)(argc - i - 2) * sizeof *argv);
-      argc -= 2;
-    }
+  const char *n = option(&argc, argv, "--iterations");
+  a->dump = option(&argc, argv, "--dump");
   if (n) {
     char *end;
     long v = strtol(n, &end, 10);
@@ -110,6 +120,21 @@ static int check(replay_state *st, int corrupt_rank) {
   if (corrupt_rank == st->rank && !rm_corrupt(&st->mem, st->block))
     fprintf(stderr, "cdag replay: CDAG_REPLAY_CORRUPT=%d: rank %d compares no byte to corrupt\n", corrupt_rank, st->rank);
   return replay_agree(rm_compare(&st->mem, st->written, st->block, stderr));
+}
+
+/* DIR/replay-R.mem: `ADDR LEN HEX` per range of the rank, as the run as written left it. */
+static int dump(const replay_state *st, const char *dir) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/replay-%d.mem", dir, st->rank);
+  FILE *f = fopen(path, "w");
+  if (!f) return cdag__error(CDAG_ERR_IO, "%s: cannot write", path);
+  const replay_map *m = &st->map;
+  for (int64_t k = m->start[st->rank]; k < m->start[st->rank + 1]; k++) {
+    fprintf(f, "0x%llx %llu ", (unsigned long long)m->lo[k], (unsigned long long)m->len[k]);
+    for (uint64_t i = 0; i < m->len[k]; i++) fprintf(f, "%02x", st->written[m->off[k] + i]);
+    fprintf(f, "\n");
+  }
+  return fclose(f) ? cdag__error(CDAG_ERR_IO, "%s: cannot write", path) : CDAG_OK;
 }
 
 /* ---- output (rank 0) ---- */
@@ -188,6 +213,7 @@ static int replay(replay_state *st, const replay_args *a) {
   if (!rc) rc = load(st, a);
   if (!rc) rc = build(st);
   if (!rc) rc = check(st, set.replay_corrupt);
+  if (!rc && a->dump) rc = replay_agree(dump(st, a->dump));
   if (!rc) rc = replay_time_runs(st->sw, a->iters, &st->t_w);
   if (!rc) rc = replay_time_runs(st->sc, a->iters, &st->t_c);
   if (rc) return rc;

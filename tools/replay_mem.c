@@ -20,14 +20,6 @@
 
 enum { RM_SHOWN = 5 };   /* differences printed per rank */
 
-static uint8_t fill_byte(int rank, uint64_t addr) {
-  uint64_t z = addr * 0x9e3779b97f4a7c15ull ^ ((uint64_t)rank + 1) * 0xbf58476d1ce4e5b9ull;
-  z ^= z >> 31;
-  z *= 0x94d049bb133111ebull;
-  z ^= z >> 29;
-  return (uint8_t)(0x38 + (z & 15));
-}
-
 /* ---- what to compare ---- */
 
 static int push_value(replay_mem *rm, const rm_value *v) {
@@ -97,7 +89,7 @@ void rm_fill(const replay_mem *rm, uint8_t *block) {
   const replay_map *m = rm->map;
   memset(block, 0, rm->size);
   for (int64_t k = m->start[rm->rank]; k < m->start[rm->rank + 1]; k++)
-    for (uint64_t i = 0; i < m->len[k]; i++) block[m->off[k] + i] = fill_byte(rm->rank, m->lo[k] + i);
+    for (uint64_t i = 0; i < m->len[k]; i++) block[m->off[k] + i] = replay_fill_byte(rm->rank, m->lo[k] + i);
 }
 
 /* ---- comparing ---- */

@@ -45,6 +45,8 @@ typedef struct {
   mline *scratch; int64_t nscratch, scratchcap;
   int discard_phase; uint64_t discard_seq;
   int finalized, maxphase;
+  int declared;            /* phases the file started (`phase K` lines): 0..declared-1 */
+  int64_t malformed;       /* lines that are none of the above */
   uint64_t fixes[3];
 } mrank;
 
@@ -167,8 +169,14 @@ static int parse_line(merger *m, mrank *r, char *l) {
     r->scratch[r->nscratch++] = (mline){k, strstr(l, "scratch") + 8};
     return 0;
   }
-  if (sscanf(l, "%d %llu %n", &k, &a, &off) == 2 && off > 0 && l[off]) return parse_op(r, k, a, l + off);
-  return 0;   /* headers, phase marks, and a line a crash cut short */
+  if (sscanf(l, "phase %d", &k) == 1) {
+    if (k == r->declared) r->declared++;
+    return 0;
+  }
+  if (sscanf(l, "%d %llu %n", &k, &a, &off) == 2 && off > 0 && l[off] && k >= 0 && k < r->declared)
+    return parse_op(r, k, a, l + off);
+  if (strncmp(l, "end ", 4) && strncmp(l, "cdag-record-part", 16) && strncmp(l, "rank ", 5)) r->malformed++;
+  return 0;
 }
 
 static int load_rank(merger *m, int rank) {
@@ -186,6 +194,8 @@ static int load_rank(merger *m, int rank) {
   }
   if (!r->finalized && m->log)
     fprintf(m->log, "cdag record: rank %d did not reach MPI_Finalize; its recording ends early\n", rank);
+  if (r->malformed && m->log)
+    fprintf(m->log, "cdag record: %s: %lld lines not understood, left out\n", path, (long long)r->malformed);
   return rc;
 }
 

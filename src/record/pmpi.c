@@ -21,26 +21,26 @@
  * the new communicator), so every member names it alike.
  * The recorder's state is per process (one interposed MPI library per process), reached
  * through one pointer; it is not thread-safe: MPI_THREAD_MULTIPLE is counted as unsupported.
- * Lines are buffered and written with write(2) when the buffer fills, every 10 ms of calls,
- * at MPI_Finalize and from a handler of fatal signals, so a crash leaves a usable part. */
+ * Lines go straight into a shared mapping of the part file, which the kernel keeps when
+ * the process dies however it dies (even SIGKILL from mpiexec after another rank crashed):
+ * a crash leaves every line written so far, then zero bytes. */
 #define _GNU_SOURCE
 #include <Judy.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <mpi.h>
-#include <signal.h>
+#include <sys/mman.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "record/record.h"
 
-#define REC_BUF (1 << 16)
+#define MAP_FIRST (1 << 20)
 #define SELF_COMM_ID (1 << 30)
 
 /* Every call the recorder counts, supported or not. */
@@ -79,10 +79,9 @@ typedef struct { int64_t n; uint64_t extent, size; uint64_t *off, *len; } flat;
 typedef struct { int64_t n, cap; uint64_t *a, *l; } ranges;
 
 typedef struct {
-  int rank, nprocs, fd, failed;
-  char buf[REC_BUF];
-  size_t len;
-  struct timespec flushed;
+  int rank, nprocs, fd;
+  char *map;                          /* the part file, mapped */
+  size_t len, size;                   /* bytes written, bytes mapped */
   int phase, active, implicit;
   uint64_t seq;
   rec_shadow *sh;
@@ -94,44 +93,44 @@ typedef struct {
   MPI_Status *st; int stcap;          /* statuses when the caller ignores them */
   MPI_Request *rq; int rqcap;         /* request handles saved before completion calls */
   ranges rs;                          /* the message being recorded */
+  uint64_t *wait; int waitcap;        /* the operations one completion call completed */
 } recorder;
 
 static recorder *R;
 
 /* ---- the part file ---- */
 
-static void flush_out(void) {
-  size_t off = 0;
-  while (off < R->len) {
-    ssize_t w = write(R->fd, R->buf + off, R->len - off);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) { R->failed = 1; break; }
-    off += (size_t)w;
-  }
-  R->len = 0;
-  clock_gettime(CLOCK_MONOTONIC_COARSE, &R->flushed);
+/* Maps `size` bytes of the part file; 0 or -1 (the recording stops, the program goes on). */
+static int map_file(size_t size) {
+  if (ftruncate(R->fd, (off_t)size)) return -1;
+  char *m = R->map ? mremap(R->map, R->size, size, MREMAP_MAYMOVE) : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, R->fd, 0);
+  if (m == MAP_FAILED) return -1;
+  R->map = m;
+  R->size = size;
+  return 0;
+}
+
+static void stop_recording(void) {
+  if (R->map) munmap(R->map, R->size);
+  if (ftruncate(R->fd, (off_t)R->len)) {}
+  close(R->fd);
+  R->fd = -1;
+  R->map = NULL;
+  R->active = 0;
 }
 
 static void out(const char *fmt, ...) {
   if (!R || R->fd < 0) return;
-  if (REC_BUF - R->len < 1024) flush_out();
+  if (R->size - R->len < 1024 && map_file(2 * R->size)) {
+    fprintf(stderr, "cdag record: rank %d: the part file cannot grow: %s; recording stops\n", R->rank, strerror(errno));
+    stop_recording();
+    return;
+  }
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(R->buf + R->len, REC_BUF - R->len, fmt, ap);
+  int n = vsnprintf(R->map + R->len, R->size - R->len, fmt, ap);
   va_end(ap);
-  if (n > 0 && (size_t)n < REC_BUF - R->len) R->len += (size_t)n;
-}
-
-static void tick(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
-  if ((t.tv_sec - R->flushed.tv_sec) * 1000000000L + (t.tv_nsec - R->flushed.tv_nsec) > 10000000L) flush_out();
-}
-
-static void on_fatal(int sig) {
-  if (R && R->fd >= 0) flush_out();
-  signal(sig, SIG_DFL);
-  raise(sig);
+  if (n > 0 && (size_t)n < R->size - R->len) R->len += (size_t)n;
 }
 
 /* ---- communicators ---- */
@@ -297,6 +296,34 @@ static uint64_t type_bytes(int count, MPI_Datatype t) {
   return (uint64_t)count * (uint64_t)size;
 }
 
+/* ---- MPI's predefined types and ops, by format name ---- */
+
+static const char *type_name(MPI_Datatype t) {
+  static const struct { MPI_Datatype t; const char *name; } map[] = {
+    {MPI_INT, "int32"}, {MPI_UNSIGNED, "uint32"}, {MPI_LONG, "int64"}, {MPI_UNSIGNED_LONG, "uint64"},
+    {MPI_LONG_LONG, "int64"}, {MPI_UNSIGNED_LONG_LONG, "uint64"}, {MPI_FLOAT, "float"}, {MPI_DOUBLE, "double"},
+    {MPI_CHAR, "int8"}, {MPI_SIGNED_CHAR, "int8"}, {MPI_UNSIGNED_CHAR, "uint8"}, {MPI_BYTE, "uint8"},
+    {MPI_SHORT, "int16"}, {MPI_UNSIGNED_SHORT, "uint16"}, {MPI_INT8_T, "int8"}, {MPI_INT16_T, "int16"},
+    {MPI_INT32_T, "int32"}, {MPI_INT64_T, "int64"}, {MPI_UINT8_T, "uint8"}, {MPI_UINT16_T, "uint16"},
+    {MPI_UINT32_T, "uint32"}, {MPI_UINT64_T, "uint64"}, {MPI_INTEGER, "int32"}, {MPI_REAL, "float"},
+    {MPI_DOUBLE_PRECISION, "double"}, {MPI_FLOAT_INT, "float_int"}, {MPI_DOUBLE_INT, "double_int"},
+    {MPI_LONG_INT, "long_int"}, {MPI_2INT, "2int"}, {MPI_SHORT_INT, "short_int"},
+    {MPI_C_FLOAT_COMPLEX, "complex_float"}, {MPI_C_DOUBLE_COMPLEX, "complex_double"}};
+  for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+    if (map[i].t == t && t != MPI_DATATYPE_NULL) return map[i].name;
+  return NULL;
+}
+
+static const char *op_name(MPI_Op o) {
+  static const struct { MPI_Op o; const char *name; } map[] = {
+    {MPI_SUM, "sum"}, {MPI_PROD, "prod"}, {MPI_MIN, "min"}, {MPI_MAX, "max"}, {MPI_BAND, "band"}, {MPI_BOR, "bor"},
+    {MPI_BXOR, "bxor"}, {MPI_LAND, "land"}, {MPI_LOR, "lor"}, {MPI_LXOR, "lxor"}, {MPI_MAXLOC, "maxloc"},
+    {MPI_MINLOC, "minloc"}};
+  for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+    if (map[i].o == o) return map[i].name;
+  return NULL;
+}
+
 /* ---- recording ---- */
 
 static int recording(void) { return R && R->active && R->fd >= 0; }
@@ -382,7 +409,7 @@ static void record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datat
   out("%d %llu recv %db from %d tag %d comm %d addr 0x%llx%s\n", phase, (unsigned long long)seq, bytes,
       world_of(x, st->MPI_SOURCE), st->MPI_TAG, x->id, (unsigned long long)addr, blocking ? " wait" : "");
   if (r->n > 1) pack_copies(r, addr, unpack, 0);
-  for (int64_t i = 0; now && i < r->n; i++) rec_shadow_recv(R->sh, r->a[i], r->l[i], done);
+  for (int64_t i = 0; now && i < r->n; i++) rec_shadow_recv(R->sh, r->a[i], r->l[i], done, r->n == 1 ? type_name(t) : NULL);
 }
 
 /* ---- requests ---- */
@@ -480,12 +507,17 @@ static MPI_Status *statuses(MPI_Status *user, int n) {
 }
 
 /* Completions observed together: `n` requests (handles as before the call) with statuses.
-   Writes their receives and one wait line. */
+   Writes their receives, then one wait line naming every operation of the phase. */
 static void completed(const MPI_Request *rq, const int *which, int n, const MPI_Status *st, int call) {
   if (!R || R->fd < 0 || n <= 0) return;
   uint64_t done = 0;
   int nwait = 0;
-  char line[64];
+  if (n > R->waitcap) {
+    uint64_t *w = realloc(R->wait, (size_t)n * sizeof *w);
+    if (!w) return;
+    R->wait = w;
+    R->waitcap = n;
+  }
   for (int k = 0; k < n; k++) {
     int64_t i = pend_find(rq[which ? which[k] : k]);
     if (i < 0 || !R->p[i].active) continue;
@@ -498,15 +530,14 @@ static void completed(const MPI_Request *rq, const int *which, int n, const MPI_
       PMPI_Test_cancelled(&st[k], &cancelled);
       if (cancelled) out("%d drop %llu\n", p->phase, (unsigned long long)p->seq);
     }
-    if (p->phase == R->phase && R->active) {
-      if (!nwait++) out("%d %llu wait", R->phase, (unsigned long long)done);
-      snprintf(line, sizeof line, " %llu", (unsigned long long)p->seq);
-      out("%s", line);
-    }
+    if (p->phase == R->phase && R->active) R->wait[nwait++] = p->seq;
     p->active = 0;
     if (!p->persistent) pend_drop(rq[which ? which[k] : k]);
   }
-  if (nwait) out("\n");
+  if (!nwait) return;
+  out("%d %llu wait", R->phase, (unsigned long long)done);
+  for (int k = 0; k < nwait; k++) out(" %llu", (unsigned long long)R->wait[k]);
+  out("\n");
 }
 
 /* ---- phases ---- */
@@ -533,7 +564,11 @@ static void rec_start(void) {
   mkdir(dir, 0777);
   char path[4096];
   snprintf(path, sizeof path, "%s/rank-%d.part", dir, R->rank);
-  R->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  R->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (R->fd >= 0 && map_file(MAP_FIRST)) {
+    close(R->fd);
+    R->fd = -1;
+  }
   if (R->fd < 0 || !R->sh) {
     fprintf(stderr, "cdag record: rank %d cannot write %s: %s; this process is not recorded\n", R->rank, path,
             strerror(errno));
@@ -547,8 +582,6 @@ static void rec_start(void) {
   comm_add(MPI_COMM_SELF, SELF_COMM_ID);
   R->implicit = 1;
   phase_start();
-  int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGABRT, SIGILL, SIGTERM, SIGINT};
-  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) signal(sigs[i], on_fatal);
 }
 
 static void rec_finish(void) {
@@ -562,13 +595,10 @@ static void rec_finish(void) {
   rec_shadow_counts(R->sh, fixes);
   out("fixes %llu %llu %llu\nfinalized\n", (unsigned long long)fixes[0], (unsigned long long)fixes[1],
       (unsigned long long)fixes[2]);
-  flush_out();
-  close(R->fd);
-  R->fd = -1;
-  R->active = 0;
+  stop_recording();
 }
 
-#define COUNT(c) do { if (R) { R->calls[c]++; tick(); } } while (0)
+#define COUNT(c) do { if (R) R->calls[c]++; } while (0)
 
 /* ---- initialisation ---- */
 
@@ -917,32 +947,6 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *m, MPI_Request
 
 /* ---- collectives ---- */
 
-static const char *type_name(MPI_Datatype t) {
-  static const struct { MPI_Datatype t; const char *name; } map[] = {
-    {MPI_INT, "int32"}, {MPI_UNSIGNED, "uint32"}, {MPI_LONG, "int64"}, {MPI_UNSIGNED_LONG, "uint64"},
-    {MPI_LONG_LONG, "int64"}, {MPI_UNSIGNED_LONG_LONG, "uint64"}, {MPI_FLOAT, "float"}, {MPI_DOUBLE, "double"},
-    {MPI_CHAR, "int8"}, {MPI_SIGNED_CHAR, "int8"}, {MPI_UNSIGNED_CHAR, "uint8"}, {MPI_BYTE, "uint8"},
-    {MPI_SHORT, "int16"}, {MPI_UNSIGNED_SHORT, "uint16"}, {MPI_INT8_T, "int8"}, {MPI_INT16_T, "int16"},
-    {MPI_INT32_T, "int32"}, {MPI_INT64_T, "int64"}, {MPI_UINT8_T, "uint8"}, {MPI_UINT16_T, "uint16"},
-    {MPI_UINT32_T, "uint32"}, {MPI_UINT64_T, "uint64"}, {MPI_INTEGER, "int32"}, {MPI_REAL, "float"},
-    {MPI_DOUBLE_PRECISION, "double"}, {MPI_FLOAT_INT, "float_int"}, {MPI_DOUBLE_INT, "double_int"},
-    {MPI_LONG_INT, "long_int"}, {MPI_2INT, "2int"}, {MPI_SHORT_INT, "short_int"},
-    {MPI_C_FLOAT_COMPLEX, "complex_float"}, {MPI_C_DOUBLE_COMPLEX, "complex_double"}};
-  for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-    if (map[i].t == t && t != MPI_DATATYPE_NULL) return map[i].name;
-  return NULL;
-}
-
-static const char *op_name(MPI_Op o) {
-  static const struct { MPI_Op o; const char *name; } map[] = {
-    {MPI_SUM, "sum"}, {MPI_PROD, "prod"}, {MPI_MIN, "min"}, {MPI_MAX, "max"}, {MPI_BAND, "band"}, {MPI_BOR, "bor"},
-    {MPI_BXOR, "bxor"}, {MPI_LAND, "land"}, {MPI_LOR, "lor"}, {MPI_LXOR, "lxor"}, {MPI_MAXLOC, "maxloc"},
-    {MPI_MINLOC, "minloc"}};
-  for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-    if (map[i].o == o) return map[i].name;
-  return NULL;
-}
-
 /* A contiguous message of count elements of t: its bytes, or -1. */
 static int64_t contiguous(int count, MPI_Datatype t) {
   flat *f = type_of(t);
@@ -951,7 +955,7 @@ static int64_t contiguous(int count, MPI_Datatype t) {
 }
 
 /* What a collective reads before it and writes after it. */
-typedef struct { uint64_t in, in_len, out, out_len; } coll_io;
+typedef struct { uint64_t in, in_len, out, out_len; const char *type; } coll_io;
 
 static uint64_t coll_begin(const coll_io *io) {
   uint64_t seq = next_seq();
@@ -960,7 +964,7 @@ static uint64_t coll_begin(const coll_io *io) {
 }
 
 static void coll_end(const coll_io *io, uint64_t seq) {
-  if (io->out_len) rec_shadow_recv(R->sh, io->out, io->out_len, seq);
+  if (io->out_len) rec_shadow_recv(R->sh, io->out, io->out_len, seq, io->type);
 }
 
 static void comm_field(const rcomm *x) {
@@ -989,7 +993,7 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
   int me;
   PMPI_Comm_rank(comm, &me);
   coll_io io = {me == root ? ADDR(buf) : 0, me == root ? (uint64_t)bytes : 0, me == root ? 0 : ADDR(buf),
-                me == root ? 0 : (uint64_t)bytes};
+                me == root ? 0 : (uint64_t)bytes, type_name(t)};
   uint64_t seq = coll_begin(&io);
   out("%d %llu bcast %lld root %d addr 0x%llx", R->phase, (unsigned long long)seq, (long long)bytes,
       world_of(x, root), ADDR(buf));
@@ -1017,7 +1021,8 @@ int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int
   rcomm *x = coll_blocks(comm, C_Gather, in_place ? rcount : scount, in_place ? rtype : stype, &block);
   if (!x) return PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
   uint64_t in = in_place ? ADDR(rbuf) + (uint64_t)me * (uint64_t)block : ADDR(sbuf);
-  coll_io io = {in, (uint64_t)block, me == root ? ADDR(rbuf) : 0, me == root ? (uint64_t)block * (uint64_t)x->n : 0};
+  coll_io io = {in, (uint64_t)block, me == root ? ADDR(rbuf) : 0, me == root ? (uint64_t)block * (uint64_t)x->n : 0,
+                type_name(rtype)};
   uint64_t seq = coll_begin(&io);
   out("%d %llu gather %lld root %d in 0x%llx", R->phase, (unsigned long long)seq, (long long)block, world_of(x, root),
       (unsigned long long)in);
@@ -1038,7 +1043,8 @@ int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, in
   rcomm *x = coll_blocks(comm, C_Scatter, in_place ? scount : rcount, in_place ? stype : rtype, &block);
   if (!x) return PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
   uint64_t outa = in_place ? ADDR(sbuf) + (uint64_t)me * (uint64_t)block : ADDR(rbuf);
-  coll_io io = {me == root ? ADDR(sbuf) : 0, me == root ? (uint64_t)block * (uint64_t)x->n : 0, outa, (uint64_t)block};
+  coll_io io = {me == root ? ADDR(sbuf) : 0, me == root ? (uint64_t)block * (uint64_t)x->n : 0, outa, (uint64_t)block,
+                type_name(rtype)};
   uint64_t seq = coll_begin(&io);
   out("%d %llu scatter %lld root %d", R->phase, (unsigned long long)seq, (long long)block, world_of(x, root));
   if (me == root) out(" in 0x%llx", ADDR(sbuf));
@@ -1060,7 +1066,7 @@ static int all_blocks(const char *kind, int call, const void *sbuf, int scount, 
   uint64_t total = (uint64_t)block * (uint64_t)x->n;
   int a2a = kind[3] == 't';
   uint64_t in = !in_place ? ADDR(sbuf) : a2a ? ADDR(rbuf) : ADDR(rbuf) + (uint64_t)me * (uint64_t)block;
-  *io = (coll_io){in, a2a ? total : (uint64_t)block, ADDR(rbuf), total};
+  *io = (coll_io){in, a2a ? total : (uint64_t)block, ADDR(rbuf), total, type_name(rtype)};
   *seq = coll_begin(io);
   out("%d %llu %s %lld in 0x%llx out 0x%llx", R->phase, (unsigned long long)*seq, kind, (long long)block,
       (unsigned long long)in, ADDR(rbuf));
@@ -1112,7 +1118,7 @@ int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o
   int me;
   PMPI_Comm_rank(comm, &me);
   uint64_t in = sbuf == MPI_IN_PLACE ? ADDR(rbuf) : ADDR(sbuf);
-  coll_io io = {in, (uint64_t)bytes, me == root ? ADDR(rbuf) : 0, me == root ? (uint64_t)bytes : 0};
+  coll_io io = {in, (uint64_t)bytes, me == root ? ADDR(rbuf) : 0, me == root ? (uint64_t)bytes : 0, tn};
   uint64_t seq = coll_begin(&io);
   out("%d %llu reduce %d %s %s root %d in 0x%llx", R->phase, (unsigned long long)seq, count, tn, on, world_of(x, root),
       (unsigned long long)in);
@@ -1130,7 +1136,7 @@ int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_O
   rcomm *x = coll_reduce(comm, C_Allreduce, count, t, o, &bytes, &tn, &on);
   if (!x) return PMPI_Allreduce(sbuf, rbuf, count, t, o, comm);
   uint64_t in = sbuf == MPI_IN_PLACE ? ADDR(rbuf) : ADDR(sbuf);
-  coll_io io = {in, (uint64_t)bytes, ADDR(rbuf), (uint64_t)bytes};
+  coll_io io = {in, (uint64_t)bytes, ADDR(rbuf), (uint64_t)bytes, tn};
   uint64_t seq = coll_begin(&io);
   out("%d %llu allreduce %d %s %s in 0x%llx out 0x%llx", R->phase, (unsigned long long)seq, count, tn, on,
       (unsigned long long)in, ADDR(rbuf));
@@ -1147,7 +1153,7 @@ int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Dataty
   rcomm *x = coll_reduce(comm, C_Reduce_scatter_block, count, t, o, &bytes, &tn, &on);
   if (!x) return PMPI_Reduce_scatter_block(sbuf, rbuf, count, t, o, comm);
   uint64_t in = sbuf == MPI_IN_PLACE ? ADDR(rbuf) : ADDR(sbuf);
-  coll_io io = {in, (uint64_t)bytes * (uint64_t)x->n, ADDR(rbuf), (uint64_t)bytes};
+  coll_io io = {in, (uint64_t)bytes * (uint64_t)x->n, ADDR(rbuf), (uint64_t)bytes, tn};
   uint64_t seq = coll_begin(&io);
   out("%d %llu reduce_scatter_block %d %s %s in 0x%llx out 0x%llx", R->phase, (unsigned long long)seq, count, tn, on,
       (unsigned long long)in, ADDR(rbuf));

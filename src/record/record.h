@@ -78,8 +78,9 @@ void rec_shadow_reset(rec_shadow *sh);
    as what the recording holds there. */
 void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, rec_fix_fn fix, void *ctx);
 /* A receive (or a collective's output) wrote `len` bytes at `addr`, observed complete at
-   position `done`: the recording holds these bytes there, and they may feed a reduction. */
-void rec_shadow_recv(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t done);
+   position `done`: the recording holds these bytes there, and they may feed a reduction of
+   elements of `type` (a format name: the message's MPI datatype; NULL: unknown). */
+void rec_shadow_recv(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t done, const char *type);
 /* n consecutive positions right after the completion at `done`, for local operations
    that must come before any the shadow adds there (unpacking a derived datatype); 0 if
    the completion has no room left. */

@@ -25,6 +25,7 @@ enum { REC_CANDIDATES = 64, ARENA_CHUNK = 1 << 22, MAX_INSERT = REC_SEQ_STEP / 2
 
 typedef struct {
   uint64_t start, len;
+  uint64_t origin, olen;   /* the range as noted, before trimming */
   const uint8_t *content;  /* NULL: over budget, only `hash` of the whole entry is known */
   uint64_t hash;           /* of the bytes when the entry was made (whole entry) */
   uint64_t seq;            /* when the recording last saw these bytes */
@@ -34,6 +35,7 @@ typedef struct {
 typedef struct {
   uint64_t addr, len, hash;
   const uint8_t *content;
+  const char *type;        /* its element type, if MPI's datatype says (format name), else NULL */
   int32_t point;           /* its completion point (index into points) */
 } candidate;
 
@@ -84,9 +86,7 @@ rec_shadow *rec_shadow_new(uint64_t budget) {
 }
 
 void rec_shadow_reset(rec_shadow *sh) {
-  Word_t bytes;
-  JLFA(bytes, sh->map);
-  (void)bytes;
+  JudyLFreeArray(&sh->map, PJE0);
   while (sh->arena) {
     chunk *n = sh->arena->next;
     free(sh->arena);
@@ -198,22 +198,19 @@ static void note(rec_shadow *sh, uint64_t a, uint64_t n, uint64_t seq, int from_
   if (n == 0) return;
   clear_range(sh, a, n);
   const uint8_t *c = keep(sh, a, n);
-  entry x = {a, n, c, c ? 0 : hash_bytes((const uint8_t *)(uintptr_t)a, n), seq, (uint8_t)from_recv};
+  entry x = {a, n, a, n, c, c ? 0 : hash_bytes((const uint8_t *)(uintptr_t)a, n), seq, (uint8_t)from_recv};
   put_entry(sh, x);
 }
 
 /* ---- inference ---- */
 
+/* The types and ops a fold is tried with, in this order: a receive's own MPI datatype
+   decides the type when it has one (int32 and int64 sums agree whenever no carry crosses
+   32 bits, and the two must not mix in one reduction); bitwise ops act on bytes alike. */
+typedef struct { const char *type; int size; } ftype;
+static const ftype ftypes[] = {{"int32", 4}, {"int64", 8}, {"double", 8}, {"float", 4}, {"uint32", 4}, {"uint64", 8}};
+static const char *const fops[] = {"sum", "max", "min", "prod", "bxor", "bor", "band"};
 typedef struct { const char *type; int size; const char *op; } combo;
-static const combo combos[] = {
-  {"int32", 4, "sum"}, {"int64", 8, "sum"}, {"double", 8, "sum"}, {"float", 4, "sum"},
-  {"int32", 4, "max"}, {"int64", 8, "max"}, {"double", 8, "max"}, {"float", 4, "max"},
-  {"int32", 4, "min"}, {"int64", 8, "min"}, {"double", 8, "min"}, {"float", 4, "min"},
-  {"uint32", 4, "max"}, {"uint64", 8, "max"}, {"uint32", 4, "min"}, {"uint64", 8, "min"},
-  {"int32", 4, "prod"}, {"int64", 8, "prod"}, {"double", 8, "prod"}, {"float", 4, "prod"},
-  {"uint8", 1, "bxor"}, {"uint8", 1, "bor"}, {"uint8", 1, "band"},
-};
-#define NCOMBOS (sizeof combos / sizeof *combos)
 
 #define FOLD(T, EXPR)                                                  \
   for (uint64_t i = 0; i < n; i += sizeof(T)) {                       \
@@ -232,7 +229,7 @@ static const combo combos[] = {
 /* acc = acc OP in, elementwise. Integer sums and products wrap, as MPI's do. */
 static void fold(const combo *c, uint8_t *acc, const uint8_t *in, uint64_t n) {
   const char *t = c->type, *op = c->op;
-  if (t[0] == 'u' && t[4] == '8') {
+  if (op[0] == 'b') {
     for (uint64_t i = 0; i < n; i++)
       acc[i] = op[1] == 'x' ? acc[i] ^ in[i] : op[1] == 'o' ? acc[i] | in[i] : acc[i] & in[i];
   } else if (!strcmp(t, "int32")) {
@@ -253,18 +250,26 @@ static uint64_t insert_seq(rec_shadow *sh, int32_t pt) {
   return sh->p[pt].seq + ++sh->p[pt].used;
 }
 
-/* Candidates: receives of n bytes completed after position `after`, oldest first. */
-static int64_t candidates(rec_shadow *sh, uint64_t after, uint64_t n, int64_t *out) {
+/* The piece of a range being explained: n bytes at offset `off` of a range of `full` bytes
+   as the recording noted it (a buffer reduced whole and read in part). */
+typedef struct { uint64_t addr, n, off, full; } piece;
+
+/* Candidates: receives completed after position `after` of the piece's size (used from
+   their start) or of its whole range's size (used at the piece's offset); oldest first. */
+static int64_t candidates(rec_shadow *sh, uint64_t after, const piece *pc, int64_t *out, uint64_t *at) {
   int64_t k = 0;
   for (int64_t i = sh->nc - 1; i >= 0 && k < REC_CANDIDATES; i--) {
     candidate *c = &sh->c[i];
     if (sh->p[c->point].seq <= after) break;
-    if (c->len == n && c->content) out[k++] = i;
+    if (!c->content) continue;
+    if (c->len == pc->n) at[k] = 0, out[k++] = i;
+    else if (pc->full && c->len == pc->full) at[k] = pc->off, out[k++] = i;
   }
   for (int64_t i = 0; i < k / 2; i++) {
     int64_t t = out[i];
-    out[i] = out[k - 1 - i];
-    out[k - 1 - i] = t;
+    uint64_t u = at[i];
+    out[i] = out[k - 1 - i], at[i] = at[k - 1 - i];
+    out[k - 1 - i] = t, at[k - 1 - i] = u;
   }
   return k;
 }
@@ -275,19 +280,29 @@ static int room(rec_shadow *sh, const int64_t *set, int64_t k) {
   return 1;
 }
 
-/* Does `cur` equal `old` folded with the candidates of `set`? Emits the reductions if so. */
-static int try_fold(rec_shadow *sh, uint64_t addr, const uint8_t *old, const uint8_t *cur, uint64_t n,
-                    const int64_t *set, int64_t k, rec_fix_fn fix, void *ctx) {
+/* Does `cur` equal `old` folded with the candidates of `set` (used at offsets `at`)?
+   Emits the reductions if so. */
+static int try_fold(rec_shadow *sh, const piece *pc, const uint8_t *old, const uint8_t *cur, const int64_t *set,
+                    const uint64_t *at, int64_t k, rec_fix_fn fix, void *ctx) {
+  uint64_t n = pc->n;
   if (!room(sh, set, k)) return 0;
-  for (size_t j = 0; j < NCOMBOS; j++) {
-    const combo *c = &combos[j];
-    if (n % (uint64_t)c->size) continue;
+  const char *hint = sh->c[set[0]].type;
+  for (int64_t i = 1; i < k; i++)
+    if (!hint || !sh->c[set[i]].type || strcmp(hint, sh->c[set[i]].type)) hint = NULL;
+  for (size_t j = 0; j < sizeof fops / sizeof *fops * (sizeof ftypes / sizeof *ftypes); j++) {
+    const ftype *ft = &ftypes[j % (sizeof ftypes / sizeof *ftypes)];
+    combo cc = {ft->type, ft->size, fops[j / (sizeof ftypes / sizeof *ftypes)]}, *c = &cc;
+    if (hint && strcmp(hint, ft->type)) continue;
+    if (!hint && (c->op[0] == 'p' || (c->op[0] == 'b' && ft != ftypes))) continue;   /* guesses: no products */
+    if ((c->op[0] == 'b' && (!strcmp(ft->type, "float") || !strcmp(ft->type, "double"))) || n % (uint64_t)c->size)
+      continue;
     memcpy(sh->acc, old, n);
-    for (int64_t i = 0; i < k; i++) fold(c, sh->acc, sh->c[set[i]].content, n);
+    for (int64_t i = 0; i < k; i++) fold(c, sh->acc, sh->c[set[i]].content + at[i], n);
     if (memcmp(sh->acc, cur, n) != 0) continue;
     for (int64_t i = 0; i < k; i++) {
       candidate *r = &sh->c[set[i]];
-      rec_fix f = {REC_FIX_REDUCE, insert_seq(sh, r->point), addr, n, r->addr, c->type, c->op, n / (uint64_t)c->size};
+      rec_fix f = {REC_FIX_REDUCE, insert_seq(sh, r->point), pc->addr, n, r->addr + at[i], c->type, c->op,
+                   n / (uint64_t)c->size};
       fix(ctx, &f);
     }
     sh->counts[REC_FIX_REDUCE] += (uint64_t)k;
@@ -296,13 +311,13 @@ static int try_fold(rec_shadow *sh, uint64_t addr, const uint8_t *old, const uin
   return 0;
 }
 
-static int try_copy(rec_shadow *sh, uint64_t addr, const uint8_t *cur, uint64_t n, const int64_t *cand, int64_t k,
-                    rec_fix_fn fix, void *ctx) {
-  uint64_t h = hash_bytes(cur, n);
+static int try_copy(rec_shadow *sh, const piece *pc, const uint8_t *cur, const int64_t *cand, const uint64_t *at,
+                    int64_t k, rec_fix_fn fix, void *ctx) {
+  uint64_t n = pc->n, h = hash_bytes(cur, n);
   for (int64_t i = k - 1; i >= 0; i--) {
     candidate *r = &sh->c[cand[i]];
-    if (r->hash != h || memcmp(r->content, cur, n) != 0 || !room(sh, &cand[i], 1)) continue;
-    rec_fix f = {REC_FIX_COPY, insert_seq(sh, r->point), addr, n, r->addr, NULL, NULL, 0};
+    if ((at[i] == 0 && r->hash != h) || memcmp(r->content + at[i], cur, n) != 0 || !room(sh, &cand[i], 1)) continue;
+    rec_fix f = {REC_FIX_COPY, insert_seq(sh, r->point), pc->addr, n, r->addr + at[i], NULL, NULL, 0};
     fix(ctx, &f);
     sh->counts[REC_FIX_COPY]++;
     return 1;
@@ -310,32 +325,31 @@ static int try_copy(rec_shadow *sh, uint64_t addr, const uint8_t *cur, uint64_t 
   return 0;
 }
 
-/* The bytes at [addr, addr+n) differ from `old` (NULL: unknown), recorded at `after`. */
-static int explain(rec_shadow *sh, uint64_t addr, uint64_t n, const uint8_t *old, uint64_t after,
-                   rec_fix_fn fix, void *ctx) {
-  int64_t cand[REC_CANDIDATES];
-  int64_t k = candidates(sh, after, n, cand);
+/* The bytes of piece pc differ from `old` (NULL: unknown), noted at position `after`. */
+static int explain(rec_shadow *sh, const piece *pc, const uint8_t *old, uint64_t after, rec_fix_fn fix, void *ctx) {
+  int64_t cand[REC_CANDIDATES], same[REC_CANDIDATES];
+  uint64_t at[REC_CANDIDATES], same_at[REC_CANDIDATES];
+  int64_t k = candidates(sh, after, pc, cand, at);
   if (k == 0) return 0;
-  const uint8_t *cur = (const uint8_t *)(uintptr_t)addr;
-  if (try_copy(sh, addr, cur, n, cand, k, fix, ctx)) return 1;
+  const uint8_t *cur = (const uint8_t *)(uintptr_t)pc->addr;
+  if (try_copy(sh, pc, cur, cand, at, k, fix, ctx)) return 1;
   if (!old) return 0;
-  if ((uint64_t)sh->acccap < n) {
-    uint8_t *a = realloc(sh->acc, n);
+  if (sh->acccap < pc->n) {
+    uint8_t *a = realloc(sh->acc, pc->n);
     if (!a) return 0;
     sh->acc = a;
-    sh->acccap = n;
+    sh->acccap = pc->n;
   }
-  if (try_fold(sh, addr, old, cur, n, cand, k, fix, ctx)) return 1;
+  if (try_fold(sh, pc, old, cur, cand, at, k, fix, ctx)) return 1;
   /* receives into one buffer (a root folding what arrives in its temporary), then one alone */
-  int64_t same[REC_CANDIDATES];
   for (int64_t i = 0; i < k; i++) {
     int64_t m = 0;
     for (int64_t j = 0; j < k; j++)
-      if (sh->c[cand[j]].addr == sh->c[cand[i]].addr) same[m++] = cand[j];
-    if (m > 1 && m < k && same[0] == cand[i] && try_fold(sh, addr, old, cur, n, same, m, fix, ctx)) return 1;
+      if (sh->c[cand[j]].addr == sh->c[cand[i]].addr && at[j] == at[i]) same_at[m] = at[j], same[m++] = cand[j];
+    if (m > 1 && m < k && same[0] == cand[i] && try_fold(sh, pc, old, cur, same, same_at, m, fix, ctx)) return 1;
   }
   for (int64_t i = k - 1; i >= 0; i--)
-    if (k > 1 && try_fold(sh, addr, old, cur, n, &cand[i], 1, fix, ctx)) return 1;
+    if (k > 1 && try_fold(sh, pc, old, cur, &cand[i], &at[i], 1, fix, ctx)) return 1;
   return 0;
 }
 
@@ -358,8 +372,10 @@ void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, 
   const uint8_t *cur = (const uint8_t *)(uintptr_t)addr;
   int before = 0;
   int64_t i = first_overlap(sh, addr);
-  if ((i < 0 || sh->e[i].start >= addr + len) && !all_same(cur, len))
-    explain(sh, addr, len, NULL, 0, fix, ctx);   /* never seen: a copy of a receive? */
+  if ((i < 0 || sh->e[i].start >= addr + len) && !all_same(cur, len)) {
+    piece pc = {addr, len, 0, 0};
+    explain(sh, &pc, NULL, 0, fix, ctx);   /* never seen: a copy of a receive? */
+  }
   for (; i >= 0 && sh->e[i].start < addr + len; i = next_entry(sh, i)) {
     entry *x = &sh->e[i];
     uint64_t a = x->start > addr ? x->start : addr;
@@ -368,7 +384,8 @@ void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, 
     int same = old ? memcmp(old, cur + (a - addr), b - a) == 0
                    : (x->hash && a == x->start && b - a == x->len) ? hash_bytes(cur + (a - addr), b - a) == x->hash
                    : !x->from_recv;   /* what a send read and nothing records since: the rank's own */
-    if (same || explain(sh, a, b - a, old, x->seq, fix, ctx)) continue;
+    piece pc = {a, b - a, a - x->origin, x->olen};
+    if (same || explain(sh, &pc, old, x->seq, fix, ctx)) continue;
     if (before == MAX_BEFORE - 1) {   /* no room for more: one opaque write covers the rest */
       opaque(sh, a, addr + len - a, seq, &before, fix, ctx);
       break;
@@ -395,11 +412,11 @@ uint64_t rec_shadow_reserve(rec_shadow *sh, uint64_t done, uint32_t n) {
   return first;
 }
 
-void rec_shadow_recv(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t done) {
+void rec_shadow_recv(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t done, const char *type) {
   if (len == 0 || point_at(sh, done) < 0) return;
   note(sh, addr, len, done, 1);
   if (grow((void **)&sh->c, &sh->ccap, sh->nc + 1, sizeof *sh->c)) return;
   int64_t i = first_overlap(sh, addr);
   const uint8_t *content = i >= 0 && sh->e[i].start == addr ? sh->e[i].content : NULL;
-  sh->c[sh->nc++] = (candidate){addr, len, content ? hash_bytes(content, len) : 0, content, (int32_t)(sh->np - 1)};
+  sh->c[sh->nc++] = (candidate){addr, len, content ? hash_bytes(content, len) : 0, content, type, (int32_t)(sh->np - 1)};
 }

@@ -136,6 +136,14 @@ static int pack(const span *a, int64_t n, replay_map *m) {
   return CDAG_OK;
 }
 
+uint8_t replay_fill_byte(int rank, uint64_t addr) {
+  uint64_t z = addr * 0x9e3779b97f4a7c15ull ^ ((uint64_t)rank + 1) * 0xbf58476d1ce4e5b9ull;
+  z ^= z >> 31;
+  z *= 0x94d049bb133111ebull;
+  z ^= z >> 29;
+  return (uint8_t)(0x38 + (z & 15));
+}
+
 int replay_map_build(const cdag_graph *gg, replay_map *m) {
   *m = (replay_map){0};
   if (!gg || !gg->rank_ops) return cdag__error(CDAG_ERR_STATE, "replay: the global graph is not finalized");

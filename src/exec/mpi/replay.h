@@ -51,6 +51,11 @@ int replay_map_offset(const replay_map *m, int r, uint64_t addr, uint64_t len, u
    ops yet) with block as that rank's memory (m->size[g->myrank] bytes). */
 int replay_copy_rank(const cdag_graph *gg, const replay_map *m, uint8_t *block, cdag_graph *g);
 
+/* The byte every replay starts from at `addr` of `rank` (small values, so integer sums of
+   many stay exact). A program that fills its buffers with it before a recorded phase ends
+   with the bytes the recording's replay computes (tests/record). */
+uint8_t replay_fill_byte(int rank, uint64_t addr);
+
 /* ---- the MPI side of `cdag replay` ---- */
 
 /* MPI_Init unless MPI is up already (*started: whether this call started it); this

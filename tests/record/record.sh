@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# cdag tests — tests/record/record.sh CDAG SOURCE_DIR MPIEXEC MODE NP PROGRAM [EXPECT...]
+#
+# Records PROGRAM (one of tests/record/rec_*.c) at NP processes and checks the recording:
+#   MODE preload: `cdag record -o DIR -- mpiexec -n NP PROGRAM LIVE` (LD_PRELOAD);
+#   MODE linked:  PROGRAM was linked with libcdag-record: run it under mpiexec with
+#                 CDAG_RECORD_DIR=DIR, then `cdag record --merge DIR`.
+# Then every phase file must pass `cdag check`, index.json must be the documented object,
+# phase 0 is replayed with `mpiexec -n NP cdag replay --dump` and every byte the program
+# listed as explained (LIVE/live-R.mem) must equal the replay's (compare_mem.py).
+# EXPECT: analyze:TEXT (the report of phase 0 contains TEXT), noanalyze:TEXT (it does not),
+# index:EXPR (a Python expression on the index `i` holds), phases:N, min:N (bytes compared,
+# default 1), status:N (cdag record's exit status, default 0; `failure`: any but 0),
+# noreplay (no replay).
+# Every mpiexec runs under `timeout`, so a hang fails the test instead of stopping the suite.
+set -u
+cdag=$1; src=$2; mpiexec=$3; mode=$4; np=$5; prog=$6; shift 6
+. "$src/tests/cli/lib/expect.sh"
+rec=$tmp/rec live=$tmp/live rep=$tmp/rep
+mkdir -p "$live" "$rep"
+want_status=0 min=1 replay=1 phases=""
+analyze=() noanalyze=() index=()
+for e in "$@"; do
+  case $e in
+  analyze:*) analyze+=("${e#analyze:}") ;;
+  noanalyze:*) noanalyze+=("${e#noanalyze:}") ;;
+  index:*) index+=("${e#index:}") ;;
+  phases:*) phases=${e#phases:} ;;
+  min:*) min=${e#min:} ;;
+  status:*) want_status=${e#status:} ;;
+  noreplay) replay=0 ;;
+  *) fail "unknown expectation $e" ;;
+  esac
+done
+
+if [ "$mode" = preload ]; then
+  timeout 120 "$cdag" record -o "$rec" -- "$mpiexec" -n "$np" "$prog" "$live" >"$tmp/out" 2>"$tmp/err"
+  got=$?
+  if [ "$want_status" = failure ]; then
+    [ $got -ne 0 ] && [ $got -ne 124 ] || fail "cdag record exited $got, expected the program's failure: $(cat "$tmp/err")"
+    expect_err "did not reach MPI_Finalize"
+  else
+    [ $got -eq "$want_status" ] || fail "cdag record exited $got, expected $want_status: $(cat "$tmp/err")"
+  fi
+else
+  mkdir -p "$rec"
+  CDAG_RECORD_DIR=$rec timeout 120 "$mpiexec" -n "$np" "$prog" "$live" >"$tmp/prog.out" 2>&1 ||
+    [ "$want_status" != 0 ] || fail "$prog failed: $(cat "$tmp/prog.out")"
+  expect_status 0 "$cdag" record --merge "$rec"
+fi
+expect_out "recorded $np processes"
+
+python3 - "$rec/index.json" "$np" "$phases" "${index[@]}" <<'PY' || fail "index.json: see above"
+import json, sys
+i = json.load(open(sys.argv[1]))
+np_, phases, exprs = int(sys.argv[2]), sys.argv[3], sys.argv[4:]
+for key in ("cdag_recording", "nprocs", "phases", "calls", "unsupported", "unreceived"):
+    assert key in i, f"index.json has no {key}"
+assert i["cdag_recording"] == 1 and i["nprocs"] == np_, i
+assert all(set(p) >= {"file", "ops"} for p in i["phases"]), i["phases"]
+if phases:
+    assert len(i["phases"]) == int(phases), f'{len(i["phases"])} phases, expected {phases}'
+for e in exprs:
+    assert eval(e, {"i": i}), f"index.json: not {e}: {i}"
+PY
+
+for f in "$rec"/phase-*.cdag; do
+  [ -e "$f" ] || continue
+  "$cdag" check "$f" >"$tmp/check" 2>&1 || fail "$f does not pass cdag check: $(cat "$tmp/check")"
+done
+phase0=$rec/phase-0000.cdag
+if [ ${#analyze[@]} -gt 0 ] || [ ${#noanalyze[@]} -gt 0 ]; then
+  "$cdag" analyze "$phase0" >"$tmp/report" 2>&1 || fail "cdag analyze failed: $(cat "$tmp/report")"
+  for t in "${analyze[@]}"; do grep -qF -- "$t" "$tmp/report" || fail "the report lacks '$t': $(cat "$tmp/report")"; done
+  for t in "${noanalyze[@]}"; do ! grep -qF -- "$t" "$tmp/report" || fail "the report has '$t': $(cat "$tmp/report")"; done
+fi
+if [ $replay = 1 ]; then
+  timeout 120 "$mpiexec" -n "$np" "$cdag" replay "$phase0" --iterations 1 --dump "$rep" >"$tmp/replay" 2>&1 ||
+    fail "cdag replay failed: $(cat "$tmp/replay")"
+  python3 "$src/tests/record/compare_mem.py" "$live" "$rep" "$np" "$min" >"$tmp/cmp" 2>&1 ||
+    fail "the replay differs from the live run: $(cat "$tmp/cmp")"
+fi
+finish
