@@ -24,12 +24,14 @@
  *     j for scatter/alltoall/reduce_scatter) lands in member j's recv slot (slot i for
  *     gather/allgather/alltoall). A slot may be empty (e.g. a member's own block).
  *     Reductions combine element-wise over all members, in member order, type/op as given.
+ *     One exception to "reads origins": a collective with after = k > 0 (a bcast made by the
+ *     replication pass) sends what collective k - 1 wrote at its root, and runs after it.
  *  3. residual transfers coalesced into messages: message k moves pieces
  *     xfers[msgs[k].first .. +n) from rank src to rank dst (src == dst: a local copy);
  *  4. residual reductions (df_red with their sets), computed at dst from the origins;
  *  5. kept synchronization: zero-byte messages (src, dst) that rule 3 of docs/semantics.md needs.
- * Everything reads origin values (taken before anything is written) and writes final
- * values, so all parts are independent. sim.h can run a plan; exec runs it over MPI. */
+ * Everything else reads origin values (taken before anything is written) and writes final
+ * values, so all parts but the replications are independent. sim.h can run a plan; exec runs it over MPI. */
 #ifndef CDAG_DETECT_H
 #define CDAG_DETECT_H
 
@@ -57,6 +59,9 @@ typedef struct {
   uint64_t bytes;          /* per-block bytes (v-kinds: total bytes), as reported */
   int64_t ntransfers;      /* SST tuples (transfers or reductions) it replaced */
   int type, op;            /* reductions: cdag_type, cdag_reduce_op */
+  int64_t after;           /* 0: reads origins, as every other part; k > 0: a replication
+                              (replicate.c): its send slots read what collective k - 1 (an
+                              earlier one) wrote, so it runs after that one completes */
 } det_coll;
 
 /* How a collective runs and why (filled by exec, kernel_choice.c: kern_choose_plan; the
