@@ -46,6 +46,11 @@ kern_alg kern_choose_coll(const struct cdag_plan *pl, int64_t ci, const kern_mod
     snprintf(reason, len, "%s: MPI (one member)", det_kind_name(c->kind));
     return KERN_ALG_MPI;
   }
+  if (c->after > 0) {   /* the executor starts it once the rest completed (run.c): MPI_Bcast */
+    snprintf(reason, len, "%s: MPI (a replication: it sends the result of collective %lld, after it)",
+             det_kind_name(c->kind), (long long)c->after - 1);
+    return KERN_ALG_MPI;
+  }
   if (policy == KERN_POLICY_MPI) {
     snprintf(reason, len, "%s: MPI (kernel policy mpi)", det_kind_name(c->kind));
     return KERN_ALG_MPI;
