@@ -149,6 +149,13 @@ void det_kind_slots(det_kind k, int32_t n, int32_t *nsend, int32_t *nrecv);
    root's member index. */
 void det_slot_pair(det_kind k, int32_t i, int32_t j, int32_t rootm, int *ss, int *rs);
 
+/* Ranks first, first + stride, ..., count of them (strided.c). */
+typedef struct { int32_t first, count, stride; } det_stride;
+/* The sorted ranks r[0..n) as strided ranges, greedily: the number of ranges (the first cap
+   written to out), or 0 when they do not form strided ranges (more than one range per three
+   ranks, and more than one range). O(n). */
+int64_t det_strided_ranges(const int32_t *r, int32_t n, det_stride *out, int64_t cap);
+
 /* Slot s of member m (member index) of collective c: a send slot (send = 1) or a recv slot. */
 static inline det_iov *det_slot(const cdag_plan *p, const det_coll *c, int send, int32_t m, int32_t s) {
   return &p->iovs[(send ? c->send_first + (int64_t)m * c->nsend_slots : c->recv_first + (int64_t)m * c->nrecv_slots) + s];
