@@ -5,8 +5,8 @@
  * set contributes once (or the op is idempotent) and every contributor receives the value,
  * it is an allreduce over the contributors. Tuples whose sets are one set shifted by k*l for
  * the k-th contributor (member k gets block k of everybody's contribution) form a
- * reduce_scatter_block. What is left, received by exactly one contributor, is a reduce
- * rooted there; a value several but not all contributors receive is replicate.c's.
+ * reduce_scatter_block. What is left, received by exactly one rank, a contributor, is a
+ * reduce rooted there; a value several ranks but not all contributors receive is replicate.c's.
  * Floating-point values are rewritten only when exact_float is off (MPI may reassociate).
  * Cost: O(n log n) for the sorts plus O(runs) per tuple. */
 #include <stdlib.h>
@@ -69,8 +69,10 @@ static int classify(det_state *st, const int64_t *t, int64_t n, int32_t *members
   }
   if (np == m && pass == 0) return det_add_proto(st, DET_ALLREDUCE, -1, members, m, pick, np, 1);
   if (pass == 0) return CDAG_OK;
-  if (np == 1) return det_add_proto(st, DET_REDUCE, r[pick[0]].dst, members, m, pick, 1, 1);
-  return CDAG_OK; /* delivered to several but not all: the replication pass's (replicate.c) */
+  int64_t nd = 0;   /* ranks that receive it, contributors or not (tuples are by dst) */
+  for (int64_t i = 0; i < n; i++) nd += i == 0 || r[t[i]].dst != r[t[i - 1]].dst;
+  if (np == 1 && nd == 1) return det_add_proto(st, DET_REDUCE, r[pick[0]].dst, members, m, pick, 1, 1);
+  return CDAG_OK; /* kept by several ranks but not all contributors: the replication pass's (replicate.c) */
 }
 
 /* ---- reduce_scatter_block ---- */
