@@ -5,8 +5,9 @@
  * bcast > gather, scatter, then allreduce > reduce_scatter(_block) > reduce, on the whole
  * rank set and on subsets (rooted kinds largest first; all-kinds among connected
  * components), vector variants with density tau, barriers from complete wait sets of
- * zero-byte / scratch-only traffic, and merges collectives of one shape and root. What is
- * left is residual. Cost O(n log n) for n SST tuples.
+ * zero-byte / scratch-only traffic, and merges collectives of one shape and root. A
+ * reduction several ranks but not all contributors keep becomes a reduce plus a bcast of its
+ * result to them (replicate.c). What is left is residual. Cost O(n log n) for n SST tuples.
  *
  * The plan is the whole meaning of the compiled phase, per rank:
  *  1. snapshots: origin ranges a final write would overwrite before they are read;
