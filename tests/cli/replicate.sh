@@ -16,7 +16,7 @@ expect_status 0 "$cdag" analyze "$ex/cg_dot16.cdag"
 head -1 "$tmp/out" | grep -qF "reduce rooted at 0 over all 16 ranks, 16 B of double sum (1 reductions)" ||
   fail "text report: $(head -1 "$tmp/out")"
 expect_out "bcast rooted at 0 over ranks 0,4,8,12, 16 B per block (3 reductions)"
-expect_out "bcast: MPI (a replication: it sends the result of collective 0, after it)"
+expect_out "bcast: MPI (a replication: it sends the result of collective 0, after it); model: reduce + bcast 6.02 us, allreduce over the 16 contributors 8.01 us"
 expect_out "replicates the double sum of the reduce rooted at 0 over all 16 ranks to the ranks that keep it (sent once that reduce completes)"
 expect_out "replication: rank 0's block on 4 ranks in 1 strided range: 0 to 12 step 4"
 expect_out "residual: 8 transfers (128 B) in 8 messages, 0 reductions"
