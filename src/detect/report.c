@@ -78,8 +78,9 @@ static void text_replication(FILE *f, const cdag_plan *p, const det_coll *c) {
   int64_t n = bcast_ranges(p, c, &v);
   if (c->after > 0) {
     const det_coll *from = &p->colls[c->after - 1];
-    fprintf(f, "  replicates the %s %s of the %s rooted at %d over ", ir_type_name(from->type), ir_rop_name(from->op),
-            det_kind_name(from->kind), from->root);
+    fprintf(f, "  replicates the %s %s of the %s", ir_type_name(from->type), ir_rop_name(from->op), det_kind_name(from->kind));
+    if (is_rooted(from->kind)) fprintf(f, " rooted at %d", from->root);
+    fprintf(f, " over ");
     text_ranks(f, p, from);
     fprintf(f, " to the ranks that keep it (sent once that %s completes)\n", det_kind_name(from->kind));
   }

@@ -3,7 +3,8 @@
  * A reduced value that several, but not all, contributors keep (the rest let their copy land
  * in scratch, or overwrite it) must become a reduce rooted at the first keeper that
  * contributes plus a bcast from it to the keepers, the bcast marked as reading the reduce's
- * result. Hand-written cases check the plan's collectives, the strided descriptor and the
+ * result; one that every contributor and some other ranks keep, an allreduce plus a bcast
+ * after it to those ranks. Hand-written cases check the plan's collectives, the strided descriptor and the
  * notes; every plan is verified in the simulator (cdag_plan_verify) and, lowered to
  * messages, verified again. A randomized differential test draws contributors, keepers,
  * algorithms and ways of not keeping, and checks the plan against an oracle computed here
@@ -133,6 +134,18 @@ static void expect_replication(const cdag_plan *p, const dot *d, int root, int64
   ck_assert_int_eq(p->nxfers, residual_xfers);
 }
 
+/* colls[1] is a bcast after the allreduce colls[0], from its smallest member to the keepers
+   outside it. */
+static void expect_after_allreduce(const cdag_plan *p, const dot *d) {
+  const det_coll *b = &p->colls[1];
+  ck_assert_int_eq(b->kind, DET_BCAST);
+  ck_assert_int_eq(b->after, 1);
+  ck_assert_int_eq(b->root, d->c[0]);
+  uint8_t want[64];
+  for (int r = 0; r < d->p; r++) want[r] = (d->keep[r] && !contributes(d, r)) || r == d->c[0];
+  expect_members(p, b, want);
+}
+
 START_TEST(strided_keepers) {
   dot d = all_contribute(8, 2, 0);   /* ranks 0, 2, 4, 6 keep the value */
   cdag_graph *g = graph(8);
@@ -173,6 +186,22 @@ START_TEST(keepers_outside) {
   gen_dot(g, &d);
   cdag_plan *p = analyse(g, NULL);
   expect_replication(p, &d, 1, 0);
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+/* Every contributor keeps the value and two ranks outside them too: allreduce, then a bcast. */
+START_TEST(allreduce_and_outside) {
+  dot d = {.p = 8, .m = 4, .c = {2, 3, 4, 5}, .alg = 1, .lose = LOSE_SCRATCH, .tag = 10};
+  d.keep[2] = d.keep[3] = d.keep[4] = d.keep[5] = d.keep[0] = d.keep[7] = 1;
+  cdag_graph *g = graph(8);
+  gen_dot(g, &d);
+  cdag_plan *p = analyse(g, NULL);
+  ck_assert_int_eq(p->ncolls, 2);
+  ck_assert_int_eq(p->colls[0].kind, DET_ALLREDUCE);
+  expect_after_allreduce(p, &d);
+  ck_assert_int_eq(p->nreds, 0);
   cdag_plan_free(&p);
   cdag_graph_free(&g);
 }
@@ -328,9 +357,10 @@ static void check_random(const cdag_plan *p, const dot *d, uint64_t seed) {
   int64_t overwrites = d->lose == LOSE_OVERWRITE ? d->m - nkc : 0;
   char what[64];
   snprintf(what, sizeof what, "seed %llu", (unsigned long long)seed);
-  if (nkc == d->m) {   /* every contributor keeps it: allreduce, outsiders stay residual */
-    ck_assert_msg(p->ncolls == 1 && p->colls[0].kind == DET_ALLREDUCE, "%s: allreduce expected", what);
-    ck_assert_int_eq(p->nreds, nk - nkc);
+  if (nkc == d->m) {   /* every contributor keeps it: allreduce, then a bcast to the outsiders */
+    ck_assert_msg(p->ncolls == 1 + (nk > nkc) && p->colls[0].kind == DET_ALLREDUCE, "%s: allreduce expected", what);
+    if (nk > nkc) expect_after_allreduce(p, d);
+    ck_assert_int_eq(p->nreds, 0);
   } else if (nk == 1 && nkc == 1) {
     ck_assert_msg(p->ncolls == 1 && p->colls[0].kind == DET_REDUCE && p->colls[0].root == root, "%s: reduce", what);
   } else if (nk >= 2 && nkc >= 1) {
@@ -378,6 +408,7 @@ Suite *cdag_replicate_suite(void) {
   tcase_add_test(t, strided_keepers);
   tcase_add_test(t, overwritten_copies);
   tcase_add_test(t, keepers_outside);
+  tcase_add_test(t, allreduce_and_outside);
   tcase_add_test(t, two_values_merge);
   tcase_add_test(t, not_replicated);
   tcase_add_test(t, exact_float_keeps_order);

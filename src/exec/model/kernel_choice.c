@@ -48,6 +48,11 @@ static double best_time(const kern_model *d, kern_kind kind, int p, uint64_t byt
    do not keep them would drop): the pass does not choose by it, the reader can. */
 static void replication_reason(const cdag_plan *pl, const det_coll *c, const kern_model *m, char *reason, size_t len) {
   const det_coll *r = &pl->colls[c->after - 1];
+  if (r->kind != DET_REDUCE) {   /* after an allreduce, to ranks outside it: nothing to set against */
+    snprintf(reason, len, "%s: MPI (a replication: it sends the result of collective %lld, after it)",
+             det_kind_name(c->kind), (long long)c->after - 1);
+    return;
+  }
   kern_model d = m ? *m : kern_model_default();
   double pair = best_time(&d, KERN_REDUCE, r->nranks, r->bytes, 0) + best_time(&d, KERN_BCAST, c->nranks, c->bytes, 0);
   double all = best_time(&d, KERN_ALLREDUCE, r->nranks, r->bytes, order_free(r));
