@@ -2,7 +2,8 @@
  *
  * The registry below is the search order of the paper (highest abstraction first):
  * all-collectives (allgather > alltoall, and their v-variants), rooted collectives (bcast >
- * gather, scatter, largest groups first), reductions (allreduce > reduce), and last the
+ * gather, scatter, largest groups first), reductions (allreduce > reduce), replication
+ * (a reduction only some ranks keep: reduce + bcast to those), and last the
  * synchronisation that must survive (barrier or kept zero-byte messages). Each detector
  * marks the tuples it covers; what no detector takes is residual. */
 #include <stdarg.h>
@@ -19,6 +20,7 @@ static const struct {
     {"all-collectives", det_all_collectives},
     {"rooted collectives", det_rooted_collectives},
     {"reductions", det_reductions},
+    {"replication", det_replication},
     {"synchronization", det_synchronization},
 };
 

@@ -5,8 +5,9 @@
  * bcast > gather, scatter, then allreduce > reduce_scatter(_block) > reduce, on the whole
  * rank set and on subsets (rooted kinds largest first; all-kinds among connected
  * components), vector variants with density tau, barriers from complete wait sets of
- * zero-byte / scratch-only traffic, and merges collectives of one shape and root. What is
- * left is residual. Cost O(n log n) for n SST tuples.
+ * zero-byte / scratch-only traffic, and merges collectives of one shape and root. A
+ * reduction several ranks but not all contributors keep becomes a reduce plus a bcast of its
+ * result to them (replicate.c). What is left is residual. Cost O(n log n) for n SST tuples.
  *
  * The plan is the whole meaning of the compiled phase, per rank:
  *  1. snapshots: origin ranges a final write would overwrite before they are read;
@@ -24,12 +25,14 @@
  *     j for scatter/alltoall/reduce_scatter) lands in member j's recv slot (slot i for
  *     gather/allgather/alltoall). A slot may be empty (e.g. a member's own block).
  *     Reductions combine element-wise over all members, in member order, type/op as given.
+ *     One exception to "reads origins": a collective with after = k > 0 (a bcast made by the
+ *     replication pass) sends what collective k - 1 wrote at its root, and runs after it.
  *  3. residual transfers coalesced into messages: message k moves pieces
  *     xfers[msgs[k].first .. +n) from rank src to rank dst (src == dst: a local copy);
  *  4. residual reductions (df_red with their sets), computed at dst from the origins;
  *  5. kept synchronization: zero-byte messages (src, dst) that rule 3 of docs/semantics.md needs.
- * Everything reads origin values (taken before anything is written) and writes final
- * values, so all parts are independent. sim.h can run a plan; exec runs it over MPI. */
+ * Everything else reads origin values (taken before anything is written) and writes final
+ * values, so all parts but the replications are independent. sim.h can run a plan; exec runs it over MPI. */
 #ifndef CDAG_DETECT_H
 #define CDAG_DETECT_H
 
@@ -57,6 +60,9 @@ typedef struct {
   uint64_t bytes;          /* per-block bytes (v-kinds: total bytes), as reported */
   int64_t ntransfers;      /* SST tuples (transfers or reductions) it replaced */
   int type, op;            /* reductions: cdag_type, cdag_reduce_op */
+  int64_t after;           /* 0: reads origins, as every other part; k > 0: a replication
+                              (replicate.c): its send slots read what collective k - 1 (an
+                              earlier one) wrote, so it runs after that one completes */
 } det_coll;
 
 /* How a collective runs and why (filled by exec, kernel_choice.c: kern_choose_plan; the
@@ -143,6 +149,13 @@ void det_kind_slots(det_kind k, int32_t n, int32_t *nsend, int32_t *nrecv);
    the recv slot of member j through which i's block reaches j (-1, -1: none). rootm is the
    root's member index. */
 void det_slot_pair(det_kind k, int32_t i, int32_t j, int32_t rootm, int *ss, int *rs);
+
+/* Ranks first, first + stride, ..., count of them (strided.c). */
+typedef struct { int32_t first, count, stride; } det_stride;
+/* The sorted ranks r[0..n) as strided ranges, greedily: the number of ranges (the first cap
+   written to out), or 0 when they do not form strided ranges (more than one range per three
+   ranks, and more than one range). O(n). */
+int64_t det_strided_ranges(const int32_t *r, int32_t n, det_stride *out, int64_t cap);
 
 /* Slot s of member m (member index) of collective c: a send slot (send = 1) or a recv slot. */
 static inline det_iov *det_slot(const cdag_plan *p, const det_coll *c, int send, int32_t m, int32_t s) {

@@ -16,6 +16,8 @@ typedef struct {
   int64_t tuples_first;   /* into det_state.tuples: transfer or reduction indices */
   int64_t ntuples;
   int reduction;          /* tuples index sst->reds rather than sst->xfers */
+  int64_t after;          /* 0, or 1 + the proto (a reduce) whose result this bcast replicates:
+                             its send slot is that reduce's result at the root (replicate.c) */
 } det_proto;
 
 typedef struct {
@@ -39,12 +41,16 @@ typedef int (*det_fn)(det_state *st);
 int det_all_collectives(det_state *st);      /* detect_all.c: allgather(v), alltoall(v) */
 int det_rooted_collectives(det_state *st);   /* detect_rooted.c: bcast, scatter(v), gather(v) */
 int det_reductions(det_state *st);           /* detect_reduce.c */
+int det_replication(det_state *st);          /* replicate.c: reduce + bcast to the readers */
 int det_synchronization(det_state *st);      /* detect_sync.c: barrier, kept syncs */
 
 /* Helpers (detect.c). */
 int det_add_proto(det_state *st, det_kind kind, int32_t root, const int32_t *members, int32_t n,
                   const int64_t *tuples, int64_t nt, int reduction);
 int det_note(det_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Contributor ranks of reduction d's set in set order into out (seen: nprocs zeros, left
+   zero), or -1 if a rank contributes twice to a non-idempotent op (detect_reduce.c). */
+int32_t det_contributors(const df_sst *s, const df_red *d, int32_t *out, uint8_t *seen);
 /* Smallest group a collective needs: whole communicator >= 3 ranks, a proper subset
    >= opts.min_group. */
 int det_group_ok(const det_state *st, int32_t nmembers);

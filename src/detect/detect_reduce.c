@@ -5,9 +5,10 @@
  * set contributes once (or the op is idempotent) and every contributor receives the value,
  * it is an allreduce over the contributors. Tuples whose sets are one set shifted by k*l for
  * the k-th contributor (member k gets block k of everybody's contribution) form a
- * reduce_scatter_block. What is left, received by exactly one contributor, is a reduce
- * rooted there. Floating-point values are rewritten only when exact_float is off (MPI may
- * reassociate). Cost: O(n log n) for the sorts plus O(runs) per tuple. */
+ * reduce_scatter_block. What is left, received by exactly one rank, a contributor, is a
+ * reduce rooted there; a value several ranks but not all contributors receive is replicate.c's.
+ * Floating-point values are rewritten only when exact_float is off (MPI may reassociate).
+ * Cost: O(n log n) for the sorts plus O(runs) per tuple. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,7 +26,7 @@ static int same_value(const df_red *a, const df_red *b) {
 
 /* Contributor ranks of a set in order, or -1 if some rank contributes twice to a
    non-idempotent op (or from two addresses). */
-static int32_t contributors(const df_sst *s, const df_red *d, int32_t *out, uint8_t *seen) {
+int32_t det_contributors(const df_sst *s, const df_red *d, int32_t *out, uint8_t *seen) {
   const df_set *e = &s->sets[d->set];
   int32_t n = 0, bad = 0;
   for (int32_t i = 0; i < e->nruns && !bad; i++) {
@@ -52,7 +53,7 @@ static int classify(det_state *st, const int64_t *t, int64_t n, int32_t *members
   const df_red *r = st->sst->reds;
   const df_red *d = &r[t[0]];
   char rb[128];
-  int32_t m = contributors(st->sst, d, members, seen);
+  int32_t m = det_contributors(st->sst, d, members, seen);
   if (m < 0) return pass == 0 ? CDAG_OK : det_note(st, "reduction of %llu %s at rank %d has repeated contributions: left as is",
                              (unsigned long long)d->count, ir_type_name(d->type), d->dst);
   if (det_sort_ranks(members, m, st->g->nprocs)) return CDAG_NOMEM("detection");
@@ -68,10 +69,10 @@ static int classify(det_state *st, const int64_t *t, int64_t n, int32_t *members
   }
   if (np == m && pass == 0) return det_add_proto(st, DET_ALLREDUCE, -1, members, m, pick, np, 1);
   if (pass == 0) return CDAG_OK;
-  if (np == 1) return det_add_proto(st, DET_REDUCE, r[pick[0]].dst, members, m, pick, 1, 1);
-  return np > 1 ? det_note(st, "reduction over %s delivered to %lld of them: left as is",
-                           det_ranks_text(members, m, st->g->nprocs, rb, sizeof rb), (long long)np)
-                : CDAG_OK;
+  int64_t nd = 0;   /* ranks that receive it, contributors or not (tuples are by dst) */
+  for (int64_t i = 0; i < n; i++) nd += i == 0 || r[t[i]].dst != r[t[i - 1]].dst;
+  if (np == 1 && nd == 1) return det_add_proto(st, DET_REDUCE, r[pick[0]].dst, members, m, pick, 1, 1);
+  return CDAG_OK; /* kept by several ranks but not all contributors: the replication pass's (replicate.c) */
 }
 
 /* ---- reduce_scatter_block ---- */
@@ -117,7 +118,7 @@ static int try_reduce_scatter(det_state *st, const int64_t *rs_k, const int64_t 
                               uint8_t *seen) {
   const df_sst *s = st->sst;
   const df_red *d = &s->reds[g[0]];
-  int32_t m = contributors(s, d, members, seen);
+  int32_t m = det_contributors(s, d, members, seen);
   if (m < 2 || n != m || !det_group_ok(st, m)) return CDAG_OK;
   if (st->opts.exact_float && ir_type_is_float(d->type)) return CDAG_OK;
   if (det_sort_ranks(members, m, st->g->nprocs)) return CDAG_NOMEM("detection");

@@ -8,7 +8,8 @@
  *    places the pieces in found order (no sort), adjacent pieces are joined.
  * 3. Residual: uncovered transfers grouped into one message per (src, dst); residual
  *    reductions; kept syncs.
- * 4. Snapshots: per rank, the bytes the plan reads as origins that it also writes.
+ * 4. Snapshots: per rank, the bytes the plan reads as origins that it also writes (a
+ *    replication's send slot reads a result, not an origin).
  * Cost: O(n log n) for n tuples (radix sorts of the residual; merging sorts protos). */
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,12 @@ static int piece_push(piece_buf *b, int side, int32_t member, int32_t slot, uint
 static int shape_cmp(const void *a, const void *b, void *ctx) {
   const det_state *st = ctx;
   const det_proto *x = &st->protos[*(const int64_t *)a], *y = &st->protos[*(const int64_t *)b];
+  if ((x->after > 0) != (y->after > 0)) return x->after > 0 ? 1 : -1;
+  if (x->after > 0) { /* replications merge when the reduces they follow do */
+    int64_t xa = x->after - 1, ya = y->after - 1;
+    int c = shape_cmp(&xa, &ya, ctx);
+    if (c) return c;
+  }
   if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
   if (x->root != y->root) return x->root < y->root ? -1 : 1;
   if (x->nmembers != y->nmembers) return x->nmembers < y->nmembers ? -1 : 1;
@@ -124,6 +131,18 @@ static int proto_pieces(const det_state *st, piece_buf *b, const det_proto *pr, 
     }
     return rc;
   }
+  if (pr->after > 0) { /* replication: the root sends the reduce's result, the readers receive */
+    const det_proto *from = &st->protos[pr->after - 1];
+    const df_red *d0 = &st->sst->reds[st->tuples[from->tuples_first]];
+    uint64_t len = d0->count * (uint64_t)ir_type_size(d0->type);
+    rc = piece_push(b, 1, member_index(mem, n, d0->dst), 0, d0->dst_addr, len);
+    for (int64_t t = 0; t < pr->ntuples && rc == CDAG_OK; t++) {
+      const df_red *d = &st->sst->reds[st->tuples[pr->tuples_first + t]];
+      rc = piece_push(b, 0, member_index(mem, n, d->dst), 0, d->dst_addr, len);
+    }
+    *bytes += len;
+    return rc;
+  }
   if (pr->reduction) {
     const df_red *d0 = &st->sst->reds[st->tuples[pr->tuples_first]];
     uint64_t len = d0->count * (uint64_t)ir_type_size(d0->type);
@@ -193,7 +212,8 @@ static void join_pieces(cdag_plan *p, const det_coll *c) {
   p->npieces = w;
 }
 
-static int build_collective(det_state *st, cdag_plan *p, const int64_t *group, int64_t ng) {
+/* coll_of: per proto, the collective it went into (-1: not built yet). */
+static int build_collective(det_state *st, cdag_plan *p, const int64_t *group, int64_t ng, int64_t *coll_of) {
   const det_proto *pr = &st->protos[group[0]];
   const int32_t *mem = st->members + pr->members_first;
   int32_t n = pr->nmembers;
@@ -201,6 +221,10 @@ static int build_collective(det_state *st, cdag_plan *p, const int64_t *group, i
   IR_GROW(p->ranks, p->nranks, p->cap_ranks, n, "plan");
   det_coll *c = &p->colls[p->ncolls];
   *c = (det_coll){.kind = pr->kind, .root = pr->root, .nranks = n, .ranks_first = p->nranks, .type = -1, .op = -1};
+  if (pr->after > 0) { /* its reduce was found first, so it was built first */
+    if (coll_of[pr->after - 1] < 0) return cdag__error(CDAG_ERR_PLAN, "plan: a replication precedes its reduce");
+    c->after = coll_of[pr->after - 1] + 1;
+  }
   memcpy(p->ranks + p->nranks, mem, (size_t)n * sizeof *mem);
   p->nranks += n;
   det_kind_slots(pr->kind, n, &c->nsend_slots, &c->nrecv_slots);
@@ -215,7 +239,8 @@ static int build_collective(det_state *st, cdag_plan *p, const int64_t *group, i
   for (int64_t i = 0; i < ng && rc == CDAG_OK; i++) {
     const det_proto *q = &st->protos[group[i]];
     c->ntransfers += q->ntuples;
-    if (q->reduction && q->ntuples) {
+    coll_of[group[i]] = p->ncolls;
+    if (q->reduction && q->ntuples && det_kind_get(q->kind)->reduces) {
       const df_red *d = &st->sst->reds[st->tuples[q->tuples_first]];
       c->type = d->type;
       c->op = d->op;
@@ -230,8 +255,9 @@ static int build_collective(det_state *st, cdag_plan *p, const int64_t *group, i
 static int build_collectives(det_state *st, cdag_plan *p) {
   int64_t n = st->nprotos;
   int64_t *idx = malloc((size_t)(n ? n : 1) * sizeof *idx), *first = malloc((size_t)(n ? n : 1) * 2 * sizeof *first);
-  int rc = idx && first ? CDAG_OK : CDAG_NOMEM("plan");
-  for (int64_t i = 0; i < n && rc == CDAG_OK; i++) idx[i] = i;
+  int64_t *coll_of = malloc((size_t)(n ? n : 1) * sizeof *coll_of);
+  int rc = idx && first && coll_of ? CDAG_OK : CDAG_NOMEM("plan");
+  for (int64_t i = 0; i < n && rc == CDAG_OK; i++) idx[i] = i, coll_of[i] = -1;
   if (rc == CDAG_OK) ir_sort_r(idx, n, sizeof *idx, shape_cmp_stable, st);
   /* groups of equal shape, ordered by where their first member was found */
   int64_t ng = 0;
@@ -247,9 +273,9 @@ static int build_collectives(det_state *st, cdag_plan *p) {
   for (int64_t g = 0; g < ng && rc == CDAG_OK; g++) {
     int64_t i = first[2 * g + 1], j = i + 1;
     while (j < n && shape_cmp(&idx[i], &idx[j], st) == 0) j++;
-    rc = build_collective(st, p, idx + i, j - i);
+    rc = build_collective(st, p, idx + i, j - i, coll_of);
   }
-  free(idx); free(first);
+  free(idx); free(first); free(coll_of);
   return rc;
 }
 
@@ -332,7 +358,7 @@ static int coll_spans(const cdag_plan *p, span_buf *b) {
     const det_coll *k = &p->colls[c];
     for (int32_t m = 0; m < k->nranks && rc == CDAG_OK; m++) {
       int32_t rank = p->ranks[k->ranks_first + m];
-      for (int side = 0; side < 2; side++) {
+      for (int side = 0; side < 2 - (k->after > 0); side++) {   /* side 1 (reads): a replication reads no origin */
         int32_t per = side ? k->nsend_slots : k->nrecv_slots;
         int64_t base = (side ? k->send_first : k->recv_first) + (int64_t)m * per;
         for (int32_t s = 0; s < per && rc == CDAG_OK; s++)

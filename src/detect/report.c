@@ -4,8 +4,10 @@
  * (240 transfers)"), then what remained and why notable patterns were not rewritten, then
  * the counts and timings. The JSON object has every field docs/format.md requires, plus
  * "syncs", "snapshots" and "notes", and per collective "algorithm" and "why" once exec has
- * chosen how it runs (plan->choices; docs/report.md). Used by cdag_plan_report and the schedule report. */
+ * chosen how it runs (plan->choices; docs/report.md); per bcast whose members form strided
+ * ranges the replication descriptor, and for a replication the reduce it follows. Used by cdag_plan_report and the schedule report. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "detect/detect.h"
 
@@ -55,6 +57,56 @@ static void text_ranks(FILE *f, const cdag_plan *p, const det_coll *c) {
   }
 }
 
+/* A bcast's members as strided ranges (strided.c), malloc'd into *out; 0 when they do not
+   form strided ranges (or memory ran out: the descriptor is an addition, never required). */
+static int64_t bcast_ranges(const cdag_plan *p, const det_coll *c, det_stride **out) {
+  *out = NULL;
+  if (c->kind != DET_BCAST || c->nranks < 2) return 0;
+  det_stride *v = malloc((size_t)c->nranks * sizeof *v);
+  if (!v) return 0;
+  int64_t n = det_strided_ranges(p->ranks + c->ranks_first, c->nranks, v, c->nranks);
+  if (!n) free(v);
+  else *out = v;
+  return n;
+}
+
+/* "  replication: rank 0's block is replicated on 8 ranks: 0 to 56 step 8" (at most 8
+   ranges in words; the JSON has them all), and for a bcast the replication pass made, which
+   result it sends. */
+static void text_replication(FILE *f, const cdag_plan *p, const det_coll *c) {
+  det_stride *v;
+  int64_t n = bcast_ranges(p, c, &v);
+  if (c->after > 0) {
+    const det_coll *from = &p->colls[c->after - 1];
+    fprintf(f, "  replicates the %s %s of the %s", ir_type_name(from->type), ir_rop_name(from->op), det_kind_name(from->kind));
+    if (is_rooted(from->kind)) fprintf(f, " rooted at %d", from->root);
+    fprintf(f, " over ");
+    text_ranks(f, p, from);
+    fprintf(f, " to the ranks that keep it (sent once that %s completes)\n", det_kind_name(from->kind));
+  }
+  if (!n) return;
+  fprintf(f, "  replication: rank %d's block on %d ranks in %lld strided range%s:", c->root, c->nranks, (long long)n,
+          n > 1 ? "s" : "");
+  for (int64_t i = 0; i < n && i < 8; i++) {
+    if (v[i].count == 1) fprintf(f, "%s %d", i ? "," : "", v[i].first);
+    else fprintf(f, "%s %d to %d step %d", i ? "," : "", v[i].first, v[i].first + (v[i].count - 1) * v[i].stride, v[i].stride);
+  }
+  fprintf(f, "%s\n", n > 8 ? ", ..." : "");
+  free(v);
+}
+
+static void json_replication(FILE *f, const cdag_plan *p, const det_coll *c) {
+  det_stride *v;
+  int64_t n = bcast_ranges(p, c, &v);
+  if (c->after > 0) fprintf(f, ", \"after\": %lld", (long long)c->after - 1);
+  if (!n) return;
+  fprintf(f, ", \"replication\": {\"root\": %d, \"ranges\": [", c->root);
+  for (int64_t i = 0; i < n; i++)
+    fprintf(f, "%s{\"first\": %d, \"count\": %d, \"stride\": %d}", i ? ", " : "", v[i].first, v[i].count, v[i].stride);
+  fprintf(f, "]}");
+  free(v);
+}
+
 static int64_t native_total(const cdag_plan *p) {
   int64_t n = 0;
   for (int k = 0; k < IR_COLL_NKINDS; k++) n += p->native_calls[k];
@@ -88,9 +140,11 @@ static void report_text(const cdag_plan *p, FILE *f) {
     if (c->kind == DET_BARRIER) fprintf(f, " (replaces zero-byte messages)\n");
     else if (c->kind >= DET_SCATTERV && c->kind <= DET_ALLTOALLV) fprintf(f, ", %llu B in total (%lld transfers)\n", (unsigned long long)c->bytes, (long long)c->ntransfers);
     else if (c->kind >= DET_REDUCE) fprintf(f, ", %llu B of %s %s (%lld reductions)\n", (unsigned long long)c->bytes, ir_type_name(c->type), ir_rop_name(c->op), (long long)c->ntransfers);
-    else fprintf(f, ", %llu B per block (%lld transfers)\n", (unsigned long long)c->bytes, (long long)c->ntransfers);
+    else fprintf(f, ", %llu B per block (%lld %s)\n", (unsigned long long)c->bytes, (long long)c->ntransfers,
+                 c->after > 0 ? "reductions" : "transfers");
     if (p->native) fprintf(f, "  %s\n", p->native[i] ? "native: the program called it" : "hand-written: the program built it from messages");
     if (p->choices) fprintf(f, "  algorithm: %s (%s)\n", p->choices[i].name, p->choices[i].why);
+    text_replication(f, p, c);
   }
   if (p->ncolls == 0) fprintf(f, "no collectives found\n");
   if (p->native) text_native(p, f);
@@ -132,6 +186,7 @@ static void json_coll(FILE *f, const cdag_plan *p, int64_t i) {
   fprintf(f, ", \"bytes\": %llu, \"transfers\": %lld", (unsigned long long)c->bytes, (long long)c->ntransfers);
   if (c->kind >= DET_REDUCE && c->kind != DET_BARRIER)
     fprintf(f, ", \"type\": \"%s\", \"op\": \"%s\"", ir_type_name(c->type), ir_rop_name(c->op));
+  json_replication(f, p, c);
   if (p->native) fprintf(f, ", \"native\": %s", p->native[i] ? "true" : "false");
   if (p->choices) {
     fprintf(f, ", \"algorithm\": ");

@@ -32,6 +32,35 @@ static int order_free(const det_coll *c) {
   return ir_rop_idempotent(c->op) || !ir_type_is_float(c->type);
 }
 
+/* The model's best time for kind over p members: MPI's algorithms or cdag's kernels (the
+   census allreduce only where it may: census_ok). */
+static double best_time(const kern_model *d, kern_kind kind, int p, uint64_t bytes, int census_ok) {
+  double t = kern_model_binomial(d, kind, p, bytes), u = kern_model_scatter_allgather(d, kind, p, bytes);
+  double v = kern_model_circulant(d, kind, p, bytes);
+  if (u < t) t = u;
+  if (v < t) t = v;
+  if (kind == KERN_ALLREDUCE && census_ok && kern_model_census(d, p, bytes) < t) t = kern_model_census(d, p, bytes);
+  return t;
+}
+
+/* A replication (c->after) runs as MPI_Bcast after its reduce. Its reason gives the model's
+   view of the pair against an allreduce over the contributors (whose results the ranks that
+   do not keep them would drop): the pass does not choose by it, the reader can. */
+static void replication_reason(const cdag_plan *pl, const det_coll *c, const kern_model *m, char *reason, size_t len) {
+  const det_coll *r = &pl->colls[c->after - 1];
+  if (r->kind != DET_REDUCE) {   /* after an allreduce, to ranks outside it: nothing to set against */
+    snprintf(reason, len, "%s: MPI (a replication: it sends the result of collective %lld, after it)",
+             det_kind_name(c->kind), (long long)c->after - 1);
+    return;
+  }
+  kern_model d = m ? *m : kern_model_default();
+  double pair = best_time(&d, KERN_REDUCE, r->nranks, r->bytes, 0) + best_time(&d, KERN_BCAST, c->nranks, c->bytes, 0);
+  double all = best_time(&d, KERN_ALLREDUCE, r->nranks, r->bytes, order_free(r));
+  snprintf(reason, len, "%s: MPI (a replication: it sends the result of collective %lld, after it); model: "
+           "reduce + bcast %.3g us, allreduce over the %d contributors %.3g us", det_kind_name(c->kind),
+           (long long)c->after - 1, pair * 1e6, r->nranks, all * 1e6);
+}
+
 kern_alg kern_choose_coll(const struct cdag_plan *pl, int64_t ci, const kern_model *m, kern_policy policy,
                           char *reason, size_t len) {
   const det_coll *c = &pl->colls[ci];
@@ -44,6 +73,10 @@ kern_alg kern_choose_coll(const struct cdag_plan *pl, int64_t ci, const kern_mod
   }
   if (c->nranks < 2) {
     snprintf(reason, len, "%s: MPI (one member)", det_kind_name(c->kind));
+    return KERN_ALG_MPI;
+  }
+  if (c->after > 0) {   /* the executor starts it once the rest completed (run.c): MPI_Bcast */
+    replication_reason(pl, c, m, reason, len);
     return KERN_ALG_MPI;
   }
   if (policy == KERN_POLICY_MPI) {

@@ -4,7 +4,8 @@
  * global graph, part after part. Reads of origins happen where the part is emitted; every
  * write of a final value is a copy from staging memory collected in `late` and emitted
  * after everything else, so program order puts all origin reads first (the plan reads
- * origins only) and memory-conflict dependencies order the rounds of each algorithm. Each
+ * origins only, but for a replication, which sends from the staging memory of the result
+ * it replicates) and memory-conflict dependencies order the rounds of each algorithm. Each
  * algorithm emits its ops so that every rank's own ops come in the order the algorithm runs
  * them (a rank receives a block before it forwards it). */
 #include <stdlib.h>
@@ -27,6 +28,7 @@ typedef struct {
   int tag;               /* tag of the part being emitted */
   kern_model model;
   kern_policy policy;    /* where the plan has no choices */
+  int64_t *late_at;      /* per collective: its final writes are late[late_at[c] .. late_at[c + 1]) */
   int rc;                /* first error inside a callback */
 } lw;
 
@@ -79,6 +81,29 @@ static int read_view(lw *w, int rank, const det_iov *v, uint64_t *addr) {
   }
   *addr = stage(w, rank, v->bytes);
   return pack_into(w, rank, v, *addr);
+}
+
+/* A replication's send slot v at rank: the result collective `from` wrote there is still in
+   its staging memory (its final writes are late), so the view is that staging memory. */
+static int result_view(lw *w, int64_t from, int rank, const det_iov *v, uint64_t *addr) {
+  uint64_t at = 0;
+  int rc = CDAG_OK;
+  if (v->n != 1) at = *addr = stage(w, rank, v->bytes);
+  for (int32_t i = 0; i < v->n && rc == CDAG_OK; i++) {
+    const det_piece *pc = &w->p->pieces[v->first + i];
+    int64_t k = w->late_at[from];
+    while (k < w->late_at[from + 1] && !(w->late[k].rank == rank && w->late[k].dst <= pc->addr &&
+                                         pc->addr + pc->len <= w->late[k].dst + w->late[k].len))
+      k++;
+    if (k == w->late_at[from + 1])
+      return cdag__error(CDAG_ERR_PLAN, "lowering: rank %d 0x%llx: a replication sends bytes collective %lld did not write",
+                         rank, (unsigned long long)pc->addr, (long long)from);
+    uint64_t src = w->late[k].src + (pc->addr - w->late[k].dst);
+    if (v->n == 1) *addr = src;
+    else rc = copy(w, rank, src, at, pc->len);
+    at += pc->len;
+  }
+  return rc;
 }
 
 /* The final pieces of v get the contiguous bytes at src (late). */
@@ -324,7 +349,7 @@ static int circ_allgatherv(lw *w, const int32_t *R, int n, const uint64_t *buf, 
 static int coll_bcast(lw *w, const det_coll *c, const int32_t *R, int n, int ri, int alg, uint64_t *buf) {
   const det_iov *s = det_slot(w->p, c, 1, ri, 0);
   uint64_t m = s->bytes;
-  int rc = read_view(w, R[ri], s, &buf[ri]);
+  int rc = c->after > 0 ? result_view(w, c->after - 1, R[ri], s, &buf[ri]) : read_view(w, R[ri], s, &buf[ri]);
   for (int i = 0; i < n; i++)
     if (i != ri) buf[i] = stage(w, R[i], m);
   if (rc == CDAG_OK && alg == KERN_ALG_MPI) rc = binomial_bcast(w, R, n, ri, buf, m);
@@ -684,12 +709,19 @@ int exec_lower_plan(const cdag_plan *pl, const kern_model *m, kern_policy policy
   if (rc) return rc;
   lw w = {.p = pl, .model = m ? *m : kern_model_default(), .policy = policy};
   w.next = malloc(sizeof *w.next * (size_t)(pl->nprocs ? pl->nprocs : 1));
-  if (!w.next) return CDAG_NOMEM("lowering");
+  w.late_at = calloc((size_t)pl->ncolls + 1, sizeof *w.late_at);
+  if (!w.next || !w.late_at) {
+    free(w.next);
+    free(w.late_at);
+    return CDAG_NOMEM("lowering");
+  }
   for (int r = 0; r < pl->nprocs; r++) w.next[r] = LOWER_STAGING_BASE;
   rc = ir_graph_new(pl->nprocs, -1, &w.g);
   for (int64_t c = 0; c < pl->ncolls && rc == CDAG_OK; c++) {
     w.tag = (int)c + 1;
+    w.late_at[c] = w.nlate;
     rc = lower_coll(&w, c);
+    w.late_at[c + 1] = w.nlate;
   }
   w.tag = (int)pl->ncolls + 1;
   if (rc == CDAG_OK) rc = lower_msgs(&w);
@@ -702,6 +734,7 @@ int exec_lower_plan(const cdag_plan *pl, const kern_model *m, kern_policy policy
     if (w.next[r] > LOWER_STAGING_BASE) rc = ir_add_scratch(w.g, r, LOWER_STAGING_BASE, w.next[r] - LOWER_STAGING_BASE);
   if (rc == CDAG_OK) rc = ir_finalize(w.g);
   free(w.next);
+  free(w.late_at);
   free(w.late);
   if (rc != CDAG_OK) {
     ir_graph_free(w.g);

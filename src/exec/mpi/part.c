@@ -74,6 +74,7 @@ static int push_i32(int32_t **arr, int64_t *n, int64_t *cap, int32_t v) {
 void part_coll_put(part_writer *w, const part_coll *c, const int32_t *members) {
   wire_buf *b = &w->colls;
   wire_put_u(b, (uint64_t)c->method);
+  wire_put_u(b, (uint64_t)c->after);
   wire_put_u(b, (uint64_t)c->kind);
   wire_put_u(b, (uint64_t)(c->type < 0 ? 0 : c->type));
   wire_put_u(b, (uint64_t)(c->op < 0 ? 0 : c->op));
@@ -131,6 +132,7 @@ static int read_map(sched_part *p, wire_reader *r, const part_coll *c) {
 static int read_coll(sched_part *p, wire_reader *r, part_coll *c, int nprocs) {
   int rc;
   c->method = (int)wire_get_u(r);
+  uint64_t after = wire_get_u(r);
   c->kind = (int)wire_get_u(r);
   c->type = (int)wire_get_u(r);
   c->op = (int)wire_get_u(r);
@@ -138,8 +140,9 @@ static int read_coll(sched_part *p, wire_reader *r, part_coll *c, int nprocs) {
   c->setid = wire_get_s(r);
   uint64_t n = wire_get_u(r);
   if (r->failed || n < 1 || n > (uint64_t)nprocs || c->method < SM_BARRIER || c->method > SM_KERNEL ||
-      !det_kind_get(c->kind) || c->setid < -1)
+      !det_kind_get(c->kind) || c->setid < -1 || after > 1 || (after && c->method != SM_BCAST))
     return bad("collective");
+  c->after = (int)after;
   c->n = (int)n;
   c->members_first = p->nmembers;
   for (int j = 0; c->setid >= 0 && j < c->n; j++) {

@@ -16,7 +16,7 @@
  *                                       rank's own graph lacks)
  *   plan   := model ncolls coll* nout pair* nin pair* ncopies copy* redsize nreds red*
  *   model  := alpha(f) beta(f) blocks   the cost model of cdag's kernels, the same on every rank
- *   coll   := method kind type op rootm(s) setid(s) n member*n (only when setid >= 0)
+ *   coll   := method after kind type op rootm(s) setid(s) n member*n (only when setid >= 0)
  *             me nsend nrecv slot*(nsend + nrecv)
  *             [alg count*n]             method SM_KERNEL: algorithm, every member's send bytes
  *             [(send+1 recv+1)*n]       method SM_ALLTOALLW: per member, which of my send
@@ -31,7 +31,7 @@
  *                                       reduction buffer, each counted mult times
  *
  * Versions: 1 had no version field and no model; 2 adds both; 3 adds the pair's tag; 4 the
- * graph's ops. A reader refuses every other
+ * graph's ops; 5 the collective's `after` (1: a replication, started once the rest completed). A reader refuses every other
  * version with CDAG_ERR_FORMAT naming the two versions, so ranks running different builds of
  * the library fail together instead of misreading each other. Decoding checks every count
  * and bound: a corrupt part is CDAG_ERR_FORMAT, never a crash. Cost: O(part bytes). */
@@ -43,7 +43,7 @@
 #include "ir/wire.h"
 
 #define PART_MAGIC 0xcd5cu
-#define PART_VERSION 4u
+#define PART_VERSION 5u
 /* Tags of residual messages: 0 .. PART_TAGS-1 (below cdag's kernels' tags, kernel.h) */
 #define PART_TAGS (KERN_MAX_ALONE + 1)
 
@@ -58,6 +58,8 @@ typedef struct { int space; uint64_t addr, len; } part_piece;
 typedef struct { int64_t first, n; uint64_t bytes; } part_slot;   /* pieces[first..+n) */
 typedef struct {
   int method, kind, type, op, rootm, n, me, nsend, nrecv;
+  int after;                     /* 1: a replication (det_coll.after): its root sends what an
+                                    earlier collective wrote, so it starts after the others */
   int64_t setid;                 /* member set (-1: the whole communicator) */
   int64_t members_first;         /* into members (setid >= 0) */
   int64_t slot_first;            /* nsend send slots, then nrecv recv slots */

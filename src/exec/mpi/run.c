@@ -8,8 +8,9 @@
  * requests: one MPI-4 persistent collective per collective (or one of cdag's kernels where
  * the plan chose one: compile_kernel.c), one persistent send/recv per peer and direction.
  * Running: copy snapshots, pack, MPI_Startall, local copies, the kernels in plan order
- * (blocking, while the started requests progress), MPI_Waitall, unpack, residual
- * reductions. A run costs its MPI calls plus the bytes it copies; no allocation. The
+ * (blocking, while the started requests progress), MPI_Waitall, unpack, then the
+ * replications (bcasts of a result the run just wrote: started and waited for last),
+ * residual reductions. A run costs its MPI calls plus the bytes it copies; no allocation. The
  * detect = 0 engine lives in baseline.c and shares the request arrays. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +116,7 @@ static int collect_ranges(bstate *b) {
 #define WR(a, l) if ((rc = add_range(&b->wr, &b->nwr, &b->cap_wr, (a), (l)))) return rc
   for (int64_t k = 0; k < b->pt->ncolls; k++) {
     const part_coll *c = &b->pt->colls[k];
+    if (c->after && c->me == c->rootm) continue;   /* sends a result after the run wrote it: no origin */
     if ((b->inplace[c - b->pt->colls] = reduction_in_place(b, c))) {
       const part_piece *pc = &b->pt->pieces[b->pt->slots[c->slot_first + c->nsend].first];
       WR(pc->addr, pc->len);
@@ -532,8 +534,8 @@ static int build_coll(cdag_schedule *s, const bstate *b, const part_coll *c, rli
   case SM_BCAST: {
     int root = c->me == c->rootm;
     const part_slot *sl = &b->pt->slots[c->slot_first + (root ? 0 : c->nsend)];
-    mdesc d;
-    if ((rc = rl_pieces(s, b, sl->first, sl->n, root, l)) || (rc = make_desc(s, l, &d))) return rc;
+    mdesc d;   /* a replication's root sends the result in place, never a snapshot */
+    if ((rc = rl_pieces(s, b, sl->first, sl->n, root && !c->after, l)) || (rc = make_desc(s, l, &d))) return rc;
     MPI_TRY(MPI_Bcast_init_c(d.buf, d.count, d.type, c->rootm, comm, MPI_INFO_NULL, new_req(s)), "MPI_Bcast_init_c");
     return CDAG_OK;
   }
@@ -702,8 +704,13 @@ static int build_plan(cdag_schedule *s, const sched_part *pt) {
     s->kerns = calloc((size_t)(pt->ncolls ? pt->ncolls : 1), sizeof *s->kerns);
     if (!s->reqs || !s->kerns) rc = CDAG_NOMEM("requests");
   }
-  for (int64_t k = 0; !rc && k < pt->ncolls; k++) rc = build_coll(s, &b, &pt->colls[k], &l, &cp);
+  for (int64_t k = 0; !rc && k < pt->ncolls; k++)
+    if (!pt->colls[k].after) rc = build_coll(s, &b, &pt->colls[k], &l, &cp);
   if (!rc) rc = build_pairs(s, &b, &l, &cp);
+  int first = s->nreqs;   /* the replications' requests come last */
+  for (int64_t k = 0; !rc && k < pt->ncolls; k++)
+    if (pt->colls[k].after) rc = build_coll(s, &b, &pt->colls[k], &l, &cp);
+  s->nlate = s->nreqs - first;
   if (!rc) rc = build_copies(s, &b, &l, &cp);
   if (!rc) rc = build_reds(s, pt);
   if (!rc) rc = own_contribs(s, &b, &cp);
@@ -867,19 +874,23 @@ int cdag_start(cdag_schedule *s) {
   for (int64_t k = 0; k < s->nsnaps; k++)
     memcpy(s->snapbuf + s->snap_off[k], (const void *)(uintptr_t)s->snap_lo[k], s->snap_hi[k] - s->snap_lo[k]);
   run_copies(s->pre, s->npre);
-  if (s->nreqs) MPI_TRY(MPI_Startall(s->nreqs, s->reqs), "MPI_Startall");
+  if (s->nreqs - s->nlate) MPI_TRY(MPI_Startall(s->nreqs - s->nlate, s->reqs), "MPI_Startall");
   run_copies(s->mid, s->nmid);
   s->kcur = 0;
   s->tested = 0;
+  s->late_started = 0;
   if (s->nkerns && (rc = kern_start(s->kerns[0]))) return rc;
   s->started = 1;
   return CDAG_OK;
 }
 
-/* After the last message: unpacks and residual reductions. */
-static void finish_run(cdag_schedule *s) {
+/* After the first requests: unpacks (the results a replication sends are in place now),
+   then the replications start. */
+static int start_late(cdag_schedule *s) {
   run_copies(s->post, s->npost);
-  run_reds(s);
+  s->late_started = 1;
+  if (s->nlate) MPI_TRY(MPI_Startall(s->nlate, s->reqs + s->nreqs - s->nlate), "MPI_Startall");
+  return CDAG_OK;
 }
 
 int cdag_test(cdag_schedule *s, int *done) {
@@ -897,13 +908,19 @@ int cdag_test(cdag_schedule *s, int *done) {
     /* one MPI_Test per request, in order: MPICH 4.0's MPI_Testall fails on persistent
        collective requests (MPI_ERR_IN_STATUS with no status set) */
     while (s->tested < s->nreqs && flag && !rc) {
+      if (s->tested == s->nreqs - s->nlate && !s->late_started) {
+        if (s->kcur < s->nkerns) break;   /* the kernels first: a replication may send their result */
+        if ((rc = start_late(s))) break;
+      }
       int mrc = MPI_Test(&s->reqs[s->tested], &flag, MPI_STATUS_IGNORE);
       if (mrc != MPI_SUCCESS) rc = sched_mpi_error(mrc, "MPI_Test", s->rank);
       else s->tested += flag;
     }
   }
   if (rc || !flag || (s->mode != PART_GRAPH && s->kcur < s->nkerns)) return rc;
-  if (s->mode != PART_GRAPH) finish_run(s);
+  if (s->mode != PART_GRAPH && !s->late_started && (rc = start_late(s))) return rc;
+  if (s->mode != PART_GRAPH && s->tested < s->nreqs) return CDAG_OK;   /* replications in flight */
+  if (s->mode != PART_GRAPH) run_reds(s);
   s->started = 0;
   s->completed = 1;
   *done = 1;
@@ -925,12 +942,15 @@ int cdag_wait(cdag_schedule *s) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow" /* GCC misreads MPI_STATUSES_IGNORE as an array */
 #endif
-  if (s->nreqs) MPI_TRY(MPI_Waitall(s->nreqs, s->reqs, MPI_STATUSES_IGNORE), "MPI_Waitall");
+  int first = s->late_started ? s->nreqs : s->nreqs - s->nlate;
+  if (first) MPI_TRY(MPI_Waitall(first, s->reqs, MPI_STATUSES_IGNORE), "MPI_Waitall");
+  if (rc) return rc;
+  if (!s->late_started && (rc = start_late(s))) return rc;
+  if (s->nreqs > first) MPI_TRY(MPI_Waitall(s->nreqs - first, s->reqs + first, MPI_STATUSES_IGNORE), "MPI_Waitall");
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
-  if (rc) return rc;
-  finish_run(s);
+  run_reds(s);
   return CDAG_OK;
 }
 

@@ -3,6 +3,7 @@
  * sched_parts_from_plan() writes, for every rank, only what that rank does (the bytes are
  * part.h's; each rank reads its part back in run.c):
  *   colls:  per collective the rank is a member of, in plan order: how it runs (method),
+ *           whether it is a replication (after: it reads an earlier collective's result),
  *           kind, type, op, root member, member-set id (-1: whole communicator) and members,
  *           the rank's own send and recv slots as pieces, and for the Alltoallw method, per
  *           peer, which of its slots goes to / comes from that peer; for a cdag kernel
@@ -169,9 +170,13 @@ static int put_colls(const cdag_plan *p, part_writer *sec) {
     }
     if ((rc = coll_method(p, ci, rootm, &method))) break;
     if (p->choices && p->choices[ci].alg != KERN_ALG_MPI) method = SM_KERNEL;
+    if (c->after > 0 && method != SM_BCAST) {   /* run.c starts it as MPI_Bcast after the rest */
+      rc = plan_bad(ci, "a replication that is not an MPI broadcast");
+      break;
+    }
     int64_t setid = -1;
     if (c->nranks != p->nprocs && (rc = set_id(&sets, &nsets, mem, c->nranks, &setid))) break;
-    part_coll hdr = {.method = method, .kind = c->kind, .type = c->type, .op = c->op, .rootm = rootm,
+    part_coll hdr = {.method = method, .after = c->after > 0, .kind = c->kind, .type = c->type, .op = c->op, .rootm = rootm,
                      .n = c->nranks, .nsend = c->nsend_slots, .nrecv = c->nrecv_slots, .setid = setid};
     uint64_t *counts;
     if ((rc = kernel_counts(p, c, method, &counts))) break;

@@ -83,7 +83,10 @@ struct cdag_schedule {
   int64_t ncontribs;  sched_contrib *contribs;
   uint8_t *redbuf;            /* reduction contributions and collective temporaries */
 
-  int nreqs;  MPI_Request *reqs;     /* persistent requests, started together */
+  int nreqs;  MPI_Request *reqs;     /* persistent requests, started together ... */
+  int nlate;                         /* ... but the last nlate: replications (part_coll.after),
+                                        started once the others completed and were unpacked */
+  int late_started;                  /* run state: cdag_test started the replications */
   int64_t ntypes, cap_types; MPI_Datatype *types;  /* derived datatypes to free */
   int ncomms; MPI_Comm *comms;       /* sub-communicators (MPI_COMM_NULL where not member) */
   int64_t nkeep, cap_keep; void **keep;  /* argument arrays the persistent calls refer to */

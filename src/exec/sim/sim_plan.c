@@ -2,7 +2,8 @@
  *
  * Each collective is executed by the meaning of its kind (detect.h), not by the SST tuples
  * it replaced, so a wrong detection shows up as different memory: a slot's pieces are read
- * from the origin snapshot and concatenated into one message, which is scattered over the
+ * from the origin snapshot (a replication's from memory, after the collective it follows
+ * ran: detect.h) and concatenated into one message, which is scattered over the
  * receiving slot's pieces. Reductions combine members' messages in member order. Residual
  * messages and reductions follow. Snapshots and syncs are execution details: ignored.
  * Before a collective runs it is checked against detect.h's table (slot counts, members,
@@ -65,12 +66,14 @@ static int outside(const det_coll *c, int rank, uint64_t addr) {
                      det_kind_name(c->kind), c->root, rank, (unsigned long long)addr);
 }
 
-/* Concatenates the slot's pieces (read from the snapshot) into out. */
+/* Concatenates the slot's pieces (read from the snapshot: origins) into out. A replication
+   (c->after) reads what the collective it follows wrote: the memory as it is now. */
 static int gather_slot(plan_run *r, const det_coll *c, int rank, const det_iov *v, uint8_t *out) {
   uint64_t at = 0;
+  sim_mem *from = c->after > 0 ? r->m : (sim_mem *)r->snap;
   for (int32_t i = 0; i < v->n; i++) {
     const det_piece *pc = &r->p->pieces[v->first + i];
-    const uint8_t *src = sim_mem_at((sim_mem *)r->snap, rank, pc->addr, pc->len);
+    const uint8_t *src = sim_mem_at(from, rank, pc->addr, pc->len);
     if (!src) return outside(c, rank, pc->addr);
     memcpy(out + at, src, (size_t)pc->len);
     at += pc->len;
@@ -200,6 +203,8 @@ static int check_coll(const plan_run *r, int64_t ci) {
   int32_t root = root_index(p, c), ns, nr;
   int send_root, recv_root;
   if (det_kind_get(c->kind)->rooted && root < 0) return bad(ci, c, "the root is not a member", c->root);
+  if (c->after < 0 || c->after > ci || (c->after > 0 && c->kind != DET_BCAST))
+    return bad(ci, c, "a replication must be a bcast after an earlier collective", c->root);
   if (is_reduction(c->kind) && (!ir_type_size(c->type) || !ir_rop_name(c->op) || !ir_rop_valid_for(c->op, c->type)))
     return bad(ci, c, "no valid type and op", -1);
   slot_table(c->kind, c->nranks, &ns, &nr, &send_root, &recv_root);

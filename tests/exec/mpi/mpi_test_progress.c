@@ -1,8 +1,10 @@
 /* cdag MPI test — cdag_test: a started run advances without blocking (mpiexec -n 1..8).
  *
  * Three phases written point-to-point (an allgather as a linear exchange, a linear bcast
- * from the last rank, a linear sum to rank 0 sent back: an allreduce) are compiled with
- * detection and as written. Each run is cdag_start, then cdag_test in a loop with a little
+ * from the last rank, a linear sum to rank 0 sent back: an allreduce) and a fourth (a
+ * second sum sent back to every rank, kept by the even ones only: with 3 ranks or more a
+ * reduce plus a bcast that starts once the reduce completed) are compiled with detection
+ * and as written. Each run is cdag_start, then cdag_test in a loop with a little
  * computation between calls until *done, and the results are checked against their direct
  * values; a cdag_wait after done returns CDAG_OK at once. With CDAG_KERNEL=cdag the bcast,
  * allgather and allreduce run as cdag's kernels, which cdag_test advances round by round.
@@ -29,7 +31,7 @@ static volatile double work;   /* the computation between cdag_test calls */
     }                                                    \
   } while (0)
 
-static int64_t *mine, *all, *bc, *sum, *tmp;
+static int64_t *mine, *all, *bc, *sum, *tmp, *part, *dot, *tmp2;
 
 static int build(cdag_graph *g) {
   size_t b = N * sizeof(int64_t);
@@ -41,9 +43,12 @@ static int build(cdag_graph *g) {
   if (R == P - 1)                         /* bcast from the last rank */
     for (int j = 0; j < P - 1 && !rc; j++) rc = cdag_send(g, bc, b, j, 2, NULL);
   else if (!rc) rc = cdag_recv(g, bc, b, P - 1, 2, NULL);
+  if (!rc && R % 2) rc = cdag_scratch(g, dot, b);   /* the odd ranks do not keep the second sum */
   if (R != 0) {                           /* allreduce: sum at 0, sent back */
     if (!rc) rc = cdag_send(g, mine, b, 0, 3, NULL);
     if (!rc) rc = cdag_recv(g, sum, b, 0, 4, NULL);
+    if (!rc) rc = cdag_send(g, part, b, 0, 5, NULL);
+    if (!rc) rc = cdag_recv(g, dot, b, 0, 6, NULL);
     return rc;
   }
   if (!rc) rc = cdag_copy_local(g, mine, sum, b, NULL);
@@ -52,6 +57,13 @@ static int build(cdag_graph *g) {
     if (!rc) rc = cdag_reduce_local(g, tmp, sum, N, MPI_INT64_T, MPI_SUM, NULL);
   }
   for (int j = 1; j < P && !rc; j++) rc = cdag_send(g, sum, b, j, 4, NULL);
+  if (!rc) rc = cdag_scratch(g, tmp2, b);
+  if (!rc) rc = cdag_copy_local(g, part, dot, b, NULL);
+  for (int j = 1; j < P && !rc; j++) {
+    rc = cdag_recv(g, tmp2, b, j, 5, NULL);
+    if (!rc) rc = cdag_reduce_local(g, tmp2, dot, N, MPI_INT64_T, MPI_SUM, NULL);
+  }
+  for (int j = 1; j < P && !rc; j++) rc = cdag_send(g, dot, b, j, 6, NULL);
   return rc;
 }
 
@@ -66,6 +78,10 @@ static void check(int it) {
         CHECK(0, "iteration %d: allgather block %d element %d", it, r, k);
         return;
       }
+    }
+    if (R % 2 == 0 && dot[k] != 2 * s) {
+      CHECK(0, "iteration %d: element %d: second sum %lld (want %lld)", it, k, (long long)dot[k], (long long)(2 * s));
+      return;
     }
     if (sum[k] != s || bc[k] != value(P - 1, k, it) + 1) {
       CHECK(0, "iteration %d: element %d: sum %lld (want %lld), bcast %lld", it, k, (long long)sum[k], (long long)s,
@@ -91,6 +107,7 @@ static void run(int detect) {
   for (int it = 0; it < 5 && !rc; it++) {
     for (int k = 0; k < N; k++) {
       mine[k] = value(R, k, it);
+      part[k] = 2 * value(R, k, it);
       if (R == P - 1) bc[k] = value(R, k, it) + 1;
     }
     memset(all, 0, (size_t)P * N * sizeof *all);
@@ -121,12 +138,15 @@ int main(int argc, char **argv) {
   bc = malloc(N * sizeof *bc);
   sum = malloc(N * sizeof *sum);
   tmp = malloc(N * sizeof *tmp);
+  part = malloc(N * sizeof *part);
+  dot = malloc(N * sizeof *dot);
+  tmp2 = malloc(N * sizeof *tmp2);
   run(1);
   run(0);
   int ok = !failed, every = 0;
   MPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
   if (R == 0) printf("mpi_test_progress: %s\n", every ? "ok" : "FAILED");
-  free(mine); free(all); free(bc); free(sum); free(tmp);
+  free(mine); free(all); free(bc); free(sum); free(tmp); free(part); free(dot); free(tmp2);
   MPI_Finalize();
   return every ? 0 : 1;
 }
