@@ -26,8 +26,10 @@ static const cmd_info commands[] = {
   {"replay", cmd_replay, "FILE [--iterations N] [--json]",
    "under mpiexec -n P (P = the file's ranks): run the file as written and compiled with MPI, check both leave "
    "the same memory, time both (default 100 iterations), print compile time, break-even and the report"},
-  {"gen", cmd_gen, "lu25d|cholesky25d --n N --p P [--c C] [--v V] [-o FILE]",
-   "write the graph of a known workload (2.5D LU or Cholesky: its communication, with the lower bound)"},
+  {"gen", cmd_gen, "lu25d|cholesky25d --n N --p P [--c C] [--v V] [-o FILE] | redistribute --shape MxN --elem BYTES "
+   "--from MBxNB@PRxPC[+FIRST] --to MBxNB@PRxPC[+FIRST] [-o FILE]",
+   "write the graph of a known workload (2.5D LU or Cholesky: its communication, with the lower bound; an M:N "
+   "block-cyclic redistribution)"},
 };
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 
