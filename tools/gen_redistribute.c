@@ -19,10 +19,10 @@
 static int parse_pair(const char *s, char sep, int64_t *a, int64_t *b, const char **end) {
   char *e;
   long long x = strtoll(s, &e, 10);
-  if (e == s || *e != sep || x < 1) return -1;
+  if (e == s || *e != sep || x < 0) return -1;   /* 0 passes: the builder says what is wrong */
   const char *t = e + 1;
   long long y = strtoll(t, &e, 10);
-  if (e == t || y < 1) return -1;
+  if (e == t || y < 0) return -1;
   *a = x;
   *b = y;
   *end = e;
@@ -73,12 +73,12 @@ static int64_t grid_end(const cdag_layout *l) { return (int64_t)l->first + (int6
 int gen_redistribute(int argc, char **argv) {
   cdag_layout from = {0}, to = {0};
   int64_t m = 0, n = 0, elem = -1;
-  int have_from = 0, have_to = 0;
+  int have_from = 0, have_to = 0, have_shape = 0;
   const char *out = "-";
   for (int i = 0; i < argc; i += 2) {   /* every option takes a value */
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     int bad = 0;
-    if (strcmp(a, "--shape") == 0) bad = parse_shape(v, &m, &n);
+    if (strcmp(a, "--shape") == 0) bad = parse_shape(v, &m, &n), have_shape = 1;
     else if (strcmp(a, "--elem") == 0) bad = parse_elem(v, &elem);
     else if (strcmp(a, "--from") == 0) bad = parse_layout(v, &from), have_from = 1;
     else if (strcmp(a, "--to") == 0) bad = parse_layout(v, &to), have_to = 1;
@@ -86,7 +86,7 @@ int gen_redistribute(int argc, char **argv) {
     else bad = -1;
     if (bad) return usage();
   }
-  if (!m || elem < 0 || !have_from || !have_to) return usage();
+  if (elem < 0 || !have_from || !have_to || !have_shape) return usage();
   from.m = to.m = m;
   from.n = to.n = n;
   int64_t p = grid_end(&from) > grid_end(&to) ? grid_end(&from) : grid_end(&to);
