@@ -260,6 +260,20 @@ static int build_side(const cdag_layout *own, const cdag_layout *oth, uint64_t e
   return rc;
 }
 
+int rd_steps(const cdag_layout *own, const cdag_layout *oth, int rank, int64_t *steps) {
+  int i, j, rc = CDAG_OK;
+  *steps = 0;
+  if (!rd_coords(own, rank, &i, &j)) return CDAG_OK;
+  rd_dim d[2] = {make_dim(own->m, own->mb, own->pr, oth->mb, oth->pr), make_dim(own->n, own->nb, own->pc, oth->nb, oth->pc)};
+  for (int k = 0; k < 2 && !rc; k++) {
+    rd_side x = {0};
+    rc = find_families(&x, &d[k], k ? j : i);
+    *steps += x.steps;
+    side_free(&x);
+  }
+  return rc;
+}
+
 int rd_build(const cdag_layout *from, const cdag_layout *to, uint64_t elem, int rank, rd_runs *send, rd_runs *recv) {
   int rc = build_side(from, to, elem, rank, 1, send);
   if (!rc) rc = build_side(to, from, elem, rank, 0, recv);

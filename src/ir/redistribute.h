@@ -32,6 +32,9 @@ int rd_coords(const cdag_layout *l, int rank, int *i, int *j);
    freed with rd_runs_free. The layouts must have passed rd_check_layout. */
 int rd_build(const cdag_layout *from, const cdag_layout *to, uint64_t elem, int rank, rd_runs *send, rd_runs *recv);
 void rd_runs_free(rd_runs *r);
+/* ASPEN's work alone: the chunks examined to find rank's families in both dimensions, as a
+   process of own towards oth (0 outside the grid), without writing any run (benchmarks). */
+int rd_steps(const cdag_layout *own, const cdag_layout *oth, int rank, int64_t *steps);
 /* Adds rank's operations to g (global or distributed): src and dst are its arrays'
    addresses. `fn` names the public call in messages. */
 int ir_add_redistribute(cdag_graph *g, const char *fn, int rank, const cdag_layout *from, uint64_t src,
