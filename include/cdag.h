@@ -132,7 +132,8 @@ typedef struct {
    destination block, merged where both sides are contiguous); building them is linear in
    that count, with no per-element work. CDAG_ERR_ARG for a bad layout (a zero size, a grid
    larger than the communicator, sizes that differ between from and to, lld too small),
-   elem_bytes 0 or overlapping arrays. */
+   elem_bytes 0 (or above 2^20), overlapping arrays, or a NULL array on a process that holds
+   part of the matrix. */
 CDAG_API int cdag_redistribute(cdag_graph *g, const cdag_layout *from, const void *src, const cdag_layout *to,
                                void *dst, size_t elem_bytes);
 

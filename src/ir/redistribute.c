@@ -325,8 +325,11 @@ static int check_call(const cdag_graph *g, const char *fn, int rank, const cdag_
                        (long long)from->m, (long long)from->n, (long long)to->m, (long long)to->n);
   if (elem == 0 || elem > (1u << 20))
     return cdag__error(CDAG_ERR_ARG, "%s: elem_bytes is %llu (1 .. 2^20)", fn, (unsigned long long)elem);
-  if ((uint64_t)from->m * (uint64_t)from->n > UINT64_MAX / 2 / elem)   /* m, n <= 2^40 */
-    return cdag__error(CDAG_ERR_ARG, "%s: the matrix has more than 2^63 bytes", fn);
+  uint64_t total, padded;   /* every offset of a local array lies below these */
+  uint64_t lld = (uint64_t)(from->lld > to->lld ? from->lld : to->lld);
+  if (__builtin_mul_overflow((uint64_t)from->m, (uint64_t)from->n, &total) || total > UINT64_MAX / 4 / elem ||
+      __builtin_mul_overflow((uint64_t)from->n, lld, &padded) || padded > UINT64_MAX / 4 / elem)
+    return cdag__error(CDAG_ERR_ARG, "%s: the matrix (or a padded local array) has more than 2^62 bytes", fn);
   uint64_t sb = local_bytes(from, rank, elem), db = local_bytes(to, rank, elem);
   if (g->myrank >= 0 && ((sb && !src) || (db && !dst)))   /* global graphs may use address 0 */
     return cdag__error(CDAG_ERR_ARG, "rank %d: %s: %s is NULL on a process that holds part of the matrix in '%s'",
