@@ -1,0 +1,1274 @@
+/* cdag — src/record/pmpi.c: libcdag-record, the PMPI layer that records an MPI program.
+ *
+ * Every wrapper passes its call on to PMPI unchanged and, while a phase is recorded, writes
+ * what the call did to the process's part file (record.h gives the lines):
+ *  - sends (every mode) when issued, receives when complete (a wildcard's source and tag,
+ *    and the bytes that arrived, come from the status), both in MPI_COMM_WORLD ranks, with
+ *    the communicator's agreed id so the merger keeps tags of communicators apart;
+ *  - blocking calls carry `wait`; Wait/Test and their -all/-any/-some forms write the
+ *    completions they observed as one `wait` line; persistent requests record an operation
+ *    at every Start; matched probes carry their communicator to Mrecv/Imrecv; a cancelled
+ *    operation is dropped;
+ *  - the collectives cdag knows (barrier, bcast, gather, scatter, allgather, alltoall,
+ *    reduce, allreduce, reduce_scatter_block on contiguous predefined types) as collective
+ *    operations; other calls are passed on and counted as unsupported;
+ *  - sent bytes go through the shadow (shadow.c), which adds the local operations PMPI
+ *    cannot see; received bytes are given to it.
+ * A derived datatype is flattened once (MPI_Pack of a buffer that holds its own offsets)
+ * into the byte ranges it touches; a message of several ranges is packed through a scratch
+ * area with local copies, so one message stays one message.
+ * A communicator's id is agreed by its members when it is created (one PMPI_Allreduce on
+ * the new communicator), so every member names it alike.
+ * The recorder's state is per process (one interposed MPI library per process), reached
+ * through one pointer; it is not thread-safe: MPI_THREAD_MULTIPLE is counted as unsupported.
+ * Lines are buffered and written with write(2) when the buffer fills, every 10 ms of calls,
+ * at MPI_Finalize and from a handler of fatal signals, so a crash leaves a usable part. */
+#define _GNU_SOURCE
+#include <Judy.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <mpi.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record/record.h"
+
+#define REC_BUF (1 << 16)
+#define SELF_COMM_ID (1 << 30)
+
+/* Every call the recorder counts, supported or not. */
+#define REC_CALLS(X)                                                                              \
+  X(Send) X(Ssend) X(Rsend) X(Bsend) X(Isend) X(Issend) X(Irsend) X(Ibsend) X(Recv) X(Irecv)      \
+  X(Sendrecv) X(Sendrecv_replace) X(Send_init) X(Ssend_init) X(Rsend_init) X(Bsend_init)          \
+  X(Recv_init) X(Start) X(Startall) X(Request_free) X(Wait) X(Waitall) X(Waitany) X(Waitsome)     \
+  X(Test) X(Testall) X(Testany) X(Testsome) X(Probe) X(Iprobe) X(Mprobe) X(Improbe) X(Mrecv)      \
+  X(Imrecv) X(Cancel) X(Barrier) X(Bcast) X(Gather) X(Scatter) X(Allgather) X(Alltoall)           \
+  X(Reduce) X(Allreduce) X(Reduce_scatter_block) X(Comm_dup) X(Comm_split) X(Comm_create)        \
+  X(Comm_split_type) X(Cart_create) X(Cart_sub) X(Comm_free) X(Pcontrol)                          \
+  X(Gatherv) X(Scatterv) X(Allgatherv) X(Alltoallv) X(Alltoallw) X(Reduce_scatter) X(Scan)       \
+  X(Exscan) X(Ibarrier) X(Ibcast) X(Ireduce) X(Iallreduce) X(Igather) X(Iscatter) X(Iallgather)   \
+  X(Ialltoall) X(Win_create) X(Win_allocate) X(Win_fence) X(Put) X(Get) X(Accumulate)             \
+  X(Comm_spawn) X(Intercomm_create) X(Comm_idup) X(Init_thread_multiple)
+#define X_ENUM(n) C_##n,
+enum { REC_CALLS(X_ENUM) NCALLS };
+#define X_NAME(n) "MPI_" #n,
+static const char *const call_names[NCALLS] = {REC_CALLS(X_NAME)};
+
+enum { P_SEND, P_RECV };
+typedef struct {
+  uint8_t kind, persistent, active, live;
+  int64_t older;             /* the next older operation with the same handle, -1 none */
+  int phase;                 /* phase of the active operation */
+  uint64_t seq;              /* its position */
+  const void *buf;
+  int count, peer, tag;      /* peer and tag as given (communicator ranks, maybe wildcards) */
+  MPI_Datatype type;
+  MPI_Comm comm;
+} pend;
+
+typedef struct { int id, n, inter; int *world; } rcomm;
+typedef struct { int64_t n; uint64_t extent, size; uint64_t *off, *len; } flat;
+/* The byte ranges of one message, coalesced. */
+typedef struct { int64_t n, cap; uint64_t *a, *l; } ranges;
+
+typedef struct {
+  int rank, nprocs, fd, failed;
+  char buf[REC_BUF];
+  size_t len;
+  struct timespec flushed;
+  int phase, active, implicit;
+  uint64_t seq;
+  rec_shadow *sh;
+  Pvoid_t comms, reqs, msgs, types;   /* JudyL: handle -> rcomm*, pend index + 1, rcomm*, flat* */
+  pend *p; int64_t np, pcap, *pfree, nfree, freecap;
+  int next_comm_id;
+  uint64_t pack_next;
+  uint64_t calls[NCALLS], unsupported[NCALLS];
+  MPI_Status *st; int stcap;          /* statuses when the caller ignores them */
+  MPI_Request *rq; int rqcap;         /* request handles saved before completion calls */
+  ranges rs;                          /* the message being recorded */
+} recorder;
+
+static recorder *R;
+
+/* ---- the part file ---- */
+
+static void flush_out(void) {
+  size_t off = 0;
+  while (off < R->len) {
+    ssize_t w = write(R->fd, R->buf + off, R->len - off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) { R->failed = 1; break; }
+    off += (size_t)w;
+  }
+  R->len = 0;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &R->flushed);
+}
+
+static void out(const char *fmt, ...) {
+  if (!R || R->fd < 0) return;
+  if (REC_BUF - R->len < 1024) flush_out();
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(R->buf + R->len, REC_BUF - R->len, fmt, ap);
+  va_end(ap);
+  if (n > 0 && (size_t)n < REC_BUF - R->len) R->len += (size_t)n;
+}
+
+static void tick(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+  if ((t.tv_sec - R->flushed.tv_sec) * 1000000000L + (t.tv_nsec - R->flushed.tv_nsec) > 10000000L) flush_out();
+}
+
+static void on_fatal(int sig) {
+  if (R && R->fd >= 0) flush_out();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+/* ---- communicators ---- */
+
+static rcomm *comm_of(MPI_Comm c) {
+  Word_t *v;
+  JLG(v, R->comms, (Word_t)c);
+  return v ? (rcomm *)*v : NULL;
+}
+
+static rcomm *comm_add(MPI_Comm c, int id) {
+  rcomm *x = calloc(1, sizeof *x);
+  if (!x) return NULL;
+  int inter = 0, n = 0;
+  PMPI_Comm_test_inter(c, &inter);
+  PMPI_Comm_size(c, &n);
+  x->id = id;
+  x->n = n;
+  x->inter = inter;
+  if (!inter && (x->world = malloc((size_t)n * sizeof *x->world))) {
+    MPI_Group g, wg;
+    int *idx = malloc((size_t)n * sizeof *idx);
+    PMPI_Comm_group(c, &g);
+    PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+    for (int i = 0; idx && i < n; i++) idx[i] = i;
+    if (idx) PMPI_Group_translate_ranks(g, n, idx, wg, x->world);
+    PMPI_Group_free(&g);
+    PMPI_Group_free(&wg);
+    free(idx);
+  }
+  Word_t *v;
+  JLI(v, R->comms, (Word_t)c);
+  if (v) *v = (Word_t)x;
+  if (id != 0 && x->world) {
+    out("comm %d %d", id, n);
+    for (int i = 0; i < n; i++) out(" %d", x->world[i]);
+    out("\n");
+  }
+  return x;
+}
+
+static void comm_drop(MPI_Comm c) {
+  rcomm *x = comm_of(c);
+  int rc;
+  if (!x) return;
+  JLD(rc, R->comms, (Word_t)c);
+  (void)rc;
+  free(x->world);
+  free(x);
+}
+
+/* A communicator the program just created: its members agree on an id. */
+static void comm_created(MPI_Comm c) {
+  if (!R || c == MPI_COMM_NULL) return;
+  int inter = 0, id = R->next_comm_id;
+  PMPI_Comm_test_inter(c, &inter);
+  if (inter) { R->unsupported[C_Intercomm_create]++; return; }
+  PMPI_Allreduce(&R->next_comm_id, &id, 1, MPI_INT, MPI_MAX, c);
+  R->next_comm_id = id + 1;
+  comm_drop(c);   /* a handle MPI reused */
+  comm_add(c, id);
+}
+
+/* The communicator's world ranks, if it can be recorded. */
+static rcomm *usable(MPI_Comm c, int call) {
+  rcomm *x = comm_of(c);
+  if (!x || x->inter || !x->world) { R->unsupported[call]++; return NULL; }
+  return x;
+}
+
+static int world_of(const rcomm *x, int r) { return r >= 0 && r < x->n ? x->world[r] : -1; }
+
+/* ---- datatypes ---- */
+
+static void flat_free(flat *f) {
+  if (f) { free(f->off); free(f->len); free(f); }
+}
+
+/* The byte ranges of one element of `t`: MPI_Pack of a buffer whose bytes hold their own
+   offsets, one byte of the offset per pass. */
+static flat *flatten(MPI_Datatype t) {
+  MPI_Aint lb, ext, tlb, text;
+  int size;
+  PMPI_Type_get_extent(t, &lb, &ext);
+  PMPI_Type_get_true_extent(t, &tlb, &text);
+  PMPI_Type_size(t, &size);
+  flat *f = calloc(1, sizeof *f);
+  if (!f) return NULL;
+  f->extent = (uint64_t)ext;
+  f->size = (uint64_t)size;
+  if (size == 0) return f;
+  if (text > (MPI_Aint)1 << 28) { free(f); return NULL; }
+  uint8_t *src = malloc((size_t)text), *packed = malloc((size_t)size);
+  uint32_t *offs = calloc((size_t)size, sizeof *offs);
+  f->off = malloc((size_t)size * sizeof *f->off);
+  f->len = malloc((size_t)size * sizeof *f->len);
+  if (!src || !packed || !offs || !f->off || !f->len) goto fail;
+  for (int pass = 0; pass < 4; pass++) {
+    for (MPI_Aint i = 0; i < text; i++) src[i] = (uint8_t)((uint64_t)i >> (8 * pass));
+    int pos = 0;
+    if (PMPI_Pack(src - tlb, 1, t, packed, size, &pos, MPI_COMM_SELF) != MPI_SUCCESS) goto fail;
+    for (int i = 0; i < size; i++) offs[i] |= (uint32_t)packed[i] << (8 * pass);
+  }
+  for (int i = 0; i < size; i++) {
+    uint64_t o = (uint64_t)(int64_t)tlb + offs[i];
+    if (f->n && f->off[f->n - 1] + f->len[f->n - 1] == o) f->len[f->n - 1]++;
+    else { f->off[f->n] = o; f->len[f->n] = 1; f->n++; }
+  }
+  free(src); free(packed); free(offs);
+  return f;
+fail:
+  free(src); free(packed); free(offs);
+  flat_free(f);
+  return NULL;
+}
+
+static flat *type_of(MPI_Datatype t) {
+  Word_t *v;
+  JLG(v, R->types, (Word_t)t);
+  if (v) return (flat *)*v;
+  flat *f = flatten(t);
+  if (!f) return NULL;
+  JLI(v, R->types, (Word_t)t);
+  if (v) *v = (Word_t)f;
+  return f;
+}
+
+/* Ranges of `count` elements at buf, the first `limit` bytes only. */
+
+static int ranges_add(ranges *r, uint64_t a, uint64_t l) {
+  if (l == 0) return 0;
+  if (r->n && r->a[r->n - 1] + r->l[r->n - 1] == a) { r->l[r->n - 1] += l; return 0; }
+  if (r->n == r->cap) {
+    int64_t c = r->cap ? 2 * r->cap : 8;
+    uint64_t *na = realloc(r->a, (size_t)c * 8), *nl = na ? realloc(r->l, (size_t)c * 8) : NULL;
+    if (na) r->a = na;
+    if (!nl) return -1;
+    r->l = nl;
+    r->cap = c;
+  }
+  r->a[r->n] = a;
+  r->l[r->n++] = l;
+  return 0;
+}
+
+static int layout(const void *buf, int count, MPI_Datatype t, uint64_t limit, ranges *r) {
+  r->n = 0;
+  flat *f = type_of(t);
+  if (!f) return -1;
+  uint64_t base = (uint64_t)(uintptr_t)buf, left = limit;
+  for (int k = 0; k < count && left; k++)
+    for (int64_t i = 0; i < f->n && left; i++) {
+      uint64_t l = f->len[i] < left ? f->len[i] : left;
+      if (ranges_add(r, base + (uint64_t)k * f->extent + f->off[i], l)) return -1;
+      left -= l;
+    }
+  return 0;
+}
+
+static uint64_t type_bytes(int count, MPI_Datatype t) {
+  int size = 0;
+  PMPI_Type_size(t, &size);
+  return (uint64_t)count * (uint64_t)size;
+}
+
+/* ---- recording ---- */
+
+static int recording(void) { return R && R->active && R->fd >= 0; }
+static uint64_t next_seq(void) { return R->seq += REC_SEQ_STEP; }
+
+static void on_fix(void *ctx, const rec_fix *f) {
+  int phase = *(int *)ctx;
+  if (f->kind == REC_FIX_REDUCE)
+    out("%d %llu reduce %llu %s %s in 0x%llx inout 0x%llx\n", phase, (unsigned long long)f->seq,
+        (unsigned long long)f->count, f->type, f->op, (unsigned long long)f->src, (unsigned long long)f->addr);
+  else
+    out("%d %llu copy %llub from 0x%llx to 0x%llx\n", phase, (unsigned long long)f->seq, (unsigned long long)f->bytes,
+        (unsigned long long)f->src, (unsigned long long)f->addr);
+}
+
+/* The bytes of ranges r as the recording must hold them before position seq. */
+static void check_sent(const ranges *r, uint64_t seq) {
+  for (int64_t i = 0; i < r->n; i++) rec_shadow_send(R->sh, r->a[i], r->l[i], seq, on_fix, &R->phase);
+}
+
+/* A message of several ranges travels through a packing area: copies before a send,
+   after a receive (from `at` on). Returns the area. */
+static uint64_t pack_area(uint64_t total) {
+  uint64_t p = REC_PACK_BASE + R->pack_next;
+  R->pack_next += (total + 63) & ~63ull;
+  out("%d scratch 0x%llx %llu\n", R->phase, (unsigned long long)p, (unsigned long long)total);
+  return p;
+}
+
+static void pack_copies(const ranges *r, uint64_t area, uint64_t first_seq, int to_area) {
+  uint64_t off = 0;
+  for (int64_t i = 0; i < r->n; i++) {
+    uint64_t a = to_area ? r->a[i] : area + off, b = to_area ? area + off : r->a[i];
+    out("%d %llu copy %llub from 0x%llx to 0x%llx\n", R->phase, (unsigned long long)(first_seq + (uint64_t)i),
+        (unsigned long long)r->l[i], (unsigned long long)a, (unsigned long long)b);
+    off += r->l[i];
+  }
+}
+
+/* Records a send issued now; returns its position, 0 when nothing was recorded. */
+static uint64_t record_send(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, int call,
+                            int blocking) {
+  if (!recording() || dest == MPI_PROC_NULL) return 0;
+  rcomm *x = usable(comm, call);
+  ranges *r = &R->rs;
+  uint64_t bytes = type_bytes(count, t);
+  if (!x) return 0;
+  if (layout(buf, count, t, bytes, r) || r->n >= REC_SEQ_STEP / 4) {
+    R->unsupported[call]++;
+    return 0;
+  }
+  uint64_t seq = next_seq(), addr = r->n ? r->a[0] : (uint64_t)(uintptr_t)buf;
+  check_sent(r, seq);
+  if (r->n > 1) {
+    addr = pack_area(bytes);
+    pack_copies(r, addr, seq - REC_SEQ_STEP / 4, 1);
+  }
+  out("%d %llu send %llub to %d tag %d comm %d addr 0x%llx%s\n", R->phase, (unsigned long long)seq,
+      (unsigned long long)bytes, world_of(x, dest), tag, x->id, (unsigned long long)addr, blocking ? " wait" : "");
+  return seq;
+}
+
+/* Writes a completed receive of `seq` (phase `phase`); `done` is where the rank saw it. */
+static void record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datatype t, MPI_Comm comm,
+                        const MPI_Status *st, uint64_t done, int blocking, int call) {
+  if (st->MPI_SOURCE == MPI_PROC_NULL) return;
+  int cancelled = 0, bytes = 0;
+  PMPI_Test_cancelled(st, &cancelled);
+  if (cancelled) return;
+  rcomm *x = usable(comm, call);
+  if (!x) return;
+  PMPI_Get_count(st, MPI_BYTE, &bytes);
+  ranges *r = &R->rs;
+  int now = phase == R->phase && R->active;
+  uint64_t unpack = 0;
+  if (layout(buf, count, t, (uint64_t)bytes, r) ||
+      (r->n > 1 && !(now && (unpack = rec_shadow_reserve(R->sh, done, (uint32_t)r->n))))) {
+    R->unsupported[call]++;
+    return;
+  }
+  uint64_t addr = r->n ? r->a[0] : (uint64_t)(uintptr_t)buf;
+  if (r->n > 1) addr = pack_area((uint64_t)bytes);
+  out("%d %llu recv %db from %d tag %d comm %d addr 0x%llx%s\n", phase, (unsigned long long)seq, bytes,
+      world_of(x, st->MPI_SOURCE), st->MPI_TAG, x->id, (unsigned long long)addr, blocking ? " wait" : "");
+  if (r->n > 1) pack_copies(r, addr, unpack, 0);
+  for (int64_t i = 0; now && i < r->n; i++) rec_shadow_recv(R->sh, r->a[i], r->l[i], done);
+}
+
+/* ---- requests ---- */
+
+static int64_t pend_new(void) {
+  if (R->nfree) return R->pfree[--R->nfree];
+  if (R->np == R->pcap) {
+    int64_t c = R->pcap ? 2 * R->pcap : 64;
+    pend *q = realloc(R->p, (size_t)c * sizeof *q);
+    if (!q) return -1;
+    R->p = q;
+    R->pcap = c;
+  }
+  return R->np++;
+}
+
+/* MPI may hand out one handle for several requests (MPICH's requests that completed at
+   once share one), so a handle keeps a list of operations, newest first; completing the
+   handle completes the oldest. */
+static void pend_put(MPI_Request rq, pend x) {
+  Word_t *v;
+  int64_t i = pend_new();
+  if (i < 0) return;
+  JLI(v, R->reqs, (Word_t)rq);
+  if (!v) return;
+  x.live = 1;
+  x.older = *v ? (int64_t)*v - 1 : -1;
+  R->p[i] = x;
+  *v = (Word_t)i + 1;
+}
+
+/* The oldest operation under the handle (and the one before it in the list, -1). */
+static int64_t pend_oldest(MPI_Request rq, int64_t *newer) {
+  Word_t *v;
+  *newer = -1;
+  if (rq == MPI_REQUEST_NULL) return -1;
+  JLG(v, R->reqs, (Word_t)rq);
+  if (!v) return -1;
+  int64_t i = (int64_t)*v - 1;
+  while (R->p[i].older >= 0) {
+    *newer = i;
+    i = R->p[i].older;
+  }
+  return i;
+}
+
+static int64_t pend_find(MPI_Request rq) {
+  int64_t newer;
+  return pend_oldest(rq, &newer);
+}
+
+static void pend_drop(MPI_Request rq) {
+  int64_t newer, i = pend_oldest(rq, &newer);
+  int rc;
+  if (i < 0) return;
+  if (newer >= 0) R->p[newer].older = -1;
+  else {
+    JLD(rc, R->reqs, (Word_t)rq);
+    (void)rc;
+  }
+  R->p[i].live = 0;
+  if (R->nfree == R->freecap) {
+    int64_t c = R->freecap ? 2 * R->freecap : 64;
+    int64_t *q = realloc(R->pfree, (size_t)c * sizeof *q);
+    if (!q) return;
+    R->pfree = q;
+    R->freecap = c;
+  }
+  R->pfree[R->nfree++] = i;
+}
+
+/* Saves `n` request handles before a completion call overwrites them. */
+static MPI_Request *save_requests(const MPI_Request *rq, int n) {
+  if (n > R->rqcap) {
+    MPI_Request *q = realloc(R->rq, (size_t)n * sizeof *q);
+    if (!q) return NULL;
+    R->rq = q;
+    R->rqcap = n;
+  }
+  memcpy(R->rq, rq, (size_t)n * sizeof *rq);
+  return R->rq;
+}
+
+/* Statuses to complete n requests into: the caller's, or ours when it ignores them; NULL
+   when there is no memory for ours (the call then goes unrecorded). */
+static MPI_Status *statuses(MPI_Status *user, int n) {
+  if (user != MPI_STATUSES_IGNORE) return user;
+  if (n > R->stcap) {
+    MPI_Status *q = realloc(R->st, (size_t)n * sizeof *q);
+    if (!q) return NULL;
+    R->st = q;
+    R->stcap = n;
+  }
+  return R->st;
+}
+
+/* Completions observed together: `n` requests (handles as before the call) with statuses.
+   Writes their receives and one wait line. */
+static void completed(const MPI_Request *rq, const int *which, int n, const MPI_Status *st, int call) {
+  if (!R || R->fd < 0 || n <= 0) return;
+  uint64_t done = 0;
+  int nwait = 0;
+  char line[64];
+  for (int k = 0; k < n; k++) {
+    int64_t i = pend_find(rq[which ? which[k] : k]);
+    if (i < 0 || !R->p[i].active) continue;
+    pend *p = &R->p[i];
+    if (!done) done = next_seq();   /* a position, even between phases: receives are written late */
+    if (p->kind == P_RECV)
+      record_recv(p->phase, p->seq, (void *)p->buf, p->count, p->type, p->comm, &st[k], done, 0, call);
+    else {
+      int cancelled = 0;
+      PMPI_Test_cancelled(&st[k], &cancelled);
+      if (cancelled) out("%d drop %llu\n", p->phase, (unsigned long long)p->seq);
+    }
+    if (p->phase == R->phase && R->active) {
+      if (!nwait++) out("%d %llu wait", R->phase, (unsigned long long)done);
+      snprintf(line, sizeof line, " %llu", (unsigned long long)p->seq);
+      out("%s", line);
+    }
+    p->active = 0;
+    if (!p->persistent) pend_drop(rq[which ? which[k] : k]);
+  }
+  if (nwait) out("\n");
+}
+
+/* ---- phases ---- */
+
+static void phase_start(void) {
+  R->active = 1;
+  R->pack_next = 0;
+  rec_shadow_reset(R->sh);
+  out("phase %d\n", R->phase);
+}
+
+static void rec_start(void) {
+  if (R) return;
+  const char *dir = getenv("CDAG_RECORD_DIR");
+  if (!dir || !*dir) dir = "cdag-recording";
+  R = calloc(1, sizeof *R);
+  if (!R) return;
+  R->fd = -1;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &R->rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &R->nprocs);
+  const char *mem = getenv("CDAG_RECORD_MEMORY");
+  uint64_t mib = mem && atoll(mem) > 0 ? (uint64_t)atoll(mem) : 512;
+  R->sh = rec_shadow_new(mib << 20);
+  mkdir(dir, 0777);
+  char path[4096];
+  snprintf(path, sizeof path, "%s/rank-%d.part", dir, R->rank);
+  R->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (R->fd < 0 || !R->sh) {
+    fprintf(stderr, "cdag record: rank %d cannot write %s: %s; this process is not recorded\n", R->rank, path,
+            strerror(errno));
+    if (R->fd >= 0) close(R->fd);
+    R->fd = -1;
+    return;
+  }
+  R->next_comm_id = 1;
+  out("cdag-record-part 1\nrank %d nprocs %d\n", R->rank, R->nprocs);
+  comm_add(MPI_COMM_WORLD, 0);
+  comm_add(MPI_COMM_SELF, SELF_COMM_ID);
+  R->implicit = 1;
+  phase_start();
+  int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGABRT, SIGILL, SIGTERM, SIGINT};
+  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) signal(sigs[i], on_fatal);
+}
+
+static void rec_finish(void) {
+  if (!R || R->fd < 0) return;
+  if (R->active) out("end %d\n", R->phase);
+  for (int i = 0; i < NCALLS; i++) {
+    if (R->calls[i]) out("call %s %llu\n", call_names[i], (unsigned long long)R->calls[i]);
+    if (R->unsupported[i]) out("unsupported %s %llu\n", call_names[i], (unsigned long long)R->unsupported[i]);
+  }
+  uint64_t fixes[3];
+  rec_shadow_counts(R->sh, fixes);
+  out("fixes %llu %llu %llu\nfinalized\n", (unsigned long long)fixes[0], (unsigned long long)fixes[1],
+      (unsigned long long)fixes[2]);
+  flush_out();
+  close(R->fd);
+  R->fd = -1;
+  R->active = 0;
+}
+
+#define COUNT(c) do { if (R) { R->calls[c]++; tick(); } } while (0)
+
+/* ---- initialisation ---- */
+
+int MPI_Init(int *argc, char ***argv) {
+  int rc = PMPI_Init(argc, argv);
+  if (rc == MPI_SUCCESS) rec_start();
+  return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+  int rc = PMPI_Init_thread(argc, argv, required, provided);
+  if (rc == MPI_SUCCESS) rec_start();
+  if (R && *provided == MPI_THREAD_MULTIPLE) R->unsupported[C_Init_thread_multiple]++;
+  return rc;
+}
+
+int MPI_Finalize(void) {
+  rec_finish();
+  return PMPI_Finalize();
+}
+
+int MPI_Pcontrol(const int level, ...) {
+  COUNT(C_Pcontrol);
+  if (!R || R->fd < 0) return MPI_SUCCESS;
+  if (R->implicit) {   /* the program brackets its phases: what came before is not one */
+    out("discard %d %llu\n", R->phase, (unsigned long long)next_seq());
+    R->implicit = 0;
+    R->active = 0;
+    if (level >= 1) phase_start();
+  } else if (level >= 1 && !R->active) {
+    R->phase++;
+    phase_start();
+  } else if (level == 0 && R->active) {
+    out("end %d\n", R->phase);
+    R->active = 0;
+  }
+  return MPI_SUCCESS;
+}
+
+/* ---- sends ---- */
+
+#define BLOCKING_SEND(NAME)                                                                       \
+  int MPI_##NAME(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm) { \
+    COUNT(C_##NAME);                                                                              \
+    record_send(buf, count, t, dest, tag, comm, C_##NAME, 1);                                     \
+    return PMPI_##NAME(buf, count, t, dest, tag, comm);                                           \
+  }
+BLOCKING_SEND(Send)
+BLOCKING_SEND(Ssend)
+BLOCKING_SEND(Rsend)
+BLOCKING_SEND(Bsend)
+
+#define NONBLOCKING_SEND(NAME)                                                                    \
+  int MPI_##NAME(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm,   \
+                 MPI_Request *rq) {                                                               \
+    COUNT(C_##NAME);                                                                              \
+    int rc = PMPI_##NAME(buf, count, t, dest, tag, comm, rq);                                     \
+    uint64_t seq = rc == MPI_SUCCESS ? record_send(buf, count, t, dest, tag, comm, C_##NAME, 0) : 0; \
+    if (seq) pend_put(*rq, (pend){P_SEND, 0, 1, 1, -1, R->phase, seq, buf, count, dest, tag, t, comm}); \
+    return rc;                                                                                    \
+  }
+NONBLOCKING_SEND(Isend)
+NONBLOCKING_SEND(Issend)
+NONBLOCKING_SEND(Irsend)
+NONBLOCKING_SEND(Ibsend)
+
+#define PERSISTENT_SEND(NAME)                                                                     \
+  int MPI_##NAME(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm,   \
+                 MPI_Request *rq) {                                                               \
+    COUNT(C_##NAME);                                                                              \
+    int rc = PMPI_##NAME(buf, count, t, dest, tag, comm, rq);                                     \
+    if (rc == MPI_SUCCESS && R && dest != MPI_PROC_NULL)                                          \
+      pend_put(*rq, (pend){P_SEND, 1, 0, 1, -1, 0, 0, buf, count, dest, tag, t, comm});               \
+    return rc;                                                                                    \
+  }
+PERSISTENT_SEND(Send_init)
+PERSISTENT_SEND(Ssend_init)
+PERSISTENT_SEND(Rsend_init)
+PERSISTENT_SEND(Bsend_init)
+
+/* ---- receives ---- */
+
+int MPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Status *st) {
+  COUNT(C_Recv);
+  MPI_Status own;
+  MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
+  int rc = PMPI_Recv(buf, count, t, src, tag, comm, s);
+  if (rc == MPI_SUCCESS && recording()) {
+    uint64_t seq = next_seq();
+    record_recv(R->phase, seq, buf, count, t, comm, s, seq, 1, C_Recv);
+  }
+  return rc;
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Request *rq) {
+  COUNT(C_Irecv);
+  int rc = PMPI_Irecv(buf, count, t, src, tag, comm, rq);
+  if (rc == MPI_SUCCESS && recording() && src != MPI_PROC_NULL)
+    pend_put(*rq, (pend){P_RECV, 0, 1, 1, -1, R->phase, next_seq(), buf, count, src, tag, t, comm});
+  return rc;
+}
+
+int MPI_Recv_init(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Request *rq) {
+  COUNT(C_Recv_init);
+  int rc = PMPI_Recv_init(buf, count, t, src, tag, comm, rq);
+  if (rc == MPI_SUCCESS && R && src != MPI_PROC_NULL)
+    pend_put(*rq, (pend){P_RECV, 1, 0, 1, -1, 0, 0, buf, count, src, tag, t, comm});
+  return rc;
+}
+
+/* Sendrecv: a send and a receive issued together, both complete on return. */
+static void sendrecv_done(uint64_t sseq, uint64_t rseq, void *rbuf, int rcount, MPI_Datatype rt, MPI_Comm comm,
+                          const MPI_Status *s, int call) {
+  if (!recording()) return;
+  uint64_t done = next_seq();
+  int got = s->MPI_SOURCE != MPI_PROC_NULL;
+  record_recv(R->phase, rseq, rbuf, rcount, rt, comm, s, done, 0, call);
+  if (sseq || got) {
+    out("%d %llu wait", R->phase, (unsigned long long)done);
+    if (sseq) out(" %llu", (unsigned long long)sseq);
+    if (got) out(" %llu", (unsigned long long)rseq);
+    out("\n");
+  }
+}
+
+int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype st_, int dest, int stag, void *rbuf, int rcount,
+                 MPI_Datatype rt, int src, int rtag, MPI_Comm comm, MPI_Status *st) {
+  COUNT(C_Sendrecv);
+  MPI_Status own;
+  MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
+  uint64_t sseq = record_send(sbuf, scount, st_, dest, stag, comm, C_Sendrecv, 0);
+  uint64_t rseq = recording() ? next_seq() : 0;
+  int rc = PMPI_Sendrecv(sbuf, scount, st_, dest, stag, rbuf, rcount, rt, src, rtag, comm, s);
+  if (rc == MPI_SUCCESS) sendrecv_done(sseq, rseq, rbuf, rcount, rt, comm, s, C_Sendrecv);
+  return rc;
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype t, int dest, int stag, int src, int rtag, MPI_Comm comm,
+                         MPI_Status *st) {
+  COUNT(C_Sendrecv_replace);
+  MPI_Status own;
+  MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
+  uint64_t sseq = record_send(buf, count, t, dest, stag, comm, C_Sendrecv_replace, 0);
+  uint64_t rseq = recording() ? next_seq() : 0;
+  int rc = PMPI_Sendrecv_replace(buf, count, t, dest, stag, src, rtag, comm, s);
+  if (rc == MPI_SUCCESS) sendrecv_done(sseq, rseq, buf, count, t, comm, s, C_Sendrecv_replace);
+  return rc;
+}
+
+/* ---- persistent requests, cancel, free ---- */
+
+static void start_one(MPI_Request rq) {
+  int64_t i = pend_find(rq);
+  if (i < 0 || !recording()) return;
+  pend *p = &R->p[i];
+  p->phase = R->phase;
+  p->active = 1;
+  if (p->kind == P_SEND) {
+    p->seq = record_send(p->buf, p->count, p->type, p->peer, p->tag, p->comm, C_Start, 0);
+    p->active = p->seq != 0;
+  } else {
+    p->seq = next_seq();
+  }
+}
+
+int MPI_Start(MPI_Request *rq) {
+  COUNT(C_Start);
+  int rc = PMPI_Start(rq);
+  if (rc == MPI_SUCCESS && R) start_one(*rq);
+  return rc;
+}
+
+int MPI_Startall(int n, MPI_Request rq[]) {
+  COUNT(C_Startall);
+  int rc = PMPI_Startall(n, rq);
+  for (int k = 0; rc == MPI_SUCCESS && R && k < n; k++) start_one(rq[k]);
+  return rc;
+}
+
+int MPI_Request_free(MPI_Request *rq) {
+  COUNT(C_Request_free);
+  if (R) pend_drop(*rq);
+  return PMPI_Request_free(rq);
+}
+
+int MPI_Cancel(MPI_Request *rq) {
+  COUNT(C_Cancel);
+  return PMPI_Cancel(rq);   /* the completion's status says whether it was cancelled */
+}
+
+/* ---- completion ---- */
+
+int MPI_Wait(MPI_Request *rq, MPI_Status *st) {
+  COUNT(C_Wait);
+  MPI_Status own;
+  MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
+  MPI_Request h = *rq;
+  int rc = PMPI_Wait(rq, s);
+  if (rc == MPI_SUCCESS && R) completed(&h, NULL, 1, s, C_Wait);
+  return rc;
+}
+
+int MPI_Test(MPI_Request *rq, int *flag, MPI_Status *st) {
+  COUNT(C_Test);
+  MPI_Status own;
+  MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
+  MPI_Request h = *rq;
+  int rc = PMPI_Test(rq, flag, s);
+  if (rc == MPI_SUCCESS && R && *flag) completed(&h, NULL, 1, s, C_Test);
+  return rc;
+}
+
+int MPI_Waitall(int n, MPI_Request rq[], MPI_Status sts[]) {
+  COUNT(C_Waitall);
+  if (!R) return PMPI_Waitall(n, rq, sts);
+  MPI_Request *h = save_requests(rq, n);
+  MPI_Status *s = statuses(sts, n);
+  if (!s) return PMPI_Waitall(n, rq, sts);
+  int rc = PMPI_Waitall(n, rq, s);
+  if (rc == MPI_SUCCESS && h) completed(h, NULL, n, s, C_Waitall);
+  return rc;
+}
+
+int MPI_Testall(int n, MPI_Request rq[], int *flag, MPI_Status sts[]) {
+  COUNT(C_Testall);
+  if (!R) return PMPI_Testall(n, rq, flag, sts);
+  MPI_Request *h = save_requests(rq, n);
+  MPI_Status *s = statuses(sts, n);
+  if (!s) return PMPI_Testall(n, rq, flag, sts);
+  int rc = PMPI_Testall(n, rq, flag, s);
+  if (rc == MPI_SUCCESS && *flag && h) completed(h, NULL, n, s, C_Testall);
+  return rc;
+}
+
+int MPI_Waitany(int n, MPI_Request rq[], int *idx, MPI_Status *st) {
+  COUNT(C_Waitany);
+  if (!R) return PMPI_Waitany(n, rq, idx, st);
+  MPI_Status own;
+  MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
+  MPI_Request *h = save_requests(rq, n);
+  int rc = PMPI_Waitany(n, rq, idx, s);
+  if (rc == MPI_SUCCESS && h && *idx != MPI_UNDEFINED) completed(h, idx, 1, s, C_Waitany);
+  return rc;
+}
+
+int MPI_Testany(int n, MPI_Request rq[], int *idx, int *flag, MPI_Status *st) {
+  COUNT(C_Testany);
+  if (!R) return PMPI_Testany(n, rq, idx, flag, st);
+  MPI_Status own;
+  MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
+  MPI_Request *h = save_requests(rq, n);
+  int rc = PMPI_Testany(n, rq, idx, flag, s);
+  if (rc == MPI_SUCCESS && h && *flag && *idx != MPI_UNDEFINED) completed(h, idx, 1, s, C_Testany);
+  return rc;
+}
+
+int MPI_Waitsome(int n, MPI_Request rq[], int *outn, int idx[], MPI_Status sts[]) {
+  COUNT(C_Waitsome);
+  if (!R) return PMPI_Waitsome(n, rq, outn, idx, sts);
+  MPI_Request *h = save_requests(rq, n);
+  MPI_Status *s = statuses(sts, n);
+  if (!s) return PMPI_Waitsome(n, rq, outn, idx, sts);
+  int rc = PMPI_Waitsome(n, rq, outn, idx, s);
+  if (rc == MPI_SUCCESS && h && *outn != MPI_UNDEFINED) completed(h, idx, *outn, s, C_Waitsome);
+  return rc;
+}
+
+int MPI_Testsome(int n, MPI_Request rq[], int *outn, int idx[], MPI_Status sts[]) {
+  COUNT(C_Testsome);
+  if (!R) return PMPI_Testsome(n, rq, outn, idx, sts);
+  MPI_Request *h = save_requests(rq, n);
+  MPI_Status *s = statuses(sts, n);
+  if (!s) return PMPI_Testsome(n, rq, outn, idx, sts);
+  int rc = PMPI_Testsome(n, rq, outn, idx, s);
+  if (rc == MPI_SUCCESS && h && *outn != MPI_UNDEFINED) completed(h, idx, *outn, s, C_Testsome);
+  return rc;
+}
+
+/* ---- probes and matched receives ---- */
+
+int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *st) {
+  COUNT(C_Probe);
+  return PMPI_Probe(src, tag, comm, st);
+}
+
+int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st) {
+  COUNT(C_Iprobe);
+  return PMPI_Iprobe(src, tag, comm, flag, st);
+}
+
+static void message_matched(MPI_Message m, MPI_Comm comm) {
+  if (!R || m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC) return;
+  Word_t *v;
+  JLI(v, R->msgs, (Word_t)m);
+  if (v) *v = (Word_t)comm;
+}
+
+static int message_comm(MPI_Message m, MPI_Comm *comm) {
+  Word_t *v;
+  int rc;
+  JLG(v, R->msgs, (Word_t)m);
+  if (!v) return 0;
+  *comm = (MPI_Comm)*v;
+  JLD(rc, R->msgs, (Word_t)m);
+  (void)rc;
+  return 1;
+}
+
+int MPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *m, MPI_Status *st) {
+  COUNT(C_Mprobe);
+  int rc = PMPI_Mprobe(src, tag, comm, m, st);
+  if (rc == MPI_SUCCESS) message_matched(*m, comm);
+  return rc;
+}
+
+int MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *m, MPI_Status *st) {
+  COUNT(C_Improbe);
+  int rc = PMPI_Improbe(src, tag, comm, flag, m, st);
+  if (rc == MPI_SUCCESS && *flag) message_matched(*m, comm);
+  return rc;
+}
+
+int MPI_Mrecv(void *buf, int count, MPI_Datatype t, MPI_Message *m, MPI_Status *st) {
+  COUNT(C_Mrecv);
+  MPI_Status own;
+  MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
+  MPI_Comm comm = MPI_COMM_NULL;
+  int known = R ? message_comm(*m, &comm) : 0;
+  int rc = PMPI_Mrecv(buf, count, t, m, s);
+  if (rc == MPI_SUCCESS && known && recording()) {
+    uint64_t seq = next_seq();
+    record_recv(R->phase, seq, buf, count, t, comm, s, seq, 1, C_Mrecv);
+  }
+  return rc;
+}
+
+int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *m, MPI_Request *rq) {
+  COUNT(C_Imrecv);
+  MPI_Comm comm = MPI_COMM_NULL;
+  int known = R ? message_comm(*m, &comm) : 0;
+  int rc = PMPI_Imrecv(buf, count, t, m, rq);
+  if (rc == MPI_SUCCESS && known && recording())
+    pend_put(*rq, (pend){P_RECV, 0, 1, 1, -1, R->phase, next_seq(), buf, count, MPI_ANY_SOURCE, MPI_ANY_TAG, t, comm});
+  return rc;
+}
+
+/* ---- collectives ---- */
+
+static const char *type_name(MPI_Datatype t) {
+  static const struct { MPI_Datatype t; const char *name; } map[] = {
+    {MPI_INT, "int32"}, {MPI_UNSIGNED, "uint32"}, {MPI_LONG, "int64"}, {MPI_UNSIGNED_LONG, "uint64"},
+    {MPI_LONG_LONG, "int64"}, {MPI_UNSIGNED_LONG_LONG, "uint64"}, {MPI_FLOAT, "float"}, {MPI_DOUBLE, "double"},
+    {MPI_CHAR, "int8"}, {MPI_SIGNED_CHAR, "int8"}, {MPI_UNSIGNED_CHAR, "uint8"}, {MPI_BYTE, "uint8"},
+    {MPI_SHORT, "int16"}, {MPI_UNSIGNED_SHORT, "uint16"}, {MPI_INT8_T, "int8"}, {MPI_INT16_T, "int16"},
+    {MPI_INT32_T, "int32"}, {MPI_INT64_T, "int64"}, {MPI_UINT8_T, "uint8"}, {MPI_UINT16_T, "uint16"},
+    {MPI_UINT32_T, "uint32"}, {MPI_UINT64_T, "uint64"}, {MPI_INTEGER, "int32"}, {MPI_REAL, "float"},
+    {MPI_DOUBLE_PRECISION, "double"}, {MPI_FLOAT_INT, "float_int"}, {MPI_DOUBLE_INT, "double_int"},
+    {MPI_LONG_INT, "long_int"}, {MPI_2INT, "2int"}, {MPI_SHORT_INT, "short_int"},
+    {MPI_C_FLOAT_COMPLEX, "complex_float"}, {MPI_C_DOUBLE_COMPLEX, "complex_double"}};
+  for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+    if (map[i].t == t && t != MPI_DATATYPE_NULL) return map[i].name;
+  return NULL;
+}
+
+static const char *op_name(MPI_Op o) {
+  static const struct { MPI_Op o; const char *name; } map[] = {
+    {MPI_SUM, "sum"}, {MPI_PROD, "prod"}, {MPI_MIN, "min"}, {MPI_MAX, "max"}, {MPI_BAND, "band"}, {MPI_BOR, "bor"},
+    {MPI_BXOR, "bxor"}, {MPI_LAND, "land"}, {MPI_LOR, "lor"}, {MPI_LXOR, "lxor"}, {MPI_MAXLOC, "maxloc"},
+    {MPI_MINLOC, "minloc"}};
+  for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+    if (map[i].o == o) return map[i].name;
+  return NULL;
+}
+
+/* A contiguous message of count elements of t: its bytes, or -1. */
+static int64_t contiguous(int count, MPI_Datatype t) {
+  flat *f = type_of(t);
+  if (!f || count < 0 || (f->n > 1) || (f->n == 1 && (f->off[0] != 0 || f->len[0] != f->extent))) return -1;
+  return (int64_t)count * (int64_t)f->size;
+}
+
+/* What a collective reads before it and writes after it. */
+typedef struct { uint64_t in, in_len, out, out_len; } coll_io;
+
+static uint64_t coll_begin(const coll_io *io) {
+  uint64_t seq = next_seq();
+  if (io->in_len) rec_shadow_send(R->sh, io->in, io->in_len, seq, on_fix, &R->phase);
+  return seq;
+}
+
+static void coll_end(const coll_io *io, uint64_t seq) {
+  if (io->out_len) rec_shadow_recv(R->sh, io->out, io->out_len, seq);
+}
+
+static void comm_field(const rcomm *x) {
+  if (x->id) out(" comm %d", x->id);
+  out("\n");
+}
+
+#define ADDR(p) ((unsigned long long)(uintptr_t)(p))
+
+int MPI_Barrier(MPI_Comm comm) {
+  COUNT(C_Barrier);
+  rcomm *x = recording() ? usable(comm, C_Barrier) : NULL;
+  if (x) {
+    out("%d %llu barrier", R->phase, (unsigned long long)next_seq());
+    comm_field(x);
+  }
+  return PMPI_Barrier(comm);
+}
+
+int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
+  COUNT(C_Bcast);
+  rcomm *x = recording() ? usable(comm, C_Bcast) : NULL;
+  int64_t bytes = x ? contiguous(count, t) : -1;
+  if (x && bytes < 0) R->unsupported[C_Bcast]++;
+  if (bytes < 0) return PMPI_Bcast(buf, count, t, root, comm);
+  int me;
+  PMPI_Comm_rank(comm, &me);
+  coll_io io = {me == root ? ADDR(buf) : 0, me == root ? (uint64_t)bytes : 0, me == root ? 0 : ADDR(buf),
+                me == root ? 0 : (uint64_t)bytes};
+  uint64_t seq = coll_begin(&io);
+  out("%d %llu bcast %lld root %d addr 0x%llx", R->phase, (unsigned long long)seq, (long long)bytes,
+      world_of(x, root), ADDR(buf));
+  comm_field(x);
+  int rc = PMPI_Bcast(buf, count, t, root, comm);
+  coll_end(&io, seq);
+  return rc;
+}
+
+/* gather / scatter / allgather / alltoall: `block` bytes per member. */
+static rcomm *coll_blocks(MPI_Comm comm, int call, int count, MPI_Datatype t, int64_t *block) {
+  rcomm *x = recording() ? usable(comm, call) : NULL;
+  *block = x ? contiguous(count, t) : -1;
+  if (x && *block < 0) R->unsupported[call]++;
+  return *block < 0 ? NULL : x;
+}
+
+int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
+               MPI_Comm comm) {
+  COUNT(C_Gather);
+  int me = 0;
+  PMPI_Comm_rank(comm, &me);
+  int in_place = sbuf == MPI_IN_PLACE;
+  int64_t block;
+  rcomm *x = coll_blocks(comm, C_Gather, in_place ? rcount : scount, in_place ? rtype : stype, &block);
+  if (!x) return PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+  uint64_t in = in_place ? ADDR(rbuf) + (uint64_t)me * (uint64_t)block : ADDR(sbuf);
+  coll_io io = {in, (uint64_t)block, me == root ? ADDR(rbuf) : 0, me == root ? (uint64_t)block * (uint64_t)x->n : 0};
+  uint64_t seq = coll_begin(&io);
+  out("%d %llu gather %lld root %d in 0x%llx", R->phase, (unsigned long long)seq, (long long)block, world_of(x, root),
+      (unsigned long long)in);
+  if (me == root) out(" out 0x%llx", ADDR(rbuf));
+  comm_field(x);
+  int rc = PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+  coll_end(&io, seq);
+  return rc;
+}
+
+int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
+                MPI_Comm comm) {
+  COUNT(C_Scatter);
+  int me = 0;
+  PMPI_Comm_rank(comm, &me);
+  int in_place = rbuf == MPI_IN_PLACE;
+  int64_t block;
+  rcomm *x = coll_blocks(comm, C_Scatter, in_place ? scount : rcount, in_place ? stype : rtype, &block);
+  if (!x) return PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+  uint64_t outa = in_place ? ADDR(sbuf) + (uint64_t)me * (uint64_t)block : ADDR(rbuf);
+  coll_io io = {me == root ? ADDR(sbuf) : 0, me == root ? (uint64_t)block * (uint64_t)x->n : 0, outa, (uint64_t)block};
+  uint64_t seq = coll_begin(&io);
+  out("%d %llu scatter %lld root %d", R->phase, (unsigned long long)seq, (long long)block, world_of(x, root));
+  if (me == root) out(" in 0x%llx", ADDR(sbuf));
+  out(" out 0x%llx", (unsigned long long)outa);
+  comm_field(x);
+  int rc = PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+  coll_end(&io, seq);
+  return rc;
+}
+
+static int all_blocks(const char *kind, int call, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                      int rcount, MPI_Datatype rtype, MPI_Comm comm, uint64_t *seq, coll_io *io) {
+  int me = 0;
+  PMPI_Comm_rank(comm, &me);
+  int in_place = sbuf == MPI_IN_PLACE;
+  int64_t block;
+  rcomm *x = coll_blocks(comm, call, rcount, rtype, &block);
+  if (!x) return 0;
+  uint64_t total = (uint64_t)block * (uint64_t)x->n;
+  int a2a = kind[3] == 't';
+  uint64_t in = !in_place ? ADDR(sbuf) : a2a ? ADDR(rbuf) : ADDR(rbuf) + (uint64_t)me * (uint64_t)block;
+  *io = (coll_io){in, a2a ? total : (uint64_t)block, ADDR(rbuf), total};
+  *seq = coll_begin(io);
+  out("%d %llu %s %lld in 0x%llx out 0x%llx", R->phase, (unsigned long long)*seq, kind, (long long)block,
+      (unsigned long long)in, ADDR(rbuf));
+  comm_field(x);
+  (void)scount;
+  (void)stype;
+  return 1;
+}
+
+int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                  MPI_Comm comm) {
+  COUNT(C_Allgather);
+  uint64_t seq;
+  coll_io io;
+  int rec = all_blocks("allgather", C_Allgather, sbuf, scount, stype, rbuf, rcount, rtype, comm, &seq, &io);
+  int rc = PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+  if (rec) coll_end(&io, seq);
+  return rc;
+}
+
+int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                 MPI_Comm comm) {
+  COUNT(C_Alltoall);
+  uint64_t seq;
+  coll_io io;
+  int rec = all_blocks("alltoall", C_Alltoall, sbuf, scount, stype, rbuf, rcount, rtype, comm, &seq, &io);
+  int rc = PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+  if (rec) coll_end(&io, seq);
+  return rc;
+}
+
+/* Reductions: predefined types and ops only. Returns the communicator, NULL if unrecorded. */
+static rcomm *coll_reduce(MPI_Comm comm, int call, int count, MPI_Datatype t, MPI_Op o, int64_t *bytes,
+                          const char **tn, const char **on) {
+  rcomm *x = recording() ? usable(comm, call) : NULL;
+  *tn = type_name(t);
+  *on = op_name(o);
+  *bytes = x && *tn && *on ? contiguous(count, t) : -1;
+  if (x && *bytes < 0) R->unsupported[call]++;
+  return *bytes < 0 ? NULL : x;
+}
+
+int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, int root, MPI_Comm comm) {
+  COUNT(C_Reduce);
+  int64_t bytes;
+  const char *tn, *on;
+  rcomm *x = coll_reduce(comm, C_Reduce, count, t, o, &bytes, &tn, &on);
+  if (!x) return PMPI_Reduce(sbuf, rbuf, count, t, o, root, comm);
+  int me;
+  PMPI_Comm_rank(comm, &me);
+  uint64_t in = sbuf == MPI_IN_PLACE ? ADDR(rbuf) : ADDR(sbuf);
+  coll_io io = {in, (uint64_t)bytes, me == root ? ADDR(rbuf) : 0, me == root ? (uint64_t)bytes : 0};
+  uint64_t seq = coll_begin(&io);
+  out("%d %llu reduce %d %s %s root %d in 0x%llx", R->phase, (unsigned long long)seq, count, tn, on, world_of(x, root),
+      (unsigned long long)in);
+  if (me == root) out(" out 0x%llx", ADDR(rbuf));
+  comm_field(x);
+  int rc = PMPI_Reduce(sbuf, rbuf, count, t, o, root, comm);
+  coll_end(&io, seq);
+  return rc;
+}
+
+int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, MPI_Comm comm) {
+  COUNT(C_Allreduce);
+  int64_t bytes;
+  const char *tn, *on;
+  rcomm *x = coll_reduce(comm, C_Allreduce, count, t, o, &bytes, &tn, &on);
+  if (!x) return PMPI_Allreduce(sbuf, rbuf, count, t, o, comm);
+  uint64_t in = sbuf == MPI_IN_PLACE ? ADDR(rbuf) : ADDR(sbuf);
+  coll_io io = {in, (uint64_t)bytes, ADDR(rbuf), (uint64_t)bytes};
+  uint64_t seq = coll_begin(&io);
+  out("%d %llu allreduce %d %s %s in 0x%llx out 0x%llx", R->phase, (unsigned long long)seq, count, tn, on,
+      (unsigned long long)in, ADDR(rbuf));
+  comm_field(x);
+  int rc = PMPI_Allreduce(sbuf, rbuf, count, t, o, comm);
+  coll_end(&io, seq);
+  return rc;
+}
+
+int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, MPI_Comm comm) {
+  COUNT(C_Reduce_scatter_block);
+  int64_t bytes;
+  const char *tn, *on;
+  rcomm *x = coll_reduce(comm, C_Reduce_scatter_block, count, t, o, &bytes, &tn, &on);
+  if (!x) return PMPI_Reduce_scatter_block(sbuf, rbuf, count, t, o, comm);
+  uint64_t in = sbuf == MPI_IN_PLACE ? ADDR(rbuf) : ADDR(sbuf);
+  coll_io io = {in, (uint64_t)bytes * (uint64_t)x->n, ADDR(rbuf), (uint64_t)bytes};
+  uint64_t seq = coll_begin(&io);
+  out("%d %llu reduce_scatter_block %d %s %s in 0x%llx out 0x%llx", R->phase, (unsigned long long)seq, count, tn, on,
+      (unsigned long long)in, ADDR(rbuf));
+  comm_field(x);
+  int rc = PMPI_Reduce_scatter_block(sbuf, rbuf, count, t, o, comm);
+  coll_end(&io, seq);
+  return rc;
+}
+
+/* ---- communicators and datatypes the program creates or frees ---- */
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *nc) {
+  COUNT(C_Comm_dup);
+  int rc = PMPI_Comm_dup(comm, nc);
+  if (rc == MPI_SUCCESS) comm_created(*nc);
+  return rc;
+}
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *nc) {
+  COUNT(C_Comm_split);
+  int rc = PMPI_Comm_split(comm, color, key, nc);
+  if (rc == MPI_SUCCESS) comm_created(*nc);
+  return rc;
+}
+
+int MPI_Comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *nc) {
+  COUNT(C_Comm_split_type);
+  int rc = PMPI_Comm_split_type(comm, type, key, info, nc);
+  if (rc == MPI_SUCCESS) comm_created(*nc);
+  return rc;
+}
+
+int MPI_Comm_create(MPI_Comm comm, MPI_Group g, MPI_Comm *nc) {
+  COUNT(C_Comm_create);
+  int rc = PMPI_Comm_create(comm, g, nc);
+  if (rc == MPI_SUCCESS) comm_created(*nc);
+  return rc;
+}
+
+int MPI_Cart_create(MPI_Comm comm, int nd, const int dims[], const int periods[], int reorder, MPI_Comm *nc) {
+  COUNT(C_Cart_create);
+  int rc = PMPI_Cart_create(comm, nd, dims, periods, reorder, nc);
+  if (rc == MPI_SUCCESS) comm_created(*nc);
+  return rc;
+}
+
+int MPI_Cart_sub(MPI_Comm comm, const int remain[], MPI_Comm *nc) {
+  COUNT(C_Cart_sub);
+  int rc = PMPI_Cart_sub(comm, remain, nc);
+  if (rc == MPI_SUCCESS) comm_created(*nc);
+  return rc;
+}
+
+int MPI_Comm_free(MPI_Comm *comm) {
+  COUNT(C_Comm_free);
+  if (R) comm_drop(*comm);
+  return PMPI_Comm_free(comm);
+}
+
+int MPI_Type_free(MPI_Datatype *t) {
+  if (R) {
+    Word_t *v;
+    int rc;
+    JLG(v, R->types, (Word_t)*t);
+    if (v) {
+      flat_free((flat *)*v);
+      JLD(rc, R->types, (Word_t)*t);
+      (void)rc;
+    }
+  }
+  return PMPI_Type_free(t);
+}
+
+/* ---- calls passed on and counted as unsupported ---- */
+
+#define UNSUPPORTED(NAME, PARAMS, ARGS)  \
+  int MPI_##NAME PARAMS {                \
+    if (R) {                             \
+      COUNT(C_##NAME);                   \
+      if (R->active) R->unsupported[C_##NAME]++; \
+    }                                    \
+    return PMPI_##NAME ARGS;             \
+  }
+UNSUPPORTED(Gatherv, (const void *a, int b, MPI_Datatype c, void *d, const int e[], const int f[], MPI_Datatype g,
+                      int h, MPI_Comm i), (a, b, c, d, e, f, g, h, i))
+UNSUPPORTED(Scatterv, (const void *a, const int b[], const int c[], MPI_Datatype d, void *e, int f, MPI_Datatype g,
+                       int h, MPI_Comm i), (a, b, c, d, e, f, g, h, i))
+UNSUPPORTED(Allgatherv, (const void *a, int b, MPI_Datatype c, void *d, const int e[], const int f[], MPI_Datatype g,
+                         MPI_Comm h), (a, b, c, d, e, f, g, h))
+UNSUPPORTED(Alltoallv, (const void *a, const int b[], const int c[], MPI_Datatype d, void *e, const int f[],
+                        const int g[], MPI_Datatype h, MPI_Comm i), (a, b, c, d, e, f, g, h, i))
+UNSUPPORTED(Alltoallw, (const void *a, const int b[], const int c[], const MPI_Datatype d[], void *e, const int f[],
+                        const int g[], const MPI_Datatype h[], MPI_Comm i), (a, b, c, d, e, f, g, h, i))
+UNSUPPORTED(Reduce_scatter, (const void *a, void *b, const int c[], MPI_Datatype d, MPI_Op e, MPI_Comm f),
+            (a, b, c, d, e, f))
+UNSUPPORTED(Scan, (const void *a, void *b, int c, MPI_Datatype d, MPI_Op e, MPI_Comm f), (a, b, c, d, e, f))
+UNSUPPORTED(Exscan, (const void *a, void *b, int c, MPI_Datatype d, MPI_Op e, MPI_Comm f), (a, b, c, d, e, f))
+UNSUPPORTED(Ibarrier, (MPI_Comm a, MPI_Request *b), (a, b))
+UNSUPPORTED(Ibcast, (void *a, int b, MPI_Datatype c, int d, MPI_Comm e, MPI_Request *f), (a, b, c, d, e, f))
+UNSUPPORTED(Ireduce, (const void *a, void *b, int c, MPI_Datatype d, MPI_Op e, int f, MPI_Comm g, MPI_Request *h),
+            (a, b, c, d, e, f, g, h))
+UNSUPPORTED(Iallreduce, (const void *a, void *b, int c, MPI_Datatype d, MPI_Op e, MPI_Comm f, MPI_Request *g),
+            (a, b, c, d, e, f, g))
+UNSUPPORTED(Igather, (const void *a, int b, MPI_Datatype c, void *d, int e, MPI_Datatype f, int g, MPI_Comm h,
+                      MPI_Request *i), (a, b, c, d, e, f, g, h, i))
+UNSUPPORTED(Iscatter, (const void *a, int b, MPI_Datatype c, void *d, int e, MPI_Datatype f, int g, MPI_Comm h,
+                       MPI_Request *i), (a, b, c, d, e, f, g, h, i))
+UNSUPPORTED(Iallgather, (const void *a, int b, MPI_Datatype c, void *d, int e, MPI_Datatype f, MPI_Comm g,
+                         MPI_Request *h), (a, b, c, d, e, f, g, h))
+UNSUPPORTED(Ialltoall, (const void *a, int b, MPI_Datatype c, void *d, int e, MPI_Datatype f, MPI_Comm g,
+                        MPI_Request *h), (a, b, c, d, e, f, g, h))
+UNSUPPORTED(Win_create, (void *a, MPI_Aint b, int c, MPI_Info d, MPI_Comm e, MPI_Win *f), (a, b, c, d, e, f))
+UNSUPPORTED(Win_allocate, (MPI_Aint a, int b, MPI_Info c, MPI_Comm d, void *e, MPI_Win *f), (a, b, c, d, e, f))
+UNSUPPORTED(Win_fence, (int a, MPI_Win b), (a, b))
+UNSUPPORTED(Put, (const void *a, int b, MPI_Datatype c, int d, MPI_Aint e, int f, MPI_Datatype g, MPI_Win h),
+            (a, b, c, d, e, f, g, h))
+UNSUPPORTED(Get, (void *a, int b, MPI_Datatype c, int d, MPI_Aint e, int f, MPI_Datatype g, MPI_Win h),
+            (a, b, c, d, e, f, g, h))
+UNSUPPORTED(Accumulate, (const void *a, int b, MPI_Datatype c, int d, MPI_Aint e, int f, MPI_Datatype g, MPI_Op h,
+                         MPI_Win i), (a, b, c, d, e, f, g, h, i))
+UNSUPPORTED(Comm_spawn, (const char *a, char *b[], int c, MPI_Info d, int e, MPI_Comm f, MPI_Comm *g, int h[]),
+            (a, b, c, d, e, f, g, h))
+UNSUPPORTED(Intercomm_create, (MPI_Comm a, int b, MPI_Comm c, int d, int e, MPI_Comm *f), (a, b, c, d, e, f))
+UNSUPPORTED(Comm_idup, (MPI_Comm a, MPI_Comm *b, MPI_Request *c), (a, b, c))

@@ -1,0 +1,106 @@
+/* cdag — src/record: recording unmodified MPI programs (contract of the recorder).
+ *
+ * Three parts, each in its own file:
+ *  - pmpi.c (libcdag-record.so, MPI): the PMPI interposition layer. Loaded with LD_PRELOAD
+ *    by `cdag record`, or linked before libmpi, it records every process of the program into
+ *    DIR/rank-R.part (R its rank in MPI_COMM_WORLD; DIR from CDAG_RECORD_DIR, default
+ *    ./cdag-recording). Point-to-point calls become sends and receives in world ranks, the
+ *    native collectives cdag knows become collective operations, completions become waits.
+ *    Nothing the program computes or prints changes: every call is passed on unchanged.
+ *  - shadow.c (plain C): what the recording says each rank's memory holds. PMPI never sees
+ *    local computation, so before a send the bytes sent are compared with what the
+ *    recording holds there; where they differ the recording gets a local operation: a
+ *    reduction or copy of received bytes when the content proves one, otherwise an opaque
+ *    write (a copy from the rank's opaque area). So a recording never claims that bytes
+ *    travelled where they did not.
+ *  - merge.c (plain C): the part files of one run to one global graph file per phase
+ *    (DIR/phase-NNNN.cdag) and DIR/index.json; sends nobody received are counted and left
+ *    out, receives whose send lies outside the phase become opaque writes.
+ *
+ * Part files (private to this directory; a line each, read back only by merge.c):
+ *   cdag-record-part 1 / rank R nprocs P         header
+ *   comm ID N r0 .. rN-1                         a communicator the rank used: the id its
+ *                                                members agreed on and its members (world)
+ *   phase K | discard K | end K                  a phase starts (Pcontrol(1), or MPI_Init),
+ *                                                is dropped (Pcontrol after an implicit
+ *                                                phase), ends
+ *   K SEQ OP                                     operation OP of phase K at program position
+ *                                                SEQ (graph-file syntax; send and recv carry
+ *                                                `comm ID`, tags are the communicator's)
+ *   K SEQ wait SEQ1 SEQ2 ..                      a completion the rank observed
+ *   K scratch ADDR BYTES                         packing area of a derived datatype
+ *   call NAME N / unsupported NAME N             counts, written at MPI_Finalize
+ *   finalized                                    the process reached MPI_Finalize
+ * Positions: every intercepted operation takes the next multiple of REC_SEQ_STEP; local
+ * operations added after a completion (unpacking, inferred reductions and copies) take the
+ * completion's position + 1 .. + STEP/2 - 1; opaque writes before a send its position
+ * - STEP/2 + 1 .. - STEP/4 - 1, packing copies before it - STEP/4 .. - 1. The merger sorts
+ * by position, so lines may be written in any order.
+ *
+ * Addresses: the process's own virtual addresses, as the program passed them (a derived
+ * datatype's bytes as the ranges it touches, moved through a packing area at
+ * REC_PACK_BASE). Opaque writes copy from REC_OPAQUE_BASE and up, which no program address
+ * reaches (user space ends below 2^47). */
+#ifndef CDAG_RECORD_H
+#define CDAG_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define REC_SEQ_STEP 65536u
+#define REC_OPAQUE_BASE 0x7ffe000000000000ull
+#define REC_PACK_BASE 0x7ffd000000000000ull
+
+/* ---- shadow.c ---- */
+
+typedef struct rec_shadow rec_shadow;
+
+/* A local operation the recording must add so that it says what the memory holds. */
+enum { REC_FIX_OPAQUE, REC_FIX_REDUCE, REC_FIX_COPY };
+typedef struct {
+  int kind;               /* REC_FIX_* */
+  uint64_t seq;           /* its program position */
+  uint64_t addr, bytes;   /* what it writes */
+  uint64_t src;           /* REDUCE: the `in` range (a received buffer); COPY: the source */
+  const char *type, *op;  /* REDUCE: the element type and op, format names */
+  uint64_t count;         /* REDUCE: elements */
+} rec_fix;
+typedef void (*rec_fix_fn)(void *ctx, const rec_fix *fix);
+
+/* budget: bytes of content the shadow may keep (beyond it, ranges keep a hash only). */
+rec_shadow *rec_shadow_new(uint64_t budget);
+void rec_shadow_free(rec_shadow *sh);
+/* Forgets everything: a new phase starts. */
+void rec_shadow_reset(rec_shadow *sh);
+/* The rank sends (or gives a collective) the `len` bytes at `addr` at position `seq`:
+   calls `fix` for each local operation the recording needs before it, then notes the bytes
+   as what the recording holds there. */
+void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, rec_fix_fn fix, void *ctx);
+/* A receive (or a collective's output) wrote `len` bytes at `addr`, observed complete at
+   position `done`: the recording holds these bytes there, and they may feed a reduction. */
+void rec_shadow_recv(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t done);
+/* n consecutive positions right after the completion at `done`, for local operations
+   that must come before any the shadow adds there (unpacking a derived datatype); 0 if
+   the completion has no room left. */
+uint64_t rec_shadow_reserve(rec_shadow *sh, uint64_t done, uint32_t n);
+/* Statistics: fixes of each kind so far. */
+void rec_shadow_counts(const rec_shadow *sh, uint64_t counts[3]);
+
+/* ---- merge.c ---- */
+
+typedef struct {
+  int nprocs;
+  int nphases;
+  int complete;           /* every process reached MPI_Finalize */
+  uint64_t ops;           /* operations written, all phases */
+  uint64_t unreceived;    /* sends no receive matched, left out */
+  uint64_t unsent;        /* receives no send matched, written as opaque writes */
+} rec_summary;
+
+/* Merges DIR/rank-*.part into DIR/phase-NNNN.cdag and DIR/index.json. `command` (may be
+   NULL) is recorded in the index. Progress and problems go to `log`. Returns CDAG_OK or a
+   CDAG_ERR_* code with cdag_error_message() set. */
+int rec_merge(const char *dir, const char *command, FILE *log, rec_summary *sum);
+
+#endif

@@ -1,0 +1,405 @@
+/* cdag — src/record/shadow.c: what the recording says a rank's memory holds.
+ *
+ * PMPI sees messages, never the computation between them. The shadow keeps, for every
+ * range a recorded send read or a recorded receive wrote, a copy of the bytes as the
+ * recording last saw them (within a budget; beyond it a hash). Before a send:
+ *  - bytes never seen are the rank's own: nothing to add;
+ *  - bytes equal to what the recording holds travel as recorded (real forwarding);
+ *  - bytes that differ were computed locally. If they equal the recorded bytes combined
+ *    elementwise (sum, prod, min, max, band, bor, bxor over the common types) with receives
+ *    completed since, folded in completion order, the recording gets those reductions, each
+ *    right after its receive completed; if they equal one such receive, a copy; else an
+ *    opaque write (a copy from the rank's opaque area) just before the send.
+ * A range never seen whose bytes equal a receive completed in this phase is taken as a copy
+ * of it (a tree broadcast that memcpy's what it received), unless every byte is the same.
+ * Cost per send of n bytes: O(log e + n) for e ranges held, plus, only when bytes differ,
+ * O(c * k * n) for k candidate receives (at most REC_CANDIDATES) and c type/op pairs. */
+#include <Judy.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record/record.h"
+
+enum { REC_CANDIDATES = 64, ARENA_CHUNK = 1 << 22, MAX_INSERT = REC_SEQ_STEP / 2 - 1, MAX_BEFORE = REC_SEQ_STEP / 4 - 1 };
+
+typedef struct {
+  uint64_t start, len;
+  const uint8_t *content;  /* NULL: over budget, only `hash` of the whole entry is known */
+  uint64_t hash;           /* of the bytes when the entry was made (whole entry) */
+  uint64_t seq;            /* when the recording last saw these bytes */
+  uint8_t from_recv;       /* a receive wrote them (else a send read them) */
+} entry;
+
+typedef struct {
+  uint64_t addr, len, hash;
+  const uint8_t *content;
+  int32_t point;           /* its completion point (index into points) */
+} candidate;
+
+typedef struct { uint64_t seq; uint32_t used; } point;
+
+typedef struct chunk { struct chunk *next; size_t used, cap; uint8_t data[]; } chunk;
+
+struct rec_shadow {
+  Pvoid_t map;             /* JudyL: entry start -> index + 1 */
+  entry *e; int64_t ne, ecap;
+  int64_t *freed; int64_t nfreed, freedcap;
+  candidate *c; int64_t nc, ccap;
+  point *p; int64_t np, pcap;
+  chunk *arena; uint64_t arena_bytes, budget;
+  uint8_t *acc; uint64_t acccap;   /* fold accumulator */
+  uint64_t opaque_next;
+  uint64_t counts[3];
+};
+
+static int grow(void **a, int64_t *cap, int64_t need, size_t size) {
+  if (need <= *cap) return 0;
+  int64_t n = *cap ? *cap * 2 : 64;
+  while (n < need) n *= 2;
+  void *q = realloc(*a, (size_t)n * size);
+  if (!q) return -1;
+  *a = q;
+  *cap = n;
+  return 0;
+}
+
+static uint64_t hash_bytes(const uint8_t *b, uint64_t n) {
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+  uint64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, b + i, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+  }
+  for (; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+  return h ^ (h >> 29);
+}
+
+rec_shadow *rec_shadow_new(uint64_t budget) {
+  rec_shadow *sh = calloc(1, sizeof *sh);
+  if (sh) sh->budget = budget;
+  return sh;
+}
+
+void rec_shadow_reset(rec_shadow *sh) {
+  Word_t bytes;
+  JLFA(bytes, sh->map);
+  (void)bytes;
+  while (sh->arena) {
+    chunk *n = sh->arena->next;
+    free(sh->arena);
+    sh->arena = n;
+  }
+  sh->ne = sh->nfreed = sh->nc = sh->np = 0;
+  sh->arena_bytes = 0;
+  sh->opaque_next = 0;
+}
+
+void rec_shadow_free(rec_shadow *sh) {
+  if (!sh) return;
+  rec_shadow_reset(sh);
+  free(sh->e);
+  free(sh->freed);
+  free(sh->c);
+  free(sh->p);
+  free(sh->acc);
+  free(sh);
+}
+
+void rec_shadow_counts(const rec_shadow *sh, uint64_t counts[3]) { memcpy(counts, sh->counts, sizeof sh->counts); }
+
+/* A copy of n bytes at addr in the arena, or NULL over budget (or out of memory). */
+static const uint8_t *keep(rec_shadow *sh, uint64_t addr, uint64_t n) {
+  if (n == 0 || sh->arena_bytes + n > sh->budget) return NULL;
+  if (!sh->arena || sh->arena->cap - sh->arena->used < n) {
+    size_t cap = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+    chunk *c = malloc(sizeof *c + cap);
+    if (!c) return NULL;
+    c->next = sh->arena;
+    c->used = 0;
+    c->cap = cap;
+    sh->arena = c;
+  }
+  uint8_t *d = sh->arena->data + sh->arena->used;
+  memcpy(d, (const void *)(uintptr_t)addr, n);
+  sh->arena->used += n;
+  sh->arena_bytes += n;
+  return d;
+}
+
+/* ---- the interval map ---- */
+
+static void drop_entry(rec_shadow *sh, int64_t i) {
+  int rc;
+  JLD(rc, sh->map, (Word_t)sh->e[i].start);
+  (void)rc;
+  if (grow((void **)&sh->freed, &sh->freedcap, sh->nfreed + 1, sizeof *sh->freed) == 0) sh->freed[sh->nfreed++] = i;
+}
+
+static void put_entry(rec_shadow *sh, entry x) {
+  int64_t i;
+  if (sh->nfreed) i = sh->freed[--sh->nfreed];
+  else if (grow((void **)&sh->e, &sh->ecap, sh->ne + 1, sizeof *sh->e)) return;
+  else i = sh->ne++;
+  sh->e[i] = x;
+  Word_t *v;
+  JLI(v, sh->map, (Word_t)x.start);
+  if (v) *v = (Word_t)i + 1;
+}
+
+/* The first entry that may overlap [a, ...): the one starting at or before a, else the next. */
+static int64_t first_overlap(rec_shadow *sh, uint64_t a) {
+  Word_t k = (Word_t)a, *v;
+  JLL(v, sh->map, k);
+  if (v && sh->e[*v - 1].start + sh->e[*v - 1].len > a) return (int64_t)*v - 1;
+  k = (Word_t)a;
+  JLF(v, sh->map, k);
+  if (v && k == (Word_t)a) return (int64_t)*v - 1;
+  JLN(v, sh->map, k);
+  return v ? (int64_t)*v - 1 : -1;
+}
+
+static int64_t next_entry(rec_shadow *sh, int64_t i) {
+  Word_t k = (Word_t)sh->e[i].start, *v;
+  JLN(v, sh->map, k);
+  return v ? (int64_t)*v - 1 : -1;
+}
+
+/* Removes [a, a+n) from the map, trimming entries that stick out. */
+static void clear_range(rec_shadow *sh, uint64_t a, uint64_t n) {
+  uint64_t end = a + n;
+  int64_t i = first_overlap(sh, a);
+  while (i >= 0 && sh->e[i].start < end) {
+    int64_t next = next_entry(sh, i);
+    entry x = sh->e[i];
+    drop_entry(sh, i);
+    if (x.start < a) {   /* the part before stays */
+      entry l = x;
+      l.len = a - x.start;
+      l.hash = 0;
+      put_entry(sh, l);
+    }
+    if (x.start + x.len > end) {   /* the part after stays */
+      entry r = x;
+      r.hash = 0;
+      r.start = end;
+      r.len = x.start + x.len - end;
+      r.content = x.content ? x.content + (end - x.start) : NULL;
+      put_entry(sh, r);
+    }
+    if (x.start < a && x.start + x.len > end) break;
+    i = next;
+  }
+}
+
+static void note(rec_shadow *sh, uint64_t a, uint64_t n, uint64_t seq, int from_recv) {
+  if (n == 0) return;
+  clear_range(sh, a, n);
+  const uint8_t *c = keep(sh, a, n);
+  entry x = {a, n, c, c ? 0 : hash_bytes((const uint8_t *)(uintptr_t)a, n), seq, (uint8_t)from_recv};
+  put_entry(sh, x);
+}
+
+/* ---- inference ---- */
+
+typedef struct { const char *type; int size; const char *op; } combo;
+static const combo combos[] = {
+  {"int32", 4, "sum"}, {"int64", 8, "sum"}, {"double", 8, "sum"}, {"float", 4, "sum"},
+  {"int32", 4, "max"}, {"int64", 8, "max"}, {"double", 8, "max"}, {"float", 4, "max"},
+  {"int32", 4, "min"}, {"int64", 8, "min"}, {"double", 8, "min"}, {"float", 4, "min"},
+  {"uint32", 4, "max"}, {"uint64", 8, "max"}, {"uint32", 4, "min"}, {"uint64", 8, "min"},
+  {"int32", 4, "prod"}, {"int64", 8, "prod"}, {"double", 8, "prod"}, {"float", 4, "prod"},
+  {"uint8", 1, "bxor"}, {"uint8", 1, "bor"}, {"uint8", 1, "band"},
+};
+#define NCOMBOS (sizeof combos / sizeof *combos)
+
+#define FOLD(T, EXPR)                                                  \
+  for (uint64_t i = 0; i < n; i += sizeof(T)) {                       \
+    T a, b;                                                           \
+    memcpy(&a, acc + i, sizeof a);                                    \
+    memcpy(&b, in + i, sizeof b);                                     \
+    a = (T)(EXPR);                                                    \
+    memcpy(acc + i, &a, sizeof a);                                    \
+  }
+#define FOLD_OPS(T)                                         \
+  if (op[0] == 's') { FOLD(T, a + b) }                      \
+  else if (op[0] == 'p') { FOLD(T, a * b) }                 \
+  else if (op[1] == 'a') { FOLD(T, a > b ? a : b) }         \
+  else { FOLD(T, a < b ? a : b) }
+
+/* acc = acc OP in, elementwise. Integer sums and products wrap, as MPI's do. */
+static void fold(const combo *c, uint8_t *acc, const uint8_t *in, uint64_t n) {
+  const char *t = c->type, *op = c->op;
+  if (t[0] == 'u' && t[4] == '8') {
+    for (uint64_t i = 0; i < n; i++)
+      acc[i] = op[1] == 'x' ? acc[i] ^ in[i] : op[1] == 'o' ? acc[i] | in[i] : acc[i] & in[i];
+  } else if (!strcmp(t, "int32")) {
+    if (op[0] == 's') { FOLD(uint32_t, a + b) }
+    else if (op[0] == 'p') { FOLD(uint32_t, a * b) }
+    else { FOLD_OPS(int32_t) }
+  } else if (!strcmp(t, "int64")) {
+    if (op[0] == 's') { FOLD(uint64_t, a + b) }
+    else if (op[0] == 'p') { FOLD(uint64_t, a * b) }
+    else { FOLD_OPS(int64_t) }
+  } else if (!strcmp(t, "uint32")) { FOLD_OPS(uint32_t) }
+  else if (!strcmp(t, "uint64")) { FOLD_OPS(uint64_t) }
+  else if (!strcmp(t, "float")) { FOLD_OPS(float) }
+  else { FOLD_OPS(double) }
+}
+
+static uint64_t insert_seq(rec_shadow *sh, int32_t pt) {
+  return sh->p[pt].seq + ++sh->p[pt].used;
+}
+
+/* Candidates: receives of n bytes completed after position `after`, oldest first. */
+static int64_t candidates(rec_shadow *sh, uint64_t after, uint64_t n, int64_t *out) {
+  int64_t k = 0;
+  for (int64_t i = sh->nc - 1; i >= 0 && k < REC_CANDIDATES; i--) {
+    candidate *c = &sh->c[i];
+    if (sh->p[c->point].seq <= after) break;
+    if (c->len == n && c->content) out[k++] = i;
+  }
+  for (int64_t i = 0; i < k / 2; i++) {
+    int64_t t = out[i];
+    out[i] = out[k - 1 - i];
+    out[k - 1 - i] = t;
+  }
+  return k;
+}
+
+static int room(rec_shadow *sh, const int64_t *set, int64_t k) {
+  for (int64_t i = 0; i < k; i++)
+    if (sh->p[sh->c[set[i]].point].used + 1 > MAX_INSERT) return 0;
+  return 1;
+}
+
+/* Does `cur` equal `old` folded with the candidates of `set`? Emits the reductions if so. */
+static int try_fold(rec_shadow *sh, uint64_t addr, const uint8_t *old, const uint8_t *cur, uint64_t n,
+                    const int64_t *set, int64_t k, rec_fix_fn fix, void *ctx) {
+  if (!room(sh, set, k)) return 0;
+  for (size_t j = 0; j < NCOMBOS; j++) {
+    const combo *c = &combos[j];
+    if (n % (uint64_t)c->size) continue;
+    memcpy(sh->acc, old, n);
+    for (int64_t i = 0; i < k; i++) fold(c, sh->acc, sh->c[set[i]].content, n);
+    if (memcmp(sh->acc, cur, n) != 0) continue;
+    for (int64_t i = 0; i < k; i++) {
+      candidate *r = &sh->c[set[i]];
+      rec_fix f = {REC_FIX_REDUCE, insert_seq(sh, r->point), addr, n, r->addr, c->type, c->op, n / (uint64_t)c->size};
+      fix(ctx, &f);
+    }
+    sh->counts[REC_FIX_REDUCE] += (uint64_t)k;
+    return 1;
+  }
+  return 0;
+}
+
+static int try_copy(rec_shadow *sh, uint64_t addr, const uint8_t *cur, uint64_t n, const int64_t *cand, int64_t k,
+                    rec_fix_fn fix, void *ctx) {
+  uint64_t h = hash_bytes(cur, n);
+  for (int64_t i = k - 1; i >= 0; i--) {
+    candidate *r = &sh->c[cand[i]];
+    if (r->hash != h || memcmp(r->content, cur, n) != 0 || !room(sh, &cand[i], 1)) continue;
+    rec_fix f = {REC_FIX_COPY, insert_seq(sh, r->point), addr, n, r->addr, NULL, NULL, 0};
+    fix(ctx, &f);
+    sh->counts[REC_FIX_COPY]++;
+    return 1;
+  }
+  return 0;
+}
+
+/* The bytes at [addr, addr+n) differ from `old` (NULL: unknown), recorded at `after`. */
+static int explain(rec_shadow *sh, uint64_t addr, uint64_t n, const uint8_t *old, uint64_t after,
+                   rec_fix_fn fix, void *ctx) {
+  int64_t cand[REC_CANDIDATES];
+  int64_t k = candidates(sh, after, n, cand);
+  if (k == 0) return 0;
+  const uint8_t *cur = (const uint8_t *)(uintptr_t)addr;
+  if (try_copy(sh, addr, cur, n, cand, k, fix, ctx)) return 1;
+  if (!old) return 0;
+  if ((uint64_t)sh->acccap < n) {
+    uint8_t *a = realloc(sh->acc, n);
+    if (!a) return 0;
+    sh->acc = a;
+    sh->acccap = n;
+  }
+  if (try_fold(sh, addr, old, cur, n, cand, k, fix, ctx)) return 1;
+  /* receives into one buffer (a root folding what arrives in its temporary), then one alone */
+  int64_t same[REC_CANDIDATES];
+  for (int64_t i = 0; i < k; i++) {
+    int64_t m = 0;
+    for (int64_t j = 0; j < k; j++)
+      if (sh->c[cand[j]].addr == sh->c[cand[i]].addr) same[m++] = cand[j];
+    if (m > 1 && m < k && same[0] == cand[i] && try_fold(sh, addr, old, cur, n, same, m, fix, ctx)) return 1;
+  }
+  for (int64_t i = k - 1; i >= 0; i--)
+    if (k > 1 && try_fold(sh, addr, old, cur, n, &cand[i], 1, fix, ctx)) return 1;
+  return 0;
+}
+
+static void opaque(rec_shadow *sh, uint64_t addr, uint64_t n, uint64_t seq, int *k, rec_fix_fn fix, void *ctx) {
+  rec_fix f = {REC_FIX_OPAQUE, seq - REC_SEQ_STEP / 2 + (uint64_t)++*k, addr, n,
+               REC_OPAQUE_BASE + sh->opaque_next, NULL, NULL, 0};
+  sh->opaque_next += (n + 63) & ~63ull;
+  sh->counts[REC_FIX_OPAQUE]++;
+  fix(ctx, &f);
+}
+
+static int all_same(const uint8_t *b, uint64_t n) {
+  for (uint64_t i = 1; i < n; i++)
+    if (b[i] != b[0]) return 0;
+  return 1;
+}
+
+void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, rec_fix_fn fix, void *ctx) {
+  if (len == 0) return;
+  const uint8_t *cur = (const uint8_t *)(uintptr_t)addr;
+  int before = 0;
+  int64_t i = first_overlap(sh, addr);
+  if ((i < 0 || sh->e[i].start >= addr + len) && !all_same(cur, len))
+    explain(sh, addr, len, NULL, 0, fix, ctx);   /* never seen: a copy of a receive? */
+  for (; i >= 0 && sh->e[i].start < addr + len; i = next_entry(sh, i)) {
+    entry *x = &sh->e[i];
+    uint64_t a = x->start > addr ? x->start : addr;
+    uint64_t b = x->start + x->len < addr + len ? x->start + x->len : addr + len;
+    const uint8_t *old = x->content ? x->content + (a - x->start) : NULL;
+    int same = old ? memcmp(old, cur + (a - addr), b - a) == 0
+                   : (x->hash && a == x->start && b - a == x->len) ? hash_bytes(cur + (a - addr), b - a) == x->hash
+                   : !x->from_recv;   /* what a send read and nothing records since: the rank's own */
+    if (same || explain(sh, a, b - a, old, x->seq, fix, ctx)) continue;
+    if (before == MAX_BEFORE - 1) {   /* no room for more: one opaque write covers the rest */
+      opaque(sh, a, addr + len - a, seq, &before, fix, ctx);
+      break;
+    }
+    opaque(sh, a, b - a, seq, &before, fix, ctx);
+  }
+  note(sh, addr, len, seq, 0);
+}
+
+/* The completion point at `done` (the latest, as completions come in order); -1 no memory. */
+static int64_t point_at(rec_shadow *sh, uint64_t done) {
+  if (!sh->np || sh->p[sh->np - 1].seq != done) {
+    if (grow((void **)&sh->p, &sh->pcap, sh->np + 1, sizeof *sh->p)) return -1;
+    sh->p[sh->np++] = (point){done, 0};
+  }
+  return sh->np - 1;
+}
+
+uint64_t rec_shadow_reserve(rec_shadow *sh, uint64_t done, uint32_t n) {
+  int64_t pt = point_at(sh, done);
+  if (pt < 0 || sh->p[pt].used + n > MAX_INSERT) return 0;
+  uint64_t first = sh->p[pt].seq + sh->p[pt].used + 1;
+  sh->p[pt].used += n;
+  return first;
+}
+
+void rec_shadow_recv(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t done) {
+  if (len == 0 || point_at(sh, done) < 0) return;
+  note(sh, addr, len, done, 1);
+  if (grow((void **)&sh->c, &sh->ccap, sh->nc + 1, sizeof *sh->c)) return;
+  int64_t i = first_overlap(sh, addr);
+  const uint8_t *content = i >= 0 && sh->e[i].start == addr ? sh->e[i].content : NULL;
+  sh->c[sh->nc++] = (candidate){addr, len, content ? hash_bytes(content, len) : 0, content, (int32_t)(sh->np - 1)};
+}

@@ -1,0 +1,170 @@
+/* cdag — tools/cmd_record.c: `cdag record [-o DIR] -- COMMAND [ARGS...]` and
+ * `cdag record --merge DIR`.
+ *
+ * Runs COMMAND (typically `mpiexec -n P ./app`) with libcdag-record preloaded into every
+ * process it starts (LD_PRELOAD, which mpiexec passes on), so each MPI process writes its
+ * part to DIR; then merges the parts into DIR/phase-NNNN.cdag and DIR/index.json
+ * (src/record/record.h) and checks that every phase file loads and its messages match.
+ * `--merge DIR` only merges (for programs linked with -lcdag-record, run without this
+ * command). The library is found beside this program, in ../lib, in the install's library
+ * directory, or at $CDAG_RECORD_LIB.
+ * Exit status: the command's own when it failed (the recording is still merged), 1 when
+ * nothing usable was recorded or a phase does not load, 2 usage, else 0. */
+#define _DEFAULT_SOURCE   /* realpath */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "ir/format.h"
+#include "ir/ir.h"
+#include "match/match.h"
+#include "record/record.h"
+
+#ifndef CDAG_RECORD_LIBDIR
+#define CDAG_RECORD_LIBDIR "lib"
+#endif
+#define RECORD_LIB "libcdag-record.so"
+
+static int readable(const char *path) { return access(path, R_OK) == 0; }
+
+/* Where libcdag-record.so is, into buf; 0 if nowhere. */
+static int find_library(char *buf, size_t size) {
+  const char *env = getenv("CDAG_RECORD_LIB");
+  if (env && *env) {
+    snprintf(buf, size, "%s", env);
+    return readable(buf);
+  }
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return 0;
+  exe[n] = 0;
+  char *slash = strrchr(exe, '/');
+  if (slash) *slash = 0;
+  const char *places[] = {"", "/../lib", "/../" CDAG_RECORD_LIBDIR};
+  for (size_t i = 0; i < sizeof places / sizeof *places; i++) {
+    if (snprintf(buf, size, "%s%s/" RECORD_LIB, exe, places[i]) < (int)size && readable(buf)) return 1;
+  }
+  return 0;
+}
+
+/* Removes what an earlier recording left in dir, so phases of two runs never mix. */
+static int clear_dir(const char *dir) {
+  if (mkdir(dir, 0777) && errno != EEXIST) {
+    fprintf(stderr, "cdag record: cannot create %s: %s\n", dir, strerror(errno));
+    return -1;
+  }
+  DIR *d = opendir(dir);
+  if (!d) {
+    fprintf(stderr, "cdag record: cannot open %s: %s\n", dir, strerror(errno));
+    return -1;
+  }
+  char path[PATH_MAX];
+  for (struct dirent *e; (e = readdir(d));) {
+    const char *s = e->d_name;
+    size_t len = strlen(s);
+    int ours = (!strncmp(s, "rank-", 5) && len > 5 && !strcmp(s + len - 5, ".part")) ||
+               (!strncmp(s, "phase-", 6) && len > 5 && !strcmp(s + len - 5, ".cdag")) || !strcmp(s, "index.json");
+    if (ours && snprintf(path, sizeof path, "%s/%s", dir, s) < (int)sizeof path) unlink(path);
+  }
+  closedir(d);
+  return 0;
+}
+
+static int run_command(char **argv, const char *lib, const char *dir) {
+  char abs[PATH_MAX], preload[2 * PATH_MAX];
+  if (!realpath(dir, abs)) snprintf(abs, sizeof abs, "%s", dir);
+  const char *old = getenv("LD_PRELOAD");
+  snprintf(preload, sizeof preload, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
+  pid_t pid = fork();
+  if (pid < 0) {
+    fprintf(stderr, "cdag record: fork: %s\n", strerror(errno));
+    return -1;
+  }
+  if (pid == 0) {
+    setenv("CDAG_RECORD_DIR", abs, 1);
+    setenv("LD_PRELOAD", preload, 1);
+    execvp(argv[0], argv);
+    fprintf(stderr, "cdag record: cannot run %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  if (WIFSIGNALED(status)) {
+    fprintf(stderr, "cdag record: %s was killed by signal %d\n", argv[0], WTERMSIG(status));
+    return 128 + WTERMSIG(status);
+  }
+  return WEXITSTATUS(status);
+}
+
+/* Every phase file must load and match: a recording cdag cannot read is a recorder bug. */
+static int check_phases(const char *dir, int nphases) {
+  int bad = 0;
+  for (int p = 0; p < nphases; p++) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/phase-%04d.cdag", dir, p);
+    cdag_graph *g = NULL;
+    int rc = cmd_load_rc(path, IR_GOAL_FOLLOW, &g);
+    match_result m = {0};
+    if (!rc) rc = match_run(g, &m);
+    if (rc) {
+      fprintf(stderr, "cdag record: %s does not load: %s: %s\n", path, cdag_strerror(rc), cdag_error_message());
+      bad = 1;
+    }
+    match_free(&m);
+    ir_graph_free(g);
+  }
+  return bad;
+}
+
+static void join_command(char **argv, char *buf, size_t size) {
+  size_t n = 0;
+  buf[0] = 0;
+  for (int i = 0; argv[i] && n < size; i++) n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? " " : "", argv[i]);
+}
+
+static int merge_and_say(const char *dir, const char *command) {
+  rec_summary sum;
+  int rc = rec_merge(dir, command, stderr, &sum);
+  if (rc) return cmd_fail("record", rc);
+  printf("recorded %d processes: %d phase%s, %llu operations, in %s/\n", sum.nprocs, sum.nphases,
+         sum.nphases == 1 ? "" : "s", (unsigned long long)sum.ops, dir);
+  for (int p = 0; p < sum.nphases; p++) printf("  %s/phase-%04d.cdag\n", dir, p);
+  if (sum.unreceived) printf("sends nobody received (left out): %llu\n", (unsigned long long)sum.unreceived);
+  if (sum.unsent) printf("receives whose send is outside the phase (opaque writes): %llu\n", (unsigned long long)sum.unsent);
+  if (!sum.complete) printf("incomplete: not every process reached MPI_Finalize\n");
+  printf("calls and what was not recorded: %s/index.json\n", dir);
+  return check_phases(dir, sum.nphases);
+}
+
+int cmd_record(int argc, char **argv) {
+  const char *dir = "cdag-recording";
+  if (argc == 2 && !strcmp(argv[0], "--merge")) return merge_and_say(argv[1], NULL);
+  int i = 0;
+  if (i + 1 < argc && !strcmp(argv[i], "-o")) {
+    dir = argv[i + 1];
+    i += 2;
+  }
+  if (i < argc && !strcmp(argv[i], "--")) i++;
+  if (i >= argc || argv[i][0] == '-') return cmd_usage("record");
+  char lib[PATH_MAX];
+  if (!find_library(lib, sizeof lib)) {
+    fprintf(stderr, "cdag record: " RECORD_LIB " not found beside cdag, in ../lib or at $CDAG_RECORD_LIB\n");
+    return 1;
+  }
+  if (clear_dir(dir)) return 1;
+  fflush(stdout);
+  int status = run_command(argv + i, lib, dir);
+  if (status < 0) return 1;
+  char command[4096];
+  join_command(argv + i, command, sizeof command);
+  if (status) fprintf(stderr, "cdag record: the command exited with status %d; merging what was recorded\n", status);
+  int bad = merge_and_say(dir, command);
+  return status ? status : bad;
+}
