@@ -104,6 +104,39 @@ CDAG_API int cdag_depend(cdag_graph *g, cdag_op before, cdag_op after);  /* CDAG
 CDAG_API int cdag_label(cdag_graph *g, cdag_op op, const char *label);
 CDAG_API int cdag_graph_free(cdag_graph **g);       /* DESTRUCTOR: sets *g = NULL; NULL is fine */
 
+/* (cdag addition) M:N block-cyclic redistribution (ScaLAPACK's layout, docs/semantics.md).
+   An M x N matrix of elem_bytes-byte elements is cut into MB x NB blocks dealt cyclically
+   over a PR x PC process grid: block (I, J) lives on grid process (I mod PR, J mod PC), whose
+   rank is first + row * PC + col (row-major). Each process keeps its blocks in a local
+   column-major array: local rows LOCr = the rows of the blocks it holds, element (i, j) of
+   the local array at byte (j * lld + i) * elem_bytes, with lld = LOCr when the field is 0. */
+typedef struct {
+  int64_t m, n;            /* global rows and columns, >= 1 */
+  int64_t mb, nb;          /* rows and columns of a block, >= 1 */
+  int     pr, pc;          /* process grid rows and columns, >= 1 */
+  int     first;           /* rank of grid process (0, 0), >= 0; the grid's ranks are
+                              first .. first + PR * PC - 1 */
+  int64_t lld;             /* leading dimension of every local array in elements; 0: each
+                              process's own local row count (>= it otherwise) */
+} cdag_layout;
+/* The tag of the messages cdag_redistribute adds (within MPI's smallest MPI_TAG_UB). */
+#define CDAG_REDISTRIBUTE_TAG 32767
+/* (cdag addition) Adds this process's part of moving the matrix from layout `from` (its
+   local array at src) to layout `to` (its local array at dst): sends of the blocks' pieces
+   other processes own in `to`, receives of the pieces it owns in `to`, and local copies of
+   those it owns in both. Every process of the graph's communicator that is in either grid
+   calls it, with the same layouts; the grids may differ in blocks and shape and may overlap
+   or share processes (M:N). src is read only on processes of `from`, dst written only on
+   processes of `to` (NULL elsewhere is fine); the two arrays must not overlap. Cost: one
+   operation per contiguous piece (a column's run of rows common to a source and a
+   destination block, merged where both sides are contiguous); building them is linear in
+   that count, with no per-element work. CDAG_ERR_ARG for a bad layout (a zero size, a grid
+   larger than the communicator, sizes that differ between from and to, lld too small),
+   elem_bytes 0 (or above 2^20), overlapping arrays, or a NULL array on a process that holds
+   part of the matrix. */
+CDAG_API int cdag_redistribute(cdag_graph *g, const cdag_layout *from, const void *src, const cdag_layout *to,
+                               void *dst, size_t elem_bytes);
+
 /* One-sided (PGAS) accesses, docs/semantics.md. cdag_segment registers bytes other ranks may
    get from and put to; it is local, and its k-th call on every rank returns k (segment k may
    have another size on each rank). cdag_get reads `bytes` at offset of segment seg of rank
@@ -184,6 +217,10 @@ CDAG_API int cdag_rank_get(cdag_graph *g, int rank, uint64_t dst, uint64_t bytes
 CDAG_API int cdag_rank_put(cdag_graph *g, int rank, uint64_t src, uint64_t bytes, int target, uint64_t target_addr,
                            cdag_op *op);
 CDAG_API int cdag_rank_fence(cdag_graph *g, int rank);
+/* (cdag addition) cdag_redistribute's part of one rank of a global graph: src and dst are
+   addresses of that rank's local arrays (ignored where the rank is not in the grid). */
+CDAG_API int cdag_rank_redistribute(cdag_graph *g, int rank, const cdag_layout *from, uint64_t src,
+                                    const cdag_layout *to, uint64_t dst, size_t elem_bytes);
 /* cdag_depend works on global graphs too (both ops must belong to the same rank). */
 
 CDAG_API int cdag_graph_load(const char *path, cdag_graph **g);          /* docs/format.md; "-" = stdin */

@@ -29,8 +29,10 @@ static const cmd_info commands[] = {
   {"record", cmd_record, "[-o DIR] -- COMMAND [ARGS...] | --merge DIR",
    "run COMMAND (e.g. mpiexec -n 4 ./app) with every MPI process recorded; write DIR/phase-NNNN.cdag (one graph "
    "file per phase) and DIR/index.json (default DIR: cdag-recording)"},
-  {"gen", cmd_gen, "lu25d|cholesky25d --n N --p P [--c C] [--v V] [-o FILE]",
-   "write the graph of a known workload (2.5D LU or Cholesky: its communication, with the lower bound)"},
+  {"gen", cmd_gen, "lu25d|cholesky25d --n N --p P [--c C] [--v V] [-o FILE] | redistribute --shape MxN --elem BYTES "
+   "--from MBxNB@PRxPC[+FIRST] --to MBxNB@PRxPC[+FIRST] [-o FILE]",
+   "write the graph of a known workload (2.5D LU or Cholesky: its communication, with the lower bound; an M:N "
+   "block-cyclic redistribution)"},
 };
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 

@@ -29,6 +29,8 @@ int cmd_gen(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 /* Generators (`cdag gen NAME ...`): gen_factor.c writes lu25d (cholesky = 0) and cholesky25d. */
 int gen_factor(const char *name, int cholesky, int argc, char **argv);
+/* gen_redistribute.c: one M:N block-cyclic redistribution. */
+int gen_redistribute(int argc, char **argv);
 
 /* Shared helpers (tools/cdag.c). */
 int cmd_fail(const char *cmd, int rc);                     /* prints the error, returns 1 */

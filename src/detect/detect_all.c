@@ -39,6 +39,8 @@ typedef struct {
   int64_t lstartcap;
   const int64_t *all;  /* regular pass: the candidates sorted by (size, pair, offsets) */
   int64_t nall;
+  const int64_t *pairs; /* vector pass: every candidate sorted by (pair, offsets) */
+  int64_t npairs;
 } uf_state;
 
 static int32_t uf_find(uf_state *u, int32_t r) {
@@ -189,6 +191,38 @@ static int repair_allgather(const det_state *st, const uf_state *u, int64_t *t, 
   return ok;
 }
 
+/* An alltoallv moves whole pairs: each pair's unused tuples of u->pairs (a pair whose data
+   lies in several pieces, as when a block-cyclic matrix changes layout, sends them all in
+   its slot, in offset order), from the representatives t[0..n) (one per pair, sorted by
+   pair). *out (allocated) gets them sorted by pair. O(n log N + tuples taken). */
+static int whole_pairs(const det_state *st, const uf_state *u, const int64_t *t, int64_t n, int64_t **out,
+                       int64_t *nout) {
+  const df_xfer *x = st->sst->xfers;
+  int64_t cap = n, m = 0, *v = malloc((size_t)(cap ? cap : 1) * sizeof *v);
+  if (!v) return CDAG_NOMEM("detection");
+  for (int64_t i = 0; i < n; i++) {
+    int32_t s = x[t[i]].src, d = x[t[i]].dst;
+    int64_t lo = 0, hi = u->npairs;
+    while (lo < hi) { /* first tuple of the pair (s, d) */
+      int64_t mid = lo + (hi - lo) / 2;
+      const df_xfer *e = &x[u->pairs[mid]];
+      if (e->src < s || (e->src == s && e->dst < d)) lo = mid + 1;
+      else hi = mid;
+    }
+    for (; lo < u->npairs && x[u->pairs[lo]].src == s && x[u->pairs[lo]].dst == d; lo++) {
+      if (st->xused[u->pairs[lo]]) continue;
+      if (m == cap && ir_resize((void **)&v, m, cap = ir_grown_cap(cap, 1), sizeof *v, "detection")) {
+        free(v);
+        return CDAG_ERR_NOMEM;
+      }
+      v[m++] = u->pairs[lo];
+    }
+  }
+  *out = v;
+  *nout = m;
+  return CDAG_OK;
+}
+
 static int32_t member_at(const int32_t *m, int32_t n, int32_t rank) {
   const int32_t *x = bsearch(&rank, m, (size_t)n, sizeof *m, int32_cmp);
   return x ? (int32_t)(x - m) : -1;
@@ -298,7 +332,14 @@ static int test_components(det_state *st, uf_state *u, int64_t *t, int64_t n, in
     if (det_group_ok(st, m) && (complete || (vector && density >= st->opts.density))) {
       int ag = one_block_per_source(x, t + i, j - i) || (!vector && repair_allgather(st, u, t + i, j - i));
       det_kind k = vector ? (ag ? DET_ALLGATHERV : DET_ALLTOALLV) : (ag ? DET_ALLGATHER : DET_ALLTOALL);
-      rc = add_all(st, u, k, m, t + i, j - i);
+      if (k == DET_ALLTOALLV && u->pairs) {
+        int64_t *w = NULL, nw = 0;
+        rc = whole_pairs(st, u, t + i, j - i, &w, &nw);
+        if (rc == CDAG_OK) rc = add_all(st, u, k, m, w, nw);
+        free(w);
+      } else {
+        rc = add_all(st, u, k, m, t + i, j - i);
+      }
     } else if (vector && m >= 3 && density >= 0.5 && det_group_ok(st, m)) {
       char rb[128];
       rc = det_note(st, "all-to-all pattern on %s incomplete: %lld of %.0f pairs, density %.2f < %.2f "
@@ -383,7 +424,8 @@ static int regular_pass(det_state *st, uf_state *u, int64_t *t, int64_t *g, uint
   return rc;
 }
 
-/* Vector pass: the first tuple of every remaining pair, any size. */
+/* Vector pass: the first tuple of every remaining pair, any size, decides the groups; an
+   alltoallv then takes all of its pairs' tuples. */
 static int vector_pass(det_state *st, uf_state *u, int64_t *t, uint8_t *seen) {
   const df_xfer *x = st->sst->xfers;
   int64_t n = det_candidates(st, t), m = 0;
@@ -394,10 +436,16 @@ static int vector_pass(det_state *st, uf_state *u, int64_t *t, uint8_t *seen) {
   for (int64_t i = 0; i < u->ntouched; i++) u->parent[u->touched[i]] = -1;
   if (!any) return CDAG_OK;
   int rc = sort_pair(x, t, n);
-  if (rc != CDAG_OK) return rc;
+  int64_t *all = rc == CDAG_OK ? malloc((size_t)n * sizeof *all) : NULL;
+  if (rc != CDAG_OK || !all) return rc != CDAG_OK ? rc : CDAG_NOMEM("detection");
+  memcpy(all, t, (size_t)n * sizeof *all);
   for (int64_t i = 0; i < n; i++)
     if (i == 0 || x[t[i]].src != x[t[i - 1]].src || x[t[i]].dst != x[t[i - 1]].dst) t[m++] = t[i];
-  return test_components(st, u, t, m, 1, seen);
+  u->pairs = all, u->npairs = n;
+  rc = test_components(st, u, t, m, 1, seen);
+  u->pairs = NULL, u->npairs = 0;
+  free(all);
+  return rc;
 }
 
 int det_all_collectives(det_state *st) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "exec/mpi/graph_mpi.h"
+#include "ir/redistribute.h"
 
 /* Memory cdag allocates for a graph (the packing buffers of typed sends and receives). A
    schedule compiled from the graph may run on it (graph mode), so both hold a reference and
@@ -210,4 +211,13 @@ int cdag_scratch(cdag_graph *g, void *buf, size_t bytes) {
   if (rc) return rc;
   if (!buf && bytes) return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_scratch of NULL", g->myrank);
   return ir_add_scratch(g, g->myrank, (uint64_t)(uintptr_t)buf, bytes);
+}
+
+/* The operations come from src/ir (redistribute.c, shared with global graphs), which also
+   checks that a process holding elements of a grid has its array. */
+int cdag_redistribute(cdag_graph *g, const cdag_layout *from, const void *src, const cdag_layout *to, void *dst,
+                      size_t elem_bytes) {
+  int rc = exec_check_distributed(g, "cdag_redistribute");
+  return rc ? rc : ir_add_redistribute(g, "cdag_redistribute", g->myrank, from, (uint64_t)(uintptr_t)src, to,
+                                       (uint64_t)(uintptr_t)dst, elem_bytes);
 }

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# cdag tests — tests/cli/gen_redistribute.sh CDAG SOURCE_DIR: `cdag gen redistribute`.
+#
+# Generated graphs (a 2 x 2 grid to a 1 x 4 row; 3 : 5 overlapping groups; a padded-free
+# transpose-like 1 x 4 to 4 x 1) pass `cdag verify`; the analysis notes the incomplete
+# all-to-all under the default density and finds one alltoallv over the union of the
+# groups when --density admits it; bad shapes and layouts are usage or argument errors.
+set -u
+cdag=$1
+src=$2
+. "$src/tests/cli/lib/expect.sh"
+
+expect_status 0 "$cdag" gen redistribute --shape 32x32 --elem 8 --from 8x8@2x2 --to 4x4@1x4 -o "$tmp/a.cdag"
+expect_status 0 "$cdag" check "$tmp/a.cdag"
+expect_out "ok: 4 ranks, 224 ops (96 send, 96 recv, 0 reduce, 32 copy, 0 calc)"
+expect_status 0 "$cdag" verify "$tmp/a.cdag"
+expect_out "matches the graph on all 4 ranks"
+expect_status 0 "$cdag" analyze "$tmp/a.cdag"
+expect_out "6 of 12 pairs, density 0.50"
+expect_status 0 "$cdag" analyze --density=0.5 "$tmp/a.cdag"
+expect_out "alltoallv over all 4 ranks, 6144 B in total (96 transfers)"
+expect_out "residual: 32 transfers (2048 B)"
+expect_status 0 "$cdag" verify --density=0.5 "$tmp/a.cdag"
+expect_out "plan (1 collectives"
+# 3 ranks to 5, overlapping in ranks 1 and 2: 6 ranks, one alltoallv over all
+expect_status 0 "$cdag" gen redistribute --shape 30x30 --elem 8 --from 4x4@1x3 --to 3x3@1x5+1 -o "$tmp/b.cdag"
+expect_status 0 "$cdag" verify "$tmp/b.cdag"
+expect_out "matches the graph on all 6 ranks"
+expect_status 0 "$cdag" analyze --density=0.3 "$tmp/b.cdag"
+expect_out "alltoallv over all 6 ranks"
+expect_status 0 "$cdag" verify --density=0.3 "$tmp/b.cdag"
+expect_out "plan (1 collectives"
+# source at 0, destination at 2^40 on every rank
+expect_status 0 "$cdag" gen redistribute --shape 4x4 --elem 1 --from 4x4@1x1 --to 4x4@1x1+1
+expect_out "addr 0x10000000000"
+# errors
+expect_status 2 "$cdag" gen redistribute --shape 4x4 --elem 8 --from 2x2@2x2
+expect_status 2 "$cdag" gen redistribute --shape 4 --elem 8 --from 2x2@2x2 --to 2x2@1x1
+expect_status 2 "$cdag" gen redistribute --shape 4x4 --elem 8 --from 2x2@2x2+x --to 2x2@1x1
+expect_status 1 "$cdag" gen redistribute --shape 4x4 --elem 0 --from 2x2@2x2 --to 2x2@1x1
+expect_err "elem_bytes is 0"
+expect_status 1 "$cdag" gen redistribute --shape 0x4 --elem 8 --from 2x2@2x2 --to 2x2@1x1
+expect_err "M is 0"
+expect_status 1 "$cdag" gen redistribute --shape 4x4 --elem 8 --from 2x2@0x2 --to 2x2@1x1
+expect_err "PR is 0"
+finish
