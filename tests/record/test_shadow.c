@@ -1,0 +1,363 @@
+/* cdag tests — tests/record/test_shadow.c: the recorder's shadow (src/record/shadow.c).
+ *
+ * Hand-written cases: the rank's own bytes, real forwarding, computation the recording
+ * must call opaque, reductions and copies proven by content (one receive, several into one
+ * temporary, part of a buffer), the datatype hint, the budget. Then a randomized oracle
+ * written apart from the shadow: random programs of receives, invisible local computation
+ * (sums, maxima, xors, copies, overwrites) and sends over a memory of slots; the recorded
+ * events and the shadow's fixes, replayed in position order on a model memory, must give
+ * every byte each send sends, except bytes an opaque write covers. */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_main.h"
+
+#include "record/record.h"
+
+enum { MAXFIX = 64 };
+typedef struct { rec_fix f[MAXFIX]; int n; } fixes;
+
+static void collect(void *ctx, const rec_fix *f) {
+  fixes *x = ctx;
+  ck_assert_int_lt(x->n, MAXFIX);
+  x->f[x->n++] = *f;
+}
+
+#define A(p) ((uint64_t)(uintptr_t)(p))
+#define STEP REC_SEQ_STEP
+
+static void fill(void *p, size_t n, unsigned seed) {
+  for (size_t i = 0; i < n; i++) ((uint8_t *)p)[i] = (uint8_t)(seed * 31 + i * 7 + 1);
+}
+
+START_TEST(own_bytes_and_forwarding_need_nothing) {
+  rec_shadow *sh = rec_shadow_new(1 << 20);
+  uint8_t a[64], t[64];
+  fixes x = {.n = 0};
+  fill(a, sizeof a, 1);
+  rec_shadow_send(sh, A(a), sizeof a, 1 * STEP, collect, &x);   /* never seen: its own */
+  fill(t, sizeof t, 2);
+  rec_shadow_recv(sh, A(t), sizeof t, 2 * STEP, "uint8");
+  rec_shadow_send(sh, A(t), sizeof t, 3 * STEP, collect, &x);   /* forwarded unchanged */
+  rec_shadow_send(sh, A(a), 16, 4 * STEP, collect, &x);         /* part of what it sent */
+  ck_assert_int_eq(x.n, 0);
+  rec_shadow_free(sh);
+}
+END_TEST
+
+START_TEST(computation_is_opaque) {
+  rec_shadow *sh = rec_shadow_new(1 << 20);
+  uint8_t t[64];
+  fixes x = {.n = 0};
+  fill(t, sizeof t, 3);
+  rec_shadow_recv(sh, A(t), sizeof t, 1 * STEP, NULL);
+  t[10] ^= 1;   /* computed on */
+  rec_shadow_send(sh, A(t), sizeof t, 2 * STEP, collect, &x);
+  ck_assert_int_eq(x.n, 1);
+  ck_assert_int_eq(x.f[0].kind, REC_FIX_OPAQUE);
+  ck_assert_uint_eq(x.f[0].addr, A(t));
+  ck_assert_uint_eq(x.f[0].bytes, sizeof t);
+  ck_assert_uint_ge(x.f[0].src, REC_OPAQUE_BASE);
+  ck_assert(x.f[0].seq > 2 * STEP - STEP / 2 && x.f[0].seq < 2 * STEP - STEP / 4);
+  uint64_t c[3];
+  rec_shadow_counts(sh, c);
+  ck_assert_uint_eq(c[REC_FIX_OPAQUE], 1);
+  rec_shadow_free(sh);
+}
+END_TEST
+
+START_TEST(a_sum_is_proven) {
+  rec_shadow *sh = rec_shadow_new(1 << 20);
+  int32_t a[8], t[8];
+  fixes x = {.n = 0};
+  fill(a, sizeof a, 4);
+  fill(t, sizeof t, 5);
+  rec_shadow_send(sh, A(a), sizeof a, 1 * STEP, collect, &x);
+  rec_shadow_recv(sh, A(t), sizeof t, 2 * STEP, "int32");
+  for (int i = 0; i < 8; i++) a[i] = (int32_t)((uint32_t)a[i] + (uint32_t)t[i]);
+  rec_shadow_send(sh, A(a), sizeof a, 3 * STEP, collect, &x);
+  ck_assert_int_eq(x.n, 1);
+  ck_assert_int_eq(x.f[0].kind, REC_FIX_REDUCE);
+  ck_assert_str_eq(x.f[0].type, "int32");
+  ck_assert_str_eq(x.f[0].op, "sum");
+  ck_assert_uint_eq(x.f[0].count, 8);
+  ck_assert_uint_eq(x.f[0].src, A(t));
+  ck_assert_uint_eq(x.f[0].addr, A(a));
+  ck_assert_uint_eq(x.f[0].seq, 2 * STEP + 1);   /* right after the receive completed */
+  rec_shadow_free(sh);
+}
+END_TEST
+
+START_TEST(a_root_folds_its_temporary) {
+  rec_shadow *sh = rec_shadow_new(1 << 20);
+  double a[4], t[4];
+  fixes x = {.n = 0};
+  for (int i = 0; i < 4; i++) a[i] = i + 0.5;
+  rec_shadow_send(sh, A(a), sizeof a, 1 * STEP, collect, &x);
+  for (int k = 0; k < 3; k++) {   /* three contributions arrive in one temporary */
+    for (int i = 0; i < 4; i++) t[i] = k * 10.25 + i;
+    rec_shadow_recv(sh, A(t), sizeof t, (uint64_t)(2 + k) * STEP, "double");
+    for (int i = 0; i < 4; i++) a[i] += t[i];
+  }
+  rec_shadow_send(sh, A(a), sizeof a, 6 * STEP, collect, &x);
+  ck_assert_int_eq(x.n, 3);
+  for (int k = 0; k < 3; k++) {
+    ck_assert_int_eq(x.f[k].kind, REC_FIX_REDUCE);
+    ck_assert_str_eq(x.f[k].type, "double");
+    ck_assert_uint_eq(x.f[k].seq, (uint64_t)(2 + k) * STEP + 1);
+  }
+  rec_shadow_free(sh);
+}
+END_TEST
+
+START_TEST(part_of_a_reduced_buffer) {
+  rec_shadow *sh = rec_shadow_new(1 << 20);
+  int64_t a[8], t[8];
+  fixes x = {.n = 0};
+  for (int i = 0; i < 8; i++) a[i] = i % 2 ? -3 : 10, t[i] = i % 2 ? 7 : -1;   /* each wins half */
+  rec_shadow_send(sh, A(a), sizeof a, 1 * STEP, collect, &x);
+  rec_shadow_recv(sh, A(t), sizeof t, 2 * STEP, "int64");
+  for (int i = 0; i < 8; i++) a[i] = a[i] > t[i] ? a[i] : t[i];
+  rec_shadow_send(sh, A(&a[2]), 16, 3 * STEP, collect, &x);   /* two elements of it */
+  ck_assert_int_eq(x.n, 1);
+  ck_assert_int_eq(x.f[0].kind, REC_FIX_REDUCE);
+  ck_assert_str_eq(x.f[0].op, "max");
+  ck_assert_uint_eq(x.f[0].src, A(&t[2]));
+  ck_assert_uint_eq(x.f[0].addr, A(&a[2]));
+  ck_assert_uint_eq(x.f[0].count, 2);
+  rec_shadow_free(sh);
+}
+END_TEST
+
+START_TEST(a_copy_of_a_receive_is_proven) {
+  rec_shadow *sh = rec_shadow_new(1 << 20);
+  uint8_t t[40], b[40], z[40];
+  fixes x = {.n = 0};
+  fill(t, sizeof t, 8);
+  rec_shadow_recv(sh, A(t), sizeof t, 1 * STEP, "uint8");
+  memcpy(b, t, sizeof b);   /* a tree broadcast forwarding through another buffer */
+  rec_shadow_send(sh, A(b), sizeof b, 2 * STEP, collect, &x);
+  ck_assert_int_eq(x.n, 1);
+  ck_assert_int_eq(x.f[0].kind, REC_FIX_COPY);
+  ck_assert_uint_eq(x.f[0].src, A(t));
+  ck_assert_uint_eq(x.f[0].addr, A(b));
+  memset(t, 0, sizeof t);   /* all alike: no proof of anything */
+  memset(z, 0, sizeof z);
+  rec_shadow_recv(sh, A(t), sizeof t, 3 * STEP, NULL);
+  rec_shadow_send(sh, A(z), sizeof z, 4 * STEP, collect, &x);
+  ck_assert_int_eq(x.n, 1);
+  rec_shadow_free(sh);
+}
+END_TEST
+
+START_TEST(the_hint_chooses_the_type) {
+  rec_shadow *sh = rec_shadow_new(1 << 20);
+  int64_t a[2] = {5, 7}, t[2] = {1, 2};   /* no carry: an int32 sum would fit too */
+  fixes x = {.n = 0};
+  rec_shadow_send(sh, A(a), sizeof a, 1 * STEP, collect, &x);
+  rec_shadow_recv(sh, A(t), sizeof t, 2 * STEP, "int64");
+  a[0] += t[0];
+  a[1] += t[1];
+  rec_shadow_send(sh, A(a), sizeof a, 3 * STEP, collect, &x);
+  ck_assert_int_eq(x.n, 1);
+  ck_assert_str_eq(x.f[0].type, "int64");
+  ck_assert_uint_eq(x.f[0].count, 2);
+  rec_shadow_free(sh);
+}
+END_TEST
+
+START_TEST(over_budget_only_hashes) {
+  rec_shadow *sh = rec_shadow_new(0);
+  uint8_t t[32], a[32];
+  fixes x = {.n = 0};
+  fill(t, sizeof t, 9);
+  fill(a, sizeof a, 10);
+  rec_shadow_recv(sh, A(t), sizeof t, 1 * STEP, NULL);
+  rec_shadow_send(sh, A(t), sizeof t, 2 * STEP, collect, &x);   /* same hash: forwarded */
+  ck_assert_int_eq(x.n, 0);
+  rec_shadow_send(sh, A(a), sizeof a, 3 * STEP, collect, &x);
+  a[0]++;
+  rec_shadow_send(sh, A(a), sizeof a, 4 * STEP, collect, &x);   /* changed: opaque */
+  ck_assert_int_eq(x.n, 1);
+  ck_assert_int_eq(x.f[0].kind, REC_FIX_OPAQUE);
+  rec_shadow_recv(sh, A(t), sizeof t, 5 * STEP, NULL);
+  rec_shadow_send(sh, A(t), 8, 6 * STEP, collect, &x);   /* part of a receive: unknown */
+  ck_assert_int_eq(x.n, 2);
+  ck_assert_int_eq(x.f[1].kind, REC_FIX_OPAQUE);
+  rec_shadow_free(sh);
+}
+END_TEST
+
+/* ---- randomized, against a model memory ---- */
+
+enum { SLOTS = 12, SLOT = 32, EVENTS = 40 };
+
+typedef struct { uint64_t seq; int kind; uint64_t addr, len, src; const char *type, *op; uint8_t data[SLOT]; } event;
+enum { EV_RECV = 10, EV_SEND = 11 };
+
+typedef struct { event *e; int n, cap; } events;
+
+static void push(events *v, event e) {
+  if (v->n == v->cap) {
+    v->cap = v->cap ? 2 * v->cap : 64;
+    v->e = realloc(v->e, (size_t)v->cap * sizeof *v->e);
+    ck_assert_ptr_nonnull(v->e);
+  }
+  v->e[v->n++] = e;
+}
+
+static void on_fix(void *ctx, const rec_fix *f) {
+  event e = {f->seq, f->kind, f->addr, f->bytes, f->src, f->type, f->op, {0}};
+  push(ctx, e);
+}
+
+static int cmp_event(const void *a, const void *b) {
+  const event *x = a, *y = b;
+  return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* The oracle's own reduction: dst = dst OP src over n bytes of `type`. */
+static void apply(uint8_t *dst, const uint8_t *src, uint64_t n, const char *type, const char *op) {
+  int size = strstr(type, "64") || !strcmp(type, "double") ? 8 : strstr(type, "32") || !strcmp(type, "float") ? 4 : 1;
+  for (uint64_t i = 0; i < n; i += (uint64_t)size) {
+    if (!strcmp(op, "bxor") || !strcmp(op, "bor") || !strcmp(op, "band")) {
+      for (int k = 0; k < size; k++)
+        dst[i + k] = op[1] == 'x' ? dst[i + k] ^ src[i + k] : op[1] == 'o' ? dst[i + k] | src[i + k] : dst[i + k] & src[i + k];
+      continue;
+    }
+    double a, b;
+    if (!strcmp(type, "double")) { double p, q; memcpy(&p, dst + i, 8); memcpy(&q, src + i, 8); a = p; b = q; }
+    else if (!strcmp(type, "float")) { float p, q; memcpy(&p, dst + i, 4); memcpy(&q, src + i, 4); a = p; b = q; }
+    else if (size == 8) {
+      int64_t p, q;
+      memcpy(&p, dst + i, 8);
+      memcpy(&q, src + i, 8);
+      int64_t r = !strcmp(op, "sum") ? (int64_t)((uint64_t)p + (uint64_t)q) : !strcmp(op, "max") ? (p > q ? p : q) : (p < q ? p : q);
+      memcpy(dst + i, &r, 8);
+      continue;
+    } else {
+      int32_t p, q;
+      memcpy(&p, dst + i, 4);
+      memcpy(&q, src + i, 4);
+      int32_t r = !strcmp(op, "sum") ? (int32_t)((uint32_t)p + (uint32_t)q) : !strcmp(op, "max") ? (p > q ? p : q) : (p < q ? p : q);
+      memcpy(dst + i, &r, 4);
+      continue;
+    }
+    double r = !strcmp(op, "sum") ? a + b : !strcmp(op, "prod") ? a * b : !strcmp(op, "max") ? (a > b ? a : b) : (a < b ? a : b);
+    if (!strcmp(type, "double")) memcpy(dst + i, &r, 8);
+    else { float f = (float)r; memcpy(dst + i, &f, 4); }
+  }
+}
+
+/* One random program; returns the bytes sent that the oracle checked. */
+static int random_program(unsigned seed, int *opaque_bytes) {
+  srand(seed);
+  static const char *const hints[] = {"int32", "int64", "double", NULL};
+  int32_t mem32[SLOTS * SLOT / 4];   /* aligned for every type */
+  uint8_t *mem = (uint8_t *)mem32, init[SLOTS * SLOT], sent_now[SLOT];
+  int seen[SLOTS] = {0}, recv_at[SLOTS];
+  for (int i = 0; i < SLOTS * SLOT; i++) mem[i] = init[i] = (uint8_t)rand();
+  rec_shadow *sh = rec_shadow_new(rand() % 4 ? 1 << 20 : 200);
+  events ev = {0};
+  const char *hint = hints[rand() % 4];
+  uint64_t seq = 0;
+  int checked = 0;
+  for (int i = 0; i < SLOTS; i++) recv_at[i] = -1;
+  for (int k = 0; k < EVENTS; k++) {
+    int s = rand() % SLOTS, what = rand() % 5;
+    uint8_t *p = mem + s * SLOT;
+    if (what == 0) {   /* a receive */
+      seq += STEP;
+      event e = {seq, EV_RECV, A(p), SLOT, 0, NULL, NULL, {0}};
+      for (int i = 0; i < SLOT; i++) p[i] = e.data[i] = (uint8_t)(rand() % 8 + 0x30);
+      push(&ev, e);
+      rec_shadow_recv(sh, A(p), SLOT, seq, hint);
+      seen[s] = 1;
+      recv_at[s] = k;
+    } else if (what == 1 || what == 2) {   /* a send, then checked against the model */
+      seq += STEP;
+      memcpy(sent_now, p, SLOT);
+      int first = ev.n;
+      rec_shadow_send(sh, A(p), SLOT, seq, on_fix, &ev);
+      event e = {seq, EV_SEND, A(p), SLOT, 0, NULL, NULL, {0}};
+      memcpy(e.data, sent_now, SLOT);
+      push(&ev, e);
+      (void)first;
+      seen[s] = 1;
+    } else {   /* invisible computation into a slot the recording has seen */
+      int r = rand() % SLOTS;
+      if (!seen[s] || r == s) continue;
+      uint8_t *q = mem + r * SLOT;
+      int how = rand() % 4;
+      const char *t = hint ? hint : "int32";
+      if (how == 0) apply(p, q, SLOT, t, "sum");
+      else if (how == 1) apply(p, q, SLOT, t, "max");
+      else if (how == 2) memcpy(p, q, SLOT);
+      else p[rand() % SLOT] ^= (uint8_t)(1 + rand() % 255);
+    }
+  }
+  /* the model: the recorded events and fixes in position order, from the initial memory */
+  qsort(ev.e, (size_t)ev.n, sizeof *ev.e, cmp_event);
+  uint8_t model[SLOTS * SLOT], opaque[SLOTS * SLOT] = {0};
+  memcpy(model, init, sizeof model);
+  uint64_t base = A(mem);
+  for (int i = 0; i < ev.n; i++) {
+    event *e = &ev.e[i];
+    uint64_t o = e->addr - base;
+    switch (e->kind) {
+    case EV_RECV: memcpy(model + o, e->data, SLOT); memset(opaque + o, 0, SLOT); break;
+    case REC_FIX_OPAQUE: memset(opaque + o, 1, e->len); break;
+    case REC_FIX_COPY:
+      memmove(model + o, model + (e->src - base), e->len);
+      memmove(opaque + o, opaque + (e->src - base), e->len);
+      break;
+    case REC_FIX_REDUCE:
+      apply(model + o, model + (e->src - base), e->len, e->type, e->op);
+      for (uint64_t b = 0; b < e->len; b++) opaque[o + b] |= opaque[e->src - base + b];
+      break;
+    case EV_SEND:
+      for (int b = 0; b < SLOT; b++) {
+        if (opaque[o + b]) { ++*opaque_bytes; continue; }
+        ck_assert_msg(model[o + b] == e->data[b], "seed %u: byte %d of the send at %llu: model %02x, sent %02x", seed,
+                      b, (unsigned long long)e->seq, model[o + b], e->data[b]);
+        checked++;
+      }
+      memcpy(model + o, e->data, SLOT);   /* what was sent is what the recording now says */
+      break;
+    default: ck_abort_msg("event kind %d", e->kind);
+    }
+  }
+  free(ev.e);
+  rec_shadow_free(sh);
+  return checked;
+}
+
+START_TEST(random_programs_say_what_was_sent) {
+  long checked = 0;
+  int opaque = 0, n = (int)cdag_test_iterations(3000);
+  for (int s = 1; s <= n; s++) checked += random_program((unsigned)s, &opaque);
+  ck_assert_int_gt(checked, 1000);
+  ck_assert_int_gt(opaque, 0);
+}
+END_TEST
+
+Suite *cdag_shadow_suite(void) {
+  Suite *s = suite_create("record_shadow");
+  TCase *tc = tcase_create("shadow");
+  tcase_add_test(tc, own_bytes_and_forwarding_need_nothing);
+  tcase_add_test(tc, computation_is_opaque);
+  tcase_add_test(tc, a_sum_is_proven);
+  tcase_add_test(tc, a_root_folds_its_temporary);
+  tcase_add_test(tc, part_of_a_reduced_buffer);
+  tcase_add_test(tc, a_copy_of_a_receive_is_proven);
+  tcase_add_test(tc, the_hint_chooses_the_type);
+  tcase_add_test(tc, over_budget_only_hashes);
+  tcase_add_test(tc, random_programs_say_what_was_sent);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+CDAG_CHECK_MAIN(cdag_shadow_suite)
