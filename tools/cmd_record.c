@@ -24,6 +24,7 @@
 #include "cmd.h"
 #include "ir/format.h"
 #include "ir/ir.h"
+#include "ir/settings.h"
 #include "match/match.h"
 #include "record/record.h"
 
@@ -36,8 +37,10 @@ static int readable(const char *path) { return access(path, R_OK) == 0; }
 
 /* Where libcdag-record.so is, into buf; 0 if nowhere. */
 static int find_library(char *buf, size_t size) {
-  const char *env = getenv("CDAG_RECORD_LIB");
-  if (env && *env) {
+  cdag_settings set;
+  cdag__settings_read(&set);   /* validated by main already */
+  const char *env = set.record_lib;
+  if (env) {
     snprintf(buf, size, "%s", env);
     return readable(buf);
   }

@@ -59,7 +59,8 @@ static int read_kernel(cdag_set_kernel *out) {
 }
 
 int cdag__settings_read(cdag_settings *s) {
-  *s = (cdag_settings){.detect = -1, .kernel = CDAG_SET_UNSET, .measure = -1, .replay_corrupt = -1};
+  *s = (cdag_settings){.detect = -1, .kernel = CDAG_SET_UNSET, .measure = -1, .replay_corrupt = -1,
+                       .record_memory = -1};
   s->report = var("CDAG_REPORT");
   int rc = read_flag("CDAG_DETECT", &s->detect);
   if (!rc) rc = read_kernel(&s->kernel);
@@ -70,5 +71,8 @@ int cdag__settings_read(cdag_settings *s) {
   if (!rc) rc = read_seconds("CDAG_GAMMA", &s->gamma);
   if (!rc) rc = read_int("CDAG_BLOCKS", 1, 1L << 30, "an integer from 1 to 2^30", &s->blocks);
   if (!rc) rc = read_int("CDAG_REPLAY_CORRUPT", 0, (1L << 30) - 1, "a rank, 0 to 2^30-1", &s->replay_corrupt);
+  s->record_dir = var("CDAG_RECORD_DIR");
+  s->record_lib = var("CDAG_RECORD_LIB");
+  if (!rc) rc = read_int("CDAG_RECORD_MEMORY", 0, 1L << 30, "MiB, 0 to 2^30", &s->record_memory);
   return rc;
 }

@@ -19,6 +19,12 @@
  *   CDAG_REPLAY_CORRUPT rank    a test hook read by `cdag replay` only: that rank flips a bit
  *                               of its memory after the compiled run, so the comparison with
  *                               the run as written must report a mismatch (tests/cli/replay.sh)
+ *   CDAG_RECORD_DIR    DIR     where libcdag-record writes each process's part (set by
+ *                               `cdag record`; default ./cdag-recording)
+ *   CDAG_RECORD_MEMORY MiB      bytes of content per process the recorder's shadow keeps to
+ *                               prove local reductions (default 512; beyond it, hashes only)
+ *   CDAG_RECORD_LIB    FILE     the libcdag-record.so `cdag record` preloads, if not the
+ *                               one installed beside it
  * Reading is cheap (a few getenv calls) and keeps no state, so it is reentrant. */
 #ifndef CDAG_IR_SETTINGS_H
 #define CDAG_IR_SETTINGS_H
@@ -34,6 +40,9 @@ typedef struct {
   double overhead, gamma;  /* 0 unset, else > 0 */
   int blocks;              /* 0 unset, else >= 1 */
   int replay_corrupt;      /* -1 unset, else a rank in 0..2^30-1 (cdag replay's test hook) */
+  const char *record_dir;  /* NULL unset (the recorder's own default) */
+  const char *record_lib;  /* NULL unset */
+  int record_memory;       /* -1 unset, else MiB */
 } cdag_settings;
 
 /* Reads and validates every variable: CDAG_OK, or CDAG_ERR_ARG naming the first bad one.

@@ -38,7 +38,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ir/error.h"
+#include "ir/settings.h"
 #include "record/record.h"
+
+/* The MPI functions below replace MPI's; everything else stays inside the library. */
+#pragma GCC visibility push(default)
 
 #define MAP_FIRST (1 << 20)
 #define SELF_COMM_ID (1 << 30)
@@ -549,18 +554,29 @@ static void phase_start(void) {
   out("phase %d\n", R->phase);
 }
 
+/* The phase ends: what the program computed since its last send is stated, then `end`.
+   At MPI_Finalize (at_exit) only what content proves: buffers may have been freed. */
+static void phase_end(int at_exit) {
+  rec_shadow_settle(R->sh, next_seq(), at_exit, on_fix, &R->phase);
+  out("end %d\n", R->phase);
+  R->active = 0;
+}
+
 static void rec_start(void) {
   if (R) return;
-  const char *dir = getenv("CDAG_RECORD_DIR");
-  if (!dir || !*dir) dir = "cdag-recording";
+  cdag_settings set;
+  int bad = cdag__settings_read(&set);
+  const char *dir = set.record_dir ? set.record_dir : "cdag-recording";
   R = calloc(1, sizeof *R);
   if (!R) return;
   R->fd = -1;
   PMPI_Comm_rank(MPI_COMM_WORLD, &R->rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &R->nprocs);
-  const char *mem = getenv("CDAG_RECORD_MEMORY");
-  uint64_t mib = mem && atoll(mem) > 0 ? (uint64_t)atoll(mem) : 512;
-  R->sh = rec_shadow_new(mib << 20);
+  if (bad) {
+    fprintf(stderr, "cdag record: rank %d: %s; this process is not recorded\n", R->rank, cdag_error_message());
+    return;
+  }
+  R->sh = rec_shadow_new((uint64_t)(set.record_memory >= 0 ? set.record_memory : 512) << 20);
   mkdir(dir, 0777);
   char path[4096];
   snprintf(path, sizeof path, "%s/rank-%d.part", dir, R->rank);
@@ -586,7 +602,7 @@ static void rec_start(void) {
 
 static void rec_finish(void) {
   if (!R || R->fd < 0) return;
-  if (R->active) out("end %d\n", R->phase);
+  if (R->active) phase_end(1);
   for (int i = 0; i < NCALLS; i++) {
     if (R->calls[i]) out("call %s %llu\n", call_names[i], (unsigned long long)R->calls[i]);
     if (R->unsupported[i]) out("unsupported %s %llu\n", call_names[i], (unsigned long long)R->unsupported[i]);
@@ -632,8 +648,7 @@ int MPI_Pcontrol(const int level, ...) {
     R->phase++;
     phase_start();
   } else if (level == 0 && R->active) {
-    out("end %d\n", R->phase);
-    R->active = 0;
+    phase_end(0);
   }
   return MPI_SUCCESS;
 }

@@ -81,6 +81,12 @@ void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, 
    position `done`: the recording holds these bytes there, and they may feed a reduction of
    elements of `type` (a format name: the message's MPI datatype; NULL: unknown). */
 void rec_shadow_recv(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t done, const char *type);
+/* The phase ends at position seq: every range the recording holds whose bytes changed
+   since (computation after the last send) gets its reductions, copies or opaque writes, so
+   the recording's memory ends as the program's did. Ranges unmapped meanwhile are skipped;
+   with proven_only, so are changes no reduction or copy explains (at MPI_Finalize a program
+   has often freed its buffers, and the allocator's bytes there are no computation). */
+void rec_shadow_settle(rec_shadow *sh, uint64_t seq, int proven_only, rec_fix_fn fix, void *ctx);
 /* n consecutive positions right after the completion at `done`, for local operations
    that must come before any the shadow adds there (unpacking a derived datatype); 0 if
    the completion has no room left. */

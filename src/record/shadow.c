@@ -14,7 +14,10 @@
  * of it (a tree broadcast that memcpy's what it received), unless every byte is the same.
  * Cost per send of n bytes: O(log e + n) for e ranges held, plus, only when bytes differ,
  * O(c * k * n) for k candidate receives (at most REC_CANDIDATES) and c type/op pairs. */
+#define _GNU_SOURCE   /* process_vm_readv */
 #include <Judy.h>
+#include <sys/uio.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,13 +328,13 @@ static int try_copy(rec_shadow *sh, const piece *pc, const uint8_t *cur, const i
   return 0;
 }
 
-/* The bytes of piece pc differ from `old` (NULL: unknown), noted at position `after`. */
-static int explain(rec_shadow *sh, const piece *pc, const uint8_t *old, uint64_t after, rec_fix_fn fix, void *ctx) {
+/* The bytes of piece pc are `cur`, not `old` (NULL: unknown), noted at position `after`. */
+static int explain(rec_shadow *sh, const piece *pc, const uint8_t *cur, const uint8_t *old, uint64_t after,
+                   rec_fix_fn fix, void *ctx) {
   int64_t cand[REC_CANDIDATES], same[REC_CANDIDATES];
   uint64_t at[REC_CANDIDATES], same_at[REC_CANDIDATES];
   int64_t k = candidates(sh, after, pc, cand, at);
   if (k == 0) return 0;
-  const uint8_t *cur = (const uint8_t *)(uintptr_t)pc->addr;
   if (try_copy(sh, pc, cur, cand, at, k, fix, ctx)) return 1;
   if (!old) return 0;
   if (sh->acccap < pc->n) {
@@ -374,7 +377,7 @@ void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, 
   int64_t i = first_overlap(sh, addr);
   if ((i < 0 || sh->e[i].start >= addr + len) && !all_same(cur, len)) {
     piece pc = {addr, len, 0, 0};
-    explain(sh, &pc, NULL, 0, fix, ctx);   /* never seen: a copy of a receive? */
+    explain(sh, &pc, cur, NULL, 0, fix, ctx);   /* never seen: a copy of a receive? */
   }
   for (; i >= 0 && sh->e[i].start < addr + len; i = next_entry(sh, i)) {
     entry *x = &sh->e[i];
@@ -385,7 +388,7 @@ void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, 
                    : (x->hash && a == x->start && b - a == x->len) ? hash_bytes(cur + (a - addr), b - a) == x->hash
                    : !x->from_recv;   /* what a send read and nothing records since: the rank's own */
     piece pc = {a, b - a, a - x->origin, x->olen};
-    if (same || explain(sh, &pc, old, x->seq, fix, ctx)) continue;
+    if (same || explain(sh, &pc, cur + (a - addr), old, x->seq, fix, ctx)) continue;
     if (before == MAX_BEFORE - 1) {   /* no room for more: one opaque write covers the rest */
       opaque(sh, a, addr + len - a, seq, &before, fix, ctx);
       break;
@@ -393,6 +396,43 @@ void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, 
     opaque(sh, a, b - a, seq, &before, fix, ctx);
   }
   note(sh, addr, len, seq, 0);
+}
+
+/* Reads n bytes of this process at addr into buf without faulting if they are gone (a
+   buffer freed since the recording saw it): 0, or -1. */
+static int read_own(uint64_t addr, uint64_t n, uint8_t *buf) {
+#ifdef __linux__
+  struct iovec local = {buf, n}, remote = {(void *)(uintptr_t)addr, n};
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -1;
+#else
+  (void)addr, (void)n, (void)buf;
+  return -1;
+#endif
+}
+
+void rec_shadow_settle(rec_shadow *sh, uint64_t seq, int proven_only, rec_fix_fn fix, void *ctx) {
+  int before = 0;
+  uint8_t *cur = NULL;
+  uint64_t cap = 0;
+  Word_t k = 0, *v;
+  JLF(v, sh->map, k);
+  for (; v; ) {
+    entry x = sh->e[*v - 1];
+    JLN(v, sh->map, k);
+    if (x.len > cap) {
+      uint8_t *c = realloc(cur, x.len);
+      if (!c) break;
+      cur = c;
+      cap = x.len;
+    }
+    if (read_own(x.start, x.len, cur)) continue;
+    if (x.content ? !memcmp(cur, x.content, x.len) : x.hash && hash_bytes(cur, x.len) == x.hash) continue;
+    piece pc = {x.start, x.len, x.start - x.origin, x.olen};
+    if ((x.content && explain(sh, &pc, cur, x.content, x.seq, fix, ctx)) || proven_only) continue;
+    if (before == MAX_BEFORE - 1) break;
+    opaque(sh, x.start, x.len, seq, &before, fix, ctx);
+  }
+  free(cur);
 }
 
 /* The completion point at `done` (the latest, as completions come in order); -1 no memory. */

@@ -6,12 +6,15 @@
  * written apart from the shadow: random programs of receives, invisible local computation
  * (sums, maxima, xors, copies, overwrites) and sends over a memory of slots; the recorded
  * events and the shadow's fixes, replayed in position order on a model memory, must give
- * every byte each send sends, except bytes an opaque write covers. */
+ * every byte each send sends, and at the end of the phase every byte of memory the recording
+ * saw, except bytes an opaque write covers. */
+#define _DEFAULT_SOURCE   /* MAP_ANONYMOUS */
 #include <check.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "check_main.h"
 
@@ -191,6 +194,49 @@ START_TEST(over_budget_only_hashes) {
 }
 END_TEST
 
+START_TEST(the_end_of_a_phase_settles_memory) {
+  rec_shadow *sh = rec_shadow_new(1 << 20);
+  int32_t a[8], t[8], u[8];
+  fixes x = {.n = 0};
+  fill(a, sizeof a, 11);
+  fill(t, sizeof t, 12);
+  fill(u, sizeof u, 13);
+  rec_shadow_send(sh, A(a), sizeof a, 1 * STEP, collect, &x);
+  rec_shadow_recv(sh, A(t), sizeof t, 2 * STEP, "int32");
+  rec_shadow_recv(sh, A(u), sizeof u, 3 * STEP, "int32");
+  for (int i = 0; i < 8; i++) a[i] = (int32_t)((uint32_t)a[i] + (uint32_t)t[i]);   /* after the last send */
+  u[3] = 99;   /* a received buffer reused */
+  rec_shadow_settle(sh, 4 * STEP, 1, collect, &x);   /* at MPI_Finalize: proven changes only */
+  ck_assert_int_eq(x.n, 1);
+  ck_assert_int_eq(x.f[0].kind, REC_FIX_REDUCE);
+  x.n = 0;
+  rec_shadow_settle(sh, 4 * STEP, 0, collect, &x);
+  ck_assert_int_eq(x.n, 2);
+  int r = x.f[0].kind == REC_FIX_REDUCE ? 0 : 1;   /* in address order */
+  ck_assert_int_eq(x.f[r].kind, REC_FIX_REDUCE);
+  ck_assert(x.f[r].seq > 2 * STEP && x.f[r].seq < 3 * STEP);   /* after its receive completed */
+  ck_assert_uint_eq(x.f[r].addr, A(a));
+  ck_assert_int_eq(x.f[1 - r].kind, REC_FIX_OPAQUE);
+  ck_assert_uint_eq(x.f[1 - r].addr, A(u));
+  rec_shadow_free(sh);
+}
+END_TEST
+
+START_TEST(freed_memory_is_skipped) {
+  rec_shadow *sh = rec_shadow_new(1 << 20);
+  long page = sysconf(_SC_PAGESIZE);
+  uint8_t *m = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ck_assert_ptr_ne(m, MAP_FAILED);
+  fixes x = {.n = 0};
+  fill(m, 64, 14);
+  rec_shadow_recv(sh, A(m), 64, 1 * STEP, NULL);
+  munmap(m, (size_t)page);
+  rec_shadow_settle(sh, 2 * STEP, 0, collect, &x);   /* must neither fault nor invent a write */
+  ck_assert_int_eq(x.n, 0);
+  rec_shadow_free(sh);
+}
+END_TEST
+
 /* ---- randomized, against a model memory ---- */
 
 enum { SLOTS = 12, SLOT = 32, EVENTS = 40 };
@@ -258,14 +304,13 @@ static int random_program(unsigned seed, int *opaque_bytes) {
   static const char *const hints[] = {"int32", "int64", "double", NULL};
   int32_t mem32[SLOTS * SLOT / 4];   /* aligned for every type */
   uint8_t *mem = (uint8_t *)mem32, init[SLOTS * SLOT], sent_now[SLOT];
-  int seen[SLOTS] = {0}, recv_at[SLOTS];
+  int seen[SLOTS] = {0};
   for (int i = 0; i < SLOTS * SLOT; i++) mem[i] = init[i] = (uint8_t)rand();
   rec_shadow *sh = rec_shadow_new(rand() % 4 ? 1 << 20 : 200);
   events ev = {0};
   const char *hint = hints[rand() % 4];
   uint64_t seq = 0;
   int checked = 0;
-  for (int i = 0; i < SLOTS; i++) recv_at[i] = -1;
   for (int k = 0; k < EVENTS; k++) {
     int s = rand() % SLOTS, what = rand() % 5;
     uint8_t *p = mem + s * SLOT;
@@ -276,7 +321,6 @@ static int random_program(unsigned seed, int *opaque_bytes) {
       push(&ev, e);
       rec_shadow_recv(sh, A(p), SLOT, seq, hint);
       seen[s] = 1;
-      recv_at[s] = k;
     } else if (what == 1 || what == 2) {   /* a send, then checked against the model */
       seq += STEP;
       memcpy(sent_now, p, SLOT);
@@ -299,6 +343,10 @@ static int random_program(unsigned seed, int *opaque_bytes) {
       else p[rand() % SLOT] ^= (uint8_t)(1 + rand() % 255);
     }
   }
+  seq += STEP;
+  rec_shadow_settle(sh, seq, 0, on_fix, &ev);   /* the phase ends: memory it saw is stated */
+  event last = {seq, EV_SEND, A(mem), SLOTS * SLOT, 0, NULL, NULL, {0}};
+  push(&ev, last);   /* checked below against the memory as it ends, slots seen only */
   /* the model: the recorded events and fixes in position order, from the initial memory */
   qsort(ev.e, (size_t)ev.n, sizeof *ev.e, cmp_event);
   uint8_t model[SLOTS * SLOT], opaque[SLOTS * SLOT] = {0};
@@ -319,6 +367,15 @@ static int random_program(unsigned seed, int *opaque_bytes) {
       for (uint64_t b = 0; b < e->len; b++) opaque[o + b] |= opaque[e->src - base + b];
       break;
     case EV_SEND:
+      if (e->len > SLOT) {   /* the end of the phase */
+        for (int b = 0; b < SLOTS * SLOT; b++) {
+          if (!seen[b / SLOT]) continue;
+          if (opaque[b]) { ++*opaque_bytes; continue; }
+          ck_assert_msg(model[b] == mem[b], "seed %u: byte %d at the end: model %02x, memory %02x", seed, b, model[b], mem[b]);
+          checked++;
+        }
+        break;
+      }
       for (int b = 0; b < SLOT; b++) {
         if (opaque[o + b]) { ++*opaque_bytes; continue; }
         ck_assert_msg(model[o + b] == e->data[b], "seed %u: byte %d of the send at %llu: model %02x, sent %02x", seed,
@@ -355,6 +412,8 @@ Suite *cdag_shadow_suite(void) {
   tcase_add_test(tc, a_copy_of_a_receive_is_proven);
   tcase_add_test(tc, the_hint_chooses_the_type);
   tcase_add_test(tc, over_budget_only_hashes);
+  tcase_add_test(tc, the_end_of_a_phase_settles_memory);
+  tcase_add_test(tc, freed_memory_is_skipped);
   tcase_add_test(tc, random_programs_say_what_was_sent);
   suite_add_tcase(s, tc);
   return s;
