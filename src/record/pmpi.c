@@ -295,6 +295,12 @@ static int layout(const void *buf, int count, MPI_Datatype t, uint64_t limit, ra
   return 0;
 }
 
+static MPI_Aint type_extent(MPI_Datatype t) {
+  MPI_Aint lb = 0, ext = 0;
+  PMPI_Type_get_extent(t, &lb, &ext);
+  return ext;
+}
+
 static uint64_t type_bytes(int count, MPI_Datatype t) {
   int size = 0;
   PMPI_Type_size(t, &size);
@@ -960,221 +966,253 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *m, MPI_Request
   return rc;
 }
 
-/* ---- collectives ---- */
+/* ---- collectives ----
+ * Each buffer of a collective is one side: its byte ranges (a derived datatype's, flattened;
+ * members' blocks follow each other as in MPI), moved through a packing area when there is
+ * more than one, so every member records the call whatever datatype it passed (MPI only
+ * asks that the type signatures match). A side read by the call is checked by the shadow
+ * before it, a side it wrote is given to the shadow after it. */
 
-/* A contiguous message of count elements of t: its bytes, or -1. */
-static int64_t contiguous(int count, MPI_Datatype t) {
-  flat *f = type_of(t);
-  if (!f || count < 0 || (f->n > 1) || (f->n == 1 && (f->off[0] != 0 || f->len[0] != f->extent))) return -1;
-  return (int64_t)count * (int64_t)f->size;
+typedef struct {
+  ranges r;
+  uint64_t addr, bytes;     /* what the graph names; 0 bytes: no such side on this rank */
+  const char *type;         /* the element type, for the shadow's reductions */
+} side;
+
+/* `count` elements of t at buf: CDAG_OK, or -1 (unrecordable: R->unsupported counts it). */
+static int side_of(side *sd, const void *buf, int64_t count, MPI_Datatype t) {
+  sd->bytes = count > 0 ? type_bytes((int)count, t) : 0;
+  sd->addr = (uint64_t)(uintptr_t)buf;
+  sd->type = type_name(t);
+  if (!sd->bytes) return 0;
+  if (count > INT32_MAX || layout(buf, (int)count, t, sd->bytes, &sd->r) || sd->r.n >= REC_SEQ_STEP / 4) return -1;
+  if (sd->r.n == 1) sd->addr = sd->r.a[0];
+  else sd->addr = pack_area(sd->bytes);
+  return 0;
 }
 
-/* What a collective reads before it and writes after it. */
-typedef struct { uint64_t in, in_len, out, out_len; const char *type; } coll_io;
-
-static uint64_t coll_begin(const coll_io *io) {
-  uint64_t seq = next_seq();
-  if (io->in_len) rec_shadow_send(R->sh, io->in, io->in_len, seq, on_fix, &R->phase);
-  return seq;
+static void side_before(const side *in, uint64_t seq) {
+  if (!in->bytes) return;
+  check_sent(&in->r, seq);
+  if (in->r.n > 1) pack_copies(&in->r, in->addr, seq - REC_SEQ_STEP / 4, 1);
 }
 
-static void coll_end(const coll_io *io, uint64_t seq) {
-  if (io->out_len) rec_shadow_recv(R->sh, io->out, io->out_len, seq, io->type);
+static void side_after(const side *out, uint64_t seq) {
+  if (!out->bytes) return;
+  if (out->r.n > 1) {
+    uint64_t first = rec_shadow_reserve(R->sh, seq, (uint32_t)out->r.n);
+    if (first) pack_copies(&out->r, out->addr, first, 0);
+  }
+  for (int64_t i = 0; i < out->r.n; i++)
+    rec_shadow_recv(R->sh, out->r.a[i], out->r.l[i], seq, out->r.n == 1 ? out->type : NULL);
 }
+
+static void side_free(side *sd) {
+  free(sd->r.a);
+  free(sd->r.l);
+}
+
+/* One collective call being recorded. */
+typedef struct {
+  rcomm *x;
+  int me;
+  uint64_t seq;
+  side in, out;
+} coll;
+
+/* Starts recording a call on comm: NULL-free x when it cannot be recorded. */
+static int coll_start(coll *c, MPI_Comm comm, int call) {
+  memset(c, 0, sizeof *c);
+  c->x = recording() ? usable(comm, call) : NULL;
+  if (c->x) PMPI_Comm_rank(comm, &c->me);
+  return c->x != NULL;
+}
+
+/* The sides are set: 0 and the call's position, or -1 if a side cannot be recorded. */
+static int coll_ready(coll *c, int call, int ok) {
+  if (!ok) {
+    R->unsupported[call]++;
+    side_free(&c->in);
+    side_free(&c->out);
+    c->x = NULL;
+    return -1;
+  }
+  c->seq = next_seq();
+  side_before(&c->in, c->seq);
+  out("%d %llu ", R->phase, (unsigned long long)c->seq);
+  return 0;
+}
+
+static void coll_done(coll *c) {
+  if (!c->x) return;
+  side_after(&c->out, c->seq);
+  side_free(&c->in);
+  side_free(&c->out);
+}
+
+#define ADDR(p) ((unsigned long long)(uintptr_t)(p))
+#define U(v) ((unsigned long long)(v))
 
 static void comm_field(const rcomm *x) {
   if (x->id) out(" comm %d", x->id);
   out("\n");
 }
 
-#define ADDR(p) ((unsigned long long)(uintptr_t)(p))
-
 int MPI_Barrier(MPI_Comm comm) {
   COUNT(C_Barrier);
-  rcomm *x = recording() ? usable(comm, C_Barrier) : NULL;
-  if (x) {
-    out("%d %llu barrier", R->phase, (unsigned long long)next_seq());
-    comm_field(x);
+  coll c;
+  if (coll_start(&c, comm, C_Barrier) && !coll_ready(&c, C_Barrier, 1)) {
+    out("barrier");
+    comm_field(c.x);
   }
   return PMPI_Barrier(comm);
 }
 
 int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
   COUNT(C_Bcast);
-  rcomm *x = recording() ? usable(comm, C_Bcast) : NULL;
-  int64_t bytes = x ? contiguous(count, t) : -1;
-  if (x && bytes < 0) R->unsupported[C_Bcast]++;
-  if (bytes < 0) return PMPI_Bcast(buf, count, t, root, comm);
-  int me;
-  PMPI_Comm_rank(comm, &me);
-  coll_io io = {me == root ? ADDR(buf) : 0, me == root ? (uint64_t)bytes : 0, me == root ? 0 : ADDR(buf),
-                me == root ? 0 : (uint64_t)bytes, type_name(t)};
-  uint64_t seq = coll_begin(&io);
-  out("%d %llu bcast %lld root %d addr 0x%llx", R->phase, (unsigned long long)seq, (long long)bytes,
-      world_of(x, root), ADDR(buf));
-  comm_field(x);
+  coll c;
+  if (coll_start(&c, comm, C_Bcast)) {
+    side *sd = c.me == root ? &c.in : &c.out;
+    if (!coll_ready(&c, C_Bcast, !side_of(sd, buf, count, t))) {
+      out("bcast %llu root %d addr 0x%llx", U(sd->bytes), world_of(c.x, root), U(sd->addr));
+      comm_field(c.x);
+    }
+  }
   int rc = PMPI_Bcast(buf, count, t, root, comm);
-  coll_end(&io, seq);
+  coll_done(&c);
   return rc;
-}
-
-/* gather / scatter / allgather / alltoall: `block` bytes per member. */
-static rcomm *coll_blocks(MPI_Comm comm, int call, int count, MPI_Datatype t, int64_t *block) {
-  rcomm *x = recording() ? usable(comm, call) : NULL;
-  *block = x ? contiguous(count, t) : -1;
-  if (x && *block < 0) R->unsupported[call]++;
-  return *block < 0 ? NULL : x;
 }
 
 int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
                MPI_Comm comm) {
   COUNT(C_Gather);
-  int me = 0;
-  PMPI_Comm_rank(comm, &me);
-  int in_place = sbuf == MPI_IN_PLACE;
-  int64_t block;
-  rcomm *x = coll_blocks(comm, C_Gather, in_place ? rcount : scount, in_place ? rtype : stype, &block);
-  if (!x) return PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
-  uint64_t in = in_place ? ADDR(rbuf) + (uint64_t)me * (uint64_t)block : ADDR(sbuf);
-  coll_io io = {in, (uint64_t)block, me == root ? ADDR(rbuf) : 0, me == root ? (uint64_t)block * (uint64_t)x->n : 0,
-                type_name(rtype)};
-  uint64_t seq = coll_begin(&io);
-  out("%d %llu gather %lld root %d in 0x%llx", R->phase, (unsigned long long)seq, (long long)block, world_of(x, root),
-      (unsigned long long)in);
-  if (me == root) out(" out 0x%llx", ADDR(rbuf));
-  comm_field(x);
+  coll c;
+  if (coll_start(&c, comm, C_Gather)) {
+    int root_me = c.me == root, ok;
+    if (sbuf == MPI_IN_PLACE)   /* the root's own block of rbuf */
+      ok = !side_of(&c.in, (char *)rbuf + (int64_t)c.me * rcount * (int64_t)type_extent(rtype), rcount, rtype);
+    else
+      ok = !side_of(&c.in, sbuf, scount, stype);
+    if (root_me) ok = ok && !side_of(&c.out, rbuf, (int64_t)rcount * c.x->n, rtype);
+    if (!coll_ready(&c, C_Gather, ok)) {
+      out("gather %llu root %d in 0x%llx", U(c.in.bytes), world_of(c.x, root), U(c.in.addr));
+      if (root_me) out(" out 0x%llx", U(c.out.addr));
+      comm_field(c.x);
+    }
+  }
   int rc = PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
-  coll_end(&io, seq);
+  coll_done(&c);
   return rc;
 }
 
 int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
                 MPI_Comm comm) {
   COUNT(C_Scatter);
-  int me = 0;
-  PMPI_Comm_rank(comm, &me);
-  int in_place = rbuf == MPI_IN_PLACE;
-  int64_t block;
-  rcomm *x = coll_blocks(comm, C_Scatter, in_place ? scount : rcount, in_place ? stype : rtype, &block);
-  if (!x) return PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
-  uint64_t outa = in_place ? ADDR(sbuf) + (uint64_t)me * (uint64_t)block : ADDR(rbuf);
-  coll_io io = {me == root ? ADDR(sbuf) : 0, me == root ? (uint64_t)block * (uint64_t)x->n : 0, outa, (uint64_t)block,
-                type_name(rtype)};
-  uint64_t seq = coll_begin(&io);
-  out("%d %llu scatter %lld root %d", R->phase, (unsigned long long)seq, (long long)block, world_of(x, root));
-  if (me == root) out(" in 0x%llx", ADDR(sbuf));
-  out(" out 0x%llx", (unsigned long long)outa);
-  comm_field(x);
+  coll c;
+  if (coll_start(&c, comm, C_Scatter)) {
+    int root_me = c.me == root, ok = 1;
+    if (root_me) ok = !side_of(&c.in, sbuf, (int64_t)scount * c.x->n, stype);
+    if (rbuf == MPI_IN_PLACE)
+      ok = ok && !side_of(&c.out, (const char *)sbuf + (int64_t)c.me * scount * (int64_t)type_extent(stype), scount, stype);
+    else
+      ok = ok && !side_of(&c.out, rbuf, rcount, rtype);
+    if (!coll_ready(&c, C_Scatter, ok)) {
+      out("scatter %llu root %d", U(c.out.bytes), world_of(c.x, root));
+      if (root_me) out(" in 0x%llx", U(c.in.addr));
+      out(" out 0x%llx", U(c.out.addr));
+      comm_field(c.x);
+    }
+  }
   int rc = PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
-  coll_end(&io, seq);
+  coll_done(&c);
   return rc;
 }
 
-static int all_blocks(const char *kind, int call, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                      int rcount, MPI_Datatype rtype, MPI_Comm comm, uint64_t *seq, coll_io *io) {
-  int me = 0;
-  PMPI_Comm_rank(comm, &me);
-  int in_place = sbuf == MPI_IN_PLACE;
-  int64_t block;
-  rcomm *x = coll_blocks(comm, call, rcount, rtype, &block);
-  if (!x) return 0;
-  uint64_t total = (uint64_t)block * (uint64_t)x->n;
-  int a2a = kind[3] == 't';
-  uint64_t in = !in_place ? ADDR(sbuf) : a2a ? ADDR(rbuf) : ADDR(rbuf) + (uint64_t)me * (uint64_t)block;
-  *io = (coll_io){in, a2a ? total : (uint64_t)block, ADDR(rbuf), total, type_name(rtype)};
-  *seq = coll_begin(io);
-  out("%d %llu %s %lld in 0x%llx out 0x%llx", R->phase, (unsigned long long)*seq, kind, (long long)block,
-      (unsigned long long)in, ADDR(rbuf));
-  comm_field(x);
-  (void)scount;
-  (void)stype;
-  return 1;
+/* allgather and alltoall: `rcount` elements of rtype per member. */
+static void all_blocks(coll *c, const char *kind, int call, const void *sbuf, int scount, MPI_Datatype stype,
+                       void *rbuf, int rcount, MPI_Datatype rtype) {
+  int a2a = kind[3] == 't', n = c->x->n, ok;
+  if (sbuf == MPI_IN_PLACE && a2a) ok = !side_of(&c->in, rbuf, (int64_t)rcount * n, rtype);
+  else if (sbuf == MPI_IN_PLACE)
+    ok = !side_of(&c->in, (char *)rbuf + (int64_t)c->me * rcount * (int64_t)type_extent(rtype), rcount, rtype);
+  else ok = !side_of(&c->in, sbuf, a2a ? (int64_t)scount * n : scount, stype);
+  ok = ok && !side_of(&c->out, rbuf, (int64_t)rcount * n, rtype);
+  if (coll_ready(c, call, ok)) return;
+  out("%s %llu in 0x%llx out 0x%llx", kind, U(c->out.bytes / (uint64_t)n), U(c->in.addr), U(c->out.addr));
+  comm_field(c->x);
 }
 
 int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
                   MPI_Comm comm) {
   COUNT(C_Allgather);
-  uint64_t seq;
-  coll_io io;
-  int rec = all_blocks("allgather", C_Allgather, sbuf, scount, stype, rbuf, rcount, rtype, comm, &seq, &io);
+  coll c;
+  if (coll_start(&c, comm, C_Allgather)) all_blocks(&c, "allgather", C_Allgather, sbuf, scount, stype, rbuf, rcount, rtype);
   int rc = PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-  if (rec) coll_end(&io, seq);
+  coll_done(&c);
   return rc;
 }
 
 int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
                  MPI_Comm comm) {
   COUNT(C_Alltoall);
-  uint64_t seq;
-  coll_io io;
-  int rec = all_blocks("alltoall", C_Alltoall, sbuf, scount, stype, rbuf, rcount, rtype, comm, &seq, &io);
+  coll c;
+  if (coll_start(&c, comm, C_Alltoall)) all_blocks(&c, "alltoall", C_Alltoall, sbuf, scount, stype, rbuf, rcount, rtype);
   int rc = PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-  if (rec) coll_end(&io, seq);
+  coll_done(&c);
   return rc;
 }
 
-/* Reductions: predefined types and ops only. Returns the communicator, NULL if unrecorded. */
-static rcomm *coll_reduce(MPI_Comm comm, int call, int count, MPI_Datatype t, MPI_Op o, int64_t *bytes,
-                          const char **tn, const char **on) {
-  rcomm *x = recording() ? usable(comm, call) : NULL;
+/* Reductions: predefined types and ops on contiguous data; every member decides alike (MPI
+   asks them all to pass the same op and type). `in_count`: elements read (reduce_scatter:
+   a block per member). */
+static int reduction(coll *c, int call, const void *sbuf, void *rbuf, int64_t in_count, int64_t out_count,
+                     int has_out, MPI_Datatype t, MPI_Op o, const char **tn, const char **on) {
   *tn = type_name(t);
   *on = op_name(o);
-  *bytes = x && *tn && *on ? contiguous(count, t) : -1;
-  if (x && *bytes < 0) R->unsupported[call]++;
-  return *bytes < 0 ? NULL : x;
+  int ok = *tn && *on && !side_of(&c->in, sbuf == MPI_IN_PLACE ? rbuf : sbuf, in_count, t) && c->in.r.n <= 1;
+  if (has_out) ok = ok && !side_of(&c->out, rbuf, out_count, t) && c->out.r.n <= 1;
+  c->in.type = c->out.type = *tn;
+  return coll_ready(c, call, ok) == 0;
 }
 
 int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, int root, MPI_Comm comm) {
   COUNT(C_Reduce);
-  int64_t bytes;
+  coll c;
   const char *tn, *on;
-  rcomm *x = coll_reduce(comm, C_Reduce, count, t, o, &bytes, &tn, &on);
-  if (!x) return PMPI_Reduce(sbuf, rbuf, count, t, o, root, comm);
-  int me;
-  PMPI_Comm_rank(comm, &me);
-  uint64_t in = sbuf == MPI_IN_PLACE ? ADDR(rbuf) : ADDR(sbuf);
-  coll_io io = {in, (uint64_t)bytes, me == root ? ADDR(rbuf) : 0, me == root ? (uint64_t)bytes : 0, tn};
-  uint64_t seq = coll_begin(&io);
-  out("%d %llu reduce %d %s %s root %d in 0x%llx", R->phase, (unsigned long long)seq, count, tn, on, world_of(x, root),
-      (unsigned long long)in);
-  if (me == root) out(" out 0x%llx", ADDR(rbuf));
-  comm_field(x);
+  if (coll_start(&c, comm, C_Reduce) && reduction(&c, C_Reduce, sbuf, rbuf, count, count, c.me == root, t, o, &tn, &on)) {
+    out("reduce %d %s %s root %d in 0x%llx", count, tn, on, world_of(c.x, root), U(c.in.addr));
+    if (c.me == root) out(" out 0x%llx", U(c.out.addr));
+    comm_field(c.x);
+  }
   int rc = PMPI_Reduce(sbuf, rbuf, count, t, o, root, comm);
-  coll_end(&io, seq);
+  coll_done(&c);
   return rc;
 }
 
 int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, MPI_Comm comm) {
   COUNT(C_Allreduce);
-  int64_t bytes;
+  coll c;
   const char *tn, *on;
-  rcomm *x = coll_reduce(comm, C_Allreduce, count, t, o, &bytes, &tn, &on);
-  if (!x) return PMPI_Allreduce(sbuf, rbuf, count, t, o, comm);
-  uint64_t in = sbuf == MPI_IN_PLACE ? ADDR(rbuf) : ADDR(sbuf);
-  coll_io io = {in, (uint64_t)bytes, ADDR(rbuf), (uint64_t)bytes, tn};
-  uint64_t seq = coll_begin(&io);
-  out("%d %llu allreduce %d %s %s in 0x%llx out 0x%llx", R->phase, (unsigned long long)seq, count, tn, on,
-      (unsigned long long)in, ADDR(rbuf));
-  comm_field(x);
+  if (coll_start(&c, comm, C_Allreduce) && reduction(&c, C_Allreduce, sbuf, rbuf, count, count, 1, t, o, &tn, &on)) {
+    out("allreduce %d %s %s in 0x%llx out 0x%llx", count, tn, on, U(c.in.addr), U(c.out.addr));
+    comm_field(c.x);
+  }
   int rc = PMPI_Allreduce(sbuf, rbuf, count, t, o, comm);
-  coll_end(&io, seq);
+  coll_done(&c);
   return rc;
 }
 
 int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, MPI_Comm comm) {
   COUNT(C_Reduce_scatter_block);
-  int64_t bytes;
+  coll c;
   const char *tn, *on;
-  rcomm *x = coll_reduce(comm, C_Reduce_scatter_block, count, t, o, &bytes, &tn, &on);
-  if (!x) return PMPI_Reduce_scatter_block(sbuf, rbuf, count, t, o, comm);
-  uint64_t in = sbuf == MPI_IN_PLACE ? ADDR(rbuf) : ADDR(sbuf);
-  coll_io io = {in, (uint64_t)bytes * (uint64_t)x->n, ADDR(rbuf), (uint64_t)bytes, tn};
-  uint64_t seq = coll_begin(&io);
-  out("%d %llu reduce_scatter_block %d %s %s in 0x%llx out 0x%llx", R->phase, (unsigned long long)seq, count, tn, on,
-      (unsigned long long)in, ADDR(rbuf));
-  comm_field(x);
+  if (coll_start(&c, comm, C_Reduce_scatter_block) &&
+      reduction(&c, C_Reduce_scatter_block, sbuf, rbuf, (int64_t)count * c.x->n, count, 1, t, o, &tn, &on)) {
+    out("reduce_scatter_block %d %s %s in 0x%llx out 0x%llx", count, tn, on, U(c.in.addr), U(c.out.addr));
+    comm_field(c.x);
+  }
   int rc = PMPI_Reduce_scatter_block(sbuf, rbuf, count, t, o, comm);
-  coll_end(&io, seq);
+  coll_done(&c);
   return rc;
 }
 
