@@ -6,8 +6,8 @@
  *  - bytes never seen are the rank's own: nothing to add;
  *  - bytes equal to what the recording holds travel as recorded (real forwarding);
  *  - bytes that differ were computed locally. If they equal the recorded bytes combined
- *    elementwise (sum, prod, min, max, band, bor, bxor over the common types) with receives
- *    completed since, folded in completion order, the recording gets those reductions, each
+ *    elementwise (sum, prod, min, max, band, bor, bxor over the element type the receives'
+ *    MPI datatype names) with receives completed since, folded in completion order, the recording gets those reductions, each
  *    right after its receive completed; if they equal one such receive, a copy; else an
  *    opaque write (a copy from the rank's opaque area) just before the send.
  * A range never seen whose bytes equal a receive completed in this phase is taken as a copy
@@ -207,9 +207,9 @@ static void note(rec_shadow *sh, uint64_t a, uint64_t n, uint64_t seq, int from_
 
 /* ---- inference ---- */
 
-/* The types and ops a fold is tried with, in this order: a receive's own MPI datatype
-   decides the type when it has one (int32 and int64 sums agree whenever no carry crosses
-   32 bits, and the two must not mix in one reduction); bitwise ops act on bytes alike. */
+/* The types and ops a fold is tried with: the receives' own MPI datatype decides the type
+   (int32 and int64 sums agree whenever no carry crosses 32 bits, and elements must not be
+   split), so bytes received as MPI_BYTE or a derived type prove no reduction. */
 typedef struct { const char *type; int size; } ftype;
 static const ftype ftypes[] = {{"int32", 4}, {"int64", 8}, {"double", 8}, {"float", 4}, {"uint32", 4}, {"uint64", 8}};
 static const char *const fops[] = {"sum", "max", "min", "prod", "bxor", "bor", "band"};
@@ -292,13 +292,12 @@ static int try_fold(rec_shadow *sh, const piece *pc, const uint8_t *old, const u
   const char *hint = sh->c[set[0]].type;
   for (int64_t i = 1; i < k; i++)
     if (!hint || !sh->c[set[i]].type || strcmp(hint, sh->c[set[i]].type)) hint = NULL;
+  if (!hint) return 0;   /* bytes alone: a guessed element type could split elements */
   for (size_t j = 0; j < sizeof fops / sizeof *fops * (sizeof ftypes / sizeof *ftypes); j++) {
     const ftype *ft = &ftypes[j % (sizeof ftypes / sizeof *ftypes)];
     combo cc = {ft->type, ft->size, fops[j / (sizeof ftypes / sizeof *ftypes)]}, *c = &cc;
-    if (hint && strcmp(hint, ft->type)) continue;
-    if (!hint && (c->op[0] == 'p' || (c->op[0] == 'b' && ft != ftypes))) continue;   /* guesses: no products */
-    if ((c->op[0] == 'b' && (!strcmp(ft->type, "float") || !strcmp(ft->type, "double"))) || n % (uint64_t)c->size)
-      continue;
+    if (strcmp(hint, ft->type) || n % (uint64_t)c->size) continue;
+    if (c->op[0] == 'b' && (!strcmp(ft->type, "float") || !strcmp(ft->type, "double"))) continue;
     memcpy(sh->acc, old, n);
     for (int64_t i = 0; i < k; i++) fold(c, sh->acc, sh->c[set[i]].content + at[i], n);
     if (memcmp(sh->acc, cur, n) != 0) continue;
