@@ -11,7 +11,8 @@
  *    k-th receive), leaves out sends nobody received (counted) and turns receives whose
  *    send is not in the phase into opaque writes (counted);
  *  - writes `phase-NNNN.cdag`: the communicators native collectives use, each rank's
- *    operations with labels where a `wait` names them, the packing areas as scratch.
+ *    operations with labels where a `wait` names them (short ones: o and a base-62 number,
+ *    and no indentation, since recordings are large), the packing areas as scratch.
  * Then `index.json` sums it up. A part file without `finalized` is from a process that
  * did not reach MPI_Finalize: what it holds is merged and the index says the run is
  * incomplete. Cost: O(n log n) for n recorded operations. */
@@ -29,6 +30,7 @@ enum { K_SEND, K_RECV, K_WAIT, K_OTHER };
 typedef struct {
   int phase;
   uint8_t kind, dropped, unmatched, labelled;
+  uint32_t label;          /* its label's number, when a wait names it */
   int peer, tag, comm;     /* send/recv: world peer, tag, local comm id; collectives: comm id */
   uint64_t seq;
   char *text;              /* the operation as written, after its position */
@@ -330,8 +332,20 @@ static mop *find_seq(mop **ops, int64_t n, uint64_t seq) {
   return NULL;
 }
 
+/* Labels are short (recordings are large): o and the label's number in base 62. */
+static void put_label(FILE *f, uint32_t n) {
+  static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  char buf[8];
+  int k = 0;
+  do buf[k++] = digits[n % 62]; while ((n /= 62) && k < 7);
+  fputc('o', f);
+  while (k) fputc(buf[--k], f);
+}
+
 static void label(FILE *f, const mop *o) {
-  if (o->labelled) fprintf(f, "o%" PRIu64 ": ", o->seq / REC_SEQ_STEP);
+  if (!o->labelled) return;
+  put_label(f, o->label);
+  fputs(": ", f);
 }
 
 /* A wait line with the operations it names that are still there; 0 if none is. */
@@ -343,7 +357,10 @@ static int write_wait(FILE *f, mop **ops, int64_t n, const mop *w, int mark) {
     mop *o = find_seq(ops, n, seq);
     if (!o || (o->kind == K_SEND && o->unmatched)) continue;
     if (mark) o->labelled = 1;
-    else fprintf(f, k ? " o%" PRIu64 : "  wait o%" PRIu64, seq / REC_SEQ_STEP);
+    else {
+      fputs(k ? " " : "wait ", f);
+      put_label(f, o->label);
+    }
     k++;
   }
   if (k && !mark) fprintf(f, "\n");
@@ -355,7 +372,6 @@ static void write_message(FILE *f, merger *m, const mrank *r, const mop *o) {
   long long bytes = strtoll(o->text + 5, NULL, 10), addr = 0;
   field(o->text, "addr", &addr);
   int wait = strstr(o->text, " wait") != NULL;
-  fprintf(f, "  ");
   label(f, o);
   if (o->kind == K_RECV && o->unmatched) {   /* its send is not in the phase: opaque bytes */
     fprintf(f, "copy %lldb from 0x%llx to 0x%llx%s\n", bytes, REC_OPAQUE_BASE + (1ull << 44) + m->opaque_next,
@@ -371,7 +387,6 @@ static void write_message(FILE *f, merger *m, const mrank *r, const mop *o) {
 
 /* Any other operation: as written, its communicator renumbered. */
 static void write_other(FILE *f, const mrank *r, const mop *o) {
-  fprintf(f, "  ");
   label(f, o);
   const char *c = strstr(o->text, " comm ");
   if (!c) { fprintf(f, "%s\n", o->text); return; }
@@ -392,6 +407,9 @@ static int write_rank(FILE *f, merger *m, int rank, int phase, uint64_t *nops) {
   for (int64_t i = 0; i < n; i++) ops[i]->labelled = 0;
   for (int64_t i = 0; i < n; i++)
     if (ops[i]->kind == K_WAIT) write_wait(f, ops, n, ops[i], 1);
+  uint32_t labels = 0;
+  for (int64_t i = 0; i < n; i++)
+    if (ops[i]->labelled) ops[i]->label = labels++;
   fprintf(f, "rank %d {\n", rank);
   for (int64_t i = 0; i < n; i++) {
     mop *o = ops[i];
@@ -404,7 +422,7 @@ static int write_rank(FILE *f, merger *m, int rank, int phase, uint64_t *nops) {
     }
   }
   for (int64_t i = 0; i < r->nscratch; i++)
-    if (r->scratch[i].phase == phase) fprintf(f, "  scratch %s\n", r->scratch[i].text);
+    if (r->scratch[i].phase == phase) fprintf(f, "scratch %s\n", r->scratch[i].text);
   fprintf(f, "}\n");
   free(ops);
   return CDAG_OK;

@@ -286,6 +286,8 @@ static int layout(const void *buf, int count, MPI_Datatype t, uint64_t limit, ra
   flat *f = type_of(t);
   if (!f) return -1;
   uint64_t base = (uint64_t)(uintptr_t)buf, left = limit;
+  if (f->n == 1 && f->len[0] == f->extent)   /* contiguous elements: one range, whatever the count */
+    return ranges_add(r, base + f->off[0], left < (uint64_t)count * f->len[0] ? left : (uint64_t)count * f->len[0]);
   for (int k = 0; k < count && left; k++)
     for (int64_t i = 0; i < f->n && left; i++) {
       uint64_t l = f->len[i] < left ? f->len[i] : left;
