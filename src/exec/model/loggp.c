@@ -35,8 +35,10 @@
  * no other event falls between them, and the heap holds runs, messages and wakes (7168
  * entries at most for that alltoall, not 2 million).
  * Cost: O((n + m) log n) for n ops and m dependencies. */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "exec/model/lower.h"
 
@@ -54,7 +56,8 @@ typedef struct {
   uint8_t kind;
 } ev;
 
-static int ev_less(const ev *a, const ev *b) { return a->t < b->t || (a->t == b->t && a->ts < b->ts); }
+/* Without short-circuits, so that choosing a child compiles to a conditional move. */
+static int ev_less(const ev *a, const ev *b) { return (a->t < b->t) | ((a->t == b->t) & (a->ts < b->ts)); }
 
 static void heap_push(ev *h, int64_t *n, ev e) {
   int64_t i = (*n)++;
@@ -80,10 +83,29 @@ static void heap_sift(ev *h, int64_t n) {
   h[i] = x;
 }
 
+/* The first event, removed. The last event, which takes its place, is mostly among the
+   latest, so rather than sift it down from the root (two compares a level, the second
+   mispredicted half the time), the hole goes down along the earlier children to a leaf (one
+   compare a level, as a conditional move) and the last event rises from there, mostly a
+   level or two (Floyd's variant). Keys (t, ts) differ, so the order popped is the same. */
 static ev heap_pop(ev *h, int64_t *n) {
-  ev top = h[0];
-  h[0] = h[--(*n)];
-  if (*n > 0) heap_sift(h, *n);
+  ev top = h[0], x = h[--(*n)];
+  int64_t m = *n, i = 0, c;
+  if (m == 0) return top;
+  while ((c = 2 * i + 1) + 1 < m) {
+    c += ev_less(&h[c + 1], &h[c]);
+    h[i] = h[c];
+    i = c;
+  }
+  if (c < m) {
+    h[i] = h[c];
+    i = c;
+  }
+  while (i > 0 && ev_less(&x, &h[(i - 1) / 2])) {
+    h[i] = h[(i - 1) / 2];
+    i = (i - 1) / 2;
+  }
+  h[i] = x;
   return top;
 }
 
@@ -94,11 +116,17 @@ typedef struct {
   uint8_t kind;
 } waiter;
 
-/* A resource's waiting events: a binary heap by ts (events mostly arrive in ts order, and a
-   push of the largest costs one comparison). */
+/* A resource's waiting events, earliest ts first. They mostly arrive in ts order, and while
+   they do the queue is a FIFO, w[head .. n) ascending: a push appends, a pop takes w[head]
+   (a binary heap of a thousand waiters would sift its last entry through every level, a
+   cache miss each). The first push out of order moves the entries to w[0 ..), which, being
+   sorted, is already a binary min-heap by ts, and the queue stays a heap until it empties.
+   A move copies only entries pushed since the queue was last empty: O(1) amortised. The ts
+   differ, so both forms pop the same order. */
 typedef struct {
   waiter *w;
-  int64_t n, cap;
+  int64_t head, n, cap; /* entries w[head .. n); head is 0 in heap form */
+  int heap;             /* a binary heap by ts, not a FIFO */
   uint32_t gen;         /* bumped whenever a wake is armed; older wakes are stale */
   int armed;            /* a wake of generation gen is in the heap */
   uint64_t armed_ts;    /* its ts */
@@ -106,8 +134,14 @@ typedef struct {
 } wait_queue;
 
 static void waiter_push(wait_queue *q, waiter x) {
+  if (!q->heap && q->n > q->head && x.ts < q->w[q->n - 1].ts) {   /* out of order: a heap from now */
+    memmove(q->w, q->w + q->head, (size_t)(q->n - q->head) * sizeof *q->w);
+    q->n -= q->head;
+    q->head = 0;
+    q->heap = 1;
+  }
   int64_t i = q->n++;
-  while (i > 0 && x.ts < q->w[(i - 1) / 2].ts) {
+  while (q->heap && i > 0 && x.ts < q->w[(i - 1) / 2].ts) {
     q->w[i] = q->w[(i - 1) / 2];
     i = (i - 1) / 2;
   }
@@ -115,6 +149,11 @@ static void waiter_push(wait_queue *q, waiter x) {
 }
 
 static waiter waiter_pop(wait_queue *q) {
+  if (!q->heap) {
+    waiter top = q->w[q->head++];
+    if (q->head == q->n) q->head = q->n = 0;
+    return top;
+  }
   waiter top = q->w[0], x = q->w[--q->n];
   int64_t i = 0, n = q->n;
   for (;;) {
@@ -126,7 +165,21 @@ static waiter waiter_pop(wait_queue *q) {
     i = c;
   }
   if (n > 0) q->w[i] = x;
+  else q->heap = 0;
   return top;
+}
+
+/* Room for one more waiter: a FIFO whose free front is at least half its array moves down
+   (paid for by the pops that freed it), otherwise the array doubles. */
+static int waiter_room(wait_queue *q) {
+  if (q->n < q->cap) return CDAG_OK;
+  if (!q->heap && q->head >= q->cap / 2 && q->head > 0) {
+    memmove(q->w, q->w + q->head, (size_t)(q->n - q->head) * sizeof *q->w);
+    q->n -= q->head;
+    q->head = 0;
+    return CDAG_OK;
+  }
+  return ir_grow((void **)&q->w, q->n, &q->cap, 1, sizeof *q->w, "LogGP wait queue");
 }
 
 enum { ST_STARTED = 1, ST_DONE = 2, ST_QUEUED = 4, ST_ARRIVED = 8, ST_POSTED = 16 };
@@ -150,6 +203,8 @@ typedef struct {
   uint64_t ts;
   int32_t *ready;                     /* ops executable in this event, in that order */
   uint64_t *key;                      /* their queueing order (queue_ready) */
+  uint64_t *key2;                     /* the counting sort's output (sort_keys) */
+  int64_t *bucket;                    /* its counts: 3 per rank, + 1 */
   int64_t nready;
   int32_t (*runs)[2];                 /* EV_RUN: ops queued together, [next, end) of runops */
   int32_t *runops;
@@ -207,20 +262,22 @@ static ps_t free_at(const sim *s, const wait_queue *w) {
   return w->b >= 0 && s->clock[w->b] > s->clock[w->a] ? s->clock[w->b] : s->clock[w->a];
 }
 
-/* The first waiting event of x goes into the heap when all it needs is free, with its ts. */
-static void arm(sim *s, int64_t x) {
+/* The wake of x's first waiting event: due when all it needs is free, with its ts. */
+static ev arm_event(sim *s, int64_t x) {
   wait_queue *w = &s->q[x];
   w->gen++;
   w->armed = 1;
-  w->armed_ts = w->w[0].ts;
-  push(s, (ev){free_at(s, w), w->armed_ts, (int32_t)x, w->gen, EV_WAKE});
+  w->armed_ts = w->w[w->head].ts;
+  return (ev){free_at(s, w), w->armed_ts, (int32_t)x, w->gen, EV_WAKE};
 }
+
+static void arm(sim *s, int64_t x) { push(s, arm_event(s, x)); }
 
 /* e found what it needs busy: it waits in its queue (LogGOPSim would retry it then). */
 static void park(sim *s, ev e) {
   int64_t x = queue_of(s, &e);
   wait_queue *w = &s->q[x];
-  if (w->n == w->cap && ir_grow((void **)&w->w, w->n, &w->cap, 1, sizeof *w->w, "LogGP wait queue")) {
+  if (waiter_room(w)) {
     s->nomem = 1;
     return;
   }
@@ -271,6 +328,34 @@ static int key_cmp(const void *pa, const void *pb) {
   return (a > b) - (a < b);
 }
 
+/* Sorts the n = nready keys (they differ: the low bits are the position). A few, the usual
+   case, by insertion; as many as ranks or more (the start, when every op may be
+   executable) by counting on (rank, kind), stable in position, in O(n + ranks); qsort
+   between. */
+static void sort_keys(sim *s) {
+  int64_t n = s->nready;
+  uint64_t *k = s->key;
+  if (n <= 16) {
+    for (int64_t i = 1; i < n; i++) {
+      uint64_t x = k[i];
+      int64_t j = i;
+      for (; j > 0 && k[j - 1] > x; j--) k[j] = k[j - 1];
+      k[j] = x;
+    }
+  } else if (n < s->g->nprocs) {
+    qsort(k, (size_t)n, sizeof *k, key_cmp);
+  } else {
+    int64_t nb = 3 * (int64_t)s->g->nprocs, *at = s->bucket;
+    uint64_t *sorted = s->key2;
+    memset(at, 0, (size_t)(nb + 1) * sizeof *at);
+    for (int64_t i = 0; i < n; i++) at[(k[i] >> 34) * 3 + (k[i] >> 32 & 3) + 1]++;
+    for (int64_t b = 0; b < nb; b++) at[b + 1] += at[b];
+    for (int64_t i = 0; i < n; i++) sorted[at[(k[i] >> 34) * 3 + (k[i] >> 32 & 3)]++] = k[i];
+    s->key2 = k;
+    s->key = sorted;
+  }
+}
+
 /* The time an executable op is queued at: its CPU's clock (a send: and its NIC's). */
 static ps_t queued_at(sim *s, int32_t op) {
   int32_t r = s->g->rank[op];
@@ -301,7 +386,7 @@ static void queue_ready(sim *s) {
     int32_t op = s->ready[i];
     s->key[i] = (uint64_t)s->g->rank[op] << 34 | (uint64_t)type_rank(s->g->kind[op]) << 32 | (uint64_t)i;
   }
-  if (s->nready > 1) qsort(s->key, (size_t)s->nready, sizeof *s->key, key_cmp);
+  sort_keys(s);
   for (int64_t i = 0, j; i < s->nready; i = j) {
     ps_t t = queued_at(s, s->ready[s->key[i] & 0xffffffffu]);
     int32_t *run = s->runs[s->nruns];
@@ -408,12 +493,20 @@ static void wake(sim *s) {
     heap_sift(s->h, s->nh);
     return;
   }
-  heap_pop(s->h, &s->nh);
   w->armed = 0;
   ev e = unpark(s, x);
   e.t = t;
+  /* step pushes only later events (t or after, with a newer ts), so the wake stays at the
+     root: the next wake of x takes its place there, one sift down from a root it mostly
+     keeps (x's resources free soon), instead of a pop and a push. */
   step(s, e);
-  if (w->n > 0 && !w->armed) arm(s, x);
+  assert(s->h[0].kind == EV_WAKE && s->h[0].id == x);
+  if (w->n > 0 && !w->armed) {
+    s->h[0] = arm_event(s, x);
+    heap_sift(s->h, s->nh);
+  } else {
+    heap_pop(s->h, &s->nh);
+  }
 }
 
 static ps_t to_ps(double us) { return (ps_t)llround(us * 1e6); }
@@ -452,14 +545,16 @@ static int sim_init(sim *s, const cdag_graph *g, const match_result *m, const lo
   s->h = malloc((size_t)s->hcap * sizeof *s->h);
   s->ready = malloc(m1 * sizeof *s->ready);
   s->key = malloc(m1 * sizeof *s->key);
+  s->key2 = malloc(m1 * sizeof *s->key2);
+  s->bucket = malloc((3 * (size_t)g->nprocs + 1) * sizeof *s->bucket);
   s->nres = (int64_t)g->nprocs * (s->ncpu + 2 * s->nnic);
   s->clock = calloc((size_t)s->nres + 1, sizeof *s->clock);
   s->nq = (int64_t)g->nprocs * s->ncpu * (1 + 2 * (int64_t)s->nnic);
   s->q = calloc((size_t)s->nq + 1, sizeof *s->q);
   s->runs = malloc(m1 * sizeof *s->runs);   /* every op is queued once, a run at least one */
   s->runops = malloc(m1 * sizeof *s->runops);
-  if (!s->need_done || !s->need_start || !s->ss_start || !s->ss || !s->st || !s->h || !s->ready || !s->key || !s->clock ||
-      !s->q || !s->runs || !s->runops)
+  if (!s->need_done || !s->need_start || !s->ss_start || !s->ss || !s->st || !s->h || !s->ready || !s->key ||
+      !s->key2 || !s->bucket || !s->clock || !s->q || !s->runs || !s->runops)
     return CDAG_NOMEM("LogGP model");
   for (int32_t r = 0; r < g->nprocs; r++)   /* the clocks each queue's events need */
     for (int c = 0; c < s->ncpu; c++) {
@@ -482,7 +577,7 @@ static int sim_init(sim *s, const cdag_graph *g, const match_result *m, const lo
 static void sim_free(sim *s) {
   free(s->need_done); free(s->need_start); free(s->ss_start); free(s->ss); free(s->st); free(s->h);
   for (int64_t x = 0; s->q && x < s->nq; x++) free(s->q[x].w);
-  free(s->ready); free(s->key); free(s->clock); free(s->q); free(s->runs); free(s->runops);
+  free(s->ready); free(s->key); free(s->key2); free(s->bucket); free(s->clock); free(s->q); free(s->runs); free(s->runops);
 }
 
 static int run(const cdag_graph *g, const loggp_params *lp, double *time, int *rank_max) {
