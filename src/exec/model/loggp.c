@@ -182,6 +182,16 @@ static int waiter_room(wait_queue *q) {
   return ir_grow((void **)&q->w, q->n, &q->cap, 1, sizeof *q->w, "LogGP wait queue");
 }
 
+/* Messages in flight. Each comes due o + L after its send starts, so while sends start in
+   time order (nearly always) messages come due in the order sent: they wait in a FIFO,
+   e[head .. n), outside the heap, where they were half the entries and each cost a push and
+   a pop through every level. A message due before the FIFO's last goes into the heap. The
+   next event is the earlier of the FIFO's first and the heap's root. */
+typedef struct {
+  ev *e;
+  int64_t head, n, cap;
+} ev_fifo;
+
 enum { ST_STARTED = 1, ST_DONE = 2, ST_QUEUED = 4, ST_ARRIVED = 8, ST_POSTED = 16 };
 
 typedef struct {
@@ -199,6 +209,7 @@ typedef struct {
   uint8_t *st;
   ev *h;
   int64_t nh, hcap, ndone;
+  ev_fifo msgs;                       /* messages due in the order sent */
   int nomem;
   uint64_t ts;
   int32_t *ready;                     /* ops executable in this event, in that order */
@@ -218,6 +229,39 @@ static void push(sim *s, ev e) {
     return;
   }
   heap_push(s->h, &s->nh, e);
+}
+
+/* Message e enters the FIFO if it comes due after the FIFO's last, else the heap. A full
+   FIFO whose free front is at least half its array moves down, otherwise it doubles. */
+static void push_msg(sim *s, ev e) {
+  ev_fifo *f = &s->msgs;
+  if (f->n > f->head && ev_less(&e, &f->e[f->n - 1])) {
+    push(s, e);
+    return;
+  }
+  if (f->n == f->cap && f->head > 0 && f->head >= f->cap / 2) {
+    memmove(f->e, f->e + f->head, (size_t)(f->n - f->head) * sizeof *f->e);
+    f->n -= f->head;
+    f->head = 0;
+  }
+  if (f->n == f->cap && ir_grow((void **)&f->e, f->n, &f->cap, 1, sizeof *f->e, "LogGP messages")) {
+    s->nomem = 1;
+    return;
+  }
+  f->e[f->n++] = e;
+}
+
+/* Is the FIFO's first message the next event? */
+static int msg_next(const sim *s) {
+  const ev_fifo *f = &s->msgs;
+  return f->n > f->head && (s->nh == 0 || ev_less(&f->e[f->head], &s->h[0]));
+}
+
+static ev pop_msg(sim *s) {
+  ev_fifo *f = &s->msgs;
+  ev e = f->e[f->head++];
+  if (f->head == f->n) f->head = f->n = 0;
+  return e;
 }
 
 static int cpu_of(const sim *s, int32_t op) {
@@ -450,7 +494,7 @@ static void step(sim *s, ev e) {
     mark_started(s, op);
     s->clock[xo] = e.t + s->o + bytes_less_one(size, s->O);
     s->clock[xg] = e.t + s->g_ + bytes_less_one(size, s->G);
-    push(s, (ev){e.t + s->o + s->L, s->ts++, op, 0, EV_MSG});
+    push_msg(s, (ev){e.t + s->o + s->L, s->ts++, op, 0, EV_MSG});
     if (size <= s->S) mark_done(s, op);
     return;
   }
@@ -577,7 +621,8 @@ static int sim_init(sim *s, const cdag_graph *g, const match_result *m, const lo
 static void sim_free(sim *s) {
   free(s->need_done); free(s->need_start); free(s->ss_start); free(s->ss); free(s->st); free(s->h);
   for (int64_t x = 0; s->q && x < s->nq; x++) free(s->q[x].w);
-  free(s->ready); free(s->key); free(s->key2); free(s->bucket); free(s->clock); free(s->q); free(s->runs); free(s->runops);
+  free(s->msgs.e); free(s->ready); free(s->key); free(s->key2); free(s->bucket); free(s->clock); free(s->q);
+  free(s->runs); free(s->runops);
 }
 
 static int run(const cdag_graph *g, const loggp_params *lp, double *time, int *rank_max) {
@@ -589,8 +634,9 @@ static int run(const cdag_graph *g, const loggp_params *lp, double *time, int *r
   if (!rc) {
     for (int64_t i = 0; i < g->nops; i++) maybe_ready(&s, (int32_t)i);
     queue_ready(&s);
-    while (s.nh > 0 && !s.nomem) {
-      if (s.h[0].kind == EV_WAKE) wake(&s);
+    while ((s.nh > 0 || s.msgs.n > 0) && !s.nomem) {
+      if (msg_next(&s)) step(&s, pop_msg(&s));
+      else if (s.h[0].kind == EV_WAKE) wake(&s);
       else step(&s, s.h[0].kind == EV_RUN ? run_next(&s) : heap_pop(s.h, &s.nh));
       queue_ready(&s);
     }
