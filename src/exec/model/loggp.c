@@ -51,8 +51,8 @@ enum { EV_OP, EV_MSG, EV_WAKE, EV_RUN };
 typedef struct {
   ps_t t;
   uint64_t ts;          /* first-queued order (a wake: that of the first waiting event) */
-  int32_t id;           /* op (EV_OP; EV_MSG: the send), queue (EV_WAKE) or run (EV_RUN) */
-  uint32_t gen;         /* EV_WAKE: the resource's generation it was armed in */
+  int32_t id;           /* op (EV_OP; EV_MSG: the send), CPU (EV_WAKE) or run (EV_RUN) */
+  uint32_t gen;         /* EV_WAKE: the CPU's wake generation it was armed in */
   uint8_t kind;
 } ev;
 
@@ -127,11 +127,23 @@ typedef struct {
   waiter *w;
   int64_t head, n, cap; /* entries w[head .. n); head is 0 in heap form */
   int heap;             /* a binary heap by ts, not a FIFO */
-  uint32_t gen;         /* bumped whenever a wake is armed; older wakes are stale */
-  int armed;            /* a wake of generation gen is in the heap */
-  uint64_t armed_ts;    /* its ts */
   int64_t a, b;         /* the clocks its events need (b -1: a CPU alone) */
 } wait_queue;
+
+/* The queues of one CPU (its own, and per NIC its sends' and its messages') share one wake
+   in the heap, keyed by the earliest of their first events: (when all it needs is free, its
+   ts). The queues of a CPU contend for it (a rank's sends and the messages it handles take
+   turns), and with a wake each, every event of one made the other's wake find the CPU
+   taken and sink through the heap again; with one wake, the CPU's next event is chosen
+   among its queues in a few compares. A wake's key never exceeds the true one (clocks only
+   advance), and one that finds its key grown moves to the new key: events run in the
+   order of their true keys, as LogGOPSim's retries have it. */
+typedef struct {
+  uint32_t gen;         /* bumped whenever a wake is armed; older wakes are stale */
+  int armed;            /* a wake of generation gen is in the heap (some queue waits) */
+  ps_t t;               /* its key */
+  uint64_t ts;
+} cpu_wake;
 
 static void waiter_push(wait_queue *q, waiter x) {
   if (!q->heap && q->n > q->head && x.ts < q->w[q->n - 1].ts) {   /* out of order: a heap from now */
@@ -204,6 +216,7 @@ typedef struct {
   int64_t nres;
   wait_queue *q;                      /* per CPU, per (CPU, send NIC), per (CPU, receive NIC) */
   int64_t nq;
+  cpu_wake *wk;                       /* per CPU (rank * ncpu + cpu) */
   int32_t *need_done, *need_start;    /* unmet requires / irequires per op */
   int32_t *ss_start, *ss;             /* CSR: ops that irequire each op */
   uint8_t *st;
@@ -306,27 +319,51 @@ static ps_t free_at(const sim *s, const wait_queue *w) {
   return w->b >= 0 && s->clock[w->b] > s->clock[w->a] ? s->clock[w->b] : s->clock[w->a];
 }
 
-/* The wake of x's first waiting event: due when all it needs is free, with its ts. */
-static ev arm_event(sim *s, int64_t x) {
-  wait_queue *w = &s->q[x];
-  w->gen++;
-  w->armed = 1;
-  w->armed_ts = w->w[w->head].ts;
-  return (ev){free_at(s, w), w->armed_ts, (int32_t)x, w->gen, EV_WAKE};
+/* The CPU whose queues x is one of (queue_id's layout). */
+static int64_t cpu_of_queue(const sim *s, int64_t x) {
+  int64_t cpus = (int64_t)s->g->nprocs * s->ncpu;
+  if (x < cpus) return x;
+  return (x < cpus + cpus * s->nnic ? x - cpus : x - cpus - cpus * s->nnic) / s->nnic;
 }
 
-static void arm(sim *s, int64_t x) { push(s, arm_event(s, x)); }
+static int key_less(ps_t t, uint64_t ts, ps_t u, uint64_t us) { return t < u || (t == u && ts < us); }
 
-/* e found what it needs busy: it waits in its queue (LogGOPSim would retry it then). */
+/* The queue of CPU c whose first event comes first: the least (free_at, ts) among its
+   queues', in *t, *ts; -1 if none waits. */
+static int64_t cpu_next(const sim *s, int64_t c, ps_t *t, uint64_t *ts) {
+  int64_t cpus = (int64_t)s->g->nprocs * s->ncpu, best = -1;
+  for (int k = -1; k < 2 * s->nnic; k++) {
+    int64_t x = k < 0 ? c : k < s->nnic ? cpus + c * s->nnic + k : cpus * (1 + s->nnic) + c * s->nnic + k - s->nnic;
+    const wait_queue *w = &s->q[x];
+    if (w->n == 0) continue;
+    ps_t ft = free_at(s, w);
+    if (best < 0 || key_less(ft, w->w[w->head].ts, *t, *ts)) best = x, *t = ft, *ts = w->w[w->head].ts;
+  }
+  return best;
+}
+
+/* A new wake of CPU c with key (t, ts); the one in the heap, if any, is stale from now. */
+static ev wake_event(sim *s, int64_t c, ps_t t, uint64_t ts) {
+  cpu_wake *k = &s->wk[c];
+  k->gen++;
+  k->armed = 1;
+  k->t = t;
+  k->ts = ts;
+  return (ev){t, ts, (int32_t)c, k->gen, EV_WAKE};
+}
+
+/* e found what it needs busy: it waits in its queue (LogGOPSim would retry it then). Its
+   CPU's wake comes earlier if e is now the CPU's first event. */
 static void park(sim *s, ev e) {
-  int64_t x = queue_of(s, &e);
+  int64_t x = queue_of(s, &e), c = cpu_of_queue(s, x);
   wait_queue *w = &s->q[x];
   if (waiter_room(w)) {
     s->nomem = 1;
     return;
   }
   waiter_push(w, (waiter){e.ts, e.id, e.kind});
-  if (!w->armed || e.ts < w->armed_ts) arm(s, x);
+  ps_t t = free_at(s, w);
+  if (!s->wk[c].armed || key_less(t, e.ts, s->wk[c].t, s->wk[c].ts)) push(s, wake_event(s, c, t, e.ts));
 }
 
 /* The first event waiting in x, removed. */
@@ -520,33 +557,38 @@ static void step(sim *s, ev e) {
   }
 }
 
-/* The wake at the top of the heap: its queue's first event runs now if all it needs is free,
-   as LogGOPSim's retry of it would, and the next one is armed after that; if what it needs
-   was taken meanwhile, the wake moves to when that frees (in place: one sift). */
+/* The wake at the top of the heap: its CPU's first event runs now if all it needs is free,
+   as LogGOPSim's retry of it would, and the CPU's next wake is armed after that; if what
+   it needs was taken meanwhile, the wake moves to the CPU's true next key (in place: one
+   sift). */
 static void wake(sim *s) {
   ev *top = &s->h[0];
-  int64_t x = top->id;
-  wait_queue *w = &s->q[x];
-  if (!w->armed || top->gen != w->gen) {   /* stale: re-armed since */
+  int64_t c = top->id;
+  cpu_wake *k = &s->wk[c];
+  if (!k->armed || top->gen != k->gen) {   /* stale: re-armed since */
     heap_pop(s->h, &s->nh);
     return;
   }
-  ps_t t = top->t, free = free_at(s, w);
-  if (free > t) {
-    top->t = free;
+  ps_t t = 0;
+  uint64_t ts = 0;
+  int64_t x = cpu_next(s, c, &t, &ts);
+  assert(x >= 0 && !key_less(t, ts, top->t, top->ts));
+  if (key_less(top->t, top->ts, t, ts)) {
+    top->t = k->t = t;
+    top->ts = k->ts = ts;
     heap_sift(s->h, s->nh);
     return;
   }
-  w->armed = 0;
+  k->armed = 0;
   ev e = unpark(s, x);
   e.t = t;
-  /* step pushes only later events (t or after, with a newer ts), so the wake stays at the
-     root: the next wake of x takes its place there, one sift down from a root it mostly
-     keeps (x's resources free soon), instead of a pop and a push. */
+  /* step pushes only later events (t or after, with a newer ts) and parks none (what e
+     needs is free), so the wake stays at the root: the CPU's next wake takes its place
+     there, one sift down from a root it mostly keeps, instead of a pop and a push. */
   step(s, e);
-  assert(s->h[0].kind == EV_WAKE && s->h[0].id == x);
-  if (w->n > 0 && !w->armed) {
-    s->h[0] = arm_event(s, x);
+  assert(s->h[0].kind == EV_WAKE && s->h[0].id == c && !k->armed);
+  if (cpu_next(s, c, &t, &ts) >= 0) {
+    s->h[0] = wake_event(s, c, t, ts);
     heap_sift(s->h, s->nh);
   } else {
     heap_pop(s->h, &s->nh);
@@ -595,10 +637,11 @@ static int sim_init(sim *s, const cdag_graph *g, const match_result *m, const lo
   s->clock = calloc((size_t)s->nres + 1, sizeof *s->clock);
   s->nq = (int64_t)g->nprocs * s->ncpu * (1 + 2 * (int64_t)s->nnic);
   s->q = calloc((size_t)s->nq + 1, sizeof *s->q);
+  s->wk = calloc((size_t)g->nprocs * (size_t)s->ncpu, sizeof *s->wk);
   s->runs = malloc(m1 * sizeof *s->runs);   /* every op is queued once, a run at least one */
   s->runops = malloc(m1 * sizeof *s->runops);
   if (!s->need_done || !s->need_start || !s->ss_start || !s->ss || !s->st || !s->h || !s->ready || !s->key ||
-      !s->key2 || !s->bucket || !s->clock || !s->q || !s->runs || !s->runops)
+      !s->key2 || !s->bucket || !s->clock || !s->q || !s->wk || !s->runs || !s->runops)
     return CDAG_NOMEM("LogGP model");
   for (int32_t r = 0; r < g->nprocs; r++)   /* the clocks each queue's events need */
     for (int c = 0; c < s->ncpu; c++) {
@@ -622,7 +665,7 @@ static void sim_free(sim *s) {
   free(s->need_done); free(s->need_start); free(s->ss_start); free(s->ss); free(s->st); free(s->h);
   for (int64_t x = 0; s->q && x < s->nq; x++) free(s->q[x].w);
   free(s->msgs.e); free(s->ready); free(s->key); free(s->key2); free(s->bucket); free(s->clock); free(s->q);
-  free(s->runs); free(s->runops);
+  free(s->wk); free(s->runs); free(s->runops);
 }
 
 static int run(const cdag_graph *g, const loggp_params *lp, double *time, int *rank_max) {
