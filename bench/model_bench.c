@@ -43,6 +43,7 @@ int main(int argc, char **argv) {
   if (pipeline_tuning(&opts, NULL, &tune)) fail("CDAG_* settings");
   kern_model km = {(lp.L + 2 * lp.o) * 1e-6, lp.G * 1e-6, tune.model.blocks, (lp.o > lp.g ? lp.o : lp.g) * 1e-6,
                    lp.copy * 1e-6};
+  ir_keep_heap();   /* as cdag model */
   double t[7], us = 0, pus = 0;
   int last = 0;
   t[0] = now();
