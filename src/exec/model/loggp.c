@@ -404,34 +404,55 @@ static void mark_done(sim *s, int32_t op) {
 /* Rank, then sends, receives, local ops, then op id. */
 static int type_rank(int kind) { return kind == IR_SEND ? 0 : kind == IR_RECV ? 1 : 2; }
 
-static int key_cmp(const void *pa, const void *pb) {
-  uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-  return (a > b) - (a < b);
+static void insertion_sort(uint64_t *k, int64_t n) {
+  for (int64_t i = 1; i < n; i++) {
+    uint64_t x = k[i];
+    int64_t j = i;
+    for (; j > 0 && k[j - 1] > x; j--) k[j] = k[j - 1];
+    k[j] = x;
+  }
 }
 
-/* Sorts the n = nready keys (they differ: the low bits are the position). A few, the usual
-   case, by insertion; as many as ranks or more (the start, when every op may be
-   executable) by counting on (rank, kind), stable in position, in O(n + ranks); qsort
-   between. */
+/* Bottom-up merge sort of k[0 .. n) (blocks of 16 sorted by insertion first), tmp as the
+   other buffer; returns the one that holds the result. No comparator calls (qsort's were
+   most of its cost here). */
+static uint64_t *merge_sort(uint64_t *k, uint64_t *tmp, int64_t n) {
+  for (int64_t lo = 0; lo < n; lo += 16) insertion_sort(k + lo, n - lo < 16 ? n - lo : 16);
+  for (int64_t w = 16; w < n; w *= 2) {
+    for (int64_t lo = 0; lo < n; lo += 2 * w) {
+      int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n, i = lo, j = mid, o = lo;
+      while (i < mid && j < hi) tmp[o++] = k[i] < k[j] ? k[i++] : k[j++];
+      while (i < mid) tmp[o++] = k[i++];
+      while (j < hi) tmp[o++] = k[j++];
+    }
+    uint64_t *x = k;
+    k = tmp;
+    tmp = x;
+  }
+  return k;
+}
+
+/* Sorts the n = nready keys (they differ: the low bits are the position) into s->key (the
+   two buffers may swap). A few, the usual case, by insertion; as many as ranks or more (the
+   start, when every op may be executable) by counting on (rank, kind), stable in position,
+   in O(n + ranks); a merge sort between. */
 static void sort_keys(sim *s) {
   int64_t n = s->nready;
-  uint64_t *k = s->key;
+  uint64_t *k = s->key, *sorted = s->key2;
   if (n <= 16) {
-    for (int64_t i = 1; i < n; i++) {
-      uint64_t x = k[i];
-      int64_t j = i;
-      for (; j > 0 && k[j - 1] > x; j--) k[j] = k[j - 1];
-      k[j] = x;
-    }
-  } else if (n < s->g->nprocs) {
-    qsort(k, (size_t)n, sizeof *k, key_cmp);
+    insertion_sort(k, n);
+    return;
+  }
+  if (n < s->g->nprocs) {
+    sorted = merge_sort(k, sorted, n);
   } else {
     int64_t nb = 3 * (int64_t)s->g->nprocs, *at = s->bucket;
-    uint64_t *sorted = s->key2;
     memset(at, 0, (size_t)(nb + 1) * sizeof *at);
     for (int64_t i = 0; i < n; i++) at[(k[i] >> 34) * 3 + (k[i] >> 32 & 3) + 1]++;
     for (int64_t b = 0; b < nb; b++) at[b + 1] += at[b];
     for (int64_t i = 0; i < n; i++) sorted[at[(k[i] >> 34) * 3 + (k[i] >> 32 & 3)]++] = k[i];
+  }
+  if (sorted != k) {
     s->key2 = k;
     s->key = sorted;
   }
