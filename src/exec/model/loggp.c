@@ -22,18 +22,21 @@
  * were first queued; ops that become executable together are queued rank by rank, sends,
  * then receives, then local ops, each kind in the order the ops became executable (that of
  * the dependency lists, as the file wrote them): LogGOPSim's order when its sort by kind is
- * made stable (it uses std::sort, which is not). Times are integers (picoseconds) so equal sums compare equal. (s-1) is 0 for empty
- * messages.
+ * made stable (it uses std::sort, which is not). Times are integers (picoseconds) so equal
+ * sums compare equal. (s-1) is 0 for empty messages.
  * LogGOPSim puts an event that finds its CPU or NIC busy back into its queue at the time the
  * resource frees; k events waiting for one resource cost O(k^2) retries (a linear alltoall
  * on 1024 ranks: 5e8). Here a blocked event waits in the queue of what it needs (a CPU; a
  * CPU and a send NIC; a CPU and a receive NIC), ordered by first-queued order, and only the
- * first of each queue is in the event heap, at the time all it needs is free. Events of one
+ * first of each queue counts, at the time all it needs is free: the queues of one CPU share
+ * one wake in the event heap, keyed by the earliest of their first events. Events of one
  * queue need the same resources, so a later one could never run before the first: the same
  * events run at the same times in the same order, without the retries. Ops queued together
  * with one time (a rank's sends, say) enter the heap as one run: their ts are consecutive, so
- * no other event falls between them, and the heap holds runs, messages and wakes (7168
- * entries at most for that alltoall, not 2 million).
+ * no other event falls between them. Messages in flight, which come due in the order sent
+ * while sends start in time order, wait in a FIFO beside the heap. So the heap holds runs,
+ * wakes and the few messages out of order (about 2,000 entries at most for that alltoall
+ * and its plan, not 2 million; it held 7,000 to 8,000 before messages and wakes moved out).
  * Cost: O((n + m) log n) for n ops and m dependencies. */
 #include <assert.h>
 #include <math.h>
