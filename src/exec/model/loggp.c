@@ -131,6 +131,7 @@ typedef struct {
   int64_t head, n, cap; /* entries w[head .. n); head is 0 in heap form */
   int heap;             /* a binary heap by ts, not a FIFO */
   int64_t a, b;         /* the clocks its events need (b -1: a CPU alone) */
+  uint64_t first;       /* ts of the first entry, if any (cpu_next reads it without w) */
 } wait_queue;
 
 /* The queues of one CPU (its own, and per NIC its sends' and its messages') share one wake
@@ -161,12 +162,14 @@ static void waiter_push(wait_queue *q, waiter x) {
     i = (i - 1) / 2;
   }
   q->w[i] = x;
+  if (q->n - q->head == 1 || x.ts < q->first) q->first = x.ts;
 }
 
 static waiter waiter_pop(wait_queue *q) {
   if (!q->heap) {
     waiter top = q->w[q->head++];
     if (q->head == q->n) q->head = q->n = 0;
+    else q->first = q->w[q->head].ts;
     return top;
   }
   waiter top = q->w[0], x = q->w[--q->n];
@@ -179,7 +182,7 @@ static waiter waiter_pop(wait_queue *q) {
     q->w[i] = q->w[c];
     i = c;
   }
-  if (n > 0) q->w[i] = x;
+  if (n > 0) q->w[i] = x, q->first = q->w[0].ts;
   else q->heap = 0;
   return top;
 }
@@ -301,13 +304,12 @@ static int64_t res_gr(const sim *s, int32_t rank, int nic) {
 static ps_t *clock_o(sim *s, int32_t rank, int cpu) { return &s->clock[res_cpu(s, rank, cpu)]; }
 static ps_t *clock_gs(sim *s, int32_t rank, int nic) { return &s->clock[res_gs(s, rank, nic)]; }
 
-/* The queue of what e needs (CPU; CPU and send NIC; CPU and receive NIC), its clocks set. */
-/* The queues: per (rank, CPU), then per (rank, CPU, NIC) for sends, then for messages. */
+/* The queues, CPU by CPU (rank * ncpu + cpu), so that cpu_next finds a CPU's side by side:
+   the CPU's own, then per NIC its sends', then per NIC its messages'. */
 enum { Q_CPU, Q_SEND, Q_MSG };
 static int64_t queue_id(const sim *s, int kind, int32_t rank, int cpu, int nic) {
-  int64_t cpus = (int64_t)s->g->nprocs * s->ncpu, pair = ((int64_t)rank * s->ncpu + cpu) * s->nnic + nic;
-  if (kind == Q_MSG) return cpus + cpus * s->nnic + pair;
-  return kind == Q_SEND ? cpus + pair : (int64_t)rank * s->ncpu + cpu;
+  int64_t base = ((int64_t)rank * s->ncpu + cpu) * (1 + 2 * s->nnic);
+  return kind == Q_CPU ? base : kind == Q_SEND ? base + 1 + nic : base + 1 + s->nnic + nic;
 }
 
 /* The queue of what e needs (CPU; CPU and send NIC; CPU and receive NIC). A message is
@@ -323,24 +325,19 @@ static ps_t free_at(const sim *s, const wait_queue *w) {
 }
 
 /* The CPU whose queues x is one of (queue_id's layout). */
-static int64_t cpu_of_queue(const sim *s, int64_t x) {
-  int64_t cpus = (int64_t)s->g->nprocs * s->ncpu;
-  if (x < cpus) return x;
-  return (x < cpus + cpus * s->nnic ? x - cpus : x - cpus - cpus * s->nnic) / s->nnic;
-}
+static int64_t cpu_of_queue(const sim *s, int64_t x) { return x / (1 + 2 * s->nnic); }
 
 static int key_less(ps_t t, uint64_t ts, ps_t u, uint64_t us) { return t < u || (t == u && ts < us); }
 
 /* The queue of CPU c whose first event comes first: the least (free_at, ts) among its
    queues', in *t, *ts; -1 if none waits. */
 static int64_t cpu_next(const sim *s, int64_t c, ps_t *t, uint64_t *ts) {
-  int64_t cpus = (int64_t)s->g->nprocs * s->ncpu, best = -1;
-  for (int k = -1; k < 2 * s->nnic; k++) {
-    int64_t x = k < 0 ? c : k < s->nnic ? cpus + c * s->nnic + k : cpus * (1 + s->nnic) + c * s->nnic + k - s->nnic;
+  int64_t first = c * (1 + 2 * s->nnic), best = -1;
+  for (int64_t x = first; x <= first + 2 * s->nnic; x++) {
     const wait_queue *w = &s->q[x];
     if (w->n == 0) continue;
     ps_t ft = free_at(s, w);
-    if (best < 0 || key_less(ft, w->w[w->head].ts, *t, *ts)) best = x, *t = ft, *ts = w->w[w->head].ts;
+    if (best < 0 || key_less(ft, w->first, *t, *ts)) best = x, *t = ft, *ts = w->first;
   }
   return best;
 }
