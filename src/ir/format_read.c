@@ -823,12 +823,16 @@ static int read_rank(reader *r) {
   return read_block(r, &kw);
 }
 
-/* Room for as many ops as the file has lines left (an op takes a line): the op arrays are
-   allocated once, not doubled and copied a dozen times on the way to 2 million. A file
-   with many lines besides ops reserves more than it uses, which costs address space. */
+/* Room for as many ops as the file has lines left that start with a word (an op takes such
+   a line; blank and comment lines are not counted, so a file of them reserves nothing): the
+   op arrays are allocated once, not doubled and copied a dozen times on the way to 2
+   million. Other lines that start with a word (`requires`, `rank R {`) make it reserve
+   more than is used, one op's entries per line. */
 static int reserve_lines(reader *r) {
-  int64_t lines = 1;
-  for (const char *p = r->p; p < r->end; lines++) {
+  int64_t lines = 0;
+  for (const char *p = r->p; p < r->end;) {
+    while (p < r->end && (*p == ' ' || *p == '\t')) p++;
+    if (p < r->end && ((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z')) lines++;
     const char *nl = memchr(p, '\n', (size_t)(r->end - p));
     if (!nl) break;
     p = nl + 1;
