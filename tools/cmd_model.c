@@ -63,6 +63,7 @@ int cmd_model(int argc, char **argv) {
   kern_policy policy = tune.policy;
   cdag_graph *g = NULL, *low = NULL;
   cdag_plan *p = NULL;
+  ir_keep_heap();   /* each stage reuses the memory the last one freed */
   if (cmd_load("model", argv[0], buffers, &g)) return 1;
   int rc = CDAG_OK, last = 0, plast = 0;
   double t = 0, tp = 0;

@@ -92,7 +92,12 @@ static int in_judy(const df_state *st, int rank) { return st->maps && st->maps[r
 /* The piece of rank's JudyL starting at or below x (dir < 0), at or above (0), above (1). */
 static df_at judy_find(df_state *st, int rank, uint64_t x, int dir) {
   Word_t k = (Word_t)x;
-  PWord_t pv = (PWord_t)(dir < 0 ? JudyLLast : dir ? JudyLNext : JudyLFirst)(st->maps[rank], &k, PJE0);
+  PWord_t pv;
+  /* JudyLLast/First try the key itself first (a JudyLGet): a strict search from the next or
+     previous key is one call instead of two. */
+  if (dir < 0 && k != ~(Word_t)0) k++, pv = (PWord_t)JudyLPrev(st->maps[rank], &k, PJE0);
+  else if (dir == 0 && k != 0) k--, pv = (PWord_t)JudyLNext(st->maps[rank], &k, PJE0);
+  else pv = (PWord_t)(dir < 0 ? JudyLLast : dir ? JudyLNext : JudyLFirst)(st->maps[rank], &k, PJE0);
   return pv ? (df_at){(uint64_t)k, &st->pieces[*pv]} : (df_at){0, NULL};
 }
 

@@ -244,7 +244,12 @@ typedef struct {
    start in *k; -1 if none. */
 static int64_t judy_find(const piece_index *x, uint64_t *k, int last) {
   Word_t w = (Word_t)*k;
-  PWord_t pv = (PWord_t)(last ? JudyLLast : JudyLFirst)(x->judy, &w, PJE0);
+  PWord_t pv;
+  /* JudyLLast/First try the key itself first (a JudyLGet): one strict search past the key's
+     neighbour is one call instead of two. */
+  if (last && w != ~(Word_t)0) w++, pv = (PWord_t)JudyLPrev(x->judy, &w, PJE0);
+  else if (!last && w != 0) w--, pv = (PWord_t)JudyLNext(x->judy, &w, PJE0);
+  else pv = (PWord_t)(last ? JudyLLast : JudyLFirst)(x->judy, &w, PJE0);
   *k = (uint64_t)w;
   return pv ? (int64_t)*pv : -1;
 }
@@ -368,9 +373,28 @@ static int split_at(conflict_map *m, uint64_t x) {
   return new_piece(m, x, hi, m->writer[p], m->readers[p]);
 }
 
+/* The piece that starts last at or below b - 1, in *start its start; -1 if none. Where it ends
+   at or below a, nothing covers [a, b) yet; where it is [a, b) itself, the range is one
+   piece. Either way one look-up settles the range, where splitting and walking take four
+   or five (these are most ranges: fresh buffers, a staging buffer read back whole). */
+static int64_t piece_below(const conflict_map *m, uint64_t b, uint64_t *start) {
+  *start = b - 1;
+  return index_last(&m->map, start);
+}
+
 static int touch_read(conflict_map *m, uint64_t a, uint64_t b, int32_t op) {
   int rc;
   if (a == b) return CDAG_OK;
+  uint64_t start;
+  int64_t q = piece_below(m, b, &start);
+  if (q < 0 || m->hi[q] <= a) {
+    if ((rc = new_piece(m, a, b, -1, -1))) return rc;
+    return push_reader(m, m->npieces - 1, op);
+  }
+  if (start == a && m->hi[q] == b) {
+    if (m->writer[q] >= 0 && (rc = add_edge(m, m->writer[q], op))) return rc;
+    return push_reader(m, q, op);
+  }
   if ((rc = split_at(m, a)) || (rc = split_at(m, b))) return rc;
   uint64_t cur = a;
   while (cur < b) {
@@ -393,6 +417,9 @@ static int touch_read(conflict_map *m, uint64_t a, uint64_t b, int32_t op) {
 static int touch_write(conflict_map *m, uint64_t a, uint64_t b, int32_t op) {
   int rc;
   if (a == b) return CDAG_OK;
+  uint64_t start;
+  int64_t q = piece_below(m, b, &start);
+  if (q < 0 || m->hi[q] <= a) return new_piece(m, a, b, op, -1);
   if ((rc = split_at(m, a)) || (rc = split_at(m, b))) return rc;
   uint64_t k = a;
   for (int64_t p = index_first(&m->map, &k); p >= 0 && k < b; p = index_first(&m->map, &k)) {
@@ -422,6 +449,26 @@ static void gather_footprints(const cdag_graph *g, const int32_t *ops, int32_t n
       default: fp[i] = (footprint){UINT64_MAX, UINT64_MAX, 0}; break;
     }
   }
+}
+
+/* Does every range the rank's ops touch, in program order, lie above all before it? Then no
+   two overlap and the walk would find no conflict (buffers handed out in order, as GOAL's
+   fresh buffers are): O(n), no map. */
+static int footprints_ascend(const footprint *fp, int32_t n) {
+  uint64_t top = 0;
+  for (int32_t i = 0; i < n; i++) {
+    const footprint *f = &fp[i];
+    if (f->len == 0) continue;
+    if (f->rd != UINT64_MAX) {
+      if (f->rd < top || f->rd + f->len < f->rd) return 0;
+      top = f->rd + f->len;
+    }
+    if (f->wr != UINT64_MAX) {
+      if (f->wr < top || f->wr + f->len < f->wr) return 0;
+      top = f->wr + f->len;
+    }
+  }
+  return 1;
 }
 
 /* Reads and writes of the op at position i, in the order the op performs them. */
@@ -464,13 +511,13 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
     edges->rank_edges[r] = edges->n;
     memset(m.stamp, 0xff, (size_t)n * sizeof *m.stamp);
     gather_footprints(g, m.ops, n, fp);
-    int32_t last_join = -1;
+    int32_t last_join = -1, disjoint = footprints_ascend(fp, n);
     for (int32_t i = 0; i < n && rc == CDAG_OK; i++) {
       int32_t op = m.ops[i];
       for (int32_t k = ex_start ? ex_start[op] : 0; ex_start && k < ex_start[op + 1] && rc == CDAG_OK; k++)
         rc = add_edge(&m, g->pos[ex_from[k]], i);
       if (g->join && rc == CDAG_OK) rc = join_edges(g, &m, &last_join, i);
-      if (rc == CDAG_OK) rc = touch_op(&m, &fp[i], i);
+      if (rc == CDAG_OK && !disjoint) rc = touch_op(&m, &fp[i], i);
     }
     index_clear(&m.map);
     m.npieces = m.nrd = 0;

@@ -823,6 +823,24 @@ static int read_rank(reader *r) {
   return read_block(r, &kw);
 }
 
+/* Room for as many ops as the file has lines left that start with a word (an op takes such
+   a line; blank and comment lines are not counted, so a file of them reserves nothing): the
+   op arrays are allocated once, not doubled and copied a dozen times on the way to 2
+   million. Other lines that start with a word (`requires`, `rank R {`) make it reserve
+   more than is used, one op's entries per line. */
+static int reserve_lines(reader *r) {
+  int64_t lines = 0;
+  for (const char *p = r->p; p < r->end;) {
+    while (p < r->end && (*p == ' ' || *p == '\t')) p++;
+    if (p < r->end && ((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z')) lines++;
+    const char *nl = memchr(p, '\n', (size_t)(r->end - p));
+    if (!nl) break;
+    p = nl + 1;
+  }
+  if (lines > IR_MAX_OPS / 2) lines = IR_MAX_OPS / 2;
+  return ir_reserve(r->g, lines);
+}
+
 /* num_ranks N */
 static int read_num_ranks(reader *r) {
   int rc;
@@ -834,6 +852,7 @@ static int read_num_ranks(reader *r) {
   if ((rc = next(r))) return rc;
   if ((rc = num_in(r, &r->tok, 0, 1, r->max_ranks, "a number of ranks", &n))) return rc;
   if ((rc = ir_graph_new((int)n, -1, &r->g))) return rc;
+  if ((rc = reserve_lines(r))) return rc;
   r->num_ranks_line = kw.line;
   if ((rc = read_fields(r, 0, "end of line", &f))) return rc;
   if (r->tok.kind == T_RBRACE) return expected(r, &r->tok, "end of line");

@@ -5,6 +5,7 @@
  * graphs (cdag_graph_create_global, cdag_rank_*, cdag_depend, cdag_graph_free). Every entry
  * point validates its arguments and answers CDAG_ERR_ARG / CDAG_ERR_STATE with a message. */
 #define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE (the build asks for POSIX only) */
+#include <limits.h>
 #include <stdlib.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -88,9 +89,19 @@ void ir_drop_derived(cdag_graph *g) {
   g->state = IR_BUILDING;
 }
 
+static int heap_kept;   /* ir_keep_heap was called: no trimming */
+
 void ir_trim_heap(void) {
 #ifdef __GLIBC__
-  malloc_trim(0);
+  if (!heap_kept) malloc_trim(0);
+#endif
+}
+
+void ir_keep_heap(void) {
+#ifdef __GLIBC__
+  heap_kept = 1;
+  (void)mallopt(M_MMAP_MAX, 0);
+  (void)mallopt(M_TRIM_THRESHOLD, INT_MAX);
 #endif
 }
 

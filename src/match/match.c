@@ -36,6 +36,65 @@ static int entry_cmp(const void *x, const void *y) {
   return (a->key > b->key) - (a->key < b->key);
 }
 
+static int entry_less(const chan_entry *a, const chan_entry *b) {
+  if (a->src != b->src) return a->src < b->src;
+  if (a->tag != b->tag) return a->tag < b->tag;
+  return a->key < b->key;
+}
+
+/* Merges the sorted runs e[at[k] .. at[k + 1]) pairwise into out; returns the new number
+   of runs, at[] updated. */
+static int64_t merge_runs(const chan_entry *e, chan_entry *out, int64_t *at, int64_t nruns) {
+  int64_t m = 0;
+  for (int64_t k = 0; k < nruns; k += 2) {
+    int64_t i = at[k], mid = at[k + 1], j = mid, hi = k + 2 <= nruns ? at[k + 2] : mid, o = i;
+    while (i < mid && j < hi) out[o++] = entry_less(&e[j], &e[i]) ? e[j++] : e[i++];
+    while (i < mid) out[o++] = e[i++];
+    while (j < hi) out[o++] = e[j++];
+    at[m++] = at[k];
+  }
+  at[m] = at[nruns];
+  return m;
+}
+
+/* Sorts a bucket by entry_cmp (its entries differ: a rank's program positions do). A large
+   bucket is a few runs, as its records were written in id order: the sends of each source
+   in program order, source after source, and the receiving rank's receives in its own
+   order, runs that ascend or descend by source. Runs are found (descending ones reversed)
+   and merged pairwise, ping-ponging with tmp: O(n log runs), no comparator calls (qsort's
+   were 4% of cdag model on an alltoall of 1024 ranks, whose buckets hold 2046 records). */
+static void sort_bucket(chan_entry *e, int64_t n, chan_entry *tmp, int64_t *at) {
+  if (n <= 96) {
+    ir_sort(e, n, sizeof *e, entry_cmp);
+    return;
+  }
+  int64_t nruns = 0;
+  for (int64_t i = 0, j; i < n; i = j) {
+    j = i + 1;
+    if (j < n && entry_less(&e[j], &e[i])) {   /* descending: reversed in place */
+      while (j + 1 < n && entry_less(&e[j + 1], &e[j])) j++;
+      for (int64_t a = i, b = j; a < b; a++, b--) {
+        chan_entry x = e[a];
+        e[a] = e[b];
+        e[b] = x;
+      }
+      j++;
+    } else {
+      while (j < n && !entry_less(&e[j], &e[j - 1])) j++;
+    }
+    at[nruns++] = i;
+  }
+  at[nruns] = n;
+  chan_entry *from = e, *to = tmp;
+  while (nruns > 1) {
+    nruns = merge_runs(from, to, at, nruns);
+    chan_entry *x = from;
+    from = to;
+    to = x;
+  }
+  if (from != e) memcpy(e, from, (size_t)n * sizeof *e);
+}
+
 static int unmatched(const cdag_graph *g, int32_t op) {
   char d[200];
   int send = g->kind[op] == IR_SEND;
@@ -101,14 +160,21 @@ static int match_pairs(const cdag_graph *g, int32_t *partner) {
     e[start[dest_of(g, op)]++] =
         (chan_entry){recv ? g->peer[op] : g->rank[op], g->tag[op], (uint32_t)recv << 31 | (uint32_t)g->pos[op], op};
   }
-  int rc = CDAG_OK;
+  int32_t largest = 0;
+  for (int r = 0, lo = 0; r < g->nprocs; lo = start[r++])
+    if (start[r] - lo > largest) largest = start[r] - lo;
+  chan_entry *tmp = malloc((size_t)(largest + 1) * sizeof *tmp);
+  int64_t *at = malloc((size_t)(largest + 2) * sizeof *at);
+  int rc = tmp && at ? CDAG_OK : CDAG_NOMEM("matching");
   for (int r = 0, lo = 0; r < g->nprocs && rc == CDAG_OK; lo = start[r++]) {
     int32_t next_end = r + 1 < g->nprocs ? start[r + 1] : start[r]; /* the next bucket's first sends */
     for (int32_t k = start[r]; k < next_end && k < start[r] + 64; k++)
       if (!(e[k].key >> 31)) IR_PREFETCH(&g->bytes[e[k].op]), IR_PREFETCH_W(&partner[e[k].op]);
-    ir_sort(e + lo, start[r] - lo, sizeof *e, entry_cmp);
+    sort_bucket(e + lo, start[r] - lo, tmp, at);
     rc = pair_bucket(g, e + lo, start[r] - lo, partner);
   }
+  free(tmp);
+  free(at);
   free(e);
   free(start);
   return rc;

@@ -22,21 +22,26 @@
  * were first queued; ops that become executable together are queued rank by rank, sends,
  * then receives, then local ops, each kind in the order the ops became executable (that of
  * the dependency lists, as the file wrote them): LogGOPSim's order when its sort by kind is
- * made stable (it uses std::sort, which is not). Times are integers (picoseconds) so equal sums compare equal. (s-1) is 0 for empty
- * messages.
+ * made stable (it uses std::sort, which is not). Times are integers (picoseconds) so equal
+ * sums compare equal. (s-1) is 0 for empty messages.
  * LogGOPSim puts an event that finds its CPU or NIC busy back into its queue at the time the
  * resource frees; k events waiting for one resource cost O(k^2) retries (a linear alltoall
  * on 1024 ranks: 5e8). Here a blocked event waits in the queue of what it needs (a CPU; a
  * CPU and a send NIC; a CPU and a receive NIC), ordered by first-queued order, and only the
- * first of each queue is in the event heap, at the time all it needs is free. Events of one
+ * first of each queue counts, at the time all it needs is free: the queues of one CPU share
+ * one wake in the event heap, keyed by the earliest of their first events. Events of one
  * queue need the same resources, so a later one could never run before the first: the same
  * events run at the same times in the same order, without the retries. Ops queued together
  * with one time (a rank's sends, say) enter the heap as one run: their ts are consecutive, so
- * no other event falls between them, and the heap holds runs, messages and wakes (7168
- * entries at most for that alltoall, not 2 million).
+ * no other event falls between them. Messages in flight, which come due in the order sent
+ * while sends start in time order, wait in a FIFO beside the heap. So the heap holds runs,
+ * wakes and the few messages out of order (about 2,000 entries at most for that alltoall
+ * and its plan, not 2 million; it held 7,000 to 8,000 before messages and wakes moved out).
  * Cost: O((n + m) log n) for n ops and m dependencies. */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "exec/model/lower.h"
 
@@ -49,12 +54,13 @@ enum { EV_OP, EV_MSG, EV_WAKE, EV_RUN };
 typedef struct {
   ps_t t;
   uint64_t ts;          /* first-queued order (a wake: that of the first waiting event) */
-  int32_t id;           /* op (EV_OP; EV_MSG: the send), queue (EV_WAKE) or run (EV_RUN) */
-  uint32_t gen;         /* EV_WAKE: the resource's generation it was armed in */
+  int32_t id;           /* op (EV_OP; EV_MSG: the send), CPU (EV_WAKE) or run (EV_RUN) */
+  uint32_t gen;         /* EV_WAKE: the CPU's wake generation it was armed in */
   uint8_t kind;
 } ev;
 
-static int ev_less(const ev *a, const ev *b) { return a->t < b->t || (a->t == b->t && a->ts < b->ts); }
+/* Without short-circuits, so that choosing a child compiles to a conditional move. */
+static int ev_less(const ev *a, const ev *b) { return (a->t < b->t) | ((a->t == b->t) & (a->ts < b->ts)); }
 
 static void heap_push(ev *h, int64_t *n, ev e) {
   int64_t i = (*n)++;
@@ -80,10 +86,29 @@ static void heap_sift(ev *h, int64_t n) {
   h[i] = x;
 }
 
+/* The first event, removed. The last event, which takes its place, is mostly among the
+   latest, so rather than sift it down from the root (two compares a level, the second
+   mispredicted half the time), the hole goes down along the earlier children to a leaf (one
+   compare a level, as a conditional move) and the last event rises from there, mostly a
+   level or two (Floyd's variant). Keys (t, ts) differ, so the order popped is the same. */
 static ev heap_pop(ev *h, int64_t *n) {
-  ev top = h[0];
-  h[0] = h[--(*n)];
-  if (*n > 0) heap_sift(h, *n);
+  ev top = h[0], x = h[--(*n)];
+  int64_t m = *n, i = 0, c;
+  if (m == 0) return top;
+  while ((c = 2 * i + 1) + 1 < m) {
+    c += ev_less(&h[c + 1], &h[c]);
+    h[i] = h[c];
+    i = c;
+  }
+  if (c < m) {
+    h[i] = h[c];
+    i = c;
+  }
+  while (i > 0 && ev_less(&x, &h[(i - 1) / 2])) {
+    h[i] = h[(i - 1) / 2];
+    i = (i - 1) / 2;
+  }
+  h[i] = x;
   return top;
 }
 
@@ -94,27 +119,59 @@ typedef struct {
   uint8_t kind;
 } waiter;
 
-/* A resource's waiting events: a binary heap by ts (events mostly arrive in ts order, and a
-   push of the largest costs one comparison). */
+/* A resource's waiting events, earliest ts first. They mostly arrive in ts order, and while
+   they do the queue is a FIFO, w[head .. n) ascending: a push appends, a pop takes w[head]
+   (a binary heap of a thousand waiters would sift its last entry through every level, a
+   cache miss each). The first push out of order moves the entries to w[0 ..), which, being
+   sorted, is already a binary min-heap by ts, and the queue stays a heap until it empties.
+   A move copies only entries pushed since the queue was last empty: O(1) amortised. The ts
+   differ, so both forms pop the same order. */
 typedef struct {
   waiter *w;
-  int64_t n, cap;
-  uint32_t gen;         /* bumped whenever a wake is armed; older wakes are stale */
-  int armed;            /* a wake of generation gen is in the heap */
-  uint64_t armed_ts;    /* its ts */
+  int64_t head, n, cap; /* entries w[head .. n); head is 0 in heap form */
+  int heap;             /* a binary heap by ts, not a FIFO */
   int64_t a, b;         /* the clocks its events need (b -1: a CPU alone) */
+  uint64_t first;       /* ts of the first entry, if any (cpu_next reads it without w) */
 } wait_queue;
 
+/* The queues of one CPU (its own, and per NIC its sends' and its messages') share one wake
+   in the heap, keyed by the earliest of their first events: (when all it needs is free, its
+   ts). The queues of a CPU contend for it (a rank's sends and the messages it handles take
+   turns), and with a wake each, every event of one made the other's wake find the CPU
+   taken and sink through the heap again; with one wake, the CPU's next event is chosen
+   among its queues in a few compares. A wake's key never exceeds the true one (clocks only
+   advance), and one that finds its key grown moves to the new key: events run in the
+   order of their true keys, as LogGOPSim's retries have it. */
+typedef struct {
+  uint32_t gen;         /* bumped whenever a wake is armed; older wakes are stale */
+  int armed;            /* a wake of generation gen is in the heap (some queue waits) */
+  ps_t t;               /* its key */
+  uint64_t ts;
+} cpu_wake;
+
 static void waiter_push(wait_queue *q, waiter x) {
+  if (!q->heap && q->n > q->head && x.ts < q->w[q->n - 1].ts) {   /* out of order: a heap from now */
+    memmove(q->w, q->w + q->head, (size_t)(q->n - q->head) * sizeof *q->w);
+    q->n -= q->head;
+    q->head = 0;
+    q->heap = 1;
+  }
   int64_t i = q->n++;
-  while (i > 0 && x.ts < q->w[(i - 1) / 2].ts) {
+  while (q->heap && i > 0 && x.ts < q->w[(i - 1) / 2].ts) {
     q->w[i] = q->w[(i - 1) / 2];
     i = (i - 1) / 2;
   }
   q->w[i] = x;
+  if (q->n - q->head == 1 || x.ts < q->first) q->first = x.ts;
 }
 
 static waiter waiter_pop(wait_queue *q) {
+  if (!q->heap) {
+    waiter top = q->w[q->head++];
+    if (q->head == q->n) q->head = q->n = 0;
+    else q->first = q->w[q->head].ts;
+    return top;
+  }
   waiter top = q->w[0], x = q->w[--q->n];
   int64_t i = 0, n = q->n;
   for (;;) {
@@ -125,9 +182,33 @@ static waiter waiter_pop(wait_queue *q) {
     q->w[i] = q->w[c];
     i = c;
   }
-  if (n > 0) q->w[i] = x;
+  if (n > 0) q->w[i] = x, q->first = q->w[0].ts;
+  else q->heap = 0;
   return top;
 }
+
+/* Room for one more waiter: a FIFO whose free front is at least half its array moves down
+   (paid for by the pops that freed it), otherwise the array doubles. */
+static int waiter_room(wait_queue *q) {
+  if (q->n < q->cap) return CDAG_OK;
+  if (!q->heap && q->head >= q->cap / 2 && q->head > 0) {
+    memmove(q->w, q->w + q->head, (size_t)(q->n - q->head) * sizeof *q->w);
+    q->n -= q->head;
+    q->head = 0;
+    return CDAG_OK;
+  }
+  return ir_grow((void **)&q->w, q->n, &q->cap, 1, sizeof *q->w, "LogGP wait queue");
+}
+
+/* Messages in flight. Each comes due o + L after its send starts, so while sends start in
+   time order (nearly always) messages come due in the order sent: they wait in a FIFO,
+   e[head .. n), outside the heap, where they were half the entries and each cost a push and
+   a pop through every level. A message due before the FIFO's last goes into the heap. The
+   next event is the earlier of the FIFO's first and the heap's root. */
+typedef struct {
+  ev *e;
+  int64_t head, n, cap;
+} ev_fifo;
 
 enum { ST_STARTED = 1, ST_DONE = 2, ST_QUEUED = 4, ST_ARRIVED = 8, ST_POSTED = 16 };
 
@@ -141,15 +222,19 @@ typedef struct {
   int64_t nres;
   wait_queue *q;                      /* per CPU, per (CPU, send NIC), per (CPU, receive NIC) */
   int64_t nq;
+  cpu_wake *wk;                       /* per CPU (rank * ncpu + cpu) */
   int32_t *need_done, *need_start;    /* unmet requires / irequires per op */
   int32_t *ss_start, *ss;             /* CSR: ops that irequire each op */
   uint8_t *st;
   ev *h;
   int64_t nh, hcap, ndone;
+  ev_fifo msgs;                       /* messages due in the order sent */
   int nomem;
   uint64_t ts;
   int32_t *ready;                     /* ops executable in this event, in that order */
   uint64_t *key;                      /* their queueing order (queue_ready) */
+  uint64_t *key2;                     /* the counting sort's output (sort_keys) */
+  int64_t *bucket;                    /* its counts: 3 per rank, + 1 */
   int64_t nready;
   int32_t (*runs)[2];                 /* EV_RUN: ops queued together, [next, end) of runops */
   int32_t *runops;
@@ -163,6 +248,39 @@ static void push(sim *s, ev e) {
     return;
   }
   heap_push(s->h, &s->nh, e);
+}
+
+/* Message e enters the FIFO if it comes due after the FIFO's last, else the heap. A full
+   FIFO whose free front is at least half its array moves down, otherwise it doubles. */
+static void push_msg(sim *s, ev e) {
+  ev_fifo *f = &s->msgs;
+  if (f->n > f->head && ev_less(&e, &f->e[f->n - 1])) {
+    push(s, e);
+    return;
+  }
+  if (f->n == f->cap && f->head > 0 && f->head >= f->cap / 2) {
+    memmove(f->e, f->e + f->head, (size_t)(f->n - f->head) * sizeof *f->e);
+    f->n -= f->head;
+    f->head = 0;
+  }
+  if (f->n == f->cap && ir_grow((void **)&f->e, f->n, &f->cap, 1, sizeof *f->e, "LogGP messages")) {
+    s->nomem = 1;
+    return;
+  }
+  f->e[f->n++] = e;
+}
+
+/* Is the FIFO's first message the next event? */
+static int msg_next(const sim *s) {
+  const ev_fifo *f = &s->msgs;
+  return f->n > f->head && (s->nh == 0 || ev_less(&f->e[f->head], &s->h[0]));
+}
+
+static ev pop_msg(sim *s) {
+  ev_fifo *f = &s->msgs;
+  ev e = f->e[f->head++];
+  if (f->head == f->n) f->head = f->n = 0;
+  return e;
 }
 
 static int cpu_of(const sim *s, int32_t op) {
@@ -186,13 +304,12 @@ static int64_t res_gr(const sim *s, int32_t rank, int nic) {
 static ps_t *clock_o(sim *s, int32_t rank, int cpu) { return &s->clock[res_cpu(s, rank, cpu)]; }
 static ps_t *clock_gs(sim *s, int32_t rank, int nic) { return &s->clock[res_gs(s, rank, nic)]; }
 
-/* The queue of what e needs (CPU; CPU and send NIC; CPU and receive NIC), its clocks set. */
-/* The queues: per (rank, CPU), then per (rank, CPU, NIC) for sends, then for messages. */
+/* The queues, CPU by CPU (rank * ncpu + cpu), so that cpu_next finds a CPU's side by side:
+   the CPU's own, then per NIC its sends', then per NIC its messages'. */
 enum { Q_CPU, Q_SEND, Q_MSG };
 static int64_t queue_id(const sim *s, int kind, int32_t rank, int cpu, int nic) {
-  int64_t cpus = (int64_t)s->g->nprocs * s->ncpu, pair = ((int64_t)rank * s->ncpu + cpu) * s->nnic + nic;
-  if (kind == Q_MSG) return cpus + cpus * s->nnic + pair;
-  return kind == Q_SEND ? cpus + pair : (int64_t)rank * s->ncpu + cpu;
+  int64_t base = ((int64_t)rank * s->ncpu + cpu) * (1 + 2 * s->nnic);
+  return kind == Q_CPU ? base : kind == Q_SEND ? base + 1 + nic : base + 1 + s->nnic + nic;
 }
 
 /* The queue of what e needs (CPU; CPU and send NIC; CPU and receive NIC). A message is
@@ -207,25 +324,46 @@ static ps_t free_at(const sim *s, const wait_queue *w) {
   return w->b >= 0 && s->clock[w->b] > s->clock[w->a] ? s->clock[w->b] : s->clock[w->a];
 }
 
-/* The first waiting event of x goes into the heap when all it needs is free, with its ts. */
-static void arm(sim *s, int64_t x) {
-  wait_queue *w = &s->q[x];
-  w->gen++;
-  w->armed = 1;
-  w->armed_ts = w->w[0].ts;
-  push(s, (ev){free_at(s, w), w->armed_ts, (int32_t)x, w->gen, EV_WAKE});
+/* The CPU whose queues x is one of (queue_id's layout). */
+static int64_t cpu_of_queue(const sim *s, int64_t x) { return x / (1 + 2 * s->nnic); }
+
+static int key_less(ps_t t, uint64_t ts, ps_t u, uint64_t us) { return t < u || (t == u && ts < us); }
+
+/* The queue of CPU c whose first event comes first: the least (free_at, ts) among its
+   queues', in *t, *ts; -1 if none waits. */
+static int64_t cpu_next(const sim *s, int64_t c, ps_t *t, uint64_t *ts) {
+  int64_t first = c * (1 + 2 * s->nnic), best = -1;
+  for (int64_t x = first; x <= first + 2 * s->nnic; x++) {
+    const wait_queue *w = &s->q[x];
+    if (w->n == 0) continue;
+    ps_t ft = free_at(s, w);
+    if (best < 0 || key_less(ft, w->first, *t, *ts)) best = x, *t = ft, *ts = w->first;
+  }
+  return best;
 }
 
-/* e found what it needs busy: it waits in its queue (LogGOPSim would retry it then). */
+/* A new wake of CPU c with key (t, ts); the one in the heap, if any, is stale from now. */
+static ev wake_event(sim *s, int64_t c, ps_t t, uint64_t ts) {
+  cpu_wake *k = &s->wk[c];
+  k->gen++;
+  k->armed = 1;
+  k->t = t;
+  k->ts = ts;
+  return (ev){t, ts, (int32_t)c, k->gen, EV_WAKE};
+}
+
+/* e found what it needs busy: it waits in its queue (LogGOPSim would retry it then). Its
+   CPU's wake comes earlier if e is now the CPU's first event. */
 static void park(sim *s, ev e) {
-  int64_t x = queue_of(s, &e);
+  int64_t x = queue_of(s, &e), c = cpu_of_queue(s, x);
   wait_queue *w = &s->q[x];
-  if (w->n == w->cap && ir_grow((void **)&w->w, w->n, &w->cap, 1, sizeof *w->w, "LogGP wait queue")) {
+  if (waiter_room(w)) {
     s->nomem = 1;
     return;
   }
   waiter_push(w, (waiter){e.ts, e.id, e.kind});
-  if (!w->armed || e.ts < w->armed_ts) arm(s, x);
+  ps_t t = free_at(s, w);
+  if (!s->wk[c].armed || key_less(t, e.ts, s->wk[c].t, s->wk[c].ts)) push(s, wake_event(s, c, t, e.ts));
 }
 
 /* The first event waiting in x, removed. */
@@ -266,9 +404,58 @@ static void mark_done(sim *s, int32_t op) {
 /* Rank, then sends, receives, local ops, then op id. */
 static int type_rank(int kind) { return kind == IR_SEND ? 0 : kind == IR_RECV ? 1 : 2; }
 
-static int key_cmp(const void *pa, const void *pb) {
-  uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-  return (a > b) - (a < b);
+static void insertion_sort(uint64_t *k, int64_t n) {
+  for (int64_t i = 1; i < n; i++) {
+    uint64_t x = k[i];
+    int64_t j = i;
+    for (; j > 0 && k[j - 1] > x; j--) k[j] = k[j - 1];
+    k[j] = x;
+  }
+}
+
+/* Bottom-up merge sort of k[0 .. n) (blocks of 16 sorted by insertion first), tmp as the
+   other buffer; returns the one that holds the result. No comparator calls (qsort's were
+   most of its cost here). */
+static uint64_t *merge_sort(uint64_t *k, uint64_t *tmp, int64_t n) {
+  for (int64_t lo = 0; lo < n; lo += 16) insertion_sort(k + lo, n - lo < 16 ? n - lo : 16);
+  for (int64_t w = 16; w < n; w *= 2) {
+    for (int64_t lo = 0; lo < n; lo += 2 * w) {
+      int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n, i = lo, j = mid, o = lo;
+      while (i < mid && j < hi) tmp[o++] = k[i] < k[j] ? k[i++] : k[j++];
+      while (i < mid) tmp[o++] = k[i++];
+      while (j < hi) tmp[o++] = k[j++];
+    }
+    uint64_t *x = k;
+    k = tmp;
+    tmp = x;
+  }
+  return k;
+}
+
+/* Sorts the n = nready keys (they differ: the low bits are the position) into s->key (the
+   two buffers may swap). A few, the usual case, by insertion; as many as ranks or more (the
+   start, when every op may be executable) by counting on (rank, kind), stable in position,
+   in O(n + ranks); a merge sort between. */
+static void sort_keys(sim *s) {
+  int64_t n = s->nready;
+  uint64_t *k = s->key, *sorted = s->key2;
+  if (n <= 16) {
+    insertion_sort(k, n);
+    return;
+  }
+  if (n < s->g->nprocs) {
+    sorted = merge_sort(k, sorted, n);
+  } else {
+    int64_t nb = 3 * (int64_t)s->g->nprocs, *at = s->bucket;
+    memset(at, 0, (size_t)(nb + 1) * sizeof *at);
+    for (int64_t i = 0; i < n; i++) at[(k[i] >> 34) * 3 + (k[i] >> 32 & 3) + 1]++;
+    for (int64_t b = 0; b < nb; b++) at[b + 1] += at[b];
+    for (int64_t i = 0; i < n; i++) sorted[at[(k[i] >> 34) * 3 + (k[i] >> 32 & 3)]++] = k[i];
+  }
+  if (sorted != k) {
+    s->key2 = k;
+    s->key = sorted;
+  }
 }
 
 /* The time an executable op is queued at: its CPU's clock (a send: and its NIC's). */
@@ -301,7 +488,7 @@ static void queue_ready(sim *s) {
     int32_t op = s->ready[i];
     s->key[i] = (uint64_t)s->g->rank[op] << 34 | (uint64_t)type_rank(s->g->kind[op]) << 32 | (uint64_t)i;
   }
-  if (s->nready > 1) qsort(s->key, (size_t)s->nready, sizeof *s->key, key_cmp);
+  sort_keys(s);
   for (int64_t i = 0, j; i < s->nready; i = j) {
     ps_t t = queued_at(s, s->ready[s->key[i] & 0xffffffffu]);
     int32_t *run = s->runs[s->nruns];
@@ -365,7 +552,7 @@ static void step(sim *s, ev e) {
     mark_started(s, op);
     s->clock[xo] = e.t + s->o + bytes_less_one(size, s->O);
     s->clock[xg] = e.t + s->g_ + bytes_less_one(size, s->G);
-    push(s, (ev){e.t + s->o + s->L, s->ts++, op, 0, EV_MSG});
+    push_msg(s, (ev){e.t + s->o + s->L, s->ts++, op, 0, EV_MSG});
     if (size <= s->S) mark_done(s, op);
     return;
   }
@@ -391,29 +578,42 @@ static void step(sim *s, ev e) {
   }
 }
 
-/* The wake at the top of the heap: its queue's first event runs now if all it needs is free,
-   as LogGOPSim's retry of it would, and the next one is armed after that; if what it needs
-   was taken meanwhile, the wake moves to when that frees (in place: one sift). */
+/* The wake at the top of the heap: its CPU's first event runs now if all it needs is free,
+   as LogGOPSim's retry of it would, and the CPU's next wake is armed after that; if what
+   it needs was taken meanwhile, the wake moves to the CPU's true next key (in place: one
+   sift). */
 static void wake(sim *s) {
   ev *top = &s->h[0];
-  int64_t x = top->id;
-  wait_queue *w = &s->q[x];
-  if (!w->armed || top->gen != w->gen) {   /* stale: re-armed since */
+  int64_t c = top->id;
+  cpu_wake *k = &s->wk[c];
+  if (!k->armed || top->gen != k->gen) {   /* stale: re-armed since */
     heap_pop(s->h, &s->nh);
     return;
   }
-  ps_t t = top->t, free = free_at(s, w);
-  if (free > t) {
-    top->t = free;
+  ps_t t = 0;
+  uint64_t ts = 0;
+  int64_t x = cpu_next(s, c, &t, &ts);
+  assert(x >= 0 && !key_less(t, ts, top->t, top->ts));
+  if (key_less(top->t, top->ts, t, ts)) {
+    top->t = k->t = t;
+    top->ts = k->ts = ts;
     heap_sift(s->h, s->nh);
     return;
   }
-  heap_pop(s->h, &s->nh);
-  w->armed = 0;
+  k->armed = 0;
   ev e = unpark(s, x);
   e.t = t;
+  /* step pushes only later events (t or after, with a newer ts) and parks none (what e
+     needs is free), so the wake stays at the root: the CPU's next wake takes its place
+     there, one sift down from a root it mostly keeps, instead of a pop and a push. */
   step(s, e);
-  if (w->n > 0 && !w->armed) arm(s, x);
+  assert(s->h[0].kind == EV_WAKE && s->h[0].id == c && !k->armed);
+  if (cpu_next(s, c, &t, &ts) >= 0) {
+    s->h[0] = wake_event(s, c, t, ts);
+    heap_sift(s->h, s->nh);
+  } else {
+    heap_pop(s->h, &s->nh);
+  }
 }
 
 static ps_t to_ps(double us) { return (ps_t)llround(us * 1e6); }
@@ -452,14 +652,17 @@ static int sim_init(sim *s, const cdag_graph *g, const match_result *m, const lo
   s->h = malloc((size_t)s->hcap * sizeof *s->h);
   s->ready = malloc(m1 * sizeof *s->ready);
   s->key = malloc(m1 * sizeof *s->key);
+  s->key2 = malloc(m1 * sizeof *s->key2);
+  s->bucket = malloc((3 * (size_t)g->nprocs + 1) * sizeof *s->bucket);
   s->nres = (int64_t)g->nprocs * (s->ncpu + 2 * s->nnic);
   s->clock = calloc((size_t)s->nres + 1, sizeof *s->clock);
   s->nq = (int64_t)g->nprocs * s->ncpu * (1 + 2 * (int64_t)s->nnic);
   s->q = calloc((size_t)s->nq + 1, sizeof *s->q);
+  s->wk = calloc((size_t)g->nprocs * (size_t)s->ncpu, sizeof *s->wk);
   s->runs = malloc(m1 * sizeof *s->runs);   /* every op is queued once, a run at least one */
   s->runops = malloc(m1 * sizeof *s->runops);
-  if (!s->need_done || !s->need_start || !s->ss_start || !s->ss || !s->st || !s->h || !s->ready || !s->key || !s->clock ||
-      !s->q || !s->runs || !s->runops)
+  if (!s->need_done || !s->need_start || !s->ss_start || !s->ss || !s->st || !s->h || !s->ready || !s->key ||
+      !s->key2 || !s->bucket || !s->clock || !s->q || !s->wk || !s->runs || !s->runops)
     return CDAG_NOMEM("LogGP model");
   for (int32_t r = 0; r < g->nprocs; r++)   /* the clocks each queue's events need */
     for (int c = 0; c < s->ncpu; c++) {
@@ -482,7 +685,8 @@ static int sim_init(sim *s, const cdag_graph *g, const match_result *m, const lo
 static void sim_free(sim *s) {
   free(s->need_done); free(s->need_start); free(s->ss_start); free(s->ss); free(s->st); free(s->h);
   for (int64_t x = 0; s->q && x < s->nq; x++) free(s->q[x].w);
-  free(s->ready); free(s->key); free(s->clock); free(s->q); free(s->runs); free(s->runops);
+  free(s->msgs.e); free(s->ready); free(s->key); free(s->key2); free(s->bucket); free(s->clock); free(s->q);
+  free(s->wk); free(s->runs); free(s->runops);
 }
 
 static int run(const cdag_graph *g, const loggp_params *lp, double *time, int *rank_max) {
@@ -494,8 +698,9 @@ static int run(const cdag_graph *g, const loggp_params *lp, double *time, int *r
   if (!rc) {
     for (int64_t i = 0; i < g->nops; i++) maybe_ready(&s, (int32_t)i);
     queue_ready(&s);
-    while (s.nh > 0 && !s.nomem) {
-      if (s.h[0].kind == EV_WAKE) wake(&s);
+    while ((s.nh > 0 || s.msgs.n > 0) && !s.nomem) {
+      if (msg_next(&s)) step(&s, pop_msg(&s));
+      else if (s.h[0].kind == EV_WAKE) wake(&s);
       else step(&s, s.h[0].kind == EV_RUN ? run_next(&s) : heap_pop(s.h, &s.nh));
       queue_ready(&s);
     }

@@ -702,6 +702,18 @@ static int check_addresses(const cdag_plan *p) {
   return CDAG_OK;
 }
 
+/* Room for the ops most plans lower to (a residual message is a send, a receive and a late
+   copy per transfer; a collective's slots a few ops each), so that the op arrays and the
+   late copies are not doubled and copied on the way to millions; more are added as needed. */
+static int reserve(lw *w) {
+  const cdag_plan *p = w->p;
+  int64_t late = p->nxfers + p->npieces, ops = 2 * p->nmsgs + 2 * p->nsyncs + late + p->npieces;
+  if (ops > IR_MAX_OPS / 2) ops = IR_MAX_OPS / 2;
+  if (late > IR_MAX_OPS / 2) late = IR_MAX_OPS / 2;
+  IR_GROW(w->late, w->nlate, w->clate, late, "lowering");
+  return ir_reserve(w->g, ops);
+}
+
 int exec_lower_plan(const cdag_plan *pl, const kern_model *m, kern_policy policy, cdag_graph **out) {
   if (!pl || !out) return cdag__error(CDAG_ERR_ARG, "exec_lower_plan: NULL argument");
   *out = NULL;
@@ -717,6 +729,7 @@ int exec_lower_plan(const cdag_plan *pl, const kern_model *m, kern_policy policy
   }
   for (int r = 0; r < pl->nprocs; r++) w.next[r] = LOWER_STAGING_BASE;
   rc = ir_graph_new(pl->nprocs, -1, &w.g);
+  if (rc == CDAG_OK) rc = reserve(&w);
   for (int64_t c = 0; c < pl->ncolls && rc == CDAG_OK; c++) {
     w.tag = (int)c + 1;
     w.late_at[c] = w.nlate;
