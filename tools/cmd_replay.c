@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "ir/format.h"
 #include "ir/settings.h"
 #include "replay_mem.h"
 
@@ -166,20 +167,9 @@ static void print_text(const replay_state *st, const replay_args *a, uint64_t by
   cdag_schedule_report(st->sc, stdout, 0);
 }
 
-static void print_json_string(const char *s) {
-  putchar('"');
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') printf("\\%c", c);
-    else if (c < 0x20) printf("\\u%04x", c);
-    else putchar(c);
-  }
-  putchar('"');
-}
-
 static void print_json(const replay_state *st, const replay_args *a, uint64_t bytes, uint64_t values) {
   printf("{\"cdag_replay\": 1, \"file\": ");
-  print_json_string(a->path);
+  ir_json_string(stdout, a->path);
   printf(", \"nprocs\": %d, \"ops\": %lld, \"iterations\": %d,\n", st->nprocs, (long long)file_ops(st->gg), a->iters);
   printf(" \"compared\": {\"bytes\": %llu, \"float_values\": %llu},\n", (unsigned long long)bytes,
          (unsigned long long)values);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "ir/format.h"
 #include "detect/detect.h"
 
 static uint64_t residual_bytes(const cdag_plan *p) {
@@ -29,16 +30,6 @@ static uint64_t snapshot_bytes(const cdag_plan *p) {
 static int is_rooted(det_kind k) {
   return k == DET_BCAST || k == DET_SCATTER || k == DET_GATHER || k == DET_SCATTERV || k == DET_GATHERV ||
          k == DET_REDUCE;
-}
-
-static void json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
-    else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
-    else fputc(*s, f);
-  }
-  fputc('"', f);
 }
 
 static void text_ranks(FILE *f, const cdag_plan *p, const det_coll *c) {
@@ -190,9 +181,9 @@ static void json_coll(FILE *f, const cdag_plan *p, int64_t i) {
   if (p->native) fprintf(f, ", \"native\": %s", p->native[i] ? "true" : "false");
   if (p->choices) {
     fprintf(f, ", \"algorithm\": ");
-    json_string(f, p->choices[i].name);
+    ir_json_string(f, p->choices[i].name);
     fprintf(f, ", \"why\": ");
-    json_string(f, p->choices[i].why);
+    ir_json_string(f, p->choices[i].why);
   }
   fprintf(f, "}");
 }
@@ -233,7 +224,7 @@ static void report_json(const cdag_plan *p, FILE *f) {
   if (p->choices) {
     fprintf(f, ", \"pairs\": %lld, \"pack_limit\": %llu, \"why\": ", (long long)p->nmsgs,
             (unsigned long long)p->pack_limit);
-    json_string(f, p->msgs_why);
+    ir_json_string(f, p->msgs_why);
   }
   fprintf(f, "},\n");
   fprintf(f, "  \"syncs\": %lld,\n  \"snapshots\": {\"ranges\": %lld, \"bytes\": %llu},\n", (long long)p->nsyncs,
@@ -241,7 +232,7 @@ static void report_json(const cdag_plan *p, FILE *f) {
   fprintf(f, "  \"notes\": [");
   for (int64_t i = 0; i < p->nnotes; i++) {
     fprintf(f, "%s", i ? ", " : "");
-    json_string(f, p->notes[i]);
+    ir_json_string(f, p->notes[i]);
   }
   fprintf(f, "],\n  \"seconds\": {\"match\": %.6f, \"dataflow\": %.6f, \"detect\": %.6f}\n}\n", p->sec_match,
           p->sec_dataflow, p->sec_detect);

@@ -41,4 +41,8 @@ int ir_load_mem(const char *buf, size_t len, const char *name, const ir_load_opt
    Errors: CDAG_ERR_IO if the stream fails, CDAG_ERR_NOMEM. */
 int ir_save_file(const cdag_graph *g, FILE *f);
 
+/* Writes s as a JSON string (quotes, backslashes and control bytes escaped): the reports,
+   the tools' JSON and recordings' index.json share it. */
+void ir_json_string(FILE *f, const char *s);
+
 #endif

@@ -339,3 +339,14 @@ int cdag_graph_save(const cdag_graph *g, const char *path) {
   if (rc == CDAG_ERR_IO) cdag__error(rc, "%s: cannot write the graph file", path);
   return rc;
 }
+
+void ir_json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+    else if (c < 0x20) fprintf(f, "\\u%04x", c);
+    else fputc(c, f);
+  }
+  fputc('"', f);
+}

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "ir/error.h"
+#include "ir/format.h"
 #include "record/record.h"
 
 enum { K_SEND, K_RECV, K_WAIT, K_OTHER };
@@ -248,7 +249,7 @@ static int assign_tags(merger *m) {
       if (grow((void **)&m->tagkey, &cap, m->ntags + 1, sizeof *m->tagkey)) return CDAG_NOMEM("tags");
       m->tagkey[m->ntags++] = (uint64_t)g << 32 | (uint32_t)o->tag;
     }
-  qsort(m->tagkey, (size_t)m->ntags, sizeof *m->tagkey, cmp_u64);
+  if (m->ntags) qsort(m->tagkey, (size_t)m->ntags, sizeof *m->tagkey, cmp_u64);
   int64_t k = 0;
   for (int64_t i = 0; i < m->ntags; i++)
     if (!k || m->tagkey[i] != m->tagkey[k - 1]) m->tagkey[k++] = m->tagkey[i];
@@ -299,8 +300,8 @@ static int match_phase(merger *m, int phase, rec_summary *sum) {
       else v[nv++] = e;
     }
   if (!rc) {
-    qsort(s, (size_t)ns, sizeof *s, cmp_end);
-    qsort(v, (size_t)nv, sizeof *v, cmp_end);
+    if (ns) qsort(s, (size_t)ns, sizeof *s, cmp_end);
+    if (nv) qsort(v, (size_t)nv, sizeof *v, cmp_end);
     int64_t i = 0, j = 0;
     while (i < ns || j < nv) {
       int c = i >= ns ? 1 : j >= nv ? -1 : cmp_end(&(end_){s[i].src, s[i].dst, s[i].tag, 0, 0}, &(end_){v[j].src, v[j].dst, v[j].tag, 0, 0});
@@ -459,21 +460,11 @@ static int write_phase(merger *m, int phase, const char *command, uint64_t *nops
   return rc;
 }
 
-static void json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
-    else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
-    else fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
 static void json_counts(FILE *f, const char *name, const mcount *c, int n) {
   fprintf(f, ",\n  \"%s\": {", name);
   for (int i = 0; i < n; i++) {
     fprintf(f, "%s", i ? ", " : "");
-    json_string(f, c[i].name);
+    ir_json_string(f, c[i].name);
     fprintf(f, ": %" PRIu64, c[i].n);
   }
   fprintf(f, "}");
@@ -488,7 +479,7 @@ static int write_index(merger *m, const char *command, const rec_summary *sum, c
   for (int r = 0; r < m->nprocs; r++)
     for (int k = 0; k < 3; k++) fixes[k] += m->r[r].fixes[k];
   fprintf(f, "{\"cdag_recording\": 1, \"nprocs\": %d,\n  \"command\": ", m->nprocs);
-  if (command) json_string(f, command);
+  if (command) ir_json_string(f, command);
   else fprintf(f, "null");
   fprintf(f, ",\n  \"complete\": %s,\n  \"phases\": [", sum->complete ? "true" : "false");
   for (int p = 0; p < sum->nphases; p++)

@@ -20,7 +20,8 @@
  * A communicator's id is agreed by its members when it is created (one PMPI_Allreduce on
  * the new communicator), so every member names it alike.
  * The recorder's state is per process (one interposed MPI library per process), reached
- * through one pointer; it is not thread-safe: MPI_THREAD_MULTIPLE is counted as unsupported.
+ * through one pointer; it is not thread-safe, so a process that gets MPI_THREAD_MULTIPLE is
+ * not recorded (index.json counts it as unsupported) rather than recorded wrongly.
  * Lines go straight into a shared mapping of the part file, which the kernel keeps when
  * the process dies however it dies (even SIGKILL from mpiexec after another rank crashed):
  * a crash leaves every line written so far, then zero bytes. */
@@ -99,6 +100,7 @@ typedef struct {
   MPI_Request *rq; int rqcap;         /* request handles saved before completion calls */
   ranges rs;                          /* the message being recorded */
   uint64_t *wait; int waitcap;        /* the operations one completion call completed */
+  int threads;                        /* MPI_THREAD_MULTIPLE: nothing is recorded */
 } recorder;
 
 static recorder *R;
@@ -635,7 +637,13 @@ int MPI_Init(int *argc, char ***argv) {
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   int rc = PMPI_Init_thread(argc, argv, required, provided);
   if (rc == MPI_SUCCESS) rec_start();
-  if (R && *provided == MPI_THREAD_MULTIPLE) R->unsupported[C_Init_thread_multiple]++;
+  if (R && R->fd >= 0 && *provided == MPI_THREAD_MULTIPLE) {   /* threads at once: no recording */
+    fprintf(stderr, "cdag record: rank %d runs MPI_THREAD_MULTIPLE: its calls are not recorded\n", R->rank);
+    R->unsupported[C_Init_thread_multiple]++;
+    out("end %d\n", R->phase);
+    R->active = R->implicit = 0;
+    R->threads = 1;
+  }
   return rc;
 }
 
@@ -646,7 +654,7 @@ int MPI_Finalize(void) {
 
 int MPI_Pcontrol(const int level, ...) {
   COUNT(C_Pcontrol);
-  if (!R || R->fd < 0) return MPI_SUCCESS;
+  if (!R || R->fd < 0 || R->threads) return MPI_SUCCESS;
   if (R->implicit) {   /* the program brackets its phases: what came before is not one */
     out("discard %d %llu\n", R->phase, (unsigned long long)next_seq());
     R->implicit = 0;
