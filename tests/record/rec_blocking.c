@@ -44,7 +44,7 @@ int main(int argc, char **argv) {
   MPI_Recv(tmp, N, MPI_INT64_T, rt_rank, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   if (rt_rank > 0) {
     MPI_Recv(tmp, N, MPI_INT64_T, rt_rank - 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    for (int i = 0; i < N; i++) acc[i] += tmp[i];
+    for (int i = 0; i < N; i++) acc[i] = (int64_t)((uint64_t)acc[i] + (uint64_t)tmp[i]);   /* wraps, as MPI_SUM does */
   }
   if (rt_rank < rt_size - 1) {
     MPI_Send(acc, N, MPI_INT64_T, rt_rank + 1, 2, MPI_COMM_WORLD);

@@ -13,7 +13,7 @@ enum { N = 12 };
 
 static void combine(int32_t *s, const int32_t *ts, double *m, const double *tm) {
   for (int i = 0; i < N; i++) {
-    s[i] += ts[i];
+    s[i] = (int32_t)((uint32_t)s[i] + (uint32_t)ts[i]);   /* wraps, as MPI_SUM does */
     m[i] = m[i] > tm[i] ? m[i] : tm[i];
   }
 }
