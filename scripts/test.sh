@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # cdag — the whole test suite: what CI runs (.ci/run calls this).
 #  0. the layout rules a grep can check (scripts/check-layout.sh);
-#  1. release build with -Werror, every test (unit, CLI, MPI under mpiexec at 1, 2, 3, 5 and 8
-#     processes; CDAG_FULL=1 adds 4) with ctest;
+#  1. release build with -Werror, every test (unit, CLI, MPI under mpiexec at 1, 2, 3 and 8
+#     processes; CDAG_FULL=1 adds 4 and 5) with ctest;
 #  2. the same tests built by clang with AddressSanitizer + UBSan (MPI runs at 4..8 processes
 #     only with CDAG_FULL=1: the release step runs them, and they are the slow half of this
 #     step, and randomized tests run a quarter of their iterations); CDAG_FULL=1 runs them
