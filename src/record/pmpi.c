@@ -354,9 +354,11 @@ static void on_fix(void *ctx, const rec_fix *f) {
         (unsigned long long)f->src, (unsigned long long)f->addr);
 }
 
-/* The bytes of ranges r as the recording must hold them before position seq. */
-static void check_sent(const ranges *r, uint64_t seq) {
-  for (int64_t i = 0; i < r->n; i++) rec_shadow_send(R->sh, r->a[i], r->l[i], seq, on_fix, &R->phase);
+/* The bytes of ranges r (elements of `type` if one range) as the recording must hold them
+   before position seq. */
+static void check_sent(const ranges *r, uint64_t seq, const char *type) {
+  for (int64_t i = 0; i < r->n; i++)
+    rec_shadow_send(R->sh, r->a[i], r->l[i], seq, r->n == 1 ? type : NULL, on_fix, &R->phase);
 }
 
 /* A message of several ranges travels through a packing area: copies before a send,
@@ -391,7 +393,7 @@ static uint64_t record_send(const void *buf, int count, MPI_Datatype t, int dest
     return 0;
   }
   uint64_t seq = next_seq(), addr = r->n ? r->a[0] : (uint64_t)(uintptr_t)buf;
-  check_sent(r, seq);
+  check_sent(r, seq, type_name(t));
   if (r->n > 1) {
     addr = pack_area(bytes);
     pack_copies(r, addr, seq - REC_SEQ_STEP / 4, 1);
@@ -1003,7 +1005,7 @@ static int side_of(side *sd, const void *buf, int64_t count, MPI_Datatype t) {
 
 static void side_before(const side *in, uint64_t seq) {
   if (!in->bytes) return;
-  check_sent(&in->r, seq);
+  check_sent(&in->r, seq, in->type);
   if (in->r.n > 1) pack_copies(&in->r, in->addr, seq - REC_SEQ_STEP / 4, 1);
 }
 

@@ -73,10 +73,13 @@ rec_shadow *rec_shadow_new(uint64_t budget);
 void rec_shadow_free(rec_shadow *sh);
 /* Forgets everything: a new phase starts. */
 void rec_shadow_reset(rec_shadow *sh);
-/* The rank sends (or gives a collective) the `len` bytes at `addr` at position `seq`:
-   calls `fix` for each local operation the recording needs before it, then notes the bytes
-   as what the recording holds there. */
-void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, rec_fix_fn fix, void *ctx);
+/* The rank sends (or gives a collective) the `len` bytes at `addr` at position `seq`, as
+   elements of `type` (a format name: the message's MPI datatype; NULL: unknown): calls
+   `fix` for each local operation the recording needs before it, then notes the bytes as
+   what the recording holds there. A reduction is only inferred into bytes last moved as
+   the same type as the receives it folds, element-aligned. */
+void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, const char *type, rec_fix_fn fix,
+                     void *ctx);
 /* A receive (or a collective's output) wrote `len` bytes at `addr`, observed complete at
    position `done`: the recording holds these bytes there, and they may feed a reduction of
    elements of `type` (a format name: the message's MPI datatype; NULL: unknown). */

@@ -32,6 +32,7 @@ typedef struct {
   const uint8_t *content;  /* NULL: over budget, only `hash` of the whole entry is known */
   uint64_t hash;           /* of the bytes when the entry was made (whole entry) */
   uint64_t seq;            /* when the recording last saw these bytes */
+  const char *type;        /* the element type of the message that moved them, NULL unknown */
   uint8_t from_recv;       /* a receive wrote them (else a send read them) */
 } entry;
 
@@ -197,11 +198,11 @@ static void clear_range(rec_shadow *sh, uint64_t a, uint64_t n) {
   }
 }
 
-static void note(rec_shadow *sh, uint64_t a, uint64_t n, uint64_t seq, int from_recv) {
+static void note(rec_shadow *sh, uint64_t a, uint64_t n, uint64_t seq, const char *type, int from_recv) {
   if (n == 0) return;
   clear_range(sh, a, n);
   const uint8_t *c = keep(sh, a, n);
-  entry x = {a, n, a, n, c, c ? 0 : hash_bytes((const uint8_t *)(uintptr_t)a, n), seq, (uint8_t)from_recv};
+  entry x = {a, n, a, n, c, c ? 0 : hash_bytes((const uint8_t *)(uintptr_t)a, n), seq, type, (uint8_t)from_recv};
   put_entry(sh, x);
 }
 
@@ -255,7 +256,10 @@ static uint64_t insert_seq(rec_shadow *sh, int32_t pt) {
 
 /* The piece of a range being explained: n bytes at offset `off` of a range of `full` bytes
    as the recording noted it (a buffer reduced whole and read in part). */
-typedef struct { uint64_t addr, n, off, full; } piece;
+typedef struct {
+  uint64_t addr, n, off, full;
+  const char *type;        /* the element type the bytes were last moved as (NULL unknown) */
+} piece;
 
 /* Candidates: receives completed after position `after` of the piece's size (used from
    their start) or of its whole range's size (used at the piece's offset); oldest first. */
@@ -292,11 +296,13 @@ static int try_fold(rec_shadow *sh, const piece *pc, const uint8_t *old, const u
   const char *hint = sh->c[set[0]].type;
   for (int64_t i = 1; i < k; i++)
     if (!hint || !sh->c[set[i]].type || strcmp(hint, sh->c[set[i]].type)) hint = NULL;
-  if (!hint) return 0;   /* bytes alone: a guessed element type could split elements */
+  /* bytes alone, or an accumulator last moved as something else: a reduction could split
+     elements whose bytes have different origins */
+  if (!hint || !pc->type || strcmp(hint, pc->type)) return 0;
   for (size_t j = 0; j < sizeof fops / sizeof *fops * (sizeof ftypes / sizeof *ftypes); j++) {
     const ftype *ft = &ftypes[j % (sizeof ftypes / sizeof *ftypes)];
     combo cc = {ft->type, ft->size, fops[j / (sizeof ftypes / sizeof *ftypes)]}, *c = &cc;
-    if (strcmp(hint, ft->type) || n % (uint64_t)c->size) continue;
+    if (strcmp(hint, ft->type) || n % (uint64_t)c->size || pc->off % (uint64_t)c->size) continue;
     if (c->op[0] == 'b' && (!strcmp(ft->type, "float") || !strcmp(ft->type, "double"))) continue;
     memcpy(sh->acc, old, n);
     for (int64_t i = 0; i < k; i++) fold(c, sh->acc, sh->c[set[i]].content + at[i], n);
@@ -369,13 +375,14 @@ static int all_same(const uint8_t *b, uint64_t n) {
   return 1;
 }
 
-void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, rec_fix_fn fix, void *ctx) {
+void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, const char *type, rec_fix_fn fix,
+                     void *ctx) {
   if (len == 0) return;
   const uint8_t *cur = (const uint8_t *)(uintptr_t)addr;
   int before = 0;
   int64_t i = first_overlap(sh, addr);
   if ((i < 0 || sh->e[i].start >= addr + len) && !all_same(cur, len)) {
-    piece pc = {addr, len, 0, 0};
+    piece pc = {addr, len, 0, 0, type};
     explain(sh, &pc, cur, NULL, 0, fix, ctx);   /* never seen: a copy of a receive? */
   }
   for (; i >= 0 && sh->e[i].start < addr + len; i = next_entry(sh, i)) {
@@ -386,7 +393,7 @@ void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, 
     int same = old ? memcmp(old, cur + (a - addr), b - a) == 0
                    : (x->hash && a == x->start && b - a == x->len) ? hash_bytes(cur + (a - addr), b - a) == x->hash
                    : !x->from_recv;   /* what a send read and nothing records since: the rank's own */
-    piece pc = {a, b - a, a - x->origin, x->olen};
+    piece pc = {a, b - a, a - x->origin, x->olen, x->type};
     if (same || explain(sh, &pc, cur + (a - addr), old, x->seq, fix, ctx)) continue;
     if (before == MAX_BEFORE - 1) {   /* no room for more: one opaque write covers the rest */
       opaque(sh, a, addr + len - a, seq, &before, fix, ctx);
@@ -394,7 +401,7 @@ void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, 
     }
     opaque(sh, a, b - a, seq, &before, fix, ctx);
   }
-  note(sh, addr, len, seq, 0);
+  note(sh, addr, len, seq, type, 0);
 }
 
 /* Reads n bytes of this process at addr into buf without faulting if they are gone (a
@@ -426,7 +433,7 @@ void rec_shadow_settle(rec_shadow *sh, uint64_t seq, int proven_only, rec_fix_fn
     }
     if (read_own(x.start, x.len, cur)) continue;
     if (x.content ? !memcmp(cur, x.content, x.len) : x.hash && hash_bytes(cur, x.len) == x.hash) continue;
-    piece pc = {x.start, x.len, x.start - x.origin, x.olen};
+    piece pc = {x.start, x.len, x.start - x.origin, x.olen, x.type};
     if ((x.content && explain(sh, &pc, cur, x.content, x.seq, fix, ctx)) || proven_only) continue;
     if (before == MAX_BEFORE - 1) break;
     opaque(sh, x.start, x.len, seq, &before, fix, ctx);
@@ -453,7 +460,7 @@ uint64_t rec_shadow_reserve(rec_shadow *sh, uint64_t done, uint32_t n) {
 
 void rec_shadow_recv(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t done, const char *type) {
   if (len == 0 || point_at(sh, done) < 0) return;
-  note(sh, addr, len, done, 1);
+  note(sh, addr, len, done, type, 1);
   if (grow((void **)&sh->c, &sh->ccap, sh->nc + 1, sizeof *sh->c)) return;
   int64_t i = first_overlap(sh, addr);
   const uint8_t *content = i >= 0 && sh->e[i].start == addr ? sh->e[i].content : NULL;

@@ -37,28 +37,30 @@ static void fill(void *p, size_t n, unsigned seed) {
 }
 
 START_TEST(own_bytes_and_forwarding_need_nothing) {
+  const char *ty = "uint8";   /* the messages' element type */
   rec_shadow *sh = rec_shadow_new(1 << 20);
   uint8_t a[64], t[64];
   fixes x = {.n = 0};
   fill(a, sizeof a, 1);
-  rec_shadow_send(sh, A(a), sizeof a, 1 * STEP, collect, &x);   /* never seen: its own */
+  rec_shadow_send(sh, A(a), sizeof a, 1 * STEP, ty, collect, &x);   /* never seen: its own */
   fill(t, sizeof t, 2);
   rec_shadow_recv(sh, A(t), sizeof t, 2 * STEP, "uint8");
-  rec_shadow_send(sh, A(t), sizeof t, 3 * STEP, collect, &x);   /* forwarded unchanged */
-  rec_shadow_send(sh, A(a), 16, 4 * STEP, collect, &x);         /* part of what it sent */
+  rec_shadow_send(sh, A(t), sizeof t, 3 * STEP, ty, collect, &x);   /* forwarded unchanged */
+  rec_shadow_send(sh, A(a), 16, 4 * STEP, ty, collect, &x);         /* part of what it sent */
   ck_assert_int_eq(x.n, 0);
   rec_shadow_free(sh);
 }
 END_TEST
 
 START_TEST(computation_is_opaque) {
+  const char *ty = NULL;   /* the messages' element type */
   rec_shadow *sh = rec_shadow_new(1 << 20);
   uint8_t t[64];
   fixes x = {.n = 0};
   fill(t, sizeof t, 3);
   rec_shadow_recv(sh, A(t), sizeof t, 1 * STEP, NULL);
   t[10] ^= 1;   /* computed on */
-  rec_shadow_send(sh, A(t), sizeof t, 2 * STEP, collect, &x);
+  rec_shadow_send(sh, A(t), sizeof t, 2 * STEP, ty, collect, &x);
   ck_assert_int_eq(x.n, 1);
   ck_assert_int_eq(x.f[0].kind, REC_FIX_OPAQUE);
   ck_assert_uint_eq(x.f[0].addr, A(t));
@@ -73,15 +75,16 @@ START_TEST(computation_is_opaque) {
 END_TEST
 
 START_TEST(a_sum_is_proven) {
+  const char *ty = "int32";   /* the messages' element type */
   rec_shadow *sh = rec_shadow_new(1 << 20);
   int32_t a[8], t[8];
   fixes x = {.n = 0};
   fill(a, sizeof a, 4);
   fill(t, sizeof t, 5);
-  rec_shadow_send(sh, A(a), sizeof a, 1 * STEP, collect, &x);
+  rec_shadow_send(sh, A(a), sizeof a, 1 * STEP, ty, collect, &x);
   rec_shadow_recv(sh, A(t), sizeof t, 2 * STEP, "int32");
   for (int i = 0; i < 8; i++) a[i] = (int32_t)((uint32_t)a[i] + (uint32_t)t[i]);
-  rec_shadow_send(sh, A(a), sizeof a, 3 * STEP, collect, &x);
+  rec_shadow_send(sh, A(a), sizeof a, 3 * STEP, ty, collect, &x);
   ck_assert_int_eq(x.n, 1);
   ck_assert_int_eq(x.f[0].kind, REC_FIX_REDUCE);
   ck_assert_str_eq(x.f[0].type, "int32");
@@ -95,17 +98,18 @@ START_TEST(a_sum_is_proven) {
 END_TEST
 
 START_TEST(a_root_folds_its_temporary) {
+  const char *ty = "double";   /* the messages' element type */
   rec_shadow *sh = rec_shadow_new(1 << 20);
   double a[4], t[4];
   fixes x = {.n = 0};
   for (int i = 0; i < 4; i++) a[i] = i + 0.5;
-  rec_shadow_send(sh, A(a), sizeof a, 1 * STEP, collect, &x);
+  rec_shadow_send(sh, A(a), sizeof a, 1 * STEP, ty, collect, &x);
   for (int k = 0; k < 3; k++) {   /* three contributions arrive in one temporary */
     for (int i = 0; i < 4; i++) t[i] = k * 10.25 + i;
     rec_shadow_recv(sh, A(t), sizeof t, (uint64_t)(2 + k) * STEP, "double");
     for (int i = 0; i < 4; i++) a[i] += t[i];
   }
-  rec_shadow_send(sh, A(a), sizeof a, 6 * STEP, collect, &x);
+  rec_shadow_send(sh, A(a), sizeof a, 6 * STEP, ty, collect, &x);
   ck_assert_int_eq(x.n, 3);
   for (int k = 0; k < 3; k++) {
     ck_assert_int_eq(x.f[k].kind, REC_FIX_REDUCE);
@@ -117,14 +121,15 @@ START_TEST(a_root_folds_its_temporary) {
 END_TEST
 
 START_TEST(part_of_a_reduced_buffer) {
+  const char *ty = "int64";   /* the messages' element type */
   rec_shadow *sh = rec_shadow_new(1 << 20);
   int64_t a[8], t[8];
   fixes x = {.n = 0};
   for (int i = 0; i < 8; i++) a[i] = i % 2 ? -3 : 10, t[i] = i % 2 ? 7 : -1;   /* each wins half */
-  rec_shadow_send(sh, A(a), sizeof a, 1 * STEP, collect, &x);
+  rec_shadow_send(sh, A(a), sizeof a, 1 * STEP, ty, collect, &x);
   rec_shadow_recv(sh, A(t), sizeof t, 2 * STEP, "int64");
   for (int i = 0; i < 8; i++) a[i] = a[i] > t[i] ? a[i] : t[i];
-  rec_shadow_send(sh, A(&a[2]), 16, 3 * STEP, collect, &x);   /* two elements of it */
+  rec_shadow_send(sh, A(&a[2]), 16, 3 * STEP, ty, collect, &x);   /* two elements of it */
   ck_assert_int_eq(x.n, 1);
   ck_assert_int_eq(x.f[0].kind, REC_FIX_REDUCE);
   ck_assert_str_eq(x.f[0].op, "max");
@@ -136,13 +141,14 @@ START_TEST(part_of_a_reduced_buffer) {
 END_TEST
 
 START_TEST(a_copy_of_a_receive_is_proven) {
+  const char *ty = "uint8";   /* the messages' element type */
   rec_shadow *sh = rec_shadow_new(1 << 20);
   uint8_t t[40], b[40], z[40];
   fixes x = {.n = 0};
   fill(t, sizeof t, 8);
   rec_shadow_recv(sh, A(t), sizeof t, 1 * STEP, "uint8");
   memcpy(b, t, sizeof b);   /* a tree broadcast forwarding through another buffer */
-  rec_shadow_send(sh, A(b), sizeof b, 2 * STEP, collect, &x);
+  rec_shadow_send(sh, A(b), sizeof b, 2 * STEP, ty, collect, &x);
   ck_assert_int_eq(x.n, 1);
   ck_assert_int_eq(x.f[0].kind, REC_FIX_COPY);
   ck_assert_uint_eq(x.f[0].src, A(t));
@@ -150,21 +156,22 @@ START_TEST(a_copy_of_a_receive_is_proven) {
   memset(t, 0, sizeof t);   /* all alike: no proof of anything */
   memset(z, 0, sizeof z);
   rec_shadow_recv(sh, A(t), sizeof t, 3 * STEP, NULL);
-  rec_shadow_send(sh, A(z), sizeof z, 4 * STEP, collect, &x);
+  rec_shadow_send(sh, A(z), sizeof z, 4 * STEP, ty, collect, &x);
   ck_assert_int_eq(x.n, 1);
   rec_shadow_free(sh);
 }
 END_TEST
 
 START_TEST(the_hint_chooses_the_type) {
+  const char *ty = "int64";   /* the messages' element type */
   rec_shadow *sh = rec_shadow_new(1 << 20);
   int64_t a[2] = {5, 7}, t[2] = {1, 2};   /* no carry: an int32 sum would fit too */
   fixes x = {.n = 0};
-  rec_shadow_send(sh, A(a), sizeof a, 1 * STEP, collect, &x);
+  rec_shadow_send(sh, A(a), sizeof a, 1 * STEP, ty, collect, &x);
   rec_shadow_recv(sh, A(t), sizeof t, 2 * STEP, "int64");
   a[0] += t[0];
   a[1] += t[1];
-  rec_shadow_send(sh, A(a), sizeof a, 3 * STEP, collect, &x);
+  rec_shadow_send(sh, A(a), sizeof a, 3 * STEP, ty, collect, &x);
   ck_assert_int_eq(x.n, 1);
   ck_assert_str_eq(x.f[0].type, "int64");
   ck_assert_uint_eq(x.f[0].count, 2);
@@ -172,22 +179,39 @@ START_TEST(the_hint_chooses_the_type) {
 }
 END_TEST
 
+START_TEST(no_sum_into_bytes_of_another_type) {
+  rec_shadow *sh = rec_shadow_new(1 << 20);
+  int32_t a[8], t[8];
+  fixes x = {.n = 0};
+  fill(a, sizeof a, 15);
+  fill(t, sizeof t, 16);
+  rec_shadow_send(sh, A(a), sizeof a, 1 * STEP, "uint8", collect, &x);   /* sent as bytes */
+  rec_shadow_recv(sh, A(t), sizeof t, 2 * STEP, "int32");
+  for (int i = 0; i < 8; i++) a[i] = (int32_t)((uint32_t)a[i] + (uint32_t)t[i]);
+  rec_shadow_send(sh, A(a), sizeof a, 3 * STEP, "int32", collect, &x);
+  ck_assert_int_eq(x.n, 1);   /* its bytes may have several origins inside an element */
+  ck_assert_int_eq(x.f[0].kind, REC_FIX_OPAQUE);
+  rec_shadow_free(sh);
+}
+END_TEST
+
 START_TEST(over_budget_only_hashes) {
+  const char *ty = NULL;   /* the messages' element type */
   rec_shadow *sh = rec_shadow_new(0);
   uint8_t t[32], a[32];
   fixes x = {.n = 0};
   fill(t, sizeof t, 9);
   fill(a, sizeof a, 10);
   rec_shadow_recv(sh, A(t), sizeof t, 1 * STEP, NULL);
-  rec_shadow_send(sh, A(t), sizeof t, 2 * STEP, collect, &x);   /* same hash: forwarded */
+  rec_shadow_send(sh, A(t), sizeof t, 2 * STEP, ty, collect, &x);   /* same hash: forwarded */
   ck_assert_int_eq(x.n, 0);
-  rec_shadow_send(sh, A(a), sizeof a, 3 * STEP, collect, &x);
+  rec_shadow_send(sh, A(a), sizeof a, 3 * STEP, ty, collect, &x);
   a[0]++;
-  rec_shadow_send(sh, A(a), sizeof a, 4 * STEP, collect, &x);   /* changed: opaque */
+  rec_shadow_send(sh, A(a), sizeof a, 4 * STEP, ty, collect, &x);   /* changed: opaque */
   ck_assert_int_eq(x.n, 1);
   ck_assert_int_eq(x.f[0].kind, REC_FIX_OPAQUE);
   rec_shadow_recv(sh, A(t), sizeof t, 5 * STEP, NULL);
-  rec_shadow_send(sh, A(t), 8, 6 * STEP, collect, &x);   /* part of a receive: unknown */
+  rec_shadow_send(sh, A(t), 8, 6 * STEP, ty, collect, &x);   /* part of a receive: unknown */
   ck_assert_int_eq(x.n, 2);
   ck_assert_int_eq(x.f[1].kind, REC_FIX_OPAQUE);
   rec_shadow_free(sh);
@@ -195,13 +219,14 @@ START_TEST(over_budget_only_hashes) {
 END_TEST
 
 START_TEST(the_end_of_a_phase_settles_memory) {
+  const char *ty = "int32";   /* the messages' element type */
   rec_shadow *sh = rec_shadow_new(1 << 20);
   int32_t a[8], t[8], u[8];
   fixes x = {.n = 0};
   fill(a, sizeof a, 11);
   fill(t, sizeof t, 12);
   fill(u, sizeof u, 13);
-  rec_shadow_send(sh, A(a), sizeof a, 1 * STEP, collect, &x);
+  rec_shadow_send(sh, A(a), sizeof a, 1 * STEP, ty, collect, &x);
   rec_shadow_recv(sh, A(t), sizeof t, 2 * STEP, "int32");
   rec_shadow_recv(sh, A(u), sizeof u, 3 * STEP, "int32");
   for (int i = 0; i < 8; i++) a[i] = (int32_t)((uint32_t)a[i] + (uint32_t)t[i]);   /* after the last send */
@@ -325,7 +350,7 @@ static int random_program(unsigned seed, int *opaque_bytes) {
       seq += STEP;
       memcpy(sent_now, p, SLOT);
       int first = ev.n;
-      rec_shadow_send(sh, A(p), SLOT, seq, on_fix, &ev);
+      rec_shadow_send(sh, A(p), SLOT, seq, hint, on_fix, &ev);
       event e = {seq, EV_SEND, A(p), SLOT, 0, NULL, NULL, {0}};
       memcpy(e.data, sent_now, SLOT);
       push(&ev, e);
@@ -411,6 +436,7 @@ Suite *cdag_shadow_suite(void) {
   tcase_add_test(tc, part_of_a_reduced_buffer);
   tcase_add_test(tc, a_copy_of_a_receive_is_proven);
   tcase_add_test(tc, the_hint_chooses_the_type);
+  tcase_add_test(tc, no_sum_into_bytes_of_another_type);
   tcase_add_test(tc, over_budget_only_hashes);
   tcase_add_test(tc, the_end_of_a_phase_settles_memory);
   tcase_add_test(tc, freed_memory_is_skipped);
