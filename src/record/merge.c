@@ -187,8 +187,10 @@ static int load_rank(merger *m, int rank) {
   snprintf(path, sizeof path, "%s/rank-%d.part", m->dir, rank);
   mrank *r = &m->r[rank];
   r->discard_phase = -1;
-  if (!(r->file = read_all(path)))
-    return cdag__error(CDAG_ERR_IO, "%s: %s (process %d of %d left no recording)", path, strerror(errno), rank, m->nprocs);
+  if (!(r->file = read_all(path))) {   /* it died before MPI_Init returned, or could not write */
+    if (m->log) fprintf(m->log, "cdag record: %s: %s: process %d of %d left no recording\n", path, strerror(errno), rank, m->nprocs);
+    return CDAG_OK;
+  }
   int rc = 0;
   for (char *l = r->file, *e; l && *l && !rc; l = e ? e + 1 : NULL) {
     if ((e = strchr(l, '\n'))) *e = 0;

@@ -70,7 +70,8 @@ static const char *const call_names[NCALLS] = {REC_CALLS(X_NAME)};
 enum { P_SEND, P_RECV };
 typedef struct {
   uint8_t kind, persistent, active, live;
-  int64_t older;             /* the next older operation with the same handle, -1 none */
+  int64_t newer;             /* the next newer operation with the same handle, -1 none */
+  int64_t oldest;            /* kept by the newest of a handle: the oldest, completed first */
   int phase;                 /* phase of the active operation */
   uint64_t seq;              /* its position */
   const void *buf;
@@ -100,7 +101,6 @@ typedef struct {
   MPI_Request *rq; int rqcap;         /* request handles saved before completion calls */
   ranges rs;                          /* the message being recorded */
   uint64_t *wait; int waitcap;        /* the operations one completion call completed */
-  int threads;                        /* MPI_THREAD_MULTIPLE: nothing is recorded */
 } recorder;
 
 static recorder *R;
@@ -109,7 +109,8 @@ static recorder *R;
 
 /* Maps `size` bytes of the part file; 0 or -1 (the recording stops, the program goes on). */
 static int map_file(size_t size) {
-  if (ftruncate(R->fd, (off_t)size)) return -1;
+  /* blocks reserved now: a full disk is an error here, not a SIGBUS at a later write */
+  if (posix_fallocate(R->fd, (off_t)R->size, (off_t)(size - R->size))) return -1;
   char *m = R->map ? mremap(R->map, R->size, size, MREMAP_MAYMOVE) : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, R->fd, 0);
   if (m == MAP_FAILED) return -1;
   R->map = m;
@@ -218,6 +219,20 @@ static void flat_free(flat *f) {
 
 /* The byte ranges of one element of `t`: MPI_Pack of a buffer whose bytes hold their own
    offsets, one byte of the offset per pass. */
+/* A predefined type, or a contiguous run of one: its bytes in memory order, no packing. */
+static int plainly_contiguous(MPI_Datatype t) {
+  int ni, na, nd, comb;
+  if (PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS) return 0;
+  if (comb == MPI_COMBINER_NAMED) return 1;
+  if (comb != MPI_COMBINER_CONTIGUOUS || ni != 1 || nd != 1) return 0;
+  int count;
+  MPI_Aint unused;
+  MPI_Datatype old;
+  if (PMPI_Type_get_contents(t, 1, 0, 1, &count, &unused, &old) != MPI_SUCCESS) return 0;
+  int ok = PMPI_Type_get_envelope(old, &ni, &na, &nd, &comb) == MPI_SUCCESS && comb == MPI_COMBINER_NAMED;
+  return ok;   /* `old` is predefined: nothing to free */
+}
+
 static flat *flatten(MPI_Datatype t) {
   MPI_Aint lb, ext, tlb, text;
   int size;
@@ -228,8 +243,19 @@ static flat *flatten(MPI_Datatype t) {
   if (!f) return NULL;
   f->extent = (uint64_t)ext;
   f->size = (uint64_t)size;
-  if (size == 0) return f;
-  if (text > (MPI_Aint)1 << 28) { free(f); return NULL; }
+  if (size <= 0) return f;
+  if (plainly_contiguous(t) && tlb == 0 && text == size) {
+    f->off = malloc(sizeof *f->off);
+    f->len = malloc(sizeof *f->len);
+    if (!f->off || !f->len) goto fail_f;
+    f->off[0] = 0;
+    f->len[0] = (uint64_t)size;
+    f->n = 1;
+    return f;
+  }
+  /* the offsets of every byte: 21 bytes of memory per byte of the type, so large ones are
+     not recorded (counted as unsupported) */
+  if (text > (MPI_Aint)1 << 26 || size > 1 << 24) goto fail_f;
   uint8_t *src = malloc((size_t)text), *packed = malloc((size_t)size);
   uint32_t *offs = calloc((size_t)size, sizeof *offs);
   f->off = malloc((size_t)size * sizeof *f->off);
@@ -250,6 +276,7 @@ static flat *flatten(MPI_Datatype t) {
   return f;
 fail:
   free(src); free(packed); free(offs);
+fail_f:
   flat_free(f);
   return NULL;
 }
@@ -270,6 +297,7 @@ static flat *type_of(MPI_Datatype t) {
 static int ranges_add(ranges *r, uint64_t a, uint64_t l) {
   if (l == 0) return 0;
   if (r->n && r->a[r->n - 1] + r->l[r->n - 1] == a) { r->l[r->n - 1] += l; return 0; }
+  if (r->n >= REC_SEQ_STEP / 4 - 1) return -1;   /* more copies than a position has room for */
   if (r->n == r->cap) {
     int64_t c = r->cap ? 2 * r->cap : 8;
     uint64_t *na = realloc(r->a, (size_t)c * 8), *nl = na ? realloc(r->l, (size_t)c * 8) : NULL;
@@ -306,9 +334,9 @@ static MPI_Aint type_extent(MPI_Datatype t) {
 }
 
 static uint64_t type_bytes(int count, MPI_Datatype t) {
-  int size = 0;
-  PMPI_Type_size(t, &size);
-  return (uint64_t)count * (uint64_t)size;
+  MPI_Count size = 0;
+  PMPI_Type_size_x(t, &size);
+  return count > 0 && size > 0 ? (uint64_t)count * (uint64_t)size : 0;
 }
 
 /* ---- MPI's predefined types and ops, by format name ---- */
@@ -388,7 +416,7 @@ static uint64_t record_send(const void *buf, int count, MPI_Datatype t, int dest
   ranges *r = &R->rs;
   uint64_t bytes = type_bytes(count, t);
   if (!x) return 0;
-  if (layout(buf, count, t, bytes, r) || r->n >= REC_SEQ_STEP / 4) {
+  if (layout(buf, count, t, bytes, r)) {
     R->unsupported[call]++;
     return 0;
   }
@@ -407,12 +435,14 @@ static uint64_t record_send(const void *buf, int count, MPI_Datatype t, int dest
 static void record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datatype t, MPI_Comm comm,
                         const MPI_Status *st, uint64_t done, int blocking, int call) {
   if (st->MPI_SOURCE == MPI_PROC_NULL) return;
-  int cancelled = 0, bytes = 0;
+  int cancelled = 0;
+  MPI_Count bytes = 0;
   PMPI_Test_cancelled(st, &cancelled);
   if (cancelled) return;
   rcomm *x = usable(comm, call);
   if (!x) return;
-  PMPI_Get_count(st, MPI_BYTE, &bytes);
+  PMPI_Get_count_c(st, MPI_BYTE, &bytes);
+  if (bytes < 0) bytes = 0;
   ranges *r = &R->rs;
   int now = phase == R->phase && R->active;
   uint64_t unpack = 0;
@@ -423,7 +453,7 @@ static void record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datat
   }
   uint64_t addr = r->n ? r->a[0] : (uint64_t)(uintptr_t)buf;
   if (r->n > 1) addr = pack_area((uint64_t)bytes);
-  out("%d %llu recv %db from %d tag %d comm %d addr 0x%llx%s\n", phase, (unsigned long long)seq, bytes,
+  out("%d %llu recv %lldb from %d tag %d comm %d addr 0x%llx%s\n", phase, (unsigned long long)seq, (long long)bytes,
       world_of(x, st->MPI_SOURCE), st->MPI_TAG, x->id, (unsigned long long)addr, blocking ? " wait" : "");
   if (r->n > 1) pack_copies(r, addr, unpack, 0);
   for (int64_t i = 0; now && i < r->n; i++) rec_shadow_recv(R->sh, r->a[i], r->l[i], done, r->n == 1 ? type_name(t) : NULL);
@@ -444,8 +474,9 @@ static int64_t pend_new(void) {
 }
 
 /* MPI may hand out one handle for several requests (MPICH's requests that completed at
-   once share one), so a handle keeps a list of operations, newest first; completing the
-   handle completes the oldest. */
+   once share one), so a handle keeps a queue of operations: completing the handle completes
+   the oldest. The map holds the newest; the newest holds the oldest; each holds the next
+   newer one. */
 static void pend_put(MPI_Request rq, pend x) {
   Word_t *v;
   int64_t i = pend_new();
@@ -453,39 +484,37 @@ static void pend_put(MPI_Request rq, pend x) {
   JLI(v, R->reqs, (Word_t)rq);
   if (!v) return;
   x.live = 1;
-  x.older = *v ? (int64_t)*v - 1 : -1;
+  x.newer = -1;
+  x.oldest = i;
+  if (*v) {   /* behind the newest of the handle */
+    int64_t last = (int64_t)*v - 1;
+    x.oldest = R->p[last].oldest;
+    R->p[last].newer = i;
+  }
   R->p[i] = x;
   *v = (Word_t)i + 1;
 }
 
-/* The oldest operation under the handle (and the one before it in the list, -1). */
-static int64_t pend_oldest(MPI_Request rq, int64_t *newer) {
+/* The oldest operation under the handle, -1 none. */
+static int64_t pend_find(MPI_Request rq) {
   Word_t *v;
-  *newer = -1;
   if (rq == MPI_REQUEST_NULL) return -1;
   JLG(v, R->reqs, (Word_t)rq);
-  if (!v) return -1;
-  int64_t i = (int64_t)*v - 1;
-  while (R->p[i].older >= 0) {
-    *newer = i;
-    i = R->p[i].older;
-  }
-  return i;
-}
-
-static int64_t pend_find(MPI_Request rq) {
-  int64_t newer;
-  return pend_oldest(rq, &newer);
+  return v ? R->p[*v - 1].oldest : -1;
 }
 
 static void pend_drop(MPI_Request rq) {
-  int64_t newer, i = pend_oldest(rq, &newer);
+  Word_t *v;
   int rc;
-  if (i < 0) return;
-  if (newer >= 0) R->p[newer].older = -1;
-  else {
+  if (rq == MPI_REQUEST_NULL) return;
+  JLG(v, R->reqs, (Word_t)rq);
+  if (!v) return;
+  int64_t last = (int64_t)*v - 1, i = R->p[last].oldest;
+  if (i == last) {
     JLD(rc, R->reqs, (Word_t)rq);
     (void)rc;
+  } else {
+    R->p[last].oldest = R->p[i].newer;
   }
   R->p[i].live = 0;
   if (R->nfree == R->freecap) {
@@ -626,6 +655,32 @@ static void rec_finish(void) {
   stop_recording();
 }
 
+/* The recorder's memory (its state when a process is not recorded after all). */
+static void rec_free(void) {
+  if (!R) return;
+  Word_t *v, k = 0;
+  JLF(v, R->comms, k);
+  while (v) {
+    free(((rcomm *)*v)->world);
+    free((rcomm *)*v);
+    JLN(v, R->comms, k);
+  }
+  k = 0;
+  JLF(v, R->types, k);
+  while (v) {
+    flat_free((flat *)*v);
+    JLN(v, R->types, k);
+  }
+  JudyLFreeArray(&R->comms, PJE0);
+  JudyLFreeArray(&R->types, PJE0);
+  JudyLFreeArray(&R->reqs, PJE0);
+  JudyLFreeArray(&R->msgs, PJE0);
+  rec_shadow_free(R->sh);
+  free(R->p); free(R->pfree); free(R->st); free(R->rq); free(R->rs.a); free(R->rs.l); free(R->wait);
+  free(R);
+  R = NULL;
+}
+
 #define COUNT(c) do { if (R) R->calls[c]++; } while (0)
 
 /* ---- initialisation ---- */
@@ -639,12 +694,12 @@ int MPI_Init(int *argc, char ***argv) {
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   int rc = PMPI_Init_thread(argc, argv, required, provided);
   if (rc == MPI_SUCCESS) rec_start();
-  if (R && R->fd >= 0 && *provided == MPI_THREAD_MULTIPLE) {   /* threads at once: no recording */
+  if (R && *provided == MPI_THREAD_MULTIPLE) {   /* threads at once: nothing is recorded */
     fprintf(stderr, "cdag record: rank %d runs MPI_THREAD_MULTIPLE: its calls are not recorded\n", R->rank);
+    R->active = 0;
     R->unsupported[C_Init_thread_multiple]++;
-    out("end %d\n", R->phase);
-    R->active = R->implicit = 0;
-    R->threads = 1;
+    rec_finish();   /* the part says so; every wrapper passes straight through from now on */
+    rec_free();
   }
   return rc;
 }
@@ -656,7 +711,7 @@ int MPI_Finalize(void) {
 
 int MPI_Pcontrol(const int level, ...) {
   COUNT(C_Pcontrol);
-  if (!R || R->fd < 0 || R->threads) return MPI_SUCCESS;
+  if (!R || R->fd < 0) return PMPI_Pcontrol(level);
   if (R->implicit) {   /* the program brackets its phases: what came before is not one */
     out("discard %d %llu\n", R->phase, (unsigned long long)next_seq());
     R->implicit = 0;
@@ -668,7 +723,7 @@ int MPI_Pcontrol(const int level, ...) {
   } else if (level == 0 && R->active) {
     phase_end(0);
   }
-  return MPI_SUCCESS;
+  return PMPI_Pcontrol(level);   /* a profiler behind this one sees it too */
 }
 
 /* ---- sends ---- */
@@ -690,7 +745,7 @@ BLOCKING_SEND(Bsend)
     COUNT(C_##NAME);                                                                              \
     int rc = PMPI_##NAME(buf, count, t, dest, tag, comm, rq);                                     \
     uint64_t seq = rc == MPI_SUCCESS ? record_send(buf, count, t, dest, tag, comm, C_##NAME, 0) : 0; \
-    if (seq) pend_put(*rq, (pend){P_SEND, 0, 1, 1, -1, R->phase, seq, buf, count, dest, tag, t, comm}); \
+    if (seq) pend_put(*rq, (pend){P_SEND, 0, 1, 1, -1, -1, R->phase, seq, buf, count, dest, tag, t, comm}); \
     return rc;                                                                                    \
   }
 NONBLOCKING_SEND(Isend)
@@ -704,7 +759,7 @@ NONBLOCKING_SEND(Ibsend)
     COUNT(C_##NAME);                                                                              \
     int rc = PMPI_##NAME(buf, count, t, dest, tag, comm, rq);                                     \
     if (rc == MPI_SUCCESS && R && dest != MPI_PROC_NULL)                                          \
-      pend_put(*rq, (pend){P_SEND, 1, 0, 1, -1, 0, 0, buf, count, dest, tag, t, comm});               \
+      pend_put(*rq, (pend){P_SEND, 1, 0, 1, -1, -1, 0, 0, buf, count, dest, tag, t, comm});               \
     return rc;                                                                                    \
   }
 PERSISTENT_SEND(Send_init)
@@ -730,7 +785,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm c
   COUNT(C_Irecv);
   int rc = PMPI_Irecv(buf, count, t, src, tag, comm, rq);
   if (rc == MPI_SUCCESS && recording() && src != MPI_PROC_NULL)
-    pend_put(*rq, (pend){P_RECV, 0, 1, 1, -1, R->phase, next_seq(), buf, count, src, tag, t, comm});
+    pend_put(*rq, (pend){P_RECV, 0, 1, 1, -1, -1, R->phase, next_seq(), buf, count, src, tag, t, comm});
   return rc;
 }
 
@@ -738,7 +793,7 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Co
   COUNT(C_Recv_init);
   int rc = PMPI_Recv_init(buf, count, t, src, tag, comm, rq);
   if (rc == MPI_SUCCESS && R && src != MPI_PROC_NULL)
-    pend_put(*rq, (pend){P_RECV, 1, 0, 1, -1, 0, 0, buf, count, src, tag, t, comm});
+    pend_put(*rq, (pend){P_RECV, 1, 0, 1, -1, -1, 0, 0, buf, count, src, tag, t, comm});
   return rc;
 }
 
@@ -974,7 +1029,7 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *m, MPI_Request
   int known = R ? message_comm(*m, &comm) : 0;
   int rc = PMPI_Imrecv(buf, count, t, m, rq);
   if (rc == MPI_SUCCESS && known && recording())
-    pend_put(*rq, (pend){P_RECV, 0, 1, 1, -1, R->phase, next_seq(), buf, count, MPI_ANY_SOURCE, MPI_ANY_TAG, t, comm});
+    pend_put(*rq, (pend){P_RECV, 0, 1, 1, -1, -1, R->phase, next_seq(), buf, count, MPI_ANY_SOURCE, MPI_ANY_TAG, t, comm});
   return rc;
 }
 
@@ -993,11 +1048,12 @@ typedef struct {
 
 /* `count` elements of t at buf: CDAG_OK, or -1 (unrecordable: R->unsupported counts it). */
 static int side_of(side *sd, const void *buf, int64_t count, MPI_Datatype t) {
+  if (count > INT32_MAX) return -1;
   sd->bytes = count > 0 ? type_bytes((int)count, t) : 0;
   sd->addr = (uint64_t)(uintptr_t)buf;
   sd->type = type_name(t);
   if (!sd->bytes) return 0;
-  if (count > INT32_MAX || layout(buf, (int)count, t, sd->bytes, &sd->r) || sd->r.n >= REC_SEQ_STEP / 4) return -1;
+  if (layout(buf, (int)count, t, sd->bytes, &sd->r)) return -1;
   if (sd->r.n == 1) sd->addr = sd->r.a[0];
   else sd->addr = pack_area(sd->bytes);
   return 0;

@@ -159,9 +159,7 @@ static int64_t first_overlap(rec_shadow *sh, uint64_t a) {
   JLL(v, sh->map, k);
   if (v && sh->e[*v - 1].start + sh->e[*v - 1].len > a) return (int64_t)*v - 1;
   k = (Word_t)a;
-  JLF(v, sh->map, k);
-  if (v && k == (Word_t)a) return (int64_t)*v - 1;
-  JLN(v, sh->map, k);
+  JLF(v, sh->map, k);   /* the first entry at or after a */
   return v ? (int64_t)*v - 1 : -1;
 }
 
@@ -265,7 +263,7 @@ typedef struct {
    their start) or of its whole range's size (used at the piece's offset); oldest first. */
 static int64_t candidates(rec_shadow *sh, uint64_t after, const piece *pc, int64_t *out, uint64_t *at) {
   int64_t k = 0;
-  for (int64_t i = sh->nc - 1; i >= 0 && k < REC_CANDIDATES; i--) {
+  for (int64_t i = sh->nc - 1, seen = 0; i >= 0 && k < REC_CANDIDATES && seen < 16 * REC_CANDIDATES; i--, seen++) {
     candidate *c = &sh->c[i];
     if (sh->p[c->point].seq <= after) break;
     if (!c->content) continue;
@@ -299,29 +297,41 @@ static int try_fold(rec_shadow *sh, const piece *pc, const uint8_t *old, const u
   /* bytes alone, or an accumulator last moved as something else: a reduction could split
      elements whose bytes have different origins */
   if (!hint || !pc->type || strcmp(hint, pc->type)) return 0;
+  /* Small integers coincide: 1 ^ 3 == 2. A fold is taken only when exactly one op explains
+     the bytes, and integers need two elements at least. */
+  combo found = {NULL, 0, NULL};
+  int matches = 0;
   for (size_t j = 0; j < sizeof fops / sizeof *fops * (sizeof ftypes / sizeof *ftypes); j++) {
     const ftype *ft = &ftypes[j % (sizeof ftypes / sizeof *ftypes)];
-    combo cc = {ft->type, ft->size, fops[j / (sizeof ftypes / sizeof *ftypes)]}, *c = &cc;
+    combo cj = {ft->type, ft->size, fops[j / (sizeof ftypes / sizeof *ftypes)]}, *c = &cj;
     if (strcmp(hint, ft->type) || n % (uint64_t)c->size || pc->off % (uint64_t)c->size) continue;
-    if (c->op[0] == 'b' && (!strcmp(ft->type, "float") || !strcmp(ft->type, "double"))) continue;
+    int real = !strcmp(ft->type, "float") || !strcmp(ft->type, "double");
+    if ((c->op[0] == 'b' && real) || (!real && n < 2 * (uint64_t)c->size)) continue;
     memcpy(sh->acc, old, n);
     for (int64_t i = 0; i < k; i++) fold(c, sh->acc, sh->c[set[i]].content + at[i], n);
-    if (memcmp(sh->acc, cur, n) != 0) continue;
-    for (int64_t i = 0; i < k; i++) {
-      candidate *r = &sh->c[set[i]];
-      rec_fix f = {REC_FIX_REDUCE, insert_seq(sh, r->point), pc->addr, n, r->addr + at[i], c->type, c->op,
-                   n / (uint64_t)c->size};
-      fix(ctx, &f);
-    }
-    sh->counts[REC_FIX_REDUCE] += (uint64_t)k;
-    return 1;
+    if (memcmp(sh->acc, cur, n) == 0 && !matches++) found = cj;
   }
-  return 0;
+  if (matches != 1) return 0;
+  for (int64_t i = 0; i < k; i++) {
+    candidate *r = &sh->c[set[i]];
+    rec_fix f = {REC_FIX_REDUCE, insert_seq(sh, r->point), pc->addr, n, r->addr + at[i], found.type, found.op,
+                 n / (uint64_t)found.size};
+    fix(ctx, &f);
+  }
+  sh->counts[REC_FIX_REDUCE] += (uint64_t)k;
+  return 1;
+}
+
+static int all_same(const uint8_t *b, uint64_t n) {
+  for (uint64_t i = 1; i < n; i++)
+    if (b[i] != b[0]) return 0;
+  return 1;
 }
 
 static int try_copy(rec_shadow *sh, const piece *pc, const uint8_t *cur, const int64_t *cand, const uint64_t *at,
                     int64_t k, rec_fix_fn fix, void *ctx) {
   uint64_t n = pc->n, h = hash_bytes(cur, n);
+  if (all_same(cur, n)) return 0;   /* zeros equal any zeros: no proof of a copy */
   for (int64_t i = k - 1; i >= 0; i--) {
     candidate *r = &sh->c[cand[i]];
     if ((at[i] == 0 && r->hash != h) || memcmp(r->content + at[i], cur, n) != 0 || !room(sh, &cand[i], 1)) continue;
@@ -369,18 +379,13 @@ static void opaque(rec_shadow *sh, uint64_t addr, uint64_t n, uint64_t seq, int 
   fix(ctx, &f);
 }
 
-static int all_same(const uint8_t *b, uint64_t n) {
-  for (uint64_t i = 1; i < n; i++)
-    if (b[i] != b[0]) return 0;
-  return 1;
-}
 
 void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, const char *type, rec_fix_fn fix,
                      void *ctx) {
   if (len == 0) return;
   const uint8_t *cur = (const uint8_t *)(uintptr_t)addr;
-  int before = 0;
-  int64_t i = first_overlap(sh, addr);
+  int before = 0, changed = 0;
+  int64_t i = first_overlap(sh, addr), whole = i;
   if ((i < 0 || sh->e[i].start >= addr + len) && !all_same(cur, len)) {
     piece pc = {addr, len, 0, 0, type};
     explain(sh, &pc, cur, NULL, 0, fix, ctx);   /* never seen: a copy of a receive? */
@@ -390,16 +395,23 @@ void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, 
     uint64_t a = x->start > addr ? x->start : addr;
     uint64_t b = x->start + x->len < addr + len ? x->start + x->len : addr + len;
     const uint8_t *old = x->content ? x->content + (a - x->start) : NULL;
+    /* without a copy only a hash of the whole entry tells: anything else counts as changed */
     int same = old ? memcmp(old, cur + (a - addr), b - a) == 0
-                   : (x->hash && a == x->start && b - a == x->len) ? hash_bytes(cur + (a - addr), b - a) == x->hash
-                   : !x->from_recv;   /* what a send read and nothing records since: the rank's own */
+                   : x->hash && a == x->start && b - a == x->len && hash_bytes(cur + (a - addr), b - a) == x->hash;
+    if (same) continue;
+    changed = 1;
     piece pc = {a, b - a, a - x->origin, x->olen, x->type};
-    if (same || explain(sh, &pc, cur + (a - addr), old, x->seq, fix, ctx)) continue;
+    if (explain(sh, &pc, cur + (a - addr), old, x->seq, fix, ctx)) continue;
     if (before == MAX_BEFORE - 1) {   /* no room for more: one opaque write covers the rest */
       opaque(sh, a, addr + len - a, seq, &before, fix, ctx);
       break;
     }
     opaque(sh, a, b - a, seq, &before, fix, ctx);
+  }
+  if (!changed && whole >= 0 && sh->e[whole].start == addr && sh->e[whole].len == len) {
+    sh->e[whole].seq = seq;   /* the same bytes seen again: no second copy */
+    sh->e[whole].type = type;
+    return;
   }
   note(sh, addr, len, seq, type, 0);
 }

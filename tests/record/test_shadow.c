@@ -266,7 +266,7 @@ END_TEST
 
 enum { SLOTS = 12, SLOT = 32, EVENTS = 40 };
 
-typedef struct { uint64_t seq; int kind; uint64_t addr, len, src; const char *type, *op; uint8_t data[SLOT]; } event;
+typedef struct { uint64_t seq; int kind; uint64_t addr, len, src; const char *type, *op; uint8_t data[2 * SLOT]; } event;
 enum { EV_RECV = 10, EV_SEND = 11 };
 
 typedef struct { event *e; int n, cap; } events;
@@ -328,7 +328,7 @@ static int random_program(unsigned seed, int *opaque_bytes) {
   srand(seed);
   static const char *const hints[] = {"int32", "int64", "double", NULL};
   int32_t mem32[SLOTS * SLOT / 4];   /* aligned for every type */
-  uint8_t *mem = (uint8_t *)mem32, init[SLOTS * SLOT], sent_now[SLOT];
+  uint8_t *mem = (uint8_t *)mem32, init[SLOTS * SLOT], sent_now[2 * SLOT];
   int seen[SLOTS] = {0};
   for (int i = 0; i < SLOTS * SLOT; i++) mem[i] = init[i] = (uint8_t)rand();
   rec_shadow *sh = rec_shadow_new(rand() % 4 ? 1 << 20 : 200);
@@ -346,16 +346,16 @@ static int random_program(unsigned seed, int *opaque_bytes) {
       push(&ev, e);
       rec_shadow_recv(sh, A(p), SLOT, seq, hint);
       seen[s] = 1;
-    } else if (what == 1 || what == 2) {   /* a send, then checked against the model */
+    } else if (what == 1 || what == 2) {   /* a send of one slot or two, checked against the model */
+      uint64_t len = what == 2 && s + 1 < SLOTS ? 2 * SLOT : SLOT;
       seq += STEP;
-      memcpy(sent_now, p, SLOT);
-      int first = ev.n;
-      rec_shadow_send(sh, A(p), SLOT, seq, hint, on_fix, &ev);
-      event e = {seq, EV_SEND, A(p), SLOT, 0, NULL, NULL, {0}};
-      memcpy(e.data, sent_now, SLOT);
+      memcpy(sent_now, p, len);
+      rec_shadow_send(sh, A(p), len, seq, len == SLOT ? hint : NULL, on_fix, &ev);
+      event e = {seq, EV_SEND, A(p), len, 0, NULL, NULL, {0}};
+      memcpy(e.data, sent_now, len);
       push(&ev, e);
-      (void)first;
       seen[s] = 1;
+      if (len > SLOT) seen[s + 1] = 1;
     } else {   /* invisible computation into a slot the recording has seen */
       int r = rand() % SLOTS;
       if (!seen[s] || r == s) continue;
@@ -392,7 +392,7 @@ static int random_program(unsigned seed, int *opaque_bytes) {
       for (uint64_t b = 0; b < e->len; b++) opaque[o + b] |= opaque[e->src - base + b];
       break;
     case EV_SEND:
-      if (e->len > SLOT) {   /* the end of the phase */
+      if (e->len > 2 * SLOT) {   /* the end of the phase */
         for (int b = 0; b < SLOTS * SLOT; b++) {
           if (!seen[b / SLOT]) continue;
           if (opaque[b]) { ++*opaque_bytes; continue; }
@@ -401,13 +401,13 @@ static int random_program(unsigned seed, int *opaque_bytes) {
         }
         break;
       }
-      for (int b = 0; b < SLOT; b++) {
+      for (uint64_t b = 0; b < e->len; b++) {
         if (opaque[o + b]) { ++*opaque_bytes; continue; }
-        ck_assert_msg(model[o + b] == e->data[b], "seed %u: byte %d of the send at %llu: model %02x, sent %02x", seed,
-                      b, (unsigned long long)e->seq, model[o + b], e->data[b]);
+        ck_assert_msg(model[o + b] == e->data[b], "seed %u: byte %llu of the send at %llu: model %02x, sent %02x", seed,
+                      (unsigned long long)b, (unsigned long long)e->seq, model[o + b], e->data[b]);
         checked++;
       }
-      memcpy(model + o, e->data, SLOT);   /* what was sent is what the recording now says */
+      memcpy(model + o, e->data, e->len);   /* what was sent is what the recording now says */
       break;
     default: ck_abort_msg("event kind %d", e->kind);
     }
