@@ -37,7 +37,7 @@ asan_scale=0.25   # the exhaustive ranges of randomized tests ran in step 1; mem
 [ "${CDAG_FULL:-0}" = 1 ] && asan_skip="" && compilers="clang gcc" && asan_scale=1
 for cc in $compilers; do
   step "build with $cc, AddressSanitizer + UBSan, and test"
-  CC=$cc cmake -S . -B "build-asan-$cc" -DCMAKE_BUILD_TYPE=Debug -DCDAG_WERROR=ON -DCDAG_SANITIZE=ON -DCDAG_FULL_TESTS=$full >/dev/null
+  CC=$cc cmake -S . -B "build-asan-$cc" -DCMAKE_BUILD_TYPE=Debug -DCDAG_WERROR=ON -DCDAG_SANITIZE=ON -DCDAG_FULL_TESTS=$full -DCDAG_BENCH=OFF >/dev/null
   cmake --build "build-asan-$cc" -j"$jobs"
   # MPI's own allocations are not ours: leak checking stays on for everything else.
   (cd "build-asan-$cc" && CDAG_TEST_SCALE=$asan_scale ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS=suppressions=$PWD/../scripts/lsan.supp \
