@@ -200,7 +200,7 @@ int main(int argc, char **argv) {
   cdag_layout e = {17, 13, 2, 2, pc, pr, 0, 0}, f = {17, 13, 3, 1, 1, 1, P - 1, 20};
   run_all_modes("bytes, padded", &e, &f, 3, 0);
   uint64_t seed = 11;
-  for (int k = 0; k < 6; k++) {
+  for (int k = 0; k < (P > 3 ? 2 : 6); k++) {   /* oversubscribed runs compile slowly: fewer */
     cdag_layout x = {1 + (int64_t)(rnd(&seed) % 40), 1 + (int64_t)(rnd(&seed) % 40), 0, 0, 0, 0, 0, 0}, y = x;
     random_layout(&seed, &x);
     random_layout(&seed, &y);
