@@ -4,12 +4,15 @@
  *  1. program order per rank: a stable counting sort by rank (O(n)); a rank whose explicit
  *     dependencies point backwards (files may say `l1 requires l5`) is reordered by a stable
  *     topological sort (Kahn with a min-heap on the written position, O(k log k));
- *  2. memory-conflict dependencies: each rank's ops walk an address-interval map (piece start
- *     to piece: a small sorted array, a JudyL once a rank has many pieces) whose pieces
- *     remember their last writer and the readers since. A read depends on the last writer;
- *     a write on the readers since the last write, or on the last writer if there were
- *     none. Reader lists are immutable shared lists, so a split copies no list. Each op
- *     costs O((1 + pieces it overlaps) log n);
+ *  2. memory-conflict dependencies: each rank's ops walk address-interval maps (piece start
+ *     to piece) whose pieces remember their last writer and the readers since. A read
+ *     depends on the last writer; a write on the readers since the last write, or on the
+ *     last writer if there were none. Reader lists are immutable shared lists, so a split
+ *     copies no list. The rank's ranges are first sorted and swept into clusters of
+ *     overlapping ranges, each with its own map (a small sorted array, a JudyL once a
+ *     cluster has many pieces); a range alone in its cluster is not looked up. A rank whose
+ *     ranges ascend in program order skips it all. Each op costs O((1 + pieces it
+ *     overlaps) log n);
  *  3. CSR arrays pred/succ, each (before, after) pair once (a stamp array dedupes): the list
  *     lengths are counted by step 2 as it finds the edges, then one pass places them, in
  *     blocks of 64 ranks, position by position across a block when its ranks' ops are
@@ -212,21 +215,47 @@ done:
 
 /* ---- 2. memory-conflict dependencies ---- */
 
-/* Piece starts -> piece index. A rank's buffers are few (a send buffer, a receive buffer,
-   an accumulator), so the index is a small sorted array searched linearly, a handful of
-   compares in one or two cache lines; a rank that outgrows it (a root receiving p pieces)
-   moves to a JudyL until the next rank. Each Judy call costs a few dependent loads, and
-   an op makes five or six. */
+/* Piece starts -> piece index, for one cluster of a rank's ranges (below). A cluster's
+   ranges are few (a staging buffer written by a receive and read back by a copy), so the
+   index is a small sorted array searched linearly, a handful of compares in one or two
+   cache lines; a cluster that outgrows it (a root receiving p pieces into one buffer that
+   is then read whole) moves to a JudyL. Each Judy call costs a few dependent loads, and an
+   op makes five or six. */
 enum { SMALL_PIECES = 16 };
 typedef struct {
   int n;                /* entries in lo/idx; -1: the JudyL holds the index */
-  uint64_t lo[SMALL_PIECES];
-  int64_t idx[SMALL_PIECES];
+  int cap;              /* room in lo/idx: at most SMALL_PIECES */
+  uint64_t *lo;         /* slices of the map's pools */
+  int64_t *idx;
   Pvoid_t judy;
 } piece_index;
 
+/* An address range an op touches: [lo, hi), at slot 2 * position (its read) or + 1 (its
+   write). */
 typedef struct {
-  piece_index map;
+  uint64_t lo, hi;
+  int32_t slot;
+} op_range;
+
+/* Ranges that overlap, directly or through others, form a cluster: no op touches two
+   clusters' addresses with one range, so pieces and conflicts never cross clusters and each
+   cluster keeps its own index. The edges found, and their order, are those of one index
+   for the whole rank; a rank's thousands of pieces (an alltoall's 1023 staging buffers)
+   make a JudyL, its clusters make small arrays, and a range alone in its cluster (most
+   origin reads and final writes) conflicts with nothing and is not looked up at all. */
+typedef struct {
+  op_range *rg, *rg_tmp;    /* the rank's ranges, sorted by start */
+  uint8_t *pile;            /* per range: its pile (deal_piles) */
+  int32_t *cl;              /* per slot: its cluster's index, -1 alone */
+  piece_index *cidx;        /* per cluster of two ranges or more */
+  uint64_t *pool_lo;        /* the small indexes' arrays */
+  int64_t *pool_idx;
+  int32_t ncl;
+} clusters;
+
+typedef struct {
+  piece_index *map;     /* the cluster of the range being touched */
+  clusters c;
   uint64_t *hi;         /* piece end (exclusive) */
   int32_t *writer;      /* last writer (position in ops), -1 none */
   int32_t *readers;     /* head of reader list since the last write, -1 none */
@@ -283,8 +312,8 @@ static int judy_put(piece_index *x, uint64_t lo, int64_t idx) {
 
 /* Adds a piece start that is not in the index. */
 static int index_insert(piece_index *x, uint64_t lo, int64_t idx) {
-  if (x->n == SMALL_PIECES) {
-    for (int i = 0; i < SMALL_PIECES; i++) {
+  if (x->n == x->cap) {
+    for (int i = 0; i < x->cap; i++) {
       int rc = judy_put(x, x->lo[i], x->idx[i]);
       if (rc) return rc;
     }
@@ -319,7 +348,6 @@ static void index_clear(piece_index *x) {
   Word_t freed;
   freed = JudyLFreeArray(&x->judy, PJE0);
   (void)freed;
-  x->n = 0;
 }
 
 /* Positions within the rank, not op ids, so the stamps and the map stay in a small array
@@ -346,7 +374,7 @@ static int new_piece(conflict_map *m, uint64_t lo, uint64_t hi, int32_t writer, 
   m->hi[i] = hi;
   m->writer[i] = writer;
   m->readers[i] = readers;
-  return index_insert(&m->map, lo, i);
+  return index_insert(m->map, lo, i);
 }
 
 static int push_reader(conflict_map *m, int64_t piece, int32_t op) {
@@ -366,7 +394,7 @@ static int push_reader(conflict_map *m, int64_t piece, int32_t op) {
 /* Makes x a piece boundary if a piece covers it strictly inside. */
 static int split_at(conflict_map *m, uint64_t x) {
   uint64_t k = x;
-  int64_t p = index_last(&m->map, &k);
+  int64_t p = index_last(m->map, &k);
   if (p < 0 || k == x || m->hi[p] <= x) return CDAG_OK;
   uint64_t hi = m->hi[p];
   m->hi[p] = x;
@@ -379,7 +407,7 @@ static int split_at(conflict_map *m, uint64_t x) {
    or five (these are most ranges: fresh buffers, a staging buffer read back whole). */
 static int64_t piece_below(const conflict_map *m, uint64_t b, uint64_t *start) {
   *start = b - 1;
-  return index_last(&m->map, start);
+  return index_last(m->map, start);
 }
 
 static int touch_read(conflict_map *m, uint64_t a, uint64_t b, int32_t op) {
@@ -399,7 +427,7 @@ static int touch_read(conflict_map *m, uint64_t a, uint64_t b, int32_t op) {
   uint64_t cur = a;
   while (cur < b) {
     uint64_t k = cur;
-    int64_t p = index_first(&m->map, &k);
+    int64_t p = index_first(m->map, &k);
     if (p < 0 || k >= b || k > cur) { /* a gap [cur, min(k, b)): nobody touched it yet */
       uint64_t end = (p < 0 || k >= b) ? b : k;
       if ((rc = new_piece(m, cur, end, -1, -1))) return rc;
@@ -422,11 +450,11 @@ static int touch_write(conflict_map *m, uint64_t a, uint64_t b, int32_t op) {
   if (q < 0 || m->hi[q] <= a) return new_piece(m, a, b, op, -1);
   if ((rc = split_at(m, a)) || (rc = split_at(m, b))) return rc;
   uint64_t k = a;
-  for (int64_t p = index_first(&m->map, &k); p >= 0 && k < b; p = index_first(&m->map, &k)) {
+  for (int64_t p = index_first(m->map, &k); p >= 0 && k < b; p = index_first(m->map, &k)) {
     if (m->readers[p] < 0 && m->writer[p] >= 0 && (rc = add_edge(m, m->writer[p], op))) return rc;
     for (int32_t r = m->readers[p]; r >= 0; r = m->rd_next[r])
       if ((rc = add_edge(m, m->rd_op[r], op))) return rc;
-    index_delete(&m->map, k);
+    index_delete(m->map, k);
   }
   return new_piece(m, a, b, op, -1);
 }
@@ -471,11 +499,134 @@ static int footprints_ascend(const footprint *fp, int32_t n) {
   return 1;
 }
 
-/* Reads and writes of the op at position i, in the order the op performs them. */
+/* The end of the ascending run of r that starts at i. */
+static int32_t run_end(const op_range *r, int32_t i, int32_t n) {
+  if (i >= n) return n;
+  while (++i < n && r[i - 1].lo <= r[i].lo) {}
+  return i;
+}
+
+/* Sorts r[0 .. n) by start: ascending runs merged pairwise until one is left, tmp the other
+   buffer; returns the one holding the result. O(n log runs). */
+static op_range *merge_runs(op_range *r, op_range *tmp, int32_t n) {
+  for (int32_t runs = 2; runs > 1;) {
+    runs = 0;
+    for (int32_t i = 0, o = 0; i < n; runs++) {
+      int32_t mid = run_end(r, i, n), hi = run_end(r, mid, n), a = i, b = mid;
+      while (a < mid && b < hi) tmp[o++] = r[b].lo < r[a].lo ? r[b++] : r[a++];
+      while (a < mid) tmp[o++] = r[a++];
+      while (b < hi) tmp[o++] = r[b++];
+      i = hi;
+    }
+    op_range *x = r;
+    r = tmp;
+    tmp = x;
+  }
+  return r;
+}
+
+/* A rank's ranges are a few interleaved ascending sequences (origins read, staging written,
+   staging read, finals written), which alternate too often for runs to be long. Dealt onto
+   at most PILES ascending piles (each range onto the first pile it does not go below), the
+   piles laid end to end in out are that many runs. 0 if more piles would be needed. */
+enum { PILES = 8 };
+static int deal_piles(const op_range *r, op_range *out, uint8_t *pile, int32_t n) {
+  uint64_t top[PILES];
+  int32_t at[PILES + 1] = {0}, np = 0;
+  for (int32_t i = 0; i < n; i++) {
+    int p = 0;
+    while (p < np && top[p] > r[i].lo) p++;
+    if (p == PILES) return 0;
+    np += p == np;
+    top[p] = r[i].lo;
+    pile[i] = (uint8_t)p;
+    at[p + 1]++;
+  }
+  for (int p = 0; p < np; p++) at[p + 1] += at[p];
+  for (int32_t i = 0; i < n; i++) out[at[pile[i]]++] = r[i];
+  return 1;
+}
+
+/* r[0 .. n) sorted by start, in r or tmp (returned). */
+static op_range *sort_ranges(op_range *r, op_range *tmp, uint8_t *pile, int32_t n) {
+  if (deal_piles(r, tmp, pile, n)) return merge_runs(tmp, r, n);
+  return merge_runs(r, tmp, n);
+}
+
+/* The rank's ranges, in slot order; -1 if one wraps past 2^64 (then one cluster takes all). */
+static int32_t gather_ranges(const footprint *fp, int32_t n, op_range *rg) {
+  int32_t k = 0;
+  for (int32_t i = 0; i < n; i++) {
+    const footprint *f = &fp[i];
+    if (f->len == 0) continue;
+    if ((f->rd != UINT64_MAX && f->rd + f->len < f->rd) || (f->wr != UINT64_MAX && f->wr + f->len < f->wr)) return -1;
+    if (f->rd != UINT64_MAX) rg[k++] = (op_range){f->rd, f->rd + f->len, 2 * i};
+    if (f->wr != UINT64_MAX) rg[k++] = (op_range){f->wr, f->wr + f->len, 2 * i + 1};
+  }
+  return k;
+}
+
+/* Cluster c of k ranges gets its index, a slice of the pools (2k - 1 pieces at most). */
+static void open_cluster(clusters *c, int32_t k, int64_t *pool_at) {
+  int cap = 2 * k < SMALL_PIECES ? 2 * k : SMALL_PIECES;
+  c->cidx[c->ncl++] = (piece_index){0, cap, c->pool_lo + *pool_at, c->pool_idx + *pool_at, NULL};
+  *pool_at += cap;
+}
+
+/* Clusters of the rank's n ops (c->cl per slot) by one sweep of the ranges by start. */
+static void find_clusters(clusters *c, const footprint *fp, int32_t n) {
+  int32_t k = gather_ranges(fp, n, c->rg);
+  int64_t pool_at = 0;
+  c->ncl = 0;
+  for (int32_t i = 0; i < 2 * n; i++) c->cl[i] = -1;
+  if (k < 0) {   /* one cluster: the walk of one index for the rank */
+    open_cluster(c, SMALL_PIECES, &pool_at);
+    for (int32_t i = 0; i < 2 * n; i++) c->cl[i] = 0;
+    return;
+  }
+  op_range *r = sort_ranges(c->rg, c->rg_tmp, c->pile, k);
+  for (int32_t i = 0, j; i < k; i = j) {
+    uint64_t top = r[i].hi;
+    for (j = i + 1; j < k && r[j].lo < top; j++)
+      if (r[j].hi > top) top = r[j].hi;
+    if (j - i == 1) continue;
+    for (int32_t x = i; x < j; x++) c->cl[r[x].slot] = c->ncl;
+    open_cluster(c, j - i, &pool_at);
+  }
+}
+
+/* Reads and writes of the op at position i, in the order the op performs them, each in its
+   cluster's index; a range alone in its cluster has nothing to conflict with. */
 static int touch_op(conflict_map *m, const footprint *f, int32_t i) {
-  int rc;
-  if (f->rd != UINT64_MAX && (rc = touch_read(m, f->rd, f->rd + f->len, i))) return rc;
-  return f->wr != UINT64_MAX ? touch_write(m, f->wr, f->wr + f->len, i) : CDAG_OK;
+  int rc, rd = m->c.cl[2 * i], wr = m->c.cl[2 * i + 1];
+  if (rd >= 0 && f->rd != UINT64_MAX) {
+    m->map = &m->c.cidx[rd];
+    if ((rc = touch_read(m, f->rd, f->rd + f->len, i))) return rc;
+  }
+  if (wr < 0 || f->wr == UINT64_MAX) return CDAG_OK;
+  m->map = &m->c.cidx[wr];
+  return touch_write(m, f->wr, f->wr + f->len, i);
+}
+
+static int clusters_alloc(clusters *c, int32_t longest) {
+  size_t slots = 2 * (size_t)longest;
+  c->rg = malloc(slots * sizeof *c->rg);
+  c->rg_tmp = malloc(slots * sizeof *c->rg_tmp);
+  c->cl = malloc(slots * sizeof *c->cl);
+  c->pile = malloc(slots);
+  c->cidx = malloc(slots * sizeof *c->cidx);
+  c->pool_lo = malloc((2 * slots + SMALL_PIECES) * sizeof *c->pool_lo);
+  c->pool_idx = malloc((2 * slots + SMALL_PIECES) * sizeof *c->pool_idx);
+  return c->rg && c->rg_tmp && c->cl && c->pile && c->cidx && c->pool_lo && c->pool_idx ? CDAG_OK : CDAG_NOMEM("dependencies");
+}
+
+static void clusters_clear(clusters *c) {
+  for (int32_t i = 0; i < c->ncl; i++) index_clear(&c->cidx[i]);
+  c->ncl = 0;
+}
+
+static void clusters_free(clusters *c) {
+  free(c->rg); free(c->rg_tmp); free(c->cl); free(c->pile); free(c->cidx); free(c->pool_lo); free(c->pool_idx);
 }
 
 /* Joins (collective.c): op i depends on the rank's latest join before it; a JOIN_ALL op
@@ -500,6 +651,7 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
     if (g->rank_start[r + 1] - g->rank_start[r] > longest) longest = g->rank_start[r + 1] - g->rank_start[r];
   m.stamp = malloc((size_t)longest * sizeof *m.stamp);
   footprint *fp = malloc((size_t)longest * sizeof *fp);
+  if (clusters_alloc(&m.c, longest)) rc = CDAG_ERR_NOMEM;
   m.npred = g->pred_start = ir_calloc((size_t)g->nops + 1, sizeof *g->pred_start);
   m.nsucc = g->succ_start = ir_calloc((size_t)g->nops + 1, sizeof *g->succ_start);
   if (!m.stamp || !fp || !m.npred || !m.nsucc) rc = CDAG_NOMEM("dependencies");
@@ -512,6 +664,7 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
     memset(m.stamp, 0xff, (size_t)n * sizeof *m.stamp);
     gather_footprints(g, m.ops, n, fp);
     int32_t last_join = -1, disjoint = footprints_ascend(fp, n);
+    if (!disjoint) find_clusters(&m.c, fp, n);
     for (int32_t i = 0; i < n && rc == CDAG_OK; i++) {
       int32_t op = m.ops[i];
       for (int32_t k = ex_start ? ex_start[op] : 0; ex_start && k < ex_start[op + 1] && rc == CDAG_OK; k++)
@@ -519,10 +672,11 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
       if (g->join && rc == CDAG_OK) rc = join_edges(g, &m, &last_join, i);
       if (rc == CDAG_OK && !disjoint) rc = touch_op(&m, &fp[i], i);
     }
-    index_clear(&m.map);
+    clusters_clear(&m.c);
     m.npieces = m.nrd = 0;
   }
   if (rc == CDAG_OK) edges->rank_edges[g->nprocs] = edges->n;
+  clusters_free(&m.c);
   free(m.stamp); free(fp); free(m.hi); free(m.writer); free(m.readers); free(m.rd_op); free(m.rd_next);
   free(ex_start); free(ex_from);
   return rc;
