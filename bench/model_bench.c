@@ -1,8 +1,9 @@
 /* cdag benchmark — the LogGOPS model's speed (a benchmark, not a test).
  *
  * Loads a graph file (GOAL ops without addresses get fresh buffers) and times each step of
- * `cdag model` on one core: the load, the model of the graph as written, the analysis, the
- * lowering of the plan to point-to-point, the computation kept in it, and its model.
+ * `cdag model` on one core: the load, the match (shared by the graph's model and its
+ * analysis), the model of the graph as written, the analysis, the lowering of the plan to
+ * point-to-point, the computation kept in it, and its model (messages paired by lowering).
  * Usage: model_bench FILE (scripts/bench-model.sh writes a linear alltoall on 1024 ranks);
  * CDAG_BENCH_CPU=1 times CPU seconds instead of wall clock. */
 #include <stdio.h>
@@ -44,28 +45,37 @@ int main(int argc, char **argv) {
   kern_model km = {(lp.L + 2 * lp.o) * 1e-6, lp.G * 1e-6, tune.model.blocks, (lp.o > lp.g ? lp.o : lp.g) * 1e-6,
                    lp.copy * 1e-6};
   ir_keep_heap();   /* as cdag model */
-  double t[7], us = 0, pus = 0;
+  double t[8], us = 0, pus = 0;
   int last = 0;
-  t[0] = now();
+  match_result m = {0};
+  int32_t *pairs = NULL;
+  int64_t nops;
+  int nprocs;
+  t[0] = now();   /* the steps of cdag model (tools/cmd_model.c) */
   if (ir_load_file(argv[1], &o, &g)) fail("load");
   t[1] = now();
-  if (exec_loggp(g, &lp, &us, &last)) fail("model");
+  if (match_run(g, &m)) fail("match");
   t[2] = now();
-  if (pipeline_plan(g, NULL, &km, tune.policy, &p)) fail("plan");
+  if (exec_loggp_paired(g, m.partner, &lp, &us, &last)) fail("model");
   t[3] = now();
-  if (exec_lower_plan(p, &km, tune.policy, &low)) fail("lower");
+  if (pipeline_plan_matched(g, &m, NULL, &km, tune.policy, &p)) fail("plan");
   t[4] = now();
-  if (exec_lower_keep_calc(g, low)) fail("calc");
+  if (exec_lower_plan(p, &km, tune.policy, &low)) fail("lower");
   t[5] = now();
-  if (exec_loggp(low, &lp, &pus, &last)) fail("model of the plan");
+  if (exec_lower_keep_calc(g, low)) fail("calc");
+  nops = g->nops, nprocs = g->nprocs;
+  cdag_graph_free(&g);
   t[6] = now();
-  printf("%lld ops on %d ranks: load %.2f s, model %.2f s (%.0f ns per op); modelled time %.3f us\n",
-         (long long)g->nops, g->nprocs, t[1] - t[0], t[2] - t[1], (t[2] - t[1]) * 1e9 / (double)(g->nops ? g->nops : 1), us);
+  if (exec_lower_pairs(low, &pairs) || exec_loggp_paired(low, pairs, &lp, &pus, &last)) fail("model of the plan");
+  t[7] = now();
+  printf("%lld ops on %d ranks: load %.2f s, match %.2f s, model %.2f s (%.0f ns per op); modelled time %.3f us\n",
+         (long long)nops, nprocs, t[1] - t[0], t[2] - t[1], t[3] - t[2], (t[3] - t[2]) * 1e9 / (double)(nops ? nops : 1),
+         us);
   printf("plan: analysis %.2f s, lowering %.2f s (%lld ops), calc kept %.2f s, model %.2f s (modelled time %.3f us); "
          "total %.2f s\n",
-         t[3] - t[2], t[4] - t[3], (long long)low->nops, t[5] - t[4], t[6] - t[5], pus, t[6] - t[0]);
+         t[4] - t[3], t[5] - t[4], (long long)low->nops, t[6] - t[5], t[7] - t[6], pus, t[7] - t[0]);
+  free(pairs);
   ir_graph_free(low);
   cdag_plan_free(&p);
-  ir_graph_free(g);
   return 0;
 }

@@ -49,6 +49,30 @@ static int model_args(int *argc, char **argv, loggp_params *lp, long *procs) {
   return 0;
 }
 
+/* The model of *g, its plan, the plan lowered (calc kept) and its model. The graph is
+   matched once for its model and its analysis, the lowered plan not at all (lowering pairs
+   its messages), and *g is freed (NULL) once the plan no longer needs it, so that the
+   lowered plan's model reuses its memory; *nops keeps its op count. */
+static int model_graph_and_plan(cdag_graph **g, const loggp_params *lp, const kern_model *km, kern_policy policy,
+                                double *t, int *last, int64_t *nops, cdag_plan **p, cdag_graph **low, double *tp,
+                                int *plast) {
+  match_result m = {0};
+  int32_t *pairs = NULL;
+  int rc = ir_finalize(*g);
+  if (rc == CDAG_OK) rc = match_run(*g, &m);
+  if (rc == CDAG_OK) rc = exec_loggp_paired(*g, m.partner, lp, t, last);
+  if (rc == CDAG_OK) rc = pipeline_plan_matched(*g, &m, NULL, km, policy, p);
+  match_free(&m);   /* freed already, unless an error came first */
+  if (rc == CDAG_OK) rc = exec_lower_plan(*p, km, policy, low);
+  if (rc == CDAG_OK) rc = exec_lower_keep_calc(*g, *low);
+  *nops = (*g)->nops;
+  cdag_graph_free(g);
+  if (rc == CDAG_OK) rc = exec_lower_pairs(*low, &pairs);
+  if (rc == CDAG_OK) rc = exec_loggp_paired(*low, pairs, lp, tp, plast);
+  free(pairs);
+  return rc;
+}
+
 int cmd_model(int argc, char **argv) {
   loggp_params lp = loggp_defaults();
   long procs = 0;
@@ -65,20 +89,17 @@ int cmd_model(int argc, char **argv) {
   cdag_plan *p = NULL;
   ir_keep_heap();   /* each stage reuses the memory the last one freed */
   if (cmd_load("model", argv[0], buffers, &g)) return 1;
-  int rc = CDAG_OK, last = 0, plast = 0;
+  int rc = CDAG_OK, last = 0, plast = 0, nprocs = g->nprocs;
+  int64_t nops = 0;
   double t = 0, tp = 0;
   if (procs && procs != g->nprocs)
     rc = cdag__error(CDAG_ERR_ARG, "-p %ld, but %s has %d ranks (the estimate is for the file's ranks)", procs, argv[0], g->nprocs);
   kern_model km = {(lp.L + 2 * lp.o) * 1e-6, lp.G * 1e-6, tune.model.blocks, (lp.o > lp.g ? lp.o : lp.g) * 1e-6, lp.copy * 1e-6};
-  if (rc == CDAG_OK) rc = exec_loggp(g, &lp, &t, &last);
-  if (rc == CDAG_OK) rc = pipeline_plan(g, NULL, &km, policy, &p);
-  if (rc == CDAG_OK) rc = exec_lower_plan(p, &km, policy, &low);
-  if (rc == CDAG_OK) rc = exec_lower_keep_calc(g, low);
-  if (rc == CDAG_OK) rc = exec_loggp(low, &lp, &tp, &plast);
+  if (rc == CDAG_OK) rc = model_graph_and_plan(&g, &lp, &km, policy, &t, &last, &nops, &p, &low, &tp, &plast);
   if (rc == CDAG_OK) {
     printf("LogGOPS: L=%g us o=%g us g=%g us G=%g us/B O=%g us/B S=%llu B copy=%g us/B, p=%d\n", lp.L, lp.o, lp.g,
-           lp.G, lp.O, (unsigned long long)lp.S, lp.copy, g->nprocs);
-    printf("graph: %.3f us (rank %d finishes last, %lld ops)\n", t, last, (long long)g->nops);
+           lp.G, lp.O, (unsigned long long)lp.S, lp.copy, nprocs);
+    printf("graph: %.3f us (rank %d finishes last, %lld ops)\n", t, last, (long long)nops);
     printf("plan:  %.3f us (rank %d finishes last, %lld ops after lowering)\n", tp, plast, (long long)low->nops);
     for (int64_t c = 0; c < p->ncolls; c++) {
       const det_coll *dc = &p->colls[c];

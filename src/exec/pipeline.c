@@ -95,26 +95,27 @@ static void volume_of(const cdag_graph *g, cdag_plan *p) {
   free(v);
 }
 
-int cdag_analyze(cdag_graph *g, const cdag_options *o, cdag_plan **p) {
-  if (!g || !p) return cdag__error(CDAG_ERR_ARG, "cdag_analyze: NULL argument");
+/* o, or the defaults, as an offline analysis of g takes them; CDAG_OK or the options' error. */
+static int offline_options(const cdag_graph *g, const cdag_options *o, cdag_options *opts) {
+  cdag_options_init(opts);
+  if (o) *opts = *o;
+  if (opts->root >= g->nprocs) opts->root = 0;  /* the compiling rank means nothing offline */
+  return pipeline_check_options(opts, g->nprocs, -1);
+}
+
+/* cdag_analyze from the match of finalized g, which it frees (the dataflow releases it as
+   soon as it is done with it). */
+static int analyze_matched(cdag_graph *g, match_result *m, const cdag_options *o, double t0, cdag_plan **p) {
   *p = NULL;
   cdag_options opts;
-  cdag_options_init(&opts);
-  if (o) opts = *o;
-  if (opts.root >= g->nprocs) opts.root = 0;  /* the compiling rank means nothing offline */
-  int vrc = pipeline_check_options(&opts, g->nprocs, -1);
-  if (vrc) return vrc;
-  match_result m = {0};
+  int rc = offline_options(g, o, &opts);
   df_sst *sst = NULL;
-  double t0 = now();
-  int rc = ir_finalize(g);
-  if (rc == CDAG_OK) rc = match_run(g, &m);
   double t1 = now();
-  if (rc == CDAG_OK) rc = dataflow_run_opt(g, &m, DF_WAITSETS_IF_NEEDED | DF_RELEASE_INPUTS, &sst);
+  if (rc == CDAG_OK) rc = dataflow_run_opt(g, m, DF_WAITSETS_IF_NEEDED | DF_RELEASE_INPUTS, &sst);
   double t2 = now();
   if (rc == CDAG_OK) rc = detect_run(g, sst, &opts, p);
   double t3 = now();
-  match_free(&m);
+  match_free(m);
   if (rc) return rc;
   (*p)->sec_match = t1 - t0;
   (*p)->sec_dataflow = t2 - t1;
@@ -128,6 +129,21 @@ int cdag_analyze(cdag_graph *g, const cdag_options *o, cdag_plan **p) {
   return CDAG_OK;
 }
 
+int cdag_analyze(cdag_graph *g, const cdag_options *o, cdag_plan **p) {
+  if (!g || !p) return cdag__error(CDAG_ERR_ARG, "cdag_analyze: NULL argument");
+  *p = NULL;
+  cdag_options opts;
+  int vrc = offline_options(g, o, &opts);
+  if (vrc) return vrc;
+  match_result m = {0};
+  double t0 = now();
+  int rc = ir_finalize(g);
+  if (rc == CDAG_OK) rc = match_run(g, &m);
+  if (rc == CDAG_OK) return analyze_matched(g, &m, &opts, t0, p);
+  match_free(&m);
+  return rc;
+}
+
 int cdag_plan_free(cdag_plan **p) {
   if (!p) return CDAG_OK;
   detect_plan_free(*p);
@@ -137,6 +153,18 @@ int cdag_plan_free(cdag_plan **p) {
 
 int pipeline_plan(cdag_graph *g, const cdag_options *o, const kern_model *m, kern_policy policy, cdag_plan **p) {
   int rc = cdag_analyze(g, o, p);
+  if (rc == CDAG_OK) rc = kern_choose_plan(*p, m, policy);
+  if (rc != CDAG_OK) cdag_plan_free(p);
+  return rc;
+}
+
+int pipeline_plan_matched(cdag_graph *g, match_result *mr, const cdag_options *o, const kern_model *m,
+                          kern_policy policy, cdag_plan **p) {
+  if (!g || !mr || !p || g->state == IR_BUILDING || mr->nops != g->nops) {
+    match_free(mr);
+    return cdag__error(CDAG_ERR_ARG, "pipeline_plan_matched: a finalized graph and its match expected");
+  }
+  int rc = analyze_matched(g, mr, o, now(), p);
   if (rc == CDAG_OK) rc = kern_choose_plan(*p, m, policy);
   if (rc != CDAG_OK) cdag_plan_free(p);
   return rc;

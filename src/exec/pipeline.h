@@ -20,6 +20,7 @@
 
 #include "detect/detect.h"
 #include "exec/model/model.h"
+#include "match/match.h"
 
 /* CDAG_OK, or CDAG_ERR_ARG naming the field, its value and the rank (rank < 0: no rank in
    the message). nprocs bounds root. */
@@ -38,5 +39,11 @@ int pipeline_tuning(const cdag_options *o, const kern_model *base, pipeline_tune
 /* cdag_analyze, then the algorithm of every collective (kern_choose_plan with model m and
    policy): the plan as it would run. *p is NULL on error. */
 int pipeline_plan(cdag_graph *g, const cdag_options *o, const kern_model *m, kern_policy policy, cdag_plan **p);
+
+/* pipeline_plan of finalized g from mr, its match_run, which it frees: for a caller that
+   needed the match itself (cdag model runs the graph's LogGP model on it first), so that
+   matching is not done twice. */
+int pipeline_plan_matched(cdag_graph *g, match_result *mr, const cdag_options *o, const kern_model *m,
+                          kern_policy policy, cdag_plan **p);
 
 #endif

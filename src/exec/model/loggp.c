@@ -36,7 +36,9 @@
  * no other event falls between them. Messages in flight, which come due in the order sent
  * while sends start in time order, wait in a FIFO beside the heap. So the heap holds runs,
  * wakes and the few messages out of order (about 2,000 entries at most for that alltoall
- * and its plan, not 2 million; it held 7,000 to 8,000 before messages and wakes moved out).
+ * and its plan, not 2 million; it held 7,000 to 8,000 before messages and wakes moved out),
+ * a 4-ary heap of 16-byte events that stays in the first-level cache. The pairing of sends
+ * and receives is match_run's, or one the caller already has (exec_loggp_paired).
  * Cost: O((n + m) log n) for n ops and m dependencies. */
 #include <assert.h>
 #include <math.h>
@@ -51,22 +53,51 @@ typedef int64_t ps_t;   /* picoseconds */
 
 enum { EV_OP, EV_MSG, EV_WAKE, EV_RUN };
 
+/* An event in 16 bytes, so that the heap's 2,000 entries stay in the first-level cache:
+   w = ts << 33 | kind << 31 | id, where ts is the first-queued order (a wake: that of the
+   first waiting event) and id the op (EV_OP; EV_MSG: the send), CPU (EV_WAKE) or run
+   (EV_RUN). ts counts queued ops and messages, under 2n, and ids lie below n + 1, both
+   under 2^31 (sim_init bounds n). Comparing w compares ts: events differ in ts, except a
+   wake and its stale copies, which are the same wake. */
 typedef struct {
   ps_t t;
-  uint64_t ts;          /* first-queued order (a wake: that of the first waiting event) */
-  int32_t id;           /* op (EV_OP; EV_MSG: the send), CPU (EV_WAKE) or run (EV_RUN) */
-  uint32_t gen;         /* EV_WAKE: the CPU's wake generation it was armed in */
-  uint8_t kind;
+  uint64_t w;
 } ev;
 
+static ev ev_make(ps_t t, uint64_t ts, int kind, int64_t id) { return (ev){t, ts << 33 | (uint64_t)kind << 31 | (uint64_t)id}; }
+static uint64_t ev_ts(const ev *e) { return e->w >> 33; }
+static int ev_kind(const ev *e) { return (int)(e->w >> 31 & 3); }
+static int32_t ev_id(const ev *e) { return (int32_t)(e->w & 0x7fffffff); }
+
 /* Without short-circuits, so that choosing a child compiles to a conditional move. */
-static int ev_less(const ev *a, const ev *b) { return (a->t < b->t) | ((a->t == b->t) & (a->ts < b->ts)); }
+static int ev_less(const ev *a, const ev *b) { return (a->t < b->t) | ((a->t == b->t) & (a->w < b->w)); }
+
+/* The heap is 4-ary: half the levels of a binary one (about 1,400 events: 5 instead of 10
+   dependent loads a sift), and an entry's four children fill one cache line (sim keeps
+   h[1] on a 64-byte boundary). */
+static int64_t parent(int64_t i) { return (i - 1) / 4; }
+
+/* The least of the children of i, all four present. */
+static int64_t least_of_four(const ev *h, int64_t c) {
+  int64_t a = c + ev_less(&h[c + 1], &h[c]), b = c + 2 + ev_less(&h[c + 3], &h[c + 2]);
+  return ev_less(&h[b], &h[a]) ? b : a;
+}
+
+/* The least child of i among the n events, or -1 if it has none. */
+static int64_t least_child(const ev *h, int64_t i, int64_t n) {
+  int64_t c = 4 * i + 1;
+  if (c + 3 < n) return least_of_four(h, c);
+  if (c >= n) return -1;
+  int64_t best = c;
+  for (int64_t k = c + 1; k < n; k++) best = ev_less(&h[k], &h[best]) ? k : best;
+  return best;
+}
 
 static void heap_push(ev *h, int64_t *n, ev e) {
   int64_t i = (*n)++;
-  while (i > 0 && ev_less(&e, &h[(i - 1) / 2])) {
-    h[i] = h[(i - 1) / 2];
-    i = (i - 1) / 2;
+  while (i > 0 && ev_less(&e, &h[parent(i)])) {
+    h[i] = h[parent(i)];
+    i = parent(i);
   }
   h[i] = e;
 }
@@ -74,12 +105,8 @@ static void heap_push(ev *h, int64_t *n, ev e) {
 /* h[0] moved down to its place among the n events of h. */
 static void heap_sift(ev *h, int64_t n) {
   ev x = h[0];
-  int64_t i = 0;
-  for (;;) {
-    int64_t c = 2 * i + 1;
-    if (c >= n) break;
-    if (c + 1 < n && ev_less(&h[c + 1], &h[c])) c++;
-    if (!ev_less(&h[c], &x)) break;
+  int64_t i = 0, c;
+  while ((c = least_child(h, i, n)) >= 0 && ev_less(&h[c], &x)) {
     h[i] = h[c];
     i = c;
   }
@@ -87,26 +114,21 @@ static void heap_sift(ev *h, int64_t n) {
 }
 
 /* The first event, removed. The last event, which takes its place, is mostly among the
-   latest, so rather than sift it down from the root (two compares a level, the second
-   mispredicted half the time), the hole goes down along the earlier children to a leaf (one
-   compare a level, as a conditional move) and the last event rises from there, mostly a
-   level or two (Floyd's variant). Keys (t, ts) differ, so the order popped is the same. */
+   latest, so rather than sift it down from the root (a compare against it at every level),
+   the hole goes down along the least children to a leaf and the last event rises from
+   there, mostly a level or so (Floyd's variant). Keys (t, ts) differ, so the order popped
+   is the same. */
 static ev heap_pop(ev *h, int64_t *n) {
   ev top = h[0], x = h[--(*n)];
   int64_t m = *n, i = 0, c;
   if (m == 0) return top;
-  while ((c = 2 * i + 1) + 1 < m) {
-    c += ev_less(&h[c + 1], &h[c]);
+  while ((c = least_child(h, i, m)) >= 0) {
     h[i] = h[c];
     i = c;
   }
-  if (c < m) {
-    h[i] = h[c];
-    i = c;
-  }
-  while (i > 0 && ev_less(&x, &h[(i - 1) / 2])) {
-    h[i] = h[(i - 1) / 2];
-    i = (i - 1) / 2;
+  while (i > 0 && ev_less(&x, &h[parent(i)])) {
+    h[i] = h[parent(i)];
+    i = parent(i);
   }
   h[i] = x;
   return top;
@@ -143,8 +165,8 @@ typedef struct {
    advance), and one that finds its key grown moves to the new key: events run in the
    order of their true keys, as LogGOPSim's retries have it. */
 typedef struct {
-  uint32_t gen;         /* bumped whenever a wake is armed; older wakes are stale */
-  int armed;            /* a wake of generation gen is in the heap (some queue waits) */
+  int armed;            /* a wake with this key is in the heap (some queue waits); one with
+                           another key is stale (re-armed since) */
   ps_t t;               /* its key */
   uint64_t ts;
 } cpu_wake;
@@ -226,7 +248,7 @@ typedef struct {
   int32_t *need_done, *need_start;    /* unmet requires / irequires per op */
   int32_t *ss_start, *ss;             /* CSR: ops that irequire each op */
   uint8_t *st;
-  ev *h;
+  ev *h, *hbase;                      /* the heap, inside its allocation (heap_alloc) */
   int64_t nh, hcap, ndone;
   ev_fifo msgs;                       /* messages due in the order sent */
   int nomem;
@@ -242,8 +264,22 @@ typedef struct {
 } sim;
 
 /* heap_push with room made (stale wakes can pile up past any fixed bound). */
+/* Room for cap events, h[1] on a 64-byte boundary (the first child group), the nh events
+   kept. */
+static int heap_alloc(sim *s, int64_t cap) {
+  ev *base = malloc(((size_t)cap + 4) * sizeof *base);
+  if (!base) return CDAG_NOMEM("LogGP events");
+  ev *h = base + (4 - ((uintptr_t)(base + 1) / sizeof *base) % 4) % 4;
+  if (s->nh) memcpy(h, s->h, (size_t)s->nh * sizeof *h);
+  free(s->hbase);
+  s->hbase = base;
+  s->h = h;
+  s->hcap = cap;
+  return CDAG_OK;
+}
+
 static void push(sim *s, ev e) {
-  if (s->nh == s->hcap && ir_grow((void **)&s->h, s->nh, &s->hcap, 1, sizeof *s->h, "LogGP events")) {
+  if (s->nh == s->hcap && heap_alloc(s, 2 * s->hcap)) {
     s->nomem = 1;
     return;
   }
@@ -315,8 +351,8 @@ static int64_t queue_id(const sim *s, int kind, int32_t rank, int cpu, int nic) 
 /* The queue of what e needs (CPU; CPU and send NIC; CPU and receive NIC). A message is
    handled at the receiver with the send's CPU and NIC numbers. */
 static int64_t queue_of(const sim *s, const ev *e) {
-  int32_t op = e->id;
-  if (e->kind == EV_MSG) return queue_id(s, Q_MSG, s->g->rank[s->partner[op]], cpu_of(s, op), nic_of(s, op));
+  int32_t op = ev_id(e);
+  if (ev_kind(e) == EV_MSG) return queue_id(s, Q_MSG, s->g->rank[s->partner[op]], cpu_of(s, op), nic_of(s, op));
   return queue_id(s, s->g->kind[op] == IR_SEND ? Q_SEND : Q_CPU, s->g->rank[op], cpu_of(s, op), nic_of(s, op));
 }
 
@@ -345,11 +381,10 @@ static int64_t cpu_next(const sim *s, int64_t c, ps_t *t, uint64_t *ts) {
 /* A new wake of CPU c with key (t, ts); the one in the heap, if any, is stale from now. */
 static ev wake_event(sim *s, int64_t c, ps_t t, uint64_t ts) {
   cpu_wake *k = &s->wk[c];
-  k->gen++;
   k->armed = 1;
   k->t = t;
   k->ts = ts;
-  return (ev){t, ts, (int32_t)c, k->gen, EV_WAKE};
+  return ev_make(t, ts, EV_WAKE, c);
 }
 
 /* e found what it needs busy: it waits in its queue (LogGOPSim would retry it then). Its
@@ -361,15 +396,15 @@ static void park(sim *s, ev e) {
     s->nomem = 1;
     return;
   }
-  waiter_push(w, (waiter){e.ts, e.id, e.kind});
+  waiter_push(w, (waiter){ev_ts(&e), ev_id(&e), (uint8_t)ev_kind(&e)});
   ps_t t = free_at(s, w);
-  if (!s->wk[c].armed || key_less(t, e.ts, s->wk[c].t, s->wk[c].ts)) push(s, wake_event(s, c, t, e.ts));
+  if (!s->wk[c].armed || key_less(t, ev_ts(&e), s->wk[c].t, s->wk[c].ts)) push(s, wake_event(s, c, t, ev_ts(&e)));
 }
 
 /* The first event waiting in x, removed. */
 static ev unpark(sim *s, int64_t x) {
   waiter k = waiter_pop(&s->q[x]);
-  return (ev){0, k.ts, k.id, 0, k.kind};
+  return ev_make(0, k.ts, k.kind, k.id);
 }
 
 static ps_t bytes_less_one(uint64_t s, ps_t per_byte) { return s ? (ps_t)(s - 1) * per_byte : 0; }
@@ -470,10 +505,10 @@ static ps_t queued_at(sim *s, int32_t op) {
    with its next op's ts while it has ops (their ts are consecutive: none falls between). */
 static ev run_next(sim *s) {
   ev *top = &s->h[0];
-  int32_t *run = s->runs[top->id];
-  ev e = {top->t, top->ts, s->runops[run[0]++], 0, EV_OP};
+  int32_t *run = s->runs[ev_id(top)];
+  ev e = ev_make(top->t, ev_ts(top), EV_OP, s->runops[run[0]++]);
   if (run[0] < run[1]) {
-    top->ts++;
+    top->w += UINT64_C(1) << 33;   /* the next op's ts */
     heap_sift(s->h, s->nh);
   } else {
     heap_pop(s->h, &s->nh);
@@ -499,7 +534,7 @@ static void queue_ready(sim *s) {
       s->runops[s->nrunops++] = op;
     }
     run[1] = (int32_t)s->nrunops;
-    push(s, (ev){t, s->ts, (int32_t)s->nruns++, 0, EV_RUN});
+    push(s, ev_make(t, s->ts, EV_RUN, s->nruns++));
     s->ts += (uint64_t)(j - i);
   }
   s->nready = 0;
@@ -521,10 +556,10 @@ static void rendezvous_done(sim *s, int32_t send, ps_t t, int cpu, int nic) {
 
 static void step(sim *s, ev e) {
   const cdag_graph *g = s->g;
-  int32_t op = e.id, r = g->rank[op];
+  int32_t op = ev_id(&e), r = g->rank[op];
   int cpu = cpu_of(s, op), nic = nic_of(s, op);
   uint64_t size = g->bytes[op];
-  if (e.kind == EV_MSG) {  /* op is the send; the receiver handles its message */
+  if (ev_kind(&e) == EV_MSG) {  /* op is the send; the receiver handles its message */
     int32_t q = s->partner[op], rr = g->rank[q];
     int64_t xo = res_cpu(s, rr, cpu), xg = res_gr(s, rr, nic);
     if (s->clock[xo] > e.t || s->clock[xg] > e.t) {
@@ -552,7 +587,7 @@ static void step(sim *s, ev e) {
     mark_started(s, op);
     s->clock[xo] = e.t + s->o + bytes_less_one(size, s->O);
     s->clock[xg] = e.t + s->g_ + bytes_less_one(size, s->G);
-    push_msg(s, (ev){e.t + s->o + s->L, s->ts++, op, 0, EV_MSG});
+    push_msg(s, ev_make(e.t + s->o + s->L, s->ts++, EV_MSG, op));
     if (size <= s->S) mark_done(s, op);
     return;
   }
@@ -584,19 +619,20 @@ static void step(sim *s, ev e) {
    sift). */
 static void wake(sim *s) {
   ev *top = &s->h[0];
-  int64_t c = top->id;
+  int64_t c = ev_id(top);
   cpu_wake *k = &s->wk[c];
-  if (!k->armed || top->gen != k->gen) {   /* stale: re-armed since */
+  if (!k->armed || top->t != k->t || ev_ts(top) != k->ts) {   /* stale: re-armed since */
     heap_pop(s->h, &s->nh);
     return;
   }
   ps_t t = 0;
   uint64_t ts = 0;
   int64_t x = cpu_next(s, c, &t, &ts);
-  assert(x >= 0 && !key_less(t, ts, top->t, top->ts));
-  if (key_less(top->t, top->ts, t, ts)) {
-    top->t = k->t = t;
-    top->ts = k->ts = ts;
+  assert(x >= 0 && !key_less(t, ts, top->t, ev_ts(top)));
+  if (key_less(top->t, ev_ts(top), t, ts)) {
+    *top = ev_make(t, ts, EV_WAKE, c);
+    k->t = t;
+    k->ts = ts;
     heap_sift(s->h, s->nh);
     return;
   }
@@ -607,7 +643,7 @@ static void wake(sim *s) {
      needs is free), so the wake stays at the root: the CPU's next wake takes its place
      there, one sift down from a root it mostly keeps, instead of a pop and a push. */
   step(s, e);
-  assert(s->h[0].kind == EV_WAKE && s->h[0].id == c && !k->armed);
+  assert(ev_kind(&s->h[0]) == EV_WAKE && ev_id(&s->h[0]) == c && !k->armed);
   if (cpu_next(s, c, &t, &ts) >= 0) {
     s->h[0] = wake_event(s, c, t, ts);
     heap_sift(s->h, s->nh);
@@ -648,8 +684,7 @@ static int sim_init(sim *s, const cdag_graph *g, const match_result *m, const lo
   s->ss_start = calloc(m1 + 1, sizeof *s->ss_start);
   s->ss = malloc((size_t)(g->nsdeps + 1) * sizeof *s->ss);
   s->st = calloc(m1, 1);
-  s->hcap = (int64_t)m1;   /* runs, messages in flight, wakes; grows if needed */
-  s->h = malloc((size_t)s->hcap * sizeof *s->h);
+  int hrc = heap_alloc(s, (int64_t)m1);   /* runs, messages in flight, wakes; grows if needed */
   s->ready = malloc(m1 * sizeof *s->ready);
   s->key = malloc(m1 * sizeof *s->key);
   s->key2 = malloc(m1 * sizeof *s->key2);
@@ -661,7 +696,7 @@ static int sim_init(sim *s, const cdag_graph *g, const match_result *m, const lo
   s->wk = calloc((size_t)g->nprocs * (size_t)s->ncpu, sizeof *s->wk);
   s->runs = malloc(m1 * sizeof *s->runs);   /* every op is queued once, a run at least one */
   s->runops = malloc(m1 * sizeof *s->runops);
-  if (!s->need_done || !s->need_start || !s->ss_start || !s->ss || !s->st || !s->h || !s->ready || !s->key ||
+  if (hrc || !s->need_done || !s->need_start || !s->ss_start || !s->ss || !s->st || !s->ready || !s->key ||
       !s->key2 || !s->bucket || !s->clock || !s->q || !s->wk || !s->runs || !s->runops)
     return CDAG_NOMEM("LogGP model");
   for (int32_t r = 0; r < g->nprocs; r++)   /* the clocks each queue's events need */
@@ -683,25 +718,23 @@ static int sim_init(sim *s, const cdag_graph *g, const match_result *m, const lo
 }
 
 static void sim_free(sim *s) {
-  free(s->need_done); free(s->need_start); free(s->ss_start); free(s->ss); free(s->st); free(s->h);
+  free(s->need_done); free(s->need_start); free(s->ss_start); free(s->ss); free(s->st); free(s->hbase);
   for (int64_t x = 0; s->q && x < s->nq; x++) free(s->q[x].w);
   free(s->msgs.e); free(s->ready); free(s->key); free(s->key2); free(s->bucket); free(s->clock); free(s->q);
   free(s->wk); free(s->runs); free(s->runops);
 }
 
-static int run(const cdag_graph *g, const loggp_params *lp, double *time, int *rank_max) {
-  match_result m = {0};
+static int run(const cdag_graph *g, const int32_t *partner, const loggp_params *lp, double *time, int *rank_max) {
   sim s;
-  int rc = match_run(g, &m);
-  if (!rc) rc = sim_init(&s, g, &m, lp);
-  else memset(&s, 0, sizeof s);
+  match_result m = {.nops = g->nops, .partner = (int32_t *)partner};
+  int rc = sim_init(&s, g, &m, lp);
   if (!rc) {
     for (int64_t i = 0; i < g->nops; i++) maybe_ready(&s, (int32_t)i);
     queue_ready(&s);
     while ((s.nh > 0 || s.msgs.n > 0) && !s.nomem) {
       if (msg_next(&s)) step(&s, pop_msg(&s));
-      else if (s.h[0].kind == EV_WAKE) wake(&s);
-      else step(&s, s.h[0].kind == EV_RUN ? run_next(&s) : heap_pop(s.h, &s.nh));
+      else if (ev_kind(&s.h[0]) == EV_WAKE) wake(&s);
+      else step(&s, ev_kind(&s.h[0]) == EV_RUN ? run_next(&s) : heap_pop(s.h, &s.nh));
       queue_ready(&s);
     }
     if (s.nomem) rc = CDAG_NOMEM("LogGP events");
@@ -719,19 +752,38 @@ static int run(const cdag_graph *g, const loggp_params *lp, double *time, int *r
     if (rank_max) *rank_max = who;
   }
   sim_free(&s);
-  match_free(&m);
   return rc;
 }
 
-int exec_loggp(const cdag_graph *g, const loggp_params *lp, double *time, int *rank_max) {
+static int check_args(const cdag_graph *g, const loggp_params *lp, const double *time) {
   if (!g || !lp || !time) return cdag__error(CDAG_ERR_ARG, "exec_loggp: NULL argument");
   if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "exec_loggp: the graph is not finalized");
   if (!(lp->L >= 0 && lp->o >= 0 && lp->g >= 0 && lp->G >= 0 && lp->O >= 0 && lp->copy >= 0) ||
       lp->L > 1e9 || lp->o > 1e9 || lp->g > 1e9 || lp->G > 1e9 || lp->O > 1e9 || lp->copy > 1e9)
     return cdag__error(CDAG_ERR_ARG, "exec_loggp: LogGP parameters must lie in [0, 1e9] us");
+  return CDAG_OK;
+}
+
+/* partner NULL: matched here, on the graph with its dependency lists. */
+static int model(const cdag_graph *g, const int32_t *partner, const loggp_params *lp, double *time, int *rank_max) {
+  int rc = check_args(g, lp, time);
+  if (rc) return rc;
   ir_deps_view v;
-  int rc = ir_deps_view_open(g, &v);
-  if (rc == CDAG_OK) rc = run(v.g, lp, time, rank_max);
+  match_result m = {0};
+  rc = ir_deps_view_open(g, &v);
+  if (rc == CDAG_OK && !partner && (rc = match_run(v.g, &m)) == CDAG_OK) partner = m.partner;
+  if (rc == CDAG_OK) rc = run(v.g, partner, lp, time, rank_max);
+  match_free(&m);
   ir_deps_view_close(&v);
   return rc;
+}
+
+int exec_loggp_paired(const cdag_graph *g, const int32_t *partner, const loggp_params *lp, double *time,
+                      int *rank_max) {
+  if (!partner) return cdag__error(CDAG_ERR_ARG, "exec_loggp_paired: NULL partner");
+  return model(g, partner, lp, time, rank_max);
+}
+
+int exec_loggp(const cdag_graph *g, const loggp_params *lp, double *time, int *rank_max) {
+  return model(g, NULL, lp, time, rank_max);
 }

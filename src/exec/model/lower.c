@@ -40,6 +40,8 @@ static uint64_t stage(lw *w, int rank, uint64_t bytes) {
   return a;
 }
 
+/* Every send is added right before its receive (here, in coll_barrier and in lower_syncs):
+   exec_lower_pairs relies on it. */
 static int msg(lw *w, int from, uint64_t saddr, int to, uint64_t raddr, uint64_t bytes) {
   if (bytes == 0) return CDAG_OK;
   int rc = ir_add_send(w->g, from, saddr, bytes, to, w->tag, NULL);
@@ -754,6 +756,29 @@ int exec_lower_plan(const cdag_plan *pl, const kern_model *m, kern_policy policy
     return rc;
   }
   *out = w.g;
+  return CDAG_OK;
+}
+
+/* The k-th send from i to j with tag t is the k-th such call to msg (or its like), and so is
+   its receive: ids, and so program order, follow the calls, so pairing each send with the
+   op after it is what match_run finds (tests/exec/model/test_lower.c compares them). */
+int exec_lower_pairs(const cdag_graph *low, int32_t **partner) {
+  if (!low || !partner || low->state == IR_BUILDING)
+    return cdag__error(CDAG_ERR_ARG, "exec_lower_pairs: a finalized lowered graph expected");
+  int32_t *p = malloc(((size_t)low->nops + 1) * sizeof *p);
+  if (!p) return CDAG_NOMEM("lowered pairs");
+  for (int64_t i = 0; i < low->nops; i++) p[i] = -1;
+  for (int64_t i = 0; i < low->nops; i++) {
+    if (low->kind[i] != IR_SEND) continue;
+    if (i + 1 == low->nops || low->kind[i + 1] != IR_RECV || low->rank[i + 1] != low->peer[i]) {
+      free(p);
+      return cdag__error(CDAG_ERR_ARG, "exec_lower_pairs: op %lld is a send not followed by its receive: not a "
+                         "lowered plan", (long long)i);
+    }
+    p[i] = (int32_t)i + 1;
+    p[i + 1] = (int32_t)i;
+  }
+  *partner = p;
   return CDAG_OK;
 }
 

@@ -56,6 +56,12 @@
    counts (NULL: kern_model_default()); policy as kern_choose_coll. */
 int exec_lower_plan(const cdag_plan *pl, const kern_model *m, kern_policy policy, cdag_graph **out);
 
+/* The receive of every send of low, a graph exec_lower_plan made (calc ops added or not),
+   as match_run pairs them, in *partner (low->nops entries, -1 for other ops; the caller
+   frees it): lowering adds each send right before its receive, so no matching is needed.
+   CDAG_ERR_ARG for a graph lowering did not make. O(ops). */
+int exec_lower_pairs(const cdag_graph *low, int32_t **partner);
+
 /* Adds the computation (calc ops) of g, the graph pl was compiled from, to its lowered plan
    low (finalized again), where it was relative to communication: a calc that depended on a
    send, receive, copy or reduce (directly or through other calcs) runs after every op of
@@ -83,5 +89,10 @@ loggp_params loggp_defaults(void);
 /* Completion time (max over ranks, us) of finalized g; *rank_max (may be NULL) gets the
    rank that finishes last. Errors of matching (CDAG_ERR_UNMATCHED, ...) as match.h. */
 int exec_loggp(const cdag_graph *g, const loggp_params *p, double *time, int *rank_max);
+
+/* exec_loggp with the pairing of sends and receives given (match_run's partner, or
+   exec_lower_pairs'), not computed: for callers that have it already. */
+int exec_loggp_paired(const cdag_graph *g, const int32_t *partner, const loggp_params *p, double *time,
+                      int *rank_max);
 
 #endif

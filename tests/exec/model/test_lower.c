@@ -9,12 +9,14 @@
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check_main.h"
 #include "detect/detect.h"
 #include "exec/model/lower.h"
 #include "exec/sim/sim.h"
+#include "match/match.h"
 #include "exec/model/goal_grammar.h"
 #include "ir/format.h"
 #include "support/support.h"
@@ -93,6 +95,25 @@ static void one_coll(const cdag_plan *p, kcase k, const gen_set *s, int root, co
                 (long long)p->nreds);
 }
 
+/* Lowering pairs its messages itself (exec_lower_pairs): the pairs are match_run's, and the
+   model with them is the model that matches. */
+static void pairs_are_matched(const cdag_graph *low, const char *what) {
+  int32_t *pairs = NULL;
+  match_result m = {0};
+  ck_assert_msg(exec_lower_pairs(low, &pairs) == CDAG_OK, "%s: %s", what, cdag_error_message());
+  ck_assert_msg(match_run(low, &m) == CDAG_OK, "%s: %s", what, cdag_error_message());
+  for (int64_t i = 0; i < low->nops; i++)
+    ck_assert_msg(pairs[i] == m.partner[i], "%s: op %lld paired with %d, matched with %d", what, (long long)i, pairs[i],
+                  m.partner[i]);
+  double t, tp;
+  loggp_params lp = loggp_defaults();
+  ck_assert_int_eq(exec_loggp(low, &lp, &t, NULL), CDAG_OK);
+  ck_assert_int_eq(exec_loggp_paired(low, pairs, &lp, &tp, NULL), CDAG_OK);
+  ck_assert_msg(t == tp, "%s: %.6f us matched, %.6f us paired", what, t, tp);
+  match_free(&m);
+  free(pairs);
+}
+
 /* Original -> plan -> lowered (policy, forced algorithm) -> same bytes, same collective. */
 static void roundtrip(kcase k, int nprocs, gen_set s, int root, uint64_t bytes, kern_policy policy, int force_alg) {
   char what[160];
@@ -115,6 +136,7 @@ static void roundtrip(kcase k, int nprocs, gen_set s, int root, uint64_t bytes, 
   loggp_params lp = loggp_defaults();
   ck_assert_int_eq(exec_loggp(low, &lp, &t, NULL), CDAG_OK);
   ck_assert(t > 0);
+  pairs_are_matched(low, what);
   if (s.n <= 12) grammar_ok(low);
   cdag_plan_free(&p2);
   cdag_plan_free(&p);
@@ -214,6 +236,7 @@ static void lower_whole(cdag_graph *g, const char *what) {
     loggp_params lp = loggp_defaults();
     ck_assert_msg(exec_loggp(low, &lp, &t, NULL) == CDAG_OK, "%s: %s", what,
                   cdag_error_message());
+    pairs_are_matched(low, what);
     grammar_ok(low);
     ir_graph_free(low);
   }
@@ -316,6 +339,7 @@ START_TEST(calc_kept_in_the_plan) {
   CK_OK(exec_loggp(low, &lp, &before, NULL));
   CK_OK(exec_lower_keep_calc(g, low));
   CK_OK(exec_loggp(low, &lp, &plan, NULL));
+  pairs_are_matched(low, "bcast with calc");
   CK_OK(exec_loggp(g, &lp, &graph, NULL));
   int64_t calcs = 0;
   for (int64_t i = 0; i < low->nops; i++) calcs += low->kind[i] == IR_CALC && low->bytes[i] == 100000;
