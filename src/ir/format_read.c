@@ -3,9 +3,9 @@
  * The whole file is read into memory, then one pass of a hand-written tokenizer (words,
  * numbers, ':', '{', '}', end of line; comments //, #, slash-star) feeds a recursive-descent
  * parser that appends ops with the ir_add_* calls. Tokens point into the buffer, so nothing is
- * allocated per token. Labels live in a JudyHS map per rank block; `requires` statements wait
- * in a list until the block closes (they may name later labels). Cost: O(bytes) for the
- * tokenizer plus O(ops log ops) for the maps, then ir_finalize().
+ * allocated per token. Labels live in a hash table of the reader (label_map), emptied when a
+ * rank block opens; `requires` statements wait in a list until the block closes (they may name
+ * later labels). Cost: O(bytes + ops) expected, then ir_finalize().
  *
  * Statements are line-oriented as in GOAL: `[label:] op fields` | `label requires label` |
  * `scratch ADDR SIZE`, ended by an end of line or the block's '}'. Fields after the fixed part
@@ -39,6 +39,26 @@ typedef struct {        /* `after requires before`, resolved when its block clos
   int start;            /* irequires: after starts once before has started */
 } pending_dep;
 
+/* The labels of the open rank block: open addressing with linear probing, keyed by the
+   label's text in the file buffer. A slot belongs to the block whose number it holds, so
+   opening a block empties the table without touching it; the table doubles when half full
+   and so ends up sized for the largest block. Loading 2 million labelled ops through JudyHS
+   cost a quarter of the loader's instructions. */
+typedef struct {
+  const char *s;        /* the label, inside the buffer */
+  int64_t len;
+  uint32_t hash;
+  uint32_t block;       /* the block it was defined in; others' slots count as free */
+  int32_t id;           /* its op */
+} label_slot;
+
+typedef struct {
+  label_slot *slot;
+  uint64_t mask;        /* slots - 1 (a power of two), or 0 before the first label */
+  uint64_t used;        /* slots of the open block */
+  uint32_t block;       /* number of the open block, from 1 */
+} label_map;
+
 typedef struct {
   const char *name;               /* file name for messages */
   const char *p, *end;            /* cursor and end of the buffer */
@@ -53,7 +73,7 @@ typedef struct {
   uint32_t num_ranks_line;
   Pvoid_t ranks_seen;             /* JudyL: rank -> line of its block */
   int32_t rank;                   /* rank of the open block */
-  Pvoid_t labels;                 /* JudyHS: label -> 1 + op id, of the open block */
+  label_map labels;               /* label -> op id, of the open block */
   pending_dep *pend;
   int64_t npend, pendcap;
   int32_t *fresh;                 /* send/recv ops without addr (not shared) */
@@ -391,6 +411,66 @@ static int require_field(reader *r, const fields *f, int k) {
   return expected(r, &r->tok, w);
 }
 
+/* ---- labels of the open block ---- */
+
+static uint32_t label_hash(const char *s, int64_t len) {
+  uint64_t h = 0xcbf29ce484222325u;   /* FNV-1a, then a multiply-xorshift: low bits pick the slot */
+  for (int64_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3u;
+  h ^= h >> 32;
+  h *= 0xd6e8feb86659fd93u;
+  return (uint32_t)(h ^ (h >> 32));
+}
+
+/* The next block's labels start from none. */
+static void labels_open_block(label_map *m) {
+  m->block++;
+  m->used = 0;
+}
+
+/* The slot of the open block holding the label, or the free slot where it would go (at most
+   half the slots are taken, so there is one). */
+static label_slot *labels_slot(const label_map *m, const char *s, int64_t len, uint32_t hash) {
+  for (uint64_t i = hash & m->mask;; i = (i + 1) & m->mask) {
+    label_slot *e = &m->slot[i];
+    if (e->block != m->block || (e->hash == hash && e->len == len && memcmp(e->s, s, (size_t)len) == 0)) return e;
+  }
+}
+
+/* Doubles the table (the first has 64 slots), keeping the open block's labels. */
+static int labels_grow(label_map *m) {
+  uint64_t n = m->slot ? 2 * (m->mask + 1) : 64;
+  label_map bigger = {calloc(n, sizeof(label_slot)), n - 1, m->used, m->block};
+  if (!bigger.slot) return CDAG_NOMEM("labels");
+  for (uint64_t i = 0; m->slot && i <= m->mask; i++) {
+    const label_slot *e = &m->slot[i];
+    if (e->block == m->block) *labels_slot(&bigger, e->s, e->len, e->hash) = *e;
+  }
+  free(m->slot);
+  *m = bigger;
+  return CDAG_OK;
+}
+
+/* Defines the label as op id in the open block; *first: the op that already has it, or -1. */
+static int labels_add(label_map *m, const token *t, int32_t id, int32_t *first) {
+  int rc;
+  if ((!m->slot || (m->used + 1) * 2 > m->mask + 1) && (rc = labels_grow(m))) return rc;
+  uint32_t hash = label_hash(t->s, t->len);
+  label_slot *e = labels_slot(m, t->s, t->len, hash);
+  *first = e->block == m->block ? e->id : -1;
+  if (*first < 0) {
+    *e = (label_slot){t->s, t->len, hash, m->block, id};
+    m->used++;
+  }
+  return CDAG_OK;
+}
+
+/* The op the label names in the open block, or -1. */
+static int32_t labels_find(const label_map *m, const token *t) {
+  if (!m->slot) return -1;
+  const label_slot *e = labels_slot(m, t->s, t->len, label_hash(t->s, t->len));
+  return e->block == m->block ? e->id : -1;
+}
+
 /* ---- ops ---- */
 
 static void note_range(reader *r, uint64_t addr, uint64_t len) {
@@ -409,14 +489,11 @@ static int finish_op(reader *r, int rc, int32_t id, const token *kw, const token
   cdag_graph *g = r->g;
   if ((rc = ir_set_line(g, id, label ? label->line : kw->line))) return rc;
   if (label) {
-    PPvoid_t pv = JudyHSIns(&r->labels, (void *)label->s, (Word_t)label->len, PJE0);
-    if (pv == PJERR) return CDAG_NOMEM("labels");
-    if (*pv) {
-      int32_t first = (int32_t)((uintptr_t)*pv - 1);
+    int32_t first;
+    if ((rc = labels_add(&r->labels, label, id, &first))) return rc;
+    if (first >= 0)
       return rd_fail(r, CDAG_ERR_FORMAT, label, "duplicate label '%.*s' in rank %d (first defined at line %u)",
                      (int)(label->len > 64 ? 64 : label->len), label->s, r->rank, g->line[first]);
-    }
-    *pv = (void *)(uintptr_t)(id + 1);
     if ((rc = ir_set_label(g, id, label->s, label->len))) return rc;
   }
   int64_t cpu, nic;
@@ -728,11 +805,7 @@ static int read_statement(reader *r) {
 /* ---- rank blocks ---- */
 
 static int lookup_label(reader *r, const token *t, int32_t *id) {
-  PPvoid_t pv = JudyHSGet(r->labels, (void *)t->s, (Word_t)t->len);
-  if (pv && *pv) {
-    *id = (int32_t)((uintptr_t)*pv - 1);
-    return CDAG_OK;
-  }
+  if ((*id = labels_find(&r->labels, t)) >= 0) return CDAG_OK;
   /* error path only: is the label defined in another (earlier) rank block? */
   const cdag_graph *g = r->g;
   int n = (int)(t->len > 64 ? 64 : t->len);
@@ -778,16 +851,14 @@ static int unclosed(reader *r, const token *open) {
 /* The statements of `rank N {` up to its '}'. */
 static int read_block(reader *r, const token *open) {
   int rc;
+  labels_open_block(&r->labels);
   if ((rc = next(r))) return rc;
   for (;;) {
     switch (r->tok.kind) {
       case T_NL:
         if ((rc = next(r))) return rc;
         break;
-      case T_RBRACE:
-        rc = resolve_deps(r);
-        JudyHSFreeArray(&r->labels, PJE0);
-        return rc;
+      case T_RBRACE: return resolve_deps(r);
       case T_EOF: return unclosed(r, open);
       case T_WORD: {
         const token *ahead;
@@ -971,7 +1042,7 @@ static int follow_dependencies(reader *r) {
 }
 
 static void reader_free(reader *r) {
-  JudyHSFreeArray(&r->labels, PJE0);
+  free(r->labels.slot);
   JudyLFreeArray(&r->ranks_seen, PJE0);
   free(r->pend);
   free(r->fresh);
