@@ -196,46 +196,62 @@ static int skip_blanks(reader *r, token *nl_at, int *saw_nl) {
   return CDAG_OK;
 }
 
+/* A byte no token starts with, at t (r->p is past it). */
+static int bad_byte(reader *r, const token *t) {
+  unsigned char u = (unsigned char)*t->s;
+  if (u >= 0x20 && u < 0x7f) return rd_fail(r, CDAG_ERR_FORMAT, t, "unexpected character '%c'", (char)u);
+  return rd_fail(r, CDAG_ERR_FORMAT, t, "unexpected byte 0x%02x%s", u,
+                 u >= 0x80 ? " (the format is ASCII outside comments)" : "");
+}
+
+static int lex(reader *r, token *t);
+
+/* Comments at p, then blanks and more comments, then the token after them; a block comment
+   spanning lines is the end of line that ends the statement. Out of line so that lex's hot
+   path, which only tail-calls, needs no stack frame (lexing is a third of loading GOAL). */
+__attribute__((noinline)) static int lex_comment(reader *r, const char *p, token *t) {
+  int saw_nl, rc;
+  r->p = p;
+  if ((rc = skip_blanks(r, t, &saw_nl))) return rc;
+  return saw_nl ? CDAG_OK : lex(r, t);
+}
+
+/* The next token: blanks, then a word, a number or one character. */
 static int lex(reader *r, token *t) {
-  token nl;
-  int saw_nl = 0, rc;
-  if (r->p < r->end && (is_blank(*r->p) || *r->p == '#' || *r->p == '/') && (rc = skip_blanks(r, &nl, &saw_nl)))
-    return rc;
-  if (saw_nl) { /* the comment's line break ends the statement */
-    *t = nl;
-    return CDAG_OK;
-  }
   const char *p = r->p, *end = r->end;
+  while (p < end && is_blank(*p)) p++;
+  if (p < end && (*p == '#' || (*p == '/' && p + 1 < end && (p[1] == '/' || p[1] == '*'))))
+    return lex_comment(r, p, t); /* skip_blanks leaves p after them: lex does not come back */
   t->s = p;
   t->line = r->line;
   t->col = col_of(r, p);
-  t->len = 1;
-  if (p >= end) {
+  if (p == end) {
     t->kind = T_EOF;
     t->len = 0;
     return CDAG_OK;
   }
-  char c = *p++;
-  if (c == '\n') {
-    t->kind = T_NL;
-    r->line++;
-    r->line_start = p;
-  } else if (c == ':') t->kind = T_COLON;
-  else if (c == '{') t->kind = T_LBRACE;
-  else if (c == '}') t->kind = T_RBRACE;
-  else if (is_alpha(c) || is_digit(c) || (c == '-' && p < end && is_digit(*p))) {
+  char c = *p;
+  if (is_alnum(c) || (c == '-' && p + 1 < end && is_digit(p[1]))) {
+    const char *q = p + 1;
+    while (q < end && is_alnum(*q)) q++;
     t->kind = is_alpha(c) ? T_WORD : T_NUM;
-    while (p < end && is_alnum(*p)) p++;
-    t->len = p - t->s;
-  } else {
-    unsigned char u = (unsigned char)c;
-    r->p = p;
-    if (u >= 0x20 && u < 0x7f) return rd_fail(r, CDAG_ERR_FORMAT, t, "unexpected character '%c'", c);
-    return rd_fail(r, CDAG_ERR_FORMAT, t, "unexpected byte 0x%02x%s", u,
-                   u >= 0x80 ? " (the format is ASCII outside comments)" : "");
+    t->len = q - p;
+    r->p = q;
+    return CDAG_OK;
   }
-  r->p = p;
-  return CDAG_OK;
+  t->len = 1;
+  r->p = p + 1;
+  switch (c) {
+    case '\n':
+      t->kind = T_NL;
+      r->line++;
+      r->line_start = p + 1;
+      return CDAG_OK;
+    case ':': t->kind = T_COLON; return CDAG_OK;
+    case '{': t->kind = T_LBRACE; return CDAG_OK;
+    case '}': t->kind = T_RBRACE; return CDAG_OK;
+    default: return bad_byte(r, t);
+  }
 }
 
 static int next(reader *r) {
