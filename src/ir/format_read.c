@@ -373,6 +373,28 @@ static const char *const field_names[F_N] = {"tag", "addr", "cpu", "nic", "in", 
                                              "out", "root", "comm", "wait"};
 #define BIT(f) (1u << (f))
 
+/* The field the word in t names, or F_N. The first letter (and the length) leave one name to
+   compare: this runs for every field of every op. */
+static int field_of(const token *t) {
+  int k;
+  if (t->kind != T_WORD) return F_N;
+  switch (t->s[0]) {
+    case 't': k = t->len == 3 ? F_TAG : F_TO; break;
+    case 'a': k = t->len == 4 ? F_ADDR : F_AT; break;
+    case 'c': k = t->len == 3 ? F_CPU : F_COMM; break;
+    case 'i': k = t->len == 2 ? F_IN : F_INOUT; break;
+    case 'n': k = F_NIC; break;
+    case 'f': k = F_FROM; break;
+    case 's': k = F_SEG; break;
+    case 'o': k = F_OUT; break;
+    case 'r': k = F_ROOT; break;
+    case 'w': k = F_WAIT; break;
+    default: return F_N;
+  }
+  /* strncmp stops at the end of the name (a word has no NUL), so the name is long enough to index */
+  return strncmp(t->s, field_names[k], (size_t)t->len) == 0 && field_names[k][t->len] == '\0' ? k : F_N;
+}
+
 typedef struct {
   int present[F_N];
   int64_t v[F_N];
@@ -388,9 +410,8 @@ static int read_fields(reader *r, unsigned mask, const char *expect_text, fields
   for (;;) {
     if ((rc = next(r))) return rc;
     if (is_end(&r->tok)) return CDAG_OK;
-    int k = 0;
-    while (k < F_N && !((mask & BIT(k)) && is_word(&r->tok, field_names[k]))) k++;
-    if (k == F_N) return expected(r, &r->tok, expect_text);
+    int k = field_of(&r->tok);
+    if (k == F_N || !(mask & BIT(k))) return expected(r, &r->tok, expect_text);
     if (f->present[k]) return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "duplicate '%s'", field_names[k]);
     if (k == F_WAIT) {
       f->present[k] = 1;
@@ -417,7 +438,11 @@ static int field_in(reader *r, const fields *f, int k, int64_t lo, int64_t hi, c
   if (!f->present[k]) return CDAG_OK;
   if (k == F_TAG && f->v[k] == -1)
     return rd_fail(r, CDAG_ERR_UNSUPPORTED, &f->t[k], "wildcard tag '-1' (any tag) is not supported");
-  return num_in(r, &f->t[k], 0, lo, hi, what, v);
+  if (f->v[k] >= lo && f->v[k] <= hi) { /* read_fields parsed it */
+    *v = f->v[k];
+    return CDAG_OK;
+  }
+  return num_in(r, &f->t[k], 0, lo, hi, what, v);   /* the message */
 }
 
 static int require_field(reader *r, const fields *f, int k) {
