@@ -306,13 +306,14 @@ static int num_value(const token *t, int allow_b, int64_t *v, int *suffixed) {
   }
   if (s == e) return NUM_BAD;
   uint64_t x = 0, lim = (uint64_t)INT64_MAX / (uint64_t)base;
-  int big = 0;
+  int big = 0, fits = e - s <= (base == 10 ? 18 : 15);   /* 18 decimal or 15 hex digits stay below 2^63 */
   for (; s < e; s++) { /* one pass: validate every digit, stop accumulating past 2^63-1 */
     unsigned c = (unsigned char)*s, d;
     if (c - '0' < 10u) d = c - '0';
     else if (base == 16 && (c | 0x20u) - 'a' < 6u) d = (c | 0x20u) - 'a' + 10;
     else return NUM_BAD;
-    if (big || x > lim || x * (uint64_t)base > (uint64_t)INT64_MAX - d) big = 1;
+    if (fits) x = x * (uint64_t)base + d;
+    else if (big || x > lim || x * (uint64_t)base > (uint64_t)INT64_MAX - d) big = 1;
     else x = x * (uint64_t)base + d;
   }
   if (big) return NUM_BIG;
