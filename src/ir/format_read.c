@@ -322,19 +322,21 @@ static int num_value(const token *t, int allow_b, int64_t *v, int *suffixed) {
 }
 
 /* The token as a number in lo..hi; `what` names it in the message. */
+/* Why the token is not a number in lo..hi (k: what num_value said). */
+static int num_error(reader *r, const token *t, int k, int64_t lo, int64_t hi, const char *what) {
+  char b[200], w[160];
+  if (k == NUM_BIG)
+    return rd_fail(r, CDAG_ERR_FORMAT, t, "number %s is larger than 2^63-1", tok_show(t, b, sizeof b));
+  if (hi == INT64_MAX) snprintf(w, sizeof w, "%s", what);
+  else snprintf(w, sizeof w, "%s in %lld..%lld", what, (long long)lo, (long long)hi);
+  return expected(r, t, w);
+}
+
 static int num_in_sfx(reader *r, const token *t, int allow_b, int64_t lo, int64_t hi, const char *what, int64_t *v,
                       int *suffixed) {
   int k = num_value(t, allow_b, v, suffixed);
-  char b[200];
-  if (k == NUM_BIG)
-    return rd_fail(r, CDAG_ERR_FORMAT, t, "number %s is larger than 2^63-1", tok_show(t, b, sizeof b));
-  if (k != NUM_OK || *v < lo || *v > hi) {
-    char w[160];
-    if (hi == INT64_MAX) snprintf(w, sizeof w, "%s", what);
-    else snprintf(w, sizeof w, "%s in %lld..%lld", what, (long long)lo, (long long)hi);
-    return expected(r, t, w);
-  }
-  return CDAG_OK;
+  if (k == NUM_OK && *v >= lo && *v <= hi) return CDAG_OK;
+  return num_error(r, t, k, lo, hi, what);
 }
 
 static int num_in(reader *r, const token *t, int allow_b, int64_t lo, int64_t hi, const char *what, int64_t *v) {
