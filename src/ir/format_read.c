@@ -306,7 +306,7 @@ static int num_value(const token *t, int allow_b, int64_t *v, int *suffixed) {
   }
   if (s == e) return NUM_BAD;
   uint64_t x = 0, lim = (uint64_t)INT64_MAX / (uint64_t)base;
-  int big = 0, fits = e - s <= (base == 10 ? 18 : 15);   /* 18 decimal or 15 hex digits stay below 2^63 */
+  int big = 0, fits = e - s <= (base == 10 ? 18 : 15);   /* 18 decimal, 15 hex digits: below 2^63 */
   for (; s < e; s++) { /* one pass: validate every digit, stop accumulating past 2^63-1 */
     unsigned c = (unsigned char)*s, d;
     if (c - '0' < 10u) d = c - '0';
@@ -321,7 +321,6 @@ static int num_value(const token *t, int allow_b, int64_t *v, int *suffixed) {
   return NUM_OK;
 }
 
-/* The token as a number in lo..hi; `what` names it in the message. */
 /* Why the token is not a number in lo..hi (k: what num_value said). */
 static int num_error(reader *r, const token *t, int k, int64_t lo, int64_t hi, const char *what) {
   char b[200], w[160];
@@ -332,6 +331,7 @@ static int num_error(reader *r, const token *t, int k, int64_t lo, int64_t hi, c
   return expected(r, t, w);
 }
 
+/* The token as a number in lo..hi; `what` names it in the message. */
 static int num_in_sfx(reader *r, const token *t, int allow_b, int64_t lo, int64_t hi, const char *what, int64_t *v,
                       int *suffixed) {
   int k = num_value(t, allow_b, v, suffixed);
