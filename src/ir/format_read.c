@@ -39,24 +39,22 @@ typedef struct {        /* `after requires before`, resolved when its block clos
   int start;            /* irequires: after starts once before has started */
 } pending_dep;
 
-/* The labels of the open rank block: open addressing with linear probing, keyed by the
-   label's text in the file buffer. A slot belongs to the block whose number it holds, so
-   opening a block empties the table without touching it; the table doubles when half full
-   and so ends up sized for the largest block. Loading 2 million labelled ops through JudyHS
-   cost a quarter of the loader's instructions. */
+/* The labels of the open rank block: open addressing with linear probing over the labels
+   the graph keeps (ir_label). A block's ops are numbered from the graph's op count when it
+   opened, so slots of earlier ops count as free: opening a block empties the table without
+   touching it. The table doubles when half full and so ends up sized for the largest block,
+   16 to 32 bytes per label. Loading 2 million labelled ops through JudyHS cost a quarter of
+   the loader's instructions. */
 typedef struct {
-  const char *s;        /* the label, inside the buffer */
-  int64_t len;
   uint32_t hash;
-  uint32_t block;       /* the block it was defined in; others' slots count as free */
-  int32_t id;           /* its op */
+  int32_t op;           /* 1 + the op; 0: never used */
 } label_slot;
 
 typedef struct {
-  label_slot *slot;
-  uint64_t mask;        /* slots - 1 (a power of two), or 0 before the first label */
+  label_slot *slot;     /* NULL before the first label */
+  uint64_t mask;        /* slots - 1 (a power of two) */
   uint64_t used;        /* slots of the open block */
-  uint32_t block;       /* number of the open block, from 1 */
+  int64_t first_op;     /* the open block's first op */
 } label_map;
 
 typedef struct {
@@ -465,54 +463,69 @@ static uint32_t label_hash(const char *s, int64_t len) {
   return (uint32_t)(h ^ (h >> 32));
 }
 
-/* The next block's labels start from none. */
-static void labels_open_block(label_map *m) {
-  m->block++;
+/* The block opening now starts from no labels: its ops are first_op and up. */
+static void labels_open_block(label_map *m, int64_t first_op) {
+  m->first_op = first_op;
   m->used = 0;
+}
+
+/* Is the label the graph keeps for op the word s (len bytes, no NUL)? strncmp stops at the end
+   of a shorter label, so l[len] is inside it when the first len bytes agree. */
+static int same_label(const cdag_graph *g, int32_t op, const char *s, int64_t len) {
+  const char *l = ir_label(g, op);
+  return l && strncmp(l, s, (size_t)len) == 0 && l[len] == '\0';
 }
 
 /* The slot of the open block holding the label, or the free slot where it would go (at most
    half the slots are taken, so there is one). */
-static label_slot *labels_slot(const label_map *m, const char *s, int64_t len, uint32_t hash) {
+static label_slot *labels_slot(const label_map *m, const cdag_graph *g, const char *s, int64_t len, uint32_t hash) {
   for (uint64_t i = hash & m->mask;; i = (i + 1) & m->mask) {
     label_slot *e = &m->slot[i];
-    if (e->block != m->block || (e->hash == hash && e->len == len && memcmp(e->s, s, (size_t)len) == 0)) return e;
+    if (e->op <= m->first_op || (e->hash == hash && same_label(g, e->op - 1, s, len))) return e;
   }
 }
 
 /* Doubles the table (the first has 64 slots), keeping the open block's labels. */
 static int labels_grow(label_map *m) {
   uint64_t n = m->slot ? 2 * (m->mask + 1) : 64;
-  label_map bigger = {calloc(n, sizeof(label_slot)), n - 1, m->used, m->block};
+  label_map bigger = {calloc(n, sizeof(label_slot)), n - 1, m->used, m->first_op};
   if (!bigger.slot) return CDAG_NOMEM("labels");
   for (uint64_t i = 0; m->slot && i <= m->mask; i++) {
-    const label_slot *e = &m->slot[i];
-    if (e->block == m->block) *labels_slot(&bigger, e->s, e->len, e->hash) = *e;
+    if (m->slot[i].op <= m->first_op) continue;
+    uint64_t j = m->slot[i].hash & bigger.mask;   /* its labels differ: the first free slot */
+    while (bigger.slot[j].op) j = (j + 1) & bigger.mask;
+    bigger.slot[j] = m->slot[i];
   }
   free(m->slot);
   *m = bigger;
   return CDAG_OK;
 }
 
-/* Defines the label as op id in the open block; *first: the op that already has it, or -1. */
-static int labels_add(label_map *m, const token *t, int32_t id, int32_t *first) {
+/* Defines the label t of op id in the open block, before ir_set_label; *first: the op that
+   already has it, or -1. */
+static int labels_add(label_map *m, const cdag_graph *g, const token *t, int32_t id, int32_t *first) {
   int rc;
   if ((!m->slot || (m->used + 1) * 2 > m->mask + 1) && (rc = labels_grow(m))) return rc;
   uint32_t hash = label_hash(t->s, t->len);
-  label_slot *e = labels_slot(m, t->s, t->len, hash);
-  *first = e->block == m->block ? e->id : -1;
+  label_slot *e = labels_slot(m, g, t->s, t->len, hash);
+  *first = e->op > m->first_op ? e->op - 1 : -1;
   if (*first < 0) {
-    *e = (label_slot){t->s, t->len, hash, m->block, id};
+    *e = (label_slot){hash, id + 1};
     m->used++;
   }
   return CDAG_OK;
 }
 
-/* The op the label names in the open block, or -1. */
-static int32_t labels_find(const label_map *m, const token *t) {
+static void labels_free(label_map *m) {
+  free(m->slot);
+  m->slot = NULL;
+}
+
+/* The op the label t names in the open block, or -1. */
+static int32_t labels_find(const label_map *m, const cdag_graph *g, const token *t) {
   if (!m->slot) return -1;
-  const label_slot *e = labels_slot(m, t->s, t->len, label_hash(t->s, t->len));
-  return e->block == m->block ? e->id : -1;
+  const label_slot *e = labels_slot(m, g, t->s, t->len, label_hash(t->s, t->len));
+  return e->op > m->first_op ? e->op - 1 : -1;
 }
 
 /* ---- ops ---- */
@@ -534,7 +547,7 @@ static int finish_op(reader *r, int rc, int32_t id, const token *kw, const token
   if ((rc = ir_set_line(g, id, label ? label->line : kw->line))) return rc;
   if (label) {
     int32_t first;
-    if ((rc = labels_add(&r->labels, label, id, &first))) return rc;
+    if ((rc = labels_add(&r->labels, g, label, id, &first))) return rc;
     if (first >= 0)
       return rd_fail(r, CDAG_ERR_FORMAT, label, "duplicate label '%.*s' in rank %d (first defined at line %u)",
                      (int)(label->len > 64 ? 64 : label->len), label->s, r->rank, g->line[first]);
@@ -849,7 +862,7 @@ static int read_statement(reader *r) {
 /* ---- rank blocks ---- */
 
 static int lookup_label(reader *r, const token *t, int32_t *id) {
-  if ((*id = labels_find(&r->labels, t)) >= 0) return CDAG_OK;
+  if ((*id = labels_find(&r->labels, r->g, t)) >= 0) return CDAG_OK;
   /* error path only: is the label defined in another (earlier) rank block? */
   const cdag_graph *g = r->g;
   int n = (int)(t->len > 64 ? 64 : t->len);
@@ -895,7 +908,7 @@ static int unclosed(reader *r, const token *open) {
 /* The statements of `rank N {` up to its '}'. */
 static int read_block(reader *r, const token *open) {
   int rc;
-  labels_open_block(&r->labels);
+  labels_open_block(&r->labels, r->g->nops);
   if ((rc = next(r))) return rc;
   for (;;) {
     switch (r->tok.kind) {
@@ -1086,7 +1099,7 @@ static int follow_dependencies(reader *r) {
 }
 
 static void reader_free(reader *r) {
-  free(r->labels.slot);
+  labels_free(&r->labels);
   JudyLFreeArray(&r->ranks_seen, PJE0);
   free(r->pend);
   free(r->fresh);
@@ -1106,6 +1119,7 @@ int ir_load_mem(const char *buf, size_t len, const char *name, const ir_load_opt
   r.goal_buffers = o ? o->goal_buffers : IR_GOAL_FOLLOW;
   r.max_ranks = o && o->max_ranks > 0 && o->max_ranks < IR_MAX_RANKS ? o->max_ranks : IR_MAX_RANKS;
   int rc = read_file_body(&r);
+  labels_free(&r.labels);   /* before ir_finalize, which needs the most memory */
   if (rc == CDAG_OK) rc = assign_fresh(&r);
   if (rc == CDAG_OK) {
     rc = ir_finalize(r.g);
