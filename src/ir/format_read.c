@@ -463,7 +463,7 @@ static uint32_t label_hash(const char *s, int64_t len) {
   return (uint32_t)(h ^ (h >> 32));
 }
 
-/* The block opening now starts from no labels: its ops are first_op and up. */
+/* A block opens with no labels; its ops are first_op and up. */
 static void labels_open_block(label_map *m, int64_t first_op) {
   m->first_op = first_op;
   m->used = 0;
