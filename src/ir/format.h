@@ -1,9 +1,9 @@
 /* cdag — src/ir/format.h: graph files (docs/format.md), the text format that is a superset of GOAL.
  *
  * The reader (format_read.c) reads a whole file into memory and parses it with a hand-written
- * tokenizer in one pass, O(bytes + ops log ops): no per-token allocation, labels in a JudyHS
- * map per rank block. It fills a global graph with the ir_add_* calls (every op gets its line,
- * its label, its GOAL cpu/nic), then calls ir_finalize(). Every error is CDAG_ERR_FORMAT (or
+ * tokenizer in one pass, O(bytes + ops): no per-token allocation, labels in a hash table
+ * emptied per rank block. It fills a global graph with the ir_add_* calls (every op gets its
+ * line, its label, its GOAL cpu/nic), then calls ir_finalize(). Every error is CDAG_ERR_FORMAT (or
  * CDAG_ERR_IO, CDAG_ERR_UNSUPPORTED for wildcards, CDAG_ERR_CYCLE for cyclic `requires`) with
  * a message "FILE:LINE:COL: expected X, found 'Y'". No input makes it crash, hang or leak.
  * The writer (format_write.c) writes a graph back so that loading it gives the same graph:

@@ -3,9 +3,9 @@
  * The whole file is read into memory, then one pass of a hand-written tokenizer (words,
  * numbers, ':', '{', '}', end of line; comments //, #, slash-star) feeds a recursive-descent
  * parser that appends ops with the ir_add_* calls. Tokens point into the buffer, so nothing is
- * allocated per token. Labels live in a JudyHS map per rank block; `requires` statements wait
- * in a list until the block closes (they may name later labels). Cost: O(bytes) for the
- * tokenizer plus O(ops log ops) for the maps, then ir_finalize().
+ * allocated per token. Labels live in a hash table of the reader (label_map), emptied when a
+ * rank block opens; `requires` statements wait in a list until the block closes (they may name
+ * later labels). Cost: O(bytes + ops) expected, then ir_finalize().
  *
  * Statements are line-oriented as in GOAL: `[label:] op fields` | `label requires label` |
  * `scratch ADDR SIZE`, ended by an end of line or the block's '}'. Fields after the fixed part
@@ -39,6 +39,24 @@ typedef struct {        /* `after requires before`, resolved when its block clos
   int start;            /* irequires: after starts once before has started */
 } pending_dep;
 
+/* The labels of the open rank block: open addressing with linear probing over the labels
+   the graph keeps (ir_label). A block's ops are numbered from the graph's op count when it
+   opened, so slots of earlier ops count as free: opening a block empties the table without
+   touching it. The table doubles when half full and so ends up sized for the largest block,
+   16 to 32 bytes per label. Loading 2 million labelled ops through JudyHS cost a quarter of
+   the loader's instructions. */
+typedef struct {
+  uint32_t hash;
+  int32_t op;           /* 1 + the op; 0: never used */
+} label_slot;
+
+typedef struct {
+  label_slot *slot;     /* NULL before the first label */
+  uint64_t mask;        /* slots - 1 (a power of two) */
+  uint64_t used;        /* slots of the open block */
+  int64_t first_op;     /* the open block's first op */
+} label_map;
+
 typedef struct {
   const char *name;               /* file name for messages */
   const char *p, *end;            /* cursor and end of the buffer */
@@ -53,7 +71,7 @@ typedef struct {
   uint32_t num_ranks_line;
   Pvoid_t ranks_seen;             /* JudyL: rank -> line of its block */
   int32_t rank;                   /* rank of the open block */
-  Pvoid_t labels;                 /* JudyHS: label -> 1 + op id, of the open block */
+  label_map labels;               /* label -> op id, of the open block */
   pending_dep *pend;
   int64_t npend, pendcap;
   int32_t *fresh;                 /* send/recv ops without addr (not shared) */
@@ -176,46 +194,62 @@ static int skip_blanks(reader *r, token *nl_at, int *saw_nl) {
   return CDAG_OK;
 }
 
+/* A byte no token starts with, at t (r->p is past it). */
+static int bad_byte(reader *r, const token *t) {
+  unsigned char u = (unsigned char)*t->s;
+  if (u >= 0x20 && u < 0x7f) return rd_fail(r, CDAG_ERR_FORMAT, t, "unexpected character '%c'", (char)u);
+  return rd_fail(r, CDAG_ERR_FORMAT, t, "unexpected byte 0x%02x%s", u,
+                 u >= 0x80 ? " (the format is ASCII outside comments)" : "");
+}
+
+static int lex(reader *r, token *t);
+
+/* Comments at p, then blanks and more comments, then the token after them; a block comment
+   spanning lines is the end of line that ends the statement. Out of line so that lex's hot
+   path, which only tail-calls, needs no stack frame (lexing is a third of loading GOAL). */
+__attribute__((noinline)) static int lex_comment(reader *r, const char *p, token *t) {
+  int saw_nl, rc;
+  r->p = p;
+  if ((rc = skip_blanks(r, t, &saw_nl))) return rc;
+  return saw_nl ? CDAG_OK : lex(r, t);
+}
+
+/* The next token: blanks, then a word, a number or one character. */
 static int lex(reader *r, token *t) {
-  token nl;
-  int saw_nl = 0, rc;
-  if (r->p < r->end && (is_blank(*r->p) || *r->p == '#' || *r->p == '/') && (rc = skip_blanks(r, &nl, &saw_nl)))
-    return rc;
-  if (saw_nl) { /* the comment's line break ends the statement */
-    *t = nl;
-    return CDAG_OK;
-  }
   const char *p = r->p, *end = r->end;
+  while (p < end && is_blank(*p)) p++;
+  if (p < end && (*p == '#' || (*p == '/' && p + 1 < end && (p[1] == '/' || p[1] == '*'))))
+    return lex_comment(r, p, t); /* skip_blanks leaves p after them: lex does not come back */
   t->s = p;
   t->line = r->line;
   t->col = col_of(r, p);
-  t->len = 1;
-  if (p >= end) {
+  if (p == end) {
     t->kind = T_EOF;
     t->len = 0;
     return CDAG_OK;
   }
-  char c = *p++;
-  if (c == '\n') {
-    t->kind = T_NL;
-    r->line++;
-    r->line_start = p;
-  } else if (c == ':') t->kind = T_COLON;
-  else if (c == '{') t->kind = T_LBRACE;
-  else if (c == '}') t->kind = T_RBRACE;
-  else if (is_alpha(c) || is_digit(c) || (c == '-' && p < end && is_digit(*p))) {
+  char c = *p;
+  if (is_alnum(c) || (c == '-' && p + 1 < end && is_digit(p[1]))) {
+    const char *q = p + 1;
+    while (q < end && is_alnum(*q)) q++;
     t->kind = is_alpha(c) ? T_WORD : T_NUM;
-    while (p < end && is_alnum(*p)) p++;
-    t->len = p - t->s;
-  } else {
-    unsigned char u = (unsigned char)c;
-    r->p = p;
-    if (u >= 0x20 && u < 0x7f) return rd_fail(r, CDAG_ERR_FORMAT, t, "unexpected character '%c'", c);
-    return rd_fail(r, CDAG_ERR_FORMAT, t, "unexpected byte 0x%02x%s", u,
-                   u >= 0x80 ? " (the format is ASCII outside comments)" : "");
+    t->len = q - p;
+    r->p = q;
+    return CDAG_OK;
   }
-  r->p = p;
-  return CDAG_OK;
+  t->len = 1;
+  r->p = p + 1;
+  switch (c) {
+    case '\n':
+      t->kind = T_NL;
+      r->line++;
+      r->line_start = p + 1;
+      return CDAG_OK;
+    case ':': t->kind = T_COLON; return CDAG_OK;
+    case '{': t->kind = T_LBRACE; return CDAG_OK;
+    case '}': t->kind = T_RBRACE; return CDAG_OK;
+    default: return bad_byte(r, t);
+  }
 }
 
 static int next(reader *r) {
@@ -270,13 +304,14 @@ static int num_value(const token *t, int allow_b, int64_t *v, int *suffixed) {
   }
   if (s == e) return NUM_BAD;
   uint64_t x = 0, lim = (uint64_t)INT64_MAX / (uint64_t)base;
-  int big = 0;
+  int big = 0, fits = e - s <= (base == 10 ? 18 : 15);   /* 18 decimal, 15 hex digits: below 2^63 */
   for (; s < e; s++) { /* one pass: validate every digit, stop accumulating past 2^63-1 */
     unsigned c = (unsigned char)*s, d;
     if (c - '0' < 10u) d = c - '0';
     else if (base == 16 && (c | 0x20u) - 'a' < 6u) d = (c | 0x20u) - 'a' + 10;
     else return NUM_BAD;
-    if (big || x > lim || x * (uint64_t)base > (uint64_t)INT64_MAX - d) big = 1;
+    if (fits) x = x * (uint64_t)base + d;
+    else if (big || x > lim || x * (uint64_t)base > (uint64_t)INT64_MAX - d) big = 1;
     else x = x * (uint64_t)base + d;
   }
   if (big) return NUM_BIG;
@@ -284,20 +319,22 @@ static int num_value(const token *t, int allow_b, int64_t *v, int *suffixed) {
   return NUM_OK;
 }
 
+/* Why the token is not a number in lo..hi (k: what num_value said). */
+static int num_error(reader *r, const token *t, int k, int64_t lo, int64_t hi, const char *what) {
+  char b[200], w[160];
+  if (k == NUM_BIG)
+    return rd_fail(r, CDAG_ERR_FORMAT, t, "number %s is larger than 2^63-1", tok_show(t, b, sizeof b));
+  if (hi == INT64_MAX) snprintf(w, sizeof w, "%s", what);
+  else snprintf(w, sizeof w, "%s in %lld..%lld", what, (long long)lo, (long long)hi);
+  return expected(r, t, w);
+}
+
 /* The token as a number in lo..hi; `what` names it in the message. */
 static int num_in_sfx(reader *r, const token *t, int allow_b, int64_t lo, int64_t hi, const char *what, int64_t *v,
                       int *suffixed) {
   int k = num_value(t, allow_b, v, suffixed);
-  char b[200];
-  if (k == NUM_BIG)
-    return rd_fail(r, CDAG_ERR_FORMAT, t, "number %s is larger than 2^63-1", tok_show(t, b, sizeof b));
-  if (k != NUM_OK || *v < lo || *v > hi) {
-    char w[160];
-    if (hi == INT64_MAX) snprintf(w, sizeof w, "%s", what);
-    else snprintf(w, sizeof w, "%s in %lld..%lld", what, (long long)lo, (long long)hi);
-    return expected(r, t, w);
-  }
-  return CDAG_OK;
+  if (k == NUM_OK && *v >= lo && *v <= hi) return CDAG_OK;
+  return num_error(r, t, k, lo, hi, what);
 }
 
 static int num_in(reader *r, const token *t, int allow_b, int64_t lo, int64_t hi, const char *what, int64_t *v) {
@@ -337,6 +374,28 @@ static const char *const field_names[F_N] = {"tag", "addr", "cpu", "nic", "in", 
                                              "out", "root", "comm", "wait"};
 #define BIT(f) (1u << (f))
 
+/* The field the word in t names, or F_N. The first letter (and the length) leave one name to
+   compare: this runs for every field of every op. */
+static int field_of(const token *t) {
+  int k;
+  if (t->kind != T_WORD) return F_N;
+  switch (t->s[0]) {
+    case 't': k = t->len == 3 ? F_TAG : F_TO; break;
+    case 'a': k = t->len == 4 ? F_ADDR : F_AT; break;
+    case 'c': k = t->len == 3 ? F_CPU : F_COMM; break;
+    case 'i': k = t->len == 2 ? F_IN : F_INOUT; break;
+    case 'n': k = F_NIC; break;
+    case 'f': k = F_FROM; break;
+    case 's': k = F_SEG; break;
+    case 'o': k = F_OUT; break;
+    case 'r': k = F_ROOT; break;
+    case 'w': k = F_WAIT; break;
+    default: return F_N;
+  }
+  /* strncmp stops at the end of the name (a word has no NUL), so the name is long enough to index */
+  return strncmp(t->s, field_names[k], (size_t)t->len) == 0 && field_names[k][t->len] == '\0' ? k : F_N;
+}
+
 typedef struct {
   int present[F_N];
   int64_t v[F_N];
@@ -352,9 +411,8 @@ static int read_fields(reader *r, unsigned mask, const char *expect_text, fields
   for (;;) {
     if ((rc = next(r))) return rc;
     if (is_end(&r->tok)) return CDAG_OK;
-    int k = 0;
-    while (k < F_N && !((mask & BIT(k)) && is_word(&r->tok, field_names[k]))) k++;
-    if (k == F_N) return expected(r, &r->tok, expect_text);
+    int k = field_of(&r->tok);
+    if (k == F_N || !(mask & BIT(k))) return expected(r, &r->tok, expect_text);
     if (f->present[k]) return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "duplicate '%s'", field_names[k]);
     if (k == F_WAIT) {
       f->present[k] = 1;
@@ -381,7 +439,11 @@ static int field_in(reader *r, const fields *f, int k, int64_t lo, int64_t hi, c
   if (!f->present[k]) return CDAG_OK;
   if (k == F_TAG && f->v[k] == -1)
     return rd_fail(r, CDAG_ERR_UNSUPPORTED, &f->t[k], "wildcard tag '-1' (any tag) is not supported");
-  return num_in(r, &f->t[k], 0, lo, hi, what, v);
+  if (f->v[k] >= lo && f->v[k] <= hi) { /* read_fields parsed it */
+    *v = f->v[k];
+    return CDAG_OK;
+  }
+  return num_in(r, &f->t[k], 0, lo, hi, what, v);   /* the message */
 }
 
 static int require_field(reader *r, const fields *f, int k) {
@@ -389,6 +451,81 @@ static int require_field(reader *r, const fields *f, int k) {
   if (f->present[k]) return CDAG_OK;
   snprintf(w, sizeof w, "'%s'", field_names[k]);
   return expected(r, &r->tok, w);
+}
+
+/* ---- labels of the open block ---- */
+
+static uint32_t label_hash(const char *s, int64_t len) {
+  uint64_t h = 0xcbf29ce484222325u;   /* FNV-1a, then a multiply-xorshift: low bits pick the slot */
+  for (int64_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3u;
+  h ^= h >> 32;
+  h *= 0xd6e8feb86659fd93u;
+  return (uint32_t)(h ^ (h >> 32));
+}
+
+/* A block opens with no labels; its ops are first_op and up. */
+static void labels_open_block(label_map *m, int64_t first_op) {
+  m->first_op = first_op;
+  m->used = 0;
+}
+
+/* Is the label the graph keeps for op the word s (len bytes, no NUL)? strncmp stops at the end
+   of a shorter label, so l[len] is inside it when the first len bytes agree. */
+static int same_label(const cdag_graph *g, int32_t op, const char *s, int64_t len) {
+  const char *l = ir_label(g, op);
+  return l && strncmp(l, s, (size_t)len) == 0 && l[len] == '\0';
+}
+
+/* The slot of the open block holding the label, or the free slot where it would go (at most
+   half the slots are taken, so there is one). */
+static label_slot *labels_slot(const label_map *m, const cdag_graph *g, const char *s, int64_t len, uint32_t hash) {
+  for (uint64_t i = hash & m->mask;; i = (i + 1) & m->mask) {
+    label_slot *e = &m->slot[i];
+    if (e->op <= m->first_op || (e->hash == hash && same_label(g, e->op - 1, s, len))) return e;
+  }
+}
+
+/* Doubles the table (the first has 64 slots), keeping the open block's labels. */
+static int labels_grow(label_map *m) {
+  uint64_t n = m->slot ? 2 * (m->mask + 1) : 64;
+  label_map bigger = {calloc(n, sizeof(label_slot)), n - 1, m->used, m->first_op};
+  if (!bigger.slot) return CDAG_NOMEM("labels");
+  for (uint64_t i = 0; m->slot && i <= m->mask; i++) {
+    if (m->slot[i].op <= m->first_op) continue;
+    uint64_t j = m->slot[i].hash & bigger.mask;   /* its labels differ: the first free slot */
+    while (bigger.slot[j].op) j = (j + 1) & bigger.mask;
+    bigger.slot[j] = m->slot[i];
+  }
+  free(m->slot);
+  *m = bigger;
+  return CDAG_OK;
+}
+
+/* Defines the label t of op id in the open block, before ir_set_label; *first: the op that
+   already has it, or -1. */
+static int labels_add(label_map *m, const cdag_graph *g, const token *t, int32_t id, int32_t *first) {
+  int rc;
+  if ((!m->slot || (m->used + 1) * 2 > m->mask + 1) && (rc = labels_grow(m))) return rc;
+  uint32_t hash = label_hash(t->s, t->len);
+  label_slot *e = labels_slot(m, g, t->s, t->len, hash);
+  *first = e->op > m->first_op ? e->op - 1 : -1;
+  if (*first < 0) {
+    *e = (label_slot){hash, id + 1};
+    m->used++;
+  }
+  return CDAG_OK;
+}
+
+static void labels_free(label_map *m) {
+  free(m->slot);
+  m->slot = NULL;
+}
+
+/* The op the label t names in the open block, or -1. */
+static int32_t labels_find(const label_map *m, const cdag_graph *g, const token *t) {
+  if (!m->slot) return -1;
+  const label_slot *e = labels_slot(m, g, t->s, t->len, label_hash(t->s, t->len));
+  return e->op > m->first_op ? e->op - 1 : -1;
 }
 
 /* ---- ops ---- */
@@ -409,14 +546,11 @@ static int finish_op(reader *r, int rc, int32_t id, const token *kw, const token
   cdag_graph *g = r->g;
   if ((rc = ir_set_line(g, id, label ? label->line : kw->line))) return rc;
   if (label) {
-    PPvoid_t pv = JudyHSIns(&r->labels, (void *)label->s, (Word_t)label->len, PJE0);
-    if (pv == PJERR) return CDAG_NOMEM("labels");
-    if (*pv) {
-      int32_t first = (int32_t)((uintptr_t)*pv - 1);
+    int32_t first;
+    if ((rc = labels_add(&r->labels, g, label, id, &first))) return rc;
+    if (first >= 0)
       return rd_fail(r, CDAG_ERR_FORMAT, label, "duplicate label '%.*s' in rank %d (first defined at line %u)",
                      (int)(label->len > 64 ? 64 : label->len), label->s, r->rank, g->line[first]);
-    }
-    *pv = (void *)(uintptr_t)(id + 1);
     if ((rc = ir_set_label(g, id, label->s, label->len))) return rc;
   }
   int64_t cpu, nic;
@@ -728,11 +862,7 @@ static int read_statement(reader *r) {
 /* ---- rank blocks ---- */
 
 static int lookup_label(reader *r, const token *t, int32_t *id) {
-  PPvoid_t pv = JudyHSGet(r->labels, (void *)t->s, (Word_t)t->len);
-  if (pv && *pv) {
-    *id = (int32_t)((uintptr_t)*pv - 1);
-    return CDAG_OK;
-  }
+  if ((*id = labels_find(&r->labels, r->g, t)) >= 0) return CDAG_OK;
   /* error path only: is the label defined in another (earlier) rank block? */
   const cdag_graph *g = r->g;
   int n = (int)(t->len > 64 ? 64 : t->len);
@@ -778,16 +908,14 @@ static int unclosed(reader *r, const token *open) {
 /* The statements of `rank N {` up to its '}'. */
 static int read_block(reader *r, const token *open) {
   int rc;
+  labels_open_block(&r->labels, r->g->nops);
   if ((rc = next(r))) return rc;
   for (;;) {
     switch (r->tok.kind) {
       case T_NL:
         if ((rc = next(r))) return rc;
         break;
-      case T_RBRACE:
-        rc = resolve_deps(r);
-        JudyHSFreeArray(&r->labels, PJE0);
-        return rc;
+      case T_RBRACE: return resolve_deps(r);
       case T_EOF: return unclosed(r, open);
       case T_WORD: {
         const token *ahead;
@@ -971,7 +1099,7 @@ static int follow_dependencies(reader *r) {
 }
 
 static void reader_free(reader *r) {
-  JudyHSFreeArray(&r->labels, PJE0);
+  labels_free(&r->labels);
   JudyLFreeArray(&r->ranks_seen, PJE0);
   free(r->pend);
   free(r->fresh);
@@ -991,6 +1119,7 @@ int ir_load_mem(const char *buf, size_t len, const char *name, const ir_load_opt
   r.goal_buffers = o ? o->goal_buffers : IR_GOAL_FOLLOW;
   r.max_ranks = o && o->max_ranks > 0 && o->max_ranks < IR_MAX_RANKS ? o->max_ranks : IR_MAX_RANKS;
   int rc = read_file_body(&r);
+  labels_free(&r.labels);   /* before ir_finalize, which needs the most memory */
   if (rc == CDAG_OK) rc = assign_fresh(&r);
   if (rc == CDAG_OK) {
     rc = ir_finalize(r.g);
