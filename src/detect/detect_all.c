@@ -128,13 +128,34 @@ static int64_t own_block(const det_state *st, const uf_state *u, int32_t r, uint
   return -1;
 }
 
+/* The unused, non-empty self copies of members u->members[0..m) into out; the count. */
+static int64_t own_copies(const det_state *st, const uf_state *u, int32_t m, int64_t *out) {
+  const df_xfer *x = st->sst->xfers;
+  int64_t n = 0;
+  for (int32_t i = 0; i < m; i++) {
+    int32_t r = u->members[i];
+    int64_t lo = 0, hi = u->nself;
+    while (lo < hi) { /* first self copy of r */
+      int64_t mid = lo + (hi - lo) / 2;
+      if (x[u->self[mid]].src < r) lo = mid + 1;
+      else hi = mid;
+    }
+    for (; lo < u->nself && x[u->self[lo]].src == r; lo++)
+      if (!st->xused[u->self[lo]] && x[u->self[lo]].len) out[n++] = u->self[lo];
+  }
+  return n;
+}
+
 /* Adds an all-collective over t[0..n) (sorted by pair), with the members' own blocks for
-   the regular kinds, so a rank's own block moves inside the collective, not beside it. */
+   the regular kinds, so a rank's own block moves inside the collective, not beside it, and
+   for an alltoallv all their own copies (its own slot holds any number of pieces, as every
+   other slot: a redistribution's local pieces go with the rest). */
 static int add_all(det_state *st, const uf_state *u, det_kind k, int32_t m, const int64_t *t, int64_t n) {
   const df_xfer *x = st->sst->xfers;
-  int64_t *all = malloc((size_t)(n + m) * sizeof *all), na = n;
+  int64_t *all = malloc((size_t)(n + m + u->nself) * sizeof *all), na = n;
   if (!all) return CDAG_NOMEM("detection");
   memcpy(all, t, (size_t)n * sizeof *all);
+  if (k == DET_ALLTOALLV) na += own_copies(st, u, m, all + n);
   for (int64_t i = 0; (k == DET_ALLGATHER || k == DET_ALLTOALL) && i < n; i++) {
     if (i > 0 && x[t[i]].src == x[t[i - 1]].src) continue; /* once per member */
     int64_t own = own_block(st, u, x[t[i]].src, x[t[i]].len, k == DET_ALLGATHER ? x[t[i]].src_addr : UINT64_MAX);
