@@ -312,18 +312,25 @@ static void union_all(uf_state *u, const df_xfer *x, const int64_t *t, int64_t n
   for (int64_t i = 0; i < n; i++) u->ctuples[u->parent[x[t[i]].src]]++;
 }
 
-/* Could tuples t[0..n) hold a redistribution (det_redistributions)? Two ranks must send and
-   two receive: the SST of a tree (one source, or one destination) fails here, before any
-   sort. O(n) and the touched ranks of the last union_all over them. */
-static int may_redistribute(uf_state *u, const df_xfer *x, const int64_t *t, int64_t n) {
+/* Could tuples t[0..n), the last union_all's, hold a redistribution (det_redistributions)?
+   Two ranks must send and two receive (the SST of a tree fails), and some component c of m
+   ranks must have m^2 - 1 tuples or more: the union of components needs pieces beyond one
+   per pair at least (sum of m)(sum of m - 1), above the sum of m(m - 1), and a component's
+   pairs, m - 1 at least, leave it at most tuples - (m - 1) of them. A halo, a ring or a
+   tree of a million ranks (one component of few pieces per rank) stops here, unsorted.
+   DET_RD_YES (it may), or the test that fails. O(n + touched ranks). */
+static det_rd may_redistribute(uf_state *u, const df_xfer *x, const int64_t *t, int64_t n) {
   int64_t senders = 0, receivers = 0;
+  int enough = 0;
   for (int64_t i = 0; i < n; i++) u->role[x[t[i]].src] |= 1, u->role[x[t[i]].dst] |= 2;
   for (int64_t i = 0; i < u->ntouched; i++) {
     int32_t r = u->touched[i];
+    double m = u->csize[r];
     senders += u->role[r] & 1, receivers += u->role[r] >> 1;
     u->role[r] = 0;
+    enough |= u->parent[r] == r && (double)u->ctuples[r] >= m * m - 1;
   }
-  return senders >= 2 && receivers >= 2;
+  return senders < 2 || receivers < 2 ? DET_RD_ROOTED : enough ? DET_RD_YES : DET_RD_FEW_PIECES;
 }
 
 /* Can the component rooted at c (one tuple per ordered pair) hold a collective or deserve a
@@ -411,15 +418,17 @@ static int test_components(det_state *st, uf_state *u, int64_t *t, int64_t n, in
 }
 
 /* The redistribution among the transfers no collective covers yet (det_redistributions),
-   before the regular pass takes any of it: u->rd marks its ranks (every rank
-   DET_RD_ROOTED when none may be), *sum its figures (members 0: none). */
+   before the regular pass takes any of it: u->rd marks its ranks, or says why not; *sum
+   its figures (members 0: none). */
 static int find_redistribution(det_state *st, uf_state *u, int64_t *t, det_rd_sum *sum) {
   const df_xfer *x = st->sst->xfers;
   int64_t n = det_candidates(st, t);
   int rc = CDAG_OK;
   *sum = (det_rd_sum){0};
   union_all(u, x, t, n);
-  if (may_redistribute(u, x, t, n) && (rc = sort_pair(x, t, n)) == CDAG_OK)
+  det_rd may = may_redistribute(u, x, t, n);
+  for (int64_t i = 0; i < u->ntouched; i++) u->rd[u->touched[i]] = (uint8_t)may;
+  if (may == DET_RD_YES && (rc = sort_pair(x, t, n)) == CDAG_OK)
     rc = det_redistributions(st, u->parent, t, n, u->self, u->nself, u->rd, sum);
   for (int64_t i = 0; i < u->ntouched; i++) u->parent[u->touched[i]] = -1;
   return rc;
@@ -591,7 +600,7 @@ int det_all_collectives(det_state *st) {
     if (st->sst->xfers[i].src == st->sst->xfers[i].dst && !st->xused[i]) u.self[u.nself++] = i;
   if (rc == CDAG_OK) rc = sort_src_len(st->sst->xfers, u.self, u.nself);
   if (rc == CDAG_OK) memset(u.parent, 0xff, (size_t)p * sizeof *u.parent);
-  if (rc == CDAG_OK) memset(u.rd, DET_RD_ROOTED, (size_t)p);
+  if (rc == CDAG_OK) memset(u.rd, DET_RD_ROOTED, (size_t)p);   /* a rank without transfers is in none */
   det_rd_sum sum = {0};
   if (rc == CDAG_OK) rc = find_redistribution(st, &u, t, &sum);
   /* Regular groups taken may leave smaller vector groups whose members are regular groups

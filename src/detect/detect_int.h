@@ -72,9 +72,8 @@ int det_sort_ranks(int32_t *r, int32_t m, int32_t nprocs);
 /* "all" or "0-4,7" style description of sorted ranks into buf. */
 const char *det_ranks_text(const int32_t *ranks, int32_t n, int32_t nprocs, char *buf, int size);
 
-/* Is the traffic left a redistribution (redistribution.c)? DET_RD_YES, or
-   the first test it fails, in this order: a rank's (TWICE, SAME_ARRAY), then the group's
-   (ROOTED, SMALL, FEW_PIECES). */
+/* Is the traffic a redistribution (redistribution.c)? DET_RD_YES, or a test it fails: a
+   rank's (TWICE, SAME_ARRAY) or the group's (ROOTED, SMALL, FEW_PIECES). */
 typedef enum { DET_RD_YES, DET_RD_ROOTED, DET_RD_SMALL, DET_RD_FEW_PIECES, DET_RD_TWICE, DET_RD_SAME_ARRAY } det_rd;
 const char *det_rd_text(det_rd why);   /* "not a redistribution: a rank sends some bytes twice" */
 /* A redistribution's ranks, and the pairs among them that move data and their pieces. */
