@@ -1,4 +1,4 @@
-/* cdag — src/detect/redistribution.c: is the traffic left over a redistribution?
+/* cdag — src/detect/redistribution.c: are the transfers between ranks a redistribution?
  *
  * The vector pass takes an all-to-all pattern as one alltoallv when it covers the fraction
  * `density` of its group's pairs. Whatever its density, the transfers between ranks are one
