@@ -5,7 +5,8 @@
  * bcast > gather, scatter, then allreduce > reduce_scatter(_block) > reduce, on the whole
  * rank set and on subsets (rooted kinds largest first; all-kinds among connected
  * components), vector variants with density tau, barriers from complete wait sets of
- * zero-byte / scratch-only traffic, and merges collectives of one shape and root. A
+ * zero-byte / scratch-only traffic, and merges collectives of one shape and root. Traffic
+ * with the shape of a redistribution is one alltoallv whatever its density. A
  * reduction several ranks but not all contributors keep becomes a reduce plus a bcast of its
  * result to them (replicate.c). What is left is residual. Cost O(n log n) for n SST tuples.
  *
@@ -63,6 +64,9 @@ typedef struct {
   int64_t after;           /* 0: reads origins, as every other part; k > 0: a replication
                               (replicate.c): its send slots read what collective k - 1 (an
                               earlier one) wrote, so it runs after that one completes */
+  int64_t rd_pairs, rd_pieces;  /* an alltoallv taken as a redistribution (redistribution.c):
+                                   the pairs of ranks that move data and their pieces (own
+                                   copies not counted); 0 otherwise */
 } det_coll;
 
 /* How a collective runs and why (filled by exec, kernel_choice.c: kern_choose_plan; the

@@ -50,6 +50,8 @@ typedef struct {
   int32_t *cover;      /* per rank: size of the complete vector group it is in, 0 if none */
   int32_t *csize;      /* per component root: members (test_components) */
   int64_t *ctuples;    /* per component root: tuples */
+  uint8_t *role;       /* per rank: 1 sends, 2 receives (may_redistribute's scratch, left zero) */
+  uint8_t *rd;         /* per rank: its det_rd (det_redistributions) */
   int64_t *lstart;     /* regular pass: per layer, counting-sort offsets */
   int64_t lstartcap;
   const int64_t *all;  /* regular pass: the candidates sorted by (size, pair, offsets) */
@@ -128,13 +130,34 @@ static int64_t own_block(const det_state *st, const uf_state *u, int32_t r, uint
   return -1;
 }
 
+/* The unused, non-empty self copies of members u->members[0..m) into out; the count. */
+static int64_t own_copies(const det_state *st, const uf_state *u, int32_t m, int64_t *out) {
+  const df_xfer *x = st->sst->xfers;
+  int64_t n = 0;
+  for (int32_t i = 0; i < m; i++) {
+    int32_t r = u->members[i];
+    int64_t lo = 0, hi = u->nself;
+    while (lo < hi) { /* first self copy of r */
+      int64_t mid = lo + (hi - lo) / 2;
+      if (x[u->self[mid]].src < r) lo = mid + 1;
+      else hi = mid;
+    }
+    for (; lo < u->nself && x[u->self[lo]].src == r; lo++)
+      if (!st->xused[u->self[lo]] && x[u->self[lo]].len) out[n++] = u->self[lo];
+  }
+  return n;
+}
+
 /* Adds an all-collective over t[0..n) (sorted by pair), with the members' own blocks for
-   the regular kinds, so a rank's own block moves inside the collective, not beside it. */
+   the regular kinds, so a rank's own block moves inside the collective, not beside it, and
+   for an alltoallv all their own copies (its own slot holds any number of pieces, as every
+   other slot: a redistribution's local pieces go with the rest). */
 static int add_all(det_state *st, const uf_state *u, det_kind k, int32_t m, const int64_t *t, int64_t n) {
   const df_xfer *x = st->sst->xfers;
-  int64_t *all = malloc((size_t)(n + m) * sizeof *all), na = n;
+  int64_t *all = malloc((size_t)(n + m + u->nself) * sizeof *all), na = n;
   if (!all) return CDAG_NOMEM("detection");
   memcpy(all, t, (size_t)n * sizeof *all);
+  if (k == DET_ALLTOALLV) na += own_copies(st, u, m, all + n);
   for (int64_t i = 0; (k == DET_ALLGATHER || k == DET_ALLTOALL) && i < n; i++) {
     if (i > 0 && x[t[i]].src == x[t[i - 1]].src) continue; /* once per member */
     int64_t own = own_block(st, u, x[t[i]].src, x[t[i]].len, k == DET_ALLGATHER ? x[t[i]].src_addr : UINT64_MAX);
@@ -289,6 +312,27 @@ static void union_all(uf_state *u, const df_xfer *x, const int64_t *t, int64_t n
   for (int64_t i = 0; i < n; i++) u->ctuples[u->parent[x[t[i]].src]]++;
 }
 
+/* Could tuples t[0..n), the last union_all's, hold a redistribution (det_redistributions)?
+   Two ranks must send and two receive (the SST of a tree fails), and some component c of m
+   ranks must have m^2 - 1 tuples or more: the union of components needs pieces beyond one
+   per pair at least (sum of m)(sum of m - 1), above the sum of m(m - 1), and a component's
+   pairs, m - 1 at least, leave it at most tuples - (m - 1) of them. A halo, a ring or a
+   tree of a million ranks (one component of few pieces per rank) stops here, unsorted.
+   DET_RD_YES (it may), or the test that fails. O(n + touched ranks). */
+static det_rd may_redistribute(uf_state *u, const df_xfer *x, const int64_t *t, int64_t n) {
+  int64_t senders = 0, receivers = 0;
+  int enough = 0;
+  for (int64_t i = 0; i < n; i++) u->role[x[t[i]].src] |= 1, u->role[x[t[i]].dst] |= 2;
+  for (int64_t i = 0; i < u->ntouched; i++) {
+    int32_t r = u->touched[i];
+    double m = u->csize[r];
+    senders += u->role[r] & 1, receivers += u->role[r] >> 1;
+    u->role[r] = 0;
+    enough |= u->parent[r] == r && (double)u->ctuples[r] >= m * m - 1;
+  }
+  return senders < 2 || receivers < 2 ? DET_RD_ROOTED : enough ? DET_RD_YES : DET_RD_FEW_PIECES;
+}
+
 /* Can the component rooted at c (one tuple per ordered pair) hold a collective or deserve a
    note? A complete core needs m'(m'-1) tuples on m' >= m - 8 members (8 peels at most); a
    vector group, or its note, density min(tau, 1/2). Most components of trees fail here,
@@ -358,9 +402,9 @@ static int test_components(det_state *st, uf_state *u, int64_t *t, int64_t n, in
     } else if (vector && m >= 3 && density >= 0.5 && det_group_ok(st, m)) {
       char rb[128];
       rc = det_note(st, "all-to-all pattern on %s incomplete: %lld of %.0f pairs, density %.2f < %.2f "
-                        "(options.density, --density=%.2f, would take it as a vector collective)",
+                        "(options.density, --density=%.2f, would take it as a vector collective); %s",
                     det_ranks_text(u->members, m, st->g->nprocs, rb, sizeof rb), (long long)(j - i), pairs,
-                    density, st->opts.density, floor(density * 100) / 100);
+                    density, st->opts.density, floor(density * 100) / 100, det_rd_text(u->rd[u->members[0]]));
     } else if (complete && m >= 3 && !det_group_ok(st, m) && m < st->g->nprocs) {
       if (!st->small_groups++) {
         st->small_size = m;
@@ -370,6 +414,72 @@ static int test_components(det_state *st, uf_state *u, int64_t *t, int64_t n, in
     i = j;
   }
   for (int64_t i = 0; i < u->ntouched; i++) u->parent[u->touched[i]] = -1;
+  return rc;
+}
+
+/* The redistribution among the transfers no collective covers yet (det_redistributions),
+   before the regular pass takes any of it: u->rd marks its ranks, or says why not; *sum
+   its figures (members 0: none). */
+static int find_redistribution(det_state *st, uf_state *u, int64_t *t, det_rd_sum *sum) {
+  const df_xfer *x = st->sst->xfers;
+  int64_t n = det_candidates(st, t);
+  int rc = CDAG_OK;
+  *sum = (det_rd_sum){0};
+  union_all(u, x, t, n);
+  det_rd may = may_redistribute(u, x, t, n);
+  for (int64_t i = 0; i < u->ntouched; i++) u->rd[u->touched[i]] = (uint8_t)may;
+  if (may == DET_RD_YES && (rc = sort_pair(x, t, n)) == CDAG_OK)
+    rc = det_redistributions(st, u->parent, t, n, u->self, u->nself, u->rd, sum);
+  for (int64_t i = 0; i < u->ntouched; i++) u->parent[u->touched[i]] = -1;
+  return rc;
+}
+
+/* Proto i now covers the redistribution's ranks members[0..m) as an alltoallv, to merge
+   with the one take_redistribution adds (plan.c merges protos of one shape). */
+static int fold_into(det_state *st, int64_t i, const int32_t *members, int32_t m) {
+  IR_GROW(st->members, st->nmembers, st->membercap, m, "collectives");
+  memcpy(st->members + st->nmembers, members, (size_t)m * sizeof *members);
+  st->protos[i].kind = DET_ALLTOALLV;
+  st->protos[i].members_first = st->nmembers;
+  st->protos[i].nmembers = m;
+  st->nmembers += m;
+  return CDAG_OK;
+}
+
+/* Are all members of proto i ranks of the redistribution? */
+static int inside(const det_state *st, const uf_state *u, int64_t i) {
+  const det_proto *q = &st->protos[i];
+  for (int32_t k = 0; k < q->nmembers; k++)
+    if (u->rd[st->members[q->members_first + k]] != DET_RD_YES) return 0;
+  return 1;
+}
+
+/* The redistribution (u->rd, sum: find_redistribution) as one alltoallv over its ranks:
+   what the regular pass left of it (taken from t[0..n), which keeps the other tuples), the
+   ranks' own copies, and the alltoalls the regular pass found among its ranks (complete
+   layers of equal pieces), folded in. When the regular pass took all of it, it stays the
+   alltoall it is. */
+static int take_redistribution(det_state *st, uf_state *u, int64_t *t, int64_t *n, const det_rd_sum *sum) {
+  const df_xfer *x = st->sst->xfers;
+  int64_t *w = malloc((size_t)(*n ? *n : 1) * sizeof *w), k = 0, kept = 0;
+  if (!w) return CDAG_NOMEM("detection");
+  for (int64_t i = 0; i < *n; i++) {
+    if (u->rd[x[t[i]].src] == DET_RD_YES) w[k++] = t[i];
+    else t[kept++] = t[i];
+  }
+  *n = kept;
+  int32_t m = 0;
+  for (int32_t r = 0; r < st->g->nprocs; r++)
+    if (u->rd[r] == DET_RD_YES) u->members[m++] = r;
+  int rc = k ? sort_pair(x, w, k) : CDAG_OK;
+  for (int64_t i = 0, np = st->nprotos; k && rc == CDAG_OK && i < np; i++)
+    if (st->protos[i].kind == DET_ALLTOALL && inside(st, u, i)) rc = fold_into(st, i, u->members, m);
+  if (k && rc == CDAG_OK) rc = add_all(st, u, DET_ALLTOALLV, m, w, k);
+  if (k && rc == CDAG_OK) {
+    st->protos[st->nprotos - 1].rd_pairs = sum->pairs;
+    st->protos[st->nprotos - 1].rd_pieces = sum->pieces;
+  }
+  free(w);
   return rc;
 }
 
@@ -439,9 +549,10 @@ static int regular_pass(det_state *st, uf_state *u, int64_t *t, int64_t *g, uint
   return rc;
 }
 
-/* Vector pass: the first tuple of every remaining pair, any size, decides the groups; an
-   alltoallv then takes all of its pairs' tuples. */
-static int vector_pass(det_state *st, uf_state *u, int64_t *t, uint8_t *seen) {
+/* Vector pass: the redistribution first, if any (find_redistribution), as one alltoallv;
+   then the first tuple of every remaining pair, any size, decides the groups dense enough
+   for a v-kind; an alltoallv then takes all of its pairs' tuples. */
+static int vector_pass(det_state *st, uf_state *u, int64_t *t, uint8_t *seen, const det_rd_sum *sum) {
   const df_xfer *x = st->sst->xfers;
   int64_t n = det_candidates(st, t), m = 0;
   union_all(u, x, t, n); /* tuples bound the pairs: nothing to sort if no component could do */
@@ -449,10 +560,11 @@ static int vector_pass(det_state *st, uf_state *u, int64_t *t, uint8_t *seen) {
   for (int64_t i = 0; i < u->ntouched && !any; i++)
     any = u->parent[u->touched[i]] == u->touched[i] && !component_hopeless(st, u, u->touched[i], 1);
   for (int64_t i = 0; i < u->ntouched; i++) u->parent[u->touched[i]] = -1;
-  if (!any) return CDAG_OK;
-  int rc = sort_pair(x, t, n);
-  int64_t *all = rc == CDAG_OK ? malloc((size_t)n * sizeof *all) : NULL;
-  if (rc != CDAG_OK || !all) return rc != CDAG_OK ? rc : CDAG_NOMEM("detection");
+  int rc = sum->members ? take_redistribution(st, u, t, &n, sum) : CDAG_OK;
+  if (any && rc == CDAG_OK) rc = sort_pair(x, t, n);
+  if (!any || rc != CDAG_OK) return rc;
+  int64_t *all = malloc((size_t)(n ? n : 1) * sizeof *all);
+  if (!all) return CDAG_NOMEM("detection");
   memcpy(all, t, (size_t)n * sizeof *all);
   for (int64_t i = 0; i < n; i++)
     if (i == 0 || x[t[i]].src != x[t[i - 1]].src || x[t[i]].dst != x[t[i - 1]].dst) t[m++] = t[i];
@@ -476,8 +588,10 @@ int det_all_collectives(det_state *st) {
   u.cover = calloc((size_t)p, sizeof *u.cover);
   u.csize = malloc((size_t)p * sizeof *u.csize);
   u.ctuples = malloc((size_t)p * sizeof *u.ctuples);
-  int rc = t && g && seen && u.parent && u.touched && u.layer && u.members && u.cover && u.csize && u.ctuples
-               ? CDAG_OK : CDAG_NOMEM("detection");
+  u.role = calloc((size_t)p, 1);
+  u.rd = malloc((size_t)p);
+  int rc = t && g && seen && u.parent && u.touched && u.layer && u.members && u.cover && u.csize && u.ctuples &&
+           u.role && u.rd ? CDAG_OK : CDAG_NOMEM("detection");
   int64_t nself = 0;
   for (int64_t i = 0; i < st->sst->nxfers; i++) nself += st->sst->xfers[i].src == st->sst->xfers[i].dst && !st->xused[i];
   u.self = malloc((size_t)(nself ? nself : 1) * sizeof *u.self);
@@ -486,6 +600,9 @@ int det_all_collectives(det_state *st) {
     if (st->sst->xfers[i].src == st->sst->xfers[i].dst && !st->xused[i]) u.self[u.nself++] = i;
   if (rc == CDAG_OK) rc = sort_src_len(st->sst->xfers, u.self, u.nself);
   if (rc == CDAG_OK) memset(u.parent, 0xff, (size_t)p * sizeof *u.parent);
+  if (rc == CDAG_OK) memset(u.rd, DET_RD_ROOTED, (size_t)p);   /* a rank without transfers is in none */
+  det_rd_sum sum = {0};
+  if (rc == CDAG_OK) rc = find_redistribution(st, &u, t, &sum);
   /* Regular groups taken may leave smaller vector groups whose members are regular groups
      themselves (row alltoalls under a global allgather): repeat while something is found. */
   for (int round = 0, found = 1; rc == CDAG_OK && found && round < 4; round++) {
@@ -495,8 +612,8 @@ int det_all_collectives(det_state *st) {
     found = st->nprotos > before;
   }
   u.all = NULL;
-  if (rc == CDAG_OK) rc = vector_pass(st, &u, t, seen);
+  if (rc == CDAG_OK) rc = vector_pass(st, &u, t, seen, &sum);
   free(t); free(g); free(seen); free(u.parent); free(u.touched); free(u.layer); free(u.members); free(u.self); free(u.cover); free(u.lstart);
-  free(u.csize); free(u.ctuples);
+  free(u.csize); free(u.ctuples); free(u.role); free(u.rd);
   return rc;
 }

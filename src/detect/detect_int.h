@@ -18,6 +18,8 @@ typedef struct {
   int reduction;          /* tuples index sst->reds rather than sst->xfers */
   int64_t after;          /* 0, or 1 + the proto (a reduce) whose result this bcast replicates:
                              its send slot is that reduce's result at the root (replicate.c) */
+  int64_t rd_pairs, rd_pieces;  /* an alltoallv taken as a redistribution: its pairs and the
+                                   pieces they move; 0 otherwise */
 } det_proto;
 
 typedef struct {
@@ -69,6 +71,23 @@ int32_t det_max_degree(const det_state *st, const int64_t *t, int64_t n, int out
 int det_sort_ranks(int32_t *r, int32_t m, int32_t nprocs);
 /* "all" or "0-4,7" style description of sorted ranks into buf. */
 const char *det_ranks_text(const int32_t *ranks, int32_t n, int32_t nprocs, char *buf, int size);
+
+/* Is the traffic a redistribution (redistribution.c)? DET_RD_YES, or a test it fails: a
+   rank's (TWICE, SAME_ARRAY) or the group's (ROOTED, SMALL, FEW_PIECES). */
+typedef enum { DET_RD_YES, DET_RD_ROOTED, DET_RD_SMALL, DET_RD_FEW_PIECES, DET_RD_TWICE, DET_RD_SAME_ARRAY } det_rd;
+const char *det_rd_text(det_rd why);   /* "not a redistribution: a rank sends some bytes twice" */
+/* A redistribution's ranks, and the pairs among them that move data and their pieces. */
+typedef struct {
+  int32_t members;
+  int64_t pairs, pieces;
+} det_rd_sum;
+/* Verdicts over transfers t[0..n) (no self copies; sorted by pair), into verdict[r] for
+   every rank r they touch: DET_RD_YES for the ranks of the components that together form a
+   redistribution (one alltoallv; its figures in *sum, else all 0), else why not. comp[r]:
+   r's component id (a rank). self[0..nself): self copies, of which the unused ones count as
+   what their rank keeps. O(n log n + p). */
+int det_redistributions(const det_state *st, const int32_t *comp, const int64_t *t, int64_t n, const int64_t *self,
+                        int64_t nself, uint8_t *verdict, det_rd_sum *sum);
 
 /* plan.c: merge protos and build the plan. */
 int det_build_plan(det_state *st, cdag_plan *p);

@@ -239,6 +239,8 @@ static int build_collective(det_state *st, cdag_plan *p, const int64_t *group, i
   for (int64_t i = 0; i < ng && rc == CDAG_OK; i++) {
     const det_proto *q = &st->protos[group[i]];
     c->ntransfers += q->ntuples;
+    c->rd_pairs += q->rd_pairs;
+    c->rd_pieces += q->rd_pieces;
     coll_of[group[i]] = p->ncolls;
     if (q->reduction && q->ntuples && det_kind_get(q->kind)->reduces) {
       const df_red *d = &st->sst->reds[st->tuples[q->tuples_first]];

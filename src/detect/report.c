@@ -98,6 +98,15 @@ static void json_replication(FILE *f, const cdag_plan *p, const det_coll *c) {
   free(v);
 }
 
+/* Why an alltoallv was taken as a redistribution: its figures (docs/semantics.md). */
+static void text_redistribution(FILE *f, const det_coll *c) {
+  if (!c->rd_pairs) return;
+  long long pairs = (long long)c->nranks * (c->nranks - 1);
+  fprintf(f, "  redistribution: %lld of %lld pairs move %lld pieces, %lld beyond the first of each pair (at least the "
+          "group's %lld pairs); each rank sends every byte once, from one array to another\n", (long long)c->rd_pairs,
+          pairs, (long long)c->rd_pieces, (long long)(c->rd_pieces - c->rd_pairs), pairs);
+}
+
 static int64_t native_total(const cdag_plan *p) {
   int64_t n = 0;
   for (int k = 0; k < IR_COLL_NKINDS; k++) n += p->native_calls[k];
@@ -135,6 +144,7 @@ static void report_text(const cdag_plan *p, FILE *f) {
                  c->after > 0 ? "reductions" : "transfers");
     if (p->native) fprintf(f, "  %s\n", p->native[i] ? "native: the program called it" : "hand-written: the program built it from messages");
     if (p->choices) fprintf(f, "  algorithm: %s (%s)\n", p->choices[i].name, p->choices[i].why);
+    text_redistribution(f, c);
     text_replication(f, p, c);
   }
   if (p->ncolls == 0) fprintf(f, "no collectives found\n");
@@ -178,6 +188,8 @@ static void json_coll(FILE *f, const cdag_plan *p, int64_t i) {
   if (c->kind >= DET_REDUCE && c->kind != DET_BARRIER)
     fprintf(f, ", \"type\": \"%s\", \"op\": \"%s\"", ir_type_name(c->type), ir_rop_name(c->op));
   json_replication(f, p, c);
+  if (c->rd_pairs)
+    fprintf(f, ", \"redistribution\": {\"pairs\": %lld, \"pieces\": %lld}", (long long)c->rd_pairs, (long long)c->rd_pieces);
   if (p->native) fprintf(f, ", \"native\": %s", p->native[i] ? "true" : "false");
   if (p->choices) {
     fprintf(f, ", \"algorithm\": ");

@@ -47,6 +47,7 @@ expect_status 0 "$cdag" analyze --json "$det/halo2d_torus3x3.cdag"
 expect_out '"collectives": [],'
 expect_out '"residual": {"transfers": 36, "bytes": 2304, "messages": 36'
 expect_out 'neighbourhood exchange, not a collective'
+expect_out 'density 0.50 < 1.00 (options.density, --density=0.50, would take it as a vector collective); not a redistribution: fewer pieces beyond one per pair than the group has pairs'
 expect_status 0 "$cdag" analyze "$det/halo2d_torus3x3.cdag"
 head -1 "$tmp/out" | grep -qF "no collectives found" || fail "halo text report: $(head -1 "$tmp/out")"
 

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # cdag tests — tests/cli/gen_redistribute.sh CDAG SOURCE_DIR: `cdag gen redistribute`.
 #
-# Generated graphs (a 2 x 2 grid to a 1 x 4 row; 3 : 5 overlapping groups; a padded-free
-# transpose-like 1 x 4 to 4 x 1) pass `cdag verify`; the analysis notes the incomplete
-# all-to-all under the default density and finds one alltoallv over the union of the
-# groups when --density admits it; bad shapes and layouts are usage or argument errors.
+# Generated graphs (a 2 x 2 grid to a 1 x 4 row; a 2 x 2 grid to a 3 x 1 column overlapping
+# it in two ranks; 3 : 5 overlapping groups) pass `cdag verify`; under the default options
+# the first two are one alltoallv over the union of the groups, own pieces included,
+# reported as a redistribution; the third, whose pairs move whole columns (too few pieces
+# for the rule), is one alltoallv when --density admits it; bad shapes and layouts are
+# usage or argument errors.
 set -u
 cdag=$1
 src=$2
@@ -16,12 +18,23 @@ expect_out "ok: 4 ranks, 224 ops (96 send, 96 recv, 0 reduce, 32 copy, 0 calc)"
 expect_status 0 "$cdag" verify "$tmp/a.cdag"
 expect_out "matches the graph on all 4 ranks"
 expect_status 0 "$cdag" analyze "$tmp/a.cdag"
-expect_out "6 of 12 pairs, density 0.50"
+expect_out "alltoallv over all 4 ranks, 8192 B in total (128 transfers)"
+expect_out "  redistribution: 6 of 12 pairs move 96 pieces, 90 beyond the first of each pair (at least the group's 12 pairs)"
+expect_out "residual: 0 transfers (0 B) in 0 messages"
+expect_status 0 "$cdag" analyze --json "$tmp/a.cdag"
+expect_out '"redistribution": {"pairs": 6, "pieces": 96}'
+expect_status 0 "$cdag" verify "$tmp/a.cdag"
+expect_out "plan (1 collectives, 0 residual messages) matches the graph on all 4 ranks"
 expect_status 0 "$cdag" analyze --density=0.5 "$tmp/a.cdag"
-expect_out "alltoallv over all 4 ranks, 6144 B in total (96 transfers)"
-expect_out "residual: 32 transfers (2048 B)"
-expect_status 0 "$cdag" verify --density=0.5 "$tmp/a.cdag"
-expect_out "plan (1 collectives"
+expect_out "alltoallv over all 4 ranks, 8192 B in total (128 transfers)"
+# 2 x 2 from rank 0 to 3 x 1 from rank 2: 5 ranks, 10 of 20 pairs
+expect_status 0 "$cdag" gen redistribute --shape 32x32 --elem 8 --from 4x4@2x2 --to 8x2@3x1+2 -o "$tmp/c.cdag"
+expect_status 0 "$cdag" analyze "$tmp/c.cdag"
+expect_out "alltoallv over all 5 ranks, 8192 B in total"
+expect_out "  redistribution: 10 of 20 pairs"
+expect_out "residual: 0 transfers (0 B) in 0 messages"
+expect_status 0 "$cdag" verify "$tmp/c.cdag"
+expect_out "plan (1 collectives, 0 residual messages) matches the graph on all 5 ranks"
 # 3 ranks to 5, overlapping in ranks 1 and 2: 6 ranks, one alltoallv over all
 expect_status 0 "$cdag" gen redistribute --shape 30x30 --elem 8 --from 4x4@1x3 --to 3x3@1x5+1 -o "$tmp/b.cdag"
 expect_status 0 "$cdag" verify "$tmp/b.cdag"
