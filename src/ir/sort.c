@@ -2,12 +2,15 @@
  *
  * Detection and planning sort millions of tuple indices by several fields of the records
  * they name (source, destination, length, addresses). qsort with a comparator pays
- * n log n callbacks, each two cache misses into the records. Here the fields are packed
- * into 64-bit words holding only the bits that vary (ranks need 20 bits at a million
- * processes; an address shared by every transfer needs none), and each word is sorted by
- * 11-bit passes over compact (key, index) pairs: the records are read twice per word, not
- * log n times. LSD order makes the sort stable, like glibc's merge sort that qsort used
- * before, so results are unchanged. O(n) per 11 bits of a word; 3n words of scratch. */
+ * n log n callbacks, each two cache misses into the records. Here the leading fields are
+ * packed into a 64-bit word holding only the bits that vary (ranks need 20 bits at a
+ * million processes; an address shared by every transfer needs none), and the word is
+ * sorted by passes of up to 11 bits over compact (key, index) pairs: the records are read
+ * twice per field, not log n times. The fields that did not fit sort each run of equal
+ * words, in turn; as the first word mostly decides (ranks and sizes lead, addresses
+ * break ties), the later ones cost little. LSD passes and sorting within runs keep the
+ * sort stable, like glibc's merge sort that qsort used before, so results are unchanged.
+ * O(n) per pass; 3n words of scratch per level of runs. */
 #define _GNU_SOURCE   /* qsort_r */
 #include <string.h>
 
@@ -51,15 +54,50 @@ static void insertion(int64_t *idx, int64_t n, const ir_key *keys, int nkeys) {
   }
 }
 
+/* The values of key k for records idx[0..n) into out: one loop per field width, so the
+   loop reads one kind of field (key_of's checks, per element, cost more than the load). */
+static void gather(const ir_key *k, const int64_t *idx, int64_t n, uint64_t *out) {
+  if (!k->base) {
+    for (int64_t i = 0; i < n; i++) out[i] = (uint64_t)idx[i];
+    return;
+  }
+  const unsigned char *b = (const unsigned char *)k->base + k->off;
+  size_t st = k->stride;
+  switch (k->width) {
+  case 1: for (int64_t i = 0; i < n; i++) out[i] = (uint64_t)(b[(size_t)idx[i] * st] ^ (k->is_signed ? 0x80 : 0)); break;
+  case 2: {
+    uint16_t flip = k->is_signed ? 0x8000 : 0, u;
+    for (int64_t i = 0; i < n; i++) memcpy(&u, b + (size_t)idx[i] * st, 2), out[i] = (uint16_t)(u ^ flip);
+  } break;
+  case 4: {
+    uint32_t flip = k->is_signed ? 0x80000000u : 0, u;
+    if (k->map)
+      for (int64_t i = 0; i < n; i++) memcpy(&u, b + (size_t)idx[i] * st, 4), out[i] = (uint32_t)k->map[u] ^ flip;
+    else
+      for (int64_t i = 0; i < n; i++) memcpy(&u, b + (size_t)idx[i] * st, 4), out[i] = u ^ flip;
+  } break;
+  default: {
+    uint64_t flip = k->is_signed ? 1ULL << 63 : 0, u;
+    for (int64_t i = 0; i < n; i++) memcpy(&u, b + (size_t)idx[i] * st, 8), out[i] = u ^ flip;
+  }
+  }
+}
+
 /* Stable LSD radix sort of (key, idx) pairs by the low `bits` bits of key, in passes of at
-   most 11 bits (20-bit ranks: two passes); returns which buffer pair holds the result
-   (0: key/idx, 1: tkey/tidx). */
+   most 11 bits (20-bit ranks: two passes), fewer for fewer pairs than 2^11 (the sorts of
+   tied runs are small, and clearing 2^11 counters would cost them more than their pairs);
+   a pass whose digit is the same for all is skipped. Returns which buffer pair holds the
+   result (0: key/idx, 1: tkey/tidx). */
 static int radix_pairs(uint64_t *key, int64_t *idx, uint64_t *tkey, int64_t *tidx, int64_t n, int bits) {
-  int which = 0, passes = (bits + 10) / 11, width = (bits + passes - 1) / passes;
+  int most = 11;
+  while (most > 4 && ((int64_t)1 << most) > n) most--;
+  int which = 0, passes = (bits + most - 1) / most, width = (bits + passes - 1) / passes;
   uint64_t mask = (1ULL << width) - 1;
   for (int shift = 0; shift < bits; shift += width) {
-    int64_t count[1 << 11] = {0};
+    int64_t count[1 << 11];
+    memset(count, 0, (mask + 1) * sizeof *count);
     for (int64_t i = 0; i < n; i++) count[(key[i] >> shift) & mask]++;
+    if (count[(key[0] >> shift) & mask] == n) continue;
     int64_t pos = 0;
     for (uint64_t c = 0; c <= mask; c++) {
       int64_t k = count[c];
@@ -80,46 +118,69 @@ static int radix_pairs(uint64_t *key, int64_t *idx, uint64_t *tkey, int64_t *tid
 
 static int range_bits(uint64_t span) { return span ? 64 - __builtin_clzll(span) : 0; }
 
-/* Keys are ranged first (bits each field needs above its minimum), then packed into 64-bit
-   words, least significant fields first, and each word sorted as one radix key: the records
-   are read once per word, the passes run over compact (key, index) pairs. */
-int ir_sort_fields(int64_t *idx, int64_t n, const ir_key *keys, int nkeys) {
-  if (n < 2 || nkeys < 1) return CDAG_OK;
-  if (nkeys > IR_SORT_MAX_KEYS) return cdag__error(CDAG_ERR_ARG, "ir_sort_fields: %d keys (at most %d)", nkeys, IR_SORT_MAX_KEYS);
+static int sort_from(int64_t *idx, int64_t n, const ir_key *keys, int nkeys);
+
+/* Each run of equal words w (sorted, aligned with idx) sorted by the keys that follow. */
+static int sort_ties(int64_t *idx, const uint64_t *w, int64_t n, const ir_key *keys, int nkeys) {
+  for (int64_t a = 0, b; a < n; a = b) {
+    for (b = a + 1; b < n && w[b] == w[a]; b++) {}
+    int rc = b - a > 1 ? sort_from(idx + a, b - a, keys, nkeys) : CDAG_OK;
+    if (rc) return rc;
+  }
+  return CDAG_OK;
+}
+
+/* The leading keys that fit one 64-bit word (bits each needs above its minimum) are packed
+   into it, most significant first, and the pairs (word, index) sorted by radix passes over
+   the bits that vary (none if the words already ascend); runs of equal words, if keys are
+   left, are sorted by those recursively. The first word usually decides (the sorts here
+   lead with ranks and sizes, and addresses break the few ties): the records are read
+   twice per key, the passes run over compact pairs, and a sort of pairs already in order
+   makes no pass. */
+static int sort_from(int64_t *idx, int64_t n, const ir_key *keys, int nkeys) {
   if (n < 48) {
     insertion(idx, n, keys, nkeys);
     return CDAG_OK;
   }
-  uint64_t lo[IR_SORT_MAX_KEYS], hi[IR_SORT_MAX_KEYS];
-  int bits[IR_SORT_MAX_KEYS];
-  for (int k = 0; k < nkeys; k++) lo[k] = UINT64_MAX, hi[k] = 0;
-  for (int64_t i = 0; i < n; i++)
-    for (int k = 0; k < nkeys; k++) {
-      uint64_t v = key_of(&keys[k], idx[i]);
-      if (v < lo[k]) lo[k] = v;
-      if (v > hi[k]) hi[k] = v;
-    }
-  for (int k = 0; k < nkeys; k++) bits[k] = range_bits(hi[k] - lo[k]);
   uint64_t *key = malloc((size_t)n * sizeof *key), *tkey = malloc((size_t)n * sizeof *tkey);
   int64_t *tidx = malloc((size_t)n * sizeof *tidx);
   if (!key || !tkey || !tidx) {
     free(key); free(tkey); free(tidx);
     return CDAG_NOMEM("sort scratch");
   }
-  for (int k = nkeys - 1; k >= 0;) {
-    int end = k, total = 0;
-    while (k >= 0 && total + bits[k] <= 64) total += bits[k--];
-    if (total == 0) continue;
+  int m = 0, total = 0;
+  memset(key, 0, (size_t)n * sizeof *key);
+  for (; m < nkeys; m++) {
+    gather(&keys[m], idx, n, tkey);
+    uint64_t lo = UINT64_MAX, hi = 0;
     for (int64_t i = 0; i < n; i++) {
-      uint64_t w = 0;
-      for (int f = k + 1; f <= end; f++)
-        if (bits[f]) w = (bits[f] == 64 ? 0 : w << bits[f]) | (key_of(&keys[f], idx[i]) - lo[f]);
-      key[i] = w;
+      if (tkey[i] < lo) lo = tkey[i];
+      if (tkey[i] > hi) hi = tkey[i];
     }
-    if (radix_pairs(key, idx, tkey, tidx, n, total)) memcpy(idx, tidx, (size_t)n * sizeof *idx);
+    int bits = range_bits(hi - lo);
+    if (total + bits > 64) break;
+    if (bits) /* bits < 64 here unless the word holds this key alone */
+      for (int64_t i = 0; i < n; i++) key[i] = (bits == 64 ? 0 : key[i] << bits) | (tkey[i] - lo);
+    total += bits;
   }
-  free(key); free(tkey); free(tidx);
-  return CDAG_OK;
+  int64_t i = 1;
+  while (i < n && key[i] >= key[i - 1]) i++;
+  const uint64_t *w = key;
+  if (i < n && radix_pairs(key, idx, tkey, tidx, n, total)) {
+    memcpy(idx, tidx, (size_t)n * sizeof *idx);
+    w = tkey;
+  }
+  free(tidx);
+  free(w == key ? tkey : key); /* only w is needed now, and sort_ties allocates again */
+  int rc = m < nkeys ? sort_ties(idx, w, n, keys + m, nkeys - m) : CDAG_OK;
+  free((void *)w);
+  return rc;
+}
+
+int ir_sort_fields(int64_t *idx, int64_t n, const ir_key *keys, int nkeys) {
+  if (n < 2 || nkeys < 1) return CDAG_OK;
+  if (nkeys > IR_SORT_MAX_KEYS) return cdag__error(CDAG_ERR_ARG, "ir_sort_fields: %d keys (at most %d)", nkeys, IR_SORT_MAX_KEYS);
+  return sort_from(idx, n, keys, nkeys);
 }
 
 void ir_sort_r(void *base, int64_t n, size_t size, int (*cmp)(const void *, const void *, void *), void *ctx) {
