@@ -4,13 +4,14 @@
  * they name (source, destination, length, addresses). qsort with a comparator pays
  * n log n callbacks, each two cache misses into the records. Here the leading fields are
  * packed into a 64-bit word holding only the bits that vary (ranks need 20 bits at a
- * million processes; an address shared by every transfer needs none), and the word is
- * sorted by passes of up to 11 bits over compact (key, index) pairs: the records are read
- * twice per field, not log n times. The fields that did not fit sort each run of equal
- * words, in turn; as the first word mostly decides (ranks and sizes lead, addresses
- * break ties), the later ones cost little. LSD passes and sorting within runs keep the
- * sort stable, like glibc's merge sort that qsort used before, so results are unchanged.
- * O(n) per pass; 3n words of scratch per level of runs. */
+ * million processes; an address shared by every transfer needs none), up to the bits
+ * that can tell the records apart, and the word is sorted by passes of up to 11 bits over
+ * compact (key, index) pairs: the records are read twice per field packed, not log n
+ * times. Runs of equal words are sorted by the fields left, in turn; when the word
+ * repeats often, it first takes every field that still fits and is sorted again. LSD
+ * passes and sorting within runs keep the sort stable, like glibc's merge sort that qsort
+ * used before, so results are unchanged. O(n) per pass; 3n words of scratch per level of
+ * runs. */
 #define _GNU_SOURCE   /* qsort_r */
 #include <string.h>
 
@@ -130,50 +131,78 @@ static int sort_ties(int64_t *idx, const uint64_t *w, int64_t n, const ir_key *k
   return CDAG_OK;
 }
 
-/* The leading keys that fit one 64-bit word (bits each needs above its minimum) are packed
-   into it, most significant first, and the pairs (word, index) sorted by radix passes over
-   the bits that vary (none if the words already ascend); runs of equal words, if keys are
-   left, are sorted by those recursively. The first word usually decides (the sorts here
-   lead with ranks and sizes, and addresses break the few ties): the records are read
-   twice per key, the passes run over compact pairs, and a sort of pairs already in order
-   makes no pass. */
+/* Packs keys[m..] into the words w below the bits already there (*total of them), each
+   key in the bits it needs above its minimum, while they fit in 64 bits and, with want >
+   0, until the words have want bits; scratch: n words. Returns the first key left out. */
+static int pack(const ir_key *keys, int nkeys, int m, const int64_t *idx, int64_t n, uint64_t *w, uint64_t *scratch,
+                int *total, int want) {
+  for (; m < nkeys && (!want || *total < want); m++) {
+    gather(&keys[m], idx, n, scratch);
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (int64_t i = 0; i < n; i++) {
+      if (scratch[i] < lo) lo = scratch[i];
+      if (scratch[i] > hi) hi = scratch[i];
+    }
+    int bits = range_bits(hi - lo);
+    if (*total + bits > 64) break;
+    if (bits) /* bits < 64 here unless the word holds this key alone */
+      for (int64_t i = 0; i < n; i++) w[i] = (bits == 64 ? 0 : w[i] << bits) | (scratch[i] - lo);
+    *total += bits;
+  }
+  return m;
+}
+
+/* Sorts idx by the words *w (bits of them vary), unless they already ascend; *w then
+   holds the sorted words (swapped with *scratch if the passes left them there). */
+static void sort_words(uint64_t **w, uint64_t **scratch, int64_t *idx, int64_t *tidx, int64_t n, int bits) {
+  int64_t i = 1;
+  while (i < n && (*w)[i] >= (*w)[i - 1]) i++;
+  if (i < n && radix_pairs(*w, idx, *scratch, tidx, n, bits)) {
+    memcpy(idx, tidx, (size_t)n * sizeof *idx);
+    uint64_t *t = *w;
+    *w = *scratch;
+    *scratch = t;
+  }
+}
+
+/* How many of the sorted words w repeat the one before. */
+static int64_t repeats(const uint64_t *w, int64_t n) {
+  int64_t r = 0;
+  for (int64_t i = 1; i < n; i++) r += w[i] == w[i - 1];
+  return r;
+}
+
+/* The leading keys are packed into a 64-bit word, most significant first, until it has
+   the bits to tell n records apart, and the pairs (word, index) sorted by radix passes
+   over the bits that vary; runs of equal words are sorted by the keys left, recursively.
+   The sorts here lead with ranks and sizes, whose word mostly decides: the addresses
+   after them, 20 to 40 bits each, would only add passes. When the word repeats for more
+   than an eighth of the records, it takes every key that still fits and the pairs are
+   sorted again (from the order by the shorter word, which that stable sort keeps among
+   equal words): a few passes more, never many small runs. The records are read twice per
+   key packed; words already in order make no pass. */
 static int sort_from(int64_t *idx, int64_t n, const ir_key *keys, int nkeys) {
   if (n < 48) {
     insertion(idx, n, keys, nkeys);
     return CDAG_OK;
   }
-  uint64_t *key = malloc((size_t)n * sizeof *key), *tkey = malloc((size_t)n * sizeof *tkey);
+  uint64_t *w = calloc((size_t)n, sizeof *w), *scratch = malloc((size_t)n * sizeof *scratch);
   int64_t *tidx = malloc((size_t)n * sizeof *tidx);
-  if (!key || !tkey || !tidx) {
-    free(key); free(tkey); free(tidx);
+  if (!w || !scratch || !tidx) {
+    free(w); free(scratch); free(tidx);
     return CDAG_NOMEM("sort scratch");
   }
-  int m = 0, total = 0;
-  memset(key, 0, (size_t)n * sizeof *key);
-  for (; m < nkeys; m++) {
-    gather(&keys[m], idx, n, tkey);
-    uint64_t lo = UINT64_MAX, hi = 0;
-    for (int64_t i = 0; i < n; i++) {
-      if (tkey[i] < lo) lo = tkey[i];
-      if (tkey[i] > hi) hi = tkey[i];
-    }
-    int bits = range_bits(hi - lo);
-    if (total + bits > 64) break;
-    if (bits) /* bits < 64 here unless the word holds this key alone */
-      for (int64_t i = 0; i < n; i++) key[i] = (bits == 64 ? 0 : key[i] << bits) | (tkey[i] - lo);
-    total += bits;
-  }
-  int64_t i = 1;
-  while (i < n && key[i] >= key[i - 1]) i++;
-  const uint64_t *w = key;
-  if (i < n && radix_pairs(key, idx, tkey, tidx, n, total)) {
-    memcpy(idx, tidx, (size_t)n * sizeof *idx);
-    w = tkey;
+  int total = 0, m = pack(keys, nkeys, 0, idx, n, w, scratch, &total, range_bits((uint64_t)n));
+  sort_words(&w, &scratch, idx, tidx, n, total);
+  if (m < nkeys && repeats(w, n) > n / 8) {
+    int more = pack(keys, nkeys, m, idx, n, w, scratch, &total, 0);
+    if (more > m) sort_words(&w, &scratch, idx, tidx, n, total);
+    m = more;
   }
   free(tidx);
-  free(w == key ? tkey : key); /* only w is needed now, and sort_ties allocates again */
+  free(scratch); /* only w is needed now, and sort_ties allocates again */
   int rc = m < nkeys ? sort_ties(idx, w, n, keys + m, nkeys - m) : CDAG_OK;
-  free((void *)w);
+  free(w);
   return rc;
 }
 
