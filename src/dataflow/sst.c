@@ -261,7 +261,7 @@ static int list_splice(df_state *st, int rank, int64_t i, int64_t j, uint64_t lo
     return rc ? rc : replace_pieces(st, rank, lo, hi, p);
   }
   l->budget += MOVE_CREDIT - cost;
-  gap_move(l, to);
+  if (cost) gap_move(l, to);
   if (to == i) l->ge += j - i; /* the gap swallows [i, j) */
   else l->gs -= j - i;
   l->n -= j - i;
