@@ -5,9 +5,10 @@
  * (rank, addr) or a reduction (type, op, interned set, shift). An address with no piece
  * holds its own original value. A map of up to two pieces lives in the rank's 64-byte slot:
  * one cache line at a known address, which the walk fetches ahead (trees, recursive
- * doubling and rings never need more; a JudyL's nodes are found one dependent load after
- * another). A third piece moves the rank's map to a JudyL. Ops are visited once, in match
- * order:
+ * doubling and rings never need more). A third piece moves the rank's map to a sorted array
+ * of its own with a movable gap, where pieces arriving in ascending or descending runs (a
+ * rank receiving its blocks of an alltoall or gather) cost O(1) each; a map whose inserts
+ * scatter moves on to a JudyL (see df_list). Ops are visited once, in match order:
  *  - a send reads the pieces of its range (several pieces: a split) when it runs, and the
  *    matched receive writes them at its address when it runs (only the sent bytes);
  *  - a copy moves pieces within a rank;
@@ -52,6 +53,26 @@ typedef struct {
 } df_slot;
 _Static_assert(sizeof(df_slot) == 64, "a slot is one cache line (ir_calloc aligns to 64)");
 
+/* A rank's map from its third piece on: entries sorted by start in an array of the
+   rank's own, with a gap (a gap buffer): entries e[0 .. gs) and e[ge .. cap) in order. An
+   insert goes into the gap, which first moves to where the piece belongs; the piece takes
+   the side of the gap that leaves the gap where the next insert of an ascending or
+   descending run goes. Pieces arrive in such runs (a rank receiving its blocks in address
+   order, or from the other end, as in a linear alltoall's match order: two descending
+   runs), so an insert mostly moves nothing, and a look-up mostly finds its place at the
+   gap, checked first; else a binary search. Moving the gap costs the entries it passes:
+   each insert earns MOVE_CREDIT entry moves, and a move the list cannot pay for moves the
+   rank's map to a JudyL instead. So an insert costs O(log n + MOVE_CREDIT) amortized
+   whatever the pattern, O(1) in runs; a JudyL insert is several hundred instructions (a
+   64-entry move, 2 KiB of memmove, is less) and its look-ups chains of dependent loads. */
+enum { MOVE_CREDIT = 64, LIST_MIN = 4 };
+typedef struct {
+  df_entry *e;
+  int64_t n, cap, gs, ge;  /* n = gs + cap - ge entries, around the gap [gs, ge) */
+  int64_t budget;          /* entry moves the gap may still make */
+  uint64_t last;           /* start of the last piece inserted: a lower one continues a descent */
+} df_list;
+
 /* A piece found in a map: its start and where it is (NULL: none). Valid until the map
    changes. */
 typedef struct {
@@ -62,8 +83,9 @@ typedef struct {
 typedef struct {
   const cdag_graph *g;
   df_slot *slots;       /* per rank: its map while it has at most INLINE pieces */
-  Pvoid_t *maps;        /* per rank with more: JudyL piece start -> index into pieces
-                           (allocated when a first rank needs it) */
+  df_list *lists;       /* per rank: its map beyond that (allocated when a first rank needs it) */
+  Pvoid_t *maps;        /* per rank whose list's inserts scattered: JudyL piece start -> index
+                           into pieces (allocated when a first rank needs it) */
   df_piece *pieces;  int64_t npieces, piececap;
   df_seg *segs;      int64_t nsegs, segcap;     /* read buffer */
   df_seg *segs2;     int64_t nsegs2, segcap2;   /* second operand of a reduce */
@@ -86,8 +108,9 @@ static int judy_insert(df_state *st, int rank, uint64_t lo, df_piece p) {
   return CDAG_OK;
 }
 
-/* Is rank's map in the JudyL? */
+/* Is rank's map in the JudyL? In its list? (Else in its slot.) */
 static int in_judy(const df_state *st, int rank) { return st->maps && st->maps[rank]; }
+static int in_list(const df_state *st, int rank) { return st->lists && st->lists[rank].n; }
 
 /* The piece of rank's JudyL starting at or below x (dir < 0), at or above (0), above (1). */
 static df_at judy_find(df_state *st, int rank, uint64_t x, int dir) {
@@ -101,41 +124,171 @@ static df_at judy_find(df_state *st, int rank, uint64_t x, int dir) {
   return pv ? (df_at){(uint64_t)k, &st->pieces[*pv]} : (df_at){0, NULL};
 }
 
+/* Logical index i of a list (0 .. n) -> physical index into e. */
+static int64_t list_phys(const df_list *l, int64_t i) { return i < l->gs ? i : i + (l->ge - l->gs); }
+
+/* Logical index of the first entry of a list starting above x (n: none). */
+static int64_t list_above(const df_list *l, uint64_t x) {
+  const df_entry *e = l->e;
+  int64_t lo, hi;  /* physical: the first entry of e[lo .. hi) above x, else hi */
+  if (l->gs && e[l->gs - 1].lo > x) lo = 0, hi = l->gs - 1;
+  else if (l->ge == l->cap || e[l->ge].lo > x) return l->gs;  /* at the gap, where inserts go */
+  else lo = l->ge + 1, hi = l->cap;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (e[mid].lo <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < l->gs ? lo : lo - (l->ge - l->gs);
+}
+
+/* Logical index of the first entry starting at or above x. */
+static int64_t list_from(const df_list *l, uint64_t x) { return x ? list_above(l, x - 1) : 0; }
+
+static df_at entry_at(df_entry *e) { return (df_at){e->lo, &e->p}; }
+
+/* The entry holding a found piece (slot and list pieces are entries). */
+static df_entry *entry_of(df_at at) { return (df_entry *)((char *)at.p - offsetof(df_entry, p)); }
+
 /* The piece of rank's map starting at or below x. */
 static df_at map_last(df_state *st, int rank, uint64_t x) {
   if (in_judy(st, rank)) return judy_find(st, rank, x, -1);
+  if (in_list(st, rank)) {
+    df_list *l = &st->lists[rank];
+    int64_t i = list_above(l, x);
+    return i ? entry_at(&l->e[list_phys(l, i - 1)]) : (df_at){0, NULL};
+  }
   df_slot *s = &st->slots[rank];
   for (int i = INLINE - 1; i >= 0; i--)
-    if (s->e[i].p.hi && s->e[i].lo <= x) return (df_at){s->e[i].lo, &s->e[i].p};
+    if (s->e[i].p.hi && s->e[i].lo <= x) return entry_at(&s->e[i]);
   return (df_at){0, NULL};
 }
 
 /* The piece of rank's map starting at or above x (after: strictly above). */
 static df_at map_first(df_state *st, int rank, uint64_t x, int after) {
   if (in_judy(st, rank)) return judy_find(st, rank, x, after);
+  if (in_list(st, rank)) {
+    df_list *l = &st->lists[rank];
+    int64_t i = after ? list_above(l, x) : list_from(l, x);
+    return i < l->n ? entry_at(&l->e[list_phys(l, i)]) : (df_at){0, NULL};
+  }
   df_slot *s = &st->slots[rank];
   for (int i = 0; i < INLINE && s->e[i].p.hi; i++)
-    if (s->e[i].lo > x || (!after && s->e[i].lo == x)) return (df_at){s->e[i].lo, &s->e[i].p};
+    if (s->e[i].lo > x || (!after && s->e[i].lo == x)) return entry_at(&s->e[i]);
   return (df_at){0, NULL};
 }
 
-static df_at map_next(df_state *st, int rank, uint64_t lo) { return map_first(st, rank, lo, 1); }
+/* The piece after `at` (found in rank's map, unchanged since): in a slot or list, the next
+   entry (across the gap), with no search. */
+static df_at map_next(df_state *st, int rank, df_at at) {
+  if (in_judy(st, rank)) return judy_find(st, rank, at.lo, 1);
+  df_entry *e = entry_of(at) + 1, *end = st->slots[rank].e + INLINE;
+  if (in_list(st, rank)) {
+    const df_list *l = &st->lists[rank];
+    if (e == l->e + l->gs) e = l->e + l->ge;
+    end = l->e + l->cap;
+  }
+  return e < end && e->p.hi ? entry_at(e) : (df_at){0, NULL};
+}
+
+/* Moves rank's list into its JudyL (the gap could not pay for a move). The list keeps its
+   array for when the JudyL empties and the map grows again. */
+static int list_to_judy(df_state *st, int rank) {
+  df_list *l = &st->lists[rank];
+  if (!st->maps && !(st->maps = ir_calloc((size_t)st->g->nprocs, sizeof *st->maps)))
+    return CDAG_NOMEM("provenance map");
+  for (int64_t i = 0; i < l->n; i++) {
+    const df_entry *e = &l->e[list_phys(l, i)];
+    int rc = judy_insert(st, rank, e->lo, e->p);
+    if (rc) return rc;
+  }
+  l->n = 0;
+  return CDAG_OK;
+}
+
+/* A full list doubles, from LIST_MIN (many ranks may hold a few pieces: 64 entries, the
+   usual first size, would be 2 KiB each); the entries after the gap move to the end. */
+static int list_grow(df_list *l) {
+  int64_t cap = l->cap ? 2 * l->cap : LIST_MIN, tail = l->cap - l->ge;
+  df_entry *e = realloc(l->e, (size_t)cap * sizeof *e);
+  if (!e) return CDAG_NOMEM("provenance map");
+  memmove(e + cap - tail, e + l->ge, (size_t)tail * sizeof *e);
+  l->e = e;
+  l->ge = cap - tail;
+  l->cap = cap;
+  return CDAG_OK;
+}
+
+/* Moves the full slot of rank into its list (a third piece is coming). */
+static int slot_to_list(df_state *st, int rank) {
+  if (!st->lists && !(st->lists = ir_calloc((size_t)st->g->nprocs, sizeof *st->lists)))
+    return CDAG_NOMEM("provenance map");
+  df_list *l = &st->lists[rank];
+  int rc;
+  while (l->cap <= INLINE)
+    if ((rc = list_grow(l))) return rc;
+  df_slot *s = &st->slots[rank];
+  memcpy(l->e, s->e, sizeof s->e);
+  *l = (df_list){.e = l->e, .n = INLINE, .cap = l->cap, .gs = INLINE, .ge = l->cap, .budget = MOVE_CREDIT,
+                 .last = s->e[INLINE - 1].lo};
+  memset(s->e, 0, sizeof s->e);
+  return CDAG_OK;
+}
+
+/* Moves the gap of a list to logical index i. */
+static void gap_move(df_list *l, int64_t i) {
+  if (i < l->gs) memmove(l->e + l->ge - (l->gs - i), l->e + i, (size_t)(l->gs - i) * sizeof *l->e);
+  else memmove(l->e + l->gs, l->e + l->ge, (size_t)(i - l->gs) * sizeof *l->e);
+  l->ge += i - l->gs;
+  l->gs = i;
+}
+
+static int replace_pieces(df_state *st, int rank, uint64_t x, uint64_t y, const df_piece *p);
+
+/* Replaces entries [i, j) of rank's list (logical indices: the pieces starting in [lo, hi))
+   by the piece p starting at lo (p == NULL: by nothing), in the JudyL instead if the gap
+   cannot pay for its move. */
+static int list_splice(df_state *st, int rank, int64_t i, int64_t j, uint64_t lo, uint64_t hi, const df_piece *p) {
+  df_list *l = &st->lists[rank];
+  if (p && j - i == 1) { /* overwrites one piece: in place */
+    l->e[list_phys(l, i)] = (df_entry){lo, *p};
+    return CDAG_OK;
+  }
+  if (!p && i == j) return CDAG_OK; /* nothing to remove */
+  int64_t to = llabs(i - l->gs) <= llabs(j - l->gs) ? i : j, cost = llabs(to - l->gs);
+  if (cost > l->budget) {
+    int rc = list_to_judy(st, rank);
+    return rc ? rc : replace_pieces(st, rank, lo, hi, p);
+  }
+  l->budget += MOVE_CREDIT - cost;
+  if (cost) gap_move(l, to);
+  if (to == i) l->ge += j - i; /* the gap swallows [i, j) */
+  else l->gs -= j - i;
+  l->n -= j - i;
+  if (!p) return CDAG_OK;
+  int rc = l->gs == l->ge ? list_grow(l) : CDAG_OK;
+  if (rc) return rc;
+  if (lo < l->last) l->e[--l->ge] = (df_entry){lo, *p};  /* descending: the gap stays below it */
+  else l->e[l->gs++] = (df_entry){lo, *p};
+  l->last = lo;
+  l->n++;
+  return CDAG_OK;
+}
+
+/* Adds a piece starting at lo to rank's list (no piece starts there). */
+static int list_insert(df_state *st, int rank, uint64_t lo, df_piece p) {
+  int64_t i = list_above(&st->lists[rank], lo);
+  return list_splice(st, rank, i, i, lo, lo, &p);
+}
 
 /* Adds a piece starting at lo (no piece starts there). */
 static int piece_insert(df_state *st, int rank, uint64_t lo, df_piece p) {
   if (in_judy(st, rank)) return judy_insert(st, rank, lo, p);
+  if (in_list(st, rank)) return list_insert(st, rank, lo, p);
   df_slot *s = &st->slots[rank];
-  /* Full: the rank's map moves to the JudyL, until that empties (then the emptied slot
-     takes over again). */
-  if (s->e[INLINE - 1].p.hi) {
-    if (!st->maps && !(st->maps = ir_calloc((size_t)st->g->nprocs, sizeof *st->maps)))
-      return CDAG_NOMEM("provenance map");
-    for (int i = 0; i < INLINE; i++) {
-      int rc = judy_insert(st, rank, s->e[i].lo, s->e[i].p);
-      if (rc) return rc;
-      s->e[i] = (df_entry){0};
-    }
-    return judy_insert(st, rank, lo, p);
+  if (s->e[INLINE - 1].p.hi) { /* full: the map moves to the list, until that empties */
+    int rc = slot_to_list(st, rank);
+    return rc ? rc : list_insert(st, rank, lo, p);
   }
   int i = INLINE - 1;
   for (; i > 0 && (!s->e[i - 1].p.hi || s->e[i - 1].lo > lo); i--) s->e[i] = s->e[i - 1];
@@ -143,7 +296,7 @@ static int piece_insert(df_state *st, int rank, uint64_t lo, df_piece p) {
   return CDAG_OK;
 }
 
-/* Removes the piece starting at lo. */
+/* Removes the piece starting at lo from rank's slot or JudyL. */
 static void piece_delete(df_state *st, int rank, uint64_t lo) {
   if (in_judy(st, rank)) {
     JudyLDel(&st->maps[rank], (Word_t)lo, PJE0);
@@ -177,7 +330,8 @@ static int read_range(df_state *st, int rank, uint64_t a, uint64_t len, df_seg *
   uint64_t b = a + len, cur = a;
   *n = 0;
   df_at at = map_last(st, rank, a);
-  if (!at.p || at.p->hi <= a) at = map_first(st, rank, a, 0);
+  if (!at.p) at = map_first(st, rank, a, 0);
+  else if (at.p->hi <= a) at = map_next(st, rank, at);
   while (cur < b) {
     int rc;
     if (!at.p || at.lo >= b || at.lo > cur) { /* original bytes up to the next piece */
@@ -192,9 +346,17 @@ static int read_range(df_state *st, int rank, uint64_t a, uint64_t len, df_seg *
     s.p.addr += cur - at.lo;
     if ((rc = push_seg(segs, n, cap, s))) return rc;
     cur = end;
-    at = map_next(st, rank, at.lo);
+    at = map_next(st, rank, at);
   }
   return CDAG_OK;
+}
+
+/* Replaces the pieces of [x, y) of rank's slot or JudyL (boundaries at x and y) by p
+   (NULL: by nothing). */
+static int replace_pieces(df_state *st, int rank, uint64_t x, uint64_t y, const df_piece *p) {
+  for (df_at at = map_first(st, rank, x, 0); at.p && at.lo < y; at = map_first(st, rank, x, 0))
+    piece_delete(st, rank, at.lo);
+  return p ? piece_insert(st, rank, x, *p) : CDAG_OK;
 }
 
 /* Replaces rank's [x, x+len) with provenance p (p.addr at x). */
@@ -202,11 +364,11 @@ static int write_piece(df_state *st, int rank, uint64_t x, uint64_t len, df_piec
   int rc;
   uint64_t y = x + len;
   if ((rc = split_at(st, rank, x)) || (rc = split_at(st, rank, y))) return rc;
-  for (df_at at = map_first(st, rank, x, 0); at.p && at.lo < y; at = map_first(st, rank, x, 0))
-    piece_delete(st, rank, at.lo);
-  if (p.set < 0 && p.src == rank && p.addr == x) return CDAG_OK; /* back to its own value */
   p.hi = y;
-  return piece_insert(st, rank, x, p);
+  const df_piece *q = p.set < 0 && p.src == rank && p.addr == x ? NULL : &p; /* NULL: back to its own value */
+  if (!in_list(st, rank)) return replace_pieces(st, rank, x, y, q);
+  const df_list *l = &st->lists[rank];
+  return list_splice(st, rank, list_from(l, x), list_from(l, y), x, y, q);
 }
 
 static int write_segs(df_state *st, int rank, uint64_t base, const df_seg *segs, int64_t n) {
@@ -306,16 +468,6 @@ static int do_reduce(df_state *st, int32_t op) {
   return write_segs(st, rank, g->addr[op], st->out, st->nout);
 }
 
-/* Reserves a piece per write (receive, copy, reduce): the common count, reached without
-   the copies of a doubling array. */
-static int reserve_pieces(df_state *st) {
-  const cdag_graph *g = st->g;
-  int64_t n = 0;
-  for (int64_t op = 0; op < g->nops; op++) n += g->kind[op] == IR_RECV || g->kind[op] == IR_COPY || g->kind[op] == IR_REDUCE;
-  IR_GROW(st->pieces, 0, st->piececap, n, "provenance map");
-  return CDAG_OK;
-}
-
 /* The match order of a graph added rank by rank jumps across the op arrays at every step
    (a wavefront over the ranks). Prefetching each op's fields a few ops ahead did not hide
    those misses on this kind of machine (no distance tried changed anything, presumably
@@ -348,8 +500,6 @@ static void fetch_block(df_state *st, const match_result *m, const int32_t *ids,
 
 static int propagate(df_state *st, const match_result *m) {
   const cdag_graph *g = st->g;
-  int rc0 = reserve_pieces(st);
-  if (rc0) return rc0;
   for (int64_t i = 0; i < g->nops; i++) {
     int32_t op = m->order[i];
     int rc = CDAG_OK;
@@ -358,10 +508,12 @@ static int propagate(df_state *st, const match_result *m) {
       int64_t n = g->nops - i - FETCH_BLOCK < FETCH_BLOCK ? g->nops - i - FETCH_BLOCK : FETCH_BLOCK;
       if (scattered(next, n)) fetch_block(st, m, next, n);
     }
-    if (i + IR_AHEAD < g->nops) { /* the rank's slot, or the root node of its JudyL (tag bits aside) */
+    if (i + IR_AHEAD < g->nops) { /* the rank's slot, the entry before its list's gap, or the root
+                                     node of its JudyL (tag bits aside) */
       int32_t r = g->rank[m->order[i + IR_AHEAD]];
       IR_PREFETCH(&st->slots[r]);
-      if (in_judy(st, r)) IR_PREFETCH((const void *)((uintptr_t)st->maps[r] & ~(uintptr_t)7));
+      if (in_list(st, r)) IR_PREFETCH(&st->lists[r].e[st->lists[r].gs ? st->lists[r].gs - 1 : st->lists[r].ge]);
+      else if (in_judy(st, r)) IR_PREFETCH((const void *)((uintptr_t)st->maps[r] & ~(uintptr_t)7));
     }
     switch (g->kind[op]) {
       case IR_SEND: rc = do_send(st, op, m->partner[op], i + 1 < g->nops && m->order[i + 1] == m->partner[op]); break;
@@ -457,7 +609,7 @@ static int emit_piece(df_state *st, int rank, uint64_t lo, uint64_t hi, const df
 static int reserve_xfers(df_state *st) {
   int64_t n = 0;
   for (int r = 0; r < st->g->nprocs; r++)
-    for (df_at at = map_first(st, r, 0, 0); at.p; at = map_next(st, r, at.lo)) n += at.p->set < 0;
+    for (df_at at = map_first(st, r, 0, 0); at.p; at = map_next(st, r, at)) n += at.p->set < 0;
   IR_GROW(st->sst->xfers, 0, st->xfercap, n, "SST transfers");
   return CDAG_OK;
 }
@@ -466,7 +618,7 @@ static int collect(df_state *st) {
   int rc0 = reserve_xfers(st);
   if (rc0) return rc0;
   for (int r = 0; r < st->g->nprocs; r++)
-    for (df_at at = map_first(st, r, 0, 0); at.p; at = map_next(st, r, at.lo)) {
+    for (df_at at = map_first(st, r, 0, 0); at.p; at = map_next(st, r, at)) {
       df_piece p = *at.p;
       int rc = emit_piece(st, r, at.lo, p.hi, &p);
       if (rc) return rc;
@@ -475,6 +627,9 @@ static int collect(df_state *st) {
 }
 
 static void free_state(df_state *st) {
+  if (st->lists)
+    for (int r = 0; r < st->g->nprocs; r++) free(st->lists[r].e);
+  free(st->lists);
   if (st->maps)
     for (int r = 0; r < st->g->nprocs; r++) {
       Word_t freed;

@@ -9,7 +9,9 @@
  * 3. Residual: uncovered transfers grouped into one message per (src, dst); residual
  *    reductions; kept syncs.
  * 4. Snapshots: per rank, the bytes the plan reads as origins that it also writes (a
- *    replication's send slot reads a result, not an origin).
+ *    replication's send slot reads a result, not an origin): the rank's read and write
+ *    spans, bucketed by rank and side, each sorted by a natural merge sort (they come in
+ *    runs), merged and intersected.
  * Cost: O(n log n) for n tuples (radix sorts of the residual; merging sorts protos). */
 #include <stdlib.h>
 #include <string.h>
@@ -329,29 +331,69 @@ static int build_residual(det_state *st, cdag_plan *p) {
 /* ---- 4. snapshots ---- */
 
 typedef struct {
-  int32_t rank, write;
   uint64_t lo, hi;
 } span;
 
-/* Spans bucketed by rank in two passes over the plan: the first counts (at[rank + 1]++),
-   the second fills e[at[rank]++]; no growth, no global sort. */
+/* Spans bucketed by rank and side (bucket 2 rank for reads, 2 rank + 1 for writes) in two
+   passes over the plan: the first counts (at[bucket + 1]++), the second fills
+   e[at[bucket]++]; no growth, no global sort. */
 typedef struct {
   span *e;
-  int64_t *at;   /* nprocs + 1 */
+  int64_t *at;   /* 2 nprocs + 1 */
   int fill;
 } span_buf;
 
 static int span_push(span_buf *b, int32_t rank, int write, uint64_t addr, uint64_t len) {
   if (len == 0) return CDAG_OK;
-  if (!b->fill) b->at[rank + 1]++;
-  else b->e[b->at[rank]++] = (span){rank, write, addr, addr + len};
+  int64_t k = 2 * (int64_t)rank + write;
+  if (!b->fill) b->at[k + 1]++;
+  else b->e[b->at[k]++] = (span){addr, addr + len};
   return CDAG_OK;
 }
 
-static int span_cmp(const void *a, const void *b) { /* within one rank */
-  const span *x = a, *y = b;
-  if (x->write != y->write) return x->write < y->write ? -1 : 1;
-  return (x->lo > y->lo) - (x->lo < y->lo);
+/* End of the run of e[0..n) ascending by start that begins at i. */
+static int64_t run_end(const span *e, int64_t i, int64_t n) {
+  while (++i < n && e[i].lo >= e[i - 1].lo) {}
+  return i;
+}
+
+/* Merges the ascending runs e[i..m) and e[m..j) into out[i..j). */
+static void merge_spans(const span *e, int64_t i, int64_t m, int64_t j, span *out) {
+  int64_t a = i, b = m, o = i;
+  while (a < m && b < j) out[o++] = e[b].lo < e[a].lo ? e[b++] : e[a++];
+  while (a < m) out[o++] = e[a++];
+  while (b < j) out[o++] = e[b++];
+}
+
+/* Reverses each strictly descending run of e[0..n) in place. */
+static void reverse_descents(span *e, int64_t n) {
+  for (int64_t i = 0, j; i < n; i = j) {
+    for (j = i + 1; j < n && e[j].lo < e[j - 1].lo; j++) {}
+    for (int64_t a = i, b = j - 1; a < b; a++, b--) {
+      span t = e[a];
+      e[a] = e[b];
+      e[b] = t;
+    }
+  }
+}
+
+/* Sorts the spans e[0..n) of one bucket by start with tmp (n spans) as scratch; returns
+   the buffer that holds them sorted. A natural merge sort: descending runs reversed, then
+   runs merged pairwise, back and forth, no comparator calls. Spans come in runs (a
+   collective's slots in member order: an alltoall's receives descend in address, its
+   sends ascend), so this is O(n log runs); qsort's callbacks were most of the plan's time
+   on an alltoall. */
+static span *sort_spans(span *e, span *tmp, int64_t n) {
+  reverse_descents(e, n);
+  for (int64_t m = run_end(e, 0, n); m < n; m = run_end(e, 0, n)) {
+    for (int64_t i = 0; i < n; m = i < n ? run_end(e, i, n) : n) {
+      int64_t j = m < n ? run_end(e, m, n) : n;
+      merge_spans(e, i, m, j, tmp);
+      i = j;
+    }
+    span *t = e; e = tmp; tmp = t;
+  }
+  return e;
 }
 
 static int coll_spans(const cdag_plan *p, span_buf *b) {
@@ -394,11 +436,11 @@ static int residual_spans(const cdag_plan *p, span_buf *b) {
   return rc;
 }
 
-/* Merges sorted spans [i, j) of one (rank, side) in place; returns the new end. */
-static int64_t merge_run(span *e, int64_t i, int64_t j) {
-  if (i == j) return i;
-  int64_t out = i;
-  for (int64_t k = i + 1; k < j; k++) {
+/* Merges sorted, possibly overlapping spans e[0..n) in place; returns how many are left. */
+static int64_t merge_overlaps(span *e, int64_t n) {
+  if (n == 0) return 0;
+  int64_t out = 0;
+  for (int64_t k = 1; k < n; k++) {
     if (e[k].lo <= e[out].hi) {
       if (e[k].hi > e[out].hi) e[out].hi = e[k].hi;
     } else {
@@ -415,39 +457,50 @@ static int push_snap(cdag_plan *p, int64_t *cap, int32_t rank, uint64_t lo, uint
   return CDAG_OK;
 }
 
-/* Intersects one rank's merged reads with its merged writes (spans e[i..j)). */
-static int rank_snapshots(cdag_plan *p, int64_t *cap, span *e, int64_t i, int64_t j) {
-  ir_sort(e + i, j - i, sizeof *e, span_cmp);
-  int64_t rj = i;
+/* Intersects rank's reads rd[0..nr) with its writes wr[0..nw), each sorted and merged
+   first, with tmp (as many spans as the larger) as scratch. */
+static int rank_snapshots(cdag_plan *p, int64_t *cap, int32_t rank, span *rd, int64_t nr, span *wr, int64_t nw,
+                          span *tmp) {
+  span *r = sort_spans(rd, tmp, nr);
+  nr = merge_overlaps(r, nr);
+  if (r != rd) memcpy(rd, r, (size_t)nr * sizeof *rd); /* tmp is for the writes now */
+  span *w = sort_spans(wr, tmp, nw);
+  nw = merge_overlaps(w, nw);
   int rc = CDAG_OK;
-  while (rj < j && !e[rj].write) rj++;
-  int64_t rend = merge_run(e, i, rj), wend = merge_run(e, rj, j);
-  for (int64_t r = i, w = rj; r < rend && w < wend && rc == CDAG_OK;) {
-    uint64_t lo = e[r].lo > e[w].lo ? e[r].lo : e[w].lo;
-    uint64_t hi = e[r].hi < e[w].hi ? e[r].hi : e[w].hi;
-    if (lo < hi) rc = push_snap(p, cap, e[i].rank, lo, hi);
-    if (e[r].hi < e[w].hi) r++;
-    else w++;
+  for (int64_t i = 0, j = 0; i < nr && j < nw && rc == CDAG_OK;) {
+    uint64_t lo = rd[i].lo > w[j].lo ? rd[i].lo : w[j].lo;
+    uint64_t hi = rd[i].hi < w[j].hi ? rd[i].hi : w[j].hi;
+    if (lo < hi) rc = push_snap(p, cap, rank, lo, hi);
+    if (rd[i].hi < w[j].hi) i++;
+    else j++;
   }
   return rc;
 }
 
 static int build_snapshots(cdag_plan *p) {
-  span_buf b = {.at = calloc((size_t)p->nprocs + 1, sizeof *b.at)};
-  int64_t cap = 0;
+  int64_t nb = 2 * (int64_t)p->nprocs, cap = 0, most = 0;
+  span_buf b = {.at = calloc((size_t)nb + 1, sizeof *b.at)};
   int rc = b.at ? CDAG_OK : CDAG_NOMEM("snapshots");
   for (b.fill = 0; b.fill < 2 && rc == CDAG_OK; b.fill++) {
     if (b.fill) {
-      for (int32_t r = 0; r < p->nprocs; r++) b.at[r + 1] += b.at[r];
-      b.e = malloc((size_t)(b.at[p->nprocs] ? b.at[p->nprocs] : 1) * sizeof *b.e);
+      for (int64_t k = 0; k < nb; k++) {
+        if (b.at[k + 1] > most) most = b.at[k + 1];
+        b.at[k + 1] += b.at[k];
+      }
+      b.e = malloc((size_t)(b.at[nb] ? b.at[nb] : 1) * sizeof *b.e);
       if (!b.e) rc = CDAG_NOMEM("snapshots");
     }
     if (rc == CDAG_OK) rc = coll_spans(p, &b);
     if (rc == CDAG_OK) rc = residual_spans(p, &b);
   }
-  /* after filling, at[r] is the end of rank r's bucket and at[r - 1] its start */
-  for (int32_t r = 0; r < p->nprocs && rc == CDAG_OK; r++)
-    if (b.at[r] > (r ? b.at[r - 1] : 0)) rc = rank_snapshots(p, &cap, b.e, r ? b.at[r - 1] : 0, b.at[r]);
+  span *tmp = rc == CDAG_OK ? malloc((size_t)(most ? most : 1) * sizeof *tmp) : NULL;
+  if (rc == CDAG_OK && !tmp) rc = CDAG_NOMEM("snapshots");
+  /* after filling, at[k] is the end of bucket k and at[k - 1] its start */
+  for (int32_t r = 0; r < p->nprocs && rc == CDAG_OK; r++) {
+    int64_t rd = r ? b.at[2 * r - 1] : 0, wr = b.at[2 * r], end = b.at[2 * r + 1];
+    if (rd < wr && wr < end) rc = rank_snapshots(p, &cap, r, b.e + rd, wr - rd, b.e + wr, end - wr, tmp);
+  }
+  free(tmp);
   free(b.e);
   free(b.at);
   return rc;

@@ -365,8 +365,9 @@ typedef struct {
 #define IR_KEY_INDEX ((ir_key){NULL, 0, 0, 8, 0, NULL})
 
 /* Stable sort of idx[0..n) by keys[0] (most significant) .. keys[nkeys-1]: the bits that vary
-   are packed into 64-bit words, each sorted by LSD radix passes of at most 11 bits over
-   (key, index) pairs (sort.c). O(n) per pass, 3n words of scratch, no comparison callbacks.
+   in the leading keys are packed into a 64-bit word, sorted by LSD radix passes of at most
+   11 bits over (key, index) pairs, and runs of equal words by the keys left, in turn
+   (sort.c). O(n) per pass, 3n words of scratch per level, no comparison callbacks.
    At most IR_SORT_MAX_KEYS keys.
    Returns CDAG_OK, CDAG_ERR_NOMEM or CDAG_ERR_ARG (too many keys). */
 #define IR_SORT_MAX_KEYS 16

@@ -4,7 +4,9 @@
  * int32 reduces): running the graph in the simulator and applying its SST tuples to the
  * same initial memory give the same bytes everywhere outside scratch; and the graph gives
  * the same memory in several random valid orders. Wait sets equal the ranks found by a
- * plain backward search from each rank's ops. */
+ * plain backward search from each rank's ops. One rank receiving hundreds of pieces in
+ * ascending, descending, wrapped and scattered address order (the dataflow's per-rank map in
+ * each of its forms) gets the same bytes as the simulator too. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,11 +51,9 @@ static void check_waitsets(const cdag_graph *g, const match_result *m, const df_
   free(stack); free(seen); free(waits);
 }
 
-/* Returns the scans the match order took. */
-static int check_graph(uint64_t seed, const gen_random_opts *o) {
-  cdag_graph *g;
-  int reduce_mode = o->reduce_mode;
-  ck_assert_int_eq(gen_random_graph(seed, o, &g), CDAG_OK);
+/* Checks the SST of g (seed names it in messages, and seeds memory and orders); returns the
+   scans the match order took. Frees g. */
+static int check_built(cdag_graph *g, uint64_t seed, int reduce_mode) {
   ck_assert_int_eq(ir_finalize(g), CDAG_OK);
   match_result m;
   int rc = match_run(g, &m);
@@ -82,6 +82,12 @@ static int check_graph(uint64_t seed, const gen_random_opts *o) {
   match_free(&m);
   cdag_graph_free(&g);
   return passes;
+}
+
+static int check_graph(uint64_t seed, const gen_random_opts *o) {
+  cdag_graph *g;
+  ck_assert_int_eq(gen_random_graph(seed, o, &g), CDAG_OK);
+  return check_built(g, seed, o->reduce_mode);
 }
 
 static void check_seed(uint64_t seed, int reduce_mode, int rank_by_rank) {
@@ -119,6 +125,61 @@ START_TEST(large_random_graphs_added_rank_by_rank) {
 }
 END_TEST
 
+/* Rank 0 receives NBLK blocks in the order `order` names (each receive depends on the one
+   before, so the match order keeps it), then writes straddling them (splits), a copy, and
+   its own bytes coming back (pieces removed): its map outgrows its slot into the sorted
+   list, whose gap moves, and for the scattered order on into a JudyL. */
+enum { NBLK = 400, BLK = 16 };
+
+static uint64_t block_at(int order, int k) {
+  switch (order) {
+    case 0: return (uint64_t)k;                                    /* ascending */
+    case 1: return (uint64_t)(NBLK - 1 - k);                       /* descending */
+    case 2: return (uint64_t)(k < NBLK / 3 ? NBLK / 3 - 1 - k : NBLK - 1 - (k - NBLK / 3)); /* two descending runs */
+    case 3: return (uint64_t)((k + NBLK / 2) % NBLK);              /* two ascending runs */
+    default: return (uint64_t)k * 7919 % NBLK;                     /* scattered (7919 is prime) */
+  }
+}
+
+static cdag_graph *many_pieces(int order) {
+  cdag_graph *g;
+  cdag_op prev = CDAG_OP_NULL, op;
+  const uint64_t base = 0x10000, away = 0x20000;
+  ck_assert_int_eq(cdag_graph_create_global(3, &g), CDAG_OK);
+  for (int k = 0; k < NBLK / 8; k++) { /* rank 0's own bytes, to come back at the end */
+    CK_OK(cdag_rank_send(g, 0, base + (uint64_t)(8 * k + 1) * BLK, 2 * BLK, 1, 2 * NBLK + k, NULL));
+    CK_OK(cdag_rank_recv(g, 1, away + (uint64_t)k * 2 * BLK, 2 * BLK, 0, 2 * NBLK + k, NULL));
+  }
+  for (int k = 0; k < NBLK; k++) {
+    int from = 1 + k % 2;
+    CK_OK(cdag_rank_send(g, from, (uint64_t)k * BLK, BLK, 0, k, NULL));
+    CK_OK(cdag_rank_recv(g, 0, base + block_at(order, k) * BLK, BLK, from, k, &op));
+    CK_OK(cdag_depend(g, prev, op));
+    prev = op;
+  }
+  for (int k = 0; k < NBLK / 4; k++) { /* straddling writes, from the top down */
+    CK_OK(cdag_rank_send(g, 2, 0x8000 + (uint64_t)k * BLK, BLK, 0, NBLK + k, NULL));
+    CK_OK(cdag_rank_recv(g, 0, base + (uint64_t)(NBLK - 1 - 4 * k) * BLK - BLK / 2, BLK, 2, NBLK + k, &op));
+    CK_OK(cdag_depend(g, prev, op));
+    prev = op;
+  }
+  CK_OK(cdag_rank_copy_local(g, 0, base + 3 * BLK / 2, base + 200 * BLK + 4, 5 * BLK, &op));
+  CK_OK(cdag_depend(g, prev, op));
+  prev = op;
+  for (int k = 0; k < NBLK / 8; k++) {
+    CK_OK(cdag_rank_send(g, 1, away + (uint64_t)k * 2 * BLK, 2 * BLK, 0, 3 * NBLK + k, NULL));
+    CK_OK(cdag_rank_recv(g, 0, base + (uint64_t)(8 * k + 1) * BLK, 2 * BLK, 1, 3 * NBLK + k, &op));
+    CK_OK(cdag_depend(g, prev, op));
+    prev = op;
+  }
+  return g;
+}
+
+START_TEST(many_pieces_in_any_order) {
+  for (int order = 0; order < 5; order++) (void)check_built(many_pieces(order), (uint64_t)order + 1, 0);
+}
+END_TEST
+
 Suite *cdag_sst_random_suite(void) {
   Suite *s = suite_create("sst_random");
   TCase *t = tcase_create("differential");
@@ -127,6 +188,7 @@ Suite *cdag_sst_random_suite(void) {
   tcase_add_test(t, random_reduce_graphs);
   tcase_add_test(t, random_graphs_added_rank_by_rank);
   tcase_add_test(t, large_random_graphs_added_rank_by_rank);
+  tcase_add_test(t, many_pieces_in_any_order);
   suite_add_tcase(s, t);
   return s;
 }

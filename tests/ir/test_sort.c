@@ -52,6 +52,8 @@ START_TEST(matches_comparison_sort) {
     k[0].map = map;
     ck_assert_int_eq(ir_sort_fields(got, n, k, 6), CDAG_OK);
     ck_assert_msg(memcmp(want, got, sizeof *got * (size_t)n) == 0, "round %ld, n=%lld: orders differ", r, (long long)n);
+    ck_assert_int_eq(ir_sort_fields(got, n, k, 6), CDAG_OK); /* already in order: unchanged */
+    ck_assert_msg(memcmp(want, got, sizeof *got * (size_t)n) == 0, "round %ld, n=%lld: sorted again, differs", r, (long long)n);
     free(R);
     free(want);
     free(got);
