@@ -34,10 +34,10 @@
  * events run at the same times in the same order, without the retries. Ops queued together
  * with one time (a rank's sends, say) enter the heap as one run: their ts are consecutive, so
  * no other event falls between them. Messages in flight, which come due in the order sent
- * while sends start in time order, wait in a FIFO beside the heap. So the heap holds runs,
- * wakes and the few messages out of order (about 2,000 entries at most for that alltoall
- * and its plan, not 2 million; it held 7,000 to 8,000 before messages and wakes moved out),
- * a 4-ary heap of 16-byte events that stays in the first-level cache. The pairing of sends
+ * while sends start in time order, wait in a FIFO beside the heap, and wakes in four FIFOs
+ * (CPUs working in step arm theirs in a few ascending sequences). So the heap holds runs
+ * and the few messages and wakes out of order: a 4-ary heap of 16-byte events that stays
+ * in the first-level cache. The pairing of sends
  * and receives is match_run's, or one the caller already has (exec_loggp_paired).
  * Cost: O((n + m) log n) for n ops and m dependencies. */
 #include <assert.h>
@@ -222,11 +222,15 @@ static int waiter_room(wait_queue *q) {
   return ir_grow((void **)&q->w, q->n, &q->cap, 1, sizeof *q->w, "LogGP wait queue");
 }
 
-/* Messages in flight. Each comes due o + L after its send starts, so while sends start in
-   time order (nearly always) messages come due in the order sent: they wait in a FIFO,
-   e[head .. n), outside the heap, where they were half the entries and each cost a push and
-   a pop through every level. A message due before the FIFO's last goes into the heap. The
-   next event is the earlier of the FIFO's first and the heap's root. */
+enum { WAKE_FIFOS = 4 };
+
+/* Events that mostly come in key order wait in FIFOs, e[head .. n), outside the heap, and
+   go into the heap only when one comes before its FIFO's last. Messages in flight: each
+   comes due o + L after its send starts, and sends start in time order (nearly always).
+   Wakes: a CPU's next wake is mostly a fixed cost after the one that ran, so while CPUs
+   work in step (an alltoall's 1024) the wakes they arm come in order; in the heap each
+   sank through every level. The next event is the least of the two FIFOs' firsts and the
+   heap's root. */
 typedef struct {
   ev *e;
   int64_t head, n, cap;
@@ -250,7 +254,8 @@ typedef struct {
   uint8_t *st;
   ev *h, *hbase;                      /* the heap, inside its allocation (heap_alloc) */
   int64_t nh, hcap, ndone;
-  ev_fifo msgs;                       /* messages due in the order sent */
+  ev_fifo msgs;                       /* messages in key order */
+  ev_fifo wakes[WAKE_FIFOS];          /* wakes: each FIFO in key order */
   int nomem;
   uint64_t ts;
   int32_t *ready;                     /* ops executable in this event, in that order */
@@ -263,7 +268,6 @@ typedef struct {
   int64_t nruns, nrunops;
 } sim;
 
-/* heap_push with room made (stale wakes can pile up past any fixed bound). */
 /* Room for cap events, h[1] on a 64-byte boundary (the first child group), the nh events
    kept. */
 static int heap_alloc(sim *s, int64_t cap) {
@@ -278,6 +282,7 @@ static int heap_alloc(sim *s, int64_t cap) {
   return CDAG_OK;
 }
 
+/* heap_push with room made (stale wakes can pile up past any fixed bound). */
 static void push(sim *s, ev e) {
   if (s->nh == s->hcap && heap_alloc(s, 2 * s->hcap)) {
     s->nomem = 1;
@@ -286,10 +291,9 @@ static void push(sim *s, ev e) {
   heap_push(s->h, &s->nh, e);
 }
 
-/* Message e enters the FIFO if it comes due after the FIFO's last, else the heap. A full
-   FIFO whose free front is at least half its array moves down, otherwise it doubles. */
-static void push_msg(sim *s, ev e) {
-  ev_fifo *f = &s->msgs;
+/* e enters FIFO f if it comes at or after f's last, else the heap. A full FIFO whose free
+   front is at least half its array moves down, otherwise it doubles. */
+static void push_sorted(sim *s, ev_fifo *f, ev e) {
   if (f->n > f->head && ev_less(&e, &f->e[f->n - 1])) {
     push(s, e);
     return;
@@ -299,21 +303,44 @@ static void push_msg(sim *s, ev e) {
     f->n -= f->head;
     f->head = 0;
   }
-  if (f->n == f->cap && ir_grow((void **)&f->e, f->n, &f->cap, 1, sizeof *f->e, "LogGP messages")) {
+  if (f->n == f->cap && ir_grow((void **)&f->e, f->n, &f->cap, 1, sizeof *f->e, "LogGP events")) {
     s->nomem = 1;
     return;
   }
   f->e[f->n++] = e;
 }
 
-/* Is the FIFO's first message the next event? */
-static int msg_next(const sim *s) {
-  const ev_fifo *f = &s->msgs;
-  return f->n > f->head && (s->nh == 0 || ev_less(&f->e[f->head], &s->h[0]));
+static void push_msg(sim *s, ev e) { push_sorted(s, &s->msgs, e); }
+static int fifo_has(const ev_fifo *f) { return f->n > f->head; }
+
+/* A wake goes to the first FIFO it does not come before, else the heap: CPUs in step arm
+   their next wakes in a few interleaved ascending sequences (patience sorting's piles). */
+static void push_wake(sim *s, ev e) {
+  for (int k = 0; k < WAKE_FIFOS; k++) {
+    ev_fifo *f = &s->wakes[k];
+    if (!fifo_has(f) || !ev_less(&e, &f->e[f->n - 1])) {
+      push_sorted(s, f, e);
+      return;
+    }
+  }
+  push(s, e);
 }
 
-static ev pop_msg(sim *s) {
-  ev_fifo *f = &s->msgs;
+/* Where the next event is: the heap, the FIFO of messages, or a FIFO of wakes (SRC_WAKE + k). */
+enum { SRC_HEAP, SRC_MSG, SRC_WAKE };
+static int next_source(const sim *s) {
+  const ev *best = s->nh ? &s->h[0] : NULL;
+  int src = SRC_HEAP;
+  if (fifo_has(&s->msgs) && (!best || ev_less(&s->msgs.e[s->msgs.head], best)))
+    best = &s->msgs.e[s->msgs.head], src = SRC_MSG;
+  for (int k = 0; k < WAKE_FIFOS; k++) {
+    const ev_fifo *f = &s->wakes[k];
+    if (fifo_has(f) && (!best || ev_less(&f->e[f->head], best))) best = &f->e[f->head], src = SRC_WAKE + k;
+  }
+  return src;
+}
+
+static ev fifo_pop(ev_fifo *f) {
   ev e = f->e[f->head++];
   if (f->head == f->n) f->head = f->n = 0;
   return e;
@@ -398,7 +425,7 @@ static void park(sim *s, ev e) {
   }
   waiter_push(w, (waiter){ev_ts(&e), ev_id(&e), (uint8_t)ev_kind(&e)});
   ps_t t = free_at(s, w);
-  if (!s->wk[c].armed || key_less(t, ev_ts(&e), s->wk[c].t, s->wk[c].ts)) push(s, wake_event(s, c, t, ev_ts(&e)));
+  if (!s->wk[c].armed || key_less(t, ev_ts(&e), s->wk[c].t, s->wk[c].ts)) push_wake(s, wake_event(s, c, t, ev_ts(&e)));
 }
 
 /* The first event waiting in x, removed. */
@@ -613,43 +640,41 @@ static void step(sim *s, ev e) {
   }
 }
 
-/* The wake at the top of the heap: its CPU's first event runs now if all it needs is free,
-   as LogGOPSim's retry of it would, and the CPU's next wake is armed after that; if what
-   it needs was taken meanwhile, the wake moves to the CPU's true next key (in place: one
-   sift). */
-static void wake(sim *s) {
-  ev *top = &s->h[0];
-  int64_t c = ev_id(top);
+/* A wake, taken from the heap or its FIFO: its CPU's first event runs now if all it needs
+   is free, as LogGOPSim's retry of it would, and the CPU's next wake is armed after that;
+   if what it needs was taken meanwhile, the wake moves to the CPU's true next key. */
+static void wake(sim *s, ev w) {
+  int64_t c = ev_id(&w);
   cpu_wake *k = &s->wk[c];
-  if (!k->armed || top->t != k->t || ev_ts(top) != k->ts) {   /* stale: re-armed since */
-    heap_pop(s->h, &s->nh);
-    return;
-  }
+  if (!k->armed || w.t != k->t || ev_ts(&w) != k->ts) return;   /* stale: re-armed since */
   ps_t t = 0;
   uint64_t ts = 0;
   int64_t x = cpu_next(s, c, &t, &ts);
-  assert(x >= 0 && !key_less(t, ts, top->t, ev_ts(top)));
-  if (key_less(top->t, ev_ts(top), t, ts)) {
-    *top = ev_make(t, ts, EV_WAKE, c);
-    k->t = t;
-    k->ts = ts;
-    heap_sift(s->h, s->nh);
+  assert(x >= 0 && !key_less(t, ts, w.t, ev_ts(&w)));
+  if (key_less(w.t, ev_ts(&w), t, ts)) {
+    push_wake(s, wake_event(s, c, t, ts));
     return;
   }
   k->armed = 0;
   ev e = unpark(s, x);
   e.t = t;
-  /* step pushes only later events (t or after, with a newer ts) and parks none (what e
-     needs is free), so the wake stays at the root: the CPU's next wake takes its place
-     there, one sift down from a root it mostly keeps, instead of a pop and a push. */
-  step(s, e);
-  assert(ev_kind(&s->h[0]) == EV_WAKE && ev_id(&s->h[0]) == c && !k->armed);
-  if (cpu_next(s, c, &t, &ts) >= 0) {
-    s->h[0] = wake_event(s, c, t, ts);
-    heap_sift(s->h, s->nh);
-  } else {
-    heap_pop(s->h, &s->nh);
-  }
+  step(s, e);   /* parks nothing: what e needs is free */
+  if (cpu_next(s, c, &t, &ts) >= 0) push_wake(s, wake_event(s, c, t, ts));
+}
+
+static int events_left(const sim *s) {
+  int any = s->nh > 0 || fifo_has(&s->msgs);
+  for (int k = 0; k < WAKE_FIFOS && !any; k++) any = fifo_has(&s->wakes[k]);
+  return any;
+}
+
+/* The next event, from wherever it waits. */
+static void next_event(sim *s) {
+  int src = next_source(s);
+  if (src == SRC_MSG) step(s, fifo_pop(&s->msgs));
+  else if (src >= SRC_WAKE) wake(s, fifo_pop(&s->wakes[src - SRC_WAKE]));
+  else if (ev_kind(&s->h[0]) == EV_WAKE) wake(s, heap_pop(s->h, &s->nh));
+  else step(s, ev_kind(&s->h[0]) == EV_RUN ? run_next(s) : heap_pop(s->h, &s->nh));
 }
 
 static ps_t to_ps(double us) { return (ps_t)llround(us * 1e6); }
@@ -720,7 +745,9 @@ static int sim_init(sim *s, const cdag_graph *g, const match_result *m, const lo
 static void sim_free(sim *s) {
   free(s->need_done); free(s->need_start); free(s->ss_start); free(s->ss); free(s->st); free(s->hbase);
   for (int64_t x = 0; s->q && x < s->nq; x++) free(s->q[x].w);
-  free(s->msgs.e); free(s->ready); free(s->key); free(s->key2); free(s->bucket); free(s->clock); free(s->q);
+  free(s->msgs.e);
+  for (int k = 0; k < WAKE_FIFOS; k++) free(s->wakes[k].e);
+  free(s->ready); free(s->key); free(s->key2); free(s->bucket); free(s->clock); free(s->q);
   free(s->wk); free(s->runs); free(s->runops);
 }
 
@@ -731,10 +758,8 @@ static int run(const cdag_graph *g, const int32_t *partner, const loggp_params *
   if (!rc) {
     for (int64_t i = 0; i < g->nops; i++) maybe_ready(&s, (int32_t)i);
     queue_ready(&s);
-    while ((s.nh > 0 || s.msgs.n > 0) && !s.nomem) {
-      if (msg_next(&s)) step(&s, pop_msg(&s));
-      else if (ev_kind(&s.h[0]) == EV_WAKE) wake(&s);
-      else step(&s, ev_kind(&s.h[0]) == EV_RUN ? run_next(&s) : heap_pop(s.h, &s.nh));
+    while (events_left(&s) && !s.nomem) {
+      next_event(&s);
       queue_ready(&s);
     }
     if (s.nomem) rc = CDAG_NOMEM("LogGP events");
