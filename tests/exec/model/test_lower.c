@@ -136,7 +136,6 @@ static void roundtrip(kcase k, int nprocs, gen_set s, int root, uint64_t bytes, 
   loggp_params lp = loggp_defaults();
   ck_assert_int_eq(exec_loggp(low, &lp, &t, NULL), CDAG_OK);
   ck_assert(t > 0);
-  pairs_are_matched(low, what);
   if (s.n <= 12) grammar_ok(low);
   cdag_plan_free(&p2);
   cdag_plan_free(&p);
