@@ -8,6 +8,8 @@
 #include <check.h>
 #include <stdlib.h>
 
+#include "cdag.h"
+
 /* Iteration count for randomized tests: n, scaled by CDAG_TEST_SCALE (valgrind runs use a
  * small scale so the whole suite stays within CI's time), at least 1. */
 static inline long cdag_test_iterations(long n) {
@@ -20,6 +22,17 @@ static inline long cdag_test_iterations(long n) {
 /* A graph-builder call that must succeed: a test that ignored a failed call would test
    another graph than the one its comment describes. */
 #define CK_OK(call) ck_assert_int_eq((call), 0 /* CDAG_OK */)
+
+/* cdag_analyze of g with options o (NULL: the defaults), the plan checked against the graph
+   in the simulator (cdag_plan_verify): a detection test then asserts on a plan that is right. */
+static inline cdag_plan *cdag_test_analyse(cdag_graph *g, const cdag_options *o) {
+  cdag_plan *p = NULL;
+  int rc = cdag_analyze(g, o, &p);
+  ck_assert_msg(rc == CDAG_OK, "analyze: %s", cdag_error_message());
+  rc = cdag_plan_verify(g, p);
+  ck_assert_msg(rc == CDAG_OK, "verify: %s", cdag_error_message());
+  return p;
+}
 
 #define CDAG_CHECK_MAIN(suite_fn)                                   \
   int main(void) {                                                  \

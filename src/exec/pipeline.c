@@ -104,16 +104,14 @@ static int offline_options(const cdag_graph *g, const cdag_options *o, cdag_opti
 }
 
 /* cdag_analyze from the match of finalized g, which it frees (the dataflow releases it as
-   soon as it is done with it). */
-static int analyze_matched(cdag_graph *g, match_result *m, const cdag_options *o, double t0, cdag_plan **p) {
+   soon as it is done with it), with opts as offline_options made them. */
+static int analyze_matched(cdag_graph *g, match_result *m, const cdag_options *opts, double t0, cdag_plan **p) {
   *p = NULL;
-  cdag_options opts;
-  int rc = offline_options(g, o, &opts);
   df_sst *sst = NULL;
   double t1 = now();
-  if (rc == CDAG_OK) rc = dataflow_run_opt(g, m, DF_WAITSETS_IF_NEEDED | DF_RELEASE_INPUTS, &sst);
+  int rc = dataflow_run_opt(g, m, DF_WAITSETS_IF_NEEDED | DF_RELEASE_INPUTS, &sst);
   double t2 = now();
-  if (rc == CDAG_OK) rc = detect_run(g, sst, &opts, p);
+  if (rc == CDAG_OK) rc = detect_run(g, sst, opts, p);
   double t3 = now();
   match_free(m);
   if (rc) return rc;
@@ -164,7 +162,10 @@ int pipeline_plan_matched(cdag_graph *g, match_result *mr, const cdag_options *o
     match_free(mr);
     return cdag__error(CDAG_ERR_ARG, "pipeline_plan_matched: a finalized graph and its match expected");
   }
-  int rc = analyze_matched(g, mr, o, now(), p);
+  cdag_options opts;
+  int rc = offline_options(g, o, &opts);
+  if (rc == CDAG_OK) rc = analyze_matched(g, mr, &opts, now(), p);
+  else match_free(mr);
   if (rc == CDAG_OK) rc = kern_choose_plan(*p, m, policy);
   if (rc != CDAG_OK) cdag_plan_free(p);
   return rc;

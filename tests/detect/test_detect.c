@@ -22,17 +22,8 @@ typedef struct {
 static const gen_bufs B = {.data = 0x10000, .out = 0x20000, .scratch = 0x40000, .tag = 0};
 static const gen_bufs B2 = {.data = 0x50000, .out = 0x60000, .scratch = 0x70000, .tag = 50};
 
-static cdag_plan *analyse(cdag_graph *g, const cdag_options *o) {
-  cdag_plan *p = NULL;
-  int rc = cdag_analyze(g, o, &p);
-  ck_assert_msg(rc == CDAG_OK, "analyze: %s", cdag_error_message());
-  rc = cdag_plan_verify(g, p);
-  ck_assert_msg(rc == CDAG_OK, "verify: %s", cdag_error_message());
-  return p;
-}
-
 static void expect(cdag_graph *g, const cdag_options *o, const want *w, int nw, int64_t residual) {
-  cdag_plan *p = analyse(g, o);
+  cdag_plan *p = cdag_test_analyse(g, o);
   if (p->ncolls != nw) cdag_plan_report(p, stderr, 0);
   ck_assert_int_eq(p->ncolls, nw);
   for (int i = 0; i < nw; i++) {
@@ -179,7 +170,7 @@ START_TEST(grid_rows_and_columns) {
     gen_set col = {c, 4, 4};
     ck_assert_int_eq(gen_bcast_linear(g, &col, 0, 16, &B2), CDAG_OK);
   }
-  cdag_plan *p = analyse(g, NULL);
+  cdag_plan *p = cdag_test_analyse(g, NULL);
   ck_assert_int_eq(p->ncolls, 8);
   for (int i = 0; i < 8; i++) {
     ck_assert_int_eq(p->colls[i].kind, DET_BCAST);
@@ -198,7 +189,7 @@ START_TEST(grid_rows_and_columns) {
     gen_set col = {c, 5, 4};
     ck_assert_int_eq(gen_bcast_binomial(g, &col, 2, 56, &B2), CDAG_OK);
   }
-  p = analyse(g, NULL);
+  p = cdag_test_analyse(g, NULL);
   ck_assert_int_eq(p->ncolls, 9);
   for (int i = 0; i < 9; i++) ck_assert_int_eq(p->colls[i].kind, DET_BCAST);
   ck_assert_int_eq(p->nxfers, 0);
@@ -229,7 +220,7 @@ START_TEST(rows_under_global_allgather) {
     gen_set row = {4 * r, 1, 4};
     ck_assert_int_eq(gen_alltoall_linear(g, &row, 8, &B2), CDAG_OK);
   }
-  cdag_plan *p = analyse(g, NULL);
+  cdag_plan *p = cdag_test_analyse(g, NULL);
   ck_assert_int_eq(p->ncolls, 5);
   int rows = 0, global = 0;
   for (int64_t i = 0; i < p->ncolls; i++) {
@@ -277,7 +268,7 @@ START_TEST(all_but_one_and_halo) {
   for (int d = 0; d < 3; d++) {
     g = graph(dims[d][0] * dims[d][1]);
     ck_assert_int_eq(gen_halo2d(g, dims[d][0], dims[d][1], 32, &B), CDAG_OK);
-    cdag_plan *p = analyse(g, NULL);
+    cdag_plan *p = cdag_test_analyse(g, NULL);
     ck_assert_int_eq(p->ncolls, 0);
     ck_assert_int_eq(p->nxfers, 4 * dims[d][0] * dims[d][1]);
     ck_assert_int_eq(p->nnotes, 1);
@@ -299,7 +290,7 @@ START_TEST(barrier) {
   cdag_graph *g = graph(6);
   gen_set all = {0, 1, 6};
   ck_assert_int_eq(gen_barrier_dissemination(g, &all, &B), CDAG_OK);
-  cdag_plan *p = analyse(g, NULL);
+  cdag_plan *p = cdag_test_analyse(g, NULL);
   ck_assert_int_eq(p->ncolls, 1);
   ck_assert_int_eq(p->colls[0].kind, DET_BARRIER);
   ck_assert_int_eq(p->barrier, 1);
@@ -372,7 +363,7 @@ START_TEST(vector_variants) {
         CK_OK(cdag_rank_send(g, i, B.data + 64 * (uint64_t)j, 16, j, 0, NULL));
         CK_OK(cdag_rank_recv(g, j, B.out + 64 * (uint64_t)i, 16, i, 0, NULL));
       }
-  cdag_plan *p = analyse(g, NULL);
+  cdag_plan *p = cdag_test_analyse(g, NULL);
   for (int64_t i = 0; i < p->ncolls; i++) ck_assert_int_ne(p->colls[i].kind, DET_ALLTOALL); /* scatters may remain */
   ck_assert_int_ge(p->nnotes, 1);
   ck_assert_msg(strstr(p->notes[0], "18 of 20 pairs") && strstr(p->notes[0], "density 0.9"), "note: %s", p->notes[0]);
@@ -424,7 +415,7 @@ START_TEST(merge_same_shape) {
   gen_set all = {0, 1, 6};
   ck_assert_int_eq(gen_bcast_linear(g, &all, 2, 24, &B), CDAG_OK);
   ck_assert_int_eq(gen_bcast_binomial(g, &all, 2, 24, &B2), CDAG_OK);
-  cdag_plan *p = analyse(g, NULL);
+  cdag_plan *p = cdag_test_analyse(g, NULL);
   ck_assert_int_eq(p->ncolls, 1);
   ck_assert_int_eq(p->colls[0].ntransfers, 10);
   ck_assert_uint_eq(p->colls[0].bytes, 48);
@@ -439,7 +430,7 @@ START_TEST(report_fields) {
   cdag_graph *g = graph(4);
   gen_set all = {0, 1, 4};
   ck_assert_int_eq(gen_alltoall_linear(g, &all, 8, &B), CDAG_OK);
-  cdag_plan *p = analyse(g, NULL);
+  cdag_plan *p = cdag_test_analyse(g, NULL);
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
@@ -559,7 +550,7 @@ static void random_instance(uint64_t seed) {
      broadcasts send other sizes than `block`. */
   int same = !vector && kind != 12 && kind != 1 && kind != 14 && n >= 6 && rnd(&s, 2);
   int nnoise = kind != 12 ? noise(g, p, &s, same ? block : 0) : 0; /* a barrier needs every rank to wait for every rank */
-  cdag_plan *pl = analyse(g, NULL);
+  cdag_plan *pl = cdag_test_analyse(g, NULL);
   int found = 0;
   for (int64_t i = 0; i < pl->ncolls; i++) {
     const det_coll *c = &pl->colls[i];
@@ -599,7 +590,7 @@ START_TEST(random_graphs_verify) {
   for (long i = 0; i < n; i++) {
     cdag_graph *g;
     ck_assert_int_eq(gen_random_graph((uint64_t)i + 7, NULL, &g), CDAG_OK);
-    cdag_plan *p = analyse(g, NULL);
+    cdag_plan *p = cdag_test_analyse(g, NULL);
     cdag_plan_free(&p);
     cdag_graph_free(&g);
   }

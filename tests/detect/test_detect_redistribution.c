@@ -16,15 +16,6 @@
 
 static const gen_bufs B = {.data = 0x10000, .out = 0x20000, .scratch = 0x40000, .tag = 0};
 
-static cdag_plan *analyse(cdag_graph *g, const cdag_options *o) {
-  cdag_plan *p = NULL;
-  int rc = cdag_analyze(g, o, &p);
-  ck_assert_msg(rc == CDAG_OK, "analyze: %s", cdag_error_message());
-  rc = cdag_plan_verify(g, p);
-  ck_assert_msg(rc == CDAG_OK, "verify: %s", cdag_error_message());
-  return p;
-}
-
 static int ranks_of(const cdag_layout *a, const cdag_layout *b) {
   int p = a->first + a->pr * a->pc, q = b->first + b->pr * b->pc;
   return p > q ? p : q;
@@ -52,7 +43,7 @@ static char *report(const cdag_plan *p) {
    alltoallv says in the report that it is a redistribution. */
 static void expect_one(const cdag_layout *a, const cdag_layout *b, det_kind k, int nranks, int first) {
   cdag_graph *g = redistribution(a, b);
-  cdag_plan *p = analyse(g, NULL);
+  cdag_plan *p = cdag_test_analyse(g, NULL);
   char *text = report(p);
   ck_assert_msg(p->ncolls == 1 && p->colls[0].kind == k, "%s", text);
   ck_assert_int_eq(p->colls[0].nranks, nranks);
@@ -95,7 +86,7 @@ START_TEST(report_and_density) {
   cdag_options o;
   cdag_options_init(&o);
   o.density = 0.5;
-  cdag_plan *p = analyse(g, &o);
+  cdag_plan *p = cdag_test_analyse(g, &o);
   ck_assert_int_eq(p->ncolls, 1);
   ck_assert_int_eq(p->colls[0].ntransfers, 128);   /* 96 pieces between ranks, 32 kept */
   ck_assert_int_eq(p->nxfers, 0);
@@ -114,7 +105,7 @@ END_TEST
 /* Nothing found, every transfer residual; with why, a note that says why (the density note
    names the test failed when the pattern covers half its pairs or more). */
 static void expect_residual(cdag_graph *g, int64_t transfers, const char *why) {
-  cdag_plan *p = analyse(g, NULL);
+  cdag_plan *p = cdag_test_analyse(g, NULL);
   if (p->ncolls) cdag_plan_report(p, stderr, 0);
   ck_assert_int_eq(p->ncolls, 0);
   ck_assert_int_eq(p->nxfers, transfers);
@@ -248,7 +239,7 @@ static void random_case(uint64_t *s, int64_t *taken) {
   int whole = sh.members == ranks_of(&a, &b);
   int expected = sh.senders >= 2 && sh.receivers >= 2 && sh.members >= (whole ? 3 : 4) &&
                  sh.pieces - sh.pairs >= (int64_t)sh.members * (sh.members - 1);
-  cdag_plan *p = analyse(g, NULL);
+  cdag_plan *p = cdag_test_analyse(g, NULL);
   int rd = 0;
   for (int64_t i = 0; i < p->ncolls; i++) rd |= p->colls[i].rd_pairs > 0;
   if (rd != expected) cdag_plan_report(p, stderr, 0);
