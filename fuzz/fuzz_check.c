@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "ir/format.h"
+#include "format/format.h"
 #include "match/match.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "ir/format.h"
+#include "format/format.h"
 
 static void fail(const char *what) {
   fprintf(stderr, "fuzz_load: %s: %s\n", what, cdag_error_message());

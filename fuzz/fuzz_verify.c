@@ -12,7 +12,7 @@
 
 #include "exec/pipeline.h"
 #include "exec/sim/sim.h"
-#include "ir/format.h"
+#include "format/format.h"
 
 static uint64_t moved_bytes(const cdag_graph *g) {
   uint64_t n = 0;

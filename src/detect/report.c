@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "ir/format.h"
+#include "format/format.h"
 #include "detect/detect.h"
 
 static uint64_t residual_bytes(const cdag_plan *p) {

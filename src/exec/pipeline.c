@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "exec/pipeline.h"
-#include "ir/settings.h"
+#include "base/settings.h"
 
 static double now(void) {
   struct timespec t;

@@ -1,7 +1,7 @@
 /* cdag — src/exec/pipeline.h: the compiler pipeline, driven from one place (no MPI).
  *
  * finalize (program order, dependencies) -> match -> dataflow (SST, wait sets) -> detect
- * (collectives, the plan) -> choose (each collective's algorithm, exec/model). Every caller
+ * (collectives, the plan) -> choose (each collective's algorithm, src/choose). Every caller
  * that turns a graph into a plan comes here: cdag_analyze, cdag_compile's compiling rank
  * (exec/mpi), and the `cdag` tool's analyze, goal, model and dot. The options live here too:
  * cdag_options_init and the one validation of a cdag_options. No stage below calls up to it.
@@ -9,17 +9,15 @@
  * The subdirectories of src/exec, each with its contract header:
  *   mpi/      distributed graphs, gather/compile/scatter, the schedule part, the runtime
  *             (schedule.h, graph_mpi.h; calls MPI)
- *   kernels/  cdag's collective kernels over point-to-point (kernel.h; calls MPI) and the
- *             circulant schedules they follow (circulant.h; pure)
+ *   kernels/  cdag's collective kernels over point-to-point (kernel.h; calls MPI), following
+ *             the schedules of src/circulant
  *   sim/      the in-process simulator and verify (sim.h; no MPI)
- *   model/    cost model and kernel choice, lowering, GOAL writer, LogGP (model.h, lower.h;
- *             no MPI)
- * Only mpi/ and kernels/ include mpi.h themselves; scripts/check-layout.sh checks it. */
+ * The layers below and beside them are in docs/layout.md. */
 #ifndef CDAG_EXEC_PIPELINE_H
 #define CDAG_EXEC_PIPELINE_H
 
 #include "detect/detect.h"
-#include "exec/model/model.h"
+#include "choose/choose.h"
 #include "match/match.h"
 
 /* CDAG_OK, or CDAG_ERR_ARG naming the field, its value and the rank (rank < 0: no rank in
@@ -27,7 +25,7 @@
 int pipeline_check_options(const cdag_options *o, int nprocs, int rank);
 
 /* The kernel policy and cost model a compile with options o uses: each CDAG_* variable that
-   is set (ir/settings.h), else o's field when set, else base (NULL: the built-in model) and
+   is set (base/settings.h), else o's field when set, else base (NULL: the built-in model) and
    KERN_POLICY_AUTO. CDAG_OK, or CDAG_ERR_ARG naming a bad variable. */
 typedef struct {
   kern_model model;

@@ -35,7 +35,7 @@
 #include <string.h>
 
 #include "cdag.h"
-#include "ir/error.h"
+#include "base/error.h"
 
 #define IR_MAX_OPS 0x7ffffff0
 #define IR_MAX_RANKS (1 << 30)

@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir/error.h"
-#include "ir/format.h"
+#include "base/error.h"
+#include "format/format.h"
 #include "record/record.h"
 
 enum { K_SEND, K_RECV, K_WAIT, K_OTHER };

@@ -39,8 +39,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ir/error.h"
-#include "ir/settings.h"
+#include "base/error.h"
+#include "base/settings.h"
 #include "record/record.h"
 
 /* The MPI functions below replace MPI's; everything else stays inside the library. */

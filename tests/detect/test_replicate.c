@@ -14,8 +14,8 @@
 
 #include "check_main.h"
 #include "detect/detect.h"
-#include "exec/model/lower.h"
-#include "exec/model/model.h"
+#include "model/lower.h"
+#include "choose/choose.h"
 #include "exec/sim/sim.h"
 
 enum { DATA = 0x1000, OUT = 0x2000, OTHER = 0x3000, TMP = 0x8000 };

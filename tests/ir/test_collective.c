@@ -13,8 +13,8 @@
 
 #include "check_main.h"
 #include "exec/sim/sim.h"
-#include "ir/format.h"
-#include "ir/wire.h"
+#include "format/format.h"
+#include "wire/wire.h"
 
 enum { IN = 0x1000, OUT = 0x100000 };
 

@@ -14,7 +14,7 @@
 
 #include "check_main.h"
 #include "exec/sim/sim.h"
-#include "ir/format.h"
+#include "format/format.h"
 #include "support/support.h"
 
 static uint64_t test_rand(uint64_t *s) {   /* splitmix64 */

@@ -26,7 +26,7 @@
 
 #include <stdint.h>
 
-#include "exec/model/model.h"
+#include "choose/choose.h"
 #include "ir/ir.h"
 
 #define KERN_TAG 0x6b00  /* tags KERN_TAG .. KERN_TAG + 7 (one per kernel kind) */

@@ -8,9 +8,9 @@
 #ifndef CDAG_EXEC_KERNEL_INT_H
 #define CDAG_EXEC_KERNEL_INT_H
 
-#include "exec/kernels/circulant.h"
+#include "circulant/circulant.h"
 #include "exec/kernels/kernel.h"
-#include "ir/error.h"
+#include "base/error.h"
 
 #define KERN_MAXQ 64  /* rounds per phase, as circ_graph.skip allows */
 

@@ -2,7 +2,7 @@
  * compiled schedules, error agreement, reports and cdag_graph_dump.
  *
  * cdag_compile, on every rank of the graph's communicator:
- *  1. encodes its ops (ir/wire.h) and fingerprints them; one MPI_Allreduce agrees on local
+ *  1. encodes its ops (wire/wire.h) and fingerprints them; one MPI_Allreduce agrees on local
  *     errors, on the options (every field, after the environment) and on whether every rank
  *     finds the same cached schedule (the
  *     same graph rebuilt, e.g. every iteration of a loop): if so, that schedule is returned
@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "exec/mpi/schedule.h"
-#include "ir/settings.h"
+#include "base/settings.h"
 
 /* ---- options ---- */
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "exec/mpi/graph_mpi.h"
-#include "ir/redistribute.h"
+#include "workload/redistribute.h"
 
 /* Memory cdag allocates for a graph (the packing buffers of typed sends and receives). A
    schedule compiled from the graph may run on it (graph mode), so both hold a reference and

@@ -6,12 +6,12 @@
  * baseline.c). Writer and reader of every record are side by side in part.c, so the schema
  * below is the only description of the bytes. No MPI here.
  *
- * Schema, version PART_VERSION. Every field is a LEB128 varint (ir/wire.h); (s) marks a
+ * Schema, version PART_VERSION. Every field is a LEB128 varint (wire/wire.h); (s) marks a
  * zigzag (signed) one, (f) a double's 64 bits. Counts come before the records they count.
  *
  *   part   := MAGIC VERSION mode (graph | plan)
  *   graph  := nops tag* nbytes byte*    one tag per send and recv of the rank, in op order;
- *                                       bytes: empty, or the rank's ops themselves (ir/wire.h,
+ *                                       bytes: empty, or the rank's ops themselves (wire/wire.h,
  *                                       when the graph's one-sided ops gave it ops the
  *                                       rank's own graph lacks)
  *   plan   := model ncolls coll* nout pair* nin pair* ncopies copy* redsize nreds red*
@@ -39,8 +39,8 @@
 #define CDAG_EXEC_MPI_PART_H
 
 #include "detect/detect.h"
-#include "exec/model/model.h"
-#include "ir/wire.h"
+#include "choose/choose.h"
+#include "wire/wire.h"
 
 #define PART_MAGIC 0xcd5cu
 #define PART_VERSION 5u

@@ -22,7 +22,7 @@
 #include "exec/kernels/kernel.h"
 #include "match/match.h"
 #include "exec/mpi/part.h"
-#include "ir/wire.h"
+#include "wire/wire.h"
 
 /* A local byte move between raw pointers (already redirected through the snapshot). */
 typedef struct {

@@ -16,7 +16,7 @@
 
 #include "check_main.h"
 #include "exec/mpi/replay.h"
-#include "ir/format.h"
+#include "format/format.h"
 #include "support/support.h"
 
 static cdag_graph *text_graph(const char *text) {

@@ -1,0 +1,101 @@
+/* cdag — src/choose/choose.h: the cost model and the choice of algorithm (no MPI).
+ *
+ * The alpha-beta model of messages (kernel_model.c), which predicts cdag's circulant
+ * kernels and the algorithms MPI libraries use, and the choice, per collective of a plan,
+ * between MPI's own collective and one of cdag's kernels (kernel_choice.c). Pure C: the
+ * same choice is made offline (`cdag analyze`, `cdag goal --plan`, `cdag model`) and by the
+ * MPI executor, so the report says what runs. Lowering a plan to messages, the GOAL writer
+ * and the LogGP simulator are in the analysis library (src/model/lower.h). Nothing here
+ * calls MPI. */
+#ifndef CDAG_CHOOSE_CHOOSE_H
+#define CDAG_CHOOSE_CHOOSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir/ir.h"
+
+/* The linear cost model: a message of m bytes costs alpha + beta * m seconds; each further
+   message to a peer that one is already going to costs overhead; copying a byte in memory
+   (packing) costs gamma. */
+typedef struct {
+  double alpha;     /* latency, s */
+  double beta;      /* time per byte, s/B */
+  int blocks;       /* block count of the n-block kernels; 0: the model chooses (kern_model_blocks) */
+  double overhead;  /* time per further message to the same peer, s */
+  double gamma;     /* time per byte copied in memory, s/B */
+} kern_model;
+
+typedef enum { KERN_BCAST, KERN_ALLGATHER, KERN_ALLGATHERV, KERN_REDUCE, KERN_ALLREDUCE } kern_kind;
+typedef enum {
+  KERN_ALG_AUTO = 0,    /* let the model choose */
+  KERN_ALG_MPI,         /* MPI's own collective (kern_model_choose only) */
+  KERN_ALG_CIRCULANT,   /* n-block circulant schedule (allreduce: reduce + bcast) */
+  KERN_ALG_CENSUS       /* allreduce: q rounds of whole-vector exchanges (integers, min/max) */
+} kern_alg;
+
+/* ---- The cost model (kernel_model.c) ---- */
+
+/* Defaults (shared-memory MPICH: alpha 1e-6 s, beta 2e-10 s/B, overhead KERN_OVERHEAD_DEFAULT,
+   gamma KERN_GAMMA_DEFAULT; blocks chosen by the model), then the environment CDAG_ALPHA /
+   CDAG_BETA / CDAG_OVERHEAD / CDAG_GAMMA / CDAG_BLOCKS where set. */
+kern_model kern_model_default(void);
+/* The built-in defaults alone, and the environment's overrides applied to m. */
+kern_model kern_model_builtin(void);
+void kern__model_env(kern_model *m);
+/* Block count of an n-block circulant broadcast of `units` units of `unit` bytes over p
+   ranks: n* = sqrt((q-1) beta m / alpha), in [1, units]. */
+int kern_model_blocks(const kern_model *m, int p, uint64_t units, uint64_t unit);
+/* Predicted seconds (bytes: the message of a bcast/reduce/allreduce, one member's block of
+   an allgather, the total of an allgatherv). */
+double kern_model_circulant(const kern_model *m, kern_kind kind, int p, uint64_t bytes);
+double kern_model_census(const kern_model *m, int p, uint64_t bytes);
+double kern_model_binomial(const kern_model *m, kern_kind kind, int p, uint64_t bytes);
+double kern_model_scatter_allgather(const kern_model *m, kern_kind kind, int p, uint64_t bytes);
+/* MPI's collective or cdag's kernel (KERN_ALG_MPI, _CIRCULANT or _CENSUS), with a one-line
+   reason ("circulant 12.1 us < MPI binomial 15.0 us (p=8, 1048576 B)") in reason[len]. The
+   kernel must win by 10%. KERN_ALG_CENSUS assumes an order-free op: kern_allreduce_init
+   never picks it by itself for floating-point sums. */
+kern_alg kern_model_choose(const kern_model *m, kern_kind kind, int p, uint64_t bytes, char *reason,
+                           size_t len);
+
+/* Residual messages: the largest piece worth packing with others into one message. Packing
+   a piece of m bytes costs a copy at each end (2 gamma m) and saves a message (overhead),
+   so pieces of at most overhead / (2 gamma) bytes are packed and larger ones travel alone,
+   as the graph wrote them. */
+uint64_t kern_model_pack_limit(const kern_model *m);
+/* The one rule of the split, for the pieces of one pair of ranks taken in plan order: does a
+   piece of len bytes travel alone? Those over `limit` do, up to KERN_MAX_ALONE per pair (a
+   message tag each); *nalone counts them (start at 0 for each pair). */
+#define KERN_MAX_ALONE 4095
+int kern_travels_alone(uint64_t len, uint64_t limit, int64_t *nalone);
+
+/* ---- Choosing for a plan's collectives (pure: no MPI call) ---- */
+
+typedef enum { KERN_POLICY_AUTO, KERN_POLICY_MPI, KERN_POLICY_CDAG } kern_policy;
+/* The algorithm collective c of pl runs with, and why (one line in reason[len]). Kinds
+   without a cdag kernel (scatter, gather, alltoall(v), scatterv, gatherv, reduce_scatter,
+   barrier) and reductions the kernels cannot do always run as MPI's collective.
+   KERN_POLICY_MPI / _CDAG force the choice where a kernel exists; _AUTO asks the model.
+   Census is chosen only for order-free reductions (integers, or min/max). */
+struct cdag_plan;
+kern_alg kern_choose_coll(const struct cdag_plan *pl, int64_t c, const kern_model *m, kern_policy policy,
+                          char *reason, size_t len);
+/* Chooses for every collective of pl (kern_choose_coll), then checks that a kernel can run
+   the plan's slots as they are (reductions: a type/op the kernels do; every recv slot empty
+   or of the size the kernel delivers there); where not, MPI's collective, and the reason
+   says why. Fills pl->choices (detect.h; replaced if set). Pure: the same on every rank.
+   CDAG_OK or CDAG_ERR_NOMEM. */
+int kern_choose_plan(struct cdag_plan *pl, const kern_model *m, kern_policy policy);
+/* "mpi", "circulant", "census" ("auto" for KERN_ALG_AUTO). */
+const char *kern_alg_name(kern_alg alg);
+
+/* Block count of an n-block schedule moving `units` units of `unit` bytes over p ranks:
+   `forced` when > 0, else m->blocks when > 0, else kern_model_blocks; capped to
+   [1, units]. The kernels and lowering use this one rule, so both split alike. */
+int kern_model_nblocks(const kern_model *m, int forced, int p, uint64_t units, uint64_t unit);
+/* Block b of n over `units` units of `unit` bytes: the first units % n blocks get one unit
+   more. Offset and length in bytes. */
+void kern_block(uint64_t units, uint64_t unit, int n, int64_t b, uint64_t *off, uint64_t *len);
+
+#endif

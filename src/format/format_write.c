@@ -1,0 +1,352 @@
+/* cdag — src/format/format_write.c: saving graphs in the text format (docs/format.md).
+ *
+ * Writes `num_ranks` and the communicators, then one block per rank that has ops,
+ * dependencies or scratch: its ops in program order (rank_ops when the graph is finalized,
+ * else the order of ids), every field but a tag of 0 explicitly (addr included, so
+ * reloading never invents buffers), the GOAL cpu/nic when set, `wait` on joins; native
+ * collectives and waits as their own lines (not the messages they became); then its
+ * explicit dependencies as `requires` lines and its scratch regions as added. Labels: the
+ * op's own when it is an identifier not yet used in the rank; an op a dependency names and
+ * that has none gets a generated `l<id>` (made unique with a `_<k>` suffix); other ops go
+ * unlabelled, which keeps recordings small. Loading the output gives the same graph. Cost:
+ * O(n log n) (ops, dependencies and scratch are sorted by rank). */
+#include <Judy.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/format.h"
+
+typedef struct {
+  const cdag_graph *g;
+  FILE *f;
+  uint8_t *referenced;    /* op -> named by a dependency (its generated label is written) */
+  int64_t *wait_head;     /* wait op -> its first dependency (then dep_next), -1 */
+  int64_t *dep_next;
+  int64_t *name_off;      /* op -> offset of its label in names (valid for the current rank) */
+  char *names;            /* labels of the current rank, NUL-terminated */
+  int64_t names_len, names_cap;
+  Pvoid_t used;           /* JudyHS: labels used in the current rank */
+} writer;
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Sorted keys rank << 32 | index, for n items whose rank is rank_of[i]. */
+static uint64_t *by_rank(const int32_t *rank_of, int64_t n) {
+  uint64_t *k = malloc((size_t)(n ? n : 1) * sizeof *k);
+  if (!k) return NULL;
+  for (int64_t i = 0; i < n; i++) k[i] = (uint64_t)(uint32_t)rank_of[i] << 32 | (uint64_t)i;
+  qsort(k, (size_t)n, sizeof *k, cmp_u64);
+  return k;
+}
+
+static int is_identifier(const char *s) {
+  if (!s || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return 0;
+  for (; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_')) return 0;
+  return 1;
+}
+
+/* Claims name for op if no other op of the rank has it; 1 if claimed, 0 if taken. */
+static int claim(writer *w, int32_t op, const char *name, int *rc) {
+  int64_t len = (int64_t)strlen(name);
+  PPvoid_t pv = JudyHSIns(&w->used, (void *)name, (Word_t)len, PJE0);
+  if (pv == PJERR) {
+    *rc = CDAG_NOMEM("labels");
+    return 0;
+  }
+  if (*pv) return 0;
+  *pv = (void *)1;
+  if ((*rc = ir_grow((void **)&w->names, w->names_len, &w->names_cap, (int64_t)len + 1, 1, "labels"))) return 0;
+  memcpy(w->names + w->names_len, name, (size_t)len + 1);
+  w->name_off[op] = w->names_len;
+  w->names_len += len + 1;
+  return 1;
+}
+
+/* Gives every op of the rank (ops[0..n)) a unique label. */
+static int name_ops(writer *w, const int32_t *ops, int64_t n) {
+  int rc = CDAG_OK;
+  JudyHSFreeArray(&w->used, PJE0);
+  w->names_len = 0;
+  for (int64_t i = 0; i < n; i++) {
+    const char *l = ir_label(w->g, ops[i]);
+    w->name_off[ops[i]] = -1;
+    if (is_identifier(l)) claim(w, ops[i], l, &rc);
+    if (rc) return rc;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    if (w->name_off[ops[i]] >= 0 || !w->referenced[ops[i]]) continue;   /* unnamed: nothing refers to it */
+    char name[48];
+    snprintf(name, sizeof name, "l%d", ops[i]);
+    for (int k = 1; !claim(w, ops[i], name, &rc); k++) {
+      if (rc) return rc;
+      snprintf(name, sizeof name, "l%d_%d", ops[i], k);
+    }
+  }
+  return CDAG_OK;
+}
+
+static const char *name_of(const writer *w, int32_t op) { return w->names + w->name_off[op]; }
+
+static void write_tag(FILE *f, int tag) {
+  if (tag) fprintf(f, " tag %d", tag);
+}
+
+/* A native collective call (collective.c), as docs/format.md spells it. */
+static void write_call(const writer *w, const ir_call *c, int rank) {
+  FILE *f = w->f;
+  unsigned long long in = c->in, out = c->out, n = c->count;
+  int root = c->root == rank, reduces = c->kind == IR_COLL_REDUCE || c->kind == IR_COLL_ALLREDUCE ||
+                                         c->kind == IR_COLL_REDUCE_SCATTER_BLOCK;
+  fputs(ir_coll_name(c->kind), f);
+  if (reduces) fprintf(f, " %llu %s %s", n, ir_type_name(c->type), ir_rop_name(c->rop));
+  else if (c->kind != IR_COLL_BARRIER) fprintf(f, " %llub", n);
+  if (c->root >= 0) fprintf(f, " root %d", c->root);
+  switch (c->kind) {
+    case IR_COLL_BARRIER: break;
+    case IR_COLL_BCAST: fprintf(f, " addr 0x%llx", out); break;
+    case IR_COLL_GATHER:
+    case IR_COLL_REDUCE:
+      fprintf(f, " in 0x%llx", in);
+      if (root) fprintf(f, " out 0x%llx", out);
+      break;
+    case IR_COLL_SCATTER:
+      if (root) fprintf(f, " in 0x%llx", in);
+      fprintf(f, " out 0x%llx", out);
+      break;
+    default: fprintf(f, " in 0x%llx out 0x%llx", in, out); break;
+  }
+  if (c->comm) fprintf(f, " comm %d", c->comm);
+}
+
+/* wait L1 L2 ...: the labels of what the wait op requires. */
+static void write_wait(const writer *w, int32_t op) {
+  fputs("wait", w->f);
+  for (int64_t d = w->wait_head[op]; d >= 0; d = w->dep_next[d]) fprintf(w->f, " %s", name_of(w, w->g->dep[2 * d]));
+}
+
+static void write_op(const writer *w, int32_t op) {
+  const cdag_graph *g = w->g;
+  FILE *f = w->f;
+  unsigned long long bytes = g->bytes[op], a = g->addr[op], a2 = g->addr2 ? g->addr2[op] : 0;
+  if (w->name_off[op] >= 0) fprintf(f, "  %s: ", name_of(w, op));
+  else fputs("  ", f);
+  int os = g->os ? g->os[op] : IR_OS_NONE, kind = g->kind[op];
+  int join = g->join && g->join[op] == IR_JOIN_AFTER && os != IR_OS_WAIT;
+  if (os == IR_OS_COLL || os == IR_OS_WAIT) {
+    if (os == IR_OS_COLL) write_call(w, &g->calls[g->call[op]], g->rank[op]);
+    else write_wait(w, op);
+    fputc('\n', f);
+    return;
+  }
+  if (os == IR_OS_GET || os == IR_OS_PUT || kind == IR_GET || kind == IR_PUT) {
+    int get = os == IR_OS_GET || kind == IR_GET;
+    fprintf(f, "%s %llub %s %d", get ? "get" : "put", bytes, get ? "from" : "to", g->peer[op]);
+    if (!os && g->tag[op] >= 0) fprintf(f, " seg %d", g->tag[op]);   /* not expanded yet: an offset */
+    fprintf(f, " at 0x%llx addr 0x%llx\n", a2, a);
+    return;
+  }
+  if (os == IR_OS_FENCE || kind == IR_FENCE) {
+    fprintf(f, "fence\n");
+    return;
+  }
+  switch (g->kind[op]) {
+    case IR_SEND:
+      fprintf(f, "send %llub to %d", bytes, g->peer[op]);
+      write_tag(f, g->tag[op]);
+      fprintf(f, " addr 0x%llx", a);
+      break;
+    case IR_RECV:
+      fprintf(f, "recv %llub from %d", bytes, g->peer[op]);
+      write_tag(f, g->tag[op]);
+      fprintf(f, " addr 0x%llx", a);
+      break;
+    case IR_REDUCE: {
+      int size = ir_type_size(g->peer[op]);
+      fprintf(f, "reduce %llu %s %s in 0x%llx inout 0x%llx", size ? bytes / (unsigned)size : 0ULL,
+              ir_type_name(g->peer[op]), ir_rop_name(g->tag[op]), a2, a);
+      break;
+    }
+    case IR_COPY: fprintf(f, "copy %llub from 0x%llx to 0x%llx", bytes, a2, a); break;
+    default: fprintf(f, "calc %llu", bytes); break;
+  }
+  if (g->cpu && g->cpu[op] >= 0) fprintf(f, " cpu %d", g->cpu[op]);
+  if (g->nic && g->nic[op] >= 0) fprintf(f, " nic %d", g->nic[op]);
+  if (join) fputs(" wait", f);
+  fputc('\n', f);
+}
+
+/* Sorted views of what belongs to each rank. */
+typedef struct {
+  int32_t *ops;       /* all ops grouped by rank, program order within a rank */
+  uint64_t *deps;     /* rank << 32 | dependency index */
+  uint64_t *scr;      /* rank << 32 | scratch index */
+  uint64_t *sdeps;    /* rank << 32 | start dependency index */
+  uint64_t *seg;      /* rank << 32 | segment index */
+  int32_t *dep_rank;
+} rank_views;
+
+static int make_views(const cdag_graph *g, rank_views *v) {
+  memset(v, 0, sizeof *v);
+  v->ops = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *v->ops);
+  int64_t nd = g->ndeps > g->nsdeps ? g->ndeps : g->nsdeps;
+  v->dep_rank = malloc((size_t)(nd ? nd : 1) * sizeof *v->dep_rank);
+  if (!v->ops || !v->dep_rank) return CDAG_NOMEM("writer");
+  if (g->state != IR_BUILDING && g->rank_ops) {
+    memcpy(v->ops, g->rank_ops, (size_t)g->nops * sizeof *v->ops);
+  } else {
+    uint64_t *k = by_rank(g->rank, g->nops);
+    if (!k) return CDAG_NOMEM("writer");
+    for (int64_t i = 0; i < g->nops; i++) v->ops[i] = (int32_t)(k[i] & 0xffffffffu);
+    free(k);
+  }
+  for (int64_t i = 0; i < g->ndeps; i++) v->dep_rank[i] = g->rank[g->dep[2 * i + 1]];
+  v->deps = by_rank(v->dep_rank, g->ndeps);
+  v->scr = by_rank(g->scr_rank, g->nscratch);
+  for (int64_t i = 0; i < g->nsdeps; i++) v->dep_rank[i] = g->rank[g->sdep[2 * i + 1]];
+  v->sdeps = by_rank(v->dep_rank, g->nsdeps);
+  v->seg = by_rank(g->seg_rank, g->nseg);
+  if (!v->deps || !v->scr || !v->sdeps || !v->seg) return CDAG_NOMEM("writer");
+  return CDAG_OK;
+}
+
+static void free_views(rank_views *v) {
+  free(v->ops);
+  free(v->deps);
+  free(v->scr);
+  free(v->sdeps);
+  free(v->seg);
+  free(v->dep_rank);
+}
+
+static int write_ranks(writer *w, const rank_views *v) {
+  const cdag_graph *g = w->g;
+  int64_t io = 0, id = 0, is = 0, isd = 0, ig = 0;
+  int rc;
+  while (io < g->nops || id < g->ndeps || is < g->nscratch || isd < g->nsdeps || ig < g->nseg) {
+    int32_t r = INT32_MAX;
+    if (ig < g->nseg && (int32_t)(v->seg[ig] >> 32) < r) r = (int32_t)(v->seg[ig] >> 32);
+    if (io < g->nops && g->rank[v->ops[io]] < r) r = g->rank[v->ops[io]];
+    if (id < g->ndeps && (int32_t)(v->deps[id] >> 32) < r) r = (int32_t)(v->deps[id] >> 32);
+    if (is < g->nscratch && (int32_t)(v->scr[is] >> 32) < r) r = (int32_t)(v->scr[is] >> 32);
+    if (isd < g->nsdeps && (int32_t)(v->sdeps[isd] >> 32) < r) r = (int32_t)(v->sdeps[isd] >> 32);
+    int64_t o0 = io;
+    while (io < g->nops && g->rank[v->ops[io]] == r) io++;
+    if ((rc = name_ops(w, v->ops + o0, io - o0))) return rc;
+    fprintf(w->f, "\nrank %d {\n", r);
+    for (int64_t i = o0; i < io; i++)   /* what expansions added is not written */
+      if (!g->os || (g->os[v->ops[i]] != IR_OS_PARTNER && g->os[v->ops[i]] != IR_OS_COLL_PART)) write_op(w, v->ops[i]);
+    for (; ig < g->nseg && (int32_t)(v->seg[ig] >> 32) == r; ig++) {
+      int64_t k = (int64_t)(v->seg[ig] & 0xffffffffu);
+      fprintf(w->f, "  segment 0x%llx %llub\n", (unsigned long long)g->seg_base[k], (unsigned long long)g->seg_len[k]);
+    }
+    for (; id < g->ndeps && (int32_t)(v->deps[id] >> 32) == r; id++) {
+      int64_t d = (int64_t)(v->deps[id] & 0xffffffffu);
+      if (g->os && g->os[g->dep[2 * d + 1]] == IR_OS_WAIT) continue;   /* written by its wait */
+      fprintf(w->f, "  %s requires %s\n", name_of(w, g->dep[2 * d + 1]), name_of(w, g->dep[2 * d]));
+    }
+    for (; isd < g->nsdeps && (int32_t)(v->sdeps[isd] >> 32) == r; isd++) {
+      int64_t d = (int64_t)(v->sdeps[isd] & 0xffffffffu);
+      fprintf(w->f, "  %s irequires %s\n", name_of(w, g->sdep[2 * d + 1]), name_of(w, g->sdep[2 * d]));
+    }
+    for (; is < g->nscratch && (int32_t)(v->scr[is] >> 32) == r; is++) {
+      int64_t s = (int64_t)(v->scr[is] & 0xffffffffu);
+      if (g->ncalls && g->scr_addr[s] >= IR_COLL_SCRATCH) continue;   /* the native collectives' own */
+      fprintf(w->f, "  scratch 0x%llx %llub\n", (unsigned long long)g->scr_addr[s], (unsigned long long)g->scr_len[s]);
+    }
+    fprintf(w->f, "}\n");
+  }
+  return CDAG_OK;
+}
+
+/* A user's MPI_Op exists only in its process: the format has no name for it. */
+static int user_op_check(const cdag_graph *g) {
+  for (int64_t i = 0; i < g->nops; i++)
+    if (g->kind[i] == IR_REDUCE && ir_rop_is_user(g->tag[i]))
+      return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: a reduction with a user-defined MPI_Op cannot be written to a "
+                         "graph file", g->rank[i]);
+  return CDAG_OK;
+}
+
+/* Which ops a dependency names, and each wait's dependencies in order. */
+static int index_deps(writer *w) {
+  const cdag_graph *g = w->g;
+  w->referenced = calloc((size_t)(g->nops ? g->nops : 1), 1);
+  w->wait_head = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *w->wait_head);
+  w->dep_next = malloc((size_t)(g->ndeps ? g->ndeps : 1) * sizeof *w->dep_next);
+  if (!w->referenced || !w->wait_head || !w->dep_next) return CDAG_NOMEM("writer");
+  memset(w->wait_head, 0xff, (size_t)(g->nops ? g->nops : 1) * sizeof *w->wait_head);
+  for (int64_t d = g->ndeps - 1; d >= 0; d--) {
+    int32_t before = g->dep[2 * d], after = g->dep[2 * d + 1];
+    w->referenced[before] = 1;
+    if (g->os && g->os[after] == IR_OS_WAIT) {
+      w->dep_next[d] = w->wait_head[after];
+      w->wait_head[after] = d;
+    } else {
+      w->referenced[after] = 1;
+    }
+  }
+  for (int64_t d = 0; d < 2 * g->nsdeps; d++) w->referenced[g->sdep[d]] = 1;
+  return CDAG_OK;
+}
+
+static void write_comms(const cdag_graph *g, FILE *f) {
+  for (int64_t k = 0; k < g->ncomms; k++) {
+    fprintf(f, "comm %d ranks", g->comm_id[k]);
+    for (int32_t i = 0; i < g->comm_n[k]; i++) fprintf(f, " %d", g->members[g->comm_first[k] + i]);
+    fputc('\n', f);
+  }
+}
+
+int ir_save_file(const cdag_graph *g, FILE *f) {
+  if (!g || !f) return cdag__error(CDAG_ERR_ARG, "ir_save_file: graph or stream is NULL");
+  int urc = user_op_check(g);
+  if (urc) return urc;
+  writer w = {g, f, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL};
+  rank_views v;
+  int rc = make_views(g, &v);
+  if (rc == CDAG_OK) rc = index_deps(&w);
+  w.name_off = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *w.name_off);
+  if (rc == CDAG_OK && !w.name_off) rc = CDAG_NOMEM("writer");
+  if (rc == CDAG_OK) {
+    fprintf(f, "// cdag graph: %lld operations\nnum_ranks %d\n", (long long)g->nops, g->nprocs);
+    write_comms(g, f);
+    if (g->bound) fprintf(f, "bound %llub\n", (unsigned long long)g->bound);
+    rc = write_ranks(&w, &v);
+  }
+  free_views(&v);
+  free(w.name_off);
+  free(w.names);
+  free(w.referenced);
+  free(w.wait_head);
+  free(w.dep_next);
+  JudyHSFreeArray(&w.used, PJE0);
+  if (rc == CDAG_OK && (fflush(f) != 0 || ferror(f))) rc = cdag__error(CDAG_ERR_IO, "cannot write the graph file");
+  return rc;
+}
+
+int cdag_graph_save(const cdag_graph *g, const char *path) {
+  if (!g || !path) return cdag__error(CDAG_ERR_ARG, "cdag_graph_save: graph or path is NULL");
+  int is_stdout = strcmp(path, "-") == 0;
+  FILE *f = is_stdout ? stdout : fopen(path, "w");
+  if (!f) return cdag__error(CDAG_ERR_IO, "%s: cannot open for writing: %s", path, strerror(errno));
+  int rc = ir_save_file(g, f);
+  if (!is_stdout && fclose(f) != 0 && rc == CDAG_OK) rc = cdag__error(CDAG_ERR_IO, "%s: cannot write", path);
+  if (rc == CDAG_ERR_IO) cdag__error(rc, "%s: cannot write the graph file", path);
+  return rc;
+}
+
+void ir_json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+    else if (c < 0x20) fprintf(f, "\\u%04x", c);
+    else fputc(c, f);
+  }
+  fputc('"', f);
+}

@@ -1,0 +1,889 @@
+/* cdag — src/model/lower.c: a plan expanded back into point-to-point messages (lower.h).
+ *
+ * Each part of the plan becomes sends, receives, copies and local reduces added to a new
+ * global graph, part after part. Reads of origins happen where the part is emitted; every
+ * write of a final value is a copy from staging memory collected in `late` and emitted
+ * after everything else, so program order puts all origin reads first (the plan reads
+ * origins only, but for a replication, which sends from the staging memory of the result
+ * it replicates) and memory-conflict dependencies order the rounds of each algorithm. Each
+ * algorithm emits its ops so that every rank's own ops come in the order the algorithm runs
+ * them (a rank receives a block before it forwards it). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "circulant/circulant.h"
+#include "model/lower.h"
+
+typedef struct {
+  int32_t rank;
+  uint64_t src, dst, len;
+} lw_copy;
+
+typedef struct {
+  const cdag_plan *p;
+  cdag_graph *g;
+  uint64_t *next;        /* per rank: next free staging address */
+  lw_copy *late;         /* final writes, emitted last */
+  int64_t nlate, clate;
+  int tag;               /* tag of the part being emitted */
+  kern_model model;
+  kern_policy policy;    /* where the plan has no choices */
+  int64_t *late_at;      /* per collective: its final writes are late[late_at[c] .. late_at[c + 1]) */
+  int rc;                /* first error inside a callback */
+} lw;
+
+/* ---- emitting ---- */
+
+static uint64_t stage(lw *w, int rank, uint64_t bytes) {
+  uint64_t a = w->next[rank];
+  w->next[rank] += (bytes + 63) & ~(uint64_t)63;
+  return a;
+}
+
+/* Every send is added right before its receive (here, in coll_barrier and in lower_syncs):
+   exec_lower_pairs relies on it. */
+static int msg(lw *w, int from, uint64_t saddr, int to, uint64_t raddr, uint64_t bytes) {
+  if (bytes == 0) return CDAG_OK;
+  int rc = ir_add_send(w->g, from, saddr, bytes, to, w->tag, NULL);
+  return rc ? rc : ir_add_recv(w->g, to, raddr, bytes, from, w->tag, NULL);
+}
+
+static int copy(lw *w, int rank, uint64_t src, uint64_t dst, uint64_t len) {
+  return len ? ir_add_copy(w->g, rank, src, dst, len, NULL) : CDAG_OK;
+}
+
+static int reduce(lw *w, int rank, uint64_t in, uint64_t inout, uint64_t bytes, int type, int op) {
+  uint64_t es = (uint64_t)ir_type_size(type);
+  return bytes ? ir_add_reduce(w->g, rank, in, inout, bytes / es, type, op, NULL) : CDAG_OK;
+}
+
+static int late(lw *w, int rank, uint64_t src, uint64_t dst, uint64_t len) {
+  if (len == 0) return CDAG_OK;
+  IR_GROW(w->late, w->nlate, w->clate, 1, "lowering");
+  w->late[w->nlate++] = (lw_copy){rank, src, dst, len};
+  return CDAG_OK;
+}
+
+/* Copies the pieces of v (origins) into contiguous dst. */
+static int pack_into(lw *w, int rank, const det_iov *v, uint64_t dst) {
+  int rc = CDAG_OK;
+  for (int32_t i = 0; i < v->n && rc == CDAG_OK; i++) {
+    const det_piece *pc = &w->p->pieces[v->first + i];
+    rc = copy(w, rank, pc->addr, dst, pc->len);
+    dst += pc->len;
+  }
+  return rc;
+}
+
+/* A contiguous view of v's origin bytes: its one piece, or a packed staging copy. */
+static int read_view(lw *w, int rank, const det_iov *v, uint64_t *addr) {
+  if (v->n == 1) {
+    *addr = w->p->pieces[v->first].addr;
+    return CDAG_OK;
+  }
+  *addr = stage(w, rank, v->bytes);
+  return pack_into(w, rank, v, *addr);
+}
+
+/* A replication's send slot v at rank: the result collective `from` wrote there is still in
+   its staging memory (its final writes are late), so the view is that staging memory. */
+static int result_view(lw *w, int64_t from, int rank, const det_iov *v, uint64_t *addr) {
+  uint64_t at = 0;
+  int rc = CDAG_OK;
+  if (v->n != 1) at = *addr = stage(w, rank, v->bytes);
+  for (int32_t i = 0; i < v->n && rc == CDAG_OK; i++) {
+    const det_piece *pc = &w->p->pieces[v->first + i];
+    int64_t k = w->late_at[from];
+    while (k < w->late_at[from + 1] && !(w->late[k].rank == rank && w->late[k].dst <= pc->addr &&
+                                         pc->addr + pc->len <= w->late[k].dst + w->late[k].len))
+      k++;
+    if (k == w->late_at[from + 1])
+      return cdag__error(CDAG_ERR_PLAN, "lowering: rank %d 0x%llx: a replication sends bytes collective %lld did not write",
+                         rank, (unsigned long long)pc->addr, (long long)from);
+    uint64_t src = w->late[k].src + (pc->addr - w->late[k].dst);
+    if (v->n == 1) *addr = src;
+    else rc = copy(w, rank, src, at, pc->len);
+    at += pc->len;
+  }
+  return rc;
+}
+
+/* The final pieces of v get the contiguous bytes at src (late). */
+static int write_late(lw *w, int rank, const det_iov *v, uint64_t src) {
+  int rc = CDAG_OK;
+  for (int32_t i = 0; i < v->n && rc == CDAG_OK; i++) {
+    const det_piece *pc = &w->p->pieces[v->first + i];
+    rc = late(w, rank, src, pc->addr, pc->len);
+    src += pc->len;
+  }
+  return rc;
+}
+
+static int lowbit(int x) { return x & -x; }
+
+/* ---- MPI's algorithms ---- */
+
+/* Binomial broadcast of m bytes from member ri; buf[i]: member i's buffer. Parents send to
+   the largest subtree first (MPICH). */
+static int binomial_bcast(lw *w, const int32_t *R, int n, int ri, const uint64_t *buf, uint64_t m) {
+  int top = 1, rc = CDAG_OK;
+  while (top < n) top <<= 1;
+  for (int rel = 0; rel < n && rc == CDAG_OK; rel++) {
+    int lim = rel ? lowbit(rel) : top, i = (rel + ri) % n;
+    for (int mask = lim >> 1; mask >= 1 && rc == CDAG_OK; mask >>= 1)
+      if (rel + mask < n) {
+        int j = (rel + mask + ri) % n;
+        rc = msg(w, R[i], buf[i], R[j], buf[j], m);
+      }
+  }
+  return rc;
+}
+
+/* Binomial reduction into acc[ri]; tmp[i]: member i's receive buffer. */
+static int binomial_reduce(lw *w, const det_coll *c, const int32_t *R, int n, int ri, const uint64_t *acc,
+                           const uint64_t *tmp, uint64_t m) {
+  int top = 1, rc = CDAG_OK;
+  while (top < n) top <<= 1;
+  for (int rel = n - 1; rel >= 0 && rc == CDAG_OK; rel--) {
+    int lim = rel ? lowbit(rel) : top, i = (rel + ri) % n;
+    for (int mask = 1; mask < lim && rc == CDAG_OK; mask <<= 1)
+      if (rel + mask < n) {
+        int j = (rel + mask + ri) % n;
+        if ((rc = msg(w, R[j], acc[j], R[i], tmp[i], m)) == CDAG_OK) rc = reduce(w, R[i], tmp[i], acc[i], m, c->type, c->op);
+      }
+  }
+  return rc;
+}
+
+/* Recursive doubling allreduce on acc (MPICH): the first 2 rem members fold pairwise, the
+   power-of-two rest exchange and reduce, the folded members get the result back. */
+static int rd_allreduce(lw *w, const det_coll *c, const int32_t *R, int n, const uint64_t *acc, const uint64_t *tmp,
+                        uint64_t m) {
+  int pof2 = 1, rc = CDAG_OK;
+  while (pof2 * 2 <= n) pof2 *= 2;
+  int rem = n - pof2;
+  for (int i = 0; i < 2 * rem && rc == CDAG_OK; i += 2)
+    if ((rc = msg(w, R[i], acc[i], R[i + 1], tmp[i + 1], m)) == CDAG_OK)
+      rc = reduce(w, R[i + 1], tmp[i + 1], acc[i + 1], m, c->type, c->op);
+  for (int mask = 1; mask < pof2 && rc == CDAG_OK; mask <<= 1)
+    for (int a = 0; a < pof2 && rc == CDAG_OK; a++) {
+      int b = a ^ mask;
+      if (b < a) continue;
+      int ia = a < rem ? 2 * a + 1 : a + rem, ib = b < rem ? 2 * b + 1 : b + rem;
+      if ((rc = msg(w, R[ia], acc[ia], R[ib], tmp[ib], m))) break;
+      if ((rc = msg(w, R[ib], acc[ib], R[ia], tmp[ia], m))) break;
+      if ((rc = reduce(w, R[ia], tmp[ia], acc[ia], m, c->type, c->op))) break;
+      rc = reduce(w, R[ib], tmp[ib], acc[ib], m, c->type, c->op);
+    }
+  for (int i = 0; i < 2 * rem && rc == CDAG_OK; i += 2) rc = msg(w, R[i + 1], acc[i + 1], R[i], acc[i], m);
+  return rc;
+}
+
+/* ---- cdag's circulant kernels (circulant.h) ----
+ * The rounds are circulant.h's simulations (circ_bcast_rounds, circ_reduce_rounds,
+ * circ_allgather_rounds), the same as the kernels' (kernel_bcast.c, kern__circulant_steps):
+ * in round i (k = i mod q) relative rank r sends block S_r[k] (shifted by q per phase, capped
+ * to n-1) to r + skip[k]; negative blocks are virtual. The reduction runs the rounds
+ * backwards with the edges reversed; as in the kernel, a round's messages go out before its
+ * combines. */
+
+typedef struct {
+  lw *w;
+  const det_coll *c;
+  const int32_t *R;
+  int n, ri, nb;
+  uint64_t units, unit;
+  const uint64_t *buf, *tmp;   /* per member index */
+  int round, npend;            /* reduction: the round being emitted, its pending combines */
+  int *pend_to, *pend_blk;
+} circ_ctx;
+
+static int circ_setup(lw *w, circ_ctx *x, int n, uint64_t units, uint64_t unit, circ_graph *cg) {
+  if (circ_init(cg, n) != 0) return cdag__error(CDAG_ERR_ARG, "lowering: circulant graph of %d members", n);
+  x->nb = kern_model_nblocks(&w->model, 0, n, units, unit);
+  x->units = units;
+  x->unit = unit;
+  return CDAG_OK;
+}
+
+static int member_of(const circ_ctx *x, int rel) { return (rel + x->ri) % x->n; }
+
+/* circ_bcast_rounds' messages: block b of the sender's buffer into the receiver's. */
+static void bcast_msg(void *ctx, int round, int from, int to, int b) {
+  circ_ctx *x = ctx;
+  uint64_t bo, bl;
+  (void)round;
+  if (x->w->rc) return;
+  kern_block(x->units, x->unit, x->nb, b, &bo, &bl);
+  int f = member_of(x, from), t = member_of(x, to);
+  x->w->rc = msg(x->w, x->R[f], x->buf[f] + bo, x->R[t], x->buf[t] + bo, bl);
+}
+
+/* The combines of the reduction's current round, after all of its messages. */
+static void flush_combines(circ_ctx *x) {
+  for (int i = 0; i < x->npend && !x->w->rc; i++) {
+    uint64_t bo, bl;
+    int t = member_of(x, x->pend_to[i]);
+    kern_block(x->units, x->unit, x->nb, x->pend_blk[i], &bo, &bl);
+    x->w->rc = reduce(x->w, x->R[t], x->tmp[t], x->buf[t] + bo, bl, x->c->type, x->c->op);
+  }
+  x->npend = 0;
+}
+
+/* circ_reduce_rounds' messages: the partial block into the receiver's tmp, combined later. */
+static void reduce_msg(void *ctx, int round, int from, int to, int b) {
+  circ_ctx *x = ctx;
+  uint64_t bo, bl;
+  if (round != x->round) flush_combines(x), x->round = round;
+  if (x->w->rc) return;
+  kern_block(x->units, x->unit, x->nb, b, &bo, &bl);
+  int f = member_of(x, from), t = member_of(x, to);
+  x->w->rc = msg(x->w, x->R[f], x->buf[f] + bo, x->R[t], x->tmp[t], bl);
+  x->pend_to[x->npend] = to, x->pend_blk[x->npend++] = b;
+}
+
+/* Broadcast (reverse = 0) from relative rank 0, or reduction (reverse = 1) to it, of the
+   x->nb blocks of x->buf, by circulant.h's own rounds; member index of relative rank r:
+   (r + x->ri) mod n. */
+static int circ_blocks(circ_ctx *x, const circ_graph *cg, int reverse) {
+  if (cg->q == 0 || x->units == 0) return CDAG_OK;
+  x->w->rc = CDAG_OK;
+  if (!reverse) {
+    if (circ_bcast_rounds(cg, x->nb, bcast_msg, x) < 0 && !x->w->rc) x->w->rc = CDAG_NOMEM("lowering");
+    return x->w->rc;
+  }
+  x->pend_to = malloc(2 * sizeof *x->pend_to * (size_t)cg->p); /* one message into each rank per round */
+  if (!x->pend_to) return CDAG_NOMEM("lowering");
+  x->pend_blk = x->pend_to + cg->p;
+  x->round = 0, x->npend = 0;
+  if (circ_reduce_rounds(cg, x->nb, reduce_msg, x) < 0 && !x->w->rc) x->w->rc = CDAG_NOMEM("lowering");
+  flush_combines(x);
+  free(x->pend_to);
+  return x->w->rc;
+}
+
+/* Allgather (kernel_allgather.c, circ_allgather_rounds): in round k member r sends its slots
+   [first, first + count) = [0, skip[k+1]-skip[k]) to r - skip[k], which stores them from
+   slot skip[k]; slot j of member v holds the block of member (v + j) mod n, at P[v + j] - P[v]
+   (P: prefix sums over the doubled ring). */
+typedef struct {
+  lw *w;
+  const int32_t *R;
+  const uint64_t *buf, *P;
+} ag_ctx;
+
+static void allgather_msg(void *ctx, int round, int from, int to, int first, int count) {
+  ag_ctx *a = ctx;
+  (void)round;
+  if (!a->w->rc)
+    a->w->rc = msg(a->w, a->R[from], a->buf[from], a->R[to], a->buf[to] + a->P[to + first] - a->P[to],
+                   a->P[from + count] - a->P[from]);
+}
+
+static int circ_allgather(lw *w, const int32_t *R, int n, const uint64_t *buf, const uint64_t *P) {
+  circ_graph cg;
+  if (circ_init(&cg, n)) return cdag__error(CDAG_ERR_ARG, "lowering: circulant graph of %d members", n);
+  ag_ctx a = {w, R, buf, P};
+  w->rc = CDAG_OK;
+  circ_allgather_rounds(&cg, allgather_msg, &a);
+  return w->rc;
+}
+
+/* Irregular allgather (kernel_allgatherv.c): every member broadcasts its own bytes as nb
+   blocks, all n broadcasts in the same rounds; in round i relative rank v = r - j of root j
+   sends block R_{v + skip[k]}[k] (shifted per phase) to r + skip[k]. A round's blocks to one
+   neighbour are one message, packed and unpacked through staging copies where the kernel
+   uses a datatype. buf[r]: member r's working buffer, root j's bytes at P[j]. */
+typedef struct {
+  lw *w;
+  const int32_t *R;
+  int n, nb, q;
+  const int *T;            /* T[v * q + k]: receive schedule of relative rank v */
+  const uint64_t *buf, *P;
+  uint64_t *bo, *bl;       /* n each: the pieces of one message */
+} agv_ctx;
+
+/* Member r's message of round k (skip s, phase offset off) to r + s. */
+static int agv_message(agv_ctx *a, int r, int k, int s, int64_t off) {
+  int n = a->n, to = (r + s) % n, np = 0, rc = CDAG_OK;
+  uint64_t total = 0;
+  for (int j = 0; j < n; j++) { /* root j's block, if any: the same at sender and receiver */
+    int tv = ((r - j + n) % n + s) % n;
+    int64_t b = a->T[(size_t)tv * a->q + k] + off;
+    uint64_t o, l;
+    if (tv == 0 || b < 0) continue;
+    kern_block(a->P[j + 1] - a->P[j], 1, a->nb, b < a->nb - 1 ? b : a->nb - 1, &o, &l);
+    if (l) a->bo[np] = a->P[j] + o, a->bl[np++] = l, total += l;
+  }
+  if (np <= 1) return np ? msg(a->w, a->R[r], a->buf[r] + a->bo[0], a->R[to], a->buf[to] + a->bo[0], a->bl[0]) : CDAG_OK;
+  uint64_t out = stage(a->w, a->R[r], total), in = stage(a->w, a->R[to], total), at = 0;
+  for (int e = 0; e < np && rc == CDAG_OK; at += a->bl[e], e++) rc = copy(a->w, a->R[r], a->buf[r] + a->bo[e], out + at, a->bl[e]);
+  if (rc == CDAG_OK) rc = msg(a->w, a->R[r], out, a->R[to], in, total);
+  at = 0;
+  for (int e = 0; e < np && rc == CDAG_OK; at += a->bl[e], e++) rc = copy(a->w, a->R[to], in + at, a->buf[to] + a->bo[e], a->bl[e]);
+  return rc;
+}
+
+static int circ_allgatherv(lw *w, const int32_t *R, int n, const uint64_t *buf, const uint64_t *P) {
+  circ_graph cg;
+  if (circ_init(&cg, n) != 0) return cdag__error(CDAG_ERR_ARG, "lowering: circulant graph of %d members", n);
+  uint64_t maxc = 0;
+  for (int j = 0; j < n; j++)
+    if (P[j + 1] - P[j] > maxc) maxc = P[j + 1] - P[j];
+  if (cg.q == 0 || P[n] == 0) return CDAG_OK;
+  int nb = kern_model_nblocks(&w->model, 0, n, P[n], 1), q = cg.q, rc = CDAG_OK;
+  if ((uint64_t)nb > maxc) nb = (int)maxc;
+  int *T = malloc(sizeof *T * (size_t)n * (size_t)q);
+  uint64_t *pieces = malloc(sizeof *pieces * 2 * (size_t)n);
+  if (!T || !pieces) rc = CDAG_NOMEM("lowering");
+  for (int v = 0; v < n && rc == CDAG_OK; v++) circ_recvsched(&cg, v, T + (size_t)v * q);
+  agv_ctx a = {w, R, n, nb, q, T, buf, P, pieces, pieces + n};
+  int64_t x = (q - (nb - 1) % q) % q, last = nb - 2 + q + x;
+  for (int64_t i = x; i <= last && rc == CDAG_OK; i++)
+    for (int r = 0; r < n && rc == CDAG_OK; r++) rc = agv_message(&a, r, (int)(i % q), cg.skip[i % q], -x + q * (i / q));
+  free(T);
+  free(pieces);
+  return rc;
+}
+
+/* ---- one collective ---- */
+
+static int coll_bcast(lw *w, const det_coll *c, const int32_t *R, int n, int ri, int alg, uint64_t *buf) {
+  const det_iov *s = det_slot(w->p, c, 1, ri, 0);
+  uint64_t m = s->bytes;
+  int rc = c->after > 0 ? result_view(w, c->after - 1, R[ri], s, &buf[ri]) : read_view(w, R[ri], s, &buf[ri]);
+  for (int i = 0; i < n; i++)
+    if (i != ri) buf[i] = stage(w, R[i], m);
+  if (rc == CDAG_OK && alg == KERN_ALG_MPI) rc = binomial_bcast(w, R, n, ri, buf, m);
+  if (rc == CDAG_OK && alg != KERN_ALG_MPI) {
+    circ_ctx x = {.w = w, .c = c, .R = R, .n = n, .ri = ri, .buf = buf};
+    circ_graph cg;
+    if ((rc = circ_setup(w, &x, n, m, 1, &cg)) == CDAG_OK) rc = circ_blocks(&x, &cg, 0);
+  }
+  for (int i = 0; i < n && rc == CDAG_OK; i++)
+    if (i != ri) rc = write_late(w, R[i], det_slot(w->p, c, 0, i, 0), buf[i]);
+  return rc;
+}
+
+/* Reduce (all = 0) or allreduce (all = 1): accumulators initialised from the send slots. */
+static int coll_reduce(lw *w, const det_coll *c, const int32_t *R, int n, int ri, int alg, int all, uint64_t *acc,
+                       uint64_t *tmp) {
+  uint64_t m = det_slot(w->p, c, 1, 0, 0)->bytes, es = (uint64_t)ir_type_size(c->type);
+  int rc = CDAG_OK;
+  for (int i = 0; i < n && rc == CDAG_OK; i++) {
+    acc[i] = stage(w, R[i], m);
+    rc = pack_into(w, R[i], det_slot(w->p, c, 1, i, 0), acc[i]);
+  }
+  if (rc) return rc;
+  if (alg == KERN_ALG_CENSUS) {
+    /* census (kernel_allreduce.c): W grows by the next skip[k+1]-1 members' inputs */
+    circ_graph cg;
+    if (circ_init(&cg, n) != 0) return cdag__error(CDAG_ERR_ARG, "lowering: census over %d members", n);
+    uint64_t *W = tmp, *T = malloc(sizeof *T * (size_t)n * 2), *Rv;
+    if (!T) return CDAG_NOMEM("lowering");
+    Rv = T + n;
+    for (int i = 0; i < n; i++) W[i] = stage(w, R[i], m), T[i] = stage(w, R[i], m), Rv[i] = stage(w, R[i], m);
+    for (int k = 0; k < cg.q && m && rc == CDAG_OK; k++) {
+      int s = cg.skip[k], dbl = cg.skip[k + 1] == 2 * s, d = dbl ? s : s - 1;
+      for (int i = 0; i < n && rc == CDAG_OK && dbl && k > 0; i++)
+        if ((rc = copy(w, R[i], acc[i], T[i], m)) == CDAG_OK) rc = reduce(w, R[i], W[i], T[i], m, c->type, c->op);
+      for (int i = 0; i < n && rc == CDAG_OK; i++) {
+        int to = (i - d + n) % n;
+        uint64_t out = dbl ? (k == 0 ? acc[i] : T[i]) : W[i];
+        rc = msg(w, R[i], out, R[to], k == 0 ? W[to] : Rv[to], m);
+      }
+      for (int i = 0; i < n && rc == CDAG_OK && k > 0; i++) rc = reduce(w, R[i], Rv[i], W[i], m, c->type, c->op);
+    }
+    for (int i = 0; i < n && rc == CDAG_OK && cg.q > 0 && m; i++) rc = reduce(w, R[i], W[i], acc[i], m, c->type, c->op);
+    free(T);
+  } else if (alg == KERN_ALG_MPI) {
+    for (int i = 0; i < n; i++) tmp[i] = stage(w, R[i], m);
+    if (all) rc = rd_allreduce(w, c, R, n, acc, tmp, m);
+    else rc = binomial_reduce(w, c, R, n, ri, acc, tmp, m);
+  } else {
+    circ_ctx x = {.w = w, .c = c, .R = R, .n = n, .ri = all ? 0 : ri, .buf = acc, .tmp = tmp};
+    circ_graph cg;
+    rc = circ_setup(w, &x, n, m / es, es, &cg);
+    uint64_t blk = x.nb ? (m / es / (uint64_t)x.nb + 1) * es : m;
+    for (int i = 0; i < n; i++) tmp[i] = stage(w, R[i], blk);
+    if (rc == CDAG_OK) rc = circ_blocks(&x, &cg, 1);
+    if (rc == CDAG_OK && all) rc = circ_blocks(&x, &cg, 0);
+  }
+  for (int i = 0; i < n && rc == CDAG_OK; i++)
+    if (all || i == ri) rc = write_late(w, R[i], det_slot(w->p, c, 0, i, 0), acc[i]);
+  return rc;
+}
+
+/* Allgather(v): buf[i] holds every block; ring (MPI) in member order, circulant rotated. */
+static int coll_allgather(lw *w, const det_coll *c, const int32_t *R, int n, int alg, uint64_t *buf, uint64_t *P) {
+  int rc = CDAG_OK;
+  P[0] = 0;
+  for (int k = 0; k < 2 * n; k++) P[k + 1] = P[k] + det_slot(w->p, c, 1, k % n, 0)->bytes;
+  uint64_t total = P[n];
+  int absolute = alg == KERN_ALG_MPI || c->kind == DET_ALLGATHERV; /* root j's bytes at P[j] */
+  for (int i = 0; i < n && rc == CDAG_OK; i++) {
+    buf[i] = stage(w, R[i], total);
+    rc = pack_into(w, R[i], det_slot(w->p, c, 1, i, 0), buf[i] + (absolute ? P[i] : 0));
+  }
+  if (rc == CDAG_OK && alg == KERN_ALG_MPI) {
+    for (int s = 0; s < n - 1 && rc == CDAG_OK; s++)
+      for (int i = 0; i < n && rc == CDAG_OK; i++) {
+        int b = ((i - s) % n + n) % n, j = (i + 1) % n;
+        rc = msg(w, R[i], buf[i] + P[b], R[j], buf[j] + P[b], P[b + 1] - P[b]);
+      }
+  } else if (rc == CDAG_OK) {
+    rc = c->kind == DET_ALLGATHERV ? circ_allgatherv(w, R, n, buf, P) : circ_allgather(w, R, n, buf, P);
+  }
+  for (int i = 0; i < n && rc == CDAG_OK; i++)
+    for (int j = 0; j < n && rc == CDAG_OK; j++) {
+      uint64_t off = absolute ? P[j] : P[i + (j - i + n) % n] - P[i];
+      rc = write_late(w, R[i], det_slot(w->p, c, 0, i, j), buf[i] + off);
+    }
+  return rc;
+}
+
+/* Size of block (i -> j) of a rooted or all-to-all kind: min of both slots (one may be empty). */
+static uint64_t pair_bytes(const cdag_plan *p, const det_coll *c, int i, int si, int j, int rj) {
+  uint64_t a = det_slot(p, c, 1, i, si)->bytes, b = det_slot(p, c, 0, j, rj)->bytes;
+  return a < b ? a : b;
+}
+
+/* Gather / scatter: binomial over relative ranks (regular), linear (v-forms, as MPICH). */
+static int coll_rooted(lw *w, const det_coll *c, const int32_t *R, int n, int ri, uint64_t *buf, uint64_t *P) {
+  int gather = c->kind == DET_GATHER || c->kind == DET_GATHERV, rc = CDAG_OK;
+  int linear = c->kind == DET_GATHERV || c->kind == DET_SCATTERV;
+  /* P over relative ranks: block of relative rank k at P[k] in the root's buffer */
+  P[0] = 0;
+  for (int k = 0; k < n; k++) {
+    int j = (k + ri) % n;
+    P[k + 1] = P[k] + (gather ? pair_bytes(w->p, c, j, 0, ri, j) : pair_bytes(w->p, c, ri, j, j, 0));
+  }
+  int top = 1;
+  while (top < n) top <<= 1;
+  for (int rel = 0; rel < n; rel++) {    /* buffer of rel: relative blocks [rel, rel + size) */
+    int i = (rel + ri) % n, size = linear ? 1 : rel ? lowbit(rel) : top;
+    if (rel == 0) size = n;
+    if (rel + size > n) size = n - rel;
+    buf[i] = stage(w, R[i], P[rel + size] - P[rel]);
+  }
+  if (gather) {
+    for (int rel = 0; rel < n && rc == CDAG_OK; rel++) {
+      int i = (rel + ri) % n;
+      const det_iov *s = det_slot(w->p, c, 1, i, 0);
+      if (P[rel + 1] - P[rel] == s->bytes) rc = pack_into(w, R[i], s, buf[i]);
+    }
+    for (int rel = n - 1; rel >= 0 && rc == CDAG_OK; rel--) {
+      int i = (rel + ri) % n, lim = linear ? (rel ? 1 : n) : rel ? lowbit(rel) : top;
+      for (int mask = 1; mask < lim && rc == CDAG_OK; mask = linear ? mask + 1 : mask << 1) {
+        int ch = rel + mask, j = (ch + ri) % n;
+        if (ch >= n) break;
+        int csize = linear ? 1 : lowbit(ch);
+        if (ch + csize > n) csize = n - ch;
+        rc = msg(w, R[j], buf[j], R[i], buf[i] + P[ch] - P[rel], P[ch + csize] - P[ch]);
+      }
+    }
+    for (int k = 0; k < n && rc == CDAG_OK; k++) {
+      int j = (k + ri) % n;
+      if (P[k + 1] > P[k]) rc = write_late(w, R[ri], det_slot(w->p, c, 0, ri, j), buf[ri] + P[k]);
+    }
+  } else {
+    for (int k = 0; k < n && rc == CDAG_OK; k++) {
+      int j = (k + ri) % n;
+      if (P[k + 1] > P[k]) rc = pack_into(w, R[ri], det_slot(w->p, c, 1, ri, j), buf[ri] + P[k]);
+    }
+    for (int rel = 0; rel < n && rc == CDAG_OK; rel++) {
+      int i = (rel + ri) % n, lim = linear ? (rel ? 1 : n) : rel ? lowbit(rel) : top;
+      for (int mask = linear ? 1 : lim >> 1; mask >= 1 && mask < lim && rc == CDAG_OK;
+           mask = linear ? mask + 1 : mask >> 1) {
+        int ch = rel + mask, j = (ch + ri) % n;
+        if (ch >= n) {
+          if (linear) break;
+          continue;
+        }
+        int csize = linear ? 1 : lowbit(ch);
+        if (ch + csize > n) csize = n - ch;
+        rc = msg(w, R[i], buf[i] + P[ch] - P[rel], R[j], buf[j], P[ch + csize] - P[ch]);
+      }
+    }
+    for (int rel = 0; rel < n && rc == CDAG_OK; rel++) {
+      int i = (rel + ri) % n;
+      if (P[rel + 1] > P[rel]) rc = write_late(w, R[i], det_slot(w->p, c, 0, i, 0), buf[i]);
+    }
+  }
+  return rc;
+}
+
+/* Alltoall(v) by pairwise exchange; reduce_scatter pairwise, each member reducing its block. */
+static int coll_pairwise(lw *w, const det_coll *c, const int32_t *R, int n, uint64_t *acc, uint64_t *tmp) {
+  int rs = c->kind == DET_REDUCE_SCATTER || c->kind == DET_REDUCE_SCATTER_BLOCK, rc = CDAG_OK;
+  if (rs)
+    for (int j = 0; j < n && rc == CDAG_OK; j++) {
+      const det_iov *own = det_slot(w->p, c, 1, j, j);
+      acc[j] = stage(w, R[j], own->bytes);
+      tmp[j] = stage(w, R[j], own->bytes);
+      rc = pack_into(w, R[j], own, acc[j]);
+    }
+  for (int s = rs ? 1 : 0; s < n && rc == CDAG_OK; s++)
+    for (int i = 0; i < n && rc == CDAG_OK; i++) {
+      int j = (i + s) % n;
+      uint64_t m = rs ? det_slot(w->p, c, 1, i, j)->bytes : pair_bytes(w->p, c, i, j, j, i), src, dst;
+      if (m == 0) continue;
+      if ((rc = read_view(w, R[i], det_slot(w->p, c, 1, i, j), &src))) break;
+      if (rs) {
+        if ((rc = msg(w, R[i], src, R[j], tmp[j], m)) == CDAG_OK) rc = reduce(w, R[j], tmp[j], acc[j], m, c->type, c->op);
+        continue;
+      }
+      dst = stage(w, R[j], m);
+      rc = s == 0 ? copy(w, R[i], src, dst, m) : msg(w, R[i], src, R[j], dst, m);
+      if (rc == CDAG_OK) rc = write_late(w, R[j], det_slot(w->p, c, 0, j, i), dst);
+    }
+  for (int j = 0; j < n && rc == CDAG_OK && rs; j++) rc = write_late(w, R[j], det_slot(w->p, c, 0, j, 0), acc[j]);
+  return rc;
+}
+
+/* Dissemination barrier: zero-byte messages, each round after the previous one's receive. */
+static int coll_barrier(lw *w, const int32_t *R, int n, int32_t *last) {
+  int rc = CDAG_OK;
+  for (int i = 0; i < n; i++) last[i] = -1;
+  for (int d = 1; d < n && rc == CDAG_OK; d <<= 1) {
+    int32_t *got = last + n;
+    for (int i = 0; i < n && rc == CDAG_OK; i++) {
+      int j = (i + d) % n;
+      int32_t s, r;
+      uint64_t a = w->next[R[i]], b = w->next[R[j]];
+      if ((rc = ir_add_send(w->g, R[i], a, 0, R[j], w->tag, &s))) break;
+      if ((rc = ir_add_recv(w->g, R[j], b, 0, R[i], w->tag, &r))) break;
+      if (last[i] >= 0) rc = ir_add_dep(w->g, last[i], s, 1);
+      got[j] = r;
+    }
+    for (int j = 0; j < n && rc == CDAG_OK; j++)   /* receives in round order, as MPI_Sendrecv */
+      if (last[j] >= 0) rc = ir_add_dep(w->g, last[j], got[j], 1);
+    memcpy(last, got, sizeof *last * (size_t)n);
+  }
+  return rc;
+}
+
+static int lower_coll(lw *w, int64_t ci) {
+  const cdag_plan *p = w->p;
+  const det_coll *c = &p->colls[ci];
+  const int32_t *R = p->ranks + c->ranks_first;
+  int n = c->nranks, ri = 0, rc;
+  for (int i = 0; i < n; i++)
+    if (R[i] == c->root) ri = i;
+  int alg = p->choices ? p->choices[ci].alg : (int)kern_choose_coll(p, ci, &w->model, w->policy, NULL, 0);
+  uint64_t *a = malloc(sizeof *a * (size_t)(6 * n + 2));
+  if (!a) return CDAG_NOMEM("lowering");
+  uint64_t *b = a + n, *P = a + 2 * n;   /* P: 2n + 1 entries */
+  switch (c->kind) {
+    case DET_BCAST: rc = coll_bcast(w, c, R, n, ri, alg, a); break;
+    case DET_REDUCE: rc = coll_reduce(w, c, R, n, ri, alg, 0, a, b); break;
+    case DET_ALLREDUCE: rc = coll_reduce(w, c, R, n, ri, alg, 1, a, b); break;
+    case DET_ALLGATHER: case DET_ALLGATHERV: rc = coll_allgather(w, c, R, n, alg, a, P); break;
+    case DET_GATHER: case DET_GATHERV: case DET_SCATTER: case DET_SCATTERV: rc = coll_rooted(w, c, R, n, ri, a, P); break;
+    case DET_ALLTOALL: case DET_ALLTOALLV: case DET_REDUCE_SCATTER: case DET_REDUCE_SCATTER_BLOCK:
+      rc = coll_pairwise(w, c, R, n, a, b);
+      break;
+    case DET_BARRIER: rc = coll_barrier(w, R, n, (int32_t *)P); break;
+    default: rc = cdag__error(CDAG_ERR_ARG, "lowering: plan collective %lld has no kind", (long long)ci);
+  }
+  free(a);
+  return rc;
+}
+
+/* ---- residual parts ---- */
+
+/* The pieces of plan message m that travel alone (alone = 1) or packed (0), as the runtime
+   splits them (kern_travels_alone over pack_limit), as one message from m->src to m->dst. */
+static int lower_group(lw *w, const det_msg *m, uint64_t limit, int alone) {
+  const df_xfer *x = w->p->xfers + m->first;
+  int64_t nalone = 0, n = 0;
+  uint64_t bytes = 0;
+  for (int32_t i = 0; i < m->n; i++)
+    if (x[i].len && kern_travels_alone(x[i].len, limit, &nalone) == alone) n++, bytes += x[i].len;
+  if (!n) return CDAG_OK;
+  uint64_t src = 0, dst = stage(w, m->dst, bytes), at = 0;
+  int rc = CDAG_OK;
+  if (n > 1 || m->src == m->dst) {  /* pack the pieces (a local message packs straight into its staging) */
+    src = m->src == m->dst ? dst : stage(w, m->src, bytes);
+    at = src;
+  }
+  nalone = 0;
+  for (int32_t i = 0; i < m->n && rc == CDAG_OK; i++)
+    if (x[i].len && kern_travels_alone(x[i].len, limit, &nalone) == alone) {
+      if (n == 1 && m->src != m->dst) {
+        src = x[i].src_addr;
+        continue;
+      }
+      rc = copy(w, m->src, x[i].src_addr, at, x[i].len);
+      at += x[i].len;
+    }
+  if (rc == CDAG_OK && m->src != m->dst) rc = msg(w, m->src, src, m->dst, dst, bytes);
+  at = dst;
+  nalone = 0;
+  for (int32_t i = 0; i < m->n && rc == CDAG_OK; i++)
+    if (x[i].len && kern_travels_alone(x[i].len, limit, &nalone) == alone) {
+      rc = late(w, m->dst, at, x[i].dst_addr, x[i].len);
+      at += x[i].len;
+    }
+  return rc;
+}
+
+static int lower_msgs(lw *w) {
+  const cdag_plan *p = w->p;
+  uint64_t limit = p->choices ? p->pack_limit : UINT64_MAX;   /* unchosen: one message per pair */
+  int rc = CDAG_OK;
+  for (int64_t k = 0; k < p->nmsgs && rc == CDAG_OK; k++) {
+    const det_msg *m = &p->msgs[k];
+    if (m->src == m->dst) rc = lower_group(w, m, UINT64_MAX, 0);
+    else if ((rc = lower_group(w, m, limit, 0)) == CDAG_OK) rc = lower_group(w, m, limit, 1);
+  }
+  return rc;
+}
+
+static int lower_reds(lw *w) {
+  const cdag_plan *p = w->p;
+  int rc = CDAG_OK;
+  for (int64_t k = 0; k < p->nreds && rc == CDAG_OK; k++) {
+    const df_red *d = &p->reds[k];
+    const df_set *s = &p->sst->sets[d->set];
+    uint64_t m = d->count * (uint64_t)ir_type_size(d->type);
+    uint64_t acc = stage(w, d->dst, m), tmp = stage(w, d->dst, m);
+    int first = 1;
+    for (int32_t u = 0; u < s->nruns && rc == CDAG_OK; u++) {
+      const df_run *run = &p->sst->runs[s->first + u];
+      for (int32_t r = run->lo; r <= run->hi && rc == CDAG_OK; r++)
+        for (uint32_t t = 0; t < run->mult && rc == CDAG_OK; t++) {
+          uint64_t in = run->addr;
+          if (r != d->dst) {
+            rc = msg(w, r, run->addr, d->dst, first ? acc : tmp, m);
+            in = tmp;
+            if (first) {
+              first = 0;
+              continue;
+            }
+          }
+          if (rc == CDAG_OK) rc = first ? copy(w, d->dst, in, acc, m) : reduce(w, d->dst, in, acc, m, d->type, d->op);
+          first = 0;
+        }
+    }
+    if (rc == CDAG_OK) rc = late(w, d->dst, acc, d->dst_addr, m);
+  }
+  return rc;
+}
+
+static int lower_syncs(lw *w) {
+  int rc = CDAG_OK;
+  for (int64_t k = 0; k < w->p->nsyncs && rc == CDAG_OK; k++) {
+    int s = w->p->syncs[2 * k], d = w->p->syncs[2 * k + 1];
+    if ((rc = ir_add_send(w->g, s, w->next[s], 0, d, w->tag, NULL)) == CDAG_OK)
+      rc = ir_add_recv(w->g, d, w->next[d], 0, s, w->tag, NULL);
+  }
+  return rc;
+}
+
+/* Every plan address must lie below the staging range. */
+static int check_addresses(const cdag_plan *p) {
+  uint64_t top = 0;
+  for (int64_t i = 0; i < p->npieces; i++)
+    if (p->pieces[i].addr + p->pieces[i].len > top) top = p->pieces[i].addr + p->pieces[i].len;
+  for (int64_t i = 0; i < p->nxfers; i++) {
+    const df_xfer *x = &p->xfers[i];
+    if (x->src_addr + x->len > top) top = x->src_addr + x->len;
+    if (x->dst_addr + x->len > top) top = x->dst_addr + x->len;
+  }
+  for (int64_t i = 0; i < p->nreds; i++) {
+    uint64_t m = p->reds[i].count * (uint64_t)ir_type_size(p->reds[i].type);
+    const df_set *s = &p->sst->sets[p->reds[i].set];
+    if (p->reds[i].dst_addr + m > top) top = p->reds[i].dst_addr + m;
+    for (int32_t u = 0; u < s->nruns; u++)
+      if (p->sst->runs[s->first + u].addr + m > top) top = p->sst->runs[s->first + u].addr + m;
+  }
+  if (top > LOWER_STAGING_BASE)
+    return cdag__error(CDAG_ERR_ARG, "lowering: the plan uses address 0x%llx, above the staging base 0x%llx",
+                       (unsigned long long)top, (unsigned long long)LOWER_STAGING_BASE);
+  return CDAG_OK;
+}
+
+/* Room for the ops most plans lower to (a residual message is a send, a receive and a late
+   copy per transfer; a collective's slots a few ops each), so that the op arrays and the
+   late copies are not doubled and copied on the way to millions; more are added as needed. */
+static int reserve(lw *w) {
+  const cdag_plan *p = w->p;
+  int64_t late = p->nxfers + p->npieces, ops = 2 * p->nmsgs + 2 * p->nsyncs + late + p->npieces;
+  if (ops > IR_MAX_OPS / 2) ops = IR_MAX_OPS / 2;
+  if (late > IR_MAX_OPS / 2) late = IR_MAX_OPS / 2;
+  IR_GROW(w->late, w->nlate, w->clate, late, "lowering");
+  return ir_reserve(w->g, ops);
+}
+
+int exec_lower_plan(const cdag_plan *pl, const kern_model *m, kern_policy policy, cdag_graph **out) {
+  if (!pl || !out) return cdag__error(CDAG_ERR_ARG, "exec_lower_plan: NULL argument");
+  *out = NULL;
+  int rc = check_addresses(pl);
+  if (rc) return rc;
+  lw w = {.p = pl, .model = m ? *m : kern_model_default(), .policy = policy};
+  w.next = malloc(sizeof *w.next * (size_t)(pl->nprocs ? pl->nprocs : 1));
+  w.late_at = calloc((size_t)pl->ncolls + 1, sizeof *w.late_at);
+  if (!w.next || !w.late_at) {
+    free(w.next);
+    free(w.late_at);
+    return CDAG_NOMEM("lowering");
+  }
+  for (int r = 0; r < pl->nprocs; r++) w.next[r] = LOWER_STAGING_BASE;
+  rc = ir_graph_new(pl->nprocs, -1, &w.g);
+  if (rc == CDAG_OK) rc = reserve(&w);
+  for (int64_t c = 0; c < pl->ncolls && rc == CDAG_OK; c++) {
+    w.tag = (int)c + 1;
+    w.late_at[c] = w.nlate;
+    rc = lower_coll(&w, c);
+    w.late_at[c + 1] = w.nlate;
+  }
+  w.tag = (int)pl->ncolls + 1;
+  if (rc == CDAG_OK) rc = lower_msgs(&w);
+  if (rc == CDAG_OK) rc = lower_reds(&w);
+  w.tag = (int)pl->ncolls + 2;
+  if (rc == CDAG_OK) rc = lower_syncs(&w);
+  for (int64_t i = 0; i < w.nlate && rc == CDAG_OK; i++)
+    rc = copy(&w, w.late[i].rank, w.late[i].src, w.late[i].dst, w.late[i].len);
+  for (int r = 0; r < pl->nprocs && rc == CDAG_OK; r++)
+    if (w.next[r] > LOWER_STAGING_BASE) rc = ir_add_scratch(w.g, r, LOWER_STAGING_BASE, w.next[r] - LOWER_STAGING_BASE);
+  if (rc == CDAG_OK) rc = ir_finalize(w.g);
+  free(w.next);
+  free(w.late_at);
+  free(w.late);
+  if (rc != CDAG_OK) {
+    ir_graph_free(w.g);
+    return rc;
+  }
+  *out = w.g;
+  return CDAG_OK;
+}
+
+/* The k-th send from i to j with tag t is the k-th such call to msg (or its like), and so is
+   its receive: ids, and so program order, follow the calls, so pairing each send with the
+   op after it is what match_run finds (tests/model/test_lower.c compares them). */
+int exec_lower_pairs(const cdag_graph *low, int32_t **partner) {
+  if (!low || !partner || low->state == IR_BUILDING)
+    return cdag__error(CDAG_ERR_ARG, "exec_lower_pairs: a finalized lowered graph expected");
+  int32_t *p = malloc(((size_t)low->nops + 1) * sizeof *p);
+  if (!p) return CDAG_NOMEM("lowered pairs");
+  for (int64_t i = 0; i < low->nops; i++) p[i] = -1;
+  for (int64_t i = 0; i < low->nops; i++) {
+    if (low->kind[i] != IR_SEND) continue;
+    if (i + 1 == low->nops || low->kind[i + 1] != IR_RECV || low->rank[i + 1] != low->peer[i]) {
+      free(p);
+      return cdag__error(CDAG_ERR_ARG, "exec_lower_pairs: op %lld is a send not followed by its receive: not a "
+                         "lowered plan", (long long)i);
+    }
+    p[i] = (int32_t)i + 1;
+    p[i + 1] = (int32_t)i;
+  }
+  *partner = p;
+  return CDAG_OK;
+}
+
+/* ---- computation kept in the plan ---- */
+
+/* Per op of g: 1 if it follows communication (a send, receive, copy or reduce comes before
+   it through dependencies), 2 if communication follows it, 3 both. O(n + m). */
+static uint8_t *comm_sides(const cdag_graph *g) {
+  uint8_t *side = calloc((size_t)g->nops + 1, 1);
+  if (!side) return NULL;
+  for (int32_t r = 0; r < g->nprocs; r++) {   /* program order is topological per rank */
+    for (int32_t k = g->rank_start[r]; k < g->rank_start[r + 1]; k++) {
+      int32_t op = g->rank_ops[k];
+      for (int32_t e = g->pred_start[op]; e < g->pred_start[op + 1] && !(side[op] & 1); e++)
+        if (g->kind[g->pred[e]] != IR_CALC || (side[g->pred[e]] & 1)) side[op] |= 1;
+    }
+    for (int32_t k = g->rank_start[r + 1] - 1; k >= g->rank_start[r]; k--) {
+      int32_t op = g->rank_ops[k];
+      for (int32_t e = g->succ_start[op]; e < g->succ_start[op + 1] && !(side[op] & 2); e++)
+        if (g->kind[g->succ[e]] != IR_CALC || (side[g->succ[e]] & 2)) side[op] |= 2;
+    }
+  }
+  return side;
+}
+
+/* Adds calc op of g to low on its rank and CPU; *id its id in low. */
+static int add_calc_like(cdag_graph *low, const cdag_graph *g, int32_t op, int32_t *id) {
+  int rc = ir_add_calc(low, g->rank[op], g->bytes[op], id);
+  if (!rc && g->cpu && g->cpu[op] >= 0) rc = ir_set_goal(low, *id, g->cpu[op], -1);
+  return rc;
+}
+
+/* low's ops without successors (ends 0) and without predecessors (ends 1), per rank (CSR
+   over ranks): taken before calcs are added, which drops low's derived lists. */
+typedef struct {
+  int32_t *start[2], *op[2];
+} low_ends;
+
+static int ends_of(const cdag_graph *low, low_ends *e) {
+  for (int k = 0; k < 2; k++) {
+    e->start[k] = calloc((size_t)low->nprocs + 1, sizeof *e->start[k]);
+    e->op[k] = malloc(((size_t)low->nops + 1) * sizeof *e->op[k]);
+    if (!e->start[k] || !e->op[k]) return CDAG_NOMEM("calc in the plan");
+    int32_t n = 0;
+    for (int32_t r = 0; r < low->nprocs; r++) {
+      for (int32_t j = low->rank_start[r]; j < low->rank_start[r + 1]; j++) {
+        int32_t x = low->rank_ops[j];
+        int end = k ? low->pred_start[x + 1] == low->pred_start[x] : low->succ_start[x + 1] == low->succ_start[x];
+        if (end) e->op[k][n++] = x;
+      }
+      e->start[k][r + 1] = n;
+    }
+  }
+  return CDAG_OK;
+}
+
+/* A zero-cost calc of rank r after every end of r's ops in low (after = 1) or before every
+   beginning (after = 0). */
+static int rank_end(cdag_graph *low, const low_ends *e, int32_t r, int after, int32_t *id) {
+  int k = !after, rc = ir_add_calc(low, r, 0, id);
+  for (int32_t j = e->start[k][r]; !rc && j < e->start[k][r + 1]; j++)
+    rc = after ? ir_add_dep(low, e->op[k][j], *id, 0) : ir_add_dep(low, *id, e->op[k][j], 0);
+  return rc;
+}
+
+int exec_lower_keep_calc(const cdag_graph *g, cdag_graph *low) {
+  if (!g || !low || g->nprocs != low->nprocs || g->state == IR_BUILDING || low->state == IR_BUILDING)
+    return cdag__error(CDAG_ERR_ARG, "exec_lower_keep_calc: two finalized graphs of one rank count expected");
+  int64_t calcs = 0;
+  for (int64_t i = 0; i < g->nops; i++) calcs += g->kind[i] == IR_CALC;
+  if (!calcs) return CDAG_OK;   /* nothing to keep: no dependency lists to build */
+  ir_deps_view v;
+  int rc = ir_deps_view_open(g, &v);
+  if (rc) return rc;
+  g = v.g;
+  low_ends ends = {{NULL, NULL}, {NULL, NULL}};
+  uint8_t *side = comm_sides(g);
+  int32_t *as = malloc(((size_t)g->nops + 1) * sizeof *as);
+  if (!side || !as) rc = CDAG_NOMEM("calc in the plan");
+  if (!rc) rc = ends_of(low, &ends);
+  for (int32_t r = 0; !rc && r < g->nprocs; r++) {
+    int32_t after = -1, before = -1;
+    for (int32_t k = g->rank_start[r]; !rc && k < g->rank_start[r + 1]; k++) {
+      int32_t op = g->rank_ops[k], c;
+      if (g->kind[op] != IR_CALC) continue;
+      if ((rc = add_calc_like(low, g, op, &c))) break;
+      as[op] = c;
+      if (side[op] & 1) {   /* after the plan's communication at r */
+        if (after < 0) rc = rank_end(low, &ends, r, 1, &after);
+        if (!rc) rc = ir_add_dep(low, after, c, 0);
+      } else if (side[op] == 2) {   /* before it */
+        if (before < 0) rc = rank_end(low, &ends, r, 0, &before);
+        if (!rc) rc = ir_add_dep(low, c, before, 0);
+      }
+      for (int32_t e = g->pred_start[op]; !rc && e < g->pred_start[op + 1]; e++)
+        if (g->kind[g->pred[e]] == IR_CALC) rc = ir_add_dep(low, as[g->pred[e]], c, 0);
+    }
+  }
+  if (!rc) rc = ir_finalize(low);
+  for (int k = 0; k < 2; k++) {
+    free(ends.start[k]);
+    free(ends.op[k]);
+  }
+  free(side);
+  free(as);
+  ir_deps_view_close(&v);
+  return rc;
+}

@@ -1,0 +1,98 @@
+/* cdag — src/model/lower.h: a plan lowered back to point-to-point, plain GOAL, LogGP times.
+ *
+ * Lowering (lower.c): exec_lower_plan turns a plan (detect.h) into a global graph of sends,
+ * receives, local copies and local reduces over the same ranks, in which every collective is
+ * expanded by the algorithm the executor runs it with (pl->choices if set, else
+ * kern_choose_coll with the given model and policy):
+ *   MPI's collective, as MPICH's usual choice: bcast, reduce, gather, scatter (and v-forms):
+ *     binomial trees; allgather(v): ring; alltoall(v): pairwise exchange; allreduce:
+ *     recursive doubling (ranks beyond the largest power of two fold in first and get the
+ *     result last); reduce_scatter(_block): pairwise (each member reduces its own block);
+ *     barrier: dissemination (zero-byte messages);
+ *   cdag's circulant kernels, round for round as the executor's (kernel_*.c, from the
+ *     per-rank schedules of circulant.h): n-block bcast, reduce (the bcast's rounds
+ *     backwards), allgather (q rounds of slot ranges), allgatherv (every member's bytes as n
+ *     blocks, all broadcasts in the same rounds; a round's blocks to one neighbour are one
+ *     message, packed and unpacked by staging copies where the kernel uses a datatype),
+ *     allreduce as reduce + bcast from the first member, census allreduce (q rounds of whole
+ *     vectors); the block count is the kernel's (the model's formula, or CDAG_BLOCKS).
+ * Residual messages, residual reductions (contributions sent to the destination and
+ * reduced there) and kept zero-byte syncs are kept. The result has the plan's meaning: every
+ * read of an origin (a send from a single-piece slot, a pack copy of a slot in pieces) comes
+ * before, in each rank's program order, every write of a final value: messages land in
+ * staging memory (declared scratch, above every address of the plan) and one copy per final
+ * piece, emitted after everything else, moves the result into place. Dependencies are those
+ * of memory conflicts, so rounds order themselves through their buffers; each collective
+ * uses its own tag (residual messages and syncs the next two). Errors: CDAG_ERR_NOMEM,
+ * CDAG_ERR_ARG (a plan address in the staging range, a kind/algorithm it cannot expand).
+ * Cost O(output ops + p log p per circulant collective).
+ *
+ * GOAL export (goal.c): exec_goal_write writes a finalized graph as the plain GOAL that
+ * LogGOPSim's txt2bin accepts: `num_ranks N`, one `rank R {` block per rank 0..N-1 in
+ * order (empty ones too: txt2bin stops after rank N-1), labelled ops `lK: send Sb to D tag T`,
+ * `recv Sb from S tag T`, `calc C` (a local copy or reduce is `calc` of its bytes times
+ * copy_ns_per_byte, at least 1), then `lA requires lB` for every dependency (explicit or
+ * from memory conflicts), after every op of the block so each label is defined. No
+ * addresses, no cdag extensions.
+ *
+ * LogGOPS estimate (loggp.c): exec_loggp runs a finalized graph under LogGOPSim's rules
+ * (loggp.c says which): separate send and receive gaps per NIC, o charged when a send
+ * starts and when its message arrives, rendezvous above S bytes, several CPUs and NICs per
+ * rank (`cpu N`, `nic N`), requires and irequires (start dependencies), calc in ns, a local
+ * copy or reduce for bytes * copy. Times in microseconds, computed in integer picoseconds.
+ * Event-driven with a heap: O((n + m) log n). */
+#ifndef CDAG_MODEL_LOWER_H
+#define CDAG_MODEL_LOWER_H
+
+#include <stdio.h>
+
+#include "detect/detect.h"
+#include "choose/choose.h"
+
+/* First staging address of lowered graphs; plan addresses must lie below it. */
+#define LOWER_STAGING_BASE (UINT64_C(1) << 60)
+
+/* Lowers pl into a new global graph *out (finalized). m: the model for choices and block
+   counts (NULL: kern_model_default()); policy as kern_choose_coll. */
+int exec_lower_plan(const cdag_plan *pl, const kern_model *m, kern_policy policy, cdag_graph **out);
+
+/* The receive of every send of low, a graph exec_lower_plan made (calc ops added or not),
+   as match_run pairs them, in *partner (low->nops entries, -1 for other ops; the caller
+   frees it): lowering adds each send right before its receive, so no matching is needed.
+   CDAG_ERR_ARG for a graph lowering did not make. O(ops). */
+int exec_lower_pairs(const cdag_graph *low, int32_t **partner);
+
+/* Adds the computation (calc ops) of g, the graph pl was compiled from, to its lowered plan
+   low (finalized again), where it was relative to communication: a calc that depended on a
+   send, receive, copy or reduce (directly or through other calcs) runs after every op of
+   its rank in low; one that communication depended on, before them all; one with neither,
+   unordered; dependencies between calcs are kept (a zero-cost calc per rank joins the ends
+   of low's ops). Without it the plan would drop the computation and model faster than it
+   runs. O(ops + dependencies of g and low). */
+int exec_lower_keep_calc(const cdag_graph *g, cdag_graph *low);
+
+/* Writes finalized g as plain GOAL (see above). CDAG_ERR_IO if f fails, CDAG_ERR_NOMEM. */
+int exec_goal_write(const cdag_graph *g, FILE *f, double copy_ns_per_byte);
+
+typedef struct {
+  double L;      /* latency, us */
+  double o;      /* CPU overhead per message (send and receive), us */
+  double g;      /* gap between messages on one NIC (sending and receiving apart), us */
+  double G;      /* gap per byte, us/B */
+  double O;      /* CPU overhead per byte, us/B */
+  uint64_t S;    /* messages above S bytes use rendezvous */
+  double copy;   /* local copy / reduce, us/B */
+} loggp_params;
+
+/* L 1.0, o 0.2, g 0.2, G 0.0002 (5 GB/s), O 0, S 65535 (LogGOPSim's), copy 0.0001 (10 GB/s). */
+loggp_params loggp_defaults(void);
+/* Completion time (max over ranks, us) of finalized g; *rank_max (may be NULL) gets the
+   rank that finishes last. Errors of matching (CDAG_ERR_UNMATCHED, ...) as match.h. */
+int exec_loggp(const cdag_graph *g, const loggp_params *p, double *time, int *rank_max);
+
+/* exec_loggp with the pairing of sends and receives given (match_run's partner, or
+   exec_lower_pairs'), not computed: for callers that have it already. */
+int exec_loggp_paired(const cdag_graph *g, const int32_t *partner, const loggp_params *p, double *time,
+                      int *rank_max);
+
+#endif

@@ -1,0 +1,270 @@
+/* cdag tests — tests/format/test_format_errors.c: every message of the graph-file loader.
+ *
+ * One test per message: the error code, the "FILE:LINE:COL:" position and the words that
+ * say what was expected and what was found. Then every file of tests/data/regress (inputs
+ * the fuzzers once crashed on) must load without crashing: an error or a graph. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_main.h"
+#include "format/format.h"
+
+typedef struct {
+  const char *text;       /* the file */
+  int code;               /* expected error */
+  unsigned line, col;     /* expected position (col 0: the message has no column) */
+  const char *words[3];   /* must all occur in the message */
+} bad_case;
+
+#define HEAD "num_ranks 2\nrank 0 {\n"
+
+static const bad_case cases[] = {
+  /* file structure */
+  {"", CDAG_ERR_FORMAT, 1, 1, {"expected 'num_ranks'", "end of file"}},
+  {"rank 0 {\n}\n", CDAG_ERR_FORMAT, 1, 1, {"expected 'num_ranks N' before the first rank block", "'rank'"}},
+  {"num_ranks 0\n", CDAG_ERR_FORMAT, 1, 11, {"expected a number of ranks in 1..1073741824", "found '0'"}},
+  {"num_ranks 2\nnum_ranks 3\n", CDAG_ERR_FORMAT, 2, 1, {"duplicate 'num_ranks'", "line 1"}},
+  {"num_ranks 2 }\n", CDAG_ERR_FORMAT, 1, 13, {"expected end of line", "found '}'"}},
+  {"num_ranks 2\nfoo\n", CDAG_ERR_FORMAT, 2, 1, {"expected 'rank'", "found 'foo'"}},
+  {"num_ranks 2\nrank 2 {\n}\n", CDAG_ERR_FORMAT, 2, 6, {"expected a rank in 0..1", "found '2'"}},
+  {"num_ranks 2\nrank x {\n}\n", CDAG_ERR_FORMAT, 2, 6, {"expected a rank in 0..1", "found 'x'"}},
+  {"num_ranks 2\nrank 1 {\n}\nrank 1 {\n}\n", CDAG_ERR_FORMAT, 4, 6, {"rank 1 has a second block", "line 2"}},
+  {"num_ranks 2\nrank 0\n{\n}\n", CDAG_ERR_FORMAT, 2, 7, {"expected '{'", "end of line"}},
+  {HEAD "  l1: calc 1\n", CDAG_ERR_FORMAT, 4, 1, {"expected '}' closing rank 0", "opened at line 2", "end of file"}},
+  {HEAD "  l1: calc 1\nrank 1 {\n}\n", CDAG_ERR_FORMAT, 4, 1, {"expected '}' closing rank 0 (opened at line 2)", "found 'rank'"}},
+  {HEAD "  l1: calc 1 /* never closed\n}\n", CDAG_ERR_FORMAT, 3, 14, {"unterminated comment", "'/*'"}},
+  {HEAD "  l1: send 1b to 1 @\n}\n", CDAG_ERR_FORMAT, 3, 20, {"unexpected character", "'@'"}},
+  {"num_ranks 2\x01\n", CDAG_ERR_FORMAT, 1, 12, {"unexpected byte 0x01"}},
+  /* a byte outside ASCII is named (the message said "end of file") */
+  {"num_ranks 2\n\xef\n", CDAG_ERR_FORMAT, 2, 1, {"unexpected byte 0xef", "ASCII"}},
+  {"\xef\xbb\xbf\xef\xbb\xbfnum_ranks 2\n", CDAG_ERR_FORMAT, 1, 1, {"unexpected byte 0xef"}},
+  {HEAD "  42\n}\n", CDAG_ERR_FORMAT, 3, 3, {"expected an operation, 'scratch', a label or '}'", "found '42'"}},
+  {HEAD "  foo\n}\n", CDAG_ERR_FORMAT, 3, 3, {"expected an operation", "found 'foo'"}},
+  {HEAD "  l1: sned 1b to 1\n}\n", CDAG_ERR_FORMAT, 3, 7, {"expected an operation (send, recv", "found 'sned'"}},
+  {HEAD "  l1: scratch 0 4b\n}\n", CDAG_ERR_FORMAT, 3, 7, {"expected an operation (send", "found 'scratch'"}},
+  /* send / recv */
+  {HEAD "  l1: send 1b from 1\n}\n", CDAG_ERR_FORMAT, 3, 15, {"expected 'to'", "found 'from'"}},
+  {HEAD "  l1: recv 1b to 1\n}\n", CDAG_ERR_FORMAT, 3, 15, {"expected 'from'", "found 'to'"}},
+  {HEAD "  l1: send 1b to 2\n}\n", CDAG_ERR_FORMAT, 3, 18, {"expected a destination rank in 0..1", "found '2'"}},
+  {HEAD "  l1: send 1b to -1\n}\n", CDAG_ERR_FORMAT, 3, 18, {"expected a destination rank in 0..1", "found '-1'"}},
+  {HEAD "  l1: recv 1b from 5\n}\n", CDAG_ERR_FORMAT, 3, 20, {"expected a source rank in 0..1", "found '5'"}},
+  {HEAD "  l1: recv 1b from -1\n}\n", CDAG_ERR_UNSUPPORTED, 3, 20, {"wildcard source", "'-1'", "not supported"}},
+  {HEAD "  l1: recv 1b from 1 tag -1\n}\n", CDAG_ERR_UNSUPPORTED, 3, 26, {"wildcard tag", "'-1'", "not supported"}},
+  {HEAD "  l1: send 1b to 1 tag 2147483648\n}\n", CDAG_ERR_FORMAT, 3, 24, {"expected a tag in 0..2147483647", "'2147483648'"}},
+  {HEAD "  l1: send 1b to 1 tog 0\n}\n", CDAG_ERR_FORMAT, 3, 20,
+   {"expected 'tag', 'addr', 'cpu', 'nic' or end of line", "found 'tog'"}},
+  {HEAD "  l1: send 1b to 1 tag 1 tag 2\n}\n", CDAG_ERR_FORMAT, 3, 26, {"duplicate 'tag'"}},
+  {HEAD "  l1: send 1b to 1 tag\n}\n", CDAG_ERR_FORMAT, 3, 23, {"expected a number after 'tag'", "end of line"}},
+  {HEAD "  l1: send 1b to 1 addr 0xg\n}\n", CDAG_ERR_FORMAT, 3, 25, {"expected a number after 'addr'", "found '0xg'"}},
+  {HEAD "  l1: send 1b to 1 addr -5\n}\n", CDAG_ERR_FORMAT, 3, 25, {"expected an address", "found '-5'"}},
+  {HEAD "  l1: send 12x4b to 1\n}\n", CDAG_ERR_FORMAT, 3, 12, {"expected a size in bytes", "found '12x4b'"}},
+  {HEAD "  l1: send to 1\n}\n", CDAG_ERR_FORMAT, 3, 12, {"expected a size in bytes", "found 'to'"}},
+  {HEAD "  l1: send 9223372036854775808b to 1\n}\n", CDAG_ERR_FORMAT, 3, 12,
+   {"number '9223372036854775808b'", "larger than 2^63-1"}},
+  {HEAD "  l1: send 1b to 1 addr 0x10000000000000000\n}\n", CDAG_ERR_FORMAT, 3, 25, {"larger than 2^63-1"}},
+  {HEAD "  l1: send 1b to 1 cpu 2147483648\n}\n", CDAG_ERR_FORMAT, 3, 24, {"expected a cpu number in 0..2147483647"}},
+  {HEAD "  l1: send 1b to 1 nic -2\n}\n", CDAG_ERR_FORMAT, 3, 24, {"expected a nic number in 0..2147483647", "'-2'"}},
+  /* reduce, copy, calc, scratch */
+  {HEAD "  reduce 4 int33 sum in 0 inout 16\n}\n", CDAG_ERR_FORMAT, 3, 12, {"expected a type (int8", "found 'int33'"}},
+  {HEAD "  reduce 4 int32 avg in 0 inout 16\n}\n", CDAG_ERR_FORMAT, 3, 18, {"expected a reduction (sum", "found 'avg'"}},
+  {HEAD "  reduce 4 float band in 0 inout 16\n}\n", CDAG_ERR_FORMAT, 3, 18,
+   {"reduction 'band' is not defined for type 'float'"}},
+  {HEAD "  reduce x int32 sum in 0 inout 16\n}\n", CDAG_ERR_FORMAT, 3, 10, {"expected an element count", "found 'x'"}},
+  {HEAD "  reduce 4 int32 sum in 0\n}\n", CDAG_ERR_FORMAT, 3, 26, {"expected 'inout'", "end of line"}},
+  {HEAD "  reduce 4 int32 sum inout 0\n}\n", CDAG_ERR_FORMAT, 3, 29, {"expected 'in'", "end of line"}},
+  {HEAD "  reduce 4611686018427387904 int32 sum in 0 inout 0\n}\n", CDAG_ERR_FORMAT, 3, 10,
+   {"reduce count 4611686018427387904", "more than 2^63-1 bytes"}},
+  {HEAD "  reduce 4 int32 sum in 0 inout 8\n}\n", CDAG_ERR_FORMAT, 3, 3, {"rank 0", "overlap"}},
+  {HEAD "  copy 8b to 0x10\n}\n", CDAG_ERR_FORMAT, 3, 18, {"expected 'from'", "end of line"}},
+  {HEAD "  copy 8b from 0x10 to 0x14\n}\n", CDAG_ERR_FORMAT, 3, 3, {"copy source and destination overlap"}},
+  {HEAD "  copy 8b from 0x10 to 0x40 in 0\n}\n", CDAG_ERR_FORMAT, 3, 29, {"expected 'from', 'to', 'cpu', 'nic'", "'in'"}},
+  {HEAD "  calc x\n}\n", CDAG_ERR_FORMAT, 3, 8, {"expected a compute cost", "found 'x'"}},
+  {HEAD "  calc 5 tag 1\n}\n", CDAG_ERR_FORMAT, 3, 10, {"expected 'cpu', 'nic' or end of line", "found 'tag'"}},
+  {HEAD "  scratch 0x100\n}\n", CDAG_ERR_FORMAT, 3, 16, {"expected a size in bytes", "end of line"}},
+  {HEAD "  scratch 0x100 4b 8b\n}\n", CDAG_ERR_FORMAT, 3, 20, {"expected end of line", "found '8b'"}},
+  /* labels and dependencies */
+  {HEAD "  a: calc 1\n  a: calc 2\n}\n", CDAG_ERR_FORMAT, 4, 3, {"duplicate label 'a' in rank 0", "line 3"}},
+  {HEAD "  a: calc 1\n  a requires b\n}\n", CDAG_ERR_FORMAT, 4, 14, {"unknown label 'b' in rank 0"}},
+  {HEAD "  a: calc 1\n  b requires a\n}\n", CDAG_ERR_FORMAT, 4, 3, {"unknown label 'b' in rank 0"}},
+  {HEAD "  a: calc 1\n}\nrank 1 {\n  b: calc 1\n  b requires a\n}\n", CDAG_ERR_FORMAT, 7, 14,
+   {"unknown label 'a' in rank 1", "defined in rank 0", "one rank"}},
+  {HEAD "  a: calc 1\n  a requires a\n}\n", CDAG_ERR_FORMAT, 4, 14, {"label 'a' requires itself"}},
+  {HEAD "  a: calc 1\n  a requires 5\n}\n", CDAG_ERR_FORMAT, 4, 14, {"expected a label", "found '5'"}},
+  {HEAD "  a: calc 1\n  b: calc 1\n  a requires b b\n}\n", CDAG_ERR_FORMAT, 5, 16, {"expected end of line", "found 'b'"}},
+  {HEAD "  a: calc 1\n  b: calc 1\n  a requires b\n  b irequires a\n}\n", CDAG_ERR_CYCLE, 0, 0,
+   {"cycle", "rank 0", "line"}},
+};
+#define NCASES ((int)(sizeof cases / sizeof *cases))
+
+START_TEST(test_error_message) {
+  const bad_case *c = &cases[_i];
+  cdag_graph *g = (cdag_graph *)1;
+  int rc = ir_load_mem(c->text, strlen(c->text), "bad.cdag", NULL, &g);
+  const char *msg = cdag_error_message();
+  ck_assert_msg(rc == c->code, "case %d: code %d, expected %d (%s)", _i, rc, c->code, msg);
+  ck_assert_ptr_null(g);
+  char pos[64];
+  if (c->line) snprintf(pos, sizeof pos, "bad.cdag:%u:%u: ", c->line, c->col);
+  else snprintf(pos, sizeof pos, "bad.cdag: ");
+  ck_assert_msg(strncmp(msg, pos, strlen(pos)) == 0, "case %d: message '%s' does not start with '%s'", _i, msg, pos);
+  for (int k = 0; k < 3 && c->words[k]; k++)
+    ck_assert_msg(strstr(msg, c->words[k]) != NULL, "case %d: message '%s' lacks '%s'", _i, msg, c->words[k]);
+}
+END_TEST
+
+/* The loader stops at the first error, in order of the text. */
+START_TEST(test_first_error_wins) {
+  const char *t = HEAD "  l1: send 1b to 9\n  l1: calc x\n}\n";
+  cdag_graph *g = NULL;
+  ck_assert_int_eq(ir_load_mem(t, strlen(t), "x.goal", NULL, &g), CDAG_ERR_FORMAT);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "x.goal:3:18:"));
+}
+END_TEST
+
+/* --goal-buffers=fresh needs address space above the explicit addresses. */
+START_TEST(test_fresh_buffers_exhausted) {
+  const char *t = HEAD "  send 0x7ffffffffffff000 b to 1 addr 0x10\n  send 0x100000 b to 1\n}\n";
+  ir_load_opts o = {IR_GOAL_FRESH, 0};
+  cdag_graph *g = NULL;
+  ck_assert_int_eq(ir_load_mem(t, strlen(t), "f.goal", &o, &g), CDAG_ERR_FORMAT);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "f.goal:4:"));
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "no address space left"));
+  ck_assert_ptr_null(g);
+  o.goal_buffers = IR_GOAL_SHARED; /* the same file at address 0 is fine */
+  ck_assert_int_eq(ir_load_mem(t, strlen(t), "f.goal", &o, &g), CDAG_OK);
+  ir_graph_free(g);
+}
+END_TEST
+
+/* max_ranks (used by the fuzzers) bounds num_ranks. */
+START_TEST(test_max_ranks) {
+  const char *t = "num_ranks 5000\n";
+  ir_load_opts o = {0, 4096};
+  cdag_graph *g = NULL;
+  ck_assert_int_eq(ir_load_mem(t, strlen(t), "m.goal", &o, &g), CDAG_ERR_FORMAT);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "m.goal:1:11: expected a number of ranks in 1..4096"));
+  ck_assert_int_eq(ir_load_mem(t, strlen(t), "m.goal", NULL, &g), CDAG_OK);
+  ir_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_io_and_arguments) {
+  cdag_graph *g = NULL;
+  ck_assert_int_eq(ir_load_file("/nonexistent/graph.cdag", NULL, &g), CDAG_ERR_IO);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "/nonexistent/graph.cdag: cannot open"));
+  ck_assert_int_eq(ir_load_file("/", NULL, &g), CDAG_ERR_IO);
+  ck_assert_int_eq(ir_load_file(NULL, NULL, &g), CDAG_ERR_ARG);
+  ck_assert_int_eq(ir_load_file("x", NULL, NULL), CDAG_ERR_ARG);
+  ck_assert_int_eq(ir_load_mem(NULL, 3, "x", NULL, &g), CDAG_ERR_ARG);
+  ck_assert_int_eq(ir_load_mem(NULL, 0, "x", NULL, &g), CDAG_ERR_FORMAT); /* empty: no num_ranks */
+  ck_assert_int_eq(ir_save_file(NULL, stdout), CDAG_ERR_ARG);
+  ck_assert_ptr_null(g);
+}
+END_TEST
+
+/* Every file in tests/data/regress loads (or fails with a message) without crashing; what
+   loads is saved and loaded again to the same op count. */
+/* A UTF-8 byte-order mark is skipped; in hex numbers 'b' is a digit (0x1b is 27, not 1b). */
+START_TEST(test_bom_and_hex_sizes) {
+  const char *text = "\xef\xbb\xbfnum_ranks 2\nrank 0 {\n  send 0x1b to 1\n  send 0x10 b to 1 tag 1\n}\n"
+                     "rank 1 {\n  recv 27b from 0\n  recv 16 from 0 tag 1\n}\n";
+  cdag_graph *g = NULL;
+  ck_assert_msg(ir_load_mem(text, strlen(text), "ok.cdag", NULL, &g) == CDAG_OK, "%s", cdag_error_message());
+  ck_assert_uint_eq(g->bytes[0], 27);
+  ck_assert_uint_eq(g->bytes[1], 16);
+  ir_graph_free(g);
+  const char *old = "num_ranks 2\nrank 0 {\n  send 0x1b to 1\n}\nrank 1 {\n  recv 1b from 0\n}\n";
+  ck_assert_int_eq(ir_load_mem(old, strlen(old), "old.cdag", NULL, &g), CDAG_OK);   /* 27 bytes into 1: */
+  ck_assert_uint_eq(g->bytes[0], 27);                                                /* a truncation now */
+  ir_graph_free(g);
+}
+END_TEST
+
+/* A short file naming 2^30 ranks is refused at once (it took 6 minutes and 12.6 GB), and
+   the same from the API; 2^20 idle ranks are fine, as are 2^21 with enough operations. */
+START_TEST(test_idle_ranks_refused) {
+  const char *text = "num_ranks 1073741824\nrank 0 {\n  send 8b to 1\n}\nrank 1 {\n  recv 8b from 0\n}\n";
+  cdag_graph *g = NULL;
+  ir_load_opts o = {0, IR_MAX_RANKS};
+  ck_assert_int_eq(ir_load_mem(text, strlen(text), "big.cdag", &o, &g), CDAG_ERR_UNSUPPORTED);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "1073741824 ranks but only 2 operations"));
+  ck_assert_ptr_null(g);
+  CK_OK(cdag_graph_create_global(1 << 21, &g));
+  CK_OK(cdag_rank_send(g, 0, 0, 8, 1, 0, NULL));
+  CK_OK(cdag_rank_recv(g, 1, 0, 8, 0, 0, NULL));
+  cdag_plan *p = NULL;
+  ck_assert_int_eq(cdag_analyze(g, NULL, &p), CDAG_ERR_UNSUPPORTED);
+  ck_assert_ptr_null(p);
+  for (int r = 2; r < (1 << 21) / 64 + 2; r += 2) {
+    CK_OK(cdag_rank_send(g, r, 0, 8, r + 1, 0, NULL));
+    CK_OK(cdag_rank_recv(g, r + 1, 0, 8, r, 0, NULL));
+  }
+  CK_OK(ir_finalize(g));
+  ir_graph_free(g);
+  CK_OK(cdag_graph_create_global(1 << 20, &g));
+  CK_OK(cdag_rank_send(g, 0, 0, 8, (1 << 20) - 1, 0, NULL));
+  CK_OK(cdag_rank_recv(g, (1 << 20) - 1, 0, 8, 0, 0, NULL));
+  CK_OK(cdag_analyze(g, NULL, &p));
+  cdag_plan_free(&p);
+  ir_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_regressions) {
+  DIR *dir = opendir(CDAG_TEST_DATA "/regress");
+  ck_assert_ptr_nonnull(dir);
+  struct dirent *e;
+  int n = 0;
+  while ((e = readdir(dir)) != NULL) {
+    if (e->d_name[0] == '.') continue;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/regress/%s", CDAG_TEST_DATA, e->d_name);
+    for (int fresh = 0; fresh < 2; fresh++) {
+      ir_load_opts o = {fresh, 4096};
+      cdag_graph *g = NULL;
+      int rc = ir_load_file(path, &o, &g);
+      if (rc != CDAG_OK) {
+        ck_assert_ptr_null(g);
+        ck_assert_msg(cdag_error_message()[0] != '\0', "%s: error %d without a message", path, rc);
+        continue;
+      }
+      char *buf = NULL;
+      size_t len = 0;
+      FILE *f = open_memstream(&buf, &len);
+      ck_assert_int_eq(ir_save_file(g, f), CDAG_OK);
+      fclose(f);
+      cdag_graph *h = NULL;
+      ck_assert_msg(ir_load_mem(buf, len, "saved", NULL, &h) == CDAG_OK, "%s: saved text does not load: %s", path,
+                    cdag_error_message());
+      ck_assert_int_eq(h->nops, g->nops);
+      free(buf);
+      ir_graph_free(g);
+      ir_graph_free(h);
+    }
+    n++;
+  }
+  closedir(dir);
+  ck_assert_int_ge(n, 1);
+}
+END_TEST
+
+Suite *cdag_format_errors_suite(void) {
+  Suite *s = suite_create("format_errors");
+  TCase *tc = tcase_create("messages");
+  tcase_add_loop_test(tc, test_error_message, 0, NCASES);
+  tcase_add_test(tc, test_first_error_wins);
+  tcase_add_test(tc, test_fresh_buffers_exhausted);
+  tcase_add_test(tc, test_max_ranks);
+  tcase_add_test(tc, test_io_and_arguments);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("regress");
+  tcase_add_test(tc, test_regressions);
+  tcase_add_test(tc, test_bom_and_hex_sizes);
+  tcase_add_test(tc, test_idle_ranks_refused);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+CDAG_CHECK_MAIN(cdag_format_errors_suite)
