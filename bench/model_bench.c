@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "exec/model/lower.h"
+#include "model/lower.h"
 #include "exec/pipeline.h"
-#include "ir/format.h"
+#include "format/format.h"
 
 /* Wall-clock seconds; CDAG_BENCH_CPU=1: this process's CPU seconds, user + sys (for a busy
    machine, as scale_bench). */

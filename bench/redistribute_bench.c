@@ -23,7 +23,7 @@
 #include <cdag.h>
 #include <mpi.h>
 
-#include "ir/redistribute.h"
+#include "workload/redistribute.h"
 
 static int R, P;
 

@@ -15,7 +15,7 @@
 
 #include "dataflow/dataflow.h"
 #include "detect/detect.h"
-#include "ir/format.h"
+#include "format/format.h"
 #include "support/support.h"
 
 /* Wall-clock seconds; CDAG_BENCH_CPU=1: this process's CPU seconds (for a busy machine). */

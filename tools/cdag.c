@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "ir/format.h"
+#include "format/format.h"
 #include "ir/ir.h"
-#include "ir/settings.h"
+#include "base/settings.h"
 
 static const cmd_info commands[] = {
   {"check", cmd_check, "FILE", "load and validate a graph file; print a one-line summary"},

@@ -1,7 +1,7 @@
 /* cdag — tools/cmd_model.c: `cdag model FILE [-L us] [-o us] [-g us] [-G us/B] [-O us/B] [-S B]
  * [-c us/B] [-p P]`.
  *
- * The LogGOPS estimate (src/exec/model/lower.h: exec_loggp, LogGOPSim's rules) of the graph
+ * The LogGOPS estimate (src/model/lower.h: exec_loggp, LogGOPSim's rules) of the graph
  * as written and of its plan lowered to point-to-point with the algorithm each collective
  * would run. The choice uses the alpha-beta model the parameters imply (alpha = L + 2o,
  * beta = G) and CDAG_KERNEL. LogGOPSim's option names; defaults: L 1 us, o 0.2 us, g 0.2 us,
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "exec/model/lower.h"
+#include "model/lower.h"
 #include "exec/pipeline.h"
 
 /* "-X value" options; returns -1 on a bad value or a missing one. */

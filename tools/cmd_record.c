@@ -22,9 +22,9 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "ir/format.h"
+#include "format/format.h"
 #include "ir/ir.h"
-#include "ir/settings.h"
+#include "base/settings.h"
 #include "match/match.h"
 #include "record/record.h"
 

@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "ir/format.h"
-#include "ir/settings.h"
+#include "format/format.h"
+#include "base/settings.h"
 #include "replay_mem.h"
 
 typedef struct {

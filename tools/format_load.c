@@ -5,7 +5,7 @@
  * loader's located message ("FILE:LINE:COL: expected X, found 'Y'") on failure; cmd_load_rc
  * leaves the printing to its caller (replay prints once for all its processes). */
 #include "cmd.h"
-#include "ir/format.h"
+#include "format/format.h"
 
 int cmd_load_rc(const char *path, int goal_buffers, cdag_graph **g) {
   ir_load_opts o = {0};

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "ir/error.h"
+#include "base/error.h"
 
 #define GEN_DST_BASE (UINT64_C(1) << 40)
 
