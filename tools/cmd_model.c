@@ -103,10 +103,10 @@ int cmd_model(int argc, char **argv) {
     printf("plan:  %.3f us (rank %d finishes last, %lld ops after lowering)\n", tp, plast, (long long)low->nops);
     for (int64_t c = 0; c < p->ncolls; c++) {
       const det_coll *dc = &p->colls[c];
-      printf("  %s over %d ranks: %s (%s)\n", det_kind_name(dc->kind), dc->nranks, p->choices[c].name, p->choices[c].why);
+      printf("  %s over %d ranks: %s (%s)\n", det_kind_name(dc->kind), dc->nranks, p->chosen->coll[c].name, p->chosen->coll[c].why);
     }
     if (p->nmsgs || p->nreds || p->nsyncs)
-      printf("  residual: %lld messages, %lld reductions, %lld syncs\n", (long long)p->msgs_sent, (long long)p->nreds,
+      printf("  residual: %lld messages, %lld reductions, %lld syncs\n", (long long)p->chosen->msgs_sent, (long long)p->nreds,
              (long long)p->nsyncs);
     if (t > 0 && tp > 0) printf("speedup: %.2fx\n", t / tp);
     else if (t > 0) printf("speedup: none to state (the plan does nothing that takes time)\n");

@@ -81,12 +81,32 @@ typedef enum { KERN_POLICY_AUTO, KERN_POLICY_MPI, KERN_POLICY_CDAG } kern_policy
 struct cdag_plan;
 kern_alg kern_choose_coll(const struct cdag_plan *pl, int64_t c, const kern_model *m, kern_policy policy,
                           char *reason, size_t len);
+/* How one collective runs and why. */
+typedef struct {
+  int alg;                 /* kern_alg: MPI's collective or one of cdag's kernels */
+  char name[16];           /* "mpi", "circulant", "census" */
+  char why[208];           /* one line: the model's comparison, the policy, or what prevents a kernel */
+} kern_choice;
+
+/* The choice stage's results for one plan, kept beside it (pl->chosen): the plan is
+   detect's, these are ours. */
+typedef struct kern_choices {
+  kern_choice *coll;       /* per collective of the plan */
+  /* How the residual messages run: per pair of ranks, pieces up to pack_limit bytes share
+     one message, larger ones travel alone; msgs_sent messages carry the transfers then. */
+  uint64_t pack_limit;
+  int64_t msgs_sent;
+  char msgs_why[160];
+} kern_choices;
+
 /* Chooses for every collective of pl (kern_choose_coll), then checks that a kernel can run
    the plan's slots as they are (reductions: a type/op the kernels do; every recv slot empty
    or of the size the kernel delivers there); where not, MPI's collective, and the reason
-   says why. Fills pl->choices (detect.h; replaced if set). Pure: the same on every rank.
+   says why. Sets pl->chosen (replaced if set). Pure: the same on every rank.
    CDAG_OK or CDAG_ERR_NOMEM. */
 int kern_choose_plan(struct cdag_plan *pl, const kern_model *m, kern_policy policy);
+/* Frees pl->chosen and sets it to NULL (pl NULL: nothing). */
+void kern_choices_free(struct cdag_plan *pl);
 /* "mpi", "circulant", "census" ("auto" for KERN_ALG_AUTO). */
 const char *kern_alg_name(kern_alg alg);
 

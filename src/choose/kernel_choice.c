@@ -159,7 +159,7 @@ static const char *kernel_misfit(const cdag_plan *p, const det_coll *c) {
 
 /* How the residual transfers travel: each plan message (one pair of ranks) splits into its
    packed pieces and those that travel alone (kern_travels_alone, as schedule.c writes them). */
-static void choose_messages(cdag_plan *p, const kern_model *m) {
+static void choose_messages(const cdag_plan *p, const kern_model *m, kern_choices *out) {
   kern_model d = m ? *m : kern_model_default();
   uint64_t limit = kern_model_pack_limit(&d);
   int64_t sent = 0, alone = 0;
@@ -171,17 +171,22 @@ static void choose_messages(cdag_plan *p, const kern_model *m) {
     sent += nalone + (npacked || !nalone);
     alone += nalone;
   }
-  p->pack_limit = limit;
-  p->msgs_sent = sent;
-  snprintf(p->msgs_why, sizeof p->msgs_why,
+  out->pack_limit = limit;
+  out->msgs_sent = sent;
+  snprintf(out->msgs_why, sizeof out->msgs_why,
            "per pair of ranks, pieces up to %llu B packed into one message, %lld larger ones alone "
            "(overhead %.3g us per message, copying %.3g ns/B)",
            (unsigned long long)limit, (long long)alone, d.overhead * 1e6, d.gamma * 1e9);
 }
 
 int kern_choose_plan(cdag_plan *p, const kern_model *m, kern_policy policy) {
-  det_choice *ch = calloc((size_t)(p->ncolls ? p->ncolls : 1), sizeof *ch);
-  if (!ch) return CDAG_NOMEM("kernel choices");
+  kern_choices *out = calloc(1, sizeof *out);
+  kern_choice *ch = calloc((size_t)(p->ncolls ? p->ncolls : 1), sizeof *ch);
+  if (!out || !ch) {
+    free(out);
+    free(ch);
+    return CDAG_NOMEM("kernel choices");
+  }
   for (int64_t i = 0; i < p->ncolls; i++) {
     const det_coll *c = &p->colls[i];
     kern_alg alg = kern_choose_coll(p, i, m, policy, ch[i].why, sizeof ch[i].why);
@@ -194,8 +199,16 @@ int kern_choose_plan(cdag_plan *p, const kern_model *m, kern_policy policy) {
     ch[i].alg = (int)alg;
     snprintf(ch[i].name, sizeof ch[i].name, "%s", kern_alg_name(alg));
   }
-  free(p->choices);
-  p->choices = ch;
-  choose_messages(p, m);
+  out->coll = ch;
+  choose_messages(p, m, out);
+  kern_choices_free(p);
+  p->chosen = out;
   return CDAG_OK;
+}
+
+void kern_choices_free(cdag_plan *p) {
+  if (!p || !p->chosen) return;
+  free(p->chosen->coll);
+  free(p->chosen);
+  p->chosen = NULL;
 }

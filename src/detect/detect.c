@@ -260,7 +260,6 @@ void detect_plan_free(cdag_plan *p) {
   free(p->xfers); free(p->msgs); free(p->reds); free(p->syncs); free(p->snaps);
   for (int64_t i = 0; i < p->nnotes; i++) free(p->notes[i]);
   free(p->notes);
-  free(p->choices);
   free(p->native);
   dataflow_free(p->sst);
   free(p);

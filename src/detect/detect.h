@@ -69,14 +69,6 @@ typedef struct {
                                    copies not counted); 0 otherwise */
 } det_coll;
 
-/* How a collective runs and why (filled by exec, kernel_choice.c: kern_choose_plan; the
-   detect stage only carries and reports it). */
-typedef struct {
-  int alg;                 /* exec's kern_alg: MPI's collective or one of cdag's kernels */
-  char name[16];           /* "mpi", "circulant", "census" */
-  char why[208];           /* one line: the model's comparison, the policy, or what prevents a kernel */
-} det_choice;
-
 typedef struct {
   int32_t src, dst;
   int64_t first;           /* xfers[first .. +n) */
@@ -127,13 +119,10 @@ struct cdag_plan {
   int64_t native_calls[IR_COLL_NKINDS];
   int64_t native_residual;
   uint64_t native_residual_bytes;
-  det_choice *choices;                  /* per collective, or NULL (not chosen: not reported) */
-  /* How the residual messages run, chosen with the collectives (exec's cost model): per
-     pair of ranks, pieces up to pack_limit bytes share one message, larger ones travel
-     alone; msgs_sent messages carry the transfers then. Set when choices is. */
-  uint64_t pack_limit;
-  int64_t msgs_sent;
-  char msgs_why[160];
+  /* How the plan runs, decided by the choice stage above detect (src/choose/choose.h:
+     kern_choose_plan) and kept beside the plan: detect never reads or frees it. NULL until
+     chosen (then not reported). */
+  struct kern_choices *chosen;
 };
 
 /* The one table of kinds (kinds.c): the slot layout above, as data. */

@@ -144,6 +144,7 @@ int cdag_analyze(cdag_graph *g, const cdag_options *o, cdag_plan **p) {
 
 int cdag_plan_free(cdag_plan **p) {
   if (!p) return CDAG_OK;
+  kern_choices_free(*p);   /* the choice stage's results beside the plan */
   detect_plan_free(*p);
   *p = NULL;
   return CDAG_OK;

@@ -570,7 +570,7 @@ static int lower_coll(lw *w, int64_t ci) {
   int n = c->nranks, ri = 0, rc;
   for (int i = 0; i < n; i++)
     if (R[i] == c->root) ri = i;
-  int alg = p->choices ? p->choices[ci].alg : (int)kern_choose_coll(p, ci, &w->model, w->policy, NULL, 0);
+  int alg = p->chosen ? p->chosen->coll[ci].alg : (int)kern_choose_coll(p, ci, &w->model, w->policy, NULL, 0);
   uint64_t *a = malloc(sizeof *a * (size_t)(6 * n + 2));
   if (!a) return CDAG_NOMEM("lowering");
   uint64_t *b = a + n, *P = a + 2 * n;   /* P: 2n + 1 entries */
@@ -630,7 +630,7 @@ static int lower_group(lw *w, const det_msg *m, uint64_t limit, int alone) {
 
 static int lower_msgs(lw *w) {
   const cdag_plan *p = w->p;
-  uint64_t limit = p->choices ? p->pack_limit : UINT64_MAX;   /* unchosen: one message per pair */
+  uint64_t limit = p->chosen ? p->chosen->pack_limit : UINT64_MAX;   /* unchosen: one message per pair */
   int rc = CDAG_OK;
   for (int64_t k = 0; k < p->nmsgs && rc == CDAG_OK; k++) {
     const det_msg *m = &p->msgs[k];

@@ -2,7 +2,7 @@
  *
  * Lowering (lower.c): exec_lower_plan turns a plan (detect.h) into a global graph of sends,
  * receives, local copies and local reduces over the same ranks, in which every collective is
- * expanded by the algorithm the executor runs it with (pl->choices if set, else
+ * expanded by the algorithm the executor runs it with (pl->chosen if set, else
  * kern_choose_coll with the given model and policy):
  *   MPI's collective, as MPICH's usual choice: bcast, reduce, gather, scatter (and v-forms):
  *     binomial trees; allgather(v): ring; alltoall(v): pairwise exchange; allreduce:

@@ -47,7 +47,7 @@ static cdag_plan *one_coll(det_kind k, int n, uint64_t b, int type, int op) {
 }
 
 static void plan_free(cdag_plan *p) {
-  free(p->colls); free(p->ranks); free(p->iovs); free(p->pieces); free(p->choices); free(p);
+  free(p->colls); free(p->ranks); free(p->iovs); free(p->pieces); free(p->chosen); free(p);
 }
 
 static pipeline_tune tuning(const cdag_options *o, int rc_expected) {
@@ -174,17 +174,17 @@ START_TEST(policies_force_a_side) {
   kern_model m = {1e-6, 2e-10, 0, 1.5e-7, 5e-11};
   cdag_plan *p = one_coll(DET_BCAST, 8, 64, -1, -1);
   ck_assert_int_eq(kern_choose_plan(p, &m, KERN_POLICY_MPI), CDAG_OK);
-  ck_assert_str_eq(p->choices[0].name, "mpi");
-  ck_assert_str_eq(p->choices[0].why, "bcast: MPI (kernel policy mpi)");
+  ck_assert_str_eq(p->chosen->coll[0].name, "mpi");
+  ck_assert_str_eq(p->chosen->coll[0].why, "bcast: MPI (kernel policy mpi)");
   ck_assert_int_eq(kern_choose_plan(p, &m, KERN_POLICY_CDAG), CDAG_OK);
-  ck_assert_str_eq(p->choices[0].name, "circulant");
-  ck_assert_int_eq(p->choices[0].alg, KERN_ALG_CIRCULANT);
-  ck_assert_ptr_nonnull(strstr(p->choices[0].why, "circulant forced (kernel policy cdag)"));
+  ck_assert_str_eq(p->chosen->coll[0].name, "circulant");
+  ck_assert_int_eq(p->chosen->coll[0].alg, KERN_ALG_CIRCULANT);
+  ck_assert_ptr_nonnull(strstr(p->chosen->coll[0].why, "circulant forced (kernel policy cdag)"));
   ck_assert_int_eq(kern_choose_plan(p, &m, KERN_POLICY_AUTO), CDAG_OK);
-  ck_assert_str_eq(p->choices[0].name, "mpi");  /* 64 B: no clear gain */
+  ck_assert_str_eq(p->chosen->coll[0].name, "mpi");  /* 64 B: no clear gain */
   m.beta = 1e-6;  /* costly bytes: the n-block kernel wins */
   ck_assert_int_eq(kern_choose_plan(p, &m, KERN_POLICY_AUTO), CDAG_OK);
-  ck_assert_str_eq(p->choices[0].name, "circulant");
+  ck_assert_str_eq(p->chosen->coll[0].name, "circulant");
   plan_free(p);
 }
 END_TEST
@@ -192,12 +192,12 @@ END_TEST
 START_TEST(kinds_without_kernel_and_single_members) {
   cdag_plan *p = one_coll(DET_ALLTOALL, 4, 16, -1, -1);
   ck_assert_int_eq(kern_choose_plan(p, NULL, KERN_POLICY_CDAG), CDAG_OK);
-  ck_assert_str_eq(p->choices[0].name, "mpi");
-  ck_assert_str_eq(p->choices[0].why, "alltoall: MPI (no cdag kernel for this kind)");
+  ck_assert_str_eq(p->chosen->coll[0].name, "mpi");
+  ck_assert_str_eq(p->chosen->coll[0].why, "alltoall: MPI (no cdag kernel for this kind)");
   plan_free(p);
   p = one_coll(DET_ALLREDUCE, 1, 16, CDAG_INT32, CDAG_SUM);
   ck_assert_int_eq(kern_choose_plan(p, NULL, KERN_POLICY_CDAG), CDAG_OK);
-  ck_assert_str_eq(p->choices[0].why, "allreduce: MPI (one member)");
+  ck_assert_str_eq(p->chosen->coll[0].why, "allreduce: MPI (one member)");
   plan_free(p);
 }
 END_TEST
@@ -206,14 +206,14 @@ START_TEST(census_only_when_order_free) {
   kern_model m = {1e-6, 2e-10, 0, 1.5e-7, 5e-11};
   cdag_plan *p = one_coll(DET_ALLREDUCE, 4, 64, CDAG_INT32, CDAG_SUM);
   ck_assert_int_eq(kern_choose_plan(p, &m, KERN_POLICY_AUTO), CDAG_OK);
-  ck_assert_str_eq(p->choices[0].name, "census");
+  ck_assert_str_eq(p->chosen->coll[0].name, "census");
   p->colls[0].type = CDAG_DOUBLE;
   ck_assert_int_eq(kern_choose_plan(p, &m, KERN_POLICY_CDAG), CDAG_OK);
-  ck_assert_str_eq(p->choices[0].name, "circulant");
-  ck_assert_ptr_nonnull(strstr(p->choices[0].why, "census would reorder a floating-point sum"));
+  ck_assert_str_eq(p->chosen->coll[0].name, "circulant");
+  ck_assert_ptr_nonnull(strstr(p->chosen->coll[0].why, "census would reorder a floating-point sum"));
   p->colls[0].op = CDAG_MAX;
   ck_assert_int_eq(kern_choose_plan(p, &m, KERN_POLICY_AUTO), CDAG_OK);
-  ck_assert_str_eq(p->choices[0].name, "census");
+  ck_assert_str_eq(p->chosen->coll[0].name, "census");
   plan_free(p);
 }
 END_TEST
@@ -221,25 +221,25 @@ END_TEST
 START_TEST(misfits_run_as_mpi_and_say_why) {
   cdag_plan *p = one_coll(DET_ALLREDUCE, 4, 64, CDAG_DOUBLE, CDAG_BXOR);
   ck_assert_int_eq(kern_choose_plan(p, NULL, KERN_POLICY_CDAG), CDAG_OK);
-  ck_assert_str_eq(p->choices[0].name, "mpi");
-  ck_assert_int_eq(p->choices[0].alg, KERN_ALG_MPI);
-  ck_assert_ptr_nonnull(strstr(p->choices[0].why, "runs as MPI: "));
-  ck_assert_ptr_nonnull(strstr(p->choices[0].why, "cannot (no kernel for this type and op)"));
+  ck_assert_str_eq(p->chosen->coll[0].name, "mpi");
+  ck_assert_int_eq(p->chosen->coll[0].alg, KERN_ALG_MPI);
+  ck_assert_ptr_nonnull(strstr(p->chosen->coll[0].why, "runs as MPI: "));
+  ck_assert_ptr_nonnull(strstr(p->chosen->coll[0].why, "cannot (no kernel for this type and op)"));
   plan_free(p);
   p = one_coll(DET_ALLGATHER, 4, 32, -1, -1);
   p->iovs[p->colls[0].recv_first + 5].bytes = 16;  /* member 1's slot of block 1: another size */
   ck_assert_int_eq(kern_choose_plan(p, NULL, KERN_POLICY_CDAG), CDAG_OK);
-  ck_assert_str_eq(p->choices[0].name, "mpi");
-  ck_assert_ptr_nonnull(strstr(p->choices[0].why, "cannot (a block lands in a slot of another size)"));
+  ck_assert_str_eq(p->chosen->coll[0].name, "mpi");
+  ck_assert_ptr_nonnull(strstr(p->chosen->coll[0].why, "cannot (a block lands in a slot of another size)"));
   p->iovs[p->colls[0].recv_first + 5] = (det_iov){0, 0, 0};  /* empty: not kept, the kernel still runs */
   ck_assert_int_eq(kern_choose_plan(p, NULL, KERN_POLICY_CDAG), CDAG_OK);
-  ck_assert_str_eq(p->choices[0].name, "circulant");
+  ck_assert_str_eq(p->chosen->coll[0].name, "circulant");
   plan_free(p);
   p = one_coll(DET_BCAST, 4, 32, -1, -1);
   p->iovs[p->colls[0].recv_first + 2].bytes = 8;
   ck_assert_int_eq(kern_choose_plan(p, NULL, KERN_POLICY_CDAG), CDAG_OK);
-  ck_assert_str_eq(p->choices[0].name, "mpi");
-  ck_assert_ptr_nonnull(strstr(p->choices[0].why, "cannot (a member receives another size)"));
+  ck_assert_str_eq(p->chosen->coll[0].name, "mpi");
+  ck_assert_ptr_nonnull(strstr(p->chosen->coll[0].why, "cannot (a member receives another size)"));
   plan_free(p);
 }
 END_TEST

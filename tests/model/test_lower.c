@@ -125,12 +125,12 @@ static void roundtrip(kcase k, int nprocs, gen_set s, int root, uint64_t bytes, 
   one_coll(p, k, &s, root, what);
   kern_model m = kern_model_default();
   ck_assert_int_eq(kern_choose_plan(p, &m, policy), CDAG_OK);
-  if (force_alg) p->choices[0].alg = force_alg;
+  if (force_alg) p->chosen->coll[0].alg = force_alg;
   ck_assert_msg(exec_lower_plan(p, &m, policy, &low) == CDAG_OK, "%s: %s", what, cdag_error_message());
-  ck_assert_msg(exec_verify(low, p, 0x1234 + (uint64_t)nprocs, 1) == CDAG_OK, "%s (%s): %s", what, p->choices[0].name,
+  ck_assert_msg(exec_verify(low, p, 0x1234 + (uint64_t)nprocs, 1) == CDAG_OK, "%s (%s): %s", what, p->chosen->coll[0].name,
                 cdag_error_message());
   ck_assert_msg(cdag_analyze(low, NULL, &p2) == CDAG_OK, "%s: %s", what, cdag_error_message());
-  snprintf(what + strlen(what), sizeof what - strlen(what), " lowered by %d", p->choices[0].alg);
+  snprintf(what + strlen(what), sizeof what - strlen(what), " lowered by %d", p->chosen->coll[0].alg);
   one_coll(p2, k, &s, root, what);
   double t;
   loggp_params lp = loggp_defaults();

@@ -278,8 +278,8 @@ void exec_set_analyzer(exec_analyzer analyze, void (*free_plan)(cdag_plan *)) {
 static int hand_report_cb(const void *obj, FILE *f, int json) {
   const cdag_plan *p = obj;
   fputs(json ? "{\"cdag_report\": 1, \"hand_made\": true}\n" : "hand-made plan (test hook)\n", f);
-  for (int64_t i = 0; !json && p->choices && i < p->ncolls; i++)
-    fprintf(f, "%s: algorithm: %s (%s)\n", det_kind_name(p->colls[i].kind), p->choices[i].name, p->choices[i].why);
+  for (int64_t i = 0; !json && p->chosen && i < p->ncolls; i++)
+    fprintf(f, "%s: algorithm: %s (%s)\n", det_kind_name(p->colls[i].kind), p->chosen->coll[i].name, p->chosen->coll[i].why);
   return CDAG_OK;
 }
 
@@ -292,10 +292,7 @@ static int compile_plan_mode(compile_ctx *x, cdag_graph *gg, const int64_t *base
   if (!rc) rc = plan->as_written ? graph_parts(x, gg, base) : sched_parts_from_plan(plan, model, x->parts);
   if (!rc) rc = mem_report(&x->text, report, plan, 0);
   if (!rc) rc = mem_report(&x->json, report, plan, 1);
-  if (plan) {  /* the test hook's free does not know the choices */
-    free(plan->choices);
-    plan->choices = NULL;
-  }
+  kern_choices_free(plan);  /* the test hook's free does not know the choices */
   if (test_analyze) test_free_plan(plan);
   else cdag_plan_free(&plan);
   return rc;

@@ -50,7 +50,7 @@
 enum { PART_GRAPH = 0, PART_PLAN = 1 };
 /* How a collective runs (decided at the root from its kind and slot sizes). */
 enum { SM_BARRIER, SM_BCAST, SM_ALLREDUCE, SM_REDUCE, SM_REDSCAT, SM_ALLTOALLW, SM_ALLGATHERV,
-       SM_KERNEL /* one of cdag's kernels (kernel.h), as plan->choices says */ };
+       SM_KERNEL /* one of cdag's kernels (kernel.h), as plan->chosen says */ };
 /* Where a piece lives on its rank: user memory or the schedule's reduction buffer. */
 enum { SP_USER = 0, SP_RED = 1 };
 

@@ -7,7 +7,7 @@
  *           kind, type, op, root member, member-set id (-1: whole communicator) and members,
  *           the rank's own send and recv slots as pieces, and for the Alltoallw method, per
  *           peer, which of its slots goes to / comes from that peer; for a cdag kernel
- *           (plan->choices, kernel_choice.c) the algorithm and every member's send bytes;
+ *           (plan->chosen, kernel_choice.c) the algorithm and every member's send bytes;
  *   pairs:  one message per (src, dst, direction): residual transfers, reduction
  *           contributions (received into the reduction buffer) and kept synchronisation, in
  *           one order both sides agree on (sorted by (src, dst, plan order));
@@ -122,7 +122,7 @@ static int put_coll(part_writer *w, const cdag_plan *p, int64_t ci, int m, const
     part_slot_put(w, p->pieces + v->first, v->n);
   }
   if (pc.method == SM_KERNEL) {
-    part_kernel_put(w, p->choices[ci].alg, counts, c->nranks);
+    part_kernel_put(w, p->chosen->coll[ci].alg, counts, c->nranks);
     return CDAG_OK;
   }
   if (pc.method != SM_ALLTOALLW) return CDAG_OK;
@@ -169,7 +169,7 @@ static int put_colls(const cdag_plan *p, part_writer *sec) {
       break;
     }
     if ((rc = coll_method(p, ci, rootm, &method))) break;
-    if (p->choices && p->choices[ci].alg != KERN_ALG_MPI) method = SM_KERNEL;
+    if (p->chosen && p->chosen->coll[ci].alg != KERN_ALG_MPI) method = SM_KERNEL;
     if (c->after > 0 && method != SM_BCAST) {   /* run.c starts it as MPI_Bcast after the rest */
       rc = plan_bad(ci, "a replication that is not an MPI broadcast");
       break;

@@ -1,16 +1,19 @@
-/* cdag — src/detect/report.c: what was found, in words and in JSON (docs/format.md).
+/* cdag — src/exec/report.c: what the pipeline found and chose, in words and in JSON
+ * (docs/format.md). It sits above detect and choose because it reports both.
  *
  * The text report leads with the collectives ("alltoall over all 16 ranks, 4096 B per block
  * (240 transfers)"), then what remained and why notable patterns were not rewritten, then
  * the counts and timings. The JSON object has every field docs/format.md requires, plus
- * "syncs", "snapshots" and "notes", and per collective "algorithm" and "why" once exec has
- * chosen how it runs (plan->choices; docs/report.md); per bcast whose members form strided
- * ranges the replication descriptor, and for a replication the reduce it follows. Used by cdag_plan_report and the schedule report. */
+ * "syncs", "snapshots" and "notes", and per collective "algorithm" and "why" once the
+ * choice stage has chosen how it runs (plan->chosen, src/choose/choose.h; docs/report.md);
+ * per bcast whose members form strided ranges the replication descriptor, and for a
+ * replication the reduce it follows. Used by cdag_plan_report and the schedule report. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "format/format.h"
 #include "detect/detect.h"
+#include "choose/choose.h"
 
 static uint64_t residual_bytes(const cdag_plan *p) {
   uint64_t b = 0;
@@ -19,7 +22,7 @@ static uint64_t residual_bytes(const cdag_plan *p) {
 }
 
 /* Messages carrying the residual transfers: as exec's cost model splits them once chosen. */
-static int64_t residual_messages(const cdag_plan *p) { return p->choices ? p->msgs_sent : p->nmsgs; }
+static int64_t residual_messages(const cdag_plan *p) { return p->chosen ? p->chosen->msgs_sent : p->nmsgs; }
 
 static uint64_t snapshot_bytes(const cdag_plan *p) {
   uint64_t b = 0;
@@ -143,7 +146,7 @@ static void report_text(const cdag_plan *p, FILE *f) {
     else fprintf(f, ", %llu B per block (%lld %s)\n", (unsigned long long)c->bytes, (long long)c->ntransfers,
                  c->after > 0 ? "reductions" : "transfers");
     if (p->native) fprintf(f, "  %s\n", p->native[i] ? "native: the program called it" : "hand-written: the program built it from messages");
-    if (p->choices) fprintf(f, "  algorithm: %s (%s)\n", p->choices[i].name, p->choices[i].why);
+    if (p->chosen) fprintf(f, "  algorithm: %s (%s)\n", p->chosen->coll[i].name, p->chosen->coll[i].why);
     text_redistribution(f, c);
     text_replication(f, p, c);
   }
@@ -153,7 +156,7 @@ static void report_text(const cdag_plan *p, FILE *f) {
   fprintf(f, "residual: %lld transfers (%llu B) in %lld messages, %lld reductions, %lld kept zero-byte syncs\n",
           (long long)p->nxfers, (unsigned long long)residual_bytes(p), (long long)residual_messages(p),
           (long long)p->nreds, (long long)p->nsyncs);
-  if (p->choices && p->nmsgs) fprintf(f, "  messages: %s\n", p->msgs_why);
+  if (p->chosen && p->nmsgs) fprintf(f, "  messages: %s\n", p->chosen->msgs_why);
   for (int64_t i = 0; i < p->nnotes; i++) fprintf(f, "note: %s\n", p->notes[i]);
   fprintf(f, "graph: %d ranks, %lld send, %lld recv, %lld reduce, %lld copy, %lld calc\n", p->nprocs,
           (long long)p->nops_kind[IR_SEND], (long long)p->nops_kind[IR_RECV], (long long)p->nops_kind[IR_REDUCE],
@@ -191,11 +194,11 @@ static void json_coll(FILE *f, const cdag_plan *p, int64_t i) {
   if (c->rd_pairs)
     fprintf(f, ", \"redistribution\": {\"pairs\": %lld, \"pieces\": %lld}", (long long)c->rd_pairs, (long long)c->rd_pieces);
   if (p->native) fprintf(f, ", \"native\": %s", p->native[i] ? "true" : "false");
-  if (p->choices) {
+  if (p->chosen) {
     fprintf(f, ", \"algorithm\": ");
-    ir_json_string(f, p->choices[i].name);
+    ir_json_string(f, p->chosen->coll[i].name);
     fprintf(f, ", \"why\": ");
-    ir_json_string(f, p->choices[i].why);
+    ir_json_string(f, p->chosen->coll[i].why);
   }
   fprintf(f, "}");
 }
@@ -233,10 +236,10 @@ static void report_json(const cdag_plan *p, FILE *f) {
   fprintf(f, "  \"residual\": {\"transfers\": %lld, \"bytes\": %llu, \"messages\": %lld, \"reductions\": %lld",
           (long long)p->nxfers, (unsigned long long)residual_bytes(p), (long long)residual_messages(p),
           (long long)p->nreds);
-  if (p->choices) {
+  if (p->chosen) {
     fprintf(f, ", \"pairs\": %lld, \"pack_limit\": %llu, \"why\": ", (long long)p->nmsgs,
-            (unsigned long long)p->pack_limit);
-    ir_json_string(f, p->msgs_why);
+            (unsigned long long)p->chosen->pack_limit);
+    ir_json_string(f, p->chosen->msgs_why);
   }
   fprintf(f, "},\n");
   fprintf(f, "  \"syncs\": %lld,\n  \"snapshots\": {\"ranges\": %lld, \"bytes\": %llu},\n", (long long)p->nsyncs,
