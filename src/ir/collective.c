@@ -207,8 +207,8 @@ static int reserve_scratch(expansion *x) {
     return ir_add_scratch(g, x->rank, x->scratch, bytes);
   }
   void *p;
-  if (g->exec_alloc) {   /* exec's: schedules compiled from the graph may outlive it */
-    if (!(p = g->exec_alloc(g, (size_t)bytes))) return CDAG_NOMEM("collective scratch");
+  if (g->host_ops && g->host_ops->alloc) {   /* the owner's: what it builds from the graph may outlive it */
+    if (!(p = g->host_ops->alloc(g, (size_t)bytes))) return CDAG_NOMEM("collective scratch");
   } else {
     IR_GROW(g->coll_mem, g->ncoll_mem, g->coll_memcap, 1, "collective scratch");
     if (!(p = malloc((size_t)bytes))) return CDAG_NOMEM("collective scratch");

@@ -121,7 +121,7 @@ int ir_graph_new(int nprocs, int myrank, cdag_graph **g) {
 void ir_graph_free(cdag_graph *g) {
   if (!g) return;
   ir_drop_derived(g);
-  if (g->exec_free) g->exec_free(g->exec);
+  if (g->host_ops && g->host_ops->free) g->host_ops->free(g->host);
   free(g->kind); free(g->rank); free(g->peer); free(g->tag);
   free(g->addr); free(g->addr2); free(g->bytes);
   free(g->line); free(g->label); free(g->cpu); free(g->nic); free(g->labels);

@@ -75,14 +75,21 @@ typedef struct {
   uint64_t in, out, count;
 } ir_call;
 
+/* A layer above that owns a graph (for a distributed graph, the MPI runtime) attaches its
+   data to it; ir carries the data, frees it with the graph, and asks the owner for memory
+   that must outlive the graph. ir never looks inside. */
+typedef struct {
+  void (*free)(void *data);                     /* called with the graph's free */
+  void *(*alloc)(cdag_graph *g, size_t bytes);  /* memory as long-lived as the graph and what is
+                                                   built from it (NULL: the graph's own) */
+} ir_host_ops;
+
 struct cdag_graph {
   int32_t nprocs;        /* ranks of the graph */
   int32_t myrank;        /* distributed graph: this process's rank; global graph: -1 */
   int32_t state;         /* IR_BUILDING, IR_FINAL (derived view valid), IR_COMPILED */
-  void *exec;            /* src/exec's data for distributed graphs (the communicator) */
-  void (*exec_free)(void *exec); /* frees exec with the graph */
-  void *(*exec_alloc)(cdag_graph *g, size_t bytes); /* memory that lives as long as the graph
-                                                       and its schedules (NULL: the graph's own) */
+  void *host;            /* the owner's data (ir_host_ops), NULL: none */
+  const ir_host_ops *host_ops;   /* the owner's callbacks, NULL: none */
 
   /* ops (struct of arrays, capacity cap) */
   int64_t nops, cap;
@@ -376,15 +383,13 @@ int ir_sort_fields(int64_t *idx, int64_t n, const ir_key *keys, int nkeys);
 /* Element types and reduction ops. Besides cdag_type and cdag_reduce_op, reductions with a
    user-defined op of MPI (distributed graphs only; never in files) are encoded as type IR_TYPE_USER +
    element size and op IR_ROP_USER + slot, the slot naming the op in its process's table
-   (exec/mpi), which computes them (ir_set_user_reducer). Slots are local to a process, so
+   (exec/mpi), which computes them: ir_reduce_apply does not. Slots are local to a process, so
    such graphs run as written (exec/mpi/compile.c). The dataflow packs type << 8 | op into
    an int32 and ops into a byte (dataflow.h): user types stay below 2^17, ops below 256. */
 #define IR_TYPE_USER 0x100
 #define IR_USER_MAX_SIZE 0xffff
 #define IR_ROP_USER 0x40
 #define IR_USER_MAX_OPS 64
-typedef void (*ir_user_reducer)(int rop, const void *in, void *inout, uint64_t count);
-void ir_set_user_reducer(ir_user_reducer f);
 int ir_rop_is_user(int rop);
 int ir_type_is_float(int type);               /* float, double and the complex types */
 int ir_type_size(int type);                  /* bytes, 0 if unknown */
@@ -395,7 +400,7 @@ int ir_rop_parse(const char *s, int64_t len);   /* -1 if unknown */
 int ir_rop_valid_for(int rop, int type);     /* as MPI allows (bitwise on integers, ...) */
 int ir_rop_idempotent(int rop);              /* min, max, band, bor, land, lor, maxloc, minloc */
 /* inout[i] = inout[i] op in[i] for count elements (unaligned buffers are fine). */
-void ir_reduce_apply(int type, int rop, const void *in, void *inout, uint64_t count);
+void ir_reduce_apply(int type, int rop, const void *in, void *inout, uint64_t count);  /* not user ops */
 const char *ir_kind_name(int kind);          /* "send", "recv", "reduce", "copy", "calc" */
 
 #endif

@@ -74,11 +74,6 @@ int ir_rop_idempotent(int rop) {
          rop == CDAG_LAND || rop == CDAG_LOR || rop == CDAG_MAXLOC || rop == CDAG_MINLOC;
 }
 
-/* The process's user-op reducer (exec/mpi registers it with its first user op); a graph
-   with user ops only exists in such a process. Written once, before any use. */
-static ir_user_reducer user_reducer;
-void ir_set_user_reducer(ir_user_reducer f) { __atomic_store_n(&user_reducer, f, __ATOMIC_RELEASE); }
-
 /* One loop per (type, op): elements are copied through locals so buffers need no alignment.
    Integer sums and products wrap: computed in uint64_t, whose products never overflow into
    undefined behaviour (uint16_t operands would be promoted to int: 52937 * 52937 overflows),
@@ -211,11 +206,6 @@ static void apply_loc(int type, int rop, const uint8_t *in, uint8_t *inout, uint
   }
 
 void ir_reduce_apply(int type, int rop, const void *in, void *inout, uint64_t count) {
-  if (ir_rop_is_user(rop)) {
-    ir_user_reducer f = __atomic_load_n(&user_reducer, __ATOMIC_ACQUIRE);
-    if (f) f(rop, in, inout, count);
-    return;
-  }
   switch (type) {
     case CDAG_INT8: APPLY_ALL_INT(int8_t, uint8_t) break;
     case CDAG_INT16: APPLY_ALL_INT(int16_t, uint16_t) break;

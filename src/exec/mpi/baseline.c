@@ -257,11 +257,15 @@ static int engine_drain(cdag_schedule *s) {
       memcpy((void *)(uintptr_t)e->addr[op], (const void *)(uintptr_t)e->addr2[op], e->bytes[op]);
       engine_complete(e, op);
       break;
-    case IR_REDUCE:
-      ir_reduce_apply(e->peer[op], e->tag[op], (const void *)(uintptr_t)e->addr2[op], (void *)(uintptr_t)e->addr[op],
-                      e->bytes[op] / (uint64_t)ir_type_size(e->peer[op]));
+    case IR_REDUCE: {
+      const void *in = (const void *)(uintptr_t)e->addr2[op];
+      void *inout = (void *)(uintptr_t)e->addr[op];
+      uint64_t count = e->bytes[op] / (uint64_t)ir_type_size(e->peer[op]);
+      if (ir_rop_is_user(e->tag[op])) exec_user_reduce(e->tag[op], in, inout, count);
+      else ir_reduce_apply(e->peer[op], e->tag[op], in, inout, count);
       engine_complete(e, op);
       break;
+    }
     default:
       engine_complete(e, op);
       break;

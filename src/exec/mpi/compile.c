@@ -537,7 +537,7 @@ int cdag_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **s) {
   if (!s) return cdag__error(CDAG_ERR_ARG, "cdag_compile: schedule pointer is NULL");
   *s = NULL;
   if (!g) return cdag__error(CDAG_ERR_ARG, "cdag_compile: graph is NULL");
-  if (g->myrank < 0 || !g->exec)
+  if (g->myrank < 0 || !g->host)
     return cdag__error(CDAG_ERR_ARG, "cdag_compile: graph is global (use cdag_analyze, or cdag_graph_create)");
   int trc = exec_thread_check("cdag_compile");
   if (trc) return trc;
@@ -590,7 +590,7 @@ int cdag_schedule_free(cdag_schedule **s) {
 /* ---- cdag_graph_dump: gather to rank 0 and save one global file ---- */
 
 int cdag_graph_dump(cdag_graph *g, const char *path) {
-  if (!g || g->myrank < 0 || !g->exec) return cdag__error(CDAG_ERR_ARG, "cdag_graph_dump: not a distributed graph");
+  if (!g || g->myrank < 0 || !g->host) return cdag__error(CDAG_ERR_ARG, "cdag_graph_dump: not a distributed graph");
   compile_ctx x = {.rank = g->myrank, .nprocs = g->nprocs, .comm = exec_graph_comm(g), .root = 0};
   MPI_Comm_set_errhandler(x.comm, MPI_ERRORS_RETURN);
   wire_buf w = {0};

@@ -31,7 +31,7 @@ exec_arena *exec_arena_share(exec_arena *a) {
 }
 
 exec_arena *exec_arena_ref(const cdag_graph *g) {
-  return exec_arena_share(g && g->exec ? ((graph_exec *)g->exec)->arena : NULL);
+  return exec_arena_share(g && g->host ? ((graph_exec *)g->host)->arena : NULL);
 }
 
 void exec_arena_unref(exec_arena *a) {
@@ -42,7 +42,7 @@ void exec_arena_unref(exec_arena *a) {
 }
 
 void *exec_arena_alloc(cdag_graph *g, size_t bytes) {
-  graph_exec *x = g->exec;
+  graph_exec *x = g->host;
   if (!x->arena) {
     if (!(x->arena = calloc(1, sizeof *x->arena))) return NULL;
     x->arena->refs = 1;   /* the graph's */
@@ -101,13 +101,14 @@ int cdag_graph_create(MPI_Comm comm, cdag_graph **g) {
     exec_free(x);
     return rc;
   }
-  (*g)->exec = x;
-  (*g)->exec_free = exec_free;
-  (*g)->exec_alloc = exec_arena_alloc;   /* native collectives' scratch outlives the graph with its schedules */
+  /* native collectives' scratch outlives the graph with its schedules: the arena's */
+  static const ir_host_ops mpi_host = {exec_free, exec_arena_alloc};
+  (*g)->host = x;
+  (*g)->host_ops = &mpi_host;
   return CDAG_OK;
 }
 
-MPI_Comm exec_graph_comm(const cdag_graph *g) { return g->exec ? ((graph_exec *)g->exec)->comm : MPI_COMM_NULL; }
+MPI_Comm exec_graph_comm(const cdag_graph *g) { return g->host ? ((graph_exec *)g->host)->comm : MPI_COMM_NULL; }
 
 int exec_check_distributed(const cdag_graph *g, const char *fn) {
   if (!g) return cdag__error(CDAG_ERR_ARG, "%s: graph is NULL", fn);

@@ -3,7 +3,7 @@
  * Inbound (cdag_reduce_local): MPI's predefined datatypes and ops become cdag_type and
  * cdag_reduce_op. A user's op (MPI_Op_create) takes a slot in the process's table of user
  * ops; the reduction is encoded with ir.h's user type and op and computed by
- * MPI_Reduce_local (the reducer registered with ir). A slot means nothing to another
+ * MPI_Reduce_local (exec_user_reduce; ir_reduce_apply knows no user op). A slot means nothing to another
  * process (ranks meet different ops first, and a rank that never names an op cannot pass
  * it to MPI), so graphs with user ops run as written (compile.c).
  * Outbound (a plan's collective run by MPI): MPI's own op where MPI computes the bytes cdag
@@ -86,7 +86,7 @@ typedef struct {
 static user_op users[IR_USER_MAX_OPS];
 static int nusers;
 
-static void user_reduce(int rop, const void *in, void *inout, uint64_t count) {
+void exec_user_reduce(int rop, const void *in, void *inout, uint64_t count) {
   const user_op *u = &users[rop - IR_ROP_USER];
   for (uint64_t done = 0; done < count;) {
     int n = count - done > INT_MAX ? INT_MAX : (int)(count - done);
@@ -114,7 +114,6 @@ static int user_slot(MPI_Op o, MPI_Datatype t, int size, int rank, int *slot) {
       u->user_type = t;
       u->size = size;
       nusers++;
-      ir_set_user_reducer(user_reduce);
       exec_at_finalize();
     }
   }

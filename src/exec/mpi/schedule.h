@@ -174,6 +174,9 @@ void *sched_keep_alloc(cdag_schedule *s, size_t n);
 int sched_grow(void **arr, int64_t n, int64_t *cap, size_t elem);
 /* Records an MPI failure as CDAG_ERR_MPI naming the call and MPI's error string. */
 int sched_mpi_error(int mpi_rc, const char *call, int rank);
+/* inout = inout op in for a user op's reduction (ir_rop_is_user(rop)), count elements, by
+   MPI_Reduce_local with the user's op and datatype (ops.c). */
+void exec_user_reduce(int rop, const void *in, void *inout, uint64_t count);
 /* The MPI datatype and op a collective of cdag's (type, rop) passes to MPI (ops.c): MPI's
    own where MPI computes what cdag computes, else cdag's own ops (ir_reduce_apply) on
    contiguous byte types. CDAG_ERR_FORMAT if unknown (user ops never reach a plan). */

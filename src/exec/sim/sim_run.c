@@ -130,6 +130,9 @@ static int execute(sim_run *s, int32_t op) {
       if ((rc = access(s, g->rank[op], g->addr2[op], g->bytes[op], op, &a)) ||
           (rc = access(s, g->rank[op], g->addr[op], g->bytes[op], op, &b)))
         return rc;
+      if (ir_rop_is_user(g->tag[op]))   /* its op is a process's MPI_Op: only MPI can run it */
+        return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d op %lld: a reduction with a user-defined MPI_Op cannot be "
+                           "simulated", g->rank[op], (long long)op);
       ir_reduce_apply(g->peer[op], g->tag[op], a, b, g->bytes[op] / (uint64_t)ir_type_size(g->peer[op]));
       return CDAG_OK;
     default:
