@@ -40,5 +40,16 @@ expect_status 0 "$cdag" gen lu25d --n 288 --p 36 --c 1 -o "$tmp/p.cdag"
 expect_status 0 "$cdag" analyze "$tmp/p.cdag"
 expect_out "bcast rooted at"
 expect_status 2 "$cdag" gen lu25d --n 0 --p 4
+# Work bounded by what was asked: an out-of-range number is refused, not clamped; a prime N
+# finds its block size among N's divisors (no O(N) search) and a graph too large to build is
+# refused before anything is allocated.
+expect_status 2 "$cdag" gen lu25d --n 99999999999999999999 --p 4
+expect_status 2 "$cdag" gen lu25d --n 64x --p 4
+expect_status 1 timeout 10 "$cdag" gen lu25d --n 1000000007 --p 4
+expect_err "N / v = 1000000007 steps on P = 4 processes"
+expect_status 1 timeout 10 "$cdag" gen lu25d --n 1099511627777 --p 4
+expect_err "need 1 <= N <= 1099511627776"
+expect_status 1 "$cdag" gen lu25d --n 64 --p 16777217
+expect_err "need 1 <= P <= 16777216"
 expect_status 2 "$cdag" gen nothing
 finish
