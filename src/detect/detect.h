@@ -39,12 +39,10 @@
 
 #include "dataflow/dataflow.h"
 
-typedef enum {
-  DET_BCAST, DET_SCATTER, DET_GATHER, DET_ALLGATHER, DET_ALLTOALL,
-  DET_SCATTERV, DET_GATHERV, DET_ALLGATHERV, DET_ALLTOALLV,
-  DET_REDUCE, DET_ALLREDUCE, DET_REDUCE_SCATTER, DET_REDUCE_SCATTER_BLOCK, DET_BARRIER,
-  DET_NKINDS
-} det_kind;
+/* The kinds of plan collectives: ir/coll_kinds.h's table, whose IR_COLL_* they equal. */
+#define DET_KIND_ENUM_(ID, ...) DET_##ID = IR_COLL_##ID,
+typedef enum { CDAG_COLL_KINDS(DET_KIND_ENUM_) DET_NKINDS = IR_COLL_NKINDS } det_kind;
+#undef DET_KIND_ENUM_
 
 typedef struct { uint64_t addr, len; } det_piece;
 /* pieces[first..+n); 16 bytes, there are two per member and collective (plans hold at most
@@ -136,16 +134,7 @@ struct cdag_plan {
   char msgs_why[160];
 };
 
-/* The one table of kinds (kinds.c): the slot layout above, as data. */
-typedef struct {
-  const char *name;        /* as the report spells it */
-  int rooted;              /* has a root */
-  int reduces;             /* combines members' data element-wise */
-  int send_per, recv_per;  /* slots per member: 0 none, 1 one, 2 one per member */
-  int send_root_only;      /* only the root's send slots carry data */
-  int recv_root_only;      /* only the root's recv slots carry data */
-} det_kind_info;
-const det_kind_info *det_kind_get(det_kind k);   /* NULL for a value out of range */
+/* Slots by kind, from the columns of ir/coll_kinds.h (kinds.c). */
 const char *det_kind_name(det_kind k);           /* "unknown" out of range */
 /* Send and recv slots per member of kind k over n members. */
 void det_kind_slots(det_kind k, int32_t n, int32_t *nsend, int32_t *nrecv);

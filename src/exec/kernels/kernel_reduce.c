@@ -67,7 +67,7 @@ int kern_reduce_init(const kern_group *g, int root, kern_iov send, kern_iov recv
   int rc = kern__check_reduction("reduce", count, type, rop);
   if (rc != CDAG_OK) return rc;
   kern_op *op;
-  if ((rc = kern__open(g, "reduce", KERN_TAG + KERN_REDUCE, &op)) != CDAG_OK) return rc;
+  if ((rc = kern__open(g, ir_coll_name(IR_COLL_REDUCE), KERN_TAG + IR_COLL_REDUCE, &op)) != CDAG_OK) return rc;
   op->type = (int)type;
   op->rop = (int)rop;
   if ((rc = reduce_build(op, g, root, send, recv, count)) != CDAG_OK) {

@@ -147,17 +147,17 @@ static int32_t root_index(const cdag_plan *p, const det_coll *c) {
   return -1;
 }
 
-/* ---- checking a collective against detect.h's table before running it ---- */
+/* ---- checking a collective against the table of kinds (ir/coll_kinds.h) before running it ---- */
 
 /* Slot counts of kind k over n members; *_root: only the root's slots on that side carry data. */
 static void slot_table(det_kind k, int32_t n, int32_t *ns, int32_t *nr, int *send_root, int *recv_root) {
-  const det_kind_info *in = det_kind_get(k);
+  const ir_coll_info *in = ir_coll_get(k);
   det_kind_slots(k, n, ns, nr);
-  *send_root = in->send_root_only;
-  *recv_root = in->recv_root_only;
+  *send_root = in->send_root;
+  *recv_root = in->recv_root;
 }
 
-static int is_reduction(det_kind k) { return det_kind_get(k)->reduces; }
+static int is_reduction(det_kind k) { return ir_coll_get(k)->reduces; }
 
 static int bad(int64_t ci, const det_coll *c, const char *what, int rank) {
   return cdag__error(CDAG_ERR_PLAN, "simulator: plan collective %lld (%s rooted at %d, %d members): %s (rank %d)",
@@ -202,7 +202,7 @@ static int check_coll(const plan_run *r, int64_t ci) {
   }
   int32_t root = root_index(p, c), ns, nr;
   int send_root, recv_root;
-  if (det_kind_get(c->kind)->rooted && root < 0) return bad(ci, c, "the root is not a member", c->root);
+  if (ir_coll_get(c->kind)->rooted && root < 0) return bad(ci, c, "the root is not a member", c->root);
   if (c->after < 0 || c->after > ci || (c->after > 0 && c->kind != DET_BCAST))
     return bad(ci, c, "a replication must be a bcast after an earlier collective", c->root);
   if (is_reduction(c->kind) && (!ir_type_size(c->type) || !ir_rop_name(c->op) || !ir_rop_valid_for(c->op, c->type)))
@@ -249,8 +249,10 @@ static int run_coll(plan_run *r, const det_coll *c) {
       for (int32_t j = 0; j < n && rc == CDAG_OK; j++)
         if ((rc = combine(r, c, j, &bytes)) == CDAG_OK) rc = put_result(r, c, j, bytes);
       return rc;
+    case DET_BARRIER:
+      return CDAG_OK; /* synchronisation only */
     default:
-      return CDAG_OK; /* barrier: synchronisation only */
+      return cdag__error(CDAG_ERR_PLAN, "simulator: %s has no semantics here (sim_plan.c)", det_kind_name(c->kind));
   }
 }
 
