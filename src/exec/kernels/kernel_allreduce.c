@@ -107,7 +107,7 @@ static kern_alg allreduce_alg(const kern_group *g, int p, uint64_t bytes, cdag_t
 
 int kern_allreduce_init(const kern_group *g, kern_iov send, kern_iov recv, uint64_t count, cdag_type type,
                         cdag_reduce_op rop, kern_op **out) {
-  int rc = kern__check_reduction("allreduce", count, type, rop);
+  int rc = kern__check_reduction(ir_coll_name(IR_COLL_ALLREDUCE), count, type, rop);
   if (rc != CDAG_OK) return rc;
   kern_op *op;
   if ((rc = kern__open(g, ir_coll_name(IR_COLL_ALLREDUCE), KERN_TAG + IR_COLL_ALLREDUCE, &op)) != CDAG_OK) return rc;
