@@ -216,44 +216,33 @@ static int check_coll(const plan_run *r, int64_t ci) {
   return rc ? rc : check_slots(r, ci, c, 0, recv_root, root);
 }
 
+/* Runs collective c by its kind's columns (ir/coll_kinds.h, detect.h's slot semantics): a
+   block kind moves every (send slot -> recv slot) pair det_slot_pair names, in member order;
+   a reduction combines every member's slot s (s = 0, or each member's own block j where the
+   send side has a slot per member) and puts the result where the recv side has its slots. */
 static int run_coll(plan_run *r, const det_coll *c) {
+  const ir_coll_info *in = ir_coll_get(c->kind);
   int32_t n = c->nranks, root = root_index(r->p, c);  /* checked: a member for rooted kinds */
   int rc = CDAG_OK;
   uint64_t bytes;
-  switch (c->kind) {
-    case DET_BCAST:
-      for (int32_t j = 0; j < n && rc == CDAG_OK; j++) if (j != root) rc = move(r, c, root, 0, j, 0);
-      return rc;
-    case DET_SCATTER: case DET_SCATTERV:
-      for (int32_t j = 0; j < n && rc == CDAG_OK; j++) rc = move(r, c, root, j, j, 0);
-      return rc;
-    case DET_GATHER: case DET_GATHERV:
-      for (int32_t i = 0; i < n && rc == CDAG_OK; i++) rc = move(r, c, i, 0, root, i);
-      return rc;
-    case DET_ALLGATHER: case DET_ALLGATHERV:
-      for (int32_t i = 0; i < n; i++)
-        for (int32_t j = 0; j < n && rc == CDAG_OK; j++) rc = move(r, c, i, 0, j, i);
-      return rc;
-    case DET_ALLTOALL: case DET_ALLTOALLV:
-      for (int32_t i = 0; i < n; i++)
-        for (int32_t j = 0; j < n && rc == CDAG_OK; j++) rc = move(r, c, i, j, j, i);
-      return rc;
-    case DET_REDUCE:
-      if ((rc = combine(r, c, 0, &bytes))) return rc;
-      return put_result(r, c, root, bytes);
-    case DET_ALLREDUCE:
-      if ((rc = combine(r, c, 0, &bytes))) return rc;
-      for (int32_t j = 0; j < n && rc == CDAG_OK; j++) rc = put_result(r, c, j, bytes);
-      return rc;
-    case DET_REDUCE_SCATTER: case DET_REDUCE_SCATTER_BLOCK:
-      for (int32_t j = 0; j < n && rc == CDAG_OK; j++)
-        if ((rc = combine(r, c, j, &bytes)) == CDAG_OK) rc = put_result(r, c, j, bytes);
-      return rc;
-    case DET_BARRIER:
-      return CDAG_OK; /* synchronisation only */
-    default:
-      return cdag__error(CDAG_ERR_PLAN, "simulator: %s has no semantics here (sim_plan.c)", det_kind_name(c->kind));
+  if (!in->reduces) {   /* a barrier has no slots: synchronisation only */
+    for (int32_t i = 0; i < n; i++)
+      for (int32_t j = 0; j < n && rc == CDAG_OK; j++) {
+        int ss, rs;
+        det_slot_pair(c->kind, i, j, root, &ss, &rs);
+        if (ss >= 0) rc = move(r, c, i, ss, j, rs);
+      }
+    return rc;
   }
+  if (in->send == IR_SLOTS_MEMBER) {   /* reduce_scatter(_block): member j gets block j */
+    for (int32_t j = 0; j < n && rc == CDAG_OK; j++)
+      if ((rc = combine(r, c, j, &bytes)) == CDAG_OK) rc = put_result(r, c, j, bytes);
+    return rc;
+  }
+  if ((rc = combine(r, c, 0, &bytes))) return rc;
+  for (int32_t j = 0; j < n && rc == CDAG_OK; j++)
+    if (!in->recv_root || j == root) rc = put_result(r, c, j, bytes);
+  return rc;
 }
 
 /* Residual messages must group the transfers as they say (the report counts them). */
