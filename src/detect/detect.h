@@ -15,16 +15,16 @@
  *  2. collectives, in plan order. Collective c has members ranks[c.ranks_first ..
  *     +c.nranks) (sorted) and per member m a fixed number of send and recv slots; slot s of
  *     member m is iov iovs[c.send_first + m*c.nsend_slots + s] (likewise recv): an ordered
- *     list of (addr, len) pieces on that member (an hindexed datatype). Slots by kind
- *     (member index order; "root only" means other members' slots are empty):
- *       bcast: send 1 (root only), recv 1 (root's empty)
- *       scatter(v): send nranks (root only), recv 1      gather(v): send 1, recv nranks (root only)
- *       allgather(v): send 1, recv nranks                alltoall(v): send nranks, recv nranks
- *       reduce: send 1, recv 1 (root only)               allreduce: send 1, recv 1
- *       reduce_scatter(_block): send nranks, recv 1      barrier: none
- *     Semantics (as MPI's, reading the origin values): block of member i's send slot (or slot
- *     j for scatter/alltoall/reduce_scatter) lands in member j's recv slot (slot i for
- *     gather/allgather/alltoall). A slot may be empty (e.g. a member's own block).
+ *     list of (addr, len) pieces on that member (an hindexed datatype). Slots by kind are
+ *     the send/recv columns of ir/coll_kinds.h (none, one, or one per member; "root only":
+ *     other members' slots are empty; a bcast root's recv slot is empty), e.g.
+ *       bcast: send 1 (root only), recv 1      gather(v): send 1, recv nranks (root only)
+ *       alltoall(v): send nranks, recv nranks  reduce_scatter(_block): send nranks, recv 1
+ *     Semantics (as MPI's, reading the origin values): block of member i's send slot (slot
+ *     j where the send side has one per member) lands in member j's recv slot (slot i where
+ *     the recv side has one per member): det_slot_pair. A slot may be empty (e.g. a member's
+ *     own block). Where the send side has a slot per member and the kind reduces, member j
+ *     gets the reduction of every member's slot j.
  *     Reductions combine element-wise over all members, in member order, type/op as given.
  *     One exception to "reads origins": a collective with after = k > 0 (a bcast made by the
  *     replication pass) sends what collective k - 1 wrote at its root, and runs after it.

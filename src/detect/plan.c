@@ -4,7 +4,7 @@
  *    one collective, placed where the first of them was found; its slots then hold several
  *    pieces (noncontiguous blocks, an hindexed datatype at execution time).
  * 2. Slots: every covered tuple contributes a send piece and a receive piece to the slots
- *    the kind's table (detect.h) names; a counting pass sizes every slot, a second pass
+ *    the kind's columns (ir/coll_kinds.h) name; a counting pass sizes every slot, a second pass
  *    places the pieces in found order (no sort), adjacent pieces are joined.
  * 3. Residual: uncovered transfers grouped into one message per (src, dst); residual
  *    reductions; kept syncs.

@@ -6,7 +6,7 @@
  * ran: detect.h) and concatenated into one message, which is scattered over the
  * receiving slot's pieces. Reductions combine members' messages in member order. Residual
  * messages and reductions follow. Snapshots and syncs are execution details: ignored.
- * Before a collective runs it is checked against detect.h's table (slot counts, members,
+ * Before a collective runs it is checked against its kind's row of ir/coll_kinds.h (slot counts, members,
  * root, slot bytes, addresses); after the plan ran, no byte may have been written twice,
  * since MPI runs all parts at once. Cost O(B + w log w): B bytes moved, w pieces written. */
 #include <stdlib.h>
