@@ -11,18 +11,21 @@
  *
  * Adding a kind: one row below (its position gives its number; numbers are internal, never
  * written to files). Then what the columns cannot say, each in the one place that owns it:
- * its signature in detect (a detector that proposes it), the slot filling of plan.c and the
- * simulator's check (sim_plan.c) if its block moves are not those of the slot columns, a
- * flat expansion in ir/collective.c if it is native (and the file format's fields in
- * format_read.c / format_write.c, a wrapper in record/pmpi.c), a kernel file if `kernel`.
- * A new `exec` or `lower` token needs its SM_ method (exec/mpi/part.h, run.c) or its
- * lowering (exec/model/lower.c); an existing token needs nothing.
+ * a detector that proposes it (detect); if its blocks do not move as the slot columns say
+ * (det_slot_pair in detect/kinds.c; plan.c and the simulator follow it), that rule; if it
+ * is native, its flat expansion (ir/collective.c), its fields in the file format when they
+ * are not in/out (format_read.c, format_write.c) and a wrapper in record/pmpi.c; if `kernel`,
+ * the kernel (exec/kernels), its start (exec/mpi/compile_kernel.c) and its cost
+ * (exec/model/kernel_model.c). A new `exec` or `lower` token needs its SM_ method
+ * (exec/mpi/part.h, schedule.c, run.c) or its lowering (exec/model/lower.c); the build fails
+ * until it exists. An existing token needs nothing.
  *
  * Columns of X(ID, name, mpi, exec, lower, rooted, vector, reduces, send, recv, send_root,
  *              recv_root, native, kernel):
  *   ID        IR_COLL_<ID>, DET_<ID>
- *   name      as every output spells it (report text and JSON, file format, index.json)
- *   mpi       MPI's function for the kind, without MPI_ (the recorder counts calls by it)
+ *   name      as every output spells it (report text and JSON, the file format and so the
+ *             recorder's phase files, messages)
+ *   mpi       MPI's function for the kind, without MPI_ (index.json counts calls by it)
  *   exec      how the MPI executor runs it when its slots fit: SM_<exec> (exec/mpi/part.h);
  *             a collective whose slots do not fit runs as MPI_Alltoallw
  *   lower     how lowering (exec/model/lower.c) expands it into messages: LOWER_<lower>
