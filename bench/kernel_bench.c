@@ -32,12 +32,12 @@ typedef struct {
 
 static void mpi_call(const bench_case *c) {
   switch (c->kind) {
-  case KERN_BCAST: MPI_Bcast(c->recv, c->count, MPI_BYTE, 0, MPI_COMM_WORLD); break;
-  case KERN_ALLGATHER: MPI_Allgather(c->send, c->count, MPI_BYTE, c->recv, c->count, MPI_BYTE, MPI_COMM_WORLD); break;
-  case KERN_ALLGATHERV:
+  case IR_COLL_BCAST: MPI_Bcast(c->recv, c->count, MPI_BYTE, 0, MPI_COMM_WORLD); break;
+  case IR_COLL_ALLGATHER: MPI_Allgather(c->send, c->count, MPI_BYTE, c->recv, c->count, MPI_BYTE, MPI_COMM_WORLD); break;
+  case IR_COLL_ALLGATHERV:
     MPI_Allgatherv(c->send, c->count, MPI_BYTE, c->recv, c->counts, c->displs, MPI_BYTE, MPI_COMM_WORLD);
     break;
-  case KERN_REDUCE: MPI_Reduce(c->send, c->recv, c->count, MPI_INT32_T, MPI_SUM, 0, MPI_COMM_WORLD); break;
+  case IR_COLL_REDUCE: MPI_Reduce(c->send, c->recv, c->count, MPI_INT32_T, MPI_SUM, 0, MPI_COMM_WORLD); break;
   default: MPI_Allreduce(c->send, c->recv, c->count, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD); break;
   }
 }
@@ -62,9 +62,9 @@ static int build(bench_case *c, const kern_group *g, size_t bytes) {
   kern_iov s = {&sa, &sl, 1}, r = {&ra, &rl, 1}, one = {&ra, &sl, 1};
   c->count = (int)bytes;
   switch (c->kind) {
-  case KERN_BCAST: return kern_bcast_init(g, 0, one, &c->op);
-  case KERN_ALLGATHER: return kern_allgather_init(g, s, r, &c->op);
-  case KERN_ALLGATHERV:
+  case IR_COLL_BCAST: return kern_bcast_init(g, 0, one, &c->op);
+  case IR_COLL_ALLGATHER: return kern_allgather_init(g, s, r, &c->op);
+  case IR_COLL_ALLGATHERV:
     for (int j = 0; j < size; j++) {
       cnt[j] = bytes;
       c->counts[j] = (int)bytes;
@@ -74,13 +74,12 @@ static int build(bench_case *c, const kern_group *g, size_t bytes) {
   default:
     c->count = (int)(bytes / 4);
     sl = (uint64_t)c->count * 4;
-    if (c->kind == KERN_REDUCE) return kern_reduce_init(g, 0, s, one, (uint64_t)c->count, CDAG_INT32, CDAG_SUM, &c->op);
+    if (c->kind == IR_COLL_REDUCE) return kern_reduce_init(g, 0, s, one, (uint64_t)c->count, CDAG_INT32, CDAG_SUM, &c->op);
     return kern_allreduce_init(g, s, one, (uint64_t)c->count, CDAG_INT32, CDAG_SUM, &c->op);
   }
 }
 
 static void measured(size_t maxbytes, const kern_model *m) {
-  static const char *names[] = {"bcast", "allgather", "allgatherv", "reduce", "allreduce"};
   kern_group g = {MPI_COMM_NULL, NULL, 0, m, 0, KERN_ALG_AUTO};
   MPI_Comm_dup(MPI_COMM_WORLD, &g.comm);
   unsigned char *send = calloc(1, maxbytes), *recv = calloc((size_t)size, maxbytes);
@@ -89,11 +88,11 @@ static void measured(size_t maxbytes, const kern_model *m) {
     printf("# measured: microseconds per call, %d processes (best of %d batches)\n", size, BATCHES);
     printf("%-11s %10s %12s %12s %8s  %s\n", "kernel", "bytes", "MPI", "cdag", "cdag/MPI", "cdag kernel");
   }
-  for (int kind = KERN_BCAST; kind <= KERN_ALLREDUCE; kind++)
-    for (size_t bytes = 8; bytes <= maxbytes; bytes *= 16) {
+  for (int kind = 0; kind < IR_COLL_NKINDS; kind++)   /* the kinds cdag has kernels for */
+    for (size_t bytes = 8; bytes <= maxbytes && ir_coll_get(kind)->kernel; bytes *= 16) {
       bench_case c = {kind, NULL, send, recv, 0, counts, displs};
       if (build(&c, &g, bytes) != CDAG_OK) {
-        if (rank == 0) printf("%-11s %10zu build failed: %s\n", names[kind], bytes, cdag_error_message());
+        if (rank == 0) printf("%-11s %10zu build failed: %s\n", ir_coll_name(kind), bytes, cdag_error_message());
         continue;
       }
       int iters = bytes >= (1 << 20) ? 20 : bytes >= (1 << 16) ? 200 : 2000;
@@ -106,7 +105,7 @@ static void measured(size_t maxbytes, const kern_model *m) {
         if (tk < best_k) best_k = tk;
       }
       if (rank == 0)
-        printf("%-11s %10zu %12.2f %12.2f %8.2f  %s\n", names[kind], bytes, best_mpi * 1e6, best_k * 1e6,
+        printf("%-11s %10zu %12.2f %12.2f %8.2f  %s\n", ir_coll_name(kind), bytes, best_mpi * 1e6, best_k * 1e6,
                best_k / best_mpi, kern_describe(c.op));
       kern_free(&c.op);
     }
@@ -126,10 +125,10 @@ static void predicted(const kern_model *m) {
     for (int s = 0; s < 4; s++) {
       int p = 1 << lg;
       uint64_t bytes = sizes[s];
-      double circ = kern_model_circulant(m, KERN_BCAST, p, bytes), bin = kern_model_binomial(m, KERN_BCAST, p, bytes);
-      double sag = kern_model_scatter_allgather(m, KERN_BCAST, p, bytes), best = bin < sag ? bin : sag;
+      double circ = kern_model_circulant(m, IR_COLL_BCAST, p, bytes), bin = kern_model_binomial(m, IR_COLL_BCAST, p, bytes);
+      double sag = kern_model_scatter_allgather(m, IR_COLL_BCAST, p, bytes), best = bin < sag ? bin : sag;
       char why[160];
-      kern_model_choose(m, KERN_BCAST, p, bytes, why, sizeof why);
+      kern_model_choose(m, IR_COLL_BCAST, p, bytes, why, sizeof why);
       printf("%7d %10llu %6d %12.1f %12.1f %12.1f %8.2f  %s\n", p, (unsigned long long)bytes,
              kern_model_blocks(m, p, bytes, 1), circ * 1e6, bin * 1e6, sag * 1e6, best / circ, why);
     }
@@ -146,11 +145,11 @@ static void predicted_allreduce(const kern_model *m) {
       int p = 1 << lg;
       uint64_t b = sizes[s];
       char why[160];
-      kern_model_choose(m, KERN_ALLREDUCE, p, b, why, sizeof why);
+      kern_model_choose(m, IR_COLL_ALLREDUCE, p, b, why, sizeof why);
       printf("%7d %10llu %12.1f %12.1f %12.1f %12.1f  %s\n", p, (unsigned long long)b,
-             kern_model_circulant(m, KERN_ALLREDUCE, p, b) * 1e6, kern_model_census(m, p, b) * 1e6,
-             kern_model_binomial(m, KERN_ALLREDUCE, p, b) * 1e6,
-             kern_model_scatter_allgather(m, KERN_ALLREDUCE, p, b) * 1e6, why);
+             kern_model_circulant(m, IR_COLL_ALLREDUCE, p, b) * 1e6, kern_model_census(m, p, b) * 1e6,
+             kern_model_binomial(m, IR_COLL_ALLREDUCE, p, b) * 1e6,
+             kern_model_scatter_allgather(m, IR_COLL_ALLREDUCE, p, b) * 1e6, why);
     }
 }
 

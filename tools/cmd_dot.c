@@ -65,9 +65,7 @@ static int member_of(const cdag_plan *p, const det_coll *c, int r) {
   return 0;
 }
 
-static int rooted(det_kind k) {
-  return k == DET_BCAST || k == DET_SCATTER || k == DET_GATHER || k == DET_SCATTERV || k == DET_GATHERV || k == DET_REDUCE;
-}
+static int rooted(det_kind k) { return ir_coll_get(k)->rooted; }
 
 /* The plan's nodes of rank r: its collectives and its residual message ends. */
 static void dot_plan_rank(FILE *f, const cdag_plan *p, int r) {

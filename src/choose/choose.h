@@ -26,7 +26,6 @@ typedef struct {
   double gamma;     /* time per byte copied in memory, s/B */
 } kern_model;
 
-typedef enum { KERN_BCAST, KERN_ALLGATHER, KERN_ALLGATHERV, KERN_REDUCE, KERN_ALLREDUCE } kern_kind;
 typedef enum {
   KERN_ALG_AUTO = 0,    /* let the model choose */
   KERN_ALG_MPI,         /* MPI's own collective (kern_model_choose only) */
@@ -46,17 +45,18 @@ void kern__model_env(kern_model *m);
 /* Block count of an n-block circulant broadcast of `units` units of `unit` bytes over p
    ranks: n* = sqrt((q-1) beta m / alpha), in [1, units]. */
 int kern_model_blocks(const kern_model *m, int p, uint64_t units, uint64_t unit);
-/* Predicted seconds (bytes: the message of a bcast/reduce/allreduce, one member's block of
-   an allgather, the total of an allgatherv). */
-double kern_model_circulant(const kern_model *m, kern_kind kind, int p, uint64_t bytes);
+/* Predicted seconds for kind, one that ir/coll_kinds.h marks `kernel` (IR_COLL_BCAST,
+   _ALLGATHER, _ALLGATHERV, _REDUCE, _ALLREDUCE; bytes: the message of a bcast/reduce/
+   allreduce, one member's block of an allgather, the total of an allgatherv). */
+double kern_model_circulant(const kern_model *m, int kind, int p, uint64_t bytes);
 double kern_model_census(const kern_model *m, int p, uint64_t bytes);
-double kern_model_binomial(const kern_model *m, kern_kind kind, int p, uint64_t bytes);
-double kern_model_scatter_allgather(const kern_model *m, kern_kind kind, int p, uint64_t bytes);
+double kern_model_binomial(const kern_model *m, int kind, int p, uint64_t bytes);
+double kern_model_scatter_allgather(const kern_model *m, int kind, int p, uint64_t bytes);
 /* MPI's collective or cdag's kernel (KERN_ALG_MPI, _CIRCULANT or _CENSUS), with a one-line
    reason ("circulant 12.1 us < MPI binomial 15.0 us (p=8, 1048576 B)") in reason[len]. The
    kernel must win by 10%. KERN_ALG_CENSUS assumes an order-free op: kern_allreduce_init
    never picks it by itself for floating-point sums. */
-kern_alg kern_model_choose(const kern_model *m, kern_kind kind, int p, uint64_t bytes, char *reason,
+kern_alg kern_model_choose(const kern_model *m, int kind, int p, uint64_t bytes, char *reason,
                            size_t len);
 
 /* Residual messages: the largest piece worth packing with others into one message. Packing

@@ -15,18 +15,6 @@
 #include "base/error.h"
 #include "base/settings.h"
 
-/* The kernel kind of a plan collective, or -1 when cdag has none for it. */
-static int kernel_kind(const det_coll *c) {
-  switch (c->kind) {
-  case DET_BCAST: return KERN_BCAST;
-  case DET_ALLGATHER: return KERN_ALLGATHER;
-  case DET_ALLGATHERV: return KERN_ALLGATHERV;
-  case DET_REDUCE: return KERN_REDUCE;
-  case DET_ALLREDUCE: return KERN_ALLREDUCE;
-  default: return -1;
-  }
-}
-
 /* Census sums in each rank's own order: only where the order cannot change the bytes. */
 static int order_free(const det_coll *c) {
   return ir_rop_idempotent(c->op) || !ir_type_is_float(c->type);
@@ -34,12 +22,12 @@ static int order_free(const det_coll *c) {
 
 /* The model's best time for kind over p members: MPI's algorithms or cdag's kernels (the
    census allreduce only where it may: census_ok). */
-static double best_time(const kern_model *d, kern_kind kind, int p, uint64_t bytes, int census_ok) {
+static double best_time(const kern_model *d, int kind, int p, uint64_t bytes, int census_ok) {
   double t = kern_model_binomial(d, kind, p, bytes), u = kern_model_scatter_allgather(d, kind, p, bytes);
   double v = kern_model_circulant(d, kind, p, bytes);
   if (u < t) t = u;
   if (v < t) t = v;
-  if (kind == KERN_ALLREDUCE && census_ok && kern_model_census(d, p, bytes) < t) t = kern_model_census(d, p, bytes);
+  if (kind == DET_ALLREDUCE && census_ok && kern_model_census(d, p, bytes) < t) t = kern_model_census(d, p, bytes);
   return t;
 }
 
@@ -54,8 +42,8 @@ static void replication_reason(const cdag_plan *pl, const det_coll *c, const ker
     return;
   }
   kern_model d = m ? *m : kern_model_default();
-  double pair = best_time(&d, KERN_REDUCE, r->nranks, r->bytes, 0) + best_time(&d, KERN_BCAST, c->nranks, c->bytes, 0);
-  double all = best_time(&d, KERN_ALLREDUCE, r->nranks, r->bytes, order_free(r));
+  double pair = best_time(&d, DET_REDUCE, r->nranks, r->bytes, 0) + best_time(&d, DET_BCAST, c->nranks, c->bytes, 0);
+  double all = best_time(&d, DET_ALLREDUCE, r->nranks, r->bytes, order_free(r));
   snprintf(reason, len, "%s: MPI (a replication: it sends the result of collective %lld, after it); model: "
            "reduce + bcast %.3g us, allreduce over the %d contributors %.3g us", det_kind_name(c->kind),
            (long long)c->after - 1, pair * 1e6, r->nranks, all * 1e6);
@@ -64,10 +52,9 @@ static void replication_reason(const cdag_plan *pl, const det_coll *c, const ker
 kern_alg kern_choose_coll(const struct cdag_plan *pl, int64_t ci, const kern_model *m, kern_policy policy,
                           char *reason, size_t len) {
   const det_coll *c = &pl->colls[ci];
-  int kind = kernel_kind(c);
   char why[160];
   if (!reason || !len) reason = why, len = sizeof why;
-  if (kind < 0) {
+  if (!ir_coll_get(c->kind)->kernel) {
     snprintf(reason, len, "%s: MPI (no cdag kernel for this kind)", det_kind_name(c->kind));
     return KERN_ALG_MPI;
   }
@@ -84,13 +71,13 @@ kern_alg kern_choose_coll(const struct cdag_plan *pl, int64_t ci, const kern_mod
     return KERN_ALG_MPI;
   }
   kern_model d = m ? *m : kern_model_default();
-  kern_alg alg = kern_model_choose(&d, (kern_kind)kind, c->nranks, c->bytes, reason, len);
+  kern_alg alg = kern_model_choose(&d, c->kind, c->nranks, c->bytes, reason, len);
   if (alg == KERN_ALG_CENSUS && !order_free(c)) {
     alg = KERN_ALG_CIRCULANT;
     snprintf(reason, len, "%s: circulant (census would reorder a floating-point %s)", det_kind_name(c->kind),
              c->op == CDAG_SUM ? "sum" : "product");
-    if (policy == KERN_POLICY_AUTO && kern_model_circulant(&d, KERN_ALLREDUCE, c->nranks, c->bytes) >=
-                                          0.9 * kern_model_binomial(&d, KERN_ALLREDUCE, c->nranks, c->bytes)) {
+    if (policy == KERN_POLICY_AUTO && kern_model_circulant(&d, DET_ALLREDUCE, c->nranks, c->bytes) >=
+                                          0.9 * kern_model_binomial(&d, DET_ALLREDUCE, c->nranks, c->bytes)) {
       snprintf(reason, len, "%s: MPI (census would reorder a floating-point sum; circulant no faster)",
                det_kind_name(c->kind));
       return KERN_ALG_MPI;

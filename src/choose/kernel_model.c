@@ -73,11 +73,11 @@ static double nblock(const kern_model *m, int p, uint64_t bytes) {
   return (n - 1 + q) * (m->alpha + m->beta * (double)bytes / n);
 }
 
-double kern_model_circulant(const kern_model *m, kern_kind kind, int p, uint64_t bytes) {
+double kern_model_circulant(const kern_model *m, int kind, int p, uint64_t bytes) {
   int q = ceil_log2(p);
   switch (kind) {
-  case KERN_ALLGATHER: return q * m->alpha + (p - 1) * m->beta * (double)bytes;
-  case KERN_ALLREDUCE: return 2 * nblock(m, p, bytes);
+  case IR_COLL_ALLGATHER: return q * m->alpha + (p - 1) * m->beta * (double)bytes;
+  case IR_COLL_ALLREDUCE: return 2 * nblock(m, p, bytes);
   default: return nblock(m, p, bytes);   /* bcast, reduce, allgatherv (bytes = total) */
   }
 }
@@ -86,46 +86,42 @@ double kern_model_census(const kern_model *m, int p, uint64_t bytes) {
   return ceil_log2(p) * (m->alpha + m->beta * (double)bytes);
 }
 
-double kern_model_binomial(const kern_model *m, kern_kind kind, int p, uint64_t bytes) {
+double kern_model_binomial(const kern_model *m, int kind, int p, uint64_t bytes) {
   int q = ceil_log2(p);
   double b = (double)bytes;
   switch (kind) {
-  case KERN_ALLGATHER: return q * m->alpha + (p - 1) * m->beta * b;      /* recursive doubling */
-  case KERN_ALLGATHERV: return q * m->alpha + (p - 1.0) / p * m->beta * b;
-  case KERN_ALLREDUCE: return 2 * q * (m->alpha + m->beta * b);          /* reduce + bcast */
+  case IR_COLL_ALLGATHER: return q * m->alpha + (p - 1) * m->beta * b;      /* recursive doubling */
+  case IR_COLL_ALLGATHERV: return q * m->alpha + (p - 1.0) / p * m->beta * b;
+  case IR_COLL_ALLREDUCE: return 2 * q * (m->alpha + m->beta * b);          /* reduce + bcast */
   default: return q * (m->alpha + m->beta * b);
   }
 }
 
-double kern_model_scatter_allgather(const kern_model *m, kern_kind kind, int p, uint64_t bytes) {
+double kern_model_scatter_allgather(const kern_model *m, int kind, int p, uint64_t bytes) {
   int q = ceil_log2(p);
   double b = (double)bytes, f = (p - 1.0) / p;
   switch (kind) {
-  case KERN_ALLGATHER: return q * m->alpha + (p - 1) * m->beta * b;
-  case KERN_ALLGATHERV: return q * m->alpha + f * m->beta * b;
+  case IR_COLL_ALLGATHER: return q * m->alpha + (p - 1) * m->beta * b;
+  case IR_COLL_ALLGATHERV: return q * m->alpha + f * m->beta * b;
   default: return 2 * q * m->alpha + 2 * f * m->beta * b;   /* scatter/reduce-scatter + (all)gather */
   }
 }
 
-static const char *kind_name(kern_kind kind) {
-  static const char *names[] = {"bcast", "allgather", "allgatherv", "reduce", "allreduce"};
-  return (unsigned)kind < 5 ? names[kind] : "?";
-}
-
-kern_alg kern_model_choose(const kern_model *m, kern_kind kind, int p, uint64_t bytes, char *reason, size_t len) {
+kern_alg kern_model_choose(const kern_model *m, int kind, int p, uint64_t bytes, char *reason, size_t len) {
   kern_model d = m ? *m : kern_model_default();
   double bin = kern_model_binomial(&d, kind, p, bytes), sag = kern_model_scatter_allgather(&d, kind, p, bytes);
   double mpi = bin < sag ? bin : sag, ours = kern_model_circulant(&d, kind, p, bytes);
   kern_alg alg = KERN_ALG_CIRCULANT;
-  if (kind == KERN_ALLREDUCE && kern_model_census(&d, p, bytes) < ours) {
+  if (kind == IR_COLL_ALLREDUCE && kern_model_census(&d, p, bytes) < ours) {
     ours = kern_model_census(&d, p, bytes);
     alg = KERN_ALG_CENSUS;
   }
   const char *mname = bin < sag ? "binomial" : "scatter+allgather";
   const char *oname = alg == KERN_ALG_CENSUS ? "census" : "circulant";
+  const char *kname = ir_coll_name(kind) ? ir_coll_name(kind) : "?";
   int win = ours < 0.9 * mpi;   /* a clear gain only: MPI's own collective is the safe default */
   if (reason && len)
-    snprintf(reason, len, "%s: %s %.3g us %s MPI %s %.3g us (p=%d, %llu B)", kind_name(kind), oname, ours * 1e6,
+    snprintf(reason, len, "%s: %s %.3g us %s MPI %s %.3g us (p=%d, %llu B)", kname, oname, ours * 1e6,
              win ? "<" : ">=0.9x", mname, mpi * 1e6, p, (unsigned long long)bytes);
   return win ? alg : KERN_ALG_MPI;
 }

@@ -15,16 +15,16 @@
  *  2. collectives, in plan order. Collective c has members ranks[c.ranks_first ..
  *     +c.nranks) (sorted) and per member m a fixed number of send and recv slots; slot s of
  *     member m is iov iovs[c.send_first + m*c.nsend_slots + s] (likewise recv): an ordered
- *     list of (addr, len) pieces on that member (an hindexed datatype). Slots by kind
- *     (member index order; "root only" means other members' slots are empty):
- *       bcast: send 1 (root only), recv 1 (root's empty)
- *       scatter(v): send nranks (root only), recv 1      gather(v): send 1, recv nranks (root only)
- *       allgather(v): send 1, recv nranks                alltoall(v): send nranks, recv nranks
- *       reduce: send 1, recv 1 (root only)               allreduce: send 1, recv 1
- *       reduce_scatter(_block): send nranks, recv 1      barrier: none
- *     Semantics (as MPI's, reading the origin values): block of member i's send slot (or slot
- *     j for scatter/alltoall/reduce_scatter) lands in member j's recv slot (slot i for
- *     gather/allgather/alltoall). A slot may be empty (e.g. a member's own block).
+ *     list of (addr, len) pieces on that member (an hindexed datatype). Slots by kind are
+ *     the send/recv columns of ir/coll_kinds.h (none, one, or one per member; "root only":
+ *     other members' slots are empty; a bcast root's recv slot is empty), e.g.
+ *       bcast: send 1 (root only), recv 1      gather(v): send 1, recv nranks (root only)
+ *       alltoall(v): send nranks, recv nranks  reduce_scatter(_block): send nranks, recv 1
+ *     Semantics (as MPI's, reading the origin values): block of member i's send slot (slot
+ *     j where the send side has one per member) lands in member j's recv slot (slot i where
+ *     the recv side has one per member): det_slot_pair. A slot may be empty (e.g. a member's
+ *     own block). Where the send side has a slot per member and the kind reduces, member j
+ *     gets the reduction of every member's slot j.
  *     Reductions combine element-wise over all members, in member order, type/op as given.
  *     One exception to "reads origins": a collective with after = k > 0 (a bcast made by the
  *     replication pass) sends what collective k - 1 wrote at its root, and runs after it.
@@ -39,12 +39,10 @@
 
 #include "dataflow/dataflow.h"
 
-typedef enum {
-  DET_BCAST, DET_SCATTER, DET_GATHER, DET_ALLGATHER, DET_ALLTOALL,
-  DET_SCATTERV, DET_GATHERV, DET_ALLGATHERV, DET_ALLTOALLV,
-  DET_REDUCE, DET_ALLREDUCE, DET_REDUCE_SCATTER, DET_REDUCE_SCATTER_BLOCK, DET_BARRIER,
-  DET_NKINDS
-} det_kind;
+/* The kinds of plan collectives: ir/coll_kinds.h's table, whose IR_COLL_* they equal. */
+#define DET_KIND_ENUM_(ID, ...) DET_##ID = IR_COLL_##ID,
+typedef enum { CDAG_COLL_KINDS(DET_KIND_ENUM_) DET_NKINDS = IR_COLL_NKINDS } det_kind;
+#undef DET_KIND_ENUM_
 
 typedef struct { uint64_t addr, len; } det_piece;
 /* pieces[first..+n); 16 bytes, there are two per member and collective (plans hold at most
@@ -125,16 +123,7 @@ struct cdag_plan {
   struct kern_choices *chosen;
 };
 
-/* The one table of kinds (kinds.c): the slot layout above, as data. */
-typedef struct {
-  const char *name;        /* as the report spells it */
-  int rooted;              /* has a root */
-  int reduces;             /* combines members' data element-wise */
-  int send_per, recv_per;  /* slots per member: 0 none, 1 one, 2 one per member */
-  int send_root_only;      /* only the root's send slots carry data */
-  int recv_root_only;      /* only the root's recv slots carry data */
-} det_kind_info;
-const det_kind_info *det_kind_get(det_kind k);   /* NULL for a value out of range */
+/* Slots by kind, from the columns of ir/coll_kinds.h (kinds.c). */
 const char *det_kind_name(det_kind k);           /* "unknown" out of range */
 /* Send and recv slots per member of kind k over n members. */
 void det_kind_slots(det_kind k, int32_t n, int32_t *nsend, int32_t *nrecv);

@@ -4,7 +4,7 @@
  *    one collective, placed where the first of them was found; its slots then hold several
  *    pieces (noncontiguous blocks, an hindexed datatype at execution time).
  * 2. Slots: every covered tuple contributes a send piece and a receive piece to the slots
- *    the kind's table (detect.h) names; a counting pass sizes every slot, a second pass
+ *    the kind's columns (ir/coll_kinds.h) name; a counting pass sizes every slot, a second pass
  *    places the pieces in found order (no sort), adjacent pieces are joined.
  * 3. Residual: uncovered transfers grouped into one message per (src, dst); residual
  *    reductions; kept syncs.
@@ -89,34 +89,23 @@ static int32_t member_index(const int32_t *members, int32_t n, int32_t rank) {
   return lo;
 }
 
-/* Send and receive pieces of one transfer tuple of a proto. */
+/* Send and receive pieces of one transfer tuple of a proto, in the slots the kind's columns
+   name (ir/coll_kinds.h): on a side with a slot per member, the peer's slot, else slot 0.
+   One send block that every receiver reads (bcast, allgather) gets its pieces once per source. */
 static int xfer_pieces(piece_buf *b, const det_proto *pr, const df_xfer *x, const int32_t *mem, int32_t n,
                        int first_of_source) {
+  const ir_coll_info *in = ir_coll_get(pr->kind);
   int32_t mi = member_index(mem, n, x->src), mj = member_index(mem, n, x->dst);
-  int rc = CDAG_OK;
-  switch (pr->kind) {
-    case DET_BCAST:
-      if (first_of_source) rc = piece_push(b, 1, mi, 0, x->src_addr, x->len);
-      return rc ? rc : piece_push(b, 0, mj, 0, x->dst_addr, x->len);
-    case DET_SCATTER: case DET_SCATTERV:
-      if ((rc = piece_push(b, 1, mi, mj, x->src_addr, x->len))) return rc;
-      return piece_push(b, 0, mj, 0, x->dst_addr, x->len);
-    case DET_GATHER: case DET_GATHERV:
-      if ((rc = piece_push(b, 1, mi, 0, x->src_addr, x->len))) return rc;
-      return piece_push(b, 0, mj, mi, x->dst_addr, x->len);
-    case DET_ALLGATHER: case DET_ALLGATHERV:
-      if (first_of_source && (rc = piece_push(b, 1, mi, 0, x->src_addr, x->len))) return rc;
-      return piece_push(b, 0, mj, mi, x->dst_addr, x->len);
-    default: /* alltoall(v) */
-      if ((rc = piece_push(b, 1, mi, mj, x->src_addr, x->len))) return rc;
-      return piece_push(b, 0, mj, mi, x->dst_addr, x->len);
-  }
+  int32_t ss = in->send == IR_SLOTS_MEMBER ? mj : 0, rs = in->recv == IR_SLOTS_MEMBER ? mi : 0;
+  int shared = in->send == IR_SLOTS_ONE && !in->recv_root;
+  int rc = shared && !first_of_source ? CDAG_OK : piece_push(b, 1, mi, ss, x->src_addr, x->len);
+  return rc ? rc : piece_push(b, 0, mj, rs, x->dst_addr, x->len);
 }
 
 static int proto_pieces(const det_state *st, piece_buf *b, const det_proto *pr, const int32_t *mem, int32_t n,
                         uint64_t *bytes) {
   int rc = CDAG_OK;
-  if (pr->kind == DET_REDUCE_SCATTER_BLOCK || pr->kind == DET_REDUCE_SCATTER) {
+  if (ir_coll_get(pr->kind)->reduces && ir_coll_get(pr->kind)->send == IR_SLOTS_MEMBER) {
     /* block j of every member's contribution (slot j) reduces into member j */
     for (int64_t t = 0; t < pr->ntuples && rc == CDAG_OK; t++) {
       const df_red *d = &st->sst->reds[st->tuples[pr->tuples_first + t]];
@@ -161,7 +150,7 @@ static int proto_pieces(const det_state *st, piece_buf *b, const det_proto *pr, 
     *bytes += len;
     return rc;
   }
-  int is_v = pr->kind == DET_SCATTERV || pr->kind == DET_GATHERV || pr->kind == DET_ALLGATHERV || pr->kind == DET_ALLTOALLV;
+  int is_v = ir_coll_get(pr->kind)->vector;   /* bytes: the total, not one block's */
   for (int64_t t = 0; t < pr->ntuples && rc == CDAG_OK; t++) {
     const df_xfer *x = &st->sst->xfers[st->tuples[pr->tuples_first + t]];
     const df_xfer *prev = t ? &st->sst->xfers[st->tuples[pr->tuples_first + t - 1]] : NULL;
@@ -244,7 +233,7 @@ static int build_collective(det_state *st, cdag_plan *p, const int64_t *group, i
     c->rd_pairs += q->rd_pairs;
     c->rd_pieces += q->rd_pieces;
     coll_of[group[i]] = p->ncolls;
-    if (q->reduction && q->ntuples && det_kind_get(q->kind)->reduces) {
+    if (q->reduction && q->ntuples && ir_coll_get(q->kind)->reduces) {
       const df_red *d = &st->sst->reds[st->tuples[q->tuples_first]];
       c->type = d->type;
       c->op = d->op;

@@ -7,7 +7,8 @@
  * "syncs", "snapshots" and "notes", and per collective "algorithm" and "why" once the
  * choice stage has chosen how it runs (plan->chosen, src/choose/choose.h; docs/report.md);
  * per bcast whose members form strided ranges the replication descriptor, and for a
- * replication the reduce it follows. Used by cdag_plan_report and the schedule report. */
+ * replication the reduce it follows. Used by cdag_plan_report and the schedule report.
+ * Kinds, their names and which lines they take (rooted, reduces, v-form) come from ir/coll_kinds.h. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -30,10 +31,7 @@ static uint64_t snapshot_bytes(const cdag_plan *p) {
   return b;
 }
 
-static int is_rooted(det_kind k) {
-  return k == DET_BCAST || k == DET_SCATTER || k == DET_GATHER || k == DET_SCATTERV || k == DET_GATHERV ||
-         k == DET_REDUCE;
-}
+static int is_rooted(det_kind k) { return ir_coll_get(k)->rooted; }
 
 static void text_ranks(FILE *f, const cdag_plan *p, const det_coll *c) {
   if (c->nranks == p->nprocs) {
@@ -140,9 +138,10 @@ static void report_text(const cdag_plan *p, FILE *f) {
     if (is_rooted(c->kind)) fprintf(f, " rooted at %d", c->root);
     fprintf(f, " over ");
     text_ranks(f, p, c);
-    if (c->kind == DET_BARRIER) fprintf(f, " (replaces zero-byte messages)\n");
-    else if (c->kind >= DET_SCATTERV && c->kind <= DET_ALLTOALLV) fprintf(f, ", %llu B in total (%lld transfers)\n", (unsigned long long)c->bytes, (long long)c->ntransfers);
-    else if (c->kind >= DET_REDUCE) fprintf(f, ", %llu B of %s %s (%lld reductions)\n", (unsigned long long)c->bytes, ir_type_name(c->type), ir_rop_name(c->op), (long long)c->ntransfers);
+    const ir_coll_info *k = ir_coll_get(c->kind);
+    if (k->send == IR_SLOTS_NONE) fprintf(f, " (replaces zero-byte messages)\n");
+    else if (k->reduces) fprintf(f, ", %llu B of %s %s (%lld reductions)\n", (unsigned long long)c->bytes, ir_type_name(c->type), ir_rop_name(c->op), (long long)c->ntransfers);
+    else if (k->vector) fprintf(f, ", %llu B in total (%lld transfers)\n", (unsigned long long)c->bytes, (long long)c->ntransfers);
     else fprintf(f, ", %llu B per block (%lld %s)\n", (unsigned long long)c->bytes, (long long)c->ntransfers,
                  c->after > 0 ? "reductions" : "transfers");
     if (p->native) fprintf(f, "  %s\n", p->native[i] ? "native: the program called it" : "hand-written: the program built it from messages");
@@ -188,7 +187,7 @@ static void json_coll(FILE *f, const cdag_plan *p, int64_t i) {
     fprintf(f, "]");
   }
   fprintf(f, ", \"bytes\": %llu, \"transfers\": %lld", (unsigned long long)c->bytes, (long long)c->ntransfers);
-  if (c->kind >= DET_REDUCE && c->kind != DET_BARRIER)
+  if (ir_coll_get(c->kind)->reduces)
     fprintf(f, ", \"type\": \"%s\", \"op\": \"%s\"", ir_type_name(c->type), ir_rop_name(c->op));
   json_replication(f, p, c);
   if (c->rd_pairs)

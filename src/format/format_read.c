@@ -761,7 +761,7 @@ static int read_wait(reader *r, const token *kw, const token *label) {
 static int read_coll_size(reader *r, int kind, int64_t *count, int *type, int *rop) {
   int rc;
   *type = *rop = 0;
-  if (kind != IR_COLL_REDUCE && kind != IR_COLL_ALLREDUCE && kind != IR_COLL_REDUCE_SCATTER_BLOCK)
+  if (!ir_coll_get(kind)->reduces)
     return read_size(r, "a size in bytes (e.g. 64b)", count);
   if ((rc = next(r))) return rc;
   if ((rc = num_in(r, &r->tok, 0, 0, INT64_MAX / 16, "an element count", count))) return rc;
@@ -777,14 +777,15 @@ static int read_coll_size(reader *r, int kind, int64_t *count, int *type, int *r
   return CDAG_OK;
 }
 
-/* Which of in/out/addr/root a collective needs (for this rank: root-only buffers). */
+/* Which of in/out/addr/root a collective needs (for this rank: root-only buffers, as the
+   kind's slots in coll_kinds.h; bcast's one buffer is `addr`, as MPI_Bcast has one). */
 static int coll_fields_ok(reader *r, int kind, const fields *f, int is_root) {
   int rc = CDAG_OK;
-  int rooted = kind == IR_COLL_BCAST || kind == IR_COLL_GATHER || kind == IR_COLL_SCATTER || kind == IR_COLL_REDUCE;
-  if (rooted) rc = require_field(r, f, F_ROOT);
+  const ir_coll_info *in = ir_coll_get(kind);
+  if (in->rooted) rc = require_field(r, f, F_ROOT);
   if (!rc && kind == IR_COLL_BCAST) rc = require_field(r, f, F_ADDR);
-  else if (!rc && kind != IR_COLL_BARRIER) {
-    int need_in = kind != IR_COLL_SCATTER || is_root, need_out = (kind != IR_COLL_GATHER && kind != IR_COLL_REDUCE) || is_root;
+  else if (!rc && in->send != IR_SLOTS_NONE) {
+    int need_in = !in->send_root || is_root, need_out = !in->recv_root || is_root;
     if (need_in) rc = require_field(r, f, F_IN);
     if (!rc && need_out) rc = require_field(r, f, F_OUT);
   }
@@ -796,8 +797,9 @@ static int read_coll(reader *r, int kind, const token *kw, const token *label) {
   int64_t count = 0;
   int type, rop, rc;
   fields f;
-  if (kind != IR_COLL_BARRIER && (rc = read_coll_size(r, kind, &count, &type, &rop))) return rc;
-  if (kind == IR_COLL_BARRIER) type = rop = 0;
+  int moves = ir_coll_get(kind)->send != IR_SLOTS_NONE;   /* not a barrier */
+  if (moves && (rc = read_coll_size(r, kind, &count, &type, &rop))) return rc;
+  if (!moves) type = rop = 0;
   if ((rc = read_fields(r, BIT(F_WAIT) | BIT(F_ROOT) | BIT(F_IN) | BIT(F_OUT) | BIT(F_ADDR) | BIT(F_COMM),
                         "'root', 'in', 'out', 'addr', 'comm' or end of line", &f)))
     return rc;
@@ -854,7 +856,7 @@ static int read_statement(reader *r) {
   if (is_word(&kw, "fence")) return read_fence(r, &kw, label);
   if (is_word(&kw, "wait")) return read_wait(r, &kw, label);
   int coll = kw.kind == T_WORD ? ir_coll_kind(kw.s, (size_t)kw.len) : -1;
-  if (coll >= 0) return read_coll(r, coll, &kw, label);
+  if (coll >= 0 && ir_coll_get(coll)->native) return read_coll(r, coll, &kw, label);
   if (label) return expected(r, &kw, "an operation (send, recv, reduce, copy, calc, get, put, fence, wait, or a collective)");
   return expected(r, &kw, "an operation, 'scratch', a label or '}'");
 }

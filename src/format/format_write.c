@@ -100,25 +100,16 @@ static void write_tag(FILE *f, int tag) {
 static void write_call(const writer *w, const ir_call *c, int rank) {
   FILE *f = w->f;
   unsigned long long in = c->in, out = c->out, n = c->count;
-  int root = c->root == rank, reduces = c->kind == IR_COLL_REDUCE || c->kind == IR_COLL_ALLREDUCE ||
-                                         c->kind == IR_COLL_REDUCE_SCATTER_BLOCK;
-  fputs(ir_coll_name(c->kind), f);
-  if (reduces) fprintf(f, " %llu %s %s", n, ir_type_name(c->type), ir_rop_name(c->rop));
-  else if (c->kind != IR_COLL_BARRIER) fprintf(f, " %llub", n);
+  const ir_coll_info *k = ir_coll_get(c->kind);
+  int root = c->root == rank;
+  fputs(k->name, f);
+  if (k->reduces) fprintf(f, " %llu %s %s", n, ir_type_name(c->type), ir_rop_name(c->rop));
+  else if (k->send != IR_SLOTS_NONE) fprintf(f, " %llub", n);
   if (c->root >= 0) fprintf(f, " root %d", c->root);
-  switch (c->kind) {
-    case IR_COLL_BARRIER: break;
-    case IR_COLL_BCAST: fprintf(f, " addr 0x%llx", out); break;
-    case IR_COLL_GATHER:
-    case IR_COLL_REDUCE:
-      fprintf(f, " in 0x%llx", in);
-      if (root) fprintf(f, " out 0x%llx", out);
-      break;
-    case IR_COLL_SCATTER:
-      if (root) fprintf(f, " in 0x%llx", in);
-      fprintf(f, " out 0x%llx", out);
-      break;
-    default: fprintf(f, " in 0x%llx out 0x%llx", in, out); break;
+  if (c->kind == IR_COLL_BCAST) fprintf(f, " addr 0x%llx", out);   /* MPI_Bcast's one buffer */
+  else if (k->send != IR_SLOTS_NONE) {                              /* root-only sides as the kind's slots */
+    if (!k->send_root || root) fprintf(f, " in 0x%llx", in);
+    if (!k->recv_root || root) fprintf(f, " out 0x%llx", out);
   }
   if (c->comm) fprintf(f, " comm %d", c->comm);
 }

@@ -22,24 +22,9 @@
 
 #include "ir/ir.h"
 
-static const char *const coll_names[IR_COLL_NKINDS] = {
-  "barrier", "bcast", "gather", "scatter", "allgather", "alltoall", "reduce", "allreduce", "reduce_scatter_block"};
+static int is_reduction(int kind) { return ir_coll_get(kind)->reduces; }
 
-const char *ir_coll_name(int kind) { return kind >= 0 && kind < IR_COLL_NKINDS ? coll_names[kind] : NULL; }
-
-int ir_coll_kind(const char *name, size_t len) {
-  for (int k = 0; k < IR_COLL_NKINDS; k++)
-    if (strlen(coll_names[k]) == len && memcmp(coll_names[k], name, len) == 0) return k;
-  return -1;
-}
-
-static int is_reduction(int kind) {
-  return kind == IR_COLL_REDUCE || kind == IR_COLL_ALLREDUCE || kind == IR_COLL_REDUCE_SCATTER_BLOCK;
-}
-
-static int is_rooted(int kind) {
-  return kind == IR_COLL_BCAST || kind == IR_COLL_GATHER || kind == IR_COLL_SCATTER || kind == IR_COLL_REDUCE;
-}
+static int is_rooted(int kind) { return ir_coll_get(kind)->rooted; }
 
 /* ---- joins ---- */
 
@@ -229,6 +214,12 @@ static int reduce_into(expansion *x, const ir_call *c, uint64_t out) {
   return rc;
 }
 
+/* A kind the table marks native without a flat algorithm here: a missing row of this file. */
+static int no_expansion(const expansion *x, const ir_call *c) {
+  return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: %s has no expansion (ir/collective.c)", x->rank,
+                     ir_coll_name(c->kind));
+}
+
 static int expand_rooted(expansion *x, const ir_call *c) {
   int rc = CDAG_OK, root = x->me == x->rootm;
   uint64_t S = x->block;
@@ -247,10 +238,12 @@ static int expand_rooted(expansion *x, const ir_call *c) {
       for (int32_t m = 0; m < x->n && !rc; m++)
         rc = m == x->me ? CDAG_OK : send_to(x, m, c->in + (uint64_t)m * S);
       return rc ? rc : copy_block(x, c->in + (uint64_t)x->me * S, c->out);
-    default:  /* reduce */
+    case IR_COLL_REDUCE:
       if (!root) return send_to(x, x->rootm, c->in);
       if ((rc = copy_block(x, c->in, c->out))) return rc;
       return reduce_into(x, c, c->out);
+    default:
+      return no_expansion(x, c);
   }
 }
 
@@ -282,11 +275,13 @@ static int expand_all(expansion *x, const ir_call *c) {
       if ((rc = copy_block(x, c->in, c->out)) || (rc = reduce_into(x, c, c->out))) return rc;
       for (int32_t m = 1; m < x->n && !rc; m++) rc = send_to(x, m, c->out);
       return rc;
-    default:                  /* reduce_scatter_block: member j reduces every member's block j */
+    case IR_COLL_REDUCE_SCATTER_BLOCK:   /* member j reduces every member's block j */
       for (int32_t m = 0; m < x->n && !rc; m++)
         if (m != x->me) rc = send_to(x, m, c->in + (uint64_t)m * S);
       if (!rc) rc = copy_block(x, c->in + (uint64_t)x->me * S, c->out);
       return rc ? rc : reduce_into(x, c, c->out);
+    default:
+      return no_expansion(x, c);
   }
 }
 
@@ -294,19 +289,20 @@ static int expand_all(expansion *x, const ir_call *c) {
 
 static int check_call(const cdag_graph *g, int rank, int kind, int comm, int root, int type, int rop, int32_t *me,
                       int32_t *rootm) {
-  if (kind < 0 || kind >= IR_COLL_NKINDS) return cdag__error(CDAG_ERR_ARG, "rank %d: unknown collective %d", rank, kind);
+  if (!ir_coll_get(kind) || !ir_coll_get(kind)->native)
+    return cdag__error(CDAG_ERR_ARG, "rank %d: unknown collective %d", rank, kind);
   if (comm != 0 && comm_index(g, comm) < 0)
-    return cdag__error(CDAG_ERR_ARG, "rank %d: %s on communicator %d, which is not declared", rank, coll_names[kind], comm);
+    return cdag__error(CDAG_ERR_ARG, "rank %d: %s on communicator %d, which is not declared", rank, ir_coll_name(kind), comm);
   if ((*me = member_of(g, comm, rank)) < 0)
     return cdag__error(CDAG_ERR_ARG, "rank %d: %s on communicator %d, which does not contain rank %d", rank,
-                       coll_names[kind], comm, rank);
+                       ir_coll_name(kind), comm, rank);
   *rootm = -1;
   if (is_rooted(kind) && (root < 0 || root >= g->nprocs || (*rootm = member_of(g, comm, root)) < 0))
     return cdag__error(CDAG_ERR_ARG, "rank %d: %s rooted at %d, which is not a member of communicator %d", rank,
-                       coll_names[kind], root, comm);
+                       ir_coll_name(kind), root, comm);
   if (is_reduction(kind) && (ir_type_size(type) <= 0 || ir_rop_is_user(rop) || !ir_rop_valid_for(rop, type)))
     return cdag__error(CDAG_ERR_ARG, "rank %d: %s with type %d and op %d, which cdag cannot combine", rank,
-                       coll_names[kind], type, rop);
+                       ir_coll_name(kind), type, rop);
   return CDAG_OK;
 }
 
@@ -316,16 +312,6 @@ static int check_extent(int rank, const char *kind, uint64_t addr, uint64_t bloc
                        "space (addresses from 0x%llx up are cdag's)", rank, kind, (unsigned long long)addr,
                        (unsigned long long)blocks, (unsigned long long)block, (unsigned long long)IR_COLL_SCRATCH);
   return CDAG_OK;
-}
-
-/* The blocks in and out span for member me (n members) of kind. */
-static void spans(int kind, int root, int32_t n, uint64_t *in_blocks, uint64_t *out_blocks) {
-  *in_blocks = *out_blocks = 1;
-  if (kind == IR_COLL_GATHER || kind == IR_COLL_ALLGATHER) *out_blocks = root ? (uint64_t)n : 1;
-  if (kind == IR_COLL_ALLGATHER) *out_blocks = (uint64_t)n;
-  if (kind == IR_COLL_SCATTER) *in_blocks = root ? (uint64_t)n : 1;
-  if (kind == IR_COLL_ALLTOALL) *in_blocks = *out_blocks = (uint64_t)n;
-  if (kind == IR_COLL_REDUCE_SCATTER_BLOCK) *in_blocks = (uint64_t)n;
 }
 
 static int record_call(cdag_graph *g, const ir_call *c, int64_t *index) {
@@ -348,9 +334,9 @@ int ir_add_coll(cdag_graph *g, int rank, int kind, int comm, int root, uint64_t 
   int32_t n = ir_comm_members(g, comm, &ranks);
   uint64_t block = is_reduction(kind) ? count * (uint64_t)ir_type_size(type) : count, inb, outb;
   if (is_reduction(kind) && count > UINT64_MAX / 16) return cdag__error(CDAG_ERR_ARG, "rank %d: count too large", rank);
-  spans(kind, me == rootm, n, &inb, &outb);
+  ir_coll_spans(kind, me == rootm, n, &inb, &outb);
   if (kind == IR_COLL_BARRIER) block = 0;
-  if ((rc = check_extent(rank, coll_names[kind], in, inb, block)) || (rc = check_extent(rank, coll_names[kind], out, outb, block)))
+  if ((rc = check_extent(rank, ir_coll_name(kind), in, inb, block)) || (rc = check_extent(rank, ir_coll_name(kind), out, outb, block)))
     return rc;
   ir_call c = {-1, (uint8_t)kind, comm, is_rooted(kind) ? root : -1, type, rop, in, out, count};
   int64_t ci;
@@ -397,8 +383,8 @@ static int call_key_cmp(const void *a, const void *b) {
 static int disagree(const cdag_graph *g, const ir_call *a, const ir_call *b, const char *what) {
   char da[160], db[160];
   return cdag__error(CDAG_ERR_FORMAT, "native collectives on communicator %d disagree (%s): %s is a %s, %s a %s",
-                     a->comm, what, ir_describe(g, a->op, da, sizeof da), coll_names[a->kind],
-                     ir_describe(g, b->op, db, sizeof db), coll_names[b->kind]);
+                     a->comm, what, ir_describe(g, a->op, da, sizeof da), ir_coll_name(a->kind),
+                     ir_describe(g, b->op, db, sizeof db), ir_coll_name(b->kind));
 }
 
 static int same_call(const cdag_graph *g, const ir_call *a, const ir_call *b) {

@@ -36,6 +36,7 @@
 
 #include "cdag.h"
 #include "base/error.h"
+#include "ir/coll_kinds.h"
 
 #define IR_MAX_OPS 0x7ffffff0
 #define IR_MAX_RANKS (1 << 30)
@@ -217,12 +218,7 @@ int ir_add_wait(cdag_graph *g, int rank, const int32_t *ops, int n, int32_t *id)
    each call out, as it is added, as the messages of a flat algorithm (os IR_OS_COLL_PART,
    g->call), then the call's own op (os IR_OS_COLL), a join of kind IR_JOIN_ALL. Reductions
    use scratch: at IR_COLL_SCRATCH in a global graph, memory the graph owns in a distributed
-   one. */
-enum { IR_COLL_BARRIER, IR_COLL_BCAST, IR_COLL_GATHER, IR_COLL_SCATTER, IR_COLL_ALLGATHER,
-       IR_COLL_ALLTOALL, IR_COLL_REDUCE, IR_COLL_ALLREDUCE, IR_COLL_REDUCE_SCATTER_BLOCK,
-       IR_COLL_NKINDS };
-const char *ir_coll_name(int kind);        /* "bcast", ...; NULL out of range */
-int ir_coll_kind(const char *name, size_t len);  /* IR_COLL_* or -1 */
+   one. The kinds and their names are coll_kinds.h's; only those it marks native are calls. */
 int ir_add_comm(cdag_graph *g, int comm, const int32_t *ranks, int n);
 int ir_add_coll(cdag_graph *g, int rank, int kind, int comm, int root, uint64_t in, uint64_t out,
                 uint64_t count, int type, int rop, int32_t *id);

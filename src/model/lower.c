@@ -420,7 +420,7 @@ static int coll_allgather(lw *w, const det_coll *c, const int32_t *R, int n, int
   P[0] = 0;
   for (int k = 0; k < 2 * n; k++) P[k + 1] = P[k] + det_slot(w->p, c, 1, k % n, 0)->bytes;
   uint64_t total = P[n];
-  int absolute = alg == KERN_ALG_MPI || c->kind == DET_ALLGATHERV; /* root j's bytes at P[j] */
+  int absolute = alg == KERN_ALG_MPI || ir_coll_get(c->kind)->vector; /* root j's bytes at P[j] */
   for (int i = 0; i < n && rc == CDAG_OK; i++) {
     buf[i] = stage(w, R[i], total);
     rc = pack_into(w, R[i], det_slot(w->p, c, 1, i, 0), buf[i] + (absolute ? P[i] : 0));
@@ -432,7 +432,7 @@ static int coll_allgather(lw *w, const det_coll *c, const int32_t *R, int n, int
         rc = msg(w, R[i], buf[i] + P[b], R[j], buf[j] + P[b], P[b + 1] - P[b]);
       }
   } else if (rc == CDAG_OK) {
-    rc = c->kind == DET_ALLGATHERV ? circ_allgatherv(w, R, n, buf, P) : circ_allgather(w, R, n, buf, P);
+    rc = ir_coll_get(c->kind)->vector ? circ_allgatherv(w, R, n, buf, P) : circ_allgather(w, R, n, buf, P);
   }
   for (int i = 0; i < n && rc == CDAG_OK; i++)
     for (int j = 0; j < n && rc == CDAG_OK; j++) {
@@ -450,8 +450,8 @@ static uint64_t pair_bytes(const cdag_plan *p, const det_coll *c, int i, int si,
 
 /* Gather / scatter: binomial over relative ranks (regular), linear (v-forms, as MPICH). */
 static int coll_rooted(lw *w, const det_coll *c, const int32_t *R, int n, int ri, uint64_t *buf, uint64_t *P) {
-  int gather = c->kind == DET_GATHER || c->kind == DET_GATHERV, rc = CDAG_OK;
-  int linear = c->kind == DET_GATHERV || c->kind == DET_SCATTERV;
+  int gather = ir_coll_get(c->kind)->recv_root, rc = CDAG_OK;   /* else a scatter */
+  int linear = ir_coll_get(c->kind)->vector;
   /* P over relative ranks: block of relative rank k at P[k] in the root's buffer */
   P[0] = 0;
   for (int k = 0; k < n; k++) {
@@ -515,7 +515,7 @@ static int coll_rooted(lw *w, const det_coll *c, const int32_t *R, int n, int ri
 
 /* Alltoall(v) by pairwise exchange; reduce_scatter pairwise, each member reducing its block. */
 static int coll_pairwise(lw *w, const det_coll *c, const int32_t *R, int n, uint64_t *acc, uint64_t *tmp) {
-  int rs = c->kind == DET_REDUCE_SCATTER || c->kind == DET_REDUCE_SCATTER_BLOCK, rc = CDAG_OK;
+  int rs = ir_coll_get(c->kind)->reduces, rc = CDAG_OK;
   if (rs)
     for (int j = 0; j < n && rc == CDAG_OK; j++) {
       const det_iov *own = det_slot(w->p, c, 1, j, j);
@@ -563,6 +563,12 @@ static int coll_barrier(lw *w, const int32_t *R, int n, int32_t *last) {
   return rc;
 }
 
+/* How each kind expands: the `lower` column of ir/coll_kinds.h names one of these. */
+enum { LOWER_BCAST, LOWER_REDUCE, LOWER_ALLREDUCE, LOWER_ALLGATHER, LOWER_ROOTED, LOWER_PAIRWISE, LOWER_BARRIER };
+#define LOWER_OF_KIND_(ID, NAME, MPI, EXEC, LOWER, ...) [IR_COLL_##ID] = LOWER_##LOWER,
+static const uint8_t lowering[IR_COLL_NKINDS] = {CDAG_COLL_KINDS(LOWER_OF_KIND_)};
+#undef LOWER_OF_KIND_
+
 static int lower_coll(lw *w, int64_t ci) {
   const cdag_plan *p = w->p;
   const det_coll *c = &p->colls[ci];
@@ -574,16 +580,14 @@ static int lower_coll(lw *w, int64_t ci) {
   uint64_t *a = malloc(sizeof *a * (size_t)(6 * n + 2));
   if (!a) return CDAG_NOMEM("lowering");
   uint64_t *b = a + n, *P = a + 2 * n;   /* P: 2n + 1 entries */
-  switch (c->kind) {
-    case DET_BCAST: rc = coll_bcast(w, c, R, n, ri, alg, a); break;
-    case DET_REDUCE: rc = coll_reduce(w, c, R, n, ri, alg, 0, a, b); break;
-    case DET_ALLREDUCE: rc = coll_reduce(w, c, R, n, ri, alg, 1, a, b); break;
-    case DET_ALLGATHER: case DET_ALLGATHERV: rc = coll_allgather(w, c, R, n, alg, a, P); break;
-    case DET_GATHER: case DET_GATHERV: case DET_SCATTER: case DET_SCATTERV: rc = coll_rooted(w, c, R, n, ri, a, P); break;
-    case DET_ALLTOALL: case DET_ALLTOALLV: case DET_REDUCE_SCATTER: case DET_REDUCE_SCATTER_BLOCK:
-      rc = coll_pairwise(w, c, R, n, a, b);
-      break;
-    case DET_BARRIER: rc = coll_barrier(w, R, n, (int32_t *)P); break;
+  switch (c->kind >= 0 && c->kind < DET_NKINDS ? lowering[c->kind] : -1) {
+    case LOWER_BCAST: rc = coll_bcast(w, c, R, n, ri, alg, a); break;
+    case LOWER_REDUCE: rc = coll_reduce(w, c, R, n, ri, alg, 0, a, b); break;
+    case LOWER_ALLREDUCE: rc = coll_reduce(w, c, R, n, ri, alg, 1, a, b); break;
+    case LOWER_ALLGATHER: rc = coll_allgather(w, c, R, n, alg, a, P); break;
+    case LOWER_ROOTED: rc = coll_rooted(w, c, R, n, ri, a, P); break;
+    case LOWER_PAIRWISE: rc = coll_pairwise(w, c, R, n, a, b); break;
+    case LOWER_BARRIER: rc = coll_barrier(w, R, n, (int32_t *)P); break;
     default: rc = cdag__error(CDAG_ERR_ARG, "lowering: plan collective %lld has no kind", (long long)ci);
   }
   free(a);

@@ -41,6 +41,7 @@
 
 #include "base/error.h"
 #include "base/settings.h"
+#include "ir/coll_kinds.h"
 #include "record/record.h"
 
 /* The MPI functions below replace MPI's; everything else stays inside the library. */
@@ -49,23 +50,29 @@
 #define MAP_FIRST (1 << 20)
 #define SELF_COMM_ID (1 << 30)
 
-/* Every call the recorder counts, supported or not. */
-#define REC_CALLS(X)                                                                              \
+/* Every call the recorder counts, supported or not: point-to-point and completion calls,
+   then MPI's function of every collective kind of ir/coll_kinds.h (its `mpi` column; the
+   kinds it marks native are recorded below, the others counted as unsupported), then the
+   rest. */
+#define REC_P2P_CALLS(X)                                                                          \
   X(Send) X(Ssend) X(Rsend) X(Bsend) X(Isend) X(Issend) X(Irsend) X(Ibsend) X(Recv) X(Irecv)      \
   X(Sendrecv) X(Sendrecv_replace) X(Send_init) X(Ssend_init) X(Rsend_init) X(Bsend_init)          \
   X(Recv_init) X(Start) X(Startall) X(Request_free) X(Wait) X(Waitall) X(Waitany) X(Waitsome)     \
   X(Test) X(Testall) X(Testany) X(Testsome) X(Probe) X(Iprobe) X(Mprobe) X(Improbe) X(Mrecv)      \
-  X(Imrecv) X(Cancel) X(Barrier) X(Bcast) X(Gather) X(Scatter) X(Allgather) X(Alltoall)           \
-  X(Reduce) X(Allreduce) X(Reduce_scatter_block) X(Comm_dup) X(Comm_split) X(Comm_create)        \
-  X(Comm_split_type) X(Cart_create) X(Cart_sub) X(Comm_free) X(Pcontrol)                          \
-  X(Gatherv) X(Scatterv) X(Allgatherv) X(Alltoallv) X(Alltoallw) X(Reduce_scatter) X(Scan)       \
-  X(Exscan) X(Ibarrier) X(Ibcast) X(Ireduce) X(Iallreduce) X(Igather) X(Iscatter) X(Iallgather)   \
-  X(Ialltoall) X(Win_create) X(Win_allocate) X(Win_fence) X(Put) X(Get) X(Accumulate)             \
-  X(Comm_spawn) X(Intercomm_create) X(Comm_idup) X(Init_thread_multiple)
+  X(Imrecv) X(Cancel)
+#define REC_OTHER_CALLS(X)                                                                        \
+  X(Comm_dup) X(Comm_split) X(Comm_create) X(Comm_split_type) X(Cart_create) X(Cart_sub)          \
+  X(Comm_free) X(Pcontrol) X(Alltoallw) X(Scan) X(Exscan) X(Ibarrier) X(Ibcast) X(Ireduce)        \
+  X(Iallreduce) X(Igather) X(Iscatter) X(Iallgather) X(Ialltoall) X(Win_create) X(Win_allocate)   \
+  X(Win_fence) X(Put) X(Get) X(Accumulate) X(Comm_spawn) X(Intercomm_create) X(Comm_idup)         \
+  X(Init_thread_multiple)
 #define X_ENUM(n) C_##n,
-enum { REC_CALLS(X_ENUM) NCALLS };
+#define X_KIND_ENUM(ID, NAME, MPI, ...) C_##MPI,
+enum { REC_P2P_CALLS(X_ENUM) CDAG_COLL_KINDS(X_KIND_ENUM) REC_OTHER_CALLS(X_ENUM) NCALLS };
 #define X_NAME(n) "MPI_" #n,
-static const char *const call_names[NCALLS] = {REC_CALLS(X_NAME)};
+#define X_KIND_NAME(ID, NAME, MPI, ...) "MPI_" #MPI,
+static const char *const call_names[NCALLS] = {REC_P2P_CALLS(X_NAME) CDAG_COLL_KINDS(X_KIND_NAME)
+                                               REC_OTHER_CALLS(X_NAME)};
 
 enum { P_SEND, P_RECV };
 typedef struct {
@@ -1130,7 +1137,7 @@ int MPI_Barrier(MPI_Comm comm) {
   COUNT(C_Barrier);
   coll c;
   if (coll_start(&c, comm, C_Barrier) && !coll_ready(&c, C_Barrier, 1)) {
-    out("barrier");
+    out("%s", ir_coll_name(IR_COLL_BARRIER));
     comm_field(c.x);
   }
   return PMPI_Barrier(comm);
@@ -1142,7 +1149,7 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
   if (coll_start(&c, comm, C_Bcast)) {
     side *sd = c.me == root ? &c.in : &c.out;
     if (!coll_ready(&c, C_Bcast, !side_of(sd, buf, count, t))) {
-      out("bcast %llu root %d addr 0x%llx", U(sd->bytes), world_of(c.x, root), U(sd->addr));
+      out("%s %llu root %d addr 0x%llx", ir_coll_name(IR_COLL_BCAST), U(sd->bytes), world_of(c.x, root), U(sd->addr));
       comm_field(c.x);
     }
   }
@@ -1163,7 +1170,7 @@ int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int
       ok = !side_of(&c.in, sbuf, scount, stype);
     if (root_me) ok = ok && !side_of(&c.out, rbuf, (int64_t)rcount * c.x->n, rtype);
     if (!coll_ready(&c, C_Gather, ok)) {
-      out("gather %llu root %d in 0x%llx", U(c.in.bytes), world_of(c.x, root), U(c.in.addr));
+      out("%s %llu root %d in 0x%llx", ir_coll_name(IR_COLL_GATHER), U(c.in.bytes), world_of(c.x, root), U(c.in.addr));
       if (root_me) out(" out 0x%llx", U(c.out.addr));
       comm_field(c.x);
     }
@@ -1185,7 +1192,7 @@ int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, in
     else
       ok = ok && !side_of(&c.out, rbuf, rcount, rtype);
     if (!coll_ready(&c, C_Scatter, ok)) {
-      out("scatter %llu root %d", U(c.out.bytes), world_of(c.x, root));
+      out("%s %llu root %d", ir_coll_name(IR_COLL_SCATTER), U(c.out.bytes), world_of(c.x, root));
       if (root_me) out(" in 0x%llx", U(c.in.addr));
       out(" out 0x%llx", U(c.out.addr));
       comm_field(c.x);
@@ -1197,16 +1204,16 @@ int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, in
 }
 
 /* allgather and alltoall: `rcount` elements of rtype per member. */
-static void all_blocks(coll *c, const char *kind, int call, const void *sbuf, int scount, MPI_Datatype stype,
+static void all_blocks(coll *c, int kind, int call, const void *sbuf, int scount, MPI_Datatype stype,
                        void *rbuf, int rcount, MPI_Datatype rtype) {
-  int a2a = kind[3] == 't', n = c->x->n, ok;
+  int a2a = ir_coll_get(kind)->send == IR_SLOTS_MEMBER, n = c->x->n, ok;   /* a block per member in */
   if (sbuf == MPI_IN_PLACE && a2a) ok = !side_of(&c->in, rbuf, (int64_t)rcount * n, rtype);
   else if (sbuf == MPI_IN_PLACE)
     ok = !side_of(&c->in, (char *)rbuf + (int64_t)c->me * rcount * (int64_t)type_extent(rtype), rcount, rtype);
   else ok = !side_of(&c->in, sbuf, a2a ? (int64_t)scount * n : scount, stype);
   ok = ok && !side_of(&c->out, rbuf, (int64_t)rcount * n, rtype);
   if (coll_ready(c, call, ok)) return;
-  out("%s %llu in 0x%llx out 0x%llx", kind, U(c->out.bytes / (uint64_t)n), U(c->in.addr), U(c->out.addr));
+  out("%s %llu in 0x%llx out 0x%llx", ir_coll_name(kind), U(c->out.bytes / (uint64_t)n), U(c->in.addr), U(c->out.addr));
   comm_field(c->x);
 }
 
@@ -1214,7 +1221,7 @@ int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
                   MPI_Comm comm) {
   COUNT(C_Allgather);
   coll c;
-  if (coll_start(&c, comm, C_Allgather)) all_blocks(&c, "allgather", C_Allgather, sbuf, scount, stype, rbuf, rcount, rtype);
+  if (coll_start(&c, comm, C_Allgather)) all_blocks(&c, IR_COLL_ALLGATHER, C_Allgather, sbuf, scount, stype, rbuf, rcount, rtype);
   int rc = PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
   coll_done(&c);
   return rc;
@@ -1224,7 +1231,7 @@ int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
                  MPI_Comm comm) {
   COUNT(C_Alltoall);
   coll c;
-  if (coll_start(&c, comm, C_Alltoall)) all_blocks(&c, "alltoall", C_Alltoall, sbuf, scount, stype, rbuf, rcount, rtype);
+  if (coll_start(&c, comm, C_Alltoall)) all_blocks(&c, IR_COLL_ALLTOALL, C_Alltoall, sbuf, scount, stype, rbuf, rcount, rtype);
   int rc = PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
   coll_done(&c);
   return rc;
@@ -1248,7 +1255,7 @@ int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o
   coll c;
   const char *tn, *on;
   if (coll_start(&c, comm, C_Reduce) && reduction(&c, C_Reduce, sbuf, rbuf, count, count, c.me == root, t, o, &tn, &on)) {
-    out("reduce %d %s %s root %d in 0x%llx", count, tn, on, world_of(c.x, root), U(c.in.addr));
+    out("%s %d %s %s root %d in 0x%llx", ir_coll_name(IR_COLL_REDUCE), count, tn, on, world_of(c.x, root), U(c.in.addr));
     if (c.me == root) out(" out 0x%llx", U(c.out.addr));
     comm_field(c.x);
   }
@@ -1262,7 +1269,7 @@ int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_O
   coll c;
   const char *tn, *on;
   if (coll_start(&c, comm, C_Allreduce) && reduction(&c, C_Allreduce, sbuf, rbuf, count, count, 1, t, o, &tn, &on)) {
-    out("allreduce %d %s %s in 0x%llx out 0x%llx", count, tn, on, U(c.in.addr), U(c.out.addr));
+    out("%s %d %s %s in 0x%llx out 0x%llx", ir_coll_name(IR_COLL_ALLREDUCE), count, tn, on, U(c.in.addr), U(c.out.addr));
     comm_field(c.x);
   }
   int rc = PMPI_Allreduce(sbuf, rbuf, count, t, o, comm);
@@ -1276,7 +1283,7 @@ int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Dataty
   const char *tn, *on;
   if (coll_start(&c, comm, C_Reduce_scatter_block) &&
       reduction(&c, C_Reduce_scatter_block, sbuf, rbuf, (int64_t)count * c.x->n, count, 1, t, o, &tn, &on)) {
-    out("reduce_scatter_block %d %s %s in 0x%llx out 0x%llx", count, tn, on, U(c.in.addr), U(c.out.addr));
+    out("%s %d %s %s in 0x%llx out 0x%llx", ir_coll_name(IR_COLL_REDUCE_SCATTER_BLOCK), count, tn, on, U(c.in.addr), U(c.out.addr));
     comm_field(c.x);
   }
   int rc = PMPI_Reduce_scatter_block(sbuf, rbuf, count, t, o, comm);

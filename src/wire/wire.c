@@ -305,8 +305,8 @@ static int wire_decode_natives(cdag_graph *g, wire_reader *r, int rank, int64_t 
     k.in = wire_get_u(r);
     k.out = wire_get_u(r);
     k.count = wire_get_u(r);
-    if (r->failed || op >= (uint64_t)nops || kind >= IR_COLL_NKINDS || comm > IR_MAX_COMM || type > INT32_MAX ||
-        rop > INT32_MAX)
+    if (r->failed || op >= (uint64_t)nops || kind >= IR_COLL_NKINDS || !ir_coll_get((int)kind)->native ||
+        comm > IR_MAX_COMM || type > INT32_MAX || rop > INT32_MAX)
       return wire_bad(rank, "native call");
     k.op = (int32_t)(base + (int64_t)op);
     k.kind = (uint8_t)kind;

@@ -138,7 +138,8 @@ static void check_member(const call_case *c, int m, sim_mem *init, sim_mem *afte
 
 static void random_case(uint64_t *s, int P, call_case *c) {
   memset(c, 0, sizeof *c);
-  c->kind = (int)(test_rand(s) % IR_COLL_NKINDS);
+  do c->kind = (int)(test_rand(s) % IR_COLL_NKINDS);   /* a kind a program may call */
+  while (!ir_coll_get(c->kind)->native);
   c->comm = test_rand(s) % 2 ? 1 + (int)(test_rand(s) % 5) : 0;
   c->n = c->comm ? 1 + (int)(test_rand(s) % (uint64_t)P) : P;
   int32_t perm[8];

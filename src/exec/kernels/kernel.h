@@ -29,7 +29,8 @@
 #include "choose/choose.h"
 #include "ir/ir.h"
 
-#define KERN_TAG 0x6b00  /* tags KERN_TAG .. KERN_TAG + 7 (one per kernel kind) */
+#define KERN_TAG 0x6b00  /* tags KERN_TAG + kind (IR_COLL_*: one per kernel kind), then: */
+#define KERN_TAG_MEASURE (KERN_TAG + IR_COLL_NKINDS)  /* kern_measure's ping-pongs */
 
 /* A buffer: n pieces (addr[i], len[i]); n == 0 is empty (or "in place" where stated). */
 typedef struct {

@@ -80,7 +80,7 @@ static int allgather_build(kern_op *op, kern_iov send, kern_iov recv) {
 
 int kern_allgather_init(const kern_group *g, kern_iov send, kern_iov recv, kern_op **out) {
   kern_op *op;
-  int rc = kern__open(g, "allgather", KERN_TAG + KERN_ALLGATHER, &op);
+  int rc = kern__open(g, ir_coll_name(IR_COLL_ALLGATHER), KERN_TAG + IR_COLL_ALLGATHER, &op);
   if (rc != CDAG_OK) return rc;
   if ((rc = allgather_build(op, send, recv)) != CDAG_OK) {
     kern_free(&op);

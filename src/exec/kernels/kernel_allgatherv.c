@@ -114,7 +114,7 @@ static int allgatherv_build(kern_op *op, const kern_group *g, kern_iov send, ker
 
 int kern_allgatherv_init(const kern_group *g, kern_iov send, kern_iov recv, const uint64_t *counts, kern_op **out) {
   kern_op *op;
-  int rc = kern__open(g, "allgatherv", KERN_TAG + KERN_ALLGATHERV, &op);
+  int rc = kern__open(g, ir_coll_name(IR_COLL_ALLGATHERV), KERN_TAG + IR_COLL_ALLGATHERV, &op);
   if (rc != CDAG_OK) return rc;
   if ((rc = allgatherv_build(op, g, send, recv, counts)) != CDAG_OK) {
     kern_free(&op);

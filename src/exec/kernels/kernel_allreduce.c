@@ -100,17 +100,17 @@ static kern_alg allreduce_alg(const kern_group *g, int p, uint64_t bytes, cdag_t
   if (g->alg == KERN_ALG_CENSUS || g->alg == KERN_ALG_CIRCULANT) return g->alg;
   int exact = ir_rop_idempotent((int)rop) || !ir_type_is_float((int)type);
   kern_model m = g->model ? *g->model : kern_model_default();
-  if (exact && kern_model_census(&m, p, bytes) <= kern_model_circulant(&m, KERN_ALLREDUCE, p, bytes))
+  if (exact && kern_model_census(&m, p, bytes) <= kern_model_circulant(&m, IR_COLL_ALLREDUCE, p, bytes))
     return KERN_ALG_CENSUS;
   return KERN_ALG_CIRCULANT;
 }
 
 int kern_allreduce_init(const kern_group *g, kern_iov send, kern_iov recv, uint64_t count, cdag_type type,
                         cdag_reduce_op rop, kern_op **out) {
-  int rc = kern__check_reduction("allreduce", count, type, rop);
+  int rc = kern__check_reduction(ir_coll_name(IR_COLL_ALLREDUCE), count, type, rop);
   if (rc != CDAG_OK) return rc;
   kern_op *op;
-  if ((rc = kern__open(g, "allreduce", KERN_TAG + KERN_ALLREDUCE, &op)) != CDAG_OK) return rc;
+  if ((rc = kern__open(g, ir_coll_name(IR_COLL_ALLREDUCE), KERN_TAG + IR_COLL_ALLREDUCE, &op)) != CDAG_OK) return rc;
   op->type = (int)type;
   op->rop = (int)rop;
   op->bytes = count * (uint64_t)ir_type_size((int)type);

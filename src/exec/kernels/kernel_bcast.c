@@ -98,7 +98,7 @@ static int bcast_build(kern_op *op, const kern_group *g, int root, kern_iov buf)
 
 int kern_bcast_init(const kern_group *g, int root, kern_iov buf, kern_op **out) {
   kern_op *op;
-  int rc = kern__open(g, "bcast", KERN_TAG + KERN_BCAST, &op);
+  int rc = kern__open(g, ir_coll_name(IR_COLL_BCAST), KERN_TAG + IR_COLL_BCAST, &op);
   if (rc != CDAG_OK) return rc;
   if ((rc = bcast_build(op, g, root, buf)) != CDAG_OK) {
     kern_free(&op);

@@ -30,7 +30,7 @@ static void sync_point(MPI_Comm comm, int rank) {
 
 /* Mean round-trip time of `iters` ping-pongs of `bytes` between ranks 0 and 1. */
 static double pingpong(MPI_Comm comm, int rank, unsigned char *buf, int bytes, int iters) {
-  int tag = KERN_TAG + 7;
+  int tag = KERN_TAG_MEASURE;
   sync_point(comm, rank);
   double t0 = MPI_Wtime();
   for (int i = 0; i < iters; i++) {
@@ -52,7 +52,7 @@ static double pingpong(MPI_Comm comm, int rank, unsigned char *buf, int bytes, i
 enum { PLAIN, SEP, PACKED };
 static double exchange(MPI_Comm comm, int rank, unsigned char *buf, int n, int piece, int how, int iters) {
   enum { MAXN = 64 };
-  int tag = KERN_TAG + 7, bytes = n * piece, peer = 1 - rank;
+  int tag = KERN_TAG_MEASURE, bytes = n * piece, peer = 1 - rank;
   unsigned char *out = buf + 2 * bytes, *in = out + bytes;
   MPI_Request rq[2 * MAXN];
   MPI_Status st[2 * MAXN];

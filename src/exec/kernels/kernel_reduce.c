@@ -64,10 +64,10 @@ static int reduce_build(kern_op *op, const kern_group *g, int root, kern_iov sen
 
 int kern_reduce_init(const kern_group *g, int root, kern_iov send, kern_iov recv, uint64_t count, cdag_type type,
                      cdag_reduce_op rop, kern_op **out) {
-  int rc = kern__check_reduction("reduce", count, type, rop);
+  int rc = kern__check_reduction(ir_coll_name(IR_COLL_REDUCE), count, type, rop);
   if (rc != CDAG_OK) return rc;
   kern_op *op;
-  if ((rc = kern__open(g, "reduce", KERN_TAG + KERN_REDUCE, &op)) != CDAG_OK) return rc;
+  if ((rc = kern__open(g, ir_coll_name(IR_COLL_REDUCE), KERN_TAG + IR_COLL_REDUCE, &op)) != CDAG_OK) return rc;
   op->type = (int)type;
   op->rop = (int)rop;
   if ((rc = reduce_build(op, g, root, send, recv, count)) != CDAG_OK) {

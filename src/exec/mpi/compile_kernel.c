@@ -74,8 +74,9 @@ static int all_equal(const uint64_t *v, int n) {
 static int build(cdag_schedule *s, const sched_kcoll *k, const kern_group *g, uint64_t *a, uint64_t *l,
                  kern_op **op) {
   kern_iov send = as_kiov(&k->send), recv, none = {0};
-  int many = k->kind == DET_ALLGATHER || k->kind == DET_ALLGATHERV, rc;
-  int root_recv = k->kind != DET_REDUCE || k->me == k->rootm;
+  const ir_coll_info *in = ir_coll_get(k->kind);   /* the slots of the kind's columns */
+  int many = in->recv == IR_SLOTS_MEMBER, rc;
+  int root_recv = !in->recv_root || k->me == k->rootm;
   if (k->kind == DET_BCAST && k->me == k->rootm) return kern_bcast_init(g, k->rootm, send, op);
   if (!root_recv) recv = none;
   else if ((rc = recv_iov(s, k, many ? k->n : 1, a, l, &recv))) return rc;
@@ -101,7 +102,7 @@ static int build(cdag_schedule *s, const sched_kcoll *k, const kern_group *g, ui
 int sched_kernel_build(cdag_schedule *s, const sched_kcoll *k, kern_op **op) {
   kern_group g = {s->comm, (const int *)k->members, k->n, k->model, 0, k->kind == DET_ALLREDUCE ? (kern_alg)k->alg : KERN_ALG_AUTO};
   int pieces = 1;
-  for (int j = 0; j < (k->kind == DET_ALLGATHER || k->kind == DET_ALLGATHERV ? k->n : 1); j++)
+  for (int j = 0; j < (ir_coll_get(k->kind)->recv == IR_SLOTS_MEMBER ? k->n : 1); j++)
     pieces += k->recv[j].n + 1;
   uint64_t *a = malloc((size_t)pieces * sizeof *a), *l = malloc((size_t)pieces * sizeof *l);
   int rc = a && l ? build(s, k, &g, a, l, op) : CDAG_NOMEM("kernel buffers");

@@ -103,13 +103,12 @@ void part_map_put(part_writer *w, int send_slot1, int recv_slot1) {
 static int read_kernel(sched_part *p, wire_reader *r, part_coll *c) {
   c->alg = (int)wire_get_u(r);
   c->counts_first = p->ncounts;
-  int kind_ok = c->kind == DET_BCAST || c->kind == DET_ALLGATHER || c->kind == DET_ALLGATHERV ||
-                c->kind == DET_REDUCE || c->kind == DET_ALLREDUCE;
+  int kind_ok = ir_coll_get(c->kind)->kernel;
   int32_t ns = -1, nr = -1;
   if (kind_ok) det_kind_slots(c->kind, c->n, &ns, &nr);
   if (r->failed || !kind_ok || c->nsend != ns || c->nrecv != nr ||
       (c->alg != KERN_ALG_CIRCULANT && c->alg != KERN_ALG_CENSUS) ||
-      (c->kind != DET_ALLREDUCE && c->alg != KERN_ALG_CIRCULANT) || (det_kind_get(c->kind)->rooted && c->rootm < 0))
+      (c->kind != DET_ALLREDUCE && c->alg != KERN_ALG_CIRCULANT) || (ir_coll_get(c->kind)->rooted && c->rootm < 0))
     return bad("kernel collective");
   for (int j = 0; j < c->n; j++) {
     int rc = grow((void **)&p->counts, p->ncounts, &p->cap_counts, sizeof *p->counts);
@@ -140,7 +139,7 @@ static int read_coll(sched_part *p, wire_reader *r, part_coll *c, int nprocs) {
   c->setid = wire_get_s(r);
   uint64_t n = wire_get_u(r);
   if (r->failed || n < 1 || n > (uint64_t)nprocs || c->method < SM_BARRIER || c->method > SM_KERNEL ||
-      !det_kind_get(c->kind) || c->setid < -1 || after > 1 || (after && c->method != SM_BCAST))
+      !ir_coll_get(c->kind) || c->setid < -1 || after > 1 || (after && c->method != SM_BCAST))
     return bad("collective");
   c->after = (int)after;
   c->n = (int)n;

@@ -31,7 +31,8 @@
  *                                       reduction buffer, each counted mult times
  *
  * Versions: 1 had no version field and no model; 2 adds both; 3 adds the pair's tag; 4 the
- * graph's ops; 5 the collective's `after` (1: a replication, started once the rest completed). A reader refuses every other
+ * graph's ops; 5 the collective's `after` (1: a replication, started once the rest completed); 6 numbers
+ * `kind` as ir/coll_kinds.h's table (IR_COLL_*). A reader refuses every other
  * version with CDAG_ERR_FORMAT naming the two versions, so ranks running different builds of
  * the library fail together instead of misreading each other. Decoding checks every count
  * and bound: a corrupt part is CDAG_ERR_FORMAT, never a crash. Cost: O(part bytes). */
@@ -43,12 +44,13 @@
 #include "wire/wire.h"
 
 #define PART_MAGIC 0xcd5cu
-#define PART_VERSION 5u
+#define PART_VERSION 6u
 /* Tags of residual messages: 0 .. PART_TAGS-1 (below cdag's kernels' tags, kernel.h) */
 #define PART_TAGS (KERN_MAX_ALONE + 1)
 
 enum { PART_GRAPH = 0, PART_PLAN = 1 };
-/* How a collective runs (decided at the root from its kind and slot sizes). */
+/* How a collective runs (decided at the root from its kind and slot sizes: the `exec` column of
+   ir/coll_kinds.h names the method when the slots fit, else SM_ALLTOALLW). */
 enum { SM_BARRIER, SM_BCAST, SM_ALLREDUCE, SM_REDUCE, SM_REDSCAT, SM_ALLTOALLW, SM_ALLGATHERV,
        SM_KERNEL /* one of cdag's kernels (kernel.h), as plan->chosen says */ };
 /* Where a piece lives on its rank: user memory or the schedule's reduction buffer. */

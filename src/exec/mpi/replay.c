@@ -27,23 +27,15 @@ typedef struct {
 
 static int os_of(const cdag_graph *gg, int64_t i) { return gg->os ? gg->os[i] : IR_OS_NONE; }
 
-static int is_reduction(int kind) {
-  return kind == IR_COLL_REDUCE || kind == IR_COLL_ALLREDUCE || kind == IR_COLL_REDUCE_SCATTER_BLOCK;
-}
-
 /* The bytes native call c reads at in and writes at out on its rank (docs/format.md: the
    root's out of a gather holds a block per member, ...), as collective.c expands it. */
 static void call_extent(const cdag_graph *gg, const ir_call *c, uint64_t *in_len, uint64_t *out_len) {
   const int32_t *ranks;
-  uint64_t n = (uint64_t)ir_comm_members(gg, c->comm, &ranks), in = 1, out = 1;
-  uint64_t block = is_reduction(c->kind) ? c->count * (uint64_t)ir_type_size(c->type) : c->count;
-  int root = c->root == gg->rank[c->op];
-  if (c->kind == IR_COLL_BARRIER) block = 0;
-  if (c->kind == IR_COLL_GATHER && root) out = n;
-  if (c->kind == IR_COLL_SCATTER && root) in = n;
-  if (c->kind == IR_COLL_ALLGATHER) out = n;
-  if (c->kind == IR_COLL_ALLTOALL) in = out = n;
-  if (c->kind == IR_COLL_REDUCE_SCATTER_BLOCK) in = n;
+  int32_t n = ir_comm_members(gg, c->comm, &ranks);
+  const ir_coll_info *k = ir_coll_get(c->kind);
+  uint64_t block = k->reduces ? c->count * (uint64_t)ir_type_size(c->type) : c->count, in, out;
+  ir_coll_spans(c->kind, c->root == gg->rank[c->op], n, &in, &out);
+  if (k->send == IR_SLOTS_NONE) block = 0;   /* a barrier */
   *in_len = in * block;
   *out_len = out * block;
 }

@@ -65,43 +65,43 @@ static int allgatherv_fits(const cdag_plan *p, const det_coll *c) {
   return 1;
 }
 
+/* The method of each kind when its slots fit: the `exec` column of ir/coll_kinds.h. */
+#define SM_OF_KIND_(ID, NAME, MPI, EXEC, ...) [IR_COLL_##ID] = SM_##EXEC,
+static const uint8_t kind_method[IR_COLL_NKINDS] = {CDAG_COLL_KINDS(SM_OF_KIND_)};
+#undef SM_OF_KIND_
+
 /* How collective ci runs; CDAG_OK with *method set, or an error if its slots disagree. */
 static int coll_method(const cdag_plan *p, int64_t ci, int rootm, int *method) {
   const det_coll *c = &p->colls[ci];
   int tsize = ir_type_size(c->type);
   uint64_t b0 = c->nsend_slots ? det_slot(p, c, 1, 0, 0)->bytes : 0;
-  switch (c->kind) {
-  case DET_BARRIER: *method = SM_BARRIER; return CDAG_OK;
-  case DET_BCAST: {
+  *method = kind_method[c->kind];
+  switch (*method) {
+  case SM_BCAST: {
     uint64_t b = det_slot(p, c, 1, rootm, 0)->bytes;
     int ok = det_slot(p, c, 0, rootm, 0)->bytes == 0;
     for (int m = 0; ok && m < c->nranks; m++)
       if (m != rootm && det_slot(p, c, 0, m, 0)->bytes != b) ok = 0;
-    *method = ok ? SM_BCAST : SM_ALLTOALLW;
+    if (!ok) *method = SM_ALLTOALLW;
     return CDAG_OK;
   }
-  case DET_ALLREDUCE:
-  case DET_REDUCE:
+  case SM_ALLREDUCE:
+  case SM_REDUCE:
     if (!tsize || b0 % (uint64_t)tsize || !all_slots(p, c, 1, 0, b0, 0) || !all_slots(p, c, 0, 0, b0, 1))
       return plan_bad(ci, "reduction slots differ in size");
-    *method = c->kind == DET_ALLREDUCE ? SM_ALLREDUCE : SM_REDUCE;
     return CDAG_OK;
-  case DET_REDUCE_SCATTER:
-  case DET_REDUCE_SCATTER_BLOCK:
+  case SM_REDSCAT:
     if (!tsize) return plan_bad(ci, "reduction type");
     for (int j = 0; j < c->nranks; j++) {
       uint64_t b = det_slot(p, c, 1, 0, j)->bytes, rb = det_slot(p, c, 0, j, 0)->bytes;
       if (b % (uint64_t)tsize || !all_slots(p, c, 1, j, b, 0) || (rb && rb != b))
         return plan_bad(ci, "reduce_scatter slots differ in size");
     }
-    *method = SM_REDSCAT;
     return CDAG_OK;
-  case DET_ALLGATHER:
-  case DET_ALLGATHERV:
-    *method = allgatherv_fits(p, c) ? SM_ALLGATHERV : SM_ALLTOALLW;
+  case SM_ALLGATHERV:
+    if (!allgatherv_fits(p, c)) *method = SM_ALLTOALLW;
     return CDAG_OK;
-  default:
-    *method = SM_ALLTOALLW;
+  default:   /* SM_BARRIER, SM_ALLTOALLW: nothing to fit */
     return CDAG_OK;
   }
 }

@@ -6,7 +6,7 @@
  * ran: detect.h) and concatenated into one message, which is scattered over the
  * receiving slot's pieces. Reductions combine members' messages in member order. Residual
  * messages and reductions follow. Snapshots and syncs are execution details: ignored.
- * Before a collective runs it is checked against detect.h's table (slot counts, members,
+ * Before a collective runs it is checked against its kind's row of ir/coll_kinds.h (slot counts, members,
  * root, slot bytes, addresses); after the plan ran, no byte may have been written twice,
  * since MPI runs all parts at once. Cost O(B + w log w): B bytes moved, w pieces written. */
 #include <stdlib.h>
@@ -147,17 +147,17 @@ static int32_t root_index(const cdag_plan *p, const det_coll *c) {
   return -1;
 }
 
-/* ---- checking a collective against detect.h's table before running it ---- */
+/* ---- checking a collective against the table of kinds (ir/coll_kinds.h) before running it ---- */
 
 /* Slot counts of kind k over n members; *_root: only the root's slots on that side carry data. */
 static void slot_table(det_kind k, int32_t n, int32_t *ns, int32_t *nr, int *send_root, int *recv_root) {
-  const det_kind_info *in = det_kind_get(k);
+  const ir_coll_info *in = ir_coll_get(k);
   det_kind_slots(k, n, ns, nr);
-  *send_root = in->send_root_only;
-  *recv_root = in->recv_root_only;
+  *send_root = in->send_root;
+  *recv_root = in->recv_root;
 }
 
-static int is_reduction(det_kind k) { return det_kind_get(k)->reduces; }
+static int is_reduction(det_kind k) { return ir_coll_get(k)->reduces; }
 
 static int bad(int64_t ci, const det_coll *c, const char *what, int rank) {
   return cdag__error(CDAG_ERR_PLAN, "simulator: plan collective %lld (%s rooted at %d, %d members): %s (rank %d)",
@@ -202,7 +202,7 @@ static int check_coll(const plan_run *r, int64_t ci) {
   }
   int32_t root = root_index(p, c), ns, nr;
   int send_root, recv_root;
-  if (det_kind_get(c->kind)->rooted && root < 0) return bad(ci, c, "the root is not a member", c->root);
+  if (ir_coll_get(c->kind)->rooted && root < 0) return bad(ci, c, "the root is not a member", c->root);
   if (c->after < 0 || c->after > ci || (c->after > 0 && c->kind != DET_BCAST))
     return bad(ci, c, "a replication must be a bcast after an earlier collective", c->root);
   if (is_reduction(c->kind) && (!ir_type_size(c->type) || !ir_rop_name(c->op) || !ir_rop_valid_for(c->op, c->type)))
@@ -216,42 +216,33 @@ static int check_coll(const plan_run *r, int64_t ci) {
   return rc ? rc : check_slots(r, ci, c, 0, recv_root, root);
 }
 
+/* Runs collective c by its kind's columns (ir/coll_kinds.h, detect.h's slot semantics): a
+   block kind moves every (send slot -> recv slot) pair det_slot_pair names, in member order;
+   a reduction combines every member's slot s (s = 0, or each member's own block j where the
+   send side has a slot per member) and puts the result where the recv side has its slots. */
 static int run_coll(plan_run *r, const det_coll *c) {
+  const ir_coll_info *in = ir_coll_get(c->kind);
   int32_t n = c->nranks, root = root_index(r->p, c);  /* checked: a member for rooted kinds */
   int rc = CDAG_OK;
   uint64_t bytes;
-  switch (c->kind) {
-    case DET_BCAST:
-      for (int32_t j = 0; j < n && rc == CDAG_OK; j++) if (j != root) rc = move(r, c, root, 0, j, 0);
-      return rc;
-    case DET_SCATTER: case DET_SCATTERV:
-      for (int32_t j = 0; j < n && rc == CDAG_OK; j++) rc = move(r, c, root, j, j, 0);
-      return rc;
-    case DET_GATHER: case DET_GATHERV:
-      for (int32_t i = 0; i < n && rc == CDAG_OK; i++) rc = move(r, c, i, 0, root, i);
-      return rc;
-    case DET_ALLGATHER: case DET_ALLGATHERV:
-      for (int32_t i = 0; i < n; i++)
-        for (int32_t j = 0; j < n && rc == CDAG_OK; j++) rc = move(r, c, i, 0, j, i);
-      return rc;
-    case DET_ALLTOALL: case DET_ALLTOALLV:
-      for (int32_t i = 0; i < n; i++)
-        for (int32_t j = 0; j < n && rc == CDAG_OK; j++) rc = move(r, c, i, j, j, i);
-      return rc;
-    case DET_REDUCE:
-      if ((rc = combine(r, c, 0, &bytes))) return rc;
-      return put_result(r, c, root, bytes);
-    case DET_ALLREDUCE:
-      if ((rc = combine(r, c, 0, &bytes))) return rc;
-      for (int32_t j = 0; j < n && rc == CDAG_OK; j++) rc = put_result(r, c, j, bytes);
-      return rc;
-    case DET_REDUCE_SCATTER: case DET_REDUCE_SCATTER_BLOCK:
-      for (int32_t j = 0; j < n && rc == CDAG_OK; j++)
-        if ((rc = combine(r, c, j, &bytes)) == CDAG_OK) rc = put_result(r, c, j, bytes);
-      return rc;
-    default:
-      return CDAG_OK; /* barrier: synchronisation only */
+  if (!in->reduces) {   /* a barrier has no slots: synchronisation only */
+    for (int32_t i = 0; i < n; i++)
+      for (int32_t j = 0; j < n && rc == CDAG_OK; j++) {
+        int ss, rs;
+        det_slot_pair(c->kind, i, j, root, &ss, &rs);
+        if (ss >= 0) rc = move(r, c, i, ss, j, rs);
+      }
+    return rc;
   }
+  if (in->send == IR_SLOTS_MEMBER) {   /* reduce_scatter(_block): member j gets block j */
+    for (int32_t j = 0; j < n && rc == CDAG_OK; j++)
+      if ((rc = combine(r, c, j, &bytes)) == CDAG_OK) rc = put_result(r, c, j, bytes);
+    return rc;
+  }
+  if ((rc = combine(r, c, 0, &bytes))) return rc;
+  for (int32_t j = 0; j < n && rc == CDAG_OK; j++)
+    if (!in->recv_root || j == root) rc = put_result(r, c, j, bytes);
+  return rc;
 }
 
 /* Residual messages must group the transfers as they say (the report counts them). */

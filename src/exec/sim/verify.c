@@ -70,7 +70,7 @@ static void exact_inputs(const cdag_plan *p, sim_mem *m, uint64_t seed) {
   uint64_t x = seed | 1;
   for (int64_t i = 0; i < p->ncolls; i++) {   /* collectives' contributions: the send slots */
     const det_coll *c = &p->colls[i];
-    if (!det_kind_get(c->kind)->reduces || !reassociates(c->type, c->op)) continue;
+    if (!ir_coll_get(c->kind)->reduces || !reassociates(c->type, c->op)) continue;
     for (int32_t mi = 0; mi < c->nranks; mi++)
       for (int32_t s = 0; s < c->nsend_slots; s++) {
         const det_iov *v = det_slot(p, c, 1, mi, s);

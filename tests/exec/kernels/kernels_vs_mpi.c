@@ -401,9 +401,9 @@ static void test_model(void) {
   ok = ok && kern_model_blocks(&m, 2, 1 << 20, 1) == 1 && kern_model_blocks(&m, 1024, 1 << 24, 1) > 1;
   ok = ok && kern_model_blocks(&m, 1024, 5, 1) <= 5 && kern_model_blocks(&m, 1024, 0, 1) == 1;
   /* large messages on many ranks: the n-block broadcast beats the binomial tree */
-  ok = ok && kern_model_circulant(&m, KERN_BCAST, 4096, 1 << 24) < kern_model_binomial(&m, KERN_BCAST, 4096, 1 << 24);
-  ok = ok && kern_model_choose(&m, KERN_BCAST, 4096, 1 << 24, why, sizeof why) == KERN_ALG_CIRCULANT && strlen(why) > 10;
-  ok = ok && kern_model_choose(&m, KERN_ALLREDUCE, 64, 8, why, sizeof why) != KERN_ALG_CIRCULANT;
+  ok = ok && kern_model_circulant(&m, IR_COLL_BCAST, 4096, 1 << 24) < kern_model_binomial(&m, IR_COLL_BCAST, 4096, 1 << 24);
+  ok = ok && kern_model_choose(&m, IR_COLL_BCAST, 4096, 1 << 24, why, sizeof why) == KERN_ALG_CIRCULANT && strlen(why) > 10;
+  ok = ok && kern_model_choose(&m, IR_COLL_ALLREDUCE, 64, 8, why, sizeof why) != KERN_ALG_CIRCULANT;
   ok = ok && kern_model_measure(kcomm, &meas) == CDAG_OK && meas.alpha > 0 && meas.beta > 0 && meas.overhead > 0 && meas.gamma > 0;
   double ab[2] = {meas.alpha, meas.beta}, mx[2];
   MPI_Allreduce(ab, mx, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);

@@ -74,7 +74,7 @@ static void hp_init(hand_plan *h, int nprocs) {
   h->p.xfers = h->xfers, h->p.msgs = h->msgs;
 }
 
-/* A collective of kind k over the listed members, slots as detect.h's table, all empty. */
+/* A collective of kind k over the listed members, slots as the table of kinds, all empty. */
 static det_coll *hp_coll(hand_plan *h, det_kind k, int root, int n, const int32_t *members) {
   det_coll *c = &h->colls[h->p.ncolls++];
   int many_send = k == DET_SCATTER || k == DET_SCATTERV || k == DET_ALLTOALL || k == DET_ALLTOALLV ||
