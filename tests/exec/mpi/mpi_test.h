@@ -1,7 +1,7 @@
 /* cdag tests — tests/exec/mpi/mpi_test.h: the checks every MPI test program uses.
  *
  * A failed check prints where it is (file:line), the rank, the expression and, for a
- * comparison, both values (a cdag return code by name, with cdag's last message), counts a
+ * comparison, both values (a cdag return code by name, and cdag's last message), counts a
  * failure and lets the program go on: the other ranks are inside the same collective calls,
  * so one rank that stopped would leave them waiting. mt_finish() sums the failures over
  * every rank, and every rank exits 1 if any rank failed: all ranks fail together. A check
@@ -35,11 +35,7 @@ static inline void mt_fail_head(const char *file, int line, const char *expr) {
   else fprintf(stderr, "%s:%d: rank %d: failed", file, line, mt_rank());
 }
 
-static inline void mt_fail_end(void) {
-  const char *m = cdag_error_message();
-  if (m && m[0]) fprintf(stderr, " [cdag's last message: %s]", m);
-  fprintf(stderr, "\n");
-}
+static inline void mt_fail_end(void) { fprintf(stderr, "\n"); }
 
 static inline void mt_fail(const char *file, int line, const char *expr) {
   mt_fail_head(file, line, expr);
@@ -60,7 +56,8 @@ static inline void mt_fail_dbl(const char *file, int line, const char *expr, dou
 
 static inline void mt_fail_rc(const char *file, int line, const char *expr, int got, int want) {
   mt_fail_head(file, line, expr);
-  fprintf(stderr, ": returned %d (%s), expected %d (%s)", got, cdag_strerror(got), want, cdag_strerror(want));
+  fprintf(stderr, ": returned %d (%s), expected %d (%s); cdag's last message: %s", got, cdag_strerror(got), want,
+          cdag_strerror(want), cdag_error_message());
   mt_fail_end();
 }
 
@@ -93,14 +90,14 @@ static inline void mt_fail_mem(const char *file, int line, const char *expr, con
 #define MT_EXPECT_INT(a, op, b)                                                  \
   do {                                                                           \
     intmax_t mt_a_ = (intmax_t)(a), mt_b_ = (intmax_t)(b);                       \
-    if (!(mt_a_ op mt_b_)) mt_fail_int(__FILE__, __LINE__, #a " " #op " " #b, mt_a_, mt_b_); \
+    if (!(mt_a_ op mt_b_)) mt_fail_int(__FILE__, __LINE__, #a " " #op " (" #b ")", mt_a_, mt_b_); \
   } while (0)
 
 /* Doubles a OP b (each evaluated once). */
 #define MT_EXPECT_DBL(a, op, b)                                                  \
   do {                                                                           \
     double mt_a_ = (a), mt_b_ = (b);                                             \
-    if (!(mt_a_ op mt_b_)) mt_fail_dbl(__FILE__, __LINE__, #a " " #op " " #b, mt_a_, mt_b_); \
+    if (!(mt_a_ op mt_b_)) mt_fail_dbl(__FILE__, __LINE__, #a " " #op " (" #b ")", mt_a_, mt_b_); \
   } while (0)
 
 /* A cdag call returns want (a CDAG_* code). */
