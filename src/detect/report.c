@@ -1,10 +1,11 @@
-/* cdag — src/detect/report.c: what was found, in words and in JSON (docs/format.md).
+/* cdag — src/detect/report.c: what was found, in words and in JSON (docs/format.md, "The
+ * report", describes every line and field).
  *
  * The text report leads with the collectives ("alltoall over all 16 ranks, 4096 B per block
  * (240 transfers)"), then what remained and why notable patterns were not rewritten, then
  * the counts and timings. The JSON object has every field docs/format.md requires, plus
  * "syncs", "snapshots" and "notes", and per collective "algorithm" and "why" once exec has
- * chosen how it runs (plan->choices; docs/report.md); per bcast whose members form strided
+ * chosen how it runs (plan->choices); per bcast whose members form strided
  * ranges the replication descriptor, and for a replication the reduce it follows. Used by cdag_plan_report and the schedule report. */
 #include <stdio.h>
 #include <stdlib.h>
