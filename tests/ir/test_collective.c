@@ -223,10 +223,10 @@ static int has_pred(const cdag_graph *g, int32_t op, int32_t before) {
    sends with no wait between stay concurrent; `wait` on a blocking op orders what follows. */
 START_TEST(waits_order_what_follows) {
   cdag_graph *g = cdag_test_text_graph("num_ranks 2\n"
-                             "rank 0 {\n a: send 8b to 1 addr 0\n b: send 8b to 1 tag 1 addr 8\n wait a b\n"
-                             " c: send 8b to 1 tag 2 addr 16\n d: send 8b to 1 tag 3 addr 24 wait\n e: send 8b to 1 tag 4 addr 32\n}\n"
-                             "rank 1 {\n recv 8b from 0 addr 0\n recv 8b from 0 tag 1 addr 8\n recv 8b from 0 tag 2 addr 16\n"
-                             " recv 8b from 0 tag 3 addr 24\n recv 8b from 0 tag 4 addr 32\n}\n");
+                                       "rank 0 {\n a: send 8b to 1 addr 0\n b: send 8b to 1 tag 1 addr 8\n wait a b\n"
+                                       " c: send 8b to 1 tag 2 addr 16\n d: send 8b to 1 tag 3 addr 24 wait\n e: send 8b to 1 tag 4 addr 32\n}\n"
+                                       "rank 1 {\n recv 8b from 0 addr 0\n recv 8b from 0 tag 1 addr 8\n recv 8b from 0 tag 2 addr 16\n"
+                                       " recv 8b from 0 tag 3 addr 24\n recv 8b from 0 tag 4 addr 32\n}\n");
   int32_t a = 0, b = 1, w = 2, c = 3, d = 4, e = 5;
   ck_assert_int_eq(g->os[w], IR_OS_WAIT);
   ck_assert(has_pred(g, w, a) && has_pred(g, w, b) && has_pred(g, c, w) && has_pred(g, e, d));
@@ -254,7 +254,7 @@ START_TEST(disagreements_are_errors) {
   ck_assert_int_eq(cdag_test_load_rc("num_ranks 3\ncomm 1 ranks 0 2 0\n"), CDAG_ERR_FORMAT);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "twice"));
   ck_assert_int_eq(cdag_test_load_rc("num_ranks 2\nrank 0 { reduce 2 int32 sum root 0 in 0 out 8\n"
-                           " copy 8b from 0 to 0x7fff000000000000 }\nrank 1 { reduce 2 int32 sum root 0 in 0 }\n"),
+                                     " copy 8b from 0 to 0x7fff000000000000 }\nrank 1 { reduce 2 int32 sum root 0 in 0 }\n"),
                    CDAG_ERR_ARG);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "scratch of native collectives"));
   ck_assert_int_eq(cdag_test_load_rc("num_ranks 2\nrank 0 { wait nowhere }\n"), CDAG_ERR_FORMAT);

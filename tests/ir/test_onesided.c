@@ -134,7 +134,7 @@ END_TEST
    message, and no sync for the fences. */
 START_TEST(fences_alone_cost_nothing) {
   cdag_graph *g = cdag_test_text_graph("num_ranks 3\nrank 0 {\nget 8b from 1 at 0x100 addr 0x10\nfence\nfence\n}\n"
-                             "rank 1 {\nfence\nfence\n}\nrank 2 {\nfence\nfence\n}\n");
+                                       "rank 1 {\nfence\nfence\n}\nrank 2 {\nfence\nfence\n}\n");
   cdag_plan *p = NULL;
   CK_OK(cdag_analyze(g, NULL, &p));
   ck_assert(p->ncolls == 0 && p->nxfers == 1 && p->nsyncs == 0 && !p->barrier);
