@@ -16,6 +16,8 @@
 #   last TEXT    the last line of standard output is TEXT
 #   count N ERE  exactly N lines of standard output match ERE
 #   empty        standard output is empty
+#   err1 TEXT    standard error holds TEXT exactly once (a message rank 0 alone prints)
+#   NAME TEXT    a kind of the script's own: it defines kind_NAME, called with TEXT
 # COMMAND runs through eval in the script's shell: `cdag` runs the binary under test,
 # variables expand, quotes and redirections work, `VAR=value cdag ...` sets the environment
 # of that run; its standard input is /dev/null unless it redirects it. Blank lines and lines
@@ -82,7 +84,12 @@ expect() {
       [ "$(grep -cE -- "$re" "$tmp/out")" = "$n" ] ||
         fail "'$cmd': $(grep -cE -- "$re" "$tmp/out") lines of stdout match /$re/, expected $n" ;;
     empty) [ ! -s "$tmp/out" ] || fail "'$cmd': stdout is not empty: $(head -c 300 "$tmp/out")" ;;
-    *) fail "table: unknown expectation '$kind' (after '$cmd')" ;;
+    err1)
+      n=$(grep -cF -- "$text" "$tmp/err")
+      [ "$n" = 1 ] || fail "'$cmd': stderr holds '$text' $n times, expected once: $(head -c 300 "$tmp/err")" ;;
+    *)
+      if declare -F "kind_$kind" >/dev/null; then "kind_$kind" "$text" "$cmd"
+      else fail "table: unknown expectation '$kind' (after '$cmd')"; fi ;;
   esac
 }
 
