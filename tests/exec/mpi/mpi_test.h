@@ -11,6 +11,7 @@
 #define CDAG_TESTS_MPI_TEST_H
 
 #include <mpi.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,37 +29,37 @@ static inline int mt_rank(void) {
   return r;
 }
 
-/* The common head of every failure: where, which rank, what; then the details. */
-static inline void mt_fail_head(const char *file, int line, const char *expr) {
+/* Prints one failure as a single line (threads may fail at once): where, which rank, what
+   (expr; NULL: no expression) and the details printf(fmt, ...) gives; counts it. */
+static inline void mt_failf(const char *file, int line, const char *expr, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static inline void mt_failf(const char *file, int line, const char *expr, const char *fmt, ...) {
+  char msg[2048];
+  int n = expr ? snprintf(msg, sizeof msg, "%s:%d: rank %d: check failed: %s", file, line, mt_rank(), expr)
+               : snprintf(msg, sizeof msg, "%s:%d: rank %d: failed", file, line, mt_rank());
+  if (n > 0 && (size_t)n < sizeof msg) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
+    va_end(ap);
+  }
   atomic_fetch_add(&mt_failures, 1);
-  if (expr) fprintf(stderr, "%s:%d: rank %d: check failed: %s", file, line, mt_rank(), expr);
-  else fprintf(stderr, "%s:%d: rank %d: failed", file, line, mt_rank());
+  fprintf(stderr, "%s\n", msg);
 }
 
-static inline void mt_fail_end(void) { fprintf(stderr, "\n"); }
-
-static inline void mt_fail(const char *file, int line, const char *expr) {
-  mt_fail_head(file, line, expr);
-  mt_fail_end();
-}
+static inline void mt_fail(const char *file, int line, const char *expr) { mt_failf(file, line, expr, "%s", ""); }
 
 static inline void mt_fail_int(const char *file, int line, const char *expr, intmax_t a, intmax_t b) {
-  mt_fail_head(file, line, expr);
-  fprintf(stderr, " (%jd vs %jd)", a, b);
-  mt_fail_end();
+  mt_failf(file, line, expr, " (%jd vs %jd)", a, b);
 }
 
 static inline void mt_fail_dbl(const char *file, int line, const char *expr, double a, double b) {
-  mt_fail_head(file, line, expr);
-  fprintf(stderr, " (%.17g vs %.17g)", a, b);
-  mt_fail_end();
+  mt_failf(file, line, expr, " (%.17g vs %.17g)", a, b);
 }
 
 static inline void mt_fail_rc(const char *file, int line, const char *expr, int got, int want) {
-  mt_fail_head(file, line, expr);
-  fprintf(stderr, ": returned %d (%s), expected %d (%s); cdag's last message: %s", got, cdag_strerror(got), want,
-          cdag_strerror(want), cdag_error_message());
-  mt_fail_end();
+  mt_failf(file, line, expr, ": returned %d (%s), expected %d (%s); cdag's last message: %s", got, cdag_strerror(got),
+           want, cdag_strerror(want), cdag_error_message());
 }
 
 /* First differing byte of two n-byte regions, as offset and both values. */
@@ -66,9 +67,8 @@ static inline void mt_fail_mem(const char *file, int line, const char *expr, con
   const unsigned char *x = a, *y = b;
   size_t k = 0;
   while (k < n && x[k] == y[k]) k++;
-  mt_fail_head(file, line, expr);
-  if (k < n) fprintf(stderr, " (first difference at byte %zu of %zu: 0x%02x vs 0x%02x)", k, n, x[k], y[k]);
-  mt_fail_end();
+  if (k < n) mt_failf(file, line, expr, " (first difference at byte %zu of %zu: 0x%02x vs 0x%02x)", k, n, x[k], y[k]);
+  else mt_fail(file, line, expr);
 }
 
 /* cond holds. */
@@ -76,15 +76,8 @@ static inline void mt_fail_mem(const char *file, int line, const char *expr, con
   do { if (!(cond)) mt_fail(__FILE__, __LINE__, #cond); } while (0)
 
 /* cond holds; otherwise also prints printf(...) as the explanation. */
-#define MT_EXPECT_MSG(cond, ...)                    \
-  do {                                              \
-    if (!(cond)) {                                  \
-      mt_fail_head(__FILE__, __LINE__, #cond);      \
-      fprintf(stderr, ": ");                        \
-      fprintf(stderr, __VA_ARGS__);                 \
-      mt_fail_end();                                \
-    }                                               \
-  } while (0)
+#define MT_EXPECT_MSG(cond, ...) \
+  do { if (!(cond)) mt_failf(__FILE__, __LINE__, #cond, ": " __VA_ARGS__); } while (0)
 
 /* Integers a OP b (each evaluated once), e.g. MT_EXPECT_INT(np, ==, P). */
 #define MT_EXPECT_INT(a, op, b)                                                  \
@@ -114,11 +107,8 @@ static inline void mt_fail_mem(const char *file, int line, const char *expr, con
 #define MT_EXPECT_STR(s, sub)                                                    \
   do {                                                                           \
     const char *mt_s_ = (s), *mt_sub_ = (sub);                                   \
-    if (!mt_s_ || !strstr(mt_s_, mt_sub_)) {                                     \
-      mt_fail_head(__FILE__, __LINE__, #s " contains " #sub);                    \
-      fprintf(stderr, " (\"%s\" lacks \"%s\")", mt_s_ ? mt_s_ : "(null)", mt_sub_); \
-      mt_fail_end();                                                             \
-    }                                                                            \
+    if (!mt_s_ || !strstr(mt_s_, mt_sub_))                                       \
+      mt_failf(__FILE__, __LINE__, #s " contains " #sub, " (\"%s\" lacks \"%s\")", mt_s_ ? mt_s_ : "(null)", mt_sub_); \
   } while (0)
 
 /* n bytes at a equal n bytes at b. */
@@ -141,13 +131,7 @@ static inline void mt_fail_mem(const char *file, int line, const char *expr, con
 
 /* A failure the program's own logic found (a loop over bytes, a helper that checks for its
    caller); printf(...) says what. */
-#define MT_FAIL(...)                                \
-  do {                                              \
-    mt_fail_head(__FILE__, __LINE__, NULL);         \
-    fprintf(stderr, ": ");                          \
-    fprintf(stderr, __VA_ARGS__);                   \
-    mt_fail_end();                                  \
-  } while (0)
+#define MT_FAIL(...) mt_failf(__FILE__, __LINE__, NULL, ": " __VA_ARGS__)
 
 /* The agreed end: every rank's failures summed; rank 0 prints "NAME on P ranks: OK" or
    FAILED; MPI_Finalize; the exit code for main (1 on every rank if any rank failed). */
