@@ -9,7 +9,7 @@
  * binomial tree and scatter + allgather, and the choice kern_model_choose makes; the same
  * for allreduce (circulant reduce + bcast, census, binomial, Rabenseifner).
  * Run: scripts/bench-kernels.sh [nprocs] [max bytes]. Timings only: no correctness checks
- * here (tests/kernels does those). */
+ * here (tests/exec/kernels does those). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cdag — scripts/bench-kernels.sh: build and run the kernel benchmark (bench/kernel_bench.c).
 # Usage: scripts/bench-kernels.sh [nprocs (default 2)] [max bytes (default 1048576)]
-# Prints microseconds per call of each cdag kernel (src/exec/kernel*.c) and of MPI's own
+# Prints microseconds per call of each cdag kernel (src/exec/kernels/kernel_*.c) and of MPI's own
 # collective for sizes 8, 128, ... up to max bytes, then the cost model's predicted
 # broadcast times for p = 2^4 .. 2^16 (circulant, binomial, scatter+allgather). The library
 # is built in $BUILD (default build-bench-kernels, Release, no tests); the benchmark is

@@ -10,8 +10,8 @@
 #     CDAG_FULL=1 runs them all and repeats the step with gcc (the two catch different
 #     things: clang's UBSan reports the int promotions gcc's optimises away);
 #  3. the unit tests under valgrind (memcheck, leaks are errors);
-#  4. a short libFuzzer run of the graph loader and of `cdag check` (CDAG_FUZZ_SECONDS, default 30;
-#     CDAG_FULL=1: 300).
+#  4. a short libFuzzer run of the graph loader, of `cdag check` and of the compiler checked by
+#     simulation (CDAG_FUZZ_SECONDS, default 30; CDAG_FULL=1: 300).
 # Set CDAG_QUICK=1 to run step 1 only.
 set -euo pipefail
 cd "$(dirname "$0")/.."

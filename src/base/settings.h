@@ -18,7 +18,7 @@
  *   CDAG_BLOCKS   integer >= 1  forces the block count of cdag's n-block kernels
  *   CDAG_REPLAY_CORRUPT rank    a test hook read by `cdag replay` only: that rank flips a bit
  *                               of its memory after the compiled run, so the comparison with
- *                               the run as written must report a mismatch (tests/cli/replay.sh)
+ *                               the run as written must report a mismatch (tests/exec/mpi/replay.sh)
  *   CDAG_RECORD_DIR    DIR     where libcdag-record writes each process's part (set by
  *                               `cdag record`; default ./cdag-recording)
  *   CDAG_RECORD_MEMORY MiB      bytes of content per process the recorder's shadow keeps to

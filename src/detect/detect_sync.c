@@ -1,4 +1,5 @@
-/* cdag — src/detect/detect_sync.c: the synchronisation a plan must keep (DESIGN rule 3).
+/* cdag — src/detect/detect_sync.c: the synchronisation a plan must keep (rule 3 of
+ * docs/semantics.md, "What a compiled schedule keeps").
  *
  * Zero-byte messages carry no data, only "wait for me". If every rank's wait set is
  * complete and such messages exist, the graph contains a barrier: a barrier over all ranks

@@ -1,11 +1,12 @@
 /* cdag — src/exec/report.c: what the pipeline found and chose, in words and in JSON
- * (docs/format.md). It sits above detect and choose because it reports both.
+ * (docs/format.md, "The report", describes every line and field). It sits above detect and
+ * choose because it reports both.
  *
  * The text report leads with the collectives ("alltoall over all 16 ranks, 4096 B per block
  * (240 transfers)"), then what remained and why notable patterns were not rewritten, then
  * the counts and timings. The JSON object has every field docs/format.md requires, plus
  * "syncs", "snapshots" and "notes", and per collective "algorithm" and "why" once the
- * choice stage has chosen how it runs (plan->chosen, src/choose/choose.h; docs/report.md);
+ * choice stage has chosen how it runs (plan->chosen, src/choose/choose.h);
  * per bcast whose members form strided ranges the replication descriptor, and for a
  * replication the reduce it follows. Used by cdag_plan_report and the schedule report.
  * Kinds, their names and which lines they take (rooted, reduces, v-form) come from ir/coll_kinds.h. */

@@ -1,6 +1,6 @@
 /* cdag tests — tests/circulant/test_circulant.c: round-optimal circulant schedules.
  *
- * Checks src/exec/circulant.c against Träff's construction (CLUSTER 2022): the skips and baseblocks of
+ * Checks src/circulant/circulant.c against Träff's construction (CLUSTER 2022): the skips and baseblocks of
  * 1.1-1.2; the reference tables of 1.9 (p = 9, 17, 20) and the p = 5 trace of 1.8; the
  * oracle of 1.7 exhaustively for every p up to 4096, every rank and round: (a)-(c) on the
  * schedules and (d)-(e) by simulating the broadcast for three block counts per p (issue #7);

@@ -11,92 +11,105 @@ src=$2
 . "$src/tests/cli/lib/expect.sh"
 
 # ---- check: summaries ----
-expect_status 0 "$cdag" check "$src/tests/data/goal/binomial_bcast16.goal"
-expect_out "ok: 16 ranks, 30 ops (15 send, 15 recv, 0 reduce, 0 copy, 0 calc), 15 messages, 11 dependencies"
-expect_status 0 "$cdag" check "$src/examples/graphs/bcast_binomial8.cdag"
-expect_out "ok: 8 ranks, 14 ops (7 send, 7 recv, 0 reduce, 0 copy, 0 calc), 7 messages, 4 dependencies"
-expect_status 0 "$cdag" check "$src/tests/data/goal/calc_cpu_nic.goal"
-expect_out "ok: 4 ranks, 9 ops (3 send, 3 recv, 0 reduce, 0 copy, 3 calc), 3 messages"
-for f in "$src"/examples/graphs/*.cdag "$src"/tests/data/goal/binomial*.goal "$src/tests/data/mixed.cdag"; do
-  expect_status 0 "$cdag" check "$f"
-  expect_out "ok: "
-done
+cases <<'T'
+0 cdag check "$src/tests/data/goal/binomial_bcast16.goal"
+  out ok: 16 ranks, 30 ops (15 send, 15 recv, 0 reduce, 0 copy, 0 calc), 15 messages, 11 dependencies
+0 cdag check "$src/examples/graphs/bcast_binomial8.cdag"
+  out ok: 8 ranks, 14 ops (7 send, 7 recv, 0 reduce, 0 copy, 0 calc), 7 messages, 4 dependencies
+0 cdag check "$src/tests/data/goal/calc_cpu_nic.goal"
+  out ok: 4 ranks, 9 ops (3 send, 3 recv, 0 reduce, 0 copy, 3 calc), 3 messages
 # A dissemination barrier as GOAL writes it (send, then receive, round after round) with every
 # op on address 0: each receive overwrites the buffer the rank's earlier send reads, so it waits
 # for that send; sends take their data when they run (eager, as in GOAL), so this is no
 # deadlock. With its own buffer per op (--goal-buffers=fresh) it is fine too.
-expect_status 0 "$cdag" check "$src/tests/data/goal/dissemination8.goal"
-expect_out "ok: 8 ranks, 48 ops (24 send, 24 recv, 0 reduce, 0 copy, 0 calc), 24 messages"
-expect_status 0 "$cdag" check --goal-buffers=fresh "$src/tests/data/goal/dissemination8.goal"
-expect_out "ok: 8 ranks, 48 ops (24 send, 24 recv, 0 reduce, 0 copy, 0 calc), 24 messages, 16 dependencies"
-expect_status 0 "$cdag" check - <"$src/examples/graphs/halo1d8.cdag"
-expect_out "ok: 8 ranks, 32 ops (16 send, 16 recv, 0 reduce, 0 copy, 0 calc), 16 messages, 0 dependencies"
+0 cdag check "$src/tests/data/goal/dissemination8.goal"
+  out ok: 8 ranks, 48 ops (24 send, 24 recv, 0 reduce, 0 copy, 0 calc), 24 messages
+0 cdag check --goal-buffers=fresh "$src/tests/data/goal/dissemination8.goal"
+  out ok: 8 ranks, 48 ops (24 send, 24 recv, 0 reduce, 0 copy, 0 calc), 24 messages, 16 dependencies
+0 cdag check - <"$src/examples/graphs/halo1d8.cdag"
+  out ok: 8 ranks, 32 ops (16 send, 16 recv, 0 reduce, 0 copy, 0 calc), 16 messages, 0 dependencies
+T
+for f in "$src"/examples/graphs/*.cdag "$src"/tests/data/goal/binomial*.goal "$src/tests/data/mixed.cdag"; do
+  cases <<T
+0 cdag check "$f"
+  out~ ok:[ ]
+T
+done
 
 # ---- GOAL buffers: follow (default: only the file's requires order; a send that requires a
 # receive forwards its data), shared address 0 (every op on one buffer), fresh ----
 printf 'num_ranks 3\nrank 0 { send 8b to 1 }\nrank 1 {\n recv 8b from 0\n send 8b to 2\n}\nrank 2 { recv 8b from 1 }\n' >"$tmp/fwd.goal"
-expect_status 0 "$cdag" check "$tmp/fwd.goal"
-expect_out ", 0 dependencies"
-expect_status 0 "$cdag" check --goal-buffers=shared "$tmp/fwd.goal"
-expect_out ", 1 dependencies"
-expect_status 0 "$cdag" check --goal-buffers=fresh "$tmp/fwd.goal"
-expect_out ", 0 dependencies"
 printf 'num_ranks 3\nrank 0 { send 8b to 1 }\nrank 1 {\n r: recv 8b from 0\n s: send 8b to 2\n s requires r\n}\nrank 2 { recv 8b from 1 }\n' >"$tmp/fwd2.goal"
-expect_status 0 "$cdag" analyze "$tmp/fwd2.goal"
-expect_out "bcast rooted at 0 over all 3 ranks"   # rank 2 gets rank 0's bytes through rank 1
-expect_status 2 "$cdag" check --goal-buffers=sometimes "$tmp/fwd.goal"
+cases <<'T'
+0 cdag check "$tmp/fwd.goal"
+  out , 0 dependencies
+0 cdag check --goal-buffers=shared "$tmp/fwd.goal"
+  out , 1 dependencies
+0 cdag check --goal-buffers=fresh "$tmp/fwd.goal"
+  out , 0 dependencies
+# rank 2 gets rank 0's bytes through rank 1
+0 cdag analyze "$tmp/fwd2.goal"
+  out bcast rooted at 0 over all 3 ranks
+2 cdag check --goal-buffers=sometimes "$tmp/fwd.goal"
+T
 
 # ---- check: errors ----
-expect_status 1 "$cdag" check "$src/tests/data/bad_unknown_label.cdag"
-expect_err "bad_unknown_label.cdag:9:"
-expect_err "unknown label 'missing'"
 printf 'num_ranks 2\nrank 0 {\n  l1: recv 1b from -1\n}\n' >"$tmp/wild.goal"
-expect_status 1 "$cdag" check "$tmp/wild.goal"
-expect_err "wild.goal:3:"
-expect_err "not supported"
 printf 'num_ranks 1\nrank 0 {\n  a: calc 1\n  b: calc 1\n  a requires b\n  b requires a\n}\n' >"$tmp/cycle.cdag"
-expect_status 1 "$cdag" check "$tmp/cycle.cdag"
-expect_err "cycle.cdag: "
-expect_err "cycle"
-expect_status 1 "$cdag" check "$tmp/does-not-exist.cdag"
-expect_err "cannot open"
-expect_status 2 "$cdag" check
-expect_status 2 "$cdag" check a.cdag b.cdag
-expect_status 1 "$cdag" check "$src/fuzz/corpus/truncate.goal"
-expect_err "truncation"
-expect_err "line 6"
-expect_status 1 "$cdag" check "$src/fuzz/corpus/deadlock.cdag"
-expect_err "deadlock"
+cases <<'T'
+1 cdag check "$src/tests/data/bad_unknown_label.cdag"
+  err bad_unknown_label.cdag:9:
+  err unknown label 'missing'
+1 cdag check "$tmp/wild.goal"
+  err wild.goal:3:
+  err not supported
+1 cdag check "$tmp/cycle.cdag"
+  err~ cycle\.cdag:[ ]
+  err cycle
+1 cdag check "$tmp/does-not-exist.cdag"
+  err cannot open
+2 cdag check
+2 cdag check a.cdag b.cdag
+1 cdag check "$src/fuzz/corpus/truncate.goal"
+  err truncation
+  err line 6
+1 cdag check "$src/fuzz/corpus/deadlock.cdag"
+  err deadlock
+T
 
 # ---- dot ----
-expect_status 0 "$cdag" dot "$src/examples/graphs/bcast_binomial8.cdag"
-expect_out "digraph cdag {"
-expect_out "subgraph cluster_rank0 {"
-expect_out "subgraph cluster_rank7 {"
-expect_out "[style=dashed]"
-expect_out 'label="send 64B to 4 tag 0\nsend_to_4"'
-[ "$(grep -c 'subgraph cluster_rank' "$tmp/out")" -eq 8 ] || fail "dot: expected 8 clusters"
-[ "$(tail -n 1 "$tmp/out")" = "}" ] || fail "dot: output does not end the digraph"
-[ "$(grep -cE '^  o[0-9]+ -> o[0-9]+;$' "$tmp/out")" -eq 7 ] || fail "dot: expected 7 solid message edges"
-expect_status 0 "$cdag" dot --plan "$src/examples/graphs/bcast_binomial8.cdag"
-expect_out 'subgraph cluster_original'
-expect_out 'subgraph cluster_plan'
-expect_out 'c0_r0 [label="bcast (root 0)\n64 B"'
-[ "$(grep -c ' -> c0_r[1-7] \[style=bold\]' "$tmp/out")" -eq 7 ] || fail "dot --plan: expected 7 bcast edges from the root"
-expect_status 0 "$cdag" dot --plan "$src/examples/graphs/halo1d8.cdag"
-expect_out 'm0_s -> m0_r;'
-expect_status 1 "$cdag" dot "$src/tests/data/bad_unknown_label.cdag"
-expect_err "bad_unknown_label.cdag:9:"
-expect_status 1 "$cdag" dot "$src/fuzz/corpus/deadlock.cdag"
-expect_err "deadlock"
-expect_status 2 "$cdag" dot
+cases <<'T'
+0 cdag dot "$src/examples/graphs/bcast_binomial8.cdag"
+  out digraph cdag {
+  out subgraph cluster_rank0 {
+  out subgraph cluster_rank7 {
+  out [style=dashed]
+  out label="send 64B to 4 tag 0\nsend_to_4"
+  count 8 subgraph cluster_rank
+  last }
+  count 7 ^  o[0-9]+ -> o[0-9]+;$
+0 cdag dot --plan "$src/examples/graphs/bcast_binomial8.cdag"
+  out subgraph cluster_original
+  out subgraph cluster_plan
+  out c0_r0 [label="bcast (root 0)\n64 B"
+  count 7  -> c0_r[1-7] \[style=bold\]
+0 cdag dot --plan "$src/examples/graphs/halo1d8.cdag"
+  out m0_s -> m0_r;
+1 cdag dot "$src/tests/data/bad_unknown_label.cdag"
+  err bad_unknown_label.cdag:9:
+1 cdag dot "$src/fuzz/corpus/deadlock.cdag"
+  err deadlock
+2 cdag dot
+T
 
 # ---- help and unknown commands ----
-expect_status 0 "$cdag" --help
-expect_out "check"
-expect_status 0 "$cdag" check --help
-expect_out "usage: cdag check"
-expect_status 2 "$cdag" frobnicate
-expect_err "unknown command"
+cases <<'T'
+0 cdag --help
+  out check
+0 cdag check --help
+  out usage: cdag check
+2 cdag frobnicate
+  err unknown command
+T
 
 finish

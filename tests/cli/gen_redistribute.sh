@@ -12,48 +12,50 @@ cdag=$1
 src=$2
 . "$src/tests/cli/lib/expect.sh"
 
-expect_status 0 "$cdag" gen redistribute --shape 32x32 --elem 8 --from 8x8@2x2 --to 4x4@1x4 -o "$tmp/a.cdag"
-expect_status 0 "$cdag" check "$tmp/a.cdag"
-expect_out "ok: 4 ranks, 224 ops (96 send, 96 recv, 0 reduce, 32 copy, 0 calc)"
-expect_status 0 "$cdag" verify "$tmp/a.cdag"
-expect_out "matches the graph on all 4 ranks"
-expect_status 0 "$cdag" analyze "$tmp/a.cdag"
-expect_out "alltoallv over all 4 ranks, 8192 B in total (128 transfers)"
-expect_out "  redistribution: 6 of 12 pairs move 96 pieces, 90 beyond the first of each pair (at least the group's 12 pairs)"
-expect_out "residual: 0 transfers (0 B) in 0 messages"
-expect_status 0 "$cdag" analyze --json "$tmp/a.cdag"
-expect_out '"redistribution": {"pairs": 6, "pieces": 96}'
-expect_status 0 "$cdag" verify "$tmp/a.cdag"
-expect_out "plan (1 collectives, 0 residual messages) matches the graph on all 4 ranks"
-expect_status 0 "$cdag" analyze --density=0.5 "$tmp/a.cdag"
-expect_out "alltoallv over all 4 ranks, 8192 B in total (128 transfers)"
+cases <<'T'
+0 cdag gen redistribute --shape 32x32 --elem 8 --from 8x8@2x2 --to 4x4@1x4 -o "$tmp/a.cdag"
+0 cdag check "$tmp/a.cdag"
+  out ok: 4 ranks, 224 ops (96 send, 96 recv, 0 reduce, 32 copy, 0 calc)
+0 cdag verify "$tmp/a.cdag"
+  out matches the graph on all 4 ranks
+0 cdag analyze "$tmp/a.cdag"
+  out alltoallv over all 4 ranks, 8192 B in total (128 transfers)
+  out   redistribution: 6 of 12 pairs move 96 pieces, 90 beyond the first of each pair (at least the group's 12 pairs)
+  out residual: 0 transfers (0 B) in 0 messages
+0 cdag analyze --json "$tmp/a.cdag"
+  out "redistribution": {"pairs": 6, "pieces": 96}
+0 cdag verify "$tmp/a.cdag"
+  out plan (1 collectives, 0 residual messages) matches the graph on all 4 ranks
+0 cdag analyze --density=0.5 "$tmp/a.cdag"
+  out alltoallv over all 4 ranks, 8192 B in total (128 transfers)
 # 2 x 2 from rank 0 to 3 x 1 from rank 2: 5 ranks, 10 of 20 pairs
-expect_status 0 "$cdag" gen redistribute --shape 32x32 --elem 8 --from 4x4@2x2 --to 8x2@3x1+2 -o "$tmp/c.cdag"
-expect_status 0 "$cdag" analyze "$tmp/c.cdag"
-expect_out "alltoallv over all 5 ranks, 8192 B in total"
-expect_out "  redistribution: 10 of 20 pairs"
-expect_out "residual: 0 transfers (0 B) in 0 messages"
-expect_status 0 "$cdag" verify "$tmp/c.cdag"
-expect_out "plan (1 collectives, 0 residual messages) matches the graph on all 5 ranks"
+0 cdag gen redistribute --shape 32x32 --elem 8 --from 4x4@2x2 --to 8x2@3x1+2 -o "$tmp/c.cdag"
+0 cdag analyze "$tmp/c.cdag"
+  out alltoallv over all 5 ranks, 8192 B in total
+  out   redistribution: 10 of 20 pairs
+  out residual: 0 transfers (0 B) in 0 messages
+0 cdag verify "$tmp/c.cdag"
+  out plan (1 collectives, 0 residual messages) matches the graph on all 5 ranks
 # 3 ranks to 5, overlapping in ranks 1 and 2: 6 ranks, one alltoallv over all
-expect_status 0 "$cdag" gen redistribute --shape 30x30 --elem 8 --from 4x4@1x3 --to 3x3@1x5+1 -o "$tmp/b.cdag"
-expect_status 0 "$cdag" verify "$tmp/b.cdag"
-expect_out "matches the graph on all 6 ranks"
-expect_status 0 "$cdag" analyze --density=0.3 "$tmp/b.cdag"
-expect_out "alltoallv over all 6 ranks"
-expect_status 0 "$cdag" verify --density=0.3 "$tmp/b.cdag"
-expect_out "plan (1 collectives"
+0 cdag gen redistribute --shape 30x30 --elem 8 --from 4x4@1x3 --to 3x3@1x5+1 -o "$tmp/b.cdag"
+0 cdag verify "$tmp/b.cdag"
+  out matches the graph on all 6 ranks
+0 cdag analyze --density=0.3 "$tmp/b.cdag"
+  out alltoallv over all 6 ranks
+0 cdag verify --density=0.3 "$tmp/b.cdag"
+  out plan (1 collectives
 # source at 0, destination at 2^40 on every rank
-expect_status 0 "$cdag" gen redistribute --shape 4x4 --elem 1 --from 4x4@1x1 --to 4x4@1x1+1
-expect_out "addr 0x10000000000"
+0 cdag gen redistribute --shape 4x4 --elem 1 --from 4x4@1x1 --to 4x4@1x1+1
+  out addr 0x10000000000
 # errors
-expect_status 2 "$cdag" gen redistribute --shape 4x4 --elem 8 --from 2x2@2x2
-expect_status 2 "$cdag" gen redistribute --shape 4 --elem 8 --from 2x2@2x2 --to 2x2@1x1
-expect_status 2 "$cdag" gen redistribute --shape 4x4 --elem 8 --from 2x2@2x2+x --to 2x2@1x1
-expect_status 1 "$cdag" gen redistribute --shape 4x4 --elem 0 --from 2x2@2x2 --to 2x2@1x1
-expect_err "elem_bytes is 0"
-expect_status 1 "$cdag" gen redistribute --shape 0x4 --elem 8 --from 2x2@2x2 --to 2x2@1x1
-expect_err "M is 0"
-expect_status 1 "$cdag" gen redistribute --shape 4x4 --elem 8 --from 2x2@0x2 --to 2x2@1x1
-expect_err "PR is 0"
+2 cdag gen redistribute --shape 4x4 --elem 8 --from 2x2@2x2
+2 cdag gen redistribute --shape 4 --elem 8 --from 2x2@2x2 --to 2x2@1x1
+2 cdag gen redistribute --shape 4x4 --elem 8 --from 2x2@2x2+x --to 2x2@1x1
+1 cdag gen redistribute --shape 4x4 --elem 0 --from 2x2@2x2 --to 2x2@1x1
+  err elem_bytes is 0
+1 cdag gen redistribute --shape 0x4 --elem 8 --from 2x2@2x2 --to 2x2@1x1
+  err M is 0
+1 cdag gen redistribute --shape 4x4 --elem 8 --from 2x2@0x2 --to 2x2@1x1
+  err PR is 0
+T
 finish

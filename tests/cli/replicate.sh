@@ -12,28 +12,29 @@ src=$2
 . "$src/tests/cli/lib/expect.sh"
 ex=$src/examples/graphs
 
-expect_status 0 "$cdag" analyze "$ex/cg_dot16.cdag"
-head -1 "$tmp/out" | grep -qF "reduce rooted at 0 over all 16 ranks, 16 B of double sum (1 reductions)" ||
-  fail "text report: $(head -1 "$tmp/out")"
-expect_out "bcast rooted at 0 over ranks 0,4,8,12, 16 B per block (3 reductions)"
-expect_out "bcast: MPI (a replication: it sends the result of collective 0, after it); model: reduce + bcast 6.02 us, allreduce over the 16 contributors 8.01 us"
-expect_out "replicates the double sum of the reduce rooted at 0 over all 16 ranks to the ranks that keep it (sent once that reduce completes)"
-expect_out "replication: rank 0's block on 4 ranks in 1 strided range: 0 to 12 step 4"
-expect_out "residual: 8 transfers (128 B) in 8 messages, 0 reductions"
+cases <<'T'
+0 cdag analyze "$ex/cg_dot16.cdag"
+  first reduce rooted at 0 over all 16 ranks, 16 B of double sum (1 reductions)
+  out bcast rooted at 0 over ranks 0,4,8,12, 16 B per block (3 reductions)
+  out bcast: MPI (a replication: it sends the result of collective 0, after it); model: reduce + bcast 6.02 us, allreduce over the 16 contributors 8.01 us
+  out replicates the double sum of the reduce rooted at 0 over all 16 ranks to the ranks that keep it (sent once that reduce completes)
+  out replication: rank 0's block on 4 ranks in 1 strided range: 0 to 12 step 4
+  out residual: 8 transfers (128 B) in 8 messages, 0 reductions
 
-expect_status 0 "$cdag" analyze --json "$ex/cg_dot16.cdag"
-expect_out '{"kind": "reduce", "root": 0, "ranks": "all", "bytes": 16, "transfers": 1, "type": "double", "op": "sum"'
-expect_out '{"kind": "bcast", "root": 0, "ranks": [0, 4, 8, 12], "bytes": 16, "transfers": 3, "after": 0, "replication": {"root": 0, "ranges": [{"first": 0, "count": 4, "stride": 4}]}'
-expect_out '"residual": {"transfers": 8, "bytes": 128, "messages": 8, "reductions": 0'
-python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/out" 2>/dev/null || fail "analyze --json is not JSON"
-
-expect_status 0 "$cdag" verify "$ex/cg_dot16.cdag"
-expect_out "verify: plan (2 collectives, 8 residual messages) matches the graph on all 16 ranks"
-expect_status 0 "$cdag" model "$ex/cg_dot16.cdag"
-expect_out "bcast over 4 ranks: mpi"
-expect_status 0 "$cdag" goal --plan "$ex/cg_dot16.cdag"
+0 cdag analyze --json "$ex/cg_dot16.cdag"
+  out {"kind": "reduce", "root": 0, "ranks": "all", "bytes": 16, "transfers": 1, "type": "double", "op": "sum"
+  out {"kind": "bcast", "root": 0, "ranks": [0, 4, 8, 12], "bytes": 16, "transfers": 3, "after": 0, "replication": {"root": 0, "ranges": [{"first": 0, "count": 4, "stride": 4}]}
+  out "residual": {"transfers": 8, "bytes": 128, "messages": 8, "reductions": 0
+# the JSON parses
+0 cdag analyze --json "$ex/cg_dot16.cdag" | python3 -c 'import json,sys; json.load(sys.stdin)'
+0 cdag verify "$ex/cg_dot16.cdag"
+  out verify: plan (2 collectives, 8 residual messages) matches the graph on all 16 ranks
+0 cdag model "$ex/cg_dot16.cdag"
+  out bcast over 4 ranks: mpi
+0 cdag goal --plan "$ex/cg_dot16.cdag"
 
 # Only ranks outside the contributors keep the sum: noted, left as residual reductions.
+T
 cat >"$tmp/outside.cdag" <<'G'
 num_ranks 6
 rank 0 {
@@ -55,8 +56,10 @@ rank 3 { send 8b to 0 tag 1 addr 0x100 }
 rank 4 { recv 8b from 0 tag 2 addr 0x200 }
 rank 5 { recv 8b from 0 tag 2 addr 0x200 }
 G
-expect_status 0 "$cdag" analyze "$tmp/outside.cdag"
-expect_out "no collectives found"
-expect_out "note: 2 ranks that do not contribute keep the int32 sum reduction over ranks 0-3: left as residual reductions"
-expect_status 0 "$cdag" verify "$tmp/outside.cdag"
+cases <<'T'
+0 cdag analyze "$tmp/outside.cdag"
+  out no collectives found
+  out note: 2 ranks that do not contribute keep the int32 sum reduction over ranks 0-3: left as residual reductions
+0 cdag verify "$tmp/outside.cdag"
+T
 finish

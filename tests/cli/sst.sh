@@ -28,18 +28,20 @@ rank 2 {
   c: reduce 1 int32 sum in 0x8000 inout 0x20
 }
 G
-expect_status 0 "$cdag" sst "$tmp/split.cdag"
-expect_out "rank 2:"
-expect_out "  0x900 <- rank 1 0x108 (8 B)"
-expect_out "  0x908 <- rank 0 0x500 (8 B)"
-expect_out "  0x20 <- sum of 1 int32 over 0:0x600 2:0x20"
-expect_out "3 transfers, 1 reductions, 1 splits"
-grep -n "rank 1:" "$tmp/out" | grep -q "^1:" || fail "rank 1 is not listed first: $(head -2 "$tmp/out")"
-expect_status 0 "$cdag" sst --json "$tmp/split.cdag"
-expect_out '"cdag_sst": 1'
-expect_out '{"src": 0, "src_addr": 1280, "len": 16, "dst": 1, "dst_addr": 272}'
-expect_out '{"src": 1, "src_addr": 264, "len": 8, "dst": 2, "dst_addr": 2304}'
-expect_out '{"dst": 2, "dst_addr": 32, "count": 1, "type": "int32", "op": "sum", "sources": [[0, 1536], [2, 32]]}'
+cases <<'T'
+0 cdag sst "$tmp/split.cdag"
+  first rank 1:
+  out rank 2:
+  out   0x900 <- rank 1 0x108 (8 B)
+  out   0x908 <- rank 0 0x500 (8 B)
+  out   0x20 <- sum of 1 int32 over 0:0x600 2:0x20
+  out 3 transfers, 1 reductions, 1 splits
+0 cdag sst --json "$tmp/split.cdag"
+  out "cdag_sst": 1
+  out {"src": 0, "src_addr": 1280, "len": 16, "dst": 1, "dst_addr": 272}
+  out {"src": 1, "src_addr": 264, "len": 8, "dst": 2, "dst_addr": 2304}
+  out {"dst": 2, "dst_addr": 32, "count": 1, "type": "int32", "op": "sum", "sources": [[0, 1536], [2, 32]]}
+T
 
 cat >"$tmp/unmatched.cdag" <<'G'
 num_ranks 2
@@ -47,9 +49,6 @@ rank 0 {
   lonely: send 8b to 1 tag 7 addr 0
 }
 G
-expect_status 1 "$cdag" sst "$tmp/unmatched.cdag"
-expect_err "rank 0 op 0 (send, line 3, label lonely)"
-expect_err "to rank 1 tag 7 has no matching receive"
 
 cat >"$tmp/truncate.cdag" <<'G'
 num_ranks 2
@@ -60,8 +59,6 @@ rank 1 {
   r: recv 32b from 0
 }
 G
-expect_status 1 "$cdag" sst "$tmp/truncate.cdag"
-expect_err "label r) receives 32 bytes but its matched send rank 0 op 0 (send, line 3, label s) sends 64"
 
 cat >"$tmp/deadlock.cdag" <<'G'
 num_ranks 2
@@ -74,8 +71,15 @@ rank 1 {
   s1: send 8b to 0 addr 0
 }
 G
-expect_status 1 "$cdag" sst "$tmp/deadlock.cdag"
-expect_err "deadlock"
-expect_err "label r0"
-expect_err "label s1"
+cases <<'T'
+1 cdag sst "$tmp/unmatched.cdag"
+  err rank 0 op 0 (send, line 3, label lonely)
+  err to rank 1 tag 7 has no matching receive
+1 cdag sst "$tmp/truncate.cdag"
+  err label r) receives 32 bytes but its matched send rank 0 op 0 (send, line 3, label s) sends 64
+1 cdag sst "$tmp/deadlock.cdag"
+  err deadlock
+  err label r0
+  err label s1
+T
 finish

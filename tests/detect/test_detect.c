@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check_main.h"
+#include "support/graphs.h"
 #include "detect/detect.h"
 #include "exec/sim/sim.h"
 #include "support/support.h"
@@ -37,34 +38,28 @@ static void expect(cdag_graph *g, const cdag_options *o, const want *w, int nw, 
   cdag_plan_free(&p);
 }
 
-static cdag_graph *graph(int p) {
-  cdag_graph *g;
-  ck_assert_int_eq(cdag_graph_create_global(p, &g), CDAG_OK);
-  return g;
-}
-
 START_TEST(bcasts) {
-  cdag_graph *g = graph(13);
+  cdag_graph *g = cdag_test_graph(13);
   gen_set all = {0, 1, 13};
   ck_assert_int_eq(gen_bcast_binomial(g, &all, 5, 100, &B), CDAG_OK);
   expect(g, NULL, (want[]){{DET_BCAST, 5, 0, 0}}, 1, 0);
   cdag_graph_free(&g);
-  g = graph(6);
+  g = cdag_test_graph(6);
   gen_set six = {0, 1, 6};
   ck_assert_int_eq(gen_bcast_linear(g, &six, 0, 64, &B), CDAG_OK);
   expect(g, NULL, (want[]){{DET_BCAST, 0, 0, 0}}, 1, 0);
   cdag_graph_free(&g);
-  g = graph(7);
+  g = cdag_test_graph(7);
   gen_set seven = {0, 1, 7};
   ck_assert_int_eq(gen_bcast_chain(g, &seven, 2, 1000, 4, &B), CDAG_OK); /* pipelined, 4 segments */
   expect(g, NULL, (want[]){{DET_BCAST, 2, 0, 0}}, 1, 0);
   cdag_graph_free(&g);
-  g = graph(11);
+  g = cdag_test_graph(11);
   gen_set eleven = {0, 1, 11};
   ck_assert_int_eq(gen_bcast_scatter_allgather(g, &eleven, 4, 1000, &B), CDAG_OK); /* MPICH long bcast */
   expect(g, NULL, (want[]){{DET_BCAST, 4, 0, 0}}, 1, 0);
   cdag_graph_free(&g);
-  g = graph(9);
+  g = cdag_test_graph(9);
   gen_set nine = {0, 1, 9};
   ck_assert_int_eq(gen_bcast_scatter_allgather(g, &nine, 0, 5, &B), CDAG_OK); /* chunks of 1 byte, some empty */
   expect(g, NULL, (want[]){{DET_BCAST, 0, 0, 0}}, 1, 0);
@@ -73,28 +68,28 @@ START_TEST(bcasts) {
 END_TEST
 
 START_TEST(all_collectives) {
-  cdag_graph *g = graph(5);
+  cdag_graph *g = cdag_test_graph(5);
   gen_set s5 = {0, 1, 5};
   ck_assert_int_eq(gen_allgather_ring(g, &s5, 24, &B), CDAG_OK);
   expect(g, NULL, (want[]){{DET_ALLGATHER, -1, 0, 0}}, 1, 0); /* own blocks move inside it */
   cdag_graph_free(&g);
-  g = graph(6);
+  g = cdag_test_graph(6);
   gen_set s6 = {0, 1, 6};
   ck_assert_int_eq(gen_alltoall_linear(g, &s6, 16, &B), CDAG_OK);
   expect(g, NULL, (want[]){{DET_ALLTOALL, -1, 0, 0}}, 1, 0);
   cdag_graph_free(&g);
-  g = graph(8);
+  g = cdag_test_graph(8);
   gen_set s8 = {0, 1, 8};
   ck_assert_int_eq(gen_alltoall_butterfly(g, &s8, 8, &B), CDAG_OK);
   expect(g, NULL, (want[]){{DET_ALLTOALL, -1, 0, 0}}, 1, 0);
   cdag_graph_free(&g);
   for (int n = 3; n <= 9; n += 3) { /* Bruck with packing, any n */
-    g = graph(n);
+    g = cdag_test_graph(n);
     gen_set s = {0, 1, n};
     ck_assert_int_eq(gen_alltoall_bruck(g, &s, 12, &B), CDAG_OK);
     expect(g, NULL, (want[]){{DET_ALLTOALL, -1, 0, 0}}, 1, 0);
     cdag_graph_free(&g);
-    g = graph(n);
+    g = cdag_test_graph(n);
     ck_assert_int_eq(gen_allgather_bruck(g, &s, 20, &B), CDAG_OK);
     expect(g, NULL, (want[]){{DET_ALLGATHER, -1, 0, 0}}, 1, 0);
     cdag_graph_free(&g);
@@ -103,27 +98,27 @@ START_TEST(all_collectives) {
 END_TEST
 
 START_TEST(gathers_and_scatters) {
-  cdag_graph *g = graph(7);
+  cdag_graph *g = cdag_test_graph(7);
   gen_set s7 = {0, 1, 7};
   ck_assert_int_eq(gen_gather_linear(g, &s7, 3, 40, &B), CDAG_OK);
   expect(g, NULL, (want[]){{DET_GATHER, 3, 0, 0}}, 1, 0);
   cdag_graph_free(&g);
-  g = graph(5);
+  g = cdag_test_graph(5);
   gen_set s5 = {0, 1, 5};
   ck_assert_int_eq(gen_scatter_linear(g, &s5, 2, 12, &B), CDAG_OK);
   expect(g, NULL, (want[]){{DET_SCATTER, 2, 0, 0}}, 1, 0);
   cdag_graph_free(&g);
-  g = graph(6);
+  g = cdag_test_graph(6);
   gen_set s6 = {0, 1, 6};
   ck_assert_int_eq(gen_gather_binomial(g, &s6, 32, &B), CDAG_OK);
   expect(g, NULL, (want[]){{DET_GATHER, 0, 0, 0}}, 1, 0); /* the root's own block moves inside it */
   cdag_graph_free(&g);
-  g = graph(7);
+  g = cdag_test_graph(7);
   ck_assert_int_eq(gen_scatter_binomial(g, &s7, 5, 24, &B), CDAG_OK);
   expect(g, NULL, (want[]){{DET_SCATTER, 5, 0, 0}}, 1, 0); /* the root's own block too */
   cdag_graph_free(&g);
   /* a gather over 5000 ranks would need 5000^2 slots in the plan: residual, with a note */
-  g = graph(5000);
+  g = cdag_test_graph(5000);
   gen_set big = {0, 1, 5000};
   ck_assert_int_eq(gen_gather_linear(g, &big, 7, 8, &B), CDAG_OK);
   cdag_plan *p = NULL;
@@ -138,21 +133,21 @@ START_TEST(gathers_and_scatters) {
 END_TEST
 
 START_TEST(allreduces) {
-  cdag_graph *g = graph(8);
+  cdag_graph *g = cdag_test_graph(8);
   gen_set s8 = {0, 1, 8};
   ck_assert_int_eq(gen_allreduce_recursive_doubling(g, &s8, 3, &B), CDAG_OK);
   expect(g, NULL, (want[]){{DET_ALLREDUCE, -1, 0, 0}}, 1, 0);
   cdag_graph_free(&g);
-  g = graph(8);
+  g = cdag_test_graph(8);
   ck_assert_int_eq(gen_allreduce_recursive_doubling_by_rank(g, &s8, 3, &B), CDAG_OK);
   expect(g, NULL, (want[]){{DET_ALLREDUCE, -1, 0, 0}}, 1, 0);
   cdag_graph_free(&g);
-  g = graph(5);
+  g = cdag_test_graph(5);
   gen_set s5 = {0, 1, 5};
   ck_assert_int_eq(gen_allreduce_linear(g, &s5, 1, 4, CDAG_MAX, &B), CDAG_OK);
   expect(g, NULL, (want[]){{DET_ALLREDUCE, -1, 0, 0}}, 1, 0);
   cdag_graph_free(&g);
-  g = graph(6);
+  g = cdag_test_graph(6);
   gen_set s6 = {0, 1, 6};
   ck_assert_int_eq(gen_allreduce_ring(g, &s6, 2, &B), CDAG_OK); /* reduce-scatter + allgather */
   expect(g, NULL, (want[]){{DET_ALLREDUCE, -1, 0, 0}}, 1, 0);
@@ -161,7 +156,7 @@ START_TEST(allreduces) {
 END_TEST
 
 START_TEST(grid_rows_and_columns) {
-  cdag_graph *g = graph(16);
+  cdag_graph *g = cdag_test_graph(16);
   for (int r = 0; r < 4; r++) { /* row broadcasts from column 0, then column broadcasts from row 0 */
     gen_set row = {4 * r, 1, 4};
     ck_assert_int_eq(gen_bcast_binomial(g, &row, 0, 48, &B), CDAG_OK);
@@ -180,7 +175,7 @@ START_TEST(grid_rows_and_columns) {
   cdag_plan_free(&p);
   cdag_graph_free(&g);
   /* SUMMA step k = 2 on a 4x5 grid: row bcasts from column 2, column bcasts from row 2 */
-  g = graph(20);
+  g = cdag_test_graph(20);
   for (int r = 0; r < 4; r++) {
     gen_set row = {5 * r, 1, 5};
     ck_assert_int_eq(gen_bcast_binomial(g, &row, 2, 40, &B), CDAG_OK);
@@ -197,7 +192,7 @@ START_TEST(grid_rows_and_columns) {
   cdag_plan_free(&p);
   cdag_graph_free(&g);
   /* a 3x3 grid: groups of 3 < min_group stay residual */
-  g = graph(9);
+  g = cdag_test_graph(9);
   for (int r = 0; r < 3; r++) {
     gen_set row = {3 * r, 1, 3};
     ck_assert_int_eq(gen_bcast_linear(g, &row, 0, 8, &B), CDAG_OK);
@@ -213,7 +208,7 @@ END_TEST
 
 /* Row alltoalls of a 4x4 grid under an allgather of all 16 ranks: both regular kinds. */
 START_TEST(rows_under_global_allgather) {
-  cdag_graph *g = graph(16);
+  cdag_graph *g = cdag_test_graph(16);
   gen_set all = {0, 1, 16};
   ck_assert_int_eq(gen_allgather_ring(g, &all, 16, &B), CDAG_OK);
   for (int r = 0; r < 4; r++) {
@@ -239,7 +234,7 @@ END_TEST
    the equal-size sources plus broadcasts. */
 START_TEST(allgatherv_with_equal_sizes) {
   int n = 6;
-  cdag_graph *g = graph(n);
+  cdag_graph *g = cdag_test_graph(n);
   uint64_t len[6] = {4, 9, 4, 4, 7, 4};
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++)
@@ -253,12 +248,12 @@ START_TEST(allgatherv_with_equal_sizes) {
 END_TEST
 
 START_TEST(all_but_one_and_halo) {
-  cdag_graph *g = graph(8);
+  cdag_graph *g = cdag_test_graph(8);
   gen_set s = {1, 1, 7};
   ck_assert_int_eq(gen_bcast_binomial(g, &s, 0, 32, &B), CDAG_OK);
   expect(g, NULL, (want[]){{DET_BCAST, 1, 7, 1}}, 1, 0);
   cdag_graph_free(&g);
-  g = graph(8);
+  g = cdag_test_graph(8);
   gen_set all = {0, 1, 8};
   ck_assert_int_eq(gen_halo1d(g, &all, 16, &B), CDAG_OK);
   expect(g, NULL, NULL, 0, 14);
@@ -266,7 +261,7 @@ START_TEST(all_but_one_and_halo) {
   /* 2D halos look like one scatter of 5 ranks per rank; they overlap, so they stay residual */
   int dims[][2] = {{4, 4}, {3, 5}, {6, 4}};
   for (int d = 0; d < 3; d++) {
-    g = graph(dims[d][0] * dims[d][1]);
+    g = cdag_test_graph(dims[d][0] * dims[d][1]);
     ck_assert_int_eq(gen_halo2d(g, dims[d][0], dims[d][1], 32, &B), CDAG_OK);
     cdag_plan *p = cdag_test_analyse(g, NULL);
     ck_assert_int_eq(p->ncolls, 0);
@@ -277,7 +272,7 @@ START_TEST(all_but_one_and_halo) {
     cdag_graph_free(&g);
   }
   /* ... while a bcast on all ranks but one next to a halo is still found */
-  g = graph(17);
+  g = cdag_test_graph(17);
   ck_assert_int_eq(gen_halo2d(g, 4, 4, 32, &B), CDAG_OK);
   gen_set but_one = {1, 1, 16};
   ck_assert_int_eq(gen_bcast_binomial(g, &but_one, 3, 100, &B2), CDAG_OK);
@@ -287,7 +282,7 @@ START_TEST(all_but_one_and_halo) {
 END_TEST
 
 START_TEST(barrier) {
-  cdag_graph *g = graph(6);
+  cdag_graph *g = cdag_test_graph(6);
   gen_set all = {0, 1, 6};
   ck_assert_int_eq(gen_barrier_dissemination(g, &all, &B), CDAG_OK);
   cdag_plan *p = cdag_test_analyse(g, NULL);
@@ -303,7 +298,7 @@ END_TEST
    several noncontiguous pieces (a block-cyclic matrix changing layout) are one collective. */
 START_TEST(alltoallv_whole_pairs) {
   int n = 4;
-  cdag_graph *g = graph(n);
+  cdag_graph *g = cdag_test_graph(n);
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++)
       for (uint64_t k = 0; i != j && k < 3; k++) {   /* three pieces per pair, sizes per pair */
@@ -317,14 +312,14 @@ START_TEST(alltoallv_whole_pairs) {
      to two of the others (density 0.5), 16 pieces per pair; its own pieces are copies. A
      redistribution, one alltoallv under the default density (test_detect_redistribution.c) */
   cdag_layout from = {32, 32, 8, 8, 2, 2, 0, 0}, to = {32, 32, 4, 4, 1, 4, 0, 0};
-  g = graph(4);
+  g = cdag_test_graph(4);
   for (int r = 0; r < 4; r++) CK_OK(cdag_rank_redistribute(g, r, &from, 0, &to, 1 << 20, 8));
   expect(g, NULL, (want[]){{DET_ALLTOALLV, -1, 0, 0}}, 1, 0);   /* the 32 self copies move in it too */
   cdag_graph_free(&g);
   /* 3 : 5 overlapping groups: 1 x 3 from rank 0, 1 x 5 from rank 1: whole columns, 13
      pieces on 9 pairs, too few for a redistribution, but density 0.3 takes it */
   cdag_layout a = {30, 30, 4, 4, 1, 3, 0, 0}, b = {30, 30, 3, 3, 1, 5, 1, 0};
-  g = graph(6);
+  g = cdag_test_graph(6);
   for (int r = 0; r < 6; r++) CK_OK(cdag_rank_redistribute(g, r, &a, 0, &b, 1 << 20, 8));
   cdag_options o;
   cdag_options_init(&o);
@@ -337,7 +332,7 @@ END_TEST
 /* alltoall with per-pair sizes, allgather with per-source sizes, and density */
 START_TEST(vector_variants) {
   int n = 5;
-  cdag_graph *g = graph(n);
+  cdag_graph *g = cdag_test_graph(n);
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++)
       if (i != j) {
@@ -346,7 +341,7 @@ START_TEST(vector_variants) {
       }
   expect(g, NULL, (want[]){{DET_ALLTOALLV, -1, 0, 0}}, 1, 0);
   cdag_graph_free(&g);
-  g = graph(n);
+  g = cdag_test_graph(n);
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++)
       if (i != j) {
@@ -356,7 +351,7 @@ START_TEST(vector_variants) {
   expect(g, NULL, (want[]){{DET_ALLGATHERV, -1, 0, 0}}, 1, 0);
   cdag_graph_free(&g);
   /* 18 of 20 pairs: not complete; a note says so; density 0.9 accepts it */
-  g = graph(n);
+  g = cdag_test_graph(n);
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++)
       if (i != j && !(i == 0 && j == 1) && !(i == 3 && j == 2)) {
@@ -396,12 +391,12 @@ static int gen_reduce_scatter(cdag_graph *g, const gen_set *set, uint64_t count,
 }
 
 START_TEST(reduce_scatter_block) {
-  cdag_graph *g = graph(5);
+  cdag_graph *g = cdag_test_graph(5);
   gen_set all = {0, 1, 5};
   ck_assert_int_eq(gen_reduce_scatter(g, &all, 3, &B), CDAG_OK);
   expect(g, NULL, (want[]){{DET_REDUCE_SCATTER_BLOCK, -1, 0, 0}}, 1, 0);
   cdag_graph_free(&g);
-  g = graph(7); /* on ranks 2..6 */
+  g = cdag_test_graph(7); /* on ranks 2..6 */
   gen_set sub = {2, 1, 5};
   ck_assert_int_eq(gen_reduce_scatter(g, &sub, 2, &B), CDAG_OK);
   expect(g, NULL, (want[]){{DET_REDUCE_SCATTER_BLOCK, -1, 5, 2}}, 1, 0);
@@ -411,7 +406,7 @@ END_TEST
 
 /* Two broadcasts of separate buffers from one root merge into one with two pieces per slot. */
 START_TEST(merge_same_shape) {
-  cdag_graph *g = graph(6);
+  cdag_graph *g = cdag_test_graph(6);
   gen_set all = {0, 1, 6};
   ck_assert_int_eq(gen_bcast_linear(g, &all, 2, 24, &B), CDAG_OK);
   ck_assert_int_eq(gen_bcast_binomial(g, &all, 2, 24, &B2), CDAG_OK);
@@ -427,7 +422,7 @@ START_TEST(merge_same_shape) {
 END_TEST
 
 START_TEST(report_fields) {
-  cdag_graph *g = graph(4);
+  cdag_graph *g = cdag_test_graph(4);
   gen_set all = {0, 1, 4};
   ck_assert_int_eq(gen_alltoall_linear(g, &all, 8, &B), CDAG_OK);
   cdag_plan *p = cdag_test_analyse(g, NULL);
@@ -521,7 +516,7 @@ static void random_instance(uint64_t seed) {
                          DET_ALLTOALL,  DET_SCATTER,   DET_ALLREDUCE, DET_ALLREDUCE, DET_ALLTOALLV,
                          DET_ALLGATHERV, DET_REDUCE,   DET_BARRIER,   DET_REDUCE_SCATTER_BLOCK,
                          DET_BCAST,     DET_SCATTER,   DET_ALLTOALL,  DET_ALLGATHER, DET_ALLREDUCE};
-  cdag_graph *g = graph(p);
+  cdag_graph *g = cdag_test_graph(p);
   int rc = CDAG_OK;
   switch (kind) {
     case 0: rc = gen_bcast_binomial(g, &set, root, block, &b); break;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check_main.h"
+#include "support/graphs.h"
 #include "detect/detect.h"
 #include "support/support.h"
 
@@ -116,12 +117,6 @@ static void expect_residual(cdag_graph *g, int64_t transfers, const char *why) {
   cdag_graph_free(&g);
 }
 
-static cdag_graph *graph(int p) {
-  cdag_graph *g;
-  ck_assert_int_eq(cdag_graph_create_global(p, &g), CDAG_OK);
-  return g;
-}
-
 static void message(cdag_graph *g, int src, uint64_t sa, int dst, uint64_t da, uint64_t len, int tag) {
   CK_OK(cdag_rank_send(g, src, sa, len, dst, tag, NULL));
   CK_OK(cdag_rank_recv(g, dst, da, len, src, tag, NULL));
@@ -133,7 +128,7 @@ static void message(cdag_graph *g, int src, uint64_t sa, int dst, uint64_t da, u
    columns receive them. The ghosts lie inside the array read; with corners, the corner
    cells go out twice too (in a row and in a column); without, the rows leave them out. */
 static cdag_graph *halo_in_place(int rows, int cols, int n, int corners) {
-  cdag_graph *g = graph(rows * cols);
+  cdag_graph *g = cdag_test_graph(rows * cols);
   uint64_t ld = (uint64_t)n + 2;
 #define AT(i, j) (B.data + 8 * ((uint64_t)(j) * ld + (uint64_t)(i)))
   for (int r = 0; r < rows * cols; r++) {
@@ -155,7 +150,7 @@ static cdag_graph *halo_in_place(int rows, int cols, int n, int corners) {
    array to the next, which stores them in reverse order in another: k pieces per pair,
    each byte once, one array to another. */
 static cdag_graph *chain(int p, int k, int ring) {
-  cdag_graph *g = graph(p);
+  cdag_graph *g = cdag_test_graph(p);
   for (int r = 0; r + 1 < p + ring; r++)
     for (int c = 0; c < k; c++)
       message(g, r, B.data + 64 * (uint64_t)c, (r + 1) % p, B.out + 64 * (uint64_t)(k - 1 - c), 64, c);
@@ -164,17 +159,17 @@ static cdag_graph *chain(int p, int k, int ring) {
 
 START_TEST(neighbour_exchanges_stay) {
   gen_bufs b = B;
-  cdag_graph *g = graph(9);   /* 3 x 3 torus, contiguous edges: 36 of 72 pairs, as dense as the 32 x 32 case */
+  cdag_graph *g = cdag_test_graph(9);   /* 3 x 3 torus, contiguous edges: 36 of 72 pairs, as dense as the 32 x 32 case */
   CK_OK(gen_halo2d(g, 3, 3, 64, &b));
   expect_residual(g, 36, "not a redistribution: fewer pieces beyond one per pair than the group has pairs");
-  g = graph(16);
+  g = cdag_test_graph(16);
   CK_OK(gen_halo2d(g, 4, 4, 64, &b));
   expect_residual(g, 64, NULL);
   /* in place, 3 x 3: 90 pieces beyond one per pair, enough; the rank tests say no */
   expect_residual(halo_in_place(3, 3, 6, 1), 9 * (2 * 6 + 2), "not a redistribution: a rank sends some bytes twice");
   expect_residual(halo_in_place(3, 3, 6, 0), 9 * (2 * 4 + 2), "not a redistribution: a rank writes inside the range it reads");
   expect_residual(halo_in_place(4, 4, 6, 1), 16 * (2 * 6 + 2), NULL);
-  g = graph(8);
+  g = cdag_test_graph(8);
   CK_OK(gen_halo1d(g, &(gen_set){0, 1, 8}, 64, &b));
   expect_residual(g, 14, NULL);
   expect_residual(chain(8, 1, 1), 8, NULL);        /* ring of contiguous blocks */

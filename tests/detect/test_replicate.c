@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "check_main.h"
+#include "support/graphs.h"
 #include "detect/detect.h"
 #include "model/lower.h"
 #include "choose/choose.h"
@@ -93,12 +94,6 @@ static cdag_plan *analyse(cdag_graph *g, const cdag_options *o) {
   return p;
 }
 
-static cdag_graph *graph(int p) {
-  cdag_graph *g;
-  CK_OK(cdag_graph_create_global(p, &g));
-  return g;
-}
-
 static dot all_contribute(int p, int stride, int first) {
   dot d = {.p = p, .m = p, .alg = 1, .lose = LOSE_SCRATCH, .tag = 10};
   for (int r = 0; r < p; r++) d.c[r] = r, d.keep[r] = r >= first && (r - first) % stride == 0;
@@ -148,14 +143,14 @@ static void expect_after_allreduce(const cdag_plan *p, const dot *d) {
 
 START_TEST(strided_keepers) {
   dot d = all_contribute(8, 2, 0);   /* ranks 0, 2, 4, 6 keep the value */
-  cdag_graph *g = graph(8);
+  cdag_graph *g = cdag_test_graph(8);
   gen_dot(g, &d);
   cdag_plan *p = analyse(g, NULL);
   expect_replication(p, &d, 0, 0);
   cdag_plan_free(&p);
   cdag_graph_free(&g);
   d = all_contribute(16, 4, 3);      /* 3, 7, 11, 15: the root is the first keeper */
-  g = graph(16);
+  g = cdag_test_graph(16);
   gen_dot(g, &d);
   p = analyse(g, NULL);
   expect_replication(p, &d, 3, 0);
@@ -169,7 +164,7 @@ START_TEST(overwritten_copies) {
   d.lose = LOSE_OVERWRITE;
   d.alg = 0;
   d.root = 5;                        /* reduced at a rank that does not keep it */
-  cdag_graph *g = graph(8);
+  cdag_graph *g = cdag_test_graph(8);
   gen_dot(g, &d);
   cdag_plan *p = analyse(g, NULL);
   expect_replication(p, &d, 1, 5);   /* the five overwrites are local copies */
@@ -182,7 +177,7 @@ END_TEST
 START_TEST(keepers_outside) {
   dot d = {.p = 8, .m = 5, .c = {0, 1, 2, 3, 4}, .alg = 0, .root = 2, .lose = LOSE_SCRATCH, .tag = 10};
   d.keep[1] = d.keep[6] = d.keep[7] = 1;
-  cdag_graph *g = graph(8);
+  cdag_graph *g = cdag_test_graph(8);
   gen_dot(g, &d);
   cdag_plan *p = analyse(g, NULL);
   expect_replication(p, &d, 1, 0);
@@ -195,7 +190,7 @@ END_TEST
 START_TEST(allreduce_and_outside) {
   dot d = {.p = 8, .m = 4, .c = {2, 3, 4, 5}, .alg = 1, .lose = LOSE_SCRATCH, .tag = 10};
   d.keep[2] = d.keep[3] = d.keep[4] = d.keep[5] = d.keep[0] = d.keep[7] = 1;
-  cdag_graph *g = graph(8);
+  cdag_graph *g = cdag_test_graph(8);
   gen_dot(g, &d);
   cdag_plan *p = analyse(g, NULL);
   ck_assert_int_eq(p->ncolls, 2);
@@ -212,7 +207,7 @@ START_TEST(two_values_merge) {
   dot d = all_contribute(8, 4, 0), e = d;
   e.base = 0x100;
   e.tag = 30;
-  cdag_graph *g = graph(8);
+  cdag_graph *g = cdag_test_graph(8);
   gen_dot(g, &d);
   gen_dot(g, &e);
   cdag_plan *p = analyse(g, NULL);
@@ -229,7 +224,7 @@ END_TEST
    (reduce), only non-contributors do (noted, residual), exact_float on doubles. */
 START_TEST(not_replicated) {
   dot d = all_contribute(8, 1, 0);
-  cdag_graph *g = graph(8);
+  cdag_graph *g = cdag_test_graph(8);
   gen_dot(g, &d);
   cdag_plan *p = analyse(g, NULL);
   ck_assert_int_eq(p->ncolls, 1);
@@ -238,7 +233,7 @@ START_TEST(not_replicated) {
   cdag_graph_free(&g);
 
   d = all_contribute(8, 8, 5);
-  g = graph(8);
+  g = cdag_test_graph(8);
   gen_dot(g, &d);
   p = analyse(g, NULL);
   ck_assert_int_eq(p->ncolls, 1);
@@ -249,7 +244,7 @@ START_TEST(not_replicated) {
 
   d = (dot){.p = 8, .m = 4, .c = {0, 1, 2, 3}, .alg = 1, .lose = LOSE_SCRATCH, .tag = 10};
   d.keep[5] = d.keep[6] = 1;
-  g = graph(8);
+  g = cdag_test_graph(8);
   gen_dot(g, &d);
   p = analyse(g, NULL);
   ck_assert_int_eq(p->ncolls, 0);
@@ -263,7 +258,7 @@ START_TEST(not_replicated) {
 END_TEST
 
 START_TEST(exact_float_keeps_order) {
-  cdag_graph *g = graph(8);
+  cdag_graph *g = cdag_test_graph(8);
   for (int r = 0; r < 8; r++) {   /* a double dot product kept by even ranks */
     CK_OK(cdag_rank_scratch(g, r, TMP, 8));
     if (r % 2) CK_OK(cdag_rank_scratch(g, r, OUT, 8));
@@ -314,7 +309,7 @@ END_TEST
 /* The report's descriptor and the replication's sentence. */
 START_TEST(report_descriptor) {
   dot d = all_contribute(16, 4, 0);
-  cdag_graph *g = graph(16);
+  cdag_graph *g = cdag_test_graph(16);
   gen_dot(g, &d);
   cdag_plan *p = analyse(g, NULL);
   char *text = NULL, *json = NULL;
@@ -388,7 +383,7 @@ static void random_dot(uint64_t seed) {
   int stride = 1 + (int)rnd(&s, 4), first = (int)rnd(&s, 4);   /* strided keepers or random ones */
   for (int r = 0; r < d.p; r++)
     d.keep[r] = rnd(&s, 2) ? r >= first && (r - first) % stride == 0 : rnd(&s, 3) == 0;
-  cdag_graph *g = graph(d.p);
+  cdag_graph *g = cdag_test_graph(d.p);
   gen_dot(g, &d);
   cdag_plan *p = analyse(g, NULL);
   check_random(p, &d, seed);

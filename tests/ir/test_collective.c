@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "check_main.h"
+#include "support/graphs.h"
 #include "exec/sim/sim.h"
 #include "format/format.h"
 #include "wire/wire.h"
@@ -185,22 +186,9 @@ START_TEST(every_kind_against_its_definition) {
 }
 END_TEST
 
-static cdag_graph *text_graph(const char *text) {
-  cdag_graph *g = NULL;
-  ck_assert_msg(ir_load_mem(text, strlen(text), "t", NULL, &g) == CDAG_OK, "%s", cdag_error_message());
-  return g;
-}
-
-static int load_rc(const char *text) {
-  cdag_graph *g = NULL;
-  int rc = ir_load_mem(text, strlen(text), "t", NULL, &g);
-  cdag_graph_free(&g);
-  return rc;
-}
-
 /* On the whole communicator, the report names what the program called and nothing else. */
 START_TEST(report_calls_them_native) {
-  cdag_graph *g = text_graph("num_ranks 4\n"
+  cdag_graph *g = cdag_test_text_graph("num_ranks 4\n"
                  "rank 0 { bcast 64b root 0 addr 0x100\n allreduce 4 int32 sum in 0x200 out 0x300\n"
                  "  recv 8b from 1 addr 0x400\n recv 8b from 2 addr 0x408\n recv 8b from 3 addr 0x410 }\n"
                  "rank 1 { bcast 64b root 0 addr 0x100\n allreduce 4 int32 sum in 0x200 out 0x300\n send 8b to 0 addr 0x500 }\n"
@@ -235,11 +223,11 @@ static int has_pred(const cdag_graph *g, int32_t op, int32_t before) {
 /* isend a; isend b; wait a b; send c: c depends on the wait, the wait on a and b; two
    sends with no wait between stay concurrent; `wait` on a blocking op orders what follows. */
 START_TEST(waits_order_what_follows) {
-  cdag_graph *g = text_graph("num_ranks 2\n"
-                             "rank 0 {\n a: send 8b to 1 addr 0\n b: send 8b to 1 tag 1 addr 8\n wait a b\n"
-                             " c: send 8b to 1 tag 2 addr 16\n d: send 8b to 1 tag 3 addr 24 wait\n e: send 8b to 1 tag 4 addr 32\n}\n"
-                             "rank 1 {\n recv 8b from 0 addr 0\n recv 8b from 0 tag 1 addr 8\n recv 8b from 0 tag 2 addr 16\n"
-                             " recv 8b from 0 tag 3 addr 24\n recv 8b from 0 tag 4 addr 32\n}\n");
+  cdag_graph *g = cdag_test_text_graph("num_ranks 2\n"
+                                       "rank 0 {\n a: send 8b to 1 addr 0\n b: send 8b to 1 tag 1 addr 8\n wait a b\n"
+                                       " c: send 8b to 1 tag 2 addr 16\n d: send 8b to 1 tag 3 addr 24 wait\n e: send 8b to 1 tag 4 addr 32\n}\n"
+                                       "rank 1 {\n recv 8b from 0 addr 0\n recv 8b from 0 tag 1 addr 8\n recv 8b from 0 tag 2 addr 16\n"
+                                       " recv 8b from 0 tag 3 addr 24\n recv 8b from 0 tag 4 addr 32\n}\n");
   int32_t a = 0, b = 1, w = 2, c = 3, d = 4, e = 5;
   ck_assert_int_eq(g->os[w], IR_OS_WAIT);
   ck_assert(has_pred(g, w, a) && has_pred(g, w, b) && has_pred(g, c, w) && has_pred(g, e, d));
@@ -251,29 +239,29 @@ END_TEST
 
 START_TEST(disagreements_are_errors) {
   const char *kind = "num_ranks 2\nrank 0 { bcast 8b root 0 addr 0 }\nrank 1 { gather 8b root 0 in 0 }\n";
-  ck_assert_int_eq(load_rc(kind), CDAG_ERR_FORMAT);
+  ck_assert_int_eq(cdag_test_load_rc(kind), CDAG_ERR_FORMAT);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "disagree (kind)"));
-  ck_assert_int_eq(load_rc("num_ranks 2\nrank 0 { bcast 8b root 0 addr 0 }\nrank 1 { bcast 8b root 1 addr 0 }\n"),
+  ck_assert_int_eq(cdag_test_load_rc("num_ranks 2\nrank 0 { bcast 8b root 0 addr 0 }\nrank 1 { bcast 8b root 1 addr 0 }\n"),
                    CDAG_ERR_FORMAT);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "disagree (root)"));
-  ck_assert_int_eq(load_rc("num_ranks 3\nrank 0 { barrier\n barrier }\nrank 1 { barrier\n barrier }\nrank 2 { barrier }\n"),
+  ck_assert_int_eq(cdag_test_load_rc("num_ranks 3\nrank 0 { barrier\n barrier }\nrank 1 { barrier\n barrier }\nrank 2 { barrier }\n"),
                    CDAG_ERR_FORMAT);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "native collective 2 on communicator 0"));
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "not called by rank 2"));
-  ck_assert_int_eq(load_rc("num_ranks 3\ncomm 1 ranks 0 2\nrank 1 { barrier comm 1 }\n"), CDAG_ERR_FORMAT);
+  ck_assert_int_eq(cdag_test_load_rc("num_ranks 3\ncomm 1 ranks 0 2\nrank 1 { barrier comm 1 }\n"), CDAG_ERR_FORMAT);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "does not contain rank 1"));
-  ck_assert_int_eq(load_rc("num_ranks 3\nrank 1 { barrier comm 4 }\n"), CDAG_ERR_FORMAT);
+  ck_assert_int_eq(cdag_test_load_rc("num_ranks 3\nrank 1 { barrier comm 4 }\n"), CDAG_ERR_FORMAT);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "not declared"));
-  ck_assert_int_eq(load_rc("num_ranks 3\ncomm 1 ranks 0 2 0\n"), CDAG_ERR_FORMAT);
+  ck_assert_int_eq(cdag_test_load_rc("num_ranks 3\ncomm 1 ranks 0 2 0\n"), CDAG_ERR_FORMAT);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "twice"));
-  ck_assert_int_eq(load_rc("num_ranks 2\nrank 0 { reduce 2 int32 sum root 0 in 0 out 8\n"
-                           " copy 8b from 0 to 0x7fff000000000000 }\nrank 1 { reduce 2 int32 sum root 0 in 0 }\n"),
+  ck_assert_int_eq(cdag_test_load_rc("num_ranks 2\nrank 0 { reduce 2 int32 sum root 0 in 0 out 8\n"
+                                     " copy 8b from 0 to 0x7fff000000000000 }\nrank 1 { reduce 2 int32 sum root 0 in 0 }\n"),
                    CDAG_ERR_ARG);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "scratch of native collectives"));
-  ck_assert_int_eq(load_rc("num_ranks 2\nrank 0 { wait nowhere }\n"), CDAG_ERR_FORMAT);
+  ck_assert_int_eq(cdag_test_load_rc("num_ranks 2\nrank 0 { wait nowhere }\n"), CDAG_ERR_FORMAT);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "unknown label 'nowhere'"));
-  ck_assert_int_eq(load_rc("num_ranks 2\nrank 0 { wait }\n"), CDAG_ERR_FORMAT);
-  ck_assert_int_eq(load_rc("num_ranks 2\nrank 0 { gather 8b root 0 in 0 }\nrank 1 { gather 8b root 0 in 0 }\n"),
+  ck_assert_int_eq(cdag_test_load_rc("num_ranks 2\nrank 0 { wait }\n"), CDAG_ERR_FORMAT);
+  ck_assert_int_eq(cdag_test_load_rc("num_ranks 2\nrank 0 { gather 8b root 0 in 0 }\nrank 1 { gather 8b root 0 in 0 }\n"),
                    CDAG_ERR_FORMAT);   /* the root names its out */
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "expected 'out'"));
 }
@@ -296,14 +284,14 @@ START_TEST(text_round_trip) {
                      "  scatter 8b root 1 in 0x500 out 0x400\n}\n"
                      "rank 2 {\n  alltoall 4b in 0x100 out 0x200 comm 2\n  reduce_scatter_block 2 int64 max in 0x300 out 0x400\n"
                      "  scatter 8b root 1 out 0x400\n}\n";
-  cdag_graph *g = text_graph(text);
+  cdag_graph *g = cdag_test_text_graph(text);
   char *a = save_str(g);
   ck_assert_ptr_nonnull(strstr(a, "comm 2 ranks 2 0\n"));
   ck_assert_ptr_nonnull(strstr(a, "  x: send 4b to 1 addr 0x10\n  wait x\n"));
   ck_assert_ptr_nonnull(strstr(a, "  recv 4b from 0 addr 0x10 wait\n"));
   ck_assert_ptr_nonnull(strstr(a, "  scatter 8b root 1 in 0x500 out 0x400\n"));
   ck_assert_ptr_null(strstr(a, "0x7fff"));   /* the calls' scratch is theirs, not the file's */
-  cdag_graph *h = text_graph(a);
+  cdag_graph *h = cdag_test_text_graph(a);
   char *b = save_str(h);
   ck_assert_str_eq(a, b);
   ck_assert_int_eq(h->nops, g->nops);

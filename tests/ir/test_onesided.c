@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "check_main.h"
+#include "support/graphs.h"
 #include "exec/sim/sim.h"
 #include "format/format.h"
 #include "support/support.h"
@@ -22,19 +23,6 @@ static uint64_t test_rand(uint64_t *s) {   /* splitmix64 */
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
-}
-
-static cdag_graph *text_graph(const char *text) {
-  cdag_graph *g = NULL;
-  ck_assert_msg(ir_load_mem(text, strlen(text), "t", NULL, &g) == CDAG_OK, "%s", cdag_error_message());
-  return g;
-}
-
-static int load_rc(const char *text) {
-  cdag_graph *g = NULL;
-  int rc = ir_load_mem(text, strlen(text), "t", NULL, &g);
-  cdag_graph_free(&g);
-  return rc;
 }
 
 static void expect_collective(cdag_graph *g, det_kind kind) {
@@ -57,7 +45,7 @@ START_TEST(upc_ft_is_an_alltoall) {
                     0x8000 + 64 * i);
     n += snprintf(text + n, sizeof text - (size_t)n, "  fence\n}\n");
   }
-  cdag_graph *g = text_graph(text);
+  cdag_graph *g = cdag_test_text_graph(text);
   expect_collective(g, DET_ALLTOALL);
   cdag_plan *p = NULL;   /* the report names what was written */
   CK_OK(cdag_analyze(g, NULL, &p));
@@ -87,7 +75,7 @@ START_TEST(caf_co_sum_is_an_allreduce) {
                     r ^ k);
     n += snprintf(text + n, sizeof text - (size_t)n, "}\n");
   }
-  cdag_graph *g = text_graph(text);
+  cdag_graph *g = cdag_test_text_graph(text);
   expect_collective(g, DET_ALLREDUCE);
   cdag_graph_free(&g);
 }
@@ -113,7 +101,7 @@ START_TEST(races_are_errors) {
     int r0_recv = strstr(cases[k].r1, "send") != NULL;
     snprintf(text, sizeof text, "num_ranks 2\nrank 0 {\n%s\n%s}\nrank 1 {\n%s\n}\n", cases[k].r0,
              r0_recv ? "recv 8b from 1 addr 0x40\n" : "", cases[k].r1);
-    int rc = load_rc(text);
+    int rc = cdag_test_load_rc(text);
     ck_assert_msg(rc == cases[k].rc, "case %zu: %d (%s)", k, rc, cdag_error_message());
     if (rc == CDAG_ERR_RACE) ck_assert_ptr_nonnull(strstr(cdag_error_message(), "rank 0 op"));
   }
@@ -121,17 +109,17 @@ START_TEST(races_are_errors) {
 END_TEST
 
 START_TEST(bounds_and_fences) {
-  ck_assert_int_eq(load_rc("num_ranks 2\nrank 0 {\nget 8b from 1 seg 0 at 60 addr 0\n}\nrank 1 {\nsegment 0x100 64b\n}\n"),
+  ck_assert_int_eq(cdag_test_load_rc("num_ranks 2\nrank 0 {\nget 8b from 1 seg 0 at 60 addr 0\n}\nrank 1 {\nsegment 0x100 64b\n}\n"),
                    CDAG_ERR_ARG);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "offset 60 of rank 1 segment 0"));
-  ck_assert_int_eq(load_rc("num_ranks 2\nrank 0 {\nget 8b from 1 seg 1 at 0 addr 0\n}\nrank 1 {\nsegment 0x100 64b\n}\n"),
+  ck_assert_int_eq(cdag_test_load_rc("num_ranks 2\nrank 0 {\nget 8b from 1 seg 1 at 0 addr 0\n}\nrank 1 {\nsegment 0x100 64b\n}\n"),
                    CDAG_ERR_ARG);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "never registered"));
-  CK_OK(load_rc("num_ranks 2\nrank 0 {\nget 8b from 1 seg 0 at 56 addr 0\n}\nrank 1 {\nsegment 0x100 64b\n}\n"));
-  ck_assert_int_eq(load_rc("num_ranks 2\nrank 0 {\nfence\n}\nrank 1 {\nsend 1b to 0\n}\n"), CDAG_ERR_ARG);
+  CK_OK(cdag_test_load_rc("num_ranks 2\nrank 0 {\nget 8b from 1 seg 0 at 56 addr 0\n}\nrank 1 {\nsegment 0x100 64b\n}\n"));
+  ck_assert_int_eq(cdag_test_load_rc("num_ranks 2\nrank 0 {\nfence\n}\nrank 1 {\nsend 1b to 0\n}\n"), CDAG_ERR_ARG);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "fences 1 times but rank 1 0 times"));
   /* one's own segment */
-  cdag_graph *g = text_graph("num_ranks 1\nrank 0 {\nput 8b to 0 at 0x100 addr 0x10\nfence\nget 8b from 0 at 0x100 addr 0x20\n}\n");
+  cdag_graph *g = cdag_test_text_graph("num_ranks 1\nrank 0 {\nput 8b to 0 at 0x100 addr 0x10\nfence\nget 8b from 0 at 0x100 addr 0x20\n}\n");
   sim_mem *m;
   CK_OK(sim_mem_create(g, &m));
   sim_mem_fill_random(m, 3);
@@ -145,8 +133,8 @@ END_TEST
 /* Fences that no transfer needs cost nothing: a get and two fences after it keep one
    message, and no sync for the fences. */
 START_TEST(fences_alone_cost_nothing) {
-  cdag_graph *g = text_graph("num_ranks 3\nrank 0 {\nget 8b from 1 at 0x100 addr 0x10\nfence\nfence\n}\n"
-                             "rank 1 {\nfence\nfence\n}\nrank 2 {\nfence\nfence\n}\n");
+  cdag_graph *g = cdag_test_text_graph("num_ranks 3\nrank 0 {\nget 8b from 1 at 0x100 addr 0x10\nfence\nfence\n}\n"
+                                       "rank 1 {\nfence\nfence\n}\nrank 2 {\nfence\nfence\n}\n");
   cdag_plan *p = NULL;
   CK_OK(cdag_analyze(g, NULL, &p));
   ck_assert(p->ncolls == 0 && p->nxfers == 1 && p->nsyncs == 0 && !p->barrier);
@@ -158,7 +146,7 @@ END_TEST
 START_TEST(save_and_load_again) {
   const char *text = "num_ranks 2\nrank 0 {\n  segment 0x100 64b\n  a: put 8b to 1 seg 0 at 8 addr 0x10\n  fence\n"
                      "  b: get 8b from 1 at 0x108 addr 0x20\n  b requires a\n}\nrank 1 {\n  segment 0x100 64b\n  fence\n}\n";
-  cdag_graph *g = text_graph(text), *h = NULL;
+  cdag_graph *g = cdag_test_text_graph(text), *h = NULL;
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);

@@ -9,14 +9,9 @@
 #include <string.h>
 
 #include "check_main.h"
+#include "support/graphs.h"
 #include "match/match.h"
 #include "support/support.h"
-
-static cdag_graph *graph(int p) {
-  cdag_graph *g;
-  ck_assert_int_eq(cdag_graph_create_global(p, &g), CDAG_OK);
-  return g;
-}
 
 static void run_ok(cdag_graph *g, match_result *m) {
   ck_assert_int_eq(ir_finalize(g), CDAG_OK);
@@ -67,7 +62,7 @@ static void order_ok(cdag_graph *g) {
 }
 
 START_TEST(non_overtaking) {
-  cdag_graph *g = graph(2);
+  cdag_graph *g = cdag_test_graph(2);
   cdag_op s[3], r[3];
   for (int i = 0; i < 3; i++) CK_OK(cdag_rank_send(g, 0, 8 * (uint64_t)i, 8, 1, 5, &s[i]));
   for (int i = 0; i < 3; i++) CK_OK(cdag_rank_recv(g, 1, 64 + 8 * (uint64_t)i, 8, 0, 5, &r[i]));
@@ -84,7 +79,7 @@ START_TEST(non_overtaking) {
 END_TEST
 
 START_TEST(tags_are_channels) {
-  cdag_graph *g = graph(2);
+  cdag_graph *g = cdag_test_graph(2);
   cdag_op s0, s1, r1, r0;
   CK_OK(cdag_rank_send(g, 0, 0, 8, 1, 0, &s0));
   CK_OK(cdag_rank_send(g, 0, 8, 8, 1, 1, &s1));
@@ -101,7 +96,7 @@ START_TEST(tags_are_channels) {
 END_TEST
 
 START_TEST(send_to_self_and_larger_recv) {
-  cdag_graph *g = graph(3);
+  cdag_graph *g = cdag_test_graph(3);
   cdag_op s, r, s2, r2;
   CK_OK(cdag_rank_send(g, 2, 0, 16, 2, 0, &s));
   CK_OK(cdag_rank_recv(g, 2, 64, 16, 2, 0, &r));
@@ -119,7 +114,7 @@ END_TEST
 
 START_TEST(binomial_tree_order) {
   int p = 13;
-  cdag_graph *g = graph(p);
+  cdag_graph *g = cdag_test_graph(p);
   for (int r = 0; r < p; r++) {
     int k = 1;
     if (r) {
@@ -142,7 +137,7 @@ END_TEST
    Every receive waits only for its send, so it must come right after it. */
 START_TEST(tree_added_backwards) {
   int p = 21;
-  cdag_graph *g = graph(p);
+  cdag_graph *g = cdag_test_graph(p);
   for (int r = p - 1; r >= 0; r--) {
     int k = 1;
     if (r) {
@@ -166,7 +161,7 @@ END_TEST
    receive buffer, so the send is held until then and every receive still follows its send
    directly (dataflow buffers no message). */
 START_TEST(rank_by_rank_allreduce_keeps_pairs_together) {
-  cdag_graph *g = graph(16);
+  cdag_graph *g = cdag_test_graph(16);
   gen_set all = {0, 1, 16};
   gen_bufs b = {.data = 0, .out = 64, .scratch = 128};
   ck_assert_int_eq(gen_allreduce_recursive_doubling_by_rank(g, &all, 1, &b), CDAG_OK);
@@ -182,7 +177,7 @@ END_TEST
 /* A send held for its receive, whose other predecessor waits on a later message of the
    same sender: the hold never ends by itself and must end with the scan, not as a cycle. */
 START_TEST(hold_that_never_ends_is_released) {
-  cdag_graph *g = graph(2);
+  cdag_graph *g = cdag_test_graph(2);
   cdag_op a, b, c, d;
   CK_OK(cdag_rank_send(g, 0, 0, 8, 1, 0, &a));
   CK_OK(cdag_rank_send(g, 0, 64, 8, 1, 1, &b));
@@ -197,7 +192,7 @@ END_TEST
 /* A send to self whose receive overwrites the sent buffer: the receive's edge from its own
    send does not hold the send back (held, it would run after the independent copy). */
 START_TEST(send_to_self_in_place_is_not_held) {
-  cdag_graph *g = graph(1);
+  cdag_graph *g = cdag_test_graph(1);
   cdag_op s, r;
   CK_OK(cdag_rank_send(g, 0, 0, 8, 0, 0, &s));
   CK_OK(cdag_rank_recv(g, 0, 0, 8, 0, 0, &r));
@@ -217,7 +212,7 @@ END_TEST
    rank by rank. Breaking the ring's holds must not stop holding for the rest. */
 START_TEST(exchange_in_place_then_pairs_stay_together) {
   int p = 8;
-  cdag_graph *g = graph(p);
+  cdag_graph *g = cdag_test_graph(p);
   for (int r = 0; r < p; r++) {
     CK_OK(cdag_rank_send(g, r, 0, 8, (r + 1) % p, 1, NULL));
     CK_OK(cdag_rank_recv(g, r, 0, 8, (r + p - 1) % p, 1, NULL));
@@ -261,7 +256,7 @@ static int far_steps_back(const match_result *m, int32_t far) {
    starting a chain of hops back across the graph (one per round and rank). */
 START_TEST(barrier_ranks_freed_far_back_run_in_a_second_scan) {
   int p = 256;
-  cdag_graph *g = graph(p);
+  cdag_graph *g = cdag_test_graph(p);
   gen_set all = {0, 1, p};
   gen_bufs b = {0};
   ck_assert_int_eq(gen_barrier_dissemination(g, &all, &b), CDAG_OK);
@@ -281,7 +276,7 @@ END_TEST
    quadratic). */
 START_TEST(chain_freed_backwards_falls_back_to_the_stack) {
   int p = 2000;
-  cdag_graph *g = graph(p);
+  cdag_graph *g = cdag_test_graph(p);
   for (int r = 0; r < p; r++) {
     cdag_op prev = -1, op;
     if (r + 1 < p) ck_assert_int_eq(cdag_rank_recv(g, r, 0, 0, r + 1, 0, &prev), CDAG_OK);
@@ -338,7 +333,7 @@ END_TEST
 /* Channel keys that do not fit one word (ranks^2 * tags > 2^64) take the two-level map. */
 START_TEST(huge_tags_on_many_ranks) {
   int p = 1 << 17;
-  cdag_graph *g = graph(p);
+  cdag_graph *g = cdag_test_graph(p);
   cdag_op s[4], r[4];
   CK_OK(cdag_rank_send(g, 0, 0, 8, p - 1, 0x7fffffff, &s[0]));
   CK_OK(cdag_rank_send(g, 0, 8, 8, p - 1, 0, &s[1]));
@@ -358,7 +353,7 @@ START_TEST(huge_tags_on_many_ranks) {
 END_TEST
 
 START_TEST(unmatched_send) {
-  cdag_graph *g = graph(3);
+  cdag_graph *g = cdag_test_graph(3);
   CK_OK(cdag_rank_send(g, 0, 0, 8, 1, 0, NULL));
   CK_OK(cdag_rank_recv(g, 1, 0, 8, 0, 0, NULL));
   CK_OK(cdag_rank_send(g, 0, 0, 8, 2, 7, NULL));
@@ -371,7 +366,7 @@ START_TEST(unmatched_send) {
 END_TEST
 
 START_TEST(unmatched_recv) {
-  cdag_graph *g = graph(2);
+  cdag_graph *g = cdag_test_graph(2);
   CK_OK(cdag_rank_recv(g, 1, 0, 8, 0, 3, NULL));
   ck_assert_int_eq(run_err(g), CDAG_ERR_UNMATCHED);
   const char *msg = cdag_error_message();
@@ -382,7 +377,7 @@ START_TEST(unmatched_recv) {
 END_TEST
 
 START_TEST(truncation) {
-  cdag_graph *g = graph(2);
+  cdag_graph *g = cdag_test_graph(2);
   CK_OK(cdag_rank_send(g, 0, 0, 64, 1, 0, NULL));
   CK_OK(cdag_rank_recv(g, 1, 0, 32, 0, 0, NULL));
   ck_assert_int_eq(run_err(g), CDAG_ERR_TRUNCATE);
@@ -396,7 +391,7 @@ END_TEST
 
 /* Each rank receives before it sends (the receive buffer feeds the send): deadlock. */
 START_TEST(recv_before_send_deadlock) {
-  cdag_graph *g = graph(2);
+  cdag_graph *g = cdag_test_graph(2);
   CK_OK(cdag_rank_recv(g, 0, 0, 8, 1, 0, NULL));
   CK_OK(cdag_rank_send(g, 0, 0, 8, 1, 0, NULL));
   CK_OK(cdag_rank_recv(g, 1, 0, 8, 0, 0, NULL));
@@ -411,7 +406,7 @@ END_TEST
 /* Both ranks send, then (explicitly dependent) receive: sends complete on their own (their
    data is taken when they run), so this is no deadlock. */
 START_TEST(mirrored_send_then_recv) {
-  cdag_graph *g = graph(2);
+  cdag_graph *g = cdag_test_graph(2);
   cdag_op a, b, c, d;
   CK_OK(cdag_rank_send(g, 0, 0, 8, 1, 0, &a));
   CK_OK(cdag_rank_recv(g, 0, 64, 8, 1, 1, &b));
@@ -425,7 +420,7 @@ END_TEST
 
 /* The same exchange with disjoint buffers and no explicit order is fine. */
 START_TEST(exchange_without_dependency) {
-  cdag_graph *g = graph(2);
+  cdag_graph *g = cdag_test_graph(2);
   CK_OK(cdag_rank_send(g, 0, 0, 8, 1, 0, NULL));
   CK_OK(cdag_rank_recv(g, 0, 64, 8, 1, 0, NULL));
   CK_OK(cdag_rank_send(g, 1, 0, 8, 0, 0, NULL));
@@ -435,7 +430,7 @@ START_TEST(exchange_without_dependency) {
 END_TEST
 
 START_TEST(send_to_self_depending_on_its_recv) {
-  cdag_graph *g = graph(1);
+  cdag_graph *g = cdag_test_graph(1);
   cdag_op r, s;
   CK_OK(cdag_rank_recv(g, 0, 0, 8, 0, 0, &r));
   CK_OK(cdag_rank_send(g, 0, 0, 8, 0, 0, &s));  /* reads what the receive writes */
@@ -448,7 +443,7 @@ END_TEST
 
 START_TEST(long_cycle_is_named) {
   int p = 10;
-  cdag_graph *g = graph(p);
+  cdag_graph *g = cdag_test_graph(p);
   for (int r = 0; r < p; r++) {  /* a ring where everybody receives first */
     CK_OK(cdag_rank_recv(g, r, 0, 8, (r + p - 1) % p, 0, NULL));
     CK_OK(cdag_rank_send(g, r, 0, 8, (r + 1) % p, 0, NULL));
@@ -460,7 +455,7 @@ START_TEST(long_cycle_is_named) {
 END_TEST
 
 START_TEST(not_finalized) {
-  cdag_graph *g = graph(2);
+  cdag_graph *g = cdag_test_graph(2);
   match_result m;
   ck_assert_int_eq(match_run(g, &m), CDAG_ERR_STATE);
   ck_assert_int_eq(match_run(NULL, &m), CDAG_ERR_ARG);

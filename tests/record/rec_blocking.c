@@ -31,7 +31,7 @@ int main(int argc, char **argv) {
     } else {
       MPI_Status st;
       MPI_Recv(ring, sizeof ring, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
-      RT_CHECK(st.MPI_SOURCE == left && st.MPI_TAG == 1);
+      MT_REQUIRE(st.MPI_SOURCE == left && st.MPI_TAG == 1);
       if (right != 0) MPI_Send(ring, sizeof ring, MPI_BYTE, right, 1, MPI_COMM_WORLD);
     }
   }
@@ -63,7 +63,7 @@ int main(int argc, char **argv) {
   int64_t t0[N];
   memcpy(t0, total, sizeof t0);
   MPI_Bcast(t0, N, MPI_INT64_T, 0, MPI_COMM_WORLD);
-  RT_CHECK(memcmp(t0, total, sizeof t0) == 0);
+  MT_REQUIRE(memcmp(t0, total, sizeof t0) == 0);
   void *b;
   int bs;
   MPI_Buffer_detach(&b, &bs);

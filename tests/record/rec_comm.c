@@ -39,7 +39,7 @@ int main(int argc, char **argv) {
 
   /* native collectives */
   int64_t v[B], w[64 * B], x[B], y[64 * B];
-  RT_CHECK(n <= 64);
+  MT_REQUIRE(n <= 64);
   rt_fill(v, sizeof v); rt_fill(w, sizeof w); rt_fill(x, sizeof x); rt_fill(y, sizeof y);
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Bcast(v, B, MPI_INT64_T, n - 1, MPI_COMM_WORLD);

@@ -18,7 +18,7 @@ int main(int argc, char **argv) {
   MPI_Status *st = malloc((size_t)(2 * n) * sizeof *st);
   int *idx = malloc((size_t)(2 * n) * sizeof *idx);
   char *bspace = malloc((size_t)(n * (B + MPI_BSEND_OVERHEAD)));
-  RT_CHECK(src && dst && rq && st && idx && bspace);
+  MT_REQUIRE(src && dst && rq && st && idx && bspace);
   rt_fill(src, (size_t)(ROUNDS * n * B));
   rt_fill(dst, (size_t)(ROUNDS * n * B));
   MPI_Buffer_attach(bspace, n * (B + MPI_BSEND_OVERHEAD));
@@ -56,7 +56,7 @@ int main(int argc, char **argv) {
           if (!flag) continue;
         }
         if (i == MPI_UNDEFINED) break;
-        if (i == 0) RT_CHECK(st[0].MPI_SOURCE == 0 && st[0].MPI_TAG == 77);
+        if (i == 0) MT_REQUIRE(st[0].MPI_SOURCE == 0 && st[0].MPI_TAG == 77);
         left--;
       }
       break;

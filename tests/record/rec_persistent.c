@@ -44,7 +44,7 @@ int main(int argc, char **argv) {
   for (int k = 0; k < 4; k++) MPI_Isend(out[k % ITERS], B, MPI_BYTE, right, 10 + k, MPI_COMM_WORLD, &sq[k]);
   MPI_Status st;
   MPI_Probe(MPI_ANY_SOURCE, 10, MPI_COMM_WORLD, &st);
-  RT_CHECK(st.MPI_SOURCE == left);
+  MT_REQUIRE(st.MPI_SOURCE == left);
   MPI_Recv(probed[0], B, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   for (int flag = 0; !flag;) MPI_Iprobe(left, 11, MPI_COMM_WORLD, &flag, &st);
   MPI_Recv(probed[1], B, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -53,7 +53,7 @@ int main(int argc, char **argv) {
   MPI_Mrecv(probed[2], B, MPI_BYTE, &m, MPI_STATUS_IGNORE);
   int flag = 0;
   while (!flag) MPI_Improbe(left, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &m, &st);
-  RT_CHECK(st.MPI_TAG == 13);
+  MT_REQUIRE(st.MPI_TAG == 13);
   MPI_Request q;
   MPI_Imrecv(probed[3], B, MPI_BYTE, &m, &q);
   MPI_Wait(&q, MPI_STATUS_IGNORE);
@@ -65,7 +65,7 @@ int main(int argc, char **argv) {
   MPI_Wait(&q, &st);
   int cancelled = 0;
   MPI_Test_cancelled(&st, &cancelled);
-  RT_CHECK(cancelled);
+  MT_REQUIRE(cancelled);
 
   rt_keep(rbuf, sizeof rbuf);
   rt_keep(probed, sizeof probed);

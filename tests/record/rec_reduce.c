@@ -55,9 +55,9 @@ int main(int argc, char **argv) {
   /* every rank holds the same result: each checks its left neighbour's */
   int32_t o[N];
   MPI_Sendrecv(s, N, MPI_INT32_T, (me + 1) % n, 6, o, N, MPI_INT32_T, (me + n - 1) % n, 6, MPI_COMM_WORLD, &st);
-  RT_CHECK(memcmp(o, s, sizeof o) == 0);
+  MT_REQUIRE(memcmp(o, s, sizeof o) == 0);
   MPI_Sendrecv(m, N, MPI_DOUBLE, (me + 1) % n, 6, got, N, MPI_DOUBLE, (me + n - 1) % n, 6, MPI_COMM_WORLD, &st);
-  RT_CHECK(memcmp(got, m, sizeof got) == 0);
+  MT_REQUIRE(memcmp(got, m, sizeof got) == 0);
   /* tm, which a receive wrote, computed on: an opaque write */
   for (int i = 0; i < N; i++) tm[i] = 3 * m[i];
   MPI_Sendrecv(tm, N, MPI_DOUBLE, (me + 1) % n, 7, scaled, N, MPI_DOUBLE, (me + n - 1) % n, 7, MPI_COMM_WORLD, &st);

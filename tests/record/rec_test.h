@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "exec/mpi/replay.h"
+#include "../exec/mpi/mpi_test.h"   /* MT_REQUIRE: a failed check ends every rank */
 
 /* gcc takes MPICH's MPI_STATUSES_IGNORE for an array of no status */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -25,14 +26,6 @@
 static int rt_rank, rt_size;
 static FILE *rt_live;
 
-#define RT_CHECK(cond)                                                                    \
-  do {                                                                                    \
-    if (!(cond)) {                                                                        \
-      fprintf(stderr, "%s:%d: rank %d: check failed: %s\n", __FILE__, __LINE__, rt_rank, #cond); \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                       \
-    }                                                                                     \
-  } while (0)
-
 static inline void rt_init(int *argc, char ***argv) {
   MPI_Init(argc, argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rt_rank);
@@ -41,7 +34,7 @@ static inline void rt_init(int *argc, char ***argv) {
     char path[4096];
     snprintf(path, sizeof path, "%s/live-%d.mem", (*argv)[1], rt_rank);
     rt_live = fopen(path, "w");
-    RT_CHECK(rt_live != NULL);
+    MT_REQUIRE(rt_live != NULL);
   }
 }
 

@@ -1,6 +1,6 @@
 /* cdag — tests/exec/kernels/kernels_vs_mpi.c: cdag's kernels against MPI's own collectives.
  *
- * Every kernel of src/exec/kernel.h runs on several member sets of MPI_COMM_WORLD (all ranks,
+ * Every kernel of src/exec/kernels/kernel.h runs on several member sets of MPI_COMM_WORLD (all ranks,
  * odd ranks, all but one, a single rank) and its result is compared with MPI_Bcast,
  * MPI_Allgather, MPI_Allgatherv, MPI_Reduce or MPI_Allreduce on a sub-communicator of the
  * same members: sizes 0, 1, odd and larger than the block count, several roots, contiguous

@@ -8,12 +8,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "cdag.h"
+#include "mpi_test.h"
 
-static int R, P, failures;
-
-#define EXPECT(cond) \
-  ((cond) ? (void)0 : (fprintf(stderr, "rank %d: line %d: %s: %s\n", R, __LINE__, #cond, cdag_error_message()), (void)failures++))
+static int R, P;
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -26,25 +23,27 @@ int main(int argc, char **argv) {
   snprintf(path2, sizeof path2, "%s.again", path);
   char *src = calloc((size_t)P, 16), *dst = calloc((size_t)P, 16), *scr = calloc(1, 64);
   cdag_graph *g = NULL;
-  EXPECT(cdag_graph_create(MPI_COMM_WORLD, &g) == CDAG_OK);
+  MT_OK(cdag_graph_create(MPI_COMM_WORLD, &g));
   for (int i = 0; i < P; i++) {
-    EXPECT(cdag_send(g, src + 16 * i, 16, i, i, NULL) == CDAG_OK);
-    EXPECT(cdag_recv(g, dst + 16 * i, 16, i, R, NULL) == CDAG_OK);
+    MT_OK(cdag_send(g, src + 16 * i, 16, i, i, NULL));
+    MT_OK(cdag_recv(g, dst + 16 * i, 16, i, R, NULL));
   }
-  EXPECT(cdag_copy_local(g, dst, scr, 16, NULL) == CDAG_OK);
-  EXPECT(cdag_scratch(g, scr, 64) == CDAG_OK);
-  EXPECT(cdag_graph_dump(g, NULL) == CDAG_ERR_ARG);
-  EXPECT(cdag_graph_dump(g, path) == CDAG_OK);
+  MT_OK(cdag_copy_local(g, dst, scr, 16, NULL));
+  MT_OK(cdag_scratch(g, scr, 64));
+  MT_EXPECT_RC(cdag_graph_dump(g, NULL), CDAG_ERR_ARG);
+  MT_OK(cdag_graph_dump(g, path));
   if (R == 0) {
     cdag_graph *l = NULL, *l2 = NULL;
     int np = 0;
     int64_t nops = 0, nops2 = 0;
-    EXPECT(cdag_graph_load(path, &l) == CDAG_OK);
-    EXPECT(cdag_graph_info(l, &np, &nops) == CDAG_OK);
-    EXPECT(np == P && nops == (int64_t)P * (2 * P + 1));
-    EXPECT(cdag_graph_save(l, path2) == CDAG_OK);
-    EXPECT(cdag_graph_load(path2, &l2) == CDAG_OK);
-    EXPECT(cdag_graph_info(l2, NULL, &nops2) == CDAG_OK && nops2 == nops);
+    MT_OK(cdag_graph_load(path, &l));
+    MT_OK(cdag_graph_info(l, &np, &nops));
+    MT_EXPECT_INT(np, ==, P);
+    MT_EXPECT_INT(nops, ==, (int64_t)P * (2 * P + 1));
+    MT_OK(cdag_graph_save(l, path2));
+    MT_OK(cdag_graph_load(path2, &l2));
+    MT_OK(cdag_graph_info(l2, NULL, &nops2));
+    MT_EXPECT_INT(nops2, ==, nops);
     cdag_graph_free(&l);
     cdag_graph_free(&l2);
     remove(path);
@@ -52,9 +51,5 @@ int main(int argc, char **argv) {
   }
   cdag_graph_free(&g);
   free(src); free(dst); free(scr);
-  int all = 0;
-  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (R == 0) printf("mpi_dump on %d ranks: %s\n", P, all ? "FAILED" : "OK");
-  MPI_Finalize();
-  return all ? 1 : 0;
+  return mt_finish("mpi_dump");
 }

@@ -13,14 +13,12 @@
 #include <string.h>
 
 #include "exec/mpi/schedule.h"
+#include "mpi_test.h"
 
-static int R, P, failures;
+static int R, P;
 
-static void fail(const char *what, int line) {
-  fprintf(stderr, "rank %d: line %d: %s\n", R, line, what);
-  failures++;
-}
-#define EXPECT(cond) ((cond) ? (void)0 : fail(#cond, __LINE__))
+/* A failure found at the caller's line (the helpers below check for their callers). */
+static void fail(const char *what, int line) { mt_fail(__FILE__, line, what); }
 
 static uint64_t text_hash(const char *s) {
   uint64_t h = 1469598103934665603ull;
@@ -49,14 +47,14 @@ static void compile_expect(cdag_graph *g, const cdag_options *o, int want, const
   cdag_schedule *s = NULL;
   int rc = cdag_compile(g, o, &s);
   expect_same_error(rc, want, name, line);
-  EXPECT(s == NULL);
+  MT_EXPECT(s == NULL);
   cdag_schedule_free(&s);
   cdag_graph_free(&g);
 }
 
 static cdag_graph *graph(void) {
   cdag_graph *g = NULL;
-  EXPECT(cdag_graph_create(MPI_COMM_WORLD, &g) == CDAG_OK);
+  MT_OK(cdag_graph_create(MPI_COMM_WORLD, &g));
   return g;
 }
 
@@ -69,22 +67,22 @@ static void graph_errors(int detect) {
   cdag_graph *g = graph();  /* rank 0 sends to the last rank, nobody receives */
   if (R == 0) {
     cdag_op op = -1;
-    EXPECT(cdag_send(g, buf[0], 8, P - 1, 5, &op) == CDAG_OK);
-    EXPECT(cdag_label(g, op, "lonely send") == CDAG_OK);
+    MT_OK(cdag_send(g, buf[0], 8, P - 1, 5, &op));
+    MT_OK(cdag_label(g, op, "lonely send"));
   }
   compile_expect(g, &o, CDAG_ERR_UNMATCHED, "send without receive", __LINE__);
-  if (!strstr(cdag_error_message(), "lonely send")) fail("the label is not in the message", __LINE__);
+  MT_EXPECT_STR(cdag_error_message(), "lonely send");   /* the label is in the message */
 
   g = graph();  /* rank 0 sends 16 bytes, the last rank receives 8 */
-  if (R == 0) EXPECT(cdag_send(g, buf[0], 16, P - 1, 1, NULL) == CDAG_OK);
-  if (R == P - 1) EXPECT(cdag_recv(g, buf[1], 8, 0, 1, NULL) == CDAG_OK);
+  if (R == 0) MT_OK(cdag_send(g, buf[0], 16, P - 1, 1, NULL));
+  if (R == P - 1) MT_OK(cdag_recv(g, buf[1], 8, 0, 1, NULL));
   compile_expect(g, &o, CDAG_ERR_TRUNCATE, "truncation", __LINE__);
 
   g = graph();  /* ranks 0 and the last both receive first and send what they received */
   if (R == 0 || R == P - 1) {
     int peer = P - 1 - R;
-    EXPECT(cdag_recv(g, buf[2], 8, peer, 2, NULL) == CDAG_OK);
-    EXPECT(cdag_send(g, buf[2], 8, peer, 2, NULL) == CDAG_OK);  /* reads what the receive wrote */
+    MT_OK(cdag_recv(g, buf[2], 8, peer, 2, NULL));
+    MT_OK(cdag_send(g, buf[2], 8, peer, 2, NULL));  /* reads what the receive wrote */
   }
   compile_expect(g, &o, CDAG_ERR_CYCLE, "deadlock", __LINE__);
 }
@@ -126,7 +124,7 @@ static void option_errors(void) {
     compile_expect(graph(), &o, CDAG_ERR_ARG, what, __LINE__);
     char want[64];
     snprintf(want, sizeof want, "different options.%s (", fields[f]);
-    if (!strstr(cdag_error_message(), want)) fail(cdag_error_message(), __LINE__);
+    MT_EXPECT_STR(cdag_error_message(), want);
   }
 }
 
@@ -136,10 +134,10 @@ static void report_errors(void) {
   for (int k = 0; k < 2; k++) {
     setenv("CDAG_REPORT", where[k], 1);
     cdag_graph *g = graph();
-    EXPECT(cdag_send(g, buf[0], 8, (R + 1) % P, 3 + k, NULL) == CDAG_OK);
-    EXPECT(cdag_recv(g, buf[1], 8, (R + P - 1) % P, 3 + k, NULL) == CDAG_OK);
+    MT_OK(cdag_send(g, buf[0], 8, (R + 1) % P, 3 + k, NULL));
+    MT_OK(cdag_recv(g, buf[1], 8, (R + P - 1) % P, 3 + k, NULL));
     compile_expect(g, NULL, CDAG_ERR_IO, k ? "report write fails" : "report cannot be opened", __LINE__);
-    if (!strstr(cdag_error_message(), "CDAG_REPORT=")) fail(cdag_error_message(), __LINE__);
+    MT_EXPECT_STR(cdag_error_message(), "CDAG_REPORT=");
   }
   unsetenv("CDAG_REPORT");
 }
@@ -153,8 +151,9 @@ static void intercomm_refused(void) {
   MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, color ? P / 2 : 0, 7, &inter);
   cdag_graph *g = NULL;
   int rc = cdag_graph_create(inter, &g);
-  EXPECT(rc == CDAG_ERR_ARG && g == NULL);
-  EXPECT(strstr(cdag_error_message(), "inter-communicator") != NULL);
+  MT_EXPECT_RC(rc, CDAG_ERR_ARG);
+  MT_EXPECT(g == NULL);
+  MT_EXPECT_STR(cdag_error_message(), "inter-communicator");
   cdag_graph_free(&g);
   MPI_Comm_free(&inter);
   MPI_Comm_free(&half);
@@ -163,41 +162,42 @@ static void intercomm_refused(void) {
 static void local_errors(void) {
   cdag_schedule *s = NULL;
   cdag_graph *gl = NULL, *g = graph();
-  EXPECT(cdag_compile(NULL, NULL, &s) == CDAG_ERR_ARG);
-  EXPECT(cdag_compile(g, NULL, NULL) == CDAG_ERR_ARG);
-  EXPECT(cdag_send(g, buf[0], 8, P, 0, NULL) == CDAG_ERR_ARG);
-  EXPECT(cdag_recv(g, buf[0], 8, -3, 0, NULL) == CDAG_ERR_ARG);
+  MT_EXPECT_RC(cdag_compile(NULL, NULL, &s), CDAG_ERR_ARG);
+  MT_EXPECT_RC(cdag_compile(g, NULL, NULL), CDAG_ERR_ARG);
+  MT_EXPECT_RC(cdag_send(g, buf[0], 8, P, 0, NULL), CDAG_ERR_ARG);
+  MT_EXPECT_RC(cdag_recv(g, buf[0], 8, -3, 0, NULL), CDAG_ERR_ARG);
   /* the global-graph calls on a distributed graph (the run crashed at address 0x10) */
-  EXPECT(cdag_rank_send(g, R, 0x10, 8, 0, 0, NULL) == CDAG_ERR_ARG);
-  EXPECT(strstr(cdag_error_message(), "cdag_rank_send on a distributed graph") != NULL);
-  EXPECT(cdag_rank_recv(g, R, 0x10, 8, 0, 0, NULL) == CDAG_ERR_ARG);
-  EXPECT(cdag_rank_reduce_local(g, R, 0x10, 0x20, 1, CDAG_INT32, CDAG_SUM, NULL) == CDAG_ERR_ARG);
-  EXPECT(cdag_rank_copy_local(g, R, 0x10, 0x20, 4, NULL) == CDAG_ERR_ARG);
-  EXPECT(cdag_rank_scratch(g, R, 0x10, 4) == CDAG_ERR_ARG);
-  EXPECT(cdag_run(NULL) == CDAG_ERR_ARG);
-  EXPECT(cdag_start(NULL) == CDAG_ERR_ARG);
-  EXPECT(cdag_schedule_report(NULL, stdout, 0) == CDAG_ERR_ARG);
-  EXPECT(cdag_graph_create_global(P, &gl) == CDAG_OK);
-  EXPECT(cdag_compile(gl, NULL, &s) == CDAG_ERR_ARG);
+  MT_EXPECT_RC(cdag_rank_send(g, R, 0x10, 8, 0, 0, NULL), CDAG_ERR_ARG);
+  MT_EXPECT_STR(cdag_error_message(), "cdag_rank_send on a distributed graph");
+  MT_EXPECT_RC(cdag_rank_recv(g, R, 0x10, 8, 0, 0, NULL), CDAG_ERR_ARG);
+  MT_EXPECT_RC(cdag_rank_reduce_local(g, R, 0x10, 0x20, 1, CDAG_INT32, CDAG_SUM, NULL), CDAG_ERR_ARG);
+  MT_EXPECT_RC(cdag_rank_copy_local(g, R, 0x10, 0x20, 4, NULL), CDAG_ERR_ARG);
+  MT_EXPECT_RC(cdag_rank_scratch(g, R, 0x10, 4), CDAG_ERR_ARG);
+  MT_EXPECT_RC(cdag_run(NULL), CDAG_ERR_ARG);
+  MT_EXPECT_RC(cdag_start(NULL), CDAG_ERR_ARG);
+  MT_EXPECT_RC(cdag_schedule_report(NULL, stdout, 0), CDAG_ERR_ARG);
+  MT_OK(cdag_graph_create_global(P, &gl));
+  MT_EXPECT_RC(cdag_compile(gl, NULL, &s), CDAG_ERR_ARG);
   cdag_graph_free(&gl);
   /* a correct graph still works after all that: a ring shift */
-  EXPECT(cdag_send(g, buf[0], 8, (R + 1) % P, 0, NULL) == CDAG_OK);
-  EXPECT(cdag_recv(g, buf[1], 8, (R - 1 + P) % P, 0, NULL) == CDAG_OK);
+  MT_OK(cdag_send(g, buf[0], 8, (R + 1) % P, 0, NULL));
+  MT_OK(cdag_recv(g, buf[1], 8, (R - 1 + P) % P, 0, NULL));
   memset(buf[0], R + 1, 8);
   cdag_options o;
   cdag_options_init(&o);
   o.root = P - 1;  /* any rank may compile */
-  EXPECT(cdag_compile(g, &o, &s) == CDAG_OK);
-  EXPECT(cdag_wait(s) == CDAG_ERR_STATE);
-  EXPECT(cdag_send(g, buf[0], 8, 0, 9, NULL) == CDAG_ERR_STATE);
-  EXPECT(cdag_run(s) == CDAG_OK);
-  EXPECT(buf[1][7] == (char)((R - 1 + P) % P + 1));
-  EXPECT(cdag_start(s) == CDAG_OK);
-  EXPECT(cdag_start(s) == CDAG_ERR_STATE);
-  EXPECT(cdag_wait(s) == CDAG_OK);
-  EXPECT(cdag_schedule_free(&s) == CDAG_OK && s == NULL);
-  EXPECT(cdag_schedule_free(&s) == CDAG_OK);
-  EXPECT(cdag_schedule_free(NULL) == CDAG_OK);
+  MT_OK(cdag_compile(g, &o, &s));
+  MT_EXPECT_RC(cdag_wait(s), CDAG_ERR_STATE);
+  MT_EXPECT_RC(cdag_send(g, buf[0], 8, 0, 9, NULL), CDAG_ERR_STATE);
+  MT_OK(cdag_run(s));
+  MT_EXPECT_INT(buf[1][7], ==, (char)((R - 1 + P) % P + 1));
+  MT_OK(cdag_start(s));
+  MT_EXPECT_RC(cdag_start(s), CDAG_ERR_STATE);
+  MT_OK(cdag_wait(s));
+  MT_OK(cdag_schedule_free(&s));
+  MT_EXPECT(s == NULL);
+  MT_OK(cdag_schedule_free(&s));
+  MT_OK(cdag_schedule_free(NULL));
   cdag_graph_free(&g);
 }
 
@@ -211,9 +211,5 @@ int main(int argc, char **argv) {
   local_errors();
   intercomm_refused();
   report_errors();
-  int all = 0;
-  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (R == 0) printf("mpi_errors on %d ranks: %s\n", P, all ? "FAILED" : "OK");
-  MPI_Finalize();
-  return all ? 1 : 0;
+  return mt_finish("mpi_errors");
 }

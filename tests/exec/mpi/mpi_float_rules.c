@@ -16,10 +16,11 @@
 #include <string.h>
 
 #include "exec/mpi/schedule.h"
+#include "mpi_test.h"
 
 enum { N = 8 };   /* elements per block */
 
-static int R, P, failures;
+static int R, P;
 
 static double dof(uint64_t u) {
   double d;
@@ -73,10 +74,7 @@ static int build(bufs *b, int detect, cdag_schedule **s) {
 static void run(bufs *b, cdag_schedule *s) {
   memset(b, 0x5a, sizeof *b);
   fill(R, b->dsend, b->fsend);
-  if (cdag_run(s) != CDAG_OK) {
-    fprintf(stderr, "rank %d: run: %s\n", R, cdag_error_message());
-    failures++;
-  }
+  MT_OK(cdag_run(s));
 }
 
 /* The expected bytes: the fold in rank order with ir_reduce_apply (the defined rules). */
@@ -98,10 +96,7 @@ static void expected(double *dmax, double *dmin, float *fmax, float *fmin) {
 }
 
 static void compare(const char *what, const void *got, const void *want, size_t n) {
-  if (memcmp(got, want, n)) {
-    fprintf(stderr, "rank %d: %s differs\n", R, what);
-    failures++;
-  }
+  MT_EXPECT_MSG(memcmp(got, want, n) == 0, "%s differs", what);
 }
 
 /* exact_float: rank 0 sums x0 + x1 + ... left to right (recv + reduce_local), x = 1e16, 1,
@@ -131,25 +126,18 @@ static void exact_sum(void) {
     if (!rc) rc = cdag_compile(g, &o, &s);
     cdag_graph_free(&g);
     if (!rc) rc = cdag_run(s);
-    if (rc) {
-      fprintf(stderr, "rank %d: exact sum: %s\n", R, cdag_error_message());
-      failures++;
-    } else if (R == 0) {
+    MT_EXPECT_MSG(rc == CDAG_OK, "exact sum: %s", cdag_error_message());
+    if (!rc && R == 0) {
       double want = 0;
       for (int j = 0; j < P; j++) want += j % 2 ? 1.0 : (j % 4 == 0 ? 1e16 : -1e16);   /* left to right */
-      if (memcmp(acc, &want, sizeof want)) {
-        fprintf(stderr, "exact_float sum on %d ranks, trial %d: %.17g, written order gives %.17g\n", P, trial, *acc, want);
-        failures++;
-      }
+      MT_EXPECT_MSG(memcmp(acc, &want, sizeof want) == 0, "exact_float sum, trial %d: %.17g, written order gives %.17g",
+                    trial, *acc, want);
       char *text = NULL;
       size_t len = 0;
       FILE *f = open_memstream(&text, &len);
       cdag_schedule_report(s, f, 0);
       fclose(f);
-      if (P >= 4 && !strstr(text, "runs as written")) {
-        fprintf(stderr, "exact_float sum: the report does not say it runs as written:\n%s", text);
-        failures++;
-      }
+      if (P >= 4) MT_EXPECT_STR(text, "runs as written");   /* exact_float: the report says so */
       free(text);
     }
     cdag_schedule_free(&s);
@@ -164,10 +152,7 @@ int main(int argc, char **argv) {
   if (P > 64) MPI_Abort(MPI_COMM_WORLD, 2);
   bufs *a = calloc(1, sizeof *a), *w = calloc(1, sizeof *w);
   cdag_schedule *sa = NULL, *sw = NULL;
-  if (build(a, 1, &sa) || build(w, 0, &sw)) {
-    fprintf(stderr, "rank %d: compile: %s\n", R, cdag_error_message());
-    failures++;
-  }
+  MT_EXPECT_MSG(build(a, 1, &sa) == CDAG_OK && build(w, 0, &sw) == CDAG_OK, "compile: %s", cdag_error_message());
   if (sa && sw) {
     run(a, sa);
     run(w, sw);
@@ -188,10 +173,7 @@ int main(int argc, char **argv) {
       FILE *f = open_memstream(&text, &len);
       cdag_schedule_report(sa, f, 0);
       fclose(f);
-      if (!strstr(text, "allreduce") && !strstr(text, "allgather")) {
-        fprintf(stderr, "no collective found:\n%s", text);
-        failures++;
-      }
+      MT_EXPECT_MSG(strstr(text, "allreduce") || strstr(text, "allgather"), "no collective found:\n%s", text);
       free(text);
     }
   }
@@ -200,9 +182,5 @@ int main(int argc, char **argv) {
   free(a);
   free(w);
   exact_sum();
-  int all = 0;
-  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (R == 0) printf("mpi_float_rules on %d ranks: %s\n", P, all ? "FAILED" : "OK");
-  MPI_Finalize();
-  return all ? 1 : 0;
+  return mt_finish("mpi_float_rules");
 }

@@ -10,11 +10,9 @@
 #include <string.h>
 
 #include "exec/mpi/schedule.h"
+#include "mpi_test.h"
 
 enum { K = 3, MAXP = 8 };   /* int32 elements per block */
-
-static int failures;
-#define EXPECT(c) ((c) ? (void)0 : (fprintf(stderr, "line %d: %s\n", __LINE__, #c), (void)failures++))
 
 typedef struct {
   int32_t in[8][MAXP * K], out[8][MAXP * K];
@@ -46,17 +44,17 @@ static void calls(cdag_graph *g, bufs *b, int R, int P, MPI_Comm even, int E, in
     if (even != MPI_COMM_NULL) MPI_Bcast(b->in[0], K, MPI_INT32_T, nE - 1, even);
     return;
   }
-  EXPECT(ir_add_coll(g, R, IR_COLL_BCAST, 0, root, A(b->out[0]), A(b->out[0]), bytes, 0, 0, NULL) == CDAG_OK);
-  EXPECT(ir_add_coll(g, R, IR_COLL_GATHER, 0, root, A(b->in[1]), A(b->out[1]), bytes, 0, 0, NULL) == CDAG_OK);
-  EXPECT(ir_add_coll(g, R, IR_COLL_SCATTER, 0, 0, A(b->in[2]), A(b->out[2]), bytes, 0, 0, NULL) == CDAG_OK);
-  EXPECT(ir_add_coll(g, R, IR_COLL_ALLGATHER, 0, -1, A(b->out[3] + R * K), A(b->out[3]), bytes, 0, 0, NULL) == CDAG_OK);
-  EXPECT(ir_add_coll(g, R, IR_COLL_ALLTOALL, 0, -1, A(b->in[4]), A(b->out[4]), bytes, 0, 0, NULL) == CDAG_OK);
-  EXPECT(ir_add_coll(g, R, IR_COLL_REDUCE, 0, root, A(b->out[5]), A(b->out[5]), K, CDAG_INT32, CDAG_SUM, NULL) == CDAG_OK);
-  EXPECT(ir_add_coll(g, R, IR_COLL_ALLREDUCE, 0, -1, A(b->in[6]), A(b->out[6]), K, CDAG_INT32, CDAG_MAX, NULL) == CDAG_OK);
-  EXPECT(ir_add_coll(g, R, IR_COLL_REDUCE_SCATTER_BLOCK, 0, -1, A(b->in[7]), A(b->out[7]), K, CDAG_INT32, CDAG_SUM,
-                     NULL) == CDAG_OK);
-  EXPECT(ir_add_coll(g, R, IR_COLL_BARRIER, 0, -1, 0, 0, 0, 0, 0, NULL) == CDAG_OK);
-  if (E >= 0) EXPECT(ir_add_coll(g, R, IR_COLL_BCAST, 1, 2 * (nE - 1), A(b->in[0]), A(b->in[0]), bytes, 0, 0, NULL) == CDAG_OK);
+  MT_OK(ir_add_coll(g, R, IR_COLL_BCAST, 0, root, A(b->out[0]), A(b->out[0]), bytes, 0, 0, NULL));
+  MT_OK(ir_add_coll(g, R, IR_COLL_GATHER, 0, root, A(b->in[1]), A(b->out[1]), bytes, 0, 0, NULL));
+  MT_OK(ir_add_coll(g, R, IR_COLL_SCATTER, 0, 0, A(b->in[2]), A(b->out[2]), bytes, 0, 0, NULL));
+  MT_OK(ir_add_coll(g, R, IR_COLL_ALLGATHER, 0, -1, A(b->out[3] + R * K), A(b->out[3]), bytes, 0, 0, NULL));
+  MT_OK(ir_add_coll(g, R, IR_COLL_ALLTOALL, 0, -1, A(b->in[4]), A(b->out[4]), bytes, 0, 0, NULL));
+  MT_OK(ir_add_coll(g, R, IR_COLL_REDUCE, 0, root, A(b->out[5]), A(b->out[5]), K, CDAG_INT32, CDAG_SUM, NULL));
+  MT_OK(ir_add_coll(g, R, IR_COLL_ALLREDUCE, 0, -1, A(b->in[6]), A(b->out[6]), K, CDAG_INT32, CDAG_MAX, NULL));
+  MT_OK(ir_add_coll(g, R, IR_COLL_REDUCE_SCATTER_BLOCK, 0, -1, A(b->in[7]), A(b->out[7]), K, CDAG_INT32, CDAG_SUM,
+                     NULL));
+  MT_OK(ir_add_coll(g, R, IR_COLL_BARRIER, 0, -1, 0, 0, 0, 0, 0, NULL));
+  if (E >= 0) MT_OK(ir_add_coll(g, R, IR_COLL_BCAST, 1, 2 * (nE - 1), A(b->in[0]), A(b->in[0]), bytes, 0, 0, NULL));
 }
 
 int main(int argc, char **argv) {
@@ -83,33 +81,26 @@ int main(int argc, char **argv) {
   for (int detect = 0; detect < 2; detect++) {
     cdag_graph *g = NULL;
     cdag_schedule *s = NULL;
-    EXPECT(cdag_graph_create(MPI_COMM_WORLD, &g) == CDAG_OK);
-    EXPECT(ir_add_comm(g, 1, evens, (P + 1) / 2) == CDAG_OK);
+    MT_OK(cdag_graph_create(MPI_COMM_WORLD, &g));
+    MT_OK(ir_add_comm(g, 1, evens, (P + 1) / 2));
     calls(g, &mine, R, P, even, E, nE);
     cdag_options o;
     cdag_options_init(&o);
     o.detect = detect;
-    int rc = cdag_compile(g, &o, &s);
-    if (rc) fprintf(stderr, "rank %d: %s\n", R, cdag_error_message());
-    EXPECT(rc == CDAG_OK);
+    MT_OK(cdag_compile(g, &o, &s));
     cdag_graph_free(&g);
     for (int it = 0; it < 3 && s; it++) {
       fill(&mine, R, it);
       fill(&ref, R, it);
-      EXPECT(cdag_run(s) == CDAG_OK);
+      MT_OK(cdag_run(s));
       calls(NULL, &ref, R, P, even, E, nE);
       for (int c = 0; c < 8; c++) {
         int bad = memcmp(mine.out[c], ref.out[c], sizeof ref.out[c]) || memcmp(mine.in[c], ref.in[c], sizeof ref.in[c]);
-        if (bad) fprintf(stderr, "rank %d, detect %d, run %d: call %d differs from MPI's\n", R, detect, it, c);
-        EXPECT(!bad);
+        MT_EXPECT_MSG(!bad, "detect %d, run %d: call %d differs from MPI's", detect, it, c);
       }
     }
     cdag_schedule_free(&s);
   }
   if (even != MPI_COMM_NULL) MPI_Comm_free(&even);
-  int all = 0;
-  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (R == 0) printf("mpi_native on %d ranks: %s\n", P, all ? "FAILED" : "OK");
-  MPI_Finalize();
-  return all ? 1 : 0;
+  return mt_finish("mpi_native");
 }

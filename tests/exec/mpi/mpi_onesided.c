@@ -13,11 +13,9 @@
 #include <string.h>
 
 #include "exec/mpi/schedule.h"
+#include "mpi_test.h"
 
 enum { CHUNK = 16, HALO = 8, N = 32 };
-
-static int failures;
-#define EXPECT(c) ((c) ? (void)0 : (fprintf(stderr, "line %d: %s\n", __LINE__, #c), (void)failures++))
 
 static void fill(int64_t *v, int n, int rank, int it) {
   for (int i = 0; i < n; i++) v[i] = 1000000 * it + 1000 * rank + i;
@@ -29,9 +27,7 @@ static cdag_schedule *compiled(cdag_graph **g, int R, int detect) {
   cdag_options o;
   cdag_options_init(&o);
   o.detect = detect;
-  int rc = cdag_compile(*g, &o, &s);
-  if (rc) fprintf(stderr, "rank %d: %s\n", R, cdag_error_message());
-  EXPECT(rc == CDAG_OK);
+  MT_OK(cdag_compile(*g, &o, &s));
   cdag_graph_free(g);
   return s;
 }
@@ -41,23 +37,24 @@ static void ft_transpose(int P, int R, int detect) {
   int64_t src[8 * CHUNK], dst[8 * CHUNK], ref[8 * CHUNK];
   cdag_graph *g = NULL;
   int seg = -1;
-  EXPECT(cdag_graph_create(MPI_COMM_WORLD, &g) == CDAG_OK);
-  EXPECT(cdag_segment(g, src, sizeof src, &seg) == CDAG_OK && seg == 0);
-  EXPECT(cdag_fence(g) == CDAG_OK);
+  MT_OK(cdag_graph_create(MPI_COMM_WORLD, &g));
+  MT_OK(cdag_segment(g, src, sizeof src, &seg));
+  MT_EXPECT_INT(seg, ==, 0);
+  MT_OK(cdag_fence(g));
   for (int i = 0; i < P; i++)
-    EXPECT(cdag_get(g, dst + CHUNK * i, CHUNK * sizeof *dst, i, seg, (size_t)(CHUNK * R) * sizeof *src, NULL) == CDAG_OK);
-  EXPECT(cdag_fence(g) == CDAG_OK);
+    MT_OK(cdag_get(g, dst + CHUNK * i, CHUNK * sizeof *dst, i, seg, (size_t)(CHUNK * R) * sizeof *src, NULL));
+  MT_OK(cdag_fence(g));
   cdag_schedule *s = compiled(&g, R, detect);
   MPI_Win w;
   MPI_Win_create(src, sizeof src, sizeof *src, MPI_INFO_NULL, MPI_COMM_WORLD, &w);
   for (int it = 0; it < 3 && s; it++) {
     fill(src, 8 * CHUNK, R, it);
     memset(dst, 0, sizeof dst);
-    EXPECT(cdag_run(s) == CDAG_OK);
+    MT_OK(cdag_run(s));
     MPI_Win_fence(0, w);
     for (int i = 0; i < P; i++) MPI_Get(ref + CHUNK * i, CHUNK, MPI_INT64_T, i, CHUNK * R, CHUNK, MPI_INT64_T, w);
     MPI_Win_fence(0, w);
-    EXPECT(memcmp(dst, ref, (size_t)P * CHUNK * sizeof *dst) == 0);
+    MT_EXPECT_MEM(dst, ref, (size_t)P * CHUNK * sizeof *dst);
   }
   MPI_Win_free(&w);
   cdag_schedule_free(&s);
@@ -68,23 +65,23 @@ static void halo_puts(int P, int R, int detect) {
   int64_t u[N + 2 * HALO], ref[N + 2 * HALO];
   int left = (R + P - 1) % P, right = (R + 1) % P, seg = -1;
   cdag_graph *g = NULL;
-  EXPECT(cdag_graph_create(MPI_COMM_WORLD, &g) == CDAG_OK);
-  EXPECT(cdag_segment(g, u, sizeof u, &seg) == CDAG_OK);
-  EXPECT(cdag_put(g, u + HALO, HALO * sizeof *u, left, seg, (N + HALO) * sizeof *u, NULL) == CDAG_OK);
-  EXPECT(cdag_put(g, u + N, HALO * sizeof *u, right, seg, 0, NULL) == CDAG_OK);
-  EXPECT(cdag_fence(g) == CDAG_OK);
+  MT_OK(cdag_graph_create(MPI_COMM_WORLD, &g));
+  MT_OK(cdag_segment(g, u, sizeof u, &seg));
+  MT_OK(cdag_put(g, u + HALO, HALO * sizeof *u, left, seg, (N + HALO) * sizeof *u, NULL));
+  MT_OK(cdag_put(g, u + N, HALO * sizeof *u, right, seg, 0, NULL));
+  MT_OK(cdag_fence(g));
   cdag_schedule *s = compiled(&g, R, detect);
   MPI_Win w;
   MPI_Win_create(ref, sizeof ref, sizeof *ref, MPI_INFO_NULL, MPI_COMM_WORLD, &w);
   for (int it = 0; it < 3 && s; it++) {
     fill(u, N + 2 * HALO, R, it);
     fill(ref, N + 2 * HALO, R, it);
-    EXPECT(cdag_run(s) == CDAG_OK);
+    MT_OK(cdag_run(s));
     MPI_Win_fence(0, w);
     MPI_Put(ref + HALO, HALO, MPI_INT64_T, left, N + HALO, HALO, MPI_INT64_T, w);
     MPI_Put(ref + N, HALO, MPI_INT64_T, right, 0, HALO, MPI_INT64_T, w);
     MPI_Win_fence(0, w);
-    EXPECT(memcmp(u, ref, sizeof u) == 0);
+    MT_EXPECT_MEM(u, ref, sizeof u);
   }
   MPI_Win_free(&w);
   cdag_schedule_free(&s);
@@ -98,11 +95,10 @@ static void expect_error(int R, int code, int detect, void (*build)(cdag_graph *
   cdag_options o;
   cdag_options_init(&o);
   o.detect = detect;
-  EXPECT(cdag_graph_create(MPI_COMM_WORLD, &g) == CDAG_OK);
+  MT_OK(cdag_graph_create(MPI_COMM_WORLD, &g));
   build(g, R, buf);
-  int rc = cdag_compile(g, &o, &s);
-  if (rc != code) fprintf(stderr, "rank %d: expected %d, got %d: %s\n", R, code, rc, cdag_error_message());
-  EXPECT(rc == code && s == NULL);
+  MT_EXPECT_RC(cdag_compile(g, &o, &s), code);
+  MT_EXPECT(s == NULL);
   cdag_graph_free(&g);
 }
 
@@ -133,9 +129,5 @@ int main(int argc, char **argv) {
   expect_error(R, CDAG_ERR_ARG, 1, past_the_end);
   if (P >= 2) expect_error(R, CDAG_ERR_RACE, 1, two_puts);
   if (P >= 2) expect_error(R, CDAG_ERR_ARG, 1, unequal_fences);
-  int all = 0;
-  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (R == 0) printf("mpi_onesided on %d ranks: %s\n", P, all ? "FAILED" : "OK");
-  MPI_Finalize();
-  return all ? 1 : 0;
+  return mt_finish("mpi_onesided");
 }

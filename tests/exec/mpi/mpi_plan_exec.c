@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "exec/mpi/schedule.h"
+#include "mpi_test.h"
 
 #define K 3                         /* int64 elements per block */
 #define BLK (K * sizeof(int64_t))
@@ -257,19 +258,12 @@ int main(int argc, char **argv) {
     cdag_schedule_free(&s);
     cdag_graph_free(&g);
   }
-  if (rc) fprintf(stderr, "rank %d: %s: %s\n", R, cdag_strerror(rc), cdag_error_message());
+  MT_OK(rc);
   int64_t compiles = 0, hits = 0;
   exec_compile_stats(&compiles, &hits);
-  if (compiles != 1 || hits != 1) {
-    fprintf(stderr, "rank %d: %lld compilations and %lld cache hits; expected 1 and 1\n", R, (long long)compiles,
-            (long long)hits);
-    bad++;
-  }
-  if (bad) fprintf(stderr, "rank %d: %d wrong values\n", R, bad);
-  int mine_ok = !rc && !bad, ok = 0;
-  MPI_Allreduce(&mine_ok, &ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-  if (R == 0) printf("mpi_plan_exec on %d ranks: %s\n", P, ok ? "OK" : "FAILED");
+  MT_EXPECT_INT(compiles, ==, 1);
+  MT_EXPECT_INT(hits, ==, 1);
+  MT_EXPECT_INT(bad, ==, 0);   /* wrong values */
   free(a); free(b); free(addr_a); free(addr_b); free(both);
-  MPI_Finalize();
-  return ok ? 0 : 1;
+  return mt_finish("mpi_plan_exec");
 }

@@ -9,11 +9,9 @@
 #include <string.h>
 
 #include "exec/mpi/schedule.h"
+#include "mpi_test.h"
 
 enum { N = 8 };
-
-static int failures;
-#define EXPECT(c) ((c) ? (void)0 : (fprintf(stderr, "line %d: %s\n", __LINE__, #c), (void)failures++))
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -29,35 +27,29 @@ int main(int argc, char **argv) {
     cdag_graph *g = NULL;
     cdag_schedule *s = NULL;
     cdag_op sl = -5, sr = -5, rl = -5, rr = -5;
-    EXPECT(cdag_graph_create(cart, &g) == CDAG_OK);
-    EXPECT(cdag_send(g, &u[1], sizeof *u, left, 0, &sl) == CDAG_OK);
-    EXPECT(cdag_send(g, &u[N], sizeof *u, right, 1, &sr) == CDAG_OK);
-    EXPECT(cdag_recv(g, &u[0], sizeof *u, left, 1, &rl) == CDAG_OK);
-    EXPECT(cdag_recv(g, &u[N + 1], sizeof *u, right, 0, &rr) == CDAG_OK);
-    EXPECT((left == MPI_PROC_NULL) == (sl == CDAG_OP_NULL && rl == CDAG_OP_NULL));
-    EXPECT((right == MPI_PROC_NULL) == (sr == CDAG_OP_NULL && rr == CDAG_OP_NULL));
-    EXPECT(cdag_depend(g, sl, rr) == CDAG_OK || sl > rr);   /* NULL on either side: nothing */
-    EXPECT(cdag_depend(g, CDAG_OP_NULL, CDAG_OP_NULL) == CDAG_OK);
+    MT_OK(cdag_graph_create(cart, &g));
+    MT_OK(cdag_send(g, &u[1], sizeof *u, left, 0, &sl));
+    MT_OK(cdag_send(g, &u[N], sizeof *u, right, 1, &sr));
+    MT_OK(cdag_recv(g, &u[0], sizeof *u, left, 1, &rl));
+    MT_OK(cdag_recv(g, &u[N + 1], sizeof *u, right, 0, &rr));
+    MT_EXPECT_INT(left == MPI_PROC_NULL, ==, sl == CDAG_OP_NULL && rl == CDAG_OP_NULL);
+    MT_EXPECT_INT(right == MPI_PROC_NULL, ==, sr == CDAG_OP_NULL && rr == CDAG_OP_NULL);
+    MT_EXPECT(cdag_depend(g, sl, rr) == CDAG_OK || sl > rr);   /* NULL on either side: nothing */
+    MT_OK(cdag_depend(g, CDAG_OP_NULL, CDAG_OP_NULL));
     cdag_options o;
     cdag_options_init(&o);
     o.detect = detect;
-    int rc = cdag_compile(g, &o, &s);
-    if (rc) fprintf(stderr, "rank %d: %s\n", R, cdag_error_message());
-    EXPECT(rc == CDAG_OK);
+    MT_OK(cdag_compile(g, &o, &s));
     cdag_graph_free(&g);
     for (int it = 0; it < 3 && s; it++) {
       for (int i = 0; i < N + 2; i++) u[i] = 1000.0 * it + 10.0 * R + i;
       u[0] = u[N + 1] = -1;
-      EXPECT(cdag_run(s) == CDAG_OK);
-      EXPECT(u[0] == (left == MPI_PROC_NULL ? -1 : 1000.0 * it + 10.0 * left + N));
-      EXPECT(u[N + 1] == (right == MPI_PROC_NULL ? -1 : 1000.0 * it + 10.0 * right + 1));
+      MT_OK(cdag_run(s));
+      MT_EXPECT_DBL(u[0], ==, left == MPI_PROC_NULL ? -1 : 1000.0 * it + 10.0 * left + N);
+      MT_EXPECT_DBL(u[N + 1], ==, right == MPI_PROC_NULL ? -1 : 1000.0 * it + 10.0 * right + 1);
     }
     cdag_schedule_free(&s);
   }
   MPI_Comm_free(&cart);
-  int all = 0;
-  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (R == 0) printf("mpi_proc_null on %d ranks: %s\n", P, all ? "FAILED" : "OK");
-  MPI_Finalize();
-  return all ? 1 : 0;
+  return mt_finish("mpi_proc_null");
 }

@@ -12,11 +12,9 @@
 #include <string.h>
 
 #include "exec/mpi/schedule.h"
+#include "mpi_test.h"
 
 enum { K = 5 };
-
-static int failures;
-#define EXPECT(c) ((c) ? (void)0 : (fprintf(stderr, "line %d: %s\n", __LINE__, #c), (void)failures++))
 
 /* One buffer set, one allocation: x (own), all (gathered), sum, tmp (received addends). */
 typedef struct {
@@ -37,19 +35,19 @@ static int32_t value(int rank, int i, int it) { return 1000 * it + 10 * rank + i
 
 static cdag_graph *build(MPI_Comm comm, const bufset *b, int R, int P) {
   cdag_graph *g = NULL;
-  EXPECT(cdag_graph_create(comm, &g) == CDAG_OK);
+  MT_OK(cdag_graph_create(comm, &g));
   for (int p = 0; p < P; p++) {
     if (p == R) continue;
-    EXPECT(cdag_send(g, b->x, K * sizeof(int32_t), p, 0, NULL) == CDAG_OK);
-    EXPECT(cdag_recv(g, b->all + p * K, K * sizeof(int32_t), p, 0, NULL) == CDAG_OK);
-    EXPECT(cdag_send(g, b->x, K * sizeof(int32_t), p, 1, NULL) == CDAG_OK);
-    EXPECT(cdag_recv(g, b->tmp + p * K, K * sizeof(int32_t), p, 1, NULL) == CDAG_OK);
+    MT_OK(cdag_send(g, b->x, K * sizeof(int32_t), p, 0, NULL));
+    MT_OK(cdag_recv(g, b->all + p * K, K * sizeof(int32_t), p, 0, NULL));
+    MT_OK(cdag_send(g, b->x, K * sizeof(int32_t), p, 1, NULL));
+    MT_OK(cdag_recv(g, b->tmp + p * K, K * sizeof(int32_t), p, 1, NULL));
   }
-  EXPECT(cdag_copy_local(g, b->x, b->all + R * K, K * sizeof(int32_t), NULL) == CDAG_OK);
-  EXPECT(cdag_copy_local(g, b->x, b->sum, K * sizeof(int32_t), NULL) == CDAG_OK);
+  MT_OK(cdag_copy_local(g, b->x, b->all + R * K, K * sizeof(int32_t), NULL));
+  MT_OK(cdag_copy_local(g, b->x, b->sum, K * sizeof(int32_t), NULL));
   for (int p = 0; p < P; p++)
-    if (p != R) EXPECT(cdag_reduce_local(g, b->tmp + p * K, b->sum, K, MPI_INT32_T, MPI_SUM, NULL) == CDAG_OK);
-  EXPECT(cdag_scratch(g, b->tmp, (size_t)(K * P) * sizeof(int32_t)) == CDAG_OK);
+    if (p != R) MT_OK(cdag_reduce_local(g, b->tmp + p * K, b->sum, K, MPI_INT32_T, MPI_SUM, NULL));
+  MT_OK(cdag_scratch(g, b->tmp, (size_t)(K * P) * sizeof(int32_t)));
   return g;
 }
 
@@ -57,23 +55,22 @@ static void run_check(cdag_schedule *s, const bufset *b, int R, int P, int it) {
   for (int i = 0; i < K; i++) b->x[i] = value(R, i, it);
   memset(b->all, 0xee, (size_t)(K * P) * sizeof(int32_t));
   memset(b->sum, 0xee, K * sizeof(int32_t));
-  EXPECT(cdag_run(s) == CDAG_OK);
+  MT_OK(cdag_run(s));
   for (int p = 0; p < P; p++)
-    for (int i = 0; i < K; i++) EXPECT(b->all[p * K + i] == value(p, i, it));
+    for (int i = 0; i < K; i++) MT_EXPECT_INT(b->all[p * K + i], ==, value(p, i, it));
   for (int i = 0; i < K; i++) {
     int32_t want = 0;
     for (int p = 0; p < P; p++) want += value(p, i, it);
-    EXPECT(b->sum[i] == want);
+    MT_EXPECT_INT(b->sum[i], ==, want);
   }
 }
 
 /* Only rank 0 passes the bad table; every rank must get CDAG_ERR_ARG. */
 static void expect_refused(const cdag_schedule *s, int R, int n, const cdag_rebind *bad, const cdag_rebind *good) {
   cdag_schedule *c = (cdag_schedule *)1;
-  int rc = cdag_schedule_rebind(s, R == 0 ? n : 1, R == 0 ? bad : good, &c);
-  if (rc != CDAG_ERR_ARG) fprintf(stderr, "rank %d: rc %d: %s\n", R, rc, cdag_error_message());
-  EXPECT(rc == CDAG_ERR_ARG && c == NULL);
-  EXPECT(strstr(cdag_error_message(), "rank 0: cdag_schedule_rebind") != NULL);
+  MT_EXPECT_RC(cdag_schedule_rebind(s, R == 0 ? n : 1, R == 0 ? bad : good, &c), CDAG_ERR_ARG);
+  MT_EXPECT(c == NULL);
+  MT_EXPECT_STR(cdag_error_message(), "rank 0: cdag_schedule_rebind");
 }
 
 static void errors(const cdag_schedule *s, const bufset *a, const bufset *b, int R) {
@@ -101,45 +98,40 @@ int main(int argc, char **argv) {
     cdag_options_init(&o);
     o.detect = detect;
     cdag_schedule *sa = NULL, *sb = NULL, *sa2 = NULL;
-    int rc = cdag_compile(g, &o, &sa);
-    if (rc) fprintf(stderr, "rank %d: %s\n", R, cdag_error_message());
-    EXPECT(rc == CDAG_OK);
+    MT_OK(cdag_compile(g, &o, &sa));
     cdag_graph_free(&g);
     if (!sa) break;
     cdag_rebind swap[3] = {{a.base, b.base, a.bytes}, {NULL, NULL, 0}, {b.base, a.base, b.bytes}};  /* empty: ignored */
-    rc = cdag_schedule_rebind(sa, 3, swap, &sb);
-    if (rc) fprintf(stderr, "rank %d: %s\n", R, cdag_error_message());
-    EXPECT(rc == CDAG_OK);
+    MT_OK(cdag_schedule_rebind(sa, 3, swap, &sb));
     /* chained: B's schedule moved back to A, one array at a time */
     cdag_rebind back[4] = {{b.x, a.x, K * sizeof(int32_t)}, {b.all, a.all, (size_t)(K * P) * sizeof(int32_t)},
                            {b.sum, a.sum, K * sizeof(int32_t)}, {b.tmp, a.tmp, (size_t)(K * P) * sizeof(int32_t)}};
-    EXPECT(sb && cdag_schedule_rebind(sb, 4, back, &sa2) == CDAG_OK);
+    MT_EXPECT(sb != NULL);
+    if (sb) MT_OK(cdag_schedule_rebind(sb, 4, back, &sa2));
     if (detect && P >= 3 && sb) {  /* the copy runs the collectives the original found */
       char *text = NULL;
       size_t len = 0;
       FILE *f = open_memstream(&text, &len);
-      EXPECT(cdag_schedule_report(sb, f, 0) == CDAG_OK);
+      MT_OK(cdag_schedule_report(sb, f, 0));
       fclose(f);
-      EXPECT(strstr(text, "allgather") && strstr(text, "allreduce"));
+      MT_EXPECT_STR(text, "allgather");
+      MT_EXPECT_STR(text, "allreduce");
       free(text);
     }
     for (int it = 0; it < 4 && sb && sa2; it++) {
       run_check(sa, &a, R, P, 4 * it);
       run_check(sb, &b, R, P, 4 * it + 1);
       run_check(sa2, &a, R, P, 4 * it + 2);
-      EXPECT(cdag_start(sb) == CDAG_OK && cdag_wait(sb) == CDAG_OK);
+      MT_OK(cdag_start(sb));
+      MT_OK(cdag_wait(sb));
     }
     errors(sa, &a, &b, R);
-    EXPECT(cdag_schedule_rebind(NULL, 0, NULL, &sb) == CDAG_ERR_ARG);
+    MT_EXPECT_RC(cdag_schedule_rebind(NULL, 0, NULL, &sb), CDAG_ERR_ARG);
     cdag_schedule_free(&sa2);
     cdag_schedule_free(&sb);
     cdag_schedule_free(&sa);
   }
   free(a.base);
   free(b.base);
-  int all = 0;
-  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (R == 0) printf("mpi_rebind on %d ranks: %s\n", P, all ? "FAILED" : "OK");
-  MPI_Finalize();
-  return all ? 1 : 0;
+  return mt_finish("mpi_rebind");
 }

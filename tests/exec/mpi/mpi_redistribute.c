@@ -20,17 +20,9 @@
 #include <cdag.h>
 #include <mpi.h>
 
-static int R, P, failed;
+#include "mpi_test.h"
 
-#define CHECK(cond, ...)                                   \
-  do {                                                     \
-    if (!(cond)) {                                         \
-      fprintf(stderr, "rank %d: ", R);                     \
-      fprintf(stderr, __VA_ARGS__);                        \
-      fprintf(stderr, " (%s:%d)\n", __FILE__, __LINE__);   \
-      failed = 1;                                          \
-    }                                                      \
-  } while (0)
+static int R, P;
 
 /* Byte b of element (i, j): distinct enough that a misplaced element shows. */
 static uint8_t value(int64_t i, int64_t j, int b) {
@@ -88,7 +80,7 @@ static void check_dest(const char *what, const cdag_layout *l, const uint8_t *a,
         uint8_t got = a[(size_t)(lj * lld + li) * e + b];
         uint8_t want = li < rows ? value(l2g(li, l->mb, pi, l->pr), l2g(lj, l->nb, pj, l->pc), (int)b) : 0xee;
         if (got != want) {
-          CHECK(0, "%s: local (%lld, %lld) byte %zu is %u, expected %u", what, (long long)li, (long long)lj, b, got, want);
+          MT_FAIL("%s: local (%lld, %lld) byte %zu is %u, expected %u", what, (long long)li, (long long)lj, b, got, want);
           bad = 1;
         }
       }
@@ -121,18 +113,18 @@ static void run_case(const char *name, const cdag_layout *from, const cdag_layou
   if (mode == 2) o.density = 0.01;
   int rc = cdag_graph_create(MPI_COMM_WORLD, &g);
   if (!rc) rc = cdag_redistribute(g, from, src, to, dst, e);
-  CHECK(rc == CDAG_OK, "%s: cdag_redistribute: %s", name, cdag_error_message());
+  MT_EXPECT_MSG(rc == CDAG_OK, "%s: cdag_redistribute: %s", name, cdag_error_message());
   if (!rc) rc = cdag_compile(g, &o, &s);
-  CHECK(rc == CDAG_OK, "%s: cdag_compile: %s", name, cdag_error_message());
+  MT_EXPECT_MSG(rc == CDAG_OK, "%s: cdag_compile: %s", name, cdag_error_message());
   for (int it = 0; it < 2 && !rc; it++) {
     if (dst) memset(dst, 0xee, (size_t)(dlld * dcols) * e);
     rc = cdag_run(s);
-    CHECK(rc == CDAG_OK, "%s: cdag_run: %s", name, cdag_error_message());
+    MT_EXPECT_MSG(rc == CDAG_OK, "%s: cdag_run: %s", name, cdag_error_message());
     char what[96];
     snprintf(what, sizeof what, "%s (mode %d, run %d)", name, mode, it);
     if (!rc) check_dest(what, to, dst, e, dlld, drows, dcols);
   }
-  if (!rc && mode && want_alltoallv && R == 0) CHECK(reports_alltoallv(s), "%s: no alltoallv in the report (mode %d)", name, mode);
+  if (!rc && mode && want_alltoallv && R == 0) MT_EXPECT_MSG(reports_alltoallv(s), "%s: no alltoallv in the report (mode %d)", name, mode);
   cdag_schedule_free(&s);
   cdag_graph_free(&g);
   free(src);
@@ -171,15 +163,15 @@ static void errors(void) {
   cdag_layout a = {4, 2 * (int64_t)P, 2, 2, 1, P, 0, 0}, b = a;   /* every rank holds a 4 x 2 block */
   if (cdag_graph_create(MPI_COMM_WORLD, &g)) return;
   int rc = cdag_redistribute(g, &a, buf, &b, buf + 64, 0);
-  CHECK(rc == CDAG_ERR_ARG && strstr(cdag_error_message(), "elem_bytes is 0"), "elem 0: %d %s", rc, cdag_error_message());
+  MT_EXPECT_MSG(rc == CDAG_ERR_ARG && strstr(cdag_error_message(), "elem_bytes is 0"), "elem 0: %d %s", rc, cdag_error_message());
   b.m = 0;
   rc = cdag_redistribute(g, &a, buf, &b, buf + 64, 1);
-  CHECK(rc == CDAG_ERR_ARG && strstr(cdag_error_message(), "M is 0"), "M 0: %d %s", rc, cdag_error_message());
+  MT_EXPECT_MSG(rc == CDAG_ERR_ARG && strstr(cdag_error_message(), "M is 0"), "M 0: %d %s", rc, cdag_error_message());
   b = a, b.pc = P + 1;
   rc = cdag_redistribute(g, &a, buf, &b, buf + 64, 1);
-  CHECK(rc == CDAG_ERR_ARG && strstr(cdag_error_message(), "the graph has"), "grid: %d %s", rc, cdag_error_message());
+  MT_EXPECT_MSG(rc == CDAG_ERR_ARG && strstr(cdag_error_message(), "the graph has"), "grid: %d %s", rc, cdag_error_message());
   rc = cdag_redistribute(g, &a, NULL, &a, buf + 64, 1);
-  CHECK(rc == CDAG_ERR_ARG && strstr(cdag_error_message(), "src is NULL"), "NULL: %d %s", rc, cdag_error_message());
+  MT_EXPECT_MSG(rc == CDAG_ERR_ARG && strstr(cdag_error_message(), "src is NULL"), "NULL: %d %s", rc, cdag_error_message());
   cdag_graph_free(&g);
 }
 
@@ -207,9 +199,5 @@ int main(int argc, char **argv) {
     run_all_modes("random", &x, &y, 1 + rnd(&seed) % 8, 0);
   }
   errors();
-  int any = 0;
-  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (R == 0) printf("mpi_redistribute: %s at %d processes\n", any ? "FAILED" : "OK", P);
-  MPI_Finalize();
-  return any;
+  return mt_finish("mpi_redistribute");
 }

@@ -15,11 +15,11 @@
 #include <string.h>
 
 #include "exec/mpi/schedule.h"
+#include "mpi_test.h"
 
 enum { N = 7 };
 
-static int failures, R, P;
-#define EXPECT(c) ((c) ? (void)0 : (fprintf(stderr, "rank %d line %d: %s\n", R, __LINE__, #c), (void)failures++))
+static int R, P;
 
 typedef struct { double v; int i; } dbl_int;
 typedef struct { int v, i; } two_int;
@@ -61,16 +61,16 @@ typedef struct {
 static cdag_graph *all_to_all(const red_case *c) {
   size_t bytes = N * c->esize;
   cdag_graph *g = NULL;
-  EXPECT(cdag_graph_create(MPI_COMM_WORLD, &g) == CDAG_OK);
-  EXPECT(cdag_scratch(g, c->tmp, bytes * (size_t)P) == CDAG_OK);
-  EXPECT(cdag_copy_local(g, c->x, c->r, bytes, NULL) == CDAG_OK);
+  MT_OK(cdag_graph_create(MPI_COMM_WORLD, &g));
+  MT_OK(cdag_scratch(g, c->tmp, bytes * (size_t)P));
+  MT_OK(cdag_copy_local(g, c->x, c->r, bytes, NULL));
   for (int b = 0; b < P; b++)
     if (b != R) {
-      EXPECT(cdag_send(g, c->x, bytes, b, 0, NULL) == CDAG_OK);
-      EXPECT(cdag_recv(g, c->tmp + (size_t)b * bytes, bytes, b, 0, NULL) == CDAG_OK);
+      MT_OK(cdag_send(g, c->x, bytes, b, 0, NULL));
+      MT_OK(cdag_recv(g, c->tmp + (size_t)b * bytes, bytes, b, 0, NULL));
     }
   for (int b = 0; b < P; b++)
-    if (b != R) EXPECT(cdag_reduce_local(g, c->tmp + (size_t)b * bytes, c->r, N, c->type, c->op, NULL) == CDAG_OK);
+    if (b != R) MT_OK(cdag_reduce_local(g, c->tmp + (size_t)b * bytes, c->r, N, c->type, c->op, NULL));
   return g;
 }
 
@@ -80,18 +80,18 @@ static cdag_graph *all_to_all(const red_case *c) {
 static cdag_graph *chain(const red_case *c) {
   size_t bytes = N * c->esize;
   cdag_graph *g = NULL;
-  EXPECT(cdag_graph_create(MPI_COMM_WORLD, &g) == CDAG_OK);
-  EXPECT(cdag_scratch(g, c->tmp, bytes) == CDAG_OK);
-  EXPECT(cdag_copy_local(g, c->x, c->r, bytes, NULL) == CDAG_OK);
+  MT_OK(cdag_graph_create(MPI_COMM_WORLD, &g));
+  MT_OK(cdag_scratch(g, c->tmp, bytes));
+  MT_OK(cdag_copy_local(g, c->x, c->r, bytes, NULL));
   if (R > 0) {
-    EXPECT(cdag_recv(g, c->tmp, bytes, R - 1, 0, NULL) == CDAG_OK);
-    EXPECT(cdag_reduce_local(g, c->tmp, c->r, N, c->type, c->op, NULL) == CDAG_OK);
+    MT_OK(cdag_recv(g, c->tmp, bytes, R - 1, 0, NULL));
+    MT_OK(cdag_reduce_local(g, c->tmp, c->r, N, c->type, c->op, NULL));
   }
   if (R < P - 1) {
-    EXPECT(cdag_send(g, c->r, bytes, R + 1, 0, NULL) == CDAG_OK);
-    EXPECT(cdag_recv(g, c->r, bytes, P - 1, 1, NULL) == CDAG_OK);
+    MT_OK(cdag_send(g, c->r, bytes, R + 1, 0, NULL));
+    MT_OK(cdag_recv(g, c->r, bytes, P - 1, 1, NULL));
   } else {
-    for (int b = 0; b < P - 1; b++) EXPECT(cdag_send(g, c->r, bytes, b, 1, NULL) == CDAG_OK);
+    for (int b = 0; b < P - 1; b++) MT_OK(cdag_send(g, c->r, bytes, b, 1, NULL));
   }
   return g;
 }
@@ -100,7 +100,7 @@ static char *report_of(cdag_schedule *s) {
   char *text = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
-  EXPECT(cdag_schedule_report(s, f, 0) == CDAG_OK);
+  MT_OK(cdag_schedule_report(s, f, 0));
   fclose(f);
   return text;
 }
@@ -117,24 +117,20 @@ static void run_case(const char *name, red_case *c, cdag_graph *(*build)(const r
     cdag_options_init(&o);
     o.detect = detect;
     cdag_schedule *s = NULL;
-    int rc = cdag_compile(g, &o, &s);
-    if (rc) fprintf(stderr, "rank %d: %s: %s\n", R, name, cdag_error_message());
-    EXPECT(rc == CDAG_OK);
+    MT_EXPECT_MSG(cdag_compile(g, &o, &s) == CDAG_OK, "%s: %s", name, cdag_error_message());
     cdag_graph_free(&g);
     if (!s) continue;
     if (detect && P >= 3) {
       char *text = report_of(s);
-      if (!strstr(text, must_report)) fprintf(stderr, "rank %d: %s: report lacks \"%s\":\n%s", R, name, must_report, text);
-      EXPECT(strstr(text, must_report) != NULL);
+      MT_EXPECT_STR(text, must_report);
       free(text);
     }
     for (int it = 0; it < 3; it++) {
       fill(c, it);
       MPI_Allreduce(c->x, want, N, c->type, c->op, MPI_COMM_WORLD);
       memset(c->r, 0x5a, bytes);
-      EXPECT(cdag_run(s) == CDAG_OK);
-      if (!same(c->r, want, bytes)) fprintf(stderr, "rank %d: %s: detect=%d it=%d differs from MPI\n", R, name, detect, it);
-      EXPECT(same(c->r, want, bytes));
+      MT_OK(cdag_run(s));
+      MT_EXPECT_MSG(same(c->r, want, bytes), "%s: detect=%d it=%d differs from MPI", name, detect, it);
     }
     cdag_schedule_free(&s);
   }
@@ -198,19 +194,19 @@ static void errors(void) {
   double d[2] = {0};
   dbl_int p[2] = {{0}};
   cdag_graph *g = NULL;
-  EXPECT(cdag_graph_create(MPI_COMM_WORLD, &g) == CDAG_OK);
-  EXPECT(cdag_reduce_local(g, d, d + 1, 1, MPI_DOUBLE, MPI_MAXLOC, NULL) == CDAG_ERR_ARG);
-  EXPECT(cdag_reduce_local(g, p, p + 1, 1, MPI_DOUBLE_INT, MPI_SUM, NULL) == CDAG_ERR_ARG);
+  MT_OK(cdag_graph_create(MPI_COMM_WORLD, &g));
+  MT_EXPECT_RC(cdag_reduce_local(g, d, d + 1, 1, MPI_DOUBLE, MPI_MAXLOC, NULL), CDAG_ERR_ARG);
+  MT_EXPECT_RC(cdag_reduce_local(g, p, p + 1, 1, MPI_DOUBLE_INT, MPI_SUM, NULL), CDAG_ERR_ARG);
   MPI_Datatype two, holes;
   MPI_Type_contiguous(2, MPI_DOUBLE, &two);
   MPI_Type_commit(&two);
-  EXPECT(cdag_reduce_local(g, d, d, 1, two, MPI_SUM, NULL) == CDAG_ERR_UNSUPPORTED);
+  MT_EXPECT_RC(cdag_reduce_local(g, d, d, 1, two, MPI_SUM, NULL), CDAG_ERR_UNSUPPORTED);
   MPI_Type_create_resized(MPI_DOUBLE, 0, 16, &holes);
   MPI_Type_commit(&holes);
   MPI_Op nop;
   MPI_Op_create(nop_fn, 1, &nop);
-  EXPECT(cdag_reduce_local(g, d, d, 1, holes, nop, NULL) == CDAG_ERR_UNSUPPORTED);
-  EXPECT(strstr(cdag_error_message(), "contiguous") != NULL);
+  MT_EXPECT_RC(cdag_reduce_local(g, d, d, 1, holes, nop, NULL), CDAG_ERR_UNSUPPORTED);
+  MT_EXPECT_STR(cdag_error_message(), "contiguous");
   cdag_graph_free(&g);
   if (P >= 2) {  /* two fresh ops, first used in different orders on different ranks: each
                     rank's slots are its own, and the graph runs as written */
@@ -218,21 +214,23 @@ static void errors(void) {
     MPI_Op_create(sum_max, 1, &a);
     MPI_Op_create(sum_max, 1, &b);
     int64_t v[4] = {R, R, 0, 0}, w[2] = {0, 0};
-    EXPECT(cdag_graph_create(MPI_COMM_WORLD, &g) == CDAG_OK);
+    MT_OK(cdag_graph_create(MPI_COMM_WORLD, &g));
     int to = (R + 1) % P, from = (R + P - 1) % P;
-    EXPECT(cdag_send(g, v, 2 * sizeof *v, to, 0, NULL) == CDAG_OK);
-    EXPECT(cdag_recv(g, w, 2 * sizeof *w, from, 0, NULL) == CDAG_OK);
+    MT_OK(cdag_send(g, v, 2 * sizeof *v, to, 0, NULL));
+    MT_OK(cdag_recv(g, w, 2 * sizeof *w, from, 0, NULL));
     MPI_Datatype pair;
     MPI_Type_contiguous(2, MPI_INT64_T, &pair);
     MPI_Type_commit(&pair);
-    EXPECT(cdag_reduce_local(g, w, v + 2, 1, pair, R == 0 ? a : b, NULL) == CDAG_OK);
-    EXPECT(cdag_reduce_local(g, w, v + 2, 1, pair, R == 0 ? b : a, NULL) == CDAG_OK);
+    MT_OK(cdag_reduce_local(g, w, v + 2, 1, pair, R == 0 ? a : b, NULL));
+    MT_OK(cdag_reduce_local(g, w, v + 2, 1, pair, R == 0 ? b : a, NULL));
     MPI_Type_free(&pair);   /* cdag keeps its own reference */
     cdag_schedule *s = NULL;
-    EXPECT(cdag_compile(g, NULL, &s) == CDAG_OK);
+    MT_OK(cdag_compile(g, NULL, &s));
     cdag_graph_free(&g);
-    EXPECT(s && cdag_run(s) == CDAG_OK);
-    EXPECT(v[2] == 2 * from && v[3] == from);
+    MT_EXPECT(s != NULL);
+    if (s) MT_OK(cdag_run(s));
+    MT_EXPECT_INT(v[2], ==, 2 * from);
+    MT_EXPECT_INT(v[3], ==, from);
     cdag_schedule_free(&s);
     MPI_Op_free(&a);
     MPI_Op_free(&b);
@@ -279,9 +277,5 @@ int main(int argc, char **argv) {
   MPI_Op_free(&op_matmul);
   MPI_Type_free(&pair);
   MPI_Type_free(&mat);
-  int all = 0;
-  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (R == 0) printf("mpi_reduce_types on %d ranks: %s\n", P, all ? "FAILED" : "OK");
-  MPI_Finalize();
-  return all ? 1 : 0;
+  return mt_finish("mpi_reduce_types");
 }

@@ -15,11 +15,9 @@
 #include <unistd.h>
 
 #include "exec/mpi/schedule.h"
+#include "mpi_test.h"
 
-static int R, P, failures;
-
-#define EXPECT(cond) \
-  ((cond) ? (void)0 : (fprintf(stderr, "rank %d: line %d: %s\n", R, __LINE__, #cond), (void)failures++))
+static int R, P;
 
 enum { N = 4 };  /* int32 per block */
 
@@ -32,22 +30,20 @@ static void iteration_on(MPI_Comm comm, const cdag_options *opts, int32_t *src, 
   cdag_options_init(&o);
   if (opts) o = *opts;
   o.detect = detect;
-  EXPECT(cdag_graph_create(comm, &g) == CDAG_OK);
+  MT_OK(cdag_graph_create(comm, &g));
   for (int i = 0; i < P; i++) {
-    EXPECT(cdag_send(g, src + N * i, N * sizeof *src, i, 0, NULL) == CDAG_OK);
-    EXPECT(cdag_recv(g, dst + N * i, N * sizeof *dst, i, 0, NULL) == CDAG_OK);
+    MT_OK(cdag_send(g, src + N * i, N * sizeof *src, i, 0, NULL));
+    MT_OK(cdag_recv(g, dst + N * i, N * sizeof *dst, i, 0, NULL));
   }
-  int rc = cdag_compile(g, &o, &s);
-  if (rc) fprintf(stderr, "rank %d: %s\n", R, cdag_error_message());
-  EXPECT(rc == CDAG_OK);
+  MT_OK(cdag_compile(g, &o, &s));
   cdag_graph_free(&g);
   for (int i = 0; i < P * N; i++) {
     src[i] = it * 100000 + R * 1000 + i;
     dst[i] = -1;
   }
-  if (s) EXPECT(cdag_run(s) == CDAG_OK);
+  if (s) MT_OK(cdag_run(s));
   for (int i = 0; i < P; i++)
-    for (int k = 0; k < N; k++) EXPECT(dst[N * i + k] == it * 100000 + i * 1000 + R * N + k);
+    for (int k = 0; k < N; k++) MT_EXPECT_INT(dst[N * i + k], ==, it * 100000 + i * 1000 + R * N + k);
   cdag_schedule_free(&s);
 }
 
@@ -60,11 +56,8 @@ static void expect_counts(int64_t compiles, int64_t hits, int line) {
   static int64_t c0, h0;
   int64_t c, h;
   exec_compile_stats(&c, &h);
-  if (compiles >= 0 && (c - c0 != compiles || h - h0 != hits)) {
-    fprintf(stderr, "rank %d: line %d: %lld compilations and %lld hits, expected %lld and %lld\n", R, line,
-            (long long)(c - c0), (long long)(h - h0), (long long)compiles, (long long)hits);
-    failures++;
-  }
+  if (compiles >= 0 && c - c0 != compiles) mt_fail_int(__FILE__, line, "compilations since the last count", c - c0, compiles);
+  if (compiles >= 0 && h - h0 != hits) mt_fail_int(__FILE__, line, "cache hits since the last count", h - h0, hits);
   c0 = c;
   h0 = h;
 }
@@ -131,27 +124,24 @@ int main(int argc, char **argv) {
   if (n < 2) n = 2;
   for (int it = 0; it < n; it++) iteration(src, dst, 1, it);
   exec_compile_stats(&compiles, &hits);
-  EXPECT(compiles == 1 && hits == n - 1);
+  MT_EXPECT_INT(compiles, ==, 1);
+  MT_EXPECT_INT(hits, ==, n - 1);
   for (int it = 0; it < 30; it++) iteration(src, dst, 0, it);
   exec_compile_stats(&compiles, &hits);
-  EXPECT(compiles == 2 && hits == n + 28);
+  MT_EXPECT_INT(compiles, ==, 2);
+  MT_EXPECT_INT(hits, ==, n + 28);
   iteration(src2, dst2, 1, 7);  /* other buffers: a new graph */
   exec_compile_stats(&compiles, &hits);
-  EXPECT(compiles == 3 && hits == n + 28);
+  MT_EXPECT_INT(compiles, ==, 3);
+  MT_EXPECT_INT(hits, ==, n + 28);
   if (P <= 4) cache_rules(src, dst);   /* the cache's logic; larger runs only cost time */
   exec_compile_stats(&compiles, &hits);
   MPI_Barrier(MPI_COMM_WORLD);
   if (R == 0) {
-    int nrep = count_reports(path);
-    if (nrep != compiles) fprintf(stderr, "%s holds %d reports, expected %lld\n", path, nrep, (long long)compiles);
-    EXPECT(nrep == compiles);
+    MT_EXPECT_INT(count_reports(path), ==, compiles);   /* reports in CDAG_REPORT's file */
     remove(path);
   }
-  int all = 0;
-  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (R == 0) printf("mpi_reuse on %d ranks: %lld compilations, %lld cache hits: %s\n", P, (long long)compiles,
-                     (long long)hits, all ? "FAILED" : "OK");
+  if (R == 0) printf("mpi_reuse: %lld compilations, %lld cache hits\n", (long long)compiles, (long long)hits);
   free(src); free(dst); free(src2); free(dst2);
-  MPI_Finalize();
-  return all ? 1 : 0;
+  return mt_finish("mpi_reuse");
 }

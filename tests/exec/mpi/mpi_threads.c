@@ -15,20 +15,16 @@
 #include <string.h>
 
 #include "exec/mpi/schedule.h"
+#include "mpi_test.h"
 
 enum { T = 3, ITERS = 20, N = 16 };
 
 static int R, P;
 
 typedef struct {
-  int id, failures;
+  int id;
   MPI_Comm comm;
 } worker;
-
-static void fail(worker *w, const char *what, int it) {
-  fprintf(stderr, "rank %d thread %d iteration %d: %s (%s)\n", R, w->id, it, what, cdag_error_message());
-  w->failures++;
-}
 
 /* One iteration on w's communicator: alltoall src -> dst, then x = max over all ranks' v. */
 static void iteration(worker *w, int it, int32_t *src, int32_t *dst, int32_t *v, int32_t *all, int32_t *x) {
@@ -46,16 +42,16 @@ static void iteration(worker *w, int it, int32_t *src, int32_t *dst, int32_t *v,
   if (!rc) rc = cdag_compile(g, NULL, &s);
   cdag_graph_free(&g);
   if (rc) {
-    fail(w, "compile", it);
+    MT_FAIL("thread %d iteration %d: compile", w->id, it);
     return;
   }
   for (int i = 0; i < P * N; i++) src[i] = ((w->id * 100 + it) * 100 + R) * 1000 + i;
   for (int i = 0; i < N; i++) v[i] = (R * 7 + i * 3 + it + w->id) % (P + 5);
-  if (cdag_run(s)) fail(w, "run", it);
+  if (cdag_run(s)) MT_FAIL("thread %d iteration %d: run", w->id, it);
   for (int j = 0; j < P; j++)
     for (int k = 0; k < N; k++)
       if (dst[N * j + k] != ((w->id * 100 + it) * 100 + j) * 1000 + R * N + k) {
-        fail(w, "alltoall bytes", it);
+        MT_FAIL("thread %d iteration %d: alltoall bytes", w->id, it);
         j = P;
         break;
       }
@@ -66,7 +62,7 @@ static void iteration(worker *w, int it, int32_t *src, int32_t *dst, int32_t *v,
       m = e > m ? e : m;
     }
     if (x[i] != m) {
-      fail(w, "max bytes", it);
+      MT_FAIL("thread %d iteration %d: max bytes", w->id, it);
       break;
     }
   }
@@ -94,7 +90,7 @@ static void *analyse(void *arg) {
       if (!rc) rc = cdag_rank_recv(g, r, 0, 64, 0, 0, NULL);
     }
     if (!rc) rc = cdag_analyze(g, NULL, &p);
-    if (rc || p->ncolls != 1) fail(w, "analyze", it);
+    if (rc || p->ncolls != 1) MT_FAIL("thread %d iteration %d: analyze", w->id, it);
     cdag_plan_free(&p);
     cdag_graph_free(&g);
   }
@@ -104,7 +100,6 @@ static void *analyse(void *arg) {
 /* Under FUNNELED: every MPI-calling entry point refuses a thread that is not the main one. */
 typedef struct {
   cdag_schedule *s;
-  int refused;
 } funneled_arg;
 
 static void *not_main(void *arg) {
@@ -112,19 +107,20 @@ static void *not_main(void *arg) {
   cdag_graph *g = NULL;
   int rc1 = cdag_graph_create(MPI_COMM_WORLD, &g);
   int rc2 = cdag_run(a->s);
-  a->refused = rc1 == CDAG_ERR_STATE && rc2 == CDAG_ERR_STATE && !g &&
-               strstr(cdag_error_message(), "MPI_THREAD_FUNNELED") != NULL;
-  if (!a->refused) fprintf(stderr, "rank %d: not refused: %d %d (%s)\n", R, rc1, rc2, cdag_error_message());
+  MT_EXPECT_RC(rc1, CDAG_ERR_STATE);
+  MT_EXPECT_RC(rc2, CDAG_ERR_STATE);
+  MT_EXPECT(g == NULL);
+  MT_EXPECT_STR(cdag_error_message(), "MPI_THREAD_FUNNELED");
   return NULL;
 }
 
-static int funneled(void) {
-  worker w = {0, 0, MPI_COMM_WORLD};
+static void funneled(void) {
+  worker w = {0, MPI_COMM_WORLD};
   int32_t *src = calloc((size_t)P * N, sizeof *src), *dst = calloc((size_t)P * N, sizeof *dst);
   int32_t *v = calloc(N, sizeof *v), *all = calloc((size_t)P * N, sizeof *all), *x = calloc(N, sizeof *x);
   iteration(&w, 0, src, dst, v, all, x);   /* the main thread works */
   cdag_graph *g = NULL;
-  funneled_arg a = {NULL, 0};
+  funneled_arg a = {NULL};
   int rc = cdag_graph_create(MPI_COMM_WORLD, &g);
   if (!rc) rc = cdag_compile(g, NULL, &a.s);
   cdag_graph_free(&g);
@@ -132,9 +128,9 @@ static int funneled(void) {
   pthread_create(&th, NULL, not_main, &a);
   pthread_join(th, NULL);
   if (!rc) rc = cdag_run(a.s);   /* still fine from the main thread */
+  MT_OK(rc);
   cdag_schedule_free(&a.s);
   free(src); free(dst); free(v); free(all); free(x);
-  return w.failures + (rc != CDAG_OK) + !a.refused;
 }
 
 int main(int argc, char **argv) {
@@ -142,42 +138,26 @@ int main(int argc, char **argv) {
   MPI_Init_thread(&argc, &argv, fun ? MPI_THREAD_FUNNELED : MPI_THREAD_MULTIPLE, &level);
   MPI_Comm_rank(MPI_COMM_WORLD, &R);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
-  int failures = 0;
   if (fun) {
-    failures = funneled();
-    int all = 0;
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (R == 0) printf("mpi_threads funneled on %d ranks: %s\n", P, all ? "FAILED" : "OK");
-    MPI_Finalize();
-    return all ? 1 : 0;
+    funneled();
+    return mt_finish("mpi_threads funneled");
   }
-  if (level < MPI_THREAD_MULTIPLE) {
-    if (R == 0) printf("mpi_threads: MPI gives thread level %d, not MPI_THREAD_MULTIPLE: FAILED\n", level);
-    MPI_Finalize();
-    return 1;
-  }
+  MT_EXPECT_INT(level, >=, MPI_THREAD_MULTIPLE);   /* MPI must give it */
+  if (level < MPI_THREAD_MULTIPLE) return mt_finish("mpi_threads");
   worker w[T + 1];
   pthread_t th[T + 1];
   for (int t = 0; t <= T; t++) {
-    w[t] = (worker){t, 0, MPI_COMM_NULL};
+    w[t] = (worker){t, MPI_COMM_NULL};
     if (t < T) MPI_Comm_dup(MPI_COMM_WORLD, &w[t].comm);
   }
   for (int t = 0; t <= T; t++) pthread_create(&th[t], NULL, t < T ? work : analyse, &w[t]);
   for (int t = 0; t <= T; t++) {
     pthread_join(th[t], NULL);
-    failures += w[t].failures;
     if (t < T) MPI_Comm_free(&w[t].comm);
   }
   int64_t compiles = 0, hits = 0;
   exec_compile_stats(&compiles, &hits);
-  if (compiles != T || hits != T * (ITERS - 1)) {
-    fprintf(stderr, "rank %d: %lld compilations and %lld cache hits, expected %d and %d\n", R, (long long)compiles,
-            (long long)hits, T, T * (ITERS - 1));
-    failures++;
-  }
-  int all = 0;
-  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (R == 0) printf("mpi_threads on %d ranks, %d threads: %s\n", P, T + 1, all ? "FAILED" : "OK");
-  MPI_Finalize();
-  return all ? 1 : 0;
+  MT_EXPECT_INT(compiles, ==, T);
+  MT_EXPECT_INT(hits, ==, T * (ITERS - 1));
+  return mt_finish("mpi_threads");
 }

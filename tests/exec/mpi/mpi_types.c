@@ -16,19 +16,11 @@
 #include <cdag.h>
 #include <mpi.h>
 
+#include "mpi_test.h"
+
 enum { BUF = 4096, NCASES = 6 };
 
-static int R, P, failed;
-
-#define CHECK(cond, ...)                                   \
-  do {                                                     \
-    if (!(cond)) {                                         \
-      fprintf(stderr, "rank %d: ", R);                     \
-      fprintf(stderr, __VA_ARGS__);                        \
-      fprintf(stderr, " (%s:%d)\n", __FILE__, __LINE__);   \
-      failed = 1;                                          \
-    }                                                      \
-  } while (0)
+static int R, P;
 
 static void fill(uint8_t *b, int seed) {
   for (int k = 0; k < BUF; k++) b[k] = (uint8_t)(k * 13 + seed * 71 + 5);
@@ -106,9 +98,9 @@ static void ring_case(int c, int detect) {
   for (int run = 0; run < 2 && !err; run++) {
     memset(got, 0xee, BUF);
     err = cdag_run(s);
-    CHECK(err || memcmp(got, want, BUF) == 0, "case %d detect %d run %d: received bytes differ from MPI's", c, detect, run);
+    MT_EXPECT_MSG(err || memcmp(got, want, BUF) == 0, "case %d detect %d run %d: received bytes differ from MPI's", c, detect, run);
   }
-  CHECK(!err, "case %d detect %d: %s", c, detect, cdag_error_message());
+  MT_EXPECT_MSG(!err, "case %d detect %d: %s", c, detect, cdag_error_message());
   cdag_schedule_free(&s);
   MPI_Type_free(&st);
   MPI_Type_free(&rt);
@@ -142,15 +134,15 @@ static void transpose(void) {
   for (int run = 0; run < 2 && !err; run++) {
     memset(got, 0, (size_t)B * n * sizeof *got);
     err = cdag_run(s);
-    CHECK(err || memcmp(got, want, (size_t)B * n * sizeof *got) == 0, "transpose run %d differs from MPI_Alltoall", run);
+    MT_EXPECT_MSG(err || memcmp(got, want, (size_t)B * n * sizeof *got) == 0, "transpose run %d differs from MPI_Alltoall", run);
   }
-  CHECK(!err, "transpose: %s", cdag_error_message());
+  MT_EXPECT_MSG(!err, "transpose: %s", cdag_error_message());
   if (!err && P >= 3) {
     char text[4096] = "";
     FILE *f = fmemopen(text, sizeof text - 1, "w");
     cdag_schedule_report(s, f, 0);
     fclose(f);
-    CHECK(strstr(text, "alltoall over all") != NULL, "transpose: no alltoall in the report:\n%s", text);
+    MT_EXPECT_MSG(strstr(text, "alltoall over all") != NULL, "transpose: no alltoall in the report:\n%s", text);
   }
   cdag_schedule_free(&s);
   cdag_graph_free(&g);
@@ -171,15 +163,15 @@ static void errors(void) {
   MPI_Datatype twice;
   MPI_Type_create_hindexed(2, bl, dp, MPI_BYTE, &twice);
   MPI_Type_commit(&twice);
-  CHECK(cdag_recv_type(g, buf, 1, twice, 0, 0, NULL) == CDAG_ERR_ARG &&
+  MT_EXPECT_MSG(cdag_recv_type(g, buf, 1, twice, 0, 0, NULL) == CDAG_ERR_ARG &&
             strstr(cdag_error_message(), "writes the byte at offset 4 more than once"),
         "overlapping receive type: %s", cdag_error_message());
-  CHECK(cdag_send_type(g, buf, -1, MPI_INT, 0, 0, NULL) == CDAG_ERR_ARG, "negative count accepted");
-  CHECK(cdag_send_type(g, buf, 1, MPI_DATATYPE_NULL, 0, 0, NULL) == CDAG_ERR_ARG, "MPI_DATATYPE_NULL accepted");
-  CHECK(cdag_send_type(g, buf, 1, twice, MPI_PROC_NULL, 0, &op) == CDAG_OK && op == CDAG_OP_NULL, "PROC_NULL send");
+  MT_EXPECT_RC(cdag_send_type(g, buf, -1, MPI_INT, 0, 0, NULL), CDAG_ERR_ARG);   /* a negative count */
+  MT_EXPECT_RC(cdag_send_type(g, buf, 1, MPI_DATATYPE_NULL, 0, 0, NULL), CDAG_ERR_ARG);
+  MT_EXPECT_MSG(cdag_send_type(g, buf, 1, twice, MPI_PROC_NULL, 0, &op) == CDAG_OK && op == CDAG_OP_NULL, "PROC_NULL send");
   op = 5;
-  CHECK(cdag_recv_type(g, buf, 1, MPI_INT, MPI_PROC_NULL, 0, &op) == CDAG_OK && op == CDAG_OP_NULL, "PROC_NULL recv");
-  CHECK(cdag_send_type(NULL, buf, 1, MPI_INT, 0, 0, NULL) == CDAG_ERR_ARG, "NULL graph accepted");
+  MT_EXPECT_MSG(cdag_recv_type(g, buf, 1, MPI_INT, MPI_PROC_NULL, 0, &op) == CDAG_OK && op == CDAG_OP_NULL, "PROC_NULL recv");
+  MT_EXPECT_RC(cdag_send_type(NULL, buf, 1, MPI_INT, 0, 0, NULL), CDAG_ERR_ARG);
   MPI_Type_free(&twice);
   cdag_graph_free(&g);
 }
@@ -192,9 +184,5 @@ int main(int argc, char **argv) {
     for (int detect = 1; detect >= 0; detect--) ring_case(c, detect);
   transpose();
   errors();
-  int ok = !failed, all = 0;
-  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-  if (R == 0) printf("mpi_types: %s\n", all ? "ok" : "FAILED");
-  MPI_Finalize();
-  return all ? 0 : 1;
+  return mt_finish("mpi_types");
 }

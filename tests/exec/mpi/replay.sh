@@ -21,7 +21,7 @@ mpiexec=$3
 group=$4
 . "$src/tests/cli/lib/expect.sh"
 data=$src/tests/data/replay
-iters=(--iterations 3)   # few: oversubscribed ranks poll, and the check needs one run each way
+iters='--iterations 3'   # few: oversubscribed ranks poll, and the check needs one run each way
 
 run() {
   local np=$1
@@ -29,64 +29,70 @@ run() {
   timeout 60 "$mpiexec" -n "$np" "$cdag" replay "$@"
 }
 
-# The summary every successful replay prints.
-expect_summary() {
-  expect_out "same memory as written and compiled on every rank: "
-  expect_out "as written: "
-  expect_out "compiled:   "
-  expect_out "compile:    "
-  expect_out "break-even: "
+# `summary` in a table: the lines every successful replay prints.
+kind_summary() {
+  local t
+  for t in "same memory as written and compiled on every rank: " "as written: " "compiled:   " "compile:    " \
+           "break-even: "; do
+    expect out "$t" "$2"
+  done
 }
 
-# A message printed once (by rank 0), not once per process.
-expect_err_once() {
-  local n
-  n=$(grep -cF -- "$1" "$tmp/err")
-  [ "$n" -eq 1 ] || fail "stderr holds '$1' $n times, expected once: $(cat "$tmp/err")"
-}
-
+# The tables below are unquoted here-documents: $data, $src, $tmp and $iters expand in rows
+# and patterns alike.
 case $group in
 np1)
-  expect_status 0 run 1 "$data/local1.cdag" "${iters[@]}"
-  expect_summary
-  expect_out "replay $data/local1.cdag: 1 ranks, 7 operations, 3 iterations each way"
-  expect_out "160 bytes equal, 8 floating-point sums and products within tolerance"
+  cases <<T
+0 run 1 "$data/local1.cdag" $iters
+  summary
+  out replay $data/local1.cdag: 1 ranks, 7 operations, 3 iterations each way
+  out 160 bytes equal, 8 floating-point sums and products within tolerance
+T
   ;;
 np2)
-  expect_status 0 run 2 "$data/onesided2.cdag" "${iters[@]}"
-  expect_summary
-  expect_out "544 bytes equal"
-  expect_out "one-sided: 3 gets, 2 puts, 4 fences"
+  cases <<T
+0 run 2 "$data/onesided2.cdag" $iters
+  summary
+  out 544 bytes equal
+  out one-sided: 3 gets, 2 puts, 4 fences
+T
   ;;
 np3)
-  expect_status 0 run 3 "$data/bcast3.cdag" "${iters[@]}"
-  expect_summary
-  expect_out "960 bytes equal"
-  expect_out "bcast rooted at 0 over all 3 ranks, 320 B per block"
   printf 'num_ranks 3\nrank 1 {\n  calc 5\n  send 0b to 2\n}\nrank 2 {\n  recv 0b from 1\n}\n' >"$tmp/idle.goal"
-  expect_status 0 run 3 "$tmp/idle.goal" "${iters[@]}"   # no rank touches memory, rank 0 does nothing
-  expect_out "0 bytes equal, 0 floating-point"
+  cases <<T
+0 run 3 "$data/bcast3.cdag" $iters
+  summary
+  out 960 bytes equal
+  out bcast rooted at 0 over all 3 ranks, 320 B per block
+# no rank touches memory, rank 0 does nothing
+0 run 3 "$tmp/idle.goal" $iters
+  out 0 bytes equal, 0 floating-point
+T
   ;;
 np4)
-  expect_status 0 run 4 "$data/allreduce_float4.cdag" "${iters[@]}"
-  expect_summary
-  expect_out "0 bytes equal, 56 floating-point sums and products within tolerance"
-  expect_out "allreduce over all 4 ranks, 64 B of double sum"
-  expect_out "allreduce over all 4 ranks, 16 B of float prod"
-  expect_status 0 run 4 "$data/native4.cdag" "${iters[@]}"
-  expect_summary
-  expect_out "replay $data/native4.cdag: 4 ranks, 56 operations"
-  expect_out "1280 bytes equal, 52 floating-point sums and products within tolerance"
-  expect_out "allreduce over all 4 ranks, 32 B of double sum"
-  expect_status 0 run 4 "$src/tests/data/goal/calc_cpu_nic.goal" "${iters[@]}"
-  expect_summary
-  expect_out "replay $src/tests/data/goal/calc_cpu_nic.goal: 4 ranks, 9 operations"
-  expect_status 0 run 4 "$data/schedgen_reduce4.goal" "${iters[@]}"
-  expect_summary
-  expect_out "5120 bytes equal"      # follow: every receive has a region of its own
-  expect_status 0 run 4 "$data/schedgen_reduce4.goal" --goal-buffers=shared "${iters[@]}"
-  expect_out "4096 bytes equal"      # shared: one buffer of 1024 B per rank
-  expect_status 0 run 4 "$src/examples/graphs/allreduce_ring4.cdag" --json --iterations=2
+  cases <<T
+0 run 4 "$data/allreduce_float4.cdag" $iters
+  summary
+  out 0 bytes equal, 56 floating-point sums and products within tolerance
+  out allreduce over all 4 ranks, 64 B of double sum
+  out allreduce over all 4 ranks, 16 B of float prod
+0 run 4 "$data/native4.cdag" $iters
+  summary
+  out replay $data/native4.cdag: 4 ranks, 56 operations
+  out 1280 bytes equal, 52 floating-point sums and products within tolerance
+  out allreduce over all 4 ranks, 32 B of double sum
+0 run 4 "$src/tests/data/goal/calc_cpu_nic.goal" $iters
+  summary
+  out replay $src/tests/data/goal/calc_cpu_nic.goal: 4 ranks, 9 operations
+# follow: every receive has a region of its own
+0 run 4 "$data/schedgen_reduce4.goal" $iters
+  summary
+  out 5120 bytes equal
+# shared: one buffer of 1024 B per rank
+0 run 4 "$data/schedgen_reduce4.goal" --goal-buffers=shared $iters
+  out 4096 bytes equal
+0 run 4 "$src/examples/graphs/allreduce_ring4.cdag" --json --iterations=2
+T
   python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -99,37 +105,42 @@ assert d["report"]["cdag_report"] == 1 and d["report"]["collectives"][0]["kind"]
 ' "$tmp/out" || fail "--json output is not the expected JSON: $(head -c 400 "$tmp/out")"
   ;;
 corrupt)
-  CDAG_REPLAY_CORRUPT=2 expect_status 1 run 3 "$data/bcast3.cdag" "${iters[@]}"
-  expect_err "cdag replay: rank 2, file address 0x"
-  expect_err ": as written 0x"
-  expect_err_once "cdag replay: rank 2: the compiled run and the run as written leave different memory: 1 of 320 bytes"
-  grep -q "same memory" "$tmp/out" && fail "a corrupted run claims the same memory"
-  CDAG_REPLAY_CORRUPT=1 expect_status 1 run 4 "$data/allreduce_float4.cdag" "${iters[@]}"
-  expect_err "cdag replay: rank 1, file address 0x1060 (complex_double, a sum of 4 values): as written "
-  expect_err "0 of 0 bytes and 1 of 14 floating-point values differ (first at file address 0x1060)"
-  CDAG_REPLAY_CORRUPT=x expect_status 1 run 1 "$data/local1.cdag"
-  expect_err "CDAG_REPLAY_CORRUPT=x: expected a rank"
+  cases <<T
+1 CDAG_REPLAY_CORRUPT=2 run 3 "$data/bcast3.cdag" $iters
+  err cdag replay: rank 2, file address 0x
+  err : as written 0x
+  err1 cdag replay: rank 2: the compiled run and the run as written leave different memory: 1 of 320 bytes
+  out! same memory
+1 CDAG_REPLAY_CORRUPT=1 run 4 "$data/allreduce_float4.cdag" $iters
+  err~ cdag replay: rank 1, file address 0x1060 \(complex_double, a sum of 4 values\): as written[ ]
+  err 0 of 0 bytes and 1 of 14 floating-point values differ (first at file address 0x1060)
+1 CDAG_REPLAY_CORRUPT=x run 1 "$data/local1.cdag"
+  err CDAG_REPLAY_CORRUPT=x: expected a rank
+T
   ;;
 errors)
-  expect_status 1 run 2 "$src/examples/graphs/allreduce_ring4.cdag"
-  expect_err_once "cdag replay: $src/examples/graphs/allreduce_ring4.cdag has 4 ranks, run with mpiexec -n 4 (this run has 2)"
-  expect_status 1 run 3 "$data/onesided2.cdag"
-  expect_err_once "onesided2.cdag has 2 ranks, run with mpiexec -n 2 (this run has 3)"
   printf 'num_ranks 2\nrank 0 {\n  sned 8b to 1\n}\n' >"$tmp/bad.cdag"
-  expect_status 1 run 2 "$tmp/bad.cdag"
-  expect_err_once "cdag replay: malformed graph file: $tmp/bad.cdag:3:3: expected an operation"
   printf 'num_ranks 2\nrank 0 {\n  send 8b to 1 tag 0 addr 0x0\n}\n' >"$tmp/unmatched.cdag"
-  expect_status 1 run 2 "$tmp/unmatched.cdag"
-  expect_err_once "rank 0 op 0 (send, line 3): send of 8 bytes to rank 1 tag 0 has no matching receive"
-  expect_status 1 run 2 "$tmp/missing.cdag"
-  expect_err_once "missing.cdag: cannot open"
-  expect_status 2 run 2
-  expect_err_once "usage: cdag replay FILE [--iterations N] [--json]"
-  expect_status 2 run 1 "$data/local1.cdag" --iterations 0
-  expect_status 2 run 1 "$data/local1.cdag" --iterations
-  expect_status 2 run 1 "$data/local1.cdag" --iterations=3x
-  expect_status 2 run 1 "$data/local1.cdag" --goal-buffers=some
-  expect_status 2 run 1 - <"$data/local1.cdag"   # standard input reaches rank 0 only
+  cases <<T
+1 run 2 "$src/examples/graphs/allreduce_ring4.cdag"
+  err1 cdag replay: $src/examples/graphs/allreduce_ring4.cdag has 4 ranks, run with mpiexec -n 4 (this run has 2)
+1 run 3 "$data/onesided2.cdag"
+  err1 onesided2.cdag has 2 ranks, run with mpiexec -n 2 (this run has 3)
+1 run 2 "$tmp/bad.cdag"
+  err1 cdag replay: malformed graph file: $tmp/bad.cdag:3:3: expected an operation
+1 run 2 "$tmp/unmatched.cdag"
+  err1 rank 0 op 0 (send, line 3): send of 8 bytes to rank 1 tag 0 has no matching receive
+1 run 2 "$tmp/missing.cdag"
+  err1 missing.cdag: cannot open
+2 run 2
+  err1 usage: cdag replay FILE [--iterations N] [--json]
+2 run 1 "$data/local1.cdag" --iterations 0
+2 run 1 "$data/local1.cdag" --iterations
+2 run 1 "$data/local1.cdag" --iterations=3x
+2 run 1 "$data/local1.cdag" --goal-buffers=some
+# standard input reaches rank 0 only
+2 run 1 - <"$data/local1.cdag"
+T
   ;;
 *)
   fail "unknown group '$group'"

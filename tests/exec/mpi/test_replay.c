@@ -15,15 +15,10 @@
 #include <string.h>
 
 #include "check_main.h"
+#include "support/graphs.h"
 #include "exec/mpi/replay.h"
 #include "format/format.h"
 #include "support/support.h"
-
-static cdag_graph *text_graph(const char *text) {
-  cdag_graph *g = NULL;
-  ck_assert_msg(ir_load_mem(text, strlen(text), "t", NULL, &g) == CDAG_OK, "%s", cdag_error_message());
-  return g;
-}
 
 static uint64_t offset_of(const replay_map *m, int r, uint64_t addr, uint64_t len) {
   uint64_t off = 0;
@@ -32,8 +27,8 @@ static uint64_t offset_of(const replay_map *m, int r, uint64_t addr, uint64_t le
 }
 
 START_TEST(map_packs_ranges) {
-  cdag_graph *gg = text_graph("num_ranks 2\nrank 0 {\n  send 64b to 0 addr 0x1000\n  recv 64b from 0 addr 0x1040\n"
-                              "  copy 5b from 0x2003 to 0x5000\n  scratch 0x9000 16b\n}\n");
+  cdag_graph *gg = cdag_test_text_graph("num_ranks 2\nrank 0 {\n  send 64b to 0 addr 0x1000\n  recv 64b from 0 addr 0x1040\n"
+                                        "  copy 5b from 0x2003 to 0x5000\n  scratch 0x9000 16b\n}\n");
   replay_map m;
   CK_OK(replay_map_build(gg, &m));
   ck_assert_int_eq(m.start[1] - m.start[0], 4);   /* 0x1000 and 0x1040 touch: one range */
@@ -132,8 +127,8 @@ START_TEST(copy_keeps_ops_and_overlaps) {
 END_TEST
 
 START_TEST(labels_scratch_and_requires) {
-  cdag_graph *gg = text_graph("num_ranks 1\nrank 0 {\n  scratch 0x8000 64b\n  a: copy 8b from 0x10 to 0x8000\n"
-                              "  b: calc 50\n  c: copy 8b from 0x8000 to 0x20\n  c requires b\n}\n");
+  cdag_graph *gg = cdag_test_text_graph("num_ranks 1\nrank 0 {\n  scratch 0x8000 64b\n  a: copy 8b from 0x10 to 0x8000\n"
+                                        "  b: calc 50\n  c: copy 8b from 0x8000 to 0x20\n  c requires b\n}\n");
   replay_map m;
   cdag_graph *g = NULL;
   CK_OK(replay_map_build(gg, &m));
@@ -159,9 +154,9 @@ START_TEST(labels_scratch_and_requires) {
 END_TEST
 
 START_TEST(onesided_ops_target_blocks) {
-  cdag_graph *gg = text_graph("num_ranks 2\nrank 0 {\n  segment 0x1000 256b\n  p: put 64b to 1 seg 0 at 0x20 addr 0x2000\n"
-                              "  fence\n  g: get 16b from 1 at 0x1100 addr 0x3000\n}\n"
-                              "rank 1 {\n  segment 0x1000 512b\n  fence\n  copy 8b from 0x10 to 0x18\n}\n");
+  cdag_graph *gg = cdag_test_text_graph("num_ranks 2\nrank 0 {\n  segment 0x1000 256b\n  p: put 64b to 1 seg 0 at 0x20 addr 0x2000\n"
+                                        "  fence\n  g: get 16b from 1 at 0x1100 addr 0x3000\n}\n"
+                                        "rank 1 {\n  segment 0x1000 512b\n  fence\n  copy 8b from 0x10 to 0x18\n}\n");
   replay_map m;
   cdag_graph *g = NULL;
   CK_OK(replay_map_build(gg, &m));
@@ -232,7 +227,7 @@ START_TEST(native_calls_and_waits) {
 END_TEST
 
 START_TEST(unknown_ops_are_refused) {
-  cdag_graph *gg = text_graph("num_ranks 1\nrank 0 {\n  send 8b to 0 addr 0x0\n  x: recv 8b from 0 addr 0x8\n}\n");
+  cdag_graph *gg = cdag_test_text_graph("num_ranks 1\nrank 0 {\n  send 8b to 0 addr 0x0\n  x: recv 8b from 0 addr 0x8\n}\n");
   replay_map m;
   cdag_graph *g = NULL;
   CK_OK(replay_map_build(gg, &m));

@@ -8,14 +8,9 @@
 #include <string.h>
 
 #include "check_main.h"
+#include "support/graphs.h"
 #include "exec/sim/sim.h"
 #include "support/support.h"
-
-static cdag_graph *graph(int p) {
-  cdag_graph *g;
-  ck_assert_int_eq(cdag_graph_create_global(p, &g), CDAG_OK);
-  return g;
-}
 
 static sim_mem *memory(cdag_graph *g) {
   sim_mem *m;
@@ -37,7 +32,7 @@ static void expect_bytes(sim_mem *m, int rank, uint64_t addr, const void *v, uin
 }
 
 START_TEST(ping_pong) {
-  cdag_graph *g = graph(2);
+  cdag_graph *g = cdag_test_graph(2);
   CK_OK(cdag_rank_send(g, 0, 0x10, 4, 1, 0, NULL));
   CK_OK(cdag_rank_recv(g, 1, 0x20, 4, 0, 0, NULL));
   CK_OK(cdag_rank_send(g, 1, 0x20, 4, 0, 1, NULL));   /* returns what it got */
@@ -54,7 +49,7 @@ START_TEST(ping_pong) {
 END_TEST
 
 START_TEST(binomial_broadcast_five) {
-  cdag_graph *g = graph(5);
+  cdag_graph *g = cdag_test_graph(5);
   int parent[5] = {-1, 0, 0, 1, 0};
   for (int r = 1; r < 5; r++) CK_OK(cdag_rank_recv(g, r, 0x100, 8, parent[r], 0, NULL));
   for (int r = 0; r < 5; r++)
@@ -70,7 +65,7 @@ START_TEST(binomial_broadcast_five) {
 END_TEST
 
 START_TEST(scratch_copy_reduce_self) {
-  cdag_graph *g = graph(2);
+  cdag_graph *g = cdag_test_graph(2);
   CK_OK(cdag_rank_scratch(g, 1, 0x800, 16));
   CK_OK(cdag_rank_send(g, 0, 0x0, 8, 1, 0, NULL));
   CK_OK(cdag_rank_recv(g, 1, 0x800, 8, 0, 0, NULL));                  /* through scratch */
@@ -96,7 +91,7 @@ END_TEST
 /* A send's data is taken when it runs, even if the sender overwrites the buffer before the
    receive runs. */
 START_TEST(send_takes_data_when_it_runs) {
-  cdag_graph *g = graph(2);
+  cdag_graph *g = cdag_test_graph(2);
   cdag_op s, w;
   CK_OK(cdag_rank_send(g, 0, 0x0, 4, 1, 0, &s));
   CK_OK(cdag_rank_recv(g, 0, 0x0, 4, 1, 1, &w));      /* overwrites the send buffer afterwards */
@@ -125,30 +120,30 @@ static int run_error(cdag_graph *g) {
 }
 
 START_TEST(errors) {
-  cdag_graph *g = graph(2);
+  cdag_graph *g = cdag_test_graph(2);
   CK_OK(cdag_rank_send(g, 0, 0, 8, 1, 3, NULL));
   ck_assert_int_eq(run_error(g), CDAG_ERR_UNMATCHED);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "rank 0 op 0 (send"));
   cdag_graph_free(&g);
-  g = graph(2);
+  g = cdag_test_graph(2);
   CK_OK(cdag_rank_recv(g, 1, 0, 8, 0, 3, NULL));
   ck_assert_int_eq(run_error(g), CDAG_ERR_UNMATCHED);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "rank 1 op 0 (recv"));
   cdag_graph_free(&g);
-  g = graph(2);
+  g = cdag_test_graph(2);
   CK_OK(cdag_rank_send(g, 0, 0, 8, 1, 0, NULL));
   CK_OK(cdag_rank_recv(g, 1, 0, 4, 0, 0, NULL));
   ck_assert_int_eq(run_error(g), CDAG_ERR_TRUNCATE);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "rank 1 op 0 (recv) receives 4 bytes but its matched send rank 0 op 0 (send) sends 8"));
   cdag_graph_free(&g);
-  g = graph(3); /* the second receive of a channel has no send (the first one matched) */
+  g = cdag_test_graph(3); /* the second receive of a channel has no send (the first one matched) */
   CK_OK(cdag_rank_send(g, 2, 0, 8, 1, 4, NULL));
   CK_OK(cdag_rank_recv(g, 1, 0, 8, 2, 4, NULL));
   CK_OK(cdag_rank_recv(g, 1, 8, 8, 2, 4, NULL));
   ck_assert_int_eq(run_error(g), CDAG_ERR_UNMATCHED);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "rank 1 op 1 (recv"));
   cdag_graph_free(&g);
-  g = graph(2); /* each rank receives into the buffer it then sends: deadlock */
+  g = cdag_test_graph(2); /* each rank receives into the buffer it then sends: deadlock */
   CK_OK(cdag_rank_recv(g, 0, 0, 8, 1, 0, NULL));
   CK_OK(cdag_rank_send(g, 0, 0, 8, 1, 0, NULL));
   CK_OK(cdag_rank_recv(g, 1, 0, 8, 0, 0, NULL));
@@ -162,7 +157,7 @@ END_TEST
 /* Each rank receives, then (by an explicit dependency) sends: a cycle of four ops. Rank 2
    waits on the cycle without being on it; the message names the cycle only. */
 START_TEST(deadlock_names_the_cycle) {
-  cdag_graph *g = graph(3);
+  cdag_graph *g = cdag_test_graph(3);
   cdag_op r0, s0, r1, s1;
   CK_OK(cdag_rank_recv(g, 2, 0x0, 8, 0, 9, NULL));      /* id 0: stuck behind the cycle */
   CK_OK(cdag_rank_recv(g, 0, 0x0, 8, 1, 0, &r0));
@@ -212,7 +207,7 @@ END_TEST
 /* 100,000 ops: a token passed around a ring of 10 ranks 2,500 times, each hop adding 1. */
 START_TEST(long_ring) {
   enum { RANKS = 10, LAPS = 2500 };
-  cdag_graph *g = graph(RANKS);
+  cdag_graph *g = cdag_test_graph(RANKS);
   for (int lap = 0; lap < LAPS; lap++)
     for (int r = 0; r < RANKS; r++) {
       int next = (r + 1) % RANKS;
@@ -238,7 +233,7 @@ END_TEST
 /* ---- SST tuples ---- */
 
 START_TEST(apply_sst) {
-  cdag_graph *g = graph(3);
+  cdag_graph *g = cdag_test_graph(3);
   for (int r = 0; r < 3; r++) CK_OK(cdag_rank_copy_local(g, r, 0x0, 0x40, 0x40, NULL));
   sim_mem *m = memory(g);
   for (int r = 0; r < 3; r++)
@@ -274,7 +269,7 @@ END_TEST
 
 /* A 3-rank plan built by hand: a bcast from rank 1 and an int32 allreduce. */
 START_TEST(plan_semantics) {
-  cdag_graph *g = graph(3);
+  cdag_graph *g = cdag_test_graph(3);
   for (int r = 0; r < 3; r++) { /* the graph only provides the memory here */
     CK_OK(cdag_rank_copy_local(g, r, 0x0, 0x100, 16, NULL));
     CK_OK(cdag_rank_copy_local(g, r, 0x200, 0x300, 8, NULL));
@@ -311,7 +306,7 @@ START_TEST(plan_semantics) {
 END_TEST
 
 START_TEST(memory_bounds) {
-  cdag_graph *g = graph(2);
+  cdag_graph *g = cdag_test_graph(2);
   CK_OK(cdag_rank_send(g, 0, 0x100, 16, 1, 0, NULL));
   CK_OK(cdag_rank_recv(g, 1, 0x100, 16, 0, 0, NULL));
   CK_OK(cdag_rank_scratch(g, 1, 0x108, 64));
@@ -335,7 +330,7 @@ START_TEST(memory_bounds) {
 END_TEST
 
 START_TEST(verify_catches_wrong_plans) {
-  cdag_graph *g = graph(4);
+  cdag_graph *g = cdag_test_graph(4);
   for (int r = 1; r < 4; r++) {
     CK_OK(cdag_rank_send(g, 0, 0x0, 8, r, 0, NULL));
     CK_OK(cdag_rank_recv(g, r, 0x40, 8, 0, 0, NULL));
