@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cdag.h"
-#include "ir/format.h"
+#include "format/format.h"
 
 /* An empty global graph of p ranks. */
 static inline cdag_graph *cdag_test_graph(int p) {
