@@ -66,6 +66,17 @@ done
 
 expect_status 1 "$cdag" analyze "$src/tests/data/bad_unknown_label.cdag"
 expect_status 2 "$cdag" analyze --density=2 "$ex/halo1d8.cdag"
+expect_err "cdag: --density=2: expected a number in (0, 1]"
+# the flags take the API's ranges (the options table): --min-group=1 is valid, 0 is not
+expect_status 0 "$cdag" analyze --min-group=1 "$ex/halo1d8.cdag"
+expect_status 0 "$cdag" verify --min-group=1 "$ex/halo1d8.cdag"
+expect_status 2 "$cdag" analyze --min-group=0 "$ex/halo1d8.cdag"
+expect_err "cdag: --min-group=0: expected an integer from 1 to 2147483647"
+# --detect=0: the graph as written, nothing rewritten
+expect_status 0 "$cdag" analyze --detect=0 "$ex/bcast_binomial8.cdag"
+grep -q "^bcast" "$tmp/out" && fail "--detect=0 still found the bcast"
+expect_status 0 "$cdag" analyze --exact-float=1 --alpha=2e-6 --blocks=2 "$ex/bcast_binomial8.cdag"
+expect_out "bcast rooted at 0 over all 8 ranks"
 expect_status 2 "$cdag" verify --seed=x "$ex/halo1d8.cdag"
 expect_status 1 "$cdag" sst /nonexistent/file.cdag
 # 2 ranks: nothing is rewritten, and the report says why

@@ -34,13 +34,17 @@ CDAG_KERNEL=cdag expect_status 0 "$cdag" analyze --json "$src/tests/data/detect/
 expect_out '"kind": "allgather", "root": null, "ranks": "all", "bytes": 32, "transfers": 36, "algorithm": "circulant"'
 CDAG_KERNEL=auto expect_status 0 "$cdag" analyze "$ex/allreduce_ring4.cdag"
 expect_out "  algorithm: census"
-# --kernel= sets the policy (options.kernel); CDAG_KERNEL, when set, wins over it
+# --kernel= sets the policy (options.kernel); an explicit --kernel wins over CDAG_KERNEL,
+# which applies where the option keeps its default
 expect_status 0 "$cdag" analyze --kernel=mpi "$ex/allreduce_ring4.cdag"
 expect_out "  algorithm: mpi (allreduce: MPI (kernel policy mpi))"
 CDAG_KERNEL=cdag expect_status 0 "$cdag" analyze --kernel=mpi --json "$ex/bcast_binomial8.cdag"
+expect_out '"algorithm": "mpi", "why": "bcast: MPI (kernel policy mpi)"'
+CDAG_KERNEL=mpi expect_status 0 "$cdag" analyze --kernel=cdag --json "$ex/bcast_binomial8.cdag"
 expect_out 'circulant forced (kernel policy cdag)"'
 expect_status 0 "$cdag" goal --plan --kernel=cdag "$ex/bcast_binomial8.cdag"
 expect_status 2 "$cdag" analyze --kernel=fast "$ex/allreduce_ring4.cdag"
+expect_err "cdag: --kernel=fast: expected mpi, cdag or auto"
 
 # the model's parameters move the choice: costly bytes favour the n-block kernel, costly
 # latency MPI's binomial tree

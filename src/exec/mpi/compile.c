@@ -27,57 +27,34 @@
 
 /* ---- options ---- */
 
-/* Options, kernel policy and model: what a compiled schedule depends on besides the graph. */
+/* Options (after the environment), kernel policy and model: what a compiled schedule depends
+   on besides the graph. */
 static uint64_t options_hash(const cdag_options *o, const pipeline_tune *t) {
-  int64_t v[11] = {o->detect, (int64_t)(o->density * 1e9), o->exact_float, o->root, o->min_group, t->policy,
-                   t->model.blocks};
-  memcpy(&v[7], &t->model.alpha, sizeof t->model.alpha);
-  memcpy(&v[8], &t->model.beta, sizeof t->model.beta);
-  memcpy(&v[9], &t->model.overhead, sizeof t->model.overhead);
-  memcpy(&v[10], &t->model.gamma, sizeof t->model.gamma);
+  double v[CDAG_NOPTS + 6] = {t->policy, t->model.blocks, t->model.alpha, t->model.beta, t->model.overhead,
+                              t->model.gamma};
+  for (int id = 0; id < CDAG_NOPTS; id++) v[6 + id] = cdag__opt_get(o, id);
   return wire_hash(v, sizeof v, 0x0c0ffee);
 }
 
-/* The options every rank must pass alike, as the environment leaves them (doubles by their
-   bits: equal bits, equal values). */
-enum { NOPTS = 12 };
-static const char *const opt_name[NOPTS] = {"detect", "density", "exact_float", "root", "min_group", "kernel",
-                                            "alpha", "beta", "blocks", "measure", "overhead", "gamma"};
-static int opt_double(int k) { return k == 1 || k == 6 || k == 7 || k == 10 || k == 11; }
-
+/* Every option, as the environment leaves it, by its bits (equal bits, equal values): what
+   every rank must pass alike (the options table, ir/settings.h). */
 static void opt_values(const cdag_options *o, int64_t *v) {
-  pipeline_tune t;
-  pipeline_tuning(o, NULL, &t);   /* validated before */
-  double d[NOPTS] = {0};
-  d[1] = o->density;
-  d[6] = t.model.alpha;
-  d[7] = t.model.beta;
-  d[10] = t.model.overhead;
-  d[11] = t.model.gamma;
-  int64_t w[NOPTS] = {o->detect, 0, o->exact_float, o->root, o->min_group, t.policy, 0, 0, t.model.blocks, t.measure, 0, 0};
-  for (int k = 0; k < NOPTS; k++)
-    if (opt_double(k)) memcpy(&v[k], &d[k], sizeof d[k]);
-    else v[k] = w[k];
+  for (int id = 0; id < CDAG_NOPTS; id++) {
+    double d = cdag__opt_get(o, id);
+    memcpy(&v[id], &d, sizeof d);
+  }
 }
 
-/* v: NOPTS maxima, then NOPTS negated minima. */
+/* v: CDAG_NOPTS maxima, then CDAG_NOPTS negated minima. */
 static int opt_mismatch(const int64_t *v) {
-  for (int k = 0; k < NOPTS; k++) {
-    if (v[k] == -v[NOPTS + k]) continue;
-    int64_t lo = -v[NOPTS + k], hi = v[k];
-    char a[32], b[32];
-    if (opt_double(k)) {
-      double x, y;
-      memcpy(&x, &lo, sizeof x);
-      memcpy(&y, &hi, sizeof y);
-      snprintf(a, sizeof a, "%g", x);
-      snprintf(b, sizeof b, "%g", y);
-    } else {
-      snprintf(a, sizeof a, "%lld", (long long)lo);
-      snprintf(b, sizeof b, "%lld", (long long)hi);
-    }
-    return cdag__error(CDAG_ERR_ARG, "cdag_compile: ranks passed different options.%s (%s and %s; a CDAG_* "
-                       "variable set on some ranks only changes it too)", opt_name[k], a, b);
+  for (int id = 0; id < CDAG_NOPTS; id++) {
+    if (v[id] == -v[CDAG_NOPTS + id]) continue;
+    int64_t lo = -v[CDAG_NOPTS + id], hi = v[id];
+    double x, y;
+    memcpy(&x, &lo, sizeof x);
+    memcpy(&y, &hi, sizeof y);
+    return cdag__error(CDAG_ERR_ARG, "cdag_compile: ranks passed different options.%s (%g and %g; a CDAG_* "
+                       "variable set on some ranks only changes it too)", cdag__opt_rows[id].field, x, y);
   }
   return CDAG_OK;
 }
@@ -514,10 +491,14 @@ static int measure_model(compile_ctx *x, uint64_t *local, const wire_buf *w) {
 }
 
 /* Local checks, then one allreduce: errors, the cache look-up, measuring, equal options. */
-static int compile_agree(compile_ctx *x, cdag_graph *g, wire_buf *w, int64_t *hit, uint64_t *local) {
+static int compile_agree(compile_ctx *x, const cdag_options *o, cdag_graph *g, wire_buf *w, int64_t *hit,
+                         uint64_t *local) {
   cdag_settings set;
   int rc = cdag__settings_read(&set);  /* every variable validated, on every rank */
-  if (set.detect == 0) x->opts.detect = 0;
+  char who[32];
+  snprintf(who, sizeof who, "rank %d: ", x->rank);
+  if (!rc) rc = cdag__options_take(o, &x->opts, who);
+  cdag__options_env(&x->opts, &set);   /* explicit fields win over the variables */
   if (!rc) rc = pipeline_check_options(&x->opts, x->nprocs, x->rank);
   if (!rc) rc = tune(x);
   if (!rc) rc = wire_encode_rank(g, w);
@@ -526,10 +507,10 @@ static int compile_agree(compile_ctx *x, cdag_graph *g, wire_buf *w, int64_t *hi
   *hit = rc ? 0 : cache_find(*local, x->comm);
   int need_measure = !rc && x->tune.measure && !measured;
   exec_unlock();
-  int64_t v[4 + 2 * NOPTS] = {0, *hit, -*hit, need_measure};
+  int64_t v[4 + 2 * CDAG_NOPTS] = {0, *hit, -*hit, need_measure};
   if (!rc) opt_values(&x->opts, v + 4);
-  for (int k = 0; k < NOPTS; k++) v[4 + NOPTS + k] = -v[4 + k];
-  if ((rc = agree(x->comm, x->rank, x->nprocs, rc, v, 4 + 2 * NOPTS))) return rc;
+  for (int k = 0; k < CDAG_NOPTS; k++) v[4 + CDAG_NOPTS + k] = -v[4 + k];
+  if ((rc = agree(x->comm, x->rank, x->nprocs, rc, v, 4 + 2 * CDAG_NOPTS))) return rc;
   if ((rc = opt_mismatch(v + 4))) return rc;
   if (v[3] && (rc = measure_model(x, local, w))) return rc;
   if (v[3] || v[1] != *hit || -v[2] != *hit) *hit = 0;   /* not every rank found the same schedule */
@@ -546,12 +527,10 @@ int cdag_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **s) {
   if (trc) return trc;
   compile_ctx x = {.rank = g->myrank, .nprocs = g->nprocs, .comm = exec_graph_comm(g)};
   MPI_Comm_set_errhandler(x.comm, MPI_ERRORS_RETURN);
-  cdag_options_init(&x.opts);
-  if (o) x.opts = *o;
   wire_buf w = {0};
   int64_t hit = 0;
   uint64_t local = 0;
-  int rc = compile_agree(&x, g, &w, &hit, &local);
+  int rc = compile_agree(&x, o, g, &w, &hit, &local);
   x.root = x.opts.root;
   if (!rc && hit > 0) {  /* every rank found the same schedule */
     exec_lock();
