@@ -49,6 +49,10 @@ program mpi_fortran
      call cdag_depend(g, op2, op1)
      call cdag_depend(g, CDAG_OP_NULL, op1)
      call cdag_options_init(o)
+     if (o%struct_size /= c_sizeof(o) .or. o%min_group /= 4 .or. o%density /= 1d0) then
+        print '(a,i0,a,i0)', 'cdag_options_init: struct_size ', o%struct_size, ', Fortran type ', c_sizeof(o)
+        failures = failures + 1
+     end if
      o%detect = detect
      call cdag_compile(g, s, o)
      call cdag_graph_free(g)
