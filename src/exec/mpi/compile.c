@@ -5,8 +5,9 @@
  *  1. encodes its ops (ir/wire.h) and fingerprints them; one MPI_Allreduce agrees on local
  *     errors, on the options (every field, after the environment) and on whether every rank
  *     finds the same cached schedule (the
- *     same graph rebuilt, e.g. every iteration of a loop): if so, that schedule is returned
- *     and nothing is gathered;
+ *     same graph rebuilt, e.g. every iteration of a loop): if so, a new handle is built on
+ *     the cached core (schedule.h: its own requests, kernels and run state; no gather, no
+ *     analysis) and returned;
  *  2. MPI_Gatherv of the encodings to the compiling rank, which decodes the global graph and
  *     runs the analysis (cdag_analyze; with detect = 0 only matching, for the baseline), cuts
  *     the result into per-rank parts (schedule.c, baseline.c) and writes the report; each
@@ -100,7 +101,8 @@ int exec_agree(MPI_Comm comm, int rank, int nprocs, int rc) {
 typedef struct {
   uint64_t local;       /* fingerprint of this rank's encoding and options */
   int64_t global;       /* the compiling rank's fingerprint of the whole graph (> 0) */
-  cdag_schedule *s;
+  sched_core *core;     /* one reference: a hit builds a new handle on it */
+  MPI_Group group;      /* the communicator's: a congruent one (a duplicate) finds the entry */
 } cache_entry;
 static cache_entry cache[CACHE_SIZE];
 static int cache_n, cache_keyval = MPI_KEYVAL_INVALID;
@@ -117,16 +119,16 @@ static pthread_mutex_t exec_mutex = PTHREAD_MUTEX_INITIALIZER;
 void exec_lock(void) { pthread_mutex_lock(&exec_mutex); }
 void exec_unlock(void) { pthread_mutex_unlock(&exec_mutex); }
 
-/* Drops one reference (lock held); the last one frees the schedule. */
-static void sched_release(cdag_schedule *s) {
-  if (s && --s->refs == 0) sched_destroy(s);
+static void entry_free(cache_entry *e) {
+  sched_core_unref(e->core);
+  if (e->group != MPI_GROUP_NULL) MPI_Group_free(&e->group);
 }
 
-/* Runs at MPI_Finalize (an attribute of MPI_COMM_SELF): frees the cached schedules and
-   cdag's own MPI ops. */
+/* Runs at MPI_Finalize (an attribute of MPI_COMM_SELF): frees the cached cores and cdag's
+   own MPI ops (handles the program still holds keep their cores). */
 static int cache_clear(MPI_Comm comm, int keyval, void *attr, void *extra) {
   exec_lock();
-  for (int k = 0; k < cache_n; k++) sched_release(cache[k].s);
+  for (int k = 0; k < cache_n; k++) entry_free(&cache[k]);
   cache_n = 0;
   sched_ops_free();
   exec_unlock();
@@ -139,33 +141,56 @@ void exec_at_finalize(void) {
   MPI_Comm_set_attr(MPI_COMM_SELF, cache_keyval, NULL);
 }
 
+/* The global fingerprint of the entry for (local, comm's group), or 0 (lock held). */
 static int64_t cache_find(uint64_t local, MPI_Comm comm) {
-  for (int k = 0; k < cache_n; k++) {
+  MPI_Group group;
+  if (MPI_Comm_group(comm, &group) != MPI_SUCCESS) return 0;
+  int64_t found = 0;
+  for (int k = 0; k < cache_n && !found; k++) {
     int same = MPI_UNEQUAL;
     if (cache[k].local != local) continue;
-    MPI_Comm_compare(cache[k].s->comm, comm, &same);
-    if (same == MPI_CONGRUENT || same == MPI_IDENT) return cache[k].global;
+    MPI_Group_compare(cache[k].group, group, &same);
+    if (same == MPI_IDENT) found = cache[k].global;
   }
-  return 0;
+  MPI_Group_free(&group);
+  return found;
 }
 
-static cdag_schedule *cache_get(int64_t global) {
+static sched_core *cache_get(int64_t global) {
   for (int k = 0; k < cache_n; k++)
-    if (cache[k].global == global) return cache[k].s;
+    if (cache[k].global == global) return cache[k].core;
   return NULL;
 }
 
-static void cache_put(uint64_t local, int64_t global, cdag_schedule *s) {
+static void cache_put(uint64_t local, int64_t global, sched_core *core, MPI_Comm comm) {
+  MPI_Group group;
+  if (MPI_Comm_group(comm, &group) != MPI_SUCCESS) return;   /* not cached: the next compile is a real one */
   exec_lock();
   exec_at_finalize();
   if (cache_n == CACHE_SIZE) {  /* evict the oldest; every rank evicts the same one */
-    sched_release(cache[0].s);
+    entry_free(&cache[0]);
     memmove(cache, cache + 1, (CACHE_SIZE - 1) * sizeof *cache);
     cache_n--;
   }
-  s->refs++;
-  cache[cache_n++] = (cache_entry){local, global, s};
+  cache[cache_n++] = (cache_entry){local, global, sched_core_ref(core), group};
   exec_unlock();
+}
+
+/* A cache hit: a handle of its own on the cached core (every rank found it: agreed). */
+static int compile_hit(int64_t hit, cdag_graph *g, MPI_Comm comm, int rank, int nprocs, cdag_schedule **s) {
+  exec_lock();
+  sched_core *core = sched_core_ref(cache_get(hit));
+  if (core) stat_hits++;
+  exec_unlock();
+  int rc = core ? CDAG_OK
+                : cdag__error(CDAG_ERR_STATE, "rank %d: cdag_compile: a cached schedule was evicted by another thread", rank);
+  if (!(rc = exec_agree(comm, rank, nprocs, rc))) rc = sched_from_core(core, g, comm, s);
+  sched_core_unref(core);
+  if ((rc = exec_agree(comm, rank, nprocs, rc)) && *s) {
+    sched_destroy(*s);
+    *s = NULL;
+  }
+  return rc;
 }
 
 /* ---- the compiling rank ---- */
@@ -451,11 +476,11 @@ static int compile_new(compile_ctx *x, cdag_graph *g, const wire_buf *w, uint64_
     if (s) sched_destroy(s);
     return rc;
   }
-  s->report_text = x->text;
-  s->report_json = x->json;
-  s->arena = exec_arena_ref(g);
+  s->core->report_text = x->text;
+  s->core->report_json = x->json;
+  s->core->arena = exec_arena_ref(g);
   x->text = x->json = NULL;
-  cache_put(local, x->global, s);
+  cache_put(local, x->global, s->core, x->comm);
   *out = s;
   return CDAG_OK;
 }
@@ -533,14 +558,7 @@ int cdag_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **s) {
   int rc = compile_agree(&x, o, g, &w, &hit, &local);
   x.root = x.opts.root;
   if (!rc && hit > 0) {  /* every rank found the same schedule */
-    exec_lock();
-    *s = cache_get(hit);
-    if (*s) {
-      (*s)->refs++;
-      stat_hits++;
-    }
-    exec_unlock();
-    if (!*s) rc = cdag__error(CDAG_ERR_STATE, "rank %d: cdag_compile: a cached schedule was evicted by another thread", x.rank);
+    rc = compile_hit(hit, g, x.comm, x.rank, x.nprocs, s);
   } else if (!rc) {
     rc = compile_new(&x, g, &w, local, s);
   }
@@ -554,7 +572,7 @@ int cdag_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **s) {
 
 int cdag_schedule_report(const cdag_schedule *s, FILE *out, int json) {
   if (!s || !out) return cdag__error(CDAG_ERR_ARG, "cdag_schedule_report: %s is NULL", s ? "out" : "schedule");
-  const char *t = json ? s->report_json : s->report_text;
+  const char *t = json ? s->core->report_json : s->core->report_text;
   if (t && fputs(t, out) < 0) return cdag__error(CDAG_ERR_IO, "cdag_schedule_report: write failed");
   return CDAG_OK;
 }
@@ -562,9 +580,7 @@ int cdag_schedule_report(const cdag_schedule *s, FILE *out, int json) {
 int cdag_schedule_free(cdag_schedule **s) {
   if (!s || !*s) return CDAG_OK;
   if ((*s)->started) cdag_wait(*s);  /* a schedule is never freed with requests in flight */
-  exec_lock();
-  sched_release(*s);
-  exec_unlock();
+  sched_destroy(*s);   /* its core lives on while the cache or another handle holds it */
   *s = NULL;
   return CDAG_OK;
 }

@@ -720,8 +720,29 @@ static int build_plan(cdag_schedule *s, const sched_part *pt) {
 }
 
 int sched_build_part(cdag_schedule *s, cdag_graph *g) {
-  s->mode = s->part.mode;
-  return s->mode == PART_PLAN ? build_plan(s, &s->part) : engine_build(s, g, &s->part);
+  const sched_part *part = &s->core->part;
+  s->mode = part->mode;
+  return s->mode == PART_PLAN ? build_plan(s, part) : engine_build(s, g, part);
+}
+
+sched_core *sched_core_new(void) {
+  sched_core *c = calloc(1, sizeof *c);
+  if (c) c->refs = 1;
+  return c;
+}
+
+sched_core *sched_core_ref(sched_core *c) {
+  if (c) __atomic_add_fetch(&c->refs, 1, __ATOMIC_RELAXED);
+  return c;
+}
+
+void sched_core_unref(sched_core *c) {
+  if (!c || __atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL)) return;
+  exec_arena_unref(c->arena);
+  free(c->report_text);
+  free(c->report_json);
+  part_free(&c->part);
+  free(c);
 }
 
 /* Names the rank in a decoding error (part.c cannot know it). */
@@ -731,23 +752,23 @@ static int part_error(int rc, int rank) {
   return cdag__error(rc, "rank %d: %s", rank, msg);
 }
 
-int sched_build(const uint8_t *part, int64_t len, cdag_graph *g, MPI_Comm comm, cdag_schedule **out) {
+int sched_from_core(sched_core *core, cdag_graph *g, MPI_Comm comm, cdag_schedule **out) {
+  *out = NULL;
   cdag_schedule *s = calloc(1, sizeof *s);
   if (!s) return CDAG_NOMEM("schedule");
-  s->refs = 1;
+  s->core = sched_core_ref(core);
   s->comm = MPI_COMM_NULL;
+  MPI_Comm_rank(comm, &s->rank);
+  MPI_Comm_size(comm, &s->nprocs);
   int rc = CDAG_OK, mrc = MPI_Comm_dup(comm, &s->comm);
   if (mrc != MPI_SUCCESS) {
     s->comm = MPI_COMM_NULL;
-    rc = sched_mpi_error(mrc, "MPI_Comm_dup", g->myrank);
+    rc = sched_mpi_error(mrc, "MPI_Comm_dup", s->rank);
   }
   if (!rc) {
     MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(s->comm, &s->rank);
-    MPI_Comm_size(s->comm, &s->nprocs);
-    if ((rc = part_read(part, len, s->nprocs, &s->part))) rc = part_error(rc, s->rank);
+    rc = sched_build_part(s, g);
   }
-  if (!rc) rc = sched_build_part(s, g);
   if (rc) {
     sched_destroy(s);
     return rc;
@@ -756,9 +777,22 @@ int sched_build(const uint8_t *part, int64_t len, cdag_graph *g, MPI_Comm comm, 
   return CDAG_OK;
 }
 
+int sched_build(const uint8_t *part, int64_t len, cdag_graph *g, MPI_Comm comm, cdag_schedule **out) {
+  *out = NULL;
+  sched_core *core = sched_core_new();
+  if (!core) return CDAG_NOMEM("schedule");
+  int rank = 0, nprocs = 0, rc;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &nprocs);
+  if ((rc = part_read(part, len, nprocs, &core->part))) rc = part_error(rc, rank);
+  if (!rc) rc = sched_from_core(core, g, comm, out);
+  sched_core_unref(core);   /* the handle holds it now */
+  return rc;
+}
+
 void sched_destroy(cdag_schedule *s) {
   if (!s) return;
-  exec_arena_unref(s->arena);
+  sched_core_unref(s->core);
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized) {
@@ -774,9 +808,7 @@ void sched_destroy(cdag_schedule *s) {
   free(s->keep); free(s->reqs); free(s->types); free(s->comms); free(s->kerns);
   free(s->snap_lo); free(s->snap_hi); free(s->snap_off); free(s->snapbuf);
   free(s->pre); free(s->mid); free(s->post); free(s->reds); free(s->contribs); free(s->redbuf);
-  free(s->report_text); free(s->report_json);
   engine_free(&s->eng);
-  part_free(&s->part);
   free(s);
 }
 
