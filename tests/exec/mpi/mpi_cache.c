@@ -3,7 +3,8 @@
  * sharing one compiled core: each has its own run state (starting one leaves the other
  * idle: cdag_wait on it is CDAG_ERR_STATE), both run right, either may be freed first and
  * the other still runs, the cache still hits after both are gone, and a hit handle can be
- * rebound. With detect = 1 (plan) and 0 (the graph as written). Run it under valgrind or
+ * rebound. With detect = 1 (plan) and 0 (the graph as written). A zeroed cdag_options and
+ * an older program's smaller one (struct_size) compile with the defaults. Run it under valgrind or
  * ASan to see that no freed core is touched. Exit 0 on success. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,23 +20,27 @@ static int R, P, failures;
 enum { N = 4 };  /* int32 per block */
 static int32_t src[64 * N], dst[64 * N], src2[64 * N], dst2[64 * N];
 
-/* An alltoall from s to d, compiled with detect. */
-static cdag_schedule *compile(int detect) {
+/* An alltoall from src to dst, compiled with options o. */
+static cdag_schedule *compile_with(const cdag_options *o) {
   cdag_graph *g = NULL;
   cdag_schedule *s = NULL;
-  cdag_options o;
-  cdag_options_init(&o);
-  o.detect = detect;
   EXPECT(cdag_graph_create(MPI_COMM_WORLD, &g) == CDAG_OK);
   for (int i = 0; i < P; i++) {
     EXPECT(cdag_send(g, src + N * i, N * sizeof *src, i, 0, NULL) == CDAG_OK);
     EXPECT(cdag_recv(g, dst + N * i, N * sizeof *dst, i, 0, NULL) == CDAG_OK);
   }
-  int rc = cdag_compile(g, &o, &s);
+  int rc = cdag_compile(g, o, &s);
   if (rc) fprintf(stderr, "rank %d: %s\n", R, cdag_error_message());
   EXPECT(rc == CDAG_OK);
   cdag_graph_free(&g);
   return s;
+}
+
+static cdag_schedule *compile(int detect) {
+  cdag_options o;
+  cdag_options_init(&o);
+  o.detect = detect;
+  return compile_with(&o);
 }
 
 /* Runs s (start/wait when nonblocking) and checks the alltoall on (s_buf, d_buf). */
@@ -106,6 +111,28 @@ static void handles(int detect) {
   EXPECT(cdag_schedule_free(&d) == CDAG_OK);
 }
 
+/* A zeroed struct means the defaults, and so does an older program's smaller struct (the
+   fields beyond its struct_size are never read): both find the defaults' schedule. */
+static void zeroed_and_older_options(void) {
+  int64_t c0, h0, c, h;
+  counts(&c0, &h0);
+  cdag_options z;
+  memset(&z, 0, sizeof z);
+  cdag_schedule *s = compile_with(&z);
+  run_check(s, src, dst, 9, 0);
+  cdag_schedule_free(&s);
+  cdag_options old;
+  cdag_options_init(&old);
+  old.struct_size = offsetof(cdag_options, kernel);
+  old.kernel = (cdag_kernel_policy)99;   /* past the old size: garbage an old program never wrote */
+  old.blocks = -7;
+  s = compile_with(&old);
+  run_check(s, src, dst, 10, 0);
+  cdag_schedule_free(&s);
+  counts(&c, &h);
+  EXPECT(c - c0 == 0 && h - h0 == 2);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &R);
@@ -113,6 +140,7 @@ int main(int argc, char **argv) {
   if (P > 64) MPI_Abort(MPI_COMM_WORLD, 2);
   handles(1);
   handles(0);
+  zeroed_and_older_options();
   cdag_schedule *kept = compile(1);   /* a handle still held at MPI_Finalize (the cache is cleared there) */
   run_check(kept, src, dst, 8, 0);
   int all = 0;
