@@ -181,7 +181,7 @@ typedef enum { CDAG_KERNEL_AUTO = 0, CDAG_KERNEL_MPI, CDAG_KERNEL_CDAG } cdag_ke
    Environment (docs/semantics.md): CDAG_DETECT, CDAG_KERNEL, CDAG_MEASURE, CDAG_ALPHA,
    CDAG_BETA, CDAG_BLOCKS, CDAG_OVERHEAD and CDAG_GAMMA set their field only where the program
    left it at its default: a field that differs from its default is explicit and wins over
-   the variable. (Until this version the variable won.) */
+   the variable. */
 typedef struct {
   size_t struct_size;      /* sizeof(cdag_options) as the program was compiled; set by cdag_options_init */
   int    detect;           /* 1 (default): rewrite collectives; 0: run the graph as written */
