@@ -23,7 +23,7 @@ static const cmd_info commands[] = {
   {"goal", cmd_goal, "FILE [--plan [OPTIONS]] [-o OUT]", "write the graph (or the plan, collectives expanded) as plain GOAL for LogGOPSim"},
   {"model", cmd_model, "FILE [-L us] [-o us] [-g us] [-G us/B] [-O us/B] [-S B] [-c us/B] [-p P]",
    "LogGOPS estimate of graph and plan, LogGOPSim's rules (defaults L 1, o 0.2, g 0.2, G 0.0002, O 0, S 65535, c 0.0001; calc N = N ns)"},
-  {"replay", cmd_replay, "FILE [--iterations N] [--json] [--dump DIR]",
+  {"replay", cmd_replay, "FILE [--iterations N] [--json] [--dump DIR] [OPTIONS]",
    "under mpiexec -n P (P = the file's ranks): run the file as written and compiled with MPI, check both leave "
    "the same memory, time both (default 100 iterations), print compile time, break-even and the report"},
   {"record", cmd_record, "[-o DIR] -- COMMAND [ARGS...] | --merge DIR",
@@ -38,7 +38,7 @@ static const cmd_info commands[] = {
 
 /* The options every command that analyses takes, from the options table (ir/settings.h). */
 static void help_options(FILE *f) {
-  fprintf(f, "Options of analyze, verify, goal and dot (the fields of cdag_options; an explicit\n"
+  fprintf(f, "Options of analyze, verify, goal, dot and replay (the fields of cdag_options; an explicit\n"
              "option wins over its CDAG_* variable):\n");
   for (int id = 0; id < CDAG_NOPTS; id++) {
     const cdag_opt_row *r = &cdag__opt_rows[id];
@@ -110,6 +110,12 @@ int cmd_goal_buffers(int *argc, char **argv) {
 }
 
 int cmd_options(int *argc, char **argv, cdag_options *o) {
+  int rc = cmd_options_quiet(argc, argv, o);
+  if (rc) fprintf(stderr, "cdag: %s\n", cdag_error_message());
+  return rc;
+}
+
+int cmd_options_quiet(int *argc, char **argv, cdag_options *o) {
   cdag_options_init(o);
   for (int id = 0; id < CDAG_NOPTS; id++) {
     const cdag_opt_row *r = &cdag__opt_rows[id];
@@ -122,10 +128,7 @@ int cmd_options(int *argc, char **argv, cdag_options *o) {
     }
     const char *v = cmd_flag_value(argc, argv, strcat(name, "="));
     name[strlen(name) - 1] = '\0';
-    if (v && cdag__opt_parse(id, v, 0, name, o)) {
-      fprintf(stderr, "cdag: %s\n", cdag_error_message());
-      return -1;
-    }
+    if (v && cdag__opt_parse(id, v, 0, name, o)) return -1;
   }
   return 0;
 }

@@ -66,6 +66,9 @@ np3)
   printf 'num_ranks 3\nrank 1 {\n  calc 5\n  send 0b to 2\n}\nrank 2 {\n  recv 0b from 1\n}\n' >"$tmp/idle.goal"
   expect_status 0 run 3 "$tmp/idle.goal" "${iters[@]}"   # no rank touches memory, rank 0 does nothing
   expect_out "0 bytes equal, 0 floating-point"
+  # the options of the compiled run (cmd_options): --detect=0 compiles nothing away
+  expect_status 0 run 3 "$data/bcast3.cdag" --detect=0 "${iters[@]}"
+  expect_out "graph run as written (detect = 0) over 3 ranks"
   ;;
 np4)
   expect_status 0 run 4 "$data/allreduce_float4.cdag" "${iters[@]}"
@@ -129,6 +132,8 @@ errors)
   expect_status 2 run 1 "$data/local1.cdag" --iterations
   expect_status 2 run 1 "$data/local1.cdag" --iterations=3x
   expect_status 2 run 1 "$data/local1.cdag" --goal-buffers=some
+  expect_status 2 run 2 "$data/local1.cdag" --min-group=0
+  expect_err_once "cdag: --min-group=0: expected an integer from 1 to 2147483647"
   expect_status 2 run 1 - <"$data/local1.cdag"   # standard input reaches rank 0 only
   ;;
 *)
