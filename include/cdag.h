@@ -15,7 +15,8 @@
  * environment: docs/semantics.md. The file format and the report: docs/format.md.
  * Threads: calls on one handle are not thread-safe; different handles may be used from
  * different threads (two cdag_compile calls that find the same cached schedule get two
- * handles of their own, sharing only immutable data); cdag_analyze keeps all its state per
+ * handles of their own, sharing only immutable data; they work on the same buffers, so they
+ * run one after the other); cdag_analyze keeps all its state per
  * call. Distributed graphs and schedules of different communicators may be built, compiled
  * and run from different threads at once under MPI_THREAD_MULTIPLE (two threads must not use
  * one communicator at once: MPI's own rule). Under MPI_THREAD_SINGLE or FUNNELED, a call that would use MPI from

@@ -141,8 +141,10 @@ void exec_at_finalize(void) {
   MPI_Comm_set_attr(MPI_COMM_SELF, cache_keyval, NULL);
 }
 
-/* The global fingerprint of the entry for (local, comm's group), or 0 (lock held). */
-static int64_t cache_find(uint64_t local, MPI_Comm comm) {
+/* The entry for (local, comm's group): its global fingerprint, and *core a new reference
+   to its core; 0 and NULL if there is none (lock held). */
+static int64_t cache_find(uint64_t local, MPI_Comm comm, sched_core **core) {
+  *core = NULL;
   MPI_Group group;
   if (MPI_Comm_group(comm, &group) != MPI_SUCCESS) return 0;
   int64_t found = 0;
@@ -150,16 +152,12 @@ static int64_t cache_find(uint64_t local, MPI_Comm comm) {
     int same = MPI_UNEQUAL;
     if (cache[k].local != local) continue;
     MPI_Group_compare(cache[k].group, group, &same);
-    if (same == MPI_IDENT) found = cache[k].global;
+    if (same != MPI_IDENT) continue;
+    found = cache[k].global;
+    *core = sched_core_ref(cache[k].core);
   }
   MPI_Group_free(&group);
   return found;
-}
-
-static sched_core *cache_get(int64_t global) {
-  for (int k = 0; k < cache_n; k++)
-    if (cache[k].global == global) return cache[k].core;
-  return NULL;
 }
 
 static void cache_put(uint64_t local, int64_t global, sched_core *core, MPI_Comm comm) {
@@ -176,16 +174,12 @@ static void cache_put(uint64_t local, int64_t global, sched_core *core, MPI_Comm
   exec_unlock();
 }
 
-/* A cache hit: a handle of its own on the cached core (every rank found it: agreed). */
-static int compile_hit(int64_t hit, cdag_graph *g, MPI_Comm comm, int rank, int nprocs, cdag_schedule **s) {
+/* A cache hit (every rank found the same core: agreed): a handle of its own on it. */
+static int compile_hit(sched_core *core, cdag_graph *g, MPI_Comm comm, int rank, int nprocs, cdag_schedule **s) {
   exec_lock();
-  sched_core *core = sched_core_ref(cache_get(hit));
-  if (core) stat_hits++;
+  stat_hits++;
   exec_unlock();
-  int rc = core ? CDAG_OK
-                : cdag__error(CDAG_ERR_STATE, "rank %d: cdag_compile: a cached schedule was evicted by another thread", rank);
-  if (!(rc = exec_agree(comm, rank, nprocs, rc))) rc = sched_from_core(core, g, comm, s);
-  sched_core_unref(core);
+  int rc = sched_from_core(core, g, s);
   if ((rc = exec_agree(comm, rank, nprocs, rc)) && *s) {
     sched_destroy(*s);
     *s = NULL;
@@ -517,7 +511,7 @@ static int measure_model(compile_ctx *x, uint64_t *local, const wire_buf *w) {
 
 /* Local checks, then one allreduce: errors, the cache look-up, measuring, equal options. */
 static int compile_agree(compile_ctx *x, const cdag_options *o, cdag_graph *g, wire_buf *w, int64_t *hit,
-                         uint64_t *local) {
+                         sched_core **core, uint64_t *local) {
   cdag_settings set;
   int rc = cdag__settings_read(&set);  /* every variable validated, on every rank */
   char who[32];
@@ -529,7 +523,7 @@ static int compile_agree(compile_ctx *x, const cdag_options *o, cdag_graph *g, w
   if (!rc) rc = wire_encode_rank(g, w);
   *local = rc ? 0 : wire_hash(w->buf, w->len, options_hash(&x->opts, &x->tune));
   exec_lock();
-  *hit = rc ? 0 : cache_find(*local, x->comm);
+  *hit = rc ? 0 : cache_find(*local, x->comm, core);   /* held: another thread cannot evict it now */
   int need_measure = !rc && x->tune.measure && !measured;
   exec_unlock();
   int64_t v[4 + 2 * CDAG_NOPTS] = {0, *hit, -*hit, need_measure};
@@ -540,6 +534,18 @@ static int compile_agree(compile_ctx *x, const cdag_options *o, cdag_graph *g, w
   if (v[3] && (rc = measure_model(x, local, w))) return rc;
   if (v[3] || v[1] != *hit || -v[2] != *hit) *hit = 0;   /* not every rank found the same schedule */
   return CDAG_OK;
+}
+
+/* compile_agree, and the core of a hit dropped unless every rank hit. */
+static int compile_agree_core(compile_ctx *x, const cdag_options *o, cdag_graph *g, wire_buf *w, sched_core **core,
+                              uint64_t *local) {
+  int64_t hit = 0;
+  int rc = compile_agree(x, o, g, w, &hit, core, local);
+  if (rc || hit <= 0) {
+    sched_core_unref(*core);
+    *core = NULL;
+  }
+  return rc;
 }
 
 int cdag_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **s) {
@@ -553,12 +559,13 @@ int cdag_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **s) {
   compile_ctx x = {.rank = g->myrank, .nprocs = g->nprocs, .comm = exec_graph_comm(g)};
   MPI_Comm_set_errhandler(x.comm, MPI_ERRORS_RETURN);
   wire_buf w = {0};
-  int64_t hit = 0;
+  sched_core *core = NULL;
   uint64_t local = 0;
-  int rc = compile_agree(&x, o, g, &w, &hit, &local);
+  int rc = compile_agree_core(&x, o, g, &w, &core, &local);
   x.root = x.opts.root;
-  if (!rc && hit > 0) {  /* every rank found the same schedule */
-    rc = compile_hit(hit, g, x.comm, x.rank, x.nprocs, s);
+  if (!rc && core) {  /* every rank found the same schedule */
+    rc = compile_hit(core, g, x.comm, x.rank, x.nprocs, s);
+    sched_core_unref(core);
   } else if (!rc) {
     rc = compile_new(&x, g, &w, local, s);
   }

@@ -173,12 +173,13 @@ int cdag_schedule_rebind(const cdag_schedule *s, int n, const cdag_rebind *moves
     if (!rc && !ok) rc = CDAG_NOMEM("report");
   }
   if ((rc = exec_agree(s->comm, s->rank, s->nprocs, rc))) goto fail;
-  int mrc = MPI_Comm_dup(s->comm, &t->comm);
+  int mrc = MPI_Comm_dup(s->comm, &t->core->comm);   /* a core of its own runs on a communicator of its own */
   if (mrc != MPI_SUCCESS) {
-    t->comm = MPI_COMM_NULL;
+    t->core->comm = MPI_COMM_NULL;
     rc = sched_mpi_error(mrc, "MPI_Comm_dup", s->rank);
   } else {
-    MPI_Comm_set_errhandler(t->comm, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(t->core->comm, MPI_ERRORS_RETURN);
+    t->comm = t->core->comm;
     rc = sched_build_part(t, NULL);
   }
   if ((rc = exec_agree(s->comm, s->rank, s->nprocs, rc))) goto fail;

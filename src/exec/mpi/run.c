@@ -727,7 +727,9 @@ int sched_build_part(cdag_schedule *s, cdag_graph *g) {
 
 sched_core *sched_core_new(void) {
   sched_core *c = calloc(1, sizeof *c);
-  if (c) c->refs = 1;
+  if (!c) return NULL;
+  c->refs = 1;
+  c->comm = MPI_COMM_NULL;
   return c;
 }
 
@@ -738,6 +740,9 @@ sched_core *sched_core_ref(sched_core *c) {
 
 void sched_core_unref(sched_core *c) {
   if (!c || __atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL)) return;
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && c->comm != MPI_COMM_NULL) MPI_Comm_free(&c->comm);
   exec_arena_unref(c->arena);
   free(c->report_text);
   free(c->report_json);
@@ -752,23 +757,15 @@ static int part_error(int rc, int rank) {
   return cdag__error(rc, "rank %d: %s", rank, msg);
 }
 
-int sched_from_core(sched_core *core, cdag_graph *g, MPI_Comm comm, cdag_schedule **out) {
+int sched_from_core(sched_core *core, cdag_graph *g, cdag_schedule **out) {
   *out = NULL;
   cdag_schedule *s = calloc(1, sizeof *s);
   if (!s) return CDAG_NOMEM("schedule");
   s->core = sched_core_ref(core);
-  s->comm = MPI_COMM_NULL;
-  MPI_Comm_rank(comm, &s->rank);
-  MPI_Comm_size(comm, &s->nprocs);
-  int rc = CDAG_OK, mrc = MPI_Comm_dup(comm, &s->comm);
-  if (mrc != MPI_SUCCESS) {
-    s->comm = MPI_COMM_NULL;
-    rc = sched_mpi_error(mrc, "MPI_Comm_dup", s->rank);
-  }
-  if (!rc) {
-    MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
-    rc = sched_build_part(s, g);
-  }
+  s->comm = core->comm;
+  MPI_Comm_rank(s->comm, &s->rank);
+  MPI_Comm_size(s->comm, &s->nprocs);
+  int rc = sched_build_part(s, g);
   if (rc) {
     sched_destroy(s);
     return rc;
@@ -781,11 +778,17 @@ int sched_build(const uint8_t *part, int64_t len, cdag_graph *g, MPI_Comm comm, 
   *out = NULL;
   sched_core *core = sched_core_new();
   if (!core) return CDAG_NOMEM("schedule");
-  int rank = 0, nprocs = 0, rc;
+  int rank = 0, nprocs = 0, rc = CDAG_OK, mrc = MPI_Comm_dup(comm, &core->comm);
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &nprocs);
-  if ((rc = part_read(part, len, nprocs, &core->part))) rc = part_error(rc, rank);
-  if (!rc) rc = sched_from_core(core, g, comm, out);
+  if (mrc != MPI_SUCCESS) {
+    core->comm = MPI_COMM_NULL;
+    rc = sched_mpi_error(mrc, "MPI_Comm_dup", rank);
+  } else {
+    MPI_Comm_set_errhandler(core->comm, MPI_ERRORS_RETURN);
+    if ((rc = part_read(part, len, nprocs, &core->part))) rc = part_error(rc, rank);
+  }
+  if (!rc) rc = sched_from_core(core, g, out);
   sched_core_unref(core);   /* the handle holds it now */
   return rc;
 }
@@ -802,7 +805,6 @@ void sched_destroy(cdag_schedule *s) {
     for (int64_t k = 0; k < s->ntypes; k++) MPI_Type_free(&s->types[k]);
     for (int k = 0; k < s->ncomms; k++)
       if (s->comms[k] != MPI_COMM_NULL) MPI_Comm_free(&s->comms[k]);
-    if (s->comm != MPI_COMM_NULL) MPI_Comm_free(&s->comm);
   }
   for (int64_t k = 0; k < s->nkeep; k++) free(s->keep[k]);
   free(s->keep); free(s->reqs); free(s->types); free(s->comms); free(s->kerns);

@@ -70,6 +70,9 @@ typedef struct {
    core never share mutable state. */
 typedef struct {
   int refs;                   /* atomic: handles + the cache entry */
+  MPI_Comm comm;              /* private duplicate of the graph's communicator: every handle's
+                                 traffic runs on it (handles of one core work on the same
+                                 buffers, so they never run at the same time) */
   sched_part part;            /* this rank's decoded part: what every handle is built from */
   char *report_text, *report_json;  /* the root's report, on every rank */
   exec_arena *arena;          /* the graph's own buffers a graph-mode run uses (graph_mpi.h) */
@@ -80,7 +83,7 @@ struct cdag_schedule {
   int mode;                   /* PART_GRAPH or PART_PLAN */
   int started;                /* between cdag_start and cdag_wait (or cdag_test's done) */
   int completed;              /* cdag_test finished the run: a cdag_wait returns at once */
-  MPI_Comm comm;              /* private duplicate of the graph's communicator */
+  MPI_Comm comm;              /* the core's */
   int rank, nprocs;
   char *report_text, *report_json;  /* the root's report, on every rank */
 
@@ -121,15 +124,15 @@ int sched_parts_from_graph(const cdag_graph *gg, const match_result *m, const in
 /* Rank side: builds the schedule of this rank from its part (a new core). g is this rank's
    distributed graph (graph mode reads its ops). On error nothing is left allocated. */
 int sched_build(const uint8_t *part, int64_t len, cdag_graph *g, MPI_Comm comm, cdag_schedule **s);
-/* A new handle on core (one more reference): its own duplicate of comm, requests, kernels
-   and buffers, built from core's part (graph mode: g's ops, or those the part carries).
-   Collective over comm, as building is. */
-int sched_from_core(sched_core *core, cdag_graph *g, MPI_Comm comm, cdag_schedule **s);
+/* A new handle on core (one more reference): its own requests, kernels, sub-communicators
+   and buffers on the core's communicator, built from core's part (graph mode: g's ops, or
+   those the part carries). Collective over the communicator, as building is. */
+int sched_from_core(sched_core *core, cdag_graph *g, cdag_schedule **s);
 /* Frees the handle (requests, datatypes, sub-communicators, buffers) and drops its
    reference to the core. */
 void sched_destroy(cdag_schedule *s);
 
-sched_core *sched_core_new(void);         /* one reference; NULL when out of memory */
+sched_core *sched_core_new(void);         /* one reference, no communicator; NULL when out of memory */
 sched_core *sched_core_ref(sched_core *c);
 void sched_core_unref(sched_core *c);     /* the last reference frees it; NULL is fine */
 
