@@ -5,8 +5,10 @@
  * and is the only list of them: cdag_options_init's defaults, the one validation of a
  * cdag_options (one message per option, naming it and the bad value), the variable that
  * sets a field, the `cdag` tool's flag (tools/cdag.c), the fields ranks must agree on
- * (exec/mpi/compile.c) and the check that module cdag's Fortran type mirrors the struct
- * (tests/ir/test_settings.c against fortran/cdag_f.c) all come from it.
+ * (exec/mpi/compile.c) and the checks that module cdag's Fortran type mirrors the struct
+ * (tests/ir/test_settings.c reads cdag.h and fortran/cdag.f90: names, order, kinds;
+ * tests/exec/mpi/mpi_fortran.f90 compares the compiled layouts through fortran/cdag_f.c)
+ * all come from it.
  *
  * Every variable cdag reads is here, with its meaning; nothing else calls getenv. The entry
  * points (cdag_compile on every rank, the `cdag` tool before any command) call

@@ -82,7 +82,7 @@ START_TEST(each_bad_value_is_named) {
       {"CDAG_MEASURE", "yes"},   {"CDAG_ALPHA", "abc"},  {"CDAG_ALPHA", "0"},
       {"CDAG_ALPHA", "nan"},     {"CDAG_BETA", "-1e-9"}, {"CDAG_BETA", "1e-9s"},
       {"CDAG_BLOCKS", "0"},      {"CDAG_BLOCKS", "3x"},  {"CDAG_BLOCKS", "99999999999"},
-      {"CDAG_GAMMA", "2000"},    {"CDAG_OVERHEAD", ""  "inf"},
+      {"CDAG_GAMMA", "2000"},    {"CDAG_OVERHEAD", "inf"},
       {"CDAG_REPLAY_CORRUPT", "-1"}, {"CDAG_REPLAY_CORRUPT", "r1"}};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     clear_all();
