@@ -30,8 +30,11 @@ module cdag
   type, public :: cdag_schedule
      type(c_ptr) :: p = c_null_ptr
   end type cdag_schedule
-  ! cdag_options of cdag.h, field for field (cdag_options_init sets the defaults).
+  ! cdag_options of cdag.h, field for field, in order (cdag_options_init sets struct_size and
+  ! the defaults). tests/base/test_settings.c holds this list to the options table of
+  ! src/base/settings.h (names, order, C types); a new field of cdag.h goes here too.
   type, bind(c), public :: cdag_options
+     integer(c_size_t) :: struct_size
      integer(c_int) :: detect
      real(c_double) :: density
      integer(c_int) :: exact_float, root, min_group, kernel
@@ -119,9 +122,10 @@ module cdag
        import :: c_int, c_ptr
        type(c_ptr) :: g
      end function c_graph_free
-     subroutine c_options_init(o) bind(c, name='cdag_options_init')
-       import :: cdag_options
+     subroutine c_options_init(o, size) bind(c, name='cdag_options_init_size')
+       import :: cdag_options, c_size_t
        type(cdag_options) :: o
+       integer(c_size_t), value :: size
      end subroutine c_options_init
      integer(c_int) function c_compile(g, o, s) bind(c, name='cdag_compile')
        import :: c_int, c_ptr
@@ -331,7 +335,7 @@ contains
 
   subroutine cdag_options_init(o)
     type(cdag_options), intent(out) :: o
-    call c_options_init(o)
+    call c_options_init(o, c_sizeof(o))
   end subroutine cdag_options_init
 
   subroutine cdag_compile(g, s, options, ierror)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "exec/mpi/graph_mpi.h"
+#include "base/settings.h"
 
 #define FAPI __attribute__((visibility("default")))
 
@@ -106,4 +107,26 @@ FAPI int cdag_f_schedule_report(const cdag_schedule *s, int json) {
   int rc = cdag_schedule_report(s, stdout, json);
   fflush(stdout);
   return rc;
+}
+
+/* Tests only (tests/exec/mpi/mpi_fortran.f90): module cdag's type cdag_options, as the Fortran
+   compiler laid it out (n fields: struct_size, then the options table's, in order; each
+   one's byte offset and size, and the type's size), against the C struct. CDAG_OK, or
+   CDAG_ERR_ARG naming the first field that differs. */
+FAPI int cdag_f_options_layout(int n, const int64_t *offset, const int64_t *size, int64_t total) {
+  if (n != CDAG_NOPTS + 1)
+    return cdag__error(CDAG_ERR_ARG, "type(cdag_options) has %d fields, cdag_options %d", n, CDAG_NOPTS + 1);
+  if (offset[0] != 0 || size[0] != (int64_t)sizeof(size_t))
+    return cdag__error(CDAG_ERR_ARG, "type(cdag_options): struct_size at %lld, %lld bytes", (long long)offset[0],
+                       (long long)size[0]);
+  for (int id = 0; id < CDAG_NOPTS; id++) {
+    const cdag_opt_row *r = &cdag__opt_rows[id];
+    if (offset[id + 1] != (int64_t)r->offset || size[id + 1] != (int64_t)r->size)
+      return cdag__error(CDAG_ERR_ARG, "type(cdag_options): %s at byte %lld, %lld bytes; in C at %zu, %zu bytes",
+                         r->field, (long long)offset[id + 1], (long long)size[id + 1], r->offset, r->size);
+  }
+  if (total != (int64_t)sizeof(cdag_options))
+    return cdag__error(CDAG_ERR_ARG, "type(cdag_options) has %lld bytes, cdag_options %zu", (long long)total,
+                       sizeof(cdag_options));
+  return CDAG_OK;
 }

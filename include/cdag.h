@@ -14,10 +14,12 @@
  * are marked "(cdag addition)". What a graph means, what compiling keeps, the options and the
  * environment: docs/semantics.md. The file format and the report: docs/format.md.
  * Threads: calls on one handle are not thread-safe; different handles may be used from
- * different threads; cdag_analyze keeps all its state per call. Distributed graphs and
- * schedules of different communicators may be built, compiled and run from different
- * threads at once under MPI_THREAD_MULTIPLE (two threads must not use one communicator at
- * once: MPI's own rule). Under MPI_THREAD_SINGLE or FUNNELED, a call that would use MPI from
+ * different threads (two cdag_compile calls that find the same cached schedule get two
+ * handles of their own, sharing only immutable data; they work on the same buffers, so they
+ * run one after the other); cdag_analyze keeps all its state per
+ * call. Distributed graphs and schedules of different communicators may be built, compiled
+ * and run from different threads at once under MPI_THREAD_MULTIPLE (two threads must not use
+ * one communicator at once: MPI's own rule). Under MPI_THREAD_SINGLE or FUNNELED, a call that would use MPI from
  * another thread than MPI's main one returns CDAG_ERR_STATE. */
 #ifndef CDAG_H
 #define CDAG_H
@@ -26,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "cdag_version.h"   /* CDAG_VERSION_MAJOR, _MINOR, _PATCH, CDAG_VERSION, CDAG_VERSION_NUMBER */
 
 #ifdef __cplusplus
 extern "C" {
@@ -59,6 +63,12 @@ enum {
   CDAG_ERR_PLAN,        /* (cdag addition) a plan breaks its own rules: a bug in cdag, please report */
   CDAG_ERR_RACE         /* one-sided accesses conflict inside one epoch (cdag_get, cdag_put) */
 };
+/* (cdag addition) The version of the library the program runs with, "MAJOR.MINOR.PATCH"
+   (static text), and as CDAG_VERSION_NUMBER counts it; the macros of cdag_version.h give the
+   version the program was compiled with. */
+CDAG_API const char *cdag_version(void);
+CDAG_API int cdag_version_number(void);
+
 CDAG_API const char *cdag_strerror(int code);   /* static text; "unknown error N" otherwise */
 CDAG_API const char *cdag_error_message(void);  /* last error of this thread, "" if none */
 
@@ -119,7 +129,13 @@ typedef struct {
   int64_t lld;             /* leading dimension of every local array in elements; 0: each
                               process's own local row count (>= it otherwise) */
 } cdag_layout;
-/* The tag of the messages cdag_redistribute adds (within MPI's smallest MPI_TAG_UB). */
+/* The tag of the messages cdag_redistribute adds (within MPI's smallest MPI_TAG_UB). It is
+   reserved: cdag_send, cdag_recv, their _type forms and cdag_rank_send / cdag_rank_recv
+   refuse it (CDAG_ERR_ARG), so a program's own messages never match a redistribution's.
+   Every other tag from 0 to MPI_TAG_UB is the program's: what cdag sends at run time (its
+   kernels' messages, tags from 0x6b00; residual messages, tags from 0; the graph run as
+   written, a tag per channel) travels on cdag's private duplicate of the communicator and
+   never meets the program's traffic. (cdag addition) */
 #define CDAG_REDISTRIBUTE_TAG 32767
 /* (cdag addition) Adds this process's part of moving the matrix from layout `from` (its
    local array at src) to layout `to` (its local array at dst): sends of the blocks' pieces
@@ -154,16 +170,28 @@ CDAG_API int cdag_fence(cdag_graph *g);
 /* ---- Compile and run: collective over the graph's communicator. ---- */
 /* Who runs the collectives cdag has its own kernels for (bcast, allgather(v), reduce, allreduce). */
 typedef enum { CDAG_KERNEL_AUTO = 0, CDAG_KERNEL_MPI, CDAG_KERNEL_CDAG } cdag_kernel_policy;
+/* Options of cdag_compile and cdag_analyze. Initialise with cdag_options_init (it sets
+   struct_size and every default), then change fields; or pass NULL, or a zeroed struct
+   (struct_size 0 and every field 0), for all defaults. (cdag addition) struct_size lets the
+   struct grow at its end without breaking built programs: cdag reads only the fields that
+   fit in struct_size bytes and takes the defaults for the others (a program built against an
+   older cdag.h); a struct larger than the library's own is accepted when its unknown bytes
+   are all zero. struct_size 0 with a field set is CDAG_ERR_ARG (the struct was not
+   initialised), as is every field outside its range (the message names the field and its
+   value). All ranks must pass the same options.
+   Environment (docs/semantics.md): CDAG_DETECT, CDAG_KERNEL, CDAG_MEASURE, CDAG_ALPHA,
+   CDAG_BETA, CDAG_BLOCKS, CDAG_OVERHEAD and CDAG_GAMMA set their field only where the program
+   left it at its default: a field that differs from its default is explicit and wins over
+   the variable. */
 typedef struct {
+  size_t struct_size;      /* sizeof(cdag_options) as the program was compiled; set by cdag_options_init */
   int    detect;           /* 1 (default): rewrite collectives; 0: run the graph as written */
   double density;          /* tau for vector collectives, default 1.0 (only complete patterns) */
   int    exact_float;      /* 1: never reassociate floating-point reductions (default 0) */
   int    root;             /* rank that compiles, default 0 */
-  int    min_group;        /* fewest ranks for a collective on a proper subset, default 4 */
+  int    min_group;        /* fewest ranks for a collective on a proper subset, >= 1, default 4 */
   /* Kernel choice and its cost model (a message of m bytes costs alpha + beta m). Zero means
-     "not set" for each: a zeroed struct gets the defaults. A CDAG_* environment variable that
-     is set wins over its field (CDAG_KERNEL, CDAG_ALPHA, CDAG_BETA, CDAG_BLOCKS, CDAG_MEASURE;
-     docs/semantics.md). All ranks must pass the same options. */
+     "not set" for each (the default): the built-in or measured model, or the variable. */
   cdag_kernel_policy kernel;  /* AUTO (default): the cost model chooses per collective */
   double alpha;            /* seconds per message, in (0, 1000]; 0: built in (1e-6) or measured */
   double beta;             /* seconds per byte, in (0, 1000]; 0: built in (2e-10) or measured */
@@ -173,8 +201,15 @@ typedef struct {
      packed into one message, larger ones travel alone as written (CDAG_OVERHEAD, CDAG_GAMMA). */
   double overhead;         /* seconds per further message to the same peer; 0: built in (2e-7) */
   double gamma;            /* seconds per byte copied in memory; 0: built in (1e-10) */
+  /* New fields go here, at the end, with their default in cdag_options_init. */
 } cdag_options;
+/* (cdag addition) Sets the first `size` bytes of *o: struct_size = size, every field that
+   fits to its default, bytes past the fields this library knows to zero. */
+CDAG_API void cdag_options_init_size(cdag_options *o, size_t size);
+/* cdag_options_init(o) passes the size of the struct the program was compiled with (the
+   function of that name, for callers that cannot use the macro, assumes this header's). */
 CDAG_API void cdag_options_init(cdag_options *o);
+#define cdag_options_init(o) cdag_options_init_size((o), sizeof(cdag_options))
 CDAG_API int cdag_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **s);  /* o may be NULL */
 CDAG_API int cdag_run(cdag_schedule *s);            /* blocking; may be called any number of times */
 CDAG_API int cdag_start(cdag_schedule *s);          /* nonblocking run ... */

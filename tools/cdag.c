@@ -14,16 +14,16 @@
 
 static const cmd_info commands[] = {
   {"check", cmd_check, "FILE", "load and validate a graph file; print a one-line summary"},
-  {"analyze", cmd_analyze, "FILE [--json] [--density=X] [--min-group=N] [--exact-float] [--kernel=mpi|cdag|auto]",
+  {"analyze", cmd_analyze, "FILE [--json] [OPTIONS: --density=X --min-group=N --exact-float --kernel=mpi|cdag|auto ...]",
    "match, compute SST, detect collectives; print the report"},
   {"sst", cmd_sst, "FILE [--json]", "print the Static Single Transfer tuples by destination rank"},
-  {"verify", cmd_verify, "FILE [--seed=N] [--density=X] [--min-group=N]",
+  {"verify", cmd_verify, "FILE [--seed=N] [OPTIONS]",
    "simulate graph and plan from the same memory; compare"},
-  {"dot", cmd_dot, "FILE [--plan]", "write the graph (and with --plan the compiled plan beside it) as Graphviz DOT"},
-  {"goal", cmd_goal, "FILE [--plan [--kernel=mpi|cdag|auto]] [-o OUT]", "write the graph (or the plan, collectives expanded) as plain GOAL for LogGOPSim"},
+  {"dot", cmd_dot, "FILE [--plan [OPTIONS]]", "write the graph (and with --plan the compiled plan beside it) as Graphviz DOT"},
+  {"goal", cmd_goal, "FILE [--plan [OPTIONS]] [-o OUT]", "write the graph (or the plan, collectives expanded) as plain GOAL for LogGOPSim"},
   {"model", cmd_model, "FILE [-L us] [-o us] [-g us] [-G us/B] [-O us/B] [-S B] [-c us/B] [-p P]",
    "LogGOPS estimate of graph and plan, LogGOPSim's rules (defaults L 1, o 0.2, g 0.2, G 0.0002, O 0, S 65535, c 0.0001; calc N = N ns)"},
-  {"replay", cmd_replay, "FILE [--iterations N] [--json] [--dump DIR]",
+  {"replay", cmd_replay, "FILE [--iterations N] [--json] [--dump DIR] [OPTIONS]",
    "under mpiexec -n P (P = the file's ranks): run the file as written and compiled with MPI, check both leave "
    "the same memory, time both (default 100 iterations), print compile time, break-even and the report"},
   {"record", cmd_record, "[-o DIR] -- COMMAND [ARGS...] | --merge DIR",
@@ -36,6 +36,23 @@ static const cmd_info commands[] = {
 };
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 
+/* The options every command that analyses takes, from the options table (ir/settings.h). */
+static void help_options(FILE *f) {
+  fprintf(f, "Options of analyze, verify, goal, dot and replay (the fields of cdag_options; an explicit\n"
+             "option wins over its CDAG_* variable):\n");
+  for (int id = 0; id < CDAG_NOPTS; id++) {
+    const cdag_opt_row *r = &cdag__opt_rows[id];
+    if (!r->flag) continue;
+    char flag[48], want[96];
+    snprintf(flag, sizeof flag, "--%s=%s", r->flag, r->kind == CDAG_OPT_FLAG ? "0|1" : "X");
+    cdag__opt_describe(id, 0, 0, want, sizeof want);
+    char def[16];
+    snprintf(def, sizeof def, "%g", r->def);
+    fprintf(f, "  %-18s options.%s: %s (default %s)%s%s\n", flag, r->field, want,
+            r->kind == CDAG_OPT_KERNEL ? "auto" : def, r->var ? "; variable " : "", r->var ? r->var : "");
+  }
+}
+
 static void help(FILE *f) {
   fprintf(f, "usage: cdag <command> [arguments]\n\n"
              "cdag compiles communication graphs: it matches messages, computes where every byte\n"
@@ -45,8 +62,9 @@ static void help(FILE *f) {
     fprintf(f, "  %-8s %-40s %s\n", commands[i].name, commands[i].usage, commands[i].summary);
   fprintf(f, "\nFILE is a graph file (docs/format.md; GOAL files load too), or - for standard input.\n"
              "Options for any FILE: --goal-buffers=follow (default: data follows requires), shared or fresh:\n"
-             "  the buffers of GOAL sends and receives without addr (docs/format.md).\n"
-             "`cdag <command> --help` shows the usage of one command.\n");
+             "  the buffers of GOAL sends and receives without addr (docs/format.md).\n");
+  help_options(f);
+  fprintf(f, "`cdag <command> --help` shows the usage of one command.\n");
 }
 
 int cmd_usage(const char *cmd) {
@@ -92,27 +110,26 @@ int cmd_goal_buffers(int *argc, char **argv) {
 }
 
 int cmd_options(int *argc, char **argv, cdag_options *o) {
+  int rc = cmd_options_quiet(argc, argv, o);
+  if (rc) fprintf(stderr, "cdag: %s\n", cdag_error_message());
+  return rc;
+}
+
+int cmd_options_quiet(int *argc, char **argv, cdag_options *o) {
   cdag_options_init(o);
-  const char *d = cmd_flag_value(argc, argv, "--density=");
-  const char *m = cmd_flag_value(argc, argv, "--min-group=");
-  const char *k = cmd_flag_value(argc, argv, "--kernel=");
-  char *end;
-  if (k) {
-    if (!strcmp(k, "auto")) o->kernel = CDAG_KERNEL_AUTO;
-    else if (!strcmp(k, "mpi")) o->kernel = CDAG_KERNEL_MPI;
-    else if (!strcmp(k, "cdag")) o->kernel = CDAG_KERNEL_CDAG;
-    else return -1;
+  for (int id = 0; id < CDAG_NOPTS; id++) {
+    const cdag_opt_row *r = &cdag__opt_rows[id];
+    if (!r->flag) continue;
+    char name[48];
+    snprintf(name, sizeof name, "--%s", r->flag);
+    if (r->kind == CDAG_OPT_FLAG && cmd_has_flag(argc, argv, name)) {   /* a bare --flag means 1 */
+      cdag__opt_set(o, id, 1);
+      continue;
+    }
+    const char *v = cmd_flag_value(argc, argv, strcat(name, "="));
+    name[strlen(name) - 1] = '\0';
+    if (v && cdag__opt_parse(id, v, 0, name, o)) return -1;
   }
-  if (d) {
-    o->density = strtod(d, &end);
-    if (*end || !(o->density > 0 && o->density <= 1)) return -1;
-  }
-  if (m) {
-    long v = strtol(m, &end, 10);
-    if (*end || v < 2 || v > 1 << 30) return -1;
-    o->min_group = (int)v;
-  }
-  o->exact_float = cmd_has_flag(argc, argv, "--exact-float");
   return 0;
 }
 

@@ -39,9 +39,15 @@ int cmd_has_flag(int *argc, char **argv, const char *flag); /* removes flag if p
 const char *cmd_flag_value(int *argc, char **argv, const char *prefix); /* "--x=" form, removed */
 /* --goal-buffers=follow|shared|fresh (removed from argv): IR_GOAL_* (default follow), -1 a bad value. */
 int cmd_goal_buffers(int *argc, char **argv);
-/* Parses the options shared by analyze/verify: --density=X --min-group=N --exact-float;
-   0 on success, -1 on a bad value. */
+/* Parses the options of the commands that analyse or compile (analyze, verify, goal, dot,
+   replay): one
+   --<flag>=VALUE per row of the options table (ir/settings.h) that has a flag, a bare --<flag>
+   for 0|1 options; the rest keep cdag_options_init's defaults. 0 on success; -1 on a bad
+   value, after printing the message that names the flag and the value. */
 int cmd_options(int *argc, char **argv, cdag_options *o);
+/* The same without printing (the message is cdag_error_message()'s): for `cdag replay`,
+   whose every process parses and whose rank 0 alone prints. */
+int cmd_options_quiet(int *argc, char **argv, cdag_options *o);
 /* Loads a graph file with the GOAL buffer meaning given (IR_GOAL_*, parsed by the caller). */
 int cmd_load(const char *cmd, const char *path, int goal_buffers, cdag_graph **g);
 /* The same without printing: the loader's code (its message in cdag_error_message()). */

@@ -106,13 +106,15 @@ static void dot_plan(FILE *f, const cdag_plan *p) {
 int cmd_dot(int argc, char **argv) {
   int buffers = cmd_goal_buffers(&argc, argv);
   int with_plan = cmd_has_flag(&argc, argv, "--plan");
-  if (buffers < 0 || argc != 1 || (argv[0][0] == '-' && argv[0][1])) return cmd_usage("dot");
+  cdag_options o;
+  if (buffers < 0 || cmd_options(&argc, argv, &o) || argc != 1 || (argv[0][0] == '-' && argv[0][1]))
+    return cmd_usage("dot");
   cdag_graph *g = NULL;
   cdag_plan *p = NULL;
   if (cmd_load("dot", argv[0], buffers, &g)) return 1;
   match_result m = {0};
   int rc = match_run(g, &m);
-  if (rc == CDAG_OK && with_plan) rc = cdag_analyze(g, NULL, &p);
+  if (rc == CDAG_OK && with_plan) rc = cdag_analyze(g, &o, &p);
   if (rc == CDAG_OK) rc = ir_need_deps(g); /* cdag_analyze released them */
   if (rc == CDAG_OK) {
     printf("digraph cdag {\n  node [shape=box, fontsize=10];\n");

@@ -4,7 +4,8 @@
  * the file per process, to see what compiling it gains on this machine. Every process loads
  * the file, gives its rank's operations memory of their own (exec/mpi/replay.h: the touched
  * ranges packed into one block) and builds a distributed graph of them. The graph runs as
- * written (detect = 0) and compiled, each once from the same content (replay_mem.h), and
+ * written (detect = 0) and compiled (with the options given: cmd_options), each once from the
+ * same content (replay_mem.h), and
  * every rank's memory must end the same both ways (scratch aside; floating-point sums and
  * products within a tolerance, as reassociated). Then each runs N times behind a barrier;
  * rank 0 prints the time per iteration of both (the slowest rank's), the compile time, the
@@ -25,6 +26,7 @@ typedef struct {
   const char *path;
   const char *dump;          /* --dump DIR: each rank's memory after the run as written */
   int json, iters, buffers;
+  cdag_options opts;         /* the compiled run's (cmd_options: --density=X ...) */
 } replay_args;
 
 typedef struct {
@@ -52,9 +54,10 @@ static const char *option(int *argc, char **argv, const char *name) {
   return v;
 }
 
-/* FILE [--iterations N] [--json] [--dump DIR] [--goal-buffers=...]: 0, or -1. */
+/* FILE [--iterations N] [--json] [--dump DIR] [--goal-buffers=...] [OPTIONS]: 0, or -1. */
 static int parse_args(int argc, char **argv, replay_args *a) {
   *a = (replay_args){.iters = 100};
+  if (cmd_options_quiet(&argc, argv, &a->opts)) return -1;
   a->buffers = cmd_goal_buffers(&argc, argv);
   a->json = cmd_has_flag(&argc, argv, "--json");
   const char *n = option(&argc, argv, "--iterations");
@@ -108,8 +111,8 @@ static int run_once(replay_state *st, const cdag_options *o, cdag_schedule **s, 
   return rc ? rc : replay_agree(cdag_run(*s));
 }
 
-/* As written, then compiled, from the same content; the memory must end the same. */
-static int check(replay_state *st, int corrupt_rank) {
+/* As written, then compiled with opts, from the same content; the memory must end the same. */
+static int check(replay_state *st, const cdag_options *opts, int corrupt_rank) {
   cdag_options o;
   double unused;
   cdag_options_init(&o);
@@ -117,7 +120,7 @@ static int check(replay_state *st, int corrupt_rank) {
   int rc = run_once(st, &o, &st->sw, &unused);
   if (rc) return rc;
   memcpy(st->written, st->block, st->map.size[st->rank]);
-  if ((rc = run_once(st, NULL, &st->sc, &st->compile_c))) return rc;
+  if ((rc = run_once(st, opts, &st->sc, &st->compile_c))) return rc;
   if (corrupt_rank == st->rank && !rm_corrupt(&st->mem, st->block))
     fprintf(stderr, "cdag replay: CDAG_REPLAY_CORRUPT=%d: rank %d compares no byte to corrupt\n", corrupt_rank, st->rank);
   return replay_agree(rm_compare(&st->mem, st->written, st->block, stderr));
@@ -202,7 +205,7 @@ static int replay(replay_state *st, const replay_args *a) {
   int rc = cdag__settings_read(&set);   /* validated by main already */
   if (!rc) rc = load(st, a);
   if (!rc) rc = build(st);
-  if (!rc) rc = check(st, set.replay_corrupt);
+  if (!rc) rc = check(st, &a->opts, set.replay_corrupt);
   if (!rc && a->dump) rc = replay_agree(dump(st, a->dump));
   if (!rc) rc = replay_time_runs(st->sw, a->iters, &st->t_w);
   if (!rc) rc = replay_time_runs(st->sc, a->iters, &st->t_c);
@@ -228,7 +231,9 @@ int cmd_replay(int argc, char **argv) {
   replay_state st = {0};
   int started = 0, status = 0;
   if (replay_mpi_init(&started, &st.rank, &st.nprocs)) return cmd_fail("replay", CDAG_ERR_MPI);
+  cdag__error_clear();
   if (parse_args(argc, argv, &a)) {
+    if (st.rank == 0 && cdag_error_message()[0]) fprintf(stderr, "cdag: %s\n", cdag_error_message());   /* a bad option */
     status = st.rank == 0 ? cmd_usage("replay") : 2;
   } else {
     int rc = replay(&st, &a);

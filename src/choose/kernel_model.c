@@ -26,11 +26,12 @@
 void kern__model_env(kern_model *m) {
   cdag_settings s;
   cdag__settings_read(&s);
-  if (s.alpha > 0) m->alpha = s.alpha;
-  if (s.beta > 0) m->beta = s.beta;
-  if (s.overhead > 0) m->overhead = s.overhead;
-  if (s.gamma > 0) m->gamma = s.gamma;
-  if (s.blocks > 0) m->blocks = s.blocks;
+  const cdag_options *e = &s.opt;   /* 0 where the variable is unset */
+  if (e->alpha > 0) m->alpha = e->alpha;
+  if (e->beta > 0) m->beta = e->beta;
+  if (e->overhead > 0) m->overhead = e->overhead;
+  if (e->gamma > 0) m->gamma = e->gamma;
+  if (e->blocks > 0) m->blocks = e->blocks;
 }
 
 kern_model kern_model_builtin(void) { return (kern_model){KERN_ALPHA_DEFAULT, KERN_BETA_DEFAULT, 0, KERN_OVERHEAD_DEFAULT, KERN_GAMMA_DEFAULT}; }

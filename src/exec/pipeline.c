@@ -6,6 +6,7 @@
  * are initialised and validated here, once for every caller. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "exec/pipeline.h"
@@ -17,19 +18,20 @@ static double now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-void cdag_options_init(cdag_options *o) {
-  if (!o) return;
-  o->detect = 1;
-  o->density = 1.0;
-  o->exact_float = 0;
-  o->root = 0;
-  o->min_group = 4;
-  o->kernel = CDAG_KERNEL_AUTO;
-  o->alpha = o->beta = 0;
-  o->overhead = o->gamma = 0;
-  o->blocks = 0;
-  o->measure = 0;
+/* The options (cdag.h): every default comes from the table in ir/settings.h. */
+void cdag_options_init_size(cdag_options *o, size_t size) {
+  if (!o || size < sizeof o->struct_size) return;
+  cdag_options d;
+  cdag__options_defaults(&d);
+  d.struct_size = size;
+  memcpy(o, &d, size < sizeof d ? size : sizeof d);
+  if (size > sizeof d) memset((char *)o + sizeof d, 0, size - sizeof d);
 }
+
+void(cdag_options_init)(cdag_options *o) { cdag_options_init_size(o, sizeof *o); }
+
+const char *cdag_version(void) { return CDAG_VERSION; }
+int cdag_version_number(void) { return CDAG_VERSION_NUMBER; }
 
 static kern_policy policy_of(int kernel) {
   return kernel == CDAG_KERNEL_MPI ? KERN_POLICY_MPI : kernel == CDAG_KERNEL_CDAG ? KERN_POLICY_CDAG : KERN_POLICY_AUTO;
@@ -38,45 +40,23 @@ static kern_policy policy_of(int kernel) {
 int pipeline_tuning(const cdag_options *o, const kern_model *base, pipeline_tune *t) {
   cdag_settings s;
   int rc = cdag__settings_read(&s);
+  cdag_options e = *o;
+  cdag__options_env(&e, &s);   /* variables only where o holds a default */
   t->model = base ? *base : kern_model_builtin();
-  if (o->alpha > 0) t->model.alpha = o->alpha;
-  if (o->beta > 0) t->model.beta = o->beta;
-  if (o->overhead > 0) t->model.overhead = o->overhead;
-  if (o->gamma > 0) t->model.gamma = o->gamma;
-  if (o->blocks > 0) t->model.blocks = o->blocks;
-  kern__model_env(&t->model);
-  t->policy = policy_of(s.kernel != CDAG_SET_UNSET ? (int)s.kernel : (int)o->kernel);
-  t->measure = s.measure >= 0 ? s.measure : o->measure;
+  if (e.alpha > 0) t->model.alpha = e.alpha;
+  if (e.beta > 0) t->model.beta = e.beta;
+  if (e.overhead > 0) t->model.overhead = e.overhead;
+  if (e.gamma > 0) t->model.gamma = e.gamma;
+  if (e.blocks > 0) t->model.blocks = e.blocks;
+  t->policy = policy_of((int)e.kernel);
+  t->measure = e.measure;
   return rc;
 }
-
-/* 0 (not set) or seconds in (0, 1000], as CDAG_ALPHA / CDAG_BETA. */
-static int seconds_ok(double d) { return d == 0 || (d > 0 && d <= 1e3); }
 
 int pipeline_check_options(const cdag_options *o, int nprocs, int rank) {
   char who[32] = "";
   if (rank >= 0) snprintf(who, sizeof who, "rank %d: ", rank);
-  if (o->root < 0 || o->root >= nprocs)
-    return cdag__error(CDAG_ERR_ARG, "%soptions.root %d out of range 0..%d", who, o->root, nprocs - 1);
-  if (!(o->density > 0.0 && o->density <= 1.0))
-    return cdag__error(CDAG_ERR_ARG, "%soptions.density %g is not in (0, 1]", who, o->density);
-  if (o->min_group < 1) return cdag__error(CDAG_ERR_ARG, "%soptions.min_group %d < 1", who, o->min_group);
-  if (o->detect != 0 && o->detect != 1)
-    return cdag__error(CDAG_ERR_ARG, "%soptions.detect %d is neither 0 nor 1", who, o->detect);
-  if (o->exact_float != 0 && o->exact_float != 1)
-    return cdag__error(CDAG_ERR_ARG, "%soptions.exact_float %d is neither 0 nor 1", who, o->exact_float);
-  if (o->kernel != CDAG_KERNEL_AUTO && o->kernel != CDAG_KERNEL_MPI && o->kernel != CDAG_KERNEL_CDAG)
-    return cdag__error(CDAG_ERR_ARG, "%soptions.kernel %d is not a cdag_kernel_policy", who, (int)o->kernel);
-  if (!seconds_ok(o->alpha)) return cdag__error(CDAG_ERR_ARG, "%soptions.alpha %g is not 0 or in (0, 1000]", who, o->alpha);
-  if (!seconds_ok(o->beta)) return cdag__error(CDAG_ERR_ARG, "%soptions.beta %g is not 0 or in (0, 1000]", who, o->beta);
-  if (!seconds_ok(o->overhead))
-    return cdag__error(CDAG_ERR_ARG, "%soptions.overhead %g is not 0 or in (0, 1000]", who, o->overhead);
-  if (!seconds_ok(o->gamma)) return cdag__error(CDAG_ERR_ARG, "%soptions.gamma %g is not 0 or in (0, 1000]", who, o->gamma);
-  if (o->blocks < 0 || o->blocks > (1 << 30))
-    return cdag__error(CDAG_ERR_ARG, "%soptions.blocks %d is not in 0..2^30", who, o->blocks);
-  if (o->measure != 0 && o->measure != 1)
-    return cdag__error(CDAG_ERR_ARG, "%soptions.measure %d is neither 0 nor 1", who, o->measure);
-  return CDAG_OK;
+  return cdag__options_check(o, nprocs, who);
 }
 
 /* Bytes each rank receives from other ranks in the graph as written: what communication
@@ -97,8 +77,8 @@ static void volume_of(const cdag_graph *g, cdag_plan *p) {
 
 /* o, or the defaults, as an offline analysis of g takes them; CDAG_OK or the options' error. */
 static int offline_options(const cdag_graph *g, const cdag_options *o, cdag_options *opts) {
-  cdag_options_init(opts);
-  if (o) *opts = *o;
+  int rc = cdag__options_take(o, opts, NULL);
+  if (rc) return rc;
   if (opts->root >= g->nprocs) opts->root = 0;  /* the compiling rank means nothing offline */
   return pipeline_check_options(opts, g->nprocs, -1);
 }

@@ -3,8 +3,9 @@
  * finalize (program order, dependencies) -> match -> dataflow (SST, wait sets) -> detect
  * (collectives, the plan) -> choose (each collective's algorithm, src/choose). Every caller
  * that turns a graph into a plan comes here: cdag_analyze, cdag_compile's compiling rank
- * (exec/mpi), and the `cdag` tool's analyze, goal, model and dot. The options live here too:
- * cdag_options_init and the one validation of a cdag_options. No stage below calls up to it.
+ * (exec/mpi), and the `cdag` tool's analyze, goal, model and dot. The options' entry points
+ * live here too (cdag_options_init, their validation), driven by the options table of
+ * ir/settings.h. No stage below calls up to it.
  *
  * The subdirectories of src/exec, each with its contract header:
  *   mpi/      distributed graphs, gather/compile/scatter, the schedule part, the runtime
@@ -20,13 +21,14 @@
 #include "choose/choose.h"
 #include "match/match.h"
 
-/* CDAG_OK, or CDAG_ERR_ARG naming the field, its value and the rank (rank < 0: no rank in
-   the message). nprocs bounds root. */
+/* cdag__options_check (ir/settings.h: the options table) with the rank in the message
+   (rank < 0: none): CDAG_OK, or CDAG_ERR_ARG naming the field and its value. nprocs bounds root. */
 int pipeline_check_options(const cdag_options *o, int nprocs, int rank);
 
-/* The kernel policy and cost model a compile with options o uses: each CDAG_* variable that
-   is set (base/settings.h), else o's field when set, else base (NULL: the built-in model) and
-   KERN_POLICY_AUTO. CDAG_OK, or CDAG_ERR_ARG naming a bad variable. */
+/* The kernel policy and cost model a compile with options o (as cdag__options_take made
+   them) uses: o's field where it differs from its default, else its CDAG_* variable when set
+   (base/settings.h), else base (NULL: the built-in model) and KERN_POLICY_AUTO. CDAG_OK, or
+   CDAG_ERR_ARG naming a bad variable. */
 typedef struct {
   kern_model model;
   kern_policy policy;

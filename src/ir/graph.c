@@ -234,6 +234,13 @@ static int add_p2p(cdag_graph *g, ir_kind kind, int rank, uint64_t addr, uint64_
   return append(g, kind, rank, peer, tag, addr, 0, bytes, id);
 }
 
+int ir_user_tag(const char *fn, int rank, int peer, int tag) {
+  if (tag != CDAG_REDISTRIBUTE_TAG) return CDAG_OK;
+  int send = strstr(fn, "send") != NULL;
+  return cdag__error(CDAG_ERR_ARG, "rank %d: %s %s rank %d: tag %d is reserved (CDAG_REDISTRIBUTE_TAG, the tag of "
+                     "cdag_redistribute's messages); use another tag", rank, fn, send ? "to" : "from", peer, tag);
+}
+
 int ir_add_send(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes, int dest, int tag, int32_t *id) {
   return add_p2p(g, IR_SEND, rank, addr, bytes, dest, tag, id);
 }
@@ -491,6 +498,7 @@ static int global_only(const cdag_graph *g, const char *fn) {
 int cdag_rank_send(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes, int dest, int tag, cdag_op *op) {
   int32_t id;
   int rc = global_only(g, "cdag_rank_send");
+  if (!rc) rc = ir_user_tag("cdag_rank_send", rank, dest, tag);
   if (!rc) rc = ir_add_send(g, rank, addr, bytes, dest, tag, &id);
   return rc ? rc : to_id(id, op);
 }
@@ -498,6 +506,7 @@ int cdag_rank_send(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes, int d
 int cdag_rank_recv(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes, int source, int tag, cdag_op *op) {
   int32_t id;
   int rc = global_only(g, "cdag_rank_recv");
+  if (!rc) rc = ir_user_tag("cdag_rank_recv", rank, source, tag);
   if (!rc) rc = ir_add_recv(g, rank, addr, bytes, source, tag, &id);
   return rc ? rc : to_id(id, op);
 }

@@ -167,6 +167,11 @@ int ir_graph_new(int nprocs, int myrank, cdag_graph **g);
 void ir_graph_free(cdag_graph *g);
 
 /* Adding ops: validate, append, return the new id in *id (id may be NULL). */
+/* The public calls that add a program's own message (cdag_send, cdag_recv, their _type forms,
+   cdag_rank_send / _recv) check its tag first: CDAG_REDISTRIBUTE_TAG is reserved for
+   cdag_redistribute's messages (cdag.h), so CDAG_ERR_ARG naming the call, rank and peer.
+   Loaded files and recordings keep their tags (ir_add_send / _recv do not check). */
+int ir_user_tag(const char *fn, int rank, int peer, int tag);
 int ir_add_send(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes, int dest, int tag, int32_t *id);
 int ir_add_recv(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes, int source, int tag, int32_t *id);
 int ir_add_reduce(cdag_graph *g, int rank, uint64_t in, uint64_t inout, uint64_t count, int type,

@@ -74,7 +74,8 @@ START_TEST(policy_from_environment) {
 }
 END_TEST
 
-/* The options set policy and model; a CDAG_* variable that is set wins over its field. */
+/* The options set policy and model; a CDAG_* variable that is set applies where its field
+   holds the default (an explicit field wins). */
 START_TEST(options_then_environment) {
   cdag_options o;
   cdag_options_init(&o);
@@ -100,8 +101,14 @@ START_TEST(options_then_environment) {
   setenv("CDAG_BETA", "2e-9", 1);
   setenv("CDAG_BLOCKS", "2", 1);
   setenv("CDAG_MEASURE", "0", 1);
+  setenv("CDAG_ALPHA", "4e-6", 1);
+  t = tuning(&o, CDAG_OK);   /* explicit fields win over the variables; alpha (0) takes its variable */
+  ck_assert(t.policy == KERN_POLICY_CDAG && t.model.beta == 1e-9 && t.model.blocks == 5 && t.measure == 1);
+  ck_assert(t.model.alpha == 4e-6);
+  cdag_options_init(&o);     /* fields at their defaults: the variables decide */
   t = tuning(&o, CDAG_OK);
   ck_assert(t.policy == KERN_POLICY_MPI && t.model.beta == 2e-9 && t.model.blocks == 2 && t.measure == 0);
+  unsetenv("CDAG_ALPHA");
   unsetenv("CDAG_KERNEL"); unsetenv("CDAG_BETA"); unsetenv("CDAG_BLOCKS"); unsetenv("CDAG_MEASURE");
   /* the options are checked with the others */
   o.kernel = (cdag_kernel_policy)7;
@@ -131,7 +138,7 @@ START_TEST(options_then_environment) {
 END_TEST
 
 /* Residual pieces of at most overhead / (2 gamma) bytes are packed; the overhead and gamma
-   come from the built-in model, the measured one, the options, the environment, in order. */
+   come from the built-in model, the measured one, the environment, the options, in order. */
 START_TEST(pack_limit_follows_the_model) {
   cdag_options o;
   cdag_options_init(&o);
@@ -148,6 +155,9 @@ START_TEST(pack_limit_follows_the_model) {
   ck_assert_int_eq(pipeline_tuning(&o, &measured, &t), CDAG_OK);
   ck_assert_uint_eq(kern_model_pack_limit(&t.model), 2000);
   setenv("CDAG_GAMMA", "1e-9", 1);
+  t = tuning(&o, CDAG_OK);   /* options.gamma is explicit: it wins */
+  ck_assert_uint_eq(kern_model_pack_limit(&t.model), 2000);
+  o.gamma = 0;               /* not set: the variable's */
   t = tuning(&o, CDAG_OK);
   ck_assert_uint_eq(kern_model_pack_limit(&t.model), 200);
   setenv("CDAG_OVERHEAD", "-1", 1);

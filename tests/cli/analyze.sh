@@ -75,6 +75,17 @@ printf 'num_ranks 1\nrank 0 {\n  reduce 2 float sum in 0x0 inout 0x10\n  reduce 
 cases <<'T'
 1 cdag analyze "$src/tests/data/bad_unknown_label.cdag"
 2 cdag analyze --density=2 "$ex/halo1d8.cdag"
+  err cdag: --density=2: expected a number in (0, 1]
+# the flags take the API's ranges (the options table): --min-group=1 is valid, 0 is not
+0 cdag analyze --min-group=1 "$ex/halo1d8.cdag"
+0 cdag verify --min-group=1 "$ex/halo1d8.cdag"
+2 cdag analyze --min-group=0 "$ex/halo1d8.cdag"
+  err cdag: --min-group=0: expected an integer from 1 to 2147483647
+# --detect=0: the graph as written, nothing rewritten
+0 cdag analyze --detect=0 "$ex/bcast_binomial8.cdag"
+  out!~ ^bcast
+0 cdag analyze --exact-float=1 --alpha=2e-6 --blocks=2 "$ex/bcast_binomial8.cdag"
+  out bcast rooted at 0 over all 8 ranks
 2 cdag verify --seed=x "$ex/halo1d8.cdag"
 1 cdag sst /nonexistent/file.cdag
 0 cdag analyze "$tmp/two.cdag"

@@ -20,7 +20,9 @@ int main(void) {
       cdag_rank_recv(g, 1, 0, 8, 0, 0, &r)) { printf("%s\n", cdag_error_message()); return 1; }
   int n; int64_t ops;
   cdag_graph_info(g, &n, &ops);
-  printf("user program: %d ranks, %lld ops\n", n, (long long)ops);
+  printf("user program: %d ranks, %lld ops, cdag %s (built with %s)\n", n, (long long)ops, cdag_version(),
+         CDAG_VERSION);
+  if (cdag_version_number() != CDAG_VERSION_NUMBER) return 1;   /* cdag_version.h is installed beside cdag.h */
   cdag_graph_free(&g);
   return ops == 2 ? 0 : 1;
 }

@@ -35,13 +35,17 @@ cases <<'T'
   out "kind": "allgather", "root": null, "ranks": "all", "bytes": 32, "transfers": 36, "algorithm": "circulant"
 0 CDAG_KERNEL=auto cdag analyze "$ex/allreduce_ring4.cdag"
   out   algorithm: census
-# --kernel= sets the policy (options.kernel); CDAG_KERNEL, when set, wins over it
+# --kernel= sets the policy (options.kernel); an explicit --kernel wins over CDAG_KERNEL,
+# which applies where the option keeps its default
 0 cdag analyze --kernel=mpi "$ex/allreduce_ring4.cdag"
   out   algorithm: mpi (allreduce: MPI (kernel policy mpi))
 0 CDAG_KERNEL=cdag cdag analyze --kernel=mpi --json "$ex/bcast_binomial8.cdag"
+  out "algorithm": "mpi", "why": "bcast: MPI (kernel policy mpi)"
+0 CDAG_KERNEL=mpi cdag analyze --kernel=cdag --json "$ex/bcast_binomial8.cdag"
   out circulant forced (kernel policy cdag)"
 0 cdag goal --plan --kernel=cdag "$ex/bcast_binomial8.cdag"
 2 cdag analyze --kernel=fast "$ex/allreduce_ring4.cdag"
+  err cdag: --kernel=fast: expected mpi, cdag or auto
 
 # the model's parameters move the choice: costly bytes favour the n-block kernel, costly
 # latency MPI's binomial tree

@@ -599,6 +599,25 @@ START_TEST(large_arrays_keep_contents) {
 }
 END_TEST
 
+/* CDAG_REDISTRIBUTE_TAG belongs to cdag_rank_redistribute: refused in the program's own
+   messages, naming the call, the rank and the peer; every other tag is the program's. */
+START_TEST(redistribute_tag_is_reserved) {
+  cdag_graph *g;
+  CK_OK(cdag_graph_create_global(2, &g));
+  ck_assert_int_eq(cdag_rank_send(g, 0, 0x100, 8, 1, CDAG_REDISTRIBUTE_TAG, NULL), CDAG_ERR_ARG);
+  ck_assert_str_eq(cdag_error_message(), "rank 0: cdag_rank_send to rank 1: tag 32767 is reserved "
+                   "(CDAG_REDISTRIBUTE_TAG, the tag of cdag_redistribute's messages); use another tag");
+  ck_assert_int_eq(cdag_rank_recv(g, 1, 0x100, 8, 0, CDAG_REDISTRIBUTE_TAG, NULL), CDAG_ERR_ARG);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "rank 1: cdag_rank_recv from rank 0: tag 32767 is reserved"));
+  CK_OK(cdag_rank_send(g, 0, 0x100, 8, 1, CDAG_REDISTRIBUTE_TAG - 1, NULL));
+  CK_OK(cdag_rank_recv(g, 1, 0x100, 8, 0, CDAG_REDISTRIBUTE_TAG - 1, NULL));
+  cdag_layout l = {.m = 4, .n = 4, .mb = 2, .nb = 2, .pr = 1, .pc = 2};   /* its own messages carry the tag */
+  CK_OK(cdag_rank_redistribute(g, 0, &l, 0x1000, &(cdag_layout){.m = 4, .n = 4, .mb = 4, .nb = 4, .pr = 1, .pc = 2,
+                                                                  .first = 0}, 0x2000, 8));
+  cdag_graph_free(&g);
+}
+END_TEST
+
 Suite *cdag_ir_suite(void) {
   Suite *s = suite_create("ir");
   TCase *t = tcase_create("dependencies");
@@ -628,6 +647,7 @@ Suite *cdag_ir_suite(void) {
   tcase_add_test(e, reduce_apply_types);
   tcase_add_test(e, float_min_max_are_order_free);
   tcase_add_test(e, narrow_products_wrap);
+  tcase_add_test(e, redistribute_tag_is_reserved);
   suite_add_tcase(s, e);
   return s;
 }

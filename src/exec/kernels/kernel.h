@@ -92,7 +92,7 @@ int kern_allreduce(const kern_group *g, kern_iov send, kern_iov recv, uint64_t c
                    cdag_reduce_op rop);
 
 /* Ping-pong between comm ranks 0 and 1 (8 B and 256 KiB), result on every rank; the
-   environment still wins. Collective over comm; with one rank it gives the defaults
+   CDAG_* variables still replace what they set (explicit options replace both: pipeline.h). Collective over comm; with one rank it gives the defaults
    (kernel_measure.c). */
 int kern_model_measure(MPI_Comm comm, kern_model *m);
 

@@ -5,8 +5,9 @@
  *  1. encodes its ops (wire/wire.h) and fingerprints them; one MPI_Allreduce agrees on local
  *     errors, on the options (every field, after the environment) and on whether every rank
  *     finds the same cached schedule (the
- *     same graph rebuilt, e.g. every iteration of a loop): if so, that schedule is returned
- *     and nothing is gathered;
+ *     same graph rebuilt, e.g. every iteration of a loop): if so, a new handle is built on
+ *     the cached core (schedule.h: its own requests, kernels and run state; no gather, no
+ *     analysis) and returned;
  *  2. MPI_Gatherv of the encodings to the compiling rank, which decodes the global graph and
  *     runs the analysis (cdag_analyze; with detect = 0 only matching, for the baseline), cuts
  *     the result into per-rank parts (schedule.c, baseline.c) and writes the report; each
@@ -27,57 +28,34 @@
 
 /* ---- options ---- */
 
-/* Options, kernel policy and model: what a compiled schedule depends on besides the graph. */
+/* Options (after the environment), kernel policy and model: what a compiled schedule depends
+   on besides the graph. */
 static uint64_t options_hash(const cdag_options *o, const pipeline_tune *t) {
-  int64_t v[11] = {o->detect, (int64_t)(o->density * 1e9), o->exact_float, o->root, o->min_group, t->policy,
-                   t->model.blocks};
-  memcpy(&v[7], &t->model.alpha, sizeof t->model.alpha);
-  memcpy(&v[8], &t->model.beta, sizeof t->model.beta);
-  memcpy(&v[9], &t->model.overhead, sizeof t->model.overhead);
-  memcpy(&v[10], &t->model.gamma, sizeof t->model.gamma);
+  double v[CDAG_NOPTS + 6] = {t->policy, t->model.blocks, t->model.alpha, t->model.beta, t->model.overhead,
+                              t->model.gamma};
+  for (int id = 0; id < CDAG_NOPTS; id++) v[6 + id] = cdag__opt_get(o, id);
   return wire_hash(v, sizeof v, 0x0c0ffee);
 }
 
-/* The options every rank must pass alike, as the environment leaves them (doubles by their
-   bits: equal bits, equal values). */
-enum { NOPTS = 12 };
-static const char *const opt_name[NOPTS] = {"detect", "density", "exact_float", "root", "min_group", "kernel",
-                                            "alpha", "beta", "blocks", "measure", "overhead", "gamma"};
-static int opt_double(int k) { return k == 1 || k == 6 || k == 7 || k == 10 || k == 11; }
-
+/* Every option, as the environment leaves it, by its bits (equal bits, equal values): what
+   every rank must pass alike (the options table, ir/settings.h). */
 static void opt_values(const cdag_options *o, int64_t *v) {
-  pipeline_tune t;
-  pipeline_tuning(o, NULL, &t);   /* validated before */
-  double d[NOPTS] = {0};
-  d[1] = o->density;
-  d[6] = t.model.alpha;
-  d[7] = t.model.beta;
-  d[10] = t.model.overhead;
-  d[11] = t.model.gamma;
-  int64_t w[NOPTS] = {o->detect, 0, o->exact_float, o->root, o->min_group, t.policy, 0, 0, t.model.blocks, t.measure, 0, 0};
-  for (int k = 0; k < NOPTS; k++)
-    if (opt_double(k)) memcpy(&v[k], &d[k], sizeof d[k]);
-    else v[k] = w[k];
+  for (int id = 0; id < CDAG_NOPTS; id++) {
+    double d = cdag__opt_get(o, id);
+    memcpy(&v[id], &d, sizeof d);
+  }
 }
 
-/* v: NOPTS maxima, then NOPTS negated minima. */
+/* v: CDAG_NOPTS maxima, then CDAG_NOPTS negated minima. */
 static int opt_mismatch(const int64_t *v) {
-  for (int k = 0; k < NOPTS; k++) {
-    if (v[k] == -v[NOPTS + k]) continue;
-    int64_t lo = -v[NOPTS + k], hi = v[k];
-    char a[32], b[32];
-    if (opt_double(k)) {
-      double x, y;
-      memcpy(&x, &lo, sizeof x);
-      memcpy(&y, &hi, sizeof y);
-      snprintf(a, sizeof a, "%g", x);
-      snprintf(b, sizeof b, "%g", y);
-    } else {
-      snprintf(a, sizeof a, "%lld", (long long)lo);
-      snprintf(b, sizeof b, "%lld", (long long)hi);
-    }
-    return cdag__error(CDAG_ERR_ARG, "cdag_compile: ranks passed different options.%s (%s and %s; a CDAG_* "
-                       "variable set on some ranks only changes it too)", opt_name[k], a, b);
+  for (int id = 0; id < CDAG_NOPTS; id++) {
+    if (v[id] == -v[CDAG_NOPTS + id]) continue;
+    int64_t lo = -v[CDAG_NOPTS + id], hi = v[id];
+    double x, y;
+    memcpy(&x, &lo, sizeof x);
+    memcpy(&y, &hi, sizeof y);
+    return cdag__error(CDAG_ERR_ARG, "cdag_compile: ranks passed different options.%s (%g and %g; a CDAG_* "
+                       "variable set on some ranks only changes it too)", cdag__opt_rows[id].field, x, y);
   }
   return CDAG_OK;
 }
@@ -123,7 +101,8 @@ int exec_agree(MPI_Comm comm, int rank, int nprocs, int rc) {
 typedef struct {
   uint64_t local;       /* fingerprint of this rank's encoding and options */
   int64_t global;       /* the compiling rank's fingerprint of the whole graph (> 0) */
-  cdag_schedule *s;
+  sched_core *core;     /* one reference: a hit builds a new handle on it */
+  MPI_Group group;      /* the communicator's: a congruent one (a duplicate) finds the entry */
 } cache_entry;
 static cache_entry cache[CACHE_SIZE];
 static int cache_n, cache_keyval = MPI_KEYVAL_INVALID;
@@ -140,16 +119,16 @@ static pthread_mutex_t exec_mutex = PTHREAD_MUTEX_INITIALIZER;
 void exec_lock(void) { pthread_mutex_lock(&exec_mutex); }
 void exec_unlock(void) { pthread_mutex_unlock(&exec_mutex); }
 
-/* Drops one reference (lock held); the last one frees the schedule. */
-static void sched_release(cdag_schedule *s) {
-  if (s && --s->refs == 0) sched_destroy(s);
+static void entry_free(cache_entry *e) {
+  sched_core_unref(e->core);
+  if (e->group != MPI_GROUP_NULL) MPI_Group_free(&e->group);
 }
 
-/* Runs at MPI_Finalize (an attribute of MPI_COMM_SELF): frees the cached schedules and
-   cdag's own MPI ops. */
+/* Runs at MPI_Finalize (an attribute of MPI_COMM_SELF): frees the cached cores and cdag's
+   own MPI ops (handles the program still holds keep their cores). */
 static int cache_clear(MPI_Comm comm, int keyval, void *attr, void *extra) {
   exec_lock();
-  for (int k = 0; k < cache_n; k++) sched_release(cache[k].s);
+  for (int k = 0; k < cache_n; k++) entry_free(&cache[k]);
   cache_n = 0;
   sched_ops_free();
   exec_unlock();
@@ -162,33 +141,50 @@ void exec_at_finalize(void) {
   MPI_Comm_set_attr(MPI_COMM_SELF, cache_keyval, NULL);
 }
 
-static int64_t cache_find(uint64_t local, MPI_Comm comm) {
-  for (int k = 0; k < cache_n; k++) {
+/* The entry for (local, comm's group): its global fingerprint, and *core a new reference
+   to its core; 0 and NULL if there is none (lock held). */
+static int64_t cache_find(uint64_t local, MPI_Comm comm, sched_core **core) {
+  *core = NULL;
+  MPI_Group group;
+  if (MPI_Comm_group(comm, &group) != MPI_SUCCESS) return 0;
+  int64_t found = 0;
+  for (int k = 0; k < cache_n && !found; k++) {
     int same = MPI_UNEQUAL;
     if (cache[k].local != local) continue;
-    MPI_Comm_compare(cache[k].s->comm, comm, &same);
-    if (same == MPI_CONGRUENT || same == MPI_IDENT) return cache[k].global;
+    MPI_Group_compare(cache[k].group, group, &same);
+    if (same != MPI_IDENT) continue;
+    found = cache[k].global;
+    *core = sched_core_ref(cache[k].core);
   }
-  return 0;
+  MPI_Group_free(&group);
+  return found;
 }
 
-static cdag_schedule *cache_get(int64_t global) {
-  for (int k = 0; k < cache_n; k++)
-    if (cache[k].global == global) return cache[k].s;
-  return NULL;
-}
-
-static void cache_put(uint64_t local, int64_t global, cdag_schedule *s) {
+static void cache_put(uint64_t local, int64_t global, sched_core *core, MPI_Comm comm) {
+  MPI_Group group;
+  if (MPI_Comm_group(comm, &group) != MPI_SUCCESS) return;   /* not cached: the next compile is a real one */
   exec_lock();
   exec_at_finalize();
   if (cache_n == CACHE_SIZE) {  /* evict the oldest; every rank evicts the same one */
-    sched_release(cache[0].s);
+    entry_free(&cache[0]);
     memmove(cache, cache + 1, (CACHE_SIZE - 1) * sizeof *cache);
     cache_n--;
   }
-  s->refs++;
-  cache[cache_n++] = (cache_entry){local, global, s};
+  cache[cache_n++] = (cache_entry){local, global, sched_core_ref(core), group};
   exec_unlock();
+}
+
+/* A cache hit (every rank found the same core: agreed): a handle of its own on it. */
+static int compile_hit(sched_core *core, cdag_graph *g, MPI_Comm comm, int rank, int nprocs, cdag_schedule **s) {
+  exec_lock();
+  stat_hits++;
+  exec_unlock();
+  int rc = sched_from_core(core, g, s);
+  if ((rc = exec_agree(comm, rank, nprocs, rc)) && *s) {
+    sched_destroy(*s);
+    *s = NULL;
+  }
+  return rc;
 }
 
 /* ---- the compiling rank ---- */
@@ -471,11 +467,11 @@ static int compile_new(compile_ctx *x, cdag_graph *g, const wire_buf *w, uint64_
     if (s) sched_destroy(s);
     return rc;
   }
-  s->report_text = x->text;
-  s->report_json = x->json;
-  s->arena = exec_arena_ref(g);
+  s->core->report_text = x->text;
+  s->core->report_json = x->json;
+  s->core->arena = exec_arena_ref(g);
   x->text = x->json = NULL;
-  cache_put(local, x->global, s);
+  cache_put(local, x->global, s->core, x->comm);
   *out = s;
   return CDAG_OK;
 }
@@ -511,26 +507,42 @@ static int measure_model(compile_ctx *x, uint64_t *local, const wire_buf *w) {
 }
 
 /* Local checks, then one allreduce: errors, the cache look-up, measuring, equal options. */
-static int compile_agree(compile_ctx *x, cdag_graph *g, wire_buf *w, int64_t *hit, uint64_t *local) {
+static int compile_agree(compile_ctx *x, const cdag_options *o, cdag_graph *g, wire_buf *w, int64_t *hit,
+                         sched_core **core, uint64_t *local) {
   cdag_settings set;
   int rc = cdag__settings_read(&set);  /* every variable validated, on every rank */
-  if (set.detect == 0) x->opts.detect = 0;
+  char who[32];
+  snprintf(who, sizeof who, "rank %d: ", x->rank);
+  if (!rc) rc = cdag__options_take(o, &x->opts, who);
+  cdag__options_env(&x->opts, &set);   /* explicit fields win over the variables */
   if (!rc) rc = pipeline_check_options(&x->opts, x->nprocs, x->rank);
   if (!rc) rc = tune(x);
   if (!rc) rc = wire_encode_rank(g, w);
   *local = rc ? 0 : wire_hash(w->buf, w->len, options_hash(&x->opts, &x->tune));
   exec_lock();
-  *hit = rc ? 0 : cache_find(*local, x->comm);
+  *hit = rc ? 0 : cache_find(*local, x->comm, core);   /* held: another thread cannot evict it now */
   int need_measure = !rc && x->tune.measure && !measured;
   exec_unlock();
-  int64_t v[4 + 2 * NOPTS] = {0, *hit, -*hit, need_measure};
+  int64_t v[4 + 2 * CDAG_NOPTS] = {0, *hit, -*hit, need_measure};
   if (!rc) opt_values(&x->opts, v + 4);
-  for (int k = 0; k < NOPTS; k++) v[4 + NOPTS + k] = -v[4 + k];
-  if ((rc = agree(x->comm, x->rank, x->nprocs, rc, v, 4 + 2 * NOPTS))) return rc;
+  for (int k = 0; k < CDAG_NOPTS; k++) v[4 + CDAG_NOPTS + k] = -v[4 + k];
+  if ((rc = agree(x->comm, x->rank, x->nprocs, rc, v, 4 + 2 * CDAG_NOPTS))) return rc;
   if ((rc = opt_mismatch(v + 4))) return rc;
   if (v[3] && (rc = measure_model(x, local, w))) return rc;
   if (v[3] || v[1] != *hit || -v[2] != *hit) *hit = 0;   /* not every rank found the same schedule */
   return CDAG_OK;
+}
+
+/* compile_agree, and the core of a hit dropped unless every rank hit. */
+static int compile_agree_core(compile_ctx *x, const cdag_options *o, cdag_graph *g, wire_buf *w, sched_core **core,
+                              uint64_t *local) {
+  int64_t hit = 0;
+  int rc = compile_agree(x, o, g, w, &hit, core, local);
+  if (rc || hit <= 0) {
+    sched_core_unref(*core);
+    *core = NULL;
+  }
+  return rc;
 }
 
 int cdag_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **s) {
@@ -543,22 +555,14 @@ int cdag_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **s) {
   if (trc) return trc;
   compile_ctx x = {.rank = g->myrank, .nprocs = g->nprocs, .comm = exec_graph_comm(g)};
   MPI_Comm_set_errhandler(x.comm, MPI_ERRORS_RETURN);
-  cdag_options_init(&x.opts);
-  if (o) x.opts = *o;
   wire_buf w = {0};
-  int64_t hit = 0;
+  sched_core *core = NULL;
   uint64_t local = 0;
-  int rc = compile_agree(&x, g, &w, &hit, &local);
+  int rc = compile_agree_core(&x, o, g, &w, &core, &local);
   x.root = x.opts.root;
-  if (!rc && hit > 0) {  /* every rank found the same schedule */
-    exec_lock();
-    *s = cache_get(hit);
-    if (*s) {
-      (*s)->refs++;
-      stat_hits++;
-    }
-    exec_unlock();
-    if (!*s) rc = cdag__error(CDAG_ERR_STATE, "rank %d: cdag_compile: a cached schedule was evicted by another thread", x.rank);
+  if (!rc && core) {  /* every rank found the same schedule */
+    rc = compile_hit(core, g, x.comm, x.rank, x.nprocs, s);
+    sched_core_unref(core);
   } else if (!rc) {
     rc = compile_new(&x, g, &w, local, s);
   }
@@ -572,7 +576,7 @@ int cdag_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **s) {
 
 int cdag_schedule_report(const cdag_schedule *s, FILE *out, int json) {
   if (!s || !out) return cdag__error(CDAG_ERR_ARG, "cdag_schedule_report: %s is NULL", s ? "out" : "schedule");
-  const char *t = json ? s->report_json : s->report_text;
+  const char *t = json ? s->core->report_json : s->core->report_text;
   if (t && fputs(t, out) < 0) return cdag__error(CDAG_ERR_IO, "cdag_schedule_report: write failed");
   return CDAG_OK;
 }
@@ -580,9 +584,7 @@ int cdag_schedule_report(const cdag_schedule *s, FILE *out, int json) {
 int cdag_schedule_free(cdag_schedule **s) {
   if (!s || !*s) return CDAG_OK;
   if ((*s)->started) cdag_wait(*s);  /* a schedule is never freed with requests in flight */
-  exec_lock();
-  sched_release(*s);
-  exec_unlock();
+  sched_destroy(*s);   /* its core lives on while the cache or another handle holds it */
   *s = NULL;
   return CDAG_OK;
 }

@@ -134,6 +134,7 @@ int cdag_send(cdag_graph *g, const void *buf, size_t bytes, int dest, int tag, c
   int rc = exec_check_distributed(g, "cdag_send");
   if (rc) return rc;
   if (dest == MPI_PROC_NULL) return exec_proc_null(op);
+  if ((rc = ir_user_tag("cdag_send", g->myrank, dest, tag))) return rc;
   if (!buf && bytes) return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_send of %zu bytes from NULL", g->myrank, bytes);
   int added = ir_add_send(g, g->myrank, (uint64_t)(uintptr_t)buf, bytes, dest, tag, &id);
   return exec_to_op(added, &id, op);
@@ -144,6 +145,7 @@ int cdag_recv(cdag_graph *g, void *buf, size_t bytes, int source, int tag, cdag_
   int rc = exec_check_distributed(g, "cdag_recv");
   if (rc) return rc;
   if (source == MPI_PROC_NULL) return exec_proc_null(op);
+  if ((rc = ir_user_tag("cdag_recv", g->myrank, source, tag))) return rc;
   if (!buf && bytes) return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_recv of %zu bytes into NULL", g->myrank, bytes);
   if (source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG)
     return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: cdag_recv with a wildcard source or tag", g->myrank);

@@ -140,8 +140,8 @@ static int prepare(const cdag_schedule *s, int n, const cdag_rebind *moves, cdag
   int rc = n < 0 || (n > 0 && !moves)
                ? cdag__error(CDAG_ERR_ARG, "rank %d: cdag_schedule_rebind: %d moves at %p", s->rank, n, (const void *)moves)
                : table_init(&mt, n, moves, s->rank);
-  if (!rc) rc = part_clone(&s->part, &t->part);
-  if (!rc && s->mode == PART_PLAN) rc = move_part(&mt, &t->part);
+  if (!rc) rc = part_clone(&s->core->part, &t->core->part);
+  if (!rc && s->mode == PART_PLAN) rc = move_part(&mt, &t->core->part);
   if (!rc && s->mode == PART_GRAPH && !(rc = engine_clone(&t->eng, &s->eng))) rc = move_engine(&mt, &t->eng);
   free(mt.by_from);
   free(mt.by_to);
@@ -158,28 +158,32 @@ int cdag_schedule_rebind(const cdag_schedule *s, int n, const cdag_rebind *moves
   if (!s || !copy) return cdag__error(CDAG_ERR_ARG, "cdag_schedule_rebind: schedule or copy is NULL");
   *copy = NULL;
   cdag_schedule *t = calloc(1, sizeof *t);
+  if (t && !(t->core = sched_core_new())) {
+    free(t);
+    t = NULL;
+  }
   int rc = t ? prepare(s, n, moves, t) : CDAG_NOMEM("schedule");
-  if (t) {
-    t->refs = 1;
+  if (t) {   /* a core of its own: the moved part */
     t->comm = MPI_COMM_NULL;
     t->rank = s->rank;
     t->nprocs = s->nprocs;
     int ok = 1;
-    t->report_text = dup_text(s->report_text, &ok);
-    t->report_json = dup_text(s->report_json, &ok);
+    t->core->report_text = dup_text(s->core->report_text, &ok);
+    t->core->report_json = dup_text(s->core->report_json, &ok);
     if (!rc && !ok) rc = CDAG_NOMEM("report");
   }
   if ((rc = exec_agree(s->comm, s->rank, s->nprocs, rc))) goto fail;
-  int mrc = MPI_Comm_dup(s->comm, &t->comm);
+  int mrc = MPI_Comm_dup(s->comm, &t->core->comm);   /* a core of its own runs on a communicator of its own */
   if (mrc != MPI_SUCCESS) {
-    t->comm = MPI_COMM_NULL;
+    t->core->comm = MPI_COMM_NULL;
     rc = sched_mpi_error(mrc, "MPI_Comm_dup", s->rank);
   } else {
-    MPI_Comm_set_errhandler(t->comm, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(t->core->comm, MPI_ERRORS_RETURN);
+    t->comm = t->core->comm;
     rc = sched_build_part(t, NULL);
   }
   if ((rc = exec_agree(s->comm, s->rank, s->nprocs, rc))) goto fail;
-  t->arena = exec_arena_share(s->arena);
+  t->core->arena = exec_arena_share(s->core->arena);
   *copy = t;
   return CDAG_OK;
 fail:

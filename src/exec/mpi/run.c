@@ -720,8 +720,34 @@ static int build_plan(cdag_schedule *s, const sched_part *pt) {
 }
 
 int sched_build_part(cdag_schedule *s, cdag_graph *g) {
-  s->mode = s->part.mode;
-  return s->mode == PART_PLAN ? build_plan(s, &s->part) : engine_build(s, g, &s->part);
+  const sched_part *part = &s->core->part;
+  s->mode = part->mode;
+  return s->mode == PART_PLAN ? build_plan(s, part) : engine_build(s, g, part);
+}
+
+sched_core *sched_core_new(void) {
+  sched_core *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->refs = 1;
+  c->comm = MPI_COMM_NULL;
+  return c;
+}
+
+sched_core *sched_core_ref(sched_core *c) {
+  if (c) __atomic_add_fetch(&c->refs, 1, __ATOMIC_RELAXED);
+  return c;
+}
+
+void sched_core_unref(sched_core *c) {
+  if (!c || __atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL)) return;
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && c->comm != MPI_COMM_NULL) MPI_Comm_free(&c->comm);
+  exec_arena_unref(c->arena);
+  free(c->report_text);
+  free(c->report_json);
+  part_free(&c->part);
+  free(c);
 }
 
 /* Names the rank in a decoding error (part.c cannot know it). */
@@ -731,23 +757,15 @@ static int part_error(int rc, int rank) {
   return cdag__error(rc, "rank %d: %s", rank, msg);
 }
 
-int sched_build(const uint8_t *part, int64_t len, cdag_graph *g, MPI_Comm comm, cdag_schedule **out) {
+int sched_from_core(sched_core *core, cdag_graph *g, cdag_schedule **out) {
+  *out = NULL;
   cdag_schedule *s = calloc(1, sizeof *s);
   if (!s) return CDAG_NOMEM("schedule");
-  s->refs = 1;
-  s->comm = MPI_COMM_NULL;
-  int rc = CDAG_OK, mrc = MPI_Comm_dup(comm, &s->comm);
-  if (mrc != MPI_SUCCESS) {
-    s->comm = MPI_COMM_NULL;
-    rc = sched_mpi_error(mrc, "MPI_Comm_dup", g->myrank);
-  }
-  if (!rc) {
-    MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(s->comm, &s->rank);
-    MPI_Comm_size(s->comm, &s->nprocs);
-    if ((rc = part_read(part, len, s->nprocs, &s->part))) rc = part_error(rc, s->rank);
-  }
-  if (!rc) rc = sched_build_part(s, g);
+  s->core = sched_core_ref(core);
+  s->comm = core->comm;
+  MPI_Comm_rank(s->comm, &s->rank);
+  MPI_Comm_size(s->comm, &s->nprocs);
+  int rc = sched_build_part(s, g);
   if (rc) {
     sched_destroy(s);
     return rc;
@@ -756,9 +774,28 @@ int sched_build(const uint8_t *part, int64_t len, cdag_graph *g, MPI_Comm comm, 
   return CDAG_OK;
 }
 
+int sched_build(const uint8_t *part, int64_t len, cdag_graph *g, MPI_Comm comm, cdag_schedule **out) {
+  *out = NULL;
+  sched_core *core = sched_core_new();
+  if (!core) return CDAG_NOMEM("schedule");
+  int rank = 0, nprocs = 0, rc = CDAG_OK, mrc = MPI_Comm_dup(comm, &core->comm);
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &nprocs);
+  if (mrc != MPI_SUCCESS) {
+    core->comm = MPI_COMM_NULL;
+    rc = sched_mpi_error(mrc, "MPI_Comm_dup", rank);
+  } else {
+    MPI_Comm_set_errhandler(core->comm, MPI_ERRORS_RETURN);
+    if ((rc = part_read(part, len, nprocs, &core->part))) rc = part_error(rc, rank);
+  }
+  if (!rc) rc = sched_from_core(core, g, out);
+  sched_core_unref(core);   /* the handle holds it now */
+  return rc;
+}
+
 void sched_destroy(cdag_schedule *s) {
   if (!s) return;
-  exec_arena_unref(s->arena);
+  sched_core_unref(s->core);
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized) {
@@ -768,15 +805,12 @@ void sched_destroy(cdag_schedule *s) {
     for (int64_t k = 0; k < s->ntypes; k++) MPI_Type_free(&s->types[k]);
     for (int k = 0; k < s->ncomms; k++)
       if (s->comms[k] != MPI_COMM_NULL) MPI_Comm_free(&s->comms[k]);
-    if (s->comm != MPI_COMM_NULL) MPI_Comm_free(&s->comm);
   }
   for (int64_t k = 0; k < s->nkeep; k++) free(s->keep[k]);
   free(s->keep); free(s->reqs); free(s->types); free(s->comms); free(s->kerns);
   free(s->snap_lo); free(s->snap_hi); free(s->snap_off); free(s->snapbuf);
   free(s->pre); free(s->mid); free(s->post); free(s->reds); free(s->contribs); free(s->redbuf);
-  free(s->report_text); free(s->report_json);
   engine_free(&s->eng);
-  part_free(&s->part);
   free(s);
 }
 

@@ -63,12 +63,27 @@ typedef struct {
   int64_t pending;            /* run state: staged sends still in flight */
 } sched_engine;
 
+/* What a compile produced on this rank, immutable once built: every handle of one compiled
+   schedule (cdag_compile's, each cache hit's) and its cache entry share it, and the last
+   reference frees it (atomic count: handles are freed from any thread). What a run changes
+   (requests, kernels, snapshots, run flags) belongs to the handle, so two handles of one
+   core never share mutable state. */
+typedef struct {
+  int refs;                   /* atomic: handles + the cache entry */
+  MPI_Comm comm;              /* private duplicate of the graph's communicator: every handle's
+                                 traffic runs on it (handles of one core work on the same
+                                 buffers, so they never run at the same time) */
+  sched_part part;            /* this rank's decoded part: what every handle is built from */
+  char *report_text, *report_json;  /* the root's report, on every rank */
+  exec_arena *arena;          /* the graph's own buffers a graph-mode run uses (graph_mpi.h) */
+} sched_core;
+
 struct cdag_schedule {
-  int refs;                   /* the user's handle(s) plus the compile cache */
+  sched_core *core;           /* shared, immutable: part, reports, arena */
   int mode;                   /* PART_GRAPH or PART_PLAN */
   int started;                /* between cdag_start and cdag_wait (or cdag_test's done) */
   int completed;              /* cdag_test finished the run: a cdag_wait returns at once */
-  MPI_Comm comm;              /* private duplicate of the graph's communicator */
+  MPI_Comm comm;              /* the core's */
   int rank, nprocs;
   char *report_text, *report_json;  /* the root's report, on every rank */
 
@@ -96,8 +111,6 @@ struct cdag_schedule {
   int tested;                        /* run state: requests cdag_test found complete */
 
   sched_engine eng;           /* graph mode */
-  sched_part part;            /* the decoded part it was built from (cdag_schedule_rebind) */
-  exec_arena *arena;          /* the graph's own buffers a graph-mode run uses (graph_mpi.h) */
 };
 
 /* Root side: one part per rank (parts[r] filled; the caller frees them). m: the cost model
@@ -108,13 +121,22 @@ int sched_parts_from_plan(const cdag_plan *p, const kern_model *m, wire_buf *par
 int sched_parts_from_graph(const cdag_graph *gg, const match_result *m, const int64_t *base, int64_t tag_ub,
                            wire_buf *parts);
 
-/* Rank side: builds the schedule of this rank from its part. g is this rank's distributed
-   graph (graph mode reads its ops). On error the schedule is freed. */
+/* Rank side: builds the schedule of this rank from its part (a new core). g is this rank's
+   distributed graph (graph mode reads its ops). On error nothing is left allocated. */
 int sched_build(const uint8_t *part, int64_t len, cdag_graph *g, MPI_Comm comm, cdag_schedule **s);
-/* Frees everything (requests, datatypes, sub-communicators, buffers); refs ignored. */
+/* A new handle on core (one more reference): its own requests, kernels, sub-communicators
+   and buffers on the core's communicator, built from core's part (graph mode: g's ops, or
+   those the part carries). Collective over the communicator, as building is. */
+int sched_from_core(sched_core *core, cdag_graph *g, cdag_schedule **s);
+/* Frees the handle (requests, datatypes, sub-communicators, buffers) and drops its
+   reference to the core. */
 void sched_destroy(cdag_schedule *s);
 
-/* Builds s (comm, rank and nprocs set) from the decoded part s->part: plan or graph mode. */
+sched_core *sched_core_new(void);         /* one reference, no communicator; NULL when out of memory */
+sched_core *sched_core_ref(sched_core *c);
+void sched_core_unref(sched_core *c);     /* the last reference frees it; NULL is fine */
+
+/* Builds s (comm, rank and nprocs set) from the decoded part s->core->part: plan or graph mode. */
 int sched_build_part(cdag_schedule *s, cdag_graph *g);
 
 /* Graph mode (baseline.c): build from the part's tags (the ops: g's, or with g NULL those

@@ -6,7 +6,8 @@
  *   bad option on the last rank only (all CDAG_ERR_ARG, collective), an inter-communicator,
  *   the cdag_rank_* calls on a distributed graph, a CDAG_REPORT that cannot be written
  *   (CDAG_ERR_IO), and local misuse: NULL arguments, a global
- *   graph, a bad destination, cdag_wait without cdag_start, adding to a compiled graph.
+ *   graph, a bad destination, the reserved tag CDAG_REDISTRIBUTE_TAG, cdag_wait without
+ *   cdag_start, adding to a compiled graph.
  * Graph errors are checked with detection on and off. After the errors, a correct graph
  * still compiles and runs. Exit 0 on success. */
 #include <stdio.h>
@@ -166,6 +167,17 @@ static void local_errors(void) {
   MT_EXPECT_RC(cdag_compile(g, NULL, NULL), CDAG_ERR_ARG);
   MT_EXPECT_RC(cdag_send(g, buf[0], 8, P, 0, NULL), CDAG_ERR_ARG);
   MT_EXPECT_RC(cdag_recv(g, buf[0], 8, -3, 0, NULL), CDAG_ERR_ARG);
+  /* tag 32767 is cdag_redistribute's (CDAG_REDISTRIBUTE_TAG): refused in the program's own messages */
+  MT_EXPECT_RC(cdag_send(g, buf[0], 8, (R + 1) % P, CDAG_REDISTRIBUTE_TAG, NULL), CDAG_ERR_ARG);
+  MT_EXPECT(strstr(cdag_error_message(), "cdag_send to rank") && strstr(cdag_error_message(), "tag 32767 is reserved"));
+  MT_EXPECT_RC(cdag_recv(g, buf[0], 8, 0, CDAG_REDISTRIBUTE_TAG, NULL), CDAG_ERR_ARG);
+  MT_EXPECT(strstr(cdag_error_message(), "cdag_recv from rank 0: tag 32767 is reserved") != NULL);
+  MT_EXPECT_RC(cdag_send_type(g, buf[0], 2, MPI_INT, 0, CDAG_REDISTRIBUTE_TAG, NULL), CDAG_ERR_ARG);
+  MT_EXPECT(strstr(cdag_error_message(), "cdag_send_type to rank 0: tag 32767") != NULL);
+  MT_EXPECT_RC(cdag_recv_type(g, buf[0], 2, MPI_INT, 0, CDAG_REDISTRIBUTE_TAG, NULL), CDAG_ERR_ARG);
+  MT_EXPECT(strstr(cdag_error_message(), "cdag_recv_type from rank 0: tag 32767") != NULL);
+  MT_EXPECT_RC(cdag_send(g, buf[2], 8, (R + 1) % P, CDAG_REDISTRIBUTE_TAG - 1, NULL), CDAG_OK);   /* any other tag */
+  MT_EXPECT_RC(cdag_recv(g, buf[3], 8, (R - 1 + P) % P, CDAG_REDISTRIBUTE_TAG - 1, NULL), CDAG_OK);
   /* the global-graph calls on a distributed graph (the run crashed at address 0x10) */
   MT_EXPECT_RC(cdag_rank_send(g, R, 0x10, 8, 0, 0, NULL), CDAG_ERR_ARG);
   MT_EXPECT_STR(cdag_error_message(), "cdag_rank_send on a distributed graph");

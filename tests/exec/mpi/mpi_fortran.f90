@@ -49,6 +49,10 @@ program mpi_fortran
      call cdag_depend(g, op2, op1)
      call cdag_depend(g, CDAG_OP_NULL, op1)
      call cdag_options_init(o)
+     if (o%struct_size /= c_sizeof(o) .or. o%min_group /= 4 .or. o%density /= 1d0) then
+        print '(a,i0,a,i0)', 'cdag_options_init: struct_size ', o%struct_size, ', Fortran type ', c_sizeof(o)
+        failures = failures + 1
+     end if
      o%detect = detect
      call cdag_compile(g, s, o)
      call cdag_graph_free(g)
@@ -104,6 +108,8 @@ program mpi_fortran
   call cdag_graph_free(g)
   call expect(len(cdag_strerror(CDAG_ERR_ARG)) > 0, 'strerror')
 
+  call check_options_layout()
+
   call MPI_Type_free(row)
   call MPI_Allreduce(MPI_IN_PLACE, failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
   if (rank == 0) then
@@ -117,6 +123,43 @@ program mpi_fortran
   if (failures /= 0) error stop 1
 
 contains
+
+  ! type(cdag_options) as this compiler lays it out, field by field, against C's cdag_options
+  ! (fortran/cdag_f.c: cdag_f_options_layout holds it to the options table).
+  subroutine check_options_layout()
+    interface
+       integer(c_int) function c_layout(n, offset, size, total) bind(c, name='cdag_f_options_layout')
+         import :: c_int, c_int64_t
+         integer(c_int), value :: n
+         integer(c_int64_t) :: offset(*), size(*)
+         integer(c_int64_t), value :: total
+       end function c_layout
+    end interface
+    type(cdag_options), target :: x
+    integer(c_int64_t) :: off(13), sz(13)
+    integer :: rc
+    type(c_ptr) :: b
+    b = c_loc(x)
+    off = [at(c_loc(x%struct_size), b), at(c_loc(x%detect), b), at(c_loc(x%density), b), at(c_loc(x%exact_float), b), &
+           at(c_loc(x%root), b), at(c_loc(x%min_group), b), at(c_loc(x%kernel), b), at(c_loc(x%alpha), b), at(c_loc(x%beta), b), &
+           at(c_loc(x%blocks), b), at(c_loc(x%measure), b), at(c_loc(x%overhead), b), at(c_loc(x%gamma), b)]
+    sz = [c_sizeof(x%struct_size), c_sizeof(x%detect), c_sizeof(x%density), c_sizeof(x%exact_float), &
+          c_sizeof(x%root), c_sizeof(x%min_group), c_sizeof(x%kernel), c_sizeof(x%alpha), c_sizeof(x%beta), &
+          c_sizeof(x%blocks), c_sizeof(x%measure), c_sizeof(x%overhead), c_sizeof(x%gamma)]
+    rc = c_layout(size(off), off, sz, int(c_sizeof(x), c_int64_t))
+    if (rc /= CDAG_OK) call cdag_error_message_print()
+    call expect(rc == CDAG_OK, 'type(cdag_options) has the layout of C''s cdag_options')
+  end subroutine check_options_layout
+
+  ! The byte offset of p from base.
+  integer(c_int64_t) function at(p, base)
+    type(c_ptr), intent(in) :: p, base
+    at = int(transfer(p, 0_c_intptr_t) - transfer(base, 0_c_intptr_t), c_int64_t)
+  end function at
+
+  subroutine cdag_error_message_print()
+    print '(a)', cdag_error_message()
+  end subroutine cdag_error_message_print
 
   integer(c_size_t) function bytes_of(elements, bits)
     integer, intent(in) :: elements, bits

@@ -1,8 +1,8 @@
 /* cdag MPI test — schedules are reused (run with mpiexec -n 1..8):
  *  - a graph rebuilt N times in a loop (the usual way to annotate an iteration; N = argv[1],
- *    default 100) is gathered and compiled once: the other N - 1 cdag_compile calls return the cached
- *    schedule (exec_compile_stats counts both on every rank), and each iteration's result
- *    is right;
+ *    default 100) is gathered and compiled once: the other N - 1 cdag_compile calls are cache
+ *    hits, each a handle on the cached schedule (exec_compile_stats counts both on every
+ *    rank; mpi_cache.c tests the handles), and each iteration's result is right;
  *  - the same for detect = 0 (30 times);
  *  - a graph that differs (other buffers) is compiled anew;
  *  - the cache's rules (cache_rules): options are part of the key, a duplicated

@@ -67,6 +67,9 @@ np3)
 # no rank touches memory, rank 0 does nothing
 0 run 3 "$tmp/idle.goal" $iters
   out 0 bytes equal, 0 floating-point
+# the options of the compiled run (cmd_options): --detect=0 compiles nothing away
+0 run 3 "$data/bcast3.cdag" --detect=0 $iters
+  out graph run as written (detect = 0) over 3 ranks
 T
   ;;
 np4)
@@ -138,6 +141,8 @@ errors)
 2 run 1 "$data/local1.cdag" --iterations
 2 run 1 "$data/local1.cdag" --iterations=3x
 2 run 1 "$data/local1.cdag" --goal-buffers=some
+2 run 2 "$data/local1.cdag" --min-group=0
+  err1 cdag: --min-group=0: expected an integer from 1 to 2147483647
 # standard input reaches rank 0 only
 2 run 1 - <"$data/local1.cdag"
 T
