@@ -39,7 +39,7 @@ typedef struct {
 
 typedef struct { int id, n; int *members; int global; } mcomm;
 typedef struct { int phase; char *text; } mline;
-typedef struct { char name[64]; uint64_t n; } mcount;
+typedef struct { char name[160]; uint64_t n; } mcount;
 
 typedef struct {
   char *file;              /* the part file's text, lines NUL-terminated in place */
@@ -62,6 +62,7 @@ typedef struct {
   uint64_t *tagkey; int64_t ntags; /* sorted (global comm << 32 | tag) of non-world messages */
   int tag_base;                    /* first tag given to them */
   mcount *calls, *unsup; int ncalls, nunsup, callcap, unsupcap;
+  mcount *why; int nwhy, whycap;   /* "CALL: reason" -> calls left out for it */
   uint64_t opaque_next;
 } merger;
 
@@ -155,6 +156,12 @@ static int parse_line(merger *m, mrank *r, char *l) {
   unsigned long long a, b, c;
   int k;
   if (sscanf(l, "call %63s %llu", name, &a) == 2) return add_count(&m->calls, &m->ncalls, &m->callcap, name, a) ? CDAG_NOMEM("counts") : 0;
+  int at = 0;
+  if (sscanf(l, "unsupported_why %63s %llu %n", name, &a, &at) == 2 && at > 0) {
+    char key[160];
+    snprintf(key, sizeof key, "%s: %s", name, l + at);
+    return add_count(&m->why, &m->nwhy, &m->whycap, key, a) ? CDAG_NOMEM("counts") : 0;
+  }
   if (sscanf(l, "unsupported %63s %llu", name, &a) == 2)
     return add_count(&m->unsup, &m->nunsup, &m->unsupcap, name, a) ? CDAG_NOMEM("counts") : 0;
   if (!strncmp(l, "comm ", 5)) return parse_comm(r, l + 5);
@@ -489,6 +496,7 @@ static int write_index(merger *m, const char *command, const rec_summary *sum, c
   fprintf(f, "]");
   json_counts(f, "calls", m->calls, m->ncalls);
   json_counts(f, "unsupported", m->unsup, m->nunsup);
+  json_counts(f, "unsupported_why", m->why, m->nwhy);
   fprintf(f, ",\n  \"unreceived\": %" PRIu64 ", \"unsent\": %" PRIu64 ",\n", sum->unreceived, sum->unsent);
   fprintf(f, "  \"local\": {\"opaque\": %" PRIu64 ", \"reduce\": %" PRIu64 ", \"copy\": %" PRIu64 "}}\n",
           fixes[REC_FIX_OPAQUE], fixes[REC_FIX_REDUCE], fixes[REC_FIX_COPY]);
@@ -523,6 +531,7 @@ static void merger_free(merger *m) {
   free(m->tagkey);
   free(m->calls);
   free(m->unsup);
+  free(m->why);
 }
 
 int rec_merge(const char *dir, const char *command, FILE *log, rec_summary *sum) {

@@ -14,9 +14,11 @@
  *    operations; other calls are passed on and counted as unsupported;
  *  - sent bytes go through the shadow (shadow.c), which adds the local operations PMPI
  *    cannot see; received bytes are given to it.
- * A derived datatype is flattened once (MPI_Pack of a buffer that holds its own offsets)
- * into the byte ranges it touches; a message of several ranges is packed through a scratch
- * area with local copies, so one message stays one message.
+ * A derived datatype is decoded once (mpi_glue's decoder, the executor's too) into the
+ * byte ranges it touches; a message of several ranges is packed through a scratch area
+ * with local copies, so one message stays one message. Types and ops are named by
+ * mpi_glue's tables; a reduction the loader would refuse (lxor on float) or cdag has no
+ * type for is passed on, counted as unsupported with its reason, and not written.
  * A communicator's id is agreed by its members when it is created (one PMPI_Allreduce on
  * the new communicator), so every member names it alike.
  * The recorder's state is per process (one interposed MPI library per process), reached
@@ -41,6 +43,7 @@
 
 #include "ir/error.h"
 #include "ir/settings.h"
+#include "mpi_glue/mpi_glue.h"
 #include "record/record.h"
 
 /* The MPI functions below replace MPI's; everything else stays inside the library. */
@@ -81,9 +84,11 @@ typedef struct {
 } pend;
 
 typedef struct { int id, n, inter; int *world; } rcomm;
-typedef struct { int64_t n; uint64_t extent, size; uint64_t *off, *len; } flat;
 /* The byte ranges of one message, coalesced. */
 typedef struct { int64_t n, cap; uint64_t *a, *l; } ranges;
+
+/* A reason calls went unrecorded, and how often (index.json lists them). */
+typedef struct { int call; char text[96]; uint64_t n; } reason;
 
 typedef struct {
   int rank, nprocs, fd;
@@ -92,11 +97,12 @@ typedef struct {
   int phase, active, implicit;
   uint64_t seq;
   rec_shadow *sh;
-  Pvoid_t comms, reqs, msgs, types;   /* JudyL: handle -> rcomm*, pend index + 1, rcomm*, flat* */
+  Pvoid_t comms, reqs, msgs, types;   /* JudyL: handle -> rcomm*, pend index + 1, rcomm*, mpig_flat* */
   pend *p; int64_t np, pcap, *pfree, nfree, freecap;
   int next_comm_id;
   uint64_t pack_next;
   uint64_t calls[NCALLS], unsupported[NCALLS];
+  reason *why; int nwhy, whycap;      /* why calls were unsupported, where a reason is known */
   MPI_Status *st; int stcap;          /* statuses when the caller ignores them */
   MPI_Request *rq; int rqcap;         /* request handles saved before completion calls */
   ranges rs;                          /* the message being recorded */
@@ -213,82 +219,28 @@ static int world_of(const rcomm *x, int r) { return r >= 0 && r < x->n ? x->worl
 
 /* ---- datatypes ---- */
 
-static void flat_free(flat *f) {
-  if (f) { free(f->off); free(f->len); free(f); }
+static void flat_free(mpig_flat *f) {
+  mpig_flat_free(f);
+  free(f);
 }
 
-/* The byte ranges of one element of `t`: MPI_Pack of a buffer whose bytes hold their own
-   offsets, one byte of the offset per pass. */
-/* A predefined type, or a contiguous run of one: its bytes in memory order, no packing. */
-static int plainly_contiguous(MPI_Datatype t) {
-  int ni, na, nd, comb;
-  if (PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS) return 0;
-  if (comb == MPI_COMBINER_NAMED) return 1;
-  if (comb != MPI_COMBINER_CONTIGUOUS || ni != 1 || nd != 1) return 0;
-  int count;
-  MPI_Aint unused;
-  MPI_Datatype old;
-  if (PMPI_Type_get_contents(t, 1, 0, 1, &count, &unused, &old) != MPI_SUCCESS) return 0;
-  int ok = PMPI_Type_get_envelope(old, &ni, &na, &nd, &comb) == MPI_SUCCESS && comb == MPI_COMBINER_NAMED;
-  return ok;   /* `old` is predefined: nothing to free */
-}
-
-static flat *flatten(MPI_Datatype t) {
-  MPI_Aint lb, ext, tlb, text;
-  int size;
-  PMPI_Type_get_extent(t, &lb, &ext);
-  PMPI_Type_get_true_extent(t, &tlb, &text);
-  PMPI_Type_size(t, &size);
-  flat *f = calloc(1, sizeof *f);
-  if (!f) return NULL;
-  f->extent = (uint64_t)ext;
-  f->size = (uint64_t)size;
-  if (size <= 0) return f;
-  if (plainly_contiguous(t) && tlb == 0 && text == size) {
-    f->off = malloc(sizeof *f->off);
-    f->len = malloc(sizeof *f->len);
-    if (!f->off || !f->len) goto fail_f;
-    f->off[0] = 0;
-    f->len[0] = (uint64_t)size;
-    f->n = 1;
-    return f;
-  }
-  /* the offsets of every byte: 21 bytes of memory per byte of the type, so large ones are
-     not recorded (counted as unsupported) */
-  if (text > (MPI_Aint)1 << 26 || size > 1 << 24) goto fail_f;
-  uint8_t *src = malloc((size_t)text), *packed = malloc((size_t)size);
-  uint32_t *offs = calloc((size_t)size, sizeof *offs);
-  f->off = malloc((size_t)size * sizeof *f->off);
-  f->len = malloc((size_t)size * sizeof *f->len);
-  if (!src || !packed || !offs || !f->off || !f->len) goto fail;
-  for (int pass = 0; pass < 4; pass++) {
-    for (MPI_Aint i = 0; i < text; i++) src[i] = (uint8_t)((uint64_t)i >> (8 * pass));
-    int pos = 0;
-    if (PMPI_Pack(src - tlb, 1, t, packed, size, &pos, MPI_COMM_SELF) != MPI_SUCCESS) goto fail;
-    for (int i = 0; i < size; i++) offs[i] |= (uint32_t)packed[i] << (8 * pass);
-  }
-  for (int i = 0; i < size; i++) {
-    uint64_t o = (uint64_t)(int64_t)tlb + offs[i];
-    if (f->n && f->off[f->n - 1] + f->len[f->n - 1] == o) f->len[f->n - 1]++;
-    else { f->off[f->n] = o; f->len[f->n] = 1; f->n++; }
-  }
-  free(src); free(packed); free(offs);
-  return f;
-fail:
-  free(src); free(packed); free(offs);
-fail_f:
-  flat_free(f);
-  return NULL;
-}
-
-static flat *type_of(MPI_Datatype t) {
+/* The decoded datatype t, cached per handle until MPI_Type_free; NULL if it cannot be. */
+static mpig_flat *type_of(MPI_Datatype t) {
   Word_t *v;
   JLG(v, R->types, (Word_t)t);
-  if (v) return (flat *)*v;
-  flat *f = flatten(t);
+  if (v) return (mpig_flat *)*v;
+  mpig_flat *f = calloc(1, sizeof *f);
   if (!f) return NULL;
+  if (mpig_flatten(t, f)) {
+    free(f);
+    return NULL;
+  }
   JLI(v, R->types, (Word_t)t);
-  if (v) *v = (Word_t)f;
+  if (!v) {
+    flat_free(f);
+    return NULL;
+  }
+  *v = (Word_t)f;
   return f;
 }
 
@@ -311,20 +263,19 @@ static int ranges_add(ranges *r, uint64_t a, uint64_t l) {
   return 0;
 }
 
+typedef struct { ranges *r; uint64_t base; } layout_ctx;
+static int layout_run(void *ctx, int64_t off, uint64_t len) {
+  layout_ctx *x = ctx;
+  return ranges_add(x->r, x->base + (uint64_t)off, len);
+}
+
+/* Ranges of `count` elements at buf, the first `limit` bytes only. */
 static int layout(const void *buf, int count, MPI_Datatype t, uint64_t limit, ranges *r) {
   r->n = 0;
-  flat *f = type_of(t);
+  mpig_flat *f = type_of(t);
   if (!f) return -1;
-  uint64_t base = (uint64_t)(uintptr_t)buf, left = limit;
-  if (f->n == 1 && f->len[0] == f->extent)   /* contiguous elements: one range, whatever the count */
-    return ranges_add(r, base + f->off[0], left < (uint64_t)count * f->len[0] ? left : (uint64_t)count * f->len[0]);
-  for (int k = 0; k < count && left; k++)
-    for (int64_t i = 0; i < f->n && left; i++) {
-      uint64_t l = f->len[i] < left ? f->len[i] : left;
-      if (ranges_add(r, base + (uint64_t)k * f->extent + f->off[i], l)) return -1;
-      left -= l;
-    }
-  return 0;
+  layout_ctx x = {r, (uint64_t)(uintptr_t)buf};
+  return count > 0 && limit ? mpig_runs(f, (uint64_t)count, limit, layout_run, &x) : 0;
 }
 
 static MPI_Aint type_extent(MPI_Datatype t) {
@@ -339,33 +290,8 @@ static uint64_t type_bytes(int count, MPI_Datatype t) {
   return count > 0 && size > 0 ? (uint64_t)count * (uint64_t)size : 0;
 }
 
-/* ---- MPI's predefined types and ops, by format name ---- */
-
-static const char *type_name(MPI_Datatype t) {
-  static const struct { MPI_Datatype t; const char *name; } map[] = {
-    {MPI_INT, "int32"}, {MPI_UNSIGNED, "uint32"}, {MPI_LONG, "int64"}, {MPI_UNSIGNED_LONG, "uint64"},
-    {MPI_LONG_LONG, "int64"}, {MPI_UNSIGNED_LONG_LONG, "uint64"}, {MPI_FLOAT, "float"}, {MPI_DOUBLE, "double"},
-    {MPI_CHAR, "int8"}, {MPI_SIGNED_CHAR, "int8"}, {MPI_UNSIGNED_CHAR, "uint8"}, {MPI_BYTE, "uint8"},
-    {MPI_SHORT, "int16"}, {MPI_UNSIGNED_SHORT, "uint16"}, {MPI_INT8_T, "int8"}, {MPI_INT16_T, "int16"},
-    {MPI_INT32_T, "int32"}, {MPI_INT64_T, "int64"}, {MPI_UINT8_T, "uint8"}, {MPI_UINT16_T, "uint16"},
-    {MPI_UINT32_T, "uint32"}, {MPI_UINT64_T, "uint64"}, {MPI_INTEGER, "int32"}, {MPI_REAL, "float"},
-    {MPI_DOUBLE_PRECISION, "double"}, {MPI_FLOAT_INT, "float_int"}, {MPI_DOUBLE_INT, "double_int"},
-    {MPI_LONG_INT, "long_int"}, {MPI_2INT, "2int"}, {MPI_SHORT_INT, "short_int"},
-    {MPI_C_FLOAT_COMPLEX, "complex_float"}, {MPI_C_DOUBLE_COMPLEX, "complex_double"}};
-  for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-    if (map[i].t == t && t != MPI_DATATYPE_NULL) return map[i].name;
-  return NULL;
-}
-
-static const char *op_name(MPI_Op o) {
-  static const struct { MPI_Op o; const char *name; } map[] = {
-    {MPI_SUM, "sum"}, {MPI_PROD, "prod"}, {MPI_MIN, "min"}, {MPI_MAX, "max"}, {MPI_BAND, "band"}, {MPI_BOR, "bor"},
-    {MPI_BXOR, "bxor"}, {MPI_LAND, "land"}, {MPI_LOR, "lor"}, {MPI_LXOR, "lxor"}, {MPI_MAXLOC, "maxloc"},
-    {MPI_MINLOC, "minloc"}};
-  for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-    if (map[i].o == o) return map[i].name;
-  return NULL;
-}
+/* The format name of predefined datatype t (mpi_glue's table), NULL if cdag has none. */
+static const char *type_name(MPI_Datatype t) { return ir_type_name(mpig_type_of(t)); }
 
 /* ---- recording ---- */
 
@@ -648,6 +574,8 @@ static void rec_finish(void) {
     if (R->calls[i]) out("call %s %llu\n", call_names[i], (unsigned long long)R->calls[i]);
     if (R->unsupported[i]) out("unsupported %s %llu\n", call_names[i], (unsigned long long)R->unsupported[i]);
   }
+  for (int i = 0; i < R->nwhy; i++)
+    out("unsupported_why %s %llu %s\n", call_names[R->why[i].call], (unsigned long long)R->why[i].n, R->why[i].text);
   uint64_t fixes[3];
   rec_shadow_counts(R->sh, fixes);
   out("fixes %llu %llu %llu\nfinalized\n", (unsigned long long)fixes[0], (unsigned long long)fixes[1],
@@ -668,7 +596,7 @@ static void rec_free(void) {
   k = 0;
   JLF(v, R->types, k);
   while (v) {
-    flat_free((flat *)*v);
+    flat_free((mpig_flat *)*v);
     JLN(v, R->types, k);
   }
   JudyLFreeArray(&R->comms, PJE0);
@@ -676,6 +604,7 @@ static void rec_free(void) {
   JudyLFreeArray(&R->reqs, PJE0);
   JudyLFreeArray(&R->msgs, PJE0);
   rec_shadow_free(R->sh);
+  free(R->why);
   free(R->p); free(R->pfree); free(R->st); free(R->rq); free(R->rs.a); free(R->rs.l); free(R->wait);
   free(R);
   R = NULL;
@@ -1230,16 +1159,50 @@ int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
   return rc;
 }
 
-/* Reductions: predefined types and ops on contiguous data; every member decides alike (MPI
-   asks them all to pass the same op and type). `in_count`: elements read (reduce_scatter:
-   a block per member). */
+/* A call not recorded, with its reason (kept per distinct text). */
+static void unsupported_because(int call, const char *text) {
+  R->unsupported[call]++;
+  for (int i = 0; i < R->nwhy; i++)
+    if (R->why[i].call == call && !strcmp(R->why[i].text, text)) { R->why[i].n++; return; }
+  if (R->nwhy == R->whycap) {
+    int c = R->whycap ? 2 * R->whycap : 8;
+    reason *q = realloc(R->why, (size_t)c * sizeof *q);
+    if (!q) return;
+    R->why = q;
+    R->whycap = c;
+  }
+  reason *w = &R->why[R->nwhy++];
+  w->call = call;
+  w->n = 1;
+  snprintf(w->text, sizeof w->text, "%s", text);
+}
+
+/* `count` elements of cdag type `type` at buf: one range, padding included (a pair's
+   padding is part of cdag's element, mpi_glue checked MPI's extent is cdag's size). */
+static int side_span(side *sd, const void *buf, int64_t count, int type) {
+  sd->addr = (uint64_t)(uintptr_t)buf;
+  sd->bytes = count > 0 ? (uint64_t)count * (uint64_t)ir_type_size(type) : 0;
+  sd->type = ir_type_name(type);
+  sd->r.n = 0;
+  return sd->bytes ? ranges_add(&sd->r, sd->addr, sd->bytes) : 0;
+}
+
+/* Reductions: predefined types and ops that the loader accepts (mpi_glue applies the
+   loader's rule); every member decides alike (MPI asks them all to pass the same op and
+   type). `in_count`: elements read (reduce_scatter: a block per member). */
 static int reduction(coll *c, int call, const void *sbuf, void *rbuf, int64_t in_count, int64_t out_count,
                      int has_out, MPI_Datatype t, MPI_Op o, const char **tn, const char **on) {
-  *tn = type_name(t);
-  *on = op_name(o);
-  int ok = *tn && *on && !side_of(&c->in, sbuf == MPI_IN_PLACE ? rbuf : sbuf, in_count, t) && c->in.r.n <= 1;
-  if (has_out) ok = ok && !side_of(&c->out, rbuf, out_count, t) && c->out.r.n <= 1;
-  c->in.type = c->out.type = *tn;
+  int type, rop;
+  char why[80];
+  if (mpig_reduction(t, o, &type, &rop, why, sizeof why) != MPIG_REDUCTION_OK) {
+    unsupported_because(call, why);
+    c->x = NULL;
+    return 0;
+  }
+  *tn = ir_type_name(type);
+  *on = ir_rop_name(rop);
+  int ok = !side_span(&c->in, sbuf == MPI_IN_PLACE ? rbuf : sbuf, in_count, type);
+  if (has_out) ok = ok && !side_span(&c->out, rbuf, out_count, type);
   return coll_ready(c, call, ok) == 0;
 }
 
@@ -1340,7 +1303,7 @@ int MPI_Type_free(MPI_Datatype *t) {
     int rc;
     JLG(v, R->types, (Word_t)*t);
     if (v) {
-      flat_free((flat *)*v);
+      flat_free((mpig_flat *)*v);
       JLD(rc, R->types, (Word_t)*t);
       (void)rc;
     }
