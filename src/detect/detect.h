@@ -166,6 +166,12 @@ static inline det_iov *det_slot(const cdag_plan *p, const det_coll *c, int send,
   return &p->iovs[(send ? c->send_first + (int64_t)m * c->nsend_slots : c->recv_first + (int64_t)m * c->nrecv_slots) + s];
 }
 
+/* Reports (report.c, the one writer of report text and JSON; cdag_plan_report is the
+   analysed plan's): a graph run as written without analysis, `why` in words (detect = 0,
+   user ops), and the test hook's hand-made plan. */
+int det_report_as_written(const cdag_graph *g, const char *why, FILE *f, int json);
+int det_report_hand_made(const cdag_plan *p, FILE *f, int json);
+
 /* Detects collectives in sst and builds the plan (takes ownership of sst). */
 int detect_run(const cdag_graph *g, df_sst *sst, const cdag_options *o, cdag_plan **p);
 void detect_plan_free(cdag_plan *p);
