@@ -28,7 +28,7 @@ check_up mpi_glue match dataflow detect exec record
 check_up match dataflow detect exec mpi_glue
 check_up dataflow detect exec mpi_glue
 check_up detect exec mpi_glue
-check_up record exec detect dataflow match
+check_up record exec detect dataflow   # merge.c applies match's rule (match_pair_ends)
 check_up exec/sim exec/mpi exec/kernels/kernel exec/pipeline mpi_glue
 check_up exec/model exec/mpi exec/kernels/kernel exec/sim exec/pipeline mpi_glue
 

@@ -7,9 +7,10 @@
  *  - numbers the communicators (an agreed id and a member list name one) and gives the
  *    messages of each communicator other than MPI_COMM_WORLD tags of their own above every
  *    tag the program used on MPI_COMM_WORLD, so matching cannot mix communicators;
- *  - matches messages as the loader will (the k-th send from i to j with a tag meets the
- *    k-th receive), leaves out sends nobody received (counted) and turns receives whose
- *    send is not in the phase into opaque writes (counted);
+ *  - matches messages by the loader's own rule (match_sort_ends / match_pair_ends of
+ *    src/match: the k-th send from i to j with a tag meets the k-th receive), leaves out
+ *    sends nobody received (counted) and turns receives whose send is not in the phase
+ *    into opaque writes (counted);
  *  - writes `phase-NNNN.cdag`: the communicators native collectives use, each rank's
  *    operations with labels where a `wait` names them (short ones: o and a base-62 number,
  *    and no indentation, since recordings are large), the packing areas as scratch.
@@ -24,6 +25,7 @@
 
 #include "ir/error.h"
 #include "ir/format.h"
+#include "match/match.h"
 #include "record/record.h"
 
 enum { K_SEND, K_RECV, K_WAIT, K_OTHER };
@@ -276,15 +278,12 @@ static int graph_tag(const merger *m, const mrank *r, const mop *o) {
   return m->tag_base + (int)(p - m->tagkey);
 }
 
-/* ---- matching ---- */
+/* ---- matching ----
+   The loader's rule (match/match.h, match_pair_ends): per receiving rank, the k-th send of a
+   channel meets its k-th receive; positions are each rank's recorded order. */
 
-typedef struct { int src, dst, tag; uint64_t seq; mop *op; } end_;
-
-static int cmp_end(const void *a, const void *b) {
-  const end_ *x = a, *y = b;
-  if (x->src != y->src) return x->src < y->src ? -1 : 1;
-  if (x->dst != y->dst) return x->dst < y->dst ? -1 : 1;
-  if (x->tag != y->tag) return x->tag < y->tag ? -1 : 1;
+static int cmp_seq(const void *a, const void *b) {
+  const mop *x = *(const mop *const *)a, *y = *(const mop *const *)b;
   return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
@@ -292,44 +291,68 @@ static int kept(const mrank *r, const mop *o, int phase) {
   return o->phase == phase && !o->dropped && !(o->phase == r->discard_phase && o->seq < r->discard_seq);
 }
 
-/* Marks sends and receives of the phase that have no partner. */
+typedef struct { mop **ops; rec_summary *sum; } unpaired;
+
+static int mark_unpaired(void *ctx, int32_t s, int32_t r) {
+  unpaired *x = ctx;
+  if (s >= 0 && r >= 0) return 0;
+  x->ops[s >= 0 ? s : r]->unmatched = 1;
+  if (s >= 0) x->sum->unreceived++;
+  else x->sum->unsent++;
+  return 0;
+}
+
+/* Marks sends and receives of the phase that have no partner. O(n log n). */
 static int match_phase(merger *m, int phase, rec_summary *sum) {
-  end_ *s = NULL, *v = NULL;
-  int64_t ns = 0, nv = 0, scap = 0, vcap = 0;
-  int rc = CDAG_OK;
-  for (int r = 0; r < m->nprocs && !rc; r++)
-    for (int64_t i = 0; i < m->r[r].nops && !rc; i++) {
+  int64_t n = 0;
+  for (int r = 0; r < m->nprocs; r++)
+    for (int64_t i = 0; i < m->r[r].nops; i++) {
       mop *o = &m->r[r].ops[i];
-      if (!kept(&m->r[r], o, phase) || (o->kind != K_SEND && o->kind != K_RECV)) continue;
-      int send = o->kind == K_SEND;
-      end_ e = {send ? r : o->peer, send ? o->peer : r, graph_tag(m, &m->r[r], o), o->seq, o};
-      if (grow(send ? (void **)&s : (void **)&v, send ? &scap : &vcap, (send ? ns : nv) + 1, sizeof e))
-        rc = CDAG_NOMEM("matching");
-      else if (send) s[ns++] = e;
-      else v[nv++] = e;
+      n += kept(&m->r[r], o, phase) && (o->kind == K_SEND || o->kind == K_RECV);
     }
-  if (!rc) {
-    if (ns) qsort(s, (size_t)ns, sizeof *s, cmp_end);
-    if (nv) qsort(v, (size_t)nv, sizeof *v, cmp_end);
-    int64_t i = 0, j = 0;
-    while (i < ns || j < nv) {
-      int c = i >= ns ? 1 : j >= nv ? -1 : cmp_end(&(end_){s[i].src, s[i].dst, s[i].tag, 0, 0}, &(end_){v[j].src, v[j].dst, v[j].tag, 0, 0});
-      if (c == 0) { i++; j++; }
-      else if (c < 0) { s[i++].op->unmatched = 1; sum->unreceived++; }
-      else { v[j++].op->unmatched = 1; sum->unsent++; }
+  if (n >= INT32_MAX) return cdag__error(CDAG_ERR_UNSUPPORTED, "phase %d: more than 2^31 messages", phase);
+  mop **ops = malloc((size_t)(n + 1) * sizeof *ops);
+  match_end *e = malloc((size_t)(n + 1) * sizeof *e), *tmp = malloc((size_t)(n + 1) * sizeof *tmp);
+  int64_t *start = calloc((size_t)m->nprocs + 2, sizeof *start), *at = malloc((size_t)(n + 2) * sizeof *at);
+  int32_t *dst = malloc((size_t)(n + 1) * sizeof *dst);   /* receiving rank; nprocs: a peer out of range */
+  int rc = ops && e && tmp && start && at && dst ? CDAG_OK : CDAG_NOMEM("matching");
+  unpaired x = {ops, sum};
+  int64_t k = 0;
+  for (int r = 0; r < m->nprocs && !rc; r++) {   /* each rank's messages in recorded order */
+    int64_t first = k;
+    for (int64_t i = 0; i < m->r[r].nops; i++) {
+      mop *o = &m->r[r].ops[i];
+      if (kept(&m->r[r], o, phase) && (o->kind == K_SEND || o->kind == K_RECV)) ops[k++] = o;
+    }
+    if (k > first) qsort(ops + first, (size_t)(k - first), sizeof *ops, cmp_seq);
+    for (int64_t i = first; i < k; i++) {
+      int send = ops[i]->kind == K_SEND, d = send ? ops[i]->peer : r;
+      dst[i] = d >= 0 && d < m->nprocs ? d : m->nprocs;
+      e[i] = (match_end){send ? r : ops[i]->peer, graph_tag(m, &m->r[r], ops[i]),
+                         (uint32_t)!send << 31 | (uint32_t)(i - first), (int32_t)i};
+      start[dst[i] + 1]++;
     }
   }
-  free(s);
-  free(v);
+  for (int d = 0; d <= m->nprocs && !rc; d++) start[d + 1] += start[d];
+  for (int64_t i = 0; i < n && !rc; i++) tmp[start[dst[i]]++] = e[i];   /* counting sort: buckets in order */
+  for (int d = m->nprocs + 1; d > 0 && !rc; d--) start[d] = start[d - 1];
+  if (!rc) start[0] = 0;
+  for (int d = 0; d < m->nprocs && !rc; d++) {
+    match_sort_ends(tmp + start[d], start[d + 1] - start[d], e, at);
+    match_pair_ends(tmp + start[d], start[d + 1] - start[d], mark_unpaired, &x);
+  }
+  for (int64_t i = rc ? n : start[m->nprocs]; i < n; i++)   /* a peer out of range: no partner */
+    mark_unpaired(&x, tmp[i].key >> 31 ? -1 : tmp[i].op, tmp[i].key >> 31 ? tmp[i].op : -1);
+  free(dst);
+  free(ops);
+  free(e);
+  free(tmp);
+  free(start);
+  free(at);
   return rc;
 }
 
 /* ---- writing ---- */
-
-static int cmp_seq(const void *a, const void *b) {
-  const mop *x = *(const mop *const *)a, *y = *(const mop *const *)b;
-  return (x->seq > y->seq) - (x->seq < y->seq);
-}
 
 static mop *find_seq(mop **ops, int64_t n, uint64_t seq) {
   int64_t lo = 0, hi = n - 1;
