@@ -43,6 +43,7 @@
 
 #include "ir/error.h"
 #include "ir/settings.h"
+#include "ir/format.h"
 #include "mpi_glue/mpi_glue.h"
 #include "record/record.h"
 
@@ -133,18 +134,49 @@ static void stop_recording(void) {
   R->active = 0;
 }
 
-static void out(const char *fmt, ...) {
-  if (!R || R->fd < 0) return;
-  if (R->size - R->len < 1024 && map_file(2 * R->size)) {
+/* At least `need` bytes free in the mapping; 0, or -1 when the recording had to stop. */
+static int room(size_t need) {
+  size_t size = R->size;
+  while (size - R->len < need) size *= 2;
+  if (size != R->size && map_file(size)) {
     fprintf(stderr, "cdag record: rank %d: the part file cannot grow: %s; recording stops\n", R->rank, strerror(errno));
     stop_recording();
-    return;
+    return -1;
   }
+  return 0;
+}
+
+static void out(const char *fmt, ...) {
+  if (!R || R->fd < 0) return;
+  if (room(1024)) return;
   va_list ap;
   va_start(ap, fmt);
   int n = vsnprintf(R->map + R->len, R->size - R->len, fmt, ap);
   va_end(ap);
   if (n > 0 && (size_t)n < R->size - R->len) R->len += (size_t)n;
+}
+
+/* An operation at position seq of phase `phase`: graph-file syntax by the format's one
+   writer (ir_format_line), after the position. */
+static void out_op(int phase, uint64_t seq, const ir_line *l) {
+  out("%d %llu ", phase, (unsigned long long)seq);
+  if (!R || R->fd < 0) return;
+  size_t n = ir_format_line(NULL, 0, NULL, l);
+  if (room(n + 2)) return;
+  ir_format_line(R->map + R->len, R->size - R->len, NULL, l);
+  R->len += n;
+  R->map[R->len++] = '\n';
+}
+
+/* A line of kind `kind` with nothing set: fill in what the op has. */
+static ir_line line_of(int kind) { return (ir_line){.kind = kind, .seg = -1, .cpu = -1, .nic = -1, .comm = -1}; }
+
+static void out_copy(int phase, uint64_t seq, uint64_t bytes, uint64_t from, uint64_t to) {
+  ir_line l = line_of(IR_COPY);
+  l.bytes = bytes;
+  l.addr2 = from;
+  l.addr = to;
+  out_op(phase, seq, &l);
 }
 
 /* ---- communicators ---- */
@@ -300,12 +332,17 @@ static uint64_t next_seq(void) { return R->seq += REC_SEQ_STEP; }
 
 static void on_fix(void *ctx, const rec_fix *f) {
   int phase = *(int *)ctx;
-  if (f->kind == REC_FIX_REDUCE)
-    out("%d %llu reduce %llu %s %s in 0x%llx inout 0x%llx\n", phase, (unsigned long long)f->seq,
-        (unsigned long long)f->count, f->type, f->op, (unsigned long long)f->src, (unsigned long long)f->addr);
-  else
-    out("%d %llu copy %llub from 0x%llx to 0x%llx\n", phase, (unsigned long long)f->seq, (unsigned long long)f->bytes,
-        (unsigned long long)f->src, (unsigned long long)f->addr);
+  if (f->kind == REC_FIX_REDUCE) {
+    ir_line l = line_of(IR_REDUCE);
+    l.peer = ir_type_parse(f->type, (int64_t)strlen(f->type));
+    l.tag = ir_rop_parse(f->op, (int64_t)strlen(f->op));
+    l.bytes = f->count * (uint64_t)ir_type_size(l.peer);
+    l.addr2 = f->src;
+    l.addr = f->addr;
+    out_op(phase, f->seq, &l);
+  } else {
+    out_copy(phase, f->seq, f->bytes, f->src, f->addr);
+  }
 }
 
 /* The bytes of ranges r (elements of `type` if one range) as the recording must hold them
@@ -328,8 +365,7 @@ static void pack_copies(const ranges *r, uint64_t area, uint64_t first_seq, int 
   uint64_t off = 0;
   for (int64_t i = 0; i < r->n; i++) {
     uint64_t a = to_area ? r->a[i] : area + off, b = to_area ? area + off : r->a[i];
-    out("%d %llu copy %llub from 0x%llx to 0x%llx\n", R->phase, (unsigned long long)(first_seq + (uint64_t)i),
-        (unsigned long long)r->l[i], (unsigned long long)a, (unsigned long long)b);
+    out_copy(R->phase, first_seq + (uint64_t)i, r->l[i], a, b);
     off += r->l[i];
   }
 }
@@ -352,8 +388,14 @@ static uint64_t record_send(const void *buf, int count, MPI_Datatype t, int dest
     addr = pack_area(bytes);
     pack_copies(r, addr, seq - REC_SEQ_STEP / 4, 1);
   }
-  out("%d %llu send %llub to %d tag %d comm %d addr 0x%llx%s\n", R->phase, (unsigned long long)seq,
-      (unsigned long long)bytes, world_of(x, dest), tag, x->id, (unsigned long long)addr, blocking ? " wait" : "");
+  ir_line l = line_of(IR_SEND);
+  l.bytes = bytes;
+  l.peer = world_of(x, dest);
+  l.tag = tag;
+  l.comm = x->id;
+  l.addr = addr;
+  l.wait = blocking;
+  out_op(R->phase, seq, &l);
   return seq;
 }
 
@@ -379,8 +421,14 @@ static void record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datat
   }
   uint64_t addr = r->n ? r->a[0] : (uint64_t)(uintptr_t)buf;
   if (r->n > 1) addr = pack_area((uint64_t)bytes);
-  out("%d %llu recv %lldb from %d tag %d comm %d addr 0x%llx%s\n", phase, (unsigned long long)seq, (long long)bytes,
-      world_of(x, st->MPI_SOURCE), st->MPI_TAG, x->id, (unsigned long long)addr, blocking ? " wait" : "");
+  ir_line l = line_of(IR_RECV);
+  l.bytes = (uint64_t)bytes;
+  l.peer = world_of(x, st->MPI_SOURCE);
+  l.tag = st->MPI_TAG;
+  l.comm = x->id;
+  l.addr = addr;
+  l.wait = blocking;
+  out_op(phase, seq, &l);
   if (r->n > 1) pack_copies(r, addr, unpack, 0);
   for (int64_t i = 0; now && i < r->n; i++) rec_shadow_recv(R->sh, r->a[i], r->l[i], done, r->n == 1 ? type_name(t) : NULL);
 }
@@ -1036,8 +1084,18 @@ static int coll_ready(coll *c, int call, int ok) {
   }
   c->seq = next_seq();
   side_before(&c->in, c->seq);
-  out("%d %llu ", R->phase, (unsigned long long)c->seq);
   return 0;
+}
+
+/* The call's line: kind IR_COLL_*, root a world rank (-1 unrooted), count bytes per block
+   or elements of (type, rop); the sides' addresses as the format places them. */
+static void coll_line(const coll *c, int kind, int root, uint64_t count, int type, int rop) {
+  ir_call call = {.op = -1, .kind = (uint8_t)kind, .comm = c->x->id, .root = root, .type = type, .rop = rop,
+                  .in = c->in.addr, .out = c->out.addr, .count = count};
+  ir_line l = line_of(IR_LINE_COLL);
+  l.call = &call;
+  l.rank = R->rank;
+  out_op(R->phase, c->seq, &l);
 }
 
 static void coll_done(coll *c) {
@@ -1047,20 +1105,12 @@ static void coll_done(coll *c) {
   side_free(&c->out);
 }
 
-#define ADDR(p) ((unsigned long long)(uintptr_t)(p))
-#define U(v) ((unsigned long long)(v))
-
-static void comm_field(const rcomm *x) {
-  if (x->id) out(" comm %d", x->id);
-  out("\n");
-}
 
 int MPI_Barrier(MPI_Comm comm) {
   COUNT(C_Barrier);
   coll c;
   if (coll_start(&c, comm, C_Barrier) && !coll_ready(&c, C_Barrier, 1)) {
-    out("barrier");
-    comm_field(c.x);
+    coll_line(&c, IR_COLL_BARRIER, -1, 0, 0, 0);
   }
   return PMPI_Barrier(comm);
 }
@@ -1071,8 +1121,8 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
   if (coll_start(&c, comm, C_Bcast)) {
     side *sd = c.me == root ? &c.in : &c.out;
     if (!coll_ready(&c, C_Bcast, !side_of(sd, buf, count, t))) {
-      out("bcast %llu root %d addr 0x%llx", U(sd->bytes), world_of(c.x, root), U(sd->addr));
-      comm_field(c.x);
+      c.out.addr = sd->addr;   /* the format's bcast names its one buffer `addr` (the call's out) */
+      coll_line(&c, IR_COLL_BCAST, world_of(c.x, root), sd->bytes, 0, 0);
     }
   }
   int rc = PMPI_Bcast(buf, count, t, root, comm);
@@ -1092,9 +1142,7 @@ int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int
       ok = !side_of(&c.in, sbuf, scount, stype);
     if (root_me) ok = ok && !side_of(&c.out, rbuf, (int64_t)rcount * c.x->n, rtype);
     if (!coll_ready(&c, C_Gather, ok)) {
-      out("gather %llu root %d in 0x%llx", U(c.in.bytes), world_of(c.x, root), U(c.in.addr));
-      if (root_me) out(" out 0x%llx", U(c.out.addr));
-      comm_field(c.x);
+      coll_line(&c, IR_COLL_GATHER, world_of(c.x, root), c.in.bytes, 0, 0);
     }
   }
   int rc = PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
@@ -1114,10 +1162,7 @@ int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, in
     else
       ok = ok && !side_of(&c.out, rbuf, rcount, rtype);
     if (!coll_ready(&c, C_Scatter, ok)) {
-      out("scatter %llu root %d", U(c.out.bytes), world_of(c.x, root));
-      if (root_me) out(" in 0x%llx", U(c.in.addr));
-      out(" out 0x%llx", U(c.out.addr));
-      comm_field(c.x);
+      coll_line(&c, IR_COLL_SCATTER, world_of(c.x, root), c.out.bytes, 0, 0);
     }
   }
   int rc = PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
@@ -1135,8 +1180,7 @@ static void all_blocks(coll *c, const char *kind, int call, const void *sbuf, in
   else ok = !side_of(&c->in, sbuf, a2a ? (int64_t)scount * n : scount, stype);
   ok = ok && !side_of(&c->out, rbuf, (int64_t)rcount * n, rtype);
   if (coll_ready(c, call, ok)) return;
-  out("%s %llu in 0x%llx out 0x%llx", kind, U(c->out.bytes / (uint64_t)n), U(c->in.addr), U(c->out.addr));
-  comm_field(c->x);
+  coll_line(c, a2a ? IR_COLL_ALLTOALL : IR_COLL_ALLGATHER, -1, c->out.bytes / (uint64_t)n, 0, 0);
 }
 
 int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
@@ -1191,29 +1235,24 @@ static int side_span(side *sd, const void *buf, int64_t count, int type) {
    loader's rule); every member decides alike (MPI asks them all to pass the same op and
    type). `in_count`: elements read (reduce_scatter: a block per member). */
 static int reduction(coll *c, int call, const void *sbuf, void *rbuf, int64_t in_count, int64_t out_count,
-                     int has_out, MPI_Datatype t, MPI_Op o, const char **tn, const char **on) {
-  int type, rop;
+                     int has_out, MPI_Datatype t, MPI_Op o, int *type, int *rop) {
   char why[80];
-  if (mpig_reduction(t, o, &type, &rop, why, sizeof why) != MPIG_REDUCTION_OK) {
+  if (mpig_reduction(t, o, type, rop, why, sizeof why) != MPIG_REDUCTION_OK) {
     unsupported_because(call, why);
     c->x = NULL;
     return 0;
   }
-  *tn = ir_type_name(type);
-  *on = ir_rop_name(rop);
-  int ok = !side_span(&c->in, sbuf == MPI_IN_PLACE ? rbuf : sbuf, in_count, type);
-  if (has_out) ok = ok && !side_span(&c->out, rbuf, out_count, type);
+  int ok = !side_span(&c->in, sbuf == MPI_IN_PLACE ? rbuf : sbuf, in_count, *type);
+  if (has_out) ok = ok && !side_span(&c->out, rbuf, out_count, *type);
   return coll_ready(c, call, ok) == 0;
 }
 
 int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, int root, MPI_Comm comm) {
   COUNT(C_Reduce);
   coll c;
-  const char *tn, *on;
-  if (coll_start(&c, comm, C_Reduce) && reduction(&c, C_Reduce, sbuf, rbuf, count, count, c.me == root, t, o, &tn, &on)) {
-    out("reduce %d %s %s root %d in 0x%llx", count, tn, on, world_of(c.x, root), U(c.in.addr));
-    if (c.me == root) out(" out 0x%llx", U(c.out.addr));
-    comm_field(c.x);
+  int type, rop;
+  if (coll_start(&c, comm, C_Reduce) && reduction(&c, C_Reduce, sbuf, rbuf, count, count, c.me == root, t, o, &type, &rop)) {
+    coll_line(&c, IR_COLL_REDUCE, world_of(c.x, root), (uint64_t)count, type, rop);
   }
   int rc = PMPI_Reduce(sbuf, rbuf, count, t, o, root, comm);
   coll_done(&c);
@@ -1223,10 +1262,9 @@ int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o
 int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, MPI_Comm comm) {
   COUNT(C_Allreduce);
   coll c;
-  const char *tn, *on;
-  if (coll_start(&c, comm, C_Allreduce) && reduction(&c, C_Allreduce, sbuf, rbuf, count, count, 1, t, o, &tn, &on)) {
-    out("allreduce %d %s %s in 0x%llx out 0x%llx", count, tn, on, U(c.in.addr), U(c.out.addr));
-    comm_field(c.x);
+  int type, rop;
+  if (coll_start(&c, comm, C_Allreduce) && reduction(&c, C_Allreduce, sbuf, rbuf, count, count, 1, t, o, &type, &rop)) {
+    coll_line(&c, IR_COLL_ALLREDUCE, -1, (uint64_t)count, type, rop);
   }
   int rc = PMPI_Allreduce(sbuf, rbuf, count, t, o, comm);
   coll_done(&c);
@@ -1236,11 +1274,10 @@ int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_O
 int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, MPI_Comm comm) {
   COUNT(C_Reduce_scatter_block);
   coll c;
-  const char *tn, *on;
+  int type, rop;
   if (coll_start(&c, comm, C_Reduce_scatter_block) &&
-      reduction(&c, C_Reduce_scatter_block, sbuf, rbuf, (int64_t)count * c.x->n, count, 1, t, o, &tn, &on)) {
-    out("reduce_scatter_block %d %s %s in 0x%llx out 0x%llx", count, tn, on, U(c.in.addr), U(c.out.addr));
-    comm_field(c.x);
+      reduction(&c, C_Reduce_scatter_block, sbuf, rbuf, (int64_t)count * c.x->n, count, 1, t, o, &type, &rop)) {
+    coll_line(&c, IR_COLL_REDUCE_SCATTER_BLOCK, -1, (uint64_t)count, type, rop);
   }
   int rc = PMPI_Reduce_scatter_block(sbuf, rbuf, count, t, o, comm);
   coll_done(&c);
