@@ -12,8 +12,10 @@
  *    sends nobody received (counted) and turns receives whose send is not in the phase
  *    into opaque writes (counted);
  *  - writes `phase-NNNN.cdag`: the communicators native collectives use, each rank's
- *    operations with labels where a `wait` names them (short ones: o and a base-62 number,
- *    and no indentation, since recordings are large), the packing areas as scratch.
+ *    operations with labels where a `wait` names them (the format's compact labels: o and a
+ *    base-62 number, and no indentation, since recordings are large), the packing areas
+ *    as scratch. Every operation line comes from the format's one writer (ir_write_line),
+ *    here or in the recorder, which wrote the collectives and local ops passed through.
  * Then `index.json` sums it up. A part file without `finalized` is from a process that
  * did not reach MPI_Finalize: what it holds is merged and the index says the run is
  * incomplete. Cost: O(n log n) for n recorded operations. */
@@ -66,6 +68,9 @@ typedef struct {
   mcount *calls, *unsup; int ncalls, nunsup, callcap, unsupcap;
   mcount *why; int nwhy, whycap;   /* "CALL: reason" -> calls left out for it */
   uint64_t opaque_next;
+  char (*waitlab)[IR_COMPACT_LABEL];  /* the labels of the wait line being written */
+  const char **waitptr;
+  int64_t waitcap;
 } merger;
 
 static int grow(void **a, int64_t *cap, int64_t need, size_t size) {
@@ -365,25 +370,14 @@ static mop *find_seq(mop **ops, int64_t n, uint64_t seq) {
   return NULL;
 }
 
-/* Labels are short (recordings are large): o and the label's number in base 62. */
-static void put_label(FILE *f, uint32_t n) {
-  static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-  char buf[8];
-  int k = 0;
-  do buf[k++] = digits[n % 62]; while ((n /= 62) && k < 7);
-  fputc('o', f);
-  while (k) fputc(buf[--k], f);
-}
-
-static void label(FILE *f, const mop *o) {
-  if (!o->labelled) return;
-  put_label(f, o->label);
-  fputs(": ", f);
+/* Labels are short (recordings are large): the format's compact labels. */
+static const char *label_of(const mop *o, char buf[IR_COMPACT_LABEL]) {
+  return o->labelled ? ir_compact_label(o->label, buf) : NULL;
 }
 
 /* A wait line with the operations it names that are still there; 0 if none is. */
-static int write_wait(FILE *f, mop **ops, int64_t n, const mop *w, int mark) {
-  int k = 0;
+static int write_wait(FILE *f, merger *m, mop **ops, int64_t n, const mop *w, int mark) {
+  int64_t k = 0;
   for (char *p = w->text + 5, *e; *p; p = e) {
     uint64_t seq = strtoull(p, &e, 10);
     if (e == p) break;
@@ -391,36 +385,47 @@ static int write_wait(FILE *f, mop **ops, int64_t n, const mop *w, int mark) {
     if (!o || (o->kind == K_SEND && o->unmatched)) continue;
     if (mark) o->labelled = 1;
     else {
-      fputs(k ? " " : "wait ", f);
-      put_label(f, o->label);
+      if (k == m->waitcap) {
+        int64_t c = m->waitcap ? 2 * m->waitcap : 16;
+        char (*nl)[IR_COMPACT_LABEL] = realloc(m->waitlab, (size_t)c * sizeof *nl);
+        if (nl) m->waitlab = nl;
+        const char **np = nl ? realloc(m->waitptr, (size_t)c * sizeof *np) : NULL;
+        if (!np) return -1;
+        m->waitptr = np;
+        m->waitcap = c;
+      }
+      m->waitptr[k] = ir_compact_label(o->label, m->waitlab[k]);
     }
     k++;
   }
-  if (k && !mark) fprintf(f, "\n");
-  return k;
+  if (k && !mark) {
+    ir_line l = {.kind = IR_LINE_WAIT, .seg = -1, .cpu = -1, .nic = -1, .comm = -1, .waits = m->waitptr, .nwaits = k};
+    if (ir_write_line(f, NULL, &l)) return -1;
+  }
+  return (int)(k > 0);
 }
 
 /* A send or receive as the graph file says it: world peer, the graph's tag, no comm. */
-static void write_message(FILE *f, merger *m, const mrank *r, const mop *o) {
+static int write_message(FILE *f, merger *m, const mrank *r, const mop *o) {
   long long bytes = strtoll(o->text + 5, NULL, 10), addr = 0;
   field(o->text, "addr", &addr);
-  int wait = strstr(o->text, " wait") != NULL;
-  label(f, o);
+  char lab[IR_COMPACT_LABEL];
+  ir_line l = {.kind = o->kind == K_SEND ? IR_SEND : IR_RECV, .bytes = (uint64_t)bytes, .peer = o->peer,
+               .tag = graph_tag(m, r, o), .addr = (uint64_t)addr, .seg = -1, .cpu = -1, .nic = -1, .comm = -1,
+               .wait = strstr(o->text, " wait") != NULL};
   if (o->kind == K_RECV && o->unmatched) {   /* its send is not in the phase: opaque bytes */
-    fprintf(f, "copy %lldb from 0x%llx to 0x%llx%s\n", bytes, REC_OPAQUE_BASE + (1ull << 44) + m->opaque_next,
-            (unsigned long long)addr, wait ? " wait" : "");
+    l.kind = IR_COPY;
+    l.addr2 = REC_OPAQUE_BASE + (1ull << 44) + m->opaque_next;
     m->opaque_next += ((uint64_t)bytes + 63) & ~63ull;
-    return;
   }
-  int tag = graph_tag(m, r, o);
-  fprintf(f, "%s %lldb %s %d", o->kind == K_SEND ? "send" : "recv", bytes, o->kind == K_SEND ? "to" : "from", o->peer);
-  if (tag) fprintf(f, " tag %d", tag);
-  fprintf(f, " addr 0x%llx%s\n", (unsigned long long)addr, wait ? " wait" : "");
+  return ir_write_line(f, label_of(o, lab), &l);
 }
 
-/* Any other operation: as written, its communicator renumbered. */
+/* Any other operation: as the recorder wrote it with the format's writer, its communicator
+   renumbered. */
 static void write_other(FILE *f, const mrank *r, const mop *o) {
-  label(f, o);
+  char lab[IR_COMPACT_LABEL];
+  if (label_of(o, lab)) fprintf(f, "%s: ", lab);
   const char *c = strstr(o->text, " comm ");
   if (!c) { fprintf(f, "%s\n", o->text); return; }
   fprintf(f, "%.*s comm %d%s\n", (int)(c - o->text), o->text, global_comm(r, o->comm), strchr(c + 6, ' ') ? strchr(c + 6, ' ') : "");
@@ -439,18 +444,23 @@ static int write_rank(FILE *f, merger *m, int rank, int phase, uint64_t *nops) {
   qsort(ops, (size_t)n, sizeof *ops, cmp_seq);
   for (int64_t i = 0; i < n; i++) ops[i]->labelled = 0;
   for (int64_t i = 0; i < n; i++)
-    if (ops[i]->kind == K_WAIT) write_wait(f, ops, n, ops[i], 1);
+    if (ops[i]->kind == K_WAIT) write_wait(f, m, ops, n, ops[i], 1);
   uint32_t labels = 0;
   for (int64_t i = 0; i < n; i++)
     if (ops[i]->labelled) ops[i]->label = labels++;
   fprintf(f, "rank %d {\n", rank);
-  for (int64_t i = 0; i < n; i++) {
+  int rc = CDAG_OK;
+  for (int64_t i = 0; i < n && !rc; i++) {
     mop *o = ops[i];
-    if (o->kind == K_WAIT) *nops += (uint64_t)(write_wait(f, ops, n, o, 0) > 0);
-    else if (o->kind == K_SEND && o->unmatched) continue;
-    else {
+    if (o->kind == K_WAIT) {
+      int w = write_wait(f, m, ops, n, o, 0);
+      if (w < 0) rc = CDAG_NOMEM("wait labels");
+      else *nops += (uint64_t)w;
+    } else if (o->kind == K_SEND && o->unmatched) {
+      continue;
+    } else {
       if (o->kind == K_OTHER) write_other(f, r, o);
-      else write_message(f, m, r, o);
+      else rc = write_message(f, m, r, o);
       (*nops)++;
     }
   }
@@ -458,7 +468,7 @@ static int write_rank(FILE *f, merger *m, int rank, int phase, uint64_t *nops) {
     if (r->scratch[i].phase == phase) fprintf(f, "scratch %s\n", r->scratch[i].text);
   fprintf(f, "}\n");
   free(ops);
-  return CDAG_OK;
+  return rc;
 }
 
 /* The communicators the phase's native collectives use. */
@@ -555,6 +565,8 @@ static void merger_free(merger *m) {
   free(m->calls);
   free(m->unsup);
   free(m->why);
+  free(m->waitlab);
+  free(m->waitptr);
 }
 
 int rec_merge(const char *dir, const char *command, FILE *log, rec_summary *sum) {
