@@ -3,9 +3,10 @@
 #  1. only src/exec/mpi, src/exec/kernels, the MPI glue module (src/mpi_glue: MPI's types,
 #     ops and datatypes in cdag's terms, shared by libcdag and the recorder) and the
 #     recorder's PMPI layer (src/record/pmpi.c) include mpi.h or call MPI functions; the other
-#     stages, the simulator, the model and the rest of the recorder are plain C (cdag.h brings MPI's types along, since the
-#     public header declares MPI_Comm arguments);
-#  2. no stage includes a header of a stage above it (ir < match < dataflow < detect < exec);
+#     stages, the simulator, the model and the rest of the recorder are plain C (cdag.h
+#     brings MPI's types along, since the public header declares MPI_Comm arguments);
+#  2. no stage includes a header of a stage above it (ir < match < dataflow < detect < exec;
+#     the recorder may use ir and match, mpi_glue only ir);
 #  3. no file of the project cites the team's private notes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
