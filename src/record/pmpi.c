@@ -104,6 +104,7 @@ typedef struct {
   uint64_t pack_next;
   uint64_t calls[NCALLS], unsupported[NCALLS];
   reason *why; int nwhy, whycap;      /* why calls were unsupported, where a reason is known */
+  char layout_why[96];                /* why the last layout failed ("" none) */
   MPI_Status *st; int stcap;          /* statuses when the caller ignores them */
   MPI_Request *rq; int rqcap;         /* request handles saved before completion calls */
   ranges rs;                          /* the message being recorded */
@@ -111,6 +112,8 @@ typedef struct {
 } recorder;
 
 static recorder *R;
+
+static void unsupported_because(int call, const char *text);
 
 /* ---- the part file ---- */
 
@@ -243,11 +246,40 @@ static void comm_created(MPI_Comm c) {
 /* The communicator's world ranks, if it can be recorded. */
 static rcomm *usable(MPI_Comm c, int call) {
   rcomm *x = comm_of(c);
-  if (!x || x->inter || !x->world) { R->unsupported[call]++; return NULL; }
+  if (!x || x->inter || !x->world) {
+    unsupported_because(call, x && x->inter ? "a message on an intercommunicator"
+                                             : "a communicator created by a call the recorder does not know");
+    return NULL;
+  }
   return x;
 }
 
 static int world_of(const rcomm *x, int r) { return r >= 0 && r < x->n ? x->world[r] : -1; }
+
+/* A call not recorded, with its reason (kept per distinct text). */
+static void unsupported_because(int call, const char *text) {
+  R->unsupported[call]++;
+  for (int i = 0; i < R->nwhy; i++)
+    if (R->why[i].call == call && !strcmp(R->why[i].text, text)) { R->why[i].n++; return; }
+  if (R->nwhy == R->whycap) {
+    int c = R->whycap ? 2 * R->whycap : 8;
+    reason *q = realloc(R->why, (size_t)c * sizeof *q);
+    if (!q) return;
+    R->why = q;
+    R->whycap = c;
+  }
+  reason *w = &R->why[R->nwhy++];
+  w->call = call;
+  w->n = 1;
+  snprintf(w->text, sizeof w->text, "%s", text);
+}
+
+/* A call not recorded: with the reason a layout gave, if it gave one. */
+static void not_recorded(int call) {
+  if (R->layout_why[0]) unsupported_because(call, R->layout_why);
+  else R->unsupported[call]++;
+  R->layout_why[0] = 0;
+}
 
 /* ---- datatypes ---- */
 
@@ -304,10 +336,19 @@ static int layout_run(void *ctx, int64_t off, uint64_t len) {
 /* Ranges of `count` elements at buf, the first `limit` bytes only. */
 static int layout(const void *buf, int count, MPI_Datatype t, uint64_t limit, ranges *r) {
   r->n = 0;
+  R->layout_why[0] = 0;
   mpig_flat *f = type_of(t);
-  if (!f) return -1;
+  if (!f) {
+    snprintf(R->layout_why, sizeof R->layout_why, "%s", cdag__error_text());
+    return -1;
+  }
   layout_ctx x = {r, (uint64_t)(uintptr_t)buf};
-  return count > 0 && limit ? mpig_runs(f, (uint64_t)count, limit, layout_run, &x) : 0;
+  if (count > 0 && limit && mpig_runs(f, (uint64_t)count, limit, layout_run, &x)) {
+    snprintf(R->layout_why, sizeof R->layout_why, "a message of more than %u separate byte ranges",
+             REC_SEQ_STEP / 4 - 2);
+    return -1;
+  }
+  return 0;
 }
 
 static MPI_Aint type_extent(MPI_Datatype t) {
@@ -379,7 +420,7 @@ static uint64_t record_send(const void *buf, int count, MPI_Datatype t, int dest
   uint64_t bytes = type_bytes(count, t);
   if (!x) return 0;
   if (layout(buf, count, t, bytes, r)) {
-    R->unsupported[call]++;
+    not_recorded(call);
     return 0;
   }
   uint64_t seq = next_seq(), addr = r->n ? r->a[0] : (uint64_t)(uintptr_t)buf;
@@ -416,7 +457,7 @@ static void record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datat
   uint64_t unpack = 0;
   if (layout(buf, count, t, (uint64_t)bytes, r) ||
       (r->n > 1 && !(now && (unpack = rec_shadow_reserve(R->sh, done, (uint32_t)r->n))))) {
-    R->unsupported[call]++;
+    not_recorded(call);
     return;
   }
   uint64_t addr = r->n ? r->a[0] : (uint64_t)(uintptr_t)buf;
@@ -1076,7 +1117,7 @@ static int coll_start(coll *c, MPI_Comm comm, int call) {
 /* The sides are set: 0 and the call's position, or -1 if a side cannot be recorded. */
 static int coll_ready(coll *c, int call, int ok) {
   if (!ok) {
-    R->unsupported[call]++;
+    not_recorded(call);
     side_free(&c->in);
     side_free(&c->out);
     c->x = NULL;
@@ -1201,24 +1242,6 @@ int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
   int rc = PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
   coll_done(&c);
   return rc;
-}
-
-/* A call not recorded, with its reason (kept per distinct text). */
-static void unsupported_because(int call, const char *text) {
-  R->unsupported[call]++;
-  for (int i = 0; i < R->nwhy; i++)
-    if (R->why[i].call == call && !strcmp(R->why[i].text, text)) { R->why[i].n++; return; }
-  if (R->nwhy == R->whycap) {
-    int c = R->whycap ? 2 * R->whycap : 8;
-    reason *q = realloc(R->why, (size_t)c * sizeof *q);
-    if (!q) return;
-    R->why = q;
-    R->whycap = c;
-  }
-  reason *w = &R->why[R->nwhy++];
-  w->call = call;
-  w->n = 1;
-  snprintf(w->text, sizeof w->text, "%s", text);
 }
 
 /* `count` elements of cdag type `type` at buf: one range, padding included (a pair's
