@@ -2,9 +2,9 @@
  * op, and the one datatype decoder (mpi_glue.h).
  *
  * The decoder walks a datatype's constructors with MPI_Type_get_envelope/get_contents and
- * replicates the runs of each constructor's old type at the displacements the constructor
- * gives; a block of elements of a dense old type (one run as long as its extent) is one
- * run. It never packs bytes through the datatype: packing interprets them (MPICH packs
+ * replicates the runs of each constructor's old type (decoded once per constructor) at the
+ * displacements the constructor gives; a block of elements of a dense old type (one run as
+ * long as its extent) is one run. Cost: O(runs produced), bounded by MPIG_MAX_RUNS. It never packs bytes through the datatype: packing interprets them (MPICH packs
  * MPI_LONG_DOUBLE as an x87 value), which a probe of offsets cannot survive. */
 #include <stddef.h>
 #include <stdio.h>
@@ -171,45 +171,50 @@ static int named_runs(MPI_Datatype t, int64_t at, runs *r) {
 
 static int decode(MPI_Datatype t, int64_t at, runs *r, int depth);
 
-/* `blocks` consecutive elements of old at `at`: one run when old is dense. */
-static int block(MPI_Datatype old, int64_t at, int64_t blocks, runs *r, int depth) {
+
+/* One element of a constructor's old type, decoded once: its runs from 0 and its extent. */
+typedef struct { runs one; int64_t ext; } elem;
+
+static int elem_decode(MPI_Datatype old, elem *e, runs *r, int depth) {
   MPI_Aint lb = 0, ext = 0;
-  int size = 0;
-  if (blocks <= 0) return CDAG_OK;
-  if (MPIG(Type_get_extent)(old, &lb, &ext) != MPI_SUCCESS || MPIG(Type_size)(old, &size) != MPI_SUCCESS)
+  memset(e, 0, sizeof *e);
+  if (MPIG(Type_get_extent)(old, &lb, &ext) != MPI_SUCCESS)
     return cdag__error(CDAG_ERR_MPI, "MPI_Type_get_extent failed while decoding a datatype");
-  runs one = {0};
-  int rc = decode(old, 0, &one, depth + 1);
-  r->appended += one.appended;
-  if (!rc && one.n == 1 && (int64_t)one.len[0] == (int64_t)ext && ext > 0) {
-    int64_t len;
-    if (__builtin_mul_overflow((int64_t)ext, blocks, &len))
-      rc = cdag__error(CDAG_ERR_UNSUPPORTED, "a datatype larger than 2^63 bytes");
-    else rc = runs_add(r, at + one.off[0], (uint64_t)len);
-  } else {
-    for (int64_t k = 0; k < blocks && !rc; k++)
-      for (int64_t i = 0; i < one.n && !rc; i++) rc = runs_add(r, at + k * (int64_t)ext + one.off[i], one.len[i]);
-  }
-  free(one.off);
-  free(one.len);
+  e->ext = (int64_t)ext;
+  int rc = decode(old, 0, &e->one, depth + 1);
+  r->appended += e->one.appended;   /* the limit counts what decoding produced */
   return rc;
 }
 
-static MPI_Aint extent_of(MPI_Datatype t) {
-  MPI_Aint lb = 0, ext = 0;
-  MPIG(Type_get_extent)(t, &lb, &ext);
-  return ext;
+static void elem_free(elem *e) {
+  free(e->one.off);
+  free(e->one.len);
+}
+
+/* `blocks` consecutive elements at `at`: one run when the element is dense (one run as
+   long as its extent), else its runs once per element. */
+static int place(const elem *e, int64_t at, int64_t blocks, runs *r) {
+  int rc = CDAG_OK;
+  if (blocks <= 0) return CDAG_OK;
+  if (e->one.n == 1 && (int64_t)e->one.len[0] == e->ext && e->ext > 0) {
+    int64_t len;
+    if (__builtin_mul_overflow(e->ext, blocks, &len)) return cdag__error(CDAG_ERR_UNSUPPORTED, "a datatype larger than 2^63 bytes");
+    return runs_add(r, at + e->one.off[0], (uint64_t)len);
+  }
+  for (int64_t k = 0; k < blocks && !rc; k++)
+    for (int64_t i = 0; i < e->one.n && !rc; i++) rc = runs_add(r, at + k * e->ext + e->one.off[i], e->one.len[i]);
+  return rc;
 }
 
 /* A subarray: the elements of the subsizes box at `starts` in the sizes box, in C or
    Fortran order; each innermost row is one block. */
-static int subarray(const int *ints, MPI_Datatype old, int64_t at, runs *r, int depth) {
+static int subarray(const int *ints, const elem *e, int64_t at, runs *r) {
   int nd = ints[0];
   const int *sizes = ints + 1, *sub = ints + 1 + nd, *starts = ints + 1 + 2 * nd, order = ints[1 + 3 * nd];
   int64_t idx[32] = {0}, stride[32];
   if (nd < 1 || nd > 32) return cdag__error(CDAG_ERR_UNSUPPORTED, "a subarray of %d dimensions", nd);
   int c = order == MPI_ORDER_C;   /* the fastest dimension: the last in C, the first in Fortran */
-  int64_t s = extent_of(old);
+  int64_t s = e->ext;
   for (int k = 0; k < nd; k++) {
     int d = c ? nd - 1 - k : k;
     stride[d] = s;
@@ -222,7 +227,7 @@ static int subarray(const int *ints, MPI_Datatype old, int64_t at, runs *r, int 
     int64_t off = at + (int64_t)starts[fast] * stride[fast];
     for (int k = 0; k < nd; k++)
       if (k != fast) off += (starts[k] + idx[k]) * stride[k];
-    if ((rc = block(old, off, sub[fast], r, depth))) return rc;
+    if ((rc = place(e, off, sub[fast], r))) return rc;
     int k = c ? nd - 2 : 1;   /* next row: odometer over the other dimensions */
     for (; c ? k >= 0 : k < nd; k += c ? -1 : 1) {
       if (++idx[k] < sub[k]) break;
@@ -232,46 +237,59 @@ static int subarray(const int *ints, MPI_Datatype old, int64_t at, runs *r, int 
   }
 }
 
-/* The constructor's pieces: (displacement, blocks of old, old) in type-map order. */
+/* The constructor's pieces: blocks of its old type (decoded once; a struct's per entry) at
+   the displacements it gives, in type-map order. */
 static int constructor(int comb, const int *ints, const MPI_Aint *aints, const MPI_Datatype *types, int64_t at, runs *r,
                        int depth) {
-  MPI_Datatype old = types[0];   /* every combiner below has one */
-  int64_t ext = 0;
+  elem e;
   int rc = CDAG_OK;
   switch (comb) {
-  case MPI_COMBINER_VECTOR:
-  case MPI_COMBINER_INDEXED:
-  case MPI_COMBINER_INDEXED_BLOCK: ext = extent_of(old); break;
-  default: break;
-  }
-  switch (comb) {
   case MPI_COMBINER_DUP:
-  case MPI_COMBINER_RESIZED: return decode(old, at, r, depth + 1);   /* resized: the same type map */
-  case MPI_COMBINER_CONTIGUOUS: return block(old, at, ints[0], r, depth);
-  case MPI_COMBINER_VECTOR:
-  case MPI_COMBINER_HVECTOR: {
-    int64_t stride = comb == MPI_COMBINER_VECTOR ? (int64_t)ints[2] * ext : (int64_t)aints[0];
-    for (int i = 0; i < ints[0] && !rc; i++) rc = block(old, at + i * stride, ints[1], r, depth);
-    return rc;
-  }
-  case MPI_COMBINER_INDEXED:
-    for (int i = 0; i < ints[0] && !rc; i++) rc = block(old, at + (int64_t)ints[1 + ints[0] + i] * ext, ints[1 + i], r, depth);
-    return rc;
-  case MPI_COMBINER_HINDEXED:
-    for (int i = 0; i < ints[0] && !rc; i++) rc = block(old, at + (int64_t)aints[i], ints[1 + i], r, depth);
-    return rc;
-  case MPI_COMBINER_INDEXED_BLOCK:
-    for (int i = 0; i < ints[0] && !rc; i++) rc = block(old, at + (int64_t)ints[2 + i] * ext, ints[1], r, depth);
-    return rc;
-  case MPI_COMBINER_HINDEXED_BLOCK:
-    for (int i = 0; i < ints[0] && !rc; i++) rc = block(old, at + (int64_t)aints[i], ints[1], r, depth);
-    return rc;
+  case MPI_COMBINER_RESIZED: return decode(types[0], at, r, depth + 1);   /* resized: the same type map */
   case MPI_COMBINER_STRUCT:
-    for (int i = 0; i < ints[0] && !rc; i++) rc = block(types[i], at + (int64_t)aints[i], ints[1 + i], r, depth);
+    for (int i = 0; i < ints[0] && !rc; i++) {
+      if (!(rc = elem_decode(types[i], &e, r, depth))) rc = place(&e, at + (int64_t)aints[i], ints[1 + i], r);
+      elem_free(&e);
+    }
     return rc;
-  case MPI_COMBINER_SUBARRAY: return subarray(ints, old, at, r, depth);
+  case MPI_COMBINER_CONTIGUOUS:
+  case MPI_COMBINER_VECTOR:
+  case MPI_COMBINER_HVECTOR:
+  case MPI_COMBINER_INDEXED:
+  case MPI_COMBINER_HINDEXED:
+  case MPI_COMBINER_INDEXED_BLOCK:
+  case MPI_COMBINER_HINDEXED_BLOCK:
+  case MPI_COMBINER_SUBARRAY: break;
   default: return cdag__error(CDAG_ERR_UNSUPPORTED, "a datatype built by a constructor cdag does not decode (combiner %d)", comb);
   }
+  if ((rc = elem_decode(types[0], &e, r, depth))) {
+    elem_free(&e);
+    return rc;
+  }
+  switch (comb) {
+  case MPI_COMBINER_CONTIGUOUS: rc = place(&e, at, ints[0], r); break;
+  case MPI_COMBINER_VECTOR:
+  case MPI_COMBINER_HVECTOR: {
+    int64_t stride = comb == MPI_COMBINER_VECTOR ? (int64_t)ints[2] * e.ext : (int64_t)aints[0];
+    for (int i = 0; i < ints[0] && !rc; i++) rc = place(&e, at + i * stride, ints[1], r);
+    break;
+  }
+  case MPI_COMBINER_INDEXED:
+    for (int i = 0; i < ints[0] && !rc; i++) rc = place(&e, at + (int64_t)ints[1 + ints[0] + i] * e.ext, ints[1 + i], r);
+    break;
+  case MPI_COMBINER_HINDEXED:
+    for (int i = 0; i < ints[0] && !rc; i++) rc = place(&e, at + (int64_t)aints[i], ints[1 + i], r);
+    break;
+  case MPI_COMBINER_INDEXED_BLOCK:
+    for (int i = 0; i < ints[0] && !rc; i++) rc = place(&e, at + (int64_t)ints[2 + i] * e.ext, ints[1], r);
+    break;
+  case MPI_COMBINER_HINDEXED_BLOCK:
+    for (int i = 0; i < ints[0] && !rc; i++) rc = place(&e, at + (int64_t)aints[i], ints[1], r);
+    break;
+  default: rc = subarray(ints, &e, at, r); break;
+  }
+  elem_free(&e);
+  return rc;
 }
 
 /* Appends the runs of one element of t placed at `at`. */
