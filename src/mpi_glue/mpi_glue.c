@@ -150,15 +150,20 @@ static int runs_add(runs *r, int64_t off, uint64_t len) {
 
 /* A predefined type: one run, or a C pair whose value and index leave a hole between them
    (MPI_DOUBLE_INT is 12 bytes of data in an extent of 16). */
-#define PAIR(T) {sizeof(T), offsetof(struct { T v; int i; }, i)}
+typedef struct { double v; int i; } pair_double;
+typedef struct { long v; int i; } pair_long;
+typedef struct { short v; int i; } pair_short;
+typedef struct { long double v; int i; } pair_long_double;
+typedef struct { float v; int i; } pair_float;
+#define PAIR(S) {sizeof(((S *)0)->v), offsetof(S, i)}
 static int named_runs(MPI_Datatype t, int64_t at, runs *r) {
   int size = 0;
   MPI_Aint lb = 0, extent = 0;
   if (MPIG(Type_size)(t, &size) != MPI_SUCCESS || MPIG(Type_get_extent)(t, &lb, &extent) != MPI_SUCCESS)
     return cdag__error(CDAG_ERR_MPI, "MPI_Type_size of a predefined datatype failed");
   if (lb == 0 && extent == size) return runs_add(r, at, (uint64_t)size);
-  static const struct { size_t vsize, ioff; } pairs[] = {PAIR(double), PAIR(long), PAIR(short), PAIR(long double),
-                                                         PAIR(float)};
+  static const struct { size_t vsize, ioff; } pairs[] = {PAIR(pair_double), PAIR(pair_long), PAIR(pair_short),
+                                                         PAIR(pair_long_double), PAIR(pair_float)};
   const MPI_Datatype which[] = {MPI_DOUBLE_INT, MPI_LONG_INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT, MPI_FLOAT_INT};
   for (size_t k = 0; k < sizeof which / sizeof *which; k++)
     if (which[k] == t && pairs[k].vsize + sizeof(int) == (size_t)size) {
