@@ -394,10 +394,11 @@ static int write_wait(FILE *f, merger *m, mop **ops, int64_t n, const mop *w, in
         m->waitptr = np;
         m->waitcap = c;
       }
-      m->waitptr[k] = ir_compact_label(o->label, m->waitlab[k]);
+      ir_compact_label(o->label, m->waitlab[k]);
     }
     k++;
   }
+  for (int64_t i = 0; i < k && !mark; i++) m->waitptr[i] = m->waitlab[i];   /* the array may have moved */
   if (k && !mark) {
     ir_line l = {.kind = IR_LINE_WAIT, .seg = -1, .cpu = -1, .nic = -1, .comm = -1, .waits = m->waitptr, .nwaits = k};
     if (ir_write_line(f, NULL, &l)) return -1;
