@@ -272,6 +272,8 @@ static void unsupported_because(int call, const char *text) {
   w->call = call;
   w->n = 1;
   snprintf(w->text, sizeof w->text, "%s", text);
+  for (char *p = w->text; *p; p++)   /* one line of the part file */
+    if ((unsigned char)*p < 0x20) *p = ' ';
 }
 
 /* A call not recorded: with the reason a layout gave, if it gave one. */
