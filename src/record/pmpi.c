@@ -347,7 +347,7 @@ static int layout(const void *buf, int count, MPI_Datatype t, uint64_t limit, ra
   layout_ctx x = {r, (uint64_t)(uintptr_t)buf};
   if (count > 0 && limit && mpig_runs(f, (uint64_t)count, limit, layout_run, &x)) {
     snprintf(R->layout_why, sizeof R->layout_why, "a message of more than %u separate byte ranges",
-             REC_SEQ_STEP / 4 - 2);
+             REC_SEQ_STEP / 4 - 1);
     return -1;
   }
   return 0;
