@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # cdag — the layout's rules that a grep can check (run by scripts/test.sh):
-#  1. only src/exec/mpi, src/exec/kernels, src/mpi_glue and the recorder's PMPI layer (src/record/pmpi.c)
-#     include mpi.h or call MPI functions; the other stages, the simulator, the model and
-#     the rest of the recorder are plain C (cdag.h brings MPI's types along, since the
-#     public header declares MPI_Comm arguments);
+#  1. only src/exec/mpi, src/exec/kernels, the MPI glue module (src/mpi_glue: MPI's types,
+#     ops and datatypes in cdag's terms, shared by libcdag and the recorder) and the
+#     recorder's PMPI layer (src/record/pmpi.c) include mpi.h or call MPI functions; the other
+#     stages, the simulator, the model and the rest of the recorder are plain C (cdag.h
+#     brings MPI's types along, since the public header declares MPI_Comm arguments);
 #  2. the include graph of src/ is a DAG in the documented layer order (scripts/check-includes.py:
 #     a file includes only its own layer and those below it; no cycle);
 #  3. no file of the project cites the team's private notes (by file name, or as DESIGN);

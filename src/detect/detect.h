@@ -144,6 +144,7 @@ static inline det_iov *det_slot(const cdag_plan *p, const det_coll *c, int send,
   return &p->iovs[(send ? c->send_first + (int64_t)m * c->nsend_slots : c->recv_first + (int64_t)m * c->nrecv_slots) + s];
 }
 
+
 /* Detects collectives in sst and builds the plan (takes ownership of sst). */
 int detect_run(const cdag_graph *g, df_sst *sst, const cdag_options *o, cdag_plan **p);
 void detect_plan_free(cdag_plan *p);

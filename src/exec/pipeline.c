@@ -18,7 +18,7 @@ static double now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* The options (cdag.h): every default comes from the table in ir/settings.h. */
+/* The options (cdag.h): every default comes from the table in base/settings.h. */
 void cdag_options_init_size(cdag_options *o, size_t size) {
   if (!o || size < sizeof o->struct_size) return;
   cdag_options d;

@@ -5,7 +5,7 @@
  * that turns a graph into a plan comes here: cdag_analyze, cdag_compile's compiling rank
  * (exec/mpi), and the `cdag` tool's analyze, goal, model and dot. The options' entry points
  * live here too (cdag_options_init, their validation), driven by the options table of
- * ir/settings.h. No stage below calls up to it.
+ * base/settings.h. No stage below calls up to it.
  *
  * The subdirectories of src/exec, each with its contract header:
  *   mpi/      distributed graphs, gather/compile/scatter, the schedule part, the runtime
@@ -21,7 +21,13 @@
 #include "choose/choose.h"
 #include "match/match.h"
 
-/* cdag__options_check (ir/settings.h: the options table) with the rank in the message
+/* Reports (report.c, the one writer of report text and JSON; cdag_plan_report is the
+   analysed plan's): a graph run as written without analysis, `why` in words (detect = 0,
+   user ops), and the test hook's hand-made plan. */
+int det_report_as_written(const cdag_graph *g, const char *why, FILE *f, int json);
+int det_report_hand_made(const cdag_plan *p, FILE *f, int json);
+
+/* cdag__options_check (base/settings.h: the options table) with the rank in the message
    (rank < 0: none): CDAG_OK, or CDAG_ERR_ARG naming the field and its value. nprocs bounds root. */
 int pipeline_check_options(const cdag_options *o, int nprocs, int rank);
 

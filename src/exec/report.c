@@ -9,7 +9,9 @@
  * choice stage has chosen how it runs (plan->chosen, src/choose/choose.h);
  * per bcast whose members form strided ranges the replication descriptor, and for a
  * replication the reduce it follows. Used by cdag_plan_report and the schedule report.
- * Kinds, their names and which lines they take (rooted, reduces, v-form) come from ir/coll_kinds.h. */
+ * Kinds, their names and which lines they take (rooted, reduces, v-form) come from ir/coll_kinds.h.
+ * The report of a graph run as written without analysis (det_report_as_written: detect = 0,
+ * user ops) and the test hook's are written here too, so every report JSON has one writer. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -203,11 +205,20 @@ static void json_coll(FILE *f, const cdag_plan *p, int64_t i) {
   fprintf(f, "}");
 }
 
-static void report_json(const cdag_plan *p, FILE *f) {
-  fprintf(f, "{\n  \"cdag_report\": 1,\n  \"nprocs\": %d,\n", p->nprocs);
+/* The head every report object starts with: version, ranks and operations by kind. */
+static void json_head(FILE *f, int nprocs, const int64_t *n) {
+  fprintf(f, "{\n  \"cdag_report\": 1,\n  \"nprocs\": %d,\n", nprocs);
   fprintf(f, "  \"ops\": {\"send\": %lld, \"recv\": %lld, \"reduce\": %lld, \"copy\": %lld, \"calc\": %lld},\n",
-          (long long)p->nops_kind[IR_SEND], (long long)p->nops_kind[IR_RECV], (long long)p->nops_kind[IR_REDUCE],
-          (long long)p->nops_kind[IR_COPY], (long long)p->nops_kind[IR_CALC]);
+          (long long)n[IR_SEND], (long long)n[IR_RECV], (long long)n[IR_REDUCE], (long long)n[IR_COPY],
+          (long long)n[IR_CALC]);
+}
+
+static void json_seconds(FILE *f, double match, double dataflow, double detect) {
+  fprintf(f, "  \"seconds\": {\"match\": %.6f, \"dataflow\": %.6f, \"detect\": %.6f}\n}\n", match, dataflow, detect);
+}
+
+static void report_json(const cdag_plan *p, FILE *f) {
+  json_head(f, p->nprocs, p->nops_kind);
   if (p->nonesided[0] || p->nonesided[1] || p->nonesided[2])
     fprintf(f, "  \"onesided\": {\"get\": %lld, \"put\": %lld, \"fence\": %lld},\n", (long long)p->nonesided[0],
             (long long)p->nonesided[1], (long long)p->nonesided[2]);
@@ -249,8 +260,8 @@ static void report_json(const cdag_plan *p, FILE *f) {
     fprintf(f, "%s", i ? ", " : "");
     ir_json_string(f, p->notes[i]);
   }
-  fprintf(f, "],\n  \"seconds\": {\"match\": %.6f, \"dataflow\": %.6f, \"detect\": %.6f}\n}\n", p->sec_match,
-          p->sec_dataflow, p->sec_detect);
+  fprintf(f, "],\n");
+  json_seconds(f, p->sec_match, p->sec_dataflow, p->sec_detect);
 }
 
 int cdag_plan_report(const cdag_plan *p, FILE *out, int json) {
@@ -258,4 +269,39 @@ int cdag_plan_report(const cdag_plan *p, FILE *out, int json) {
   if (json) report_json(p, out);
   else report_text(p, out);
   return ferror(out) ? cdag__error(CDAG_ERR_IO, "cdag_plan_report: write failed") : CDAG_OK;
+}
+
+/* A graph run as written, not analysed (docs/format.md's schema with "detect": 0: no SST and
+   no collectives, every message kept, and the reason). */
+int det_report_as_written(const cdag_graph *g, const char *why, FILE *f, int json) {
+  if (!g || !why || !f) return cdag__error(CDAG_ERR_ARG, "det_report_as_written: NULL argument");
+  int64_t n[IR_NKINDS] = {0};
+  uint64_t bytes = 0;
+  for (int64_t i = 0; i < g->nops; i++) {
+    n[g->kind[i]]++;
+    if (g->kind[i] == IR_SEND) bytes += g->bytes[i];
+  }
+  if (json) {
+    json_head(f, g->nprocs, n);
+    fprintf(f, "  \"detect\": 0,\n  \"sst\": {\"transfers\": 0, \"reductions\": 0, \"splits\": 0},\n"
+               "  \"collectives\": [],\n  \"barrier\": false,\n"
+               "  \"residual\": {\"transfers\": %lld, \"bytes\": %llu, \"messages\": %lld},\n  \"runs_as_written\": ",
+            (long long)n[IR_SEND], (unsigned long long)bytes, (long long)n[IR_SEND]);
+    ir_json_string(f, why);
+    fprintf(f, ",\n");
+    json_seconds(f, 0, 0, 0);
+  } else {
+    fprintf(f, "graph run as written (%s) over %d ranks: %lld sends, %lld receives, %lld reduces, %lld copies\n", why,
+            g->nprocs, (long long)n[IR_SEND], (long long)n[IR_RECV], (long long)n[IR_REDUCE], (long long)n[IR_COPY]);
+  }
+  return ferror(f) ? cdag__error(CDAG_ERR_IO, "det_report_as_written: write failed") : CDAG_OK;
+}
+
+/* The test hook's hand-made plan (exec_set_analyzer): its collectives and chosen algorithms. */
+int det_report_hand_made(const cdag_plan *p, FILE *f, int json) {
+  if (!p || !f) return cdag__error(CDAG_ERR_ARG, "det_report_hand_made: NULL argument");
+  fputs(json ? "{\"cdag_report\": 1, \"hand_made\": true}\n" : "hand-made plan (test hook)\n", f);
+  for (int64_t i = 0; !json && p->chosen && i < p->ncolls; i++)
+    fprintf(f, "%s: algorithm: %s (%s)\n", det_kind_name(p->colls[i].kind), p->chosen->coll[i].name, p->chosen->coll[i].why);
+  return ferror(f) ? cdag__error(CDAG_ERR_IO, "det_report_hand_made: write failed") : CDAG_OK;
 }

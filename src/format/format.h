@@ -41,6 +41,33 @@ int ir_load_mem(const char *buf, size_t len, const char *name, const ir_load_opt
    Errors: CDAG_ERR_IO if the stream fails, CDAG_ERR_NOMEM. */
 int ir_save_file(const cdag_graph *g, FILE *f);
 
+/* One operation line of a rank block: the one writer of op lines, which ir_save_file, the
+   recorder's part files (src/record/pmpi.c) and its merger (merge.c) all use. Fields as
+   ir.h encodes an op; kinds beyond ir_kind: */
+enum { IR_LINE_COLL = 100, IR_LINE_WAIT };
+typedef struct {
+  int kind;                  /* IR_SEND .. IR_CALC, IR_GET, IR_PUT, IR_FENCE, IR_LINE_COLL, IR_LINE_WAIT */
+  uint64_t bytes;            /* reduce: count * type size; calc: its cost */
+  int32_t peer, tag;         /* reduce: cdag_type, cdag_reduce_op */
+  uint64_t addr, addr2;
+  int32_t seg;               /* get/put not expanded yet: the segment (addr2 an offset), -1 none */
+  int32_t cpu, nic;          /* GOAL's, -1 none */
+  int wait;                  /* `wait`: every later op of the rank depends on this one */
+  int32_t comm;              /* send/recv of a recorder's part file: its communicator, -1 none */
+  const ir_call *call;       /* IR_LINE_COLL: the call */
+  int32_t rank;              /* IR_LINE_COLL: the rank writing it (the root alone writes some buffers) */
+  const char *const *waits;  /* IR_LINE_WAIT: the labels waited for */
+  int64_t nwaits;
+} ir_line;
+/* The line, with `label: ` first when label is not NULL, no indentation, no newline, into
+   buf (NUL-terminated, cut at cap); returns the length it needs, as snprintf does. */
+size_t ir_format_line(char *buf, size_t cap, const char *label, const ir_line *l);
+/* The same, with a newline, to f. CDAG_OK or CDAG_ERR_NOMEM. */
+int ir_write_line(FILE *f, const char *label, const ir_line *l);
+/* Compact labels for large files (recordings): 'o' and n in base 62. */
+#define IR_COMPACT_LABEL 9
+const char *ir_compact_label(uint32_t n, char buf[IR_COMPACT_LABEL]);
+
 /* Writes s as a JSON string (quotes, backslashes and control bytes escaped): the reports,
    the tools' JSON and recordings' index.json share it. */
 void ir_json_string(FILE *f, const char *s);

@@ -276,6 +276,12 @@ static int is_word(const token *t, const char *w) {
   return t->kind == T_WORD && t->len == (int64_t)n && memcmp(t->s, w, n) == 0;
 }
 
+/* A type name: a word, or one the tokenizer read as a number since it starts with a digit
+   (2int, 2float, 2double: no type name is a valid number, so nothing else changes). */
+static int tok_type(const token *t) {
+  return t->kind == T_WORD || t->kind == T_NUM ? ir_type_parse(t->s, t->len) : -1;
+}
+
 static int is_end(const token *t) { return t->kind == T_NL || t->kind == T_EOF || t->kind == T_RBRACE; }
 
 /* ---- numbers ---- */
@@ -606,8 +612,8 @@ static int read_reduce(reader *r, const token *kw, const token *label) {
   token count_tok = r->tok;
   if ((rc = num_in(r, &count_tok, 0, 0, INT64_MAX, "an element count", &count))) return rc;
   if ((rc = next(r))) return rc;
-  int type = r->tok.kind == T_WORD ? ir_type_parse(r->tok.s, r->tok.len) : -1;
-  if (type < 0) return expected(r, &r->tok, "a type (int8, int16, int32, int64, uint8, uint16, uint32, uint64, float, double)");
+  int type = tok_type(&r->tok);
+  if (type < 0) return expected(r, &r->tok, "a type (int8, ..., double, a pair such as 2int, or complex_float/double)");
   if ((rc = next(r))) return rc;
   int rop = r->tok.kind == T_WORD ? ir_rop_parse(r->tok.s, r->tok.len) : -1;
   if (rop < 0) return expected(r, &r->tok, "a reduction (sum, prod, min, max, band, bor, bxor, land, lor, lxor)");
@@ -766,8 +772,8 @@ static int read_coll_size(reader *r, int kind, int64_t *count, int *type, int *r
   if ((rc = next(r))) return rc;
   if ((rc = num_in(r, &r->tok, 0, 0, INT64_MAX / 16, "an element count", count))) return rc;
   if ((rc = next(r))) return rc;
-  *type = r->tok.kind == T_WORD ? ir_type_parse(r->tok.s, r->tok.len) : -1;
-  if (*type < 0) return expected(r, &r->tok, "a type (int8, ..., double)");
+  *type = tok_type(&r->tok);
+  if (*type < 0) return expected(r, &r->tok, "a type (int8, ..., double, a pair such as 2int, or complex_float/double)");
   if ((rc = next(r))) return rc;
   *rop = r->tok.kind == T_WORD ? ir_rop_parse(r->tok.s, r->tok.len) : -1;
   if (*rop < 0) return expected(r, &r->tok, "a reduction (sum, prod, min, max, ...)");

@@ -12,6 +12,7 @@
  * O(n log n) (ops, dependencies and scratch are sorted by rank). */
 #include <Judy.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,8 @@ typedef struct {
   char *names;            /* labels of the current rank, NUL-terminated */
   int64_t names_len, names_cap;
   Pvoid_t used;           /* JudyHS: labels used in the current rank */
+  const char **waits;     /* the labels of the wait being written */
+  int64_t waits_cap;
 } writer;
 
 static int cmp_u64(const void *a, const void *b) {
@@ -92,83 +95,134 @@ static int name_ops(writer *w, const int32_t *ops, int64_t n) {
 
 static const char *name_of(const writer *w, int32_t op) { return w->names + w->name_off[op]; }
 
-static void write_tag(FILE *f, int tag) {
-  if (tag) fprintf(f, " tag %d", tag);
+
+/* ---- the one writer of operation lines ---- */
+
+/* Appends to a buffer snprintf-style: len counts what the line needs, the buffer holds what fits. */
+typedef struct { char *p; size_t cap, len; } line_buf;
+
+__attribute__((format(printf, 2, 3))) static void ap(line_buf *b, const char *fmt, ...) {
+  va_list va;
+  va_start(va, fmt);
+  int n = vsnprintf(b->len < b->cap ? b->p + b->len : NULL, b->len < b->cap ? b->cap - b->len : 0, fmt, va);
+  va_end(va);
+  if (n > 0) b->len += (size_t)n;
 }
 
 /* A native collective call (collective.c), as docs/format.md spells it. */
-static void write_call(const writer *w, const ir_call *c, int rank) {
-  FILE *f = w->f;
+static void line_call(line_buf *b, const ir_call *c, int rank) {
   unsigned long long in = c->in, out = c->out, n = c->count;
   const ir_coll_info *k = ir_coll_get(c->kind);
   int root = c->root == rank;
-  fputs(k->name, f);
-  if (k->reduces) fprintf(f, " %llu %s %s", n, ir_type_name(c->type), ir_rop_name(c->rop));
-  else if (k->send != IR_SLOTS_NONE) fprintf(f, " %llub", n);
-  if (c->root >= 0) fprintf(f, " root %d", c->root);
-  if (c->kind == IR_COLL_BCAST) fprintf(f, " addr 0x%llx", out);   /* MPI_Bcast's one buffer */
-  else if (k->send != IR_SLOTS_NONE) {                              /* root-only sides as the kind's slots */
-    if (!k->send_root || root) fprintf(f, " in 0x%llx", in);
-    if (!k->recv_root || root) fprintf(f, " out 0x%llx", out);
+  ap(b, "%s", k->name);
+  if (k->reduces) ap(b, " %llu %s %s", n, ir_type_name(c->type), ir_rop_name(c->rop));
+  else if (k->send != IR_SLOTS_NONE) ap(b, " %llub", n);
+  if (c->root >= 0) ap(b, " root %d", c->root);
+  if (c->kind == IR_COLL_BCAST) ap(b, " addr 0x%llx", out);   /* MPI_Bcast's one buffer */
+  else if (k->send != IR_SLOTS_NONE) {                         /* root-only sides as the kind's slots */
+    if (!k->send_root || root) ap(b, " in 0x%llx", in);
+    if (!k->recv_root || root) ap(b, " out 0x%llx", out);
   }
-  if (c->comm) fprintf(f, " comm %d", c->comm);
+  if (c->comm) ap(b, " comm %d", c->comm);
 }
 
-/* wait L1 L2 ...: the labels of what the wait op requires. */
-static void write_wait(const writer *w, int32_t op) {
-  fputs("wait", w->f);
-  for (int64_t d = w->wait_head[op]; d >= 0; d = w->dep_next[d]) fprintf(w->f, " %s", name_of(w, w->g->dep[2 * d]));
+static void line_message(line_buf *b, const ir_line *l) {
+  int send = l->kind == IR_SEND;
+  ap(b, "%s %llub %s %d", send ? "send" : "recv", (unsigned long long)l->bytes, send ? "to" : "from", l->peer);
+  if (l->tag) ap(b, " tag %d", l->tag);
+  if (l->comm >= 0) ap(b, " comm %d", l->comm);
+  ap(b, " addr 0x%llx", (unsigned long long)l->addr);
 }
 
-static void write_op(const writer *w, int32_t op) {
-  const cdag_graph *g = w->g;
-  FILE *f = w->f;
-  unsigned long long bytes = g->bytes[op], a = g->addr[op], a2 = g->addr2 ? g->addr2[op] : 0;
-  if (w->name_off[op] >= 0) fprintf(f, "  %s: ", name_of(w, op));
-  else fputs("  ", f);
-  int os = g->os ? g->os[op] : IR_OS_NONE, kind = g->kind[op];
-  int join = g->join && g->join[op] == IR_JOIN_AFTER && os != IR_OS_WAIT;
-  if (os == IR_OS_COLL || os == IR_OS_WAIT) {
-    if (os == IR_OS_COLL) write_call(w, &g->calls[g->call[op]], g->rank[op]);
-    else write_wait(w, op);
-    fputc('\n', f);
-    return;
-  }
-  if (os == IR_OS_GET || os == IR_OS_PUT || kind == IR_GET || kind == IR_PUT) {
-    int get = os == IR_OS_GET || kind == IR_GET;
-    fprintf(f, "%s %llub %s %d", get ? "get" : "put", bytes, get ? "from" : "to", g->peer[op]);
-    if (!os && g->tag[op] >= 0) fprintf(f, " seg %d", g->tag[op]);   /* not expanded yet: an offset */
-    fprintf(f, " at 0x%llx addr 0x%llx\n", a2, a);
-    return;
-  }
-  if (os == IR_OS_FENCE || kind == IR_FENCE) {
-    fprintf(f, "fence\n");
-    return;
-  }
-  switch (g->kind[op]) {
+size_t ir_format_line(char *buf, size_t cap, const char *label, const ir_line *l) {
+  line_buf b = {buf, cap, 0};
+  unsigned long long bytes = l->bytes, a = l->addr, a2 = l->addr2;
+  if (cap) buf[0] = 0;
+  if (label) ap(&b, "%s: ", label);
+  switch (l->kind) {
+    case IR_LINE_COLL: line_call(&b, l->call, l->rank); return b.len;
+    case IR_LINE_WAIT:
+      ap(&b, "wait");
+      for (int64_t k = 0; k < l->nwaits; k++) ap(&b, " %s", l->waits[k]);
+      return b.len;
+    case IR_GET:
+    case IR_PUT:
+      ap(&b, "%s %llub %s %d", l->kind == IR_GET ? "get" : "put", bytes, l->kind == IR_GET ? "from" : "to", l->peer);
+      if (l->seg >= 0) ap(&b, " seg %d", l->seg);   /* not expanded yet: addr2 is an offset */
+      ap(&b, " at 0x%llx addr 0x%llx", a2, a);
+      return b.len;
+    case IR_FENCE: ap(&b, "fence"); return b.len;
     case IR_SEND:
-      fprintf(f, "send %llub to %d", bytes, g->peer[op]);
-      write_tag(f, g->tag[op]);
-      fprintf(f, " addr 0x%llx", a);
-      break;
-    case IR_RECV:
-      fprintf(f, "recv %llub from %d", bytes, g->peer[op]);
-      write_tag(f, g->tag[op]);
-      fprintf(f, " addr 0x%llx", a);
-      break;
+    case IR_RECV: line_message(&b, l); break;
     case IR_REDUCE: {
-      int size = ir_type_size(g->peer[op]);
-      fprintf(f, "reduce %llu %s %s in 0x%llx inout 0x%llx", size ? bytes / (unsigned)size : 0ULL,
-              ir_type_name(g->peer[op]), ir_rop_name(g->tag[op]), a2, a);
+      int size = ir_type_size(l->peer);
+      ap(&b, "reduce %llu %s %s in 0x%llx inout 0x%llx", size ? bytes / (unsigned)size : 0ULL, ir_type_name(l->peer),
+         ir_rop_name(l->tag), a2, a);
       break;
     }
-    case IR_COPY: fprintf(f, "copy %llub from 0x%llx to 0x%llx", bytes, a2, a); break;
-    default: fprintf(f, "calc %llu", bytes); break;
+    case IR_COPY: ap(&b, "copy %llub from 0x%llx to 0x%llx", bytes, a2, a); break;
+    default: ap(&b, "calc %llu", bytes); break;
   }
-  if (g->cpu && g->cpu[op] >= 0) fprintf(f, " cpu %d", g->cpu[op]);
-  if (g->nic && g->nic[op] >= 0) fprintf(f, " nic %d", g->nic[op]);
-  if (join) fputs(" wait", f);
+  if (l->cpu >= 0) ap(&b, " cpu %d", l->cpu);
+  if (l->nic >= 0) ap(&b, " nic %d", l->nic);
+  if (l->wait) ap(&b, " wait");
+  return b.len;
+}
+
+int ir_write_line(FILE *f, const char *label, const ir_line *l) {
+  char small[256];
+  size_t n = ir_format_line(small, sizeof small, label, l);
+  char *buf = n < sizeof small ? small : malloc(n + 1);
+  if (!buf) return CDAG_NOMEM("a graph line");
+  if (buf != small) ir_format_line(buf, n + 1, label, l);
+  fwrite(buf, 1, n, f);
   fputc('\n', f);
+  if (buf != small) free(buf);
+  return CDAG_OK;
+}
+
+const char *ir_compact_label(uint32_t n, char buf[IR_COMPACT_LABEL]) {
+  static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  char rev[8];
+  int k = 0, i = 0;
+  do rev[k++] = digits[n % 62]; while ((n /= 62) && k < 7);
+  buf[i++] = 'o';
+  while (k) buf[i++] = rev[--k];
+  buf[i] = 0;
+  return buf;
+}
+
+/* An op of the graph as its line says it: what expansion made of it is written as it was
+   (a native collective or wait as its own line, a get/put/fence as such). */
+static int write_op(writer *w, int32_t op) {
+  const cdag_graph *g = w->g;
+  int os = g->os ? g->os[op] : IR_OS_NONE, kind = g->kind[op];
+  ir_line l = {.kind = kind, .bytes = g->bytes[op], .peer = g->peer[op], .tag = g->tag[op], .addr = g->addr[op],
+               .addr2 = g->addr2 ? g->addr2[op] : 0, .seg = -1, .cpu = g->cpu ? g->cpu[op] : -1,
+               .nic = g->nic ? g->nic[op] : -1, .comm = -1, .rank = g->rank[op]};
+  l.wait = g->join && g->join[op] == IR_JOIN_AFTER && os != IR_OS_WAIT;
+  if (os == IR_OS_COLL) {
+    l.kind = IR_LINE_COLL;
+    l.call = &g->calls[g->call[op]];
+  } else if (os == IR_OS_WAIT) {
+    int64_t n = 0;
+    for (int64_t d = w->wait_head[op]; d >= 0; d = w->dep_next[d]) n++;
+    int rc = ir_grow((void **)&w->waits, 0, &w->waits_cap, n, sizeof *w->waits, "wait labels");
+    if (rc) return rc;
+    n = 0;
+    for (int64_t d = w->wait_head[op]; d >= 0; d = w->dep_next[d]) w->waits[n++] = name_of(w, g->dep[2 * d]);
+    l.kind = IR_LINE_WAIT;
+    l.waits = w->waits;
+    l.nwaits = n;
+  } else if (os == IR_OS_GET || os == IR_OS_PUT || kind == IR_GET || kind == IR_PUT) {
+    l.kind = os == IR_OS_GET || kind == IR_GET ? IR_GET : IR_PUT;
+    l.addr2 = g->addr2 ? g->addr2[op] : 0;
+    if (!os && g->tag[op] >= 0) l.seg = g->tag[op];
+  } else if (os == IR_OS_FENCE || kind == IR_FENCE) {
+    l.kind = IR_FENCE;
+  }
+  fputs("  ", w->f);
+  return ir_write_line(w->f, w->name_off[op] >= 0 ? name_of(w, op) : NULL, &l);
 }
 
 /* Sorted views of what belongs to each rank. */
@@ -230,7 +284,8 @@ static int write_ranks(writer *w, const rank_views *v) {
     if ((rc = name_ops(w, v->ops + o0, io - o0))) return rc;
     fprintf(w->f, "\nrank %d {\n", r);
     for (int64_t i = o0; i < io; i++)   /* what expansions added is not written */
-      if (!g->os || (g->os[v->ops[i]] != IR_OS_PARTNER && g->os[v->ops[i]] != IR_OS_COLL_PART)) write_op(w, v->ops[i]);
+      if (!g->os || (g->os[v->ops[i]] != IR_OS_PARTNER && g->os[v->ops[i]] != IR_OS_COLL_PART))
+        if ((rc = write_op(w, v->ops[i]))) return rc;
     for (; ig < g->nseg && (int32_t)(v->seg[ig] >> 32) == r; ig++) {
       int64_t k = (int64_t)(v->seg[ig] & 0xffffffffu);
       fprintf(w->f, "  segment 0x%llx %llub\n", (unsigned long long)g->seg_base[k], (unsigned long long)g->seg_len[k]);
@@ -297,7 +352,7 @@ int ir_save_file(const cdag_graph *g, FILE *f) {
   if (!g || !f) return cdag__error(CDAG_ERR_ARG, "ir_save_file: graph or stream is NULL");
   int urc = user_op_check(g);
   if (urc) return urc;
-  writer w = {g, f, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL};
+  writer w = {g, f, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, 0};
   rank_views v;
   int rc = make_views(g, &v);
   if (rc == CDAG_OK) rc = index_deps(&w);
@@ -315,6 +370,7 @@ int ir_save_file(const cdag_graph *g, FILE *f) {
   free(w.referenced);
   free(w.wait_head);
   free(w.dep_next);
+  free(w.waits);
   JudyHSFreeArray(&w.used, PJE0);
   if (rc == CDAG_OK && (fflush(f) != 0 || ferror(f))) rc = cdag__error(CDAG_ERR_IO, "cannot write the graph file");
   return rc;

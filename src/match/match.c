@@ -3,6 +3,7 @@
  * Matching: sends and receives are bucketed by the receiving rank (a counting sort that
  * keeps program order), each bucket sorted by (source, tag); the k-th send of a channel
  * (source, dest, tag) pairs with its k-th receive (MPI's non-overtaking rule). O(n log n).
+ * The sort and the rule (match_sort_ends, match_pair_ends) are the recorder's merger's too.
  * Ordering: Kahn's algorithm over dependencies plus one edge from each send to its receive
  * (a send completes when its own dependencies are met, its data taken at that moment, as
  * with MPI's buffered sends and GOAL's eager messages), scanning ops by id so the order
@@ -23,11 +24,7 @@
    already (ir_sort: insertion sort up to 96 entries). O(n log n) worst case, 16 bytes
    per send or receive and 4 per rank, and O(1) random accesses per op (a JudyL of channels
    cost several). */
-typedef struct {
-  int32_t src, tag;
-  uint32_t key;   /* is_recv << 31 | position in its rank's program order (pos) */
-  int32_t op;
-} chan_entry;
+typedef match_end chan_entry;   /* op: the entry's id */
 
 static int entry_cmp(const void *x, const void *y) {
   const chan_entry *a = x, *b = y;
@@ -63,7 +60,7 @@ static int64_t merge_runs(const chan_entry *e, chan_entry *out, int64_t *at, int
    order, runs that ascend or descend by source. Runs are found (descending ones reversed)
    and merged pairwise, ping-ponging with tmp: O(n log runs), no comparator calls (qsort's
    were 4% of cdag model on an alltoall of 1024 ranks, whose buckets hold 2046 records). */
-static void sort_bucket(chan_entry *e, int64_t n, chan_entry *tmp, int64_t *at) {
+void match_sort_ends(match_end *e, int64_t n, match_end *tmp, int64_t *at) {
   if (n <= 96) {
     ir_sort(e, n, sizeof *e, entry_cmp);
     return;
@@ -111,22 +108,31 @@ static int truncated(const cdag_graph *g, int32_t s, int32_t r) {
                      ir_describe(g, s, ds, sizeof ds), (unsigned long long)g->bytes[s]);
 }
 
-/* Pairs the sorted entries of one bucket channel by channel. */
-static int pair_bucket(const cdag_graph *g, const chan_entry *e, int64_t n, int32_t *partner) {
-  for (int64_t i = 0; i < n;) {
+/* The rule: channel by channel, the k-th send pairs with the k-th receive; the ends beyond
+   the shorter side have no partner. */
+int match_pair_ends(const match_end *e, int64_t n, match_pair_fn fn, void *ctx) {
+  int rc = 0;
+  for (int64_t i = 0; i < n && !rc;) {
     int64_t ns = 0, nr = 0, j = i;
     for (; j < n && e[j].src == e[i].src && e[j].tag == e[i].tag; j++)
       if (e[j].key >> 31) nr++;
       else ns++;
-    for (int64_t k = 0; k < ns && k < nr; k++) {
-      int32_t s = e[i + k].op, r = e[i + ns + k].op;
-      if (g->bytes[r] < g->bytes[s]) return truncated(g, s, r);
-      partner[s] = r;
-      partner[r] = s;
-    }
-    if (ns != nr) return unmatched(g, e[i + (ns > nr ? nr : 2 * ns)].op);
+    for (int64_t k = 0; k < ns && k < nr && !rc; k++) rc = fn(ctx, e[i + k].op, e[i + ns + k].op);
+    for (int64_t k = nr; k < ns && !rc; k++) rc = fn(ctx, e[i + k].op, -1);
+    for (int64_t k = ns; k < nr && !rc; k++) rc = fn(ctx, -1, e[i + ns + k].op);
     i = j;
   }
+  return rc;
+}
+
+typedef struct { const cdag_graph *g; int32_t *partner; } pairing;
+
+static int pair_op(void *ctx, int32_t s, int32_t r) {
+  pairing *x = ctx;
+  if (s < 0 || r < 0) return unmatched(x->g, s < 0 ? r : s);
+  if (x->g->bytes[r] < x->g->bytes[s]) return truncated(x->g, s, r);
+  x->partner[s] = r;
+  x->partner[r] = s;
   return CDAG_OK;
 }
 
@@ -170,8 +176,8 @@ static int match_pairs(const cdag_graph *g, int32_t *partner) {
     int32_t next_end = r + 1 < g->nprocs ? start[r + 1] : start[r]; /* the next bucket's first sends */
     for (int32_t k = start[r]; k < next_end && k < start[r] + 64; k++)
       if (!(e[k].key >> 31)) IR_PREFETCH(&g->bytes[e[k].op]), IR_PREFETCH_W(&partner[e[k].op]);
-    sort_bucket(e + lo, start[r] - lo, tmp, at);
-    rc = pair_bucket(g, e + lo, start[r] - lo, partner);
+    match_sort_ends(e + lo, start[r] - lo, tmp, at);
+    rc = match_pair_ends(e + lo, start[r] - lo, pair_op, &(pairing){g, partner});
   }
   free(tmp);
   free(at);

@@ -36,6 +36,22 @@ typedef struct {
 } match_result;
 
 int match_run(const cdag_graph *g, match_result *m);   /* g must be finalized */
+
+/* MPI's non-overtaking rule, written once: match_run applies it, and so does the recorder's
+   merger (src/record/merge.c) to the part files of a run. The ends are the sends and
+   receives one rank receives. */
+typedef struct {
+  int32_t src, tag;   /* the sending rank, the tag */
+  uint32_t key;       /* is_recv << 31 | position in its rank's program order (< 2^31) */
+  int32_t op;         /* the caller's id of the send or receive */
+} match_end;
+/* Sorts e[0..n) by (src, tag, sends first, position); tmp: n entries, at: n + 1. */
+void match_sort_ends(match_end *e, int64_t n, match_end *tmp, int64_t *at);
+/* Pairs sorted ends channel by channel: fn(ctx, send, recv) for the k-th send and k-th
+   receive of each channel, fn(ctx, send, -1) / fn(ctx, -1, recv) for an end without a
+   partner; stops at fn's first non-zero return, which it returns. O(n). */
+typedef int (*match_pair_fn)(void *ctx, int32_t send, int32_t recv);
+int match_pair_ends(const match_end *e, int64_t n, match_pair_fn fn, void *ctx);
 void match_free(match_result *m);                       /* frees the arrays; m itself is the caller's */
 
 #endif

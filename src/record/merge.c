@@ -7,12 +7,15 @@
  *  - numbers the communicators (an agreed id and a member list name one) and gives the
  *    messages of each communicator other than MPI_COMM_WORLD tags of their own above every
  *    tag the program used on MPI_COMM_WORLD, so matching cannot mix communicators;
- *  - matches messages as the loader will (the k-th send from i to j with a tag meets the
- *    k-th receive), leaves out sends nobody received (counted) and turns receives whose
- *    send is not in the phase into opaque writes (counted);
+ *  - matches messages by the loader's own rule (match_sort_ends / match_pair_ends of
+ *    src/match: the k-th send from i to j with a tag meets the k-th receive), leaves out
+ *    sends nobody received (counted) and turns receives whose send is not in the phase
+ *    into opaque writes (counted);
  *  - writes `phase-NNNN.cdag`: the communicators native collectives use, each rank's
- *    operations with labels where a `wait` names them (short ones: o and a base-62 number,
- *    and no indentation, since recordings are large), the packing areas as scratch.
+ *    operations with labels where a `wait` names them (the format's compact labels: o and a
+ *    base-62 number, and no indentation, since recordings are large), the packing areas
+ *    as scratch. Every operation line comes from the format's one writer (ir_write_line),
+ *    here or in the recorder, which wrote the collectives and local ops passed through.
  * Then `index.json` sums it up. A part file without `finalized` is from a process that
  * did not reach MPI_Finalize: what it holds is merged and the index says the run is
  * incomplete. Cost: O(n log n) for n recorded operations. */
@@ -24,6 +27,7 @@
 
 #include "base/error.h"
 #include "format/format.h"
+#include "match/match.h"
 #include "record/record.h"
 
 enum { K_SEND, K_RECV, K_WAIT, K_OTHER };
@@ -39,7 +43,7 @@ typedef struct {
 
 typedef struct { int id, n; int *members; int global; } mcomm;
 typedef struct { int phase; char *text; } mline;
-typedef struct { char name[64]; uint64_t n; } mcount;
+typedef struct { char name[160]; uint64_t n; } mcount;
 
 typedef struct {
   char *file;              /* the part file's text, lines NUL-terminated in place */
@@ -62,7 +66,11 @@ typedef struct {
   uint64_t *tagkey; int64_t ntags; /* sorted (global comm << 32 | tag) of non-world messages */
   int tag_base;                    /* first tag given to them */
   mcount *calls, *unsup; int ncalls, nunsup, callcap, unsupcap;
+  mcount *why; int nwhy, whycap;   /* "CALL: reason" -> calls left out for it */
   uint64_t opaque_next;
+  char (*waitlab)[IR_COMPACT_LABEL];  /* the labels of the wait line being written */
+  const char **waitptr;
+  int64_t waitcap;
 } merger;
 
 static int grow(void **a, int64_t *cap, int64_t need, size_t size) {
@@ -155,6 +163,12 @@ static int parse_line(merger *m, mrank *r, char *l) {
   unsigned long long a, b, c;
   int k;
   if (sscanf(l, "call %63s %llu", name, &a) == 2) return add_count(&m->calls, &m->ncalls, &m->callcap, name, a) ? CDAG_NOMEM("counts") : 0;
+  int at = 0;
+  if (sscanf(l, "unsupported_why %63s %llu %n", name, &a, &at) == 2 && at > 0) {
+    char key[160];
+    snprintf(key, sizeof key, "%s: %s", name, l + at);
+    return add_count(&m->why, &m->nwhy, &m->whycap, key, a) ? CDAG_NOMEM("counts") : 0;
+  }
   if (sscanf(l, "unsupported %63s %llu", name, &a) == 2)
     return add_count(&m->unsup, &m->nunsup, &m->unsupcap, name, a) ? CDAG_NOMEM("counts") : 0;
   if (!strncmp(l, "comm ", 5)) return parse_comm(r, l + 5);
@@ -269,15 +283,12 @@ static int graph_tag(const merger *m, const mrank *r, const mop *o) {
   return m->tag_base + (int)(p - m->tagkey);
 }
 
-/* ---- matching ---- */
+/* ---- matching ----
+   The loader's rule (match/match.h, match_pair_ends): per receiving rank, the k-th send of a
+   channel meets its k-th receive; positions are each rank's recorded order. */
 
-typedef struct { int src, dst, tag; uint64_t seq; mop *op; } end_;
-
-static int cmp_end(const void *a, const void *b) {
-  const end_ *x = a, *y = b;
-  if (x->src != y->src) return x->src < y->src ? -1 : 1;
-  if (x->dst != y->dst) return x->dst < y->dst ? -1 : 1;
-  if (x->tag != y->tag) return x->tag < y->tag ? -1 : 1;
+static int cmp_seq(const void *a, const void *b) {
+  const mop *x = *(const mop *const *)a, *y = *(const mop *const *)b;
   return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
@@ -285,44 +296,68 @@ static int kept(const mrank *r, const mop *o, int phase) {
   return o->phase == phase && !o->dropped && !(o->phase == r->discard_phase && o->seq < r->discard_seq);
 }
 
-/* Marks sends and receives of the phase that have no partner. */
+typedef struct { mop **ops; rec_summary *sum; } unpaired;
+
+static int mark_unpaired(void *ctx, int32_t s, int32_t r) {
+  unpaired *x = ctx;
+  if (s >= 0 && r >= 0) return 0;
+  x->ops[s >= 0 ? s : r]->unmatched = 1;
+  if (s >= 0) x->sum->unreceived++;
+  else x->sum->unsent++;
+  return 0;
+}
+
+/* Marks sends and receives of the phase that have no partner. O(n log n). */
 static int match_phase(merger *m, int phase, rec_summary *sum) {
-  end_ *s = NULL, *v = NULL;
-  int64_t ns = 0, nv = 0, scap = 0, vcap = 0;
-  int rc = CDAG_OK;
-  for (int r = 0; r < m->nprocs && !rc; r++)
-    for (int64_t i = 0; i < m->r[r].nops && !rc; i++) {
+  int64_t n = 0;
+  for (int r = 0; r < m->nprocs; r++)
+    for (int64_t i = 0; i < m->r[r].nops; i++) {
       mop *o = &m->r[r].ops[i];
-      if (!kept(&m->r[r], o, phase) || (o->kind != K_SEND && o->kind != K_RECV)) continue;
-      int send = o->kind == K_SEND;
-      end_ e = {send ? r : o->peer, send ? o->peer : r, graph_tag(m, &m->r[r], o), o->seq, o};
-      if (grow(send ? (void **)&s : (void **)&v, send ? &scap : &vcap, (send ? ns : nv) + 1, sizeof e))
-        rc = CDAG_NOMEM("matching");
-      else if (send) s[ns++] = e;
-      else v[nv++] = e;
+      n += kept(&m->r[r], o, phase) && (o->kind == K_SEND || o->kind == K_RECV);
     }
-  if (!rc) {
-    if (ns) qsort(s, (size_t)ns, sizeof *s, cmp_end);
-    if (nv) qsort(v, (size_t)nv, sizeof *v, cmp_end);
-    int64_t i = 0, j = 0;
-    while (i < ns || j < nv) {
-      int c = i >= ns ? 1 : j >= nv ? -1 : cmp_end(&(end_){s[i].src, s[i].dst, s[i].tag, 0, 0}, &(end_){v[j].src, v[j].dst, v[j].tag, 0, 0});
-      if (c == 0) { i++; j++; }
-      else if (c < 0) { s[i++].op->unmatched = 1; sum->unreceived++; }
-      else { v[j++].op->unmatched = 1; sum->unsent++; }
+  if (n >= INT32_MAX) return cdag__error(CDAG_ERR_UNSUPPORTED, "phase %d: more than 2^31 messages", phase);
+  mop **ops = malloc((size_t)(n + 1) * sizeof *ops);
+  match_end *e = malloc((size_t)(n + 1) * sizeof *e), *tmp = malloc((size_t)(n + 1) * sizeof *tmp);
+  int64_t *start = calloc((size_t)m->nprocs + 2, sizeof *start), *at = malloc((size_t)(n + 2) * sizeof *at);
+  int32_t *dst = malloc((size_t)(n + 1) * sizeof *dst);   /* receiving rank; nprocs: a peer out of range */
+  int rc = ops && e && tmp && start && at && dst ? CDAG_OK : CDAG_NOMEM("matching");
+  unpaired x = {ops, sum};
+  int64_t k = 0;
+  for (int r = 0; r < m->nprocs && !rc; r++) {   /* each rank's messages in recorded order */
+    int64_t first = k;
+    for (int64_t i = 0; i < m->r[r].nops; i++) {
+      mop *o = &m->r[r].ops[i];
+      if (kept(&m->r[r], o, phase) && (o->kind == K_SEND || o->kind == K_RECV)) ops[k++] = o;
+    }
+    if (k > first) qsort(ops + first, (size_t)(k - first), sizeof *ops, cmp_seq);
+    for (int64_t i = first; i < k; i++) {
+      int send = ops[i]->kind == K_SEND, d = send ? ops[i]->peer : r;
+      dst[i] = d >= 0 && d < m->nprocs ? d : m->nprocs;
+      e[i] = (match_end){send ? r : ops[i]->peer, graph_tag(m, &m->r[r], ops[i]),
+                         (uint32_t)!send << 31 | (uint32_t)(i - first), (int32_t)i};
+      start[dst[i] + 1]++;
     }
   }
-  free(s);
-  free(v);
+  for (int d = 0; d <= m->nprocs && !rc; d++) start[d + 1] += start[d];
+  for (int64_t i = 0; i < n && !rc; i++) tmp[start[dst[i]]++] = e[i];   /* counting sort: buckets in order */
+  for (int d = m->nprocs + 1; d > 0 && !rc; d--) start[d] = start[d - 1];
+  if (!rc) start[0] = 0;
+  for (int d = 0; d < m->nprocs && !rc; d++) {
+    match_sort_ends(tmp + start[d], start[d + 1] - start[d], e, at);
+    match_pair_ends(tmp + start[d], start[d + 1] - start[d], mark_unpaired, &x);
+  }
+  for (int64_t i = rc ? n : start[m->nprocs]; i < n; i++)   /* a peer out of range: no partner */
+    mark_unpaired(&x, tmp[i].key >> 31 ? -1 : tmp[i].op, tmp[i].key >> 31 ? tmp[i].op : -1);
+  free(dst);
+  free(ops);
+  free(e);
+  free(tmp);
+  free(start);
+  free(at);
   return rc;
 }
 
 /* ---- writing ---- */
-
-static int cmp_seq(const void *a, const void *b) {
-  const mop *x = *(const mop *const *)a, *y = *(const mop *const *)b;
-  return (x->seq > y->seq) - (x->seq < y->seq);
-}
 
 static mop *find_seq(mop **ops, int64_t n, uint64_t seq) {
   int64_t lo = 0, hi = n - 1;
@@ -335,25 +370,14 @@ static mop *find_seq(mop **ops, int64_t n, uint64_t seq) {
   return NULL;
 }
 
-/* Labels are short (recordings are large): o and the label's number in base 62. */
-static void put_label(FILE *f, uint32_t n) {
-  static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-  char buf[8];
-  int k = 0;
-  do buf[k++] = digits[n % 62]; while ((n /= 62) && k < 7);
-  fputc('o', f);
-  while (k) fputc(buf[--k], f);
-}
-
-static void label(FILE *f, const mop *o) {
-  if (!o->labelled) return;
-  put_label(f, o->label);
-  fputs(": ", f);
+/* Labels are short (recordings are large): the format's compact labels. */
+static const char *label_of(const mop *o, char buf[IR_COMPACT_LABEL]) {
+  return o->labelled ? ir_compact_label(o->label, buf) : NULL;
 }
 
 /* A wait line with the operations it names that are still there; 0 if none is. */
-static int write_wait(FILE *f, mop **ops, int64_t n, const mop *w, int mark) {
-  int k = 0;
+static int write_wait(FILE *f, merger *m, mop **ops, int64_t n, const mop *w, int mark) {
+  int64_t k = 0;
   for (char *p = w->text + 5, *e; *p; p = e) {
     uint64_t seq = strtoull(p, &e, 10);
     if (e == p) break;
@@ -361,36 +385,48 @@ static int write_wait(FILE *f, mop **ops, int64_t n, const mop *w, int mark) {
     if (!o || (o->kind == K_SEND && o->unmatched)) continue;
     if (mark) o->labelled = 1;
     else {
-      fputs(k ? " " : "wait ", f);
-      put_label(f, o->label);
+      if (k == m->waitcap) {
+        int64_t c = m->waitcap ? 2 * m->waitcap : 16;
+        char (*nl)[IR_COMPACT_LABEL] = realloc(m->waitlab, (size_t)c * sizeof *nl);
+        if (nl) m->waitlab = nl;
+        const char **np = nl ? realloc(m->waitptr, (size_t)c * sizeof *np) : NULL;
+        if (!np) return -1;
+        m->waitptr = np;
+        m->waitcap = c;
+      }
+      ir_compact_label(o->label, m->waitlab[k]);
     }
     k++;
   }
-  if (k && !mark) fprintf(f, "\n");
-  return k;
+  for (int64_t i = 0; i < k && !mark; i++) m->waitptr[i] = m->waitlab[i];   /* the array may have moved */
+  if (k && !mark) {
+    ir_line l = {.kind = IR_LINE_WAIT, .seg = -1, .cpu = -1, .nic = -1, .comm = -1, .waits = m->waitptr, .nwaits = k};
+    if (ir_write_line(f, NULL, &l)) return -1;
+  }
+  return (int)(k > 0);
 }
 
 /* A send or receive as the graph file says it: world peer, the graph's tag, no comm. */
-static void write_message(FILE *f, merger *m, const mrank *r, const mop *o) {
+static int write_message(FILE *f, merger *m, const mrank *r, const mop *o) {
   long long bytes = strtoll(o->text + 5, NULL, 10), addr = 0;
   field(o->text, "addr", &addr);
-  int wait = strstr(o->text, " wait") != NULL;
-  label(f, o);
+  char lab[IR_COMPACT_LABEL];
+  ir_line l = {.kind = o->kind == K_SEND ? IR_SEND : IR_RECV, .bytes = (uint64_t)bytes, .peer = o->peer,
+               .tag = graph_tag(m, r, o), .addr = (uint64_t)addr, .seg = -1, .cpu = -1, .nic = -1, .comm = -1,
+               .wait = strstr(o->text, " wait") != NULL};
   if (o->kind == K_RECV && o->unmatched) {   /* its send is not in the phase: opaque bytes */
-    fprintf(f, "copy %lldb from 0x%llx to 0x%llx%s\n", bytes, REC_OPAQUE_BASE + (1ull << 44) + m->opaque_next,
-            (unsigned long long)addr, wait ? " wait" : "");
+    l.kind = IR_COPY;
+    l.addr2 = REC_OPAQUE_BASE + (1ull << 44) + m->opaque_next;
     m->opaque_next += ((uint64_t)bytes + 63) & ~63ull;
-    return;
   }
-  int tag = graph_tag(m, r, o);
-  fprintf(f, "%s %lldb %s %d", o->kind == K_SEND ? "send" : "recv", bytes, o->kind == K_SEND ? "to" : "from", o->peer);
-  if (tag) fprintf(f, " tag %d", tag);
-  fprintf(f, " addr 0x%llx%s\n", (unsigned long long)addr, wait ? " wait" : "");
+  return ir_write_line(f, label_of(o, lab), &l);
 }
 
-/* Any other operation: as written, its communicator renumbered. */
+/* Any other operation: as the recorder wrote it with the format's writer, its communicator
+   renumbered. */
 static void write_other(FILE *f, const mrank *r, const mop *o) {
-  label(f, o);
+  char lab[IR_COMPACT_LABEL];
+  if (label_of(o, lab)) fprintf(f, "%s: ", lab);
   const char *c = strstr(o->text, " comm ");
   if (!c) { fprintf(f, "%s\n", o->text); return; }
   fprintf(f, "%.*s comm %d%s\n", (int)(c - o->text), o->text, global_comm(r, o->comm), strchr(c + 6, ' ') ? strchr(c + 6, ' ') : "");
@@ -409,18 +445,23 @@ static int write_rank(FILE *f, merger *m, int rank, int phase, uint64_t *nops) {
   qsort(ops, (size_t)n, sizeof *ops, cmp_seq);
   for (int64_t i = 0; i < n; i++) ops[i]->labelled = 0;
   for (int64_t i = 0; i < n; i++)
-    if (ops[i]->kind == K_WAIT) write_wait(f, ops, n, ops[i], 1);
+    if (ops[i]->kind == K_WAIT) write_wait(f, m, ops, n, ops[i], 1);
   uint32_t labels = 0;
   for (int64_t i = 0; i < n; i++)
     if (ops[i]->labelled) ops[i]->label = labels++;
   fprintf(f, "rank %d {\n", rank);
-  for (int64_t i = 0; i < n; i++) {
+  int rc = CDAG_OK;
+  for (int64_t i = 0; i < n && !rc; i++) {
     mop *o = ops[i];
-    if (o->kind == K_WAIT) *nops += (uint64_t)(write_wait(f, ops, n, o, 0) > 0);
-    else if (o->kind == K_SEND && o->unmatched) continue;
-    else {
+    if (o->kind == K_WAIT) {
+      int w = write_wait(f, m, ops, n, o, 0);
+      if (w < 0) rc = CDAG_NOMEM("wait labels");
+      else *nops += (uint64_t)w;
+    } else if (o->kind == K_SEND && o->unmatched) {
+      continue;
+    } else {
       if (o->kind == K_OTHER) write_other(f, r, o);
-      else write_message(f, m, r, o);
+      else rc = write_message(f, m, r, o);
       (*nops)++;
     }
   }
@@ -428,7 +469,7 @@ static int write_rank(FILE *f, merger *m, int rank, int phase, uint64_t *nops) {
     if (r->scratch[i].phase == phase) fprintf(f, "scratch %s\n", r->scratch[i].text);
   fprintf(f, "}\n");
   free(ops);
-  return CDAG_OK;
+  return rc;
 }
 
 /* The communicators the phase's native collectives use. */
@@ -489,6 +530,7 @@ static int write_index(merger *m, const char *command, const rec_summary *sum, c
   fprintf(f, "]");
   json_counts(f, "calls", m->calls, m->ncalls);
   json_counts(f, "unsupported", m->unsup, m->nunsup);
+  json_counts(f, "unsupported_why", m->why, m->nwhy);
   fprintf(f, ",\n  \"unreceived\": %" PRIu64 ", \"unsent\": %" PRIu64 ",\n", sum->unreceived, sum->unsent);
   fprintf(f, "  \"local\": {\"opaque\": %" PRIu64 ", \"reduce\": %" PRIu64 ", \"copy\": %" PRIu64 "}}\n",
           fixes[REC_FIX_OPAQUE], fixes[REC_FIX_REDUCE], fixes[REC_FIX_COPY]);
@@ -523,6 +565,9 @@ static void merger_free(merger *m) {
   free(m->tagkey);
   free(m->calls);
   free(m->unsup);
+  free(m->why);
+  free(m->waitlab);
+  free(m->waitptr);
 }
 
 int rec_merge(const char *dir, const char *command, FILE *log, rec_summary *sum) {

@@ -14,9 +14,11 @@
  *    operations; other calls are passed on and counted as unsupported;
  *  - sent bytes go through the shadow (shadow.c), which adds the local operations PMPI
  *    cannot see; received bytes are given to it.
- * A derived datatype is flattened once (MPI_Pack of a buffer that holds its own offsets)
- * into the byte ranges it touches; a message of several ranges is packed through a scratch
- * area with local copies, so one message stays one message.
+ * A derived datatype is decoded once (mpi_glue's decoder, the executor's too) into the
+ * byte ranges it touches; a message of several ranges is packed through a scratch area
+ * with local copies, so one message stays one message. Types and ops are named by
+ * mpi_glue's tables; a reduction the loader would refuse (lxor on float) or cdag has no
+ * type for is passed on, counted as unsupported with its reason, and not written.
  * A communicator's id is agreed by its members when it is created (one PMPI_Allreduce on
  * the new communicator), so every member names it alike.
  * The recorder's state is per process (one interposed MPI library per process), reached
@@ -41,7 +43,9 @@
 
 #include "base/error.h"
 #include "base/settings.h"
+#include "format/format.h"
 #include "ir/coll_kinds.h"
+#include "mpi_glue/mpi_glue.h"
 #include "record/record.h"
 
 /* The MPI functions below replace MPI's; everything else stays inside the library. */
@@ -88,9 +92,11 @@ typedef struct {
 } pend;
 
 typedef struct { int id, n, inter; int *world; } rcomm;
-typedef struct { int64_t n; uint64_t extent, size; uint64_t *off, *len; } flat;
 /* The byte ranges of one message, coalesced. */
 typedef struct { int64_t n, cap; uint64_t *a, *l; } ranges;
+
+/* A reason calls went unrecorded, and how often (index.json lists them). */
+typedef struct { int call; char text[96]; uint64_t n; } reason;
 
 typedef struct {
   int rank, nprocs, fd;
@@ -99,11 +105,13 @@ typedef struct {
   int phase, active, implicit;
   uint64_t seq;
   rec_shadow *sh;
-  Pvoid_t comms, reqs, msgs, types;   /* JudyL: handle -> rcomm*, pend index + 1, rcomm*, flat* */
+  Pvoid_t comms, reqs, msgs, types;   /* JudyL: handle -> rcomm*, pend index + 1, rcomm*, mpig_flat* */
   pend *p; int64_t np, pcap, *pfree, nfree, freecap;
   int next_comm_id;
   uint64_t pack_next;
   uint64_t calls[NCALLS], unsupported[NCALLS];
+  reason *why; int nwhy, whycap;      /* why calls were unsupported, where a reason is known */
+  char layout_why[96];                /* why the last layout failed ("" none) */
   MPI_Status *st; int stcap;          /* statuses when the caller ignores them */
   MPI_Request *rq; int rqcap;         /* request handles saved before completion calls */
   ranges rs;                          /* the message being recorded */
@@ -111,6 +119,8 @@ typedef struct {
 } recorder;
 
 static recorder *R;
+
+static void unsupported_because(int call, const char *text);
 
 /* ---- the part file ---- */
 
@@ -134,18 +144,49 @@ static void stop_recording(void) {
   R->active = 0;
 }
 
-static void out(const char *fmt, ...) {
-  if (!R || R->fd < 0) return;
-  if (R->size - R->len < 1024 && map_file(2 * R->size)) {
+/* At least `need` bytes free in the mapping; 0, or -1 when the recording had to stop. */
+static int room(size_t need) {
+  size_t size = R->size;
+  while (size - R->len < need) size *= 2;
+  if (size != R->size && map_file(size)) {
     fprintf(stderr, "cdag record: rank %d: the part file cannot grow: %s; recording stops\n", R->rank, strerror(errno));
     stop_recording();
-    return;
+    return -1;
   }
+  return 0;
+}
+
+static void out(const char *fmt, ...) {
+  if (!R || R->fd < 0) return;
+  if (room(1024)) return;
   va_list ap;
   va_start(ap, fmt);
   int n = vsnprintf(R->map + R->len, R->size - R->len, fmt, ap);
   va_end(ap);
   if (n > 0 && (size_t)n < R->size - R->len) R->len += (size_t)n;
+}
+
+/* An operation at position seq of phase `phase`: graph-file syntax by the format's one
+   writer (ir_format_line), after the position. */
+static void out_op(int phase, uint64_t seq, const ir_line *l) {
+  out("%d %llu ", phase, (unsigned long long)seq);
+  if (!R || R->fd < 0) return;
+  size_t n = ir_format_line(NULL, 0, NULL, l);
+  if (room(n + 2)) return;
+  ir_format_line(R->map + R->len, R->size - R->len, NULL, l);
+  R->len += n;
+  R->map[R->len++] = '\n';
+}
+
+/* A line of kind `kind` with nothing set: fill in what the op has. */
+static ir_line line_of(int kind) { return (ir_line){.kind = kind, .seg = -1, .cpu = -1, .nic = -1, .comm = -1}; }
+
+static void out_copy(int phase, uint64_t seq, uint64_t bytes, uint64_t from, uint64_t to) {
+  ir_line l = line_of(IR_COPY);
+  l.bytes = bytes;
+  l.addr2 = from;
+  l.addr = to;
+  out_op(phase, seq, &l);
 }
 
 /* ---- communicators ---- */
@@ -212,90 +253,67 @@ static void comm_created(MPI_Comm c) {
 /* The communicator's world ranks, if it can be recorded. */
 static rcomm *usable(MPI_Comm c, int call) {
   rcomm *x = comm_of(c);
-  if (!x || x->inter || !x->world) { R->unsupported[call]++; return NULL; }
+  if (!x || x->inter || !x->world) {
+    unsupported_because(call, x && x->inter ? "a message on an intercommunicator"
+                                             : "a communicator created by a call the recorder does not know");
+    return NULL;
+  }
   return x;
 }
 
 static int world_of(const rcomm *x, int r) { return r >= 0 && r < x->n ? x->world[r] : -1; }
 
+/* A call not recorded, with its reason (kept per distinct text). */
+static void unsupported_because(int call, const char *text) {
+  R->unsupported[call]++;
+  for (int i = 0; i < R->nwhy; i++)
+    if (R->why[i].call == call && !strcmp(R->why[i].text, text)) { R->why[i].n++; return; }
+  if (R->nwhy == R->whycap) {
+    int c = R->whycap ? 2 * R->whycap : 8;
+    reason *q = realloc(R->why, (size_t)c * sizeof *q);
+    if (!q) return;
+    R->why = q;
+    R->whycap = c;
+  }
+  reason *w = &R->why[R->nwhy++];
+  w->call = call;
+  w->n = 1;
+  snprintf(w->text, sizeof w->text, "%s", text);
+  for (char *p = w->text; *p; p++)   /* one line of the part file */
+    if ((unsigned char)*p < 0x20) *p = ' ';
+}
+
+/* A call not recorded: with the reason a layout gave, if it gave one. */
+static void not_recorded(int call) {
+  if (R->layout_why[0]) unsupported_because(call, R->layout_why);
+  else R->unsupported[call]++;
+  R->layout_why[0] = 0;
+}
+
 /* ---- datatypes ---- */
 
-static void flat_free(flat *f) {
-  if (f) { free(f->off); free(f->len); free(f); }
+static void flat_free(mpig_flat *f) {
+  mpig_flat_free(f);
+  free(f);
 }
 
-/* The byte ranges of one element of `t`: MPI_Pack of a buffer whose bytes hold their own
-   offsets, one byte of the offset per pass. */
-/* A predefined type, or a contiguous run of one: its bytes in memory order, no packing. */
-static int plainly_contiguous(MPI_Datatype t) {
-  int ni, na, nd, comb;
-  if (PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS) return 0;
-  if (comb == MPI_COMBINER_NAMED) return 1;
-  if (comb != MPI_COMBINER_CONTIGUOUS || ni != 1 || nd != 1) return 0;
-  int count;
-  MPI_Aint unused;
-  MPI_Datatype old;
-  if (PMPI_Type_get_contents(t, 1, 0, 1, &count, &unused, &old) != MPI_SUCCESS) return 0;
-  int ok = PMPI_Type_get_envelope(old, &ni, &na, &nd, &comb) == MPI_SUCCESS && comb == MPI_COMBINER_NAMED;
-  return ok;   /* `old` is predefined: nothing to free */
-}
-
-static flat *flatten(MPI_Datatype t) {
-  MPI_Aint lb, ext, tlb, text;
-  int size;
-  PMPI_Type_get_extent(t, &lb, &ext);
-  PMPI_Type_get_true_extent(t, &tlb, &text);
-  PMPI_Type_size(t, &size);
-  flat *f = calloc(1, sizeof *f);
-  if (!f) return NULL;
-  f->extent = (uint64_t)ext;
-  f->size = (uint64_t)size;
-  if (size <= 0) return f;
-  if (plainly_contiguous(t) && tlb == 0 && text == size) {
-    f->off = malloc(sizeof *f->off);
-    f->len = malloc(sizeof *f->len);
-    if (!f->off || !f->len) goto fail_f;
-    f->off[0] = 0;
-    f->len[0] = (uint64_t)size;
-    f->n = 1;
-    return f;
-  }
-  /* the offsets of every byte: 21 bytes of memory per byte of the type, so large ones are
-     not recorded (counted as unsupported) */
-  if (text > (MPI_Aint)1 << 26 || size > 1 << 24) goto fail_f;
-  uint8_t *src = malloc((size_t)text), *packed = malloc((size_t)size);
-  uint32_t *offs = calloc((size_t)size, sizeof *offs);
-  f->off = malloc((size_t)size * sizeof *f->off);
-  f->len = malloc((size_t)size * sizeof *f->len);
-  if (!src || !packed || !offs || !f->off || !f->len) goto fail;
-  for (int pass = 0; pass < 4; pass++) {
-    for (MPI_Aint i = 0; i < text; i++) src[i] = (uint8_t)((uint64_t)i >> (8 * pass));
-    int pos = 0;
-    if (PMPI_Pack(src - tlb, 1, t, packed, size, &pos, MPI_COMM_SELF) != MPI_SUCCESS) goto fail;
-    for (int i = 0; i < size; i++) offs[i] |= (uint32_t)packed[i] << (8 * pass);
-  }
-  for (int i = 0; i < size; i++) {
-    uint64_t o = (uint64_t)(int64_t)tlb + offs[i];
-    if (f->n && f->off[f->n - 1] + f->len[f->n - 1] == o) f->len[f->n - 1]++;
-    else { f->off[f->n] = o; f->len[f->n] = 1; f->n++; }
-  }
-  free(src); free(packed); free(offs);
-  return f;
-fail:
-  free(src); free(packed); free(offs);
-fail_f:
-  flat_free(f);
-  return NULL;
-}
-
-static flat *type_of(MPI_Datatype t) {
+/* The decoded datatype t, cached per handle until MPI_Type_free; NULL if it cannot be. */
+static mpig_flat *type_of(MPI_Datatype t) {
   Word_t *v;
   JLG(v, R->types, (Word_t)t);
-  if (v) return (flat *)*v;
-  flat *f = flatten(t);
+  if (v) return (mpig_flat *)*v;
+  mpig_flat *f = calloc(1, sizeof *f);
   if (!f) return NULL;
+  if (mpig_flatten(t, f)) {
+    free(f);
+    return NULL;
+  }
   JLI(v, R->types, (Word_t)t);
-  if (v) *v = (Word_t)f;
+  if (!v) {
+    flat_free(f);
+    return NULL;
+  }
+  *v = (Word_t)f;
   return f;
 }
 
@@ -318,19 +336,27 @@ static int ranges_add(ranges *r, uint64_t a, uint64_t l) {
   return 0;
 }
 
+typedef struct { ranges *r; uint64_t base; } layout_ctx;
+static int layout_run(void *ctx, int64_t off, uint64_t len) {
+  layout_ctx *x = ctx;
+  return ranges_add(x->r, x->base + (uint64_t)off, len);
+}
+
+/* Ranges of `count` elements at buf, the first `limit` bytes only. */
 static int layout(const void *buf, int count, MPI_Datatype t, uint64_t limit, ranges *r) {
   r->n = 0;
-  flat *f = type_of(t);
-  if (!f) return -1;
-  uint64_t base = (uint64_t)(uintptr_t)buf, left = limit;
-  if (f->n == 1 && f->len[0] == f->extent)   /* contiguous elements: one range, whatever the count */
-    return ranges_add(r, base + f->off[0], left < (uint64_t)count * f->len[0] ? left : (uint64_t)count * f->len[0]);
-  for (int k = 0; k < count && left; k++)
-    for (int64_t i = 0; i < f->n && left; i++) {
-      uint64_t l = f->len[i] < left ? f->len[i] : left;
-      if (ranges_add(r, base + (uint64_t)k * f->extent + f->off[i], l)) return -1;
-      left -= l;
-    }
+  R->layout_why[0] = 0;
+  mpig_flat *f = type_of(t);
+  if (!f) {
+    snprintf(R->layout_why, sizeof R->layout_why, "%s", cdag__error_text());
+    return -1;
+  }
+  layout_ctx x = {r, (uint64_t)(uintptr_t)buf};
+  if (count > 0 && limit && mpig_runs(f, (uint64_t)count, limit, layout_run, &x)) {
+    snprintf(R->layout_why, sizeof R->layout_why, "a message of more than %u separate byte ranges",
+             REC_SEQ_STEP / 4 - 1);
+    return -1;
+  }
   return 0;
 }
 
@@ -346,33 +372,8 @@ static uint64_t type_bytes(int count, MPI_Datatype t) {
   return count > 0 && size > 0 ? (uint64_t)count * (uint64_t)size : 0;
 }
 
-/* ---- MPI's predefined types and ops, by format name ---- */
-
-static const char *type_name(MPI_Datatype t) {
-  static const struct { MPI_Datatype t; const char *name; } map[] = {
-    {MPI_INT, "int32"}, {MPI_UNSIGNED, "uint32"}, {MPI_LONG, "int64"}, {MPI_UNSIGNED_LONG, "uint64"},
-    {MPI_LONG_LONG, "int64"}, {MPI_UNSIGNED_LONG_LONG, "uint64"}, {MPI_FLOAT, "float"}, {MPI_DOUBLE, "double"},
-    {MPI_CHAR, "int8"}, {MPI_SIGNED_CHAR, "int8"}, {MPI_UNSIGNED_CHAR, "uint8"}, {MPI_BYTE, "uint8"},
-    {MPI_SHORT, "int16"}, {MPI_UNSIGNED_SHORT, "uint16"}, {MPI_INT8_T, "int8"}, {MPI_INT16_T, "int16"},
-    {MPI_INT32_T, "int32"}, {MPI_INT64_T, "int64"}, {MPI_UINT8_T, "uint8"}, {MPI_UINT16_T, "uint16"},
-    {MPI_UINT32_T, "uint32"}, {MPI_UINT64_T, "uint64"}, {MPI_INTEGER, "int32"}, {MPI_REAL, "float"},
-    {MPI_DOUBLE_PRECISION, "double"}, {MPI_FLOAT_INT, "float_int"}, {MPI_DOUBLE_INT, "double_int"},
-    {MPI_LONG_INT, "long_int"}, {MPI_2INT, "2int"}, {MPI_SHORT_INT, "short_int"},
-    {MPI_C_FLOAT_COMPLEX, "complex_float"}, {MPI_C_DOUBLE_COMPLEX, "complex_double"}};
-  for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-    if (map[i].t == t && t != MPI_DATATYPE_NULL) return map[i].name;
-  return NULL;
-}
-
-static const char *op_name(MPI_Op o) {
-  static const struct { MPI_Op o; const char *name; } map[] = {
-    {MPI_SUM, "sum"}, {MPI_PROD, "prod"}, {MPI_MIN, "min"}, {MPI_MAX, "max"}, {MPI_BAND, "band"}, {MPI_BOR, "bor"},
-    {MPI_BXOR, "bxor"}, {MPI_LAND, "land"}, {MPI_LOR, "lor"}, {MPI_LXOR, "lxor"}, {MPI_MAXLOC, "maxloc"},
-    {MPI_MINLOC, "minloc"}};
-  for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-    if (map[i].o == o) return map[i].name;
-  return NULL;
-}
+/* The format name of predefined datatype t (mpi_glue's table), NULL if cdag has none. */
+static const char *type_name(MPI_Datatype t) { return ir_type_name(mpig_type_of(t)); }
 
 /* ---- recording ---- */
 
@@ -381,12 +382,17 @@ static uint64_t next_seq(void) { return R->seq += REC_SEQ_STEP; }
 
 static void on_fix(void *ctx, const rec_fix *f) {
   int phase = *(int *)ctx;
-  if (f->kind == REC_FIX_REDUCE)
-    out("%d %llu reduce %llu %s %s in 0x%llx inout 0x%llx\n", phase, (unsigned long long)f->seq,
-        (unsigned long long)f->count, f->type, f->op, (unsigned long long)f->src, (unsigned long long)f->addr);
-  else
-    out("%d %llu copy %llub from 0x%llx to 0x%llx\n", phase, (unsigned long long)f->seq, (unsigned long long)f->bytes,
-        (unsigned long long)f->src, (unsigned long long)f->addr);
+  if (f->kind == REC_FIX_REDUCE) {
+    ir_line l = line_of(IR_REDUCE);
+    l.peer = ir_type_parse(f->type, (int64_t)strlen(f->type));
+    l.tag = ir_rop_parse(f->op, (int64_t)strlen(f->op));
+    l.bytes = f->count * (uint64_t)ir_type_size(l.peer);
+    l.addr2 = f->src;
+    l.addr = f->addr;
+    out_op(phase, f->seq, &l);
+  } else {
+    out_copy(phase, f->seq, f->bytes, f->src, f->addr);
+  }
 }
 
 /* The bytes of ranges r (elements of `type` if one range) as the recording must hold them
@@ -409,8 +415,7 @@ static void pack_copies(const ranges *r, uint64_t area, uint64_t first_seq, int 
   uint64_t off = 0;
   for (int64_t i = 0; i < r->n; i++) {
     uint64_t a = to_area ? r->a[i] : area + off, b = to_area ? area + off : r->a[i];
-    out("%d %llu copy %llub from 0x%llx to 0x%llx\n", R->phase, (unsigned long long)(first_seq + (uint64_t)i),
-        (unsigned long long)r->l[i], (unsigned long long)a, (unsigned long long)b);
+    out_copy(R->phase, first_seq + (uint64_t)i, r->l[i], a, b);
     off += r->l[i];
   }
 }
@@ -424,7 +429,7 @@ static uint64_t record_send(const void *buf, int count, MPI_Datatype t, int dest
   uint64_t bytes = type_bytes(count, t);
   if (!x) return 0;
   if (layout(buf, count, t, bytes, r)) {
-    R->unsupported[call]++;
+    not_recorded(call);
     return 0;
   }
   uint64_t seq = next_seq(), addr = r->n ? r->a[0] : (uint64_t)(uintptr_t)buf;
@@ -433,8 +438,14 @@ static uint64_t record_send(const void *buf, int count, MPI_Datatype t, int dest
     addr = pack_area(bytes);
     pack_copies(r, addr, seq - REC_SEQ_STEP / 4, 1);
   }
-  out("%d %llu send %llub to %d tag %d comm %d addr 0x%llx%s\n", R->phase, (unsigned long long)seq,
-      (unsigned long long)bytes, world_of(x, dest), tag, x->id, (unsigned long long)addr, blocking ? " wait" : "");
+  ir_line l = line_of(IR_SEND);
+  l.bytes = bytes;
+  l.peer = world_of(x, dest);
+  l.tag = tag;
+  l.comm = x->id;
+  l.addr = addr;
+  l.wait = blocking;
+  out_op(R->phase, seq, &l);
   return seq;
 }
 
@@ -455,13 +466,19 @@ static void record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datat
   uint64_t unpack = 0;
   if (layout(buf, count, t, (uint64_t)bytes, r) ||
       (r->n > 1 && !(now && (unpack = rec_shadow_reserve(R->sh, done, (uint32_t)r->n))))) {
-    R->unsupported[call]++;
+    not_recorded(call);
     return;
   }
   uint64_t addr = r->n ? r->a[0] : (uint64_t)(uintptr_t)buf;
   if (r->n > 1) addr = pack_area((uint64_t)bytes);
-  out("%d %llu recv %lldb from %d tag %d comm %d addr 0x%llx%s\n", phase, (unsigned long long)seq, (long long)bytes,
-      world_of(x, st->MPI_SOURCE), st->MPI_TAG, x->id, (unsigned long long)addr, blocking ? " wait" : "");
+  ir_line l = line_of(IR_RECV);
+  l.bytes = (uint64_t)bytes;
+  l.peer = world_of(x, st->MPI_SOURCE);
+  l.tag = st->MPI_TAG;
+  l.comm = x->id;
+  l.addr = addr;
+  l.wait = blocking;
+  out_op(phase, seq, &l);
   if (r->n > 1) pack_copies(r, addr, unpack, 0);
   for (int64_t i = 0; now && i < r->n; i++) rec_shadow_recv(R->sh, r->a[i], r->l[i], done, r->n == 1 ? type_name(t) : NULL);
 }
@@ -655,6 +672,8 @@ static void rec_finish(void) {
     if (R->calls[i]) out("call %s %llu\n", call_names[i], (unsigned long long)R->calls[i]);
     if (R->unsupported[i]) out("unsupported %s %llu\n", call_names[i], (unsigned long long)R->unsupported[i]);
   }
+  for (int i = 0; i < R->nwhy; i++)
+    out("unsupported_why %s %llu %s\n", call_names[R->why[i].call], (unsigned long long)R->why[i].n, R->why[i].text);
   uint64_t fixes[3];
   rec_shadow_counts(R->sh, fixes);
   out("fixes %llu %llu %llu\nfinalized\n", (unsigned long long)fixes[0], (unsigned long long)fixes[1],
@@ -675,7 +694,7 @@ static void rec_free(void) {
   k = 0;
   JLF(v, R->types, k);
   while (v) {
-    flat_free((flat *)*v);
+    flat_free((mpig_flat *)*v);
     JLN(v, R->types, k);
   }
   JudyLFreeArray(&R->comms, PJE0);
@@ -683,6 +702,7 @@ static void rec_free(void) {
   JudyLFreeArray(&R->reqs, PJE0);
   JudyLFreeArray(&R->msgs, PJE0);
   rec_shadow_free(R->sh);
+  free(R->why);
   free(R->p); free(R->pfree); free(R->st); free(R->rq); free(R->rs.a); free(R->rs.l); free(R->wait);
   free(R);
   R = NULL;
@@ -1106,7 +1126,7 @@ static int coll_start(coll *c, MPI_Comm comm, int call) {
 /* The sides are set: 0 and the call's position, or -1 if a side cannot be recorded. */
 static int coll_ready(coll *c, int call, int ok) {
   if (!ok) {
-    R->unsupported[call]++;
+    not_recorded(call);
     side_free(&c->in);
     side_free(&c->out);
     c->x = NULL;
@@ -1114,8 +1134,18 @@ static int coll_ready(coll *c, int call, int ok) {
   }
   c->seq = next_seq();
   side_before(&c->in, c->seq);
-  out("%d %llu ", R->phase, (unsigned long long)c->seq);
   return 0;
+}
+
+/* The call's line: kind IR_COLL_*, root a world rank (-1 unrooted), count bytes per block
+   or elements of (type, rop); the sides' addresses as the format places them. */
+static void coll_line(const coll *c, int kind, int root, uint64_t count, int type, int rop) {
+  ir_call call = {.op = -1, .kind = (uint8_t)kind, .comm = c->x->id, .root = root, .type = type, .rop = rop,
+                  .in = c->in.addr, .out = c->out.addr, .count = count};
+  ir_line l = line_of(IR_LINE_COLL);
+  l.call = &call;
+  l.rank = R->rank;
+  out_op(R->phase, c->seq, &l);
 }
 
 static void coll_done(coll *c) {
@@ -1125,20 +1155,12 @@ static void coll_done(coll *c) {
   side_free(&c->out);
 }
 
-#define ADDR(p) ((unsigned long long)(uintptr_t)(p))
-#define U(v) ((unsigned long long)(v))
-
-static void comm_field(const rcomm *x) {
-  if (x->id) out(" comm %d", x->id);
-  out("\n");
-}
 
 int MPI_Barrier(MPI_Comm comm) {
   COUNT(C_Barrier);
   coll c;
   if (coll_start(&c, comm, C_Barrier) && !coll_ready(&c, C_Barrier, 1)) {
-    out("%s", ir_coll_name(IR_COLL_BARRIER));
-    comm_field(c.x);
+    coll_line(&c, IR_COLL_BARRIER, -1, 0, 0, 0);
   }
   return PMPI_Barrier(comm);
 }
@@ -1149,8 +1171,8 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
   if (coll_start(&c, comm, C_Bcast)) {
     side *sd = c.me == root ? &c.in : &c.out;
     if (!coll_ready(&c, C_Bcast, !side_of(sd, buf, count, t))) {
-      out("%s %llu root %d addr 0x%llx", ir_coll_name(IR_COLL_BCAST), U(sd->bytes), world_of(c.x, root), U(sd->addr));
-      comm_field(c.x);
+      c.out.addr = sd->addr;   /* the format's bcast names its one buffer `addr` (the call's out) */
+      coll_line(&c, IR_COLL_BCAST, world_of(c.x, root), sd->bytes, 0, 0);
     }
   }
   int rc = PMPI_Bcast(buf, count, t, root, comm);
@@ -1170,9 +1192,7 @@ int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int
       ok = !side_of(&c.in, sbuf, scount, stype);
     if (root_me) ok = ok && !side_of(&c.out, rbuf, (int64_t)rcount * c.x->n, rtype);
     if (!coll_ready(&c, C_Gather, ok)) {
-      out("%s %llu root %d in 0x%llx", ir_coll_name(IR_COLL_GATHER), U(c.in.bytes), world_of(c.x, root), U(c.in.addr));
-      if (root_me) out(" out 0x%llx", U(c.out.addr));
-      comm_field(c.x);
+      coll_line(&c, IR_COLL_GATHER, world_of(c.x, root), c.in.bytes, 0, 0);
     }
   }
   int rc = PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
@@ -1192,10 +1212,7 @@ int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, in
     else
       ok = ok && !side_of(&c.out, rbuf, rcount, rtype);
     if (!coll_ready(&c, C_Scatter, ok)) {
-      out("%s %llu root %d", ir_coll_name(IR_COLL_SCATTER), U(c.out.bytes), world_of(c.x, root));
-      if (root_me) out(" in 0x%llx", U(c.in.addr));
-      out(" out 0x%llx", U(c.out.addr));
-      comm_field(c.x);
+      coll_line(&c, IR_COLL_SCATTER, world_of(c.x, root), c.out.bytes, 0, 0);
     }
   }
   int rc = PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
@@ -1213,8 +1230,7 @@ static void all_blocks(coll *c, int kind, int call, const void *sbuf, int scount
   else ok = !side_of(&c->in, sbuf, a2a ? (int64_t)scount * n : scount, stype);
   ok = ok && !side_of(&c->out, rbuf, (int64_t)rcount * n, rtype);
   if (coll_ready(c, call, ok)) return;
-  out("%s %llu in 0x%llx out 0x%llx", ir_coll_name(kind), U(c->out.bytes / (uint64_t)n), U(c->in.addr), U(c->out.addr));
-  comm_field(c->x);
+  coll_line(c, a2a ? IR_COLL_ALLTOALL : IR_COLL_ALLGATHER, -1, c->out.bytes / (uint64_t)n, 0, 0);
 }
 
 int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
@@ -1237,27 +1253,38 @@ int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
   return rc;
 }
 
-/* Reductions: predefined types and ops on contiguous data; every member decides alike (MPI
-   asks them all to pass the same op and type). `in_count`: elements read (reduce_scatter:
-   a block per member). */
+/* `count` elements of cdag type `type` at buf: one range, padding included (a pair's
+   padding is part of cdag's element, mpi_glue checked MPI's extent is cdag's size). */
+static int side_span(side *sd, const void *buf, int64_t count, int type) {
+  sd->addr = (uint64_t)(uintptr_t)buf;
+  sd->bytes = count > 0 ? (uint64_t)count * (uint64_t)ir_type_size(type) : 0;
+  sd->type = ir_type_name(type);
+  sd->r.n = 0;
+  return sd->bytes ? ranges_add(&sd->r, sd->addr, sd->bytes) : 0;
+}
+
+/* Reductions: predefined types and ops that the loader accepts (mpi_glue applies the
+   loader's rule); every member decides alike (MPI asks them all to pass the same op and
+   type). `in_count`: elements read (reduce_scatter: a block per member). */
 static int reduction(coll *c, int call, const void *sbuf, void *rbuf, int64_t in_count, int64_t out_count,
-                     int has_out, MPI_Datatype t, MPI_Op o, const char **tn, const char **on) {
-  *tn = type_name(t);
-  *on = op_name(o);
-  int ok = *tn && *on && !side_of(&c->in, sbuf == MPI_IN_PLACE ? rbuf : sbuf, in_count, t) && c->in.r.n <= 1;
-  if (has_out) ok = ok && !side_of(&c->out, rbuf, out_count, t) && c->out.r.n <= 1;
-  c->in.type = c->out.type = *tn;
+                     int has_out, MPI_Datatype t, MPI_Op o, int *type, int *rop) {
+  char why[80];
+  if (mpig_reduction(t, o, type, rop, why, sizeof why) != MPIG_REDUCTION_OK) {
+    unsupported_because(call, why);
+    c->x = NULL;
+    return 0;
+  }
+  int ok = !side_span(&c->in, sbuf == MPI_IN_PLACE ? rbuf : sbuf, in_count, *type);
+  if (has_out) ok = ok && !side_span(&c->out, rbuf, out_count, *type);
   return coll_ready(c, call, ok) == 0;
 }
 
 int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, int root, MPI_Comm comm) {
   COUNT(C_Reduce);
   coll c;
-  const char *tn, *on;
-  if (coll_start(&c, comm, C_Reduce) && reduction(&c, C_Reduce, sbuf, rbuf, count, count, c.me == root, t, o, &tn, &on)) {
-    out("%s %d %s %s root %d in 0x%llx", ir_coll_name(IR_COLL_REDUCE), count, tn, on, world_of(c.x, root), U(c.in.addr));
-    if (c.me == root) out(" out 0x%llx", U(c.out.addr));
-    comm_field(c.x);
+  int type, rop;
+  if (coll_start(&c, comm, C_Reduce) && reduction(&c, C_Reduce, sbuf, rbuf, count, count, c.me == root, t, o, &type, &rop)) {
+    coll_line(&c, IR_COLL_REDUCE, world_of(c.x, root), (uint64_t)count, type, rop);
   }
   int rc = PMPI_Reduce(sbuf, rbuf, count, t, o, root, comm);
   coll_done(&c);
@@ -1267,10 +1294,9 @@ int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o
 int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, MPI_Comm comm) {
   COUNT(C_Allreduce);
   coll c;
-  const char *tn, *on;
-  if (coll_start(&c, comm, C_Allreduce) && reduction(&c, C_Allreduce, sbuf, rbuf, count, count, 1, t, o, &tn, &on)) {
-    out("%s %d %s %s in 0x%llx out 0x%llx", ir_coll_name(IR_COLL_ALLREDUCE), count, tn, on, U(c.in.addr), U(c.out.addr));
-    comm_field(c.x);
+  int type, rop;
+  if (coll_start(&c, comm, C_Allreduce) && reduction(&c, C_Allreduce, sbuf, rbuf, count, count, 1, t, o, &type, &rop)) {
+    coll_line(&c, IR_COLL_ALLREDUCE, -1, (uint64_t)count, type, rop);
   }
   int rc = PMPI_Allreduce(sbuf, rbuf, count, t, o, comm);
   coll_done(&c);
@@ -1280,11 +1306,10 @@ int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_O
 int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, MPI_Comm comm) {
   COUNT(C_Reduce_scatter_block);
   coll c;
-  const char *tn, *on;
+  int type, rop;
   if (coll_start(&c, comm, C_Reduce_scatter_block) &&
-      reduction(&c, C_Reduce_scatter_block, sbuf, rbuf, (int64_t)count * c.x->n, count, 1, t, o, &tn, &on)) {
-    out("%s %d %s %s in 0x%llx out 0x%llx", ir_coll_name(IR_COLL_REDUCE_SCATTER_BLOCK), count, tn, on, U(c.in.addr), U(c.out.addr));
-    comm_field(c.x);
+      reduction(&c, C_Reduce_scatter_block, sbuf, rbuf, (int64_t)count * c.x->n, count, 1, t, o, &type, &rop)) {
+    coll_line(&c, IR_COLL_REDUCE_SCATTER_BLOCK, -1, (uint64_t)count, type, rop);
   }
   int rc = PMPI_Reduce_scatter_block(sbuf, rbuf, count, t, o, comm);
   coll_done(&c);
@@ -1347,7 +1372,7 @@ int MPI_Type_free(MPI_Datatype *t) {
     int rc;
     JLG(v, R->types, (Word_t)*t);
     if (v) {
-      flat_free((flat *)*v);
+      flat_free((mpig_flat *)*v);
       JLD(rc, R->types, (Word_t)*t);
       (void)rc;
     }

@@ -25,11 +25,13 @@
  *                                                is dropped (Pcontrol after an implicit
  *                                                phase), ends
  *   K SEQ OP                                     operation OP of phase K at program position
- *                                                SEQ (graph-file syntax; send and recv carry
+ *                                                SEQ (graph-file syntax, by the format's one
+ *                                                writer, ir_format_line; send and recv carry
  *                                                `comm ID`, tags are the communicator's)
  *   K SEQ wait SEQ1 SEQ2 ..                      a completion the rank observed
  *   K scratch ADDR BYTES                         packing area of a derived datatype
  *   call NAME N / unsupported NAME N             counts, written at MPI_Finalize
+ *   unsupported_why NAME N TEXT                  N of the unsupported calls NAME, for reason TEXT
  *   finalized                                    the process reached MPI_Finalize
  * Positions: every intercepted operation takes the next multiple of REC_SEQ_STEP; local
  * operations added after a completion (unpacking, inferred reductions and copies) take the

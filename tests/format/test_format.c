@@ -580,10 +580,55 @@ START_TEST(test_data_files) {
 }
 END_TEST
 
+/* The one op-line writer as the recorder uses it: into a buffer, snprintf-style (the length
+   it needs, the buffer cut and terminated), a part file's `comm`, a collective, a wait; and
+   the compact labels, which the loader reads back as labels. */
+START_TEST(test_line_writer) {
+  ir_line l = {.kind = IR_SEND, .bytes = 64, .peer = 3, .tag = 5, .addr = 0x40, .seg = -1, .cpu = -1, .nic = -1,
+               .comm = 7, .wait = 1};
+  char buf[80], tiny[8];
+  size_t n = ir_format_line(buf, sizeof buf, "o1", &l);
+  ck_assert_str_eq(buf, "o1: send 64b to 3 tag 5 comm 7 addr 0x40 wait");
+  ck_assert_uint_eq(n, strlen(buf));
+  ck_assert_uint_eq(ir_format_line(tiny, sizeof tiny, "o1", &l), n);
+  ck_assert_str_eq(tiny, "o1: sen");
+  ck_assert_uint_eq(ir_format_line(NULL, 0, "o1", &l), n);
+  ir_call c = {.op = -1, .kind = IR_COLL_REDUCE, .comm = 2, .root = 1, .type = CDAG_2INT, .rop = CDAG_MINLOC,
+               .in = 0x100, .out = 0x200, .count = 4};
+  ir_line coll = {.kind = IR_LINE_COLL, .seg = -1, .cpu = -1, .nic = -1, .comm = -1, .call = &c, .rank = 0};
+  ir_format_line(buf, sizeof buf, NULL, &coll);
+  ck_assert_str_eq(buf, "reduce 4 2int minloc root 1 in 0x100 comm 2");   /* not the root: no out */
+  coll.rank = 1;
+  ir_format_line(buf, sizeof buf, NULL, &coll);
+  ck_assert_str_eq(buf, "reduce 4 2int minloc root 1 in 0x100 out 0x200 comm 2");
+  char a[IR_COMPACT_LABEL], b[IR_COMPACT_LABEL], z[IR_COMPACT_LABEL];
+  ck_assert_str_eq(ir_compact_label(0, a), "o0");
+  ck_assert_str_eq(ir_compact_label(62, b), "o10");
+  ck_assert_str_eq(ir_compact_label(UINT32_MAX, z), "o4GFfc3");
+  const char *waits[] = {a, b, z};
+  ir_line w = {.kind = IR_LINE_WAIT, .seg = -1, .cpu = -1, .nic = -1, .comm = -1, .waits = waits, .nwaits = 3};
+  char text[512];
+  int len = snprintf(text, sizeof text, "num_ranks 2\nrank 0 {\n");
+  ir_line s0 = {.kind = IR_SEND, .bytes = 8, .peer = 1, .seg = -1, .cpu = -1, .nic = -1, .comm = -1};
+  for (int k = 0; k < 3; k++) {
+    len += (int)ir_format_line(text + len, sizeof text - (size_t)len, waits[k], &s0);
+    text[len++] = '\n';
+    s0.addr += 8;
+  }
+  len += (int)ir_format_line(text + len, sizeof text - (size_t)len, NULL, &w);
+  len += snprintf(text + len, sizeof text - (size_t)len, "\n}\nrank 1 {\n recv 8b from 0 addr 0\n recv 8b from 0 addr 8\n"
+                  " recv 8b from 0 addr 16\n}\n");
+  cdag_graph *g = NULL;
+  ck_assert_msg(ir_load_mem(text, (size_t)len, "lines", NULL, &g) == CDAG_OK, "%s\n%s", cdag_error_message(), text);
+  cdag_graph_free(&g);
+}
+END_TEST
+
 Suite *cdag_format_suite(void) {
   Suite *s = suite_create("format");
   TCase *tc = tcase_create("round_trip");
   tcase_add_test(tc, test_round_trip_api_graph);
+  tcase_add_test(tc, test_line_writer);
   tcase_add_test(tc, test_round_trip_unfinalized);
   tcase_add_test(tc, test_round_trip_text_fixpoint);
   tcase_add_test(tc, test_round_trip_odd_labels);

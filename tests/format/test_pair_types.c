@@ -208,6 +208,66 @@ START_TEST(detected_and_verified) {
 }
 END_TEST
 
+/* Every type the writer knows, with every op valid for it, as a local reduce and as a native
+   allreduce: saved, then loaded back with the same type and op (2int, 2float and 2double
+   start with a digit, which the tokenizer reads as a number). */
+START_TEST(every_type_round_trips) {
+  int ntypes = 0;
+  while (ir_type_name(ntypes)) ntypes++;
+  ck_assert_int_eq(ntypes, CDAG_COMPLEX_DOUBLE + 1);
+  for (int type = 0; type < ntypes; type++)
+    for (int rop = 0; ir_rop_name(rop); rop++) {
+      if (!ir_rop_valid_for(rop, type)) continue;
+      cdag_graph *g;
+      CK_OK(cdag_graph_create_global(2, &g));
+      CK_OK(cdag_rank_reduce_local(g, 0, 0, 256, 3, (cdag_type)type, (cdag_reduce_op)rop, NULL));
+      for (int r = 0; r < 2; r++) CK_OK(ir_add_coll(g, r, IR_COLL_ALLREDUCE, 0, -1, 0x1000, 0x2000, 2, type, rop, NULL));
+      char *out = NULL;
+      size_t len = 0;
+      FILE *m = open_memstream(&out, &len);
+      CK_OK(ir_save_file(g, m));
+      fclose(m);
+      cdag_graph *back = NULL;
+      ck_assert_msg(ir_load_mem(out, len, "round trip", NULL, &back) == CDAG_OK, "%s %s: %s\n%s", ir_type_name(type),
+                    ir_rop_name(rop), cdag_error_message(), out);
+      int reduces = 0, calls = 0;
+      for (int64_t i = 0; i < back->nops; i++)
+        if (back->kind[i] == IR_REDUCE && back->rank[i] == 0 && back->addr[i] == 256 && !(back->os && back->os[i])) {
+          ck_assert_int_eq(back->peer[i], type);
+          ck_assert_int_eq(back->tag[i], rop);
+          ck_assert_uint_eq(back->bytes[i], 3u * (unsigned)ir_type_size(type));
+          reduces++;
+        }
+      for (int64_t c = 0; c < back->ncalls; c++) {
+        ck_assert_int_eq(back->calls[c].type, type);
+        ck_assert_int_eq(back->calls[c].rop, rop);
+        calls++;
+      }
+      ck_assert_int_eq(reduces, 1);
+      ck_assert_int_eq(calls, 2);
+      free(out);
+      cdag_graph_free(&back);
+      cdag_graph_free(&g);
+    }
+}
+END_TEST
+
+/* The line the issue quoted: a pair type first in a reduce. */
+START_TEST(pair_type_loads) {
+  const char *text = "num_ranks 1\nrank 0 {\n  reduce 1 2int maxloc in 0x100 inout 0x200\n"
+                     "  reduce 1 2float minloc in 0x300 inout 0x400\n  reduce 1 2double maxloc in 0x500 inout 0x600\n}\n";
+  cdag_graph *g = NULL;
+  ck_assert_msg(ir_load_mem(text, strlen(text), "pairs", NULL, &g) == CDAG_OK, "%s", cdag_error_message());
+  ck_assert_int_eq(g->peer[0], CDAG_2INT);
+  ck_assert_int_eq(g->peer[1], CDAG_2FLOAT);
+  ck_assert_int_eq(g->peer[2], CDAG_2DOUBLE);
+  cdag_graph_free(&g);
+  const char *bad = "num_ranks 1\nrank 0 {\n  reduce 1 2long maxloc in 0x100 inout 0x200\n}\n";
+  ck_assert_int_eq(ir_load_mem(bad, strlen(bad), "pairs", NULL, &g), CDAG_ERR_FORMAT);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "found '2long'"));
+}
+END_TEST
+
 Suite *cdag_pair_types_suite(void) {
   Suite *s = suite_create("pair_types");
   TCase *t = tcase_create("semantics");
@@ -216,6 +276,8 @@ Suite *cdag_pair_types_suite(void) {
   tcase_add_test(t, complex_sum_and_prod);
   tcase_add_test(t, ops_allowed_as_in_mpi);
   tcase_add_test(t, format_names);
+  tcase_add_test(t, every_type_round_trips);
+  tcase_add_test(t, pair_type_loads);
   tcase_add_test(t, detected_and_verified);
   suite_add_tcase(s, t);
   return s;

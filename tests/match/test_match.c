@@ -463,10 +463,41 @@ START_TEST(not_finalized) {
 }
 END_TEST
 
+/* The rule itself (match_pair_ends, which the recorder's merger shares): ends given out of
+   order are sorted by channel and program position; the k-th send meets the k-th receive;
+   ends beyond the shorter side are reported alone, sends and receives alike. */
+typedef struct { int32_t got[16][2]; int n; } pairs_seen;
+static int seen(void *ctx, int32_t s, int32_t r) {
+  pairs_seen *p = ctx;
+  p->got[p->n][0] = s;
+  p->got[p->n++][1] = r;
+  return p->n == 99;   /* never: every end is visited */
+}
+
+START_TEST(shared_pairing_rule) {
+  enum { RECV = 1u << 31 };
+  /* channel (src 1, tag 0): sends at positions 5, 2; receives at 9, 4, 7.
+     channel (src 2, tag 3): one send, no receive. */
+  match_end e[] = {{1, 0, 5, 10}, {1, 0, RECV | 9, 20}, {2, 3, 1, 30}, {1, 0, 2, 11}, {1, 0, RECV | 4, 21},
+                   {1, 0, RECV | 7, 22}};
+  match_end tmp[6];
+  int64_t at[7];
+  match_sort_ends(e, 6, tmp, at);
+  pairs_seen p = {.n = 0};
+  ck_assert_int_eq(match_pair_ends(e, 6, seen, &p), 0);
+  ck_assert_int_eq(p.n, 4);
+  ck_assert(p.got[0][0] == 11 && p.got[0][1] == 21);   /* position 2 meets position 4 */
+  ck_assert(p.got[1][0] == 10 && p.got[1][1] == 22);
+  ck_assert(p.got[2][0] == -1 && p.got[2][1] == 20);   /* the third receive: alone */
+  ck_assert(p.got[3][0] == 30 && p.got[3][1] == -1);   /* the other channel's send: alone */
+}
+END_TEST
+
 Suite *cdag_match_suite(void) {
   Suite *s = suite_create("match");
   TCase *t = tcase_create("pairs");
   tcase_add_test(t, non_overtaking);
+  tcase_add_test(t, shared_pairing_rule);
   tcase_add_test(t, tags_are_channels);
   tcase_add_test(t, send_to_self_and_larger_recv);
   tcase_add_test(t, binomial_tree_order);

@@ -38,7 +38,7 @@ static uint64_t options_hash(const cdag_options *o, const pipeline_tune *t) {
 }
 
 /* Every option, as the environment leaves it, by its bits (equal bits, equal values): what
-   every rank must pass alike (the options table, ir/settings.h). */
+   every rank must pass alike (the options table, base/settings.h). */
 static void opt_values(const cdag_options *o, int64_t *v) {
   for (int id = 0; id < CDAG_NOPTS; id++) {
     double d = cdag__opt_get(o, id);
@@ -225,24 +225,7 @@ static int graph_report_cb(const void *obj, FILE *f, int json) {
   if (user >= 0)
     snprintf(why, sizeof why, "rank %d reduces with a user-defined MPI_Op, which cdag runs where written and does "
                               "not rewrite", user);
-  int64_t n[IR_NKINDS] = {0};
-  uint64_t bytes = 0;
-  for (int64_t i = 0; i < g->nops; i++) {
-    n[g->kind[i]]++;
-    if (g->kind[i] == IR_SEND) bytes += g->bytes[i];
-  }
-  if (json)  /* the schema of docs/format.md: no SST and no collectives, every message kept */
-    fprintf(f, "{\"cdag_report\": 1, \"nprocs\": %d, \"detect\": 0, \"ops\": {\"send\": %lld, \"recv\": %lld, "
-               "\"reduce\": %lld, \"copy\": %lld}, \"sst\": {\"transfers\": 0, \"reductions\": 0, \"splits\": 0}, "
-               "\"collectives\": [], \"barrier\": false, \"residual\": {\"transfers\": %lld, \"bytes\": %llu, "
-               "\"messages\": %lld}, \"seconds\": {\"match\": 0, \"dataflow\": 0, \"detect\": 0}, "
-               "\"runs_as_written\": \"%s\"}\n",
-            g->nprocs, (long long)n[IR_SEND], (long long)n[IR_RECV], (long long)n[IR_REDUCE], (long long)n[IR_COPY],
-            (long long)n[IR_SEND], (unsigned long long)bytes, (long long)n[IR_SEND], why);
-  else
-    fprintf(f, "graph run as written (%s) over %d ranks: %lld sends, %lld receives, %lld reduces, %lld copies\n",
-            why, g->nprocs, (long long)n[IR_SEND], (long long)n[IR_RECV], (long long)n[IR_REDUCE], (long long)n[IR_COPY]);
-  return CDAG_OK;
+  return det_report_as_written(g, why, f, json);
 }
 
 /* The parts of the graph run as written (baseline.c). */
@@ -271,13 +254,7 @@ void exec_set_analyzer(exec_analyzer analyze, void (*free_plan)(cdag_plan *)) {
   test_free_plan = free_plan;
 }
 
-static int hand_report_cb(const void *obj, FILE *f, int json) {
-  const cdag_plan *p = obj;
-  fputs(json ? "{\"cdag_report\": 1, \"hand_made\": true}\n" : "hand-made plan (test hook)\n", f);
-  for (int64_t i = 0; !json && p->chosen && i < p->ncolls; i++)
-    fprintf(f, "%s: algorithm: %s (%s)\n", det_kind_name(p->colls[i].kind), p->chosen->coll[i].name, p->chosen->coll[i].why);
-  return CDAG_OK;
-}
+static int hand_report_cb(const void *p, FILE *f, int json) { return det_report_hand_made(p, f, json); }
 
 static int compile_plan_mode(compile_ctx *x, cdag_graph *gg, const int64_t *base) {
   cdag_plan *plan = NULL;

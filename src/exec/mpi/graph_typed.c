@@ -1,72 +1,54 @@
 /* cdag — src/exec/mpi/graph_typed.c: sends and receives of any MPI datatype.
  *
  * cdag_send_type / cdag_recv_type take (buf, count, datatype) as MPI does. The datatype is
- * flattened to the byte ranges it touches, in the order MPI packs them (its type map), by
- * packing probe buffers: MPI_Pack of a buffer whose every byte holds one byte of its own
- * offset tells, for each byte of the message, where it comes from; a few passes give whole
- * offsets. That works for every datatype MPI can pack (vector, indexed, struct, subarray,
- * darray, resized, ...) without walking their constructors. Adjacent ranges merge.
+ * decoded by mpi_glue (the one decoder, which the recorder uses too) into the byte runs it
+ * touches, in the order MPI packs them (its type map); adjacent runs merge.
  *
  * One range is a plain send or receive. Several become what MPI itself does: a send packs
  * them into a buffer of the graph's own (local copies, then one contiguous send), a
  * receive unpacks (one receive, then local copies). The buffer is scratch, so the dataflow
  * sees through the copies: a compiled schedule moves the bytes from where they start to
- * where they end and never touches it; run as written, the copies happen. Cost: the extent
- * spanned by the datatype and the message size, per call (probe buffers are freed at once);
- * the graph holds one operation per range. */
+ * where they end and never touches it; run as written, the copies happen. A message is at
+ * most MPIG_MAX_BYTES (count * size computed unsigned and checked). Cost: the datatype's
+ * runs per element, per call; the graph holds one operation per range. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "exec/mpi/graph_mpi.h"
+#include "mpi_glue/mpi_glue.h"
 
 typedef struct { MPI_Aint off; uint64_t len; } trange;   /* off: relative to buf */
+typedef struct { trange *v; int64_t n, cap; } tranges;
 
-static int mpi_fail(const cdag_graph *g, const char *fn, const char *call) {
-  return cdag__error(CDAG_ERR_ARG, "rank %d: %s: %s failed (is the datatype valid and committed?)", g->myrank, fn, call);
-}
-
-/* Appends [off, off+1) to the ranges, merging with the last when adjacent. */
-static int add_byte(trange **v, int64_t *n, int64_t *cap, MPI_Aint off) {
-  if (*n && (*v)[*n - 1].off + (MPI_Aint)(*v)[*n - 1].len == off) {
-    (*v)[*n - 1].len++;
-    return CDAG_OK;
-  }
-  int rc = ir_grow((void **)v, *n, cap, 1, sizeof **v, "datatype ranges");
-  if (!rc) (*v)[(*n)++] = (trange){off, 1};
+static int add_range(void *ctx, int64_t off, uint64_t len) {
+  tranges *t = ctx;
+  int rc = ir_grow((void **)&t->v, t->n, &t->cap, 1, sizeof *t->v, "datatype ranges");
+  if (!rc) t->v[t->n++] = (trange){(MPI_Aint)off, len};
   return rc;
 }
 
 /* The ranges (count, t) touches, relative to buf, in pack order; *size = bytes of the message. */
 static int flatten(const cdag_graph *g, const char *fn, MPI_Count count, MPI_Datatype t, trange **out, int64_t *n,
                    uint64_t *size) {
-  MPI_Count tsize, lb, extent, tlb, textent;
+  mpig_flat f;
+  tranges r = {NULL, 0, 0};
   *out = NULL;
   *n = 0;
-  if (MPI_Type_size_c(t, &tsize) != MPI_SUCCESS || MPI_Type_get_extent_c(t, &lb, &extent) != MPI_SUCCESS ||
-      MPI_Type_get_true_extent_c(t, &tlb, &textent) != MPI_SUCCESS)
-    return mpi_fail(g, fn, "MPI_Type_size");
-  *size = (uint64_t)(tsize * count);
-  if (!*size) return CDAG_OK;
-  MPI_Count lo = tlb + (extent < 0 ? (count - 1) * extent : 0), hi = tlb + textent + (extent > 0 ? (count - 1) * extent : 0);
-  MPI_Count span = hi - lo;
-  if (span > ((MPI_Count)1 << 32) || *size > ((uint64_t)1 << 32))
-    return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: %s: a datatype spanning more than 4 GiB", g->myrank, fn);
-  uint8_t *probe = malloc((size_t)span), *packed = malloc((size_t)*size);
-  uint32_t *from = calloc((size_t)*size, sizeof *from);
-  int rc = probe && packed && from ? CDAG_OK : CDAG_NOMEM("datatype probe");
-  for (int pass = 0; pass < 4 && !rc; pass++) {   /* byte `pass` of every offset */
-    for (MPI_Count k = 0; k < span; k++) probe[k] = (uint8_t)((uint64_t)k >> (8 * pass));
-    MPI_Count pos = 0;
-    if (MPI_Pack_c(probe - lo, count, t, packed, (MPI_Count)*size, &pos, MPI_COMM_SELF) != MPI_SUCCESS)
-      rc = mpi_fail(g, fn, "MPI_Pack");
-    for (uint64_t s = 0; s < *size && !rc; s++) from[s] |= (uint32_t)packed[s] << (8 * pass);
+  *size = 0;
+  int rc = mpig_flatten(t, &f);
+  if (!rc) rc = mpig_bytes(f.size, (uint64_t)count, MPIG_MAX_BYTES, size);
+  if (!rc && *size) rc = mpig_runs(&f, (uint64_t)count, *size, add_range, &r);
+  mpig_flat_free(&f);
+  if (rc) {
+    char why[256];
+    snprintf(why, sizeof why, "%s", cdag__error_text());
+    free(r.v);
+    return cdag__error(rc, "rank %d: %s: %s", g->myrank, fn, why);
   }
-  int64_t cap = 0;
-  for (uint64_t s = 0; s < *size && !rc; s++) rc = add_byte(out, n, &cap, (MPI_Aint)from[s] + (MPI_Aint)lo);
-  free(probe);
-  free(packed);
-  free(from);
-  return rc;
+  *out = r.v;
+  *n = r.n;
+  return CDAG_OK;
 }
 
 static int off_cmp(const void *x, const void *y) {

@@ -1,7 +1,7 @@
 /* cdag — src/exec/mpi/ops.c: cdag's element types and reduction ops in MPI's terms.
  *
  * Inbound (cdag_reduce_local): MPI's predefined datatypes and ops become cdag_type and
- * cdag_reduce_op. A user's op (MPI_Op_create) takes a slot in the process's table of user
+ * cdag_reduce_op by mpi_glue's tables (the recorder reads the same). A user's op (MPI_Op_create) takes a slot in the process's table of user
  * ops; the reduction is encoded with ir.h's user type and op and computed by
  * MPI_Reduce_local (exec_user_reduce; ir_reduce_apply knows no user op). A slot means nothing to another
  * process (ranks meet different ops first, and a rank that never names an op cannot pass
@@ -19,62 +19,9 @@
 #include <stdlib.h>
 
 #include "exec/mpi/schedule.h"
+#include "mpi_glue/mpi_glue.h"
 
 /* ---- inbound ---- */
-
-static int predefined_type(MPI_Datatype t) {
-  static const struct { MPI_Datatype mpi; int cdag; } map[] = {
-    {MPI_INT8_T, CDAG_INT8},     {MPI_INT16_T, CDAG_INT16},   {MPI_INT32_T, CDAG_INT32},
-    {MPI_INT64_T, CDAG_INT64},   {MPI_UINT8_T, CDAG_UINT8},   {MPI_UINT16_T, CDAG_UINT16},
-    {MPI_UINT32_T, CDAG_UINT32}, {MPI_UINT64_T, CDAG_UINT64}, {MPI_FLOAT, CDAG_FLOAT},
-    {MPI_DOUBLE, CDAG_DOUBLE},   {MPI_CHAR, CDAG_INT8},       {MPI_SIGNED_CHAR, CDAG_INT8},
-    {MPI_UNSIGNED_CHAR, CDAG_UINT8}, {MPI_BYTE, CDAG_UINT8},  {MPI_SHORT, CDAG_INT16},
-    {MPI_UNSIGNED_SHORT, CDAG_UINT16}, {MPI_INT, CDAG_INT32}, {MPI_UNSIGNED, CDAG_UINT32},
-    {MPI_LONG, CDAG_INT64},      {MPI_UNSIGNED_LONG, CDAG_UINT64}, {MPI_LONG_LONG, CDAG_INT64},
-    {MPI_UNSIGNED_LONG_LONG, CDAG_UINT64},
-    /* pairs and complex numbers: accepted below only where MPI's layout is cdag's */
-    {MPI_FLOAT_INT, CDAG_FLOAT_INT}, {MPI_DOUBLE_INT, CDAG_DOUBLE_INT}, {MPI_LONG_INT, CDAG_LONG_INT},
-    {MPI_2INT, CDAG_2INT},       {MPI_SHORT_INT, CDAG_SHORT_INT}, {MPI_2REAL, CDAG_2FLOAT},
-    {MPI_2DOUBLE_PRECISION, CDAG_2DOUBLE}, {MPI_2INTEGER, CDAG_2INT},
-    {MPI_C_FLOAT_COMPLEX, CDAG_COMPLEX_FLOAT}, {MPI_C_DOUBLE_COMPLEX, CDAG_COMPLEX_DOUBLE},
-    {MPI_COMPLEX, CDAG_COMPLEX_FLOAT}, {MPI_DOUBLE_COMPLEX, CDAG_COMPLEX_DOUBLE},
-  };
-  for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-    if (map[i].mpi == t && t != MPI_DATATYPE_NULL) {
-      MPI_Aint lb = 0, extent = 0;
-      if (MPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS || lb != 0 || extent != ir_type_size(map[i].cdag))
-        return -1;
-      return map[i].cdag;
-    }
-  return -1;
-}
-
-/* Fortran's predefined types (module cdag passes them): integers and logicals by their size
-   (a LOGICAL is an integer: gfortran's .true. is 1, what cdag's land/lor give), reals by
-   theirs. */
-static int fortran_type(MPI_Datatype t) {
-  static const int ints[9] = {-1, CDAG_INT8, CDAG_INT16, -1, CDAG_INT32, -1, -1, -1, CDAG_INT64};
-  const MPI_Datatype integers[] = {MPI_INTEGER, MPI_LOGICAL, MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8};
-  const MPI_Datatype reals[] = {MPI_REAL, MPI_DOUBLE_PRECISION, MPI_REAL4, MPI_REAL8};
-  int size = 0;
-  if (t == MPI_DATATYPE_NULL || MPI_Type_size(t, &size) != MPI_SUCCESS) return -1;
-  for (size_t i = 0; i < sizeof integers / sizeof *integers; i++)
-    if (t == integers[i] && size > 0 && size <= 8) return ints[size];
-  for (size_t i = 0; i < sizeof reals / sizeof *reals; i++)
-    if (t == reals[i]) return size == 4 ? CDAG_FLOAT : size == 8 ? CDAG_DOUBLE : -1;
-  return -1;
-}
-
-static int predefined_op(MPI_Op o) {
-  static const struct { MPI_Op mpi; int cdag; } map[] = {
-    {MPI_SUM, CDAG_SUM}, {MPI_PROD, CDAG_PROD}, {MPI_MIN, CDAG_MIN},   {MPI_MAX, CDAG_MAX},
-    {MPI_BAND, CDAG_BAND}, {MPI_BOR, CDAG_BOR}, {MPI_BXOR, CDAG_BXOR}, {MPI_LAND, CDAG_LAND},
-    {MPI_LOR, CDAG_LOR},   {MPI_LXOR, CDAG_LXOR}, {MPI_MAXLOC, CDAG_MAXLOC}, {MPI_MINLOC, CDAG_MINLOC},
-  };
-  for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-    if (map[i].mpi == o) return map[i].cdag;
-  return -1;
-}
 
 /* The table of user ops: one slot per (op, datatype) pair, in order of first use. */
 typedef struct {
@@ -141,10 +88,9 @@ static int user_reduction(MPI_Datatype t, MPI_Op o, int rank, int *type, int *ro
 }
 
 int exec_reduction_from_mpi(MPI_Datatype t, MPI_Op o, int rank, int *type, int *rop) {
-  *rop = predefined_op(o);
+  *rop = mpig_op_of(o);
   if (*rop < 0) return user_reduction(t, o, rank, type, rop);
-  *type = predefined_type(t);
-  if (*type < 0) *type = fortran_type(t);
+  *type = mpig_type_of(t);
   if (*type < 0)
     return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: cdag_reduce_local: a predefined op on a datatype cdag does not "
                        "compute (it takes predefined integer, floating-point, pair and complex types, and user ops "
@@ -157,14 +103,8 @@ int exec_reduction_from_mpi(MPI_Datatype t, MPI_Op o, int rank, int *type, int *
 
 /* ---- outbound ---- */
 
-static MPI_Datatype predefined_mpi(int type) {
-  switch (type) {
-  case CDAG_INT8: return MPI_INT8_T;     case CDAG_INT16: return MPI_INT16_T;   case CDAG_INT32: return MPI_INT32_T;
-  case CDAG_INT64: return MPI_INT64_T;   case CDAG_UINT8: return MPI_UINT8_T;   case CDAG_UINT16: return MPI_UINT16_T;
-  case CDAG_UINT32: return MPI_UINT32_T; case CDAG_UINT64: return MPI_UINT64_T; case CDAG_FLOAT: return MPI_FLOAT;
-  case CDAG_DOUBLE: return MPI_DOUBLE;   default: return MPI_DATATYPE_NULL;
-  }
-}
+/* A type MPI computes with its own ops: the integers and reals (mpi_glue's table). */
+static MPI_Datatype predefined_mpi(int type) { return type <= CDAG_DOUBLE ? mpig_mpi_type(type) : MPI_DATATYPE_NULL; }
 
 #define NOWN_TYPES (CDAG_COMPLEX_DOUBLE + 1)
 #define NOWN_OPS (CDAG_MINLOC + 1)
@@ -215,14 +155,9 @@ static void make_own(int rop, int type) {
   exec_unlock();
 }
 
-static MPI_Op predefined_mpi_op(int rop) {
-  switch (rop) {
-  case CDAG_SUM: return MPI_SUM;   case CDAG_PROD: return MPI_PROD; case CDAG_MIN: return MPI_MIN;
-  case CDAG_MAX: return MPI_MAX;   case CDAG_BAND: return MPI_BAND; case CDAG_BOR: return MPI_BOR;
-  case CDAG_BXOR: return MPI_BXOR; case CDAG_LAND: return MPI_LAND; case CDAG_LOR: return MPI_LOR;
-  case CDAG_LXOR: return MPI_LXOR; default: return MPI_OP_NULL;
-  }
-}
+/* MPI's op for cdag's, where MPI computes the same bytes (mpi_glue's table; the pair ops
+   run as cdag's own). */
+static MPI_Op predefined_mpi_op(int rop) { return rop == CDAG_MAXLOC || rop == CDAG_MINLOC ? MPI_OP_NULL : mpig_mpi_op(rop); }
 
 int sched_mpi_reduction(int type, int rop, MPI_Datatype *t, MPI_Op *op) {
   *t = MPI_DATATYPE_NULL;
