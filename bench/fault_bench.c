@@ -4,7 +4,7 @@
  * the first time. On a virtual machine that returns freed memory to its host (free page
  * reporting), a page the guest has not used for a few seconds also faults on the host,
  * and costs several times more than one it freed a moment ago. This maps, advises for huge
- * pages (as ir_malloc does), touches and unmaps MIB mebibytes four times in a row, then
+ * pages (as base_malloc does), touches and unmaps MIB mebibytes four times in a row, then
  * once more after a pause of PAUSE seconds, and prints seconds per GB touched.
  * Usage: fault_bench [MIB=2048] [PAUSE=5]. Not a test. */
 #define _DEFAULT_SOURCE

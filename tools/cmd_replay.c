@@ -85,7 +85,7 @@ static int load(replay_state *st, const replay_args *a) {
 static int alloc_memory(replay_state *st) {
   uint64_t size = st->map.size[st->rank];
   if (size <= SIZE_MAX / 2) {
-    st->block = ir_malloc(size ? (size_t)size : 1);
+    st->block = base_malloc(size ? (size_t)size : 1);
     st->written = malloc(size ? (size_t)size : 1);
   }
   if (st->block && st->written) return CDAG_OK;

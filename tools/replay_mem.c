@@ -23,7 +23,7 @@ enum { RM_SHOWN = 5 };   /* differences printed per rank */
 /* ---- what to compare ---- */
 
 static int push_value(replay_mem *rm, const rm_value *v) {
-  IR_GROW(rm->vals, rm->nvals, rm->cap_vals, 1, "replay values");
+  BASE_GROW(rm->vals, rm->nvals, rm->cap_vals, 1, "replay values");
   rm->vals[rm->nvals++] = *v;
   return CDAG_OK;
 }

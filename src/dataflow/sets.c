@@ -30,7 +30,7 @@ static int event_cmp(const void *x, const void *y) {
 }
 
 static int push_run(df_sets *s, int32_t lo, int32_t hi, uint32_t mult, uint64_t addr) {
-  IR_GROW(s->tmp_out, s->ntmp_out, s->tmp_out_cap, 1, "reduction sets");
+  BASE_GROW(s->tmp_out, s->ntmp_out, s->tmp_out_cap, 1, "reduction sets");
   df_run *last = s->ntmp_out ? &s->tmp_out[s->ntmp_out - 1] : NULL;
   if (last && last->addr == addr && last->mult == mult && last->hi + 1 == lo) {
     last->hi = hi;
@@ -91,13 +91,13 @@ static int intern(df_sets *s, int32_t *id) {
     }
   }
   if (s->nsets == s->setcap) {
-    int64_t cap = ir_grown_cap(s->setcap, 1);
-    if (ir_resize((void **)&s->sets, s->nsets, cap, sizeof *s->sets, "reduction sets") ||
-        ir_resize((void **)&s->chain, s->nsets, cap, sizeof *s->chain, "reduction sets"))
+    int64_t cap = base_grown_cap(s->setcap, 1);
+    if (base_resize((void **)&s->sets, s->nsets, cap, sizeof *s->sets, "reduction sets") ||
+        base_resize((void **)&s->chain, s->nsets, cap, sizeof *s->chain, "reduction sets"))
       return CDAG_ERR_NOMEM;
     s->setcap = cap;
   }
-  IR_GROW(s->runs, s->nruns, s->runcap, s->ntmp_out, "reduction sets");
+  BASE_GROW(s->runs, s->nruns, s->runcap, s->ntmp_out, "reduction sets");
   int64_t contrib = 0;
   for (int64_t i = 0; i < s->ntmp_out; i++)
     contrib += (int64_t)(s->tmp_out[i].hi - s->tmp_out[i].lo + 1) * s->tmp_out[i].mult;
@@ -115,7 +115,7 @@ static int intern(df_sets *s, int32_t *id) {
 static int finish(df_sets *s, int32_t *id) {
   int64_t n = s->ntmp_in;
   ir_sort(s->tmp_in, (size_t)n, sizeof *s->tmp_in, run_cmp);
-  IR_GROW(s->ev, 0, s->evcap, 2 * n + 1, "reduction sets");
+  BASE_GROW(s->ev, 0, s->evcap, 2 * n + 1, "reduction sets");
   df_event *ev = s->ev;
   s->ntmp_out = 0;
   int rc = CDAG_OK;
@@ -129,7 +129,7 @@ static int finish(df_sets *s, int32_t *id) {
 }
 
 static int add_in(df_sets *s, df_run r) {
-  IR_GROW(s->tmp_in, s->ntmp_in, s->tmp_in_cap, 1, "reduction sets");
+  BASE_GROW(s->tmp_in, s->ntmp_in, s->tmp_in_cap, 1, "reduction sets");
   s->tmp_in[s->ntmp_in++] = r;
   return CDAG_OK;
 }

@@ -51,7 +51,7 @@ typedef struct {
 typedef struct {
   df_entry e[INLINE];
 } df_slot;
-_Static_assert(sizeof(df_slot) == 64, "a slot is one cache line (ir_calloc aligns to 64)");
+_Static_assert(sizeof(df_slot) == 64, "a slot is one cache line (base_calloc aligns to 64)");
 
 /* A rank's map from its third piece on: entries sorted by start in an array of the
    rank's own, with a gap (a gap buffer): entries e[0 .. gs) and e[ge .. cap) in order. An
@@ -100,7 +100,7 @@ typedef struct {
 } df_state;
 
 static int judy_insert(df_state *st, int rank, uint64_t lo, df_piece p) {
-  IR_GROW(st->pieces, st->npieces, st->piececap, 1, "provenance map");
+  BASE_GROW(st->pieces, st->npieces, st->piececap, 1, "provenance map");
   st->pieces[st->npieces] = p;
   PWord_t pv = (PWord_t)JudyLIns(&st->maps[rank], (Word_t)lo, PJE0);
   if (pv == PJERR) return CDAG_NOMEM("provenance map");
@@ -195,7 +195,7 @@ static df_at map_next(df_state *st, int rank, df_at at) {
    array for when the JudyL empties and the map grows again. */
 static int list_to_judy(df_state *st, int rank) {
   df_list *l = &st->lists[rank];
-  if (!st->maps && !(st->maps = ir_calloc((size_t)st->g->nprocs, sizeof *st->maps)))
+  if (!st->maps && !(st->maps = base_calloc((size_t)st->g->nprocs, sizeof *st->maps)))
     return CDAG_NOMEM("provenance map");
   for (int64_t i = 0; i < l->n; i++) {
     const df_entry *e = &l->e[list_phys(l, i)];
@@ -221,7 +221,7 @@ static int list_grow(df_list *l) {
 
 /* Moves the full slot of rank into its list (a third piece is coming). */
 static int slot_to_list(df_state *st, int rank) {
-  if (!st->lists && !(st->lists = ir_calloc((size_t)st->g->nprocs, sizeof *st->lists)))
+  if (!st->lists && !(st->lists = base_calloc((size_t)st->g->nprocs, sizeof *st->lists)))
     return CDAG_NOMEM("provenance map");
   df_list *l = &st->lists[rank];
   int rc;
@@ -320,7 +320,7 @@ static int split_at(df_state *st, int rank, uint64_t x) {
 }
 
 static int push_seg(df_seg **arr, int64_t *n, int64_t *cap, df_seg s) {
-  IR_GROW(*arr, *n, *cap, 1, "provenance segments");
+  BASE_GROW(*arr, *n, *cap, 1, "provenance segments");
   (*arr)[(*n)++] = s;
   return CDAG_OK;
 }
@@ -388,7 +388,7 @@ static int do_send(df_state *st, int32_t s, int32_t r, int recv_is_next) {
   if (rc) return rc;
   if (st->nsegs > 1) st->sst->splits++;
   if (recv_is_next) return write_segs(st, g->rank[r], g->addr[r], st->segs, st->nsegs);
-  IR_GROW(st->stash_at, st->nstash_at, st->stash_atcap, 1, "in-flight messages");
+  BASE_GROW(st->stash_at, st->nstash_at, st->stash_atcap, 1, "in-flight messages");
   st->stash_at[st->nstash_at++] = (df_span){st->nstash, st->nsegs};
   for (int64_t i = 0; i < st->nsegs; i++)
     if ((rc = push_seg(&st->stash, &st->nstash, &st->stashcap, st->segs[i]))) return rc;
@@ -540,7 +540,7 @@ static int emit_xfer(df_state *st, int rank, uint64_t lo, uint64_t hi, const df_
       return CDAG_OK;
     }
   }
-  IR_GROW(s->xfers, s->nxfers, st->xfercap, 1, "SST transfers");
+  BASE_GROW(s->xfers, s->nxfers, st->xfercap, 1, "SST transfers");
   s->xfers[s->nxfers++] = x;
   return CDAG_OK;
 }
@@ -580,7 +580,7 @@ static int emit_red(df_state *st, int rank, uint64_t lo, uint64_t hi, const df_p
   int32_t set;
   int rc = df_sets_shift(&st->sets, p->set, shift, &set);
   if (rc) return rc;
-  IR_GROW(s->reds, s->nreds, st->redcap, 1, "SST reductions");
+  BASE_GROW(s->reds, s->nreds, st->redcap, 1, "SST reductions");
   s->reds[s->nreds++] = (df_red){.dst = rank, .set = set, .dst_addr = lo, .count = (hi - lo) / (uint64_t)size,
                                  .type = (uint32_t)type, .op = (uint8_t)(p->src & 0xff)};
   return CDAG_OK;
@@ -610,7 +610,7 @@ static int reserve_xfers(df_state *st) {
   int64_t n = 0;
   for (int r = 0; r < st->g->nprocs; r++)
     for (df_at at = map_first(st, r, 0, 0); at.p; at = map_next(st, r, at)) n += at.p->set < 0;
-  IR_GROW(st->sst->xfers, 0, st->xfercap, n, "SST transfers");
+  BASE_GROW(st->sst->xfers, 0, st->xfercap, n, "SST transfers");
   return CDAG_OK;
 }
 
@@ -677,7 +677,7 @@ static int run(const cdag_graph *g, const match_result *m, int flags, cdag_graph
   if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "dataflow_run: graph is not finalized");
   df_state st = {.g = g};
   st.sst = calloc(1, sizeof *st.sst);
-  st.slots = ir_calloc((size_t)g->nprocs, sizeof *st.slots);
+  st.slots = base_calloc((size_t)g->nprocs, sizeof *st.slots);
   int rc;
   if (!st.sst || !st.slots) {
     rc = CDAG_NOMEM("dataflow");

@@ -35,7 +35,7 @@ typedef struct {
 } ws_pool;
 
 static int ws_node(ws_pool *w, int32_t lo, int32_t hi, int32_t next, int32_t *id) {
-  IR_GROW(w->nd, w->n, w->cap, 1, "wait sets");
+  BASE_GROW(w->nd, w->n, w->cap, 1, "wait sets");
   w->nd[w->n] = (ws_nd){lo, hi, next, 1 + (next >= 0 ? w->nd[next].len : 0)};
   *id = (int32_t)w->n++;
   return CDAG_OK;
@@ -191,9 +191,9 @@ typedef struct {
 /* Room for `need` intervals in the result (both arrays grow together, by doubling). */
 static int ws_reserve(ws_writer *wr, df_sst *s, int64_t need) {
   if (need <= wr->cap) return CDAG_OK;
-  int64_t cap = ir_grown_cap(wr->cap, need - wr->cap), used = wr->cap;
-  if (ir_resize((void **)&s->wait_lo, used, cap, sizeof *s->wait_lo, "wait sets") ||
-      ir_resize((void **)&s->wait_hi, used, cap, sizeof *s->wait_hi, "wait sets"))
+  int64_t cap = base_grown_cap(wr->cap, need - wr->cap), used = wr->cap;
+  if (base_resize((void **)&s->wait_lo, used, cap, sizeof *s->wait_lo, "wait sets") ||
+      base_resize((void **)&s->wait_hi, used, cap, sizeof *s->wait_hi, "wait sets"))
     return CDAG_ERR_NOMEM;
   wr->cap = cap;
   return CDAG_OK;
@@ -204,7 +204,7 @@ static int ws_write_rank(const ws_pool *w, ws_writer *wr, int32_t head, int r, d
   int32_t k = head;
   wr->nabove = 0;
   for (; k >= 0 && wr->head_of[k] < 0; k = w->nd[k].next) {
-    IR_GROW(wr->above, wr->nabove, wr->abovecap, 1, "wait sets");
+    BASE_GROW(wr->above, wr->nabove, wr->abovecap, 1, "wait sets");
     wr->above[wr->nabove++] = k;
   }
   int64_t from = k >= 0 ? s->wait_start[wr->head_of[k]] : 0, n = k >= 0 ? s->wait_start[wr->head_of[k] + 1] - from : 0;

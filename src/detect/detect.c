@@ -26,9 +26,9 @@ static const struct {
 
 int det_add_proto(det_state *st, det_kind kind, int32_t root, const int32_t *members, int32_t n,
                   const int64_t *tuples, int64_t nt, int reduction) {
-  IR_GROW(st->protos, st->nprotos, st->protocap, 1, "collectives");
-  IR_GROW(st->members, st->nmembers, st->membercap, n, "collectives");
-  IR_GROW(st->tuples, st->ntuples, st->tuplecap, nt, "collectives");
+  BASE_GROW(st->protos, st->nprotos, st->protocap, 1, "collectives");
+  BASE_GROW(st->members, st->nmembers, st->membercap, n, "collectives");
+  BASE_GROW(st->tuples, st->ntuples, st->tuplecap, nt, "collectives");
   st->protos[st->nprotos++] = (det_proto){.kind = kind, .root = root, .members_first = st->nmembers,
                                           .nmembers = n, .tuples_first = st->ntuples, .ntuples = nt,
                                           .reduction = reduction};
@@ -47,7 +47,7 @@ int det_note(det_state *st, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  IR_GROW(st->notes, st->nnotes, st->notecap, 1, "notes");
+  BASE_GROW(st->notes, st->nnotes, st->notecap, 1, "notes");
   st->notes[st->nnotes] = strdup(buf);
   if (!st->notes[st->nnotes]) return CDAG_NOMEM("notes");
   st->nnotes++;

@@ -249,7 +249,7 @@ static int whole_pairs(const det_state *st, const uf_state *u, const int64_t *t,
     }
     for (; lo < u->npairs && x[u->pairs[lo]].src == s && x[u->pairs[lo]].dst == d; lo++) {
       if (st->xused[u->pairs[lo]]) continue;
-      if (m == cap && ir_resize((void **)&v, m, cap = ir_grown_cap(cap, 1), sizeof *v, "detection")) {
+      if (m == cap && base_resize((void **)&v, m, cap = base_grown_cap(cap, 1), sizeof *v, "detection")) {
         free(v);
         return CDAG_ERR_NOMEM;
       }
@@ -437,7 +437,7 @@ static int find_redistribution(det_state *st, uf_state *u, int64_t *t, det_rd_su
 /* Proto i now covers the redistribution's ranks members[0..m) as an alltoallv, to merge
    with the one take_redistribution adds (plan.c merges protos of one shape). */
 static int fold_into(det_state *st, int64_t i, const int32_t *members, int32_t m) {
-  IR_GROW(st->members, st->nmembers, st->membercap, m, "collectives");
+  BASE_GROW(st->members, st->nmembers, st->membercap, m, "collectives");
   memcpy(st->members + st->nmembers, members, (size_t)m * sizeof *members);
   st->protos[i].kind = DET_ALLTOALLV;
   st->protos[i].members_first = st->nmembers;
@@ -530,7 +530,7 @@ static int regular_pass(det_state *st, uf_state *u, int64_t *t, int64_t *g, uint
     int32_t nlayers = 0;
     for (int64_t k = i; k < j; k++) nlayers = layer[k] >= nlayers ? layer[k] + 1 : nlayers;
     /* counting sort of this size's tuples by layer into g[i..j): O(j - i + layers) */
-    IR_GROW(u->lstart, 0, u->lstartcap, nlayers + 1, "detection");
+    BASE_GROW(u->lstart, 0, u->lstartcap, nlayers + 1, "detection");
     int64_t *at = u->lstart;
     memset(at, 0, ((size_t)nlayers + 1) * sizeof *at);
     for (int64_t k = i; k < j; k++) at[layer[k] + 1]++;

@@ -137,7 +137,7 @@ static int32_t vector_min(const det_state *st) {
 }
 
 static int push_candidate(rooted_state *rs, candidate c) {
-  IR_GROW(rs->c, rs->nc, rs->ccap, 1, "detection");
+  BASE_GROW(rs->c, rs->nc, rs->ccap, 1, "detection");
   rs->c[rs->nc++] = c;
   return CDAG_OK;
 }

@@ -34,7 +34,7 @@ static int full_sync_found(const det_state *st) {
 static int keep_sync(det_state *st, int32_t src, int32_t dst) {
   for (int64_t i = st->nsyncs; i > 0 && i > st->nsyncs - 8; i--) /* cheap dedupe of repeats */
     if (st->syncs[2 * (i - 1)] == src && st->syncs[2 * (i - 1) + 1] == dst) return CDAG_OK;
-  int rc = ir_grow((void **)&st->syncs, st->nsyncs, &st->synccap, 1, 2 * sizeof *st->syncs, "syncs");
+  int rc = base_grow((void **)&st->syncs, st->nsyncs, &st->synccap, 1, 2 * sizeof *st->syncs, "syncs");
   if (rc) return rc;
   st->syncs[2 * st->nsyncs] = src;
   st->syncs[2 * st->nsyncs + 1] = dst;

@@ -24,9 +24,9 @@ typedef struct {
 
 static int wm_new(writer_map *w, uint64_t lo, uint64_t hi, int32_t op) {
   if (w->n == w->cap) {
-    int64_t cap = ir_grown_cap(w->cap, 1);
-    if (ir_resize((void **)&w->end, w->n, cap, sizeof *w->end, "writer map") ||
-        ir_resize((void **)&w->op, w->n, cap, sizeof *w->op, "writer map"))
+    int64_t cap = base_grown_cap(w->cap, 1);
+    if (base_resize((void **)&w->end, w->n, cap, sizeof *w->end, "writer map") ||
+        base_resize((void **)&w->op, w->n, cap, sizeof *w->op, "writer map"))
       return CDAG_ERR_NOMEM;
     w->cap = cap;
   }

@@ -165,7 +165,7 @@ static int proto_pieces(const det_state *st, piece_buf *b, const det_proto *pr, 
 /* The collective's slot iovs, all empty. */
 static int reserve_iovs(cdag_plan *p, det_coll *c) {
   int64_t nslots = (int64_t)c->nranks * (c->nsend_slots + c->nrecv_slots);
-  int rc = ir_grow((void **)&p->iovs, p->niovs, &p->cap_iovs, nslots, sizeof *p->iovs, "plan");
+  int rc = base_grow((void **)&p->iovs, p->niovs, &p->cap_iovs, nslots, sizeof *p->iovs, "plan");
   if (rc) return rc;
   c->send_first = p->niovs;
   c->recv_first = p->niovs + (int64_t)c->nranks * c->nsend_slots;
@@ -183,7 +183,7 @@ static int reserve_pieces(cdag_plan *p, const det_coll *c) {
     p->iovs[i].n = 0;
   }
   if (at > UINT32_MAX) return cdag__error(CDAG_ERR_UNSUPPORTED, "plan: more than 2^32 pieces in collectives");
-  return ir_grow((void **)&p->pieces, p->npieces, &p->cap_pieces, at - p->npieces, sizeof *p->pieces, "plan");
+  return base_grow((void **)&p->pieces, p->npieces, &p->cap_pieces, at - p->npieces, sizeof *p->pieces, "plan");
 }
 
 /* Joins adjacent pieces of each slot (a block sent in parts is one piece), compacting. */
@@ -208,8 +208,8 @@ static int build_collective(det_state *st, cdag_plan *p, const int64_t *group, i
   const det_proto *pr = &st->protos[group[0]];
   const int32_t *mem = st->members + pr->members_first;
   int32_t n = pr->nmembers;
-  IR_GROW(p->colls, p->ncolls, p->cap_colls, 1, "plan");
-  IR_GROW(p->ranks, p->nranks, p->cap_ranks, n, "plan");
+  BASE_GROW(p->colls, p->ncolls, p->cap_colls, 1, "plan");
+  BASE_GROW(p->ranks, p->nranks, p->cap_ranks, n, "plan");
   det_coll *c = &p->colls[p->ncolls];
   *c = (det_coll){.kind = pr->kind, .root = pr->root, .nranks = n, .ranks_first = p->nranks, .type = -1, .op = -1};
   if (pr->after > 0) { /* its reduce was found first, so it was built first */
@@ -440,7 +440,7 @@ static int64_t merge_overlaps(span *e, int64_t n) {
 }
 
 static int push_snap(cdag_plan *p, int64_t *cap, int32_t rank, uint64_t lo, uint64_t hi) {
-  int rc = ir_grow((void **)&p->snaps, p->nsnaps, cap, 1, sizeof *p->snaps, "snapshots");
+  int rc = base_grow((void **)&p->snaps, p->nsnaps, cap, 1, sizeof *p->snaps, "snapshots");
   if (rc) return rc;
   p->snaps[p->nsnaps++] = (det_range){rank, lo, hi - lo};
   return CDAG_OK;

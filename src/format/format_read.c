@@ -541,7 +541,7 @@ static void note_range(reader *r, uint64_t addr, uint64_t len) {
 }
 
 static int push_fresh(reader *r, int32_t id) {
-  IR_GROW(r->fresh, r->nfresh, r->freshcap, 1, "fresh buffers");
+  BASE_GROW(r->fresh, r->nfresh, r->freshcap, 1, "fresh buffers");
   r->fresh[r->nfresh++] = id;
   return CDAG_OK;
 }
@@ -736,7 +736,7 @@ static int read_requires(reader *r, const token *after) {
   if (r->tok.kind != T_WORD) return expected(r, &r->tok, "a label");
   token before = r->tok;
   if ((rc = read_fields(r, 0, "end of line", &f))) return rc;
-  IR_GROW(r->pend, r->npend, r->pendcap, 1, "dependencies");
+  BASE_GROW(r->pend, r->npend, r->pendcap, 1, "dependencies");
   r->pend[r->npend].after = *after;
   r->pend[r->npend].before = before;
   r->pend[r->npend].after_id = -1;
@@ -757,7 +757,7 @@ static int read_wait(reader *r, const token *kw, const token *label) {
     if ((rc = next(r))) return rc;
     if (is_end(&r->tok)) break;
     if (r->tok.kind != T_WORD) return expected(r, &r->tok, "a label or end of line");
-    IR_GROW(r->pend, r->npend, r->pendcap, 1, "dependencies");
+    BASE_GROW(r->pend, r->npend, r->pendcap, 1, "dependencies");
     r->pend[r->npend++] = (pending_dep){*kw, r->tok, id, 0};
   }
   return n ? CDAG_OK : expected(r, &r->tok, "a label (wait names what completed)");
@@ -1020,7 +1020,7 @@ static int read_comm(reader *r) {
     if ((rc = next(r))) break;
     if (is_end(&r->tok)) break;
     if ((rc = num_in(r, &r->tok, 0, 0, r->g->nprocs - 1, "a rank", &v))) break;
-    if (n == cap && (rc = ir_grow((void **)&ranks, n, &cap, 1, sizeof *ranks, "communicator"))) break;
+    if (n == cap && (rc = base_grow((void **)&ranks, n, &cap, 1, sizeof *ranks, "communicator"))) break;
     ranks[n++] = (int32_t)v;
   }
   if (!rc && n > r->g->nprocs) rc = rd_fail(r, CDAG_ERR_FORMAT, &kw, "communicator %lld lists more ranks than the graph has", (long long)c);

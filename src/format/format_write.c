@@ -63,7 +63,7 @@ static int claim(writer *w, int32_t op, const char *name, int *rc) {
   }
   if (*pv) return 0;
   *pv = (void *)1;
-  if ((*rc = ir_grow((void **)&w->names, w->names_len, &w->names_cap, (int64_t)len + 1, 1, "labels"))) return 0;
+  if ((*rc = base_grow((void **)&w->names, w->names_len, &w->names_cap, (int64_t)len + 1, 1, "labels"))) return 0;
   memcpy(w->names + w->names_len, name, (size_t)len + 1);
   w->name_off[op] = w->names_len;
   w->names_len += len + 1;
@@ -207,7 +207,7 @@ static int write_op(writer *w, int32_t op) {
   } else if (os == IR_OS_WAIT) {
     int64_t n = 0;
     for (int64_t d = w->wait_head[op]; d >= 0; d = w->dep_next[d]) n++;
-    int rc = ir_grow((void **)&w->waits, 0, &w->waits_cap, n, sizeof *w->waits, "wait labels");
+    int rc = base_grow((void **)&w->waits, 0, &w->waits_cap, n, sizeof *w->waits, "wait labels");
     if (rc) return rc;
     n = 0;
     for (int64_t d = w->wait_head[op]; d >= 0; d = w->dep_next[d]) w->waits[n++] = name_of(w, g->dep[2 * d]);

@@ -94,17 +94,17 @@ static int32_t member_of(const cdag_graph *g, int comm, int rank) {
 
 static int grow_comms(cdag_graph *g, int n) {
   if (g->ncomms == g->commcap) {
-    int64_t cap = ir_grown_cap(g->commcap, 1);
-    if (ir_resize((void **)&g->comm_id, g->ncomms, cap, sizeof *g->comm_id, "communicators") ||
-        ir_resize((void **)&g->comm_n, g->ncomms, cap, sizeof *g->comm_n, "communicators") ||
-        ir_resize((void **)&g->comm_first, g->ncomms, cap, sizeof *g->comm_first, "communicators"))
+    int64_t cap = base_grown_cap(g->commcap, 1);
+    if (base_resize((void **)&g->comm_id, g->ncomms, cap, sizeof *g->comm_id, "communicators") ||
+        base_resize((void **)&g->comm_n, g->ncomms, cap, sizeof *g->comm_n, "communicators") ||
+        base_resize((void **)&g->comm_first, g->ncomms, cap, sizeof *g->comm_first, "communicators"))
       return CDAG_ERR_NOMEM;
     g->commcap = cap;
   }
   if (g->nmembers + n > g->membercap) {
-    int64_t cap = ir_grown_cap(g->membercap, n);
-    if (ir_resize((void **)&g->members, g->nmembers, cap, sizeof *g->members, "communicators") ||
-        ir_resize((void **)&g->member_key, g->nmembers, cap, sizeof *g->member_key, "communicators"))
+    int64_t cap = base_grown_cap(g->membercap, n);
+    if (base_resize((void **)&g->members, g->nmembers, cap, sizeof *g->members, "communicators") ||
+        base_resize((void **)&g->member_key, g->nmembers, cap, sizeof *g->member_key, "communicators"))
       return CDAG_ERR_NOMEM;
     g->membercap = cap;
   }
@@ -195,7 +195,7 @@ static int reserve_scratch(expansion *x) {
   if (g->host_ops && g->host_ops->alloc) {   /* the owner's: what it builds from the graph may outlive it */
     if (!(p = g->host_ops->alloc(g, (size_t)bytes))) return CDAG_NOMEM("collective scratch");
   } else {
-    IR_GROW(g->coll_mem, g->ncoll_mem, g->coll_memcap, 1, "collective scratch");
+    BASE_GROW(g->coll_mem, g->ncoll_mem, g->coll_memcap, 1, "collective scratch");
     if (!(p = malloc((size_t)bytes))) return CDAG_NOMEM("collective scratch");
     g->coll_mem[g->ncoll_mem++] = p;
   }
@@ -315,7 +315,7 @@ static int check_extent(int rank, const char *kind, uint64_t addr, uint64_t bloc
 }
 
 static int record_call(cdag_graph *g, const ir_call *c, int64_t *index) {
-  IR_GROW(g->calls, g->ncalls, g->callcap, 1, "collective calls");
+  BASE_GROW(g->calls, g->ncalls, g->callcap, 1, "collective calls");
   int rc = ir_ensure_opt(g, (void **)&g->call, sizeof *g->call, 1);
   if (rc) return rc;
   *index = g->ncalls;

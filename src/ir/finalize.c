@@ -45,7 +45,7 @@ static void edge_buf_free(edge_buf *b) {
    fresh pages. */
 static int edge_buf_init(edge_buf *b, const cdag_graph *g) {
   b->cap = 2 * g->nops + g->ndeps + 1024;
-  b->e = ir_malloc((size_t)b->cap * sizeof *b->e);
+  b->e = base_malloc((size_t)b->cap * sizeof *b->e);
   b->rank_edges = malloc(((size_t)g->nprocs + 1) * sizeof *b->rank_edges);
   return b->e && b->rank_edges ? CDAG_OK : CDAG_NOMEM("dependencies");
 }
@@ -56,7 +56,7 @@ static int edge_push(edge_buf *b, int32_t before) {
                        "pieces of memory)", INT32_MAX);
   if (b->n == b->cap) {
     int64_t cap = b->cap * 2;
-    int32_t *e = ir_realloc(b->e, (size_t)b->n * sizeof *e, (size_t)cap * sizeof *e);
+    int32_t *e = base_realloc(b->e, (size_t)b->n * sizeof *e, (size_t)cap * sizeof *e);
     if (!e) return CDAG_NOMEM("dependencies");
     b->e = e;
     b->cap = cap;
@@ -89,8 +89,8 @@ static int order_by_key(cdag_graph *g) {
 static int order_by_rank(cdag_graph *g) {
   int64_t n = g->nops;
   g->rank_start = calloc((size_t)g->nprocs + 1, sizeof *g->rank_start);
-  g->rank_ops = ir_malloc((size_t)n * sizeof *g->rank_ops);
-  g->pos = ir_malloc((size_t)n * sizeof *g->pos);
+  g->rank_ops = base_malloc((size_t)n * sizeof *g->rank_ops);
+  g->pos = base_malloc((size_t)n * sizeof *g->pos);
   if (!g->rank_start || !g->rank_ops || !g->pos) return CDAG_NOMEM("program order");
   for (int64_t i = 0; i < n; i++) g->rank_start[g->rank[i] + 1]++;
   for (int r = 0; r < g->nprocs; r++) g->rank_start[r + 1] += g->rank_start[r];
@@ -363,10 +363,10 @@ static int add_edge(conflict_map *m, int32_t before, int32_t after) {
 
 static int new_piece(conflict_map *m, uint64_t lo, uint64_t hi, int32_t writer, int32_t readers) {
   if (m->npieces == m->pcap) {
-    int64_t cap = ir_grown_cap(m->pcap, 1), n = m->npieces;
-    if (ir_resize((void **)&m->hi, n, cap, sizeof *m->hi, "interval map") ||
-        ir_resize((void **)&m->writer, n, cap, sizeof *m->writer, "interval map") ||
-        ir_resize((void **)&m->readers, n, cap, sizeof *m->readers, "interval map"))
+    int64_t cap = base_grown_cap(m->pcap, 1), n = m->npieces;
+    if (base_resize((void **)&m->hi, n, cap, sizeof *m->hi, "interval map") ||
+        base_resize((void **)&m->writer, n, cap, sizeof *m->writer, "interval map") ||
+        base_resize((void **)&m->readers, n, cap, sizeof *m->readers, "interval map"))
       return CDAG_ERR_NOMEM;
     m->pcap = cap;
   }
@@ -379,9 +379,9 @@ static int new_piece(conflict_map *m, uint64_t lo, uint64_t hi, int32_t writer, 
 
 static int push_reader(conflict_map *m, int64_t piece, int32_t op) {
   if (m->nrd == m->rdcap) {
-    int64_t cap = ir_grown_cap(m->rdcap, 1);
-    if (ir_resize((void **)&m->rd_op, m->nrd, cap, sizeof *m->rd_op, "interval map") ||
-        ir_resize((void **)&m->rd_next, m->nrd, cap, sizeof *m->rd_next, "interval map"))
+    int64_t cap = base_grown_cap(m->rdcap, 1);
+    if (base_resize((void **)&m->rd_op, m->nrd, cap, sizeof *m->rd_op, "interval map") ||
+        base_resize((void **)&m->rd_next, m->nrd, cap, sizeof *m->rd_next, "interval map"))
       return CDAG_ERR_NOMEM;
     m->rdcap = cap;
   }
@@ -652,8 +652,8 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
   m.stamp = malloc((size_t)longest * sizeof *m.stamp);
   footprint *fp = malloc((size_t)longest * sizeof *fp);
   if (clusters_alloc(&m.c, longest)) rc = CDAG_ERR_NOMEM;
-  m.npred = g->pred_start = ir_calloc((size_t)g->nops + 1, sizeof *g->pred_start);
-  m.nsucc = g->succ_start = ir_calloc((size_t)g->nops + 1, sizeof *g->succ_start);
+  m.npred = g->pred_start = base_calloc((size_t)g->nops + 1, sizeof *g->pred_start);
+  m.nsucc = g->succ_start = base_calloc((size_t)g->nops + 1, sizeof *g->succ_start);
   if (!m.stamp || !fp || !m.npred || !m.nsucc) rc = CDAG_NOMEM("dependencies");
   if (rc == CDAG_OK) rc = edge_buf_init(edges, g);
   if (rc == CDAG_OK && g->ndeps) rc = explicit_csr(g, g->dep, g->ndeps, 1, &ex_start, &ex_from);
@@ -749,8 +749,8 @@ static void csr_pass(cdag_graph *g, const edge_buf *b) {
    starts. */
 static int build_csr(cdag_graph *g, const edge_buf *b) {
   int64_t n = g->nops, m = b->n;
-  g->pred = ir_malloc((size_t)m * sizeof *g->pred);
-  g->succ = ir_malloc((size_t)m * sizeof *g->succ);
+  g->pred = base_malloc((size_t)m * sizeof *g->pred);
+  g->succ = base_malloc((size_t)m * sizeof *g->succ);
   if (!g->pred || !g->succ) return CDAG_NOMEM("dependencies");
   for (int64_t i = 0; i < n; i++) {
     g->succ_start[i + 1] += g->succ_start[i];

@@ -4,76 +4,17 @@
  * explicit dependencies, scratch regions, per-op file facts, and the public API of global
  * graphs (cdag_graph_create_global, cdag_rank_*, cdag_depend, cdag_graph_free). Every entry
  * point validates its arguments and answers CDAG_ERR_ARG / CDAG_ERR_STATE with a message. */
-#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE (the build asks for POSIX only) */
 #include <limits.h>
 #include <stdlib.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
 #include <string.h>
-#include <sys/mman.h>
 
 #include "ir/ir.h"
 
-/* ---- large arrays (ir.h) ---- */
-
-#define HUGE_PAGE ((uintptr_t)2 << 20)
-
-/* Advises the whole 2 MiB pages inside [p, p + bytes). They may lie in glibc's heap (blocks
-   under its mmap threshold), where the advice outlives the block: whatever reuses those
-   pages may get huge pages too, which is harmless. Failure leaves the pages small. */
-static void advise_huge(void *p, size_t bytes) {
-#ifdef MADV_HUGEPAGE
-  uintptr_t lo = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1), hi = ((uintptr_t)p + bytes) & ~(HUGE_PAGE - 1);
-  if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#else
-  (void)p, (void)bytes;
-#endif
-}
-
-void *ir_malloc(size_t bytes) {
-  void *p;
-  if (posix_memalign(&p, 64, bytes ? bytes : 1)) return NULL;
-  if (bytes >= IR_HUGE_MIN) advise_huge(p, bytes);
-  return p;
-}
-
-/* A big block is advised before it is zeroed, so the zeroing faults in huge pages. */
-void *ir_calloc(size_t n, size_t size) {
-  if (size && n > SIZE_MAX / size) return NULL;
-  void *p = ir_malloc(n * size);
-  if (p) memset(p, 0, n * size);
-  return p;
-}
-
-/* Growing a big block copies it into a fresh advised one (realloc would copy too, or move
-   the mapping without the advice). */
-void *ir_realloc(void *p, size_t used, size_t bytes) {
-  if (bytes < IR_HUGE_MIN) return realloc(p, bytes);
-  void *q = ir_malloc(bytes);
-  if (!q) return NULL;
-  if (p) memcpy(q, p, used < bytes ? used : bytes);
-  free(p);
-  return q;
-}
-
-int ir_resize(void **arr, int64_t used, int64_t new_cap, size_t elem, const char *what) {
-  void *p = ir_realloc(*arr, (size_t)used * elem, (size_t)new_cap * elem);
-  if (!p) return CDAG_NOMEM(what);
-  *arr = p;
-  return CDAG_OK;
-}
-
-int ir_grow(void **arr, int64_t n, int64_t *cap, int64_t need, size_t elem, const char *what) {
-  if (n + need <= *cap) return CDAG_OK;
-  int64_t c = ir_grown_cap(*cap, need);
-  int rc = ir_resize(arr, n, c, elem, what);
-  if (rc == CDAG_OK) *cap = c;
-  return rc;
-}
-
 static void *grow(void *p, int64_t used, int64_t n, size_t elem) {
-  return ir_realloc(p, (size_t)used * elem, (size_t)n * elem);
+  return base_realloc(p, (size_t)used * elem, (size_t)n * elem);
 }
 
 /* Drops the derived view so the next ir_finalize() recomputes it. */
@@ -197,7 +138,7 @@ static int append(cdag_graph *g, int kind, int rank, int peer, int tag, uint64_t
     if (rc) return rc;
   }
   if (!g->addr2 && (kind == IR_REDUCE || kind == IR_COPY || kind == IR_GET || kind == IR_PUT)) { /* sends and receives need no second address */
-    g->addr2 = ir_calloc((size_t)g->cap, sizeof *g->addr2);
+    g->addr2 = base_calloc((size_t)g->cap, sizeof *g->addr2);
     if (!g->addr2) return CDAG_NOMEM("operations");
   }
   if (g->state != IR_BUILDING) ir_drop_derived(g);
@@ -437,7 +378,7 @@ int ir_set_label(cdag_graph *g, int32_t op, const char *label, int64_t len) {
   int rc = ir_ensure_opt(g, (void **)&g->label, sizeof *g->label, 0);
   if (rc) return rc;
   if (g->labels_len + len + 1 > UINT32_MAX - 1) return cdag__error(CDAG_ERR_ARG, "too many labels");
-  if ((rc = ir_grow((void **)&g->labels, g->labels_len, &g->labels_cap, (int64_t)len + 1, 1, "labels"))) return rc;
+  if ((rc = base_grow((void **)&g->labels, g->labels_len, &g->labels_cap, (int64_t)len + 1, 1, "labels"))) return rc;
   memcpy(g->labels + g->labels_len, label, (size_t)len);
   g->labels[g->labels_len + len] = '\0';
   g->label[op] = (uint32_t)(g->labels_len + 1);

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "cdag.h"
+#include "base/alloc.h"
 #include "base/error.h"
 #include "ir/coll_kinds.h"
 
@@ -289,41 +290,6 @@ const char *ir_label(const cdag_graph *g, int32_t op);
 const char *ir_describe(const cdag_graph *g, int32_t op, char *buf, int size);
 /* Is [addr, addr+len) entirely inside scratch of rank? (after finalize) */
 int ir_is_scratch(const cdag_graph *g, int rank, uint64_t addr, uint64_t len);
-
-/* Allocation of arrays that may be large (per op, per edge, per rank), aligned to a cache
-   line (64 bytes) except when ir_realloc keeps a small block. From IR_HUGE_MIN bytes on, the
-   block's whole 2 MiB pages are advised for transparent huge pages (Linux madvise, which
-   THP's default "madvise" mode honours; elsewhere nothing) before the block is written, so
-   a fresh mapping gets huge pages as it is first touched (heap pages glibc had touched
-   already, for blocks under its 32 MiB mmap threshold, stay small). Why: the passes that
-   reach these arrays at random (a message's other end, a rank's next op) take a TLB miss
-   per access with 4 KiB pages once a graph outgrows a few MB, and on a virtual machine each
-   miss walks two page tables; 2 MiB pages cover gigabytes, and a first touch faults once
-   per 2 MiB instead of per 4 KiB. ir_realloc keeps the first `used` bytes; free() releases
-   all three. */
-#define IR_HUGE_MIN ((size_t)8 << 20)
-void *ir_malloc(size_t bytes);
-void *ir_calloc(size_t n, size_t size);
-void *ir_realloc(void *p, size_t used, size_t bytes);
-
-/* Growable arrays, the one rule: a full array doubles (plus what is needed), starting at
-   64 elements. ir_grown_cap gives the new capacity; ir_resize moves an array to it (*arr is
-   unchanged on failure), so arrays that grow together (struct of arrays) share one cap. */
-static inline int64_t ir_grown_cap(int64_t cap, int64_t need) { return (cap ? cap * 2 : 64) + need; }
-int ir_resize(void **arr, int64_t used, int64_t new_cap, size_t elem, const char *what);
-/* Room for `need` more elements after the first n of *arr (capacity *cap). */
-int ir_grow(void **arr, int64_t n, int64_t *cap, int64_t need, size_t elem, const char *what);
-/* The same for one array, returning CDAG_ERR_NOMEM from the calling function. */
-#define IR_GROW(arr, n, cap, need, what)                           \
-  do {                                                             \
-    if ((n) + (need) > (cap)) {                                    \
-      int64_t c_ = ir_grown_cap((cap), (need));                    \
-      void *p_ = (arr);                                            \
-      if (ir_resize(&p_, (n), c_, sizeof *(arr), (what))) return CDAG_ERR_NOMEM; \
-      (arr) = p_;                                                  \
-      (cap) = c_;                                                  \
-    }                                                              \
-  } while (0)
 
 /* Passes that walk ops in one order but touch, per op, a slot far away in another (a
    message's other end, a rank's map, a rank's next program slot) ask for that slot IR_AHEAD

@@ -208,7 +208,7 @@ typedef struct {
 
 static int add_access(race_ctx *x, int32_t target, int32_t epoch, uint64_t lo, uint64_t len, int32_t op, int type) {
   if (!len) return CDAG_OK;
-  IR_GROW(x->a, x->n, x->cap, 1, "race check");
+  BASE_GROW(x->a, x->n, x->cap, 1, "race check");
   x->a[x->n++] = (access){target, epoch, lo, lo + len, op, type};
   return CDAG_OK;
 }

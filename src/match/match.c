@@ -153,7 +153,7 @@ static int match_pairs(const cdag_graph *g, int32_t *partner) {
     if (g->kind[op] == IR_SEND || g->kind[op] == IR_RECV) start[dest_of(g, (int32_t)op) + 1]++, ncomm++;
   }
   for (int r = 0; r < g->nprocs; r++) start[r + 1] += start[r];
-  chan_entry *e = ir_malloc((size_t)ncomm * sizeof *e);
+  chan_entry *e = base_malloc((size_t)ncomm * sizeof *e);
   if (!e) {
     free(start);
     return CDAG_NOMEM("matching");
@@ -401,9 +401,9 @@ static int match_run_deps(const cdag_graph *g, match_result *m) {
   memset(m, 0, sizeof *m);
   int64_t n = g->nops ? g->nops : 1;
   m->nops = g->nops;
-  m->partner = ir_malloc((size_t)n * sizeof *m->partner);
-  m->order = ir_malloc((size_t)n * sizeof *m->order);
-  int32_t *scratch = ir_malloc((size_t)n * sizeof *scratch);
+  m->partner = base_malloc((size_t)n * sizeof *m->partner);
+  m->order = base_malloc((size_t)n * sizeof *m->order);
+  int32_t *scratch = base_malloc((size_t)n * sizeof *scratch);
   int rc;
   if (!m->partner || !m->order || !scratch) {
     rc = CDAG_NOMEM("matching");

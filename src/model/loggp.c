@@ -219,7 +219,7 @@ static int waiter_room(wait_queue *q) {
     q->head = 0;
     return CDAG_OK;
   }
-  return ir_grow((void **)&q->w, q->n, &q->cap, 1, sizeof *q->w, "LogGP wait queue");
+  return base_grow((void **)&q->w, q->n, &q->cap, 1, sizeof *q->w, "LogGP wait queue");
 }
 
 enum { WAKE_FIFOS = 4 };
@@ -303,7 +303,7 @@ static void push_sorted(sim *s, ev_fifo *f, ev e) {
     f->n -= f->head;
     f->head = 0;
   }
-  if (f->n == f->cap && ir_grow((void **)&f->e, f->n, &f->cap, 1, sizeof *f->e, "LogGP events")) {
+  if (f->n == f->cap && base_grow((void **)&f->e, f->n, &f->cap, 1, sizeof *f->e, "LogGP events")) {
     s->nomem = 1;
     return;
   }

@@ -59,7 +59,7 @@ static int reduce(lw *w, int rank, uint64_t in, uint64_t inout, uint64_t bytes, 
 
 static int late(lw *w, int rank, uint64_t src, uint64_t dst, uint64_t len) {
   if (len == 0) return CDAG_OK;
-  IR_GROW(w->late, w->nlate, w->clate, 1, "lowering");
+  BASE_GROW(w->late, w->nlate, w->clate, 1, "lowering");
   w->late[w->nlate++] = (lw_copy){rank, src, dst, len};
   return CDAG_OK;
 }
@@ -716,7 +716,7 @@ static int reserve(lw *w) {
   int64_t late = p->nxfers + p->npieces, ops = 2 * p->nmsgs + 2 * p->nsyncs + late + p->npieces;
   if (ops > IR_MAX_OPS / 2) ops = IR_MAX_OPS / 2;
   if (late > IR_MAX_OPS / 2) late = IR_MAX_OPS / 2;
-  IR_GROW(w->late, w->nlate, w->clate, late, "lowering");
+  BASE_GROW(w->late, w->nlate, w->clate, late, "lowering");
   return ir_reserve(w->g, ops);
 }
 

@@ -73,17 +73,6 @@ typedef struct {
   int64_t waitcap;
 } merger;
 
-static int grow(void **a, int64_t *cap, int64_t need, size_t size) {
-  if (need <= *cap) return 0;
-  int64_t n = *cap ? *cap * 2 : 256;
-  while (n < need) n *= 2;
-  void *q = realloc(*a, (size_t)n * size);
-  if (!q) return -1;
-  *a = q;
-  *cap = n;
-  return 0;
-}
-
 static char *read_all(const char *path) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
@@ -107,7 +96,7 @@ static int add_count(mcount **a, int *n, int *cap, const char *name, uint64_t k)
   for (int i = 0; i < *n; i++)
     if (!strcmp((*a)[i].name, name)) { (*a)[i].n += k; return 0; }
   int64_t c = *cap;
-  if (grow((void **)a, &c, *n + 1, sizeof **a)) return -1;
+  if (base_grow((void **)a, *n, &c, 1, sizeof **a, "merger")) return -1;
   *cap = (int)c;
   snprintf((*a)[*n].name, sizeof (*a)[*n].name, "%s", name);
   (*a)[(*n)++].n = k;
@@ -126,7 +115,7 @@ static int field(const char *text, const char *name, long long *v) {
 }
 
 static int parse_op(mrank *r, int phase, uint64_t seq, char *text) {
-  if (grow((void **)&r->ops, &r->cap, r->nops + 1, sizeof *r->ops)) return CDAG_NOMEM("recorded operations");
+  if (base_grow((void **)&r->ops, r->nops, &r->cap, 1, sizeof *r->ops, "merger")) return CDAG_NOMEM("recorded operations");
   mop *o = &r->ops[r->nops++];
   memset(o, 0, sizeof *o);
   o->phase = phase;
@@ -147,7 +136,7 @@ static int parse_op(mrank *r, int phase, uint64_t seq, char *text) {
 static int parse_comm(mrank *r, char *p) {
   int id = (int)strtol(p, &p, 10), n = (int)strtol(p, &p, 10);
   int64_t cap = r->commcap;
-  if (n <= 0 || grow((void **)&r->comms, &cap, r->ncomms + 1, sizeof *r->comms)) return CDAG_NOMEM("communicators");
+  if (n <= 0 || base_grow((void **)&r->comms, r->ncomms, &cap, 1, sizeof *r->comms, "merger")) return CDAG_NOMEM("communicators");
   r->commcap = (int)cap;
   mcomm *c = &r->comms[r->ncomms++];
   c->id = id;
@@ -182,7 +171,7 @@ static int parse_line(merger *m, mrank *r, char *l) {
   }
   int off = 0;
   if (sscanf(l, "%d scratch %llx %llu", &k, &a, &b) == 3) {
-    if (grow((void **)&r->scratch, &r->scratchcap, r->nscratch + 1, sizeof *r->scratch)) return CDAG_NOMEM("scratch");
+    if (base_grow((void **)&r->scratch, r->nscratch, &r->scratchcap, 1, sizeof *r->scratch, "merger")) return CDAG_NOMEM("scratch");
     r->scratch[r->nscratch++] = (mline){k, strstr(l, "scratch") + 8};
     return 0;
   }
@@ -232,7 +221,7 @@ static int number_comms(merger *m) {
       for (int g = 0; g < m->nglobal && c->global < 0; g++)
         if (same_comm(c, m->global[g])) c->global = g + 1;
       if (c->global >= 0) continue;
-      if (grow((void **)&m->global, &cap, m->nglobal + 1, sizeof *m->global)) return CDAG_NOMEM("communicators");
+      if (base_grow((void **)&m->global, m->nglobal, &cap, 1, sizeof *m->global, "merger")) return CDAG_NOMEM("communicators");
       m->global[m->nglobal++] = c;
       c->global = m->nglobal;
     }
@@ -262,7 +251,7 @@ static int assign_tags(merger *m) {
       int g = global_comm(&m->r[r], o->comm);
       if (g < 0) return cdag__error(CDAG_ERR_FORMAT, "rank %d: a message on communicator %d, which it never declared", r, o->comm);
       if (g == 0) { if (o->tag > maxtag) maxtag = o->tag; continue; }
-      if (grow((void **)&m->tagkey, &cap, m->ntags + 1, sizeof *m->tagkey)) return CDAG_NOMEM("tags");
+      if (base_grow((void **)&m->tagkey, m->ntags, &cap, 1, sizeof *m->tagkey, "merger")) return CDAG_NOMEM("tags");
       m->tagkey[m->ntags++] = (uint64_t)g << 32 | (uint32_t)o->tag;
     }
   if (m->ntags) qsort(m->tagkey, (size_t)m->ntags, sizeof *m->tagkey, cmp_u64);

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "record/record.h"
 
 enum { REC_CANDIDATES = 64, ARENA_CHUNK = 1 << 22, MAX_INSERT = REC_SEQ_STEP / 2 - 1, MAX_BEFORE = REC_SEQ_STEP / 4 - 1 };
@@ -58,17 +59,6 @@ struct rec_shadow {
   uint64_t opaque_next;
   uint64_t counts[3];
 };
-
-static int grow(void **a, int64_t *cap, int64_t need, size_t size) {
-  if (need <= *cap) return 0;
-  int64_t n = *cap ? *cap * 2 : 64;
-  while (n < need) n *= 2;
-  void *q = realloc(*a, (size_t)n * size);
-  if (!q) return -1;
-  *a = q;
-  *cap = n;
-  return 0;
-}
 
 static uint64_t hash_bytes(const uint8_t *b, uint64_t n) {
   uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
@@ -139,13 +129,13 @@ static void drop_entry(rec_shadow *sh, int64_t i) {
   int rc;
   JLD(rc, sh->map, (Word_t)sh->e[i].start);
   (void)rc;
-  if (grow((void **)&sh->freed, &sh->freedcap, sh->nfreed + 1, sizeof *sh->freed) == 0) sh->freed[sh->nfreed++] = i;
+  if (base_grow((void **)&sh->freed, sh->nfreed, &sh->freedcap, 1, sizeof *sh->freed, "shadow") == 0) sh->freed[sh->nfreed++] = i;
 }
 
 static void put_entry(rec_shadow *sh, entry x) {
   int64_t i;
   if (sh->nfreed) i = sh->freed[--sh->nfreed];
-  else if (grow((void **)&sh->e, &sh->ecap, sh->ne + 1, sizeof *sh->e)) return;
+  else if (base_grow((void **)&sh->e, sh->ne, &sh->ecap, 1, sizeof *sh->e, "shadow")) return;
   else i = sh->ne++;
   sh->e[i] = x;
   Word_t *v;
@@ -456,7 +446,7 @@ void rec_shadow_settle(rec_shadow *sh, uint64_t seq, int proven_only, rec_fix_fn
 /* The completion point at `done` (the latest, as completions come in order); -1 no memory. */
 static int64_t point_at(rec_shadow *sh, uint64_t done) {
   if (!sh->np || sh->p[sh->np - 1].seq != done) {
-    if (grow((void **)&sh->p, &sh->pcap, sh->np + 1, sizeof *sh->p)) return -1;
+    if (base_grow((void **)&sh->p, sh->np, &sh->pcap, 1, sizeof *sh->p, "shadow")) return -1;
     sh->p[sh->np++] = (point){done, 0};
   }
   return sh->np - 1;
@@ -473,7 +463,7 @@ uint64_t rec_shadow_reserve(rec_shadow *sh, uint64_t done, uint32_t n) {
 void rec_shadow_recv(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t done, const char *type) {
   if (len == 0 || point_at(sh, done) < 0) return;
   note(sh, addr, len, done, type, 1);
-  if (grow((void **)&sh->c, &sh->ccap, sh->nc + 1, sizeof *sh->c)) return;
+  if (base_grow((void **)&sh->c, sh->nc, &sh->ccap, 1, sizeof *sh->c, "shadow")) return;
   int64_t i = first_overlap(sh, addr);
   const uint8_t *content = i >= 0 && sh->e[i].start == addr ? sh->e[i].content : NULL;
   sh->c[sh->nc++] = (candidate){addr, len, content ? hash_bytes(content, len) : 0, content, type, (int32_t)(sh->np - 1)};

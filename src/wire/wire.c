@@ -15,7 +15,7 @@
 
 static int wire_reserve(wire_buf *w, int64_t n) {
   if (w->failed) return 0;
-  if (ir_grow((void **)&w->buf, w->len, &w->cap, n, 1, "wire buffer")) w->failed = 1;
+  if (base_grow((void **)&w->buf, w->len, &w->cap, n, 1, "wire buffer")) w->failed = 1;
   return !w->failed;
 }
 

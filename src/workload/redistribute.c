@@ -93,7 +93,7 @@ static rd_dim make_dim(int64_t extent, int64_t ob, int64_t op, int64_t tb, int64
 }
 
 static int add_family(rd_side *x, const rd_dim *d, int64_t other, int64_t g, int64_t len) {
-  IR_GROW(x->f, x->nf, x->fcap, 1, "redistribution families");
+  BASE_GROW(x->f, x->nf, x->fcap, 1, "redistribution families");
   int64_t count = (d->extent - 1 - g) / d->lim + 1, at = g + (count - 1) * d->lim;
   int64_t last = d->extent - at < len ? d->extent - at : len;
   x->f[x->nf++] = (rd_family){(int32_t)other, g, len, count, last};
@@ -136,7 +136,7 @@ static int expand(rd_side *x, const rd_dim *d) {
         const rd_family *f = &x->f[k];
         if (t >= f->count) continue;
         int64_t g = f->g + t * d->lim;
-        IR_GROW(x->s, x->ns, x->scap, 1, "redistribution segments");
+        BASE_GROW(x->s, x->ns, x->scap, 1, "redistribution segments");
         x->s[x->ns++] = (rd_seg){f->other, g, t + 1 == f->count ? f->last : f->len,
                                  g2l(g, d->ob, d->obp), g2l(g, d->tb, d->tbp)};
       }
@@ -162,11 +162,11 @@ static int push_run(rd_runs *r, int32_t peer, uint64_t src, uint64_t dst, uint64
     return CDAG_OK;
   }
   if (n == r->cap) {
-    int64_t c = ir_grown_cap(r->cap, 1);
-    if (ir_resize((void **)&r->peer, n, c, sizeof *r->peer, "redistribution runs") ||
-        ir_resize((void **)&r->src, n, c, sizeof *r->src, "redistribution runs") ||
-        ir_resize((void **)&r->dst, n, c, sizeof *r->dst, "redistribution runs") ||
-        ir_resize((void **)&r->bytes, n, c, sizeof *r->bytes, "redistribution runs"))
+    int64_t c = base_grown_cap(r->cap, 1);
+    if (base_resize((void **)&r->peer, n, c, sizeof *r->peer, "redistribution runs") ||
+        base_resize((void **)&r->src, n, c, sizeof *r->src, "redistribution runs") ||
+        base_resize((void **)&r->dst, n, c, sizeof *r->dst, "redistribution runs") ||
+        base_resize((void **)&r->bytes, n, c, sizeof *r->bytes, "redistribution runs"))
       return CDAG_ERR_NOMEM;
     r->cap = c;
   }

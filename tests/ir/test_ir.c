@@ -569,28 +569,28 @@ START_TEST(dependencies_match_byte_oracle) {
 }
 END_TEST
 
-/* Arrays past IR_HUGE_MIN take the advised path: zeroed, and contents kept across growth
+/* Arrays past BASE_HUGE_MIN take the advised path: zeroed, and contents kept across growth
    from small to large and from large to larger. */
 START_TEST(large_arrays_keep_contents) {
-  size_t big = IR_HUGE_MIN + 12345, n = big / sizeof(uint32_t);
-  uint32_t *z = ir_calloc(n, sizeof *z);
+  size_t big = BASE_HUGE_MIN + 12345, n = big / sizeof(uint32_t);
+  uint32_t *z = base_calloc(n, sizeof *z);
   ck_assert_ptr_nonnull(z);
   ck_assert_uint_eq((uintptr_t)z % 64, 0);
   for (size_t i = 0; i < n; i++)
-    if (z[i]) ck_abort_msg("ir_calloc: word %zu is %u", i, z[i]);
+    if (z[i]) ck_abort_msg("base_calloc: word %zu is %u", i, z[i]);
   free(z);
-  uint32_t *a = ir_realloc(NULL, 0, 1000 * sizeof *a);
+  uint32_t *a = base_realloc(NULL, 0, 1000 * sizeof *a);
   ck_assert_ptr_nonnull(a);
   for (uint32_t i = 0; i < 1000; i++) a[i] = i * 2654435761u;
-  a = ir_realloc(a, 1000 * sizeof *a, big);
+  a = base_realloc(a, 1000 * sizeof *a, big);
   ck_assert_ptr_nonnull(a);
   for (size_t i = 1000; i < n; i++) a[i] = (uint32_t)i;
-  a = ir_realloc(a, n * sizeof *a, 2 * big);
+  a = base_realloc(a, n * sizeof *a, 2 * big);
   ck_assert_ptr_nonnull(a);
   for (size_t i = 0; i < n; i++)
-    if (a[i] != (i < 1000 ? (uint32_t)i * 2654435761u : (uint32_t)i)) ck_abort_msg("ir_realloc lost word %zu", i);
+    if (a[i] != (i < 1000 ? (uint32_t)i * 2654435761u : (uint32_t)i)) ck_abort_msg("base_realloc lost word %zu", i);
   free(a);
-  void *m = ir_malloc(0), *c = ir_calloc(3, 40);
+  void *m = base_malloc(0), *c = base_calloc(3, 40);
   ck_assert_ptr_nonnull(m);
   ck_assert_ptr_nonnull(c);
   ck_assert_uint_eq((uintptr_t)c % 64, 0);

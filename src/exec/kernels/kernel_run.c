@@ -60,14 +60,14 @@ int kern__open(const kern_group *g, const char *name, int tag, kern_op **out) {
 }
 
 unsigned char *kern__alloc(kern_op *op, uint64_t bytes) {
-  if (ir_grow((void **)&op->owned, op->nowned, &op->capowned, 1, sizeof *op->owned, "kernel buffers")) return NULL;
+  if (base_grow((void **)&op->owned, op->nowned, &op->capowned, 1, sizeof *op->owned, "kernel buffers")) return NULL;
   unsigned char *m = calloc(1, bytes ? (size_t)bytes : 1);
   if (m) op->owned[op->nowned++] = m;
   return m;
 }
 
 kern_step *kern__step(kern_op *op) {
-  if (ir_grow((void **)&op->steps, op->nsteps, &op->capsteps, 1, sizeof *op->steps, "kernel rounds")) return NULL;
+  if (base_grow((void **)&op->steps, op->nsteps, &op->capsteps, 1, sizeof *op->steps, "kernel rounds")) return NULL;
   kern_step *s = &op->steps[op->nsteps++];
   memset(s, 0, sizeof *s);
   s->speer = s->rpeer = -1;
@@ -76,7 +76,7 @@ kern_step *kern__step(kern_op *op) {
 }
 
 int kern__keep_type(kern_op *op, MPI_Datatype t) {
-  if (ir_grow((void **)&op->types, op->ntypes, &op->captypes, 1, sizeof *op->types, "kernel datatypes")) {
+  if (base_grow((void **)&op->types, op->ntypes, &op->captypes, 1, sizeof *op->types, "kernel datatypes")) {
     MPI_Type_free(&t);
     return CDAG_ERR_NOMEM;
   }

@@ -48,7 +48,7 @@ void *exec_arena_alloc(cdag_graph *g, size_t bytes) {
     x->arena->refs = 1;   /* the graph's */
   }
   void *p = malloc(bytes ? bytes : 1);
-  if (p && ir_grow((void **)&x->arena->blocks, x->arena->n, &x->arena->cap, 1, sizeof *x->arena->blocks, "buffers")) {
+  if (p && base_grow((void **)&x->arena->blocks, x->arena->n, &x->arena->cap, 1, sizeof *x->arena->blocks, "buffers")) {
     free(p);
     return NULL;
   }

@@ -23,7 +23,7 @@ typedef struct { trange *v; int64_t n, cap; } tranges;
 
 static int add_range(void *ctx, int64_t off, uint64_t len) {
   tranges *t = ctx;
-  int rc = ir_grow((void **)&t->v, t->n, &t->cap, 1, sizeof *t->v, "datatype ranges");
+  int rc = base_grow((void **)&t->v, t->n, &t->cap, 1, sizeof *t->v, "datatype ranges");
   if (!rc) t->v[t->n++] = (trange){(MPI_Aint)off, len};
   return rc;
 }

@@ -25,7 +25,7 @@ static double double_of(uint64_t u) {
   return d;
 }
 
-static int grow(void **arr, int64_t n, int64_t *cap, size_t elem) { return ir_grow(arr, n, cap, 1, elem, "schedule part"); }
+static int grow(void **arr, int64_t n, int64_t *cap, size_t elem) { return base_grow(arr, n, cap, 1, elem, "schedule part"); }
 
 /* ---- pieces and slots ---- */
 

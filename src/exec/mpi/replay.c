@@ -71,7 +71,7 @@ static int unknown_op(const cdag_graph *gg, int64_t i) {
 
 static int push_span(span **a, int64_t *n, int64_t *cap, int32_t rank, uint64_t lo, uint64_t len) {
   if (!len) return CDAG_OK;
-  IR_GROW(*a, *n, *cap, 1, "replay map");
+  BASE_GROW(*a, *n, *cap, 1, "replay map");
   (*a)[(*n)++] = (span){rank, lo, lo + len};
   return CDAG_OK;
 }

@@ -53,7 +53,7 @@ static void bstate_free(bstate *b) {
 
 static int add_range(uint64_t **v, int64_t *n, int64_t *cap, uint64_t addr, uint64_t len) {
   if (!len) return CDAG_OK;
-  int rc = ir_grow((void **)v, *n, cap, 2, sizeof **v, "snapshot ranges");
+  int rc = base_grow((void **)v, *n, cap, 2, sizeof **v, "snapshot ranges");
   if (rc) return rc;
   (*v)[(*n)++] = addr;
   (*v)[(*n)++] = addr + len;

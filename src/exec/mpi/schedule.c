@@ -22,7 +22,7 @@
 
 #include "exec/mpi/schedule.h"
 
-int sched_grow(void **arr, int64_t n, int64_t *cap, size_t elem) { return ir_grow(arr, n, cap, 1, elem, "schedule"); }
+int sched_grow(void **arr, int64_t n, int64_t *cap, size_t elem) { return base_grow(arr, n, cap, 1, elem, "schedule"); }
 
 /* ---- collectives ---- */
 

@@ -34,7 +34,7 @@ static int span_cmp(const void *x, const void *y) {
 
 static int add_span(span **s, int64_t *n, int64_t *cap, int rank, uint64_t addr, uint64_t len) {
   if (len == 0) return CDAG_OK;
-  IR_GROW(*s, *n, *cap, 1, "simulator memory");
+  BASE_GROW(*s, *n, *cap, 1, "simulator memory");
   (*s)[(*n)++] = (span){rank, addr, addr + len};
   return CDAG_OK;
 }

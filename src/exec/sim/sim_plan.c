@@ -26,7 +26,7 @@ typedef struct {
 
 static int log_write(plan_run *r, int rank, uint64_t addr, uint64_t len) {
   if (len == 0) return CDAG_OK;
-  IR_GROW(r->writes, r->nwrites, r->wcap, 1, "simulator");
+  BASE_GROW(r->writes, r->nwrites, r->wcap, 1, "simulator");
   r->writes[r->nwrites++] = (det_range){rank, addr, len};
   return CDAG_OK;
 }
