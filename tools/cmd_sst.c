@@ -29,7 +29,7 @@ static int print_sources(FILE *f, const df_sst *s, const df_red *d, int json) {
     for (int32_t k = r->lo; k <= r->hi; k++)
       for (uint32_t m = 0; m < r->mult; m++) v[n++] = (source){k, r->addr};
   }
-  ir_sort(v, n, sizeof *v, source_cmp);
+  base_sort(v, n, sizeof *v, source_cmp);
   for (int64_t i = 0; i < n; i++) {
     if (json) fprintf(f, "%s[%d, %llu]", i ? ", " : "", v[i].rank, (unsigned long long)v[i].addr);
     else fprintf(f, "%s%d:0x%llx", i ? " " : "", v[i].rank, (unsigned long long)v[i].addr);

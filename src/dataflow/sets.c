@@ -46,7 +46,7 @@ static int sweep_addr(df_sets *s, const df_run *runs, int64_t n, df_event *ev) {
     ev[2 * i] = (df_event){runs[i].lo, (int64_t)runs[i].mult};
     ev[2 * i + 1] = (df_event){(int64_t)runs[i].hi + 1, -(int64_t)runs[i].mult};
   }
-  ir_sort(ev, (size_t)(2 * n), sizeof *ev, event_cmp);
+  base_sort(ev, (size_t)(2 * n), sizeof *ev, event_cmp);
   int64_t mult = 0;
   for (int64_t i = 0; i < 2 * n;) {
     int64_t at = ev[i].rank;
@@ -114,7 +114,7 @@ static int intern(df_sets *s, int32_t *id) {
 /* Canonicalises and interns the runs in tmp_in[0..ntmp_in). */
 static int finish(df_sets *s, int32_t *id) {
   int64_t n = s->ntmp_in;
-  ir_sort(s->tmp_in, (size_t)n, sizeof *s->tmp_in, run_cmp);
+  base_sort(s->tmp_in, (size_t)n, sizeof *s->tmp_in, run_cmp);
   BASE_GROW(s->ev, 0, s->evcap, 2 * n + 1, "reduction sets");
   df_event *ev = s->ev;
   s->ntmp_out = 0;

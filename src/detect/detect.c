@@ -61,7 +61,7 @@ static int rank_cmp(const void *a, const void *b) {
 
 int det_sort_ranks(int32_t *r, int32_t m, int32_t nprocs) {
   if ((int64_t)m * 16 < nprocs || m < 4096) {
-    ir_sort(r, m, sizeof *r, rank_cmp);
+    base_sort(r, m, sizeof *r, rank_cmp);
     return CDAG_OK;
   }
   uint8_t *in = calloc((size_t)nprocs, 1);
@@ -190,7 +190,7 @@ static int temporary_note(det_state *st) {
       v[3 * n + 2] = g->addr2[i] + g->bytes[i];
       n++;
     }
-  ir_sort(v, (size_t)n, 3 * sizeof *v, triple_cmp);
+  base_sort(v, (size_t)n, 3 * sizeof *v, triple_cmp);
   for (int64_t k = 1; k < n; k++)   /* running maximum of ends per rank, for the scan */
     if (v[3 * k] == v[3 * k - 3] && v[3 * k - 1] > v[3 * k + 2]) v[3 * k + 2] = v[3 * k - 1];
   for (int64_t i = 0; i < st->sst->nxfers; i++) {

@@ -16,11 +16,11 @@
 
 /* Sorts of candidate tuple indices (stable radix sorts by xfer fields). */
 static int sort_len_pair(const df_xfer *x, int64_t *t, int64_t n) { /* (len, src, dst, src_addr, dst_addr) */
-  ir_key k[] = {IR_KEY(x, len), IR_KEY(x, src), IR_KEY(x, dst), IR_KEY(x, src_addr), IR_KEY(x, dst_addr)};
-  return ir_sort_fields(t, n, k, 5);
+  base_key k[] = {BASE_KEY(x, len), BASE_KEY(x, src), BASE_KEY(x, dst), BASE_KEY(x, src_addr), BASE_KEY(x, dst_addr)};
+  return base_sort_fields(t, n, k, 5);
 }
 
-/* sort_pair's order (IR_KEY compares the ranks unsigned). */
+/* sort_pair's order (BASE_KEY compares the ranks unsigned). */
 static int pair_less(const df_xfer *a, const df_xfer *b) {
   if (a->src != b->src) return (uint32_t)a->src < (uint32_t)b->src;
   if (a->dst != b->dst) return (uint32_t)a->dst < (uint32_t)b->dst;
@@ -36,8 +36,8 @@ static int sort_pair(const df_xfer *x, int64_t *t, int64_t n) {
   int64_t i = 1;
   while (i < n && !pair_less(&x[t[i]], &x[t[i - 1]])) i++;
   if (i >= n) return CDAG_OK;
-  ir_key k[] = {IR_KEY(x, src), IR_KEY(x, dst), IR_KEY(x, src_addr), IR_KEY(x, dst_addr)};
-  return ir_sort_fields(t, n, k, 4);
+  base_key k[] = {BASE_KEY(x, src), BASE_KEY(x, dst), BASE_KEY(x, src_addr), BASE_KEY(x, dst_addr)};
+  return base_sort_fields(t, n, k, 4);
 }
 
 typedef struct {
@@ -75,9 +75,9 @@ static int32_t uf_find(uf_state *u, int32_t r) {
 /* By component (the union-find root of src); stable, and each component is sorted by pair
    afterwards anyway. */
 static int sort_component(const df_xfer *x, const int32_t *root, int64_t *t, int64_t n) {
-  ir_key k = IR_KEY(x, src);
+  base_key k = BASE_KEY(x, src);
   k.map = root;
-  return ir_sort_fields(t, n, &k, 1);
+  return base_sort_fields(t, n, &k, 1);
 }
 
 static int int32_cmp(const void *a, const void *b) {
@@ -110,8 +110,8 @@ static int one_block_per_source(const df_xfer *x, const int64_t *t, int64_t n) {
 
 /* (src, len, src_addr) */
 static int sort_src_len(const df_xfer *x, int64_t *t, int64_t n) { /* (src, len, src_addr) */
-  ir_key k[] = {IR_KEY(x, src), IR_KEY(x, len), IR_KEY(x, src_addr)};
-  return ir_sort_fields(t, n, k, 3);
+  base_key k[] = {BASE_KEY(x, src), BASE_KEY(x, len), BASE_KEY(x, src_addr)};
+  return base_sort_fields(t, n, k, 3);
 }
 
 /* An unused self-copy of rank r with size len (and, if addr != UINT64_MAX, reading addr):
@@ -207,7 +207,7 @@ static int repair_allgather(const det_state *st, const uf_state *u, int64_t *t, 
   for (int64_t i = 0; ok && i < n;) {
     int64_t j = i;
     while (j < n && x[t[j]].src == x[t[i]].src) addr[j - i] = x[t[j]].src_addr, j++;
-    ir_sort(addr, (size_t)(j - i), sizeof *addr, u64_cmp);
+    base_sort(addr, (size_t)(j - i), sizeof *addr, u64_cmp);
     uint64_t mode = addr[0];
     int64_t best = 0, second = 0;
     for (int64_t a = 0, b; a < j - i; a = b) {

@@ -16,8 +16,8 @@
 
 /* Reduction tuples by (value: set, count, type, op; then dst, dst_addr). */
 static int sort_by_value(const df_red *r, int64_t *t, int64_t n) {
-  ir_key k[] = {IR_KEY(r, set), IR_KEY(r, count), IR_KEY(r, type), IR_KEY(r, op), IR_KEY(r, dst), IR_KEY(r, dst_addr)};
-  return ir_sort_fields(t, n, k, 6);
+  base_key k[] = {BASE_KEY(r, set), BASE_KEY(r, count), BASE_KEY(r, type), BASE_KEY(r, op), BASE_KEY(r, dst), BASE_KEY(r, dst_addr)};
+  return base_sort_fields(t, n, k, 6);
 }
 
 static int same_value(const df_red *a, const df_red *b) {
@@ -141,8 +141,8 @@ static int reduce_scatter_pass(det_state *st, int64_t *t, int32_t *members, uint
     t[n++] = i;
   }
   if (rc == CDAG_OK) { /* by (shifted key, block) */
-    ir_key k[] = {{rs_key, sizeof *rs_key, 0, 8, 0, NULL}, {rs_k, sizeof *rs_k, 0, 8, 1, NULL}};
-    rc = ir_sort_fields(t, n, k, 2);
+    base_key k[] = {{rs_key, sizeof *rs_key, 0, 8, 0, NULL}, {rs_k, sizeof *rs_k, 0, 8, 1, NULL}};
+    rc = base_sort_fields(t, n, k, 2);
   }
   for (int64_t i = 0; i < n && rc == CDAG_OK;) {
     int64_t j = i + 1;

@@ -31,18 +31,18 @@ typedef struct {
 /* Tuples of one direction by (root, size, [layer,] peer, address): root and address are
    the source's for out-groups (out = 1), the destination's for in-groups. */
 static int sort_by_root(const df_xfer *x, const int32_t *layer, int out, int64_t *t, int64_t n) {
-  ir_key k[5] = {out ? IR_KEY(x, src) : IR_KEY(x, dst), IR_KEY(x, len)};
+  base_key k[5] = {out ? BASE_KEY(x, src) : BASE_KEY(x, dst), BASE_KEY(x, len)};
   int nk = 2;
-  if (layer) k[nk++] = (ir_key){layer, sizeof *layer, 0, sizeof *layer, 0, NULL};
-  k[nk++] = out ? IR_KEY(x, dst) : IR_KEY(x, src);
-  k[nk++] = out ? IR_KEY(x, src_addr) : IR_KEY(x, dst_addr);
-  return ir_sort_fields(t, n, k, nk);
+  if (layer) k[nk++] = (base_key){layer, sizeof *layer, 0, sizeof *layer, 0, NULL};
+  k[nk++] = out ? BASE_KEY(x, dst) : BASE_KEY(x, src);
+  k[nk++] = out ? BASE_KEY(x, src_addr) : BASE_KEY(x, dst_addr);
+  return base_sort_fields(t, n, k, nk);
 }
 
 /* (peer, address) within one root */
 static int sort_by_peer(const df_xfer *x, int out, int64_t *t, int64_t n) {
-  ir_key k[2] = {out ? IR_KEY(x, dst) : IR_KEY(x, src), out ? IR_KEY(x, src_addr) : IR_KEY(x, dst_addr)};
-  return ir_sort_fields(t, n, k, 2);
+  base_key k[2] = {out ? BASE_KEY(x, dst) : BASE_KEY(x, src), out ? BASE_KEY(x, src_addr) : BASE_KEY(x, dst_addr)};
+  return base_sort_fields(t, n, k, 2);
 }
 
 /* Broadcast groups first (bcast > gather, scatter), then largest first, then out-groups,
@@ -65,8 +65,8 @@ static int sort_candidates(candidate **c, int64_t nc, int64_t cap) { /* cap: the
                           (uint64_t)(2 - x->arr), x->root};
     idx[i] = i;
   }
-  ir_key keys[2] = {IR_KEY(k, order), IR_KEY(k, root)};
-  if (rc == CDAG_OK) rc = ir_sort_fields(idx, nc, keys, 2);
+  base_key keys[2] = {BASE_KEY(k, order), BASE_KEY(k, root)};
+  if (rc == CDAG_OK) rc = base_sort_fields(idx, nc, keys, 2);
   for (int64_t i = 0; rc == CDAG_OK && i < nc; i++) out[i] = (*c)[idx[i]];
   if (rc == CDAG_OK) {
     free(*c);
@@ -90,8 +90,8 @@ typedef struct {
 
 /* (rank, size, index) */
 static int sort_rank_len(const df_xfer *x, int64_t *t, int64_t n) { /* (src, len, index) */
-  ir_key k[] = {IR_KEY(x, src), IR_KEY(x, len), IR_KEY_INDEX};
-  return ir_sort_fields(t, n, k, 3);
+  base_key k[] = {BASE_KEY(x, src), BASE_KEY(x, len), BASE_KEY_INDEX};
+  return base_sort_fields(t, n, k, 3);
 }
 
 /* An unused self-copy of the root with the block size: the root's own block, which MPI's
@@ -175,8 +175,8 @@ static int collect_bcast(det_state *st, rooted_state *rs) {
   const df_xfer *x = st->sst->xfers;
   int64_t *t = rs->t[2];
   /* (root, size, source offset, peer, destination offset) */
-  ir_key k[] = {IR_KEY(x, src), IR_KEY(x, len), IR_KEY(x, src_addr), IR_KEY(x, dst), IR_KEY(x, dst_addr)};
-  int rc = ir_sort_fields(t, rs->nt, k, 5);
+  base_key k[] = {BASE_KEY(x, src), BASE_KEY(x, len), BASE_KEY(x, src_addr), BASE_KEY(x, dst), BASE_KEY(x, dst_addr)};
+  int rc = base_sort_fields(t, rs->nt, k, 5);
   if (rc) return rc;
   for (int64_t i = 0; i < rs->nt;) {
     int64_t j = i + 1;
@@ -277,8 +277,8 @@ static int flag_neighbourhoods(det_state *st, rooted_state *rs, uint8_t *bad) {
   if (!idx) return CDAG_NOMEM("detection");
   for (int64_t k = 0; k < rs->nc; k++)
     if (rs->c[k].n + 1 < p) idx[m++] = k;
-  ir_key by_root[2] = {IR_KEY(rs->c, root), IR_KEY(rs->c, out)}; /* then by index (stable) */
-  int rc = ir_sort_fields(idx, m, by_root, 2);
+  base_key by_root[2] = {BASE_KEY(rs->c, root), BASE_KEY(rs->c, out)}; /* then by index (stable) */
+  int rc = base_sort_fields(idx, m, by_root, 2);
   if (rc) {
     free(idx);
     return rc;

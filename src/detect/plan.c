@@ -251,7 +251,7 @@ static int build_collectives(det_state *st, cdag_plan *p) {
   int64_t *coll_of = malloc((size_t)(n ? n : 1) * sizeof *coll_of);
   int rc = idx && first && coll_of ? CDAG_OK : CDAG_NOMEM("plan");
   for (int64_t i = 0; i < n && rc == CDAG_OK; i++) idx[i] = i, coll_of[i] = -1;
-  if (rc == CDAG_OK) ir_sort_r(idx, n, sizeof *idx, shape_cmp_stable, st);
+  if (rc == CDAG_OK) base_sort_r(idx, n, sizeof *idx, shape_cmp_stable, st);
   /* groups of equal shape, ordered by where their first member was found */
   int64_t ng = 0;
   for (int64_t i = 0; i < n && rc == CDAG_OK;) {
@@ -262,7 +262,7 @@ static int build_collectives(det_state *st, cdag_plan *p) {
     ng++;
     i = j;
   }
-  ir_sort(first, (size_t)ng, 2 * sizeof *first, int64_cmp);
+  base_sort(first, (size_t)ng, 2 * sizeof *first, int64_cmp);
   for (int64_t g = 0; g < ng && rc == CDAG_OK; g++) {
     int64_t i = first[2 * g + 1], j = i + 1;
     while (j < n && shape_cmp(&idx[i], &idx[j], st) == 0) j++;
@@ -291,8 +291,8 @@ static int build_residual(det_state *st, cdag_plan *p) {
   n = 0;
   for (int64_t i = 0; i < s->nxfers; i++)
     if (!st->xused[i]) idx[n++] = i;
-  ir_key k[] = {IR_KEY(s->xfers, src), IR_KEY(s->xfers, dst), IR_KEY(s->xfers, src_addr)};
-  int rc = ir_sort_fields(idx, n, k, 3);
+  base_key k[] = {BASE_KEY(s->xfers, src), BASE_KEY(s->xfers, dst), BASE_KEY(s->xfers, src_addr)};
+  int rc = base_sort_fields(idx, n, k, 3);
   int64_t nmsgs = 0;
   for (int64_t i = 0; i < n; i++)
     nmsgs += i == 0 || s->xfers[idx[i]].src != s->xfers[idx[i - 1]].src || s->xfers[idx[i]].dst != s->xfers[idx[i - 1]].dst;

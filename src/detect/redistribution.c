@@ -121,8 +121,8 @@ int det_redistributions(const det_state *st, const int32_t *comp, const int64_t 
     na = n;
     for (int64_t k = 0; k < nself; k++)
       if (!st->xused[self[k]] && x[self[k]].len) a[na++] = self[k];
-    ir_key keys[] = {IR_KEY(x, src), IR_KEY(x, src_addr)};
-    rc = ir_sort_fields(a, na, keys, 2);
+    base_key keys[] = {BASE_KEY(x, src), BASE_KEY(x, src_addr)};
+    rc = base_sort_fields(a, na, keys, 2);
   }
   if (rc == CDAG_OK) {
     scan_ranks(x, a, na, p, &s);

@@ -61,7 +61,7 @@ static int index_allreduces(det_state *st, repl_work *w) {
   if (!w->allr) return CDAG_NOMEM("replication");
   for (int64_t i = 0; i < st->nprotos; i++)
     if (st->protos[i].kind == DET_ALLREDUCE && st->protos[i].ntuples) w->allr[w->nallr++] = i;
-  ir_sort_r(w->allr, w->nallr, sizeof *w->allr, allr_cmp, st);
+  base_sort_r(w->allr, w->nallr, sizeof *w->allr, allr_cmp, st);
   return CDAG_OK;
 }
 
@@ -149,9 +149,9 @@ int det_replication(det_state *st) {
   for (int64_t i = 0; i < s->nreds && rc == CDAG_OK; i++)
     if (!st->rused[i]) w.t[n++] = i;
   if (rc == CDAG_OK && n) {
-    ir_key k[] = {IR_KEY(s->reds, set), IR_KEY(s->reds, count), IR_KEY(s->reds, type), IR_KEY(s->reds, op),
-                  IR_KEY(s->reds, dst), IR_KEY(s->reds, dst_addr)};
-    rc = ir_sort_fields(w.t, n, k, 6);
+    base_key k[] = {BASE_KEY(s->reds, set), BASE_KEY(s->reds, count), BASE_KEY(s->reds, type), BASE_KEY(s->reds, op),
+                  BASE_KEY(s->reds, dst), BASE_KEY(s->reds, dst_addr)};
+    rc = base_sort_fields(w.t, n, k, 6);
   }
   for (int64_t i = 0; i < n && rc == CDAG_OK;) {
     int64_t j = i + 1;

@@ -80,7 +80,7 @@ static int order_by_key(cdag_graph *g) {
   for (int r = 0; r < g->nprocs; r++) {
     int32_t lo = g->rank_start[r], hi = g->rank_start[r + 1];
     if (hi == lo || g->rank_ops[hi - 1] < g->nwritten) continue;   /* added ops come last by id */
-    ir_sort_r(g->rank_ops + lo, hi - lo, sizeof *g->rank_ops, key_cmp, g->os_key);
+    base_sort_r(g->rank_ops + lo, hi - lo, sizeof *g->rank_ops, key_cmp, g->os_key);
     for (int32_t k = lo; k < hi; k++) g->pos[g->rank_ops[k]] = k - lo;
   }
   return CDAG_OK;
@@ -784,7 +784,7 @@ static int merge_scratch(cdag_graph *g) {
     return CDAG_NOMEM("scratch");
   }
   for (int64_t i = 0; i < n; i++) idx[i] = i;
-  ir_sort_r(idx, (int64_t)n, sizeof *idx, scr_cmp, g);
+  base_sort_r(idx, (int64_t)n, sizeof *idx, scr_cmp, g);
   int64_t m = 0;
   int last_rank = -1;
   for (int64_t k = 0; k < n; k++) {

@@ -37,6 +37,7 @@
 #include "cdag.h"
 #include "base/alloc.h"
 #include "base/error.h"
+#include "base/sort.h"
 #include "ir/coll_kinds.h"
 
 #define IR_MAX_OPS 0x7ffffff0
@@ -299,53 +300,6 @@ int ir_is_scratch(const cdag_graph *g, int rank, uint64_t addr, uint64_t len);
 #define IR_AHEAD 16
 #define IR_PREFETCH(addr) __builtin_prefetch((addr), 0)
 #define IR_PREFETCH_W(addr) __builtin_prefetch((addr), 1)
-
-/* Sort that accepts an empty (possibly NULL) array: insertion sort (stable) up to 96 small
-   elements (most calls, often nearly sorted: glibc's qsort allocates and recurses even for
-   two), qsort beyond. */
-static inline void ir_sort(void *base, int64_t n, size_t size, int (*cmp)(const void *, const void *)) {
-  if (n <= 1) return;
-  if (n > 96 || size > 64) {
-    qsort(base, (size_t)n, size, cmp);
-    return;
-  }
-  char tmp[64], *b = base;
-  for (int64_t i = 1; i < n; i++) {
-    int64_t j = i;
-    memcpy(tmp, b + (size_t)i * size, size);
-    for (; j > 0 && cmp(b + (size_t)(j - 1) * size, tmp) > 0; j--) memcpy(b + (size_t)j * size, b + (size_t)(j - 1) * size, size);
-    memcpy(b + (size_t)j * size, tmp, size);
-  }
-}
-
-/* ir_sort with a context handed to cmp (sort.c): comparisons that need more than the two
-   elements get it per call, never through a file-scope variable (analysis is reentrant). */
-void ir_sort_r(void *base, int64_t n, size_t size, int (*cmp)(const void *, const void *, void *), void *ctx);
-
-/* One sort key of ir_sort_fields: the unsigned field of `width` bytes (4 or 8) at byte offset
-   `off` of record base + i * stride, for index i; base == NULL: the index i itself. With map,
-   the key is map[field] (a 32-bit field indexing map). is_signed: the field is two's
-   complement (sorted as signed). */
-typedef struct {
-  const void *base;
-  size_t stride, off;
-  int width, is_signed;
-  const int32_t *map;
-} ir_key;
-#define IR_KEY(arr, field) \
-  ((ir_key){(arr), sizeof *(arr), offsetof(__typeof__(*(arr)), field), (int)sizeof((arr)->field), 0, NULL})
-#define IR_KEY_SIGNED(arr, field) \
-  ((ir_key){(arr), sizeof *(arr), offsetof(__typeof__(*(arr)), field), (int)sizeof((arr)->field), 1, NULL})
-#define IR_KEY_INDEX ((ir_key){NULL, 0, 0, 8, 0, NULL})
-
-/* Stable sort of idx[0..n) by keys[0] (most significant) .. keys[nkeys-1]: the bits that vary
-   in the leading keys are packed into a 64-bit word, sorted by LSD radix passes of at most
-   11 bits over (key, index) pairs, and runs of equal words by the keys left, in turn
-   (sort.c). O(n) per pass, 3n words of scratch per level, no comparison callbacks.
-   At most IR_SORT_MAX_KEYS keys.
-   Returns CDAG_OK, CDAG_ERR_NOMEM or CDAG_ERR_ARG (too many keys). */
-#define IR_SORT_MAX_KEYS 16
-int ir_sort_fields(int64_t *idx, int64_t n, const ir_key *keys, int nkeys);
 
 /* Element types and reduction ops. Besides cdag_type and cdag_reduce_op, reductions with a
    user-defined op of MPI (distributed graphs only; never in files) are encoded as type IR_TYPE_USER +

@@ -21,7 +21,7 @@
    before receive, position in program order), so a channel's sends and receives lie side by
    side in program order, and the k-th of each pair up. Buckets are small for the patterns
    that occur (2 log2 p for recursive doubling; a gather's root holds p) and nearly sorted
-   already (ir_sort: insertion sort up to 96 entries). O(n log n) worst case, 16 bytes
+   already (base_sort: insertion sort up to 96 entries). O(n log n) worst case, 16 bytes
    per send or receive and 4 per rank, and O(1) random accesses per op (a JudyL of channels
    cost several). */
 typedef match_end chan_entry;   /* op: the entry's id */
@@ -62,7 +62,7 @@ static int64_t merge_runs(const chan_entry *e, chan_entry *out, int64_t *at, int
    were 4% of cdag model on an alltoall of 1024 ranks, whose buckets hold 2046 records). */
 void match_sort_ends(match_end *e, int64_t n, match_end *tmp, int64_t *at) {
   if (n <= 96) {
-    ir_sort(e, n, sizeof *e, entry_cmp);
+    base_sort(e, n, sizeof *e, entry_cmp);
     return;
   }
   int64_t nruns = 0;

@@ -125,7 +125,7 @@ static int family_cmp(const void *p, const void *q) {
 /* Families to segments, grouped by other coordinate, each group in global order: replica
    t of every family precedes replica t + 1 of any (their starts lie in [0, lim)). */
 static int expand(rd_side *x, const rd_dim *d) {
-  ir_sort(x->f, x->nf, sizeof *x->f, family_cmp);
+  base_sort(x->f, x->nf, sizeof *x->f, family_cmp);
   x->ns = 0;
   for (int64_t lo = 0, hi; lo < x->nf; lo = hi) {
     int64_t rounds = 0;

@@ -68,7 +68,7 @@ static int range_cmp(const void *x, const void *y) {
 /* Sorts [lo, hi) pairs and merges overlapping ones in place; returns the new pair count. */
 static int64_t merge_ranges(uint64_t *v, int64_t npairs) {
   if (!npairs) return 0;
-  ir_sort(v, (size_t)npairs, 2 * sizeof *v, range_cmp);
+  base_sort(v, (size_t)npairs, 2 * sizeof *v, range_cmp);
   int64_t m = 0;
   for (int64_t k = 0; k < npairs; k++) {
     if (m && v[2 * k] <= v[2 * m - 1]) {
@@ -639,7 +639,7 @@ static int own_contribs(cdag_schedule *s, const bstate *b, caps *cp) {
     offs[2 * q] = (int64_t)(s->contribs[q].buf - s->redbuf);
     offs[2 * q + 1] = q;
   }
-  if (s->ncontribs) ir_sort(offs, (size_t)s->ncontribs, 2 * sizeof *offs, off_cmp);
+  if (s->ncontribs) base_sort(offs, (size_t)s->ncontribs, 2 * sizeof *offs, off_cmp);
   int rc = CDAG_OK;
   for (int64_t k = 0; k < b->pt->ncopies && !rc; k++) {
     const part_copy *c = &b->pt->copies[k];

@@ -276,7 +276,7 @@ static void put_pair_messages(part_writer *sec, const sched_item *v, int64_t n, 
    (put_pair_messages), or as local copies when src == dst. */
 static void put_pairs(item_list *items, uint64_t limit, part_writer *sec) {
   if (!items->n) return;
-  ir_sort(items->v, (size_t)items->n, sizeof *items->v, item_cmp);
+  base_sort(items->v, (size_t)items->n, sizeof *items->v, item_cmp);
   for (int64_t a = 0, b; a < items->n; a = b) {
     const sched_item *x = &items->v[a];
     for (b = a; b < items->n && items->v[b].src == x->src && items->v[b].dst == x->dst; b++) continue;

@@ -59,7 +59,7 @@ int sim_mem_create(const cdag_graph *g, sim_mem **out) {
   sim_mem *m = calloc(1, sizeof *m);
   int rc = m ? collect_spans(g, &s, &n) : CDAG_NOMEM("simulator memory");
   if (rc) goto fail;
-  ir_sort(s, (size_t)n, sizeof *s, span_cmp);
+  base_sort(s, (size_t)n, sizeof *s, span_cmp);
   m->nprocs = g->nprocs;
   m->start = calloc((size_t)g->nprocs + 1, sizeof *m->start);
   m->regions = calloc((size_t)(n ? n : 1), sizeof *m->regions);

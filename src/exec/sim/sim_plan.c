@@ -39,7 +39,7 @@ static int range_cmp(const void *x, const void *y) {
 
 /* The parts of a plan run concurrently in MPI, so no byte may be written twice. */
 static int check_disjoint_writes(plan_run *r) {
-  ir_sort(r->writes, r->nwrites, sizeof *r->writes, range_cmp);
+  base_sort(r->writes, r->nwrites, sizeof *r->writes, range_cmp);
   for (int64_t i = 1; i < r->nwrites; i++) {
     const det_range *a = &r->writes[i - 1], *b = &r->writes[i];
     if (a->rank == b->rank && b->addr < a->addr + a->len)

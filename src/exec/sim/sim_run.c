@@ -61,7 +61,7 @@ static int sim_match(const cdag_graph *g, int32_t *partner) {
     partner[i] = -1;
     if (g->kind[i] == IR_SEND || g->kind[i] == IR_RECV) p2p[n++] = key_of(g, (int32_t)i);
   }
-  ir_sort(p2p, n, sizeof *p2p, p2p_cmp);
+  base_sort(p2p, n, sizeof *p2p, p2p_cmp);
   int rc = CDAG_OK;
   for (int64_t i = 0; i < n && rc == CDAG_OK;) { /* one channel: its sends, then its receives */
     int64_t ns = 0, nr = 0, j = i;

@@ -1,4 +1,4 @@
-/* cdag tests — ir_sort_fields against a stable comparison sort on random records. */
+/* cdag tests — base_sort_fields against a stable comparison sort on random records. */
 #include <check.h>
 #include <string.h>
 
@@ -48,11 +48,11 @@ START_TEST(matches_comparison_sort) {
       want[i] = got[i] = n - 1 - i;   /* descending: the index key must reorder ties */
     }
     qsort(want, (size_t)n, sizeof *want, cmp);
-    ir_key k[6] = {IR_KEY_SIGNED(R, e), IR_KEY_SIGNED(R, a), IR_KEY(R, d), IR_KEY(R, c), IR_KEY(R, b), IR_KEY_INDEX};
+    base_key k[6] = {BASE_KEY_SIGNED(R, e), BASE_KEY_SIGNED(R, a), BASE_KEY(R, d), BASE_KEY(R, c), BASE_KEY(R, b), BASE_KEY_INDEX};
     k[0].map = map;
-    ck_assert_int_eq(ir_sort_fields(got, n, k, 6), CDAG_OK);
+    ck_assert_int_eq(base_sort_fields(got, n, k, 6), CDAG_OK);
     ck_assert_msg(memcmp(want, got, sizeof *got * (size_t)n) == 0, "round %ld, n=%lld: orders differ", r, (long long)n);
-    ck_assert_int_eq(ir_sort_fields(got, n, k, 6), CDAG_OK); /* already in order: unchanged */
+    ck_assert_int_eq(base_sort_fields(got, n, k, 6), CDAG_OK); /* already in order: unchanged */
     ck_assert_msg(memcmp(want, got, sizeof *got * (size_t)n) == 0, "round %ld, n=%lld: sorted again, differs", r, (long long)n);
     free(R);
     free(want);
@@ -67,8 +67,8 @@ START_TEST(stable) {
   static rec r[N];
   int64_t idx[N];
   for (int i = 0; i < N; i++) r[i].a = (i * 7919) % 3, idx[i] = N - 1 - i;
-  ir_key k = IR_KEY(r, a);
-  ck_assert_int_eq(ir_sort_fields(idx, N, &k, 1), CDAG_OK);
+  base_key k = BASE_KEY(r, a);
+  ck_assert_int_eq(base_sort_fields(idx, N, &k, 1), CDAG_OK);
   for (int i = 1; i < N; i++) {
     ck_assert_int_le(r[idx[i - 1]].a, r[idx[i]].a);
     if (r[idx[i - 1]].a == r[idx[i]].a) ck_assert_int_gt(idx[i - 1], idx[i]);

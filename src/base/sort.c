@@ -1,4 +1,4 @@
-/* cdag — src/ir/sort.c: stable radix sort of index arrays by record fields.
+/* cdag — src/base/sort.c: stable radix sort of index arrays by record fields.
  *
  * Detection and planning sort millions of tuple indices by several fields of the records
  * they name (source, destination, length, addresses). qsort with a comparator pays
@@ -15,9 +15,10 @@
 #define _GNU_SOURCE   /* qsort_r */
 #include <string.h>
 
-#include "ir/ir.h"
+#include "base/error.h"
+#include "base/sort.h"
 
-static inline uint64_t key_of(const ir_key *k, int64_t i) {
+static inline uint64_t key_of(const base_key *k, int64_t i) {
   if (!k->base) return (uint64_t)i;
   const unsigned char *r = (const unsigned char *)k->base + (size_t)i * k->stride + k->off;
   uint64_t v;
@@ -35,7 +36,7 @@ static inline uint64_t key_of(const ir_key *k, int64_t i) {
   return v;
 }
 
-static int cmp_keys(const ir_key *keys, int nkeys, int64_t a, int64_t b) {
+static int cmp_keys(const base_key *keys, int nkeys, int64_t a, int64_t b) {
   for (int k = 0; k < nkeys; k++) {
     uint64_t x = key_of(&keys[k], a), y = key_of(&keys[k], b);
     if (x != y) return x < y ? -1 : 1;
@@ -44,7 +45,7 @@ static int cmp_keys(const ir_key *keys, int nkeys, int64_t a, int64_t b) {
 }
 
 /* Small arrays: insertion sort (stable). */
-static void insertion(int64_t *idx, int64_t n, const ir_key *keys, int nkeys) {
+static void insertion(int64_t *idx, int64_t n, const base_key *keys, int nkeys) {
   for (int64_t i = 1; i < n; i++) {
     int64_t v = idx[i], j = i;
     while (j > 0 && cmp_keys(keys, nkeys, idx[j - 1], v) > 0) {
@@ -57,7 +58,7 @@ static void insertion(int64_t *idx, int64_t n, const ir_key *keys, int nkeys) {
 
 /* The values of key k for records idx[0..n) into out: one loop per field width, so the
    loop reads one kind of field (key_of's checks, per element, cost more than the load). */
-static void gather(const ir_key *k, const int64_t *idx, int64_t n, uint64_t *out) {
+static void gather(const base_key *k, const int64_t *idx, int64_t n, uint64_t *out) {
   if (!k->base) {
     for (int64_t i = 0; i < n; i++) out[i] = (uint64_t)idx[i];
     return;
@@ -119,10 +120,10 @@ static int radix_pairs(uint64_t *key, int64_t *idx, uint64_t *tkey, int64_t *tid
 
 static int range_bits(uint64_t span) { return span ? 64 - __builtin_clzll(span) : 0; }
 
-static int sort_from(int64_t *idx, int64_t n, const ir_key *keys, int nkeys);
+static int sort_from(int64_t *idx, int64_t n, const base_key *keys, int nkeys);
 
 /* Each run of equal words w (sorted, aligned with idx) sorted by the keys that follow. */
-static int sort_ties(int64_t *idx, const uint64_t *w, int64_t n, const ir_key *keys, int nkeys) {
+static int sort_ties(int64_t *idx, const uint64_t *w, int64_t n, const base_key *keys, int nkeys) {
   for (int64_t a = 0, b; a < n; a = b) {
     for (b = a + 1; b < n && w[b] == w[a]; b++) {}
     int rc = b - a > 1 ? sort_from(idx + a, b - a, keys, nkeys) : CDAG_OK;
@@ -134,7 +135,7 @@ static int sort_ties(int64_t *idx, const uint64_t *w, int64_t n, const ir_key *k
 /* Packs keys[m..] into the words w below the bits already there (*total of them), each
    key in the bits it needs above its minimum, while they fit in 64 bits and, with want >
    0, until the words have want bits; scratch: n words. Returns the first key left out. */
-static int pack(const ir_key *keys, int nkeys, int m, const int64_t *idx, int64_t n, uint64_t *w, uint64_t *scratch,
+static int pack(const base_key *keys, int nkeys, int m, const int64_t *idx, int64_t n, uint64_t *w, uint64_t *scratch,
                 int *total, int want) {
   for (; m < nkeys && (!want || *total < want); m++) {
     gather(&keys[m], idx, n, scratch);
@@ -181,7 +182,7 @@ static int64_t repeats(const uint64_t *w, int64_t n) {
    sorted again (from the order by the shorter word, which that stable sort keeps among
    equal words): a few passes more, never many small runs. The records are read twice per
    key packed; words already in order make no pass. */
-static int sort_from(int64_t *idx, int64_t n, const ir_key *keys, int nkeys) {
+static int sort_from(int64_t *idx, int64_t n, const base_key *keys, int nkeys) {
   if (n < 48) {
     insertion(idx, n, keys, nkeys);
     return CDAG_OK;
@@ -206,13 +207,13 @@ static int sort_from(int64_t *idx, int64_t n, const ir_key *keys, int nkeys) {
   return rc;
 }
 
-int ir_sort_fields(int64_t *idx, int64_t n, const ir_key *keys, int nkeys) {
+int base_sort_fields(int64_t *idx, int64_t n, const base_key *keys, int nkeys) {
   if (n < 2 || nkeys < 1) return CDAG_OK;
-  if (nkeys > IR_SORT_MAX_KEYS) return cdag__error(CDAG_ERR_ARG, "ir_sort_fields: %d keys (at most %d)", nkeys, IR_SORT_MAX_KEYS);
+  if (nkeys > BASE_SORT_MAX_KEYS) return cdag__error(CDAG_ERR_ARG, "base_sort_fields: %d keys (at most %d)", nkeys, BASE_SORT_MAX_KEYS);
   return sort_from(idx, n, keys, nkeys);
 }
 
-void ir_sort_r(void *base, int64_t n, size_t size, int (*cmp)(const void *, const void *, void *), void *ctx) {
+void base_sort_r(void *base, int64_t n, size_t size, int (*cmp)(const void *, const void *, void *), void *ctx) {
   if (n <= 1) return;
   if (n > 96 || size > 64) {
     qsort_r(base, (size_t)n, size, cmp, ctx);
