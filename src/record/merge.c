@@ -62,6 +62,7 @@ typedef struct {
   uint64_t *tagkey; int64_t ntags; /* sorted (global comm << 32 | tag) of non-world messages */
   int tag_base;                    /* first tag given to them */
   mcount *calls, *unsup; int ncalls, nunsup, callcap, unsupcap;
+  mcount *oom; int noom, oomcap;   /* out_of_memory lines, summed over ranks by kind */
   uint64_t opaque_next;
 } merger;
 
@@ -157,6 +158,8 @@ static int parse_line(merger *m, mrank *r, char *l) {
   if (sscanf(l, "call %63s %llu", name, &a) == 2) return add_count(&m->calls, &m->ncalls, &m->callcap, name, a) ? CDAG_NOMEM("counts") : 0;
   if (sscanf(l, "unsupported %63s %llu", name, &a) == 2)
     return add_count(&m->unsup, &m->nunsup, &m->unsupcap, name, a) ? CDAG_NOMEM("counts") : 0;
+  if (sscanf(l, "out_of_memory %63s %llu", name, &a) == 2)
+    return add_count(&m->oom, &m->noom, &m->oomcap, name, a) ? CDAG_NOMEM("counts") : 0;
   if (!strncmp(l, "comm ", 5)) return parse_comm(r, l + 5);
   if (!strcmp(l, "finalized")) { r->finalized = 1; return 0; }
   if (sscanf(l, "fixes %llu %llu %llu", &a, &b, &c) == 3) { r->fixes[0] = a; r->fixes[1] = b; r->fixes[2] = c; return 0; }
@@ -489,6 +492,7 @@ static int write_index(merger *m, const char *command, const rec_summary *sum, c
   fprintf(f, "]");
   json_counts(f, "calls", m->calls, m->ncalls);
   json_counts(f, "unsupported", m->unsup, m->nunsup);
+  json_counts(f, "out_of_memory", m->oom, m->noom);
   fprintf(f, ",\n  \"unreceived\": %" PRIu64 ", \"unsent\": %" PRIu64 ",\n", sum->unreceived, sum->unsent);
   fprintf(f, "  \"local\": {\"opaque\": %" PRIu64 ", \"reduce\": %" PRIu64 ", \"copy\": %" PRIu64 "}}\n",
           fixes[REC_FIX_OPAQUE], fixes[REC_FIX_REDUCE], fixes[REC_FIX_COPY]);
@@ -523,6 +527,7 @@ static void merger_free(merger *m) {
   free(m->tagkey);
   free(m->calls);
   free(m->unsup);
+  free(m->oom);
 }
 
 int rec_merge(const char *dir, const char *command, FILE *log, rec_summary *sum) {
@@ -546,6 +551,7 @@ int rec_merge(const char *dir, const char *command, FILE *log, rec_summary *sum)
     sum->ops += phase_ops ? phase_ops[p] : 0;
   }
   sum->nprocs = m.nprocs;
+  for (int i = 0; i < m.noom; i++) sum->out_of_memory += m.oom[i].n;
   if (!rc) rc = write_index(&m, command, sum, phase_ops);
   free(phase_ops);
   merger_free(&m);

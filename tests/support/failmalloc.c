@@ -14,15 +14,17 @@
  * request is a segfault in UCX); libc's functions that allocate for cdag (strdup,
  * open_memstream) are then not counted either.
  *
- * At exit, CDAG_FAILMALLOC_REPORT=FILE receives one line: "calls C failed F live L" (counted
+ * At exit, CDAG_FAILMALLOC_REPORT=FILE (%p in it: the process id) receives one line: "calls C failed F live L" (counted
  * calls, whether the N-th was failed, allocations made after arming and not freed, a crude
  * leak figure the driver compares with the unfailed run). CDAG_FAILMALLOC_TRAP=1 raises
- * SIGTRAP at the failing call, so a debugger shows who made it. Memory comes from glibc's own
+ * SIGTRAP at the failing call, so a debugger shows who made it; =bt prints its call stack. Memory comes from glibc's own
  * __libc_* entry points, so no dlsym bootstrap is needed. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <execinfo.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -78,7 +80,13 @@ static int tick(const void *ra) {
   long n = __atomic_add_fetch(&calls, 1, __ATOMIC_RELAXED);
   if (n != fail_at) return 0;
   failed = 1;
-  if (trap) raise(SIGTRAP);  /* under a debugger: stop at the failing call */
+  if (trap == 1) raise(SIGTRAP);  /* under a debugger: stop at the failing call */
+  if (trap == 2) {                /* or print the call stack */
+    void *frames[32];
+    __atomic_store_n(&armed, 0, __ATOMIC_RELAXED);
+    backtrace_symbols_fd(frames, backtrace(frames, 32), 2);
+    __atomic_store_n(&armed, 1, __ATOMIC_RELAXED);
+  }
   return 1;
 }
 
@@ -157,9 +165,22 @@ int posix_memalign(void **out, size_t align, size_t n) {
   return 0;
 }
 
+/* libudev (through MPICH's hwloc) asks how large its blocks are. */
+size_t malloc_usable_size(void *p) {
+  static size_t (*next)(void *);
+  if (!next) next = (size_t (*)(void *))dlsym(RTLD_NEXT, "malloc_usable_size");
+  if (!p) return 0;
+  if (!tagged(p)) return next(p);
+  size_t off = ((uint64_t *)p)[-2];
+  return next((char *)p - off) - off;
+}
+
 static void report(void) {
-  const char *path = getenv("CDAG_FAILMALLOC_REPORT");
-  if (!path) return;
+  const char *env = getenv("CDAG_FAILMALLOC_REPORT"), *pid = env ? strstr(env, "%p") : NULL;
+  if (!env) return;
+  char path[4096];
+  if (pid) snprintf(path, sizeof path, "%.*s%ld%s", (int)(pid - env), env, (long)getpid(), pid + 2);
+  else snprintf(path, sizeof path, "%s", env);
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) return;
   char line[96];
@@ -192,7 +213,8 @@ int __libc_start_main(int (*main_fn)(int, char **, char **), int argc, char **ar
   const char *arm = getenv("CDAG_FAILMALLOC_ARM");
   arm_at_call = arm && strcmp(arm, "call") == 0;
   caller_sub = getenv("CDAG_FAILMALLOC_CALLER");
-  trap = getenv("CDAG_FAILMALLOC_TRAP") != NULL;
+  const char *t = getenv("CDAG_FAILMALLOC_TRAP");
+  trap = !t ? 0 : strcmp(t, "bt") == 0 ? 2 : 1;
   real_main = main_fn;
   start_fn next = (start_fn)dlsym(RTLD_NEXT, "__libc_start_main");
   return next(wrapped_main, argc, argv, init, fini, rtld_fini, stack_end);
