@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "ir/checked.h"
 #include "ir/ir.h"
 
 /* ---- large arrays (ir.h) ---- */
@@ -253,9 +254,9 @@ int ir_add_reduce(cdag_graph *g, int rank, uint64_t in, uint64_t inout, uint64_t
   if (!ir_rop_valid_for(rop, type))
     return cdag__error(CDAG_ERR_ARG, "rank %d: reduction op %s is not defined for %s", rank,
                        ir_rop_name(rop), ir_type_name(type));
-  if (count > (uint64_t)INT64_MAX / (uint64_t)size)
+  uint64_t bytes;
+  if (ckd_mul(&bytes, count, (uint64_t)size) || bytes > (uint64_t)INT64_MAX)
     return cdag__error(CDAG_ERR_ARG, "rank %d: reduce count %llu too large", rank, (unsigned long long)count);
-  uint64_t bytes = count * (uint64_t)size;
   if ((rc = check_range(in, bytes, "reduce input")) || (rc = check_range(inout, bytes, "reduce inout")))
     return rc;
   if (in != inout && in < inout + bytes && inout < in + bytes)

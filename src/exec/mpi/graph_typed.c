@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "exec/mpi/graph_mpi.h"
+#include "ir/checked.h"
 
 typedef struct { MPI_Aint off; uint64_t len; } trange;   /* off: relative to buf */
 
@@ -45,11 +46,15 @@ static int flatten(const cdag_graph *g, const char *fn, MPI_Count count, MPI_Dat
   if (MPI_Type_size_c(t, &tsize) != MPI_SUCCESS || MPI_Type_get_extent_c(t, &lb, &extent) != MPI_SUCCESS ||
       MPI_Type_get_true_extent_c(t, &tlb, &textent) != MPI_SUCCESS)
     return mpi_fail(g, fn, "MPI_Type_size");
-  *size = (uint64_t)(tsize * count);
+  MPI_Count bytes, stride, lo, hi, span;   /* count elements: bytes, (count - 1) extents, bounds */
+  if (ckd_mul(&bytes, tsize, count))
+    return cdag__error(CDAG_ERR_ARG, "rank %d: %s: count %lld of a %lld-byte datatype is more than 2^63-1 bytes",
+                       g->myrank, fn, (long long)count, (long long)tsize);
+  *size = (uint64_t)bytes;
   if (!*size) return CDAG_OK;
-  MPI_Count lo = tlb + (extent < 0 ? (count - 1) * extent : 0), hi = tlb + textent + (extent > 0 ? (count - 1) * extent : 0);
-  MPI_Count span = hi - lo;
-  if (span > ((MPI_Count)1 << 32) || *size > ((uint64_t)1 << 32))
+  if (ckd_mul(&stride, count - 1, extent) || ckd_add(&lo, tlb, extent < 0 ? stride : 0) ||
+      ckd_add(&hi, tlb, textent) || ckd_add(&hi, hi, extent > 0 ? stride : 0) || ckd_sub(&span, hi, lo) ||
+      span > ((MPI_Count)1 << 32) || *size > ((uint64_t)1 << 32))
     return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: %s: a datatype spanning more than 4 GiB", g->myrank, fn);
   uint8_t *probe = malloc((size_t)span), *packed = malloc((size_t)*size);
   uint32_t *from = calloc((size_t)*size, sizeof *from);
