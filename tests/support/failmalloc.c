@@ -21,6 +21,7 @@
  * __libc_* entry points, so no dlsym bootstrap is needed. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <link.h>
 #include <execinfo.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -46,7 +47,10 @@ static long calls;             /* counted calls */
 static long failed;            /* 1 once the fail_at-th call failed */
 static long live;              /* counted successful allocations minus frees of them */
 static const char *caller_sub; /* CDAG_FAILMALLOC_CALLER */
-static int trap;               /* CDAG_FAILMALLOC_TRAP=1 */
+static int trap;               /* CDAG_FAILMALLOC_TRAP: 1 SIGTRAP, 2 (=bt) a call stack */
+static void *main_base;        /* where the main program is loaded (its dladdr dli_fbase) */
+static int notag = -1;         /* CDAG_FAILMALLOC_ARM=load: no headers (valgrind checks the blocks);
+                                  -1 until read: other libraries' constructors allocate first */
 static int (*real_main)(int, char **, char **);
 
 /* Each block made after arming carries a 16-byte header just below it, so free knows to
@@ -59,12 +63,12 @@ static int (*real_main)(int, char **, char **);
 /* Is the object holding code address ra one CDAG_FAILMALLOC_CALLER names? */
 static int caller_counts(const void *ra) {
   if (!caller_sub) return 1;
-  Dl_info info, mi;
+  Dl_info info;
   if (!dladdr(ra, &info) || !info.dli_fname) return 0;
   for (const char *c = caller_sub; *c;) {
     size_t len = strcspn(c, ",");
     if (len == 3 && strncmp(c, "exe", 3) == 0) {
-      if (dladdr((void *)real_main, &mi) && mi.dli_fbase == info.dli_fbase) return 1;
+      if (info.dli_fbase == main_base) return 1;
     } else if (len) {
       for (const char *f = info.dli_fname; (f = strchr(f, *c)) != NULL; f++)
         if (strncmp(f, c, len) == 0) return 1;
@@ -74,9 +78,19 @@ static int caller_counts(const void *ra) {
   return 0;
 }
 
-/* Counts one call; 1 if it must fail. */
+static int no_tags(void) {
+  if (notag < 0) {
+    const char *arm = getenv("CDAG_FAILMALLOC_ARM");
+    notag = arm && strcmp(arm, "load") == 0;
+  }
+  return notag;
+}
+
+/* Counts one call: 1 if it must fail, 0 if it is counted (its block gets a header, so the
+   live figure counts only the allocations the sweep fails: other libraries' vary from run
+   to run under MPI), -1 if not counted. */
 static int tick(const void *ra) {
-  if (!__atomic_load_n(&armed, __ATOMIC_RELAXED) || !caller_counts(ra)) return 0;
+  if (!__atomic_load_n(&armed, __ATOMIC_RELAXED) || !caller_counts(ra)) return -1;
   long n = __atomic_add_fetch(&calls, 1, __ATOMIC_RELAXED);
   if (n != fail_at) return 0;
   failed = 1;
@@ -101,7 +115,7 @@ static void *tag(char *raw, size_t off) {
 }
 
 static int tagged(const void *p) {
-  return p && ((uintptr_t)p & 7) == 0 && ((const uint64_t *)p)[-1] == TAG;
+  return !no_tags() && p && ((uintptr_t)p & 7) == 0 && ((const uint64_t *)p)[-1] == TAG;
 }
 
 /* glibc's pointer for p (untagging it). */
@@ -112,25 +126,30 @@ static void *untag(void *p) {
   return (char *)p - ((uint64_t *)p)[-2];
 }
 
-void *malloc(size_t n) {
-  if (tick(__builtin_return_address(0))) return errno = ENOMEM, NULL;
-  if (!armed) return __libc_malloc(n);
+/* malloc for a caller at ra (realloc of NULL is a malloc of its caller's). */
+static void *malloc_at(size_t n, const void *ra) {
+  int t = tick(ra);
+  if (t > 0) return errno = ENOMEM, NULL;
+  if (t < 0 || no_tags()) return __libc_malloc(n);
   return n > SIZE_MAX - HDR ? (errno = ENOMEM, NULL) : tag(__libc_malloc(n + HDR), HDR);
 }
 
 void *calloc(size_t k, size_t n) {
-  if (tick(__builtin_return_address(0))) return errno = ENOMEM, NULL;
-  if (!armed) return __libc_calloc(k, n);
+  int t = tick(__builtin_return_address(0));
+  if (t > 0) return errno = ENOMEM, NULL;
+  if (t < 0 || no_tags()) return __libc_calloc(k, n);
   if (n && k > (SIZE_MAX - HDR) / n) return errno = ENOMEM, NULL;
   return tag(__libc_calloc(1, k * n + HDR), HDR);
 }
 
+void *malloc(size_t n) { return malloc_at(n, __builtin_return_address(0)); }
+
 void free(void *p) { __libc_free(untag(p)); }
 
 void *realloc(void *p, size_t n) {
-  if (!p) return malloc(n);
+  if (!p) return malloc_at(n, __builtin_return_address(0));
   if (n == 0) return free(p), NULL;
-  if (tick(__builtin_return_address(0))) return errno = ENOMEM, NULL;
+  if (tick(__builtin_return_address(0)) > 0) return errno = ENOMEM, NULL;
   if (!tagged(p)) return __libc_realloc(p, n);  /* made before arming: stays untagged */
   size_t off = ((uint64_t *)p)[-2];
   if (n > SIZE_MAX - off) return errno = ENOMEM, NULL;
@@ -139,8 +158,9 @@ void *realloc(void *p, size_t n) {
 }
 
 static void *aligned(size_t align, size_t n, const void *ra) {
-  if (tick(ra)) return NULL;
-  if (!armed) return __libc_memalign(align, n);
+  int t = tick(ra);
+  if (t > 0) return NULL;
+  if (t < 0 || no_tags()) return __libc_memalign(align, n);
   size_t a = align < HDR ? HDR : align;  /* the header fits in the first `a` bytes */
   if (n > SIZE_MAX - a) return NULL;
   return tag(__libc_memalign(a, n + a), a);
@@ -190,12 +210,40 @@ static void report(void) {
   close(fd);
 }
 
-void failmalloc_arm(void) { __atomic_store_n(&armed, 1, __ATOMIC_RELAXED); }
+/* The first object dl_iterate_phdr reports is the main program. */
+static int first_object(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  for (int i = 0; i < info->dlpi_phnum; i++)
+    if (info->dlpi_phdr[i].p_type == PT_LOAD) {   /* the lowest segment starts the mapping */
+      *(void **)data = (void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr - info->dlpi_phdr[i].p_offset);
+      break;
+    }
+  return 1;
+}
+
+void failmalloc_arm(void) {
+  if (!main_base) dl_iterate_phdr(first_object, &main_base);
+  __atomic_store_n(&armed, 1, __ATOMIC_RELAXED);
+}
 
 static int wrapped_main(int argc, char **argv, char **envp) {
   if (!arm_at_call) failmalloc_arm();
   int rc = real_main(argc, argv, envp);
   return rc;
+}
+
+/* CDAG_FAILMALLOC_ARM=load arms when the library loads, for valgrind (run it with
+   --soname-synonyms=somalloc=nouserintercepts, so that its allocator sits under this one):
+   valgrind starts a program without the __libc_start_main below, so pair it with
+   CDAG_FAILMALLOC_CALLER (only the program's own allocations count); blocks get no header
+   (no live count: valgrind counts leaks itself). */
+__attribute__((constructor)) static void at_load(void) {
+  const char *arm = getenv("CDAG_FAILMALLOC_ARM");
+  if (!arm || strcmp(arm, "load") != 0) return;
+  const char *n = getenv("CDAG_FAILMALLOC_N");
+  fail_at = n ? strtol(n, NULL, 10) : 0;
+  caller_sub = getenv("CDAG_FAILMALLOC_CALLER");
+  failmalloc_arm();
 }
 
 __attribute__((destructor)) static void at_exit_report(void) {

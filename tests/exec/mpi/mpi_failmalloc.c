@@ -111,9 +111,10 @@ static int phase(bufs *b, int detect, FILE *report) {
   if (!stop) verify(b, b->a, b->sum, 5);
   cdag_rebind mv[2] = {{b->a, b->a2, sizeof b->a}, {b->sum, b->sum2, sizeof b->sum}};
   if (!stop) stop = check(cdag_schedule_rebind(s, 2, mv, &s2), "cdag_schedule_rebind");
-  if (!stop) {
+  if (!stop) {   /* the copy reads a2 and writes sum2: a and sum must not matter */
     fill(b, 9);
     memcpy(b->a2, b->a, sizeof b->a);
+    for (int i = 0; i < N; i++) b->a[i] = -7, b->sum2[i] = -1;
     stop = check(cdag_run(s2), "cdag_run (rebound)");
     if (!stop) verify(b, b->a2, b->sum2, 9);
   }
