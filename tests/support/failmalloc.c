@@ -12,7 +12,8 @@
  * MPI program's sweep fails cdag's allocations (linked into the program) and Judy's, not
  * MPICH's, whose own out-of-memory paths crash (a failed malloc inside MPI_Finalize or a
  * request is a segfault in UCX); libc's functions that allocate for cdag (strdup,
- * open_memstream) are then not counted either.
+ * open_memstream) are then not counted either. CDAG_FAILMALLOC_UNTRACKED=A,B,... (same
+ * syntax) leaves those callers' blocks out of the live figure below.
  *
  * At exit, CDAG_FAILMALLOC_REPORT=FILE (%p in it: the process id) receives one line: "calls C failed F live L" (counted
  * calls, whether the N-th was failed, allocations made after arming and not freed, a crude
@@ -47,6 +48,7 @@ static long calls;             /* counted calls */
 static long failed;            /* 1 once the fail_at-th call failed */
 static long live;              /* counted successful allocations minus frees of them */
 static const char *caller_sub; /* CDAG_FAILMALLOC_CALLER */
+static const char *untracked;  /* CDAG_FAILMALLOC_UNTRACKED: callers whose blocks the live figure skips */
 static int trap;               /* CDAG_FAILMALLOC_TRAP: 1 SIGTRAP, 2 (=bt) a call stack */
 static void *main_base;        /* where the main program is loaded (its dladdr dli_fbase) */
 static int notag = -1;         /* CDAG_FAILMALLOC_ARM=load: no headers (valgrind checks the blocks);
@@ -60,12 +62,11 @@ static int (*real_main)(int, char **, char **);
 #define TAG 0x6661696c6d616c6cull
 #define HDR 16
 
-/* Is the object holding code address ra one CDAG_FAILMALLOC_CALLER names? */
-static int caller_counts(const void *ra) {
-  if (!caller_sub) return 1;
+/* Is the object holding code address ra one of list's names? */
+static int caller_in(const void *ra, const char *list) {
   Dl_info info;
   if (!dladdr(ra, &info) || !info.dli_fname) return 0;
-  for (const char *c = caller_sub; *c;) {
+  for (const char *c = list; *c;) {
     size_t len = strcspn(c, ",");
     if (len == 3 && strncmp(c, "exe", 3) == 0) {
       if (info.dli_fbase == main_base) return 1;
@@ -86,13 +87,14 @@ static int no_tags(void) {
   return notag;
 }
 
-/* Counts one call: 1 if it must fail, 0 if it is counted (its block gets a header, so the
-   live figure counts only the allocations the sweep fails: other libraries' vary from run
-   to run under MPI), -1 if not counted. */
+/* Counts one call: 1 if it must fail, 0 if it is counted and its block gets a header (the
+   live figure counts only the allocations the sweep fails, less CDAG_FAILMALLOC_UNTRACKED's:
+   other libraries' vary from run to run under MPI, and Judy loses a node of its own when an
+   allocation fails inside JudyLIns), -1 if not counted or not tracked. */
 static int tick(const void *ra) {
-  if (!__atomic_load_n(&armed, __ATOMIC_RELAXED) || !caller_counts(ra)) return -1;
+  if (!__atomic_load_n(&armed, __ATOMIC_RELAXED) || (caller_sub && !caller_in(ra, caller_sub))) return -1;
   long n = __atomic_add_fetch(&calls, 1, __ATOMIC_RELAXED);
-  if (n != fail_at) return 0;
+  if (n != fail_at) return untracked && caller_in(ra, untracked) ? -1 : 0;
   failed = 1;
   if (trap == 1) raise(SIGTRAP);  /* under a debugger: stop at the failing call */
   if (trap == 2) {                /* or print the call stack */
@@ -243,6 +245,7 @@ __attribute__((constructor)) static void at_load(void) {
   const char *n = getenv("CDAG_FAILMALLOC_N");
   fail_at = n ? strtol(n, NULL, 10) : 0;
   caller_sub = getenv("CDAG_FAILMALLOC_CALLER");
+  untracked = getenv("CDAG_FAILMALLOC_UNTRACKED");
   failmalloc_arm();
 }
 
@@ -261,6 +264,7 @@ int __libc_start_main(int (*main_fn)(int, char **, char **), int argc, char **ar
   const char *arm = getenv("CDAG_FAILMALLOC_ARM");
   arm_at_call = arm && strcmp(arm, "call") == 0;
   caller_sub = getenv("CDAG_FAILMALLOC_CALLER");
+  untracked = getenv("CDAG_FAILMALLOC_UNTRACKED");
   const char *t = getenv("CDAG_FAILMALLOC_TRAP");
   trap = !t ? 0 : strcmp(t, "bt") == 0 ? 2 : 1;
   real_main = main_fn;
