@@ -1,14 +1,15 @@
-/* cdag tests — tests/support/fault_inject.c: fails every allocation of the `cdag` tool in turn.
+/* cdag tests — tests/support/fault_inject.c: fails every allocation of a program in turn.
  *
- * fault_inject CDAG FAILMALLOC_SO GRAPH...: for each command (check, analyze, analyze --json,
- * sst, verify, model) and each graph, one run under failmalloc.so counts the allocations made
- * after main (N) and keeps the output; then runs 1..N each fail that allocation. A run must
- * either exit non-zero with "out of memory" on stderr and no signal, or exit 0 with the same
- * standard output (timing lines aside); and it must leave no more blocks allocated at exit
- * than the unfailed run (a leak on the error path). Any other outcome is printed and counted;
- * the exit status is 1 if there was one. CDAG_FULL=1 tries every point; by default every
- * CDAG_FAULT_STRIDE-th (default 1: every point too; the figure is printed, so CI can pick a
- * stride if the sweep grows). A run gets 60 s (a hang is a failure). */
+ * fault_inject FAILMALLOC_SO CDAG GRAPH...: for each command of the tool (check, analyze,
+ * analyze --json, sst, verify, model) on each graph; fault_inject --run FAILMALLOC_SO PROGRAM
+ * [ARGS...]: for one program (tests/exec/mpi/mpi_failmalloc.c; the failmalloc variables in the
+ * environment pass on to it). One run under failmalloc.so counts the allocations (N) and keeps
+ * the output; then runs 1..N each fail that allocation. A run must exit non-zero with "out
+ * of memory" on stderr and no signal, or exit 0 with the same standard output (timing lines
+ * aside); and leave no more tracked blocks allocated at exit than the unfailed run (a leak
+ * on the error path). Any other outcome is printed and counted, and the exit status is 1.
+ * CDAG_FULL=1 tries every point; else every CDAG_FAULT_STRIDE-th (default 1). Each run gets
+ * 60 s (a hang is a failure). The summary gives the points, outcomes and seconds. */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
 #include <signal.h>
