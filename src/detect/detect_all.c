@@ -275,10 +275,14 @@ static int32_t member_at(const int32_t *m, int32_t n, int32_t rank) {
 /* A component made incomplete by a few stray tuples (random traffic joining a collective):
    peel the member with the fewest tuples until the rest is complete. At most 8 peels, so a
    component costs O(8 n). Returns the core's tuple count (moved to the front of t) and its
-   members in `members` / *m, or 0 if no complete core of an acceptable size remains. */
+   members in `members` / *m, 0 if no complete core of an acceptable size remains, or -1 out
+   of memory (the error recorded). */
 static int64_t peel_core(det_state *st, const df_xfer *x, int64_t *t, int64_t n, int32_t *members, int32_t *m) {
   int64_t *deg = calloc((size_t)*m, sizeof *deg);
-  if (!deg) return 0;
+  if (!deg) {
+    CDAG_NOMEM("detection");
+    return -1;
+  }
   for (int64_t i = 0; i < n; i++) deg[member_at(members, *m, x[t[i]].src)]++, deg[member_at(members, *m, x[t[i]].dst)]++;
   for (int peels = 0; peels < 8 && n != (int64_t)*m * (*m - 1); peels++) {
     int32_t worst = 0;
@@ -386,6 +390,10 @@ static int test_components(det_state *st, uf_state *u, int64_t *t, int64_t n, in
       memcpy(core, t + i, (size_t)(j - i) * sizeof *core);
       int32_t cm = m;
       int64_t nc = peel_core(st, x, core, j - i, u->members, &cm);
+      if (nc < 0) {
+        free(core);
+        return CDAG_ERR_NOMEM;
+      }
       if (nc && u->cover[u->members[0]] <= cm && (rc = sort_pair(x, core, nc)) == CDAG_OK) {
         int ag = one_block_per_source(x, core, nc) ? 1 : repair_allgather(st, u, core, nc);
         rc = ag < 0 ? CDAG_ERR_NOMEM : add_all(st, u, ag ? DET_ALLGATHER : DET_ALLTOALL, cm, core, nc);
