@@ -93,6 +93,7 @@ static char *read_all(const char *path) {
   }
   fclose(f);
   if (b) b[n] = 0;
+  else errno = ENOMEM;   /* not a file the process failed to leave */
   return b;
 }
 
@@ -191,6 +192,7 @@ static int load_rank(merger *m, int rank) {
   mrank *r = &m->r[rank];
   r->discard_phase = -1;
   if (!(r->file = read_all(path))) {   /* it died before MPI_Init returned, or could not write */
+    if (errno == ENOMEM) return cdag__error(CDAG_ERR_NOMEM, "%s: out of memory reading it", path);
     if (m->log) fprintf(m->log, "cdag record: %s: %s: process %d of %d left no recording\n", path, strerror(errno), rank, m->nprocs);
     return CDAG_OK;
   }
@@ -454,7 +456,8 @@ static int write_phase(merger *m, int phase, const char *command, uint64_t *nops
   char path[4096];
   snprintf(path, sizeof path, "%s/phase-%04d.cdag", m->dir, phase);
   FILE *f = fopen(path, "w");
-  if (!f) return cdag__error(CDAG_ERR_IO, "%s: %s", path, strerror(errno));
+  if (!f) return cdag__error(errno == ENOMEM ? CDAG_ERR_NOMEM : CDAG_ERR_IO, "%s: %s", path,
+                             errno == ENOMEM ? "out of memory opening it" : strerror(errno));
   fprintf(f, "// recorded by cdag record: phase %d of %d processes%s%s\n", phase, m->nprocs, command ? " running: " : "",
           command ? command : "");
   fprintf(f, "num_ranks %d\n", m->nprocs);
@@ -479,7 +482,8 @@ static int write_index(merger *m, const char *command, const rec_summary *sum, c
   char path[4096];
   snprintf(path, sizeof path, "%s/index.json", m->dir);
   FILE *f = fopen(path, "w");
-  if (!f) return cdag__error(CDAG_ERR_IO, "%s: %s", path, strerror(errno));
+  if (!f) return cdag__error(errno == ENOMEM ? CDAG_ERR_NOMEM : CDAG_ERR_IO, "%s: %s", path,
+                             errno == ENOMEM ? "out of memory opening it" : strerror(errno));
   uint64_t fixes[3] = {0, 0, 0};
   for (int r = 0; r < m->nprocs; r++)
     for (int k = 0; k < 3; k++) fixes[k] += m->r[r].fixes[k];
@@ -504,6 +508,7 @@ static int count_procs(const char *dir, int *nprocs) {
   char path[4096];
   snprintf(path, sizeof path, "%s/rank-0.part", dir);
   FILE *f = fopen(path, "r");
+  if (!f && errno == ENOMEM) return cdag__error(CDAG_ERR_NOMEM, "%s: out of memory opening it", path);
   if (!f) return cdag__error(CDAG_ERR_IO, "%s: %s (no process was recorded: did the command run an MPI program?)",
                              path, strerror(errno));
   int rank = -1, n = 0;
