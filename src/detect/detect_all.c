@@ -534,6 +534,7 @@ static int regular_pass(det_state *st, uf_state *u, int64_t *t, int64_t *g, uint
   const df_xfer *x = st->sst->xfers;
   int32_t d = det_min_group(st) - 1; /* every member of a complete group sends and receives d+ */
   int64_t n = det_filter_degree(st, t, det_candidates(st, t), d, d);
+  if (n < 0) return CDAG_ERR_NOMEM;
   int rc = sort_len_pair(x, t, n);
   if (rc != CDAG_OK) return rc;
   /* layer of each tuple: its index among the tuples of the same (size, src, dst) */
