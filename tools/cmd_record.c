@@ -143,6 +143,9 @@ static int merge_and_say(const char *dir, const char *command) {
   if (sum.unreceived) printf("sends nobody received (left out): %llu\n", (unsigned long long)sum.unreceived);
   if (sum.unsent) printf("receives whose send is outside the phase (opaque writes): %llu\n", (unsigned long long)sum.unsent);
   if (!sum.complete) printf("incomplete: not every process reached MPI_Finalize\n");
+  if (sum.out_of_memory)
+    printf("out of memory while recording: %llu things lost (index.json's out_of_memory says which)\n",
+           (unsigned long long)sum.out_of_memory);
   printf("calls and what was not recorded: %s/index.json\n", dir);
   return check_phases(dir, sum.nphases);
 }

@@ -296,17 +296,16 @@ static int piece_insert(df_state *st, int rank, uint64_t lo, df_piece p) {
   return CDAG_OK;
 }
 
-/* Removes the piece starting at lo from rank's slot or JudyL. */
-static void piece_delete(df_state *st, int rank, uint64_t lo) {
-  if (in_judy(st, rank)) {
-    JudyLDel(&st->maps[rank], (Word_t)lo, PJE0);
-    return;
-  }
+/* Removes the piece starting at lo from rank's slot or JudyL (whose delete may allocate:
+   CDAG_ERR_NOMEM). */
+static int piece_delete(df_state *st, int rank, uint64_t lo) {
+  if (in_judy(st, rank)) return JudyLDel(&st->maps[rank], (Word_t)lo, PJE0) == JERR ? CDAG_NOMEM("provenance map") : CDAG_OK;
   df_slot *s = &st->slots[rank];
   int i = 0;
   while (i < INLINE && s->e[i].lo != lo) i++;
   for (; i + 1 < INLINE; i++) s->e[i] = s->e[i + 1];
   s->e[INLINE - 1] = (df_entry){0};
+  return CDAG_OK;
 }
 
 /* Makes x a piece boundary of rank's map. */
@@ -354,8 +353,9 @@ static int read_range(df_state *st, int rank, uint64_t a, uint64_t len, df_seg *
 /* Replaces the pieces of [x, y) of rank's slot or JudyL (boundaries at x and y) by p
    (NULL: by nothing). */
 static int replace_pieces(df_state *st, int rank, uint64_t x, uint64_t y, const df_piece *p) {
+  int rc;
   for (df_at at = map_first(st, rank, x, 0); at.p && at.lo < y; at = map_first(st, rank, x, 0))
-    piece_delete(st, rank, at.lo);
+    if ((rc = piece_delete(st, rank, at.lo)) != CDAG_OK) return rc;
   return p ? piece_insert(st, rank, x, *p) : CDAG_OK;
 }
 
@@ -406,7 +406,7 @@ static int do_recv(df_state *st, int32_t r, int32_t s) {
   if (!pv) return CDAG_OK; /* written together with its send */
   int64_t k = (int64_t)*pv - 1;
   int rc = write_segs(st, st->g->rank[r], st->g->addr[r], st->stash + st->stash_at[k].first, st->stash_at[k].n);
-  JudyLDel(&st->inflight, (Word_t)s, PJE0);
+  if (JudyLDel(&st->inflight, (Word_t)s, PJE0) == JERR && rc == CDAG_OK) rc = CDAG_NOMEM("in-flight messages");
   if (!st->inflight) st->nstash = st->nstash_at = 0; /* nothing in flight: reuse the stash */
   return rc;
 }

@@ -81,7 +81,7 @@ int32_t det_min_group(const det_state *st) {
 int64_t det_filter_degree(const det_state *st, int64_t *t, int64_t n, int32_t out_min, int32_t in_min) {
   int32_t p = st->g->nprocs;
   int32_t *deg = calloc(2 * (size_t)p, sizeof *deg);
-  if (!deg) return n; /* no filter: slower, same result */
+  if (!deg) return CDAG_NOMEM("detection"), -1;
   const df_xfer *x = st->sst->xfers;
   for (int64_t i = 0; i < n; i++) deg[x[t[i]].src]++, deg[p + x[t[i]].dst]++;
   int64_t k = 0;
@@ -93,7 +93,7 @@ int64_t det_filter_degree(const det_state *st, int64_t *t, int64_t n, int32_t ou
 
 int32_t det_max_degree(const det_state *st, const int64_t *t, int64_t n, int out) {
   int32_t *deg = calloc((size_t)st->g->nprocs, sizeof *deg), most = 0;
-  if (!deg) return INT32_MAX; /* unknown: any group may form */
+  if (!deg) return CDAG_NOMEM("detection"), -1;
   const df_xfer *x = st->sst->xfers;
   for (int64_t i = 0; i < n; i++) {
     int32_t r = out ? x[t[i]].src : x[t[i]].dst;

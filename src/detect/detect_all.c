@@ -197,13 +197,19 @@ static int64_t find_tuple(const det_state *st, const uf_state *u, const df_xfer 
 /* A complete group (t sorted by pair) that is an allgather but for a few pairs whose layer
    holds other traffic of the same size: if every source reads one offset for more of its
    peers than any other offset, and each other pair has an unused tuple reading that offset,
-   swap those in (the others stay residual). Returns 1 if t is now an allgather. A true
-   alltoall reads a distinct offset per peer, so it is never repaired. O(n log n). */
+   swap those in (the others stay residual). Returns 1 if t is now an allgather, 0 if not, -1
+   out of memory (the error recorded). A true alltoall reads a distinct offset per peer, so it
+   is never repaired. O(n log n). */
 static int repair_allgather(const det_state *st, const uf_state *u, int64_t *t, int64_t n) {
   const df_xfer *x = st->sst->xfers;
   uint64_t *addr = malloc((size_t)n * sizeof *addr);
   int64_t *swap = malloc((size_t)n * sizeof *swap);
-  int ok = addr && swap && u->all;
+  if (!addr || !swap) {
+    free(addr), free(swap);
+    CDAG_NOMEM("allgather repair");
+    return -1;
+  }
+  int ok = u->all != NULL;
   for (int64_t i = 0; ok && i < n;) {
     int64_t j = i;
     while (j < n && x[t[j]].src == x[t[i]].src) addr[j - i] = x[t[j]].src_addr, j++;
@@ -269,10 +275,14 @@ static int32_t member_at(const int32_t *m, int32_t n, int32_t rank) {
 /* A component made incomplete by a few stray tuples (random traffic joining a collective):
    peel the member with the fewest tuples until the rest is complete. At most 8 peels, so a
    component costs O(8 n). Returns the core's tuple count (moved to the front of t) and its
-   members in `members` / *m, or 0 if no complete core of an acceptable size remains. */
+   members in `members` / *m, 0 if no complete core of an acceptable size remains, or -1 out
+   of memory (the error recorded). */
 static int64_t peel_core(det_state *st, const df_xfer *x, int64_t *t, int64_t n, int32_t *members, int32_t *m) {
   int64_t *deg = calloc((size_t)*m, sizeof *deg);
-  if (!deg) return 0;
+  if (!deg) {
+    CDAG_NOMEM("detection");
+    return -1;
+  }
   for (int64_t i = 0; i < n; i++) deg[member_at(members, *m, x[t[i]].src)]++, deg[member_at(members, *m, x[t[i]].dst)]++;
   for (int peels = 0; peels < 8 && n != (int64_t)*m * (*m - 1); peels++) {
     int32_t worst = 0;
@@ -380,16 +390,24 @@ static int test_components(det_state *st, uf_state *u, int64_t *t, int64_t n, in
       memcpy(core, t + i, (size_t)(j - i) * sizeof *core);
       int32_t cm = m;
       int64_t nc = peel_core(st, x, core, j - i, u->members, &cm);
+      if (nc < 0) {
+        free(core);
+        return CDAG_ERR_NOMEM;
+      }
       if (nc && u->cover[u->members[0]] <= cm && (rc = sort_pair(x, core, nc)) == CDAG_OK) {
-        int ag = one_block_per_source(x, core, nc) || repair_allgather(st, u, core, nc);
-        rc = add_all(st, u, ag ? DET_ALLGATHER : DET_ALLTOALL, cm, core, nc);
+        int ag = one_block_per_source(x, core, nc) ? 1 : repair_allgather(st, u, core, nc);
+        rc = ag < 0 ? CDAG_ERR_NOMEM : add_all(st, u, ag ? DET_ALLGATHER : DET_ALLTOALL, cm, core, nc);
       }
       free(core);
       i = j;
       continue;
     }
     if (det_group_ok(st, m) && (complete || (vector && density >= st->opts.density))) {
-      int ag = one_block_per_source(x, t + i, j - i) || (!vector && repair_allgather(st, u, t + i, j - i));
+      int ag = one_block_per_source(x, t + i, j - i) ? 1 : vector ? 0 : repair_allgather(st, u, t + i, j - i);
+      if (ag < 0) {
+        rc = CDAG_ERR_NOMEM;
+        break;
+      }
       det_kind k = vector ? (ag ? DET_ALLGATHERV : DET_ALLTOALLV) : (ag ? DET_ALLGATHER : DET_ALLTOALL);
       if (k == DET_ALLTOALLV && u->pairs) {
         int64_t *w = NULL, nw = 0;
@@ -516,6 +534,7 @@ static int regular_pass(det_state *st, uf_state *u, int64_t *t, int64_t *g, uint
   const df_xfer *x = st->sst->xfers;
   int32_t d = det_min_group(st) - 1; /* every member of a complete group sends and receives d+ */
   int64_t n = det_filter_degree(st, t, det_candidates(st, t), d, d);
+  if (n < 0) return CDAG_ERR_NOMEM;
   int rc = sort_len_pair(x, t, n);
   if (rc != CDAG_OK) return rc;
   /* layer of each tuple: its index among the tuples of the same (size, src, dst) */

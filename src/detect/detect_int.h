@@ -61,11 +61,13 @@ int64_t det_candidates(const det_state *st, int64_t *out);
 /* Smallest member count det_group_ok accepts. */
 int32_t det_min_group(const det_state *st);
 /* Keeps (in order) the tuples of t[0..n) whose source sends at least out_min of them and
-   whose destination receives at least in_min; returns the new count. A rank in a group of
-   m members sends or receives m - 1 tuples, so a cheap O(n + p) filter drops what no
-   group can use before anything is sorted (a tree's SST: every rank receives once). */
+   whose destination receives at least in_min; returns the new count, or -1 out of memory
+   (the error recorded). A rank in a group of m members sends or receives m - 1 tuples, so a
+   cheap O(n + p) filter drops what no group can use before anything is sorted (a tree's
+   SST: every rank receives once). */
 int64_t det_filter_degree(const det_state *st, int64_t *t, int64_t n, int32_t out_min, int32_t in_min);
-/* The most tuples of t[0..n) one rank sends (out = 1) or receives (out = 0). O(n + p). */
+/* The most tuples of t[0..n) one rank sends (out = 1) or receives (out = 0), or -1 out of
+   memory (the error recorded). O(n + p). */
 int32_t det_max_degree(const det_state *st, const int64_t *t, int64_t n, int out);
 /* Sorts m distinct ranks (< nprocs): a bitmap scan when they are many, else qsort. */
 int det_sort_ranks(int32_t *r, int32_t m, int32_t nprocs);

@@ -125,9 +125,11 @@ static int32_t useful_min(const det_state *st) {
 }
 
 /* n, or 0 when no root of this direction reaches enough peers for a group to be taken: then
-   its small groups matter to no neighbourhood test either (1D halos: two peers per rank). */
+   its small groups matter to no neighbourhood test either (1D halos: two peers per rank).
+   -1 out of memory (n < 0 too: det_filter_degree's). */
 static int64_t takeable_roots(const det_state *st, const int64_t *t, int64_t n, int out) {
-  return (int64_t)det_max_degree(st, t, n, out) + 1 >= det_min_group(st) ? n : 0;
+  int32_t most = n < 0 ? -1 : det_max_degree(st, t, n, out);
+  return most < 0 ? -1 : (int64_t)most + 1 >= det_min_group(st) ? n : 0;
 }
 
 /* Peers a vector group over the whole communicator needs: all, or the density's share. */
@@ -331,6 +333,10 @@ static int vector_pass(det_state *st, rooted_state *rs) {
   rs->nc = 0;
   for (int out = 1; out >= 0 && rc == CDAG_OK; out--) {
     rs->nt = det_filter_degree(st, rs->t[out], det_candidates(st, rs->t[out]), out ? vector_min(st) : 0, out ? 0 : vector_min(st));
+    if (rs->nt < 0) {
+      rs->nt = 0;
+      return CDAG_ERR_NOMEM;
+    }
     rc = sort_by_root(x, NULL, out, rs->t[out], rs->nt);
     for (int64_t i = 0; i < rs->nt && rc == CDAG_OK;) {
       int64_t j = i;
@@ -368,10 +374,12 @@ int det_rooted_collectives(det_state *st) {
     int64_t all = det_candidates(st, rs.t[0]);
     memcpy(rs.t[1], rs.t[0], (size_t)all * sizeof(int64_t));
     rs.nt = takeable_roots(st, rs.t[1], det_filter_degree(st, rs.t[1], all, useful_min(st), 0), 1); /* out-groups */
-    memcpy(rs.t[2], rs.t[1], (size_t)rs.nt * sizeof(int64_t));
-    rc = collect_bcast(st, &rs);
+    if (rs.nt < 0) rs.nt = 0, rc = CDAG_ERR_NOMEM;
+    if (rc == CDAG_OK) memcpy(rs.t[2], rs.t[1], (size_t)rs.nt * sizeof(int64_t));
+    if (rc == CDAG_OK) rc = collect_bcast(st, &rs);
     if (rc == CDAG_OK) rc = collect(st, &rs, 1);
-    rs.nt = takeable_roots(st, rs.t[0], det_filter_degree(st, rs.t[0], all, 0, useful_min(st)), 0); /* in-groups */
+    if (rc == CDAG_OK) rs.nt = takeable_roots(st, rs.t[0], det_filter_degree(st, rs.t[0], all, 0, useful_min(st)), 0); /* in-groups */
+    if (rs.nt < 0) rs.nt = 0, rc = CDAG_ERR_NOMEM;
     if (rc == CDAG_OK) rc = collect(st, &rs, 0);
   }
   if (rc == CDAG_OK) rc = take_regular(st, &rs);

@@ -57,7 +57,7 @@ static int wm_write(writer_map *w, uint64_t lo, uint64_t hi, int32_t op) {
     uint64_t e = w->end[*v];
     int32_t o = w->op[*v];
     int rc;
-    JudyLDel(&w->map, k, PJE0);
+    if (JudyLDel(&w->map, k, PJE0) == JERR) return CDAG_NOMEM("writer map");
     if (e > hi && (rc = wm_new(w, hi, e, o))) return rc;
   }
   return wm_new(w, lo, hi, op);

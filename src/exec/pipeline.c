@@ -60,11 +60,11 @@ int pipeline_check_options(const cdag_options *o, int nprocs, int rank) {
 }
 
 /* Bytes each rank receives from other ranks in the graph as written: what communication
-   lower bounds count. */
-static void volume_of(const cdag_graph *g, cdag_plan *p) {
+   lower bounds count. CDAG_OK or CDAG_ERR_NOMEM (never a report with a zero figure). */
+static int volume_of(const cdag_graph *g, cdag_plan *p) {
   uint64_t *v = calloc((size_t)g->nprocs, sizeof *v), total = 0;
   p->bound = g->bound;
-  if (!v) return;   /* a statistic: nothing to report beats failing the analysis */
+  if (!v) return CDAG_NOMEM("volume per rank");
   for (int64_t i = 0; i < g->nops; i++)
     if (g->kind[i] == IR_RECV && g->peer[i] != g->rank[i]) v[g->rank[i]] += g->bytes[i];
   for (int32_t r = 0; r < g->nprocs; r++) {
@@ -73,6 +73,7 @@ static void volume_of(const cdag_graph *g, cdag_plan *p) {
   }
   p->volume_mean = (double)total / g->nprocs;
   free(v);
+  return CDAG_OK;
 }
 
 /* o, or the defaults, as an offline analysis of g takes them; CDAG_OK or the options' error. */
@@ -98,7 +99,10 @@ static int analyze_matched(cdag_graph *g, match_result *m, const cdag_options *o
   (*p)->sec_match = t1 - t0;
   (*p)->sec_dataflow = t2 - t1;
   (*p)->sec_detect = t3 - t2;
-  volume_of(g, *p);
+  if ((rc = volume_of(g, *p)) != CDAG_OK) {
+    cdag_plan_free(p);
+    return rc;
+  }
   for (int64_t i = 0; i < g->nops; i++) {
     (*p)->nops_kind[g->kind[i]]++;
     int os = g->os ? g->os[i] : IR_OS_NONE;

@@ -54,23 +54,18 @@ static void text_ranks(FILE *f, const cdag_plan *p, const det_coll *c) {
 
 /* A bcast's members as strided ranges (strided.c), malloc'd into *out; 0 when they do not
    form strided ranges (or memory ran out: the descriptor is an addition, never required). */
-static int64_t bcast_ranges(const cdag_plan *p, const det_coll *c, det_stride **out) {
-  *out = NULL;
+/* The ranges into v (room for the largest collective's ranks: cdag_plan_report allocates it
+   before it writes anything, so running out of memory never leaves a report short). */
+static int64_t bcast_ranges(const cdag_plan *p, const det_coll *c, det_stride *v) {
   if (c->kind != DET_BCAST || c->nranks < 2) return 0;
-  det_stride *v = malloc((size_t)c->nranks * sizeof *v);
-  if (!v) return 0;
-  int64_t n = det_strided_ranges(p->ranks + c->ranks_first, c->nranks, v, c->nranks);
-  if (!n) free(v);
-  else *out = v;
-  return n;
+  return det_strided_ranges(p->ranks + c->ranks_first, c->nranks, v, c->nranks);
 }
 
 /* "  replication: rank 0's block is replicated on 8 ranks: 0 to 56 step 8" (at most 8
    ranges in words; the JSON has them all), and for a bcast the replication pass made, which
    result it sends. */
-static void text_replication(FILE *f, const cdag_plan *p, const det_coll *c) {
-  det_stride *v;
-  int64_t n = bcast_ranges(p, c, &v);
+static void text_replication(FILE *f, const cdag_plan *p, const det_coll *c, det_stride *v) {
+  int64_t n = bcast_ranges(p, c, v);
   if (c->after > 0) {
     const det_coll *from = &p->colls[c->after - 1];
     fprintf(f, "  replicates the %s %s of the %s", ir_type_name(from->type), ir_rop_name(from->op), det_kind_name(from->kind));
@@ -87,19 +82,16 @@ static void text_replication(FILE *f, const cdag_plan *p, const det_coll *c) {
     else fprintf(f, "%s %d to %d step %d", i ? "," : "", v[i].first, v[i].first + (v[i].count - 1) * v[i].stride, v[i].stride);
   }
   fprintf(f, "%s\n", n > 8 ? ", ..." : "");
-  free(v);
 }
 
-static void json_replication(FILE *f, const cdag_plan *p, const det_coll *c) {
-  det_stride *v;
-  int64_t n = bcast_ranges(p, c, &v);
+static void json_replication(FILE *f, const cdag_plan *p, const det_coll *c, det_stride *v) {
+  int64_t n = bcast_ranges(p, c, v);
   if (c->after > 0) fprintf(f, ", \"after\": %lld", (long long)c->after - 1);
   if (!n) return;
   fprintf(f, ", \"replication\": {\"root\": %d, \"ranges\": [", c->root);
   for (int64_t i = 0; i < n; i++)
     fprintf(f, "%s{\"first\": %d, \"count\": %d, \"stride\": %d}", i ? ", " : "", v[i].first, v[i].count, v[i].stride);
   fprintf(f, "]}");
-  free(v);
 }
 
 /* Why an alltoallv was taken as a redistribution: its figures (docs/semantics.md). */
@@ -134,7 +126,7 @@ static void text_native(const cdag_plan *p, FILE *f) {
             (unsigned long long)p->native_residual_bytes);
 }
 
-static void report_text(const cdag_plan *p, FILE *f) {
+static void report_text(const cdag_plan *p, FILE *f, det_stride *v) {
   for (int64_t i = 0; i < p->ncolls; i++) {
     const det_coll *c = &p->colls[i];
     fprintf(f, "%s", det_kind_name(c->kind));
@@ -150,7 +142,7 @@ static void report_text(const cdag_plan *p, FILE *f) {
     if (p->native) fprintf(f, "  %s\n", p->native[i] ? "native: the program called it" : "hand-written: the program built it from messages");
     if (p->chosen) fprintf(f, "  algorithm: %s (%s)\n", p->chosen->coll[i].name, p->chosen->coll[i].why);
     text_redistribution(f, c);
-    text_replication(f, p, c);
+    text_replication(f, p, c, v);
   }
   if (p->ncolls == 0) fprintf(f, "no collectives found\n");
   if (p->native) text_native(p, f);
@@ -176,7 +168,7 @@ static void report_text(const cdag_plan *p, FILE *f) {
   fprintf(f, "time: match %.6f s, dataflow %.6f s, detect %.6f s\n", p->sec_match, p->sec_dataflow, p->sec_detect);
 }
 
-static void json_coll(FILE *f, const cdag_plan *p, int64_t i) {
+static void json_coll(FILE *f, const cdag_plan *p, int64_t i, det_stride *v) {
   const det_coll *c = &p->colls[i];
   fprintf(f, "    {\"kind\": \"%s\", \"root\": ", det_kind_name(c->kind));
   if (is_rooted(c->kind)) fprintf(f, "%d", c->root);
@@ -192,7 +184,7 @@ static void json_coll(FILE *f, const cdag_plan *p, int64_t i) {
   fprintf(f, ", \"bytes\": %llu, \"transfers\": %lld", (unsigned long long)c->bytes, (long long)c->ntransfers);
   if (ir_coll_get(c->kind)->reduces)
     fprintf(f, ", \"type\": \"%s\", \"op\": \"%s\"", ir_type_name(c->type), ir_rop_name(c->op));
-  json_replication(f, p, c);
+  json_replication(f, p, c, v);
   if (c->rd_pairs)
     fprintf(f, ", \"redistribution\": {\"pairs\": %lld, \"pieces\": %lld}", (long long)c->rd_pairs, (long long)c->rd_pieces);
   if (p->native) fprintf(f, ", \"native\": %s", p->native[i] ? "true" : "false");
@@ -217,7 +209,7 @@ static void json_seconds(FILE *f, double match, double dataflow, double detect) 
   fprintf(f, "  \"seconds\": {\"match\": %.6f, \"dataflow\": %.6f, \"detect\": %.6f}\n}\n", match, dataflow, detect);
 }
 
-static void report_json(const cdag_plan *p, FILE *f) {
+static void report_json(const cdag_plan *p, FILE *f, det_stride *v) {
   json_head(f, p->nprocs, p->nops_kind);
   if (p->nonesided[0] || p->nonesided[1] || p->nonesided[2])
     fprintf(f, "  \"onesided\": {\"get\": %lld, \"put\": %lld, \"fence\": %lld},\n", (long long)p->nonesided[0],
@@ -229,7 +221,7 @@ static void report_json(const cdag_plan *p, FILE *f) {
   fprintf(f, "  \"collectives\": [");
   for (int64_t i = 0; i < p->ncolls; i++) {
     fprintf(f, "%s\n", i ? "," : "");
-    json_coll(f, p, i);
+    json_coll(f, p, i, v);
   }
   fprintf(f, "%s],\n", p->ncolls ? "\n  " : "");
   if (p->native) {
@@ -266,8 +258,14 @@ static void report_json(const cdag_plan *p, FILE *f) {
 
 int cdag_plan_report(const cdag_plan *p, FILE *out, int json) {
   if (!p || !out) return cdag__error(CDAG_ERR_ARG, "cdag_plan_report: NULL argument");
-  if (json) report_json(p, out);
-  else report_text(p, out);
+  int32_t most = 1;
+  for (int64_t i = 0; i < p->ncolls; i++)
+    if (p->colls[i].nranks > most) most = p->colls[i].nranks;
+  det_stride *v = malloc((size_t)most * sizeof *v);
+  if (!v) return CDAG_NOMEM("report");
+  if (json) report_json(p, out, v);
+  else report_text(p, out, v);
+  free(v);
   return ferror(out) ? cdag__error(CDAG_ERR_IO, "cdag_plan_report: write failed") : CDAG_OK;
 }
 

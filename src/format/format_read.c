@@ -1186,6 +1186,7 @@ int ir_load_file(const char *path, const ir_load_opts *o, cdag_graph **g) {
   int is_stdin = strcmp(path, "-") == 0;
   const char *name = is_stdin ? "<stdin>" : path;
   FILE *f = is_stdin ? stdin : fopen(path, "rb");
+  if (!f && errno == ENOMEM) return cdag__error(CDAG_ERR_NOMEM, "%s: out of memory opening the file", path);
   if (!f) return cdag__error(CDAG_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
   char *buf = NULL;
   size_t len = 0;

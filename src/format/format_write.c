@@ -380,6 +380,7 @@ int cdag_graph_save(const cdag_graph *g, const char *path) {
   if (!g || !path) return cdag__error(CDAG_ERR_ARG, "cdag_graph_save: graph or path is NULL");
   int is_stdout = strcmp(path, "-") == 0;
   FILE *f = is_stdout ? stdout : fopen(path, "w");
+  if (!f && errno == ENOMEM) return cdag__error(CDAG_ERR_NOMEM, "%s: out of memory opening the file", path);
   if (!f) return cdag__error(CDAG_ERR_IO, "%s: cannot open for writing: %s", path, strerror(errno));
   int rc = ir_save_file(g, f);
   if (!is_stdout && fclose(f) != 0 && rc == CDAG_OK) rc = cdag__error(CDAG_ERR_IO, "%s: cannot write", path);

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/checked.h"
 #include "ir/ir.h"
 
 static int is_reduction(int kind) { return ir_coll_get(kind)->reduces; }
@@ -332,8 +333,10 @@ int ir_add_coll(cdag_graph *g, int rank, int kind, int comm, int root, uint64_t 
   if ((rc = check_call(g, rank, kind, comm, root, type, rop, &me, &rootm))) return rc;
   const int32_t *ranks;
   int32_t n = ir_comm_members(g, comm, &ranks);
-  uint64_t block = is_reduction(kind) ? count * (uint64_t)ir_type_size(type) : count, inb, outb;
-  if (is_reduction(kind) && count > UINT64_MAX / 16) return cdag__error(CDAG_ERR_ARG, "rank %d: count too large", rank);
+  uint64_t block = count, inb, outb;
+  if (is_reduction(kind) && ckd_mul(&block, count, (uint64_t)ir_type_size(type)))
+    return cdag__error(CDAG_ERR_ARG, "rank %d: count %llu of %s too large", rank, (unsigned long long)count,
+                       ir_type_name(type));
   ir_coll_spans(kind, me == rootm, n, &inb, &outb);
   if (kind == IR_COLL_BARRIER) block = 0;
   if ((rc = check_extent(rank, ir_coll_name(kind), in, inb, block)) || (rc = check_extent(rank, ir_coll_name(kind), out, outb, block)))

@@ -330,18 +330,17 @@ static int index_insert(piece_index *x, uint64_t lo, int64_t idx) {
   return CDAG_OK;
 }
 
-static void index_delete(piece_index *x, uint64_t lo) {
-  if (x->n < 0) {
-    JudyLDel(&x->judy, (Word_t)lo, PJE0);
-    return;
-  }
+/* CDAG_OK, or CDAG_ERR_NOMEM from the JudyL (a delete may allocate). */
+static int index_delete(piece_index *x, uint64_t lo) {
+  if (x->n < 0) return JudyLDel(&x->judy, (Word_t)lo, PJE0) == JERR ? CDAG_NOMEM("interval map") : CDAG_OK;
   int i = 0;
   while (i < x->n && x->lo[i] != lo) i++;
-  if (i == x->n) return;
+  if (i == x->n) return CDAG_OK;
   for (x->n--; i < x->n; i++) {
     x->lo[i] = x->lo[i + 1];
     x->idx[i] = x->idx[i + 1];
   }
+  return CDAG_OK;
 }
 
 static void index_clear(piece_index *x) {
@@ -454,7 +453,7 @@ static int touch_write(conflict_map *m, uint64_t a, uint64_t b, int32_t op) {
     if (m->readers[p] < 0 && m->writer[p] >= 0 && (rc = add_edge(m, m->writer[p], op))) return rc;
     for (int32_t r = m->readers[p]; r >= 0; r = m->rd_next[r])
       if ((rc = add_edge(m, m->rd_op[r], op))) return rc;
-    index_delete(m->map, k);
+    if ((rc = index_delete(m->map, k))) return rc;
   }
   return new_piece(m, a, b, op, -1);
 }

@@ -11,6 +11,7 @@
 #endif
 #include <string.h>
 
+#include "base/checked.h"
 #include "ir/ir.h"
 
 static void *grow(void *p, int64_t used, int64_t n, size_t elem) {
@@ -201,9 +202,9 @@ int ir_add_reduce(cdag_graph *g, int rank, uint64_t in, uint64_t inout, uint64_t
   if (!ir_rop_valid_for(rop, type))
     return cdag__error(CDAG_ERR_ARG, "rank %d: reduction op %s is not defined for %s", rank,
                        ir_rop_name(rop), ir_type_name(type));
-  if (count > (uint64_t)INT64_MAX / (uint64_t)size)
+  uint64_t bytes;
+  if (ckd_mul(&bytes, count, (uint64_t)size) || bytes > (uint64_t)INT64_MAX)
     return cdag__error(CDAG_ERR_ARG, "rank %d: reduce count %llu too large", rank, (unsigned long long)count);
-  uint64_t bytes = count * (uint64_t)size;
   if ((rc = check_range(in, bytes, "reduce input")) || (rc = check_range(inout, bytes, "reduce inout")))
     return rc;
   if (in != inout && in < inout + bytes && inout < in + bytes)

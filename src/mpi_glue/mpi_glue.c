@@ -361,16 +361,6 @@ void mpig_flat_free(mpig_flat *f) {
   memset(f, 0, sizeof *f);
 }
 
-int mpig_bytes(uint64_t size, uint64_t count, uint64_t limit, uint64_t *bytes) {
-  uint64_t b;
-  *bytes = 0;
-  if (__builtin_mul_overflow(size, count, &b) || b > limit)
-    return cdag__error(CDAG_ERR_UNSUPPORTED, "a message of %llu elements of %llu bytes: more than %llu bytes",
-                       (unsigned long long)count, (unsigned long long)size, (unsigned long long)limit);
-  *bytes = b;
-  return CDAG_OK;
-}
-
 int mpig_runs(const mpig_flat *f, uint64_t count, uint64_t limit, mpig_emit emit, void *ctx) {
   int64_t off = 0;
   uint64_t len = 0, left = limit;

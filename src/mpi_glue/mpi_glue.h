@@ -65,9 +65,6 @@ typedef struct {
 /* Decodes one element of t. On error *f is empty (nothing to free). */
 int mpig_flatten(MPI_Datatype t, mpig_flat *f);
 void mpig_flat_free(mpig_flat *f);
-/* count * size in bytes, unsigned and checked: CDAG_OK if it is at most `limit`, else
-   CDAG_ERR_UNSUPPORTED (overflow included). */
-int mpig_bytes(uint64_t size, uint64_t count, uint64_t limit, uint64_t *bytes);
 /* Calls emit for the runs of `count` elements of f laid out from offset 0, adjacent ones
    merged, the first `limit` bytes only (in pack order); stops at emit's first non-zero
    return, which it returns. */

@@ -67,6 +67,7 @@ typedef struct {
   int tag_base;                    /* first tag given to them */
   mcount *calls, *unsup; int ncalls, nunsup, callcap, unsupcap;
   mcount *why; int nwhy, whycap;   /* "CALL: reason" -> calls left out for it */
+  mcount *oom; int noom, oomcap;   /* out_of_memory lines, summed over ranks by kind */
   uint64_t opaque_next;
   char (*waitlab)[IR_COMPACT_LABEL];  /* the labels of the wait line being written */
   const char **waitptr;
@@ -89,6 +90,7 @@ static char *read_all(const char *path) {
   }
   fclose(f);
   if (b) b[n] = 0;
+  else errno = ENOMEM;   /* not a file the process failed to leave */
   return b;
 }
 
@@ -160,6 +162,8 @@ static int parse_line(merger *m, mrank *r, char *l) {
   }
   if (sscanf(l, "unsupported %63s %llu", name, &a) == 2)
     return add_count(&m->unsup, &m->nunsup, &m->unsupcap, name, a) ? CDAG_NOMEM("counts") : 0;
+  if (sscanf(l, "out_of_memory %63s %llu", name, &a) == 2)
+    return add_count(&m->oom, &m->noom, &m->oomcap, name, a) ? CDAG_NOMEM("counts") : 0;
   if (!strncmp(l, "comm ", 5)) return parse_comm(r, l + 5);
   if (!strcmp(l, "finalized")) { r->finalized = 1; return 0; }
   if (sscanf(l, "fixes %llu %llu %llu", &a, &b, &c) == 3) { r->fixes[0] = a; r->fixes[1] = b; r->fixes[2] = c; return 0; }
@@ -191,6 +195,7 @@ static int load_rank(merger *m, int rank) {
   mrank *r = &m->r[rank];
   r->discard_phase = -1;
   if (!(r->file = read_all(path))) {   /* it died before MPI_Init returned, or could not write */
+    if (errno == ENOMEM) return cdag__error(CDAG_ERR_NOMEM, "%s: out of memory reading it", path);
     if (m->log) fprintf(m->log, "cdag record: %s: %s: process %d of %d left no recording\n", path, strerror(errno), rank, m->nprocs);
     return CDAG_OK;
   }
@@ -481,7 +486,8 @@ static int write_phase(merger *m, int phase, const char *command, uint64_t *nops
   char path[4096];
   snprintf(path, sizeof path, "%s/phase-%04d.cdag", m->dir, phase);
   FILE *f = fopen(path, "w");
-  if (!f) return cdag__error(CDAG_ERR_IO, "%s: %s", path, strerror(errno));
+  if (!f) return cdag__error(errno == ENOMEM ? CDAG_ERR_NOMEM : CDAG_ERR_IO, "%s: %s", path,
+                             errno == ENOMEM ? "out of memory opening it" : strerror(errno));
   fprintf(f, "// recorded by cdag record: phase %d of %d processes%s%s\n", phase, m->nprocs, command ? " running: " : "",
           command ? command : "");
   fprintf(f, "num_ranks %d\n", m->nprocs);
@@ -506,7 +512,8 @@ static int write_index(merger *m, const char *command, const rec_summary *sum, c
   char path[4096];
   snprintf(path, sizeof path, "%s/index.json", m->dir);
   FILE *f = fopen(path, "w");
-  if (!f) return cdag__error(CDAG_ERR_IO, "%s: %s", path, strerror(errno));
+  if (!f) return cdag__error(errno == ENOMEM ? CDAG_ERR_NOMEM : CDAG_ERR_IO, "%s: %s", path,
+                             errno == ENOMEM ? "out of memory opening it" : strerror(errno));
   uint64_t fixes[3] = {0, 0, 0};
   for (int r = 0; r < m->nprocs; r++)
     for (int k = 0; k < 3; k++) fixes[k] += m->r[r].fixes[k];
@@ -520,6 +527,7 @@ static int write_index(merger *m, const char *command, const rec_summary *sum, c
   json_counts(f, "calls", m->calls, m->ncalls);
   json_counts(f, "unsupported", m->unsup, m->nunsup);
   json_counts(f, "unsupported_why", m->why, m->nwhy);
+  json_counts(f, "out_of_memory", m->oom, m->noom);
   fprintf(f, ",\n  \"unreceived\": %" PRIu64 ", \"unsent\": %" PRIu64 ",\n", sum->unreceived, sum->unsent);
   fprintf(f, "  \"local\": {\"opaque\": %" PRIu64 ", \"reduce\": %" PRIu64 ", \"copy\": %" PRIu64 "}}\n",
           fixes[REC_FIX_OPAQUE], fixes[REC_FIX_REDUCE], fixes[REC_FIX_COPY]);
@@ -531,6 +539,7 @@ static int count_procs(const char *dir, int *nprocs) {
   char path[4096];
   snprintf(path, sizeof path, "%s/rank-0.part", dir);
   FILE *f = fopen(path, "r");
+  if (!f && errno == ENOMEM) return cdag__error(CDAG_ERR_NOMEM, "%s: out of memory opening it", path);
   if (!f) return cdag__error(CDAG_ERR_IO, "%s: %s (no process was recorded: did the command run an MPI program?)",
                              path, strerror(errno));
   int rank = -1, n = 0;
@@ -557,6 +566,7 @@ static void merger_free(merger *m) {
   free(m->why);
   free(m->waitlab);
   free(m->waitptr);
+  free(m->oom);
 }
 
 int rec_merge(const char *dir, const char *command, FILE *log, rec_summary *sum) {
@@ -580,6 +590,7 @@ int rec_merge(const char *dir, const char *command, FILE *log, rec_summary *sum)
     sum->ops += phase_ops ? phase_ops[p] : 0;
   }
   sum->nprocs = m.nprocs;
+  for (int i = 0; i < m.noom; i++) sum->out_of_memory += m.oom[i].n;
   if (!rc) rc = write_index(&m, command, sum, phase_ops);
   free(phase_ops);
   merger_free(&m);

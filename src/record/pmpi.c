@@ -26,8 +26,12 @@
  * not recorded (index.json counts it as unsupported) rather than recorded wrongly.
  * Lines go straight into a shared mapping of the part file, which the kernel keeps when
  * the process dies however it dies (even SIGKILL from mpiexec after another rank crashed):
- * a crash leaves every line written so far, then zero bytes. */
+ * a crash leaves every line written so far, then zero bytes.
+ * Out of memory never stops the program and never goes unsaid: what could not be kept is
+ * counted by kind (oom_names) and written as `out_of_memory KIND N` lines, which index.json
+ * sums up; the first time, the process says so on stderr. */
 #define _GNU_SOURCE
+#define JUDYERROR_NOTEST 1   /* Judy's out-of-memory is PJERR / JERR here, not exit(1) in the program */
 #include <Judy.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -78,6 +82,10 @@ enum { REC_P2P_CALLS(X_ENUM) CDAG_COLL_KINDS(X_KIND_ENUM) REC_OTHER_CALLS(X_ENUM
 static const char *const call_names[NCALLS] = {REC_P2P_CALLS(X_NAME) CDAG_COLL_KINDS(X_KIND_NAME)
                                                REC_OTHER_CALLS(X_NAME)};
 
+/* What running out of memory lost (index.json's "out_of_memory"). */
+enum { OOM_CALLS, OOM_COMMS, OOM_TYPES, OOM_REQUESTS, NOOM };
+static const char *const oom_names[NOOM] = {"calls", "communicators", "datatypes", "requests"};
+
 enum { P_SEND, P_RECV };
 typedef struct {
   uint8_t kind, persistent, active, live;
@@ -91,7 +99,7 @@ typedef struct {
   MPI_Comm comm;
 } pend;
 
-typedef struct { int id, n, inter; int *world; } rcomm;
+typedef struct { int id, n, inter, oom; int *world; } rcomm;   /* oom: world ranks lost to memory */
 /* The byte ranges of one message, coalesced. */
 typedef struct { int64_t n, cap; uint64_t *a, *l; } ranges;
 
@@ -116,6 +124,8 @@ typedef struct {
   MPI_Request *rq; int rqcap;         /* request handles saved before completion calls */
   ranges rs;                          /* the message being recorded */
   uint64_t *wait; int waitcap;        /* the operations one completion call completed */
+  uint64_t oom[NOOM];                 /* what out of memory lost, by kind */
+  int oom_now;                        /* set by nomem(): the call being recorded hit it */
 } recorder;
 
 static recorder *R;
@@ -189,6 +199,17 @@ static void out_copy(int phase, uint64_t seq, uint64_t bytes, uint64_t from, uin
   out_op(phase, seq, &l);
 }
 
+/* Out of memory while recording: counted (and said once), never silent. */
+static void nomem(int kind) {
+  uint64_t total = 0;
+  for (int i = 0; i < NOOM; i++) total += R->oom[i];
+  if (!total)
+    fprintf(stderr, "cdag record: rank %d: out of memory (%s); what is lost is counted in index.json\n", R->rank,
+            oom_names[kind]);
+  R->oom[kind]++;
+  R->oom_now = 1;
+}
+
 /* ---- communicators ---- */
 
 static rcomm *comm_of(MPI_Comm c) {
@@ -199,7 +220,7 @@ static rcomm *comm_of(MPI_Comm c) {
 
 static rcomm *comm_add(MPI_Comm c, int id) {
   rcomm *x = calloc(1, sizeof *x);
-  if (!x) return NULL;
+  if (!x) return nomem(OOM_COMMS), NULL;
   int inter = 0, n = 0;
   PMPI_Comm_test_inter(c, &inter);
   PMPI_Comm_size(c, &n);
@@ -215,11 +236,20 @@ static rcomm *comm_add(MPI_Comm c, int id) {
     if (idx) PMPI_Group_translate_ranks(g, n, idx, wg, x->world);
     PMPI_Group_free(&g);
     PMPI_Group_free(&wg);
+    if (!idx) free(x->world), x->world = NULL;
     free(idx);
   }
+  if (!inter && !x->world) nomem(OOM_COMMS);   /* kept, so its calls count as lost to memory */
+  x->oom = !inter && !x->world;
   Word_t *v;
   JLI(v, R->comms, (Word_t)c);
-  if (v) *v = (Word_t)x;
+  if (v == PJERR) {
+    nomem(OOM_COMMS);
+    free(x->world);
+    free(x);
+    return NULL;
+  }
+  *v = (Word_t)x;
   if (id != 0 && x->world) {
     out("comm %d %d", id, n);
     for (int i = 0; i < n; i++) out(" %d", x->world[i]);
@@ -233,7 +263,10 @@ static void comm_drop(MPI_Comm c) {
   int rc;
   if (!x) return;
   JLD(rc, R->comms, (Word_t)c);
-  (void)rc;
+  if (rc == JERR) {   /* the entry stays, valid, for comm_add to replace */
+    nomem(OOM_COMMS);
+    return;
+  }
   free(x->world);
   free(x);
 }
@@ -253,6 +286,7 @@ static void comm_created(MPI_Comm c) {
 /* The communicator's world ranks, if it can be recorded. */
 static rcomm *usable(MPI_Comm c, int call) {
   rcomm *x = comm_of(c);
+  if (x && x->oom) { R->oom[OOM_CALLS]++; return NULL; }
   if (!x || x->inter || !x->world) {
     unsupported_because(call, x && x->inter ? "a message on an intercommunicator"
                                              : "a communicator created by a call the recorder does not know");
@@ -283,9 +317,11 @@ static void unsupported_because(int call, const char *text) {
     if ((unsigned char)*p < 0x20) *p = ' ';
 }
 
-/* A call not recorded: with the reason a layout gave, if it gave one. */
+/* A call not recorded: for lack of memory (counted as such), or unsupported, with the
+   reason a layout gave if it gave one. */
 static void not_recorded(int call) {
-  if (R->layout_why[0]) unsupported_because(call, R->layout_why);
+  if (R->oom_now) R->oom[OOM_CALLS]++;
+  else if (R->layout_why[0]) unsupported_because(call, R->layout_why);
   else R->unsupported[call]++;
   R->layout_why[0] = 0;
 }
@@ -297,19 +333,23 @@ static void flat_free(mpig_flat *f) {
   free(f);
 }
 
-/* The decoded datatype t, cached per handle until MPI_Type_free; NULL if it cannot be. */
+/* The decoded datatype t, cached per handle until MPI_Type_free; NULL if it cannot be
+   (unsupported, or out of memory: counted). */
 static mpig_flat *type_of(MPI_Datatype t) {
   Word_t *v;
   JLG(v, R->types, (Word_t)t);
-  if (v) return (mpig_flat *)*v;
+  if (v && *v) return (mpig_flat *)*v;
   mpig_flat *f = calloc(1, sizeof *f);
-  if (!f) return NULL;
-  if (mpig_flatten(t, f)) {
+  if (!f) return nomem(OOM_TYPES), NULL;
+  int rc = mpig_flatten(t, f);
+  if (rc) {
+    if (rc == CDAG_ERR_NOMEM) nomem(OOM_TYPES);
     free(f);
     return NULL;
   }
   JLI(v, R->types, (Word_t)t);
-  if (!v) {
+  if (v == PJERR) {
+    nomem(OOM_TYPES);
     flat_free(f);
     return NULL;
   }
@@ -327,7 +367,7 @@ static int ranges_add(ranges *r, uint64_t a, uint64_t l) {
     int64_t c = r->cap ? 2 * r->cap : 8;
     uint64_t *na = realloc(r->a, (size_t)c * 8), *nl = na ? realloc(r->l, (size_t)c * 8) : NULL;
     if (na) r->a = na;
-    if (!nl) return -1;
+    if (!nl) return nomem(OOM_CALLS), -1;
     r->l = nl;
     r->cap = c;
   }
@@ -424,6 +464,7 @@ static void pack_copies(const ranges *r, uint64_t area, uint64_t first_seq, int 
 static uint64_t record_send(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, int call,
                             int blocking) {
   if (!recording() || dest == MPI_PROC_NULL) return 0;
+  R->oom_now = 0;
   rcomm *x = usable(comm, call);
   ranges *r = &R->rs;
   uint64_t bytes = type_bytes(count, t);
@@ -457,6 +498,7 @@ static void record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datat
   MPI_Count bytes = 0;
   PMPI_Test_cancelled(st, &cancelled);
   if (cancelled) return;
+  R->oom_now = 0;
   rcomm *x = usable(comm, call);
   if (!x) return;
   PMPI_Get_count_c(st, MPI_BYTE, &bytes);
@@ -490,7 +532,7 @@ static int64_t pend_new(void) {
   if (R->np == R->pcap) {
     int64_t c = R->pcap ? 2 * R->pcap : 64;
     pend *q = realloc(R->p, (size_t)c * sizeof *q);
-    if (!q) return -1;
+    if (!q) return nomem(OOM_REQUESTS), -1;
     R->p = q;
     R->pcap = c;
   }
@@ -506,7 +548,11 @@ static void pend_put(MPI_Request rq, pend x) {
   int64_t i = pend_new();
   if (i < 0) return;
   JLI(v, R->reqs, (Word_t)rq);
-  if (!v) return;
+  if (v == PJERR) {   /* the request's completion will not be recorded; the slot goes back */
+    if (R->nfree < R->freecap) R->pfree[R->nfree++] = i;
+    nomem(OOM_REQUESTS);
+    return;
+  }
   x.live = 1;
   x.newer = -1;
   x.oldest = i;
@@ -524,7 +570,7 @@ static int64_t pend_find(MPI_Request rq) {
   Word_t *v;
   if (rq == MPI_REQUEST_NULL) return -1;
   JLG(v, R->reqs, (Word_t)rq);
-  return v ? R->p[*v - 1].oldest : -1;
+  return v && *v ? R->p[*v - 1].oldest : -1;
 }
 
 static void pend_drop(MPI_Request rq) {
@@ -532,11 +578,16 @@ static void pend_drop(MPI_Request rq) {
   int rc;
   if (rq == MPI_REQUEST_NULL) return;
   JLG(v, R->reqs, (Word_t)rq);
-  if (!v) return;
+  if (!v || !*v) return;
   int64_t last = (int64_t)*v - 1, i = R->p[last].oldest;
   if (i == last) {
     JLD(rc, R->reqs, (Word_t)rq);
-    (void)rc;
+    if (rc == JERR) {   /* the key stays, naming no operation (0), and the slot is not reused */
+      *v = 0;
+      R->p[i].live = 0;
+      nomem(OOM_REQUESTS);
+      return;
+    }
   } else {
     R->p[last].oldest = R->p[i].newer;
   }
@@ -544,18 +595,31 @@ static void pend_drop(MPI_Request rq) {
   if (R->nfree == R->freecap) {
     int64_t c = R->freecap ? 2 * R->freecap : 64;
     int64_t *q = realloc(R->pfree, (size_t)c * sizeof *q);
-    if (!q) return;
+    if (!q) {   /* the slot is not reused: nothing recorded is lost, but it is counted */
+      nomem(OOM_REQUESTS);
+      return;
+    }
     R->pfree = q;
     R->freecap = c;
   }
   R->pfree[R->nfree++] = i;
 }
 
+/* Completions that cannot be recorded (no memory to note them): the requests' operations
+   are forgotten, so that a handle MPI hands out again never completes them later. */
+static void forget_requests(const MPI_Request *rq, int n) {
+  for (int k = 0; k < n; k++)
+    for (int64_t i; (i = pend_find(rq[k])) >= 0;) {
+      R->p[i].active = 0;
+      pend_drop(rq[k]);
+    }
+}
+
 /* Saves `n` request handles before a completion call overwrites them. */
 static MPI_Request *save_requests(const MPI_Request *rq, int n) {
   if (n > R->rqcap) {
     MPI_Request *q = realloc(R->rq, (size_t)n * sizeof *q);
-    if (!q) return NULL;
+    if (!q) return nomem(OOM_CALLS), NULL;
     R->rq = q;
     R->rqcap = n;
   }
@@ -569,7 +633,7 @@ static MPI_Status *statuses(MPI_Status *user, int n) {
   if (user != MPI_STATUSES_IGNORE) return user;
   if (n > R->stcap) {
     MPI_Status *q = realloc(R->st, (size_t)n * sizeof *q);
-    if (!q) return NULL;
+    if (!q) return nomem(OOM_CALLS), NULL;
     R->st = q;
     R->stcap = n;
   }
@@ -581,12 +645,11 @@ static MPI_Status *statuses(MPI_Status *user, int n) {
 static void completed(const MPI_Request *rq, const int *which, int n, const MPI_Status *st, int call) {
   if (!R || R->fd < 0 || n <= 0) return;
   uint64_t done = 0;
-  int nwait = 0;
+  int nwait = 0, waits = 1;   /* waits 0: no memory for the wait line (its operations still complete) */
   if (n > R->waitcap) {
     uint64_t *w = realloc(R->wait, (size_t)n * sizeof *w);
-    if (!w) return;
-    R->wait = w;
-    R->waitcap = n;
+    if (w) R->wait = w, R->waitcap = n;
+    else waits = 0, nomem(OOM_CALLS);
   }
   for (int k = 0; k < n; k++) {
     int64_t i = pend_find(rq[which ? which[k] : k]);
@@ -600,7 +663,7 @@ static void completed(const MPI_Request *rq, const int *which, int n, const MPI_
       PMPI_Test_cancelled(&st[k], &cancelled);
       if (cancelled) out("%d drop %llu\n", p->phase, (unsigned long long)p->seq);
     }
-    if (p->phase == R->phase && R->active) R->wait[nwait++] = p->seq;
+    if (waits && p->phase == R->phase && R->active) R->wait[nwait++] = p->seq;
     p->active = 0;
     if (!p->persistent) pend_drop(rq[which ? which[k] : k]);
   }
@@ -633,7 +696,10 @@ static void rec_start(void) {
   int bad = cdag__settings_read(&set);
   const char *dir = set.record_dir ? set.record_dir : "cdag-recording";
   R = calloc(1, sizeof *R);
-  if (!R) return;
+  if (!R) {
+    fprintf(stderr, "cdag record: out of memory at MPI_Init; this process is not recorded\n");
+    return;
+  }
   R->fd = -1;
   PMPI_Comm_rank(MPI_COMM_WORLD, &R->rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &R->nprocs);
@@ -651,8 +717,9 @@ static void rec_start(void) {
     R->fd = -1;
   }
   if (R->fd < 0 || !R->sh) {
-    fprintf(stderr, "cdag record: rank %d cannot write %s: %s; this process is not recorded\n", R->rank, path,
-            strerror(errno));
+    if (!R->sh) fprintf(stderr, "cdag record: rank %d: out of memory at MPI_Init; this process is not recorded\n", R->rank);
+    else fprintf(stderr, "cdag record: rank %d cannot write %s: %s; this process is not recorded\n", R->rank, path,
+                 strerror(errno));
     if (R->fd >= 0) close(R->fd);
     R->fd = -1;
     return;
@@ -674,6 +741,12 @@ static void rec_finish(void) {
   }
   for (int i = 0; i < R->nwhy; i++)
     out("unsupported_why %s %llu %s\n", call_names[R->why[i].call], (unsigned long long)R->why[i].n, R->why[i].text);
+  for (int i = 0; i < NOOM; i++)
+    if (R->oom[i]) out("out_of_memory %s %llu\n", oom_names[i], (unsigned long long)R->oom[i]);
+  uint64_t lost[2];
+  rec_shadow_oom(R->sh, lost);
+  if (lost[0]) out("out_of_memory shadow_content %llu\n", (unsigned long long)lost[0]);
+  if (lost[1]) out("out_of_memory shadow_ranges %llu\n", (unsigned long long)lost[1]);
   uint64_t fixes[3];
   rec_shadow_counts(R->sh, fixes);
   out("fixes %llu %llu %llu\nfinalized\n", (unsigned long long)fixes[0], (unsigned long long)fixes[1],
@@ -931,7 +1004,7 @@ int MPI_Waitall(int n, MPI_Request rq[], MPI_Status sts[]) {
   if (!R) return PMPI_Waitall(n, rq, sts);
   MPI_Request *h = save_requests(rq, n);
   MPI_Status *s = statuses(sts, n);
-  if (!s) return PMPI_Waitall(n, rq, sts);
+  if (!h || !s) return forget_requests(rq, n), PMPI_Waitall(n, rq, sts);
   int rc = PMPI_Waitall(n, rq, s);
   if (rc == MPI_SUCCESS && h) completed(h, NULL, n, s, C_Waitall);
   return rc;
@@ -942,7 +1015,7 @@ int MPI_Testall(int n, MPI_Request rq[], int *flag, MPI_Status sts[]) {
   if (!R) return PMPI_Testall(n, rq, flag, sts);
   MPI_Request *h = save_requests(rq, n);
   MPI_Status *s = statuses(sts, n);
-  if (!s) return PMPI_Testall(n, rq, flag, sts);
+  if (!h || !s) return forget_requests(rq, n), PMPI_Testall(n, rq, flag, sts);
   int rc = PMPI_Testall(n, rq, flag, s);
   if (rc == MPI_SUCCESS && *flag && h) completed(h, NULL, n, s, C_Testall);
   return rc;
@@ -954,6 +1027,7 @@ int MPI_Waitany(int n, MPI_Request rq[], int *idx, MPI_Status *st) {
   MPI_Status own;
   MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
   MPI_Request *h = save_requests(rq, n);
+  if (!h) return forget_requests(rq, n), PMPI_Waitany(n, rq, idx, st);
   int rc = PMPI_Waitany(n, rq, idx, s);
   if (rc == MPI_SUCCESS && h && *idx != MPI_UNDEFINED) completed(h, idx, 1, s, C_Waitany);
   return rc;
@@ -965,6 +1039,7 @@ int MPI_Testany(int n, MPI_Request rq[], int *idx, int *flag, MPI_Status *st) {
   MPI_Status own;
   MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
   MPI_Request *h = save_requests(rq, n);
+  if (!h) return forget_requests(rq, n), PMPI_Testany(n, rq, idx, flag, st);
   int rc = PMPI_Testany(n, rq, idx, flag, s);
   if (rc == MPI_SUCCESS && h && *flag && *idx != MPI_UNDEFINED) completed(h, idx, 1, s, C_Testany);
   return rc;
@@ -975,7 +1050,7 @@ int MPI_Waitsome(int n, MPI_Request rq[], int *outn, int idx[], MPI_Status sts[]
   if (!R) return PMPI_Waitsome(n, rq, outn, idx, sts);
   MPI_Request *h = save_requests(rq, n);
   MPI_Status *s = statuses(sts, n);
-  if (!s) return PMPI_Waitsome(n, rq, outn, idx, sts);
+  if (!h || !s) return forget_requests(rq, n), PMPI_Waitsome(n, rq, outn, idx, sts);
   int rc = PMPI_Waitsome(n, rq, outn, idx, s);
   if (rc == MPI_SUCCESS && h && *outn != MPI_UNDEFINED) completed(h, idx, *outn, s, C_Waitsome);
   return rc;
@@ -986,7 +1061,7 @@ int MPI_Testsome(int n, MPI_Request rq[], int *outn, int idx[], MPI_Status sts[]
   if (!R) return PMPI_Testsome(n, rq, outn, idx, sts);
   MPI_Request *h = save_requests(rq, n);
   MPI_Status *s = statuses(sts, n);
-  if (!s) return PMPI_Testsome(n, rq, outn, idx, sts);
+  if (!h || !s) return forget_requests(rq, n), PMPI_Testsome(n, rq, outn, idx, sts);
   int rc = PMPI_Testsome(n, rq, outn, idx, s);
   if (rc == MPI_SUCCESS && h && *outn != MPI_UNDEFINED) completed(h, idx, *outn, s, C_Testsome);
   return rc;
@@ -1008,7 +1083,8 @@ static void message_matched(MPI_Message m, MPI_Comm comm) {
   if (!R || m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC) return;
   Word_t *v;
   JLI(v, R->msgs, (Word_t)m);
-  if (v) *v = (Word_t)comm;
+  if (v == PJERR) nomem(OOM_CALLS);   /* the matched receive will not be recorded */
+  else *v = (Word_t)comm;
 }
 
 static int message_comm(MPI_Message m, MPI_Comm *comm) {
@@ -1018,7 +1094,7 @@ static int message_comm(MPI_Message m, MPI_Comm *comm) {
   if (!v) return 0;
   *comm = (MPI_Comm)*v;
   JLD(rc, R->msgs, (Word_t)m);
-  (void)rc;
+  if (rc == JERR) nomem(OOM_REQUESTS);   /* a stale entry: the handle is overwritten when reused */
   return 1;
 }
 
@@ -1118,6 +1194,7 @@ typedef struct {
 /* Starts recording a call on comm: NULL-free x when it cannot be recorded. */
 static int coll_start(coll *c, MPI_Comm comm, int call) {
   memset(c, 0, sizeof *c);
+  if (R) R->oom_now = 0;
   c->x = recording() ? usable(comm, call) : NULL;
   if (c->x) PMPI_Comm_rank(comm, &c->me);
   return c->x != NULL;
@@ -1372,9 +1449,11 @@ int MPI_Type_free(MPI_Datatype *t) {
     int rc;
     JLG(v, R->types, (Word_t)*t);
     if (v) {
-      flat_free((mpig_flat *)*v);
+      mpig_flat *f = (mpig_flat *)*v;
+      *v = 0;   /* if the delete fails, the key stays naming no flattening */
       JLD(rc, R->types, (Word_t)*t);
-      (void)rc;
+      if (rc == JERR) nomem(OOM_TYPES);
+      if (f) flat_free(f);
     }
   }
   return PMPI_Type_free(t);

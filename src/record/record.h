@@ -32,6 +32,9 @@
  *   K scratch ADDR BYTES                         packing area of a derived datatype
  *   call NAME N / unsupported NAME N             counts, written at MPI_Finalize
  *   unsupported_why NAME N TEXT                  N of the unsupported calls NAME, for reason TEXT
+ *   out_of_memory KIND N                         what running out of memory lost (calls,
+ *                                                communicators, datatypes, requests,
+ *                                                shadow_content, shadow_ranges)
  *   finalized                                    the process reached MPI_Finalize
  * Positions: every intercepted operation takes the next multiple of REC_SEQ_STEP; local
  * operations added after a completion (unpacking, inferred reductions and copies) take the
@@ -98,6 +101,9 @@ void rec_shadow_settle(rec_shadow *sh, uint64_t seq, int proven_only, rec_fix_fn
 uint64_t rec_shadow_reserve(rec_shadow *sh, uint64_t done, uint32_t n);
 /* Statistics: fixes of each kind so far. */
 void rec_shadow_counts(const rec_shadow *sh, uint64_t counts[3]);
+/* Out of memory so far: lost[0] content not kept (fewer inferences), lost[1] ranges
+   forgotten (computation on them may go unrecorded). */
+void rec_shadow_oom(const rec_shadow *sh, uint64_t lost[2]);
 
 /* ---- merge.c ---- */
 
@@ -108,6 +114,7 @@ typedef struct {
   uint64_t ops;           /* operations written, all phases */
   uint64_t unreceived;    /* sends no receive matched, left out */
   uint64_t unsent;        /* receives no send matched, written as opaque writes */
+  uint64_t out_of_memory; /* what the processes lost to out of memory, every kind summed */
 } rec_summary;
 
 /* Merges DIR/rank-*.part into DIR/phase-NNNN.cdag and DIR/index.json. `command` (may be

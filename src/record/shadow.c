@@ -13,8 +13,13 @@
  * A range never seen whose bytes equal a receive completed in this phase is taken as a copy
  * of it (a tree broadcast that memcpy's what it received), unless every byte is the same.
  * Cost per send of n bytes: O(log e + n) for e ranges held, plus, only when bytes differ,
- * O(c * k * n) for k candidate receives (at most REC_CANDIDATES) and c type/op pairs. */
+ * O(c * k * n) for k candidate receives (at most REC_CANDIDATES) and c type/op pairs.
+ * Out of memory is counted (rec_shadow_oom), never silent: content not kept (a range known
+ * by its hash only, a receive not offered as a candidate: fewer inferences, more opaque
+ * writes) and ranges forgotten (a receive or send the shadow could not note: the recording
+ * may miss computation on those bytes). */
 #define _GNU_SOURCE   /* process_vm_readv */
+#define JUDYERROR_NOTEST 1   /* Judy's out-of-memory is PJERR / JERR here, not exit(1) in the program */
 #include <Judy.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -58,6 +63,7 @@ struct rec_shadow {
   uint8_t *acc; uint64_t acccap;   /* fold accumulator */
   uint64_t opaque_next;
   uint64_t counts[3];
+  uint64_t oom[2];         /* out of memory: content not kept, ranges forgotten */
 };
 
 static uint64_t hash_bytes(const uint8_t *b, uint64_t n) {
@@ -104,13 +110,15 @@ void rec_shadow_free(rec_shadow *sh) {
 
 void rec_shadow_counts(const rec_shadow *sh, uint64_t counts[3]) { memcpy(counts, sh->counts, sizeof sh->counts); }
 
+void rec_shadow_oom(const rec_shadow *sh, uint64_t lost[2]) { memcpy(lost, sh->oom, sizeof sh->oom); }
+
 /* A copy of n bytes at addr in the arena, or NULL over budget (or out of memory). */
 static const uint8_t *keep(rec_shadow *sh, uint64_t addr, uint64_t n) {
   if (n == 0 || sh->arena_bytes + n > sh->budget) return NULL;
   if (!sh->arena || sh->arena->cap - sh->arena->used < n) {
     size_t cap = n > ARENA_CHUNK ? n : ARENA_CHUNK;
     chunk *c = malloc(sizeof *c + cap);
-    if (!c) return NULL;
+    if (!c) return sh->oom[0]++, NULL;
     c->next = sh->arena;
     c->used = 0;
     c->cap = cap;
@@ -128,19 +136,33 @@ static const uint8_t *keep(rec_shadow *sh, uint64_t addr, uint64_t n) {
 static void drop_entry(rec_shadow *sh, int64_t i) {
   int rc;
   JLD(rc, sh->map, (Word_t)sh->e[i].start);
-  (void)rc;
+  if (rc == JERR) {   /* the key stays: its entry, emptied, overlaps nothing */
+    sh->e[i].len = 0;
+    sh->e[i].content = NULL;
+    sh->e[i].hash = 0;
+    sh->oom[0]++;
+    return;
+  }
   if (base_grow((void **)&sh->freed, sh->nfreed, &sh->freedcap, 1, sizeof *sh->freed, "shadow") == 0) sh->freed[sh->nfreed++] = i;
+  else sh->oom[0]++;   /* the slot is not reused */
 }
 
 static void put_entry(rec_shadow *sh, entry x) {
   int64_t i;
   if (sh->nfreed) i = sh->freed[--sh->nfreed];
-  else if (base_grow((void **)&sh->e, sh->ne, &sh->ecap, 1, sizeof *sh->e, "shadow")) return;
-  else i = sh->ne++;
+  else if (base_grow((void **)&sh->e, sh->ne, &sh->ecap, 1, sizeof *sh->e, "shadow")) {
+    sh->oom[1]++;
+    return;
+  } else i = sh->ne++;
   sh->e[i] = x;
   Word_t *v;
   JLI(v, sh->map, (Word_t)x.start);
-  if (v) *v = (Word_t)i + 1;
+  if (v == PJERR) {
+    sh->oom[1]++;
+    if (base_grow((void **)&sh->freed, sh->nfreed, &sh->freedcap, 1, sizeof *sh->freed, "shadow") == 0) sh->freed[sh->nfreed++] = i;
+    return;
+  }
+  *v = (Word_t)i + 1;
 }
 
 /* The first entry that may overlap [a, ...): the one starting at or before a, else the next. */
@@ -344,7 +366,7 @@ static int explain(rec_shadow *sh, const piece *pc, const uint8_t *cur, const ui
   if (!old) return 0;
   if (sh->acccap < pc->n) {
     uint8_t *a = realloc(sh->acc, pc->n);
-    if (!a) return 0;
+    if (!a) return sh->oom[0]++, 0;
     sh->acc = a;
     sh->acccap = pc->n;
   }
@@ -429,7 +451,11 @@ void rec_shadow_settle(rec_shadow *sh, uint64_t seq, int proven_only, rec_fix_fn
     JLN(v, sh->map, k);
     if (x.len > cap) {
       uint8_t *c = realloc(cur, x.len);
-      if (!c) break;
+      if (!c) {   /* cannot compare: computed, as far as the recording can tell */
+        sh->oom[0]++;
+        if (!proven_only && before < MAX_BEFORE - 1) opaque(sh, x.start, x.len, seq, &before, fix, ctx);
+        continue;
+      }
       cur = c;
       cap = x.len;
     }
@@ -446,7 +472,7 @@ void rec_shadow_settle(rec_shadow *sh, uint64_t seq, int proven_only, rec_fix_fn
 /* The completion point at `done` (the latest, as completions come in order); -1 no memory. */
 static int64_t point_at(rec_shadow *sh, uint64_t done) {
   if (!sh->np || sh->p[sh->np - 1].seq != done) {
-    if (base_grow((void **)&sh->p, sh->np, &sh->pcap, 1, sizeof *sh->p, "shadow")) return -1;
+    if (base_grow((void **)&sh->p, sh->np, &sh->pcap, 1, sizeof *sh->p, "shadow")) return sh->oom[1]++, -1;
     sh->p[sh->np++] = (point){done, 0};
   }
   return sh->np - 1;
@@ -463,7 +489,10 @@ uint64_t rec_shadow_reserve(rec_shadow *sh, uint64_t done, uint32_t n) {
 void rec_shadow_recv(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t done, const char *type) {
   if (len == 0 || point_at(sh, done) < 0) return;
   note(sh, addr, len, done, type, 1);
-  if (base_grow((void **)&sh->c, sh->nc, &sh->ccap, 1, sizeof *sh->c, "shadow")) return;
+  if (base_grow((void **)&sh->c, sh->nc, &sh->ccap, 1, sizeof *sh->c, "shadow")) {
+    sh->oom[0]++;
+    return;
+  }
   int64_t i = first_overlap(sh, addr);
   const uint8_t *content = i >= 0 && sh->e[i].start == addr ? sh->e[i].content : NULL;
   sh->c[sh->nc++] = (candidate){addr, len, content ? hash_bytes(content, len) : 0, content, type, (int32_t)(sh->np - 1)};

@@ -188,12 +188,15 @@ int engine_build(cdag_schedule *s, cdag_graph *g, const sched_part *part) {
   sched_engine *e = &s->eng;
   int64_t n = part->nops, ntags = 0;
   cdag_graph *carried = NULL;
-  int rc = part->ops ? part_ops_graph(s, part, &carried) : CDAG_OK;
+  /* A rebound schedule arrives with its engine cloned and moved (rebind.c): the part's ops
+     would bring back the old addresses (and leak the clone). */
+  int cloned = e->kind != NULL;
+  int rc = part->ops && !cloned ? part_ops_graph(s, part, &carried) : CDAG_OK;
   if (carried) g = carried;
-  if (!rc && g && n != g->nops)
+  if (!rc && g && !cloned && n != g->nops)
     rc = cdag__error(CDAG_ERR_FORMAT, "rank %d: baseline schedule names %lld ops, graph has %lld", s->rank,
                      (long long)n, (long long)g->nops);
-  if (!rc && g) rc = engine_copy_graph(e, g);
+  if (!rc && g && !cloned) rc = engine_copy_graph(e, g);
   ir_graph_free(carried);
   if (rc) return rc;
   s->reqs = malloc((size_t)(n ? n : 1) * sizeof *s->reqs);

@@ -9,13 +9,14 @@
  * receive unpacks (one receive, then local copies). The buffer is scratch, so the dataflow
  * sees through the copies: a compiled schedule moves the bytes from where they start to
  * where they end and never touches it; run as written, the copies happen. A message is at
- * most MPIG_MAX_BYTES (count * size computed unsigned and checked). Cost: the datatype's
+ * most MPIG_MAX_BYTES, and its elements span at most as much (message_size). Cost: the datatype's
  * runs per element, per call; the graph holds one operation per range. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "exec/mpi/graph_mpi.h"
+#include "base/checked.h"
 #include "mpi_glue/mpi_glue.h"
 
 typedef struct { MPI_Aint off; uint64_t len; } trange;   /* off: relative to buf */
@@ -28,6 +29,28 @@ static int add_range(void *ctx, int64_t off, uint64_t len) {
   return rc;
 }
 
+/* The bytes of count elements of f: more than 2^63-1 is CDAG_ERR_ARG (the count cannot be
+   meant); more than MPIG_MAX_BYTES, or elements spanning more (a vector of far-apart
+   blocks), is CDAG_ERR_UNSUPPORTED. Every product and sum is checked. */
+static int message_size(const mpig_flat *f, MPI_Count count, uint64_t *size) {
+  uint64_t bytes, stride, span, absext = (uint64_t)(f->extent < 0 ? -f->extent : f->extent);
+  if (ckd_mul(&bytes, f->size, (uint64_t)count) || bytes > (uint64_t)INT64_MAX)
+    return cdag__error(CDAG_ERR_ARG, "count %lld of a %llu-byte datatype is more than 2^63-1 bytes", (long long)count,
+                       (unsigned long long)f->size);
+  *size = bytes;
+  if (!bytes) return CDAG_OK;
+  int64_t lo = INT64_MAX, hi = INT64_MIN;   /* one element's true bounds */
+  for (int64_t k = 0; k < f->n; k++) {
+    if (f->off[k] < lo) lo = f->off[k];
+    if (f->off[k] + (int64_t)f->len[k] > hi) hi = f->off[k] + (int64_t)f->len[k];
+  }
+  if (bytes > MPIG_MAX_BYTES || ckd_mul(&stride, (uint64_t)count - 1, absext) ||
+      ckd_add(&span, stride, (uint64_t)(hi - lo)) || span > MPIG_MAX_BYTES)
+    return cdag__error(CDAG_ERR_UNSUPPORTED, "a datatype spanning more than 4 GiB (%lld elements of %llu bytes, "
+                       "extent %lld)", (long long)count, (unsigned long long)f->size, (long long)f->extent);
+  return CDAG_OK;
+}
+
 /* The ranges (count, t) touches, relative to buf, in pack order; *size = bytes of the message. */
 static int flatten(const cdag_graph *g, const char *fn, MPI_Count count, MPI_Datatype t, trange **out, int64_t *n,
                    uint64_t *size) {
@@ -37,7 +60,7 @@ static int flatten(const cdag_graph *g, const char *fn, MPI_Count count, MPI_Dat
   *n = 0;
   *size = 0;
   int rc = mpig_flatten(t, &f);
-  if (!rc) rc = mpig_bytes(f.size, (uint64_t)count, MPIG_MAX_BYTES, size);
+  if (!rc) rc = message_size(&f, count, size);
   if (!rc && *size) rc = mpig_runs(&f, (uint64_t)count, *size, add_range, &r);
   mpig_flat_free(&f);
   if (rc) {

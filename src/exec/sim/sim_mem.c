@@ -103,7 +103,11 @@ int sim_mem_clone(const sim_mem *m, sim_mem **copy) {
   c->nregions = m->nregions;
   c->start = malloc(((size_t)m->nprocs + 1) * sizeof *c->start);
   c->regions = calloc((size_t)(m->nregions ? m->nregions : 1), sizeof *c->regions);
-  if (!c->start || !c->regions) { sim_mem_free(c); return CDAG_NOMEM("simulator memory"); }
+  if (!c->start || !c->regions) {
+    c->nregions = 0;  /* no region holds bytes yet */
+    sim_mem_free(c);
+    return CDAG_NOMEM("simulator memory");
+  }
   memcpy(c->start, m->start, ((size_t)m->nprocs + 1) * sizeof *c->start);
   for (int64_t i = 0; i < m->nregions; i++) {
     size_t len = (size_t)(m->regions[i].hi - m->regions[i].lo);

@@ -1,0 +1,16 @@
+/* cdag — src/base/checked.h: size arithmetic that cannot wrap.
+ *
+ * Counts, element sizes, offsets and addresses reach cdag from users (the API, graph files,
+ * the wire encoding); a product or sum of two of them may not fit. These helpers compute
+ * *r = a op b and return 1 when the exact result does not fit *r's type (*r then holds the
+ * wrapped value, which the caller must not use), else 0: the names and the contract of C23's
+ * <stdckdint.h>, on GCC's and clang's builtins, for any integer types. The caller turns an
+ * overflow into CDAG_ERR_ARG or CDAG_ERR_FORMAT naming the values. */
+#ifndef CDAG_IR_CHECKED_H
+#define CDAG_IR_CHECKED_H
+
+#define ckd_add(r, a, b) __builtin_add_overflow((a), (b), (r))
+#define ckd_sub(r, a, b) __builtin_sub_overflow((a), (b), (r))
+#define ckd_mul(r, a, b) __builtin_mul_overflow((a), (b), (r))
+
+#endif
