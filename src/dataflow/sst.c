@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/imap.h"
 #include "dataflow/dataflow_int.h"
 
 /* A piece of provenance: origin (set < 0: rank src, address addr at the piece start) or
@@ -84,7 +85,7 @@ typedef struct {
   const cdag_graph *g;
   df_slot *slots;       /* per rank: its map while it has at most INLINE pieces */
   df_list *lists;       /* per rank: its map beyond that (allocated when a first rank needs it) */
-  Pvoid_t *maps;        /* per rank whose list's inserts scattered: JudyL piece start -> index
+  base_imap *maps;      /* per rank whose list's inserts scattered: JudyL piece start -> index
                            into pieces (allocated when a first rank needs it) */
   df_piece *pieces;  int64_t npieces, piececap;
   df_seg *segs;      int64_t nsegs, segcap;     /* read buffer */
@@ -102,26 +103,19 @@ typedef struct {
 static int judy_insert(df_state *st, int rank, uint64_t lo, df_piece p) {
   BASE_GROW(st->pieces, st->npieces, st->piececap, 1, "provenance map");
   st->pieces[st->npieces] = p;
-  PWord_t pv = (PWord_t)JudyLIns(&st->maps[rank], (Word_t)lo, PJE0);
-  if (pv == PJERR) return CDAG_NOMEM("provenance map");
-  *pv = (Word_t)st->npieces++;
-  return CDAG_OK;
+  int rc = base_imap_put(&st->maps[rank], lo, st->npieces);
+  if (!rc) st->npieces++;
+  return rc;
 }
 
 /* Is rank's map in the JudyL? In its list? (Else in its slot.) */
-static int in_judy(const df_state *st, int rank) { return st->maps && st->maps[rank]; }
+static int in_judy(const df_state *st, int rank) { return st->maps && !base_imap_empty(&st->maps[rank]); }
 static int in_list(const df_state *st, int rank) { return st->lists && st->lists[rank].n; }
 
 /* The piece of rank's JudyL starting at or below x (dir < 0), at or above (0), above (1). */
 static df_at judy_find(df_state *st, int rank, uint64_t x, int dir) {
-  Word_t k = (Word_t)x;
-  PWord_t pv;
-  /* JudyLLast/First try the key itself first (a JudyLGet): a strict search from the next or
-     previous key is one call instead of two. */
-  if (dir < 0 && k != ~(Word_t)0) k++, pv = (PWord_t)JudyLPrev(st->maps[rank], &k, PJE0);
-  else if (dir == 0 && k != 0) k--, pv = (PWord_t)JudyLNext(st->maps[rank], &k, PJE0);
-  else pv = (PWord_t)(dir < 0 ? JudyLLast : dir ? JudyLNext : JudyLFirst)(st->maps[rank], &k, PJE0);
-  return pv ? (df_at){(uint64_t)k, &st->pieces[*pv]} : (df_at){0, NULL};
+  int64_t i = base_imap_find(&st->maps[rank], &x, dir < 0 ? BASE_IMAP_AT_OR_BELOW : dir ? BASE_IMAP_ABOVE : BASE_IMAP_AT_OR_ABOVE);
+  return i >= 0 ? (df_at){x, &st->pieces[i]} : (df_at){0, NULL};
 }
 
 /* Logical index i of a list (0 .. n) -> physical index into e. */
@@ -299,7 +293,7 @@ static int piece_insert(df_state *st, int rank, uint64_t lo, df_piece p) {
 /* Removes the piece starting at lo from rank's slot or JudyL (whose delete may allocate:
    CDAG_ERR_NOMEM). */
 static int piece_delete(df_state *st, int rank, uint64_t lo) {
-  if (in_judy(st, rank)) return JudyLDel(&st->maps[rank], (Word_t)lo, PJE0) == JERR ? CDAG_NOMEM("provenance map") : CDAG_OK;
+  if (in_judy(st, rank)) return base_imap_del(&st->maps[rank], lo);
   df_slot *s = &st->slots[rank];
   int i = 0;
   while (i < INLINE && s->e[i].lo != lo) i++;
@@ -513,7 +507,7 @@ static int propagate(df_state *st, const match_result *m) {
       int32_t r = g->rank[m->order[i + IR_AHEAD]];
       IR_PREFETCH(&st->slots[r]);
       if (in_list(st, r)) IR_PREFETCH(&st->lists[r].e[st->lists[r].gs ? st->lists[r].gs - 1 : st->lists[r].ge]);
-      else if (in_judy(st, r)) IR_PREFETCH((const void *)((uintptr_t)st->maps[r] & ~(uintptr_t)7));
+      else if (in_judy(st, r)) IR_PREFETCH((const void *)((uintptr_t)st->maps[r].judy & ~(uintptr_t)7));
     }
     switch (g->kind[op]) {
       case IR_SEND: rc = do_send(st, op, m->partner[op], i + 1 < g->nops && m->order[i + 1] == m->partner[op]); break;
@@ -631,11 +625,7 @@ static void free_state(df_state *st) {
     for (int r = 0; r < st->g->nprocs; r++) free(st->lists[r].e);
   free(st->lists);
   if (st->maps)
-    for (int r = 0; r < st->g->nprocs; r++) {
-      Word_t freed;
-      freed = JudyLFreeArray(&st->maps[r], PJE0);
-      (void)freed;
-    }
+    for (int r = 0; r < st->g->nprocs; r++) base_imap_clear(&st->maps[r]);
   free(st->maps); free(st->slots); free(st->pieces); free(st->segs); free(st->segs2); free(st->out);
   free(st->stash); free(st->stash_at);
   Word_t freed;

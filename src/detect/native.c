@@ -6,17 +6,17 @@
  * must still tell a collective the program called from one it wrote by hand: a collective
  * of the plan is native when the bytes it delivers were last written, in the graph, by a
  * native call's messages. Per rank, one walk in program order keeps an interval map from
- * address ranges to the op that wrote them last (JudyL keyed by range start); then every
+ * address ranges to the op that wrote them last (base/imap.h); then every
  * receiving piece of every collective, and every residual transfer, looks its writer up.
  * Cost: O(n log n) for n ops, plus O(log n) per piece and transfer. Runs only for graphs with calls. */
-#include <Judy.h>
 #include <stdlib.h>
 
+#include "base/imap.h"
 #include "detect/detect_int.h"
 
 /* Last writer of each byte of one rank: ranges [start, end) -> op, disjoint. */
 typedef struct {
-  Pvoid_t map;            /* start -> index into end/op */
+  base_imap map;          /* start -> index into end/op */
   uint64_t *end;
   int32_t *op;
   int64_t n, cap;
@@ -30,47 +30,46 @@ static int wm_new(writer_map *w, uint64_t lo, uint64_t hi, int32_t op) {
       return CDAG_ERR_NOMEM;
     w->cap = cap;
   }
-  PWord_t v = (PWord_t)JudyLIns(&w->map, (Word_t)lo, PJE0);
-  if (v == PJERR) return CDAG_NOMEM("writer map");
+  int rc = base_imap_put(&w->map, lo, w->n);
+  if (rc) return rc;
   w->end[w->n] = hi;
-  w->op[w->n] = op;
-  *v = (Word_t)w->n++;
+  w->op[w->n++] = op;
   return CDAG_OK;
 }
 
 /* Op writes [lo, hi): trims or removes the ranges it covers, then records it. */
 static int wm_write(writer_map *w, uint64_t lo, uint64_t hi, int32_t op) {
   if (lo >= hi) return CDAG_OK;
-  Word_t k = (Word_t)lo;
-  PWord_t v = (PWord_t)JudyLLast(w->map, &k, PJE0);
-  if (v && w->end[*v] > lo) {   /* a range starting before lo and reaching into it */
-    uint64_t e = w->end[*v];
-    int32_t o = w->op[*v];
-    w->end[*v] = lo;
+  uint64_t k = lo;
+  int64_t i = base_imap_find(&w->map, &k, BASE_IMAP_AT_OR_BELOW);
+  if (i >= 0 && w->end[i] > lo) {   /* a range starting before lo and reaching into it */
+    uint64_t e = w->end[i];
+    int32_t o = w->op[i];
+    w->end[i] = lo;
     if (e > hi) {
       int rc = wm_new(w, hi, e, o);
       if (rc) return rc;
     }
   }
-  k = (Word_t)lo;
-  for (v = (PWord_t)JudyLFirst(w->map, &k, PJE0); v && k < hi; v = (PWord_t)JudyLNext(w->map, &k, PJE0)) {
-    uint64_t e = w->end[*v];
-    int32_t o = w->op[*v];
-    int rc;
-    if (JudyLDel(&w->map, k, PJE0) == JERR) return CDAG_NOMEM("writer map");
-    if (e > hi && (rc = wm_new(w, hi, e, o))) return rc;
+  k = lo;
+  for (i = base_imap_find(&w->map, &k, BASE_IMAP_AT_OR_ABOVE); i >= 0 && k < hi;
+       i = base_imap_find(&w->map, &k, BASE_IMAP_ABOVE)) {
+    uint64_t e = w->end[i];
+    int32_t o = w->op[i];
+    int rc = base_imap_del(&w->map, k);
+    if (rc || (e > hi && (rc = wm_new(w, hi, e, o)))) return rc;
   }
   return wm_new(w, lo, hi, op);
 }
 
 static int32_t wm_find(const writer_map *w, uint64_t addr) {
-  Word_t k = (Word_t)addr;
-  PWord_t v = (PWord_t)JudyLLast(w->map, &k, PJE0);
-  return v && w->end[*v] > addr ? w->op[*v] : -1;
+  uint64_t k = addr;
+  int64_t i = base_imap_find(&w->map, &k, BASE_IMAP_AT_OR_BELOW);
+  return i >= 0 && w->end[i] > addr ? w->op[i] : -1;
 }
 
 static void wm_free(writer_map *w) {
-  JudyLFreeArray(&w->map, PJE0);
+  base_imap_clear(&w->map);
   free(w->end);
   free(w->op);
 }

@@ -18,10 +18,10 @@
  *     blocks of 64 ranks, position by position across a block when its ranks' ops are
  *     interleaved in id (graphs built round by round), so that the pass stays local;
  *  4. scratch regions sorted and merged per rank. */
-#include <Judy.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/imap.h"
 #include "ir/ir.h"
 
 /* Growable array of the edges' before ops, made rank by rank: rank r's are
@@ -227,7 +227,7 @@ typedef struct {
   int cap;              /* room in lo/idx: at most SMALL_PIECES */
   uint64_t *lo;         /* slices of the map's pools */
   int64_t *idx;
-  Pvoid_t judy;
+  base_imap big;        /* the index when n < 0 */
 } piece_index;
 
 /* An address range an op touches: [lo, hi), at slot 2 * position (its read) or + 1 (its
@@ -269,24 +269,10 @@ typedef struct {
                              list length at op + 1, counted as edges are found */
 } conflict_map;
 
-/* The JudyL's piece starting at or below *k (last) or at or above it: its index, and its
-   start in *k; -1 if none. */
-static int64_t judy_find(const piece_index *x, uint64_t *k, int last) {
-  Word_t w = (Word_t)*k;
-  PWord_t pv;
-  /* JudyLLast/First try the key itself first (a JudyLGet): one strict search past the key's
-     neighbour is one call instead of two. */
-  if (last && w != ~(Word_t)0) w++, pv = (PWord_t)JudyLPrev(x->judy, &w, PJE0);
-  else if (!last && w != 0) w--, pv = (PWord_t)JudyLNext(x->judy, &w, PJE0);
-  else pv = (PWord_t)(last ? JudyLLast : JudyLFirst)(x->judy, &w, PJE0);
-  *k = (uint64_t)w;
-  return pv ? (int64_t)*pv : -1;
-}
-
 /* The same for the whole index: the piece starting at or below *k (last) or at or above
    it (first). */
 static int64_t index_last(const piece_index *x, uint64_t *k) {
-  if (x->n < 0) return judy_find(x, k, 1);
+  if (x->n < 0) return base_imap_find(&x->big, k, BASE_IMAP_AT_OR_BELOW);
   int i = x->n - 1;
   while (i >= 0 && x->lo[i] > *k) i--;
   if (i < 0) return -1;
@@ -295,7 +281,7 @@ static int64_t index_last(const piece_index *x, uint64_t *k) {
 }
 
 static int64_t index_first(const piece_index *x, uint64_t *k) {
-  if (x->n < 0) return judy_find(x, k, 0);
+  if (x->n < 0) return base_imap_find(&x->big, k, BASE_IMAP_AT_OR_ABOVE);
   int i = 0;
   while (i < x->n && x->lo[i] < *k) i++;
   if (i == x->n) return -1;
@@ -303,23 +289,16 @@ static int64_t index_first(const piece_index *x, uint64_t *k) {
   return x->idx[i];
 }
 
-static int judy_put(piece_index *x, uint64_t lo, int64_t idx) {
-  PWord_t pv = (PWord_t)JudyLIns(&x->judy, (Word_t)lo, PJE0);
-  if (pv == PJERR) return CDAG_NOMEM("interval map");
-  *pv = (Word_t)idx;
-  return CDAG_OK;
-}
-
 /* Adds a piece start that is not in the index. */
 static int index_insert(piece_index *x, uint64_t lo, int64_t idx) {
   if (x->n == x->cap) {
     for (int i = 0; i < x->cap; i++) {
-      int rc = judy_put(x, x->lo[i], x->idx[i]);
+      int rc = base_imap_put(&x->big, x->lo[i], x->idx[i]);
       if (rc) return rc;
     }
     x->n = -1;
   }
-  if (x->n < 0) return judy_put(x, lo, idx);
+  if (x->n < 0) return base_imap_put(&x->big, lo, idx);
   int i = x->n++;
   for (; i > 0 && x->lo[i - 1] > lo; i--) {
     x->lo[i] = x->lo[i - 1];
@@ -332,7 +311,7 @@ static int index_insert(piece_index *x, uint64_t lo, int64_t idx) {
 
 /* CDAG_OK, or CDAG_ERR_NOMEM from the JudyL (a delete may allocate). */
 static int index_delete(piece_index *x, uint64_t lo) {
-  if (x->n < 0) return JudyLDel(&x->judy, (Word_t)lo, PJE0) == JERR ? CDAG_NOMEM("interval map") : CDAG_OK;
+  if (x->n < 0) return base_imap_del(&x->big, lo);
   int i = 0;
   while (i < x->n && x->lo[i] != lo) i++;
   if (i == x->n) return CDAG_OK;
@@ -343,11 +322,7 @@ static int index_delete(piece_index *x, uint64_t lo) {
   return CDAG_OK;
 }
 
-static void index_clear(piece_index *x) {
-  Word_t freed;
-  freed = JudyLFreeArray(&x->judy, PJE0);
-  (void)freed;
-}
+static void index_clear(piece_index *x) { base_imap_clear(&x->big); }
 
 /* Positions within the rank, not op ids, so the stamps and the map stay in a small array
    (ids of one rank lie far apart when graphs are built round by round). */
@@ -568,7 +543,7 @@ static int32_t gather_ranges(const footprint *fp, int32_t n, op_range *rg) {
 /* Cluster c of k ranges gets its index, a slice of the pools (2k - 1 pieces at most). */
 static void open_cluster(clusters *c, int32_t k, int64_t *pool_at) {
   int cap = 2 * k < SMALL_PIECES ? 2 * k : SMALL_PIECES;
-  c->cidx[c->ncl++] = (piece_index){0, cap, c->pool_lo + *pool_at, c->pool_idx + *pool_at, NULL};
+  c->cidx[c->ncl++] = (piece_index){0, cap, c->pool_lo + *pool_at, c->pool_idx + *pool_at, {NULL}};
   *pool_at += cap;
 }
 

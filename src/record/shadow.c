@@ -19,8 +19,6 @@
  * writes) and ranges forgotten (a receive or send the shadow could not note: the recording
  * may miss computation on those bytes). */
 #define _GNU_SOURCE   /* process_vm_readv */
-#define JUDYERROR_NOTEST 1   /* Judy's out-of-memory is PJERR / JERR here, not exit(1) in the program */
-#include <Judy.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include <stdint.h>
@@ -28,6 +26,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/imap.h"
 #include "record/record.h"
 
 enum { REC_CANDIDATES = 64, ARENA_CHUNK = 1 << 22, MAX_INSERT = REC_SEQ_STEP / 2 - 1, MAX_BEFORE = REC_SEQ_STEP / 4 - 1 };
@@ -54,7 +53,7 @@ typedef struct { uint64_t seq; uint32_t used; } point;
 typedef struct chunk { struct chunk *next; size_t used, cap; uint8_t data[]; } chunk;
 
 struct rec_shadow {
-  Pvoid_t map;             /* JudyL: entry start -> index + 1 */
+  base_imap map;           /* entry start -> index */
   entry *e; int64_t ne, ecap;
   int64_t *freed; int64_t nfreed, freedcap;
   candidate *c; int64_t nc, ccap;
@@ -86,7 +85,7 @@ rec_shadow *rec_shadow_new(uint64_t budget) {
 }
 
 void rec_shadow_reset(rec_shadow *sh) {
-  JudyLFreeArray(&sh->map, PJE0);
+  base_imap_clear(&sh->map);
   while (sh->arena) {
     chunk *n = sh->arena->next;
     free(sh->arena);
@@ -134,9 +133,7 @@ static const uint8_t *keep(rec_shadow *sh, uint64_t addr, uint64_t n) {
 /* ---- the interval map ---- */
 
 static void drop_entry(rec_shadow *sh, int64_t i) {
-  int rc;
-  JLD(rc, sh->map, (Word_t)sh->e[i].start);
-  if (rc == JERR) {   /* the key stays: its entry, emptied, overlaps nothing */
+  if (base_imap_del(&sh->map, sh->e[i].start)) {   /* the key stays: its entry, emptied, overlaps nothing */
     sh->e[i].len = 0;
     sh->e[i].content = NULL;
     sh->e[i].hash = 0;
@@ -155,30 +152,25 @@ static void put_entry(rec_shadow *sh, entry x) {
     return;
   } else i = sh->ne++;
   sh->e[i] = x;
-  Word_t *v;
-  JLI(v, sh->map, (Word_t)x.start);
-  if (v == PJERR) {
+  if (base_imap_put(&sh->map, x.start, i)) {
     sh->oom[1]++;
     if (base_grow((void **)&sh->freed, sh->nfreed, &sh->freedcap, 1, sizeof *sh->freed, "shadow") == 0) sh->freed[sh->nfreed++] = i;
     return;
   }
-  *v = (Word_t)i + 1;
 }
 
 /* The first entry that may overlap [a, ...): the one starting at or before a, else the next. */
 static int64_t first_overlap(rec_shadow *sh, uint64_t a) {
-  Word_t k = (Word_t)a, *v;
-  JLL(v, sh->map, k);
-  if (v && sh->e[*v - 1].start + sh->e[*v - 1].len > a) return (int64_t)*v - 1;
-  k = (Word_t)a;
-  JLF(v, sh->map, k);   /* the first entry at or after a */
-  return v ? (int64_t)*v - 1 : -1;
+  uint64_t k = a;
+  int64_t i = base_imap_find(&sh->map, &k, BASE_IMAP_AT_OR_BELOW);
+  if (i >= 0 && sh->e[i].start + sh->e[i].len > a) return i;
+  k = a;
+  return base_imap_find(&sh->map, &k, BASE_IMAP_AT_OR_ABOVE);
 }
 
 static int64_t next_entry(rec_shadow *sh, int64_t i) {
-  Word_t k = (Word_t)sh->e[i].start, *v;
-  JLN(v, sh->map, k);
-  return v ? (int64_t)*v - 1 : -1;
+  uint64_t k = sh->e[i].start;
+  return base_imap_find(&sh->map, &k, BASE_IMAP_ABOVE);
 }
 
 /* Removes [a, a+n) from the map, trimming entries that stick out. */
@@ -444,11 +436,10 @@ void rec_shadow_settle(rec_shadow *sh, uint64_t seq, int proven_only, rec_fix_fn
   int before = 0;
   uint8_t *cur = NULL;
   uint64_t cap = 0;
-  Word_t k = 0, *v;
-  JLF(v, sh->map, k);
-  for (; v; ) {
-    entry x = sh->e[*v - 1];
-    JLN(v, sh->map, k);
+  uint64_t k = 0;
+  for (int64_t i = base_imap_find(&sh->map, &k, BASE_IMAP_AT_OR_ABOVE); i >= 0;) {
+    entry x = sh->e[i];
+    i = base_imap_find(&sh->map, &k, BASE_IMAP_ABOVE);
     if (x.len > cap) {
       uint8_t *c = realloc(cur, x.len);
       if (!c) {   /* cannot compare: computed, as far as the recording can tell */
