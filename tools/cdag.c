@@ -2,7 +2,9 @@
  *
  * `cdag <subcommand> [args]`: dispatches to tools/cmd_<name>.c and holds the small helpers
  * they share (flags, error printing, loading a file). `cdag --help` lists the subcommands. */
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +102,36 @@ const char *cmd_flag_value(int *argc, char **argv, const char *prefix) {
       return v;
     }
   return NULL;
+}
+
+int cmd_num_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out) {
+  char *end;
+  if (!s || !*s || *s == '-' || *s == '+' || isspace((unsigned char)*s)) return -1;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 0);
+  if (*end || errno == ERANGE || v < lo || v > hi) return -1;
+  *out = v;
+  return 0;
+}
+
+int cmd_num_i64(const char *s, int64_t lo, int64_t hi, int64_t *out) {
+  char *end;
+  if (!s || !*s || isspace((unsigned char)*s)) return -1;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (*end || errno == ERANGE || v < lo || v > hi) return -1;
+  *out = v;
+  return 0;
+}
+
+int cmd_num_double(const char *s, double lo, double hi, double *out) {
+  char *end;
+  if (!s || !*s || isspace((unsigned char)*s)) return -1;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (*end || errno == ERANGE || !isfinite(v) || !(v >= lo && v <= hi)) return -1;
+  *out = v;
+  return 0;
 }
 
 int cmd_goal_buffers(int *argc, char **argv) {

@@ -37,11 +37,17 @@ int cmd_fail(const char *cmd, int rc);                     /* prints the error, 
 int cmd_usage(const char *cmd);                            /* prints usage, returns 2 */
 int cmd_has_flag(int *argc, char **argv, const char *flag); /* removes flag if present */
 const char *cmd_flag_value(int *argc, char **argv, const char *prefix); /* "--x=" form, removed */
+/* Every number a command line gives goes through these: the whole of s, in [lo, hi], else -1
+   (NULL or empty, trailing text, a sign where none is allowed, a value out of range, which
+   strto* would clamp or wrap). 0 and *out set on success. */
+int cmd_num_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);   /* decimal or 0x hex */
+int cmd_num_i64(const char *s, int64_t lo, int64_t hi, int64_t *out);      /* decimal */
+int cmd_num_double(const char *s, double lo, double hi, double *out);      /* finite */
 /* --goal-buffers=follow|shared|fresh (removed from argv): IR_GOAL_* (default follow), -1 a bad value. */
 int cmd_goal_buffers(int *argc, char **argv);
 /* Parses the options of the commands that analyse or compile (analyze, verify, goal, dot,
    replay): one
-   --<flag>=VALUE per row of the options table (ir/settings.h) that has a flag, a bare --<flag>
+   --<flag>=VALUE per row of the options table (base/settings.h) that has a flag, a bare --<flag>
    for 0|1 options; the rest keep cdag_options_init's defaults. 0 on success; -1 on a bad
    value, after printing the message that names the flag and the value. */
 int cmd_options(int *argc, char **argv, cdag_options *o);

@@ -31,17 +31,17 @@ static int model_args(int *argc, char **argv, loggp_params *lp, long *procs) {
       continue;
     }
     if (i + 1 >= *argc) return -1;
-    char *end;
+    const char *v = argv[i + 1];
+    uint64_t u;
+    int64_t p;
     if (d) {
-      *d = strtod(argv[i + 1], &end);
-      if (*end || argv[i + 1][0] == 0 || !(*d >= 0) || *d > 1e12) return -1;
+      if (cmd_num_double(v, 0, 1e12, d)) return -1;
     } else if (a[1] == 'S') {
-      unsigned long long v = strtoull(argv[i + 1], &end, 10);
-      if (*end || argv[i + 1][0] == 0 || argv[i + 1][0] == '-') return -1;
-      lp->S = v;
+      if (cmd_num_u64(v, 0, UINT64_MAX, &u)) return -1;
+      lp->S = u;
     } else {
-      *procs = strtol(argv[i + 1], &end, 10);
-      if (*end || argv[i + 1][0] == 0 || *procs < 1) return -1;
+      if (cmd_num_i64(v, 1, INT32_MAX, &p)) return -1;
+      *procs = (long)p;
     }
     memmove(argv + i, argv + i + 2, (size_t)(*argc - i - 2) * sizeof *argv);
     *argc -= 2;

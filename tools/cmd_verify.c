@@ -13,9 +13,10 @@ int cmd_verify(int argc, char **argv) {
   cdag_options o;
   int buffers = cmd_goal_buffers(&argc, argv);
   const char *seed_text = cmd_flag_value(&argc, argv, "--seed=");
-  char *end = NULL;
-  uint64_t seed = seed_text ? strtoull(seed_text, &end, 0) : 1;
-  if (buffers < 0 || (seed_text && *end) || cmd_options(&argc, argv, &o) || argc != 1) return cmd_usage("verify");
+  uint64_t seed = 1;
+  if (buffers < 0 || (seed_text && cmd_num_u64(seed_text, 0, UINT64_MAX, &seed)) || cmd_options(&argc, argv, &o) ||
+      argc != 1)
+    return cmd_usage("verify");
   cdag_graph *g = NULL;
   cdag_plan *p = NULL;
   if (cmd_load("verify", argv[0], buffers, &g)) return 1;

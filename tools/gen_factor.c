@@ -1,6 +1,5 @@
 /* cdag — tools/gen_factor.c: `cdag gen lu25d` and `cdag gen cholesky25d` (src/workload/factor.h
  * builds the graph): options, then the graph file. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,14 +8,7 @@
 #include "workload/factor.h"
 
 /* A whole number >= 1 that fits int64 (no silent clamping of out-of-range values). */
-static int arg_num(const char *v, int64_t *out) {
-  char *end;
-  errno = 0;
-  long long n = v ? strtoll(v, &end, 10) : 0;
-  if (!v || !*v || *end || errno == ERANGE || n < 1) return -1;
-  *out = n;
-  return 0;
-}
+static int arg_num(const char *v, int64_t *out) { return cmd_num_i64(v, 1, INT64_MAX, out); }
 
 int gen_factor(const char *name, int cholesky, int argc, char **argv) {
   struct { int64_t n, p, c, v; } x = {0};

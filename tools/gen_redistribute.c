@@ -16,17 +16,22 @@
 
 #define GEN_DST_BASE (UINT64_C(1) << 40)
 
+/* A whole number >= 0 from s up to the first byte not a digit (*end): -1 if there is none or
+   it does not fit int64. 0 passes: the builder says what is wrong. */
+static int leading_num(const char *s, int64_t *v, const char **end) {
+  char digits[24];
+  size_t n = strspn(s, "0123456789");
+  if (!n || n >= sizeof digits) return -1;
+  memcpy(digits, s, n);
+  digits[n] = 0;
+  *end = s + n;
+  return cmd_num_i64(digits, 0, INT64_MAX, v);
+}
+
 static int parse_pair(const char *s, char sep, int64_t *a, int64_t *b, const char **end) {
-  char *e;
-  long long x = strtoll(s, &e, 10);
-  if (e == s || *e != sep || x < 0) return -1;   /* 0 passes: the builder says what is wrong */
-  const char *t = e + 1;
-  long long y = strtoll(t, &e, 10);
-  if (e == t || y < 0) return -1;
-  *a = x;
-  *b = y;
-  *end = e;
-  return 0;
+  const char *e;
+  if (leading_num(s, a, &e) || *e != sep) return -1;
+  return leading_num(e + 1, b, end);
 }
 
 /* MBxNB@PRxPC[+FIRST] */
@@ -39,9 +44,8 @@ static int parse_layout(const char *v, cdag_layout *l) {
   l->pc = (int)pc;
   l->first = 0;
   if (*e == '+') {
-    char *f;
-    long long first = strtoll(e + 1, &f, 10);
-    if (f == e + 1 || *f || first < 0 || first > INT32_MAX) return -1;
+    int64_t first;
+    if (cmd_num_i64(e + 1, 0, INT32_MAX, &first)) return -1;
     l->first = (int)first;
   } else if (*e) {
     return -1;
@@ -55,11 +59,7 @@ static int parse_shape(const char *v, int64_t *m, int64_t *n) {
 }
 
 static int parse_elem(const char *v, int64_t *elem) {
-  char *e;
-  long long x = v ? strtoll(v, &e, 10) : 0;
-  if (!v || *e || x < 0) return -1;   /* 0 passes: the builder says what is wrong */
-  *elem = x;
-  return 0;
+  return cmd_num_i64(v, 0, INT64_MAX, elem);   /* 0 passes: the builder says what is wrong */
 }
 
 static int usage(void) {

@@ -87,6 +87,10 @@ cases <<'T'
 0 cdag analyze --exact-float=1 --alpha=2e-6 --blocks=2 "$ex/bcast_binomial8.cdag"
   out bcast rooted at 0 over all 8 ranks
 2 cdag verify --seed=x "$ex/halo1d8.cdag"
+# an empty or negative seed is refused (it ran with seed 0, or 2^64-1)
+2 cdag verify --seed= "$ex/halo1d8.cdag"
+2 cdag verify --seed=-1 "$ex/halo1d8.cdag"
+0 cdag verify --seed=0x10 "$ex/halo1d8.cdag"
 1 cdag sst /nonexistent/file.cdag
 0 cdag analyze "$tmp/two.cdag"
   out note: 2 ranks: collectives over the whole communicator need 3 or more ranks

@@ -51,6 +51,9 @@ cases <<'T'
 2 cdag gen redistribute --shape 4x4 --elem 8 --from 2x2@2x2
 2 cdag gen redistribute --shape 4 --elem 8 --from 2x2@2x2 --to 2x2@1x1
 2 cdag gen redistribute --shape 4x4 --elem 8 --from 2x2@2x2+x --to 2x2@1x1
+2 cdag gen redistribute --shape 99999999999999999999x4 --elem 8 --from 2x2@1x2 --to 2x2@2x1
+2 cdag gen redistribute --shape 4x4 --elem 8 --from 2x2@1x2+99999999999 --to 2x2@2x1
+2 cdag gen redistribute --shape 4x4 --elem 99999999999999999999 --from 2x2@1x2 --to 2x2@2x1
 1 cdag gen redistribute --shape 4x4 --elem 0 --from 2x2@2x2 --to 2x2@1x1
   err elem_bytes is 0
 1 cdag gen redistribute --shape 0x4 --elem 8 --from 2x2@2x2 --to 2x2@1x1

@@ -48,6 +48,11 @@ cases <<'T'
 2 cdag model "$ex/halo1d8.cdag" -o -1
 2 cdag model "$ex/halo1d8.cdag" -S -5
 2 cdag model "$ex/halo1d8.cdag" -S big
+# numbers out of range are refused, not wrapped or clamped (strtoull took 1e23 as 2^64-1)
+2 cdag model "$ex/halo1d8.cdag" -S 99999999999999999999999
+2 cdag model "$ex/halo1d8.cdag" -L nan
+2 cdag model "$ex/halo1d8.cdag" -L 1e400
+2 cdag model "$ex/halo1d8.cdag" -p 99999999999
 1 cdag model "$ex/halo1d8.cdag" -p 16
   err -p 16, but
   err has 8 ranks
