@@ -110,7 +110,9 @@ CDAG_API int cdag_copy_local(cdag_graph *g, const void *src, void *dst, size_t b
 CDAG_API int cdag_scratch(cdag_graph *g, void *buf, size_t bytes);  /* contents after a run: unspecified */
 CDAG_API int cdag_depend(cdag_graph *g, cdag_op before, cdag_op after);  /* CDAG_OP_NULL: no-op */
 /* Names an operation ("halo north"): errors, saved files and DOT show it (either graph kind;
-   the text is copied; a later call replaces it). */
+   the text is copied; a later call replaces it). A saved file spells it as an identifier:
+   other characters become '_' ("halo_north"), a leading digit gets a '_' before it, and a
+   name another op of the rank has gets _2, _3, ... */
 CDAG_API int cdag_label(cdag_graph *g, cdag_op op, const char *label);
 CDAG_API int cdag_graph_free(cdag_graph **g);       /* DESTRUCTOR: sets *g = NULL; NULL is fine */
 

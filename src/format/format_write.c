@@ -70,6 +70,27 @@ static int claim(writer *w, int32_t op, const char *name, int *rc) {
   return 1;
 }
 
+/* Claims label l, which is no identifier, as one: every byte outside [A-Za-z0-9_] becomes
+   '_', a leading digit gets a '_' before it, and a name taken gets _2, _3, ... ("halo north"
+   is saved as halo_north). */
+static int claim_spelled(writer *w, int32_t op, const char *l) {
+  char name[80], base[64];
+  size_t n = 0;
+  if (*l >= '0' && *l <= '9') base[n++] = '_';
+  for (; *l && n + 1 < sizeof base; l++) {
+    int ok = (*l >= 'a' && *l <= 'z') || (*l >= 'A' && *l <= 'Z') || (*l >= '0' && *l <= '9') || *l == '_';
+    base[n++] = ok ? *l : '_';
+  }
+  base[n] = 0;
+  int rc = CDAG_OK;
+  snprintf(name, sizeof name, "%s", base);
+  for (int k = 2; !claim(w, op, name, &rc); k++) {
+    if (rc) return rc;
+    snprintf(name, sizeof name, "%s_%d", base, k);
+  }
+  return rc;
+}
+
 /* Gives every op of the rank (ops[0..n)) a unique label. */
 static int name_ops(writer *w, const int32_t *ops, int64_t n) {
   int rc = CDAG_OK;
@@ -81,6 +102,11 @@ static int name_ops(writer *w, const int32_t *ops, int64_t n) {
     if (is_identifier(l)) claim(w, ops[i], l, &rc);
     if (rc) return rc;
   }
+  for (int64_t i = 0; i < n && !rc; i++) {   /* labels that are no identifiers, made one */
+    const char *l = ir_label(w->g, ops[i]);
+    if (w->name_off[ops[i]] < 0 && l && *l) rc = claim_spelled(w, ops[i], l);
+  }
+  if (rc) return rc;
   for (int64_t i = 0; i < n; i++) {
     if (w->name_off[ops[i]] >= 0 || !w->referenced[ops[i]]) continue;   /* unnamed: nothing refers to it */
     char name[48];

@@ -229,23 +229,33 @@ START_TEST(test_round_trip_text_fixpoint) {
 }
 END_TEST
 
-/* Labels that are not identifiers, or repeated, are replaced; the graph is otherwise kept. */
+/* Labels that are not identifiers are saved spelled as one ("halo north" as halo_north, a
+   taken name with a suffix), repeated ones on one rank are replaced; the graph is otherwise
+   kept. */
 START_TEST(test_round_trip_odd_labels) {
   cdag_graph *g;
-  int32_t a, b, c;
+  int32_t a, b, c, d, e;
   ck_assert_int_eq(ir_graph_new(2, -1, &g), CDAG_OK);
   ck_assert_int_eq(ir_add_send(g, 0, 0, 8, 1, 0, &a), CDAG_OK);
   ck_assert_int_eq(ir_add_send(g, 0, 8, 8, 1, 0, &b), CDAG_OK);
+  ck_assert_int_eq(ir_add_send(g, 0, 16, 8, 1, 1, &d), CDAG_OK);
+  ck_assert_int_eq(ir_add_send(g, 0, 24, 8, 1, 1, &e), CDAG_OK);
   ck_assert_int_eq(ir_add_recv(g, 1, 0, 16, 0, 0, &c), CDAG_OK);
-  ck_assert_int_eq(ir_set_label(g, a, "two words", 9), CDAG_OK);
+  ck_assert_int_eq(ir_add_recv(g, 1, 16, 8, 0, 1, NULL), CDAG_OK);
+  ck_assert_int_eq(ir_add_recv(g, 1, 24, 8, 0, 1, NULL), CDAG_OK);
+  ck_assert_int_eq(ir_set_label(g, a, "halo north", 10), CDAG_OK);
   ck_assert_int_eq(ir_set_label(g, b, "same", 4), CDAG_OK);
   ck_assert_int_eq(ir_set_label(g, c, "same", 4), CDAG_OK); /* other rank: fine */
+  ck_assert_int_eq(ir_set_label(g, d, "halo_north", 10), CDAG_OK); /* the spelling of a's */
+  ck_assert_int_eq(ir_set_label(g, e, "9 lives", 7), CDAG_OK);
   ck_assert_int_eq(ir_add_dep(g, a, b, 1), CDAG_OK);
   ck_assert_int_eq(ir_finalize(g), CDAG_OK);
   cdag_graph *h = round_trip(g);
   assert_same_graph(g, h);
-  ck_assert_str_eq(ir_label(h, op_at(h, 0, 0)), "l0");
+  ck_assert_str_eq(ir_label(h, op_at(h, 0, 0)), "halo_north_2");
   ck_assert_str_eq(ir_label(h, op_at(h, 0, 1)), "same");
+  ck_assert_str_eq(ir_label(h, op_at(h, 0, 2)), "halo_north");
+  ck_assert_str_eq(ir_label(h, op_at(h, 0, 3)), "_9_lives");
   ck_assert_str_eq(ir_label(h, op_at(h, 1, 0)), "same");
   ir_graph_free(g);
   ir_graph_free(h);
