@@ -5,7 +5,8 @@
 #   np1..np4  files replayed at that many processes: every run must leave the same memory as
 #             written and compiled, print both times (median and best of --repeat rounds,
 #             the ratio from the medians), the compile time, the break-even and
-#             the report (a file of one rank; one-sided puts, gets and fences; a broadcast; an
+#             the report (a file of one rank; one-sided puts, gets and fences; a broadcast;
+#             allgathers of two sizes that once merged into one that could not run; an
 #             allreduce of float, double and complex sums and products; native collectives
 #             of every kind with waits and a communicator; a GOAL file; a file in Schedgen's
 #             style, without addresses; --json parsed as JSON);
@@ -69,6 +70,12 @@ np3)
   summary
   out 960 bytes equal
   out bcast rooted at 0 over all 3 ranks, 320 B per block
+# allgathers of two sizes, one moving an own block: two allgathers that compile and run
+0 run 3 "$data/merge_own_block3.cdag" $iters
+  summary
+  out 216 bytes equal
+  out allgather over all 3 ranks, 16 B per block (6 transfers)
+  out allgather over all 3 ranks, 8 B per block (7 transfers)
 # no rank touches memory, rank 0 does nothing
 0 run 3 "$tmp/idle.goal" $iters
   out 0 bytes equal, 0 floating-point
