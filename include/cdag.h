@@ -93,8 +93,9 @@ CDAG_API int cdag_recv(cdag_graph *g, void *buf, size_t bytes, int source, int t
 /* (cdag addition) A message of any MPI datatype (vector, indexed, struct, subarray, resized,
    ...), as MPI_Send / MPI_Recv take it: the bytes it touches, in the order MPI packs them.
    Several ranges are packed and unpacked through a buffer cdag owns (scratch, so compiled
-   schedules move the bytes directly). A receive datatype writing a byte twice is
-   CDAG_ERR_ARG. *op: the send; for a receive, the last operation that writes buf. */
+   schedules move the bytes directly). A receive datatype writing a byte twice, and a
+   datatype not committed (MPI_Type_commit), are CDAG_ERR_ARG. *op: the send; for a
+   receive, the last operation that writes buf. */
 CDAG_API int cdag_send_type(cdag_graph *g, const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
                             cdag_op *op);
 CDAG_API int cdag_recv_type(cdag_graph *g, void *buf, MPI_Count count, MPI_Datatype type, int source, int tag,
@@ -219,7 +220,10 @@ CDAG_API int cdag_wait(cdag_schedule *s);           /* ... completed by this */
 /* (cdag addition) Advances a started run without blocking (messages, and cdag's kernels
    round by round) and sets *done = 1 once it has completed: the results are in place, as
    after cdag_wait (which then returns CDAG_OK at once, and may be skipped). Call it now and
-   then while computing between cdag_start and cdag_wait, as with MPI_Test. */
+   then while computing between cdag_start and cdag_wait, as with MPI_Test. On a schedule
+   that is not running (never started, or already completed) it sets *done = 1 and returns
+   CDAG_OK, as MPI_Test does on an inactive request, so `while (!done) cdag_test(s, &done)`
+   ends. */
 CDAG_API int cdag_test(cdag_schedule *s, int *done);
 CDAG_API int cdag_schedule_report(const cdag_schedule *s, FILE *out, int json);  /* what was detected */
 CDAG_API int cdag_schedule_free(cdag_schedule **s);
@@ -261,7 +265,9 @@ CDAG_API int cdag_rank_redistribute(cdag_graph *g, int rank, const cdag_layout *
 /* cdag_depend works on global graphs too (both ops must belong to the same rank). */
 
 CDAG_API int cdag_graph_load(const char *path, cdag_graph **g);          /* docs/format.md; "-" = stdin */
-CDAG_API int cdag_graph_save(const cdag_graph *g, const char *path);     /* global graph */
+/* Saves a global graph. A distributed graph is CDAG_ERR_ARG (each rank holds only its own
+   operations): cdag_graph_dump writes it. */
+CDAG_API int cdag_graph_save(const cdag_graph *g, const char *path);
 CDAG_API int cdag_graph_dump(cdag_graph *g, const char *path);           /* distributed graph: collective,
                                                                             writes one global file at rank 0 */
 CDAG_API int cdag_analyze(cdag_graph *g, const cdag_options *o, cdag_plan **p);   /* no MPI needed */

@@ -1,4 +1,4 @@
-/* cdag — tools/cmd_replay.c: `mpiexec -n P cdag replay FILE [--iterations N] [--json]`.
+/* cdag — tools/cmd_replay.c: `mpiexec -n P cdag replay FILE [--iterations N] [--repeat N] [--json]`.
  *
  * Runs a global graph file (cdag's own, GOAL, Schedgen's, a recording) with MPI, one rank of
  * the file per process, to see what compiling it gains on this machine. Every process loads
@@ -7,8 +7,10 @@
  * written (detect = 0) and compiled (with the options given: cmd_options), each once from the
  * same content (replay_mem.h), and
  * every rank's memory must end the same both ways (scratch aside; floating-point sums and
- * products within a tolerance, as reassociated). Then each runs N times behind a barrier;
- * rank 0 prints the time per iteration of both (the slowest rank's), the compile time, the
+ * products within a tolerance, as reassociated). Then each is timed --repeat times (default
+ * 5; the two in turn), each time running --iterations times behind a barrier; rank 0 prints
+ * per way the median and best time per iteration (the slowest rank's), their ratio from the
+ * medians (one average swung from 0.05x to 116x on a busy machine), the compile time, the
  * iterations after which compiling pays off, and the schedule's report.
  * Every failure is agreed on by all processes (the lowest failing rank's message, printed
  * once by rank 0), so all exit 1 together and none waits in a collective the others left.
@@ -25,7 +27,7 @@
 typedef struct {
   const char *path;
   const char *dump;          /* --dump DIR: each rank's memory after the run as written */
-  int json, iters, buffers;
+  int json, iters, repeat, buffers;
   cdag_options opts;         /* the compiled run's (cmd_options: --density=X ...) */
 } replay_args;
 
@@ -37,7 +39,8 @@ typedef struct {
   replay_mem mem;
   uint8_t *block, *written;  /* the memory; its contents after the run as written */
   cdag_schedule *sw, *sc;    /* as written, compiled */
-  double compile_c, t_w, t_c;
+  double compile_c;
+  replay_timing t_w, t_c;    /* per iteration: best and median of the repeats */
 } replay_state;
 
 /* `--name V` or `--name=V`, removed from argv; NULL if absent. */
@@ -54,20 +57,25 @@ static const char *option(int *argc, char **argv, const char *name) {
   return v;
 }
 
-/* FILE [--iterations N] [--json] [--dump DIR] [--goal-buffers=...] [OPTIONS]: 0, or -1. */
+/* A count in [1, max] into *out: 0, or -1. */
+static int count_arg(const char *s, long max, int *out) {
+  char *end;
+  long v = strtol(s, &end, 10);
+  if (*end || end == s || v < 1 || v > max) return -1;
+  *out = (int)v;
+  return 0;
+}
+
+/* FILE [--iterations N] [--repeat N] [--json] [--dump DIR] [--goal-buffers=...] [OPTIONS]: 0, or -1. */
 static int parse_args(int argc, char **argv, replay_args *a) {
-  *a = (replay_args){.iters = 100};
+  *a = (replay_args){.iters = 100, .repeat = 5};
   if (cmd_options_quiet(&argc, argv, &a->opts)) return -1;
   a->buffers = cmd_goal_buffers(&argc, argv);
   a->json = cmd_has_flag(&argc, argv, "--json");
-  const char *n = option(&argc, argv, "--iterations");
+  const char *n = option(&argc, argv, "--iterations"), *r = option(&argc, argv, "--repeat");
   a->dump = option(&argc, argv, "--dump");
-  if (n) {
-    char *end;
-    long v = strtol(n, &end, 10);
-    if (*end || end == n || v < 1 || v > 1000000000) return -1;
-    a->iters = (int)v;
-  }
+  if (n && count_arg(n, 1000000000, &a->iters)) return -1;
+  if (r && count_arg(r, 10000, &a->repeat)) return -1;
   if (a->buffers < 0 || argc != 1 || argv[0][0] == '-') return -1;   /* "-": stdin reaches rank 0 only */
   a->path = argv[0];
   return 0;
@@ -143,10 +151,14 @@ static int dump(const replay_state *st, const char *dir) {
 
 /* ---- output (rank 0) ---- */
 
-/* Iterations after which compiling has paid for itself; < 0: never. */
+/* Iterations after which compiling has paid for itself (from the medians); < 0: never. */
 static double break_even(const replay_state *st) {
-  return st->t_c < st->t_w ? ceil(st->compile_c / (st->t_w - st->t_c)) : -1;
+  double w = st->t_w.median, c = st->t_c.median;
+  return c < w ? ceil(st->compile_c / (w - c)) : -1;
 }
+
+/* As written over compiled, from the medians (0: no compiled time). */
+static double speedup(const replay_state *st) { return st->t_c.median > 0 ? st->t_w.median / st->t_c.median : 0.0; }
 
 /* Operations as the file wrote them: not the target sides of gets and puts, nor the messages
    native collectives became. */
@@ -157,12 +169,14 @@ static int64_t file_ops(const cdag_graph *gg) {
 }
 
 static void print_text(const replay_state *st, const replay_args *a, uint64_t bytes, uint64_t values) {
-  printf("replay %s: %d ranks, %lld operations, %d iterations each way\n", a->path, st->nprocs,
-         (long long)file_ops(st->gg), a->iters);
+  printf("replay %s: %d ranks, %lld operations, %d iterations each way, repeated %d times\n", a->path, st->nprocs,
+         (long long)file_ops(st->gg), a->iters, a->repeat);
   printf("same memory as written and compiled on every rank: %llu bytes equal, %llu floating-point sums and "
          "products within tolerance\n", (unsigned long long)bytes, (unsigned long long)values);
-  printf("as written: %.3f us per iteration\n", st->t_w * 1e6);
-  printf("compiled:   %.3f us per iteration (%.2fx)\n", st->t_c * 1e6, st->t_c > 0 ? st->t_w / st->t_c : 0.0);
+  printf("as written: %.3f us per iteration (median of %d; best %.3f us)\n", st->t_w.median * 1e6, a->repeat,
+         st->t_w.best * 1e6);
+  printf("compiled:   %.3f us per iteration (median of %d; best %.3f us): %.2fx, from the medians\n",
+         st->t_c.median * 1e6, a->repeat, st->t_c.best * 1e6, speedup(st));
   printf("compile:    %.3f ms\n", st->compile_c * 1e3);
   double be = break_even(st);
   if (be >= 0) printf("break-even: %.0f iterations\n", be);
@@ -173,11 +187,14 @@ static void print_text(const replay_state *st, const replay_args *a, uint64_t by
 static void print_json(const replay_state *st, const replay_args *a, uint64_t bytes, uint64_t values) {
   printf("{\"cdag_replay\": 1, \"file\": ");
   ir_json_string(stdout, a->path);
-  printf(", \"nprocs\": %d, \"ops\": %lld, \"iterations\": %d,\n", st->nprocs, (long long)file_ops(st->gg), a->iters);
+  printf(", \"nprocs\": %d, \"ops\": %lld, \"iterations\": %d, \"repeat\": %d,\n", st->nprocs,
+         (long long)file_ops(st->gg), a->iters, a->repeat);
   printf(" \"compared\": {\"bytes\": %llu, \"float_values\": %llu},\n", (unsigned long long)bytes,
          (unsigned long long)values);
-  printf(" \"seconds\": {\"as_written\": %.9g, \"compiled\": %.9g, \"compile\": %.9g},\n", st->t_w, st->t_c,
-         st->compile_c);
+  printf(" \"seconds\": {\"as_written\": %.9g, \"compiled\": %.9g, \"compile\": %.9g},\n", st->t_w.median,
+         st->t_c.median, st->compile_c);
+  printf(" \"best\": {\"as_written\": %.9g, \"compiled\": %.9g}, \"speedup\": %.6g,\n", st->t_w.best, st->t_c.best,
+         speedup(st));
   double be = break_even(st);
   if (be >= 0) printf(" \"break_even\": %.0f,\n", be);
   else printf(" \"break_even\": null,\n");
@@ -207,9 +224,12 @@ static int replay(replay_state *st, const replay_args *a) {
   if (!rc) rc = build(st);
   if (!rc) rc = check(st, &a->opts, set.replay_corrupt);
   if (!rc && a->dump) rc = replay_agree(dump(st, a->dump));
-  if (!rc) rc = replay_time_runs(st->sw, a->iters, &st->t_w);
-  if (!rc) rc = replay_time_runs(st->sc, a->iters, &st->t_c);
+  replay_timing t[2];
+  cdag_schedule *const modes[2] = {st->sw, st->sc};
+  if (!rc) rc = replay_time_modes(modes, 2, a->iters, a->repeat, t);
   if (rc) return rc;
+  st->t_w = t[0];
+  st->t_c = t[1];
   uint64_t bytes = replay_sum(st->mem.nbytes), values = replay_sum((uint64_t)st->mem.nvals);
   if (st->rank == 0 && a->json) print_json(st, a, bytes, values);
   else if (st->rank == 0) print_text(st, a, bytes, values);

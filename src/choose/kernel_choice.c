@@ -153,6 +153,7 @@ static void choose_messages(const cdag_plan *p, const kern_model *m, kern_choice
   for (int64_t k = 0; k < p->nmsgs; k++) {
     const det_msg *g = &p->msgs[k];
     int64_t nalone = 0, npacked = 0;
+    if (g->src == g->dst) continue;   /* a rank's transfers to itself are local copies, not messages */
     for (int64_t x = g->first; x < g->first + g->n; x++)
       npacked += !kern_travels_alone(p->xfers[x].len, limit, &nalone) && p->xfers[x].len;
     sent += nalone + (npacked || !nalone);

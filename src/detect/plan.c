@@ -2,7 +2,12 @@
  *
  * 1. Merge: protos of the same kind, root, member set (and type/op for reductions) become
  *    one collective, placed where the first of them was found; its slots then hold several
- *    pieces (noncontiguous blocks, an hindexed datatype at execution time).
+ *    pieces (noncontiguous blocks, an hindexed datatype at execution time). A merged
+ *    collective must still be one MPI call: every filled receive slot as large as the send
+ *    slot feeding it, reductions' slots of one size (coll_consistent). Protos that fill
+ *    different slots (an allgather that moves a member's own block, one that does not) can
+ *    break that; such a group is split by which slots each proto fills, and protos that
+ *    fill the same slots always merge consistently.
  * 2. Slots: every covered tuple contributes a send piece and a receive piece to the slots
  *    the kind's columns (ir/coll_kinds.h) name; a counting pass sizes every slot, a second pass
  *    places the pieces in found order (no sort), adjacent pieces are joined.
@@ -245,6 +250,131 @@ static int build_collective(det_state *st, cdag_plan *p, const int64_t *group, i
   return CDAG_OK;
 }
 
+/* Does collective c keep detect.h's rules (the ones the simulator and the runtime check)?
+   A block kind: every non-empty receive slot holds as many bytes as the send slot that
+   feeds it. A reduction: each send slot the same size on every member, each receive slot
+   empty or that size. O(slots): nranks^2 only for the kinds with a slot per member. */
+static int coll_consistent(const cdag_plan *p, const det_coll *c) {
+  const ir_coll_info *in = ir_coll_get(c->kind);
+  if (in->reduces) {
+    for (int32_t s = 0; s < c->nsend_slots; s++) {
+      uint64_t b = det_slot(p, c, 1, 0, s)->bytes;
+      for (int32_t m = 1; m < c->nranks; m++)
+        if (det_slot(p, c, 1, m, s)->bytes != b) return 0;
+    }
+    for (int32_t j = 0; j < c->nranks; j++) {
+      uint64_t rb = det_slot(p, c, 0, j, 0)->bytes, b = det_slot(p, c, 1, 0, c->nsend_slots > 1 ? j : 0)->bytes;
+      if (rb && rb != b) return 0;
+    }
+    return 1;
+  }
+  int32_t rootm = -1;
+  for (int32_t m = 0; in->rooted && m < c->nranks; m++)
+    if (p->ranks[c->ranks_first + m] == c->root) rootm = m;
+  if (in->rooted && rootm < 0) return 0;
+  /* rooted kinds: only the root's side fans out, so O(nranks) pairs, not nranks^2 */
+  int32_t i0 = in->send_root ? rootm : 0, i1 = in->send_root ? rootm + 1 : c->nranks;
+  for (int32_t i = i0; i < i1; i++)
+    for (int32_t j = in->recv_root ? rootm : 0; j < (in->recv_root ? rootm + 1 : c->nranks); j++) {
+      int ss, rs;
+      det_slot_pair(c->kind, i, j, rootm, &ss, &rs);
+      if (ss < 0 || rs < 0 || ss >= c->nsend_slots || rs >= c->nrecv_slots) continue;
+      uint64_t rb = det_slot(p, c, 0, j, rs)->bytes;
+      if (rb && rb != det_slot(p, c, 1, i, ss)->bytes) return 0;
+    }
+  return 1;
+}
+
+/* Plan sizes before a collective is built, to take it back. */
+typedef struct {
+  int64_t ncolls, nranks, niovs, npieces;
+} plan_mark;
+
+static plan_mark plan_mark_now(const cdag_plan *p) { return (plan_mark){p->ncolls, p->nranks, p->niovs, p->npieces}; }
+
+static void plan_rollback(cdag_plan *p, plan_mark m) {
+  p->ncolls = m.ncolls;
+  p->nranks = m.nranks;
+  p->niovs = m.niovs;
+  p->npieces = m.npieces;
+}
+
+/* Which slots proto q fills, as one byte per slot of the group's layout into bits (nslots),
+   preceded by the collective a replication follows (its reduces may have split). Counts
+   pieces into a scratch collective that is then taken back. */
+static int proto_occupancy(det_state *st, cdag_plan *p, int64_t q, const int64_t *coll_of, uint8_t *bits,
+                           int64_t nslots) {
+  const det_proto *pr = &st->protos[q];
+  plan_mark mk = plan_mark_now(p);
+  det_coll c = {.kind = pr->kind, .root = pr->root, .nranks = pr->nmembers};
+  det_kind_slots(pr->kind, pr->nmembers, &c.nsend_slots, &c.nrecv_slots);
+  int rc = reserve_iovs(p, &c);
+  piece_buf b = {p, &c, 0};
+  uint64_t bytes = 0;
+  if (rc == CDAG_OK) rc = proto_pieces(st, &b, pr, st->members + pr->members_first, pr->nmembers, &bytes);
+  int64_t after = pr->after > 0 ? coll_of[pr->after - 1] : -1;
+  memcpy(bits, &after, sizeof after);
+  for (int64_t k = 0; k < nslots && rc == CDAG_OK; k++) bits[sizeof after + k] = p->iovs[c.send_first + k].n > 0;
+  plan_rollback(p, mk);
+  return rc;
+}
+
+typedef struct {
+  const uint8_t *bits;
+  size_t size;
+} occ_ctx;
+
+static int occ_cmp(const void *a, const void *b, void *ctx) {
+  const occ_ctx *o = ctx;
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  int c = memcmp(o->bits + (size_t)x * o->size, o->bits + (size_t)y * o->size, o->size);
+  return c ? c : (x > y) - (x < y);
+}
+
+/* A group whose merge broke the rules: its protos grouped by the slots they fill (stable,
+   so each part keeps found order), each part one collective. O(k s log k) for k protos of
+   s slots, on this rare path only. */
+static int build_split(det_state *st, cdag_plan *p, const int64_t *group, int64_t ng, int64_t *coll_of) {
+  const det_proto *pr = &st->protos[group[0]];
+  int32_t ns, nr;
+  det_kind_slots(pr->kind, pr->nmembers, &ns, &nr);
+  size_t size = sizeof(int64_t) + (size_t)pr->nmembers * (size_t)(ns + nr);
+  uint8_t *bits = malloc((size_t)ng * size);
+  int64_t *ord = malloc((size_t)ng * sizeof *ord), *part = malloc((size_t)ng * sizeof *part);
+  int rc = bits && ord && part ? CDAG_OK : CDAG_NOMEM("plan");
+  for (int64_t i = 0; i < ng && rc == CDAG_OK; i++) {
+    ord[i] = i;
+    rc = proto_occupancy(st, p, group[i], coll_of, bits + (size_t)i * size, (int64_t)(size - sizeof(int64_t)));
+  }
+  occ_ctx o = {bits, size};
+  if (rc == CDAG_OK) base_sort_r(ord, ng, sizeof *ord, occ_cmp, &o);
+  for (int64_t i = 0, j; i < ng && rc == CDAG_OK; i = j) {
+    int64_t k = 0;
+    for (j = i; j < ng && memcmp(bits + (size_t)ord[i] * size, bits + (size_t)ord[j] * size, size) == 0; j++)
+      part[k++] = group[ord[j]];
+    rc = build_collective(st, p, part, k, coll_of);
+    if (rc == CDAG_OK && !coll_consistent(p, &p->colls[p->ncolls - 1]))
+      rc = cdag__error(CDAG_ERR_PLAN, "plan: %s over %d ranks: a receive slot does not match its send slot",
+                       det_kind_name(pr->kind), pr->nmembers);
+  }
+  free(bits); free(ord); free(part);
+  return rc;
+}
+
+/* One group of protos of one shape: merged, or split when merging breaks the rules. */
+static int build_group(det_state *st, cdag_plan *p, const int64_t *group, int64_t ng, int64_t *coll_of) {
+  plan_mark mk = plan_mark_now(p);
+  int rc = build_collective(st, p, group, ng, coll_of);
+  if (rc) return rc;
+  /* replications follow one collective: their reduces must not have split */
+  int same_after = 1;
+  for (int64_t i = 1; i < ng && st->protos[group[0]].after > 0; i++)
+    same_after &= coll_of[st->protos[group[i]].after - 1] == coll_of[st->protos[group[0]].after - 1];
+  if (same_after && coll_consistent(p, &p->colls[p->ncolls - 1])) return CDAG_OK;
+  plan_rollback(p, mk);
+  return build_split(st, p, group, ng, coll_of);
+}
+
 static int build_collectives(det_state *st, cdag_plan *p) {
   int64_t n = st->nprotos;
   int64_t *idx = malloc((size_t)(n ? n : 1) * sizeof *idx), *first = malloc((size_t)(n ? n : 1) * 2 * sizeof *first);
@@ -266,7 +396,7 @@ static int build_collectives(det_state *st, cdag_plan *p) {
   for (int64_t g = 0; g < ng && rc == CDAG_OK; g++) {
     int64_t i = first[2 * g + 1], j = i + 1;
     while (j < n && shape_cmp(&idx[i], &idx[j], st) == 0) j++;
-    rc = build_collective(st, p, idx + i, j - i, coll_of);
+    rc = build_group(st, p, idx + i, j - i, coll_of);
   }
   free(idx); free(first); free(coll_of);
   return rc;

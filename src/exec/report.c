@@ -25,8 +25,24 @@ static uint64_t residual_bytes(const cdag_plan *p) {
   return b;
 }
 
-/* Messages carrying the residual transfers: as exec's cost model splits them once chosen. */
-static int64_t residual_messages(const cdag_plan *p) { return p->chosen ? p->chosen->msgs_sent : p->nmsgs; }
+/* Residual transfers of a rank to itself (the plan's messages with src == dst): local
+   copies at run time, no message; *bytes gets their bytes. */
+static int64_t local_copies(const cdag_plan *p, uint64_t *bytes) {
+  int64_t n = 0;
+  *bytes = 0;
+  for (int64_t i = 0; i < p->nmsgs; i++)
+    if (p->msgs[i].src == p->msgs[i].dst) n += p->msgs[i].n, *bytes += p->msgs[i].bytes;
+  return n;
+}
+
+/* Messages carrying the residual transfers between two ranks: as exec's cost model splits
+   them once chosen; local copies are not messages. */
+static int64_t residual_messages(const cdag_plan *p) {
+  if (p->chosen) return p->chosen->msgs_sent;
+  int64_t n = 0;
+  for (int64_t i = 0; i < p->nmsgs; i++) n += p->msgs[i].src != p->msgs[i].dst;
+  return n;
+}
 
 static uint64_t snapshot_bytes(const cdag_plan *p) {
   uint64_t b = 0;
@@ -147,9 +163,12 @@ static void report_text(const cdag_plan *p, FILE *f, det_stride *v) {
   if (p->ncolls == 0) fprintf(f, "no collectives found\n");
   if (p->native) text_native(p, f);
   if (p->as_written) fprintf(f, "runs as written (exact_float keeps the order of floating-point reductions)\n");
-  fprintf(f, "residual: %lld transfers (%llu B) in %lld messages, %lld reductions, %lld kept zero-byte syncs\n",
-          (long long)p->nxfers, (unsigned long long)residual_bytes(p), (long long)residual_messages(p),
-          (long long)p->nreds, (long long)p->nsyncs);
+  uint64_t copy_bytes;
+  int64_t copies = local_copies(p, &copy_bytes);
+  fprintf(f, "residual: %lld transfers (%llu B) in %lld messages", (long long)p->nxfers,
+          (unsigned long long)residual_bytes(p), (long long)residual_messages(p));
+  if (copies) fprintf(f, " and %lld local copies (%llu B)", (long long)copies, (unsigned long long)copy_bytes);
+  fprintf(f, ", %lld reductions, %lld kept zero-byte syncs\n", (long long)p->nreds, (long long)p->nsyncs);
   if (p->chosen && p->nmsgs) fprintf(f, "  messages: %s\n", p->chosen->msgs_why);
   for (int64_t i = 0; i < p->nnotes; i++) fprintf(f, "note: %s\n", p->notes[i]);
   fprintf(f, "graph: %d ranks, %lld send, %lld recv, %lld reduce, %lld copy, %lld calc\n", p->nprocs,
@@ -244,7 +263,10 @@ static void report_json(const cdag_plan *p, FILE *f, det_stride *v) {
             (unsigned long long)p->chosen->pack_limit);
     ir_json_string(f, p->chosen->msgs_why);
   }
-  fprintf(f, "},\n");
+  uint64_t copy_bytes;
+  int64_t copies = local_copies(p, &copy_bytes);
+  fprintf(f, ", \"local_copies\": {\"transfers\": %lld, \"bytes\": %llu}},\n", (long long)copies,
+          (unsigned long long)copy_bytes);
   fprintf(f, "  \"syncs\": %lld,\n  \"snapshots\": {\"ranges\": %lld, \"bytes\": %llu},\n", (long long)p->nsyncs,
           (long long)p->nsnaps, (unsigned long long)snapshot_bytes(p));
   fprintf(f, "  \"notes\": [");

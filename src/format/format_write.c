@@ -404,6 +404,12 @@ int ir_save_file(const cdag_graph *g, FILE *f) {
 
 int cdag_graph_save(const cdag_graph *g, const char *path) {
   if (!g || !path) return cdag__error(CDAG_ERR_ARG, "cdag_graph_save: graph or path is NULL");
+  /* a distributed graph holds one rank's operations: every rank would write its own part
+     to the one path (it wrote an empty file) */
+  if (g->myrank >= 0)
+    return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_graph_save: a distributed graph (each rank holds only its own "
+                       "operations); cdag_graph_dump, called on every rank, writes the whole graph to one file",
+                       g->myrank);
   int is_stdout = strcmp(path, "-") == 0;
   FILE *f = is_stdout ? stdout : fopen(path, "w");
   if (!f && errno == ENOMEM) return cdag__error(CDAG_ERR_NOMEM, "%s: out of memory opening the file", path);

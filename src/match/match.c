@@ -11,6 +11,7 @@
  * waits for a later scan), and holding a send back until its receive can follow it; what
  * is left over lies on or behind a cycle, which is then walked backwards to name its ops.
  * O(n + m). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,13 +93,42 @@ void match_sort_ends(match_end *e, int64_t n, match_end *tmp, int64_t *at) {
   if (from != e) memcpy(e, from, (size_t)n * sizeof *e);
 }
 
-static int unmatched(const cdag_graph *g, int32_t op) {
+/* A near miss for an unmatched op x of channel (src, tag) in the bucket e[0..n) of the
+   receiving rank, into hint: an op of the other kind between the same ranks, unmatched
+   under another tag; or, for a send, the channel's own receives, taken by earlier sends,
+   the last smaller than x. Empty if none. Error path only: O(bucket). */
+static void near_miss(const cdag_graph *g, const chan_entry *e, int64_t n, int32_t x, char *hint, size_t size) {
+  int send = g->kind[x] == IR_SEND;
+  int32_t src = send ? g->rank[x] : g->peer[x];
   char d[200];
+  hint[0] = 0;
+  for (int64_t i = 0, j; i < n; i = j) {
+    int64_t ns = 0, nr = 0;
+    for (j = i; j < n && e[j].src == e[i].src && e[j].tag == e[i].tag; j++)
+      if (e[j].key >> 31) nr++;
+      else ns++;
+    if (e[i].src != src) continue;
+    if (e[i].tag != g->tag[x] && (send ? nr > ns : ns > nr)) {
+      int32_t other = e[i + (send ? 2 * ns : nr)].op;
+      snprintf(hint, size, " (near miss: %s, %s %s rank %d with tag %d, has no match either)",
+               ir_describe(g, other, d, sizeof d), send ? "a receive" : "a send", send ? "from" : "to",
+               send ? src : g->rank[x], e[i].tag);
+      return;
+    }
+    if (send && e[i].tag == g->tag[x] && nr > 0 && g->bytes[e[i + ns + nr - 1].op] < g->bytes[x])
+      snprintf(hint, size, " (near miss: %s receives %llu bytes with this tag, and matches an earlier send)",
+               ir_describe(g, e[i + ns + nr - 1].op, d, sizeof d), (unsigned long long)g->bytes[e[i + ns + nr - 1].op]);
+  }
+}
+
+static int unmatched(const cdag_graph *g, const chan_entry *e, int64_t n, int32_t op) {
+  char d[200], hint[480];
   int send = g->kind[op] == IR_SEND;
-  return cdag__error(CDAG_ERR_UNMATCHED, "%s: %s %llu bytes %s rank %d tag %d has no matching %s",
+  near_miss(g, e, n, op, hint, sizeof hint);
+  return cdag__error(CDAG_ERR_UNMATCHED, "%s: %s %llu bytes %s rank %d tag %d has no matching %s%s",
                      ir_describe(g, op, d, sizeof d), send ? "send of" : "receive of",
                      (unsigned long long)g->bytes[op], send ? "to" : "from", g->peer[op], g->tag[op],
-                     send ? "receive" : "send");
+                     send ? "receive" : "send", hint);
 }
 
 static int truncated(const cdag_graph *g, int32_t s, int32_t r) {
@@ -125,11 +155,12 @@ int match_pair_ends(const match_end *e, int64_t n, match_pair_fn fn, void *ctx) 
   return rc;
 }
 
-typedef struct { const cdag_graph *g; int32_t *partner; } pairing;
+/* e[0..n): the receiving rank's bucket, where an unmatched end's near miss is sought */
+typedef struct { const cdag_graph *g; int32_t *partner; const chan_entry *e; int64_t n; } pairing;
 
 static int pair_op(void *ctx, int32_t s, int32_t r) {
   pairing *x = ctx;
-  if (s < 0 || r < 0) return unmatched(x->g, s < 0 ? r : s);
+  if (s < 0 || r < 0) return unmatched(x->g, x->e, x->n, s < 0 ? r : s);
   if (x->g->bytes[r] < x->g->bytes[s]) return truncated(x->g, s, r);
   x->partner[s] = r;
   x->partner[r] = s;
@@ -177,7 +208,7 @@ static int match_pairs(const cdag_graph *g, int32_t *partner) {
     for (int32_t k = start[r]; k < next_end && k < start[r] + 64; k++)
       if (!(e[k].key >> 31)) IR_PREFETCH(&g->bytes[e[k].op]), IR_PREFETCH_W(&partner[e[k].op]);
     match_sort_ends(e + lo, start[r] - lo, tmp, at);
-    rc = match_pair_ends(e + lo, start[r] - lo, pair_op, &(pairing){g, partner});
+    rc = match_pair_ends(e + lo, start[r] - lo, pair_op, &(pairing){g, partner, e + lo, start[r] - lo});
   }
   free(tmp);
   free(at);
@@ -224,7 +255,8 @@ static int report_cycle(const cdag_graph *g, const int32_t *partner, const int32
     v = next;
   }
   char msg[900], d[200];
-  int n = snprintf(msg, sizeof msg, "deadlock: dependencies and matches form a cycle:");
+  /* not "deadlock": the code's text (cdag_strerror) says that already, and the tool prints both */
+  int n = snprintf(msg, sizeof msg, "ops on the cycle:");
   int32_t len = step - mark[v];
   for (int32_t i = 0; i < len && i < 8 && n < (int)sizeof msg; i++) {
     int32_t u = path[mark[v] + i];

@@ -19,12 +19,13 @@ cases <<'T'
   out bcast: MPI (a replication: it sends the result of collective 0, after it); model: reduce + bcast 6.02 us, allreduce over the 16 contributors 8.01 us
   out replicates the double sum of the reduce rooted at 0 over all 16 ranks to the ranks that keep it (sent once that reduce completes)
   out replication: rank 0's block on 4 ranks in 1 strided range: 0 to 12 step 4
-  out residual: 8 transfers (128 B) in 8 messages, 0 reductions
+  out residual: 8 transfers (128 B) in 0 messages and 8 local copies (128 B), 0 reductions
 
 0 cdag analyze --json "$ex/cg_dot16.cdag"
   out {"kind": "reduce", "root": 0, "ranks": "all", "bytes": 16, "transfers": 1, "type": "double", "op": "sum"
   out {"kind": "bcast", "root": 0, "ranks": [0, 4, 8, 12], "bytes": 16, "transfers": 3, "after": 0, "replication": {"root": 0, "ranges": [{"first": 0, "count": 4, "stride": 4}]}
-  out "residual": {"transfers": 8, "bytes": 128, "messages": 8, "reductions": 0
+  out "residual": {"transfers": 8, "bytes": 128, "messages": 0, "reductions": 0
+  out "local_copies": {"transfers": 8, "bytes": 128}
 # the JSON parses
 0 cdag analyze --json "$ex/cg_dot16.cdag" | python3 -c 'import json,sys; json.load(sys.stdin)'
 0 cdag verify "$ex/cg_dot16.cdag"

@@ -446,6 +446,36 @@ START_TEST(report_fields) {
 }
 END_TEST
 
+/* A rank's transfer to itself runs as a local copy: the report counts it as one, not as a
+   message (issue #35: two self copies and a message were "3 messages"). */
+START_TEST(report_counts_self_copies) {
+  cdag_graph *g = cdag_test_graph(2);
+  CK_OK(cdag_rank_send(g, 0, 0x100, 8, 0, 0, NULL));
+  CK_OK(cdag_rank_recv(g, 0, 0x200, 8, 0, 0, NULL));
+  CK_OK(cdag_rank_send(g, 1, 0x100, 16, 1, 0, NULL));
+  CK_OK(cdag_rank_recv(g, 1, 0x300, 16, 1, 0, NULL));
+  CK_OK(cdag_rank_send(g, 0, 0x100, 4, 1, 1, NULL));
+  CK_OK(cdag_rank_recv(g, 1, 0x400, 4, 0, 1, NULL));
+  cdag_plan *p = cdag_test_analyse(g, NULL);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  ck_assert_int_eq(cdag_plan_report(p, f, 0), CDAG_OK);
+  fclose(f);
+  ck_assert_msg(strstr(buf, "residual: 3 transfers (28 B) in 1 messages and 2 local copies (24 B), 0 reductions"),
+                "text: %s", buf);
+  free(buf);
+  f = open_memstream(&buf, &len);
+  ck_assert_int_eq(cdag_plan_report(p, f, 1), CDAG_OK);
+  fclose(f);
+  ck_assert_msg(strstr(buf, "\"messages\": 1,") && strstr(buf, "\"local_copies\": {\"transfers\": 2, \"bytes\": 24}"),
+                "json: %s", buf);
+  free(buf);
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
+}
+END_TEST
+
 /* ---- randomized differential tests ---- */
 
 static uint64_t rnd(uint64_t *s, uint64_t n) {
@@ -609,6 +639,7 @@ Suite *cdag_detect_suite(void) {
   tcase_add_test(t, reduce_scatter_block);
   tcase_add_test(t, merge_same_shape);
   tcase_add_test(t, report_fields);
+  tcase_add_test(t, report_counts_self_copies);
   suite_add_tcase(s, t);
   TCase *r = tcase_create("randomized");
   tcase_set_timeout(r, 300);

@@ -2,7 +2,8 @@
  *
  * cdag_send_type / cdag_recv_type take (buf, count, datatype) as MPI does. The datatype is
  * decoded by mpi_glue (the one decoder, which the recorder uses too) into the byte runs it
- * touches, in the order MPI packs them (its type map); adjacent runs merge.
+ * touches, in the order MPI packs them (its type map); adjacent runs merge. An uncommitted
+ * datatype is CDAG_ERR_ARG, as MPI would refuse it (check_committed).
  *
  * One range is a plain send or receive. Several become what MPI itself does: a send packs
  * them into a buffer of the graph's own (local copies, then one contiguous send), a
@@ -92,13 +93,37 @@ static int overlapping(const trange *v, int64_t n, MPI_Aint *at) {
   return found;
 }
 
+/* Is t committed? MPI has no query for it, and decoding (envelope and contents) works on
+   any datatype, while communicating with an uncommitted one is erroneous (MPI_Pack of the
+   former probe aborted the process on it). A zero-count MPI_Pack checks it as MPI's own
+   calls do, with errors returned on MPI_COMM_SELF (where MPI raises MPI_Pack's), whose
+   handler is restored after. An implementation without error checks accepts it. */
+static int check_committed(const cdag_graph *g, const char *fn, MPI_Datatype t) {
+  MPI_Errhandler was;
+  if (MPI_Comm_get_errhandler(MPI_COMM_SELF, &was) != MPI_SUCCESS)
+    return cdag__error(CDAG_ERR_MPI, "rank %d: %s: MPI_Comm_get_errhandler failed", g->myrank, fn);
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  char in = 0, out = 0;
+  MPI_Count pos = 0;
+  int mrc = MPI_Pack_c(&in, 0, t, &out, 0, &pos, MPI_COMM_SELF);
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, was);
+  MPI_Errhandler_free(&was);
+  if (mrc == MPI_SUCCESS) return CDAG_OK;
+  char text[MPI_MAX_ERROR_STRING] = "";
+  int len = 0;
+  if (MPI_Error_string(mrc, text, &len) != MPI_SUCCESS) text[0] = 0;
+  text[strcspn(text, "\n")] = 0;   /* MPICH appends its call stack */
+  return cdag__error(CDAG_ERR_ARG, "rank %d: %s: MPI_Pack refuses the datatype (%s): is it committed (MPI_Type_commit)?",
+                     g->myrank, fn, text);
+}
+
 static int check_args(const cdag_graph *g, const char *fn, const void *buf, MPI_Count count, MPI_Datatype t) {
   int rc = exec_check_distributed(g, fn);
   if (rc) return rc;
   if (count < 0) return cdag__error(CDAG_ERR_ARG, "rank %d: %s: count %lld < 0", g->myrank, fn, (long long)count);
   if (t == MPI_DATATYPE_NULL) return cdag__error(CDAG_ERR_ARG, "rank %d: %s: datatype is MPI_DATATYPE_NULL", g->myrank, fn);
   if (!buf && count) return cdag__error(CDAG_ERR_ARG, "rank %d: %s: buffer is NULL", g->myrank, fn);
-  return CDAG_OK;
+  return check_committed(g, fn, t);
 }
 
 int cdag_send_type(cdag_graph *g, const void *buf, MPI_Count count, MPI_Datatype t, int dest, int tag, cdag_op *op) {

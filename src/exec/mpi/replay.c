@@ -402,6 +402,26 @@ int replay_time_runs(cdag_schedule *s, int iters, double *seconds) {
   return replay_agree(rc);
 }
 
+static int double_cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+int replay_time_modes(cdag_schedule *const *s, int nmodes, int iters, int repeat, replay_timing *out) {
+  double *t = malloc((size_t)nmodes * (size_t)(repeat > 0 ? repeat : 1) * sizeof *t);
+  int rc = replay_agree(t ? CDAG_OK : CDAG_NOMEM("replay timings"));
+  for (int r = 0; !rc && r < repeat; r++)   /* modes in turn: a busy spell hits each alike */
+    for (int k = 0; !rc && k < nmodes; k++) rc = replay_time_runs(s[k], iters, &t[(size_t)k * (size_t)repeat + (size_t)r]);
+  for (int k = 0; !rc && k < nmodes; k++) {   /* every rank has the same samples (slowest) */
+    double *v = t + (size_t)k * (size_t)repeat;
+    qsort(v, (size_t)repeat, sizeof *v, double_cmp);
+    out[k].best = v[0];
+    out[k].median = repeat % 2 ? v[repeat / 2] : (v[repeat / 2 - 1] + v[repeat / 2]) / 2;
+  }
+  free(t);
+  return rc;
+}
+
 uint64_t replay_sum(uint64_t v) {
   uint64_t sum = v;
   MPI_Allreduce(&v, &sum, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);

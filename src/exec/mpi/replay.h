@@ -71,6 +71,13 @@ int replay_agree(int rc);
 int replay_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **s, double *seconds);
 /* iters runs of s behind a barrier: *seconds is the slowest rank's time per run. */
 int replay_time_runs(cdag_schedule *s, int iters, double *seconds);
+/* Timing that a busy machine cannot swing: `repeat` rounds, each timing every schedule
+   s[0..nmodes) in turn with replay_time_runs (iters runs); per schedule the best and the
+   median of its rounds' seconds per run, in out[k] (the same on every rank). */
+typedef struct {
+  double best, median;
+} replay_timing;
+int replay_time_modes(cdag_schedule *const *s, int nmodes, int iters, int repeat, replay_timing *out);
 /* The sum over ranks of v (counts for the summary). */
 uint64_t replay_sum(uint64_t v);
 

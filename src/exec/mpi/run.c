@@ -878,8 +878,15 @@ static void run_reds(const cdag_schedule *s) {
   }
 }
 
+/* fn names the call the user made (cdag_run reaches cdag_start and cdag_wait). MPI may not
+   be called after MPI_Finalize (MPICH aborts), so that is checked first. */
 static int check_sched(const cdag_schedule *s, const char *fn) {
   if (!s) return cdag__error(CDAG_ERR_ARG, "%s: schedule is NULL", fn);
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized)
+    return cdag__error(CDAG_ERR_STATE, "rank %d: %s after MPI_Finalize (a schedule runs over MPI: run it before "
+                       "MPI_Finalize; only cdag_schedule_free may follow)", s->rank, fn);
   return exec_thread_check(fn);
 }
 
@@ -895,10 +902,10 @@ static int kernels_advance(cdag_schedule *s, int block) {
   return rc;
 }
 
-int cdag_start(cdag_schedule *s) {
-  int rc = check_sched(s, "cdag_start");
+static int start_as(cdag_schedule *s, const char *fn) {
+  int rc = check_sched(s, fn);
   if (rc) return rc;
-  if (s->started) return cdag__error(CDAG_ERR_STATE, "rank %d: cdag_start: the schedule is already running", s->rank);
+  if (s->started) return cdag__error(CDAG_ERR_STATE, "rank %d: %s: the schedule is already running", s->rank, fn);
   s->completed = 0;
   if (s->mode == PART_GRAPH) {
     if ((rc = engine_start(s))) return rc;
@@ -918,6 +925,8 @@ int cdag_start(cdag_schedule *s) {
   return CDAG_OK;
 }
 
+int cdag_start(cdag_schedule *s) { return start_as(s, "cdag_start"); }
+
 /* After the first requests: unpacks (the results a replication sends are in place now),
    then the replications start. */
 static int start_late(cdag_schedule *s) {
@@ -931,12 +940,11 @@ int cdag_test(cdag_schedule *s, int *done) {
   int rc = check_sched(s, "cdag_test"), flag = 1;
   if (!rc && !done) rc = cdag__error(CDAG_ERR_ARG, "rank %d: cdag_test: done is NULL", s->rank);
   if (rc) return rc;
+  /* not running: nothing to wait for, as MPI_Test on an inactive request (flag = true); a
+     loop `while (!done) cdag_test(...)` would spin forever on done = 0 */
+  *done = 1;
+  if (!s->started) return CDAG_OK;
   *done = 0;
-  if (!s->started) {
-    *done = s->completed;
-    if (s->completed) return CDAG_OK;
-    return cdag__error(CDAG_ERR_STATE, "rank %d: cdag_test without cdag_start", s->rank);
-  }
   if (s->mode == PART_GRAPH) rc = engine_test(s, &flag);
   else if (!(rc = kernels_advance(s, 0))) {
     /* one MPI_Test per request, in order: MPICH 4.0's MPI_Testall fails on persistent
@@ -961,14 +969,14 @@ int cdag_test(cdag_schedule *s, int *done) {
   return CDAG_OK;
 }
 
-int cdag_wait(cdag_schedule *s) {
-  int rc = check_sched(s, "cdag_wait");
+static int wait_as(cdag_schedule *s, const char *fn) {
+  int rc = check_sched(s, fn);
   if (rc) return rc;
   if (!s->started && s->completed) {   /* cdag_test finished the run */
     s->completed = 0;
     return CDAG_OK;
   }
-  if (!s->started) return cdag__error(CDAG_ERR_STATE, "rank %d: cdag_wait without cdag_start", s->rank);
+  if (!s->started) return cdag__error(CDAG_ERR_STATE, "rank %d: %s without cdag_start", s->rank, fn);
   s->started = 0;
   if (s->mode == PART_GRAPH) return engine_wait(s);
   rc = kernels_advance(s, 1);
@@ -988,7 +996,9 @@ int cdag_wait(cdag_schedule *s) {
   return CDAG_OK;
 }
 
+int cdag_wait(cdag_schedule *s) { return wait_as(s, "cdag_wait"); }
+
 int cdag_run(cdag_schedule *s) {
-  int rc = cdag_start(s);
-  return rc ? rc : cdag_wait(s);
+  int rc = start_as(s, "cdag_run");
+  return rc ? rc : wait_as(s, "cdag_run");
 }

@@ -6,10 +6,12 @@
  * byte. This is rules 1 and 2 of docs/semantics.md, checked; the public cdag_plan_verify uses it.
  * Inputs of floating-point sums and products get values that every order of evaluation
  * combines exactly (unless exact_float is set), so a plan that reassociates them, as MPI's
- * collectives may, compares equal.
+ * collectives may, compares equal; bytes that two reductions read differently (a double
+ * sum and a float product) get zeros, exact for both.
  * Cost: O(n log n) per order for n ops, plus the memory touched (a few copies of it). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "exec/sim/sim.h"
@@ -66,34 +68,92 @@ static int reassociates(int type, int rop) {
          type != CDAG_FLOAT_INT && type != CDAG_DOUBLE_INT && type != CDAG_2FLOAT && type != CDAG_2DOUBLE;
 }
 
-static void exact_inputs(const cdag_plan *p, sim_mem *m, uint64_t seed) {
-  uint64_t x = seed | 1;
-  for (int64_t i = 0; i < p->ncolls; i++) {   /* collectives' contributions: the send slots */
+/* One reassociating input: bytes [lo, hi) of rank, elements of type combined by rop. */
+typedef struct {
+  int32_t rank, type, rop;
+  uint64_t lo, hi;
+} input_span;
+
+static int input_push(input_span **v, int64_t *n, int64_t *cap, int32_t rank, uint64_t addr, uint64_t len, int type,
+                      int rop) {
+  if (len == 0) return CDAG_OK;
+  BASE_GROW(*v, *n, *cap, 1, "verify");
+  (*v)[(*n)++] = (input_span){rank, type, rop, addr, addr + len};
+  return CDAG_OK;
+}
+
+/* The inputs of every reassociating reduction: collectives' send slots, residual
+   reductions' set runs. */
+static int collect_inputs(const cdag_plan *p, input_span **v, int64_t *n) {
+  int64_t cap = 0;
+  int rc = CDAG_OK;
+  for (int64_t i = 0; i < p->ncolls && rc == CDAG_OK; i++) {
     const det_coll *c = &p->colls[i];
     if (!ir_coll_get(c->kind)->reduces || !reassociates(c->type, c->op)) continue;
     for (int32_t mi = 0; mi < c->nranks; mi++)
       for (int32_t s = 0; s < c->nsend_slots; s++) {
-        const det_iov *v = det_slot(p, c, 1, mi, s);
-        for (int32_t k = 0; k < v->n; k++) {
-          const det_piece *pc = &p->pieces[v->first + (uint32_t)k];
-          uint8_t *b = sim_mem_at(m, p->ranks[c->ranks_first + mi], pc->addr, pc->len);
-          if (b) exact_values(b, pc->len / (uint64_t)ir_type_size(c->type), c->type, c->op, &x);
+        const det_iov *io = det_slot(p, c, 1, mi, s);
+        for (int32_t k = 0; k < io->n && rc == CDAG_OK; k++) {
+          const det_piece *pc = &p->pieces[io->first + (uint32_t)k];
+          rc = input_push(v, n, &cap, p->ranks[c->ranks_first + mi], pc->addr, pc->len, c->type, c->op);
         }
       }
   }
-  for (int64_t i = 0; i < p->nreds; i++) {   /* residual reductions: their sets' runs */
+  for (int64_t i = 0; i < p->nreds && rc == CDAG_OK; i++) {
     const df_red *d = &p->reds[i];
     if (!reassociates((int)d->type, d->op)) continue;
     const df_set *set = &p->sst->sets[d->set];
     uint64_t bytes = d->count * (uint64_t)ir_type_size((int)d->type);
     for (int32_t k = 0; k < set->nruns; k++) {
       const df_run *run = &p->sst->runs[set->first + k];
-      for (int32_t r = run->lo; r <= run->hi; r++) {
-        uint8_t *b = sim_mem_at(m, r, run->addr, bytes);
-        if (b) exact_values(b, d->count, (int)d->type, d->op, &x);
-      }
+      for (int32_t r = run->lo; r <= run->hi && rc == CDAG_OK; r++)
+        rc = input_push(v, n, &cap, r, run->addr, bytes, (int)d->type, d->op);
     }
   }
+  return rc;
+}
+
+static int input_cmp(const void *a, const void *b) {
+  const input_span *x = a, *y = b;
+  if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+  return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* Do two inputs read their bytes alike: same op, same scalar width (a complex is two
+   scalars), scalars at the same alignment? Then values exact for one are exact for both. */
+static int same_reading(const input_span *a, const input_span *b) {
+  int wa = a->type == CDAG_DOUBLE || a->type == CDAG_COMPLEX_DOUBLE ? 8 : 4;
+  int wb = b->type == CDAG_DOUBLE || b->type == CDAG_COMPLEX_DOUBLE ? 8 : 4;
+  return a->rop == b->rop && wa == wb && a->lo % (uint64_t)wa == b->lo % (uint64_t)wb;
+}
+
+/* Exact values for every input. Overlapping inputs form clusters; a cluster whose inputs
+   all read their bytes alike gets exact values for that reading. One that mixes readings
+   (the same bytes a double sum and a float product) gets zeros, the one value that is
+   exact for every type and both ops: values chosen for one reading would be arbitrary
+   numbers in another, whose reassociation changes the last bits. O(k log k), k inputs. */
+static int exact_inputs(const cdag_plan *p, sim_mem *m, uint64_t seed) {
+  input_span *v = NULL;
+  int64_t n = 0;
+  int rc = collect_inputs(p, &v, &n);
+  if (rc == CDAG_OK && n) base_sort(v, n, sizeof *v, input_cmp);
+  uint64_t x = seed | 1;
+  for (int64_t i = 0, j; i < n && rc == CDAG_OK; i = j) {
+    uint64_t hi = v[i].hi;
+    int alike = 1;
+    for (j = i + 1; j < n && v[j].rank == v[i].rank && v[j].lo < hi; j++) {
+      alike &= same_reading(&v[i], &v[j]);
+      if (v[j].hi > hi) hi = v[j].hi;
+    }
+    for (int64_t k = i; k < j; k++) {
+      uint8_t *b = sim_mem_at(m, v[k].rank, v[k].lo, v[k].hi - v[k].lo);
+      if (!b) continue;
+      if (alike) exact_values(b, (v[k].hi - v[k].lo) / (uint64_t)ir_type_size(v[k].type), v[k].type, v[k].rop, &x);
+      else memset(b, 0, (size_t)(v[k].hi - v[k].lo));
+    }
+  }
+  free(v);
+  return rc;
 }
 
 int exec_verify_bytes(const cdag_graph *g, const cdag_plan *p, uint64_t seed, int orders, uint64_t *compared) {
@@ -102,7 +162,7 @@ int exec_verify_bytes(const cdag_graph *g, const cdag_plan *p, uint64_t seed, in
   int rc = sim_mem_create(g, &init);
   if (rc) return rc;
   sim_mem_fill_random(init, seed);
-  if (!p->opts.exact_float) exact_inputs(p, init, seed);
+  if (!p->opts.exact_float && (rc = exact_inputs(p, init, seed))) goto out;
   if ((rc = run_orders(g, init, seed, orders, &ref))) goto out;
   if ((rc = sim_mem_clone(init, &planned))) goto out;
   if ((rc = p->as_written ? sim_run_graph(g, planned, 0) : sim_run_plan(p, planned))) goto out;  /* detect.h */

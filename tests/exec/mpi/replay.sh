@@ -3,8 +3,10 @@
 #
 # Each GROUP is one ctest entry (tests/exec/mpi/CMakeLists.txt):
 #   np1..np4  files replayed at that many processes: every run must leave the same memory as
-#             written and compiled, print both times, the compile time, the break-even and
-#             the report (a file of one rank; one-sided puts, gets and fences; a broadcast; an
+#             written and compiled, print both times (median and best of --repeat rounds,
+#             the ratio from the medians), the compile time, the break-even and
+#             the report (a file of one rank; one-sided puts, gets and fences; a broadcast;
+#             allgathers of two sizes that once merged into one that could not run; an
 #             allreduce of float, double and complex sums and products; native collectives
 #             of every kind with waits and a communicator; a GOAL file; a file in Schedgen's
 #             style, without addresses; --json parsed as JSON);
@@ -32,8 +34,8 @@ run() {
 # `summary` in a table: the lines every successful replay prints.
 kind_summary() {
   local t
-  for t in "same memory as written and compiled on every rank: " "as written: " "compiled:   " "compile:    " \
-           "break-even: "; do
+  for t in "same memory as written and compiled on every rank: " "as written: " "compiled:   " ", from the medians" \
+           "compile:    " "break-even: "; do
     expect out "$t" "$2"
   done
 }
@@ -45,8 +47,12 @@ np1)
   cases <<T
 0 run 1 "$data/local1.cdag" $iters
   summary
-  out replay $data/local1.cdag: 1 ranks, 7 operations, 3 iterations each way
+  out replay $data/local1.cdag: 1 ranks, 7 operations, 3 iterations each way, repeated 5 times
   out 160 bytes equal, 8 floating-point sums and products within tolerance
+  out~ us per iteration \(median of 5; best [0-9]
+0 run 1 "$data/local1.cdag" $iters --repeat 3
+  out 3 iterations each way, repeated 3 times
+  out~ us per iteration \(median of 3; best [0-9]
 T
   ;;
 np2)
@@ -64,6 +70,12 @@ np3)
   summary
   out 960 bytes equal
   out bcast rooted at 0 over all 3 ranks, 320 B per block
+# allgathers of two sizes, one moving an own block: two allgathers that compile and run
+0 run 3 "$data/merge_own_block3.cdag" $iters
+  summary
+  out 216 bytes equal
+  out allgather over all 3 ranks, 16 B per block (6 transfers)
+  out allgather over all 3 ranks, 8 B per block (7 transfers)
 # no rank touches memory, rank 0 does nothing
 0 run 3 "$tmp/idle.goal" $iters
   out 0 bytes equal, 0 floating-point
@@ -94,15 +106,18 @@ np4)
 # shared: one buffer of 1024 B per rank
 0 run 4 "$data/schedgen_reduce4.goal" --goal-buffers=shared $iters
   out 4096 bytes equal
-0 run 4 "$src/examples/graphs/allreduce_ring4.cdag" --json --iterations=2
+0 run 4 "$src/examples/graphs/allreduce_ring4.cdag" --json --iterations=2 --repeat=3
 T
   python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["cdag_replay"] == 1 and d["nprocs"] == 4 and d["ops"] == 60 and d["iterations"] == 2, d
+assert d["repeat"] == 3, d["repeat"]
 assert d["compared"] == {"bytes": 256, "float_values": 0}, d["compared"]
-s = d["seconds"]
+s, b = d["seconds"], d["best"]   # seconds: the medians
 assert s["as_written"] > 0 and s["compiled"] > 0 and s["compile"] > 0, s
+assert 0 < b["as_written"] <= s["as_written"] and 0 < b["compiled"] <= s["compiled"], (b, s)
+assert abs(d["speedup"] - s["as_written"] / s["compiled"]) <= 1e-3 * d["speedup"], d["speedup"]
 assert d["break_even"] is None or d["break_even"] >= 1, d["break_even"]
 assert d["report"]["cdag_report"] == 1 and d["report"]["collectives"][0]["kind"] == "allreduce", d["report"]
 ' "$tmp/out" || fail "--json output is not the expected JSON: $(head -c 400 "$tmp/out")"
@@ -136,8 +151,11 @@ errors)
 1 run 2 "$tmp/missing.cdag"
   err1 missing.cdag: cannot open
 2 run 2
-  err1 usage: cdag replay FILE [--iterations N] [--json]
+  err1 usage: cdag replay FILE [--iterations N] [--repeat N] [--json]
 2 run 1 "$data/local1.cdag" --iterations 0
+2 run 1 "$data/local1.cdag" --repeat 0
+2 run 1 "$data/local1.cdag" --repeat=2x
+2 run 1 "$data/local1.cdag" --repeat
 2 run 1 "$data/local1.cdag" --iterations
 2 run 1 "$data/local1.cdag" --iterations=3x
 2 run 1 "$data/local1.cdag" --goal-buffers=some
