@@ -11,11 +11,9 @@
 #include <string.h>
 
 #include "exec/mpi/schedule.h"
+#include "mpi_test.h"
 
-static int R, P, failures;
-
-#define EXPECT(cond) \
-  ((cond) ? (void)0 : (fprintf(stderr, "rank %d: line %d: %s\n", R, __LINE__, #cond), (void)failures++))
+static int R, P;
 
 enum { N = 4 };  /* int32 per block */
 static int32_t src[64 * N], dst[64 * N], src2[64 * N], dst2[64 * N];
@@ -24,14 +22,14 @@ static int32_t src[64 * N], dst[64 * N], src2[64 * N], dst2[64 * N];
 static cdag_schedule *compile_with(const cdag_options *o) {
   cdag_graph *g = NULL;
   cdag_schedule *s = NULL;
-  EXPECT(cdag_graph_create(MPI_COMM_WORLD, &g) == CDAG_OK);
+  MT_EXPECT(cdag_graph_create(MPI_COMM_WORLD, &g) == CDAG_OK);
   for (int i = 0; i < P; i++) {
-    EXPECT(cdag_send(g, src + N * i, N * sizeof *src, i, 0, NULL) == CDAG_OK);
-    EXPECT(cdag_recv(g, dst + N * i, N * sizeof *dst, i, 0, NULL) == CDAG_OK);
+    MT_EXPECT(cdag_send(g, src + N * i, N * sizeof *src, i, 0, NULL) == CDAG_OK);
+    MT_EXPECT(cdag_recv(g, dst + N * i, N * sizeof *dst, i, 0, NULL) == CDAG_OK);
   }
   int rc = cdag_compile(g, o, &s);
   if (rc) fprintf(stderr, "rank %d: %s\n", R, cdag_error_message());
-  EXPECT(rc == CDAG_OK);
+  MT_EXPECT(rc == CDAG_OK);
   cdag_graph_free(&g);
   return s;
 }
@@ -51,13 +49,13 @@ static void run_check(cdag_schedule *s, int32_t *s_buf, int32_t *d_buf, int it, 
   }
   if (!s) return;
   if (nonblocking) {
-    EXPECT(cdag_start(s) == CDAG_OK);
-    EXPECT(cdag_wait(s) == CDAG_OK);
+    MT_EXPECT(cdag_start(s) == CDAG_OK);
+    MT_EXPECT(cdag_wait(s) == CDAG_OK);
   } else {
-    EXPECT(cdag_run(s) == CDAG_OK);
+    MT_EXPECT(cdag_run(s) == CDAG_OK);
   }
   for (int i = 0; i < P; i++)
-    for (int k = 0; k < N; k++) EXPECT(d_buf[N * i + k] == it * 100000 + i * 1000 + R * N + k);
+    for (int k = 0; k < N; k++) MT_EXPECT(d_buf[N * i + k] == it * 100000 + i * 1000 + R * N + k);
 }
 
 static void counts(int64_t *c, int64_t *h) { exec_compile_stats(c, h); }
@@ -67,48 +65,48 @@ static void handles(int detect) {
   counts(&c0, &h0);
   cdag_schedule *a = compile(detect), *b = compile(detect);
   counts(&c, &h);
-  EXPECT(c - c0 == 1 && h - h0 == 1);   /* the second was a cache hit ... */
-  EXPECT(a && b && a != b);             /* ... with a handle of its own */
+  MT_EXPECT(c - c0 == 1 && h - h0 == 1);   /* the second was a cache hit ... */
+  MT_EXPECT(a && b && a != b);             /* ... with a handle of its own */
   if (!a || !b) return;
-  EXPECT(a->core == b->core);           /* sharing the compiled core */
+  MT_EXPECT(a->core == b->core);           /* sharing the compiled core */
   run_check(a, src, dst, 1, 0);
   run_check(b, src, dst, 2, 1);
   /* run state is per handle: a started a leaves b idle */
-  EXPECT(cdag_start(a) == CDAG_OK);
-  EXPECT(cdag_wait(b) == CDAG_ERR_STATE);
+  MT_EXPECT(cdag_start(a) == CDAG_OK);
+  MT_EXPECT(cdag_wait(b) == CDAG_ERR_STATE);
   int done = 0;
-  EXPECT(cdag_test(b, &done) == CDAG_OK && done);   /* b is not running: nothing to wait for */
-  EXPECT(cdag_wait(a) == CDAG_OK);
-  EXPECT(cdag_start(b) == CDAG_OK);   /* and the other way round */
-  EXPECT(cdag_wait(a) == CDAG_ERR_STATE);
-  EXPECT(cdag_wait(b) == CDAG_OK);
+  MT_EXPECT(cdag_test(b, &done) == CDAG_OK && done);   /* b is not running: nothing to wait for */
+  MT_EXPECT(cdag_wait(a) == CDAG_OK);
+  MT_EXPECT(cdag_start(b) == CDAG_OK);   /* and the other way round */
+  MT_EXPECT(cdag_wait(a) == CDAG_ERR_STATE);
+  MT_EXPECT(cdag_wait(b) == CDAG_OK);
   /* free the first, the second still runs; then the cache still hits */
-  EXPECT(cdag_schedule_free(&a) == CDAG_OK && a == NULL);
+  MT_EXPECT(cdag_schedule_free(&a) == CDAG_OK && a == NULL);
   run_check(b, src, dst, 3, 0);
   FILE *null = fopen("/dev/null", "w");
-  EXPECT(null && cdag_schedule_report(b, null, 0) == CDAG_OK);   /* the report lives in the core */
+  MT_EXPECT(null && cdag_schedule_report(b, null, 0) == CDAG_OK);   /* the report lives in the core */
   if (null) fclose(null);
   cdag_schedule *cc = compile(detect);
   counts(&c, &h);
-  EXPECT(c - c0 == 1 && h - h0 == 2);
-  EXPECT(cc && cc != b);
+  MT_EXPECT(c - c0 == 1 && h - h0 == 2);
+  MT_EXPECT(cc && cc != b);
   run_check(cc, src, dst, 4, 1);
   /* the other order: the later handle freed first */
-  EXPECT(cdag_schedule_free(&cc) == CDAG_OK);
+  MT_EXPECT(cdag_schedule_free(&cc) == CDAG_OK);
   run_check(b, src, dst, 5, 1);
   /* a hit handle rebound to other buffers: a schedule of its own */
   cdag_schedule *r = NULL;
   cdag_rebind moves[2] = {{src, src2, sizeof src}, {dst, dst2, sizeof dst}};
-  EXPECT(cdag_schedule_rebind(b, 2, moves, &r) == CDAG_OK);
-  EXPECT(cdag_schedule_free(&b) == CDAG_OK);
+  MT_EXPECT(cdag_schedule_rebind(b, 2, moves, &r) == CDAG_OK);
+  MT_EXPECT(cdag_schedule_free(&b) == CDAG_OK);
   run_check(r, src2, dst2, 6, 0);
-  EXPECT(cdag_schedule_free(&r) == CDAG_OK);
+  MT_EXPECT(cdag_schedule_free(&r) == CDAG_OK);
   /* every handle gone: the cache still holds the core */
   cdag_schedule *d = compile(detect);
   counts(&c, &h);
-  EXPECT(c - c0 == 1 && h - h0 == 3);
+  MT_EXPECT(c - c0 == 1 && h - h0 == 3);
   run_check(d, src, dst, 7, 0);
-  EXPECT(cdag_schedule_free(&d) == CDAG_OK);
+  MT_EXPECT(cdag_schedule_free(&d) == CDAG_OK);
 }
 
 /* A zeroed struct means the defaults, and so does an older program's smaller struct (the
@@ -130,7 +128,7 @@ static void zeroed_and_older_options(void) {
   run_check(s, src, dst, 10, 0);
   cdag_schedule_free(&s);
   counts(&c, &h);
-  EXPECT(c - c0 == 0 && h - h0 == 2);
+  MT_EXPECT(c - c0 == 0 && h - h0 == 2);
 }
 
 int main(int argc, char **argv) {
@@ -143,10 +141,6 @@ int main(int argc, char **argv) {
   zeroed_and_older_options();
   cdag_schedule *kept = compile(1);   /* a handle still held at MPI_Finalize (the cache is cleared there) */
   run_check(kept, src, dst, 8, 0);
-  int all = 0;
-  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (R == 0) printf("mpi_cache on %d ranks: %s\n", P, all ? "FAILED" : "OK");
   cdag_schedule_free(&kept);
-  MPI_Finalize();
-  return all ? 1 : 0;
+  return mt_finish("mpi_cache");
 }

@@ -11,8 +11,8 @@
 
 #include <cdag.h>
 
-static int failures;
-#define EXPECT(c) ((c) ? (void)0 : (fprintf(stderr, "line %d: %s (%s)\n", __LINE__, #c, cdag_error_message()), (void)failures++))
+#include "mpi_test.h"
+
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -20,32 +20,30 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &R);
   static double buf[64];
   cdag_graph *g = NULL;
-  EXPECT(cdag_graph_create(MPI_COMM_WORLD, &g) == CDAG_OK);
+  MT_EXPECT(cdag_graph_create(MPI_COMM_WORLD, &g) == CDAG_OK);
   MPI_Count big = (MPI_Count)1 << 62;   /* 2^62 doubles: 2^65 bytes */
-  EXPECT(cdag_send_type(g, buf, big, MPI_DOUBLE, R, 0, NULL) == CDAG_ERR_ARG);
-  EXPECT(strstr(cdag_error_message(), "more than 2^63-1 bytes") != NULL);
-  EXPECT(cdag_recv_type(g, buf, INT64_MAX, MPI_INT, R, 0, NULL) == CDAG_ERR_ARG);
+  MT_EXPECT(cdag_send_type(g, buf, big, MPI_DOUBLE, R, 0, NULL) == CDAG_ERR_ARG);
+  MT_EXPECT(strstr(cdag_error_message(), "more than 2^63-1 bytes") != NULL);
+  MT_EXPECT(cdag_recv_type(g, buf, INT64_MAX, MPI_INT, R, 0, NULL) == CDAG_ERR_ARG);
   MPI_Datatype vec;   /* 2 doubles 2^40 doubles apart: a span past 4 GiB */
   MPI_Type_vector(2, 1, (int)(1 << 30), MPI_DOUBLE, &vec);
   MPI_Type_commit(&vec);
-  EXPECT(cdag_send_type(g, buf, 1 << 20, vec, R, 0, NULL) == CDAG_ERR_UNSUPPORTED);
-  EXPECT(cdag_send_type(g, buf, big, vec, R, 0, NULL) == CDAG_ERR_ARG);
+  MT_EXPECT(cdag_send_type(g, buf, 1 << 20, vec, R, 0, NULL) == CDAG_ERR_UNSUPPORTED);
+  MT_EXPECT(cdag_send_type(g, buf, big, vec, R, 0, NULL) == CDAG_ERR_ARG);
   MPI_Type_free(&vec);
-  EXPECT(cdag_reduce_local(g, buf, buf + 32, SIZE_MAX / 4, MPI_DOUBLE, MPI_SUM, NULL) == CDAG_ERR_ARG);
-  EXPECT(cdag_send(g, buf, SIZE_MAX, R, 0, NULL) == CDAG_ERR_ARG);
+  MT_EXPECT(cdag_reduce_local(g, buf, buf + 32, SIZE_MAX / 4, MPI_DOUBLE, MPI_SUM, NULL) == CDAG_ERR_ARG);
+  MT_EXPECT(cdag_send(g, buf, SIZE_MAX, R, 0, NULL) == CDAG_ERR_ARG);
   int64_t nops = -1;
-  EXPECT(cdag_graph_info(g, NULL, &nops) == CDAG_OK && nops == 0);
+  MT_EXPECT(cdag_graph_info(g, NULL, &nops) == CDAG_OK && nops == 0);
   /* just inside: the whole buffer, as 8 doubles and as 64 bytes */
-  EXPECT(cdag_send_type(g, buf, 8, MPI_DOUBLE, R, 1, NULL) == CDAG_OK);
-  EXPECT(cdag_recv_type(g, buf + 8, 64, MPI_BYTE, R, 1, NULL) == CDAG_OK);
+  MT_EXPECT(cdag_send_type(g, buf, 8, MPI_DOUBLE, R, 1, NULL) == CDAG_OK);
+  MT_EXPECT(cdag_recv_type(g, buf + 8, 64, MPI_BYTE, R, 1, NULL) == CDAG_OK);
   cdag_schedule *s = NULL;
-  EXPECT(cdag_compile(g, NULL, &s) == CDAG_OK);
+  MT_EXPECT(cdag_compile(g, NULL, &s) == CDAG_OK);
   for (int i = 0; i < 8; i++) buf[i] = i + 0.5;
-  EXPECT(s && cdag_run(s) == CDAG_OK);
-  EXPECT(memcmp(buf, buf + 8, 8 * sizeof *buf) == 0);
+  MT_EXPECT(s && cdag_run(s) == CDAG_OK);
+  MT_EXPECT(memcmp(buf, buf + 8, 8 * sizeof *buf) == 0);
   cdag_schedule_free(&s);
   cdag_graph_free(&g);
-  MPI_Finalize();
-  if (failures) fprintf(stderr, "rank %d: %d failure(s)\n", R, failures);
-  return failures ? 1 : 0;
+  return mt_finish("mpi_limits");
 }
