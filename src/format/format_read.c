@@ -1147,7 +1147,18 @@ int ir_load_mem(const char *buf, size_t len, const char *name, const ir_load_opt
   return CDAG_OK;
 }
 
-/* Reads all of f into a malloc'd buffer (sized at once for regular files). */
+/* The located error for a NUL byte at buf[at], as the tokenizer would give it. */
+static int nul_error(const char *name, const char *buf, size_t at) {
+  long long line = 1, col = 1;
+  for (size_t i = 0; i < at; i++) {
+    if (buf[i] == '\n') line++, col = 1;
+    else col++;
+  }
+  return cdag__error(CDAG_ERR_FORMAT, "%s:%lld:%lld: unexpected byte 0x00", name, line, col);
+}
+
+/* Reads all of f into a malloc'd buffer (sized at once for regular files); a NUL byte ends
+   the read with its located error (graph files are text). */
 static int read_stream(FILE *f, const char *name, char **out, size_t *len) {
   size_t cap = 1 << 16, n = 0;
   struct stat st;
@@ -1166,7 +1177,13 @@ static int read_stream(FILE *f, const char *name, char **out, size_t *len) {
       cap *= 2;
     }
     size_t got = fread(buf + n, 1, cap - n, f);
+    const char *nul = got ? memchr(buf + n, 0, got) : NULL;
     n += got;
+    if (nul) {   /* text holds none: say so now, not after reading all of /dev/zero */
+      int rc = nul_error(name, buf, (size_t)(nul - buf));
+      free(buf);
+      return rc;
+    }
     if (got == 0) break;
   }
   if (ferror(f)) {

@@ -60,6 +60,9 @@ cases <<'T'
 1 cdag check "$src/tests/data/bad_unknown_label.cdag"
   err bad_unknown_label.cdag:9:
   err unknown label 'missing'
+# a NUL byte ends the read at once (the whole of /dev/zero was read before parsing)
+1 timeout 10 "$cdag_bin" check /dev/zero
+  err /dev/zero:1:1: unexpected byte 0x00
 1 cdag check "$tmp/wild.goal"
   err wild.goal:3:
   err not supported
