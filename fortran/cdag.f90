@@ -203,11 +203,11 @@ module cdag
        type(c_ptr) :: copy
      end function c_f_schedule_rebind
      integer(c_int) function c_redistribute(g, from, src, to, dst, elem_bytes) bind(c, name='cdag_f_redistribute')
-       import :: c_int, c_ptr, c_size_t, cdag_layout
+       import :: c_int, c_ptr, c_int64_t, cdag_layout
        type(c_ptr), value :: g
        type(cdag_layout), intent(in) :: from, to
        type(*), dimension(..), optional :: src, dst
-       integer(c_size_t), value :: elem_bytes
+       integer(c_int64_t), value :: elem_bytes
      end function c_redistribute
      integer(c_int) function c_segment(g, base, seg) bind(c, name='cdag_f_segment')
        import :: c_int, c_ptr
@@ -518,7 +518,7 @@ contains
     type(*), dimension(..), intent(in), target, optional :: src, dst
     integer, intent(in) :: elem_bytes
     integer, intent(out), optional :: ierror
-    call finish(c_redistribute(g%p, from, src, to, dst, int(max(elem_bytes, 0), c_size_t)), ierror)
+    call finish(c_redistribute(g%p, from, src, to, dst, int(elem_bytes, c_int64_t)), ierror)
   end subroutine cdag_redistribute
 
   ! seg: the segment's number (its k-th call on every rank gives k, from 0).

@@ -136,18 +136,22 @@ static int array_fits(const cdag_graph *g, const cdag_layout *l, size_t bytes, s
   rd_local_shape(l, i, j, &rows, &cols, &lld);
   if (rows == 0 || cols == 0) return CDAG_OK;
   uint64_t need = 0;
-  if (ckd_mul(&elems, cols - 1, lld) || ckd_add(&elems, elems, rows) || ckd_mul(&need, (uint64_t)elems, (uint64_t)elem) ||
+  if (ckd_mul(&elems, cols - 1, lld) || ckd_add(&elems, elems, rows) ||
+      ckd_mul(&need, (uint64_t)elems, (uint64_t)elem) ||
       need > bytes)
-    return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_redistribute (Fortran): the %s array has %zu bytes; its part of the "
-                       "matrix (%lld x %lld elements of %zu bytes, lld %lld) needs %llu", g->myrank,
+    return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_redistribute (Fortran): the %s array has %zu bytes; "
+                       "its part of the matrix (%lld x %lld elements of %zu bytes, lld %lld) needs %llu", g->myrank,
                        name, bytes, (long long)rows, (long long)cols, elem, (long long)lld, (unsigned long long)need);
   return CDAG_OK;
 }
 
 /* src or dst absent (a NULL descriptor: an absent optional argument) passes NULL, as C allows
-   on processes outside that layout's grid. */
+   on processes outside that layout's grid. elem_bytes arrives signed, as Fortran has it. */
 FAPI int cdag_f_redistribute(cdag_graph *g, const cdag_layout *from, CFI_cdesc_t *src, const cdag_layout *to,
-                             CFI_cdesc_t *dst, size_t elem_bytes) {
+                             CFI_cdesc_t *dst, int64_t elem) {
+  if (elem < 0)
+    return cdag__error(CDAG_ERR_ARG, "cdag_redistribute (Fortran): elem_bytes %lld is negative", (long long)elem);
+  size_t elem_bytes = (size_t)elem;
   void *ps = NULL, *pd = NULL;
   size_t ns = 0, nd = 0;
   int rc = src ? buffer_of(src, &ps, &ns, "cdag_redistribute") : CDAG_OK;
@@ -160,9 +164,10 @@ FAPI int cdag_f_redistribute(cdag_graph *g, const cdag_layout *from, CFI_cdesc_t
 /* cdag_schedule_rebind with n given (C's form) over an array of `have` moves: n > have is
    refused, but only after taking part in the collective call (with n = -1, which every rank
    then fails on together), so no rank is left waiting. */
-FAPI int cdag_f_schedule_rebind(const cdag_schedule *s, int n, int have, const cdag_rebind *moves, cdag_schedule **copy) {
+FAPI int cdag_f_schedule_rebind(const cdag_schedule *s, int n, int have, const cdag_rebind *moves,
+                                cdag_schedule **copy) {
   if (n <= have) return cdag_schedule_rebind(s, n, moves, copy);
-  cdag_schedule_rebind(s, -1, moves, copy);
+  (void)cdag_schedule_rebind(s, -1, moves, copy);   /* fails on every rank: our message follows */
   return cdag__error(CDAG_ERR_ARG, "cdag_schedule_rebind (Fortran): n = %d, but moves has %d elements", n, have);
 }
 

@@ -312,6 +312,8 @@ contains
          'a redistribution array too small is refused')
     call cdag_redistribute(g, lf, src, lf, dst, 0, ierr)
     call expect(ierr == CDAG_ERR_ARG, 'elem_bytes 0 is refused')
+    call cdag_redistribute(g, lf, src, lf, dst, -8, ierr)
+    call expect(ierr == CDAG_ERR_ARG .and. index(cdag_error_message(), 'negative') > 0, 'a negative elem_bytes is refused')
     call cdag_graph_free(g)
   end subroutine test_redistribute
 
