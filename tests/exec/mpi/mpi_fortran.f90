@@ -3,17 +3,18 @@
 ! A periodic ring along the columns of a 2-D array (whole columns are contiguous sections),
 ! with a typed message (an MPI vector: one row of the array), a local max over reals, a
 ! scratch temporary, labels and a dependency; dumped (cdag_graph_dump: a global file that
-! the test mpi_fortran_check_npN loads with `cdag check`), counted (cdag_graph_info),
-! compiled with C's argument order (cdag_compile(g, options, s)) with detection on and off,
-! run with cdag_run and with cdag_start / cdag_test / cdag_wait, then rebound to a second
-! set of arrays in both forms (C's cdag_schedule_rebind(s, n, moves, copy), which must use
-! only moves(1:n), and without n). Then one-sided accesses (cdag_segment, cdag_get, cdag_put
-! with both offset kinds, cdag_fence: a put read back in the next epoch), compiled with the
-! defaults form cdag_compile(g, s), and an M:N block-cyclic cdag_redistribute between a
-! column of processes and a row of one process fewer (dst omitted outside it), checked
-! element by element. Errors come back through ierror: a non-contiguous section, a peer out
-! of range, a bad rebind on one rank only and n past the moves array (every rank fails), a
-! negative offset, a redistribution array too small; MPI_PROC_NULL gives CDAG_OP_NULL.
+! the test mpi_fortran_check_npN loads with `cdag check`; a missing directory fails on every
+! rank), counted (cdag_graph_info), compiled with C's argument order (cdag_compile(g,
+! options, s)) with detection on and off, run with cdag_run and with cdag_start / cdag_test /
+! cdag_wait, then rebound to a second set of arrays in both forms (C's
+! cdag_schedule_rebind(s, n, moves, copy), which must use only moves(1:n), and without n).
+! Then one-sided accesses (cdag_segment, cdag_get, cdag_put with both offset kinds,
+! cdag_fence: a put read back in the next epoch), compiled with the defaults form
+! cdag_compile(g, s), and an M:N block-cyclic cdag_redistribute between a column of
+! processes and a row of one process fewer (dst omitted outside it), checked element by
+! element. Errors come back through ierror: a non-contiguous section, a peer out of range, a
+! bad rebind on one rank only and n past the moves array (every rank fails), a negative
+! offset or elem_bytes, a redistribution array too small; MPI_PROC_NULL gives CDAG_OP_NULL.
 ! Argument: the file cdag_graph_dump writes (default mpi_fortran.cdag). Exit 0 on success.
 program mpi_fortran
   use, intrinsic :: iso_c_binding
@@ -168,11 +169,20 @@ contains
   subroutine check_dump(g, path)
     type(cdag_graph), intent(in) :: g
     character(len=*), intent(in) :: path
-    integer :: ierr
+    integer :: ierr, u
     integer(8) :: sz
     logical :: there
+    if (rank == 0) then   ! no file of an earlier run may pass for this one's
+       inquire (file=path, exist=there)
+       if (there) then
+          open (newunit=u, file=path)
+          close (u, status='delete')
+       end if
+    end if
     call cdag_graph_dump(g, path, ierr)
     call expect(ierr == CDAG_OK, 'cdag_graph_dump')
+    call cdag_graph_dump(g, '/nonexistent-cdag-dir/x.cdag', ierr)
+    call expect(ierr == CDAG_ERR_IO, 'cdag_graph_dump to a missing directory fails on every rank')
     if (rank == 0) then
        inquire (file=path, exist=there, size=sz)
        call expect(there .and. sz > 0, 'cdag_graph_dump wrote a non-empty file')
