@@ -36,7 +36,7 @@ program caf_cosum
      call reflog(g)
      call cdag_options_init(o)
      o%detect = detect
-     call cdag_compile(g, s, o)
+     call cdag_compile(g, o, s)
      call cdag_graph_free(g)
      if (detect == 1 .and. rank == 0) call cdag_schedule_report(s)
      call MPI_Barrier(MPI_COMM_WORLD)

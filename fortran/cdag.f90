@@ -1,15 +1,19 @@
 ! cdag — fortran/cdag.f90: module cdag, the distributed API for Fortran (mpi_f08 programs).
 !
-! The calls of cdag.h for distributed graphs, as subroutines in the style of mpi_f08:
-! handles are derived types (type(cdag_graph), type(cdag_schedule)), communicators,
-! datatypes and ops are mpi_f08's, and the last argument is an optional `ierror`. Without
-! ierror, an error prints cdag's message (rank, operation) and stops the program, as
-! MPI_ERRORS_ARE_FATAL does. Buffers are whole arrays, scalars or contiguous sections of any
-! type and rank: their size is the message size. The graph records their addresses, so they
-! must stay where they are while a schedule uses them: give them the TARGET (or
-! ASYNCHRONOUS) attribute, as for MPI's nonblocking calls. A non-contiguous section is
-! refused with CDAG_ERR_ARG (a compiler's temporary copy would be recorded instead).
-! Ops are integer(cdag_op_kind); CDAG_OP_NULL for a peer MPI_PROC_NULL.
+! Every call of cdag.h that takes a distributed graph or a schedule, as a subroutine of the
+! same name with C's arguments in C's order, in the style of mpi_f08 (the table C -> Fortran:
+! docs/fortran.md): handles are derived types (type(cdag_graph), type(cdag_schedule)),
+! communicators, datatypes and ops are mpi_f08's, and the last argument is an optional
+! `ierror`. Without ierror, an error prints cdag's message (rank, operation) and stops the
+! program, as MPI_ERRORS_ARE_FATAL does. Buffers are whole arrays, scalars or contiguous
+! sections of any type and rank: their size is the message size, so C's `bytes` (and
+! cdag_schedule_rebind's `n`, optional here) is not an argument. The graph records their
+! addresses, so they must stay where they are while a schedule uses them: give them the
+! TARGET (or ASYNCHRONOUS) attribute, as for MPI's nonblocking calls. A non-contiguous
+! section is refused with CDAG_ERR_ARG (a compiler's temporary copy would be recorded
+! instead). Ops are integer(cdag_op_kind); CDAG_OP_NULL for a peer MPI_PROC_NULL. C's NULL
+! for an output (op, nprocs, nops) is an omitted optional argument; C's NULL options of
+! cdag_compile is the form without them. Global graphs, files and analysis stay C-only.
 module cdag
   use, intrinsic :: iso_c_binding
   use, intrinsic :: iso_fortran_env, only: error_unit
@@ -23,6 +27,7 @@ module cdag
        CDAG_ERR_CYCLE = 4, CDAG_ERR_TRUNCATE = 5, CDAG_ERR_FORMAT = 6, CDAG_ERR_IO = 7, CDAG_ERR_MPI = 8, &
        CDAG_ERR_STATE = 9, CDAG_ERR_UNSUPPORTED = 10, CDAG_ERR_MISMATCH = 11, CDAG_ERR_PLAN = 12, CDAG_ERR_RACE = 13
   integer, parameter, public :: CDAG_KERNEL_AUTO = 0, CDAG_KERNEL_MPI = 1, CDAG_KERNEL_CDAG = 2
+  integer, parameter, public :: CDAG_REDISTRIBUTE_TAG = 32767
 
   type, public :: cdag_graph
      type(c_ptr) :: p = c_null_ptr
@@ -42,6 +47,13 @@ module cdag
      integer(c_int) :: blocks, measure
      real(c_double) :: overhead, gamma
   end type cdag_options
+  ! cdag_layout of cdag.h: a block-cyclic layout of cdag_redistribute (first is a rank, from 0;
+  ! lld 0: the local row count).
+  type, bind(c), public :: cdag_layout
+     integer(c_int64_t) :: m = 0, n = 0, mb = 0, nb = 0
+     integer(c_int) :: pr = 0, pc = 0, first = 0
+     integer(c_int64_t) :: lld = 0
+  end type cdag_layout
   ! One move of cdag_schedule_rebind: from = c_loc(a), to = c_loc(b), bytes = size(a) * storage_size(a) / 8.
   type, bind(c), public :: cdag_rebind
      type(c_ptr) :: from, to
@@ -51,7 +63,25 @@ module cdag
   public :: cdag_graph_create, cdag_send, cdag_recv, cdag_send_type, cdag_recv_type, cdag_reduce_local, &
        cdag_copy_local, cdag_scratch, cdag_depend, cdag_label, cdag_graph_free, cdag_options_init, &
        cdag_compile, cdag_run, cdag_start, cdag_wait, cdag_test, cdag_schedule_report, cdag_schedule_free, &
-       cdag_schedule_rebind, cdag_strerror, cdag_error_message
+       cdag_schedule_rebind, cdag_strerror, cdag_error_message, cdag_version, cdag_version_number, &
+       cdag_redistribute, cdag_segment, cdag_get, cdag_put, cdag_fence, cdag_graph_dump, cdag_graph_info
+
+  ! C's order: cdag_compile(g, options, s); cdag_compile(g, s) is C's NULL options.
+  interface cdag_compile
+     module procedure compile_options, compile_defaults
+  end interface cdag_compile
+  ! C's cdag_schedule_rebind(s, n, moves, copy) uses moves(1:n); without n, all of moves.
+  interface cdag_schedule_rebind
+     module procedure rebind_n, rebind_all
+  end interface cdag_schedule_rebind
+  ! The offset of cdag_get / cdag_put: a default integer or an integer(c_int64_t) (the kind
+  ! of MPI_ADDRESS_KIND and c_size_t on 64-bit systems).
+  interface cdag_get
+     module procedure get_i4, get_i8
+  end interface cdag_get
+  interface cdag_put
+     module procedure put_i4, put_i8
+  end interface cdag_put
 
   interface
      integer(c_int) function c_graph_create(comm, g) bind(c, name='cdag_f_graph_create')
@@ -165,6 +195,55 @@ module cdag
        type(cdag_rebind), dimension(*) :: moves
        type(c_ptr) :: copy
      end function c_schedule_rebind
+     integer(c_int) function c_f_schedule_rebind(s, n, have, moves, copy) bind(c, name='cdag_f_schedule_rebind')
+       import :: c_int, c_ptr, cdag_rebind
+       type(c_ptr), value :: s
+       integer(c_int), value :: n, have
+       type(cdag_rebind), dimension(*) :: moves
+       type(c_ptr) :: copy
+     end function c_f_schedule_rebind
+     integer(c_int) function c_redistribute(g, from, src, to, dst, elem_bytes) bind(c, name='cdag_f_redistribute')
+       import :: c_int, c_ptr, c_int64_t, cdag_layout
+       type(c_ptr), value :: g
+       type(cdag_layout), intent(in) :: from, to
+       type(*), dimension(..), optional :: src, dst
+       integer(c_int64_t), value :: elem_bytes
+     end function c_redistribute
+     integer(c_int) function c_segment(g, base, seg) bind(c, name='cdag_f_segment')
+       import :: c_int, c_ptr
+       type(c_ptr), value :: g
+       type(*), dimension(..) :: base
+       integer(c_int) :: seg
+     end function c_segment
+     integer(c_int) function c_onesided(g, buf, put, target, seg, offset, op) bind(c, name='cdag_f_onesided')
+       import :: c_int, c_ptr, c_int64_t
+       type(c_ptr), value :: g
+       type(*), dimension(..) :: buf
+       integer(c_int), value :: put, target, seg
+       integer(c_int64_t), value :: offset
+       integer(c_int64_t) :: op
+     end function c_onesided
+     integer(c_int) function c_fence(g) bind(c, name='cdag_fence')
+       import :: c_int, c_ptr
+       type(c_ptr), value :: g
+     end function c_fence
+     integer(c_int) function c_graph_dump(g, path) bind(c, name='cdag_graph_dump')
+       import :: c_int, c_ptr, c_char
+       type(c_ptr), value :: g
+       character(kind=c_char), dimension(*) :: path
+     end function c_graph_dump
+     integer(c_int) function c_graph_info(g, nprocs, nops) bind(c, name='cdag_graph_info')
+       import :: c_int, c_ptr, c_int64_t
+       type(c_ptr), value :: g
+       integer(c_int) :: nprocs
+       integer(c_int64_t) :: nops
+     end function c_graph_info
+     type(c_ptr) function c_version() bind(c, name='cdag_version')
+       import :: c_ptr
+     end function c_version
+     integer(c_int) function c_version_number() bind(c, name='cdag_version_number')
+       import :: c_int
+     end function c_version_number
      type(c_ptr) function c_strerror(code) bind(c, name='cdag_strerror')
        import :: c_ptr, c_int
        integer(c_int), value :: code
@@ -208,6 +287,16 @@ contains
     character(len=:), allocatable :: s
     s = from_c(c_error_message())
   end function cdag_error_message
+
+  ! The library's version, "MAJOR.MINOR.PATCH", and as CDAG_VERSION_NUMBER counts it.
+  function cdag_version() result(s)
+    character(len=:), allocatable :: s
+    s = from_c(c_version())
+  end function cdag_version
+
+  integer function cdag_version_number()
+    cdag_version_number = int(c_version_number())
+  end function cdag_version_number
 
   ! ierror if given, else a non-zero code stops the program with cdag's message.
   subroutine finish(rc, ierror)
@@ -338,16 +427,20 @@ contains
     call c_options_init(o, c_sizeof(o))
   end subroutine cdag_options_init
 
-  subroutine cdag_compile(g, s, options, ierror)
+  subroutine compile_options(g, options, s, ierror)
+    type(cdag_graph), intent(in) :: g
+    type(cdag_options), intent(in), target :: options
+    type(cdag_schedule), intent(out) :: s
+    integer, intent(out), optional :: ierror
+    call finish(c_compile(g%p, c_loc(options), s%p), ierror)
+  end subroutine compile_options
+
+  subroutine compile_defaults(g, s, ierror)
     type(cdag_graph), intent(in) :: g
     type(cdag_schedule), intent(out) :: s
-    type(cdag_options), intent(in), optional, target :: options
     integer, intent(out), optional :: ierror
-    type(c_ptr) :: o
-    o = c_null_ptr
-    if (present(options)) o = c_loc(options)
-    call finish(c_compile(g%p, o, s%p), ierror)
-  end subroutine cdag_compile
+    call finish(c_compile(g%p, c_null_ptr, s%p), ierror)
+  end subroutine compile_defaults
 
   subroutine cdag_run(s, ierror)
     type(cdag_schedule), intent(in) :: s
@@ -396,14 +489,131 @@ contains
     call finish(c_schedule_free(s%p), ierror)
   end subroutine cdag_schedule_free
 
-  subroutine cdag_schedule_rebind(s, moves, copy, ierror)
+  subroutine rebind_all(s, moves, copy, ierror)
     type(cdag_schedule), intent(in) :: s
+    type(cdag_rebind), dimension(:), intent(in) :: moves
+    type(cdag_schedule), intent(out) :: copy
+    integer, intent(out), optional :: ierror
+    call rebind_n(s, size(moves), moves, copy, ierror)
+  end subroutine rebind_all
+
+  ! n > size(moves) is CDAG_ERR_ARG on this rank, after the collective call (cdag_f.c).
+  subroutine rebind_n(s, n, moves, copy, ierror)
+    type(cdag_schedule), intent(in) :: s
+    integer, intent(in) :: n
     type(cdag_rebind), dimension(:), intent(in) :: moves
     type(cdag_schedule), intent(out) :: copy
     integer, intent(out), optional :: ierror
     type(cdag_rebind) :: m(max(1, size(moves)))
     m(1:size(moves)) = moves
-    call finish(c_schedule_rebind(s%p, int(size(moves), c_int), m, copy%p), ierror)
-  end subroutine cdag_schedule_rebind
+    call finish(c_f_schedule_rebind(s%p, int(n, c_int), int(size(moves), c_int), m, copy%p), ierror)
+  end subroutine rebind_n
+
+  ! src is read on the processes of `from`'s grid, dst written on those of `to`'s; elsewhere
+  ! they may be omitted (C's NULL). An array smaller than the process's part of the matrix
+  ! is CDAG_ERR_ARG (C cannot check it).
+  subroutine cdag_redistribute(g, from, src, to, dst, elem_bytes, ierror)
+    type(cdag_graph), intent(in) :: g
+    type(cdag_layout), intent(in) :: from, to
+    type(*), dimension(..), intent(in), target, optional :: src, dst
+    integer, intent(in) :: elem_bytes
+    integer, intent(out), optional :: ierror
+    call finish(c_redistribute(g%p, from, src, to, dst, int(elem_bytes, c_int64_t)), ierror)
+  end subroutine cdag_redistribute
+
+  ! seg: the segment's number (its k-th call on every rank gives k, from 0).
+  subroutine cdag_segment(g, base, seg, ierror)
+    type(cdag_graph), intent(in) :: g
+    type(*), dimension(..), intent(in), target :: base
+    integer, intent(out) :: seg
+    integer, intent(out), optional :: ierror
+    integer(c_int) :: k
+    k = -1
+    call finish(c_segment(g%p, base, k), ierror)
+    seg = int(k)
+  end subroutine cdag_segment
+
+  subroutine onesided(g, buf, put, target, seg, offset, op, ierror)
+    type(cdag_graph), intent(in) :: g
+    type(*), dimension(..), intent(in), target :: buf
+    integer, intent(in) :: put, target, seg
+    integer(c_int64_t), intent(in) :: offset
+    integer(cdag_op_kind), intent(out), optional :: op
+    integer, intent(out), optional :: ierror
+    integer(c_int64_t) :: id
+    id = CDAG_OP_NULL
+    call finish(c_onesided(g%p, buf, int(put, c_int), int(target, c_int), int(seg, c_int), offset, id), ierror)
+    call give_op(id, op)
+  end subroutine onesided
+
+  ! dst <- `size(dst)` bytes at byte `offset` of segment seg of rank target.
+  subroutine get_i4(g, dst, target, seg, offset, op, ierror)
+    type(cdag_graph), intent(in) :: g
+    type(*), dimension(..), intent(in), target :: dst
+    integer, intent(in) :: target, seg
+    integer(4), intent(in) :: offset
+    integer(cdag_op_kind), intent(out), optional :: op
+    integer, intent(out), optional :: ierror
+    call onesided(g, dst, 0, target, seg, int(offset, c_int64_t), op, ierror)
+  end subroutine get_i4
+
+  subroutine get_i8(g, dst, target, seg, offset, op, ierror)
+    type(cdag_graph), intent(in) :: g
+    type(*), dimension(..), intent(in), target :: dst
+    integer, intent(in) :: target, seg
+    integer(8), intent(in) :: offset
+    integer(cdag_op_kind), intent(out), optional :: op
+    integer, intent(out), optional :: ierror
+    call onesided(g, dst, 0, target, seg, int(offset, c_int64_t), op, ierror)
+  end subroutine get_i8
+
+  ! src -> byte `offset` of segment seg of rank target.
+  subroutine put_i4(g, src, target, seg, offset, op, ierror)
+    type(cdag_graph), intent(in) :: g
+    type(*), dimension(..), intent(in), target :: src
+    integer, intent(in) :: target, seg
+    integer(4), intent(in) :: offset
+    integer(cdag_op_kind), intent(out), optional :: op
+    integer, intent(out), optional :: ierror
+    call onesided(g, src, 1, target, seg, int(offset, c_int64_t), op, ierror)
+  end subroutine put_i4
+
+  subroutine put_i8(g, src, target, seg, offset, op, ierror)
+    type(cdag_graph), intent(in) :: g
+    type(*), dimension(..), intent(in), target :: src
+    integer, intent(in) :: target, seg
+    integer(8), intent(in) :: offset
+    integer(cdag_op_kind), intent(out), optional :: op
+    integer, intent(out), optional :: ierror
+    call onesided(g, src, 1, target, seg, int(offset, c_int64_t), op, ierror)
+  end subroutine put_i8
+
+  subroutine cdag_fence(g, ierror)
+    type(cdag_graph), intent(in) :: g
+    integer, intent(out), optional :: ierror
+    call finish(c_fence(g%p), ierror)
+  end subroutine cdag_fence
+
+  ! Collective: rank 0 writes the whole graph to path as one global graph file (docs/format.md).
+  subroutine cdag_graph_dump(g, path, ierror)
+    type(cdag_graph), intent(in) :: g
+    character(len=*), intent(in) :: path
+    integer, intent(out), optional :: ierror
+    call finish(c_graph_dump(g%p, trim(path) // c_null_char), ierror)
+  end subroutine cdag_graph_dump
+
+  subroutine cdag_graph_info(g, nprocs, nops, ierror)
+    type(cdag_graph), intent(in) :: g
+    integer, intent(out), optional :: nprocs
+    integer(c_int64_t), intent(out), optional :: nops
+    integer, intent(out), optional :: ierror
+    integer(c_int) :: np
+    integer(c_int64_t) :: no
+    np = 0
+    no = 0
+    call finish(c_graph_info(g%p, np, no), ierror)
+    if (present(nprocs)) nprocs = int(np)
+    if (present(nops)) nops = no
+  end subroutine cdag_graph_info
 
 end module cdag

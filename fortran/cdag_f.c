@@ -10,8 +10,10 @@
 #include <ISO_Fortran_binding.h>
 #include <stdio.h>
 
-#include "exec/mpi/graph_mpi.h"
+#include "base/checked.h"
 #include "base/settings.h"
+#include "exec/mpi/graph_mpi.h"
+#include "workload/redistribute.h"
 
 #define FAPI __attribute__((visibility("default")))
 
@@ -99,6 +101,74 @@ FAPI int cdag_f_scratch(cdag_graph *g, CFI_cdesc_t *buf) {
   size_t n = 0;
   int rc = buffer_of(buf, &p, &n, "cdag_scratch");
   return rc ? rc : cdag_scratch(g, p, n);
+}
+
+FAPI int cdag_f_segment(cdag_graph *g, CFI_cdesc_t *base, int *seg) {
+  void *p = NULL;
+  size_t n = 0;
+  int rc = buffer_of(base, &p, &n, "cdag_segment");
+  return rc ? rc : cdag_segment(g, p, n, seg);
+}
+
+/* cdag_get (put = 0: buf is dst) or cdag_put (put = 1: buf is src) of the whole buffer.
+   The offset arrives signed (Fortran has no unsigned integers): a negative one is refused
+   here rather than wrapped into a huge size_t. */
+FAPI int cdag_f_onesided(cdag_graph *g, CFI_cdesc_t *buf, int put, int target, int seg, int64_t offset, cdag_op *op) {
+  const char *fn = put ? "cdag_put" : "cdag_get";
+  void *p = NULL;
+  size_t n = 0;
+  int rc = buffer_of(buf, &p, &n, fn);
+  if (rc) return rc;
+  if (offset < 0) return cdag__error(CDAG_ERR_ARG, "%s (Fortran): offset %lld is negative", fn, (long long)offset);
+  return put ? cdag_put(g, p, n, target, seg, (size_t)offset, op) : cdag_get(g, p, n, target, seg, (size_t)offset, op);
+}
+
+/* A local array of `bytes` bytes holds this rank's part of layout l, if the rank is in l's
+   grid: ((cols - 1) * lld + rows) elements. Fortran knows its arrays' sizes, so a too small
+   one is refused here instead of being overrun at run time. A layout or element size that
+   cdag_redistribute refuses is left to it (its message names the field). */
+static int array_fits(const cdag_graph *g, const cdag_layout *l, size_t bytes, size_t elem, const char *name) {
+  int i = 0, j = 0;
+  if (!g || g->myrank < 0 || !l || elem == 0 || elem > ((size_t)1 << 20) ||
+      rd_check_layout(l, g->nprocs, "cdag_redistribute", name) || !rd_coords(l, g->myrank, &i, &j))
+    return CDAG_OK;
+  int64_t rows = 0, cols = 0, lld = 0, elems = 0;
+  rd_local_shape(l, i, j, &rows, &cols, &lld);
+  if (rows == 0 || cols == 0) return CDAG_OK;
+  uint64_t need = 0;
+  if (ckd_mul(&elems, cols - 1, lld) || ckd_add(&elems, elems, rows) ||
+      ckd_mul(&need, (uint64_t)elems, (uint64_t)elem) ||
+      need > bytes)
+    return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_redistribute (Fortran): the %s array has %zu bytes; "
+                       "its part of the matrix (%lld x %lld elements of %zu bytes, lld %lld) needs %llu", g->myrank,
+                       name, bytes, (long long)rows, (long long)cols, elem, (long long)lld, (unsigned long long)need);
+  return CDAG_OK;
+}
+
+/* src or dst absent (a NULL descriptor: an absent optional argument) passes NULL, as C allows
+   on processes outside that layout's grid. elem_bytes arrives signed, as Fortran has it. */
+FAPI int cdag_f_redistribute(cdag_graph *g, const cdag_layout *from, CFI_cdesc_t *src, const cdag_layout *to,
+                             CFI_cdesc_t *dst, int64_t elem) {
+  if (elem < 0)
+    return cdag__error(CDAG_ERR_ARG, "cdag_redistribute (Fortran): elem_bytes %lld is negative", (long long)elem);
+  size_t elem_bytes = (size_t)elem;
+  void *ps = NULL, *pd = NULL;
+  size_t ns = 0, nd = 0;
+  int rc = src ? buffer_of(src, &ps, &ns, "cdag_redistribute") : CDAG_OK;
+  if (!rc && dst) rc = buffer_of(dst, &pd, &nd, "cdag_redistribute");
+  if (!rc && src) rc = array_fits(g, from, ns, elem_bytes, "src");
+  if (!rc && dst) rc = array_fits(g, to, nd, elem_bytes, "dst");
+  return rc ? rc : cdag_redistribute(g, from, ps, to, pd, elem_bytes);
+}
+
+/* cdag_schedule_rebind with n given (C's form) over an array of `have` moves: n > have is
+   refused, but only after taking part in the collective call (with n = -1, which every rank
+   then fails on together), so no rank is left waiting. */
+FAPI int cdag_f_schedule_rebind(const cdag_schedule *s, int n, int have, const cdag_rebind *moves,
+                                cdag_schedule **copy) {
+  if (n <= have) return cdag_schedule_rebind(s, n, moves, copy);
+  (void)cdag_schedule_rebind(s, -1, moves, copy);   /* fails on every rank: our message follows */
+  return cdag__error(CDAG_ERR_ARG, "cdag_schedule_rebind (Fortran): n = %d, but moves has %d elements", n, have);
 }
 
 /* Fortran has no FILE *: the report goes to standard output, flushed (Fortran's own unit

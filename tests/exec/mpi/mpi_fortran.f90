@@ -2,11 +2,20 @@
 !
 ! A periodic ring along the columns of a 2-D array (whole columns are contiguous sections),
 ! with a typed message (an MPI vector: one row of the array), a local max over reals, a
-! scratch temporary, labels and a dependency; compiled with detection on and off, run
-! with cdag_run and with cdag_start / cdag_test / cdag_wait, then rebound to a second set
-! of arrays (cdag_schedule_rebind with c_loc). Errors come back through ierror: a
-! non-contiguous section, a peer out of range, a bad rebind on one rank only (every rank
-! fails); MPI_PROC_NULL gives CDAG_OP_NULL. Exit 0 on success.
+! scratch temporary, labels and a dependency; dumped (cdag_graph_dump: a global file that
+! the test mpi_fortran_check_npN loads with `cdag check`; a missing directory fails on every
+! rank), counted (cdag_graph_info), compiled with C's argument order (cdag_compile(g,
+! options, s)) with detection on and off, run with cdag_run and with cdag_start / cdag_test /
+! cdag_wait, then rebound to a second set of arrays in both forms (C's
+! cdag_schedule_rebind(s, n, moves, copy), which must use only moves(1:n), and without n).
+! Then one-sided accesses (cdag_segment, cdag_get, cdag_put with both offset kinds,
+! cdag_fence: a put read back in the next epoch), compiled with the defaults form
+! cdag_compile(g, s), and an M:N block-cyclic cdag_redistribute between a column of
+! processes and a row of one process fewer (dst omitted outside it), checked element by
+! element. Errors come back through ierror: a non-contiguous section, a peer out of range, a
+! bad rebind on one rank only and n past the moves array (every rank fails), a negative
+! offset or elem_bytes, a redistribution array too small; MPI_PROC_NULL gives CDAG_OP_NULL.
+! Argument: the file cdag_graph_dump writes (default mpi_fortran.cdag). Exit 0 on success.
 program mpi_fortran
   use, intrinsic :: iso_c_binding
   use mpi_f08
@@ -20,8 +29,11 @@ program mpi_fortran
   type(cdag_graph) :: g
   type(cdag_schedule) :: s, s2
   type(cdag_options) :: o
-  type(cdag_rebind) :: moves(3)
+  type(cdag_rebind) :: moves(4)
   integer(cdag_op_kind) :: op1, op2
+  integer(c_int64_t) :: nops
+  integer :: form, np_info
+  character(len=256) :: dumpfile
   logical :: done
 
   call MPI_Init()
@@ -30,6 +42,8 @@ program mpi_fortran
   left = modulo(rank - 1, nprocs)
   right = modulo(rank + 1, nprocs)
   failures = 0
+  dumpfile = 'mpi_fortran.cdag'
+  if (command_argument_count() >= 1) call get_command_argument(1, dumpfile)
   allocate(a(n, 0:3), b(n, 0:3), m(n), tmp(n), m2(n), tmp2(n))
   ! a(:, 0): own column; a(:, 1) <- left's column; row 1 of a(:, 2:3) <- right's row 1 of it
   call MPI_Type_vector(2, 1, n, MPI_DOUBLE_PRECISION, row)
@@ -54,7 +68,12 @@ program mpi_fortran
         failures = failures + 1
      end if
      o%detect = detect
-     call cdag_compile(g, s, o)
+     call cdag_graph_info(g, np_info, nops)
+     call expect(np_info == nprocs .and. nops >= 7, 'cdag_graph_info: ranks and operations')
+     call cdag_graph_info(g, nops=nops)
+     call expect(nops >= 7, 'cdag_graph_info with nprocs omitted')
+     if (detect == 0) call check_dump(g, trim(dumpfile))
+     call cdag_compile(g, o, s)
      call cdag_graph_free(g)
 
      do it = 1, 3
@@ -75,13 +94,22 @@ program mpi_fortran
      moves(1) = cdag_rebind(c_loc(a), c_loc(b), bytes_of(size(a), storage_size(a)))
      moves(2) = cdag_rebind(c_loc(m), c_loc(m2), bytes_of(size(m), storage_size(m)))
      moves(3) = cdag_rebind(c_loc(tmp), c_loc(tmp2), bytes_of(size(tmp), storage_size(tmp)))
-     call cdag_schedule_rebind(s, moves, s2)
-     do it = 4, 5
-        call fill(b, m2, it)
-        call fill(a, m, 0)
-        call cdag_run(s2)
-        call check(b, m2, it)
-        call expect(all(a(:, 1) == -1d0), 'the rebound schedule left a alone')
+     ! a move that is refused if read: C's form with n = 3 must stop before it
+     moves(4) = cdag_rebind(c_loc(a), c_null_ptr, bytes_of(size(a), storage_size(a)))
+     do form = 1, 2
+        if (form == 1) then
+           call cdag_schedule_rebind(s, 3, moves, s2)
+        else
+           call cdag_schedule_rebind(s, moves(1:3), s2)
+        end if
+        do it = 4, 5
+           call fill(b, m2, it)
+           call fill(a, m, 0)
+           call cdag_run(s2)
+           call check(b, m2, it)
+           call expect(all(a(:, 1) == -1d0), 'the rebound schedule left a alone')
+        end do
+        if (form == 1) call cdag_schedule_free(s2)
      end do
      call cdag_schedule_free(s2)
      ! column 0 and one element of column 1: the receive into column 1 is only partly moved
@@ -92,6 +120,14 @@ program mpi_fortran
         call cdag_schedule_rebind(s, moves(2:3), s2, ierr)
      end if
      call expect(ierr == CDAG_ERR_ARG, 'a partial move is refused on every rank')
+     moves(1) = cdag_rebind(c_loc(a), c_loc(b), bytes_of(size(a), storage_size(a)))
+     if (rank == 0) then
+        call cdag_schedule_rebind(s, 5, moves, s2, ierr)
+        call expect(index(cdag_error_message(), 'n = 5') > 0, 'the message names n')
+     else
+        call cdag_schedule_rebind(s, 3, moves, s2, ierr)
+     end if
+     call expect(ierr == CDAG_ERR_ARG, 'n past the moves array is refused on every rank')
      call cdag_schedule_free(s)
   end do
 
@@ -107,6 +143,11 @@ program mpi_fortran
   call expect(ierr == CDAG_ERR_ARG, 'reduce_local of different sizes is refused')
   call cdag_graph_free(g)
   call expect(len(cdag_strerror(CDAG_ERR_ARG)) > 0, 'strerror')
+  call expect(index(cdag_version(), '.') > 0 .and. cdag_version_number() > 0, 'cdag_version')
+  call expect(cdag_version() == version_text(cdag_version_number()), 'cdag_version matches cdag_version_number')
+
+  call test_onesided()
+  call test_redistribute()
 
   call check_options_layout()
 
@@ -123,6 +164,168 @@ program mpi_fortran
   if (failures /= 0) error stop 1
 
 contains
+
+  ! Dumps g (collective) and checks that rank 0 wrote a non-empty file.
+  subroutine check_dump(g, path)
+    type(cdag_graph), intent(in) :: g
+    character(len=*), intent(in) :: path
+    integer :: ierr, u
+    integer(8) :: sz
+    logical :: there
+    if (rank == 0) then   ! no file of an earlier run may pass for this one's
+       inquire (file=path, exist=there)
+       if (there) then
+          open (newunit=u, file=path)
+          close (u, status='delete')
+       end if
+    end if
+    call cdag_graph_dump(g, path, ierr)
+    call expect(ierr == CDAG_OK, 'cdag_graph_dump')
+    call cdag_graph_dump(g, '/nonexistent-cdag-dir/x.cdag', ierr)
+    call expect(ierr == CDAG_ERR_IO, 'cdag_graph_dump to a missing directory fails on every rank')
+    if (rank == 0) then
+       inquire (file=path, exist=there, size=sz)
+       call expect(there .and. sz > 0, 'cdag_graph_dump wrote a non-empty file')
+    end if
+  end subroutine check_dump
+
+  ! "MAJOR.MINOR.PATCH" of a CDAG_VERSION_NUMBER.
+  function version_text(v) result(t)
+    integer, intent(in) :: v
+    character(len=:), allocatable :: t
+    character(len=32) :: buf
+    write (buf, '(i0,".",i0,".",i0)') v / 10000, modulo(v / 100, 100), modulo(v, 100)
+    t = trim(buf)
+  end function version_text
+
+  ! Epoch 1: get the right rank's win(1:4) (default-integer offset 0) and put own(1:2) into
+  ! its box(3:4) (an integer(8) offset); epoch 2: get that box(3:4) back. Segments 0 and 1.
+  subroutine test_onesided()
+    real(8), allocatable, target :: win(:), box(:), got(:), own(:), back(:)
+    type(cdag_graph) :: g
+    type(cdag_schedule) :: s
+    integer :: seg0, seg1, it, ierr, i
+    integer(cdag_op_kind) :: opg, opp
+    allocate(win(8), box(6), got(4), own(2), back(2))
+    call cdag_graph_create(MPI_COMM_WORLD, g)
+    call cdag_segment(g, win, seg0)
+    call cdag_segment(g, box, seg1)
+    call expect(seg0 == 0 .and. seg1 == 1, 'cdag_segment numbers segments from 0')
+    call cdag_get(g, got, right, seg0, 0, opg)
+    call cdag_put(g, own, right, seg1, 2_8 * 8_8, opp)
+    call expect(opg >= 0 .and. opp >= 0 .and. opg /= opp, 'cdag_get and cdag_put give their ops')
+    call cdag_fence(g)
+    call cdag_get(g, back, right, seg1, 16)
+    call cdag_fence(g)
+    call cdag_compile(g, s)
+    call cdag_graph_free(g)
+    do it = 1, 2
+       win = [(val(rank, i, 7, it), i = 1, 8)]
+       box = -1d0
+       own = [val(rank, 1, 8, it), val(rank, 2, 8, it)]
+       got = 0d0
+       back = 0d0
+       call cdag_run(s)
+       call expect(all(got == [(val(right, i, 7, it), i = 1, 4)]), 'cdag_get read the right rank''s segment')
+       call expect(all(box(3:4) == [val(left, 1, 8, it), val(left, 2, 8, it)]), 'cdag_put wrote into the segment')
+       call expect(all(box(1:2) == -1d0) .and. all(box(5:6) == -1d0), 'cdag_put wrote nothing else')
+       call expect(all(back == own), 'the put read back after cdag_fence')
+    end do
+    call cdag_schedule_free(s)
+
+    call cdag_graph_create(MPI_COMM_WORLD, g)
+    call cdag_segment(g, win, seg0)
+    call cdag_get(g, got, right, seg0, -8, ierror=ierr)
+    call expect(ierr == CDAG_ERR_ARG .and. index(cdag_error_message(), 'negative') > 0, 'a negative offset is refused')
+    call cdag_put(g, win(1:8:2), right, seg0, 0_8, ierror=ierr)
+    call expect(ierr == CDAG_ERR_ARG, 'cdag_put of a non-contiguous section is refused')
+    call cdag_graph_free(g)
+  end subroutine test_onesided
+
+  ! Local rows (or columns) of grid coordinate p: ScaLAPACK's NUMROC.
+  integer function numroc(n, nb, p, np)
+    integer, intent(in) :: n, nb, p, np
+    integer :: blocks, extra
+    blocks = n / nb
+    numroc = (blocks / np) * nb
+    extra = modulo(blocks, np)
+    if (p < extra) then
+       numroc = numroc + nb
+    else if (p == extra) then
+       numroc = numroc + modulo(n, nb)
+    end if
+  end function numroc
+
+  ! The global index (from 1) of local index l (from 1) at grid coordinate p.
+  integer function global_of(l, nb, p, np)
+    integer, intent(in) :: l, nb, p, np
+    global_of = ((l - 1) / nb) * np * nb + p * nb + modulo(l - 1, nb) + 1
+  end function global_of
+
+  real(8) function entry(i, j, it)
+    integer, intent(in) :: i, j, it
+    entry = 100000d0 * it + 100d0 * i + j
+  end function entry
+
+  ! An mm x nn matrix of real(8) from a column of nprocs processes (2 x 2 blocks) to a row of
+  ! max(1, nprocs - 1) processes ending at the last rank (3 x 1 blocks, lld = rows + 1):
+  ! the grids differ in shape, blocks and membership (M:N); rank 0 omits dst when outside.
+  subroutine test_redistribute()
+    type(cdag_layout) :: lf, lt
+    real(8), allocatable, target :: src(:, :), dst(:, :), small(:)
+    type(cdag_graph) :: g
+    type(cdag_schedule) :: s
+    integer :: mm, nn, pt, fr, fc, tr, tc, tj, i, j, it, ierr
+    logical :: in_to
+    mm = 3 * nprocs + 1
+    nn = 5
+    pt = max(1, nprocs - 1)
+    lf = cdag_layout(m=mm, n=nn, mb=2, nb=2, pr=nprocs, pc=1, first=0, lld=0)
+    fr = numroc(mm, 2, rank, nprocs)
+    fc = numroc(nn, 2, 0, 1)
+    in_to = rank >= nprocs - pt
+    tj = rank - (nprocs - pt)
+    tr = numroc(mm, 3, 0, 1)
+    tc = 0
+    if (in_to) tc = numroc(nn, 1, tj, pt)
+    lt = cdag_layout(m=mm, n=nn, mb=3, nb=1, pr=1, pc=pt, first=nprocs - pt, lld=tr + 1)
+    allocate(src(fr, fc), dst(tr + 1, max(tc, 1)), small(1))
+    call cdag_graph_create(MPI_COMM_WORLD, g)
+    if (in_to) then
+       call cdag_redistribute(g, lf, src, lt, dst, 8)
+    else
+       call cdag_redistribute(g, lf, src, lt, elem_bytes=8)
+    end if
+    call cdag_compile(g, s)
+    call cdag_graph_free(g)
+    do it = 1, 2
+       do j = 1, fc
+          do i = 1, fr
+             src(i, j) = entry(global_of(i, 2, rank, nprocs), global_of(j, 2, 0, 1), it)
+          end do
+       end do
+       dst = -1d0
+       call cdag_run(s)
+       do j = 1, tc
+          do i = 1, tr
+             call expect(dst(i, j) == entry(global_of(i, 3, 0, 1), global_of(j, 1, tj, pt), it), &
+                  'cdag_redistribute moved every element')
+          end do
+          call expect(dst(tr + 1, j) == -1d0, 'cdag_redistribute left the padding row alone')
+       end do
+    end do
+    call cdag_schedule_free(s)
+
+    call cdag_graph_create(MPI_COMM_WORLD, g)
+    call cdag_redistribute(g, lf, small, lf, src, 8, ierr)
+    call expect(ierr == CDAG_ERR_ARG .and. index(cdag_error_message(), 'src array') > 0, &
+         'a redistribution array too small is refused')
+    call cdag_redistribute(g, lf, src, lf, dst, 0, ierr)
+    call expect(ierr == CDAG_ERR_ARG, 'elem_bytes 0 is refused')
+    call cdag_redistribute(g, lf, src, lf, dst, -8, ierr)
+    call expect(ierr == CDAG_ERR_ARG .and. index(cdag_error_message(), 'negative') > 0, 'a negative elem_bytes is refused')
+    call cdag_graph_free(g)
+  end subroutine test_redistribute
 
   ! type(cdag_options) as this compiler lays it out, field by field, against C's cdag_options
   ! (fortran/cdag_f.c: cdag_f_options_layout holds it to the options table).
