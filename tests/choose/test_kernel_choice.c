@@ -47,7 +47,7 @@ static cdag_plan *one_coll(det_kind k, int n, uint64_t b, int type, int op) {
 }
 
 static void plan_free(cdag_plan *p) {
-  free(p->colls); free(p->ranks); free(p->iovs); free(p->pieces); free(p->chosen); free(p);
+  free(p->colls); free(p->ranks); free(p->iovs); free(p->pieces); kern_choices_free(p); free(p);
 }
 
 static pipeline_tune tuning(const cdag_options *o, int rc_expected) {
