@@ -238,6 +238,10 @@ static int parse_line(merger *m, mrank *r, int rank, int64_t line, char *l) {
     return add_count(&m->unsup, &m->nunsup, &m->unsupcap, name, a) ? CDAG_NOMEM("counts") : 0;
   if (!strncmp(l, "out_of_memory ", 14) && count_line(l + 14, name, &a, NULL))
     return add_count(&m->oom, &m->noom, &m->oomcap, name, a) ? CDAG_NOMEM("counts") : 0;
+  static const char *const counts[] = {"call ", "unsupported_why ", "unsupported ", "out_of_memory "};
+  for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
+    if (!strncmp(l, counts[i], strlen(counts[i])))
+      return bad_line(m, rank, line, "%.60s: not a name and a count (digits, no sign)", l), 0;
   if (!strncmp(l, "comm ", 5)) return parse_comm(m, r, rank, line, l + 5);
   if (!strcmp(l, "finalized")) { r->finalized = 1; return 0; }
   char *p = l;
