@@ -257,6 +257,7 @@ static int parse_line(merger *m, mrank *r, int rank, int64_t line, char *l) {
     return 0;
   }
   if (!strncmp(l, "phase ", 6) && (p = l + 6, unum(&p, INT32_MAX, &a) && !*p)) {
+    if (r->declared && a == (uint64_t)r->declared - 1 && a == (uint64_t)r->discard_phase) return 0;   /* restarted after `discard` */
     if (a != (uint64_t)r->declared) return bad_line(m, rank, line, "phase %llu after %d phases", (unsigned long long)a, r->declared), 0;
     r->declared++;
     return 0;
