@@ -480,17 +480,18 @@ static uint64_t record_send(const void *buf, int count, MPI_Datatype t, int dest
   return seq;
 }
 
-/* Writes a completed receive of `seq` (phase `phase`); `done` is where the rank saw it. */
-static void record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datatype t, MPI_Comm comm,
+/* Writes a completed receive of `seq` (phase `phase`); `done` is where the rank saw it.
+   1 if it wrote it: a wait names only operations the part holds (the merger refuses others). */
+static int record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datatype t, MPI_Comm comm,
                         const MPI_Status *st, uint64_t done, int blocking, int call) {
-  if (st->MPI_SOURCE == MPI_PROC_NULL) return;
+  if (st->MPI_SOURCE == MPI_PROC_NULL) return 0;
   int cancelled = 0;
   MPI_Count bytes = 0;
   PMPI_Test_cancelled(st, &cancelled);
-  if (cancelled) return;
+  if (cancelled) return 0;
   R->oom_now = 0;
   rcomm *x = usable(comm, call);
-  if (!x) return;
+  if (!x) return 0;
   PMPI_Get_count_c(st, MPI_BYTE, &bytes);
   if (bytes < 0) bytes = 0;
   ranges *r = &R->rs;
@@ -499,7 +500,7 @@ static void record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datat
   if (layout(buf, count, t, (uint64_t)bytes, r) ||
       (r->n > 1 && !(now && (unpack = rec_shadow_reserve(R->sh, done, (uint32_t)r->n))))) {
     not_recorded(call);
-    return;
+    return 0;
   }
   uint64_t addr = r->n ? r->a[0] : (uint64_t)(uintptr_t)buf;
   if (r->n > 1) addr = pack_area((uint64_t)bytes);
@@ -513,6 +514,7 @@ static void record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datat
   out_op(phase, seq, &l);
   if (r->n > 1) pack_copies(r, addr, unpack, 0);
   for (int64_t i = 0; now && i < r->n; i++) rec_shadow_recv(R->sh, r->a[i], r->l[i], done, r->n == 1 ? type_name(t) : NULL);
+  return 1;
 }
 
 /* ---- requests ---- */
@@ -646,14 +648,15 @@ static void completed(const MPI_Request *rq, const int *which, int n, const MPI_
     if (i < 0 || !R->p[i].active) continue;
     pend *p = &R->p[i];
     if (!done) done = next_seq();   /* a position, even between phases: receives are written late */
+    int written = 1;
     if (p->kind == P_RECV)
-      record_recv(p->phase, p->seq, (void *)p->buf, p->count, p->type, p->comm, &st[k], done, 0, call);
+      written = record_recv(p->phase, p->seq, (void *)p->buf, p->count, p->type, p->comm, &st[k], done, 0, call);
     else {
       int cancelled = 0;
       PMPI_Test_cancelled(&st[k], &cancelled);
       if (cancelled) out("%d drop %llu\n", p->phase, (unsigned long long)p->seq);
     }
-    if (waits && p->phase == R->phase && R->active) R->wait[nwait++] = p->seq;
+    if (waits && written && p->phase == R->phase && R->active) R->wait[nwait++] = p->seq;
     p->active = 0;
     if (!p->persistent) pend_drop(rq[which ? which[k] : k]);
   }
@@ -888,8 +891,7 @@ static void sendrecv_done(uint64_t sseq, uint64_t rseq, void *rbuf, int rcount, 
                           const MPI_Status *s, int call) {
   if (!recording()) return;
   uint64_t done = next_seq();
-  int got = s->MPI_SOURCE != MPI_PROC_NULL;
-  record_recv(R->phase, rseq, rbuf, rcount, rt, comm, s, done, 0, call);
+  int got = record_recv(R->phase, rseq, rbuf, rcount, rt, comm, s, done, 0, call);
   if (sseq || got) {
     out("%d %llu wait", R->phase, (unsigned long long)done);
     if (sseq) out(" %llu", (unsigned long long)sseq);
