@@ -358,12 +358,12 @@ static int load_rank(merger *m, int rank) {
   char path[4096];
   snprintf(path, sizeof path, "%s/rank-%d.part", m->dir, rank);
   mrank *r = &m->r[rank];
-  r->discard_phase = -1;
   if (!(r->file = read_all(path))) {   /* it died before MPI_Init returned, or could not write */
     if (errno == ENOMEM) return cdag__error(CDAG_ERR_NOMEM, "%s: out of memory reading it", path);
     return CDAG_OK;
   }
   r->present = 1;
+  r->discard_phase = -1;   /* written for parts present only: a missing one costs no page */
   int rc = 0;
   int64_t line = 0, bad0 = m->nbad;
   char *first[2] = {NULL, NULL};

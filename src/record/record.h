@@ -64,7 +64,7 @@
 #define REC_PACK_BASE 0x7ffd000000000000ull
 /* The most processes the merger accepts (docs/recording.md): it allocates per process
    before it reads the parts. */
-#define REC_MAX_PROCS (1 << 20)
+#define REC_MAX_PROCS (1 << 16)
 
 /* ---- shadow.c ---- */
 

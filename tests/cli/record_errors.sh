@@ -63,7 +63,7 @@ cases <<'T'
 1 cdag record --merge members
   err members/rank-1.part:4: communicator 5: member 1 of 2 is missing or not a rank of the 2 processes
 1 cdag record --merge nprocs
-  err nprocs/rank-0.part:2: nprocs 10000000: more processes than cdag record merges (1048576)
+  err nprocs/rank-0.part:2: nprocs 10000000: more processes than cdag record merges (65536)
 1 cdag record --merge version
   err version/rank-1.part:1: part file format version 7, this merger reads version 1
 1 cdag record --merge header
