@@ -9,7 +9,8 @@
  * command). The library is found beside this program, in ../lib, in the install's library
  * directory, or at $CDAG_RECORD_LIB.
  * Exit status: the command's own when it failed (the recording is still merged), 1 when
- * nothing usable was recorded or a phase does not load, 2 usage, else 0. */
+ * nothing usable was recorded, a part file cannot be trusted (a malformed line: no phase is
+ * written) or a phase does not load, 2 usage, else 0. */
 #define _DEFAULT_SOURCE   /* realpath */
 #include <dirent.h>
 #include <errno.h>

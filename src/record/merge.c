@@ -20,6 +20,7 @@
  * did not reach MPI_Finalize: what it holds is merged and the index says the run is
  * incomplete. Cost: O(n log n) for n recorded operations. */
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,22 +39,29 @@ typedef struct {
   uint32_t label;          /* its label's number, when a wait names it */
   int peer, tag, comm;     /* send/recv: world peer, tag, local comm id; collectives: comm id */
   uint64_t seq;
+  int64_t line;            /* in its part file */
   char *text;              /* the operation as written, after its position */
 } mop;
 
 typedef struct { int id, n; int *members; int global; } mcomm;
 typedef struct { int phase; char *text; } mline;
 typedef struct { char name[160]; uint64_t n; } mcount;
+typedef struct { uint64_t seq; int64_t line; } mdrop;
+
+/* Malformed lines: the first MERGE_BAD_KEPT go to index.json, MERGE_BAD_LOGGED to the log. */
+enum { MERGE_BAD_KEPT = 8, MERGE_BAD_LOGGED = 20 };
 
 typedef struct {
   char *file;              /* the part file's text, lines NUL-terminated in place */
   mop *ops; int64_t nops, cap;
   mcomm *comms; int ncomms, commcap;
   mline *scratch; int64_t nscratch, scratchcap;
+  mdrop *drops; int64_t ndrops, dropcap;   /* `drop` lines, applied once every operation is read */
   int discard_phase; uint64_t discard_seq;
   int finalized, maxphase;
   int declared;            /* phases the file started (`phase K` lines): 0..declared-1 */
-  int64_t malformed;       /* lines that are none of the above */
+  int present;             /* the part file exists */
+  int has_fixes;           /* a `fixes` line (written at MPI_Finalize) */
   uint64_t fixes[3];
 } mrank;
 
@@ -72,6 +80,8 @@ typedef struct {
   char (*waitlab)[IR_COMPACT_LABEL];  /* the labels of the wait line being written */
   const char **waitptr;
   int64_t waitcap;
+  int64_t nbad;                    /* malformed lines, all parts */
+  char bad[MERGE_BAD_KEPT][240];   /* the first of them, FILE:LINE: reason */
 } merger;
 
 static char *read_all(const char *path) {
@@ -116,99 +126,261 @@ static int field(const char *text, const char *name, long long *v) {
   return 0;
 }
 
-static int parse_op(mrank *r, int phase, uint64_t seq, char *text) {
-  if (base_grow((void **)&r->ops, r->nops, &r->cap, 1, sizeof *r->ops, "merger")) return CDAG_NOMEM("recorded operations");
-  mop *o = &r->ops[r->nops++];
-  memset(o, 0, sizeof *o);
-  o->phase = phase;
-  o->seq = seq;
-  o->text = text;
+/* ---- reading part files: every field checked against its bounds before it is used ---- */
+
+/* A malformed line: reported as FILE:LINE: reason (the first few in the log and the index,
+   all counted); the merge then fails, since the part cannot be trusted. */
+static void bad_line(merger *m, int rank, int64_t line, const char *fmt, ...) {
+  char why[200];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, sizeof why, fmt, ap);
+  va_end(ap);
+  if (m->nbad < MERGE_BAD_KEPT)
+    snprintf(m->bad[m->nbad], sizeof m->bad[0], "rank-%d.part:%lld: %s", rank, (long long)line, why);
+  if (m->log && m->nbad < MERGE_BAD_LOGGED)
+    fprintf(m->log, "cdag record: %s/rank-%d.part:%lld: %s\n", m->dir, rank, (long long)line, why);
+  m->nbad++;
+}
+
+/* An unsigned decimal (digits only: no sign, no blank) at *p, at most max; advances *p past
+   it and one blank. 0 if there is none or it is out of range. */
+static int unum(char **p, uint64_t max, uint64_t *v) {
+  char *s = *p, *e;
+  if (*s < '0' || *s > '9') return 0;
+  errno = 0;
+  unsigned long long x = strtoull(s, &e, 10);
+  if (errno || x > max || (*e && *e != ' ')) return 0;
+  *v = x;
+  *p = *e ? e + 1 : e;
+  return 1;
+}
+
+/* A count written as NAME N [TEXT]: NAME one word of at most 63 characters, N unsigned. */
+static int count_line(char *l, char name[64], uint64_t *n, char **rest) {
+  char *sp = strchr(l, ' ');
+  if (!sp || sp == l || sp - l > 63) return 0;
+  memcpy(name, l, (size_t)(sp - l));
+  name[sp - l] = 0;
+  char *p = sp + 1;
+  if (!unum(&p, UINT64_MAX, n)) return 0;
+  if (rest) *rest = p;
+  return rest ? *p != 0 : *p == 0;
+}
+
+static int parse_op(merger *m, mrank *r, int rank, int64_t line, int phase, uint64_t seq, char *text) {
   long long v = 0;
   int send = !strncmp(text, "send ", 5), recv = !strncmp(text, "recv ", 5);
-  o->kind = send ? K_SEND : recv ? K_RECV : !strncmp(text, "wait ", 5) ? K_WAIT : K_OTHER;
+  int kind = send ? K_SEND : recv ? K_RECV : !strncmp(text, "wait ", 5) ? K_WAIT : K_OTHER;
+  int peer = -1, tag = 0, comm = 0;
   if (send || recv) {
-    o->peer = field(text, send ? "to" : "from", &v) ? (int)v : -1;
-    o->tag = field(text, "tag", &v) ? (int)v : 0;
+    char *e;
+    long long bytes = strtoll(text + 5, &e, 10);
+    if (e == text + 5 || bytes < 0) return bad_line(m, rank, line, "%s of %s bytes", send ? "a send" : "a receive", text + 5), 0;
+    if (!field(text, send ? "to" : "from", &v) || v < 0 || v >= m->nprocs)
+      return bad_line(m, rank, line, "%s: the peer is not a rank of the %d processes", text, m->nprocs), 0;
+    peer = (int)v;
+    if (field(text, "tag", &v) && (v < 0 || v > INT32_MAX)) return bad_line(m, rank, line, "%s: tag %lld", text, v), 0;
+    tag = field(text, "tag", &v) ? (int)v : 0;
   }
-  o->comm = field(text, "comm", &v) ? (int)v : 0;
+  if (field(text, "comm", &v)) {
+    if (v < 0 || v > INT32_MAX) return bad_line(m, rank, line, "%s: communicator %lld", text, v), 0;
+    comm = (int)v;
+  }
+  if (base_grow((void **)&r->ops, r->nops, &r->cap, 1, sizeof *r->ops, "merger")) return CDAG_NOMEM("recorded operations");
+  mop *o = &r->ops[r->nops++];
+  *o = (mop){.phase = phase, .kind = (uint8_t)kind, .peer = peer, .tag = tag, .comm = comm, .seq = seq, .line = line,
+             .text = text};
   if (phase > r->maxphase) r->maxphase = phase;
   return CDAG_OK;
 }
 
-static int parse_comm(mrank *r, char *p) {
-  int id = (int)strtol(p, &p, 10), n = (int)strtol(p, &p, 10);
+/* comm ID N r0 .. rN-1: N members, each a rank of the run, the size at most the run's. */
+static int parse_comm(merger *m, mrank *r, int rank, int64_t line, char *p) {
+  uint64_t id, n, w;
+  const char *text = p;
+  if (!unum(&p, INT32_MAX, &id) || id == 0 || !unum(&p, INT32_MAX, &n) || n == 0 || n > (uint64_t)m->nprocs)
+    return bad_line(m, rank, line, "comm %.40s: the id must be a positive number and the size 1 to %d (the run's processes)",
+                    text, m->nprocs), 0;
   int64_t cap = r->commcap;
-  if (n <= 0 || base_grow((void **)&r->comms, r->ncomms, &cap, 1, sizeof *r->comms, "merger")) return CDAG_NOMEM("communicators");
+  if (base_grow((void **)&r->comms, r->ncomms, &cap, 1, sizeof *r->comms, "merger")) return CDAG_NOMEM("communicators");
   r->commcap = (int)cap;
-  mcomm *c = &r->comms[r->ncomms++];
-  c->id = id;
-  c->n = n;
-  c->global = -1;
-  if (!(c->members = malloc((size_t)n * sizeof *c->members))) return CDAG_NOMEM("communicators");
-  for (int i = 0; i < n; i++) c->members[i] = (int)strtol(p, &p, 10);
+  int *members = malloc((size_t)n * sizeof *members);
+  if (!members) return CDAG_NOMEM("communicators");
+  for (uint64_t i = 0; i < n; i++) {
+    if (!unum(&p, (uint64_t)m->nprocs - 1, &w)) {
+      free(members);
+      return bad_line(m, rank, line, "communicator %llu: member %llu of %llu is missing or not a rank of the %d processes",
+                      (unsigned long long)id, (unsigned long long)i, (unsigned long long)n, m->nprocs), 0;
+    }
+    members[i] = (int)w;
+  }
+  if (*p) {
+    free(members);
+    return bad_line(m, rank, line, "communicator %llu: more than its %llu members", (unsigned long long)id,
+                    (unsigned long long)n), 0;
+  }
+  r->comms[r->ncomms++] = (mcomm){(int)id, (int)n, members, -1};
   return CDAG_OK;
 }
 
-static int parse_line(merger *m, mrank *r, char *l) {
-  char name[64];
-  unsigned long long a, b, c;
-  int k;
-  if (sscanf(l, "call %63s %llu", name, &a) == 2) return add_count(&m->calls, &m->ncalls, &m->callcap, name, a) ? CDAG_NOMEM("counts") : 0;
-  int at = 0;
-  if (sscanf(l, "unsupported_why %63s %llu %n", name, &a, &at) == 2 && at > 0) {
+static int parse_line(merger *m, mrank *r, int rank, int64_t line, char *l) {
+  char name[64], *rest;
+  uint64_t a, b, c;
+  if (!strncmp(l, "call ", 5) && count_line(l + 5, name, &a, NULL))
+    return add_count(&m->calls, &m->ncalls, &m->callcap, name, a) ? CDAG_NOMEM("counts") : 0;
+  if (!strncmp(l, "unsupported_why ", 16) && count_line(l + 16, name, &a, &rest)) {
     char key[160];
-    snprintf(key, sizeof key, "%s: %s", name, l + at);
+    snprintf(key, sizeof key, "%s: %s", name, rest);
     return add_count(&m->why, &m->nwhy, &m->whycap, key, a) ? CDAG_NOMEM("counts") : 0;
   }
-  if (sscanf(l, "unsupported %63s %llu", name, &a) == 2)
+  if (!strncmp(l, "unsupported ", 12) && count_line(l + 12, name, &a, NULL))
     return add_count(&m->unsup, &m->nunsup, &m->unsupcap, name, a) ? CDAG_NOMEM("counts") : 0;
-  if (sscanf(l, "out_of_memory %63s %llu", name, &a) == 2)
+  if (!strncmp(l, "out_of_memory ", 14) && count_line(l + 14, name, &a, NULL))
     return add_count(&m->oom, &m->noom, &m->oomcap, name, a) ? CDAG_NOMEM("counts") : 0;
-  if (!strncmp(l, "comm ", 5)) return parse_comm(r, l + 5);
+  static const char *const counts[] = {"call ", "unsupported_why ", "unsupported ", "out_of_memory "};
+  for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
+    if (!strncmp(l, counts[i], strlen(counts[i])))
+      return bad_line(m, rank, line, "%.60s: not a name and a count (digits, no sign)", l), 0;
+  if (!strncmp(l, "comm ", 5)) return parse_comm(m, r, rank, line, l + 5);
   if (!strcmp(l, "finalized")) { r->finalized = 1; return 0; }
-  if (sscanf(l, "fixes %llu %llu %llu", &a, &b, &c) == 3) { r->fixes[0] = a; r->fixes[1] = b; r->fixes[2] = c; return 0; }
-  if (sscanf(l, "discard %d %llu", &k, &a) == 2) { r->discard_phase = k; r->discard_seq = a; return 0; }
-  if (sscanf(l, "%d drop %llu", &k, &a) == 2) {
-    for (int64_t i = r->nops - 1; i >= 0; i--)
-      if (r->ops[i].seq == a) { r->ops[i].dropped = 1; break; }
+  char *p = l;
+  if (!strncmp(l, "fixes ", 6) && (p = l + 6, unum(&p, UINT64_MAX, &a) && unum(&p, UINT64_MAX, &b) &&
+                                   unum(&p, UINT64_MAX, &c) && !*p)) {
+    r->fixes[0] = a; r->fixes[1] = b; r->fixes[2] = c;
+    r->has_fixes = 1;
     return 0;
   }
-  int off = 0;
-  if (sscanf(l, "%d scratch %llx %llu", &k, &a, &b) == 3) {
-    if (base_grow((void **)&r->scratch, r->nscratch, &r->scratchcap, 1, sizeof *r->scratch, "merger")) return CDAG_NOMEM("scratch");
-    r->scratch[r->nscratch++] = (mline){k, strstr(l, "scratch") + 8};
+  if (!strncmp(l, "discard ", 8) && (p = l + 8, unum(&p, INT32_MAX, &a) && unum(&p, UINT64_MAX, &b) && !*p)) {
+    r->discard_phase = (int)a;
+    r->discard_seq = b;
     return 0;
   }
-  if (sscanf(l, "phase %d", &k) == 1) {
-    if (k == r->declared) r->declared++;
+  if (!strncmp(l, "phase ", 6) && (p = l + 6, unum(&p, INT32_MAX, &a) && !*p)) {
+    if (r->declared && a == (uint64_t)r->declared - 1 && a == (uint64_t)r->discard_phase) return 0;   /* restarted after `discard` */
+    if (a != (uint64_t)r->declared) return bad_line(m, rank, line, "phase %llu after %d phases", (unsigned long long)a, r->declared), 0;
+    r->declared++;
     return 0;
   }
-  if (sscanf(l, "%d %llu %n", &k, &a, &off) == 2 && off > 0 && l[off] && k >= 0 && k < r->declared)
-    return parse_op(r, k, a, l + off);
-  if (strncmp(l, "end ", 4) && strncmp(l, "cdag-record-part", 16) && strncmp(l, "rank ", 5)) r->malformed++;
+  if (!strncmp(l, "end ", 4) && (p = l + 4, unum(&p, INT32_MAX, &a) && !*p)) return 0;
+  p = l;
+  if (unum(&p, INT32_MAX, &a) && *p) {
+    if (a >= (uint64_t)r->declared) return bad_line(m, rank, line, "an operation of phase %llu, which the part never started", (unsigned long long)a), 0;
+    if (!strncmp(p, "drop ", 5) && (p += 5, unum(&p, UINT64_MAX, &b) && !*p)) {
+      int64_t cap = r->dropcap;
+      if (base_grow((void **)&r->drops, r->ndrops, &cap, 1, sizeof *r->drops, "merger")) return CDAG_NOMEM("recorded operations");
+      r->dropcap = cap;
+      r->drops[r->ndrops++] = (mdrop){b, line};
+      return 0;
+    }
+    if (!strncmp(p, "scratch ", 8)) {
+      char *q = p + 8, *e;
+      errno = 0;
+      strtoull(q, &e, 16);
+      if (e == q || *e != ' ' || errno || (q = e + 1, !unum(&q, UINT64_MAX, &b)) || *q)
+        return bad_line(m, rank, line, "scratch %s: not an address and a size", p + 8), 0;
+      if (base_grow((void **)&r->scratch, r->nscratch, &r->scratchcap, 1, sizeof *r->scratch, "merger")) return CDAG_NOMEM("scratch");
+      r->scratch[r->nscratch++] = (mline){(int)a, p + 8};
+      return 0;
+    }
+    if (unum(&p, UINT64_MAX, &b) && *p) return parse_op(m, r, rank, line, (int)a, b, p);
+  }
+  bad_line(m, rank, line, "not a line of a part file: \"%.60s\"", l);
   return 0;
+}
+
+/* The header: `cdag-record-part 1` then `rank R nprocs P`, R the file's rank, P the run's. */
+static int check_header(merger *m, int rank, char *l1, char *l2) {
+  uint64_t v, r, n;
+  char *p = l1;
+  if (!l1 || strncmp(l1, "cdag-record-part ", 17)) return bad_line(m, rank, 1, "no header: not a part file of cdag record"), 0;
+  p = l1 + 17;
+  if (!unum(&p, UINT64_MAX, &v) || *p || v != 1)
+    return bad_line(m, rank, 1, "part file format version %s, this merger reads version 1", l1 + 17), 0;
+  p = l2 ? l2 + 5 : NULL;
+  if (!l2 || strncmp(l2, "rank ", 5) || !unum(&p, INT32_MAX, &r) || strncmp(p, "nprocs ", 7) || (p += 7, !unum(&p, INT32_MAX, &n)) || *p)
+    return bad_line(m, rank, 2, "no `rank R nprocs P` line"), 0;
+  if (r != (uint64_t)rank || n != (uint64_t)m->nprocs)
+    return bad_line(m, rank, 2, "rank %llu of %llu processes in the part of rank %d of %d", (unsigned long long)r,
+                    (unsigned long long)n, rank, m->nprocs), 0;
+  return 1;
+}
+
+static int cmp_seq(const void *a, const void *b);
+
+/* Whether the rank declared communicator id (0, MPI_COMM_WORLD, always). */
+static int declared_comm(const mrank *r, int id) {
+  for (int i = 0; i < r->ncomms && id; i++)
+    if (r->comms[i].id == id) return 1;
+  return id == 0;
+}
+
+/* After the whole part is read: sequence numbers unique, every one a wait or drop names
+   known (a wait naming an unknown one would reorder the rank, a duplicate drop a
+   dependency), every communicator an operation names declared. O(n log n). */
+static int check_rank(merger *m, mrank *r, int rank) {
+  if (!r->nops) {
+    for (int64_t i = 0; i < r->ndrops; i++) bad_line(m, rank, r->drops[i].line, "drop of sequence number %llu, which no operation has", (unsigned long long)r->drops[i].seq);
+    return CDAG_OK;
+  }
+  mop **s = malloc((size_t)r->nops * sizeof *s);
+  if (!s) return CDAG_NOMEM("recorded operations");
+  for (int64_t i = 0; i < r->nops; i++) s[i] = &r->ops[i];
+  qsort(s, (size_t)r->nops, sizeof *s, cmp_seq);
+  for (int64_t i = 1; i < r->nops; i++)
+    if (s[i]->seq == s[i - 1]->seq)
+      bad_line(m, rank, s[i]->line, "sequence number %llu again (line %lld has it)", (unsigned long long)s[i]->seq,
+               (long long)s[i - 1]->line);
+  for (int64_t i = 0; i < r->nops; i++) {
+    mop *o = &r->ops[i];
+    if (!declared_comm(r, o->comm))
+      bad_line(m, rank, o->line, "communicator %d, which the part never declared", o->comm);
+    if (o->kind != K_WAIT) continue;
+    char *p = o->text + 5;
+    uint64_t seq;
+    while (*p) {
+      if (!unum(&p, UINT64_MAX, &seq)) { bad_line(m, rank, o->line, "wait: \"%.40s\" is not a sequence number", p); break; }
+      mop key = {.seq = seq}, *kp = &key;
+      if (!bsearch(&kp, s, (size_t)r->nops, sizeof *s, cmp_seq))
+        bad_line(m, rank, o->line, "wait names sequence number %llu, which no operation has", (unsigned long long)seq);
+    }
+  }
+  for (int64_t i = 0; i < r->ndrops; i++) {
+    mop key = {.seq = r->drops[i].seq}, *kp = &key, **f = bsearch(&kp, s, (size_t)r->nops, sizeof *s, cmp_seq);
+    if (!f) bad_line(m, rank, r->drops[i].line, "drop of sequence number %llu, which no operation has", (unsigned long long)r->drops[i].seq);
+    else (*f)->dropped = 1;
+  }
+  free(s);
+  return CDAG_OK;
 }
 
 static int load_rank(merger *m, int rank) {
   char path[4096];
   snprintf(path, sizeof path, "%s/rank-%d.part", m->dir, rank);
   mrank *r = &m->r[rank];
-  r->discard_phase = -1;
   if (!(r->file = read_all(path))) {   /* it died before MPI_Init returned, or could not write */
     if (errno == ENOMEM) return cdag__error(CDAG_ERR_NOMEM, "%s: out of memory reading it", path);
-    if (m->log) fprintf(m->log, "cdag record: %s: %s: process %d of %d left no recording\n", path, strerror(errno), rank, m->nprocs);
     return CDAG_OK;
   }
+  r->present = 1;
+  r->discard_phase = -1;   /* written for parts present only: a missing one costs no page */
   int rc = 0;
+  int64_t line = 0, bad0 = m->nbad;
+  char *first[2] = {NULL, NULL};
   for (char *l = r->file, *e; l && *l && !rc; l = e ? e + 1 : NULL) {
     if ((e = strchr(l, '\n'))) *e = 0;
     else break;   /* the last line of a process that crashed may be cut short */
-    rc = parse_line(m, r, l);
+    if (++line <= 2) {
+      first[line - 1] = l;
+      if (line == 2 && !check_header(m, rank, first[0], first[1])) break;
+      continue;
+    }
+    rc = parse_line(m, r, rank, line, l);
   }
+  if (!rc && line < 2 && m->nbad == bad0) check_header(m, rank, first[0], first[1]);
+  if (!rc) rc = check_rank(m, r, rank);
   if (!r->finalized && m->log)
     fprintf(m->log, "cdag record: rank %d did not reach MPI_Finalize; its recording ends early\n", rank);
-  if (r->malformed && m->log)
-    fprintf(m->log, "cdag record: %s: %lld lines not understood, left out\n", path, (long long)r->malformed);
   return rc;
 }
 
@@ -528,13 +700,20 @@ static int write_index(merger *m, const char *command, const rec_summary *sum, c
   json_counts(f, "unsupported", m->unsup, m->nunsup);
   json_counts(f, "unsupported_why", m->why, m->nwhy);
   json_counts(f, "out_of_memory", m->oom, m->noom);
+  fprintf(f, ",\n  \"malformed\": {\"lines\": %lld, \"first\": [", (long long)m->nbad);
+  for (int64_t i = 0; i < m->nbad && i < MERGE_BAD_KEPT; i++) {
+    fprintf(f, "%s", i ? ", " : "");
+    ir_json_string(f, m->bad[i]);
+  }
+  fprintf(f, "]}");
   fprintf(f, ",\n  \"unreceived\": %" PRIu64 ", \"unsent\": %" PRIu64 ",\n", sum->unreceived, sum->unsent);
   fprintf(f, "  \"local\": {\"opaque\": %" PRIu64 ", \"reduce\": %" PRIu64 ", \"copy\": %" PRIu64 "}}\n",
           fixes[REC_FIX_OPAQUE], fixes[REC_FIX_REDUCE], fixes[REC_FIX_COPY]);
   return fclose(f) ? cdag__error(CDAG_ERR_IO, "%s: %s", path, strerror(errno)) : CDAG_OK;
 }
 
-/* The number of processes, from rank 0's part. */
+/* The number of processes, from rank 0's header, at most REC_MAX_PROCS (each has a part
+   file; the merger allocates per process before it reads them). */
 static int count_procs(const char *dir, int *nprocs) {
   char path[4096];
   snprintf(path, sizeof path, "%s/rank-0.part", dir);
@@ -542,12 +721,63 @@ static int count_procs(const char *dir, int *nprocs) {
   if (!f && errno == ENOMEM) return cdag__error(CDAG_ERR_NOMEM, "%s: out of memory opening it", path);
   if (!f) return cdag__error(CDAG_ERR_IO, "%s: %s (no process was recorded: did the command run an MPI program?)",
                              path, strerror(errno));
-  int rank = -1, n = 0;
-  int ok = fscanf(f, "cdag-record-part 1 rank %d nprocs %d", &rank, &n) == 2 && rank == 0 && n > 0;
+  char head[128] = "";
+  size_t k = fread(head, 1, sizeof head - 1, f);
+  head[k] = 0;
   fclose(f);
-  if (!ok) return cdag__error(CDAG_ERR_FORMAT, "%s: not a part file of cdag record", path);
-  *nprocs = n;
+  char *p = head;
+  uint64_t v = 0, r = 0, n = 0;
+  if (strncmp(p, "cdag-record-part ", 17)) return cdag__error(CDAG_ERR_FORMAT, "%s:1: not a part file of cdag record", path);
+  p += 17;
+  char *nl = strchr(p, '\n');
+  if (nl) *nl = 0;
+  if (!nl || !unum(&p, UINT64_MAX, &v) || *p || v != 1)
+    return cdag__error(CDAG_ERR_FORMAT, "%s:1: part file format version %.20s, this merger reads version 1", path, head + 17);
+  p = nl + 1;
+  if ((nl = strchr(p, '\n'))) *nl = 0;
+  if (!nl || strncmp(p, "rank ", 5) || (p += 5, !unum(&p, INT32_MAX, &r)) || r != 0 || strncmp(p, "nprocs ", 7) ||
+      (p += 7, !unum(&p, INT32_MAX, &n)) || *p || n == 0)
+    return cdag__error(CDAG_ERR_FORMAT, "%s:2: not `rank 0 nprocs P` with P > 0", path);
+  if (n > REC_MAX_PROCS)
+    return cdag__error(CDAG_ERR_FORMAT, "%s:2: nprocs %llu: more processes than cdag record merges (%d)", path,
+                       (unsigned long long)n, REC_MAX_PROCS);
+  *nprocs = (int)n;
   return CDAG_OK;
+}
+
+/* For a process that did not reach MPI_Finalize (no `fixes` line): the local operations the
+   recorder added, counted from the lines it left. Opaque writes copy from the opaque area;
+   inferred copies touch no packing area; every local `reduce` is inferred. */
+static void count_fixes(mrank *r) {
+  for (int64_t i = 0; i < r->nops; i++) {
+    const char *t = r->ops[i].text;
+    unsigned long long bytes, from, to;
+    if (!strncmp(t, "reduce ", 7)) r->fixes[REC_FIX_REDUCE]++;
+    else if (sscanf(t, "copy %llub from %llx to %llx", &bytes, &from, &to) == 3) {
+      int pack = (from >= REC_PACK_BASE && from < REC_OPAQUE_BASE) || (to >= REC_PACK_BASE && to < REC_OPAQUE_BASE);
+      if (from >= REC_OPAQUE_BASE) r->fixes[REC_FIX_OPAQUE]++;
+      else if (!pack) r->fixes[REC_FIX_COPY]++;
+    }
+  }
+}
+
+/* One log line for the processes that left no part, as ranges. */
+static void say_missing(merger *m) {
+  int n = 0;
+  for (int r = 0; r < m->nprocs; r++) n += !m->r[r].present;
+  if (!n || !m->log) return;
+  fprintf(m->log, "cdag record: %d of %d processes left no recording (died before MPI_Init returned, or could not write): ranks",
+          n, m->nprocs);
+  int said = 0;
+  for (int r = 0; r < m->nprocs && said < 16; r++) {
+    if (m->r[r].present || (r && !m->r[r - 1].present)) continue;
+    int e = r;
+    while (e + 1 < m->nprocs && !m->r[e + 1].present) e++;
+    if (e > r) fprintf(m->log, " %d-%d", r, e);
+    else fprintf(m->log, " %d", r);
+    said++;
+  }
+  fprintf(m->log, "%s\n", said == 16 ? " ..." : "");
 }
 
 static void merger_free(merger *m) {
@@ -556,6 +786,7 @@ static void merger_free(merger *m) {
     free(m->r[r].comms);
     free(m->r[r].ops);
     free(m->r[r].scratch);
+    free(m->r[r].drops);
     free(m->r[r].file);
   }
   free(m->r);
@@ -579,7 +810,18 @@ int rec_merge(const char *dir, const char *command, FILE *log, rec_summary *sum)
   for (int r = 0; r < m.nprocs && !rc; r++) {
     rc = load_rank(&m, r);
     sum->complete &= m.r[r].finalized;
+    if (!m.r[r].has_fixes) count_fixes(&m.r[r]);
     if (m.r[r].maxphase + 1 > sum->nphases && m.r[r].nops) sum->nphases = m.r[r].maxphase + 1;
+  }
+  if (!rc) say_missing(&m);
+  if (!rc && m.nbad) {   /* a part that cannot be trusted: no phase file from it */
+    sum->nphases = 0;
+    rc = write_index(&m, command, sum, NULL);
+    if (!rc)
+      rc = cdag__error(CDAG_ERR_FORMAT, "%lld malformed line%s in the part files (first: %s); no phase written",
+                       (long long)m.nbad, m.nbad == 1 ? "" : "s", m.bad[0]);
+    merger_free(&m);
+    return rc;
   }
   if (!rc) rc = number_comms(&m);
   if (!rc) rc = assign_tags(&m);

@@ -103,9 +103,6 @@ typedef struct { int id, n, inter, oom; int *world; } rcomm;   /* oom: world ran
 /* The byte ranges of one message, coalesced. */
 typedef struct { int64_t n, cap; uint64_t *a, *l; } ranges;
 
-/* A reason calls went unrecorded, and how often (index.json lists them). */
-typedef struct { int call; char text[96]; uint64_t n; } reason;
-
 typedef struct {
   int rank, nprocs, fd;
   char *map;                          /* the part file, mapped */
@@ -117,8 +114,7 @@ typedef struct {
   pend *p; int64_t np, pcap, *pfree, nfree, freecap;
   int next_comm_id;
   uint64_t pack_next;
-  uint64_t calls[NCALLS], unsupported[NCALLS];
-  reason *why; int nwhy, whycap;      /* why calls were unsupported, where a reason is known */
+  uint64_t calls[NCALLS];
   char layout_why[96];                /* why the last layout failed ("" none) */
   MPI_Status *st; int stcap;          /* statuses when the caller ignores them */
   MPI_Request *rq; int rqcap;         /* request handles saved before completion calls */
@@ -130,6 +126,7 @@ typedef struct {
 
 static recorder *R;
 
+static void unsupported(int call);
 static void unsupported_because(int call, const char *text);
 
 /* ---- the part file ---- */
@@ -276,7 +273,7 @@ static void comm_created(MPI_Comm c) {
   if (!R || c == MPI_COMM_NULL) return;
   int inter = 0, id = R->next_comm_id;
   PMPI_Comm_test_inter(c, &inter);
-  if (inter) { R->unsupported[C_Intercomm_create]++; return; }
+  if (inter) { unsupported(C_Intercomm_create); return; }
   PMPI_Allreduce(&R->next_comm_id, &id, 1, MPI_INT, MPI_MAX, c);
   R->next_comm_id = id + 1;
   comm_drop(c);   /* a handle MPI reused */
@@ -297,24 +294,17 @@ static rcomm *usable(MPI_Comm c, int call) {
 
 static int world_of(const rcomm *x, int r) { return r >= 0 && r < x->n ? x->world[r] : -1; }
 
-/* A call not recorded, with its reason (kept per distinct text). */
+/* A call not recorded, written when it happens (not at MPI_Finalize), so that the counts of
+   a process that crashes are in its part; the merger sums the lines. */
+static void unsupported(int call) { out("unsupported %s 1\n", call_names[call]); }
+
+/* The same, with its reason. */
 static void unsupported_because(int call, const char *text) {
-  R->unsupported[call]++;
-  for (int i = 0; i < R->nwhy; i++)
-    if (R->why[i].call == call && !strcmp(R->why[i].text, text)) { R->why[i].n++; return; }
-  if (R->nwhy == R->whycap) {
-    int c = R->whycap ? 2 * R->whycap : 8;
-    reason *q = realloc(R->why, (size_t)c * sizeof *q);
-    if (!q) return;
-    R->why = q;
-    R->whycap = c;
-  }
-  reason *w = &R->why[R->nwhy++];
-  w->call = call;
-  w->n = 1;
-  snprintf(w->text, sizeof w->text, "%s", text);
-  for (char *p = w->text; *p; p++)   /* one line of the part file */
+  char t[96];
+  snprintf(t, sizeof t, "%s", text);
+  for (char *p = t; *p; p++)   /* one line of the part file */
     if ((unsigned char)*p < 0x20) *p = ' ';
+  out("unsupported %s 1\nunsupported_why %s 1 %s\n", call_names[call], call_names[call], t);
 }
 
 /* A call not recorded: for lack of memory (counted as such), or unsupported, with the
@@ -322,7 +312,7 @@ static void unsupported_because(int call, const char *text) {
 static void not_recorded(int call) {
   if (R->oom_now) R->oom[OOM_CALLS]++;
   else if (R->layout_why[0]) unsupported_because(call, R->layout_why);
-  else R->unsupported[call]++;
+  else unsupported(call);
   R->layout_why[0] = 0;
 }
 
@@ -490,17 +480,18 @@ static uint64_t record_send(const void *buf, int count, MPI_Datatype t, int dest
   return seq;
 }
 
-/* Writes a completed receive of `seq` (phase `phase`); `done` is where the rank saw it. */
-static void record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datatype t, MPI_Comm comm,
+/* Writes a completed receive of `seq` (phase `phase`); `done` is where the rank saw it.
+   1 if it wrote it: a wait names only operations the part holds (the merger refuses others). */
+static int record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datatype t, MPI_Comm comm,
                         const MPI_Status *st, uint64_t done, int blocking, int call) {
-  if (st->MPI_SOURCE == MPI_PROC_NULL) return;
+  if (st->MPI_SOURCE == MPI_PROC_NULL) return 0;
   int cancelled = 0;
   MPI_Count bytes = 0;
   PMPI_Test_cancelled(st, &cancelled);
-  if (cancelled) return;
+  if (cancelled) return 0;
   R->oom_now = 0;
   rcomm *x = usable(comm, call);
-  if (!x) return;
+  if (!x) return 0;
   PMPI_Get_count_c(st, MPI_BYTE, &bytes);
   if (bytes < 0) bytes = 0;
   ranges *r = &R->rs;
@@ -509,7 +500,7 @@ static void record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datat
   if (layout(buf, count, t, (uint64_t)bytes, r) ||
       (r->n > 1 && !(now && (unpack = rec_shadow_reserve(R->sh, done, (uint32_t)r->n))))) {
     not_recorded(call);
-    return;
+    return 0;
   }
   uint64_t addr = r->n ? r->a[0] : (uint64_t)(uintptr_t)buf;
   if (r->n > 1) addr = pack_area((uint64_t)bytes);
@@ -523,6 +514,7 @@ static void record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datat
   out_op(phase, seq, &l);
   if (r->n > 1) pack_copies(r, addr, unpack, 0);
   for (int64_t i = 0; now && i < r->n; i++) rec_shadow_recv(R->sh, r->a[i], r->l[i], done, r->n == 1 ? type_name(t) : NULL);
+  return 1;
 }
 
 /* ---- requests ---- */
@@ -656,14 +648,15 @@ static void completed(const MPI_Request *rq, const int *which, int n, const MPI_
     if (i < 0 || !R->p[i].active) continue;
     pend *p = &R->p[i];
     if (!done) done = next_seq();   /* a position, even between phases: receives are written late */
+    int written = 1;
     if (p->kind == P_RECV)
-      record_recv(p->phase, p->seq, (void *)p->buf, p->count, p->type, p->comm, &st[k], done, 0, call);
+      written = record_recv(p->phase, p->seq, (void *)p->buf, p->count, p->type, p->comm, &st[k], done, 0, call);
     else {
       int cancelled = 0;
       PMPI_Test_cancelled(&st[k], &cancelled);
       if (cancelled) out("%d drop %llu\n", p->phase, (unsigned long long)p->seq);
     }
-    if (waits && p->phase == R->phase && R->active) R->wait[nwait++] = p->seq;
+    if (waits && written && p->phase == R->phase && R->active) R->wait[nwait++] = p->seq;
     p->active = 0;
     if (!p->persistent) pend_drop(rq[which ? which[k] : k]);
   }
@@ -737,10 +730,7 @@ static void rec_finish(void) {
   if (R->active) phase_end(1);
   for (int i = 0; i < NCALLS; i++) {
     if (R->calls[i]) out("call %s %llu\n", call_names[i], (unsigned long long)R->calls[i]);
-    if (R->unsupported[i]) out("unsupported %s %llu\n", call_names[i], (unsigned long long)R->unsupported[i]);
   }
-  for (int i = 0; i < R->nwhy; i++)
-    out("unsupported_why %s %llu %s\n", call_names[R->why[i].call], (unsigned long long)R->why[i].n, R->why[i].text);
   for (int i = 0; i < NOOM; i++)
     if (R->oom[i]) out("out_of_memory %s %llu\n", oom_names[i], (unsigned long long)R->oom[i]);
   uint64_t lost[2];
@@ -775,7 +765,6 @@ static void rec_free(void) {
   JudyLFreeArray(&R->reqs, PJE0);
   JudyLFreeArray(&R->msgs, PJE0);
   rec_shadow_free(R->sh);
-  free(R->why);
   free(R->p); free(R->pfree); free(R->st); free(R->rq); free(R->rs.a); free(R->rs.l); free(R->wait);
   free(R);
   R = NULL;
@@ -797,7 +786,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   if (R && *provided == MPI_THREAD_MULTIPLE) {   /* threads at once: nothing is recorded */
     fprintf(stderr, "cdag record: rank %d runs MPI_THREAD_MULTIPLE: its calls are not recorded\n", R->rank);
     R->active = 0;
-    R->unsupported[C_Init_thread_multiple]++;
+    unsupported(C_Init_thread_multiple);
     rec_finish();   /* the part says so; every wrapper passes straight through from now on */
     rec_free();
   }
@@ -902,8 +891,7 @@ static void sendrecv_done(uint64_t sseq, uint64_t rseq, void *rbuf, int rcount, 
                           const MPI_Status *s, int call) {
   if (!recording()) return;
   uint64_t done = next_seq();
-  int got = s->MPI_SOURCE != MPI_PROC_NULL;
-  record_recv(R->phase, rseq, rbuf, rcount, rt, comm, s, done, 0, call);
+  int got = record_recv(R->phase, rseq, rbuf, rcount, rt, comm, s, done, 0, call);
   if (sseq || got) {
     out("%d %llu wait", R->phase, (unsigned long long)done);
     if (sseq) out(" %llu", (unsigned long long)sseq);
@@ -1465,7 +1453,7 @@ int MPI_Type_free(MPI_Datatype *t) {
   int MPI_##NAME PARAMS {                \
     if (R) {                             \
       COUNT(C_##NAME);                   \
-      if (R->active) R->unsupported[C_##NAME]++; \
+      if (R->active) unsupported(C_##NAME); \
     }                                    \
     return PMPI_##NAME ARGS;             \
   }

@@ -30,12 +30,18 @@
  *                                                `comm ID`, tags are the communicator's)
  *   K SEQ wait SEQ1 SEQ2 ..                      a completion the rank observed
  *   K scratch ADDR BYTES                         packing area of a derived datatype
- *   call NAME N / unsupported NAME N             counts, written at MPI_Finalize
+ *   call NAME N                                  calls made, written at MPI_Finalize
+ *   unsupported NAME N                           N calls NAME not recorded, written as they
+ *                                                happen (N 1; the merger sums), so that a
+ *                                                process that crashes has them
  *   unsupported_why NAME N TEXT                  N of the unsupported calls NAME, for reason TEXT
  *   out_of_memory KIND N                         what running out of memory lost (calls,
  *                                                communicators, datatypes, requests,
  *                                                shadow_content, shadow_ranges)
+ *   fixes OPAQUE REDUCE COPY                     local operations added, at MPI_Finalize
+ *                                                (without it the merger counts the lines)
  *   finalized                                    the process reached MPI_Finalize
+ * The merger checks every field against its bounds before it allocates (docs/recording.md).
  * Positions: every intercepted operation takes the next multiple of REC_SEQ_STEP; local
  * operations added after a completion (unpacking, inferred reductions and copies) take the
  * completion's position + 1 .. + STEP/2 - 1; opaque writes before a send its position
@@ -56,6 +62,9 @@
 #define REC_SEQ_STEP 65536u
 #define REC_OPAQUE_BASE 0x7ffe000000000000ull
 #define REC_PACK_BASE 0x7ffd000000000000ull
+/* The most processes the merger accepts (docs/recording.md): it allocates per process
+   before it reads the parts. */
+#define REC_MAX_PROCS (1 << 16)
 
 /* ---- shadow.c ---- */
 

@@ -3,7 +3,9 @@
 # Usage errors exit 2; a command that starts no MPI process, or none at all, is named and
 # exits non-zero; a part file that is not one, a run that left no part, and a bad
 # CDAG_RECORD_MEMORY are clear errors; a recording directory is cleared of an earlier
-# recording's files before a run (phases of two runs never mix).
+# recording's files before a run (phases of two runs never mix). Part files that cannot be
+# trusted (each field out of its bounds, below) are reported as FILE:LINE: reason, counted in
+# index.json, and fail the merge before it allocates what they ask for.
 set -u
 cdag=$1
 src=$2
@@ -31,6 +33,61 @@ cases <<'T'
 !0 CDAG_RECORD_MEMORY=lots cdag record -o rec -- true
   err CDAG_RECORD_MEMORY=lots
 T
+# A good recording of 2 processes (one message), then one damage per directory.
+good() {
+  mkdir -p "$1"
+  printf 'cdag-record-part 1\nrank 0 nprocs 2\nphase 0\n0 65536 send 8b to 1 tag 0 comm 0 addr 0x1000 wait\nend 0\ncall MPI_Send 1\nfinalized\n' >"$1/rank-0.part"
+  printf 'cdag-record-part 1\nrank 1 nprocs 2\nphase 0\n0 65536 recv 8b from 0 tag 0 comm 0 addr 0x1000 wait\nend 0\ncall MPI_Recv 1\nfinalized\n' >"$1/rank-1.part"
+}
+damage() {   # damage DIR RANK SED: a good recording, rank RANK's part edited by SED
+  good "$1" && sed -i "$3" "$1/rank-$2.part"
+}
+good ok
+damage comm 1 '3a comm 5 2000000000'
+damage members 1 '3a comm 5 2 0 7'
+damage nprocs 0 's/nprocs 2/nprocs 10000000/'
+damage version 1 's/part 1$/part 7/'
+damage header 1 '1,2d'
+damage rank 1 's/rank 1 nprocs 2/rank 0 nprocs 2/'
+damage size 1 's/rank 1 nprocs 2/rank 1 nprocs 3/'
+damage count 1 's/MPI_Recv 1/MPI_Recv -5/'
+damage wait 1 '4a 0 131072 wait 999'
+damage dup 1 '4a 0 65536 recv 8b from 0 tag 0 comm 0 addr 0x2000 wait'
+damage peer 1 's/from 0/from 9/'
+damage phase 1 's/^0 65536/3 65536/'
+cases <<'T'
+0 cdag record --merge ok
+  out recorded 2 processes: 1 phase, 2 operations
+1 cdag record --merge comm
+  err comm/rank-1.part:4: comm 5 2000000000: the id must be a positive number and the size 1 to 2
+1 cdag record --merge members
+  err members/rank-1.part:4: communicator 5: member 1 of 2 is missing or not a rank of the 2 processes
+1 cdag record --merge nprocs
+  err nprocs/rank-0.part:2: nprocs 10000000: more processes than cdag record merges (65536)
+1 cdag record --merge version
+  err version/rank-1.part:1: part file format version 7, this merger reads version 1
+1 cdag record --merge header
+  err header/rank-1.part:1: no header: not a part file of cdag record
+1 cdag record --merge rank
+  err rank/rank-1.part:2: rank 0 of 2 processes in the part of rank 1 of 2
+1 cdag record --merge size
+  err size/rank-1.part:2: rank 1 of 3 processes in the part of rank 1 of 2
+1 cdag record --merge count
+  err count/rank-1.part:6: call MPI_Recv -5: not a name and a count (digits, no sign)
+1 cdag record --merge wait
+  err wait/rank-1.part:5: wait names sequence number 999, which no operation has
+1 cdag record --merge dup
+  err dup/rank-1.part:5: sequence number 65536 again (line 4 has it)
+1 cdag record --merge peer
+  err peer/rank-1.part:4: recv 8b from 9 tag 0 comm 0 addr 0x1000 wait: the peer is not a rank of the 2 processes
+1 cdag record --merge phase
+  err phase/rank-1.part:4: an operation of phase 3, which the part never started
+T
+# the index says what was malformed, and no phase was written from an untrusted part
+grep -q '"malformed": {"lines": 1, "first": \["rank-1.part:5: wait names sequence number 999' wait/index.json ||
+  fail "index.json does not list the malformed line: $(cat wait/index.json)"
+[ ! -e wait/phase-0000.cdag ] || fail "a phase file was written from a part that cannot be trusted"
+grep -q '"malformed": {"lines": 0, "first": \[\]}' ok/index.json || fail "a good recording's index: $(cat ok/index.json)"
 mkdir -p old && touch old/phase-0007.cdag old/rank-3.part old/index.json old/mine.txt
 "$cdag" record -o old -- true >/dev/null 2>&1
 [ ! -e old/phase-0007.cdag ] && [ ! -e old/rank-3.part ] && [ ! -e old/index.json ] ||
