@@ -745,7 +745,7 @@ static int count_procs(const char *dir, int *nprocs) {
   return CDAG_OK;
 }
 
-/* For a process that did not reach MPI_Finalize (no `fixes` line): the local operations the
+/* For a process that did not finalize MPI (no `fixes` line): the local operations the
    recorder added, counted from the lines it left. Opaque writes copy from the opaque area;
    inferred copies touch no packing area; every local `reduce` is inferred. */
 static void count_fixes(mrank *r) {
