@@ -134,7 +134,11 @@ static void unsupported_because(int call, const char *text);
 /* Maps `size` bytes of the part file; 0 or -1 (the recording stops, the program goes on). */
 static int map_file(size_t size) {
   /* blocks reserved now: a full disk is an error here, not a SIGBUS at a later write */
-  if (posix_fallocate(R->fd, (off_t)R->size, (off_t)(size - R->size))) return -1;
+  int e = posix_fallocate(R->fd, (off_t)R->size, (off_t)(size - R->size));
+  if (e) {   /* it returns its error, errno is not set (a stale EEXIST read "File exists") */
+    errno = e;
+    return -1;
+  }
   char *m = R->map ? mremap(R->map, R->size, size, MREMAP_MAYMOVE) : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, R->fd, 0);
   if (m == MAP_FAILED) return -1;
   R->map = m;
