@@ -1,10 +1,14 @@
 /* cdag — fuzz/fuzz_verify.c: libFuzzer target for the whole compiler, checked by simulation.
  *
- * Load, analyse (match, SST, detection, the choice of algorithm), then simulate the graph
- * and the plan from the same memory and compare byte for byte (cdag_plan_verify). Errors
- * must come with a message; a graph that races with itself is the input's fault; any other
- * difference between graph and plan is a bug in cdag and aborts. Inputs that move more than
- * 1 MiB are skipped, so memory stays small. */
+ * Load, analyse (match, SST, detection, the choice of algorithm) with options the input's
+ * first bytes choose (min_group, density, exact_float, kernel policy), then simulate the
+ * graph and the plan from the same memory and compare byte for byte (cdag_plan_verify); the
+ * plan lowered to messages must verify too, both must run under the LogGOPS model and write
+ * as GOAL, and the graph saved must load again. Errors must come with a message; a graph
+ * that races with itself is the input's fault; any other difference between graph and plan
+ * is a bug in cdag and aborts. Inputs that move more than 1 MiB are skipped, so memory stays
+ * small. */
+#define _GNU_SOURCE   /* open_memstream */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +17,7 @@
 #include "exec/pipeline.h"
 #include "exec/sim/sim.h"
 #include "format/format.h"
+#include "model/lower.h"
 
 static uint64_t moved_bytes(const cdag_graph *g) {
   uint64_t n = 0;
@@ -21,6 +26,44 @@ static uint64_t moved_bytes(const cdag_graph *g) {
     n = b > (1u << 20) || n + b > (1u << 20) ? (1u << 20) + 1 : n + b;
   }
   return n;
+}
+
+/* The plan lowered to messages verifies against it, and graph and lowered plan run under the
+   LogGOPS model and write as GOAL. */
+static int lowered(const cdag_graph *g, const cdag_plan *p, const kern_model *m, kern_policy policy) {
+  cdag_graph *low = NULL;
+  int rc = exec_lower_plan(p, m, policy, &low);
+  if (rc == CDAG_OK && exec_verify(low, p, 7, 1) == CDAG_ERR_MISMATCH) {
+    fprintf(stderr, "fuzz_verify: the lowered plan differs from the plan: %s\n", cdag_error_message());
+    abort();
+  }
+  loggp_params lp = loggp_defaults();
+  double t;
+  if (rc == CDAG_OK) rc = exec_loggp(g, &lp, &t, NULL);
+  if (rc == CDAG_OK) rc = exec_loggp(low, &lp, &t, NULL);
+  FILE *f = fopen("/dev/null", "w");
+  if (rc == CDAG_OK && f) rc = exec_goal_write(low, f, 0.1);
+  if (f) fclose(f);
+  ir_graph_free(low);
+  return rc;
+}
+
+/* The graph saved loads again: the writer's output is the loader's input. */
+static int saved_loads(const cdag_graph *g) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) return CDAG_OK;
+  int rc = ir_save_file(g, f);
+  fclose(f);
+  cdag_graph *h = NULL;
+  if (rc == CDAG_OK && ir_load_mem(text, len, "saved", NULL, &h) != CDAG_OK) {
+    fprintf(stderr, "fuzz_verify: a saved graph does not load: %s\n", cdag_error_message());
+    abort();
+  }
+  ir_graph_free(h);
+  free(text);
+  return rc;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -35,10 +78,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   cdag_options_init(&opts);
   opts.min_group = size > 1 && (data[1] & 1) ? 3 : 4;
   opts.density = size > 2 && (data[2] & 1) ? 0.5 : 1.0;
+  opts.exact_float = size > 3 && (data[3] & 1);
+  kern_policy policy = size > 4 ? (kern_policy)(data[4] % 3) : KERN_POLICY_AUTO;
   kern_model m = kern_model_builtin();
   cdag_plan *p = NULL;
   cdag__error_clear();
-  int rc = pipeline_plan(g, &opts, &m, KERN_POLICY_AUTO, &p);
+  int rc = pipeline_plan(g, &opts, &m, policy, &p);
   if (rc == CDAG_OK) {
     rc = cdag_plan_verify(g, p);
     const char *msg = cdag_error_message();
@@ -46,6 +91,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       fprintf(stderr, "fuzz_verify: the plan differs from the graph: %s\n", msg);
       abort();
     }
+    if (rc == CDAG_OK && !p->as_written) rc = lowered(g, p, &m, policy);
+    if (rc == CDAG_OK) rc = saved_loads(g);
   }
   if (rc != CDAG_OK && !cdag_error_message()[0]) abort();
   cdag_plan_free(&p);

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # cdag — scripts/fuzz.sh [SECONDS]: fuzz the graph-file loader, the `cdag check` path, the
-# whole compiler checked by simulation (analyse, then simulate graph and plan and compare) and
-# the merger of `cdag record` (part files to phase files).
+# whole compiler checked by simulation (analyse with options the input chooses, simulate graph
+# and plan and compare, lower, model, GOAL, save and reload), the merger of `cdag record` (part
+# files to phase files) and graphs built through the public API (fuzz_api).
 #
 # Configures a clang build in build-fuzz/ (-DCDAG_FUZZ=ON), builds fuzz_load, fuzz_check,
-# fuzz_verify and fuzz_merge, and runs each for SECONDS/4 seconds (default SECONDS=120) on a copy
-# of its corpus (fuzz/corpus, fuzz/corpus_merge for fuzz_merge) in a temporary directory, so the repository is not modified. Exits 1 if a target found a crash
+# fuzz_verify, fuzz_merge and fuzz_api, and runs each for SECONDS/5 seconds (default SECONDS=120) on a copy
+# of its corpus (fuzz/corpus; fuzz/corpus_merge and fuzz/corpus_api for those targets) in a temporary directory, so the repository is not modified. Exits 1 if a target found a crash
 # (or leak, timeout, out-of-memory) and prints where the crashing input is; turn it into a
 # regression with: cp <input> tests/data/regress/<what-it-does>.goal (see docs/fuzzing.md).
 set -euo pipefail
 
 secs=${1:-120}
-half=$(( secs / 4 > 0 ? secs / 4 : 1 ))
+half=$(( secs / 5 > 0 ? secs / 5 : 1 ))
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build-fuzz
 jobs=${CDAG_FUZZ_JOBS:-2}
@@ -19,18 +20,20 @@ jobs=${CDAG_FUZZ_JOBS:-2}
 command -v clang >/dev/null || { echo "fuzz.sh: clang is needed" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/cdag-fuzz.XXXXXX")
 if ! { CC=clang cmake -S "$root" -B "$build" -DCDAG_FUZZ=ON -DCDAG_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
-       cmake --build "$build" -j "$jobs" --target fuzz_load fuzz_check fuzz_verify fuzz_merge; } >"$work/build.log" 2>&1; then
+       cmake --build "$build" -j "$jobs" --target fuzz_load fuzz_check fuzz_verify fuzz_merge fuzz_api; } >"$work/build.log" 2>&1; then
   cat "$work/build.log" >&2
   echo "fuzz.sh: build failed" >&2
   exit 2
 fi
 status=0
-for target in fuzz_load fuzz_check fuzz_verify fuzz_merge; do
+for target in fuzz_load fuzz_check fuzz_verify fuzz_merge fuzz_api; do
   dir=$work/$target
   mkdir -p "$dir/corpus" "$dir/artifacts"
   corpus=$root/fuzz/corpus limits="-max_len=4096 -timeout=5 -rss_limit_mb=2048"
   # the merger's inputs are part files (two, split at a NUL byte): larger, and bounded tighter
   [ $target = fuzz_merge ] && corpus=$root/fuzz/corpus_merge limits="-max_len=16384 -timeout=10 -rss_limit_mb=512"
+  # API-built graphs: 8 bytes a call, at most 256 calls
+  [ $target = fuzz_api ] && corpus=$root/fuzz/corpus_api limits="-max_len=2056 -timeout=5 -rss_limit_mb=2048"
   cp "$corpus"/* "$dir/corpus/"
   echo "fuzz.sh: running $target for $half s (log: $dir/log)"
   set +e
@@ -44,7 +47,7 @@ for target in fuzz_load fuzz_check fuzz_verify fuzz_merge; do
     status=1
     echo "fuzz.sh: $target FAILED (exit $rc); crashing input(s):"
     for f in $found; do echo "  $f"; done
-    grep -E "ERROR|SUMMARY|runtime error|fuzz_load:|fuzz_check:|fuzz_verify:|fuzz_merge:" "$dir/log" | head -20 || true
+    grep -E "ERROR|SUMMARY|runtime error|fuzz_load:|fuzz_check:|fuzz_verify:|fuzz_merge:|fuzz_api:" "$dir/log" | head -20 || true
   else
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$dir/log" | grep -o '[0-9]*$' || echo "?")
     echo "fuzz.sh: $target ok: $runs inputs, no crash"

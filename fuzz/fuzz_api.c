@@ -1,0 +1,103 @@
+/* cdag — fuzz/fuzz_api.c: libFuzzer target for graphs built through the public API.
+ *
+ * The input is a program of API calls on a global graph: its first byte gives the ranks (1 to
+ * 8) and the analysis options, then each 8 bytes make one call (send, receive, local reduce
+ * or copy, scratch, get, put, fence, a dependency, a label) on a small address space, so
+ * calls collide, race and mismatch often. Every call returns CDAG_OK or an error with a
+ * message (never a crash); then the graph is analysed with those options and the plan is
+ * simulated against the graph (a difference not caused by the graph itself aborts), and the
+ * graph is saved and must load again: every graph the API builds can be written and read. */
+#define _GNU_SOURCE   /* open_memstream */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/pipeline.h"
+#include "format/format.h"
+
+enum { MAX_CALLS = 256, ADDR_SLOTS = 32 };
+
+/* An error must say what happened. */
+static void said(int rc) {
+  if (rc != CDAG_OK && !cdag_error_message()[0]) abort();
+}
+
+/* One call from 8 bytes b; ops[] holds the ids returned so far (for dependencies). */
+static void call(cdag_graph *g, int n, const uint8_t *b, cdag_op *ops, int *nops) {
+  int rank = b[1] % n, peer = b[2] % n, tag = b[5] % 3;
+  uint64_t a1 = (uint64_t)(b[3] % ADDR_SLOTS) * 8, a2 = (uint64_t)(b[4] % ADDR_SLOTS) * 8;
+  uint64_t bytes = (uint64_t)(b[6] % 4 + 1) * 8;
+  cdag_op op = CDAG_OP_NULL;
+  int rc = CDAG_OK;
+  switch (b[0] % 10) {
+  case 0: rc = cdag_rank_send(g, rank, a1, bytes, peer, tag, &op); break;
+  case 1: rc = cdag_rank_recv(g, rank, a1, bytes, peer, tag, &op); break;
+  case 2: rc = cdag_rank_reduce_local(g, rank, a1, a2, bytes / 8, b[7] % 2 ? CDAG_DOUBLE : CDAG_INT64,
+                                      (cdag_reduce_op)(b[7] / 2 % 4), &op); break;
+  case 3: rc = cdag_rank_copy_local(g, rank, a1, a2, bytes, &op); break;
+  case 4: rc = cdag_rank_scratch(g, rank, a1 + 0x1000, bytes); break;
+  case 5: rc = cdag_rank_get(g, rank, a1, bytes, peer, a2, &op); break;
+  case 6: rc = cdag_rank_put(g, rank, a1, bytes, peer, a2, &op); break;
+  case 7: rc = cdag_rank_fence(g, rank); break;
+  case 8:
+    if (*nops > 1) rc = cdag_depend(g, ops[b[3] % *nops], ops[b[4] % *nops]);
+    break;
+  default:
+    if (*nops) rc = cdag_label(g, ops[b[3] % *nops], b[4] % 2 ? "halo north" : "x");
+    break;
+  }
+  said(rc);
+  if (rc == CDAG_OK && op != CDAG_OP_NULL && *nops < MAX_CALLS) ops[(*nops)++] = op;
+}
+
+/* The graph saved and loaded again: the writer's output always loads. */
+static void round_trip(const cdag_graph *g) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) return;
+  int rc = ir_save_file(g, f);
+  fclose(f);
+  if (rc == CDAG_OK) {
+    cdag_graph *h = NULL;
+    if (ir_load_mem(text, len, "saved", NULL, &h) != CDAG_OK) {
+      fprintf(stderr, "fuzz_api: a saved graph does not load: %s\n%s", cdag_error_message(), text);
+      abort();
+    }
+    ir_graph_free(h);
+  }
+  said(rc);
+  free(text);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size < 1) return 0;
+  int n = data[0] % 8 + 1;
+  cdag_graph *g = NULL;
+  if (cdag_graph_create_global(n, &g) != CDAG_OK) abort();
+  cdag_op ops[MAX_CALLS];
+  int nops = 0;
+  for (size_t k = 1; k + 8 <= size && k / 8 < MAX_CALLS; k += 8) call(g, n, data + k, ops, &nops);
+  cdag_options o;
+  cdag_options_init(&o);
+  o.min_group = data[0] / 8 % 4 + 1;
+  o.density = data[0] / 32 % 2 ? 0.5 : 1.0;
+  o.exact_float = data[0] / 64 % 2;
+  o.kernel = (cdag_kernel_policy)(data[0] / 128);
+  cdag_plan *p = NULL;
+  int rc = cdag_analyze(g, &o, &p);
+  said(rc);
+  if (rc == CDAG_OK) {
+    rc = cdag_plan_verify(g, p);
+    if (rc == CDAG_ERR_MISMATCH && !strstr(cdag_error_message(), "the graph itself")) {
+      fprintf(stderr, "fuzz_api: the plan differs from the graph: %s\n", cdag_error_message());
+      abort();
+    }
+    said(rc);
+    round_trip(g);
+  }
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
+  return 0;
+}
