@@ -72,6 +72,7 @@ printf 'num_ranks 2\nrank 0 {\n send 8b to 1 addr 0x0\n recv 8b from 1 addr 0x8\
 sed 's/^rank 0 {$/rank 0 {\n scratch 0x3000 64b/' "$det/allreduce_unmarked_tmp4.cdag" > "$tmp/marked.cdag"
 printf 'num_ranks 2\nrank 0 {\n send 8b to 1 addr 0x1000\n send 4000b to 1 addr 0x2000\n send 100b to 1 addr 0x4000\n}\nrank 1 {\n recv 8b from 0 addr 0x1000\n recv 4000b from 0 addr 0x2000\n recv 100b from 0 addr 0x4000\n}\n' > "$tmp/pieces.cdag"
 printf 'num_ranks 1\nrank 0 {\n  reduce 2 float sum in 0x0 inout 0x10\n  reduce 2 float sum in 0x0 inout 0x10\n  reduce 2 float sum in 0x0 inout 0x10\n}\n' > "$tmp/ef.cdag"
+printf 'num_ranks 1\nrank 0 {\n  copy 2147483648b from 0x0 to 0x100000000\n}\n' >"$tmp/big.cdag"
 cases <<'T'
 1 cdag analyze "$src/tests/data/bad_unknown_label.cdag"
 2 cdag analyze --density=2 "$ex/halo1d8.cdag"
@@ -91,6 +92,10 @@ cases <<'T'
 2 cdag verify --seed= "$ex/halo1d8.cdag"
 2 cdag verify --seed=-1 "$ex/halo1d8.cdag"
 0 cdag verify --seed=0x10 "$ex/halo1d8.cdag"
+# verify bounds its memory by what the graph declares: a 2 GiB copy is refused before any
+# byte is allocated (a 16 GiB one met the OOM killer)
+1 cdag verify "$tmp/big.cdag"
+  err the graph touches more than 1024 MiB of memory
 1 cdag sst /nonexistent/file.cdag
 0 cdag analyze "$tmp/two.cdag"
   out note: 2 ranks: collectives over the whole communicator need 3 or more ranks

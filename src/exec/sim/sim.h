@@ -15,7 +15,10 @@
 
 typedef struct sim_mem sim_mem;
 
-/* Memory covering every footprint of g (finalized or not). */
+/* Memory covering every footprint of g (finalized or not). At most SIM_MAX_BYTES in all
+   (CDAG_ERR_UNSUPPORTED, before anything is allocated): verify holds the initial image, the
+   graph's, each order's and the plan's, and snapshots, several times the graph's bytes. */
+#define SIM_MAX_BYTES ((uint64_t)1 << 30)
 int sim_mem_create(const cdag_graph *g, sim_mem **m);
 int sim_mem_clone(const sim_mem *m, sim_mem **copy);
 void sim_mem_free(sim_mem *m);

@@ -52,6 +52,19 @@ static int collect_spans(const cdag_graph *g, span **s, int64_t *n) {
   return rc;
 }
 
+/* The image's bytes against SIM_MAX_BYTES, before any is allocated. */
+static int within_limit(const sim_mem *m) {
+  uint64_t total = 0;
+  for (int64_t i = 0; i < m->nregions; i++) {
+    total += m->regions[i].hi - m->regions[i].lo;
+    if (total > SIM_MAX_BYTES)
+      return cdag__error(CDAG_ERR_UNSUPPORTED, "the graph touches more than %llu MiB of memory on its ranks (the "
+                         "simulator keeps several copies of it: verify takes graphs up to that size)",
+                         (unsigned long long)(SIM_MAX_BYTES >> 20));
+  }
+  return CDAG_OK;
+}
+
 int sim_mem_create(const cdag_graph *g, sim_mem **out) {
   span *s = NULL;
   int64_t n = 0;
@@ -74,6 +87,7 @@ int sim_mem_create(const cdag_graph *g, sim_mem **out) {
     m->start[s[i].rank + 1]++;
   }
   for (int r = 0; r < g->nprocs; r++) m->start[r + 1] += m->start[r];
+  if ((rc = within_limit(m))) goto fail;
   for (int64_t i = 0; i < m->nregions; i++) {
     m->regions[i].bytes = calloc(1, (size_t)(m->regions[i].hi - m->regions[i].lo));
     if (!m->regions[i].bytes) { rc = CDAG_NOMEM("simulator memory"); goto fail; }
