@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,31 @@ static int clear_dir(const char *dir) {
   return 0;
 }
 
+/* SIGINT (Ctrl-C) and SIGTERM (a time limit) sent to cdag record stop the command, not the
+   merge: the signal goes on to the child, whose end waitpid then reports, and what the
+   processes wrote is merged. A terminal's Ctrl-C reaches the child too; twice is harmless. */
+static volatile sig_atomic_t child_pid, stopped_by;
+
+static void pass_on(int sig) {
+  stopped_by = sig;
+  if (child_pid > 0) kill((pid_t)child_pid, sig);
+}
+
+static int wait_child(pid_t pid, int *status) {
+  struct sigaction sa = {0}, old_int, old_term;
+  sa.sa_handler = pass_on;
+  sigemptyset(&sa.sa_mask);
+  child_pid = pid;
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+  int rc;
+  while ((rc = waitpid(pid, status, 0)) < 0 && errno == EINTR) {}
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGTERM, &old_term, NULL);
+  child_pid = 0;
+  return rc;
+}
+
 static int run_command(char **argv, const char *lib, const char *dir) {
   char abs[PATH_MAX], preload[2 * PATH_MAX];
   if (!realpath(dir, abs)) snprintf(abs, sizeof abs, "%s", dir);
@@ -100,7 +126,12 @@ static int run_command(char **argv, const char *lib, const char *dir) {
     _exit(127);
   }
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  wait_child(pid, &status);
+  if (stopped_by) {
+    fprintf(stderr, "cdag record: stopped by signal %d: %s was stopped; merging what it wrote\n", (int)stopped_by,
+            argv[0]);
+    return 128 + stopped_by;
+  }
   if (WIFSIGNALED(status)) {
     fprintf(stderr, "cdag record: %s was killed by signal %d\n", argv[0], WTERMSIG(status));
     return 128 + WTERMSIG(status);
