@@ -20,7 +20,15 @@
  * call. Distributed graphs and schedules of different communicators may be built, compiled
  * and run from different threads at once under MPI_THREAD_MULTIPLE (two threads must not use
  * one communicator at once: MPI's own rule). Under MPI_THREAD_SINGLE or FUNNELED, a call that would use MPI from
- * another thread than MPI's main one returns CDAG_ERR_STATE. */
+ * another thread than MPI's main one returns CDAG_ERR_STATE. Where cdag can see such an
+ * overlap it returns CDAG_ERR_STATE with its own message instead of racing, blocking or
+ * reaching MPI: cdag_start/test/wait/run while another thread is inside a call on the same
+ * schedule; cdag_start or cdag_run on a schedule already started (by any thread) and not yet
+ * completed; a start while another handle of the same compiled schedule runs; cdag_compile
+ * or cdag_graph_dump while another thread is in one of them on the same graph (whose
+ * communicator is its own duplicate; graphs created on one communicator may be compiled at
+ * once). That last check is local, before any MPI call: the program is erroneous (as in
+ * MPI), and on other ranks the other thread may be the one refused. */
 #ifndef CDAG_H
 #define CDAG_H
 

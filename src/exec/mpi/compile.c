@@ -529,6 +529,7 @@ int cdag_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **s) {
   if (g->myrank < 0 || !g->host)
     return cdag__error(CDAG_ERR_ARG, "cdag_compile: graph is global (use cdag_analyze, or cdag_graph_create)");
   int trc = exec_thread_check("cdag_compile");
+  if (!trc) trc = exec_comm_take(g, "cdag_compile");   /* before any MPI call */
   if (trc) return trc;
   compile_ctx x = {.rank = g->myrank, .nprocs = g->nprocs, .comm = exec_graph_comm(g)};
   MPI_Comm_set_errhandler(x.comm, MPI_ERRORS_RETURN);
@@ -544,6 +545,7 @@ int cdag_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **s) {
     rc = compile_new(&x, g, &w, local, s);
   }
   if (!rc) g->state = IR_COMPILED;
+  exec_comm_release(g);
   wire_free(&w);
   ctx_free(&x);
   return rc;
@@ -568,8 +570,19 @@ int cdag_schedule_free(cdag_schedule **s) {
 
 /* ---- cdag_graph_dump: gather to rank 0 and save one global file ---- */
 
+static int dump(cdag_graph *g, const char *path);
+
 int cdag_graph_dump(cdag_graph *g, const char *path) {
   if (!g || g->myrank < 0 || !g->host) return cdag__error(CDAG_ERR_ARG, "cdag_graph_dump: not a distributed graph");
+  int trc = exec_comm_take(g, "cdag_graph_dump");
+  if (trc) return trc;
+  int rc = dump(g, path);
+  exec_comm_release(g);
+  return rc;
+}
+
+/* cdag_graph_dump with the communicator's mark held. */
+static int dump(cdag_graph *g, const char *path) {
   compile_ctx x = {.rank = g->myrank, .nprocs = g->nprocs, .comm = exec_graph_comm(g), .root = 0};
   MPI_Comm_set_errhandler(x.comm, MPI_ERRORS_RETURN);
   wire_buf w = {0};

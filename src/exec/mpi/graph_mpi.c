@@ -23,6 +23,7 @@ struct exec_arena {
 typedef struct {
   MPI_Comm comm;
   exec_arena *arena;
+  int busy;              /* atomic: a thread is in one of cdag's collective calls on comm */
 } graph_exec;
 
 exec_arena *exec_arena_share(exec_arena *a) {
@@ -75,6 +76,19 @@ int exec_thread_check(const char *fn) {
                      "MPI with MPI_THREAD_MULTIPLE to use cdag from several threads)", fn,
                      level == MPI_THREAD_FUNNELED ? "MPI_THREAD_FUNNELED" : "MPI_THREAD_SINGLE");
 }
+
+/* The duplicate is the graph's alone, so a flag on it marks its communicator busy; taken
+   without waiting: the second thread fails before any MPI call instead of entering a
+   collective MPI forbids (or deadlocking in it). */
+int exec_comm_take(cdag_graph *g, const char *fn) {
+  graph_exec *x = g->host;
+  if (!__atomic_exchange_n(&x->busy, 1, __ATOMIC_ACQUIRE)) return CDAG_OK;
+  return cdag__error(CDAG_ERR_STATE, "rank %d: %s: another thread is in cdag_compile or cdag_graph_dump on this "
+                     "graph's communicator (MPI forbids two threads in collectives on one communicator at once: "
+                     "call it from one thread at a time)", g->myrank, fn);
+}
+
+void exec_comm_release(cdag_graph *g) { __atomic_store_n(&((graph_exec *)g->host)->busy, 0, __ATOMIC_RELEASE); }
 
 int cdag_graph_create(MPI_Comm comm, cdag_graph **g) {
   int initialized = 0, size, rank, rc;

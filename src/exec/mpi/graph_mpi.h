@@ -33,5 +33,10 @@ int exec_reduction_from_mpi(MPI_Datatype t, MPI_Op o, int rank, int *type, int *
 /* CDAG_OK, or CDAG_ERR_STATE when MPI's thread level (SINGLE, FUNNELED) forbids this thread
    MPI calls: the entry points that call MPI (fn) check it first. */
 int exec_thread_check(const char *fn);
+/* The collective entry points on a distributed graph's communicator (cdag_compile,
+   cdag_graph_dump) hold its busy mark: CDAG_ERR_STATE naming fn if another thread holds it
+   (a local check: on other ranks that thread may be the one that wins); release after. */
+int exec_comm_take(cdag_graph *g, const char *fn);
+void exec_comm_release(cdag_graph *g);
 
 #endif

@@ -793,8 +793,15 @@ int sched_build(const uint8_t *part, int64_t len, cdag_graph *g, MPI_Comm comm, 
   return rc;
 }
 
+/* The run of s is over (completed, failed or abandoned): another handle of its core may start. */
+static void core_release(cdag_schedule *s) {
+  s->started = 0;
+  __atomic_store_n(&s->core->running, 0, __ATOMIC_RELEASE);
+}
+
 void sched_destroy(cdag_schedule *s) {
   if (!s) return;
+  if (s->started) core_release(s);   /* freed in the middle of a run (its wait failed) */
   sched_core_unref(s->core);
   int finalized = 0;
   MPI_Finalized(&finalized);
@@ -902,11 +909,26 @@ static int kernels_advance(cdag_schedule *s, int block) {
   return rc;
 }
 
-static int start_as(cdag_schedule *s, const char *fn) {
+/* Calls on one handle never overlap and two handles of one core never run at once (they
+   share its buffers and communicator): an atomic flag on the handle (held during a call) and
+   one on the core (held from a start to its completion), taken without waiting, turn an
+   overlap into CDAG_ERR_STATE; nothing blocks. enter: the checks, then the handle's flag. */
+static int enter(cdag_schedule *s, const char *fn) {
   int rc = check_sched(s, fn);
   if (rc) return rc;
-  if (s->started) return cdag__error(CDAG_ERR_STATE, "rank %d: %s: the schedule is already running", s->rank, fn);
-  s->completed = 0;
+  if (__atomic_exchange_n(&s->busy, 1, __ATOMIC_ACQUIRE))
+    return cdag__error(CDAG_ERR_STATE, "rank %d: %s: another thread is inside a call on this schedule (calls on one "
+                       "schedule must not overlap)", s->rank, fn);
+  return CDAG_OK;
+}
+
+static int leave(cdag_schedule *s, int rc) {
+  __atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);
+  return rc;
+}
+
+static int start_run(cdag_schedule *s) {
+  int rc;
   if (s->mode == PART_GRAPH) {
     if ((rc = engine_start(s))) return rc;
     s->started = 1;
@@ -925,7 +947,26 @@ static int start_as(cdag_schedule *s, const char *fn) {
   return CDAG_OK;
 }
 
-int cdag_start(cdag_schedule *s) { return start_as(s, "cdag_start"); }
+/* With the handle's flag held. */
+static int start_as(cdag_schedule *s, const char *fn) {
+  if (s->started)
+    return cdag__error(CDAG_ERR_STATE, "rank %d: %s: the schedule is already running (started and not yet waited "
+                       "for, by this thread or another)", s->rank, fn);
+  int idle = 0;
+  if (!__atomic_compare_exchange_n(&s->core->running, &idle, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+    return cdag__error(CDAG_ERR_STATE, "rank %d: %s: another handle of this compiled schedule (a cdag_compile that "
+                       "found it cached) is running: handles of one schedule share its buffers, so they run one "
+                       "after the other", s->rank, fn);
+  s->completed = 0;
+  int rc = start_run(s);
+  if (rc) core_release(s);
+  return rc;
+}
+
+int cdag_start(cdag_schedule *s) {
+  int rc = enter(s, "cdag_start");
+  return rc ? rc : leave(s, start_as(s, "cdag_start"));
+}
 
 /* After the first requests: unpacks (the results a replication sends are in place now),
    then the replications start. */
@@ -936,10 +977,19 @@ static int start_late(cdag_schedule *s) {
   return CDAG_OK;
 }
 
+static int test_run(cdag_schedule *s, int *done);
+
 int cdag_test(cdag_schedule *s, int *done) {
-  int rc = check_sched(s, "cdag_test"), flag = 1;
-  if (!rc && !done) rc = cdag__error(CDAG_ERR_ARG, "rank %d: cdag_test: done is NULL", s->rank);
+  int rc = s && !done ? cdag__error(CDAG_ERR_ARG, "rank %d: cdag_test: done is NULL", s->rank) : CDAG_OK;
+  if (!rc) rc = enter(s, "cdag_test");
   if (rc) return rc;
+  rc = test_run(s, done);
+  if (rc && s->started) core_release(s);   /* a failed run is over */
+  return leave(s, rc);
+}
+
+static int test_run(cdag_schedule *s, int *done) {
+  int rc = CDAG_OK, flag = 1;
   /* not running: nothing to wait for, as MPI_Test on an inactive request (flag = true); a
      loop `while (!done) cdag_test(...)` would spin forever on done = 0 */
   *done = 1;
@@ -963,23 +1013,15 @@ int cdag_test(cdag_schedule *s, int *done) {
   if (s->mode != PART_GRAPH && !s->late_started && (rc = start_late(s))) return rc;
   if (s->mode != PART_GRAPH && s->tested < s->nreqs) return CDAG_OK;   /* replications in flight */
   if (s->mode != PART_GRAPH) run_reds(s);
-  s->started = 0;
+  core_release(s);
   s->completed = 1;
   *done = 1;
   return CDAG_OK;
 }
 
-static int wait_as(cdag_schedule *s, const char *fn) {
-  int rc = check_sched(s, fn);
-  if (rc) return rc;
-  if (!s->started && s->completed) {   /* cdag_test finished the run */
-    s->completed = 0;
-    return CDAG_OK;
-  }
-  if (!s->started) return cdag__error(CDAG_ERR_STATE, "rank %d: %s without cdag_start", s->rank, fn);
-  s->started = 0;
+static int wait_run(cdag_schedule *s) {
   if (s->mode == PART_GRAPH) return engine_wait(s);
-  rc = kernels_advance(s, 1);
+  int rc = kernels_advance(s, 1);
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow" /* GCC misreads MPI_STATUSES_IGNORE as an array */
@@ -996,9 +1038,27 @@ static int wait_as(cdag_schedule *s, const char *fn) {
   return CDAG_OK;
 }
 
-int cdag_wait(cdag_schedule *s) { return wait_as(s, "cdag_wait"); }
+/* With the handle's flag held; the core is free again once the run is over. */
+static int wait_as(cdag_schedule *s, const char *fn) {
+  if (!s->started && s->completed) {   /* cdag_test finished the run */
+    s->completed = 0;
+    return CDAG_OK;
+  }
+  if (!s->started) return cdag__error(CDAG_ERR_STATE, "rank %d: %s without cdag_start", s->rank, fn);
+  int rc = wait_run(s);
+  core_release(s);
+  return rc;
+}
 
+int cdag_wait(cdag_schedule *s) {
+  int rc = enter(s, "cdag_wait");
+  return rc ? rc : leave(s, wait_as(s, "cdag_wait"));
+}
+
+/* One call: no other thread's call on s can come between the start and the wait. */
 int cdag_run(cdag_schedule *s) {
-  int rc = start_as(s, "cdag_run");
-  return rc ? rc : wait_as(s, "cdag_run");
+  int rc = enter(s, "cdag_run");
+  if (rc) return rc;
+  rc = start_as(s, "cdag_run");
+  return leave(s, rc ? rc : wait_as(s, "cdag_run"));
 }

@@ -70,6 +70,8 @@ typedef struct {
    core never share mutable state. */
 typedef struct {
   int refs;                   /* atomic: handles + the cache entry */
+  int running;                /* atomic: a handle of this core is between its start and its
+                                 completion (another handle's start then fails, run.c) */
   MPI_Comm comm;              /* private duplicate of the graph's communicator: every handle's
                                  traffic runs on it (handles of one core work on the same
                                  buffers, so they never run at the same time) */
@@ -83,6 +85,8 @@ struct cdag_schedule {
   int mode;                   /* PART_GRAPH or PART_PLAN */
   int started;                /* between cdag_start and cdag_wait (or cdag_test's done) */
   int completed;              /* cdag_test finished the run: a cdag_wait returns at once */
+  int busy;                   /* atomic: a thread is inside cdag_start/test/wait/run on this
+                                 handle (a second thread's call fails instead of racing) */
   MPI_Comm comm;              /* the core's */
   int rank, nprocs;
   char *report_text, *report_json;  /* the root's report, on every rank */

@@ -8,7 +8,15 @@
  * analyses global graphs meanwhile. With the argument "funneled" the program asks for
  * MPI_THREAD_FUNNELED instead: a thread that is not the main one calling cdag_graph_create,
  * cdag_compile or cdag_run gets CDAG_ERR_STATE (MPI forbids its MPI calls), and the main
- * thread still compiles and runs. Exit 0 on success. */
+ * thread still compiles and runs.
+ *
+ * Then the overlaps a program must not make, each forced deterministically, end in cdag's
+ * CDAG_ERR_STATE with its message, not in MPI's: a second thread's cdag_start/cdag_run on a
+ * schedule another thread started; a second thread's call while another is inside cdag_run
+ * (the run held open by rank P-1, np >= 2); a second handle of one cached core started
+ * while the first runs; a second thread's cdag_compile of a graph whose compile is under
+ * way (held open in the analysis by a test hook until every rank's second thread tried).
+ * Exit 0 on success. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +141,199 @@ static void funneled(void) {
   free(src); free(dst); free(v); free(all); free(x);
 }
 
+/* ---- overlaps ---- */
+
+/* A ring on comm: send N ints to the right, receive from the left (rank 0's run cannot
+   complete before rank P-1 starts). elems sets the message size (distinct graphs). */
+static int ring(MPI_Comm comm, int32_t *out, int32_t *in, int elems, cdag_schedule **s) {
+  cdag_graph *g = NULL;
+  int rc = cdag_graph_create(comm, &g);
+  if (!rc) rc = cdag_send(g, out, elems * sizeof *out, (R + 1) % P, 5, NULL);
+  if (!rc) rc = cdag_recv(g, in, elems * sizeof *in, (R + P - 1) % P, 5, NULL);
+  if (!rc) rc = cdag_compile(g, NULL, s);
+  cdag_graph_free(&g);
+  return rc;
+}
+
+static int ring_ok(const int32_t *in, int elems, int salt) {
+  for (int i = 0; i < elems; i++)
+    if (in[i] != ((R + P - 1) % P) * 1000 + i + salt) return 0;
+  return 1;
+}
+
+static void ring_fill(int32_t *out, int elems, int salt) {
+  for (int i = 0; i < elems; i++) out[i] = R * 1000 + i + salt;
+}
+
+static void *start_it(void *arg) {
+  MT_OK(cdag_start(arg));
+  return NULL;
+}
+
+static void *wait_it(void *arg) {
+  MT_OK(cdag_wait(arg));
+  return NULL;
+}
+
+static void *run_it(void *arg) {
+  MT_OK(cdag_run(arg));
+  return NULL;
+}
+
+/* Thread A starts, the main thread's start and run fail, thread C waits; then two handles
+   of one core (a cache hit): the second's start fails while the first runs. */
+static void started_elsewhere(MPI_Comm comm) {
+  int32_t out[N], in[N];
+  cdag_schedule *s = NULL, *s2 = NULL;
+  MT_OK(ring(comm, out, in, N, &s));
+  MT_REQUIRE(s != NULL);
+  pthread_t th;
+  ring_fill(out, N, 1);
+  pthread_create(&th, NULL, start_it, s);
+  pthread_join(th, NULL);
+  MT_EXPECT_RC(cdag_start(s), CDAG_ERR_STATE);
+  MT_EXPECT_STR(cdag_error_message(), "cdag_start: the schedule is already running");
+  MT_EXPECT_RC(cdag_run(s), CDAG_ERR_STATE);
+  MT_EXPECT_STR(cdag_error_message(), "cdag_run: the schedule is already running");
+  pthread_create(&th, NULL, wait_it, s);
+  pthread_join(th, NULL);
+  MT_EXPECT(ring_ok(in, N, 1));
+
+  int64_t h0 = 0, h1 = 0;
+  exec_compile_stats(NULL, &h0);
+  MT_OK(ring(comm, out, in, N, &s2));   /* the same graph: a handle of the same core */
+  exec_compile_stats(NULL, &h1);
+  MT_EXPECT_INT(h1 - h0, ==, 1);
+  MT_REQUIRE(s2 != NULL && s2->core == s->core);
+  ring_fill(out, N, 2);
+  pthread_create(&th, NULL, start_it, s);
+  pthread_join(th, NULL);
+  MT_EXPECT_RC(cdag_start(s2), CDAG_ERR_STATE);
+  MT_EXPECT_STR(cdag_error_message(), "cdag_start: another handle of this compiled schedule");
+  MT_EXPECT_RC(cdag_run(s2), CDAG_ERR_STATE);
+  MT_EXPECT_STR(cdag_error_message(), "cdag_run: another handle of this compiled schedule");
+  MT_OK(cdag_wait(s));
+  MT_EXPECT(ring_ok(in, N, 2));
+  ring_fill(out, N, 3);
+  MT_OK(cdag_run(s2));   /* the core is free again */
+  MT_EXPECT(ring_ok(in, N, 3));
+  cdag_schedule_free(&s2);
+  cdag_schedule_free(&s);
+}
+
+/* np >= 2: rank 0's thread A is inside cdag_run (rank P-1 has not started); the main thread
+   polls until its cdag_test fails, then lets the other ranks run. */
+static void inside_run(MPI_Comm comm, MPI_Comm sig) {
+  enum { E = N + 1 };
+  int32_t out[E], in[E];
+  cdag_schedule *s = NULL;
+  MT_OK(ring(comm, out, in, E, &s));
+  MT_REQUIRE(s != NULL);
+  ring_fill(out, E, 4);
+  int go = 1;
+  if (R == 0) {
+    pthread_t th;
+    pthread_create(&th, NULL, run_it, s);
+    int rc = CDAG_OK, done = 0;
+    double t0 = MPI_Wtime();   /* thread A enters cdag_run soon and stays: a bound, not a wait */
+    while (MPI_Wtime() - t0 < 30 && (rc = cdag_test(s, &done)) == CDAG_OK) continue;
+    MT_EXPECT_RC(rc, CDAG_ERR_STATE);
+    MT_EXPECT_STR(cdag_error_message(), "cdag_test: another thread is inside a call on this schedule");
+    MT_EXPECT_RC(cdag_start(s), CDAG_ERR_STATE);
+    MT_EXPECT_STR(cdag_error_message(), "cdag_start: another thread is inside a call on this schedule");
+    for (int r = 1; r < P; r++) MPI_Send(&go, 1, MPI_INT, r, 7, sig);
+    pthread_join(th, NULL);
+  } else {
+    MPI_Recv(&go, 1, MPI_INT, 0, 7, sig, MPI_STATUS_IGNORE);
+    MT_OK(cdag_run(s));
+  }
+  MT_EXPECT(ring_ok(in, E, 4));
+  cdag_schedule_free(&s);
+}
+
+/* The compile hook: at the compiling rank, with every rank's thread A inside cdag_compile
+   (the gather is done), lets every rank's second thread try its compile and waits for them. */
+static MPI_Comm hook_sig;
+static atomic_int hook_go, hook_ack;   /* rank 0's own second thread: no messages to itself
+                                          (MPICH can stall two threads on a self-message) */
+
+static void spin_until(atomic_int *flag) {
+  double t0 = MPI_Wtime();
+  while (!atomic_load(flag) && MPI_Wtime() - t0 < 60) continue;
+  MT_EXPECT(atomic_load(flag));
+}
+
+static int hold_analysis(cdag_graph *gg, const cdag_options *o, cdag_plan **p) {
+  int token = 1, ack = 0;
+  MPI_Request *rq = malloc((size_t)P * sizeof *rq);
+  for (int r = 1; r < P; r++) MPI_Isend(&token, 1, MPI_INT, r, 8, hook_sig, &rq[r]);
+  atomic_store(&hook_go, 1);
+  spin_until(&hook_ack);
+  for (int r = 1; r < P; r++) MPI_Recv(&ack, 1, MPI_INT, MPI_ANY_SOURCE, 9, hook_sig, MPI_STATUS_IGNORE);
+  for (int r = 1; r < P; r++) MPI_Wait(&rq[r], MPI_STATUS_IGNORE);
+  free(rq);
+  return cdag_analyze(gg, o, p);
+}
+
+static void plan_free(cdag_plan *p) { cdag_plan_free(&p); }
+
+typedef struct {
+  cdag_graph *g;
+  cdag_schedule *s;
+  int rc;
+} compile_arg;
+
+static void *compile_it(void *arg) {
+  compile_arg *a = arg;
+  a->rc = cdag_compile(a->g, NULL, &a->s);
+  return NULL;
+}
+
+static void compile_twice(MPI_Comm comm, MPI_Comm sig) {
+  enum { E = N + 2 };   /* a graph not in the cache: the analysis runs */
+  int32_t out[E], in[E];
+  compile_arg a = {NULL, NULL, -1};
+  int rc = cdag_graph_create(comm, &a.g);
+  if (!rc) rc = cdag_send(a.g, out, sizeof out, (R + 1) % P, 5, NULL);
+  if (!rc) rc = cdag_recv(a.g, in, sizeof in, (R + P - 1) % P, 5, NULL);
+  MT_OK(rc);
+  MT_REQUIRE(!rc);
+  hook_sig = sig;
+  exec_set_analyzer(hold_analysis, plan_free);
+  pthread_t th;
+  pthread_create(&th, NULL, compile_it, &a);
+  int token = 0;
+  if (R == 0) spin_until(&hook_go);
+  else MPI_Recv(&token, 1, MPI_INT, 0, 8, sig, MPI_STATUS_IGNORE);
+  cdag_schedule *s2 = NULL;
+  MT_EXPECT_RC(cdag_compile(a.g, NULL, &s2), CDAG_ERR_STATE);
+  MT_EXPECT_STR(cdag_error_message(), "cdag_compile: another thread is in cdag_compile or cdag_graph_dump");
+  MT_EXPECT(s2 == NULL);
+  if (R == 0) atomic_store(&hook_ack, 1);
+  else MPI_Send(&token, 1, MPI_INT, 0, 9, sig);
+  pthread_join(th, NULL);
+  exec_set_analyzer(NULL, NULL);
+  MT_OK(a.rc);
+  if (a.s) {
+    ring_fill(out, E, 5);
+    MT_OK(cdag_run(a.s));
+    MT_EXPECT(ring_ok(in, E, 5));
+  }
+  cdag_schedule_free(&a.s);
+  cdag_graph_free(&a.g);
+}
+
+static void overlaps(void) {
+  MPI_Comm comm, sig;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_dup(MPI_COMM_WORLD, &sig);
+  started_elsewhere(comm);
+  if (P >= 2) inside_run(comm, sig);
+  compile_twice(comm, sig);
+  MPI_Comm_free(&sig);
+  MPI_Comm_free(&comm);
+}
+
 int main(int argc, char **argv) {
   int level = 0, fun = argc > 1 && !strcmp(argv[1], "funneled");
   MPI_Init_thread(&argc, &argv, fun ? MPI_THREAD_FUNNELED : MPI_THREAD_MULTIPLE, &level);
@@ -159,5 +360,6 @@ int main(int argc, char **argv) {
   exec_compile_stats(&compiles, &hits);
   MT_EXPECT_INT(compiles, ==, T);
   MT_EXPECT_INT(hits, ==, T * (ITERS - 1));
+  overlaps();
   return mt_finish("mpi_threads");
 }
