@@ -7,7 +7,6 @@
  * message (never a crash); then the graph is analysed with those options and the plan is
  * simulated against the graph (a difference not caused by the graph itself aborts), and the
  * graph is saved and must load again: every graph the API builds can be written and read. */
-#define _GNU_SOURCE   /* open_memstream */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 
 #include "exec/pipeline.h"
 #include "format/format.h"
+#include "fuzz_saved.h"
 
 enum { MAX_CALLS = 256, ADDR_SLOTS = 32 };
 
@@ -51,26 +51,6 @@ static void call(cdag_graph *g, int n, const uint8_t *b, cdag_op *ops, int *nops
   if (rc == CDAG_OK && op != CDAG_OP_NULL && *nops < MAX_CALLS) ops[(*nops)++] = op;
 }
 
-/* The graph saved and loaded again: the writer's output always loads. */
-static void round_trip(const cdag_graph *g) {
-  char *text = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&text, &len);
-  if (!f) return;
-  int rc = ir_save_file(g, f);
-  fclose(f);
-  if (rc == CDAG_OK) {
-    cdag_graph *h = NULL;
-    if (ir_load_mem(text, len, "saved", NULL, &h) != CDAG_OK) {
-      fprintf(stderr, "fuzz_api: a saved graph does not load: %s\n%s", cdag_error_message(), text);
-      abort();
-    }
-    ir_graph_free(h);
-  }
-  said(rc);
-  free(text);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1) return 0;
   int n = data[0] % 8 + 1;
@@ -95,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       abort();
     }
     said(rc);
-    round_trip(g);
+    fuzz_saved_loads("fuzz_api", g, 0);
   }
   cdag_plan_free(&p);
   cdag_graph_free(&g);

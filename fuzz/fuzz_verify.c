@@ -8,7 +8,6 @@
  * that races with itself is the input's fault; any other difference between graph and plan
  * is a bug in cdag and aborts. Inputs that move more than 1 MiB are skipped, so memory stays
  * small. */
-#define _GNU_SOURCE   /* open_memstream */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include "exec/pipeline.h"
 #include "exec/sim/sim.h"
 #include "format/format.h"
+#include "fuzz_saved.h"
 #include "model/lower.h"
 
 static uint64_t moved_bytes(const cdag_graph *g) {
@@ -48,24 +48,6 @@ static int lowered(const cdag_graph *g, const cdag_plan *p, const kern_model *m,
   return rc;
 }
 
-/* The graph saved loads again: the writer's output is the loader's input. */
-static int saved_loads(const cdag_graph *g) {
-  char *text = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&text, &len);
-  if (!f) return CDAG_OK;
-  int rc = ir_save_file(g, f);
-  fclose(f);
-  cdag_graph *h = NULL;
-  if (rc == CDAG_OK && ir_load_mem(text, len, "saved", NULL, &h) != CDAG_OK) {
-    fprintf(stderr, "fuzz_verify: a saved graph does not load: %s\n", cdag_error_message());
-    abort();
-  }
-  ir_graph_free(h);
-  free(text);
-  return rc;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ir_load_opts o = {size > 0 && data[0] == '#', 64};
   cdag_graph *g = NULL;
@@ -92,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       abort();
     }
     if (rc == CDAG_OK && !p->as_written) rc = lowered(g, p, &m, policy);
-    if (rc == CDAG_OK) rc = saved_loads(g);
+    if (rc == CDAG_OK) fuzz_saved_loads("fuzz_verify", g, 0);
   }
   if (rc != CDAG_OK && !cdag_error_message()[0]) abort();
   cdag_plan_free(&p);

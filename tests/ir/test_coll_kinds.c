@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "check_main.h"
+#include "support/graphs.h"
 #include "detect/detect.h"
 #include "choose/choose.h"
 #include "format/format.h"
@@ -91,15 +92,6 @@ START_TEST(slots_follow_columns) {
 }
 END_TEST
 
-static char *save_str(const cdag_graph *g) {
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  CK_OK(ir_save_file(g, f));
-  fclose(f);
-  return buf;
-}
-
 /* A native kind is a call of ir_add_coll and a line of the text format, both ways; the
    others are neither. */
 START_TEST(native_kinds_load_and_save) {
@@ -123,13 +115,13 @@ START_TEST(native_kinds_load_and_save) {
     }
     CK_OK(rc);
     CK_OK(ir_finalize(g));
-    char *text = save_str(g);
+    char *text = cdag_test_save_str(g);
     ck_assert_msg(strstr(text, in->name) != NULL, "%s", text);
     cdag_graph *back = NULL;
     ck_assert_msg(ir_load_mem(text, strlen(text), "t", NULL, &back) == CDAG_OK, "%s: %s", text, cdag_error_message());
     ck_assert_int_eq(back->ncalls, P);
     for (int64_t c = 0; c < back->ncalls; c++) ck_assert_int_eq(back->calls[c].kind, k);
-    char *again = save_str(back);
+    char *again = cdag_test_save_str(back);
     ck_assert_str_eq(again, text);
     free(text);
     free(again);

@@ -267,15 +267,6 @@ START_TEST(disagreements_are_errors) {
 }
 END_TEST
 
-static char *save_str(const cdag_graph *g) {
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  CK_OK(ir_save_file(g, f));
-  fclose(f);
-  return buf;
-}
-
 START_TEST(text_round_trip) {
   const char *text = "num_ranks 3\ncomm 2 ranks 2 0\n"
                      "rank 0 {\n  x: send 4b to 1 addr 0x10\n  wait x\n  alltoall 4b in 0x100 out 0x200 comm 2\n"
@@ -285,14 +276,14 @@ START_TEST(text_round_trip) {
                      "rank 2 {\n  alltoall 4b in 0x100 out 0x200 comm 2\n  reduce_scatter_block 2 int64 max in 0x300 out 0x400\n"
                      "  scatter 8b root 1 out 0x400\n}\n";
   cdag_graph *g = cdag_test_text_graph(text);
-  char *a = save_str(g);
+  char *a = cdag_test_save_str(g);
   ck_assert_ptr_nonnull(strstr(a, "comm 2 ranks 2 0\n"));
   ck_assert_ptr_nonnull(strstr(a, "  x: send 4b to 1 addr 0x10\n  wait x\n"));
   ck_assert_ptr_nonnull(strstr(a, "  recv 4b from 0 addr 0x10 wait\n"));
   ck_assert_ptr_nonnull(strstr(a, "  scatter 8b root 1 in 0x500 out 0x400\n"));
   ck_assert_ptr_null(strstr(a, "0x7fff"));   /* the calls' scratch is theirs, not the file's */
   cdag_graph *h = cdag_test_text_graph(a);
-  char *b = save_str(h);
+  char *b = cdag_test_save_str(h);
   ck_assert_str_eq(a, b);
   ck_assert_int_eq(h->nops, g->nops);
   free(a);
