@@ -2,7 +2,7 @@
 # cdag — the whole test suite: what CI runs (.ci/run calls this).
 #  0. the layout rules a grep can check (scripts/check-layout.sh);
 #  1. release build with -Werror, every test (unit, CLI, MPI under mpiexec at 1, 2, 3 and 8
-#     processes, API-behaviour programs at 8 only with CDAG_FULL=1; CDAG_FULL=1 adds 4 and 5)
+#     processes, API and type programs at 8 only with CDAG_FULL=1; CDAG_FULL=1 adds 4 and 5)
 #     with ctest, randomized and exhaustive tests at
 #     half their iterations (all with CDAG_FULL=1);
 #  2. the same tests built by clang with AddressSanitizer + UBSan (MPI runs at 3..8 processes
