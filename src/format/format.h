@@ -50,6 +50,8 @@ typedef struct {
   uint64_t bytes;            /* reduce: count * type size; calc: its cost */
   int32_t peer, tag;         /* reduce: cdag_type, cdag_reduce_op */
   uint64_t addr, addr2;
+  uint64_t rlen, wlen;       /* a computation (IR_CALC): bytes read at addr2 (IR_READS_ALL: all),
+                                written at addr; both 0: a plain calc */
   int32_t seg;               /* get/put not expanded yet: the segment (addr2 an offset), -1 none */
   int32_t cpu, nic;          /* GOAL's, -1 none */
   int wait;                  /* `wait`: every later op of the rank depends on this one */

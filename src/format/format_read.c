@@ -674,6 +674,50 @@ static int read_calc(reader *r, const token *kw, const token *label) {
   return finish_op(r, rc, id, kw, label, &f);
 }
 
+/* `SIZE at A` of a computation's reads or writes. */
+static int read_range_at(reader *r, const char *what, int64_t *len, int64_t *addr) {
+  int rc;
+  if ((rc = read_size(r, "a size in bytes (e.g. 64b)", len))) return rc;
+  if ((rc = next(r))) return rc;
+  if (!is_word(&r->tok, "at")) return expected(r, &r->tok, "'at'");
+  if ((rc = next(r))) return rc;
+  return num_in(r, &r->tok, 0, 0, INT64_MAX, what, addr);
+}
+
+/* compute COST [reads SIZE at A | reads all] [writes SIZE at B] [cpu C] [nic N] */
+static int read_compute(reader *r, const token *kw, const token *label) {
+  int64_t cost, rlen = 0, raddr = 0, wlen = 0, waddr = 0;
+  int32_t id = -1;
+  int all = 0, seen_reads = 0, seen_writes = 0;
+  const token *ahead;
+  fields f;
+  int rc;
+  if ((rc = next(r))) return rc;
+  if ((rc = num_in(r, &r->tok, 0, 0, INT64_MAX, "a compute cost", &cost))) return rc;
+  while ((rc = peek(r, &ahead)) == CDAG_OK && (is_word(ahead, "reads") || is_word(ahead, "writes"))) {
+    int reads = is_word(ahead, "reads");
+    if ((rc = next(r))) return rc;
+    if (reads ? seen_reads++ : seen_writes++)
+      return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "duplicate '%s'", reads ? "reads" : "writes");
+    if (reads && (rc = peek(r, &ahead)) == CDAG_OK && is_word(ahead, "all")) {
+      all = 1;
+      rc = next(r);
+    } else if (rc == CDAG_OK) {
+      rc = read_range_at(r, "an address", reads ? &rlen : &wlen, reads ? &raddr : &waddr);
+    }
+    if (rc) return rc;
+  }
+  if (rc) return rc;
+  if ((rc = read_fields(r, BIT(F_WAIT) | BIT(F_CPU) | BIT(F_NIC), "'reads', 'writes', 'cpu', 'nic' or end of line", &f)))
+    return rc;
+  rc = ir_add_compute(r->g, r->rank, (uint64_t)cost, (uint64_t)raddr, all ? IR_READS_ALL : (uint64_t)rlen,
+                      (uint64_t)waddr, (uint64_t)wlen, &id);
+  if ((rc = finish_op(r, rc, id, kw, label, &f))) return rc;
+  if (rlen) note_range(r, (uint64_t)raddr, (uint64_t)rlen);
+  if (wlen) note_range(r, (uint64_t)waddr, (uint64_t)wlen);
+  return CDAG_OK;
+}
+
 /* get SIZE from PEER at A [seg K] addr D   (put: to PEER); with seg, A is an offset in the
    peer's segment K. */
 static int read_onesided(reader *r, int get, const token *kw, const token *label) {
@@ -857,13 +901,14 @@ static int read_statement(reader *r) {
   if (is_word(&kw, "reduce")) return read_reduce(r, &kw, label);
   if (is_word(&kw, "copy")) return read_copy(r, &kw, label);
   if (is_word(&kw, "calc")) return read_calc(r, &kw, label);
+  if (is_word(&kw, "compute")) return read_compute(r, &kw, label);
   if (is_word(&kw, "get")) return read_onesided(r, 1, &kw, label);
   if (is_word(&kw, "put")) return read_onesided(r, 0, &kw, label);
   if (is_word(&kw, "fence")) return read_fence(r, &kw, label);
   if (is_word(&kw, "wait")) return read_wait(r, &kw, label);
   int coll = kw.kind == T_WORD ? ir_coll_kind(kw.s, (size_t)kw.len) : -1;
   if (coll >= 0 && ir_coll_get(coll)->native) return read_coll(r, coll, &kw, label);
-  if (label) return expected(r, &kw, "an operation (send, recv, reduce, copy, calc, get, put, fence, wait, or a collective)");
+  if (label) return expected(r, &kw, "an operation (send, recv, reduce, copy, calc, compute, get, put, fence, wait, or a collective)");
   return expected(r, &kw, "an operation, 'scratch', a label or '}'");
 }
 

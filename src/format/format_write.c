@@ -187,7 +187,16 @@ size_t ir_format_line(char *buf, size_t cap, const char *label, const ir_line *l
       break;
     }
     case IR_COPY: ap(&b, "copy %llub from 0x%llx to 0x%llx", bytes, a2, a); break;
-    default: ap(&b, "calc %llu", bytes); break;
+    default:
+      if (!l->rlen && !l->wlen) {
+        ap(&b, "calc %llu", bytes);
+        break;
+      }
+      ap(&b, "compute %llu", bytes);
+      if (l->rlen == IR_READS_ALL) ap(&b, " reads all");
+      else if (l->rlen) ap(&b, " reads %llub at 0x%llx", (unsigned long long)l->rlen, a2);
+      if (l->wlen) ap(&b, " writes %llub at 0x%llx", (unsigned long long)l->wlen, a);
+      break;
   }
   if (l->cpu >= 0) ap(&b, " cpu %d", l->cpu);
   if (l->nic >= 0) ap(&b, " nic %d", l->nic);
@@ -226,6 +235,10 @@ static int write_op(writer *w, int32_t op) {
   ir_line l = {.kind = kind, .bytes = g->bytes[op], .peer = g->peer[op], .tag = g->tag[op], .addr = g->addr[op],
                .addr2 = g->addr2 ? g->addr2[op] : 0, .seg = -1, .cpu = g->cpu ? g->cpu[op] : -1,
                .nic = g->nic ? g->nic[op] : -1, .comm = -1, .rank = g->rank[op]};
+  if (ir_is_compute(g, op)) {
+    l.rlen = g->cr_len[op];
+    l.wlen = g->cw_len[op];
+  }
   l.wait = g->join && g->join[op] == IR_JOIN_AFTER && os != IR_OS_WAIT;
   if (os == IR_OS_COLL) {
     l.kind = IR_LINE_COLL;

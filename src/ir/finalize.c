@@ -436,19 +436,32 @@ static int touch_write(conflict_map *m, uint64_t a, uint64_t b, int32_t op) {
 /* What an op reads and writes, gathered for one rank before its walk: the gather's loads
    are independent of each other and overlap, the walk's would wait on the map's. */
 typedef struct {
-  uint64_t rd, wr, len;   /* read [rd, rd+len), write [wr, wr+len); UINT64_MAX: none */
+  uint64_t rd, wr;        /* read [rd, rd+rlen), write [wr, wr+wlen); UINT64_MAX: none */
+  uint64_t rlen, wlen;
 } footprint;
+
+static footprint compute_footprint(const cdag_graph *g, int32_t op) {
+  uint64_t rl = g->cr_len[op], wl = g->cw_len[op];
+  int rd = rl && rl != IR_READS_ALL;   /* reading all is walked apart (reads_all_deps) */
+  return (footprint){rd ? g->addr2[op] : UINT64_MAX, wl ? g->addr[op] : UINT64_MAX, rd ? rl : 0, wl};
+}
 
 static void gather_footprints(const cdag_graph *g, const int32_t *ops, int32_t n, footprint *fp) {
   for (int32_t i = 0; i < n; i++) {
     int32_t op = ops[i];
     uint64_t a = g->addr[op], len = g->bytes[op];
     switch (g->kind[op]) {
-      case IR_SEND: fp[i] = (footprint){a, UINT64_MAX, len}; break;
-      case IR_RECV: fp[i] = (footprint){UINT64_MAX, a, len}; break;
+      case IR_SEND: fp[i] = (footprint){a, UINT64_MAX, len, 0}; break;
+      case IR_RECV: fp[i] = (footprint){UINT64_MAX, a, 0, len}; break;
       case IR_REDUCE:
-      case IR_COPY: fp[i] = (footprint){g->addr2[op], a, len}; break;
-      default: fp[i] = (footprint){UINT64_MAX, UINT64_MAX, 0}; break;
+      case IR_COPY: fp[i] = (footprint){g->addr2[op], a, len, len}; break;
+      case IR_CALC:
+        if (ir_is_compute(g, op)) {
+          fp[i] = compute_footprint(g, op);
+          break;
+        }
+        /* fall through */
+      default: fp[i] = (footprint){UINT64_MAX, UINT64_MAX, 0, 0}; break;
     }
   }
 }
@@ -460,14 +473,13 @@ static int footprints_ascend(const footprint *fp, int32_t n) {
   uint64_t top = 0;
   for (int32_t i = 0; i < n; i++) {
     const footprint *f = &fp[i];
-    if (f->len == 0) continue;
-    if (f->rd != UINT64_MAX) {
-      if (f->rd < top || f->rd + f->len < f->rd) return 0;
-      top = f->rd + f->len;
+    if (f->rd != UINT64_MAX && f->rlen) {
+      if (f->rd < top || f->rd + f->rlen < f->rd) return 0;
+      top = f->rd + f->rlen;
     }
-    if (f->wr != UINT64_MAX) {
-      if (f->wr < top || f->wr + f->len < f->wr) return 0;
-      top = f->wr + f->len;
+    if (f->wr != UINT64_MAX && f->wlen) {
+      if (f->wr < top || f->wr + f->wlen < f->wr) return 0;
+      top = f->wr + f->wlen;
     }
   }
   return 1;
@@ -532,10 +544,10 @@ static int32_t gather_ranges(const footprint *fp, int32_t n, op_range *rg) {
   int32_t k = 0;
   for (int32_t i = 0; i < n; i++) {
     const footprint *f = &fp[i];
-    if (f->len == 0) continue;
-    if ((f->rd != UINT64_MAX && f->rd + f->len < f->rd) || (f->wr != UINT64_MAX && f->wr + f->len < f->wr)) return -1;
-    if (f->rd != UINT64_MAX) rg[k++] = (op_range){f->rd, f->rd + f->len, 2 * i};
-    if (f->wr != UINT64_MAX) rg[k++] = (op_range){f->wr, f->wr + f->len, 2 * i + 1};
+    int rd = f->rd != UINT64_MAX && f->rlen, wr = f->wr != UINT64_MAX && f->wlen;
+    if ((rd && f->rd + f->rlen < f->rd) || (wr && f->wr + f->wlen < f->wr)) return -1;
+    if (rd) rg[k++] = (op_range){f->rd, f->rd + f->rlen, 2 * i};
+    if (wr) rg[k++] = (op_range){f->wr, f->wr + f->wlen, 2 * i + 1};
   }
   return k;
 }
@@ -573,13 +585,13 @@ static void find_clusters(clusters *c, const footprint *fp, int32_t n) {
    cluster's index; a range alone in its cluster has nothing to conflict with. */
 static int touch_op(conflict_map *m, const footprint *f, int32_t i) {
   int rc, rd = m->c.cl[2 * i], wr = m->c.cl[2 * i + 1];
-  if (rd >= 0 && f->rd != UINT64_MAX) {
+  if (rd >= 0 && f->rd != UINT64_MAX && f->rlen) {
     m->map = &m->c.cidx[rd];
-    if ((rc = touch_read(m, f->rd, f->rd + f->len, i))) return rc;
+    if ((rc = touch_read(m, f->rd, f->rd + f->rlen, i))) return rc;
   }
-  if (wr < 0 || f->wr == UINT64_MAX) return CDAG_OK;
+  if (wr < 0 || f->wr == UINT64_MAX || !f->wlen) return CDAG_OK;
   m->map = &m->c.cidx[wr];
-  return touch_write(m, f->wr, f->wr + f->len, i);
+  return touch_write(m, f->wr, f->wr + f->wlen, i);
 }
 
 static int clusters_alloc(clusters *c, int32_t longest) {
@@ -616,9 +628,92 @@ static int join_edges(const cdag_graph *g, conflict_map *m, int32_t *last_join, 
   return rc;
 }
 
+/* Computations that read all (recordings: PMPI cannot see what a computation reads) read
+   every byte an earlier op of the rank wrote. Such an op depends on each writer since the
+   previous one, and on the previous one; a later write into bytes it read depends on it.
+   What the latest one read is kept as merged disjoint intervals (start -> end), the writes
+   since in a list that the next one folds in: O(log n) per op. */
+typedef struct {
+  int32_t last;               /* position of the rank's latest one, -1 none */
+  struct ra_write { int32_t pos; uint64_t lo, hi; } *pend;   /* writes since */
+  int64_t npend, pendcap;
+  base_imap read;             /* what the latest one read: start -> index into hi */
+  uint64_t *hi;
+  int64_t nhi, hicap;
+} reads_all;
+
+static int ra_overlaps(const reads_all *ra, uint64_t lo, uint64_t hi) {
+  uint64_t k = hi - 1;
+  int64_t x = base_imap_find(&ra->read, &k, BASE_IMAP_AT_OR_BELOW);
+  return x >= 0 && ra->hi[x] > lo;
+}
+
+static int ra_fold(reads_all *ra, uint64_t lo, uint64_t hi) {
+  uint64_t k = lo;
+  int64_t x = base_imap_find(&ra->read, &k, BASE_IMAP_AT_OR_BELOW);
+  int rc = CDAG_OK;
+  if (x >= 0 && ra->hi[x] >= lo) {
+    lo = k;
+    if (ra->hi[x] > hi) hi = ra->hi[x];
+    rc = base_imap_del(&ra->read, k);
+  }
+  for (k = lo; rc == CDAG_OK && (x = base_imap_find(&ra->read, &k, BASE_IMAP_AT_OR_ABOVE)) >= 0 && k <= hi;) {
+    if (ra->hi[x] > hi) hi = ra->hi[x];
+    rc = base_imap_del(&ra->read, k);
+  }
+  if (rc == CDAG_OK) rc = base_grow((void **)&ra->hi, ra->nhi, &ra->hicap, 1, sizeof *ra->hi, "dependencies");
+  if (rc == CDAG_OK) rc = base_imap_put(&ra->read, lo, ra->nhi);
+  if (rc == CDAG_OK) ra->hi[ra->nhi++] = hi;
+  return rc;
+}
+
+static int ra_push(reads_all *ra, int32_t i, uint64_t lo, uint64_t hi) {
+  int rc = base_grow((void **)&ra->pend, ra->npend, &ra->pendcap, 1, sizeof *ra->pend, "dependencies");
+  if (rc == CDAG_OK) ra->pend[ra->npend++] = (struct ra_write){i, lo, hi};
+  return rc;
+}
+
+static int ra_step(reads_all *ra, conflict_map *m, const cdag_graph *g, const footprint *f, int32_t i) {
+  int rc = CDAG_OK;
+  int32_t op = m->ops[i];
+  if (ir_is_compute(g, op) && g->cr_len[op] == IR_READS_ALL) {
+    if (ra->last >= 0) rc = add_edge(m, ra->last, i);
+    for (int64_t k = 0; k < ra->npend && rc == CDAG_OK; k++) {
+      rc = add_edge(m, ra->pend[k].pos, i);
+      if (rc == CDAG_OK) rc = ra_fold(ra, ra->pend[k].lo, ra->pend[k].hi);
+    }
+    ra->npend = 0;
+    ra->last = i;
+  }
+  if (rc || f->wr == UINT64_MAX || !f->wlen) return rc;
+  uint64_t lo = f->wr, hi = f->wr + f->wlen < lo ? UINT64_MAX : f->wr + f->wlen;
+  if (ra->last >= 0 && ra->last != i && ra_overlaps(ra, lo, hi)) rc = add_edge(m, ra->last, i);
+  return rc ? rc : ra_push(ra, i, lo, hi);
+}
+
+static void ra_clear(reads_all *ra) {
+  base_imap_clear(&ra->read);
+  ra->last = -1;
+  ra->npend = ra->nhi = 0;
+}
+
+static void ra_free(reads_all *ra) {
+  ra_clear(ra);
+  free(ra->pend); free(ra->hi);
+}
+
+/* Does the rank read all anywhere? */
+static int rank_reads_all(const cdag_graph *g, const int32_t *ops, int32_t n) {
+  if (!g->cr_len) return 0;
+  for (int32_t i = 0; i < n; i++)
+    if (ir_is_compute(g, ops[i]) && g->cr_len[ops[i]] == IR_READS_ALL) return 1;
+  return 0;
+}
+
 static int conflict_deps(cdag_graph *g, edge_buf *edges) {
   int rc = CDAG_OK;
   conflict_map m = {0};
+  reads_all ra = {.last = -1};
   m.edges = edges;
   int32_t longest = 1, *ex_start = NULL, *ex_from = NULL;
   for (int r = 0; r < g->nprocs; r++)
@@ -637,7 +732,7 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
     edges->rank_edges[r] = edges->n;
     memset(m.stamp, 0xff, (size_t)n * sizeof *m.stamp);
     gather_footprints(g, m.ops, n, fp);
-    int32_t last_join = -1, disjoint = footprints_ascend(fp, n);
+    int32_t last_join = -1, disjoint = footprints_ascend(fp, n), all = rank_reads_all(g, m.ops, n);
     if (!disjoint) find_clusters(&m.c, fp, n);
     for (int32_t i = 0; i < n && rc == CDAG_OK; i++) {
       int32_t op = m.ops[i];
@@ -645,12 +740,15 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
         rc = add_edge(&m, g->pos[ex_from[k]], i);
       if (g->join && rc == CDAG_OK) rc = join_edges(g, &m, &last_join, i);
       if (rc == CDAG_OK && !disjoint) rc = touch_op(&m, &fp[i], i);
+      if (rc == CDAG_OK && all) rc = ra_step(&ra, &m, g, &fp[i], i);
     }
+    ra_clear(&ra);
     clusters_clear(&m.c);
     m.npieces = m.nrd = 0;
   }
   if (rc == CDAG_OK) edges->rank_edges[g->nprocs] = edges->n;
   clusters_free(&m.c);
+  ra_free(&ra);
   free(m.stamp); free(fp); free(m.hi); free(m.writer); free(m.readers); free(m.rd_op); free(m.rd_next);
   free(ex_start); free(ex_from);
   return rc;

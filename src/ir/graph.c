@@ -66,6 +66,7 @@ void ir_graph_free(cdag_graph *g) {
   if (g->host_ops && g->host_ops->free) g->host_ops->free(g->host);
   free(g->kind); free(g->rank); free(g->peer); free(g->tag);
   free(g->addr); free(g->addr2); free(g->bytes);
+  free(g->cw_len); free(g->cr_len);
   free(g->line); free(g->label); free(g->cpu); free(g->nic); free(g->labels);
   free(g->dep);
   free(g->sdep);
@@ -95,7 +96,7 @@ static int resize_ops(cdag_graph *g, int64_t cap) {
   } while (0)
   GROW(kind); GROW(rank); GROW(peer); GROW(tag); GROW(addr); GROW(bytes);
   GROW_OPT(addr2, 0); GROW_OPT(os, 0); GROW_OPT(line, 0); GROW_OPT(label, 0); GROW_OPT(cpu, -1); GROW_OPT(nic, -1);
-  GROW_OPT(join, 0); GROW_OPT(call, -1);
+  GROW_OPT(join, 0); GROW_OPT(call, -1); GROW_OPT(cw_len, 0); GROW_OPT(cr_len, 0);
 #undef GROW_OPT
 #undef GROW
   g->cap = cap;
@@ -228,6 +229,27 @@ int ir_add_calc(cdag_graph *g, int rank, uint64_t cost, int32_t *id) {
   if (!g) return cdag__error(CDAG_ERR_ARG, "graph is NULL");
   if ((rc = check_rank(g, rank, "rank"))) return rc;
   return append(g, IR_CALC, rank, 0, 0, 0, 0, cost, id);
+}
+
+int ir_add_compute(cdag_graph *g, int rank, uint64_t cost, uint64_t raddr, uint64_t rlen, uint64_t waddr,
+                   uint64_t wlen, int32_t *id) {
+  int rc;
+  int32_t op;
+  if (!g) return cdag__error(CDAG_ERR_ARG, "graph is NULL");
+  if ((rc = check_rank(g, rank, "rank"))) return rc;
+  if ((rlen != IR_READS_ALL && (rc = check_range(raddr, rlen, "computation input"))) ||
+      (rc = check_range(waddr, wlen, "computation output")))
+    return rc;
+  if ((rc = ir_ensure_opt(g, (void **)&g->cw_len, sizeof *g->cw_len, 0)) ||
+      (rc = ir_ensure_opt(g, (void **)&g->cr_len, sizeof *g->cr_len, 0)))
+    return rc;
+  if (!g->addr2 && !(g->addr2 = base_calloc((size_t)(g->cap ? g->cap : 1), sizeof *g->addr2)))
+    return CDAG_NOMEM("operations");
+  if ((rc = append(g, IR_CALC, rank, 0, 0, waddr, rlen == IR_READS_ALL ? 0 : raddr, cost, &op))) return rc;
+  g->cw_len[op] = wlen;
+  g->cr_len[op] = rlen;
+  if (id) *id = op;
+  return CDAG_OK;
 }
 
 /* Room for one more (rank, address, length) region in three arrays of n used, capacity *cap. */

@@ -21,6 +21,9 @@
  *   REDUCE:     inout / in / count*typesize / cdag_type / cdag_reduce_op
  *   COPY:       dst / src / bytes / - / -
  *   CALC:       - / - / cost / - / -
+ *   computation (a CALC with a memory effect, ir_add_compute): writes cw_len bytes at addr,
+ *               reads cr_len at addr2 (IR_READS_ALL: every byte an earlier op of the rank
+ *               wrote, as a recording must assume) / cost / - / -
  * One-sided ops (onesided.c) are added as GET / PUT / FENCE and exist only until
  * ir_finalize, which makes each get or put a message pair (see ir_onesided_expand):
  *   GET, PUT:   local dst (src) / target address, or offset in the segment / bytes / target
@@ -66,6 +69,8 @@ enum { IR_JOIN_NONE, IR_JOIN_AFTER, IR_JOIN_ALL };
 /* Tags of the message pairs of gets and puts: users' tags are >= 0, so these never match
    a message the graph wrote. */
 #define IR_TAG_GET (-2)
+/* cr_len of a computation that reads every byte the rank's earlier ops wrote. */
+#define IR_READS_ALL UINT64_MAX
 #define IR_TAG_PUT (-3)
 enum { IR_BUILDING = 0, IR_FINAL = 1, IR_COMPILED = 2 };
 
@@ -103,6 +108,8 @@ struct cdag_graph {
   uint64_t *addr;        /* send/recv buffer, reduce inout, copy dst */
   uint64_t *addr2;       /* reduce in, copy src; NULL until the first reduce or copy */
   uint64_t *bytes;       /* bytes moved or reduced; calc: cost */
+  uint64_t *cw_len, *cr_len; /* computations: bytes written at addr, read at addr2 (0: none;
+                            cr_len IR_READS_ALL: all); NULL until the first computation */
   uint32_t *line;        /* file line per op; NULL until a line is set */
   uint32_t *label;       /* 1 + offset of the op's label in labels; 0 none; NULL until set */
   int32_t *cpu, *nic;    /* GOAL `cpu N` / `nic N`, -1 absent; NULL until set */
@@ -180,6 +187,15 @@ int ir_add_reduce(cdag_graph *g, int rank, uint64_t in, uint64_t inout, uint64_t
                   int rop, int32_t *id);
 int ir_add_copy(cdag_graph *g, int rank, uint64_t src, uint64_t dst, uint64_t bytes, int32_t *id);
 int ir_add_calc(cdag_graph *g, int rank, uint64_t cost, int32_t *id);
+/* A computation of `cost` ns that reads rlen bytes at raddr (IR_READS_ALL: every byte the
+   rank's earlier ops wrote) and writes wlen bytes at waddr, computed from what it read. Its
+   place in the rank's order is kept by every plan (docs/semantics.md). */
+int ir_add_compute(cdag_graph *g, int rank, uint64_t cost, uint64_t raddr, uint64_t rlen, uint64_t waddr,
+                   uint64_t wlen, int32_t *id);
+/* Is op a computation (a calc that reads or writes memory)? */
+static inline int ir_is_compute(const cdag_graph *g, int64_t op) {
+  return g->cw_len && g->kind[op] == IR_CALC && (g->cw_len[op] || g->cr_len[op]);
+}
 int ir_add_scratch(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes);
 /* One-sided: seg >= 0 names segment seg of target and taddr is an offset in it; seg -1:
    taddr is an address of target. *seg of ir_add_segment: the rank's count before. */
