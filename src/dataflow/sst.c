@@ -449,15 +449,20 @@ static int mixes(const df_state *st, int32_t op) {
   return 0;
 }
 
-/* DF_COLLECT_MIXED: the reduce is listed, and its result is a new value (the bytes' own). */
+/* DF_COLLECT_MIXED: the reduce is listed, and combines what its operands hold as values of
+   their own (origins), as it will once a stage starts at it (src/stage). */
 static int collect_mixed(df_state *st, int32_t op) {
   df_sst *s = st->sst;
-  int rank = st->g->rank[op], rc;
-  uint64_t x = st->g->addr[op], y = x + st->g->bytes[op];
+  const cdag_graph *g = st->g;
   BASE_GROW(s->mixed, s->nmixed, s->mixedcap, 1, "mixed reductions");
   s->mixed[s->nmixed++] = op;
-  if ((rc = split_at(st, rank, x)) || (rc = split_at(st, rank, y))) return rc;
-  return replace_pieces(st, rank, x, y, NULL);
+  df_piece own = {.set = -1, .src = g->rank[op]};
+  st->segs[0] = (df_seg){.off = 0, .len = g->bytes[op], .p = own};
+  st->segs[0].p.addr = g->addr2[op];
+  st->segs2[0] = (df_seg){.off = 0, .len = g->bytes[op], .p = own};
+  st->segs2[0].p.addr = g->addr[op];
+  st->nsegs = st->nsegs2 = 1;
+  return CDAG_OK;
 }
 
 static int do_reduce(df_state *st, int32_t op) {
@@ -466,7 +471,7 @@ static int do_reduce(df_state *st, int32_t op) {
   uint64_t size = (uint64_t)ir_type_size(g->peer[op]), len = g->bytes[op];
   if ((rc = read_range(st, rank, g->addr2[op], len, &st->segs, &st->nsegs, &st->segcap))) return rc;
   if ((rc = read_range(st, rank, g->addr[op], len, &st->segs2, &st->nsegs2, &st->segcap2))) return rc;
-  if (st->collect_mixed && mixes(st, op)) return collect_mixed(st, op);
+  if (st->collect_mixed && mixes(st, op) && (rc = collect_mixed(st, op))) return rc;
   st->nout = 0;
   int64_t i = 0, j = 0;
   for (uint64_t o = 0; o < len;) {

@@ -11,8 +11,8 @@
 #include "stage/stage.h"
 
 int stage_has_computes(const cdag_graph *g) {
-  for (int64_t i = 0; (g->cw_len || g->computed) && i < g->nops; i++)
-    if (ir_is_compute(g, i)) return 1;
+  for (int64_t i = 0; (g->cw_len || g->cut) && i < g->nops; i++)
+    if (ir_is_compute(g, i) || ir_cuts(g, i)) return 1;
   return 0;
 }
 
@@ -32,12 +32,13 @@ void stage_split_free(stage_split *s) {
 
 /* ---- levels ---- */
 
-/* The level an op gets from its predecessors and, for a receive, its send. */
+/* The level an op gets from its predecessors and, for a receive, its send; an op where a
+   stage must start comes a stage after every predecessor. */
 static int32_t level_of(const cdag_graph *g, const match_result *m, const int32_t *lvl, int32_t op) {
-  int comp = ir_is_compute(g, op);
+  int comp = ir_is_compute(g, op), cut = ir_cuts(g, op);
   int32_t v = comp ? -1 : 0;
   for (int32_t e = g->pred_start[op]; e < g->pred_start[op + 1]; e++) {
-    int32_t p = g->pred[e], c = lvl[p] + (ir_is_compute(g, p) && !comp);
+    int32_t p = g->pred[e], c = lvl[p] + ((ir_is_compute(g, p) || cut) && !comp);
     if (c > v) v = c;
   }
   if (g->kind[op] == IR_RECV && m->partner[op] >= 0 && lvl[m->partner[op]] > v) v = lvl[m->partner[op]];
@@ -144,16 +145,10 @@ static int add_range(stage_range **r, int64_t *n, int64_t *cap, int32_t rank, ui
   return rc;
 }
 
-/* Computation op (a calc that touches memory, or a reduce run as one) as plans run it. */
+/* Computation op as plans run it. */
 static stage_compute compute_of(const cdag_graph *g, int32_t op, int32_t after, int32_t pos) {
-  stage_compute c = {.op = op, .rank = g->rank[op], .after = after, .pos = pos, .type = -1, .rop = -1,
-                     .waddr = g->addr[op], .raddr = g->addr2[op]};
-  if (g->kind[op] == IR_REDUCE) {
-    c.rlen = c.wlen = g->bytes[op];
-    c.type = g->peer[op], c.rop = g->tag[op];
-    return c;
-  }
-  c.cost = g->bytes[op], c.rlen = g->cr_len[op], c.wlen = g->cw_len[op];
+  stage_compute c = {.op = op, .rank = g->rank[op], .after = after, .pos = pos, .cost = g->bytes[op],
+                     .waddr = g->addr[op], .raddr = g->addr2[op], .rlen = g->cr_len[op], .wlen = g->cw_len[op]};
   if (c.rlen == IR_READS_ALL) c.raddr = 0;
   return c;
 }
