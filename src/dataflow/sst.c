@@ -439,14 +439,18 @@ static int misaligned(df_state *st, int32_t op, uint64_t o) {
                      ir_describe(st->g, op, d, sizeof d), (unsigned long long)o, ir_type_size(st->g->peer[op]));
 }
 
-/* Does a segment of either operand hold a value reduced with another op or type? */
+/* Does a segment of either operand hold a value reduced with another op or type, or start
+   inside an element (pieces of other provenance, as reductions of a smaller type leave)? */
+static int mixes_in(const df_seg *seg, int64_t n, int typeop, uint64_t size) {
+  for (int64_t i = 0; i < n; i++)
+    if ((seg[i].p.set >= 0 && seg[i].p.src != typeop) || seg[i].off % size) return 1;
+  return 0;
+}
+
 static int mixes(const df_state *st, int32_t op) {
   int typeop = st->g->peer[op] << 8 | st->g->tag[op];
-  for (int64_t i = 0; i < st->nsegs; i++)
-    if (st->segs[i].p.set >= 0 && st->segs[i].p.src != typeop) return 1;
-  for (int64_t i = 0; i < st->nsegs2; i++)
-    if (st->segs2[i].p.set >= 0 && st->segs2[i].p.src != typeop) return 1;
-  return 0;
+  uint64_t size = (uint64_t)ir_type_size(st->g->peer[op]);
+  return mixes_in(st->segs, st->nsegs, typeop, size) || mixes_in(st->segs2, st->nsegs2, typeop, size);
 }
 
 /* DF_COLLECT_MIXED: the reduce is listed, and combines what its operands hold as values of

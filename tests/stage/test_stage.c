@@ -209,6 +209,15 @@ START_TEST(mixed_reductions_are_computations) {
   ck_assert_msg(exec_verify(g, p, 9, 3) == CDAG_OK, "%s", cdag_error_message());
   cdag_plan_free(&p);
   cdag_graph_free(&g);
+  /* int8 maxima, then int32 sums over the same bytes: elements of one end inside the other's */
+  g = cdag_test_text_graph("num_ranks 2\nrank 0 { send 40b to 1 addr 0x10 }\n"
+                           "rank 1 {\n recv 40b from 0 addr 0x100\n reduce 10 int8 max in 0x100 inout 0x200\n"
+                           " reduce 10 int32 sum in 0x100 inout 0x200\n}\n");
+  p = analyze(g, 1.0);
+  ck_assert_int_eq(p->steps->nstages, 2);
+  ck_assert_msg(exec_verify(g, p, 9, 3) == CDAG_OK, "%s", cdag_error_message());
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
 }
 END_TEST
 
