@@ -663,7 +663,7 @@ static void free_state(df_state *st) {
   Word_t freed;
   freed = JudyLFreeArray(&st->inflight, PJE0);
   (void)freed;
-  ir_trim_heap(); /* the maps' many small nodes */
+  ir_trim_heap(st->g); /* the maps' many small nodes */
 }
 
 /* Hands the interned sets over to the result. */
@@ -708,10 +708,10 @@ static int run(const cdag_graph *g, const match_result *m, int flags, cdag_graph
     if (!(flags & DF_WAITSETS_IF_NEEDED) || has_zero_byte_message(g)) rc = df_waitsets(g, m, st.sst);
     else rc = CDAG_OK;
     if (release_g) ir_drop_deps(release_g);
-    ir_trim_heap();
+    ir_trim_heap(g);
     if (rc == CDAG_OK) rc = propagate(&st, m);
     if (release_m) match_free(release_m);
-    ir_trim_heap();
+    ir_trim_heap(g);
     if (rc == CDAG_OK) rc = collect(&st);
   }
   move_sets(&st);

@@ -120,7 +120,8 @@ static int analyze_phase(cdag_graph *g, match_result *m, const cdag_options *opt
   *p = NULL;
   df_sst *sst = NULL;
   double t1 = now();
-  int rc = dataflow_run_opt(g, m, DF_WAITSETS_IF_NEEDED | DF_RELEASE_INPUTS | (stage ? 0 : DF_COLLECT_MIXED), &sst);
+  int flags = DF_WAITSETS_IF_NEEDED | (stage ? 0 : DF_RELEASE_INPUTS | DF_COLLECT_MIXED);   /* stages are small */
+  int rc = dataflow_run_opt(g, m, flags, &sst);
   match_free(m);
   if (rc == CDAG_OK && sst->nmixed) {
     rc = restage_mixed(g, sst, opts, t0, p);

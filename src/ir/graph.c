@@ -33,9 +33,11 @@ void ir_drop_derived(cdag_graph *g) {
 
 static int heap_kept;   /* ir_keep_heap was called: no trimming */
 
-void ir_trim_heap(void) {
+void ir_trim_heap(const cdag_graph *g) {
 #ifdef __GLIBC__
-  if (!heap_kept) malloc_trim(0);
+  if (!heap_kept && g->nops >= IR_TRIM_MIN_OPS) malloc_trim(0);
+#else
+  (void)g;
 #endif
 }
 

@@ -299,8 +299,12 @@ int ir_deps_view_open(const cdag_graph *g, ir_deps_view *v);
 void ir_deps_view_close(ir_deps_view *v);
 /* Returns the free pages of the C heap to the system (glibc's malloc_trim; nothing
    elsewhere). Stages call it after freeing large temporaries: glibc keeps up to 64 MB of
-   freed memory resident at the top of its heap, which would count in the peak of the next. */
-void ir_trim_heap(void);
+   freed memory resident at the top of its heap, which would count in the peak of the next.
+   g is the graph the stage ran on: below IR_TRIM_MIN_OPS ops its temporaries are small, and
+   a trim (a walk of the heap and madvise calls) would cost more than it frees: a graph in
+   thousands of small stages spent most of its analysis there. */
+#define IR_TRIM_MIN_OPS 65536
+void ir_trim_heap(const cdag_graph *g);
 /* For a one-shot command that runs stage after stage in one process (cdag model): large
    blocks come from the C heap instead of fresh mappings, and freed memory stays there, so
    that each stage reuses what the last one freed instead of having the kernel clear new
