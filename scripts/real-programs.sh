@@ -15,9 +15,10 @@
 # file must load (`cdag check`) and analyse (`cdag analyze --json`); `cdag verify`, `cdag
 # model` and `mpiexec -n 4 cdag replay --iterations 2` run on each. One row per program:
 # phases, operations, computations (`compute` lines), findings (the report's collectives),
-# verify / model / replay status, replay time per iteration as written and compiled; a
-# failure names its command and the message. Exit 0 when every row passes, 1 otherwise,
-# 2 when a program cannot be obtained or built, 77 (--no-build) when a program is not built.
+# check / analyze / verify / model / replay status, replay time per iteration as written
+# and compiled; a failure names its command and the message. Exit 0 when every row passes,
+# 1 otherwise, 2 when a program cannot be obtained or built, 77 (--no-build) when a program
+# is not built.
 #
 #   scripts/real-programs.sh [--cdag build/cdag] [--only hpl,xdlu] [--table FILE] [--no-build]
 #
@@ -64,7 +65,16 @@ need_packages() {
   [ "$(id -u)" -ne 0 ] && sudo=sudo
   say "installing ${missing[*]}"
   $sudo apt-get update -q >/dev/null &&
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
+    return 1
+  # libscalapack-mpich2.2 depends on mpi-default-bin, which brings OpenMPI and makes it the
+  # machine's mpicc and mpiexec: give MPICH back what it had (the project builds against it).
+  if [ "$(readlink -f /usr/bin/mpicc)" != "$(readlink -f /usr/bin/mpicc.mpich)" ] ||
+     [ "$(readlink -f /usr/bin/mpirun)" != "$(readlink -f /usr/bin/mpirun.mpich)" ]; then
+    say "OpenMPI came with them: mpicc and mpirun set back to MPICH (update-alternatives)"
+    $sudo update-alternatives --set mpi /usr/bin/mpicc.mpich >/dev/null &&
+      $sudo update-alternatives --set mpirun /usr/bin/mpirun.mpich >/dev/null
+  fi
 }
 
 # The upstream tarball of Debian source package $1 in $DIR/src, checked against the .dsc's
@@ -284,8 +294,7 @@ first_line() { grep -v '^\s*$' "$1" | grep -m1 -iE 'error|fail|bad|cannot|refus|
 run_program() {
   local prog=$1 bin=$DIR/bin/$1 run=$DIR/run/$1 rc
   [ "$prog" = hpl ] && bin=$DIR/bin/xhpl
-  ROW=([program]=$prog [plain]=- [recorded]=- [phases]=- [ops]=- [computes]=- [findings]=- [verify]=- [model]=-
-       [replay]=- [written_us]=- [compiled_us]=- [error]="")
+  ROW=([program]=$prog [error]="")
   rm -rf "$run" && mkdir -p "$run"
   "${prog}_input" "$run"
   # plain
@@ -307,50 +316,56 @@ run_program() {
     return 1
   fi
   ROW[recorded]=pass
-  local phases=("$run"/rec/phase-*.cdag) ph nph=0 ops=0 computes=0 findings=() fail=0
-  local verify=pass model=pass replay=pass written="" compiled=""
+  local phases=("$run"/rec/phase-*.cdag) ph nph=0 ops=0 computes=0 findings=()
+  local -A st=([check]=- [analyze]=- [verify]=- [model]=- [replay]=-)
+  local written="" compiled=""
   [ -e "${phases[0]}" ] || { ROW[phases]=0; ROW[error]="the recording has no phase file"; return 1; }
+  local name=""
+  # mark STEP OK MESSAGE: a step's status over all phases (one failure fails it) and the message
+  mark() {
+    if [ "$2" = 0 ]; then [ "${st[$1]}" = fail ] || st[$1]=pass; return; fi
+    st[$1]=fail; ROW[error]+="${ROW[error]:+; }cdag $1 $name: $3"
+  }
   for ph in "${phases[@]}"; do
     nph=$((nph + 1))
-    local name; name=$(basename "$ph")
-    if ! "$CDAG" check "$ph" >"$run/check.out" 2>&1; then
-      fail=1; ROW[error]+="${ROW[error]:+; }cdag check $name: $(tail -1 "$run/check.out")"; continue
-    fi
+    name=$(basename "$ph")
+    "$CDAG" check "$ph" >"$run/check.out" 2>&1; mark check $? "$(tail -1 "$run/check.out")"
+    [ "${st[check]}" = pass ] || continue   # a file that does not load has nothing else to show
     ops=$((ops + $(sed -n 's/.* \([0-9][0-9]*\) ops .*/\1/p' "$run/check.out")))
     computes=$((computes + $(grep -cE '^[[:space:]]*([A-Za-z0-9_.]+:[[:space:]]*)?compute[[:space:]]' "$ph")))
-    if ! "$CDAG" analyze "$ph" --json >"$run/analyze.json" 2>"$run/analyze.err"; then
-      fail=1; ROW[error]+="${ROW[error]:+; }cdag analyze $name: $(tail -1 "$run/analyze.err")"; continue
-    fi
-    "$CDAG" analyze "$ph" >"$run/${name%.cdag}.report" 2>&1
-    mapfile -t -O ${#findings[@]} findings < <(python3 -c '
+    "$CDAG" analyze "$ph" --json >"$run/analyze.json" 2>"$run/analyze.err"; mark analyze $? "$(tail -1 "$run/analyze.err")"
+    if [ "${st[analyze]}" = pass ]; then
+      "$CDAG" analyze "$ph" >"$run/${name%.cdag}.report" 2>&1
+      mapfile -t -O ${#findings[@]} findings < <(python3 -c '
 import json, sys
 for c in json.load(open(sys.argv[1]))["collectives"]:
     root = "" if c.get("root") is None else " from %s" % c["root"]
-    print("%s%s over %s (%d transfers)" % (c["kind"], root, c["ranks"], c["transfers"]))' "$run/analyze.json")
-    if ! timeout 600 "$CDAG" verify "$ph" >"$run/verify.out" 2>&1; then
-      verify="fail"; ROW[error]+="${ROW[error]:+; }cdag verify $name: $(tail -1 "$run/verify.out")"
+    ranks = "all ranks" if c["ranks"] == "all" else "ranks %s" % c["ranks"]
+    print("%s%s over %s (%d transfers)" % (c["kind"], root, ranks, c["transfers"]))' "$run/analyze.json")
     fi
-    if ! timeout 600 "$CDAG" model "$ph" >"$run/model.out" 2>&1; then
-      model="fail"; ROW[error]+="${ROW[error]:+; }cdag model $name: $(tail -1 "$run/model.out")"
-    fi
-    if ! (cd "$run" && timeout 900 $MPIEXEC -n $NP "$CDAG" replay "$ph" --iterations 2 >"$run/replay.out" 2>&1) ||
-       ! grep -q "same memory as written and compiled on every rank" "$run/replay.out"; then
-      replay="fail"; ROW[error]+="${ROW[error]:+; }cdag replay $name: $(first_line "$run/replay.out")"
-    else
+    # each command runs even when analysis failed: each says in its own words where it stops
+    timeout 600 "$CDAG" verify "$ph" >"$run/verify.out" 2>&1; mark verify $? "$(tail -1 "$run/verify.out")"
+    timeout 600 "$CDAG" model "$ph" >"$run/model.out" 2>&1; mark model $? "$(tail -1 "$run/model.out")"
+    (cd "$run" && timeout 900 $MPIEXEC -n $NP "$CDAG" replay "$ph" --iterations 2 >"$run/replay.out" 2>&1)
+    rc=$?
+    [ $rc = 0 ] && ! grep -q "same memory as written and compiled on every rank" "$run/replay.out" && rc=1
+    mark replay $rc "$(first_line "$run/replay.out")"
+    if [ $rc = 0 ]; then
       written+="${written:+,}$(sed -n 's/^as written: *\([0-9.]*\) us per iteration.*/\1/p' "$run/replay.out")"
       compiled+="${compiled:+,}$(sed -n 's/^compiled: *\([0-9.]*\) us per iteration.*/\1/p' "$run/replay.out")"
     fi
   done
   ROW[phases]=$nph; ROW[ops]=$ops; ROW[computes]=$computes
   if [ ${#findings[@]} -eq 0 ]; then ROW[findings]="none"; else ROW[findings]=$(IFS=';'; echo "${findings[*]}" | sed 's/;/; /g'); fi
-  ROW[verify]=$verify; ROW[model]=$model; ROW[replay]=$replay
+  local k
+  for k in check analyze verify model replay; do ROW[$k]=${st[$k]}; done
   ROW[written_us]=${written:--}; ROW[compiled_us]=${compiled:--}
-  [ $fail = 0 ] && [ $verify = pass ] && [ $model = pass ] && [ $replay = pass ]
+  for k in check analyze verify model replay; do [ "${st[$k]}" = pass ] || return 1; done
 }
 
 # ---- main ----
 
-COLS=(program plain recorded phases ops computes findings verify model replay written_us compiled_us error)
+COLS=(program plain recorded phases ops computes findings check analyze verify model replay written_us compiled_us error)
 [ $BUILD = 0 ] || need_packages || { say "could not install the packages the builds need"; exit 2; }
 status=0
 rows=()
