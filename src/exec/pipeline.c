@@ -84,31 +84,105 @@ static int offline_options(const cdag_graph *g, const cdag_options *o, cdag_opti
   return pipeline_check_options(opts, g->nprocs, -1);
 }
 
-/* cdag_analyze from the match of finalized g, which it frees (the dataflow releases it as
-   soon as it is done with it), with opts as offline_options made them. */
-static int analyze_matched(cdag_graph *g, match_result *m, const cdag_options *opts, double t0, cdag_plan **p) {
+/* The whole graph's figures on a plan: ops by kind, one-sided ops, volume. */
+static int whole_figures(const cdag_graph *g, cdag_plan *p) {
+  memset(p->nops_kind, 0, sizeof p->nops_kind);
+  memset(p->nonesided, 0, sizeof p->nonesided);
+  p->volume_max = 0;
+  for (int64_t i = 0; i < g->nops; i++) {
+    p->nops_kind[g->kind[i]]++;
+    int os = g->os ? g->os[i] : IR_OS_NONE;
+    if (os >= IR_OS_GET && os <= IR_OS_FENCE) p->nonesided[os - IR_OS_GET]++;
+  }
+  return volume_of(g, p);
+}
+
+static int analyze_stages(cdag_graph *g, match_result *m, const cdag_options *opts, double t0, cdag_plan **p);
+
+/* Local reduces that combine values of different reductions (a chain of ops, as a buffer
+   reused for reductions of several ops makes) are computations at their place: marked, and
+   g analysed in stages from a new match. */
+static int restage_mixed(cdag_graph *g, const df_sst *sst, const cdag_options *opts, double t0, cdag_plan **p) {
+  match_result m = {0};
+  int rc = ir_ensure_opt(g, (void **)&g->computed, sizeof *g->computed, 0);
+  for (int64_t i = 0; rc == CDAG_OK && i < sst->nmixed; i++) g->computed[sst->mixed[i]] = 1;
+  if (rc == CDAG_OK) rc = match_run(g, &m);
+  if (rc == CDAG_OK) return analyze_stages(g, &m, opts, t0, p);
+  match_free(&m);
+  return rc;
+}
+
+/* cdag_analyze of a phase without computation from the match of finalized g, which it frees
+   (the dataflow releases it as soon as it is done with it), with opts as offline_options
+   made them. stages: the phase is one stage of a graph that computes (a chain of ops within
+   one is a bug: it was cut there). */
+static int analyze_phase(cdag_graph *g, match_result *m, const cdag_options *opts, double t0, int stage, cdag_plan **p) {
   *p = NULL;
   df_sst *sst = NULL;
   double t1 = now();
-  int rc = dataflow_run_opt(g, m, DF_WAITSETS_IF_NEEDED | DF_RELEASE_INPUTS, &sst);
+  int rc = dataflow_run_opt(g, m, DF_WAITSETS_IF_NEEDED | DF_RELEASE_INPUTS | (stage ? 0 : DF_COLLECT_MIXED), &sst);
+  match_free(m);
+  if (rc == CDAG_OK && sst->nmixed) {
+    rc = restage_mixed(g, sst, opts, t0, p);
+    dataflow_free(sst);
+    return rc;
+  }
   double t2 = now();
   if (rc == CDAG_OK) rc = detect_run(g, sst, opts, p);
   double t3 = now();
-  match_free(m);
   if (rc) return rc;
   (*p)->sec_match = t1 - t0;
   (*p)->sec_dataflow = t2 - t1;
   (*p)->sec_detect = t3 - t2;
-  if ((rc = volume_of(g, *p)) != CDAG_OK) {
-    cdag_plan_free(p);
-    return rc;
+  if ((rc = whole_figures(g, *p)) != CDAG_OK) cdag_plan_free(p);
+  return rc;
+}
+
+/* One stage's graph, from its ops to its plan. */
+static int analyze_stage(cdag_graph *s, const cdag_options *opts, cdag_plan **p) {
+  match_result m = {0};
+  double t0 = now();
+  int rc = ir_finalize(s);
+  if (rc == CDAG_OK) rc = match_run(s, &m);
+  if (rc == CDAG_OK) return analyze_phase(s, &m, opts, t0, 1, p);
+  match_free(&m);
+  return rc;
+}
+
+/* A graph that computes: its stages (src/stage), each a graph of pure communication,
+   analysed one by one and chained behind the first plan, which takes the computations and
+   the whole graph's figures. */
+static int analyze_stages(cdag_graph *g, match_result *m, const cdag_options *opts, double t0, cdag_plan **p) {
+  stage_split s;
+  *p = NULL;
+  int rc = stage_cut(g, m, &s);
+  match_free(m);
+  cdag_plan **tail = p;
+  double sec[3] = {now() - t0, 0, 0};
+  for (int32_t k = 0; rc == CDAG_OK && k < s.nstages; k++) {
+    rc = analyze_stage(s.graph[k], opts, tail);
+    ir_graph_free(s.graph[k]);   /* a plan never points into its graph */
+    s.graph[k] = NULL;
+    if (rc) break;
+    sec[0] += (*tail)->sec_match, sec[1] += (*tail)->sec_dataflow, sec[2] += (*tail)->sec_detect;
+    (*tail)->stage = k;
+    (*p)->as_written |= (*tail)->as_written;   /* exact_float: one stage as written, all as written */
+    tail = &(*tail)->next;
   }
-  for (int64_t i = 0; i < g->nops; i++) {
-    (*p)->nops_kind[g->kind[i]]++;
-    int os = g->os ? g->os[i] : IR_OS_NONE;
-    if (os >= IR_OS_GET && os <= IR_OS_FENCE) (*p)->nonesided[os - IR_OS_GET]++;
+  if (rc == CDAG_OK && !((*p)->steps = malloc(sizeof *(*p)->steps))) rc = CDAG_NOMEM("stages");
+  if (rc == CDAG_OK) {
+    *(*p)->steps = s.steps;
+    s.steps = (stage_steps){0};
+    (*p)->sec_match = sec[0], (*p)->sec_dataflow = sec[1], (*p)->sec_detect = sec[2];
+    rc = whole_figures(g, *p);
   }
-  return CDAG_OK;
+  stage_split_free(&s);
+  if (rc) cdag_plan_free(p);
+  return rc;
+}
+
+static int analyze_matched(cdag_graph *g, match_result *m, const cdag_options *opts, double t0, cdag_plan **p) {
+  return stage_has_computes(g) ? analyze_stages(g, m, opts, t0, p) : analyze_phase(g, m, opts, t0, 0, p);
 }
 
 int cdag_analyze(cdag_graph *g, const cdag_options *o, cdag_plan **p) {
@@ -128,15 +202,25 @@ int cdag_analyze(cdag_graph *g, const cdag_options *o, cdag_plan **p) {
 
 int cdag_plan_free(cdag_plan **p) {
   if (!p) return CDAG_OK;
-  kern_choices_free(*p);   /* the choice stage's results beside the plan */
-  detect_plan_free(*p);
+  for (cdag_plan *q = *p, *next; q; q = next) {
+    next = q->next;
+    kern_choices_free(q);   /* the choice stage's results beside the plan */
+    detect_plan_free(q);
+  }
   *p = NULL;
   return CDAG_OK;
 }
 
+/* The algorithm of every collective of every stage. */
+static int choose_stages(cdag_plan *p, const kern_model *m, kern_policy policy) {
+  int rc = CDAG_OK;
+  for (cdag_plan *q = p; q && rc == CDAG_OK; q = q->next) rc = kern_choose_plan(q, m, policy);
+  return rc;
+}
+
 int pipeline_plan(cdag_graph *g, const cdag_options *o, const kern_model *m, kern_policy policy, cdag_plan **p) {
   int rc = cdag_analyze(g, o, p);
-  if (rc == CDAG_OK) rc = kern_choose_plan(*p, m, policy);
+  if (rc == CDAG_OK) rc = choose_stages(*p, m, policy);
   if (rc != CDAG_OK) cdag_plan_free(p);
   return rc;
 }
@@ -151,7 +235,7 @@ int pipeline_plan_matched(cdag_graph *g, match_result *mr, const cdag_options *o
   int rc = offline_options(g, o, &opts);
   if (rc == CDAG_OK) rc = analyze_matched(g, mr, &opts, now(), p);
   else match_free(mr);
-  if (rc == CDAG_OK) rc = kern_choose_plan(*p, m, policy);
+  if (rc == CDAG_OK) rc = choose_stages(*p, m, policy);
   if (rc != CDAG_OK) cdag_plan_free(p);
   return rc;
 }
