@@ -14,7 +14,8 @@
 # pass the program's own check (HPL's residual PASSED, xdlu's tests passed). Every phase
 # file must load (`cdag check`) and analyse (`cdag analyze --json`); `cdag verify`, `cdag
 # model` and `mpiexec -n 4 cdag replay --iterations 2` run on each. One row per program:
-# phases, operations, computations (`compute` lines), findings (the report's collectives),
+# phases, operations, computations (`compute` lines), stages of the analysis (summed over
+# the phases), findings (the report's collectives, each with its stage),
 # check / analyze / verify / model / replay status, replay time per iteration as written
 # and compiled; a failure names its command and the message. Exit 0 when every row passes,
 # 1 otherwise, 2 when a program cannot be obtained or built, 77 (--no-build) when a program
@@ -316,7 +317,7 @@ run_program() {
     return 1
   fi
   ROW[recorded]=pass
-  local phases=("$run"/rec/phase-*.cdag) ph nph=0 ops=0 computes=0 findings=()
+  local phases=("$run"/rec/phase-*.cdag) ph nph=0 ops=0 computes=0 stages=0 findings=() found=()
   local -A st=([check]=- [analyze]=- [verify]=- [model]=- [replay]=-)
   local written="" compiled=""
   [ -e "${phases[0]}" ] || { ROW[phases]=0; ROW[error]="the recording has no phase file"; return 1; }
@@ -336,12 +337,19 @@ run_program() {
     "$CDAG" analyze "$ph" --json >"$run/analyze.json" 2>"$run/analyze.err"; mark analyze $? "$(tail -1 "$run/analyze.err")"
     if [ "${st[analyze]}" = pass ]; then
       "$CDAG" analyze "$ph" >"$run/${name%.cdag}.report" 2>&1
-      mapfile -t -O ${#findings[@]} findings < <(python3 -c '
+      # the first line is the phase's number of stages (1 without computations), then one per collective
+      mapfile -t found < <(python3 -c '
 import json, sys
-for c in json.load(open(sys.argv[1]))["collectives"]:
+r = json.load(open(sys.argv[1]))
+print(r.get("stages", {}).get("count", 1))
+for c in r["collectives"]:
+    stage = "stage %d: " % c["stage"] if "stage" in c else ""
     root = "" if c.get("root") is None else " from %s" % c["root"]
     ranks = "all ranks" if c["ranks"] == "all" else "ranks %s" % c["ranks"]
-    print("%s%s over %s (%d transfers)" % (c["kind"], root, ranks, c["transfers"]))' "$run/analyze.json")
+    native = ", native" if c.get("native") else ""
+    print("%s%s%s over %s (%d transfers%s)" % (stage, c["kind"], root, ranks, c["transfers"], native))' "$run/analyze.json")
+      stages=$((stages + found[0]))
+      findings+=("${found[@]:1}")
     fi
     # each command runs even when analysis failed: each says in its own words where it stops
     timeout 600 "$CDAG" verify "$ph" >"$run/verify.out" 2>&1; mark verify $? "$(tail -1 "$run/verify.out")"
@@ -355,7 +363,7 @@ for c in json.load(open(sys.argv[1]))["collectives"]:
       compiled+="${compiled:+,}$(sed -n 's/^compiled: *\([0-9.]*\) us per iteration.*/\1/p' "$run/replay.out")"
     fi
   done
-  ROW[phases]=$nph; ROW[ops]=$ops; ROW[computes]=$computes
+  ROW[phases]=$nph; ROW[ops]=$ops; ROW[computes]=$computes; ROW[stages]=$stages
   if [ ${#findings[@]} -eq 0 ]; then ROW[findings]="none"; else ROW[findings]=$(IFS=';'; echo "${findings[*]}" | sed 's/;/; /g'); fi
   local k
   for k in check analyze verify model replay; do ROW[$k]=${st[$k]}; done
@@ -365,7 +373,7 @@ for c in json.load(open(sys.argv[1]))["collectives"]:
 
 # ---- main ----
 
-COLS=(program plain recorded phases ops computes findings check analyze verify model replay written_us compiled_us error)
+COLS=(program plain recorded phases ops computes stages findings check analyze verify model replay written_us compiled_us error)
 [ $BUILD = 0 ] || need_packages || { say "could not install the packages the builds need"; exit 2; }
 status=0
 rows=()
