@@ -176,16 +176,39 @@ static stage_compute compute_of(const cdag_graph *g, int32_t op, int32_t after, 
   return c;
 }
 
+/* Is op a receive the rank has not seen complete where it stands (finalize.c's rule for
+   what a computation reading all reads)? */
+static int pending_recv(const cdag_graph *g, int32_t op) {
+  return g->kind[op] == IR_RECV && !(g->join && g->join[op]);
+}
+
+/* The receives the join op (a calc: a wait, a native call's end) completes: its pending
+   predecessors, whose ranges are then written. */
+static int complete_recvs(const cdag_graph *g, int32_t op, uint8_t *pending, stage_steps *st, int64_t *scap) {
+  int rc = CDAG_OK;
+  if (!g->join || !g->join[op] || g->kind[op] != IR_CALC) return CDAG_OK;
+  for (int32_t e = g->pred_start[op]; e < g->pred_start[op + 1] && rc == CDAG_OK; e++) {
+    int32_t p = g->pred[e];
+    if (!pending[p]) continue;
+    pending[p] = 0;
+    rc = add_range(&st->since, &st->nsince, scap, g->rank[p], g->addr[p], g->bytes[p]);
+  }
+  return rc;
+}
+
 /* The computations of g with `after` from lvl (NULL: -1), and the ranges each that reads
-   all reads anew. */
+   all reads anew: what the rank's ops wrote since its previous one, a receive once the rank
+   has seen it complete. */
 static int list_computes(const cdag_graph *g, const int32_t *lvl, stage_steps *st) {
   int64_t ccap = 0, scap = 0;
-  int rc = CDAG_OK;
+  uint8_t *pending = calloc((size_t)(g->nops ? g->nops : 1), 1);
+  int rc = pending ? CDAG_OK : CDAG_NOMEM("stages");
   for (int32_t r = 0; r < g->nprocs && rc == CDAG_OK; r++) {
     int64_t mark = st->nsince;
     for (int32_t i = g->rank_start[r]; i < g->rank_start[r + 1] && rc == CDAG_OK; i++) {
       int32_t op = g->rank_ops[i];
       uint64_t a, len;
+      if ((rc = complete_recvs(g, op, pending, st, &scap))) break;
       if (ir_is_compute(g, op)) {
         rc = base_grow((void **)&st->computes, st->ncomputes, &ccap, 1, sizeof *st->computes, "stages");
         if (rc) break;
@@ -196,9 +219,12 @@ static int list_computes(const cdag_graph *g, const int32_t *lvl, stage_steps *s
           mark = st->nsince;
         }
       }
-      if (written(g, op, &a, &len)) rc = add_range(&st->since, &st->nsince, &scap, r, a, len);
+      if (!written(g, op, &a, &len)) continue;
+      if (pending_recv(g, op)) pending[op] = 1;
+      else rc = add_range(&st->since, &st->nsince, &scap, r, a, len);
     }
   }
+  free(pending);
   if (rc == CDAG_OK) base_sort(st->computes, st->ncomputes, sizeof *st->computes, cmp_compute);
   return rc;
 }

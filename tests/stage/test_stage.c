@@ -26,6 +26,13 @@ static void compute_panel(cdag_graph *g, int p, int i, int read_all, int before_
   ck_assert_int_eq(ir_add_compute(g, i % p, 200000, prev, read_all ? IR_READS_ALL : PANEL, at, PANEL, NULL), CDAG_OK);
 }
 
+/* A receive the rank waits for (MPI_Recv): a computation reading all after it reads its bytes. */
+static void recv_blocking(cdag_graph *g, int rank, uint64_t at, int from, int tag) {
+  cdag_op op;
+  ck_assert_int_eq(cdag_rank_recv(g, rank, at, PANEL, from, tag, &op), CDAG_OK);
+  ck_assert_int_eq(ir_set_join(g, (int32_t)op, IR_JOIN_AFTER), CDAG_OK);
+}
+
 static cdag_graph *pipeline(int p, int k, int read_all, int before_receives) {
   cdag_graph *g = cdag_test_graph(p);
   for (int i = 0; i < k && before_receives; i++) compute_panel(g, p, i, read_all, 1);
@@ -36,7 +43,7 @@ static cdag_graph *pipeline(int p, int k, int read_all, int before_receives) {
     for (int r = 0; r < p; r++)
       if (r != owner) ck_assert_int_eq(cdag_rank_send(g, owner, at, PANEL, r, i, NULL), CDAG_OK);
     for (int r = 0; r < p; r++)
-      if (r != owner) ck_assert_int_eq(cdag_rank_recv(g, r, at, PANEL, owner, i, NULL), CDAG_OK);
+      if (r != owner) recv_blocking(g, r, at, owner, i);
   }
   return g;
 }
@@ -142,7 +149,7 @@ END_TEST
    message goes through a staging buffer, and the plan still verifies. */
 START_TEST(late_receive_through_staging) {
   cdag_graph *g = cdag_test_text_graph("num_ranks 2\n"
-                                       "rank 0 {\n a: recv 8b from 1 addr 0x100\n compute 20 reads all writes 8b at 0x200\n"
+                                       "rank 0 {\n a: recv 8b from 1 addr 0x100 wait\n compute 20 reads all writes 8b at 0x200\n"
                                        " send 8b to 1 addr 0x200\n recv 8b from 1 addr 0x100\n}\n"
                                        "rank 1 {\n send 8b to 0 addr 0x100\n compute 10 reads 8b at 0x100 writes 8b at 0x108\n"
                                        " send 8b to 0 addr 0x108\n recv 8b from 0 addr 0x300\n}\n");
@@ -221,6 +228,26 @@ START_TEST(mixed_reductions_are_computations) {
 }
 END_TEST
 
+/* A computation that reads all between a receive and its wait (MPI_Irecv, compute, MPI_Send,
+   MPI_Wait on two ranks) has not read the receive's bytes: no cycle, and it reads them once
+   the wait is passed. */
+START_TEST(reads_all_after_the_wait_only) {
+  const char *rank = "rank %d {\n r: recv 8b from %d addr 0x100\n compute 10 reads all writes 8b at 0x200\n"
+                     " send 8b to %d addr 0x200 wait\n wait r\n compute 10 reads all writes 8b at 0x300\n"
+                     " send 8b to %d tag 1 addr 0x300\n recv 8b from %d tag 1 addr 0x400 wait\n}\n";
+  char text[1024];
+  int n = snprintf(text, sizeof text, "num_ranks 2\n");
+  n += snprintf(text + n, sizeof text - (size_t)n, rank, 0, 1, 1, 1, 1);
+  snprintf(text + n, sizeof text - (size_t)n, rank, 1, 0, 0, 0, 0);
+  cdag_graph *g = cdag_test_text_graph(text);
+  cdag_plan *p = analyze(g, 1.0);
+  ck_assert_int_eq(p->steps->nstages, 2);   /* the first computations' exchange, then the second's */
+  ck_assert_msg(exec_verify(g, p, 4, 4) == CDAG_OK, "%s", cdag_error_message());
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
+}
+END_TEST
+
 /* Random graphs with computations: several orders agree, and the staged plan verifies. */
 START_TEST(random_graphs_with_computations) {
   static const double densities[] = {1.0, 0.5};
@@ -253,6 +280,7 @@ Suite *cdag_stage_suite(void) {
   tcase_add_test(t, late_receive_through_staging);
   tcase_add_test(t, format_round_trip);
   tcase_add_test(t, mixed_reductions_are_computations);
+  tcase_add_test(t, reads_all_after_the_wait_only);
   tcase_add_test(t, random_graphs_with_computations);
   suite_add_tcase(s, t);
   return s;
