@@ -69,6 +69,8 @@ struct rec_shadow {
   uint8_t *acc; uint64_t acccap;   /* fold accumulator */
   int received;            /* a receive completed in this phase */
   uint64_t tseq, tns;      /* the time computed before position tseq, not yet written */
+  uint64_t bseq; uint32_t bn;   /* computations written before position bseq so far (a
+                                   message of several ranges is several sends at one) */
   uint64_t counts[3];
   uint64_t oom[2];         /* out of memory: content not kept, ranges forgotten */
 };
@@ -103,6 +105,7 @@ void rec_shadow_reset(rec_shadow *sh) {
   sh->arena_bytes = 0;
   sh->received = 0;
   sh->tseq = sh->tns = 0;
+  sh->bseq = sh->bn = 0;
 }
 
 void rec_shadow_free(rec_shadow *sh) {
@@ -388,10 +391,11 @@ static int explain(rec_shadow *sh, const piece *pc, const uint8_t *cur, const ui
 
 /* A computation that writes n bytes at addr before the send (or phase end) at `seq`: the
    first of the gap carries the gap's time. */
-static void computed(rec_shadow *sh, uint64_t addr, uint64_t n, uint64_t seq, int *k, rec_fix_fn fix, void *ctx) {
+static void computed(rec_shadow *sh, uint64_t addr, uint64_t n, uint64_t seq, rec_fix_fn fix, void *ctx) {
   uint64_t cost = 0;
   if (sh->tseq == seq) cost = sh->tns, sh->tns = 0;
-  rec_fix f = {REC_FIX_COMPUTE, seq - REC_SEQ_STEP / 2 + (uint64_t)++*k, addr, n, 0, NULL, NULL, 0, cost};
+  if (sh->bseq != seq) sh->bseq = seq, sh->bn = 0;
+  rec_fix f = {REC_FIX_COMPUTE, seq - REC_SEQ_STEP / 2 + ++sh->bn, addr, n, 0, NULL, NULL, 0, cost};
   sh->counts[REC_FIX_COMPUTE]++;
   fix(ctx, &f);
 }
@@ -411,10 +415,13 @@ void rec_shadow_time(rec_shadow *sh, uint64_t seq, uint64_t ns, rec_fix_fn fix, 
 }
 
 /* Bytes to be written by one computation: consecutive pieces that need one are joined. */
-typedef struct { uint64_t a, b; int before; } run;
+typedef struct { uint64_t a, b; } run;
+
+/* Room for one computation only before `seq`: it must cover the rest. */
+static int last_room(const rec_shadow *sh, uint64_t seq) { return sh->bseq == seq && sh->bn >= MAX_BEFORE - 1; }
 
 static void run_flush(rec_shadow *sh, run *r, uint64_t seq, rec_fix_fn fix, void *ctx) {
-  if (r->b > r->a) computed(sh, r->a, r->b - r->a, seq, &r->before, fix, ctx);
+  if (r->b > r->a) computed(sh, r->a, r->b - r->a, seq, fix, ctx);
   r->a = r->b = 0;
 }
 
@@ -425,7 +432,7 @@ static int run_add(rec_shadow *sh, run *r, uint64_t a, uint64_t b, uint64_t end,
   if (r->b > r->a && r->b != a) run_flush(sh, r, seq, fix, ctx);
   if (r->b == r->a) r->a = a;
   r->b = b;
-  if (r->before < MAX_BEFORE - 1) return 0;
+  if (!last_room(sh, seq)) return 0;
   r->b = end;   /* no room for more: one computation covers the rest */
   return 1;
 }
@@ -436,7 +443,7 @@ void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, 
   const uint8_t *cur = (const uint8_t *)(uintptr_t)addr;
   uint64_t end = addr + len, pos = addr;   /* bytes before pos are dealt with */
   int changed = 0;
-  run r = {0, 0, 0};
+  run r = {0, 0};
   int64_t i = first_overlap(sh, addr), whole = i;
   if (i < 0 || sh->e[i].start >= end) {   /* never seen: a copy of a receive? */
     piece pc = {addr, len, 0, 0, type};
@@ -482,7 +489,6 @@ static int read_own(uint64_t addr, uint64_t n, uint8_t *buf) {
 }
 
 void rec_shadow_settle(rec_shadow *sh, uint64_t seq, int proven_only, rec_fix_fn fix, void *ctx) {
-  int before = 0;
   uint8_t *cur = NULL;
   uint64_t cap = 0;
   uint64_t k = 0;
@@ -493,7 +499,7 @@ void rec_shadow_settle(rec_shadow *sh, uint64_t seq, int proven_only, rec_fix_fn
       uint8_t *c = realloc(cur, x.len);
       if (!c) {   /* cannot compare: computed, as far as the recording can tell */
         sh->oom[0]++;
-        if (!proven_only && before < MAX_BEFORE - 1) computed(sh, x.start, x.len, seq, &before, fix, ctx);
+        if (!proven_only && !last_room(sh, seq)) computed(sh, x.start, x.len, seq, fix, ctx);
         continue;
       }
       cur = c;
@@ -503,8 +509,8 @@ void rec_shadow_settle(rec_shadow *sh, uint64_t seq, int proven_only, rec_fix_fn
     if (x.content ? !memcmp(cur, x.content, x.len) : x.hash && hash_bytes(cur, x.len) == x.hash) continue;
     piece pc = {x.start, x.len, x.start - x.origin, x.olen, x.type};
     if ((x.content && explain(sh, &pc, cur, x.content, x.seq, fix, ctx)) || proven_only) continue;
-    if (before == MAX_BEFORE - 1) break;
-    computed(sh, x.start, x.len, seq, &before, fix, ctx);
+    if (last_room(sh, seq)) break;
+    computed(sh, x.start, x.len, seq, fix, ctx);
   }
   free(cur);
   rec_shadow_time_flush(sh, fix, ctx);   /* the phase ends: its last gap's time */

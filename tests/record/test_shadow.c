@@ -414,7 +414,7 @@ static void apply(uint8_t *dst, const uint8_t *src, uint64_t n, const char *type
 }
 
 /* One random program; returns the bytes sent that the oracle checked. */
-static int random_program(unsigned seed, int *opaque_bytes) {
+static int random_program(unsigned seed, int *computed_bytes) {
   srand(seed);
   static const char *const hints[] = {"int32", "int64", "double", NULL};
   int32_t mem32[SLOTS * SLOT / 4];   /* aligned for every type */
@@ -464,35 +464,35 @@ static int random_program(unsigned seed, int *opaque_bytes) {
   push(&ev, last);   /* checked below against the memory as it ends, slots seen only */
   /* the model: the recorded events and fixes in position order, from the initial memory */
   qsort(ev.e, (size_t)ev.n, sizeof *ev.e, cmp_event);
-  uint8_t model[SLOTS * SLOT], opaque[SLOTS * SLOT] = {0};
+  uint8_t model[SLOTS * SLOT], computed[SLOTS * SLOT] = {0};
   memcpy(model, init, sizeof model);
   uint64_t base = A(mem);
   for (int i = 0; i < ev.n; i++) {
     event *e = &ev.e[i];
     uint64_t o = e->addr - base;
     switch (e->kind) {
-    case EV_RECV: memcpy(model + o, e->data, SLOT); memset(opaque + o, 0, SLOT); break;
-    case REC_FIX_COMPUTE: memset(opaque + o, 1, e->len); break;
+    case EV_RECV: memcpy(model + o, e->data, SLOT); memset(computed + o, 0, SLOT); break;
+    case REC_FIX_COMPUTE: memset(computed + o, 1, e->len); break;
     case REC_FIX_COPY:
       memmove(model + o, model + (e->src - base), e->len);
-      memmove(opaque + o, opaque + (e->src - base), e->len);
+      memmove(computed + o, computed + (e->src - base), e->len);
       break;
     case REC_FIX_REDUCE:
       apply(model + o, model + (e->src - base), e->len, e->type, e->op);
-      for (uint64_t b = 0; b < e->len; b++) opaque[o + b] |= opaque[e->src - base + b];
+      for (uint64_t b = 0; b < e->len; b++) computed[o + b] |= computed[e->src - base + b];
       break;
     case EV_SEND:
       if (e->len > 2 * SLOT) {   /* the end of the phase */
         for (int b = 0; b < SLOTS * SLOT; b++) {
           if (!seen[b / SLOT]) continue;
-          if (opaque[b]) { ++*opaque_bytes; continue; }
+          if (computed[b]) { ++*computed_bytes; continue; }
           ck_assert_msg(model[b] == mem[b], "seed %u: byte %d at the end: model %02x, memory %02x", seed, b, model[b], mem[b]);
           checked++;
         }
         break;
       }
       for (uint64_t b = 0; b < e->len; b++) {
-        if (opaque[o + b]) { ++*opaque_bytes; continue; }
+        if (computed[o + b]) { ++*computed_bytes; continue; }
         ck_assert_msg(model[o + b] == e->data[b], "seed %u: byte %llu of the send at %llu: model %02x, sent %02x", seed,
                       (unsigned long long)b, (unsigned long long)e->seq, model[o + b], e->data[b]);
         checked++;
@@ -509,10 +509,10 @@ static int random_program(unsigned seed, int *opaque_bytes) {
 
 START_TEST(random_programs_say_what_was_sent) {
   long checked = 0;
-  int opaque = 0, n = (int)cdag_test_iterations(3000);
-  for (int s = 1; s <= n; s++) checked += random_program((unsigned)s, &opaque);
+  int computed = 0, n = (int)cdag_test_iterations(3000);
+  for (int s = 1; s <= n; s++) checked += random_program((unsigned)s, &computed);
   ck_assert_int_gt(checked, 1000);
-  ck_assert_int_gt(opaque, 0);
+  ck_assert_int_gt(computed, 0);
 }
 END_TEST
 
