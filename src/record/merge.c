@@ -183,6 +183,10 @@ static int parse_op(merger *m, mrank *r, int rank, int64_t line, int phase, uint
     if (field(text, "tag", &v) && (v < 0 || v > INT32_MAX)) return bad_line(m, rank, line, "%s: tag %lld", text, v), 0;
     tag = field(text, "tag", &v) ? (int)v : 0;
   }
+  uint64_t cost;
+  char *c = text + 8;
+  if (!strncmp(text, "compute ", 8) && !unum(&c, INT64_MAX, &cost))   /* index.json sums them */
+    return bad_line(m, rank, line, "%s: the cost is not a number of ns (digits, at most 2^63 - 1)", text), 0;
   if (field(text, "comm", &v)) {
     if (v < 0 || v > INT32_MAX) return bad_line(m, rank, line, "%s: communicator %lld", text, v), 0;
     comm = (int)v;
@@ -632,9 +636,10 @@ static int write_rank(FILE *f, merger *m, int rank, int phase, phase_sum *ps) {
     } else {
       if (o->kind == K_OTHER) write_other(f, r, o);
       else rc = write_message(f, m, r, o, ps);
-      if (o->kind == K_OTHER && !strncmp(o->text, "compute ", 8)) {
+      if (o->kind == K_OTHER && !strncmp(o->text, "compute ", 8)) {   /* its cost checked when read */
+        uint64_t cost = strtoull(o->text + 8, NULL, 10);
         ps->computes++;
-        ps->ns += strtoull(o->text + 8, NULL, 10);
+        ps->ns = ps->ns > UINT64_MAX - cost ? UINT64_MAX : ps->ns + cost;
       }
       ps->ops++;
     }
@@ -841,7 +846,7 @@ int rec_merge(const char *dir, const char *command, FILE *log, rec_summary *sum)
     if (!rc) rc = write_phase(&m, p, command, &ps[p]);
     sum->ops += ps[p].ops;
     sum->computes += ps[p].computes;
-    sum->compute_ns += ps[p].ns;
+    sum->compute_ns = sum->compute_ns > UINT64_MAX - ps[p].ns ? UINT64_MAX : sum->compute_ns + ps[p].ns;
   }
   sum->nprocs = m.nprocs;
   for (int i = 0; i < m.noom; i++) sum->out_of_memory += m.oom[i].n;

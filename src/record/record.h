@@ -32,7 +32,9 @@
  *   K SEQ OP                                     operation OP of phase K at program position
  *                                                SEQ (graph-file syntax, by the format's one
  *                                                writer, ir_format_line; send and recv carry
- *                                                `comm ID`, tags are the communicator's)
+ *                                                `comm ID`, tags are the communicator's;
+ *                                                local ops: reduce, copy, `compute COST
+ *                                                reads all [writes S at A]`)
  *   K SEQ wait SEQ1 SEQ2 ..                      a completion the rank observed
  *   K scratch ADDR BYTES                         packing area of a derived datatype
  *   call NAME N                                  calls made, written at MPI_Finalize

@@ -55,6 +55,7 @@ damage wait 1 '4a 0 131072 wait 999'
 damage dup 1 '4a 0 65536 recv 8b from 0 tag 0 comm 0 addr 0x2000 wait'
 damage peer 1 's/from 0/from 9/'
 damage phase 1 's/^0 65536/3 65536/'
+damage cost 1 '4a 0 32768 compute -5 reads all'
 cases <<'T'
 0 cdag record --merge ok
   out recorded 2 processes: 1 phase, 2 operations
@@ -82,6 +83,8 @@ cases <<'T'
   err peer/rank-1.part:4: recv 8b from 9 tag 0 comm 0 addr 0x1000 wait: the peer is not a rank of the 2 processes
 1 cdag record --merge phase
   err phase/rank-1.part:4: an operation of phase 3, which the part never started
+1 cdag record --merge cost
+  err cost/rank-1.part:5: compute -5 reads all: the cost is not a number of ns (digits, at most 2^63 - 1)
 T
 # the index says what was malformed, and no phase was written from an untrusted part
 grep -q '"malformed": {"lines": 1, "first": \["rank-1.part:5: wait names sequence number 999' wait/index.json ||
