@@ -288,6 +288,24 @@ START_TEST(never_seen_bytes_are_computed_once_received) {
 }
 END_TEST
 
+START_TEST(one_message_of_several_ranges) {
+  rec_shadow *sh = rec_shadow_new(1 << 20);
+  uint8_t t[16], a[16], b[16];
+  fixes x = {.n = 0};
+  fill(t, sizeof t, 26);
+  rec_shadow_recv(sh, A(t), sizeof t, 1 * STEP, NULL);
+  fill(a, sizeof a, 27);
+  fill(b, sizeof b, 28);
+  /* a derived datatype's two ranges, sent at one position: each computed, at positions of their own */
+  rec_shadow_send(sh, A(a), sizeof a, 2 * STEP, NULL, collect, &x);
+  rec_shadow_send(sh, A(b), sizeof b, 2 * STEP, NULL, collect, &x);
+  ck_assert_int_eq(x.n, 2);
+  ck_assert_uint_ne(x.f[0].seq, x.f[1].seq);
+  ck_assert(x.f[1].seq > 2 * STEP - STEP / 2 && x.f[1].seq < 2 * STEP - STEP / 4);
+  rec_shadow_free(sh);
+}
+END_TEST
+
 START_TEST(time_between_calls) {
   rec_shadow *sh = rec_shadow_new(1 << 20);
   uint8_t a[32], t[32];
@@ -530,6 +548,7 @@ Suite *cdag_shadow_suite(void) {
   tcase_add_test(tc, over_budget_only_hashes);
   tcase_add_test(tc, the_end_of_a_phase_settles_memory);
   tcase_add_test(tc, never_seen_bytes_are_computed_once_received);
+  tcase_add_test(tc, one_message_of_several_ranges);
   tcase_add_test(tc, time_between_calls);
   tcase_add_test(tc, freed_memory_is_skipped);
   tcase_add_test(tc, random_programs_say_what_was_sent);
