@@ -20,6 +20,7 @@ LAYERS = [
     "mpi_glue",      # MPI datatypes and ops <-> cdag's (libcdag and the recorder)
     "workload",      # builders of known workloads (redistribution)
     "match",         # pairing sends with receives
+    "stage",         # graphs that compute, cut into stages of pure communication
     "dataflow",      # SST, wait sets
     "detect",        # collectives in the SST, the plan
     "circulant",     # round-optimal circulant schedules (kernels and model)

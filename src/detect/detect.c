@@ -262,5 +262,7 @@ void detect_plan_free(cdag_plan *p) {
   free(p->notes);
   free(p->native);
   dataflow_free(p->sst);
+  if (p->steps) stage_steps_free(p->steps);
+  free(p->steps);
   free(p);
 }

@@ -38,6 +38,7 @@
 #define CDAG_DETECT_H
 
 #include "dataflow/dataflow.h"
+#include "stage/stage.h"
 
 /* The kinds of plan collectives: ir/coll_kinds.h's table, whose IR_COLL_* they equal. */
 #define DET_KIND_ENUM_(ID, ...) DET_##ID = IR_COLL_##ID,
@@ -121,6 +122,14 @@ struct cdag_plan {
      kern_choose_plan) and kept beside the plan: detect never reads or frees it. NULL until
      chosen (then not reported). */
   struct kern_choices *chosen;
+  /* A graph that computes (src/stage): this plan is stage `stage` of a chain, next the
+     following stage's plan; the first one (stage 0) owns steps, the computations that run
+     between the stages and the staging buffers. next and steps are NULL for a graph without
+     computation, whose plan is one stage as always. The figures of the report (ops, volume,
+     times) are the whole graph's on the first plan, each stage's own on the others. */
+  int32_t stage;
+  struct cdag_plan *next;
+  stage_steps *steps;
 };
 
 /* Slots by kind, from the columns of ir/coll_kinds.h (kinds.c). */
@@ -147,6 +156,6 @@ static inline det_iov *det_slot(const cdag_plan *p, const det_coll *c, int send,
 
 /* Detects collectives in sst and builds the plan (takes ownership of sst). */
 int detect_run(const cdag_graph *g, df_sst *sst, const cdag_options *o, cdag_plan **p);
-void detect_plan_free(cdag_plan *p);
+void detect_plan_free(cdag_plan *p);   /* this plan only: not next, nor choices */
 
 #endif

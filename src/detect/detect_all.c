@@ -357,6 +357,14 @@ static int component_hopeless(const det_state *st, const uf_state *u, int32_t c,
 }
 
 /* Tests each component of group t[0..n) (one tuple per ordered pair). */
+/* Do tuples t[0..n) (sorted by source) all leave one rank, or all reach one? Then they are a
+   broadcast, scatter or gather, which the rooted tests find: not a v-collective of all. */
+static int one_end(const df_xfer *x, const int64_t *t, int64_t n) {
+  int same_dst = 1;
+  for (int64_t k = 1; k < n && same_dst; k++) same_dst = x[t[k]].dst == x[t[0]].dst;
+  return same_dst || x[t[0]].src == x[t[n - 1]].src;
+}
+
 static int test_components(det_state *st, uf_state *u, int64_t *t, int64_t n, int vector, uint8_t *seen) {
   const df_xfer *x = st->sst->xfers;
   union_all(u, x, t, n);
@@ -373,6 +381,10 @@ static int test_components(det_state *st, uf_state *u, int64_t *t, int64_t n, in
     }
     rc = sort_pair(x, t + i, j - i); /* by source, for the allgather test */
     if (rc != CDAG_OK) break;
+    if (vector && one_end(x, t + i, j - i)) { /* one source or one destination: a rooted kind's */
+      i = j;
+      continue;
+    }
     int32_t m = member_list(st, t + i, j - i, u->members, seen);
     if (m < 0) {
       rc = CDAG_NOMEM("detection");

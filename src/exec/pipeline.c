@@ -84,9 +84,22 @@ static int offline_options(const cdag_graph *g, const cdag_options *o, cdag_opti
   return pipeline_check_options(opts, g->nprocs, -1);
 }
 
+/* The whole graph's figures on a plan: ops by kind, one-sided ops, volume. */
+static int whole_figures(const cdag_graph *g, cdag_plan *p) {
+  memset(p->nops_kind, 0, sizeof p->nops_kind);
+  memset(p->nonesided, 0, sizeof p->nonesided);
+  p->volume_max = 0;
+  for (int64_t i = 0; i < g->nops; i++) {
+    p->nops_kind[g->kind[i]]++;
+    int os = g->os ? g->os[i] : IR_OS_NONE;
+    if (os >= IR_OS_GET && os <= IR_OS_FENCE) p->nonesided[os - IR_OS_GET]++;
+  }
+  return volume_of(g, p);
+}
+
 /* cdag_analyze from the match of finalized g, which it frees (the dataflow releases it as
    soon as it is done with it), with opts as offline_options made them. */
-static int analyze_matched(cdag_graph *g, match_result *m, const cdag_options *opts, double t0, cdag_plan **p) {
+static int analyze_phase(cdag_graph *g, match_result *m, const cdag_options *opts, double t0, cdag_plan **p) {
   *p = NULL;
   df_sst *sst = NULL;
   double t1 = now();
@@ -99,16 +112,43 @@ static int analyze_matched(cdag_graph *g, match_result *m, const cdag_options *o
   (*p)->sec_match = t1 - t0;
   (*p)->sec_dataflow = t2 - t1;
   (*p)->sec_detect = t3 - t2;
-  if ((rc = volume_of(g, *p)) != CDAG_OK) {
-    cdag_plan_free(p);
-    return rc;
+  if ((rc = whole_figures(g, *p)) != CDAG_OK) cdag_plan_free(p);
+  return rc;
+}
+
+/* A graph that computes: its stages (src/stage), each a graph of pure communication,
+   analysed one by one and chained behind the first plan, which takes the computations and
+   the whole graph's figures. */
+static int analyze_stages(cdag_graph *g, match_result *m, const cdag_options *opts, double t0, cdag_plan **p) {
+  stage_split s;
+  *p = NULL;
+  int rc = stage_cut(g, m, &s);
+  match_free(m);
+  cdag_plan **tail = p;
+  double sec[3] = {now() - t0, 0, 0};
+  for (int32_t k = 0; rc == CDAG_OK && k < s.nstages; k++) {
+    rc = cdag_analyze(s.graph[k], opts, tail);
+    ir_graph_free(s.graph[k]);   /* a plan never points into its graph */
+    s.graph[k] = NULL;
+    if (rc) break;
+    sec[0] += (*tail)->sec_match, sec[1] += (*tail)->sec_dataflow, sec[2] += (*tail)->sec_detect;
+    (*tail)->stage = k;
+    tail = &(*tail)->next;
   }
-  for (int64_t i = 0; i < g->nops; i++) {
-    (*p)->nops_kind[g->kind[i]]++;
-    int os = g->os ? g->os[i] : IR_OS_NONE;
-    if (os >= IR_OS_GET && os <= IR_OS_FENCE) (*p)->nonesided[os - IR_OS_GET]++;
+  if (rc == CDAG_OK && !((*p)->steps = malloc(sizeof *(*p)->steps))) rc = CDAG_NOMEM("stages");
+  if (rc == CDAG_OK) {
+    *(*p)->steps = s.steps;
+    s.steps = (stage_steps){0};
+    (*p)->sec_match = sec[0], (*p)->sec_dataflow = sec[1], (*p)->sec_detect = sec[2];
+    rc = whole_figures(g, *p);
   }
-  return CDAG_OK;
+  stage_split_free(&s);
+  if (rc) cdag_plan_free(p);
+  return rc;
+}
+
+static int analyze_matched(cdag_graph *g, match_result *m, const cdag_options *opts, double t0, cdag_plan **p) {
+  return stage_has_computes(g) ? analyze_stages(g, m, opts, t0, p) : analyze_phase(g, m, opts, t0, p);
 }
 
 int cdag_analyze(cdag_graph *g, const cdag_options *o, cdag_plan **p) {
@@ -128,15 +168,25 @@ int cdag_analyze(cdag_graph *g, const cdag_options *o, cdag_plan **p) {
 
 int cdag_plan_free(cdag_plan **p) {
   if (!p) return CDAG_OK;
-  kern_choices_free(*p);   /* the choice stage's results beside the plan */
-  detect_plan_free(*p);
+  for (cdag_plan *q = *p, *next; q; q = next) {
+    next = q->next;
+    kern_choices_free(q);   /* the choice stage's results beside the plan */
+    detect_plan_free(q);
+  }
   *p = NULL;
   return CDAG_OK;
 }
 
+/* The algorithm of every collective of every stage. */
+static int choose_stages(cdag_plan *p, const kern_model *m, kern_policy policy) {
+  int rc = CDAG_OK;
+  for (cdag_plan *q = p; q && rc == CDAG_OK; q = q->next) rc = kern_choose_plan(q, m, policy);
+  return rc;
+}
+
 int pipeline_plan(cdag_graph *g, const cdag_options *o, const kern_model *m, kern_policy policy, cdag_plan **p) {
   int rc = cdag_analyze(g, o, p);
-  if (rc == CDAG_OK) rc = kern_choose_plan(*p, m, policy);
+  if (rc == CDAG_OK) rc = choose_stages(*p, m, policy);
   if (rc != CDAG_OK) cdag_plan_free(p);
   return rc;
 }
@@ -151,7 +201,7 @@ int pipeline_plan_matched(cdag_graph *g, match_result *mr, const cdag_options *o
   int rc = offline_options(g, o, &opts);
   if (rc == CDAG_OK) rc = analyze_matched(g, mr, &opts, now(), p);
   else match_free(mr);
-  if (rc == CDAG_OK) rc = kern_choose_plan(*p, m, policy);
+  if (rc == CDAG_OK) rc = choose_stages(*p, m, policy);
   if (rc != CDAG_OK) cdag_plan_free(p);
   return rc;
 }

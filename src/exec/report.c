@@ -142,7 +142,8 @@ static void text_native(const cdag_plan *p, FILE *f) {
             (unsigned long long)p->native_residual_bytes);
 }
 
-static void report_text(const cdag_plan *p, FILE *f, det_stride *v) {
+/* What one stage's plan (the whole plan, without computation) does. */
+static void stage_text(const cdag_plan *p, FILE *f, det_stride *v) {
   for (int64_t i = 0; i < p->ncolls; i++) {
     const det_coll *c = &p->colls[i];
     fprintf(f, "%s", det_kind_name(c->kind));
@@ -171,6 +172,49 @@ static void report_text(const cdag_plan *p, FILE *f, det_stride *v) {
   fprintf(f, ", %lld reductions, %lld kept zero-byte syncs\n", (long long)p->nreds, (long long)p->nsyncs);
   if (p->chosen && p->nmsgs) fprintf(f, "  messages: %s\n", p->chosen->msgs_why);
   for (int64_t i = 0; i < p->nnotes; i++) fprintf(f, "note: %s\n", p->notes[i]);
+}
+
+/* SST figures summed over the stages of a plan. */
+typedef struct { int64_t xfers, reds, splits, snaps; uint64_t snap_bytes; } sst_sums;
+
+static sst_sums sums_of(const cdag_plan *p) {
+  sst_sums s = {0};
+  for (const cdag_plan *q = p; q; q = q->next) {
+    s.xfers += q->sst->nxfers, s.reds += q->sst->nreds, s.splits += q->sst->splits;
+    s.snaps += q->nsnaps, s.snap_bytes += snapshot_bytes(q);
+  }
+  return s;
+}
+
+/* Computations of a staged plan: how many, how many only take time, their time. */
+static void compute_sums(const stage_steps *st, int64_t *time_only, uint64_t *ns) {
+  *time_only = 0, *ns = 0;
+  for (int64_t i = 0; i < st->ncomputes; i++) {
+    *time_only += st->computes[i].wlen == 0;
+    *ns += st->computes[i].cost;
+  }
+}
+
+static void stages_text(const cdag_plan *p, FILE *f, det_stride *v) {
+  int64_t time_only;
+  uint64_t ns, temp = 0;
+  compute_sums(p->steps, &time_only, &ns);
+  for (int64_t i = 0; i < p->steps->ntemps; i++) temp += p->steps->temps[i].len;
+  fprintf(f, "stages: %d, between them %lld computations (%lld only take time; %.1f us in all)", p->steps->nstages,
+          (long long)p->steps->ncomputes, (long long)time_only, (double)ns / 1e3);
+  if (p->steps->ntemps)
+    fprintf(f, "; %lld messages land a stage late, through staging buffers (%llu B)", (long long)p->steps->ntemps,
+            (unsigned long long)temp);
+  fputc('\n', f);
+  for (const cdag_plan *q = p; q; q = q->next) {
+    fprintf(f, "stage %d:\n", q->stage);
+    stage_text(q, f, v);
+  }
+}
+
+static void report_text(const cdag_plan *p, FILE *f, det_stride *v) {
+  if (p->steps) stages_text(p, f, v);
+  else stage_text(p, f, v);
   fprintf(f, "graph: %d ranks, %lld send, %lld recv, %lld reduce, %lld copy, %lld calc\n", p->nprocs,
           (long long)p->nops_kind[IR_SEND], (long long)p->nops_kind[IR_RECV], (long long)p->nops_kind[IR_REDUCE],
           (long long)p->nops_kind[IR_COPY], (long long)p->nops_kind[IR_CALC]);
@@ -181,15 +225,17 @@ static void report_text(const cdag_plan *p, FILE *f, det_stride *v) {
   fprintf(f, "volume: received per process max %llu B, mean %.0f B", (unsigned long long)p->volume_max, p->volume_mean);
   if (p->bound) fprintf(f, "; lower bound %llu B (max/bound %.3f)", (unsigned long long)p->bound, (double)p->volume_max / (double)p->bound);
   fputc('\n', f);
+  sst_sums s = sums_of(p);
   fprintf(f, "sst: %lld transfers, %lld reductions, %lld splits; snapshots: %lld ranges (%llu B)\n",
-          (long long)p->sst->nxfers, (long long)p->sst->nreds, (long long)p->sst->splits, (long long)p->nsnaps,
-          (unsigned long long)snapshot_bytes(p));
+          (long long)s.xfers, (long long)s.reds, (long long)s.splits, (long long)s.snaps, (unsigned long long)s.snap_bytes);
   fprintf(f, "time: match %.6f s, dataflow %.6f s, detect %.6f s\n", p->sec_match, p->sec_dataflow, p->sec_detect);
 }
 
-static void json_coll(FILE *f, const cdag_plan *p, int64_t i, det_stride *v) {
+static void json_coll(FILE *f, const cdag_plan *p, int64_t i, det_stride *v, int staged) {
   const det_coll *c = &p->colls[i];
-  fprintf(f, "    {\"kind\": \"%s\", \"root\": ", det_kind_name(c->kind));
+  fprintf(f, "    {\"kind\": \"%s\", ", det_kind_name(c->kind));
+  if (staged) fprintf(f, "\"stage\": %d, ", p->stage);
+  fprintf(f, "\"root\": ");
   if (is_rooted(c->kind)) fprintf(f, "%d", c->root);
   else fprintf(f, "null");
   fprintf(f, ", \"ranks\": ");
@@ -228,6 +274,51 @@ static void json_seconds(FILE *f, double match, double dataflow, double detect) 
   fprintf(f, "  \"seconds\": {\"match\": %.6f, \"dataflow\": %.6f, \"detect\": %.6f}\n}\n", match, dataflow, detect);
 }
 
+/* The residual parts summed over a plan's stages. */
+typedef struct {
+  int64_t xfers, msgs, reds, pairs, copies, syncs, native_xfers, native_calls[IR_COLL_NKINDS];
+  uint64_t bytes, copy_bytes, pack_limit, native_bytes;
+  int barrier, as_written, native, chosen;
+  const char *why;
+} residual_sums;
+
+static residual_sums residual_of(const cdag_plan *p) {
+  residual_sums r = {0};
+  for (const cdag_plan *q = p; q; q = q->next) {
+    uint64_t cb;
+    r.xfers += q->nxfers, r.bytes += residual_bytes(q), r.msgs += residual_messages(q), r.reds += q->nreds;
+    r.copies += local_copies(q, &cb), r.copy_bytes += cb, r.syncs += q->nsyncs, r.pairs += q->nmsgs;
+    r.barrier |= q->barrier, r.as_written |= q->as_written;
+    if (q->native) {
+      r.native = 1, r.native_xfers += q->native_residual, r.native_bytes += q->native_residual_bytes;
+      for (int k = 0; k < IR_COLL_NKINDS; k++) r.native_calls[k] += q->native_calls[k];
+    }
+    if (q->chosen) r.chosen = 1, r.pack_limit = q->chosen->pack_limit, r.why = q->chosen->msgs_why;
+  }
+  return r;
+}
+
+static void json_native(FILE *f, const residual_sums *r) {
+  fprintf(f, "  \"native\": {\"calls\": {");
+  for (int k = 0, first = 1; k < IR_COLL_NKINDS; k++)
+    if (r->native_calls[k]) {
+      fprintf(f, "%s\"%s\": %lld", first ? "" : ", ", ir_coll_name(k), (long long)r->native_calls[k]);
+      first = 0;
+    }
+  fprintf(f, "}, \"residual\": {\"transfers\": %lld, \"bytes\": %llu}},\n", (long long)r->native_xfers,
+          (unsigned long long)r->native_bytes);
+}
+
+static void json_stages(FILE *f, const stage_steps *st) {
+  int64_t time_only;
+  uint64_t ns, temp = 0;
+  compute_sums(st, &time_only, &ns);
+  for (int64_t i = 0; i < st->ntemps; i++) temp += st->temps[i].len;
+  fprintf(f, "  \"stages\": {\"count\": %d, \"computations\": %lld, \"time_only\": %lld, \"compute_ns\": %llu, "
+          "\"staging\": {\"messages\": %lld, \"bytes\": %llu}},\n", st->nstages, (long long)st->ncomputes,
+          (long long)time_only, (unsigned long long)ns, (long long)st->ntemps, (unsigned long long)temp);
+}
+
 static void report_json(const cdag_plan *p, FILE *f, det_stride *v) {
   json_head(f, p->nprocs, p->nops_kind);
   if (p->nonesided[0] || p->nonesided[1] || p->nonesided[2])
@@ -235,45 +326,39 @@ static void report_json(const cdag_plan *p, FILE *f, det_stride *v) {
             (long long)p->nonesided[1], (long long)p->nonesided[2]);
   fprintf(f, "  \"volume\": {\"max\": %llu, \"mean\": %.1f},\n", (unsigned long long)p->volume_max, p->volume_mean);
   if (p->bound) fprintf(f, "  \"bound\": %llu,\n", (unsigned long long)p->bound);
-  fprintf(f, "  \"sst\": {\"transfers\": %lld, \"reductions\": %lld, \"splits\": %lld},\n", (long long)p->sst->nxfers,
-          (long long)p->sst->nreds, (long long)p->sst->splits);
+  sst_sums ss = sums_of(p);
+  fprintf(f, "  \"sst\": {\"transfers\": %lld, \"reductions\": %lld, \"splits\": %lld},\n", (long long)ss.xfers,
+          (long long)ss.reds, (long long)ss.splits);
+  if (p->steps) json_stages(f, p->steps);
   fprintf(f, "  \"collectives\": [");
-  for (int64_t i = 0; i < p->ncolls; i++) {
-    fprintf(f, "%s\n", i ? "," : "");
-    json_coll(f, p, i, v);
-  }
-  fprintf(f, "%s],\n", p->ncolls ? "\n  " : "");
-  if (p->native) {
-    fprintf(f, "  \"native\": {\"calls\": {");
-    for (int k = 0, first = 1; k < IR_COLL_NKINDS; k++)
-      if (p->native_calls[k]) {
-        fprintf(f, "%s\"%s\": %lld", first ? "" : ", ", ir_coll_name(k), (long long)p->native_calls[k]);
-        first = 0;
-      }
-    fprintf(f, "}, \"residual\": {\"transfers\": %lld, \"bytes\": %llu}},\n", (long long)p->native_residual,
-            (unsigned long long)p->native_residual_bytes);
-  }
-  fprintf(f, "  \"barrier\": %s,\n", p->barrier ? "true" : "false");
-  fprintf(f, "  \"as_written\": %s,\n", p->as_written ? "true" : "false");
+  int64_t n = 0;
+  for (const cdag_plan *q = p; q; q = q->next)
+    for (int64_t i = 0; i < q->ncolls; i++) {
+      fprintf(f, "%s\n", n++ ? "," : "");
+      json_coll(f, q, i, v, p->steps != NULL);
+    }
+  fprintf(f, "%s],\n", n ? "\n  " : "");
+  residual_sums r = residual_of(p);
+  if (r.native) json_native(f, &r);
+  fprintf(f, "  \"barrier\": %s,\n", r.barrier ? "true" : "false");
+  fprintf(f, "  \"as_written\": %s,\n", r.as_written ? "true" : "false");
   fprintf(f, "  \"residual\": {\"transfers\": %lld, \"bytes\": %llu, \"messages\": %lld, \"reductions\": %lld",
-          (long long)p->nxfers, (unsigned long long)residual_bytes(p), (long long)residual_messages(p),
-          (long long)p->nreds);
-  if (p->chosen) {
-    fprintf(f, ", \"pairs\": %lld, \"pack_limit\": %llu, \"why\": ", (long long)p->nmsgs,
-            (unsigned long long)p->chosen->pack_limit);
-    ir_json_string(f, p->chosen->msgs_why);
+          (long long)r.xfers, (unsigned long long)r.bytes, (long long)r.msgs, (long long)r.reds);
+  if (r.chosen) {
+    fprintf(f, ", \"pairs\": %lld, \"pack_limit\": %llu, \"why\": ", (long long)r.pairs, (unsigned long long)r.pack_limit);
+    ir_json_string(f, r.why ? r.why : "");
   }
-  uint64_t copy_bytes;
-  int64_t copies = local_copies(p, &copy_bytes);
-  fprintf(f, ", \"local_copies\": {\"transfers\": %lld, \"bytes\": %llu}},\n", (long long)copies,
-          (unsigned long long)copy_bytes);
-  fprintf(f, "  \"syncs\": %lld,\n  \"snapshots\": {\"ranges\": %lld, \"bytes\": %llu},\n", (long long)p->nsyncs,
-          (long long)p->nsnaps, (unsigned long long)snapshot_bytes(p));
+  fprintf(f, ", \"local_copies\": {\"transfers\": %lld, \"bytes\": %llu}},\n", (long long)r.copies,
+          (unsigned long long)r.copy_bytes);
+  fprintf(f, "  \"syncs\": %lld,\n  \"snapshots\": {\"ranges\": %lld, \"bytes\": %llu},\n", (long long)r.syncs,
+          (long long)ss.snaps, (unsigned long long)ss.snap_bytes);
   fprintf(f, "  \"notes\": [");
-  for (int64_t i = 0; i < p->nnotes; i++) {
-    fprintf(f, "%s", i ? ", " : "");
-    ir_json_string(f, p->notes[i]);
-  }
+  n = 0;
+  for (const cdag_plan *q = p; q; q = q->next)
+    for (int64_t i = 0; i < q->nnotes; i++) {
+      fprintf(f, "%s", n++ ? ", " : "");
+      ir_json_string(f, q->notes[i]);
+    }
   fprintf(f, "],\n");
   json_seconds(f, p->sec_match, p->sec_dataflow, p->sec_detect);
 }
@@ -281,8 +366,9 @@ static void report_json(const cdag_plan *p, FILE *f, det_stride *v) {
 int cdag_plan_report(const cdag_plan *p, FILE *out, int json) {
   if (!p || !out) return cdag__error(CDAG_ERR_ARG, "cdag_plan_report: NULL argument");
   int32_t most = 1;
-  for (int64_t i = 0; i < p->ncolls; i++)
-    if (p->colls[i].nranks > most) most = p->colls[i].nranks;
+  for (const cdag_plan *q = p; q; q = q->next)
+    for (int64_t i = 0; i < q->ncolls; i++)
+      if (q->colls[i].nranks > most) most = q->colls[i].nranks;
   det_stride *v = malloc((size_t)most * sizeof *v);
   if (!v) return CDAG_NOMEM("report");
   if (json) report_json(p, out, v);

@@ -723,6 +723,9 @@ static int reserve(lw *w) {
 int exec_lower_plan(const cdag_plan *pl, const kern_model *m, kern_policy policy, cdag_graph **out) {
   if (!pl || !out) return cdag__error(CDAG_ERR_ARG, "exec_lower_plan: NULL argument");
   *out = NULL;
+  if (pl->steps)
+    return cdag__error(CDAG_ERR_UNSUPPORTED, "the graph computes between its messages: its plan has %d stages, "
+                       "which the model cannot lower yet", pl->steps->nstages);
   int rc = check_addresses(pl);
   if (rc) return rc;
   lw w = {.p = pl, .model = m ? *m : kern_model_default(), .policy = policy};

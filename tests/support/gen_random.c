@@ -7,7 +7,8 @@
  * through scratch happens naturally), with local copies and, in "reduce mode", int32
  * local reduces with one op per graph (everything 4-byte aligned so no element splits).
  * Optionally the ops are added rank by rank, ranks in random order, so that op ids no
- * longer follow dependencies (the same graph otherwise). */
+ * longer follow dependencies (the same graph otherwise). With computations, a computation
+ * reads all its rank wrote or one range, and writes a range or nothing. */
 #include <stdlib.h>
 
 #include "support/support.h"
@@ -42,6 +43,7 @@ static int add_op(cdag_graph *g, const gen_op *op) {
     case IR_SEND: return cdag_rank_send(g, op->rank, op->x, op->len, op->peer, op->tag, NULL);
     case IR_RECV: return cdag_rank_recv(g, op->rank, op->y, op->rlen, op->peer, op->tag, NULL);
     case IR_COPY: return cdag_rank_copy_local(g, op->rank, op->x, op->y, op->len, NULL);
+    case IR_CALC: return ir_add_compute(g, op->rank, op->rlen, op->x, op->peer ? IR_READS_ALL : op->len, op->y, op->tag ? op->len : 0, NULL);
     default: return cdag_rank_reduce_local(g, op->rank, op->x, op->y, op->len / 4, CDAG_INT32, (cdag_reduce_op)op->rop, NULL);
   }
 }
@@ -85,7 +87,12 @@ int gen_random_graph(uint64_t seed, const gen_random_opts *o, cdag_graph **out) 
   for (int i = 0; i < nsteps && rc == CDAG_OK; i++) {
     int what = (int)pick(&s, 10), a = (int)pick(&s, (uint64_t)p);
     uint64_t len = (uint64_t)unit * (1 + pick(&s, 24 / (uint64_t)unit)), x, y;
-    if (what < 7) { /* a message, sometimes to self, sometimes zero bytes */
+    if (o && o->computes && pick(&s, 4) == 0) {   /* peer: reads all; tag: writes; rlen: cost */
+      range(&s, unit, len, 1, &x);
+      range(&s, unit, len, 1, &y);
+      ops[n++] = (gen_op){.kind = IR_CALC, .rank = a, .peer = pick(&s, 2) == 0, .tag = pick(&s, 5) != 0, .x = x,
+                          .y = y, .len = len, .rlen = pick(&s, 1000)};
+    } else if (what < 7) { /* a message, sometimes to self, sometimes zero bytes */
       int b = pick(&s, 8) == 0 ? a : (int)pick(&s, (uint64_t)p);
       int tag = (int)pick(&s, 3);
       if (pick(&s, 16) == 0) len = 0;

@@ -12,6 +12,8 @@ typedef struct {
   int reduce_mode;   /* -1: random; 1: int32 reduces, everything 4-byte aligned; 0: bytes */
   int rank_by_rank;  /* 1: add each rank's ops together, ranks in random order, so op ids
                         do not follow dependencies (same graph, other ids) */
+  int computes;      /* 1: about one step in four is a computation (reading all or a range,
+                        writing a range or nothing) */
 } gen_random_opts;
 /* A random valid (matchable, deadlock-free) global graph; same seed, same graph. */
 int gen_random_graph(uint64_t seed, const gen_random_opts *o, cdag_graph **g);

@@ -310,6 +310,9 @@ static int put_residual(const cdag_plan *p, uint64_t limit, part_writer *sec) {
 /* ---- assembling the parts ---- */
 
 int sched_parts_from_plan(const cdag_plan *p, const kern_model *m, wire_buf *parts) {
+  if (p->steps)
+    return cdag__error(CDAG_ERR_UNSUPPORTED, "the graph computes between its messages: its plan has %d stages, "
+                       "which the MPI runtime cannot run yet", p->steps->nstages);
   part_writer *sec = calloc((size_t)p->nprocs, sizeof *sec);
   if (!sec) return CDAG_NOMEM("schedule parts");
   int rc = put_colls(p, sec);

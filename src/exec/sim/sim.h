@@ -20,6 +20,8 @@ typedef struct sim_mem sim_mem;
    graph's, each order's and the plan's, and snapshots, several times the graph's bytes. */
 #define SIM_MAX_BYTES ((uint64_t)1 << 30)
 int sim_mem_create(const cdag_graph *g, sim_mem **m);
+/* The same, covering the n ranges of extra too (a staged plan's staging buffers). */
+int sim_mem_create_plus(const cdag_graph *g, const stage_range *extra, int64_t n, sim_mem **m);
 int sim_mem_clone(const sim_mem *m, sim_mem **copy);
 void sim_mem_free(sim_mem *m);
 int sim_mem_nprocs(const sim_mem *m);
@@ -34,6 +36,12 @@ uint8_t *sim_mem_at(sim_mem *m, int rank, uint64_t addr, uint64_t len);
    values, a's first). skip_scratch needs a finalized g. */
 int sim_mem_compare(const sim_mem *a, const sim_mem *b, const cdag_graph *g, int skip_scratch);
 
+/* Computation i of st on m (sim_compute.c): its output is a hash of the bytes it reads, as
+   they are when it runs (reading all: the ranges since the rank's previous such computation,
+   chained through chain[rank] to every earlier one), so that a plan that runs it before a
+   transfer it reads, or drops such a transfer, leaves other bytes. */
+int sim_compute(const stage_steps *st, int64_t i, sim_mem *m, uint64_t *chain);
+
 /* Runs g on m; g must be finalized (ir_finalize; CDAG_ERR_STATE otherwise). Matching is its
    own per-channel FIFO (independent of src/match); a send takes its data when it runs and
    its receive, once it may run, gets those bytes (match.h's buffered semantics; a larger
@@ -43,7 +51,9 @@ int sim_mem_compare(const sim_mem *a, const sim_mem *b, const cdag_graph *g, int
 int sim_run_graph(const cdag_graph *g, sim_mem *m, uint64_t order_seed);
 /* Applies the SST to m (reads a snapshot of m, writes finals). */
 int sim_apply_sst(const df_sst *s, sim_mem *m);
-/* Runs the plan on m with its collective semantics (detect.h), from a snapshot of m.
+/* Runs the plan on m with its collective semantics (detect.h), from a snapshot of m; a
+   plan in stages runs stage after stage, each from its own snapshot, with its computations
+   (sim_compute) before the first stage and after each.
    CDAG_ERR_PLAN names the collective (or message) if the plan breaks detect.h's rules:
    slot counts of its kind, sorted distinct members, root a member, slot bytes equal to
    their pieces and send/recv slots of equal size, root-only slots empty elsewhere, messages

@@ -39,14 +39,18 @@ static int add_span(span **s, int64_t *n, int64_t *cap, int rank, uint64_t addr,
   return CDAG_OK;
 }
 
-static int collect_spans(const cdag_graph *g, span **s, int64_t *n) {
+static int collect_spans(const cdag_graph *g, const stage_range *extra, int64_t nextra, span **s, int64_t *n) {
   int64_t cap = 0;
   int rc = CDAG_OK;
   for (int64_t i = 0; i < g->nops && rc == CDAG_OK; i++) {
-    rc = add_span(s, n, &cap, g->rank[i], g->addr[i], g->kind[i] == IR_CALC ? 0 : g->bytes[i]);
+    int comp = ir_is_compute(g, i);
+    rc = add_span(s, n, &cap, g->rank[i], g->addr[i], comp ? g->cw_len[i] : g->kind[i] == IR_CALC ? 0 : g->bytes[i]);
     if (rc == CDAG_OK && (g->kind[i] == IR_REDUCE || g->kind[i] == IR_COPY))
       rc = add_span(s, n, &cap, g->rank[i], g->addr2[i], g->bytes[i]);
+    if (rc == CDAG_OK && comp && g->cr_len[i] != IR_READS_ALL)
+      rc = add_span(s, n, &cap, g->rank[i], g->addr2[i], g->cr_len[i]);
   }
+  for (int64_t i = 0; i < nextra && rc == CDAG_OK; i++) rc = add_span(s, n, &cap, extra[i].rank, extra[i].addr, extra[i].len);
   for (int64_t i = 0; i < g->nscratch && rc == CDAG_OK; i++)
     rc = add_span(s, n, &cap, g->scr_rank[i], g->scr_addr[i], g->scr_len[i]);
   return rc;
@@ -65,12 +69,14 @@ static int within_limit(const sim_mem *m) {
   return CDAG_OK;
 }
 
-int sim_mem_create(const cdag_graph *g, sim_mem **out) {
+int sim_mem_create(const cdag_graph *g, sim_mem **out) { return sim_mem_create_plus(g, NULL, 0, out); }
+
+int sim_mem_create_plus(const cdag_graph *g, const stage_range *extra, int64_t nextra, sim_mem **out) {
   span *s = NULL;
   int64_t n = 0;
   *out = NULL;
   sim_mem *m = calloc(1, sizeof *m);
-  int rc = m ? collect_spans(g, &s, &n) : CDAG_NOMEM("simulator memory");
+  int rc = m ? collect_spans(g, extra, nextra, &s, &n) : CDAG_NOMEM("simulator memory");
   if (rc) goto fail;
   base_sort(s, (size_t)n, sizeof *s, span_cmp);
   m->nprocs = g->nprocs;

@@ -292,9 +292,8 @@ static int run_xfers(plan_run *r) {
   return CDAG_OK;
 }
 
-int sim_run_plan(const cdag_plan *p, sim_mem *m) {
-  if (p->nprocs != sim_mem_nprocs(m))
-    return cdag__error(CDAG_ERR_ARG, "simulator: the plan is for %d ranks, the memory has %d", p->nprocs, sim_mem_nprocs(m));
+/* One stage's plan (the whole plan of a graph without computation). */
+static int run_stage(const cdag_plan *p, sim_mem *m) {
   sim_mem *snap;
   int rc = sim_mem_clone(m, &snap);
   if (rc) return rc;
@@ -314,5 +313,29 @@ int sim_run_plan(const cdag_plan *p, sim_mem *m) {
   free(r.buf);
   free(r.acc);
   sim_mem_free(snap);
+  return rc;
+}
+
+/* The computations that run after stage `after`, from *next on (steps are sorted by it). */
+static int run_computes(const stage_steps *st, int32_t after, int64_t *next, sim_mem *m, uint64_t *chain) {
+  int rc = CDAG_OK;
+  for (; *next < st->ncomputes && st->computes[*next].after == after && rc == CDAG_OK; ++*next)
+    rc = sim_compute(st, *next, m, chain);
+  return rc;
+}
+
+int sim_run_plan(const cdag_plan *p, sim_mem *m) {
+  if (p->nprocs != sim_mem_nprocs(m))
+    return cdag__error(CDAG_ERR_ARG, "simulator: the plan is for %d ranks, the memory has %d", p->nprocs, sim_mem_nprocs(m));
+  if (!p->steps) return run_stage(p, m);
+  uint64_t *chain = calloc((size_t)p->nprocs, sizeof *chain);
+  int64_t next = 0;
+  int rc = chain ? run_computes(p->steps, -1, &next, m, chain) : CDAG_NOMEM("simulator");
+  for (const cdag_plan *q = p; q && rc == CDAG_OK; q = q->next)
+    if ((rc = run_stage(q, m)) == CDAG_OK) rc = run_computes(p->steps, q->stage, &next, m, chain);
+  if (rc == CDAG_OK && next != p->steps->ncomputes)
+    rc = cdag__error(CDAG_ERR_PLAN, "simulator: %lld computations of the plan belong to no stage",
+                     (long long)(p->steps->ncomputes - next));
+  free(chain);
   return rc;
 }

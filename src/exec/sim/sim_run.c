@@ -92,6 +92,9 @@ typedef struct {
   uint8_t **inflight;        /* per send: its data, taken when it ran, until the receive runs */
   int64_t nready, done;
   uint64_t rng;
+  stage_steps steps;         /* the graph's computations (none: ncomputes 0) */
+  int32_t *compute;          /* per op: its index in steps.computes, -1 */
+  uint64_t *chain;           /* per rank: the hash of its latest computation that read all */
 } sim_run;
 
 static void make_ready(sim_run *s, int32_t op) { s->ready[s->nready++] = op; }
@@ -135,6 +138,8 @@ static int execute(sim_run *s, int32_t op) {
                            "simulated", g->rank[op], (long long)op);
       ir_reduce_apply(g->peer[op], g->tag[op], a, b, g->bytes[op] / (uint64_t)ir_type_size(g->peer[op]));
       return CDAG_OK;
+    case IR_CALC:
+      return s->compute && s->compute[op] >= 0 ? sim_compute(&s->steps, s->compute[op], s->m, s->chain) : CDAG_OK;
     default:
       return CDAG_OK;
   }
@@ -210,6 +215,20 @@ static int event_loop(sim_run *s, uint64_t seed) {
   return s->done == g->nops ? CDAG_OK : stuck(s);
 }
 
+/* The computations, when g has some: their list and each op's index in it. */
+static int computes_of(sim_run *s) {
+  const cdag_graph *g = s->g;
+  if (!stage_has_computes(g)) return CDAG_OK;
+  int rc = stage_list_computes(g, &s->steps);
+  if (rc) return rc;
+  s->compute = malloc((size_t)g->nops * sizeof *s->compute);
+  s->chain = calloc((size_t)g->nprocs, sizeof *s->chain);
+  if (!s->compute || !s->chain) return CDAG_NOMEM("simulator");
+  for (int64_t i = 0; i < g->nops; i++) s->compute[i] = -1;
+  for (int64_t k = 0; k < s->steps.ncomputes; k++) s->compute[s->steps.computes[k].op] = (int32_t)k;
+  return CDAG_OK;
+}
+
 static int sim_run_graph_deps(const cdag_graph *g, sim_mem *m, uint64_t order_seed) {
   size_t n = (size_t)(g->nops ? g->nops : 1);
   sim_run s = {.g = g, .m = m, .rng = order_seed * 0x9e3779b97f4a7c15ULL | 1};
@@ -219,9 +238,12 @@ static int sim_run_graph_deps(const cdag_graph *g, sim_mem *m, uint64_t order_se
   s.inflight = calloc(n, sizeof *s.inflight);
   int rc = s.partner && s.indeg && s.ready && s.inflight ? CDAG_OK : CDAG_NOMEM("simulator");
   if (rc == CDAG_OK) rc = sim_match(g, s.partner);
+  if (rc == CDAG_OK) rc = computes_of(&s);
   if (rc == CDAG_OK) rc = event_loop(&s, order_seed);
   for (size_t i = 0; s.inflight && i < (size_t)g->nops; i++) free(s.inflight[i]);
   free(s.partner); free(s.indeg); free(s.ready); free(s.inflight);
+  stage_steps_free(&s.steps);
+  free(s.compute); free(s.chain);
   return rc;
 }
 

@@ -1,0 +1,301 @@
+/* cdag — src/stage/stage.c: levels of a graph that computes, and its stage graphs.
+ *
+ * Three steps (stage.h has the rules): levels in one sweep of the match's order, repeated
+ * while a native collective's parts disagree; the computations listed with what each
+ * reads; then one pass over every rank's program order appends each communication op to its
+ * stage's graph (a native call as a call, which writes its messages again; a message that
+ * lands late as a receive into a staging buffer and a copy out of it). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "stage/stage.h"
+
+int stage_has_computes(const cdag_graph *g) {
+  for (int64_t i = 0; g->cw_len && i < g->nops; i++)
+    if (ir_is_compute(g, i)) return 1;
+  return 0;
+}
+
+void stage_steps_free(stage_steps *st) {
+  free(st->computes);
+  free(st->since);
+  free(st->temps);
+  *st = (stage_steps){0};
+}
+
+void stage_split_free(stage_split *s) {
+  for (int32_t k = 0; s->graph && k < s->nstages; k++) ir_graph_free(s->graph[k]);
+  free(s->graph);
+  stage_steps_free(&s->steps);
+  *s = (stage_split){0};
+}
+
+/* ---- levels ---- */
+
+/* The level an op gets from its predecessors and, for a receive, its send. */
+static int32_t level_of(const cdag_graph *g, const match_result *m, const int32_t *lvl, int32_t op) {
+  int comp = ir_is_compute(g, op);
+  int32_t v = comp ? -1 : 0;
+  for (int32_t e = g->pred_start[op]; e < g->pred_start[op + 1]; e++) {
+    int32_t p = g->pred[e], c = lvl[p] + (ir_is_compute(g, p) && !comp);
+    if (c > v) v = c;
+  }
+  if (g->kind[op] == IR_RECV && m->partner[op] >= 0 && lvl[m->partner[op]] > v) v = lvl[m->partner[op]];
+  return v > lvl[op] ? v : lvl[op];
+}
+
+/* The k-th call of a rank on a communicator, for every member, is one collective: each
+   call part gets the index of its collective's first part (coll[part]). O(c log c). */
+typedef struct { int32_t comm, rank, k, part; } call_key;
+
+static int by_comm_k(const void *x, const void *y) {
+  const call_key *a = x, *b = y;
+  if (a->comm != b->comm) return a->comm < b->comm ? -1 : 1;
+  if (a->k != b->k) return a->k < b->k ? -1 : 1;
+  return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+static int by_comm_rank(const void *x, const void *y) {
+  const call_key *a = x, *b = y;
+  if (a->comm != b->comm) return a->comm < b->comm ? -1 : 1;
+  if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+  return (a->k > b->k) - (a->k < b->k);   /* k: the part's position in program order */
+}
+
+static int collectives_of(const cdag_graph *g, int32_t *coll) {
+  call_key *k = malloc((size_t)(g->ncalls ? g->ncalls : 1) * sizeof *k);
+  if (!k) return CDAG_NOMEM("stages");
+  for (int64_t c = 0; c < g->ncalls; c++) {
+    int32_t op = g->calls[c].op;
+    k[c] = (call_key){g->calls[c].comm, g->rank[op], g->pos[op], (int32_t)c};
+  }
+  base_sort(k, g->ncalls, sizeof *k, by_comm_rank);
+  for (int64_t c = 0; c < g->ncalls; c++)   /* position -> the call's rank among the rank's calls */
+    k[c].k = c > 0 && k[c - 1].comm == k[c].comm && k[c - 1].rank == k[c].rank ? k[c - 1].k + 1 : 0;
+  base_sort(k, g->ncalls, sizeof *k, by_comm_k);
+  for (int64_t c = 0, first = 0; c < g->ncalls; c++) {
+    if (c == 0 || k[c].comm != k[c - 1].comm || k[c].k != k[c - 1].k) first = k[c].part;
+    coll[k[c].part] = (int32_t)first;
+  }
+  free(k);
+  return CDAG_OK;
+}
+
+/* Raises every op of a collective to the collective's largest level; 1 if any rose. */
+static int unify_collectives(const cdag_graph *g, const int32_t *coll, int32_t *lvl, int32_t *top) {
+  int rose = 0;
+  for (int64_t c = 0; c < g->ncalls; c++) top[c] = -1;
+  for (int64_t op = 0; op < g->nops; op++)
+    if (g->call[op] >= 0 && lvl[op] > top[coll[g->call[op]]]) top[coll[g->call[op]]] = lvl[op];
+  for (int64_t op = 0; op < g->nops; op++)
+    if (g->call[op] >= 0 && lvl[op] < top[coll[g->call[op]]]) {
+      lvl[op] = top[coll[g->call[op]]];
+      rose = 1;
+    }
+  return rose;
+}
+
+static int levels(const cdag_graph *g, const match_result *m, int32_t *lvl) {
+  int32_t *coll = NULL, *top = NULL;
+  int rc = CDAG_OK, calls = g->call && g->ncalls > 0;
+  for (int64_t op = 0; op < g->nops; op++) lvl[op] = ir_is_compute(g, op) ? -1 : 0;
+  if (calls) {
+    coll = malloc((size_t)g->ncalls * sizeof *coll);
+    top = malloc((size_t)g->ncalls * sizeof *top);
+    rc = coll && top ? collectives_of(g, coll) : CDAG_NOMEM("stages");
+  }
+  for (int sweep = 0; rc == CDAG_OK; sweep++) {
+    if (sweep == STAGE_MAX_SWEEPS) {
+      rc = cdag__error(CDAG_ERR_UNSUPPORTED, "stages: native collectives and computations order each other in a "
+                       "cycle that %d sweeps did not settle", STAGE_MAX_SWEEPS);
+      break;
+    }
+    for (int64_t i = 0; i < g->nops; i++) lvl[m->order[i]] = level_of(g, m, lvl, m->order[i]);
+    if (!calls || !unify_collectives(g, coll, lvl, top)) break;
+  }
+  free(coll);
+  free(top);
+  return rc;
+}
+
+/* ---- computations ---- */
+
+static int cmp_compute(const void *x, const void *y) {
+  const stage_compute *a = x, *b = y;
+  if (a->after != b->after) return a->after < b->after ? -1 : 1;
+  if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+  return (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+/* The range op writes, if any. */
+static int written(const cdag_graph *g, int32_t op, uint64_t *addr, uint64_t *len) {
+  *addr = g->addr[op];
+  switch (g->kind[op]) {
+    case IR_RECV: case IR_REDUCE: case IR_COPY: *len = g->bytes[op]; break;
+    case IR_CALC: *len = ir_is_compute(g, op) ? g->cw_len[op] : 0; break;
+    default: *len = 0;
+  }
+  return *len > 0;
+}
+
+static int add_range(stage_range **r, int64_t *n, int64_t *cap, int32_t rank, uint64_t addr, uint64_t len) {
+  int rc = base_grow((void **)r, *n, cap, 1, sizeof **r, "stages");
+  if (rc == CDAG_OK) (*r)[(*n)++] = (stage_range){rank, addr, len};
+  return rc;
+}
+
+/* The computations of g with `after` from lvl (NULL: -1), and the ranges each that reads
+   all reads anew. */
+static int list_computes(const cdag_graph *g, const int32_t *lvl, stage_steps *st) {
+  int64_t ccap = 0, scap = 0;
+  int rc = CDAG_OK;
+  for (int32_t r = 0; r < g->nprocs && rc == CDAG_OK; r++) {
+    int64_t mark = st->nsince;
+    for (int32_t i = g->rank_start[r]; i < g->rank_start[r + 1] && rc == CDAG_OK; i++) {
+      int32_t op = g->rank_ops[i];
+      uint64_t a, len;
+      if (ir_is_compute(g, op)) {
+        rc = base_grow((void **)&st->computes, st->ncomputes, &ccap, 1, sizeof *st->computes, "stages");
+        if (rc) break;
+        int all = g->cr_len[op] == IR_READS_ALL;
+        st->computes[st->ncomputes++] = (stage_compute){
+            op, r, lvl ? lvl[op] : -1, i - g->rank_start[r], g->bytes[op], all ? 0 : g->addr2[op], g->cr_len[op],
+            g->addr[op], g->cw_len[op], all ? mark : 0, all ? st->nsince - mark : 0};
+        if (all) mark = st->nsince;
+      }
+      if (written(g, op, &a, &len)) rc = add_range(&st->since, &st->nsince, &scap, r, a, len);
+    }
+  }
+  if (rc == CDAG_OK) base_sort(st->computes, st->ncomputes, sizeof *st->computes, cmp_compute);
+  return rc;
+}
+
+int stage_list_computes(const cdag_graph *g, stage_steps *st) {
+  *st = (stage_steps){0};
+  if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "stages: graph is not finalized");
+  int rc = list_computes(g, NULL, st);
+  if (rc) stage_steps_free(st);
+  return rc;
+}
+
+/* ---- stage graphs ---- */
+
+typedef struct {
+  const cdag_graph *g;
+  const match_result *m;
+  const int32_t *lvl;
+  stage_split *out;
+  int32_t *id;           /* the graph's op -> its op in its stage's graph, -1 none */
+  int64_t tcap;
+  uint64_t temp_top;     /* next staging address of the rank being emitted */
+} emitter;
+
+static int copy_facts(const emitter *e, cdag_graph *s, int32_t op, int32_t to) {
+  const cdag_graph *g = e->g;
+  int rc = CDAG_OK;
+  if (g->line && g->line[op]) rc = ir_set_line(s, to, g->line[op]);
+  if (rc == CDAG_OK && g->label && g->label[op]) {
+    const char *l = ir_label(g, op);
+    rc = ir_set_label(s, to, l, (int64_t)strlen(l));
+  }
+  if (rc == CDAG_OK && g->join && g->join[op] == IR_JOIN_AFTER) rc = ir_set_join(s, to, IR_JOIN_AFTER);
+  return rc;
+}
+
+/* A receive whose send left stages earlier: into a staging buffer then, copied out now. */
+static int emit_late_recv(emitter *e, int32_t op) {
+  const cdag_graph *g = e->g;
+  int32_t snd = e->m->partner[op], r = g->rank[op], a, b;
+  uint64_t n = g->bytes[snd], at = e->temp_top;
+  e->temp_top += (n + 7) & ~7ull;
+  int rc = add_range(&e->out->steps.temps, &e->out->steps.ntemps, &e->tcap, r, at, n);
+  if (rc == CDAG_OK) rc = ir_add_recv(e->out->graph[e->lvl[snd]], r, at, n, g->peer[op], g->tag[op], &a);
+  if (rc == CDAG_OK) rc = copy_facts(e, e->out->graph[e->lvl[snd]], op, a);
+  if (rc == CDAG_OK) rc = ir_add_copy(e->out->graph[e->lvl[op]], r, at, g->addr[op], n, &b);
+  if (rc == CDAG_OK) rc = copy_facts(e, e->out->graph[e->lvl[op]], op, b);
+  if (rc == CDAG_OK) e->id[op] = b;
+  return rc;
+}
+
+static int emit_op(emitter *e, int32_t op) {
+  const cdag_graph *g = e->g;
+  cdag_graph *s = e->out->graph[e->lvl[op]];
+  int os = g->os ? g->os[op] : IR_OS_NONE, rc;
+  int32_t to;
+  if (os == IR_OS_COLL_PART) return CDAG_OK;   /* its call writes it again */
+  if (os == IR_OS_COLL) {
+    const ir_call *c = &g->calls[g->call[op]];
+    rc = ir_add_coll(s, g->rank[op], c->kind, c->comm, c->root, c->in, c->out, c->count, c->type, c->rop, &to);
+  } else if (g->kind[op] == IR_RECV && e->lvl[e->m->partner[op]] < e->lvl[op]) {
+    return emit_late_recv(e, op);
+  } else {
+    rc = ir_append(s, g->kind[op], g->rank[op], g->peer[op], g->tag[op], g->addr[op], g->addr2 ? g->addr2[op] : 0,
+                   g->bytes[op], &to);
+  }
+  if (rc == CDAG_OK) rc = copy_facts(e, s, op, to);
+  if (rc == CDAG_OK) e->id[op] = to;
+  return rc;
+}
+
+static int new_stage_graphs(const cdag_graph *g, stage_split *out) {
+  out->graph = calloc((size_t)out->nstages, sizeof *out->graph);
+  if (!out->graph) return CDAG_NOMEM("stages");
+  int rc = CDAG_OK;
+  for (int32_t k = 0; k < out->nstages && rc == CDAG_OK; k++) {
+    rc = ir_graph_new(g->nprocs, -1, &out->graph[k]);
+    for (int64_t c = 0; c < g->ncomms && rc == CDAG_OK; c++)
+      rc = ir_add_comm(out->graph[k], g->comm_id[c], g->members + g->comm_first[c], g->comm_n[c]);
+  }
+  return rc;
+}
+
+/* Explicit dependencies between ops of one stage; scratch where no computation reads it. */
+static int carry_deps_scratch(const emitter *e, int scratch) {
+  const cdag_graph *g = e->g;
+  int rc = CDAG_OK;
+  for (int64_t d = 0; d < g->ndeps && rc == CDAG_OK; d++) {
+    int32_t a = g->dep[2 * d], b = g->dep[2 * d + 1];
+    if (ir_is_compute(g, a) || ir_is_compute(g, b) || e->lvl[a] != e->lvl[b] || e->id[a] < 0 || e->id[b] < 0) continue;
+    if (g->os && (g->os[a] == IR_OS_COLL_PART || g->os[b] == IR_OS_COLL_PART)) continue;
+    rc = ir_add_dep(e->out->graph[e->lvl[a]], e->id[a], e->id[b], 0);
+  }
+  cdag_graph *last = e->out->graph[e->out->nstages - 1];
+  for (int64_t k = 0; scratch && k < g->nscratch && rc == CDAG_OK; k++)
+    rc = ir_add_scratch(last, g->scr_rank[k], g->scr_addr[k], g->scr_len[k]);
+  return rc;
+}
+
+static int emit_all(const cdag_graph *g, const match_result *m, const int32_t *lvl, stage_split *out) {
+  emitter e = {g, m, lvl, out, malloc((size_t)(g->nops ? g->nops : 1) * sizeof *e.id), 0, 0};
+  int rc = e.id ? new_stage_graphs(g, out) : CDAG_NOMEM("stages");
+  for (int64_t i = 0; e.id && i < g->nops; i++) e.id[i] = -1;
+  for (int32_t r = 0; r < g->nprocs && rc == CDAG_OK; r++) {
+    e.temp_top = STAGE_TEMP_BASE;
+    for (int32_t i = g->rank_start[r]; i < g->rank_start[r + 1] && rc == CDAG_OK; i++)
+      if (!ir_is_compute(g, g->rank_ops[i])) rc = emit_op(&e, g->rank_ops[i]);
+  }
+  int late = 0;
+  for (int64_t c = 0; c < out->steps.ncomputes; c++) late |= out->steps.computes[c].after == out->nstages - 1;
+  if (rc == CDAG_OK) rc = carry_deps_scratch(&e, !late);
+  free(e.id);
+  return rc;
+}
+
+int stage_cut(cdag_graph *g, const match_result *m, stage_split *out) {
+  *out = (stage_split){0};
+  if (g->state == IR_BUILDING || !m || m->nops != g->nops)
+    return cdag__error(CDAG_ERR_STATE, "stages: a finalized graph and its match expected");
+  int rc = ir_need_deps(g);
+  int32_t *lvl = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *lvl);
+  if (rc == CDAG_OK && !lvl) rc = CDAG_NOMEM("stages");
+  if (rc == CDAG_OK) rc = levels(g, m, lvl);
+  out->nstages = 1;
+  for (int64_t op = 0; rc == CDAG_OK && op < g->nops; op++)
+    if (!ir_is_compute(g, op) && lvl[op] + 1 > out->nstages) out->nstages = lvl[op] + 1;
+  if (rc == CDAG_OK) rc = list_computes(g, lvl, &out->steps);
+  out->steps.nstages = out->nstages;
+  if (rc == CDAG_OK) rc = emit_all(g, m, lvl, out);
+  free(lvl);
+  if (rc) stage_split_free(out);
+  return rc;
+}

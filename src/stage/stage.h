@@ -1,0 +1,83 @@
+/* cdag — src/stage: graphs that compute, cut into stages of pure communication (contract).
+ *
+ * The SST describes a phase without computation: every origin exists when it starts and
+ * only final memory counts. A computation (ir.h: a calc that reads and writes memory) breaks
+ * that: what it reads must have arrived when it runs, and what it writes exists only after.
+ * stage_split cuts a finalized graph with computations into stages that every rank runs in
+ * the same order; each stage is a graph of pure communication that the usual pipeline
+ * (dataflow, detect) analyses on its own, its origins being the memory at the stage's start.
+ *
+ * Levels, one sweep in the match's order (dependencies and send -> receive respected):
+ *  - a communication op (send, receive, reduce, copy, plain calc) is in stage
+ *    s = max(0, s of each preceding communication op, k + 1 of each preceding computation,
+ *    and for a receive s of its send);
+ *  - a computation runs after stage k = max(-1, s of each preceding communication op, k of
+ *    each preceding computation): -1 is before the first stage, so a computation that reads
+ *    nothing received delays nothing;
+ *  - the parts of one native collective share the largest of their stages (sweeps repeat
+ *    until that holds; a collective and a computation ordering each other in a cycle is
+ *    CDAG_ERR_UNSUPPORTED after STAGE_MAX_SWEEPS);
+ *  - a message whose receive must wait for a later stage than its send (its buffer is read
+ *    by a computation in between) lands at the send's stage in a staging buffer of the
+ *    receiving rank (addresses from STAGE_TEMP_BASE, listed in temps) and is copied to its
+ *    buffer at the receive's stage.
+ * So no transfer moves ahead of a computation it depends on, no computation ahead of a
+ * transfer it reads, and no collective of one stage joins transfers of two. A byte a
+ * computation may read is final in the stage before it, hence live. Scratch is declared
+ * only in the last stage, and only when no computation runs after it.
+ * Cost: O(n log n + m) for n ops and m dependencies, times the sweeps (one without native
+ * collectives); O(K * P) for K stages of P ranks (each stage graph has per-rank arrays). */
+#ifndef CDAG_STAGE_H
+#define CDAG_STAGE_H
+
+#include "match/match.h"
+
+#define STAGE_TEMP_BASE 0x7ffb000000000000ull
+#define STAGE_MAX_SWEEPS 64
+
+typedef struct {
+  int32_t rank;
+  uint64_t addr, len;
+} stage_range;
+
+/* One computation of the graph, as plans and the simulator run it. */
+typedef struct {
+  int32_t op, rank;      /* the graph's op */
+  int32_t after;         /* runs after stage `after`'s communication (-1: before the first) */
+  int32_t pos;           /* its position in the rank's program order */
+  uint64_t cost;         /* ns */
+  uint64_t raddr, rlen;  /* what it reads (rlen IR_READS_ALL: all the rank wrote before it) */
+  uint64_t waddr, wlen;  /* what it writes */
+  int64_t since_first, nsince; /* reading all: since[since_first .. +nsince), the ranges the
+                                  rank's ops wrote (in program order) since its previous
+                                  computation that read all */
+} stage_compute;
+
+typedef struct stage_steps {
+  int32_t nstages;
+  int64_t ncomputes;
+  stage_compute *computes;   /* sorted by (after, rank, program position) */
+  int64_t nsince;
+  stage_range *since;
+  int64_t ntemps;
+  stage_range *temps;        /* staging buffers of messages that land a stage after they leave */
+} stage_steps;
+
+typedef struct {
+  int32_t nstages;
+  cdag_graph **graph;        /* per stage: a global graph of its communication (not finalized) */
+  stage_steps steps;
+} stage_split;
+
+/* Does g (finalized or not) hold a computation? O(n). */
+int stage_has_computes(const cdag_graph *g);
+/* Cuts finalized g with match m into stages (see above). out->graph[s] and out->steps are
+   the caller's (stage_split_free; move steps out first to keep them). */
+int stage_cut(cdag_graph *g, const match_result *m, stage_split *out);
+void stage_split_free(stage_split *s);
+/* Every computation of finalized g, `after` -1, with what each that reads all reads: the
+   simulator's list when it runs the graph as written. */
+int stage_list_computes(const cdag_graph *g, stage_steps *st);
+void stage_steps_free(stage_steps *st);
+
+#endif
