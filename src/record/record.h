@@ -75,8 +75,10 @@
    before it reads the parts. */
 #define REC_MAX_PROCS (1 << 16)
 /* The least time between two MPI calls written as a computation of its own, in ns: the
-   gaps of back-to-back calls are no computation. */
-#define REC_COMPUTE_MIN_NS 1000u
+   gaps of back-to-back calls are no computation. On a shared 2-core machine, calls with a
+   few arithmetic operations between them show gaps of 1 to 2 us (clock reads, steal), so
+   1 us would add operations, and orderings through `reads all`, where nothing was computed. */
+#define REC_COMPUTE_MIN_NS 10000u
 
 /* ---- shadow.c ---- */
 

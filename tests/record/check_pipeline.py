@@ -9,8 +9,9 @@
 # before any receive and stays rank 0's initial data (no computation writes it); the other
 # ranks compute nothing they send. All costs together (index.json's compute ns) are the
 # time spun within a factor (init, checks and an oversubscribed machine add some).
-# With `sst`: no transfer of `cdag sst` has as its source a panel its rank computed after
-# a receive (computed bytes are not data that existed at the start).
+# With `sst`: in `cdag sst`, every panel travels in a later stage than the panel it was
+# computed from (computed bytes are not data that existed at the start: a stage's SST
+# starts from what the computations before it left).
 import json, re, subprocess, sys
 
 rec, live, cdag = sys.argv[1:4]
@@ -69,15 +70,29 @@ if costs != ns:
     errors.append(f"the phase file's costs sum to {costs} ns, index.json says {ns}")
 
 if want_sst:
+    # each stage's SST starts from the memory the computations before it left: a panel
+    # computed from the one before must travel in a later stage than that one
     out = subprocess.run([cdag, "sst", phase], capture_output=True, text=True, check=True).stdout
-    computed = {(r, addr, n) for r in panels for k, addr, n, _ in panels[r] if k > 0}
+    owner = {(r, addr): (k, n) for r in panels for k, addr, n, _ in panels[r]}
+    stages, stage = {}, 0   # panel -> stages its transfers are in
     for line in out.splitlines():
+        m = re.match(r"stage (\d+):", line)
+        if m:
+            stage = int(m.group(1))
         m = re.match(r"\s+0x[0-9a-f]+ <- rank (\d+) (0x[0-9a-f]+) \((\d+) B\)", line)
         if not m:
             continue
         src, a = int(m.group(1)), int(m.group(2), 16)
-        if any(src == r and addr <= a < addr + n for r, addr, n in computed):
-            errors.append(f"cdag sst: {line.strip()}: a panel rank {src} computed after a receive taken as its initial data")
+        for (r, addr), (k, n) in owner.items():
+            if r == src and addr <= a < addr + n:
+                stages.setdefault(k, set()).add(stage)
+    K = max(stages) + 1 if stages else 0
+    if K != sum(len(panels[r]) for r in panels):
+        errors.append(f"cdag sst: transfers of {K} panels, expected every panel's: {out}")
+    for k in range(1, K):
+        if k in stages and k - 1 in stages and min(stages[k]) <= max(stages[k - 1]):
+            errors.append(f"cdag sst: panel {k} travels in stages {sorted(stages[k])}, not after panel {k - 1} "
+                          f"(stages {sorted(stages[k - 1])}) from which it was computed")
 
 for e in errors:
     print("FAIL:", e)

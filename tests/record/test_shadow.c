@@ -328,14 +328,14 @@ START_TEST(time_between_calls) {
   ck_assert_int_eq(x.n, 1);
   /* at the threshold, before a send that needs nothing: a computation of its own that
      writes nothing, before the gap's other computations, written when the next gap comes */
-  rec_shadow_time(sh, 6 * STEP, 3000, collect, &x);
+  rec_shadow_time(sh, 6 * STEP, 3 * REC_COMPUTE_MIN_NS, collect, &x);
   rec_shadow_send(sh, A(t), sizeof t, 6 * STEP, NULL, collect, &x);
   ck_assert_int_eq(x.n, 1);
   rec_shadow_time(sh, 7 * STEP, REC_COMPUTE_MIN_NS, collect, &x);
   ck_assert_int_eq(x.n, 2);
   ck_assert_int_eq(x.f[1].kind, REC_FIX_COMPUTE);
   ck_assert_uint_eq(x.f[1].bytes, 0);
-  ck_assert_uint_eq(x.f[1].cost, 3000);
+  ck_assert_uint_eq(x.f[1].cost, 3 * REC_COMPUTE_MIN_NS);
   ck_assert_uint_eq(x.f[1].seq, 6 * STEP - STEP / 2);
   /* two computations in one gap: the first carries the time; the end of the phase writes
      the last gap's time if nothing carried it */
@@ -346,10 +346,10 @@ START_TEST(time_between_calls) {
   ck_assert_uint_eq(x.f[2].cost + x.f[3].cost, REC_COMPUTE_MIN_NS);
   ck_assert(x.f[2].seq < x.f[3].seq && x.f[2].cost == REC_COMPUTE_MIN_NS);
   rec_shadow_reset(sh);   /* a new phase: nothing changed since, only time */
-  rec_shadow_time(sh, 8 * STEP, 5000, collect, &x);
+  rec_shadow_time(sh, 8 * STEP, 5 * REC_COMPUTE_MIN_NS, collect, &x);
   rec_shadow_settle(sh, 8 * STEP, 0, collect, &x);
   ck_assert_int_eq(x.n, 5);
-  ck_assert_uint_eq(x.f[4].cost, 5000);
+  ck_assert_uint_eq(x.f[4].cost, 5 * REC_COMPUTE_MIN_NS);
   ck_assert_uint_eq(x.f[4].bytes, 0);
   rec_shadow_free(sh);
 }
