@@ -7,7 +7,10 @@
  * computation on its owner (`compute ... reads all writes`), never as data that existed at
  * the start, and the computations' costs must add up to about the time spun.
  * DIR/panels-R.txt (DIR: argv[1]) lists `K ADDR BYTES SPUN_NS` for the panels rank R
- * computed; tests/record/check_pipeline.py reads it. */
+ * computed; tests/record/check_pipeline.py reads it.
+ * Built with UPFRONT (rec_pipeline_upfront), every rank computes its panels from its own data
+ * before any message, then sends them all (Isend and Irecv, one Waitall): a computation that
+ * read nothing received orders nothing, and the panels are one allgather. */
 #include <time.h>
 
 #include "rec_test.h"
@@ -38,6 +41,23 @@ int main(int argc, char **argv) {
     MT_REQUIRE(own != NULL);
   }
   rt_fill(panel, sizeof panel);
+#ifdef UPFRONT
+  for (int k = rt_rank; k < K; k += rt_size) {   /* from the rank's own data only */
+    uint64_t spun = spin();
+    for (int i = 0; i < N; i++) panel[k][i] = panel[k][(i + 1) % N] * 0.5 + k + i;
+    if (own) fprintf(own, "%d 0x%llx %zu %llu\n", k, (unsigned long long)(uintptr_t)panel[k], sizeof panel[k],
+                     (unsigned long long)spun);
+  }
+  MPI_Request rq[2 * K * 4];   /* every panel to or from every other rank, at most 4 ranks */
+  int n = 0;
+  MT_REQUIRE(rt_size <= 4);
+  for (int k = 0; k < K; k++)
+    for (int r = 0; r < rt_size; r++) {
+      if (k % rt_size == rt_rank && r != rt_rank) MPI_Isend(panel[k], N, MPI_DOUBLE, r, k, MPI_COMM_WORLD, &rq[n++]);
+      if (k % rt_size == r && r != rt_rank) MPI_Irecv(panel[k], N, MPI_DOUBLE, r, k, MPI_COMM_WORLD, &rq[n++]);
+    }
+  MPI_Waitall(n, rq, MPI_STATUSES_IGNORE);
+#else
   for (int k = 0; k < K; k++) {
     int owner = k % rt_size;
     if (owner == rt_rank) {
@@ -55,6 +75,7 @@ int main(int argc, char **argv) {
   for (int k = 1; k < K; k++)   /* every rank holds what the owners computed */
     for (int i = 0; i < N; i++) MT_REQUIRE(panel[k][i] == panel[k - 1][(i + 1) % N] * 0.5 + k + i);
   rt_keep(panel[0], sizeof panel[0]);   /* rank 0's own data, sent: the replay ends with it too */
+#endif
   if (own) fclose(own);
   return rt_finish();
 }
