@@ -638,6 +638,8 @@ static int join_edges(const cdag_graph *g, conflict_map *m, int32_t *last_join, 
    What the latest one read is kept as merged disjoint intervals (start -> end), the writes
    since in a list that the next one folds in: O(log n) per op. */
 typedef struct {
+  const cdag_graph *g;
+  int32_t rank;               /* the rank being walked */
   const footprint *fp;        /* the rank's footprints, by position */
   const int32_t *ex_start, *ex_from;   /* explicit dependencies by the later op (NULL: none) */
   uint8_t *incomplete;        /* per position: a receive no join has completed yet */
@@ -675,6 +677,7 @@ static int ra_fold(reads_all *ra, uint64_t lo, uint64_t hi) {
 }
 
 static int ra_push(reads_all *ra, int32_t i, uint64_t lo, uint64_t hi) {
+  if (ir_is_scratch(ra->g, ra->rank, lo, hi - lo)) return CDAG_OK;
   int rc = base_grow((void **)&ra->pend, ra->npend, &ra->pendcap, 1, sizeof *ra->pend, "dependencies");
   if (rc == CDAG_OK) ra->pend[ra->npend++] = (struct ra_write){i, lo, hi};
   return rc;
@@ -753,7 +756,7 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
     if (g->rank_start[r + 1] - g->rank_start[r] > longest) longest = g->rank_start[r + 1] - g->rank_start[r];
   m.stamp = malloc((size_t)longest * sizeof *m.stamp);
   footprint *fp = malloc((size_t)longest * sizeof *fp);
-  ra.fp = fp;
+  ra.fp = fp, ra.g = g;
   ra.incomplete = malloc((size_t)longest);
   if (clusters_alloc(&m.c, longest)) rc = CDAG_ERR_NOMEM;
   m.npred = g->pred_start = base_calloc((size_t)g->nops + 1, sizeof *g->pred_start);
@@ -771,6 +774,7 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
     int32_t last_join = -1, disjoint = footprints_ascend(fp, n), all = rank_reads_all(g, m.ops, n);
     if (!disjoint) find_clusters(&m.c, fp, n);
     if (all) memset(ra.incomplete, 0, (size_t)n);
+    ra.rank = r;
     for (int32_t i = 0; i < n && rc == CDAG_OK; i++) {
       int32_t op = m.ops[i];
       for (int32_t k = ex_start ? ex_start[op] : 0; ex_start && k < ex_start[op + 1] && rc == CDAG_OK; k++)
@@ -987,11 +991,11 @@ int ir_finalize(cdag_graph *g) {
   CDAG_CHECK(ir_onesided_expand(g));
   CDAG_CHECK(order_by_rank(g));
   CDAG_CHECK(order_explicit(g));
+  CDAG_CHECK(merge_scratch(g));   /* before the dependencies: reading all skips scratch */
   CDAG_CHECK(conflict_deps(g, &edges));
   CDAG_CHECK(build_csr(g, &edges));
   edge_buf_free(&edges);
   CDAG_CHECK(ir_onesided_races(g));
-  CDAG_CHECK(merge_scratch(g));
   g->state = IR_FINAL;
   return CDAG_OK;
 fail:

@@ -176,6 +176,11 @@ static stage_compute compute_of(const cdag_graph *g, int32_t op, int32_t after, 
   return c;
 }
 
+/* A range a computation reading all reads: not scratch (finalize.c's rule). */
+static int add_read(const cdag_graph *g, stage_steps *st, int64_t *cap, int32_t rank, uint64_t addr, uint64_t len) {
+  return ir_is_scratch(g, rank, addr, len) ? CDAG_OK : add_range(&st->since, &st->nsince, cap, rank, addr, len);
+}
+
 /* Is op a receive the rank has not seen complete where it stands (finalize.c's rule for
    what a computation reading all reads)? */
 static int pending_recv(const cdag_graph *g, int32_t op) {
@@ -191,7 +196,7 @@ static int complete_recvs(const cdag_graph *g, int32_t op, uint8_t *pending, sta
     int32_t p = g->pred[e];
     if (!pending[p]) continue;
     pending[p] = 0;
-    rc = add_range(&st->since, &st->nsince, scap, g->rank[p], g->addr[p], g->bytes[p]);
+    rc = add_read(g, st, scap, g->rank[p], g->addr[p], g->bytes[p]);
   }
   return rc;
 }
@@ -221,7 +226,7 @@ static int list_computes(const cdag_graph *g, const int32_t *lvl, stage_steps *s
       }
       if (!written(g, op, &a, &len)) continue;
       if (pending_recv(g, op)) pending[op] = 1;
-      else rc = add_range(&st->since, &st->nsince, &scap, r, a, len);
+      else rc = add_read(g, st, &scap, r, a, len);
     }
   }
   free(pending);
