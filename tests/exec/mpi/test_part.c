@@ -104,7 +104,7 @@ END_TEST
 START_TEST(graph_part_round_trip) {
   int32_t tags[] = {0, 5, 32767, 1};
   wire_buf out = {0};
-  ck_assert_int_eq(part_graph_write(&out, 9, tags, 4, NULL), CDAG_OK);
+  ck_assert_int_eq(part_graph_write(&out, 9, tags, 4, NULL, NULL), CDAG_OK);
   sched_part p;
   ck_assert_int_eq(part_read(out.buf, out.len, 2, &p), CDAG_OK);
   ck_assert(p.mode == PART_GRAPH && p.nops == 9 && p.ntags == 4 && p.ops == NULL);
@@ -113,7 +113,7 @@ START_TEST(graph_part_round_trip) {
   wire_free(&out);
   wire_buf ops = {0};   /* with the rank's ops carried along */
   wire_put_bytes(&ops, "\x01\x02\x03", 3);
-  ck_assert_int_eq(part_graph_write(&out, 9, tags, 4, &ops), CDAG_OK);
+  ck_assert_int_eq(part_graph_write(&out, 9, tags, 4, &ops, NULL), CDAG_OK);
   ck_assert_int_eq(part_read(out.buf, out.len, 2, &p), CDAG_OK);
   ck_assert(p.ops_len == 3 && memcmp(p.ops, "\x01\x02\x03", 3) == 0);
   part_free(&p);
@@ -187,7 +187,7 @@ START_TEST(parts_of_a_real_plan_agree) {
   CK_OK(pipeline_plan(g, NULL, &m, KERN_POLICY_CDAG, &pl));
   ck_assert_int_ge(pl->ncolls, 2);
   wire_buf parts[P] = {{0}};
-  CK_OK(sched_parts_from_plan(pl, &m, parts));
+  CK_OK(sched_parts_from_plan(pl, &m, NULL, parts));
   int64_t colls = 0, out = 0, in = 0, kernels = 0, out_bytes = 0, in_bytes = 0;
   for (int r = 0; r < P; r++) {
     sched_part p;
@@ -265,13 +265,13 @@ START_TEST(residual_pieces_split_by_the_model) {
   wire_buf parts[2] = {{0}};
   int64_t packed;
   uint64_t alone_len;
-  CK_OK(sched_parts_from_plan(pl, &m, parts));
+  CK_OK(sched_parts_from_plan(pl, &m, NULL, parts));
   ck_assert_int_eq(check_sides(parts, &packed, &alone_len), 1 + 20);
   ck_assert(packed == 20 && alone_len == 4000);
   wire_free(&parts[0]);
   wire_free(&parts[1]);
   m.overhead = 1e-12;   /* limit 0: every piece alone, as written */
-  CK_OK(sched_parts_from_plan(pl, &m, parts));
+  CK_OK(sched_parts_from_plan(pl, &m, NULL, parts));
   ck_assert_int_eq(check_sides(parts, &packed, &alone_len), 40);
   ck_assert(packed == 1 && alone_len == 4000);
   wire_free(&parts[0]);
@@ -280,7 +280,7 @@ START_TEST(residual_pieces_split_by_the_model) {
   static const uint64_t big[] = {64};
   pl = pair_plan(PART_TAGS + 100, big, 1);
   m.overhead = 1e-12;
-  CK_OK(sched_parts_from_plan(pl, &m, parts));
+  CK_OK(sched_parts_from_plan(pl, &m, NULL, parts));
   ck_assert_int_eq(check_sides(parts, &packed, &alone_len), PART_TAGS);
   ck_assert_int_eq(packed, 101);
   wire_free(&parts[0]);
