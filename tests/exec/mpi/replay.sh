@@ -9,7 +9,8 @@
 #             allgathers of two sizes that once merged into one that could not run; an
 #             allreduce of float, double and complex sums and products; native collectives
 #             of every kind with waits and a communicator; a GOAL file; a file in Schedgen's
-#             style, without addresses; --json parsed as JSON; a pipeline of computations
+#             style, without addresses; --json parsed as JSON; computations in stages
+#             with a staging buffer; a reduce mixing ops; a pipeline of computations
 #             and broadcasts in 8 stages, with --compute=none and, by default, spending the
 #             computations' time);
 #   corrupt   the comparison is real: CDAG_REPLAY_CORRUPT=R flips a bit of rank R's memory
@@ -84,6 +85,17 @@ np3)
 # no rank touches memory, rank 0 does nothing
 0 run 3 "$tmp/idle.goal" $iters
   out 0 bytes equal, 0 floating-point
+# computations in 3 stages, a message landing a stage late through a staging buffer
+0 run 3 "$src/tests/data/fault/compute_stages3.cdag" $iters --repeat 1
+  summary
+  out 80 bytes equal
+  out stages: 3, between them 4 computations
+  out 1 messages land a stage late, through staging buffers (8 B)
+# a reduce that mixes ops is a computation between two stages
+0 run 3 "$data/mixed_reduce3.cdag" $iters --repeat 1
+  summary
+  out 48 bytes equal
+  out stages: 2, between them 1 computations
 # the options of the compiled run (cmd_options): --detect=0 compiles nothing away
 0 run 3 "$data/bcast3.cdag" --detect=0 $iters
   out graph run as written (detect = 0) over 3 ranks
