@@ -10,12 +10,15 @@
  * After every iteration, both must hold exactly the numbers of the same iteration written
  * in plain MPI (the same arithmetic in the same order), and every function must have run
  * once per iteration. Then the arguments of cdag_compute and cdag_rank_compute are checked
- * one by one, and a rebind of the schedule is refused. Exit 0 on success. */
+ * one by one, and a rebind of the schedule is refused. The same graph built again with another
+ * function for the dot product compiles to the cached schedule, which calls the new
+ * function. Exit 0 on success. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/mpi/schedule.h"
 #include "mpi_test.h"
 
 enum { N = 16, ITERS = 5, MAXP = 64 };
@@ -27,6 +30,7 @@ typedef struct {
   double part[MAXP];    /* every rank's dot, by rank */
   int P, R;
   int calls[4];         /* stencil, dot, sum, update */
+  int alt_calls;        /* dot_alt */
 } solver;
 
 static void stencil(void *arg) {
@@ -41,6 +45,11 @@ static void dot(void *arg) {
   for (int i = 0; i < N; i++) d += s->v[i] * s->v[i];
   s->dot = d;
   s->calls[1]++;
+}
+
+static void dot_alt(void *arg) {
+  dot(arg);
+  ((solver *)arg)->alt_calls++;
 }
 
 static void sum(void *arg) {
@@ -65,8 +74,8 @@ static void init(solver *s, int P, int R) {
   for (int i = 0; i < N + 2; i++) s->u[i] = (i == 0 || i == N + 1) ? 0.0 : 1.0 + R * N + i;
 }
 
-/* The iteration as a graph on s's buffers. */
-static void build(cdag_graph *g, solver *s, int left, int right) {
+/* The iteration as a graph on s's buffers (dot_fn: the dot product's function). */
+static void build(cdag_graph *g, solver *s, int left, int right, cdag_compute_fn dot_fn) {
   int P = s->P, R = s->R;
   MT_OK(cdag_send(g, &s->u[1], sizeof(double), left, 0, NULL));
   MT_OK(cdag_send(g, &s->u[N], sizeof(double), right, 1, NULL));
@@ -75,7 +84,7 @@ static void build(cdag_graph *g, solver *s, int left, int right) {
   cdag_op op = -1;
   MT_OK(cdag_compute(g, s->u, sizeof s->u, s->v, N * sizeof(double), 2000, stencil, s, &op));
   MT_OK(cdag_label(g, op, "stencil"));
-  MT_OK(cdag_compute(g, s->v, N * sizeof(double), &s->dot, sizeof s->dot, 500, dot, s, NULL));
+  MT_OK(cdag_compute(g, s->v, N * sizeof(double), &s->dot, sizeof s->dot, 500, dot_fn, s, NULL));
   for (int r = 0; r < P; r++)
     if (r != R) MT_OK(cdag_send(g, &s->dot, sizeof s->dot, r, 2, NULL));
   for (int r = 0; r < P; r++)
@@ -117,8 +126,8 @@ static void run_iterations(MPI_Comm cart, int P, int R, int left, int right) {
   cdag_options o;
   MT_OK(cdag_graph_create(cart, &ga));
   MT_OK(cdag_graph_create(cart, &gb));
-  build(ga, &a, left, right);
-  build(gb, &b, left, right);
+  build(ga, &a, left, right, dot);
+  build(gb, &b, left, right, dot);
   cdag_options_init(&o);
   MT_OK(cdag_compile(ga, &o, &sa));
   o.detect = 0;
@@ -140,6 +149,24 @@ static void run_iterations(MPI_Comm cart, int P, int R, int left, int right) {
     same(&a, &ref, "compiled", it);
     same(&b, &ref, "as written", it);
   }
+  /* the same graph again, another function: the cached schedule calls it */
+  int64_t compiles0, hits0, compiles1, hits1;
+  exec_compile_stats(&compiles0, &hits0);
+  cdag_graph *gc = NULL;
+  cdag_schedule *sc = NULL;
+  MT_OK(cdag_graph_create(cart, &gc));
+  build(gc, &a, left, right, dot_alt);
+  o.detect = 1;
+  MT_OK(cdag_compile(gc, &o, &sc));
+  exec_compile_stats(&compiles1, &hits1);
+  MT_EXPECT_INT(hits1 - hits0, ==, 1);
+  MT_EXPECT_INT(compiles1, ==, compiles0);
+  reference(&ref, left, right, cart);
+  MT_OK(cdag_run(sc));
+  same(&a, &ref, "cached", ITERS + 1);
+  MT_EXPECT_INT(a.alt_calls, ==, 1);
+  MT_OK(cdag_schedule_free(&sc));
+  MT_OK(cdag_graph_free(&gc));
   cdag_schedule *copy = NULL;
   cdag_rebind mv = {a.u, b.u, sizeof a.u};
   MT_EXPECT_RC(cdag_schedule_rebind(sa, 1, &mv, &copy), CDAG_ERR_UNSUPPORTED);
