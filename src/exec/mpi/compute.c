@@ -37,7 +37,8 @@ int sched_steps_put(const stage_steps *st, int32_t nprocs, const int64_t *base, 
   if (t) base_sort(t, (size_t)st->ntemps, sizeof *t, temp_cmp);
   int rc = CDAG_OK;
   for (int64_t k = 0; k < st->ntemps && !rc; k++) {
-    if (t[k].rank < 0 || t[k].rank >= nprocs) rc = cdag__error(CDAG_ERR_PLAN, "plan staging buffer of rank %d", t[k].rank);
+    if (t[k].rank < 0 || t[k].rank >= nprocs)
+      rc = cdag__error(CDAG_ERR_PLAN, "plan staging buffer of rank %d", t[k].rank);
     else part_temp_put(&w[t[k].rank], t[k].addr, t[k].len);
   }
   free(t);

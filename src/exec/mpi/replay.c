@@ -286,7 +286,8 @@ static int copy_kind(const copier *c, int64_t i, int32_t *id) {
     if (gg->os && gg->os[i] == IR_OS_FENCE) return ir_add_fence(c->g, c->me, id);
     if (ir_calc_touches(gg, i)) {
       int all = gg->cr_len[i] == IR_READS_ALL;
-      if ((rc = local_ptr(c, gg->addr[i], gg->cw_len[i], &q)) || (!all && (rc = local_ptr(c, gg->addr2[i], gg->cr_len[i], &p))))
+      if ((rc = local_ptr(c, gg->addr[i], gg->cw_len[i], &q)) ||
+          (!all && (rc = local_ptr(c, gg->addr2[i], gg->cr_len[i], &p))))
         return rc;
       return ir_add_compute(c->g, c->me, c->compute_time ? gg->bytes[i] : 0, all ? 0 : p, gg->cr_len[i], q,
                             gg->cw_len[i], id);

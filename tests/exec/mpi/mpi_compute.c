@@ -6,7 +6,8 @@
  * dot to every other, then a computation that reads all it received sums them in rank
  * order) and an update that scales the result into the next iteration's vector. The
  * compiled schedule runs in stages (each computation after the messages it reads); the
- * same graph compiled with detect = 0 runs as written, driven with cdag_start/cdag_test.
+ * same graph compiled with detect = 0 runs as written; each is driven by cdag_run, or by
+ * cdag_start and cdag_test, or cdag_start and cdag_wait, in turn.
  * After every iteration, both must hold exactly the numbers of the same iteration written
  * in plain MPI (the same arithmetic in the same order), and every function must have run
  * once per iteration. Then the arguments of cdag_compute and cdag_rank_compute are checked
@@ -142,10 +143,18 @@ static void run_iterations(MPI_Comm cart, int P, int R, int left, int right) {
   free(text);
   for (int it = 1; it <= ITERS; it++) {
     reference(&ref, left, right, cart);
-    MT_OK(cdag_run(sa));
     int done = 0;
-    MT_OK(cdag_start(sb));
-    while (!done) MT_OK(cdag_test(sb, &done));
+    if (it % 2) {   /* compiled: cdag_run, then cdag_start and cdag_test; as written the other way */
+      MT_OK(cdag_run(sa));
+      MT_OK(cdag_start(sb));
+      while (!done) MT_OK(cdag_test(sb, &done));
+    } else {
+      MT_OK(cdag_start(sa));
+      while (!done) MT_OK(cdag_test(sa, &done));
+      MT_OK(cdag_wait(sa));   /* after cdag_test finished the run: returns at once */
+      MT_OK(cdag_start(sb));
+      MT_OK(cdag_wait(sb));
+    }
     same(&a, &ref, "compiled", it);
     same(&b, &ref, "as written", it);
   }
@@ -206,6 +215,9 @@ static void bad_arguments(int R) {
   MT_EXPECT_RC(cdag_compute(gl, x, 8, x + 1, 8, 0, noop, NULL, NULL), CDAG_ERR_ARG);
   MT_EXPECT_RC(cdag_rank_compute(gl, 2, 0, 8, 16, 8, 0, NULL), CDAG_ERR_ARG);
   MT_EXPECT_RC(cdag_rank_compute(gl, 0, 8, CDAG_READS_ALL, 16, 8, 0, NULL), CDAG_ERR_ARG);
+  MT_EXPECT_STR(cdag_error_message(), "rank 0: cdag_rank_compute reads all");
+  MT_EXPECT_RC(cdag_rank_compute(gl, 1, 8, 0, 16, 0, 0, NULL), CDAG_ERR_ARG);
+  MT_EXPECT_STR(cdag_error_message(), "rank 1: cdag_rank_compute reads and writes nothing");
   MT_OK(cdag_rank_compute(gl, 0, 0, CDAG_READS_ALL, 16, 8, 7, &op));
   MT_OK(cdag_rank_compute(gl, 1, 0, 8, 16, 8, 7, &op));
   MT_EXPECT_INT(op, ==, 1);
