@@ -12,7 +12,9 @@
  *  - graph mode (the detect = 0 baseline, baseline.c): the rank's own ops with their
  *    dependencies, one persistent request per send/recv with a tag the root made unique per
  *    (src, dst) channel, run by a dependency-counter engine.
- * A run is: snapshot, pack, start all, local copies, wait all, unpack, reduce. */
+ * A run is: snapshot, pack, start all, local copies, wait all, unpack, reduce.
+ *  - stages mode (a graph that computes): one plan-mode schedule per stage, run in order,
+ *    with the rank's computations (compute.c) before the first stage and after each. */
 #ifndef CDAG_EXEC_SCHEDULE_H
 #define CDAG_EXEC_SCHEDULE_H
 
