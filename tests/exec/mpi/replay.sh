@@ -10,7 +10,8 @@
 #             allreduce of float, double and complex sums and products; native collectives
 #             of every kind with waits and a communicator; a GOAL file; a file in Schedgen's
 #             style, without addresses; --json parsed as JSON; computations in stages
-#             with a staging buffer; a reduce mixing ops; a pipeline of computations
+#             with a staging buffer; a reduce mixing ops; a native allreduce between
+#             computations; a pipeline of computations
 #             and broadcasts in 8 stages, with --compute=none and, by default, spending the
 #             computations' time);
 #   corrupt   the comparison is real: CDAG_REPLAY_CORRUPT=R flips a bit of rank R's memory
@@ -148,6 +149,12 @@ assert d["report"]["cdag_report"] == 1 and d["report"]["collectives"][0]["kind"]
   out stage 7:
   out bcast rooted at 3 over all 4 ranks, 64 B per block (3 transfers)
   out! allgather
+# a native allreduce between computations: its stage runs it (here as one of cdag's kernels)
+0 run 4 "$data/native_compute4.cdag" --iterations 2 --repeat 1 --compute=none
+  summary
+  out 448 bytes equal
+  out stages: 2, between them 12 computations
+  out allreduce over all 4 ranks, 32 B of int64 sum
 0 run 4 "$data/pipeline4.cdag" --iterations 1 --repeat 1 --json
 T
   python3 -c '
