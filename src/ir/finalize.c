@@ -456,7 +456,7 @@ static void gather_footprints(const cdag_graph *g, const int32_t *ops, int32_t n
       case IR_REDUCE:
       case IR_COPY: fp[i] = (footprint){g->addr2[op], a, len, len}; break;
       case IR_CALC:
-        if (ir_calc_touches(g, op)) {
+        if (ir_is_compute(g, op)) {
           fp[i] = compute_footprint(g, op);
           break;
         }

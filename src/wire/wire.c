@@ -119,7 +119,7 @@ static void wire_encode_op(const cdag_graph *g, int64_t i, wire_buf *w, uint64_t
     break;
   case IR_CALC: {   /* cost * 2 + 1 for a computation, then its written and read lengths and
                        addresses; a plain calc: cost * 2 (as compact as before) */
-    int comp = ir_calc_touches(g, i);
+    int comp = ir_is_compute(g, i);
     uint64_t wl = comp ? g->cw_len[i] : 0, rl = comp ? g->cr_len[i] : 0;
     wire_put_u(w, g->bytes[i] << 1 | (uint64_t)comp);
     if (!comp) break;

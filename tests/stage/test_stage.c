@@ -183,9 +183,9 @@ START_TEST(format_round_trip) {
 }
 END_TEST
 
-/* A buffer reused for reductions of different ops (a sum, then a max over it): the second
-   reduce is a computation at its place, so the graph compiles in stages instead of failing
-   with "mixed ops", and the plan verifies. */
+/* A buffer reused for reductions of different ops (a sum, then a max over it): a stage starts
+   at the second reduce, so the graph compiles in stages instead of failing with "mixed ops",
+   and the plan verifies. */
 START_TEST(mixed_reductions_are_computations) {
   cdag_graph *g = cdag_test_text_graph("num_ranks 3\n"
                                        "rank 0 { send 8b to 1 addr 0x10\n send 8b to 2 addr 0x10 }\n"
@@ -194,8 +194,26 @@ START_TEST(mixed_reductions_are_computations) {
                                        "rank 2 { recv 8b from 0 addr 0x100\n recv 8b from 1 addr 0x10 }\n");
   cdag_plan *p = analyze(g, 1.0);
   ck_assert_ptr_nonnull(p->steps);
-  ck_assert_int_eq(p->steps->ncomputes, 1);
-  ck_assert_int_eq(p->steps->computes[0].rop, CDAG_MAX);
+  ck_assert_int_eq(p->steps->ncomputes, 0);
+  ck_assert_int_eq(p->steps->nstages, 2);
+  ck_assert_msg(exec_verify(g, p, 9, 3) == CDAG_OK, "%s", cdag_error_message());
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
+  /* sum, max, sum on one buffer: two stages start, one at each change of op */
+  g = cdag_test_text_graph("num_ranks 2\nrank 0 { send 8b to 1 addr 0x10\n send 8b to 1 addr 0x20 }\n"
+                           "rank 1 {\n recv 8b from 0 addr 0x100\n reduce 2 int32 sum in 0x100 inout 0x200\n"
+                           " reduce 2 int32 max in 0x300 inout 0x200\n recv 8b from 0 addr 0x108\n"
+                           " reduce 2 int32 sum in 0x108 inout 0x200\n}\n");
+  p = analyze(g, 1.0);
+  ck_assert_int_eq(p->steps->nstages, 3);
+  ck_assert_msg(exec_verify(g, p, 9, 3) == CDAG_OK, "%s", cdag_error_message());
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
+  /* int8 maxima, then int32 sums over the same bytes: elements of one end inside the other's */
+  g = cdag_test_text_graph("num_ranks 2\nrank 0 { send 40b to 1 addr 0x10 }\n"
+                           "rank 1 {\n recv 40b from 0 addr 0x100\n reduce 10 int8 max in 0x100 inout 0x200\n"
+                           " reduce 10 int32 sum in 0x100 inout 0x200\n}\n");
+  p = analyze(g, 1.0);
   ck_assert_int_eq(p->steps->nstages, 2);
   ck_assert_msg(exec_verify(g, p, 9, 3) == CDAG_OK, "%s", cdag_error_message());
   cdag_plan_free(&p);

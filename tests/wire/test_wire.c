@@ -65,9 +65,9 @@ START_TEST(round_trip) {
       ck_assert_int_eq(global->kind[base + i], g->kind[i]);
       ck_assert_int_eq(global->rank[base + i], r);
       ck_assert_int_eq(global->bytes[base + i], g->bytes[i]);
-      if (g->kind[i] != IR_CALC || ir_calc_touches(g, i)) ck_assert_uint_eq(global->addr[base + i], g->addr[i]);
-      ck_assert_int_eq(ir_calc_touches(global, base + i), ir_calc_touches(g, i));
-      if (ir_calc_touches(g, i)) {
+      if (g->kind[i] != IR_CALC || ir_is_compute(g, i)) ck_assert_uint_eq(global->addr[base + i], g->addr[i]);
+      ck_assert_int_eq(ir_is_compute(global, base + i), ir_is_compute(g, i));
+      if (ir_is_compute(g, i)) {
         ck_assert_uint_eq(global->cw_len[base + i], g->cw_len[i]);
         ck_assert_uint_eq(global->cr_len[base + i], g->cr_len[i]);
         if (g->cr_len[i] != IR_READS_ALL) ck_assert_uint_eq(global->addr2[base + i], g->addr2[i]);

@@ -56,7 +56,7 @@ static int expanded_part(const cdag_graph *gg, int r, const int32_t *tag, const 
     int32_t op = gg->rank_ops[lo + k];
     int p2p = gg->kind[op] == IR_SEND || gg->kind[op] == IR_RECV;
     if (p2p) tags[ntags++] = tag[op];
-    if (ir_calc_touches(gg, op))
+    if (ir_is_compute(gg, op))
       rc = ir_add_compute(tg, r, gg->bytes[op], gg->addr2[op], gg->cr_len[op], gg->addr[op], gg->cw_len[op], NULL);
     else
       rc = ir_append(tg, gg->kind[op], r, gg->peer[op], p2p ? 0 : gg->tag[op], gg->addr[op],
@@ -101,7 +101,7 @@ int sched_parts_from_graph(const cdag_graph *gg, const match_result *m, const in
   stage_steps st = {0};
   part_steps *w = rc ? NULL : calloc((size_t)gg->nprocs, sizeof *w);
   if (!rc && !w) rc = CDAG_NOMEM("baseline computations");
-  if (!rc && stage_has_computes(gg) && !(rc = stage_list_computes(gg, &st))) rc = sched_steps_put(&st, gg->nprocs, base, 0, w);
+  if (!rc && stage_has_computes(gg) && !(rc = stage_list_computes(gg, &st))) rc = sched_steps_put(&st, gg->nprocs, base, w);
   for (int r = 0; !rc && r < gg->nprocs; r++)
     rc = gg->nwritten ? expanded_part(gg, r, tag, &w[r], &parts[r]) : own_part(gg, base, r, tag, &w[r], &parts[r]);
   for (int r = 0; w && r < gg->nprocs; r++) part_steps_free(&w[r]);

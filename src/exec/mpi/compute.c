@@ -7,8 +7,7 @@
  * stages (run.c). A graph from a file (`cdag replay`) has no function: the computation
  * writes the simulator's hash of the bytes it read (exec/sim/sim_compute.c, the same code),
  * so a schedule that runs it before a message it reads ends with other bytes, and spends
- * its cost by spinning, so that "as written" and "compiled" keep the program's time. A local
- * reduce that the analysis made a computation (stage.h: rop) runs as the reduce it is. */
+ * its cost by spinning, so that "as written" and "compiled" keep the program's time. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -22,10 +21,9 @@ static int temp_cmp(const void *x, const void *y) {
   return (a->addr > b->addr) - (a->addr < b->addr);
 }
 
-int sched_steps_put(const stage_steps *st, int32_t nprocs, const int64_t *base, int reduces, part_steps *w) {
+int sched_steps_put(const stage_steps *st, int32_t nprocs, const int64_t *base, part_steps *w) {
   for (int64_t i = 0; i < st->ncomputes; i++) {
     const stage_compute *c = &st->computes[i];
-    if (c->rop >= 0 && !reduces) continue;
     if (c->rank < 0 || c->rank >= nprocs || c->op < base[c->rank] || c->op >= base[c->rank + 1])
       return cdag__error(CDAG_ERR_PLAN, "plan computation %lld: op %d is not one of rank %d's own (the plan is "
                          "inconsistent)", (long long)i, c->op, c->rank);
@@ -115,8 +113,6 @@ int sched_comps_build(cdag_schedule *s, cdag_graph *g, const sched_part *pt) {
     x->w = (uint8_t *)(uintptr_t)c->waddr;
     x->wlen = c->wlen;
     x->cost = c->cost;
-    x->type = c->type;
-    x->rop = c->rop;
   }
   return CDAG_OK;
 }
@@ -139,12 +135,6 @@ static uint64_t hash_at(uint64_t h, const uint8_t *p, uint64_t len) {
 }
 
 void sched_comp_run(cdag_schedule *s, const sched_comp *c) {
-  if (c->rop >= 0) {   /* a reduce that combines values of different reductions, at its place */
-    uint64_t count = c->wlen / (uint64_t)ir_type_size(c->type);
-    if (ir_rop_is_user(c->rop)) exec_user_reduce(c->rop, c->r, c->w, count);
-    else ir_reduce_apply(c->type, c->rop, c->r, c->w, count);
-    return;
-  }
   if (c->fn) {
     c->fn(c->arg);
     return;

@@ -333,8 +333,6 @@ void part_compute_put(part_steps *w, const stage_steps *st, int64_t i, int64_t k
   wire_put_u(b, c->rlen);
   wire_put_u(b, c->waddr);
   wire_put_u(b, c->wlen);
-  wire_put_u(b, (uint64_t)(c->rop < 0 ? 0 : c->type + 1));
-  wire_put_u(b, (uint64_t)(c->rop < 0 ? 0 : c->rop + 1));
   wire_put_u(b, (uint64_t)c->nsince);
   for (int64_t k = c->since_first; k < c->since_first + c->nsince; k++) {
     wire_put_u(b, st->since[k].addr);
@@ -369,16 +367,10 @@ static int read_comps(sched_part *p, wire_reader *r, int64_t nstages) {
     c->rlen = wire_get_u(r);
     c->waddr = wire_get_u(r);
     c->wlen = wire_get_u(r);
-    uint64_t type = wire_get_u(r), rop = wire_get_u(r), ns = wire_get_u(r);
+    uint64_t ns = wire_get_u(r);
     if (!count_ok(r, ns) || key > INT32_MAX || pos > INT32_MAX || after > (uint64_t)nstages ||
-        (ns && c->rlen != UINT64_MAX) || (k && after < (uint64_t)(c[-1].after + 1)) || type > INT32_MAX ||
-        rop > INT32_MAX || !rop != !type)
+        (ns && c->rlen != UINT64_MAX) || (k && after < (uint64_t)(c[-1].after + 1)) || (!c->rlen && !c->wlen))
       return bad("computation");
-    c->type = (int)type - 1;
-    c->rop = (int)rop - 1;
-    if (c->rop >= 0 && (!ir_type_size(c->type) || c->wlen % (uint64_t)ir_type_size(c->type) || c->rlen != c->wlen ||
-                        (!ir_rop_is_user(c->rop) && !ir_rop_valid_for(c->rop, c->type))))
-      return bad("computed reduction");
     c->key = (int64_t)key;
     c->pos = (int64_t)pos;
     c->after = (int)after - 1;

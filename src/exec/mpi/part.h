@@ -19,14 +19,12 @@
  *                                       a graph that computes (src/stage): per stage a whole
  *                                       plan part (len bytes), the rank's computations in
  *                                       the order it runs them, its staging buffers
- *   comp   := key pos after+1 cost raddr rlen waddr wlen type+1 rop+1 nsince (addr len)*
+ *   comp   := key pos after+1 cost raddr rlen waddr wlen nsince (addr len)*
  *                                       key: the op in the rank's own graph (its function);
  *                                       pos: its place in the rank's program order; after:
  *                                       the stage it follows (-1: none); rlen UINT64_MAX:
  *                                       reads all, namely the nsince ranges the rank wrote
- *                                       since its previous such computation; rop >= 0: a
- *                                       local reduce the analysis made a computation
- *                                       (waddr = waddr rop raddr, wlen bytes of type)
+ *                                       since its previous such computation
  *   plan   := model ncolls coll* nout pair* nin pair* ncopies copy* redsize nreds red*
  *   model  := alpha(f) beta(f) blocks   the cost model of cdag's kernels, the same on every rank
  *   coll   := method after kind type op rootm(s) setid(s) n member*n (only when setid >= 0)
@@ -92,7 +90,6 @@ typedef struct { uint64_t off; uint32_t mult; } part_contrib;
 typedef struct {
   int64_t key, pos;
   int after;
-  int type, rop;                 /* rop >= 0: a reduce (stage.h), else -1 */
   uint64_t cost, raddr, rlen, waddr, wlen;
   int64_t since_first, nsince;   /* into since (pairs addr, len) */
 } part_compute;

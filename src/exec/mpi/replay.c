@@ -58,7 +58,7 @@ static int footprint(const cdag_graph *gg, int64_t i, uint64_t lo[2], uint64_t l
     return CDAG_OK;
   case IR_CALC:   /* a computation touches what it writes and what it reads (reading all: what
                     the rank's other ops wrote, in the map already) */
-    if (!ir_calc_touches(gg, i)) return CDAG_OK;
+    if (!ir_is_compute(gg, i)) return CDAG_OK;
     lo[0] = gg->addr[i], len[0] = gg->cw_len[i], *n = 1;
     if (gg->cr_len[i] != IR_READS_ALL) lo[1] = gg->addr2[i], len[1] = gg->cr_len[i], *n = 2;
     return CDAG_OK;
@@ -284,7 +284,7 @@ static int copy_kind(const copier *c, int64_t i, int32_t *id) {
     return ir_add_copy(c->g, c->me, p, q, gg->bytes[i], id);
   case IR_CALC:
     if (gg->os && gg->os[i] == IR_OS_FENCE) return ir_add_fence(c->g, c->me, id);
-    if (ir_calc_touches(gg, i)) {
+    if (ir_is_compute(gg, i)) {
       int all = gg->cr_len[i] == IR_READS_ALL;
       if ((rc = local_ptr(c, gg->addr[i], gg->cw_len[i], &q)) ||
           (!all && (rc = local_ptr(c, gg->addr2[i], gg->cr_len[i], &p))))

@@ -336,7 +336,7 @@ static int staged_parts(const cdag_plan *p, const kern_model *m, const int64_t *
     if (q->nprocs != np) rc = cdag__error(CDAG_ERR_PLAN, "stage %d has %d ranks, not %d", k, q->nprocs, np);
     else rc = plan_parts(q, m, sp + (size_t)k * (size_t)np);
   }
-  if (!rc) rc = sched_steps_put(p->steps, np, base, 1, w);
+  if (!rc) rc = sched_steps_put(p->steps, np, base, w);
   wire_buf *row = rc ? NULL : malloc((size_t)(ns ? ns : 1) * sizeof *row);
   if (!rc && !row) rc = CDAG_NOMEM("schedule parts");
   for (int r = 0; r < np && !rc; r++) {

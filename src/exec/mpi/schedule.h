@@ -58,8 +58,6 @@ typedef struct {
   uint8_t *w;                 /* writes wlen bytes at w */
   uint64_t wlen;
   uint64_t cost;              /* ns spent by spinning when there is no fn */
-  int type, rop;              /* rop >= 0: a local reduce the analysis made a computation:
-                                 w = w rop r, wlen bytes of cdag_type type */
 } sched_comp;
 
 /* The detect = 0 engine (baseline.c). */
@@ -183,9 +181,8 @@ int sched_comps_build(cdag_schedule *s, cdag_graph *g, const sched_part *pt);
    (sim.h) and its cost spent spinning. */
 void sched_comp_run(cdag_schedule *s, const sched_comp *c);
 /* Root side: every rank's computations of st in w[rank] (key: op - base[rank]) and, for
-   a plan in stages, its staging buffers. reduces: also the local reduces the analysis made
-   computations (a graph run as written runs them as the reduces they are). */
-int sched_steps_put(const stage_steps *st, int32_t nprocs, const int64_t *base, int reduces, part_steps *w);
+   a plan in stages, its staging buffers. */
+int sched_steps_put(const stage_steps *st, int32_t nprocs, const int64_t *base, part_steps *w);
 /* Core side (stages): allocates the staging buffers and points the stages' addresses in them
    to it (part.h: temps). */
 int sched_temps_bind(sched_core *c);

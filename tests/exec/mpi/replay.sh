@@ -92,11 +92,11 @@ np3)
   out 80 bytes equal
   out stages: 3, between them 4 computations
   out 1 messages land a stage late, through staging buffers (8 B)
-# a reduce that mixes ops is a computation between two stages
+# a reduce that mixes ops starts a stage of its own
 0 run 3 "$data/mixed_reduce3.cdag" $iters --repeat 1
   summary
   out 48 bytes equal
-  out stages: 2, between them 1 computations
+  out stages: 2, between them 0 computations
 # the options of the compiled run (cmd_options): --detect=0 compiles nothing away
 0 run 3 "$data/bcast3.cdag" --detect=0 $iters
   out graph run as written (detect = 0) over 3 ranks
