@@ -10,7 +10,8 @@
  * cdag_start and cdag_test, or cdag_start and cdag_wait, in turn.
  * After every iteration, both must hold exactly the numbers of the same iteration written
  * in plain MPI (the same arithmetic in the same order), and every function must have run
- * once per iteration. Then the arguments of cdag_compute and cdag_rank_compute are checked
+ * once per iteration; dumped, the graph analyses in stages with its 4 computations on each rank.
+ * Then the arguments of cdag_compute and cdag_rank_compute are checked
  * one by one, and a rebind of the schedule is refused. The same graph built again with another
  * function for the dot product compiles to the cached schedule, which calls the new
  * function. Exit 0 on success. */
@@ -141,6 +142,26 @@ static void run_iterations(MPI_Comm cart, int P, int R, int left, int right) {
   fclose(f);
   MT_EXPECT_STR(text, "stages: ");   /* a plan in stages, not one phase */
   free(text);
+  /* dumped, the graph's computations are compute lines a global graph analyses alike */
+  char path[64];
+  snprintf(path, sizeof path, "mpi_compute_np%d.cdag", P);
+  MT_OK(cdag_graph_dump(ga, path));
+  if (R == 0) {
+    cdag_graph *gl = NULL;
+    cdag_plan *pl = NULL;
+    MT_OK(cdag_graph_load(path, &gl));
+    MT_OK(cdag_analyze(gl, NULL, &pl));
+    f = open_memstream(&text, &len);
+    MT_OK(cdag_plan_report(pl, f, 0));
+    fclose(f);
+    char want[64];
+    snprintf(want, sizeof want, "between them %d computations", 4 * P);
+    MT_EXPECT_STR(text, want);
+    free(text);
+    cdag_plan_free(&pl);
+    cdag_graph_free(&gl);
+    remove(path);
+  }
   for (int it = 1; it <= ITERS; it++) {
     reference(&ref, left, right, cart);
     int done = 0;
