@@ -494,6 +494,21 @@ int cdag_rank_copy_local(cdag_graph *g, int rank, uint64_t src, uint64_t dst, ui
   return rc ? rc : to_id(id, op);
 }
 
+int cdag_rank_compute(cdag_graph *g, int rank, uint64_t raddr, uint64_t rlen, uint64_t waddr, uint64_t wlen,
+                      uint64_t cost_ns, cdag_op *op) {
+  int32_t id;
+  int rc = global_only(g, "cdag_rank_compute");
+  uint64_t rl = rlen == (uint64_t)CDAG_READS_ALL ? IR_READS_ALL : rlen;
+  if (!rc && rl == IR_READS_ALL && raddr)
+    rc = cdag__error(CDAG_ERR_ARG, "rank %d: cdag_rank_compute reads all (CDAG_READS_ALL) from address 0x%llx: "
+                     "pass 0", rank, (unsigned long long)raddr);
+  if (!rc && !rl && !wlen)
+    rc = cdag__error(CDAG_ERR_ARG, "rank %d: cdag_rank_compute reads and writes nothing (a computation is placed by "
+                     "the memory it touches)", rank);
+  if (!rc) rc = ir_add_compute(g, rank, cost_ns, raddr, rl, waddr, wlen, &id);
+  return rc ? rc : to_id(id, op);
+}
+
 int cdag_rank_scratch(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes) {
   int rc = global_only(g, "cdag_rank_scratch");
   return rc ? rc : ir_add_scratch(g, rank, addr, bytes);
