@@ -97,36 +97,36 @@ static int whole_figures(const cdag_graph *g, cdag_plan *p) {
   return volume_of(g, p);
 }
 
-static int analyze_stages(cdag_graph *g, match_result *m, const cdag_options *opts, double t0, cdag_plan **p);
-
 /* Local reduces that combine values of different reductions (a chain of ops, as a buffer
    reused for reductions of several ops makes) start a stage: what they combine is then
-   origins of their stage. Marked, and g analysed in stages from a new match. */
-static int restage_mixed(cdag_graph *g, const df_sst *sst, const cdag_options *opts, double t0, cdag_plan **p) {
-  match_result m = {0};
+   origins of their stage (src/stage). Marks the ops mixed[0..n) of g, through map (a
+   stage's op -> g's op; NULL: g's own); 1 when one was not marked yet. */
+static int mark_cuts(cdag_graph *g, const int32_t *mixed, int64_t n, const int32_t *map, int *added) {
   int rc = ir_ensure_opt(g, (void **)&g->cut, sizeof *g->cut, 0);
-  for (int64_t i = 0; rc == CDAG_OK && i < sst->nmixed; i++) g->cut[sst->mixed[i]] = 1;
-  if (rc == CDAG_OK) rc = match_run(g, &m);
-  if (rc == CDAG_OK) return analyze_stages(g, &m, opts, t0, p);
-  match_free(&m);
+  for (int64_t i = 0; rc == CDAG_OK && i < n; i++) {
+    int32_t op = map ? map[mixed[i]] : mixed[i];
+    *added |= !g->cut[op];
+    g->cut[op] = 1;
+  }
   return rc;
 }
 
-/* cdag_analyze of a phase without computation from the match of finalized g, which it frees
-   (the dataflow releases it as soon as it is done with it), with opts as offline_options
-   made them. stages: the phase is one stage of a graph that computes (a chain of ops within
-   one is a bug: it was cut there). */
-static int analyze_phase(cdag_graph *g, match_result *m, const cdag_options *opts, double t0, int stage, cdag_plan **p) {
+/* The dataflow and detection of a phase without computation, from the match of finalized
+   g, which it frees (the dataflow releases it as soon as it is done with it), with opts as
+   offline_options made them. When reduces mix reductions, no plan: *mixed gets the SST that
+   lists them (the caller cuts there and frees it). */
+static int analyze_phase(cdag_graph *g, match_result *m, const cdag_options *opts, double t0, int stage, cdag_plan **p,
+                         df_sst **mixed) {
   *p = NULL;
+  *mixed = NULL;
   df_sst *sst = NULL;
   double t1 = now();
-  int flags = DF_WAITSETS_IF_NEEDED | (stage ? 0 : DF_RELEASE_INPUTS | DF_COLLECT_MIXED);   /* stages are small */
+  int flags = DF_WAITSETS_IF_NEEDED | DF_COLLECT_MIXED | (stage ? 0 : DF_RELEASE_INPUTS);   /* stages are small */
   int rc = dataflow_run_opt(g, m, flags, &sst);
   match_free(m);
   if (rc == CDAG_OK && sst->nmixed) {
-    rc = restage_mixed(g, sst, opts, t0, p);
-    dataflow_free(sst);
-    return rc;
+    *mixed = sst;
+    return CDAG_OK;
   }
   double t2 = now();
   if (rc == CDAG_OK) rc = detect_run(g, sst, opts, p);
@@ -139,36 +139,64 @@ static int analyze_phase(cdag_graph *g, match_result *m, const cdag_options *opt
   return rc;
 }
 
-/* One stage's graph, from its ops to its plan. */
-static int analyze_stage(cdag_graph *s, const cdag_options *opts, cdag_plan **p) {
+/* One stage's graph, from its ops to its plan (or *mixed, as analyze_phase). */
+static int analyze_stage(cdag_graph *s, const cdag_options *opts, cdag_plan **p, df_sst **mixed) {
   match_result m = {0};
   double t0 = now();
   int rc = ir_finalize(s);
   if (rc == CDAG_OK) rc = match_run(s, &m);
-  if (rc == CDAG_OK) return analyze_phase(s, &m, opts, t0, 1, p);
+  if (rc == CDAG_OK) return analyze_phase(s, &m, opts, t0, 1, p, mixed);
   match_free(&m);
   return rc;
 }
 
-/* A graph that computes: its stages (src/stage), each a graph of pure communication,
-   analysed one by one and chained behind the first plan, which takes the computations and
-   the whole graph's figures. */
-static int analyze_stages(cdag_graph *g, match_result *m, const cdag_options *opts, double t0, cdag_plan **p) {
-  stage_split s;
-  *p = NULL;
-  int rc = stage_cut(g, m, &s);
-  match_free(m);
+/* The stages of s analysed one by one and chained behind *p. When a stage's reduces mix
+   reductions, they are marked cuts of g (*cut set) and no plan is made. */
+static int plan_stages(cdag_graph *g, stage_split *s, const cdag_options *opts, cdag_plan **p, double *sec, int *cut) {
   cdag_plan **tail = p;
-  double sec[3] = {now() - t0, 0, 0};
-  for (int32_t k = 0; rc == CDAG_OK && k < s.nstages; k++) {
-    rc = analyze_stage(s.graph[k], opts, tail);
-    ir_graph_free(s.graph[k]);   /* a plan never points into its graph */
-    s.graph[k] = NULL;
-    if (rc) break;
+  int rc = CDAG_OK;
+  for (int32_t k = 0; rc == CDAG_OK && k < s->nstages && !*cut; k++) {
+    df_sst *mixed = NULL;
+    rc = analyze_stage(s->graph[k], opts, tail, &mixed);
+    if (rc == CDAG_OK && mixed) {
+      int added = 0;
+      rc = mark_cuts(g, mixed->mixed, mixed->nmixed, s->orig[k], &added);
+      if (rc == CDAG_OK && !added)
+        rc = cdag__error(CDAG_ERR_UNSUPPORTED, "stages: a reduce mixes reductions in stage %d after a cut there", k);
+      *cut = 1;
+    }
+    dataflow_free(mixed);
+    ir_graph_free(s->graph[k]);   /* a plan never points into its graph */
+    s->graph[k] = NULL;
+    if (rc || *cut) break;
     sec[0] += (*tail)->sec_match, sec[1] += (*tail)->sec_dataflow, sec[2] += (*tail)->sec_detect;
     (*tail)->stage = k;
     (*p)->as_written |= (*tail)->as_written;   /* exact_float: one stage as written, all as written */
     tail = &(*tail)->next;
+  }
+  return rc;
+}
+
+/* A graph that computes (or whose reduces mix reductions): its stages (src/stage), each a
+   graph of pure communication, analysed one by one and chained behind the first plan,
+   which takes the computations and the whole graph's figures. A stage whose reduces mix
+   reductions adds cuts and the graph is cut again, from a new match. */
+static int analyze_stages(cdag_graph *g, match_result *m, const cdag_options *opts, double t0, cdag_plan **p) {
+  stage_split s = {0};
+  double sec[3] = {0, 0, 0};
+  int rc = CDAG_OK, cut = 1;
+  *p = NULL;
+  for (int round = 0; rc == CDAG_OK && cut; round++) {
+    cut = 0;
+    if (round && (rc = match_run(g, m))) break;
+    rc = stage_cut(g, m, &s);
+    match_free(m);
+    sec[0] = now() - t0, sec[1] = sec[2] = 0;
+    if (rc == CDAG_OK) rc = plan_stages(g, &s, opts, p, sec, &cut);
+    if (cut || rc) {
+      cdag_plan_free(p);
+      stage_split_free(&s);
+    }
   }
   if (rc == CDAG_OK && !((*p)->steps = malloc(sizeof *(*p)->steps))) rc = CDAG_NOMEM("stages");
   if (rc == CDAG_OK) {
@@ -179,11 +207,23 @@ static int analyze_stages(cdag_graph *g, match_result *m, const cdag_options *op
   }
   stage_split_free(&s);
   if (rc) cdag_plan_free(p);
+  match_free(m);
   return rc;
 }
 
+/* A phase without computation, unless its reduces mix reductions: then in stages. */
 static int analyze_matched(cdag_graph *g, match_result *m, const cdag_options *opts, double t0, cdag_plan **p) {
-  return stage_has_computes(g) ? analyze_stages(g, m, opts, t0, p) : analyze_phase(g, m, opts, t0, 0, p);
+  if (stage_has_computes(g)) return analyze_stages(g, m, opts, t0, p);
+  df_sst *mixed = NULL;
+  int rc = analyze_phase(g, m, opts, t0, 0, p, &mixed), added = 0;
+  if (rc == CDAG_OK && mixed) {
+    rc = mark_cuts(g, mixed->mixed, mixed->nmixed, NULL, &added);
+    dataflow_free(mixed);
+    if (rc == CDAG_OK) rc = match_run(g, m);
+    if (rc == CDAG_OK) return analyze_stages(g, m, opts, t0, p);
+    match_free(m);
+  }
+  return rc;
 }
 
 int cdag_analyze(cdag_graph *g, const cdag_options *o, cdag_plan **p) {

@@ -25,7 +25,9 @@ void stage_steps_free(stage_steps *st) {
 
 void stage_split_free(stage_split *s) {
   for (int32_t k = 0; s->graph && k < s->nstages; k++) ir_graph_free(s->graph[k]);
+  for (int32_t k = 0; s->orig && k < s->nstages; k++) free(s->orig[k]);
   free(s->graph);
+  free(s->orig);
   stage_steps_free(&s->steps);
   *s = (stage_split){0};
 }
@@ -261,6 +263,7 @@ typedef struct {
   const int32_t *lvl;
   stage_split *out;
   int32_t *id;           /* the graph's op -> its op in its stage's graph, -1 none */
+  int64_t *ocap;         /* per stage: capacity of out->orig[k] */
   int64_t tcap;
   uint64_t temp_top;     /* next staging address of the rank being emitted */
 } emitter;
@@ -277,17 +280,28 @@ static int copy_facts(const emitter *e, cdag_graph *s, int32_t op, int32_t to) {
   return rc;
 }
 
+/* Stage k's ops appended since it had `from` stand for the graph's op. */
+static int note_orig(emitter *e, int32_t k, int64_t from, int32_t op) {
+  int64_t n = e->out->graph[k]->nops;
+  int rc = base_grow((void **)&e->out->orig[k], from, &e->ocap[k], n - from, sizeof **e->out->orig, "stages");
+  for (int64_t i = from; i < n && rc == CDAG_OK; i++) e->out->orig[k][i] = op;
+  return rc;
+}
+
 /* A receive whose send left stages earlier: into a staging buffer then, copied out now. */
 static int emit_late_recv(emitter *e, int32_t op) {
   const cdag_graph *g = e->g;
-  int32_t snd = e->m->partner[op], r = g->rank[op], a, b;
+  int32_t snd = e->m->partner[op], r = g->rank[op], a, b, ks = e->lvl[snd], kr = e->lvl[op];
   uint64_t n = g->bytes[snd], at = e->temp_top;
+  int64_t from_s = e->out->graph[ks]->nops, from_r = e->out->graph[kr]->nops;
   e->temp_top += (n + 7) & ~7ull;
   int rc = add_range(&e->out->steps.temps, &e->out->steps.ntemps, &e->tcap, r, at, n);
-  if (rc == CDAG_OK) rc = ir_add_recv(e->out->graph[e->lvl[snd]], r, at, n, g->peer[op], g->tag[op], &a);
-  if (rc == CDAG_OK) rc = copy_facts(e, e->out->graph[e->lvl[snd]], op, a);
-  if (rc == CDAG_OK) rc = ir_add_copy(e->out->graph[e->lvl[op]], r, at, g->addr[op], n, &b);
-  if (rc == CDAG_OK) rc = copy_facts(e, e->out->graph[e->lvl[op]], op, b);
+  if (rc == CDAG_OK) rc = ir_add_recv(e->out->graph[ks], r, at, n, g->peer[op], g->tag[op], &a);
+  if (rc == CDAG_OK) rc = copy_facts(e, e->out->graph[ks], op, a);
+  if (rc == CDAG_OK) rc = ir_add_copy(e->out->graph[kr], r, at, g->addr[op], n, &b);
+  if (rc == CDAG_OK) rc = copy_facts(e, e->out->graph[kr], op, b);
+  if (rc == CDAG_OK) rc = note_orig(e, ks, from_s, op);
+  if (rc == CDAG_OK) rc = note_orig(e, kr, from_r, op);
   if (rc == CDAG_OK) e->id[op] = b;
   return rc;
 }
@@ -297,6 +311,7 @@ static int emit_op(emitter *e, int32_t op) {
   cdag_graph *s = e->out->graph[e->lvl[op]];
   int os = g->os ? g->os[op] : IR_OS_NONE, rc;
   int32_t to;
+  int64_t from = s->nops;
   if (os == IR_OS_COLL_PART) return CDAG_OK;   /* its call writes it again */
   if (os == IR_OS_COLL) {
     const ir_call *c = &g->calls[g->call[op]];
@@ -308,13 +323,15 @@ static int emit_op(emitter *e, int32_t op) {
                    g->bytes[op], &to);
   }
   if (rc == CDAG_OK) rc = copy_facts(e, s, op, to);
+  if (rc == CDAG_OK) rc = note_orig(e, e->lvl[op], from, op);
   if (rc == CDAG_OK) e->id[op] = to;
   return rc;
 }
 
 static int new_stage_graphs(const cdag_graph *g, stage_split *out) {
   out->graph = calloc((size_t)out->nstages, sizeof *out->graph);
-  if (!out->graph) return CDAG_NOMEM("stages");
+  out->orig = calloc((size_t)out->nstages, sizeof *out->orig);
+  if (!out->graph || !out->orig) return CDAG_NOMEM("stages");
   int rc = CDAG_OK;
   for (int32_t k = 0; k < out->nstages && rc == CDAG_OK; k++) {
     rc = ir_graph_new(g->nprocs, -1, &out->graph[k]);
@@ -341,8 +358,9 @@ static int carry_deps_scratch(const emitter *e, int scratch) {
 }
 
 static int emit_all(const cdag_graph *g, const match_result *m, const int32_t *lvl, stage_split *out) {
-  emitter e = {g, m, lvl, out, malloc((size_t)(g->nops ? g->nops : 1) * sizeof *e.id), 0, 0};
-  int rc = e.id ? new_stage_graphs(g, out) : CDAG_NOMEM("stages");
+  emitter e = {g, m, lvl, out, malloc((size_t)(g->nops ? g->nops : 1) * sizeof *e.id),
+               calloc((size_t)out->nstages, sizeof *e.ocap), 0, 0};
+  int rc = e.id && e.ocap ? new_stage_graphs(g, out) : CDAG_NOMEM("stages");
   for (int64_t i = 0; e.id && i < g->nops; i++) e.id[i] = -1;
   for (int32_t r = 0; r < g->nprocs && rc == CDAG_OK; r++) {
     e.temp_top = STAGE_TEMP_BASE;
@@ -353,6 +371,7 @@ static int emit_all(const cdag_graph *g, const match_result *m, const int32_t *l
   for (int64_t c = 0; c < out->steps.ncomputes; c++) late |= out->steps.computes[c].after == out->nstages - 1;
   if (rc == CDAG_OK) rc = carry_deps_scratch(&e, !late);
   free(e.id);
+  free(e.ocap);
   return rc;
 }
 

@@ -69,6 +69,8 @@ typedef struct stage_steps {
 typedef struct {
   int32_t nstages;
   cdag_graph **graph;        /* per stage: a global graph of its communication (not finalized) */
+  int32_t **orig;            /* per stage: its op -> the graph's op it stands for (a native call's
+                                ops: the call's own op; a late message's: its receive) */
   stage_steps steps;
 } stage_split;
 
