@@ -110,4 +110,10 @@ int exec_loggp(const cdag_graph *g, const loggp_params *p, double *time, int *ra
 int exec_loggp_paired(const cdag_graph *g, const int32_t *partner, const loggp_params *p, double *time,
                       int *rank_max);
 
+/* The computation on g's critical path (calc_path.c): the heaviest chain of calcs (their
+   costs in ns) along finalized g's dependencies and the messages of partner (match_run's
+   or exec_lower_pairs'), in *us (microseconds). A lower bound of any schedule's time.
+   CDAG_ERR_CYCLE if the edges form a cycle, CDAG_ERR_NOMEM. O(ops + dependencies). */
+int exec_calc_path(const cdag_graph *g, const int32_t *partner, double *us);
+
 #endif
