@@ -2,9 +2,12 @@
  *
  * Text: one block per destination rank listing "dst_addr <- src rank:addr (len B)" and the
  * reductions with their contributors. JSON: the form docs/format.md fixes; a reduction's
- * "sources" lists every (rank, addr) pair, repeated where a contribution counts twice. */
+ * "sources" lists every (rank, addr) pair, repeated where a contribution counts twice. A graph
+ * that computes has an SST per stage (src/stage): text under "stage K:" headers, JSON as
+ * {"cdag_sst": 1, "stages": [{"stage": K, "transfers": .., "reductions": ..}, ..]}. */
 #include "cmd.h"
 #include "dataflow/dataflow.h"
+#include "stage/stage.h"
 
 typedef struct {
   int32_t rank;
@@ -38,8 +41,9 @@ static int print_sources(FILE *f, const df_sst *s, const df_red *d, int json) {
   return CDAG_OK;
 }
 
+/* "transfers" and "reductions" of one SST (one stage). */
 static int print_json(const df_sst *s) {
-  printf("{\n  \"cdag_sst\": 1,\n  \"transfers\": [");
+  printf("\"transfers\": [");
   for (int64_t i = 0; i < s->nxfers; i++) {
     const df_xfer *x = &s->xfers[i];
     printf("%s\n    {\"src\": %d, \"src_addr\": %llu, \"len\": %llu, \"dst\": %d, \"dst_addr\": %llu}", i ? "," : "",
@@ -55,7 +59,7 @@ static int print_json(const df_sst *s) {
     if (rc) return rc;
     printf("]}");
   }
-  printf("%s]\n}\n", s->nreds ? "\n  " : "");
+  printf("%s]", s->nreds ? "\n  " : "");
   return CDAG_OK;
 }
 
@@ -83,20 +87,53 @@ static int print_text(const df_sst *s) {
   return CDAG_OK;
 }
 
-int cmd_sst(int argc, char **argv) {
-  int buffers = cmd_goal_buffers(&argc, argv), json = cmd_has_flag(&argc, argv, "--json");
-  if (buffers < 0 || argc != 1) return cmd_usage("sst");
-  cdag_graph *g = NULL;
-  if (cmd_load("sst", argv[0], buffers, &g)) return 1;
+/* The SST of one graph of pure communication (a whole graph, or one of its stages). */
+static int print_phase(cdag_graph *g, int json) {
   match_result m = {0};
   df_sst *s = NULL;
   int rc = ir_finalize(g);
   if (rc == CDAG_OK) rc = match_run(g, &m);
   if (rc == CDAG_OK) rc = dataflow_run(g, &m, &s);
   if (rc == CDAG_OK) rc = json ? print_json(s) : print_text(s);
-  int status = rc ? cmd_fail("sst", rc) : 0;
   dataflow_free(s);
   match_free(&m);
+  return rc;
+}
+
+/* A graph that computes: the SST of each of its stages (src/stage), in order. */
+static int print_stages(cdag_graph *g, int json) {
+  match_result m = {0};
+  stage_split st = {0};
+  int rc = ir_finalize(g);
+  if (rc == CDAG_OK) rc = match_run(g, &m);
+  if (rc == CDAG_OK) rc = stage_cut(g, &m, &st);
+  if (json && rc == CDAG_OK) printf("{\n  \"cdag_sst\": 1,\n  \"stages\": [");
+  for (int32_t k = 0; k < st.nstages && rc == CDAG_OK; k++) {
+    if (json) printf("%s\n  {\"stage\": %d, ", k ? "," : "", k);
+    else printf("stage %d:\n", k);
+    rc = print_phase(st.graph[k], json);
+    if (json && rc == CDAG_OK) printf("}");
+  }
+  if (json && rc == CDAG_OK) printf("\n  ]\n}\n");
+  stage_split_free(&st);
+  match_free(&m);
+  return rc;
+}
+
+int cmd_sst(int argc, char **argv) {
+  int buffers = cmd_goal_buffers(&argc, argv), json = cmd_has_flag(&argc, argv, "--json");
+  if (buffers < 0 || argc != 1) return cmd_usage("sst");
+  cdag_graph *g = NULL;
+  if (cmd_load("sst", argv[0], buffers, &g)) return 1;
+  int rc;
+  if (stage_has_computes(g)) {
+    rc = print_stages(g, json);
+  } else {
+    if (json) printf("{\n  \"cdag_sst\": 1,\n  ");
+    rc = print_phase(g, json);
+    if (json && rc == CDAG_OK) printf("\n}\n");
+  }
+  int status = rc ? cmd_fail("sst", rc) : 0;
   cdag_graph_free(&g);
   return status;
 }

@@ -1,6 +1,7 @@
 /* cdag — tools/cmd_verify.c: `cdag verify FILE`: does the plan do what the graph does?
  *
- * Runs the original graph (in several random valid orders) and the compiled plan in the
+ * Runs the original graph (in several random valid orders) and the compiled plan (stage after
+ * stage, with the computations between, for a graph that computes) in the
  * simulator from the same pseudo-random memory and compares every non-scratch byte.
  * Exit 0 only if they are equal; otherwise the message names the first differing rank, address
  * and both values (or the error that stopped the graph or the plan). */
@@ -24,9 +25,15 @@ int cmd_verify(int argc, char **argv) {
   int rc = cdag_analyze(g, &o, &p);
   if (rc == CDAG_OK) rc = exec_verify_bytes(g, p, seed, 4, &compared);
   int status = rc ? cmd_fail("verify", rc) : 0;
-  if (!rc)
+  int64_t colls = 0, msgs = 0;
+  for (const cdag_plan *q = p; !rc && q; q = q->next) colls += q->ncolls, msgs += q->nmsgs;
+  if (!rc && p->steps)
+    printf("verify: plan (%d stages, %lld computations, %lld collectives, %lld residual messages) matches the graph on "
+           "all %d ranks (%llu bytes compared)\n", p->steps->nstages, (long long)p->steps->ncomputes, (long long)colls,
+           (long long)msgs, p->nprocs, (unsigned long long)compared);
+  else if (!rc)
     printf("verify: plan (%lld collectives, %lld residual messages) matches the graph on all %d ranks (%llu bytes compared)\n",
-           (long long)p->ncolls, (long long)p->nmsgs, p->nprocs, (unsigned long long)compared);
+           (long long)colls, (long long)msgs, p->nprocs, (unsigned long long)compared);
   cdag_plan_free(&p);
   cdag_graph_free(&g);
   return status;

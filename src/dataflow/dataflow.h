@@ -27,7 +27,8 @@
  *    patterns that occur give O(p log p) (binomial trees) or O(p) output.
  *  - statistics: number of splits (sends whose source range held several pieces).
  * Errors: CDAG_ERR_UNSUPPORTED for a local reduce over pieces that do not align with its
- * elements, or that combines values of different ops/types (message names rank and op).
+ * elements, or that combines values of different ops/types (message names rank and op;
+ * with DF_COLLECT_MIXED such reduces are listed instead).
  * Cost: O(n log n) time for n ops, every op visited once. */
 #ifndef CDAG_DATAFLOW_H
 #define CDAG_DATAFLOW_H
@@ -71,6 +72,11 @@ typedef struct {
   /* wait sets: rank i's intervals are wait[wait_start[i] .. wait_start[i+1]), each [lo, hi] */
   int64_t *wait_start;   /* nprocs+1 */
   int32_t *wait_lo, *wait_hi;
+  /* DF_COLLECT_MIXED: the local reduces that combine values of different reductions (a
+     chain of ops: a computation, not a reduction tuple), in the order met; each one's result
+     was taken as a new value, so the tuples are not the graph's meaning then */
+  int64_t nmixed, mixedcap;
+  int32_t *mixed;
 } df_sst;
 
 int dataflow_run(const cdag_graph *g, const match_result *m, df_sst **out);
@@ -80,8 +86,10 @@ int dataflow_run(const cdag_graph *g, const match_result *m, df_sst **out);
      wait_start/lo/hi stay NULL. They cost O(p log p) memory on trees.
    - DF_RELEASE_INPUTS frees m (match_free) and g's dependency lists (ir_drop_deps) as soon
      as they have been read, before the final tuples are collected: the pipeline's peak
-     memory is lower by their size. A later reader of the lists rebuilds them. */
-enum { DF_WAITSETS_ALWAYS = 0, DF_WAITSETS_IF_NEEDED = 1, DF_RELEASE_INPUTS = 2 };
+     memory is lower by their size. A later reader of the lists rebuilds them.
+   - DF_COLLECT_MIXED lists local reduces that mix ops or types in `mixed` instead of failing
+     with CDAG_ERR_UNSUPPORTED (the pipeline makes them computations: src/stage). */
+enum { DF_WAITSETS_ALWAYS = 0, DF_WAITSETS_IF_NEEDED = 1, DF_RELEASE_INPUTS = 2, DF_COLLECT_MIXED = 4 };
 int dataflow_run_opt(cdag_graph *g, match_result *m, int flags, df_sst **out);
 void dataflow_free(df_sst *s);          /* NULL is fine */
 /* Drops the wait sets once detection has used them. */

@@ -97,6 +97,7 @@ typedef struct {
   df_span *stash_at; int64_t nstash_at, stash_atcap; /* per stashed send: its segments */
   df_sets sets;
   df_sst *sst;
+  int collect_mixed;     /* DF_COLLECT_MIXED */
   volatile uint64_t fetched; /* what fetch_block loaded, kept so the loads are made */
 } df_state;
 
@@ -438,12 +439,34 @@ static int misaligned(df_state *st, int32_t op, uint64_t o) {
                      ir_describe(st->g, op, d, sizeof d), (unsigned long long)o, ir_type_size(st->g->peer[op]));
 }
 
+/* Does a segment of either operand hold a value reduced with another op or type? */
+static int mixes(const df_state *st, int32_t op) {
+  int typeop = st->g->peer[op] << 8 | st->g->tag[op];
+  for (int64_t i = 0; i < st->nsegs; i++)
+    if (st->segs[i].p.set >= 0 && st->segs[i].p.src != typeop) return 1;
+  for (int64_t i = 0; i < st->nsegs2; i++)
+    if (st->segs2[i].p.set >= 0 && st->segs2[i].p.src != typeop) return 1;
+  return 0;
+}
+
+/* DF_COLLECT_MIXED: the reduce is listed, and its result is a new value (the bytes' own). */
+static int collect_mixed(df_state *st, int32_t op) {
+  df_sst *s = st->sst;
+  int rank = st->g->rank[op], rc;
+  uint64_t x = st->g->addr[op], y = x + st->g->bytes[op];
+  BASE_GROW(s->mixed, s->nmixed, s->mixedcap, 1, "mixed reductions");
+  s->mixed[s->nmixed++] = op;
+  if ((rc = split_at(st, rank, x)) || (rc = split_at(st, rank, y))) return rc;
+  return replace_pieces(st, rank, x, y, NULL);
+}
+
 static int do_reduce(df_state *st, int32_t op) {
   const cdag_graph *g = st->g;
   int rank = g->rank[op], rc;
   uint64_t size = (uint64_t)ir_type_size(g->peer[op]), len = g->bytes[op];
   if ((rc = read_range(st, rank, g->addr2[op], len, &st->segs, &st->nsegs, &st->segcap))) return rc;
   if ((rc = read_range(st, rank, g->addr[op], len, &st->segs2, &st->nsegs2, &st->segcap2))) return rc;
+  if (st->collect_mixed && mixes(st, op)) return collect_mixed(st, op);
   st->nout = 0;
   int64_t i = 0, j = 0;
   for (uint64_t o = 0; o < len;) {
@@ -665,7 +688,7 @@ static int run(const cdag_graph *g, const match_result *m, int flags, cdag_graph
   if (!g || !m || !out) return cdag__error(CDAG_ERR_ARG, "dataflow_run: NULL argument");
   *out = NULL;
   if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "dataflow_run: graph is not finalized");
-  df_state st = {.g = g};
+  df_state st = {.g = g, .collect_mixed = !!(flags & DF_COLLECT_MIXED)};
   st.sst = calloc(1, sizeof *st.sst);
   st.slots = base_calloc((size_t)g->nprocs, sizeof *st.slots);
   int rc;
@@ -705,6 +728,7 @@ void dataflow_free(df_sst *s) {
   if (!s) return;
   free(s->xfers); free(s->reds); free(s->sets); free(s->runs);
   free(s->wait_start); free(s->wait_lo); free(s->wait_hi);
+  free(s->mixed);
   free(s);
 }
 

@@ -97,22 +97,55 @@ static int whole_figures(const cdag_graph *g, cdag_plan *p) {
   return volume_of(g, p);
 }
 
-/* cdag_analyze from the match of finalized g, which it frees (the dataflow releases it as
-   soon as it is done with it), with opts as offline_options made them. */
-static int analyze_phase(cdag_graph *g, match_result *m, const cdag_options *opts, double t0, cdag_plan **p) {
+static int analyze_stages(cdag_graph *g, match_result *m, const cdag_options *opts, double t0, cdag_plan **p);
+
+/* Local reduces that combine values of different reductions (a chain of ops, as a buffer
+   reused for reductions of several ops makes) are computations at their place: marked, and
+   g analysed in stages from a new match. */
+static int restage_mixed(cdag_graph *g, const df_sst *sst, const cdag_options *opts, double t0, cdag_plan **p) {
+  match_result m = {0};
+  int rc = ir_ensure_opt(g, (void **)&g->computed, sizeof *g->computed, 0);
+  for (int64_t i = 0; rc == CDAG_OK && i < sst->nmixed; i++) g->computed[sst->mixed[i]] = 1;
+  if (rc == CDAG_OK) rc = match_run(g, &m);
+  if (rc == CDAG_OK) return analyze_stages(g, &m, opts, t0, p);
+  match_free(&m);
+  return rc;
+}
+
+/* cdag_analyze of a phase without computation from the match of finalized g, which it frees
+   (the dataflow releases it as soon as it is done with it), with opts as offline_options
+   made them. stages: the phase is one stage of a graph that computes (a chain of ops within
+   one is a bug: it was cut there). */
+static int analyze_phase(cdag_graph *g, match_result *m, const cdag_options *opts, double t0, int stage, cdag_plan **p) {
   *p = NULL;
   df_sst *sst = NULL;
   double t1 = now();
-  int rc = dataflow_run_opt(g, m, DF_WAITSETS_IF_NEEDED | DF_RELEASE_INPUTS, &sst);
+  int rc = dataflow_run_opt(g, m, DF_WAITSETS_IF_NEEDED | DF_RELEASE_INPUTS | (stage ? 0 : DF_COLLECT_MIXED), &sst);
+  match_free(m);
+  if (rc == CDAG_OK && sst->nmixed) {
+    rc = restage_mixed(g, sst, opts, t0, p);
+    dataflow_free(sst);
+    return rc;
+  }
   double t2 = now();
   if (rc == CDAG_OK) rc = detect_run(g, sst, opts, p);
   double t3 = now();
-  match_free(m);
   if (rc) return rc;
   (*p)->sec_match = t1 - t0;
   (*p)->sec_dataflow = t2 - t1;
   (*p)->sec_detect = t3 - t2;
   if ((rc = whole_figures(g, *p)) != CDAG_OK) cdag_plan_free(p);
+  return rc;
+}
+
+/* One stage's graph, from its ops to its plan. */
+static int analyze_stage(cdag_graph *s, const cdag_options *opts, cdag_plan **p) {
+  match_result m = {0};
+  double t0 = now();
+  int rc = ir_finalize(s);
+  if (rc == CDAG_OK) rc = match_run(s, &m);
+  if (rc == CDAG_OK) return analyze_phase(s, &m, opts, t0, 1, p);
+  match_free(&m);
   return rc;
 }
 
@@ -127,12 +160,13 @@ static int analyze_stages(cdag_graph *g, match_result *m, const cdag_options *op
   cdag_plan **tail = p;
   double sec[3] = {now() - t0, 0, 0};
   for (int32_t k = 0; rc == CDAG_OK && k < s.nstages; k++) {
-    rc = cdag_analyze(s.graph[k], opts, tail);
+    rc = analyze_stage(s.graph[k], opts, tail);
     ir_graph_free(s.graph[k]);   /* a plan never points into its graph */
     s.graph[k] = NULL;
     if (rc) break;
     sec[0] += (*tail)->sec_match, sec[1] += (*tail)->sec_dataflow, sec[2] += (*tail)->sec_detect;
     (*tail)->stage = k;
+    (*p)->as_written |= (*tail)->as_written;   /* exact_float: one stage as written, all as written */
     tail = &(*tail)->next;
   }
   if (rc == CDAG_OK && !((*p)->steps = malloc(sizeof *(*p)->steps))) rc = CDAG_NOMEM("stages");
@@ -148,7 +182,7 @@ static int analyze_stages(cdag_graph *g, match_result *m, const cdag_options *op
 }
 
 static int analyze_matched(cdag_graph *g, match_result *m, const cdag_options *opts, double t0, cdag_plan **p) {
-  return stage_has_computes(g) ? analyze_stages(g, m, opts, t0, p) : analyze_phase(g, m, opts, t0, p);
+  return stage_has_computes(g) ? analyze_stages(g, m, opts, t0, p) : analyze_phase(g, m, opts, t0, 0, p);
 }
 
 int cdag_analyze(cdag_graph *g, const cdag_options *o, cdag_plan **p) {

@@ -456,7 +456,7 @@ static void gather_footprints(const cdag_graph *g, const int32_t *ops, int32_t n
       case IR_REDUCE:
       case IR_COPY: fp[i] = (footprint){g->addr2[op], a, len, len}; break;
       case IR_CALC:
-        if (ir_is_compute(g, op)) {
+        if (ir_calc_touches(g, op)) {
           fp[i] = compute_footprint(g, op);
           break;
         }
@@ -676,7 +676,7 @@ static int ra_push(reads_all *ra, int32_t i, uint64_t lo, uint64_t hi) {
 static int ra_step(reads_all *ra, conflict_map *m, const cdag_graph *g, const footprint *f, int32_t i) {
   int rc = CDAG_OK;
   int32_t op = m->ops[i];
-  if (ir_is_compute(g, op) && g->cr_len[op] == IR_READS_ALL) {
+  if (ir_reads_all(g, op)) {
     if (ra->last >= 0) rc = add_edge(m, ra->last, i);
     for (int64_t k = 0; k < ra->npend && rc == CDAG_OK; k++) {
       rc = add_edge(m, ra->pend[k].pos, i);
@@ -706,7 +706,7 @@ static void ra_free(reads_all *ra) {
 static int rank_reads_all(const cdag_graph *g, const int32_t *ops, int32_t n) {
   if (!g->cr_len) return 0;
   for (int32_t i = 0; i < n; i++)
-    if (ir_is_compute(g, ops[i]) && g->cr_len[ops[i]] == IR_READS_ALL) return 1;
+    if (ir_reads_all(g, ops[i])) return 1;
   return 0;
 }
 

@@ -11,7 +11,7 @@
 #include "stage/stage.h"
 
 int stage_has_computes(const cdag_graph *g) {
-  for (int64_t i = 0; g->cw_len && i < g->nops; i++)
+  for (int64_t i = 0; (g->cw_len || g->computed) && i < g->nops; i++)
     if (ir_is_compute(g, i)) return 1;
   return 0;
 }
@@ -144,6 +144,20 @@ static int add_range(stage_range **r, int64_t *n, int64_t *cap, int32_t rank, ui
   return rc;
 }
 
+/* Computation op (a calc that touches memory, or a reduce run as one) as plans run it. */
+static stage_compute compute_of(const cdag_graph *g, int32_t op, int32_t after, int32_t pos) {
+  stage_compute c = {.op = op, .rank = g->rank[op], .after = after, .pos = pos, .type = -1, .rop = -1,
+                     .waddr = g->addr[op], .raddr = g->addr2[op]};
+  if (g->kind[op] == IR_REDUCE) {
+    c.rlen = c.wlen = g->bytes[op];
+    c.type = g->peer[op], c.rop = g->tag[op];
+    return c;
+  }
+  c.cost = g->bytes[op], c.rlen = g->cr_len[op], c.wlen = g->cw_len[op];
+  if (c.rlen == IR_READS_ALL) c.raddr = 0;
+  return c;
+}
+
 /* The computations of g with `after` from lvl (NULL: -1), and the ranges each that reads
    all reads anew. */
 static int list_computes(const cdag_graph *g, const int32_t *lvl, stage_steps *st) {
@@ -157,11 +171,12 @@ static int list_computes(const cdag_graph *g, const int32_t *lvl, stage_steps *s
       if (ir_is_compute(g, op)) {
         rc = base_grow((void **)&st->computes, st->ncomputes, &ccap, 1, sizeof *st->computes, "stages");
         if (rc) break;
-        int all = g->cr_len[op] == IR_READS_ALL;
-        st->computes[st->ncomputes++] = (stage_compute){
-            op, r, lvl ? lvl[op] : -1, i - g->rank_start[r], g->bytes[op], all ? 0 : g->addr2[op], g->cr_len[op],
-            g->addr[op], g->cw_len[op], all ? mark : 0, all ? st->nsince - mark : 0};
-        if (all) mark = st->nsince;
+        stage_compute *c = &st->computes[st->ncomputes++];
+        *c = compute_of(g, op, lvl ? lvl[op] : -1, i - g->rank_start[r]);
+        if (ir_reads_all(g, op)) {
+          c->since_first = mark, c->nsince = st->nsince - mark;
+          mark = st->nsince;
+        }
       }
       if (written(g, op, &a, &len)) rc = add_range(&st->since, &st->nsince, &scap, r, a, len);
     }

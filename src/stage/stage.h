@@ -48,6 +48,8 @@ typedef struct {
   uint64_t cost;         /* ns */
   uint64_t raddr, rlen;  /* what it reads (rlen IR_READS_ALL: all the rank wrote before it) */
   uint64_t waddr, wlen;  /* what it writes */
+  int32_t type, rop;     /* a local reduce run as a computation (ir.h: g->computed): waddr[i] =
+                            waddr[i] rop raddr[i] over wlen bytes of cdag_type type; -1 none */
   int64_t since_first, nsince; /* reading all: since[since_first .. +nsince), the ranges the
                                   rank's ops wrote (in program order) since its previous
                                   computation that read all */

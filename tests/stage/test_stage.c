@@ -183,6 +183,26 @@ START_TEST(format_round_trip) {
 }
 END_TEST
 
+/* A buffer reused for reductions of different ops (a sum, then a max over it): the second
+   reduce is a computation at its place, so the graph compiles in stages instead of failing
+   with "mixed ops", and the plan verifies. */
+START_TEST(mixed_reductions_are_computations) {
+  cdag_graph *g = cdag_test_text_graph("num_ranks 3\n"
+                                       "rank 0 { send 8b to 1 addr 0x10\n send 8b to 2 addr 0x10 }\n"
+                                       "rank 1 {\n recv 8b from 0 addr 0x100\n reduce 2 int32 sum in 0x100 inout 0x200\n"
+                                       " reduce 2 int32 max in 0x300 inout 0x200\n send 8b to 2 addr 0x200\n}\n"
+                                       "rank 2 { recv 8b from 0 addr 0x100\n recv 8b from 1 addr 0x10 }\n");
+  cdag_plan *p = analyze(g, 1.0);
+  ck_assert_ptr_nonnull(p->steps);
+  ck_assert_int_eq(p->steps->ncomputes, 1);
+  ck_assert_int_eq(p->steps->computes[0].rop, CDAG_MAX);
+  ck_assert_int_eq(p->steps->nstages, 2);
+  ck_assert_msg(exec_verify(g, p, 9, 3) == CDAG_OK, "%s", cdag_error_message());
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
+}
+END_TEST
+
 /* Random graphs with computations: several orders agree, and the staged plan verifies. */
 START_TEST(random_graphs_with_computations) {
   static const double densities[] = {1.0, 0.5};
@@ -214,6 +234,7 @@ Suite *cdag_stage_suite(void) {
   tcase_add_test(t, plan_ignoring_computations_fails_verify);
   tcase_add_test(t, late_receive_through_staging);
   tcase_add_test(t, format_round_trip);
+  tcase_add_test(t, mixed_reductions_are_computations);
   tcase_add_test(t, random_graphs_with_computations);
   suite_add_tcase(s, t);
   return s;

@@ -47,8 +47,22 @@ static void spread(uint64_t h, uint8_t *b, uint64_t len) {
   }
 }
 
+/* A local reduce that combines values of different reductions, run at its place. */
+static int reduce_at(const stage_compute *c, sim_mem *m) {
+  uint8_t *in = sim_mem_at(m, c->rank, c->raddr, c->rlen), *io = sim_mem_at(m, c->rank, c->waddr, c->wlen);
+  if (!in || !io)
+    return cdag__error(CDAG_ERR_ARG, "simulator: a reduction of rank %d at 0x%llx is outside memory", c->rank,
+                       (unsigned long long)c->waddr);
+  if (ir_rop_is_user(c->rop))
+    return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d op %d: a reduction with a user-defined MPI_Op cannot be simulated",
+                       c->rank, c->op);
+  ir_reduce_apply(c->type, c->rop, in, io, c->wlen / (uint64_t)ir_type_size(c->type));
+  return CDAG_OK;
+}
+
 int sim_compute(const stage_steps *st, int64_t i, sim_mem *m, uint64_t *chain) {
   const stage_compute *c = &st->computes[i];
+  if (c->rop >= 0) return reduce_at(c, m);
   uint64_t h = mix(0x243f6a8885a308d3ull, (uint64_t)c->op);
   int rc = CDAG_OK;
   if (c->rlen == IR_READS_ALL) {
