@@ -217,20 +217,13 @@ START_TEST(calc_path_by_hand) {
 }
 END_TEST
 
-/* Addresses near the top of the address space, as recordings and stages use them: an opaque
-   write (a copy from 0x7ffe...), a packing area at 0x7ffd... declared scratch, and a
-   computation whose receive lands a stage late (a staging buffer at STAGE_TEMP_BASE). The
-   lowering stages above them all, and each stage verifies. */
+/* Addresses near the top of the address space, as recordings and stages use them
+   (tests/data/compute/recorded_areas3.cdag): an opaque write (a copy from 0x7ffe...), a
+   packing area at 0x7ffd... declared scratch, and a computation before a receive that lands
+   a stage late (a staging buffer at STAGE_TEMP_BASE). The lowering stages above them all,
+   and each stage verifies. */
 START_TEST(staging_above_high_addresses) {
-  cdag_graph *g = cdag_test_text_graph(
-      "num_ranks 3\n"
-      "rank 0 {\n recv 64b from 1 addr 0x1000\n copy 64b from 0x7ffe000000000000 to 0x1000\n send 64b to 2 addr 0x1000\n"
-      " copy 16b from 0x1000 to 0x7ffd000000000000\n send 16b to 2 addr 0x7ffd000000000000\n"
-      " scratch 0x7ffd000000000000 64b\n}\n"
-      "rank 1 {\n send 64b to 0 addr 0x2000\n compute 500 reads all writes 8b at 0x2000\n send 8b to 2 tag 1 addr 0x2000\n}\n"
-      "rank 2 {\n recv 64b from 0 addr 0x3000\n recv 16b from 0 addr 0x7ffd000000000000\n"
-      " copy 16b from 0x7ffd000000000000 to 0x4000\n compute 700 reads 64b at 0x3000 writes 8b at 0x5000\n"
-      " recv 8b from 1 tag 1 addr 0x3000\n scratch 0x7ffd000000000000 64b\n}\n");
+  cdag_graph *g = load_data("compute/recorded_areas3.cdag");
   CK_OK(ir_finalize(g));
   cdag_plan *p = NULL;
   kern_model m = kern_model_default();
