@@ -6,8 +6,13 @@
  * would run. The choice uses the alpha-beta model the parameters imply (alpha = L + 2o,
  * beta = G) and CDAG_KERNEL. LogGOPSim's option names; defaults: L 1 us, o 0.2 us, g 0.2 us,
  * G 0.0002 us/B (5 GB/s), O 0, S 65535 B (rendezvous above), c (local copy or reduce)
- * 0.0001 us/B; GOAL `calc N` costs N ns. -p P states the process count the estimate is for:
- * it must be the file's. Exit 0 printed, 1 bad input, 2 usage. */
+ * 0.0001 us/B; GOAL `calc N` costs N ns, and so does `compute N`. -p P states the process
+ * count the estimate is for: it must be the file's.
+ * A graph that computes (its calcs take time) gets, under each time, the computation on its
+ * critical path (exec_calc_path) and the rest as communication's share; its plan in stages
+ * is listed stage by stage with the computations between (their count, the most one rank
+ * spends), and the saving (graph time minus plan time) closes. Exit 0 printed, 1 bad input,
+ * 2 usage. */
 #include <stdlib.h>
 #include <string.h>
 

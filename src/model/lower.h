@@ -37,6 +37,9 @@
  * room for staging memory above the plan's addresses). Cost O(output ops + p log p per
  * circulant collective + P per stage).
  *
+ * Critical path (calc_path.c): exec_calc_path, the heaviest chain of calcs along a graph's
+ * dependencies and messages, the computation no schedule can avoid waiting for.
+ *
  * GOAL export (goal.c): exec_goal_write writes a finalized graph as the plain GOAL that
  * LogGOPSim's txt2bin accepts: `num_ranks N`, one `rank R {` block per rank 0..N-1 in
  * order (empty ones too: txt2bin stops after rank N-1), labelled ops `lK: send Sb to D tag T`,
