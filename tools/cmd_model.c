@@ -11,7 +11,9 @@
  * A graph that computes (its calcs take time) gets, under each time, the computation on its
  * critical path (exec_calc_path) and the rest as communication's share; its plan in stages
  * is listed stage by stage with the computations between (their count, the most one rank
- * spends), and the saving (graph time minus plan time) closes. Exit 0 printed, 1 bad input,
+ * spends) and each stage's communication modelled alone, as written (the stage's graph,
+ * stage_cut) and planned (the stage plan lowered alone); the saving (graph time minus plan
+ * time) closes. Exit 0 printed, 1 bad input,
  * 2 usage. */
 #include <stdlib.h>
 #include <string.h>
@@ -55,12 +57,61 @@ static int model_args(int *argc, char **argv, loggp_params *lp, long *procs) {
 }
 
 /* What cmd_model prints: times of the graph and of its lowered plan, the computation on
-   each one's critical path (exec_calc_path), who finishes last, op counts. */
+   each one's critical path (exec_calc_path), who finishes last, op counts; for a plan in
+   stages, each stage's communication modelled alone, as written and planned. */
 typedef struct {
   double t, tp, calc, calcp;
   int last, plast;
   int64_t nops, nlow;
+  int32_t nstages;
+  double *written, *planned;   /* per stage, us */
 } model_times;
+
+/* Stage plan q lowered alone (its communication, no computations) and modelled. */
+static int model_stage_plan(const cdag_plan *q, const loggp_params *lp, const kern_model *km, kern_policy policy,
+                            double *t) {
+  cdag_plan one = *q;
+  one.next = NULL;
+  one.steps = NULL;
+  cdag_graph *low = NULL;
+  int32_t *pairs = NULL;
+  int rc = exec_lower_plan(&one, km, policy, &low);
+  if (rc == CDAG_OK) rc = exec_lower_pairs(low, &pairs);
+  if (rc == CDAG_OK) rc = exec_loggp_paired(low, pairs, lp, t, NULL);
+  free(pairs);
+  ir_graph_free(low);
+  return rc;
+}
+
+/* Per stage of plan p of finalized g: its graph as written (stage_cut of g, as the pipeline
+   cut it) and its plan, each modelled alone. Another match and cut of g: O(n log n). */
+static int model_stages(cdag_graph *g, const cdag_plan *p, const loggp_params *lp, const kern_model *km,
+                        kern_policy policy, model_times *mt) {
+  match_result m = {0};
+  stage_split s = {0};
+  int rc = match_run(g, &m);
+  if (rc == CDAG_OK) rc = stage_cut(g, &m, &s);
+  match_free(&m);
+  if (rc == CDAG_OK && s.nstages != p->steps->nstages)
+    rc = cdag__error(CDAG_ERR_PLAN, "model: the graph cuts into %d stages, its plan has %d", s.nstages,
+                     p->steps->nstages);
+  if (rc == CDAG_OK) {
+    mt->written = calloc((size_t)s.nstages, sizeof *mt->written);
+    mt->planned = calloc((size_t)s.nstages, sizeof *mt->planned);
+    rc = mt->written && mt->planned ? CDAG_OK : CDAG_NOMEM("model");
+    mt->nstages = s.nstages;
+  }
+  for (int32_t k = 0; k < s.nstages && rc == CDAG_OK; k++) {
+    if ((rc = ir_finalize(s.graph[k])) == CDAG_OK) rc = exec_loggp(s.graph[k], lp, &mt->written[k], NULL);
+    ir_graph_free(s.graph[k]);
+    s.graph[k] = NULL;
+  }
+  stage_split_free(&s);
+  for (const cdag_plan *q = p; q && rc == CDAG_OK; q = q->next)
+    rc = q->stage < mt->nstages ? model_stage_plan(q, lp, km, policy, &mt->planned[q->stage])
+                                : cdag__error(CDAG_ERR_PLAN, "model: plan stage %d of %d", q->stage, mt->nstages);
+  return rc;
+}
 
 /* The model of *g, its plan, the plan lowered (calc kept) and its model. The graph is
    matched once for its model and its analysis, the lowered plan not at all (lowering pairs
@@ -77,6 +128,7 @@ static int model_graph_and_plan(cdag_graph **g, const loggp_params *lp, const ke
   if (rc == CDAG_OK) rc = exec_calc_path(*g, m.partner, &mt->calc);
   if (rc == CDAG_OK) rc = pipeline_plan_matched(*g, &m, NULL, km, policy, p);
   match_free(&m);   /* freed already, unless an error came first */
+  if (rc == CDAG_OK && (*p)->steps) rc = model_stages(*g, *p, lp, km, policy, mt);
   if (rc == CDAG_OK) rc = exec_lower_plan(*p, km, policy, &low);
   if (rc == CDAG_OK) rc = exec_lower_keep_calc(*g, low);
   mt->nops = (*g)->nops;
@@ -125,13 +177,16 @@ static void print_computes(const stage_steps *st, int32_t after, int64_t *k) {
   printf("%lld computation%s, %.3f us on one rank at most\n", (long long)n, n == 1 ? "" : "s", (double)most * 1e-3);
 }
 
-/* A plan in stages: per stage its parts, the computations between them. */
-static void print_stages(const cdag_plan *p) {
+/* A plan in stages: per stage its communication alone (as written, planned), its parts,
+   the computations between the stages. */
+static void print_stages(const cdag_plan *p, const model_times *mt) {
   int64_t k = 0;
   printf("  %d stages, %lld computations\n", p->steps->nstages, (long long)p->steps->ncomputes);
   print_computes(p->steps, -1, &k);
   for (const cdag_plan *q = p; q; q = q->next) {
-    printf("  stage %d:\n", q->stage);
+    double w = mt->written[q->stage], t = mt->planned[q->stage];
+    printf("  stage %d: communication alone %.3f us as written, %.3f us planned (saving %.3f us)\n", q->stage, w, t,
+           w - t);
     print_parts(q, "    ");
     print_computes(p->steps, q->stage, &k);
   }
@@ -167,13 +222,15 @@ int cmd_model(int argc, char **argv) {
     if (computes) print_share(mt.t, mt.calc);
     printf("plan:  %.3f us (rank %d finishes last, %lld ops after lowering)\n", mt.tp, mt.plast, (long long)mt.nlow);
     if (computes) print_share(mt.tp, mt.calcp);
-    if (p->steps) print_stages(p);
+    if (p->steps) print_stages(p, &mt);
     else print_parts(p, "  ");
     if (computes) printf("saving: %.3f us (%.1f%% of the graph's time)\n", mt.t - mt.tp, mt.t > 0 ? 100 * (mt.t - mt.tp) / mt.t : 0.0);
     if (mt.t > 0 && mt.tp > 0) printf("speedup: %.2fx\n", mt.t / mt.tp);
     else if (mt.t > 0) printf("speedup: none to state (the plan does nothing that takes time)\n");
   }
   int status = rc ? cmd_fail("model", rc) : 0;
+  free(mt.written);
+  free(mt.planned);
   cdag_plan_free(&p);
   cdag_graph_free(&g);
   return status;

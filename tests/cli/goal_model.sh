@@ -69,7 +69,9 @@ T
 
 # A graph that computes (tests/data/compute): the panel pipeline's 8 computations of 200 us
 # chain through 8 stages of one broadcast each; model gives the computation on each critical
-# path, communication's share, the plan stage by stage and the saving; goal writes each
+# path, communication's share, the plan stage by stage (each stage's communication modelled
+# alone as written and planned: the program's direct sends beat the plan's binomial tree at
+# 64 B) and the saving; goal writes each
 # computation as a calc of its cost, with and without --plan. A file written as a recording
 # writes it (opaque area at 0x7ffe..., packing area at 0x7ffd..., a staging buffer at
 # 0x7ffb...) models too: lowering used to refuse it ("above the staging base").
@@ -83,7 +85,7 @@ cases <<'T'
   out   8 stages, 8 computations
   out   before stage 0: 1 computation, 200.000 us on one rank at most
   out   after stage 6: 1 computation, 200.000 us on one rank at most
-  count 8 ^  stage [0-7]:$
+  count 8 ^  stage [0-7]: communication alone 2\.688 us as written, 4\.244 us planned \(saving -1\.556 us\)$
   count 8 ^    bcast over 8 ranks:
   out~ ^saving: -?[0-9]+\.[0-9]{3} us \(-?[0-9.]+% of the graph's time\)$
 0 cdag goal "$pipe"
@@ -96,6 +98,7 @@ cases <<'T'
   out   computation on the critical path: 0.700 us
   out   2 stages, 2 computations
   out   after stage 0: 2 computations, 0.700 us on one rank at most
+  out   stage 0: communication alone 3.036 us as written, 1.454 us planned (saving 1.582 us)
   out saving:
 0 cdag goal --plan "$rec"
   out calc 500
