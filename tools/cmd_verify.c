@@ -25,15 +25,19 @@ int cmd_verify(int argc, char **argv) {
   int rc = cdag_analyze(g, &o, &p);
   if (rc == CDAG_OK) rc = exec_verify_bytes(g, p, seed, 4, &compared);
   int status = rc ? cmd_fail("verify", rc) : 0;
-  int64_t colls = 0, msgs = 0;
-  for (const cdag_plan *q = p; !rc && q; q = q->next) colls += q->ncolls, msgs += q->nmsgs;
+  int64_t colls = 0, msgs = 0, copies = 0;   /* a rank's transfers to itself are local copies, not messages */
+  for (const cdag_plan *q = p; !rc && q; q = q->next) {
+    colls += q->ncolls;
+    for (int64_t i = 0; i < q->nmsgs; i++) q->msgs[i].src == q->msgs[i].dst ? copies++ : msgs++;
+  }
+  char what[160] = "", local[64] = "";
+  if (copies) snprintf(local, sizeof local, ", %lld local copies", (long long)copies);
   if (!rc && p->steps)
-    printf("verify: plan (%d stages, %lld computations, %lld collectives, %lld residual messages) matches the graph on "
-           "all %d ranks (%llu bytes compared)\n", p->steps->nstages, (long long)p->steps->ncomputes, (long long)colls,
-           (long long)msgs, p->nprocs, (unsigned long long)compared);
-  else if (!rc)
-    printf("verify: plan (%lld collectives, %lld residual messages) matches the graph on all %d ranks (%llu bytes compared)\n",
-           (long long)colls, (long long)msgs, p->nprocs, (unsigned long long)compared);
+    snprintf(what, sizeof what, "%d stages, %lld computations, ", p->steps->nstages, (long long)p->steps->ncomputes);
+  if (!rc)
+    printf("verify: plan (%s%lld collectives, %lld residual messages%s) matches the graph on all %d ranks (%llu bytes "
+           "compared)\n", what, (long long)colls, (long long)msgs, local, p->nprocs,
+           (unsigned long long)compared);
   cdag_plan_free(&p);
   cdag_graph_free(&g);
   return status;

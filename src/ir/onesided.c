@@ -284,13 +284,30 @@ static int races(race_ctx *x, const access *p, const access *q) {
   return g->rank[p->op] != g->rank[q->op] || (p->op != q->op && !ordered(x, p->op, q->op));
 }
 
+/* The bytes [lo, hi) of rank as the user wrote them: offsets in a segment when one holds
+   them (the k-th of the rank is its segment k), else addresses. Error path only: O(segments). */
+static void where(const cdag_graph *g, int rank, uint64_t lo, uint64_t hi, char *buf, size_t n) {
+  for (int64_t i = 0, k = 0; i < g->nseg; i++) {
+    if (g->seg_rank[i] != rank) continue;
+    if (lo >= g->seg_base[i] && hi <= g->seg_base[i] + g->seg_len[i]) {
+      snprintf(buf, n, "segment %lld offsets [%llu, %llu) (addresses [0x%llx, 0x%llx))", (long long)k,
+               (unsigned long long)(lo - g->seg_base[i]), (unsigned long long)(hi - g->seg_base[i]),
+               (unsigned long long)lo, (unsigned long long)hi);
+      return;
+    }
+    k++;
+  }
+  snprintf(buf, n, "bytes [0x%llx, 0x%llx)", (unsigned long long)lo, (unsigned long long)hi);
+}
+
 static int race_error(race_ctx *x, const access *p, const access *q) {
   static const char *const what[] = {"gets", "puts", "reads", "writes"};
-  char d1[160], d2[160];
+  char d1[160], d2[160], at[160];
   uint64_t lo = p->lo > q->lo ? p->lo : q->lo, hi = p->hi < q->hi ? p->hi : q->hi;
-  return cdag__error(CDAG_ERR_RACE, "race in epoch %d on rank %d bytes [0x%llx, 0x%llx): %s %s them and %s %s them, "
-                     "with no order between the two", p->epoch, p->target, (unsigned long long)lo,
-                     (unsigned long long)hi, ir_describe(x->g, p->op, d1, sizeof d1), what[p->type],
+  where(x->g, p->target, lo, hi, at, sizeof at);
+  return cdag__error(CDAG_ERR_RACE, "race in epoch %d on rank %d %s: %s %s them and %s %s them, "
+                     "with no order between the two", p->epoch, p->target, at,
+                     ir_describe(x->g, p->op, d1, sizeof d1), what[p->type],
                      ir_describe(x->g, q->op, d2, sizeof d2), what[q->type]);
 }
 

@@ -108,6 +108,15 @@ START_TEST(races_are_errors) {
 }
 END_TEST
 
+/* A race inside a segment names the segment and the offsets the user wrote. */
+START_TEST(race_names_segment_offsets) {
+  ck_assert_int_eq(cdag_test_load_rc("num_ranks 2\nrank 0 {\nput 8b to 1 seg 0 at 16 addr 0x10\n"
+                                     "put 8b to 1 seg 0 at 20 addr 0x20\n}\n"
+                                     "rank 1 {\nsegment 0x1000 64b\n}\n"), CDAG_ERR_RACE);
+  ck_assert_msg(strstr(cdag_error_message(), "rank 1 segment 0 offsets [20, 24)"), "%s", cdag_error_message());
+}
+END_TEST
+
 START_TEST(bounds_and_fences) {
   ck_assert_int_eq(cdag_test_load_rc("num_ranks 2\nrank 0 {\nget 8b from 1 seg 0 at 60 addr 0\n}\nrank 1 {\nsegment 0x100 64b\n}\n"),
                    CDAG_ERR_ARG);
@@ -341,6 +350,7 @@ Suite *cdag_onesided_suite(void) {
   tcase_add_test(t, upc_ft_is_an_alltoall);
   tcase_add_test(t, caf_co_sum_is_an_allreduce);
   tcase_add_test(t, races_are_errors);
+  tcase_add_test(t, race_names_segment_offsets);
   tcase_add_test(t, bounds_and_fences);
   tcase_add_test(t, fences_alone_cost_nothing);
   tcase_add_test(t, save_and_load_again);

@@ -13,14 +13,15 @@
 # index:EXPR (a Python expression on the index `i` holds), phases:N, min:N (bytes compared,
 # default 1), status:N (cdag record's exit status, default 0; `failure`: any but 0),
 # noreplay (no replay), nolive (replay without the comparison: the program leaves no live
-# memory), args:A (the program's argument instead of LIVE).
+# memory), args:A (the program's argument instead of LIVE), verify (every phase passes
+# `cdag verify`: its plan leaves the graph's bytes in the simulator).
 # Every mpiexec runs under `timeout`, so a hang fails the test instead of stopping the suite.
 set -u
 cdag=$1; src=$2; mpiexec=$3; mode=$4; np=$5; prog=$6; shift 6
 . "$src/tests/cli/lib/expect.sh"
 rec=$tmp/rec live=$tmp/live rep=$tmp/rep
 mkdir -p "$live" "$rep"
-want_status=0 min=1 replay=1 compare=1 phases="" args=""
+want_status=0 min=1 replay=1 compare=1 phases="" args="" verify=0
 analyze=() noanalyze=() index=()
 for e in "$@"; do
   case $e in
@@ -33,6 +34,7 @@ for e in "$@"; do
   noreplay) replay=0 ;;
   nolive) compare=0 ;;
   args:*) args=${e#args:} ;;
+  verify) verify=1 ;;
   *) fail "unknown expectation $e" ;;
   esac
 done
@@ -72,6 +74,7 @@ PY
 for f in "$rec"/phase-*.cdag; do
   [ -e "$f" ] || continue
   "$cdag" check "$f" >"$tmp/check" 2>&1 || fail "$f does not pass cdag check: $(cat "$tmp/check")"
+  [ $verify = 0 ] || "$cdag" verify "$f" >"$tmp/verify" 2>&1 || fail "$f does not pass cdag verify: $(cat "$tmp/verify")"
   # every recording models, and writes as GOAL and DOT with its plan (opaque writes and
   # packing areas near 0x7ffe... included)
   "$cdag" model "$f" >"$tmp/model" 2>&1 || fail "cdag model $f failed: $(cat "$tmp/model")"
