@@ -844,6 +844,9 @@ static int lower_stages(lw *w, const cdag_plan *pl) {
     int32_t lo = (int32_t)w->g->nops;
     if (q->nprocs != n || (q != pl && q->steps))
       rc = cdag__error(CDAG_ERR_ARG, "lowering: stage %d of the plan is not part of its chain", q->stage);
+    else if (q->ncolls > INT32_MAX - 3 - (int64_t)tag0)
+      rc = cdag__error(CDAG_ERR_UNSUPPORTED, "lowering: the stages' collectives need more message tags than a graph "
+                       "holds (stage %d)", q->stage);
     if (rc == CDAG_OK) rc = lower_one(w, q, tag0);
     if (rc == CDAG_OK) rc = open_stage(w, &ch, lo, (int32_t)w->g->nops);
     if (rc == CDAG_OK) rc = close_stage(w, st, q->stage, &next, &ch, lo, (int32_t)w->g->nops);
