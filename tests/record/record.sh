@@ -78,6 +78,12 @@ for f in "$rec"/phase-*.cdag; do
   # every recording models, and writes as GOAL and DOT with its plan (opaque writes and
   # packing areas near 0x7ffe... included)
   "$cdag" model "$f" >"$tmp/model" 2>&1 || fail "cdag model $f failed: $(cat "$tmp/model")"
+  # ... and its plan takes no less than the recorded computation on the graph's critical path
+  # (a chain through a transfer the plan drops as dead would be the one rightful exception:
+  # tests/model/test_lower_stages.c, dead_transfer_is_no_causality)
+  awk '/^graph:/ {getline; if ($0 ~ /computation on the critical path/) c = $6 + 0}
+       /^plan:/ {t = $2 + 0} END {exit !(t + 1e-3 >= c)}' "$tmp/model" ||
+    fail "cdag model $f: the plan models below the computation on the graph's critical path: $(cat "$tmp/model")"
   "$cdag" goal --plan "$f" -o "$tmp/plan.goal" >"$tmp/goal" 2>&1 || fail "cdag goal --plan $f failed: $(cat "$tmp/goal")"
   "$cdag" dot --plan "$f" >"$tmp/dot" 2>&1 || fail "cdag dot --plan $f failed: $(tail -c 300 "$tmp/dot")"
 done
