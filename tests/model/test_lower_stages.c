@@ -223,6 +223,29 @@ START_TEST(dead_transfer_is_no_causality) {
 }
 END_TEST
 
+/* The graph as written: a computation is a calc of its cost on its rank's CPU. Rank 0
+   computes 1 us, then sends 8 B (o 0.2, L 1, 7 G: handled at rank 1 until 2.4014 us);
+   rank 1 computes 3 us on all it received: 5.4014 us. */
+START_TEST(graph_as_written_computes) {
+  cdag_graph *g = cdag_test_text_graph("num_ranks 2\n"
+                                       "rank 0 {\n compute 1000 reads 8b at 0x0 writes 8b at 0x10\n send 8b to 1 addr 0x10\n}\n"
+                                       "rank 1 {\n recv 8b from 0 addr 0x10\n compute 3000 reads all writes 8b at 0x20\n}\n");
+  CK_OK(ir_finalize(g));
+  double t, c;
+  int last;
+  loggp_params lp = loggp_defaults();
+  CK_OK(exec_loggp(g, &lp, &t, &last));
+  ck_assert_double_eq_tol(t, 5.4014, 1e-9);
+  ck_assert_int_eq(last, 1);
+  match_result mr = {0};
+  CK_OK(match_run(g, &mr));
+  CK_OK(exec_calc_path(g, mr.partner, &c));
+  ck_assert_double_eq_tol(c, 4.0, 1e-12);
+  match_free(&mr);
+  cdag_graph_free(&g);
+}
+END_TEST
+
 /* The computation on the critical path by hand: 100 ns on rank 0, sent on, 50 ns on rank 1
    after the receive; 120 ns on rank 1 beside it; a chain of 30 + 40 ns on rank 2. */
 START_TEST(calc_path_by_hand) {
@@ -312,6 +335,7 @@ Suite *cdag_lower_stages_suite(void) {
   tcase_add_test(t, random_graphs_keep_the_bounds);
   tcase_add_test(t, hoist_breaks_the_bound);
   tcase_add_test(t, dead_transfer_is_no_causality);
+  tcase_add_test(t, graph_as_written_computes);
   tcase_add_test(t, calc_path_by_hand);
   tcase_add_test(t, staging_above_high_addresses);
   tcase_add_test(t, mixed_reduction_lowered_as_reduce);
