@@ -61,7 +61,8 @@ module cdag
   end type cdag_rebind
 
   public :: cdag_graph_create, cdag_send, cdag_recv, cdag_send_type, cdag_recv_type, cdag_reduce_local, &
-       cdag_copy_local, cdag_scratch, cdag_depend, cdag_label, cdag_graph_free, cdag_options_init, &
+       cdag_copy_local, cdag_compute, cdag_compute_reads_all, cdag_compute_fn, cdag_scratch, cdag_depend, &
+       cdag_label, cdag_graph_free, cdag_options_init, &
        cdag_compile, cdag_run, cdag_start, cdag_wait, cdag_test, cdag_schedule_report, cdag_schedule_free, &
        cdag_schedule_rebind, cdag_strerror, cdag_error_message, cdag_version, cdag_version_number, &
        cdag_redistribute, cdag_segment, cdag_get, cdag_put, cdag_fence, cdag_graph_dump, cdag_graph_info
@@ -83,7 +84,26 @@ module cdag
      module procedure put_i4, put_i8
   end interface cdag_put
 
+  ! The function of a computation (cdag_compute): a bind(c) subroutine of one type(c_ptr)
+  ! argument, passed by value (c_loc of the program's data, or c_null_ptr).
+  abstract interface
+     subroutine cdag_compute_fn(arg) bind(c)
+       import :: c_ptr
+       type(c_ptr), value :: arg
+     end subroutine cdag_compute_fn
+  end interface
+
   interface
+     integer(c_int) function c_compute(g, read, write, cost, fn, arg, all, op) bind(c, name='cdag_f_compute')
+       import :: c_int, c_ptr, c_int64_t, c_funptr
+       type(c_ptr), value :: g
+       type(*), dimension(..) :: read, write
+       integer(c_int64_t), value :: cost
+       type(c_funptr), value :: fn
+       type(c_ptr), value :: arg
+       integer(c_int), value :: all
+       integer(c_int64_t) :: op
+     end function c_compute
      integer(c_int) function c_graph_create(comm, g) bind(c, name='cdag_f_graph_create')
        import :: c_int, c_ptr
        integer(c_int), value :: comm
@@ -393,6 +413,35 @@ contains
     call finish(c_copy_local(g%p, src, dst, id), ierror)
     call give_op(id, op)
   end subroutine cdag_copy_local
+
+  ! fn(arg) runs at this point of the rank's order each time the schedule runs: after what
+  ! it reads (all of read) has arrived, before anything later touches read or write.
+  subroutine cdag_compute(g, read, write, cost_ns, fn, arg, op, ierror)
+    type(cdag_graph), intent(in) :: g
+    type(*), dimension(..), intent(in), target :: read, write
+    integer(c_int64_t), intent(in) :: cost_ns
+    procedure(cdag_compute_fn) :: fn
+    type(c_ptr), intent(in) :: arg
+    integer(cdag_op_kind), intent(out), optional :: op
+    integer, intent(out), optional :: ierror
+    integer(c_int64_t) :: id
+    call finish(c_compute(g%p, read, write, cost_ns, c_funloc(fn), arg, 0_c_int, id), ierror)
+    call give_op(id, op)
+  end subroutine cdag_compute
+
+  ! C's read NULL, read_bytes CDAG_READS_ALL: reads every byte the rank wrote before it.
+  subroutine cdag_compute_reads_all(g, write, cost_ns, fn, arg, op, ierror)
+    type(cdag_graph), intent(in) :: g
+    type(*), dimension(..), intent(in), target :: write
+    integer(c_int64_t), intent(in) :: cost_ns
+    procedure(cdag_compute_fn) :: fn
+    type(c_ptr), intent(in) :: arg
+    integer(cdag_op_kind), intent(out), optional :: op
+    integer, intent(out), optional :: ierror
+    integer(c_int64_t) :: id
+    call finish(c_compute(g%p, write, write, cost_ns, c_funloc(fn), arg, 1_c_int, id), ierror)
+    call give_op(id, op)
+  end subroutine cdag_compute_reads_all
 
   subroutine cdag_scratch(g, buf, ierror)
     type(cdag_graph), intent(in) :: g

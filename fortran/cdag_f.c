@@ -96,6 +96,18 @@ FAPI int cdag_f_copy_local(cdag_graph *g, CFI_cdesc_t *src, CFI_cdesc_t *dst, cd
   return cdag_copy_local(g, ps, pd, ns, op);
 }
 
+/* reads_all: read is not looked at (module cdag passes write twice). */
+FAPI int cdag_f_compute(cdag_graph *g, CFI_cdesc_t *read, CFI_cdesc_t *write, int64_t cost_ns, cdag_compute_fn fn,
+                        void *arg, int reads_all, cdag_op *op) {
+  void *pr = NULL, *pw = NULL;
+  size_t nr = CDAG_READS_ALL, nw = 0;
+  int rc = reads_all ? CDAG_OK : buffer_of(read, &pr, &nr, "cdag_compute");
+  if (!rc) rc = buffer_of(write, &pw, &nw, "cdag_compute");
+  if (!rc && cost_ns < 0)
+    rc = cdag__error(CDAG_ERR_ARG, "cdag_compute (Fortran): cost_ns %lld is negative", (long long)cost_ns);
+  return rc ? rc : cdag_compute(g, pr, nr, pw, nw, (uint64_t)cost_ns, fn, arg, op);
+}
+
 FAPI int cdag_f_scratch(cdag_graph *g, CFI_cdesc_t *buf) {
   void *p = NULL;
   size_t n = 0;

@@ -116,6 +116,18 @@ CDAG_API int cdag_recv_type(cdag_graph *g, void *buf, MPI_Count count, MPI_Datat
 CDAG_API int cdag_reduce_local(cdag_graph *g, const void *in, void *inout, size_t count,
                                MPI_Datatype type, MPI_Op mpi_op, cdag_op *op);
 CDAG_API int cdag_copy_local(cdag_graph *g, const void *src, void *dst, size_t bytes, cdag_op *op);
+/* (cdag addition) A computation: fn(arg) runs at this point of the rank's order every time
+   the schedule runs, once what it reads (read_bytes at read; read NULL with read_bytes
+   CDAG_READS_ALL: every byte the rank's earlier operations wrote) is there, and before any
+   later operation that touches what it reads or writes (write_bytes at write). The schedule
+   runs in stages: communication the computation needs comes before it, communication that
+   needs its result after it, and no collective joins the two. cost_ns, its time, is what
+   cdag's models and `cdag replay` spend for it. fn must not call cdag or MPI on the graph's
+   communicator. *op: the computation (cdag_depend and cdag_label take it). */
+#define CDAG_READS_ALL SIZE_MAX
+typedef void (*cdag_compute_fn)(void *arg);
+CDAG_API int cdag_compute(cdag_graph *g, const void *read, size_t read_bytes, void *write, size_t write_bytes,
+                          uint64_t cost_ns, cdag_compute_fn fn, void *arg, cdag_op *op);
 CDAG_API int cdag_scratch(cdag_graph *g, void *buf, size_t bytes);  /* contents after a run: unspecified */
 CDAG_API int cdag_depend(cdag_graph *g, cdag_op before, cdag_op after);  /* CDAG_OP_NULL: no-op */
 /* Names an operation ("halo north"): errors, saved files and DOT show it (either graph kind;
@@ -259,6 +271,12 @@ CDAG_API int cdag_rank_recv(cdag_graph *g, int rank, uint64_t addr, uint64_t byt
 CDAG_API int cdag_rank_reduce_local(cdag_graph *g, int rank, uint64_t in, uint64_t inout, uint64_t count,
                                     cdag_type type, cdag_reduce_op rop, cdag_op *op);
 CDAG_API int cdag_rank_copy_local(cdag_graph *g, int rank, uint64_t src, uint64_t dst, uint64_t bytes, cdag_op *op);
+/* (cdag addition) cdag_compute of a global graph: reads rlen bytes at raddr (raddr 0 and rlen
+   CDAG_READS_ALL: all the rank wrote before it), writes wlen at waddr, costs cost_ns. With no
+   function to call, the simulator and `cdag replay` make its output a hash of what it read
+   (docs/semantics.md). */
+CDAG_API int cdag_rank_compute(cdag_graph *g, int rank, uint64_t raddr, uint64_t rlen, uint64_t waddr, uint64_t wlen,
+                               uint64_t cost_ns, cdag_op *op);
 CDAG_API int cdag_rank_scratch(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes);
 /* One-sided accesses of a global graph: target_addr is an address of rank target. */
 CDAG_API int cdag_rank_get(cdag_graph *g, int rank, uint64_t dst, uint64_t bytes, int target, uint64_t target_addr,

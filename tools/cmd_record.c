@@ -169,11 +169,14 @@ static int merge_and_say(const char *dir, const char *command) {
   rec_summary sum;
   int rc = rec_merge(dir, command, stderr, &sum);
   if (rc) return cmd_fail("record", rc);
-  printf("recorded %d processes: %d phase%s, %llu operations, in %s/\n", sum.nprocs, sum.nphases,
-         sum.nphases == 1 ? "" : "s", (unsigned long long)sum.ops, dir);
+  printf("recorded %d processes: %d phase%s, %llu operations, %llu computation%s (%.3f ms computed), in %s/\n",
+         sum.nprocs, sum.nphases, sum.nphases == 1 ? "" : "s", (unsigned long long)sum.ops,
+         (unsigned long long)sum.computes, sum.computes == 1 ? "" : "s", (double)sum.compute_ns / 1e6, dir);
   for (int p = 0; p < sum.nphases; p++) printf("  %s/phase-%04d.cdag\n", dir, p);
   if (sum.unreceived) printf("sends nobody received (left out): %llu\n", (unsigned long long)sum.unreceived);
-  if (sum.unsent) printf("receives whose send is outside the phase (opaque writes): %llu\n", (unsigned long long)sum.unsent);
+  if (sum.unsent)
+    printf("receives whose send is outside the phase (computations that write what arrived): %llu\n",
+           (unsigned long long)sum.unsent);
   if (!sum.complete) printf("incomplete: not every process reached MPI_Finalize\n");
   if (sum.out_of_memory)
     printf("out of memory while recording: %llu things lost (index.json's out_of_memory says which)\n",

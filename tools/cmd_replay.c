@@ -1,4 +1,5 @@
-/* cdag — tools/cmd_replay.c: `mpiexec -n P cdag replay FILE [--iterations N] [--repeat N] [--json]`.
+/* cdag — tools/cmd_replay.c: `mpiexec -n P cdag replay FILE [--iterations N] [--repeat N] [--json]
+ * [--compute=recorded|none]`.
  *
  * Runs a global graph file (cdag's own, GOAL, Schedgen's, a recording) with MPI, one rank of
  * the file per process, to see what compiling it gains on this machine. Every process loads
@@ -12,6 +13,9 @@
  * per way the median and best time per iteration (the slowest rank's), their ratio from the
  * medians (one average swung from 0.05x to 116x on a busy machine), the compile time, the
  * iterations after which compiling pays off, and the schedule's report.
+ * A computation of the file (docs/format.md: compute) runs in both ways at its place in the
+ * rank's order: it writes the simulator's hash of what it read and spends its cost
+ * spinning (--compute=recorded, the default) or no time (--compute=none).
  * Every failure is agreed on by all processes (the lowest failing rank's message, printed
  * once by rank 0), so all exit 1 together and none waits in a collective the others left.
  * Exit status: 0 same memory, 1 bad input or different memory, 2 usage. */
@@ -28,6 +32,7 @@ typedef struct {
   const char *path;
   const char *dump;          /* --dump DIR: each rank's memory after the run as written */
   int json, iters, repeat, buffers;
+  int compute_time;          /* --compute=recorded (1, default) or none (0) */
   cdag_options opts;         /* the compiled run's (cmd_options: --density=X ...) */
 } replay_args;
 
@@ -66,14 +71,18 @@ static int count_arg(const char *s, long max, int *out) {
   return 0;
 }
 
-/* FILE [--iterations N] [--repeat N] [--json] [--dump DIR] [--goal-buffers=...] [OPTIONS]: 0, or -1. */
+/* FILE [--iterations N] [--repeat N] [--json] [--dump DIR] [--compute=recorded|none] [--goal-buffers=...]
+   [OPTIONS]: 0, or -1. */
 static int parse_args(int argc, char **argv, replay_args *a) {
-  *a = (replay_args){.iters = 100, .repeat = 5};
+  *a = (replay_args){.iters = 100, .repeat = 5, .compute_time = 1};
   if (cmd_options_quiet(&argc, argv, &a->opts)) return -1;
   a->buffers = cmd_goal_buffers(&argc, argv);
   a->json = cmd_has_flag(&argc, argv, "--json");
   const char *n = option(&argc, argv, "--iterations"), *r = option(&argc, argv, "--repeat");
   a->dump = option(&argc, argv, "--dump");
+  const char *c = option(&argc, argv, "--compute");
+  if (c && strcmp(c, "recorded") && strcmp(c, "none")) return -1;
+  if (c) a->compute_time = !strcmp(c, "recorded");
   if (n && count_arg(n, 1000000000, &a->iters)) return -1;
   if (r && count_arg(r, 10000, &a->repeat)) return -1;
   if (a->buffers < 0 || argc != 1 || argv[0][0] == '-') return -1;   /* "-": stdin reaches rank 0 only */
@@ -102,13 +111,13 @@ static int alloc_memory(replay_state *st) {
 }
 
 /* The map, the memory, what to compare, and the distributed graph of this rank. */
-static int build(replay_state *st) {
+static int build(replay_state *st, int compute_time) {
   int rc = replay_map_build(st->gg, &st->map);
   if (!rc) rc = alloc_memory(st);
   if (!rc) rc = rm_build(st->gg, &st->map, st->rank, &st->mem);
   if ((rc = replay_agree(rc))) return rc;
   rc = replay_graph_create(&st->g);
-  if (!rc) rc = replay_copy_rank(st->gg, &st->map, st->block, st->g);
+  if (!rc) rc = replay_copy_rank(st->gg, &st->map, st->block, st->g, compute_time);
   return replay_agree(rc);
 }
 
@@ -221,7 +230,7 @@ static int replay(replay_state *st, const replay_args *a) {
   cdag_settings set;
   int rc = cdag__settings_read(&set);   /* validated by main already */
   if (!rc) rc = load(st, a);
-  if (!rc) rc = build(st);
+  if (!rc) rc = build(st, a->compute_time);
   if (!rc) rc = check(st, &a->opts, set.replay_corrupt);
   if (!rc && a->dump) rc = replay_agree(dump(st, a->dump));
   replay_timing t[2];

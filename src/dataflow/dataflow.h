@@ -87,8 +87,9 @@ int dataflow_run(const cdag_graph *g, const match_result *m, df_sst **out);
    - DF_RELEASE_INPUTS frees m (match_free) and g's dependency lists (ir_drop_deps) as soon
      as they have been read, before the final tuples are collected: the pipeline's peak
      memory is lower by their size. A later reader of the lists rebuilds them.
-   - DF_COLLECT_MIXED lists local reduces that mix ops or types in `mixed` instead of failing
-     with CDAG_ERR_UNSUPPORTED (the pipeline makes them computations: src/stage). */
+   - DF_COLLECT_MIXED lists local reduces that mix ops or types, or whose operands hold pieces
+     of other provenance inside an element, in `mixed` instead of failing with
+     CDAG_ERR_UNSUPPORTED (the pipeline starts a stage at each: src/stage). */
 enum { DF_WAITSETS_ALWAYS = 0, DF_WAITSETS_IF_NEEDED = 1, DF_RELEASE_INPUTS = 2, DF_COLLECT_MIXED = 4 };
 int dataflow_run_opt(cdag_graph *g, match_result *m, int flags, df_sst **out);
 void dataflow_free(df_sst *s);          /* NULL is fine */

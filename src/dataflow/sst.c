@@ -439,25 +439,34 @@ static int misaligned(df_state *st, int32_t op, uint64_t o) {
                      ir_describe(st->g, op, d, sizeof d), (unsigned long long)o, ir_type_size(st->g->peer[op]));
 }
 
-/* Does a segment of either operand hold a value reduced with another op or type? */
-static int mixes(const df_state *st, int32_t op) {
-  int typeop = st->g->peer[op] << 8 | st->g->tag[op];
-  for (int64_t i = 0; i < st->nsegs; i++)
-    if (st->segs[i].p.set >= 0 && st->segs[i].p.src != typeop) return 1;
-  for (int64_t i = 0; i < st->nsegs2; i++)
-    if (st->segs2[i].p.set >= 0 && st->segs2[i].p.src != typeop) return 1;
+/* Does a segment of either operand hold a value reduced with another op or type, or start
+   inside an element (pieces of other provenance, as reductions of a smaller type leave)? */
+static int mixes_in(const df_seg *seg, int64_t n, int typeop, uint64_t size) {
+  for (int64_t i = 0; i < n; i++)
+    if ((seg[i].p.set >= 0 && seg[i].p.src != typeop) || seg[i].off % size) return 1;
   return 0;
 }
 
-/* DF_COLLECT_MIXED: the reduce is listed, and its result is a new value (the bytes' own). */
+static int mixes(const df_state *st, int32_t op) {
+  int typeop = st->g->peer[op] << 8 | st->g->tag[op];
+  uint64_t size = (uint64_t)ir_type_size(st->g->peer[op]);
+  return mixes_in(st->segs, st->nsegs, typeop, size) || mixes_in(st->segs2, st->nsegs2, typeop, size);
+}
+
+/* DF_COLLECT_MIXED: the reduce is listed, and combines what its operands hold as values of
+   their own (origins), as it will once a stage starts at it (src/stage). */
 static int collect_mixed(df_state *st, int32_t op) {
   df_sst *s = st->sst;
-  int rank = st->g->rank[op], rc;
-  uint64_t x = st->g->addr[op], y = x + st->g->bytes[op];
+  const cdag_graph *g = st->g;
   BASE_GROW(s->mixed, s->nmixed, s->mixedcap, 1, "mixed reductions");
   s->mixed[s->nmixed++] = op;
-  if ((rc = split_at(st, rank, x)) || (rc = split_at(st, rank, y))) return rc;
-  return replace_pieces(st, rank, x, y, NULL);
+  df_piece own = {.set = -1, .src = g->rank[op]};
+  st->segs[0] = (df_seg){.off = 0, .len = g->bytes[op], .p = own};
+  st->segs[0].p.addr = g->addr2[op];
+  st->segs2[0] = (df_seg){.off = 0, .len = g->bytes[op], .p = own};
+  st->segs2[0].p.addr = g->addr[op];
+  st->nsegs = st->nsegs2 = 1;
+  return CDAG_OK;
 }
 
 static int do_reduce(df_state *st, int32_t op) {
@@ -466,7 +475,7 @@ static int do_reduce(df_state *st, int32_t op) {
   uint64_t size = (uint64_t)ir_type_size(g->peer[op]), len = g->bytes[op];
   if ((rc = read_range(st, rank, g->addr2[op], len, &st->segs, &st->nsegs, &st->segcap))) return rc;
   if ((rc = read_range(st, rank, g->addr[op], len, &st->segs2, &st->nsegs2, &st->segcap2))) return rc;
-  if (st->collect_mixed && mixes(st, op)) return collect_mixed(st, op);
+  if (st->collect_mixed && mixes(st, op) && (rc = collect_mixed(st, op))) return rc;
   st->nout = 0;
   int64_t i = 0, j = 0;
   for (uint64_t o = 0; o < len;) {
@@ -654,7 +663,7 @@ static void free_state(df_state *st) {
   Word_t freed;
   freed = JudyLFreeArray(&st->inflight, PJE0);
   (void)freed;
-  ir_trim_heap(); /* the maps' many small nodes */
+  ir_trim_heap(st->g); /* the maps' many small nodes */
 }
 
 /* Hands the interned sets over to the result. */
@@ -699,10 +708,10 @@ static int run(const cdag_graph *g, const match_result *m, int flags, cdag_graph
     if (!(flags & DF_WAITSETS_IF_NEEDED) || has_zero_byte_message(g)) rc = df_waitsets(g, m, st.sst);
     else rc = CDAG_OK;
     if (release_g) ir_drop_deps(release_g);
-    ir_trim_heap();
+    ir_trim_heap(g);
     if (rc == CDAG_OK) rc = propagate(&st, m);
     if (release_m) match_free(release_m);
-    ir_trim_heap();
+    ir_trim_heap(g);
     if (rc == CDAG_OK) rc = collect(&st);
   }
   move_sets(&st);

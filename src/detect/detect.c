@@ -236,7 +236,7 @@ int detect_run(const cdag_graph *g, df_sst *sst, const cdag_options *o, cdag_pla
   }
   for (size_t i = 0; i < sizeof detectors / sizeof *detectors && rc == CDAG_OK && o->detect; i++) {
     rc = detectors[i].run(&st);
-    ir_trim_heap();
+    ir_trim_heap(g);
   }
   if (rc == CDAG_OK && o->detect) rc = two_ranks_note(&st);
   if (rc == CDAG_OK && o->detect) rc = small_groups_note(&st);

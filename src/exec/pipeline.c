@@ -100,12 +100,12 @@ static int whole_figures(const cdag_graph *g, cdag_plan *p) {
 static int analyze_stages(cdag_graph *g, match_result *m, const cdag_options *opts, double t0, cdag_plan **p);
 
 /* Local reduces that combine values of different reductions (a chain of ops, as a buffer
-   reused for reductions of several ops makes) are computations at their place: marked, and
-   g analysed in stages from a new match. */
+   reused for reductions of several ops makes) start a stage: what they combine is then
+   origins of their stage. Marked, and g analysed in stages from a new match. */
 static int restage_mixed(cdag_graph *g, const df_sst *sst, const cdag_options *opts, double t0, cdag_plan **p) {
   match_result m = {0};
-  int rc = ir_ensure_opt(g, (void **)&g->computed, sizeof *g->computed, 0);
-  for (int64_t i = 0; rc == CDAG_OK && i < sst->nmixed; i++) g->computed[sst->mixed[i]] = 1;
+  int rc = ir_ensure_opt(g, (void **)&g->cut, sizeof *g->cut, 0);
+  for (int64_t i = 0; rc == CDAG_OK && i < sst->nmixed; i++) g->cut[sst->mixed[i]] = 1;
   if (rc == CDAG_OK) rc = match_run(g, &m);
   if (rc == CDAG_OK) return analyze_stages(g, &m, opts, t0, p);
   match_free(&m);
@@ -120,7 +120,8 @@ static int analyze_phase(cdag_graph *g, match_result *m, const cdag_options *opt
   *p = NULL;
   df_sst *sst = NULL;
   double t1 = now();
-  int rc = dataflow_run_opt(g, m, DF_WAITSETS_IF_NEEDED | DF_RELEASE_INPUTS | (stage ? 0 : DF_COLLECT_MIXED), &sst);
+  int flags = DF_WAITSETS_IF_NEEDED | (stage ? 0 : DF_RELEASE_INPUTS | DF_COLLECT_MIXED);   /* stages are small */
+  int rc = dataflow_run_opt(g, m, flags, &sst);
   match_free(m);
   if (rc == CDAG_OK && sst->nmixed) {
     rc = restage_mixed(g, sst, opts, t0, p);

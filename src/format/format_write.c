@@ -235,7 +235,7 @@ static int write_op(writer *w, int32_t op) {
   ir_line l = {.kind = kind, .bytes = g->bytes[op], .peer = g->peer[op], .tag = g->tag[op], .addr = g->addr[op],
                .addr2 = g->addr2 ? g->addr2[op] : 0, .seg = -1, .cpu = g->cpu ? g->cpu[op] : -1,
                .nic = g->nic ? g->nic[op] : -1, .comm = -1, .rank = g->rank[op]};
-  if (ir_calc_touches(g, op)) {
+  if (ir_is_compute(g, op)) {
     l.rlen = g->cr_len[op];
     l.wlen = g->cw_len[op];
   }

@@ -456,7 +456,7 @@ static void gather_footprints(const cdag_graph *g, const int32_t *ops, int32_t n
       case IR_REDUCE:
       case IR_COPY: fp[i] = (footprint){g->addr2[op], a, len, len}; break;
       case IR_CALC:
-        if (ir_calc_touches(g, op)) {
+        if (ir_is_compute(g, op)) {
           fp[i] = compute_footprint(g, op);
           break;
         }
@@ -631,9 +631,18 @@ static int join_edges(const cdag_graph *g, conflict_map *m, int32_t *last_join, 
 /* Computations that read all (recordings: PMPI cannot see what a computation reads) read
    every byte an earlier op of the rank wrote. Such an op depends on each writer since the
    previous one, and on the previous one; a later write into bytes it read depends on it.
+   A receive writes its bytes for this purpose when the rank has seen it complete: at once
+   when it is a join (a blocking receive), else at the join that waits for it (a `wait`, or
+   the end of its native call: joins that are calcs, depending on it); a computation between an MPI_Irecv and its MPI_Wait cannot have
+   read the buffer (and depending on the receive would make an exchange a cycle).
    What the latest one read is kept as merged disjoint intervals (start -> end), the writes
    since in a list that the next one folds in: O(log n) per op. */
 typedef struct {
+  const cdag_graph *g;
+  int32_t rank;               /* the rank being walked */
+  const footprint *fp;        /* the rank's footprints, by position */
+  const int32_t *ex_start, *ex_from;   /* explicit dependencies by the later op (NULL: none) */
+  uint8_t *incomplete;        /* per position: a receive no join has completed yet */
   int32_t last;               /* position of the rank's latest one, -1 none */
   struct ra_write { int32_t pos; uint64_t lo, hi; } *pend;   /* writes since */
   int64_t npend, pendcap;
@@ -668,15 +677,38 @@ static int ra_fold(reads_all *ra, uint64_t lo, uint64_t hi) {
 }
 
 static int ra_push(reads_all *ra, int32_t i, uint64_t lo, uint64_t hi) {
+  if (ir_is_scratch(ra->g, ra->rank, lo, hi - lo)) return CDAG_OK;
   int rc = base_grow((void **)&ra->pend, ra->npend, &ra->pendcap, 1, sizeof *ra->pend, "dependencies");
   if (rc == CDAG_OK) ra->pend[ra->npend++] = (struct ra_write){i, lo, hi};
   return rc;
 }
 
-static int ra_step(reads_all *ra, conflict_map *m, const cdag_graph *g, const footprint *f, int32_t i) {
+/* The receive at position p completes at the join at position i. */
+static int ra_completes(reads_all *ra, int32_t p, int32_t i) {
+  if (!ra->incomplete[p]) return CDAG_OK;
+  ra->incomplete[p] = 0;
+  const footprint *f = &ra->fp[p];
+  return ra_push(ra, i, f->wr, f->wr + f->wlen < f->wr ? UINT64_MAX : f->wr + f->wlen);
+}
+
+/* The receives the join at position i completes: those it names, and its call's. */
+static int ra_join(reads_all *ra, const conflict_map *m, const cdag_graph *g, int32_t i) {
+  int32_t op = m->ops[i];
+  int rc = CDAG_OK;
+  for (int32_t k = ra->ex_start ? ra->ex_start[op] : 0; ra->ex_start && k < ra->ex_start[op + 1] && rc == CDAG_OK; k++)
+    if (g->rank[ra->ex_from[k]] == g->rank[op]) rc = ra_completes(ra, g->pos[ra->ex_from[k]], i);
+  if (g->join[op] == IR_JOIN_ALL && g->call)
+    for (int32_t p = i - 1; p >= 0 && g->call[m->ops[p]] == g->call[op] && rc == CDAG_OK; p--) rc = ra_completes(ra, p, i);
+  return rc;
+}
+
+static int ra_step(reads_all *ra, conflict_map *m, const cdag_graph *g, int32_t i) {
   int rc = CDAG_OK;
   int32_t op = m->ops[i];
-  if (ir_reads_all(g, op)) {
+  const footprint *f = &ra->fp[i];
+  int joins = g->join && g->join[op];
+  if (joins && g->kind[op] == IR_CALC) rc = ra_join(ra, m, g, i);   /* a wait, a native call's end */
+  if (rc == CDAG_OK && ir_reads_all(g, op)) {
     if (ra->last >= 0) rc = add_edge(m, ra->last, i);
     for (int64_t k = 0; k < ra->npend && rc == CDAG_OK; k++) {
       rc = add_edge(m, ra->pend[k].pos, i);
@@ -688,6 +720,10 @@ static int ra_step(reads_all *ra, conflict_map *m, const cdag_graph *g, const fo
   if (rc || f->wr == UINT64_MAX || !f->wlen) return rc;
   uint64_t lo = f->wr, hi = f->wr + f->wlen < lo ? UINT64_MAX : f->wr + f->wlen;
   if (ra->last >= 0 && ra->last != i && ra_overlaps(ra, lo, hi)) rc = add_edge(m, ra->last, i);
+  if (rc == CDAG_OK && g->kind[op] == IR_RECV && !joins) {
+    ra->incomplete[i] = 1;
+    return CDAG_OK;
+  }
   return rc ? rc : ra_push(ra, i, lo, hi);
 }
 
@@ -699,7 +735,7 @@ static void ra_clear(reads_all *ra) {
 
 static void ra_free(reads_all *ra) {
   ra_clear(ra);
-  free(ra->pend); free(ra->hi);
+  free(ra->pend); free(ra->hi); free(ra->incomplete);
 }
 
 /* Does the rank read all anywhere? */
@@ -720,12 +756,15 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
     if (g->rank_start[r + 1] - g->rank_start[r] > longest) longest = g->rank_start[r + 1] - g->rank_start[r];
   m.stamp = malloc((size_t)longest * sizeof *m.stamp);
   footprint *fp = malloc((size_t)longest * sizeof *fp);
+  ra.fp = fp, ra.g = g;
+  ra.incomplete = malloc((size_t)longest);
   if (clusters_alloc(&m.c, longest)) rc = CDAG_ERR_NOMEM;
   m.npred = g->pred_start = base_calloc((size_t)g->nops + 1, sizeof *g->pred_start);
   m.nsucc = g->succ_start = base_calloc((size_t)g->nops + 1, sizeof *g->succ_start);
-  if (!m.stamp || !fp || !m.npred || !m.nsucc) rc = CDAG_NOMEM("dependencies");
+  if (!m.stamp || !fp || !ra.incomplete || !m.npred || !m.nsucc) rc = CDAG_NOMEM("dependencies");
   if (rc == CDAG_OK) rc = edge_buf_init(edges, g);
   if (rc == CDAG_OK && g->ndeps) rc = explicit_csr(g, g->dep, g->ndeps, 1, &ex_start, &ex_from);
+  ra.ex_start = ex_start, ra.ex_from = ex_from;
   for (int r = 0; r < g->nprocs && rc == CDAG_OK; r++) {
     int32_t n = g->rank_start[r + 1] - g->rank_start[r];
     m.ops = g->rank_ops + g->rank_start[r];
@@ -734,13 +773,15 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
     gather_footprints(g, m.ops, n, fp);
     int32_t last_join = -1, disjoint = footprints_ascend(fp, n), all = rank_reads_all(g, m.ops, n);
     if (!disjoint) find_clusters(&m.c, fp, n);
+    if (all) memset(ra.incomplete, 0, (size_t)n);
+    ra.rank = r;
     for (int32_t i = 0; i < n && rc == CDAG_OK; i++) {
       int32_t op = m.ops[i];
       for (int32_t k = ex_start ? ex_start[op] : 0; ex_start && k < ex_start[op + 1] && rc == CDAG_OK; k++)
         rc = add_edge(&m, g->pos[ex_from[k]], i);
       if (g->join && rc == CDAG_OK) rc = join_edges(g, &m, &last_join, i);
       if (rc == CDAG_OK && !disjoint) rc = touch_op(&m, &fp[i], i);
-      if (rc == CDAG_OK && all) rc = ra_step(&ra, &m, g, &fp[i], i);
+      if (rc == CDAG_OK && all) rc = ra_step(&ra, &m, g, i);
     }
     ra_clear(&ra);
     clusters_clear(&m.c);
@@ -950,11 +991,11 @@ int ir_finalize(cdag_graph *g) {
   CDAG_CHECK(ir_onesided_expand(g));
   CDAG_CHECK(order_by_rank(g));
   CDAG_CHECK(order_explicit(g));
+  CDAG_CHECK(merge_scratch(g));   /* before the dependencies: reading all skips scratch */
   CDAG_CHECK(conflict_deps(g, &edges));
   CDAG_CHECK(build_csr(g, &edges));
   edge_buf_free(&edges);
   CDAG_CHECK(ir_onesided_races(g));
-  CDAG_CHECK(merge_scratch(g));
   g->state = IR_FINAL;
   return CDAG_OK;
 fail:

@@ -33,9 +33,11 @@ void ir_drop_derived(cdag_graph *g) {
 
 static int heap_kept;   /* ir_keep_heap was called: no trimming */
 
-void ir_trim_heap(void) {
+void ir_trim_heap(const cdag_graph *g) {
 #ifdef __GLIBC__
-  if (!heap_kept) malloc_trim(0);
+  if (!heap_kept && g->nops >= IR_TRIM_MIN_OPS) malloc_trim(0);
+#else
+  (void)g;
 #endif
 }
 
@@ -66,7 +68,7 @@ void ir_graph_free(cdag_graph *g) {
   if (g->host_ops && g->host_ops->free) g->host_ops->free(g->host);
   free(g->kind); free(g->rank); free(g->peer); free(g->tag);
   free(g->addr); free(g->addr2); free(g->bytes);
-  free(g->cw_len); free(g->cr_len); free(g->computed);
+  free(g->cw_len); free(g->cr_len); free(g->cut);
   free(g->line); free(g->label); free(g->cpu); free(g->nic); free(g->labels);
   free(g->dep);
   free(g->sdep);
@@ -96,7 +98,7 @@ static int resize_ops(cdag_graph *g, int64_t cap) {
   } while (0)
   GROW(kind); GROW(rank); GROW(peer); GROW(tag); GROW(addr); GROW(bytes);
   GROW_OPT(addr2, 0); GROW_OPT(os, 0); GROW_OPT(line, 0); GROW_OPT(label, 0); GROW_OPT(cpu, -1); GROW_OPT(nic, -1);
-  GROW_OPT(join, 0); GROW_OPT(call, -1); GROW_OPT(cw_len, 0); GROW_OPT(cr_len, 0); GROW_OPT(computed, 0);
+  GROW_OPT(join, 0); GROW_OPT(call, -1); GROW_OPT(cw_len, 0); GROW_OPT(cr_len, 0); GROW_OPT(cut, 0);
 #undef GROW_OPT
 #undef GROW
   g->cap = cap;
@@ -489,6 +491,21 @@ int cdag_rank_copy_local(cdag_graph *g, int rank, uint64_t src, uint64_t dst, ui
   int32_t id;
   int rc = global_only(g, "cdag_rank_copy_local");
   if (!rc) rc = ir_add_copy(g, rank, src, dst, bytes, &id);
+  return rc ? rc : to_id(id, op);
+}
+
+int cdag_rank_compute(cdag_graph *g, int rank, uint64_t raddr, uint64_t rlen, uint64_t waddr, uint64_t wlen,
+                      uint64_t cost_ns, cdag_op *op) {
+  int32_t id;
+  int rc = global_only(g, "cdag_rank_compute");
+  uint64_t rl = rlen == (uint64_t)CDAG_READS_ALL ? IR_READS_ALL : rlen;
+  if (!rc && rl == IR_READS_ALL && raddr)
+    rc = cdag__error(CDAG_ERR_ARG, "rank %d: cdag_rank_compute reads all (CDAG_READS_ALL) from address 0x%llx: "
+                     "pass 0", rank, (unsigned long long)raddr);
+  if (!rc && !rl && !wlen)
+    rc = cdag__error(CDAG_ERR_ARG, "rank %d: cdag_rank_compute reads and writes nothing (a computation is placed by "
+                     "the memory it touches)", rank);
+  if (!rc) rc = ir_add_compute(g, rank, cost_ns, raddr, rl, waddr, wlen, &id);
   return rc ? rc : to_id(id, op);
 }
 

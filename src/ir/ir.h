@@ -110,8 +110,8 @@ struct cdag_graph {
   uint64_t *bytes;       /* bytes moved or reduced; calc: cost */
   uint64_t *cw_len, *cr_len; /* computations: bytes written at addr, read at addr2 (0: none;
                             cr_len IR_READS_ALL: all); NULL until the first computation */
-  uint8_t *computed;     /* per op: 1 for a local reduce run as a computation (set by the
-                            analysis, not a file's); NULL until the first */
+  uint8_t *cut;          /* per op: 1 where a stage must start (set by the analysis, not a
+                            file's: a reduce mixing reductions); NULL until the first */
   uint32_t *line;        /* file line per op; NULL until a line is set */
   uint32_t *label;       /* 1 + offset of the op's label in labels; 0 none; NULL until set */
   int32_t *cpu, *nic;    /* GOAL `cpu N` / `nic N`, -1 absent; NULL until set */
@@ -194,19 +194,17 @@ int ir_add_calc(cdag_graph *g, int rank, uint64_t cost, int32_t *id);
    place in the rank's order is kept by every plan (docs/semantics.md). */
 int ir_add_compute(cdag_graph *g, int rank, uint64_t cost, uint64_t raddr, uint64_t rlen, uint64_t waddr,
                    uint64_t wlen, int32_t *id);
-/* Is op a calc that reads or writes memory (a computation as added)? */
-static inline int ir_calc_touches(const cdag_graph *g, int64_t op) {
-  return g->cw_len && g->kind[op] == IR_CALC && (g->cw_len[op] || g->cr_len[op]);
-}
-/* Is op a computation: such a calc, or a local reduce the analysis found to combine values
-   of different reductions (g->computed; a chain of ops is a computation, not a reduction)? */
+/* Is op a computation (a calc that reads or writes memory)? */
 static inline int ir_is_compute(const cdag_graph *g, int64_t op) {
-  return ir_calc_touches(g, op) || (g->computed && g->kind[op] == IR_REDUCE && g->computed[op]);
+  return g->cw_len && g->kind[op] == IR_CALC && (g->cw_len[op] || g->cr_len[op]);
 }
 /* Does op read every byte its rank's earlier ops wrote? */
 static inline int ir_reads_all(const cdag_graph *g, int64_t op) {
-  return ir_calc_touches(g, op) && g->cr_len[op] == IR_READS_ALL;
+  return ir_is_compute(g, op) && g->cr_len[op] == IR_READS_ALL;
 }
+/* Does a stage start at op (g->cut: a local reduce the analysis found to combine values of
+   different reductions, which the SST of one stage cannot hold)? */
+static inline int ir_cuts(const cdag_graph *g, int64_t op) { return g->cut && g->cut[op]; }
 int ir_add_scratch(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes);
 /* One-sided: seg >= 0 names segment seg of target and taddr is an offset in it; seg -1:
    taddr is an address of target. *seg of ir_add_segment: the rank's count before. */
@@ -301,8 +299,12 @@ int ir_deps_view_open(const cdag_graph *g, ir_deps_view *v);
 void ir_deps_view_close(ir_deps_view *v);
 /* Returns the free pages of the C heap to the system (glibc's malloc_trim; nothing
    elsewhere). Stages call it after freeing large temporaries: glibc keeps up to 64 MB of
-   freed memory resident at the top of its heap, which would count in the peak of the next. */
-void ir_trim_heap(void);
+   freed memory resident at the top of its heap, which would count in the peak of the next.
+   g is the graph the stage ran on: below IR_TRIM_MIN_OPS ops its temporaries are small, and
+   a trim (a walk of the heap and madvise calls) would cost more than it frees: a graph in
+   thousands of small stages spent most of its analysis there. */
+#define IR_TRIM_MIN_OPS 65536
+void ir_trim_heap(const cdag_graph *g);
 /* For a one-shot command that runs stage after stage in one process (cdag model): large
    blocks come from the C heap instead of fresh mappings, and freed memory stays there, so
    that each stage reuses what the last one freed instead of having the kernel clear new

@@ -444,7 +444,7 @@ static int match_run_deps(const cdag_graph *g, match_result *m) {
     if (rc == CDAG_OK) rc = order_ops(g, m->partner, m->order, scratch, &m->passes);
   }
   free(scratch);
-  ir_trim_heap();
+  ir_trim_heap(g);
   if (rc) match_free(m);
   return rc;
 }

@@ -10,13 +10,14 @@
  *  - matches messages by the loader's own rule (match_sort_ends / match_pair_ends of
  *    src/match: the k-th send from i to j with a tag meets the k-th receive), leaves out
  *    sends nobody received (counted) and turns receives whose send is not in the phase
- *    into opaque writes (counted);
+ *    into computations that read nothing and write the bytes (counted): the bytes come
+ *    from outside the phase;
  *  - writes `phase-NNNN.cdag`: the communicators native collectives use, each rank's
  *    operations with labels where a `wait` names them (the format's compact labels: o and a
  *    base-62 number, and no indentation, since recordings are large), the packing areas
  *    as scratch. Every operation line comes from the format's one writer (ir_write_line),
  *    here or in the recorder, which wrote the collectives and local ops passed through.
- * Then `index.json` sums it up. A part file without `finalized` is from a process that
+ * Then `index.json` sums it up, with the computations written and their recorded time. A part file without `finalized` is from a process that
  * did not reach MPI_Finalize: what it holds is merged and the index says the run is
  * incomplete. Cost: O(n log n) for n recorded operations. */
 #include <errno.h>
@@ -76,7 +77,6 @@ typedef struct {
   mcount *calls, *unsup; int ncalls, nunsup, callcap, unsupcap;
   mcount *why; int nwhy, whycap;   /* "CALL: reason" -> calls left out for it */
   mcount *oom; int noom, oomcap;   /* out_of_memory lines, summed over ranks by kind */
-  uint64_t opaque_next;
   char (*waitlab)[IR_COMPACT_LABEL];  /* the labels of the wait line being written */
   const char **waitptr;
   int64_t waitcap;
@@ -183,6 +183,10 @@ static int parse_op(merger *m, mrank *r, int rank, int64_t line, int phase, uint
     if (field(text, "tag", &v) && (v < 0 || v > INT32_MAX)) return bad_line(m, rank, line, "%s: tag %lld", text, v), 0;
     tag = field(text, "tag", &v) ? (int)v : 0;
   }
+  uint64_t cost;
+  char *c = text + 8;
+  if (!strncmp(text, "compute ", 8) && !unum(&c, INT64_MAX, &cost))   /* index.json sums them */
+    return bad_line(m, rank, line, "%s: the cost is not a number of ns (digits, at most 2^63 - 1)", text), 0;
   if (field(text, "comm", &v)) {
     if (v < 0 || v > INT32_MAX) return bad_line(m, rank, line, "%s: communicator %lld", text, v), 0;
     comm = (int)v;
@@ -572,18 +576,22 @@ static int write_wait(FILE *f, merger *m, mop **ops, int64_t n, const mop *w, in
   return (int)(k > 0);
 }
 
+/* What a phase file holds: operations, computations among them and their costs (ns). */
+typedef struct { uint64_t ops, computes, ns; } phase_sum;
+
 /* A send or receive as the graph file says it: world peer, the graph's tag, no comm. */
-static int write_message(FILE *f, merger *m, const mrank *r, const mop *o) {
+static int write_message(FILE *f, merger *m, const mrank *r, const mop *o, phase_sum *ps) {
   long long bytes = strtoll(o->text + 5, NULL, 10), addr = 0;
   field(o->text, "addr", &addr);
   char lab[IR_COMPACT_LABEL];
   ir_line l = {.kind = o->kind == K_SEND ? IR_SEND : IR_RECV, .bytes = (uint64_t)bytes, .peer = o->peer,
                .tag = graph_tag(m, r, o), .addr = (uint64_t)addr, .seg = -1, .cpu = -1, .nic = -1, .comm = -1,
                .wait = strstr(o->text, " wait") != NULL};
-  if (o->kind == K_RECV && o->unmatched) {   /* its send is not in the phase: opaque bytes */
-    l.kind = IR_COPY;
-    l.addr2 = REC_OPAQUE_BASE + (1ull << 44) + m->opaque_next;
-    m->opaque_next += ((uint64_t)bytes + 63) & ~63ull;
+  if (o->kind == K_RECV && o->unmatched) {   /* its send is not in the phase: bytes from outside */
+    l.kind = IR_CALC;
+    l.bytes = 0;
+    l.wlen = (uint64_t)bytes;
+    ps->computes += bytes > 0;
   }
   return ir_write_line(f, label_of(o, lab), &l);
 }
@@ -598,7 +606,7 @@ static void write_other(FILE *f, const mrank *r, const mop *o) {
   fprintf(f, "%.*s comm %d%s\n", (int)(c - o->text), o->text, global_comm(r, o->comm), strchr(c + 6, ' ') ? strchr(c + 6, ' ') : "");
 }
 
-static int write_rank(FILE *f, merger *m, int rank, int phase, uint64_t *nops) {
+static int write_rank(FILE *f, merger *m, int rank, int phase, phase_sum *ps) {
   mrank *r = &m->r[rank];
   int64_t n = 0;
   for (int64_t i = 0; i < r->nops; i++) n += kept(r, &r->ops[i], phase);
@@ -622,13 +630,18 @@ static int write_rank(FILE *f, merger *m, int rank, int phase, uint64_t *nops) {
     if (o->kind == K_WAIT) {
       int w = write_wait(f, m, ops, n, o, 0);
       if (w < 0) rc = CDAG_NOMEM("wait labels");
-      else *nops += (uint64_t)w;
+      else ps->ops += (uint64_t)w;
     } else if (o->kind == K_SEND && o->unmatched) {
       continue;
     } else {
       if (o->kind == K_OTHER) write_other(f, r, o);
-      else rc = write_message(f, m, r, o);
-      (*nops)++;
+      else rc = write_message(f, m, r, o, ps);
+      if (o->kind == K_OTHER && !strncmp(o->text, "compute ", 8)) {   /* its cost checked when read */
+        uint64_t cost = strtoull(o->text + 8, NULL, 10);
+        ps->computes++;
+        ps->ns = ps->ns > UINT64_MAX - cost ? UINT64_MAX : ps->ns + cost;
+      }
+      ps->ops++;
     }
   }
   for (int64_t i = 0; i < r->nscratch; i++)
@@ -654,7 +667,7 @@ static void write_comms(FILE *f, merger *m, int phase) {
   }
 }
 
-static int write_phase(merger *m, int phase, const char *command, uint64_t *nops) {
+static int write_phase(merger *m, int phase, const char *command, phase_sum *ps) {
   char path[4096];
   snprintf(path, sizeof path, "%s/phase-%04d.cdag", m->dir, phase);
   FILE *f = fopen(path, "w");
@@ -665,7 +678,7 @@ static int write_phase(merger *m, int phase, const char *command, uint64_t *nops
   fprintf(f, "num_ranks %d\n", m->nprocs);
   write_comms(f, m, phase);
   int rc = CDAG_OK;
-  for (int r = 0; r < m->nprocs && !rc; r++) rc = write_rank(f, m, r, phase, nops);
+  for (int r = 0; r < m->nprocs && !rc; r++) rc = write_rank(f, m, r, phase, ps);
   if (fclose(f) && !rc) rc = cdag__error(CDAG_ERR_IO, "%s: %s", path, strerror(errno));
   return rc;
 }
@@ -680,7 +693,7 @@ static void json_counts(FILE *f, const char *name, const mcount *c, int n) {
   fprintf(f, "}");
 }
 
-static int write_index(merger *m, const char *command, const rec_summary *sum, const uint64_t *phase_ops) {
+static int write_index(merger *m, const char *command, const rec_summary *sum, const phase_sum *ps) {
   char path[4096];
   snprintf(path, sizeof path, "%s/index.json", m->dir);
   FILE *f = fopen(path, "w");
@@ -694,7 +707,8 @@ static int write_index(merger *m, const char *command, const rec_summary *sum, c
   else fprintf(f, "null");
   fprintf(f, ",\n  \"complete\": %s,\n  \"phases\": [", sum->complete ? "true" : "false");
   for (int p = 0; p < sum->nphases; p++)
-    fprintf(f, "%s{\"file\": \"phase-%04d.cdag\", \"ops\": %" PRIu64 "}", p ? ", " : "", p, phase_ops[p]);
+    fprintf(f, "%s{\"file\": \"phase-%04d.cdag\", \"ops\": %" PRIu64 ", \"computes\": %" PRIu64 ", \"compute_ns\": %" PRIu64 "}",
+            p ? ", " : "", p, ps[p].ops, ps[p].computes, ps[p].ns);
   fprintf(f, "]");
   json_counts(f, "calls", m->calls, m->ncalls);
   json_counts(f, "unsupported", m->unsup, m->nunsup);
@@ -707,8 +721,9 @@ static int write_index(merger *m, const char *command, const rec_summary *sum, c
   }
   fprintf(f, "]}");
   fprintf(f, ",\n  \"unreceived\": %" PRIu64 ", \"unsent\": %" PRIu64 ",\n", sum->unreceived, sum->unsent);
-  fprintf(f, "  \"local\": {\"opaque\": %" PRIu64 ", \"reduce\": %" PRIu64 ", \"copy\": %" PRIu64 "}}\n",
-          fixes[REC_FIX_OPAQUE], fixes[REC_FIX_REDUCE], fixes[REC_FIX_COPY]);
+  fprintf(f, "  \"compute\": {\"ops\": %" PRIu64 ", \"ns\": %" PRIu64 "},\n", sum->computes, sum->compute_ns);
+  fprintf(f, "  \"local\": {\"compute\": %" PRIu64 ", \"reduce\": %" PRIu64 ", \"copy\": %" PRIu64 "}}\n",
+          fixes[REC_FIX_COMPUTE], fixes[REC_FIX_REDUCE], fixes[REC_FIX_COPY]);
   return fclose(f) ? cdag__error(CDAG_ERR_IO, "%s: %s", path, strerror(errno)) : CDAG_OK;
 }
 
@@ -746,18 +761,18 @@ static int count_procs(const char *dir, int *nprocs) {
 }
 
 /* For a process that did not finalize MPI (no `fixes` line): the local operations the
-   recorder added, counted from the lines it left. Opaque writes copy from the opaque area;
-   inferred copies touch no packing area; every local `reduce` is inferred. */
+   recorder added, counted from the lines it left. Computations that write are the
+   shadow's (a time-only one writes nothing); inferred copies touch no packing area; every
+   local `reduce` is inferred. */
 static void count_fixes(mrank *r) {
   for (int64_t i = 0; i < r->nops; i++) {
     const char *t = r->ops[i].text;
     unsigned long long bytes, from, to;
     if (!strncmp(t, "reduce ", 7)) r->fixes[REC_FIX_REDUCE]++;
-    else if (sscanf(t, "copy %llub from %llx to %llx", &bytes, &from, &to) == 3) {
-      int pack = (from >= REC_PACK_BASE && from < REC_OPAQUE_BASE) || (to >= REC_PACK_BASE && to < REC_OPAQUE_BASE);
-      if (from >= REC_OPAQUE_BASE) r->fixes[REC_FIX_OPAQUE]++;
-      else if (!pack) r->fixes[REC_FIX_COPY]++;
-    }
+    else if (!strncmp(t, "compute ", 8) && strstr(t, " writes ")) r->fixes[REC_FIX_COMPUTE]++;
+    else if (sscanf(t, "copy %llub from %llx to %llx", &bytes, &from, &to) == 3 && from < REC_PACK_BASE &&
+             to < REC_PACK_BASE)
+      r->fixes[REC_FIX_COPY]++;
   }
 }
 
@@ -803,7 +818,7 @@ static void merger_free(merger *m) {
 int rec_merge(const char *dir, const char *command, FILE *log, rec_summary *sum) {
   merger m = {.dir = dir, .log = log};
   memset(sum, 0, sizeof *sum);
-  uint64_t *phase_ops = NULL;
+  phase_sum *ps = NULL;
   int rc = count_procs(dir, &m.nprocs);
   if (!rc && !(m.r = calloc((size_t)m.nprocs, sizeof *m.r))) rc = CDAG_NOMEM("ranks");
   sum->complete = 1;
@@ -825,16 +840,18 @@ int rec_merge(const char *dir, const char *command, FILE *log, rec_summary *sum)
   }
   if (!rc) rc = number_comms(&m);
   if (!rc) rc = assign_tags(&m);
-  if (!rc && sum->nphases && !(phase_ops = calloc((size_t)sum->nphases, sizeof *phase_ops))) rc = CDAG_NOMEM("phases");
+  if (!rc && sum->nphases && !(ps = calloc((size_t)sum->nphases, sizeof *ps))) rc = CDAG_NOMEM("phases");
   for (int p = 0; p < sum->nphases && !rc; p++) {
     rc = match_phase(&m, p, sum);
-    if (!rc) rc = write_phase(&m, p, command, &phase_ops[p]);
-    sum->ops += phase_ops ? phase_ops[p] : 0;
+    if (!rc) rc = write_phase(&m, p, command, &ps[p]);
+    sum->ops += ps[p].ops;
+    sum->computes += ps[p].computes;
+    sum->compute_ns = sum->compute_ns > UINT64_MAX - ps[p].ns ? UINT64_MAX : sum->compute_ns + ps[p].ns;
   }
   sum->nprocs = m.nprocs;
   for (int i = 0; i < m.noom; i++) sum->out_of_memory += m.oom[i].n;
-  if (!rc) rc = write_index(&m, command, sum, phase_ops);
-  free(phase_ops);
+  if (!rc) rc = write_index(&m, command, sum, ps);
+  free(ps);
   merger_free(&m);
   return rc;
 }

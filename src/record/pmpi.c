@@ -13,7 +13,10 @@
  *    reduce, allreduce, reduce_scatter_block on contiguous predefined types) as collective
  *    operations; other calls are passed on and counted as unsupported;
  *  - sent bytes go through the shadow (shadow.c), which adds the local operations PMPI
- *    cannot see; received bytes are given to it.
+ *    cannot see; received bytes are given to it;
+ *  - the time from the return of one intercepted call to the entry of the next
+ *    (CLOCK_MONOTONIC, summed over calls that record nothing) goes to the shadow with the
+ *    next position taken: the cost of the computation written there.
  * A derived datatype is decoded once (mpi_glue's decoder, the executor's too) into the
  * byte ranges it touches; a message of several ranges is packed through a scratch area
  * with local copies, so one message stays one message. Types and ops are named by
@@ -43,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/error.h"
@@ -109,6 +113,8 @@ typedef struct {
   size_t len, size;                   /* bytes written, bytes mapped */
   int phase, active, implicit;
   uint64_t seq;
+  uint64_t t_exit;                    /* when the last intercepted call returned (ns) */
+  uint64_t gap;                       /* ns computed since the last position was taken */
   rec_shadow *sh;
   Pvoid_t comms, reqs, msgs, types;   /* JudyL: handle -> rcomm*, pend index + 1, rcomm*, mpig_flat* */
   pend *p; int64_t np, pcap, *pfree, nfree, freecap;
@@ -412,11 +418,23 @@ static const char *type_name(MPI_Datatype t) { return ir_type_name(mpig_type_of(
 /* ---- recording ---- */
 
 static int recording(void) { return R && R->active && R->fd >= 0; }
-static uint64_t next_seq(void) { return R->seq += REC_SEQ_STEP; }
+
+static uint64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
 
 static void on_fix(void *ctx, const rec_fix *f) {
   int phase = *(int *)ctx;
-  if (f->kind == REC_FIX_REDUCE) {
+  if (f->kind == REC_FIX_COMPUTE) {   /* PMPI cannot see what it read: all */
+    ir_line l = line_of(IR_CALC);
+    l.bytes = f->cost;
+    l.rlen = IR_READS_ALL;
+    l.wlen = f->bytes;
+    l.addr = f->addr;
+    out_op(phase, f->seq, &l);
+  } else if (f->kind == REC_FIX_REDUCE) {
     ir_line l = line_of(IR_REDUCE);
     l.peer = ir_type_parse(f->type, (int64_t)strlen(f->type));
     l.tag = ir_rop_parse(f->op, (int64_t)strlen(f->op));
@@ -427,6 +445,16 @@ static void on_fix(void *ctx, const rec_fix *f) {
   } else {
     out_copy(phase, f->seq, f->bytes, f->src, f->addr);
   }
+}
+
+/* The next position; the first a call takes gets the time computed since the last. */
+static uint64_t next_seq(void) {
+  R->seq += REC_SEQ_STEP;
+  if (R->gap) {
+    if (R->active) rec_shadow_time(R->sh, R->seq, R->gap, on_fix, &R->phase);
+    R->gap = 0;
+  }
+  return R->seq;
 }
 
 /* The bytes of ranges r (elements of `type` if one range) as the recording must hold them
@@ -727,6 +755,7 @@ static void rec_start(void) {
   comm_add(MPI_COMM_SELF, SELF_COMM_ID);
   R->implicit = 1;
   phase_start();
+  R->t_exit = now_ns();
 }
 
 static void rec_finish(void) {
@@ -774,7 +803,28 @@ static void rec_free(void) {
   R = NULL;
 }
 
-#define COUNT(c) do { if (R) R->calls[c]++; } while (0)
+/* ---- time: what the process computes between its MPI calls ---- */
+
+/* The program is in MPI again: the time since it last left counts, if recorded. */
+static void time_to_now(void) {
+  if (R->active && R->t_exit) R->gap += now_ns() - R->t_exit;
+}
+
+static int call_enter(int c) {
+  if (!R) return 0;
+  R->calls[c]++;
+  time_to_now();
+  return 1;
+}
+
+static void call_exit(const int *entered) {
+  if (*entered && R) R->t_exit = now_ns();
+}
+
+/* First in every intercepted call: counts it, ends the time computed before it, and, as
+   the call returns (whichever return: a cleanup runs after the return value is computed),
+   starts the next. Two clock reads per call (vDSO, tens of ns). */
+#define COUNT(c) int rec_call_ __attribute__((cleanup(call_exit), unused)) = call_enter(c)
 
 /* ---- initialisation ---- */
 
@@ -798,6 +848,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
 }
 
 int MPI_Finalize(void) {
+  if (R) time_to_now();
   rec_finish();
   return PMPI_Finalize();
 }
@@ -1453,13 +1504,11 @@ int MPI_Type_free(MPI_Datatype *t) {
 
 /* ---- calls passed on and counted as unsupported ---- */
 
-#define UNSUPPORTED(NAME, PARAMS, ARGS)  \
-  int MPI_##NAME PARAMS {                \
-    if (R) {                             \
-      COUNT(C_##NAME);                   \
-      if (R->active) unsupported(C_##NAME); \
-    }                                    \
-    return PMPI_##NAME ARGS;             \
+#define UNSUPPORTED(NAME, PARAMS, ARGS)      \
+  int MPI_##NAME PARAMS {                    \
+    COUNT(C_##NAME);                         \
+    if (R && R->active) unsupported(C_##NAME); \
+    return PMPI_##NAME ARGS;                 \
   }
 UNSUPPORTED(Gatherv, (const void *a, int b, MPI_Datatype c, void *d, const int e[], const int f[], MPI_Datatype g,
                       int h, MPI_Comm i), (a, b, c, d, e, f, g, h, i))

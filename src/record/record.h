@@ -10,12 +10,17 @@
  *  - shadow.c (plain C): what the recording says each rank's memory holds. PMPI never sees
  *    local computation, so before a send the bytes sent are compared with what the
  *    recording holds there; where they differ the recording gets a local operation: a
- *    reduction or copy of received bytes when the content proves one, otherwise an opaque
- *    write (a copy from the rank's opaque area). So a recording never claims that bytes
- *    travelled where they did not.
+ *    reduction or copy of received bytes when the content proves one, otherwise a
+ *    computation that reads all the rank holds and writes them. Bytes never seen that a
+ *    rank sends after its first completed receive are computed too. So a recording never
+ *    claims that bytes travelled where they did not, nor that computed bytes existed at
+ *    the start. The time a process spends between its MPI calls is the cost of the
+ *    computation written there, or of one that writes nothing (`compute T reads all`),
+ *    when it is at least REC_COMPUTE_MIN_NS.
  *  - merge.c (plain C): the part files of one run to one global graph file per phase
  *    (DIR/phase-NNNN.cdag) and DIR/index.json; sends nobody received are counted and left
- *    out, receives whose send lies outside the phase become opaque writes.
+ *    out, receives whose send lies outside the phase become computations that read
+ *    nothing and write the bytes (`compute 0 writes S at A`).
  *
  * Part files (private to this directory; a line each, read back only by merge.c):
  *   cdag-record-part 1 / rank R nprocs P         header
@@ -27,7 +32,9 @@
  *   K SEQ OP                                     operation OP of phase K at program position
  *                                                SEQ (graph-file syntax, by the format's one
  *                                                writer, ir_format_line; send and recv carry
- *                                                `comm ID`, tags are the communicator's)
+ *                                                `comm ID`, tags are the communicator's;
+ *                                                local ops: reduce, copy, `compute COST
+ *                                                reads all [writes S at A]`)
  *   K SEQ wait SEQ1 SEQ2 ..                      a completion the rank observed
  *   K scratch ADDR BYTES                         packing area of a derived datatype
  *   call NAME N                                  calls made, written at MPI_Finalize
@@ -38,20 +45,23 @@
  *   out_of_memory KIND N                         what running out of memory lost (calls,
  *                                                communicators, datatypes, requests,
  *                                                shadow_content, shadow_ranges)
- *   fixes OPAQUE REDUCE COPY                     local operations added, at MPI_Finalize
+ *   fixes COMPUTE REDUCE COPY                    local operations added (COMPUTE: computations
+ *                                                that write), at MPI_Finalize
  *                                                (without it the merger counts the lines)
  *   finalized                                    the process reached MPI_Finalize
  * The merger checks every field against its bounds before it allocates (docs/recording.md).
  * Positions: every intercepted operation takes the next multiple of REC_SEQ_STEP; local
  * operations added after a completion (unpacking, inferred reductions and copies) take the
- * completion's position + 1 .. + STEP/2 - 1; opaque writes before a send its position
- * - STEP/2 + 1 .. - STEP/4 - 1, packing copies before it - STEP/4 .. - 1. The merger sorts
- * by position, so lines may be written in any order.
+ * completion's position + 1 .. + STEP/2 - 1. Before an operation at position P, in the gap
+ * since the previous call: the time-only computation of the gap at P - STEP/2, the
+ * computations that write what the call sends P - STEP/2 + 1 .. - STEP/4 - 1 (the first of
+ * them carries the gap's time if there is one), packing copies P - STEP/4 .. - 1. So the
+ * time sits after what the previous call's completion added and before what the gap
+ * computed. The merger sorts by position, so lines may be written in any order.
  *
  * Addresses: the process's own virtual addresses, as the program passed them (a derived
  * datatype's bytes as the ranges it touches, moved through a packing area at
- * REC_PACK_BASE). Opaque writes copy from REC_OPAQUE_BASE and up, which no program address
- * reaches (user space ends below 2^47). */
+ * REC_PACK_BASE, which no program address reaches: user space ends below 2^47). */
 #ifndef CDAG_RECORD_H
 #define CDAG_RECORD_H
 
@@ -60,25 +70,30 @@
 #include <stdio.h>
 
 #define REC_SEQ_STEP 65536u
-#define REC_OPAQUE_BASE 0x7ffe000000000000ull
 #define REC_PACK_BASE 0x7ffd000000000000ull
 /* The most processes the merger accepts (docs/recording.md): it allocates per process
    before it reads the parts. */
 #define REC_MAX_PROCS (1 << 16)
+/* The least time between two MPI calls written as a computation of its own, in ns: the
+   gaps of back-to-back calls are no computation. On a shared 2-core machine, calls with a
+   few arithmetic operations between them show gaps of 1 to 2 us (clock reads, steal), so
+   1 us would add operations, and orderings through `reads all`, where nothing was computed. */
+#define REC_COMPUTE_MIN_NS 10000u
 
 /* ---- shadow.c ---- */
 
 typedef struct rec_shadow rec_shadow;
 
 /* A local operation the recording must add so that it says what the memory holds. */
-enum { REC_FIX_OPAQUE, REC_FIX_REDUCE, REC_FIX_COPY };
+enum { REC_FIX_COMPUTE, REC_FIX_REDUCE, REC_FIX_COPY };
 typedef struct {
   int kind;               /* REC_FIX_* */
   uint64_t seq;           /* its program position */
-  uint64_t addr, bytes;   /* what it writes */
+  uint64_t addr, bytes;   /* what it writes (COMPUTE: bytes 0 writes nothing; it reads all) */
   uint64_t src;           /* REDUCE: the `in` range (a received buffer); COPY: the source */
   const char *type, *op;  /* REDUCE: the element type and op, format names */
   uint64_t count;         /* REDUCE: elements */
+  uint64_t cost;          /* COMPUTE: ns */
 } rec_fix;
 typedef void (*rec_fix_fn)(void *ctx, const rec_fix *fix);
 
@@ -99,11 +114,18 @@ void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, 
    elements of `type` (a format name: the message's MPI datatype; NULL: unknown). */
 void rec_shadow_recv(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t done, const char *type);
 /* The phase ends at position seq: every range the recording holds whose bytes changed
-   since (computation after the last send) gets its reductions, copies or opaque writes, so
-   the recording's memory ends as the program's did. Ranges unmapped meanwhile are skipped;
-   with proven_only, so are changes no reduction or copy explains (at MPI_Finalize a program
-   has often freed its buffers, and the allocator's bytes there are no computation). */
+   since (computation after the last send) gets its reductions, copies or computations, so
+   the recording's memory ends as the program's did, then the last gap's time is written.
+   Ranges unmapped meanwhile are skipped; with proven_only, so are changes no reduction or
+   copy explains (at MPI_Finalize a program has often freed its buffers, and the
+   allocator's bytes there are no computation). */
 void rec_shadow_settle(rec_shadow *sh, uint64_t seq, int proven_only, rec_fix_fn fix, void *ctx);
+/* The rank spent ns computing between its previous MPI call and the one at position seq
+   (the first position that call takes): the first computation the shadow writes before seq
+   carries it; if none does, rec_shadow_time_flush writes a computation of it that writes
+   nothing, when it is at least REC_COMPUTE_MIN_NS. Flushes the previous gap's first. */
+void rec_shadow_time(rec_shadow *sh, uint64_t seq, uint64_t ns, rec_fix_fn fix, void *ctx);
+void rec_shadow_time_flush(rec_shadow *sh, rec_fix_fn fix, void *ctx);
 /* n consecutive positions right after the completion at `done`, for local operations
    that must come before any the shadow adds there (unpacking a derived datatype); 0 if
    the completion has no room left. */
@@ -122,7 +144,9 @@ typedef struct {
   int complete;           /* every process reached MPI_Finalize */
   uint64_t ops;           /* operations written, all phases */
   uint64_t unreceived;    /* sends no receive matched, left out */
-  uint64_t unsent;        /* receives no send matched, written as opaque writes */
+  uint64_t unsent;        /* receives no send matched, written as computations */
+  uint64_t computes;      /* computations written, all phases */
+  uint64_t compute_ns;    /* their costs summed: the time recorded between MPI calls */
   uint64_t out_of_memory; /* what the processes lost to out of memory, every kind summed */
 } rec_summary;
 

@@ -3,21 +3,28 @@
  * PMPI sees messages, never the computation between them. The shadow keeps, for every
  * range a recorded send read or a recorded receive wrote, a copy of the bytes as the
  * recording last saw them (within a budget; beyond it a hash). Before a send:
- *  - bytes never seen are the rank's own: nothing to add;
+ *  - bytes never seen are the rank's own data until it has completed a receive in the
+ *    phase; after that they were computed there (a computation that read nothing received
+ *    could have run at the start, so only then does it order anything);
  *  - bytes equal to what the recording holds travel as recorded (real forwarding);
  *  - bytes that differ were computed locally. If they equal the recorded bytes combined
  *    elementwise (sum, prod, min, max, band, bor, bxor over the element type the receives'
- *    MPI datatype names) with receives completed since, folded in completion order, the recording gets those reductions, each
- *    right after its receive completed; if they equal one such receive, a copy; else an
- *    opaque write (a copy from the rank's opaque area) just before the send.
+ *    MPI datatype names) with receives completed since, folded in completion order, the
+ *    recording gets those reductions, each right after its receive completed; if they
+ *    equal one such receive, a copy; else a computation just before the send that reads
+ *    all the rank holds (PMPI cannot see what it read) and writes them.
  * A range never seen whose bytes equal a receive completed in this phase is taken as a copy
  * of it (a tree broadcast that memcpy's what it received), unless every byte is the same.
+ * Adjacent bytes a send needs computed are one computation. The time the rank spent since
+ * its previous MPI call (rec_shadow_time) is the cost of the first computation written
+ * before the call, or of a computation of its own that writes nothing, if it is at least
+ * REC_COMPUTE_MIN_NS.
  * Cost per send of n bytes: O(log e + n) for e ranges held, plus, only when bytes differ,
  * O(c * k * n) for k candidate receives (at most REC_CANDIDATES) and c type/op pairs.
  * Out of memory is counted (rec_shadow_oom), never silent: content not kept (a range known
- * by its hash only, a receive not offered as a candidate: fewer inferences, more opaque
- * writes) and ranges forgotten (a receive or send the shadow could not note: the recording
- * may miss computation on those bytes). */
+ * by its hash only, a receive not offered as a candidate: fewer inferences, more
+ * computations) and ranges forgotten (a receive or send the shadow could not note: the
+ * recording may miss computation on those bytes). */
 #define _GNU_SOURCE   /* process_vm_readv */
 #include <sys/uio.h>
 #include <unistd.h>
@@ -60,7 +67,10 @@ struct rec_shadow {
   point *p; int64_t np, pcap;
   chunk *arena; uint64_t arena_bytes, budget;
   uint8_t *acc; uint64_t acccap;   /* fold accumulator */
-  uint64_t opaque_next;
+  int received;            /* a receive completed in this phase */
+  uint64_t tseq, tns;      /* the time computed before position tseq, not yet written */
+  uint64_t bseq; uint32_t bn;   /* computations written before position bseq so far (a
+                                   message of several ranges is several sends at one) */
   uint64_t counts[3];
   uint64_t oom[2];         /* out of memory: content not kept, ranges forgotten */
 };
@@ -93,7 +103,9 @@ void rec_shadow_reset(rec_shadow *sh) {
   }
   sh->ne = sh->nfreed = sh->nc = sh->np = 0;
   sh->arena_bytes = 0;
-  sh->opaque_next = 0;
+  sh->received = 0;
+  sh->tseq = sh->tns = 0;
+  sh->bseq = sh->bn = 0;
 }
 
 void rec_shadow_free(rec_shadow *sh) {
@@ -319,7 +331,7 @@ static int try_fold(rec_shadow *sh, const piece *pc, const uint8_t *old, const u
   for (int64_t i = 0; i < k; i++) {
     candidate *r = &sh->c[set[i]];
     rec_fix f = {REC_FIX_REDUCE, insert_seq(sh, r->point), pc->addr, n, r->addr + at[i], found.type, found.op,
-                 n / (uint64_t)found.size};
+                 n / (uint64_t)found.size, 0};
     fix(ctx, &f);
   }
   sh->counts[REC_FIX_REDUCE] += (uint64_t)k;
@@ -339,7 +351,7 @@ static int try_copy(rec_shadow *sh, const piece *pc, const uint8_t *cur, const i
   for (int64_t i = k - 1; i >= 0; i--) {
     candidate *r = &sh->c[cand[i]];
     if ((at[i] == 0 && r->hash != h) || memcmp(r->content + at[i], cur, n) != 0 || !room(sh, &cand[i], 1)) continue;
-    rec_fix f = {REC_FIX_COPY, insert_seq(sh, r->point), pc->addr, n, r->addr + at[i], NULL, NULL, 0};
+    rec_fix f = {REC_FIX_COPY, insert_seq(sh, r->point), pc->addr, n, r->addr + at[i], NULL, NULL, 0, 0};
     fix(ctx, &f);
     sh->counts[REC_FIX_COPY]++;
     return 1;
@@ -375,29 +387,75 @@ static int explain(rec_shadow *sh, const piece *pc, const uint8_t *cur, const ui
   return 0;
 }
 
-static void opaque(rec_shadow *sh, uint64_t addr, uint64_t n, uint64_t seq, int *k, rec_fix_fn fix, void *ctx) {
-  rec_fix f = {REC_FIX_OPAQUE, seq - REC_SEQ_STEP / 2 + (uint64_t)++*k, addr, n,
-               REC_OPAQUE_BASE + sh->opaque_next, NULL, NULL, 0};
-  sh->opaque_next += (n + 63) & ~63ull;
-  sh->counts[REC_FIX_OPAQUE]++;
+/* ---- computations ---- */
+
+/* A computation that writes n bytes at addr before the send (or phase end) at `seq`: the
+   first of the gap carries the gap's time. */
+static void computed(rec_shadow *sh, uint64_t addr, uint64_t n, uint64_t seq, rec_fix_fn fix, void *ctx) {
+  uint64_t cost = 0;
+  if (sh->tseq == seq) cost = sh->tns, sh->tns = 0;
+  if (sh->bseq != seq) sh->bseq = seq, sh->bn = 0;
+  rec_fix f = {REC_FIX_COMPUTE, seq - REC_SEQ_STEP / 2 + ++sh->bn, addr, n, 0, NULL, NULL, 0, cost};
+  sh->counts[REC_FIX_COMPUTE]++;
   fix(ctx, &f);
 }
 
+void rec_shadow_time_flush(rec_shadow *sh, rec_fix_fn fix, void *ctx) {
+  if (sh->tns >= REC_COMPUTE_MIN_NS) {
+    rec_fix f = {REC_FIX_COMPUTE, sh->tseq - REC_SEQ_STEP / 2, 0, 0, 0, NULL, NULL, 0, sh->tns};
+    fix(ctx, &f);
+  }
+  sh->tns = 0;
+}
+
+void rec_shadow_time(rec_shadow *sh, uint64_t seq, uint64_t ns, rec_fix_fn fix, void *ctx) {
+  rec_shadow_time_flush(sh, fix, ctx);
+  sh->tseq = seq;
+  sh->tns = ns;
+}
+
+/* Bytes to be written by one computation: consecutive pieces that need one are joined. */
+typedef struct { uint64_t a, b; } run;
+
+/* Room for one computation only before `seq`: it must cover the rest. */
+static int last_room(const rec_shadow *sh, uint64_t seq) { return sh->bseq == seq && sh->bn >= MAX_BEFORE - 1; }
+
+static void run_flush(rec_shadow *sh, run *r, uint64_t seq, rec_fix_fn fix, void *ctx) {
+  if (r->b > r->a) computed(sh, r->a, r->b - r->a, seq, fix, ctx);
+  r->a = r->b = 0;
+}
+
+/* [a, b) was computed; 1 when no room is left before the send: the run then covers up to
+   `end`, and the caller stops. */
+static int run_add(rec_shadow *sh, run *r, uint64_t a, uint64_t b, uint64_t end, uint64_t seq, rec_fix_fn fix,
+                   void *ctx) {
+  if (r->b > r->a && r->b != a) run_flush(sh, r, seq, fix, ctx);
+  if (r->b == r->a) r->a = a;
+  r->b = b;
+  if (!last_room(sh, seq)) return 0;
+  r->b = end;   /* no room for more: one computation covers the rest */
+  return 1;
+}
 
 void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, const char *type, rec_fix_fn fix,
                      void *ctx) {
   if (len == 0) return;
   const uint8_t *cur = (const uint8_t *)(uintptr_t)addr;
-  int before = 0, changed = 0;
+  uint64_t end = addr + len, pos = addr;   /* bytes before pos are dealt with */
+  int changed = 0;
+  run r = {0, 0};
   int64_t i = first_overlap(sh, addr), whole = i;
-  if ((i < 0 || sh->e[i].start >= addr + len) && !all_same(cur, len)) {
+  if (i < 0 || sh->e[i].start >= end) {   /* never seen: a copy of a receive? */
     piece pc = {addr, len, 0, 0, type};
-    explain(sh, &pc, cur, NULL, 0, fix, ctx);   /* never seen: a copy of a receive? */
+    if (!all_same(cur, len) && explain(sh, &pc, cur, NULL, 0, fix, ctx)) pos = end;
   }
-  for (; i >= 0 && sh->e[i].start < addr + len; i = next_entry(sh, i)) {
+  /* bytes never seen are the rank's own data, or, once it has received, computed here */
+  for (; pos < end && i >= 0 && sh->e[i].start < end; i = next_entry(sh, i)) {
     entry *x = &sh->e[i];
     uint64_t a = x->start > addr ? x->start : addr;
-    uint64_t b = x->start + x->len < addr + len ? x->start + x->len : addr + len;
+    uint64_t b = x->start + x->len < end ? x->start + x->len : end;
+    if (a > pos && sh->received && run_add(sh, &r, pos, a, end, seq, fix, ctx)) break;
+    pos = b;
     const uint8_t *old = x->content ? x->content + (a - x->start) : NULL;
     /* without a copy only a hash of the whole entry tells: anything else counts as changed */
     int same = old ? memcmp(old, cur + (a - addr), b - a) == 0
@@ -406,12 +464,10 @@ void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, 
     changed = 1;
     piece pc = {a, b - a, a - x->origin, x->olen, x->type};
     if (explain(sh, &pc, cur + (a - addr), old, x->seq, fix, ctx)) continue;
-    if (before == MAX_BEFORE - 1) {   /* no room for more: one opaque write covers the rest */
-      opaque(sh, a, addr + len - a, seq, &before, fix, ctx);
-      break;
-    }
-    opaque(sh, a, b - a, seq, &before, fix, ctx);
+    if (run_add(sh, &r, a, b, end, seq, fix, ctx)) break;
   }
+  if (r.b < end && pos < end && sh->received) run_add(sh, &r, pos, end, end, seq, fix, ctx);
+  run_flush(sh, &r, seq, fix, ctx);
   if (!changed && whole >= 0 && sh->e[whole].start == addr && sh->e[whole].len == len) {
     sh->e[whole].seq = seq;   /* the same bytes seen again: no second copy */
     sh->e[whole].type = type;
@@ -433,7 +489,6 @@ static int read_own(uint64_t addr, uint64_t n, uint8_t *buf) {
 }
 
 void rec_shadow_settle(rec_shadow *sh, uint64_t seq, int proven_only, rec_fix_fn fix, void *ctx) {
-  int before = 0;
   uint8_t *cur = NULL;
   uint64_t cap = 0;
   uint64_t k = 0;
@@ -444,7 +499,7 @@ void rec_shadow_settle(rec_shadow *sh, uint64_t seq, int proven_only, rec_fix_fn
       uint8_t *c = realloc(cur, x.len);
       if (!c) {   /* cannot compare: computed, as far as the recording can tell */
         sh->oom[0]++;
-        if (!proven_only && before < MAX_BEFORE - 1) opaque(sh, x.start, x.len, seq, &before, fix, ctx);
+        if (!proven_only && !last_room(sh, seq)) computed(sh, x.start, x.len, seq, fix, ctx);
         continue;
       }
       cur = c;
@@ -454,10 +509,11 @@ void rec_shadow_settle(rec_shadow *sh, uint64_t seq, int proven_only, rec_fix_fn
     if (x.content ? !memcmp(cur, x.content, x.len) : x.hash && hash_bytes(cur, x.len) == x.hash) continue;
     piece pc = {x.start, x.len, x.start - x.origin, x.olen, x.type};
     if ((x.content && explain(sh, &pc, cur, x.content, x.seq, fix, ctx)) || proven_only) continue;
-    if (before == MAX_BEFORE - 1) break;
-    opaque(sh, x.start, x.len, seq, &before, fix, ctx);
+    if (last_room(sh, seq)) break;
+    computed(sh, x.start, x.len, seq, fix, ctx);
   }
   free(cur);
+  rec_shadow_time_flush(sh, fix, ctx);   /* the phase ends: its last gap's time */
 }
 
 /* The completion point at `done` (the latest, as completions come in order); -1 no memory. */
@@ -478,7 +534,9 @@ uint64_t rec_shadow_reserve(rec_shadow *sh, uint64_t done, uint32_t n) {
 }
 
 void rec_shadow_recv(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t done, const char *type) {
-  if (len == 0 || point_at(sh, done) < 0) return;
+  if (len == 0) return;
+  sh->received = 1;
+  if (point_at(sh, done) < 0) return;
   note(sh, addr, len, done, type, 1);
   if (base_grow((void **)&sh->c, sh->nc, &sh->ccap, 1, sizeof *sh->c, "shadow")) {
     sh->oom[0]++;

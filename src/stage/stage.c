@@ -11,8 +11,8 @@
 #include "stage/stage.h"
 
 int stage_has_computes(const cdag_graph *g) {
-  for (int64_t i = 0; (g->cw_len || g->computed) && i < g->nops; i++)
-    if (ir_is_compute(g, i)) return 1;
+  for (int64_t i = 0; (g->cw_len || g->cut) && i < g->nops; i++)
+    if (ir_is_compute(g, i) || ir_cuts(g, i)) return 1;
   return 0;
 }
 
@@ -32,15 +32,34 @@ void stage_split_free(stage_split *s) {
 
 /* ---- levels ---- */
 
-/* The level an op gets from its predecessors and, for a receive, its send. */
-static int32_t level_of(const cdag_graph *g, const match_result *m, const int32_t *lvl, int32_t op) {
+/* What the sweep reads besides the levels: the collective of each call part (coll[part]: its
+   first part), and per collective whether a stage starts at it (one of its ops cuts). */
+typedef struct {
+  const cdag_graph *g;
+  const match_result *m;
+  int32_t *coll;
+  uint8_t *cut;
+} sweep_ctx;
+
+static int32_t coll_of(const sweep_ctx *x, int32_t op) {
+  return x->coll && x->g->call[op] >= 0 ? x->coll[x->g->call[op]] : -1;
+}
+
+/* The level an op gets from its predecessors and, for a receive, its send. An op where a
+   stage starts comes a stage after every predecessor outside its own collective (the parts
+   of a collective share one stage: a cut in one moves them all). */
+static int32_t level_of(const sweep_ctx *x, const int32_t *lvl, int32_t op) {
+  const cdag_graph *g = x->g;
   int comp = ir_is_compute(g, op);
-  int32_t v = comp ? -1 : 0;
+  int32_t mine = coll_of(x, op), v = comp ? -1 : 0;
+  int cut = ir_cuts(g, op) || (mine >= 0 && x->cut[mine]);
   for (int32_t e = g->pred_start[op]; e < g->pred_start[op + 1]; e++) {
-    int32_t p = g->pred[e], c = lvl[p] + (ir_is_compute(g, p) && !comp);
+    int32_t p = g->pred[e];
+    int later = ir_is_compute(g, p) || (cut && (mine < 0 || coll_of(x, p) != mine));
+    int32_t c = lvl[p] + (later && !comp);
     if (c > v) v = c;
   }
-  if (g->kind[op] == IR_RECV && m->partner[op] >= 0 && lvl[m->partner[op]] > v) v = lvl[m->partner[op]];
+  if (g->kind[op] == IR_RECV && x->m->partner[op] >= 0 && lvl[x->m->partner[op]] > v) v = lvl[x->m->partner[op]];
   return v > lvl[op] ? v : lvl[op];
 }
 
@@ -96,13 +115,17 @@ static int unify_collectives(const cdag_graph *g, const int32_t *coll, int32_t *
 }
 
 static int levels(const cdag_graph *g, const match_result *m, int32_t *lvl) {
-  int32_t *coll = NULL, *top = NULL;
+  sweep_ctx x = {g, m, NULL, NULL};
+  int32_t *top = NULL;
   int rc = CDAG_OK, calls = g->call && g->ncalls > 0;
   for (int64_t op = 0; op < g->nops; op++) lvl[op] = ir_is_compute(g, op) ? -1 : 0;
   if (calls) {
-    coll = malloc((size_t)g->ncalls * sizeof *coll);
+    x.coll = malloc((size_t)g->ncalls * sizeof *x.coll);
+    x.cut = calloc((size_t)g->ncalls, 1);
     top = malloc((size_t)g->ncalls * sizeof *top);
-    rc = coll && top ? collectives_of(g, coll) : CDAG_NOMEM("stages");
+    rc = x.coll && x.cut && top ? collectives_of(g, x.coll) : CDAG_NOMEM("stages");
+    for (int64_t op = 0; rc == CDAG_OK && op < g->nops; op++)
+      if (ir_cuts(g, op) && g->call[op] >= 0) x.cut[x.coll[g->call[op]]] = 1;
   }
   for (int sweep = 0; rc == CDAG_OK; sweep++) {
     if (sweep == STAGE_MAX_SWEEPS) {
@@ -110,10 +133,11 @@ static int levels(const cdag_graph *g, const match_result *m, int32_t *lvl) {
                        "cycle that %d sweeps did not settle", STAGE_MAX_SWEEPS);
       break;
     }
-    for (int64_t i = 0; i < g->nops; i++) lvl[m->order[i]] = level_of(g, m, lvl, m->order[i]);
-    if (!calls || !unify_collectives(g, coll, lvl, top)) break;
+    for (int64_t i = 0; i < g->nops; i++) lvl[m->order[i]] = level_of(&x, lvl, m->order[i]);
+    if (!calls || !unify_collectives(g, x.coll, lvl, top)) break;
   }
-  free(coll);
+  free(x.coll);
+  free(x.cut);
   free(top);
   return rc;
 }
@@ -144,30 +168,52 @@ static int add_range(stage_range **r, int64_t *n, int64_t *cap, int32_t rank, ui
   return rc;
 }
 
-/* Computation op (a calc that touches memory, or a reduce run as one) as plans run it. */
+/* Computation op as plans run it. */
 static stage_compute compute_of(const cdag_graph *g, int32_t op, int32_t after, int32_t pos) {
-  stage_compute c = {.op = op, .rank = g->rank[op], .after = after, .pos = pos, .type = -1, .rop = -1,
-                     .waddr = g->addr[op], .raddr = g->addr2[op]};
-  if (g->kind[op] == IR_REDUCE) {
-    c.rlen = c.wlen = g->bytes[op];
-    c.type = g->peer[op], c.rop = g->tag[op];
-    return c;
-  }
-  c.cost = g->bytes[op], c.rlen = g->cr_len[op], c.wlen = g->cw_len[op];
+  stage_compute c = {.op = op, .rank = g->rank[op], .after = after, .pos = pos, .cost = g->bytes[op],
+                     .waddr = g->addr[op], .raddr = g->addr2[op], .rlen = g->cr_len[op], .wlen = g->cw_len[op]};
   if (c.rlen == IR_READS_ALL) c.raddr = 0;
   return c;
 }
 
+/* A range a computation reading all reads: not scratch (finalize.c's rule). */
+static int add_read(const cdag_graph *g, stage_steps *st, int64_t *cap, int32_t rank, uint64_t addr, uint64_t len) {
+  return ir_is_scratch(g, rank, addr, len) ? CDAG_OK : add_range(&st->since, &st->nsince, cap, rank, addr, len);
+}
+
+/* Is op a receive the rank has not seen complete where it stands (finalize.c's rule for
+   what a computation reading all reads)? */
+static int pending_recv(const cdag_graph *g, int32_t op) {
+  return g->kind[op] == IR_RECV && !(g->join && g->join[op]);
+}
+
+/* The receives the join op (a calc: a wait, a native call's end) completes: its pending
+   predecessors, whose ranges are then written. */
+static int complete_recvs(const cdag_graph *g, int32_t op, uint8_t *pending, stage_steps *st, int64_t *scap) {
+  int rc = CDAG_OK;
+  if (!g->join || !g->join[op] || g->kind[op] != IR_CALC) return CDAG_OK;
+  for (int32_t e = g->pred_start[op]; e < g->pred_start[op + 1] && rc == CDAG_OK; e++) {
+    int32_t p = g->pred[e];
+    if (!pending[p]) continue;
+    pending[p] = 0;
+    rc = add_read(g, st, scap, g->rank[p], g->addr[p], g->bytes[p]);
+  }
+  return rc;
+}
+
 /* The computations of g with `after` from lvl (NULL: -1), and the ranges each that reads
-   all reads anew. */
+   all reads anew: what the rank's ops wrote since its previous one, a receive once the rank
+   has seen it complete. */
 static int list_computes(const cdag_graph *g, const int32_t *lvl, stage_steps *st) {
   int64_t ccap = 0, scap = 0;
-  int rc = CDAG_OK;
+  uint8_t *pending = calloc((size_t)(g->nops ? g->nops : 1), 1);
+  int rc = pending ? CDAG_OK : CDAG_NOMEM("stages");
   for (int32_t r = 0; r < g->nprocs && rc == CDAG_OK; r++) {
     int64_t mark = st->nsince;
     for (int32_t i = g->rank_start[r]; i < g->rank_start[r + 1] && rc == CDAG_OK; i++) {
       int32_t op = g->rank_ops[i];
       uint64_t a, len;
+      if ((rc = complete_recvs(g, op, pending, st, &scap))) break;
       if (ir_is_compute(g, op)) {
         rc = base_grow((void **)&st->computes, st->ncomputes, &ccap, 1, sizeof *st->computes, "stages");
         if (rc) break;
@@ -178,9 +224,12 @@ static int list_computes(const cdag_graph *g, const int32_t *lvl, stage_steps *s
           mark = st->nsince;
         }
       }
-      if (written(g, op, &a, &len)) rc = add_range(&st->since, &st->nsince, &scap, r, a, len);
+      if (!written(g, op, &a, &len)) continue;
+      if (pending_recv(g, op)) pending[op] = 1;
+      else rc = add_read(g, st, &scap, r, a, len);
     }
   }
+  free(pending);
   if (rc == CDAG_OK) base_sort(st->computes, st->ncomputes, sizeof *st->computes, cmp_compute);
   return rc;
 }

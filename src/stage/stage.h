@@ -14,6 +14,9 @@
  *  - a computation runs after stage k = max(-1, s of each preceding communication op, k of
  *    each preceding computation): -1 is before the first stage, so a computation that reads
  *    nothing received delays nothing;
+ *  - an op where a stage must start (ir_cuts: a local reduce that combines values of
+ *    different reductions, found by the dataflow) comes a stage after all its predecessors,
+ *    so that what it combines are origins of its stage;
  *  - the parts of one native collective share the largest of their stages (sweeps repeat
  *    until that holds; a collective and a computation ordering each other in a cycle is
  *    CDAG_ERR_UNSUPPORTED after STAGE_MAX_SWEEPS);
@@ -48,8 +51,6 @@ typedef struct {
   uint64_t cost;         /* ns */
   uint64_t raddr, rlen;  /* what it reads (rlen IR_READS_ALL: all the rank wrote before it) */
   uint64_t waddr, wlen;  /* what it writes */
-  int32_t type, rop;     /* a local reduce run as a computation (ir.h: g->computed): waddr[i] =
-                            waddr[i] rop raddr[i] over wlen bytes of cdag_type type; -1 none */
   int64_t since_first, nsince; /* reading all: since[since_first .. +nsince), the ranges the
                                   rank's ops wrote (in program order) since its previous
                                   computation that read all */

@@ -11,7 +11,8 @@
 #include "wire/wire.h"
 
 #define WIRE_MAGIC 0xcd47u
-#define WIRE_VERSION 4u   /* 2: labels; 3: one-sided ops and segments; 4: joins, native collectives */
+#define WIRE_VERSION 5u   /* 2: labels; 3: one-sided ops and segments; 4: joins, native collectives;
+                             5: computations (a calc's read and written ranges) */
 
 static int wire_reserve(wire_buf *w, int64_t n) {
   if (w->failed) return 0;
@@ -116,6 +117,18 @@ static void wire_encode_op(const cdag_graph *g, int64_t i, wire_buf *w, uint64_t
     break;
   case IR_FENCE:
     break;
+  case IR_CALC: {   /* cost * 2 + 1 for a computation, then its written and read lengths and
+                       addresses; a plain calc: cost * 2 (as compact as before) */
+    int comp = ir_is_compute(g, i);
+    uint64_t wl = comp ? g->cw_len[i] : 0, rl = comp ? g->cr_len[i] : 0;
+    wire_put_u(w, g->bytes[i] << 1 | (uint64_t)comp);
+    if (!comp) break;
+    wire_put_u(w, wl);
+    wire_put_u(w, rl);
+    if (wl) wire_put_s(w, (int64_t)(g->addr[i] - *prev));
+    if (rl && rl != IR_READS_ALL) wire_put_s(w, (int64_t)(g->addr2[i] - *prev));
+    break;
+  }
   default:
     wire_put_u(w, g->bytes[i]);
     break;
@@ -242,10 +255,16 @@ static int wire_decode_op(cdag_graph *g, int rank, wire_reader *r, uint64_t *pre
     if (r->failed) return wire_bad(rank, "copy fields");
     *prev = a + n;
     return ir_add_copy(g, rank, b, a, n, NULL);
-  case IR_CALC:
+  case IR_CALC: {
     n = wire_get_u(r);
     if (r->failed) return wire_bad(rank, "calc fields");
-    return ir_add_calc(g, rank, n, NULL);
+    if (!(n & 1)) return ir_add_calc(g, rank, n >> 1, NULL);
+    uint64_t wl = wire_get_u(r), rl = wire_get_u(r);
+    a = wl ? *prev + (uint64_t)wire_get_s(r) : 0;
+    b = rl && rl != IR_READS_ALL ? *prev + (uint64_t)wire_get_s(r) : 0;
+    if (r->failed || (!wl && !rl)) return wire_bad(rank, "computation fields");
+    return ir_add_compute(g, rank, n >> 1, b, rl, a, wl, NULL);
+  }
   case IR_GET:
   case IR_PUT: {
     peer = wire_get_u(r);

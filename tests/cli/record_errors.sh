@@ -55,6 +55,7 @@ damage wait 1 '4a 0 131072 wait 999'
 damage dup 1 '4a 0 65536 recv 8b from 0 tag 0 comm 0 addr 0x2000 wait'
 damage peer 1 's/from 0/from 9/'
 damage phase 1 's/^0 65536/3 65536/'
+damage cost 1 '4a 0 32768 compute -5 reads all'
 cases <<'T'
 0 cdag record --merge ok
   out recorded 2 processes: 1 phase, 2 operations
@@ -82,12 +83,29 @@ cases <<'T'
   err peer/rank-1.part:4: recv 8b from 9 tag 0 comm 0 addr 0x1000 wait: the peer is not a rank of the 2 processes
 1 cdag record --merge phase
   err phase/rank-1.part:4: an operation of phase 3, which the part never started
+1 cdag record --merge cost
+  err cost/rank-1.part:5: compute -5 reads all: the cost is not a number of ns (digits, at most 2^63 - 1)
 T
 # the index says what was malformed, and no phase was written from an untrusted part
 grep -q '"malformed": {"lines": 1, "first": \["rank-1.part:5: wait names sequence number 999' wait/index.json ||
   fail "index.json does not list the malformed line: $(cat wait/index.json)"
 [ ! -e wait/phase-0000.cdag ] || fail "a phase file was written from a part that cannot be trusted"
 grep -q '"malformed": {"lines": 0, "first": \[\]}' ok/index.json || fail "a good recording's index: $(cat ok/index.json)"
+# computations: the recorder's (time only, and one that writes what rank 0 sends; rank 0
+# left no `fixes` line, so the index counts its lines) and a receive whose send is outside
+# the phase (bytes from outside: a computation that reads nothing)
+good comp
+printf 'cdag-record-part 1\nrank 0 nprocs 2\nphase 0\n0 32768 compute 5000 reads all\n0 32769 compute 0 reads all writes 8b at 0x1000\n0 65536 send 8b to 1 tag 0 comm 0 addr 0x1000 wait\nend 0\nfinalized\n' >comp/rank-0.part
+sed -i '4a 0 131072 recv 8b from 0 tag 5 comm 0 addr 0x2000 wait' comp/rank-1.part
+cases <<'T'
+0 cdag record --merge comp
+  out 5 operations, 3 computations (0.005 ms computed)
+  out receives whose send is outside the phase (computations that write what arrived): 1
+T
+grep -qx "compute 0 writes 8b at 0x2000 wait" comp/phase-0000.cdag ||
+  fail "the receive from outside the phase is not a computation that writes: $(cat comp/phase-0000.cdag)"
+grep -q '"compute": {"ops": 3, "ns": 5000}' comp/index.json && grep -q '"local": {"compute": 1, ' comp/index.json &&
+  grep -q '"computes": 3, "compute_ns": 5000' comp/index.json || fail "computations in index.json: $(cat comp/index.json)"
 mkdir -p old && touch old/phase-0007.cdag old/rank-3.part old/index.json old/mine.txt
 "$cdag" record -o old -- true >/dev/null 2>&1
 [ ! -e old/phase-0007.cdag ] && [ ! -e old/rank-3.part ] && [ ! -e old/index.json ] ||

@@ -4,7 +4,7 @@
  * process) dies of SIGSEGV before MPI_Finalize; mpiexec then ends the others. cdag record
  * must still merge what every process wrote, say that the run is incomplete, and exit
  * with the command's failure. Before the crash each rank computes on the bytes it sent and
- * sends them again (an opaque write) and calls MPI_Allgatherv (not recorded): index.json
+ * sends them again (a computation) and calls MPI_Allgatherv (not recorded): index.json
  * must count both, though no process reached MPI_Finalize. */
 #include <signal.h>
 
@@ -19,7 +19,7 @@ int main(int argc, char **argv) {
   rt_fill(a, B);
   rt_fill(b, B);
   MPI_Sendrecv(a, B, MPI_BYTE, right, 0, b, B, MPI_BYTE, left, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  for (int i = 0; i < B; i++) a[i] = (uint8_t)(a[i] * 7 + i + 1);   /* computed: an opaque write */
+  for (int i = 0; i < B; i++) a[i] = (uint8_t)(a[i] * 7 + i + 1);   /* computed: a computation */
   MPI_Sendrecv(a, B, MPI_BYTE, right, 2, b, B, MPI_BYTE, left, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   int one = rt_rank, all[64], counts[64], displs[64];
   for (int i = 0; i < rt_size && i < 64; i++) counts[i] = 1, displs[i] = i;

@@ -35,7 +35,7 @@ int main(int argc, char **argv) {
   }
   MPI_Request_free(&rq[0]);
   MPI_Request_free(&rq[1]);
-  /* sbuf computed on after it was sent: the recording must say so (an opaque write) */
+  /* sbuf computed on after it was sent: the recording must say so (a computation) */
   for (int i = 0; i < B; i++) sbuf[i] ^= 0x5a;
   MPI_Sendrecv(sbuf, B, MPI_BYTE, right, 6, opq, B, MPI_BYTE, left, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 

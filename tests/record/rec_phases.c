@@ -4,7 +4,7 @@
  * implicit phase is dropped); phase 0 is a ring shift; between Pcontrol(0) and the next
  * Pcontrol(1) a message goes unrecorded; phase 1 is a shift the other way plus a message
  * that is received only after the phase ended (its send counts as unreceived) and a
- * receive whose send came before the phase (an opaque write). */
+ * receive whose send came before the phase (a computation). */
 #include "rec_test.h"
 
 enum { B = 16 };

@@ -4,7 +4,7 @@
  * get the result last), with int32 sums in one vector and double maxima in another,
  * exchanged with Sendrecv, the sums done in the program where PMPI cannot see them. The
  * recording must infer every local reduction from content, so that analysis finds an
- * allreduce; then a received vector computed on must be recorded as an opaque write. */
+ * allreduce; then a received vector computed on must be recorded as a computation. */
 #include <string.h>
 
 #include "rec_test.h"
@@ -58,7 +58,7 @@ int main(int argc, char **argv) {
   MT_REQUIRE(memcmp(o, s, sizeof o) == 0);
   MPI_Sendrecv(m, N, MPI_DOUBLE, (me + 1) % n, 6, got, N, MPI_DOUBLE, (me + n - 1) % n, 6, MPI_COMM_WORLD, &st);
   MT_REQUIRE(memcmp(got, m, sizeof got) == 0);
-  /* tm, which a receive wrote, computed on: an opaque write */
+  /* tm, which a receive wrote, computed on: a computation */
   for (int i = 0; i < N; i++) tm[i] = 3 * m[i];
   MPI_Sendrecv(tm, N, MPI_DOUBLE, (me + 1) % n, 7, scaled, N, MPI_DOUBLE, (me + n - 1) % n, 7, MPI_COMM_WORLD, &st);
   rt_keep(s, sizeof s);

@@ -14,7 +14,8 @@
 # default 1), status:N (cdag record's exit status, default 0; `failure`: any but 0),
 # noreplay (no replay), nolive (replay without the comparison: the program leaves no live
 # memory), args:A (the program's argument instead of LIVE), verify (every phase passes
-# `cdag verify`: its plan leaves the graph's bytes in the simulator).
+# `cdag verify`: its plan leaves the graph's bytes in the simulator), check:SCRIPT[:ARG]
+# (python3 tests/record/SCRIPT REC LIVE CDAG [ARG] must succeed: a program's own checks).
 # Every mpiexec runs under `timeout`, so a hang fails the test instead of stopping the suite.
 set -u
 cdag=$1; src=$2; mpiexec=$3; mode=$4; np=$5; prog=$6; shift 6
@@ -22,7 +23,7 @@ cdag=$1; src=$2; mpiexec=$3; mode=$4; np=$5; prog=$6; shift 6
 rec=$tmp/rec live=$tmp/live rep=$tmp/rep
 mkdir -p "$live" "$rep"
 want_status=0 min=1 replay=1 compare=1 phases="" args="" verify=0
-analyze=() noanalyze=() index=()
+analyze=() noanalyze=() index=() checks=()
 for e in "$@"; do
   case $e in
   analyze:*) analyze+=("${e#analyze:}") ;;
@@ -35,6 +36,7 @@ for e in "$@"; do
   nolive) compare=0 ;;
   args:*) args=${e#args:} ;;
   verify) verify=1 ;;
+  check:*) checks+=("${e#check:}") ;;
   *) fail "unknown expectation $e" ;;
   esac
 done
@@ -93,6 +95,12 @@ if [ ${#analyze[@]} -gt 0 ] || [ ${#noanalyze[@]} -gt 0 ]; then
   for t in "${analyze[@]}"; do grep -qF -- "$t" "$tmp/report" || fail "the report lacks '$t': $(cat "$tmp/report")"; done
   for t in "${noanalyze[@]}"; do ! grep -qF -- "$t" "$tmp/report" || fail "the report has '$t': $(cat "$tmp/report")"; done
 fi
+for c in "${checks[@]}"; do
+  script=${c%%:*} arg=""
+  [ "$script" = "$c" ] || arg=${c#*:}
+  python3 "$src/tests/record/$script" "$rec" "$live" "$cdag" $arg >"$tmp/check" 2>&1 ||
+    fail "$script $arg: $(cat "$tmp/check")"
+done
 if [ $replay = 1 ]; then
   timeout 120 "$mpiexec" -n "$np" "$cdag" replay "$phase0" --iterations 1 --dump "$rep" >"$tmp/replay" 2>&1 ||
     fail "cdag replay failed: $(cat "$tmp/replay")"

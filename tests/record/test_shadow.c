@@ -1,13 +1,14 @@
 /* cdag tests — tests/record/test_shadow.c: the recorder's shadow (src/record/shadow.c).
  *
  * Hand-written cases: the rank's own bytes, real forwarding, computation the recording
- * must call opaque, reductions and copies proven by content (one receive, several into one
- * temporary, part of a buffer), the datatype hint, the budget. Then a randomized oracle
+ * must state (changed bytes; bytes never seen, once the rank has received), reductions and
+ * copies proven by content (one receive, several into one temporary, part of a buffer), the
+ * datatype hint, the budget, the time between calls and its threshold. Then a randomized oracle
  * written apart from the shadow: random programs of receives, invisible local computation
  * (sums, maxima, xors, copies, overwrites) and sends over a memory of slots; the recorded
  * events and the shadow's fixes, replayed in position order on a model memory, must give
  * every byte each send sends, and at the end of the phase every byte of memory the recording
- * saw, except bytes an opaque write covers. */
+ * saw, except bytes a computation wrote. */
 #define _DEFAULT_SOURCE   /* MAP_ANONYMOUS */
 #include <check.h>
 #include <stdint.h>
@@ -52,7 +53,7 @@ START_TEST(own_bytes_and_forwarding_need_nothing) {
 }
 END_TEST
 
-START_TEST(computation_is_opaque) {
+START_TEST(computation_reads_all_and_writes) {
   const char *ty = NULL;   /* the messages' element type */
   rec_shadow *sh = rec_shadow_new(1 << 20);
   uint8_t t[64];
@@ -62,14 +63,14 @@ START_TEST(computation_is_opaque) {
   t[10] ^= 1;   /* computed on */
   rec_shadow_send(sh, A(t), sizeof t, 2 * STEP, ty, collect, &x);
   ck_assert_int_eq(x.n, 1);
-  ck_assert_int_eq(x.f[0].kind, REC_FIX_OPAQUE);
+  ck_assert_int_eq(x.f[0].kind, REC_FIX_COMPUTE);
   ck_assert_uint_eq(x.f[0].addr, A(t));
   ck_assert_uint_eq(x.f[0].bytes, sizeof t);
-  ck_assert_uint_ge(x.f[0].src, REC_OPAQUE_BASE);
+  ck_assert_uint_eq(x.f[0].cost, 0);   /* no time was given */
   ck_assert(x.f[0].seq > 2 * STEP - STEP / 2 && x.f[0].seq < 2 * STEP - STEP / 4);
   uint64_t c[3];
   rec_shadow_counts(sh, c);
-  ck_assert_uint_eq(c[REC_FIX_OPAQUE], 1);
+  ck_assert_uint_eq(c[REC_FIX_COMPUTE], 1);
   rec_shadow_free(sh);
 }
 END_TEST
@@ -153,11 +154,13 @@ START_TEST(a_copy_of_a_receive_is_proven) {
   ck_assert_int_eq(x.f[0].kind, REC_FIX_COPY);
   ck_assert_uint_eq(x.f[0].src, A(t));
   ck_assert_uint_eq(x.f[0].addr, A(b));
-  memset(t, 0, sizeof t);   /* all alike: no proof of anything */
+  memset(t, 0, sizeof t);   /* all alike: no proof of a copy, so computed (never seen, after a receive) */
   memset(z, 0, sizeof z);
   rec_shadow_recv(sh, A(t), sizeof t, 3 * STEP, NULL);
   rec_shadow_send(sh, A(z), sizeof z, 4 * STEP, ty, collect, &x);
-  ck_assert_int_eq(x.n, 1);
+  ck_assert_int_eq(x.n, 2);
+  ck_assert_int_eq(x.f[1].kind, REC_FIX_COMPUTE);
+  ck_assert_uint_eq(x.f[1].addr, A(z));
   rec_shadow_free(sh);
 }
 END_TEST
@@ -190,7 +193,7 @@ START_TEST(no_sum_into_bytes_of_another_type) {
   for (int i = 0; i < 8; i++) a[i] = (int32_t)((uint32_t)a[i] + (uint32_t)t[i]);
   rec_shadow_send(sh, A(a), sizeof a, 3 * STEP, "int32", collect, &x);
   ck_assert_int_eq(x.n, 1);   /* its bytes may have several origins inside an element */
-  ck_assert_int_eq(x.f[0].kind, REC_FIX_OPAQUE);
+  ck_assert_int_eq(x.f[0].kind, REC_FIX_COMPUTE);
   rec_shadow_free(sh);
 }
 END_TEST
@@ -202,18 +205,18 @@ START_TEST(over_budget_only_hashes) {
   fixes x = {.n = 0};
   fill(t, sizeof t, 9);
   fill(a, sizeof a, 10);
-  rec_shadow_recv(sh, A(t), sizeof t, 1 * STEP, NULL);
-  rec_shadow_send(sh, A(t), sizeof t, 2 * STEP, ty, collect, &x);   /* same hash: forwarded */
+  rec_shadow_send(sh, A(a), sizeof a, 1 * STEP, ty, collect, &x);   /* its own, before any receive */
+  rec_shadow_recv(sh, A(t), sizeof t, 2 * STEP, NULL);
+  rec_shadow_send(sh, A(t), sizeof t, 3 * STEP, ty, collect, &x);   /* same hash: forwarded */
   ck_assert_int_eq(x.n, 0);
-  rec_shadow_send(sh, A(a), sizeof a, 3 * STEP, ty, collect, &x);
   a[0]++;
-  rec_shadow_send(sh, A(a), sizeof a, 4 * STEP, ty, collect, &x);   /* changed: opaque */
+  rec_shadow_send(sh, A(a), sizeof a, 4 * STEP, ty, collect, &x);   /* changed: computed */
   ck_assert_int_eq(x.n, 1);
-  ck_assert_int_eq(x.f[0].kind, REC_FIX_OPAQUE);
+  ck_assert_int_eq(x.f[0].kind, REC_FIX_COMPUTE);
   rec_shadow_recv(sh, A(t), sizeof t, 5 * STEP, NULL);
   rec_shadow_send(sh, A(t), 8, 6 * STEP, ty, collect, &x);   /* part of a receive: unknown */
   ck_assert_int_eq(x.n, 2);
-  ck_assert_int_eq(x.f[1].kind, REC_FIX_OPAQUE);
+  ck_assert_int_eq(x.f[1].kind, REC_FIX_COMPUTE);
   rec_shadow_free(sh);
 }
 END_TEST
@@ -241,8 +244,113 @@ START_TEST(the_end_of_a_phase_settles_memory) {
   ck_assert_int_eq(x.f[r].kind, REC_FIX_REDUCE);
   ck_assert(x.f[r].seq > 2 * STEP && x.f[r].seq < 3 * STEP);   /* after its receive completed */
   ck_assert_uint_eq(x.f[r].addr, A(a));
-  ck_assert_int_eq(x.f[1 - r].kind, REC_FIX_OPAQUE);
+  ck_assert_int_eq(x.f[1 - r].kind, REC_FIX_COMPUTE);
   ck_assert_uint_eq(x.f[1 - r].addr, A(u));
+  rec_shadow_free(sh);
+}
+END_TEST
+
+START_TEST(never_seen_bytes_are_computed_once_received) {
+  rec_shadow *sh = rec_shadow_new(1 << 20);
+  uint8_t own[32], t[32], b[32], c[64];
+  fixes x = {.n = 0};
+  fill(own, sizeof own, 20);
+  fill(c, sizeof c, 21);
+  rec_shadow_send(sh, A(own), sizeof own, 1 * STEP, NULL, collect, &x);   /* before any receive: its own data */
+  rec_shadow_send(sh, A(c), 32, 2 * STEP, NULL, collect, &x);
+  ck_assert_int_eq(x.n, 0);
+  fill(t, sizeof t, 22);
+  rec_shadow_recv(sh, A(t), sizeof t, 3 * STEP, NULL);
+  fill(b, sizeof b, 23);   /* never seen, no copy of the receive: computed here */
+  rec_shadow_send(sh, A(b), sizeof b, 4 * STEP, NULL, collect, &x);
+  ck_assert_int_eq(x.n, 1);
+  ck_assert_int_eq(x.f[0].kind, REC_FIX_COMPUTE);
+  ck_assert_uint_eq(x.f[0].addr, A(b));
+  ck_assert_uint_eq(x.f[0].bytes, sizeof b);
+  ck_assert(x.f[0].seq > 4 * STEP - STEP / 2 && x.f[0].seq < 4 * STEP - STEP / 4);
+  /* c's first half as recorded, its second never seen: only the second is computed */
+  rec_shadow_send(sh, A(c), sizeof c, 5 * STEP, NULL, collect, &x);
+  ck_assert_int_eq(x.n, 2);
+  ck_assert_uint_eq(x.f[1].addr, A(c + 32));
+  ck_assert_uint_eq(x.f[1].bytes, 32);
+  rec_shadow_free(sh);
+  /* a changed range and the never-seen bytes after it are one computation */
+  sh = rec_shadow_new(1 << 20);
+  x.n = 0;
+  rec_shadow_send(sh, A(c), 16, 1 * STEP, NULL, collect, &x);
+  rec_shadow_recv(sh, A(t), sizeof t, 2 * STEP, NULL);
+  c[3] ^= 0x55;
+  rec_shadow_send(sh, A(c), sizeof c, 3 * STEP, NULL, collect, &x);
+  ck_assert_int_eq(x.n, 1);
+  ck_assert_uint_eq(x.f[0].addr, A(c));
+  ck_assert_uint_eq(x.f[0].bytes, sizeof c);
+  rec_shadow_free(sh);
+}
+END_TEST
+
+START_TEST(one_message_of_several_ranges) {
+  rec_shadow *sh = rec_shadow_new(1 << 20);
+  uint8_t t[16], a[16], b[16];
+  fixes x = {.n = 0};
+  fill(t, sizeof t, 26);
+  rec_shadow_recv(sh, A(t), sizeof t, 1 * STEP, NULL);
+  fill(a, sizeof a, 27);
+  fill(b, sizeof b, 28);
+  /* a derived datatype's two ranges, sent at one position: each computed, at positions of their own */
+  rec_shadow_send(sh, A(a), sizeof a, 2 * STEP, NULL, collect, &x);
+  rec_shadow_send(sh, A(b), sizeof b, 2 * STEP, NULL, collect, &x);
+  ck_assert_int_eq(x.n, 2);
+  ck_assert_uint_ne(x.f[0].seq, x.f[1].seq);
+  ck_assert(x.f[1].seq > 2 * STEP - STEP / 2 && x.f[1].seq < 2 * STEP - STEP / 4);
+  rec_shadow_free(sh);
+}
+END_TEST
+
+START_TEST(time_between_calls) {
+  rec_shadow *sh = rec_shadow_new(1 << 20);
+  uint8_t a[32], t[32];
+  fixes x = {.n = 0};
+  fill(a, sizeof a, 24);
+  fill(t, sizeof t, 25);
+  rec_shadow_send(sh, A(a), 16, 1 * STEP, NULL, collect, &x);
+  rec_shadow_recv(sh, A(t), sizeof t, 2 * STEP, NULL);
+  /* 7 us before a send that needs a computation: that computation carries it */
+  rec_shadow_time(sh, 3 * STEP, 7000, collect, &x);
+  a[0] ^= 1;
+  rec_shadow_send(sh, A(a), sizeof a, 3 * STEP, NULL, collect, &x);
+  ck_assert_int_eq(x.n, 1);
+  ck_assert_uint_eq(x.f[0].cost, 7000);
+  ck_assert_uint_eq(x.f[0].bytes, sizeof a);
+  /* under the threshold, before a send that needs nothing: nothing */
+  rec_shadow_time(sh, 4 * STEP, REC_COMPUTE_MIN_NS - 1, collect, &x);
+  rec_shadow_send(sh, A(a), sizeof a, 4 * STEP, NULL, collect, &x);
+  rec_shadow_time(sh, 5 * STEP, 0, collect, &x);
+  ck_assert_int_eq(x.n, 1);
+  /* at the threshold, before a send that needs nothing: a computation of its own that
+     writes nothing, before the gap's other computations, written when the next gap comes */
+  rec_shadow_time(sh, 6 * STEP, 3 * REC_COMPUTE_MIN_NS, collect, &x);
+  rec_shadow_send(sh, A(t), sizeof t, 6 * STEP, NULL, collect, &x);
+  ck_assert_int_eq(x.n, 1);
+  rec_shadow_time(sh, 7 * STEP, REC_COMPUTE_MIN_NS, collect, &x);
+  ck_assert_int_eq(x.n, 2);
+  ck_assert_int_eq(x.f[1].kind, REC_FIX_COMPUTE);
+  ck_assert_uint_eq(x.f[1].bytes, 0);
+  ck_assert_uint_eq(x.f[1].cost, 3 * REC_COMPUTE_MIN_NS);
+  ck_assert_uint_eq(x.f[1].seq, 6 * STEP - STEP / 2);
+  /* two computations in one gap: the first carries the time; the end of the phase writes
+     the last gap's time if nothing carried it */
+  a[1] ^= 1;
+  t[1] ^= 1;
+  rec_shadow_settle(sh, 7 * STEP, 0, collect, &x);
+  ck_assert_int_eq(x.n, 4);
+  ck_assert_uint_eq(x.f[2].cost + x.f[3].cost, REC_COMPUTE_MIN_NS);
+  ck_assert(x.f[2].seq < x.f[3].seq && x.f[2].cost == REC_COMPUTE_MIN_NS);
+  rec_shadow_reset(sh);   /* a new phase: nothing changed since, only time */
+  rec_shadow_time(sh, 8 * STEP, 5 * REC_COMPUTE_MIN_NS, collect, &x);
+  rec_shadow_settle(sh, 8 * STEP, 0, collect, &x);
+  ck_assert_int_eq(x.n, 5);
+  ck_assert_uint_eq(x.f[4].cost, 5 * REC_COMPUTE_MIN_NS);
+  ck_assert_uint_eq(x.f[4].bytes, 0);
   rec_shadow_free(sh);
 }
 END_TEST
@@ -324,7 +432,7 @@ static void apply(uint8_t *dst, const uint8_t *src, uint64_t n, const char *type
 }
 
 /* One random program; returns the bytes sent that the oracle checked. */
-static int random_program(unsigned seed, int *opaque_bytes) {
+static int random_program(unsigned seed, int *computed_bytes) {
   srand(seed);
   static const char *const hints[] = {"int32", "int64", "double", NULL};
   int32_t mem32[SLOTS * SLOT / 4];   /* aligned for every type */
@@ -374,35 +482,35 @@ static int random_program(unsigned seed, int *opaque_bytes) {
   push(&ev, last);   /* checked below against the memory as it ends, slots seen only */
   /* the model: the recorded events and fixes in position order, from the initial memory */
   qsort(ev.e, (size_t)ev.n, sizeof *ev.e, cmp_event);
-  uint8_t model[SLOTS * SLOT], opaque[SLOTS * SLOT] = {0};
+  uint8_t model[SLOTS * SLOT], computed[SLOTS * SLOT] = {0};
   memcpy(model, init, sizeof model);
   uint64_t base = A(mem);
   for (int i = 0; i < ev.n; i++) {
     event *e = &ev.e[i];
     uint64_t o = e->addr - base;
     switch (e->kind) {
-    case EV_RECV: memcpy(model + o, e->data, SLOT); memset(opaque + o, 0, SLOT); break;
-    case REC_FIX_OPAQUE: memset(opaque + o, 1, e->len); break;
+    case EV_RECV: memcpy(model + o, e->data, SLOT); memset(computed + o, 0, SLOT); break;
+    case REC_FIX_COMPUTE: memset(computed + o, 1, e->len); break;
     case REC_FIX_COPY:
       memmove(model + o, model + (e->src - base), e->len);
-      memmove(opaque + o, opaque + (e->src - base), e->len);
+      memmove(computed + o, computed + (e->src - base), e->len);
       break;
     case REC_FIX_REDUCE:
       apply(model + o, model + (e->src - base), e->len, e->type, e->op);
-      for (uint64_t b = 0; b < e->len; b++) opaque[o + b] |= opaque[e->src - base + b];
+      for (uint64_t b = 0; b < e->len; b++) computed[o + b] |= computed[e->src - base + b];
       break;
     case EV_SEND:
       if (e->len > 2 * SLOT) {   /* the end of the phase */
         for (int b = 0; b < SLOTS * SLOT; b++) {
           if (!seen[b / SLOT]) continue;
-          if (opaque[b]) { ++*opaque_bytes; continue; }
+          if (computed[b]) { ++*computed_bytes; continue; }
           ck_assert_msg(model[b] == mem[b], "seed %u: byte %d at the end: model %02x, memory %02x", seed, b, model[b], mem[b]);
           checked++;
         }
         break;
       }
       for (uint64_t b = 0; b < e->len; b++) {
-        if (opaque[o + b]) { ++*opaque_bytes; continue; }
+        if (computed[o + b]) { ++*computed_bytes; continue; }
         ck_assert_msg(model[o + b] == e->data[b], "seed %u: byte %llu of the send at %llu: model %02x, sent %02x", seed,
                       (unsigned long long)b, (unsigned long long)e->seq, model[o + b], e->data[b]);
         checked++;
@@ -419,10 +527,10 @@ static int random_program(unsigned seed, int *opaque_bytes) {
 
 START_TEST(random_programs_say_what_was_sent) {
   long checked = 0;
-  int opaque = 0, n = (int)cdag_test_iterations(3000);
-  for (int s = 1; s <= n; s++) checked += random_program((unsigned)s, &opaque);
+  int computed = 0, n = (int)cdag_test_iterations(3000);
+  for (int s = 1; s <= n; s++) checked += random_program((unsigned)s, &computed);
   ck_assert_int_gt(checked, 1000);
-  ck_assert_int_gt(opaque, 0);
+  ck_assert_int_gt(computed, 0);
 }
 END_TEST
 
@@ -430,7 +538,7 @@ Suite *cdag_shadow_suite(void) {
   Suite *s = suite_create("record_shadow");
   TCase *tc = tcase_create("shadow");
   tcase_add_test(tc, own_bytes_and_forwarding_need_nothing);
-  tcase_add_test(tc, computation_is_opaque);
+  tcase_add_test(tc, computation_reads_all_and_writes);
   tcase_add_test(tc, a_sum_is_proven);
   tcase_add_test(tc, a_root_folds_its_temporary);
   tcase_add_test(tc, part_of_a_reduced_buffer);
@@ -439,6 +547,9 @@ Suite *cdag_shadow_suite(void) {
   tcase_add_test(tc, no_sum_into_bytes_of_another_type);
   tcase_add_test(tc, over_budget_only_hashes);
   tcase_add_test(tc, the_end_of_a_phase_settles_memory);
+  tcase_add_test(tc, never_seen_bytes_are_computed_once_received);
+  tcase_add_test(tc, one_message_of_several_ranges);
+  tcase_add_test(tc, time_between_calls);
   tcase_add_test(tc, freed_memory_is_skipped);
   tcase_add_test(tc, random_programs_say_what_was_sent);
   suite_add_tcase(s, tc);

@@ -26,6 +26,13 @@ static void compute_panel(cdag_graph *g, int p, int i, int read_all, int before_
   ck_assert_int_eq(ir_add_compute(g, i % p, 200000, prev, read_all ? IR_READS_ALL : PANEL, at, PANEL, NULL), CDAG_OK);
 }
 
+/* A receive the rank waits for (MPI_Recv): a computation reading all after it reads its bytes. */
+static void recv_blocking(cdag_graph *g, int rank, uint64_t at, int from, int tag) {
+  cdag_op op;
+  ck_assert_int_eq(cdag_rank_recv(g, rank, at, PANEL, from, tag, &op), CDAG_OK);
+  ck_assert_int_eq(ir_set_join(g, (int32_t)op, IR_JOIN_AFTER), CDAG_OK);
+}
+
 static cdag_graph *pipeline(int p, int k, int read_all, int before_receives) {
   cdag_graph *g = cdag_test_graph(p);
   for (int i = 0; i < k && before_receives; i++) compute_panel(g, p, i, read_all, 1);
@@ -36,7 +43,7 @@ static cdag_graph *pipeline(int p, int k, int read_all, int before_receives) {
     for (int r = 0; r < p; r++)
       if (r != owner) ck_assert_int_eq(cdag_rank_send(g, owner, at, PANEL, r, i, NULL), CDAG_OK);
     for (int r = 0; r < p; r++)
-      if (r != owner) ck_assert_int_eq(cdag_rank_recv(g, r, at, PANEL, owner, i, NULL), CDAG_OK);
+      if (r != owner) recv_blocking(g, r, at, owner, i);
   }
   return g;
 }
@@ -142,7 +149,7 @@ END_TEST
    message goes through a staging buffer, and the plan still verifies. */
 START_TEST(late_receive_through_staging) {
   cdag_graph *g = cdag_test_text_graph("num_ranks 2\n"
-                                       "rank 0 {\n a: recv 8b from 1 addr 0x100\n compute 20 reads all writes 8b at 0x200\n"
+                                       "rank 0 {\n a: recv 8b from 1 addr 0x100 wait\n compute 20 reads all writes 8b at 0x200\n"
                                        " send 8b to 1 addr 0x200\n recv 8b from 1 addr 0x100\n}\n"
                                        "rank 1 {\n send 8b to 0 addr 0x100\n compute 10 reads 8b at 0x100 writes 8b at 0x108\n"
                                        " send 8b to 0 addr 0x108\n recv 8b from 0 addr 0x300\n}\n");
@@ -183,9 +190,9 @@ START_TEST(format_round_trip) {
 }
 END_TEST
 
-/* A buffer reused for reductions of different ops (a sum, then a max over it): the second
-   reduce is a computation at its place, so the graph compiles in stages instead of failing
-   with "mixed ops", and the plan verifies. */
+/* A buffer reused for reductions of different ops (a sum, then a max over it): a stage starts
+   at the second reduce, so the graph compiles in stages instead of failing with "mixed ops",
+   and the plan verifies. */
 START_TEST(mixed_reductions_are_computations) {
   cdag_graph *g = cdag_test_text_graph("num_ranks 3\n"
                                        "rank 0 { send 8b to 1 addr 0x10\n send 8b to 2 addr 0x10 }\n"
@@ -194,10 +201,48 @@ START_TEST(mixed_reductions_are_computations) {
                                        "rank 2 { recv 8b from 0 addr 0x100\n recv 8b from 1 addr 0x10 }\n");
   cdag_plan *p = analyze(g, 1.0);
   ck_assert_ptr_nonnull(p->steps);
-  ck_assert_int_eq(p->steps->ncomputes, 1);
-  ck_assert_int_eq(p->steps->computes[0].rop, CDAG_MAX);
+  ck_assert_int_eq(p->steps->ncomputes, 0);
   ck_assert_int_eq(p->steps->nstages, 2);
   ck_assert_msg(exec_verify(g, p, 9, 3) == CDAG_OK, "%s", cdag_error_message());
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
+  /* sum, max, sum on one buffer: two stages start, one at each change of op */
+  g = cdag_test_text_graph("num_ranks 2\nrank 0 { send 8b to 1 addr 0x10\n send 8b to 1 addr 0x20 }\n"
+                           "rank 1 {\n recv 8b from 0 addr 0x100\n reduce 2 int32 sum in 0x100 inout 0x200\n"
+                           " reduce 2 int32 max in 0x300 inout 0x200\n recv 8b from 0 addr 0x108\n"
+                           " reduce 2 int32 sum in 0x108 inout 0x200\n}\n");
+  p = analyze(g, 1.0);
+  ck_assert_int_eq(p->steps->nstages, 3);
+  ck_assert_msg(exec_verify(g, p, 9, 3) == CDAG_OK, "%s", cdag_error_message());
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
+  /* int8 maxima, then int32 sums over the same bytes: elements of one end inside the other's */
+  g = cdag_test_text_graph("num_ranks 2\nrank 0 { send 40b to 1 addr 0x10 }\n"
+                           "rank 1 {\n recv 40b from 0 addr 0x100\n reduce 10 int8 max in 0x100 inout 0x200\n"
+                           " reduce 10 int32 sum in 0x100 inout 0x200\n}\n");
+  p = analyze(g, 1.0);
+  ck_assert_int_eq(p->steps->nstages, 2);
+  ck_assert_msg(exec_verify(g, p, 9, 3) == CDAG_OK, "%s", cdag_error_message());
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+/* A computation that reads all between a receive and its wait (MPI_Irecv, compute, MPI_Send,
+   MPI_Wait on two ranks) has not read the receive's bytes: no cycle, and it reads them once
+   the wait is passed. */
+START_TEST(reads_all_after_the_wait_only) {
+  const char *rank = "rank %d {\n r: recv 8b from %d addr 0x100\n compute 10 reads all writes 8b at 0x200\n"
+                     " send 8b to %d addr 0x200 wait\n wait r\n compute 10 reads all writes 8b at 0x300\n"
+                     " send 8b to %d tag 1 addr 0x300\n recv 8b from %d tag 1 addr 0x400 wait\n}\n";
+  char text[1024];
+  int n = snprintf(text, sizeof text, "num_ranks 2\n");
+  n += snprintf(text + n, sizeof text - (size_t)n, rank, 0, 1, 1, 1, 1);
+  snprintf(text + n, sizeof text - (size_t)n, rank, 1, 0, 0, 0, 0);
+  cdag_graph *g = cdag_test_text_graph(text);
+  cdag_plan *p = analyze(g, 1.0);
+  ck_assert_int_eq(p->steps->nstages, 2);   /* the first computations' exchange, then the second's */
+  ck_assert_msg(exec_verify(g, p, 4, 4) == CDAG_OK, "%s", cdag_error_message());
   cdag_plan_free(&p);
   cdag_graph_free(&g);
 }
@@ -235,6 +280,7 @@ Suite *cdag_stage_suite(void) {
   tcase_add_test(t, late_receive_through_staging);
   tcase_add_test(t, format_round_trip);
   tcase_add_test(t, mixed_reductions_are_computations);
+  tcase_add_test(t, reads_all_after_the_wait_only);
   tcase_add_test(t, random_graphs_with_computations);
   suite_add_tcase(s, t);
   return s;

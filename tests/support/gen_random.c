@@ -41,7 +41,11 @@ typedef struct {
 static int add_op(cdag_graph *g, const gen_op *op) {
   switch (op->kind) {
     case IR_SEND: return cdag_rank_send(g, op->rank, op->x, op->len, op->peer, op->tag, NULL);
-    case IR_RECV: return cdag_rank_recv(g, op->rank, op->y, op->rlen, op->peer, op->tag, NULL);
+    case IR_RECV: {   /* with computations, blocking (a computation reading all reads it) */
+      cdag_op id;
+      int rc = cdag_rank_recv(g, op->rank, op->y, op->rlen, op->peer, op->tag, &id);
+      return rc || !op->rop ? rc : ir_set_join(g, (int32_t)id, IR_JOIN_AFTER);
+    }
     case IR_COPY: return cdag_rank_copy_local(g, op->rank, op->x, op->y, op->len, NULL);
     case IR_CALC: return ir_add_compute(g, op->rank, op->rlen, op->x, op->peer ? IR_READS_ALL : op->len, op->y, op->tag ? op->len : 0, NULL);
     default: return cdag_rank_reduce_local(g, op->rank, op->x, op->y, op->len / 4, CDAG_INT32, (cdag_reduce_op)op->rop, NULL);
@@ -100,7 +104,7 @@ int gen_random_graph(uint64_t seed, const gen_random_opts *o, cdag_graph **out) 
       range(&s, unit, len, 1, &y);
       if (a == b && x < y + len && y < x + len) continue; /* a self send that overwrites its own source */
       ops[n++] = (gen_op){.kind = IR_SEND, .rank = a, .peer = b, .tag = tag, .x = x, .len = len};
-      ops[n++] = (gen_op){.kind = IR_RECV, .rank = b, .peer = a, .tag = tag, .y = y,
+      ops[n++] = (gen_op){.kind = IR_RECV, .rank = b, .peer = a, .tag = tag, .y = y, .rop = o && o->computes,
                           .rlen = len + (pick(&s, 4) == 0 ? (uint64_t)unit : 0)};
     } else if (what < 9 || !reduce_mode) {
       range(&s, unit, len, 1, &x);

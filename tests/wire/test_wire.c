@@ -11,7 +11,8 @@
 #include "check_main.h"
 #include "wire/wire.h"
 
-/* Rank r's graph: a send, a receive, a reduce, a copy, a calc, a dependency, scratch. */
+/* Rank r's graph: a send, a receive, a reduce, a copy, a calc, a dependency, scratch, and two
+   computations (one reads a range, one reads all). */
 static cdag_graph *rank_graph(int nprocs, int r, uint64_t base) {
   cdag_graph *g;
   int32_t id[5];
@@ -24,6 +25,8 @@ static cdag_graph *rank_graph(int nprocs, int r, uint64_t base) {
   ck_assert_int_eq(ir_add_dep(g, id[0], id[4], 1), CDAG_OK);
   ck_assert_int_eq(ir_add_scratch(g, r, base + 0x5000, 4096), CDAG_OK);
   if (r == 1) ck_assert_int_eq(cdag_label(g, id[1], "halo north"), CDAG_OK);   /* labels travel too */
+  ck_assert_int_eq(ir_add_compute(g, r, 200000, base + 0x10, 64, base + 0x6000, 32, NULL), CDAG_OK);
+  ck_assert_int_eq(ir_add_compute(g, r, 5, 0, IR_READS_ALL, base + 0x20, 8, NULL), CDAG_OK);
   return g;
 }
 
@@ -53,7 +56,7 @@ START_TEST(round_trip) {
     wire_buf w = {0};
     int sender = -1;
     ck_assert_int_eq(wire_encode_rank(g, &w), CDAG_OK);
-    ck_assert_int_le(w.len, 84);  /* compact: a few bytes per op, one per count of segments, joins, communicators, calls, their messages */
+    ck_assert_int_le(w.len, 110);  /* compact: a few bytes per op, one per count of segments, joins, communicators, calls, their messages */
     int64_t base = global->nops;
     ck_assert_int_eq(wire_decode_rank(global, w.buf, w.len, &sender), CDAG_OK);
     ck_assert_int_eq(sender, r);
@@ -62,7 +65,13 @@ START_TEST(round_trip) {
       ck_assert_int_eq(global->kind[base + i], g->kind[i]);
       ck_assert_int_eq(global->rank[base + i], r);
       ck_assert_int_eq(global->bytes[base + i], g->bytes[i]);
-      if (g->kind[i] != IR_CALC) ck_assert_uint_eq(global->addr[base + i], g->addr[i]);
+      if (g->kind[i] != IR_CALC || ir_is_compute(g, i)) ck_assert_uint_eq(global->addr[base + i], g->addr[i]);
+      ck_assert_int_eq(ir_is_compute(global, base + i), ir_is_compute(g, i));
+      if (ir_is_compute(g, i)) {
+        ck_assert_uint_eq(global->cw_len[base + i], g->cw_len[i]);
+        ck_assert_uint_eq(global->cr_len[base + i], g->cr_len[i]);
+        if (g->cr_len[i] != IR_READS_ALL) ck_assert_uint_eq(global->addr2[base + i], g->addr2[i]);
+      }
       if (g->kind[i] == IR_REDUCE || g->kind[i] == IR_COPY) ck_assert_uint_eq(global->addr2[base + i], g->addr2[i]);
       if (g->kind[i] != IR_COPY && g->kind[i] != IR_CALC) {
         ck_assert_int_eq(global->peer[base + i], g->peer[i]);
@@ -75,9 +84,9 @@ START_TEST(round_trip) {
   ck_assert_int_eq(global->ndeps, P);
   ck_assert_int_eq(global->dep[0], 0);
   ck_assert_int_eq(global->dep[1], 4);
-  ck_assert_int_eq(global->dep[2 * (P - 1)], 5 * (P - 1));
+  ck_assert_int_eq(global->dep[2 * (P - 1)], 7 * (P - 1));   /* 7 ops per rank */
   ck_assert_int_eq(global->nscratch, P);
-  ck_assert_str_eq(ir_label(global, 5 + 1), "halo north");
+  ck_assert_str_eq(ir_label(global, 7 + 1), "halo north");
   ck_assert_ptr_null(ir_label(global, 1));
   ck_assert_uint_eq(global->scr_len[P - 1], 4096);
   ck_assert_int_eq(ir_finalize(global), CDAG_OK);

@@ -9,7 +9,8 @@
  * ops of its rank wait for (they overwrite its buffer, or depend on it explicitly) sends a
  * staging copy and counts as complete when it starts: sends take their data when they run
  * (match.h), so a graph the compiler accepts cannot hang on MPI's rendezvous protocol, and
- * sends nothing waits for pay no copy. cdag_start posts
+ * sends nothing waits for pay no copy. A computation (compute.c) runs when its op is ready.
+ * cdag_start posts
  * what is ready without blocking; cdag_wait drives the rest. Cost per run: O(n + edges)
  * plus one Waitsome per completion batch (each scans the request array). */
 #include <stdlib.h>
@@ -19,11 +20,12 @@
 
 /* The part of rank r whose ops are its own graph's (ids base[r].., in its program order):
    their tags, packed at the rank's start of tag. */
-static int own_part(const cdag_graph *gg, const int64_t *base, int r, int32_t *tag, wire_buf *part) {
+static int own_part(const cdag_graph *gg, const int64_t *base, int r, int32_t *tag, const part_steps *comps,
+                    wire_buf *part) {
   int64_t ntags = 0;
   for (int64_t op = base[r]; op < base[r + 1]; op++)
     if (gg->kind[op] == IR_SEND || gg->kind[op] == IR_RECV) tag[base[r] + ntags++] = tag[op];
-  return part_graph_write(part, base[r + 1] - base[r], tag + base[r], ntags, NULL);
+  return part_graph_write(part, base[r + 1] - base[r], tag + base[r], ntags, NULL, comps);
 }
 
 /* Op k of the part is op `op` of gg, a native call's message or the call itself: the part
@@ -42,7 +44,7 @@ static int copy_call_mark(const cdag_graph *gg, int32_t op, cdag_graph *tg, int3
 /* The part of rank r of a graph whose one-sided ops were expanded: the rank also runs the
    targets' sides its own graph lacks, so the part carries its ops, in program order (tags
    0: the part's own tags pair them), with its explicit dependencies and joins. */
-static int expanded_part(const cdag_graph *gg, int r, const int32_t *tag, wire_buf *part) {
+static int expanded_part(const cdag_graph *gg, int r, const int32_t *tag, const part_steps *comps, wire_buf *part) {
   int32_t lo = gg->rank_start[r], n = gg->rank_start[r + 1] - lo, *tags = malloc((size_t)(n ? n : 1) * sizeof *tags);
   cdag_graph *tg = NULL;
   wire_buf ops = {0};
@@ -54,15 +56,18 @@ static int expanded_part(const cdag_graph *gg, int r, const int32_t *tag, wire_b
     int32_t op = gg->rank_ops[lo + k];
     int p2p = gg->kind[op] == IR_SEND || gg->kind[op] == IR_RECV;
     if (p2p) tags[ntags++] = tag[op];
-    rc = ir_append(tg, gg->kind[op], r, gg->peer[op], p2p ? 0 : gg->tag[op], gg->addr[op], gg->addr2 ? gg->addr2[op] : 0,
-                   gg->bytes[op], NULL);
+    if (ir_is_compute(gg, op))
+      rc = ir_add_compute(tg, r, gg->bytes[op], gg->addr2[op], gg->cr_len[op], gg->addr[op], gg->cw_len[op], NULL);
+    else
+      rc = ir_append(tg, gg->kind[op], r, gg->peer[op], p2p ? 0 : gg->tag[op], gg->addr[op],
+                     gg->addr2 ? gg->addr2[op] : 0, gg->bytes[op], NULL);
     if (!rc && gg->join && gg->join[op]) rc = ir_set_join(tg, k, gg->join[op]);   /* waits, collectives */
     if (!rc && gg->call && gg->call[op] >= 0) rc = copy_call_mark(gg, op, tg, k, callmap);
   }
   for (int64_t d = 0; !rc && d < gg->ndeps; d++)
     if (gg->rank[gg->dep[2 * d]] == r) rc = ir_add_dep(tg, gg->pos[gg->dep[2 * d]], gg->pos[gg->dep[2 * d + 1]], 0);
   if (!rc) rc = wire_encode_rank(tg, &ops);
-  if (!rc) rc = part_graph_write(part, n, tags, ntags, &ops);
+  if (!rc) rc = part_graph_write(part, n, tags, ntags, &ops, comps);
   wire_free(&ops);
   ir_graph_free(tg);
   free(tags);
@@ -92,8 +97,16 @@ int sched_parts_from_graph(const cdag_graph *gg, const match_result *m, const in
     for (int32_t k = gg->rank_start[r]; k < gg->rank_start[r + 1]; k++)
       if (gg->kind[gg->rank_ops[k]] == IR_SEND) next[gg->peer[gg->rank_ops[k]]] = 0;
   }
+  /* computations: each rank's, run by its engine at their op */
+  stage_steps st = {0};
+  part_steps *w = rc ? NULL : calloc((size_t)gg->nprocs, sizeof *w);
+  if (!rc && !w) rc = CDAG_NOMEM("baseline computations");
+  if (!rc && stage_has_computes(gg) && !(rc = stage_list_computes(gg, &st))) rc = sched_steps_put(&st, gg->nprocs, base, w);
   for (int r = 0; !rc && r < gg->nprocs; r++)
-    rc = gg->nwritten ? expanded_part(gg, r, tag, &parts[r]) : own_part(gg, base, r, tag, &parts[r]);
+    rc = gg->nwritten ? expanded_part(gg, r, tag, &w[r], &parts[r]) : own_part(gg, base, r, tag, &w[r], &parts[r]);
+  for (int r = 0; w && r < gg->nprocs; r++) part_steps_free(&w[r]);
+  free(w);
+  stage_steps_free(&st);
   free(next);
   free(tag);
   return rc;
@@ -102,6 +115,7 @@ int sched_parts_from_graph(const cdag_graph *gg, const match_result *m, const in
 /* ---- the engine ---- */
 
 void engine_free(sched_engine *e) {
+  free(e->comp_of);
   free(e->kind); free(e->addr); free(e->addr2); free(e->bytes); free(e->peer); free(e->tag);
   free(e->npred); free(e->succ_start); free(e->succ); free(e->req_of); free(e->op_of_req);
   free(e->count); free(e->ready); free(e->idx); free(e->stage_off); free(e->stage);
@@ -126,7 +140,10 @@ static int engine_alloc(sched_engine *e, int64_t n, int64_t nedges) {
   e->ready = malloc(m * sizeof *e->ready);
   e->idx = malloc(m * sizeof *e->idx);
   e->stage_off = malloc(m * sizeof *e->stage_off);
-  if (!e->stage_off || !e->kind || !e->addr || !e->addr2 || !e->bytes || !e->peer || !e->tag || !e->npred || !e->succ_start ||
+  e->comp_of = malloc(m * sizeof *e->comp_of);
+  if (e->comp_of)
+    for (int64_t i = 0; i < n; i++) e->comp_of[i] = -1;
+  if (!e->comp_of || !e->stage_off || !e->kind || !e->addr || !e->addr2 || !e->bytes || !e->peer || !e->tag || !e->npred || !e->succ_start ||
       !e->succ || !e->req_of || !e->op_of_req || !e->count || !e->ready || !e->idx)
     return CDAG_NOMEM("baseline engine");
   return CDAG_OK;
@@ -170,6 +187,7 @@ int engine_clone(sched_engine *e, const sched_engine *from) {
   memcpy(e->peer, from->peer, (size_t)n * sizeof *e->peer);
   memcpy(e->tag, from->tag, (size_t)n * sizeof *e->tag);
   memcpy(e->npred, from->npred, (size_t)n * sizeof *e->npred);
+  memcpy(e->comp_of, from->comp_of, (size_t)n * sizeof *e->comp_of);
   memcpy(e->succ_start, from->succ_start, (size_t)(n + 1) * sizeof *e->succ_start);
   if (nedges) memcpy(e->succ, from->succ, (size_t)nedges * sizeof *e->succ);
   return CDAG_OK;
@@ -269,6 +287,10 @@ static int engine_drain(cdag_schedule *s) {
       engine_complete(e, op);
       break;
     }
+    case IR_CALC:   /* a computation runs here (compute.c); a plain calc is nothing */
+      if (e->comp_of[op] >= 0) sched_comp_run(s, &s->comps[e->comp_of[op]]);
+      engine_complete(e, op);
+      break;
     default:
       engine_complete(e, op);
       break;

@@ -262,7 +262,7 @@ static int compile_plan_mode(compile_ctx *x, cdag_graph *gg, const int64_t *base
   int rc = test_analyze ? test_analyze(gg, &x->opts, &plan) : pipeline_plan(gg, &x->opts, model, x->tune.policy, &plan);
   if (!rc && test_analyze) rc = kern_choose_plan(plan, model, x->tune.policy);
   int (*report)(const void *, FILE *, int) = test_analyze ? hand_report_cb : plan_report_cb;
-  if (!rc) rc = plan->as_written ? graph_parts(x, gg, base) : sched_parts_from_plan(plan, model, x->parts);
+  if (!rc) rc = plan->as_written ? graph_parts(x, gg, base) : sched_parts_from_plan(plan, model, base, x->parts);
   if (!rc) rc = mem_report(&x->text, report, plan, 0);
   if (!rc) rc = mem_report(&x->json, report, plan, 1);
   kern_choices_free(plan);  /* the test hook's free does not know the choices */

@@ -19,11 +19,21 @@ struct exec_arena {
   int64_t n, cap;
 };
 
-/* The distributed graph's own state: its communicator (a duplicate) and arena. */
+/* A computation's function (cdag_compute): the graph keeps it, a schedule calls it. */
+typedef struct {
+  int32_t op;
+  cdag_compute_fn fn;
+  void *arg;
+} graph_fn;
+
+/* The distributed graph's own state: its communicator (a duplicate), arena and the
+   functions of its computations (they never travel: the compiling rank sees the op only). */
 typedef struct {
   MPI_Comm comm;
   exec_arena *arena;
   int busy;              /* atomic: a thread is in one of cdag's collective calls on comm */
+  graph_fn *fns;         /* by op, ascending (ops are added in order) */
+  int64_t nfns, cap_fns;
 } graph_exec;
 
 exec_arena *exec_arena_share(exec_arena *a) {
@@ -63,6 +73,7 @@ static void exec_free(void *p) {
   MPI_Finalized(&finalized);
   if (!finalized) MPI_Comm_free(&x->comm);
   exec_arena_unref(x->arena);
+  free(x->fns);
   free(x);
 }
 
@@ -187,6 +198,45 @@ int cdag_copy_local(cdag_graph *g, const void *src, void *dst, size_t bytes, cda
   if ((!src || !dst) && bytes) return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_copy_local with a NULL buffer", g->myrank);
   int added = ir_add_copy(g, g->myrank, (uint64_t)(uintptr_t)src, (uint64_t)(uintptr_t)dst, bytes, &id);
   return exec_to_op(added, &id, op);
+}
+
+int cdag_compute(cdag_graph *g, const void *read, size_t read_bytes, void *write, size_t write_bytes,
+                 uint64_t cost_ns, cdag_compute_fn fn, void *arg, cdag_op *op) {
+  int32_t id = -1;
+  int rc = exec_check_distributed(g, "cdag_compute");
+  if (rc) return rc;
+  int all = read_bytes == CDAG_READS_ALL;
+  if (!fn) return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_compute: fn is NULL", g->myrank);
+  if (all && read)
+    return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_compute reads all (CDAG_READS_ALL) from a buffer: pass NULL",
+                       g->myrank);
+  if (!all && !read && read_bytes)
+    return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_compute reads %zu bytes from NULL", g->myrank, read_bytes);
+  if (!write && write_bytes)
+    return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_compute writes %zu bytes to NULL", g->myrank, write_bytes);
+  if (!read_bytes && !write_bytes)
+    return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_compute reads and writes nothing (a computation is placed by "
+                       "the memory it touches)", g->myrank);
+  graph_exec *x = g->host;
+  if ((rc = base_grow((void **)&x->fns, x->nfns, &x->cap_fns, 1, sizeof *x->fns, "computations"))) return rc;
+  rc = ir_add_compute(g, g->myrank, cost_ns, (uint64_t)(uintptr_t)read, all ? IR_READS_ALL : read_bytes,
+                      (uint64_t)(uintptr_t)write, write_bytes, &id);
+  if (!rc) x->fns[x->nfns++] = (graph_fn){id, fn, arg};
+  return exec_to_op(rc, &id, op);
+}
+
+int exec_compute_fn(const cdag_graph *g, int64_t op, cdag_compute_fn *fn, void **arg) {
+  const graph_exec *x = g && g->host ? g->host : NULL;
+  int64_t lo = 0, hi = x ? x->nfns : 0;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (x->fns[mid].op < op) lo = mid + 1;
+    else hi = mid;
+  }
+  if (!x || lo == x->nfns || x->fns[lo].op != op) return 0;
+  *fn = x->fns[lo].fn;
+  *arg = x->fns[lo].arg;
+  return 1;
 }
 
 int cdag_segment(cdag_graph *g, void *base, size_t bytes, int *seg) {

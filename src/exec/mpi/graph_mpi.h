@@ -25,6 +25,9 @@ void exec_arena_unref(exec_arena *a);
 int exec_check_distributed(const cdag_graph *g, const char *fn);
 int exec_to_op(int rc, const int32_t *id, cdag_op *op);
 int exec_proc_null(cdag_op *op);
+/* The function of computation op (a local op id) of distributed graph g, as cdag_compute
+   gave it: 1 and *fn, *arg; 0 when op has none (a replayed file's computation). O(log n). */
+int exec_compute_fn(const cdag_graph *g, int64_t op, cdag_compute_fn *fn, void **arg);
 /* MPI predefined types and ops to cdag's; -1 when not one cdag supports. */
 /* cdag_reduce_local's datatype and op as a cdag type and op (ops.c): predefined ones, or a
    user op (registered in this process's table of user ops). CDAG_ERR_UNSUPPORTED or

@@ -320,14 +320,132 @@ void part_writer_free(part_writer *w) {
   wire_free(&w->reds);
 }
 
-int part_graph_write(wire_buf *out, int64_t nops, const int32_t *tags, int64_t ntags, const wire_buf *ops) {
+/* ---- computations and staging buffers ---- */
+
+void part_compute_put(part_steps *w, const stage_steps *st, int64_t i, int64_t key) {
+  const stage_compute *c = &st->computes[i];
+  wire_buf *b = &w->comps;
+  wire_put_u(b, (uint64_t)key);
+  wire_put_u(b, (uint64_t)c->pos);
+  wire_put_u(b, (uint64_t)(c->after + 1));
+  wire_put_u(b, c->cost);
+  wire_put_u(b, c->raddr);
+  wire_put_u(b, c->rlen);
+  wire_put_u(b, c->waddr);
+  wire_put_u(b, c->wlen);
+  wire_put_u(b, (uint64_t)c->nsince);
+  for (int64_t k = c->since_first; k < c->since_first + c->nsince; k++) {
+    wire_put_u(b, st->since[k].addr);
+    wire_put_u(b, st->since[k].len);
+  }
+  w->ncomps++;
+}
+
+void part_temp_put(part_steps *w, uint64_t addr, uint64_t len) {
+  wire_put_u(&w->temps, addr);
+  wire_put_u(&w->temps, len);
+  w->ntemps++;
+}
+
+void part_steps_free(part_steps *w) {
+  wire_free(&w->comps);
+  wire_free(&w->temps);
+}
+
+/* nstages: the stages a computation may follow (graph parts: 0, every `after` is -1). */
+static int read_comps(sched_part *p, wire_reader *r, int64_t nstages) {
+  uint64_t n = wire_get_u(r);
+  if (!count_ok(r, n)) return bad("computations");
+  if (!(p->comps = calloc(n ? n : 1, sizeof *p->comps))) return CDAG_NOMEM("schedule computations");
+  p->ncomps = (int64_t)n;
+  int64_t cap = 0;
+  for (uint64_t k = 0; k < n; k++) {
+    part_compute *c = &p->comps[k];
+    uint64_t key = wire_get_u(r), pos = wire_get_u(r), after = wire_get_u(r);
+    c->cost = wire_get_u(r);
+    c->raddr = wire_get_u(r);
+    c->rlen = wire_get_u(r);
+    c->waddr = wire_get_u(r);
+    c->wlen = wire_get_u(r);
+    uint64_t ns = wire_get_u(r);
+    if (!count_ok(r, ns) || key > INT32_MAX || pos > INT32_MAX || after > (uint64_t)nstages ||
+        (ns && c->rlen != UINT64_MAX) || (k && after < (uint64_t)(c[-1].after + 1)) || (!c->rlen && !c->wlen))
+      return bad("computation");
+    c->key = (int64_t)key;
+    c->pos = (int64_t)pos;
+    c->after = (int)after - 1;
+    c->since_first = p->nsince;
+    c->nsince = (int64_t)ns;
+    for (uint64_t q = 0; q < ns; q++) {
+      int rc = base_grow((void **)&p->since, 2 * p->nsince, &cap, 2, sizeof *p->since, "schedule computations");
+      if (rc) return rc;
+      p->since[2 * p->nsince] = wire_get_u(r);
+      p->since[2 * p->nsince + 1] = wire_get_u(r);
+      p->nsince++;
+    }
+  }
+  return r->failed ? bad("computation") : CDAG_OK;
+}
+
+static void put_steps(wire_buf *out, const part_steps *w) {
+  wire_put_u(out, (uint64_t)(w ? w->ncomps : 0));
+  if (w) wire_put_bytes(out, w->comps.buf, w->comps.len);
+}
+
+int part_graph_write(wire_buf *out, int64_t nops, const int32_t *tags, int64_t ntags, const wire_buf *ops,
+                     const part_steps *comps) {
   put_header(out, PART_GRAPH);
   wire_put_u(out, (uint64_t)nops);
   wire_put_u(out, (uint64_t)ntags);
   for (int64_t k = 0; k < ntags; k++) wire_put_u(out, (uint64_t)tags[k]);
   wire_put_u(out, ops ? (uint64_t)ops->len : 0);
   if (ops) wire_put_bytes(out, ops->buf, ops->len);
-  return wire_done(out);
+  put_steps(out, comps);
+  int rc = comps ? wire_done(&comps->comps) : CDAG_OK;
+  return rc ? rc : wire_done(out);
+}
+
+int part_stages_write(wire_buf *out, const wire_buf *stages, int32_t nstages, const part_steps *w) {
+  put_header(out, PART_STAGES);
+  wire_put_u(out, (uint64_t)nstages);
+  for (int32_t k = 0; k < nstages; k++) {
+    wire_put_u(out, (uint64_t)stages[k].len);
+    wire_put_bytes(out, stages[k].buf, stages[k].len);
+  }
+  put_steps(out, w);
+  wire_put_u(out, (uint64_t)w->ntemps);
+  wire_put_bytes(out, w->temps.buf, w->temps.len);
+  int rc = wire_done(&w->comps);
+  if (!rc) rc = wire_done(&w->temps);
+  return rc ? rc : wire_done(out);
+}
+
+/* Every stage a whole plan part; staging buffers sorted and disjoint. */
+static int read_stages(sched_part *p, wire_reader *r, int nprocs) {
+  uint64_t n = wire_get_u(r);
+  if (!count_ok(r, n)) return bad("stages");
+  if (!(p->stages = calloc(n ? n : 1, sizeof *p->stages))) return CDAG_NOMEM("schedule stages");
+  p->nstages = (int64_t)n;
+  int rc = CDAG_OK;
+  for (uint64_t k = 0; k < n && !rc; k++) {
+    uint64_t len = wire_get_u(r);
+    const uint8_t *b = r->failed || len > (uint64_t)(r->end - r->p) ? NULL : wire_get_bytes(r, (int64_t)len);
+    if (!b) return bad("stage");
+    rc = part_read(b, (int64_t)len, nprocs, &p->stages[k]);
+    if (!rc && p->stages[k].mode != PART_PLAN) rc = bad("stage mode");
+  }
+  if (!rc) rc = read_comps(p, r, p->nstages);
+  uint64_t nt = rc ? 0 : wire_get_u(r);
+  if (!rc && !count_ok(r, nt)) rc = bad("staging buffers");
+  if (!rc && !(p->temps = malloc((size_t)(nt ? 2 * nt : 1) * sizeof *p->temps))) rc = CDAG_NOMEM("staging buffers");
+  for (uint64_t k = 0; k < nt && !rc; k++) {
+    uint64_t a = wire_get_u(r), len = wire_get_u(r);
+    if (r->failed || a + len < a || (k && a < p->temps[2 * k - 2] + p->temps[2 * k - 1])) rc = bad("staging buffer");
+    p->temps[2 * k] = a;
+    p->temps[2 * k + 1] = len;
+    p->ntemps = (int64_t)k + 1;
+  }
+  return rc;
 }
 
 /* A fresh copy of n elements (NULL when n is 0); *ok cleared when out of memory. */
@@ -357,7 +475,7 @@ static int read_graph(sched_part *p, wire_reader *r) {
   int ok = 1;
   p->ops_len = (int64_t)len;
   p->ops = dup_array(ops, p->ops_len, 1, &ok);
-  return ok ? CDAG_OK : CDAG_NOMEM("schedule ops");
+  return ok ? read_comps(p, r, 0) : CDAG_NOMEM("schedule ops");
 }
 
 static int read_model(sched_part *p, wire_reader *r) {
@@ -395,9 +513,10 @@ int part_read(const uint8_t *buf, int64_t len, int nprocs, sched_part *p) {
   if (version != PART_VERSION)
     return cdag__error(CDAG_ERR_FORMAT, "schedule part: version %llu, this library reads version %u (ranks run "
                        "different builds of cdag?)", (unsigned long long)version, PART_VERSION);
-  if (mode != PART_GRAPH && mode != PART_PLAN) return bad("mode");
+  if (mode > PART_STAGES) return bad("mode");
   p->mode = (int)mode;
-  int rc = p->mode == PART_PLAN ? read_plan(p, &r, nprocs) : read_graph(p, &r);
+  int rc = p->mode == PART_PLAN ? read_plan(p, &r, nprocs) : p->mode == PART_GRAPH ? read_graph(p, &r)
+                                                                                 : read_stages(p, &r, nprocs);
   if (!rc && r.failed) rc = bad("truncated");
   if (!rc && r.p != r.end) rc = bad("trailing bytes");
   return rc;
@@ -419,6 +538,13 @@ int part_clone(const sched_part *from, sched_part *to) {
   to->copies = dup_array(from->copies, from->ncopies, sizeof *from->copies, &ok);
   to->reds = dup_array(from->reds, from->nreds, sizeof *from->reds, &ok);
   to->contribs = dup_array(from->contribs, from->ncontribs, sizeof *from->contribs, &ok);
+  to->comps = dup_array(from->comps, from->ncomps, sizeof *from->comps, &ok);
+  to->since = dup_array(from->since, 2 * from->nsince, sizeof *from->since, &ok);
+  to->temps = dup_array(from->temps, 2 * from->ntemps, sizeof *from->temps, &ok);
+  to->stages = from->nstages ? calloc((size_t)from->nstages, sizeof *to->stages) : NULL;
+  if (from->nstages && !to->stages) ok = 0;
+  for (int64_t k = 0; to->stages && k < from->nstages; k++)
+    if (part_clone(&from->stages[k], &to->stages[k])) ok = 0;
   to->cap_pieces = to->npieces; to->cap_slots = to->nslots; to->cap_members = to->nmembers;
   to->cap_map = to->nmap; to->cap_counts = to->ncounts; to->cap_contribs = to->ncontribs;
   if (ok) return CDAG_OK;
@@ -429,5 +555,8 @@ int part_clone(const sched_part *from, sched_part *to) {
 void part_free(sched_part *p) {
   free(p->tags); free(p->ops); free(p->pieces); free(p->slots); free(p->colls); free(p->members); free(p->map);
   free(p->counts); free(p->out); free(p->in); free(p->copies); free(p->reds); free(p->contribs);
+  free(p->comps); free(p->since); free(p->temps);
+  for (int64_t k = 0; p->stages && k < p->nstages; k++) part_free(&p->stages[k]);
+  free(p->stages);
   memset(p, 0, sizeof *p);
 }

@@ -9,11 +9,22 @@
  * Schema, version PART_VERSION. Every field is a LEB128 varint (wire/wire.h); (s) marks a
  * zigzag (signed) one, (f) a double's 64 bits. Counts come before the records they count.
  *
- *   part   := MAGIC VERSION mode (graph | plan)
- *   graph  := nops tag* nbytes byte*    one tag per send and recv of the rank, in op order;
+ *   part   := MAGIC VERSION mode (graph | plan | stages)
+ *   graph  := nops tag* nbytes byte* ncomps comp*
+ *                                       one tag per send and recv of the rank, in op order;
  *                                       bytes: empty, or the rank's ops themselves (wire/wire.h,
  *                                       when the graph's one-sided ops gave it ops the
- *                                       rank's own graph lacks)
+ *                                       rank's own graph lacks); its computations
+ *   stages := nstages (len part)* ncomps comp* ntemps (addr len)*
+ *                                       a graph that computes (src/stage): per stage a whole
+ *                                       plan part (len bytes), the rank's computations in
+ *                                       the order it runs them, its staging buffers
+ *   comp   := key pos after+1 cost raddr rlen waddr wlen nsince (addr len)*
+ *                                       key: the op in the rank's own graph (its function);
+ *                                       pos: its place in the rank's program order; after:
+ *                                       the stage it follows (-1: none); rlen UINT64_MAX:
+ *                                       reads all, namely the nsince ranges the rank wrote
+ *                                       since its previous such computation
  *   plan   := model ncolls coll* nout pair* nin pair* ncopies copy* redsize nreds red*
  *   model  := alpha(f) beta(f) blocks   the cost model of cdag's kernels, the same on every rank
  *   coll   := method after kind type op rootm(s) setid(s) n member*n (only when setid >= 0)
@@ -32,7 +43,7 @@
  *
  * Versions: 1 had no version field and no model; 2 adds both; 3 adds the pair's tag; 4 the
  * graph's ops; 5 the collective's `after` (1: a replication, started once the rest completed); 6 numbers
- * `kind` as ir/coll_kinds.h's table (IR_COLL_*). A reader refuses every other
+ * `kind` as ir/coll_kinds.h's table (IR_COLL_*); 7 computations (graph's comps, the stages mode). A reader refuses every other
  * version with CDAG_ERR_FORMAT naming the two versions, so ranks running different builds of
  * the library fail together instead of misreading each other. Decoding checks every count
  * and bound: a corrupt part is CDAG_ERR_FORMAT, never a crash. Cost: O(part bytes). */
@@ -41,14 +52,15 @@
 
 #include "detect/detect.h"
 #include "choose/choose.h"
+#include "stage/stage.h"
 #include "wire/wire.h"
 
 #define PART_MAGIC 0xcd5cu
-#define PART_VERSION 6u
+#define PART_VERSION 7u
 /* Tags of residual messages: 0 .. PART_TAGS-1 (below cdag's kernels' tags, kernel.h) */
 #define PART_TAGS (KERN_MAX_ALONE + 1)
 
-enum { PART_GRAPH = 0, PART_PLAN = 1 };
+enum { PART_GRAPH = 0, PART_PLAN = 1, PART_STAGES = 2 };
 /* How a collective runs (decided at the root from its kind and slot sizes: the `exec` column of
    ir/coll_kinds.h names the method when the slots fit, else SM_ALLTOALLW). */
 enum { SM_BARRIER, SM_BCAST, SM_ALLREDUCE, SM_REDUCE, SM_REDSCAT, SM_ALLTOALLW, SM_ALLGATHERV,
@@ -74,9 +86,22 @@ typedef struct { int dst_space; uint64_t dst, src, len; } part_copy;
 typedef struct { uint64_t dst, count; int type, op; int64_t first, n; } part_red;  /* contribs */
 typedef struct { uint64_t off; uint32_t mult; } part_contrib;
 
-/* A decoded part. */
+/* A computation as the rank runs it (comp above). */
 typedef struct {
-  int mode;                      /* PART_GRAPH or PART_PLAN */
+  int64_t key, pos;
+  int after;
+  uint64_t cost, raddr, rlen, waddr, wlen;
+  int64_t since_first, nsince;   /* into since (pairs addr, len) */
+} part_compute;
+
+/* A decoded part. */
+typedef struct sched_part {
+  int mode;                      /* PART_GRAPH, PART_PLAN or PART_STAGES */
+  /* graph and stages: computations; stages: per-stage plan parts and staging buffers */
+  part_compute *comps;   int64_t ncomps;
+  uint64_t *since;       int64_t nsince;       /* pairs */
+  struct sched_part *stages; int64_t nstages;
+  uint64_t *temps;       int64_t ntemps;       /* pairs (addr, len), sorted by addr */
   /* graph */
   int64_t nops, ntags;  int32_t *tags;
   uint8_t *ops;  int64_t ops_len;   /* the rank's ops (wire encoding), or none: its graph's */
@@ -129,8 +154,21 @@ void part_contrib_put(part_writer *w, uint64_t off, uint32_t mult);
 int part_assemble(const part_writer *w, const kern_model *m, wire_buf *out);
 void part_writer_free(part_writer *w);
 
-/* A graph part: nops ops, the tags of its sends and recvs, and the ops themselves when ops
-   is not NULL (a rank encoding, wire_encode_rank). */
-int part_graph_write(wire_buf *out, int64_t nops, const int32_t *tags, int64_t ntags, const wire_buf *ops);
+/* One rank's computations (and, for stages, staging buffers) while they are written. */
+typedef struct {
+  wire_buf comps, temps;
+  int64_t ncomps, ntemps;
+} part_steps;
+/* Computation i of st, key: its op in the rank's own graph (st->since: what it reads anew). */
+void part_compute_put(part_steps *w, const stage_steps *st, int64_t i, int64_t key);
+void part_temp_put(part_steps *w, uint64_t addr, uint64_t len);
+void part_steps_free(part_steps *w);
+
+/* A graph part: nops ops, the tags of its sends and recvs, the ops themselves when ops
+   is not NULL (a rank encoding, wire_encode_rank), and its computations (NULL: none). */
+int part_graph_write(wire_buf *out, int64_t nops, const int32_t *tags, int64_t ntags, const wire_buf *ops,
+                     const part_steps *comps);
+/* A stages part: nstages plan parts (part_assemble's), the rank's computations and temps. */
+int part_stages_write(wire_buf *out, const wire_buf *stages, int32_t nstages, const part_steps *w);
 
 #endif

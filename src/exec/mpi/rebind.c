@@ -140,6 +140,10 @@ static int prepare(const cdag_schedule *s, int n, const cdag_rebind *moves, cdag
   int rc = n < 0 || (n > 0 && !moves)
                ? cdag__error(CDAG_ERR_ARG, "rank %d: cdag_schedule_rebind: %d moves at %p", s->rank, n, (const void *)moves)
                : table_init(&mt, n, moves, s->rank);
+  if (!rc && (s->mode == PART_STAGES || s->ncomps))   /* a computation's function works on the old buffers */
+    rc = cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: cdag_schedule_rebind of a graph that computes (cdag_compute): "
+                     "its functions work on the buffers the graph was built on; build the graph on the new ones",
+                     s->rank);
   if (!rc) rc = part_clone(&s->core->part, &t->core->part);
   if (!rc && s->mode == PART_PLAN) rc = move_part(&mt, &t->core->part);
   if (!rc && s->mode == PART_GRAPH && !(rc = engine_clone(&t->eng, &s->eng))) rc = move_engine(&mt, &t->eng);

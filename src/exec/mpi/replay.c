@@ -56,7 +56,11 @@ static int footprint(const cdag_graph *gg, int64_t i, uint64_t lo[2], uint64_t l
   case IR_COPY:
     lo[0] = gg->addr[i], lo[1] = gg->addr2[i], len[0] = len[1] = gg->bytes[i], *n = 2;
     return CDAG_OK;
-  case IR_CALC:
+  case IR_CALC:   /* a computation touches what it writes and what it reads (reading all: what
+                    the rank's other ops wrote, in the map already) */
+    if (!ir_is_compute(gg, i)) return CDAG_OK;
+    lo[0] = gg->addr[i], len[0] = gg->cw_len[i], *n = 1;
+    if (gg->cr_len[i] != IR_READS_ALL) lo[1] = gg->addr2[i], len[1] = gg->cr_len[i], *n = 2;
     return CDAG_OK;
   default:
     return CDAG_ERR_UNSUPPORTED;
@@ -195,6 +199,7 @@ typedef struct {
   uint8_t *block;
   cdag_graph *g;
   int me;
+  int compute_time;   /* computations keep their cost (0: they cost nothing) */
 } copier;
 
 /* The pointer in this rank's block for its file address [addr, addr + len). */
@@ -279,6 +284,14 @@ static int copy_kind(const copier *c, int64_t i, int32_t *id) {
     return ir_add_copy(c->g, c->me, p, q, gg->bytes[i], id);
   case IR_CALC:
     if (gg->os && gg->os[i] == IR_OS_FENCE) return ir_add_fence(c->g, c->me, id);
+    if (ir_is_compute(gg, i)) {
+      int all = gg->cr_len[i] == IR_READS_ALL;
+      if ((rc = local_ptr(c, gg->addr[i], gg->cw_len[i], &q)) ||
+          (!all && (rc = local_ptr(c, gg->addr2[i], gg->cr_len[i], &p))))
+        return rc;
+      return ir_add_compute(c->g, c->me, c->compute_time ? gg->bytes[i] : 0, all ? 0 : p, gg->cr_len[i], q,
+                            gg->cw_len[i], id);
+    }
     return ir_add_calc(c->g, c->me, gg->bytes[i], id);
   default:
     return unknown_op(gg, i);
@@ -330,13 +343,13 @@ static int copy_scratch(const copier *c) {
   return rc;
 }
 
-int replay_copy_rank(const cdag_graph *gg, const replay_map *m, uint8_t *block, cdag_graph *g) {
+int replay_copy_rank(const cdag_graph *gg, const replay_map *m, uint8_t *block, cdag_graph *g, int compute_time) {
   if (!gg || !m || !g || !block) return cdag__error(CDAG_ERR_ARG, "replay_copy_rank: NULL argument");
   if (!gg->rank_ops) return cdag__error(CDAG_ERR_STATE, "replay: the global graph is not finalized");
   if (g->myrank < 0 || g->nprocs != gg->nprocs || g->nops || m->nprocs != gg->nprocs)
     return cdag__error(CDAG_ERR_ARG, "replay: a distributed graph of %d ranks with no operations is needed for a "
                        "file of %d ranks", g->nprocs, gg->nprocs);
-  copier c = {gg, m, block, g, g->myrank};
+  copier c = {gg, m, block, g, g->myrank, compute_time};
   int32_t lo = gg->rank_start[c.me], hi = gg->rank_start[c.me + 1];
   int32_t *local = malloc((size_t)(gg->nops ? gg->nops : 1) * sizeof *local);
   if (!local) return CDAG_NOMEM("replay");

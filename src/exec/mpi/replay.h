@@ -48,8 +48,10 @@ void replay_map_free(replay_map *m);
 int replay_map_offset(const replay_map *m, int r, uint64_t addr, uint64_t len, uint64_t *off);
 
 /* Copies rank g->myrank of gg (finalized, g->nprocs ranks) into g (a distributed graph of no
-   ops yet) with block as that rank's memory (m->size[g->myrank] bytes). */
-int replay_copy_rank(const cdag_graph *gg, const replay_map *m, uint8_t *block, cdag_graph *g);
+   ops yet) with block as that rank's memory (m->size[g->myrank] bytes). Computations have
+   no function there: a schedule writes the simulator's hash of what they read and spends
+   their cost (compute_time 1, `--compute=recorded`) or nothing (0, `--compute=none`). */
+int replay_copy_rank(const cdag_graph *gg, const replay_map *m, uint8_t *block, cdag_graph *g, int compute_time);
 
 /* The byte every replay starts from at `addr` of `rank` (small values, so integer sums of
    many stay exact). A program that fills its buffers with it before a recorded phase ends

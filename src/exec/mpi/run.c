@@ -11,7 +11,10 @@
  * (blocking, while the started requests progress), MPI_Waitall, unpack, then the
  * replications (bcasts of a result the run just wrote: started and waited for last),
  * residual reductions. A run costs its MPI calls plus the bytes it copies; no allocation. The
- * detect = 0 engine lives in baseline.c and shares the request arrays. */
+ * detect = 0 engine lives in baseline.c and shares the request arrays.
+ * A plan in stages (a graph that computes) is one such schedule per stage, each built from
+ * its stage's part, run one after the other with the rank's computations (compute.c) before
+ * the first and after each; its staging buffers are the core's memory. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -719,10 +722,40 @@ static int build_plan(cdag_schedule *s, const sched_part *pt) {
   return rc;
 }
 
+/* A plan in stages: one plan-mode schedule per stage, built in stage order on every rank
+   (their persistent collectives are created in the same order everywhere), then the
+   computations that run between them. */
+static int build_stages(cdag_schedule *s, cdag_graph *g, const sched_part *pt) {
+  if (!(s->sub = calloc((size_t)(pt->nstages ? pt->nstages : 1), sizeof *s->sub))) return CDAG_NOMEM("stages");
+  int rc = CDAG_OK;
+  for (int64_t k = 0; k < pt->nstages && !rc; k++) {
+    cdag_schedule *t = calloc(1, sizeof *t);
+    if (!t) return CDAG_NOMEM("stages");
+    s->sub[s->nsub++] = t;
+    t->comm = s->comm;
+    t->rank = s->rank;
+    t->nprocs = s->nprocs;
+    t->mode = PART_PLAN;
+    rc = build_plan(t, &pt->stages[k]);
+  }
+  return rc ? rc : sched_comps_build(s, g, pt);
+}
+
 int sched_build_part(cdag_schedule *s, cdag_graph *g) {
   const sched_part *part = &s->core->part;
   s->mode = part->mode;
-  return s->mode == PART_PLAN ? build_plan(s, part) : engine_build(s, g, part);
+  if (s->mode == PART_PLAN) return build_plan(s, part);
+  if (s->mode == PART_STAGES) return build_stages(s, g, part);
+  int rc = engine_build(s, g, part);
+  if (!rc) rc = sched_comps_build(s, g, part);
+  for (int64_t k = 0; !rc && k < s->ncomps; k++) {
+    int64_t pos = part->comps[k].pos;
+    if (pos >= s->eng.nops || s->eng.kind[pos] != IR_CALC)
+      rc = cdag__error(CDAG_ERR_FORMAT, "rank %d: baseline schedule names op %lld as a computation", s->rank,
+                       (long long)pos);
+    else s->eng.comp_of[pos] = (int32_t)k;
+  }
+  return rc;
 }
 
 sched_core *sched_core_new(void) {
@@ -744,6 +777,7 @@ void sched_core_unref(sched_core *c) {
   MPI_Finalized(&finalized);
   if (!finalized && c->comm != MPI_COMM_NULL) MPI_Comm_free(&c->comm);
   exec_arena_unref(c->arena);
+  free(c->temps);
   free(c->report_text);
   free(c->report_json);
   part_free(&c->part);
@@ -787,6 +821,7 @@ int sched_build(const uint8_t *part, int64_t len, cdag_graph *g, MPI_Comm comm, 
   } else {
     MPI_Comm_set_errhandler(core->comm, MPI_ERRORS_RETURN);
     if ((rc = part_read(part, len, nprocs, &core->part))) rc = part_error(rc, rank);
+    else rc = sched_temps_bind(core);
   }
   if (!rc) rc = sched_from_core(core, g, out);
   sched_core_unref(core);   /* the handle holds it now */
@@ -796,7 +831,7 @@ int sched_build(const uint8_t *part, int64_t len, cdag_graph *g, MPI_Comm comm, 
 /* The run of s is over (completed, failed or abandoned): another handle of its core may start. */
 static void core_release(cdag_schedule *s) {
   s->started = 0;
-  __atomic_store_n(&s->core->running, 0, __ATOMIC_RELEASE);
+  if (s->core) __atomic_store_n(&s->core->running, 0, __ATOMIC_RELEASE);
 }
 
 void sched_destroy(cdag_schedule *s) {
@@ -818,6 +853,9 @@ void sched_destroy(cdag_schedule *s) {
   free(s->snap_lo); free(s->snap_hi); free(s->snap_off); free(s->snapbuf);
   free(s->pre); free(s->mid); free(s->post); free(s->reds); free(s->contribs); free(s->redbuf);
   engine_free(&s->eng);
+  for (int k = 0; k < s->nsub; k++) sched_destroy(s->sub[k]);
+  free(s->sub);
+  free(s->comps);
   free(s);
 }
 
@@ -927,9 +965,52 @@ static int leave(cdag_schedule *s, int rc) {
   return rc;
 }
 
+static int start_run(cdag_schedule *s);
+static int test_run(cdag_schedule *s, int *done);
+static int wait_run(cdag_schedule *s);
+
+/* Stages mode: the computations that follow stage `after`, in the rank's order. */
+static void run_comps(cdag_schedule *s, int after) {
+  for (; s->cnext < s->ncomps && s->comps[s->cnext].after == after; s->cnext++) sched_comp_run(s, &s->comps[s->cnext]);
+}
+
+static int stages_start(cdag_schedule *s) {
+  s->chain = 0;
+  s->cnext = 0;
+  s->cur = 0;
+  run_comps(s, -1);
+  int rc = s->nsub ? start_run(s->sub[0]) : CDAG_OK;
+  if (!rc) s->started = 1;
+  return rc;
+}
+
+/* Drives the stages: each one's run completes (waited for, or tested: block 0 returns at
+   the first stage still in flight), then the computations after it, then the next starts. */
+static int stages_advance(cdag_schedule *s, int block, int *done) {
+  int rc = CDAG_OK;
+  *done = 0;
+  while (s->cur < s->nsub) {
+    cdag_schedule *t = s->sub[s->cur];
+    if (block) {
+      rc = wait_run(t);
+      t->started = 0;
+    } else {
+      int fin = 0;
+      if ((rc = test_run(t, &fin)) || !fin) return rc;
+    }
+    if (rc) return rc;
+    run_comps(s, s->cur);
+    if (++s->cur < s->nsub && (rc = start_run(s->sub[s->cur]))) return rc;
+  }
+  *done = 1;
+  return CDAG_OK;
+}
+
 static int start_run(cdag_schedule *s) {
   int rc;
+  if (s->mode == PART_STAGES) return stages_start(s);
   if (s->mode == PART_GRAPH) {
+    s->chain = 0;
     if ((rc = engine_start(s))) return rc;
     s->started = 1;
     return CDAG_OK;
@@ -977,8 +1058,6 @@ static int start_late(cdag_schedule *s) {
   return CDAG_OK;
 }
 
-static int test_run(cdag_schedule *s, int *done);
-
 int cdag_test(cdag_schedule *s, int *done) {
   int rc = s && !done ? cdag__error(CDAG_ERR_ARG, "rank %d: cdag_test: done is NULL", s->rank) : CDAG_OK;
   if (!rc) rc = enter(s, "cdag_test");
@@ -995,6 +1074,13 @@ static int test_run(cdag_schedule *s, int *done) {
   *done = 1;
   if (!s->started) return CDAG_OK;
   *done = 0;
+  if (s->mode == PART_STAGES) {
+    if ((rc = stages_advance(s, 0, &flag)) || !flag) return rc;
+    core_release(s);
+    s->completed = 1;
+    *done = 1;
+    return CDAG_OK;
+  }
   if (s->mode == PART_GRAPH) rc = engine_test(s, &flag);
   else if (!(rc = kernels_advance(s, 0))) {
     /* one MPI_Test per request, in order: MPICH 4.0's MPI_Testall fails on persistent
@@ -1020,6 +1106,8 @@ static int test_run(cdag_schedule *s, int *done) {
 }
 
 static int wait_run(cdag_schedule *s) {
+  int done;
+  if (s->mode == PART_STAGES) return stages_advance(s, 1, &done);
   if (s->mode == PART_GRAPH) return engine_wait(s);
   int rc = kernels_advance(s, 1);
 #if defined(__GNUC__) && !defined(__clang__)

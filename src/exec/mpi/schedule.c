@@ -14,8 +14,9 @@
  *   copies: residual transfers to self, and a rank's own reduction contributions;
  *   reds:   residual reductions at the rank (contributions by offset in its buffer).
  * Slot sizes of both sides of every pair are checked here, so a rank never builds an MPI
- * call whose partner disagrees. Cost: O(plan size + sum over collectives of nranks^2)
- * plus a sort of the residual items. */
+ * call whose partner disagrees. A plan in stages (a graph that computes) gives every rank
+ * each stage's part so written, its computations and its staging buffers (part.h: stages).
+ * Cost: O(plan size + sum over collectives of nranks^2) plus a sort of the residual items. */
 #include <Judy.h>
 #include <stdlib.h>
 #include <string.h>
@@ -309,10 +310,8 @@ static int put_residual(const cdag_plan *p, uint64_t limit, part_writer *sec) {
 
 /* ---- assembling the parts ---- */
 
-int sched_parts_from_plan(const cdag_plan *p, const kern_model *m, wire_buf *parts) {
-  if (p->steps)
-    return cdag__error(CDAG_ERR_UNSUPPORTED, "the graph computes between its messages: its plan has %d stages, "
-                       "which the MPI runtime cannot run yet", p->steps->nstages);
+/* One stage's parts (a plan without computations: the whole schedule as always). */
+static int plan_parts(const cdag_plan *p, const kern_model *m, wire_buf *parts) {
   part_writer *sec = calloc((size_t)p->nprocs, sizeof *sec);
   if (!sec) return CDAG_NOMEM("schedule parts");
   int rc = put_colls(p, sec);
@@ -321,4 +320,37 @@ int sched_parts_from_plan(const cdag_plan *p, const kern_model *m, wire_buf *par
   for (int r = 0; r < p->nprocs; r++) part_writer_free(&sec[r]);
   free(sec);
   return rc;
+}
+
+/* A plan in stages: per rank, every stage's part, then its computations and staging buffers. */
+static int staged_parts(const cdag_plan *p, const kern_model *m, const int64_t *base, wire_buf *parts) {
+  int32_t ns = 0, np = p->nprocs;
+  for (const cdag_plan *q = p; q; q = q->next) ns++;
+  if (ns != p->steps->nstages)
+    return cdag__error(CDAG_ERR_PLAN, "plan of %d stages chains %d (the plan is inconsistent)", p->steps->nstages, ns);
+  wire_buf *sp = calloc((size_t)np * (size_t)(ns ? ns : 1), sizeof *sp);
+  part_steps *w = calloc((size_t)np, sizeof *w);
+  int rc = sp && w ? CDAG_OK : CDAG_NOMEM("schedule parts");
+  int32_t k = 0;
+  for (const cdag_plan *q = p; q && !rc; q = q->next, k++) {
+    if (q->nprocs != np) rc = cdag__error(CDAG_ERR_PLAN, "stage %d has %d ranks, not %d", k, q->nprocs, np);
+    else rc = plan_parts(q, m, sp + (size_t)k * (size_t)np);
+  }
+  if (!rc) rc = sched_steps_put(p->steps, np, base, w);
+  wire_buf *row = rc ? NULL : malloc((size_t)(ns ? ns : 1) * sizeof *row);
+  if (!rc && !row) rc = CDAG_NOMEM("schedule parts");
+  for (int r = 0; r < np && !rc; r++) {
+    for (int32_t j = 0; j < ns; j++) row[j] = sp[(size_t)j * (size_t)np + (size_t)r];
+    rc = part_stages_write(&parts[r], row, ns, &w[r]);
+  }
+  free(row);
+  for (size_t j = 0; sp && j < (size_t)np * (size_t)ns; j++) wire_free(&sp[j]);
+  for (int r = 0; w && r < np; r++) part_steps_free(&w[r]);
+  free(sp);
+  free(w);
+  return rc;
+}
+
+int sched_parts_from_plan(const cdag_plan *p, const kern_model *m, const int64_t *base, wire_buf *parts) {
+  return p->steps ? staged_parts(p, m, base, parts) : plan_parts(p, m, parts);
 }

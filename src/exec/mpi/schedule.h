@@ -12,7 +12,9 @@
  *  - graph mode (the detect = 0 baseline, baseline.c): the rank's own ops with their
  *    dependencies, one persistent request per send/recv with a tag the root made unique per
  *    (src, dst) channel, run by a dependency-counter engine.
- * A run is: snapshot, pack, start all, local copies, wait all, unpack, reduce. */
+ * A run is: snapshot, pack, start all, local copies, wait all, unpack, reduce.
+ *  - stages mode (a graph that computes): one plan-mode schedule per stage, run in order,
+ *    with the rank's computations (compute.c) before the first stage and after each. */
 #ifndef CDAG_EXEC_SCHEDULE_H
 #define CDAG_EXEC_SCHEDULE_H
 
@@ -44,9 +46,24 @@ typedef struct {
   uint32_t mult;         /* times it counts */
 } sched_contrib;
 
+/* A computation as a run executes it (compute.c). */
+typedef struct {
+  cdag_compute_fn fn;         /* the program's (cdag_compute), or NULL: a graph from a file, */
+  void *arg;                  /* whose output is the simulator's hash of what it read */
+  int64_t key;                /* its op in the rank's own graph: the hash's seed */
+  int after;                  /* stages mode: the stage it follows (-1: before the first) */
+  const uint8_t *r;           /* reads rlen bytes at r; rlen UINT64_MAX: reads all, the */
+  uint64_t rlen;              /* ranges since[since_first ..] (pairs in the core's part) */
+  int64_t since_first, nsince;
+  uint8_t *w;                 /* writes wlen bytes at w */
+  uint64_t wlen;
+  uint64_t cost;              /* ns spent by spinning when there is no fn */
+} sched_comp;
+
 /* The detect = 0 engine (baseline.c). */
 typedef struct {
   int64_t nops;
+  int32_t *comp_of;           /* op -> index in the schedule's computations, -1 */
   uint8_t *kind;
   uint64_t *addr, *addr2, *bytes;
   int32_t *peer, *tag;        /* reduce: cdag_type / cdag_reduce_op */
@@ -70,6 +87,8 @@ typedef struct {
    core never share mutable state. */
 typedef struct {
   int refs;                   /* atomic: handles + the cache entry */
+  uint8_t *temps;             /* stages mode: the staging buffers (the part's addresses point
+                                 into it), shared by the handles, which never run at once */
   int running;                /* atomic: a handle of this core is between its start and its
                                  completion (another handle's start then fails, run.c) */
   MPI_Comm comm;              /* private duplicate of the graph's communicator: every handle's
@@ -81,8 +100,8 @@ typedef struct {
 } sched_core;
 
 struct cdag_schedule {
-  sched_core *core;           /* shared, immutable: part, reports, arena */
-  int mode;                   /* PART_GRAPH or PART_PLAN */
+  sched_core *core;           /* shared, immutable: part, reports, arena (NULL: a stage) */
+  int mode;                   /* PART_GRAPH, PART_PLAN or PART_STAGES */
   int started;                /* between cdag_start and cdag_wait (or cdag_test's done) */
   int completed;              /* cdag_test finished the run: a cdag_wait returns at once */
   int busy;                   /* atomic: a thread is inside cdag_start/test/wait/run on this
@@ -115,11 +134,21 @@ struct cdag_schedule {
   int tested;                        /* run state: requests cdag_test found complete */
 
   sched_engine eng;           /* graph mode */
+
+  /* computations (graph and stages modes) */
+  int64_t ncomps;  sched_comp *comps;   /* stages: in the order they run */
+  const uint64_t *since;      /* the part's (addr, len) pairs that computations reading all read */
+  uint64_t chain;             /* run state: the hash of the last computation that read all */
+  /* stages mode: one plan-mode schedule per stage (no core of their own) */
+  int nsub;  cdag_schedule **sub;
+  int cur;                    /* run state: the stage in flight (nsub: done) */
+  int64_t cnext;              /* run state: the next computation to run */
 };
 
 /* Root side: one part per rank (parts[r] filled; the caller frees them). m: the cost model
-   cdag's kernels split their blocks with, sent to every rank. */
-int sched_parts_from_plan(const cdag_plan *p, const kern_model *m, wire_buf *parts);
+   cdag's kernels split their blocks with, sent to every rank. base[r]: the first op id of
+   rank r in the graph analysed (nprocs+1 entries): a computation's key in its rank's graph. */
+int sched_parts_from_plan(const cdag_plan *p, const kern_model *m, const int64_t *base, wire_buf *parts);
 /* detect = 0: gg finalized and matched (m); base[r] = first op id of rank r (nprocs+1 entries).
    Each part holds, per send/recv of the rank, a tag unique within its (src, dst) channel. */
 int sched_parts_from_graph(const cdag_graph *gg, const match_result *m, const int64_t *base, int64_t tag_ub,
@@ -142,6 +171,21 @@ void sched_core_unref(sched_core *c);     /* the last reference frees it; NULL i
 
 /* Builds s (comm, rank and nprocs set) from the decoded part s->core->part: plan or graph mode. */
 int sched_build_part(cdag_schedule *s, cdag_graph *g);
+
+/* ---- computations (compute.c) ---- */
+
+/* s->comps from the part's computations, each with its function from g (the rank's graph;
+   NULL: none has one). */
+int sched_comps_build(cdag_schedule *s, cdag_graph *g, const sched_part *pt);
+/* Runs computation c: fn(arg), or the hash of what it reads written over what it writes
+   (sim.h) and its cost spent spinning. */
+void sched_comp_run(cdag_schedule *s, const sched_comp *c);
+/* Root side: every rank's computations of st in w[rank] (key: op - base[rank]) and, for
+   a plan in stages, its staging buffers. */
+int sched_steps_put(const stage_steps *st, int32_t nprocs, const int64_t *base, part_steps *w);
+/* Core side (stages): allocates the staging buffers and points the stages' addresses in them
+   to it (part.h: temps). */
+int sched_temps_bind(sched_core *c);
 
 /* Graph mode (baseline.c): build from the part's tags (the ops: g's, or with g NULL those
    already in s->eng, by engine_clone); start / wait the engine. */

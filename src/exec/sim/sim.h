@@ -41,6 +41,14 @@ int sim_mem_compare(const sim_mem *a, const sim_mem *b, const cdag_graph *g, int
    chained through chain[rank] to every earlier one), so that a plan that runs it before a
    transfer it reads, or drops such a transfer, leaves other bytes. */
 int sim_compute(const stage_steps *st, int64_t i, sim_mem *m, uint64_t *chain);
+/* The hash sim_compute is made of, for the MPI runtime (exec/mpi) to compute alike on real
+   memory: h = seed(op); per range read h = bytes(mix(h, addr), bytes, len); a computation
+   that reads all mixes the rank's chain first and leaves h as the new chain; spread(h)
+   fills the bytes written (splitmix64's stream from h). */
+uint64_t sim_hash_seed(int64_t op);
+uint64_t sim_hash_mix(uint64_t h, uint64_t v);
+uint64_t sim_hash_bytes(uint64_t h, const uint8_t *b, uint64_t len);
+void sim_hash_spread(uint64_t h, uint8_t *b, uint64_t len);
 
 /* Runs g on m; g must be finalized (ir_finalize; CDAG_ERR_STATE otherwise). Matching is its
    own per-channel FIFO (independent of src/match); a send takes its data when it runs and

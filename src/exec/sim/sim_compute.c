@@ -11,33 +11,34 @@
 
 #include "exec/sim/sim.h"
 
-static uint64_t mix(uint64_t h, uint64_t v) {
+uint64_t sim_hash_mix(uint64_t h, uint64_t v) {
   h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
   h *= 0xff51afd7ed558ccdull;
   return h ^ (h >> 33);
 }
 
-static uint64_t hash_bytes(uint64_t h, const uint8_t *b, uint64_t len) {
+uint64_t sim_hash_bytes(uint64_t h, const uint8_t *b, uint64_t len) {
   uint64_t i = 0, w;
   for (; i + 8 <= len; i += 8) {
     memcpy(&w, b + i, 8);
-    h = mix(h, w);
+    h = sim_hash_mix(h, w);
   }
-  for (; i < len; i++) h = mix(h, b[i]);
-  return mix(h, len);
+  for (; i < len; i++) h = sim_hash_mix(h, b[i]);
+  return sim_hash_mix(h, len);
 }
+
+uint64_t sim_hash_seed(int64_t op) { return sim_hash_mix(0x243f6a8885a308d3ull, (uint64_t)op); }
 
 static int hash_range(sim_mem *m, int rank, uint64_t addr, uint64_t len, uint64_t *h) {
   const uint8_t *b = sim_mem_at(m, rank, addr, len);
   if (!b)
     return cdag__error(CDAG_ERR_ARG, "simulator: a computation of rank %d reads 0x%llx (%llu bytes), outside memory",
                        rank, (unsigned long long)addr, (unsigned long long)len);
-  *h = hash_bytes(mix(*h, addr), b, len);
+  *h = sim_hash_bytes(sim_hash_mix(*h, addr), b, len);
   return CDAG_OK;
 }
 
-/* splitmix64's stream from h over the bytes written. */
-static void spread(uint64_t h, uint8_t *b, uint64_t len) {
+void sim_hash_spread(uint64_t h, uint8_t *b, uint64_t len) {
   for (uint64_t i = 0; i < len; i += 8) {
     uint64_t z = h + (i / 8 + 1) * 0x9e3779b97f4a7c15ull;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -47,26 +48,12 @@ static void spread(uint64_t h, uint8_t *b, uint64_t len) {
   }
 }
 
-/* A local reduce that combines values of different reductions, run at its place. */
-static int reduce_at(const stage_compute *c, sim_mem *m) {
-  uint8_t *in = sim_mem_at(m, c->rank, c->raddr, c->rlen), *io = sim_mem_at(m, c->rank, c->waddr, c->wlen);
-  if (!in || !io)
-    return cdag__error(CDAG_ERR_ARG, "simulator: a reduction of rank %d at 0x%llx is outside memory", c->rank,
-                       (unsigned long long)c->waddr);
-  if (ir_rop_is_user(c->rop))
-    return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d op %d: a reduction with a user-defined MPI_Op cannot be simulated",
-                       c->rank, c->op);
-  ir_reduce_apply(c->type, c->rop, in, io, c->wlen / (uint64_t)ir_type_size(c->type));
-  return CDAG_OK;
-}
-
 int sim_compute(const stage_steps *st, int64_t i, sim_mem *m, uint64_t *chain) {
   const stage_compute *c = &st->computes[i];
-  if (c->rop >= 0) return reduce_at(c, m);
-  uint64_t h = mix(0x243f6a8885a308d3ull, (uint64_t)c->op);
+  uint64_t h = sim_hash_seed(c->op);
   int rc = CDAG_OK;
   if (c->rlen == IR_READS_ALL) {
-    h = mix(h, chain[c->rank]);
+    h = sim_hash_mix(h, chain[c->rank]);
     for (int64_t k = c->since_first; k < c->since_first + c->nsince && rc == CDAG_OK; k++)
       rc = hash_range(m, c->rank, st->since[k].addr, st->since[k].len, &h);
     chain[c->rank] = h;
@@ -78,6 +65,6 @@ int sim_compute(const stage_steps *st, int64_t i, sim_mem *m, uint64_t *chain) {
   if (!w)
     return cdag__error(CDAG_ERR_ARG, "simulator: a computation of rank %d writes 0x%llx (%llu bytes), outside memory",
                        c->rank, (unsigned long long)c->waddr, (unsigned long long)c->wlen);
-  spread(h, w, c->wlen);
+  sim_hash_spread(h, w, c->wlen);
   return CDAG_OK;
 }

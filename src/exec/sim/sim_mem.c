@@ -43,7 +43,7 @@ static int collect_spans(const cdag_graph *g, const stage_range *extra, int64_t 
   int64_t cap = 0;
   int rc = CDAG_OK;
   for (int64_t i = 0; i < g->nops && rc == CDAG_OK; i++) {
-    int comp = ir_calc_touches(g, i);
+    int comp = ir_is_compute(g, i);
     rc = add_span(s, n, &cap, g->rank[i], g->addr[i], comp ? g->cw_len[i] : g->kind[i] == IR_CALC ? 0 : g->bytes[i]);
     if (rc == CDAG_OK && (g->kind[i] == IR_REDUCE || g->kind[i] == IR_COPY))
       rc = add_span(s, n, &cap, g->rank[i], g->addr2[i], g->bytes[i]);

@@ -15,7 +15,32 @@
 ! element. Errors come back through ierror: a non-contiguous section, a peer out of range, a
 ! bad rebind on one rank only and n past the moves array (every rank fails), a negative
 ! offset or elem_bytes, a redistribution array too small; MPI_PROC_NULL gives CDAG_OP_NULL.
+! A computation (cdag_compute, cdag_compute_reads_all) between a shift to the right and a
+! shift back: the kernel doubles what arrived, and runs once per run.
 ! Argument: the file cdag_graph_dump writes (default mpi_fortran.cdag). Exit 0 on success.
+
+! The computations' kernels (a procedure given to cdag_compute is bind(c): a module's).
+module mpi_fortran_kernels
+  use, intrinsic :: iso_c_binding
+  implicit none
+  real(8), target :: kx(4), ky(4), kz(4), kw(1)
+contains
+  subroutine double_it(arg) bind(c)
+    type(c_ptr), value :: arg
+    integer(c_int), pointer :: calls
+    call c_f_pointer(arg, calls)
+    ky = 2d0 * kx
+    calls = calls + 1
+  end subroutine double_it
+  subroutine count_it(arg) bind(c)
+    type(c_ptr), value :: arg
+    integer(c_int), pointer :: calls
+    call c_f_pointer(arg, calls)
+    kw(1) = sum(kz)
+    calls = calls + 1
+  end subroutine count_it
+end module mpi_fortran_kernels
+
 program mpi_fortran
   use, intrinsic :: iso_c_binding
   use mpi_f08
@@ -151,6 +176,8 @@ program mpi_fortran
 
   call check_options_layout()
 
+  call test_compute()
+
   call MPI_Type_free(row)
   call MPI_Allreduce(MPI_IN_PLACE, failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
   if (rank == 0) then
@@ -241,6 +268,42 @@ contains
     call expect(ierr == CDAG_ERR_ARG, 'cdag_put of a non-contiguous section is refused')
     call cdag_graph_free(g)
   end subroutine test_onesided
+
+  ! x <- left's src; y = 2 x (a computation); z <- right's y, which is 2 src; w = sum(z) (reads all).
+  subroutine test_compute()
+    use mpi_fortran_kernels
+    real(8), allocatable, target :: src(:)
+    integer(c_int), target :: calls(2)
+    type(cdag_graph) :: g
+    type(cdag_schedule) :: s
+    integer(cdag_op_kind) :: op
+    integer :: it, ierr, i
+    allocate(src(4))
+    calls = 0
+    call cdag_graph_create(MPI_COMM_WORLD, g)
+    call cdag_send(g, src, right, 5)
+    call cdag_recv(g, kx, left, 5)
+    call cdag_compute(g, kx, ky, 1000_c_int64_t, double_it, c_loc(calls(1)), op)
+    call expect(op >= 0, 'cdag_compute gives its op')
+    call cdag_send(g, ky, left, 6)
+    call cdag_recv(g, kz, right, 6)
+    call cdag_compute_reads_all(g, kw, 10_c_int64_t, count_it, c_loc(calls(2)))
+    call cdag_compute(g, kx, ky, -1_c_int64_t, double_it, c_null_ptr, ierror=ierr)
+    call expect(ierr == CDAG_ERR_ARG .and. index(cdag_error_message(), 'negative') > 0, 'a negative cost is refused')
+    call cdag_compute(g, kx(1:4:2), ky, 0_c_int64_t, double_it, c_null_ptr, ierror=ierr)
+    call expect(ierr == CDAG_ERR_ARG, 'cdag_compute of a non-contiguous section is refused')
+    call cdag_compile(g, s)
+    call cdag_graph_free(g)
+    do it = 1, 3
+       src = [(real(100 * rank + 10 * it + i, 8), i = 1, 4)]
+       call cdag_run(s)
+       call expect(all(kz == [(2d0 * real(100 * rank + 10 * it + i, 8), i = 1, 4)]), &
+            'the computation doubled what arrived, and its result travelled on')
+       call expect(kw(1) == sum(kz), 'the computation that reads all ran after the last receive')
+       call expect(calls(1) == it .and. calls(2) == it, 'each computation ran once per run')
+    end do
+    call cdag_schedule_free(s)
+  end subroutine test_compute
 
   ! Local rows (or columns) of grid coordinate p: ScaLAPACK's NUMROC.
   integer function numroc(n, nb, p, np)

@@ -9,7 +9,11 @@
 #             allgathers of two sizes that once merged into one that could not run; an
 #             allreduce of float, double and complex sums and products; native collectives
 #             of every kind with waits and a communicator; a GOAL file; a file in Schedgen's
-#             style, without addresses; --json parsed as JSON);
+#             style, without addresses; --json parsed as JSON; computations in stages
+#             with a staging buffer; a reduce mixing ops; a native allreduce between
+#             computations; a pipeline of computations
+#             and broadcasts in 8 stages, with --compute=none and, by default, spending the
+#             computations' time);
 #   corrupt   the comparison is real: CDAG_REPLAY_CORRUPT=R flips a bit of rank R's memory
 #             after the compiled run, and replay must name the rank, the file address and both
 #             values, and exit 1 (a byte compared exactly, and a floating-point sum);
@@ -53,6 +57,9 @@ np1)
 0 run 1 "$data/local1.cdag" $iters --repeat 3
   out 3 iterations each way, repeated 3 times
   out~ us per iteration \(median of 3; best [0-9]
+# computations spend no time: the option is accepted where there is none to spend
+0 run 1 "$data/local1.cdag" $iters --compute=none
+  summary
 T
   ;;
 np2)
@@ -79,6 +86,17 @@ np3)
 # no rank touches memory, rank 0 does nothing
 0 run 3 "$tmp/idle.goal" $iters
   out 0 bytes equal, 0 floating-point
+# computations in 3 stages, a message landing a stage late through a staging buffer
+0 run 3 "$src/tests/data/fault/compute_stages3.cdag" $iters --repeat 1
+  summary
+  out 80 bytes equal
+  out stages: 3, between them 4 computations
+  out 1 messages land a stage late, through staging buffers (8 B)
+# a reduce that mixes ops starts a stage of its own
+0 run 3 "$data/mixed_reduce3.cdag" $iters --repeat 1
+  summary
+  out 48 bytes equal
+  out stages: 2, between them 0 computations
 # the options of the compiled run (cmd_options): --detect=0 compiles nothing away
 0 run 3 "$data/bcast3.cdag" --detect=0 $iters
   out graph run as written (detect = 0) over 3 ranks
@@ -121,6 +139,31 @@ assert abs(d["speedup"] - s["as_written"] / s["compiled"]) <= 1e-3 * d["speedup"
 assert d["break_even"] is None or d["break_even"] >= 1, d["break_even"]
 assert d["report"]["cdag_report"] == 1 and d["report"]["collectives"][0]["kind"] == "allreduce", d["report"]
 ' "$tmp/out" || fail "--json output is not the expected JSON: $(head -c 400 "$tmp/out")"
+  # a graph that computes: 8 panels, each computed from the one before by its owner (200 us),
+  # then sent to the others; stage by stage, one broadcast each, the same memory both ways
+  cases <<T
+0 run 4 "$data/pipeline4.cdag" $iters --repeat 1 --compute=none
+  summary
+  out 2112 bytes equal, 0 floating-point
+  out stages: 8, between them 8 computations (0 only take time; 0.0 us in all)
+  out stage 7:
+  out bcast rooted at 3 over all 4 ranks, 64 B per block (3 transfers)
+  out! allgather
+# a native allreduce between computations: its stage runs it (here as one of cdag's kernels)
+0 run 4 "$data/native_compute4.cdag" --iterations 2 --repeat 1 --compute=none
+  summary
+  out 448 bytes equal
+  out stages: 2, between them 12 computations
+  out allreduce over all 4 ranks, 32 B of int64 sum
+0 run 4 "$data/pipeline4.cdag" --iterations 1 --repeat 1 --json
+T
+  python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["seconds"]   # --compute=recorded (the default): the 8 computations in a chain cost 1.6 ms
+assert d["compared"] == {"bytes": 2112, "float_values": 0}, d["compared"]
+assert s["as_written"] >= 1.6e-3 and s["compiled"] >= 1.6e-3, s
+' "$tmp/out" || fail "replay of a graph that computes spent less than its computations: $(head -c 400 "$tmp/out")"
   ;;
 corrupt)
   cases <<T
@@ -159,6 +202,9 @@ errors)
 2 run 1 "$data/local1.cdag" --iterations
 2 run 1 "$data/local1.cdag" --iterations=3x
 2 run 1 "$data/local1.cdag" --goal-buffers=some
+2 run 1 "$data/local1.cdag" --compute=some
+  err1 usage: cdag replay FILE [--iterations N] [--repeat N] [--json] [--dump DIR] [--compute=recorded|none]
+2 run 1 "$data/local1.cdag" --compute
 2 run 2 "$data/local1.cdag" --min-group=0
   err1 cdag: --min-group=0: expected an integer from 1 to 2147483647
 # standard input reaches rank 0 only

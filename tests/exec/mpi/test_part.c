@@ -7,12 +7,15 @@
  * back (never a crash: run under the sanitizers), another version is refused naming both
  * versions. Real plans: the parts sched_parts_from_plan writes for detected collectives
  * and a residual message read back, and the ranks' parts agree with each other (every
- * message out has its message in, every member holds the collective). */
+ * message out has its message in, every member holds the collective). A plan in stages: each
+ * rank's part holds every stage's part, its computations in order and its staging buffer,
+ * which binding maps into memory of the schedule's own; damaged, it fails cleanly too. */
 #include <stdio.h>
 #include <string.h>
 
 #include "check_main.h"
 #include "exec/mpi/schedule.h"
+#include "support/graphs.h"
 #include "support/support.h"
 
 static const det_piece SEND0[] = {{0x1000, 8}, {0x1010, 8}};
@@ -104,7 +107,7 @@ END_TEST
 START_TEST(graph_part_round_trip) {
   int32_t tags[] = {0, 5, 32767, 1};
   wire_buf out = {0};
-  ck_assert_int_eq(part_graph_write(&out, 9, tags, 4, NULL), CDAG_OK);
+  ck_assert_int_eq(part_graph_write(&out, 9, tags, 4, NULL, NULL), CDAG_OK);
   sched_part p;
   ck_assert_int_eq(part_read(out.buf, out.len, 2, &p), CDAG_OK);
   ck_assert(p.mode == PART_GRAPH && p.nops == 9 && p.ntags == 4 && p.ops == NULL);
@@ -113,7 +116,7 @@ START_TEST(graph_part_round_trip) {
   wire_free(&out);
   wire_buf ops = {0};   /* with the rank's ops carried along */
   wire_put_bytes(&ops, "\x01\x02\x03", 3);
-  ck_assert_int_eq(part_graph_write(&out, 9, tags, 4, &ops), CDAG_OK);
+  ck_assert_int_eq(part_graph_write(&out, 9, tags, 4, &ops, NULL), CDAG_OK);
   ck_assert_int_eq(part_read(out.buf, out.len, 2, &p), CDAG_OK);
   ck_assert(p.ops_len == 3 && memcmp(p.ops, "\x01\x02\x03", 3) == 0);
   part_free(&p);
@@ -187,7 +190,7 @@ START_TEST(parts_of_a_real_plan_agree) {
   CK_OK(pipeline_plan(g, NULL, &m, KERN_POLICY_CDAG, &pl));
   ck_assert_int_ge(pl->ncolls, 2);
   wire_buf parts[P] = {{0}};
-  CK_OK(sched_parts_from_plan(pl, &m, parts));
+  CK_OK(sched_parts_from_plan(pl, &m, NULL, parts));
   int64_t colls = 0, out = 0, in = 0, kernels = 0, out_bytes = 0, in_bytes = 0;
   for (int r = 0; r < P; r++) {
     sched_part p;
@@ -265,13 +268,13 @@ START_TEST(residual_pieces_split_by_the_model) {
   wire_buf parts[2] = {{0}};
   int64_t packed;
   uint64_t alone_len;
-  CK_OK(sched_parts_from_plan(pl, &m, parts));
+  CK_OK(sched_parts_from_plan(pl, &m, NULL, parts));
   ck_assert_int_eq(check_sides(parts, &packed, &alone_len), 1 + 20);
   ck_assert(packed == 20 && alone_len == 4000);
   wire_free(&parts[0]);
   wire_free(&parts[1]);
   m.overhead = 1e-12;   /* limit 0: every piece alone, as written */
-  CK_OK(sched_parts_from_plan(pl, &m, parts));
+  CK_OK(sched_parts_from_plan(pl, &m, NULL, parts));
   ck_assert_int_eq(check_sides(parts, &packed, &alone_len), 40);
   ck_assert(packed == 1 && alone_len == 4000);
   wire_free(&parts[0]);
@@ -280,12 +283,104 @@ START_TEST(residual_pieces_split_by_the_model) {
   static const uint64_t big[] = {64};
   pl = pair_plan(PART_TAGS + 100, big, 1);
   m.overhead = 1e-12;
-  CK_OK(sched_parts_from_plan(pl, &m, parts));
+  CK_OK(sched_parts_from_plan(pl, &m, NULL, parts));
   ck_assert_int_eq(check_sides(parts, &packed, &alone_len), PART_TAGS);
   ck_assert_int_eq(packed, 101);
   wire_free(&parts[0]);
   wire_free(&parts[1]);
   cdag_plan_free(&pl);
+}
+END_TEST
+
+/* Three stages (tests/data/fault/compute_stages3.cdag): rank 0's receive from rank 2 lands
+   a stage late, in a staging buffer. */
+static const char STAGED[] = "num_ranks 3\n"
+    "rank 0 {\n compute 100 reads all writes 16b at 0x100\n send 16b to 1 addr 0x100\n send 16b to 2 addr 0x100\n"
+    " recv 8b from 1 addr 0x200\n compute 50 reads all writes 8b at 0x300\n recv 8b from 2 addr 0x200\n}\n"
+    "rank 1 {\n recv 16b from 0 addr 0x100\n compute 70 reads 16b at 0x100 writes 8b at 0x180\n"
+    " send 8b to 0 addr 0x180\n send 8b to 2 addr 0x180\n}\n"
+    "rank 2 {\n recv 16b from 0 addr 0x100\n recv 8b from 1 addr 0x180\n send 8b to 0 addr 0x100\n"
+    " compute 10 reads all\n}\n";
+
+START_TEST(stages_part_round_trip) {
+  enum { P = 3 };
+  cdag_graph *g = cdag_test_text_graph(STAGED);
+  cdag_plan *pl;
+  kern_model m = kern_model_builtin();
+  CK_OK(pipeline_plan(g, NULL, &m, KERN_POLICY_MPI, &pl));
+  ck_assert_ptr_nonnull(pl->steps);
+  ck_assert_int_eq(pl->steps->nstages, 3);
+  int64_t base[P + 1] = {0};   /* the file lists its ranks one after the other */
+  for (int64_t i = 0; i < g->nops; i++) base[g->rank[i] + 1] = i + 1;
+  wire_buf parts[P] = {{0}};
+  CK_OK(sched_parts_from_plan(pl, &m, base, parts));
+  int64_t comps = 0, temps = 0;
+  for (int r = 0; r < P; r++) {
+    sched_core *c = sched_core_new();
+    ck_assert_ptr_nonnull(c);
+    CK_OK(part_read(parts[r].buf, parts[r].len, P, &c->part));
+    sched_part *p = &c->part;
+    ck_assert_int_eq(p->mode, PART_STAGES);
+    ck_assert_int_eq(p->nstages, 3);
+    for (int64_t k = 0; k < p->nstages; k++) ck_assert_int_eq(p->stages[k].mode, PART_PLAN);
+    for (int64_t k = 0; k < p->ncomps; k++) {   /* in the order the rank runs them */
+      ck_assert(k == 0 || p->comps[k].after >= p->comps[k - 1].after);
+      ck_assert(k == 0 || p->comps[k].after > p->comps[k - 1].after || p->comps[k].pos > p->comps[k - 1].pos);
+      ck_assert_int_lt(p->comps[k].key, base[r + 1] - base[r]);
+    }
+    if (r == 0) {   /* reads all, then reads all again: the second hashes what came since */
+      ck_assert_int_eq(p->ncomps, 2);
+      ck_assert(p->comps[0].rlen == UINT64_MAX && p->comps[0].after == -1 && p->comps[0].wlen == 16);
+      ck_assert(p->comps[1].rlen == UINT64_MAX && p->comps[1].nsince >= 1 && p->comps[1].waddr == 0x300);
+    }
+    comps += p->ncomps;
+    temps += p->ntemps;
+    for (int64_t k = 0; k < p->ntemps; k++) {   /* bound: every address inside a temp is the core's memory now */
+      uint64_t lo = p->temps[2 * k], hi = lo + p->temps[2 * k + 1];
+      ck_assert_uint_ge(lo, STAGE_TEMP_BASE);
+      CK_OK(sched_temps_bind(c));
+      int64_t moved = 0;
+      for (int64_t s = 0; s < p->nstages; s++) {
+        const sched_part *sp = &p->stages[s];
+        for (int64_t q = 0; q < sp->npieces; q++) {
+          ck_assert(sp->pieces[q].addr < lo || sp->pieces[q].addr >= hi);
+          moved += sp->pieces[q].addr >= (uint64_t)(uintptr_t)c->temps &&
+                   sp->pieces[q].addr < (uint64_t)(uintptr_t)c->temps + (hi - lo);
+        }
+        for (int64_t q = 0; q < sp->ncopies; q++) {   /* here the message is rank 0's own bytes: copies */
+          const part_copy *cp = &sp->copies[q];
+          ck_assert(cp->src < lo || cp->src >= hi);
+          ck_assert(cp->dst < lo || cp->dst >= hi);
+          moved += cp->src >= (uint64_t)(uintptr_t)c->temps && cp->src < (uint64_t)(uintptr_t)c->temps + (hi - lo);
+          moved += cp->dst >= (uint64_t)(uintptr_t)c->temps && cp->dst < (uint64_t)(uintptr_t)c->temps + (hi - lo);
+        }
+      }
+      ck_assert_int_eq(moved, 2);   /* into the staging buffer in stage 0, out of it in stage 2 */
+      break;
+    }
+    sched_core_unref(c);
+  }
+  ck_assert_int_eq(comps, 4);
+  ck_assert_int_eq(temps, 1);
+  /* damaged: every prefix fails, every one-byte change fails cleanly or reads */
+  sched_part p;
+  for (int64_t n = 0; n < parts[0].len; n++) {
+    ck_assert_int_eq(part_read(parts[0].buf, n, P, &p), CDAG_ERR_FORMAT);
+    part_free(&p);
+  }
+  uint8_t copy[4096];
+  ck_assert_int_lt(parts[0].len, 4096);
+  for (int64_t i = 0; i < parts[0].len; i++)
+    for (int v = 0; v < 256; v += 51) {
+      memcpy(copy, parts[0].buf, (size_t)parts[0].len);
+      copy[i] = (uint8_t)v;
+      int rc = part_read(copy, parts[0].len, P, &p);
+      ck_assert(rc == CDAG_OK || rc == CDAG_ERR_FORMAT);
+      part_free(&p);
+    }
+  for (int r = 0; r < P; r++) wire_free(&parts[r]);
+  cdag_plan_free(&pl);
+  cdag_graph_free(&g);
 }
 END_TEST
 
@@ -298,6 +393,7 @@ Suite *cdag_part_suite(void) {
   tcase_add_test(t, other_versions_are_refused);
   tcase_add_test(t, parts_of_a_real_plan_agree);
   tcase_add_test(t, residual_pieces_split_by_the_model);
+  tcase_add_test(t, stages_part_round_trip);
   suite_add_tcase(s, t);
   return s;
 }

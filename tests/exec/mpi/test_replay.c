@@ -89,7 +89,7 @@ static void check_rank(const cdag_graph *gg, const replay_map *m, int r) {
   cdag_graph *g = NULL;
   uint8_t *block = malloc(m->size[r] + 1);
   CK_OK(ir_graph_new(gg->nprocs, r, &g));
-  CK_OK(replay_copy_rank(gg, m, block, g));
+  CK_OK(replay_copy_rank(gg, m, block, g, 1));
   const int32_t *ops = gg->rank_ops + gg->rank_start[r];
   int64_t n = gg->rank_start[r + 1] - gg->rank_start[r], deps = 0;
   ck_assert_int_eq(g->nops, n);
@@ -134,7 +134,7 @@ START_TEST(labels_scratch_and_requires) {
   CK_OK(replay_map_build(gg, &m));
   uint8_t *block = malloc(m.size[0]);
   CK_OK(ir_graph_new(1, 0, &g));
-  CK_OK(replay_copy_rank(gg, &m, block, g));
+  CK_OK(replay_copy_rank(gg, &m, block, g, 1));
   ck_assert_int_eq(g->nops, 3);
   ck_assert_str_eq(ir_label(g, 0), "a");
   ck_assert_str_eq(ir_label(g, 2), "c");
@@ -162,7 +162,7 @@ START_TEST(onesided_ops_target_blocks) {
   CK_OK(replay_map_build(gg, &m));
   uint8_t *block = malloc(m.size[0]);
   CK_OK(ir_graph_new(2, 0, &g));
-  CK_OK(replay_copy_rank(gg, &m, block, g));
+  CK_OK(replay_copy_rank(gg, &m, block, g, 1));
   ck_assert_int_eq(g->nops, 3);
   ck_assert_int_eq(g->kind[0], IR_PUT);
   ck_assert_int_eq(g->kind[1], IR_FENCE);
@@ -177,7 +177,7 @@ START_TEST(onesided_ops_target_blocks) {
   cdag_graph_free(&g);
   CK_OK(ir_graph_new(2, 1, &g));   /* the target: its own ops only, no target sides */
   uint8_t *block1 = malloc(m.size[1]);
-  CK_OK(replay_copy_rank(gg, &m, block1, g));
+  CK_OK(replay_copy_rank(gg, &m, block1, g, 1));
   ck_assert_int_eq(g->nops, 2);
   ck_assert_int_eq(g->kind[0], IR_FENCE);
   ck_assert_int_eq(g->kind[1], IR_COPY);
@@ -200,7 +200,7 @@ START_TEST(native_calls_and_waits) {
     cdag_graph *g = NULL;
     uint8_t *block = malloc(m.size[r]);
     CK_OK(ir_graph_new(4, r, &g));
-    CK_OK(replay_copy_rank(gg, &m, block, g));
+    CK_OK(replay_copy_rank(gg, &m, block, g, 1));
     const int32_t *ops = gg->rank_ops + gg->rank_start[r];
     int64_t n = gg->rank_start[r + 1] - gg->rank_start[r], calls = 0;
     ck_assert_int_eq(g->nops, n);
@@ -235,12 +235,12 @@ START_TEST(unknown_ops_are_refused) {
   int32_t op = gg->rank_ops[1];
   gg->tag[op] = -9;   /* as a message cdag made itself would have */
   CK_OK(ir_graph_new(1, 0, &g));
-  ck_assert_int_eq(replay_copy_rank(gg, &m, block, g), CDAG_ERR_UNSUPPORTED);
+  ck_assert_int_eq(replay_copy_rank(gg, &m, block, g, 1), CDAG_ERR_UNSUPPORTED);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "rank 0 op 1 (recv, line 4, label x): a message with cdag's internal tag -9"));
   cdag_graph_free(&g);
   gg->kind[op] = IR_NKINDS + 9;   /* a kind this copy does not know */
   CK_OK(ir_graph_new(1, 0, &g));
-  ck_assert_int_eq(replay_copy_rank(gg, &m, block, g), CDAG_ERR_UNSUPPORTED);
+  ck_assert_int_eq(replay_copy_rank(gg, &m, block, g, 1), CDAG_ERR_UNSUPPORTED);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "line 4, label x): an operation of kind 14, which replay cannot copy"));
   replay_map_free(&m);
   ck_assert_int_eq(replay_map_build(gg, &m), CDAG_ERR_UNSUPPORTED);   /* nor map */
