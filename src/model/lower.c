@@ -717,11 +717,6 @@ static uint64_t plan_top(const cdag_plan *p, uint64_t top) {
 static int staging_base(const cdag_plan *pl, uint64_t *base) {
   uint64_t top = 0;
   for (const cdag_plan *q = pl; q; q = q->next) top = plan_top(q, top);
-  for (int64_t i = 0; pl->steps && i < pl->steps->ncomputes; i++) {   /* reduces lowered as reduces */
-    const stage_compute *c = &pl->steps->computes[i];
-    if (c->rop >= 0 && c->raddr + c->rlen > top) top = c->raddr + c->rlen;
-    if (c->rop >= 0 && c->waddr + c->wlen > top) top = c->waddr + c->wlen;
-  }
   if (top <= LOWER_STAGING_BASE) {
     *base = LOWER_STAGING_BASE;
     return CDAG_OK;
@@ -794,14 +789,6 @@ static int open_stage(lw *w, const lw_chain *ch, int32_t lo, int32_t hi) {
   return rc;
 }
 
-/* A computation: a calc of its cost, or a local reduce that combines values of different
-   reductions (stage.h: rop >= 0), which costs what a reduce costs. */
-static int lower_compute(lw *w, const stage_compute *c, int32_t *id) {
-  if (c->rop < 0) return ir_add_calc(w->g, c->rank, c->cost, id);
-  uint64_t es = (uint64_t)ir_type_size(c->type);
-  return ir_add_reduce(w->g, c->rank, c->raddr, c->waddr, es ? c->wlen / es : 0, c->type, c->rop, id);
-}
-
 /* After stage k's ops [lo, hi): the computations that run after it (from *next on in
    steps), or a join where a rank has none and a stage follows; then the new tails. */
 static int close_stage(lw *w, const stage_steps *st, int32_t k, int64_t *next, const lw_chain *ch, int32_t lo,
@@ -811,7 +798,7 @@ static int close_stage(lw *w, const stage_steps *st, int32_t k, int64_t *next, c
   for (int32_t r = 0; r < n; r++) ch->head[r] = ch->last[r] = -1;
   for (; *next < st->ncomputes && st->computes[*next].after == k && rc == CDAG_OK; ++*next) {
     const stage_compute *c = &st->computes[*next];
-    if ((rc = lower_compute(w, c, &id))) break;
+    if ((rc = ir_add_calc(w->g, c->rank, c->cost, &id))) break;
     int32_t before = ch->last[c->rank] >= 0 ? ch->last[c->rank] : ch->tail[c->rank];
     if (before >= 0) rc = ir_add_dep(w->g, before, id, 0);
     if (ch->head[c->rank] < 0) ch->head[c->rank] = id;

@@ -27,8 +27,8 @@
  * uses its own tag (residual messages and syncs the next two).
  * A plan in stages (a graph that computes, src/stage) is lowered stage after stage, each as
  * above with tags of its own, and each computation becomes a calc of its cost on its rank
- * (a local reduce that combines values of different reductions stays a local reduce) after
- * the stage it follows (stage_compute.after, -1: before the first), in the steps' order. Every rank runs the stages in order: an op of stage k + 1 requires the rank's last
+ * after the stage it follows (stage_compute.after, -1: before the first), in the steps'
+ * order. Every rank runs the stages in order: an op of stage k + 1 requires the rank's last
  * computation after stage k, or a calc of 0 that requires every op of the rank in stage k;
  * the first computation after stage k requires those ops, each next one its predecessor.
  * So the lowered plan keeps causality, and its time includes the computations: never below
