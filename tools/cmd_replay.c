@@ -1,5 +1,5 @@
 /* cdag — tools/cmd_replay.c: `mpiexec -n P cdag replay FILE [--iterations N] [--repeat N] [--json]
- * [--compute=recorded|none]`.
+ * [--compute=recorded|none|skip]`.
  *
  * Runs a global graph file (cdag's own, GOAL, Schedgen's, a recording) with MPI, one rank of
  * the file per process, to see what compiling it gains on this machine. Every process loads
@@ -15,7 +15,9 @@
  * iterations after which compiling pays off, and the schedule's report.
  * A computation of the file (docs/format.md: compute) runs in both ways at its place in the
  * rank's order: it writes the simulator's hash of what it read and spends its cost
- * spinning (--compute=recorded, the default) or no time (--compute=none).
+ * spinning (--compute=recorded, the default) or no time (--compute=none); --compute=skip
+ * leaves computations out (no time, no bytes: the memory then holds only what the recorded
+ * messages moved, to compare with a live run's, as tests/record does).
  * Every failure is agreed on by all processes (the lowest failing rank's message, printed
  * once by rank 0), so all exit 1 together and none waits in a collective the others left.
  * Exit status: 0 same memory, 1 bad input or different memory, 2 usage. */
@@ -32,7 +34,7 @@ typedef struct {
   const char *path;
   const char *dump;          /* --dump DIR: each rank's memory after the run as written */
   int json, iters, repeat, buffers;
-  int compute_time;          /* --compute=recorded (1, default) or none (0) */
+  int compute_time;          /* --compute=recorded (1, default), none (0) or skip (-1) */
   cdag_options opts;         /* the compiled run's (cmd_options: --density=X ...) */
 } replay_args;
 
@@ -71,7 +73,7 @@ static int count_arg(const char *s, long max, int *out) {
   return 0;
 }
 
-/* FILE [--iterations N] [--repeat N] [--json] [--dump DIR] [--compute=recorded|none] [--goal-buffers=...]
+/* FILE [--iterations N] [--repeat N] [--json] [--dump DIR] [--compute=recorded|none|skip] [--goal-buffers=...]
    [OPTIONS]: 0, or -1. */
 static int parse_args(int argc, char **argv, replay_args *a) {
   *a = (replay_args){.iters = 100, .repeat = 5, .compute_time = 1};
@@ -81,8 +83,8 @@ static int parse_args(int argc, char **argv, replay_args *a) {
   const char *n = option(&argc, argv, "--iterations"), *r = option(&argc, argv, "--repeat");
   a->dump = option(&argc, argv, "--dump");
   const char *c = option(&argc, argv, "--compute");
-  if (c && strcmp(c, "recorded") && strcmp(c, "none")) return -1;
-  if (c) a->compute_time = !strcmp(c, "recorded");
+  if (c && strcmp(c, "recorded") && strcmp(c, "none") && strcmp(c, "skip")) return -1;
+  if (c) a->compute_time = !strcmp(c, "recorded") ? 1 : !strcmp(c, "none") ? 0 : -1;
   if (n && count_arg(n, 1000000000, &a->iters)) return -1;
   if (r && count_arg(r, 10000, &a->repeat)) return -1;
   if (a->buffers < 0 || argc != 1 || argv[0][0] == '-') return -1;   /* "-": stdin reaches rank 0 only */

@@ -631,9 +631,10 @@ static int join_edges(const cdag_graph *g, conflict_map *m, int32_t *last_join, 
 /* Computations that read all (recordings: PMPI cannot see what a computation reads) read
    every byte an earlier op of the rank wrote. Such an op depends on each writer since the
    previous one, and on the previous one; a later write into bytes it read depends on it.
-   A receive writes its bytes for this purpose when the rank has seen it complete: at once
-   when it is a join (a blocking receive), else at the join that waits for it (a `wait`, or
-   the end of its native call: joins that are calcs, depending on it); a computation between an MPI_Irecv and its MPI_Wait cannot have
+   A receive writes its bytes for this purpose when the rank has seen it complete: at the
+   join that waits for it when there is one (a `wait` naming it, the end of its native call:
+   joins that are calcs, depending on it), else at its place (a blocking receive is its own
+   join; a graph built with the API or by hand has no waits); a computation between an MPI_Irecv and its MPI_Wait cannot have
    read the buffer (and depending on the receive would make an exchange a cycle).
    What the latest one read is kept as merged disjoint intervals (start -> end), the writes
    since in a list that the next one folds in: O(log n) per op. */
@@ -642,7 +643,8 @@ typedef struct {
   int32_t rank;               /* the rank being walked */
   const footprint *fp;        /* the rank's footprints, by position */
   const int32_t *ex_start, *ex_from;   /* explicit dependencies by the later op (NULL: none) */
-  uint8_t *incomplete;        /* per position: a receive no join has completed yet */
+  uint8_t *incomplete;        /* per position: RA_AWAITED, a receive a later join completes;
+                                 RA_PENDING, such a receive seen, not completed yet */
   int32_t last;               /* position of the rank's latest one, -1 none */
   struct ra_write { int32_t pos; uint64_t lo, hi; } *pend;   /* writes since */
   int64_t npend, pendcap;
@@ -683,31 +685,49 @@ static int ra_push(reads_all *ra, int32_t i, uint64_t lo, uint64_t hi) {
   return rc;
 }
 
-/* The receive at position p completes at the join at position i. */
+enum { RA_AWAITED = 1, RA_PENDING = 2 };
+
+/* The receive at position p completes at the join at position i (with i < 0: marks p as
+   awaited, in the walk before). */
 static int ra_completes(reads_all *ra, int32_t p, int32_t i) {
-  if (!ra->incomplete[p]) return CDAG_OK;
+  if (i < 0) {
+    int32_t op = ra->g->rank_ops[ra->g->rank_start[ra->rank] + p];
+    if (ra->g->kind[op] == IR_RECV && !ra->g->join[op]) ra->incomplete[p] |= RA_AWAITED;   /* not a blocking one */
+    return CDAG_OK;
+  }
+  if (!(ra->incomplete[p] & RA_PENDING)) return CDAG_OK;
   ra->incomplete[p] = 0;
   const footprint *f = &ra->fp[p];
   return ra_push(ra, i, f->wr, f->wr + f->wlen < f->wr ? UINT64_MAX : f->wr + f->wlen);
 }
 
-/* The receives the join at position i completes: those it names, and its call's. */
-static int ra_join(reads_all *ra, const conflict_map *m, const cdag_graph *g, int32_t i) {
+/* The receives the join at position i completes: those it names, and its call's (at = -1:
+   marks them awaited instead). */
+static int ra_join(reads_all *ra, const conflict_map *m, const cdag_graph *g, int32_t i, int32_t at) {
   int32_t op = m->ops[i];
   int rc = CDAG_OK;
   for (int32_t k = ra->ex_start ? ra->ex_start[op] : 0; ra->ex_start && k < ra->ex_start[op + 1] && rc == CDAG_OK; k++)
-    if (g->rank[ra->ex_from[k]] == g->rank[op]) rc = ra_completes(ra, g->pos[ra->ex_from[k]], i);
+    if (g->rank[ra->ex_from[k]] == g->rank[op] && g->pos[ra->ex_from[k]] < i)
+      rc = ra_completes(ra, g->pos[ra->ex_from[k]], at);
   if (g->join[op] == IR_JOIN_ALL && g->call)
-    for (int32_t p = i - 1; p >= 0 && g->call[m->ops[p]] == g->call[op] && rc == CDAG_OK; p--) rc = ra_completes(ra, p, i);
+    for (int32_t p = i - 1; p >= 0 && g->call[m->ops[p]] == g->call[op] && rc == CDAG_OK; p--) rc = ra_completes(ra, p, at);
   return rc;
+}
+
+static int is_calc_join(const cdag_graph *g, int32_t op) { return g->join && g->join[op] && g->kind[op] == IR_CALC; }
+
+/* Before the walk of a rank: which receives a later join completes. */
+static void ra_awaited(reads_all *ra, const conflict_map *m, const cdag_graph *g, int32_t n) {
+  memset(ra->incomplete, 0, (size_t)n);
+  for (int32_t i = 0; i < n; i++)
+    if (is_calc_join(g, m->ops[i])) (void)ra_join(ra, m, g, i, -1);
 }
 
 static int ra_step(reads_all *ra, conflict_map *m, const cdag_graph *g, int32_t i) {
   int rc = CDAG_OK;
   int32_t op = m->ops[i];
   const footprint *f = &ra->fp[i];
-  int joins = g->join && g->join[op];
-  if (joins && g->kind[op] == IR_CALC) rc = ra_join(ra, m, g, i);   /* a wait, a native call's end */
+  if (is_calc_join(g, op)) rc = ra_join(ra, m, g, i, i);   /* a wait, a native call's end */
   if (rc == CDAG_OK && ir_reads_all(g, op)) {
     if (ra->last >= 0) rc = add_edge(m, ra->last, i);
     for (int64_t k = 0; k < ra->npend && rc == CDAG_OK; k++) {
@@ -720,8 +740,8 @@ static int ra_step(reads_all *ra, conflict_map *m, const cdag_graph *g, int32_t 
   if (rc || f->wr == UINT64_MAX || !f->wlen) return rc;
   uint64_t lo = f->wr, hi = f->wr + f->wlen < lo ? UINT64_MAX : f->wr + f->wlen;
   if (ra->last >= 0 && ra->last != i && ra_overlaps(ra, lo, hi)) rc = add_edge(m, ra->last, i);
-  if (rc == CDAG_OK && g->kind[op] == IR_RECV && !joins) {
-    ra->incomplete[i] = 1;
+  if (rc == CDAG_OK && g->kind[op] == IR_RECV && (ra->incomplete[i] & RA_AWAITED)) {
+    ra->incomplete[i] |= RA_PENDING;
     return CDAG_OK;
   }
   return rc ? rc : ra_push(ra, i, lo, hi);
@@ -773,8 +793,8 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
     gather_footprints(g, m.ops, n, fp);
     int32_t last_join = -1, disjoint = footprints_ascend(fp, n), all = rank_reads_all(g, m.ops, n);
     if (!disjoint) find_clusters(&m.c, fp, n);
-    if (all) memset(ra.incomplete, 0, (size_t)n);
     ra.rank = r;
+    if (all) ra_awaited(&ra, &m, g, n);
     for (int32_t i = 0; i < n && rc == CDAG_OK; i++) {
       int32_t op = m.ops[i];
       for (int32_t k = ex_start ? ex_start[op] : 0; ex_start && k < ex_start[op + 1] && rc == CDAG_OK; k++)

@@ -181,39 +181,50 @@ static int add_read(const cdag_graph *g, stage_steps *st, int64_t *cap, int32_t 
   return ir_is_scratch(g, rank, addr, len) ? CDAG_OK : add_range(&st->since, &st->nsince, cap, rank, addr, len);
 }
 
-/* Is op a receive the rank has not seen complete where it stands (finalize.c's rule for
-   what a computation reading all reads)? */
-static int pending_recv(const cdag_graph *g, int32_t op) {
-  return g->kind[op] == IR_RECV && !(g->join && g->join[op]);
+/* A join that is a calc (a wait, a native call's end): it completes the receives it depends on. */
+static int is_calc_join(const cdag_graph *g, int32_t op) { return g->join && g->join[op] && g->kind[op] == IR_CALC; }
+
+/* Marks (AWAITED) the receives of rank r that a later join completes: finalize.c's rule for
+   when a computation reading all reads a receive (at that join, else at its place). */
+enum { AWAITED = 1, PENDING = 2 };
+static void mark_awaited(const cdag_graph *g, int32_t r, uint8_t *state) {
+  for (int32_t i = g->rank_start[r]; i < g->rank_start[r + 1]; i++) {
+    int32_t op = g->rank_ops[i];
+    if (!is_calc_join(g, op)) continue;
+    for (int32_t e = g->pred_start[op]; e < g->pred_start[op + 1]; e++)
+      if (g->kind[g->pred[e]] == IR_RECV && !g->join[g->pred[e]] && g->rank[g->pred[e]] == r &&
+          g->pos[g->pred[e]] < g->pos[op])   /* not a blocking one: that completes at its place */
+        state[g->pred[e]] |= AWAITED;
+  }
 }
 
-/* The receives the join op (a calc: a wait, a native call's end) completes: its pending
-   predecessors, whose ranges are then written. */
-static int complete_recvs(const cdag_graph *g, int32_t op, uint8_t *pending, stage_steps *st, int64_t *scap) {
+/* The pending receives the join op completes: their ranges are read from then on. */
+static int complete_recvs(const cdag_graph *g, int32_t op, uint8_t *state, stage_steps *st, int64_t *scap) {
   int rc = CDAG_OK;
-  if (!g->join || !g->join[op] || g->kind[op] != IR_CALC) return CDAG_OK;
+  if (!is_calc_join(g, op)) return CDAG_OK;
   for (int32_t e = g->pred_start[op]; e < g->pred_start[op + 1] && rc == CDAG_OK; e++) {
     int32_t p = g->pred[e];
-    if (!pending[p]) continue;
-    pending[p] = 0;
+    if (!(state[p] & PENDING)) continue;
+    state[p] = 0;
     rc = add_read(g, st, scap, g->rank[p], g->addr[p], g->bytes[p]);
   }
   return rc;
 }
 
 /* The computations of g with `after` from lvl (NULL: -1), and the ranges each that reads
-   all reads anew: what the rank's ops wrote since its previous one, a receive once the rank
-   has seen it complete. */
+   all reads anew: what the rank's ops wrote since its previous one (a receive a later join
+   completes, from that join on). */
 static int list_computes(const cdag_graph *g, const int32_t *lvl, stage_steps *st) {
   int64_t ccap = 0, scap = 0;
-  uint8_t *pending = calloc((size_t)(g->nops ? g->nops : 1), 1);
-  int rc = pending ? CDAG_OK : CDAG_NOMEM("stages");
+  uint8_t *state = calloc((size_t)(g->nops ? g->nops : 1), 1);
+  int rc = state ? CDAG_OK : CDAG_NOMEM("stages");
   for (int32_t r = 0; r < g->nprocs && rc == CDAG_OK; r++) {
     int64_t mark = st->nsince;
+    mark_awaited(g, r, state);
     for (int32_t i = g->rank_start[r]; i < g->rank_start[r + 1] && rc == CDAG_OK; i++) {
       int32_t op = g->rank_ops[i];
       uint64_t a, len;
-      if ((rc = complete_recvs(g, op, pending, st, &scap))) break;
+      if ((rc = complete_recvs(g, op, state, st, &scap))) break;
       if (ir_is_compute(g, op)) {
         rc = base_grow((void **)&st->computes, st->ncomputes, &ccap, 1, sizeof *st->computes, "stages");
         if (rc) break;
@@ -225,11 +236,11 @@ static int list_computes(const cdag_graph *g, const int32_t *lvl, stage_steps *s
         }
       }
       if (!written(g, op, &a, &len)) continue;
-      if (pending_recv(g, op)) pending[op] = 1;
+      if (g->kind[op] == IR_RECV && (state[op] & AWAITED)) state[op] |= PENDING;
       else rc = add_read(g, st, &scap, r, a, len);
     }
   }
-  free(pending);
+  free(state);
   if (rc == CDAG_OK) base_sort(st->computes, st->ncomputes, sizeof *st->computes, cmp_compute);
   return rc;
 }

@@ -102,7 +102,8 @@ for c in "${checks[@]}"; do
     fail "$script $arg: $(cat "$tmp/check")"
 done
 if [ $replay = 1 ]; then
-  timeout 120 "$mpiexec" -n "$np" "$cdag" replay "$phase0" --iterations 1 --dump "$rep" >"$tmp/replay" 2>&1 ||
+  # computations left out: the live run's bytes that only messages moved are compared
+  timeout 120 "$mpiexec" -n "$np" "$cdag" replay "$phase0" --iterations 1 --compute=skip --dump "$rep" >"$tmp/replay" 2>&1 ||
     fail "cdag replay failed: $(cat "$tmp/replay")"
   [ $compare = 0 ] || python3 "$src/tests/record/compare_mem.py" "$live" "$rep" "$np" "$min" >"$tmp/cmp" 2>&1 ||
     fail "the replay differs from the live run: $(cat "$tmp/cmp")"

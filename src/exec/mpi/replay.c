@@ -199,7 +199,7 @@ typedef struct {
   uint8_t *block;
   cdag_graph *g;
   int me;
-  int compute_time;   /* computations keep their cost (0: they cost nothing) */
+  int compute_time;   /* computations keep their cost (0: they cost nothing; -1: left out) */
 } copier;
 
 /* The pointer in this rank's block for its file address [addr, addr + len). */
@@ -284,6 +284,7 @@ static int copy_kind(const copier *c, int64_t i, int32_t *id) {
     return ir_add_copy(c->g, c->me, p, q, gg->bytes[i], id);
   case IR_CALC:
     if (gg->os && gg->os[i] == IR_OS_FENCE) return ir_add_fence(c->g, c->me, id);
+    if (ir_is_compute(gg, i) && c->compute_time < 0) return ir_add_calc(c->g, c->me, 0, id);   /* skip */
     if (ir_is_compute(gg, i)) {
       int all = gg->cr_len[i] == IR_READS_ALL;
       if ((rc = local_ptr(c, gg->addr[i], gg->cw_len[i], &q)) ||

@@ -50,7 +50,8 @@ int replay_map_offset(const replay_map *m, int r, uint64_t addr, uint64_t len, u
 /* Copies rank g->myrank of gg (finalized, g->nprocs ranks) into g (a distributed graph of no
    ops yet) with block as that rank's memory (m->size[g->myrank] bytes). Computations have
    no function there: a schedule writes the simulator's hash of what they read and spends
-   their cost (compute_time 1, `--compute=recorded`) or nothing (0, `--compute=none`). */
+   their cost (compute_time 1, `--compute=recorded`) or nothing (0, `--compute=none`), or are
+   left out (-1, `--compute=skip`: calcs of 0, no memory effect). */
 int replay_copy_rank(const cdag_graph *gg, const replay_map *m, uint8_t *block, cdag_graph *g, int compute_time);
 
 /* The byte every replay starts from at `addr` of `rank` (small values, so integer sums of

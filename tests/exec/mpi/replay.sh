@@ -203,7 +203,7 @@ errors)
 2 run 1 "$data/local1.cdag" --iterations=3x
 2 run 1 "$data/local1.cdag" --goal-buffers=some
 2 run 1 "$data/local1.cdag" --compute=some
-  err1 usage: cdag replay FILE [--iterations N] [--repeat N] [--json] [--dump DIR] [--compute=recorded|none]
+  err1 usage: cdag replay FILE [--iterations N] [--repeat N] [--json] [--dump DIR] [--compute=recorded|none|skip]
 2 run 1 "$data/local1.cdag" --compute
 2 run 2 "$data/local1.cdag" --min-group=0
   err1 cdag: --min-group=0: expected an integer from 1 to 2147483647
