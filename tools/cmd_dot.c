@@ -1,12 +1,16 @@
 /* cdag — tools/cmd_dot.c: `cdag dot FILE`, the graph as Graphviz DOT.
  *
  * One `subgraph cluster_rank<N>` per rank that has ops, a box per op (kind, bytes, peer, and
- * the file label), solid edges for messages (send -> the receive it matches, from match_run),
- * dashed edges for dependencies (the finalized graph's pred lists: explicit `requires` and
- * memory conflicts). Nodes are named o<id>. With `--plan`, the compiled plan is drawn beside
- * it (Figure 6 of the paper): per rank, one node per collective it takes part in (rooted
+ * the file label; a computation is a hexagon with its cost and what it reads and writes),
+ * solid edges for messages (send -> the receive it matches, from match_run), dashed edges
+ * for dependencies (the finalized graph's pred lists: explicit `requires` and memory
+ * conflicts). Nodes are named o<id>. With `--plan`, the compiled plan is drawn beside it
+ * (Figure 6 of the paper): per rank, one node per collective it takes part in (rooted
  * kinds: bold edges from the root; the others: one shared ellipse) and one per residual
- * message end. Exit status: 0 written, 1 bad input, 2 usage. */
+ * message end. A plan in stages (a graph that computes) has a `cluster_stage<K>` per stage
+ * holding those, its nodes prefixed s<K>_, and a hexagon per computation (k<i>) between
+ * them: dotted edges from the anchor point of the stage it follows (s<K>) to it and from it
+ * to the next stage's. Exit status: 0 written, 1 bad input, 2 usage. */
 #include <string.h>
 
 #include "cmd.h"
@@ -22,6 +26,14 @@ static void dot_escape(FILE *f, const char *s) {
   }
 }
 
+/* A computation's label: its cost, what it reads and writes. */
+static void dot_compute(FILE *f, const cdag_graph *g, int32_t op) {
+  fprintf(f, "compute %llu ns", (unsigned long long)g->bytes[op]);
+  if (g->cr_len[op] == IR_READS_ALL) fprintf(f, "\\nreads all");
+  else if (g->cr_len[op]) fprintf(f, "\\nreads %lluB at 0x%llx", (unsigned long long)g->cr_len[op], (unsigned long long)g->addr2[op]);
+  if (g->cw_len[op]) fprintf(f, "\\nwrites %lluB at 0x%llx", (unsigned long long)g->cw_len[op], (unsigned long long)g->addr[op]);
+}
+
 static void dot_node(FILE *f, const cdag_graph *g, int32_t op) {
   unsigned long long b = g->bytes[op];
   fprintf(f, "    o%d [label=\"", op);
@@ -35,14 +47,17 @@ static void dot_node(FILE *f, const cdag_graph *g, int32_t op) {
       break;
     }
     case IR_COPY: fprintf(f, "copy %lluB", b); break;
-    default: fprintf(f, "calc %llu", b); break;
+    default:
+      if (ir_is_compute(g, op)) dot_compute(f, g, op);
+      else fprintf(f, "calc %llu", b);
+      break;
   }
   const char *l = ir_label(g, op);
   if (l) {
     fputs("\\n", f);
     dot_escape(f, l);
   }
-  fputs("\"];\n", f);
+  fputs(ir_is_compute(g, op) ? "\", shape=hexagon];\n" : "\"];\n", f);
 }
 
 static void dot_original(FILE *f, const cdag_graph *g, const int32_t *partner) {
@@ -67,40 +82,79 @@ static int member_of(const cdag_plan *p, const det_coll *c, int r) {
 
 static int rooted(det_kind k) { return ir_coll_get(k)->rooted; }
 
-/* The plan's nodes of rank r: its collectives and its residual message ends. */
-static void dot_plan_rank(FILE *f, const cdag_plan *p, int r) {
-  fprintf(f, "    subgraph cluster_plan_rank%d {\n      label=\"rank %d\";\n", r, r);
+/* The plan's nodes of rank r: its collectives and its residual message ends; names start
+   with pre (a stage's "s<K>_", or nothing). */
+static void dot_plan_rank(FILE *f, const cdag_plan *p, int r, const char *pre) {
+  fprintf(f, "    subgraph cluster_plan_%srank%d {\n      label=\"rank %d\";\n", pre, r, r);
   for (int64_t k = 0; k < p->ncolls; k++) {
     const det_coll *c = &p->colls[k];
     if (!member_of(p, c, r)) continue;
-    fprintf(f, "      c%lld_r%d [label=\"%s", (long long)k, r, det_kind_name(c->kind));
+    fprintf(f, "      %sc%lld_r%d [label=\"%s", pre, (long long)k, r, det_kind_name(c->kind));
     if (rooted(c->kind)) fprintf(f, " (root %d)", c->root);
     fprintf(f, "\\n%llu B\", style=filled, fillcolor=lightblue];\n", (unsigned long long)c->bytes);
   }
   for (int64_t k = 0; k < p->nmsgs; k++) {
     const det_msg *m = &p->msgs[k];
-    if (m->src == r && m->dst == r) fprintf(f, "      m%lld_s [label=\"copy %llu B\"];\n", (long long)k, (unsigned long long)m->bytes);
-    else if (m->src == r) fprintf(f, "      m%lld_s [label=\"send %llu B to %d\"];\n", (long long)k, (unsigned long long)m->bytes, m->dst);
-    else if (m->dst == r) fprintf(f, "      m%lld_r [label=\"recv %llu B from %d\"];\n", (long long)k, (unsigned long long)m->bytes, m->src);
+    unsigned long long b = m->bytes;
+    if (m->src == r && m->dst == r) fprintf(f, "      %sm%lld_s [label=\"copy %llu B\"];\n", pre, (long long)k, b);
+    else if (m->src == r) fprintf(f, "      %sm%lld_s [label=\"send %llu B to %d\"];\n", pre, (long long)k, b, m->dst);
+    else if (m->dst == r) fprintf(f, "      %sm%lld_r [label=\"recv %llu B from %d\"];\n", pre, (long long)k, b, m->src);
   }
   fprintf(f, "    }\n");
 }
 
-static void dot_plan(FILE *f, const cdag_plan *p) {
-  fprintf(f, "  subgraph cluster_plan {\n    label=\"compiled plan\";\n");
-  for (int r = 0; r < p->nprocs; r++) dot_plan_rank(f, p, r);
-  fprintf(f, "  }\n");
+/* Edges of one stage plan's collectives and messages. */
+static void dot_plan_edges(FILE *f, const cdag_plan *p, const char *pre) {
   for (int64_t k = 0; k < p->ncolls; k++) {
     const det_coll *c = &p->colls[k];
-    if (!rooted(c->kind)) fprintf(f, "  c%lld [shape=ellipse, label=\"%s\"];\n", (long long)k, det_kind_name(c->kind));
+    long long K = (long long)k;
+    if (!rooted(c->kind)) fprintf(f, "  %sc%lld [shape=ellipse, label=\"%s\"];\n", pre, K, det_kind_name(c->kind));
     for (int32_t i = 0; i < c->nranks; i++) {
       int r = p->ranks[c->ranks_first + i];
-      if (!rooted(c->kind)) fprintf(f, "  c%lld -> c%lld_r%d [dir=none];\n", (long long)k, (long long)k, r);
-      else if (r != c->root) fprintf(f, "  c%lld_r%d -> c%lld_r%d [style=bold];\n", (long long)k, c->root, (long long)k, r);
+      if (!rooted(c->kind)) fprintf(f, "  %sc%lld -> %sc%lld_r%d [dir=none];\n", pre, K, pre, K, r);
+      else if (r != c->root) fprintf(f, "  %sc%lld_r%d -> %sc%lld_r%d [style=bold];\n", pre, K, c->root, pre, K, r);
     }
   }
   for (int64_t k = 0; k < p->nmsgs; k++)
-    if (p->msgs[k].src != p->msgs[k].dst) fprintf(f, "  m%lld_s -> m%lld_r;\n", (long long)k, (long long)k);
+    if (p->msgs[k].src != p->msgs[k].dst) fprintf(f, "  %sm%lld_s -> %sm%lld_r;\n", pre, (long long)k, pre, (long long)k);
+}
+
+/* A plan in stages: a cluster per stage (an anchor point s<K> and the ranks' nodes), the
+   computations between them, dotted edges in the order they run. */
+static void dot_stages(FILE *f, const cdag_plan *p) {
+  const stage_steps *st = p->steps;
+  char pre[32];
+  for (const cdag_plan *q = p; q; q = q->next) {
+    snprintf(pre, sizeof pre, "s%d_", q->stage);
+    fprintf(f, "    subgraph cluster_stage%d {\n    label=\"stage %d\";\n    s%d [shape=point];\n", q->stage,
+            q->stage, q->stage);
+    for (int r = 0; r < q->nprocs; r++) dot_plan_rank(f, q, r, pre);
+    fprintf(f, "    }\n");
+  }
+  fprintf(f, "  }\n");
+  for (const cdag_plan *q = p; q; q = q->next) {
+    snprintf(pre, sizeof pre, "s%d_", q->stage);
+    dot_plan_edges(f, q, pre);
+    if (q->next) fprintf(f, "  s%d -> s%d [style=invis];\n", q->stage, q->next->stage);   /* stages in order */
+  }
+  for (int64_t i = 0; i < st->ncomputes; i++) {
+    const stage_compute *c = &st->computes[i];
+    fprintf(f, "  k%lld [shape=hexagon, label=\"compute %llu ns\\nrank %d\"];\n", (long long)i,
+            (unsigned long long)c->cost, c->rank);
+    if (c->after >= 0) fprintf(f, "  s%d -> k%lld [style=dotted];\n", c->after, (long long)i);
+    if (c->after + 1 < st->nstages) fprintf(f, "  k%lld -> s%d [style=dotted];\n", (long long)i, c->after + 1);
+  }
+}
+
+static void dot_plan(FILE *f, const cdag_plan *p) {
+  fprintf(f, "  subgraph cluster_plan {\n    label=\"compiled plan\";\n");
+  if (p->steps) {
+    dot_stages(f, p);
+    return;
+  }
+  for (int r = 0; r < p->nprocs; r++) dot_plan_rank(f, p, r, "");
+  fprintf(f, "  }\n");
+  dot_plan_edges(f, p, "");
 }
 
 int cmd_dot(int argc, char **argv) {

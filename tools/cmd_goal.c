@@ -3,8 +3,10 @@
  * Without --plan: the graph as loaded. With --plan: the graph is analyzed, each collective
  * gets the algorithm the executor would run (kern_choose_plan with the default model and
  * the kernel policy: --kernel=, CDAG_KERNEL), and the plan is lowered to point-to-point (src/model/lower.h) before it is
- * written. The output uses only what LogGOPSim's txt2bin accepts (lower.h lists it): local
- * copies and reduces become `calc` of 0.1 ns per byte. Exit 0 written, 1 bad input, 2 usage. */
+ * written (a plan in stages: stage after stage, each computation a `calc` of its cost between
+ * them). The output uses only what LogGOPSim's txt2bin accepts (lower.h lists it): local
+ * copies and reduces become `calc` of 0.1 ns per byte, a computation `calc` of its cost.
+ * Exit 0 written, 1 bad input, 2 usage. */
 #include <string.h>
 
 #include "cmd.h"

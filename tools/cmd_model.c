@@ -6,8 +6,15 @@
  * would run. The choice uses the alpha-beta model the parameters imply (alpha = L + 2o,
  * beta = G) and CDAG_KERNEL. LogGOPSim's option names; defaults: L 1 us, o 0.2 us, g 0.2 us,
  * G 0.0002 us/B (5 GB/s), O 0, S 65535 B (rendezvous above), c (local copy or reduce)
- * 0.0001 us/B; GOAL `calc N` costs N ns. -p P states the process count the estimate is for:
- * it must be the file's. Exit 0 printed, 1 bad input, 2 usage. */
+ * 0.0001 us/B; GOAL `calc N` costs N ns, and so does `compute N`. -p P states the process
+ * count the estimate is for: it must be the file's.
+ * A graph that computes (its calcs take time) gets, under each time, the computation on its
+ * critical path (exec_calc_path) and the rest as communication's share; its plan in stages
+ * is listed stage by stage with the computations between (their count, the most one rank
+ * spends) and each stage's communication modelled alone, as written (the stage's graph,
+ * stage_cut) and planned (the stage plan lowered alone); the saving (graph time minus plan
+ * time) closes. Exit 0 printed, 1 bad input,
+ * 2 usage. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,28 +56,140 @@ static int model_args(int *argc, char **argv, loggp_params *lp, long *procs) {
   return 0;
 }
 
+/* What cmd_model prints: times of the graph and of its lowered plan, the computation on
+   each one's critical path (exec_calc_path), who finishes last, op counts; for a plan in
+   stages, each stage's communication modelled alone, as written and planned. */
+typedef struct {
+  double t, tp, calc, calcp;
+  int last, plast;
+  int64_t nops, nlow;
+  int32_t nstages;
+  double *written, *planned;   /* per stage, us */
+} model_times;
+
+/* Stage plan q lowered alone (its communication, no computations) and modelled. */
+static int model_stage_plan(const cdag_plan *q, const loggp_params *lp, const kern_model *km, kern_policy policy,
+                            double *t) {
+  cdag_plan one = *q;
+  one.next = NULL;
+  one.steps = NULL;
+  cdag_graph *low = NULL;
+  int32_t *pairs = NULL;
+  int rc = exec_lower_plan(&one, km, policy, &low);
+  if (rc == CDAG_OK) rc = exec_lower_pairs(low, &pairs);
+  if (rc == CDAG_OK) rc = exec_loggp_paired(low, pairs, lp, t, NULL);
+  free(pairs);
+  ir_graph_free(low);
+  return rc;
+}
+
+/* Per stage of plan p of finalized g: its graph as written (stage_cut of g, as the pipeline
+   cut it) and its plan, each modelled alone. Another match and cut of g: O(n log n). */
+static int model_stages(cdag_graph *g, const cdag_plan *p, const loggp_params *lp, const kern_model *km,
+                        kern_policy policy, model_times *mt) {
+  match_result m = {0};
+  stage_split s = {0};
+  int rc = match_run(g, &m);
+  if (rc == CDAG_OK) rc = stage_cut(g, &m, &s);
+  match_free(&m);
+  if (rc == CDAG_OK && s.nstages != p->steps->nstages)
+    rc = cdag__error(CDAG_ERR_PLAN, "model: the graph cuts into %d stages, its plan has %d", s.nstages,
+                     p->steps->nstages);
+  if (rc == CDAG_OK) {
+    mt->written = calloc((size_t)s.nstages, sizeof *mt->written);
+    mt->planned = calloc((size_t)s.nstages, sizeof *mt->planned);
+    rc = mt->written && mt->planned ? CDAG_OK : CDAG_NOMEM("model");
+    mt->nstages = s.nstages;
+  }
+  for (int32_t k = 0; k < s.nstages && rc == CDAG_OK; k++) {
+    if ((rc = ir_finalize(s.graph[k])) == CDAG_OK) rc = exec_loggp(s.graph[k], lp, &mt->written[k], NULL);
+    ir_graph_free(s.graph[k]);
+    s.graph[k] = NULL;
+  }
+  stage_split_free(&s);
+  for (const cdag_plan *q = p; q && rc == CDAG_OK; q = q->next)
+    rc = q->stage < mt->nstages ? model_stage_plan(q, lp, km, policy, &mt->planned[q->stage])
+                                : cdag__error(CDAG_ERR_PLAN, "model: plan stage %d of %d", q->stage, mt->nstages);
+  return rc;
+}
+
 /* The model of *g, its plan, the plan lowered (calc kept) and its model. The graph is
    matched once for its model and its analysis, the lowered plan not at all (lowering pairs
    its messages), and *g is freed (NULL) once the plan no longer needs it, so that the
-   lowered plan's model reuses its memory; *nops keeps its op count. */
+   lowered plan's model reuses its memory. */
 static int model_graph_and_plan(cdag_graph **g, const loggp_params *lp, const kern_model *km, kern_policy policy,
-                                double *t, int *last, int64_t *nops, cdag_plan **p, cdag_graph **low, double *tp,
-                                int *plast) {
+                                model_times *mt, cdag_plan **p) {
   match_result m = {0};
   int32_t *pairs = NULL;
+  cdag_graph *low = NULL;
   int rc = ir_finalize(*g);
   if (rc == CDAG_OK) rc = match_run(*g, &m);
-  if (rc == CDAG_OK) rc = exec_loggp_paired(*g, m.partner, lp, t, last);
+  if (rc == CDAG_OK) rc = exec_loggp_paired(*g, m.partner, lp, &mt->t, &mt->last);
+  if (rc == CDAG_OK) rc = exec_calc_path(*g, m.partner, &mt->calc);
   if (rc == CDAG_OK) rc = pipeline_plan_matched(*g, &m, NULL, km, policy, p);
   match_free(&m);   /* freed already, unless an error came first */
-  if (rc == CDAG_OK) rc = exec_lower_plan(*p, km, policy, low);
-  if (rc == CDAG_OK) rc = exec_lower_keep_calc(*g, *low);
-  *nops = (*g)->nops;
+  if (rc == CDAG_OK && (*p)->steps) rc = model_stages(*g, *p, lp, km, policy, mt);
+  if (rc == CDAG_OK) rc = exec_lower_plan(*p, km, policy, &low);
+  if (rc == CDAG_OK) rc = exec_lower_keep_calc(*g, low);
+  mt->nops = (*g)->nops;
   cdag_graph_free(g);
-  if (rc == CDAG_OK) rc = exec_lower_pairs(*low, &pairs);
-  if (rc == CDAG_OK) rc = exec_loggp_paired(*low, pairs, lp, tp, plast);
+  if (rc == CDAG_OK) rc = exec_lower_pairs(low, &pairs);
+  if (rc == CDAG_OK) rc = exec_loggp_paired(low, pairs, lp, &mt->tp, &mt->plast);
+  if (rc == CDAG_OK) rc = exec_calc_path(low, pairs, &mt->calcp);
+  if (low) mt->nlow = low->nops;
   free(pairs);
+  ir_graph_free(low);
   return rc;
+}
+
+/* Time t of which calc on the critical path: the rest is communication's. */
+static void print_share(double t, double calc) {
+  double comm = t > calc ? t - calc : 0;
+  printf("  computation on the critical path: %.3f us; communication: %.3f us (%.1f%%)\n", calc, comm,
+         t > 0 ? 100 * comm / t : 0.0);
+}
+
+/* The collectives and residual parts of one stage plan, indented by ind. */
+static void print_parts(const cdag_plan *p, const char *ind) {
+  for (int64_t c = 0; c < p->ncolls; c++) {
+    const det_coll *dc = &p->colls[c];
+    printf("%s%s over %d ranks: %s (%s)\n", ind, det_kind_name(dc->kind), dc->nranks, p->chosen->coll[c].name,
+           p->chosen->coll[c].why);
+  }
+  if (p->nmsgs || p->nreds || p->nsyncs)
+    printf("%sresidual: %lld messages, %lld reductions, %lld syncs\n", ind, (long long)p->chosen->msgs_sent,
+           (long long)p->nreds, (long long)p->nsyncs);
+}
+
+/* The computations after stage `after` (steps from *k on): how many, and the most one rank
+   spends on them (steps are sorted by after, then rank). */
+static void print_computes(const stage_steps *st, int32_t after, int64_t *k) {
+  int64_t n = 0;
+  uint64_t most = 0, rank_sum = 0;
+  for (; *k < st->ncomputes && st->computes[*k].after == after; ++*k, n++) {
+    if (n == 0 || st->computes[*k].rank != st->computes[*k - 1].rank) rank_sum = 0;
+    rank_sum += st->computes[*k].cost;
+    if (rank_sum > most) most = rank_sum;
+  }
+  if (n == 0) return;
+  if (after < 0) printf("  before stage 0: ");
+  else printf("  after stage %d: ", after);
+  printf("%lld computation%s, %.3f us on one rank at most\n", (long long)n, n == 1 ? "" : "s", (double)most * 1e-3);
+}
+
+/* A plan in stages: per stage its communication alone (as written, planned), its parts,
+   the computations between the stages. */
+static void print_stages(const cdag_plan *p, const model_times *mt) {
+  int64_t k = 0;
+  printf("  %d stages, %lld computations\n", p->steps->nstages, (long long)p->steps->ncomputes);
+  print_computes(p->steps, -1, &k);
+  for (const cdag_plan *q = p; q; q = q->next) {
+    double w = mt->written[q->stage], t = mt->planned[q->stage];
+    printf("  stage %d: communication alone %.3f us as written, %.3f us planned (saving %.3f us)\n", q->stage, w, t,
+           w - t);
+    print_parts(q, "    ");
+    print_computes(p->steps, q->stage, &k);
+  }
 }
 
 int cmd_model(int argc, char **argv) {
@@ -85,34 +204,33 @@ int cmd_model(int argc, char **argv) {
   cdag__error_clear();
   if (pipeline_tuning(&o, NULL, &tune)) return cmd_fail("model", CDAG_ERR_ARG);
   kern_policy policy = tune.policy;
-  cdag_graph *g = NULL, *low = NULL;
+  cdag_graph *g = NULL;
   cdag_plan *p = NULL;
   ir_keep_heap();   /* each stage reuses the memory the last one freed */
   if (cmd_load("model", argv[0], buffers, &g)) return 1;
-  int rc = CDAG_OK, last = 0, plast = 0, nprocs = g->nprocs;
-  int64_t nops = 0;
-  double t = 0, tp = 0;
+  int rc = CDAG_OK, nprocs = g->nprocs;
+  model_times mt = {0};
   if (procs && procs != g->nprocs)
     rc = cdag__error(CDAG_ERR_ARG, "-p %ld, but %s has %d ranks (the estimate is for the file's ranks)", procs, argv[0], g->nprocs);
   kern_model km = {(lp.L + 2 * lp.o) * 1e-6, lp.G * 1e-6, tune.model.blocks, (lp.o > lp.g ? lp.o : lp.g) * 1e-6, lp.copy * 1e-6};
-  if (rc == CDAG_OK) rc = model_graph_and_plan(&g, &lp, &km, policy, &t, &last, &nops, &p, &low, &tp, &plast);
+  if (rc == CDAG_OK) rc = model_graph_and_plan(&g, &lp, &km, policy, &mt, &p);
   if (rc == CDAG_OK) {
+    int computes = mt.calc > 0;   /* the graph spends time computing: say how much */
     printf("LogGOPS: L=%g us o=%g us g=%g us G=%g us/B O=%g us/B S=%llu B copy=%g us/B, p=%d\n", lp.L, lp.o, lp.g,
            lp.G, lp.O, (unsigned long long)lp.S, lp.copy, nprocs);
-    printf("graph: %.3f us (rank %d finishes last, %lld ops)\n", t, last, (long long)nops);
-    printf("plan:  %.3f us (rank %d finishes last, %lld ops after lowering)\n", tp, plast, (long long)low->nops);
-    for (int64_t c = 0; c < p->ncolls; c++) {
-      const det_coll *dc = &p->colls[c];
-      printf("  %s over %d ranks: %s (%s)\n", det_kind_name(dc->kind), dc->nranks, p->chosen->coll[c].name, p->chosen->coll[c].why);
-    }
-    if (p->nmsgs || p->nreds || p->nsyncs)
-      printf("  residual: %lld messages, %lld reductions, %lld syncs\n", (long long)p->chosen->msgs_sent, (long long)p->nreds,
-             (long long)p->nsyncs);
-    if (t > 0 && tp > 0) printf("speedup: %.2fx\n", t / tp);
-    else if (t > 0) printf("speedup: none to state (the plan does nothing that takes time)\n");
+    printf("graph: %.3f us (rank %d finishes last, %lld ops)\n", mt.t, mt.last, (long long)mt.nops);
+    if (computes) print_share(mt.t, mt.calc);
+    printf("plan:  %.3f us (rank %d finishes last, %lld ops after lowering)\n", mt.tp, mt.plast, (long long)mt.nlow);
+    if (computes) print_share(mt.tp, mt.calcp);
+    if (p->steps) print_stages(p, &mt);
+    else print_parts(p, "  ");
+    if (computes) printf("saving: %.3f us (%.1f%% of the graph's time)\n", mt.t - mt.tp, mt.t > 0 ? 100 * (mt.t - mt.tp) / mt.t : 0.0);
+    if (mt.t > 0 && mt.tp > 0) printf("speedup: %.2fx\n", mt.t / mt.tp);
+    else if (mt.t > 0) printf("speedup: none to state (the plan does nothing that takes time)\n");
   }
   int status = rc ? cmd_fail("model", rc) : 0;
-  ir_graph_free(low);
+  free(mt.written);
+  free(mt.planned);
   cdag_plan_free(&p);
   cdag_graph_free(&g);
   return status;

@@ -28,14 +28,21 @@ typedef struct {
   int tag;               /* tag of the part being emitted */
   kern_model model;
   kern_policy policy;    /* where the plan has no choices */
-  int64_t *late_at;      /* per collective: its final writes are late[late_at[c] .. late_at[c + 1]) */
+  int64_t *late_at;      /* per collective of the stage being lowered: its final writes are
+                            late[late_at[c] .. late_at[c + 1]) */
   int rc;                /* first error inside a callback */
+  uint64_t base;         /* first staging address */
+  int full;              /* staging ran past the end of the address space */
 } lw;
 
 /* ---- emitting ---- */
 
 static uint64_t stage(lw *w, int rank, uint64_t bytes) {
   uint64_t a = w->next[rank];
+  if (bytes > UINT64_MAX - 63 || ((bytes + 63) & ~(uint64_t)63) > UINT64_MAX - a) {
+    w->full = 1;   /* reported once lowering ends; meanwhile a harmless address */
+    return w->base;
+  }
   w->next[rank] += (bytes + 63) & ~(uint64_t)63;
   return a;
 }
@@ -685,9 +692,8 @@ static int lower_syncs(lw *w) {
   return rc;
 }
 
-/* Every plan address must lie below the staging range. */
-static int check_addresses(const cdag_plan *p) {
-  uint64_t top = 0;
+/* The highest address stage plan p uses, at least top. */
+static uint64_t plan_top(const cdag_plan *p, uint64_t top) {
   for (int64_t i = 0; i < p->npieces; i++)
     if (p->pieces[i].addr + p->pieces[i].len > top) top = p->pieces[i].addr + p->pieces[i].len;
   for (int64_t i = 0; i < p->nxfers; i++) {
@@ -702,9 +708,23 @@ static int check_addresses(const cdag_plan *p) {
     for (int32_t u = 0; u < s->nruns; u++)
       if (p->sst->runs[s->first + u].addr + m > top) top = p->sst->runs[s->first + u].addr + m;
   }
-  if (top > LOWER_STAGING_BASE)
-    return cdag__error(CDAG_ERR_ARG, "lowering: the plan uses address 0x%llx, above the staging base 0x%llx",
-                       (unsigned long long)top, (unsigned long long)LOWER_STAGING_BASE);
+  return top;
+}
+
+/* Where the staging memory starts: LOWER_STAGING_BASE, or the first page boundary above the
+   plan's highest address when the plan uses addresses above it (a stage plan's staging
+   buffers at STAGE_TEMP_BASE, a recording's packing areas, native collectives' scratch). */
+static int staging_base(const cdag_plan *pl, uint64_t *base) {
+  uint64_t top = 0;
+  for (const cdag_plan *q = pl; q; q = q->next) top = plan_top(q, top);
+  if (top <= LOWER_STAGING_BASE) {
+    *base = LOWER_STAGING_BASE;
+    return CDAG_OK;
+  }
+  if (top > UINT64_MAX - 2 * LOWER_STAGING_PAGE)
+    return cdag__error(CDAG_ERR_UNSUPPORTED, "lowering: the plan uses address 0x%llx, which leaves no room for "
+                       "staging memory above it", (unsigned long long)top);
+  *base = (top + LOWER_STAGING_PAGE - 1) & ~(LOWER_STAGING_PAGE - 1);
   return CDAG_OK;
 }
 
@@ -720,40 +740,139 @@ static int reserve(lw *w) {
   return ir_reserve(w->g, ops);
 }
 
+/* One stage plan (the whole plan of a graph without computation), its tags from tag0 + 1:
+   collectives in plan order, residual messages and reductions, syncs, then the late copies. */
+static int lower_one(lw *w, const cdag_plan *q, int tag0) {
+  w->p = q;
+  w->nlate = 0;
+  int rc = reserve(w);
+  for (int64_t c = 0; c < q->ncolls && rc == CDAG_OK; c++) {
+    w->tag = tag0 + (int)c + 1;
+    w->late_at[c] = w->nlate;
+    rc = lower_coll(w, c);
+    w->late_at[c + 1] = w->nlate;
+  }
+  w->tag = tag0 + (int)q->ncolls + 1;
+  if (rc == CDAG_OK) rc = lower_msgs(w);
+  if (rc == CDAG_OK) rc = lower_reds(w);
+  w->tag = tag0 + (int)q->ncolls + 2;
+  if (rc == CDAG_OK) rc = lower_syncs(w);
+  for (int64_t i = 0; i < w->nlate && rc == CDAG_OK; i++)
+    rc = copy(w, w->late[i].rank, w->late[i].src, w->late[i].dst, w->late[i].len);
+  return rc;
+}
+
+/* ---- plans in stages ----
+ * Every rank runs the stages in order, its computations between them: each op of stage k
+ * of rank r requires tail[r], the last thing r did before the stage (its last computation,
+ * or a calc of 0 joining its ops of stage k - 1); the first computation after stage k
+ * requires every op of r in stage k, each next computation the one before it. So stage k + 1
+ * of a rank starts after its computations after stage k, and a collective of stage k + 1
+ * sends from a rank once that rank's producers of its bytes have run. Two dependencies per
+ * op at most, a join per rank and stage: O(ops + P K). */
+
+typedef struct {
+  int32_t *tail;     /* per rank: what its next stage requires (-1: nothing) */
+  int32_t *head;     /* per rank: the first node after the stage being closed (-1: none) */
+  int32_t *last;     /* per rank: the last such node */
+  uint8_t *busy;     /* per rank: has ops in the stage being closed */
+} lw_chain;
+
+/* Stage ops [lo, hi) of w->g each require their rank's tail. */
+static int open_stage(lw *w, const lw_chain *ch, int32_t lo, int32_t hi) {
+  int rc = CDAG_OK;
+  for (int32_t i = lo; i < hi && rc == CDAG_OK; i++) {
+    int32_t r = w->g->rank[i];
+    ch->busy[r] = 1;
+    if (ch->tail[r] >= 0) rc = ir_add_dep(w->g, ch->tail[r], i, 0);
+  }
+  return rc;
+}
+
+/* After stage k's ops [lo, hi): the computations that run after it (from *next on in
+   steps), or a join where a rank has none and a stage follows; then the new tails. */
+static int close_stage(lw *w, const stage_steps *st, int32_t k, int64_t *next, const lw_chain *ch, int32_t lo,
+                       int32_t hi) {
+  int32_t n = w->g->nprocs, id;
+  int rc = CDAG_OK;
+  for (int32_t r = 0; r < n; r++) ch->head[r] = ch->last[r] = -1;
+  for (; *next < st->ncomputes && st->computes[*next].after == k && rc == CDAG_OK; ++*next) {
+    const stage_compute *c = &st->computes[*next];
+    if ((rc = ir_add_calc(w->g, c->rank, c->cost, &id))) break;
+    int32_t before = ch->last[c->rank] >= 0 ? ch->last[c->rank] : ch->tail[c->rank];
+    if (before >= 0) rc = ir_add_dep(w->g, before, id, 0);
+    if (ch->head[c->rank] < 0) ch->head[c->rank] = id;
+    ch->last[c->rank] = id;
+  }
+  for (int32_t r = 0; r < n && rc == CDAG_OK; r++)
+    if (ch->head[r] < 0 && ch->busy[r] && k + 1 < st->nstages && (rc = ir_add_calc(w->g, r, 0, &id)) == CDAG_OK)
+      ch->head[r] = ch->last[r] = id;
+  for (int32_t i = lo; i < hi && rc == CDAG_OK; i++)
+    if (ch->head[w->g->rank[i]] >= 0) rc = ir_add_dep(w->g, i, ch->head[w->g->rank[i]], 0);
+  for (int32_t r = 0; r < n; r++) {
+    if (ch->last[r] >= 0) ch->tail[r] = ch->last[r];
+    ch->busy[r] = 0;
+  }
+  return rc;
+}
+
+/* The chain of stage plans pl, pl->next, ... with pl->steps' computations, as above. */
+static int lower_stages(lw *w, const cdag_plan *pl) {
+  const stage_steps *st = pl->steps;
+  int32_t n = pl->nprocs;
+  lw_chain ch = {malloc(sizeof *ch.tail * (size_t)n), malloc(sizeof *ch.head * (size_t)n),
+                 malloc(sizeof *ch.last * (size_t)n), calloc((size_t)n, 1)};
+  int rc = ch.tail && ch.head && ch.last && ch.busy ? CDAG_OK : CDAG_NOMEM("lowering");
+  for (int32_t r = 0; r < n && rc == CDAG_OK; r++) ch.tail[r] = -1;
+  int64_t next = 0;
+  int tag0 = 0;
+  if (rc == CDAG_OK) rc = close_stage(w, st, -1, &next, &ch, 0, 0);
+  for (const cdag_plan *q = pl; q && rc == CDAG_OK; q = q->next) {
+    int32_t lo = (int32_t)w->g->nops;
+    if (q->nprocs != n || (q != pl && q->steps))
+      rc = cdag__error(CDAG_ERR_ARG, "lowering: stage %d of the plan is not part of its chain", q->stage);
+    else if (q->ncolls > INT32_MAX - 3 - (int64_t)tag0)
+      rc = cdag__error(CDAG_ERR_UNSUPPORTED, "lowering: the stages' collectives need more message tags than a graph "
+                       "holds (stage %d)", q->stage);
+    if (rc == CDAG_OK) rc = lower_one(w, q, tag0);
+    if (rc == CDAG_OK) rc = open_stage(w, &ch, lo, (int32_t)w->g->nops);
+    if (rc == CDAG_OK) rc = close_stage(w, st, q->stage, &next, &ch, lo, (int32_t)w->g->nops);
+    tag0 += (int)q->ncolls + 2;
+  }
+  if (rc == CDAG_OK && next != st->ncomputes)
+    rc = cdag__error(CDAG_ERR_PLAN, "lowering: %lld computations of the plan run after no stage of its %d",
+                     (long long)(st->ncomputes - next), st->nstages);
+  free(ch.tail);
+  free(ch.head);
+  free(ch.last);
+  free(ch.busy);
+  return rc;
+}
+
 int exec_lower_plan(const cdag_plan *pl, const kern_model *m, kern_policy policy, cdag_graph **out) {
   if (!pl || !out) return cdag__error(CDAG_ERR_ARG, "exec_lower_plan: NULL argument");
   *out = NULL;
-  if (pl->steps)
-    return cdag__error(CDAG_ERR_UNSUPPORTED, "the graph computes between its messages: its plan has %d stages, "
-                       "which the model cannot lower yet", pl->steps->nstages);
-  int rc = check_addresses(pl);
+  uint64_t base = LOWER_STAGING_BASE;
+  int rc = staging_base(pl, &base);
   if (rc) return rc;
-  lw w = {.p = pl, .model = m ? *m : kern_model_default(), .policy = policy};
+  int64_t ncolls = 0;
+  for (const cdag_plan *q = pl; q; q = q->next) ncolls = q->ncolls > ncolls ? q->ncolls : ncolls;
+  lw w = {.p = pl, .model = m ? *m : kern_model_default(), .policy = policy, .base = base};
   w.next = malloc(sizeof *w.next * (size_t)(pl->nprocs ? pl->nprocs : 1));
-  w.late_at = calloc((size_t)pl->ncolls + 1, sizeof *w.late_at);
+  w.late_at = calloc((size_t)ncolls + 1, sizeof *w.late_at);
   if (!w.next || !w.late_at) {
     free(w.next);
     free(w.late_at);
     return CDAG_NOMEM("lowering");
   }
-  for (int r = 0; r < pl->nprocs; r++) w.next[r] = LOWER_STAGING_BASE;
+  for (int r = 0; r < pl->nprocs; r++) w.next[r] = base;
   rc = ir_graph_new(pl->nprocs, -1, &w.g);
-  if (rc == CDAG_OK) rc = reserve(&w);
-  for (int64_t c = 0; c < pl->ncolls && rc == CDAG_OK; c++) {
-    w.tag = (int)c + 1;
-    w.late_at[c] = w.nlate;
-    rc = lower_coll(&w, c);
-    w.late_at[c + 1] = w.nlate;
-  }
-  w.tag = (int)pl->ncolls + 1;
-  if (rc == CDAG_OK) rc = lower_msgs(&w);
-  if (rc == CDAG_OK) rc = lower_reds(&w);
-  w.tag = (int)pl->ncolls + 2;
-  if (rc == CDAG_OK) rc = lower_syncs(&w);
-  for (int64_t i = 0; i < w.nlate && rc == CDAG_OK; i++)
-    rc = copy(&w, w.late[i].rank, w.late[i].src, w.late[i].dst, w.late[i].len);
+  if (rc == CDAG_OK) rc = pl->steps ? lower_stages(&w, pl) : lower_one(&w, pl, 0);
+  if (rc == CDAG_OK && w.full)
+    rc = cdag__error(CDAG_ERR_UNSUPPORTED, "lowering: the staging memory above 0x%llx runs past the end of the "
+                     "address space", (unsigned long long)base);
   for (int r = 0; r < pl->nprocs && rc == CDAG_OK; r++)
-    if (w.next[r] > LOWER_STAGING_BASE) rc = ir_add_scratch(w.g, r, LOWER_STAGING_BASE, w.next[r] - LOWER_STAGING_BASE);
+    if (w.next[r] > base) rc = ir_add_scratch(w.g, r, base, w.next[r] - base);
   if (rc == CDAG_OK) rc = ir_finalize(w.g);
   free(w.next);
   free(w.late_at);
@@ -791,8 +910,11 @@ int exec_lower_pairs(const cdag_graph *low, int32_t **partner) {
 
 /* ---- computation kept in the plan ---- */
 
-/* Per op of g: 1 if it follows communication (a send, receive, copy or reduce comes before
-   it through dependencies), 2 if communication follows it, 3 both. O(n + m). */
+/* A plain calc: computations are lowered with the plan's stages, as communication is. */
+static int plain_calc(const cdag_graph *g, int32_t op) { return g->kind[op] == IR_CALC && !ir_is_compute(g, op); }
+
+/* Per op of g: 1 if it follows communication (a send, receive, copy, reduce or computation
+   comes before it through dependencies), 2 if communication follows it, 3 both. O(n + m). */
 static uint8_t *comm_sides(const cdag_graph *g) {
   uint8_t *side = calloc((size_t)g->nops + 1, 1);
   if (!side) return NULL;
@@ -800,12 +922,12 @@ static uint8_t *comm_sides(const cdag_graph *g) {
     for (int32_t k = g->rank_start[r]; k < g->rank_start[r + 1]; k++) {
       int32_t op = g->rank_ops[k];
       for (int32_t e = g->pred_start[op]; e < g->pred_start[op + 1] && !(side[op] & 1); e++)
-        if (g->kind[g->pred[e]] != IR_CALC || (side[g->pred[e]] & 1)) side[op] |= 1;
+        if (!plain_calc(g, g->pred[e]) || (side[g->pred[e]] & 1)) side[op] |= 1;
     }
     for (int32_t k = g->rank_start[r + 1] - 1; k >= g->rank_start[r]; k--) {
       int32_t op = g->rank_ops[k];
       for (int32_t e = g->succ_start[op]; e < g->succ_start[op + 1] && !(side[op] & 2); e++)
-        if (g->kind[g->succ[e]] != IR_CALC || (side[g->succ[e]] & 2)) side[op] |= 2;
+        if (!plain_calc(g, g->succ[e]) || (side[g->succ[e]] & 2)) side[op] |= 2;
     }
   }
   return side;
@@ -855,7 +977,7 @@ int exec_lower_keep_calc(const cdag_graph *g, cdag_graph *low) {
   if (!g || !low || g->nprocs != low->nprocs || g->state == IR_BUILDING || low->state == IR_BUILDING)
     return cdag__error(CDAG_ERR_ARG, "exec_lower_keep_calc: two finalized graphs of one rank count expected");
   int64_t calcs = 0;
-  for (int64_t i = 0; i < g->nops; i++) calcs += g->kind[i] == IR_CALC;
+  for (int64_t i = 0; i < g->nops; i++) calcs += plain_calc(g, (int32_t)i);
   if (!calcs) return CDAG_OK;   /* nothing to keep: no dependency lists to build */
   ir_deps_view v;
   int rc = ir_deps_view_open(g, &v);
@@ -870,7 +992,7 @@ int exec_lower_keep_calc(const cdag_graph *g, cdag_graph *low) {
     int32_t after = -1, before = -1;
     for (int32_t k = g->rank_start[r]; !rc && k < g->rank_start[r + 1]; k++) {
       int32_t op = g->rank_ops[k], c;
-      if (g->kind[op] != IR_CALC) continue;
+      if (!plain_calc(g, op)) continue;
       if ((rc = add_calc_like(low, g, op, &c))) break;
       as[op] = c;
       if (side[op] & 1) {   /* after the plan's communication at r */
@@ -881,7 +1003,7 @@ int exec_lower_keep_calc(const cdag_graph *g, cdag_graph *low) {
         if (!rc) rc = ir_add_dep(low, c, before, 0);
       }
       for (int32_t e = g->pred_start[op]; !rc && e < g->pred_start[op + 1]; e++)
-        if (g->kind[g->pred[e]] == IR_CALC) rc = ir_add_dep(low, as[g->pred[e]], c, 0);
+        if (plain_calc(g, g->pred[e])) rc = ir_add_dep(low, as[g->pred[e]], c, 0);
     }
   }
   if (!rc) rc = ir_finalize(low);

@@ -20,12 +20,25 @@
  * reduced there) and kept zero-byte syncs are kept. The result has the plan's meaning: every
  * read of an origin (a send from a single-piece slot, a pack copy of a slot in pieces) comes
  * before, in each rank's program order, every write of a final value: messages land in
- * staging memory (declared scratch, above every address of the plan) and one copy per final
- * piece, emitted after everything else, moves the result into place. Dependencies are those
+ * staging memory (declared scratch, above every address of the plan: LOWER_STAGING_BASE
+ * below) and one copy per final piece, emitted after everything else, moves the result
+ * into place. Dependencies are those
  * of memory conflicts, so rounds order themselves through their buffers; each collective
- * uses its own tag (residual messages and syncs the next two). Errors: CDAG_ERR_NOMEM,
- * CDAG_ERR_ARG (a plan address in the staging range, a kind/algorithm it cannot expand).
- * Cost O(output ops + p log p per circulant collective).
+ * uses its own tag (residual messages and syncs the next two).
+ * A plan in stages (a graph that computes, src/stage) is lowered stage after stage, each as
+ * above with tags of its own, and each computation becomes a calc of its cost on its rank
+ * after the stage it follows (stage_compute.after, -1: before the first), in the steps'
+ * order. Every rank runs the stages in order: an op of stage k + 1 requires the rank's last
+ * computation after stage k, or a calc of 0 that requires every op of the rank in stage k;
+ * the first computation after stage k requires those ops, each next one its predecessor.
+ * So the lowered plan keeps causality, and its time includes the computations: never below
+ * the longest chain of computations of one rank. Errors: CDAG_ERR_NOMEM, CDAG_ERR_ARG (a
+ * kind/algorithm it cannot expand, a chain whose stages disagree), CDAG_ERR_UNSUPPORTED (no
+ * room for staging memory above the plan's addresses). Cost O(output ops + p log p per
+ * circulant collective + P per stage).
+ *
+ * Critical path (calc_path.c): exec_calc_path, the heaviest chain of calcs along a graph's
+ * dependencies and messages, the computation no schedule can avoid waiting for.
  *
  * GOAL export (goal.c): exec_goal_write writes a finalized graph as the plain GOAL that
  * LogGOPSim's txt2bin accepts: `num_ranks N`, one `rank R {` block per rank 0..N-1 in
@@ -49,8 +62,12 @@
 #include "detect/detect.h"
 #include "choose/choose.h"
 
-/* First staging address of lowered graphs; plan addresses must lie below it. */
+/* Staging memory of a lowered graph starts at LOWER_STAGING_BASE or, when the plan uses
+   addresses above it (STAGE_TEMP_BASE, IR_COLL_SCRATCH, a recording's packing and opaque
+   areas near 0x7ffd...), at the first LOWER_STAGING_PAGE boundary above the plan's highest
+   address: it never overlaps an address of the plan, whatever the graph used. */
 #define LOWER_STAGING_BASE (UINT64_C(1) << 60)
+#define LOWER_STAGING_PAGE UINT64_C(4096)
 
 /* Lowers pl into a new global graph *out (finalized). m: the model for choices and block
    counts (NULL: kern_model_default()); policy as kern_choose_coll. */
@@ -62,13 +79,14 @@ int exec_lower_plan(const cdag_plan *pl, const kern_model *m, kern_policy policy
    CDAG_ERR_ARG for a graph lowering did not make. O(ops). */
 int exec_lower_pairs(const cdag_graph *low, int32_t **partner);
 
-/* Adds the computation (calc ops) of g, the graph pl was compiled from, to its lowered plan
-   low (finalized again), where it was relative to communication: a calc that depended on a
-   send, receive, copy or reduce (directly or through other calcs) runs after every op of
-   its rank in low; one that communication depended on, before them all; one with neither,
-   unordered; dependencies between calcs are kept (a zero-cost calc per rank joins the ends
-   of low's ops). Without it the plan would drop the computation and model faster than it
-   runs. O(ops + dependencies of g and low). */
+/* Adds the plain calcs of g, the graph pl was compiled from, to its lowered plan low
+   (finalized again), where they were relative to communication: a calc that depended on a
+   send, receive, copy, reduce or computation (directly or through other calcs) runs after
+   every op of its rank in low; one that communication depended on, before them all; one
+   with neither, unordered; dependencies between plain calcs are kept (a zero-cost calc per
+   rank joins the ends of low's ops). g's computations are not added: exec_lower_plan
+   lowered them with the plan's stages. Without it the plan would drop the plain calcs and
+   model faster than it runs. O(ops + dependencies of g and low). */
 int exec_lower_keep_calc(const cdag_graph *g, cdag_graph *low);
 
 /* Writes finalized g as plain GOAL (see above). CDAG_ERR_IO if f fails, CDAG_ERR_NOMEM. */
@@ -94,5 +112,11 @@ int exec_loggp(const cdag_graph *g, const loggp_params *p, double *time, int *ra
    exec_lower_pairs'), not computed: for callers that have it already. */
 int exec_loggp_paired(const cdag_graph *g, const int32_t *partner, const loggp_params *p, double *time,
                       int *rank_max);
+
+/* The computation on g's critical path (calc_path.c): the heaviest chain of calcs (their
+   costs in ns) along finalized g's dependencies and the messages of partner (match_run's
+   or exec_lower_pairs'), in *us (microseconds). A lower bound of any schedule's time.
+   CDAG_ERR_CYCLE if the edges form a cycle, CDAG_ERR_NOMEM. O(ops + dependencies). */
+int exec_calc_path(const cdag_graph *g, const int32_t *partner, double *us);
 
 #endif

@@ -98,6 +98,17 @@ cases <<'T'
   count 7  -> c0_r[1-7] \[style=bold\]
 0 cdag dot --plan "$src/examples/graphs/halo1d8.cdag"
   out m0_s -> m0_r;
+# a graph that computes: computations are hexagons; --plan draws a cluster per stage and the
+# computations between the stages
+0 cdag dot "$src/tests/data/compute/panel_pipeline8.cdag"
+  count 8 \[label="compute 200000 ns\\nreads 64B at 0x[0-9a-f]+\\nwrites 64B at 0x[0-9a-f]+", shape=hexagon\];$
+0 cdag dot --plan "$src/tests/data/compute/panel_pipeline8.cdag"
+  count 8 subgraph cluster_stage[0-7] \{
+  count 8 ^  k[0-7] \[shape=hexagon, label="compute 200000 ns\\nrank [0-7]"\];$
+  out s0_c0_r0 [label="bcast (root 0)\n64 B"
+  out   k0 -> s0 [style=dotted];
+  out   s0 -> k1 [style=dotted];
+  out   s6 -> s7 [style=invis];
 1 cdag dot "$src/tests/data/bad_unknown_label.cdag"
   err bad_unknown_label.cdag:9:
 1 cdag dot "$src/fuzz/corpus/deadlock.cdag"

@@ -67,6 +67,47 @@ cases <<'T'
 
 T
 
+# A graph that computes (tests/data/compute): the panel pipeline's 8 computations of 200 us
+# chain through 8 stages of one broadcast each; model gives the computation on each critical
+# path, communication's share, the plan stage by stage (each stage's communication modelled
+# alone as written and planned: the program's direct sends beat the plan's binomial tree at
+# 64 B) and the saving; goal writes each
+# computation as a calc of its cost, with and without --plan. A file written as a recording
+# writes it (opaque area at 0x7ffe..., packing area at 0x7ffd..., a staging buffer at
+# 0x7ffb...) models too: lowering used to refuse it ("above the staging base").
+pipe="$src/tests/data/compute/panel_pipeline8.cdag"
+rec="$src/tests/data/compute/recorded_areas3.cdag"
+cases <<'T'
+0 cdag model "$pipe"
+  out graph: 1617.041 us (rank 6 finishes last, 120 ops)
+  out   computation on the critical path: 1600.000 us; communication: 17.041 us (1.1%)
+  out~ ^plan: +16[0-9][0-9]\.[0-9]{3} us
+  out   8 stages, 8 computations
+  out   before stage 0: 1 computation, 200.000 us on one rank at most
+  out   after stage 6: 1 computation, 200.000 us on one rank at most
+  count 8 ^  stage [0-7]: communication alone 2\.688 us as written, 4\.244 us planned \(saving -1\.556 us\)$
+  count 8 ^    bcast over 8 ranks:
+  out~ ^saving: -?[0-9]+\.[0-9]{3} us \(-?[0-9.]+% of the graph's time\)$
+0 cdag goal "$pipe"
+  count 8 ^l[0-9]+: calc 200000$
+  out!~ compute|reads|writes
+0 cdag goal --plan "$pipe"
+  count 8 ^l[0-9]+: calc 200000$
+  out requires
+0 cdag model "$rec"
+  out   computation on the critical path: 0.700 us
+  out   2 stages, 2 computations
+  out   after stage 0: 2 computations, 0.700 us on one rank at most
+  out   stage 0: communication alone 3.036 us as written, 1.454 us planned (saving 1.582 us)
+  out saving:
+0 cdag goal --plan "$rec"
+  out calc 500
+  out calc 700
+# a graph without computation prints no computation lines
+0 cdag model "$ex/halo1d8.cdag"
+  out!~ computation|stage|saving
+T
+
 # irequires: a ping-pong whose sends start once their receives are posted runs (with
 # requires it would deadlock); computation stays in the plan; an empty plan states no speedup
 printf 'num_ranks 2\nrank 0 {\nr: recv 8b from 1 tag 0\ns: send 8b to 1 tag 0\ns irequires r\n}\nrank 1 {\nr: recv 8b from 0 tag 0\ns: send 8b to 0 tag 0\ns irequires r\n}\n' > "$tmp/pingpong.goal"

@@ -5,7 +5,8 @@
 #   MODE preload: `cdag record -o DIR -- mpiexec -n NP PROGRAM LIVE` (LD_PRELOAD);
 #   MODE linked:  PROGRAM was linked with libcdag-record: run it under mpiexec with
 #                 CDAG_RECORD_DIR=DIR, then `cdag record --merge DIR`.
-# Then every phase file must pass `cdag check`, index.json must be the documented object,
+# Then every phase file must pass `cdag check` and run through `cdag model`, `cdag goal --plan`
+# and `cdag dot --plan`, index.json must be the documented object,
 # phase 0 is replayed with `mpiexec -n NP cdag replay --dump` and every byte the program
 # listed as explained (LIVE/live-R.mem) must equal the replay's (compare_mem.py).
 # EXPECT: analyze:TEXT (the report of phase 0 contains TEXT), noanalyze:TEXT (it does not),
@@ -76,6 +77,17 @@ for f in "$rec"/phase-*.cdag; do
   [ -e "$f" ] || continue
   "$cdag" check "$f" >"$tmp/check" 2>&1 || fail "$f does not pass cdag check: $(cat "$tmp/check")"
   [ $verify = 0 ] || "$cdag" verify "$f" >"$tmp/verify" 2>&1 || fail "$f does not pass cdag verify: $(cat "$tmp/verify")"
+  # every recording models, and writes as GOAL and DOT with its plan (opaque writes and
+  # packing areas near 0x7ffe... included)
+  "$cdag" model "$f" >"$tmp/model" 2>&1 || fail "cdag model $f failed: $(cat "$tmp/model")"
+  # ... and its plan takes no less than the recorded computation on the graph's critical path
+  # (a chain through a transfer the plan drops as dead would be the one rightful exception:
+  # tests/model/test_lower_stages.c, dead_transfer_is_no_causality)
+  awk '/^graph:/ {getline; if ($0 ~ /computation on the critical path/) c = $6 + 0}
+       /^plan:/ {t = $2 + 0} END {exit !(t + 1e-3 >= c)}' "$tmp/model" ||
+    fail "cdag model $f: the plan models below the computation on the graph's critical path: $(cat "$tmp/model")"
+  "$cdag" goal --plan "$f" -o "$tmp/plan.goal" >"$tmp/goal" 2>&1 || fail "cdag goal --plan $f failed: $(cat "$tmp/goal")"
+  "$cdag" dot --plan "$f" >"$tmp/dot" 2>&1 || fail "cdag dot --plan $f failed: $(tail -c 300 "$tmp/dot")"
 done
 phase0=$rec/phase-0000.cdag
 if [ ${#analyze[@]} -gt 0 ] || [ ${#noanalyze[@]} -gt 0 ]; then
