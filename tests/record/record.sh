@@ -15,7 +15,8 @@
 # noreplay (no replay), nolive (replay without the comparison: the program leaves no live
 # memory), args:A (the program's argument instead of LIVE), verify (every phase passes
 # `cdag verify`: its plan leaves the graph's bytes in the simulator), check:SCRIPT[:ARG]
-# (python3 tests/record/SCRIPT REC LIVE CDAG [ARG] must succeed: a program's own checks).
+# (python3 SCRIPT REC LIVE CDAG [ARG], SCRIPT a file of this directory, must succeed: a
+# program's own checks).
 # Every mpiexec runs under `timeout`, so a hang fails the test instead of stopping the suite.
 set -u
 cdag=$1; src=$2; mpiexec=$3; mode=$4; np=$5; prog=$6; shift 6
