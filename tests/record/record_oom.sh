@@ -3,18 +3,18 @@
 #
 # The recorder out of memory: each PROGRAM (tests/record/rec_*.c) is recorded at 2 processes
 # with failmalloc.so failing, in every process, the N-th allocation libcdag-record makes
-# (N = 1, 1 + STRIDE, ... up to the count of an unfailed run; STRIDE 3, 1 with CDAG_FULL=1).
+# (N = 1, 1 + STRIDE, ... up to the count of an unfailed run; STRIDE 6, 1 with CDAG_FULL=1).
 # Whenever an allocation failed, the program must still finish (exit 0: the recorder never
 # stops it), nothing may crash, and the loss must be said: index.json's out_of_memory is not
 # empty, or (a failure in MPI_Init) a process said on stderr that it is not recorded.
 # Then the merge: `cdag record --merge` of the first program's unfailed recording under
-# fault_inject --run (every allocation of cdag's merge in turn: an out-of-memory error or the
+# fault_inject --run (every second allocation of cdag's merge in turn, each with CDAG_FULL=1: an out-of-memory error or the
 # same summary; a part it cannot read for lack of memory is an error, not a process that
 # "left no recording").
 set -u
 cdag=$1; src=$2; mpiexec=$3; shim=$4; sweep=$5; shift 5
 . "$src/tests/cli/lib/expect.sh"
-stride=3
+stride=6
 [ "${CDAG_FULL:-0}" = 1 ] && stride=1
 export CDAG_FAILMALLOC_CALLER=libcdag-record CDAG_FAILMALLOC_REPORT=$tmp/report.%p
 
@@ -52,7 +52,7 @@ for prog in "$@"; do
   echo "$name: $count allocations of libcdag-record, $tried failed in turn (every ${stride}th), $said reported"
 done
 if [ -d "$tmp/merge" ]; then
-  env -u CDAG_FAILMALLOC_CALLER -u CDAG_FAILMALLOC_REPORT "$sweep" --run "$shim" "$cdag" record --merge "$tmp/merge" \
+  CDAG_FAULT_STRIDE=${CDAG_FAULT_STRIDE:-2} env -u CDAG_FAILMALLOC_CALLER -u CDAG_FAILMALLOC_REPORT "$sweep" --run "$shim" "$cdag" record --merge "$tmp/merge" \
     >"$tmp/sweep" 2>&1 || fail "cdag record --merge out of memory: $(grep -v '^cdag' "$tmp/sweep" | head -c 1500)"
   tail -2 "$tmp/sweep"
 fi
