@@ -714,20 +714,18 @@ static int ra_join(reads_all *ra, const conflict_map *m, const cdag_graph *g, in
   return rc;
 }
 
-static int is_calc_join(const cdag_graph *g, int32_t op) { return g->join && g->join[op] && g->kind[op] == IR_CALC; }
-
 /* Before the walk of a rank: which receives a later join completes. */
 static void ra_awaited(reads_all *ra, const conflict_map *m, const cdag_graph *g, int32_t n) {
   memset(ra->incomplete, 0, (size_t)n);
   for (int32_t i = 0; i < n; i++)
-    if (is_calc_join(g, m->ops[i])) (void)ra_join(ra, m, g, i, -1);
+    if (ir_is_calc_join(g, m->ops[i])) (void)ra_join(ra, m, g, i, -1);
 }
 
 static int ra_step(reads_all *ra, conflict_map *m, const cdag_graph *g, int32_t i) {
   int rc = CDAG_OK;
   int32_t op = m->ops[i];
   const footprint *f = &ra->fp[i];
-  if (is_calc_join(g, op)) rc = ra_join(ra, m, g, i, i);   /* a wait, a native call's end */
+  if (ir_is_calc_join(g, op)) rc = ra_join(ra, m, g, i, i);   /* a wait, a native call's end */
   if (rc == CDAG_OK && ir_reads_all(g, op)) {
     if (ra->last >= 0) rc = add_edge(m, ra->last, i);
     for (int64_t k = 0; k < ra->npend && rc == CDAG_OK; k++) {

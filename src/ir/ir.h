@@ -202,6 +202,11 @@ static inline int ir_is_compute(const cdag_graph *g, int64_t op) {
 static inline int ir_reads_all(const cdag_graph *g, int64_t op) {
   return ir_is_compute(g, op) && g->cr_len[op] == IR_READS_ALL;
 }
+/* Is op a join that is a calc (a wait, a native call's end)? A computation reading all reads
+   a receive that such a join depends on from that join on (finalize.c, src/stage). */
+static inline int ir_is_calc_join(const cdag_graph *g, int64_t op) {
+  return g->join && g->join[op] && g->kind[op] == IR_CALC;
+}
 /* Does a stage start at op (g->cut: a local reduce the analysis found to combine values of
    different reductions, which the SST of one stage cannot hold)? */
 static inline int ir_cuts(const cdag_graph *g, int64_t op) { return g->cut && g->cut[op]; }

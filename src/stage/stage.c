@@ -183,16 +183,13 @@ static int add_read(const cdag_graph *g, stage_steps *st, int64_t *cap, int32_t 
   return ir_is_scratch(g, rank, addr, len) ? CDAG_OK : add_range(&st->since, &st->nsince, cap, rank, addr, len);
 }
 
-/* A join that is a calc (a wait, a native call's end): it completes the receives it depends on. */
-static int is_calc_join(const cdag_graph *g, int32_t op) { return g->join && g->join[op] && g->kind[op] == IR_CALC; }
-
 /* Marks (AWAITED) the receives of rank r that a later join completes: finalize.c's rule for
    when a computation reading all reads a receive (at that join, else at its place). */
 enum { AWAITED = 1, PENDING = 2 };
 static void mark_awaited(const cdag_graph *g, int32_t r, uint8_t *state) {
   for (int32_t i = g->rank_start[r]; i < g->rank_start[r + 1]; i++) {
     int32_t op = g->rank_ops[i];
-    if (!is_calc_join(g, op)) continue;
+    if (!ir_is_calc_join(g, op)) continue;
     for (int32_t e = g->pred_start[op]; e < g->pred_start[op + 1]; e++)
       if (g->kind[g->pred[e]] == IR_RECV && !g->join[g->pred[e]] && g->rank[g->pred[e]] == r &&
           g->pos[g->pred[e]] < g->pos[op])   /* not a blocking one: that completes at its place */
@@ -203,7 +200,7 @@ static void mark_awaited(const cdag_graph *g, int32_t r, uint8_t *state) {
 /* The pending receives the join op completes: their ranges are read from then on. */
 static int complete_recvs(const cdag_graph *g, int32_t op, uint8_t *state, stage_steps *st, int64_t *scap) {
   int rc = CDAG_OK;
-  if (!is_calc_join(g, op)) return CDAG_OK;
+  if (!ir_is_calc_join(g, op)) return CDAG_OK;
   for (int32_t e = g->pred_start[op]; e < g->pred_start[op + 1] && rc == CDAG_OK; e++) {
     int32_t p = g->pred[e];
     if (!(state[p] & PENDING)) continue;
