@@ -203,7 +203,7 @@ typedef enum { CDAG_KERNEL_AUTO = 0, CDAG_KERNEL_MPI, CDAG_KERNEL_CDAG } cdag_ke
    initialised), as is every field outside its range (the message names the field and its
    value). All ranks must pass the same options.
    Environment (docs/semantics.md): CDAG_DETECT, CDAG_KERNEL, CDAG_MEASURE, CDAG_ALPHA,
-   CDAG_BETA, CDAG_BLOCKS, CDAG_OVERHEAD and CDAG_GAMMA set their field only where the program
+   CDAG_BETA, CDAG_BLOCKS, CDAG_OVERHEAD, CDAG_GAMMA and CDAG_PRICE set their field only where the program
    left it at its default: a field that differs from its default is explicit and wins over
    the variable. */
 typedef struct {
@@ -224,6 +224,10 @@ typedef struct {
      packed into one message, larger ones travel alone as written (CDAG_OVERHEAD, CDAG_GAMMA). */
   double overhead;         /* seconds per further message to the same peer; 0: built in (2e-7) */
   double gamma;            /* seconds per byte copied in memory; 0: built in (1e-10) */
+  /* 1 (default): the plan runs only where the LogGOPS model of this machine says it is faster
+     than the graph as written (a tie keeps the graph; the report gives both times);
+     0: the plan always runs (CDAG_PRICE). */
+  int    price;
   /* New fields go here, at the end, with their default in cdag_options_init. */
 } cdag_options;
 /* (cdag addition) Sets the first `size` bytes of *o: struct_size = size, every field that
