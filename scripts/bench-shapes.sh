@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# cdag — scripts/bench-shapes.sh: build and run the shapes benchmark (bench/shapes_bench.c), the
+# programs of issue #32 written the way a new user writes them.
+# Usage: scripts/bench-shapes.sh [nprocs...] (default: 2 3 4) | scripts/bench-shapes.sh --save
+# At 2 ranks every shape runs; at 3 the histogram, the 1-D Jacobi halo (3 x 1), the ring shift
+# and the sparse CG halo; at 4 the histogram, the 2-D halo (2 x 2), the sparse CG halo and the
+# CG dot products (on a 2-core machine, runs above 2 ranks are oversubscribed). Prints per shape microseconds per run of MPI by hand, of the
+# graph as written through cdag, of the compiled phase, compiled/written and the compiled plan.
+# --save rewrites examples/graphs/shapes/*.cdag (the graphs as written, at the same rank
+# counts) for `cdag model` and `cdag analyze`. Build directory: $BUILD (default build-bench).
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+build="${BUILD:-$here/build-bench}"
+cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCDAG_TESTS=OFF >/dev/null
+cmake --build "$build" --target shapes_bench -j2 >/dev/null
+bench="$build/bench/shapes_bench"
+# The shapes run at each rank count (2: all of them).
+shapes_at() {
+  case $1 in
+    2) echo "" ;;
+    3) echo "histogram jacobi ring sparse" ;;
+    4) echo "histogram halo2d sparse cg_dot" ;;
+    *) echo "" ;;
+  esac
+}
+if [ "${1:-}" = --save ]; then
+  out="$here/examples/graphs/shapes"
+  mkdir -p "$out"
+  for np in 2 3 4; do
+    # shellcheck disable=SC2046 # the list splits into shape names
+    mpiexec -n "$np" "$bench" --save "$out" $(shapes_at "$np")
+  done
+  exit 0
+fi
+for np in "${@:-2 3 4}"; do
+  for n in $np; do
+    # shellcheck disable=SC2046
+    mpiexec -n "$n" "$bench" $(shapes_at "$n")
+  done
+done
