@@ -13,7 +13,8 @@
  * checks that the three leave the same bytes, and prints µs, compiled/written, and the plan
  * the compiled schedule runs (its report's collectives, or "as written").
  * Times: the mean of a timed batch after a barrier, maximum over ranks, best of 9 batches,
- * the variants taking turns (as bench/rewrite_bench.c). Batches last about 20 ms.
+ * the variants taking turns (as bench/rewrite_bench.c). Batches last about 20 ms. On a busy
+ * machine more batches find more quiet ones: CDAG_BENCH_BATCHES=N (default 9) sets their count.
  * Every shape runs at any number of ranks >= 2 (the CG dot products: a power of two); the
  * machine has 2 cores, so runs above 2 ranks are oversubscribed.
  * Usage: mpiexec -n P shapes_bench [--save DIR] [SHAPE...]. With --save, nothing is timed:
@@ -28,7 +29,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-enum { REPS = 9, NVAR = 3, MAXOUT = 4, ARENA = 4 << 20 };
+enum { NVAR = 3, MAXOUT = 4, ARENA = 4 << 20 };
 #define ARENA_AT ((void *)0x100000000ull)   /* 4 GiB: below the heap and mmap areas of x86-64 */
 
 #define TRY(call)                                                                              \
@@ -531,7 +532,7 @@ static void start(ctx *c, unsigned char *arena, int rank, int nprocs) {
   memset(arena, 0, ARENA);
 }
 
-static int bench(const shape *sh, ctx *c) {
+static int bench(const shape *sh, ctx *c, int reps) {
   sh->setup(c);
   cdag_schedule *s[2] = {compile(sh, c, 0), compile(sh, c, 1)};
   int bad = !same_result(sh, c, s);
@@ -542,7 +543,7 @@ static int bench(const shape *sh, ctx *c) {
     double t = batch(sh, c, v, s, 20);
     if (t * iters > 0.02) iters = t * 5 > 0.02 ? 5 : (int)(0.02 / t);
   }
-  for (int rep = 0; !bad && rep < REPS; rep++)
+  for (int rep = 0; !bad && rep < reps; rep++)
     for (int v = 0; v < NVAR; v++) {
       double t = batch(sh, c, v, s, iters);
       if (t < best[v]) best[v] = t;
@@ -592,6 +593,8 @@ static int save(const shape *sh, ctx *c, const char *dir) {
 
 int main(int argc, char **argv) {
   int rank, nprocs;
+  const char *env = getenv("CDAG_BENCH_BATCHES");
+  int reps = env && atoi(env) > 0 ? atoi(env) : 9;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
@@ -605,7 +608,7 @@ int main(int argc, char **argv) {
   if (arena == MAP_FAILED) MPI_Abort(MPI_COMM_WORLD, 2);
   if (rank == 0 && !dir) {
     printf("cdag shapes_bench: %d ranks%s; microseconds per run (best of %d batches, max over ranks)\n", nprocs,
-           nprocs > 2 ? " (oversubscribed on a 2-core machine)" : "", REPS);
+           nprocs > 2 ? " (oversubscribed on a 2-core machine)" : "", reps);
     printf("%-10s %5s %9s %11s %11s %9s  %s\n", "shape", "ranks", "mpi_us", "written_us", "compiled_us",
            "c/written", "compiled plan");
   }
@@ -621,7 +624,7 @@ int main(int argc, char **argv) {
     }
     ctx c;
     start(&c, arena, rank, nprocs);
-    bad |= dir ? save(sh, &c, dir) : bench(sh, &c);
+    bad |= dir ? save(sh, &c, dir) : bench(sh, &c, reps);
     cleanup(&c);
   }
   munmap(arena, ARENA);

@@ -4,12 +4,14 @@
 # Usage: scripts/bench-shapes.sh [nprocs...] (default: 2 3 4) | --save | --model
 # At 2 ranks every shape runs; at 3 the histogram, the 1-D Jacobi halo (3 x 1), the ring shift
 # and the sparse CG halo; at 4 the histogram, the 2-D halo (2 x 2), the sparse CG halo and the
-# CG dot products (on a 2-core machine, runs above 2 ranks are oversubscribed). Prints per shape microseconds per run of MPI by hand, of the
-# graph as written through cdag, of the compiled phase, compiled/written and the compiled plan.
+# CG dot products (on a 2-core machine, runs above 2 ranks are oversubscribed). Prints per
+# shape microseconds per run of MPI by hand, of the graph as written through cdag, of the
+# compiled phase, compiled/written and the compiled plan.
 # --save rewrites examples/graphs/shapes/*.cdag (the graphs as written, at the same rank
 # counts) for `cdag model` and `cdag analyze`; --model prints, for each of those files, the
 # LogGOPS model's microseconds of the graph as written and of the compiled plan (`cdag model`).
-# Build directory: $BUILD (default build-bench).
+# CDAG_BENCH_BATCHES=N: best of N batches instead of 9 (more find quiet moments on a busy
+# machine). Build directory: $BUILD (default build-bench).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD:-$here/build-bench}"
