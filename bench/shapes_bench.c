@@ -20,7 +20,8 @@
  * Usage: mpiexec -n P shapes_bench [--save DIR] [SHAPE...]. With --save, nothing is timed:
  * each shape's graph as written is saved (cdag_graph_dump) to DIR/SHAPE_pP.cdag, for the
  * offline tools (cdag model, cdag analyze). Buffers live in one arena mapped at a fixed
- * address when the system allows, so saved files hold the same addresses from run to run. */
+ * address when the system allows, and the packing areas cdag allocates for typed messages are
+ * renumbered, so saved files hold the same addresses from run to run. */
 #define _DEFAULT_SOURCE
 #include <cdag.h>
 #include <mpi.h>
@@ -28,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 enum { NVAR = 3, MAXOUT = 4, ARENA = 4 << 20 };
 #define ARENA_AT ((void *)0x100000000ull)   /* 4 GiB: below the heap and mmap areas of x86-64 */
@@ -560,6 +562,52 @@ static int bench(const shape *sh, ctx *c, int reps) {
   return bad;
 }
 
+/* ---- saving ---- */
+
+/* The packing areas of typed messages are buffers of cdag's heap, declared scratch. Each
+   rank's are moved to PACK_AT and up (in the order of their scratch lines), so that a saved
+   file is the same from run to run. */
+#define PACK_AT 0x200000000ull
+enum { MAXPACK = 64 };
+typedef struct { unsigned long long from, bytes, to; } pack_area;
+
+static int in_arena(unsigned long long a) {
+  return a >= (unsigned long long)(uintptr_t)ARENA_AT && a < (unsigned long long)(uintptr_t)ARENA_AT + ARENA;
+}
+
+/* The packing areas of the rank block starting at text (up to its closing brace). */
+static int pack_areas(const char *text, pack_area *v) {
+  int n = 0;
+  unsigned long long next = PACK_AT, a, b;
+  for (const char *l = text; l && *l && *l != '}'; l = strchr(l, '\n'), l = l ? l + 1 : l) {
+    while (*l == ' ') l++;
+    if (sscanf(l, "scratch %llx %llub", &a, &b) == 2 && !in_arena(a) && n < MAXPACK) {
+      v[n++] = (pack_area){a, b, next};
+      next += (b + 63) & ~63ull;
+    }
+  }
+  return n;
+}
+
+/* Writes text to f with every address inside a packing area moved. */
+static void write_rebased(FILE *f, const char *text) {
+  pack_area v[MAXPACK];
+  int n = 0;
+  for (const char *p = text; *p;) {
+    if ((p == text || p[-1] == '\n') && strncmp(p, "rank ", 5) == 0) n = pack_areas(p, v);
+    if (p[0] == '0' && p[1] == 'x' && (p == text || p[-1] == ' ')) {
+      char *end;
+      unsigned long long a = strtoull(p, &end, 16);
+      for (int k = 0; k < n; k++)
+        if (a >= v[k].from && a < v[k].from + v[k].bytes) a = v[k].to + (a - v[k].from);
+      fprintf(f, "0x%llx", a);
+      p = end;
+      continue;
+    }
+    fputc(*p++, f);
+  }
+}
+
 /* Saves the shape's graph as written to DIR/NAME_pP.cdag, a header comment first. */
 static int save(const shape *sh, ctx *c, const char *dir) {
   char path[4096];
@@ -575,8 +623,9 @@ static int save(const shape *sh, ctx *c, const char *dir) {
   FILE *f = fopen(path, "r");
   char *body = NULL;
   size_t len = 0;
-  if (f && fseek(f, 0, SEEK_END) == 0 && (len = (size_t)ftell(f)) > 0 && (body = malloc(len)) && fseek(f, 0, SEEK_SET) == 0)
-    len = fread(body, 1, len, f);
+  if (f && fseek(f, 0, SEEK_END) == 0 && (len = (size_t)ftell(f)) > 0 && (body = malloc(len + 1)) &&
+      fseek(f, 0, SEEK_SET) == 0)
+    body[fread(body, 1, len, f)] = 0;
   if (f) fclose(f);
   f = body ? fopen(path, "w") : NULL;
   if (!f) {
@@ -585,8 +634,10 @@ static int save(const shape *sh, ctx *c, const char *dir) {
     return 1;
   }
   fprintf(f, "// %s at %d ranks (bench/shapes_bench.c, issue #32): %s.\n", sh->name, c->nprocs, sh->about);
-  fprintf(f, "// The graph as the program wrote it, saved by scripts/bench-shapes.sh --save (cdag_graph_dump).\n");
-  fwrite(body, 1, len, f);
+  fprintf(f, "// The graph as the program wrote it, saved by scripts/bench-shapes.sh --save (cdag_graph_dump;\n");
+  fprintf(f, "// buffers at 0x%llx and up, the packing areas of typed messages at 0x%llx and up).\n",
+          (unsigned long long)(uintptr_t)ARENA_AT, PACK_AT);
+  write_rebased(f, body);
   free(body);
   return fclose(f) != 0;
 }
@@ -607,8 +658,10 @@ int main(int argc, char **argv) {
   unsigned char *arena = mmap(ARENA_AT, ARENA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (arena == MAP_FAILED) MPI_Abort(MPI_COMM_WORLD, 2);
   if (rank == 0 && !dir) {
-    printf("cdag shapes_bench: %d ranks%s; microseconds per run (best of %d batches, max over ranks)\n", nprocs,
-           nprocs > 2 ? " (oversubscribed on a 2-core machine)" : "", reps);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    printf("cdag shapes_bench: %d ranks", nprocs);
+    if (cores > 0 && nprocs > cores) printf(" on %ld cores: OVERSUBSCRIBED, times measure the scheduler", cores);
+    printf("; microseconds per run (best of %d batches, max over ranks)\n", reps);
     printf("%-10s %5s %9s %11s %11s %9s  %s\n", "shape", "ranks", "mpi_us", "written_us", "compiled_us",
            "c/written", "compiled plan");
   }
