@@ -503,12 +503,13 @@ static void plan_line(cdag_schedule *s, char *line, size_t cap) {
   if (!f) return;
   TRY(cdag_schedule_report(s, f, 0));
   fclose(f);
-  for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
+  char *save = NULL;
+  for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
     size_t w = strcspn(l, " ");
     if (strncmp(l, "residual:", 9) == 0) resid = l;
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
-      if (strlen(kinds[k]) == w && strncmp(l, kinds[k], w) == 0) {
-        at += (size_t)snprintf(line + at, at < cap ? cap - at : 0, "%s%.*s", at ? " + " : "", cut(l), l);
+      if (at < cap && strlen(kinds[k]) == w && strncmp(l, kinds[k], w) == 0) {
+        at += (size_t)snprintf(line + at, cap - at, "%s%.*s", at ? " + " : "", cut(l), l);
         break;
       }
   }
