@@ -15,8 +15,8 @@
  * Times: the mean of a timed batch after a barrier, maximum over ranks, best of 9 batches,
  * the variants taking turns (as bench/rewrite_bench.c). Batches last about 20 ms. On a busy
  * machine more batches find more quiet ones: CDAG_BENCH_BATCHES=N (default 9) sets their count.
- * Every shape runs at any number of ranks >= 2 (the CG dot products: a power of two); the
- * machine has 2 cores, so runs above 2 ranks are oversubscribed.
+ * Every shape runs at any number of ranks >= 2 (the CG dot products: a power of two); runs
+ * with more ranks than the machine has cores say so in their header.
  * Usage: mpiexec -n P shapes_bench [--save DIR] [SHAPE...]. With --save, nothing is timed:
  * each shape's graph as written is saved (cdag_graph_dump) to DIR/SHAPE_pP.cdag, for the
  * offline tools (cdag model, cdag analyze). Buffers live in one arena mapped at a fixed
@@ -50,7 +50,6 @@ typedef struct {
   size_t used;
   double *a, *b, *c;              /* the shape's buffers (meaning per shape) */
   int64_t *ia, *ib, *ic;
-  size_t n;                       /* the shape's size parameter */
   MPI_Datatype type;              /* a derived datatype the shape uses, or MPI_DATATYPE_NULL */
   MPI_Win win;                    /* the histogram's window, or MPI_WIN_NULL */
   int nout;
@@ -572,17 +571,14 @@ static int bench(const shape *sh, ctx *c, int reps) {
 enum { MAXPACK = 64 };
 typedef struct { unsigned long long from, bytes, to; } pack_area;
 
-static int in_arena(unsigned long long a) {
-  return a >= (unsigned long long)(uintptr_t)ARENA_AT && a < (unsigned long long)(uintptr_t)ARENA_AT + ARENA;
-}
-
-/* The packing areas of the rank block starting at text (up to its closing brace). */
-static int pack_areas(const char *text, pack_area *v) {
+/* The packing areas of the rank block starting at text (up to its closing brace): scratch
+   outside the arena at base. */
+static int pack_areas(const char *text, unsigned long long base, pack_area *v) {
   int n = 0;
   unsigned long long next = PACK_AT, a, b;
   for (const char *l = text; l && *l && *l != '}'; l = strchr(l, '\n'), l = l ? l + 1 : l) {
     while (*l == ' ') l++;
-    if (sscanf(l, "scratch %llx %llub", &a, &b) == 2 && !in_arena(a) && n < MAXPACK) {
+    if (sscanf(l, "scratch %llx %llub", &a, &b) == 2 && (a < base || a >= base + ARENA) && n < MAXPACK) {
       v[n++] = (pack_area){a, b, next};
       next += (b + 63) & ~63ull;
     }
@@ -591,11 +587,11 @@ static int pack_areas(const char *text, pack_area *v) {
 }
 
 /* Writes text to f with every address inside a packing area moved. */
-static void write_rebased(FILE *f, const char *text) {
+static void write_rebased(FILE *f, const char *text, unsigned long long base) {
   pack_area v[MAXPACK];
   int n = 0;
   for (const char *p = text; *p;) {
-    if ((p == text || p[-1] == '\n') && strncmp(p, "rank ", 5) == 0) n = pack_areas(p, v);
+    if ((p == text || p[-1] == '\n') && strncmp(p, "rank ", 5) == 0) n = pack_areas(p, base, v);
     if (p[0] == '0' && p[1] == 'x' && (p == text || p[-1] == ' ')) {
       char *end;
       unsigned long long a = strtoull(p, &end, 16);
@@ -637,8 +633,8 @@ static int save(const shape *sh, ctx *c, const char *dir) {
   fprintf(f, "// %s at %d ranks (bench/shapes_bench.c, issue #32): %s.\n", sh->name, c->nprocs, sh->about);
   fprintf(f, "// The graph as the program wrote it, saved by scripts/bench-shapes.sh --save (cdag_graph_dump;\n");
   fprintf(f, "// buffers at 0x%llx and up, the packing areas of typed messages at 0x%llx and up).\n",
-          (unsigned long long)(uintptr_t)ARENA_AT, PACK_AT);
-  write_rebased(f, body);
+          (unsigned long long)(uintptr_t)c->arena, PACK_AT);
+  write_rebased(f, body, (unsigned long long)(uintptr_t)c->arena);
   free(body);
   return fclose(f) != 0;
 }
