@@ -300,7 +300,9 @@ CDAG_API int cdag_graph_load(const char *path, cdag_graph **g);          /* docs
 CDAG_API int cdag_graph_save(const cdag_graph *g, const char *path);
 CDAG_API int cdag_graph_dump(cdag_graph *g, const char *path);           /* distributed graph: collective,
                                                                             writes one global file at rank 0 */
-CDAG_API int cdag_analyze(cdag_graph *g, const cdag_options *o, cdag_plan **p);   /* no MPI needed */
+/* What detection finds (no MPI needed): every candidate the rules accept, not priced. cdag_compile
+   and the `cdag` tool's analyze, verify and model then price it (docs/semantics.md, "What pays"). */
+CDAG_API int cdag_analyze(cdag_graph *g, const cdag_options *o, cdag_plan **p);
 CDAG_API int cdag_plan_report(const cdag_plan *p, FILE *out, int json);           /* schema in docs/format.md */
 CDAG_API int cdag_plan_verify(const cdag_graph *g, const cdag_plan *p);           /* simulate both, compare */
 CDAG_API int cdag_plan_free(cdag_plan **p);

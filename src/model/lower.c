@@ -694,8 +694,17 @@ static int lower_syncs(lw *w) {
 
 /* The highest address stage plan p uses, at least top. */
 static uint64_t plan_top(const cdag_plan *p, uint64_t top) {
-  for (int64_t i = 0; i < p->npieces; i++)
-    if (p->pieces[i].addr + p->pieces[i].len > top) top = p->pieces[i].addr + p->pieces[i].len;
+  for (int64_t c = 0; c < p->ncolls; c++) {   /* the collectives' own pieces: a part of a plan (price.c) shares them */
+    const det_coll *k = &p->colls[c];
+    int64_t first[2] = {k->send_first, k->recv_first}, n[2] = {(int64_t)k->nranks * k->nsend_slots,
+                                                               (int64_t)k->nranks * k->nrecv_slots};
+    for (int side = 0; side < 2; side++)
+      for (int64_t v = first[side]; v < first[side] + n[side]; v++)
+        for (int32_t i = 0; i < p->iovs[v].n; i++) {
+          const det_piece *pc = &p->pieces[p->iovs[v].first + (uint32_t)i];
+          if (pc->addr + pc->len > top) top = pc->addr + pc->len;
+        }
+  }
   for (int64_t i = 0; i < p->nxfers; i++) {
     const df_xfer *x = &p->xfers[i];
     if (x->src_addr + x->len > top) top = x->src_addr + x->len;
@@ -733,7 +742,13 @@ static int staging_base(const cdag_plan *pl, uint64_t *base) {
    late copies are not doubled and copied on the way to millions; more are added as needed. */
 static int reserve(lw *w) {
   const cdag_plan *p = w->p;
-  int64_t late = p->nxfers + p->npieces, ops = 2 * p->nmsgs + 2 * p->nsyncs + late + p->npieces;
+  int64_t pieces = 0;   /* the collectives' own: a part of a plan (price.c) shares the array */
+  for (int64_t c = 0; c < p->ncolls; c++) {
+    const det_coll *k = &p->colls[c];
+    int64_t nv = (int64_t)k->nranks * (k->nsend_slots + k->nrecv_slots);
+    pieces += nv;   /* a piece or so per slot: a hint, not a bound */
+  }
+  int64_t late = p->nxfers + pieces, ops = 2 * p->nmsgs + 2 * p->nsyncs + late + pieces;
   if (ops > IR_MAX_OPS / 2) ops = IR_MAX_OPS / 2;
   if (late > IR_MAX_OPS / 2) late = IR_MAX_OPS / 2;
   BASE_GROW(w->late, w->nlate, w->clate, late, "lowering");
