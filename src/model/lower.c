@@ -14,6 +14,10 @@
 #include "circulant/circulant.h"
 #include "model/lower.h"
 
+/* MPICH's allgather(v) uses Bruck's algorithm (or recursive doubling) below this many bytes
+   in all (MPIR_CVAR_ALLGATHER_SHORT_MSG_SIZE), the ring above. */
+#define LOWER_ALLGATHER_SHORT 81920
+
 typedef struct {
   int32_t rank;
   uint64_t src, dst, len;
@@ -422,17 +426,36 @@ static int coll_reduce(lw *w, const det_coll *c, const int32_t *R, int n, int ri
 }
 
 /* Allgather(v): buf[i] holds every block; ring (MPI) in member order, circulant rotated. */
+/* Bruck's allgather, MPICH's for short messages: ceil(log2 n) rounds; each rank's buffer holds
+   the blocks from its own on, rotated (block i + k at P[i + k] - P[i]), and in the round of
+   distance d it receives the first min(d, n - d) blocks of rank i + d's buffer after its own d. */
+static int bruck_allgather(lw *w, const int32_t *R, int n, const uint64_t *buf, const uint64_t *P) {
+  int rc = CDAG_OK;
+  for (int d = 1; d < n && rc == CDAG_OK; d <<= 1) {
+    int cnt = d < n - d ? d : n - d;
+    for (int i = 0; i < n && rc == CDAG_OK; i++) {
+      int j = (i + d) % n;
+      rc = msg(w, R[j], buf[j], R[i], buf[i] + P[i + d] - P[i], P[j + cnt] - P[j]);
+    }
+  }
+  return rc;
+}
+
 static int coll_allgather(lw *w, const det_coll *c, const int32_t *R, int n, int alg, uint64_t *buf, uint64_t *P) {
   int rc = CDAG_OK;
   P[0] = 0;
   for (int k = 0; k < 2 * n; k++) P[k + 1] = P[k] + det_slot(w->p, c, 1, k % n, 0)->bytes;
   uint64_t total = P[n];
-  int absolute = alg == KERN_ALG_MPI || ir_coll_get(c->kind)->vector; /* root j's bytes at P[j] */
+  int bruck = alg == KERN_ALG_MPI && total < LOWER_ALLGATHER_SHORT;
+  /* root j's bytes at P[j] (the ring, circulant allgatherv), else rotated from the rank's own */
+  int absolute = !bruck && (alg == KERN_ALG_MPI || ir_coll_get(c->kind)->vector);
   for (int i = 0; i < n && rc == CDAG_OK; i++) {
     buf[i] = stage(w, R[i], total);
     rc = pack_into(w, R[i], det_slot(w->p, c, 1, i, 0), buf[i] + (absolute ? P[i] : 0));
   }
-  if (rc == CDAG_OK && alg == KERN_ALG_MPI) {
+  if (rc == CDAG_OK && bruck) {
+    rc = bruck_allgather(w, R, n, buf, P);
+  } else if (rc == CDAG_OK && alg == KERN_ALG_MPI) {
     for (int s = 0; s < n - 1 && rc == CDAG_OK; s++)
       for (int i = 0; i < n && rc == CDAG_OK; i++) {
         int b = ((i - s) % n + n) % n, j = (i + 1) % n;
