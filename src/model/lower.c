@@ -3,7 +3,8 @@
  * Each part of the plan becomes sends, receives, copies and local reduces added to a new
  * global graph, part after part. Reads of origins happen where the part is emitted; every
  * write of a final value is a copy from staging memory collected in `late` and emitted
- * after everything else, so program order puts all origin reads first (the plan reads
+ * after everything else (but a residual piece that travels alone where no snapshot says a
+ * part still reads the origin: it is received in place, as the runtime receives it), so program order puts all origin reads first (the plan reads
  * origins only, but for a replication, which sends from the staging memory of the result
  * it replicates) and memory-conflict dependencies order the rounds of each algorithm. Each
  * algorithm emits its ops so that every rank's own ops come in the order the algorithm runs
@@ -626,14 +627,46 @@ static int lower_coll(lw *w, int64_t ci) {
 
 /* ---- residual parts ---- */
 
-/* The pieces of plan message m that travel alone (alone = 1) or packed (0), as the runtime
-   splits them (kern_travels_alone over pack_limit), as one message from m->src to m->dst. */
-static int lower_group(lw *w, const det_msg *m, uint64_t limit, int alone) {
+/* Does [addr, addr + len) of rank overlap a snapshot of plan p (an origin some part reads that
+   a final write overwrites)? p->snaps is sorted by (rank, addr) and disjoint. O(log snaps). */
+static int snapshot_overlaps(const cdag_plan *p, int32_t rank, uint64_t addr, uint64_t len) {
+  int64_t lo = 0, hi = p->nsnaps;   /* the first snapshot after (rank, addr) */
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    const det_range *s = &p->snaps[mid];
+    if (s->rank < rank || (s->rank == rank && s->addr <= addr)) lo = mid + 1;
+    else hi = mid;
+  }
+  const det_range *before = lo > 0 ? &p->snaps[lo - 1] : NULL, *after = lo < p->nsnaps ? &p->snaps[lo] : NULL;
+  return (before && before->rank == rank && before->addr + before->len > addr) ||
+         (after && after->rank == rank && after->addr < addr + len);
+}
+
+/* The pieces of plan message m that travel alone, each its own message from and into the
+   user's memory as the runtime sends them (into staging and copied late where a snapshot
+   says some part still reads the origin there). */
+static int lower_alone(lw *w, const det_msg *m, uint64_t limit) {
+  const df_xfer *x = w->p->xfers + m->first;
+  int64_t nalone = 0;
+  int rc = CDAG_OK;
+  for (int32_t i = 0; i < m->n && rc == CDAG_OK; i++) {
+    if (!x[i].len || !kern_travels_alone(x[i].len, limit, &nalone)) continue;
+    int direct = !snapshot_overlaps(w->p, m->dst, x[i].dst_addr, x[i].len);
+    uint64_t dst = direct ? x[i].dst_addr : stage(w, m->dst, x[i].len);
+    rc = msg(w, m->src, x[i].src_addr, m->dst, dst, x[i].len);
+    if (rc == CDAG_OK && !direct) rc = late(w, m->dst, dst, x[i].dst_addr, x[i].len);
+  }
+  return rc;
+}
+
+/* The pieces of plan message m that travel packed, as the runtime splits them
+   (kern_travels_alone over pack_limit), as one message from m->src to m->dst. */
+static int lower_group(lw *w, const det_msg *m, uint64_t limit) {
   const df_xfer *x = w->p->xfers + m->first;
   int64_t nalone = 0, n = 0;
   uint64_t bytes = 0;
   for (int32_t i = 0; i < m->n; i++)
-    if (x[i].len && kern_travels_alone(x[i].len, limit, &nalone) == alone) n++, bytes += x[i].len;
+    if (x[i].len && !kern_travels_alone(x[i].len, limit, &nalone)) n++, bytes += x[i].len;
   if (!n) return CDAG_OK;
   uint64_t src = 0, dst = stage(w, m->dst, bytes), at = 0;
   int rc = CDAG_OK;
@@ -643,7 +676,7 @@ static int lower_group(lw *w, const det_msg *m, uint64_t limit, int alone) {
   }
   nalone = 0;
   for (int32_t i = 0; i < m->n && rc == CDAG_OK; i++)
-    if (x[i].len && kern_travels_alone(x[i].len, limit, &nalone) == alone) {
+    if (x[i].len && !kern_travels_alone(x[i].len, limit, &nalone)) {
       if (n == 1 && m->src != m->dst) {
         src = x[i].src_addr;
         continue;
@@ -655,7 +688,7 @@ static int lower_group(lw *w, const det_msg *m, uint64_t limit, int alone) {
   at = dst;
   nalone = 0;
   for (int32_t i = 0; i < m->n && rc == CDAG_OK; i++)
-    if (x[i].len && kern_travels_alone(x[i].len, limit, &nalone) == alone) {
+    if (x[i].len && !kern_travels_alone(x[i].len, limit, &nalone)) {
       rc = late(w, m->dst, at, x[i].dst_addr, x[i].len);
       at += x[i].len;
     }
@@ -668,8 +701,8 @@ static int lower_msgs(lw *w) {
   int rc = CDAG_OK;
   for (int64_t k = 0; k < p->nmsgs && rc == CDAG_OK; k++) {
     const det_msg *m = &p->msgs[k];
-    if (m->src == m->dst) rc = lower_group(w, m, UINT64_MAX, 0);
-    else if ((rc = lower_group(w, m, limit, 0)) == CDAG_OK) rc = lower_group(w, m, limit, 1);
+    if (m->src == m->dst) rc = lower_group(w, m, UINT64_MAX);
+    else if ((rc = lower_group(w, m, limit)) == CDAG_OK) rc = lower_alone(w, m, limit);
   }
   return rc;
 }
