@@ -46,6 +46,14 @@ static void opt_values(const cdag_options *o, int64_t *v) {
   }
 }
 
+/* The options' bits hashed (> 0): the agreement compares this; only when ranks differ does a
+   second allreduce compare every option, to name the one that differs. */
+static int64_t opt_digest(const cdag_options *o) {
+  int64_t v[CDAG_NOPTS];
+  opt_values(o, v);
+  return (int64_t)((wire_hash(v, sizeof v, 0x0b7) >> 2) | 1);
+}
+
 /* v: CDAG_NOPTS maxima, then CDAG_NOPTS negated minima. */
 static int opt_mismatch(const int64_t *v) {
   for (int id = 0; id < CDAG_NOPTS; id++) {
@@ -174,12 +182,28 @@ static void cache_put(uint64_t local, int64_t global, sched_core *core, MPI_Comm
   exec_unlock();
 }
 
-/* A cache hit (every rank found the same core: agreed): a handle of its own on it. */
-static int compile_hit(sched_core *core, cdag_graph *g, MPI_Comm comm, int rank, int nprocs, cdag_schedule **s) {
+/* What one compile agrees on besides errors: the cache look-up and the spare handle. */
+typedef struct {
+  int64_t hit;                /* the cached schedule's global fingerprint (0: none) */
+  sched_core *core;           /* its core (one reference), NULL unless every rank hit */
+  cdag_schedule *spare;       /* its idle handle (sched_spare_take), NULL unless every rank
+                                 holds the one of the same serial */
+} compile_look;
+
+/* A cache hit (every rank found the same core: agreed): a handle of its own on it, the spare
+   if every rank holds the same one (nothing to build, nothing that can fail: no further
+   agreement), else a new one. */
+static int compile_hit(compile_look *l, cdag_graph *g, MPI_Comm comm, int rank, int nprocs, cdag_schedule **s) {
   exec_lock();
   stat_hits++;
   exec_unlock();
-  int rc = sched_from_core(core, g, s);
+  if (l->spare) {
+    sched_comps_rebind(l->spare, g);
+    *s = l->spare;
+    l->spare = NULL;
+    return CDAG_OK;
+  }
+  int rc = sched_from_core(l->core, g, s);
   if ((rc = exec_agree(comm, rank, nprocs, rc)) && *s) {
     sched_destroy(*s);
     *s = NULL;
@@ -483,9 +507,21 @@ static int measure_model(compile_ctx *x, uint64_t *local, const wire_buf *w) {
   return CDAG_OK;
 }
 
-/* Local checks, then one allreduce: errors, the cache look-up, measuring, equal options. */
-static int compile_agree(compile_ctx *x, const cdag_options *o, cdag_graph *g, wire_buf *w, int64_t *hit,
-                         sched_core **core, uint64_t *local) {
+/* The options of every rank, compared one by one (the digests differed: every rank is here). */
+static int opt_compare(compile_ctx *x) {
+  int64_t v[2 * CDAG_NOPTS];
+  opt_values(&x->opts, v);
+  for (int k = 0; k < CDAG_NOPTS; k++) v[CDAG_NOPTS + k] = -v[k];
+  int mrc = MPI_Allreduce(MPI_IN_PLACE, v, 2 * CDAG_NOPTS, MPI_INT64_T, MPI_MAX, x->comm);
+  if (mrc != MPI_SUCCESS) return sched_mpi_error(mrc, "MPI_Allreduce", x->rank);
+  int rc = opt_mismatch(v);
+  return rc ? rc : cdag__error(CDAG_ERR_ARG, "cdag_compile: ranks passed different options");
+}
+
+/* Local checks, then one allreduce of 9 integers: errors, the cache look-up, the spare
+   handle, measuring, equal options (by digest). Each pair is (max, -min) of one value. */
+static int compile_agree(compile_ctx *x, const cdag_options *o, cdag_graph *g, wire_buf *w, compile_look *l,
+                         uint64_t *local) {
   cdag_settings set;
   int rc = cdag__settings_read(&set);  /* every variable validated, on every rank */
   char who[32];
@@ -497,27 +533,32 @@ static int compile_agree(compile_ctx *x, const cdag_options *o, cdag_graph *g, w
   if (!rc) rc = wire_encode_rank(g, w);
   *local = rc ? 0 : wire_hash(w->buf, w->len, options_hash(&x->opts, &x->tune));
   exec_lock();
-  *hit = rc ? 0 : cache_find(*local, x->comm, core);   /* held: another thread cannot evict it now */
+  l->hit = rc ? 0 : cache_find(*local, x->comm, &l->core);   /* held: another thread cannot evict it now */
   int need_measure = !rc && x->tune.measure && !measured;
   exec_unlock();
-  int64_t v[4 + 2 * CDAG_NOPTS] = {0, *hit, -*hit, need_measure};
-  if (!rc) opt_values(&x->opts, v + 4);
-  for (int k = 0; k < CDAG_NOPTS; k++) v[4 + CDAG_NOPTS + k] = -v[4 + k];
-  if ((rc = agree(x->comm, x->rank, x->nprocs, rc, v, 4 + 2 * CDAG_NOPTS))) return rc;
-  if ((rc = opt_mismatch(v + 4))) return rc;
+  l->spare = l->core ? sched_spare_take(l->core) : NULL;
+  int64_t digest = rc ? 0 : opt_digest(&x->opts), serial = l->spare ? l->spare->serial + 1 : 0;
+  int64_t v[9] = {0, l->hit, -l->hit, need_measure, digest, -digest, serial, -serial, 0};
+  if ((rc = agree(x->comm, x->rank, x->nprocs, rc, v, 9))) return rc;
+  if (v[4] != -v[5]) return opt_compare(x);
   if (v[3] && (rc = measure_model(x, local, w))) return rc;
-  if (v[3] || v[1] != *hit || -v[2] != *hit) *hit = 0;   /* not every rank found the same schedule */
+  if (v[3] || v[1] != l->hit || -v[2] != l->hit) l->hit = 0;   /* not every rank found the same schedule */
+  if (!l->hit || v[6] != serial || -v[7] != serial) {   /* not every rank holds the same spare */
+    if (l->spare) sched_spare_put(l->spare);
+    l->spare = NULL;
+  }
   return CDAG_OK;
 }
 
 /* compile_agree, and the core of a hit dropped unless every rank hit. */
-static int compile_agree_core(compile_ctx *x, const cdag_options *o, cdag_graph *g, wire_buf *w, sched_core **core,
+static int compile_agree_core(compile_ctx *x, const cdag_options *o, cdag_graph *g, wire_buf *w, compile_look *l,
                               uint64_t *local) {
-  int64_t hit = 0;
-  int rc = compile_agree(x, o, g, w, &hit, core, local);
-  if (rc || hit <= 0) {
-    sched_core_unref(*core);
-    *core = NULL;
+  int rc = compile_agree(x, o, g, w, l, local);
+  if (rc || l->hit <= 0) {
+    if (l->spare) sched_spare_put(l->spare);
+    l->spare = NULL;
+    sched_core_unref(l->core);
+    l->core = NULL;
   }
   return rc;
 }
@@ -534,13 +575,13 @@ int cdag_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **s) {
   compile_ctx x = {.rank = g->myrank, .nprocs = g->nprocs, .comm = exec_graph_comm(g)};
   MPI_Comm_set_errhandler(x.comm, MPI_ERRORS_RETURN);
   wire_buf w = {0};
-  sched_core *core = NULL;
+  compile_look look = {0};
   uint64_t local = 0;
-  int rc = compile_agree_core(&x, o, g, &w, &core, &local);
+  int rc = compile_agree_core(&x, o, g, &w, &look, &local);
   x.root = x.opts.root;
-  if (!rc && core) {  /* every rank found the same schedule */
-    rc = compile_hit(core, g, x.comm, x.rank, x.nprocs, s);
-    sched_core_unref(core);
+  if (!rc && look.core) {  /* every rank found the same schedule */
+    rc = compile_hit(&look, g, x.comm, x.rank, x.nprocs, s);
+    sched_core_unref(look.core);
   } else if (!rc) {
     rc = compile_new(&x, g, &w, local, s);
   }
@@ -563,7 +604,8 @@ int cdag_schedule_report(const cdag_schedule *s, FILE *out, int json) {
 int cdag_schedule_free(cdag_schedule **s) {
   if (!s || !*s) return CDAG_OK;
   if ((*s)->started) cdag_wait(*s);  /* a schedule is never freed with requests in flight */
-  sched_destroy(*s);   /* its core lives on while the cache or another handle holds it */
+  sched_spare_put(*s);   /* kept idle for the next cache hit, or destroyed; its core lives on
+                            while the cache or another handle holds it */
   *s = NULL;
   return CDAG_OK;
 }
