@@ -114,13 +114,20 @@ typedef struct {
 } cache_entry;
 static cache_entry cache[CACHE_SIZE];
 static int cache_n, cache_keyval = MPI_KEYVAL_INVALID;
-static int64_t stat_compiles, stat_hits;
+static int64_t stat_compiles, stat_hits, stat_spares;
 
 void exec_compile_stats(int64_t *compiles, int64_t *cache_hits) {
   exec_lock();
   if (compiles) *compiles = stat_compiles;
   if (cache_hits) *cache_hits = stat_hits;
   exec_unlock();
+}
+
+int64_t exec_spare_stats(void) {
+  exec_lock();
+  int64_t n = stat_spares;
+  exec_unlock();
+  return n;
 }
 
 static pthread_mutex_t exec_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -196,6 +203,7 @@ typedef struct {
 static int compile_hit(compile_look *l, cdag_graph *g, MPI_Comm comm, int rank, int nprocs, cdag_schedule **s) {
   exec_lock();
   stat_hits++;
+  stat_spares += l->spare != NULL;
   exec_unlock();
   if (l->spare) {
     sched_comps_rebind(l->spare, g);
@@ -543,8 +551,10 @@ static int compile_agree(compile_ctx *x, const cdag_options *o, cdag_graph *g, w
   if (v[4] != -v[5]) return opt_compare(x);
   if (v[3] && (rc = measure_model(x, local, w))) return rc;
   if (v[3] || v[1] != l->hit || -v[2] != l->hit) l->hit = 0;   /* not every rank found the same schedule */
-  if (!l->hit || v[6] != serial || -v[7] != serial) {   /* not every rank holds the same spare */
-    if (l->spare) sched_spare_put(l->spare);
+  if (l->hit && l->spare && (v[6] != serial || -v[7] != serial)) {
+    /* the ranks kept different handles (freed in different orders): drop them, so the
+       handle built now, freed on every rank, becomes the spare every rank holds */
+    sched_destroy(l->spare);
     l->spare = NULL;
   }
   return CDAG_OK;

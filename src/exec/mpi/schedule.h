@@ -219,6 +219,8 @@ int exec_agree(MPI_Comm comm, int rank, int nprocs, int rc);
 /* Counters for tests (compile.c): real compilations (gather + analysis) and cache hits
    (the same graph rebuilt and recognised by its fingerprint) in this process. */
 void exec_compile_stats(int64_t *compiles, int64_t *cache_hits);
+/* Cache hits that returned the handle the program had freed (its core's spare). */
+int64_t exec_spare_stats(void);
 
 /* Tests only: replaces the analysis at the compiling rank with analyze (its plans are freed
    with free_plan and reported as hand-made); NULL restores cdag_analyze. */
