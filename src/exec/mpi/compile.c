@@ -2,12 +2,14 @@
  * compiled schedules, error agreement, reports and cdag_graph_dump.
  *
  * cdag_compile, on every rank of the graph's communicator:
- *  1. encodes its ops (wire/wire.h) and fingerprints them; one MPI_Allreduce agrees on local
- *     errors, on the options (every field, after the environment) and on whether every rank
- *     finds the same cached schedule (the
- *     same graph rebuilt, e.g. every iteration of a loop): if so, a new handle is built on
- *     the cached core (schedule.h: its own requests, kernels and run state; no gather, no
- *     analysis) and returned;
+ *  1. encodes its ops (wire/wire.h) and fingerprints them; one MPI_Allreduce of 8 integers
+ *     agrees on local errors, on the options (by a digest of every field, after the
+ *     environment; a second allreduce names the field only when they differ), on whether
+ *     every rank finds the same cached schedule (the same graph rebuilt, e.g. every
+ *     iteration of a loop) and on whether every rank holds the same idle handle of it (the
+ *     one the program freed: schedule.h, spares): if so, that handle is returned as it is
+ *     (nothing built, no further agreement); else a new handle is built on the cached core
+ *     (its own requests, kernels and run state; no gather, no analysis) and agreed on;
  *  2. MPI_Gatherv of the encodings to the compiling rank, which decodes the global graph and
  *     runs the analysis (cdag_analyze; with detect = 0 only matching, for the baseline), cuts
  *     the result into per-rank parts (schedule.c, baseline.c) and writes the report; each
@@ -28,15 +30,6 @@
 
 /* ---- options ---- */
 
-/* Options (after the environment), kernel policy and model: what a compiled schedule depends
-   on besides the graph. */
-static uint64_t options_hash(const cdag_options *o, const pipeline_tune *t) {
-  double v[CDAG_NOPTS + 6] = {t->policy, t->model.blocks, t->model.alpha, t->model.beta, t->model.overhead,
-                              t->model.gamma};
-  for (int id = 0; id < CDAG_NOPTS; id++) v[6 + id] = cdag__opt_get(o, id);
-  return wire_hash(v, sizeof v, 0x0c0ffee);
-}
-
 /* Every option, as the environment leaves it, by its bits (equal bits, equal values): what
    every rank must pass alike (the options table, base/settings.h). */
 static void opt_values(const cdag_options *o, int64_t *v) {
@@ -52,6 +45,13 @@ static int64_t opt_digest(const cdag_options *o) {
   int64_t v[CDAG_NOPTS];
   opt_values(o, v);
   return (int64_t)((wire_hash(v, sizeof v, 0x0b7) >> 2) | 1);
+}
+
+/* Options (by their digest), kernel policy and model: what a compiled schedule depends on
+   besides the graph. */
+static uint64_t options_hash(int64_t digest, const pipeline_tune *t) {
+  double v[6] = {t->policy, t->model.blocks, t->model.alpha, t->model.beta, t->model.overhead, t->model.gamma};
+  return wire_hash(v, sizeof v, (uint64_t)digest);
 }
 
 /* v: CDAG_NOPTS maxima, then CDAG_NOPTS negated minima. */
@@ -226,6 +226,7 @@ typedef struct {
   MPI_Comm comm;
   cdag_options opts;
   pipeline_tune tune;         /* kernel policy and cost model */
+  int64_t digest;             /* of the options (opt_digest) */
   int64_t global;             /* fingerprint of the gathered graph */
   wire_buf *parts;            /* nprocs parts */
   char *text, *json;          /* report */
@@ -352,7 +353,7 @@ static int root_compile(compile_ctx *x, const uint8_t *buf, const int64_t *lens,
   if (!rc) rc = decode_all(x->nprocs, buf, lens, &gg, base);
   if (!rc) rc = x->opts.detect && user_op_rank(gg) < 0 ? compile_plan_mode(x, gg, base) : compile_graph_mode(x, gg, base);
   if (!rc) rc = env_report(x);
-  x->global = (int64_t)((wire_hash(buf, total, options_hash(&x->opts, &x->tune)) >> 2) | 1);
+  x->global = (int64_t)((wire_hash(buf, total, options_hash(x->digest, &x->tune)) >> 2) | 1);
   ir_graph_free(gg);
   free(base);
   return rc;
@@ -511,7 +512,7 @@ static int measure_model(compile_ctx *x, uint64_t *local, const wire_buf *w) {
   measured = 1;
   exec_unlock();
   if ((rc = tune(x))) return rc;
-  *local = wire_hash(w->buf, w->len, options_hash(&x->opts, &x->tune));
+  *local = wire_hash(w->buf, w->len, options_hash(x->digest, &x->tune));
   return CDAG_OK;
 }
 
@@ -526,28 +527,40 @@ static int opt_compare(compile_ctx *x) {
   return rc ? rc : cdag__error(CDAG_ERR_ARG, "cdag_compile: ranks passed different options");
 }
 
-/* Local checks, then one allreduce of 9 integers: errors, the cache look-up, the spare
+/* The caller's options with the environment's variables, checked. Their messages name the
+   rank; "rank N: " is written only for a message (these are pure: the second call fails as
+   the first did), not at every compile. */
+static int take_options(compile_ctx *x, const cdag_options *o, const cdag_settings *set) {
+  int rc = cdag__options_take(o, &x->opts, "");
+  cdag__options_env(&x->opts, set);   /* explicit fields win over the variables */
+  if (!rc) rc = cdag__options_check(&x->opts, x->nprocs, "");
+  if (!rc) return CDAG_OK;
+  char who[32];
+  snprintf(who, sizeof who, "rank %d: ", x->rank);
+  rc = cdag__options_take(o, &x->opts, who);
+  cdag__options_env(&x->opts, set);
+  return rc ? rc : cdag__options_check(&x->opts, x->nprocs, who);
+}
+
+/* Local checks, then one allreduce of 8 integers: errors, the cache look-up, the spare
    handle, measuring, equal options (by digest). Each pair is (max, -min) of one value. */
 static int compile_agree(compile_ctx *x, const cdag_options *o, cdag_graph *g, wire_buf *w, compile_look *l,
                          uint64_t *local) {
   cdag_settings set;
   int rc = cdag__settings_read(&set);  /* every variable validated, on every rank */
-  char who[32];
-  snprintf(who, sizeof who, "rank %d: ", x->rank);
-  if (!rc) rc = cdag__options_take(o, &x->opts, who);
-  cdag__options_env(&x->opts, &set);   /* explicit fields win over the variables */
-  if (!rc) rc = pipeline_check_options(&x->opts, x->nprocs, x->rank);
+  if (!rc) rc = take_options(x, o, &set);
   if (!rc) rc = tune(x);
+  x->digest = rc ? 0 : opt_digest(&x->opts);
   if (!rc) rc = wire_encode_rank(g, w);
-  *local = rc ? 0 : wire_hash(w->buf, w->len, options_hash(&x->opts, &x->tune));
+  *local = rc ? 0 : wire_hash(w->buf, w->len, options_hash(x->digest, &x->tune));
   exec_lock();
   l->hit = rc ? 0 : cache_find(*local, x->comm, &l->core);   /* held: another thread cannot evict it now */
   int need_measure = !rc && x->tune.measure && !measured;
   exec_unlock();
   l->spare = l->core ? sched_spare_take(l->core) : NULL;
-  int64_t digest = rc ? 0 : opt_digest(&x->opts), serial = l->spare ? l->spare->serial + 1 : 0;
-  int64_t v[9] = {0, l->hit, -l->hit, need_measure, digest, -digest, serial, -serial, 0};
-  if ((rc = agree(x->comm, x->rank, x->nprocs, rc, v, 9))) return rc;
+  int64_t serial = l->spare ? l->spare->serial + 1 : 0;
+  int64_t v[8] = {0, l->hit, -l->hit, need_measure, x->digest, -x->digest, serial, -serial};
+  if ((rc = agree(x->comm, x->rank, x->nprocs, rc, v, 8))) return rc;
   if (v[4] != -v[5]) return opt_compare(x);
   if (v[3] && (rc = measure_model(x, local, w))) return rc;
   if (v[3] || v[1] != l->hit || -v[2] != l->hit) l->hit = 0;   /* not every rank found the same schedule */
