@@ -134,7 +134,11 @@ static pthread_mutex_t exec_mutex = PTHREAD_MUTEX_INITIALIZER;
 void exec_lock(void) { pthread_mutex_lock(&exec_mutex); }
 void exec_unlock(void) { pthread_mutex_unlock(&exec_mutex); }
 
+/* Evicted, or MPI is finalizing: the core can no longer be hit, so its spare goes now (handles
+   the program holds keep the core). */
 static void entry_free(cache_entry *e) {
+  cdag_schedule *spare = sched_spare_take(e->core);
+  if (spare) sched_destroy(spare);
   sched_core_unref(e->core);
   if (e->group != MPI_GROUP_NULL) MPI_Group_free(&e->group);
 }

@@ -10,7 +10,8 @@
  * one instead (never run each other's requests) and reuse from then on; a reused handle
  * calls the computations of the graph it was compiled from now, not the old graph's; a graph
  * that differs on one rank only misses on every rank; graphs whose communicator the program
- * freed still compile (they share cdag's duplicate of it). Run it under valgrind or
+ * freed still compile (they share cdag's duplicate of it); an evicted schedule drops its
+ * spare. Run it under valgrind or
  * ASan to see that no freed core is touched. Exit 0 on success. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,6 +259,24 @@ static void graphs_outlive_their_communicator(void) {
   }
 }
 
+/* A schedule evicted from the cache (eight newer ones) drops its spare at once; the handle the
+   program holds keeps the core and still runs. */
+static void evicted_drops_spare(void) {
+  cdag_schedule *a = compile(1), *b = compile(1);
+  cdag_schedule_free(&b);
+  MT_EXPECT(a && a->core->spare != NULL);
+  cdag_options o;
+  cdag_options_init(&o);
+  for (int k = 0; k < 8; k++) {
+    o.min_group = 5 + k;
+    cdag_schedule *t = compile_with(&o);
+    cdag_schedule_free(&t);
+  }
+  MT_EXPECT(a && a->core->spare == NULL);
+  run_check(a, src, dst, 60, 0);
+  cdag_schedule_free(&a);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &R);
@@ -272,6 +291,7 @@ int main(int argc, char **argv) {
   spares_call_the_new_computation();
   one_rank_differs();
   graphs_outlive_their_communicator();
+  evicted_drops_spare();
   cdag_schedule *kept = compile(1);   /* a handle still held at MPI_Finalize (the cache is cleared there) */
   run_check(kept, src, dst, 8, 0);
   cdag_schedule_free(&kept);
