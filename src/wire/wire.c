@@ -208,8 +208,8 @@ int wire_encode_rank(const cdag_graph *g, wire_buf *w) {
     wire_put_u(w, g->scr_len[s]);
     prev = g->scr_addr[s] + g->scr_len[s];
   }
-  int64_t nlabels = 0;   /* labels: count, then (op, length, bytes) */
-  for (int64_t i = 0; i < g->nops; i++) nlabels += ir_label(g, (int32_t)i) != NULL;
+  int64_t nlabels = 0;   /* labels: count, then (op, length, bytes); none: no walk */
+  for (int64_t i = 0; g->label && i < g->nops; i++) nlabels += ir_label(g, (int32_t)i) != NULL;
   wire_put_u(w, (uint64_t)nlabels);
   for (int64_t i = 0; i < g->nops && nlabels; i++) {
     const char *l = ir_label(g, (int32_t)i);
