@@ -58,7 +58,8 @@ int main(int argc, char **argv) {
   t[2] = now();
   if (exec_loggp_paired(g, m.partner, &lp, &us, &last)) fail("model");
   t[3] = now();
-  if (pipeline_plan_matched(g, &m, NULL, &km, tune.policy, &p)) fail("plan");
+  pipeline_tune pt = {km, tune.policy, 0, 1, lp};
+  if (pipeline_plan_matched(g, &m, NULL, &pt, &p)) fail("plan");
   t[4] = now();
   if (exec_lower_plan(p, &km, tune.policy, &low)) fail("lower");
   t[5] = now();

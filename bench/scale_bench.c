@@ -86,7 +86,7 @@ static int run(const char *name, gen_fn gen, int p, const char *file) {
   double t1 = now();
   if (rc == CDAG_OK) rc = dataflow_run_opt(g, &m, DF_WAITSETS_IF_NEEDED | DF_RELEASE_INPUTS, &s);
   double t2 = now();
-  if (rc == CDAG_OK) rc = detect_run(g, s, &o, &plan);
+  if (rc == CDAG_OK) rc = detect_run(g, s, &o, NULL, &plan);
   double t3 = now(), s3 = sys_now();
   if (rc) {
     fprintf(stderr, "%s p=%d: %s: %s\n", name, p, cdag_strerror(rc), cdag_error_message());

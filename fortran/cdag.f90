@@ -46,6 +46,7 @@ module cdag
      real(c_double) :: alpha, beta
      integer(c_int) :: blocks, measure
      real(c_double) :: overhead, gamma
+     integer(c_int) :: price
   end type cdag_options
   ! cdag_layout of cdag.h: a block-cyclic layout of cdag_redistribute (first is a rank, from 0;
   ! lld 0: the local row count).

@@ -82,10 +82,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   opts.density = size > 2 && (data[2] & 1) ? 0.5 : 1.0;
   opts.exact_float = size > 3 && (data[3] & 1);
   kern_policy policy = size > 4 ? (kern_policy)(data[4] % 3) : KERN_POLICY_AUTO;
+  opts.price = size > 5 && (data[5] & 1);   /* unpriced: the plan itself is simulated */
   kern_model m = kern_model_builtin();
+  pipeline_tune tune = pipeline_tune_of(&m, policy);
   cdag_plan *p = NULL;
   cdag__error_clear();
-  int rc = pipeline_plan(g, &opts, &m, policy, &p);
+  int rc = pipeline_plan(g, &opts, &tune, &p);
   if (rc == CDAG_OK) {
     rc = cdag_plan_verify(g, p);
     const char *msg = cdag_error_message();

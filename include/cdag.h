@@ -204,7 +204,7 @@ typedef enum { CDAG_KERNEL_AUTO = 0, CDAG_KERNEL_MPI, CDAG_KERNEL_CDAG } cdag_ke
    initialised), as is every field outside its range (the message names the field and its
    value). All ranks must pass the same options.
    Environment (docs/semantics.md): CDAG_DETECT, CDAG_KERNEL, CDAG_MEASURE, CDAG_ALPHA,
-   CDAG_BETA, CDAG_BLOCKS, CDAG_OVERHEAD and CDAG_GAMMA set their field only where the program
+   CDAG_BETA, CDAG_BLOCKS, CDAG_OVERHEAD, CDAG_GAMMA and CDAG_PRICE set their field only where the program
    left it at its default: a field that differs from its default is explicit and wins over
    the variable. */
 typedef struct {
@@ -225,6 +225,10 @@ typedef struct {
      packed into one message, larger ones travel alone as written (CDAG_OVERHEAD, CDAG_GAMMA). */
   double overhead;         /* seconds per further message to the same peer; 0: built in (2e-7) */
   double gamma;            /* seconds per byte copied in memory; 0: built in (1e-10) */
+  /* 1 (default): the plan runs only where the LogGOPS model of this machine says it is faster
+     than the graph as written (a tie keeps the graph; the report gives both times);
+     0: the plan always runs (CDAG_PRICE). */
+  int    price;
   /* New fields go here, at the end, with their default in cdag_options_init. */
 } cdag_options;
 /* (cdag addition) Sets the first `size` bytes of *o: struct_size = size, every field that
@@ -297,7 +301,9 @@ CDAG_API int cdag_graph_load(const char *path, cdag_graph **g);          /* docs
 CDAG_API int cdag_graph_save(const cdag_graph *g, const char *path);
 CDAG_API int cdag_graph_dump(cdag_graph *g, const char *path);           /* distributed graph: collective,
                                                                             writes one global file at rank 0 */
-CDAG_API int cdag_analyze(cdag_graph *g, const cdag_options *o, cdag_plan **p);   /* no MPI needed */
+/* What detection finds (no MPI needed): every candidate the rules accept, not priced. cdag_compile
+   and the `cdag` tool's analyze, verify and model then price it (docs/semantics.md, "What pays"). */
+CDAG_API int cdag_analyze(cdag_graph *g, const cdag_options *o, cdag_plan **p);
 CDAG_API int cdag_plan_report(const cdag_plan *p, FILE *out, int json);           /* schema in docs/format.md */
 CDAG_API int cdag_plan_verify(const cdag_graph *g, const cdag_plan *p);           /* simulate both, compare */
 CDAG_API int cdag_plan_free(cdag_plan **p);

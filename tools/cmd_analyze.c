@@ -16,7 +16,7 @@ int cmd_analyze(int argc, char **argv) {
   pipeline_tune t;
   if (pipeline_tuning(&o, NULL, &t)) return cmd_fail("analyze", CDAG_ERR_ARG);
   if (cmd_load("analyze", argv[0], buffers, &g)) return 1;
-  int rc = pipeline_plan(g, &o, &t.model, t.policy, &p);
+  int rc = pipeline_plan(g, &o, &t, &p);
   if (rc == CDAG_OK) rc = cdag_plan_report(p, stdout, json);
   int status = rc ? cmd_fail("analyze", rc) : 0;
   cdag_plan_free(&p);

@@ -117,21 +117,25 @@ static int model_stages(cdag_graph *g, const cdag_plan *p, const loggp_params *l
    matched once for its model and its analysis, the lowered plan not at all (lowering pairs
    its messages), and *g is freed (NULL) once the plan no longer needs it, so that the
    lowered plan's model reuses its memory. */
-static int model_graph_and_plan(cdag_graph **g, const loggp_params *lp, const kern_model *km, kern_policy policy,
-                                model_times *mt, cdag_plan **p) {
+static int model_graph_and_plan(cdag_graph **g, const pipeline_tune *t, model_times *mt, cdag_plan **p) {
   match_result m = {0};
   int32_t *pairs = NULL;
   cdag_graph *low = NULL;
+  const loggp_params *lp = &t->lp;
   int rc = ir_finalize(*g);
   if (rc == CDAG_OK) rc = match_run(*g, &m);
   if (rc == CDAG_OK) rc = exec_loggp_paired(*g, m.partner, lp, &mt->t, &mt->last);
   if (rc == CDAG_OK) rc = exec_calc_path(*g, m.partner, &mt->calc);
-  if (rc == CDAG_OK) rc = pipeline_plan_matched(*g, &m, NULL, km, policy, p);
+  if (rc == CDAG_OK) rc = pipeline_plan_matched(*g, &m, NULL, t, p);
   match_free(&m);   /* freed already, unless an error came first */
-  if (rc == CDAG_OK && (*p)->steps) rc = model_stages(*g, *p, lp, km, policy, mt);
-  if (rc == CDAG_OK) rc = exec_lower_plan(*p, km, policy, &low);
-  if (rc == CDAG_OK) rc = exec_lower_keep_calc(*g, low);
+  if (rc == CDAG_OK && (*p)->steps) rc = model_stages(*g, *p, lp, &t->model, t->policy, mt);
   mt->nops = (*g)->nops;
+  if (rc == CDAG_OK && (*p)->as_written) {   /* what runs is the graph: its model is the plan's */
+    mt->tp = mt->t, mt->plast = mt->last, mt->calcp = mt->calc, mt->nlow = mt->nops;
+    return rc;
+  }
+  if (rc == CDAG_OK) rc = exec_lower_plan(*p, &t->model, t->policy, &low);
+  if (rc == CDAG_OK) rc = exec_lower_keep_calc(*g, low);
   cdag_graph_free(g);
   if (rc == CDAG_OK) rc = exec_lower_pairs(low, &pairs);
   if (rc == CDAG_OK) rc = exec_loggp_paired(low, pairs, lp, &mt->tp, &mt->plast);
@@ -140,6 +144,16 @@ static int model_graph_and_plan(cdag_graph **g, const loggp_params *lp, const ke
   free(pairs);
   ir_graph_free(low);
   return rc;
+}
+
+/* Why the graph runs as written, under the plan's line. */
+static void print_as_written(const cdag_plan *p) {
+  const kern_price *pr = p->chosen ? &p->chosen->price : NULL;
+  if (p->as_written == DET_WRITTEN_COST && pr && pr->priced)
+    printf("  runs as written: the plan would take %.3f us, not less than the graph's %.3f us\n", pr->plan_us,
+           pr->written_us);
+  else if (p->as_written)
+    printf("  runs as written (exact_float keeps the order of floating-point reductions)\n");
 }
 
 /* Time t of which calc on the critical path: the rest is communication's. */
@@ -213,7 +227,8 @@ int cmd_model(int argc, char **argv) {
   if (procs && procs != g->nprocs)
     rc = cdag__error(CDAG_ERR_ARG, "-p %ld, but %s has %d ranks (the estimate is for the file's ranks)", procs, argv[0], g->nprocs);
   kern_model km = {(lp.L + 2 * lp.o) * 1e-6, lp.G * 1e-6, tune.model.blocks, (lp.o > lp.g ? lp.o : lp.g) * 1e-6, lp.copy * 1e-6};
-  if (rc == CDAG_OK) rc = model_graph_and_plan(&g, &lp, &km, policy, &mt, &p);
+  pipeline_tune priced = {km, policy, 0, tune.price, lp};   /* the plan is weighed with these parameters */
+  if (rc == CDAG_OK) rc = model_graph_and_plan(&g, &priced, &mt, &p);
   if (rc == CDAG_OK) {
     int computes = mt.calc > 0;   /* the graph spends time computing: say how much */
     printf("LogGOPS: L=%g us o=%g us g=%g us G=%g us/B O=%g us/B S=%llu B copy=%g us/B, p=%d\n", lp.L, lp.o, lp.g,
@@ -222,6 +237,7 @@ int cmd_model(int argc, char **argv) {
     if (computes) print_share(mt.t, mt.calc);
     printf("plan:  %.3f us (rank %d finishes last, %lld ops after lowering)\n", mt.tp, mt.plast, (long long)mt.nlow);
     if (computes) print_share(mt.tp, mt.calcp);
+    print_as_written(p);
     if (p->steps) print_stages(p, &mt);
     else print_parts(p, "  ");
     if (computes) printf("saving: %.3f us (%.1f%% of the graph's time)\n", mt.t - mt.tp, mt.t > 0 ? 100 * (mt.t - mt.tp) / mt.t : 0.0);

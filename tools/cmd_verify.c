@@ -1,6 +1,8 @@
 /* cdag — tools/cmd_verify.c: `cdag verify FILE`: does the plan do what the graph does?
  *
- * Runs the original graph (in several random valid orders) and the compiled plan (stage after
+ * Runs the original graph (in several random valid orders) and the compiled plan (as `cdag
+ * analyze` prints it: candidates the price left as messages are messages; a plan the price set
+ * aside for the graph as written is verified all the same; stage after
  * stage, with the computations between, for a graph that computes) in the
  * simulator from the same pseudo-random memory and compares every non-scratch byte.
  * Exit 0 only if they are equal; otherwise the message names the first differing rank, address
@@ -9,6 +11,7 @@
 
 #include "cmd.h"
 #include "exec/sim/sim.h"
+#include "exec/pipeline.h"
 
 int cmd_verify(int argc, char **argv) {
   cdag_options o;
@@ -18,11 +21,14 @@ int cmd_verify(int argc, char **argv) {
   if (buffers < 0 || (seed_text && cmd_num_u64(seed_text, 0, UINT64_MAX, &seed)) || cmd_options(&argc, argv, &o) ||
       argc != 1)
     return cmd_usage("verify");
+  pipeline_tune t;
+  cdag__error_clear();
+  if (pipeline_tuning(&o, NULL, &t)) return cmd_fail("verify", CDAG_ERR_ARG);
   cdag_graph *g = NULL;
   cdag_plan *p = NULL;
   if (cmd_load("verify", argv[0], buffers, &g)) return 1;
   uint64_t compared = 0;
-  int rc = cdag_analyze(g, &o, &p);
+  int rc = pipeline_plan(g, &o, &t, &p);   /* the plan as priced: candidates left as messages are messages */
   if (rc == CDAG_OK) rc = exec_verify_bytes(g, p, seed, 4, &compared);
   int status = rc ? cmd_fail("verify", rc) : 0;
   int64_t colls = 0, msgs = 0, copies = 0;   /* a rank's transfers to itself are local copies, not messages */

@@ -73,7 +73,8 @@ typedef enum { CDAG_OPT_FLAG, CDAG_OPT_INT, CDAG_OPT_RANK, CDAG_OPT_INT0, CDAG_O
   X(blocks,      CDAG_OPT_INT0,   0,   1, 1073741824, "CDAG_BLOCKS",   "blocks")      \
   X(measure,     CDAG_OPT_FLAG,   0,   0, 1,          "CDAG_MEASURE",  NULL)          \
   X(overhead,    CDAG_OPT_SEC,    0,   0, 1000,       "CDAG_OVERHEAD", "overhead")    \
-  X(gamma,       CDAG_OPT_SEC,    0,   0, 1000,       "CDAG_GAMMA",    "gamma")
+  X(gamma,       CDAG_OPT_SEC,    0,   0, 1000,       "CDAG_GAMMA",    "gamma")       \
+  X(price,       CDAG_OPT_FLAG,   1,   0, 1,          "CDAG_PRICE",    "price")
 
 #define CDAG_OPT_ID_(field, kind, def, lo, hi, var, flag) CDAG_OPT_##field,
 enum { CDAG_OPTIONS(CDAG_OPT_ID_) CDAG_NOPTS };

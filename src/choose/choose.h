@@ -88,6 +88,32 @@ typedef struct {
   char why[208];           /* one line: the model's comparison, the policy, or what prevents a kernel */
 } kern_choice;
 
+/* The LogGOPS parameters (LogGOPSim's names; src/model/loggp.c runs graphs under them). */
+typedef struct {
+  double L;      /* latency, us */
+  double o;      /* CPU overhead per message (send and receive), us */
+  double g;      /* gap between messages on one NIC (sending and receiving apart), us */
+  double G;      /* gap per byte, us/B */
+  double O;      /* CPU overhead per byte, us/B */
+  uint64_t S;    /* messages above S bytes use rendezvous */
+  double copy;   /* local copy / reduce, us/B */
+} loggp_params;
+
+/* The LogGOPS parameters of the alpha-beta model m: o = g = overhead, L = alpha - 2o (at least
+   0), G = beta, copy = gamma, O = 0, S = 65535. The inverse of what `cdag model` does with its
+   flags (alpha = L + 2o, beta = G). */
+loggp_params kern_model_loggp(const kern_model *m);
+
+/* The last choice (src/model/price.c): the plan as a whole against the graph as written, both
+   run through the LogGOPS model; the plan runs only when it is faster. */
+typedef struct {
+  int priced;              /* 1: the times below are the model's; 0: not priced (why says why) */
+  double written_us;       /* the graph as written */
+  double plan_us;          /* the plan lowered to the messages it sends, computations included */
+  loggp_params params;     /* what they were computed with */
+  char why[200];           /* not priced: the reason (options.price = 0, the model's error) */
+} kern_price;
+
 /* The choice stage's results for one plan, kept beside it (pl->chosen): the plan is
    detect's, these are ours. */
 typedef struct kern_choices {
@@ -97,6 +123,7 @@ typedef struct kern_choices {
   uint64_t pack_limit;
   int64_t msgs_sent;
   char msgs_why[160];
+  kern_price price;        /* the first plan of a chain only (the whole graph's) */
 } kern_choices;
 
 /* Chooses for every collective of pl (kern_choose_coll), then checks that a kernel can run

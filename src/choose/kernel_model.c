@@ -47,6 +47,11 @@ uint64_t kern_model_pack_limit(const kern_model *m) {
   return limit >= 0x1p62 ? (uint64_t)1 << 62 : (uint64_t)(limit + 0.5);
 }
 
+loggp_params kern_model_loggp(const kern_model *m) {
+  double o = m->overhead * 1e6, L = m->alpha * 1e6 - 2 * o;
+  return (loggp_params){L > 0 ? L : 0, o, o, m->beta * 1e6, 0, 65535, m->gamma * 1e6};
+}
+
 kern_model kern_model_default(void) {
   kern_model m = kern_model_builtin();
   kern__model_env(&m);

@@ -221,9 +221,9 @@ static int small_groups_note(det_state *st) {
                   st->small_size, st->small_ranks, st->small_size, st->small_groups > 1 ? "them" : "it");
 }
 
-int detect_run(const cdag_graph *g, df_sst *sst, const cdag_options *o, cdag_plan **out) {
+int detect_run(const cdag_graph *g, df_sst *sst, const cdag_options *o, const det_pricer *pricer, cdag_plan **out) {
   *out = NULL;
-  det_state st = {.g = g, .sst = sst, .opts = *o};
+  det_state st = {.g = g, .sst = sst, .opts = *o, .pricer = pricer};
   cdag_plan *p = calloc(1, sizeof *p);
   st.xused = calloc((size_t)(sst->nxfers ? sst->nxfers : 1), 1);
   st.rused = calloc((size_t)(sst->nreds ? sst->nreds : 1), 1);

@@ -45,6 +45,9 @@
 typedef enum { CDAG_COLL_KINDS(DET_KIND_ENUM_) DET_NKINDS = IR_COLL_NKINDS } det_kind;
 #undef DET_KIND_ENUM_
 
+/* Why a plan's graph runs as written (cdag_plan.as_written). */
+enum { DET_WRITTEN_NO = 0, DET_WRITTEN_EXACT = 1, DET_WRITTEN_COST = 2 };
+
 typedef struct { uint64_t addr, len; } det_piece;
 /* pieces[first..+n); 16 bytes, there are two per member and collective (plans hold at most
    2^32 pieces, checked where they are reserved) */
@@ -66,6 +69,8 @@ typedef struct {
   int64_t rd_pairs, rd_pieces;  /* an alltoallv taken as a redistribution (redistribution.c):
                                    the pairs of ranks that move data and their pieces (own
                                    copies not counted); 0 otherwise */
+  double price_coll_us, price_msgs_us;  /* the pricer's times (det_pricer): the collective alone,
+                                           and its transfers as residual messages; 0, 0: not priced */
 } det_coll;
 
 typedef struct {
@@ -107,10 +112,13 @@ struct cdag_plan {
                                            calcs of 0 count in nops_kind too) */
   double sec_match, sec_dataflow, sec_detect;
   int barrier;                          /* a barrier over all ranks was detected */
-  int as_written;                       /* exact_float: a floating-point reduction combines 3 or
-                                           more values, whose order the plan cannot keep: the
-                                           graph runs as written (a note says so) */
+  int as_written;                       /* the graph runs as written, this plan does not
+                                           (DET_WRITTEN_*): a floating-point reduction combines 3
+                                           or more values, whose order the plan cannot keep
+                                           (exact_float, a note says so), or the plan models
+                                           slower than the graph (the price, src/model) */
   char **notes;   int64_t nnotes;       /* why notable patterns were not rewritten */
+  int64_t nleft;                        /* candidates the pricer left as messages (a note each) */
   /* native collectives (graphs with calls, native.c): per collective, 1 when the program
      called it (its bytes were written by a native call's messages), else NULL; calls by
      kind (IR_COLL_*); residual transfers that native calls delivered */
@@ -154,8 +162,22 @@ static inline det_iov *det_slot(const cdag_plan *p, const det_coll *c, int send,
 }
 
 
-/* Detects collectives in sst and builds the plan (takes ownership of sst). */
-int detect_run(const cdag_graph *g, df_sst *sst, const cdag_options *o, cdag_plan **p);
+/* The price of a candidate, from the layer that has the cost model (src/model/price.c; detect
+   cannot see it). judge prices collective c of p, just built, against the transfers it covers,
+   xs[0..n) (as they would travel as residual messages): *coll_us and *msgs_us, microseconds,
+   or both -1 when it cannot (the collective stays). The transfers travel as messages when
+   that is not slower (a tie keeps the program's messages): the collective is taken back and a
+   note gives both prices. Only collectives that move blocks are weighed, in graphs without
+   native calls; a reduction is weighed with the plan as a whole (src/model/price.c). */
+typedef struct {
+  void *ctx;
+  int (*judge)(void *ctx, const cdag_plan *p, int64_t c, const df_xfer *xs, int64_t n, double *coll_us,
+               double *msgs_us);
+} det_pricer;
+
+/* Detects collectives in sst and builds the plan (takes ownership of sst). pricer: NULL, or
+   the candidates' judge (above). */
+int detect_run(const cdag_graph *g, df_sst *sst, const cdag_options *o, const det_pricer *pricer, cdag_plan **p);
 void detect_plan_free(cdag_plan *p);   /* this plan only: not next, nor choices */
 
 #endif

@@ -26,6 +26,7 @@ typedef struct {
   const cdag_graph *g;
   const df_sst *sst;
   cdag_options opts;
+  const det_pricer *pricer;   /* NULL: every candidate that keeps the rules is taken */
   uint8_t *xused;         /* per transfer: covered by a collective */
   uint8_t *rused;         /* per reduction */
   det_proto *protos;  int64_t nprotos, protocap;

@@ -361,7 +361,52 @@ static int build_split(det_state *st, cdag_plan *p, const int64_t *group, int64_
   return rc;
 }
 
-/* One group of protos of one shape: merged, or split when merging breaks the rules. */
+/* The transfers of protos group[0..ng) into a new array *xs (*n of them). */
+static int group_xfers(const det_state *st, const int64_t *group, int64_t ng, df_xfer **xs, int64_t *n) {
+  int64_t k = 0;
+  for (int64_t i = 0; i < ng; i++) k += st->protos[group[i]].ntuples;
+  if (!(*xs = malloc((size_t)(k ? k : 1) * sizeof **xs))) return CDAG_NOMEM("pricing");
+  *n = 0;
+  for (int64_t i = 0; i < ng; i++) {
+    const det_proto *q = &st->protos[group[i]];
+    for (int64_t t = 0; t < q->ntuples; t++) (*xs)[(*n)++] = st->sst->xfers[st->tuples[q->tuples_first + t]];
+  }
+  return CDAG_OK;
+}
+
+/* The pricer weighs the collective just built from group[0..ng) (det_pricer); when its
+   transfers cost no more as messages, it is taken back (to mk) and they stay residual. */
+static int price_last(det_state *st, cdag_plan *p, const int64_t *group, int64_t ng, int64_t *coll_of,
+                      plan_mark mk) {
+  det_coll *c = &p->colls[p->ncolls - 1];
+  const ir_coll_info *in = ir_coll_get(c->kind);
+  if (!st->pricer || st->g->ncalls || in->reduces || in->send == IR_SLOTS_NONE || c->after > 0) return CDAG_OK;
+  df_xfer *xs = NULL;
+  int64_t n = 0;
+  double coll_us = -1, msgs_us = -1;
+  int rc = group_xfers(st, group, ng, &xs, &n);
+  if (rc == CDAG_OK) rc = st->pricer->judge(st->pricer->ctx, p, p->ncolls - 1, xs, n, &coll_us, &msgs_us);
+  free(xs);
+  if (rc || coll_us < 0 || msgs_us < 0) return rc;
+  c->price_coll_us = coll_us, c->price_msgs_us = msgs_us;
+  if (msgs_us > coll_us) return CDAG_OK;
+  char ranks[96];
+  const char *kind = det_kind_name(c->kind);
+  det_ranks_text(p->ranks + c->ranks_first, c->nranks, p->nprocs, ranks, sizeof ranks);
+  rc = det_note(st, "left as messages: %s over ranks %s would cost %.3f us, its %lld transfers as messages %.3f us",
+                kind, ranks, coll_us, (long long)c->ntransfers, msgs_us);
+  plan_rollback(p, mk);
+  p->nleft++;
+  for (int64_t i = 0; i < ng; i++) {
+    const det_proto *q = &st->protos[group[i]];
+    coll_of[group[i]] = -1;
+    for (int64_t t = 0; t < q->ntuples; t++) st->xused[st->tuples[q->tuples_first + t]] = 0;
+  }
+  return rc;
+}
+
+/* One group of protos of one shape: merged, or split when merging breaks the rules; then
+   priced (price_last). */
 static int build_group(det_state *st, cdag_plan *p, const int64_t *group, int64_t ng, int64_t *coll_of) {
   plan_mark mk = plan_mark_now(p);
   int rc = build_collective(st, p, group, ng, coll_of);
@@ -370,7 +415,7 @@ static int build_group(det_state *st, cdag_plan *p, const int64_t *group, int64_
   int same_after = 1;
   for (int64_t i = 1; i < ng && st->protos[group[0]].after > 0; i++)
     same_after &= coll_of[st->protos[group[i]].after - 1] == coll_of[st->protos[group[0]].after - 1];
-  if (same_after && coll_consistent(p, &p->colls[p->ncolls - 1])) return CDAG_OK;
+  if (same_after && coll_consistent(p, &p->colls[p->ncolls - 1])) return price_last(st, p, group, ng, coll_of, mk);
   plan_rollback(p, mk);
   return build_split(st, p, group, ng, coll_of);
 }
@@ -644,7 +689,7 @@ static int keep_written_order(det_state *st, cdag_plan *p) {
     n += terms >= 3;
   }
   if (!n) return CDAG_OK;
-  p->as_written = 1;
+  p->as_written = DET_WRITTEN_EXACT;
   return det_note(st, "exact_float: %lld floating-point reductions combine 3 or more values, and a plan would combine "
                       "them in another order than the graph: the graph runs as written%s", (long long)n,
                   p->ncolls ? " (the collectives above are not used)" : "");

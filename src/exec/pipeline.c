@@ -1,7 +1,8 @@
 /* cdag — src/exec/pipeline.c: the whole compiler pipeline on a global graph, without MPI.
  *
  * cdag_analyze: finalize (program order, dependencies), match, dataflow (SST, wait sets),
- * detect (collectives, plan), timing each phase; pipeline_plan adds the choice of algorithm.
+ * detect (collectives, plan), timing each phase; pipeline_plan adds the choice of algorithm
+ * and the price (the plan against the graph as written, src/model/price.c).
  * The same pipeline runs inside cdag_compile on the compiling rank. The options of a compile
  * are initialised and validated here, once for every caller. */
 #include <stdio.h>
@@ -50,7 +51,18 @@ int pipeline_tuning(const cdag_options *o, const kern_model *base, pipeline_tune
   if (e.blocks > 0) t->model.blocks = e.blocks;
   t->policy = policy_of((int)e.kernel);
   t->measure = e.measure;
+  t->price = e.price;
+  t->lp = kern_model_loggp(&t->model);
   return rc;
+}
+
+pipeline_tune pipeline_tune_of(const kern_model *m, kern_policy policy) {
+  cdag_options o;
+  pipeline_tune t;
+  cdag_options_init(&o);
+  pipeline_tuning(&o, m, &t);   /* a bad variable was reported by the entry point */
+  t.policy = policy;
+  return t;
 }
 
 int pipeline_check_options(const cdag_options *o, int nprocs, int rank) {
@@ -115,8 +127,8 @@ static int mark_cuts(cdag_graph *g, const int32_t *mixed, int64_t n, const int32
    g, which it frees (the dataflow releases it as soon as it is done with it), with opts as
    offline_options made them. When reduces mix reductions, no plan: *mixed gets the SST that
    lists them (the caller cuts there and frees it). */
-static int analyze_phase(cdag_graph *g, match_result *m, const cdag_options *opts, double t0, int stage, cdag_plan **p,
-                         df_sst **mixed) {
+static int analyze_phase(cdag_graph *g, match_result *m, const cdag_options *opts, const det_pricer *pr, double t0,
+                         int stage, cdag_plan **p, df_sst **mixed) {
   *p = NULL;
   *mixed = NULL;
   df_sst *sst = NULL;
@@ -129,7 +141,7 @@ static int analyze_phase(cdag_graph *g, match_result *m, const cdag_options *opt
     return CDAG_OK;
   }
   double t2 = now();
-  if (rc == CDAG_OK) rc = detect_run(g, sst, opts, p);
+  if (rc == CDAG_OK) rc = detect_run(g, sst, opts, pr, p);
   double t3 = now();
   if (rc) return rc;
   (*p)->sec_match = t1 - t0;
@@ -140,24 +152,25 @@ static int analyze_phase(cdag_graph *g, match_result *m, const cdag_options *opt
 }
 
 /* One stage's graph, from its ops to its plan (or *mixed, as analyze_phase). */
-static int analyze_stage(cdag_graph *s, const cdag_options *opts, cdag_plan **p, df_sst **mixed) {
+static int analyze_stage(cdag_graph *s, const cdag_options *opts, const det_pricer *pr, cdag_plan **p, df_sst **mixed) {
   match_result m = {0};
   double t0 = now();
   int rc = ir_finalize(s);
   if (rc == CDAG_OK) rc = match_run(s, &m);
-  if (rc == CDAG_OK) return analyze_phase(s, &m, opts, t0, 1, p, mixed);
+  if (rc == CDAG_OK) return analyze_phase(s, &m, opts, pr, t0, 1, p, mixed);
   match_free(&m);
   return rc;
 }
 
 /* The stages of s analysed one by one and chained behind *p. When a stage's reduces mix
    reductions, they are marked cuts of g (*cut set) and no plan is made. */
-static int plan_stages(cdag_graph *g, stage_split *s, const cdag_options *opts, cdag_plan **p, double *sec, int *cut) {
+static int plan_stages(cdag_graph *g, stage_split *s, const cdag_options *opts, const det_pricer *pr, cdag_plan **p,
+                       double *sec, int *cut) {
   cdag_plan **tail = p;
   int rc = CDAG_OK;
   for (int32_t k = 0; rc == CDAG_OK && k < s->nstages && !*cut; k++) {
     df_sst *mixed = NULL;
-    rc = analyze_stage(s->graph[k], opts, tail, &mixed);
+    rc = analyze_stage(s->graph[k], opts, pr, tail, &mixed);
     if (rc == CDAG_OK && mixed) {
       int added = 0;
       rc = mark_cuts(g, mixed->mixed, mixed->nmixed, s->orig[k], &added);
@@ -181,7 +194,8 @@ static int plan_stages(cdag_graph *g, stage_split *s, const cdag_options *opts, 
    graph of pure communication, analysed one by one and chained behind the first plan,
    which takes the computations and the whole graph's figures. A stage whose reduces mix
    reductions adds cuts and the graph is cut again, from a new match. */
-static int analyze_stages(cdag_graph *g, match_result *m, const cdag_options *opts, double t0, cdag_plan **p) {
+static int analyze_stages(cdag_graph *g, match_result *m, const cdag_options *opts, const det_pricer *pr, double t0,
+                          cdag_plan **p) {
   stage_split s = {0};
   double sec[3] = {0, 0, 0};
   int rc = CDAG_OK, cut = 1;
@@ -192,7 +206,7 @@ static int analyze_stages(cdag_graph *g, match_result *m, const cdag_options *op
     rc = stage_cut(g, m, &s);
     match_free(m);
     sec[0] = now() - t0, sec[1] = sec[2] = 0;
-    if (rc == CDAG_OK) rc = plan_stages(g, &s, opts, p, sec, &cut);
+    if (rc == CDAG_OK) rc = plan_stages(g, &s, opts, pr, p, sec, &cut);
     if (cut || rc) {
       cdag_plan_free(p);
       stage_split_free(&s);
@@ -212,15 +226,16 @@ static int analyze_stages(cdag_graph *g, match_result *m, const cdag_options *op
 }
 
 /* A phase without computation, unless its reduces mix reductions: then in stages. */
-static int analyze_matched(cdag_graph *g, match_result *m, const cdag_options *opts, double t0, cdag_plan **p) {
-  if (stage_has_computes(g)) return analyze_stages(g, m, opts, t0, p);
+static int analyze_matched(cdag_graph *g, match_result *m, const cdag_options *opts, const det_pricer *pr, double t0,
+                           cdag_plan **p) {
+  if (stage_has_computes(g)) return analyze_stages(g, m, opts, pr, t0, p);
   df_sst *mixed = NULL;
-  int rc = analyze_phase(g, m, opts, t0, 0, p, &mixed), added = 0;
+  int rc = analyze_phase(g, m, opts, pr, t0, 0, p, &mixed), added = 0;
   if (rc == CDAG_OK && mixed) {
     rc = mark_cuts(g, mixed->mixed, mixed->nmixed, NULL, &added);
     dataflow_free(mixed);
     if (rc == CDAG_OK) rc = match_run(g, m);
-    if (rc == CDAG_OK) return analyze_stages(g, m, opts, t0, p);
+    if (rc == CDAG_OK) return analyze_stages(g, m, opts, pr, t0, p);
     match_free(m);
   }
   return rc;
@@ -236,7 +251,7 @@ int cdag_analyze(cdag_graph *g, const cdag_options *o, cdag_plan **p) {
   double t0 = now();
   int rc = ir_finalize(g);
   if (rc == CDAG_OK) rc = match_run(g, &m);
-  if (rc == CDAG_OK) return analyze_matched(g, &m, &opts, t0, p);
+  if (rc == CDAG_OK) return analyze_matched(g, &m, &opts, NULL, t0, p);
   match_free(&m);
   return rc;
 }
@@ -259,24 +274,54 @@ static int choose_stages(cdag_plan *p, const kern_model *m, kern_policy policy) 
   return rc;
 }
 
-int pipeline_plan(cdag_graph *g, const cdag_options *o, const kern_model *m, kern_policy policy, cdag_plan **p) {
-  int rc = cdag_analyze(g, o, p);
-  if (rc == CDAG_OK) rc = choose_stages(*p, m, policy);
+/* The plan of finalized g from its match m (freed), chosen and priced as t and opts say. The
+   graph as written is modelled first, while its match exists. */
+static int plan_matched(cdag_graph *g, match_result *m, const cdag_options *opts, const pipeline_tune *t, double t0,
+                        cdag_plan **p) {
+  int price = t->price && opts->price;
+  double written = 0;
+  char why[200] = "options.price = 0 (or CDAG_PRICE=0): the plan runs without being weighed";
+  int rc = price ? model_price_written(g, m->partner, &t->lp, &written) : CDAG_OK;
+  if (rc != CDAG_OK && rc != CDAG_ERR_NOMEM) {   /* the plan still runs, unweighed: the report says why */
+    snprintf(why, sizeof why, "not priced: the graph as written could not be modelled: %s", cdag_error_message());
+    cdag__error_clear();
+    price = 0, rc = CDAG_OK;
+  }
+  model_price_ctx ctx;
+  det_pricer pricer = model_pricer(&ctx, &t->model, t->policy, &t->lp);
+  if (rc == CDAG_OK) rc = analyze_matched(g, m, opts, price ? &pricer : NULL, t0, p);
+  else match_free(m);
+  if (rc == CDAG_OK) rc = choose_stages(*p, &t->model, t->policy);
+  if (rc == CDAG_OK && price) rc = model_price_plan(g, written, *p, &t->model, t->policy, &t->lp);
+  else if (rc == CDAG_OK) snprintf((*p)->chosen->price.why, sizeof (*p)->chosen->price.why, "%s", why);
   if (rc != CDAG_OK) cdag_plan_free(p);
   return rc;
 }
 
-int pipeline_plan_matched(cdag_graph *g, match_result *mr, const cdag_options *o, const kern_model *m,
-                          kern_policy policy, cdag_plan **p) {
-  if (!g || !mr || !p || g->state == IR_BUILDING || mr->nops != g->nops) {
+int pipeline_plan(cdag_graph *g, const cdag_options *o, const pipeline_tune *t, cdag_plan **p) {
+  if (!g || !t || !p) return cdag__error(CDAG_ERR_ARG, "pipeline_plan: NULL argument");
+  *p = NULL;
+  cdag_options opts;
+  int rc = offline_options(g, o, &opts);
+  if (rc) return rc;
+  match_result m = {0};
+  double t0 = now();
+  if ((rc = ir_finalize(g)) == CDAG_OK) rc = match_run(g, &m);
+  if (rc == CDAG_OK) return plan_matched(g, &m, &opts, t, t0, p);
+  match_free(&m);
+  return rc;
+}
+
+int pipeline_plan_matched(cdag_graph *g, match_result *mr, const cdag_options *o, const pipeline_tune *t,
+                          cdag_plan **p) {
+  if (!g || !mr || !t || !p || g->state == IR_BUILDING || mr->nops != g->nops) {
     match_free(mr);
     return cdag__error(CDAG_ERR_ARG, "pipeline_plan_matched: a finalized graph and its match expected");
   }
+  *p = NULL;
   cdag_options opts;
   int rc = offline_options(g, o, &opts);
-  if (rc == CDAG_OK) rc = analyze_matched(g, mr, &opts, now(), p);
-  else match_free(mr);
-  if (rc == CDAG_OK) rc = choose_stages(*p, m, policy);
-  if (rc != CDAG_OK) cdag_plan_free(p);
+  if (rc == CDAG_OK) return plan_matched(g, mr, &opts, t, now(), p);
+  match_free(mr);
   return rc;
 }

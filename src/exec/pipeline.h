@@ -1,7 +1,8 @@
 /* cdag — src/exec/pipeline.h: the compiler pipeline, driven from one place (no MPI).
  *
  * finalize (program order, dependencies) -> match -> dataflow (SST, wait sets) -> detect
- * (collectives, the plan) -> choose (each collective's algorithm, src/choose). Every caller
+ * (collectives, the plan) -> choose (each collective's algorithm, src/choose) -> price (the
+ * plan against the graph as written, src/model/price.c). Every caller
  * that turns a graph into a plan comes here: cdag_analyze, cdag_compile's compiling rank
  * (exec/mpi), and the `cdag` tool's analyze, goal, model and dot. The options' entry points
  * live here too (cdag_options_init, their validation), driven by the options table of
@@ -20,6 +21,7 @@
 #include "detect/detect.h"
 #include "choose/choose.h"
 #include "match/match.h"
+#include "model/lower.h"
 
 /* Reports (report.c, the one writer of report text and JSON; cdag_plan_report is the
    analysed plan's): a graph run as written without analysis, `why` in words (detect = 0,
@@ -39,17 +41,23 @@ typedef struct {
   kern_model model;
   kern_policy policy;
   int measure;        /* CDAG_MEASURE, else o->measure */
+  int price;          /* CDAG_PRICE, else o->price: weigh the plan against the graph as written */
+  loggp_params lp;    /* the LogGOPS parameters plans are priced with (kern_model_loggp of model) */
 } pipeline_tune;
 int pipeline_tuning(const cdag_options *o, const kern_model *base, pipeline_tune *t);
+/* pipeline_tuning of the default options with model m (NULL: built in), then policy. */
+pipeline_tune pipeline_tune_of(const kern_model *m, kern_policy policy);
 
-/* cdag_analyze, then the algorithm of every collective (kern_choose_plan with model m and
-   policy): the plan as it would run. *p is NULL on error. */
-int pipeline_plan(cdag_graph *g, const cdag_options *o, const kern_model *m, kern_policy policy, cdag_plan **p);
+/* The plan as it would run: cdag_analyze, the algorithm of every collective (kern_choose_plan
+   with t's model and policy), then the price (src/model/price.c: unless t->price or o's price
+   is 0, the plan is weighed against the graph as written under t->lp and may be set to run
+   the graph as written). *p is NULL on error. */
+int pipeline_plan(cdag_graph *g, const cdag_options *o, const pipeline_tune *t, cdag_plan **p);
 
 /* pipeline_plan of finalized g from mr, its match_run, which it frees: for a caller that
    needed the match itself (cdag model runs the graph's LogGP model on it first), so that
    matching is not done twice. */
-int pipeline_plan_matched(cdag_graph *g, match_result *mr, const cdag_options *o, const kern_model *m,
-                          kern_policy policy, cdag_plan **p);
+int pipeline_plan_matched(cdag_graph *g, match_result *mr, const cdag_options *o, const pipeline_tune *t,
+                          cdag_plan **p);
 
 #endif

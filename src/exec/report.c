@@ -158,12 +158,17 @@ static void stage_text(const cdag_plan *p, FILE *f, det_stride *v) {
                  c->after > 0 ? "reductions" : "transfers");
     if (p->native) fprintf(f, "  %s\n", p->native[i] ? "native: the program called it" : "hand-written: the program built it from messages");
     if (p->chosen) fprintf(f, "  algorithm: %s (%s)\n", p->chosen->coll[i].name, p->chosen->coll[i].why);
+    if (c->price_coll_us > 0)
+      fprintf(f, "  price: %.3f us as this collective, %.3f us as messages\n", c->price_coll_us, c->price_msgs_us);
     text_redistribution(f, c);
     text_replication(f, p, c, v);
   }
-  if (p->ncolls == 0) fprintf(f, "no collectives found\n");
+  if (p->ncolls == 0 && p->nleft)
+    fprintf(f, "no collectives used: %lld found cost no less than their messages (notes below)\n", (long long)p->nleft);
+  else if (p->ncolls == 0) fprintf(f, "no collectives found\n");
   if (p->native) text_native(p, f);
-  if (p->as_written) fprintf(f, "runs as written (exact_float keeps the order of floating-point reductions)\n");
+  if (p->as_written == DET_WRITTEN_EXACT)
+    fprintf(f, "runs as written (exact_float keeps the order of floating-point reductions)\n");
   uint64_t copy_bytes;
   int64_t copies = local_copies(p, &copy_bytes);
   fprintf(f, "residual: %lld transfers (%llu B) in %lld messages", (long long)p->nxfers,
@@ -212,9 +217,43 @@ static void stages_text(const cdag_plan *p, FILE *f, det_stride *v) {
   }
 }
 
+/* The price (src/model/price.c): both times, the parameters, the verdict. */
+static void price_text(const cdag_plan *p, FILE *f) {
+  const kern_price *pr = &p->chosen->price;
+  const loggp_params *l = &pr->params;
+  if (!pr->priced) {
+    fprintf(f, "price: %s\n", pr->why);
+    return;
+  }
+  fprintf(f, "price (LogGOPS L=%g o=%g g=%g us, G=%g us/B, copy %g us/B): plan %.3f us, as written %.3f us: ", l->L,
+          l->o, l->g, l->G, l->copy, pr->plan_us, pr->written_us);
+  if (p->as_written == DET_WRITTEN_COST)
+    fprintf(f, "runs as written (the plan is not faster%s)\n", p->ncolls || p->next ? "; the collectives above are not used" : "");
+  else fprintf(f, "the plan runs (saves %.3f us)\n", pr->written_us - pr->plan_us);
+}
+
+static void price_json(const cdag_plan *p, FILE *f) {
+  const kern_price *pr = &p->chosen->price;
+  const loggp_params *l = &pr->params;
+  int64_t left = 0;
+  for (const cdag_plan *q = p; q; q = q->next) left += q->nleft;
+  fprintf(f, "  \"price\": {\"priced\": %s, \"candidates_left\": %lld, ", pr->priced ? "true" : "false", (long long)left);
+  if (pr->priced)
+    fprintf(f, "\"plan_us\": %.6f, \"written_us\": %.6f, \"runs\": \"%s\", ", pr->plan_us, pr->written_us,
+            p->as_written ? "as_written" : "plan");
+  fprintf(f, "\"params\": {\"L\": %g, \"o\": %g, \"g\": %g, \"G\": %g, \"O\": %g, \"S\": %llu, \"copy\": %g}",
+          l->L, l->o, l->g, l->G, l->O, (unsigned long long)l->S, l->copy);
+  if (!pr->priced) {
+    fprintf(f, ", \"why\": ");
+    ir_json_string(f, pr->why);
+  }
+  fprintf(f, "},\n");
+}
+
 static void report_text(const cdag_plan *p, FILE *f, det_stride *v) {
   if (p->steps) stages_text(p, f, v);
   else stage_text(p, f, v);
+  if (p->chosen) price_text(p, f);
   fprintf(f, "graph: %d ranks, %lld send, %lld recv, %lld reduce, %lld copy, %lld calc\n", p->nprocs,
           (long long)p->nops_kind[IR_SEND], (long long)p->nops_kind[IR_RECV], (long long)p->nops_kind[IR_REDUCE],
           (long long)p->nops_kind[IR_COPY], (long long)p->nops_kind[IR_CALC]);
@@ -253,6 +292,8 @@ static void json_coll(FILE *f, const cdag_plan *p, int64_t i, det_stride *v, int
   if (c->rd_pairs)
     fprintf(f, ", \"redistribution\": {\"pairs\": %lld, \"pieces\": %lld}", (long long)c->rd_pairs, (long long)c->rd_pieces);
   if (p->native) fprintf(f, ", \"native\": %s", p->native[i] ? "true" : "false");
+  if (c->price_coll_us > 0)
+    fprintf(f, ", \"price\": {\"collective_us\": %.6f, \"messages_us\": %.6f}", c->price_coll_us, c->price_msgs_us);
   if (p->chosen) {
     fprintf(f, ", \"algorithm\": ");
     ir_json_string(f, p->chosen->coll[i].name);
@@ -278,7 +319,7 @@ static void json_seconds(FILE *f, double match, double dataflow, double detect) 
 typedef struct {
   int64_t xfers, msgs, reds, pairs, copies, syncs, native_xfers, native_calls[IR_COLL_NKINDS];
   uint64_t bytes, copy_bytes, pack_limit, native_bytes;
-  int barrier, as_written, native, chosen;
+  int barrier, native, chosen;
   const char *why;
 } residual_sums;
 
@@ -288,7 +329,7 @@ static residual_sums residual_of(const cdag_plan *p) {
     uint64_t cb;
     r.xfers += q->nxfers, r.bytes += residual_bytes(q), r.msgs += residual_messages(q), r.reds += q->nreds;
     r.copies += local_copies(q, &cb), r.copy_bytes += cb, r.syncs += q->nsyncs, r.pairs += q->nmsgs;
-    r.barrier |= q->barrier, r.as_written |= q->as_written;
+    r.barrier |= q->barrier;
     if (q->native) {
       r.native = 1, r.native_xfers += q->native_residual, r.native_bytes += q->native_residual_bytes;
       for (int k = 0; k < IR_COLL_NKINDS; k++) r.native_calls[k] += q->native_calls[k];
@@ -341,7 +382,8 @@ static void report_json(const cdag_plan *p, FILE *f, det_stride *v) {
   residual_sums r = residual_of(p);
   if (r.native) json_native(f, &r);
   fprintf(f, "  \"barrier\": %s,\n", r.barrier ? "true" : "false");
-  fprintf(f, "  \"as_written\": %s,\n", r.as_written ? "true" : "false");
+  fprintf(f, "  \"as_written\": %s,\n", p->as_written ? "true" : "false");
+  if (p->chosen) price_json(p, f);
   fprintf(f, "  \"residual\": {\"transfers\": %lld, \"bytes\": %llu, \"messages\": %lld, \"reductions\": %lld",
           (long long)r.xfers, (unsigned long long)r.bytes, (long long)r.msgs, (long long)r.reds);
   if (r.chosen) {

@@ -14,6 +14,10 @@
 #include "circulant/circulant.h"
 #include "model/lower.h"
 
+/* MPICH's allgather(v) uses Bruck's algorithm (or recursive doubling) below this many bytes
+   in all (MPIR_CVAR_ALLGATHER_SHORT_MSG_SIZE), the ring above. */
+#define LOWER_ALLGATHER_SHORT 81920
+
 typedef struct {
   int32_t rank;
   uint64_t src, dst, len;
@@ -422,17 +426,36 @@ static int coll_reduce(lw *w, const det_coll *c, const int32_t *R, int n, int ri
 }
 
 /* Allgather(v): buf[i] holds every block; ring (MPI) in member order, circulant rotated. */
+/* Bruck's allgather, MPICH's for short messages: ceil(log2 n) rounds; each rank's buffer holds
+   the blocks from its own on, rotated (block i + k at P[i + k] - P[i]), and in the round of
+   distance d it receives the first min(d, n - d) blocks of rank i + d's buffer after its own d. */
+static int bruck_allgather(lw *w, const int32_t *R, int n, const uint64_t *buf, const uint64_t *P) {
+  int rc = CDAG_OK;
+  for (int d = 1; d < n && rc == CDAG_OK; d <<= 1) {
+    int cnt = d < n - d ? d : n - d;
+    for (int i = 0; i < n && rc == CDAG_OK; i++) {
+      int j = (i + d) % n;
+      rc = msg(w, R[j], buf[j], R[i], buf[i] + P[i + d] - P[i], P[j + cnt] - P[j]);
+    }
+  }
+  return rc;
+}
+
 static int coll_allgather(lw *w, const det_coll *c, const int32_t *R, int n, int alg, uint64_t *buf, uint64_t *P) {
   int rc = CDAG_OK;
   P[0] = 0;
   for (int k = 0; k < 2 * n; k++) P[k + 1] = P[k] + det_slot(w->p, c, 1, k % n, 0)->bytes;
   uint64_t total = P[n];
-  int absolute = alg == KERN_ALG_MPI || ir_coll_get(c->kind)->vector; /* root j's bytes at P[j] */
+  int bruck = alg == KERN_ALG_MPI && total < LOWER_ALLGATHER_SHORT;
+  /* root j's bytes at P[j] (the ring, circulant allgatherv), else rotated from the rank's own */
+  int absolute = !bruck && (alg == KERN_ALG_MPI || ir_coll_get(c->kind)->vector);
   for (int i = 0; i < n && rc == CDAG_OK; i++) {
     buf[i] = stage(w, R[i], total);
     rc = pack_into(w, R[i], det_slot(w->p, c, 1, i, 0), buf[i] + (absolute ? P[i] : 0));
   }
-  if (rc == CDAG_OK && alg == KERN_ALG_MPI) {
+  if (rc == CDAG_OK && bruck) {
+    rc = bruck_allgather(w, R, n, buf, P);
+  } else if (rc == CDAG_OK && alg == KERN_ALG_MPI) {
     for (int s = 0; s < n - 1 && rc == CDAG_OK; s++)
       for (int i = 0; i < n && rc == CDAG_OK; i++) {
         int b = ((i - s) % n + n) % n, j = (i + 1) % n;
@@ -694,8 +717,17 @@ static int lower_syncs(lw *w) {
 
 /* The highest address stage plan p uses, at least top. */
 static uint64_t plan_top(const cdag_plan *p, uint64_t top) {
-  for (int64_t i = 0; i < p->npieces; i++)
-    if (p->pieces[i].addr + p->pieces[i].len > top) top = p->pieces[i].addr + p->pieces[i].len;
+  for (int64_t c = 0; c < p->ncolls; c++) {   /* the collectives' own pieces: a part of a plan (price.c) shares them */
+    const det_coll *k = &p->colls[c];
+    int64_t first[2] = {k->send_first, k->recv_first}, n[2] = {(int64_t)k->nranks * k->nsend_slots,
+                                                               (int64_t)k->nranks * k->nrecv_slots};
+    for (int side = 0; side < 2; side++)
+      for (int64_t v = first[side]; v < first[side] + n[side]; v++)
+        for (int32_t i = 0; i < p->iovs[v].n; i++) {
+          const det_piece *pc = &p->pieces[p->iovs[v].first + (uint32_t)i];
+          if (pc->addr + pc->len > top) top = pc->addr + pc->len;
+        }
+  }
   for (int64_t i = 0; i < p->nxfers; i++) {
     const df_xfer *x = &p->xfers[i];
     if (x->src_addr + x->len > top) top = x->src_addr + x->len;
@@ -733,7 +765,13 @@ static int staging_base(const cdag_plan *pl, uint64_t *base) {
    late copies are not doubled and copied on the way to millions; more are added as needed. */
 static int reserve(lw *w) {
   const cdag_plan *p = w->p;
-  int64_t late = p->nxfers + p->npieces, ops = 2 * p->nmsgs + 2 * p->nsyncs + late + p->npieces;
+  int64_t pieces = 0;   /* the collectives' own: a part of a plan (price.c) shares the array */
+  for (int64_t c = 0; c < p->ncolls; c++) {
+    const det_coll *k = &p->colls[c];
+    int64_t nv = (int64_t)k->nranks * (k->nsend_slots + k->nrecv_slots);
+    pieces += nv;   /* a piece or so per slot: a hint, not a bound */
+  }
+  int64_t late = p->nxfers + pieces, ops = 2 * p->nmsgs + 2 * p->nsyncs + late + pieces;
   if (ops > IR_MAX_OPS / 2) ops = IR_MAX_OPS / 2;
   if (late > IR_MAX_OPS / 2) late = IR_MAX_OPS / 2;
   BASE_GROW(w->late, w->nlate, w->clate, late, "lowering");

@@ -5,7 +5,7 @@
  * expanded by the algorithm the executor runs it with (pl->chosen if set, else
  * kern_choose_coll with the given model and policy):
  *   MPI's collective, as MPICH's usual choice: bcast, reduce, gather, scatter (and v-forms):
- *     binomial trees; allgather(v): ring; alltoall(v): pairwise exchange; allreduce:
+ *     binomial trees; allgather(v): Bruck's algorithm below 80 KiB in all, the ring above; alltoall(v): pairwise exchange; allreduce:
  *     recursive doubling (ranks beyond the largest power of two fold in first and get the
  *     result last); reduce_scatter(_block): pairwise (each member reduces its own block);
  *     barrier: dissemination (zero-byte messages);
@@ -36,6 +36,10 @@
  * kind/algorithm it cannot expand, a chain whose stages disagree), CDAG_ERR_UNSUPPORTED (no
  * room for staging memory above the plan's addresses). Cost O(output ops + p log p per
  * circulant collective + P per stage).
+ *
+ * The price (price.c): each candidate collective against its transfers as messages (for
+ * detect), then the plan against the graph as written, all under the LogGOPS model; the plan
+ * runs only when it is strictly faster (a tie keeps the program's messages).
  *
  * Critical path (calc_path.c): exec_calc_path, the heaviest chain of calcs along a graph's
  * dependencies and messages, the computation no schedule can avoid waiting for.
@@ -89,18 +93,29 @@ int exec_lower_pairs(const cdag_graph *low, int32_t **partner);
    model faster than it runs. O(ops + dependencies of g and low). */
 int exec_lower_keep_calc(const cdag_graph *g, cdag_graph *low);
 
+/* The candidates' judge for detect (det_pricer, price.c), pricing with km, policy and lp
+   (copied into *x, which must outlive the pricer). */
+typedef struct {
+  kern_model km;
+  kern_policy policy;
+  loggp_params lp;
+} model_price_ctx;
+det_pricer model_pricer(model_price_ctx *x, const kern_model *km, kern_policy policy, const loggp_params *lp);
+
+/* The graph as written under lp (finalized g, partner its match_run's): *us. */
+int model_price_written(const cdag_graph *g, const int32_t *partner, const loggp_params *lp, double *us);
+/* Weighs chosen plan p of g (the graph it was analysed from, finalized; written_us its
+   model_price_written) under lp: p->chosen->price gets both times, and p->as_written becomes
+   DET_WRITTEN_COST when the plan is not faster. A plan the model cannot lower keeps running and
+   price.why says so (price.priced = 0). km and policy as exec_lower_plan. CDAG_OK, or
+   CDAG_ERR_NOMEM, CDAG_ERR_ARG. O(n log n) in the plan's lowered ops. */
+int model_price_plan(const cdag_graph *g, double written_us, cdag_plan *p, const kern_model *km, kern_policy policy,
+                     const loggp_params *lp);
+
 /* Writes finalized g as plain GOAL (see above). CDAG_ERR_IO if f fails, CDAG_ERR_NOMEM. */
 int exec_goal_write(const cdag_graph *g, FILE *f, double copy_ns_per_byte);
 
-typedef struct {
-  double L;      /* latency, us */
-  double o;      /* CPU overhead per message (send and receive), us */
-  double g;      /* gap between messages on one NIC (sending and receiving apart), us */
-  double G;      /* gap per byte, us/B */
-  double O;      /* CPU overhead per byte, us/B */
-  uint64_t S;    /* messages above S bytes use rendezvous */
-  double copy;   /* local copy / reduce, us/B */
-} loggp_params;
+/* loggp_params: choose.h. */
 
 /* L 1.0, o 0.2, g 0.2, G 0.0002 (5 GB/s), O 0, S 65535 (LogGOPSim's), copy 0.0001 (10 GB/s). */
 loggp_params loggp_defaults(void);

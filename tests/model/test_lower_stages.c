@@ -86,7 +86,7 @@ static times model_of(cdag_graph *g, kern_policy pol, const char *what, int veri
   match_free(&mr);
   cdag_plan *p = NULL;
   kern_model m = kern_model_default();
-  ck_assert_msg(pipeline_plan(g, NULL, &m, pol, &p) == CDAG_OK, "%s: %s", what, cdag_error_message());
+  ck_assert_msg(pipeline_plan(g, NULL, (pipeline_tune[]){pipeline_tune_of(&m, pol)}, &p) == CDAG_OK, "%s: %s", what, cdag_error_message());
   if (verify) stages_verify(p, pol, what);
   t.chain = rank_chain(p);
   cdag_graph *low = NULL;
@@ -186,7 +186,7 @@ START_TEST(hoist_breaks_the_bound) {
   cdag_graph *g = load_data("compute/panel_pipeline8.cdag");
   cdag_plan *p = NULL;
   kern_model m = kern_model_default();
-  CK_OK(pipeline_plan(g, NULL, &m, KERN_POLICY_AUTO, &p));
+  CK_OK(pipeline_plan(g, NULL, (pipeline_tune[]){pipeline_tune_of(&m, KERN_POLICY_AUTO)}, &p));
   for (int64_t i = 0; i < p->steps->ncomputes; i++) p->steps->computes[i].after = -1;   /* still sorted: rank i */
   cdag_graph *low = NULL;
   double t;
@@ -276,7 +276,7 @@ START_TEST(staging_above_high_addresses) {
   CK_OK(ir_finalize(g));
   cdag_plan *p = NULL;
   kern_model m = kern_model_default();
-  CK_OK(pipeline_plan(g, NULL, &m, KERN_POLICY_AUTO, &p));
+  CK_OK(pipeline_plan(g, NULL, (pipeline_tune[]){pipeline_tune_of(&m, KERN_POLICY_AUTO)}, &p));
   ck_assert_ptr_nonnull(p->steps);
   stages_verify(p, KERN_POLICY_AUTO, "high addresses");
   cdag_graph *low = NULL;

@@ -94,7 +94,8 @@ for f in "$rec"/phase-*.cdag; do
 done
 phase0=$rec/phase-0000.cdag
 if [ ${#analyze[@]} -gt 0 ] || [ ${#noanalyze[@]} -gt 0 ]; then
-  "$cdag" analyze "$phase0" >"$tmp/report" 2>&1 || fail "cdag analyze failed: $(cat "$tmp/report")"
+  # what detection finds (the price may leave a small candidate as messages, and says so)
+  CDAG_PRICE=0 "$cdag" analyze "$phase0" >"$tmp/report" 2>&1 || fail "cdag analyze failed: $(cat "$tmp/report")"
   for t in "${analyze[@]}"; do grep -qF -- "$t" "$tmp/report" || fail "the report lacks '$t': $(cat "$tmp/report")"; done
   for t in "${noanalyze[@]}"; do ! grep -qF -- "$t" "$tmp/report" || fail "the report has '$t': $(cat "$tmp/report")"; done
 fi

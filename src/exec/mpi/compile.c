@@ -296,7 +296,7 @@ static int hand_report_cb(const void *p, FILE *f, int json) { return det_report_
 static int compile_plan_mode(compile_ctx *x, cdag_graph *gg, const int64_t *base) {
   cdag_plan *plan = NULL;
   const kern_model *model = &x->tune.model;
-  int rc = test_analyze ? test_analyze(gg, &x->opts, &plan) : pipeline_plan(gg, &x->opts, model, x->tune.policy, &plan);
+  int rc = test_analyze ? test_analyze(gg, &x->opts, &plan) : pipeline_plan(gg, &x->opts, &x->tune, &plan);
   if (!rc && test_analyze) rc = kern_choose_plan(plan, model, x->tune.policy);
   int (*report)(const void *, FILE *, int) = test_analyze ? hand_report_cb : plan_report_cb;
   if (!rc) rc = plan->as_written ? graph_parts(x, gg, base) : sched_parts_from_plan(plan, model, base, x->parts);

@@ -402,16 +402,17 @@ contains
        end function c_layout
     end interface
     type(cdag_options), target :: x
-    integer(c_int64_t) :: off(13), sz(13)
+    integer(c_int64_t) :: off(14), sz(14)
     integer :: rc
     type(c_ptr) :: b
     b = c_loc(x)
     off = [at(c_loc(x%struct_size), b), at(c_loc(x%detect), b), at(c_loc(x%density), b), at(c_loc(x%exact_float), b), &
            at(c_loc(x%root), b), at(c_loc(x%min_group), b), at(c_loc(x%kernel), b), at(c_loc(x%alpha), b), at(c_loc(x%beta), b), &
-           at(c_loc(x%blocks), b), at(c_loc(x%measure), b), at(c_loc(x%overhead), b), at(c_loc(x%gamma), b)]
+           at(c_loc(x%blocks), b), at(c_loc(x%measure), b), at(c_loc(x%overhead), b), at(c_loc(x%gamma), b), &
+           at(c_loc(x%price), b)]
     sz = [c_sizeof(x%struct_size), c_sizeof(x%detect), c_sizeof(x%density), c_sizeof(x%exact_float), &
           c_sizeof(x%root), c_sizeof(x%min_group), c_sizeof(x%kernel), c_sizeof(x%alpha), c_sizeof(x%beta), &
-          c_sizeof(x%blocks), c_sizeof(x%measure), c_sizeof(x%overhead), c_sizeof(x%gamma)]
+          c_sizeof(x%blocks), c_sizeof(x%measure), c_sizeof(x%overhead), c_sizeof(x%gamma), c_sizeof(x%price)]
     rc = c_layout(size(off), off, sz, int(c_sizeof(x), c_int64_t))
     if (rc /= CDAG_OK) call cdag_error_message_print()
     call expect(rc == CDAG_OK, 'type(cdag_options) has the layout of C''s cdag_options')

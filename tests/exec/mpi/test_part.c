@@ -187,7 +187,7 @@ START_TEST(parts_of_a_real_plan_agree) {
   CK_OK(cdag_rank_recv(g, 3, 0x60000, 24, 1, 9, NULL));
   cdag_plan *pl;
   kern_model m = kern_model_builtin();
-  CK_OK(pipeline_plan(g, NULL, &m, KERN_POLICY_CDAG, &pl));
+  CK_OK(pipeline_plan(g, NULL, (pipeline_tune[]){pipeline_tune_of(&m, KERN_POLICY_CDAG)}, &pl));
   ck_assert_int_ge(pl->ncolls, 2);
   wire_buf parts[P] = {{0}};
   CK_OK(sched_parts_from_plan(pl, &m, NULL, parts));
@@ -231,7 +231,7 @@ static cdag_plan *pair_plan(int64_t n, const uint64_t *len, int nlen) {
     off += l;
   }
   cdag_plan *pl;
-  CK_OK(pipeline_plan(g, NULL, NULL, KERN_POLICY_AUTO, &pl));
+  CK_OK(pipeline_plan(g, NULL, (pipeline_tune[]){pipeline_tune_of(NULL, KERN_POLICY_AUTO)}, &pl));
   cdag_graph_free(&g);
   return pl;
 }
@@ -307,7 +307,7 @@ START_TEST(stages_part_round_trip) {
   cdag_graph *g = cdag_test_text_graph(STAGED);
   cdag_plan *pl;
   kern_model m = kern_model_builtin();
-  CK_OK(pipeline_plan(g, NULL, &m, KERN_POLICY_MPI, &pl));
+  CK_OK(pipeline_plan(g, NULL, (pipeline_tune[]){pipeline_tune_of(&m, KERN_POLICY_MPI)}, &pl));
   ck_assert_ptr_nonnull(pl->steps);
   ck_assert_int_eq(pl->steps->nstages, 3);
   int64_t base[P + 1] = {0};   /* the file lists its ranks one after the other */

@@ -1,0 +1,135 @@
+/* cdag — src/model/price.c: what pays, by the LogGOPS model: each candidate collective against
+ * its transfers as messages, then the plan against the graph as written.
+ *
+ * Candidates (model_pricer, detect's det_pricer): detection asks for each collective that moves
+ * blocks, as soon as it is built, what it costs alone (lowered with the algorithm it would run)
+ * and what its transfers cost as residual messages (packed per pair of ranks as the runtime
+ * packs them), both lowered and run through the model; it keeps the collective only when it is
+ * faster. Each costs O(its pieces log) to lower and model.
+ *
+ * The plan (model_price_plan), after each collective's algorithm: the plan lowered to the
+ * messages it would send (lower.c: its algorithms, residual messages packed as the runtime
+ * packs them, its computations between stages, the graph's plain calcs where they ran) and the
+ * graph as written are both run through the LogGOPS model (loggp.c) with the same parameters.
+ * The plan is used only when it is strictly faster: a tie keeps what the program wrote. So a
+ * compiled phase never models slower than the program's own messages, and the report gives
+ * both times. The plan that lost stays in the report (its collectives are not used), which says
+ * why. Cost: one lowering and one LogGOPS run of the plan, O(n log n) in its ops; the graph's
+ * run is the caller's (model_price_written), made while it still has the graph's match. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/lower.h"
+
+/* Lowered q (a part of a plan) under the pricer's model: *us. */
+static int part_time(const model_price_ctx *x, const cdag_plan *q, double *us) {
+  cdag_graph *low = NULL;
+  int32_t *pairs = NULL;
+  int rc = exec_lower_plan(q, &x->km, x->policy, &low);
+  if (rc == CDAG_OK) rc = exec_lower_pairs(low, &pairs);
+  if (rc == CDAG_OK) rc = exec_loggp_paired(low, pairs, &x->lp, us, NULL);
+  free(pairs);
+  ir_graph_free(low);
+  return rc;
+}
+
+static int xfer_order(const void *a, const void *b) {
+  const df_xfer *x = a, *y = b;
+  if (x->src != y->src) return x->src < y->src ? -1 : 1;
+  if (x->dst != y->dst) return x->dst < y->dst ? -1 : 1;
+  return x->src_addr < y->src_addr ? -1 : x->src_addr > y->src_addr;
+}
+
+/* Transfers xs[0..n) as the residual messages of a plan of nprocs ranks: one per pair of
+   ranks, as detect's plan groups them. */
+static int messages_time(const model_price_ctx *x, int32_t nprocs, const df_xfer *xs, int64_t n, double *us) {
+  cdag_plan m = {.nprocs = nprocs};
+  kern_choices ch = {.pack_limit = kern_model_pack_limit(&x->km)};
+  m.xfers = malloc((size_t)(n ? n : 1) * sizeof *m.xfers);
+  m.msgs = malloc((size_t)(n ? n : 1) * sizeof *m.msgs);
+  if (!m.xfers || !m.msgs) {
+    free(m.xfers);
+    free(m.msgs);
+    return CDAG_NOMEM("pricing");
+  }
+  memcpy(m.xfers, xs, (size_t)n * sizeof *xs);
+  qsort(m.xfers, (size_t)n, sizeof *m.xfers, xfer_order);
+  for (int64_t i = 0; i < n; i++) {
+    const df_xfer *t = &m.xfers[i];
+    if (!m.nmsgs || m.msgs[m.nmsgs - 1].src != t->src || m.msgs[m.nmsgs - 1].dst != t->dst)
+      m.msgs[m.nmsgs++] = (det_msg){.src = t->src, .dst = t->dst, .first = i};
+    m.msgs[m.nmsgs - 1].n++;
+    m.msgs[m.nmsgs - 1].bytes += t->len;
+  }
+  m.nxfers = n;
+  m.chosen = &ch;
+  int rc = part_time(x, &m, us);
+  free(m.xfers);
+  free(m.msgs);
+  return rc;
+}
+
+/* det_pricer's judge: collective c alone (the plan's slots, no other part), and xs as
+   messages. A part the model cannot lower is not priced (-1, -1): the rules decide. */
+static int judge(void *ctx, const cdag_plan *p, int64_t c, const df_xfer *xs, int64_t n, double *coll_us,
+                 double *msgs_us) {
+  const model_price_ctx *x = ctx;
+  cdag_plan one = {.nprocs = p->nprocs, .opts = p->opts, .ncolls = 1, .colls = &p->colls[c], .nranks = p->nranks,
+                   .ranks = p->ranks, .niovs = p->niovs, .iovs = p->iovs, .npieces = p->npieces, .pieces = p->pieces};
+  int rc = part_time(x, &one, coll_us);
+  if (rc == CDAG_OK) rc = messages_time(x, p->nprocs, xs, n, msgs_us);
+  if (rc == CDAG_ERR_NOMEM) return rc;
+  if (rc != CDAG_OK) {
+    *coll_us = *msgs_us = -1;
+    cdag__error_clear();
+  }
+  return CDAG_OK;
+}
+
+det_pricer model_pricer(model_price_ctx *x, const kern_model *km, kern_policy policy, const loggp_params *lp) {
+  x->km = *km;
+  x->policy = policy;
+  x->lp = *lp;
+  return (det_pricer){x, judge};
+}
+
+int model_price_written(const cdag_graph *g, const int32_t *partner, const loggp_params *lp, double *us) {
+  return exec_loggp_paired(g, partner, lp, us, NULL);
+}
+
+/* The plan's time: lowered, the graph's plain calcs added, run under lp. */
+static int plan_time(const cdag_graph *g, const cdag_plan *p, const kern_model *km, kern_policy policy,
+                     const loggp_params *lp, double *us) {
+  cdag_graph *low = NULL;
+  int32_t *pairs = NULL;
+  int rc = exec_lower_plan(p, km, policy, &low);
+  if (rc == CDAG_OK) rc = exec_lower_keep_calc(g, low);
+  if (rc == CDAG_OK) rc = exec_lower_pairs(low, &pairs);
+  if (rc == CDAG_OK) rc = exec_loggp_paired(low, pairs, lp, us, NULL);
+  free(pairs);
+  ir_graph_free(low);
+  return rc;
+}
+
+int model_price_plan(const cdag_graph *g, double written_us, cdag_plan *p, const kern_model *km, kern_policy policy,
+                     const loggp_params *lp) {
+  if (!g || !p || !p->chosen || !lp) return cdag__error(CDAG_ERR_ARG, "model_price_plan: a chosen plan expected");
+  kern_price *pr = &p->chosen->price;
+  pr->params = *lp;
+  pr->written_us = written_us;
+  if (p->as_written) {   /* exact_float decided already: nothing to weigh */
+    snprintf(pr->why, sizeof pr->why, "the graph runs as written (exact_float)");
+    return CDAG_OK;
+  }
+  int rc = plan_time(g, p, km, policy, lp, &pr->plan_us);
+  if (rc == CDAG_ERR_NOMEM) return rc;
+  if (rc != CDAG_OK) {   /* a plan the model cannot lower still runs: the report says it was not weighed */
+    snprintf(pr->why, sizeof pr->why, "not priced: %s", cdag_error_message());
+    cdag__error_clear();
+    return CDAG_OK;
+  }
+  pr->priced = 1;
+  if (pr->plan_us >= written_us) p->as_written = DET_WRITTEN_COST;
+  return CDAG_OK;
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# cdag tests — tests/cli/price.sh CDAG SOURCE_DIR: the price (src/model/price.c). A candidate
+# collective that costs no less than its transfers as messages is left as messages, with both
+# prices in a note; a plan that models no faster than the graph as written is set aside for
+# the graph, with both times; options.price = 0 (--price=0, CDAG_PRICE=0) turns both off and
+# the report says so. Times are LogGOPS microseconds under the built-in parameters (L 0.6,
+# o = g = 0.2 us, G 0.0002 us/B), printed with three decimals.
+set -u
+cdag=$1
+src=$2
+. "$src/tests/cli/lib/expect.sh"
+ex=$src/examples/graphs
+unset CDAG_PRICE CDAG_KERNEL CDAG_ALPHA CDAG_BETA CDAG_OVERHEAD CDAG_GAMMA
+
+cases <<'T'
+# a 1-D halo: the plan's packed messages model slower than the program's, so the graph runs
+0 cdag analyze "$ex/halo1d8.cdag"
+  first no collectives found
+  out price (LogGOPS L=0.6 o=0.2 g=0.2 us, G=0.0002 us/B, copy 0.0001 us/B): plan 1.451 us, as written 1.225 us: runs as written (the plan is not faster)
+0 cdag analyze --json "$ex/halo1d8.cdag"
+  out "as_written": true,
+  out "price": {"priced": true, "candidates_left": 0, "plan_us": 1.450600, "written_us": 1.225200, "runs": "as_written", "params": {"L": 0.6, "o": 0.2, "g": 0.2, "G": 0.0002, "O": 0, "S": 65535, "copy": 0.0001}},
+# a 64 B binomial bcast on 8 ranks: the root's seven sends beat the collective's three rounds
+0 cdag analyze "$ex/bcast_binomial8.cdag"
+  first no collectives used: 1 found cost no less than their messages (notes below)
+  out note: left as messages: bcast over ranks all 8 ranks would cost 3.044 us, its 7 transfers as messages 2.295 us
+  out plan 2.295 us, as written 3.038 us: the plan runs (saves 0.743 us)
+0 cdag analyze --json "$ex/bcast_binomial8.cdag"
+  out "collectives": [],
+  out "candidates_left": 1,
+  out "runs": "plan"
+# verify checks the plan as priced: the bcast's transfers are messages
+0 cdag verify "$ex/bcast_binomial8.cdag"
+  out verify: plan (0 collectives, 7 residual messages) matches the graph on all 8 ranks
+# a collective that pays keeps both prices beside its algorithm
+0 cdag analyze "$ex/alltoall_butterfly4.cdag"
+  first alltoall over all 4 ranks
+  out~ ^  price: [0-9.]+ us as this collective, [0-9.]+ us as messages$
+  out~ : the plan runs \(saves [0-9.]+ us\)$
+0 cdag analyze --json "$ex/alltoall_butterfly4.cdag"
+  out~ "price": \{"collective_us": [0-9.]+, "messages_us": [0-9.]+\}
+# reduce + bcast to the ranks that keep the dot product models slower than the program's sums
+0 cdag model "$ex/cg_dot16.cdag"
+  out   runs as written: the plan would take 8.429 us, not less than the graph's 5.622 us
+  out speedup: 1.00x
+# the price can be turned off: the plan runs unweighed, and the report says so
+0 cdag analyze --price=0 "$ex/halo1d8.cdag"
+  out price: options.price = 0 (or CDAG_PRICE=0): the plan runs without being weighed
+  out! runs as written
+0 CDAG_PRICE=0 cdag analyze "$ex/bcast_binomial8.cdag"
+  first bcast rooted at 0 over all 8 ranks
+  out! left as messages
+0 CDAG_PRICE=0 cdag analyze --json "$ex/halo1d8.cdag"
+  out "price": {"priced": false, "candidates_left": 0, "params":
+  out "as_written": false,
+# bad values are refused, naming the option
+2 cdag analyze --price=2 "$ex/halo1d8.cdag"
+  err price
+1 CDAG_PRICE=yes cdag analyze "$ex/halo1d8.cdag"
+  err CDAG_PRICE
+T
+finish
