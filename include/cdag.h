@@ -25,9 +25,10 @@
  * reaching MPI: cdag_start/test/wait/run while another thread is inside a call on the same
  * schedule; cdag_start or cdag_run on a schedule already started (by any thread) and not yet
  * completed; a start while another handle of the same compiled schedule runs; cdag_compile
- * or cdag_graph_dump while another thread is in one of them on the same graph (whose
- * communicator is its own duplicate; graphs created on one communicator may be compiled at
- * once). That last check is local, before any MPI call: the program is erroneous (as in
+ * or cdag_graph_dump while another thread is in one of them on the same graph (under
+ * MPI_THREAD_MULTIPLE its communicator is its own duplicate, and graphs created on one
+ * communicator may be compiled at once; below it, graphs of one communicator share cdag's
+ * duplicate). That last check is local, before any MPI call: the program is erroneous (as in
  * MPI), and on other ranks the other thread may be the one refused. */
 #ifndef CDAG_H
 #define CDAG_H

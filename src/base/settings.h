@@ -10,7 +10,7 @@
  * tests/exec/mpi/mpi_fortran.f90 compares the compiled layouts through fortran/cdag_f.c)
  * all come from it.
  *
- * Every variable cdag reads is here, with its meaning; nothing else calls getenv. The entry
+ * Every variable cdag reads is here, with its meaning; nothing else reads the environment. The entry
  * points (cdag_compile on every rank, the `cdag` tool before any command) call
  * cdag__settings_read, so a bad value is an error naming the variable and the value, never
  * ignored. Where a variable and a cdag_options field say the same thing, an explicit field
@@ -36,7 +36,8 @@
  *                               prove local reductions (default 512; beyond it, hashes only)
  *   CDAG_RECORD_LIB    FILE     the libcdag-record.so `cdag record` preloads, if not the
  *                               one installed beside it
- * Reading is cheap (a few getenv calls) and keeps no state, so it is reentrant. */
+ * Reading is cheap (one walk of the environment for its CDAG_ entries) and keeps no state, so
+ * it is reentrant. */
 #ifndef CDAG_BASE_SETTINGS_H
 #define CDAG_BASE_SETTINGS_H
 
