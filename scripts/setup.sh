@@ -6,5 +6,5 @@ cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$(nproc)"
-echo "== cdag analyze examples/graphs/bcast_binomial8.cdag"
-./build/cdag analyze examples/graphs/bcast_binomial8.cdag
+echo "== cdag analyze examples/graphs/alltoall_butterfly4.cdag"
+./build/cdag analyze examples/graphs/alltoall_butterfly4.cdag

@@ -173,6 +173,8 @@ static void print_parts(const cdag_plan *p, const char *ind) {
   if (p->nmsgs || p->nreds || p->nsyncs)
     printf("%sresidual: %lld messages, %lld reductions, %lld syncs\n", ind, (long long)p->chosen->msgs_sent,
            (long long)p->nreds, (long long)p->nsyncs);
+  for (int64_t i = 0; i < p->nnotes; i++)   /* the candidates the price left as they were */
+    if (strncmp(p->notes[i], "left as ", 8) == 0) printf("%s%s\n", ind, p->notes[i]);
 }
 
 /* The computations after stage `after` (steps from *k on): how many, and the most one rank
