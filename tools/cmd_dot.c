@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "exec/pipeline.h"
 #include "ir/ir.h"
 #include "detect/detect.h"
 #include "match/match.h"
@@ -147,7 +148,9 @@ static void dot_stages(FILE *f, const cdag_plan *p) {
 }
 
 static void dot_plan(FILE *f, const cdag_plan *p) {
-  fprintf(f, "  subgraph cluster_plan {\n    label=\"compiled plan\";\n");
+  /* the plan the price set aside is drawn all the same, and says so */
+  fprintf(f, "  subgraph cluster_plan {\n    label=\"compiled plan%s\";\n",
+          p->as_written == DET_WRITTEN_COST ? " (not used: no faster than the graph as written)" : "");
   if (p->steps) {
     dot_stages(f, p);
     return;
@@ -161,15 +164,18 @@ int cmd_dot(int argc, char **argv) {
   int buffers = cmd_goal_buffers(&argc, argv);
   int with_plan = cmd_has_flag(&argc, argv, "--plan");
   cdag_options o;
+  pipeline_tune t;
   if (buffers < 0 || cmd_options(&argc, argv, &o) || argc != 1 || (argv[0][0] == '-' && argv[0][1]))
     return cmd_usage("dot");
+  cdag__error_clear();
+  if (with_plan && pipeline_tuning(&o, NULL, &t)) return cmd_fail("dot", CDAG_ERR_ARG);
   cdag_graph *g = NULL;
   cdag_plan *p = NULL;
   if (cmd_load("dot", argv[0], buffers, &g)) return 1;
   match_result m = {0};
   int rc = match_run(g, &m);
-  if (rc == CDAG_OK && with_plan) rc = cdag_analyze(g, &o, &p);
-  if (rc == CDAG_OK) rc = ir_need_deps(g); /* cdag_analyze released them */
+  if (rc == CDAG_OK && with_plan) rc = pipeline_plan(g, &o, &t, &p);   /* as priced, as `cdag analyze` */
+  if (rc == CDAG_OK) rc = ir_need_deps(g); /* the analysis released them */
   if (rc == CDAG_OK) {
     printf("digraph cdag {\n  node [shape=box, fontsize=10];\n");
     if (p) printf("  subgraph cluster_original {\n  label=\"original graph\";\n");
