@@ -27,6 +27,8 @@ void sim_mem_free(sim_mem *m);
 int sim_mem_nprocs(const sim_mem *m);
 /* Total bytes of all regions (scratch included). */
 uint64_t sim_mem_bytes(const sim_mem *m);
+/* The bytes of m outside g's scratch (finalized g: its merged scratch intervals). */
+uint64_t sim_mem_bytes_outside_scratch(const sim_mem *m, const cdag_graph *g);
 /* Deterministic pseudo-random contents. */
 void sim_mem_fill_random(sim_mem *m, uint64_t seed);
 /* Pointer to rank's bytes [addr, addr+len) if they lie in one region, else NULL. */

@@ -1,7 +1,8 @@
 /* cdag — src/exec/sim/sim_mem.c: the simulator's memory images, one per rank.
  *
- * A rank's memory is the union of every address range the graph touches (buffers of sends,
- * receives, reduces, copies, scratch), merged into sorted regions, each with its own bytes.
+ * A rank's memory is the union of every address range the graph's ops touch (buffers of sends,
+ * receives, reduces, copies, computations; scratch only where an op uses it), merged into
+ * sorted regions, each with its own bytes.
  * Lookups binary-search the rank's regions. Comparisons skip scratch on request and name the
  * first differing byte. Simple on purpose: this is the oracle. */
 #include <stdlib.h>
@@ -50,9 +51,8 @@ static int collect_spans(const cdag_graph *g, const stage_range *extra, int64_t 
     if (rc == CDAG_OK && comp && g->cr_len[i] != IR_READS_ALL)
       rc = add_span(s, n, &cap, g->rank[i], g->addr2[i], g->cr_len[i]);
   }
+  /* declared scratch that no op touches needs no bytes: a graph may declare gigabytes */
   for (int64_t i = 0; i < nextra && rc == CDAG_OK; i++) rc = add_span(s, n, &cap, extra[i].rank, extra[i].addr, extra[i].len);
-  for (int64_t i = 0; i < g->nscratch && rc == CDAG_OK; i++)
-    rc = add_span(s, n, &cap, g->scr_rank[i], g->scr_addr[i], g->scr_len[i]);
   return rc;
 }
 
@@ -154,6 +154,24 @@ int sim_mem_nprocs(const sim_mem *m) { return m->nprocs; }
 uint64_t sim_mem_bytes(const sim_mem *m) {
   uint64_t n = 0;
   for (int64_t i = 0; i < m->nregions; i++) n += m->regions[i].hi - m->regions[i].lo;
+  return n;
+}
+
+uint64_t sim_mem_bytes_outside_scratch(const sim_mem *m, const cdag_graph *g) {
+  uint64_t n = 0;
+  for (int r = 0; r < m->nprocs; r++) {
+    int64_t k = g->scr_start ? g->scr_start[r] : 0, kend = g->scr_start ? g->scr_start[r + 1] : 0;
+    for (int64_t i = m->start[r]; i < m->start[r + 1]; i++) {   /* both sorted: one merge walk */
+      const sim_region *x = &m->regions[i];
+      uint64_t covered = 0;
+      while (k < kend && g->scr_hi[k] <= x->lo) k++;
+      for (int64_t j = k; j < kend && g->scr_lo[j] < x->hi; j++) {
+        uint64_t lo = g->scr_lo[j] > x->lo ? g->scr_lo[j] : x->lo, hi = g->scr_hi[j] < x->hi ? g->scr_hi[j] : x->hi;
+        covered += hi - lo;
+      }
+      n += x->hi - x->lo - covered;
+    }
+  }
   return n;
 }
 

@@ -16,12 +16,6 @@
 
 #include "exec/sim/sim.h"
 
-/* Non-scratch bytes of m: scratch intervals are merged and lie inside the memory. */
-static uint64_t compared_bytes(const sim_mem *m, const cdag_graph *g) {
-  uint64_t n = sim_mem_bytes(m);
-  for (int64_t i = 0; i < g->nscr_merged; i++) n -= g->scr_hi[i] - g->scr_lo[i];
-  return n;
-}
 
 /* Re-labels the comparison error (a difference) with what the difference means. */
 static int difference(const char *meaning) {
@@ -185,7 +179,7 @@ int exec_verify_bytes(const cdag_graph *g, const cdag_plan *p, uint64_t seed, in
   if ((rc = p->as_written == DET_WRITTEN_EXACT ? sim_run_graph(g, planned, 0) : sim_run_plan(p, planned))) goto out;
   forget_temps(p, planned, ref);
   if (sim_mem_compare(ref, planned, g, 1) != CDAG_OK) rc = difference("plan differs from the graph (graph value first)");
-  if (compared) *compared = compared_bytes(init, g) - temp_bytes(p);
+  if (compared) *compared = sim_mem_bytes_outside_scratch(init, g) - temp_bytes(p);
 out:
   sim_mem_free(init);
   sim_mem_free(ref);
