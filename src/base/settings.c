@@ -192,5 +192,8 @@ int cdag__settings_read(cdag_settings *s) {
   s->record_dir = var("CDAG_RECORD_DIR");
   s->record_lib = var("CDAG_RECORD_LIB");
   if (!rc) rc = read_int("CDAG_RECORD_MEMORY", 0, 1L << 30, "MiB, 0 to 2^30", &s->record_memory);
+  s->machine = var("CDAG_MACHINE");
+  s->config_home = var("XDG_CONFIG_HOME");
+  s->home = var("HOME");
   return rc;
 }

@@ -36,6 +36,11 @@
  *                               prove local reductions (default 512; beyond it, hashes only)
  *   CDAG_RECORD_LIB    FILE     the libcdag-record.so `cdag record` preloads, if not the
  *                               one installed beside it
+ *   CDAG_MACHINE  FILE | none   the machine file (`cdag calibrate` writes it; src/exec/machine.h):
+ *                               the LogGOPS parameters plans are priced with; unset: the
+ *                               default path under XDG_CONFIG_HOME (else HOME/.config), used
+ *                               when it exists; none: the built-in parameters
+ * Two variables that are not cdag's are read for that default path: XDG_CONFIG_HOME, HOME.
  * Reading is cheap (a few getenv calls) and keeps no state, so it is reentrant. */
 #ifndef CDAG_BASE_SETTINGS_H
 #define CDAG_BASE_SETTINGS_H
@@ -128,6 +133,9 @@ typedef struct {
   const char *record_dir;  /* NULL unset (the recorder's own default) */
   const char *record_lib;  /* NULL unset */
   int record_memory;       /* -1 unset, else MiB */
+  const char *machine;     /* CDAG_MACHINE: NULL unset */
+  const char *config_home; /* XDG_CONFIG_HOME: NULL unset */
+  const char *home;        /* HOME: NULL unset */
 } cdag_settings;
 
 /* Reads and validates every variable: CDAG_OK, or CDAG_ERR_ARG naming the first bad one.

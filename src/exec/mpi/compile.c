@@ -31,9 +31,10 @@
 /* Options (after the environment), kernel policy and model: what a compiled schedule depends
    on besides the graph. */
 static uint64_t options_hash(const cdag_options *o, const pipeline_tune *t) {
-  double v[CDAG_NOPTS + 6] = {t->policy, t->model.blocks, t->model.alpha, t->model.beta, t->model.overhead,
-                              t->model.gamma};
-  for (int id = 0; id < CDAG_NOPTS; id++) v[6 + id] = cdag__opt_get(o, id);
+  const loggp_params *l = &t->lp;   /* a machine file's prices too */
+  double v[CDAG_NOPTS + 13] = {t->policy, t->model.blocks, t->model.alpha, t->model.beta, t->model.overhead,
+                               t->model.gamma, l->L, l->o, l->g, l->G, l->O, (double)l->S, l->copy};
+  for (int id = 0; id < CDAG_NOPTS; id++) v[13 + id] = cdag__opt_get(o, id);
   return wire_hash(v, sizeof v, 0x0c0ffee);
 }
 
@@ -462,10 +463,11 @@ static void ctx_free(compile_ctx *x) {
 }
 
 /* The policy and model of this compile: options and environment over the measured model
-   (if any) or the built-in one. */
-static int tune(compile_ctx *x) {
-  kern_model m;
-  return pipeline_tuning(&x->opts, exec_kernel_measured(&m) ? &m : NULL, &x->tune);
+   (if any), else the machine file (read once per process), else the built-in one. */
+static int tune(compile_ctx *x, const cdag_settings *set) {
+  machine_params m;
+  int rc = exec_machine(set, &m);
+  return rc ? rc : pipeline_tuning_on(&x->opts, &m, &x->tune);
 }
 
 /* measure = 1: the model is measured once per process, on the first communicator where
@@ -478,7 +480,9 @@ static int measure_model(compile_ctx *x, uint64_t *local, const wire_buf *w) {
   exec_lock();
   measured = 1;
   exec_unlock();
-  if ((rc = tune(x))) return rc;
+  kern_model m;
+  exec_kernel_measured(&m);
+  if ((rc = pipeline_tuning(&x->opts, &m, &x->tune))) return rc;
   *local = wire_hash(w->buf, w->len, options_hash(&x->opts, &x->tune));
   return CDAG_OK;
 }
@@ -493,7 +497,7 @@ static int compile_agree(compile_ctx *x, const cdag_options *o, cdag_graph *g, w
   if (!rc) rc = cdag__options_take(o, &x->opts, who);
   cdag__options_env(&x->opts, &set);   /* explicit fields win over the variables */
   if (!rc) rc = pipeline_check_options(&x->opts, x->nprocs, x->rank);
-  if (!rc) rc = tune(x);
+  if (!rc) rc = tune(x, &set);
   if (!rc) rc = wire_encode_rank(g, w);
   *local = rc ? 0 : wire_hash(w->buf, w->len, options_hash(&x->opts, &x->tune));
   exec_lock();

@@ -16,6 +16,11 @@
 
 static kern_model measured;
 static int have_measured;
+/* The machine file, read once per process (keyed by its path, so a CDAG_MACHINE that
+   changes between compiles is read again): a cache hit must not open a file. */
+static machine_params file_machine;
+static char file_path[4096];
+static int have_file;
 
 int exec_kernel_measure(MPI_Comm comm) {
   kern_model m;
@@ -34,6 +39,28 @@ int exec_kernel_measured(kern_model *m) {
   if (have) *m = measured;
   exec_unlock();
   return have;
+}
+
+int exec_machine(const cdag_settings *s, machine_params *m) {
+  kern_model km;
+  if (exec_kernel_measured(&km)) {
+    *m = machine_measured(&km);
+    return CDAG_OK;
+  }
+  char path[sizeof file_path];
+  int named, rc = machine_path(s, path, sizeof path, &named);
+  if (rc) return rc;
+  exec_lock();
+  int have = have_file && strcmp(path, file_path) == 0;
+  if (have) *m = file_machine;
+  exec_unlock();
+  if (have || (rc = machine_load(path, named, m))) return rc;   /* a bad file is read again: its error each time */
+  exec_lock();
+  file_machine = *m;
+  memcpy(file_path, path, sizeof path);
+  have_file = 1;
+  exec_unlock();
+  return CDAG_OK;
 }
 
 static kern_iov as_kiov(const sched_iov *v) { return (kern_iov){v->addr, v->len, v->n}; }
