@@ -33,6 +33,10 @@ static const cmd_info commands[] = {
   {"record", cmd_record, "[-o DIR] -- COMMAND [ARGS...] | --merge DIR",
    "run COMMAND (e.g. mpiexec -n 4 ./app) with every MPI process recorded; write DIR/phase-NNNN.cdag (one graph "
    "file per phase) and DIR/index.json (default DIR: cdag-recording)"},
+  {"calibrate", cmd_calibrate, "[-o FILE] [--quick]",
+   "under mpiexec -n 2: measure this MPI's LogGOPS parameters (L, o, g, G, S, copy: ping-pongs, bursts, memcpy; "
+   "about a second, --quick less) and write the machine file plans are priced with (-o FILE, else $CDAG_MACHINE, "
+   "else ${XDG_CONFIG_HOME:-~/.config}/cdag/machine)"},
   {"gen", cmd_gen, "lu25d|cholesky25d --n N --p P [--c C] [--v V] [-o FILE] | redistribute --shape MxN --elem BYTES "
    "--from MBxNB@PRxPC[+FIRST] --to MBxNB@PRxPC[+FIRST] [-o FILE]",
    "write the graph of a known workload (2.5D LU or Cholesky: its communication, with the lower bound; an M:N "
