@@ -2,13 +2,18 @@
  *
  * Between ranks 0 and 1 of MPI_COMM_WORLD (others wait, sleeping, so an oversubscribed node
  * leaves the cores to the two that measure): ping-pongs at sizes from 8 B to 256 KiB (the
- * one-way time T(s) of each, the median of repeated batches), bursts of small messages
+ * one-way time T(s) of each, the median of repeated batches), an exchange of 8 B both ways,
+ * bursts of small messages
  * (the time to post one send: o; the time per message of the burst: g), a memcpy (copy).
  * From them: the eager/rendezvous threshold S where T(s) jumps above the line through the
  * smaller sizes (two lines fitted from 512 B on, split where they fit best; a jump of half the
  * smallest message's time at the split: S is the last size before it; else S keeps its
  * default and s_seen says so), G the slope of the first line (least squares over 512 B .. S),
- * L = T(8) - 2o - 7G, and O = 0 (the per-byte CPU cost of a send is not told apart from G:
+ * L = E - 2o - 7G where E is the time of a round of an 8 B exchange both ways with
+ * nonblocking calls, as a phase of neighbour messages runs (LogGOPS gives such a round
+ * 2o + L + 7G, the time of one way; a real MPI spends about twice the ping-pong's one-way
+ * time on it, so the ping-pong's T(8) would make every phase look faster than it runs),
+ * and O = 0 (the per-byte CPU cost of a send is not told apart from G:
  * both are in the slope; LogGOPS's rendezvous adds no time to a ping-pong, so S only says
  * when a send waits for its receive). Rank 0's result is
  * broadcast. The header is MPI-free: the `cdag` tool calls it (tools may not call MPI). */
@@ -27,6 +32,7 @@ typedef struct {
   double oneway[CAL_NSIZES]; /* their one-way times (half a round trip), us, medians */
   double post_us;            /* the time to post one 8 B MPI_Isend in a burst: o */
   double burst_us;           /* per message of a burst of 8 B messages: g */
+  double exchange_us;        /* a round of an 8 B exchange both ways (Irecv, Isend, Waitall): E */
   double seconds;            /* how long measuring took */
   char library[160];         /* MPI_Get_library_version's first line */
 } exec_calibration;
