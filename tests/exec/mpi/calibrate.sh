@@ -4,7 +4,7 @@
 # At 2 processes, --quick (a fraction of a second): the machine file it writes loads (cdag
 # analyze names it as the price's source; cdag model uses it), its parameters are positive and
 # sane (L, G, copy, o, g below bounds no MPI on one node exceeds; S a byte count), its comments
-# carry the date and the MPI library; CDAG_MACHINE is where it writes without -o, the default
+# carry the date and the MPI library; cdag_compile (through cdag replay) prices with it; CDAG_MACHINE is where it writes without -o, the default
 # path under XDG_CONFIG_HOME without either. Errors: one process, CDAG_MACHINE=none without -o,
 # bad arguments: one message from rank 0, exit 1 (2 for usage) on every rank. Every mpiexec
 # runs under `timeout`, so a hang fails the test instead of stopping the suite.
@@ -27,6 +27,9 @@ cases <<T
   out~ ^price \(LogGOPS .*; machine file $tmp/m\): plan
 0 CDAG_MACHINE="$tmp/m" cdag model "$ex/halo1d8.cdag"
   out~ ^LogGOPS: .*\(machine file $tmp/m\)$
+# cdag_compile reads it too (once per process): the compiled schedule's report names it
+0 CDAG_MACHINE="$tmp/m" mpi -n 2 "$cdag" replay --iterations 2 --repeat 1 "$ex/shapes/halo2d_p2.cdag"
+  out~ ^price \(LogGOPS .*; machine file $tmp/m\): plan
 T
 # the values: positive where they must be, and below what one node's MPI takes
 awk '
