@@ -185,9 +185,14 @@ static void measure(cal *x, exec_calibration *c) {
   threshold(c);
   c->lp.o = c->post_us;
   c->lp.g = c->burst_us;
-  c->lp.O = 0;
   c->exchange_us = exchange(x, 8);
-  double L = c->exchange_us - 2 * c->lp.o - 7 * c->lp.G;   /* LogGOPS: an exchange round is 2o + L, as one way */
+  c->exchange4k_us = exchange(x, 4096);
+  /* LogGOPS: a round of an exchange of s bytes both ways is 2o + max(L, (s-1)O) + (s-1)G
+     when O <= G (each CPU copies its own send out, then takes the other's in): 2o + L + 7G
+     at 8 B, 2o + 4095(O + G) at 4 KiB where copying outlasts the latency. */
+  double O = (c->exchange4k_us - 2 * c->lp.o) / 4095 - c->lp.G;
+  c->lp.O = O < 0 ? 0 : O > c->lp.G ? c->lp.G : O;
+  double L = c->exchange_us - 2 * c->lp.o - 7 * c->lp.G;
   c->lp.L = L > 0 ? L : 0;
 }
 
