@@ -109,6 +109,7 @@ int machine_load(const char *path, int named, machine_params *m) {
   if (!path[0]) return CDAG_OK;
   FILE *f = fopen(path, "r");
   if (!f && errno == ENOENT && !named) return CDAG_OK;   /* no file at the default path: built in */
+  if (!f && errno == ENOMEM) return CDAG_NOMEM("opening the machine file");
   if (!f) return cdag__error(CDAG_ERR_ARG, "machine file %s: %s", path, strerror(errno));
   loggp_params lp;
   int rc = machine_read(f, path, &lp);

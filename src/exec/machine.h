@@ -43,8 +43,8 @@ kern_model machine_model_of(const loggp_params *lp);
 int machine_path(const cdag_settings *s, char *path, size_t len, int *named);
 
 /* The parameters of the file at path (named: it must exist; else an absent file means the
-   built-in parameters; "": built in). CDAG_OK, or CDAG_ERR_ARG naming the file (and the
-   line) when it cannot be read or a line is bad. */
+   built-in parameters; "": built in). CDAG_OK, CDAG_ERR_NOMEM, or CDAG_ERR_ARG naming the
+   file (and the line) when it cannot be read or a line is bad. */
 int machine_load(const char *path, int named, machine_params *m);
 /* machine_path and machine_load for s. */
 int machine_find(const cdag_settings *s, machine_params *m);

@@ -16,7 +16,8 @@
  * O = (E4 - 2o) / 4095 - G (in [0, G]). (A real MPI spends about twice the ping-pong's
  * one-way time on such a round: from T(8), every phase would look faster than it runs.)
  * LogGOPS's rendezvous adds no time to a ping-pong, so S only says when a send waits for
- * its receive. Rank 0's result is broadcast. The header is MPI-free: the `cdag` tool calls it (tools may not call MPI). */
+ * its receive. Rank 0's result is broadcast. The header is MPI-free: the `cdag` tool calls
+ * it (tools may not call MPI). */
 #ifndef CDAG_EXEC_MPI_CALIBRATE_H
 #define CDAG_EXEC_MPI_CALIBRATE_H
 
