@@ -58,10 +58,11 @@ static void comment_of(const exec_calibration *c, char *buf, size_t len) {
   struct tm tm;
   strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime_r(&now, &tm));
   size_t n = (size_t)snprintf(buf, len, "measured by cdag calibrate %s at %d processes, %s\nMPI: %s\n"
-                              "S: %s\nexchange round both ways: 8 B %.3f us, 4 KiB %.3f us\nping-pong one-way us by size B:",
+                              "S: %s\nexchange round both ways: 8 B %.3f us, 4 KiB %.3f us, 16 x 8 B %.3f us\n"
+                              "ping-pong one-way us by size B:",
                               cdag_version(), c->nprocs, when, c->library,
                               c->s_seen ? "where the ping-pong time jumps" : "no jump seen (the default)", c->exchange_us,
-                              c->exchange4k_us);
+                              c->exchange4k_us, c->exchange16_us);
   for (int i = 0; i < CAL_NSIZES && n < len; i++)
     n += (size_t)snprintf(buf + n, len - n, " %g:%.3f", c->size[i], c->oneway[i]);
 }
@@ -71,9 +72,10 @@ static void print(const exec_calibration *c, const char *path) {
   printf("calibrate: %d processes, ranks 0 and 1 measured, %.2f s\nMPI: %s\nping-pong (one-way, median):\n", c->nprocs,
          c->seconds, c->library);
   for (int i = 0; i < CAL_NSIZES; i++) printf("  %8.0f B  %10.3f us\n", c->size[i], c->oneway[i]);
-  printf("burst of 8 B messages: %.3f us to post one send (o), %.3f us per message (g)\n", c->post_us, c->burst_us);
+  printf("burst of 8 B messages one way: %.3f us to post one send, %.3f us per message (g)\n", c->post_us, c->burst_us);
   printf("exchange both ways (Irecv, Isend, Waitall): %.3f us per round of 8 B (2o + L + 7G), %.3f us of 4 KiB (2o + 4095(O + G))\n",
          c->exchange_us, c->exchange4k_us);
+  printf("exchange of 16 messages of 8 B each way: %.3f us per round (o = (this - 8 B round) / 30)\n", c->exchange16_us);
   printf("L %.4g us, o %.4g us, g %.4g us, G %.4g us/B, O %g us/B, S %llu B (%s), copy %.4g us/B\n", l->L, l->o, l->g,
          l->G, l->O, (unsigned long long)l->S, c->s_seen ? "seen" : "not seen: the default", l->copy);
   printf("written: %s\n", path);

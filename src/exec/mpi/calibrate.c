@@ -61,19 +61,21 @@ static double oneway(cal *x, int bytes) {
 /* Per round of an exchange of `bytes` each way, both ranks at once with nonblocking calls
    (receive posted, send, wait for both), as a phase of neighbour messages runs (us, median
    of the batches). */
-static double exchange(cal *x, int bytes) {
-  enum { ITERS = 100 };
-  unsigned char *out = x->buf, *in = x->buf + bytes;
-  MPI_Request rq[2];
-  MPI_Status st[2];
+static double exchange(cal *x, int bytes, int k) {
+  enum { ITERS = 100, MAXK = 16 };
+  unsigned char *out = x->buf, *in = x->buf + (size_t)bytes * MAXK;
+  MPI_Request rq[2 * MAXK];
+  MPI_Status st[2 * MAXK];
   double t[64];
   for (int b = 0; b < x->batches; b++) {
     round_trip(x, 0);   /* both ranks start together */
     double t0 = MPI_Wtime();
     for (int i = 0; i < ITERS; i++) {
-      check(x, MPI_Irecv(in, bytes, MPI_BYTE, x->peer, TAG + 2, MPI_COMM_WORLD, &rq[0]), "MPI_Irecv");
-      check(x, MPI_Isend(out, bytes, MPI_BYTE, x->peer, TAG + 2, MPI_COMM_WORLD, &rq[1]), "MPI_Isend");
-      check(x, MPI_Waitall(2, rq, st), "MPI_Waitall");
+      for (int j = 0; j < k; j++)
+        check(x, MPI_Irecv(in + j * bytes, bytes, MPI_BYTE, x->peer, TAG + 2, MPI_COMM_WORLD, &rq[j]), "MPI_Irecv");
+      for (int j = 0; j < k; j++)
+        check(x, MPI_Isend(out + j * bytes, bytes, MPI_BYTE, x->peer, TAG + 2, MPI_COMM_WORLD, &rq[k + j]), "MPI_Isend");
+      check(x, MPI_Waitall(2 * k, rq, st), "MPI_Waitall");
     }
     t[b] = (MPI_Wtime() - t0) / ITERS * 1e6;
   }
@@ -183,10 +185,14 @@ static void measure(cal *x, exec_calibration *c) {
   burst(x, c->oneway[0], &c->post_us, &c->burst_us);
   c->lp.copy = copy_cost(x);
   threshold(c);
-  c->lp.o = c->post_us;
   c->lp.g = c->burst_us;
-  c->exchange_us = exchange(x, 8);
-  c->exchange4k_us = exchange(x, 4096);
+  c->exchange_us = exchange(x, 8, 1);
+  c->exchange4k_us = exchange(x, 4096, 1);
+  c->exchange16_us = exchange(x, 8, 16);
+  /* o: what each further message each way adds to a round, a send and a receive on each
+     CPU (LogGOPS: 2o per message pair); the time to post a send when that is not seen. */
+  double o = (c->exchange16_us - c->exchange_us) / 30;
+  c->lp.o = o > c->post_us ? o : c->post_us;
   /* LogGOPS: a round of an exchange of s bytes both ways is 2o + max(L, (s-1)O) + (s-1)G
      when O <= G (each CPU copies its own send out, then takes the other's in): 2o + L + 7G
      at 8 B, 2o + 4095(O + G) at 4 KiB where copying outlasts the latency. */
