@@ -484,8 +484,9 @@ static int same_result(const shape *sh, ctx *c, cdag_schedule *const *s) {
   return all;
 }
 
-/* The compiled plan in one line: the report's collective lines up to their first ", ",
-   joined by " + ", and the residual messages; "as written" without collectives. */
+/* The compiled plan in one line: "as written" when the price set the plan aside (the report's
+   "runs as written" line); else the report's collective lines up to their first ", ", joined
+   by " + ", and the residual messages and reductions. */
 static int cut(const char *l) {
   const char *e = strstr(l, ", ");
   return e ? (int)(e - l) : (int)strlen(l);
@@ -496,6 +497,7 @@ static void plan_line(cdag_schedule *s, char *line, size_t cap) {
                                       "allgatherv", "alltoallv", "reduce", "allreduce", "reduce_scatter",
                                       "reduce_scatter_block", "barrier"};
   char *text = NULL, *resid = NULL;
+  int written = 0;
   size_t len = 0, at = 0;
   FILE *f = open_memstream(&text, &len);
   line[0] = 0;
@@ -506,16 +508,18 @@ static void plan_line(cdag_schedule *s, char *line, size_t cap) {
   for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
     size_t w = strcspn(l, " ");
     if (strncmp(l, "residual:", 9) == 0) resid = l;
+    if (strstr(l, ": runs as written")) written = 1;
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
       if (at < cap && strlen(kinds[k]) == w && strncmp(l, kinds[k], w) == 0) {
         at += (size_t)snprintf(line + at, cap - at, "%s%.*s", at ? " + " : "", cut(l), l);
         break;
       }
   }
-  const char *msgs = resid ? strstr(resid, " in ") : NULL;
-  int nmsg = msgs ? atoi(msgs + 4) : 0;
-  if (at == 0) snprintf(line, cap, "as written (%d residual messages)", nmsg);
-  else if (at < cap) snprintf(line + at, cap - at, " (+ %d residual messages)", nmsg);
+  const char *msgs = resid ? strstr(resid, " in ") : NULL, *reds = resid ? strstr(resid, " messages") : NULL;
+  int nmsg = msgs ? atoi(msgs + 4) : 0, nred = reds && (reds = strstr(reds, ", ")) ? atoi(reds + 2) : 0;
+  if (written) snprintf(line, cap, "as written (the price)");
+  else if (at == 0) snprintf(line, cap, "%d residual messages, %d reductions", nmsg, nred);
+  else if (at < cap) snprintf(line + at, cap - at, " (+ %d residual messages, %d reductions)", nmsg, nred);
   free(text);
 }
 

@@ -25,9 +25,10 @@
  * reaching MPI: cdag_start/test/wait/run while another thread is inside a call on the same
  * schedule; cdag_start or cdag_run on a schedule already started (by any thread) and not yet
  * completed; a start while another handle of the same compiled schedule runs; cdag_compile
- * or cdag_graph_dump while another thread is in one of them on the same graph (whose
- * communicator is its own duplicate; graphs created on one communicator may be compiled at
- * once). That last check is local, before any MPI call: the program is erroneous (as in
+ * or cdag_graph_dump while another thread is in one of them on the same graph (under
+ * MPI_THREAD_MULTIPLE its communicator is its own duplicate, and graphs created on one
+ * communicator may be compiled at once; below it, graphs of one communicator share cdag's
+ * duplicate). That last check is local, before any MPI call: the program is erroneous (as in
  * MPI), and on other ranks the other thread may be the one refused. */
 #ifndef CDAG_H
 #define CDAG_H
@@ -300,7 +301,9 @@ CDAG_API int cdag_graph_load(const char *path, cdag_graph **g);          /* docs
 CDAG_API int cdag_graph_save(const cdag_graph *g, const char *path);
 CDAG_API int cdag_graph_dump(cdag_graph *g, const char *path);           /* distributed graph: collective,
                                                                             writes one global file at rank 0 */
-CDAG_API int cdag_analyze(cdag_graph *g, const cdag_options *o, cdag_plan **p);   /* no MPI needed */
+/* What detection finds (no MPI needed): every candidate the rules accept, not priced. cdag_compile
+   and the `cdag` tool's analyze, verify and model then price it (docs/semantics.md, "What pays"). */
+CDAG_API int cdag_analyze(cdag_graph *g, const cdag_options *o, cdag_plan **p);
 CDAG_API int cdag_plan_report(const cdag_plan *p, FILE *out, int json);           /* schema in docs/format.md */
 CDAG_API int cdag_plan_verify(const cdag_graph *g, const cdag_plan *p);           /* simulate both, compare */
 CDAG_API int cdag_plan_free(cdag_plan **p);

@@ -47,6 +47,7 @@ static int target(const char *out, char *path, size_t len) {
   }
   if (s.machine && !strcmp(s.machine, "none"))
     return cdag__error(CDAG_ERR_ARG, "CDAG_MACHINE=none names no file to write: give -o FILE");
+  cdag__settings_home(&s);
   if ((rc = machine_path(&s, path, len, &named))) return rc;
   return path[0] ? CDAG_OK : cdag__error(CDAG_ERR_ARG, "no HOME or XDG_CONFIG_HOME to put the machine file under: give -o FILE");
 }

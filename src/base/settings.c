@@ -161,14 +161,41 @@ void cdag__options_env(cdag_options *o, const cdag_settings *s) {
 
 /* ---- the environment ---- */
 
-static const char *var(const char *name) {
-  const char *v = getenv(name);
+extern char **environ;
+
+/* The CDAG_* entries of the environment, found in one pass over it (cdag_compile reads the
+   settings at every call, so a program that compiles every iteration pays one walk of the
+   environment, not one getenv per variable). More than 64 of them: getenv for each. */
+typedef struct {
+  const char *entry[64];
+  int n, overflow;
+} env_view;
+
+static void env_scan(env_view *e) {
+  e->n = e->overflow = 0;
+  for (char **p = environ; p && *p; p++) {
+    if ((*p)[0] != 'C' || strncmp(*p, "CDAG_", 5) != 0) continue;
+    if (e->n == 64) {
+      e->overflow = 1;
+      return;
+    }
+    e->entry[e->n++] = *p;
+  }
+}
+
+/* name's value, as getenv gives it (the first entry of that name); NULL if unset or empty. */
+static const char *var(const env_view *e, const char *name) {
+  const char *v = NULL;
+  if (e->overflow) v = getenv(name);
+  size_t n = strlen(name);
+  for (int k = 0; !e->overflow && k < e->n && !v; k++)
+    if (strncmp(e->entry[k], name, n) == 0 && e->entry[k][n] == '=') v = e->entry[k] + n + 1;
   return v && *v ? v : NULL;
 }
 
 /* An integer in [min, max] into *out (untouched when unset). */
-static int read_int(const char *name, long min, long max, const char *expect, int *out) {
-  const char *v = var(name);
+static int read_int(const env_view *e, const char *name, long min, long max, const char *expect, int *out) {
+  const char *v = var(e, name);
   if (!v) return CDAG_OK;
   char *end;
   errno = 0;
@@ -182,18 +209,24 @@ int cdag__settings_read(cdag_settings *s) {
   *s = (cdag_settings){.replay_corrupt = -1, .record_memory = -1};
   cdag__options_defaults(&s->opt);
   int rc = CDAG_OK;
+  env_view e;
+  env_scan(&e);
   for (int id = 0; id < CDAG_NOPTS && !rc; id++) {
-    const char *name = cdag__opt_rows[id].var, *v = name ? var(name) : NULL;
+    const char *name = cdag__opt_rows[id].var, *v = name ? var(&e, name) : NULL;
     if (!v) continue;
     if (!(rc = cdag__opt_parse(id, v, 1, name, &s->opt))) s->opt_set |= 1u << id;
   }
-  s->report = var("CDAG_REPORT");
-  if (!rc) rc = read_int("CDAG_REPLAY_CORRUPT", 0, (1L << 30) - 1, "a rank, 0 to 2^30-1", &s->replay_corrupt);
-  s->record_dir = var("CDAG_RECORD_DIR");
-  s->record_lib = var("CDAG_RECORD_LIB");
-  if (!rc) rc = read_int("CDAG_RECORD_MEMORY", 0, 1L << 30, "MiB, 0 to 2^30", &s->record_memory);
-  s->machine = var("CDAG_MACHINE");
-  s->config_home = var("XDG_CONFIG_HOME");
-  s->home = var("HOME");
+  s->report = var(&e, "CDAG_REPORT");
+  if (!rc) rc = read_int(&e, "CDAG_REPLAY_CORRUPT", 0, (1L << 30) - 1, "a rank, 0 to 2^30-1", &s->replay_corrupt);
+  s->record_dir = var(&e, "CDAG_RECORD_DIR");
+  s->record_lib = var(&e, "CDAG_RECORD_LIB");
+  if (!rc) rc = read_int(&e, "CDAG_RECORD_MEMORY", 0, 1L << 30, "MiB, 0 to 2^30", &s->record_memory);
+  s->machine = var(&e, "CDAG_MACHINE");
   return rc;
+}
+
+void cdag__settings_home(cdag_settings *s) {
+  const char *x = getenv("XDG_CONFIG_HOME"), *h = getenv("HOME");
+  s->config_home = x && *x ? x : NULL;
+  s->home = h && *h ? h : NULL;
 }

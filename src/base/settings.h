@@ -10,7 +10,7 @@
  * tests/exec/mpi/mpi_fortran.f90 compares the compiled layouts through fortran/cdag_f.c)
  * all come from it.
  *
- * Every variable cdag reads is here, with its meaning; nothing else calls getenv. The entry
+ * Every variable cdag reads is here, with its meaning; nothing else reads the environment. The entry
  * points (cdag_compile on every rank, the `cdag` tool before any command) call
  * cdag__settings_read, so a bad value is an error naming the variable and the value, never
  * ignored. Where a variable and a cdag_options field say the same thing, an explicit field
@@ -40,8 +40,11 @@
  *                               the LogGOPS parameters plans are priced with; unset: the
  *                               default path under XDG_CONFIG_HOME (else HOME/.config), used
  *                               when it exists; none: the built-in parameters
- * Two variables that are not cdag's are read for that default path: XDG_CONFIG_HOME, HOME.
- * Reading is cheap (a few getenv calls) and keeps no state, so it is reentrant. */
+ * Two variables that are not cdag's give that default path, XDG_CONFIG_HOME and HOME: only
+ * cdag__settings_home reads them, when a machine file is looked for (once per process in
+ * cdag_compile), not at every compile.
+ * Reading is cheap (one walk of the environment for its CDAG_ entries) and keeps no state, so
+ * it is reentrant. */
 #ifndef CDAG_BASE_SETTINGS_H
 #define CDAG_BASE_SETTINGS_H
 
@@ -134,13 +137,16 @@ typedef struct {
   const char *record_lib;  /* NULL unset */
   int record_memory;       /* -1 unset, else MiB */
   const char *machine;     /* CDAG_MACHINE: NULL unset */
-  const char *config_home; /* XDG_CONFIG_HOME: NULL unset */
-  const char *home;        /* HOME: NULL unset */
+  const char *config_home; /* XDG_CONFIG_HOME: NULL unset, or not read (cdag__settings_home) */
+  const char *home;        /* HOME: NULL unset, or not read */
 } cdag_settings;
 
 /* Reads and validates every variable: CDAG_OK, or CDAG_ERR_ARG naming the first bad one.
    On error *s still holds the defaults and the good values. */
 int cdag__settings_read(cdag_settings *s);
+
+/* XDG_CONFIG_HOME and HOME into s (the machine file's default path). */
+void cdag__settings_home(cdag_settings *s);
 
 /* The variables of s over the fields of o that hold their defaults (explicit fields win). */
 void cdag__options_env(cdag_options *o, const cdag_settings *s);

@@ -163,16 +163,19 @@ static inline det_iov *det_slot(const cdag_plan *p, const det_coll *c, int send,
 
 
 /* The price of a candidate, from the layer that has the cost model (src/model/price.c; detect
-   cannot see it). judge prices collective c of p, just built, against the transfers it covers,
-   xs[0..n) (as they would travel as residual messages): *coll_us and *msgs_us, microseconds,
-   or both -1 when it cannot (the collective stays). The transfers travel as messages when
-   that is not slower (a tie keeps the program's messages): the collective is taken back and a
-   note gives both prices. Only collectives that move blocks are weighed, in graphs without
-   native calls; a reduction is weighed with the plan as a whole (src/model/price.c). */
+   cannot see it). judge prices collectives colls[0..ncolls) of p, built (a collective, or a
+   reduction and the replications that send its result on), alone, against what they replace as
+   residual parts: transfers xs[0..nx) as messages, or reductions rs[0..nr) (their sets in
+   p->sst) as residual reductions: *coll_us and *msgs_us, microseconds, or both -1 when it
+   cannot (the collectives stay). The residual parts are used when they are not slower (a tie
+   keeps what the program wrote): the collectives are taken back and a note gives both prices.
+   Collectives that move blocks are weighed as they are built, reductions once all are;
+   barriers, and every collective of a graph with native calls (the program's own calls), are
+   not weighed. */
 typedef struct {
   void *ctx;
-  int (*judge)(void *ctx, const cdag_plan *p, int64_t c, const df_xfer *xs, int64_t n, double *coll_us,
-               double *msgs_us);
+  int (*judge)(void *ctx, const cdag_plan *p, const int64_t *colls, int64_t ncolls, const df_xfer *xs, int64_t nx,
+               const df_red *rs, int64_t nr, double *coll_us, double *msgs_us);
 } det_pricer;
 
 /* Detects collectives in sst and builds the plan (takes ownership of sst). pricer: NULL, or

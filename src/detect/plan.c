@@ -385,7 +385,8 @@ static int price_last(det_state *st, cdag_plan *p, const int64_t *group, int64_t
   int64_t n = 0;
   double coll_us = -1, msgs_us = -1;
   int rc = group_xfers(st, group, ng, &xs, &n);
-  if (rc == CDAG_OK) rc = st->pricer->judge(st->pricer->ctx, p, p->ncolls - 1, xs, n, &coll_us, &msgs_us);
+  int64_t c0 = p->ncolls - 1;
+  if (rc == CDAG_OK) rc = st->pricer->judge(st->pricer->ctx, p, &c0, 1, xs, n, NULL, 0, &coll_us, &msgs_us);
   free(xs);
   if (rc || coll_us < 0 || msgs_us < 0) return rc;
   c->price_coll_us = coll_us, c->price_msgs_us = msgs_us;
@@ -420,11 +421,11 @@ static int build_group(det_state *st, cdag_plan *p, const int64_t *group, int64_
   return build_split(st, p, group, ng, coll_of);
 }
 
-static int build_collectives(det_state *st, cdag_plan *p) {
+/* The collectives of the protos; coll_of[q]: the collective proto q went into (-1: none). */
+static int build_collectives(det_state *st, cdag_plan *p, int64_t *coll_of) {
   int64_t n = st->nprotos;
   int64_t *idx = malloc((size_t)(n ? n : 1) * sizeof *idx), *first = malloc((size_t)(n ? n : 1) * 2 * sizeof *first);
-  int64_t *coll_of = malloc((size_t)(n ? n : 1) * sizeof *coll_of);
-  int rc = idx && first && coll_of ? CDAG_OK : CDAG_NOMEM("plan");
+  int rc = idx && first ? CDAG_OK : CDAG_NOMEM("plan");
   for (int64_t i = 0; i < n && rc == CDAG_OK; i++) idx[i] = i, coll_of[i] = -1;
   if (rc == CDAG_OK) base_sort_r(idx, n, sizeof *idx, shape_cmp_stable, st);
   /* groups of equal shape, ordered by where their first member was found */
@@ -443,7 +444,94 @@ static int build_collectives(det_state *st, cdag_plan *p) {
     while (j < n && shape_cmp(&idx[i], &idx[j], st) == 0) j++;
     rc = build_group(st, p, idx + i, j - i, coll_of);
   }
-  free(idx); free(first); free(coll_of);
+  free(idx); free(first);
+  return rc;
+}
+
+/* ---- 2b. reductions priced ----
+ * A reduction (with the replications that send its result on) is weighed once every
+ * collective is built: against its reduction tuples as residual reductions (each reducer
+ * receiving every contribution). Those that cost no less as residual reductions are taken
+ * out of the plan, and the later collectives renumbered. */
+
+/* The reduction tuples of collectives in[0..nin) (by coll_of) into *rs. */
+static int coll_reds(const det_state *st, const int64_t *coll_of, const int64_t *in, int64_t nin, df_red **rs,
+                     int64_t *n) {
+  int64_t k = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass && !(*rs = malloc((size_t)(k ? k : 1) * sizeof **rs))) return CDAG_NOMEM("pricing");
+    k = 0;
+    for (int64_t q = 0; q < st->nprotos; q++) {
+      int mine = 0;
+      for (int64_t i = 0; i < nin; i++) mine |= coll_of[q] == in[i];
+      const det_proto *pr = &st->protos[q];
+      if (!mine || !pr->reduction) continue;
+      for (int64_t t = 0; t < pr->ntuples; t++, k++)
+        if (pass) (*rs)[k] = st->sst->reds[st->tuples[pr->tuples_first + t]];
+    }
+  }
+  *n = k;
+  return CDAG_OK;
+}
+
+/* Collective c and its replications (in[1..)): kept, or marked in drop with a note. */
+static int price_reduction(det_state *st, cdag_plan *p, const int64_t *coll_of, const int64_t *in, int64_t nin,
+                           uint8_t *drop) {
+  df_red *rs = NULL;
+  int64_t n = 0;
+  double coll_us = -1, msgs_us = -1;
+  int rc = coll_reds(st, coll_of, in, nin, &rs, &n);
+  if (rc == CDAG_OK) rc = st->pricer->judge(st->pricer->ctx, p, in, nin, NULL, 0, rs, n, &coll_us, &msgs_us);
+  free(rs);
+  if (rc || coll_us < 0 || msgs_us < 0) return rc;
+  det_coll *c = &p->colls[in[0]];
+  c->price_coll_us = coll_us, c->price_msgs_us = msgs_us;
+  if (msgs_us > coll_us) return CDAG_OK;
+  char ranks[96];
+  det_ranks_text(p->ranks + c->ranks_first, c->nranks, p->nprocs, ranks, sizeof ranks);
+  rc = det_note(st, "left as residual reductions: %s over ranks %s%s would cost %.3f us, its %lld reductions as "
+                "messages %.3f us", det_kind_name(c->kind), ranks, nin > 1 ? " with the bcast of its result" : "",
+                coll_us, (long long)n, msgs_us);
+  p->nleft++;
+  for (int64_t i = 0; i < nin; i++) drop[in[i]] = 1;
+  for (int64_t q = 0; q < st->nprotos; q++)
+    for (int64_t i = 0; i < nin; i++)
+      if (coll_of[q] == in[i])
+        for (int64_t t = 0; t < st->protos[q].ntuples; t++) st->rused[st->tuples[st->protos[q].tuples_first + t]] = 0;
+  return rc;
+}
+
+/* Removes the collectives marked in drop, renumbering what replications follow. */
+static void drop_collectives(cdag_plan *p, const uint8_t *drop, int64_t *newidx) {
+  int64_t k = 0;
+  for (int64_t c = 0; c < p->ncolls; c++) {
+    newidx[c] = k;
+    if (drop[c]) continue;
+    p->colls[k] = p->colls[c];
+    if (p->colls[k].after > 0) p->colls[k].after = newidx[p->colls[k].after - 1] + 1;
+    k++;
+  }
+  p->ncolls = k;
+}
+
+static int price_reductions(det_state *st, cdag_plan *p, const int64_t *coll_of) {
+  int64_t nc = p->ncolls;
+  if (!st->pricer || st->g->ncalls || !nc) return CDAG_OK;
+  uint8_t *drop = calloc((size_t)nc, 1);
+  int64_t *in = malloc((size_t)(nc + 1) * sizeof *in);
+  int rc = drop && in ? CDAG_OK : CDAG_NOMEM("pricing");
+  for (int64_t c = 0; c < nc && rc == CDAG_OK; c++) {
+    const det_coll *k = &p->colls[c];
+    if (!ir_coll_get(k->kind)->reduces || k->after > 0) continue;
+    int64_t nin = 0;
+    in[nin++] = c;
+    for (int64_t r = c + 1; r < nc; r++)   /* a replication comes after its reduce */
+      if (p->colls[r].after == c + 1) in[nin++] = r;
+    rc = price_reduction(st, p, coll_of, in, nin, drop);
+  }
+  if (rc == CDAG_OK) drop_collectives(p, drop, in);
+  free(drop);
+  free(in);
   return rc;
 }
 
@@ -696,7 +784,10 @@ static int keep_written_order(det_state *st, cdag_plan *p) {
 }
 
 int det_build_plan(det_state *st, cdag_plan *p) {
-  int rc = build_collectives(st, p);
+  int64_t *coll_of = malloc((size_t)(st->nprotos ? st->nprotos : 1) * sizeof *coll_of);
+  int rc = coll_of ? build_collectives(st, p, coll_of) : CDAG_NOMEM("plan");
+  if (rc == CDAG_OK) rc = price_reductions(st, p, coll_of);
+  free(coll_of);
   if (rc == CDAG_OK) rc = build_residual(st, p);
   if (rc == CDAG_OK) rc = keep_written_order(st, p);
   if (rc == CDAG_OK) { /* the plan has its own copies now (the count stays for the report) */

@@ -124,7 +124,9 @@ int machine_load(const char *path, int named, machine_params *m) {
 
 int machine_find(const cdag_settings *s, machine_params *m) {
   char path[4096];
-  int named, rc = machine_path(s, path, sizeof path, &named);
+  cdag_settings h = *s;
+  cdag__settings_home(&h);   /* the default path's variables, read only now */
+  int named, rc = machine_path(&h, path, sizeof path, &named);
   if (rc) {
     *m = machine_builtin();
     return rc;

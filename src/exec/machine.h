@@ -38,15 +38,15 @@ machine_params machine_measured(const kern_model *m);
 kern_model machine_model_of(const loggp_params *lp);
 
 /* The machine file s names into path[len]: CDAG_MACHINE (*named = 1), else the default path
-   (*named = 0); "" when CDAG_MACHINE=none or no HOME to put the default under. CDAG_OK, or
-   CDAG_ERR_ARG when the path does not fit. */
+   (*named = 0; s's config_home and home, cdag__settings_home); "" when CDAG_MACHINE=none or
+   no HOME to put the default under. CDAG_OK, or CDAG_ERR_ARG when the path does not fit. */
 int machine_path(const cdag_settings *s, char *path, size_t len, int *named);
 
 /* The parameters of the file at path (named: it must exist; else an absent file means the
    built-in parameters; "": built in). CDAG_OK, CDAG_ERR_NOMEM, or CDAG_ERR_ARG naming the
    file (and the line) when it cannot be read or a line is bad. */
 int machine_load(const char *path, int named, machine_params *m);
-/* machine_path and machine_load for s. */
+/* machine_path (the default path's variables read now) and machine_load for s. */
 int machine_find(const cdag_settings *s, machine_params *m);
 
 /* Reads a machine file's text from f (path names it in messages) into *lp. */

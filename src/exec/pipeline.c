@@ -60,11 +60,8 @@ static void tune_on(const cdag_options *o, const cdag_settings *s, const machine
   }
 }
 
-int pipeline_tuning_on(const cdag_options *o, const machine_params *m, pipeline_tune *t) {
-  cdag_settings s;
-  int rc = cdag__settings_read(&s);
-  tune_on(o, &s, m, t);
-  return rc;
+void pipeline_tuning_on(const cdag_options *o, const cdag_settings *s, const machine_params *m, pipeline_tune *t) {
+  tune_on(o, s, m, t);
 }
 
 int pipeline_tuning(const cdag_options *o, const kern_model *base, pipeline_tune *t) {

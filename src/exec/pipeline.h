@@ -40,8 +40,8 @@ int pipeline_check_options(const cdag_options *o, int nprocs, int rank);
    model) and KERN_POLICY_AUTO. The LogGOPS parameters are the machine's unless alpha, beta,
    overhead or gamma is set by o or a variable: then kern_model_loggp of the model (the
    machine's O and S kept) and the source is "options". CDAG_OK, or CDAG_ERR_ARG naming a
-   bad variable or a bad machine file. pipeline_tuning_on takes the machine as it is
-   (exec/mpi reads the file once per process). */
+   bad variable or a bad machine file. pipeline_tuning_on takes the settings as s holds them
+   and the machine as it is (exec/mpi reads the file once per process), so it reads nothing. */
 typedef struct {
   kern_model model;
   kern_policy policy;
@@ -51,7 +51,7 @@ typedef struct {
   char source[KERN_SOURCE_LEN];   /* where lp came from (machine.h's, or "options") */
 } pipeline_tune;
 int pipeline_tuning(const cdag_options *o, const kern_model *base, pipeline_tune *t);
-int pipeline_tuning_on(const cdag_options *o, const machine_params *m, pipeline_tune *t);
+void pipeline_tuning_on(const cdag_options *o, const cdag_settings *s, const machine_params *m, pipeline_tune *t);
 /* pipeline_tuning of the default options with model m (NULL: built in), then policy. */
 pipeline_tune pipeline_tune_of(const kern_model *m, kern_policy policy);
 

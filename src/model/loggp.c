@@ -219,7 +219,11 @@ static int waiter_room(wait_queue *q) {
     q->head = 0;
     return CDAG_OK;
   }
-  return base_grow((void **)&q->w, q->n, &q->cap, 1, sizeof *q->w, "LogGP wait queue");
+  /* most queues (one per CPU and NIC of every rank) hold a few waiters: start small */
+  int64_t cap = q->cap ? 2 * q->cap : 4;
+  int rc = base_resize((void **)&q->w, q->n, cap, sizeof *q->w, "LogGP wait queue");
+  if (rc == CDAG_OK) q->cap = cap;
+  return rc;
 }
 
 enum { WAKE_FIFOS = 4 };

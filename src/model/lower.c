@@ -3,7 +3,8 @@
  * Each part of the plan becomes sends, receives, copies and local reduces added to a new
  * global graph, part after part. Reads of origins happen where the part is emitted; every
  * write of a final value is a copy from staging memory collected in `late` and emitted
- * after everything else, so program order puts all origin reads first (the plan reads
+ * after everything else (but a residual piece that travels alone where no snapshot says a
+ * part still reads the origin: it is received in place, as the runtime receives it), so program order puts all origin reads first (the plan reads
  * origins only, but for a replication, which sends from the staging memory of the result
  * it replicates) and memory-conflict dependencies order the rounds of each algorithm. Each
  * algorithm emits its ops so that every rank's own ops come in the order the algorithm runs
@@ -13,6 +14,10 @@
 
 #include "circulant/circulant.h"
 #include "model/lower.h"
+
+/* MPICH's allgather(v) uses Bruck's algorithm (or recursive doubling) below this many bytes
+   in all (MPIR_CVAR_ALLGATHER_SHORT_MSG_SIZE), the ring above. */
+#define LOWER_ALLGATHER_SHORT 81920
 
 typedef struct {
   int32_t rank;
@@ -422,17 +427,36 @@ static int coll_reduce(lw *w, const det_coll *c, const int32_t *R, int n, int ri
 }
 
 /* Allgather(v): buf[i] holds every block; ring (MPI) in member order, circulant rotated. */
+/* Bruck's allgather, MPICH's for short messages: ceil(log2 n) rounds; each rank's buffer holds
+   the blocks from its own on, rotated (block i + k at P[i + k] - P[i]), and in the round of
+   distance d it receives the first min(d, n - d) blocks of rank i + d's buffer after its own d. */
+static int bruck_allgather(lw *w, const int32_t *R, int n, const uint64_t *buf, const uint64_t *P) {
+  int rc = CDAG_OK;
+  for (int d = 1; d < n && rc == CDAG_OK; d <<= 1) {
+    int cnt = d < n - d ? d : n - d;
+    for (int i = 0; i < n && rc == CDAG_OK; i++) {
+      int j = (i + d) % n;
+      rc = msg(w, R[j], buf[j], R[i], buf[i] + P[i + d] - P[i], P[j + cnt] - P[j]);
+    }
+  }
+  return rc;
+}
+
 static int coll_allgather(lw *w, const det_coll *c, const int32_t *R, int n, int alg, uint64_t *buf, uint64_t *P) {
   int rc = CDAG_OK;
   P[0] = 0;
   for (int k = 0; k < 2 * n; k++) P[k + 1] = P[k] + det_slot(w->p, c, 1, k % n, 0)->bytes;
   uint64_t total = P[n];
-  int absolute = alg == KERN_ALG_MPI || ir_coll_get(c->kind)->vector; /* root j's bytes at P[j] */
+  int bruck = alg == KERN_ALG_MPI && total < LOWER_ALLGATHER_SHORT;
+  /* root j's bytes at P[j] (the ring, circulant allgatherv), else rotated from the rank's own */
+  int absolute = !bruck && (alg == KERN_ALG_MPI || ir_coll_get(c->kind)->vector);
   for (int i = 0; i < n && rc == CDAG_OK; i++) {
     buf[i] = stage(w, R[i], total);
     rc = pack_into(w, R[i], det_slot(w->p, c, 1, i, 0), buf[i] + (absolute ? P[i] : 0));
   }
-  if (rc == CDAG_OK && alg == KERN_ALG_MPI) {
+  if (rc == CDAG_OK && bruck) {
+    rc = bruck_allgather(w, R, n, buf, P);
+  } else if (rc == CDAG_OK && alg == KERN_ALG_MPI) {
     for (int s = 0; s < n - 1 && rc == CDAG_OK; s++)
       for (int i = 0; i < n && rc == CDAG_OK; i++) {
         int b = ((i - s) % n + n) % n, j = (i + 1) % n;
@@ -603,14 +627,46 @@ static int lower_coll(lw *w, int64_t ci) {
 
 /* ---- residual parts ---- */
 
-/* The pieces of plan message m that travel alone (alone = 1) or packed (0), as the runtime
-   splits them (kern_travels_alone over pack_limit), as one message from m->src to m->dst. */
-static int lower_group(lw *w, const det_msg *m, uint64_t limit, int alone) {
+/* Does [addr, addr + len) of rank overlap a snapshot of plan p (an origin some part reads that
+   a final write overwrites)? p->snaps is sorted by (rank, addr) and disjoint. O(log snaps). */
+static int snapshot_overlaps(const cdag_plan *p, int32_t rank, uint64_t addr, uint64_t len) {
+  int64_t lo = 0, hi = p->nsnaps;   /* the first snapshot after (rank, addr) */
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    const det_range *s = &p->snaps[mid];
+    if (s->rank < rank || (s->rank == rank && s->addr <= addr)) lo = mid + 1;
+    else hi = mid;
+  }
+  const det_range *before = lo > 0 ? &p->snaps[lo - 1] : NULL, *after = lo < p->nsnaps ? &p->snaps[lo] : NULL;
+  return (before && before->rank == rank && before->addr + before->len > addr) ||
+         (after && after->rank == rank && after->addr < addr + len);
+}
+
+/* The pieces of plan message m that travel alone, each its own message from and into the
+   user's memory as the runtime sends them (into staging and copied late where a snapshot
+   says some part still reads the origin there). */
+static int lower_alone(lw *w, const det_msg *m, uint64_t limit) {
+  const df_xfer *x = w->p->xfers + m->first;
+  int64_t nalone = 0;
+  int rc = CDAG_OK;
+  for (int32_t i = 0; i < m->n && rc == CDAG_OK; i++) {
+    if (!x[i].len || !kern_travels_alone(x[i].len, limit, &nalone)) continue;
+    int direct = !snapshot_overlaps(w->p, m->dst, x[i].dst_addr, x[i].len);
+    uint64_t dst = direct ? x[i].dst_addr : stage(w, m->dst, x[i].len);
+    rc = msg(w, m->src, x[i].src_addr, m->dst, dst, x[i].len);
+    if (rc == CDAG_OK && !direct) rc = late(w, m->dst, dst, x[i].dst_addr, x[i].len);
+  }
+  return rc;
+}
+
+/* The pieces of plan message m that travel packed, as the runtime splits them
+   (kern_travels_alone over pack_limit), as one message from m->src to m->dst. */
+static int lower_group(lw *w, const det_msg *m, uint64_t limit) {
   const df_xfer *x = w->p->xfers + m->first;
   int64_t nalone = 0, n = 0;
   uint64_t bytes = 0;
   for (int32_t i = 0; i < m->n; i++)
-    if (x[i].len && kern_travels_alone(x[i].len, limit, &nalone) == alone) n++, bytes += x[i].len;
+    if (x[i].len && !kern_travels_alone(x[i].len, limit, &nalone)) n++, bytes += x[i].len;
   if (!n) return CDAG_OK;
   uint64_t src = 0, dst = stage(w, m->dst, bytes), at = 0;
   int rc = CDAG_OK;
@@ -620,7 +676,7 @@ static int lower_group(lw *w, const det_msg *m, uint64_t limit, int alone) {
   }
   nalone = 0;
   for (int32_t i = 0; i < m->n && rc == CDAG_OK; i++)
-    if (x[i].len && kern_travels_alone(x[i].len, limit, &nalone) == alone) {
+    if (x[i].len && !kern_travels_alone(x[i].len, limit, &nalone)) {
       if (n == 1 && m->src != m->dst) {
         src = x[i].src_addr;
         continue;
@@ -632,7 +688,7 @@ static int lower_group(lw *w, const det_msg *m, uint64_t limit, int alone) {
   at = dst;
   nalone = 0;
   for (int32_t i = 0; i < m->n && rc == CDAG_OK; i++)
-    if (x[i].len && kern_travels_alone(x[i].len, limit, &nalone) == alone) {
+    if (x[i].len && !kern_travels_alone(x[i].len, limit, &nalone)) {
       rc = late(w, m->dst, at, x[i].dst_addr, x[i].len);
       at += x[i].len;
     }
@@ -645,8 +701,8 @@ static int lower_msgs(lw *w) {
   int rc = CDAG_OK;
   for (int64_t k = 0; k < p->nmsgs && rc == CDAG_OK; k++) {
     const det_msg *m = &p->msgs[k];
-    if (m->src == m->dst) rc = lower_group(w, m, UINT64_MAX, 0);
-    else if ((rc = lower_group(w, m, limit, 0)) == CDAG_OK) rc = lower_group(w, m, limit, 1);
+    if (m->src == m->dst) rc = lower_group(w, m, UINT64_MAX);
+    else if ((rc = lower_group(w, m, limit)) == CDAG_OK) rc = lower_alone(w, m, limit);
   }
   return rc;
 }
@@ -694,8 +750,17 @@ static int lower_syncs(lw *w) {
 
 /* The highest address stage plan p uses, at least top. */
 static uint64_t plan_top(const cdag_plan *p, uint64_t top) {
-  for (int64_t i = 0; i < p->npieces; i++)
-    if (p->pieces[i].addr + p->pieces[i].len > top) top = p->pieces[i].addr + p->pieces[i].len;
+  for (int64_t c = 0; c < p->ncolls; c++) {   /* the collectives' own pieces: a part of a plan (price.c) shares them */
+    const det_coll *k = &p->colls[c];
+    int64_t first[2] = {k->send_first, k->recv_first}, n[2] = {(int64_t)k->nranks * k->nsend_slots,
+                                                               (int64_t)k->nranks * k->nrecv_slots};
+    for (int side = 0; side < 2; side++)
+      for (int64_t v = first[side]; v < first[side] + n[side]; v++)
+        for (int32_t i = 0; i < p->iovs[v].n; i++) {
+          const det_piece *pc = &p->pieces[p->iovs[v].first + (uint32_t)i];
+          if (pc->addr + pc->len > top) top = pc->addr + pc->len;
+        }
+  }
   for (int64_t i = 0; i < p->nxfers; i++) {
     const df_xfer *x = &p->xfers[i];
     if (x->src_addr + x->len > top) top = x->src_addr + x->len;
@@ -733,7 +798,13 @@ static int staging_base(const cdag_plan *pl, uint64_t *base) {
    late copies are not doubled and copied on the way to millions; more are added as needed. */
 static int reserve(lw *w) {
   const cdag_plan *p = w->p;
-  int64_t late = p->nxfers + p->npieces, ops = 2 * p->nmsgs + 2 * p->nsyncs + late + p->npieces;
+  int64_t pieces = 0;   /* the collectives' own: a part of a plan (price.c) shares the array */
+  for (int64_t c = 0; c < p->ncolls; c++) {
+    const det_coll *k = &p->colls[c];
+    int64_t nv = (int64_t)k->nranks * (k->nsend_slots + k->nrecv_slots);
+    pieces += nv;   /* a piece or so per slot: a hint, not a bound */
+  }
+  int64_t late = p->nxfers + pieces, ops = 2 * p->nmsgs + 2 * p->nsyncs + late + pieces;
   if (ops > IR_MAX_OPS / 2) ops = IR_MAX_OPS / 2;
   if (late > IR_MAX_OPS / 2) late = IR_MAX_OPS / 2;
   BASE_GROW(w->late, w->nlate, w->clate, late, "lowering");

@@ -5,7 +5,7 @@
  * expanded by the algorithm the executor runs it with (pl->chosen if set, else
  * kern_choose_coll with the given model and policy):
  *   MPI's collective, as MPICH's usual choice: bcast, reduce, gather, scatter (and v-forms):
- *     binomial trees; allgather(v): ring; alltoall(v): pairwise exchange; allreduce:
+ *     binomial trees; allgather(v): Bruck's algorithm below 80 KiB in all, the ring above; alltoall(v): pairwise exchange; allreduce:
  *     recursive doubling (ranks beyond the largest power of two fold in first and get the
  *     result last); reduce_scatter(_block): pairwise (each member reduces its own block);
  *     barrier: dissemination (zero-byte messages);

@@ -2,10 +2,12 @@
  * its transfers as messages, then the plan against the graph as written.
  *
  * Candidates (model_pricer, detect's det_pricer): detection asks for each collective that moves
- * blocks, as soon as it is built, what it costs alone (lowered with the algorithm it would run)
- * and what its transfers cost as residual messages (packed per pair of ranks as the runtime
- * packs them), both lowered and run through the model; it keeps the collective only when it is
- * faster. Each costs O(its pieces log) to lower and model.
+ * blocks, as soon as it is built, and for each reduction (with the bcasts that replicate its
+ * result) once all are, what it costs alone (lowered with the algorithm it would run) and what
+ * it replaces costs as residual parts (transfers as messages packed per pair of ranks as the
+ * runtime packs them; reductions as residual reductions), both lowered and run through the
+ * model; it keeps the collective only when it is faster. Each costs O(its pieces log) to
+ * lower and model.
  *
  * The plan (model_price_plan), after each collective's algorithm: the plan lowered to the
  * messages it would send (lower.c: its algorithms, residual messages packed as the runtime
@@ -70,15 +72,46 @@ static int messages_time(const model_price_ctx *x, int32_t nprocs, const df_xfer
   return rc;
 }
 
-/* det_pricer's judge: collective c alone (the plan's slots, no other part), and xs as
-   messages. A part the model cannot lower is not priced (-1, -1): the rules decide. */
-static int judge(void *ctx, const cdag_plan *p, int64_t c, const df_xfer *xs, int64_t n, double *coll_us,
-                 double *msgs_us) {
+/* Residual reductions rs[0..n) (their sets in p->sst) as a plan of their own. */
+static int reductions_time(const model_price_ctx *x, const cdag_plan *p, const df_red *rs, int64_t n, double *us) {
+  cdag_plan m = {.nprocs = p->nprocs, .nreds = n, .reds = (df_red *)rs, .sst = p->sst};
+  kern_choices ch = {.pack_limit = kern_model_pack_limit(&x->km)};
+  m.chosen = &ch;
+  return part_time(x, &m, us);
+}
+
+/* Collectives colls[0..nc) of p as a plan of their own (sharing p's slots), a replication
+   following its reduce there. */
+static int collectives_time(const model_price_ctx *x, const cdag_plan *p, const int64_t *colls, int64_t nc,
+                            double *us) {
+  det_coll *sub = malloc((size_t)nc * sizeof *sub);
+  if (!sub) return CDAG_NOMEM("pricing");
+  int rc = CDAG_OK;
+  for (int64_t k = 0; k < nc; k++) {
+    sub[k] = p->colls[colls[k]];
+    int64_t after = sub[k].after;
+    sub[k].after = 0;
+    for (int64_t j = 0; j < k && after > 0; j++)
+      if (colls[j] == after - 1) sub[k].after = j + 1;
+    if (after > 0 && sub[k].after == 0)
+      rc = cdag__error(CDAG_ERR_ARG, "pricing: a replication without its reduce");
+  }
+  cdag_plan one = {.nprocs = p->nprocs, .opts = p->opts, .ncolls = nc, .colls = sub, .nranks = p->nranks,
+                   .ranks = p->ranks, .niovs = p->niovs, .iovs = p->iovs, .npieces = p->npieces, .pieces = p->pieces,
+                   .sst = p->sst};
+  if (rc == CDAG_OK) rc = part_time(x, &one, us);
+  free(sub);
+  return rc;
+}
+
+/* det_pricer's judge: the collectives alone, and what they replace as residual parts. A part
+   the model cannot lower is not priced (-1, -1): the rules decide. */
+static int judge(void *ctx, const cdag_plan *p, const int64_t *colls, int64_t nc, const df_xfer *xs, int64_t nx,
+                 const df_red *rs, int64_t nr, double *coll_us, double *msgs_us) {
   const model_price_ctx *x = ctx;
-  cdag_plan one = {.nprocs = p->nprocs, .opts = p->opts, .ncolls = 1, .colls = &p->colls[c], .nranks = p->nranks,
-                   .ranks = p->ranks, .niovs = p->niovs, .iovs = p->iovs, .npieces = p->npieces, .pieces = p->pieces};
-  int rc = part_time(x, &one, coll_us);
-  if (rc == CDAG_OK) rc = messages_time(x, p->nprocs, xs, n, msgs_us);
+  int rc = collectives_time(x, p, colls, nc, coll_us);
+  if (rc == CDAG_OK)
+    rc = nr ? reductions_time(x, p, rs, nr, msgs_us) : messages_time(x, p->nprocs, xs, nx, msgs_us);
   if (rc == CDAG_ERR_NOMEM) return rc;
   if (rc != CDAG_OK) {
     *coll_us = *msgs_us = -1;

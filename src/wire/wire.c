@@ -16,17 +16,25 @@
 
 static int wire_reserve(wire_buf *w, int64_t n) {
   if (w->failed) return 0;
+  if (w->cap - w->len >= n) return 1;
   if (base_grow((void **)&w->buf, w->len, &w->cap, n, 1, "wire buffer")) w->failed = 1;
   return !w->failed;
 }
 
-void wire_put_u(wire_buf *w, uint64_t v) {
-  if (!wire_reserve(w, 10)) return;
+/* Unchecked varints at p (the caller reserved room: 10 bytes each); the byte after them. */
+static inline uint8_t *put_u(uint8_t *p, uint64_t v) {
   while (v >= 0x80) {
-    w->buf[w->len++] = (uint8_t)(v | 0x80);
+    *p++ = (uint8_t)(v | 0x80);
     v >>= 7;
   }
-  w->buf[w->len++] = (uint8_t)v;
+  *p++ = (uint8_t)v;
+  return p;
+}
+
+static inline uint8_t *put_s(uint8_t *p, int64_t v) { return put_u(p, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); }
+
+void wire_put_u(wire_buf *w, uint64_t v) {
+  if (wire_reserve(w, 10)) w->len = put_u(w->buf + w->len, v) - w->buf;
 }
 
 void wire_put_s(wire_buf *w, int64_t v) { wire_put_u(w, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); }
@@ -79,40 +87,43 @@ const uint8_t *wire_get_bytes(wire_reader *r, int64_t n) {
 
 /* ---- one rank's graph ---- */
 
-/* One op's fields; *prev is the end of the previous buffer (the delta base). */
+/* One op's fields; *prev is the end of the previous buffer (the delta base). Written in
+   place after one reservation (a kind byte and at most 5 varints): a graph compiled every
+   iteration is encoded every iteration to be fingerprinted. */
 static void wire_encode_op(const cdag_graph *g, int64_t i, wire_buf *w, uint64_t *prev) {
-  uint8_t kind = g->kind[i];
-  wire_put_bytes(w, &kind, 1);
+  if (!wire_reserve(w, 1 + 5 * 10)) return;
+  uint8_t kind = g->kind[i], *p = w->buf + w->len;
+  *p++ = kind;
   switch (kind) {
   case IR_SEND:
   case IR_RECV:
-    wire_put_u(w, (uint64_t)g->peer[i]);
-    wire_put_s(w, g->tag[i]);   /* a native collective's messages have tags below 0 */
-    wire_put_s(w, (int64_t)(g->addr[i] - *prev));
-    wire_put_u(w, g->bytes[i]);
+    p = put_u(p, (uint64_t)g->peer[i]);
+    p = put_s(p, g->tag[i]);   /* a native collective's messages have tags below 0 */
+    p = put_s(p, (int64_t)(g->addr[i] - *prev));
+    p = put_u(p, g->bytes[i]);
     *prev = g->addr[i] + g->bytes[i];
     break;
   case IR_REDUCE:
-    wire_put_u(w, (uint64_t)g->peer[i]);
-    wire_put_u(w, (uint64_t)g->tag[i]);
-    wire_put_s(w, (int64_t)(g->addr[i] - *prev));
-    wire_put_s(w, (int64_t)(g->addr2[i] - g->addr[i]));
-    wire_put_u(w, g->bytes[i] / (uint64_t)ir_type_size(g->peer[i]));
+    p = put_u(p, (uint64_t)g->peer[i]);
+    p = put_u(p, (uint64_t)g->tag[i]);
+    p = put_s(p, (int64_t)(g->addr[i] - *prev));
+    p = put_s(p, (int64_t)(g->addr2[i] - g->addr[i]));
+    p = put_u(p, g->bytes[i] / (uint64_t)ir_type_size(g->peer[i]));
     *prev = g->addr[i] + g->bytes[i];
     break;
   case IR_COPY:
-    wire_put_s(w, (int64_t)(g->addr[i] - *prev));
-    wire_put_s(w, (int64_t)(g->addr2[i] - g->addr[i]));
-    wire_put_u(w, g->bytes[i]);
+    p = put_s(p, (int64_t)(g->addr[i] - *prev));
+    p = put_s(p, (int64_t)(g->addr2[i] - g->addr[i]));
+    p = put_u(p, g->bytes[i]);
     *prev = g->addr[i] + g->bytes[i];
     break;
   case IR_GET:
   case IR_PUT:
-    wire_put_u(w, (uint64_t)g->peer[i]);
-    wire_put_s(w, g->tag[i]);
-    wire_put_s(w, (int64_t)(g->addr[i] - *prev));
-    wire_put_u(w, g->addr2[i]);
-    wire_put_u(w, g->bytes[i]);
+    p = put_u(p, (uint64_t)g->peer[i]);
+    p = put_s(p, g->tag[i]);
+    p = put_s(p, (int64_t)(g->addr[i] - *prev));
+    p = put_u(p, g->addr2[i]);
+    p = put_u(p, g->bytes[i]);
     *prev = g->addr[i] + g->bytes[i];
     break;
   case IR_FENCE:
@@ -121,18 +132,19 @@ static void wire_encode_op(const cdag_graph *g, int64_t i, wire_buf *w, uint64_t
                        addresses; a plain calc: cost * 2 (as compact as before) */
     int comp = ir_is_compute(g, i);
     uint64_t wl = comp ? g->cw_len[i] : 0, rl = comp ? g->cr_len[i] : 0;
-    wire_put_u(w, g->bytes[i] << 1 | (uint64_t)comp);
+    p = put_u(p, g->bytes[i] << 1 | (uint64_t)comp);
     if (!comp) break;
-    wire_put_u(w, wl);
-    wire_put_u(w, rl);
-    if (wl) wire_put_s(w, (int64_t)(g->addr[i] - *prev));
-    if (rl && rl != IR_READS_ALL) wire_put_s(w, (int64_t)(g->addr2[i] - *prev));
+    p = put_u(p, wl);
+    p = put_u(p, rl);
+    if (wl) p = put_s(p, (int64_t)(g->addr[i] - *prev));
+    if (rl && rl != IR_READS_ALL) p = put_s(p, (int64_t)(g->addr2[i] - *prev));
     break;
   }
   default:
-    wire_put_u(w, g->bytes[i]);
+    p = put_u(p, g->bytes[i]);
     break;
   }
+  w->len = p - w->buf;
 }
 
 /* Joins, communicators, native calls and which ops are their messages (collective.c). */
@@ -176,6 +188,7 @@ static void wire_encode_natives(const cdag_graph *g, wire_buf *w) {
 
 int wire_encode_rank(const cdag_graph *g, wire_buf *w) {
   if (!g || g->myrank < 0) return cdag__error(CDAG_ERR_ARG, "wire_encode_rank: not a distributed graph");
+  wire_reserve(w, 64 + 12 * g->nops);   /* most ops take 6 to 10 bytes: one allocation */
   wire_put_u(w, WIRE_MAGIC);
   wire_put_u(w, WIRE_VERSION);
   wire_put_u(w, (uint64_t)g->nprocs);
@@ -195,8 +208,8 @@ int wire_encode_rank(const cdag_graph *g, wire_buf *w) {
     wire_put_u(w, g->scr_len[s]);
     prev = g->scr_addr[s] + g->scr_len[s];
   }
-  int64_t nlabels = 0;   /* labels: count, then (op, length, bytes) */
-  for (int64_t i = 0; i < g->nops; i++) nlabels += ir_label(g, (int32_t)i) != NULL;
+  int64_t nlabels = 0;   /* labels: count, then (op, length, bytes); none: no walk */
+  for (int64_t i = 0; g->label && i < g->nops; i++) nlabels += ir_label(g, (int32_t)i) != NULL;
   wire_put_u(w, (uint64_t)nlabels);
   for (int64_t i = 0; i < g->nops && nlabels; i++) {
     const char *l = ir_label(g, (int32_t)i);

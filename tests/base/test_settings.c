@@ -76,6 +76,39 @@ START_TEST(good_values_are_read) {
 }
 END_TEST
 
+/* The settings walk the environment once for its CDAG_ entries: a name that only starts like
+   a variable's is another variable, and past 64 CDAG_ entries every variable is still read. */
+START_TEST(prefixes_and_many_variables) {
+  clear_all();
+  setenv("CDAG_DETECTX", "0", 1);
+  setenv("CDAG_REPORTS", "no.json", 1);
+  setenv("XCDAG_KERNEL", "mpi", 1);
+  cdag_settings s;
+  ck_assert_int_eq(cdag__settings_read(&s), CDAG_OK);
+  ck_assert_uint_eq(s.opt_set, 0);
+  ck_assert_ptr_null(s.report);
+  char name[32];
+  for (int k = 0; k < 70; k++) {
+    snprintf(name, sizeof name, "CDAG_UNUSED_%d", k);
+    setenv(name, "1", 1);
+  }
+  setenv("CDAG_DETECT", "0", 1);
+  setenv("CDAG_REPORT", "out.json", 1);
+  ck_assert_int_eq(cdag__settings_read(&s), CDAG_OK);
+  ck_assert_uint_eq(s.opt_set, SET(detect));
+  ck_assert_int_eq(s.opt.detect, 0);
+  ck_assert_str_eq(s.report, "out.json");
+  for (int k = 0; k < 70; k++) {
+    snprintf(name, sizeof name, "CDAG_UNUSED_%d", k);
+    unsetenv(name);
+  }
+  unsetenv("CDAG_DETECTX");
+  unsetenv("CDAG_REPORTS");
+  unsetenv("XCDAG_KERNEL");
+  clear_all();
+}
+END_TEST
+
 START_TEST(each_bad_value_is_named) {
   static const char *const bad[][2] = {
       {"CDAG_DETECT", "2"},      {"CDAG_DETECT", "no"},  {"CDAG_KERNEL", "fast"},
@@ -440,6 +473,7 @@ Suite *cdag_settings_suite(void) {
   TCase *t = tcase_create("env");
   tcase_add_test(t, unset_and_empty_mean_defaults);
   tcase_add_test(t, good_values_are_read);
+  tcase_add_test(t, prefixes_and_many_variables);
   tcase_add_test(t, each_bad_value_is_named);
   suite_add_tcase(s, t);
   TCase *o = tcase_create("options");

@@ -2,12 +2,14 @@
  * compiled schedules, error agreement, reports and cdag_graph_dump.
  *
  * cdag_compile, on every rank of the graph's communicator:
- *  1. encodes its ops (wire/wire.h) and fingerprints them; one MPI_Allreduce agrees on local
- *     errors, on the options (every field, after the environment) and on whether every rank
- *     finds the same cached schedule (the
- *     same graph rebuilt, e.g. every iteration of a loop): if so, a new handle is built on
- *     the cached core (schedule.h: its own requests, kernels and run state; no gather, no
- *     analysis) and returned;
+ *  1. encodes its ops (wire/wire.h) and fingerprints them; one MPI_Allreduce of 8 integers
+ *     agrees on local errors, on the options (by a digest of every field, after the
+ *     environment; a second allreduce names the field only when they differ), on whether
+ *     every rank finds the same cached schedule (the same graph rebuilt, e.g. every
+ *     iteration of a loop) and on whether every rank holds the same idle handle of it (the
+ *     one the program freed: schedule.h, spares): if so, that handle is returned as it is
+ *     (nothing built, no further agreement); else a new handle is built on the cached core
+ *     (its own requests, kernels and run state; no gather, no analysis) and agreed on;
  *  2. MPI_Gatherv of the encodings to the compiling rank, which decodes the global graph and
  *     runs the analysis (cdag_analyze; with detect = 0 only matching, for the baseline), cuts
  *     the result into per-rank parts (schedule.c, baseline.c) and writes the report; each
@@ -28,16 +30,6 @@
 
 /* ---- options ---- */
 
-/* Options (after the environment), kernel policy and model: what a compiled schedule depends
-   on besides the graph. */
-static uint64_t options_hash(const cdag_options *o, const pipeline_tune *t) {
-  const loggp_params *l = &t->lp;   /* a machine file's prices too */
-  double v[CDAG_NOPTS + 13] = {t->policy, t->model.blocks, t->model.alpha, t->model.beta, t->model.overhead,
-                               t->model.gamma, l->L, l->o, l->g, l->G, l->O, (double)l->S, l->copy};
-  for (int id = 0; id < CDAG_NOPTS; id++) v[13 + id] = cdag__opt_get(o, id);
-  return wire_hash(v, sizeof v, 0x0c0ffee);
-}
-
 /* Every option, as the environment leaves it, by its bits (equal bits, equal values): what
    every rank must pass alike (the options table, base/settings.h). */
 static void opt_values(const cdag_options *o, int64_t *v) {
@@ -45,6 +37,23 @@ static void opt_values(const cdag_options *o, int64_t *v) {
     double d = cdag__opt_get(o, id);
     memcpy(&v[id], &d, sizeof d);
   }
+}
+
+/* The options' bits hashed (> 0): the agreement compares this; only when ranks differ does a
+   second allreduce compare every option, to name the one that differs. */
+static int64_t opt_digest(const cdag_options *o) {
+  int64_t v[CDAG_NOPTS];
+  opt_values(o, v);
+  return (int64_t)((wire_hash(v, sizeof v, 0x0b7) >> 2) | 1);
+}
+
+/* Options (by their digest), kernel policy and model: what a compiled schedule depends on
+   besides the graph. */
+static uint64_t options_hash(int64_t digest, const pipeline_tune *t) {
+  const loggp_params *l = &t->lp;   /* a machine file's prices too */
+  double v[13] = {t->policy, t->model.blocks, t->model.alpha, t->model.beta, t->model.overhead, t->model.gamma,
+                  l->L, l->o, l->g, l->G, l->O, (double)l->S, l->copy};
+  return wire_hash(v, sizeof v, (uint64_t)digest);
 }
 
 /* v: CDAG_NOPTS maxima, then CDAG_NOPTS negated minima. */
@@ -107,7 +116,7 @@ typedef struct {
 } cache_entry;
 static cache_entry cache[CACHE_SIZE];
 static int cache_n, cache_keyval = MPI_KEYVAL_INVALID;
-static int64_t stat_compiles, stat_hits;
+static int64_t stat_compiles, stat_hits, stat_spares;
 
 void exec_compile_stats(int64_t *compiles, int64_t *cache_hits) {
   exec_lock();
@@ -116,11 +125,22 @@ void exec_compile_stats(int64_t *compiles, int64_t *cache_hits) {
   exec_unlock();
 }
 
+int64_t exec_spare_stats(void) {
+  exec_lock();
+  int64_t n = stat_spares;
+  exec_unlock();
+  return n;
+}
+
 static pthread_mutex_t exec_mutex = PTHREAD_MUTEX_INITIALIZER;
 void exec_lock(void) { pthread_mutex_lock(&exec_mutex); }
 void exec_unlock(void) { pthread_mutex_unlock(&exec_mutex); }
 
+/* Evicted, or MPI is finalizing: the core can no longer be hit, so its spare goes now (handles
+   the program holds keep the core). */
 static void entry_free(cache_entry *e) {
+  cdag_schedule *spare = sched_spare_take(e->core);
+  if (spare) sched_destroy(spare);
   sched_core_unref(e->core);
   if (e->group != MPI_GROUP_NULL) MPI_Group_free(&e->group);
 }
@@ -175,12 +195,29 @@ static void cache_put(uint64_t local, int64_t global, sched_core *core, MPI_Comm
   exec_unlock();
 }
 
-/* A cache hit (every rank found the same core: agreed): a handle of its own on it. */
-static int compile_hit(sched_core *core, cdag_graph *g, MPI_Comm comm, int rank, int nprocs, cdag_schedule **s) {
+/* What one compile agrees on besides errors: the cache look-up and the spare handle. */
+typedef struct {
+  int64_t hit;                /* the cached schedule's global fingerprint (0: none) */
+  sched_core *core;           /* its core (one reference), NULL unless every rank hit */
+  cdag_schedule *spare;       /* its idle handle (sched_spare_take), NULL unless every rank
+                                 holds the one of the same serial */
+} compile_look;
+
+/* A cache hit (every rank found the same core: agreed): a handle of its own on it, the spare
+   if every rank holds the same one (nothing to build, nothing that can fail: no further
+   agreement), else a new one. */
+static int compile_hit(compile_look *l, cdag_graph *g, MPI_Comm comm, int rank, int nprocs, cdag_schedule **s) {
   exec_lock();
   stat_hits++;
+  stat_spares += l->spare != NULL;
   exec_unlock();
-  int rc = sched_from_core(core, g, s);
+  if (l->spare) {
+    sched_comps_rebind(l->spare, g);
+    *s = l->spare;
+    l->spare = NULL;
+    return CDAG_OK;
+  }
+  int rc = sched_from_core(l->core, g, s);
   if ((rc = exec_agree(comm, rank, nprocs, rc)) && *s) {
     sched_destroy(*s);
     *s = NULL;
@@ -195,6 +232,7 @@ typedef struct {
   MPI_Comm comm;
   cdag_options opts;
   pipeline_tune tune;         /* kernel policy and cost model */
+  int64_t digest;             /* of the options (opt_digest) */
   int64_t global;             /* fingerprint of the gathered graph */
   wire_buf *parts;            /* nprocs parts */
   char *text, *json;          /* report */
@@ -321,7 +359,7 @@ static int root_compile(compile_ctx *x, const uint8_t *buf, const int64_t *lens,
   if (!rc) rc = decode_all(x->nprocs, buf, lens, &gg, base);
   if (!rc) rc = x->opts.detect && user_op_rank(gg) < 0 ? compile_plan_mode(x, gg, base) : compile_graph_mode(x, gg, base);
   if (!rc) rc = env_report(x);
-  x->global = (int64_t)((wire_hash(buf, total, options_hash(&x->opts, &x->tune)) >> 2) | 1);
+  x->global = (int64_t)((wire_hash(buf, total, options_hash(x->digest, &x->tune)) >> 2) | 1);
   ir_graph_free(gg);
   free(base);
   return rc;
@@ -462,12 +500,13 @@ static void ctx_free(compile_ctx *x) {
   free(x->json);
 }
 
-/* The policy and model of this compile: options and environment over the measured model
-   (if any), else the machine file (read once per process), else the built-in one. */
+/* The policy and model of this compile: options and environment (set) over the measured
+   model (if any), else the machine file (read once per process), else the built-in one. */
 static int tune(compile_ctx *x, const cdag_settings *set) {
   machine_params m;
   int rc = exec_machine(set, &m);
-  return rc ? rc : pipeline_tuning_on(&x->opts, &m, &x->tune);
+  if (rc == CDAG_OK) pipeline_tuning_on(&x->opts, set, &m, &x->tune);
+  return rc;
 }
 
 /* measure = 1: the model is measured once per process, on the first communicator where
@@ -480,48 +519,78 @@ static int measure_model(compile_ctx *x, uint64_t *local, const wire_buf *w) {
   exec_lock();
   measured = 1;
   exec_unlock();
-  kern_model m;
-  exec_kernel_measured(&m);
-  if ((rc = pipeline_tuning(&x->opts, &m, &x->tune))) return rc;
-  *local = wire_hash(w->buf, w->len, options_hash(&x->opts, &x->tune));
+  cdag_settings set;
+  if ((rc = cdag__settings_read(&set)) || (rc = tune(x, &set))) return rc;
+  *local = wire_hash(w->buf, w->len, options_hash(x->digest, &x->tune));
   return CDAG_OK;
 }
 
-/* Local checks, then one allreduce: errors, the cache look-up, measuring, equal options. */
-static int compile_agree(compile_ctx *x, const cdag_options *o, cdag_graph *g, wire_buf *w, int64_t *hit,
-                         sched_core **core, uint64_t *local) {
-  cdag_settings set;
-  int rc = cdag__settings_read(&set);  /* every variable validated, on every rank */
+/* The options of every rank, compared one by one (the digests differed: every rank is here). */
+static int opt_compare(compile_ctx *x) {
+  int64_t v[2 * CDAG_NOPTS];
+  opt_values(&x->opts, v);
+  for (int k = 0; k < CDAG_NOPTS; k++) v[CDAG_NOPTS + k] = -v[k];
+  int mrc = MPI_Allreduce(MPI_IN_PLACE, v, 2 * CDAG_NOPTS, MPI_INT64_T, MPI_MAX, x->comm);
+  if (mrc != MPI_SUCCESS) return sched_mpi_error(mrc, "MPI_Allreduce", x->rank);
+  int rc = opt_mismatch(v);
+  return rc ? rc : cdag__error(CDAG_ERR_ARG, "cdag_compile: ranks passed different options");
+}
+
+/* The caller's options with the environment's variables, checked. Their messages name the
+   rank; "rank N: " is written only for a message (these are pure: the second call fails as
+   the first did), not at every compile. */
+static int take_options(compile_ctx *x, const cdag_options *o, const cdag_settings *set) {
+  int rc = cdag__options_take(o, &x->opts, "");
+  cdag__options_env(&x->opts, set);   /* explicit fields win over the variables */
+  if (!rc) rc = cdag__options_check(&x->opts, x->nprocs, "");
+  if (!rc) return CDAG_OK;
   char who[32];
   snprintf(who, sizeof who, "rank %d: ", x->rank);
-  if (!rc) rc = cdag__options_take(o, &x->opts, who);
-  cdag__options_env(&x->opts, &set);   /* explicit fields win over the variables */
-  if (!rc) rc = pipeline_check_options(&x->opts, x->nprocs, x->rank);
+  rc = cdag__options_take(o, &x->opts, who);
+  cdag__options_env(&x->opts, set);
+  return rc ? rc : cdag__options_check(&x->opts, x->nprocs, who);
+}
+
+/* Local checks, then one allreduce of 8 integers: errors, the cache look-up, the spare
+   handle, measuring, equal options (by digest). Each pair is (max, -min) of one value. */
+static int compile_agree(compile_ctx *x, const cdag_options *o, cdag_graph *g, wire_buf *w, compile_look *l,
+                         uint64_t *local) {
+  cdag_settings set;
+  int rc = cdag__settings_read(&set);  /* every variable validated, on every rank */
+  if (!rc) rc = take_options(x, o, &set);
   if (!rc) rc = tune(x, &set);
+  x->digest = rc ? 0 : opt_digest(&x->opts);
   if (!rc) rc = wire_encode_rank(g, w);
-  *local = rc ? 0 : wire_hash(w->buf, w->len, options_hash(&x->opts, &x->tune));
+  *local = rc ? 0 : wire_hash(w->buf, w->len, options_hash(x->digest, &x->tune));
   exec_lock();
-  *hit = rc ? 0 : cache_find(*local, x->comm, core);   /* held: another thread cannot evict it now */
+  l->hit = rc ? 0 : cache_find(*local, x->comm, &l->core);   /* held: another thread cannot evict it now */
   int need_measure = !rc && x->tune.measure && !measured;
   exec_unlock();
-  int64_t v[4 + 2 * CDAG_NOPTS] = {0, *hit, -*hit, need_measure};
-  if (!rc) opt_values(&x->opts, v + 4);
-  for (int k = 0; k < CDAG_NOPTS; k++) v[4 + CDAG_NOPTS + k] = -v[4 + k];
-  if ((rc = agree(x->comm, x->rank, x->nprocs, rc, v, 4 + 2 * CDAG_NOPTS))) return rc;
-  if ((rc = opt_mismatch(v + 4))) return rc;
+  l->spare = l->core ? sched_spare_take(l->core) : NULL;
+  int64_t serial = l->spare ? l->spare->serial + 1 : 0;
+  int64_t v[8] = {0, l->hit, -l->hit, need_measure, x->digest, -x->digest, serial, -serial};
+  if ((rc = agree(x->comm, x->rank, x->nprocs, rc, v, 8))) return rc;
+  if (v[4] != -v[5]) return opt_compare(x);
   if (v[3] && (rc = measure_model(x, local, w))) return rc;
-  if (v[3] || v[1] != *hit || -v[2] != *hit) *hit = 0;   /* not every rank found the same schedule */
+  if (v[3] || v[1] != l->hit || -v[2] != l->hit) l->hit = 0;   /* not every rank found the same schedule */
+  if (l->hit && l->spare && (v[6] != serial || -v[7] != serial)) {
+    /* the ranks kept different handles (freed in different orders): drop them, so the
+       handle built now, freed on every rank, becomes the spare every rank holds */
+    sched_destroy(l->spare);
+    l->spare = NULL;
+  }
   return CDAG_OK;
 }
 
 /* compile_agree, and the core of a hit dropped unless every rank hit. */
-static int compile_agree_core(compile_ctx *x, const cdag_options *o, cdag_graph *g, wire_buf *w, sched_core **core,
+static int compile_agree_core(compile_ctx *x, const cdag_options *o, cdag_graph *g, wire_buf *w, compile_look *l,
                               uint64_t *local) {
-  int64_t hit = 0;
-  int rc = compile_agree(x, o, g, w, &hit, core, local);
-  if (rc || hit <= 0) {
-    sched_core_unref(*core);
-    *core = NULL;
+  int rc = compile_agree(x, o, g, w, l, local);
+  if (rc || l->hit <= 0) {
+    if (l->spare) sched_spare_put(l->spare);
+    l->spare = NULL;
+    sched_core_unref(l->core);
+    l->core = NULL;
   }
   return rc;
 }
@@ -538,13 +607,13 @@ int cdag_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **s) {
   compile_ctx x = {.rank = g->myrank, .nprocs = g->nprocs, .comm = exec_graph_comm(g)};
   MPI_Comm_set_errhandler(x.comm, MPI_ERRORS_RETURN);
   wire_buf w = {0};
-  sched_core *core = NULL;
+  compile_look look = {0};
   uint64_t local = 0;
-  int rc = compile_agree_core(&x, o, g, &w, &core, &local);
+  int rc = compile_agree_core(&x, o, g, &w, &look, &local);
   x.root = x.opts.root;
-  if (!rc && core) {  /* every rank found the same schedule */
-    rc = compile_hit(core, g, x.comm, x.rank, x.nprocs, s);
-    sched_core_unref(core);
+  if (!rc && look.core) {  /* every rank found the same schedule */
+    rc = compile_hit(&look, g, x.comm, x.rank, x.nprocs, s);
+    sched_core_unref(look.core);
   } else if (!rc) {
     rc = compile_new(&x, g, &w, local, s);
   }
@@ -567,7 +636,8 @@ int cdag_schedule_report(const cdag_schedule *s, FILE *out, int json) {
 int cdag_schedule_free(cdag_schedule **s) {
   if (!s || !*s) return CDAG_OK;
   if ((*s)->started) cdag_wait(*s);  /* a schedule is never freed with requests in flight */
-  sched_destroy(*s);   /* its core lives on while the cache or another handle holds it */
+  sched_spare_put(*s);   /* kept idle for the next cache hit, or destroyed; its core lives on
+                            while the cache or another handle holds it */
   *s = NULL;
   return CDAG_OK;
 }

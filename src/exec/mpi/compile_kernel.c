@@ -16,10 +16,11 @@
 
 static kern_model measured;
 static int have_measured;
-/* The machine file, read once per process (keyed by its path, so a CDAG_MACHINE that
-   changes between compiles is read again): a cache hit must not open a file. */
+/* The machine file, read once per process (keyed by CDAG_MACHINE's value, so one that
+   changes between compiles is read again): a cache hit must not open a file, nor read the
+   variables of the default path. */
 static machine_params file_machine;
-static char file_path[4096];
+static char file_key[4096];
 static int have_file;
 
 int exec_kernel_measure(MPI_Comm comm) {
@@ -47,17 +48,19 @@ int exec_machine(const cdag_settings *s, machine_params *m) {
     *m = machine_measured(&km);
     return CDAG_OK;
   }
-  char path[sizeof file_path];
-  int named, rc = machine_path(s, path, sizeof path, &named);
-  if (rc) return rc;
+  const char *key = s->machine ? s->machine : "";   /* "": the default path */
+  if (strlen(key) >= sizeof file_key)
+    return cdag__error(CDAG_ERR_ARG, "CDAG_MACHINE: longer than %zu bytes", sizeof file_key - 1);
   exec_lock();
-  int have = have_file && strcmp(path, file_path) == 0;
+  int have = have_file && strcmp(key, file_key) == 0;
   if (have) *m = file_machine;
   exec_unlock();
-  if (have || (rc = machine_load(path, named, m))) return rc;   /* a bad file is read again: its error each time */
+  if (have) return CDAG_OK;
+  int rc = machine_find(s, m);
+  if (rc) return rc;   /* a bad file is not kept: every compile reads it again and fails */
   exec_lock();
   file_machine = *m;
-  memcpy(file_path, path, sizeof path);
+  snprintf(file_key, sizeof file_key, "%s", key);
   have_file = 1;
   exec_unlock();
   return CDAG_OK;

@@ -117,6 +117,13 @@ int sched_comps_build(cdag_schedule *s, cdag_graph *g, const sched_part *pt) {
   return CDAG_OK;
 }
 
+void sched_comps_rebind(cdag_schedule *s, const cdag_graph *g) {
+  for (int64_t k = 0; k < s->ncomps; k++) {
+    sched_comp *x = &s->comps[k];
+    if (!exec_compute_fn(g, x->key, &x->fn, &x->arg)) x->fn = NULL;
+  }
+}
+
 static uint64_t now_ns(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);

@@ -1,13 +1,18 @@
 /* cdag — src/exec/mpi/graph_mpi.c: distributed graphs (one per MPI process).
  *
  * cdag_graph_create() records the communicator (duplicated, so cdag's own traffic never
- * matches the program's) and the calling process's rank; cdag_send/recv/reduce_local/
+ * matches the program's) and the calling process's rank: under MPI_THREAD_MULTIPLE each graph
+ * has a duplicate of its own (threads may compile graphs of one communicator at once); below
+ * it, where cdag's calls never overlap, the graphs of one communicator share one duplicate,
+ * made by the first graph and kept as an attribute of the program's communicator, so a graph
+ * rebuilt every iteration costs no MPI_Comm_dup (a collective); cdag_send/recv/reduce_local/
  * copy_local/scratch append ops of that rank with real pointers as addresses. MPI
  * datatypes and ops of cdag_reduce_local map to cdag_type / cdag_reduce_op here, the only
  * place the ir stage meets MPI's names. */
 #include <stdlib.h>
 
 #include "exec/mpi/graph_mpi.h"
+#include "exec/mpi/schedule.h"   /* exec_lock */
 #include "workload/redistribute.h"
 
 /* Memory cdag allocates for a graph (the packing buffers of typed sends and receives). A
@@ -26,10 +31,19 @@ typedef struct {
   void *arg;
 } graph_fn;
 
+/* cdag's duplicate of a program's communicator shared by its graphs (below
+   MPI_THREAD_MULTIPLE): held by the attribute on the program's communicator and by each
+   graph; the last reference frees it. */
+typedef struct {
+  int refs;              /* atomic: graphs may be freed after their communicator */
+  MPI_Comm comm;
+} comm_share;
+
 /* The distributed graph's own state: its communicator (a duplicate), arena and the
    functions of its computations (they never travel: the compiling rank sees the op only). */
 typedef struct {
   MPI_Comm comm;
+  comm_share *share;     /* comm's holder when shared; NULL: comm is the graph's own */
   exec_arena *arena;
   int busy;              /* atomic: a thread is in one of cdag's collective calls on comm */
   graph_fn *fns;         /* by op, ascending (ops are added in order) */
@@ -67,11 +81,57 @@ void *exec_arena_alloc(cdag_graph *g, size_t bytes) {
   return p;
 }
 
+static void share_unref(comm_share *c) {
+  if (__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL)) return;
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Comm_free(&c->comm);
+  free(c);
+}
+
+/* The program freed its communicator (or MPI is finalizing): the attribute lets go. */
+static int share_delete(MPI_Comm comm, int keyval, void *attr, void *extra) {
+  share_unref(attr);
+  return MPI_SUCCESS;
+}
+
+/* The shared duplicate of comm, one more reference, made (collectively: every rank's first
+   graph on comm makes it) when comm has none yet. */
+static int share_take(MPI_Comm comm, comm_share **out) {
+  static int keyval = MPI_KEYVAL_INVALID;   /* process-wide, set once under exec_lock */
+  int found = 0, rc = CDAG_OK;
+  comm_share *c = NULL;
+  exec_lock();
+  if (keyval == MPI_KEYVAL_INVALID &&
+      MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, share_delete, &keyval, NULL) != MPI_SUCCESS)
+    rc = cdag__error(CDAG_ERR_MPI, "cdag_graph_create: MPI_Comm_create_keyval failed");
+  int kv = keyval;
+  exec_unlock();
+  if (rc) return rc;
+  MPI_Comm_get_attr(comm, kv, &c, &found);
+  if (!found) {
+    if (!(c = calloc(1, sizeof *c))) return CDAG_NOMEM("communicator");
+    c->refs = 1;   /* the attribute's */
+    if (MPI_Comm_dup(comm, &c->comm) != MPI_SUCCESS) {
+      free(c);
+      return cdag__error(CDAG_ERR_MPI, "cdag_graph_create: MPI_Comm_dup failed");
+    }
+    if (MPI_Comm_set_attr(comm, kv, c) != MPI_SUCCESS) {
+      share_unref(c);
+      return cdag__error(CDAG_ERR_MPI, "cdag_graph_create: MPI_Comm_set_attr failed");
+    }
+  }
+  __atomic_add_fetch(&c->refs, 1, __ATOMIC_RELAXED);
+  *out = c;
+  return CDAG_OK;
+}
+
 static void exec_free(void *p) {
   graph_exec *x = p;
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (!finalized) MPI_Comm_free(&x->comm);
+  if (x->share) share_unref(x->share);
+  else if (!finalized) MPI_Comm_free(&x->comm);
   exec_arena_unref(x->arena);
   free(x->fns);
   free(x);
@@ -118,7 +178,15 @@ int cdag_graph_create(MPI_Comm comm, cdag_graph **g) {
                        "intra-communicator: merge it with MPI_Intercomm_merge)", rank);
   graph_exec *x = calloc(1, sizeof *x);
   if (!x) return CDAG_NOMEM("communicator");
-  if (MPI_Comm_dup(comm, &x->comm) != MPI_SUCCESS) {
+  int level = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&level);
+  if (level < MPI_THREAD_MULTIPLE) {
+    if ((rc = share_take(comm, &x->share))) {
+      free(x);
+      return rc;
+    }
+    x->comm = x->share->comm;
+  } else if (MPI_Comm_dup(comm, &x->comm) != MPI_SUCCESS) {
     free(x);
     return cdag__error(CDAG_ERR_MPI, "cdag_graph_create: MPI_Comm_dup failed");
   }

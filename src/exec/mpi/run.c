@@ -773,6 +773,11 @@ sched_core *sched_core_ref(sched_core *c) {
 
 void sched_core_unref(sched_core *c) {
   if (!c || __atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL)) return;
+  cdag_schedule *spare = c->spare;   /* its requests go before the communicator they use */
+  if (spare) {
+    spare->core = NULL;
+    sched_destroy(spare);
+  }
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized && c->comm != MPI_COMM_NULL) MPI_Comm_free(&c->comm);
@@ -796,6 +801,7 @@ int sched_from_core(sched_core *core, cdag_graph *g, cdag_schedule **out) {
   cdag_schedule *s = calloc(1, sizeof *s);
   if (!s) return CDAG_NOMEM("schedule");
   s->core = sched_core_ref(core);
+  s->serial = __atomic_fetch_add(&core->nbuilt, 1, __ATOMIC_RELAXED);
   s->comm = core->comm;
   MPI_Comm_rank(s->comm, &s->rank);
   MPI_Comm_size(s->comm, &s->nprocs);
@@ -826,6 +832,24 @@ int sched_build(const uint8_t *part, int64_t len, cdag_graph *g, MPI_Comm comm, 
   if (!rc) rc = sched_from_core(core, g, out);
   sched_core_unref(core);   /* the handle holds it now */
   return rc;
+}
+
+void sched_spare_put(cdag_schedule *s) {
+  sched_core *c = s->core;
+  cdag_schedule *none = NULL;
+  if (!c || s->started || s->failed || __atomic_load_n(&s->busy, __ATOMIC_ACQUIRE) ||
+      !__atomic_compare_exchange_n(&c->spare, &none, s, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    sched_destroy(s);
+    return;
+  }
+  s->completed = 0;
+  sched_core_unref(c);   /* the spare holds none: the last reference destroys it */
+}
+
+cdag_schedule *sched_spare_take(sched_core *c) {
+  cdag_schedule *s = __atomic_exchange_n(&c->spare, NULL, __ATOMIC_ACQ_REL);
+  if (s) sched_core_ref(c);   /* the caller holds one, so c is alive */
+  return s;
 }
 
 /* The run of s is over (completed, failed or abandoned): another handle of its core may start. */
@@ -961,6 +985,7 @@ static int enter(cdag_schedule *s, const char *fn) {
 }
 
 static int leave(cdag_schedule *s, int rc) {
+  if (rc) s->failed = 1;
   __atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);
   return rc;
 }

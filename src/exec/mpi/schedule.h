@@ -97,6 +97,9 @@ typedef struct {
   sched_part part;            /* this rank's decoded part: what every handle is built from */
   char *report_text, *report_json;  /* the root's report, on every rank */
   exec_arena *arena;          /* the graph's own buffers a graph-mode run uses (graph_mpi.h) */
+  struct cdag_schedule *spare;  /* atomic: a handle the program freed, idle, kept for the
+                                 next cache hit (sched_spare_take); holds no reference */
+  int64_t nbuilt;             /* atomic: handles built on this core (each one's serial) */
 } sched_core;
 
 struct cdag_schedule {
@@ -106,6 +109,9 @@ struct cdag_schedule {
   int completed;              /* cdag_test finished the run: a cdag_wait returns at once */
   int busy;                   /* atomic: a thread is inside cdag_start/test/wait/run on this
                                  handle (a second thread's call fails instead of racing) */
+  int failed;                 /* a call on it failed: never kept as a spare */
+  int64_t serial;             /* the order in which it was built on its core: handles of one
+                                 compile have the same serial on every rank */
   MPI_Comm comm;              /* the core's */
   int rank, nprocs;
   char *report_text, *report_json;  /* the root's report, on every rank */
@@ -164,6 +170,13 @@ int sched_from_core(sched_core *core, cdag_graph *g, cdag_schedule **s);
 /* Frees the handle (requests, datatypes, sub-communicators, buffers) and drops its
    reference to the core. */
 void sched_destroy(cdag_schedule *s);
+/* A freed handle kept for reuse: sched_spare_put keeps s, idle, as its core's spare (or
+   destroys it: the core has one, s is not idle or failed, s is a stage); sched_spare_take
+   returns the spare of c with one more reference to c, or NULL. A cache hit reuses a spare
+   only when every rank holds the spare of the same serial (compile.c agrees on it), so the
+   persistent collectives of its requests are the same ones on every rank. */
+void sched_spare_put(cdag_schedule *s);
+cdag_schedule *sched_spare_take(sched_core *c);
 
 sched_core *sched_core_new(void);         /* one reference, no communicator; NULL when out of memory */
 sched_core *sched_core_ref(sched_core *c);
@@ -177,6 +190,9 @@ int sched_build_part(cdag_schedule *s, cdag_graph *g);
 /* s->comps from the part's computations, each with its function from g (the rank's graph;
    NULL: none has one). */
 int sched_comps_build(cdag_schedule *s, cdag_graph *g, const sched_part *pt);
+/* A spare handle reused for graph g (the same ops, maybe other functions): each
+   computation's function and argument taken from g again. */
+void sched_comps_rebind(cdag_schedule *s, const cdag_graph *g);
 /* Runs computation c: fn(arg), or the hash of what it reads written over what it writes
    (sim.h) and its cost spent spinning. */
 void sched_comp_run(cdag_schedule *s, const sched_comp *c);
@@ -203,6 +219,8 @@ int exec_agree(MPI_Comm comm, int rank, int nprocs, int rc);
 /* Counters for tests (compile.c): real compilations (gather + analysis) and cache hits
    (the same graph rebuilt and recognised by its fingerprint) in this process. */
 void exec_compile_stats(int64_t *compiles, int64_t *cache_hits);
+/* Cache hits that returned the handle the program had freed (its core's spare). */
+int64_t exec_spare_stats(void);
 
 /* Tests only: replaces the analysis at the compiling rank with analyze (its plans are freed
    with free_plan and reported as hand-made); NULL restores cdag_analyze. */
@@ -236,7 +254,8 @@ int exec_kernel_measure(MPI_Comm comm);
 /* 1 and *m = the measured model if this process measured one, else 0. */
 int exec_kernel_measured(kern_model *m);
 /* The machine a compile starts from: the measured model if any, else the machine file s
-   names (exec/machine.h), read once per process for each path, else the built-in model.
+   names (exec/machine.h), read once per process for each value of CDAG_MACHINE, else the
+   built-in model.
    CDAG_OK, or machine_load's CDAG_ERR_ARG. */
 int exec_machine(const cdag_settings *s, machine_params *m);
 /* Builds the kernel of k on s->comm (temporaries for empty recv slots kept by s). */

@@ -4,7 +4,14 @@
  * idle: cdag_wait on it is CDAG_ERR_STATE), both run right, either may be freed first and
  * the other still runs, the cache still hits after both are gone, and a hit handle can be
  * rebound. With detect = 1 (plan) and 0 (the graph as written). A zeroed cdag_options and
- * an older program's smaller one (struct_size) compile with the defaults. Run it under valgrind or
+ * an older program's smaller one (struct_size) compile with the defaults. A handle the
+ * program freed is kept and returned by the next hit (spares): in a rebuild loop every hit
+ * after the first reuses it; ranks that freed two handles in different orders build a new
+ * one instead (never run each other's requests) and reuse from then on; a reused handle
+ * calls the computations of the graph it was compiled from now, not the old graph's; a graph
+ * that differs on one rank only misses on every rank; graphs whose communicator the program
+ * freed still compile (they share cdag's duplicate of it); an evicted schedule drops its
+ * spare. Run it under valgrind or
  * ASan to see that no freed core is touched. Exit 0 on success. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +138,145 @@ static void zeroed_and_older_options(void) {
   MT_EXPECT(c - c0 == 0 && h - h0 == 2);
 }
 
+/* Spares reused since the last call (< 0: only start counting). */
+static void expect_spares(int64_t n, int line) {
+  static int64_t s0;
+  int64_t s = exec_spare_stats();
+  if (n >= 0 && s - s0 != n) mt_fail_int(__FILE__, line, "handles reused since the last count", s - s0, n);
+  s0 = s;
+}
+
+/* A rebuild loop: the first hit may build a handle, every later one reuses the freed one. */
+static void spares_in_a_loop(int detect) {
+  cdag_schedule *s = compile(detect);
+  run_check(s, src, dst, 20, 0);
+  cdag_schedule_free(&s);
+  expect_spares(-1, __LINE__);
+  for (int it = 0; it < 4; it++) {
+    s = compile(detect);
+    run_check(s, src, dst, 21 + it, it % 2);
+    cdag_schedule_free(&s);
+  }
+  expect_spares(4, __LINE__);
+}
+
+/* Two handles freed in different orders on different ranks: each rank keeps another one, so
+   the next hit builds a new handle (on every rank alike); freed, it is the spare of all. */
+static void spares_that_differ(void) {
+  cdag_schedule *a = compile(1), *b = compile(1);
+  expect_spares(-1, __LINE__);
+  if (R % 2) {
+    cdag_schedule_free(&b);
+    cdag_schedule_free(&a);
+  } else {
+    cdag_schedule_free(&a);
+    cdag_schedule_free(&b);
+  }
+  cdag_schedule *s = compile(1);
+  run_check(s, src, dst, 30, 0);
+  cdag_schedule_free(&s);
+  expect_spares(P > 1 ? 0 : 1, __LINE__);
+  s = compile(1);
+  run_check(s, src, dst, 31, 0);
+  cdag_schedule_free(&s);
+  expect_spares(1, __LINE__);
+}
+
+typedef struct { int32_t *out; int base; } fill_arg;
+
+static void fill(void *arg) {
+  const fill_arg *a = arg;
+  for (int k = 0; k < N; k++) a->out[k] = a->base + k;
+}
+
+/* The same graph built with another argument to its computation: the reused handle calls the
+   new graph's, and the neighbour receives what it wrote. */
+static void spares_call_the_new_computation(void) {
+  static int32_t out[N], in[N];
+  fill_arg args[2] = {{out, 100 + R}, {out, 200 + R}};
+  expect_spares(-1, __LINE__);
+  for (int it = 0; it < 3; it++) {
+    cdag_graph *g = NULL;
+    cdag_schedule *s = NULL;
+    MT_EXPECT(cdag_graph_create(MPI_COMM_WORLD, &g) == CDAG_OK);
+    MT_EXPECT(cdag_compute(g, NULL, 0, out, sizeof out, 0, fill, &args[it % 2], NULL) == CDAG_OK);
+    MT_EXPECT(cdag_send(g, out, sizeof out, (R + 1) % P, 5, NULL) == CDAG_OK);
+    MT_EXPECT(cdag_recv(g, in, sizeof in, (R + P - 1) % P, 5, NULL) == CDAG_OK);
+    MT_EXPECT(cdag_compile(g, NULL, &s) == CDAG_OK);
+    cdag_graph_free(&g);
+    memset(in, 0, sizeof in);
+    MT_EXPECT(s && cdag_run(s) == CDAG_OK);
+    int from = (R + P - 1) % P, base = (it % 2 ? 200 : 100) + from;
+    for (int k = 0; k < N; k++) MT_EXPECT_INT(in[k], ==, base + k);
+    cdag_schedule_free(&s);
+  }
+  expect_spares(2, __LINE__);
+}
+
+/* One rank's graph differs (another receive buffer): no rank takes the cached schedule. */
+static void one_rank_differs(void) {
+  int64_t c0, h0, c, h;
+  cdag_schedule *s = compile(1);
+  cdag_schedule_free(&s);
+  counts(&c0, &h0);
+  cdag_graph *g = NULL;
+  int32_t *d = R == P - 1 ? dst2 : dst;
+  MT_EXPECT(cdag_graph_create(MPI_COMM_WORLD, &g) == CDAG_OK);
+  for (int i = 0; i < P; i++) {
+    MT_EXPECT(cdag_send(g, src + N * i, N * sizeof *src, i, 0, NULL) == CDAG_OK);
+    MT_EXPECT(cdag_recv(g, d + N * i, N * sizeof *d, i, 0, NULL) == CDAG_OK);
+  }
+  MT_EXPECT(cdag_compile(g, NULL, &s) == CDAG_OK);
+  cdag_graph_free(&g);
+  counts(&c, &h);
+  MT_EXPECT_INT(c - c0, ==, 1);
+  MT_EXPECT_INT(h - h0, ==, 0);
+  run_check(s, src, d, 40, 0);
+  cdag_schedule_free(&s);
+}
+
+/* Graphs outlive the communicator they were created on, and two graphs of one communicator
+   compile one after the other, each its own schedule. */
+static void graphs_outlive_their_communicator(void) {
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  cdag_graph *g[2] = {NULL, NULL};
+  int32_t *d[2] = {dst, dst2};
+  for (int k = 0; k < 2; k++) {
+    MT_EXPECT(cdag_graph_create(c, &g[k]) == CDAG_OK);
+    for (int i = 0; i < P; i++) {
+      MT_EXPECT(cdag_send(g[k], src + N * i, N * sizeof *src, i, 0, NULL) == CDAG_OK);
+      MT_EXPECT(cdag_recv(g[k], d[k] + N * i, N * sizeof *dst, i, 0, NULL) == CDAG_OK);
+    }
+  }
+  MPI_Comm_free(&c);
+  for (int k = 0; k < 2; k++) {
+    cdag_schedule *s = NULL;
+    MT_EXPECT(cdag_compile(g[k], NULL, &s) == CDAG_OK);
+    cdag_graph_free(&g[k]);
+    run_check(s, src, d[k], 50 + k, 0);
+    cdag_schedule_free(&s);
+  }
+}
+
+/* A schedule evicted from the cache (eight newer ones) drops its spare at once; the handle the
+   program holds keeps the core and still runs. */
+static void evicted_drops_spare(void) {
+  cdag_schedule *a = compile(1), *b = compile(1);
+  cdag_schedule_free(&b);
+  MT_EXPECT(a && a->core->spare != NULL);
+  cdag_options o;
+  cdag_options_init(&o);
+  for (int k = 0; k < 8; k++) {
+    o.min_group = 5 + k;
+    cdag_schedule *t = compile_with(&o);
+    cdag_schedule_free(&t);
+  }
+  MT_EXPECT(a && a->core->spare == NULL);
+  run_check(a, src, dst, 60, 0);
+  cdag_schedule_free(&a);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &R);
@@ -139,6 +285,13 @@ int main(int argc, char **argv) {
   handles(1);
   handles(0);
   zeroed_and_older_options();
+  spares_in_a_loop(1);
+  spares_in_a_loop(0);
+  spares_that_differ();
+  spares_call_the_new_computation();
+  one_rank_differs();
+  graphs_outlive_their_communicator();
+  evicted_drops_spare();
   cdag_schedule *kept = compile(1);   /* a handle still held at MPI_Finalize (the cache is cleared there) */
   run_check(kept, src, dst, 8, 0);
   cdag_schedule_free(&kept);

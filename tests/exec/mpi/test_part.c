@@ -187,7 +187,9 @@ START_TEST(parts_of_a_real_plan_agree) {
   CK_OK(cdag_rank_recv(g, 3, 0x60000, 24, 1, 9, NULL));
   cdag_plan *pl;
   kern_model m = kern_model_builtin();
-  CK_OK(pipeline_plan(g, NULL, (pipeline_tune[]){pipeline_tune_of(&m, KERN_POLICY_CDAG)}, &pl));
+  pipeline_tune t = pipeline_tune_of(&m, KERN_POLICY_CDAG);
+  t.price = 0;   /* every collective the rules find, whatever the model says of it */
+  CK_OK(pipeline_plan(g, NULL, &t, &pl));
   ck_assert_int_ge(pl->ncolls, 2);
   wire_buf parts[P] = {{0}};
   CK_OK(sched_parts_from_plan(pl, &m, NULL, parts));
