@@ -58,7 +58,7 @@ int main(int argc, char **argv) {
   t[2] = now();
   if (exec_loggp_paired(g, m.partner, &lp, &us, &last)) fail("model");
   t[3] = now();
-  pipeline_tune pt = {km, tune.policy, 0, 1, lp};
+  pipeline_tune pt = {km, tune.policy, 0, 1, lp, "options"};
   if (pipeline_plan_matched(g, &m, NULL, &pt, &p)) fail("plan");
   t[4] = now();
   if (exec_lower_plan(p, &km, tune.policy, &low)) fail("lower");

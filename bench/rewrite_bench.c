@@ -13,7 +13,9 @@
  *   transpose m w:  r holds m rows of w bytes and sends rank j the j-th w/P-byte column
  *                   block of every row (strided), received into m contiguous blocks;
  * Times: the mean of a timed batch after a barrier, maximum over ranks, best of 9 batches,
- * the variants taking turns. Usage: mpiexec -n 2 rewrite_bench [pattern] */
+ * the variants taking turns. Usage: mpiexec -n 2 rewrite_bench [--save DIR] [pattern]. With
+ * --save nothing is timed: each case's graph as written is saved (cdag_graph_dump) to
+ * DIR/PATTERN_A_B_pP.cdag (A, B: the case's two sizes), for `cdag model` to price. */
 #include <cdag.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -123,6 +125,22 @@ static int same_result(cdag_schedule *s, size_t bytes) {
   return all;
 }
 
+/* The case's graph as written, saved to DIR/PATTERN_A_B_pP.cdag. */
+static void save(const shape *c, const char *dir) {
+  char path[4096];
+  cdag_graph *g;
+  npieces = pieces(c, plist);
+  snprintf(path, sizeof path, "%s/%s_%zu_%zu_p%d.cdag", dir, pat_name[c->pt], c->a, c->b, P);
+  TRY(cdag_graph_create(MPI_COMM_WORLD, &g));
+  for (int i = 0; i < npieces; i++) {
+    piece *x = &plist[i];
+    if (x->send) TRY(cdag_send(g, x->buf, x->n, x->peer, 0, NULL));
+    else TRY(cdag_recv(g, x->buf, x->n, x->peer, 0, NULL));
+  }
+  TRY(cdag_graph_dump(g, path));
+  TRY(cdag_graph_free(&g));
+}
+
 static int bench(const shape *c, size_t bytes) {
   npieces = pieces(c, plist);
   size_t moved = c->pt == NEIGHBOUR ? 2 * c->a * c->b : c->a * c->b;
@@ -161,11 +179,16 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &R);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
+  const char *dir = NULL;
+  if (argc > 2 && strcmp(argv[1], "--save") == 0) {
+    dir = argv[2];
+    argc -= 2, argv += 2;
+  }
   size_t bytes = 8 << 20;
   sbuf = malloc(bytes);
   rbuf = calloc(1, bytes);
   for (size_t k = 0; k < bytes; k++) sbuf[k] = (unsigned char)(k * 7 + R);
-  if (R == 0) {
+  if (R == 0 && !dir) {
     printf("cdag rewrite_bench: %d ranks; microseconds per run (best of %d batches, max over ranks)\n", P, REPS);
     printf("%-10s %6s %7s %10s %9s %11s %11s %9s %9s\n", "pattern", "k|m", "s|w", "bytes", "p2p_us", "written_us",
            "compiled_us", "c/written", "c/p2p");
@@ -175,7 +198,8 @@ int main(int argc, char **argv) {
     const shape *c = &cases[i];
     if (argc > 1 && strcmp(argv[1], pat_name[c->pt]) != 0) continue;
     if (c->pt == TRANSPOSE && (c->b % (size_t)P || 2 * c->a * (size_t)P > MAXREQ)) continue;
-    bad |= bench(c, bytes);
+    if (dir) save(c, dir);
+    else bad |= bench(c, bytes);
   }
   free(sbuf);
   free(rbuf);

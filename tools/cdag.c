@@ -24,7 +24,8 @@ static const cmd_info commands[] = {
   {"dot", cmd_dot, "FILE [--plan [OPTIONS]]", "write the graph (and with --plan the compiled plan beside it) as Graphviz DOT"},
   {"goal", cmd_goal, "FILE [--plan [OPTIONS]] [-o OUT]", "write the graph (or the plan, collectives expanded) as plain GOAL for LogGOPSim"},
   {"model", cmd_model, "FILE [-L us] [-o us] [-g us] [-G us/B] [-O us/B] [-S B] [-c us/B] [-p P]",
-   "LogGOPS estimate of graph and plan, LogGOPSim's rules (defaults L 1, o 0.2, g 0.2, G 0.0002, O 0, S 65535, c 0.0001; calc N = N ns); "
+   "LogGOPS estimate of graph and plan, LogGOPSim's rules (without these flags the machine file's, if any, else defaults "
+   "L 1, o 0.2, g 0.2, G 0.0002, O 0, S 65535, c 0.0001; calc N = N ns); "
    "a graph that computes: the computation on each critical path, communication's share, the stages, the saving"},
   {"replay", cmd_replay, "FILE [--iterations N] [--repeat N] [--json] [--dump DIR] [--compute=recorded|none|skip] [OPTIONS]",
    "under mpiexec -n P (P = the file's ranks): run the file as written and compiled with MPI, check both leave "
@@ -33,6 +34,10 @@ static const cmd_info commands[] = {
   {"record", cmd_record, "[-o DIR] -- COMMAND [ARGS...] | --merge DIR",
    "run COMMAND (e.g. mpiexec -n 4 ./app) with every MPI process recorded; write DIR/phase-NNNN.cdag (one graph "
    "file per phase) and DIR/index.json (default DIR: cdag-recording)"},
+  {"calibrate", cmd_calibrate, "[-o FILE] [--quick]",
+   "under mpiexec -n 2: measure this MPI's LogGOPS parameters (L, o, g, G, S, copy: ping-pongs, bursts, memcpy; "
+   "about a second, --quick less) and write the machine file plans are priced with (-o FILE, else $CDAG_MACHINE, "
+   "else ${XDG_CONFIG_HOME:-~/.config}/cdag/machine)"},
   {"gen", cmd_gen, "lu25d|cholesky25d --n N --p P [--c C] [--v V] [-o FILE] | redistribute --shape MxN --elem BYTES "
    "--from MBxNB@PRxPC[+FIRST] --to MBxNB@PRxPC[+FIRST] [-o FILE]",
    "write the graph of a known workload (2.5D LU or Cholesky: its communication, with the lower bound; an M:N "

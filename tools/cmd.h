@@ -27,6 +27,7 @@ int cmd_model(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 /* Generators (`cdag gen NAME ...`): gen_factor.c writes lu25d (cholesky = 0) and cholesky25d. */
 int gen_factor(const char *name, int cholesky, int argc, char **argv);
 /* gen_redistribute.c: one M:N block-cyclic redistribution. */

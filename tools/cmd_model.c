@@ -7,7 +7,9 @@
  * beta = G) and CDAG_KERNEL. LogGOPSim's option names; defaults: L 1 us, o 0.2 us, g 0.2 us,
  * G 0.0002 us/B (5 GB/s), O 0, S 65535 B (rendezvous above), c (local copy or reduce)
  * 0.0001 us/B; GOAL `calc N` costs N ns, and so does `compute N`. -p P states the process
- * count the estimate is for: it must be the file's.
+ * count the estimate is for: it must be the file's. Without any of -L -o -g -G -O -S -c, the
+ * machine file (src/exec/machine.h: CDAG_MACHINE, else the default path, as `cdag calibrate`
+ * writes it) gives the parameters when there is one; the first line names the source.
  * A graph that computes (its calcs take time) gets, under each time, the computation on its
  * critical path (exec_calc_path) and the rest as communication's share; its plan in stages
  * is listed stage by stage with the computations between (their count, the most one rank
@@ -23,7 +25,7 @@
 #include "exec/pipeline.h"
 
 /* "-X value" options; returns -1 on a bad value or a missing one. */
-static int model_args(int *argc, char **argv, loggp_params *lp, long *procs) {
+static int model_args(int *argc, char **argv, loggp_params *lp, long *procs, int *given) {
   for (int i = 0; i < *argc;) {
     const char *a = argv[i];
     double *d = NULL;
@@ -41,6 +43,7 @@ static int model_args(int *argc, char **argv, loggp_params *lp, long *procs) {
     const char *v = argv[i + 1];
     uint64_t u;
     int64_t p;
+    *given |= a[1] != 'p';
     if (d) {
       if (cmd_num_double(v, 0, 1e12, d)) return -1;
     } else if (a[1] == 'S') {
@@ -211,14 +214,19 @@ static void print_stages(const cdag_plan *p, const model_times *mt) {
 int cmd_model(int argc, char **argv) {
   loggp_params lp = loggp_defaults();
   long procs = 0;
-  int buffers = cmd_goal_buffers(&argc, argv);
-  if (buffers < 0 || model_args(&argc, argv, &lp, &procs) || argc != 1 || (argv[0][0] == '-' && argv[0][1]))
+  int buffers = cmd_goal_buffers(&argc, argv), given = 0;
+  if (buffers < 0 || model_args(&argc, argv, &lp, &procs, &given) || argc != 1 || (argv[0][0] == '-' && argv[0][1]))
     return cmd_usage("model");
   cdag_options o;
   cdag_options_init(&o);
   pipeline_tune tune;   /* the policy; the model is the LogGP parameters' */
+  cdag_settings set;
+  machine_params mach;
   cdag__error_clear();
-  if (pipeline_tuning(&o, NULL, &tune)) return cmd_fail("model", CDAG_ERR_ARG);
+  if (pipeline_tuning(&o, NULL, &tune) || cdag__settings_read(&set) || machine_find(&set, &mach))
+    return cmd_fail("model", CDAG_ERR_ARG);
+  const char *source = given ? "options" : "cdag model's defaults";
+  if (!given && mach.kind == MACHINE_FILE) lp = mach.lp, source = mach.source;   /* no flag: the machine file */
   kern_policy policy = tune.policy;
   cdag_graph *g = NULL;
   cdag_plan *p = NULL;
@@ -229,12 +237,13 @@ int cmd_model(int argc, char **argv) {
   if (procs && procs != g->nprocs)
     rc = cdag__error(CDAG_ERR_ARG, "-p %ld, but %s has %d ranks (the estimate is for the file's ranks)", procs, argv[0], g->nprocs);
   kern_model km = {(lp.L + 2 * lp.o) * 1e-6, lp.G * 1e-6, tune.model.blocks, (lp.o > lp.g ? lp.o : lp.g) * 1e-6, lp.copy * 1e-6};
-  pipeline_tune priced = {km, policy, 0, tune.price, lp};   /* the plan is weighed with these parameters */
+  pipeline_tune priced = {km, policy, 0, tune.price, lp, ""};   /* the plan is weighed with these parameters */
+  snprintf(priced.source, sizeof priced.source, "%s", source);
   if (rc == CDAG_OK) rc = model_graph_and_plan(&g, &priced, &mt, &p);
   if (rc == CDAG_OK) {
     int computes = mt.calc > 0;   /* the graph spends time computing: say how much */
-    printf("LogGOPS: L=%g us o=%g us g=%g us G=%g us/B O=%g us/B S=%llu B copy=%g us/B, p=%d\n", lp.L, lp.o, lp.g,
-           lp.G, lp.O, (unsigned long long)lp.S, lp.copy, nprocs);
+    printf("LogGOPS: L=%g us o=%g us g=%g us G=%g us/B O=%g us/B S=%llu B copy=%g us/B, p=%d (%s)\n", lp.L, lp.o,
+           lp.g, lp.G, lp.O, (unsigned long long)lp.S, lp.copy, nprocs, source);
     printf("graph: %.3f us (rank %d finishes last, %lld ops)\n", mt.t, mt.last, (long long)mt.nops);
     if (computes) print_share(mt.t, mt.calc);
     printf("plan:  %.3f us (rank %d finishes last, %lld ops after lowering)\n", mt.tp, mt.plast, (long long)mt.nlow);

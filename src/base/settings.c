@@ -221,5 +221,12 @@ int cdag__settings_read(cdag_settings *s) {
   s->record_dir = var(&e, "CDAG_RECORD_DIR");
   s->record_lib = var(&e, "CDAG_RECORD_LIB");
   if (!rc) rc = read_int(&e, "CDAG_RECORD_MEMORY", 0, 1L << 30, "MiB, 0 to 2^30", &s->record_memory);
+  s->machine = var(&e, "CDAG_MACHINE");
   return rc;
+}
+
+void cdag__settings_home(cdag_settings *s) {
+  const char *x = getenv("XDG_CONFIG_HOME"), *h = getenv("HOME");
+  s->config_home = x && *x ? x : NULL;
+  s->home = h && *h ? h : NULL;
 }

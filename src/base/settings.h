@@ -36,6 +36,13 @@
  *                               prove local reductions (default 512; beyond it, hashes only)
  *   CDAG_RECORD_LIB    FILE     the libcdag-record.so `cdag record` preloads, if not the
  *                               one installed beside it
+ *   CDAG_MACHINE  FILE | none   the machine file (`cdag calibrate` writes it; src/exec/machine.h):
+ *                               the LogGOPS parameters plans are priced with; unset: the
+ *                               default path under XDG_CONFIG_HOME (else HOME/.config), used
+ *                               when it exists; none: the built-in parameters
+ * Two variables that are not cdag's give that default path, XDG_CONFIG_HOME and HOME: only
+ * cdag__settings_home reads them, when a machine file is looked for (once per process in
+ * cdag_compile), not at every compile.
  * Reading is cheap (one walk of the environment for its CDAG_ entries) and keeps no state, so
  * it is reentrant. */
 #ifndef CDAG_BASE_SETTINGS_H
@@ -129,11 +136,17 @@ typedef struct {
   const char *record_dir;  /* NULL unset (the recorder's own default) */
   const char *record_lib;  /* NULL unset */
   int record_memory;       /* -1 unset, else MiB */
+  const char *machine;     /* CDAG_MACHINE: NULL unset */
+  const char *config_home; /* XDG_CONFIG_HOME: NULL unset, or not read (cdag__settings_home) */
+  const char *home;        /* HOME: NULL unset, or not read */
 } cdag_settings;
 
 /* Reads and validates every variable: CDAG_OK, or CDAG_ERR_ARG naming the first bad one.
    On error *s still holds the defaults and the good values. */
 int cdag__settings_read(cdag_settings *s);
+
+/* XDG_CONFIG_HOME and HOME into s (the machine file's default path). */
+void cdag__settings_home(cdag_settings *s);
 
 /* The variables of s over the fields of o that hold their defaults (explicit fields win). */
 void cdag__options_env(cdag_options *o, const cdag_settings *s);

@@ -104,6 +104,9 @@ typedef struct {
    flags (alpha = L + 2o, beta = G). */
 loggp_params kern_model_loggp(const kern_model *m);
 
+/* Room for where a model's parameters came from (src/exec/machine.h), NUL included. */
+#define KERN_SOURCE_LEN 160
+
 /* The last choice (src/model/price.c): the plan as a whole against the graph as written, both
    run through the LogGOPS model; the plan runs only when it is faster. */
 typedef struct {
@@ -111,6 +114,7 @@ typedef struct {
   double written_us;       /* the graph as written */
   double plan_us;          /* the plan lowered to the messages it sends, computations included */
   loggp_params params;     /* what they were computed with */
+  char source[KERN_SOURCE_LEN];  /* where params came from: "built in", "measured", "machine file PATH", "options" */
   char why[200];           /* not priced: the reason (options.price = 0, the model's error) */
 } kern_price;
 

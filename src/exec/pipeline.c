@@ -38,12 +38,11 @@ static kern_policy policy_of(int kernel) {
   return kernel == CDAG_KERNEL_MPI ? KERN_POLICY_MPI : kernel == CDAG_KERNEL_CDAG ? KERN_POLICY_CDAG : KERN_POLICY_AUTO;
 }
 
-int pipeline_tuning(const cdag_options *o, const kern_model *base, pipeline_tune *t) {
-  cdag_settings s;
-  int rc = cdag__settings_read(&s);
+/* o with the variables of s over its default fields, onto machine m. */
+static void tune_on(const cdag_options *o, const cdag_settings *s, const machine_params *m, pipeline_tune *t) {
   cdag_options e = *o;
-  cdag__options_env(&e, &s);   /* variables only where o holds a default */
-  t->model = base ? *base : kern_model_builtin();
+  cdag__options_env(&e, s);   /* variables only where o holds a default */
+  t->model = m->model;
   if (e.alpha > 0) t->model.alpha = e.alpha;
   if (e.beta > 0) t->model.beta = e.beta;
   if (e.overhead > 0) t->model.overhead = e.overhead;
@@ -52,7 +51,27 @@ int pipeline_tuning(const cdag_options *o, const kern_model *base, pipeline_tune
   t->policy = policy_of((int)e.kernel);
   t->measure = e.measure;
   t->price = e.price;
-  t->lp = kern_model_loggp(&t->model);
+  t->lp = m->lp;
+  snprintf(t->source, sizeof t->source, "%s", m->source);
+  if (e.alpha > 0 || e.beta > 0 || e.overhead > 0 || e.gamma > 0) {   /* explicit wins, as in the choice */
+    t->lp = kern_model_loggp(&t->model);
+    t->lp.O = m->lp.O, t->lp.S = m->lp.S;
+    snprintf(t->source, sizeof t->source, "options");
+  }
+}
+
+void pipeline_tuning_on(const cdag_options *o, const cdag_settings *s, const machine_params *m, pipeline_tune *t) {
+  tune_on(o, s, m, t);
+}
+
+int pipeline_tuning(const cdag_options *o, const kern_model *base, pipeline_tune *t) {
+  cdag_settings s;
+  machine_params m;
+  int rc = cdag__settings_read(&s);
+  if (base) m = machine_measured(base);
+  else if (rc == CDAG_OK) rc = machine_find(&s, &m);
+  else m = machine_builtin();
+  tune_on(o, &s, &m, t);
   return rc;
 }
 
@@ -294,6 +313,7 @@ static int plan_matched(cdag_graph *g, match_result *m, const cdag_options *opts
   if (rc == CDAG_OK) rc = choose_stages(*p, &t->model, t->policy);
   if (rc == CDAG_OK && price) rc = model_price_plan(g, written, *p, &t->model, t->policy, &t->lp);
   else if (rc == CDAG_OK) snprintf((*p)->chosen->price.why, sizeof (*p)->chosen->price.why, "%s", why);
+  if (rc == CDAG_OK) snprintf((*p)->chosen->price.source, sizeof (*p)->chosen->price.source, "%s", t->source);
   if (rc != CDAG_OK) cdag_plan_free(p);
   return rc;
 }

@@ -22,6 +22,7 @@
 #include "choose/choose.h"
 #include "match/match.h"
 #include "model/lower.h"
+#include "exec/machine.h"
 
 /* Reports (report.c, the one writer of report text and JSON; cdag_plan_report is the
    analysed plan's): a graph run as written without analysis, `why` in words (detect = 0,
@@ -35,16 +36,22 @@ int pipeline_check_options(const cdag_options *o, int nprocs, int rank);
 
 /* The kernel policy and cost model a compile with options o (as cdag__options_take made
    them) uses: o's field where it differs from its default, else its CDAG_* variable when set
-   (base/settings.h), else base (NULL: the built-in model) and KERN_POLICY_AUTO. CDAG_OK, or
-   CDAG_ERR_ARG naming a bad variable. */
+   (base/settings.h), else base (NULL: the machine file, src/exec/machine.h, else the built-in
+   model) and KERN_POLICY_AUTO. The LogGOPS parameters are the machine's unless alpha, beta,
+   overhead or gamma is set by o or a variable: then kern_model_loggp of the model (the
+   machine's O and S kept) and the source is "options". CDAG_OK, or CDAG_ERR_ARG naming a
+   bad variable or a bad machine file. pipeline_tuning_on takes the settings as s holds them
+   and the machine as it is (exec/mpi reads the file once per process), so it reads nothing. */
 typedef struct {
   kern_model model;
   kern_policy policy;
   int measure;        /* CDAG_MEASURE, else o->measure */
   int price;          /* CDAG_PRICE, else o->price: weigh the plan against the graph as written */
-  loggp_params lp;    /* the LogGOPS parameters plans are priced with (kern_model_loggp of model) */
+  loggp_params lp;    /* the LogGOPS parameters plans are priced with */
+  char source[KERN_SOURCE_LEN];   /* where lp came from (machine.h's, or "options") */
 } pipeline_tune;
 int pipeline_tuning(const cdag_options *o, const kern_model *base, pipeline_tune *t);
+void pipeline_tuning_on(const cdag_options *o, const cdag_settings *s, const machine_params *m, pipeline_tune *t);
 /* pipeline_tuning of the default options with model m (NULL: built in), then policy. */
 pipeline_tune pipeline_tune_of(const kern_model *m, kern_policy policy);
 

@@ -225,8 +225,8 @@ static void price_text(const cdag_plan *p, FILE *f) {
     fprintf(f, "price: %s\n", pr->why);
     return;
   }
-  fprintf(f, "price (LogGOPS L=%g o=%g g=%g us, G=%g us/B, copy %g us/B): plan %.3f us, as written %.3f us: ", l->L,
-          l->o, l->g, l->G, l->copy, pr->plan_us, pr->written_us);
+  fprintf(f, "price (LogGOPS L=%g o=%g g=%g us, G=%g us/B, copy %g us/B; %s): plan %.3f us, as written %.3f us: ",
+          l->L, l->o, l->g, l->G, l->copy, pr->source[0] ? pr->source : "built in", pr->plan_us, pr->written_us);
   if (p->as_written == DET_WRITTEN_COST)
     fprintf(f, "runs as written (the plan is not faster%s)\n", p->ncolls || p->next ? "; the collectives above are not used" : "");
   else fprintf(f, "the plan runs (saves %.3f us)\n", pr->written_us - pr->plan_us);
@@ -243,6 +243,8 @@ static void price_json(const cdag_plan *p, FILE *f) {
             p->as_written ? "as_written" : "plan");
   fprintf(f, "\"params\": {\"L\": %g, \"o\": %g, \"g\": %g, \"G\": %g, \"O\": %g, \"S\": %llu, \"copy\": %g}",
           l->L, l->o, l->g, l->G, l->O, (unsigned long long)l->S, l->copy);
+  fprintf(f, ", \"source\": ");   /* where the parameters came from (src/exec/machine.h) */
+  ir_json_string(f, pr->source[0] ? pr->source : "built in");
   if (!pr->priced) {
     fprintf(f, ", \"why\": ");
     ir_json_string(f, pr->why);

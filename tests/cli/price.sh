@@ -16,10 +16,10 @@ cases <<'T'
 # a 1-D halo: the plan's packed messages model slower than the program's, so the graph runs
 0 cdag analyze "$ex/halo1d8.cdag"
   first no collectives found
-  out price (LogGOPS L=0.6 o=0.2 g=0.2 us, G=0.0002 us/B, copy 0.0001 us/B): plan 1.451 us, as written 1.225 us: runs as written (the plan is not faster)
+  out price (LogGOPS L=0.6 o=0.2 g=0.2 us, G=0.0002 us/B, copy 0.0001 us/B; built in): plan 1.451 us, as written 1.225 us: runs as written (the plan is not faster)
 0 cdag analyze --json "$ex/halo1d8.cdag"
   out "as_written": true,
-  out "price": {"priced": true, "candidates_left": 0, "plan_us": 1.450600, "written_us": 1.225200, "runs": "as_written", "params": {"L": 0.6, "o": 0.2, "g": 0.2, "G": 0.0002, "O": 0, "S": 65535, "copy": 0.0001}},
+  out "price": {"priced": true, "candidates_left": 0, "plan_us": 1.450600, "written_us": 1.225200, "runs": "as_written", "params": {"L": 0.6, "o": 0.2, "g": 0.2, "G": 0.0002, "O": 0, "S": 65535, "copy": 0.0001}, "source": "built in"},
 # a 64 B binomial bcast on 8 ranks: the root's seven sends beat the collective's three rounds
 0 cdag analyze "$ex/bcast_binomial8.cdag"
   first no collectives used: 1 found cost no less than their messages (notes below)

@@ -50,7 +50,9 @@ static int64_t opt_digest(const cdag_options *o) {
 /* Options (by their digest), kernel policy and model: what a compiled schedule depends on
    besides the graph. */
 static uint64_t options_hash(int64_t digest, const pipeline_tune *t) {
-  double v[6] = {t->policy, t->model.blocks, t->model.alpha, t->model.beta, t->model.overhead, t->model.gamma};
+  const loggp_params *l = &t->lp;   /* a machine file's prices too */
+  double v[13] = {t->policy, t->model.blocks, t->model.alpha, t->model.beta, t->model.overhead, t->model.gamma,
+                  l->L, l->o, l->g, l->G, l->O, (double)l->S, l->copy};
   return wire_hash(v, sizeof v, (uint64_t)digest);
 }
 
@@ -498,11 +500,13 @@ static void ctx_free(compile_ctx *x) {
   free(x->json);
 }
 
-/* The policy and model of this compile: options and environment over the measured model
-   (if any) or the built-in one. */
-static int tune(compile_ctx *x) {
-  kern_model m;
-  return pipeline_tuning(&x->opts, exec_kernel_measured(&m) ? &m : NULL, &x->tune);
+/* The policy and model of this compile: options and environment (set) over the measured
+   model (if any), else the machine file (read once per process), else the built-in one. */
+static int tune(compile_ctx *x, const cdag_settings *set) {
+  machine_params m;
+  int rc = exec_machine(set, &m);
+  if (rc == CDAG_OK) pipeline_tuning_on(&x->opts, set, &m, &x->tune);
+  return rc;
 }
 
 /* measure = 1: the model is measured once per process, on the first communicator where
@@ -515,7 +519,8 @@ static int measure_model(compile_ctx *x, uint64_t *local, const wire_buf *w) {
   exec_lock();
   measured = 1;
   exec_unlock();
-  if ((rc = tune(x))) return rc;
+  cdag_settings set;
+  if ((rc = cdag__settings_read(&set)) || (rc = tune(x, &set))) return rc;
   *local = wire_hash(w->buf, w->len, options_hash(x->digest, &x->tune));
   return CDAG_OK;
 }
@@ -553,7 +558,7 @@ static int compile_agree(compile_ctx *x, const cdag_options *o, cdag_graph *g, w
   cdag_settings set;
   int rc = cdag__settings_read(&set);  /* every variable validated, on every rank */
   if (!rc) rc = take_options(x, o, &set);
-  if (!rc) rc = tune(x);
+  if (!rc) rc = tune(x, &set);
   x->digest = rc ? 0 : opt_digest(&x->opts);
   if (!rc) rc = wire_encode_rank(g, w);
   *local = rc ? 0 : wire_hash(w->buf, w->len, options_hash(x->digest, &x->tune));

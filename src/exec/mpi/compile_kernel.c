@@ -16,6 +16,12 @@
 
 static kern_model measured;
 static int have_measured;
+/* The machine file, read once per process (keyed by CDAG_MACHINE's value, so one that
+   changes between compiles is read again): a cache hit must not open a file, nor read the
+   variables of the default path. */
+static machine_params file_machine;
+static char file_key[4096];
+static int have_file;
 
 int exec_kernel_measure(MPI_Comm comm) {
   kern_model m;
@@ -34,6 +40,30 @@ int exec_kernel_measured(kern_model *m) {
   if (have) *m = measured;
   exec_unlock();
   return have;
+}
+
+int exec_machine(const cdag_settings *s, machine_params *m) {
+  kern_model km;
+  if (exec_kernel_measured(&km)) {
+    *m = machine_measured(&km);
+    return CDAG_OK;
+  }
+  const char *key = s->machine ? s->machine : "";   /* "": the default path */
+  if (strlen(key) >= sizeof file_key)
+    return cdag__error(CDAG_ERR_ARG, "CDAG_MACHINE: longer than %zu bytes", sizeof file_key - 1);
+  exec_lock();
+  int have = have_file && strcmp(key, file_key) == 0;
+  if (have) *m = file_machine;
+  exec_unlock();
+  if (have) return CDAG_OK;
+  int rc = machine_find(s, m);
+  if (rc) return rc;   /* a bad file is not kept: every compile reads it again and fails */
+  exec_lock();
+  file_machine = *m;
+  snprintf(file_key, sizeof file_key, "%s", key);
+  have_file = 1;
+  exec_unlock();
+  return CDAG_OK;
 }
 
 static kern_iov as_kiov(const sched_iov *v) { return (kern_iov){v->addr, v->len, v->n}; }

@@ -253,6 +253,11 @@ typedef struct {
 int exec_kernel_measure(MPI_Comm comm);
 /* 1 and *m = the measured model if this process measured one, else 0. */
 int exec_kernel_measured(kern_model *m);
+/* The machine a compile starts from: the measured model if any, else the machine file s
+   names (exec/machine.h), read once per process for each value of CDAG_MACHINE, else the
+   built-in model.
+   CDAG_OK, or machine_load's CDAG_ERR_ARG. */
+int exec_machine(const cdag_settings *s, machine_params *m);
 /* Builds the kernel of k on s->comm (temporaries for empty recv slots kept by s). */
 int sched_kernel_build(cdag_schedule *s, const sched_kcoll *k, kern_op **op);
 /* Zeroed memory owned by the schedule (freed with it); NULL when out of memory. */

@@ -1,0 +1,148 @@
+/* cdag — src/exec/machine.c: machine files, read and written (no MPI).
+ *
+ * The format and where the file is looked for are in machine.h. Reading is one pass over
+ * the lines, each a name and a number; every error names the file and the line, and a
+ * file that misses a required parameter is refused, never completed with defaults. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/machine.h"
+
+kern_model machine_model_of(const loggp_params *lp) {
+  double over = lp->o > lp->g ? lp->o : lp->g;
+  return (kern_model){(lp->L + 2 * lp->o) * 1e-6, lp->G * 1e-6, 0, over * 1e-6, lp->copy * 1e-6};
+}
+
+machine_params machine_builtin(void) {
+  machine_params m = {.kind = MACHINE_BUILTIN, .model = kern_model_builtin()};
+  m.lp = kern_model_loggp(&m.model);
+  snprintf(m.source, sizeof m.source, "built in");
+  return m;
+}
+
+machine_params machine_measured(const kern_model *km) {
+  machine_params m = {.kind = MACHINE_MEASURED, .model = *km};
+  m.lp = kern_model_loggp(&m.model);
+  snprintf(m.source, sizeof m.source, "measured");
+  return m;
+}
+
+int machine_path(const cdag_settings *s, char *path, size_t len, int *named) {
+  int n = 0;
+  *named = s->machine != NULL;
+  if (s->machine) n = strcmp(s->machine, "none") ? snprintf(path, len, "%s", s->machine) : snprintf(path, len, "%s", "");
+  else if (s->config_home) n = snprintf(path, len, "%s/cdag/machine", s->config_home);
+  else if (s->home) n = snprintf(path, len, "%s/.config/cdag/machine", s->home);
+  else n = snprintf(path, len, "%s", "");
+  if (n < 0 || (size_t)n >= len)
+    return cdag__error(CDAG_ERR_ARG, "the machine file's path is longer than %zu bytes", len - 1);
+  return CDAG_OK;
+}
+
+/* The parameters a file names, in the order the writer writes them. */
+enum { P_L, P_o, P_g, P_G, P_O, P_S, P_copy, NPARAMS };
+static const char *const names[NPARAMS] = {"L", "o", "g", "G", "O", "S", "copy"};
+
+static double *field(loggp_params *lp, int k) {
+  double *f[NPARAMS] = {&lp->L, &lp->o, &lp->g, &lp->G, &lp->O, NULL, &lp->copy};
+  return f[k];
+}
+
+/* One "name value" line (trailing comment and spaces gone) into lp; seen marks names. */
+static int read_param(char *line, const char *path, long no, loggp_params *lp, unsigned *seen) {
+  char *save = NULL, *name = strtok_r(line, " \t", &save), *val = strtok_r(NULL, " \t", &save);
+  char *extra = strtok_r(NULL, " \t", &save);
+  int k = 0;
+  while (k < NPARAMS && strcmp(names[k], name)) k++;
+  if (k == NPARAMS)
+    return cdag__error(CDAG_ERR_ARG, "machine file %s line %ld: unknown parameter '%s' (expected L, o, g, G, O, S or copy)",
+                       path, no, name);
+  if (!val || extra) return cdag__error(CDAG_ERR_ARG, "machine file %s line %ld: expected '%s VALUE'", path, no, name);
+  if (*seen & 1u << k) return cdag__error(CDAG_ERR_ARG, "machine file %s line %ld: %s given twice", path, no, name);
+  char *end;
+  errno = 0;
+  double v = strtod(val, &end);
+  if (*end || errno || !isfinite(v) || v < 0 || (k == P_S && (v != floor(v) || v > 0x1p63)) || (k != P_S && v > 1e9))
+    return cdag__error(CDAG_ERR_ARG, "machine file %s line %ld: %s '%s': expected %s", path, no, name, val,
+                       k == P_S ? "a byte count >= 0" : "a number >= 0 (us or us/B)");
+  if (k == P_S) lp->S = (uint64_t)v;
+  else *field(lp, k) = v;
+  *seen |= 1u << k;
+  return CDAG_OK;
+}
+
+int machine_read(FILE *f, const char *path, loggp_params *lp) {
+  char line[512];
+  long no = 0;
+  unsigned seen = 0;
+  int header = 0, rc = CDAG_OK;
+  *lp = (loggp_params){0, 0, 0, 0, 0, 65535, 0};
+  while (rc == CDAG_OK && fgets(line, sizeof line, f)) {
+    no++;
+    size_t n = strlen(line);
+    if (n == sizeof line - 1 && line[n - 1] != '\n' && !feof(f))
+      return cdag__error(CDAG_ERR_ARG, "machine file %s line %ld: longer than %zu bytes", path, no, sizeof line - 2);
+    line[strcspn(line, "#\r\n")] = '\0';
+    if (line[strspn(line, " \t")] == '\0') continue;
+    if (!header) {
+      char *save = NULL, *word = strtok_r(line, " \t", &save), *ver = strtok_r(NULL, " \t", &save);
+      if (strcmp(word, "cdag-machine") || !ver || strcmp(ver, "1") || strtok_r(NULL, " \t", &save))
+        return cdag__error(CDAG_ERR_ARG, "machine file %s line %ld: expected the header 'cdag-machine 1'", path, no);
+      header = 1;
+      continue;
+    }
+    rc = read_param(line, path, no, lp, &seen);
+  }
+  if (rc) return rc;
+  if (ferror(f)) return cdag__error(CDAG_ERR_ARG, "machine file %s: read error", path);
+  if (!header) return cdag__error(CDAG_ERR_ARG, "machine file %s: empty (expected the header 'cdag-machine 1')", path);
+  for (int k = 0; k < NPARAMS; k++)
+    if (k != P_O && k != P_S && !(seen & 1u << k))
+      return cdag__error(CDAG_ERR_ARG, "machine file %s: no %s (L, o, g, G and copy are required)", path, names[k]);
+  return CDAG_OK;
+}
+
+int machine_load(const char *path, int named, machine_params *m) {
+  *m = machine_builtin();
+  if (!path[0]) return CDAG_OK;
+  FILE *f = fopen(path, "r");
+  if (!f && errno == ENOENT && !named) return CDAG_OK;   /* no file at the default path: built in */
+  if (!f && errno == ENOMEM) return CDAG_NOMEM("opening the machine file");
+  if (!f) return cdag__error(CDAG_ERR_ARG, "machine file %s: %s", path, strerror(errno));
+  loggp_params lp;
+  int rc = machine_read(f, path, &lp);
+  fclose(f);
+  if (rc) return rc;
+  m->kind = MACHINE_FILE;
+  m->lp = lp;
+  m->model = machine_model_of(&lp);
+  snprintf(m->source, sizeof m->source, "machine file %s", path);
+  return CDAG_OK;
+}
+
+int machine_find(const cdag_settings *s, machine_params *m) {
+  char path[4096];
+  cdag_settings h = *s;
+  cdag__settings_home(&h);   /* the default path's variables, read only now */
+  int named, rc = machine_path(&h, path, sizeof path, &named);
+  if (rc) {
+    *m = machine_builtin();
+    return rc;
+  }
+  return machine_load(path, named, m);
+}
+
+int machine_write(FILE *f, const loggp_params *lp, const char *comment) {
+  fprintf(f, "cdag-machine 1\n");
+  for (const char *c = comment; c && *c;) {
+    size_t n = strcspn(c, "\n");
+    fprintf(f, "# %.*s\n", (int)n, c);
+    c += n + (c[n] == '\n');
+  }
+  fprintf(f, "L %.6g\no %.6g\ng %.6g\nG %.6g\nO %.6g\nS %llu\ncopy %.6g\n", lp->L, lp->o, lp->g, lp->G, lp->O,
+          (unsigned long long)lp->S, lp->copy);
+  if (fflush(f) || ferror(f)) return cdag__error(CDAG_ERR_ARG, "cannot write the machine file: %s", strerror(errno));
+  return CDAG_OK;
+}

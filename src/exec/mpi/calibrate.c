@@ -1,0 +1,247 @@
+/* cdag — src/exec/mpi/calibrate.c: measuring L, o, g, G, S and copy on the MPI it runs on.
+ *
+ * What is measured and how the parameters follow is in calibrate.h. Each figure is the
+ * median of repeated batches (a busy machine slows some batches, not most), every batch
+ * starting from a handshake so both ranks begin together. Every MPI call's return code is
+ * checked: the first failure is kept, the pattern goes on (a rank that stopped would leave
+ * its peer waiting), and all ranks agree on the outcome before any figure is used. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "exec/mpi/calibrate.h"
+#include "exec/mpi/schedule.h"
+
+enum { TAG = 0x6364, BURST = 64, MAXBYTES = 1 << 18 };
+
+typedef struct {
+  int rank, peer, batches;
+  const char *failed;    /* the first MPI call that failed on this rank, NULL none */
+  unsigned char *buf;    /* MAXBYTES */
+} cal;
+
+static void check(cal *x, int mpi_rc, const char *call) {
+  if (mpi_rc != MPI_SUCCESS && !x->failed) x->failed = call;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void cal_send(cal *x, const void *b, int n) { check(x, MPI_Send(b, n, MPI_BYTE, x->peer, TAG, MPI_COMM_WORLD), "MPI_Send"); }
+static void cal_recv(cal *x, void *b, int n) {
+  check(x, MPI_Recv(b, n, MPI_BYTE, x->peer, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+}
+
+/* One round trip of `bytes`, rank 0 first. */
+static void round_trip(cal *x, int bytes) {
+  if (x->rank == 0) cal_send(x, x->buf, bytes), cal_recv(x, x->buf, bytes);
+  else cal_recv(x, x->buf, bytes), cal_send(x, x->buf, bytes);
+}
+
+/* One-way time of `bytes` (us): half the round trip, the median of the batches. */
+static double oneway(cal *x, int bytes) {
+  int iters = bytes >= 65536 ? 8 : bytes >= 4096 ? 40 : 100;
+  double t[64];
+  for (int b = 0; b < x->batches; b++) {
+    round_trip(x, bytes);   /* both ranks start together, the buffers warm */
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < iters; i++) round_trip(x, bytes);
+    t[b] = (MPI_Wtime() - t0) / iters / 2 * 1e6;
+  }
+  return median(t, x->batches);
+}
+
+/* Per round of an exchange of `bytes` each way, both ranks at once with nonblocking calls
+   (receive posted, send, wait for both), as a phase of neighbour messages runs (us, median
+   of the batches). */
+static double exchange(cal *x, int bytes, int k) {
+  enum { ITERS = 100, MAXK = 16 };
+  unsigned char *out = x->buf, *in = x->buf + (size_t)bytes * MAXK;
+  MPI_Request rq[2 * MAXK];
+  MPI_Status st[2 * MAXK];
+  double t[64];
+  for (int b = 0; b < x->batches; b++) {
+    round_trip(x, 0);   /* both ranks start together */
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < ITERS; i++) {
+      for (int j = 0; j < k; j++)
+        check(x, MPI_Irecv(in + j * bytes, bytes, MPI_BYTE, x->peer, TAG + 2, MPI_COMM_WORLD, &rq[j]), "MPI_Irecv");
+      for (int j = 0; j < k; j++)
+        check(x, MPI_Isend(out + j * bytes, bytes, MPI_BYTE, x->peer, TAG + 2, MPI_COMM_WORLD, &rq[k + j]), "MPI_Isend");
+      check(x, MPI_Waitall(2 * k, rq, st), "MPI_Waitall");
+    }
+    t[b] = (MPI_Wtime() - t0) / ITERS * 1e6;
+  }
+  return median(t, x->batches);
+}
+
+/* Bursts of BURST messages of 8 B into receives posted ahead (a token says they are):
+   *post the time to post one send, *per the time per message of the burst once the first
+   one's one-way time t1 and the acknowledgement's are taken off (us, medians). */
+static void burst(cal *x, double t1, double *post, double *per) {
+  MPI_Request rq[BURST];
+  MPI_Status st[BURST];
+  double tp[64], tg[64];
+  char token = 0;
+  for (int b = 0; b < x->batches; b++) {
+    if (x->rank == 1) {
+      for (int i = 0; i < BURST; i++)
+        check(x, MPI_Irecv(x->buf + 8 * i, 8, MPI_BYTE, 0, TAG + 1, MPI_COMM_WORLD, &rq[i]), "MPI_Irecv");
+      cal_send(x, &token, 1);
+      check(x, MPI_Waitall(BURST, rq, st), "MPI_Waitall");
+      cal_send(x, &token, 1);
+      continue;
+    }
+    cal_recv(x, &token, 1);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < BURST; i++)
+      check(x, MPI_Isend(x->buf + 8 * i, 8, MPI_BYTE, 1, TAG + 1, MPI_COMM_WORLD, &rq[i]), "MPI_Isend");
+    double t_post = MPI_Wtime();
+    check(x, MPI_Waitall(BURST, rq, st), "MPI_Waitall");
+    cal_recv(x, &token, 1);
+    double t_end = MPI_Wtime();
+    tp[b] = (t_post - t0) / BURST * 1e6;
+    tg[b] = ((t_end - t0) * 1e6 - 2 * t1) / (BURST - 1);
+  }
+  if (x->rank == 1) return;
+  *post = median(tp, x->batches);
+  *per = median(tg, x->batches);
+  if (*per < 0) *per = 0;
+}
+
+/* memcpy of 64 KiB, us/B (median of the batches); the copies are read back, so none is
+   left out by the compiler. */
+static double copy_cost(cal *x) {
+  enum { N = 65536, REPS = 16 };
+  unsigned char *a = x->buf, *b = x->buf + N;
+  double t[64];
+  volatile unsigned char sink = 0;
+  for (int k = 0; k < x->batches; k++) {
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < REPS; i++) {
+      memcpy(i % 2 ? a : b, i % 2 ? b : a, N);
+      sink ^= a[i];
+    }
+    t[k] = (MPI_Wtime() - t0) / REPS / N * 1e6;
+  }
+  (void)sink;
+  return median(t, x->batches);
+}
+
+/* Least squares line through (s[i], y[i]), i in [lo, hi]: *a + *b s. */
+static void fit(const double *s, const double *y, int lo, int hi, double *a, double *b) {
+  double n = hi - lo + 1, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (int i = lo; i <= hi; i++) sx += s[i], sy += y[i], sxx += s[i] * s[i], sxy += s[i] * y[i];
+  double d = n * sxx - sx * sx;
+  *b = d > 0 ? (n * sxy - sx * sy) / d : 0;
+  *a = (sy - *b * sx) / n;
+}
+
+/* Squared relative distance of (s[i], y[i]), i in [lo, hi], from their line. */
+static double misfit(const double *s, const double *y, int lo, int hi) {
+  double a, b, e = 0;
+  fit(s, y, lo, hi, &a, &b);
+  for (int i = lo; i <= hi; i++) e += (y[i] - a - b * s[i]) * (y[i] - a - b * s[i]) / (y[i] * y[i]);
+  return e;
+}
+
+/* S and G from the ping-pong (512 B on): two lines, split where they fit best; when the
+   second starts above the first by more than half the smallest message's time (the extra
+   handshake of a rendezvous), S is the last size of the first line. G is the first
+   line's slope (the sizes up to S, those residual messages have). */
+static void threshold(exec_calibration *c) {
+  const double *s = c->size, *y = c->oneway;
+  int first = 2, last = CAL_NSIZES - 1, split = -1;
+  double jump = 0.5 * y[0] > 0.1 ? 0.5 * y[0] : 0.1, best = misfit(s, y, first, last), a, b, a2, b2;
+  for (int k = first + 1; k + 2 <= last; k++) {
+    double e = misfit(s, y, first, k) + misfit(s, y, k + 1, last);
+    if (e >= 0.5 * best) continue;   /* two lines must fit much better than one */
+    fit(s, y, first, k, &a, &b);
+    fit(s, y, k + 1, last, &a2, &b2);
+    if (a2 + b2 * s[k + 1] - (a + b * s[k + 1]) > jump) best = e, split = k;
+  }
+  c->s_seen = split >= 0;
+  c->lp.S = c->s_seen ? (uint64_t)s[split] : 65535;
+  fit(s, y, first, c->s_seen ? split : last, &a, &b);
+  c->lp.G = b > 0 ? b : 0;
+}
+
+static const int sizes[CAL_NSIZES] = {8, 64, 512, 1024, 2048, 4096, 8192, 12288, 16384, 24576, 32768, 65536,
+                                      131072, MAXBYTES};
+
+/* Ranks 0 and 1 measure; the figures are rank 0's. */
+static void measure(cal *x, exec_calibration *c) {
+  for (int i = 0; i < CAL_NSIZES; i++) {
+    c->size[i] = sizes[i];
+    c->oneway[i] = oneway(x, sizes[i]);
+  }
+  burst(x, c->oneway[0], &c->post_us, &c->burst_us);
+  c->lp.copy = copy_cost(x);
+  threshold(c);
+  c->lp.g = c->burst_us;
+  c->exchange_us = exchange(x, 8, 1);
+  c->exchange4k_us = exchange(x, 4096, 1);
+  c->exchange16_us = exchange(x, 8, 16);
+  /* o: what each further message each way adds to a round, a send and a receive on each
+     CPU (LogGOPS: 2o per message pair); the time to post a send when that is not seen. */
+  double o = (c->exchange16_us - c->exchange_us) / 30;
+  c->lp.o = o > c->post_us ? o : c->post_us;
+  /* LogGOPS: a round of an exchange of s bytes both ways is 2o + max(L, (s-1)O) + (s-1)G
+     when O <= G (each CPU copies its own send out, then takes the other's in): 2o + L + 7G
+     at 8 B, 2o + 4095(O + G) at 4 KiB where copying outlasts the latency. */
+  double O = (c->exchange4k_us - 2 * c->lp.o) / 4095 - c->lp.G;
+  c->lp.O = O < 0 ? 0 : O > c->lp.G ? c->lp.G : O;
+  double L = c->exchange_us - 2 * c->lp.o - 7 * c->lp.G;
+  c->lp.L = L > 0 ? L : 0;
+}
+
+/* Ranks beyond 1 wait for 0 and 1 sleeping between tests, leaving them the cores. */
+static void wait_politely(cal *x, int nprocs) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  check(x, MPI_Ibarrier(MPI_COMM_WORLD, &r), "MPI_Ibarrier");
+  int done = 0, rc = MPI_SUCCESS;
+  struct timespec nap = {0, 1000000};
+  while (x->rank >= 2 && nprocs > 2 && (rc = MPI_Test(&r, &done, MPI_STATUS_IGNORE)) == MPI_SUCCESS && !done)
+    nanosleep(&nap, NULL);
+  check(x, rc, "MPI_Test");
+  if (!done) check(x, MPI_Wait(&r, MPI_STATUS_IGNORE), "MPI_Wait");
+}
+
+int exec_calibrate(int quick, exec_calibration *c) {
+  int rank = 0, nprocs = 0, len = 0;
+  char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+  memset(c, 0, sizeof *c);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+  c->nprocs = nprocs;
+  if (nprocs < 2) return cdag__error(CDAG_ERR_ARG, "calibrate: needs 2 processes or more (mpiexec -n 2), has %d", nprocs);
+  cal x = {rank, 1 - rank, quick ? 5 : 31, NULL, malloc(MAXBYTES)};
+  int rc = x.buf ? CDAG_OK : CDAG_NOMEM("calibrate: 256 KiB buffer");
+  if ((rc = exec_agree(MPI_COMM_WORLD, rank, nprocs, rc))) {
+    free(x.buf);
+    return rc;
+  }
+  memset(x.buf, 1, MAXBYTES);
+  double t0 = MPI_Wtime();
+  if (rank < 2) measure(&x, c);
+  wait_politely(&x, nprocs);
+  c->seconds = MPI_Wtime() - t0;
+  check(&x, MPI_Get_library_version(lib, &len), "MPI_Get_library_version");
+  lib[strcspn(lib, "\r\n")] = '\0';
+  size_t n = strlen(lib) < sizeof c->library ? strlen(lib) : sizeof c->library - 1;   /* its first line, cut */
+  memcpy(c->library, lib, n);
+  c->library[n] = '\0';
+  rc = x.failed ? cdag__error(CDAG_ERR_MPI, "calibrate: rank %d: %s failed", rank, x.failed) : CDAG_OK;
+  free(x.buf);
+  if ((rc = exec_agree(MPI_COMM_WORLD, rank, nprocs, rc))) return rc;
+  int brc = MPI_Bcast(c, (int)sizeof *c, MPI_BYTE, 0, MPI_COMM_WORLD);   /* every rank reports rank 0's */
+  return exec_agree(MPI_COMM_WORLD, rank, nprocs, brc == MPI_SUCCESS ? CDAG_OK
+                                                  : cdag__error(CDAG_ERR_MPI, "calibrate: rank %d: MPI_Bcast failed", rank));
+}
