@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "exec/machine.h"
+#include "model/lower.h"
 
 kern_model machine_model_of(const loggp_params *lp) {
   double over = lp->o > lp->g ? lp->o : lp->g;
@@ -17,7 +18,7 @@ kern_model machine_model_of(const loggp_params *lp) {
 
 machine_params machine_builtin(void) {
   machine_params m = {.kind = MACHINE_BUILTIN, .model = kern_model_builtin()};
-  m.lp = kern_model_loggp(&m.model);
+  m.lp = loggp_defaults();   /* LogGOPSim's, as `cdag model` without flags: one answer from both */
   snprintf(m.source, sizeof m.source, "built in");
   return m;
 }

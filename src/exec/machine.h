@@ -30,8 +30,9 @@ typedef struct {
   char source[KERN_SOURCE_LEN];   /* "built in", "measured", "machine file PATH" */
 } machine_params;
 
-/* The built-in model and the measured one m, with their LogGOPS parameters
-   (kern_model_loggp). */
+/* The built-in machine (LogGOPSim's default parameters, loggp_defaults, as `cdag model` has
+   them; the alpha-beta model's built-in values for the choice of algorithm) and the measured
+   one m (its LogGOPS parameters kern_model_loggp's). */
 machine_params machine_builtin(void);
 machine_params machine_measured(const kern_model *m);
 /* The alpha-beta model of LogGOPS parameters (in seconds, as kern_model holds them). */

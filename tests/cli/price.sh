@@ -3,7 +3,7 @@
 # collective that costs no less than its transfers as messages (a reduction: as residual
 # reductions) is left as them, with both prices in a note; a plan that models no faster than the graph as written is set aside for
 # the graph, with both times; options.price = 0 (--price=0, CDAG_PRICE=0) turns both off and
-# the report says so. Times are LogGOPS microseconds under the built-in parameters (L 0.6,
+# the report says so. Times are LogGOPS microseconds under the built-in parameters (L 1,
 # o = g = 0.2 us, G 0.0002 us/B), printed with three decimals.
 set -u
 cdag=$1
@@ -16,15 +16,15 @@ cases <<'T'
 # a 1-D halo: the plan's packed messages model slower than the program's, so the graph runs
 0 cdag analyze "$ex/halo1d8.cdag"
   first no collectives found
-  out price (LogGOPS L=0.6 o=0.2 g=0.2 us, G=0.0002 us/B, copy 0.0001 us/B; built in): plan 1.451 us, as written 1.225 us: runs as written (the plan is not faster)
+  out price (LogGOPS L=1 o=0.2 g=0.2 us, G=0.0002 us/B, copy 0.0001 us/B; built in): plan 1.851 us, as written 1.625 us: runs as written (the plan is not faster)
 0 cdag analyze --json "$ex/halo1d8.cdag"
   out "as_written": true,
-  out "price": {"priced": true, "candidates_left": 0, "plan_us": 1.450600, "written_us": 1.225200, "runs": "as_written", "params": {"L": 0.6, "o": 0.2, "g": 0.2, "G": 0.0002, "O": 0, "S": 65535, "copy": 0.0001}, "source": "built in"},
+  out "price": {"priced": true, "candidates_left": 0, "plan_us": 1.850600, "written_us": 1.625200, "runs": "as_written", "params": {"L": 1, "o": 0.2, "g": 0.2, "G": 0.0002, "O": 0, "S": 65535, "copy": 0.0001}, "source": "built in"},
 # a 64 B binomial bcast on 8 ranks: the root's seven sends beat the collective's three rounds
 0 cdag analyze "$ex/bcast_binomial8.cdag"
   first no collectives used: 1 found cost no less than their messages (notes below)
-  out note: left as messages: bcast over ranks all 8 ranks would cost 3.044 us, its 7 transfers as messages 2.295 us
-  out plan 2.295 us, as written 3.038 us: the plan runs (saves 0.743 us)
+  out note: left as messages: bcast over ranks all 8 ranks would cost 4.244 us, its 7 transfers as messages 2.695 us
+  out plan 2.695 us, as written 4.238 us: the plan runs (saves 1.543 us)
 0 cdag analyze --json "$ex/bcast_binomial8.cdag"
   out "collectives": [],
   out "candidates_left": 1,
@@ -42,14 +42,14 @@ cases <<'T'
 # reduce + bcast to the ranks that keep the dot product model slower than residual reductions
 # (each keeper receives every contribution), which beat the program's own sums
 0 cdag analyze "$ex/cg_dot16.cdag"
-  out note: left as residual reductions: reduce over ranks all 16 ranks with the bcast of its result would cost 6.028 us, its 4 reductions as messages 4.277 us
+  out note: left as residual reductions: reduce over ranks all 16 ranks with the bcast of its result would cost 8.428 us, its 4 reductions as messages 4.677 us
 0 cdag model "$ex/cg_dot16.cdag"
   out graph: 5.622 us
   out plan:  4.677 us
 # a 4-rank allreduce: the census kernel loses to residual reductions, which beat the ring
 0 cdag analyze "$ex/allreduce_ring4.cdag"
-  out note: left as residual reductions: allreduce over ranks all 4 ranks would cost 2.057 us, its 4 reductions as messages 1.889 us
-  out : the plan runs (saves 4.134 us)
+  out note: left as residual reductions: allreduce over ranks all 4 ranks would cost 2.857 us, its 4 reductions as messages 2.289 us
+  out : the plan runs (saves 6.134 us)
 # the price can be turned off: the plan runs unweighed, and the report says so
 0 cdag analyze --price=0 "$ex/halo1d8.cdag"
   out price: options.price = 0 (or CDAG_PRICE=0): the plan runs without being weighed
