@@ -251,6 +251,9 @@ CDAG_API int cdag_wait(cdag_schedule *s);           /* ... completed by this */
    ends. */
 CDAG_API int cdag_test(cdag_schedule *s, int *done);
 CDAG_API int cdag_schedule_report(const cdag_schedule *s, FILE *out, int json);  /* what was detected */
+/* Frees *s and sets it to NULL. A run started and not completed is completed first (as
+   cdag_wait: it blocks until the run completes). CDAG_ERR_STATE, freeing nothing, while
+   another thread is inside a call on *s. */
 CDAG_API int cdag_schedule_free(cdag_schedule **s);
 /* (cdag addition) Other buffers, same schedule: *copy runs s's compiled schedule with every
    address in [moves[i].from, +bytes) moved to moves[i].to (a double-buffered code compiles

@@ -18,8 +18,9 @@
  *    as scratch. Every operation line comes from the format's one writer (ir_write_line),
  *    here or in the recorder, which wrote the collectives and local ops passed through.
  * Then `index.json` sums it up, with the computations written and their recorded time. A part file without `finalized` is from a process that
- * did not reach MPI_Finalize: what it holds is merged and the index says the run is
- * incomplete. Cost: O(n log n) for n recorded operations. */
+ * did not reach MPI_Finalize: what it holds is merged, the index says the run is incomplete,
+ * names the process (`unfinished`, or `missing` without a part) and says that the counts may
+ * lack some of what it did (`counts_partial`). Cost: O(n log n) for n recorded operations. */
 #include <errno.h>
 #include <stdarg.h>
 #include <inttypes.h>
@@ -693,6 +694,17 @@ static void json_counts(FILE *f, const char *name, const mcount *c, int n) {
   fprintf(f, "}");
 }
 
+/* "NAME": [ranks], those whose part is there but did not reach MPI_Finalize (unfinished) or
+   is not there (present 0); 1 if there is one. */
+static int json_ranks(FILE *f, const merger *m, const char *name, int present) {
+  int n = 0;
+  fprintf(f, "  \"%s\": [", name);
+  for (int r = 0; r < m->nprocs; r++)
+    if (m->r[r].present == present && !m->r[r].finalized) fprintf(f, "%s%d", n++ ? ", " : "", r);
+  fprintf(f, "],%s", present ? "\n" : "");
+  return n > 0;
+}
+
 static int write_index(merger *m, const char *command, const rec_summary *sum, const phase_sum *ps) {
   char path[4096];
   snprintf(path, sizeof path, "%s/index.json", m->dir);
@@ -705,7 +717,10 @@ static int write_index(merger *m, const char *command, const rec_summary *sum, c
   fprintf(f, "{\"cdag_recording\": 1, \"nprocs\": %d,\n  \"command\": ", m->nprocs);
   if (command) ir_json_string(f, command);
   else fprintf(f, "null");
-  fprintf(f, ",\n  \"complete\": %s,\n  \"phases\": [", sum->complete ? "true" : "false");
+  fprintf(f, ",\n  \"complete\": %s,\n", sum->complete ? "true" : "false");
+  int partial = json_ranks(f, m, "unfinished", 1);
+  partial |= json_ranks(f, m, "missing", 0);
+  fprintf(f, " \"counts_partial\": %s,\n  \"phases\": [", partial ? "true" : "false");
   for (int p = 0; p < sum->nphases; p++)
     fprintf(f, "%s{\"file\": \"phase-%04d.cdag\", \"ops\": %" PRIu64 ", \"computes\": %" PRIu64 ", \"compute_ns\": %" PRIu64 "}",
             p ? ", " : "", p, ps[p].ops, ps[p].computes, ps[p].ns);

@@ -29,7 +29,8 @@
  * not recorded (index.json counts it as unsupported) rather than recorded wrongly.
  * Lines go straight into a shared mapping of the part file, which the kernel keeps when
  * the process dies however it dies (even SIGKILL from mpiexec after another rank crashed):
- * a crash leaves every line written so far, then zero bytes.
+ * a crash leaves every line written so far, then zero bytes. Counts (calls, unsupported calls,
+ * what memory lost) are lines kept current in place (tally), so a crash leaves them too.
  * Out of memory never stops the program and never goes unsaid: what could not be kept is
  * counted by kind (oom_names) and written as `out_of_memory KIND N` lines, which index.json
  * sums up; the first time, the process says so on stderr. */
@@ -120,13 +121,16 @@ typedef struct {
   pend *p; int64_t np, pcap, *pfree, nfree, freecap;
   int next_comm_id;
   uint64_t pack_next;
-  uint64_t calls[NCALLS];
+  size_t call_at[NCALLS];              /* where each call's count line ends (tally), 0 none */
+  size_t unsup_at[NCALLS];             /* the same for `unsupported NAME N` */
+  size_t oom_at[NOOM];                 /* and `out_of_memory KIND N` */
+  uint64_t lost_said[2];               /* the shadow's out-of-memory counts written so far */
   char layout_why[96];                /* why the last layout failed ("" none) */
   MPI_Status *st; int stcap;          /* statuses when the caller ignores them */
   MPI_Request *rq; int rqcap;         /* request handles saved before completion calls */
   ranges rs;                          /* the message being recorded */
   uint64_t *wait; int waitcap;        /* the operations one completion call completed */
-  uint64_t oom[NOOM];                 /* what out of memory lost, by kind */
+  uint64_t oom[NOOM];                 /* what out of memory lost, by kind (its lines: oom_at) */
   int oom_now;                        /* set by nomem(): the call being recorded hit it */
 } recorder;
 
@@ -206,6 +210,30 @@ static void out_copy(int phase, uint64_t seq, uint64_t bytes, uint64_t from, uin
   out_op(phase, seq, &l);
 }
 
+/* A count kept exact in the part file whenever the process dies: its line `WHAT NAME N` is
+   written the first time, N 20 digits wide, and each later count adds one to those digits in
+   the mapping (*at: the offset of the last digit, 0 before the line is written), the cost of
+   an increment, where counts written at MPI_Finalize were lost with a crashed process. A
+   carry that SIGKILL interrupts leaves the count low, never malformed. */
+static void tally(size_t *at, const char *what, const char *name) {
+  if (!R || R->fd < 0) return;
+  if (*at) {
+    char *d = R->map + *at;
+    while (*d == '9') *d-- = '0';
+    ++*d;
+    return;
+  }
+  size_t before = R->len;
+  out("%s %s %020d\n", what, name, 1);
+  if (R->len > before) *at = R->len - 2;
+}
+
+/* Something lost to memory, counted. */
+static void oom_count(int kind) {
+  R->oom[kind]++;
+  tally(&R->oom_at[kind], "out_of_memory", oom_names[kind]);
+}
+
 /* Out of memory while recording: counted (and said once), never silent. */
 static void nomem(int kind) {
   uint64_t total = 0;
@@ -213,8 +241,21 @@ static void nomem(int kind) {
   if (!total)
     fprintf(stderr, "cdag record: rank %d: out of memory (%s); what is lost is counted in index.json\n", R->rank,
             oom_names[kind]);
-  R->oom[kind]++;
+  oom_count(kind);
   R->oom_now = 1;
+}
+
+/* What the shadow lost to memory since it was last written (at each phase end, and at
+   MPI_Finalize): a process that dies lacks only what its last phase lost. */
+static void say_shadow_oom(void) {
+  static const char *const kind[2] = {"shadow_content", "shadow_ranges"};
+  uint64_t lost[2];
+  rec_shadow_oom(R->sh, lost);
+  for (int k = 0; k < 2; k++)
+    if (lost[k] > R->lost_said[k]) {
+      out("out_of_memory %s %llu\n", kind[k], (unsigned long long)(lost[k] - R->lost_said[k]));
+      R->lost_said[k] = lost[k];
+    }
 }
 
 /* ---- communicators ---- */
@@ -293,7 +334,7 @@ static void comm_created(MPI_Comm c) {
 /* The communicator's world ranks, if it can be recorded. */
 static rcomm *usable(MPI_Comm c, int call) {
   rcomm *x = comm_of(c);
-  if (x && x->oom) { R->oom[OOM_CALLS]++; return NULL; }
+  if (x && x->oom) { oom_count(OOM_CALLS); return NULL; }
   if (!x || x->inter || !x->world) {
     unsupported_because(call, x && x->inter ? "a message on an intercommunicator"
                                              : "a communicator created by a call the recorder does not know");
@@ -304,9 +345,9 @@ static rcomm *usable(MPI_Comm c, int call) {
 
 static int world_of(const rcomm *x, int r) { return r >= 0 && r < x->n ? x->world[r] : -1; }
 
-/* A call not recorded, written when it happens (not at MPI_Finalize), so that the counts of
-   a process that crashes are in its part; the merger sums the lines. */
-static void unsupported(int call) { out("unsupported %s 1\n", call_names[call]); }
+/* A call not recorded, counted when it happens (not at MPI_Finalize), so that the counts of
+   a process that crashes are in its part. */
+static void unsupported(int call) { tally(&R->unsup_at[call], "unsupported", call_names[call]); }
 
 /* The same, with its reason. */
 static void unsupported_because(int call, const char *text) {
@@ -314,13 +355,14 @@ static void unsupported_because(int call, const char *text) {
   snprintf(t, sizeof t, "%s", text);
   for (char *p = t; *p; p++)   /* one line of the part file */
     if ((unsigned char)*p < 0x20) *p = ' ';
-  out("unsupported %s 1\nunsupported_why %s 1 %s\n", call_names[call], call_names[call], t);
+  unsupported(call);
+  out("unsupported_why %s 1 %s\n", call_names[call], t);
 }
 
 /* A call not recorded: for lack of memory (counted as such), or unsupported, with the
    reason a layout gave if it gave one. */
 static void not_recorded(int call) {
-  if (R->oom_now) R->oom[OOM_CALLS]++;
+  if (R->oom_now) oom_count(OOM_CALLS);
   else if (R->layout_why[0]) unsupported_because(call, R->layout_why);
   else unsupported(call);
   R->layout_why[0] = 0;
@@ -711,6 +753,7 @@ static void phase_start(void) {
    At MPI_Finalize (at_exit) only what content proves: buffers may have been freed. */
 static void phase_end(int at_exit) {
   rec_shadow_settle(R->sh, next_seq(), at_exit, on_fix, &R->phase);
+  say_shadow_oom();
   out("end %d\n", R->phase);
   R->active = 0;
 }
@@ -761,15 +804,7 @@ static void rec_start(void) {
 static void rec_finish(void) {
   if (!R || R->fd < 0) return;
   if (R->active) phase_end(1);
-  for (int i = 0; i < NCALLS; i++) {
-    if (R->calls[i]) out("call %s %llu\n", call_names[i], (unsigned long long)R->calls[i]);
-  }
-  for (int i = 0; i < NOOM; i++)
-    if (R->oom[i]) out("out_of_memory %s %llu\n", oom_names[i], (unsigned long long)R->oom[i]);
-  uint64_t lost[2];
-  rec_shadow_oom(R->sh, lost);
-  if (lost[0]) out("out_of_memory shadow_content %llu\n", (unsigned long long)lost[0]);
-  if (lost[1]) out("out_of_memory shadow_ranges %llu\n", (unsigned long long)lost[1]);
+  say_shadow_oom();   /* the counts of calls and of what was lost are in their lines (tally) */
   uint64_t fixes[3];
   rec_shadow_counts(R->sh, fixes);
   out("fixes %llu %llu %llu\nfinalized\n", (unsigned long long)fixes[0], (unsigned long long)fixes[1],
@@ -812,7 +847,7 @@ static void time_to_now(void) {
 
 static int call_enter(int c) {
   if (!R) return 0;
-  R->calls[c]++;
+  tally(&R->call_at[c], "call", call_names[c]);
   time_to_now();
   return 1;
 }

@@ -37,14 +37,17 @@
  *                                                reads all [writes S at A]`)
  *   K SEQ wait SEQ1 SEQ2 ..                      a completion the rank observed
  *   K scratch ADDR BYTES                         packing area of a derived datatype
- *   call NAME N                                  calls made, written at MPI_Finalize
- *   unsupported NAME N                           N calls NAME not recorded, written as they
- *                                                happen (N 1; the merger sums), so that a
- *                                                process that crashes has them
+ *   call NAME N                                  calls made: written at the first, N 20
+ *                                                digits wide, kept current in place (the
+ *                                                merger sums the lines), so that a process
+ *                                                that crashes has them
+ *   unsupported NAME N                           N calls NAME not recorded, the same way
  *   unsupported_why NAME N TEXT                  N of the unsupported calls NAME, for reason TEXT
  *   out_of_memory KIND N                         what running out of memory lost (calls,
- *                                                communicators, datatypes, requests,
- *                                                shadow_content, shadow_ranges)
+ *                                                communicators, datatypes, requests: in
+ *                                                place as `call`; shadow_content,
+ *                                                shadow_ranges: what was lost since the last
+ *                                                phase end, at each phase end)
  *   fixes COMPUTE REDUCE COPY                    local operations added (COMPUTE: computations
  *                                                that write), at MPI_Finalize
  *                                                (without it the merger counts the lines)

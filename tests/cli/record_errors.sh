@@ -2,7 +2,7 @@
 # cdag tests — tests/cli/record_errors.sh CDAG SOURCE_DIR: `cdag record` on wrong use.
 # Usage errors exit 2; a command that starts no MPI process, or none at all, is named and
 # exits non-zero; a part file that is not one, a run that left no part, and a bad
-# CDAG_RECORD_MEMORY are clear errors; a recording directory is cleared of an earlier
+# CDAG_RECORD_MEMORY are clear errors; index.json names unfinished and missing processes; a recording directory is cleared of an earlier
 # recording's files before a run (phases of two runs never mix). Part files that cannot be
 # trusted (each field out of its bounds, below) are reported as FILE:LINE: reason, counted in
 # index.json, and fail the merge before it allocates what they ask for.
@@ -106,6 +106,23 @@ grep -qx "compute 0 writes 8b at 0x2000 wait" comp/phase-0000.cdag ||
   fail "the receive from outside the phase is not a computation that writes: $(cat comp/phase-0000.cdag)"
 grep -q '"compute": {"ops": 3, "ns": 5000}' comp/index.json && grep -q '"local": {"compute": 1, ' comp/index.json &&
   grep -q '"computes": 3, "compute_ns": 5000' comp/index.json || fail "computations in index.json: $(cat comp/index.json)"
+# processes that did not finish: a part without `finalized` (its count line as the recorder
+# keeps it current in place, 20 digits) is named unfinished, a part that is not there
+# missing; either makes the counts partial
+grep -q '"unfinished": \[\],' ok/index.json && grep -q '"missing": \[\], "counts_partial": false' ok/index.json ||
+  fail "a finished recording's index: $(cat ok/index.json)"
+good partial
+sed -i '/^finalized$/d; s/^call MPI_Recv 1$/call MPI_Recv 00000000000000000017/' partial/rank-1.part
+good gone
+rm gone/rank-1.part
+cases <<'T'
+0 cdag record --merge partial
+0 cdag record --merge gone
+T
+grep -q '"unfinished": \[1\],' partial/index.json && grep -q '"missing": \[\], "counts_partial": true' partial/index.json &&
+  grep -q '"MPI_Recv": 17' partial/index.json || fail "an unfinished process in index.json: $(cat partial/index.json)"
+grep -q '"unfinished": \[\],' gone/index.json && grep -q '"missing": \[1\], "counts_partial": true' gone/index.json ||
+  fail "a missing process in index.json: $(cat gone/index.json)"
 mkdir -p old && touch old/phase-0007.cdag old/rank-3.part old/index.json old/mine.txt
 "$cdag" record -o old -- true >/dev/null 2>&1
 [ ! -e old/phase-0007.cdag ] && [ ! -e old/rank-3.part ] && [ ! -e old/index.json ] ||

@@ -624,21 +624,12 @@ int cdag_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **s) {
   return rc;
 }
 
-/* ---- schedules: report and free ---- */
+/* ---- schedules: report (run.c frees them) ---- */
 
 int cdag_schedule_report(const cdag_schedule *s, FILE *out, int json) {
   if (!s || !out) return cdag__error(CDAG_ERR_ARG, "cdag_schedule_report: %s is NULL", s ? "out" : "schedule");
   const char *t = json ? s->core->report_json : s->core->report_text;
   if (t && fputs(t, out) < 0) return cdag__error(CDAG_ERR_IO, "cdag_schedule_report: write failed");
-  return CDAG_OK;
-}
-
-int cdag_schedule_free(cdag_schedule **s) {
-  if (!s || !*s) return CDAG_OK;
-  if ((*s)->started) cdag_wait(*s);  /* a schedule is never freed with requests in flight */
-  sched_spare_put(*s);   /* kept idle for the next cache hit, or destroyed; its core lives on
-                            while the cache or another handle holds it */
-  *s = NULL;
   return CDAG_OK;
 }
 

@@ -837,12 +837,14 @@ int sched_build(const uint8_t *part, int64_t len, cdag_graph *g, MPI_Comm comm, 
 void sched_spare_put(cdag_schedule *s) {
   sched_core *c = s->core;
   cdag_schedule *none = NULL;
-  if (!c || s->started || s->failed || __atomic_load_n(&s->busy, __ATOMIC_ACQUIRE) ||
-      !__atomic_compare_exchange_n(&c->spare, &none, s, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+  if (c) {   /* idle as a spare: flag clear (cdag_schedule_free holds it), no result pending */
+    s->completed = 0;
+    __atomic_store_n(&s->busy, 0, __ATOMIC_RELAXED);   /* published by the exchange below */
+  }
+  if (!c || s->started || s->failed || !__atomic_compare_exchange_n(&c->spare, &none, s, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
     sched_destroy(s);
     return;
   }
-  s->completed = 0;
   sched_core_unref(c);   /* the spare holds none: the last reference destroys it */
 }
 
@@ -1174,4 +1176,31 @@ int cdag_run(cdag_schedule *s) {
   if (rc) return rc;
   rc = start_as(s, "cdag_run");
   return leave(s, rc ? rc : wait_as(s, "cdag_run"));
+}
+
+/* Takes the handle's flag as the calls do, and keeps it until the handle is destroyed or
+   idle as its core's spare: freeing while another thread is inside a call on s would pull
+   the memory from under it, so that is refused and nothing is freed. A run started and not
+   completed is completed first, as cdag_wait does (MPI_Request_free lets an active request
+   complete; cdag's kernels and computations advance only inside cdag's calls, so the
+   completion is here, and the buffers hold the results when it returns). If it cannot be
+   completed (after MPI_Finalize, or a thread MPI forbids), s is freed all the same (its
+   requests released) and the reason returned. */
+int cdag_schedule_free(cdag_schedule **ps) {
+  if (!ps || !*ps) return CDAG_OK;
+  cdag_schedule *s = *ps;
+  if (__atomic_exchange_n(&s->busy, 1, __ATOMIC_ACQUIRE))
+    return cdag__error(CDAG_ERR_STATE, "rank %d: cdag_schedule_free: another thread is inside a call on this schedule "
+                       "(calls on one schedule must not overlap); nothing was freed", s->rank);
+  int rc = CDAG_OK, finalized = 0;
+  if (s->started && (MPI_Finalized(&finalized), finalized))
+    rc = cdag__error(CDAG_ERR_STATE, "rank %d: cdag_schedule_free: the run cdag_start began was not completed before "
+                     "MPI_Finalize; the schedule is freed, its results are not in place", s->rank);
+  else if (s->started && !(rc = exec_thread_check("cdag_schedule_free")))
+    rc = wait_as(s, "cdag_schedule_free");
+  if (rc) s->failed = 1;   /* never a spare */
+  sched_spare_put(s);   /* kept idle for the next cache hit, or destroyed; its core lives on
+                           while the cache or another handle holds it */
+  *ps = NULL;
+  return rc;
 }

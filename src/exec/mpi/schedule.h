@@ -107,7 +107,7 @@ struct cdag_schedule {
   int mode;                   /* PART_GRAPH, PART_PLAN or PART_STAGES */
   int started;                /* between cdag_start and cdag_wait (or cdag_test's done) */
   int completed;              /* cdag_test finished the run: a cdag_wait returns at once */
-  int busy;                   /* atomic: a thread is inside cdag_start/test/wait/run on this
+  int busy;                   /* atomic: a thread is inside cdag_start/test/wait/run/schedule_free on this
                                  handle (a second thread's call fails instead of racing) */
   int failed;                 /* a call on it failed: never kept as a spare */
   int64_t serial;             /* the order in which it was built on its core: handles of one
@@ -170,8 +170,8 @@ int sched_from_core(sched_core *core, cdag_graph *g, cdag_schedule **s);
 /* Frees the handle (requests, datatypes, sub-communicators, buffers) and drops its
    reference to the core. */
 void sched_destroy(cdag_schedule *s);
-/* A freed handle kept for reuse: sched_spare_put keeps s, idle, as its core's spare (or
-   destroys it: the core has one, s is not idle or failed, s is a stage); sched_spare_take
+/* A freed handle kept for reuse: sched_spare_put keeps s, idle, as its core's spare, its
+   busy flag cleared (or destroys it: the core has one, s is running or failed, s is a stage); sched_spare_take
    returns the spare of c with one more reference to c, or NULL. A cache hit reuses a spare
    only when every rank holds the spare of the same serial (compile.c agrees on it), so the
    persistent collectives of its requests are the same ones on every rank. */

@@ -5,7 +5,9 @@
  *   `while (!done) cdag_test(...)` loop spun forever); an uncommitted datatype is
  *   CDAG_ERR_ARG naming the call (MPI_Pack aborted the process); cdag_run(NULL) and a
  *   second start through cdag_run name cdag_run, not cdag_start; cdag_run after
- *   MPI_Finalize is CDAG_ERR_STATE in cdag's words (MPICH aborted). Exit 0 on success. */
+ *   MPI_Finalize is CDAG_ERR_STATE in cdag's words (MPICH aborted); cdag_schedule_free of a
+ *   run started and not completed before MPI_Finalize frees it and says so. Exit 0 on
+ *   success. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -116,7 +118,24 @@ int main(int argc, char **argv) {
     names(s);
   }
   uncommitted_type();
+  /* a run started and never completed (local copies only: nothing in flight for MPI) */
+  static char from[8] = "started", to[8];
+  cdag_schedule *s2 = NULL;
+  MT_OK(cdag_graph_create(MPI_COMM_WORLD, &g));
+  MT_OK(cdag_copy_local(g, from, to, 8, NULL));
+  MT_OK(cdag_compile(g, NULL, &s2));
+  cdag_graph_free(&g);
+  if (s2) MT_OK(cdag_start(s2));
   int status = mt_finish("mpi_api_edges");   /* MPI_Finalize */
+  if (s2) {   /* freed all the same, the reason said */
+    int rc = cdag_schedule_free(&s2);
+    const char *want = "cdag_schedule_free: the run cdag_start began was not completed before MPI_Finalize";
+    if (rc != CDAG_ERR_STATE || s2 || !strstr(cdag_error_message(), want)) {
+      fprintf(stderr, "rank %d: cdag_schedule_free of a started run after MPI_Finalize returned %s: %s\n", R,
+              cdag_strerror(rc), cdag_error_message());
+      status = 1;
+    }
+  }
   if (s) {   /* after MPI_Finalize: cdag's error, no abort */
     int rc = cdag_run(s);
     if (rc != CDAG_ERR_STATE || !strstr(cdag_error_message(), "cdag_run after MPI_Finalize")) {

@@ -7,7 +7,8 @@
  *   the cdag_rank_* calls on a distributed graph, a CDAG_REPORT that cannot be written
  *   (CDAG_ERR_IO), and local misuse: NULL arguments, a global
  *   graph, a bad destination, the reserved tag CDAG_REDISTRIBUTE_TAG, cdag_wait without
- *   cdag_start, adding to a compiled graph.
+ *   cdag_start, adding to a compiled graph; cdag_schedule_free of a started run completes
+ *   it.
  * Graph errors are checked with detection on and off. After the errors, a correct graph
  * still compiles and runs. Exit 0 on success. */
 #include <stdio.h>
@@ -206,8 +207,13 @@ static void local_errors(void) {
   MT_OK(cdag_start(s));
   MT_EXPECT_RC(cdag_start(s), CDAG_ERR_STATE);
   MT_OK(cdag_wait(s));
+  /* freed while running: the run completes first, as cdag_wait does, its results in place */
+  memset(buf[0], R + 11, 8);
+  memset(buf[1], 0, 8);
+  MT_OK(cdag_start(s));
   MT_OK(cdag_schedule_free(&s));
   MT_EXPECT(s == NULL);
+  MT_EXPECT_INT(buf[1][7], ==, (char)((R - 1 + P) % P + 11));
   MT_OK(cdag_schedule_free(&s));
   MT_OK(cdag_schedule_free(NULL));
   cdag_graph_free(&g);

@@ -12,8 +12,9 @@
  *
  * Then the overlaps a program must not make, each forced deterministically, end in cdag's
  * CDAG_ERR_STATE with its message, not in MPI's: a second thread's cdag_start/cdag_run on a
- * schedule another thread started; a second thread's call while another is inside cdag_run
- * (the run held open by rank P-1, np >= 2); a second handle of one cached core started
+ * schedule another thread started; a second thread's call (cdag_test, cdag_start,
+ * cdag_schedule_free: nothing freed) while another is inside cdag_run (the run held open by
+ * rank P-1, np >= 2); a second handle of one cached core started
  * while the first runs; a second thread's cdag_compile of a graph whose compile is under
  * way (held open in the analysis by a test hook until every rank's second thread tried).
  * Exit 0 on success. */
@@ -247,6 +248,10 @@ static void inside_run(MPI_Comm comm, MPI_Comm sig) {
     MT_EXPECT_STR(cdag_error_message(), "cdag_test: another thread is inside a call on this schedule");
     MT_EXPECT_RC(cdag_start(s), CDAG_ERR_STATE);
     MT_EXPECT_STR(cdag_error_message(), "cdag_start: another thread is inside a call on this schedule");
+    cdag_schedule *held = s;   /* freeing it now would pull it from under thread A: refused */
+    MT_EXPECT_RC(cdag_schedule_free(&s), CDAG_ERR_STATE);
+    MT_EXPECT_STR(cdag_error_message(), "cdag_schedule_free: another thread is inside a call on this schedule");
+    MT_REQUIRE(s == held);
     for (int r = 1; r < P; r++) MPI_Send(&go, 1, MPI_INT, r, 7, sig);
     pthread_join(th, NULL);
   } else {
