@@ -694,7 +694,7 @@ static void json_counts(FILE *f, const char *name, const mcount *c, int n) {
   fprintf(f, "}");
 }
 
-/* "NAME": [ranks], those whose part is there but did not reach MPI_Finalize (unfinished) or
+/* "NAME": [ranks], those whose part is there but did not reach MPI_Finalize, "unfinished", or
    is not there (present 0); 1 if there is one. */
 static int json_ranks(FILE *f, const merger *m, const char *name, int present) {
   int n = 0;
