@@ -73,8 +73,9 @@ static int check_guarantee(cdag_graph *g, const char *what) {
 }
 
 /* Every graph file under dir (not recursive) that loads, matches and is not too large for a
-   unit test; *n counts them, *planned those whose plan runs. */
-static void check_dir(const char *dir, int *n, int *planned) {
+   unit test, every stride-th of them checked; *n counts those checked, *planned those whose
+   plan runs. */
+static void check_dir(const char *dir, long stride, long *seen, int *n, int *planned) {
   DIR *d = opendir(dir);
   ck_assert_msg(d != NULL, "cannot open %s", dir);
   for (struct dirent *e; (e = readdir(d));) {
@@ -89,7 +90,7 @@ static void check_dir(const char *dir, int *n, int *planned) {
     match_result m = {0};
     int ok = g->nops <= 200000 && ir_finalize(g) == CDAG_OK && match_run(g, &m) == CDAG_OK;
     match_free(&m);
-    int runs = ok ? check_guarantee(g, path) : -1;
+    int runs = ok && (*seen)++ % stride == 0 ? check_guarantee(g, path) : -1;
     if (runs >= 0) *planned += runs, ++*n;
     ir_graph_free(g);
   }
@@ -102,16 +103,20 @@ START_TEST(every_corpus) {
                                "tests/data/compute", "tests/data/fault", "tests/data/real", "fuzz/corpus",
                                "fuzz/corpus_api"};
   int n = 0, planned = 0;
+  long seen = 0, k = cdag_test_iterations(100), stride = k >= 50 ? 1 : 50 / k;   /* all from CDAG_TEST_SCALE 0.5 */
   for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
     char dir[512];
     snprintf(dir, sizeof dir, "%s/%s", CDAG_SOURCE_DIR, dirs[i]);
-    check_dir(dir, &n, &planned);
+    check_dir(dir, stride, &seen, &n, &planned);
   }
   if (getenv("CDAG_TEST_VERBOSE")) printf("price: %d graphs of the corpora, the plan runs for %d\n", n, planned);
   /* the corpora are not empty, and the price neither keeps every plan nor drops them all */
-  ck_assert_int_ge(n, 100);
-  ck_assert_int_gt(planned, 10);
-  ck_assert_int_lt(planned, n);
+  ck_assert_int_ge(seen, 100);
+  ck_assert_int_ge(n, 1);
+  if (stride == 1) {
+    ck_assert_int_gt(planned, 10);
+    ck_assert_int_lt(planned, n);
+  }
 }
 END_TEST
 
