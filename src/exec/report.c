@@ -229,6 +229,7 @@ static void price_text(const cdag_plan *p, FILE *f) {
           l->L, l->o, l->g, l->G, l->copy, pr->source[0] ? pr->source : "built in", pr->plan_us, pr->written_us);
   if (p->as_written == DET_WRITTEN_COST)
     fprintf(f, "runs as written (the plan is not faster%s)\n", p->ncolls || p->next ? "; the collectives above are not used" : "");
+  else if (pr->plan_us >= pr->written_us) fprintf(f, "%s\n", pr->why);
   else fprintf(f, "the plan runs (saves %.3f us)\n", pr->written_us - pr->plan_us);
 }
 

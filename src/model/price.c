@@ -13,7 +13,9 @@
  * messages it would send (lower.c: its algorithms, residual messages packed as the runtime
  * packs them, its computations between stages, the graph's plain calcs where they ran) and the
  * graph as written are both run through the LogGOPS model (loggp.c) with the same parameters.
- * The plan is used only when it is strictly faster: a tie keeps what the program wrote. So a
+ * The plan is used only when it is strictly faster: a tie keeps what the program wrote. A graph
+ * with native collective calls (a recording) keeps its plan: there the plan keeps the program's
+ * calls, and the graph as written would run them as their flat messages. So a
  * compiled phase never models slower than the program's own messages, and the report gives
  * both times. The plan that lost stays in the report (its collectives are not used), which says
  * why. Cost: one lowering and one LogGOPS run of the plan, O(n log n) in its ops; the graph's
@@ -163,6 +165,12 @@ int model_price_plan(const cdag_graph *g, double written_us, cdag_plan *p, const
     return CDAG_OK;
   }
   pr->priced = 1;
-  if (pr->plan_us >= written_us) p->as_written = DET_WRITTEN_COST;
+  if (pr->plan_us < written_us) return CDAG_OK;
+  if (g->ncalls) {   /* as written, the program's collective calls would run as their flat messages */
+    snprintf(pr->why, sizeof pr->why, "the plan runs: the graph calls collectives, which the plan keeps (as written "
+             "they would run as the flat messages they were recorded as)");
+    return CDAG_OK;
+  }
+  p->as_written = DET_WRITTEN_COST;
   return CDAG_OK;
 }
