@@ -102,11 +102,11 @@ static void assert_same_graph(const cdag_graph *a, const cdag_graph *b) {
     ck_assert_int_eq(a->rank[x], b->rank[y]);
     ck_assert_int_eq(a->peer[x], b->peer[y]);
     ck_assert_int_eq(a->tag[x], b->tag[y]);
-    ck_assert_uint_eq(a->addr[x], b->addr[y]);
-    ck_assert_uint_eq(a->addr2 ? a->addr2[x] : 0, b->addr2 ? b->addr2[y] : 0);
-    ck_assert_uint_eq(a->bytes[x], b->bytes[y]);
-    ck_assert_int_eq(goal_field(a->cpu, x), goal_field(b->cpu, y));
-    ck_assert_int_eq(goal_field(a->nic, x), goal_field(b->nic, y));
+    CK_HOT(a->addr[x] == b->addr[y]);
+    CK_HOT((a->addr2 ? a->addr2[x] : 0) == (b->addr2 ? b->addr2[y] : 0));
+    CK_HOT(a->bytes[x] == b->bytes[y]);
+    CK_HOT(goal_field(a->cpu, x) == goal_field(b->cpu, y));
+    CK_HOT(goal_field(a->nic, x) == goal_field(b->nic, y));
     if (ir_label(a, x) && strchr(ir_label(a, x), ' ') == NULL) ck_assert_str_eq(ir_label(a, x), ir_label(b, y));
   }
   ck_assert_int_eq(a->ndeps, b->ndeps);

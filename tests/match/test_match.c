@@ -33,13 +33,13 @@ static void check_order(const cdag_graph *g, const match_result *m) {
   int32_t *at = malloc((size_t)g->nops * sizeof *at);
   for (int64_t i = 0; i < g->nops; i++) at[i] = -1;
   for (int64_t i = 0; i < g->nops; i++) {
-    ck_assert_int_eq(at[m->order[i]], -1);
+    CK_HOT(at[m->order[i]] == -1);
     at[m->order[i]] = (int32_t)i;
   }
   for (int64_t op = 0; op < g->nops; op++) {
     for (int32_t k = g->pred_start[op]; k < g->pred_start[op + 1]; k++)
-      ck_assert_int_lt(at[g->pred[k]], at[op]);
-    if (g->kind[op] == IR_SEND) ck_assert_int_lt(at[op], at[m->partner[op]]);
+      CK_HOT(at[g->pred[k]] < at[op]);
+    if (g->kind[op] == IR_SEND) CK_HOT(at[op] < at[m->partner[op]]);
   }
   free(at);
 }
@@ -48,8 +48,8 @@ static void check_order(const cdag_graph *g, const match_result *m) {
 static void check_pairs_adjacent(const cdag_graph *g, const match_result *m, int min_tag) {
   for (int64_t i = 0; i < g->nops; i++)
     if (g->kind[m->order[i]] == IR_SEND && g->tag[m->order[i]] >= min_tag) {
-      ck_assert_int_lt(i + 1, g->nops); /* a send cannot come last: its receive follows it */
-      ck_assert_int_eq(m->order[i + 1], m->partner[m->order[i]]);
+      CK_HOT(i + 1 < g->nops); /* a send cannot come last: its receive follows it */
+      CK_HOT(m->order[i + 1] == m->partner[m->order[i]]);
     }
 }
 
@@ -283,8 +283,8 @@ START_TEST(chain_freed_backwards_falls_back_to_the_stack) {
     if (r + 1 < p) ck_assert_int_eq(cdag_rank_recv(g, r, 0, 0, r + 1, 0, &prev), CDAG_OK);
     for (int i = 0; i < 80; i++) {
       int32_t calc;
-      ck_assert_int_eq(ir_add_calc(g, r, 1, &calc), CDAG_OK);
-      if (prev >= 0) ck_assert_int_eq(cdag_depend(g, prev, calc), CDAG_OK);
+      CK_HOT(ir_add_calc(g, r, 1, &calc) == CDAG_OK);
+      if (prev >= 0) CK_HOT(cdag_depend(g, prev, calc) == CDAG_OK);
       prev = calc;
     }
     if (r > 0) {
@@ -314,14 +314,14 @@ START_TEST(random_graphs) {
     for (int32_t op = 0; op < (int32_t)g->nops; op++) {
       int32_t q = m.partner[op];
       if (g->kind[op] != IR_SEND && g->kind[op] != IR_RECV) {
-        ck_assert_int_eq(q, -1);
+        CK_HOT(q == -1);
         continue;
       }
-      ck_assert_int_eq(m.partner[q], op);
-      ck_assert_int_eq(g->kind[q], g->kind[op] == IR_SEND ? IR_RECV : IR_SEND);
-      ck_assert_int_eq(g->peer[q], g->rank[op]);
-      ck_assert_int_eq(g->tag[q], g->tag[op]);
-      ck_assert_int_eq(channel_index(g, q), channel_index(g, op)); /* non-overtaking */
+      CK_HOT(m.partner[q] == op);
+      CK_HOT(g->kind[q] == (g->kind[op] == IR_SEND ? IR_RECV : IR_SEND));
+      CK_HOT(g->peer[q] == g->rank[op]);
+      CK_HOT(g->tag[q] == g->tag[op]);
+      CK_HOT(channel_index(g, q) == channel_index(g, op)); /* non-overtaking */
     }
     later += m.passes > 1;
     match_free(&m);
