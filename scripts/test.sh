@@ -12,7 +12,7 @@
 #     things: clang's UBSan reports the int promotions gcc's optimises away);
 #  3. the unit tests under valgrind (memcheck, leaks are errors);
 #  4. a short libFuzzer run of the graph loader, of `cdag check` and of the compiler checked by
-#     simulation (CDAG_FUZZ_SECONDS, default 20; CDAG_FULL=1: 300).
+#     simulation (CDAG_FUZZ_SECONDS, default 15; CDAG_FULL=1: 300).
 # Set CDAG_QUICK=1 to run step 1 only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,7 +51,7 @@ done
 step "unit tests under valgrind"
 bash scripts/valgrind.sh build
 
-fuzz_default=20
+fuzz_default=15
 [ "${CDAG_FULL:-0}" = 1 ] && fuzz_default=300
 step "fuzzing (${CDAG_FUZZ_SECONDS:-$fuzz_default} s)"
 bash scripts/fuzz.sh "${CDAG_FUZZ_SECONDS:-$fuzz_default}"

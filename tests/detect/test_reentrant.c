@@ -69,12 +69,13 @@ static int analyse_once(int t, int r, unsigned *kinds, char *why, size_t len) {
   return rc;
 }
 
-enum { ROUNDS = 60 };
+enum { ROUNDS = 60 };   /* at CDAG_TEST_SCALE 1; scaled, at least 8 */
 static unsigned expected[4][ROUNDS];
+static int rounds = ROUNDS;
 
 static void *worker(void *arg) {
   job *j = arg;
-  for (int r = 0; r < ROUNDS; r++) {
+  for (int r = 0; r < rounds; r++) {
     unsigned k = 0;
     if (analyse_once(j->id, r, &k, j->why, sizeof j->why)) j->failures++;
     else if (k != expected[j->id][r]) {
@@ -87,8 +88,10 @@ static void *worker(void *arg) {
 
 START_TEST(four_threads_analyse_at_once) {
   char why[256] = "";
+  rounds = (int)cdag_test_iterations(ROUNDS);
+  if (rounds < 8) rounds = 8;
   for (int t = 0; t < 4; t++)
-    for (int r = 0; r < ROUNDS; r++)
+    for (int r = 0; r < rounds; r++)
       ck_assert_msg(analyse_once(t, r, &expected[t][r], why, sizeof why) == CDAG_OK, "%s", why);
   ck_assert_msg(expected[0][0] & (1u << DET_ALLREDUCE | 1u << DET_REDUCE_SCATTER_BLOCK),
                 "the ring allreduce is no longer detected (kinds 0x%x)", expected[0][0]);
