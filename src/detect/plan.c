@@ -454,50 +454,49 @@ static int build_collectives(det_state *st, cdag_plan *p, int64_t *coll_of) {
  * receiving every contribution). Those that cost no less as residual reductions are taken
  * out of the plan, and the later collectives renumbered. */
 
-/* The reduction tuples of collectives in[0..nin) (by coll_of) into *rs. */
-static int coll_reds(const det_state *st, const int64_t *coll_of, const int64_t *in, int64_t nin, df_red **rs,
-                     int64_t *n) {
+/* A group to price: a reduction with its replications, colls[0..ncolls) (the reduction first,
+   in plan order), and the protos built into them, protos[0..nprotos). */
+typedef struct {
+  const int64_t *colls, *protos;
+  int64_t ncolls, nprotos;
+} red_group;
+
+/* The reduction tuples of the group's protos into *rs. */
+static int group_reds(const det_state *st, const red_group *gr, df_red **rs, int64_t *n) {
   int64_t k = 0;
-  for (int pass = 0; pass < 2; pass++) {
-    if (pass && !(*rs = malloc((size_t)(k ? k : 1) * sizeof **rs))) return CDAG_NOMEM("pricing");
-    k = 0;
-    for (int64_t q = 0; q < st->nprotos; q++) {
-      int mine = 0;
-      for (int64_t i = 0; i < nin; i++) mine |= coll_of[q] == in[i];
-      const det_proto *pr = &st->protos[q];
-      if (!mine || !pr->reduction) continue;
-      for (int64_t t = 0; t < pr->ntuples; t++, k++)
-        if (pass) (*rs)[k] = st->sst->reds[st->tuples[pr->tuples_first + t]];
-    }
+  for (int64_t i = 0; i < gr->nprotos; i++) k += st->protos[gr->protos[i]].reduction ? st->protos[gr->protos[i]].ntuples : 0;
+  if (!(*rs = malloc((size_t)(k ? k : 1) * sizeof **rs))) return CDAG_NOMEM("pricing");
+  *n = 0;
+  for (int64_t i = 0; i < gr->nprotos; i++) {
+    const det_proto *pr = &st->protos[gr->protos[i]];
+    for (int64_t t = 0; pr->reduction && t < pr->ntuples; t++) (*rs)[(*n)++] = st->sst->reds[st->tuples[pr->tuples_first + t]];
   }
-  *n = k;
   return CDAG_OK;
 }
 
-/* Collective c and its replications (in[1..)): kept, or marked in drop with a note. */
-static int price_reduction(det_state *st, cdag_plan *p, const int64_t *coll_of, const int64_t *in, int64_t nin,
-                           uint8_t *drop) {
+/* The group kept, or marked in drop with a note and its tuples residual again. */
+static int price_reduction(det_state *st, cdag_plan *p, const red_group *gr, uint8_t *drop) {
   df_red *rs = NULL;
   int64_t n = 0;
   double coll_us = -1, msgs_us = -1;
-  int rc = coll_reds(st, coll_of, in, nin, &rs, &n);
-  if (rc == CDAG_OK) rc = st->pricer->judge(st->pricer->ctx, p, in, nin, NULL, 0, rs, n, &coll_us, &msgs_us);
+  int rc = group_reds(st, gr, &rs, &n);
+  if (rc == CDAG_OK) rc = st->pricer->judge(st->pricer->ctx, p, gr->colls, gr->ncolls, NULL, 0, rs, n, &coll_us, &msgs_us);
   free(rs);
   if (rc || coll_us < 0 || msgs_us < 0) return rc;
-  det_coll *c = &p->colls[in[0]];
+  det_coll *c = &p->colls[gr->colls[0]];
   c->price_coll_us = coll_us, c->price_msgs_us = msgs_us;
   if (msgs_us > coll_us) return CDAG_OK;
   char ranks[96];
   det_ranks_text(p->ranks + c->ranks_first, c->nranks, p->nprocs, ranks, sizeof ranks);
   rc = det_note(st, "left as residual reductions: %s over ranks %s%s would cost %.3f us, its %lld reductions as "
-                "messages %.3f us", det_kind_name(c->kind), ranks, nin > 1 ? " with the bcast of its result" : "",
+                "messages %.3f us", det_kind_name(c->kind), ranks, gr->ncolls > 1 ? " with the bcast of its result" : "",
                 coll_us, (long long)n, msgs_us);
   p->nleft++;
-  for (int64_t i = 0; i < nin; i++) drop[in[i]] = 1;
-  for (int64_t q = 0; q < st->nprotos; q++)
-    for (int64_t i = 0; i < nin; i++)
-      if (coll_of[q] == in[i])
-        for (int64_t t = 0; t < st->protos[q].ntuples; t++) st->rused[st->tuples[st->protos[q].tuples_first + t]] = 0;
+  for (int64_t i = 0; i < gr->ncolls; i++) drop[gr->colls[i]] = 1;
+  for (int64_t i = 0; i < gr->nprotos; i++) {
+    const det_proto *pr = &st->protos[gr->protos[i]];
+    for (int64_t t = 0; t < pr->ntuples; t++) st->rused[st->tuples[pr->tuples_first + t]] = 0;
+  }
   return rc;
 }
 
@@ -514,24 +513,51 @@ static void drop_collectives(cdag_plan *p, const uint8_t *drop, int64_t *newidx)
   p->ncolls = k;
 }
 
+/* The reduction collective c belongs to (itself, or the one it replicates), or -1. */
+static int64_t group_of(const cdag_plan *p, int64_t c) {
+  int64_t h = p->colls[c].after > 0 ? p->colls[c].after - 1 : c;
+  return ir_coll_get(p->colls[h].kind)->reduces && p->colls[h].after == 0 ? h : -1;
+}
+
+/* items[0..n) (collectives, or protos through coll_of) bucketed by group into out, in order;
+   start (nc + 1 entries) gets each group's first. O(n + nc). */
+static void bucket(const cdag_plan *p, const int64_t *coll_of, int64_t n, int64_t nc, int64_t *start, int64_t *out) {
+  memset(start, 0, (size_t)(nc + 1) * sizeof *start);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t c = coll_of ? coll_of[i] : i, h = c >= 0 ? group_of(p, c) : -1;
+    if (h >= 0) start[h + 1]++;
+  }
+  for (int64_t h = 0; h < nc; h++) start[h + 1] += start[h];
+  int64_t *at = out + n;   /* the fill position per group: nc entries after the n of out */
+  memcpy(at, start, (size_t)nc * sizeof *at);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t c = coll_of ? coll_of[i] : i, h = c >= 0 ? group_of(p, c) : -1;
+    if (h >= 0) out[at[h]++] = i;
+  }
+}
+
 static int price_reductions(det_state *st, cdag_plan *p, const int64_t *coll_of) {
-  int64_t nc = p->ncolls;
+  int64_t nc = p->ncolls, np = st->nprotos;
   if (!st->pricer || st->g->ncalls || !nc) return CDAG_OK;
   uint8_t *drop = calloc((size_t)nc, 1);
-  int64_t *in = malloc((size_t)(nc + 1) * sizeof *in);
-  int rc = drop && in ? CDAG_OK : CDAG_NOMEM("pricing");
-  for (int64_t c = 0; c < nc && rc == CDAG_OK; c++) {
-    const det_coll *k = &p->colls[c];
-    if (!ir_coll_get(k->kind)->reduces || k->after > 0) continue;
-    int64_t nin = 0;
-    in[nin++] = c;
-    for (int64_t r = c + 1; r < nc; r++)   /* a replication comes after its reduce */
-      if (p->colls[r].after == c + 1) in[nin++] = r;
-    rc = price_reduction(st, p, coll_of, in, nin, drop);
+  int64_t *cs = malloc((size_t)(nc + 1) * sizeof *cs), *cl = malloc((size_t)(2 * nc + 1) * sizeof *cl);
+  int64_t *ps = malloc((size_t)(nc + 1) * sizeof *ps), *pl = malloc((size_t)(np + nc + 1) * sizeof *pl);
+  int rc = drop && cs && cl && ps && pl ? CDAG_OK : CDAG_NOMEM("pricing");
+  if (rc == CDAG_OK) {
+    bucket(p, NULL, nc, nc, cs, cl);        /* a replication comes after its reduce: plan order keeps it second */
+    bucket(p, coll_of, np, nc, ps, pl);
   }
-  if (rc == CDAG_OK) drop_collectives(p, drop, in);
+  for (int64_t h = 0; h < nc && rc == CDAG_OK; h++)
+    if (cs[h + 1] > cs[h]) {
+      red_group gr = {cl + cs[h], pl + ps[h], cs[h + 1] - cs[h], ps[h + 1] - ps[h]};
+      rc = price_reduction(st, p, &gr, drop);
+    }
+  if (rc == CDAG_OK) drop_collectives(p, drop, cl);
   free(drop);
-  free(in);
+  free(cs);
+  free(cl);
+  free(ps);
+  free(pl);
   return rc;
 }
 

@@ -300,7 +300,7 @@ static int plan_matched(cdag_graph *g, match_result *m, const cdag_options *opts
   int price = t->price && opts->price;
   double written = 0;
   char why[200] = "options.price = 0 (or CDAG_PRICE=0): the plan runs without being weighed";
-  int rc = price ? model_price_written(g, m->partner, &t->lp, &written) : CDAG_OK;
+  int rc = price ? exec_loggp_paired(g, m->partner, &t->lp, &written, NULL) : CDAG_OK;
   if (rc != CDAG_OK && rc != CDAG_ERR_NOMEM) {   /* the plan still runs, unweighed: the report says why */
     snprintf(why, sizeof why, "not priced: the graph as written could not be modelled: %s", cdag_error_message());
     cdag__error_clear();

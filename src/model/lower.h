@@ -102,10 +102,8 @@ typedef struct {
 } model_price_ctx;
 det_pricer model_pricer(model_price_ctx *x, const kern_model *km, kern_policy policy, const loggp_params *lp);
 
-/* The graph as written under lp (finalized g, partner its match_run's): *us. */
-int model_price_written(const cdag_graph *g, const int32_t *partner, const loggp_params *lp, double *us);
-/* Weighs chosen plan p of g (the graph it was analysed from, finalized; written_us its
-   model_price_written) under lp: p->chosen->price gets both times, and p->as_written becomes
+/* Weighs chosen plan p of g (the graph it was analysed from, finalized; written_us its time as
+   written, exec_loggp_paired) under lp: p->chosen->price gets both times, and p->as_written becomes
    DET_WRITTEN_COST when the plan is not faster (not in a graph with native collective calls:
    price.why says why). A plan the model cannot lower keeps running and
    price.why says so (price.priced = 0). km and policy as exec_lower_plan. CDAG_OK, or

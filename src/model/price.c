@@ -19,23 +19,31 @@
  * compiled phase never models slower than the program's own messages, and the report gives
  * both times. The plan that lost stays in the report (its collectives are not used), which says
  * why. Cost: one lowering and one LogGOPS run of the plan, O(n log n) in its ops; the graph's
- * run is the caller's (model_price_written), made while it still has the graph's match. */
+ * run is the caller's (exec_loggp_paired), made while it still has the graph's match. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/lower.h"
 
-/* Lowered q (a part of a plan) under the pricer's model: *us. */
-static int part_time(const model_price_ctx *x, const cdag_plan *q, double *us) {
+/* Plan (or part of a plan) q lowered under km and policy, with g's plain calcs when g is given,
+   run under lp: *us. */
+static int lowered_time(const cdag_graph *g, const cdag_plan *q, const kern_model *km, kern_policy policy,
+                        const loggp_params *lp, double *us) {
   cdag_graph *low = NULL;
   int32_t *pairs = NULL;
-  int rc = exec_lower_plan(q, &x->km, x->policy, &low);
+  int rc = exec_lower_plan(q, km, policy, &low);
+  if (rc == CDAG_OK && g) rc = exec_lower_keep_calc(g, low);
   if (rc == CDAG_OK) rc = exec_lower_pairs(low, &pairs);
-  if (rc == CDAG_OK) rc = exec_loggp_paired(low, pairs, &x->lp, us, NULL);
+  if (rc == CDAG_OK) rc = exec_loggp_paired(low, pairs, lp, us, NULL);
   free(pairs);
   ir_graph_free(low);
   return rc;
+}
+
+/* A part of a plan under the pricer's model. */
+static int part_time(const model_price_ctx *x, const cdag_plan *q, double *us) {
+  return lowered_time(NULL, q, &x->km, x->policy, &x->lp, us);
 }
 
 static int xfer_order(const void *a, const void *b) {
@@ -129,24 +137,6 @@ det_pricer model_pricer(model_price_ctx *x, const kern_model *km, kern_policy po
   return (det_pricer){x, judge};
 }
 
-int model_price_written(const cdag_graph *g, const int32_t *partner, const loggp_params *lp, double *us) {
-  return exec_loggp_paired(g, partner, lp, us, NULL);
-}
-
-/* The plan's time: lowered, the graph's plain calcs added, run under lp. */
-static int plan_time(const cdag_graph *g, const cdag_plan *p, const kern_model *km, kern_policy policy,
-                     const loggp_params *lp, double *us) {
-  cdag_graph *low = NULL;
-  int32_t *pairs = NULL;
-  int rc = exec_lower_plan(p, km, policy, &low);
-  if (rc == CDAG_OK) rc = exec_lower_keep_calc(g, low);
-  if (rc == CDAG_OK) rc = exec_lower_pairs(low, &pairs);
-  if (rc == CDAG_OK) rc = exec_loggp_paired(low, pairs, lp, us, NULL);
-  free(pairs);
-  ir_graph_free(low);
-  return rc;
-}
-
 int model_price_plan(const cdag_graph *g, double written_us, cdag_plan *p, const kern_model *km, kern_policy policy,
                      const loggp_params *lp) {
   if (!g || !p || !p->chosen || !lp) return cdag__error(CDAG_ERR_ARG, "model_price_plan: a chosen plan expected");
@@ -157,7 +147,7 @@ int model_price_plan(const cdag_graph *g, double written_us, cdag_plan *p, const
     snprintf(pr->why, sizeof pr->why, "the graph runs as written (exact_float)");
     return CDAG_OK;
   }
-  int rc = plan_time(g, p, km, policy, lp, &pr->plan_us);
+  int rc = lowered_time(g, p, km, policy, lp, &pr->plan_us);
   if (rc == CDAG_ERR_NOMEM) return rc;
   if (rc != CDAG_OK) {   /* a plan the model cannot lower still runs: the report says it was not weighed */
     snprintf(pr->why, sizeof pr->why, "not priced: %s", cdag_error_message());
