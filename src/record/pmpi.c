@@ -1,4 +1,6 @@
-/* cdag — src/record/pmpi.c: libcdag-record, the PMPI layer that records an MPI program.
+/* cdag — src/record/pmpi.c: libcdag-record, the PMPI layer that records an MPI program: its
+ * state and services, initialisation and phases (the wrappers of each call family are in
+ * pmpi_*.c; pmpi.h says what they share).
  *
  * Every wrapper passes its call on to PMPI unchanged and, while a phase is recorded, writes
  * what the call did to the process's part file (record.h gives the lines):
@@ -35,11 +37,8 @@
  * counted by kind (oom_names) and written as `out_of_memory KIND N` lines, which index.json
  * sums up; the first time, the process says so on stderr. */
 #define _GNU_SOURCE
-#define JUDYERROR_NOTEST 1   /* Judy's out-of-memory is PJERR / JERR here, not exit(1) in the program */
-#include <Judy.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <mpi.h>
 #include <sys/mman.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -52,92 +51,14 @@
 
 #include "base/error.h"
 #include "base/settings.h"
-#include "format/format.h"
-#include "ir/coll_kinds.h"
-#include "mpi_glue/mpi_glue.h"
-#include "record/record.h"
+#include "record/pmpi.h"
 
-/* The MPI functions below replace MPI's; everything else stays inside the library. */
-#pragma GCC visibility push(default)
-
-#define MAP_FIRST (1 << 20)
-#define SELF_COMM_ID (1 << 30)
-
-/* Every call the recorder counts, supported or not: point-to-point and completion calls,
-   then MPI's function of every collective kind of ir/coll_kinds.h (its `mpi` column; the
-   kinds it marks native are recorded below, the others counted as unsupported), then the
-   rest. */
-#define REC_P2P_CALLS(X)                                                                          \
-  X(Send) X(Ssend) X(Rsend) X(Bsend) X(Isend) X(Issend) X(Irsend) X(Ibsend) X(Recv) X(Irecv)      \
-  X(Sendrecv) X(Sendrecv_replace) X(Send_init) X(Ssend_init) X(Rsend_init) X(Bsend_init)          \
-  X(Recv_init) X(Start) X(Startall) X(Request_free) X(Wait) X(Waitall) X(Waitany) X(Waitsome)     \
-  X(Test) X(Testall) X(Testany) X(Testsome) X(Probe) X(Iprobe) X(Mprobe) X(Improbe) X(Mrecv)      \
-  X(Imrecv) X(Cancel)
-#define REC_OTHER_CALLS(X)                                                                        \
-  X(Comm_dup) X(Comm_split) X(Comm_create) X(Comm_split_type) X(Cart_create) X(Cart_sub)          \
-  X(Comm_free) X(Pcontrol) X(Alltoallw) X(Scan) X(Exscan) X(Ibarrier) X(Ibcast) X(Ireduce)        \
-  X(Iallreduce) X(Igather) X(Iscatter) X(Iallgather) X(Ialltoall) X(Win_create) X(Win_allocate)   \
-  X(Win_fence) X(Put) X(Get) X(Accumulate) X(Comm_spawn) X(Intercomm_create) X(Comm_idup)         \
-  X(Init_thread_multiple)
-#define X_ENUM(n) C_##n,
-#define X_KIND_ENUM(ID, NAME, MPI, ...) C_##MPI,
-enum { REC_P2P_CALLS(X_ENUM) CDAG_COLL_KINDS(X_KIND_ENUM) REC_OTHER_CALLS(X_ENUM) NCALLS };
 #define X_NAME(n) "MPI_" #n,
 #define X_KIND_NAME(ID, NAME, MPI, ...) "MPI_" #MPI,
-static const char *const call_names[NCALLS] = {REC_P2P_CALLS(X_NAME) CDAG_COLL_KINDS(X_KIND_NAME)
-                                               REC_OTHER_CALLS(X_NAME)};
+const char *const call_names[NCALLS] = {REC_P2P_CALLS(X_NAME) CDAG_COLL_KINDS(X_KIND_NAME) REC_OTHER_CALLS(X_NAME)};
+const char *const oom_names[NOOM] = {"calls", "communicators", "datatypes", "requests"};
+recorder *R;
 
-/* What running out of memory lost (index.json's "out_of_memory"). */
-enum { OOM_CALLS, OOM_COMMS, OOM_TYPES, OOM_REQUESTS, NOOM };
-static const char *const oom_names[NOOM] = {"calls", "communicators", "datatypes", "requests"};
-
-enum { P_SEND, P_RECV };
-typedef struct {
-  uint8_t kind, persistent, active, live;
-  int64_t newer;             /* the next newer operation with the same handle, -1 none */
-  int64_t oldest;            /* kept by the newest of a handle: the oldest, completed first */
-  int phase;                 /* phase of the active operation */
-  uint64_t seq;              /* its position */
-  const void *buf;
-  int count, peer, tag;      /* peer and tag as given (communicator ranks, maybe wildcards) */
-  MPI_Datatype type;
-  MPI_Comm comm;
-} pend;
-
-typedef struct { int id, n, inter, oom; int *world; } rcomm;   /* oom: world ranks lost to memory */
-/* The byte ranges of one message, coalesced. */
-typedef struct { int64_t n, cap; uint64_t *a, *l; } ranges;
-
-typedef struct {
-  int rank, nprocs, fd;
-  char *map;                          /* the part file, mapped */
-  size_t len, size;                   /* bytes written, bytes mapped */
-  int phase, active, implicit;
-  uint64_t seq;
-  uint64_t t_exit;                    /* when the last intercepted call returned (ns) */
-  uint64_t gap;                       /* ns computed since the last position was taken */
-  rec_shadow *sh;
-  Pvoid_t comms, reqs, msgs, types;   /* JudyL: handle -> rcomm*, pend index + 1, rcomm*, mpig_flat* */
-  pend *p; int64_t np, pcap, *pfree, nfree, freecap;
-  int next_comm_id;
-  uint64_t pack_next;
-  size_t call_at[NCALLS];              /* where each call's count line ends (tally), 0 none */
-  size_t unsup_at[NCALLS];             /* the same for `unsupported NAME N` */
-  size_t oom_at[NOOM];                 /* and `out_of_memory KIND N` */
-  uint64_t lost_said[2];               /* the shadow's out-of-memory counts written so far */
-  char layout_why[96];                /* why the last layout failed ("" none) */
-  MPI_Status *st; int stcap;          /* statuses when the caller ignores them */
-  MPI_Request *rq; int rqcap;         /* request handles saved before completion calls */
-  ranges rs;                          /* the message being recorded */
-  uint64_t *wait; int waitcap;        /* the operations one completion call completed */
-  uint64_t oom[NOOM];                 /* what out of memory lost, by kind (its lines: oom_at) */
-  int oom_now;                        /* set by nomem(): the call being recorded hit it */
-} recorder;
-
-static recorder *R;
-
-static void unsupported(int call);
-static void unsupported_because(int call, const char *text);
 
 /* ---- the part file ---- */
 
@@ -177,7 +98,7 @@ static int room(size_t need) {
   return 0;
 }
 
-static void out(const char *fmt, ...) {
+void out(const char *fmt, ...) {
   if (!R || R->fd < 0) return;
   if (room(1024)) return;
   va_list ap;
@@ -189,7 +110,7 @@ static void out(const char *fmt, ...) {
 
 /* An operation at position seq of phase `phase`: graph-file syntax by the format's one
    writer (ir_format_line), after the position. */
-static void out_op(int phase, uint64_t seq, const ir_line *l) {
+void out_op(int phase, uint64_t seq, const ir_line *l) {
   out("%d %llu ", phase, (unsigned long long)seq);
   if (!R || R->fd < 0) return;
   size_t n = ir_format_line(NULL, 0, NULL, l);
@@ -200,7 +121,7 @@ static void out_op(int phase, uint64_t seq, const ir_line *l) {
 }
 
 /* A line of kind `kind` with nothing set: fill in what the op has. */
-static ir_line line_of(int kind) { return (ir_line){.kind = kind, .seg = -1, .cpu = -1, .nic = -1, .comm = -1}; }
+ir_line line_of(int kind) { return (ir_line){.kind = kind, .seg = -1, .cpu = -1, .nic = -1, .comm = -1}; }
 
 static void out_copy(int phase, uint64_t seq, uint64_t bytes, uint64_t from, uint64_t to) {
   ir_line l = line_of(IR_COPY);
@@ -235,7 +156,7 @@ static void oom_count(int kind) {
 }
 
 /* Out of memory while recording: counted (and said once), never silent. */
-static void nomem(int kind) {
+void nomem(int kind) {
   uint64_t total = 0;
   for (int i = 0; i < NOOM; i++) total += R->oom[i];
   if (!total)
@@ -306,7 +227,7 @@ static rcomm *comm_add(MPI_Comm c, int id) {
   return x;
 }
 
-static void comm_drop(MPI_Comm c) {
+void comm_drop(MPI_Comm c) {
   rcomm *x = comm_of(c);
   int rc;
   if (!x) return;
@@ -320,7 +241,7 @@ static void comm_drop(MPI_Comm c) {
 }
 
 /* A communicator the program just created: its members agree on an id. */
-static void comm_created(MPI_Comm c) {
+void comm_created(MPI_Comm c) {
   if (!R || c == MPI_COMM_NULL) return;
   int inter = 0, id = R->next_comm_id;
   PMPI_Comm_test_inter(c, &inter);
@@ -332,7 +253,7 @@ static void comm_created(MPI_Comm c) {
 }
 
 /* The communicator's world ranks, if it can be recorded. */
-static rcomm *usable(MPI_Comm c, int call) {
+rcomm *usable(MPI_Comm c, int call) {
   rcomm *x = comm_of(c);
   if (x && x->oom) { oom_count(OOM_CALLS); return NULL; }
   if (!x || x->inter || !x->world) {
@@ -343,14 +264,14 @@ static rcomm *usable(MPI_Comm c, int call) {
   return x;
 }
 
-static int world_of(const rcomm *x, int r) { return r >= 0 && r < x->n ? x->world[r] : -1; }
+int world_of(const rcomm *x, int r) { return r >= 0 && r < x->n ? x->world[r] : -1; }
 
 /* A call not recorded, counted when it happens (not at MPI_Finalize), so that the counts of
    a process that crashes are in its part. */
-static void unsupported(int call) { tally(&R->unsup_at[call], "unsupported", call_names[call]); }
+void unsupported(int call) { tally(&R->unsup_at[call], "unsupported", call_names[call]); }
 
 /* The same, with its reason. */
-static void unsupported_because(int call, const char *text) {
+void unsupported_because(int call, const char *text) {
   char t[96];
   snprintf(t, sizeof t, "%s", text);
   for (char *p = t; *p; p++)   /* one line of the part file */
@@ -361,7 +282,7 @@ static void unsupported_because(int call, const char *text) {
 
 /* A call not recorded: for lack of memory (counted as such), or unsupported, with the
    reason a layout gave if it gave one. */
-static void not_recorded(int call) {
+void not_recorded(int call) {
   if (R->oom_now) oom_count(OOM_CALLS);
   else if (R->layout_why[0]) unsupported_because(call, R->layout_why);
   else unsupported(call);
@@ -370,7 +291,7 @@ static void not_recorded(int call) {
 
 /* ---- datatypes ---- */
 
-static void flat_free(mpig_flat *f) {
+void flat_free(mpig_flat *f) {
   mpig_flat_free(f);
   free(f);
 }
@@ -401,7 +322,7 @@ static mpig_flat *type_of(MPI_Datatype t) {
 
 /* Ranges of `count` elements at buf, the first `limit` bytes only. */
 
-static int ranges_add(ranges *r, uint64_t a, uint64_t l) {
+int ranges_add(ranges *r, uint64_t a, uint64_t l) {
   if (l == 0) return 0;
   if (r->n && r->a[r->n - 1] + r->l[r->n - 1] == a) { r->l[r->n - 1] += l; return 0; }
   if (r->n >= REC_SEQ_STEP / 4 - 1) return -1;   /* more copies than a position has room for */
@@ -425,7 +346,7 @@ static int layout_run(void *ctx, int64_t off, uint64_t len) {
 }
 
 /* Ranges of `count` elements at buf, the first `limit` bytes only. */
-static int layout(const void *buf, int count, MPI_Datatype t, uint64_t limit, ranges *r) {
+int layout(const void *buf, int count, MPI_Datatype t, uint64_t limit, ranges *r) {
   r->n = 0;
   R->layout_why[0] = 0;
   mpig_flat *f = type_of(t);
@@ -442,24 +363,24 @@ static int layout(const void *buf, int count, MPI_Datatype t, uint64_t limit, ra
   return 0;
 }
 
-static MPI_Aint type_extent(MPI_Datatype t) {
+MPI_Aint type_extent(MPI_Datatype t) {
   MPI_Aint lb = 0, ext = 0;
   PMPI_Type_get_extent(t, &lb, &ext);
   return ext;
 }
 
-static uint64_t type_bytes(int count, MPI_Datatype t) {
+uint64_t type_bytes(int count, MPI_Datatype t) {
   MPI_Count size = 0;
   PMPI_Type_size_x(t, &size);
   return count > 0 && size > 0 ? (uint64_t)count * (uint64_t)size : 0;
 }
 
 /* The format name of predefined datatype t (mpi_glue's table), NULL if cdag has none. */
-static const char *type_name(MPI_Datatype t) { return ir_type_name(mpig_type_of(t)); }
+const char *type_name(MPI_Datatype t) { return ir_type_name(mpig_type_of(t)); }
 
 /* ---- recording ---- */
 
-static int recording(void) { return R && R->active && R->fd >= 0; }
+int recording(void) { return R && R->active && R->fd >= 0; }
 
 static uint64_t now_ns(void) {
   struct timespec t;
@@ -490,7 +411,7 @@ static void on_fix(void *ctx, const rec_fix *f) {
 }
 
 /* The next position; the first a call takes gets the time computed since the last. */
-static uint64_t next_seq(void) {
+uint64_t next_seq(void) {
   R->seq += REC_SEQ_STEP;
   if (R->gap) {
     if (R->active) rec_shadow_time(R->sh, R->seq, R->gap, on_fix, &R->phase);
@@ -501,21 +422,21 @@ static uint64_t next_seq(void) {
 
 /* The bytes of ranges r (elements of `type` if one range) as the recording must hold them
    before position seq. */
-static void check_sent(const ranges *r, uint64_t seq, const char *type) {
+void check_sent(const ranges *r, uint64_t seq, const char *type) {
   for (int64_t i = 0; i < r->n; i++)
     rec_shadow_send(R->sh, r->a[i], r->l[i], seq, r->n == 1 ? type : NULL, on_fix, &R->phase);
 }
 
 /* A message of several ranges travels through a packing area: copies before a send,
    after a receive (from `at` on). Returns the area. */
-static uint64_t pack_area(uint64_t total) {
+uint64_t pack_area(uint64_t total) {
   uint64_t p = REC_PACK_BASE + R->pack_next;
   R->pack_next += (total + 63) & ~63ull;
   out("%d scratch 0x%llx %llu\n", R->phase, (unsigned long long)p, (unsigned long long)total);
   return p;
 }
 
-static void pack_copies(const ranges *r, uint64_t area, uint64_t first_seq, int to_area) {
+void pack_copies(const ranges *r, uint64_t area, uint64_t first_seq, int to_area) {
   uint64_t off = 0;
   for (int64_t i = 0; i < r->n; i++) {
     uint64_t a = to_area ? r->a[i] : area + off, b = to_area ? area + off : r->a[i];
@@ -525,7 +446,7 @@ static void pack_copies(const ranges *r, uint64_t area, uint64_t first_seq, int 
 }
 
 /* Records a send issued now; returns its position, 0 when nothing was recorded. */
-static uint64_t record_send(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, int call,
+uint64_t record_send(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, int call,
                             int blocking) {
   if (!recording() || dest == MPI_PROC_NULL) return 0;
   R->oom_now = 0;
@@ -556,7 +477,7 @@ static uint64_t record_send(const void *buf, int count, MPI_Datatype t, int dest
 
 /* Writes a completed receive of `seq` (phase `phase`); `done` is where the rank saw it.
    1 if it wrote it: a wait names only operations the part holds (the merger refuses others). */
-static int record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datatype t, MPI_Comm comm,
+int record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datatype t, MPI_Comm comm,
                         const MPI_Status *st, uint64_t done, int blocking, int call) {
   if (st->MPI_SOURCE == MPI_PROC_NULL) return 0;
   int cancelled = 0;
@@ -609,7 +530,7 @@ static int64_t pend_new(void) {
    once share one), so a handle keeps a queue of operations: completing the handle completes
    the oldest. The map holds the newest; the newest holds the oldest; each holds the next
    newer one. */
-static void pend_put(MPI_Request rq, pend x) {
+void pend_put(MPI_Request rq, pend x) {
   Word_t *v;
   int64_t i = pend_new();
   if (i < 0) return;
@@ -632,14 +553,14 @@ static void pend_put(MPI_Request rq, pend x) {
 }
 
 /* The oldest operation under the handle, -1 none. */
-static int64_t pend_find(MPI_Request rq) {
+int64_t pend_find(MPI_Request rq) {
   Word_t *v;
   if (rq == MPI_REQUEST_NULL) return -1;
   JLG(v, R->reqs, (Word_t)rq);
   return v && *v ? R->p[*v - 1].oldest : -1;
 }
 
-static void pend_drop(MPI_Request rq) {
+void pend_drop(MPI_Request rq) {
   Word_t *v;
   int rc;
   if (rq == MPI_REQUEST_NULL) return;
@@ -673,7 +594,7 @@ static void pend_drop(MPI_Request rq) {
 
 /* Completions that cannot be recorded (no memory to note them): the requests' operations
    are forgotten, so that a handle MPI hands out again never completes them later. */
-static void forget_requests(const MPI_Request *rq, int n) {
+void forget_requests(const MPI_Request *rq, int n) {
   for (int k = 0; k < n; k++)
     for (int64_t i; (i = pend_find(rq[k])) >= 0;) {
       R->p[i].active = 0;
@@ -682,7 +603,7 @@ static void forget_requests(const MPI_Request *rq, int n) {
 }
 
 /* Saves `n` request handles before a completion call overwrites them. */
-static MPI_Request *save_requests(const MPI_Request *rq, int n) {
+MPI_Request *save_requests(const MPI_Request *rq, int n) {
   if (n > R->rqcap) {
     MPI_Request *q = realloc(R->rq, (size_t)n * sizeof *q);
     if (!q) return nomem(OOM_CALLS), NULL;
@@ -695,7 +616,7 @@ static MPI_Request *save_requests(const MPI_Request *rq, int n) {
 
 /* Statuses to complete n requests into: the caller's, or ours when it ignores them; NULL
    when there is no memory for ours (the call then goes unrecorded). */
-static MPI_Status *statuses(MPI_Status *user, int n) {
+MPI_Status *statuses(MPI_Status *user, int n) {
   if (user != MPI_STATUSES_IGNORE) return user;
   if (n > R->stcap) {
     MPI_Status *q = realloc(R->st, (size_t)n * sizeof *q);
@@ -708,7 +629,7 @@ static MPI_Status *statuses(MPI_Status *user, int n) {
 
 /* Completions observed together: `n` requests (handles as before the call) with statuses.
    Writes their receives, then one wait line naming every operation of the phase. */
-static void completed(const MPI_Request *rq, const int *which, int n, const MPI_Status *st, int call) {
+void completed(const MPI_Request *rq, const int *which, int n, const MPI_Status *st, int call) {
   if (!R || R->fd < 0 || n <= 0) return;
   uint64_t done = 0;
   int nwait = 0, waits = 1;   /* waits 0: no memory for the wait line (its operations still complete) */
@@ -742,7 +663,7 @@ static void completed(const MPI_Request *rq, const int *which, int n, const MPI_
 
 /* ---- phases ---- */
 
-static void phase_start(void) {
+void phase_start(void) {
   R->active = 1;
   R->pack_next = 0;
   rec_shadow_reset(R->sh);
@@ -751,14 +672,14 @@ static void phase_start(void) {
 
 /* The phase ends: what the program computed since its last send is stated, then `end`.
    At MPI_Finalize (at_exit) only what content proves: buffers may have been freed. */
-static void phase_end(int at_exit) {
+void phase_end(int at_exit) {
   rec_shadow_settle(R->sh, next_seq(), at_exit, on_fix, &R->phase);
   say_shadow_oom();
   out("end %d\n", R->phase);
   R->active = 0;
 }
 
-static void rec_start(void) {
+void rec_start(void) {
   if (R) return;
   cdag_settings set;
   int bad = cdag__settings_read(&set);
@@ -801,7 +722,7 @@ static void rec_start(void) {
   R->t_exit = now_ns();
 }
 
-static void rec_finish(void) {
+void rec_finish(void) {
   if (!R || R->fd < 0) return;
   if (R->active) phase_end(1);
   say_shadow_oom();   /* the counts of calls and of what was lost are in their lines (tally) */
@@ -813,7 +734,7 @@ static void rec_finish(void) {
 }
 
 /* The recorder's memory (its state when a process is not recorded after all). */
-static void rec_free(void) {
+void rec_free(void) {
   if (!R) return;
   Word_t *v, k = 0;
   JLF(v, R->comms, k);
@@ -841,25 +762,25 @@ static void rec_free(void) {
 /* ---- time: what the process computes between its MPI calls ---- */
 
 /* The program is in MPI again: the time since it last left counts, if recorded. */
-static void time_to_now(void) {
+void time_to_now(void) {
   if (R->active && R->t_exit) R->gap += now_ns() - R->t_exit;
 }
 
-static int call_enter(int c) {
+int call_enter(int c) {
   if (!R) return 0;
   tally(&R->call_at[c], "call", call_names[c]);
   time_to_now();
   return 1;
 }
 
-static void call_exit(const int *entered) {
+void call_exit(const int *entered) {
   if (*entered && R) R->t_exit = now_ns();
 }
 
-/* First in every intercepted call: counts it, ends the time computed before it, and, as
-   the call returns (whichever return: a cleanup runs after the return value is computed),
-   starts the next. Two clock reads per call (vDSO, tens of ns). */
-#define COUNT(c) int rec_call_ __attribute__((cleanup(call_exit), unused)) = call_enter(c)
+
+
+/* The MPI functions below replace MPI's; everything above stays inside the library. */
+#pragma GCC visibility push(default)
 
 /* ---- initialisation ---- */
 
@@ -903,572 +824,6 @@ int MPI_Pcontrol(const int level, ...) {
     phase_end(0);
   }
   return PMPI_Pcontrol(level);   /* a profiler behind this one sees it too */
-}
-
-/* ---- sends ---- */
-
-#define BLOCKING_SEND(NAME)                                                                       \
-  int MPI_##NAME(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm) { \
-    COUNT(C_##NAME);                                                                              \
-    record_send(buf, count, t, dest, tag, comm, C_##NAME, 1);                                     \
-    return PMPI_##NAME(buf, count, t, dest, tag, comm);                                           \
-  }
-BLOCKING_SEND(Send)
-BLOCKING_SEND(Ssend)
-BLOCKING_SEND(Rsend)
-BLOCKING_SEND(Bsend)
-
-#define NONBLOCKING_SEND(NAME)                                                                    \
-  int MPI_##NAME(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm,   \
-                 MPI_Request *rq) {                                                               \
-    COUNT(C_##NAME);                                                                              \
-    int rc = PMPI_##NAME(buf, count, t, dest, tag, comm, rq);                                     \
-    uint64_t seq = rc == MPI_SUCCESS ? record_send(buf, count, t, dest, tag, comm, C_##NAME, 0) : 0; \
-    if (seq) pend_put(*rq, (pend){P_SEND, 0, 1, 1, -1, -1, R->phase, seq, buf, count, dest, tag, t, comm}); \
-    return rc;                                                                                    \
-  }
-NONBLOCKING_SEND(Isend)
-NONBLOCKING_SEND(Issend)
-NONBLOCKING_SEND(Irsend)
-NONBLOCKING_SEND(Ibsend)
-
-#define PERSISTENT_SEND(NAME)                                                                     \
-  int MPI_##NAME(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm,   \
-                 MPI_Request *rq) {                                                               \
-    COUNT(C_##NAME);                                                                              \
-    int rc = PMPI_##NAME(buf, count, t, dest, tag, comm, rq);                                     \
-    if (rc == MPI_SUCCESS && R && dest != MPI_PROC_NULL)                                          \
-      pend_put(*rq, (pend){P_SEND, 1, 0, 1, -1, -1, 0, 0, buf, count, dest, tag, t, comm});               \
-    return rc;                                                                                    \
-  }
-PERSISTENT_SEND(Send_init)
-PERSISTENT_SEND(Ssend_init)
-PERSISTENT_SEND(Rsend_init)
-PERSISTENT_SEND(Bsend_init)
-
-/* ---- receives ---- */
-
-int MPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Status *st) {
-  COUNT(C_Recv);
-  MPI_Status own;
-  MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
-  int rc = PMPI_Recv(buf, count, t, src, tag, comm, s);
-  if (rc == MPI_SUCCESS && recording()) {
-    uint64_t seq = next_seq();
-    record_recv(R->phase, seq, buf, count, t, comm, s, seq, 1, C_Recv);
-  }
-  return rc;
-}
-
-int MPI_Irecv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Request *rq) {
-  COUNT(C_Irecv);
-  int rc = PMPI_Irecv(buf, count, t, src, tag, comm, rq);
-  if (rc == MPI_SUCCESS && recording() && src != MPI_PROC_NULL)
-    pend_put(*rq, (pend){P_RECV, 0, 1, 1, -1, -1, R->phase, next_seq(), buf, count, src, tag, t, comm});
-  return rc;
-}
-
-int MPI_Recv_init(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Request *rq) {
-  COUNT(C_Recv_init);
-  int rc = PMPI_Recv_init(buf, count, t, src, tag, comm, rq);
-  if (rc == MPI_SUCCESS && R && src != MPI_PROC_NULL)
-    pend_put(*rq, (pend){P_RECV, 1, 0, 1, -1, -1, 0, 0, buf, count, src, tag, t, comm});
-  return rc;
-}
-
-/* Sendrecv: a send and a receive issued together, both complete on return. */
-static void sendrecv_done(uint64_t sseq, uint64_t rseq, void *rbuf, int rcount, MPI_Datatype rt, MPI_Comm comm,
-                          const MPI_Status *s, int call) {
-  if (!recording()) return;
-  uint64_t done = next_seq();
-  int got = record_recv(R->phase, rseq, rbuf, rcount, rt, comm, s, done, 0, call);
-  if (sseq || got) {
-    out("%d %llu wait", R->phase, (unsigned long long)done);
-    if (sseq) out(" %llu", (unsigned long long)sseq);
-    if (got) out(" %llu", (unsigned long long)rseq);
-    out("\n");
-  }
-}
-
-int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype st_, int dest, int stag, void *rbuf, int rcount,
-                 MPI_Datatype rt, int src, int rtag, MPI_Comm comm, MPI_Status *st) {
-  COUNT(C_Sendrecv);
-  MPI_Status own;
-  MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
-  uint64_t sseq = record_send(sbuf, scount, st_, dest, stag, comm, C_Sendrecv, 0);
-  uint64_t rseq = recording() ? next_seq() : 0;
-  int rc = PMPI_Sendrecv(sbuf, scount, st_, dest, stag, rbuf, rcount, rt, src, rtag, comm, s);
-  if (rc == MPI_SUCCESS) sendrecv_done(sseq, rseq, rbuf, rcount, rt, comm, s, C_Sendrecv);
-  return rc;
-}
-
-int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype t, int dest, int stag, int src, int rtag, MPI_Comm comm,
-                         MPI_Status *st) {
-  COUNT(C_Sendrecv_replace);
-  MPI_Status own;
-  MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
-  uint64_t sseq = record_send(buf, count, t, dest, stag, comm, C_Sendrecv_replace, 0);
-  uint64_t rseq = recording() ? next_seq() : 0;
-  int rc = PMPI_Sendrecv_replace(buf, count, t, dest, stag, src, rtag, comm, s);
-  if (rc == MPI_SUCCESS) sendrecv_done(sseq, rseq, buf, count, t, comm, s, C_Sendrecv_replace);
-  return rc;
-}
-
-/* ---- persistent requests, cancel, free ---- */
-
-static void start_one(MPI_Request rq) {
-  int64_t i = pend_find(rq);
-  if (i < 0 || !recording()) return;
-  pend *p = &R->p[i];
-  p->phase = R->phase;
-  p->active = 1;
-  if (p->kind == P_SEND) {
-    p->seq = record_send(p->buf, p->count, p->type, p->peer, p->tag, p->comm, C_Start, 0);
-    p->active = p->seq != 0;
-  } else {
-    p->seq = next_seq();
-  }
-}
-
-int MPI_Start(MPI_Request *rq) {
-  COUNT(C_Start);
-  int rc = PMPI_Start(rq);
-  if (rc == MPI_SUCCESS && R) start_one(*rq);
-  return rc;
-}
-
-int MPI_Startall(int n, MPI_Request rq[]) {
-  COUNT(C_Startall);
-  int rc = PMPI_Startall(n, rq);
-  for (int k = 0; rc == MPI_SUCCESS && R && k < n; k++) start_one(rq[k]);
-  return rc;
-}
-
-int MPI_Request_free(MPI_Request *rq) {
-  COUNT(C_Request_free);
-  if (R) pend_drop(*rq);
-  return PMPI_Request_free(rq);
-}
-
-int MPI_Cancel(MPI_Request *rq) {
-  COUNT(C_Cancel);
-  return PMPI_Cancel(rq);   /* the completion's status says whether it was cancelled */
-}
-
-/* ---- completion ---- */
-
-int MPI_Wait(MPI_Request *rq, MPI_Status *st) {
-  COUNT(C_Wait);
-  MPI_Status own;
-  MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
-  MPI_Request h = *rq;
-  int rc = PMPI_Wait(rq, s);
-  if (rc == MPI_SUCCESS && R) completed(&h, NULL, 1, s, C_Wait);
-  return rc;
-}
-
-int MPI_Test(MPI_Request *rq, int *flag, MPI_Status *st) {
-  COUNT(C_Test);
-  MPI_Status own;
-  MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
-  MPI_Request h = *rq;
-  int rc = PMPI_Test(rq, flag, s);
-  if (rc == MPI_SUCCESS && R && *flag) completed(&h, NULL, 1, s, C_Test);
-  return rc;
-}
-
-int MPI_Waitall(int n, MPI_Request rq[], MPI_Status sts[]) {
-  COUNT(C_Waitall);
-  if (!R) return PMPI_Waitall(n, rq, sts);
-  MPI_Request *h = save_requests(rq, n);
-  MPI_Status *s = statuses(sts, n);
-  if (!h || !s) return forget_requests(rq, n), PMPI_Waitall(n, rq, sts);
-  int rc = PMPI_Waitall(n, rq, s);
-  if (rc == MPI_SUCCESS && h) completed(h, NULL, n, s, C_Waitall);
-  return rc;
-}
-
-int MPI_Testall(int n, MPI_Request rq[], int *flag, MPI_Status sts[]) {
-  COUNT(C_Testall);
-  if (!R) return PMPI_Testall(n, rq, flag, sts);
-  MPI_Request *h = save_requests(rq, n);
-  MPI_Status *s = statuses(sts, n);
-  if (!h || !s) return forget_requests(rq, n), PMPI_Testall(n, rq, flag, sts);
-  int rc = PMPI_Testall(n, rq, flag, s);
-  if (rc == MPI_SUCCESS && *flag && h) completed(h, NULL, n, s, C_Testall);
-  return rc;
-}
-
-int MPI_Waitany(int n, MPI_Request rq[], int *idx, MPI_Status *st) {
-  COUNT(C_Waitany);
-  if (!R) return PMPI_Waitany(n, rq, idx, st);
-  MPI_Status own;
-  MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
-  MPI_Request *h = save_requests(rq, n);
-  if (!h) return forget_requests(rq, n), PMPI_Waitany(n, rq, idx, st);
-  int rc = PMPI_Waitany(n, rq, idx, s);
-  if (rc == MPI_SUCCESS && h && *idx != MPI_UNDEFINED) completed(h, idx, 1, s, C_Waitany);
-  return rc;
-}
-
-int MPI_Testany(int n, MPI_Request rq[], int *idx, int *flag, MPI_Status *st) {
-  COUNT(C_Testany);
-  if (!R) return PMPI_Testany(n, rq, idx, flag, st);
-  MPI_Status own;
-  MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
-  MPI_Request *h = save_requests(rq, n);
-  if (!h) return forget_requests(rq, n), PMPI_Testany(n, rq, idx, flag, st);
-  int rc = PMPI_Testany(n, rq, idx, flag, s);
-  if (rc == MPI_SUCCESS && h && *flag && *idx != MPI_UNDEFINED) completed(h, idx, 1, s, C_Testany);
-  return rc;
-}
-
-int MPI_Waitsome(int n, MPI_Request rq[], int *outn, int idx[], MPI_Status sts[]) {
-  COUNT(C_Waitsome);
-  if (!R) return PMPI_Waitsome(n, rq, outn, idx, sts);
-  MPI_Request *h = save_requests(rq, n);
-  MPI_Status *s = statuses(sts, n);
-  if (!h || !s) return forget_requests(rq, n), PMPI_Waitsome(n, rq, outn, idx, sts);
-  int rc = PMPI_Waitsome(n, rq, outn, idx, s);
-  if (rc == MPI_SUCCESS && h && *outn != MPI_UNDEFINED) completed(h, idx, *outn, s, C_Waitsome);
-  return rc;
-}
-
-int MPI_Testsome(int n, MPI_Request rq[], int *outn, int idx[], MPI_Status sts[]) {
-  COUNT(C_Testsome);
-  if (!R) return PMPI_Testsome(n, rq, outn, idx, sts);
-  MPI_Request *h = save_requests(rq, n);
-  MPI_Status *s = statuses(sts, n);
-  if (!h || !s) return forget_requests(rq, n), PMPI_Testsome(n, rq, outn, idx, sts);
-  int rc = PMPI_Testsome(n, rq, outn, idx, s);
-  if (rc == MPI_SUCCESS && h && *outn != MPI_UNDEFINED) completed(h, idx, *outn, s, C_Testsome);
-  return rc;
-}
-
-/* ---- probes and matched receives ---- */
-
-int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *st) {
-  COUNT(C_Probe);
-  return PMPI_Probe(src, tag, comm, st);
-}
-
-int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st) {
-  COUNT(C_Iprobe);
-  return PMPI_Iprobe(src, tag, comm, flag, st);
-}
-
-static void message_matched(MPI_Message m, MPI_Comm comm) {
-  if (!R || m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC) return;
-  Word_t *v;
-  JLI(v, R->msgs, (Word_t)m);
-  if (v == PJERR) nomem(OOM_CALLS);   /* the matched receive will not be recorded */
-  else *v = (Word_t)comm;
-}
-
-static int message_comm(MPI_Message m, MPI_Comm *comm) {
-  Word_t *v;
-  int rc;
-  JLG(v, R->msgs, (Word_t)m);
-  if (!v) return 0;
-  *comm = (MPI_Comm)*v;
-  JLD(rc, R->msgs, (Word_t)m);
-  if (rc == JERR) nomem(OOM_REQUESTS);   /* a stale entry: the handle is overwritten when reused */
-  return 1;
-}
-
-int MPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *m, MPI_Status *st) {
-  COUNT(C_Mprobe);
-  int rc = PMPI_Mprobe(src, tag, comm, m, st);
-  if (rc == MPI_SUCCESS) message_matched(*m, comm);
-  return rc;
-}
-
-int MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *m, MPI_Status *st) {
-  COUNT(C_Improbe);
-  int rc = PMPI_Improbe(src, tag, comm, flag, m, st);
-  if (rc == MPI_SUCCESS && *flag) message_matched(*m, comm);
-  return rc;
-}
-
-int MPI_Mrecv(void *buf, int count, MPI_Datatype t, MPI_Message *m, MPI_Status *st) {
-  COUNT(C_Mrecv);
-  MPI_Status own;
-  MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
-  MPI_Comm comm = MPI_COMM_NULL;
-  int known = R ? message_comm(*m, &comm) : 0;
-  int rc = PMPI_Mrecv(buf, count, t, m, s);
-  if (rc == MPI_SUCCESS && known && recording()) {
-    uint64_t seq = next_seq();
-    record_recv(R->phase, seq, buf, count, t, comm, s, seq, 1, C_Mrecv);
-  }
-  return rc;
-}
-
-int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *m, MPI_Request *rq) {
-  COUNT(C_Imrecv);
-  MPI_Comm comm = MPI_COMM_NULL;
-  int known = R ? message_comm(*m, &comm) : 0;
-  int rc = PMPI_Imrecv(buf, count, t, m, rq);
-  if (rc == MPI_SUCCESS && known && recording())
-    pend_put(*rq, (pend){P_RECV, 0, 1, 1, -1, -1, R->phase, next_seq(), buf, count, MPI_ANY_SOURCE, MPI_ANY_TAG, t, comm});
-  return rc;
-}
-
-/* ---- collectives ----
- * Each buffer of a collective is one side: its byte ranges (a derived datatype's, flattened;
- * members' blocks follow each other as in MPI), moved through a packing area when there is
- * more than one, so every member records the call whatever datatype it passed (MPI only
- * asks that the type signatures match). A side read by the call is checked by the shadow
- * before it, a side it wrote is given to the shadow after it. */
-
-typedef struct {
-  ranges r;
-  uint64_t addr, bytes;     /* what the graph names; 0 bytes: no such side on this rank */
-  const char *type;         /* the element type, for the shadow's reductions */
-} side;
-
-/* `count` elements of t at buf: CDAG_OK, or -1 (unrecordable: R->unsupported counts it). */
-static int side_of(side *sd, const void *buf, int64_t count, MPI_Datatype t) {
-  if (count > INT32_MAX) return -1;
-  sd->bytes = count > 0 ? type_bytes((int)count, t) : 0;
-  sd->addr = (uint64_t)(uintptr_t)buf;
-  sd->type = type_name(t);
-  if (!sd->bytes) return 0;
-  if (layout(buf, (int)count, t, sd->bytes, &sd->r)) return -1;
-  if (sd->r.n == 1) sd->addr = sd->r.a[0];
-  else sd->addr = pack_area(sd->bytes);
-  return 0;
-}
-
-static void side_before(const side *in, uint64_t seq) {
-  if (!in->bytes) return;
-  check_sent(&in->r, seq, in->type);
-  if (in->r.n > 1) pack_copies(&in->r, in->addr, seq - REC_SEQ_STEP / 4, 1);
-}
-
-static void side_after(const side *out, uint64_t seq) {
-  if (!out->bytes) return;
-  if (out->r.n > 1) {
-    uint64_t first = rec_shadow_reserve(R->sh, seq, (uint32_t)out->r.n);
-    if (first) pack_copies(&out->r, out->addr, first, 0);
-  }
-  for (int64_t i = 0; i < out->r.n; i++)
-    rec_shadow_recv(R->sh, out->r.a[i], out->r.l[i], seq, out->r.n == 1 ? out->type : NULL);
-}
-
-static void side_free(side *sd) {
-  free(sd->r.a);
-  free(sd->r.l);
-}
-
-/* One collective call being recorded. */
-typedef struct {
-  rcomm *x;
-  int me;
-  uint64_t seq;
-  side in, out;
-} coll;
-
-/* Starts recording a call on comm: NULL-free x when it cannot be recorded. */
-static int coll_start(coll *c, MPI_Comm comm, int call) {
-  memset(c, 0, sizeof *c);
-  if (R) R->oom_now = 0;
-  c->x = recording() ? usable(comm, call) : NULL;
-  if (c->x) PMPI_Comm_rank(comm, &c->me);
-  return c->x != NULL;
-}
-
-/* The sides are set: 0 and the call's position, or -1 if a side cannot be recorded. */
-static int coll_ready(coll *c, int call, int ok) {
-  if (!ok) {
-    not_recorded(call);
-    side_free(&c->in);
-    side_free(&c->out);
-    c->x = NULL;
-    return -1;
-  }
-  c->seq = next_seq();
-  side_before(&c->in, c->seq);
-  return 0;
-}
-
-/* The call's line: kind IR_COLL_*, root a world rank (-1 unrooted), count bytes per block
-   or elements of (type, rop); the sides' addresses as the format places them. */
-static void coll_line(const coll *c, int kind, int root, uint64_t count, int type, int rop) {
-  ir_call call = {.op = -1, .kind = (uint8_t)kind, .comm = c->x->id, .root = root, .type = type, .rop = rop,
-                  .in = c->in.addr, .out = c->out.addr, .count = count};
-  ir_line l = line_of(IR_LINE_COLL);
-  l.call = &call;
-  l.rank = R->rank;
-  out_op(R->phase, c->seq, &l);
-}
-
-static void coll_done(coll *c) {
-  if (!c->x) return;
-  side_after(&c->out, c->seq);
-  side_free(&c->in);
-  side_free(&c->out);
-}
-
-
-int MPI_Barrier(MPI_Comm comm) {
-  COUNT(C_Barrier);
-  coll c;
-  if (coll_start(&c, comm, C_Barrier) && !coll_ready(&c, C_Barrier, 1)) {
-    coll_line(&c, IR_COLL_BARRIER, -1, 0, 0, 0);
-  }
-  return PMPI_Barrier(comm);
-}
-
-int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
-  COUNT(C_Bcast);
-  coll c;
-  if (coll_start(&c, comm, C_Bcast)) {
-    side *sd = c.me == root ? &c.in : &c.out;
-    if (!coll_ready(&c, C_Bcast, !side_of(sd, buf, count, t))) {
-      c.out.addr = sd->addr;   /* the format's bcast names its one buffer `addr` (the call's out) */
-      coll_line(&c, IR_COLL_BCAST, world_of(c.x, root), sd->bytes, 0, 0);
-    }
-  }
-  int rc = PMPI_Bcast(buf, count, t, root, comm);
-  coll_done(&c);
-  return rc;
-}
-
-int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
-               MPI_Comm comm) {
-  COUNT(C_Gather);
-  coll c;
-  if (coll_start(&c, comm, C_Gather)) {
-    int root_me = c.me == root, ok;
-    if (sbuf == MPI_IN_PLACE)   /* the root's own block of rbuf */
-      ok = !side_of(&c.in, (char *)rbuf + (int64_t)c.me * rcount * (int64_t)type_extent(rtype), rcount, rtype);
-    else
-      ok = !side_of(&c.in, sbuf, scount, stype);
-    if (root_me) ok = ok && !side_of(&c.out, rbuf, (int64_t)rcount * c.x->n, rtype);
-    if (!coll_ready(&c, C_Gather, ok)) {
-      coll_line(&c, IR_COLL_GATHER, world_of(c.x, root), c.in.bytes, 0, 0);
-    }
-  }
-  int rc = PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
-  coll_done(&c);
-  return rc;
-}
-
-int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
-                MPI_Comm comm) {
-  COUNT(C_Scatter);
-  coll c;
-  if (coll_start(&c, comm, C_Scatter)) {
-    int root_me = c.me == root, ok = 1;
-    if (root_me) ok = !side_of(&c.in, sbuf, (int64_t)scount * c.x->n, stype);
-    if (rbuf == MPI_IN_PLACE)
-      ok = ok && !side_of(&c.out, (const char *)sbuf + (int64_t)c.me * scount * (int64_t)type_extent(stype), scount, stype);
-    else
-      ok = ok && !side_of(&c.out, rbuf, rcount, rtype);
-    if (!coll_ready(&c, C_Scatter, ok)) {
-      coll_line(&c, IR_COLL_SCATTER, world_of(c.x, root), c.out.bytes, 0, 0);
-    }
-  }
-  int rc = PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
-  coll_done(&c);
-  return rc;
-}
-
-/* allgather and alltoall: `rcount` elements of rtype per member. */
-static void all_blocks(coll *c, int kind, int call, const void *sbuf, int scount, MPI_Datatype stype,
-                       void *rbuf, int rcount, MPI_Datatype rtype) {
-  int a2a = ir_coll_get(kind)->send == IR_SLOTS_MEMBER, n = c->x->n, ok;   /* a block per member in */
-  if (sbuf == MPI_IN_PLACE && a2a) ok = !side_of(&c->in, rbuf, (int64_t)rcount * n, rtype);
-  else if (sbuf == MPI_IN_PLACE)
-    ok = !side_of(&c->in, (char *)rbuf + (int64_t)c->me * rcount * (int64_t)type_extent(rtype), rcount, rtype);
-  else ok = !side_of(&c->in, sbuf, a2a ? (int64_t)scount * n : scount, stype);
-  ok = ok && !side_of(&c->out, rbuf, (int64_t)rcount * n, rtype);
-  if (coll_ready(c, call, ok)) return;
-  coll_line(c, a2a ? IR_COLL_ALLTOALL : IR_COLL_ALLGATHER, -1, c->out.bytes / (uint64_t)n, 0, 0);
-}
-
-int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
-                  MPI_Comm comm) {
-  COUNT(C_Allgather);
-  coll c;
-  if (coll_start(&c, comm, C_Allgather)) all_blocks(&c, IR_COLL_ALLGATHER, C_Allgather, sbuf, scount, stype, rbuf, rcount, rtype);
-  int rc = PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-  coll_done(&c);
-  return rc;
-}
-
-int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
-                 MPI_Comm comm) {
-  COUNT(C_Alltoall);
-  coll c;
-  if (coll_start(&c, comm, C_Alltoall)) all_blocks(&c, IR_COLL_ALLTOALL, C_Alltoall, sbuf, scount, stype, rbuf, rcount, rtype);
-  int rc = PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-  coll_done(&c);
-  return rc;
-}
-
-/* `count` elements of cdag type `type` at buf: one range, padding included (a pair's
-   padding is part of cdag's element, mpi_glue checked MPI's extent is cdag's size). */
-static int side_span(side *sd, const void *buf, int64_t count, int type) {
-  sd->addr = (uint64_t)(uintptr_t)buf;
-  sd->bytes = count > 0 ? (uint64_t)count * (uint64_t)ir_type_size(type) : 0;
-  sd->type = ir_type_name(type);
-  sd->r.n = 0;
-  return sd->bytes ? ranges_add(&sd->r, sd->addr, sd->bytes) : 0;
-}
-
-/* Reductions: predefined types and ops that the loader accepts (mpi_glue applies the
-   loader's rule); every member decides alike (MPI asks them all to pass the same op and
-   type). `in_count`: elements read (reduce_scatter: a block per member). */
-static int reduction(coll *c, int call, const void *sbuf, void *rbuf, int64_t in_count, int64_t out_count,
-                     int has_out, MPI_Datatype t, MPI_Op o, int *type, int *rop) {
-  char why[80];
-  if (mpig_reduction(t, o, type, rop, why, sizeof why) != MPIG_REDUCTION_OK) {
-    unsupported_because(call, why);
-    c->x = NULL;
-    return 0;
-  }
-  int ok = !side_span(&c->in, sbuf == MPI_IN_PLACE ? rbuf : sbuf, in_count, *type);
-  if (has_out) ok = ok && !side_span(&c->out, rbuf, out_count, *type);
-  return coll_ready(c, call, ok) == 0;
-}
-
-int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, int root, MPI_Comm comm) {
-  COUNT(C_Reduce);
-  coll c;
-  int type, rop;
-  if (coll_start(&c, comm, C_Reduce) && reduction(&c, C_Reduce, sbuf, rbuf, count, count, c.me == root, t, o, &type, &rop)) {
-    coll_line(&c, IR_COLL_REDUCE, world_of(c.x, root), (uint64_t)count, type, rop);
-  }
-  int rc = PMPI_Reduce(sbuf, rbuf, count, t, o, root, comm);
-  coll_done(&c);
-  return rc;
-}
-
-int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, MPI_Comm comm) {
-  COUNT(C_Allreduce);
-  coll c;
-  int type, rop;
-  if (coll_start(&c, comm, C_Allreduce) && reduction(&c, C_Allreduce, sbuf, rbuf, count, count, 1, t, o, &type, &rop)) {
-    coll_line(&c, IR_COLL_ALLREDUCE, -1, (uint64_t)count, type, rop);
-  }
-  int rc = PMPI_Allreduce(sbuf, rbuf, count, t, o, comm);
-  coll_done(&c);
-  return rc;
-}
-
-int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, MPI_Comm comm) {
-  COUNT(C_Reduce_scatter_block);
-  coll c;
-  int type, rop;
-  if (coll_start(&c, comm, C_Reduce_scatter_block) &&
-      reduction(&c, C_Reduce_scatter_block, sbuf, rbuf, (int64_t)count * c.x->n, count, 1, t, o, &type, &rop)) {
-    coll_line(&c, IR_COLL_REDUCE_SCATTER_BLOCK, -1, (uint64_t)count, type, rop);
-  }
-  int rc = PMPI_Reduce_scatter_block(sbuf, rbuf, count, t, o, comm);
-  coll_done(&c);
-  return rc;
 }
 
 /* ---- communicators and datatypes the program creates or frees ---- */

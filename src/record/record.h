@@ -1,7 +1,7 @@
 /* cdag — src/record: recording unmodified MPI programs (contract of the recorder).
  *
  * Three parts, each in its own file:
- *  - pmpi.c (libcdag-record.so, MPI): the PMPI interposition layer. Loaded with LD_PRELOAD
+ *  - pmpi.c, pmpi_p2p.c, pmpi_coll.c (libcdag-record.so, MPI; pmpi.h): the PMPI interposition layer. Loaded with LD_PRELOAD
  *    by `cdag record`, or linked before libmpi, it records every process of the program into
  *    DIR/rank-R.part (R its rank in MPI_COMM_WORLD; DIR from CDAG_RECORD_DIR, default
  *    ./cdag-recording). Point-to-point calls become sends and receives in world ranks, the

@@ -1,0 +1,156 @@
+/* cdag — src/record/pmpi.h: what the recorder's wrapper files share (private to libcdag-record).
+ *
+ * libcdag-record is one PMPI layer split by call family, each file its wrappers:
+ *  - pmpi.c: the recorder's state and its services (the part file, counts, communicators,
+ *    datatypes, positions, requests, phases), MPI_Init/Finalize/Pcontrol, the communicators
+ *    and datatypes the program creates, the calls counted as unsupported;
+ *  - pmpi_p2p.c: point-to-point, persistent requests, completions, probes;
+ *  - pmpi_coll.c: the collectives.
+ * The state is one per process (one interposed MPI library per process), reached through
+ * R. Everything here has hidden visibility (the library is built with it); only the MPI_
+ * wrappers, after `#pragma GCC visibility push(default)` in each file, replace MPI's. */
+#ifndef CDAG_RECORD_PMPI_H
+#define CDAG_RECORD_PMPI_H
+
+#define JUDYERROR_NOTEST 1   /* Judy's out-of-memory is PJERR / JERR here, not exit(1) in the program */
+#include <Judy.h>
+#include <mpi.h>
+#include <stdint.h>
+
+#include "format/format.h"
+#include "ir/coll_kinds.h"
+#include "mpi_glue/mpi_glue.h"
+#include "record/record.h"
+
+#define MAP_FIRST (1 << 20)
+#define SELF_COMM_ID (1 << 30)
+
+/* Every call the recorder counts, supported or not: point-to-point and completion calls,
+   then MPI's function of every collective kind of ir/coll_kinds.h (its `mpi` column; the
+   kinds it marks native are recorded below, the others counted as unsupported), then the
+   rest. */
+#define REC_P2P_CALLS(X)                                                                          \
+  X(Send) X(Ssend) X(Rsend) X(Bsend) X(Isend) X(Issend) X(Irsend) X(Ibsend) X(Recv) X(Irecv)      \
+  X(Sendrecv) X(Sendrecv_replace) X(Send_init) X(Ssend_init) X(Rsend_init) X(Bsend_init)          \
+  X(Recv_init) X(Start) X(Startall) X(Request_free) X(Wait) X(Waitall) X(Waitany) X(Waitsome)     \
+  X(Test) X(Testall) X(Testany) X(Testsome) X(Probe) X(Iprobe) X(Mprobe) X(Improbe) X(Mrecv)      \
+  X(Imrecv) X(Cancel)
+#define REC_OTHER_CALLS(X)                                                                        \
+  X(Comm_dup) X(Comm_split) X(Comm_create) X(Comm_split_type) X(Cart_create) X(Cart_sub)          \
+  X(Comm_free) X(Pcontrol) X(Alltoallw) X(Scan) X(Exscan) X(Ibarrier) X(Ibcast) X(Ireduce)        \
+  X(Iallreduce) X(Igather) X(Iscatter) X(Iallgather) X(Ialltoall) X(Win_create) X(Win_allocate)   \
+  X(Win_fence) X(Put) X(Get) X(Accumulate) X(Comm_spawn) X(Intercomm_create) X(Comm_idup)         \
+  X(Init_thread_multiple)
+#define X_ENUM(n) C_##n,
+#define X_KIND_ENUM(ID, NAME, MPI, ...) C_##MPI,
+enum { REC_P2P_CALLS(X_ENUM) CDAG_COLL_KINDS(X_KIND_ENUM) REC_OTHER_CALLS(X_ENUM) NCALLS };
+extern const char *const call_names[NCALLS];
+
+/* What running out of memory lost (index.json's "out_of_memory"). */
+enum { OOM_CALLS, OOM_COMMS, OOM_TYPES, OOM_REQUESTS, NOOM };
+extern const char *const oom_names[NOOM];
+
+enum { P_SEND, P_RECV };
+typedef struct {
+  uint8_t kind, persistent, active, live;
+  int64_t newer;             /* the next newer operation with the same handle, -1 none */
+  int64_t oldest;            /* kept by the newest of a handle: the oldest, completed first */
+  int phase;                 /* phase of the active operation */
+  uint64_t seq;              /* its position */
+  const void *buf;
+  int count, peer, tag;      /* peer and tag as given (communicator ranks, maybe wildcards) */
+  MPI_Datatype type;
+  MPI_Comm comm;
+} pend;
+
+typedef struct { int id, n, inter, oom; int *world; } rcomm;   /* oom: world ranks lost to memory */
+/* The byte ranges of one message, coalesced. */
+typedef struct { int64_t n, cap; uint64_t *a, *l; } ranges;
+
+typedef struct {
+  int rank, nprocs, fd;
+  char *map;                          /* the part file, mapped */
+  size_t len, size;                   /* bytes written, bytes mapped */
+  int phase, active, implicit;
+  uint64_t seq;
+  uint64_t t_exit;                    /* when the last intercepted call returned (ns) */
+  uint64_t gap;                       /* ns computed since the last position was taken */
+  rec_shadow *sh;
+  Pvoid_t comms, reqs, msgs, types;   /* JudyL: handle -> rcomm*, pend index + 1, rcomm*, mpig_flat* */
+  pend *p; int64_t np, pcap, *pfree, nfree, freecap;
+  int next_comm_id;
+  uint64_t pack_next;
+  size_t call_at[NCALLS];              /* where each call's count line ends (tally), 0 none */
+  size_t unsup_at[NCALLS];             /* the same for `unsupported NAME N` */
+  size_t oom_at[NOOM];                 /* and `out_of_memory KIND N` */
+  uint64_t lost_said[2];               /* the shadow's out-of-memory counts written so far */
+  char layout_why[96];                /* why the last layout failed ("" none) */
+  MPI_Status *st; int stcap;          /* statuses when the caller ignores them */
+  MPI_Request *rq; int rqcap;         /* request handles saved before completion calls */
+  ranges rs;                          /* the message being recorded */
+  uint64_t *wait; int waitcap;        /* the operations one completion call completed */
+  uint64_t oom[NOOM];                 /* what out of memory lost, by kind (its lines: oom_at) */
+  int oom_now;                        /* set by nomem(): the call being recorded hit it */
+} recorder;
+
+extern recorder *R;
+
+/* the part file */
+void out(const char *fmt, ...);
+void out_op(int phase, uint64_t seq, const ir_line *l);
+ir_line line_of(int kind);
+
+/* counts and what is lost */
+void unsupported(int call);
+void unsupported_because(int call, const char *text);
+void nomem(int kind);
+void not_recorded(int call);
+
+/* communicators */
+void comm_drop(MPI_Comm c);
+void comm_created(MPI_Comm c);
+rcomm *usable(MPI_Comm c, int call);
+int world_of(const rcomm *x, int r);
+
+/* datatypes */
+void flat_free(mpig_flat *f);
+int ranges_add(ranges *r, uint64_t a, uint64_t l);
+int layout(const void *buf, int count, MPI_Datatype t, uint64_t limit, ranges *r);
+MPI_Aint type_extent(MPI_Datatype t);
+uint64_t type_bytes(int count, MPI_Datatype t);
+const char *type_name(MPI_Datatype t);
+
+/* recording */
+int recording(void);
+uint64_t next_seq(void);
+void check_sent(const ranges *r, uint64_t seq, const char *type);
+uint64_t pack_area(uint64_t total);
+void pack_copies(const ranges *r, uint64_t area, uint64_t first_seq, int to_area);
+uint64_t record_send(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, int call, int blocking);
+int record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datatype t, MPI_Comm comm, const MPI_Status *st, uint64_t done, int blocking, int call);
+
+/* requests */
+void pend_put(MPI_Request rq, pend x);
+int64_t pend_find(MPI_Request rq);
+void pend_drop(MPI_Request rq);
+void forget_requests(const MPI_Request *rq, int n);
+MPI_Request *save_requests(const MPI_Request *rq, int n);
+MPI_Status *statuses(MPI_Status *user, int n);
+void completed(const MPI_Request *rq, const int *which, int n, const MPI_Status *st, int call);
+
+/* phases, start and end, time */
+void phase_start(void);
+void phase_end(int at_exit);
+void rec_start(void);
+void rec_finish(void);
+void rec_free(void);
+void time_to_now(void);
+int call_enter(int c);
+void call_exit(const int *entered);
+
+/* First in every intercepted call: counts it, ends the time computed before it, and, as
+   the call returns (whichever return: a cleanup runs after the return value is computed),
+   starts the next. Two clock reads per call (vDSO, tens of ns). */
+#define COUNT(c) int rec_call_ __attribute__((cleanup(call_exit), unused)) = call_enter(c)
+
+#endif

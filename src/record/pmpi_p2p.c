@@ -1,0 +1,328 @@
+/* cdag — src/record/pmpi_p2p.c: point-to-point calls, persistent requests, completions and
+ * probes, recorded (pmpi.h; the lines they write: record.h).
+ *  - sends (every mode) when issued, receives when complete (a wildcard's source and tag,
+ *    and the bytes that arrived, come from the status), both in MPI_COMM_WORLD ranks, with
+ *    the communicator's agreed id so the merger keeps tags of communicators apart;
+ *  - blocking calls carry `wait`; Wait/Test and their -all/-any/-some forms write the
+ *    completions they observed as one `wait` line; persistent requests record an operation
+ *    at every Start; matched probes carry their communicator to Mrecv/Imrecv; a cancelled
+ *    operation is dropped. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record/pmpi.h"
+
+#pragma GCC visibility push(default)
+
+/* ---- sends ---- */
+
+#define BLOCKING_SEND(NAME)                                                                       \
+  int MPI_##NAME(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm) { \
+    COUNT(C_##NAME);                                                                              \
+    record_send(buf, count, t, dest, tag, comm, C_##NAME, 1);                                     \
+    return PMPI_##NAME(buf, count, t, dest, tag, comm);                                           \
+  }
+BLOCKING_SEND(Send)
+BLOCKING_SEND(Ssend)
+BLOCKING_SEND(Rsend)
+BLOCKING_SEND(Bsend)
+
+#define NONBLOCKING_SEND(NAME)                                                                    \
+  int MPI_##NAME(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm,   \
+                 MPI_Request *rq) {                                                               \
+    COUNT(C_##NAME);                                                                              \
+    int rc = PMPI_##NAME(buf, count, t, dest, tag, comm, rq);                                     \
+    uint64_t seq = rc == MPI_SUCCESS ? record_send(buf, count, t, dest, tag, comm, C_##NAME, 0) : 0; \
+    if (seq) pend_put(*rq, (pend){P_SEND, 0, 1, 1, -1, -1, R->phase, seq, buf, count, dest, tag, t, comm}); \
+    return rc;                                                                                    \
+  }
+NONBLOCKING_SEND(Isend)
+NONBLOCKING_SEND(Issend)
+NONBLOCKING_SEND(Irsend)
+NONBLOCKING_SEND(Ibsend)
+
+#define PERSISTENT_SEND(NAME)                                                                     \
+  int MPI_##NAME(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm,   \
+                 MPI_Request *rq) {                                                               \
+    COUNT(C_##NAME);                                                                              \
+    int rc = PMPI_##NAME(buf, count, t, dest, tag, comm, rq);                                     \
+    if (rc == MPI_SUCCESS && R && dest != MPI_PROC_NULL)                                          \
+      pend_put(*rq, (pend){P_SEND, 1, 0, 1, -1, -1, 0, 0, buf, count, dest, tag, t, comm});               \
+    return rc;                                                                                    \
+  }
+PERSISTENT_SEND(Send_init)
+PERSISTENT_SEND(Ssend_init)
+PERSISTENT_SEND(Rsend_init)
+PERSISTENT_SEND(Bsend_init)
+
+/* ---- receives ---- */
+
+int MPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Status *st) {
+  COUNT(C_Recv);
+  MPI_Status own;
+  MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
+  int rc = PMPI_Recv(buf, count, t, src, tag, comm, s);
+  if (rc == MPI_SUCCESS && recording()) {
+    uint64_t seq = next_seq();
+    record_recv(R->phase, seq, buf, count, t, comm, s, seq, 1, C_Recv);
+  }
+  return rc;
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Request *rq) {
+  COUNT(C_Irecv);
+  int rc = PMPI_Irecv(buf, count, t, src, tag, comm, rq);
+  if (rc == MPI_SUCCESS && recording() && src != MPI_PROC_NULL)
+    pend_put(*rq, (pend){P_RECV, 0, 1, 1, -1, -1, R->phase, next_seq(), buf, count, src, tag, t, comm});
+  return rc;
+}
+
+int MPI_Recv_init(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Request *rq) {
+  COUNT(C_Recv_init);
+  int rc = PMPI_Recv_init(buf, count, t, src, tag, comm, rq);
+  if (rc == MPI_SUCCESS && R && src != MPI_PROC_NULL)
+    pend_put(*rq, (pend){P_RECV, 1, 0, 1, -1, -1, 0, 0, buf, count, src, tag, t, comm});
+  return rc;
+}
+
+/* Sendrecv: a send and a receive issued together, both complete on return. */
+static void sendrecv_done(uint64_t sseq, uint64_t rseq, void *rbuf, int rcount, MPI_Datatype rt, MPI_Comm comm,
+                          const MPI_Status *s, int call) {
+  if (!recording()) return;
+  uint64_t done = next_seq();
+  int got = record_recv(R->phase, rseq, rbuf, rcount, rt, comm, s, done, 0, call);
+  if (sseq || got) {
+    out("%d %llu wait", R->phase, (unsigned long long)done);
+    if (sseq) out(" %llu", (unsigned long long)sseq);
+    if (got) out(" %llu", (unsigned long long)rseq);
+    out("\n");
+  }
+}
+
+int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype st_, int dest, int stag, void *rbuf, int rcount,
+                 MPI_Datatype rt, int src, int rtag, MPI_Comm comm, MPI_Status *st) {
+  COUNT(C_Sendrecv);
+  MPI_Status own;
+  MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
+  uint64_t sseq = record_send(sbuf, scount, st_, dest, stag, comm, C_Sendrecv, 0);
+  uint64_t rseq = recording() ? next_seq() : 0;
+  int rc = PMPI_Sendrecv(sbuf, scount, st_, dest, stag, rbuf, rcount, rt, src, rtag, comm, s);
+  if (rc == MPI_SUCCESS) sendrecv_done(sseq, rseq, rbuf, rcount, rt, comm, s, C_Sendrecv);
+  return rc;
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype t, int dest, int stag, int src, int rtag, MPI_Comm comm,
+                         MPI_Status *st) {
+  COUNT(C_Sendrecv_replace);
+  MPI_Status own;
+  MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
+  uint64_t sseq = record_send(buf, count, t, dest, stag, comm, C_Sendrecv_replace, 0);
+  uint64_t rseq = recording() ? next_seq() : 0;
+  int rc = PMPI_Sendrecv_replace(buf, count, t, dest, stag, src, rtag, comm, s);
+  if (rc == MPI_SUCCESS) sendrecv_done(sseq, rseq, buf, count, t, comm, s, C_Sendrecv_replace);
+  return rc;
+}
+
+/* ---- persistent requests, cancel, free ---- */
+
+static void start_one(MPI_Request rq) {
+  int64_t i = pend_find(rq);
+  if (i < 0 || !recording()) return;
+  pend *p = &R->p[i];
+  p->phase = R->phase;
+  p->active = 1;
+  if (p->kind == P_SEND) {
+    p->seq = record_send(p->buf, p->count, p->type, p->peer, p->tag, p->comm, C_Start, 0);
+    p->active = p->seq != 0;
+  } else {
+    p->seq = next_seq();
+  }
+}
+
+int MPI_Start(MPI_Request *rq) {
+  COUNT(C_Start);
+  int rc = PMPI_Start(rq);
+  if (rc == MPI_SUCCESS && R) start_one(*rq);
+  return rc;
+}
+
+int MPI_Startall(int n, MPI_Request rq[]) {
+  COUNT(C_Startall);
+  int rc = PMPI_Startall(n, rq);
+  for (int k = 0; rc == MPI_SUCCESS && R && k < n; k++) start_one(rq[k]);
+  return rc;
+}
+
+int MPI_Request_free(MPI_Request *rq) {
+  COUNT(C_Request_free);
+  if (R) pend_drop(*rq);
+  return PMPI_Request_free(rq);
+}
+
+int MPI_Cancel(MPI_Request *rq) {
+  COUNT(C_Cancel);
+  return PMPI_Cancel(rq);   /* the completion's status says whether it was cancelled */
+}
+
+/* ---- completion ---- */
+
+int MPI_Wait(MPI_Request *rq, MPI_Status *st) {
+  COUNT(C_Wait);
+  MPI_Status own;
+  MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
+  MPI_Request h = *rq;
+  int rc = PMPI_Wait(rq, s);
+  if (rc == MPI_SUCCESS && R) completed(&h, NULL, 1, s, C_Wait);
+  return rc;
+}
+
+int MPI_Test(MPI_Request *rq, int *flag, MPI_Status *st) {
+  COUNT(C_Test);
+  MPI_Status own;
+  MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
+  MPI_Request h = *rq;
+  int rc = PMPI_Test(rq, flag, s);
+  if (rc == MPI_SUCCESS && R && *flag) completed(&h, NULL, 1, s, C_Test);
+  return rc;
+}
+
+int MPI_Waitall(int n, MPI_Request rq[], MPI_Status sts[]) {
+  COUNT(C_Waitall);
+  if (!R) return PMPI_Waitall(n, rq, sts);
+  MPI_Request *h = save_requests(rq, n);
+  MPI_Status *s = statuses(sts, n);
+  if (!h || !s) return forget_requests(rq, n), PMPI_Waitall(n, rq, sts);
+  int rc = PMPI_Waitall(n, rq, s);
+  if (rc == MPI_SUCCESS && h) completed(h, NULL, n, s, C_Waitall);
+  return rc;
+}
+
+int MPI_Testall(int n, MPI_Request rq[], int *flag, MPI_Status sts[]) {
+  COUNT(C_Testall);
+  if (!R) return PMPI_Testall(n, rq, flag, sts);
+  MPI_Request *h = save_requests(rq, n);
+  MPI_Status *s = statuses(sts, n);
+  if (!h || !s) return forget_requests(rq, n), PMPI_Testall(n, rq, flag, sts);
+  int rc = PMPI_Testall(n, rq, flag, s);
+  if (rc == MPI_SUCCESS && *flag && h) completed(h, NULL, n, s, C_Testall);
+  return rc;
+}
+
+int MPI_Waitany(int n, MPI_Request rq[], int *idx, MPI_Status *st) {
+  COUNT(C_Waitany);
+  if (!R) return PMPI_Waitany(n, rq, idx, st);
+  MPI_Status own;
+  MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
+  MPI_Request *h = save_requests(rq, n);
+  if (!h) return forget_requests(rq, n), PMPI_Waitany(n, rq, idx, st);
+  int rc = PMPI_Waitany(n, rq, idx, s);
+  if (rc == MPI_SUCCESS && h && *idx != MPI_UNDEFINED) completed(h, idx, 1, s, C_Waitany);
+  return rc;
+}
+
+int MPI_Testany(int n, MPI_Request rq[], int *idx, int *flag, MPI_Status *st) {
+  COUNT(C_Testany);
+  if (!R) return PMPI_Testany(n, rq, idx, flag, st);
+  MPI_Status own;
+  MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
+  MPI_Request *h = save_requests(rq, n);
+  if (!h) return forget_requests(rq, n), PMPI_Testany(n, rq, idx, flag, st);
+  int rc = PMPI_Testany(n, rq, idx, flag, s);
+  if (rc == MPI_SUCCESS && h && *flag && *idx != MPI_UNDEFINED) completed(h, idx, 1, s, C_Testany);
+  return rc;
+}
+
+int MPI_Waitsome(int n, MPI_Request rq[], int *outn, int idx[], MPI_Status sts[]) {
+  COUNT(C_Waitsome);
+  if (!R) return PMPI_Waitsome(n, rq, outn, idx, sts);
+  MPI_Request *h = save_requests(rq, n);
+  MPI_Status *s = statuses(sts, n);
+  if (!h || !s) return forget_requests(rq, n), PMPI_Waitsome(n, rq, outn, idx, sts);
+  int rc = PMPI_Waitsome(n, rq, outn, idx, s);
+  if (rc == MPI_SUCCESS && h && *outn != MPI_UNDEFINED) completed(h, idx, *outn, s, C_Waitsome);
+  return rc;
+}
+
+int MPI_Testsome(int n, MPI_Request rq[], int *outn, int idx[], MPI_Status sts[]) {
+  COUNT(C_Testsome);
+  if (!R) return PMPI_Testsome(n, rq, outn, idx, sts);
+  MPI_Request *h = save_requests(rq, n);
+  MPI_Status *s = statuses(sts, n);
+  if (!h || !s) return forget_requests(rq, n), PMPI_Testsome(n, rq, outn, idx, sts);
+  int rc = PMPI_Testsome(n, rq, outn, idx, s);
+  if (rc == MPI_SUCCESS && h && *outn != MPI_UNDEFINED) completed(h, idx, *outn, s, C_Testsome);
+  return rc;
+}
+
+/* ---- probes and matched receives ---- */
+
+int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *st) {
+  COUNT(C_Probe);
+  return PMPI_Probe(src, tag, comm, st);
+}
+
+int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st) {
+  COUNT(C_Iprobe);
+  return PMPI_Iprobe(src, tag, comm, flag, st);
+}
+
+static void message_matched(MPI_Message m, MPI_Comm comm) {
+  if (!R || m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC) return;
+  Word_t *v;
+  JLI(v, R->msgs, (Word_t)m);
+  if (v == PJERR) nomem(OOM_CALLS);   /* the matched receive will not be recorded */
+  else *v = (Word_t)comm;
+}
+
+static int message_comm(MPI_Message m, MPI_Comm *comm) {
+  Word_t *v;
+  int rc;
+  JLG(v, R->msgs, (Word_t)m);
+  if (!v) return 0;
+  *comm = (MPI_Comm)*v;
+  JLD(rc, R->msgs, (Word_t)m);
+  if (rc == JERR) nomem(OOM_REQUESTS);   /* a stale entry: the handle is overwritten when reused */
+  return 1;
+}
+
+int MPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *m, MPI_Status *st) {
+  COUNT(C_Mprobe);
+  int rc = PMPI_Mprobe(src, tag, comm, m, st);
+  if (rc == MPI_SUCCESS) message_matched(*m, comm);
+  return rc;
+}
+
+int MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *m, MPI_Status *st) {
+  COUNT(C_Improbe);
+  int rc = PMPI_Improbe(src, tag, comm, flag, m, st);
+  if (rc == MPI_SUCCESS && *flag) message_matched(*m, comm);
+  return rc;
+}
+
+int MPI_Mrecv(void *buf, int count, MPI_Datatype t, MPI_Message *m, MPI_Status *st) {
+  COUNT(C_Mrecv);
+  MPI_Status own;
+  MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
+  MPI_Comm comm = MPI_COMM_NULL;
+  int known = R ? message_comm(*m, &comm) : 0;
+  int rc = PMPI_Mrecv(buf, count, t, m, s);
+  if (rc == MPI_SUCCESS && known && recording()) {
+    uint64_t seq = next_seq();
+    record_recv(R->phase, seq, buf, count, t, comm, s, seq, 1, C_Mrecv);
+  }
+  return rc;
+}
+
+int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *m, MPI_Request *rq) {
+  COUNT(C_Imrecv);
+  MPI_Comm comm = MPI_COMM_NULL;
+  int known = R ? message_comm(*m, &comm) : 0;
+  int rc = PMPI_Imrecv(buf, count, t, m, rq);
+  if (rc == MPI_SUCCESS && known && recording())
+    pend_put(*rq, (pend){P_RECV, 0, 1, 1, -1, -1, R->phase, next_seq(), buf, count, MPI_ANY_SOURCE, MPI_ANY_TAG, t, comm});
+  return rc;
+}
