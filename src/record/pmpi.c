@@ -749,6 +749,12 @@ void rec_free(void) {
     flat_free((mpig_flat *)*v);
     JLN(v, R->types, k);
   }
+  k = 0;
+  JLF(v, R->msgs, k);
+  while (v) {   /* probes whose message was never received */
+    free((void *)*v);
+    JLN(v, R->msgs, k);
+  }
   JudyLFreeArray(&R->comms, PJE0);
   JudyLFreeArray(&R->types, PJE0);
   JudyLFreeArray(&R->reqs, PJE0);

@@ -76,7 +76,7 @@ typedef struct {
   uint64_t t_exit;                    /* when the last intercepted call returned (ns) */
   uint64_t gap;                       /* ns computed since the last position was taken */
   rec_shadow *sh;
-  Pvoid_t comms, reqs, msgs, types;   /* JudyL: handle -> rcomm*, pend index + 1, rcomm*, mpig_flat* */
+  Pvoid_t comms, reqs, msgs, types;   /* JudyL: handle -> rcomm*, pend index + 1, the probe that matched (pmpi_p2p.c), mpig_flat* */
   pend *p; int64_t np, pcap, *pfree, nfree, freecap;
   int next_comm_id;
   uint64_t pack_next;

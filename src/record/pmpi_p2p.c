@@ -270,22 +270,34 @@ int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st) {
   return PMPI_Iprobe(src, tag, comm, flag, st);
 }
 
+/* A message a probe matched: MPI took it off the queue there, so its receive takes the probe's
+   position (the merger pairs each route's receives in position order, as MPI does), and the
+   matched receive that follows completes it. */
+typedef struct { MPI_Comm comm; int phase; uint64_t seq; } matched;
+
 static void message_matched(MPI_Message m, MPI_Comm comm) {
   if (!R || m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC) return;
   Word_t *v;
+  matched *x = malloc(sizeof *x);
+  if (!x) { nomem(OOM_CALLS); return; }
+  *x = (matched){comm, R->phase, recording() ? next_seq() : 0};
   JLI(v, R->msgs, (Word_t)m);
-  if (v == PJERR) nomem(OOM_CALLS);   /* the matched receive will not be recorded */
-  else *v = (Word_t)comm;
+  if (v == PJERR) { nomem(OOM_CALLS); free(x); return; }   /* the matched receive will not be recorded */
+  free((matched *)*v);   /* a handle MPI handed out again (the old message was never received) */
+  *v = (Word_t)x;
 }
 
-static int message_comm(MPI_Message m, MPI_Comm *comm) {
+/* The probe that matched m, taken out of the map (0: none recorded). */
+static int message_probe(MPI_Message m, matched *out) {
   Word_t *v;
   int rc;
   JLG(v, R->msgs, (Word_t)m);
-  if (!v) return 0;
-  *comm = (MPI_Comm)*v;
+  if (!v || !*v) return 0;
+  *out = *(matched *)*v;
+  free((matched *)*v);
+  *v = 0;
   JLD(rc, R->msgs, (Word_t)m);
-  if (rc == JERR) nomem(OOM_REQUESTS);   /* a stale entry: the handle is overwritten when reused */
+  if (rc == JERR) nomem(OOM_REQUESTS);   /* a stale key naming nothing (0) */
   return 1;
 }
 
@@ -307,22 +319,23 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype t, MPI_Message *m, MPI_Status *
   COUNT(C_Mrecv);
   MPI_Status own;
   MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
-  MPI_Comm comm = MPI_COMM_NULL;
-  int known = R ? message_comm(*m, &comm) : 0;
+  matched p;
+  int known = R ? message_probe(*m, &p) : 0;
   int rc = PMPI_Mrecv(buf, count, t, m, s);
-  if (rc == MPI_SUCCESS && known && recording()) {
-    uint64_t seq = next_seq();
-    record_recv(R->phase, seq, buf, count, t, comm, s, seq, 1, C_Mrecv);
+  if (rc == MPI_SUCCESS && known && p.seq && recording()) {
+    uint64_t done = next_seq();
+    if (record_recv(p.phase, p.seq, buf, count, t, p.comm, s, done, 0, C_Mrecv) && p.phase == R->phase)
+      out("%d %llu wait %llu\n", R->phase, (unsigned long long)done, (unsigned long long)p.seq);
   }
   return rc;
 }
 
 int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *m, MPI_Request *rq) {
   COUNT(C_Imrecv);
-  MPI_Comm comm = MPI_COMM_NULL;
-  int known = R ? message_comm(*m, &comm) : 0;
+  matched p;
+  int known = R ? message_probe(*m, &p) : 0;
   int rc = PMPI_Imrecv(buf, count, t, m, rq);
-  if (rc == MPI_SUCCESS && known && recording())
-    pend_put(*rq, (pend){P_RECV, 0, 1, 1, -1, -1, R->phase, next_seq(), buf, count, MPI_ANY_SOURCE, MPI_ANY_TAG, t, comm});
+  if (rc == MPI_SUCCESS && known && p.seq && recording())
+    pend_put(*rq, (pend){P_RECV, 0, 1, 1, -1, -1, p.phase, p.seq, buf, count, MPI_ANY_SOURCE, MPI_ANY_TAG, t, p.comm});
   return rc;
 }
