@@ -799,7 +799,11 @@ int MPI_Init(int *argc, char ***argv) {
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   int rc = PMPI_Init_thread(argc, argv, required, provided);
   if (rc == MPI_SUCCESS) rec_start();
-  if (R && *provided == MPI_THREAD_MULTIPLE) {   /* threads at once: nothing is recorded */
+  /* A program that asked for MPI_THREAD_MULTIPLE may call MPI from threads at once, which
+     the recorder cannot order: nothing is recorded. One that asked for less calls MPI from
+     one thread at a time even when MPI gives more (MPICH's asynchronous progress thread
+     makes it MULTIPLE, and calls nothing through PMPI). */
+  if (R && required == MPI_THREAD_MULTIPLE && *provided == MPI_THREAD_MULTIPLE) {
     fprintf(stderr, "cdag record: rank %d runs MPI_THREAD_MULTIPLE: its calls are not recorded\n", R->rank);
     R->active = 0;
     unsupported(C_Init_thread_multiple);
