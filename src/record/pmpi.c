@@ -291,33 +291,45 @@ void not_recorded(int call) {
 
 /* ---- datatypes ---- */
 
-void flat_free(mpig_flat *f) {
-  mpig_flat_free(f);
-  free(f);
+void type_release(held_type *x) {
+  if (x && --x->refs == 0) {
+    mpig_flat_free(&x->f);
+    free(x);
+  }
 }
 
 /* The decoded datatype t, cached per handle until MPI_Type_free; NULL if it cannot be
-   (unsupported, or out of memory: counted). */
-static mpig_flat *type_of(MPI_Datatype t) {
+   (unsupported, or out of memory: counted), with the reason in R->layout_why. */
+static held_type *type_of(MPI_Datatype t) {
   Word_t *v;
   JLG(v, R->types, (Word_t)t);
-  if (v && *v) return (mpig_flat *)*v;
-  mpig_flat *f = calloc(1, sizeof *f);
-  if (!f) return nomem(OOM_TYPES), NULL;
-  int rc = mpig_flatten(t, f);
+  if (v && *v) return (held_type *)*v;
+  held_type *x = calloc(1, sizeof *x);
+  if (!x) return nomem(OOM_TYPES), NULL;
+  int rc = mpig_flatten(t, &x->f);
   if (rc) {
     if (rc == CDAG_ERR_NOMEM) nomem(OOM_TYPES);
-    free(f);
+    snprintf(R->layout_why, sizeof R->layout_why, "%s", cdag__error_text());
+    free(x);
     return NULL;
   }
+  x->refs = 1;
   JLI(v, R->types, (Word_t)t);
   if (v == PJERR) {
     nomem(OOM_TYPES);
-    flat_free(f);
+    type_release(x);
     return NULL;
   }
-  *v = (Word_t)f;
-  return f;
+  *v = (Word_t)x;
+  return x;
+}
+
+/* t decoded and held for a later layout (type_release); NULL as type_of. */
+held_type *type_hold(MPI_Datatype t) {
+  R->layout_why[0] = 0;
+  held_type *x = type_of(t);
+  if (x) x->refs++;
+  return x;
 }
 
 /* Ranges of `count` elements at buf, the first `limit` bytes only. */
@@ -345,17 +357,15 @@ static int layout_run(void *ctx, int64_t off, uint64_t len) {
   return ranges_add(x->r, x->base + (uint64_t)off, len);
 }
 
-/* Ranges of `count` elements at buf, the first `limit` bytes only. */
-int layout(const void *buf, int count, MPI_Datatype t, uint64_t limit, ranges *r) {
+/* Ranges of `count` elements at buf, the first `limit` bytes only, of datatype t or, when
+   given, of its decoding held since the operation was posted (t may be freed since). */
+int layout(const void *buf, int count, MPI_Datatype t, const held_type *held, uint64_t limit, ranges *r) {
   r->n = 0;
   R->layout_why[0] = 0;
-  mpig_flat *f = type_of(t);
-  if (!f) {
-    snprintf(R->layout_why, sizeof R->layout_why, "%s", cdag__error_text());
-    return -1;
-  }
-  layout_ctx x = {r, (uint64_t)(uintptr_t)buf};
-  if (count > 0 && limit && mpig_runs(f, (uint64_t)count, limit, layout_run, &x)) {
+  const held_type *x = held ? held : type_of(t);
+  if (!x) return -1;
+  layout_ctx c = {r, (uint64_t)(uintptr_t)buf};
+  if (count > 0 && limit && mpig_runs(&x->f, (uint64_t)count, limit, layout_run, &c)) {
     snprintf(R->layout_why, sizeof R->layout_why, "a message of more than %u separate byte ranges",
              REC_SEQ_STEP / 4 - 1);
     return -1;
@@ -446,15 +456,15 @@ void pack_copies(const ranges *r, uint64_t area, uint64_t first_seq, int to_area
 }
 
 /* Records a send issued now; returns its position, 0 when nothing was recorded. */
-uint64_t record_send(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, int call,
-                            int blocking) {
+uint64_t record_send(const void *buf, int count, MPI_Datatype t, const held_type *held, int dest, int tag, MPI_Comm comm,
+                     int call, int blocking) {
   if (!recording() || dest == MPI_PROC_NULL) return 0;
   R->oom_now = 0;
   rcomm *x = usable(comm, call);
   ranges *r = &R->rs;
   uint64_t bytes = type_bytes(count, t);
   if (!x) return 0;
-  if (layout(buf, count, t, bytes, r)) {
+  if (layout(buf, count, t, held, bytes, r)) {
     not_recorded(call);
     return 0;
   }
@@ -477,8 +487,8 @@ uint64_t record_send(const void *buf, int count, MPI_Datatype t, int dest, int t
 
 /* Writes a completed receive of `seq` (phase `phase`); `done` is where the rank saw it.
    1 if it wrote it: a wait names only operations the part holds (the merger refuses others). */
-int record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datatype t, MPI_Comm comm,
-                        const MPI_Status *st, uint64_t done, int blocking, int call) {
+int record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datatype t, const held_type *held, MPI_Comm comm,
+                const MPI_Status *st, uint64_t done, int blocking, int call) {
   if (st->MPI_SOURCE == MPI_PROC_NULL) return 0;
   int cancelled = 0;
   MPI_Count bytes = 0;
@@ -492,7 +502,7 @@ int record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datatype t, M
   ranges *r = &R->rs;
   int now = phase == R->phase && R->active;
   uint64_t unpack = 0;
-  if (layout(buf, count, t, (uint64_t)bytes, r) ||
+  if (layout(buf, count, t, held, (uint64_t)bytes, r) ||
       (r->n > 1 && !(now && (unpack = rec_shadow_reserve(R->sh, done, (uint32_t)r->n))))) {
     not_recorded(call);
     return 0;
@@ -533,10 +543,14 @@ static int64_t pend_new(void) {
 void pend_put(MPI_Request rq, pend x) {
   Word_t *v;
   int64_t i = pend_new();
-  if (i < 0) return;
+  if (i < 0) {
+    type_release(x.held);
+    return;
+  }
   JLI(v, R->reqs, (Word_t)rq);
   if (v == PJERR) {   /* the request's completion will not be recorded; the slot goes back */
     if (R->nfree < R->freecap) R->pfree[R->nfree++] = i;
+    type_release(x.held);
     nomem(OOM_REQUESTS);
     return;
   }
@@ -579,6 +593,8 @@ void pend_drop(MPI_Request rq) {
     R->p[last].oldest = R->p[i].newer;
   }
   R->p[i].live = 0;
+  type_release(R->p[i].held);
+  R->p[i].held = NULL;
   if (R->nfree == R->freecap) {
     int64_t c = R->freecap ? 2 * R->freecap : 64;
     int64_t *q = realloc(R->pfree, (size_t)c * sizeof *q);
@@ -645,7 +661,7 @@ void completed(const MPI_Request *rq, const int *which, int n, const MPI_Status 
     if (!done) done = next_seq();   /* a position, even between phases: receives are written late */
     int written = 1;
     if (p->kind == P_RECV)
-      written = record_recv(p->phase, p->seq, (void *)p->buf, p->count, p->type, p->comm, &st[k], done, 0, call);
+      written = record_recv(p->phase, p->seq, (void *)p->buf, p->count, p->type, p->held, p->comm, &st[k], done, 0, call);
     else {
       int cancelled = 0;
       PMPI_Test_cancelled(&st[k], &cancelled);
@@ -746,9 +762,11 @@ void rec_free(void) {
   k = 0;
   JLF(v, R->types, k);
   while (v) {
-    flat_free((mpig_flat *)*v);
+    type_release((held_type *)*v);
     JLN(v, R->types, k);
   }
+  for (int64_t i = 0; i < R->np; i++)   /* operations still pending at the end */
+    if (R->p[i].live) type_release(R->p[i].held);
   k = 0;
   JLF(v, R->msgs, k);
   while (v) {   /* probes whose message was never received */
@@ -891,12 +909,12 @@ int MPI_Type_free(MPI_Datatype *t) {
     Word_t *v;
     int rc;
     JLG(v, R->types, (Word_t)*t);
-    if (v) {
-      mpig_flat *f = (mpig_flat *)*v;
-      *v = 0;   /* if the delete fails, the key stays naming no flattening */
+    if (v) {   /* a handle MPI hands out again is decoded again; pending operations keep theirs */
+      held_type *x = (held_type *)*v;
+      *v = 0;   /* if the delete fails, the key stays naming no decoding */
       JLD(rc, R->types, (Word_t)*t);
       if (rc == JERR) nomem(OOM_TYPES);
-      if (f) flat_free(f);
+      type_release(x);
     }
   }
   return PMPI_Type_free(t);
