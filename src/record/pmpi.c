@@ -187,29 +187,68 @@ static rcomm *comm_of(MPI_Comm c) {
   return v ? (rcomm *)*v : NULL;
 }
 
+/* The world ranks of group g's n members, in group order; NULL out of memory. */
+static int *world_ranks(MPI_Group g, int n) {
+  MPI_Group wg;
+  int *w = malloc((size_t)(n ? n : 1) * sizeof *w), *idx = malloc((size_t)(n ? n : 1) * sizeof *idx);
+  if (w && idx) {
+    for (int i = 0; i < n; i++) idx[i] = i;
+    PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+    PMPI_Group_translate_ranks(g, n, idx, wg, w);
+    PMPI_Group_free(&wg);
+  } else {
+    free(w), w = NULL;
+  }
+  free(idx);
+  return w;
+}
+
+static int by_int(const void *a, const void *b) { return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b); }
+
+/* Declares communicator id to the merger: its members' world ranks (an intercommunicator's
+   two groups, sorted: both groups declare it alike). */
+static void comm_declare(MPI_Comm c, const rcomm *x) {
+  if (x->id == 0 || !x->world) return;
+  int nl = 0, n = x->n;
+  int *m = NULL;
+  if (x->inter) {
+    MPI_Group lg;
+    PMPI_Comm_size(c, &nl);
+    PMPI_Comm_group(c, &lg);
+    int *local = world_ranks(lg, nl);
+    PMPI_Group_free(&lg);
+    if (local && (m = malloc((size_t)(nl + n) * sizeof *m))) {
+      memcpy(m, local, (size_t)nl * sizeof *m);
+      memcpy(m + nl, x->world, (size_t)n * sizeof *m);
+      qsort(m, (size_t)(nl + n), sizeof *m, by_int);
+    }
+    free(local);
+    if (!m) { nomem(OOM_COMMS); return; }
+    n += nl;
+  }
+  out("comm %d %d", x->id, n);
+  for (int i = 0; i < n; i++) out(" %d", m ? m[i] : x->world[i]);
+  out("\n");
+  free(m);
+}
+
+/* c with its agreed id: world holds the world ranks of the ranks a message names (an
+   intercommunicator's remote group). */
 static rcomm *comm_add(MPI_Comm c, int id) {
   rcomm *x = calloc(1, sizeof *x);
   if (!x) return nomem(OOM_COMMS), NULL;
   int inter = 0, n = 0;
+  MPI_Group g;
   PMPI_Comm_test_inter(c, &inter);
-  PMPI_Comm_size(c, &n);
+  if (inter) PMPI_Comm_remote_size(c, &n), PMPI_Comm_remote_group(c, &g);
+  else PMPI_Comm_size(c, &n), PMPI_Comm_group(c, &g);
   x->id = id;
   x->n = n;
   x->inter = inter;
-  if (!inter && (x->world = malloc((size_t)n * sizeof *x->world))) {
-    MPI_Group g, wg;
-    int *idx = malloc((size_t)n * sizeof *idx);
-    PMPI_Comm_group(c, &g);
-    PMPI_Comm_group(MPI_COMM_WORLD, &wg);
-    for (int i = 0; idx && i < n; i++) idx[i] = i;
-    if (idx) PMPI_Group_translate_ranks(g, n, idx, wg, x->world);
-    PMPI_Group_free(&g);
-    PMPI_Group_free(&wg);
-    if (!idx) free(x->world), x->world = NULL;
-    free(idx);
-  }
-  if (!inter && !x->world) nomem(OOM_COMMS);   /* kept, so its calls count as lost to memory */
-  x->oom = !inter && !x->world;
+  x->world = world_ranks(g, n);
+  PMPI_Group_free(&g);
+  if (!x->world) nomem(OOM_COMMS);   /* kept, so its calls count as lost to memory */
+  x->oom = !x->world;
   Word_t *v;
   JLI(v, R->comms, (Word_t)c);
   if (v == PJERR) {
@@ -219,11 +258,7 @@ static rcomm *comm_add(MPI_Comm c, int id) {
     return NULL;
   }
   *v = (Word_t)x;
-  if (id != 0 && x->world) {
-    out("comm %d %d", id, n);
-    for (int i = 0; i < n; i++) out(" %d", x->world[i]);
-    out("\n");
-  }
+  comm_declare(c, x);
   return x;
 }
 
@@ -245,8 +280,14 @@ void comm_created(MPI_Comm c) {
   if (!R || c == MPI_COMM_NULL) return;
   int inter = 0, id = R->next_comm_id;
   PMPI_Comm_test_inter(c, &inter);
-  if (inter) { unsupported(C_Intercomm_create); return; }
-  PMPI_Allreduce(&R->next_comm_id, &id, 1, MPI_INT, MPI_MAX, c);
+  if (inter) {   /* both groups agree, over the intercommunicator merged for the moment */
+    MPI_Comm both;
+    PMPI_Intercomm_merge(c, 0, &both);
+    PMPI_Allreduce(&R->next_comm_id, &id, 1, MPI_INT, MPI_MAX, both);
+    PMPI_Comm_free(&both);
+  } else {
+    PMPI_Allreduce(&R->next_comm_id, &id, 1, MPI_INT, MPI_MAX, c);
+  }
   R->next_comm_id = id + 1;
   comm_drop(c);   /* a handle MPI reused */
   comm_add(c, id);
@@ -256,9 +297,8 @@ void comm_created(MPI_Comm c) {
 rcomm *usable(MPI_Comm c, int call) {
   rcomm *x = comm_of(c);
   if (x && x->oom) { oom_count(OOM_CALLS); return NULL; }
-  if (!x || x->inter || !x->world) {
-    unsupported_because(call, x && x->inter ? "a message on an intercommunicator"
-                                             : "a communicator created by a call the recorder does not know");
+  if (!x || !x->world) {
+    unsupported_because(call, "a communicator created by a call the recorder does not know");
     return NULL;
   }
   return x;
@@ -884,6 +924,27 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group g, MPI_Comm *nc) {
   return rc;
 }
 
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group g, int tag, MPI_Comm *nc) {
+  COUNT(C_Comm_create_group);
+  int rc = PMPI_Comm_create_group(comm, g, tag, nc);
+  if (rc == MPI_SUCCESS) comm_created(*nc);
+  return rc;
+}
+
+int MPI_Intercomm_create(MPI_Comm local, int local_leader, MPI_Comm peer, int remote_leader, int tag, MPI_Comm *nc) {
+  COUNT(C_Intercomm_create);
+  int rc = PMPI_Intercomm_create(local, local_leader, peer, remote_leader, tag, nc);
+  if (rc == MPI_SUCCESS) comm_created(*nc);
+  return rc;
+}
+
+int MPI_Intercomm_merge(MPI_Comm inter, int high, MPI_Comm *nc) {
+  COUNT(C_Intercomm_merge);
+  int rc = PMPI_Intercomm_merge(inter, high, nc);
+  if (rc == MPI_SUCCESS) comm_created(*nc);
+  return rc;
+}
+
 int MPI_Cart_create(MPI_Comm comm, int nd, const int dims[], const int periods[], int reorder, MPI_Comm *nc) {
   COUNT(C_Cart_create);
   int rc = PMPI_Cart_create(comm, nd, dims, periods, reorder, nc);
@@ -967,5 +1028,4 @@ UNSUPPORTED(Accumulate, (const void *a, int b, MPI_Datatype c, int d, MPI_Aint e
                          MPI_Win i), (a, b, c, d, e, f, g, h, i))
 UNSUPPORTED(Comm_spawn, (const char *a, char *b[], int c, MPI_Info d, int e, MPI_Comm f, MPI_Comm *g, int h[]),
             (a, b, c, d, e, f, g, h))
-UNSUPPORTED(Intercomm_create, (MPI_Comm a, int b, MPI_Comm c, int d, int e, MPI_Comm *f), (a, b, c, d, e, f))
 UNSUPPORTED(Comm_idup, (MPI_Comm a, MPI_Comm *b, MPI_Request *c), (a, b, c))

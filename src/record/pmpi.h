@@ -39,7 +39,8 @@
   X(Comm_dup) X(Comm_split) X(Comm_create) X(Comm_split_type) X(Cart_create) X(Cart_sub)          \
   X(Comm_free) X(Pcontrol) X(Alltoallw) X(Scan) X(Exscan) X(Ibarrier) X(Ibcast) X(Ireduce)        \
   X(Iallreduce) X(Igather) X(Iscatter) X(Iallgather) X(Ialltoall) X(Win_create) X(Win_allocate)   \
-  X(Win_fence) X(Put) X(Get) X(Accumulate) X(Comm_spawn) X(Intercomm_create) X(Comm_idup)         \
+  X(Win_fence) X(Put) X(Get) X(Accumulate) X(Comm_spawn) X(Intercomm_create) X(Intercomm_merge)    \
+  X(Comm_create_group) X(Comm_idup)                                                               \
   X(Init_thread_multiple)
 #define X_ENUM(n) C_##n,
 #define X_KIND_ENUM(ID, NAME, MPI, ...) C_##MPI,
@@ -70,7 +71,9 @@ typedef struct {
                                 persistent operation (laid out at each start); NULL none */
 } pend;
 
-typedef struct { int id, n, inter, oom; int *world; } rcomm;   /* oom: world ranks lost to memory */
+/* A communicator: its agreed id and the world ranks of the n ranks a message names (an
+   intercommunicator's remote group); oom: the world ranks were lost to memory. */
+typedef struct { int id, n, inter, oom; int *world; } rcomm;
 /* The byte ranges of one message, coalesced. */
 typedef struct { int64_t n, cap; uint64_t *a, *l; } ranges;
 

@@ -71,6 +71,10 @@ static int coll_start(coll *c, MPI_Comm comm, int call) {
   memset(c, 0, sizeof *c);
   if (R) R->oom_now = 0;
   c->x = recording() ? usable(comm, call) : NULL;
+  if (c->x && c->x->inter) {   /* its two groups' roles (root, MPI_ROOT) are not recorded */
+    unsupported_because(call, "a collective on an intercommunicator");
+    c->x = NULL;
+  }
   if (c->x) PMPI_Comm_rank(comm, &c->me);
   return c->x != NULL;
 }
