@@ -52,11 +52,11 @@
   X(REDUCE,               "reduce",               Reduce,               REDUCE,     REDUCE,    1, 0, 1, ONE,    ONE,    0, 1, 1, 1) \
   X(ALLREDUCE,            "allreduce",            Allreduce,            ALLREDUCE,  ALLREDUCE, 0, 0, 1, ONE,    ONE,    0, 0, 1, 1) \
   X(REDUCE_SCATTER_BLOCK, "reduce_scatter_block", Reduce_scatter_block, REDSCAT,    PAIRWISE,  0, 0, 1, MEMBER, ONE,    0, 0, 1, 0) \
-  X(SCATTERV,             "scatterv",             Scatterv,             ALLTOALLW,  ROOTED,    1, 1, 0, MEMBER, ONE,    1, 0, 0, 0) \
-  X(GATHERV,              "gatherv",              Gatherv,              ALLTOALLW,  ROOTED,    1, 1, 0, ONE,    MEMBER, 0, 1, 0, 0) \
-  X(ALLGATHERV,           "allgatherv",           Allgatherv,           ALLGATHERV, ALLGATHER, 0, 1, 0, ONE,    MEMBER, 0, 0, 0, 1) \
-  X(ALLTOALLV,            "alltoallv",            Alltoallv,            ALLTOALLW,  PAIRWISE,  0, 1, 0, MEMBER, MEMBER, 0, 0, 0, 0) \
-  X(REDUCE_SCATTER,       "reduce_scatter",       Reduce_scatter,       REDSCAT,    PAIRWISE,  0, 1, 1, MEMBER, ONE,    0, 0, 0, 0)
+  X(SCATTERV,             "scatterv",             Scatterv,             ALLTOALLW,  ROOTED,    1, 1, 0, MEMBER, ONE,    1, 0, 1, 0) \
+  X(GATHERV,              "gatherv",              Gatherv,              ALLTOALLW,  ROOTED,    1, 1, 0, ONE,    MEMBER, 0, 1, 1, 0) \
+  X(ALLGATHERV,           "allgatherv",           Allgatherv,           ALLGATHERV, ALLGATHER, 0, 1, 0, ONE,    MEMBER, 0, 0, 1, 1) \
+  X(ALLTOALLV,            "alltoallv",            Alltoallv,            ALLTOALLW,  PAIRWISE,  0, 1, 0, MEMBER, MEMBER, 0, 0, 1, 0) \
+  X(REDUCE_SCATTER,       "reduce_scatter",       Reduce_scatter,       REDSCAT,    PAIRWISE,  0, 1, 1, MEMBER, ONE,    0, 0, 1, 0)
 /* clang-format on */
 
 #define IR_COLL_ENUM_(ID, ...) IR_COLL_##ID,
