@@ -900,18 +900,6 @@ int MPI_Type_free(MPI_Datatype *t) {
     if (R && R->active) unsupported(C_##NAME); \
     return PMPI_##NAME ARGS;                 \
   }
-UNSUPPORTED(Gatherv, (const void *a, int b, MPI_Datatype c, void *d, const int e[], const int f[], MPI_Datatype g,
-                      int h, MPI_Comm i), (a, b, c, d, e, f, g, h, i))
-UNSUPPORTED(Scatterv, (const void *a, const int b[], const int c[], MPI_Datatype d, void *e, int f, MPI_Datatype g,
-                       int h, MPI_Comm i), (a, b, c, d, e, f, g, h, i))
-UNSUPPORTED(Allgatherv, (const void *a, int b, MPI_Datatype c, void *d, const int e[], const int f[], MPI_Datatype g,
-                         MPI_Comm h), (a, b, c, d, e, f, g, h))
-UNSUPPORTED(Alltoallv, (const void *a, const int b[], const int c[], MPI_Datatype d, void *e, const int f[],
-                        const int g[], MPI_Datatype h, MPI_Comm i), (a, b, c, d, e, f, g, h, i))
-UNSUPPORTED(Alltoallw, (const void *a, const int b[], const int c[], const MPI_Datatype d[], void *e, const int f[],
-                        const int g[], const MPI_Datatype h[], MPI_Comm i), (a, b, c, d, e, f, g, h, i))
-UNSUPPORTED(Reduce_scatter, (const void *a, void *b, const int c[], MPI_Datatype d, MPI_Op e, MPI_Comm f),
-            (a, b, c, d, e, f))
 UNSUPPORTED(Scan, (const void *a, void *b, int c, MPI_Datatype d, MPI_Op e, MPI_Comm f), (a, b, c, d, e, f))
 UNSUPPORTED(Exscan, (const void *a, void *b, int c, MPI_Datatype d, MPI_Op e, MPI_Comm f), (a, b, c, d, e, f))
 UNSUPPORTED(Ibarrier, (MPI_Comm a, MPI_Request *b), (a, b))

@@ -1,0 +1,202 @@
+/* cdag — src/record/pmpi_vcoll.c: the v- and w-collectives and MPI_Reduce_scatter, recorded
+ * as the graph format's native vector calls (gatherv, scatterv, allgatherv, alltoallv,
+ * reduce_scatter; docs/format.md) with the sides of pmpi_coll.h.
+ *
+ * A buffer of blocks at displacements is one side: the blocks' byte ranges one after the
+ * other, in member order. Through a packing area (a side of more than one range) the blocks
+ * then lie back to back, and so they do in a side of one range, so the call's lists say each
+ * block's bytes and, as displacements, the sums of the bytes before it: what the program's
+ * counts, displacements and datatypes meant, in bytes. MPI_Alltoallw, whose blocks have a
+ * datatype each, is written the same way, as an alltoallv. */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "record/pmpi_coll.h"
+
+/* A side of n blocks: block m is cnt[m] elements of ts[m] (ts NULL: of t) at base + disp[m] *
+   unit bytes. bytes[m] and at[m] (NULL: not wanted) get each block's bytes and where it starts
+   in the side. 0, or -1 (unrecordable). */
+static int side_blocks(side *sd, const void *base, int n, const int *cnt, const int *disp, int64_t unit,
+                       MPI_Datatype t, const MPI_Datatype *ts, uint64_t *bytes, uint64_t *at) {
+  ranges one = {0};
+  int rc = 0;
+  sd->bytes = 0;
+  sd->r.n = 0;
+  sd->type = ts ? NULL : type_name(t);
+  for (int m = 0; m < n && !rc; m++) {
+    MPI_Datatype tm = ts ? ts[m] : t;
+    uint64_t b = cnt[m] > 0 ? type_bytes(cnt[m], tm) : 0;
+    bytes[m] = b;
+    if (at) at[m] = sd->bytes;
+    sd->bytes += b;
+    if (!b) continue;
+    rc = layout((const char *)base + (int64_t)disp[m] * unit, cnt[m], tm, b, &one);
+    for (int64_t i = 0; i < one.n && !rc; i++) rc = ranges_add(&sd->r, one.a[i], one.l[i]);
+  }
+  free(one.a);
+  free(one.l);
+  if (rc) return -1;
+  sd->addr = !sd->bytes ? (uint64_t)(uintptr_t)base : sd->r.n == 1 ? sd->r.a[0] : pack_area(sd->bytes);
+  return 0;
+}
+
+/* k values for a call's lists; NULL (out of memory, counted) otherwise. */
+static uint64_t *lists_new(int64_t k) {
+  uint64_t *v = calloc((size_t)(k ? k : 1), sizeof *v);
+  if (!v) nomem(OOM_CALLS);
+  return v;
+}
+
+/* The call's line: ir_add_collv's fields, the lists v (NULL: none on this rank). */
+static void vcoll_line(const coll *c, int kind, int root, uint64_t count, int type, int rop, const uint64_t *v) {
+  ir_call call = {.op = -1, .kind = (uint8_t)kind, .comm = c->x->id, .root = root, .type = type, .rop = rop,
+                  .in = c->in.addr, .out = c->out.addr, .count = count};
+  ir_line l = line_of(IR_LINE_COLL);
+  l.call = &call;
+  l.rank = R->rank;
+  l.lists = v;
+  l.members = c->x->n;
+  out_op(R->phase, c->seq, &l);
+}
+
+/* One block of `count` elements of t at base + disp * extent(t): the in-place side. */
+static int own_block(side *sd, const void *base, int disp, int count, MPI_Datatype t) {
+  return side_of(sd, (const char *)base + (int64_t)disp * type_extent(t), count, t);
+}
+
+#pragma GCC visibility push(default)
+
+int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[], const int displs[],
+                MPI_Datatype rtype, int root, MPI_Comm comm) {
+  COUNT(C_Gatherv);
+  coll c;
+  uint64_t *v = NULL;
+  if (coll_start(&c, comm, C_Gatherv)) {
+    int n = c.x->n, root_me = c.me == root, ok;
+    if (sbuf == MPI_IN_PLACE) ok = !own_block(&c.in, rbuf, displs[c.me], rcounts[c.me], rtype);
+    else ok = !side_of(&c.in, sbuf, scount, stype);
+    if (root_me)
+      ok = ok && (v = lists_new(2 * (int64_t)n)) &&
+           !side_blocks(&c.out, rbuf, n, rcounts, displs, type_extent(rtype), rtype, NULL, v, v + n);
+    if (!coll_ready(&c, C_Gatherv, ok)) vcoll_line(&c, IR_COLL_GATHERV, world_of(c.x, root), c.in.bytes, 0, 0, v);
+  }
+  int rc = PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
+  coll_done(&c);
+  free(v);
+  return rc;
+}
+
+int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype stype, void *rbuf, int rcount,
+                 MPI_Datatype rtype, int root, MPI_Comm comm) {
+  COUNT(C_Scatterv);
+  coll c;
+  uint64_t *v = NULL;
+  if (coll_start(&c, comm, C_Scatterv)) {
+    int n = c.x->n, root_me = c.me == root, ok = 1;
+    if (root_me)
+      ok = (v = lists_new(2 * (int64_t)n)) &&
+           !side_blocks(&c.in, sbuf, n, scounts, displs, type_extent(stype), stype, NULL, v, v + n);
+    if (rbuf == MPI_IN_PLACE) ok = ok && !own_block(&c.out, sbuf, displs[c.me], scounts[c.me], stype);
+    else ok = ok && !side_of(&c.out, rbuf, rcount, rtype);
+    if (!coll_ready(&c, C_Scatterv, ok)) vcoll_line(&c, IR_COLL_SCATTERV, world_of(c.x, root), c.out.bytes, 0, 0, v);
+  }
+  int rc = PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
+  coll_done(&c);
+  free(v);
+  return rc;
+}
+
+int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
+                   const int displs[], MPI_Datatype rtype, MPI_Comm comm) {
+  COUNT(C_Allgatherv);
+  coll c;
+  uint64_t *v = NULL;
+  if (coll_start(&c, comm, C_Allgatherv)) {
+    int n = c.x->n, ok;
+    if (sbuf == MPI_IN_PLACE) ok = !own_block(&c.in, rbuf, displs[c.me], rcounts[c.me], rtype);
+    else ok = !side_of(&c.in, sbuf, scount, stype);
+    ok = ok && (v = lists_new(2 * (int64_t)n)) &&
+         !side_blocks(&c.out, rbuf, n, rcounts, displs, type_extent(rtype), rtype, NULL, v, v + n);
+    if (!coll_ready(&c, C_Allgatherv, ok)) vcoll_line(&c, IR_COLL_ALLGATHERV, -1, c.in.bytes, 0, 0, v);
+  }
+  int rc = PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
+  coll_done(&c);
+  free(v);
+  return rc;
+}
+
+/* alltoallv and alltoallw: block j of each side, its own datatype in the w-form (sts, rts
+   non-NULL, displacements in bytes), or st and rt with displacements in their extents. */
+static uint64_t *all_to_all(coll *c, int call, const void *sbuf, const int *scounts, const int *sdispls,
+                            MPI_Datatype st, const MPI_Datatype *sts, void *rbuf, const int *rcounts,
+                            const int *rdispls, MPI_Datatype rt, const MPI_Datatype *rts) {
+  int n = c->x->n, ok;
+  int in_place = sbuf == MPI_IN_PLACE;   /* the send side's arguments are ignored, maybe null */
+  int64_t sunit = sts || in_place ? 1 : type_extent(st), runit = rts ? 1 : type_extent(rt);
+  uint64_t *v = lists_new(4 * (int64_t)n);
+  if (in_place)   /* the receive blocks are sent, then received in place */
+    ok = v && !side_blocks(&c->in, rbuf, n, rcounts, rdispls, runit, rt, rts, v, v + n);
+  else
+    ok = v && !side_blocks(&c->in, sbuf, n, scounts, sdispls, sunit, st, sts, v, v + n);
+  ok = ok && !side_blocks(&c->out, rbuf, n, rcounts, rdispls, runit, rt, rts, v + 2 * n, v + 3 * n);
+  if (!coll_ready(c, call, ok)) vcoll_line(c, IR_COLL_ALLTOALLV, -1, c->in.bytes, 0, 0, v);
+  return v;
+}
+
+int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void *rbuf,
+                  const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm) {
+  COUNT(C_Alltoallv);
+  coll c;
+  uint64_t *v = NULL;
+  if (coll_start(&c, comm, C_Alltoallv))
+    v = all_to_all(&c, C_Alltoallv, sbuf, scounts, sdispls, stype, NULL, rbuf, rcounts, rdispls, rtype, NULL);
+  int rc = PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
+  coll_done(&c);
+  free(v);
+  return rc;
+}
+
+int MPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[], const MPI_Datatype stypes[], void *rbuf,
+                  const int rcounts[], const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm) {
+  COUNT(C_Alltoallw);
+  coll c;
+  uint64_t *v = NULL;
+  if (coll_start(&c, comm, C_Alltoallw))
+    v = all_to_all(&c, C_Alltoallw, sbuf, scounts, sdispls, MPI_DATATYPE_NULL, stypes, rbuf, rcounts, rdispls,
+                   MPI_DATATYPE_NULL, rtypes);
+  int rc = PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
+  coll_done(&c);
+  free(v);
+  return rc;
+}
+
+int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype t, MPI_Op o, MPI_Comm comm) {
+  COUNT(C_Reduce_scatter);
+  coll c;
+  uint64_t *v = NULL;
+  int type, rop;
+  if (coll_start(&c, comm, C_Reduce_scatter)) {
+    int n = c.x->n;
+    int64_t sum = 0;
+    if (!(v = lists_new(n))) {
+      not_recorded(C_Reduce_scatter);
+      c.x = NULL;
+    }
+    for (int m = 0; v && m < n; m++) {
+      v[m] = rcounts[m] > 0 ? (uint64_t)rcounts[m] : 0;
+      sum += (int64_t)v[m];
+    }
+    if (c.x && reduction(&c, C_Reduce_scatter, sbuf, rbuf, sum, rcounts[c.me], 1, t, o, &type, &rop)) {
+      if (sbuf == MPI_IN_PLACE && c.in.bytes) {   /* the input, copied away before the result overwrites it */
+        c.in.addr = pack_area(c.in.bytes);
+        pack_copies(&c.in.r, c.in.addr, c.seq - REC_SEQ_STEP / 4, 1);
+      }
+      vcoll_line(&c, IR_COLL_REDUCE_SCATTER, -1, v[c.me], type, rop, v);
+    }
+  }
+  int rc = PMPI_Reduce_scatter(sbuf, rbuf, rcounts, t, o, comm);
+  coll_done(&c);
+  free(v);
+  return rc;
+}

@@ -1,0 +1,74 @@
+/* cdag tests — tests/record/rec_vcoll.c: the v- and w-collectives and MPI_Reduce_scatter.
+ *
+ * Blocks of unequal sizes (member i: i + 1 elements) at displacements with gaps and out of
+ * order, on the world and in place: gatherv, scatterv, allgatherv, alltoallv, alltoallw
+ * (a datatype per peer: int32 to even members, a strided vector to odd ones),
+ * reduce_scatter; a gatherv whose root receives a strided vector (a packing area). The
+ * recording must hold each as a native call whose bytes replay as the program's did. */
+#include <string.h>
+
+#include "rec_test.h"
+
+enum { MAXP = 8, CAP = 256 };
+
+static int32_t sbuf[CAP], rbuf[CAP], ibuf[CAP], tbuf[CAP], wbuf[CAP], zbuf[CAP], red[CAP], rin[CAP];
+
+int main(int argc, char **argv) {
+  rt_init(&argc, &argv);
+  int n = rt_size, me = rt_rank;
+  MT_REQUIRE(n <= MAXP);
+  rt_fill(sbuf, sizeof sbuf); rt_fill(rbuf, sizeof rbuf); rt_fill(ibuf, sizeof ibuf); rt_fill(tbuf, sizeof tbuf);
+  rt_fill(wbuf, sizeof wbuf); rt_fill(zbuf, sizeof zbuf); rt_fill(red, sizeof red); rt_fill(rin, sizeof rin);
+  int cnt[MAXP], dsp[MAXP], sc[MAXP], sd[MAXP], rc[MAXP], rd[MAXP];
+  for (int i = 0, at = 0; i < n; i++) {   /* member i: i + 1 elements, in reverse order, one gap between */
+    cnt[n - 1 - i] = n - i;
+    dsp[n - 1 - i] = at;
+    at += n - i + 1;
+  }
+  /* gatherv to the last rank, then scatterv back from it */
+  MPI_Gatherv(sbuf, me + 1, MPI_INT32_T, rbuf, cnt, dsp, MPI_INT32_T, n - 1, MPI_COMM_WORLD);
+  if (me == n - 1)
+    for (int i = 0; i < n; i++) MT_REQUIRE(cnt[i] == i + 1);
+  MPI_Scatterv(rbuf, cnt, dsp, MPI_INT32_T, tbuf + 1, me + 1, MPI_INT32_T, n - 1, MPI_COMM_WORLD);
+  if (me != n - 1) MT_REQUIRE(memcmp(tbuf + 1, sbuf, (size_t)(me + 1) * sizeof *sbuf) == 0);
+  /* allgatherv, then in place */
+  MPI_Allgatherv(sbuf, me + 1, MPI_INT32_T, ibuf, cnt, dsp, MPI_INT32_T, MPI_COMM_WORLD);
+  MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, rbuf, cnt, dsp, MPI_INT32_T, MPI_COMM_WORLD);
+  /* gatherv in place at rank 0, the root's blocks a strided vector (every other int32) */
+  MPI_Datatype every2;
+  MPI_Type_vector(1, 1, 2, MPI_INT32_T, &every2);
+  MPI_Type_create_resized(every2, 0, 2 * sizeof(int32_t), &every2);
+  MPI_Type_commit(&every2);
+  if (me == 0) MPI_Gatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, zbuf, cnt, dsp, every2, 0, MPI_COMM_WORLD);
+  else MPI_Gatherv(sbuf + 3, me + 1, MPI_INT32_T, NULL, NULL, NULL, MPI_INT32_T, 0, MPI_COMM_WORLD);
+  /* alltoallv: member j gets j + 1 elements from each, sent from overlapping blocks */
+  for (int j = 0; j < n; j++) {
+    sc[j] = j + 1, sd[j] = j;
+    rc[j] = me + 1, rd[j] = (n - 1 - j) * (me + 2);
+  }
+  MPI_Alltoallv(sbuf, sc, sd, MPI_INT32_T, wbuf, rc, rd, MPI_INT32_T, MPI_COMM_WORLD);
+  for (int j = 0; j < n; j++) rc[j] = 2, rd[j] = 3 * (n - 1 - j);   /* in place: as much each way, gaps */
+  MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, ibuf, rc, rd, MPI_INT32_T, MPI_COMM_WORLD);
+  /* alltoallw: to even members 2 int32, to odd ones 2 every other int32; displacements in bytes */
+  MPI_Datatype st[MAXP], rt[MAXP];
+  int wsc[MAXP], wsd[MAXP], wrc[MAXP], wrd[MAXP];
+  for (int j = 0; j < n; j++) {
+    wsc[j] = 2, wsd[j] = j * 5 * (int)sizeof(int32_t), st[j] = j % 2 ? every2 : MPI_INT32_T;
+    wrc[j] = 2, wrd[j] = (n - 1 - j) * 4 * (int)sizeof(int32_t), rt[j] = me % 2 ? every2 : MPI_INT32_T;
+  }
+  MPI_Alltoallw(sbuf, wsc, wsd, st, zbuf + 128, wrc, wrd, rt, MPI_COMM_WORLD);
+  /* reduce_scatter of int32 sums: member i gets i + 1 elements; then in place */
+  for (int j = 0; j < n; j++) rc[j] = j + 1;
+  MPI_Reduce_scatter(rin, red, rc, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
+  if (n == 1) MT_REQUIRE(red[0] == rin[0]);
+  MPI_Reduce_scatter(MPI_IN_PLACE, rin, rc, MPI_INT32_T, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Type_free(&every2);
+  rt_keep(rbuf, sizeof rbuf);
+  rt_keep(ibuf, sizeof ibuf);
+  rt_keep(tbuf, sizeof tbuf);
+  rt_keep(wbuf, sizeof wbuf);
+  rt_keep(zbuf, sizeof zbuf);
+  rt_keep(red, (size_t)(me + 1) * sizeof *red);
+  rt_keep(rin, (size_t)(me + 1) * sizeof *rin);
+  return rt_finish();
+}
