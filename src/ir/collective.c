@@ -433,6 +433,14 @@ static int check_lists(int rank, int kind, int32_t n, int32_t me, int root, cons
     return cdag__error(CDAG_ERR_ARG, "rank %d: %s of %llu, but its counts give member %d (itself) %llu", rank, name,
                        (unsigned long long)count, me, (unsigned long long)own);
   }
+  if (kind == IR_COLL_REDUCE_SCATTER) {   /* the own block is copied to out before the others fold in */
+    uint64_t mine = 0, b = v[me] * es;
+    for (int32_t m = 0; m < me; m++) mine += v[m] * es;
+    if (b && in + mine != out && in + mine < out + b && out < in + mine + b)
+      return cdag__error(CDAG_ERR_ARG, "rank %d: reduce_scatter whose own block of in (0x%llx) overlaps out (0x%llx) "
+                         "elsewhere: in place, in and out must be one buffer whose own block is first, or apart",
+                         rank, (unsigned long long)(in + mine), (unsigned long long)out);
+  }
   uint64_t in_len, out_len;
   vector_extent(kind, n, me, root, v, count, type, &in_len, &out_len);
   int rc = check_extent(rank, name, in, 1, in_len);
