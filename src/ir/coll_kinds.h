@@ -20,6 +20,10 @@
  * (exec/mpi/part.h, schedule.c, run.c) or its lowering (src/model/lower.c); the build fails
  * until it exists. An existing token needs nothing.
  *
+ * Native-only kinds (scan, exscan): a program calls them, detection never proposes them (a
+ * prefix reduction is no pattern cdag rewrites), so no plan collective has their kind; their
+ * `exec` and `lower` token NONE fails as a plan error where a plan would run or lower one.
+ *
  * Columns of X(ID, name, mpi, exec, lower, rooted, vector, reduces, send, recv, send_root,
  *              recv_root, native, kernel):
  *   ID        IR_COLL_<ID>, DET_<ID>
@@ -56,7 +60,9 @@
   X(GATHERV,              "gatherv",              Gatherv,              ALLTOALLW,  ROOTED,    1, 1, 0, ONE,    MEMBER, 0, 1, 1, 0) \
   X(ALLGATHERV,           "allgatherv",           Allgatherv,           ALLGATHERV, ALLGATHER, 0, 1, 0, ONE,    MEMBER, 0, 0, 1, 1) \
   X(ALLTOALLV,            "alltoallv",            Alltoallv,            ALLTOALLW,  PAIRWISE,  0, 1, 0, MEMBER, MEMBER, 0, 0, 1, 0) \
-  X(REDUCE_SCATTER,       "reduce_scatter",       Reduce_scatter,       REDSCAT,    PAIRWISE,  0, 1, 1, MEMBER, ONE,    0, 0, 1, 0)
+  X(REDUCE_SCATTER,       "reduce_scatter",       Reduce_scatter,       REDSCAT,    PAIRWISE,  0, 1, 1, MEMBER, ONE,    0, 0, 1, 0) \
+  X(SCAN,                 "scan",                 Scan,                 NONE,       NONE,      0, 0, 1, ONE,    ONE,    0, 0, 1, 0) \
+  X(EXSCAN,               "exscan",               Exscan,               NONE,       NONE,      0, 0, 1, ONE,    ONE,    0, 0, 1, 0)
 /* clang-format on */
 
 #define IR_COLL_ENUM_(ID, ...) IR_COLL_##ID,

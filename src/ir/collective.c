@@ -216,6 +216,21 @@ static int reduce_into(expansion *x, const ir_call *c, uint64_t out) {
   return rc;
 }
 
+/* Scan (inclusive) and exscan: in goes to every later member first (in place, it is read
+   before anything lands), then the earlier members' blocks fold into out, member order. */
+static int expand_prefix(expansion *x, const ir_call *c, int inclusive) {
+  int rc = reserve_scratch(x);
+  for (int32_t m = x->me + 1; m < x->n && !rc; m++) rc = send_to(x, m, c->in);
+  if (rc || (!inclusive && x->me == 0)) return rc;
+  int32_t first = 0;   /* the block out starts from: its own (scan), member 0's (exscan) */
+  if (inclusive) rc = copy_block(x, c->in, c->out);
+  else rc = recv_from(x, first++, c->out);
+  for (int32_t m = first; m < x->me && !rc; m++) rc = recv_from(x, m, x->scratch + (uint64_t)m * x->block);
+  for (int32_t m = first; m < x->me && !rc; m++)
+    rc = part(x, IR_REDUCE, c->type, c->rop, c->out, x->scratch + (uint64_t)m * x->block, x->block);
+  return rc;
+}
+
 /* A kind the table marks native without a flat algorithm here: a missing row of this file. */
 static int no_expansion(const expansion *x, const ir_call *c) {
   return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: %s has no expansion (ir/collective.c)", x->rank,
@@ -277,6 +292,9 @@ static int expand_all(expansion *x, const ir_call *c) {
       if ((rc = copy_block(x, c->in, c->out)) || (rc = reduce_into(x, c, c->out))) return rc;
       for (int32_t m = 1; m < x->n && !rc; m++) rc = send_to(x, m, c->out);
       return rc;
+    case IR_COLL_SCAN:     /* member j folds members 0..j (itself included) */
+    case IR_COLL_EXSCAN:   /* member j folds members 0..j-1; member 0's out is left as it was */
+      return expand_prefix(x, c, c->kind == IR_COLL_SCAN);
     case IR_COLL_REDUCE_SCATTER_BLOCK:   /* member j reduces every member's block j */
       for (int32_t m = 0; m < x->n && !rc; m++)
         if (m != x->me) rc = send_to(x, m, c->in + (uint64_t)m * S);

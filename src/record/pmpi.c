@@ -900,8 +900,6 @@ int MPI_Type_free(MPI_Datatype *t) {
     if (R && R->active) unsupported(C_##NAME); \
     return PMPI_##NAME ARGS;                 \
   }
-UNSUPPORTED(Scan, (const void *a, void *b, int c, MPI_Datatype d, MPI_Op e, MPI_Comm f), (a, b, c, d, e, f))
-UNSUPPORTED(Exscan, (const void *a, void *b, int c, MPI_Datatype d, MPI_Op e, MPI_Comm f), (a, b, c, d, e, f))
 UNSUPPORTED(Ibarrier, (MPI_Comm a, MPI_Request *b), (a, b))
 UNSUPPORTED(Ibcast, (void *a, int b, MPI_Datatype c, int d, MPI_Comm e, MPI_Request *f), (a, b, c, d, e, f))
 UNSUPPORTED(Ireduce, (const void *a, void *b, int c, MPI_Datatype d, MPI_Op e, int f, MPI_Comm g, MPI_Request *h),

@@ -1,6 +1,6 @@
-/* cdag — src/record/pmpi_vcoll.c: the v- and w-collectives and MPI_Reduce_scatter, recorded
- * as the graph format's native vector calls (gatherv, scatterv, allgatherv, alltoallv,
- * reduce_scatter; docs/format.md) with the sides of pmpi_coll.h.
+/* cdag — src/record/pmpi_vcoll.c: the v- and w-collectives, MPI_Reduce_scatter, MPI_Scan and
+ * MPI_Exscan, recorded as the graph format's native calls (gatherv, scatterv, allgatherv,
+ * alltoallv, reduce_scatter, scan, exscan; docs/format.md) with the sides of pmpi_coll.h.
  *
  * A buffer of blocks at displacements is one side: the blocks' byte ranges one after the
  * other, in member order. Through a packing area (a side of more than one range) the blocks
@@ -198,5 +198,32 @@ int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Da
   int rc = PMPI_Reduce_scatter(sbuf, rbuf, rcounts, t, o, comm);
   coll_done(&c);
   free(v);
+  return rc;
+}
+
+/* scan and exscan: count elements of predefined t and o; exscan leaves rank 0's rbuf alone
+   (MPI defines nothing there), so nothing is written there for the shadow either. */
+static void prefix(coll *c, int kind, int call, const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o) {
+  int type, rop, writes = kind == IR_COLL_SCAN || c->me > 0;
+  if (!reduction(c, call, sbuf, rbuf, count, count, writes, t, o, &type, &rop)) return;
+  c->out.addr = (uint64_t)(uintptr_t)rbuf;   /* the line names it on rank 0 too */
+  vcoll_line(c, kind, -1, (uint64_t)count, type, rop, NULL);
+}
+
+int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, MPI_Comm comm) {
+  COUNT(C_Scan);
+  coll c;
+  if (coll_start(&c, comm, C_Scan)) prefix(&c, IR_COLL_SCAN, C_Scan, sbuf, rbuf, count, t, o);
+  int rc = PMPI_Scan(sbuf, rbuf, count, t, o, comm);
+  coll_done(&c);
+  return rc;
+}
+
+int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, MPI_Comm comm) {
+  COUNT(C_Exscan);
+  coll c;
+  if (coll_start(&c, comm, C_Exscan)) prefix(&c, IR_COLL_EXSCAN, C_Exscan, sbuf, rbuf, count, t, o);
+  int rc = PMPI_Exscan(sbuf, rbuf, count, t, o, comm);
+  coll_done(&c);
   return rc;
 }

@@ -32,7 +32,7 @@ typedef struct {
   uint64_t count, block;              /* count: bytes (blocks) or int32 elements */
 } call_case;
 
-static int reduces(int k) { return k == IR_COLL_REDUCE || k == IR_COLL_ALLREDUCE || k == IR_COLL_REDUCE_SCATTER_BLOCK; }
+static int reduces(int k) { return ir_coll_get(k)->reduces; }
 static int rooted(int k) { return k == IR_COLL_BCAST || k == IR_COLL_GATHER || k == IR_COLL_SCATTER || k == IR_COLL_REDUCE; }
 
 /* The in/out of member m: in place, the buffer MPI_IN_PLACE stands for. */
@@ -133,6 +133,21 @@ static void check_member(const call_case *c, int m, sim_mem *init, sim_mem *afte
                       ir_coll_name(c->kind), r, (unsigned long long)e);
       break;
     }
+    case IR_COLL_SCAN:     /* members 0..m */
+    case IR_COLL_EXSCAN:   /* members 0..m-1; member 0's out as it was */
+      for (uint64_t e = 0; e < c->count; e++) {
+        uint32_t s = 0;
+        int last = c->kind == IR_COLL_SCAN ? m : m - 1;
+        for (int j = 0; j <= last; j++) {
+          uint64_t jin, jout;
+          buffers(c, j, &jin, &jout);
+          s += (uint32_t)word(init, c->ranks[j], jin + 4 * e);
+        }
+        int32_t want = last >= 0 ? (int32_t)s : word(init, r, OUT + 4 * e);
+        ck_assert_msg(word(after, r, OUT + 4 * e) == want, "%s: rank %d element %llu", ir_coll_name(c->kind), r,
+                      (unsigned long long)e);
+      }
+      break;
     default: break;
   }
 }

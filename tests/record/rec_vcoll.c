@@ -1,9 +1,9 @@
-/* cdag tests — tests/record/rec_vcoll.c: the v- and w-collectives and MPI_Reduce_scatter.
+/* cdag tests — tests/record/rec_vcoll.c: the v- and w-collectives, Reduce_scatter, Scan, Exscan.
  *
  * Blocks of unequal sizes (member i: i + 1 elements) at displacements with gaps and out of
  * order, on the world and in place: gatherv, scatterv, allgatherv, alltoallv, alltoallw
  * (a datatype per peer: int32 to even members, a strided vector to odd ones),
- * reduce_scatter; a gatherv whose root receives a strided vector (a packing area). The
+ * reduce_scatter, scan and exscan; a gatherv whose root receives a strided vector (a packing area). The
  * recording must hold each as a native call whose bytes replay as the program's did. */
 #include <string.h>
 
@@ -62,6 +62,14 @@ int main(int argc, char **argv) {
   MPI_Reduce_scatter(rin, red, rc, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
   if (n == 1) MT_REQUIRE(red[0] == rin[0]);
   MPI_Reduce_scatter(MPI_IN_PLACE, rin, rc, MPI_INT32_T, MPI_MAX, MPI_COMM_WORLD);
+  /* prefix reductions: scan of uint16 maxima, exscan of int64 sums, then both in place */
+  static uint16_t dv[4], ds[4];
+  static int64_t lv[4], ls[4];
+  rt_fill(dv, sizeof dv); rt_fill(ds, sizeof ds); rt_fill(lv, sizeof lv); rt_fill(ls, sizeof ls);
+  MPI_Scan(dv, ds, 4, MPI_UINT16_T, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Exscan(lv, ls, 4, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Scan(MPI_IN_PLACE, lv, 2, MPI_INT64_T, MPI_BXOR, MPI_COMM_WORLD);
+  MPI_Exscan(MPI_IN_PLACE, red, 1, MPI_INT32_T, MPI_MIN, MPI_COMM_WORLD);
   MPI_Type_free(&every2);
   rt_keep(rbuf, sizeof rbuf);
   rt_keep(ibuf, sizeof ibuf);
@@ -70,5 +78,8 @@ int main(int argc, char **argv) {
   rt_keep(zbuf, sizeof zbuf);
   rt_keep(red, (size_t)(me + 1) * sizeof *red);
   rt_keep(rin, (size_t)(me + 1) * sizeof *rin);
+  rt_keep(ds, sizeof ds);
+  rt_keep(lv, sizeof lv);
+  if (me > 0) rt_keep(ls, sizeof ls);   /* rank 0's exscan result is undefined */
   return rt_finish();
 }
