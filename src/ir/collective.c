@@ -341,9 +341,8 @@ int ir_coll_lists(int kind, int is_root) {
     case IR_COLL_GATHERV:
     case IR_COLL_SCATTERV: return is_root ? 2 : 0;
     case IR_COLL_ALLGATHERV: return 2;
-    case IR_COLL_ALLTOALLV: return 4;
     case IR_COLL_REDUCE_SCATTER: return 1;
-    default: return 0;
+    default: return ir_coll_get(kind) && ir_coll_get(kind)->vector ? 4 : 0;   /* alltoallv, the neighbourhood kinds */
   }
 }
 
@@ -380,6 +379,11 @@ static int expand_vector(expansion *x, const ir_call *c) {
         rc = m == me ? copy_bytes(x, c->in, c->out + dsp[m], cnt[m]) : move(x, IR_RECV, m, c->out + dsp[m], cnt[m]);
       return rc;
     case IR_COLL_ALLTOALLV:
+    case IR_COLL_NEIGHBOR_ALLGATHER:
+    case IR_COLL_NEIGHBOR_ALLGATHERV:
+    case IR_COLL_NEIGHBOR_ALLTOALL:
+    case IR_COLL_NEIGHBOR_ALLTOALLV:
+    case IR_COLL_NEIGHBOR_ALLTOALLW:   /* each member's blocks to a member are one block here */
       for (int32_t m = 0; m < n && !rc; m++)
         if (m != me) rc = move(x, IR_SEND, m, c->in + dsp[m], cnt[m]);
       for (int32_t m = 0; m < n && !rc; m++)
@@ -416,9 +420,10 @@ static void vector_extent(int kind, int32_t n, int32_t me, int root, const uint6
     case IR_COLL_GATHERV: *in_len = count, *out_len = root ? a : 0; return;
     case IR_COLL_SCATTERV: *in_len = root ? a : 0, *out_len = count; return;
     case IR_COLL_ALLGATHERV: *in_len = count, *out_len = a; return;
-    case IR_COLL_ALLTOALLV: *in_len = a, *out_len = b; return;
-    default:   /* reduce_scatter */
+    case IR_COLL_REDUCE_SCATTER:
       *in_len = sum * (uint64_t)ir_type_size(type), *out_len = v[me] * (uint64_t)ir_type_size(type);
+      return;
+    default: *in_len = a, *out_len = b; return;   /* alltoallv, the neighbourhood kinds */
   }
 }
 
@@ -440,12 +445,12 @@ static int check_lists(int rank, int kind, int32_t n, int32_t me, int root, cons
                            (unsigned long long)d, (unsigned long long)IR_COLL_SCRATCH);
     }
   uint64_t own = lists ? v[me] : count;
-  if (kind == IR_COLL_ALLTOALLV) {
+  if (lists == 4) {   /* alltoallv, the neighbourhood kinds */
     uint64_t sent = 0;
     for (int32_t m = 0; m < n; m++) sent += v[m];
     if (sent != count || v[me] != v[2 * (int64_t)n + me])
-      return cdag__error(CDAG_ERR_ARG, "rank %d: alltoallv of %llu bytes whose counts sum to %llu, or whose own "
-                         "block is %llu bytes sent and %llu received", rank, (unsigned long long)count,
+      return cdag__error(CDAG_ERR_ARG, "rank %d: %s of %llu bytes whose counts sum to %llu, or whose own "
+                         "block is %llu bytes sent and %llu received", rank, name, (unsigned long long)count,
                          (unsigned long long)sent, (unsigned long long)v[me], (unsigned long long)v[2 * (int64_t)n + me]);
   } else if (own != count) {
     return cdag__error(CDAG_ERR_ARG, "rank %d: %s of %llu, but its counts give member %d (itself) %llu", rank, name,
@@ -610,7 +615,7 @@ static int lists_agree(const cdag_graph *g, const call_key *k, int32_t n) {
     if (!v) continue;   /* gatherv and scatterv members but the root */
     for (int32_t m = 0; m < n; m++) {
       const ir_call *cm = &g->calls[k[m].call];
-      if (cj->kind == IR_COLL_ALLTOALLV) {
+      if (ir_coll_lists(cj->kind, 0) == 4) {
         uint64_t got = ir_call_lists(g, cm)[2 * (int64_t)n + j];
         if (v[m] != got) return count_disagrees(g, cj, m, v[m], cm, got);
       } else if (v[m] != cm->count) {

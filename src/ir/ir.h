@@ -265,12 +265,14 @@ int ir_add_coll(cdag_graph *g, int rank, int kind, int comm, int root, uint64_t 
 /* The vector kinds (coll_kinds.h's `vector` column) take per-member lists: `lists` values
    per member of comm (n), ir_coll_lists(kind, rank is root) lists of n back to back, in this
    order: counts (bytes per member; reduce_scatter: elements), displs (byte offsets of the
-   blocks from out; scatterv: from in), and for alltoallv recvcounts, recvdispls (counts
-   and displs are then its send side, from in). `count` is the member's own block (bytes;
-   reduce_scatter: elements; alltoallv: the bytes it sends in all). gatherv and scatterv
+   blocks from out; scatterv: from in), and for alltoallv and the neighbourhood kinds
+   recvcounts, recvdispls (counts and displs are then the send side, from in). `count` is
+   the member's own block (bytes; reduce_scatter: elements; alltoallv and the neighbourhood
+   kinds: the bytes it sends in all). gatherv and scatterv
    members other than the root have no lists (lists may be NULL). ir_finalize checks the
    members agree (the root's counts[i] is member i's count; alltoallv: member i's counts[j]
-   is member j's recvcounts[i]; reduce_scatter: equal counts). Zero-byte blocks move no
+   is member j's recvcounts[i], as for the neighbourhood kinds, which are expanded as alltoallv;
+   reduce_scatter: equal counts). Zero-byte blocks move no
    message. */
 int ir_coll_lists(int kind, int is_root);
 int ir_add_collv(cdag_graph *g, int rank, int kind, int comm, int root, uint64_t in, uint64_t out, uint64_t count,

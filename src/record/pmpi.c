@@ -870,6 +870,32 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain[], MPI_Comm *nc) {
   return rc;
 }
 
+/* The graph topologies: members as any communicator's (neighbourhood collectives: pmpi_vcoll.c). */
+int MPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *nc) {
+  COUNT(C_Graph_create);
+  int rc = PMPI_Graph_create(comm, nnodes, index, edges, reorder, nc);
+  if (rc == MPI_SUCCESS) comm_created(*nc);
+  return rc;
+}
+
+int MPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[], const int degrees[], const int dests[],
+                          const int weights[], MPI_Info info, int reorder, MPI_Comm *nc) {
+  COUNT(C_Dist_graph_create);
+  int rc = PMPI_Dist_graph_create(comm, n, sources, degrees, dests, weights, info, reorder, nc);
+  if (rc == MPI_SUCCESS) comm_created(*nc);
+  return rc;
+}
+
+int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sources[], const int sourceweights[],
+                                   int outdegree, const int dests[], const int destweights[], MPI_Info info,
+                                   int reorder, MPI_Comm *nc) {
+  COUNT(C_Dist_graph_create_adjacent);
+  int rc = PMPI_Dist_graph_create_adjacent(comm, indegree, sources, sourceweights, outdegree, dests, destweights, info,
+                                           reorder, nc);
+  if (rc == MPI_SUCCESS) comm_created(*nc);
+  return rc;
+}
+
 int MPI_Comm_free(MPI_Comm *comm) {
   COUNT(C_Comm_free);
   if (R) comm_drop(*comm);

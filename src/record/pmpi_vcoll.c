@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "record/pmpi_coll.h"
 
@@ -225,5 +226,226 @@ int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o
   if (coll_start(&c, comm, C_Exscan)) prefix(&c, IR_COLL_EXSCAN, C_Exscan, sbuf, rbuf, count, t, o);
   int rc = PMPI_Exscan(sbuf, rbuf, count, t, o, comm);
   coll_done(&c);
+  return rc;
+}
+
+/* ---- neighbourhood collectives ----
+ * Block i of the send buffer goes to the i-th destination of the communicator's topology,
+ * block j of the receive buffer comes from the j-th source (MPI_Cart: per dimension the
+ * neighbour below, then above; MPI_Graph: the neighbours both ways; MPI_Dist_graph: its
+ * lists). A side is its blocks grouped by peer, in member order: so it is an alltoallv's
+ * side, a block per member, and the call is written with an alltoallv's lists under the
+ * kind the program called. A peer that is a neighbour several times (a periodic dimension
+ * of 1 or 2 processes, a graph's repeated edge) pairs its blocks as MPICH 4.0 does: in
+ * MPI_Neighbor_alltoall the first block sent to a peer is the last received from it (MPI-4.0's
+ * rule for Cartesian topologies: what is sent below arrives from above), so its receive side
+ * takes one peer's blocks in reverse list order; the v- and w-forms pair them in list order
+ * (tests/record/rec_vcoll.c checks both at 2 processes). MPI_PROC_NULL neighbours move
+ * nothing. */
+
+typedef struct {
+  const char *p;
+  int count, peer, index;   /* peer: a member, -1 MPI_PROC_NULL; index: in its list */
+  MPI_Datatype t;
+} nblock;
+
+typedef struct {
+  int *src, *dst, nin, nout;   /* neighbour lists (communicator ranks) */
+  nblock *sb, *rb;             /* a block per destination, per source */
+} nbr;
+
+static int by_peer(const void *a, const void *b) {
+  const nblock *x = a, *y = b;
+  if (x->peer != y->peer) return x->peer < y->peer ? -1 : 1;
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+static void nbr_free(nbr *nb) {
+  free(nb->src);
+  free(nb->sb);
+}
+
+/* comm's neighbour lists: 1, or 0 when comm has none or memory ran out (counted). */
+static int nbr_start(coll *c, MPI_Comm comm, int call, nbr *nb) {
+  int topo = MPI_UNDEFINED, w = 0;
+  memset(nb, 0, sizeof *nb);
+  PMPI_Topo_test(comm, &topo);
+  if (topo == MPI_CART) {
+    PMPI_Cartdim_get(comm, &nb->nin);
+    nb->nin = nb->nout = 2 * nb->nin;
+  } else if (topo == MPI_GRAPH) {
+    PMPI_Graph_neighbors_count(comm, c->me, &nb->nin);
+    nb->nout = nb->nin;
+  } else if (topo == MPI_DIST_GRAPH) {
+    PMPI_Dist_graph_neighbors_count(comm, &nb->nin, &nb->nout, &w);
+  } else {
+    unsupported_because(call, "a neighbourhood collective on a communicator without a topology");
+    c->x = NULL;
+    return 0;
+  }
+  int64_t k = (int64_t)nb->nin + nb->nout;
+  nb->src = malloc((size_t)(2 * k + 1) * sizeof *nb->src);   /* the lists, then dist graph weights */
+  nb->sb = malloc((size_t)(k + 1) * sizeof *nb->sb);
+  if (!nb->src || !nb->sb) {
+    nomem(OOM_CALLS);
+    not_recorded(call);
+    nbr_free(nb);
+    c->x = NULL;
+    return 0;
+  }
+  nb->dst = nb->src + nb->nin;
+  nb->rb = nb->sb + nb->nout;
+  if (topo == MPI_CART) {
+    for (int d = 0; d < nb->nin / 2; d++) {
+      PMPI_Cart_shift(comm, d, 1, &nb->src[2 * d], &nb->src[2 * d + 1]);
+      nb->dst[2 * d] = nb->src[2 * d];
+      nb->dst[2 * d + 1] = nb->src[2 * d + 1];
+    }
+  } else if (topo == MPI_GRAPH) {
+    PMPI_Graph_neighbors(comm, c->me, nb->nin, nb->src);
+    for (int i = 0; i < nb->nin; i++) nb->dst[i] = nb->src[i];
+  } else {
+    PMPI_Dist_graph_neighbors(comm, nb->nin, nb->src, nb->src + k, nb->nout, nb->dst, nb->src + k + nb->nin);
+  }
+  return 1;
+}
+
+/* Block i of a side (peer from list[i]): count elements of t at p. */
+static void nblock_set(nblock *b, int i, const int *list, const void *p, int count, MPI_Datatype t) {
+  b[i] = (nblock){(const char *)p, count, list[i] == MPI_PROC_NULL ? -1 : list[i], i, t};
+}
+
+/* A side of k blocks grouped by peer: cnt[m] bytes to or from member m, at dsp[m] in it. */
+static int side_peers(side *sd, nblock *b, int k, int n, const char *type, uint64_t *cnt, uint64_t *dsp) {
+  ranges one = {0};
+  int rc = 0;
+  qsort(b, (size_t)k, sizeof *b, by_peer);
+  sd->bytes = 0;
+  sd->r.n = 0;
+  sd->type = type;
+  for (int i = 0; i < k && !rc; i++) {
+    uint64_t bytes = b[i].peer >= 0 && b[i].count > 0 ? type_bytes(b[i].count, b[i].t) : 0;
+    if (!bytes) continue;
+    cnt[b[i].peer] += bytes;
+    sd->bytes += bytes;
+    rc = layout(b[i].p, b[i].count, b[i].t, bytes, &one);
+    for (int64_t j = 0; j < one.n && !rc; j++) rc = ranges_add(&sd->r, one.a[j], one.l[j]);
+  }
+  free(one.a);
+  free(one.l);
+  uint64_t at = 0;
+  for (int m = 0; m < n; at += cnt[m], m++) dsp[m] = at;
+  if (rc) return -1;
+  sd->addr = !sd->bytes ? (k ? (uint64_t)(uintptr_t)b[0].p : 0) : sd->r.n == 1 ? sd->r.a[0] : pack_area(sd->bytes);
+  return 0;
+}
+
+/* The blocks are set: the call's sides and line; its lists (freed by the caller). */
+static uint64_t *nbr_record(coll *c, int kind, int call, nbr *nb, const char *stype, const char *rtype) {
+  int n = c->x->n;
+  uint64_t *v = lists_new(4 * (int64_t)n);
+  for (int j = 0; kind == IR_COLL_NEIGHBOR_ALLTOALL && j < nb->nin; j++)   /* one peer's blocks: last first */
+    nb->rb[j].index = -nb->rb[j].index;
+  int ok = v && !side_peers(&c->in, nb->sb, nb->nout, n, stype, v, v + n) &&
+           !side_peers(&c->out, nb->rb, nb->nin, n, rtype, v + 2 * n, v + 3 * n);
+  if (!coll_ready(c, call, ok)) vcoll_line(c, kind, -1, c->in.bytes, 0, 0, v);
+  return v;
+}
+
+int MPI_Neighbor_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                           MPI_Datatype rtype, MPI_Comm comm) {
+  COUNT(C_Neighbor_allgather);
+  coll c;
+  nbr nb;
+  uint64_t *v = NULL;
+  if (coll_start(&c, comm, C_Neighbor_allgather) && nbr_start(&c, comm, C_Neighbor_allgather, &nb)) {
+    for (int i = 0; i < nb.nout; i++) nblock_set(nb.sb, i, nb.dst, sbuf, scount, stype);
+    for (int j = 0; j < nb.nin; j++)
+      nblock_set(nb.rb, j, nb.src, (char *)rbuf + (int64_t)j * rcount * type_extent(rtype), rcount, rtype);
+    v = nbr_record(&c, IR_COLL_NEIGHBOR_ALLGATHER, C_Neighbor_allgather, &nb, type_name(stype), type_name(rtype));
+    nbr_free(&nb);
+  }
+  int rc = PMPI_Neighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+  coll_done(&c);
+  free(v);
+  return rc;
+}
+
+int MPI_Neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
+                            const int displs[], MPI_Datatype rtype, MPI_Comm comm) {
+  COUNT(C_Neighbor_allgatherv);
+  coll c;
+  nbr nb;
+  uint64_t *v = NULL;
+  if (coll_start(&c, comm, C_Neighbor_allgatherv) && nbr_start(&c, comm, C_Neighbor_allgatherv, &nb)) {
+    for (int i = 0; i < nb.nout; i++) nblock_set(nb.sb, i, nb.dst, sbuf, scount, stype);
+    for (int j = 0; j < nb.nin; j++)
+      nblock_set(nb.rb, j, nb.src, (char *)rbuf + (int64_t)displs[j] * type_extent(rtype), rcounts[j], rtype);
+    v = nbr_record(&c, IR_COLL_NEIGHBOR_ALLGATHERV, C_Neighbor_allgatherv, &nb, type_name(stype), type_name(rtype));
+    nbr_free(&nb);
+  }
+  int rc = PMPI_Neighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
+  coll_done(&c);
+  free(v);
+  return rc;
+}
+
+int MPI_Neighbor_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                          MPI_Datatype rtype, MPI_Comm comm) {
+  COUNT(C_Neighbor_alltoall);
+  coll c;
+  nbr nb;
+  uint64_t *v = NULL;
+  if (coll_start(&c, comm, C_Neighbor_alltoall) && nbr_start(&c, comm, C_Neighbor_alltoall, &nb)) {
+    for (int i = 0; i < nb.nout; i++)
+      nblock_set(nb.sb, i, nb.dst, (const char *)sbuf + (int64_t)i * scount * type_extent(stype), scount, stype);
+    for (int j = 0; j < nb.nin; j++)
+      nblock_set(nb.rb, j, nb.src, (char *)rbuf + (int64_t)j * rcount * type_extent(rtype), rcount, rtype);
+    v = nbr_record(&c, IR_COLL_NEIGHBOR_ALLTOALL, C_Neighbor_alltoall, &nb, type_name(stype), type_name(rtype));
+    nbr_free(&nb);
+  }
+  int rc = PMPI_Neighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+  coll_done(&c);
+  free(v);
+  return rc;
+}
+
+int MPI_Neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
+                           void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm) {
+  COUNT(C_Neighbor_alltoallv);
+  coll c;
+  nbr nb;
+  uint64_t *v = NULL;
+  if (coll_start(&c, comm, C_Neighbor_alltoallv) && nbr_start(&c, comm, C_Neighbor_alltoallv, &nb)) {
+    for (int i = 0; i < nb.nout; i++)
+      nblock_set(nb.sb, i, nb.dst, (const char *)sbuf + (int64_t)sdispls[i] * type_extent(stype), scounts[i], stype);
+    for (int j = 0; j < nb.nin; j++)
+      nblock_set(nb.rb, j, nb.src, (char *)rbuf + (int64_t)rdispls[j] * type_extent(rtype), rcounts[j], rtype);
+    v = nbr_record(&c, IR_COLL_NEIGHBOR_ALLTOALLV, C_Neighbor_alltoallv, &nb, type_name(stype), type_name(rtype));
+    nbr_free(&nb);
+  }
+  int rc = PMPI_Neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
+  coll_done(&c);
+  free(v);
+  return rc;
+}
+
+int MPI_Neighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint sdispls[],
+                           const MPI_Datatype stypes[], void *rbuf, const int rcounts[], const MPI_Aint rdispls[],
+                           const MPI_Datatype rtypes[], MPI_Comm comm) {
+  COUNT(C_Neighbor_alltoallw);
+  coll c;
+  nbr nb;
+  uint64_t *v = NULL;
+  if (coll_start(&c, comm, C_Neighbor_alltoallw) && nbr_start(&c, comm, C_Neighbor_alltoallw, &nb)) {
+    for (int i = 0; i < nb.nout; i++)   /* displacements in bytes, a datatype per block */
+      nblock_set(nb.sb, i, nb.dst, (const char *)sbuf + sdispls[i], scounts[i], stypes[i]);
+    for (int j = 0; j < nb.nin; j++) nblock_set(nb.rb, j, nb.src, (char *)rbuf + rdispls[j], rcounts[j], rtypes[j]);
+    v = nbr_record(&c, IR_COLL_NEIGHBOR_ALLTOALLW, C_Neighbor_alltoallw, &nb, NULL, NULL);
+    nbr_free(&nb);
+  }
+  int rc = PMPI_Neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
+  coll_done(&c);
+  free(v);
   return rc;
 }

@@ -102,12 +102,12 @@ START_TEST(native_kinds_load_and_save) {
     CK_OK(ir_graph_new(P, -1, &g));
     uint64_t count = in->send == IR_SLOTS_NONE ? 0 : 4;
     int rc = CDAG_OK;
-    /* vector kinds: blocks of count (alltoallv: P blocks sent), back to back */
+    /* vector kinds: blocks of count (alltoallv, neighbourhood kinds: P blocks sent), back to back */
     uint64_t lists[4 * P], bytes = in->reduces ? 4 * count : count;
     for (int m = 0; m < P; m++)
       lists[m] = lists[2 * P + m] = count, lists[P + m] = lists[3 * P + m] = (uint64_t)m * bytes;
     for (int r = 0; r < P && rc == CDAG_OK; r++)
-      rc = ir_add_collv(g, r, k, 0, in->rooted ? 1 : -1, 0x1000, 0x100000, k == IR_COLL_ALLTOALLV ? P * count : count,
+      rc = ir_add_collv(g, r, k, 0, in->rooted ? 1 : -1, 0x1000, 0x100000, ir_coll_lists(k, 0) == 4 ? P * count : count,
                         CDAG_INT32, CDAG_SUM, in->vector ? lists : NULL, NULL);
     if (!in->native) {
       ck_assert_int_eq(rc, CDAG_ERR_ARG);

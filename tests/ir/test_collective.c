@@ -348,6 +348,9 @@ END_TEST
 
 enum { VSPAN = 512 };   /* bytes of in and out every member has */
 
+/* alltoallv's lists: alltoallv and the neighbourhood kinds */
+static int a2a(int kind) { return ir_coll_lists(kind, 0) == 4; }
+
 typedef struct {
   int kind, n, root, inplace;         /* root: member index; comm 0, ranks 0..n-1 */
   uint64_t cnt[8][8];                 /* cnt[i][j]: bytes i sends j (reduce_scatter: elements of block j) */
@@ -373,15 +376,16 @@ static void place(uint64_t *s, int n, const uint64_t *len, uint64_t *at) {
 
 static void random_vcase(uint64_t *s, vcase *c) {
   static const int kinds[] = {IR_COLL_GATHERV, IR_COLL_SCATTERV, IR_COLL_ALLGATHERV, IR_COLL_ALLTOALLV,
-                              IR_COLL_REDUCE_SCATTER};
+                              IR_COLL_REDUCE_SCATTER, IR_COLL_NEIGHBOR_ALLGATHER, IR_COLL_NEIGHBOR_ALLGATHERV,
+                              IR_COLL_NEIGHBOR_ALLTOALL, IR_COLL_NEIGHBOR_ALLTOALLV, IR_COLL_NEIGHBOR_ALLTOALLW};
   memset(c, 0, sizeof *c);
-  c->kind = kinds[test_rand(s) % 5];
+  c->kind = kinds[test_rand(s) % (sizeof kinds / sizeof *kinds)];
   c->n = 1 + (int)(test_rand(s) % 6);
   c->root = (int)(test_rand(s) % (uint64_t)c->n);
-  c->inplace = c->kind != IR_COLL_ALLTOALLV && (int)(test_rand(s) % 2);
+  c->inplace = !a2a(c->kind) && (int)(test_rand(s) % 2);
   for (int i = 0; i < c->n; i++)
     for (int j = 0; j < c->n; j++) {   /* gatherv, scatterv, allgatherv, reduce_scatter: member j's size, alike */
-      int each = c->kind == IR_COLL_ALLTOALLV;
+      int each = a2a(c->kind);
       uint64_t fresh = c->kind == IR_COLL_REDUCE_SCATTER ? test_rand(s) % 5 : 4 * (test_rand(s) % 5);
       c->cnt[i][j] = each || i == 0 ? fresh : c->cnt[0][j];
     }
@@ -389,7 +393,7 @@ static void random_vcase(uint64_t *s, vcase *c) {
     uint64_t col[8];
     for (int j = 0; j < c->n; j++) col[j] = c->cnt[j][i];   /* what i receives from j */
     place(s, c->n, c->cnt[i], c->sd[i]);
-    place(s, c->n, c->kind == IR_COLL_ALLTOALLV ? col : c->cnt[i], c->rd[i]);
+    place(s, c->n, a2a(c->kind) ? col : c->cnt[i], c->rd[i]);
   }
 }
 
@@ -412,6 +416,11 @@ static void vbuffers(const vcase *c, int m, uint64_t *in, uint64_t *out, uint64_
       for (int j = 0; j < n; j++) v[j] = c->cnt[m][j], v[n + j] = c->rd[m][j];
       break;
     case IR_COLL_ALLTOALLV:
+    case IR_COLL_NEIGHBOR_ALLGATHER:
+    case IR_COLL_NEIGHBOR_ALLGATHERV:
+    case IR_COLL_NEIGHBOR_ALLTOALL:
+    case IR_COLL_NEIGHBOR_ALLTOALLV:
+    case IR_COLL_NEIGHBOR_ALLTOALLW:
       for (int j = 0; j < n; j++)
         v[j] = c->cnt[m][j], v[n + j] = c->sd[m][j], v[2 * n + j] = c->cnt[j][m], v[3 * n + j] = c->rd[m][j];
       break;
@@ -424,7 +433,7 @@ static void vbuffers(const vcase *c, int m, uint64_t *in, uint64_t *out, uint64_
 static uint64_t vcount(const vcase *c, int m) {
   uint64_t sum = 0;
   for (int j = 0; j < c->n; j++) sum += c->cnt[m][j];
-  return c->kind == IR_COLL_ALLTOALLV ? sum : c->cnt[m][m];
+  return a2a(c->kind) ? sum : c->cnt[m][m];
 }
 
 static cdag_graph *vbuild(const vcase *c) {
@@ -459,7 +468,12 @@ static void check_vmember(const vcase *c, int m, sim_mem *init, sim_mem *after) 
         if (j == c->root) expect_bytes(after, m, out, init, j, IN + c->sd[j][m], c->cnt[j][m]);
         break;
       case IR_COLL_ALLGATHERV: expect_bytes(after, m, OUT + c->rd[m][j], init, j, jin, c->cnt[m][j]); break;
-      case IR_COLL_ALLTOALLV: expect_bytes(after, m, OUT + c->rd[m][j], init, j, IN + c->sd[j][m], c->cnt[j][m]); break;
+      case IR_COLL_ALLTOALLV:
+      case IR_COLL_NEIGHBOR_ALLGATHER:
+      case IR_COLL_NEIGHBOR_ALLGATHERV:
+      case IR_COLL_NEIGHBOR_ALLTOALL:
+      case IR_COLL_NEIGHBOR_ALLTOALLV:
+      case IR_COLL_NEIGHBOR_ALLTOALLW: expect_bytes(after, m, OUT + c->rd[m][j], init, j, IN + c->sd[j][m], c->cnt[j][m]); break;
       default: break;
     }
   }

@@ -3,7 +3,8 @@
  * Blocks of unequal sizes (member i: i + 1 elements) at displacements with gaps and out of
  * order, on the world and in place: gatherv, scatterv, allgatherv, alltoallv, alltoallw
  * (a datatype per peer: int32 to even members, a strided vector to odd ones),
- * reduce_scatter, scan and exscan; a gatherv whose root receives a strided vector (a packing area). The
+ * reduce_scatter, scan and exscan, the neighbourhood collectives on Cartesian, graph and
+ * distributed-graph communicators; a gatherv whose root receives a strided vector (a packing area). The
  * recording must hold each as a native call whose bytes replay as the program's did. */
 #include <string.h>
 
@@ -70,6 +71,34 @@ int main(int argc, char **argv) {
   MPI_Exscan(lv, ls, 4, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   MPI_Scan(MPI_IN_PLACE, lv, 2, MPI_INT64_T, MPI_BXOR, MPI_COMM_WORLD);
   MPI_Exscan(MPI_IN_PLACE, red, 1, MPI_INT32_T, MPI_MIN, MPI_COMM_WORLD);
+  /* neighbourhood collectives: a periodic ring (Cartesian: below, then above), a directed
+     ring one way (distributed graph, adjacent), the ring both ways (graph) */
+  MPI_Comm cart, dist, graph;
+  int dims[1] = {n}, periods[1] = {1}, fwd = (me + 1) % n, back = (me + n - 1) % n;
+  MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &back, MPI_UNWEIGHTED, 1, &fwd, MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
+                                 &dist);
+  int index[MAXP], edges[2 * MAXP];
+  for (int i = 0; i < n; i++) {
+    index[i] = 2 * (i + 1);
+    edges[2 * i] = (i + n - 1) % n, edges[2 * i + 1] = (i + 1) % n;
+  }
+  MPI_Graph_create(MPI_COMM_WORLD, n, index, edges, 0, &graph);
+  static int32_t nb_in[64], nb_out[5][64];
+  rt_fill(nb_in, sizeof nb_in); rt_fill(nb_out, sizeof nb_out);
+  MPI_Neighbor_allgather(nb_in, 3, MPI_INT32_T, nb_out[0], 3, MPI_INT32_T, cart);
+  int ncnt[1] = {back % 2 ? 1 : 2}, ndsp[1] = {5};   /* what the rank behind sends */
+  MPI_Neighbor_allgatherv(nb_in + 1, me % 2 ? 1 : 2, MPI_INT32_T, nb_out[1], ncnt, ndsp, MPI_INT32_T, dist);
+  MPI_Neighbor_alltoall(nb_in, 2, MPI_INT32_T, nb_out[2], 2, MPI_INT32_T, graph);   /* 2 ranks: one neighbour twice */
+  int vsc[2] = {2, 2}, vsd[2] = {6, 0}, vrc[2] = {2, 2}, vrd[2] = {0, 8};   /* at 2 ranks both neighbours are one */
+  MPI_Neighbor_alltoallv(nb_in, vsc, vsd, MPI_INT32_T, nb_out[3], vrc, vrd, MPI_INT32_T, cart);
+  int wc[2] = {2, 2};
+  MPI_Aint wsd2[2] = {0, 16}, wrd2[2] = {32, 0};
+  MPI_Datatype wst[2] = {every2, MPI_INT32_T}, wrt[2] = {MPI_INT32_T, every2};
+  MPI_Neighbor_alltoallw(nb_in, wc, wsd2, wst, nb_out[4], wc, wrd2, wrt, graph);
+  MPI_Comm_free(&cart);
+  MPI_Comm_free(&dist);
+  MPI_Comm_free(&graph);
   MPI_Type_free(&every2);
   rt_keep(rbuf, sizeof rbuf);
   rt_keep(ibuf, sizeof ibuf);
@@ -79,6 +108,7 @@ int main(int argc, char **argv) {
   rt_keep(red, (size_t)(me + 1) * sizeof *red);
   rt_keep(rin, (size_t)(me + 1) * sizeof *rin);
   rt_keep(ds, sizeof ds);
+  rt_keep(nb_out, sizeof nb_out);
   rt_keep(lv, sizeof lv);
   if (me > 0) rt_keep(ls, sizeof ls);   /* rank 0's exscan result is undefined */
   return rt_finish();
