@@ -11,9 +11,10 @@
  *    completions they observed as one `wait` line; persistent requests record an operation
  *    at every Start; matched probes carry their communicator to Mrecv/Imrecv; a cancelled
  *    operation is dropped;
- *  - the collectives cdag knows (barrier, bcast, gather, scatter, allgather, alltoall,
- *    reduce, allreduce, reduce_scatter_block on contiguous predefined types) as collective
- *    operations; other calls are passed on and counted as unsupported;
+ *  - the collectives cdag knows (ir/coll_kinds.h's native kinds: the blocking ones, the v-
+ *    and w-forms, reduce_scatter, scan, exscan, the neighbourhood collectives; reductions
+ *    on contiguous predefined types) as collective operations; other calls are passed on
+ *    and counted as unsupported;
  *  - sent bytes go through the shadow (shadow.c), which adds the local operations PMPI
  *    cannot see; received bytes are given to it;
  *  - the time from the return of one intercepted call to the entry of the next

@@ -1,7 +1,8 @@
-/* cdag — src/record/pmpi_coll.c: the collectives, recorded as the graph format's native
- * collective operations (pmpi.h; the lines: record.h): barrier, bcast, gather, scatter,
- * allgather, alltoall, reduce, allreduce and reduce_scatter_block, the kinds
- * ir/coll_kinds.h marks native; reductions on MPI's predefined types and ops only. */
+/* cdag — src/record/pmpi_coll.c: the collectives of regular blocks, recorded as the graph
+ * format's native collective operations (pmpi.h; the lines: record.h): barrier, bcast,
+ * gather, scatter, allgather, alltoall, reduce, allreduce and reduce_scatter_block;
+ * reductions on MPI's predefined types and ops only. Their sides and steps serve
+ * pmpi_vcoll.c too (pmpi_coll.h). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
