@@ -71,11 +71,13 @@ int main(int argc, char **argv) {
   MPI_Exscan(lv, ls, 4, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   MPI_Scan(MPI_IN_PLACE, lv, 2, MPI_INT64_T, MPI_BXOR, MPI_COMM_WORLD);
   MPI_Exscan(MPI_IN_PLACE, red, 1, MPI_INT32_T, MPI_MIN, MPI_COMM_WORLD);
-  /* neighbourhood collectives: a periodic ring (Cartesian: below, then above), a directed
+  /* neighbourhood collectives: a periodic grid (Cartesian: per dimension below, then above;
+     the second dimension of 1 process: itself twice), a directed
      ring one way (distributed graph, adjacent), the ring both ways (graph) */
   MPI_Comm cart, dist, graph;
-  int dims[1] = {n}, periods[1] = {1}, fwd = (me + 1) % n, back = (me + n - 1) % n;
-  MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
+  int dims[2] = {n, 1}, periods[2] = {1, 1}, fwd = (me + 1) % n, back = (me + n - 1) % n;
+  if (n % 2 == 0 && n >= 4) dims[0] = 2, dims[1] = n / 2;   /* 2 x n/2: a neighbour twice in dimension 0 */
+  MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart);
   MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &back, MPI_UNWEIGHTED, 1, &fwd, MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
                                  &dist);
   int index[MAXP], edges[2 * MAXP];
@@ -90,7 +92,7 @@ int main(int argc, char **argv) {
   int ncnt[1] = {back % 2 ? 1 : 2}, ndsp[1] = {5};   /* what the rank behind sends */
   MPI_Neighbor_allgatherv(nb_in + 1, me % 2 ? 1 : 2, MPI_INT32_T, nb_out[1], ncnt, ndsp, MPI_INT32_T, dist);
   MPI_Neighbor_alltoall(nb_in, 2, MPI_INT32_T, nb_out[2], 2, MPI_INT32_T, graph);   /* 2 ranks: one neighbour twice */
-  int vsc[2] = {2, 2}, vsd[2] = {6, 0}, vrc[2] = {2, 2}, vrd[2] = {0, 8};   /* at 2 ranks both neighbours are one */
+  int vsc[4] = {2, 2, 3, 3}, vsd[4] = {6, 0, 9, 12}, vrc[4] = {2, 2, 3, 3}, vrd[4] = {0, 8, 3, 12};   /* alike per dimension */
   MPI_Neighbor_alltoallv(nb_in, vsc, vsd, MPI_INT32_T, nb_out[3], vrc, vrd, MPI_INT32_T, cart);
   int wc[2] = {2, 2};
   MPI_Aint wsd2[2] = {0, 16}, wrd2[2] = {32, 0};
