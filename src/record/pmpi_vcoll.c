@@ -32,7 +32,7 @@ static int side_blocks(side *sd, const void *base, int n, const int *cnt, const 
     if (at) at[m] = sd->bytes;
     sd->bytes += b;
     if (!b) continue;
-    rc = layout((const char *)base + (int64_t)disp[m] * unit, cnt[m], tm, b, &one);
+    rc = layout((const char *)base + (int64_t)disp[m] * unit, cnt[m], tm, NULL, b, &one);
     for (int64_t i = 0; i < one.n && !rc; i++) rc = ranges_add(&sd->r, one.a[i], one.l[i]);
   }
   free(one.a);
@@ -328,7 +328,7 @@ static int side_peers(side *sd, nblock *b, int k, int n, const char *type, uint6
     if (!bytes) continue;
     cnt[b[i].peer] += bytes;
     sd->bytes += bytes;
-    rc = layout(b[i].p, b[i].count, b[i].t, bytes, &one);
+    rc = layout(b[i].p, b[i].count, b[i].t, NULL, bytes, &one);
     for (int64_t j = 0; j < one.n && !rc; j++) rc = ranges_add(&sd->r, one.a[j], one.l[j]);
   }
   free(one.a);
