@@ -20,13 +20,13 @@
  * (exec/mpi/part.h, schedule.c, run.c) or its lowering (src/model/lower.c); the build fails
  * until it exists. An existing token needs nothing.
  *
- * Native-only kinds (scan, exscan, the neighbourhood collectives): a program calls them,
- * detection never proposes them (a prefix reduction is no pattern cdag rewrites; what a
- * neighbourhood collective moves is found as the patterns it makes), so no plan collective
+ * Native-only kinds (scan, exscan, alltoallw, the neighbourhood collectives): a program calls
+ * them, detection never proposes them (a prefix reduction is no pattern cdag rewrites; what
+ * the others move is found as the patterns it makes), so no plan collective
  * has their kind; their `exec` and `lower` token NONE fails as a plan error where a plan
- * would run or lower one. A neighbourhood call is written with an alltoallv's lists over its
- * communicator (its blocks to one member back to back, in the order of its neighbour list;
- * ir.h), whichever topology and form the program used.
+ * would run or lower one. An alltoallw or neighbourhood call is written with an alltoallv's
+ * lists over its communicator (its blocks to one member back to back, in bytes; ir.h),
+ * whichever datatypes, topology and form the program used.
  *
  * Columns of X(ID, name, mpi, exec, lower, rooted, vector, reduces, send, recv, send_root,
  *              recv_root, native, kernel):
@@ -67,6 +67,7 @@
   X(REDUCE_SCATTER,       "reduce_scatter",       Reduce_scatter,       REDSCAT,    PAIRWISE,  0, 1, 1, MEMBER, ONE,    0, 0, 1, 0) \
   X(SCAN,                 "scan",                 Scan,                 NONE,       NONE,      0, 0, 1, ONE,    ONE,    0, 0, 1, 0) \
   X(EXSCAN,               "exscan",               Exscan,               NONE,       NONE,      0, 0, 1, ONE,    ONE,    0, 0, 1, 0) \
+  X(ALLTOALLW,            "alltoallw",            Alltoallw,            NONE,       NONE,      0, 1, 0, MEMBER, MEMBER, 0, 0, 1, 0) \
   X(NEIGHBOR_ALLGATHER,   "neighbor_allgather",   Neighbor_allgather,   NONE,       NONE,      0, 1, 0, MEMBER, MEMBER, 0, 0, 1, 0) \
   X(NEIGHBOR_ALLGATHERV,  "neighbor_allgatherv",  Neighbor_allgatherv,  NONE,       NONE,      0, 1, 0, MEMBER, MEMBER, 0, 0, 1, 0) \
   X(NEIGHBOR_ALLTOALL,    "neighbor_alltoall",    Neighbor_alltoall,    NONE,       NONE,      0, 1, 0, MEMBER, MEMBER, 0, 0, 1, 0) \

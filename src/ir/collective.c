@@ -379,6 +379,7 @@ static int expand_vector(expansion *x, const ir_call *c) {
         rc = m == me ? copy_bytes(x, c->in, c->out + dsp[m], cnt[m]) : move(x, IR_RECV, m, c->out + dsp[m], cnt[m]);
       return rc;
     case IR_COLL_ALLTOALLV:
+    case IR_COLL_ALLTOALLW:
     case IR_COLL_NEIGHBOR_ALLGATHER:
     case IR_COLL_NEIGHBOR_ALLGATHERV:
     case IR_COLL_NEIGHBOR_ALLTOALL:

@@ -40,7 +40,7 @@
 #define REC_OTHER_CALLS(X)                                                                        \
   X(Comm_dup) X(Comm_split) X(Comm_create) X(Comm_split_type) X(Cart_create) X(Cart_sub)          \
   X(Graph_create) X(Dist_graph_create) X(Dist_graph_create_adjacent)                              \
-  X(Comm_free) X(Pcontrol) X(Alltoallw) X(Ibarrier) X(Ibcast) X(Ireduce)        \
+  X(Comm_free) X(Pcontrol) X(Ibarrier) X(Ibcast) X(Ireduce)        \
   X(Iallreduce) X(Igather) X(Iscatter) X(Iallgather) X(Ialltoall) X(Win_create) X(Win_allocate)   \
   X(Win_fence) X(Put) X(Get) X(Accumulate) X(Comm_spawn) X(Intercomm_create) X(Intercomm_merge)    \
   X(Comm_create_group) X(Comm_idup)                                                               \

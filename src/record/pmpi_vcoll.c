@@ -7,7 +7,7 @@
  * then lie back to back, and so they do in a side of one range, so the call's lists say each
  * block's bytes and, as displacements, the sums of the bytes before it: what the program's
  * counts, displacements and datatypes meant, in bytes. MPI_Alltoallw, whose blocks have a
- * datatype each, is written the same way, as an alltoallv. */
+ * datatype each, is written the same way, with alltoallv's lists. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
@@ -129,7 +129,7 @@ int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 
 /* alltoallv and alltoallw: block j of each side, its own datatype in the w-form (sts, rts
    non-NULL, displacements in bytes), or st and rt with displacements in their extents. */
-static uint64_t *all_to_all(coll *c, int call, const void *sbuf, const int *scounts, const int *sdispls,
+static uint64_t *all_to_all(coll *c, int kind, int call, const void *sbuf, const int *scounts, const int *sdispls,
                             MPI_Datatype st, const MPI_Datatype *sts, void *rbuf, const int *rcounts,
                             const int *rdispls, MPI_Datatype rt, const MPI_Datatype *rts) {
   int n = c->x->n, ok;
@@ -141,7 +141,7 @@ static uint64_t *all_to_all(coll *c, int call, const void *sbuf, const int *scou
   else
     ok = v && !side_blocks(&c->in, sbuf, n, scounts, sdispls, sunit, st, sts, v, v + n);
   ok = ok && !side_blocks(&c->out, rbuf, n, rcounts, rdispls, runit, rt, rts, v + 2 * n, v + 3 * n);
-  if (!coll_ready(c, call, ok)) vcoll_line(c, IR_COLL_ALLTOALLV, -1, c->in.bytes, 0, 0, v);
+  if (!coll_ready(c, call, ok)) vcoll_line(c, kind, -1, c->in.bytes, 0, 0, v);
   return v;
 }
 
@@ -151,7 +151,8 @@ int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MP
   coll c;
   uint64_t *v = NULL;
   if (coll_start(&c, comm, C_Alltoallv))
-    v = all_to_all(&c, C_Alltoallv, sbuf, scounts, sdispls, stype, NULL, rbuf, rcounts, rdispls, rtype, NULL);
+    v = all_to_all(&c, IR_COLL_ALLTOALLV, C_Alltoallv, sbuf, scounts, sdispls, stype, NULL, rbuf, rcounts, rdispls,
+                   rtype, NULL);
   int rc = PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
   coll_done(&c);
   free(v);
@@ -164,8 +165,8 @@ int MPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[], co
   coll c;
   uint64_t *v = NULL;
   if (coll_start(&c, comm, C_Alltoallw))
-    v = all_to_all(&c, C_Alltoallw, sbuf, scounts, sdispls, MPI_DATATYPE_NULL, stypes, rbuf, rcounts, rdispls,
-                   MPI_DATATYPE_NULL, rtypes);
+    v = all_to_all(&c, IR_COLL_ALLTOALLW, C_Alltoallw, sbuf, scounts, sdispls, MPI_DATATYPE_NULL, stypes, rbuf,
+                   rcounts, rdispls, MPI_DATATYPE_NULL, rtypes);
   int rc = PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
   coll_done(&c);
   free(v);

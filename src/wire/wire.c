@@ -344,12 +344,13 @@ static int wire_decode_natives(cdag_graph *g, wire_reader *r, int rank, int64_t 
     k.out = wire_get_u(r);
     k.count = wire_get_u(r);
     uint64_t nv = wire_get_u(r);
-    if (!r->failed && nv <= 4 * (uint64_t)g->nprocs && nv && base_grow((void **)&v, 0, &vcap, (int64_t)nv, sizeof *v, "native calls")) {
+    int fits = !r->failed && nv <= 4 * (uint64_t)g->nprocs;
+    if (fits && nv && base_grow((void **)&v, 0, &vcap, (int64_t)nv, sizeof *v, "native calls")) {
       free(v);
       return CDAG_ERR_NOMEM;
     }
-    for (uint64_t i = 0; i < nv && nv <= 4 * (uint64_t)g->nprocs; i++) v[i] = wire_get_u(r);
-    if (r->failed || nv > 4 * (uint64_t)g->nprocs) {
+    for (uint64_t i = 0; fits && i < nv; i++) v[i] = wire_get_u(r);
+    if (!fits || r->failed) {
       free(v);
       return wire_bad(rank, "native call lists");
     }

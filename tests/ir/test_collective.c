@@ -376,7 +376,7 @@ static void place(uint64_t *s, int n, const uint64_t *len, uint64_t *at) {
 
 static void random_vcase(uint64_t *s, vcase *c) {
   static const int kinds[] = {IR_COLL_GATHERV, IR_COLL_SCATTERV, IR_COLL_ALLGATHERV, IR_COLL_ALLTOALLV,
-                              IR_COLL_REDUCE_SCATTER, IR_COLL_NEIGHBOR_ALLGATHER, IR_COLL_NEIGHBOR_ALLGATHERV,
+                              IR_COLL_REDUCE_SCATTER, IR_COLL_ALLTOALLW, IR_COLL_NEIGHBOR_ALLGATHER, IR_COLL_NEIGHBOR_ALLGATHERV,
                               IR_COLL_NEIGHBOR_ALLTOALL, IR_COLL_NEIGHBOR_ALLTOALLV, IR_COLL_NEIGHBOR_ALLTOALLW};
   memset(c, 0, sizeof *c);
   c->kind = kinds[test_rand(s) % (sizeof kinds / sizeof *kinds)];
@@ -416,6 +416,7 @@ static void vbuffers(const vcase *c, int m, uint64_t *in, uint64_t *out, uint64_
       for (int j = 0; j < n; j++) v[j] = c->cnt[m][j], v[n + j] = c->rd[m][j];
       break;
     case IR_COLL_ALLTOALLV:
+    case IR_COLL_ALLTOALLW:
     case IR_COLL_NEIGHBOR_ALLGATHER:
     case IR_COLL_NEIGHBOR_ALLGATHERV:
     case IR_COLL_NEIGHBOR_ALLTOALL:
@@ -469,6 +470,7 @@ static void check_vmember(const vcase *c, int m, sim_mem *init, sim_mem *after) 
         break;
       case IR_COLL_ALLGATHERV: expect_bytes(after, m, OUT + c->rd[m][j], init, j, jin, c->cnt[m][j]); break;
       case IR_COLL_ALLTOALLV:
+      case IR_COLL_ALLTOALLW:
       case IR_COLL_NEIGHBOR_ALLGATHER:
       case IR_COLL_NEIGHBOR_ALLGATHERV:
       case IR_COLL_NEIGHBOR_ALLTOALL:
