@@ -58,6 +58,8 @@ typedef struct {
   int32_t comm;              /* send/recv of a recorder's part file: its communicator, -1 none */
   const ir_call *call;       /* IR_LINE_COLL: the call */
   int32_t rank;              /* IR_LINE_COLL: the rank writing it (the root alone writes some buffers) */
+  const uint64_t *lists;     /* IR_LINE_COLL of a vector kind: its lists (ir_add_collv), members values each */
+  int32_t members;
   const char *const *waits;  /* IR_LINE_WAIT: the labels waited for */
   int64_t nwaits;
 } ir_line;

@@ -78,6 +78,9 @@ typedef struct {
   uint64_t fresh_end;             /* the end of the regions assign_fresh gave them */
   int64_t nfresh, freshcap;
   uint64_t max_end;               /* end of the highest explicit address range */
+  struct coll_lists *lists;       /* reading a vector collective: its lists, else NULL */
+  uint64_t *lv;                   /* the lists' values, kept across statements */
+  int64_t lvcap;
 } reader;
 
 /* ---- messages ---- */
@@ -408,6 +411,40 @@ typedef struct {
   token t[F_N];   /* the value's token */
 } fields;
 
+/* The lists of a vector collective (`counts c0 c1 ..`; ir_add_collv): values back to back in
+   v, list k at first[k] (len[k] values), kept by the reader across statements. */
+enum { L_COUNTS, L_DISPLS, L_RECVCOUNTS, L_RECVDISPLS, L_N };
+static const char *const list_names[L_N] = {"counts", "displs", "recvcounts", "recvdispls"};
+typedef struct coll_lists {
+  uint64_t *v;
+  int64_t n, cap;
+  int64_t first[L_N], len[L_N];
+  token t[L_N];   /* the list's name */
+} coll_lists;
+
+/* A list named by r->tok, its numbers read; leaves the first token after them ahead (peeked).
+   -1: r->tok names no list. */
+static int read_list(reader *r) {
+  coll_lists *cl = r->lists;
+  int k = 0;
+  while (k < L_N && !is_word(&r->tok, list_names[k])) k++;
+  if (k == L_N) return -1;
+  if (cl->len[k] >= 0) return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "duplicate '%s'", list_names[k]);
+  cl->t[k] = r->tok;
+  cl->first[k] = cl->n;
+  cl->len[k] = 0;
+  const token *ahead;
+  int rc;
+  while (!(rc = peek(r, &ahead)) && ahead->kind == T_NUM) {
+    int64_t v;
+    if ((rc = next(r)) || (rc = num_in(r, &r->tok, 0, 0, INT64_MAX, "a count or displacement", &v))) return rc;
+    BASE_GROW(cl->v, cl->n, cl->cap, 1, "collective counts");
+    cl->v[cl->n++] = (uint64_t)v;
+    cl->len[k]++;
+  }
+  return rc;
+}
+
 /* Reads `name value` pairs allowed by mask until the end of the statement, which is left in
    r->tok. expect_text lists what may come (for the message). `wait` (a flag, no value) may
    end any operation: ops pass F_WAIT in mask. */
@@ -418,6 +455,12 @@ static int read_fields(reader *r, unsigned mask, const char *expect_text, fields
     if ((rc = next(r))) return rc;
     if (is_end(&r->tok)) return CDAG_OK;
     int k = field_of(&r->tok);
+    if (k == F_N && r->lists) {
+      if ((rc = read_list(r)) != -1) {
+        if (rc) return rc;
+        continue;
+      }
+    }
     if (k == F_N || !(mask & BIT(k))) return expected(r, &r->tok, expect_text);
     if (f->present[k]) return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "duplicate '%s'", field_names[k]);
     if (k == F_WAIT) {
@@ -591,7 +634,7 @@ static int read_p2p(reader *r, ir_kind kind, const token *kw, const token *label
 }
 
 static int add_coll_op(reader *r, int kind, const token *kw, const token *label, fields *f, int64_t count, int type,
-                       int rop);
+                       int rop, struct coll_lists *cl);
 static int coll_fields_ok(reader *r, int kind, const fields *f, int is_root);
 
 /* reduce COUNT TYPE OP root R in A [out B] [comm C]: MPI_Reduce, told from the local reduce
@@ -599,7 +642,7 @@ static int coll_fields_ok(reader *r, int kind, const fields *f, int is_root);
 static int native_reduce(reader *r, const token *kw, const token *label, fields *f, int64_t count, int type, int rop) {
   if (f->present[F_INOUT] || f->present[F_CPU] || f->present[F_NIC])
     return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_ROOT], "a native reduce (with 'root') takes 'in', 'out' and 'comm'");
-  return add_coll_op(r, IR_COLL_REDUCE, kw, label, f, count, type, rop);
+  return add_coll_op(r, IR_COLL_REDUCE, kw, label, f, count, type, rop, NULL);
 }
 
 /* reduce COUNT TYPE OP in A inout B [cpu C] [nic N] */
@@ -850,15 +893,50 @@ static int read_coll(reader *r, int kind, const token *kw, const token *label) {
   int moves = ir_coll_get(kind)->send != IR_SLOTS_NONE;   /* not a barrier */
   if (moves && (rc = read_coll_size(r, kind, &count, &type, &rop))) return rc;
   if (!moves) type = rop = 0;
-  if ((rc = read_fields(r, BIT(F_WAIT) | BIT(F_ROOT) | BIT(F_IN) | BIT(F_OUT) | BIT(F_ADDR) | BIT(F_COMM),
-                        "'root', 'in', 'out', 'addr', 'comm' or end of line", &f)))
-    return rc;
-  return add_coll_op(r, kind, kw, label, &f, count, type, rop);
+  coll_lists cl = {.v = r->lv, .cap = r->lvcap, .len = {-1, -1, -1, -1}};
+  if (ir_coll_get(kind)->vector) r->lists = &cl;
+  rc = read_fields(r, BIT(F_WAIT) | BIT(F_ROOT) | BIT(F_IN) | BIT(F_OUT) | BIT(F_ADDR) | BIT(F_COMM),
+                   r->lists ? "'root', 'in', 'out', 'counts', 'displs', 'recvcounts', 'recvdispls', 'comm' or end of line"
+                            : "'root', 'in', 'out', 'addr', 'comm' or end of line", &f);
+  r->lists = NULL;
+  r->lv = cl.v, r->lvcap = cl.cap;
+  if (rc) return rc;
+  return add_coll_op(r, kind, kw, label, &f, count, type, rop, ir_coll_get(kind)->vector ? &cl : NULL);
+}
+
+/* A vector collective's lists: the ones its kind has at this rank, each a value per member,
+   back to back in the order ir_add_collv takes; *v NULL for a kind without. */
+static int coll_lists_ok(reader *r, int kind, int64_t comm, int is_root, coll_lists *cl, const uint64_t **v) {
+  *v = NULL;
+  if (!cl) return CDAG_OK;
+  const int32_t *ranks;
+  int n = ir_comm_members(r->g, (int)comm, &ranks), want = ir_coll_lists(kind, is_root);
+  if (n < 0) return CDAG_OK;   /* ir_add_collv names the undeclared communicator */
+  for (int k = 0; k < L_N; k++) {
+    if (k >= want && cl->len[k] >= 0)
+      return rd_fail(r, CDAG_ERR_FORMAT, &cl->t[k], "'%s' on a %s%s, which has none", list_names[k],
+                     ir_coll_name(kind), ir_coll_get(kind)->rooted && !is_root ? " member other than the root" : "");
+    if (k < want && cl->len[k] < 0) {
+      char w[32];
+      snprintf(w, sizeof w, "'%s'", list_names[k]);
+      return expected(r, &r->tok, w);
+    }
+    if (k < want && cl->len[k] != n)
+      return rd_fail(r, CDAG_ERR_FORMAT, &cl->t[k], "'%s' has %lld values, communicator %lld has %d members",
+                     list_names[k], (long long)cl->len[k], (long long)comm, n);
+  }
+  if (!want) return CDAG_OK;
+  /* back to back in list order: the lists were read in the file's order, so move them */
+  BASE_GROW(r->lv, cl->n, r->lvcap, (int64_t)want * n, "collective counts");
+  cl->v = r->lv;
+  for (int k = 0; k < want; k++) memcpy(r->lv + cl->n + (int64_t)k * n, r->lv + cl->first[k], (size_t)n * sizeof *r->lv);
+  *v = r->lv + cl->n;
+  return CDAG_OK;
 }
 
 /* The fields of a collective read: checked, and the call added. */
 static int add_coll_op(reader *r, int kind, const token *kw, const token *label, fields *f, int64_t count, int type,
-                       int rop) {
+                       int rop, coll_lists *cl) {
   int64_t root = -1, in = 0, out = 0, addr = 0, comm = 0;
   int32_t id = -1;
   int rc;
@@ -869,8 +947,11 @@ static int add_coll_op(reader *r, int kind, const token *kw, const token *label,
   if ((rc = field_in(r, f, F_IN, 0, INT64_MAX, "an address", addr, &in))) return rc;
   if ((rc = field_in(r, f, F_OUT, 0, INT64_MAX, "an address", f->present[F_ADDR] ? addr : in, &out))) return rc;
   if (!f->present[F_IN]) in = out;
+  const uint64_t *lists;
+  if ((rc = coll_lists_ok(r, kind, comm, root == r->rank, cl, &lists))) return rc;
   int64_t first = r->g->nops;
-  rc = ir_add_coll(r->g, r->rank, kind, (int)comm, (int)root, (uint64_t)in, (uint64_t)out, (uint64_t)count, type, rop, &id);
+  rc = ir_add_collv(r->g, r->rank, kind, (int)comm, (int)root, (uint64_t)in, (uint64_t)out, (uint64_t)count, type, rop,
+                    lists, &id);
   if ((rc = finish_op(r, rc, id, kw, label, f))) return rc;
   for (int64_t i = first; i < id; i++) {   /* its messages' buffers (not the scratch) */
     cdag_graph *g = r->g;
@@ -1156,6 +1237,7 @@ static void reader_free(reader *r) {
   JudyLFreeArray(&r->ranks_seen, PJE0);
   free(r->pend);
   free(r->fresh);
+  free(r->lv);
 }
 
 int ir_load_mem(const char *buf, size_t len, const char *name, const ir_load_opts *o, cdag_graph **g) {

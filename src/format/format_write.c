@@ -136,7 +136,7 @@ __attribute__((format(printf, 2, 3))) static void ap(line_buf *b, const char *fm
 }
 
 /* A native collective call (collective.c), as docs/format.md spells it. */
-static void line_call(line_buf *b, const ir_call *c, int rank) {
+static void line_call(line_buf *b, const ir_call *c, int rank, const uint64_t *lists, int32_t members) {
   unsigned long long in = c->in, out = c->out, n = c->count;
   const ir_coll_info *k = ir_coll_get(c->kind);
   int root = c->root == rank;
@@ -148,6 +148,11 @@ static void line_call(line_buf *b, const ir_call *c, int rank) {
   else if (k->send != IR_SLOTS_NONE) {                         /* root-only sides as the kind's slots */
     if (!k->send_root || root) ap(b, " in 0x%llx", in);
     if (!k->recv_root || root) ap(b, " out 0x%llx", out);
+  }
+  static const char *const list_names[] = {"counts", "displs", "recvcounts", "recvdispls"};
+  for (int l = 0; lists && l < ir_coll_lists(c->kind, root); l++) {   /* vector kinds */
+    ap(b, " %s", list_names[l]);
+    for (int32_t m = 0; m < members; m++) ap(b, " %llu", (unsigned long long)lists[(int64_t)l * members + m]);
   }
   if (c->comm) ap(b, " comm %d", c->comm);
 }
@@ -166,7 +171,7 @@ size_t ir_format_line(char *buf, size_t cap, const char *label, const ir_line *l
   if (cap) buf[0] = 0;
   if (label) ap(&b, "%s: ", label);
   switch (l->kind) {
-    case IR_LINE_COLL: line_call(&b, l->call, l->rank); return b.len;
+    case IR_LINE_COLL: line_call(&b, l->call, l->rank, l->lists, l->members); return b.len;
     case IR_LINE_WAIT:
       ap(&b, "wait");
       for (int64_t k = 0; k < l->nwaits; k++) ap(&b, " %s", l->waits[k]);
@@ -243,6 +248,8 @@ static int write_op(writer *w, int32_t op) {
   if (os == IR_OS_COLL) {
     l.kind = IR_LINE_COLL;
     l.call = &g->calls[g->call[op]];
+    l.lists = ir_call_lists(g, l.call);
+    l.members = ir_comm_members(g, l.call->comm, &(const int32_t *){NULL});
   } else if (os == IR_OS_WAIT) {
     int64_t n = 0;
     for (int64_t d = w->wait_head[op]; d >= 0; d = w->dep_next[d]) n++;

@@ -20,6 +20,14 @@
  * (exec/mpi/part.h, schedule.c, run.c) or its lowering (src/model/lower.c); the build fails
  * until it exists. An existing token needs nothing.
  *
+ * Native-only kinds (scan, exscan, alltoallw, the neighbourhood collectives): a program calls
+ * them, detection never proposes them (a prefix reduction is no pattern cdag rewrites; what
+ * the others move is found as the patterns it makes), so no plan collective
+ * has their kind; their `exec` and `lower` token NONE fails as a plan error where a plan
+ * would run or lower one. An alltoallw or neighbourhood call is written with an alltoallv's
+ * lists over its communicator (its blocks to one member back to back, in bytes; ir.h),
+ * whichever datatypes, topology and form the program used.
+ *
  * Columns of X(ID, name, mpi, exec, lower, rooted, vector, reduces, send, recv, send_root,
  *              recv_root, native, kernel):
  *   ID        IR_COLL_<ID>, DET_<ID>
@@ -52,11 +60,19 @@
   X(REDUCE,               "reduce",               Reduce,               REDUCE,     REDUCE,    1, 0, 1, ONE,    ONE,    0, 1, 1, 1) \
   X(ALLREDUCE,            "allreduce",            Allreduce,            ALLREDUCE,  ALLREDUCE, 0, 0, 1, ONE,    ONE,    0, 0, 1, 1) \
   X(REDUCE_SCATTER_BLOCK, "reduce_scatter_block", Reduce_scatter_block, REDSCAT,    PAIRWISE,  0, 0, 1, MEMBER, ONE,    0, 0, 1, 0) \
-  X(SCATTERV,             "scatterv",             Scatterv,             ALLTOALLW,  ROOTED,    1, 1, 0, MEMBER, ONE,    1, 0, 0, 0) \
-  X(GATHERV,              "gatherv",              Gatherv,              ALLTOALLW,  ROOTED,    1, 1, 0, ONE,    MEMBER, 0, 1, 0, 0) \
-  X(ALLGATHERV,           "allgatherv",           Allgatherv,           ALLGATHERV, ALLGATHER, 0, 1, 0, ONE,    MEMBER, 0, 0, 0, 1) \
-  X(ALLTOALLV,            "alltoallv",            Alltoallv,            ALLTOALLW,  PAIRWISE,  0, 1, 0, MEMBER, MEMBER, 0, 0, 0, 0) \
-  X(REDUCE_SCATTER,       "reduce_scatter",       Reduce_scatter,       REDSCAT,    PAIRWISE,  0, 1, 1, MEMBER, ONE,    0, 0, 0, 0)
+  X(SCATTERV,             "scatterv",             Scatterv,             ALLTOALLW,  ROOTED,    1, 1, 0, MEMBER, ONE,    1, 0, 1, 0) \
+  X(GATHERV,              "gatherv",              Gatherv,              ALLTOALLW,  ROOTED,    1, 1, 0, ONE,    MEMBER, 0, 1, 1, 0) \
+  X(ALLGATHERV,           "allgatherv",           Allgatherv,           ALLGATHERV, ALLGATHER, 0, 1, 0, ONE,    MEMBER, 0, 0, 1, 1) \
+  X(ALLTOALLV,            "alltoallv",            Alltoallv,            ALLTOALLW,  PAIRWISE,  0, 1, 0, MEMBER, MEMBER, 0, 0, 1, 0) \
+  X(REDUCE_SCATTER,       "reduce_scatter",       Reduce_scatter,       REDSCAT,    PAIRWISE,  0, 1, 1, MEMBER, ONE,    0, 0, 1, 0) \
+  X(SCAN,                 "scan",                 Scan,                 NONE,       NONE,      0, 0, 1, ONE,    ONE,    0, 0, 1, 0) \
+  X(EXSCAN,               "exscan",               Exscan,               NONE,       NONE,      0, 0, 1, ONE,    ONE,    0, 0, 1, 0) \
+  X(ALLTOALLW,            "alltoallw",            Alltoallw,            NONE,       NONE,      0, 1, 0, MEMBER, MEMBER, 0, 0, 1, 0) \
+  X(NEIGHBOR_ALLGATHER,   "neighbor_allgather",   Neighbor_allgather,   NONE,       NONE,      0, 1, 0, MEMBER, MEMBER, 0, 0, 1, 0) \
+  X(NEIGHBOR_ALLGATHERV,  "neighbor_allgatherv",  Neighbor_allgatherv,  NONE,       NONE,      0, 1, 0, MEMBER, MEMBER, 0, 0, 1, 0) \
+  X(NEIGHBOR_ALLTOALL,    "neighbor_alltoall",    Neighbor_alltoall,    NONE,       NONE,      0, 1, 0, MEMBER, MEMBER, 0, 0, 1, 0) \
+  X(NEIGHBOR_ALLTOALLV,   "neighbor_alltoallv",   Neighbor_alltoallv,   NONE,       NONE,      0, 1, 0, MEMBER, MEMBER, 0, 0, 1, 0) \
+  X(NEIGHBOR_ALLTOALLW,   "neighbor_alltoallw",   Neighbor_alltoallw,   NONE,       NONE,      0, 1, 0, MEMBER, MEMBER, 0, 0, 1, 0)
 /* clang-format on */
 
 #define IR_COLL_ENUM_(ID, ...) IR_COLL_##ID,

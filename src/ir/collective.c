@@ -148,6 +148,7 @@ typedef struct {
   const int32_t *ranks;               /* members (NULL: comm 0) */
   uint64_t block;                     /* bytes per block */
   uint64_t scratch;                   /* reductions: (n-1) blocks */
+  const uint64_t *v;                  /* vector kinds: the member's lists (ir_coll_lists) */
 } expansion;
 
 static int32_t rank_of(const expansion *x, int32_t m) { return x->ranks ? x->ranks[m] : m; }
@@ -215,6 +216,21 @@ static int reduce_into(expansion *x, const ir_call *c, uint64_t out) {
   return rc;
 }
 
+/* Scan (inclusive) and exscan: in goes to every later member first (in place, it is read
+   before anything lands), then the earlier members' blocks fold into out, member order. */
+static int expand_prefix(expansion *x, const ir_call *c, int inclusive) {
+  int rc = reserve_scratch(x);
+  for (int32_t m = x->me + 1; m < x->n && !rc; m++) rc = send_to(x, m, c->in);
+  if (rc || (!inclusive && x->me == 0)) return rc;
+  int32_t first = 0;   /* the block out starts from: its own (scan), member 0's (exscan) */
+  if (inclusive) rc = copy_block(x, c->in, c->out);
+  else rc = recv_from(x, first++, c->out);
+  for (int32_t m = first; m < x->me && !rc; m++) rc = recv_from(x, m, x->scratch + (uint64_t)m * x->block);
+  for (int32_t m = first; m < x->me && !rc; m++)
+    rc = part(x, IR_REDUCE, c->type, c->rop, c->out, x->scratch + (uint64_t)m * x->block, x->block);
+  return rc;
+}
+
 /* A kind the table marks native without a flat algorithm here: a missing row of this file. */
 static int no_expansion(const expansion *x, const ir_call *c) {
   return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: %s has no expansion (ir/collective.c)", x->rank,
@@ -276,6 +292,9 @@ static int expand_all(expansion *x, const ir_call *c) {
       if ((rc = copy_block(x, c->in, c->out)) || (rc = reduce_into(x, c, c->out))) return rc;
       for (int32_t m = 1; m < x->n && !rc; m++) rc = send_to(x, m, c->out);
       return rc;
+    case IR_COLL_SCAN:     /* member j folds members 0..j (itself included) */
+    case IR_COLL_EXSCAN:   /* member j folds members 0..j-1; member 0's out is left as it was */
+      return expand_prefix(x, c, c->kind == IR_COLL_SCAN);
     case IR_COLL_REDUCE_SCATTER_BLOCK:   /* member j reduces every member's block j */
       for (int32_t m = 0; m < x->n && !rc; m++)
         if (m != x->me) rc = send_to(x, m, c->in + (uint64_t)m * S);
@@ -315,17 +334,160 @@ static int check_extent(int rank, const char *kind, uint64_t addr, uint64_t bloc
   return CDAG_OK;
 }
 
-static int record_call(cdag_graph *g, const ir_call *c, int64_t *index) {
+/* ---- vector kinds: blocks of their own size ---- */
+
+int ir_coll_lists(int kind, int is_root) {
+  switch (kind) {
+    case IR_COLL_GATHERV:
+    case IR_COLL_SCATTERV: return is_root ? 2 : 0;
+    case IR_COLL_ALLGATHERV: return 2;
+    case IR_COLL_REDUCE_SCATTER: return 1;
+    default: return ir_coll_get(kind) && ir_coll_get(kind)->vector ? 4 : 0;   /* alltoallv, the neighbourhood kinds */
+  }
+}
+
+/* A message of `bytes` to or from member m; none for an empty block (both ends know its size). */
+static int move(expansion *x, int kind, int32_t m, uint64_t addr, uint64_t bytes) {
+  return bytes ? part(x, kind, rank_of(x, m), x->tag, addr, 0, bytes) : CDAG_OK;
+}
+
+static int copy_bytes(expansion *x, uint64_t src, uint64_t dst, uint64_t bytes) {
+  return src == dst || !bytes ? CDAG_OK : part(x, IR_COPY, 0, 0, dst, src, bytes);
+}
+
+/* The flat algorithms of the kinds without expand_rooted/expand_all: their blocks at
+   displacements, of each member's size (the lists: counts, displs, recvcounts, recvdispls). */
+static int expand_vector(expansion *x, const ir_call *c) {
+  int32_t n = x->n, me = x->me;
+  const uint64_t *cnt = x->v, *dsp = x->v + n, *rcnt = x->v + 2 * (int64_t)n, *rdsp = x->v + 3 * (int64_t)n;
+  int rc = CDAG_OK, root = me == x->rootm;
+  switch (c->kind) {
+    case IR_COLL_GATHERV:
+      if (!root) return move(x, IR_SEND, x->rootm, c->in, c->count);
+      for (int32_t m = 0; m < n && !rc; m++)
+        rc = m == me ? copy_bytes(x, c->in, c->out + dsp[m], cnt[m]) : move(x, IR_RECV, m, c->out + dsp[m], cnt[m]);
+      return rc;
+    case IR_COLL_SCATTERV:
+      if (!root) return move(x, IR_RECV, x->rootm, c->out, c->count);
+      for (int32_t m = 0; m < n && !rc; m++)
+        if (m != me) rc = move(x, IR_SEND, m, c->in + dsp[m], cnt[m]);
+      return rc ? rc : copy_bytes(x, c->in + dsp[me], c->out, cnt[me]);
+    case IR_COLL_ALLGATHERV:   /* sends first: an in-place block is read before anything lands */
+      for (int32_t m = 0; m < n && !rc; m++)
+        if (m != me) rc = move(x, IR_SEND, m, c->in, c->count);
+      for (int32_t m = 0; m < n && !rc; m++)
+        rc = m == me ? copy_bytes(x, c->in, c->out + dsp[m], cnt[m]) : move(x, IR_RECV, m, c->out + dsp[m], cnt[m]);
+      return rc;
+    case IR_COLL_ALLTOALLV:
+    case IR_COLL_ALLTOALLW:
+    case IR_COLL_NEIGHBOR_ALLGATHER:
+    case IR_COLL_NEIGHBOR_ALLGATHERV:
+    case IR_COLL_NEIGHBOR_ALLTOALL:
+    case IR_COLL_NEIGHBOR_ALLTOALLV:
+    case IR_COLL_NEIGHBOR_ALLTOALLW:   /* each member's blocks to a member are one block here */
+      for (int32_t m = 0; m < n && !rc; m++)
+        if (m != me) rc = move(x, IR_SEND, m, c->in + dsp[m], cnt[m]);
+      for (int32_t m = 0; m < n && !rc; m++)
+        rc = m == me ? copy_bytes(x, c->in + dsp[m], c->out + rdsp[m], cnt[m])
+                     : move(x, IR_RECV, m, c->out + rdsp[m], rcnt[m]);
+      return rc;
+    case IR_COLL_REDUCE_SCATTER: {   /* member j reduces every member's block j, counts[j] elements */
+      uint64_t es = (uint64_t)ir_type_size(c->type), off = 0, mine = 0;
+      for (int32_t m = 0; m < n && !rc; off += cnt[m] * es, m++)
+        if (m != me) rc = move(x, IR_SEND, m, c->in + off, cnt[m] * es);
+        else mine = off;
+      x->block = cnt[me] * es;
+      if (rc || !x->block) return rc;
+      if ((rc = copy_block(x, c->in + mine, c->out))) return rc;
+      return reduce_into(x, c, c->out);
+    }
+    default:
+      return no_expansion(x, c);
+  }
+}
+
+/* The bytes past in and out a member's call spans: the ends of its blocks (lists checked by
+   check_lists, so no sum overflows). */
+static void vector_extent(int kind, int32_t n, int32_t me, int root, const uint64_t *v, uint64_t count, int type,
+                          uint64_t *in_len, uint64_t *out_len) {
+  uint64_t a = 0, b = 0, sum = 0;
+  int lists = ir_coll_lists(kind, root);
+  for (int32_t m = 0; m < n && lists >= 2; m++) {
+    if (v[m] && v[n + m] + v[m] > a) a = v[n + m] + v[m];
+    if (lists == 4 && v[2 * n + m] && v[3 * n + m] + v[2 * n + m] > b) b = v[3 * n + m] + v[2 * n + m];
+  }
+  for (int32_t m = 0; m < n && lists == 1; m++) sum += v[m];
+  switch (kind) {
+    case IR_COLL_GATHERV: *in_len = count, *out_len = root ? a : 0; return;
+    case IR_COLL_SCATTERV: *in_len = root ? a : 0, *out_len = count; return;
+    case IR_COLL_ALLGATHERV: *in_len = count, *out_len = a; return;
+    case IR_COLL_REDUCE_SCATTER:
+      *in_len = sum * (uint64_t)ir_type_size(type), *out_len = v[me] * (uint64_t)ir_type_size(type);
+      return;
+    default: *in_len = a, *out_len = b; return;   /* alltoallv, the neighbourhood kinds */
+  }
+}
+
+/* A member's lists: every block inside the address space, its own block the size it says. */
+static int check_lists(int rank, int kind, int32_t n, int32_t me, int root, const uint64_t *v,
+                       uint64_t in, uint64_t out, uint64_t count, int type) {
+  int lists = ir_coll_lists(kind, root);
+  const char *name = ir_coll_name(kind);
+  if (lists && !v) return cdag__error(CDAG_ERR_ARG, "rank %d: %s without its counts", rank, name);
+  uint64_t es = kind == IR_COLL_REDUCE_SCATTER ? (uint64_t)ir_type_size(type) : 1, sum = 0, end;
+  for (int l = 0; l < lists; l += 2)
+    for (int32_t m = 0; m < n; m++) {
+      uint64_t c = v[l * (int64_t)n + m], d = lists > 1 ? v[(l + 1) * (int64_t)n + m] : 0;
+      uint64_t base = l == 2 || kind == IR_COLL_GATHERV || kind == IR_COLL_ALLGATHERV ? out : in;
+      if (ckd_mul(&end, c, es) || ckd_add(&sum, sum, end) || ckd_add(&end, end, d) || ckd_add(&end, end, base) ||
+          end > IR_COLL_SCRATCH)
+        return cdag__error(CDAG_ERR_ARG, "rank %d: %s block of member %d (%llu at +%llu) leaves the address space "
+                           "(addresses from 0x%llx up are cdag's)", rank, name, m, (unsigned long long)c,
+                           (unsigned long long)d, (unsigned long long)IR_COLL_SCRATCH);
+    }
+  uint64_t own = lists ? v[me] : count;
+  if (lists == 4) {   /* alltoallv, the neighbourhood kinds */
+    uint64_t sent = 0;
+    for (int32_t m = 0; m < n; m++) sent += v[m];
+    if (sent != count || v[me] != v[2 * (int64_t)n + me])
+      return cdag__error(CDAG_ERR_ARG, "rank %d: %s of %llu bytes whose counts sum to %llu, or whose own "
+                         "block is %llu bytes sent and %llu received", rank, name, (unsigned long long)count,
+                         (unsigned long long)sent, (unsigned long long)v[me], (unsigned long long)v[2 * (int64_t)n + me]);
+  } else if (own != count) {
+    return cdag__error(CDAG_ERR_ARG, "rank %d: %s of %llu, but its counts give member %d (itself) %llu", rank, name,
+                       (unsigned long long)count, me, (unsigned long long)own);
+  }
+  if (kind == IR_COLL_REDUCE_SCATTER) {   /* the own block is copied to out before the others fold in */
+    uint64_t mine = 0, b = v[me] * es;
+    for (int32_t m = 0; m < me; m++) mine += v[m] * es;
+    if (b && in + mine != out && in + mine < out + b && out < in + mine + b)
+      return cdag__error(CDAG_ERR_ARG, "rank %d: reduce_scatter whose own block of in (0x%llx) overlaps out (0x%llx) "
+                         "elsewhere: in place, in and out must be one buffer whose own block is first, or apart",
+                         rank, (unsigned long long)(in + mine), (unsigned long long)out);
+  }
+  uint64_t in_len, out_len;
+  vector_extent(kind, n, me, root, v, count, type, &in_len, &out_len);
+  int rc = check_extent(rank, name, in, 1, in_len);
+  return rc ? rc : check_extent(rank, name, out, 1, out_len);
+}
+
+/* Appends call c, and its nv list values (vector kinds) to g->cvec. */
+static int record_call(cdag_graph *g, const ir_call *c, const uint64_t *lists, int64_t nv, int64_t *index) {
   BASE_GROW(g->calls, g->ncalls, g->callcap, 1, "collective calls");
   int rc = ir_ensure_opt(g, (void **)&g->call, sizeof *g->call, 1);
   if (rc) return rc;
+  if (nv) BASE_GROW(g->cvec, g->ncvec, g->cveccap, nv, "collective counts");
   *index = g->ncalls;
-  g->calls[g->ncalls++] = *c;
+  g->calls[g->ncalls] = *c;
+  g->calls[g->ncalls++].vec = nv ? 1 + g->ncvec : 0;
+  if (nv) memcpy(g->cvec + g->ncvec, lists, (size_t)nv * sizeof *lists);
+  g->ncvec += nv;
   return CDAG_OK;
 }
 
-int ir_add_coll(cdag_graph *g, int rank, int kind, int comm, int root, uint64_t in, uint64_t out, uint64_t count,
-                int type, int rop, int32_t *id) {
+/* ir_add_coll and ir_add_collv: lists NULL for the kinds without (ir_coll_lists). */
+static int add_call(cdag_graph *g, int rank, int kind, int comm, int root, uint64_t in, uint64_t out, uint64_t count,
+                    int type, int rop, const uint64_t *lists, int32_t *id) {
   int32_t me = -1, rootm = -1;
   int rc;
   if (rank < 0 || rank >= g->nprocs || (g->myrank >= 0 && rank != g->myrank))
@@ -339,13 +501,16 @@ int ir_add_coll(cdag_graph *g, int rank, int kind, int comm, int root, uint64_t 
                        ir_type_name(type));
   ir_coll_spans(kind, me == rootm, n, &inb, &outb);
   if (kind == IR_COLL_BARRIER) block = 0;
-  if ((rc = check_extent(rank, ir_coll_name(kind), in, inb, block)) || (rc = check_extent(rank, ir_coll_name(kind), out, outb, block)))
-    return rc;
-  ir_call c = {-1, (uint8_t)kind, comm, is_rooted(kind) ? root : -1, type, rop, in, out, count};
-  int64_t ci;
-  if ((rc = record_call(g, &c, &ci))) return rc;
-  expansion x = {g, rank, (int32_t)ci, n, me, rootm, IR_TAG_COLL(comm), ranks, block, 0};
-  rc = is_rooted(kind) ? expand_rooted(&x, &c) : expand_all(&x, &c);
+  int vector = ir_coll_get(kind)->vector;
+  if (vector) rc = check_lists(rank, kind, n, me, me == rootm, lists, in, out, count, type);
+  else if ((rc = check_extent(rank, ir_coll_name(kind), in, inb, block)) == CDAG_OK)
+    rc = check_extent(rank, ir_coll_name(kind), out, outb, block);
+  if (rc) return rc;
+  ir_call c = {-1, (uint8_t)kind, comm, is_rooted(kind) ? root : -1, type, rop, in, out, count, 0};
+  int64_t ci, nv = vector ? ir_coll_lists(kind, me == rootm) * (int64_t)n : 0;
+  if ((rc = record_call(g, &c, lists, nv, &ci))) return rc;
+  expansion x = {g, rank, (int32_t)ci, n, me, rootm, IR_TAG_COLL(comm), ranks, block, 0, ir_call_lists(g, &g->calls[ci])};
+  rc = vector ? expand_vector(&x, &c) : is_rooted(kind) ? expand_rooted(&x, &c) : expand_all(&x, &c);
   int32_t own;
   if (!rc) rc = ir_append(g, IR_CALC, rank, 0, 0, 0, 0, 0, &own);
   if (!rc) rc = mark_os(g, own, IR_OS_COLL);
@@ -357,9 +522,44 @@ int ir_add_coll(cdag_graph *g, int rank, int kind, int comm, int root, uint64_t 
   return CDAG_OK;
 }
 
-int ir_append_call(cdag_graph *g, const ir_call *c) {
+int ir_add_coll(cdag_graph *g, int rank, int kind, int comm, int root, uint64_t in, uint64_t out, uint64_t count,
+                int type, int rop, int32_t *id) {
+  return add_call(g, rank, kind, comm, root, in, out, count, type, rop, NULL, id);
+}
+
+int ir_add_collv(cdag_graph *g, int rank, int kind, int comm, int root, uint64_t in, uint64_t out, uint64_t count,
+                 int type, int rop, const uint64_t *lists, int32_t *id) {
+  return add_call(g, rank, kind, comm, root, in, out, count, type, rop, lists, id);
+}
+
+const uint64_t *ir_call_lists(const cdag_graph *g, const ir_call *c) { return c->vec ? g->cvec + c->vec - 1 : NULL; }
+
+void ir_call_extent(const cdag_graph *g, const ir_call *c, uint64_t *in_len, uint64_t *out_len) {
+  const int32_t *ranks;
+  int32_t n = ir_comm_members(g, c->comm, &ranks);
+  const ir_coll_info *k = ir_coll_get(c->kind);
+  int root = c->root == g->rank[c->op];
+  if (k->vector) {
+    vector_extent(c->kind, n, member_of(g, c->comm, g->rank[c->op]), root, ir_call_lists(g, c), c->count, c->type,
+                  in_len, out_len);
+    return;
+  }
+  uint64_t block = k->reduces ? c->count * (uint64_t)ir_type_size(c->type) : c->count, in, out;
+  ir_coll_spans(c->kind, root, n, &in, &out);
+  if (k->send == IR_SLOTS_NONE) block = 0;   /* a barrier */
+  *in_len = in * block;
+  *out_len = out * block;
+}
+
+int64_t ir_call_nvalues(const cdag_graph *g, const ir_call *c) {
+  const int32_t *ranks;
+  int32_t n = ir_comm_members(g, c->comm, &ranks);
+  return c->vec && n > 0 ? ir_coll_lists(c->kind, c->root == g->rank[c->op]) * (int64_t)n : 0;
+}
+
+int ir_append_call(cdag_graph *g, const ir_call *c, const uint64_t *lists, int64_t nvalues) {
   int64_t index;
-  return record_call(g, c, &index);
+  return record_call(g, c, lists, lists ? nvalues : 0, &index);
 }
 
 int ir_mark_call(cdag_graph *g, int32_t op, int64_t call, int os) {
@@ -393,8 +593,37 @@ static int disagree(const cdag_graph *g, const ir_call *a, const ir_call *b, con
 static int same_call(const cdag_graph *g, const ir_call *a, const ir_call *b) {
   if (a->kind != b->kind) return disagree(g, a, b, "kind");
   if (a->root != b->root) return disagree(g, a, b, "root");
-  if (a->count != b->count) return disagree(g, a, b, "size");
+  if (a->count != b->count && !ir_coll_get(a->kind)->vector) return disagree(g, a, b, "size");
   if (is_reduction(a->kind) && (a->type != b->type || a->rop != b->rop)) return disagree(g, a, b, "type or op");
+  return CDAG_OK;
+}
+
+static int count_disagrees(const cdag_graph *g, const ir_call *a, int32_t m, uint64_t says, const ir_call *b,
+                           uint64_t has) {
+  char da[160], db[160];
+  return cdag__error(CDAG_ERR_FORMAT, "native %s on communicator %d disagree (counts): %s gives member %d %llu, "
+                     "%s has %llu", ir_coll_name(a->kind), a->comm, ir_describe(g, a->op, da, sizeof da), m,
+                     (unsigned long long)says, ir_describe(g, b->op, db, sizeof db), (unsigned long long)has);
+}
+
+/* One vector call's members (k[m]: member m's part, all n there): every member's counts of
+   member m are m's own size; alltoallv: what i sends j is what j receives from i. O(n^2),
+   the size of the lists. */
+static int lists_agree(const cdag_graph *g, const call_key *k, int32_t n) {
+  for (int32_t j = 0; j < n; j++) {
+    const ir_call *cj = &g->calls[k[j].call];
+    const uint64_t *v = ir_call_lists(g, cj);
+    if (!v) continue;   /* gatherv and scatterv members but the root */
+    for (int32_t m = 0; m < n; m++) {
+      const ir_call *cm = &g->calls[k[m].call];
+      if (ir_coll_lists(cj->kind, 0) == 4) {
+        uint64_t got = ir_call_lists(g, cm)[2 * (int64_t)n + j];
+        if (v[m] != got) return count_disagrees(g, cj, m, v[m], cm, got);
+      } else if (v[m] != cm->count) {
+        return count_disagrees(g, cj, m, v[m], cm, cm->count);
+      }
+    }
+  }
   return CDAG_OK;
 }
 
@@ -453,6 +682,7 @@ int ir_coll_check(const cdag_graph *g) {
     while (j < g->ncalls && k[j].comm == k[i].comm && k[j].seq == k[i].seq) j++;
     if (j - i != n) rc = missing_call(g, k + i, j - i);
     for (int64_t m = i + 1; m < j && !rc; m++) rc = same_call(g, &g->calls[k[i].call], &g->calls[k[m].call]);
+    if (!rc && ir_coll_get(g->calls[k[i].call].kind)->vector) rc = lists_agree(g, k + i, n);
     i = j;
   }
   free(k);

@@ -74,7 +74,7 @@ void ir_graph_free(cdag_graph *g) {
   free(g->sdep);
   free(g->scr_rank); free(g->scr_addr); free(g->scr_len);
   free(g->seg_rank); free(g->seg_base); free(g->seg_len); free(g->os); free(g->os_key);
-  free(g->join); free(g->call); free(g->calls);
+  free(g->join); free(g->call); free(g->calls); free(g->cvec);
   free(g->comm_id); free(g->comm_n); free(g->comm_first); free(g->members); free(g->member_key);
   for (int64_t k = 0; k < g->ncoll_mem; k++) free(g->coll_mem[k]);
   free(g->coll_mem);

@@ -81,6 +81,7 @@ typedef struct {
   int32_t comm, root;    /* root: a rank of the graph, -1 unrooted */
   int32_t type, rop;     /* reductions */
   uint64_t in, out, count;
+  int64_t vec;           /* vector kinds: 1 + where its lists start in g->cvec (ir_call_lists), 0 none */
 } ir_call;
 
 /* A layer above that owns a graph (for a distributed graph, the MPI runtime) attaches its
@@ -141,6 +142,8 @@ struct cdag_graph {
                             NULL until the first call */
   int64_t ncalls, callcap;
   ir_call *calls;        /* native collective calls, as added */
+  uint64_t *cvec;        /* the lists of vector calls (counts, displacements), back to back */
+  int64_t ncvec, cveccap;
   int64_t ncomms, commcap;
   int32_t *comm_id, *comm_n;   /* communicators as declared: id, members */
   int64_t *comm_first;         /* into members / member_key */
@@ -259,9 +262,30 @@ int ir_add_wait(cdag_graph *g, int rank, const int32_t *ops, int n, int32_t *id)
 int ir_add_comm(cdag_graph *g, int comm, const int32_t *ranks, int n);
 int ir_add_coll(cdag_graph *g, int rank, int kind, int comm, int root, uint64_t in, uint64_t out,
                 uint64_t count, int type, int rop, int32_t *id);
-/* For decoders (wire.c) that rebuild an expanded call: the call as recorded, and op's mark
-   (IR_OS_COLL or IR_OS_COLL_PART) and call index. */
-int ir_append_call(cdag_graph *g, const ir_call *c);
+/* The vector kinds (coll_kinds.h's `vector` column) take per-member lists: `lists` values
+   per member of comm (n), ir_coll_lists(kind, rank is root) lists of n back to back, in this
+   order: counts (bytes per member; reduce_scatter: elements), displs (byte offsets of the
+   blocks from out; scatterv: from in), and for alltoallv and the neighbourhood kinds
+   recvcounts, recvdispls (counts and displs are then the send side, from in). `count` is
+   the member's own block (bytes; reduce_scatter: elements; alltoallv and the neighbourhood
+   kinds: the bytes it sends in all). gatherv and scatterv
+   members other than the root have no lists (lists may be NULL). ir_finalize checks the
+   members agree (the root's counts[i] is member i's count; alltoallv: member i's counts[j]
+   is member j's recvcounts[i], as for the neighbourhood kinds, which are expanded as alltoallv;
+   reduce_scatter: equal counts). Zero-byte blocks move no
+   message. */
+int ir_coll_lists(int kind, int is_root);
+int ir_add_collv(cdag_graph *g, int rank, int kind, int comm, int root, uint64_t in, uint64_t out, uint64_t count,
+                 int type, int rop, const uint64_t *lists, int32_t *id);
+/* The lists of call c (NULL when it has none), and how many values they hold. */
+const uint64_t *ir_call_lists(const cdag_graph *g, const ir_call *c);
+int64_t ir_call_nvalues(const cdag_graph *g, const ir_call *c);
+/* The bytes call c reads at in and writes at out on its rank, as collective.c expands it. */
+void ir_call_extent(const cdag_graph *g, const ir_call *c, uint64_t *in_len, uint64_t *out_len);
+/* For decoders (wire.c) that rebuild an expanded call: the call as recorded (its lists, when
+   it has some, are the nvalues of `lists`), and op's mark (IR_OS_COLL or IR_OS_COLL_PART)
+   and call index. */
+int ir_append_call(cdag_graph *g, const ir_call *c, const uint64_t *lists, int64_t nvalues);
 int ir_mark_call(cdag_graph *g, int32_t op, int64_t call, int os);
 /* The checks across members (global graphs; run by ir_finalize). O(c log c) for c calls. */
 int ir_coll_check(const cdag_graph *g);

@@ -595,7 +595,8 @@ static int coll_barrier(lw *w, const int32_t *R, int n, int32_t *last) {
 }
 
 /* How each kind expands: the `lower` column of ir/coll_kinds.h names one of these. */
-enum { LOWER_BCAST, LOWER_REDUCE, LOWER_ALLREDUCE, LOWER_ALLGATHER, LOWER_ROOTED, LOWER_PAIRWISE, LOWER_BARRIER };
+enum { LOWER_BCAST, LOWER_REDUCE, LOWER_ALLREDUCE, LOWER_ALLGATHER, LOWER_ROOTED, LOWER_PAIRWISE, LOWER_BARRIER,
+       LOWER_NONE /* a native-only kind (coll_kinds.h): never in a plan, an error below */ };
 #define LOWER_OF_KIND_(ID, NAME, MPI, EXEC, LOWER, ...) [IR_COLL_##ID] = LOWER_##LOWER,
 static const uint8_t lowering[IR_COLL_NKINDS] = {CDAG_COLL_KINDS(LOWER_OF_KIND_)};
 #undef LOWER_OF_KIND_

@@ -11,9 +11,10 @@
  *    completions they observed as one `wait` line; persistent requests record an operation
  *    at every Start; matched probes carry their communicator to Mrecv/Imrecv; a cancelled
  *    operation is dropped;
- *  - the collectives cdag knows (barrier, bcast, gather, scatter, allgather, alltoall,
- *    reduce, allreduce, reduce_scatter_block on contiguous predefined types) as collective
- *    operations; other calls are passed on and counted as unsupported;
+ *  - the collectives cdag knows (ir/coll_kinds.h's native kinds: the blocking ones, the v-
+ *    and w-forms, reduce_scatter, scan, exscan, the neighbourhood collectives; reductions
+ *    on contiguous predefined types) as collective operations; other calls are passed on
+ *    and counted as unsupported;
  *  - sent bytes go through the shadow (shadow.c), which adds the local operations PMPI
  *    cannot see; received bytes are given to it;
  *  - the time from the return of one intercepted call to the entry of the next
@@ -959,6 +960,32 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain[], MPI_Comm *nc) {
   return rc;
 }
 
+/* The graph topologies: members as any communicator's (neighbourhood collectives: pmpi_vcoll.c). */
+int MPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *nc) {
+  COUNT(C_Graph_create);
+  int rc = PMPI_Graph_create(comm, nnodes, index, edges, reorder, nc);
+  if (rc == MPI_SUCCESS) comm_created(*nc);
+  return rc;
+}
+
+int MPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[], const int degrees[], const int dests[],
+                          const int weights[], MPI_Info info, int reorder, MPI_Comm *nc) {
+  COUNT(C_Dist_graph_create);
+  int rc = PMPI_Dist_graph_create(comm, n, sources, degrees, dests, weights, info, reorder, nc);
+  if (rc == MPI_SUCCESS) comm_created(*nc);
+  return rc;
+}
+
+int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sources[], const int sourceweights[],
+                                   int outdegree, const int dests[], const int destweights[], MPI_Info info,
+                                   int reorder, MPI_Comm *nc) {
+  COUNT(C_Dist_graph_create_adjacent);
+  int rc = PMPI_Dist_graph_create_adjacent(comm, indegree, sources, sourceweights, outdegree, dests, destweights, info,
+                                           reorder, nc);
+  if (rc == MPI_SUCCESS) comm_created(*nc);
+  return rc;
+}
+
 int MPI_Comm_free(MPI_Comm *comm) {
   COUNT(C_Comm_free);
   if (R) comm_drop(*comm);
@@ -989,20 +1016,6 @@ int MPI_Type_free(MPI_Datatype *t) {
     if (R && R->active) unsupported(C_##NAME); \
     return PMPI_##NAME ARGS;                 \
   }
-UNSUPPORTED(Gatherv, (const void *a, int b, MPI_Datatype c, void *d, const int e[], const int f[], MPI_Datatype g,
-                      int h, MPI_Comm i), (a, b, c, d, e, f, g, h, i))
-UNSUPPORTED(Scatterv, (const void *a, const int b[], const int c[], MPI_Datatype d, void *e, int f, MPI_Datatype g,
-                       int h, MPI_Comm i), (a, b, c, d, e, f, g, h, i))
-UNSUPPORTED(Allgatherv, (const void *a, int b, MPI_Datatype c, void *d, const int e[], const int f[], MPI_Datatype g,
-                         MPI_Comm h), (a, b, c, d, e, f, g, h))
-UNSUPPORTED(Alltoallv, (const void *a, const int b[], const int c[], MPI_Datatype d, void *e, const int f[],
-                        const int g[], MPI_Datatype h, MPI_Comm i), (a, b, c, d, e, f, g, h, i))
-UNSUPPORTED(Alltoallw, (const void *a, const int b[], const int c[], const MPI_Datatype d[], void *e, const int f[],
-                        const int g[], const MPI_Datatype h[], MPI_Comm i), (a, b, c, d, e, f, g, h, i))
-UNSUPPORTED(Reduce_scatter, (const void *a, void *b, const int c[], MPI_Datatype d, MPI_Op e, MPI_Comm f),
-            (a, b, c, d, e, f))
-UNSUPPORTED(Scan, (const void *a, void *b, int c, MPI_Datatype d, MPI_Op e, MPI_Comm f), (a, b, c, d, e, f))
-UNSUPPORTED(Exscan, (const void *a, void *b, int c, MPI_Datatype d, MPI_Op e, MPI_Comm f), (a, b, c, d, e, f))
 UNSUPPORTED(Ibarrier, (MPI_Comm a, MPI_Request *b), (a, b))
 UNSUPPORTED(Ibcast, (void *a, int b, MPI_Datatype c, int d, MPI_Comm e, MPI_Request *f), (a, b, c, d, e, f))
 UNSUPPORTED(Ireduce, (const void *a, void *b, int c, MPI_Datatype d, MPI_Op e, int f, MPI_Comm g, MPI_Request *h),

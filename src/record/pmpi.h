@@ -5,7 +5,10 @@
  *    datatypes, positions, requests, phases), MPI_Init/Finalize/Pcontrol, the communicators
  *    and datatypes the program creates, the calls counted as unsupported;
  *  - pmpi_p2p.c: point-to-point, persistent requests, completions, probes;
- *  - pmpi_coll.c: the collectives.
+ *  - pmpi_coll.c: the blocking collectives of regular blocks (pmpi_coll.h: what the
+ *    collective files share);
+ *  - pmpi_vcoll.c: the v- and w-collectives, Reduce_scatter, Scan, Exscan, the
+ *    neighbourhood collectives.
  * The state is one per process (one interposed MPI library per process), reached through
  * R. Everything here has hidden visibility (the library is built with it); only the MPI_
  * wrappers, after `#pragma GCC visibility push(default)` in each file, replace MPI's. */
@@ -27,8 +30,7 @@
 
 /* Every call the recorder counts, supported or not: point-to-point and completion calls,
    then MPI's function of every collective kind of ir/coll_kinds.h (its `mpi` column; the
-   kinds it marks native are recorded below, the others counted as unsupported), then the
-   rest. */
+   kinds it marks native are recorded, the others counted as unsupported), then the rest. */
 #define REC_P2P_CALLS(X)                                                                          \
   X(Send) X(Ssend) X(Rsend) X(Bsend) X(Isend) X(Issend) X(Irsend) X(Ibsend) X(Recv) X(Irecv)      \
   X(Sendrecv) X(Sendrecv_replace) X(Send_init) X(Ssend_init) X(Rsend_init) X(Bsend_init)          \
@@ -37,7 +39,8 @@
   X(Imrecv) X(Cancel)
 #define REC_OTHER_CALLS(X)                                                                        \
   X(Comm_dup) X(Comm_split) X(Comm_create) X(Comm_split_type) X(Cart_create) X(Cart_sub)          \
-  X(Comm_free) X(Pcontrol) X(Alltoallw) X(Scan) X(Exscan) X(Ibarrier) X(Ibcast) X(Ireduce)        \
+  X(Graph_create) X(Dist_graph_create) X(Dist_graph_create_adjacent)                              \
+  X(Comm_free) X(Pcontrol) X(Ibarrier) X(Ibcast) X(Ireduce)        \
   X(Iallreduce) X(Igather) X(Iscatter) X(Iallgather) X(Ialltoall) X(Win_create) X(Win_allocate)   \
   X(Win_fence) X(Put) X(Get) X(Accumulate) X(Comm_spawn) X(Intercomm_create) X(Intercomm_merge)    \
   X(Comm_create_group) X(Comm_idup)                                                               \

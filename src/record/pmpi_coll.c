@@ -1,7 +1,8 @@
-/* cdag — src/record/pmpi_coll.c: the collectives, recorded as the graph format's native
- * collective operations (pmpi.h; the lines: record.h): barrier, bcast, gather, scatter,
- * allgather, alltoall, reduce, allreduce and reduce_scatter_block, the kinds
- * ir/coll_kinds.h marks native; reductions on MPI's predefined types and ops only. */
+/* cdag — src/record/pmpi_coll.c: the collectives of regular blocks, recorded as the graph
+ * format's native collective operations (pmpi.h; the lines: record.h): barrier, bcast,
+ * gather, scatter, allgather, alltoall, reduce, allreduce and reduce_scatter_block;
+ * reductions on MPI's predefined types and ops only. Their sides and steps serve
+ * pmpi_vcoll.c too (pmpi_coll.h). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
@@ -9,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/pmpi.h"
+#include "record/pmpi_coll.h"
 
 /* ---- collectives ----
  * Each buffer of a collective is one side: its byte ranges (a derived datatype's, flattened;
@@ -18,14 +19,8 @@
  * asks that the type signatures match). A side read by the call is checked by the shadow
  * before it, a side it wrote is given to the shadow after it. */
 
-typedef struct {
-  ranges r;
-  uint64_t addr, bytes;     /* what the graph names; 0 bytes: no such side on this rank */
-  const char *type;         /* the element type, for the shadow's reductions */
-} side;
-
 /* `count` elements of t at buf: CDAG_OK, or -1 (unrecordable: R->unsupported counts it). */
-static int side_of(side *sd, const void *buf, int64_t count, MPI_Datatype t) {
+int side_of(side *sd, const void *buf, int64_t count, MPI_Datatype t) {
   if (count > INT32_MAX) return -1;
   sd->bytes = count > 0 ? type_bytes((int)count, t) : 0;
   sd->addr = (uint64_t)(uintptr_t)buf;
@@ -53,21 +48,13 @@ static void side_after(const side *out, uint64_t seq) {
     rec_shadow_recv(R->sh, out->r.a[i], out->r.l[i], seq, out->r.n == 1 ? out->type : NULL);
 }
 
-static void side_free(side *sd) {
+void side_free(side *sd) {
   free(sd->r.a);
   free(sd->r.l);
 }
 
-/* One collective call being recorded. */
-typedef struct {
-  rcomm *x;
-  int me;
-  uint64_t seq;
-  side in, out;
-} coll;
-
 /* Starts recording a call on comm: NULL-free x when it cannot be recorded. */
-static int coll_start(coll *c, MPI_Comm comm, int call) {
+int coll_start(coll *c, MPI_Comm comm, int call) {
   memset(c, 0, sizeof *c);
   if (R) R->oom_now = 0;
   c->x = recording() ? usable(comm, call) : NULL;
@@ -80,7 +67,7 @@ static int coll_start(coll *c, MPI_Comm comm, int call) {
 }
 
 /* The sides are set: 0 and the call's position, or -1 if a side cannot be recorded. */
-static int coll_ready(coll *c, int call, int ok) {
+int coll_ready(coll *c, int call, int ok) {
   if (!ok) {
     not_recorded(call);
     side_free(&c->in);
@@ -104,7 +91,7 @@ static void coll_line(const coll *c, int kind, int root, uint64_t count, int typ
   out_op(R->phase, c->seq, &l);
 }
 
-static void coll_done(coll *c) {
+void coll_done(coll *c) {
   if (!c->x) return;
   side_after(&c->out, c->seq);
   side_free(&c->in);
@@ -223,7 +210,7 @@ static int side_span(side *sd, const void *buf, int64_t count, int type) {
 /* Reductions: predefined types and ops that the loader accepts (mpi_glue applies the
    loader's rule); every member decides alike (MPI asks them all to pass the same op and
    type). `in_count`: elements read (reduce_scatter: a block per member). */
-static int reduction(coll *c, int call, const void *sbuf, void *rbuf, int64_t in_count, int64_t out_count,
+int reduction(coll *c, int call, const void *sbuf, void *rbuf, int64_t in_count, int64_t out_count,
                      int has_out, MPI_Datatype t, MPI_Op o, int *type, int *rop) {
   char why[80];
   if (mpig_reduction(t, o, type, rop, why, sizeof why) != MPIG_REDUCTION_OK) {

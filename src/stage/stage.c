@@ -312,7 +312,8 @@ static int emit_op(emitter *e, int32_t op) {
   if (os == IR_OS_COLL_PART) return CDAG_OK;   /* its call writes it again */
   if (os == IR_OS_COLL) {
     const ir_call *c = &g->calls[g->call[op]];
-    rc = ir_add_coll(s, g->rank[op], c->kind, c->comm, c->root, c->in, c->out, c->count, c->type, c->rop, &to);
+    rc = ir_add_collv(s, g->rank[op], c->kind, c->comm, c->root, c->in, c->out, c->count, c->type, c->rop,
+                      ir_call_lists(g, c), &to);
   } else if (g->kind[op] == IR_RECV && e->lvl[e->m->partner[op]] < e->lvl[op]) {
     return emit_late_recv(e, op);
   } else {

@@ -11,8 +11,8 @@
 #include "wire/wire.h"
 
 #define WIRE_MAGIC 0xcd47u
-#define WIRE_VERSION 5u   /* 2: labels; 3: one-sided ops and segments; 4: joins, native collectives;
-                             5: computations (a calc's read and written ranges) */
+#define WIRE_VERSION 6u   /* 2: labels; 3: one-sided ops and segments; 4: joins, native collectives;
+                             5: computations (a calc's read and written ranges); 6: vector calls' lists */
 
 static int wire_reserve(wire_buf *w, int64_t n) {
   if (w->failed) return 0;
@@ -175,6 +175,10 @@ static void wire_encode_natives(const cdag_graph *g, wire_buf *w) {
     wire_put_u(w, k->in);
     wire_put_u(w, k->out);
     wire_put_u(w, k->count);
+    const uint64_t *v = ir_call_lists(g, k);
+    int64_t nv = ir_call_nvalues(g, k);
+    wire_put_u(w, (uint64_t)nv);
+    for (int64_t i = 0; i < nv; i++) wire_put_u(w, v[i]);
   }
   for (int64_t i = 0; g->call && i < g->nops; i++) nparts += g->call[i] >= 0;
   wire_put_u(w, (uint64_t)nparts);
@@ -329,6 +333,8 @@ static int wire_decode_natives(cdag_graph *g, wire_reader *r, int rank, int64_t 
   uint64_t ncalls = wire_get_u(r);
   if (r->failed || ncalls > (uint64_t)nops) return wire_bad(rank, "native calls");
   int64_t call0 = g->ncalls;
+  uint64_t *v = NULL;   /* a call's lists, before ir_append_call copies them */
+  int64_t vcap = 0;
   for (uint64_t c = 0; c < ncalls; c++) {
     ir_call k;
     uint64_t op = wire_get_u(r), kind = wire_get_u(r), comm = wire_get_u(r);
@@ -337,16 +343,29 @@ static int wire_decode_natives(cdag_graph *g, wire_reader *r, int rank, int64_t 
     k.in = wire_get_u(r);
     k.out = wire_get_u(r);
     k.count = wire_get_u(r);
+    uint64_t nv = wire_get_u(r);
+    int fits = !r->failed && nv <= 4 * (uint64_t)g->nprocs;
+    if (fits && nv && base_grow((void **)&v, 0, &vcap, (int64_t)nv, sizeof *v, "native calls")) {
+      free(v);
+      return CDAG_ERR_NOMEM;
+    }
+    for (uint64_t i = 0; fits && i < nv; i++) v[i] = wire_get_u(r);
+    if (!fits || r->failed) {
+      free(v);
+      return wire_bad(rank, "native call lists");
+    }
     if (r->failed || op >= (uint64_t)nops || kind >= IR_COLL_NKINDS || !ir_coll_get((int)kind)->native ||
         comm > IR_MAX_COMM || type > INT32_MAX || rop > INT32_MAX)
-      return wire_bad(rank, "native call");
+      return free(v), wire_bad(rank, "native call");
     k.op = (int32_t)(base + (int64_t)op);
     k.kind = (uint8_t)kind;
     k.comm = (int32_t)comm;
     k.type = (int32_t)type;
     k.rop = (int32_t)rop;
-    if ((rc = ir_append_call(g, &k))) return rc;
+    k.vec = 0;
+    if ((rc = ir_append_call(g, &k, v, (int64_t)nv))) return free(v), rc;
   }
+  free(v);
   uint64_t nparts = wire_get_u(r);
   if (r->failed || nparts > (uint64_t)nops) return wire_bad(rank, "collective messages");
   for (uint64_t k = 0; k < nparts; k++) {

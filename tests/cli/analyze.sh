@@ -54,6 +54,21 @@ cases <<'T'
 0 cdag analyze "$det/halo2d_torus3x3.cdag"
   first no collectives found
 
+# native vector and prefix collectives (a recording's MPI_Gatherv, MPI_Scan, ...): loaded, reported as called
+0 cdag check "$src/tests/data/replay/native_vector4.cdag"
+  out ok: 4 ranks, 123 ops (37 send, 37 recv, 15 reduce, 10 copy, 24 calc)
+0 cdag analyze "$src/tests/data/replay/native_vector4.cdag"
+  out native collective calls: 7 (1 scatterv, 1 gatherv, 1 allgatherv, 1 alltoallv, 1 reduce_scatter, 1 scan, 1 exscan); hand-written collectives found: 0
+  out alltoallv over all 4 ranks, 200 B in total (27 transfers)
+  out   native: the program called it
+  out residual: 0 transfers (0 B) in 0 messages
+0 cdag analyze --json "$src/tests/data/replay/native_vector4.cdag"
+  out "native": {"calls": {"scatterv": 1, "gatherv": 1, "allgatherv": 1, "alltoallv": 1, "reduce_scatter": 1, "scan": 1, "exscan": 1}
+0 cdag verify "$src/tests/data/replay/native_vector4.cdag"
+  out matches the graph on all 4 ranks
+0 cdag model "$src/tests/data/replay/native_vector4.cdag"
+  out graph: 10.423 us (rank 1 finishes last, 123 ops)
+
 0 cdag sst --json "$ex/bcast_binomial8.cdag"
   out "cdag_sst": 1
   out {"src": 0, "src_addr": 4096, "len": 64, "dst": 7, "dst_addr": 4096}

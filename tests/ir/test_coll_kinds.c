@@ -102,8 +102,13 @@ START_TEST(native_kinds_load_and_save) {
     CK_OK(ir_graph_new(P, -1, &g));
     uint64_t count = in->send == IR_SLOTS_NONE ? 0 : 4;
     int rc = CDAG_OK;
+    /* vector kinds: blocks of count (alltoallv, neighbourhood kinds: P blocks sent), back to back */
+    uint64_t lists[4 * P], bytes = in->reduces ? 4 * count : count;
+    for (int m = 0; m < P; m++)
+      lists[m] = lists[2 * P + m] = count, lists[P + m] = lists[3 * P + m] = (uint64_t)m * bytes;
     for (int r = 0; r < P && rc == CDAG_OK; r++)
-      rc = ir_add_coll(g, r, k, 0, in->rooted ? 1 : -1, 0x1000, 0x100000, count, CDAG_INT32, CDAG_SUM, NULL);
+      rc = ir_add_collv(g, r, k, 0, in->rooted ? 1 : -1, 0x1000, 0x100000, ir_coll_lists(k, 0) == 4 ? P * count : count,
+                        CDAG_INT32, CDAG_SUM, in->vector ? lists : NULL, NULL);
     if (!in->native) {
       ck_assert_int_eq(rc, CDAG_ERR_ARG);
       cdag_graph_free(&g);
@@ -212,8 +217,8 @@ END_TEST
 
 /* The token columns agree with the value columns: the MPI call the executor makes, and the
    algorithm lowering expands, must be able to do what the kind's slots say. */
-enum { E_BARRIER, E_BCAST, E_REDUCE, E_ALLREDUCE, E_REDSCAT, E_ALLGATHERV, E_ALLTOALLW };
-enum { L_BARRIER, L_BCAST, L_REDUCE, L_ALLREDUCE, L_ALLGATHER, L_ROOTED, L_PAIRWISE };
+enum { E_BARRIER, E_BCAST, E_REDUCE, E_ALLREDUCE, E_REDSCAT, E_ALLGATHERV, E_ALLTOALLW, E_NONE };
+enum { L_BARRIER, L_BCAST, L_REDUCE, L_ALLREDUCE, L_ALLGATHER, L_ROOTED, L_PAIRWISE, L_NONE };
 #define T_EXEC_(ID, NAME, MPI, EXEC, ...) [IR_COLL_##ID] = E_##EXEC,
 #define T_LOWER_(ID, NAME, MPI, EXEC, LOWER, ...) [IR_COLL_##ID] = L_##LOWER,
 static const int exec_of[IR_COLL_NKINDS] = {CDAG_COLL_KINDS(T_EXEC_)};
@@ -240,6 +245,8 @@ START_TEST(tokens_agree_with_columns) {
     if (e == E_ALLTOALLW) ck_assert(!in->reduces && in->send != NONE);   /* any block kind fits MPI_Alltoallw */
     if (l == L_ROOTED) ck_assert(in->rooted && !in->reduces && (in->send_root || in->recv_root) && in->send != in->recv);
     if (l == L_PAIRWISE) ck_assert(!in->rooted && in->send == MEMBER);
+    ck_assert_int_eq(e == E_NONE, l == L_NONE);   /* native-only: neither runs nor lowers */
+    if (e == E_NONE) ck_assert(in->native && !in->kernel);
     if (in->kernel) ck_assert(l == L_BCAST || l == L_REDUCE || l == L_ALLREDUCE || l == L_ALLGATHER);
   }
 }

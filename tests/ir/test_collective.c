@@ -32,7 +32,7 @@ typedef struct {
   uint64_t count, block;              /* count: bytes (blocks) or int32 elements */
 } call_case;
 
-static int reduces(int k) { return k == IR_COLL_REDUCE || k == IR_COLL_ALLREDUCE || k == IR_COLL_REDUCE_SCATTER_BLOCK; }
+static int reduces(int k) { return ir_coll_get(k)->reduces; }
 static int rooted(int k) { return k == IR_COLL_BCAST || k == IR_COLL_GATHER || k == IR_COLL_SCATTER || k == IR_COLL_REDUCE; }
 
 /* The in/out of member m: in place, the buffer MPI_IN_PLACE stands for. */
@@ -133,6 +133,21 @@ static void check_member(const call_case *c, int m, sim_mem *init, sim_mem *afte
                       ir_coll_name(c->kind), r, (unsigned long long)e);
       break;
     }
+    case IR_COLL_SCAN:     /* members 0..m */
+    case IR_COLL_EXSCAN:   /* members 0..m-1; member 0's out as it was */
+      for (uint64_t e = 0; e < c->count; e++) {
+        uint32_t s = 0;
+        int last = c->kind == IR_COLL_SCAN ? m : m - 1;
+        for (int j = 0; j <= last; j++) {
+          uint64_t jin, jout;
+          buffers(c, j, &jin, &jout);
+          s += (uint32_t)word(init, c->ranks[j], jin + 4 * e);
+        }
+        int32_t want = last >= 0 ? (int32_t)s : word(init, r, OUT + 4 * e);
+        ck_assert_msg(word(after, r, OUT + 4 * e) == want, "%s: rank %d element %llu", ir_coll_name(c->kind), r,
+                      (unsigned long long)e);
+      }
+      break;
     default: break;
   }
 }
@@ -140,7 +155,7 @@ static void check_member(const call_case *c, int m, sim_mem *init, sim_mem *afte
 static void random_case(uint64_t *s, int P, call_case *c) {
   memset(c, 0, sizeof *c);
   do c->kind = (int)(test_rand(s) % IR_COLL_NKINDS);   /* a kind a program may call */
-  while (!ir_coll_get(c->kind)->native);
+  while (!ir_coll_get(c->kind)->native || ir_coll_get(c->kind)->vector);   /* vector kinds: below */
   c->comm = test_rand(s) % 2 ? 1 + (int)(test_rand(s) % 5) : 0;
   c->n = c->comm ? 1 + (int)(test_rand(s) % (uint64_t)P) : P;
   int32_t perm[8];
@@ -329,6 +344,256 @@ START_TEST(distributed_calls_cross_the_wire) {
 }
 END_TEST
 
+/* ---- the vector kinds: blocks of random sizes at random displacements ---- */
+
+enum { VSPAN = 512 };   /* bytes of in and out every member has */
+
+/* alltoallv's lists: alltoallv and the neighbourhood kinds */
+static int a2a(int kind) { return ir_coll_lists(kind, 0) == 4; }
+
+typedef struct {
+  int kind, n, root, inplace;         /* root: member index; comm 0, ranks 0..n-1 */
+  uint64_t cnt[8][8];                 /* cnt[i][j]: bytes i sends j (reduce_scatter: elements of block j) */
+  uint64_t sd[8][8], rd[8][8];        /* i's displacement of its block for / from j */
+} vcase;
+
+/* Places n blocks of len[j] bytes in a random order with random gaps: at[j]. */
+static void place(uint64_t *s, int n, const uint64_t *len, uint64_t *at) {
+  int order[8];
+  for (int j = 0; j < n; j++) order[j] = j;
+  for (int j = n - 1; j > 0; j--) {
+    int k = (int)(test_rand(s) % (uint64_t)(j + 1)), t = order[j];
+    order[j] = order[k];
+    order[k] = t;
+  }
+  uint64_t end = 0;
+  for (int k = 0; k < n; k++) {
+    end += 4 * (test_rand(s) % 2);
+    at[order[k]] = end;
+    end += len[order[k]];
+  }
+}
+
+static void random_vcase(uint64_t *s, vcase *c) {
+  static const int kinds[] = {IR_COLL_GATHERV, IR_COLL_SCATTERV, IR_COLL_ALLGATHERV, IR_COLL_ALLTOALLV,
+                              IR_COLL_REDUCE_SCATTER, IR_COLL_ALLTOALLW, IR_COLL_NEIGHBOR_ALLGATHER, IR_COLL_NEIGHBOR_ALLGATHERV,
+                              IR_COLL_NEIGHBOR_ALLTOALL, IR_COLL_NEIGHBOR_ALLTOALLV, IR_COLL_NEIGHBOR_ALLTOALLW};
+  memset(c, 0, sizeof *c);
+  c->kind = kinds[test_rand(s) % (sizeof kinds / sizeof *kinds)];
+  c->n = 1 + (int)(test_rand(s) % 6);
+  c->root = (int)(test_rand(s) % (uint64_t)c->n);
+  c->inplace = !a2a(c->kind) && (int)(test_rand(s) % 2);
+  for (int i = 0; i < c->n; i++)
+    for (int j = 0; j < c->n; j++) {   /* gatherv, scatterv, allgatherv, reduce_scatter: member j's size, alike */
+      int each = a2a(c->kind);
+      uint64_t fresh = c->kind == IR_COLL_REDUCE_SCATTER ? test_rand(s) % 5 : 4 * (test_rand(s) % 5);
+      c->cnt[i][j] = each || i == 0 ? fresh : c->cnt[0][j];
+    }
+  for (int i = 0; i < c->n; i++) {
+    uint64_t col[8];
+    for (int j = 0; j < c->n; j++) col[j] = c->cnt[j][i];   /* what i receives from j */
+    place(s, c->n, c->cnt[i], c->sd[i]);
+    place(s, c->n, a2a(c->kind) ? col : c->cnt[i], c->rd[i]);
+  }
+}
+
+/* Member m's in and out (in place: the block MPI_IN_PLACE stands for), its lists. */
+static void vbuffers(const vcase *c, int m, uint64_t *in, uint64_t *out, uint64_t *v) {
+  int n = c->n, root = m == c->root;
+  *in = IN;
+  *out = OUT;
+  switch (c->kind) {
+    case IR_COLL_GATHERV:
+      if (c->inplace && root) *in = OUT + c->rd[m][m];
+      for (int j = 0; j < n; j++) v[j] = c->cnt[m][j], v[n + j] = c->rd[m][j];
+      break;
+    case IR_COLL_SCATTERV:
+      if (c->inplace && root) *out = IN + c->sd[m][m];
+      for (int j = 0; j < n; j++) v[j] = c->cnt[m][j], v[n + j] = c->sd[m][j];
+      break;
+    case IR_COLL_ALLGATHERV:
+      if (c->inplace) *in = OUT + c->rd[m][m];
+      for (int j = 0; j < n; j++) v[j] = c->cnt[m][j], v[n + j] = c->rd[m][j];
+      break;
+    case IR_COLL_ALLTOALLV:
+    case IR_COLL_ALLTOALLW:
+    case IR_COLL_NEIGHBOR_ALLGATHER:
+    case IR_COLL_NEIGHBOR_ALLGATHERV:
+    case IR_COLL_NEIGHBOR_ALLTOALL:
+    case IR_COLL_NEIGHBOR_ALLTOALLV:
+    case IR_COLL_NEIGHBOR_ALLTOALLW:
+      for (int j = 0; j < n; j++)
+        v[j] = c->cnt[m][j], v[n + j] = c->sd[m][j], v[2 * n + j] = c->cnt[j][m], v[3 * n + j] = c->rd[m][j];
+      break;
+    default:   /* reduce_scatter: in place only where the own block comes first */
+      if (c->inplace && m == 0) *in = OUT;
+      for (int j = 0; j < n; j++) v[j] = c->cnt[m][j];
+  }
+}
+
+static uint64_t vcount(const vcase *c, int m) {
+  uint64_t sum = 0;
+  for (int j = 0; j < c->n; j++) sum += c->cnt[m][j];
+  return a2a(c->kind) ? sum : c->cnt[m][m];
+}
+
+static cdag_graph *vbuild(const vcase *c) {
+  cdag_graph *g;
+  CK_OK(ir_graph_new(c->n, -1, &g));
+  for (int r = 0; r < c->n; r++) {
+    CK_OK(ir_add_copy(g, r, IN, IN, VSPAN, NULL));
+    CK_OK(ir_add_copy(g, r, OUT, OUT, VSPAN, NULL));
+  }
+  for (int m = 0; m < c->n; m++) {
+    uint64_t in, out, v[32];
+    vbuffers(c, m, &in, &out, v);
+    int rooted = c->kind == IR_COLL_GATHERV || c->kind == IR_COLL_SCATTERV;
+    CK_OK(ir_add_collv(g, m, c->kind, 0, rooted ? c->root : -1, in, out, vcount(c, m), CDAG_INT32, CDAG_SUM,
+                       rooted && m != c->root ? NULL : v, NULL));
+  }
+  ck_assert_msg(ir_finalize(g) == CDAG_OK, "%s %d: %s", ir_coll_name(c->kind), c->inplace, cdag_error_message());
+  return g;
+}
+
+/* What MPI's definition leaves in member m's receive buffer. */
+static void check_vmember(const vcase *c, int m, sim_mem *init, sim_mem *after) {
+  uint64_t in, out, v[32], jin, jout, jv[32];
+  vbuffers(c, m, &in, &out, v);
+  for (int j = 0; j < c->n; j++) {
+    vbuffers(c, j, &jin, &jout, jv);
+    switch (c->kind) {
+      case IR_COLL_GATHERV:
+        if (m == c->root) expect_bytes(after, m, OUT + c->rd[m][j], init, j, jin, c->cnt[m][j]);
+        break;
+      case IR_COLL_SCATTERV:
+        if (j == c->root) expect_bytes(after, m, out, init, j, IN + c->sd[j][m], c->cnt[j][m]);
+        break;
+      case IR_COLL_ALLGATHERV: expect_bytes(after, m, OUT + c->rd[m][j], init, j, jin, c->cnt[m][j]); break;
+      case IR_COLL_ALLTOALLV:
+      case IR_COLL_ALLTOALLW:
+      case IR_COLL_NEIGHBOR_ALLGATHER:
+      case IR_COLL_NEIGHBOR_ALLGATHERV:
+      case IR_COLL_NEIGHBOR_ALLTOALL:
+      case IR_COLL_NEIGHBOR_ALLTOALLV:
+      case IR_COLL_NEIGHBOR_ALLTOALLW: expect_bytes(after, m, OUT + c->rd[m][j], init, j, IN + c->sd[j][m], c->cnt[j][m]); break;
+      default: break;
+    }
+  }
+  if (c->kind != IR_COLL_REDUCE_SCATTER) return;
+  uint64_t first = 0;
+  for (int j = 0; j < m; j++) first += c->cnt[m][j];
+  for (uint64_t e = 0; e < c->cnt[m][m]; e++) {
+    uint32_t sum = 0;
+    for (int j = 0; j < c->n; j++) {
+      vbuffers(c, j, &jin, &jout, jv);
+      sum += (uint32_t)word(init, j, jin + 4 * (first + e));
+    }
+    ck_assert_msg(word(after, m, OUT + 4 * e) == (int32_t)sum, "reduce_scatter: rank %d element %llu", m,
+                  (unsigned long long)e);
+  }
+}
+
+START_TEST(vector_kinds_against_their_definition) {
+  uint64_t s = 7;
+  long iters = cdag_test_iterations(400);
+  for (long it = 0; it < iters; it++) {
+    vcase c;
+    random_vcase(&s, &c);
+    cdag_graph *g = vbuild(&c);
+    sim_mem *init, *after;
+    CK_OK(sim_mem_create(g, &init));
+    sim_mem_fill_random(init, test_rand(&s));
+    CK_OK(sim_mem_clone(init, &after));
+    ck_assert_msg(sim_run_graph(g, after, test_rand(&s) | 1) == CDAG_OK, "%s", cdag_error_message());
+    for (int m = 0; m < c.n; m++) check_vmember(&c, m, init, after);
+    cdag_plan *p = NULL;
+    CK_OK(cdag_analyze(g, NULL, &p));
+    ck_assert_msg(exec_verify(g, p, test_rand(&s), 2) == CDAG_OK, "%s", cdag_error_message());
+    for (int64_t i = 0; i < p->ncolls; i++) ck_assert(p->native && p->native[i]);
+    ck_assert_int_eq(p->native_calls[c.kind], 1);
+    char *text = cdag_test_save_str(g);   /* the lists survive the file */
+    cdag_graph *back = cdag_test_text_graph(text);
+    char *again = cdag_test_save_str(back);
+    ck_assert_str_eq(text, again);
+    free(text);
+    free(again);
+    cdag_graph_free(&back);
+    cdag_plan_free(&p);
+    sim_mem_free(init);
+    sim_mem_free(after);
+    cdag_graph_free(&g);
+  }
+}
+END_TEST
+
+/* Members whose lists disagree, and lists that do not fit, are refused. */
+START_TEST(vector_disagreements_are_errors) {
+  /* the root says member 1 sends 8 bytes, member 1 sends 4 */
+  ck_assert_int_eq(cdag_test_load_rc("num_ranks 2\nrank 0 { gatherv 4b root 0 in 0 out 0x100 counts 4 8 displs 0 4 }\n"
+                                     "rank 1 { gatherv 4b root 0 in 0 }\n"), CDAG_ERR_FORMAT);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "disagree (counts)"));
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "gives member 1 8"));
+  /* what 0 sends 1 is not what 1 receives from 0 */
+  ck_assert_int_eq(cdag_test_load_rc("num_ranks 2\n"
+                                     "rank 0 { alltoallv 8b in 0 out 0x100 counts 4 4 displs 0 4 recvcounts 4 4 recvdispls 0 4 }\n"
+                                     "rank 1 { alltoallv 8b in 0 out 0x100 counts 4 4 displs 0 4 recvcounts 8 4 recvdispls 0 8 }\n"),
+                   CDAG_ERR_FORMAT);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "disagree (counts)"));
+  /* reduce_scatter: the members' counts differ */
+  ck_assert_int_eq(cdag_test_load_rc("num_ranks 2\nrank 0 { reduce_scatter 1 int32 sum in 0 out 0x100 counts 1 1 }\n"
+                                     "rank 1 { reduce_scatter 2 int32 sum in 0 out 0x100 counts 1 2 }\n"), CDAG_ERR_FORMAT);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "disagree (counts)"));
+  /* its own size differs from its counts' */
+  ck_assert_int_eq(cdag_test_load_rc("num_ranks 2\nrank 0 { allgatherv 8b in 0 out 0x100 counts 4 4 displs 0 4 }\n"),
+                   CDAG_ERR_FORMAT);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "its counts give member 0 (itself) 4"));
+  /* a displacement into cdag's addresses */
+  ck_assert_int_eq(cdag_test_load_rc("num_ranks 1\nrank 0 { allgatherv 4b in 0 out 0x100 counts 4 displs "
+                                     "9223090561878065152 }\n"), CDAG_ERR_FORMAT);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "leaves the address space"));
+  /* in place with the own block elsewhere */
+  ck_assert_int_eq(cdag_test_load_rc("num_ranks 2\nrank 1 { reduce_scatter 2 int32 sum in 0 out 0 counts 1 2 }\n"),
+                   CDAG_ERR_FORMAT);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "overlaps out"));
+}
+END_TEST
+
+/* A distributed graph's vector call crosses the wire with its lists. */
+START_TEST(vector_calls_cross_the_wire) {
+  enum { P = 3 };
+  static int32_t in[P][8], out[P][8];
+  cdag_graph *global;
+  CK_OK(ir_graph_new(P, -1, &global));
+  for (int r = 0; r < P; r++) {
+    cdag_graph *g;
+    CK_OK(ir_graph_new(P, r, &g));
+    uint64_t v[2 * P] = {4, 8, 0, 8, 0, 20};
+    CK_OK(ir_add_collv(g, r, IR_COLL_ALLGATHERV, 0, -1, (uint64_t)(uintptr_t)in[r], (uint64_t)(uintptr_t)out[r],
+                       v[r], 0, 0, v, NULL));
+    wire_buf w = {0};
+    CK_OK(wire_encode_rank(g, &w));
+    CK_OK(wire_decode_rank(global, w.buf, w.len, NULL));
+    wire_free(&w);
+    cdag_graph_free(&g);
+  }
+  CK_OK(ir_finalize(global));
+  ck_assert_int_eq(global->ncalls, P);
+  for (int c = 0; c < P; c++) {
+    const uint64_t *v = ir_call_lists(global, &global->calls[c]);
+    ck_assert_ptr_nonnull(v);
+    ck_assert_int_eq(ir_call_nvalues(global, &global->calls[c]), 2 * P);
+    ck_assert_int_eq(v[1], 8);
+    ck_assert_int_eq(v[3], 8);
+  }
+  cdag_plan *p = NULL;
+  CK_OK(cdag_analyze(global, NULL, &p));
+  ck_assert_int_eq(p->native_calls[IR_COLL_ALLGATHERV], 1);
+  CK_OK(exec_verify(global, p, 3, 2));
+  cdag_plan_free(&p);
+  cdag_graph_free(&global);
+}
+END_TEST
+
 Suite *cdag_collective_suite(void) {
   Suite *s = suite_create("collective");
   TCase *t = tcase_create("native");
@@ -339,6 +604,9 @@ Suite *cdag_collective_suite(void) {
   tcase_add_test(t, disagreements_are_errors);
   tcase_add_test(t, text_round_trip);
   tcase_add_test(t, distributed_calls_cross_the_wire);
+  tcase_add_test(t, vector_kinds_against_their_definition);
+  tcase_add_test(t, vector_disagreements_are_errors);
+  tcase_add_test(t, vector_calls_cross_the_wire);
   suite_add_tcase(s, t);
   return s;
 }

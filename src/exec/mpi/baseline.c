@@ -35,7 +35,7 @@ static int copy_call_mark(const cdag_graph *gg, int32_t op, cdag_graph *tg, int3
   int rc = CDAG_OK;
   if (callmap[c] < 0) {
     callmap[c] = tg->ncalls;
-    rc = ir_append_call(tg, &gg->calls[c]);
+    rc = ir_append_call(tg, &gg->calls[c], ir_call_lists(gg, &gg->calls[c]), ir_call_nvalues(gg, &gg->calls[c]));
   }
   if (!rc && gg->os[op] == IR_OS_COLL) tg->calls[callmap[c]].op = k;
   return rc ? rc : ir_mark_call(tg, k, callmap[c], gg->os[op]);

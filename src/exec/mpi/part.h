@@ -64,7 +64,8 @@ enum { PART_GRAPH = 0, PART_PLAN = 1, PART_STAGES = 2 };
 /* How a collective runs (decided at the root from its kind and slot sizes: the `exec` column of
    ir/coll_kinds.h names the method when the slots fit, else SM_ALLTOALLW). */
 enum { SM_BARRIER, SM_BCAST, SM_ALLREDUCE, SM_REDUCE, SM_REDSCAT, SM_ALLTOALLW, SM_ALLGATHERV,
-       SM_KERNEL /* one of cdag's kernels (kernel.h), as plan->chosen says */ };
+       SM_KERNEL /* one of cdag's kernels (kernel.h), as plan->chosen says */,
+       SM_NONE /* a native-only kind (coll_kinds.h): never in a plan */ };
 /* Where a piece lives on its rank: user memory or the schedule's reduction buffer. */
 enum { SP_USER = 0, SP_RED = 1 };
 

@@ -27,19 +27,6 @@ typedef struct {
 
 static int os_of(const cdag_graph *gg, int64_t i) { return gg->os ? gg->os[i] : IR_OS_NONE; }
 
-/* The bytes native call c reads at in and writes at out on its rank (docs/format.md: the
-   root's out of a gather holds a block per member, ...), as collective.c expands it. */
-static void call_extent(const cdag_graph *gg, const ir_call *c, uint64_t *in_len, uint64_t *out_len) {
-  const int32_t *ranks;
-  int32_t n = ir_comm_members(gg, c->comm, &ranks);
-  const ir_coll_info *k = ir_coll_get(c->kind);
-  uint64_t block = k->reduces ? c->count * (uint64_t)ir_type_size(c->type) : c->count, in, out;
-  ir_coll_spans(c->kind, c->root == gg->rank[c->op], n, &in, &out);
-  if (k->send == IR_SLOTS_NONE) block = 0;   /* a barrier */
-  *in_len = in * block;
-  *out_len = out * block;
-}
-
 /* The byte ranges op i touches: *n of them in lo/len; CDAG_ERR_UNSUPPORTED for a kind the
    replay does not know (the caller names the op). The messages, copies and reductions a
    native call was written out as touch nothing here: the call's in and out do (collect_spans),
@@ -100,7 +87,7 @@ static int collect_spans(const cdag_graph *gg, span **a, int64_t *n) {
   for (int64_t k = 0; !rc && k < gg->ncalls; k++) {
     const ir_call *c = &gg->calls[k];
     uint64_t in, out;
-    call_extent(gg, c, &in, &out);
+    ir_call_extent(gg, c, &in, &out);
     rc = push_span(a, n, &cap, gg->rank[c->op], c->in, in);
     if (!rc) rc = push_span(a, n, &cap, gg->rank[c->op], c->out, out);
   }
@@ -227,11 +214,12 @@ static int copy_call(const copier *c, int64_t i, int32_t *id) {
   const cdag_graph *gg = c->gg;
   const ir_call *call = &gg->calls[gg->call[i]];
   uint64_t in_len, out_len, pin, pout;
-  call_extent(gg, call, &in_len, &out_len);
+  ir_call_extent(gg, call, &in_len, &out_len);
   int rc = local_ptr(c, call->in, in_len, &pin);
   if (!rc) rc = local_ptr(c, call->out, out_len, &pout);
   if (rc) return rc;
-  return ir_add_coll(c->g, c->me, call->kind, call->comm, call->root, pin, pout, call->count, call->type, call->rop, id);
+  return ir_add_collv(c->g, c->me, call->kind, call->comm, call->root, pin, pout, call->count, call->type, call->rop,
+                      ir_call_lists(gg, call), id);   /* the lists' displacements are relative: they move along */
 }
 
 /* A send or receive of the file, or what expanding a one-sided op made of it. */

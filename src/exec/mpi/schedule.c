@@ -102,6 +102,8 @@ static int coll_method(const cdag_plan *p, int64_t ci, int rootm, int *method) {
   case SM_ALLGATHERV:
     if (!allgatherv_fits(p, c)) *method = SM_ALLTOALLW;
     return CDAG_OK;
+  case SM_NONE:
+    return plan_bad(ci, "a kind detection never proposes");
   default:   /* SM_BARRIER, SM_ALLTOALLW: nothing to fit */
     return CDAG_OK;
   }

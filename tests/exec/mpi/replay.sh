@@ -117,6 +117,11 @@ np4)
   out replay $data/native4.cdag: 4 ranks, 56 operations
   out 1280 bytes equal, 52 floating-point sums and products within tolerance
   out allreduce over all 4 ranks, 32 B of double sum
+0 run 4 "$data/native_vector4.cdag" $iters
+  summary
+  out replay $data/native_vector4.cdag: 4 ranks, 24 operations
+  out 552 bytes equal
+  out native collective calls: 7 (1 scatterv, 1 gatherv, 1 allgatherv, 1 alltoallv, 1 reduce_scatter, 1 scan, 1 exscan)
 0 run 4 "$src/tests/data/goal/calc_cpu_nic.goal" $iters
   summary
   out replay $src/tests/data/goal/calc_cpu_nic.goal: 4 ranks, 9 operations
