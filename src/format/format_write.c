@@ -150,6 +150,7 @@ static void line_call(line_buf *b, const ir_call *c, int rank) {
     if (!k->recv_root || root) ap(b, " out 0x%llx", out);
   }
   if (c->comm) ap(b, " comm %d", c->comm);
+  if (c->nonblocking) ap(b, " nonblocking");
 }
 
 static void line_message(line_buf *b, const ir_line *l) {
