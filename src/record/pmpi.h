@@ -5,7 +5,8 @@
  *    datatypes, positions, requests, phases), MPI_Init/Finalize/Pcontrol, the communicators
  *    and datatypes the program creates, the calls counted as unsupported;
  *  - pmpi_p2p.c: point-to-point, persistent requests, completions, probes;
- *  - pmpi_coll.c: the collectives.
+ *  - pmpi_coll.c: the collectives (pmpi_coll.h: each kind's call described once);
+ *  - pmpi_nbcoll.c: the nonblocking collectives (MPI_Ibcast, ...), completed as requests.
  * The state is one per process (one interposed MPI library per process), reached through
  * R. Everything here has hidden visibility (the library is built with it); only the MPI_
  * wrappers, after `#pragma GCC visibility push(default)` in each file, replace MPI's. */
@@ -28,7 +29,7 @@
 /* Every call the recorder counts, supported or not: point-to-point and completion calls,
    then MPI's function of every collective kind of ir/coll_kinds.h (its `mpi` column; the
    kinds it marks native are recorded below, the others counted as unsupported), then the
-   rest. */
+   nonblocking forms of the native kinds, then the rest. */
 #define REC_P2P_CALLS(X)                                                                          \
   X(Send) X(Ssend) X(Rsend) X(Bsend) X(Isend) X(Issend) X(Irsend) X(Ibsend) X(Recv) X(Irecv)      \
   X(Sendrecv) X(Sendrecv_replace) X(Send_init) X(Ssend_init) X(Rsend_init) X(Bsend_init)          \
@@ -37,20 +38,22 @@
   X(Imrecv) X(Cancel)
 #define REC_OTHER_CALLS(X)                                                                        \
   X(Comm_dup) X(Comm_split) X(Comm_create) X(Comm_split_type) X(Cart_create) X(Cart_sub)          \
-  X(Comm_free) X(Pcontrol) X(Alltoallw) X(Scan) X(Exscan) X(Ibarrier) X(Ibcast) X(Ireduce)        \
-  X(Iallreduce) X(Igather) X(Iscatter) X(Iallgather) X(Ialltoall) X(Win_create) X(Win_allocate)   \
+  X(Comm_free) X(Pcontrol) X(Alltoallw) X(Scan) X(Exscan) X(Win_create) X(Win_allocate)           \
   X(Win_fence) X(Put) X(Get) X(Accumulate) X(Comm_spawn) X(Intercomm_create) X(Comm_idup)         \
   X(Init_thread_multiple)
+#define REC_NBCOLL_CALLS(X)                                                                       \
+  X(Ibarrier) X(Ibcast) X(Igather) X(Iscatter) X(Iallgather) X(Ialltoall) X(Ireduce) X(Iallreduce)  \
+  X(Ireduce_scatter_block)
 #define X_ENUM(n) C_##n,
 #define X_KIND_ENUM(ID, NAME, MPI, ...) C_##MPI,
-enum { REC_P2P_CALLS(X_ENUM) CDAG_COLL_KINDS(X_KIND_ENUM) REC_OTHER_CALLS(X_ENUM) NCALLS };
+enum { REC_P2P_CALLS(X_ENUM) CDAG_COLL_KINDS(X_KIND_ENUM) REC_NBCOLL_CALLS(X_ENUM) REC_OTHER_CALLS(X_ENUM) NCALLS };
 extern const char *const call_names[NCALLS];
 
 /* What running out of memory lost (index.json's "out_of_memory"). */
 enum { OOM_CALLS, OOM_COMMS, OOM_TYPES, OOM_REQUESTS, NOOM };
 extern const char *const oom_names[NOOM];
 
-enum { P_SEND, P_RECV };
+enum { P_SEND, P_RECV, P_COLL };   /* P_COLL: a nonblocking collective (pmpi_nbcoll.c) */
 typedef struct {
   uint8_t kind, persistent, active, live;
   int64_t newer;             /* the next newer operation with the same handle, -1 none */
@@ -61,7 +64,7 @@ typedef struct {
   int count, peer, tag;      /* peer and tag as given (communicator ranks, maybe wildcards) */
   MPI_Datatype type;
   MPI_Comm comm;
-} pend;
+} pend;   /* P_COLL: buf is the call's coll (pmpi_coll.h), its output waiting for completion */
 
 typedef struct { int id, n, inter, oom; int *world; } rcomm;   /* oom: world ranks lost to memory */
 /* The byte ranges of one message, coalesced. */
@@ -130,13 +133,18 @@ uint64_t record_send(const void *buf, int count, MPI_Datatype t, int dest, int t
 int record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datatype t, MPI_Comm comm, const MPI_Status *st, uint64_t done, int blocking, int call);
 
 /* requests */
-void pend_put(MPI_Request rq, pend x);
+int pend_put(MPI_Request rq, pend x);   /* 0, or -1 when it could not be kept (counted) */
 int64_t pend_find(MPI_Request rq);
 void pend_drop(MPI_Request rq);
 void forget_requests(const MPI_Request *rq, int n);
 MPI_Request *save_requests(const MPI_Request *rq, int n);
 MPI_Status *statuses(MPI_Status *user, int n);
 void completed(const MPI_Request *rq, const int *which, int n, const MPI_Status *st, int call);
+/* pmpi_nbcoll.c: a nonblocking collective's request completed, observed at position done
+   (its output is the shadow's from there on); its request dropped (active: before any
+   completion, by MPI_Request_free, counted). Both free the coll (p->buf). */
+void nbcoll_completed(pend *p, uint64_t done);
+void nbcoll_dropped(pend *p);
 
 /* phases, start and end, time */
 void phase_start(void);
