@@ -10,9 +10,11 @@
  * at that position, and a derived datatype's copies out of its packing area come right
  * after it (the program may read the output only from then on).
  * A request freed with MPI_Request_free before it completed (MPI calls that erroneous for a
- * collective) leaves the call started and never completed in the recording: no wait names
- * it, its output is not the shadow's; index.json counts the call as unsupported with that
- * reason. A call completed in a later phase than it started leaves its phase without a
+ * collective; MPICH refuses it, fatally unless errors return) leaves the call started and
+ * never completed in the recording: no wait names it, its output is not the shadow's;
+ * index.json counts the call as unsupported with that reason. (Keeping the request instead,
+ * for an MPI that refuses the free and a program that waits later, would complete the wrong
+ * call under an MPI that frees it and hands the handle out again.) A call completed in a later phase than it started leaves its phase without a
  * wait for it: its messages are there, the completion is not. */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -58,8 +60,7 @@ void nbcoll_dropped(pend *p) {
   coll *k = coll_of(p);
   if (!k) return;
   if (p->active)
-    unsupported_because(k->call, "its request freed before completion (MPI_Request_free, erroneous for a collective): "
-                        "the call is recorded, its completion is not");
+    unsupported_because(k->call, "its request freed before completion (MPI_Request_free): the completion is not recorded");
   coll_drop(k);
   free(k);
   p->buf = NULL;
