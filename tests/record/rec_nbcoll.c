@@ -4,7 +4,7 @@
  * computation and a ring exchange of point-to-point messages, an Ibcast of a strided
  * (derived) datatype completed by polling MPI_Test while messages flow, an Ialltoall
  * completed in one Waitall with point-to-point requests, then Igather, Iscatter,
- * Iallgather (Waitany, then Testall), Ireduce, Ireduce_scatter_block and Ibarrier
+ * Iallgather (Testany, Waitany, then Testall), Ireduce, Ireduce_scatter_block and Ibarrier
  * (Waitsome, then Testsome). Each result is checked against the blocking call, and is sent on
  * after its completion, so the recording must hold it from the completion on. */
 #include <string.h>
@@ -108,7 +108,8 @@ int main(int argc, char **argv) {
   MPI_Ireduce_scatter_block(rsin, rsout, N, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD, &rq[4]);
   MPI_Ibarrier(MPI_COMM_WORLD, &rq[5]);
   int idx[8], k, left = 3;
-  MPI_Waitany(3, rq, &idx[0], MPI_STATUS_IGNORE);   /* gather, scatter, allgather */
+  for (flag = 0; !flag;) MPI_Testany(3, rq, &idx[0], &flag, MPI_STATUS_IGNORE);   /* gather, scatter, allgather */
+  MPI_Waitany(3, rq, &idx[0], MPI_STATUS_IGNORE);
   for (flag = 0; !flag;) MPI_Testall(3, rq, &flag, MPI_STATUSES_IGNORE);
   MPI_Waitsome(3, rq + 3, &k, idx, MPI_STATUSES_IGNORE);   /* reduce, reduce_scatter_block, barrier */
   for (left -= k; left > 0;) {
