@@ -39,7 +39,8 @@
 #define REC_OTHER_CALLS(X)                                                                        \
   X(Comm_dup) X(Comm_split) X(Comm_create) X(Comm_split_type) X(Cart_create) X(Cart_sub)          \
   X(Comm_free) X(Pcontrol) X(Alltoallw) X(Scan) X(Exscan) X(Win_create) X(Win_allocate)           \
-  X(Win_fence) X(Put) X(Get) X(Accumulate) X(Comm_spawn) X(Intercomm_create) X(Comm_idup)         \
+  X(Win_fence) X(Put) X(Get) X(Accumulate) X(Comm_spawn) X(Intercomm_create) X(Intercomm_merge)    \
+  X(Comm_create_group) X(Comm_idup)                                                               \
   X(Init_thread_multiple)
 #define REC_NBCOLL_CALLS(X)                                                                       \
   X(Ibarrier) X(Ibcast) X(Igather) X(Iscatter) X(Iallgather) X(Ialltoall) X(Ireduce) X(Iallreduce)  \
@@ -53,6 +54,11 @@ extern const char *const call_names[NCALLS];
 enum { OOM_CALLS, OOM_COMMS, OOM_TYPES, OOM_REQUESTS, NOOM };
 extern const char *const oom_names[NOOM];
 
+/* A decoded datatype, counted: the cache of its handle holds one reference until
+   MPI_Type_free, each pending operation that will lay it out later one more (MPI lets a
+   program free a datatype while an operation on it is pending). */
+typedef struct { mpig_flat f; int64_t refs; } held_type;
+
 enum { P_SEND, P_RECV, P_COLL };   /* P_COLL: a nonblocking collective (pmpi_nbcoll.c) */
 typedef struct {
   uint8_t kind, persistent, active, live;
@@ -64,9 +70,13 @@ typedef struct {
   int count, peer, tag;      /* peer and tag as given (communicator ranks, maybe wildcards) */
   MPI_Datatype type;
   MPI_Comm comm;
+  held_type *held;               /* type, held for a receive (written when it completes) and a
+                                persistent operation (laid out at each start); NULL none */
 } pend;   /* P_COLL: buf is the call's coll (pmpi_coll.h), its output waiting for completion */
 
-typedef struct { int id, n, inter, oom; int *world; } rcomm;   /* oom: world ranks lost to memory */
+/* A communicator: its agreed id and the world ranks of the n ranks a message names (an
+   intercommunicator's remote group); oom: the world ranks were lost to memory. */
+typedef struct { int id, n, inter, oom; int *world; } rcomm;
 /* The byte ranges of one message, coalesced. */
 typedef struct { int64_t n, cap; uint64_t *a, *l; } ranges;
 
@@ -79,7 +89,7 @@ typedef struct {
   uint64_t t_exit;                    /* when the last intercepted call returned (ns) */
   uint64_t gap;                       /* ns computed since the last position was taken */
   rec_shadow *sh;
-  Pvoid_t comms, reqs, msgs, types;   /* JudyL: handle -> rcomm*, pend index + 1, rcomm*, mpig_flat* */
+  Pvoid_t comms, reqs, msgs, types;   /* JudyL: handle -> rcomm*, pend index + 1, the probe that matched (pmpi_p2p.c), mpig_flat* */
   pend *p; int64_t np, pcap, *pfree, nfree, freecap;
   int next_comm_id;
   uint64_t pack_next;
@@ -116,9 +126,10 @@ rcomm *usable(MPI_Comm c, int call);
 int world_of(const rcomm *x, int r);
 
 /* datatypes */
-void flat_free(mpig_flat *f);
+held_type *type_hold(MPI_Datatype t);
+void type_release(held_type *x);
 int ranges_add(ranges *r, uint64_t a, uint64_t l);
-int layout(const void *buf, int count, MPI_Datatype t, uint64_t limit, ranges *r);
+int layout(const void *buf, int count, MPI_Datatype t, const held_type *held, uint64_t limit, ranges *r);
 MPI_Aint type_extent(MPI_Datatype t);
 uint64_t type_bytes(int count, MPI_Datatype t);
 const char *type_name(MPI_Datatype t);
@@ -129,8 +140,10 @@ uint64_t next_seq(void);
 void check_sent(const ranges *r, uint64_t seq, const char *type);
 uint64_t pack_area(uint64_t total);
 void pack_copies(const ranges *r, uint64_t area, uint64_t first_seq, int to_area);
-uint64_t record_send(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, int call, int blocking);
-int record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datatype t, MPI_Comm comm, const MPI_Status *st, uint64_t done, int blocking, int call);
+uint64_t record_send(const void *buf, int count, MPI_Datatype t, const held_type *held, int dest, int tag, MPI_Comm comm,
+                     int call, int blocking);
+int record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datatype t, const held_type *held, MPI_Comm comm,
+                const MPI_Status *st, uint64_t done, int blocking, int call);
 
 /* requests */
 int pend_put(MPI_Request rq, pend x);   /* 0, or -1 when it could not be kept (counted) */
