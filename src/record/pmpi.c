@@ -810,8 +810,12 @@ void rec_free(void) {
     type_release((held_type *)*v);
     JLN(v, R->types, k);
   }
-  for (int64_t i = 0; i < R->np; i++)   /* operations still pending at the end */
-    if (R->p[i].live) type_release(R->p[i].held);
+  for (int64_t i = 0; i < R->np; i++) {   /* operations still pending at the end */
+    if (!R->p[i].live) continue;
+    type_release(R->p[i].held);
+    R->p[i].active = 0;   /* a collective never completed: its memory, nothing counted */
+    if (R->p[i].kind == P_COLL) nbcoll_dropped(&R->p[i]);
+  }
   k = 0;
   JLF(v, R->msgs, k);
   while (v) {   /* probes whose message was never received */
