@@ -730,11 +730,14 @@ static int ra_join(reads_all *ra, const conflict_map *m, const cdag_graph *g, in
   return rc;
 }
 
-/* Before the walk of a rank: which receives a later join completes. */
+/* Before the walk of a rank: which receives a later join completes, and every write of a
+   nonblocking call, which only a wait naming it completes (a call no wait names wrote
+   nothing the phase may read). */
 static void ra_awaited(reads_all *ra, const conflict_map *m, const cdag_graph *g, int32_t n) {
   memset(ra->incomplete, 0, (size_t)n);
   for (int32_t i = 0; i < n; i++)
     if (ir_is_calc_join(g, m->ops[i])) (void)ra_join(ra, m, g, i, -1);
+    else if (ir_is_nb_call(g, m->ops[i])) (void)ra_call_completes(ra, m, g, i, -1, 1);
 }
 
 static int ra_step(reads_all *ra, conflict_map *m, const cdag_graph *g, int32_t i) {

@@ -185,20 +185,22 @@ static int add_read(const cdag_graph *g, stage_steps *st, int64_t *cap, int32_t 
 
 /* Marks (AWAITED) the receives of rank r that a later join completes: finalize.c's rule for
    when a computation reading all reads a receive (at that join, else at its place), and
-   every op of a nonblocking call a wait names (read from that wait on). */
+   every op of a nonblocking call (read from the wait naming it on, if one does). */
 enum { AWAITED = 1, PENDING = 2 };
 
 static void mark_awaited(const cdag_graph *g, int32_t r, uint8_t *state) {
   for (int32_t i = g->rank_start[r]; i < g->rank_start[r + 1]; i++) {
     int32_t op = g->rank_ops[i];
+    if (ir_is_nb_call(g, op)) {   /* its ops are its predecessors of its call; no wait naming it: never read */
+      for (int32_t e = g->pred_start[op]; e < g->pred_start[op + 1]; e++)
+        if (g->call[g->pred[e]] == g->call[op]) state[g->pred[e]] |= AWAITED;
+      continue;
+    }
     if (!ir_is_calc_join(g, op)) continue;
     for (int32_t e = g->pred_start[op]; e < g->pred_start[op + 1]; e++) {
       int32_t p = g->pred[e];
-      if (g->rank[p] != r || g->pos[p] >= g->pos[op]) continue;
-      if (ir_is_nb_call(g, p)) {   /* its ops are its predecessors of its call */
-        for (int32_t e2 = g->pred_start[p]; e2 < g->pred_start[p + 1]; e2++)
-          if (g->call[g->pred[e2]] == g->call[p]) state[g->pred[e2]] |= AWAITED;
-      } else if (g->kind[p] == IR_RECV && !g->join[p]) state[p] |= AWAITED;   /* not a blocking one: that completes at its place */
+      if (g->kind[p] == IR_RECV && !g->join[p] && g->rank[p] == r && g->pos[p] < g->pos[op])
+        state[p] |= AWAITED;   /* not a blocking one: that completes at its place */
     }
   }
 }

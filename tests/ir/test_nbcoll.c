@@ -159,6 +159,26 @@ START_TEST(reads_all_sees_the_output_from_the_wait) {
 }
 END_TEST
 
+/* A call no wait names (completed in a later phase) wrote nothing the phase may read: rank
+   0's computation after it does not wait for it, so rank 1 may receive what it computed
+   before starting the call. */
+START_TEST(unwaited_call_is_read_by_nothing) {
+  cdag_graph *g = cdag_test_text_graph("num_ranks 2\n"
+                                       "rank 0 {\n a: allreduce 2 int32 sum in 0x100 out 0x200 nonblocking\n"
+                                       " c: compute 5 reads all writes 8b at 0x300\n s: send 8b to 1 addr 0x300\n}\n"
+                                       "rank 1 {\n recv 8b from 0 addr 0x300 wait\n"
+                                       " a: allreduce 2 int32 sum in 0x100 out 0x200 nonblocking\n wait a\n}\n");
+  int32_t a = labelled(g, 0, "a"), c = labelled(g, 0, "c");
+  for (int32_t i = 0; i < g->nops; i++)
+    if (g->rank[i] == 0 && g->call[i] == g->call[a]) ck_assert_msg(!reaches(g, i, c), "op %d orders the computation", i);
+  cdag_plan *p = NULL;
+  CK_OK(cdag_analyze(g, NULL, &p));
+  CK_OK(exec_verify(g, p, 5, 3));
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
+}
+END_TEST
+
 /* A call line of each native kind over 3 ranks (root 1), buffers at 0x1000 and 0x100000. */
 static const char *kind_line(int kind) {
   switch (kind) {
@@ -344,6 +364,7 @@ Suite *cdag_nbcoll_suite(void) {
   tcase_add_test(t, blocking_form_deadlocks);
   tcase_add_test(t, barrier_root_orders_only_its_call);
   tcase_add_test(t, reads_all_sees_the_output_from_the_wait);
+  tcase_add_test(t, unwaited_call_is_read_by_nothing);
   tcase_add_test(t, every_kind_as_its_blocking_form);
   tcase_add_test(t, members_agree_on_blocking);
   tcase_add_test(t, format_errors);
