@@ -378,9 +378,10 @@ static int read_peer(reader *r, int send, int32_t *peer) {
 
 /* ---- fields after the fixed part of an op ---- */
 
-enum { F_TAG, F_ADDR, F_CPU, F_NIC, F_IN, F_INOUT, F_FROM, F_TO, F_AT, F_SEG, F_OUT, F_ROOT, F_COMM, F_WAIT, F_N };
+enum { F_TAG, F_ADDR, F_CPU, F_NIC, F_IN, F_INOUT, F_FROM, F_TO, F_AT, F_SEG, F_OUT, F_ROOT, F_COMM, F_WAIT,
+       F_NONBLOCKING, F_N };
 static const char *const field_names[F_N] = {"tag", "addr", "cpu", "nic", "in", "inout", "from", "to", "at", "seg",
-                                             "out", "root", "comm", "wait"};
+                                             "out", "root", "comm", "wait", "nonblocking"};
 #define BIT(f) (1u << (f))
 
 /* The field the word in t names, or F_N. The first letter (and the length) leave one name to
@@ -393,7 +394,7 @@ static int field_of(const token *t) {
     case 'a': k = t->len == 4 ? F_ADDR : F_AT; break;
     case 'c': k = t->len == 3 ? F_CPU : F_COMM; break;
     case 'i': k = t->len == 2 ? F_IN : F_INOUT; break;
-    case 'n': k = F_NIC; break;
+    case 'n': k = t->len == 3 ? F_NIC : F_NONBLOCKING; break;
     case 'f': k = F_FROM; break;
     case 's': k = F_SEG; break;
     case 'o': k = F_OUT; break;
@@ -447,7 +448,8 @@ static int read_list(reader *r) {
 
 /* Reads `name value` pairs allowed by mask until the end of the statement, which is left in
    r->tok. expect_text lists what may come (for the message). `wait` (a flag, no value) may
-   end any operation: ops pass F_WAIT in mask. */
+   end any operation: ops pass F_WAIT in mask; `nonblocking` (a flag too) ends native
+   collectives. */
 static int read_fields(reader *r, unsigned mask, const char *expect_text, fields *f) {
   int rc;
   memset(f->present, 0, sizeof f->present);
@@ -463,7 +465,7 @@ static int read_fields(reader *r, unsigned mask, const char *expect_text, fields
     }
     if (k == F_N || !(mask & BIT(k))) return expected(r, &r->tok, expect_text);
     if (f->present[k]) return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "duplicate '%s'", field_names[k]);
-    if (k == F_WAIT) {
+    if (k == F_WAIT || k == F_NONBLOCKING) {
       f->present[k] = 1;
       f->t[k] = r->tok;
       continue;
@@ -667,12 +669,14 @@ static int read_reduce(reader *r, const token *kw, const token *label) {
     return rd_fail(r, CDAG_ERR_FORMAT, &count_tok, "reduce count %lld of %s is more than 2^63-1 bytes",
                    (long long)count, ir_type_name(type));
   if ((rc = read_fields(r, BIT(F_WAIT) | BIT(F_IN) | BIT(F_INOUT) | BIT(F_CPU) | BIT(F_NIC) | BIT(F_ROOT) | BIT(F_OUT) |
-                        BIT(F_COMM), "'in', 'inout', 'root', 'cpu', 'nic' or end of line", &f)))
+                        BIT(F_COMM) | BIT(F_NONBLOCKING), "'in', 'inout', 'root', 'cpu', 'nic' or end of line", &f)))
     return rc;
   if (f.present[F_ROOT]) return native_reduce(r, kw, label, &f, count, type, rop);
-  if (f.present[F_OUT] || f.present[F_COMM])
-    return rd_fail(r, CDAG_ERR_FORMAT, &f.t[f.present[F_OUT] ? F_OUT : F_COMM],
-                   "'out' and 'comm' belong to the native reduce, which names its 'root'");
+  if (f.present[F_OUT] || f.present[F_COMM] || f.present[F_NONBLOCKING]) {
+    int k = f.present[F_OUT] ? F_OUT : f.present[F_COMM] ? F_COMM : F_NONBLOCKING;
+    return rd_fail(r, CDAG_ERR_FORMAT, &f.t[k], "'out', 'comm' and 'nonblocking' belong to the native reduce, which "
+                   "names its 'root'");
+  }
   if ((rc = require_field(r, &f, F_IN)) || (rc = require_field(r, &f, F_INOUT))) return rc;
   if ((rc = field_in(r, &f, F_IN, 0, INT64_MAX, "an address", 0, &in))) return rc;
   if ((rc = field_in(r, &f, F_INOUT, 0, INT64_MAX, "an address", 0, &inout))) return rc;
@@ -895,9 +899,10 @@ static int read_coll(reader *r, int kind, const token *kw, const token *label) {
   if (!moves) type = rop = 0;
   coll_lists cl = {.v = r->lv, .cap = r->lvcap, .len = {-1, -1, -1, -1}};
   if (ir_coll_get(kind)->vector) r->lists = &cl;
-  rc = read_fields(r, BIT(F_WAIT) | BIT(F_ROOT) | BIT(F_IN) | BIT(F_OUT) | BIT(F_ADDR) | BIT(F_COMM),
-                   r->lists ? "'root', 'in', 'out', 'counts', 'displs', 'recvcounts', 'recvdispls', 'comm' or end of line"
-                            : "'root', 'in', 'out', 'addr', 'comm' or end of line", &f);
+  rc = read_fields(r, BIT(F_WAIT) | BIT(F_ROOT) | BIT(F_IN) | BIT(F_OUT) | BIT(F_ADDR) | BIT(F_COMM) | BIT(F_NONBLOCKING),
+                   r->lists ? "'root', 'in', 'out', 'counts', 'displs', 'recvcounts', 'recvdispls', 'comm', 'nonblocking' "
+                              "or end of line"
+                            : "'root', 'in', 'out', 'addr', 'comm', 'nonblocking' or end of line", &f);
   r->lists = NULL;
   r->lv = cl.v, r->lvcap = cl.cap;
   if (rc) return rc;
@@ -949,9 +954,14 @@ static int add_coll_op(reader *r, int kind, const token *kw, const token *label,
   if (!f->present[F_IN]) in = out;
   const uint64_t *lists;
   if ((rc = coll_lists_ok(r, kind, comm, root == r->rank, cl, &lists))) return rc;
+  if (f->present[F_NONBLOCKING] && f->present[F_WAIT])   /* a `wait` naming the call completes it */
+    return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_WAIT], "a nonblocking collective is completed by a 'wait' line naming "
+                   "its label, not by the field 'wait'");
   int64_t first = r->g->nops;
-  rc = ir_add_collv(r->g, r->rank, kind, (int)comm, (int)root, (uint64_t)in, (uint64_t)out, (uint64_t)count, type, rop,
-                    lists, &id);
+  ir_call c = {.op = -1, .kind = (uint8_t)kind, .comm = (int32_t)comm, .root = (int32_t)root, .type = type, .rop = rop,
+               .in = (uint64_t)in, .out = (uint64_t)out, .count = (uint64_t)count,
+               .nonblocking = (uint8_t)f->present[F_NONBLOCKING]};
+  rc = ir_add_coll_call(r->g, r->rank, &c, lists, &id);
   if ((rc = finish_op(r, rc, id, kw, label, f))) return rc;
   for (int64_t i = first; i < id; i++) {   /* its messages' buffers (not the scratch) */
     cdag_graph *g = r->g;

@@ -155,6 +155,7 @@ static void line_call(line_buf *b, const ir_call *c, int rank, const uint64_t *l
     for (int32_t m = 0; m < members; m++) ap(b, " %llu", (unsigned long long)lists[(int64_t)l * members + m]);
   }
   if (c->comm) ap(b, " comm %d", c->comm);
+  if (c->nonblocking) ap(b, " nonblocking");
 }
 
 static void line_message(line_buf *b, const ir_line *l) {

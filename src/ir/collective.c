@@ -11,7 +11,11 @@
  *    then bcast; allgather and alltoall send to every member), with tags of its own
  *    (IR_TAG_COLL) that no file tag can take, then its own op: a zero-cost join that waits
  *    for those messages. The expansion of one rank needs only that rank's call and the
- *    member list, so a distributed graph expands on its own process, before gathering.
+ *    member list, so a distributed graph expands on its own process, before gathering;
+ *  - a nonblocking call (MPI_Ibcast, ...) is written out alike where it starts, but its own
+ *    op (and the barrier root's inner one) is a JOIN_CALL: it waits for the call's messages
+ *    and orders nothing outside the call, so the rank's ops between the start and the wait
+ *    naming it stay concurrent with the call, and only that wait orders the rest after it.
  * The calls' agreement across members (same kind, root, size, type and op for the k-th
  * call on a communicator) is checked by ir_coll_check on global graphs.
  * Cost: O(n) ops and edges for a call over n members at the root, O(1) elsewhere (O(n) for
@@ -30,7 +34,7 @@ static int is_rooted(int kind) { return ir_coll_get(kind)->rooted; }
 /* ---- joins ---- */
 
 int ir_set_join(cdag_graph *g, int32_t op, int join) {
-  if (op < 0 || op >= g->nops || join < IR_JOIN_NONE || join > IR_JOIN_ALL)
+  if (op < 0 || op >= g->nops || join < IR_JOIN_NONE || join > IR_JOIN_CALL)
     return cdag__error(CDAG_ERR_ARG, "ir_set_join: op %d or join %d out of range", op, join);
   int rc = ir_ensure_opt(g, (void **)&g->join, sizeof *g->join, 0);
   if (rc) return rc;
@@ -149,6 +153,7 @@ typedef struct {
   uint64_t block;                     /* bytes per block */
   uint64_t scratch;                   /* reductions: (n-1) blocks */
   const uint64_t *v;                  /* vector kinds: the member's lists (ir_coll_lists) */
+  int join;                           /* the call's joins: IR_JOIN_ALL, IR_JOIN_CALL (nonblocking) */
 } expansion;
 
 static int32_t rank_of(const expansion *x, int32_t m) { return x->ranks ? x->ranks[m] : m; }
@@ -178,7 +183,7 @@ static int inner_join(expansion *x) {
   int32_t id;
   int rc = ir_append(x->g, IR_CALC, x->rank, 0, 0, 0, 0, 0, &id);
   if (!rc) rc = mark_os(x->g, id, IR_OS_COLL_PART);
-  if (!rc) rc = ir_set_join(x->g, id, IR_JOIN_ALL);
+  if (!rc) rc = ir_set_join(x->g, id, x->join);
   if (!rc) x->g->call[id] = x->call;
   return rc;
 }
@@ -485,36 +490,40 @@ static int record_call(cdag_graph *g, const ir_call *c, const uint64_t *lists, i
   return CDAG_OK;
 }
 
-/* ir_add_coll and ir_add_collv: lists NULL for the kinds without (ir_coll_lists). */
-static int add_call(cdag_graph *g, int rank, int kind, int comm, int root, uint64_t in, uint64_t out, uint64_t count,
-                    int type, int rop, const uint64_t *lists, int32_t *id) {
+/* lists NULL for the kinds without (ir_coll_lists). */
+int ir_add_coll_call(cdag_graph *g, int rank, const ir_call *call, const uint64_t *lists, int32_t *id) {
   int32_t me = -1, rootm = -1;
-  int rc;
+  int rc, kind = call->kind;
   if (rank < 0 || rank >= g->nprocs || (g->myrank >= 0 && rank != g->myrank))
     return cdag__error(CDAG_ERR_ARG, "rank %d out of range or not this process", rank);
-  if ((rc = check_call(g, rank, kind, comm, root, type, rop, &me, &rootm))) return rc;
+  if ((rc = check_call(g, rank, kind, call->comm, call->root, call->type, call->rop, &me, &rootm))) return rc;
   const int32_t *ranks;
-  int32_t n = ir_comm_members(g, comm, &ranks);
-  uint64_t block = count, inb, outb;
-  if (is_reduction(kind) && ckd_mul(&block, count, (uint64_t)ir_type_size(type)))
-    return cdag__error(CDAG_ERR_ARG, "rank %d: count %llu of %s too large", rank, (unsigned long long)count,
-                       ir_type_name(type));
+  int32_t n = ir_comm_members(g, call->comm, &ranks);
+  uint64_t block = call->count, inb, outb;
+  if (is_reduction(kind) && ckd_mul(&block, call->count, (uint64_t)ir_type_size(call->type)))
+    return cdag__error(CDAG_ERR_ARG, "rank %d: count %llu of %s too large", rank, (unsigned long long)call->count,
+                       ir_type_name(call->type));
   ir_coll_spans(kind, me == rootm, n, &inb, &outb);
   if (kind == IR_COLL_BARRIER) block = 0;
   int vector = ir_coll_get(kind)->vector;
-  if (vector) rc = check_lists(rank, kind, n, me, me == rootm, lists, in, out, count, type);
-  else if ((rc = check_extent(rank, ir_coll_name(kind), in, inb, block)) == CDAG_OK)
-    rc = check_extent(rank, ir_coll_name(kind), out, outb, block);
+  if (vector) rc = check_lists(rank, kind, n, me, me == rootm, lists, call->in, call->out, call->count, call->type);
+  else if ((rc = check_extent(rank, ir_coll_name(kind), call->in, inb, block)) == CDAG_OK)
+    rc = check_extent(rank, ir_coll_name(kind), call->out, outb, block);
   if (rc) return rc;
-  ir_call c = {-1, (uint8_t)kind, comm, is_rooted(kind) ? root : -1, type, rop, in, out, count, 0};
+  ir_call c = *call;
+  c.op = -1;
+  c.root = is_rooted(kind) ? call->root : -1;
+  c.nonblocking = call->nonblocking != 0;
+  c.vec = 0;
   int64_t ci, nv = vector ? ir_coll_lists(kind, me == rootm) * (int64_t)n : 0;
   if ((rc = record_call(g, &c, lists, nv, &ci))) return rc;
-  expansion x = {g, rank, (int32_t)ci, n, me, rootm, IR_TAG_COLL(comm), ranks, block, 0, ir_call_lists(g, &g->calls[ci])};
+  expansion x = {g, rank, (int32_t)ci, n, me, rootm, IR_TAG_COLL(c.comm), ranks, block, 0,
+                 ir_call_lists(g, &g->calls[ci]), c.nonblocking ? IR_JOIN_CALL : IR_JOIN_ALL};
   rc = vector ? expand_vector(&x, &c) : is_rooted(kind) ? expand_rooted(&x, &c) : expand_all(&x, &c);
   int32_t own;
   if (!rc) rc = ir_append(g, IR_CALC, rank, 0, 0, 0, 0, 0, &own);
   if (!rc) rc = mark_os(g, own, IR_OS_COLL);
-  if (!rc) rc = ir_set_join(g, own, IR_JOIN_ALL);
+  if (!rc) rc = ir_set_join(g, own, x.join);
   if (rc) return rc;
   g->call[own] = (int32_t)ci;
   g->calls[ci].op = own;
@@ -524,12 +533,18 @@ static int add_call(cdag_graph *g, int rank, int kind, int comm, int root, uint6
 
 int ir_add_coll(cdag_graph *g, int rank, int kind, int comm, int root, uint64_t in, uint64_t out, uint64_t count,
                 int type, int rop, int32_t *id) {
-  return add_call(g, rank, kind, comm, root, in, out, count, type, rop, NULL, id);
+  ir_call c = {.op = -1, .kind = (uint8_t)kind, .comm = comm, .root = root, .type = type, .rop = rop, .in = in,
+               .out = out, .count = count};
+  if (!ir_coll_get(kind)) return cdag__error(CDAG_ERR_ARG, "rank %d: unknown collective %d", rank, kind);
+  return ir_add_coll_call(g, rank, &c, NULL, id);
 }
 
 int ir_add_collv(cdag_graph *g, int rank, int kind, int comm, int root, uint64_t in, uint64_t out, uint64_t count,
                  int type, int rop, const uint64_t *lists, int32_t *id) {
-  return add_call(g, rank, kind, comm, root, in, out, count, type, rop, lists, id);
+  ir_call c = {.op = -1, .kind = (uint8_t)kind, .comm = comm, .root = root, .type = type, .rop = rop, .in = in,
+               .out = out, .count = count};
+  if (!ir_coll_get(kind)) return cdag__error(CDAG_ERR_ARG, "rank %d: unknown collective %d", rank, kind);
+  return ir_add_coll_call(g, rank, &c, lists, id);
 }
 
 const uint64_t *ir_call_lists(const cdag_graph *g, const ir_call *c) { return c->vec ? g->cvec + c->vec - 1 : NULL; }
@@ -585,13 +600,15 @@ static int call_key_cmp(const void *a, const void *b) {
 
 static int disagree(const cdag_graph *g, const ir_call *a, const ir_call *b, const char *what) {
   char da[160], db[160];
-  return cdag__error(CDAG_ERR_FORMAT, "native collectives on communicator %d disagree (%s): %s is a %s, %s a %s",
-                     a->comm, what, ir_describe(g, a->op, da, sizeof da), ir_coll_name(a->kind),
-                     ir_describe(g, b->op, db, sizeof db), ir_coll_name(b->kind));
+  return cdag__error(CDAG_ERR_FORMAT, "native collectives on communicator %d disagree (%s): %s is a %s%s, %s a %s%s",
+                     a->comm, what, ir_describe(g, a->op, da, sizeof da), a->nonblocking ? "nonblocking " : "",
+                     ir_coll_name(a->kind), ir_describe(g, b->op, db, sizeof db), b->nonblocking ? "nonblocking " : "",
+                     ir_coll_name(b->kind));
 }
 
 static int same_call(const cdag_graph *g, const ir_call *a, const ir_call *b) {
   if (a->kind != b->kind) return disagree(g, a, b, "kind");
+  if (a->nonblocking != b->nonblocking) return disagree(g, a, b, "blocking or not");
   if (a->root != b->root) return disagree(g, a, b, "root");
   if (a->count != b->count && !ir_coll_get(a->kind)->vector) return disagree(g, a, b, "size");
   if (is_reduction(a->kind) && (a->type != b->type || a->rop != b->rop)) return disagree(g, a, b, "type or op");

@@ -616,15 +616,20 @@ static void clusters_free(clusters *c) {
 }
 
 /* Joins (collective.c): op i depends on the rank's latest join before it; a JOIN_ALL op
-   also on the ops of its own call since that join (its messages). One edge per op, plus
-   one per message of a call. */
-static int join_edges(const cdag_graph *g, conflict_map *m, int32_t *last_join, int32_t i) {
+   also on the ops of its own call since that join (its messages). A JOIN_CALL op (in a
+   nonblocking call) depends on its call's ops alike, and the later ops of its call on it,
+   but it is no join for anything else (*call_join: the latest). One edge per op, plus one
+   per message of a call. */
+static int join_edges(const cdag_graph *g, conflict_map *m, int32_t *last_join, int32_t *call_join, int32_t i) {
   int32_t op = m->ops[i];
   int rc = *last_join >= 0 ? add_edge(m, *last_join, i) : CDAG_OK;
-  if (g->join[op] == IR_JOIN_ALL && g->call)
+  if (rc == CDAG_OK && *call_join >= 0 && g->call && g->call[op] >= 0 && g->call[m->ops[*call_join]] == g->call[op])
+    rc = add_edge(m, *call_join, i);
+  if ((g->join[op] == IR_JOIN_ALL || g->join[op] == IR_JOIN_CALL) && g->call)
     for (int32_t p = i - 1; p > *last_join && rc == CDAG_OK && g->call[m->ops[p]] == g->call[op]; p--)
       rc = add_edge(m, p, i);
-  if (g->join[op]) *last_join = i;
+  if (g->join[op] == IR_JOIN_CALL) *call_join = i;
+  else if (g->join[op]) *last_join = i;
   return rc;
 }
 
@@ -633,7 +638,8 @@ static int join_edges(const cdag_graph *g, conflict_map *m, int32_t *last_join, 
    previous one, and on the previous one; a later write into bytes it read depends on it.
    A receive writes its bytes for this purpose when the rank has seen it complete: at the
    join that waits for it when there is one (a `wait` naming it, the end of its native call:
-   joins that are calcs, depending on it), else at its place (a blocking receive is its own
+   joins that are calcs, depending on it; every write of a nonblocking call, at the wait
+   naming the call: MPI lets the program read nothing the call writes before), else at its place (a blocking receive is its own
    join; a graph built with the API or by hand has no waits); a computation between an MPI_Irecv and its MPI_Wait cannot have
    read the buffer (and depending on the receive would make an exchange a cycle).
    What the latest one read is kept as merged disjoint intervals (start -> end), the writes
@@ -643,8 +649,9 @@ typedef struct {
   int32_t rank;               /* the rank being walked */
   const footprint *fp;        /* the rank's footprints, by position */
   const int32_t *ex_start, *ex_from;   /* explicit dependencies by the later op (NULL: none) */
-  uint8_t *incomplete;        /* per position: RA_AWAITED, a receive a later join completes;
-                                 RA_PENDING, such a receive seen, not completed yet */
+  uint8_t *incomplete;        /* per position: RA_AWAITED, a receive (or a write of a nonblocking
+                                 call) a later join completes; RA_PENDING, such a write seen, not
+                                 completed yet */
   int32_t last;               /* position of the rank's latest one, -1 none */
   struct ra_write { int32_t pos; uint64_t lo, hi; } *pend;   /* writes since */
   int64_t npend, pendcap;
@@ -687,12 +694,12 @@ static int ra_push(reads_all *ra, int32_t i, uint64_t lo, uint64_t hi) {
 
 enum { RA_AWAITED = 1, RA_PENDING = 2 };
 
-/* The receive at position p completes at the join at position i (with i < 0: marks p as
-   awaited, in the walk before). */
-static int ra_completes(reads_all *ra, int32_t p, int32_t i) {
+/* The receive at position p (any op with `any`: a part of a nonblocking call) completes at
+   the join at position i (with i < 0: marks p as awaited, in the walk before). */
+static int ra_completes(reads_all *ra, int32_t p, int32_t i, int any) {
   if (i < 0) {
     int32_t op = ra->g->rank_ops[ra->g->rank_start[ra->rank] + p];
-    if (ra->g->kind[op] == IR_RECV && !ra->g->join[op]) ra->incomplete[p] |= RA_AWAITED;   /* not a blocking one */
+    if (any || (ra->g->kind[op] == IR_RECV && !ra->g->join[op])) ra->incomplete[p] |= RA_AWAITED;   /* not a blocking one */
     return CDAG_OK;
   }
   if (!(ra->incomplete[p] & RA_PENDING)) return CDAG_OK;
@@ -701,24 +708,36 @@ static int ra_completes(reads_all *ra, int32_t p, int32_t i) {
   return ra_push(ra, i, f->wr, f->wr + f->wlen < f->wr ? UINT64_MAX : f->wr + f->wlen);
 }
 
-/* The receives the join at position i completes: those it names, and its call's (at = -1:
-   marks them awaited instead). */
-static int ra_join(reads_all *ra, const conflict_map *m, const cdag_graph *g, int32_t i, int32_t at) {
-  int32_t op = m->ops[i];
+/* The ops of the call whose own op is at position q (they precede it), completed at i. */
+static int ra_call_completes(reads_all *ra, const conflict_map *m, const cdag_graph *g, int32_t q, int32_t i, int any) {
   int rc = CDAG_OK;
-  for (int32_t k = ra->ex_start ? ra->ex_start[op] : 0; ra->ex_start && k < ra->ex_start[op + 1] && rc == CDAG_OK; k++)
-    if (g->rank[ra->ex_from[k]] == g->rank[op] && g->pos[ra->ex_from[k]] < i)
-      rc = ra_completes(ra, g->pos[ra->ex_from[k]], at);
-  if (g->join[op] == IR_JOIN_ALL && g->call)
-    for (int32_t p = i - 1; p >= 0 && g->call[m->ops[p]] == g->call[op] && rc == CDAG_OK; p--) rc = ra_completes(ra, p, at);
+  for (int32_t p = q - 1; p >= 0 && g->call[m->ops[p]] == g->call[m->ops[q]] && rc == CDAG_OK; p--)
+    rc = ra_completes(ra, p, i, any);
   return rc;
 }
 
-/* Before the walk of a rank: which receives a later join completes. */
+/* The receives the join at position i completes: those it names, every write of a
+   nonblocking call it names, and its call's (at = -1: marks them awaited instead). */
+static int ra_join(reads_all *ra, const conflict_map *m, const cdag_graph *g, int32_t i, int32_t at) {
+  int32_t op = m->ops[i];
+  int rc = CDAG_OK;
+  for (int32_t k = ra->ex_start ? ra->ex_start[op] : 0; ra->ex_start && k < ra->ex_start[op + 1] && rc == CDAG_OK; k++) {
+    int32_t from = ra->ex_from[k];
+    if (g->rank[from] != g->rank[op] || g->pos[from] >= i) continue;
+    rc = ir_is_nb_call(g, from) ? ra_call_completes(ra, m, g, g->pos[from], at, 1) : ra_completes(ra, g->pos[from], at, 0);
+  }
+  if (g->join[op] == IR_JOIN_ALL && g->call && rc == CDAG_OK) rc = ra_call_completes(ra, m, g, i, at, 0);
+  return rc;
+}
+
+/* Before the walk of a rank: which receives a later join completes, and every write of a
+   nonblocking call, which only a wait naming it completes (a call no wait names wrote
+   nothing the phase may read). */
 static void ra_awaited(reads_all *ra, const conflict_map *m, const cdag_graph *g, int32_t n) {
   memset(ra->incomplete, 0, (size_t)n);
   for (int32_t i = 0; i < n; i++)
     if (ir_is_calc_join(g, m->ops[i])) (void)ra_join(ra, m, g, i, -1);
+    else if (ir_is_nb_call(g, m->ops[i])) (void)ra_call_completes(ra, m, g, i, -1, 1);
 }
 
 static int ra_step(reads_all *ra, conflict_map *m, const cdag_graph *g, int32_t i) {
@@ -738,7 +757,7 @@ static int ra_step(reads_all *ra, conflict_map *m, const cdag_graph *g, int32_t 
   if (rc || f->wr == UINT64_MAX || !f->wlen) return rc;
   uint64_t lo = f->wr, hi = f->wr + f->wlen < lo ? UINT64_MAX : f->wr + f->wlen;
   if (ra->last >= 0 && ra->last != i && ra_overlaps(ra, lo, hi)) rc = add_edge(m, ra->last, i);
-  if (rc == CDAG_OK && g->kind[op] == IR_RECV && (ra->incomplete[i] & RA_AWAITED)) {
+  if (rc == CDAG_OK && (ra->incomplete[i] & RA_AWAITED)) {   /* a receive or nonblocking call's write, read later */
     ra->incomplete[i] |= RA_PENDING;
     return CDAG_OK;
   }
@@ -789,7 +808,7 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
     edges->rank_edges[r] = edges->n;
     memset(m.stamp, 0xff, (size_t)n * sizeof *m.stamp);
     gather_footprints(g, m.ops, n, fp);
-    int32_t last_join = -1, disjoint = footprints_ascend(fp, n), all = rank_reads_all(g, m.ops, n);
+    int32_t last_join = -1, call_join = -1, disjoint = footprints_ascend(fp, n), all = rank_reads_all(g, m.ops, n);
     if (!disjoint) find_clusters(&m.c, fp, n);
     ra.rank = r;
     if (all) ra_awaited(&ra, &m, g, n);
@@ -797,7 +816,7 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
       int32_t op = m.ops[i];
       for (int32_t k = ex_start ? ex_start[op] : 0; ex_start && k < ex_start[op + 1] && rc == CDAG_OK; k++)
         rc = add_edge(&m, g->pos[ex_from[k]], i);
-      if (g->join && rc == CDAG_OK) rc = join_edges(g, &m, &last_join, i);
+      if (g->join && rc == CDAG_OK) rc = join_edges(g, &m, &last_join, &call_join, i);
       if (rc == CDAG_OK && !disjoint) rc = touch_op(&m, &fp[i], i);
       if (rc == CDAG_OK && all) rc = ra_step(&ra, &m, g, i);
     }

@@ -59,8 +59,11 @@ enum { IR_OS_NONE, IR_OS_GET, IR_OS_PUT, IR_OS_FENCE, IR_OS_PARTNER,
        IR_OS_COLL, IR_OS_COLL_PART, IR_OS_WAIT };
 /* Joins (g->join): JOIN_AFTER: every later op of the rank depends on the op (a blocking call,
    a wait); JOIN_ALL: besides, the op depends on every op of the rank since the previous join
-   (a collective call completing its messages). */
-enum { IR_JOIN_NONE, IR_JOIN_AFTER, IR_JOIN_ALL };
+   (a collective call completing its messages). JOIN_CALL, in a nonblocking native call
+   only: the op depends on the ops of its call before it (since the previous join) and the
+   later ops of its call depend on it, but no other op does: the call's end, which a `wait`
+   naming it completes, and the barrier root's wait for every member inside the call. */
+enum { IR_JOIN_NONE, IR_JOIN_AFTER, IR_JOIN_ALL, IR_JOIN_CALL };
 /* Native collectives' messages use tags IR_TAG_COLL(comm); their reductions' scratch in a
    global graph sits at IR_COLL_SCRATCH and up, which no other op may touch. */
 #define IR_TAG_COLL(comm) (-16 - (comm))
@@ -82,6 +85,7 @@ typedef struct {
   int32_t type, rop;     /* reductions */
   uint64_t in, out, count;
   int64_t vec;           /* vector kinds: 1 + where its lists start in g->cvec (ir_call_lists), 0 none */
+  uint8_t nonblocking;   /* MPI_I<kind>: started here, completed by a wait naming `op` */
 } ir_call;
 
 /* A layer above that owns a graph (for a distributed graph, the MPI runtime) attaches its
@@ -205,10 +209,15 @@ static inline int ir_is_compute(const cdag_graph *g, int64_t op) {
 static inline int ir_reads_all(const cdag_graph *g, int64_t op) {
   return ir_is_compute(g, op) && g->cr_len[op] == IR_READS_ALL;
 }
-/* Is op a join that is a calc (a wait, a native call's end)? A computation reading all reads
-   a receive that such a join depends on from that join on (finalize.c, src/stage). */
+/* Is op a join that is a calc (a wait, a blocking native call's end)? A computation reading
+   all reads a receive that such a join depends on from that join on (finalize.c, src/stage).
+   A nonblocking call's end is none: what the call wrote is read from the wait naming it on. */
 static inline int ir_is_calc_join(const cdag_graph *g, int64_t op) {
-  return g->join && g->join[op] && g->kind[op] == IR_CALC;
+  return g->join && g->join[op] && g->join[op] != IR_JOIN_CALL && g->kind[op] == IR_CALC;
+}
+/* Is op the end of a nonblocking native call (its own op, a JOIN_CALL that is no part)? */
+static inline int ir_is_nb_call(const cdag_graph *g, int64_t op) {
+  return g->join && g->join[op] == IR_JOIN_CALL && g->os && g->os[op] == IR_OS_COLL;
 }
 /* Does a stage start at op (g->cut: a local reduce the analysis found to combine values of
    different reductions, which the SST of one stage cannot hold)? */
@@ -258,7 +267,14 @@ int ir_add_wait(cdag_graph *g, int rank, const int32_t *ops, int n, int32_t *id)
    each call out, as it is added, as the messages of a flat algorithm (os IR_OS_COLL_PART,
    g->call), then the call's own op (os IR_OS_COLL), a join of kind IR_JOIN_ALL. Reductions
    use scratch: at IR_COLL_SCRATCH in a global graph, memory the graph owns in a distributed
-   one. The kinds and their names are coll_kinds.h's; only those it marks native are calls. */
+   one. The kinds and their names are coll_kinds.h's; only those it marks native are calls.
+   ir_add_coll_call adds the call c describes (c->op ignored); with c->nonblocking (MPI's
+   I-collectives) the call's own op is a JOIN_CALL, not a join: the messages are issued where
+   the call is (its inputs are read from there on), later ops of the rank are not ordered
+   after them, and a wait naming the call's op (ir_add_wait) completes it: ops after that
+   wait are ordered after the whole call, and what the call wrote is read from there on.
+   The members' k-th calls on a communicator must agree on nonblocking too (MPI never
+   matches a blocking collective with a nonblocking one). */
 int ir_add_comm(cdag_graph *g, int comm, const int32_t *ranks, int n);
 int ir_add_coll(cdag_graph *g, int rank, int kind, int comm, int root, uint64_t in, uint64_t out,
                 uint64_t count, int type, int rop, int32_t *id);
@@ -277,6 +293,8 @@ int ir_add_coll(cdag_graph *g, int rank, int kind, int comm, int root, uint64_t 
 int ir_coll_lists(int kind, int is_root);
 int ir_add_collv(cdag_graph *g, int rank, int kind, int comm, int root, uint64_t in, uint64_t out, uint64_t count,
                  int type, int rop, const uint64_t *lists, int32_t *id);
+/* The same from a call as ir_call holds it (its `nonblocking` too; op and vec are ignored). */
+int ir_add_coll_call(cdag_graph *g, int rank, const ir_call *c, const uint64_t *lists, int32_t *id);
 /* The lists of call c (NULL when it has none), and how many values they hold. */
 const uint64_t *ir_call_lists(const cdag_graph *g, const ir_call *c);
 int64_t ir_call_nvalues(const cdag_graph *g, const ir_call *c);

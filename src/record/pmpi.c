@@ -12,9 +12,9 @@
  *    at every Start; matched probes carry their communicator to Mrecv/Imrecv; a cancelled
  *    operation is dropped;
  *  - the collectives cdag knows (ir/coll_kinds.h's native kinds: the blocking ones, the v-
- *    and w-forms, reduce_scatter, scan, exscan, the neighbourhood collectives; reductions
- *    on contiguous predefined types) as collective operations; other calls are passed on
- *    and counted as unsupported;
+ *    and w-forms, reduce_scatter, scan, exscan, the neighbourhood collectives, and the
+ *    nonblocking forms of the regular ones; reductions on contiguous predefined types) as
+ *    collective operations; other calls are passed on and counted as unsupported;
  *  - sent bytes go through the shadow (shadow.c), which adds the local operations PMPI
  *    cannot see; received bytes are given to it;
  *  - the time from the return of one intercepted call to the entry of the next
@@ -56,7 +56,8 @@
 
 #define X_NAME(n) "MPI_" #n,
 #define X_KIND_NAME(ID, NAME, MPI, ...) "MPI_" #MPI,
-const char *const call_names[NCALLS] = {REC_P2P_CALLS(X_NAME) CDAG_COLL_KINDS(X_KIND_NAME) REC_OTHER_CALLS(X_NAME)};
+const char *const call_names[NCALLS] = {REC_P2P_CALLS(X_NAME) CDAG_COLL_KINDS(X_KIND_NAME) REC_NBCOLL_CALLS(X_NAME)
+                                        REC_OTHER_CALLS(X_NAME)};
 const char *const oom_names[NOOM] = {"calls", "communicators", "datatypes", "requests"};
 recorder *R;
 
@@ -581,19 +582,19 @@ static int64_t pend_new(void) {
    once share one), so a handle keeps a queue of operations: completing the handle completes
    the oldest. The map holds the newest; the newest holds the oldest; each holds the next
    newer one. */
-void pend_put(MPI_Request rq, pend x) {
+int pend_put(MPI_Request rq, pend x) {
   Word_t *v;
   int64_t i = pend_new();
   if (i < 0) {
     type_release(x.held);
-    return;
+    return -1;
   }
   JLI(v, R->reqs, (Word_t)rq);
   if (v == PJERR) {   /* the request's completion will not be recorded; the slot goes back */
     if (R->nfree < R->freecap) R->pfree[R->nfree++] = i;
     type_release(x.held);
     nomem(OOM_REQUESTS);
-    return;
+    return -1;
   }
   x.live = 1;
   x.newer = -1;
@@ -605,6 +606,7 @@ void pend_put(MPI_Request rq, pend x) {
   }
   R->p[i] = x;
   *v = (Word_t)i + 1;
+  return 0;
 }
 
 /* The oldest operation under the handle, -1 none. */
@@ -622,6 +624,7 @@ void pend_drop(MPI_Request rq) {
   JLG(v, R->reqs, (Word_t)rq);
   if (!v || !*v) return;
   int64_t last = (int64_t)*v - 1, i = R->p[last].oldest;
+  if (R->p[i].kind == P_COLL) nbcoll_dropped(&R->p[i]);
   if (i == last) {
     JLD(rc, R->reqs, (Word_t)rq);
     if (rc == JERR) {   /* the key stays, naming no operation (0), and the slot is not reused */
@@ -703,6 +706,8 @@ void completed(const MPI_Request *rq, const int *which, int n, const MPI_Status 
     int written = 1;
     if (p->kind == P_RECV)
       written = record_recv(p->phase, p->seq, (void *)p->buf, p->count, p->type, p->held, p->comm, &st[k], done, 0, call);
+    else if (p->kind == P_COLL)
+      nbcoll_completed(p, done);
     else {
       int cancelled = 0;
       PMPI_Test_cancelled(&st[k], &cancelled);
@@ -806,8 +811,12 @@ void rec_free(void) {
     type_release((held_type *)*v);
     JLN(v, R->types, k);
   }
-  for (int64_t i = 0; i < R->np; i++)   /* operations still pending at the end */
-    if (R->p[i].live) type_release(R->p[i].held);
+  for (int64_t i = 0; i < R->np; i++) {   /* operations still pending at the end */
+    if (!R->p[i].live) continue;
+    type_release(R->p[i].held);
+    R->p[i].active = 0;   /* a collective never completed: its memory, nothing counted */
+    if (R->p[i].kind == P_COLL) nbcoll_dropped(&R->p[i]);
+  }
   k = 0;
   JLF(v, R->msgs, k);
   while (v) {   /* probes whose message was never received */
@@ -1016,20 +1025,6 @@ int MPI_Type_free(MPI_Datatype *t) {
     if (R && R->active) unsupported(C_##NAME); \
     return PMPI_##NAME ARGS;                 \
   }
-UNSUPPORTED(Ibarrier, (MPI_Comm a, MPI_Request *b), (a, b))
-UNSUPPORTED(Ibcast, (void *a, int b, MPI_Datatype c, int d, MPI_Comm e, MPI_Request *f), (a, b, c, d, e, f))
-UNSUPPORTED(Ireduce, (const void *a, void *b, int c, MPI_Datatype d, MPI_Op e, int f, MPI_Comm g, MPI_Request *h),
-            (a, b, c, d, e, f, g, h))
-UNSUPPORTED(Iallreduce, (const void *a, void *b, int c, MPI_Datatype d, MPI_Op e, MPI_Comm f, MPI_Request *g),
-            (a, b, c, d, e, f, g))
-UNSUPPORTED(Igather, (const void *a, int b, MPI_Datatype c, void *d, int e, MPI_Datatype f, int g, MPI_Comm h,
-                      MPI_Request *i), (a, b, c, d, e, f, g, h, i))
-UNSUPPORTED(Iscatter, (const void *a, int b, MPI_Datatype c, void *d, int e, MPI_Datatype f, int g, MPI_Comm h,
-                       MPI_Request *i), (a, b, c, d, e, f, g, h, i))
-UNSUPPORTED(Iallgather, (const void *a, int b, MPI_Datatype c, void *d, int e, MPI_Datatype f, MPI_Comm g,
-                         MPI_Request *h), (a, b, c, d, e, f, g, h))
-UNSUPPORTED(Ialltoall, (const void *a, int b, MPI_Datatype c, void *d, int e, MPI_Datatype f, MPI_Comm g,
-                        MPI_Request *h), (a, b, c, d, e, f, g, h))
 UNSUPPORTED(Win_create, (void *a, MPI_Aint b, int c, MPI_Info d, MPI_Comm e, MPI_Win *f), (a, b, c, d, e, f))
 UNSUPPORTED(Win_allocate, (MPI_Aint a, int b, MPI_Info c, MPI_Comm d, void *e, MPI_Win *f), (a, b, c, d, e, f))
 UNSUPPORTED(Win_fence, (int a, MPI_Win b), (a, b))

@@ -8,7 +8,8 @@
  *  - pmpi_coll.c: the blocking collectives of regular blocks (pmpi_coll.h: what the
  *    collective files share);
  *  - pmpi_vcoll.c: the v- and w-collectives, Reduce_scatter, Scan, Exscan, the
- *    neighbourhood collectives.
+ *    neighbourhood collectives;
+ *  - pmpi_nbcoll.c: the nonblocking collectives (MPI_Ibcast, ...), completed as requests.
  * The state is one per process (one interposed MPI library per process), reached through
  * R. Everything here has hidden visibility (the library is built with it); only the MPI_
  * wrappers, after `#pragma GCC visibility push(default)` in each file, replace MPI's. */
@@ -30,7 +31,8 @@
 
 /* Every call the recorder counts, supported or not: point-to-point and completion calls,
    then MPI's function of every collective kind of ir/coll_kinds.h (its `mpi` column; the
-   kinds it marks native are recorded, the others counted as unsupported), then the rest. */
+   kinds it marks native are recorded, the others counted as unsupported), then the
+   nonblocking forms of the native kinds, then the rest. */
 #define REC_P2P_CALLS(X)                                                                          \
   X(Send) X(Ssend) X(Rsend) X(Bsend) X(Isend) X(Issend) X(Irsend) X(Ibsend) X(Recv) X(Irecv)      \
   X(Sendrecv) X(Sendrecv_replace) X(Send_init) X(Ssend_init) X(Rsend_init) X(Bsend_init)          \
@@ -40,14 +42,16 @@
 #define REC_OTHER_CALLS(X)                                                                        \
   X(Comm_dup) X(Comm_split) X(Comm_create) X(Comm_split_type) X(Cart_create) X(Cart_sub)          \
   X(Graph_create) X(Dist_graph_create) X(Dist_graph_create_adjacent)                              \
-  X(Comm_free) X(Pcontrol) X(Ibarrier) X(Ibcast) X(Ireduce)        \
-  X(Iallreduce) X(Igather) X(Iscatter) X(Iallgather) X(Ialltoall) X(Win_create) X(Win_allocate)   \
+  X(Comm_free) X(Pcontrol) X(Win_create) X(Win_allocate)                                          \
   X(Win_fence) X(Put) X(Get) X(Accumulate) X(Comm_spawn) X(Intercomm_create) X(Intercomm_merge)    \
   X(Comm_create_group) X(Comm_idup)                                                               \
   X(Init_thread_multiple)
+#define REC_NBCOLL_CALLS(X)                                                                       \
+  X(Ibarrier) X(Ibcast) X(Igather) X(Iscatter) X(Iallgather) X(Ialltoall) X(Ireduce) X(Iallreduce)  \
+  X(Ireduce_scatter_block)
 #define X_ENUM(n) C_##n,
 #define X_KIND_ENUM(ID, NAME, MPI, ...) C_##MPI,
-enum { REC_P2P_CALLS(X_ENUM) CDAG_COLL_KINDS(X_KIND_ENUM) REC_OTHER_CALLS(X_ENUM) NCALLS };
+enum { REC_P2P_CALLS(X_ENUM) CDAG_COLL_KINDS(X_KIND_ENUM) REC_NBCOLL_CALLS(X_ENUM) REC_OTHER_CALLS(X_ENUM) NCALLS };
 extern const char *const call_names[NCALLS];
 
 /* What running out of memory lost (index.json's "out_of_memory"). */
@@ -59,7 +63,7 @@ extern const char *const oom_names[NOOM];
    program free a datatype while an operation on it is pending). */
 typedef struct { mpig_flat f; int64_t refs; } held_type;
 
-enum { P_SEND, P_RECV };
+enum { P_SEND, P_RECV, P_COLL };   /* P_COLL: a nonblocking collective (pmpi_nbcoll.c) */
 typedef struct {
   uint8_t kind, persistent, active, live;
   int64_t newer;             /* the next newer operation with the same handle, -1 none */
@@ -72,7 +76,7 @@ typedef struct {
   MPI_Comm comm;
   held_type *held;               /* type, held for a receive (written when it completes) and a
                                 persistent operation (laid out at each start); NULL none */
-} pend;
+} pend;   /* P_COLL: buf is the call's coll (pmpi_coll.h), its output waiting for completion */
 
 /* A communicator: its agreed id and the world ranks of the n ranks a message names (an
    intercommunicator's remote group); oom: the world ranks were lost to memory. */
@@ -146,13 +150,18 @@ int record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datatype t, c
                 const MPI_Status *st, uint64_t done, int blocking, int call);
 
 /* requests */
-void pend_put(MPI_Request rq, pend x);
+int pend_put(MPI_Request rq, pend x);   /* 0, or -1 when it could not be kept (counted) */
 int64_t pend_find(MPI_Request rq);
 void pend_drop(MPI_Request rq);
 void forget_requests(const MPI_Request *rq, int n);
 MPI_Request *save_requests(const MPI_Request *rq, int n);
 MPI_Status *statuses(MPI_Status *user, int n);
 void completed(const MPI_Request *rq, const int *which, int n, const MPI_Status *st, int call);
+/* pmpi_nbcoll.c: a nonblocking collective's request completed, observed at position done
+   (its output is the shadow's from there on); its request dropped (active: before any
+   completion, by MPI_Request_free, counted). Both free the coll (p->buf). */
+void nbcoll_completed(pend *p, uint64_t done);
+void nbcoll_dropped(pend *p);
 
 /* phases, start and end, time */
 void phase_start(void);

@@ -1,8 +1,9 @@
-/* cdag — src/record/pmpi_coll.c: the collectives of regular blocks, recorded as the graph
- * format's native collective operations (pmpi.h; the lines: record.h): barrier, bcast,
- * gather, scatter, allgather, alltoall, reduce, allreduce and reduce_scatter_block;
- * reductions on MPI's predefined types and ops only. Their sides and steps serve
- * pmpi_vcoll.c too (pmpi_coll.h). */
+/* cdag — src/record/pmpi_coll.c: the collectives, recorded as the graph format's native
+ * collective operations (pmpi.h; the lines: record.h): barrier, bcast, gather, scatter,
+ * allgather, alltoall, reduce, allreduce and reduce_scatter_block, the kinds
+ * ir/coll_kinds.h marks native; reductions on MPI's predefined types and ops only. Each
+ * kind's call is described once here (pmpi_coll.h), for these blocking wrappers and for
+ * the nonblocking ones of pmpi_nbcoll.c. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
@@ -54,8 +55,10 @@ void side_free(side *sd) {
 }
 
 /* Starts recording a call on comm: NULL-free x when it cannot be recorded. */
-int coll_start(coll *c, MPI_Comm comm, int call) {
+int coll_start(coll *c, MPI_Comm comm, int call, int nonblocking) {
   memset(c, 0, sizeof *c);
+  c->call = call;
+  c->nonblocking = nonblocking;
   if (R) R->oom_now = 0;
   c->x = recording() ? usable(comm, call) : NULL;
   if (c->x && c->x->inter) {   /* its two groups' roles (root, MPI_ROOT) are not recorded */
@@ -84,117 +87,89 @@ int coll_ready(coll *c, int call, int ok) {
    or elements of (type, rop); the sides' addresses as the format places them. */
 static void coll_line(const coll *c, int kind, int root, uint64_t count, int type, int rop) {
   ir_call call = {.op = -1, .kind = (uint8_t)kind, .comm = c->x->id, .root = root, .type = type, .rop = rop,
-                  .in = c->in.addr, .out = c->out.addr, .count = count};
+                  .in = c->in.addr, .out = c->out.addr, .count = count, .nonblocking = (uint8_t)c->nonblocking};
   ir_line l = line_of(IR_LINE_COLL);
   l.call = &call;
   l.rank = R->rank;
   out_op(R->phase, c->seq, &l);
 }
 
-void coll_done(coll *c) {
+void coll_started(coll *c) {
+  side_free(&c->in);
+  c->in.r = (ranges){0};
+}
+
+void coll_finish(coll *c, uint64_t done) {
   if (!c->x) return;
-  side_after(&c->out, c->seq);
+  side_after(&c->out, done);
+  coll_drop(c);
+}
+
+void coll_done(coll *c) { coll_finish(c, c->seq); }
+
+void coll_drop(coll *c) {
   side_free(&c->in);
   side_free(&c->out);
+  c->in.r = c->out.r = (ranges){0};
+  c->x = NULL;
 }
 
-#pragma GCC visibility push(default)
-
-int MPI_Barrier(MPI_Comm comm) {
-  COUNT(C_Barrier);
-  coll c;
-  if (coll_start(&c, comm, C_Barrier) && !coll_ready(&c, C_Barrier, 1)) {
-    coll_line(&c, IR_COLL_BARRIER, -1, 0, 0, 0);
-  }
-  return PMPI_Barrier(comm);
+int coll_barrier(coll *c, int call, int nonblocking, MPI_Comm comm) {
+  if (!coll_start(c, comm, call, nonblocking) || coll_ready(c, call, 1)) return 0;
+  coll_line(c, IR_COLL_BARRIER, -1, 0, 0, 0);
+  return 1;
 }
 
-int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
-  COUNT(C_Bcast);
-  coll c;
-  if (coll_start(&c, comm, C_Bcast)) {
-    side *sd = c.me == root ? &c.in : &c.out;
-    if (!coll_ready(&c, C_Bcast, !side_of(sd, buf, count, t))) {
-      c.out.addr = sd->addr;   /* the format's bcast names its one buffer `addr` (the call's out) */
-      coll_line(&c, IR_COLL_BCAST, world_of(c.x, root), sd->bytes, 0, 0);
-    }
-  }
-  int rc = PMPI_Bcast(buf, count, t, root, comm);
-  coll_done(&c);
-  return rc;
+int coll_bcast(coll *c, int call, int nonblocking, void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
+  if (!coll_start(c, comm, call, nonblocking)) return 0;
+  side *sd = c->me == root ? &c->in : &c->out;
+  if (coll_ready(c, call, !side_of(sd, buf, count, t))) return 0;
+  c->out.addr = sd->addr;   /* the format's bcast names its one buffer `addr` (the call's out) */
+  coll_line(c, IR_COLL_BCAST, world_of(c->x, root), sd->bytes, 0, 0);
+  return 1;
 }
 
-int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
-               MPI_Comm comm) {
-  COUNT(C_Gather);
-  coll c;
-  if (coll_start(&c, comm, C_Gather)) {
-    int root_me = c.me == root, ok;
-    if (sbuf == MPI_IN_PLACE)   /* the root's own block of rbuf */
-      ok = !side_of(&c.in, (char *)rbuf + (int64_t)c.me * rcount * (int64_t)type_extent(rtype), rcount, rtype);
-    else
-      ok = !side_of(&c.in, sbuf, scount, stype);
-    if (root_me) ok = ok && !side_of(&c.out, rbuf, (int64_t)rcount * c.x->n, rtype);
-    if (!coll_ready(&c, C_Gather, ok)) {
-      coll_line(&c, IR_COLL_GATHER, world_of(c.x, root), c.in.bytes, 0, 0);
-    }
-  }
-  int rc = PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
-  coll_done(&c);
-  return rc;
+int coll_gather(coll *c, int call, int nonblocking, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                int rcount, MPI_Datatype rtype, int root, MPI_Comm comm) {
+  if (!coll_start(c, comm, call, nonblocking)) return 0;
+  int root_me = c->me == root, ok;
+  if (sbuf == MPI_IN_PLACE)   /* the root's own block of rbuf */
+    ok = !side_of(&c->in, (char *)rbuf + (int64_t)c->me * rcount * (int64_t)type_extent(rtype), rcount, rtype);
+  else
+    ok = !side_of(&c->in, sbuf, scount, stype);
+  if (root_me) ok = ok && !side_of(&c->out, rbuf, (int64_t)rcount * c->x->n, rtype);
+  if (coll_ready(c, call, ok)) return 0;
+  coll_line(c, IR_COLL_GATHER, world_of(c->x, root), c->in.bytes, 0, 0);
+  return 1;
 }
 
-int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
-                MPI_Comm comm) {
-  COUNT(C_Scatter);
-  coll c;
-  if (coll_start(&c, comm, C_Scatter)) {
-    int root_me = c.me == root, ok = 1;
-    if (root_me) ok = !side_of(&c.in, sbuf, (int64_t)scount * c.x->n, stype);
-    if (rbuf == MPI_IN_PLACE)
-      ok = ok && !side_of(&c.out, (const char *)sbuf + (int64_t)c.me * scount * (int64_t)type_extent(stype), scount, stype);
-    else
-      ok = ok && !side_of(&c.out, rbuf, rcount, rtype);
-    if (!coll_ready(&c, C_Scatter, ok)) {
-      coll_line(&c, IR_COLL_SCATTER, world_of(c.x, root), c.out.bytes, 0, 0);
-    }
-  }
-  int rc = PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
-  coll_done(&c);
-  return rc;
+int coll_scatter(coll *c, int call, int nonblocking, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                 int rcount, MPI_Datatype rtype, int root, MPI_Comm comm) {
+  if (!coll_start(c, comm, call, nonblocking)) return 0;
+  int root_me = c->me == root, ok = 1;
+  if (root_me) ok = !side_of(&c->in, sbuf, (int64_t)scount * c->x->n, stype);
+  if (rbuf == MPI_IN_PLACE)
+    ok = ok && !side_of(&c->out, (const char *)sbuf + (int64_t)c->me * scount * (int64_t)type_extent(stype), scount, stype);
+  else
+    ok = ok && !side_of(&c->out, rbuf, rcount, rtype);
+  if (coll_ready(c, call, ok)) return 0;
+  coll_line(c, IR_COLL_SCATTER, world_of(c->x, root), c->out.bytes, 0, 0);
+  return 1;
 }
 
 /* allgather and alltoall: `rcount` elements of rtype per member. */
-static void all_blocks(coll *c, int kind, int call, const void *sbuf, int scount, MPI_Datatype stype,
-                       void *rbuf, int rcount, MPI_Datatype rtype) {
+int coll_blocks(coll *c, int call, int nonblocking, int kind, const void *sbuf, int scount, MPI_Datatype stype,
+                void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm) {
+  if (!coll_start(c, comm, call, nonblocking)) return 0;
   int a2a = ir_coll_get(kind)->send == IR_SLOTS_MEMBER, n = c->x->n, ok;   /* a block per member in */
   if (sbuf == MPI_IN_PLACE && a2a) ok = !side_of(&c->in, rbuf, (int64_t)rcount * n, rtype);
   else if (sbuf == MPI_IN_PLACE)
     ok = !side_of(&c->in, (char *)rbuf + (int64_t)c->me * rcount * (int64_t)type_extent(rtype), rcount, rtype);
   else ok = !side_of(&c->in, sbuf, a2a ? (int64_t)scount * n : scount, stype);
   ok = ok && !side_of(&c->out, rbuf, (int64_t)rcount * n, rtype);
-  if (coll_ready(c, call, ok)) return;
+  if (coll_ready(c, call, ok)) return 0;
   coll_line(c, a2a ? IR_COLL_ALLTOALL : IR_COLL_ALLGATHER, -1, c->out.bytes / (uint64_t)n, 0, 0);
-}
-
-int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
-                  MPI_Comm comm) {
-  COUNT(C_Allgather);
-  coll c;
-  if (coll_start(&c, comm, C_Allgather)) all_blocks(&c, IR_COLL_ALLGATHER, C_Allgather, sbuf, scount, stype, rbuf, rcount, rtype);
-  int rc = PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-  coll_done(&c);
-  return rc;
-}
-
-int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
-                 MPI_Comm comm) {
-  COUNT(C_Alltoall);
-  coll c;
-  if (coll_start(&c, comm, C_Alltoall)) all_blocks(&c, IR_COLL_ALLTOALL, C_Alltoall, sbuf, scount, stype, rbuf, rcount, rtype);
-  int rc = PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-  coll_done(&c);
-  return rc;
+  return 1;
 }
 
 /* `count` elements of cdag type `type` at buf: one range, padding included (a pair's
@@ -207,11 +182,8 @@ static int side_span(side *sd, const void *buf, int64_t count, int type) {
   return sd->bytes ? ranges_add(&sd->r, sd->addr, sd->bytes) : 0;
 }
 
-/* Reductions: predefined types and ops that the loader accepts (mpi_glue applies the
-   loader's rule); every member decides alike (MPI asks them all to pass the same op and
-   type). `in_count`: elements read (reduce_scatter: a block per member). */
-int reduction(coll *c, int call, const void *sbuf, void *rbuf, int64_t in_count, int64_t out_count,
-                     int has_out, MPI_Datatype t, MPI_Op o, int *type, int *rop) {
+int reduction(coll *c, int call, const void *sbuf, void *rbuf, int64_t in_count, int64_t out_count, int has_out,
+              MPI_Datatype t, MPI_Op o, int *type, int *rop) {
   char why[80];
   if (mpig_reduction(t, o, type, rop, why, sizeof why) != MPIG_REDUCTION_OK) {
     unsupported_because(call, why);
@@ -223,39 +195,111 @@ int reduction(coll *c, int call, const void *sbuf, void *rbuf, int64_t in_count,
   return coll_ready(c, call, ok) == 0;
 }
 
+/* Reductions: predefined types and ops that the loader accepts (mpi_glue applies the
+   loader's rule); every member decides alike (MPI asks them all to pass the same op and
+   type). reduce_scatter_block reads a block per member. */
+int coll_reduction(coll *c, int call, int nonblocking, int kind, const void *sbuf, void *rbuf, int count,
+                   MPI_Datatype t, MPI_Op o, int root, MPI_Comm comm) {
+  char why[80];
+  int type, rop;
+  if (!coll_start(c, comm, call, nonblocking)) return 0;
+  if (mpig_reduction(t, o, &type, &rop, why, sizeof why) != MPIG_REDUCTION_OK) {
+    unsupported_because(call, why);
+    c->x = NULL;
+    return 0;
+  }
+  int64_t in_count = kind == IR_COLL_REDUCE_SCATTER_BLOCK ? (int64_t)count * c->x->n : count;
+  int has_out = kind != IR_COLL_REDUCE || c->me == root;
+  int ok = !side_span(&c->in, sbuf == MPI_IN_PLACE ? rbuf : sbuf, in_count, type);
+  if (has_out) ok = ok && !side_span(&c->out, rbuf, count, type);
+  if (coll_ready(c, call, ok)) return 0;
+  coll_line(c, kind, kind == IR_COLL_REDUCE ? world_of(c->x, root) : -1, (uint64_t)count, type, rop);
+  return 1;
+}
+
+/* ---- the blocking calls: the output is the shadow's when MPI returns ---- */
+
+#pragma GCC visibility push(default)
+
+int MPI_Barrier(MPI_Comm comm) {
+  COUNT(C_Barrier);
+  coll c;
+  coll_barrier(&c, C_Barrier, 0, comm);
+  return PMPI_Barrier(comm);
+}
+
+int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
+  COUNT(C_Bcast);
+  coll c;
+  coll_bcast(&c, C_Bcast, 0, buf, count, t, root, comm);
+  int rc = PMPI_Bcast(buf, count, t, root, comm);
+  coll_finish(&c, c.seq);
+  return rc;
+}
+
+int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
+               MPI_Comm comm) {
+  COUNT(C_Gather);
+  coll c;
+  coll_gather(&c, C_Gather, 0, sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+  int rc = PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+  coll_finish(&c, c.seq);
+  return rc;
+}
+
+int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
+                MPI_Comm comm) {
+  COUNT(C_Scatter);
+  coll c;
+  coll_scatter(&c, C_Scatter, 0, sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+  int rc = PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+  coll_finish(&c, c.seq);
+  return rc;
+}
+
+int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                  MPI_Comm comm) {
+  COUNT(C_Allgather);
+  coll c;
+  coll_blocks(&c, C_Allgather, 0, IR_COLL_ALLGATHER, sbuf, scount, stype, rbuf, rcount, rtype, comm);
+  int rc = PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+  coll_finish(&c, c.seq);
+  return rc;
+}
+
+int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                 MPI_Comm comm) {
+  COUNT(C_Alltoall);
+  coll c;
+  coll_blocks(&c, C_Alltoall, 0, IR_COLL_ALLTOALL, sbuf, scount, stype, rbuf, rcount, rtype, comm);
+  int rc = PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+  coll_finish(&c, c.seq);
+  return rc;
+}
+
 int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, int root, MPI_Comm comm) {
   COUNT(C_Reduce);
   coll c;
-  int type, rop;
-  if (coll_start(&c, comm, C_Reduce) && reduction(&c, C_Reduce, sbuf, rbuf, count, count, c.me == root, t, o, &type, &rop)) {
-    coll_line(&c, IR_COLL_REDUCE, world_of(c.x, root), (uint64_t)count, type, rop);
-  }
+  coll_reduction(&c, C_Reduce, 0, IR_COLL_REDUCE, sbuf, rbuf, count, t, o, root, comm);
   int rc = PMPI_Reduce(sbuf, rbuf, count, t, o, root, comm);
-  coll_done(&c);
+  coll_finish(&c, c.seq);
   return rc;
 }
 
 int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, MPI_Comm comm) {
   COUNT(C_Allreduce);
   coll c;
-  int type, rop;
-  if (coll_start(&c, comm, C_Allreduce) && reduction(&c, C_Allreduce, sbuf, rbuf, count, count, 1, t, o, &type, &rop)) {
-    coll_line(&c, IR_COLL_ALLREDUCE, -1, (uint64_t)count, type, rop);
-  }
+  coll_reduction(&c, C_Allreduce, 0, IR_COLL_ALLREDUCE, sbuf, rbuf, count, t, o, -1, comm);
   int rc = PMPI_Allreduce(sbuf, rbuf, count, t, o, comm);
-  coll_done(&c);
+  coll_finish(&c, c.seq);
   return rc;
 }
 
 int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, MPI_Comm comm) {
   COUNT(C_Reduce_scatter_block);
   coll c;
-  int type, rop;
-  if (coll_start(&c, comm, C_Reduce_scatter_block) &&
-      reduction(&c, C_Reduce_scatter_block, sbuf, rbuf, (int64_t)count * c.x->n, count, 1, t, o, &type, &rop)) {
-    coll_line(&c, IR_COLL_REDUCE_SCATTER_BLOCK, -1, (uint64_t)count, type, rop);
-  }
+  coll_reduction(&c, C_Reduce_scatter_block, 0, IR_COLL_REDUCE_SCATTER_BLOCK, sbuf, rbuf, count, t, o, -1, comm);
   int rc = PMPI_Reduce_scatter_block(sbuf, rbuf, count, t, o, comm);
-  coll_done(&c);
+  coll_finish(&c, c.seq);
   return rc;
 }

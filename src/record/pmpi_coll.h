@@ -1,38 +1,70 @@
-/* cdag — src/record/pmpi_coll.h: what the collective wrapper files share (pmpi_coll.c, the
- * blocking native kinds; pmpi_vcoll.c, the v- and w-forms): a call's sides and its steps.
- * Private to libcdag-record, hidden as pmpi.h is. */
+/* cdag — src/record/pmpi_coll.h: what the collectives' wrapper files share (private to
+ * libcdag-record; hidden like pmpi.h).
+ *
+ * pmpi_coll.c describes each regular native kind's call once: the sides it reads and writes (a
+ * derived datatype's ranges, through a packing area), the shadow's check of what it reads,
+ * and its line. The blocking wrappers there give the written side to the shadow when MPI
+ * returns; the nonblocking ones (pmpi_nbcoll.c) keep it until the completion call that
+ * observes the request complete. The v- and w-forms, scans and neighbourhood collectives
+ * (pmpi_vcoll.c) build their calls from the steps below. */
 #ifndef CDAG_RECORD_PMPI_COLL_H
 #define CDAG_RECORD_PMPI_COLL_H
 
 #include "record/pmpi.h"
 
-/* One buffer of a call: its byte ranges, moved through a packing area when more than one. */
+/* One buffer of a call: its byte ranges, what the graph names. */
 typedef struct {
   ranges r;
   uint64_t addr, bytes;     /* what the graph names; 0 bytes: no such side on this rank */
   const char *type;         /* the element type, for the shadow's reductions */
 } side;
 
-/* One collective call being recorded. */
+/* One collective call being recorded (x NULL: it is not). */
 typedef struct {
   rcomm *x;
   int me;
-  uint64_t seq;
+  int call;                 /* C_* of the MPI function, for the counts */
+  int nonblocking;          /* MPI_I<kind>: its line says so, its output waits for a completion */
+  uint64_t seq;             /* its position */
   side in, out;
 } coll;
 
-/* `count` elements of t at buf: 0, or -1 (unrecordable). */
+/* Each kind's call, described: when it can be recorded (1), its input checked by the shadow
+   at its position, its line written; c->x NULL otherwise (counted as not recorded). The
+   arguments are MPI's. */
+int coll_barrier(coll *c, int call, int nonblocking, MPI_Comm comm);
+int coll_bcast(coll *c, int call, int nonblocking, void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm);
+int coll_gather(coll *c, int call, int nonblocking, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                int rcount, MPI_Datatype rtype, int root, MPI_Comm comm);
+int coll_scatter(coll *c, int call, int nonblocking, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                 int rcount, MPI_Datatype rtype, int root, MPI_Comm comm);
+/* allgather and alltoall (kind IR_COLL_ALLGATHER or IR_COLL_ALLTOALL). */
+int coll_blocks(coll *c, int call, int nonblocking, int kind, const void *sbuf, int scount, MPI_Datatype stype,
+                void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm);
+/* reduce (root >= 0), allreduce (root -1) and reduce_scatter_block (kind). */
+int coll_reduction(coll *c, int call, int nonblocking, int kind, const void *sbuf, void *rbuf, int count,
+                   MPI_Datatype t, MPI_Op o, int root, MPI_Comm comm);
+
+/* The steps. `count` elements of t at buf: 0, or -1 (unrecordable). */
 int side_of(side *sd, const void *buf, int64_t count, MPI_Datatype t);
 void side_free(side *sd);
 /* Starts recording a call on comm: 0 (c->x NULL) when it is not recorded. */
-int coll_start(coll *c, MPI_Comm comm, int call);
+int coll_start(coll *c, MPI_Comm comm, int call, int nonblocking);
 /* The sides are set (ok: both recordable): 0 and the call's position, or -1 (counted). */
 int coll_ready(coll *c, int call, int ok);
-/* After MPI's call: what it wrote, to the shadow. */
-void coll_done(coll *c);
 /* A reduction's sides on MPI's predefined types and ops (in_count elements read at sbuf,
    out_count written at rbuf when has_out): 1 when ready, 0 when not recorded (counted). */
 int reduction(coll *c, int call, const void *sbuf, void *rbuf, int64_t in_count, int64_t out_count, int has_out,
               MPI_Datatype t, MPI_Op o, int *type, int *rop);
+/* After MPI's blocking call: what it wrote, to the shadow; its memory freed. */
+void coll_done(coll *c);
+
+/* The call's input is no longer needed (its ranges freed). */
+void coll_started(coll *c);
+/* The call completed, observed at position done: its output goes to the shadow (packing
+   copies out of the area right after done), and its memory is freed. */
+void coll_finish(coll *c, uint64_t done);
+/* Frees what the call holds, its output not given to the shadow. */
+void coll_drop(coll *c);
 
 #endif

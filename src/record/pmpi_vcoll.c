@@ -73,7 +73,7 @@ int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, co
   COUNT(C_Gatherv);
   coll c;
   uint64_t *v = NULL;
-  if (coll_start(&c, comm, C_Gatherv)) {
+  if (coll_start(&c, comm, C_Gatherv, 0)) {
     int n = c.x->n, root_me = c.me == root, ok;
     if (sbuf == MPI_IN_PLACE) ok = !own_block(&c.in, rbuf, displs[c.me], rcounts[c.me], rtype);
     else ok = !side_of(&c.in, sbuf, scount, stype);
@@ -93,7 +93,7 @@ int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_
   COUNT(C_Scatterv);
   coll c;
   uint64_t *v = NULL;
-  if (coll_start(&c, comm, C_Scatterv)) {
+  if (coll_start(&c, comm, C_Scatterv, 0)) {
     int n = c.x->n, root_me = c.me == root, ok = 1;
     if (root_me)
       ok = (v = lists_new(2 * (int64_t)n)) &&
@@ -113,7 +113,7 @@ int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
   COUNT(C_Allgatherv);
   coll c;
   uint64_t *v = NULL;
-  if (coll_start(&c, comm, C_Allgatherv)) {
+  if (coll_start(&c, comm, C_Allgatherv, 0)) {
     int n = c.x->n, ok;
     if (sbuf == MPI_IN_PLACE) ok = !own_block(&c.in, rbuf, displs[c.me], rcounts[c.me], rtype);
     else ok = !side_of(&c.in, sbuf, scount, stype);
@@ -150,7 +150,7 @@ int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MP
   COUNT(C_Alltoallv);
   coll c;
   uint64_t *v = NULL;
-  if (coll_start(&c, comm, C_Alltoallv))
+  if (coll_start(&c, comm, C_Alltoallv, 0))
     v = all_to_all(&c, IR_COLL_ALLTOALLV, C_Alltoallv, sbuf, scounts, sdispls, stype, NULL, rbuf, rcounts, rdispls,
                    rtype, NULL);
   int rc = PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
@@ -164,7 +164,7 @@ int MPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[], co
   COUNT(C_Alltoallw);
   coll c;
   uint64_t *v = NULL;
-  if (coll_start(&c, comm, C_Alltoallw))
+  if (coll_start(&c, comm, C_Alltoallw, 0))
     v = all_to_all(&c, IR_COLL_ALLTOALLW, C_Alltoallw, sbuf, scounts, sdispls, MPI_DATATYPE_NULL, stypes, rbuf,
                    rcounts, rdispls, MPI_DATATYPE_NULL, rtypes);
   int rc = PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
@@ -178,7 +178,7 @@ int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Da
   coll c;
   uint64_t *v = NULL;
   int type, rop;
-  if (coll_start(&c, comm, C_Reduce_scatter)) {
+  if (coll_start(&c, comm, C_Reduce_scatter, 0)) {
     int n = c.x->n;
     int64_t sum = 0;
     if (!(v = lists_new(n))) {
@@ -215,7 +215,7 @@ static void prefix(coll *c, int kind, int call, const void *sbuf, void *rbuf, in
 int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, MPI_Comm comm) {
   COUNT(C_Scan);
   coll c;
-  if (coll_start(&c, comm, C_Scan)) prefix(&c, IR_COLL_SCAN, C_Scan, sbuf, rbuf, count, t, o);
+  if (coll_start(&c, comm, C_Scan, 0)) prefix(&c, IR_COLL_SCAN, C_Scan, sbuf, rbuf, count, t, o);
   int rc = PMPI_Scan(sbuf, rbuf, count, t, o, comm);
   coll_done(&c);
   return rc;
@@ -224,7 +224,7 @@ int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, 
 int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, MPI_Comm comm) {
   COUNT(C_Exscan);
   coll c;
-  if (coll_start(&c, comm, C_Exscan)) prefix(&c, IR_COLL_EXSCAN, C_Exscan, sbuf, rbuf, count, t, o);
+  if (coll_start(&c, comm, C_Exscan, 0)) prefix(&c, IR_COLL_EXSCAN, C_Exscan, sbuf, rbuf, count, t, o);
   int rc = PMPI_Exscan(sbuf, rbuf, count, t, o, comm);
   coll_done(&c);
   return rc;
@@ -359,7 +359,7 @@ int MPI_Neighbor_allgather(const void *sbuf, int scount, MPI_Datatype stype, voi
   coll c;
   nbr nb;
   uint64_t *v = NULL;
-  if (coll_start(&c, comm, C_Neighbor_allgather) && nbr_start(&c, comm, C_Neighbor_allgather, &nb)) {
+  if (coll_start(&c, comm, C_Neighbor_allgather, 0) && nbr_start(&c, comm, C_Neighbor_allgather, &nb)) {
     for (int i = 0; i < nb.nout; i++) nblock_set(nb.sb, i, nb.dst, sbuf, scount, stype);
     for (int j = 0; j < nb.nin; j++)
       nblock_set(nb.rb, j, nb.src, (char *)rbuf + (int64_t)j * rcount * type_extent(rtype), rcount, rtype);
@@ -378,7 +378,7 @@ int MPI_Neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, vo
   coll c;
   nbr nb;
   uint64_t *v = NULL;
-  if (coll_start(&c, comm, C_Neighbor_allgatherv) && nbr_start(&c, comm, C_Neighbor_allgatherv, &nb)) {
+  if (coll_start(&c, comm, C_Neighbor_allgatherv, 0) && nbr_start(&c, comm, C_Neighbor_allgatherv, &nb)) {
     for (int i = 0; i < nb.nout; i++) nblock_set(nb.sb, i, nb.dst, sbuf, scount, stype);
     for (int j = 0; j < nb.nin; j++)
       nblock_set(nb.rb, j, nb.src, (char *)rbuf + (int64_t)displs[j] * type_extent(rtype), rcounts[j], rtype);
@@ -397,7 +397,7 @@ int MPI_Neighbor_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void
   coll c;
   nbr nb;
   uint64_t *v = NULL;
-  if (coll_start(&c, comm, C_Neighbor_alltoall) && nbr_start(&c, comm, C_Neighbor_alltoall, &nb)) {
+  if (coll_start(&c, comm, C_Neighbor_alltoall, 0) && nbr_start(&c, comm, C_Neighbor_alltoall, &nb)) {
     for (int i = 0; i < nb.nout; i++)
       nblock_set(nb.sb, i, nb.dst, (const char *)sbuf + (int64_t)i * scount * type_extent(stype), scount, stype);
     for (int j = 0; j < nb.nin; j++)
@@ -417,7 +417,7 @@ int MPI_Neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdis
   coll c;
   nbr nb;
   uint64_t *v = NULL;
-  if (coll_start(&c, comm, C_Neighbor_alltoallv) && nbr_start(&c, comm, C_Neighbor_alltoallv, &nb)) {
+  if (coll_start(&c, comm, C_Neighbor_alltoallv, 0) && nbr_start(&c, comm, C_Neighbor_alltoallv, &nb)) {
     for (int i = 0; i < nb.nout; i++)
       nblock_set(nb.sb, i, nb.dst, (const char *)sbuf + (int64_t)sdispls[i] * type_extent(stype), scounts[i], stype);
     for (int j = 0; j < nb.nin; j++)
@@ -438,7 +438,7 @@ int MPI_Neighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint
   coll c;
   nbr nb;
   uint64_t *v = NULL;
-  if (coll_start(&c, comm, C_Neighbor_alltoallw) && nbr_start(&c, comm, C_Neighbor_alltoallw, &nb)) {
+  if (coll_start(&c, comm, C_Neighbor_alltoallw, 0) && nbr_start(&c, comm, C_Neighbor_alltoallw, &nb)) {
     for (int i = 0; i < nb.nout; i++)   /* displacements in bytes, a datatype per block */
       nblock_set(nb.sb, i, nb.dst, (const char *)sbuf + sdispls[i], scounts[i], stypes[i]);
     for (int j = 0; j < nb.nin; j++) nblock_set(nb.rb, j, nb.src, (char *)rbuf + rdispls[j], rcounts[j], rtypes[j]);

@@ -184,28 +184,44 @@ static int add_read(const cdag_graph *g, stage_steps *st, int64_t *cap, int32_t 
 }
 
 /* Marks (AWAITED) the receives of rank r that a later join completes: finalize.c's rule for
-   when a computation reading all reads a receive (at that join, else at its place). */
+   when a computation reading all reads a receive (at that join, else at its place), and
+   every op of a nonblocking call (read from the wait naming it on, if one does). */
 enum { AWAITED = 1, PENDING = 2 };
+
 static void mark_awaited(const cdag_graph *g, int32_t r, uint8_t *state) {
   for (int32_t i = g->rank_start[r]; i < g->rank_start[r + 1]; i++) {
     int32_t op = g->rank_ops[i];
+    if (ir_is_nb_call(g, op)) {   /* its ops are its predecessors of its call; no wait naming it: never read */
+      for (int32_t e = g->pred_start[op]; e < g->pred_start[op + 1]; e++)
+        if (g->call[g->pred[e]] == g->call[op]) state[g->pred[e]] |= AWAITED;
+      continue;
+    }
     if (!ir_is_calc_join(g, op)) continue;
-    for (int32_t e = g->pred_start[op]; e < g->pred_start[op + 1]; e++)
-      if (g->kind[g->pred[e]] == IR_RECV && !g->join[g->pred[e]] && g->rank[g->pred[e]] == r &&
-          g->pos[g->pred[e]] < g->pos[op])   /* not a blocking one: that completes at its place */
-        state[g->pred[e]] |= AWAITED;
+    for (int32_t e = g->pred_start[op]; e < g->pred_start[op + 1]; e++) {
+      int32_t p = g->pred[e];
+      if (g->kind[p] == IR_RECV && !g->join[p] && g->rank[p] == r && g->pos[p] < g->pos[op])
+        state[p] |= AWAITED;   /* not a blocking one: that completes at its place */
+    }
   }
 }
 
-/* The pending receives the join op completes: their ranges are read from then on. */
+/* A pending write completed: its range is read from then on. */
+static int complete_one(const cdag_graph *g, int32_t p, uint8_t *state, stage_steps *st, int64_t *scap) {
+  uint64_t a, len;
+  if (!(state[p] & PENDING)) return CDAG_OK;
+  state[p] = 0;
+  return written(g, p, &a, &len) ? add_read(g, st, scap, g->rank[p], a, len) : CDAG_OK;
+}
+
+/* The pending writes the join op completes: their ranges are read from then on. */
 static int complete_recvs(const cdag_graph *g, int32_t op, uint8_t *state, stage_steps *st, int64_t *scap) {
   int rc = CDAG_OK;
   if (!ir_is_calc_join(g, op)) return CDAG_OK;
   for (int32_t e = g->pred_start[op]; e < g->pred_start[op + 1] && rc == CDAG_OK; e++) {
     int32_t p = g->pred[e];
-    if (!(state[p] & PENDING)) continue;
-    state[p] = 0;
-    rc = add_read(g, st, scap, g->rank[p], g->addr[p], g->bytes[p]);
+    for (int32_t e2 = g->pred_start[p]; ir_is_nb_call(g, p) && e2 < g->pred_start[p + 1] && rc == CDAG_OK; e2++)
+      if (g->call[g->pred[e2]] == g->call[p]) rc = complete_one(g, g->pred[e2], state, st, scap);
+    if (rc == CDAG_OK) rc = complete_one(g, p, state, st, scap);
   }
   return rc;
 }
@@ -235,7 +251,7 @@ static int list_computes(const cdag_graph *g, const int32_t *lvl, stage_steps *s
         }
       }
       if (!written(g, op, &a, &len)) continue;
-      if (g->kind[op] == IR_RECV && (state[op] & AWAITED)) state[op] |= PENDING;
+      if (state[op] & AWAITED) state[op] |= PENDING;   /* a receive, a nonblocking call's write */
       else rc = add_read(g, st, &scap, r, a, len);
     }
   }
@@ -312,8 +328,7 @@ static int emit_op(emitter *e, int32_t op) {
   if (os == IR_OS_COLL_PART) return CDAG_OK;   /* its call writes it again */
   if (os == IR_OS_COLL) {
     const ir_call *c = &g->calls[g->call[op]];
-    rc = ir_add_collv(s, g->rank[op], c->kind, c->comm, c->root, c->in, c->out, c->count, c->type, c->rop,
-                      ir_call_lists(g, c), &to);
+    rc = ir_add_coll_call(s, g->rank[op], c, ir_call_lists(g, c), &to);
   } else if (g->kind[op] == IR_RECV && e->lvl[e->m->partner[op]] < e->lvl[op]) {
     return emit_late_recv(e, op);
   } else {

@@ -12,7 +12,9 @@
 
 #define WIRE_MAGIC 0xcd47u
 #define WIRE_VERSION 6u   /* 2: labels; 3: one-sided ops and segments; 4: joins, native collectives;
-                             5: computations (a calc's read and written ranges); 6: vector calls' lists */
+                             5: computations (a calc's read and written ranges); 6: vector calls' lists
+                             and nonblocking native collectives (a flag per call, joins of kind
+                             IR_JOIN_CALL) */
 
 static int wire_reserve(wire_buf *w, int64_t n) {
   if (w->failed) return 0;
@@ -175,6 +177,7 @@ static void wire_encode_natives(const cdag_graph *g, wire_buf *w) {
     wire_put_u(w, k->in);
     wire_put_u(w, k->out);
     wire_put_u(w, k->count);
+    wire_put_u(w, k->nonblocking);
     const uint64_t *v = ir_call_lists(g, k);
     int64_t nv = ir_call_nvalues(g, k);
     wire_put_u(w, (uint64_t)nv);
@@ -326,7 +329,7 @@ static int wire_decode_natives(cdag_graph *g, wire_reader *r, int rank, int64_t 
   if (r->failed || njoin > (uint64_t)nops) return wire_bad(rank, "joins");
   for (uint64_t k = 0; k < njoin; k++) {
     uint64_t op = wire_get_u(r), j = wire_get_u(r);
-    if (r->failed || op >= (uint64_t)nops || j > IR_JOIN_ALL) return wire_bad(rank, "join");
+    if (r->failed || op >= (uint64_t)nops || j > IR_JOIN_CALL) return wire_bad(rank, "join");
     if ((rc = ir_set_join(g, (int32_t)(base + (int64_t)op), (int)j))) return rc;
   }
   if ((rc = decode_comms(g, r, rank))) return rc;
@@ -343,6 +346,7 @@ static int wire_decode_natives(cdag_graph *g, wire_reader *r, int rank, int64_t 
     k.in = wire_get_u(r);
     k.out = wire_get_u(r);
     k.count = wire_get_u(r);
+    uint64_t nb = wire_get_u(r);
     uint64_t nv = wire_get_u(r);
     int fits = !r->failed && nv <= 4 * (uint64_t)g->nprocs;
     if (fits && nv && base_grow((void **)&v, 0, &vcap, (int64_t)nv, sizeof *v, "native calls")) {
@@ -354,7 +358,7 @@ static int wire_decode_natives(cdag_graph *g, wire_reader *r, int rank, int64_t 
       free(v);
       return wire_bad(rank, "native call lists");
     }
-    if (r->failed || op >= (uint64_t)nops || kind >= IR_COLL_NKINDS || !ir_coll_get((int)kind)->native ||
+    if (r->failed || nb > 1 || op >= (uint64_t)nops || kind >= IR_COLL_NKINDS || !ir_coll_get((int)kind)->native ||
         comm > IR_MAX_COMM || type > INT32_MAX || rop > INT32_MAX)
       return free(v), wire_bad(rank, "native call");
     k.op = (int32_t)(base + (int64_t)op);
@@ -363,6 +367,7 @@ static int wire_decode_natives(cdag_graph *g, wire_reader *r, int rank, int64_t 
     k.type = (int32_t)type;
     k.rop = (int32_t)rop;
     k.vec = 0;
+    k.nonblocking = (uint8_t)nb;
     if ((rc = ir_append_call(g, &k, v, (int64_t)nv))) return free(v), rc;
   }
   free(v);

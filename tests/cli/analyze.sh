@@ -3,7 +3,8 @@
 #
 # The shipped example graphs: analyze --json names the right kind, root and ranks; the text
 # report leads with the collective; sst prints the docs/format.md listing; verify passes on every
-# shipped graph; bad files and bad options fail with exit 1 / 2.
+# shipped graph; nonblocking native collectives load, analyse, verify and model; bad files
+# and bad options fail with exit 1 / 2.
 set -u
 cdag=$1
 src=$2
@@ -76,6 +77,26 @@ cases <<'T'
   out~ "sources": \[\[0,[ ]
 0 cdag sst "$ex/alltoall_butterfly4.cdag"
   out rank 0:
+T
+
+# nonblocking native calls (MPI_Iallreduce, MPI_Ibcast) overlapped with messages and a
+# computation: loaded, reported native, verified, modelled; the same file with blocking
+# calls is a deadlock (a rank receives before it calls what the sender called first)
+nb=$src/tests/data/replay/native_nb3.cdag
+sed 's/ nonblocking$//' "$nb" >"$tmp/nb_blocking.cdag"
+cases <<T
+0 cdag check "$nb"
+  out ok: 3 ranks
+0 cdag analyze "$nb"
+  out native collective calls: 2 (1 bcast, 1 allreduce)
+  out allreduce over all 3 ranks, 32 B of int64 sum
+  out native: the program called it
+0 cdag verify "$nb"
+  out matches the graph
+0 cdag model "$nb"
+  out plan:
+1 cdag analyze "$tmp/nb_blocking.cdag"
+  err the graph would deadlock
 T
 
 for f in "$ex"/*.cdag "$det"/*.cdag "$src"/tests/data/goal/*.goal; do

@@ -95,7 +95,7 @@ static const bad_case cases[] = {
   {HEAD "  allgatherv 4b in 0 out 0x100 counts x\n}\n", CDAG_ERR_FORMAT, 3, 39,
    {"expected 'root', 'in', 'out', 'counts', 'displs', 'recvcounts', 'recvdispls', 'comm'", "found 'x'"}},
   {HEAD "  allgather 4b in 0 out 0x100 counts 4 4\n}\n", CDAG_ERR_FORMAT, 3, 31,
-   {"expected 'root', 'in', 'out', 'addr', 'comm' or end of line", "found 'counts'"}},
+   {"expected 'root', 'in', 'out', 'addr', 'comm', 'nonblocking' or end of line", "found 'counts'"}},
   {HEAD "  allgatherv 4b in 0 out 0x100 counts -4 4 displs 0 4\n}\n", CDAG_ERR_FORMAT, 3, 39,
    {"expected a count or displacement", "found '-4'"}},
   {HEAD "  alltoallv 8b in 0 out 0x100 counts 4 4 displs 0 4 recvcounts 4 4\n}\n", CDAG_ERR_FORMAT, 3, 67,

@@ -218,8 +218,10 @@ static int copy_call(const copier *c, int64_t i, int32_t *id) {
   int rc = local_ptr(c, call->in, in_len, &pin);
   if (!rc) rc = local_ptr(c, call->out, out_len, &pout);
   if (rc) return rc;
-  return ir_add_collv(c->g, c->me, call->kind, call->comm, call->root, pin, pout, call->count, call->type, call->rop,
-                      ir_call_lists(gg, call), id);   /* the lists' displacements are relative: they move along */
+  ir_call here = *call;   /* nonblocking ones stay so: the wait naming it is copied with the dependencies */
+  here.in = pin;
+  here.out = pout;
+  return ir_add_coll_call(c->g, c->me, &here, ir_call_lists(gg, call), id);   /* the lists' displacements are relative: they move along */
 }
 
 /* A send or receive of the file, or what expanding a one-sided op made of it. */

@@ -8,7 +8,8 @@
 #             the report (a file of one rank; one-sided puts, gets and fences; a broadcast;
 #             allgathers of two sizes that once merged into one that could not run; an
 #             allreduce of float, double and complex sums and products; native collectives
-#             of every kind with waits and a communicator; a GOAL file; a file in Schedgen's
+#             of every kind with waits and a communicator; nonblocking ones overlapped
+#             with messages and a computation; a GOAL file; a file in Schedgen's
 #             style, without addresses; --json parsed as JSON; computations in stages
 #             with a staging buffer; a reduce mixing ops; a native allreduce between
 #             computations; a pipeline of computations
@@ -95,6 +96,11 @@ np3)
   out 80 bytes equal
   out stages: 3, between them 4 computations
   out 1 messages land a stage late, through staging buffers (8 B)
+# nonblocking native calls overlapped with a ring message and a computation
+0 run 3 "$data/native_nb3.cdag" $iters --repeat 1
+  summary
+  out 480 bytes equal
+  out allreduce over all 3 ranks, 32 B of int64 sum
 # a reduce that mixes ops starts a stage of its own
 0 run 3 "$data/mixed_reduce3.cdag" $iters --repeat 1
   summary
