@@ -11,6 +11,9 @@
  * reads after a put is the receive's place in its program order, so a fence no transfer
  * needs costs nothing. The target's sides of one epoch edge keep the order of their origins'
  * ops, and gets and puts have tags of their own, so MPI's pairing rule pairs them as made.
+ * An accumulate is a put whose target side receives into a scratch area of its own (at
+ * IR_ACC_SCRATCH, per target) and reduces from there into the target's bytes, both at the
+ * put's place: MPI's accumulate is a remote reduce, which the graph runs at the target.
  *
  * Program order: every op has a key (os_key) and a rank's ops are sorted by it (finalize.c):
  * 4i + 2 for op i as written, 4f + 3 right after fence f, 4f + 1 right before it, 0 at the
@@ -20,7 +23,10 @@
  * swept once: a put against any overlapping access but another one-sided access of its own
  * origin ordered with it by a dependency path; a get against overlapping puts (same
  * exception) and the target's own writes. The target's own accesses are those of its ops in
- * the epoch, one-sided ones included (a get writes its dst). */
+ * the epoch, one-sided ones included (a get writes its dst). Accumulates race with puts
+ * and the target's own accesses as a put does, and with each other only when their type or
+ * op differ (MPI makes accumulates of one op atomic per element); an accumulate and a get
+ * do not race: the get reads the epoch's start, as a fetch before the accumulate would. */
 #include "ir/ir.h"
 
 /* ---- epochs ---- */
@@ -76,7 +82,7 @@ static int epochs_of(const cdag_graph *g, int64_t n, int after, epochs *e) {
 /* The target address of one-sided op i: its segment's base plus the offset, bounds checked. */
 static int target_addr(const cdag_graph *g, int64_t i, const int32_t *sstart, const int64_t *sidx, uint64_t *a) {
   int t = g->peer[i], seg = g->tag[i];
-  const char *what = g->kind[i] == IR_GET ? "get" : "put";
+  const char *what = ir_kind_name(g->kind[i]);
   char d[160];
   if (seg < 0) {
     *a = g->addr2[i];
@@ -119,6 +125,33 @@ static int64_t partner_key(const cdag_graph *g, int64_t i, const epochs *e, int6
   return E == e->nfences ? 4 * n + 4 : 4 * (int64_t)e->fid[e->fstart[t] + E] + 1;
 }
 
+static int is_access(int kind) { return kind == IR_GET || kind == IR_PUT || kind == IR_ACC; }
+
+/* Accumulate i: its origin's side a send, the target's side a receive into the target's
+   next scratch area (*scr) and a reduce from it into a, both at key. */
+static int expand_acc(cdag_graph *g, int64_t i, uint64_t a, int64_t key, uint64_t *scr) {
+  int t = g->peer[i];
+  uint64_t b = g->bytes[i], at = IR_ACC_SCRATCH + *scr;
+  int32_t rid, did;
+  if (b > IR_ACC_SCRATCH_LEN - *scr)
+    return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: accumulates into it receive more than 2^48 bytes", t);
+  int rc = ir_add_scratch(g, t, at, b);
+  if (!rc) rc = ir_append(g, IR_RECV, t, g->rank[i], IR_TAG_ACC, at, 0, b, &rid);
+  if (!rc) rc = ir_append(g, IR_REDUCE, t, g->acc[i] >> 8, g->acc[i] & 0xff, a, at, b, &did);
+  if (rc) return rc;
+  *scr += (b + 63) & ~63ull;
+  for (int32_t id = rid; id <= did; id++) {
+    g->os[id] = IR_OS_PARTNER;
+    g->os_key[id] = key;
+    if (g->line && g->line[i]) g->line[id] = g->line[i];
+  }
+  g->kind[i] = IR_SEND;
+  g->tag[i] = IR_TAG_ACC;
+  g->addr2[i] = a;
+  g->os[i] = IR_OS_ACC;
+  return CDAG_OK;
+}
+
 /* Op i as its origin's side, and the target's side appended (a: the target address). */
 static int expand_op(cdag_graph *g, int64_t i, uint64_t a, int64_t key) {
   if (g->kind[i] == IR_FENCE) {
@@ -148,7 +181,7 @@ static int resolve_all(const cdag_graph *g, int64_t n, uint64_t *ta) {
   int64_t *sidx = NULL;
   int rc = segment_index(g, &sstart, &sidx);
   for (int64_t i = 0; !rc && i < n; i++) {
-    if (g->kind[i] != IR_GET && g->kind[i] != IR_PUT) continue;
+    if (!is_access(g->kind[i])) continue;
     rc = target_addr(g, i, sstart, sidx, &ta[i]);
     if (!rc && ta[i] + g->bytes[i] < ta[i])
       rc = cdag__error(CDAG_ERR_ARG, "rank %d: one-sided target range wraps around", g->rank[i]);
@@ -162,7 +195,7 @@ int ir_onesided_expand(cdag_graph *g) {
   int64_t n = g->nops, m = 0, f = 0;
   if (g->nwritten) return CDAG_OK;   /* expanded before */
   for (int64_t i = 0; i < n; i++) {
-    m += g->kind[i] == IR_GET || g->kind[i] == IR_PUT;
+    m += is_access(g->kind[i]) + (g->kind[i] == IR_ACC);   /* an accumulate adds two */
     f += g->kind[i] == IR_FENCE;
   }
   if (!m && !f) return CDAG_OK;
@@ -171,25 +204,29 @@ int ir_onesided_expand(cdag_graph *g) {
                        "it is compiled (with every rank's segments), not on one process", g->myrank);
   epochs e = {0};
   uint64_t *ta = malloc((size_t)(n ? n : 1) * sizeof *ta);
-  int rc = ta ? epochs_of(g, n, 0, &e) : CDAG_NOMEM("one-sided");
+  uint64_t *scr = calloc((size_t)g->nprocs, sizeof *scr);   /* per target: accumulate scratch used */
+  int rc = ta && scr ? epochs_of(g, n, 0, &e) : CDAG_NOMEM("one-sided");
   if (!rc) rc = resolve_all(g, n, ta);
   if (!rc) rc = ir_reserve(g, m);
   if (!rc && !g->os && !(g->os = calloc((size_t)g->cap, 1))) rc = CDAG_NOMEM("one-sided");
   if (!rc && !(g->os_key = malloc((size_t)(n + m) * sizeof *g->os_key))) rc = CDAG_NOMEM("one-sided");
   for (int64_t i = 0; !rc && i < n; i++) {
     g->os_key[i] = 4 * i + 2;
-    if (g->kind[i] == IR_GET || g->kind[i] == IR_PUT || g->kind[i] == IR_FENCE)
+    if (g->kind[i] == IR_ACC) rc = expand_acc(g, i, ta[i], partner_key(g, i, &e, n), &scr[g->peer[i]]);
+    else if (is_access(g->kind[i]) || g->kind[i] == IR_FENCE)
       rc = expand_op(g, i, ta[i], g->kind[i] == IR_FENCE ? 0 : partner_key(g, i, &e, n));
   }
   if (!rc) g->nwritten = n;
   epochs_free(&e);
   free(ta);
+  free(scr);
   return rc;
 }
 
 /* ---- races ---- */
 
-enum { A_GET, A_PUT, A_READ, A_WRITE };   /* remote read, remote write, the target's own */
+enum { A_GET, A_PUT, A_READ, A_WRITE, A_ACC, NACCESS };   /* remote read, remote write, the target's
+                                                            own, remote reduce */
 
 typedef struct {
   int32_t target, epoch;
@@ -233,8 +270,9 @@ static int accesses_of(race_ctx *x, int32_t i, int32_t epoch) {
   default:
     break;
   }
-  if (!rc && (g->os[i] == IR_OS_GET || g->os[i] == IR_OS_PUT))
-    rc = add_access(x, g->peer[i], epoch, g->addr2[i], b, i, g->os[i] == IR_OS_GET ? A_GET : A_PUT);
+  if (!rc && (g->os[i] == IR_OS_GET || g->os[i] == IR_OS_PUT || g->os[i] == IR_OS_ACC))
+    rc = add_access(x, g->peer[i], epoch, g->addr2[i], b, i,
+                    g->os[i] == IR_OS_GET ? A_GET : g->os[i] == IR_OS_PUT ? A_PUT : A_ACC);
   return rc;
 }
 
@@ -271,15 +309,17 @@ static int ordered(race_ctx *x, int32_t a, int32_t b) {
   return 0;
 }
 
-static int is_remote(int type) { return type == A_GET || type == A_PUT; }
+static int is_remote(int type) { return type == A_GET || type == A_PUT || type == A_ACC; }
 
-/* Do accesses p (earlier in the sweep) and q race? */
+/* Do accesses p (earlier in the sweep) and q race? (Only pairs rivals() names meet here.) */
 static int races(race_ctx *x, const access *p, const access *q) {
   int rp = is_remote(p->type), rq = is_remote(q->type);
-  if (p->type != A_PUT && q->type != A_PUT) {   /* no put: a get against the target's write */
+  if (p->type == A_ACC && q->type == A_ACC && x->g->acc[p->op] == x->g->acc[q->op]) return 0;
+  int writes = p->type == A_PUT || q->type == A_PUT || p->type == A_ACC || q->type == A_ACC;
+  if (!writes) {   /* no put: a get against the target's write */
     return (p->type == A_GET && q->type == A_WRITE) || (p->type == A_WRITE && q->type == A_GET);
   }
-  if (!rp || !rq) return 1;   /* a put against the target's own access */
+  if (!rp || !rq) return 1;   /* a put or accumulate against the target's own access */
   const cdag_graph *g = x->g;
   return g->rank[p->op] != g->rank[q->op] || (p->op != q->op && !ordered(x, p->op, q->op));
 }
@@ -301,7 +341,7 @@ static void where(const cdag_graph *g, int rank, uint64_t lo, uint64_t hi, char 
 }
 
 static int race_error(race_ctx *x, const access *p, const access *q) {
-  static const char *const what[] = {"gets", "puts", "reads", "writes"};
+  static const char *const what[] = {"gets", "puts", "reads", "writes", "accumulates into"};
   char d1[160], d2[160], at[160];
   uint64_t lo = p->lo > q->lo ? p->lo : q->lo, hi = p->hi < q->hi ? p->hi : q->hi;
   where(x->g, p->target, lo, hi, at, sizeof at);
@@ -315,9 +355,10 @@ static int race_error(race_ctx *x, const access *p, const access *q) {
 static unsigned rivals(int t) {
   switch (t) {
   case A_GET: return 1u << A_PUT | 1u << A_WRITE;
-  case A_PUT: return 0xfu;
-  case A_READ: return 1u << A_PUT;
-  default: return 1u << A_GET | 1u << A_PUT;
+  case A_PUT: return (1u << NACCESS) - 1;
+  case A_READ: return 1u << A_PUT | 1u << A_ACC;
+  case A_WRITE: return 1u << A_GET | 1u << A_PUT | 1u << A_ACC;
+  default: return 1u << A_PUT | 1u << A_READ | 1u << A_WRITE | 1u << A_ACC;
   }
 }
 
@@ -326,9 +367,9 @@ static unsigned rivals(int t) {
    sweep passes their ends). A list holds only accesses overlapping the current one, so a
    scan stops at a race, except for one origin's ordered accesses. */
 static int sweep(race_ctx *x, const access *a, int64_t n, int64_t **active) {
-  int64_t na[4] = {0};
+  int64_t na[NACCESS] = {0};
   for (int64_t k = 0; k < n; k++) {
-    for (int t = 0; t < 4; t++) {
+    for (int t = 0; t < NACCESS; t++) {
       if (!(rivals(a[k].type) >> t & 1)) continue;
       for (int64_t j = 0; j < na[t];) {
         const access *p = &a[active[t][j]];
@@ -349,14 +390,15 @@ int ir_onesided_races(const cdag_graph *g) {
   if (!g->os) return CDAG_OK;
   epochs e = {0};
   race_ctx x = {.g = g};
-  int64_t *active[4] = {NULL, NULL, NULL, NULL};
+  int64_t *active[NACCESS] = {NULL};
   int rc = epochs_of(g, g->nwritten, 1, &e);
   for (int32_t i = 0; !rc && i < g->nwritten; i++) rc = accesses_of(&x, i, e.epoch[i]);
   if (!rc) {
     x.stamp = calloc((size_t)g->nops, sizeof *x.stamp);
     x.stack = malloc((size_t)g->nops * sizeof *x.stack);
-    for (int t = 0; t < 4; t++) active[t] = malloc((size_t)(x.n ? x.n : 1) * sizeof *active[t]);
-    if (!x.stamp || !x.stack || !active[0] || !active[1] || !active[2] || !active[3]) rc = CDAG_NOMEM("race check");
+    for (int t = 0; t < NACCESS; t++)
+      if (!(active[t] = malloc((size_t)(x.n ? x.n : 1) * sizeof *active[t]))) rc = CDAG_NOMEM("race check");
+    if (!x.stamp || !x.stack) rc = CDAG_NOMEM("race check");
   }
   if (!rc && x.n > 1) qsort(x.a, (size_t)x.n, sizeof *x.a, access_cmp);
   for (int64_t s = 0, t; !rc && s < x.n; s = t) {
@@ -370,6 +412,6 @@ int ir_onesided_races(const cdag_graph *g) {
   free(x.a);
   free(x.stamp);
   free(x.stack);
-  for (int t = 0; t < 4; t++) free(active[t]);
+  for (int t = 0; t < NACCESS; t++) free(active[t]);
   return rc;
 }
