@@ -1,0 +1,486 @@
+/* cdag — src/record/pmpi_rma.c: one-sided communication (MPI-3.1 chapter 11), recorded as
+ * the graph format's gets, puts, accumulates and fences (pmpi.h; the lines: record.h).
+ *  - Windows: MPI_Win_create, Win_allocate, Win_allocate_shared, Win_create_dynamic (with
+ *    Win_attach/Win_detach) and Win_free. At creation the members exchange, with PMPI, the
+ *    base address and disp_unit of each (a dynamic window's are 0 and 1: MPI's target
+ *    displacement there is the target's address), so an origin writes every access with
+ *    the target's address (`at A`, no segment): target displacement * its disp_unit + its
+ *    base, in world ranks.
+ *  - Fence epochs: each MPI_Win_fence is a `fence` on every rank. cdag's graphs count fences
+ *    per rank and need every rank to fence equally often, so only windows over every
+ *    process of the run are recorded; the calls on a window of fewer processes are counted
+ *    as unsupported, with that reason. Several such windows fence in turn: each MPI fence is
+ *    one fence of the graph, so an access's epoch is never longer than MPI's.
+ *  - Put, Get: the origin's bytes are its datatype's ranges (through a packing area when
+ *    there are several, as messages are), the target's the ranges of the target datatype
+ *    at the target address: one put or get per contiguous target range, each at a position
+ *    of its own after the call's. A get's bytes are the program's when the epoch closes: the
+ *    shadow gets them (and unpacks) at that fence.
+ *  - Accumulate = `accumulate` (MPI_REPLACE: a put; MPI_NO_OP: nothing); Get_accumulate and
+ *    Fetch_and_op = a get (with `wait`, so the origin's update is ordered after its fetch)
+ *    then an accumulate: the fetched value is the target's at the epoch's start, exact when
+ *    no other origin updates those bytes in the epoch (docs/semantics.md). Compare_and_swap
+ *    = a get, and at the closing fence, when the fetched value equals the compare value
+ *    (the swap took place), a put at the position the call reserved.
+ *  - Passive target (lock/unlock/lock_all/flush) and post/start/complete/wait epochs: their
+ *    calls and the accesses inside them are counted as unsupported with the reason; a
+ *    request-based access (Rput, Rget, Raccumulate, Rget_accumulate) is valid only there.
+ * The members' bases are kept per window (a member per rank of the window's group). */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "record/pmpi.h"
+
+/* A get (or fetch) waiting for its epoch's closing fence: its ranges at the origin (ga/gl
+   of the window from `first`, n of them), the packing area it landed in when n > 1. */
+typedef struct { uint64_t area; int64_t first, n; const char *type; } rget;
+/* A compare-and-swap waiting for the fence: the put written at `seq` if the swap happened. */
+typedef struct { uint64_t seq, origin, result, target, bytes; int peer; unsigned char compare[32]; } rcas;
+
+typedef struct {
+  int n, me;                /* members, this rank's index */
+  int *world;               /* member -> world rank */
+  uint64_t *base;           /* member -> base address (0 in a dynamic window) */
+  int64_t *unit;            /* member -> disp_unit */
+  int whole;                /* every process of the run is a member: fences can be recorded */
+  int passive, pscw;        /* lock epochs open (lock, lock_all), a start or post epoch open */
+  rget *g; int64_t ng, gcap;          /* gets of the open epoch */
+  uint64_t *ga, *gl; int64_t nr, rcap;/* their ranges */
+  rcas *cas; int64_t ncas, cascap;    /* compare-and-swaps of the open epoch */
+} rwin;
+
+static rwin *win_of(MPI_Win w) {
+  Word_t *v;
+  if (!R) return NULL;
+  JLG(v, R->wins, (Word_t)w);
+  return v ? (rwin *)*v : NULL;
+}
+
+static void win_free(rwin *w) {
+  if (!w) return;
+  free(w->world); free(w->base); free(w->unit); free(w->g); free(w->ga); free(w->gl); free(w->cas);
+  free(w);
+}
+
+void rma_free(void) {
+  Word_t *v, k = 0;
+  JLF(v, R->wins, k);
+  while (v) {
+    win_free((rwin *)*v);
+    JLN(v, R->wins, k);
+  }
+  JudyLFreeArray(&R->wins, PJE0);
+  free(R->trs.a);
+  free(R->trs.l);
+}
+
+/* A window just created on comm: members exchange base and disp_unit (every member takes
+   part, recorded or not, as comm_created does). */
+static void win_created(MPI_Win win, MPI_Comm comm, const void *base, MPI_Aint unit) {
+  if (!R || win == MPI_WIN_NULL) return;
+  int n = 0, me = 0, inter = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter) return;   /* no window (MPI allows none on intercommunicators) */
+  PMPI_Comm_size(comm, &n);
+  PMPI_Comm_rank(comm, &me);
+  uint64_t mine[2] = {(uint64_t)(uintptr_t)base, (uint64_t)unit}, *all = malloc((size_t)n * sizeof mine);
+  int *idx = malloc((size_t)n * sizeof *idx);
+  int ok = all && idx, every = 0;
+  PMPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_LAND, comm);   /* all exchange, or none */
+  if (!every) {
+    if (!ok) nomem(OOM_COMMS);
+    free(all);
+    free(idx);
+    return;
+  }
+  PMPI_Allgather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, comm);
+  rwin *w = calloc(1, sizeof *w);
+  if (w) {
+    w->world = malloc((size_t)n * sizeof *w->world);
+    w->base = malloc((size_t)n * sizeof *w->base);
+    w->unit = malloc((size_t)n * sizeof *w->unit);
+  }
+  Word_t *v = NULL;
+  if (w && w->world && w->base && w->unit) JLI(v, R->wins, (Word_t)win);
+  if (!v || v == PJERR) {
+    nomem(OOM_COMMS);   /* the window's calls are then counted as lost to memory */
+    win_free(w);
+    free(all);
+    free(idx);
+    return;
+  }
+  *v = (Word_t)w;
+  w->n = n;
+  w->me = me;
+  MPI_Group g, wg;
+  PMPI_Comm_group(comm, &g);
+  PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+  for (int i = 0; i < n; i++) idx[i] = i;   /* the member indices (MPI's input and output must differ) */
+  PMPI_Group_translate_ranks(g, n, idx, wg, w->world);
+  PMPI_Group_free(&g);
+  PMPI_Group_free(&wg);
+  for (int i = 0; i < n; i++) {
+    w->base[i] = all[2 * i];
+    w->unit[i] = (int64_t)all[2 * i + 1];
+  }
+  w->whole = n == R->nprocs;
+  free(all);
+  free(idx);
+}
+
+/* The window if this call on it can be recorded now; else counts the call (unsupported,
+   with the reason, or lost to memory) and returns NULL. access: an access call, refused
+   inside passive-target and post/start epochs. */
+static rwin *usable_win(MPI_Win win, int call, int access) {
+  if (!recording()) return NULL;
+  R->oom_now = 0;
+  Word_t *v;
+  JLG(v, R->wins, (Word_t)win);
+  rwin *w = v ? (rwin *)*v : NULL;
+  if (!w) {
+    nomem(OOM_CALLS);   /* every window the program creates is known unless memory failed */
+    return NULL;
+  }
+  if (!w->whole) {
+    unsupported_because(call, "a window over fewer processes than the run: graphs fence every rank");
+    return NULL;
+  }
+  if (access && w->passive) {
+    unsupported_because(call, "an access in a passive-target (lock) epoch");
+    return NULL;
+  }
+  if (access && w->pscw) {
+    unsupported_because(call, "an access in a post/start/complete/wait epoch");
+    return NULL;
+  }
+  return w;
+}
+
+/* ---- accesses ---- */
+
+enum { A_PUT, A_GET, A_ACC };
+
+/* One access: the origin's `count` elements of ot at buf, the target's tcount of tt at
+   displacement disp of member `target`. For A_ACC, type and rop name the reduction. Writes
+   one line per target range; returns the call's position (0: nothing recorded). `wait`:
+   every later op of the rank depends on the access (a fetch before its update). */
+static uint64_t access_of(rwin *w, int kind, const void *buf, int count, MPI_Datatype ot, int target, MPI_Aint disp,
+                          int tcount, MPI_Datatype tt, int type, int rop, int call, int wait) {
+  if (target == MPI_PROC_NULL) return 0;
+  if (target < 0 || target >= w->n) return unsupported_because(call, "a target outside the window's group"), 0;
+  uint64_t bytes = type_bytes(count, ot), tbase = w->base[target] + (uint64_t)((int64_t)disp * w->unit[target]);
+  ranges *o = &R->rs, *t = &R->trs;
+  if (!bytes) return 0;
+  if (layout(buf, count, ot, bytes, o) || layout((const void *)(uintptr_t)tbase, tcount, tt, bytes, t)) {
+    not_recorded(call);
+    return 0;
+  }
+  if (kind == A_ACC && (o->n > 1 || t->n > 1)) {   /* an accumulate's ranges must hold whole elements */
+    int size = ir_type_size(type);
+    for (int64_t i = 0; i < o->n + t->n; i++)
+      if ((i < o->n ? o->l[i] : t->l[i - o->n]) % (uint64_t)size) {
+        unsupported_because(call, "an accumulate whose datatype splits an element");
+        return 0;
+      }
+  }
+  if (kind == A_GET && w->nr + o->n > w->rcap) {   /* room for the get's ranges until the fence */
+    int64_t c = 2 * (w->nr + o->n);
+    uint64_t *a = realloc(w->ga, (size_t)c * 8), *l = a ? realloc(w->gl, (size_t)c * 8) : NULL;
+    if (a) w->ga = a;
+    if (l) w->gl = l, w->rcap = c;
+    if (!l) return nomem(OOM_CALLS), 0;
+  }
+  if (kind == A_GET && base_grow((void **)&w->g, w->ng, &w->gcap, 1, sizeof *w->g, "recorder"))
+    return nomem(OOM_CALLS), 0;
+  uint64_t seq = next_seq(), src = o->n ? o->a[0] : (uint64_t)(uintptr_t)buf;
+  if (kind != A_GET) check_sent(o, seq, type_name(ot));
+  if (o->n > 1) {
+    src = pack_area(bytes);
+    if (kind != A_GET) pack_copies(o, src, seq - REC_SEQ_STEP / 4, 1);
+  }
+  uint64_t off = 0;
+  for (int64_t j = 0; j < t->n; j++) {
+    ir_line l = line_of(kind == A_PUT ? IR_PUT : kind == A_GET ? IR_GET : IR_ACC);
+    l.bytes = t->l[j];
+    l.peer = kind == A_ACC ? type << 8 | rop : w->world[target];
+    if (kind == A_ACC) l.tag = w->world[target];
+    l.addr2 = t->a[j];
+    l.addr = src + off;
+    l.wait = wait && j == t->n - 1;
+    out_op(R->phase, seq + (uint64_t)j, &l);
+    off += t->l[j];
+  }
+  if (kind == A_GET) {
+    w->g[w->ng++] = (rget){o->n > 1 ? src : 0, w->nr, o->n, type_name(ot)};
+    memcpy(w->ga + w->nr, o->a, (size_t)o->n * 8);
+    memcpy(w->gl + w->nr, o->l, (size_t)o->n * 8);
+    w->nr += o->n;
+  }
+  return seq;
+}
+
+/* The element type of the reduction an accumulate does (predefined type, or the one its
+   derived type is made of); -1 with the reason counted when cdag cannot do it. */
+static int acc_reduction(MPI_Datatype t, MPI_Op op, int call, int *type, int *rop) {
+  char why[96];
+  MPI_Datatype b = t;
+  int ni, na, nt, comb;
+  for (int depth = 0; depth < 32; depth++) {   /* to the predefined type it is made of */
+    PMPI_Type_get_envelope(b, &ni, &na, &nt, &comb);
+    if (comb == MPI_COMBINER_NAMED || nt < 1) break;
+    int *ints = malloc((size_t)(ni ? ni : 1) * sizeof *ints);
+    MPI_Aint *aints = malloc((size_t)(na ? na : 1) * sizeof *aints);
+    MPI_Datatype *types = malloc((size_t)nt * sizeof *types);
+    if (!ints || !aints || !types) {
+      free(ints); free(aints); free(types);
+      return nomem(OOM_CALLS), -1;
+    }
+    PMPI_Type_get_contents(b, ni, na, nt, ints, aints, types);
+    for (int k = 1; k < nt; k++) {   /* handles MPI made for us, freed (predefined ones are not) */
+      int i2, a2, t2, c2;
+      PMPI_Type_get_envelope(types[k], &i2, &a2, &t2, &c2);
+      if (c2 != MPI_COMBINER_NAMED) PMPI_Type_free(&types[k]);
+    }
+    if (b != t) PMPI_Type_free(&b);
+    b = types[0];
+    free(ints); free(aints); free(types);
+  }
+  PMPI_Type_get_envelope(b, &ni, &na, &nt, &comb);
+  int r = mpig_reduction(b, op, type, rop, why, sizeof why);
+  if (b != t && comb != MPI_COMBINER_NAMED) PMPI_Type_free(&b);
+  if (r != MPIG_REDUCTION_OK) {
+    unsupported_because(call, why);
+    return -1;
+  }
+  return 0;
+}
+
+/* An update of the target (accumulate, or the update of a get-accumulate): a put for
+   MPI_REPLACE, nothing for MPI_NO_OP, else an accumulate. */
+static uint64_t update(rwin *w, const void *buf, int count, MPI_Datatype ot, int target, MPI_Aint disp, int tcount,
+                       MPI_Datatype tt, MPI_Op op, int call) {
+  int type = 0, rop = 0;
+  if (op == MPI_NO_OP) return 0;
+  if (op == MPI_REPLACE) return access_of(w, A_PUT, buf, count, ot, target, disp, tcount, tt, 0, 0, call, 0);
+  if (acc_reduction(ot, op, call, &type, &rop)) return 0;
+  return access_of(w, A_ACC, buf, count, ot, target, disp, tcount, tt, type, rop, call, 0);
+}
+
+/* ---- fences ---- */
+
+/* The epoch closed at position seq: the gets' bytes are the program's now (unpacked from
+   their areas first), and each compare-and-swap that swapped writes its put. */
+static void epoch_closed(rwin *w, uint64_t seq) {
+  for (int64_t i = 0; i < w->ng; i++) {
+    const rget *g = &w->g[i];
+    ranges r = {g->n, g->n, w->ga + g->first, w->gl + g->first};
+    if (g->n > 1) {
+      uint64_t first = rec_shadow_reserve(R->sh, seq, (uint32_t)g->n);
+      if (first) pack_copies(&r, g->area, first, 0);
+    }
+    for (int64_t k = 0; k < g->n; k++) rec_shadow_recv(R->sh, r.a[k], r.l[k], seq, g->n == 1 ? g->type : NULL);
+  }
+  for (int64_t i = 0; i < w->ncas; i++) {
+    const rcas *c = &w->cas[i];
+    if (memcmp((const void *)(uintptr_t)c->result, c->compare, c->bytes)) continue;   /* no swap */
+    ir_line l = line_of(IR_PUT);
+    l.bytes = c->bytes;
+    l.peer = c->peer;
+    l.addr2 = c->target;
+    l.addr = c->origin;
+    out_op(R->phase, c->seq, &l);
+  }
+  w->ng = w->nr = w->ncas = 0;
+}
+
+/* The MPI functions below replace MPI's; everything above stays inside the library. */
+#pragma GCC visibility push(default)
+
+/* ---- windows ---- */
+
+int MPI_Win_create(void *base, MPI_Aint size, int unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) {
+  COUNT(C_Win_create);
+  int rc = PMPI_Win_create(base, size, unit, info, comm, win);
+  if (rc == MPI_SUCCESS) win_created(*win, comm, base, unit);
+  return rc;
+}
+
+int MPI_Win_allocate(MPI_Aint size, int unit, MPI_Info info, MPI_Comm comm, void *base, MPI_Win *win) {
+  COUNT(C_Win_allocate);
+  int rc = PMPI_Win_allocate(size, unit, info, comm, base, win);
+  if (rc == MPI_SUCCESS) win_created(*win, comm, *(void **)base, unit);
+  return rc;
+}
+
+int MPI_Win_allocate_shared(MPI_Aint size, int unit, MPI_Info info, MPI_Comm comm, void *base, MPI_Win *win) {
+  COUNT(C_Win_allocate_shared);
+  int rc = PMPI_Win_allocate_shared(size, unit, info, comm, base, win);
+  if (rc == MPI_SUCCESS) win_created(*win, comm, *(void **)base, unit);
+  return rc;
+}
+
+int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
+  COUNT(C_Win_create_dynamic);
+  int rc = PMPI_Win_create_dynamic(info, comm, win);
+  if (rc == MPI_SUCCESS) win_created(*win, comm, NULL, 1);   /* displacements are addresses */
+  return rc;
+}
+
+/* Attached memory needs nothing: a dynamic window's displacement is the target's address. */
+int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) {
+  COUNT(C_Win_attach);
+  return PMPI_Win_attach(win, base, size);
+}
+
+int MPI_Win_detach(MPI_Win win, const void *base) {
+  COUNT(C_Win_detach);
+  return PMPI_Win_detach(win, base);
+}
+
+int MPI_Win_free(MPI_Win *win) {
+  COUNT(C_Win_free);
+  if (R) {
+    Word_t *v;
+    int rc;
+    JLG(v, R->wins, (Word_t)*win);
+    if (v) {
+      rwin *w = (rwin *)*v;
+      JLD(rc, R->wins, (Word_t)*win);
+      if (rc == JERR) *v = 0, nomem(OOM_COMMS);   /* the key stays, naming no window */
+      win_free(w);
+    }
+  }
+  return PMPI_Win_free(win);
+}
+
+/* ---- fence epochs ---- */
+
+int MPI_Win_fence(int assert_, MPI_Win win) {
+  COUNT(C_Win_fence);
+  rwin *w = usable_win(win, C_Win_fence, 0);
+  uint64_t seq = 0;
+  if (w) {
+    seq = next_seq();
+    ir_line l = line_of(IR_FENCE);
+    out_op(R->phase, seq, &l);
+  }
+  int rc = PMPI_Win_fence(assert_, win);
+  if (w && rc == MPI_SUCCESS) epoch_closed(w, seq);
+  return rc;
+}
+
+int MPI_Put(const void *obuf, int ocount, MPI_Datatype ot, int target, MPI_Aint disp, int tcount, MPI_Datatype tt,
+            MPI_Win win) {
+  COUNT(C_Put);
+  rwin *w = usable_win(win, C_Put, 1);
+  if (w) access_of(w, A_PUT, obuf, ocount, ot, target, disp, tcount, tt, 0, 0, C_Put, 0);
+  return PMPI_Put(obuf, ocount, ot, target, disp, tcount, tt, win);
+}
+
+int MPI_Get(void *obuf, int ocount, MPI_Datatype ot, int target, MPI_Aint disp, int tcount, MPI_Datatype tt,
+            MPI_Win win) {
+  COUNT(C_Get);
+  rwin *w = usable_win(win, C_Get, 1);
+  if (w) access_of(w, A_GET, obuf, ocount, ot, target, disp, tcount, tt, 0, 0, C_Get, 0);
+  return PMPI_Get(obuf, ocount, ot, target, disp, tcount, tt, win);
+}
+
+int MPI_Accumulate(const void *obuf, int ocount, MPI_Datatype ot, int target, MPI_Aint disp, int tcount,
+                   MPI_Datatype tt, MPI_Op op, MPI_Win win) {
+  COUNT(C_Accumulate);
+  rwin *w = usable_win(win, C_Accumulate, 1);
+  if (w) update(w, obuf, ocount, ot, target, disp, tcount, tt, op, C_Accumulate);
+  return PMPI_Accumulate(obuf, ocount, ot, target, disp, tcount, tt, op, win);
+}
+
+int MPI_Get_accumulate(const void *obuf, int ocount, MPI_Datatype ot, void *rbuf, int rcount, MPI_Datatype rt,
+                       int target, MPI_Aint disp, int tcount, MPI_Datatype tt, MPI_Op op, MPI_Win win) {
+  COUNT(C_Get_accumulate);
+  rwin *w = usable_win(win, C_Get_accumulate, 1);
+  if (w && access_of(w, A_GET, rbuf, rcount, rt, target, disp, tcount, tt, 0, 0, C_Get_accumulate, op != MPI_NO_OP))
+    update(w, obuf, ocount, ot, target, disp, tcount, tt, op, C_Get_accumulate);
+  return PMPI_Get_accumulate(obuf, ocount, ot, rbuf, rcount, rt, target, disp, tcount, tt, op, win);
+}
+
+int MPI_Fetch_and_op(const void *obuf, void *rbuf, MPI_Datatype t, int target, MPI_Aint disp, MPI_Op op,
+                     MPI_Win win) {
+  COUNT(C_Fetch_and_op);
+  rwin *w = usable_win(win, C_Fetch_and_op, 1);
+  if (w && access_of(w, A_GET, rbuf, 1, t, target, disp, 1, t, 0, 0, C_Fetch_and_op, op != MPI_NO_OP))
+    update(w, obuf, 1, t, target, disp, 1, t, op, C_Fetch_and_op);
+  return PMPI_Fetch_and_op(obuf, rbuf, t, target, disp, op, win);
+}
+
+int MPI_Compare_and_swap(const void *obuf, const void *cbuf, void *rbuf, MPI_Datatype t, int target, MPI_Aint disp,
+                         MPI_Win win) {
+  COUNT(C_Compare_and_swap);
+  rwin *w = usable_win(win, C_Compare_and_swap, 1);
+  uint64_t bytes = type_bytes(1, t);
+  if (w && target != MPI_PROC_NULL && target >= 0 && target < w->n) {
+    rcas c = {0};
+    if (bytes > sizeof c.compare || base_grow((void **)&w->cas, w->ncas, &w->cascap, 1, sizeof *w->cas, "recorder")) {
+      if (bytes > sizeof c.compare) unsupported_because(C_Compare_and_swap, "a compare-and-swap of more than 32 bytes");
+      else nomem(OOM_CALLS);
+    } else {
+      uint64_t seq = access_of(w, A_GET, rbuf, 1, t, target, disp, 1, t, 0, 0, C_Compare_and_swap, 1);
+      if (seq) {   /* the swap's put, if it happens, takes the next position but one */
+        next_seq();
+        check_sent(&(ranges){1, 1, (uint64_t[]){(uint64_t)(uintptr_t)obuf}, (uint64_t[]){bytes}}, R->seq, type_name(t));
+        c = (rcas){R->seq, (uint64_t)(uintptr_t)obuf, (uint64_t)(uintptr_t)rbuf,
+                   w->base[target] + (uint64_t)((int64_t)disp * w->unit[target]), bytes, w->world[target], {0}};
+        memcpy(c.compare, cbuf, bytes);
+        w->cas[w->ncas++] = c;
+      }
+    }
+  }
+  return PMPI_Compare_and_swap(obuf, cbuf, rbuf, t, target, disp, win);
+}
+
+/* ---- passive target and post/start/complete/wait: not recorded (the graph has no
+   synchronisation that places a target's side where the target makes no call) ---- */
+
+#define EPOCH_CALL(NAME, PARAMS, ARGS, WIN, EFFECT, WHY)                                \
+  int MPI_##NAME PARAMS {                                                               \
+    COUNT(C_##NAME);                                                                    \
+    rwin *w_ = win_of(WIN);                                                             \
+    if (w_) { EFFECT; }                                                                 \
+    if (recording()) unsupported_because(C_##NAME, WHY);                                \
+    return PMPI_##NAME ARGS;                                                            \
+  }
+#define PASSIVE "passive-target synchronisation (lock/unlock/flush), which graphs cannot express yet"
+#define PSCW "post/start/complete/wait synchronisation, which graphs cannot express yet"
+EPOCH_CALL(Win_lock, (int a, int b, int c, MPI_Win d), (a, b, c, d), d, w_->passive++, PASSIVE)
+EPOCH_CALL(Win_unlock, (int a, MPI_Win b), (a, b), b, if (w_->passive) w_->passive--, PASSIVE)
+EPOCH_CALL(Win_lock_all, (int a, MPI_Win b), (a, b), b, w_->passive++, PASSIVE)
+EPOCH_CALL(Win_unlock_all, (MPI_Win a), (a), a, if (w_->passive) w_->passive--, PASSIVE)
+EPOCH_CALL(Win_flush, (int a, MPI_Win b), (a, b), b, (void)0, PASSIVE)
+EPOCH_CALL(Win_flush_all, (MPI_Win a), (a), a, (void)0, PASSIVE)
+EPOCH_CALL(Win_flush_local, (int a, MPI_Win b), (a, b), b, (void)0, PASSIVE)
+EPOCH_CALL(Win_flush_local_all, (MPI_Win a), (a), a, (void)0, PASSIVE)
+EPOCH_CALL(Win_sync, (MPI_Win a), (a), a, (void)0, PASSIVE)
+EPOCH_CALL(Win_post, (MPI_Group a, int b, MPI_Win c), (a, b, c), c, w_->pscw++, PSCW)
+EPOCH_CALL(Win_start, (MPI_Group a, int b, MPI_Win c), (a, b, c), c, w_->pscw++, PSCW)
+EPOCH_CALL(Win_complete, (MPI_Win a), (a), a, if (w_->pscw) w_->pscw--, PSCW)
+EPOCH_CALL(Win_wait, (MPI_Win a), (a), a, if (w_->pscw) w_->pscw--, PSCW)
+EPOCH_CALL(Win_test, (MPI_Win a, int *b), (a, b), a, (void)0, PSCW)
+
+/* Request-based accesses: MPI allows them in passive-target epochs only. */
+#define REQUEST_ACCESS(NAME, PARAMS, ARGS)                                                       \
+  int MPI_##NAME PARAMS {                                                                        \
+    COUNT(C_##NAME);                                                                             \
+    if (recording()) unsupported_because(C_##NAME, "an access in a passive-target (lock) epoch"); \
+    return PMPI_##NAME ARGS;                                                                     \
+  }
+REQUEST_ACCESS(Rput, (const void *a, int b, MPI_Datatype c, int d, MPI_Aint e, int f, MPI_Datatype g, MPI_Win h,
+                      MPI_Request *i), (a, b, c, d, e, f, g, h, i))
+REQUEST_ACCESS(Rget, (void *a, int b, MPI_Datatype c, int d, MPI_Aint e, int f, MPI_Datatype g, MPI_Win h,
+                      MPI_Request *i), (a, b, c, d, e, f, g, h, i))
+REQUEST_ACCESS(Raccumulate, (const void *a, int b, MPI_Datatype c, int d, MPI_Aint e, int f, MPI_Datatype g, MPI_Op h,
+                             MPI_Win i, MPI_Request *j), (a, b, c, d, e, f, g, h, i, j))
+REQUEST_ACCESS(Rget_accumulate, (const void *a, int b, MPI_Datatype c, void *d, int e, MPI_Datatype f, int g,
+                                 MPI_Aint h, int i, MPI_Datatype j, MPI_Op k, MPI_Win l, MPI_Request *m),
+               (a, b, c, d, e, f, g, h, i, j, k, l, m))
