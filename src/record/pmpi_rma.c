@@ -39,9 +39,15 @@
    of the window from `first`, n of them), the packing area it landed in when n > 1. */
 typedef struct { uint64_t area; int64_t first, n; const char *type; } rget;
 /* A compare-and-swap waiting for the fence: the put written at `seq` if the swap happened. */
-typedef struct { uint64_t seq, origin, result, target, bytes; int peer; unsigned char compare[32]; } rcas;
+typedef struct { uint64_t seq, origin, result, target, bytes; int member; unsigned char compare[32]; } rcas;
+
+/* An access this rank made, for its target to learn at the fence: member, A_* kind, the
+   target's bytes, the element type (cdag_type, -1 none). Words, as exchanged. */
+typedef struct { uint64_t member, kind, addr, len, type; } racc;
 
 typedef struct {
+  MPI_Comm comm;            /* a duplicate of the window's communicator: the fences' exchanges */
+  int *cnt;                 /* 4n: counts and displacements of an exchange */
   int n, me;                /* members, this rank's index */
   int *world;               /* member -> world rank */
   uint64_t *base;           /* member -> base address (0 in a dynamic window) */
@@ -51,6 +57,9 @@ typedef struct {
   rget *g; int64_t ng, gcap;          /* gets of the open epoch */
   uint64_t *ga, *gl; int64_t nr, rcap;/* their ranges */
   rcas *cas; int64_t ncas, cascap;    /* compare-and-swaps of the open epoch */
+  racc *acc; int64_t nacc, acccap;    /* accesses of the open epoch, in order */
+  uint64_t open;                      /* the position of the fence that opened it (0: none) */
+  int open_phase;                     /* and its phase */
 } rwin;
 
 static rwin *win_of(MPI_Win w) {
@@ -63,6 +72,7 @@ static rwin *win_of(MPI_Win w) {
 static void win_free(rwin *w) {
   if (!w) return;
   free(w->world); free(w->base); free(w->unit); free(w->g); free(w->ga); free(w->gl); free(w->cas);
+  free(w->acc); free(w->cnt);
   free(w);
 }
 
@@ -78,8 +88,9 @@ void rma_free(void) {
   free(R->trs.l);
 }
 
-/* A window just created on comm: members exchange base and disp_unit (every member takes
-   part, recorded or not, as comm_created does). */
+/* A window just created on comm: members exchange base and disp_unit, and keep a duplicate
+   of comm for the exchanges at fences (every member takes part, recorded or not, as
+   comm_created does; all keep the window, or none). */
 static void win_created(MPI_Win win, MPI_Comm comm, const void *base, MPI_Aint unit) {
   if (!R || win == MPI_WIN_NULL) return;
   int n = 0, me = 0, inter = 0;
@@ -88,32 +99,33 @@ static void win_created(MPI_Win win, MPI_Comm comm, const void *base, MPI_Aint u
   PMPI_Comm_size(comm, &n);
   PMPI_Comm_rank(comm, &me);
   uint64_t mine[2] = {(uint64_t)(uintptr_t)base, (uint64_t)unit}, *all = malloc((size_t)n * sizeof mine);
-  int *idx = malloc((size_t)n * sizeof *idx);
-  int ok = all && idx, every = 0;
-  PMPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_LAND, comm);   /* all exchange, or none */
-  if (!every) {
-    if (!ok) nomem(OOM_COMMS);
-    free(all);
-    free(idx);
-    return;
-  }
-  PMPI_Allgather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, comm);
+  int *idx = malloc((size_t)n * sizeof *idx), *cnt = malloc(4 * (size_t)n * sizeof *cnt);
   rwin *w = calloc(1, sizeof *w);
   if (w) {
     w->world = malloc((size_t)n * sizeof *w->world);
     w->base = malloc((size_t)n * sizeof *w->base);
     w->unit = malloc((size_t)n * sizeof *w->unit);
+    w->cnt = cnt;
+    cnt = NULL;
   }
   Word_t *v = NULL;
-  if (w && w->world && w->base && w->unit) JLI(v, R->wins, (Word_t)win);
-  if (!v || v == PJERR) {
-    nomem(OOM_COMMS);   /* the window's calls are then counted as lost to memory */
+  if (all && idx && w && w->world && w->base && w->unit && w->cnt) JLI(v, R->wins, (Word_t)win);
+  int ok = v && v != PJERR, every = 0, rc;
+  if (ok) *v = (Word_t)w;
+  PMPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_LAND, comm);   /* all keep the window, or none */
+  if (every) every = PMPI_Comm_dup(comm, &w->comm) == MPI_SUCCESS;
+  if (!every) {
+    if (!ok) nomem(OOM_COMMS);   /* its calls are then counted as lost to memory */
+    if (ok) {
+      *v = 0;   /* if the delete fails, the key stays naming no window */
+      JLD(rc, R->wins, (Word_t)win);
+      (void)rc;
+    }
     win_free(w);
-    free(all);
-    free(idx);
+    free(all); free(idx); free(cnt);
     return;
   }
-  *v = (Word_t)w;
+  PMPI_Allgather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, comm);
   w->n = n;
   w->me = me;
   MPI_Group g, wg;
@@ -128,8 +140,7 @@ static void win_created(MPI_Win win, MPI_Comm comm, const void *base, MPI_Aint u
     w->unit[i] = (int64_t)all[2 * i + 1];
   }
   w->whole = n == R->nprocs;
-  free(all);
-  free(idx);
+  free(all); free(idx);
 }
 
 /* The window if this call on it can be recorded now; else counts the call (unsupported,
@@ -202,6 +213,13 @@ static uint64_t access_of(rwin *w, int kind, const void *buf, int count, MPI_Dat
     src = pack_area(bytes);
     if (kind != A_GET) pack_copies(o, src, seq - REC_SEQ_STEP / 4, 1);
   }
+  if (base_grow((void **)&w->acc, w->nacc, &w->acccap, t->n, sizeof *w->acc, "recorder")) {
+    nomem(OOM_CALLS);   /* the target will not learn of it: its shadow sees the bytes as computed */
+  } else {
+    int et = kind == A_ACC ? type : t->n == 1 ? mpig_type_of(tt) : -1;
+    for (int64_t j = 0; j < t->n; j++)
+      w->acc[w->nacc++] = (racc){(uint64_t)target, (uint64_t)kind, t->a[j], t->l[j], (uint64_t)(int64_t)et};
+  }
   uint64_t off = 0;
   for (int64_t j = 0; j < t->n; j++) {
     ir_line l = line_of(kind == A_PUT ? IR_PUT : kind == A_GET ? IR_GET : IR_ACC);
@@ -272,10 +290,73 @@ static uint64_t update(rwin *w, const void *buf, int count, MPI_Datatype ot, int
 
 /* ---- fences ---- */
 
-/* The epoch closed at position seq: the gets' bytes are the program's now (unpacked from
-   their areas first), and each compare-and-swap that swapped writes its put. */
+static int acc_cmp(const void *pa, const void *pb) {
+  const racc *a = pa, *b = pb;
+  return (a->member > b->member) - (a->member < b->member);
+}
+
+/* What the members did to this rank's memory in the epoch that closed at seq: each sends
+   member j the accesses it made to j (over the window's duplicate communicator; nothing more
+   when no member made any). The bytes a put or accumulate wrote are the program's now (the
+   shadow takes them as received); the bytes a get read were read at the opening fence, so
+   the shadow checks them there: a computation that wrote them is placed before that fence.
+   recorded: this fence was recorded. Every member calls it alike (the window is known on
+   all or none); memory that fails on one skips the exchange on all, counted. */
+static void exchange(rwin *w, uint64_t seq, int recorded) {
+  int n = w->n, *sc = w->cnt, *sd = sc + n, *rc = sd + n, *rd = rc + n, flag[2] = {w->nacc > 0, 0}, got[2];
+  PMPI_Allreduce(flag, got, 1, MPI_INT, MPI_MAX, w->comm);
+  if (!got[0]) return;
+  if (w->nacc > 1) qsort(w->acc, (size_t)w->nacc, sizeof *w->acc, acc_cmp);
+  memset(sc, 0, (size_t)n * sizeof *sc);
+  for (int64_t i = 0; i < w->nacc; i++) sc[w->acc[i].member] += 5;   /* words of a racc */
+  PMPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, w->comm);
+  int64_t total = 0, sent = 0;
+  for (int j = 0; j < n; j++) {
+    sd[j] = (int)sent;
+    sent += sc[j];
+    rd[j] = (int)total;
+    total += rc[j];
+  }
+  uint64_t *in = total <= INT32_MAX && sent <= INT32_MAX ? malloc((size_t)(total ? total : 1) * 8) : NULL;
+  flag[1] = !in;
+  PMPI_Allreduce(&flag[1], &got[1], 1, MPI_INT, MPI_MAX, w->comm);
+  if (got[1]) {
+    if (!in) nomem(OOM_CALLS);
+    free(in);
+    return;
+  }
+  PMPI_Alltoallv(w->acc, sc, sd, MPI_UINT64_T, in, rc, rd, MPI_UINT64_T, w->comm);
+  for (int pass = 0; recorded && pass < 2; pass++)   /* gets (at the opening fence), then writes */
+    for (int64_t k = 0; k < total; k += 5) {
+      const racc *a = (const racc *)(in + k);
+      int type = (int)(int64_t)a->type;
+      const char *tn = type >= 0 ? ir_type_name(type) : NULL;
+      if (pass == 0 && a->kind == A_GET && w->open && w->open_phase == R->phase)
+        check_sent(&(ranges){1, 1, (uint64_t *)&a->addr, (uint64_t *)&a->len}, w->open, tn);
+      else if (pass == 1 && a->kind != A_GET)
+        rec_shadow_recv(R->sh, a->addr, a->len, seq, tn);
+    }
+  free(in);
+}
+
+/* The epoch closed at position seq (0: the fence was not recorded): each compare-and-swap
+   that swapped writes its put; the members learn what was done to them; the gets' bytes
+   are the program's now (unpacked from their areas first). */
 static void epoch_closed(rwin *w, uint64_t seq) {
-  for (int64_t i = 0; i < w->ng; i++) {
+  for (int64_t i = 0; seq && i < w->ncas; i++) {
+    const rcas *c = &w->cas[i];
+    if (memcmp((const void *)(uintptr_t)c->result, c->compare, c->bytes)) continue;   /* no swap */
+    ir_line l = line_of(IR_PUT);
+    l.bytes = c->bytes;
+    l.peer = w->world[c->member];
+    l.addr2 = c->target;
+    l.addr = c->origin;
+    out_op(R->phase, c->seq, &l);
+    if (!base_grow((void **)&w->acc, w->nacc, &w->acccap, 1, sizeof *w->acc, "recorder"))
+      w->acc[w->nacc++] = (racc){(uint64_t)c->member, A_PUT, c->target, c->bytes, (uint64_t)(int64_t)-1};
+  }
+  exchange(w, seq, seq != 0);
+  for (int64_t i = 0; seq && i < w->ng; i++) {
     const rget *g = &w->g[i];
     ranges r = {g->n, g->n, w->ga + g->first, w->gl + g->first};
     if (g->n > 1) {
@@ -284,17 +365,9 @@ static void epoch_closed(rwin *w, uint64_t seq) {
     }
     for (int64_t k = 0; k < g->n; k++) rec_shadow_recv(R->sh, r.a[k], r.l[k], seq, g->n == 1 ? g->type : NULL);
   }
-  for (int64_t i = 0; i < w->ncas; i++) {
-    const rcas *c = &w->cas[i];
-    if (memcmp((const void *)(uintptr_t)c->result, c->compare, c->bytes)) continue;   /* no swap */
-    ir_line l = line_of(IR_PUT);
-    l.bytes = c->bytes;
-    l.peer = c->peer;
-    l.addr2 = c->target;
-    l.addr = c->origin;
-    out_op(R->phase, c->seq, &l);
-  }
-  w->ng = w->nr = w->ncas = 0;
+  w->ng = w->nr = w->ncas = w->nacc = 0;
+  w->open = seq;
+  w->open_phase = seq ? R->phase : -1;
 }
 
 /* The MPI functions below replace MPI's; everything above stays inside the library. */
@@ -351,6 +424,7 @@ int MPI_Win_free(MPI_Win *win) {
       rwin *w = (rwin *)*v;
       JLD(rc, R->wins, (Word_t)*win);
       if (rc == JERR) *v = 0, nomem(OOM_COMMS);   /* the key stays, naming no window */
+      if (w) PMPI_Comm_free(&w->comm);
       win_free(w);
     }
   }
@@ -361,7 +435,7 @@ int MPI_Win_free(MPI_Win *win) {
 
 int MPI_Win_fence(int assert_, MPI_Win win) {
   COUNT(C_Win_fence);
-  rwin *w = usable_win(win, C_Win_fence, 0);
+  rwin *w = usable_win(win, C_Win_fence, 0), *known = win_of(win);
   uint64_t seq = 0;
   if (w) {
     seq = next_seq();
@@ -369,7 +443,7 @@ int MPI_Win_fence(int assert_, MPI_Win win) {
     out_op(R->phase, seq, &l);
   }
   int rc = PMPI_Win_fence(assert_, win);
-  if (w && rc == MPI_SUCCESS) epoch_closed(w, seq);
+  if (known && known->whole && rc == MPI_SUCCESS) epoch_closed(known, seq);   /* on every member alike */
   return rc;
 }
 
@@ -431,7 +505,7 @@ int MPI_Compare_and_swap(const void *obuf, const void *cbuf, void *rbuf, MPI_Dat
         next_seq();
         check_sent(&(ranges){1, 1, (uint64_t[]){(uint64_t)(uintptr_t)obuf}, (uint64_t[]){bytes}}, R->seq, type_name(t));
         c = (rcas){R->seq, (uint64_t)(uintptr_t)obuf, (uint64_t)(uintptr_t)rbuf,
-                   w->base[target] + (uint64_t)((int64_t)disp * w->unit[target]), bytes, w->world[target], {0}};
+                   w->base[target] + (uint64_t)((int64_t)disp * w->unit[target]), bytes, target, {0}};
         memcpy(c.compare, cbuf, bytes);
         w->cas[w->ncas++] = c;
       }

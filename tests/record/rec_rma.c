@@ -3,7 +3,10 @@
  * Built twice. As rec_rma: a window made by MPI_Win_create over a buffer of doubles; in
  * one epoch every rank puts a block to its right neighbour and gets one from its left, in
  * the next it puts with a strided datatype at both ends (origin packed, target as two
- * ranges); the replay must leave every byte where MPI put it. As rec_rma_acc (ACC): a
+ * ranges); then every rank computes a block of its window that its right neighbour gets
+ * in the last epoch (the recording computes it before the fence that opens that epoch:
+ * the origin's recorder tells the target at the closing fence). The replay must leave
+ * every byte where MPI put it. As rec_rma_acc (ACC): a
  * window from MPI_Win_allocate holding ints; every rank accumulates into rank 0's first
  * block (sum), rank 0 fetches-and-adds (Fetch_and_op) and get-accumulates (max) on blocks
  * nobody else updates, swaps with Compare_and_swap (once matching, once not), and replaces
@@ -19,9 +22,9 @@ enum { N = 16 };
 int main(int argc, char **argv) {
   rt_init(&argc, &argv);
   int right = (rt_rank + 1) % rt_size, left = (rt_rank + rt_size - 1) % rt_size;
-  double *w = malloc(N * sizeof *w), src[N], got[4];
+  double *w = malloc(N * sizeof *w), src[N], got[4], got2[4];
   MT_REQUIRE(w != NULL);
-  rt_fill(w, N * sizeof *w); rt_fill(src, sizeof src); rt_fill(got, sizeof got);
+  rt_fill(w, N * sizeof *w); rt_fill(src, sizeof src); rt_fill(got, sizeof got); rt_fill(got2, sizeof got2);
   MPI_Win win;
   MPI_Win_create(w, N * sizeof *w, sizeof *w, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
   MPI_Win_fence(0, win);
@@ -33,14 +36,28 @@ int main(int argc, char **argv) {
   MPI_Type_commit(&every_other);
   MPI_Put(&src[4], 1, every_other, right, 12, 1, every_other, win);
   MPI_Win_fence(0, win);
+  for (int i = 8; i < 12; i++) w[i] = 1000.0 * rt_rank + i;   /* computed here, read by the right's get */
+  MPI_Win_fence(0, win);
+  MPI_Get(got2, 4, MPI_DOUBLE, left, 8, 4, MPI_DOUBLE, win);
+  MPI_Win_fence(0, win);
   MPI_Type_free(&every_other);
   MPI_Win_free(&win);
   double left_src[N];   /* the left neighbour's src, as it filled it: check what arrived */
   MPI_Sendrecv(src, N, MPI_DOUBLE, right, 0, left_src, N, MPI_DOUBLE, left, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   MT_REQUIRE(memcmp(w, left_src, 4 * sizeof *w) == 0);
+  for (int i = 0; i < 4; i++) MT_REQUIRE(got2[i] == 1000.0 * left + 8 + i);
   MT_REQUIRE(memcmp(&w[12], &left_src[4], sizeof *w) == 0 && memcmp(&w[14], &left_src[6], sizeof *w) == 0);
-  rt_keep(w, N * sizeof *w);
+  rt_keep(w, 8 * sizeof *w);   /* w[8..11] and got2 were computed: the replay skips computations */
+  rt_keep(&w[12], 4 * sizeof *w);
   rt_keep(got, sizeof got);
+  if (argc > 1) {   /* where the computed block is, for check_rma.py */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/window-%d.txt", argv[1], rt_rank);
+    FILE *f = fopen(path, "w");
+    MT_REQUIRE(f != NULL);
+    fprintf(f, "0x%llx %zu\n", (unsigned long long)(uintptr_t)&w[8], 4 * sizeof *w);
+    fclose(f);
+  }
   free(w);
   return rt_finish();
 }
