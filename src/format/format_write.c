@@ -176,6 +176,7 @@ size_t ir_format_line(char *buf, size_t cap, const char *label, const ir_line *l
       ap(&b, "%s %llub %s %d", l->kind == IR_GET ? "get" : "put", bytes, l->kind == IR_GET ? "from" : "to", l->peer);
       if (l->seg >= 0) ap(&b, " seg %d", l->seg);   /* not expanded yet: addr2 is an offset */
       ap(&b, " at 0x%llx addr 0x%llx", a2, a);
+      if (l->comm > 0) ap(&b, " comm %d", l->comm);
       if (l->wait) ap(&b, " wait");
       return b.len;
     case IR_ACC: {
@@ -184,10 +185,15 @@ size_t ir_format_line(char *buf, size_t cap, const char *label, const ir_line *l
          ir_rop_name(l->peer & 0xff), l->tag);
       if (l->seg >= 0) ap(&b, " seg %d", l->seg);
       ap(&b, " at 0x%llx addr 0x%llx", a2, a);
+      if (l->comm > 0) ap(&b, " comm %d", l->comm);
       if (l->wait) ap(&b, " wait");
       return b.len;
     }
-    case IR_FENCE: ap(&b, "fence"); return b.len;
+    case IR_FENCE:
+      ap(&b, "fence");
+      if (l->comm > 0) ap(&b, " comm %d", l->comm);
+      if (l->wait) ap(&b, " wait");
+      return b.len;
     case IR_SEND:
     case IR_RECV: line_message(&b, l); break;
     case IR_REDUCE: {
@@ -275,6 +281,8 @@ static int write_op(writer *w, int32_t op) {
   } else if (os == IR_OS_FENCE || kind == IR_FENCE) {
     l.kind = IR_FENCE;
   }
+  if (g->oscomm && (l.kind == IR_GET || l.kind == IR_PUT || l.kind == IR_ACC || l.kind == IR_FENCE))
+    l.comm = g->oscomm[op];
   fputs("  ", w->f);
   return ir_write_line(w->f, w->name_off[op] >= 0 ? name_of(w, op) : NULL, &l);
 }

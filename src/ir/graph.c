@@ -68,7 +68,7 @@ void ir_graph_free(cdag_graph *g) {
   if (g->host_ops && g->host_ops->free) g->host_ops->free(g->host);
   free(g->kind); free(g->rank); free(g->peer); free(g->tag);
   free(g->addr); free(g->addr2); free(g->bytes);
-  free(g->cw_len); free(g->cr_len); free(g->cut); free(g->acc);
+  free(g->cw_len); free(g->cr_len); free(g->cut); free(g->acc); free(g->oscomm);
   free(g->line); free(g->label); free(g->cpu); free(g->nic); free(g->labels);
   free(g->dep);
   free(g->sdep);
@@ -98,7 +98,7 @@ static int resize_ops(cdag_graph *g, int64_t cap) {
   } while (0)
   GROW(kind); GROW(rank); GROW(peer); GROW(tag); GROW(addr); GROW(bytes);
   GROW_OPT(addr2, 0); GROW_OPT(os, 0); GROW_OPT(line, 0); GROW_OPT(label, 0); GROW_OPT(cpu, -1); GROW_OPT(nic, -1);
-  GROW_OPT(join, 0); GROW_OPT(call, -1); GROW_OPT(cw_len, 0); GROW_OPT(cr_len, 0); GROW_OPT(cut, 0); GROW_OPT(acc, 0);
+  GROW_OPT(join, 0); GROW_OPT(call, -1); GROW_OPT(cw_len, 0); GROW_OPT(cr_len, 0); GROW_OPT(cut, 0); GROW_OPT(acc, 0); GROW_OPT(oscomm, 0);
 #undef GROW_OPT
 #undef GROW
   g->cap = cap;
@@ -327,6 +327,20 @@ int ir_add_accumulate(cdag_graph *g, int rank, uint64_t src, uint64_t count, int
   if ((rc = add_onesided(g, IR_ACC, rank, src, bytes, target, seg, taddr, &op))) return rc;
   g->acc[op] = type << 8 | rop;
   if (id) *id = op;
+  return CDAG_OK;
+}
+
+int ir_set_onesided_comm(cdag_graph *g, int32_t op, int comm) {
+  int rc;
+  if (!g || op < 0 || op >= g->nops) return cdag__error(CDAG_ERR_ARG, "no operation %d", op);
+  int k = g->kind[op];
+  if (k != IR_GET && k != IR_PUT && k != IR_ACC && k != IR_FENCE)
+    return cdag__error(CDAG_ERR_ARG, "rank %d: only fences and one-sided accesses name a communicator", g->rank[op]);
+  if (comm < 0 || comm > IR_MAX_COMM)
+    return cdag__error(CDAG_ERR_ARG, "rank %d: communicator %d out of range 0..%d", g->rank[op], comm, IR_MAX_COMM);
+  if (!comm && !g->oscomm) return CDAG_OK;
+  if ((rc = ir_ensure_opt(g, (void **)&g->oscomm, sizeof *g->oscomm, 0))) return rc;
+  g->oscomm[op] = comm;
   return CDAG_OK;
 }
 

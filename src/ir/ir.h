@@ -117,6 +117,8 @@ struct cdag_graph {
   uint64_t *cw_len, *cr_len; /* computations: bytes written at addr, read at addr2 (0: none;
                             cr_len IR_READS_ALL: all); NULL until the first computation */
   int32_t *acc;          /* accumulates: cdag_type << 8 | cdag_reduce_op; NULL until the first */
+  int32_t *oscomm;       /* fences and one-sided accesses: their communicator (0: every rank);
+                            NULL until one names another */
   uint8_t *cut;          /* per op: 1 where a stage must start (set by the analysis, not a
                             file's: a reduce mixing reductions); NULL until the first */
   uint32_t *line;        /* file line per op; NULL until a line is set */
@@ -230,6 +232,13 @@ int ir_add_fence(cdag_graph *g, int rank, int32_t *id);
 int ir_add_accumulate(cdag_graph *g, int rank, uint64_t src, uint64_t count, int type, int rop, int target, int seg,
                       uint64_t taddr, int32_t *id);
 int ir_add_segment(cdag_graph *g, int rank, uint64_t base, uint64_t bytes, int *seg);
+/* A fence or one-sided access of communicator comm (1..IR_MAX_COMM, declared by ir_add_comm
+   before ir_finalize): the fences of comm cut only its members' ops into its epochs, and an
+   access of comm belongs to them (docs/semantics.md). */
+int ir_set_onesided_comm(cdag_graph *g, int32_t op, int comm);
+/* Member index of rank in communicator comm (0: the rank itself), -1 if not a member or
+   comm is undeclared. */
+int32_t ir_comm_member(const cdag_graph *g, int comm, int rank);
 /* Appends an op whose fields the caller has validated (passes that build ops). */
 int ir_append(cdag_graph *g, int kind, int rank, int peer, int tag, uint64_t addr, uint64_t addr2, uint64_t bytes,
               int32_t *id);

@@ -3,7 +3,8 @@
  * Hand cases: the UPC FT transpose written with gets is an alltoall; the co_sum of Coarray
  * Fortran (reflog: gets, local sums, fences between the steps) is an allreduce; every race
  * rule, segment bounds, fence counts, access to one's own memory, save and load;
- * accumulates (a receive into scratch and a reduce at the target) and their races.
+ * accumulates (a receive into scratch and a reduce at the target) and their races; fences
+ * and accesses of a communicator (epochs of its members only).
  * Random one-sided graphs (gets, puts, copies, fences on 1..4 ranks) against an oracle
  * written apart from src/ir/onesided.c: it decides races by comparing every pair of
  * accesses (paths by a closure over program order), and for race-free graphs computes the
@@ -235,6 +236,63 @@ START_TEST(accumulate_races) {
 }
 END_TEST
 
+/* Fences of a communicator cut only its members' ops: two pairs of ranks fence apart (a
+   window on each half), each pair's accesses belong to its own epochs; counts are checked per
+   communicator, accesses only reach members; races name the communicator. */
+START_TEST(fences_of_a_communicator) {
+  const char *text = "num_ranks 4\ncomm 1 ranks 0 1\ncomm 2 ranks 2 3\n"
+                     "rank 0 {\nfence comm 1\nput 8b to 1 at 0x100 addr 0x10 comm 1\nfence\nfence comm 1\n}\n"
+                     "rank 1 {\nfence comm 1\nfence\nfence comm 1\nsend 8b to 2 addr 0x100\n}\n"
+                     "rank 2 {\nfence comm 2\nget 8b from 3 at 0x200 addr 0x20 comm 2\nfence\nrecv 8b from 1 addr 0x300\n"
+                     "fence comm 2\n}\nrank 3 {\nfence comm 2\nfence\nfence comm 2\n}\n";
+  cdag_graph *g = cdag_test_text_graph(text);
+  cdag_plan *p = NULL;
+  CK_OK(cdag_analyze(g, NULL, &p));
+  CK_OK(exec_verify(g, p, 7, 3));
+  cdag_plan_free(&p);
+  sim_mem *m;   /* rank 2 receives what rank 0 put into rank 1 before rank 1's closing fence */
+  CK_OK(sim_mem_create(g, &m));
+  sim_mem_fill_random(m, 9);
+  uint8_t want[8], got[8];
+  memcpy(want, sim_mem_at(m, 0, 0x10, 8), 8);
+  CK_OK(sim_run_graph(g, m, 0));
+  memcpy(got, sim_mem_at(m, 2, 0x300, 8), 8);
+  ck_assert_int_eq(memcmp(want, got, 8), 0);
+  sim_mem_free(m);
+  char *buf = NULL;   /* written back with the communicators */
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  CK_OK(ir_save_file(g, f));
+  fclose(f);
+  ck_assert_msg(strstr(buf, "put 8b to 1 at 0x100 addr 0x10 comm 1\n") && strstr(buf, "fence comm 2\n"), "%s", buf);
+  cdag_graph *h = NULL;
+  ck_assert_msg(ir_load_mem(buf, len, "saved", NULL, &h) == CDAG_OK, "%s\n%s", cdag_error_message(), buf);
+  ck_assert_int_eq(h->nops, g->nops);
+  free(buf);
+  cdag_graph_free(&h);
+  cdag_graph_free(&g);
+  static const struct { const char *from, *to, *msg; int rc; } bad[] = {
+      {"rank 3 {\nfence comm 2\nfence\nfence comm 2\n}", "rank 3 {\nfence comm 2\nfence\n}",
+       "on communicator 2, rank 2 fences 2 times but rank 3 1 times", CDAG_ERR_ARG},
+      {"put 8b to 1 at 0x100 addr 0x10 comm 1", "put 8b to 2 at 0x100 addr 0x10 comm 1",
+       "an access to rank 2, which is not a member of communicator 1", CDAG_ERR_ARG},
+      {"rank 3 {\nfence comm 2", "rank 3 {\nfence comm 1", "a fence on communicator 1, of which rank 3 is not a member",
+       CDAG_ERR_ARG},
+      {"comm 2 ranks 2 3\n", "", "a fence on communicator 2, which the graph never declared", CDAG_ERR_ARG},
+      {"get 8b from 3 at 0x200 addr 0x20 comm 2", "get 8b from 3 at 0x200 addr 0x20 comm 2\nput 8b to 3 at 0x200 addr 0x30 comm 2",
+       "race in epoch 1 of communicator 2 on rank 3", CDAG_ERR_RACE},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+    char t[2048];
+    const char *at = strstr(text, bad[k].from);
+    ck_assert_ptr_nonnull(at);
+    snprintf(t, sizeof t, "%.*s%s%s", (int)(at - text), text, bad[k].to, at + strlen(bad[k].from));
+    ck_assert_int_eq(cdag_test_load_rc(t), bad[k].rc);
+    ck_assert_msg(strstr(cdag_error_message(), bad[k].msg), "case %zu: %s", k, cdag_error_message());
+  }
+}
+END_TEST
+
 START_TEST(save_and_load_again) {
   const char *text = "num_ranks 2\nrank 0 {\n  segment 0x100 64b\n  a: put 8b to 1 seg 0 at 8 addr 0x10\n  fence\n"
                      "  b: get 8b from 1 at 0x108 addr 0x20\n  b requires a\n}\nrank 1 {\n  segment 0x100 64b\n  fence\n}\n";
@@ -451,6 +509,7 @@ Suite *cdag_onesided_suite(void) {
   tcase_add_test(t, races_are_errors);
   tcase_add_test(t, accumulates_are_remote_reductions);
   tcase_add_test(t, accumulate_races);
+  tcase_add_test(t, fences_of_a_communicator);
   tcase_add_test(t, race_names_segment_offsets);
   tcase_add_test(t, bounds_and_fences);
   tcase_add_test(t, fences_alone_cost_nothing);

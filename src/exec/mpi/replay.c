@@ -257,6 +257,11 @@ static int copy_kind(const copier *c, int64_t i, int32_t *id) {
   const cdag_graph *gg = c->gg;
   uint64_t p, q;
   int rc;
+  if (gg->oscomm && gg->oscomm[i]) {   /* a distributed graph's fences are every rank's */
+    char d[200];
+    return cdag__error(CDAG_ERR_UNSUPPORTED, "%s: a fence or one-sided access of communicator %d, which replay cannot "
+                       "copy into a distributed graph yet", ir_describe(gg, (int32_t)i, d, sizeof d), gg->oscomm[i]);
+  }
   switch (os_of(gg, i)) {
   case IR_OS_PARTNER:
   case IR_OS_COLL_PART:
