@@ -6,11 +6,12 @@
  *    displacement there is the target's address), so an origin writes every access with
  *    the target's address (`at A`, no segment): target displacement * its disp_unit + its
  *    base, in world ranks.
- *  - Fence epochs: each MPI_Win_fence is a `fence` on every rank. cdag's graphs count fences
- *    per rank and need every rank to fence equally often, so only windows over every
- *    process of the run are recorded; the calls on a window of fewer processes are counted
- *    as unsupported, with that reason. Several such windows fence in turn: each MPI fence is
- *    one fence of the graph, so an access's epoch is never longer than MPI's.
+ *  - Fence epochs: each MPI_Win_fence is a `fence`. On a window over every process of the
+ *    run it is a plain fence (every rank's): several such windows fence in turn, each MPI
+ *    fence one fence of the graph, so an access's epoch is never longer than MPI's. A window
+ *    over fewer processes gets a communicator of its own (a duplicate of its communicator,
+ *    with the id its members agree on): its fences and accesses name it (`comm C`), so its
+ *    fences cut only its members' epochs (docs/semantics.md).
  *  - Put, Get: the origin's bytes are its datatype's ranges (through a packing area when
  *    there are several, as messages are), the target's the ranges of the target datatype
  *    at the target address: one put or get per contiguous target range, each at a position
@@ -52,7 +53,8 @@ typedef struct {
   int *world;               /* member -> world rank */
   uint64_t *base;           /* member -> base address (0 in a dynamic window) */
   int64_t *unit;            /* member -> disp_unit */
-  int whole;                /* every process of the run is a member: fences can be recorded */
+  int whole;                /* every process of the run is a member: plain fences */
+  int cid;                  /* else the id of `comm` (its fences and accesses name it), -1: none */
   int passive, pscw;        /* lock epochs open (lock, lock_all), a start or post epoch open */
   rget *g; int64_t ng, gcap;          /* gets of the open epoch */
   uint64_t *ga, *gl; int64_t nr, rcap;/* their ranges */
@@ -140,6 +142,12 @@ static void win_created(MPI_Win win, MPI_Comm comm, const void *base, MPI_Aint u
     w->unit[i] = (int64_t)all[2 * i + 1];
   }
   w->whole = n == R->nprocs;
+  w->cid = -1;
+  if (!w->whole) {   /* the graph's fences and accesses of this window name a communicator */
+    comm_created(w->comm);
+    rcomm *x = usable(w->comm, C_Win_create);
+    if (x) w->cid = x->id;
+  }
   free(all); free(idx);
 }
 
@@ -156,8 +164,8 @@ static rwin *usable_win(MPI_Win win, int call, int access) {
     nomem(OOM_CALLS);   /* every window the program creates is known unless memory failed */
     return NULL;
   }
-  if (!w->whole) {
-    unsupported_because(call, "a window over fewer processes than the run: graphs fence every rank");
+  if (!w->whole && w->cid < 0) {
+    unsupported_because(call, "a window whose communicator could not be recorded");
     return NULL;
   }
   if (access && w->passive) {
@@ -229,6 +237,7 @@ static uint64_t access_of(rwin *w, int kind, const void *buf, int count, MPI_Dat
     l.addr2 = t->a[j];
     l.addr = src + off;
     l.wait = wait && j == t->n - 1;
+    l.comm = w->whole ? -1 : w->cid;
     out_op(R->phase, seq + (uint64_t)j, &l);
     off += t->l[j];
   }
@@ -351,6 +360,7 @@ static void epoch_closed(rwin *w, uint64_t seq) {
     l.peer = w->world[c->member];
     l.addr2 = c->target;
     l.addr = c->origin;
+    l.comm = w->whole ? -1 : w->cid;
     out_op(R->phase, c->seq, &l);
     if (!base_grow((void **)&w->acc, w->nacc, &w->acccap, 1, sizeof *w->acc, "recorder"))
       w->acc[w->nacc++] = (racc){(uint64_t)c->member, A_PUT, c->target, c->bytes, (uint64_t)(int64_t)-1};
@@ -424,6 +434,7 @@ int MPI_Win_free(MPI_Win *win) {
       rwin *w = (rwin *)*v;
       JLD(rc, R->wins, (Word_t)*win);
       if (rc == JERR) *v = 0, nomem(OOM_COMMS);   /* the key stays, naming no window */
+      if (w && !w->whole) comm_drop(w->comm);
       if (w) PMPI_Comm_free(&w->comm);
       win_free(w);
     }
@@ -440,10 +451,11 @@ int MPI_Win_fence(int assert_, MPI_Win win) {
   if (w) {
     seq = next_seq();
     ir_line l = line_of(IR_FENCE);
+    l.comm = w->whole ? -1 : w->cid;
     out_op(R->phase, seq, &l);
   }
   int rc = PMPI_Win_fence(assert_, win);
-  if (known && known->whole && rc == MPI_SUCCESS) epoch_closed(known, seq);   /* on every member alike */
+  if (known && rc == MPI_SUCCESS) epoch_closed(known, seq);   /* on every member alike */
   return rc;
 }
 

@@ -10,8 +10,9 @@
  * window from MPI_Win_allocate holding ints; every rank accumulates into rank 0's first
  * block (sum), rank 0 fetches-and-adds (Fetch_and_op) and get-accumulates (max) on blocks
  * nobody else updates, swaps with Compare_and_swap (once matching, once not), and replaces
- * (MPI_REPLACE) in its right neighbour. The program checks what MPI did; the recording
- * must pass check, analyze and verify (the replay has no accumulate yet). */
+ * (MPI_REPLACE) in its right neighbour; then a window on each half of the ranks (even and
+ * odd: fences of a communicator) takes a put and a sum. The program checks what MPI did;
+ * the recording must pass check, analyze and verify (the replay has no accumulate yet). */
 #include <string.h>
 
 #include "rec_test.h"
@@ -92,6 +93,27 @@ int main(int argc, char **argv) {
     MT_REQUIRE(res == 8 && w[8] == 77 && res2 == 9 && w[9] == 9);
   }
   MT_REQUIRE(w[12] == (rt_rank + rt_size - 1) % rt_size && w[13] == w[12]);
+  /* a window on each half of the ranks (even, odd): its fences are its members' only */
+  MPI_Comm half;
+  MPI_Comm_split(MPI_COMM_WORLD, rt_rank % 2, rt_rank, &half);
+  int hr, hs, *hw = NULL, mine[2] = {rt_rank, rt_rank};
+  MPI_Comm_rank(half, &hr);
+  MPI_Comm_size(half, &hs);
+  MPI_Win hwin;
+  MPI_Win_allocate(4 * sizeof *hw, sizeof *hw, MPI_INFO_NULL, half, &hw, &hwin);
+  hw[2] = 0;
+  MPI_Win_fence(0, hwin);
+  MPI_Put(mine, 2, MPI_INT, (hr + 1) % hs, 0, 2, MPI_INT, hwin);
+  MPI_Accumulate(mine, 1, MPI_INT, 0, 2, 1, MPI_INT, MPI_SUM, hwin);
+  MPI_Win_fence(0, hwin);
+  MT_REQUIRE(hw[0] == hw[1] && hw[0] % 2 == rt_rank % 2);
+  if (hr == 0) {
+    int want = 0;
+    for (int r = rt_rank % 2; r < rt_size; r += 2) want += r;
+    MT_REQUIRE(hw[2] == want);
+  }
+  MPI_Win_free(&hwin);
+  MPI_Comm_free(&half);
   int sum = 0;
   for (int i = 0; i < N; i++) sum += w[i];
   MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);   /* the window's bytes, used */
