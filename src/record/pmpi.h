@@ -86,6 +86,7 @@ typedef struct {
   rec_shadow *sh;
   Pvoid_t comms, reqs, msgs, types;   /* JudyL: handle -> rcomm*, pend index + 1, rcomm*, mpig_flat* */
   Pvoid_t wins;                       /* JudyL: window -> its members (pmpi_rma.c) */
+  Pvoid_t pairs;                      /* Judy1: the pair communicators declared (pmpi_rma.c) */
   ranges trs;                         /* a one-sided access's target ranges */
   pend *p; int64_t np, pcap, *pfree, nfree, freecap;
   int next_comm_id;

@@ -23,9 +23,13 @@
  *    no other origin updates those bytes in the epoch (docs/semantics.md). Compare_and_swap
  *    = a get, and at the closing fence, when the fetched value equals the compare value
  *    (the swap took place), a put at the position the call reserved.
- *  - Passive target (lock/unlock/lock_all/flush) and post/start/complete/wait epochs: their
- *    calls and the accesses inside them are counted as unsupported with the reason; a
- *    request-based access (Rput, Rget, Raccumulate, Rget_accumulate) is valid only there.
+ *  - Post/start/complete/wait: a communicator per origin and target (below): fences at
+ *    start and complete on the origin, at post and wait (or a Win_test that succeeds) on
+ *    the target, and the accesses name it. The target's recorder is not told what was put
+ *    into it (no collective call to tell it at).
+ *  - Passive target (lock/unlock/lock_all/flush): its calls and the accesses inside its
+ *    epochs are counted as unsupported with the reason; a request-based access (Rput, Rget,
+ *    Raccumulate, Rget_accumulate) is valid only there.
  * The members' bases are kept per window (a member per rank of the window's group). */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -40,7 +44,7 @@
    of the window from `first`, n of them), the packing area it landed in when n > 1. */
 typedef struct { uint64_t area; int64_t first, n; const char *type; } rget;
 /* A compare-and-swap waiting for the fence: the put written at `seq` if the swap happened. */
-typedef struct { uint64_t seq, origin, result, target, bytes; int member; unsigned char compare[32]; } rcas;
+typedef struct { uint64_t seq, origin, result, target, bytes; int member, comm; unsigned char compare[32]; } rcas;
 
 /* An access this rank made, for its target to learn at the fence: member, A_* kind, the
    target's bytes, the element type (cdag_type, -1 none). Words, as exchanged. */
@@ -55,7 +59,10 @@ typedef struct {
   int64_t *unit;            /* member -> disp_unit */
   int whole;                /* every process of the run is a member: plain fences */
   int cid;                  /* else the id of `comm` (its fences and accesses name it), -1: none */
-  int passive, pscw;        /* lock epochs open (lock, lock_all), a start or post epoch open */
+  int passive;              /* lock epochs open (lock, lock_all) */
+  int started;              /* an access epoch of MPI_Win_start is open */
+  int *start, nstart;       /* its targets (world ranks) when it was recorded, else NULL */
+  int *post, npost;         /* the origins of the open MPI_Win_post (world ranks), if recorded */
   rget *g; int64_t ng, gcap;          /* gets of the open epoch */
   uint64_t *ga, *gl; int64_t nr, rcap;/* their ranges */
   rcas *cas; int64_t ncas, cascap;    /* compare-and-swaps of the open epoch */
@@ -74,7 +81,7 @@ static rwin *win_of(MPI_Win w) {
 static void win_free(rwin *w) {
   if (!w) return;
   free(w->world); free(w->base); free(w->unit); free(w->g); free(w->ga); free(w->gl); free(w->cas);
-  free(w->acc); free(w->cnt);
+  free(w->acc); free(w->cnt); free(w->start); free(w->post);
   free(w);
 }
 
@@ -86,6 +93,9 @@ void rma_free(void) {
     JLN(v, R->wins, k);
   }
   JudyLFreeArray(&R->wins, PJE0);
+  Word_t freed;
+  J1FA(freed, R->pairs);
+  (void)freed;
   free(R->trs.a);
   free(R->trs.l);
 }
@@ -172,11 +182,83 @@ static rwin *usable_win(MPI_Win win, int call, int access) {
     unsupported_because(call, "an access in a passive-target (lock) epoch");
     return NULL;
   }
-  if (access && w->pscw) {
-    unsupported_because(call, "an access in a post/start/complete/wait epoch");
+  if (access && w->started && !w->start) {
+    unsupported_because(call, "an access in a start epoch that was not recorded");
     return NULL;
   }
   return w;
+}
+
+/* ---- post/start/complete/wait: a communicator per origin and target ----
+ * MPI matches the k-th start of origin o that names target t with the k-th post of t that
+ * names o, and o's complete with t's wait. The recording gives each such pair a
+ * communicator of two members (one when o = t) with an id both derive alone, PAIR_BASE +
+ * o * nprocs + t: o fences on it at start and complete, t at post and wait, and o's
+ * accesses to t in the epoch name it, so a put lands before t's wait and a get reads what t
+ * held at its post (docs/recording.md). */
+
+#define PAIR_BASE (1 << 29)
+#define PAIR_MAX_PROCS (1 << 14)   /* PAIR_BASE + nprocs^2 below SELF_COMM_ID */
+
+/* The communicator of accesses from world rank o to t, declared in the part the first
+   time this rank names it. */
+static int pair_comm(int o, int t) {
+  int id = PAIR_BASE + o * R->nprocs + t, rc;
+  J1S(rc, R->pairs, (Word_t)id);
+  if (rc == 0) return id;
+  if (o == t) out("comm %d 1 %d\n", id, o);   /* JERR: declared again later, which the merger allows */
+  else out("comm %d 2 %d %d\n", id, o, t);
+  return id;
+}
+
+/* The world ranks of group g (malloc'd), NULL when memory fails (counted). */
+static int *group_world(MPI_Group g, int *n) {
+  MPI_Group wg;
+  PMPI_Group_size(g, n);
+  int *idx = malloc((size_t)(*n ? *n : 1) * sizeof *idx), *out = malloc((size_t)(*n ? *n : 1) * sizeof *out);
+  if (!idx || !out) {
+    free(idx);
+    free(out);
+    nomem(OOM_CALLS);
+    return NULL;
+  }
+  for (int i = 0; i < *n; i++) idx[i] = i;
+  PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+  PMPI_Group_translate_ranks(g, *n, idx, wg, out);
+  PMPI_Group_free(&wg);
+  free(idx);
+  return out;
+}
+
+/* A fence on the communicator of this rank with each of peers (world ranks), as the origin
+   (start, complete) or the target (post, wait), at positions of their own. */
+static void pair_fences(const int *peers, int n, int origin) {
+  uint64_t seq = next_seq();
+  for (int j = 0; j < n; j++) {
+    ir_line l = line_of(IR_FENCE);
+    l.comm = origin ? pair_comm(R->rank, peers[j]) : pair_comm(peers[j], R->rank);
+    out_op(R->phase, seq + (uint64_t)j, &l);
+  }
+}
+
+/* The window if a post/start/complete/wait call on it can be recorded, else NULL (counted). */
+static rwin *pscw_win(MPI_Win win, int call) {
+  rwin *w = usable_win(win, call, 0);
+  if (w && R->nprocs > PAIR_MAX_PROCS) {
+    unsupported_because(call, "post/start/complete/wait on more than 16384 processes");
+    return NULL;
+  }
+  return w;
+}
+
+/* The communicator an access of this rank to member `target` names now: its start epoch's
+   pair, or the window's (-1: none, plain fences); -2 when the target is not in the group
+   of the open start epoch. */
+static int access_comm(const rwin *w, int target) {
+  if (!w->started) return w->whole ? -1 : w->cid;
+  for (int j = 0; j < w->nstart; j++)
+    if (w->start[j] == w->world[target]) return pair_comm(R->rank, w->world[target]);
+  return -2;
 }
 
 /* ---- accesses ---- */
@@ -191,6 +273,8 @@ static uint64_t access_of(rwin *w, int kind, const void *buf, int count, MPI_Dat
                           int tcount, MPI_Datatype tt, int type, int rop, int call, int wait) {
   if (target == MPI_PROC_NULL) return 0;
   if (target < 0 || target >= w->n) return unsupported_because(call, "a target outside the window's group"), 0;
+  int comm = access_comm(w, target);
+  if (comm == -2) return unsupported_because(call, "a target outside the group of the start epoch"), 0;
   uint64_t bytes = type_bytes(count, ot), tbase = w->base[target] + (uint64_t)((int64_t)disp * w->unit[target]);
   ranges *o = &R->rs, *t = &R->trs;
   if (!bytes) return 0;
@@ -237,7 +321,7 @@ static uint64_t access_of(rwin *w, int kind, const void *buf, int count, MPI_Dat
     l.addr2 = t->a[j];
     l.addr = src + off;
     l.wait = wait && j == t->n - 1;
-    l.comm = w->whole ? -1 : w->cid;
+    l.comm = comm;
     out_op(R->phase, seq + (uint64_t)j, &l);
     off += t->l[j];
   }
@@ -348,10 +432,9 @@ static void exchange(rwin *w, uint64_t seq, int recorded) {
   free(in);
 }
 
-/* The epoch closed at position seq (0: the fence was not recorded): each compare-and-swap
-   that swapped writes its put; the members learn what was done to them; the gets' bytes
-   are the program's now (unpacked from their areas first). */
-static void epoch_closed(rwin *w, uint64_t seq) {
+/* An epoch closed at position seq (0: not recorded): each compare-and-swap that swapped
+   writes its put (at the position its call reserved). */
+static void swaps_done(rwin *w, uint64_t seq) {
   for (int64_t i = 0; seq && i < w->ncas; i++) {
     const rcas *c = &w->cas[i];
     if (memcmp((const void *)(uintptr_t)c->result, c->compare, c->bytes)) continue;   /* no swap */
@@ -360,12 +443,17 @@ static void epoch_closed(rwin *w, uint64_t seq) {
     l.peer = w->world[c->member];
     l.addr2 = c->target;
     l.addr = c->origin;
-    l.comm = w->whole ? -1 : w->cid;
+    l.comm = c->comm;
     out_op(R->phase, c->seq, &l);
     if (!base_grow((void **)&w->acc, w->nacc, &w->acccap, 1, sizeof *w->acc, "recorder"))
       w->acc[w->nacc++] = (racc){(uint64_t)c->member, A_PUT, c->target, c->bytes, (uint64_t)(int64_t)-1};
   }
-  exchange(w, seq, seq != 0);
+  w->ncas = 0;
+}
+
+/* The gets of the epoch completed at seq: their bytes are the program's now (unpacked from
+   their areas first). */
+static void gets_done(rwin *w, uint64_t seq) {
   for (int64_t i = 0; seq && i < w->ng; i++) {
     const rget *g = &w->g[i];
     ranges r = {g->n, g->n, w->ga + g->first, w->gl + g->first};
@@ -375,7 +463,16 @@ static void epoch_closed(rwin *w, uint64_t seq) {
     }
     for (int64_t k = 0; k < g->n; k++) rec_shadow_recv(R->sh, r.a[k], r.l[k], seq, g->n == 1 ? g->type : NULL);
   }
-  w->ng = w->nr = w->ncas = w->nacc = 0;
+  w->ng = w->nr = 0;
+}
+
+/* The fence epoch closed at position seq (0: the fence was not recorded): swaps, then the
+   members learn what was done to them, then the gets. */
+static void epoch_closed(rwin *w, uint64_t seq) {
+  swaps_done(w, seq);
+  exchange(w, seq, seq != 0);
+  gets_done(w, seq);
+  w->nacc = 0;
   w->open = seq;
   w->open_phase = seq ? R->phase : -1;
 }
@@ -517,7 +614,8 @@ int MPI_Compare_and_swap(const void *obuf, const void *cbuf, void *rbuf, MPI_Dat
         next_seq();
         check_sent(&(ranges){1, 1, (uint64_t[]){(uint64_t)(uintptr_t)obuf}, (uint64_t[]){bytes}}, R->seq, type_name(t));
         c = (rcas){R->seq, (uint64_t)(uintptr_t)obuf, (uint64_t)(uintptr_t)rbuf,
-                   w->base[target] + (uint64_t)((int64_t)disp * w->unit[target]), bytes, target, {0}};
+                   w->base[target] + (uint64_t)((int64_t)disp * w->unit[target]), bytes, target,
+                   access_comm(w, target), {0}};
         memcpy(c.compare, cbuf, bytes);
         w->cas[w->ncas++] = c;
       }
@@ -526,8 +624,78 @@ int MPI_Compare_and_swap(const void *obuf, const void *cbuf, void *rbuf, MPI_Dat
   return PMPI_Compare_and_swap(obuf, cbuf, rbuf, t, target, disp, win);
 }
 
-/* ---- passive target and post/start/complete/wait: not recorded (the graph has no
-   synchronisation that places a target's side where the target makes no call) ---- */
+/* ---- post/start/complete/wait ---- */
+
+int MPI_Win_post(MPI_Group g, int assert_, MPI_Win win) {
+  COUNT(C_Win_post);
+  rwin *w = pscw_win(win, C_Win_post);
+  int n = 0, *p = w ? group_world(g, &n) : NULL;
+  if (p) {
+    pair_fences(p, n, 0);
+    free(w->post);
+    w->post = p;
+    w->npost = n;
+  }
+  return PMPI_Win_post(g, assert_, win);
+}
+
+int MPI_Win_start(MPI_Group g, int assert_, MPI_Win win) {
+  COUNT(C_Win_start);
+  rwin *w = pscw_win(win, C_Win_start), *known = win_of(win);
+  int n = 0, *p = w ? group_world(g, &n) : NULL;
+  if (known) {   /* the epoch is open, recorded (start) or not */
+    known->started = 1;
+    free(known->start);
+    known->start = p;
+    known->nstart = n;
+  }
+  if (p) pair_fences(p, n, 1);
+  return PMPI_Win_start(g, assert_, win);
+}
+
+int MPI_Win_complete(MPI_Win win) {
+  COUNT(C_Win_complete);
+  rwin *w = win_of(win);
+  int rec = w && w->start && recording();
+  if (rec) pair_fences(w->start, w->nstart, 1);
+  int rc = PMPI_Win_complete(win);
+  if (w && rc == MPI_SUCCESS) {   /* the epoch's gets and swaps are done; its targets learn nothing */
+    uint64_t seq = rec ? next_seq() : 0;
+    swaps_done(w, seq);
+    gets_done(w, seq);
+    w->ng = w->nr = w->ncas = w->nacc = 0;
+    w->started = 0;
+    free(w->start);
+    w->start = NULL;
+  }
+  return rc;
+}
+
+/* The exposure epoch ends: fences with each origin of the post. */
+static void exposure_done(MPI_Win win) {
+  rwin *w = win_of(win);
+  if (!w || !w->post) return;
+  if (recording()) pair_fences(w->post, w->npost, 0);
+  free(w->post);
+  w->post = NULL;
+}
+
+int MPI_Win_wait(MPI_Win win) {
+  COUNT(C_Win_wait);
+  int rc = PMPI_Win_wait(win);
+  if (rc == MPI_SUCCESS) exposure_done(win);
+  return rc;
+}
+
+int MPI_Win_test(MPI_Win win, int *flag) {
+  COUNT(C_Win_test);
+  int rc = PMPI_Win_test(win, flag);
+  if (rc == MPI_SUCCESS && *flag) exposure_done(win);
+  return rc;
+}
+
+/* ---- passive target: not recorded (the graph has no synchronisation that places a
+   target's side where the target makes no call) ---- */
 
 #define EPOCH_CALL(NAME, PARAMS, ARGS, WIN, EFFECT, WHY)                                \
   int MPI_##NAME PARAMS {                                                               \
@@ -538,7 +706,6 @@ int MPI_Compare_and_swap(const void *obuf, const void *cbuf, void *rbuf, MPI_Dat
     return PMPI_##NAME ARGS;                                                            \
   }
 #define PASSIVE "passive-target synchronisation (lock/unlock/flush), which graphs cannot express yet"
-#define PSCW "post/start/complete/wait synchronisation, which graphs cannot express yet"
 EPOCH_CALL(Win_lock, (int a, int b, int c, MPI_Win d), (a, b, c, d), d, w_->passive++, PASSIVE)
 EPOCH_CALL(Win_unlock, (int a, MPI_Win b), (a, b), b, if (w_->passive) w_->passive--, PASSIVE)
 EPOCH_CALL(Win_lock_all, (int a, MPI_Win b), (a, b), b, w_->passive++, PASSIVE)
@@ -548,11 +715,6 @@ EPOCH_CALL(Win_flush_all, (MPI_Win a), (a), a, (void)0, PASSIVE)
 EPOCH_CALL(Win_flush_local, (int a, MPI_Win b), (a, b), b, (void)0, PASSIVE)
 EPOCH_CALL(Win_flush_local_all, (MPI_Win a), (a), a, (void)0, PASSIVE)
 EPOCH_CALL(Win_sync, (MPI_Win a), (a), a, (void)0, PASSIVE)
-EPOCH_CALL(Win_post, (MPI_Group a, int b, MPI_Win c), (a, b, c), c, w_->pscw++, PSCW)
-EPOCH_CALL(Win_start, (MPI_Group a, int b, MPI_Win c), (a, b, c), c, w_->pscw++, PSCW)
-EPOCH_CALL(Win_complete, (MPI_Win a), (a), a, if (w_->pscw) w_->pscw--, PSCW)
-EPOCH_CALL(Win_wait, (MPI_Win a), (a), a, if (w_->pscw) w_->pscw--, PSCW)
-EPOCH_CALL(Win_test, (MPI_Win a, int *b), (a, b), a, (void)0, PSCW)
 
 /* Request-based accesses: MPI allows them in passive-target epochs only. */
 #define REQUEST_ACCESS(NAME, PARAMS, ARGS)                                                       \

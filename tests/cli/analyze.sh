@@ -91,6 +91,10 @@ cases <<'T'
   out 0x300 <- rank 0 0x10 (8 B)
   out 0x20 <- rank 3 0x200 (8 B)
 0 cdag verify "$det/fence_comm_halves4.cdag"
+# a get's receive a stage after its send (the staging buffer keeps the get's tag)
+0 cdag analyze "$src/tests/data/compute/late_get2.cdag"
+  out 1 messages land a stage late, through staging buffers (8 B)
+0 cdag verify "$src/tests/data/compute/late_get2.cdag"
 1 cdag check "$tmp/fence_nonmember.cdag"
   err a fence on communicator 1, of which rank 2 is not a member
 1 cdag check "$tmp/fence_undeclared.cdag"

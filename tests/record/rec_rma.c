@@ -10,8 +10,9 @@
  * window from MPI_Win_allocate holding ints; every rank accumulates into rank 0's first
  * block (sum), rank 0 fetches-and-adds (Fetch_and_op) and get-accumulates (max) on blocks
  * nobody else updates, swaps with Compare_and_swap (once matching, once not), and replaces
- * (MPI_REPLACE) in its right neighbour; then a window on each half of the ranks (even and
- * odd: fences of a communicator) takes a put and a sum. The program checks what MPI did;
+ * (MPI_REPLACE) in its right neighbour; then puts to and gets from its right neighbour in a
+ * post/start/complete/wait epoch; then a window on each half of the ranks (even and odd:
+ * fences of a communicator) takes a put and a sum. The program checks what MPI did;
  * the recording must pass check, analyze and verify (the replay has no accumulate yet). */
 #include <string.h>
 
@@ -93,6 +94,22 @@ int main(int argc, char **argv) {
     MT_REQUIRE(res == 8 && w[8] == 77 && res2 == 9 && w[9] == 9);
   }
   MT_REQUIRE(w[12] == (rt_rank + rt_size - 1) % rt_size && w[13] == w[12]);
+  /* post/start/complete/wait in a ring: the left neighbour puts into me and gets from me */
+  int left = (rt_rank + rt_size - 1) % rt_size, pv[2] = {3 * rt_rank, 3 * rt_rank + 1}, pg[2] = {-1, -1};
+  MPI_Group wg, lg, rg;
+  MPI_Comm_group(MPI_COMM_WORLD, &wg);
+  MPI_Group_incl(wg, 1, &left, &lg);
+  MPI_Group_incl(wg, 1, &right, &rg);
+  MPI_Win_post(lg, 0, win);
+  MPI_Win_start(rg, 0, win);
+  MPI_Put(pv, 2, MPI_INT, right, 14, 2, MPI_INT, win);
+  MPI_Get(pg, 2, MPI_INT, right, 10, 2, MPI_INT, win);
+  MPI_Win_complete(win);
+  MPI_Win_wait(win);
+  MT_REQUIRE(w[14] == 3 * left && w[15] == 3 * left + 1 && pg[0] == 10 && pg[1] == 11);
+  MPI_Group_free(&lg);
+  MPI_Group_free(&rg);
+  MPI_Group_free(&wg);
   /* a window on each half of the ranks (even, odd): its fences are its members' only */
   MPI_Comm half;
   MPI_Comm_split(MPI_COMM_WORLD, rt_rank % 2, rt_rank, &half);
