@@ -170,8 +170,8 @@ static rwin *usable_win(MPI_Win win, int call, int access) {
   Word_t *v;
   JLG(v, R->wins, (Word_t)win);
   rwin *w = v ? (rwin *)*v : NULL;
-  if (!w) {
-    nomem(OOM_CALLS);   /* every window the program creates is known unless memory failed */
+  if (!w) {   /* memory failed when it was created (counted then), or a call made it that the recorder does not know */
+    unsupported_because(call, "a window created by a call the recorder does not know, or lost to memory");
     return NULL;
   }
   if (!w->whole && w->cid < 0) {
