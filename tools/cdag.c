@@ -31,9 +31,10 @@ static const cmd_info commands[] = {
    "under mpiexec -n P (P = the file's ranks): run the file as written and compiled with MPI, check both leave "
    "the same memory, time both (default 100 iterations, repeated 5 times: median and best), print compile time, "
    "break-even and the report; computations spend their cost (--compute=recorded, default) or none"},
-  {"record", cmd_record, "[-o DIR] -- COMMAND [ARGS...] | --merge DIR",
+  {"record", cmd_record, "[-o DIR] [--strict] -- COMMAND [ARGS...] | --merge DIR",
    "run COMMAND (e.g. mpiexec -n 4 ./app) with every MPI process recorded; write DIR/phase-NNNN.cdag (one graph "
-   "file per phase) and DIR/index.json (default DIR: cdag-recording)"},
+   "file per phase) and DIR/index.json (default DIR: cdag-recording); exits with COMMAND's status (--strict: 1 "
+   "when the command succeeded and its recording failed its check)"},
   {"calibrate", cmd_calibrate, "[-o FILE] [--quick]",
    "under mpiexec -n 2: measure this MPI's LogGOPS parameters (L, o, g, G, S, copy: ping-pongs, bursts, memcpy; "
    "about a second, --quick less) and write the machine file plans are priced with (-o FILE, else $CDAG_MACHINE, "

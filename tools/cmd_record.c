@@ -8,9 +8,12 @@
  * `--merge DIR` only merges (for programs linked with -lcdag-record, run without this
  * command). The library is found beside this program, in ../lib, in the install's library
  * directory, or at $CDAG_RECORD_LIB.
- * Exit status: the command's own when it failed (the recording is still merged), 1 when
- * nothing usable was recorded, a part file cannot be trusted (a malformed line: no phase is
- * written) or a phase does not load, 2 usage, else 0. */
+ * Exit status: the command's own, so that recording changes nothing a script or a test
+ * harness sees (MPICH's runtests counts exit statuses); a recording that fails (nothing
+ * usable recorded, a part file that cannot be trusted: a malformed line, no phase written; a
+ * phase that does not load) is said on stderr and in index.json's "check". With --strict,
+ * such a recording of a command that exited 0 exits 1. `--merge DIR`: 1 when the recording
+ * fails, else 0. 2 usage. */
 #define _DEFAULT_SOURCE   /* realpath */
 #include <dirent.h>
 #include <errno.h>
@@ -139,9 +142,37 @@ static int run_command(char **argv, const char *lib, const char *dir) {
   return WEXITSTATUS(status);
 }
 
+/* Adds `"check": {...}` to DIR/index.json: how many phases failed to load and the first
+   error (the merger wrote the index before the check ran). */
+static void index_add_check(const char *dir, int nbad, const char *first) {
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/index.json", dir);
+  FILE *f = fopen(path, "r+");
+  if (!f) return;
+  long end = -1;
+  for (int c, at = 0; (c = fgetc(f)) != EOF; at++)
+    if (c == '}') end = at;   /* the object's closing brace: the last one */
+  if (end > 0 && !fseek(f, end, SEEK_SET)) {
+    fprintf(f, ",\n  \"check\": {\"ok\": %s, \"phases_failed\": %d, \"first\": ", nbad ? "false" : "true", nbad);
+    if (first) {
+      fputc('"', f);
+      for (const char *c = first; *c; c++)
+        if (*c == '"' || *c == '\\') fprintf(f, "\\%c", *c);
+        else if ((unsigned char)*c < 0x20) fputc(' ', f);
+        else fputc(*c, f);
+      fputc('"', f);
+    } else {
+      fputs("null", f);
+    }
+    fputs("}\n}\n", f);
+  }
+  fclose(f);
+}
+
 /* Every phase file must load and match: a recording cdag cannot read is a recorder bug. */
 static int check_phases(const char *dir, int nphases) {
   int bad = 0;
+  char first[PATH_MAX + 1024] = "";
   for (int p = 0; p < nphases; p++) {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/phase-%04d.cdag", dir, p);
@@ -151,12 +182,13 @@ static int check_phases(const char *dir, int nphases) {
     if (!rc) rc = match_run(g, &m);
     if (rc) {
       fprintf(stderr, "cdag record: %s does not load: %s: %s\n", path, cdag_strerror(rc), cdag_error_message());
-      bad = 1;
+      if (!bad++) snprintf(first, sizeof first, "%s: %s: %s", path, cdag_strerror(rc), cdag_error_message());
     }
     match_free(&m);
     ir_graph_free(g);
   }
-  return bad;
+  index_add_check(dir, bad, bad ? first : NULL);
+  return bad != 0;
 }
 
 static void join_command(char **argv, char *buf, size_t size) {
@@ -188,10 +220,11 @@ static int merge_and_say(const char *dir, const char *command) {
 int cmd_record(int argc, char **argv) {
   const char *dir = "cdag-recording";
   if (argc == 2 && !strcmp(argv[0], "--merge")) return merge_and_say(argv[1], NULL);
-  int i = 0;
-  if (i + 1 < argc && !strcmp(argv[i], "-o")) {
-    dir = argv[i + 1];
-    i += 2;
+  int i = 0, strict = 0;
+  for (; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {
+    if (!strcmp(argv[i], "--strict")) strict = 1;
+    else if (!strcmp(argv[i], "-o") && i + 1 < argc) dir = argv[++i];
+    else return cmd_usage("record");
   }
   if (i < argc && !strcmp(argv[i], "--")) i++;
   if (i >= argc || argv[i][0] == '-') return cmd_usage("record");
@@ -208,5 +241,8 @@ int cmd_record(int argc, char **argv) {
   join_command(argv + i, command, sizeof command);
   if (status) fprintf(stderr, "cdag record: the command exited with status %d; merging what was recorded\n", status);
   int bad = merge_and_say(dir, command);
-  return status ? status : bad;
+  if (bad && !status)
+    fprintf(stderr, "cdag record: the command succeeded; its recording in %s did not (above; index.json's \"check\")%s\n",
+            dir, strict ? "" : ": exit status 0, the command's (--strict: 1)");
+  return status ? status : strict ? bad : 0;
 }

@@ -73,8 +73,9 @@ typedef struct {
   int64_t *wait_start;   /* nprocs+1 */
   int32_t *wait_lo, *wait_hi;
   /* DF_COLLECT_MIXED: the local reduces that combine values of different reductions (a
-     chain of ops: a computation, not a reduction tuple), in the order met; each one's result
-     was taken as a new value, so the tuples are not the graph's meaning then */
+     chain of ops: a computation, not a reduction tuple) and the ops that would leave part of
+     a reduced element, in the order met; each one's result was taken as a new value, so the
+     tuples are not the graph's meaning then */
   int64_t nmixed, mixedcap;
   int32_t *mixed;
 } df_sst;
@@ -88,8 +89,10 @@ int dataflow_run(const cdag_graph *g, const match_result *m, df_sst **out);
      as they have been read, before the final tuples are collected: the pipeline's peak
      memory is lower by their size. A later reader of the lists rebuilds them.
    - DF_COLLECT_MIXED lists local reduces that mix ops or types, or whose operands hold pieces
-     of other provenance inside an element, in `mixed` instead of failing with
-     CDAG_ERR_UNSUPPORTED (the pipeline starts a stage at each: src/stage). */
+     of other provenance inside an element, and ops whose write would leave part of a reduced
+     element (its bytes moved off element boundaries, as MPI_DOUBLE_INT without its padding,
+     or written over in part), in `mixed` instead of failing with CDAG_ERR_UNSUPPORTED (the
+     pipeline starts a stage at each: src/stage). */
 enum { DF_WAITSETS_ALWAYS = 0, DF_WAITSETS_IF_NEEDED = 1, DF_RELEASE_INPUTS = 2, DF_COLLECT_MIXED = 4 };
 int dataflow_run_opt(cdag_graph *g, match_result *m, int flags, df_sst **out);
 void dataflow_free(df_sst *s);          /* NULL is fine */

@@ -366,7 +366,46 @@ static int write_piece(df_state *st, int rank, uint64_t x, uint64_t len, df_piec
   return list_splice(st, rank, list_from(l, x), list_from(l, y), x, y, q);
 }
 
-static int write_segs(df_state *st, int rank, uint64_t base, const df_seg *segs, int64_t n) {
+/* Lists op where a stage must start (DF_COLLECT_MIXED): it reduces values of different
+   reductions, or its write leaves part of a reduced element. */
+static int list_cut(df_state *st, int32_t op) {
+  df_sst *s = st->sst;
+  BASE_GROW(s->mixed, s->nmixed, s->mixedcap, 1, "mixed reductions");
+  s->mixed[s->nmixed++] = op;
+  return CDAG_OK;
+}
+
+/* Is byte x of rank inside a reduced element (not at its first byte)? */
+static int inside_element(df_state *st, int rank, uint64_t x) {
+  df_at at = map_last(st, rank, x);
+  if (!at.p || at.lo == x || at.p->hi <= x || at.p->set < 0) return 0;
+  return (at.p->addr + (x - at.lo)) % (uint64_t)ir_type_size(at.p->src >> 8) != 0;
+}
+
+/* Would writing segs at base leave part of a reduced element: a segment that holds part of
+   one (a message or copy moved bytes off element boundaries, as a datatype with holes
+   does), or a write that covers part of one? */
+static int splits_element(df_state *st, int rank, uint64_t base, const df_seg *segs, int64_t n) {
+  uint64_t len = 0;
+  for (int64_t i = 0; i < n; i++) {
+    const df_piece *p = &segs[i].p;
+    uint64_t size = p->set >= 0 ? (uint64_t)ir_type_size(p->src >> 8) : 1;
+    if (p->addr % size || (p->addr + segs[i].len) % size) return 1;
+    len = segs[i].off + segs[i].len;
+  }
+  return inside_element(st, rank, base) || inside_element(st, rank, base + len);
+}
+
+/* Writes segs at base on rank, for op. A write that would leave part of a reduced element
+   is listed as a cut (DF_COLLECT_MIXED): in its stage the value is whole, and a stage that
+   starts at it sees plain bytes. What this pass then computes is not used (the caller cuts
+   and starts over), so the bytes become the rank's own. */
+static int write_segs(df_state *st, int32_t op, int rank, uint64_t base, const df_seg *segs, int64_t n) {
+  if (st->collect_mixed && n && splits_element(st, rank, base, segs, n)) {
+    int rc = list_cut(st, op);
+    uint64_t len = segs[n - 1].off + segs[n - 1].len;
+    return rc ? rc : write_piece(st, rank, base, len, (df_piece){.set = -1, .src = rank, .addr = base});
+  }
   for (int64_t i = 0; i < n; i++) {
     int rc = write_piece(st, rank, base + segs[i].off, segs[i].len, segs[i].p);
     if (rc) return rc;
@@ -382,7 +421,7 @@ static int do_send(df_state *st, int32_t s, int32_t r, int recv_is_next) {
   int rc = read_range(st, g->rank[s], g->addr[s], g->bytes[s], &st->segs, &st->nsegs, &st->segcap);
   if (rc) return rc;
   if (st->nsegs > 1) st->sst->splits++;
-  if (recv_is_next) return write_segs(st, g->rank[r], g->addr[r], st->segs, st->nsegs);
+  if (recv_is_next) return write_segs(st, r, g->rank[r], g->addr[r], st->segs, st->nsegs);
   BASE_GROW(st->stash_at, st->nstash_at, st->stash_atcap, 1, "in-flight messages");
   st->stash_at[st->nstash_at++] = (df_span){st->nstash, st->nsegs};
   for (int64_t i = 0; i < st->nsegs; i++)
@@ -400,7 +439,7 @@ static int do_recv(df_state *st, int32_t r, int32_t s) {
   PWord_t pv = (PWord_t)JudyLGet(st->inflight, (Word_t)s, PJE0);
   if (!pv) return CDAG_OK; /* written together with its send */
   int64_t k = (int64_t)*pv - 1;
-  int rc = write_segs(st, st->g->rank[r], st->g->addr[r], st->stash + st->stash_at[k].first, st->stash_at[k].n);
+  int rc = write_segs(st, r, st->g->rank[r], st->g->addr[r], st->stash + st->stash_at[k].first, st->stash_at[k].n);
   if (JudyLDel(&st->inflight, (Word_t)s, PJE0) == JERR && rc == CDAG_OK) rc = CDAG_NOMEM("in-flight messages");
   if (!st->inflight) st->nstash = st->nstash_at = 0; /* nothing in flight: reuse the stash */
   return rc;
@@ -410,7 +449,7 @@ static int do_copy(df_state *st, int32_t op) {
   const cdag_graph *g = st->g;
   if (g->addr[op] == g->addr2[op]) return CDAG_OK;
   int rc = read_range(st, g->rank[op], g->addr2[op], g->bytes[op], &st->segs, &st->nsegs, &st->segcap);
-  return rc ? rc : write_segs(st, g->rank[op], g->addr[op], st->segs, st->nsegs);
+  return rc ? rc : write_segs(st, op, g->rank[op], g->addr[op], st->segs, st->nsegs);
 }
 
 /* One operand of a reduce at byte offset o of segment s. */
@@ -443,7 +482,7 @@ static int misaligned(df_state *st, int32_t op, uint64_t o) {
    inside an element (pieces of other provenance, as reductions of a smaller type leave)? */
 static int mixes_in(const df_seg *seg, int64_t n, int typeop, uint64_t size) {
   for (int64_t i = 0; i < n; i++)
-    if ((seg[i].p.set >= 0 && seg[i].p.src != typeop) || seg[i].off % size) return 1;
+    if ((seg[i].p.set >= 0 && (seg[i].p.src != typeop || seg[i].p.addr % size)) || seg[i].off % size) return 1;
   return 0;
 }
 
@@ -456,10 +495,9 @@ static int mixes(const df_state *st, int32_t op) {
 /* DF_COLLECT_MIXED: the reduce is listed, and combines what its operands hold as values of
    their own (origins), as it will once a stage starts at it (src/stage). */
 static int collect_mixed(df_state *st, int32_t op) {
-  df_sst *s = st->sst;
   const cdag_graph *g = st->g;
-  BASE_GROW(s->mixed, s->nmixed, s->mixedcap, 1, "mixed reductions");
-  s->mixed[s->nmixed++] = op;
+  int rc = list_cut(st, op);
+  if (rc) return rc;
   df_piece own = {.set = -1, .src = g->rank[op]};
   st->segs[0] = (df_seg){.off = 0, .len = g->bytes[op], .p = own};
   st->segs[0].p.addr = g->addr2[op];
@@ -491,7 +529,7 @@ static int do_reduce(df_state *st, int32_t op) {
     if (o == a->off + a->len) i++;
     if (o == b->off + b->len) j++;
   }
-  return write_segs(st, rank, g->addr[op], st->out, st->nout);
+  return write_segs(st, op, rank, g->addr[op], st->out, st->nout);
 }
 
 /* The match order of a graph added rank by rank jumps across the op arrays at every step
@@ -593,6 +631,7 @@ static int emit_red(df_state *st, int rank, uint64_t lo, uint64_t hi, const df_p
   df_sst *s = st->sst;
   int type = p->src >> 8, size = ir_type_size(type);
   uint64_t shift = p->addr + (lo - plo);
+  if ((shift % (uint64_t)size || (hi - lo) % (uint64_t)size) && s->nmixed) return CDAG_OK;   /* cut and done again */
   if (shift % (uint64_t)size || (hi - lo) % (uint64_t)size) {
     return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: bytes [0x%llx, 0x%llx) end with part of a reduced %s element "
                        "(a later write or scratch covers part of an element, or a message moved bytes off element "

@@ -188,29 +188,68 @@ static rcomm *comm_of(MPI_Comm c) {
   return v ? (rcomm *)*v : NULL;
 }
 
+/* The world ranks of group g's n members, in group order; NULL out of memory. */
+static int *world_ranks(MPI_Group g, int n) {
+  MPI_Group wg;
+  int *w = malloc((size_t)(n ? n : 1) * sizeof *w), *idx = malloc((size_t)(n ? n : 1) * sizeof *idx);
+  if (w && idx) {
+    for (int i = 0; i < n; i++) idx[i] = i;
+    PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+    PMPI_Group_translate_ranks(g, n, idx, wg, w);
+    PMPI_Group_free(&wg);
+  } else {
+    free(w), w = NULL;
+  }
+  free(idx);
+  return w;
+}
+
+static int by_int(const void *a, const void *b) { return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b); }
+
+/* Declares communicator id to the merger: its members' world ranks (an intercommunicator's
+   two groups, sorted: both groups declare it alike). */
+static void comm_declare(MPI_Comm c, const rcomm *x) {
+  if (x->id == 0 || !x->world) return;
+  int nl = 0, n = x->n;
+  int *m = NULL;
+  if (x->inter) {
+    MPI_Group lg;
+    PMPI_Comm_size(c, &nl);
+    PMPI_Comm_group(c, &lg);
+    int *local = world_ranks(lg, nl);
+    PMPI_Group_free(&lg);
+    if (local && (m = malloc((size_t)(nl + n) * sizeof *m))) {
+      memcpy(m, local, (size_t)nl * sizeof *m);
+      memcpy(m + nl, x->world, (size_t)n * sizeof *m);
+      qsort(m, (size_t)(nl + n), sizeof *m, by_int);
+    }
+    free(local);
+    if (!m) { nomem(OOM_COMMS); return; }
+    n += nl;
+  }
+  out("comm %d %d", x->id, n);
+  for (int i = 0; i < n; i++) out(" %d", m ? m[i] : x->world[i]);
+  out("\n");
+  free(m);
+}
+
+/* c with its agreed id: world holds the world ranks of the ranks a message names (an
+   intercommunicator's remote group). */
 static rcomm *comm_add(MPI_Comm c, int id) {
   rcomm *x = calloc(1, sizeof *x);
   if (!x) return nomem(OOM_COMMS), NULL;
   int inter = 0, n = 0;
+  MPI_Group g;
   PMPI_Comm_test_inter(c, &inter);
-  PMPI_Comm_size(c, &n);
+  if (inter) PMPI_Comm_remote_size(c, &n), PMPI_Comm_remote_group(c, &g);
+  else PMPI_Comm_size(c, &n), PMPI_Comm_group(c, &g);
   x->id = id;
   x->n = n;
   x->inter = inter;
-  if (!inter && (x->world = malloc((size_t)n * sizeof *x->world))) {
-    MPI_Group g, wg;
-    int *idx = malloc((size_t)n * sizeof *idx);
-    PMPI_Comm_group(c, &g);
-    PMPI_Comm_group(MPI_COMM_WORLD, &wg);
-    for (int i = 0; idx && i < n; i++) idx[i] = i;
-    if (idx) PMPI_Group_translate_ranks(g, n, idx, wg, x->world);
-    PMPI_Group_free(&g);
-    PMPI_Group_free(&wg);
-    if (!idx) free(x->world), x->world = NULL;
-    free(idx);
-  }
-  if (!inter && !x->world) nomem(OOM_COMMS);   /* kept, so its calls count as lost to memory */
-  x->oom = !inter && !x->world;
+  x->world = world_ranks(g, n);
+  PMPI_Group_free(&g);
+  if (!x->world) nomem(OOM_COMMS);   /* kept, so its calls count as lost to memory */
+  x->oom = !x->world;
   Word_t *v;
   JLI(v, R->comms, (Word_t)c);
   if (v == PJERR) {
@@ -220,11 +259,7 @@ static rcomm *comm_add(MPI_Comm c, int id) {
     return NULL;
   }
   *v = (Word_t)x;
-  if (id != 0 && x->world) {
-    out("comm %d %d", id, n);
-    for (int i = 0; i < n; i++) out(" %d", x->world[i]);
-    out("\n");
-  }
+  comm_declare(c, x);
   return x;
 }
 
@@ -246,8 +281,14 @@ void comm_created(MPI_Comm c) {
   if (!R || c == MPI_COMM_NULL) return;
   int inter = 0, id = R->next_comm_id;
   PMPI_Comm_test_inter(c, &inter);
-  if (inter) { unsupported(C_Intercomm_create); return; }
-  PMPI_Allreduce(&R->next_comm_id, &id, 1, MPI_INT, MPI_MAX, c);
+  if (inter) {   /* both groups agree, over the intercommunicator merged for the moment */
+    MPI_Comm both;
+    PMPI_Intercomm_merge(c, 0, &both);
+    PMPI_Allreduce(&R->next_comm_id, &id, 1, MPI_INT, MPI_MAX, both);
+    PMPI_Comm_free(&both);
+  } else {
+    PMPI_Allreduce(&R->next_comm_id, &id, 1, MPI_INT, MPI_MAX, c);
+  }
   R->next_comm_id = id + 1;
   comm_drop(c);   /* a handle MPI reused */
   comm_add(c, id);
@@ -257,9 +298,8 @@ void comm_created(MPI_Comm c) {
 rcomm *usable(MPI_Comm c, int call) {
   rcomm *x = comm_of(c);
   if (x && x->oom) { oom_count(OOM_CALLS); return NULL; }
-  if (!x || x->inter || !x->world) {
-    unsupported_because(call, x && x->inter ? "a message on an intercommunicator"
-                                             : "a communicator created by a call the recorder does not know");
+  if (!x || !x->world) {
+    unsupported_because(call, "a communicator created by a call the recorder does not know");
     return NULL;
   }
   return x;
@@ -292,33 +332,45 @@ void not_recorded(int call) {
 
 /* ---- datatypes ---- */
 
-void flat_free(mpig_flat *f) {
-  mpig_flat_free(f);
-  free(f);
+void type_release(held_type *x) {
+  if (x && --x->refs == 0) {
+    mpig_flat_free(&x->f);
+    free(x);
+  }
 }
 
 /* The decoded datatype t, cached per handle until MPI_Type_free; NULL if it cannot be
-   (unsupported, or out of memory: counted). */
-static mpig_flat *type_of(MPI_Datatype t) {
+   (unsupported, or out of memory: counted), with the reason in R->layout_why. */
+static held_type *type_of(MPI_Datatype t) {
   Word_t *v;
   JLG(v, R->types, (Word_t)t);
-  if (v && *v) return (mpig_flat *)*v;
-  mpig_flat *f = calloc(1, sizeof *f);
-  if (!f) return nomem(OOM_TYPES), NULL;
-  int rc = mpig_flatten(t, f);
+  if (v && *v) return (held_type *)*v;
+  held_type *x = calloc(1, sizeof *x);
+  if (!x) return nomem(OOM_TYPES), NULL;
+  int rc = mpig_flatten(t, &x->f);
   if (rc) {
     if (rc == CDAG_ERR_NOMEM) nomem(OOM_TYPES);
-    free(f);
+    snprintf(R->layout_why, sizeof R->layout_why, "%s", cdag__error_text());
+    free(x);
     return NULL;
   }
+  x->refs = 1;
   JLI(v, R->types, (Word_t)t);
   if (v == PJERR) {
     nomem(OOM_TYPES);
-    flat_free(f);
+    type_release(x);
     return NULL;
   }
-  *v = (Word_t)f;
-  return f;
+  *v = (Word_t)x;
+  return x;
+}
+
+/* t decoded and held for a later layout (type_release); NULL as type_of. */
+held_type *type_hold(MPI_Datatype t) {
+  R->layout_why[0] = 0;
+  held_type *x = type_of(t);
+  if (x) x->refs++;
+  return x;
 }
 
 /* Ranges of `count` elements at buf, the first `limit` bytes only. */
@@ -346,17 +398,15 @@ static int layout_run(void *ctx, int64_t off, uint64_t len) {
   return ranges_add(x->r, x->base + (uint64_t)off, len);
 }
 
-/* Ranges of `count` elements at buf, the first `limit` bytes only. */
-int layout(const void *buf, int count, MPI_Datatype t, uint64_t limit, ranges *r) {
+/* Ranges of `count` elements at buf, the first `limit` bytes only, of datatype t or, when
+   given, of its decoding held since the operation was posted (t may be freed since). */
+int layout(const void *buf, int count, MPI_Datatype t, const held_type *held, uint64_t limit, ranges *r) {
   r->n = 0;
   R->layout_why[0] = 0;
-  mpig_flat *f = type_of(t);
-  if (!f) {
-    snprintf(R->layout_why, sizeof R->layout_why, "%s", cdag__error_text());
-    return -1;
-  }
-  layout_ctx x = {r, (uint64_t)(uintptr_t)buf};
-  if (count > 0 && limit && mpig_runs(f, (uint64_t)count, limit, layout_run, &x)) {
+  const held_type *x = held ? held : type_of(t);
+  if (!x) return -1;
+  layout_ctx c = {r, (uint64_t)(uintptr_t)buf};
+  if (count > 0 && limit && mpig_runs(&x->f, (uint64_t)count, limit, layout_run, &c)) {
     snprintf(R->layout_why, sizeof R->layout_why, "a message of more than %u separate byte ranges",
              REC_SEQ_STEP / 4 - 1);
     return -1;
@@ -447,15 +497,15 @@ void pack_copies(const ranges *r, uint64_t area, uint64_t first_seq, int to_area
 }
 
 /* Records a send issued now; returns its position, 0 when nothing was recorded. */
-uint64_t record_send(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, int call,
-                            int blocking) {
+uint64_t record_send(const void *buf, int count, MPI_Datatype t, const held_type *held, int dest, int tag, MPI_Comm comm,
+                     int call, int blocking) {
   if (!recording() || dest == MPI_PROC_NULL) return 0;
   R->oom_now = 0;
   rcomm *x = usable(comm, call);
   ranges *r = &R->rs;
   uint64_t bytes = type_bytes(count, t);
   if (!x) return 0;
-  if (layout(buf, count, t, bytes, r)) {
+  if (layout(buf, count, t, held, bytes, r)) {
     not_recorded(call);
     return 0;
   }
@@ -478,8 +528,8 @@ uint64_t record_send(const void *buf, int count, MPI_Datatype t, int dest, int t
 
 /* Writes a completed receive of `seq` (phase `phase`); `done` is where the rank saw it.
    1 if it wrote it: a wait names only operations the part holds (the merger refuses others). */
-int record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datatype t, MPI_Comm comm,
-                        const MPI_Status *st, uint64_t done, int blocking, int call) {
+int record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datatype t, const held_type *held, MPI_Comm comm,
+                const MPI_Status *st, uint64_t done, int blocking, int call) {
   if (st->MPI_SOURCE == MPI_PROC_NULL) return 0;
   int cancelled = 0;
   MPI_Count bytes = 0;
@@ -493,7 +543,7 @@ int record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datatype t, M
   ranges *r = &R->rs;
   int now = phase == R->phase && R->active;
   uint64_t unpack = 0;
-  if (layout(buf, count, t, (uint64_t)bytes, r) ||
+  if (layout(buf, count, t, held, (uint64_t)bytes, r) ||
       (r->n > 1 && !(now && (unpack = rec_shadow_reserve(R->sh, done, (uint32_t)r->n))))) {
     not_recorded(call);
     return 0;
@@ -534,10 +584,14 @@ static int64_t pend_new(void) {
 void pend_put(MPI_Request rq, pend x) {
   Word_t *v;
   int64_t i = pend_new();
-  if (i < 0) return;
+  if (i < 0) {
+    type_release(x.held);
+    return;
+  }
   JLI(v, R->reqs, (Word_t)rq);
   if (v == PJERR) {   /* the request's completion will not be recorded; the slot goes back */
     if (R->nfree < R->freecap) R->pfree[R->nfree++] = i;
+    type_release(x.held);
     nomem(OOM_REQUESTS);
     return;
   }
@@ -580,6 +634,8 @@ void pend_drop(MPI_Request rq) {
     R->p[last].oldest = R->p[i].newer;
   }
   R->p[i].live = 0;
+  type_release(R->p[i].held);
+  R->p[i].held = NULL;
   if (R->nfree == R->freecap) {
     int64_t c = R->freecap ? 2 * R->freecap : 64;
     int64_t *q = realloc(R->pfree, (size_t)c * sizeof *q);
@@ -646,7 +702,7 @@ void completed(const MPI_Request *rq, const int *which, int n, const MPI_Status 
     if (!done) done = next_seq();   /* a position, even between phases: receives are written late */
     int written = 1;
     if (p->kind == P_RECV)
-      written = record_recv(p->phase, p->seq, (void *)p->buf, p->count, p->type, p->comm, &st[k], done, 0, call);
+      written = record_recv(p->phase, p->seq, (void *)p->buf, p->count, p->type, p->held, p->comm, &st[k], done, 0, call);
     else {
       int cancelled = 0;
       PMPI_Test_cancelled(&st[k], &cancelled);
@@ -747,8 +803,16 @@ void rec_free(void) {
   k = 0;
   JLF(v, R->types, k);
   while (v) {
-    flat_free((mpig_flat *)*v);
+    type_release((held_type *)*v);
     JLN(v, R->types, k);
+  }
+  for (int64_t i = 0; i < R->np; i++)   /* operations still pending at the end */
+    if (R->p[i].live) type_release(R->p[i].held);
+  k = 0;
+  JLF(v, R->msgs, k);
+  while (v) {   /* probes whose message was never received */
+    free((void *)*v);
+    JLN(v, R->msgs, k);
   }
   JudyLFreeArray(&R->comms, PJE0);
   JudyLFreeArray(&R->types, PJE0);
@@ -795,7 +859,11 @@ int MPI_Init(int *argc, char ***argv) {
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   int rc = PMPI_Init_thread(argc, argv, required, provided);
   if (rc == MPI_SUCCESS) rec_start();
-  if (R && *provided == MPI_THREAD_MULTIPLE) {   /* threads at once: nothing is recorded */
+  /* A program that asked for MPI_THREAD_MULTIPLE may call MPI from threads at once, which
+     the recorder cannot order: nothing is recorded. One that asked for less calls MPI from
+     one thread at a time even when MPI gives more (MPICH's asynchronous progress thread
+     makes it MULTIPLE, and calls nothing through PMPI). */
+  if (R && required == MPI_THREAD_MULTIPLE && *provided == MPI_THREAD_MULTIPLE) {
     fprintf(stderr, "cdag record: rank %d runs MPI_THREAD_MULTIPLE: its calls are not recorded\n", R->rank);
     R->active = 0;
     unsupported(C_Init_thread_multiple);
@@ -858,6 +926,27 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group g, MPI_Comm *nc) {
   return rc;
 }
 
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group g, int tag, MPI_Comm *nc) {
+  COUNT(C_Comm_create_group);
+  int rc = PMPI_Comm_create_group(comm, g, tag, nc);
+  if (rc == MPI_SUCCESS) comm_created(*nc);
+  return rc;
+}
+
+int MPI_Intercomm_create(MPI_Comm local, int local_leader, MPI_Comm peer, int remote_leader, int tag, MPI_Comm *nc) {
+  COUNT(C_Intercomm_create);
+  int rc = PMPI_Intercomm_create(local, local_leader, peer, remote_leader, tag, nc);
+  if (rc == MPI_SUCCESS) comm_created(*nc);
+  return rc;
+}
+
+int MPI_Intercomm_merge(MPI_Comm inter, int high, MPI_Comm *nc) {
+  COUNT(C_Intercomm_merge);
+  int rc = PMPI_Intercomm_merge(inter, high, nc);
+  if (rc == MPI_SUCCESS) comm_created(*nc);
+  return rc;
+}
+
 int MPI_Cart_create(MPI_Comm comm, int nd, const int dims[], const int periods[], int reorder, MPI_Comm *nc) {
   COUNT(C_Cart_create);
   int rc = PMPI_Cart_create(comm, nd, dims, periods, reorder, nc);
@@ -883,12 +972,12 @@ int MPI_Type_free(MPI_Datatype *t) {
     Word_t *v;
     int rc;
     JLG(v, R->types, (Word_t)*t);
-    if (v) {
-      mpig_flat *f = (mpig_flat *)*v;
-      *v = 0;   /* if the delete fails, the key stays naming no flattening */
+    if (v) {   /* a handle MPI hands out again is decoded again; pending operations keep theirs */
+      held_type *x = (held_type *)*v;
+      *v = 0;   /* if the delete fails, the key stays naming no decoding */
       JLD(rc, R->types, (Word_t)*t);
       if (rc == JERR) nomem(OOM_TYPES);
-      if (f) flat_free(f);
+      type_release(x);
     }
   }
   return PMPI_Type_free(t);
@@ -932,5 +1021,4 @@ UNSUPPORTED(Ialltoall, (const void *a, int b, MPI_Datatype c, void *d, int e, MP
                         MPI_Request *h), (a, b, c, d, e, f, g, h))
 UNSUPPORTED(Comm_spawn, (const char *a, char *b[], int c, MPI_Info d, int e, MPI_Comm f, MPI_Comm *g, int h[]),
             (a, b, c, d, e, f, g, h))
-UNSUPPORTED(Intercomm_create, (MPI_Comm a, int b, MPI_Comm c, int d, int e, MPI_Comm *f), (a, b, c, d, e, f))
 UNSUPPORTED(Comm_idup, (MPI_Comm a, MPI_Comm *b, MPI_Request *c), (a, b, c))

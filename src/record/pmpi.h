@@ -40,7 +40,7 @@
   X(Comm_dup) X(Comm_split) X(Comm_create) X(Comm_split_type) X(Cart_create) X(Cart_sub)          \
   X(Comm_free) X(Pcontrol) X(Alltoallw) X(Scan) X(Exscan) X(Ibarrier) X(Ibcast) X(Ireduce)        \
   X(Iallreduce) X(Igather) X(Iscatter) X(Iallgather) X(Ialltoall) X(Comm_spawn) X(Intercomm_create) \
-  X(Comm_idup) X(Init_thread_multiple)
+  X(Intercomm_merge) X(Comm_create_group) X(Comm_idup) X(Init_thread_multiple)
 /* One-sided communication (pmpi_rma.c). */
 #define REC_RMA_CALLS(X)                                                                          \
   X(Win_create) X(Win_allocate) X(Win_allocate_shared) X(Win_create_dynamic) X(Win_attach)         \
@@ -58,6 +58,11 @@ extern const char *const call_names[NCALLS];
 enum { OOM_CALLS, OOM_COMMS, OOM_TYPES, OOM_REQUESTS, NOOM };
 extern const char *const oom_names[NOOM];
 
+/* A decoded datatype, counted: the cache of its handle holds one reference until
+   MPI_Type_free, each pending operation that will lay it out later one more (MPI lets a
+   program free a datatype while an operation on it is pending). */
+typedef struct { mpig_flat f; int64_t refs; } held_type;
+
 enum { P_SEND, P_RECV };
 typedef struct {
   uint8_t kind, persistent, active, live;
@@ -69,9 +74,13 @@ typedef struct {
   int count, peer, tag;      /* peer and tag as given (communicator ranks, maybe wildcards) */
   MPI_Datatype type;
   MPI_Comm comm;
+  held_type *held;               /* type, held for a receive (written when it completes) and a
+                                persistent operation (laid out at each start); NULL none */
 } pend;
 
-typedef struct { int id, n, inter, oom; int *world; } rcomm;   /* oom: world ranks lost to memory */
+/* A communicator: its agreed id and the world ranks of the n ranks a message names (an
+   intercommunicator's remote group); oom: the world ranks were lost to memory. */
+typedef struct { int id, n, inter, oom; int *world; } rcomm;
 /* The byte ranges of one message, coalesced. */
 typedef struct { int64_t n, cap; uint64_t *a, *l; } ranges;
 
@@ -84,7 +93,7 @@ typedef struct {
   uint64_t t_exit;                    /* when the last intercepted call returned (ns) */
   uint64_t gap;                       /* ns computed since the last position was taken */
   rec_shadow *sh;
-  Pvoid_t comms, reqs, msgs, types;   /* JudyL: handle -> rcomm*, pend index + 1, rcomm*, mpig_flat* */
+  Pvoid_t comms, reqs, msgs, types;   /* JudyL: handle -> rcomm*, pend index + 1, the probe that matched (pmpi_p2p.c), mpig_flat* */
   Pvoid_t wins;                       /* JudyL: window -> its members (pmpi_rma.c) */
   Pvoid_t pairs;                      /* Judy1: the pair communicators declared (pmpi_rma.c) */
   ranges trs;                         /* a one-sided access's target ranges */
@@ -124,9 +133,10 @@ rcomm *usable(MPI_Comm c, int call);
 int world_of(const rcomm *x, int r);
 
 /* datatypes */
-void flat_free(mpig_flat *f);
+held_type *type_hold(MPI_Datatype t);
+void type_release(held_type *x);
 int ranges_add(ranges *r, uint64_t a, uint64_t l);
-int layout(const void *buf, int count, MPI_Datatype t, uint64_t limit, ranges *r);
+int layout(const void *buf, int count, MPI_Datatype t, const held_type *held, uint64_t limit, ranges *r);
 MPI_Aint type_extent(MPI_Datatype t);
 uint64_t type_bytes(int count, MPI_Datatype t);
 const char *type_name(MPI_Datatype t);
@@ -137,8 +147,10 @@ uint64_t next_seq(void);
 void check_sent(const ranges *r, uint64_t seq, const char *type);
 uint64_t pack_area(uint64_t total);
 void pack_copies(const ranges *r, uint64_t area, uint64_t first_seq, int to_area);
-uint64_t record_send(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, int call, int blocking);
-int record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datatype t, MPI_Comm comm, const MPI_Status *st, uint64_t done, int blocking, int call);
+uint64_t record_send(const void *buf, int count, MPI_Datatype t, const held_type *held, int dest, int tag, MPI_Comm comm,
+                     int call, int blocking);
+int record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datatype t, const held_type *held, MPI_Comm comm,
+                const MPI_Status *st, uint64_t done, int blocking, int call);
 
 /* requests */
 void pend_put(MPI_Request rq, pend x);

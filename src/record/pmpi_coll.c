@@ -31,7 +31,7 @@ static int side_of(side *sd, const void *buf, int64_t count, MPI_Datatype t) {
   sd->addr = (uint64_t)(uintptr_t)buf;
   sd->type = type_name(t);
   if (!sd->bytes) return 0;
-  if (layout(buf, (int)count, t, sd->bytes, &sd->r)) return -1;
+  if (layout(buf, (int)count, t, NULL, sd->bytes, &sd->r)) return -1;
   if (sd->r.n == 1) sd->addr = sd->r.a[0];
   else sd->addr = pack_area(sd->bytes);
   return 0;
@@ -71,6 +71,10 @@ static int coll_start(coll *c, MPI_Comm comm, int call) {
   memset(c, 0, sizeof *c);
   if (R) R->oom_now = 0;
   c->x = recording() ? usable(comm, call) : NULL;
+  if (c->x && c->x->inter) {   /* its two groups' roles (root, MPI_ROOT) are not recorded */
+    unsupported_because(call, "a collective on an intercommunicator");
+    c->x = NULL;
+  }
   if (c->x) PMPI_Comm_rank(comm, &c->me);
   return c->x != NULL;
 }

@@ -16,6 +16,17 @@
 
 #include "record/pmpi.h"
 
+/* An operation laid out later (a receive when it completes, a persistent one at each
+   start) holds its datatype's decoding, which MPI_Type_free may drop meanwhile; one whose
+   datatype cannot be decoded is not recorded, and counted now. */
+static void pend_held(MPI_Request rq, pend x, int call) {
+  if (!(x.held = type_hold(x.type))) {
+    not_recorded(call);
+    return;
+  }
+  pend_put(rq, x);
+}
+
 #pragma GCC visibility push(default)
 
 /* ---- sends ---- */
@@ -23,7 +34,7 @@
 #define BLOCKING_SEND(NAME)                                                                       \
   int MPI_##NAME(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm) { \
     COUNT(C_##NAME);                                                                              \
-    record_send(buf, count, t, dest, tag, comm, C_##NAME, 1);                                     \
+    record_send(buf, count, t, NULL, dest, tag, comm, C_##NAME, 1);                               \
     return PMPI_##NAME(buf, count, t, dest, tag, comm);                                           \
   }
 BLOCKING_SEND(Send)
@@ -36,8 +47,8 @@ BLOCKING_SEND(Bsend)
                  MPI_Request *rq) {                                                               \
     COUNT(C_##NAME);                                                                              \
     int rc = PMPI_##NAME(buf, count, t, dest, tag, comm, rq);                                     \
-    uint64_t seq = rc == MPI_SUCCESS ? record_send(buf, count, t, dest, tag, comm, C_##NAME, 0) : 0; \
-    if (seq) pend_put(*rq, (pend){P_SEND, 0, 1, 1, -1, -1, R->phase, seq, buf, count, dest, tag, t, comm}); \
+    uint64_t seq = rc == MPI_SUCCESS ? record_send(buf, count, t, NULL, dest, tag, comm, C_##NAME, 0) : 0; \
+    if (seq) pend_put(*rq, (pend){P_SEND, 0, 1, 1, -1, -1, R->phase, seq, buf, count, dest, tag, t, comm, NULL}); \
     return rc;                                                                                    \
   }
 NONBLOCKING_SEND(Isend)
@@ -51,7 +62,7 @@ NONBLOCKING_SEND(Ibsend)
     COUNT(C_##NAME);                                                                              \
     int rc = PMPI_##NAME(buf, count, t, dest, tag, comm, rq);                                     \
     if (rc == MPI_SUCCESS && R && dest != MPI_PROC_NULL)                                          \
-      pend_put(*rq, (pend){P_SEND, 1, 0, 1, -1, -1, 0, 0, buf, count, dest, tag, t, comm});               \
+      pend_held(*rq, (pend){P_SEND, 1, 0, 1, -1, -1, 0, 0, buf, count, dest, tag, t, comm, NULL}, C_##NAME); \
     return rc;                                                                                    \
   }
 PERSISTENT_SEND(Send_init)
@@ -68,7 +79,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm co
   int rc = PMPI_Recv(buf, count, t, src, tag, comm, s);
   if (rc == MPI_SUCCESS && recording()) {
     uint64_t seq = next_seq();
-    record_recv(R->phase, seq, buf, count, t, comm, s, seq, 1, C_Recv);
+    record_recv(R->phase, seq, buf, count, t, NULL, comm, s, seq, 1, C_Recv);
   }
   return rc;
 }
@@ -77,7 +88,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm c
   COUNT(C_Irecv);
   int rc = PMPI_Irecv(buf, count, t, src, tag, comm, rq);
   if (rc == MPI_SUCCESS && recording() && src != MPI_PROC_NULL)
-    pend_put(*rq, (pend){P_RECV, 0, 1, 1, -1, -1, R->phase, next_seq(), buf, count, src, tag, t, comm});
+    pend_held(*rq, (pend){P_RECV, 0, 1, 1, -1, -1, R->phase, next_seq(), buf, count, src, tag, t, comm, NULL}, C_Irecv);
   return rc;
 }
 
@@ -85,7 +96,7 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Co
   COUNT(C_Recv_init);
   int rc = PMPI_Recv_init(buf, count, t, src, tag, comm, rq);
   if (rc == MPI_SUCCESS && R && src != MPI_PROC_NULL)
-    pend_put(*rq, (pend){P_RECV, 1, 0, 1, -1, -1, 0, 0, buf, count, src, tag, t, comm});
+    pend_held(*rq, (pend){P_RECV, 1, 0, 1, -1, -1, 0, 0, buf, count, src, tag, t, comm, NULL}, C_Recv_init);
   return rc;
 }
 
@@ -94,7 +105,7 @@ static void sendrecv_done(uint64_t sseq, uint64_t rseq, void *rbuf, int rcount, 
                           const MPI_Status *s, int call) {
   if (!recording()) return;
   uint64_t done = next_seq();
-  int got = record_recv(R->phase, rseq, rbuf, rcount, rt, comm, s, done, 0, call);
+  int got = record_recv(R->phase, rseq, rbuf, rcount, rt, NULL, comm, s, done, 0, call);
   if (sseq || got) {
     out("%d %llu wait", R->phase, (unsigned long long)done);
     if (sseq) out(" %llu", (unsigned long long)sseq);
@@ -108,7 +119,7 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype st_, int dest, int s
   COUNT(C_Sendrecv);
   MPI_Status own;
   MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
-  uint64_t sseq = record_send(sbuf, scount, st_, dest, stag, comm, C_Sendrecv, 0);
+  uint64_t sseq = record_send(sbuf, scount, st_, NULL, dest, stag, comm, C_Sendrecv, 0);
   uint64_t rseq = recording() ? next_seq() : 0;
   int rc = PMPI_Sendrecv(sbuf, scount, st_, dest, stag, rbuf, rcount, rt, src, rtag, comm, s);
   if (rc == MPI_SUCCESS) sendrecv_done(sseq, rseq, rbuf, rcount, rt, comm, s, C_Sendrecv);
@@ -120,7 +131,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype t, int dest, int sta
   COUNT(C_Sendrecv_replace);
   MPI_Status own;
   MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
-  uint64_t sseq = record_send(buf, count, t, dest, stag, comm, C_Sendrecv_replace, 0);
+  uint64_t sseq = record_send(buf, count, t, NULL, dest, stag, comm, C_Sendrecv_replace, 0);
   uint64_t rseq = recording() ? next_seq() : 0;
   int rc = PMPI_Sendrecv_replace(buf, count, t, dest, stag, src, rtag, comm, s);
   if (rc == MPI_SUCCESS) sendrecv_done(sseq, rseq, buf, count, t, comm, s, C_Sendrecv_replace);
@@ -136,7 +147,7 @@ static void start_one(MPI_Request rq) {
   p->phase = R->phase;
   p->active = 1;
   if (p->kind == P_SEND) {
-    p->seq = record_send(p->buf, p->count, p->type, p->peer, p->tag, p->comm, C_Start, 0);
+    p->seq = record_send(p->buf, p->count, p->type, p->held, p->peer, p->tag, p->comm, C_Start, 0);
     p->active = p->seq != 0;
   } else {
     p->seq = next_seq();
@@ -270,22 +281,34 @@ int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st) {
   return PMPI_Iprobe(src, tag, comm, flag, st);
 }
 
+/* A message a probe matched: MPI took it off the queue there, so its receive takes the probe's
+   position (the merger pairs each route's receives in position order, as MPI does), and the
+   matched receive that follows completes it. */
+typedef struct { MPI_Comm comm; int phase; uint64_t seq; } matched;
+
 static void message_matched(MPI_Message m, MPI_Comm comm) {
   if (!R || m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC) return;
   Word_t *v;
+  matched *x = malloc(sizeof *x);
+  if (!x) { nomem(OOM_CALLS); return; }
+  *x = (matched){comm, R->phase, recording() ? next_seq() : 0};
   JLI(v, R->msgs, (Word_t)m);
-  if (v == PJERR) nomem(OOM_CALLS);   /* the matched receive will not be recorded */
-  else *v = (Word_t)comm;
+  if (v == PJERR) { nomem(OOM_CALLS); free(x); return; }   /* the matched receive will not be recorded */
+  free((matched *)*v);   /* a handle MPI handed out again (the old message was never received) */
+  *v = (Word_t)x;
 }
 
-static int message_comm(MPI_Message m, MPI_Comm *comm) {
+/* The probe that matched m, taken out of the map (0: none recorded). */
+static int message_probe(MPI_Message m, matched *out) {
   Word_t *v;
   int rc;
   JLG(v, R->msgs, (Word_t)m);
-  if (!v) return 0;
-  *comm = (MPI_Comm)*v;
+  if (!v || !*v) return 0;
+  *out = *(matched *)*v;
+  free((matched *)*v);
+  *v = 0;
   JLD(rc, R->msgs, (Word_t)m);
-  if (rc == JERR) nomem(OOM_REQUESTS);   /* a stale entry: the handle is overwritten when reused */
+  if (rc == JERR) nomem(OOM_REQUESTS);   /* a stale key naming nothing (0) */
   return 1;
 }
 
@@ -307,22 +330,24 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype t, MPI_Message *m, MPI_Status *
   COUNT(C_Mrecv);
   MPI_Status own;
   MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
-  MPI_Comm comm = MPI_COMM_NULL;
-  int known = R ? message_comm(*m, &comm) : 0;
+  matched p;
+  int known = R ? message_probe(*m, &p) : 0;
   int rc = PMPI_Mrecv(buf, count, t, m, s);
-  if (rc == MPI_SUCCESS && known && recording()) {
-    uint64_t seq = next_seq();
-    record_recv(R->phase, seq, buf, count, t, comm, s, seq, 1, C_Mrecv);
+  if (rc == MPI_SUCCESS && known && p.seq && recording()) {
+    uint64_t done = next_seq();
+    if (record_recv(p.phase, p.seq, buf, count, t, NULL, p.comm, s, done, 0, C_Mrecv) && p.phase == R->phase)
+      out("%d %llu wait %llu\n", R->phase, (unsigned long long)done, (unsigned long long)p.seq);
   }
   return rc;
 }
 
 int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *m, MPI_Request *rq) {
   COUNT(C_Imrecv);
-  MPI_Comm comm = MPI_COMM_NULL;
-  int known = R ? message_comm(*m, &comm) : 0;
+  matched p;
+  int known = R ? message_probe(*m, &p) : 0;
   int rc = PMPI_Imrecv(buf, count, t, m, rq);
-  if (rc == MPI_SUCCESS && known && recording())
-    pend_put(*rq, (pend){P_RECV, 0, 1, 1, -1, -1, R->phase, next_seq(), buf, count, MPI_ANY_SOURCE, MPI_ANY_TAG, t, comm});
+  if (rc == MPI_SUCCESS && known && p.seq && recording())
+    pend_held(*rq, (pend){P_RECV, 0, 1, 1, -1, -1, p.phase, p.seq, buf, count, MPI_ANY_SOURCE, MPI_ANY_TAG, t, p.comm, NULL},
+              C_Imrecv);
   return rc;
 }

@@ -278,7 +278,7 @@ static uint64_t access_of(rwin *w, int kind, const void *buf, int count, MPI_Dat
   uint64_t bytes = type_bytes(count, ot), tbase = w->base[target] + (uint64_t)((int64_t)disp * w->unit[target]);
   ranges *o = &R->rs, *t = &R->trs;
   if (!bytes) return 0;
-  if (layout(buf, count, ot, bytes, o) || layout((const void *)(uintptr_t)tbase, tcount, tt, bytes, t)) {
+  if (layout(buf, count, ot, NULL, bytes, o) || layout((const void *)(uintptr_t)tbase, tcount, tt, NULL, bytes, t)) {
     not_recorded(call);
     return 0;
   }

@@ -4,7 +4,9 @@
  * A halo exchange with Send_init/Recv_init started ITERS times (Start and Startall), each
  * start a new operation in the recording; the neighbour's message fetched with Probe +
  * Recv, Iprobe + Recv, Mprobe + Mrecv and Improbe + Imrecv (source and tag taken from the
- * probe); a receive that is cancelled (it records nothing) and Request_free. */
+ * probe); a message matched by Mprobe and received after a later message of the same route
+ * (MPI took it off the queue at the probe: the recording must pair it there); a receive
+ * that is cancelled (it records nothing) and Request_free. */
 #include <string.h>
 
 #include "rec_test.h"
@@ -14,11 +16,14 @@ enum { B = 32, ITERS = 3 };
 int main(int argc, char **argv) {
   rt_init(&argc, &argv);
   int right = (rt_rank + 1) % rt_size, left = (rt_rank + rt_size - 1) % rt_size;
-  uint8_t out[ITERS][B], probed[4][B], never[B], opq[B];
+  uint8_t out[ITERS][B], probed[4][B], never[B], opq[B], first[B], second[B], late[2][B];
   rt_fill(out, sizeof out);
   rt_fill(opq, sizeof opq);
   rt_fill(probed, sizeof probed);
   rt_fill(never, sizeof never);
+  rt_fill(first, sizeof first);
+  rt_fill(second, sizeof second);
+  rt_fill(late, sizeof late);
   MPI_Request rq[2];
   uint8_t sbuf[B], rbuf[B];
   rt_fill(sbuf, sizeof sbuf);
@@ -59,6 +64,13 @@ int main(int argc, char **argv) {
   MPI_Wait(&q, MPI_STATUS_IGNORE);
   MPI_Waitall(4, sq, MPI_STATUSES_IGNORE);
 
+  /* two messages on one route: the first matched by Mprobe, the second received before it */
+  for (int k = 0; k < 2; k++) MPI_Isend(k ? second : first, B, MPI_BYTE, right, 14, MPI_COMM_WORLD, &sq[k]);
+  MPI_Mprobe(left, 14, MPI_COMM_WORLD, &m, &st);
+  MPI_Recv(late[1], B, MPI_BYTE, left, 14, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Mrecv(late[0], B, MPI_BYTE, &m, MPI_STATUS_IGNORE);
+  MPI_Waitall(2, sq, MPI_STATUSES_IGNORE);
+
   /* a receive nobody sends to: cancelled */
   MPI_Irecv(never, B, MPI_BYTE, left, 99, MPI_COMM_WORLD, &q);
   MPI_Cancel(&q);
@@ -69,6 +81,7 @@ int main(int argc, char **argv) {
 
   rt_keep(rbuf, sizeof rbuf);
   rt_keep(probed, sizeof probed);
+  rt_keep(late, sizeof late);
   rt_keep(never, sizeof never);
   return rt_finish();
 }

@@ -3,7 +3,10 @@
  * A column of a row-major matrix (MPI_Type_vector) sent to the right neighbour and
  * received into a column of its matrix, an indexed type received into a contiguous buffer
  * and a struct of two blocks; each becomes the byte ranges it touches, moved through a
- * packing area. The recording's replay must leave every element where MPI put it. */
+ * packing area. Then a receive and a persistent send whose column type the program frees
+ * before they complete or start (MPI allows it; the recorder crashed on it), with a new
+ * datatype created meanwhile, which MPI may give the freed handle. The recording's replay
+ * must leave every element where MPI put it. */
 #include <string.h>
 
 #include "rec_test.h"
@@ -35,6 +38,23 @@ int main(int argc, char **argv) {
   MPI_Type_free(&col);
   MPI_Type_free(&ind);
   MPI_Type_free(&st);
+
+  double late[R][C];
+  rt_fill(late, sizeof late);
+  MPI_Datatype col2, other;
+  MPI_Type_vector(R, 1, C, MPI_DOUBLE, &col2);
+  MPI_Type_commit(&col2);
+  MPI_Request q[2];
+  MPI_Irecv(&late[0][2], 1, col2, left, 3, MPI_COMM_WORLD, &q[0]);
+  MPI_Send_init(&m[0][4], 1, col2, right, 3, MPI_COMM_WORLD, &q[1]);
+  MPI_Type_free(&col2);
+  MPI_Type_contiguous(3, MPI_INT, &other);
+  MPI_Type_commit(&other);
+  MPI_Start(&q[1]);
+  MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+  MPI_Request_free(&q[1]);
+  MPI_Type_free(&other);
+  rt_keep(late, sizeof late);
   rt_keep(mr, sizeof mr);
   rt_keep(flat, sizeof flat);
   rt_keep(is, sizeof is);

@@ -15,7 +15,7 @@ if [ "$(id -u)" != 0 ] || ! mount -t tmpfs -o size=32k tmpfs "$fs" 2>/dev/null; 
   exit 0
 fi
 trap 'umount "$fs" 2>/dev/null; rm -rf "$tmp"' EXIT
-expect_status 1 timeout 120 "$cdag" record -o "$fs/rec" -- "$mpiexec" -n 2 "$prog" "$tmp"
+expect_status 1 timeout 120 "$cdag" record --strict -o "$fs/rec" -- "$mpiexec" -n 2 "$prog" "$tmp"
 expect_err "No space left on device"
 grep -q "File exists" "$tmp/err" && fail "a stale errno in the message: $(cat "$tmp/err")"
 finish

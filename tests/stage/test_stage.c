@@ -216,6 +216,18 @@ START_TEST(mixed_reductions_are_computations) {
   ck_assert_msg(exec_verify(g, p, 9, 3) == CDAG_OK, "%s", cdag_error_message());
   cdag_plan_free(&p);
   cdag_graph_free(&g);
+  /* a reduced double_int moved 12 of its 16 bytes at a time (MPI_DOUBLE_INT's bytes without
+     its padding, as a bcast of the result packs them), and another one partly overwritten:
+     stages start at the copy and the receive, where the values are whole */
+  g = cdag_test_text_graph("num_ranks 2\nrank 1 {\n send 32b to 0 addr 0x10\n send 12b to 0 tag 1 addr 0x20\n"
+                           " recv 12b from 0 addr 0x300\n}\n"
+                           "rank 0 {\n recv 32b from 1 addr 0x100\n reduce 2 double_int maxloc in 0x100 inout 0x200\n"
+                           " copy 12b from 0x200 to 0x400\n send 12b to 1 addr 0x400\n recv 12b from 1 tag 1 addr 0x210\n}\n");
+  p = analyze(g, 1.0);
+  ck_assert_int_ge(p->steps->nstages, 2);
+  ck_assert_msg(exec_verify(g, p, 9, 3) == CDAG_OK, "%s", cdag_error_message());
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
   /* int8 maxima, then int32 sums over the same bytes: elements of one end inside the other's */
   g = cdag_test_text_graph("num_ranks 2\nrank 0 { send 40b to 1 addr 0x10 }\n"
                            "rank 1 {\n recv 40b from 0 addr 0x100\n reduce 10 int8 max in 0x100 inout 0x200\n"
