@@ -13,7 +13,8 @@
  * (MPI_REPLACE) in its right neighbour; then puts to and gets from its right neighbour in a
  * post/start/complete/wait epoch; then a window on each half of the ranks (even and odd:
  * fences of a communicator) takes a put and a sum. The program checks what MPI did;
- * the recording must pass check, analyze and verify (the replay has no accumulate yet). */
+ * the recording must pass check, analyze and verify (replay does not run a communicator's
+ * fences yet). */
 #include <string.h>
 
 #include "rec_test.h"
