@@ -108,7 +108,7 @@ struct cdag_plan {
   uint64_t volume_max;                  /* bytes received per process by the graph's receives */
   double volume_mean;                   /* (from other ranks), largest and mean; and the graph's */
   uint64_t bound;                       /* stated lower bound (0: none) */
-  int64_t nonesided[3];                 /* gets, puts and fences as written (their messages and
+  int64_t nonesided[4];                 /* gets, puts, fences, accumulates as written (their messages and
                                            calcs of 0 count in nops_kind too) */
   double sec_match, sec_dataflow, sec_detect;
   int barrier;                          /* a barrier over all ranks was detected */

@@ -124,6 +124,7 @@ static int whole_figures(const cdag_graph *g, cdag_plan *p) {
     p->nops_kind[g->kind[i]]++;
     int os = g->os ? g->os[i] : IR_OS_NONE;
     if (os >= IR_OS_GET && os <= IR_OS_FENCE) p->nonesided[os - IR_OS_GET]++;
+    if (os == IR_OS_ACC) p->nonesided[3]++;
   }
   return volume_of(g, p);
 }

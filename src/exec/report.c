@@ -261,9 +261,12 @@ static void report_text(const cdag_plan *p, FILE *f, det_stride *v) {
           (long long)p->nops_kind[IR_SEND], (long long)p->nops_kind[IR_RECV], (long long)p->nops_kind[IR_REDUCE],
           (long long)p->nops_kind[IR_COPY], (long long)p->nops_kind[IR_CALC]);
   const int64_t *os = p->nonesided;
-  if (os[0] || os[1] || os[2])
-    fprintf(f, "one-sided: %lld gets, %lld puts, %lld fences (counted above as the messages and calcs of 0 they "
-            "became)\n", (long long)os[0], (long long)os[1], (long long)os[2]);
+  if (os[0] || os[1] || os[2] || os[3]) {
+    fprintf(f, "one-sided: %lld gets, %lld puts, ", (long long)os[0], (long long)os[1]);
+    if (os[3]) fprintf(f, "%lld accumulates, ", (long long)os[3]);
+    fprintf(f, "%lld fences (counted above as the messages%s and calcs of 0 they became)\n", (long long)os[2],
+            os[3] ? ", reductions" : "");
+  }
   fprintf(f, "volume: received per process max %llu B, mean %.0f B", (unsigned long long)p->volume_max, p->volume_mean);
   if (p->bound) fprintf(f, "; lower bound %llu B (max/bound %.3f)", (unsigned long long)p->bound, (double)p->volume_max / (double)p->bound);
   fputc('\n', f);
@@ -365,9 +368,13 @@ static void json_stages(FILE *f, const stage_steps *st) {
 
 static void report_json(const cdag_plan *p, FILE *f, det_stride *v) {
   json_head(f, p->nprocs, p->nops_kind);
-  if (p->nonesided[0] || p->nonesided[1] || p->nonesided[2])
-    fprintf(f, "  \"onesided\": {\"get\": %lld, \"put\": %lld, \"fence\": %lld},\n", (long long)p->nonesided[0],
+  if (p->nonesided[0] || p->nonesided[1] || p->nonesided[2] || p->nonesided[3])
+  {
+    fprintf(f, "  \"onesided\": {\"get\": %lld, \"put\": %lld, \"fence\": %lld", (long long)p->nonesided[0],
             (long long)p->nonesided[1], (long long)p->nonesided[2]);
+    if (p->nonesided[3]) fprintf(f, ", \"accumulate\": %lld", (long long)p->nonesided[3]);
+    fprintf(f, "},\n");
+  }
   fprintf(f, "  \"volume\": {\"max\": %llu, \"mean\": %.1f},\n", (unsigned long long)p->volume_max, p->volume_mean);
   if (p->bound) fprintf(f, "  \"bound\": %llu,\n", (unsigned long long)p->bound);
   sst_sums ss = sums_of(p);

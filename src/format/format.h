@@ -46,9 +46,9 @@ int ir_save_file(const cdag_graph *g, FILE *f);
    ir.h encodes an op; kinds beyond ir_kind: */
 enum { IR_LINE_COLL = 100, IR_LINE_WAIT };
 typedef struct {
-  int kind;                  /* IR_SEND .. IR_CALC, IR_GET, IR_PUT, IR_FENCE, IR_LINE_COLL, IR_LINE_WAIT */
+  int kind;                  /* IR_SEND .. IR_CALC, IR_GET, IR_PUT, IR_FENCE, IR_ACC, IR_LINE_COLL, IR_LINE_WAIT */
   uint64_t bytes;            /* reduce: count * type size; calc: its cost */
-  int32_t peer, tag;         /* reduce: cdag_type, cdag_reduce_op */
+  int32_t peer, tag;         /* reduce: cdag_type, cdag_reduce_op; IR_ACC: cdag_type << 8 | op, target */
   uint64_t addr, addr2;
   uint64_t rlen, wlen;       /* a computation (IR_CALC): bytes read at addr2 (IR_READS_ALL: all),
                                 written at addr; both 0: a plain calc */

@@ -765,8 +765,16 @@ static int read_compute(reader *r, const token *kw, const token *label) {
   return CDAG_OK;
 }
 
-/* get SIZE from PEER at A [seg K] addr D   (put: to PEER); with seg, A is an offset in the
-   peer's segment K. */
+/* `comm C` of a fence or one-sided access: its communicator (docs/semantics.md). */
+static int onesided_comm(reader *r, const fields *f, int32_t id, const token *kw) {
+  int64_t comm;
+  int rc = field_in(r, f, F_COMM, 1, IR_MAX_COMM, "a communicator", 0, &comm);
+  if (!rc && comm && (rc = ir_set_onesided_comm(r->g, id, (int)comm))) return rd_wrap(r, rc, kw);
+  return rc;
+}
+
+/* get SIZE from PEER at A [seg K] addr D [comm C]  (put: to PEER); with seg, A is an offset
+   in the peer's segment K. */
 static int read_onesided(reader *r, int get, const token *kw, const token *label) {
   int64_t bytes, at, addr, seg;
   int32_t peer = 0, id = -1;
@@ -778,27 +786,72 @@ static int read_onesided(reader *r, int get, const token *kw, const token *label
   if ((rc = next(r))) return rc;
   if ((rc = num_in(r, &r->tok, 0, 0, r->g->nprocs - 1, "a target rank", &at))) return rc;
   peer = (int32_t)at;
-  if ((rc = read_fields(r, BIT(F_WAIT) | BIT(F_AT) | BIT(F_SEG) | BIT(F_ADDR), "'at', 'seg', 'addr' or end of line", &f))) return rc;
+  if ((rc = read_fields(r, BIT(F_WAIT) | BIT(F_AT) | BIT(F_SEG) | BIT(F_ADDR) | BIT(F_COMM),
+                        "'at', 'seg', 'addr', 'comm' or end of line", &f)))
+    return rc;
   if ((rc = require_field(r, &f, F_AT)) || (rc = require_field(r, &f, F_ADDR))) return rc;
   if ((rc = field_in(r, &f, F_AT, 0, INT64_MAX, "an address", 0, &at))) return rc;
   if ((rc = field_in(r, &f, F_ADDR, 0, INT64_MAX, "an address", 0, &addr))) return rc;
   if ((rc = field_in(r, &f, F_SEG, 0, INT32_MAX, "a segment number", -1, &seg))) return rc;
   rc = get ? ir_add_get(r->g, r->rank, (uint64_t)addr, (uint64_t)bytes, peer, (int)seg, (uint64_t)at, &id)
            : ir_add_put(r->g, r->rank, (uint64_t)addr, (uint64_t)bytes, peer, (int)seg, (uint64_t)at, &id);
-  if ((rc = finish_op(r, rc, id, kw, label, &f))) return rc;
+  if ((rc = finish_op(r, rc, id, kw, label, &f)) || (rc = onesided_comm(r, &f, id, kw))) return rc;
   note_range(r, (uint64_t)addr, (uint64_t)bytes);
   if (seg < 0) note_range(r, (uint64_t)at, (uint64_t)bytes);
   return CDAG_OK;
 }
 
-/* fence */
+/* accumulate COUNT TYPE OP to PEER at A [seg K] addr D [comm C]: COUNT elements at D combined with
+   OP into the peer's bytes at A (with seg, an offset in its segment K). */
+static int read_accumulate(reader *r, const token *kw, const token *label) {
+  int64_t count, at, addr, seg;
+  int32_t id = -1;
+  fields f;
+  int rc;
+  if ((rc = next(r))) return rc;
+  token count_tok = r->tok;
+  if ((rc = num_in(r, &count_tok, 0, 0, INT64_MAX, "an element count", &count))) return rc;
+  if ((rc = next(r))) return rc;
+  int type = tok_type(&r->tok);
+  if (type < 0) return expected(r, &r->tok, "a type (int8, ..., double, a pair such as 2int, or complex_float/double)");
+  if ((rc = next(r))) return rc;
+  int rop = r->tok.kind == T_WORD ? ir_rop_parse(r->tok.s, r->tok.len) : -1;
+  if (rop < 0) return expected(r, &r->tok, "a reduction (sum, prod, min, max, band, bor, bxor, land, lor, lxor)");
+  if (!ir_rop_valid_for(rop, type))
+    return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "reduction '%s' is not defined for type '%s'", ir_rop_name(rop),
+                   ir_type_name(type));
+  if (count > INT64_MAX / ir_type_size(type))
+    return rd_fail(r, CDAG_ERR_FORMAT, &count_tok, "accumulate count %lld of %s is more than 2^63-1 bytes",
+                   (long long)count, ir_type_name(type));
+  if ((rc = next(r))) return rc;
+  if (!is_word(&r->tok, "to")) return expected(r, &r->tok, "'to'");
+  if ((rc = next(r))) return rc;
+  if ((rc = num_in(r, &r->tok, 0, 0, r->g->nprocs - 1, "a target rank", &at))) return rc;
+  int32_t peer = (int32_t)at;
+  if ((rc = read_fields(r, BIT(F_WAIT) | BIT(F_AT) | BIT(F_SEG) | BIT(F_ADDR) | BIT(F_COMM),
+                        "'at', 'seg', 'addr', 'comm' or end of line", &f)))
+    return rc;
+  if ((rc = require_field(r, &f, F_AT)) || (rc = require_field(r, &f, F_ADDR))) return rc;
+  if ((rc = field_in(r, &f, F_AT, 0, INT64_MAX, "an address", 0, &at))) return rc;
+  if ((rc = field_in(r, &f, F_ADDR, 0, INT64_MAX, "an address", 0, &addr))) return rc;
+  if ((rc = field_in(r, &f, F_SEG, 0, INT32_MAX, "a segment number", -1, &seg))) return rc;
+  rc = ir_add_accumulate(r->g, r->rank, (uint64_t)addr, (uint64_t)count, type, rop, peer, (int)seg, (uint64_t)at, &id);
+  if ((rc = finish_op(r, rc, id, kw, label, &f)) || (rc = onesided_comm(r, &f, id, kw))) return rc;
+  uint64_t bytes = (uint64_t)count * (uint64_t)ir_type_size(type);
+  note_range(r, (uint64_t)addr, bytes);
+  if (seg < 0) note_range(r, (uint64_t)at, bytes);
+  return CDAG_OK;
+}
+
+/* fence [comm C] */
 static int read_fence(reader *r, const token *kw, const token *label) {
   int32_t id = -1;
   fields f;
-  int rc = read_fields(r, BIT(F_WAIT), "end of line", &f);
+  int rc = read_fields(r, BIT(F_WAIT) | BIT(F_COMM), "'comm' or end of line", &f);
   if (rc) return rc;
   rc = ir_add_fence(r->g, r->rank, &id);
-  return finish_op(r, rc, id, kw, label, &f);
+  if ((rc = finish_op(r, rc, id, kw, label, &f))) return rc;
+  return onesided_comm(r, &f, id, kw);
 }
 
 /* scratch ADDR SIZE, or segment ADDR SIZE (the rank's next one-sided segment) */
@@ -996,10 +1049,11 @@ static int read_statement(reader *r) {
   if (is_word(&kw, "get")) return read_onesided(r, 1, &kw, label);
   if (is_word(&kw, "put")) return read_onesided(r, 0, &kw, label);
   if (is_word(&kw, "fence")) return read_fence(r, &kw, label);
+  if (is_word(&kw, "accumulate")) return read_accumulate(r, &kw, label);
   if (is_word(&kw, "wait")) return read_wait(r, &kw, label);
   int coll = kw.kind == T_WORD ? ir_coll_kind(kw.s, (size_t)kw.len) : -1;
   if (coll >= 0 && ir_coll_get(coll)->native) return read_coll(r, coll, &kw, label);
-  if (label) return expected(r, &kw, "an operation (send, recv, reduce, copy, calc, compute, get, put, fence, wait, or a collective)");
+  if (label) return expected(r, &kw, "an operation (send, recv, reduce, copy, calc, compute, get, put, accumulate, fence, wait, or a collective)");
   return expected(r, &kw, "an operation, 'scratch', a label or '}'");
 }
 

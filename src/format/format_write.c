@@ -182,8 +182,24 @@ size_t ir_format_line(char *buf, size_t cap, const char *label, const ir_line *l
       ap(&b, "%s %llub %s %d", l->kind == IR_GET ? "get" : "put", bytes, l->kind == IR_GET ? "from" : "to", l->peer);
       if (l->seg >= 0) ap(&b, " seg %d", l->seg);   /* not expanded yet: addr2 is an offset */
       ap(&b, " at 0x%llx addr 0x%llx", a2, a);
+      if (l->comm > 0) ap(&b, " comm %d", l->comm);
+      if (l->wait) ap(&b, " wait");
       return b.len;
-    case IR_FENCE: ap(&b, "fence"); return b.len;
+    case IR_ACC: {
+      int size = ir_type_size(l->peer >> 8);
+      ap(&b, "accumulate %llu %s %s to %d", size ? bytes / (unsigned)size : 0ULL, ir_type_name(l->peer >> 8),
+         ir_rop_name(l->peer & 0xff), l->tag);
+      if (l->seg >= 0) ap(&b, " seg %d", l->seg);
+      ap(&b, " at 0x%llx addr 0x%llx", a2, a);
+      if (l->comm > 0) ap(&b, " comm %d", l->comm);
+      if (l->wait) ap(&b, " wait");
+      return b.len;
+    }
+    case IR_FENCE:
+      ap(&b, "fence");
+      if (l->comm > 0) ap(&b, " comm %d", l->comm);
+      if (l->wait) ap(&b, " wait");
+      return b.len;
     case IR_SEND:
     case IR_RECV: line_message(&b, l); break;
     case IR_REDUCE: {
@@ -265,9 +281,16 @@ static int write_op(writer *w, int32_t op) {
     l.kind = os == IR_OS_GET || kind == IR_GET ? IR_GET : IR_PUT;
     l.addr2 = g->addr2 ? g->addr2[op] : 0;
     if (!os && g->tag[op] >= 0) l.seg = g->tag[op];
+  } else if (os == IR_OS_ACC || kind == IR_ACC) {
+    l.kind = IR_ACC;
+    l.peer = g->acc[op];
+    l.tag = g->peer[op];
+    if (!os && g->tag[op] >= 0) l.seg = g->tag[op];
   } else if (os == IR_OS_FENCE || kind == IR_FENCE) {
     l.kind = IR_FENCE;
   }
+  if (g->oscomm && (l.kind == IR_GET || l.kind == IR_PUT || l.kind == IR_ACC || l.kind == IR_FENCE))
+    l.comm = g->oscomm[op];
   fputs("  ", w->f);
   return ir_write_line(w->f, w->name_off[op] >= 0 ? name_of(w, op) : NULL, &l);
 }
@@ -349,6 +372,8 @@ static int write_ranks(writer *w, const rank_views *v) {
     for (; is < g->nscratch && (int32_t)(v->scr[is] >> 32) == r; is++) {
       int64_t s = (int64_t)(v->scr[is] & 0xffffffffu);
       if (g->ncalls && g->scr_addr[s] >= IR_COLL_SCRATCH) continue;   /* the native collectives' own */
+      if (g->acc && g->scr_addr[s] >= IR_ACC_SCRATCH && g->scr_addr[s] - IR_ACC_SCRATCH < IR_ACC_SCRATCH_LEN)
+        continue;   /* the accumulates' own (expansion adds them again) */
       fprintf(w->f, "  scratch 0x%llx %llub\n", (unsigned long long)g->scr_addr[s], (unsigned long long)g->scr_len[s]);
     }
     fprintf(w->f, "}\n");

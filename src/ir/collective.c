@@ -87,6 +87,7 @@ int ir_comm_members(const cdag_graph *g, int comm, const int32_t **ranks) {
 static int32_t member_of(const cdag_graph *g, int comm, int rank) {
   if (comm == 0) return rank;
   int64_t k = comm_index(g, comm);
+  if (k < 0) return -1;
   const uint64_t *key = g->member_key + g->comm_first[k];
   int64_t lo = 0, hi = g->comm_n[k];
   while (lo < hi) {
@@ -96,6 +97,8 @@ static int32_t member_of(const cdag_graph *g, int comm, int rank) {
   }
   return lo < g->comm_n[k] && (key[lo] >> 32) == (uint64_t)rank ? (int32_t)(key[lo] & 0xffffffffu) : -1;
 }
+
+int32_t ir_comm_member(const cdag_graph *g, int comm, int rank) { return member_of(g, comm, rank); }
 
 static int grow_comms(cdag_graph *g, int n) {
   if (g->ncomms == g->commcap) {

@@ -68,7 +68,7 @@ void ir_graph_free(cdag_graph *g) {
   if (g->host_ops && g->host_ops->free) g->host_ops->free(g->host);
   free(g->kind); free(g->rank); free(g->peer); free(g->tag);
   free(g->addr); free(g->addr2); free(g->bytes);
-  free(g->cw_len); free(g->cr_len); free(g->cut);
+  free(g->cw_len); free(g->cr_len); free(g->cut); free(g->acc); free(g->oscomm);
   free(g->line); free(g->label); free(g->cpu); free(g->nic); free(g->labels);
   free(g->dep);
   free(g->sdep);
@@ -98,7 +98,7 @@ static int resize_ops(cdag_graph *g, int64_t cap) {
   } while (0)
   GROW(kind); GROW(rank); GROW(peer); GROW(tag); GROW(addr); GROW(bytes);
   GROW_OPT(addr2, 0); GROW_OPT(os, 0); GROW_OPT(line, 0); GROW_OPT(label, 0); GROW_OPT(cpu, -1); GROW_OPT(nic, -1);
-  GROW_OPT(join, 0); GROW_OPT(call, -1); GROW_OPT(cw_len, 0); GROW_OPT(cr_len, 0); GROW_OPT(cut, 0);
+  GROW_OPT(join, 0); GROW_OPT(call, -1); GROW_OPT(cw_len, 0); GROW_OPT(cr_len, 0); GROW_OPT(cut, 0); GROW_OPT(acc, 0); GROW_OPT(oscomm, 0);
 #undef GROW_OPT
 #undef GROW
   g->cap = cap;
@@ -141,7 +141,7 @@ static int append(cdag_graph *g, int kind, int rank, int peer, int tag, uint64_t
     int rc = resize_ops(g, g->cap ? g->cap * 2 : 64);
     if (rc) return rc;
   }
-  if (!g->addr2 && (kind == IR_REDUCE || kind == IR_COPY || kind == IR_GET || kind == IR_PUT)) { /* sends and receives need no second address */
+  if (!g->addr2 && (kind == IR_REDUCE || kind == IR_COPY || kind == IR_GET || kind == IR_PUT || kind == IR_ACC)) { /* sends and receives need no second address */
     g->addr2 = base_calloc((size_t)g->cap, sizeof *g->addr2);
     if (!g->addr2) return CDAG_NOMEM("operations");
   }
@@ -289,7 +289,7 @@ int ir_add_scratch(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes) {
 static int add_onesided(cdag_graph *g, int kind, int rank, uint64_t buf, uint64_t bytes, int target, int seg,
                         uint64_t taddr, int32_t *id) {
   int rc;
-  const char *what = kind == IR_GET ? "get" : "put";
+  const char *what = ir_kind_name(kind);
   if (!g) return cdag__error(CDAG_ERR_ARG, "graph is NULL");
   if ((rc = check_rank(g, rank, "rank"))) return rc;
   if ((rc = check_rank(g, target, "target rank"))) return rc;
@@ -307,6 +307,41 @@ int ir_add_get(cdag_graph *g, int rank, uint64_t dst, uint64_t bytes, int target
 int ir_add_put(cdag_graph *g, int rank, uint64_t src, uint64_t bytes, int target, int seg, uint64_t taddr,
                int32_t *id) {
   return add_onesided(g, IR_PUT, rank, src, bytes, target, seg, taddr, id);
+}
+
+int ir_add_accumulate(cdag_graph *g, int rank, uint64_t src, uint64_t count, int type, int rop, int target, int seg,
+                      uint64_t taddr, int32_t *id) {
+  int rc;
+  int32_t op;
+  if (!g) return cdag__error(CDAG_ERR_ARG, "graph is NULL");
+  int size = ir_type_size(type);
+  if (!size) return cdag__error(CDAG_ERR_ARG, "rank %d: accumulate of unknown element type %d", rank, type);
+  if (!ir_rop_name(rop)) return cdag__error(CDAG_ERR_ARG, "rank %d: accumulate with unknown reduction op %d", rank, rop);
+  if (!ir_rop_valid_for(rop, type))
+    return cdag__error(CDAG_ERR_ARG, "rank %d: accumulate: reduction op %s is not defined for %s", rank,
+                       ir_rop_name(rop), ir_type_name(type));
+  uint64_t bytes;
+  if (ckd_mul(&bytes, count, (uint64_t)size) || bytes > (uint64_t)INT64_MAX)
+    return cdag__error(CDAG_ERR_ARG, "rank %d: accumulate count %llu too large", rank, (unsigned long long)count);
+  if ((rc = ir_ensure_opt(g, (void **)&g->acc, sizeof *g->acc, 0))) return rc;
+  if ((rc = add_onesided(g, IR_ACC, rank, src, bytes, target, seg, taddr, &op))) return rc;
+  g->acc[op] = type << 8 | rop;
+  if (id) *id = op;
+  return CDAG_OK;
+}
+
+int ir_set_onesided_comm(cdag_graph *g, int32_t op, int comm) {
+  int rc;
+  if (!g || op < 0 || op >= g->nops) return cdag__error(CDAG_ERR_ARG, "no operation %d", op);
+  int k = g->kind[op];
+  if (k != IR_GET && k != IR_PUT && k != IR_ACC && k != IR_FENCE)
+    return cdag__error(CDAG_ERR_ARG, "rank %d: only fences and one-sided accesses name a communicator", g->rank[op]);
+  if (comm < 0 || comm > IR_MAX_COMM)
+    return cdag__error(CDAG_ERR_ARG, "rank %d: communicator %d out of range 0..%d", g->rank[op], comm, IR_MAX_COMM);
+  if (!comm && !g->oscomm) return CDAG_OK;
+  if ((rc = ir_ensure_opt(g, (void **)&g->oscomm, sizeof *g->oscomm, 0))) return rc;
+  g->oscomm[op] = comm;
+  return CDAG_OK;
 }
 
 int ir_add_fence(cdag_graph *g, int rank, int32_t *id) {
@@ -426,10 +461,12 @@ const char *ir_label(const cdag_graph *g, int32_t op) {
 }
 
 const char *ir_describe(const cdag_graph *g, int32_t op, char *buf, int size) {
-  static const char *const os_names[] = {NULL, "get", "put", "fence", NULL, NULL, NULL, "wait"};
+  static const char *const os_names[] = {NULL, "get", "put", "fence", NULL, NULL, NULL, "wait", "accumulate"};
   const char *kind = g->os && os_names[g->os[op]] ? os_names[g->os[op]] : ir_kind_name(g->kind[op]);
   char what[64];
-  if (g->os && g->os[op] == IR_OS_PARTNER) kind = g->tag[op] == IR_TAG_GET ? "target side of a get" : "target side of a put";
+  if (g->os && g->os[op] == IR_OS_PARTNER)
+    kind = g->tag[op] == IR_TAG_GET ? "target side of a get"
+           : g->tag[op] == IR_TAG_PUT ? "target side of a put" : "target side of an accumulate";
   if (g->os && (g->os[op] == IR_OS_COLL || g->os[op] == IR_OS_COLL_PART)) {
     snprintf(what, sizeof what, "%s%s", g->os[op] == IR_OS_COLL ? "" : "a message of ",
              ir_coll_name(g->calls[g->call[op]].kind));

@@ -28,7 +28,8 @@
  * ir_finalize, which makes each get or put a message pair (see ir_onesided_expand):
  *   GET, PUT:   local dst (src) / target address, or offset in the segment / bytes / target
  *               / segment (-1: addr2 is an address of the target)
- *   FENCE:      - / - / - / - / -                                                          */
+ *   FENCE:      - / - / - / - / -
+ *   ACC:        as PUT; acc[op] = cdag_type << 8 | cdag_reduce_op (bytes: count*typesize) */
 #ifndef CDAG_IR_H
 #define CDAG_IR_H
 
@@ -52,11 +53,11 @@
 
 typedef enum { IR_SEND, IR_RECV, IR_REDUCE, IR_COPY, IR_CALC, IR_NKINDS } ir_kind;
 /* One-sided kinds, before expansion (never seen by the passes after ir_finalize). */
-enum { IR_GET = IR_NKINDS + 1, IR_PUT, IR_FENCE };
+enum { IR_GET = IR_NKINDS + 1, IR_PUT, IR_FENCE, IR_ACC };
 /* What expansion made of an op (g->os): the origin side of a get (now a receive) or of a
    put (now a send), a fence (now a calc of 0), or the target side it added. */
 enum { IR_OS_NONE, IR_OS_GET, IR_OS_PUT, IR_OS_FENCE, IR_OS_PARTNER,
-       IR_OS_COLL, IR_OS_COLL_PART, IR_OS_WAIT };
+       IR_OS_COLL, IR_OS_COLL_PART, IR_OS_WAIT, IR_OS_ACC };
 /* Joins (g->join): JOIN_AFTER: every later op of the rank depends on the op (a blocking call,
    a wait); JOIN_ALL: besides, the op depends on every op of the rank since the previous join
    (a collective call completing its messages). JOIN_CALL, in a nonblocking native call
@@ -75,6 +76,11 @@ enum { IR_JOIN_NONE, IR_JOIN_AFTER, IR_JOIN_ALL, IR_JOIN_CALL };
 /* cr_len of a computation that reads every byte the rank's earlier ops wrote. */
 #define IR_READS_ALL UINT64_MAX
 #define IR_TAG_PUT (-3)
+/* ... and of accumulates, whose target side receives into IR_ACC_SCRATCH and up (no other
+   op may touch it) and reduces from there into the target's bytes. */
+#define IR_TAG_ACC (-4)
+#define IR_ACC_SCRATCH 0x7ffc000000000000ull
+#define IR_ACC_SCRATCH_LEN (1ull << 48)
 enum { IR_BUILDING = 0, IR_FINAL = 1, IR_COMPILED = 2 };
 
 /* A native collective call of one rank (ir_add_coll). */
@@ -115,6 +121,9 @@ struct cdag_graph {
   uint64_t *bytes;       /* bytes moved or reduced; calc: cost */
   uint64_t *cw_len, *cr_len; /* computations: bytes written at addr, read at addr2 (0: none;
                             cr_len IR_READS_ALL: all); NULL until the first computation */
+  int32_t *acc;          /* accumulates: cdag_type << 8 | cdag_reduce_op; NULL until the first */
+  int32_t *oscomm;       /* fences and one-sided accesses: their communicator (0: every rank);
+                            NULL until one names another */
   uint8_t *cut;          /* per op: 1 where a stage must start (set by the analysis, not a
                             file's: a reduce mixing reductions); NULL until the first */
   uint32_t *line;        /* file line per op; NULL until a line is set */
@@ -230,7 +239,18 @@ int ir_add_get(cdag_graph *g, int rank, uint64_t dst, uint64_t bytes, int target
 int ir_add_put(cdag_graph *g, int rank, uint64_t src, uint64_t bytes, int target, int seg, uint64_t taddr,
                int32_t *id);
 int ir_add_fence(cdag_graph *g, int rank, int32_t *id);
+/* An accumulate: count elements of type at src combined with op into the target's bytes
+   (as ir_add_put names them) at the end of the epoch, as MPI_Accumulate does. */
+int ir_add_accumulate(cdag_graph *g, int rank, uint64_t src, uint64_t count, int type, int rop, int target, int seg,
+                      uint64_t taddr, int32_t *id);
 int ir_add_segment(cdag_graph *g, int rank, uint64_t base, uint64_t bytes, int *seg);
+/* A fence or one-sided access of communicator comm (1..IR_MAX_COMM, declared by ir_add_comm
+   before ir_finalize): the fences of comm cut only its members' ops into its epochs, and an
+   access of comm belongs to them (docs/semantics.md). */
+int ir_set_onesided_comm(cdag_graph *g, int32_t op, int comm);
+/* Member index of rank in communicator comm (0: the rank itself), -1 if not a member or
+   comm is undeclared. */
+int32_t ir_comm_member(const cdag_graph *g, int comm, int rank);
 /* Appends an op whose fields the caller has validated (passes that build ops). */
 int ir_append(cdag_graph *g, int kind, int rank, int peer, int tag, uint64_t addr, uint64_t addr2, uint64_t bytes,
               int32_t *id);

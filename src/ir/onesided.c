@@ -11,6 +11,9 @@
  * reads after a put is the receive's place in its program order, so a fence no transfer
  * needs costs nothing. The target's sides of one epoch edge keep the order of their origins'
  * ops, and gets and puts have tags of their own, so MPI's pairing rule pairs them as made.
+ * An accumulate is a put whose target side receives into a scratch area of its own (at
+ * IR_ACC_SCRATCH, per target) and reduces from there into the target's bytes, both at the
+ * put's place: MPI's accumulate is a remote reduce, which the graph runs at the target.
  *
  * Program order: every op has a key (os_key) and a rank's ops are sorted by it (finalize.c):
  * 4i + 2 for op i as written, 4f + 3 right after fence f, 4f + 1 right before it, 0 at the
@@ -20,55 +23,184 @@
  * swept once: a put against any overlapping access but another one-sided access of its own
  * origin ordered with it by a dependency path; a get against overlapping puts (same
  * exception) and the target's own writes. The target's own accesses are those of its ops in
- * the epoch, one-sided ones included (a get writes its dst). */
+ * the epoch, one-sided ones included (a get writes its dst). Accumulates race with puts
+ * and the target's own accesses as a put does, and with each other only when their type or
+ * op differ (MPI makes accumulates of one op atomic per element); an accumulate and a get
+ * do not race: the get reads the epoch's start, as a fetch before the accumulate would. */
 #include "ir/ir.h"
 
-/* ---- epochs ---- */
+/* ---- epochs ----
+ * A fence or access names a communicator (g->oscomm, 0: every rank). The fences of a
+ * communicator cut its members' ops, in the order they were added, into its epochs 0..F,
+ * F equal on every member; an access belongs to the epochs of its communicator, and its
+ * target must be a member. Each (communicator, member) has a slot: its fence count. */
 
 typedef struct {
-  int32_t *epoch;       /* per op as written */
-  int32_t *fstart;      /* nprocs+1: offsets into fid */
-  int32_t *fid;         /* each rank's fences, in order */
-  int32_t nfences;      /* per rank (equal on all) */
+  int32_t nk;           /* communicators used (k = 0 is communicator 0, always there) */
+  int32_t *id;          /* their ids, sorted */
+  int64_t *slot;        /* nk+1: the first slot of each one's members */
+  int32_t *nf;          /* per communicator: its fences on each member */
+  int64_t *fbase;       /* per communicator: where its members' fences start in fid */
+  int32_t *fid;         /* fence ops: fid[fbase[k] + member * nf[k] + f] */
+  int32_t *kof;         /* per op as written: its communicator's index (fences, accesses) */
+  int32_t *epoch;       /* per op as written: its epoch there (fences: the fences before it) */
+  int32_t *tmem;        /* per access: its target's member index */
+  int64_t *mstart;      /* nprocs+1: each rank's memberships in mk / mslot */
+  int32_t *mk;          /* the communicators of each rank */
+  int64_t *mslot;       /* and its slot in each */
 } epochs;
 
 static void epochs_free(epochs *e) {
-  free(e->epoch);
-  free(e->fstart);
-  free(e->fid);
+  free(e->id); free(e->slot); free(e->nf); free(e->fbase); free(e->fid);
+  free(e->kof); free(e->epoch); free(e->tmem); free(e->mstart); free(e->mk); free(e->mslot);
 }
 
-/* count[r + 1]: the fences of rank r. */
-static int fence_count_error(const cdag_graph *g, const int32_t *count) {
-  for (int r = 1; r < g->nprocs; r++)
-    if (count[r + 1] != count[1])
-      return cdag__error(CDAG_ERR_ARG, "rank 0 fences %d times but rank %d %d times (every rank must call "
-                         "cdag_fence equally often)", count[1], r, count[r + 1]);
+static int comm_of(const cdag_graph *g, int64_t i) { return g->oscomm ? g->oscomm[i] : 0; }
+
+static int cmp_i32(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Is op i (of the first n, as written or after expansion) a fence, an access? */
+static int fence_at(const cdag_graph *g, int64_t i, int after) {
+  return after ? g->os[i] == IR_OS_FENCE : g->kind[i] == IR_FENCE;
+}
+static int access_at(const cdag_graph *g, int64_t i, int after) {
+  return after ? g->os[i] == IR_OS_GET || g->os[i] == IR_OS_PUT || g->os[i] == IR_OS_ACC
+               : g->kind[i] == IR_GET || g->kind[i] == IR_PUT || g->kind[i] == IR_ACC;
+}
+
+/* The communicators fences and accesses name, sorted, with their slots and each rank's
+   memberships. */
+static int comms_used(const cdag_graph *g, int64_t n, int after, epochs *e) {
+  int64_t m = 1, cap = 1;
+  e->id = malloc(sizeof *e->id);
+  if (!e->id) return CDAG_NOMEM("epochs");
+  e->id[0] = 0;
+  for (int64_t i = 0; g->oscomm && i < n; i++) {
+    if (!comm_of(g, i) || !(fence_at(g, i, after) || access_at(g, i, after))) continue;
+    BASE_GROW(e->id, m, cap, 1, "epochs");
+    e->id[m++] = comm_of(g, i);
+  }
+  qsort(e->id, (size_t)m, sizeof *e->id, cmp_i32);
+  int32_t k = 0;
+  for (int64_t i = 0; i < m; i++)
+    if (!k || e->id[i] != e->id[k - 1]) e->id[k++] = e->id[i];
+  e->nk = k;
+  e->slot = malloc((size_t)(k + 1) * sizeof *e->slot);
+  e->mstart = calloc((size_t)g->nprocs + 1, sizeof *e->mstart);
+  if (!e->slot || !e->mstart) return CDAG_NOMEM("epochs");
+  e->slot[0] = 0;
+  for (int32_t c = 0; c < k; c++) {
+    const int32_t *ranks;
+    int size = ir_comm_members(g, e->id[c], &ranks);
+    if (size < 0) {
+      for (int64_t i = 0; i < n; i++)
+        if (comm_of(g, i) == e->id[c] && (fence_at(g, i, after) || access_at(g, i, after))) {
+          char d[160];
+          return cdag__error(CDAG_ERR_ARG, "%s: %s on communicator %d, which the graph never declared",
+                             ir_describe(g, (int32_t)i, d, sizeof d), fence_at(g, i, after) ? "a fence" : "an access",
+                             e->id[c]);
+        }
+    }
+    e->slot[c + 1] = e->slot[c] + size;
+    for (int j = 0; j < size; j++) e->mstart[(c ? ranks[j] : j) + 1]++;
+  }
+  for (int r = 0; r < g->nprocs; r++) e->mstart[r + 1] += e->mstart[r];
+  int64_t nm = e->mstart[g->nprocs];
+  int64_t *fill = malloc((size_t)(g->nprocs ? g->nprocs : 1) * sizeof *fill);
+  e->mk = malloc((size_t)nm * sizeof *e->mk);
+  e->mslot = malloc((size_t)nm * sizeof *e->mslot);
+  if (!fill || !e->mk || !e->mslot) {
+    free(fill);
+    return CDAG_NOMEM("epochs");
+  }
+  memcpy(fill, e->mstart, (size_t)g->nprocs * sizeof *fill);
+  for (int32_t c = 0; c < k; c++) {
+    const int32_t *ranks;
+    int size = ir_comm_members(g, e->id[c], &ranks);
+    for (int j = 0; j < size; j++) {
+      int r = c ? ranks[j] : j;
+      e->mk[fill[r]] = c;
+      e->mslot[fill[r]++] = e->slot[c] + j;
+    }
+  }
+  free(fill);
   return CDAG_OK;
 }
 
-/* Epochs of the first n ops; is_fence tells fences (as written, or after expansion). */
+/* The index of communicator comm among those used. */
+static int32_t k_of(const epochs *e, int comm) {
+  const int32_t *p = bsearch(&comm, e->id, (size_t)e->nk, sizeof comm, cmp_i32);
+  return (int32_t)(p - e->id);
+}
+
+/* cnt[slot]: the fences of each (communicator, member); equal over each one's members. */
+static int fence_count_error(const cdag_graph *g, const epochs *e, const int32_t *cnt) {
+  for (int32_t c = 0; c < e->nk; c++) {
+    const int32_t *ranks;
+    int size = ir_comm_members(g, e->id[c], &ranks);
+    for (int j = 1; j < size; j++) {
+      int64_t a = e->slot[c], b = e->slot[c] + j;
+      if (cnt[b] == cnt[a]) continue;
+      if (!c)
+        return cdag__error(CDAG_ERR_ARG, "rank 0 fences %d times but rank %d %d times (every rank must call "
+                           "cdag_fence equally often)", cnt[a], j, cnt[b]);
+      return cdag__error(CDAG_ERR_ARG, "on communicator %d, rank %d fences %d times but rank %d %d times (every "
+                         "member fences on it equally often)", e->id[c], ranks[0], cnt[a], ranks[j], cnt[b]);
+    }
+  }
+  return CDAG_OK;
+}
+
+/* Epochs of the first n ops (as written, or after expansion). */
 static int epochs_of(const cdag_graph *g, int64_t n, int after, epochs *e) {
   *e = (epochs){0};
-  e->epoch = malloc((size_t)(n ? n : 1) * sizeof *e->epoch);
-  e->fstart = calloc((size_t)g->nprocs + 1, sizeof *e->fstart);
-  if (!e->epoch || !e->fstart) return CDAG_NOMEM("epochs");
-  int64_t nf = 0;
-  for (int64_t i = 0; i < n; i++) {
-    int fence = after ? g->os[i] == IR_OS_FENCE : g->kind[i] == IR_FENCE;
-    e->epoch[i] = e->fstart[g->rank[i] + 1];
-    if (fence) e->fstart[g->rank[i] + 1]++, nf++;
-  }
-  int rc = fence_count_error(g, e->fstart);
+  int rc = comms_used(g, n, after, e);
   if (rc) return rc;
-  e->nfences = e->fstart[1];
-  for (int r = 0; r < g->nprocs; r++) e->fstart[r + 1] += e->fstart[r];
-  e->fid = malloc((size_t)(nf ? nf : 1) * sizeof *e->fid);
-  if (!e->fid) return CDAG_NOMEM("epochs");
-  for (int64_t i = 0; i < n; i++)
-    if (after ? g->os[i] == IR_OS_FENCE : g->kind[i] == IR_FENCE)
-      e->fid[e->fstart[g->rank[i]] + e->epoch[i]] = (int32_t)i;
-  return CDAG_OK;
+  int64_t slots = e->slot[e->nk];
+  int32_t *cnt = calloc((size_t)(slots ? slots : 1), sizeof *cnt);
+  e->kof = malloc((size_t)(n ? n : 1) * sizeof *e->kof);
+  e->epoch = malloc((size_t)(n ? n : 1) * sizeof *e->epoch);
+  e->tmem = malloc((size_t)(n ? n : 1) * sizeof *e->tmem);
+  e->nf = malloc((size_t)e->nk * sizeof *e->nf);
+  e->fbase = malloc((size_t)(e->nk + 1) * sizeof *e->fbase);
+  if (!cnt || !e->kof || !e->epoch || !e->tmem || !e->nf || !e->fbase) rc = CDAG_NOMEM("epochs");
+  for (int64_t i = 0; !rc && i < n; i++) {
+    int fence = fence_at(g, i, after), acc = access_at(g, i, after);
+    e->kof[i] = e->epoch[i] = e->tmem[i] = -1;
+    if (!fence && !acc) continue;
+    int comm = comm_of(g, i);
+    int32_t k = k_of(e, comm), me = ir_comm_member(g, comm, g->rank[i]);
+    char d[160];
+    if (me < 0)
+      rc = cdag__error(CDAG_ERR_ARG, "%s: %s on communicator %d, of which rank %d is not a member",
+                       ir_describe(g, (int32_t)i, d, sizeof d), fence ? "a fence" : "an access", comm, g->rank[i]);
+    else if (acc && (e->tmem[i] = ir_comm_member(g, comm, g->peer[i])) < 0)
+      rc = cdag__error(CDAG_ERR_ARG, "%s: an access to rank %d, which is not a member of communicator %d",
+                       ir_describe(g, (int32_t)i, d, sizeof d), g->peer[i], comm);
+    if (rc) break;
+    e->kof[i] = k;
+    e->epoch[i] = cnt[e->slot[k] + me];
+    if (fence) cnt[e->slot[k] + me]++;
+  }
+  if (!rc) rc = fence_count_error(g, e, cnt);
+  int64_t nf = 0;
+  for (int32_t c = 0; !rc && c < e->nk; c++) {
+    e->nf[c] = e->slot[c + 1] > e->slot[c] ? cnt[e->slot[c]] : 0;
+    e->fbase[c] = nf;
+    nf += (e->slot[c + 1] - e->slot[c]) * (int64_t)e->nf[c];
+  }
+  if (!rc) e->fbase[e->nk] = nf;
+  if (!rc && !(e->fid = malloc((size_t)(nf ? nf : 1) * sizeof *e->fid))) rc = CDAG_NOMEM("epochs");
+  for (int64_t i = 0; !rc && i < n; i++)
+    if (fence_at(g, i, after)) {
+      int32_t k = e->kof[i];
+      e->fid[e->fbase[k] + ir_comm_member(g, e->id[k], g->rank[i]) * (int64_t)e->nf[k] + e->epoch[i]] = (int32_t)i;
+    }
+  free(cnt);
+  return rc;
 }
 
 /* ---- expansion ---- */
@@ -76,7 +208,7 @@ static int epochs_of(const cdag_graph *g, int64_t n, int after, epochs *e) {
 /* The target address of one-sided op i: its segment's base plus the offset, bounds checked. */
 static int target_addr(const cdag_graph *g, int64_t i, const int32_t *sstart, const int64_t *sidx, uint64_t *a) {
   int t = g->peer[i], seg = g->tag[i];
-  const char *what = g->kind[i] == IR_GET ? "get" : "put";
+  const char *what = ir_kind_name(g->kind[i]);
   char d[160];
   if (seg < 0) {
     *a = g->addr2[i];
@@ -114,9 +246,37 @@ static int segment_index(const cdag_graph *g, int32_t **sstart, int64_t **sidx) 
 
 /* The program-order key of the target's side of one-sided op i (at an edge of its epoch). */
 static int64_t partner_key(const cdag_graph *g, int64_t i, const epochs *e, int64_t n) {
-  int t = g->peer[i], E = e->epoch[i];
-  if (g->kind[i] == IR_GET) return E == 0 ? 0 : 4 * (int64_t)e->fid[e->fstart[t] + E - 1] + 3;
-  return E == e->nfences ? 4 * n + 4 : 4 * (int64_t)e->fid[e->fstart[t] + E] + 1;
+  int32_t k = e->kof[i], E = e->epoch[i], F = e->nf[k];
+  const int32_t *fid = e->fid + e->fbase[k] + (int64_t)e->tmem[i] * F;   /* the target's fences */
+  if (g->kind[i] == IR_GET) return E == 0 ? 0 : 4 * (int64_t)fid[E - 1] + 3;
+  return E == F ? 4 * n + 4 : 4 * (int64_t)fid[E] + 1;
+}
+
+static int is_access(int kind) { return kind == IR_GET || kind == IR_PUT || kind == IR_ACC; }
+
+/* Accumulate i: its origin's side a send, the target's side a receive into the target's
+   next scratch area (*scr) and a reduce from it into a, both at key. */
+static int expand_acc(cdag_graph *g, int64_t i, uint64_t a, int64_t key, uint64_t *scr) {
+  int t = g->peer[i];
+  uint64_t b = g->bytes[i], at = IR_ACC_SCRATCH + *scr;
+  int32_t rid, did;
+  if (b > IR_ACC_SCRATCH_LEN - *scr)
+    return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: accumulates into it receive more than 2^48 bytes", t);
+  int rc = ir_add_scratch(g, t, at, b);
+  if (!rc) rc = ir_append(g, IR_RECV, t, g->rank[i], IR_TAG_ACC, at, 0, b, &rid);
+  if (!rc) rc = ir_append(g, IR_REDUCE, t, g->acc[i] >> 8, g->acc[i] & 0xff, a, at, b, &did);
+  if (rc) return rc;
+  *scr += (b + 63) & ~63ull;
+  for (int32_t id = rid; id <= did; id++) {
+    g->os[id] = IR_OS_PARTNER;
+    g->os_key[id] = key;
+    if (g->line && g->line[i]) g->line[id] = g->line[i];
+  }
+  g->kind[i] = IR_SEND;
+  g->tag[i] = IR_TAG_ACC;
+  g->addr2[i] = a;
+  g->os[i] = IR_OS_ACC;
+  return CDAG_OK;
 }
 
 /* Op i as its origin's side, and the target's side appended (a: the target address). */
@@ -148,7 +308,7 @@ static int resolve_all(const cdag_graph *g, int64_t n, uint64_t *ta) {
   int64_t *sidx = NULL;
   int rc = segment_index(g, &sstart, &sidx);
   for (int64_t i = 0; !rc && i < n; i++) {
-    if (g->kind[i] != IR_GET && g->kind[i] != IR_PUT) continue;
+    if (!is_access(g->kind[i])) continue;
     rc = target_addr(g, i, sstart, sidx, &ta[i]);
     if (!rc && ta[i] + g->bytes[i] < ta[i])
       rc = cdag__error(CDAG_ERR_ARG, "rank %d: one-sided target range wraps around", g->rank[i]);
@@ -162,7 +322,7 @@ int ir_onesided_expand(cdag_graph *g) {
   int64_t n = g->nops, m = 0, f = 0;
   if (g->nwritten) return CDAG_OK;   /* expanded before */
   for (int64_t i = 0; i < n; i++) {
-    m += g->kind[i] == IR_GET || g->kind[i] == IR_PUT;
+    m += is_access(g->kind[i]) + (g->kind[i] == IR_ACC);   /* an accumulate adds two */
     f += g->kind[i] == IR_FENCE;
   }
   if (!m && !f) return CDAG_OK;
@@ -171,28 +331,32 @@ int ir_onesided_expand(cdag_graph *g) {
                        "it is compiled (with every rank's segments), not on one process", g->myrank);
   epochs e = {0};
   uint64_t *ta = malloc((size_t)(n ? n : 1) * sizeof *ta);
-  int rc = ta ? epochs_of(g, n, 0, &e) : CDAG_NOMEM("one-sided");
+  uint64_t *scr = calloc((size_t)g->nprocs, sizeof *scr);   /* per target: accumulate scratch used */
+  int rc = ta && scr ? epochs_of(g, n, 0, &e) : CDAG_NOMEM("one-sided");
   if (!rc) rc = resolve_all(g, n, ta);
   if (!rc) rc = ir_reserve(g, m);
   if (!rc && !g->os && !(g->os = calloc((size_t)g->cap, 1))) rc = CDAG_NOMEM("one-sided");
   if (!rc && !(g->os_key = malloc((size_t)(n + m) * sizeof *g->os_key))) rc = CDAG_NOMEM("one-sided");
   for (int64_t i = 0; !rc && i < n; i++) {
     g->os_key[i] = 4 * i + 2;
-    if (g->kind[i] == IR_GET || g->kind[i] == IR_PUT || g->kind[i] == IR_FENCE)
+    if (g->kind[i] == IR_ACC) rc = expand_acc(g, i, ta[i], partner_key(g, i, &e, n), &scr[g->peer[i]]);
+    else if (is_access(g->kind[i]) || g->kind[i] == IR_FENCE)
       rc = expand_op(g, i, ta[i], g->kind[i] == IR_FENCE ? 0 : partner_key(g, i, &e, n));
   }
   if (!rc) g->nwritten = n;
   epochs_free(&e);
   free(ta);
+  free(scr);
   return rc;
 }
 
 /* ---- races ---- */
 
-enum { A_GET, A_PUT, A_READ, A_WRITE };   /* remote read, remote write, the target's own */
+enum { A_GET, A_PUT, A_READ, A_WRITE, A_ACC, NACCESS };   /* remote read, remote write, the target's
+                                                            own, remote reduce */
 
 typedef struct {
-  int32_t target, epoch;
+  int32_t target, k, epoch;   /* k: the communicator's index (epochs) */
   uint64_t lo, hi;
   int32_t op;
   int32_t type;
@@ -200,47 +364,61 @@ typedef struct {
 
 typedef struct {
   const cdag_graph *g;
+  const epochs *e;
   access *a;
   int64_t n, cap;
   int32_t *stamp, *stack;   /* path search */
   int32_t mark;
 } race_ctx;
 
-static int add_access(race_ctx *x, int32_t target, int32_t epoch, uint64_t lo, uint64_t len, int32_t op, int type) {
+static int add_access(race_ctx *x, int32_t target, int32_t k, int32_t epoch, uint64_t lo, uint64_t len, int32_t op,
+                      int type) {
   if (!len) return CDAG_OK;
   BASE_GROW(x->a, x->n, x->cap, 1, "race check");
-  x->a[x->n++] = (access){target, epoch, lo, lo + len, op, type};
+  x->a[x->n++] = (access){target, k, epoch, lo, lo + len, op, type};
   return CDAG_OK;
 }
 
+/* An access of op i to its own rank's bytes, in the current epoch of each communicator the
+   rank fences on (cnt: the fences so far per slot). */
+static int own_access(race_ctx *x, const int32_t *cnt, int32_t i, uint64_t lo, uint64_t len, int type) {
+  const epochs *e = x->e;
+  int r = x->g->rank[i], rc = CDAG_OK;
+  for (int64_t m = e->mstart[r]; !rc && m < e->mstart[r + 1]; m++)
+    rc = add_access(x, r, e->mk[m], cnt[e->mslot[m]], lo, len, i, type);
+  return rc;
+}
+
 /* What op i does to memory, as accesses of its own rank (and of its target, one-sided). */
-static int accesses_of(race_ctx *x, int32_t i, int32_t epoch) {
+static int accesses_of(race_ctx *x, int32_t i, const int32_t *cnt) {
   const cdag_graph *g = x->g;
-  int r = g->rank[i], rc = CDAG_OK;
+  int rc = CDAG_OK;
   uint64_t b = g->bytes[i];
   switch (g->kind[i]) {
   case IR_SEND:
-    rc = add_access(x, r, epoch, g->addr[i], b, i, A_READ);
+    rc = own_access(x, cnt, i, g->addr[i], b, A_READ);
     break;
   case IR_RECV:
-    rc = add_access(x, r, epoch, g->addr[i], b, i, A_WRITE);
+    rc = own_access(x, cnt, i, g->addr[i], b, A_WRITE);
     break;
   case IR_REDUCE:
   case IR_COPY:
-    rc = add_access(x, r, epoch, g->addr2[i], b, i, A_READ);
-    if (!rc) rc = add_access(x, r, epoch, g->addr[i], b, i, A_WRITE);
+    rc = own_access(x, cnt, i, g->addr2[i], b, A_READ);
+    if (!rc) rc = own_access(x, cnt, i, g->addr[i], b, A_WRITE);
     break;
   default:
     break;
   }
-  if (!rc && (g->os[i] == IR_OS_GET || g->os[i] == IR_OS_PUT))
-    rc = add_access(x, g->peer[i], epoch, g->addr2[i], b, i, g->os[i] == IR_OS_GET ? A_GET : A_PUT);
+  if (!rc && (g->os[i] == IR_OS_GET || g->os[i] == IR_OS_PUT || g->os[i] == IR_OS_ACC))
+    rc = add_access(x, g->peer[i], x->e->kof[i], x->e->epoch[i], g->addr2[i], b, i,
+                    g->os[i] == IR_OS_GET ? A_GET : g->os[i] == IR_OS_PUT ? A_PUT : A_ACC);
   return rc;
 }
 
 static int access_cmp(const void *pa, const void *pb) {
   const access *a = pa, *b = pb;
   if (a->target != b->target) return a->target < b->target ? -1 : 1;
+  if (a->k != b->k) return a->k < b->k ? -1 : 1;
   if (a->epoch != b->epoch) return a->epoch < b->epoch ? -1 : 1;
   if (a->lo != b->lo) return a->lo < b->lo ? -1 : 1;
   return (a->op > b->op) - (a->op < b->op);
@@ -271,15 +449,17 @@ static int ordered(race_ctx *x, int32_t a, int32_t b) {
   return 0;
 }
 
-static int is_remote(int type) { return type == A_GET || type == A_PUT; }
+static int is_remote(int type) { return type == A_GET || type == A_PUT || type == A_ACC; }
 
-/* Do accesses p (earlier in the sweep) and q race? */
+/* Do accesses p (earlier in the sweep) and q race? (Only pairs rivals() names meet here.) */
 static int races(race_ctx *x, const access *p, const access *q) {
   int rp = is_remote(p->type), rq = is_remote(q->type);
-  if (p->type != A_PUT && q->type != A_PUT) {   /* no put: a get against the target's write */
+  if (p->type == A_ACC && q->type == A_ACC && x->g->acc[p->op] == x->g->acc[q->op]) return 0;
+  int writes = p->type == A_PUT || q->type == A_PUT || p->type == A_ACC || q->type == A_ACC;
+  if (!writes) {   /* no put: a get against the target's write */
     return (p->type == A_GET && q->type == A_WRITE) || (p->type == A_WRITE && q->type == A_GET);
   }
-  if (!rp || !rq) return 1;   /* a put against the target's own access */
+  if (!rp || !rq) return 1;   /* a put or accumulate against the target's own access */
   const cdag_graph *g = x->g;
   return g->rank[p->op] != g->rank[q->op] || (p->op != q->op && !ordered(x, p->op, q->op));
 }
@@ -301,12 +481,14 @@ static void where(const cdag_graph *g, int rank, uint64_t lo, uint64_t hi, char 
 }
 
 static int race_error(race_ctx *x, const access *p, const access *q) {
-  static const char *const what[] = {"gets", "puts", "reads", "writes"};
+  static const char *const what[] = {"gets", "puts", "reads", "writes", "accumulates into"};
   char d1[160], d2[160], at[160];
   uint64_t lo = p->lo > q->lo ? p->lo : q->lo, hi = p->hi < q->hi ? p->hi : q->hi;
   where(x->g, p->target, lo, hi, at, sizeof at);
-  return cdag__error(CDAG_ERR_RACE, "race in epoch %d on rank %d %s: %s %s them and %s %s them, "
-                     "with no order between the two", p->epoch, p->target, at,
+  char comm[48] = "";
+  if (x->e->id[p->k]) snprintf(comm, sizeof comm, " of communicator %d", x->e->id[p->k]);
+  return cdag__error(CDAG_ERR_RACE, "race in epoch %d%s on rank %d %s: %s %s them and %s %s them, "
+                     "with no order between the two", p->epoch, comm, p->target, at,
                      ir_describe(x->g, p->op, d1, sizeof d1), what[p->type],
                      ir_describe(x->g, q->op, d2, sizeof d2), what[q->type]);
 }
@@ -315,9 +497,10 @@ static int race_error(race_ctx *x, const access *p, const access *q) {
 static unsigned rivals(int t) {
   switch (t) {
   case A_GET: return 1u << A_PUT | 1u << A_WRITE;
-  case A_PUT: return 0xfu;
-  case A_READ: return 1u << A_PUT;
-  default: return 1u << A_GET | 1u << A_PUT;
+  case A_PUT: return (1u << NACCESS) - 1;
+  case A_READ: return 1u << A_PUT | 1u << A_ACC;
+  case A_WRITE: return 1u << A_GET | 1u << A_PUT | 1u << A_ACC;
+  default: return 1u << A_PUT | 1u << A_READ | 1u << A_WRITE | 1u << A_ACC;
   }
 }
 
@@ -326,9 +509,9 @@ static unsigned rivals(int t) {
    sweep passes their ends). A list holds only accesses overlapping the current one, so a
    scan stops at a race, except for one origin's ordered accesses. */
 static int sweep(race_ctx *x, const access *a, int64_t n, int64_t **active) {
-  int64_t na[4] = {0};
+  int64_t na[NACCESS] = {0};
   for (int64_t k = 0; k < n; k++) {
-    for (int t = 0; t < 4; t++) {
+    for (int t = 0; t < NACCESS; t++) {
       if (!(rivals(a[k].type) >> t & 1)) continue;
       for (int64_t j = 0; j < na[t];) {
         const access *p = &a[active[t][j]];
@@ -348,19 +531,27 @@ static int sweep(race_ctx *x, const access *a, int64_t n, int64_t **active) {
 int ir_onesided_races(const cdag_graph *g) {
   if (!g->os) return CDAG_OK;
   epochs e = {0};
-  race_ctx x = {.g = g};
-  int64_t *active[4] = {NULL, NULL, NULL, NULL};
+  race_ctx x = {.g = g, .e = &e};
+  int64_t *active[NACCESS] = {NULL};
+  int32_t *cnt = NULL;
   int rc = epochs_of(g, g->nwritten, 1, &e);
-  for (int32_t i = 0; !rc && i < g->nwritten; i++) rc = accesses_of(&x, i, e.epoch[i]);
+  if (!rc && !(cnt = calloc((size_t)(e.slot[e.nk] ? e.slot[e.nk] : 1), sizeof *cnt))) rc = CDAG_NOMEM("race check");
+  for (int32_t i = 0; !rc && i < g->nwritten; i++) {
+    rc = accesses_of(&x, i, cnt);
+    if (fence_at(g, i, 1)) cnt[e.slot[e.kof[i]] + ir_comm_member(g, e.id[e.kof[i]], g->rank[i])]++;
+  }
+  free(cnt);
   if (!rc) {
     x.stamp = calloc((size_t)g->nops, sizeof *x.stamp);
     x.stack = malloc((size_t)g->nops * sizeof *x.stack);
-    for (int t = 0; t < 4; t++) active[t] = malloc((size_t)(x.n ? x.n : 1) * sizeof *active[t]);
-    if (!x.stamp || !x.stack || !active[0] || !active[1] || !active[2] || !active[3]) rc = CDAG_NOMEM("race check");
+    for (int t = 0; t < NACCESS; t++)
+      if (!(active[t] = malloc((size_t)(x.n ? x.n : 1) * sizeof *active[t]))) rc = CDAG_NOMEM("race check");
+    if (!x.stamp || !x.stack) rc = CDAG_NOMEM("race check");
   }
   if (!rc && x.n > 1) qsort(x.a, (size_t)x.n, sizeof *x.a, access_cmp);
   for (int64_t s = 0, t; !rc && s < x.n; s = t) {
-    for (t = s + 1; t < x.n && x.a[t].target == x.a[s].target && x.a[t].epoch == x.a[s].epoch; t++) {
+    for (t = s + 1; t < x.n && x.a[t].target == x.a[s].target && x.a[t].k == x.a[s].k && x.a[t].epoch == x.a[s].epoch;
+         t++) {
     }
     int any = 0;   /* only epochs with a one-sided access can race */
     for (int64_t k = s; k < t && !any; k++) any = is_remote(x.a[k].type);
@@ -370,6 +561,6 @@ int ir_onesided_races(const cdag_graph *g) {
   free(x.a);
   free(x.stamp);
   free(x.stack);
-  for (int t = 0; t < 4; t++) free(active[t]);
+  for (int t = 0; t < NACCESS; t++) free(active[t]);
   return rc;
 }

@@ -47,6 +47,7 @@ const char *ir_kind_name(int kind) {
   if (kind == IR_GET) return "get";
   if (kind == IR_PUT) return "put";
   if (kind == IR_FENCE) return "fence";
+  if (kind == IR_ACC) return "accumulate";
   return kind >= 0 && kind < IR_NKINDS ? kind_names[kind] : "?";
 }
 

@@ -57,7 +57,7 @@
 #define X_NAME(n) "MPI_" #n,
 #define X_KIND_NAME(ID, NAME, MPI, ...) "MPI_" #MPI,
 const char *const call_names[NCALLS] = {REC_P2P_CALLS(X_NAME) CDAG_COLL_KINDS(X_KIND_NAME) REC_NBCOLL_CALLS(X_NAME)
-                                        REC_OTHER_CALLS(X_NAME)};
+                                        REC_OTHER_CALLS(X_NAME) REC_RMA_CALLS(X_NAME)};
 const char *const oom_names[NOOM] = {"calls", "communicators", "datatypes", "requests"};
 recorder *R;
 
@@ -827,6 +827,7 @@ void rec_free(void) {
   JudyLFreeArray(&R->types, PJE0);
   JudyLFreeArray(&R->reqs, PJE0);
   JudyLFreeArray(&R->msgs, PJE0);
+  rma_free();
   rec_shadow_free(R->sh);
   free(R->p); free(R->pfree); free(R->st); free(R->rq); free(R->rs.a); free(R->rs.l); free(R->wait);
   free(R);
@@ -1025,15 +1026,6 @@ int MPI_Type_free(MPI_Datatype *t) {
     if (R && R->active) unsupported(C_##NAME); \
     return PMPI_##NAME ARGS;                 \
   }
-UNSUPPORTED(Win_create, (void *a, MPI_Aint b, int c, MPI_Info d, MPI_Comm e, MPI_Win *f), (a, b, c, d, e, f))
-UNSUPPORTED(Win_allocate, (MPI_Aint a, int b, MPI_Info c, MPI_Comm d, void *e, MPI_Win *f), (a, b, c, d, e, f))
-UNSUPPORTED(Win_fence, (int a, MPI_Win b), (a, b))
-UNSUPPORTED(Put, (const void *a, int b, MPI_Datatype c, int d, MPI_Aint e, int f, MPI_Datatype g, MPI_Win h),
-            (a, b, c, d, e, f, g, h))
-UNSUPPORTED(Get, (void *a, int b, MPI_Datatype c, int d, MPI_Aint e, int f, MPI_Datatype g, MPI_Win h),
-            (a, b, c, d, e, f, g, h))
-UNSUPPORTED(Accumulate, (const void *a, int b, MPI_Datatype c, int d, MPI_Aint e, int f, MPI_Datatype g, MPI_Op h,
-                         MPI_Win i), (a, b, c, d, e, f, g, h, i))
 UNSUPPORTED(Comm_spawn, (const char *a, char *b[], int c, MPI_Info d, int e, MPI_Comm f, MPI_Comm *g, int h[]),
             (a, b, c, d, e, f, g, h))
 UNSUPPORTED(Comm_idup, (MPI_Comm a, MPI_Comm *b, MPI_Request *c), (a, b, c))

@@ -9,7 +9,8 @@
  *    collective files share);
  *  - pmpi_vcoll.c: the v- and w-collectives, Reduce_scatter, Scan, Exscan, the
  *    neighbourhood collectives;
- *  - pmpi_nbcoll.c: the nonblocking collectives (MPI_Ibcast, ...), completed as requests.
+ *  - pmpi_nbcoll.c: the nonblocking collectives (MPI_Ibcast, ...), completed as requests;
+ *  - pmpi_rma.c: one-sided communication (windows, fences, accesses).
  * The state is one per process (one interposed MPI library per process), reached through
  * R. Everything here has hidden visibility (the library is built with it); only the MPI_
  * wrappers, after `#pragma GCC visibility push(default)` in each file, replace MPI's. */
@@ -42,16 +43,23 @@
 #define REC_OTHER_CALLS(X)                                                                        \
   X(Comm_dup) X(Comm_split) X(Comm_create) X(Comm_split_type) X(Cart_create) X(Cart_sub)          \
   X(Graph_create) X(Dist_graph_create) X(Dist_graph_create_adjacent)                              \
-  X(Comm_free) X(Pcontrol) X(Win_create) X(Win_allocate)                                          \
-  X(Win_fence) X(Put) X(Get) X(Accumulate) X(Comm_spawn) X(Intercomm_create) X(Intercomm_merge)    \
-  X(Comm_create_group) X(Comm_idup)                                                               \
-  X(Init_thread_multiple)
+  X(Comm_free) X(Pcontrol) X(Comm_spawn) X(Intercomm_create) X(Intercomm_merge)                   \
+  X(Comm_create_group) X(Comm_idup) X(Init_thread_multiple)
 #define REC_NBCOLL_CALLS(X)                                                                       \
   X(Ibarrier) X(Ibcast) X(Igather) X(Iscatter) X(Iallgather) X(Ialltoall) X(Ireduce) X(Iallreduce)  \
   X(Ireduce_scatter_block)
+/* One-sided communication (pmpi_rma.c). */
+#define REC_RMA_CALLS(X)                                                                          \
+  X(Win_create) X(Win_allocate) X(Win_allocate_shared) X(Win_create_dynamic) X(Win_attach)         \
+  X(Win_detach) X(Win_free) X(Win_fence) X(Put) X(Get) X(Accumulate) X(Get_accumulate)            \
+  X(Fetch_and_op) X(Compare_and_swap) X(Rput) X(Rget) X(Raccumulate) X(Rget_accumulate)           \
+  X(Win_lock) X(Win_unlock) X(Win_lock_all) X(Win_unlock_all) X(Win_flush) X(Win_flush_all)       \
+  X(Win_flush_local) X(Win_flush_local_all) X(Win_sync) X(Win_post) X(Win_start)                  \
+  X(Win_complete) X(Win_wait) X(Win_test)
 #define X_ENUM(n) C_##n,
 #define X_KIND_ENUM(ID, NAME, MPI, ...) C_##MPI,
-enum { REC_P2P_CALLS(X_ENUM) CDAG_COLL_KINDS(X_KIND_ENUM) REC_NBCOLL_CALLS(X_ENUM) REC_OTHER_CALLS(X_ENUM) NCALLS };
+enum { REC_P2P_CALLS(X_ENUM) CDAG_COLL_KINDS(X_KIND_ENUM) REC_NBCOLL_CALLS(X_ENUM) REC_OTHER_CALLS(X_ENUM)
+       REC_RMA_CALLS(X_ENUM) NCALLS };
 extern const char *const call_names[NCALLS];
 
 /* What running out of memory lost (index.json's "out_of_memory"). */
@@ -94,6 +102,9 @@ typedef struct {
   uint64_t gap;                       /* ns computed since the last position was taken */
   rec_shadow *sh;
   Pvoid_t comms, reqs, msgs, types;   /* JudyL: handle -> rcomm*, pend index + 1, the probe that matched (pmpi_p2p.c), mpig_flat* */
+  Pvoid_t wins;                       /* JudyL: window -> its members (pmpi_rma.c) */
+  Pvoid_t pairs;                      /* Judy1: the pair communicators declared (pmpi_rma.c) */
+  ranges trs;                         /* a one-sided access's target ranges */
   pend *p; int64_t np, pcap, *pfree, nfree, freecap;
   int next_comm_id;
   uint64_t pack_next;
@@ -169,6 +180,7 @@ void phase_end(int at_exit);
 void rec_start(void);
 void rec_finish(void);
 void rec_free(void);
+void rma_free(void);
 void time_to_now(void);
 int call_enter(int c);
 void call_exit(const int *entered);

@@ -1,12 +1,14 @@
 /* cdag — src/record: recording unmodified MPI programs (contract of the recorder).
  *
  * Three parts, each in its own file:
- *  - pmpi.c, pmpi_p2p.c, pmpi_coll.c, pmpi_nbcoll.c (libcdag-record.so, MPI; pmpi.h): the PMPI interposition layer. Loaded with LD_PRELOAD
+ *  - pmpi.c, pmpi_p2p.c, pmpi_coll.c, pmpi_vcoll.c, pmpi_nbcoll.c, pmpi_rma.c (libcdag-record.so, MPI;
+ *    pmpi.h): the PMPI interposition layer. Loaded with LD_PRELOAD
  *    by `cdag record`, or linked before libmpi, it records every process of the program into
  *    DIR/rank-R.part (R its rank in MPI_COMM_WORLD; DIR from CDAG_RECORD_DIR, default
  *    ./cdag-recording). Point-to-point calls become sends and receives in world ranks, the
  *    native collectives cdag knows become collective operations (nonblocking ones too,
- *    completed by the wait that sees their request complete), completions become waits.
+ *    completed by the wait that sees their request complete), completions become waits,
+ *    one-sided accesses in fence epochs gets, puts, accumulates and fences.
  *    Nothing the program computes or prints changes: every call is passed on unchanged.
  *  - shadow.c (plain C): what the recording says each rank's memory holds. PMPI never sees
  *    local computation, so before a send the bytes sent are compared with what the

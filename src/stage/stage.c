@@ -309,7 +309,8 @@ static int emit_late_recv(emitter *e, int32_t op) {
   int64_t from_s = e->out->graph[ks]->nops, from_r = e->out->graph[kr]->nops;
   e->temp_top += (n + 7) & ~7ull;
   int rc = add_range(&e->out->steps.temps, &e->out->steps.ntemps, &e->tcap, r, at, n);
-  if (rc == CDAG_OK) rc = ir_add_recv(e->out->graph[ks], r, at, n, g->peer[op], g->tag[op], &a);
+  /* appended as it is (a one-sided op's message pair has a tag below 0, which ir_add_recv refuses) */
+  if (rc == CDAG_OK) rc = ir_append(e->out->graph[ks], IR_RECV, r, g->peer[op], g->tag[op], at, 0, n, &a);
   if (rc == CDAG_OK) rc = copy_facts(e, e->out->graph[ks], op, a);
   if (rc == CDAG_OK) rc = ir_add_copy(e->out->graph[kr], r, at, g->addr[op], n, &b);
   if (rc == CDAG_OK) rc = copy_facts(e, e->out->graph[kr], op, b);

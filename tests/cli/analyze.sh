@@ -112,7 +112,29 @@ sed 's/^rank 0 {$/rank 0 {\n scratch 0x3000 64b/' "$det/allreduce_unmarked_tmp4.
 printf 'num_ranks 2\nrank 0 {\n send 8b to 1 addr 0x1000\n send 4000b to 1 addr 0x2000\n send 100b to 1 addr 0x4000\n}\nrank 1 {\n recv 8b from 0 addr 0x1000\n recv 4000b from 0 addr 0x2000\n recv 100b from 0 addr 0x4000\n}\n' > "$tmp/pieces.cdag"
 printf 'num_ranks 1\nrank 0 {\n  reduce 2 float sum in 0x0 inout 0x10\n  reduce 2 float sum in 0x0 inout 0x10\n  reduce 2 float sum in 0x0 inout 0x10\n}\n' > "$tmp/ef.cdag"
 printf 'num_ranks 1\nrank 0 {\n  copy 2147483648b from 0x0 to 0x100000000\n}\n' >"$tmp/big.cdag"
+sed 's/^  fence comm 2$/  fence comm 1/' "$det/fence_comm_halves4.cdag" >"$tmp/fence_nonmember.cdag"
+sed '/^comm 2 /d' "$det/fence_comm_halves4.cdag" >"$tmp/fence_undeclared.cdag"
 cases <<'T'
+# one-sided: accumulates are remote reductions (every other rank's into rank 0, sent back:
+# an allreduce); fences of a communicator cut only its members' epochs
+0 cdag analyze --json "$det/accumulate_allreduce4.cdag"
+  out "kind": "allreduce", "root": null, "ranks": "all", "bytes": 32, "transfers": 4, "type": "int64", "op": "sum"
+  out "onesided": {"get": 0, "put": 0, "fence": 8, "accumulate": 3}
+0 cdag analyze "$det/accumulate_allreduce4.cdag"
+  out one-sided: 0 gets, 0 puts, 3 accumulates, 8 fences (counted above as the messages, reductions and calcs of 0 they became)
+0 cdag verify "$det/accumulate_allreduce4.cdag"
+0 cdag sst "$det/fence_comm_halves4.cdag"
+  out 0x300 <- rank 0 0x10 (8 B)
+  out 0x20 <- rank 3 0x200 (8 B)
+0 cdag verify "$det/fence_comm_halves4.cdag"
+# a get's receive a stage after its send (the staging buffer keeps the get's tag)
+0 cdag analyze "$src/tests/data/compute/late_get2.cdag"
+  out 1 messages land a stage late, through staging buffers (8 B)
+0 cdag verify "$src/tests/data/compute/late_get2.cdag"
+1 cdag check "$tmp/fence_nonmember.cdag"
+  err a fence on communicator 1, of which rank 2 is not a member
+1 cdag check "$tmp/fence_undeclared.cdag"
+  err a fence on communicator 2, which the graph never declared
 1 cdag analyze "$src/tests/data/bad_unknown_label.cdag"
 2 cdag analyze --density=2 "$ex/halo1d8.cdag"
   err cdag: --density=2: expected a number in (0, 1]

@@ -66,6 +66,17 @@ static const bad_case cases[] = {
   {HEAD "  l1: send 1b to 1 addr 0x10000000000000000\n}\n", CDAG_ERR_FORMAT, 3, 25, {"larger than 2^63-1"}},
   {HEAD "  l1: send 1b to 1 cpu 2147483648\n}\n", CDAG_ERR_FORMAT, 3, 24, {"expected a cpu number in 0..2147483647"}},
   {HEAD "  l1: send 1b to 1 nic -2\n}\n", CDAG_ERR_FORMAT, 3, 24, {"expected a nic number in 0..2147483647", "'-2'"}},
+  /* accumulate */
+  {HEAD "  accumulate 4 int33 sum to 1 at 0 addr 16\n}\n", CDAG_ERR_FORMAT, 3, 16, {"expected a type (int8", "found 'int33'"}},
+  {HEAD "  accumulate 4 int32 avg to 1 at 0 addr 16\n}\n", CDAG_ERR_FORMAT, 3, 22, {"expected a reduction (sum", "found 'avg'"}},
+  {HEAD "  accumulate 4 float bxor to 1 at 0 addr 16\n}\n", CDAG_ERR_FORMAT, 3, 22,
+   {"reduction 'bxor' is not defined for type 'float'"}},
+  {HEAD "  accumulate 4 int32 sum from 1 at 0 addr 16\n}\n", CDAG_ERR_FORMAT, 3, 26, {"expected 'to'", "found 'from'"}},
+  {HEAD "  accumulate 4 int32 sum to 2 at 0 addr 16\n}\n", CDAG_ERR_FORMAT, 3, 29, {"expected a target rank in 0..1", "found '2'"}},
+  {HEAD "  accumulate 4 int32 sum to 1 at 0\n}\n", CDAG_ERR_FORMAT, 3, 35, {"expected 'addr'", "end of line"}},
+  {HEAD "  fence tag 1\n}\n", CDAG_ERR_FORMAT, 3, 9, {"expected 'comm' or end of line", "found 'tag'"}},
+  {HEAD "  fence comm 0\n}\n", CDAG_ERR_FORMAT, 3, 14, {"expected a communicator in 1..16777216", "found '0'"}},
+  {HEAD "  get 1b from 1 at 0 addr 8 comm x\n}\n", CDAG_ERR_FORMAT, 3, 34, {"a number after 'comm'", "found 'x'"}},
   /* reduce, copy, calc, scratch */
   {HEAD "  reduce 4 int33 sum in 0 inout 16\n}\n", CDAG_ERR_FORMAT, 3, 12, {"expected a type (int8", "found 'int33'"}},
   {HEAD "  reduce 4 int32 avg in 0 inout 16\n}\n", CDAG_ERR_FORMAT, 3, 18, {"expected a reduction (sum", "found 'avg'"}},

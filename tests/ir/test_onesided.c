@@ -2,7 +2,9 @@
  *
  * Hand cases: the UPC FT transpose written with gets is an alltoall; the co_sum of Coarray
  * Fortran (reflog: gets, local sums, fences between the steps) is an allreduce; every race
- * rule, segment bounds, fence counts, access to one's own memory, save and load.
+ * rule, segment bounds, fence counts, access to one's own memory, save and load;
+ * accumulates (a receive into scratch and a reduce at the target) and their races; fences
+ * and accesses of a communicator (epochs of its members only).
  * Random one-sided graphs (gets, puts, copies, fences on 1..4 ranks) against an oracle
  * written apart from src/ir/onesided.c: it decides races by comparing every pair of
  * accesses (paths by a closure over program order), and for race-free graphs computes the
@@ -152,6 +154,145 @@ START_TEST(fences_alone_cost_nothing) {
 }
 END_TEST
 
+/* Accumulates: two origins add into rank 2's bytes in one epoch; rank 2 sends the sum on.
+   The target's side is a receive into the accumulate scratch and a reduce from there, so the
+   SST names the three contributions; the plan verifies; the report counts them. */
+START_TEST(accumulates_are_remote_reductions) {
+  const char *text = "num_ranks 3\nrank 0 {\nfence\naccumulate 4 int32 sum to 2 at 0x1000 addr 0x100\nfence\n"
+                     "recv 16b from 2 addr 0x2000\n}\nrank 1 {\nfence\naccumulate 4 int32 sum to 2 at 0x1000 addr 0x100\n"
+                     "fence\n}\nrank 2 {\nfence\nfence\nsend 16b to 0 addr 0x1000\n}\n";
+  cdag_graph *g = cdag_test_text_graph(text);
+  int64_t reduces = 0, scratch = 0;
+  for (int64_t i = 0; i < g->nops; i++) {
+    if (g->kind[i] != IR_REDUCE) continue;
+    reduces++;
+    ck_assert_int_eq(g->rank[i], 2);
+    ck_assert(g->addr[i] == 0x1000 && g->addr2[i] >= IR_ACC_SCRATCH && g->peer[i] == CDAG_INT32 && g->tag[i] == CDAG_SUM);
+  }
+  for (int64_t k = 0; k < g->nscratch; k++) scratch += g->scr_rank[k] == 2 && g->scr_addr[k] >= IR_ACC_SCRATCH;
+  ck_assert(reduces == 2 && scratch == 2);
+  cdag_plan *p = NULL;
+  CK_OK(cdag_analyze(g, NULL, &p));
+  CK_OK(exec_verify(g, p, 7, 3));
+  ck_assert(p->nonesided[3] == 2 && p->nonesided[2] == 6);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  CK_OK(cdag_plan_report(p, f, 0));
+  fclose(f);
+  ck_assert_msg(strstr(buf, "one-sided: 0 gets, 0 puts, 2 accumulates, 6 fences"), "%s", buf);
+  free(buf);
+  cdag_plan_free(&p);
+  /* the bytes rank 0 receives: rank 2's own plus both origins' */
+  sim_mem *m;
+  CK_OK(sim_mem_create(g, &m));
+  sim_mem_fill_random(m, 5);
+  int32_t want[4], got[4], a[4], b[4];
+  memcpy(want, sim_mem_at(m, 2, 0x1000, 16), 16);
+  memcpy(a, sim_mem_at(m, 0, 0x100, 16), 16);
+  memcpy(b, sim_mem_at(m, 1, 0x100, 16), 16);
+  for (int k = 0; k < 4; k++) want[k] = (int32_t)((uint32_t)want[k] + (uint32_t)a[k] + (uint32_t)b[k]);
+  CK_OK(sim_run_graph(g, m, 0));
+  memcpy(got, sim_mem_at(m, 0, 0x2000, 16), 16);
+  ck_assert_int_eq(memcmp(want, got, 16), 0);
+  sim_mem_free(m);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+/* Accumulates of one op and type may overlap (MPI makes them atomic per element); of
+   different ops, or against a put or the target's own access, they race; against a get
+   they do not (the get reads the epoch's start, as a fetch). */
+START_TEST(accumulate_races) {
+  static const struct { const char *r0, *r1; int rc; } cases[] = {
+      {"accumulate 2 int32 sum to 1 at 0x100 addr 0x10", "", CDAG_OK},
+      {"accumulate 2 int32 sum to 1 at 0x100 addr 0x10\naccumulate 2 int32 sum to 1 at 0x104 addr 0x20", "", CDAG_OK},
+      {"accumulate 2 int32 sum to 1 at 0x100 addr 0x10", "accumulate 2 int32 sum to 1 at 0x100 addr 0x20", CDAG_OK},
+      {"accumulate 2 int32 sum to 1 at 0x100 addr 0x10", "accumulate 2 int32 max to 1 at 0x100 addr 0x20", CDAG_ERR_RACE},
+      {"accumulate 2 int32 sum to 1 at 0x100 addr 0x10", "accumulate 2 float sum to 1 at 0x100 addr 0x20", CDAG_ERR_RACE},
+      {"accumulate 2 int32 sum to 1 at 0x100 addr 0x10", "put 8b to 1 at 0x104 addr 0x20", CDAG_ERR_RACE},
+      {"accumulate 2 int32 sum to 1 at 0x100 addr 0x10", "copy 8b from 0x20 to 0x100", CDAG_ERR_RACE},
+      {"accumulate 2 int32 sum to 1 at 0x100 addr 0x10", "send 8b to 0 addr 0x100", CDAG_ERR_RACE},
+      {"accumulate 2 int32 sum to 1 at 0x100 addr 0x10", "get 8b from 1 at 0x100 addr 0x20", CDAG_OK},
+      {"get 8b from 1 at 0x100 addr 0x30 wait\nput 8b to 1 at 0x100 addr 0x10", "", CDAG_OK},   /* fetch, then replace */
+      {"accumulate 2 int32 sum to 1 at 0x100 addr 0x10\nfence", "fence\naccumulate 2 int32 max to 1 at 0x100 addr 0x20",
+       CDAG_OK},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    char text[512];
+    int r0_recv = strstr(cases[k].r1, "send") != NULL;
+    snprintf(text, sizeof text, "num_ranks 2\nrank 0 {\n%s\n%s}\nrank 1 {\n%s\n}\n", cases[k].r0,
+             r0_recv ? "recv 8b from 1 addr 0x40\n" : "", cases[k].r1);
+    int rc = cdag_test_load_rc(text);
+    ck_assert_msg(rc == cases[k].rc, "case %zu: %d (%s)", k, rc, cdag_error_message());
+    if (rc == CDAG_ERR_RACE) ck_assert_ptr_nonnull(strstr(cdag_error_message(), "accumulates into"));
+  }
+  /* bounds of a segment, and an op the type does not have */
+  ck_assert_int_eq(cdag_test_load_rc("num_ranks 2\nrank 0 {\naccumulate 4 int32 sum to 1 seg 0 at 56 addr 0\n}\n"
+                                     "rank 1 {\nsegment 0x100 64b\n}\n"), CDAG_ERR_ARG);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "accumulate of 16 bytes at offset 56 of rank 1 segment 0"));
+  ck_assert_int_eq(cdag_test_load_rc("num_ranks 2\nrank 0 {\naccumulate 4 float band to 1 at 0x100 addr 0\n}\n"),
+                   CDAG_ERR_FORMAT);
+}
+END_TEST
+
+/* Fences of a communicator cut only its members' ops: two pairs of ranks fence apart (a
+   window on each half), each pair's accesses belong to its own epochs; counts are checked per
+   communicator, accesses only reach members; races name the communicator. */
+START_TEST(fences_of_a_communicator) {
+  const char *text = "num_ranks 4\ncomm 1 ranks 0 1\ncomm 2 ranks 2 3\n"
+                     "rank 0 {\nfence comm 1\nput 8b to 1 at 0x100 addr 0x10 comm 1\nfence\nfence comm 1\n}\n"
+                     "rank 1 {\nfence comm 1\nfence\nfence comm 1\nsend 8b to 2 addr 0x100\n}\n"
+                     "rank 2 {\nfence comm 2\nget 8b from 3 at 0x200 addr 0x20 comm 2\nfence\nrecv 8b from 1 addr 0x300\n"
+                     "fence comm 2\n}\nrank 3 {\nfence comm 2\nfence\nfence comm 2\n}\n";
+  cdag_graph *g = cdag_test_text_graph(text);
+  cdag_plan *p = NULL;
+  CK_OK(cdag_analyze(g, NULL, &p));
+  CK_OK(exec_verify(g, p, 7, 3));
+  cdag_plan_free(&p);
+  sim_mem *m;   /* rank 2 receives what rank 0 put into rank 1 before rank 1's closing fence */
+  CK_OK(sim_mem_create(g, &m));
+  sim_mem_fill_random(m, 9);
+  uint8_t want[8], got[8];
+  memcpy(want, sim_mem_at(m, 0, 0x10, 8), 8);
+  CK_OK(sim_run_graph(g, m, 0));
+  memcpy(got, sim_mem_at(m, 2, 0x300, 8), 8);
+  ck_assert_int_eq(memcmp(want, got, 8), 0);
+  sim_mem_free(m);
+  char *buf = NULL;   /* written back with the communicators */
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  CK_OK(ir_save_file(g, f));
+  fclose(f);
+  ck_assert_msg(strstr(buf, "put 8b to 1 at 0x100 addr 0x10 comm 1\n") && strstr(buf, "fence comm 2\n"), "%s", buf);
+  cdag_graph *h = NULL;
+  ck_assert_msg(ir_load_mem(buf, len, "saved", NULL, &h) == CDAG_OK, "%s\n%s", cdag_error_message(), buf);
+  ck_assert_int_eq(h->nops, g->nops);
+  free(buf);
+  cdag_graph_free(&h);
+  cdag_graph_free(&g);
+  static const struct { const char *from, *to, *msg; int rc; } bad[] = {
+      {"rank 3 {\nfence comm 2\nfence\nfence comm 2\n}", "rank 3 {\nfence comm 2\nfence\n}",
+       "on communicator 2, rank 2 fences 2 times but rank 3 1 times", CDAG_ERR_ARG},
+      {"put 8b to 1 at 0x100 addr 0x10 comm 1", "put 8b to 2 at 0x100 addr 0x10 comm 1",
+       "an access to rank 2, which is not a member of communicator 1", CDAG_ERR_ARG},
+      {"rank 3 {\nfence comm 2", "rank 3 {\nfence comm 1", "a fence on communicator 1, of which rank 3 is not a member",
+       CDAG_ERR_ARG},
+      {"comm 2 ranks 2 3\n", "", "a fence on communicator 2, which the graph never declared", CDAG_ERR_ARG},
+      {"get 8b from 3 at 0x200 addr 0x20 comm 2", "get 8b from 3 at 0x200 addr 0x20 comm 2\nput 8b to 3 at 0x200 addr 0x30 comm 2",
+       "race in epoch 1 of communicator 2 on rank 3", CDAG_ERR_RACE},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+    char t[2048];
+    const char *at = strstr(text, bad[k].from);
+    ck_assert_ptr_nonnull(at);
+    snprintf(t, sizeof t, "%.*s%s%s", (int)(at - text), text, bad[k].to, at + strlen(bad[k].from));
+    ck_assert_int_eq(cdag_test_load_rc(t), bad[k].rc);
+    ck_assert_msg(strstr(cdag_error_message(), bad[k].msg), "case %zu: %s", k, cdag_error_message());
+  }
+}
+END_TEST
+
 START_TEST(save_and_load_again) {
   const char *text = "num_ranks 2\nrank 0 {\n  segment 0x100 64b\n  a: put 8b to 1 seg 0 at 8 addr 0x10\n  fence\n"
                      "  b: get 8b from 1 at 0x108 addr 0x20\n  b requires a\n}\nrank 1 {\n  segment 0x100 64b\n  fence\n}\n";
@@ -164,6 +305,22 @@ START_TEST(save_and_load_again) {
   ck_assert_msg(strstr(buf, "put 8b to 1 at 0x108 addr 0x10") && strstr(buf, "fence") && !strstr(buf, "tag -"), "%s", buf);
   ck_assert_msg(ir_load_mem(buf, len, "saved", NULL, &h) == CDAG_OK, "%s\n%s", cdag_error_message(), buf);
   ck_assert_int_eq(h->nops, g->nops);
+  free(buf);
+  cdag_graph_free(&g);
+  cdag_graph_free(&h);
+  /* an accumulate and a fetch with `wait` come back as written; the scratch expansion adds
+     is not written (loading adds it again) */
+  g = cdag_test_text_graph("num_ranks 2\nrank 0 {\n  segment 0x100 64b\n  get 8b from 1 seg 0 at 8 addr 0x30 wait\n"
+                           "  accumulate 2 double max to 1 seg 0 at 8 addr 0x10\n  fence\n}\n"
+                           "rank 1 {\n  segment 0x100 64b\n  fence\n}\n");
+  f = open_memstream(&buf, &len);
+  CK_OK(ir_save_file(g, f));
+  fclose(f);
+  ck_assert_msg(strstr(buf, "get 8b from 1 at 0x108 addr 0x30 wait\n") &&
+                strstr(buf, "accumulate 2 double max to 1 at 0x108 addr 0x10\n") && !strstr(buf, "scratch"), "%s", buf);
+  ck_assert_msg(ir_load_mem(buf, len, "saved", NULL, &h) == CDAG_OK, "%s\n%s", cdag_error_message(), buf);
+  ck_assert_int_eq(h->nops, g->nops);
+  ck_assert_int_eq(h->nscratch, g->nscratch);
   free(buf);
   cdag_graph_free(&g);
   cdag_graph_free(&h);
@@ -350,6 +507,9 @@ Suite *cdag_onesided_suite(void) {
   tcase_add_test(t, upc_ft_is_an_alltoall);
   tcase_add_test(t, caf_co_sum_is_an_allreduce);
   tcase_add_test(t, races_are_errors);
+  tcase_add_test(t, accumulates_are_remote_reductions);
+  tcase_add_test(t, accumulate_races);
+  tcase_add_test(t, fences_of_a_communicator);
   tcase_add_test(t, race_names_segment_offsets);
   tcase_add_test(t, bounds_and_fences);
   tcase_add_test(t, fences_alone_cost_nothing);

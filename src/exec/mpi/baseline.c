@@ -195,7 +195,7 @@ int engine_clone(sched_engine *e, const sched_engine *from) {
 
 /* The rank's ops as the part carries them (a graph of their own, under this rank). */
 static int part_ops_graph(const cdag_schedule *s, const sched_part *part, cdag_graph **g) {
-  int sender = -1, rc = ir_graph_new(s->nprocs, -1, g);
+  int sender = -1, rc = ir_graph_new(s->nprocs, s->rank, g);   /* one rank's: its calls are not checked against the others' */
   if (!rc) rc = wire_decode_rank(*g, part->ops, part->ops_len, &sender);
   if (!rc && sender != s->rank)
     rc = cdag__error(CDAG_ERR_FORMAT, "rank %d: baseline schedule carries the ops of rank %d", s->rank, sender);

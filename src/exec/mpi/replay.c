@@ -11,8 +11,10 @@
  * The copy walks the rank's ops in the global graph's program order, so the explicit
  * dependencies (forward in that order) are accepted as cdag_depend accepts them, and the
  * distributed graph's program order is the file's. Ops are added with the ir calls the API
- * uses (the file's element types and ops are cdag's, not MPI's). Its last part holds the few
- * MPI calls of the `cdag replay` command. */
+ * uses (the file's element types and ops are cdag's, not MPI's); an accumulate, which a
+ * distributed graph does not have, is copied as the message and reduce it expanded to (its
+ * message with a tag above the file's). Its last part holds the few MPI calls of the `cdag
+ * replay` command. */
 #include <stdlib.h>
 
 #include "exec/mpi/replay.h"
@@ -187,6 +189,7 @@ typedef struct {
   cdag_graph *g;
   int me;
   int compute_time;   /* computations keep their cost (0: they cost nothing; -1: left out) */
+  int acc_tag;        /* the tag of accumulates' messages: above every tag of the file */
 } copier;
 
 /* The pointer in this rank's block for its file address [addr, addr + len). */
@@ -229,6 +232,13 @@ static int copy_message(const copier *c, int64_t i, int32_t *id) {
   const cdag_graph *gg = c->gg;
   int os = os_of(gg, i), send = gg->kind[i] == IR_SEND;
   if (os == IR_OS_GET || os == IR_OS_PUT) return copy_onesided(c, i, os == IR_OS_GET, id);
+  if (os == IR_OS_ACC || (os == IR_OS_PARTNER && gg->tag[i] == IR_TAG_ACC)) {   /* an accumulate: a message */
+    uint64_t p;
+    int rc = local_ptr(c, gg->addr[i], gg->bytes[i], &p);
+    if (rc) return rc;
+    return send ? ir_add_send(c->g, c->me, p, gg->bytes[i], gg->peer[i], c->acc_tag, id)
+                : ir_add_recv(c->g, c->me, p, gg->bytes[i], gg->peer[i], c->acc_tag, id);
+  }
   if (gg->tag[i] < 0) {   /* a message cdag made itself (tags below 0 are never the file's) */
     char d[200];
     return cdag__error(CDAG_ERR_UNSUPPORTED, "%s: a message with cdag's internal tag %d, which replay cannot copy "
@@ -247,8 +257,16 @@ static int copy_kind(const copier *c, int64_t i, int32_t *id) {
   const cdag_graph *gg = c->gg;
   uint64_t p, q;
   int rc;
+  if (gg->oscomm && gg->oscomm[i]) {   /* a distributed graph's fences are every rank's */
+    char d[200];
+    return cdag__error(CDAG_ERR_UNSUPPORTED, "%s: a fence or one-sided access of communicator %d, which replay cannot "
+                       "copy into a distributed graph yet", ir_describe(gg, (int32_t)i, d, sizeof d), gg->oscomm[i]);
+  }
   switch (os_of(gg, i)) {
-  case IR_OS_PARTNER:
+  case IR_OS_PARTNER:   /* an accumulate's target side is copied as it is (a distributed graph has none) */
+    if (gg->kind[i] == IR_RECV && gg->tag[i] == IR_TAG_ACC) return copy_message(c, i, id);
+    if (gg->kind[i] == IR_REDUCE) break;
+    return CDAG_OK;
   case IR_OS_COLL_PART:
     return CDAG_OK;
   case IR_OS_COLL:
@@ -340,7 +358,12 @@ int replay_copy_rank(const cdag_graph *gg, const replay_map *m, uint8_t *block, 
   if (g->myrank < 0 || g->nprocs != gg->nprocs || g->nops || m->nprocs != gg->nprocs)
     return cdag__error(CDAG_ERR_ARG, "replay: a distributed graph of %d ranks with no operations is needed for a "
                        "file of %d ranks", g->nprocs, gg->nprocs);
-  copier c = {gg, m, block, g, g->myrank, compute_time};
+  int64_t top = 0;   /* the same on every rank: the file's highest tag + 1 */
+  for (int64_t i = 0; i < gg->nops; i++)
+    if ((gg->kind[i] == IR_SEND || gg->kind[i] == IR_RECV) && gg->tag[i] >= top) top = (int64_t)gg->tag[i] + 1;
+  if (top > INT32_MAX) return cdag__error(CDAG_ERR_UNSUPPORTED, "replay: the file uses tag 2^31-1: no tag is left for "
+                                          "its accumulates");
+  copier c = {gg, m, block, g, g->myrank, compute_time, (int)top};
   int32_t lo = gg->rank_start[c.me], hi = gg->rank_start[c.me + 1];
   int32_t *local = malloc((size_t)(gg->nops ? gg->nops : 1) * sizeof *local);
   if (!local) return CDAG_NOMEM("replay");

@@ -72,6 +72,10 @@ np2)
   summary
   out 544 bytes equal
   out one-sided: 3 gets, 2 puts, 4 fences
+# accumulates (as the message and reduce they expand to) and fences beside a native reduce
+0 run 2 "$data/accumulate_native2.cdag" $iters
+  summary
+  out 80 bytes equal
 T
   ;;
 np3)

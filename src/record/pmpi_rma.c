@@ -1,0 +1,734 @@
+/* cdag — src/record/pmpi_rma.c: one-sided communication (MPI-3.1 chapter 11), recorded as
+ * the graph format's gets, puts, accumulates and fences (pmpi.h; the lines: record.h).
+ *  - Windows: MPI_Win_create, Win_allocate, Win_allocate_shared, Win_create_dynamic (with
+ *    Win_attach/Win_detach) and Win_free. At creation the members exchange, with PMPI, the
+ *    base address and disp_unit of each (a dynamic window's are 0 and 1: MPI's target
+ *    displacement there is the target's address), so an origin writes every access with
+ *    the target's address (`at A`, no segment): target displacement * its disp_unit + its
+ *    base, in world ranks.
+ *  - Fence epochs: each MPI_Win_fence is a `fence`. On a window over every process of the
+ *    run it is a plain fence (every rank's): several such windows fence in turn, each MPI
+ *    fence one fence of the graph, so an access's epoch is never longer than MPI's. A window
+ *    over fewer processes gets a communicator of its own (a duplicate of its communicator,
+ *    with the id its members agree on): its fences and accesses name it (`comm C`), so its
+ *    fences cut only its members' epochs (docs/semantics.md).
+ *  - Put, Get: the origin's bytes are its datatype's ranges (through a packing area when
+ *    there are several, as messages are), the target's the ranges of the target datatype
+ *    at the target address: one put or get per contiguous target range, each at a position
+ *    of its own after the call's. A get's bytes are the program's when the epoch closes: the
+ *    shadow gets them (and unpacks) at that fence.
+ *  - Accumulate = `accumulate` (MPI_REPLACE: a put; MPI_NO_OP: nothing); Get_accumulate and
+ *    Fetch_and_op = a get (with `wait`, so the origin's update is ordered after its fetch)
+ *    then an accumulate: the fetched value is the target's at the epoch's start, exact when
+ *    no other origin updates those bytes in the epoch (docs/semantics.md). Compare_and_swap
+ *    = a get, and at the closing fence, when the fetched value equals the compare value
+ *    (the swap took place), a put at the position the call reserved.
+ *  - Post/start/complete/wait: a communicator per origin and target (below): fences at
+ *    start and complete on the origin, at post and wait (or a Win_test that succeeds) on
+ *    the target, and the accesses name it. The target's recorder is not told what was put
+ *    into it (no collective call to tell it at).
+ *  - Passive target (lock/unlock/lock_all/flush): its calls and the accesses inside its
+ *    epochs are counted as unsupported with the reason; a request-based access (Rput, Rget,
+ *    Raccumulate, Rget_accumulate) is valid only there.
+ * The members' bases are kept per window (a member per rank of the window's group). */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "record/pmpi.h"
+
+/* A get (or fetch) waiting for its epoch's closing fence: its ranges at the origin (ga/gl
+   of the window from `first`, n of them), the packing area it landed in when n > 1. */
+typedef struct { uint64_t area; int64_t first, n; const char *type; } rget;
+/* A compare-and-swap waiting for the fence: the put written at `seq` if the swap happened. */
+typedef struct { uint64_t seq, origin, result, target, bytes; int member, comm; unsigned char compare[32]; } rcas;
+
+/* An access this rank made, for its target to learn at the fence: member, A_* kind, the
+   target's bytes, the element type (cdag_type, -1 none). Words, as exchanged. */
+typedef struct { uint64_t member, kind, addr, len, type; } racc;
+
+typedef struct {
+  MPI_Comm comm;            /* a duplicate of the window's communicator: the fences' exchanges */
+  int *cnt;                 /* 4n: counts and displacements of an exchange */
+  int n, me;                /* members, this rank's index */
+  int *world;               /* member -> world rank */
+  uint64_t *base;           /* member -> base address (0 in a dynamic window) */
+  int64_t *unit;            /* member -> disp_unit */
+  int whole;                /* every process of the run is a member: plain fences */
+  int cid;                  /* else the id of `comm` (its fences and accesses name it), -1: none */
+  int passive;              /* lock epochs open (lock, lock_all) */
+  int started;              /* an access epoch of MPI_Win_start is open */
+  int *start, nstart;       /* its targets (world ranks) when it was recorded, else NULL */
+  int *post, npost;         /* the origins of the open MPI_Win_post (world ranks), if recorded */
+  rget *g; int64_t ng, gcap;          /* gets of the open epoch */
+  uint64_t *ga, *gl; int64_t nr, rcap;/* their ranges */
+  rcas *cas; int64_t ncas, cascap;    /* compare-and-swaps of the open epoch */
+  racc *acc; int64_t nacc, acccap;    /* accesses of the open epoch, in order */
+  uint64_t open;                      /* the position of the fence that opened it (0: none) */
+  int open_phase;                     /* and its phase */
+} rwin;
+
+static rwin *win_of(MPI_Win w) {
+  Word_t *v;
+  if (!R) return NULL;
+  JLG(v, R->wins, (Word_t)w);
+  return v ? (rwin *)*v : NULL;
+}
+
+static void win_free(rwin *w) {
+  if (!w) return;
+  free(w->world); free(w->base); free(w->unit); free(w->g); free(w->ga); free(w->gl); free(w->cas);
+  free(w->acc); free(w->cnt); free(w->start); free(w->post);
+  free(w);
+}
+
+void rma_free(void) {
+  Word_t *v, k = 0;
+  JLF(v, R->wins, k);
+  while (v) {
+    win_free((rwin *)*v);
+    JLN(v, R->wins, k);
+  }
+  JudyLFreeArray(&R->wins, PJE0);
+  Word_t freed;
+  J1FA(freed, R->pairs);
+  (void)freed;
+  free(R->trs.a);
+  free(R->trs.l);
+}
+
+/* A window just created on comm: members exchange base and disp_unit, and keep a duplicate
+   of comm for the exchanges at fences (every member takes part, recorded or not, as
+   comm_created does; all keep the window, or none). */
+static void win_created(MPI_Win win, MPI_Comm comm, const void *base, MPI_Aint unit) {
+  if (!R || win == MPI_WIN_NULL) return;
+  int n = 0, me = 0, inter = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter) return;   /* no window (MPI allows none on intercommunicators) */
+  PMPI_Comm_size(comm, &n);
+  PMPI_Comm_rank(comm, &me);
+  uint64_t mine[2] = {(uint64_t)(uintptr_t)base, (uint64_t)unit}, *all = malloc((size_t)n * sizeof mine);
+  int *idx = malloc((size_t)n * sizeof *idx), *cnt = malloc(4 * (size_t)n * sizeof *cnt);
+  rwin *w = calloc(1, sizeof *w);
+  if (w) {
+    w->world = malloc((size_t)n * sizeof *w->world);
+    w->base = malloc((size_t)n * sizeof *w->base);
+    w->unit = malloc((size_t)n * sizeof *w->unit);
+    w->cnt = cnt;
+    cnt = NULL;
+  }
+  Word_t *v = NULL;
+  if (all && idx && w && w->world && w->base && w->unit && w->cnt) JLI(v, R->wins, (Word_t)win);
+  int ok = v && v != PJERR, every = 0, rc;
+  if (ok) *v = (Word_t)w;
+  PMPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_LAND, comm);   /* all keep the window, or none */
+  if (every) every = PMPI_Comm_dup(comm, &w->comm) == MPI_SUCCESS;
+  if (!every) {
+    if (!ok) nomem(OOM_COMMS);   /* its calls are then counted as lost to memory */
+    if (ok) {
+      *v = 0;   /* if the delete fails, the key stays naming no window */
+      JLD(rc, R->wins, (Word_t)win);
+      (void)rc;
+    }
+    win_free(w);
+    free(all); free(idx); free(cnt);
+    return;
+  }
+  PMPI_Allgather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, comm);
+  w->n = n;
+  w->me = me;
+  MPI_Group g, wg;
+  PMPI_Comm_group(comm, &g);
+  PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+  for (int i = 0; i < n; i++) idx[i] = i;   /* the member indices (MPI's input and output must differ) */
+  PMPI_Group_translate_ranks(g, n, idx, wg, w->world);
+  PMPI_Group_free(&g);
+  PMPI_Group_free(&wg);
+  for (int i = 0; i < n; i++) {
+    w->base[i] = all[2 * i];
+    w->unit[i] = (int64_t)all[2 * i + 1];
+  }
+  w->whole = n == R->nprocs;
+  w->cid = -1;
+  if (!w->whole) {   /* the graph's fences and accesses of this window name a communicator */
+    comm_created(w->comm);
+    rcomm *x = usable(w->comm, C_Win_create);
+    if (x) w->cid = x->id;
+  }
+  free(all); free(idx);
+}
+
+/* The window if this call on it can be recorded now; else counts the call (unsupported,
+   with the reason, or lost to memory) and returns NULL. access: an access call, refused
+   inside passive-target and post/start epochs. */
+static rwin *usable_win(MPI_Win win, int call, int access) {
+  if (!recording()) return NULL;
+  R->oom_now = 0;
+  Word_t *v;
+  JLG(v, R->wins, (Word_t)win);
+  rwin *w = v ? (rwin *)*v : NULL;
+  if (!w) {   /* memory failed when it was created (counted then), or a call made it that the recorder does not know */
+    unsupported_because(call, "a window created by a call the recorder does not know, or lost to memory");
+    return NULL;
+  }
+  if (!w->whole && w->cid < 0) {
+    unsupported_because(call, "a window whose communicator could not be recorded");
+    return NULL;
+  }
+  if (access && w->passive) {
+    unsupported_because(call, "an access in a passive-target (lock) epoch");
+    return NULL;
+  }
+  if (access && w->started && !w->start) {
+    unsupported_because(call, "an access in a start epoch that was not recorded");
+    return NULL;
+  }
+  return w;
+}
+
+/* ---- post/start/complete/wait: a communicator per origin and target ----
+ * MPI matches the k-th start of origin o that names target t with the k-th post of t that
+ * names o, and o's complete with t's wait. The recording gives each such pair a
+ * communicator of two members (one when o = t) with an id both derive alone, PAIR_BASE +
+ * o * nprocs + t: o fences on it at start and complete, t at post and wait, and o's
+ * accesses to t in the epoch name it, so a put lands before t's wait and a get reads what t
+ * held at its post (docs/recording.md). */
+
+#define PAIR_BASE (1 << 29)
+#define PAIR_MAX_PROCS (1 << 14)   /* PAIR_BASE + nprocs^2 below SELF_COMM_ID */
+
+/* The communicator of accesses from world rank o to t, declared in the part the first
+   time this rank names it. */
+static int pair_comm(int o, int t) {
+  int id = PAIR_BASE + o * R->nprocs + t, rc;
+  J1S(rc, R->pairs, (Word_t)id);
+  if (rc == 0) return id;
+  if (o == t) out("comm %d 1 %d\n", id, o);   /* JERR: declared again later, which the merger allows */
+  else out("comm %d 2 %d %d\n", id, o, t);
+  return id;
+}
+
+/* The world ranks of group g (malloc'd), NULL when memory fails (counted). */
+static int *group_world(MPI_Group g, int *n) {
+  MPI_Group wg;
+  PMPI_Group_size(g, n);
+  int *idx = malloc((size_t)(*n ? *n : 1) * sizeof *idx), *out = malloc((size_t)(*n ? *n : 1) * sizeof *out);
+  if (!idx || !out) {
+    free(idx);
+    free(out);
+    nomem(OOM_CALLS);
+    return NULL;
+  }
+  for (int i = 0; i < *n; i++) idx[i] = i;
+  PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+  PMPI_Group_translate_ranks(g, *n, idx, wg, out);
+  PMPI_Group_free(&wg);
+  free(idx);
+  return out;
+}
+
+/* A fence on the communicator of this rank with each of peers (world ranks), as the origin
+   (start, complete) or the target (post, wait), at positions of their own. */
+static void pair_fences(const int *peers, int n, int origin) {
+  uint64_t seq = next_seq();
+  for (int j = 0; j < n; j++) {
+    ir_line l = line_of(IR_FENCE);
+    l.comm = origin ? pair_comm(R->rank, peers[j]) : pair_comm(peers[j], R->rank);
+    out_op(R->phase, seq + (uint64_t)j, &l);
+  }
+}
+
+/* The window if a post/start/complete/wait call on it can be recorded, else NULL (counted). */
+static rwin *pscw_win(MPI_Win win, int call) {
+  rwin *w = usable_win(win, call, 0);
+  if (w && R->nprocs > PAIR_MAX_PROCS) {
+    unsupported_because(call, "post/start/complete/wait on more than 16384 processes");
+    return NULL;
+  }
+  return w;
+}
+
+/* The communicator an access of this rank to member `target` names now: its start epoch's
+   pair, or the window's (-1: none, plain fences); -2 when the target is not in the group
+   of the open start epoch. */
+static int access_comm(const rwin *w, int target) {
+  if (!w->started) return w->whole ? -1 : w->cid;
+  for (int j = 0; j < w->nstart; j++)
+    if (w->start[j] == w->world[target]) return pair_comm(R->rank, w->world[target]);
+  return -2;
+}
+
+/* ---- accesses ---- */
+
+enum { A_PUT, A_GET, A_ACC };
+
+/* One access: the origin's `count` elements of ot at buf, the target's tcount of tt at
+   displacement disp of member `target`. For A_ACC, type and rop name the reduction. Writes
+   one line per target range; returns the call's position (0: nothing recorded). `wait`:
+   every later op of the rank depends on the access (a fetch before its update). */
+static uint64_t access_of(rwin *w, int kind, const void *buf, int count, MPI_Datatype ot, int target, MPI_Aint disp,
+                          int tcount, MPI_Datatype tt, int type, int rop, int call, int wait) {
+  if (target == MPI_PROC_NULL) return 0;
+  if (target < 0 || target >= w->n) return unsupported_because(call, "a target outside the window's group"), 0;
+  int comm = access_comm(w, target);
+  if (comm == -2) return unsupported_because(call, "a target outside the group of the start epoch"), 0;
+  uint64_t bytes = type_bytes(count, ot), tbase = w->base[target] + (uint64_t)((int64_t)disp * w->unit[target]);
+  ranges *o = &R->rs, *t = &R->trs;
+  if (!bytes) return 0;
+  if (layout(buf, count, ot, NULL, bytes, o) || layout((const void *)(uintptr_t)tbase, tcount, tt, NULL, bytes, t)) {
+    not_recorded(call);
+    return 0;
+  }
+  if (kind == A_ACC && (o->n > 1 || t->n > 1)) {   /* an accumulate's ranges must hold whole elements */
+    int size = ir_type_size(type);
+    for (int64_t i = 0; i < o->n + t->n; i++)
+      if ((i < o->n ? o->l[i] : t->l[i - o->n]) % (uint64_t)size) {
+        unsupported_because(call, "an accumulate whose datatype splits an element");
+        return 0;
+      }
+  }
+  if (kind == A_GET && w->nr + o->n > w->rcap) {   /* room for the get's ranges until the fence */
+    int64_t c = 2 * (w->nr + o->n);
+    uint64_t *a = realloc(w->ga, (size_t)c * 8), *l = a ? realloc(w->gl, (size_t)c * 8) : NULL;
+    if (a) w->ga = a;
+    if (l) w->gl = l, w->rcap = c;
+    if (!l) return nomem(OOM_CALLS), 0;
+  }
+  if (kind == A_GET && base_grow((void **)&w->g, w->ng, &w->gcap, 1, sizeof *w->g, "recorder"))
+    return nomem(OOM_CALLS), 0;
+  uint64_t seq = next_seq(), src = o->n ? o->a[0] : (uint64_t)(uintptr_t)buf;
+  if (kind != A_GET) check_sent(o, seq, type_name(ot));
+  if (o->n > 1) {
+    src = pack_area(bytes);
+    if (kind != A_GET) pack_copies(o, src, seq - REC_SEQ_STEP / 4, 1);
+  }
+  if (base_grow((void **)&w->acc, w->nacc, &w->acccap, t->n, sizeof *w->acc, "recorder")) {
+    nomem(OOM_CALLS);   /* the target will not learn of it: its shadow sees the bytes as computed */
+  } else {
+    int et = kind == A_ACC ? type : t->n == 1 ? mpig_type_of(tt) : -1;
+    for (int64_t j = 0; j < t->n; j++)
+      w->acc[w->nacc++] = (racc){(uint64_t)target, (uint64_t)kind, t->a[j], t->l[j], (uint64_t)(int64_t)et};
+  }
+  uint64_t off = 0;
+  for (int64_t j = 0; j < t->n; j++) {
+    ir_line l = line_of(kind == A_PUT ? IR_PUT : kind == A_GET ? IR_GET : IR_ACC);
+    l.bytes = t->l[j];
+    l.peer = kind == A_ACC ? type << 8 | rop : w->world[target];
+    if (kind == A_ACC) l.tag = w->world[target];
+    l.addr2 = t->a[j];
+    l.addr = src + off;
+    l.wait = wait && j == t->n - 1;
+    l.comm = comm;
+    out_op(R->phase, seq + (uint64_t)j, &l);
+    off += t->l[j];
+  }
+  if (kind == A_GET) {
+    w->g[w->ng++] = (rget){o->n > 1 ? src : 0, w->nr, o->n, type_name(ot)};
+    memcpy(w->ga + w->nr, o->a, (size_t)o->n * 8);
+    memcpy(w->gl + w->nr, o->l, (size_t)o->n * 8);
+    w->nr += o->n;
+  }
+  return seq;
+}
+
+/* The element type of the reduction an accumulate does (predefined type, or the one its
+   derived type is made of); -1 with the reason counted when cdag cannot do it. */
+static int acc_reduction(MPI_Datatype t, MPI_Op op, int call, int *type, int *rop) {
+  char why[96];
+  MPI_Datatype b = t;
+  int ni, na, nt, comb;
+  for (int depth = 0; depth < 32; depth++) {   /* to the predefined type it is made of */
+    PMPI_Type_get_envelope(b, &ni, &na, &nt, &comb);
+    if (comb == MPI_COMBINER_NAMED || nt < 1) break;
+    int *ints = malloc((size_t)(ni ? ni : 1) * sizeof *ints);
+    MPI_Aint *aints = malloc((size_t)(na ? na : 1) * sizeof *aints);
+    MPI_Datatype *types = malloc((size_t)nt * sizeof *types);
+    if (!ints || !aints || !types) {
+      free(ints); free(aints); free(types);
+      return nomem(OOM_CALLS), -1;
+    }
+    PMPI_Type_get_contents(b, ni, na, nt, ints, aints, types);
+    for (int k = 1; k < nt; k++) {   /* handles MPI made for us, freed (predefined ones are not) */
+      int i2, a2, t2, c2;
+      PMPI_Type_get_envelope(types[k], &i2, &a2, &t2, &c2);
+      if (c2 != MPI_COMBINER_NAMED) PMPI_Type_free(&types[k]);
+    }
+    if (b != t) PMPI_Type_free(&b);
+    b = types[0];
+    free(ints); free(aints); free(types);
+  }
+  PMPI_Type_get_envelope(b, &ni, &na, &nt, &comb);
+  int r = mpig_reduction(b, op, type, rop, why, sizeof why);
+  if (b != t && comb != MPI_COMBINER_NAMED) PMPI_Type_free(&b);
+  if (r != MPIG_REDUCTION_OK) {
+    unsupported_because(call, why);
+    return -1;
+  }
+  return 0;
+}
+
+/* An update of the target (accumulate, or the update of a get-accumulate): a put for
+   MPI_REPLACE, nothing for MPI_NO_OP, else an accumulate. */
+static uint64_t update(rwin *w, const void *buf, int count, MPI_Datatype ot, int target, MPI_Aint disp, int tcount,
+                       MPI_Datatype tt, MPI_Op op, int call) {
+  int type = 0, rop = 0;
+  if (op == MPI_NO_OP) return 0;
+  if (op == MPI_REPLACE) return access_of(w, A_PUT, buf, count, ot, target, disp, tcount, tt, 0, 0, call, 0);
+  if (acc_reduction(ot, op, call, &type, &rop)) return 0;
+  return access_of(w, A_ACC, buf, count, ot, target, disp, tcount, tt, type, rop, call, 0);
+}
+
+/* ---- fences ---- */
+
+static int acc_cmp(const void *pa, const void *pb) {
+  const racc *a = pa, *b = pb;
+  return (a->member > b->member) - (a->member < b->member);
+}
+
+/* What the members did to this rank's memory in the epoch that closed at seq: each sends
+   member j the accesses it made to j (over the window's duplicate communicator; nothing more
+   when no member made any). The bytes a put or accumulate wrote are the program's now (the
+   shadow takes them as received); the bytes a get read were read at the opening fence, so
+   the shadow checks them there: a computation that wrote them is placed before that fence.
+   recorded: this fence was recorded. Every member calls it alike (the window is known on
+   all or none); memory that fails on one skips the exchange on all, counted. */
+static void exchange(rwin *w, uint64_t seq, int recorded) {
+  int n = w->n, *sc = w->cnt, *sd = sc + n, *rc = sd + n, *rd = rc + n, flag[2] = {w->nacc > 0, 0}, got[2];
+  PMPI_Allreduce(flag, got, 1, MPI_INT, MPI_MAX, w->comm);
+  if (!got[0]) return;
+  if (w->nacc > 1) qsort(w->acc, (size_t)w->nacc, sizeof *w->acc, acc_cmp);
+  memset(sc, 0, (size_t)n * sizeof *sc);
+  for (int64_t i = 0; i < w->nacc; i++) sc[w->acc[i].member] += 5;   /* words of a racc */
+  PMPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, w->comm);
+  int64_t total = 0, sent = 0;
+  for (int j = 0; j < n; j++) {
+    sd[j] = (int)sent;
+    sent += sc[j];
+    rd[j] = (int)total;
+    total += rc[j];
+  }
+  uint64_t *in = total <= INT32_MAX && sent <= INT32_MAX ? malloc((size_t)(total ? total : 1) * 8) : NULL;
+  flag[1] = !in;
+  PMPI_Allreduce(&flag[1], &got[1], 1, MPI_INT, MPI_MAX, w->comm);
+  if (got[1]) {
+    if (!in) nomem(OOM_CALLS);
+    free(in);
+    return;
+  }
+  PMPI_Alltoallv(w->acc, sc, sd, MPI_UINT64_T, in, rc, rd, MPI_UINT64_T, w->comm);
+  for (int pass = 0; recorded && pass < 2; pass++)   /* gets (at the opening fence), then writes */
+    for (int64_t k = 0; k < total; k += 5) {
+      const racc *a = (const racc *)(in + k);
+      int type = (int)(int64_t)a->type;
+      const char *tn = type >= 0 ? ir_type_name(type) : NULL;
+      if (pass == 0 && a->kind == A_GET && w->open && w->open_phase == R->phase)
+        check_sent(&(ranges){1, 1, (uint64_t *)&a->addr, (uint64_t *)&a->len}, w->open, tn);
+      else if (pass == 1 && a->kind != A_GET)
+        rec_shadow_recv(R->sh, a->addr, a->len, seq, tn);
+    }
+  free(in);
+}
+
+/* An epoch closed at position seq (0: not recorded): each compare-and-swap that swapped
+   writes its put (at the position its call reserved). */
+static void swaps_done(rwin *w, uint64_t seq) {
+  for (int64_t i = 0; seq && i < w->ncas; i++) {
+    const rcas *c = &w->cas[i];
+    if (memcmp((const void *)(uintptr_t)c->result, c->compare, c->bytes)) continue;   /* no swap */
+    ir_line l = line_of(IR_PUT);
+    l.bytes = c->bytes;
+    l.peer = w->world[c->member];
+    l.addr2 = c->target;
+    l.addr = c->origin;
+    l.comm = c->comm;
+    out_op(R->phase, c->seq, &l);
+    if (!base_grow((void **)&w->acc, w->nacc, &w->acccap, 1, sizeof *w->acc, "recorder"))
+      w->acc[w->nacc++] = (racc){(uint64_t)c->member, A_PUT, c->target, c->bytes, (uint64_t)(int64_t)-1};
+  }
+  w->ncas = 0;
+}
+
+/* The gets of the epoch completed at seq: their bytes are the program's now (unpacked from
+   their areas first). */
+static void gets_done(rwin *w, uint64_t seq) {
+  for (int64_t i = 0; seq && i < w->ng; i++) {
+    const rget *g = &w->g[i];
+    ranges r = {g->n, g->n, w->ga + g->first, w->gl + g->first};
+    if (g->n > 1) {
+      uint64_t first = rec_shadow_reserve(R->sh, seq, (uint32_t)g->n);
+      if (first) pack_copies(&r, g->area, first, 0);
+    }
+    for (int64_t k = 0; k < g->n; k++) rec_shadow_recv(R->sh, r.a[k], r.l[k], seq, g->n == 1 ? g->type : NULL);
+  }
+  w->ng = w->nr = 0;
+}
+
+/* The fence epoch closed at position seq (0: the fence was not recorded): swaps, then the
+   members learn what was done to them, then the gets. */
+static void epoch_closed(rwin *w, uint64_t seq) {
+  swaps_done(w, seq);
+  exchange(w, seq, seq != 0);
+  gets_done(w, seq);
+  w->nacc = 0;
+  w->open = seq;
+  w->open_phase = seq ? R->phase : -1;
+}
+
+/* The MPI functions below replace MPI's; everything above stays inside the library. */
+#pragma GCC visibility push(default)
+
+/* ---- windows ---- */
+
+int MPI_Win_create(void *base, MPI_Aint size, int unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) {
+  COUNT(C_Win_create);
+  int rc = PMPI_Win_create(base, size, unit, info, comm, win);
+  if (rc == MPI_SUCCESS) win_created(*win, comm, base, unit);
+  return rc;
+}
+
+int MPI_Win_allocate(MPI_Aint size, int unit, MPI_Info info, MPI_Comm comm, void *base, MPI_Win *win) {
+  COUNT(C_Win_allocate);
+  int rc = PMPI_Win_allocate(size, unit, info, comm, base, win);
+  if (rc == MPI_SUCCESS) win_created(*win, comm, *(void **)base, unit);
+  return rc;
+}
+
+int MPI_Win_allocate_shared(MPI_Aint size, int unit, MPI_Info info, MPI_Comm comm, void *base, MPI_Win *win) {
+  COUNT(C_Win_allocate_shared);
+  int rc = PMPI_Win_allocate_shared(size, unit, info, comm, base, win);
+  if (rc == MPI_SUCCESS) win_created(*win, comm, *(void **)base, unit);
+  return rc;
+}
+
+int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
+  COUNT(C_Win_create_dynamic);
+  int rc = PMPI_Win_create_dynamic(info, comm, win);
+  if (rc == MPI_SUCCESS) win_created(*win, comm, NULL, 1);   /* displacements are addresses */
+  return rc;
+}
+
+/* Attached memory needs nothing: a dynamic window's displacement is the target's address. */
+int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) {
+  COUNT(C_Win_attach);
+  return PMPI_Win_attach(win, base, size);
+}
+
+int MPI_Win_detach(MPI_Win win, const void *base) {
+  COUNT(C_Win_detach);
+  return PMPI_Win_detach(win, base);
+}
+
+int MPI_Win_free(MPI_Win *win) {
+  COUNT(C_Win_free);
+  if (R) {
+    Word_t *v;
+    int rc;
+    JLG(v, R->wins, (Word_t)*win);
+    if (v) {
+      rwin *w = (rwin *)*v;
+      JLD(rc, R->wins, (Word_t)*win);
+      if (rc == JERR) *v = 0, nomem(OOM_COMMS);   /* the key stays, naming no window */
+      if (w && !w->whole) comm_drop(w->comm);
+      if (w) PMPI_Comm_free(&w->comm);
+      win_free(w);
+    }
+  }
+  return PMPI_Win_free(win);
+}
+
+/* ---- fence epochs ---- */
+
+int MPI_Win_fence(int assert_, MPI_Win win) {
+  COUNT(C_Win_fence);
+  rwin *w = usable_win(win, C_Win_fence, 0), *known = win_of(win);
+  uint64_t seq = 0;
+  if (w) {
+    seq = next_seq();
+    ir_line l = line_of(IR_FENCE);
+    l.comm = w->whole ? -1 : w->cid;
+    out_op(R->phase, seq, &l);
+  }
+  int rc = PMPI_Win_fence(assert_, win);
+  if (known && rc == MPI_SUCCESS) epoch_closed(known, seq);   /* on every member alike */
+  return rc;
+}
+
+int MPI_Put(const void *obuf, int ocount, MPI_Datatype ot, int target, MPI_Aint disp, int tcount, MPI_Datatype tt,
+            MPI_Win win) {
+  COUNT(C_Put);
+  rwin *w = usable_win(win, C_Put, 1);
+  if (w) access_of(w, A_PUT, obuf, ocount, ot, target, disp, tcount, tt, 0, 0, C_Put, 0);
+  return PMPI_Put(obuf, ocount, ot, target, disp, tcount, tt, win);
+}
+
+int MPI_Get(void *obuf, int ocount, MPI_Datatype ot, int target, MPI_Aint disp, int tcount, MPI_Datatype tt,
+            MPI_Win win) {
+  COUNT(C_Get);
+  rwin *w = usable_win(win, C_Get, 1);
+  if (w) access_of(w, A_GET, obuf, ocount, ot, target, disp, tcount, tt, 0, 0, C_Get, 0);
+  return PMPI_Get(obuf, ocount, ot, target, disp, tcount, tt, win);
+}
+
+int MPI_Accumulate(const void *obuf, int ocount, MPI_Datatype ot, int target, MPI_Aint disp, int tcount,
+                   MPI_Datatype tt, MPI_Op op, MPI_Win win) {
+  COUNT(C_Accumulate);
+  rwin *w = usable_win(win, C_Accumulate, 1);
+  if (w) update(w, obuf, ocount, ot, target, disp, tcount, tt, op, C_Accumulate);
+  return PMPI_Accumulate(obuf, ocount, ot, target, disp, tcount, tt, op, win);
+}
+
+int MPI_Get_accumulate(const void *obuf, int ocount, MPI_Datatype ot, void *rbuf, int rcount, MPI_Datatype rt,
+                       int target, MPI_Aint disp, int tcount, MPI_Datatype tt, MPI_Op op, MPI_Win win) {
+  COUNT(C_Get_accumulate);
+  rwin *w = usable_win(win, C_Get_accumulate, 1);
+  if (w && access_of(w, A_GET, rbuf, rcount, rt, target, disp, tcount, tt, 0, 0, C_Get_accumulate, op != MPI_NO_OP))
+    update(w, obuf, ocount, ot, target, disp, tcount, tt, op, C_Get_accumulate);
+  return PMPI_Get_accumulate(obuf, ocount, ot, rbuf, rcount, rt, target, disp, tcount, tt, op, win);
+}
+
+int MPI_Fetch_and_op(const void *obuf, void *rbuf, MPI_Datatype t, int target, MPI_Aint disp, MPI_Op op,
+                     MPI_Win win) {
+  COUNT(C_Fetch_and_op);
+  rwin *w = usable_win(win, C_Fetch_and_op, 1);
+  if (w && access_of(w, A_GET, rbuf, 1, t, target, disp, 1, t, 0, 0, C_Fetch_and_op, op != MPI_NO_OP))
+    update(w, obuf, 1, t, target, disp, 1, t, op, C_Fetch_and_op);
+  return PMPI_Fetch_and_op(obuf, rbuf, t, target, disp, op, win);
+}
+
+int MPI_Compare_and_swap(const void *obuf, const void *cbuf, void *rbuf, MPI_Datatype t, int target, MPI_Aint disp,
+                         MPI_Win win) {
+  COUNT(C_Compare_and_swap);
+  rwin *w = usable_win(win, C_Compare_and_swap, 1);
+  uint64_t bytes = type_bytes(1, t);
+  if (w && target != MPI_PROC_NULL && target >= 0 && target < w->n) {
+    rcas c = {0};
+    if (bytes > sizeof c.compare || base_grow((void **)&w->cas, w->ncas, &w->cascap, 1, sizeof *w->cas, "recorder")) {
+      if (bytes > sizeof c.compare) unsupported_because(C_Compare_and_swap, "a compare-and-swap of more than 32 bytes");
+      else nomem(OOM_CALLS);
+    } else {
+      uint64_t seq = access_of(w, A_GET, rbuf, 1, t, target, disp, 1, t, 0, 0, C_Compare_and_swap, 1);
+      if (seq) {   /* the swap's put, if it happens, takes the next position but one */
+        next_seq();
+        check_sent(&(ranges){1, 1, (uint64_t[]){(uint64_t)(uintptr_t)obuf}, (uint64_t[]){bytes}}, R->seq, type_name(t));
+        c = (rcas){R->seq, (uint64_t)(uintptr_t)obuf, (uint64_t)(uintptr_t)rbuf,
+                   w->base[target] + (uint64_t)((int64_t)disp * w->unit[target]), bytes, target,
+                   access_comm(w, target), {0}};
+        memcpy(c.compare, cbuf, bytes);
+        w->cas[w->ncas++] = c;
+      }
+    }
+  }
+  return PMPI_Compare_and_swap(obuf, cbuf, rbuf, t, target, disp, win);
+}
+
+/* ---- post/start/complete/wait ---- */
+
+int MPI_Win_post(MPI_Group g, int assert_, MPI_Win win) {
+  COUNT(C_Win_post);
+  rwin *w = pscw_win(win, C_Win_post);
+  int n = 0, *p = w ? group_world(g, &n) : NULL;
+  if (p) {
+    pair_fences(p, n, 0);
+    free(w->post);
+    w->post = p;
+    w->npost = n;
+  }
+  return PMPI_Win_post(g, assert_, win);
+}
+
+int MPI_Win_start(MPI_Group g, int assert_, MPI_Win win) {
+  COUNT(C_Win_start);
+  rwin *w = pscw_win(win, C_Win_start), *known = win_of(win);
+  int n = 0, *p = w ? group_world(g, &n) : NULL;
+  if (known) {   /* the epoch is open, recorded (start) or not */
+    known->started = 1;
+    free(known->start);
+    known->start = p;
+    known->nstart = n;
+  }
+  if (p) pair_fences(p, n, 1);
+  return PMPI_Win_start(g, assert_, win);
+}
+
+int MPI_Win_complete(MPI_Win win) {
+  COUNT(C_Win_complete);
+  rwin *w = win_of(win);
+  int rec = w && w->start && recording();
+  if (rec) pair_fences(w->start, w->nstart, 1);
+  int rc = PMPI_Win_complete(win);
+  if (w && rc == MPI_SUCCESS) {   /* the epoch's gets and swaps are done; its targets learn nothing */
+    uint64_t seq = rec ? next_seq() : 0;
+    swaps_done(w, seq);
+    gets_done(w, seq);
+    w->ng = w->nr = w->ncas = w->nacc = 0;
+    w->started = 0;
+    free(w->start);
+    w->start = NULL;
+  }
+  return rc;
+}
+
+/* The exposure epoch ends: fences with each origin of the post. */
+static void exposure_done(MPI_Win win) {
+  rwin *w = win_of(win);
+  if (!w || !w->post) return;
+  if (recording()) pair_fences(w->post, w->npost, 0);
+  free(w->post);
+  w->post = NULL;
+}
+
+int MPI_Win_wait(MPI_Win win) {
+  COUNT(C_Win_wait);
+  int rc = PMPI_Win_wait(win);
+  if (rc == MPI_SUCCESS) exposure_done(win);
+  return rc;
+}
+
+int MPI_Win_test(MPI_Win win, int *flag) {
+  COUNT(C_Win_test);
+  int rc = PMPI_Win_test(win, flag);
+  if (rc == MPI_SUCCESS && *flag) exposure_done(win);
+  return rc;
+}
+
+/* ---- passive target: not recorded (the graph has no synchronisation that places a
+   target's side where the target makes no call) ---- */
+
+#define EPOCH_CALL(NAME, PARAMS, ARGS, WIN, EFFECT, WHY)                                \
+  int MPI_##NAME PARAMS {                                                               \
+    COUNT(C_##NAME);                                                                    \
+    rwin *w_ = win_of(WIN);                                                             \
+    if (w_) { EFFECT; }                                                                 \
+    if (recording()) unsupported_because(C_##NAME, WHY);                                \
+    return PMPI_##NAME ARGS;                                                            \
+  }
+#define PASSIVE "passive-target synchronisation (lock/unlock/flush), which graphs cannot express yet"
+EPOCH_CALL(Win_lock, (int a, int b, int c, MPI_Win d), (a, b, c, d), d, w_->passive++, PASSIVE)
+EPOCH_CALL(Win_unlock, (int a, MPI_Win b), (a, b), b, if (w_->passive) w_->passive--, PASSIVE)
+EPOCH_CALL(Win_lock_all, (int a, MPI_Win b), (a, b), b, w_->passive++, PASSIVE)
+EPOCH_CALL(Win_unlock_all, (MPI_Win a), (a), a, if (w_->passive) w_->passive--, PASSIVE)
+EPOCH_CALL(Win_flush, (int a, MPI_Win b), (a, b), b, (void)0, PASSIVE)
+EPOCH_CALL(Win_flush_all, (MPI_Win a), (a), a, (void)0, PASSIVE)
+EPOCH_CALL(Win_flush_local, (int a, MPI_Win b), (a, b), b, (void)0, PASSIVE)
+EPOCH_CALL(Win_flush_local_all, (MPI_Win a), (a), a, (void)0, PASSIVE)
+EPOCH_CALL(Win_sync, (MPI_Win a), (a), a, (void)0, PASSIVE)
+
+/* Request-based accesses: MPI allows them in passive-target epochs only. */
+#define REQUEST_ACCESS(NAME, PARAMS, ARGS)                                                       \
+  int MPI_##NAME PARAMS {                                                                        \
+    COUNT(C_##NAME);                                                                             \
+    if (recording()) unsupported_because(C_##NAME, "an access in a passive-target (lock) epoch"); \
+    return PMPI_##NAME ARGS;                                                                     \
+  }
+REQUEST_ACCESS(Rput, (const void *a, int b, MPI_Datatype c, int d, MPI_Aint e, int f, MPI_Datatype g, MPI_Win h,
+                      MPI_Request *i), (a, b, c, d, e, f, g, h, i))
+REQUEST_ACCESS(Rget, (void *a, int b, MPI_Datatype c, int d, MPI_Aint e, int f, MPI_Datatype g, MPI_Win h,
+                      MPI_Request *i), (a, b, c, d, e, f, g, h, i))
+REQUEST_ACCESS(Raccumulate, (const void *a, int b, MPI_Datatype c, int d, MPI_Aint e, int f, MPI_Datatype g, MPI_Op h,
+                             MPI_Win i, MPI_Request *j), (a, b, c, d, e, f, g, h, i, j))
+REQUEST_ACCESS(Rget_accumulate, (const void *a, int b, MPI_Datatype c, void *d, int e, MPI_Datatype f, int g,
+                                 MPI_Aint h, int i, MPI_Datatype j, MPI_Op k, MPI_Win l, MPI_Request *m),
+               (a, b, c, d, e, f, g, h, i, j, k, l, m))
