@@ -31,7 +31,7 @@ static const cmd_info commands[] = {
    "under mpiexec -n P (P = the file's ranks): run the file as written and compiled with MPI, check both leave "
    "the same memory, time both (default 100 iterations, repeated 5 times: median and best), print compile time, "
    "break-even and the report; computations spend their cost (--compute=recorded, default) or none"},
-  {"record", cmd_record, "[-o DIR] -- COMMAND [ARGS...] | --merge DIR",
+  {"record", cmd_record, "[-o DIR] -- COMMAND [ARGS...] | --merge [--flat] DIR | --expand DIR [-o OUT]",
    "run COMMAND (e.g. mpiexec -n 4 ./app) with every MPI process recorded; write DIR/phase-NNNN.cdag (one graph "
    "file per phase) and DIR/index.json (default DIR: cdag-recording)"},
   {"calibrate", cmd_calibrate, "[-o FILE] [--quick]",

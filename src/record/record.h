@@ -143,7 +143,8 @@ void rec_shadow_oom(const rec_shadow *sh, uint64_t lost[2]);
 
 typedef struct {
   int nprocs;
-  int nphases;
+  int nphases;            /* phase files written: distinct phases, or every phase (flat) */
+  int flat_phases;        /* phases of the run (repeats counted) */
   int complete;           /* every process reached MPI_Finalize */
   uint64_t ops;           /* operations written, all phases */
   uint64_t unreceived;    /* sends no receive matched, left out */
@@ -157,5 +158,69 @@ typedef struct {
    NULL) is recorded in the index. Progress and problems go to `log`. Returns CDAG_OK or a
    CDAG_ERR_* code with cdag_error_message() set. */
 int rec_merge(const char *dir, const char *command, FILE *log, rec_summary *sum);
+/* rec_merge with flags: REC_MERGE_WHOLE keeps a run without MPI_Pcontrol one phase (no
+   phases found); REC_MERGE_FLAT writes every phase of the run to a file of its own, the
+   repeats too (the flat recording, docs/recording.md), instead of each distinct phase once. */
+enum { REC_MERGE_WHOLE = 1, REC_MERGE_FLAT = 2 };
+int rec_merge_as(const char *dir, const char *command, FILE *log, int flags, rec_summary *sum);
+
+/* ---- distinct.c: each distinct phase stored once, the run as their sequence ---- */
+
+typedef struct { uint64_t ops, computes, ns; } rec_phase_sum;   /* operations, computations, their ns */
+typedef struct rec_distinct rec_distinct;
+/* Stores into dir; NULL when out of memory. */
+rec_distinct *rec_distinct_new(const char *dir, const char *command, int nprocs);
+void rec_distinct_free(rec_distinct *x);
+int64_t rec_distinct_count(const rec_distinct *x);   /* distinct phases so far */
+/* The run's next phase, as the text of its flat phase file: written as phase-NNNN.cdag if no
+   earlier phase has its structure, else a repeat of the one that has. */
+int rec_distinct_add(rec_distinct *x, const char *text, size_t len, const rec_phase_sum *sum);
+/* index.json's "phases" array (the distinct phases), then its "flat_phases" and "sequence". */
+int rec_distinct_json(rec_distinct *x, FILE *f);
+/* What varies between repeats of a line of a phase file: a token that is an address (0x...),
+   a size (`512b`) or, after_compute, a computation's cost, and prints back as it was; its
+   value. */
+int rec_variable_token(const char *p, const char *e, int after_compute, uint64_t *v);
+/* A line [p, e) that is `compute COST reads all` (a gap's time alone); its cost. */
+int rec_time_only_line(const char *p, const char *e, uint64_t *cost);
+/* Where a line's words start, after its label if it has one. */
+const char *rec_line_words(const char *p, const char *e);
+
+/* ---- expand.c: the index read back, the flat recording written ---- */
+
+typedef struct {
+  int64_t nphases;        /* distinct phases ... */
+  const char **files;     /* ... their files (in DIR) */
+  int64_t *ns;            /* ... the computation their stored file records, ns */
+  int64_t nruns;          /* entries of the sequence: ... */
+  int64_t *phase;         /* ... the distinct phase repeated ... */
+  int64_t *repeats;       /* ... this many times */
+  char *names;
+} rec_index;
+int rec_index_read(const char *dir, rec_index *ix);
+void rec_index_free(rec_index *ix);
+/* Writes the flat recording of DIR into OUT (an existing directory): phase-NNNN.cdag for
+   every phase of the run in order, as `cdag record --merge --flat` writes them; *nwritten
+   files. */
+int rec_expand(const char *dir, const char *out, int64_t *nwritten);
+
+/* ---- phases.c ---- */
+
+/* One operation of a rank's stream, as phases.c sees it. */
+typedef struct {
+  uint64_t sym;      /* its structure: kind, size, peer relative to the rank, tag, what its wait
+                        names relative to it; no address, no measured time */
+  int64_t waited;    /* the index of the last wait that completes it, -1 none */
+  int64_t pidx;      /* the operation that must stay in its phase (a message's other end, the
+                        next member's instance of a collective), -1 none ... */
+  int32_t prank;     /* ... on this rank */
+  uint8_t start;     /* an intercepted call's first operation: a phase may start here */
+} rec_pop;
+
+/* Where the run repeats: *ncuts cuts of nprocs stream indices each (cuts[j * nprocs + r]:
+   rank r's phase j + 1 starts at its operation of that index), non-decreasing; none when no
+   unit repeats at least 4 times. No cut separates an operation from its pidx or from its
+   wait. *cuts is the caller's to free. O(n log n) for n operations. */
+int rec_find_cuts(int nprocs, rec_pop *const *ops, const int64_t *nops, int64_t **cuts, int64_t *ncuts);
 
 #endif
