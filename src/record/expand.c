@@ -301,8 +301,12 @@ static int write_repeat(const jparser *j, const stored *s, change *c, int64_t r,
       int64_t tr[3], k = 0;
       if (*tcur < 0) break;
       for (int64_t v = j->n[*tcur].child; v >= 0 && k < 3; v = j->n[v].next) k += jint(j, v, &tr[k]);
-      if (k != 3 || tr[0] < r || (tr[0] == r && tr[1] > line)) break;
-      if (tr[0] == r && tr[1] == line) fprintf(f, "compute %" PRIu64 " reads all\n", (uint64_t)tr[2]);
+      if (k != 3 || tr[0] > r || (tr[0] == r && tr[1] > line)) break;
+      if (tr[0] < r || tr[1] < line || tr[2] < 0) {   /* passed by: not in order */
+        rc = CDAG_ERR_FORMAT;
+        break;
+      }
+      fprintf(f, "compute %" PRIu64 " reads all\n", (uint64_t)tr[2]);
       *tcur = j->n[*tcur].next;
     }
     const char *q = p;
@@ -327,7 +331,8 @@ static int write_repeat(const jparser *j, const stored *s, change *c, int64_t r,
     line++;
   }
   if (fclose(f) && !rc) rc = cdag__error(CDAG_ERR_IO, "%s: %s", path, strerror(errno));
-  if (rc == CDAG_ERR_FORMAT) rc = cdag__error(CDAG_ERR_FORMAT, "%s: a value of the index is not an integer", path);
+  if (rc == CDAG_ERR_FORMAT)
+    rc = cdag__error(CDAG_ERR_FORMAT, "%s: a value of the index is not an integer, or its times are not in order of repeat and line", path);
   return (int)rc;
 }
 
@@ -374,6 +379,7 @@ int rec_expand(const char *dir, const char *out, int64_t *nwritten) {
       snprintf(path, sizeof path, "%s/phase-%04lld.cdag", out, (long long)occ);
       rc = write_repeat(j, s, &ch, r, occ, &tcur, path);
     }
+    if (!rc && tcur >= 0) rc = cdag__error(CDAG_ERR_FORMAT, "%s: times past its repeats or lines", where);
     free(ch.first), free(ch.step), free(ch.list);
   }
   for (int64_t i = 0; st && i < nd; i++) free(st[i].text), free(st[i].tok);

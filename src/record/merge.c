@@ -470,6 +470,34 @@ static int kept(const mrank *r, const mop *o, int phase) {
   return o->phase == phase && !o->dropped && !(o->phase == r->discard_phase && o->seq < r->discard_seq);
 }
 
+/* The rank's operations of the phase are r->ops[lo .. hi): the array is sorted by phase,
+   then position (sort_ops), so that each phase costs its own operations only. */
+static void phase_range(const mrank *r, int phase, int64_t *lo, int64_t *hi) {
+  int64_t a = 0, b = r->nops;
+  while (a < b) {
+    int64_t mid = (a + b) / 2;
+    if (r->ops[mid].phase < phase) a = mid + 1;
+    else b = mid;
+  }
+  *lo = a;
+  for (b = r->nops; a < b;) {
+    int64_t mid = (a + b) / 2;
+    if (r->ops[mid].phase <= phase) a = mid + 1;
+    else b = mid;
+  }
+  *hi = a;
+}
+
+static int cmp_phase_seq(const void *a, const void *b) {
+  const mop *x = a, *y = b;
+  if (x->phase != y->phase) return (x->phase > y->phase) - (x->phase < y->phase);
+  return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static void sort_ops(merger *m) {
+  for (int r = 0; r < m->nprocs; r++) qsort(m->r[r].ops, (size_t)m->r[r].nops, sizeof *m->r[r].ops, cmp_phase_seq);
+}
+
 typedef struct { mop **ops; rec_summary *sum; int partners; } unpaired;
 
 /* Marks an unpaired end (counted), or with x->partners notes each pair's two ends. */
@@ -489,12 +517,14 @@ static int mark_unpaired(void *ctx, int32_t s, int32_t r) {
 /* Marks sends and receives of the phase that have no partner, or with `partners` links
    each one to its partner instead. O(n log n). */
 static int match_phase(merger *m, int phase, rec_summary *sum, int partners) {
-  int64_t n = 0;
-  for (int r = 0; r < m->nprocs; r++)
-    for (int64_t i = 0; i < m->r[r].nops; i++) {
+  int64_t n = 0, lo, hi;
+  for (int r = 0; r < m->nprocs; r++) {
+    phase_range(&m->r[r], phase, &lo, &hi);
+    for (int64_t i = lo; i < hi; i++) {
       mop *o = &m->r[r].ops[i];
       n += kept(&m->r[r], o, phase) && (o->kind == K_SEND || o->kind == K_RECV);
     }
+  }
   if (n >= INT32_MAX) return cdag__error(CDAG_ERR_UNSUPPORTED, "phase %d: more than 2^31 messages", phase);
   mop **ops = malloc((size_t)(n + 1) * sizeof *ops);
   match_end *e = malloc((size_t)(n + 1) * sizeof *e), *tmp = malloc((size_t)(n + 1) * sizeof *tmp);
@@ -505,7 +535,8 @@ static int match_phase(merger *m, int phase, rec_summary *sum, int partners) {
   int64_t k = 0;
   for (int r = 0; r < m->nprocs && !rc; r++) {   /* each rank's messages in recorded order */
     int64_t first = k;
-    for (int64_t i = 0; i < m->r[r].nops; i++) {
+    phase_range(&m->r[r], phase, &lo, &hi);
+    for (int64_t i = lo; i < hi; i++) {
       mop *o = &m->r[r].ops[i];
       if (kept(&m->r[r], o, phase) && (o->kind == K_SEND || o->kind == K_RECV)) ops[k++] = o;
     }
@@ -623,13 +654,15 @@ static int rank_stream(merger *m, int r, mstreams *x) {
     if (kept(R, &R->ops[i], 0)) ops[n++] = &R->ops[i];
   qsort(ops, (size_t)n, sizeof *ops, cmp_seq);
   int64_t k = 0;
+  uint64_t call = 0;
   for (int64_t i = 0; i < n; i++) {
     mop *o = ops[i];
     o->idx = -1;
     if (time_only(o)) continue;
     o->idx = k;
-    pop[k++] = (rec_pop){.waited = -1, .pidx = -1, .prank = -1,
-                         .start = !k || call_of(o->seq) != call_of(ops[i - 1]->seq)};
+    pop[k] = (rec_pop){.waited = -1, .pidx = -1, .prank = -1, .start = !k || call_of(o->seq) != call};
+    call = call_of(o->seq);
+    k++;
   }
   x->npop[r] = k;
   for (int64_t i = 0; i < n; i++) {
@@ -833,13 +866,14 @@ static void write_other(FILE *f, const mrank *r, const mop *o) {
 
 static int write_rank(FILE *f, merger *m, int rank, int phase, phase_sum *ps) {
   mrank *r = &m->r[rank];
-  int64_t n = 0;
-  for (int64_t i = 0; i < r->nops; i++) n += kept(r, &r->ops[i], phase);
+  int64_t n = 0, lo, hi;
+  phase_range(r, phase, &lo, &hi);
+  for (int64_t i = lo; i < hi; i++) n += kept(r, &r->ops[i], phase);
   if (!n) return CDAG_OK;
   mop **ops = malloc((size_t)n * sizeof *ops);
   if (!ops) return CDAG_NOMEM("operations");
   n = 0;
-  for (int64_t i = 0; i < r->nops; i++)
+  for (int64_t i = lo; i < hi; i++)
     if (kept(r, &r->ops[i], phase)) ops[n++] = &r->ops[i];
   qsort(ops, (size_t)n, sizeof *ops, cmp_seq);
   for (int64_t i = 0; i < n; i++) ops[i]->labelled = 0;
@@ -877,27 +911,34 @@ static int write_rank(FILE *f, merger *m, int rank, int phase, phase_sum *ps) {
 }
 
 /* The communicators the phase's native collectives use. */
-static void write_comms(FILE *f, merger *m, int phase) {
+static int write_comms(FILE *f, merger *m, int phase) {
+  if (!m->nglobal) return CDAG_OK;
+  uint8_t *used = calloc((size_t)m->nglobal, 1);
+  if (!used) return CDAG_NOMEM("communicators");
+  for (int r = 0; r < m->nprocs; r++) {
+    int64_t lo, hi;
+    phase_range(&m->r[r], phase, &lo, &hi);
+    for (int64_t i = lo; i < hi; i++) {
+      mop *o = &m->r[r].ops[i];
+      int g = o->kind == K_OTHER && o->comm && kept(&m->r[r], o, phase) ? global_comm(&m->r[r], o->comm) : 0;
+      if (g > 0 && g <= m->nglobal) used[g - 1] = 1;
+    }
+  }
   for (int g = 0; g < m->nglobal; g++) {
-    int used = 0;
-    for (int r = 0; r < m->nprocs && !used; r++)
-      for (int64_t i = 0; i < m->r[r].nops && !used; i++) {
-        mop *o = &m->r[r].ops[i];
-        used = o->kind == K_OTHER && kept(&m->r[r], o, phase) && o->comm && global_comm(&m->r[r], o->comm) == g + 1;
-      }
-    if (!used) continue;
+    if (!used[g]) continue;
     fprintf(f, "comm %d ranks", g + 1);
     for (int i = 0; i < m->global[g]->n; i++) fprintf(f, " %d", m->global[g]->members[i]);
     fprintf(f, "\n");
   }
+  free(used);
+  return CDAG_OK;
 }
 
 static int write_phase_to(FILE *f, merger *m, int phase, const char *command, phase_sum *ps) {
   fprintf(f, "// recorded by cdag record: phase %d of %d processes%s%s\n", phase, m->nprocs, command ? " running: " : "",
           command ? command : "");
   fprintf(f, "num_ranks %d\n", m->nprocs);
-  write_comms(f, m, phase);
-  int rc = CDAG_OK;
+  int rc = write_comms(f, m, phase);
   for (int r = 0; r < m->nprocs && !rc; r++) rc = write_rank(f, m, r, phase, ps);
   return rc;
 }
@@ -1103,7 +1144,9 @@ int rec_merge_as(const char *dir, const char *command, FILE *log, int flags, rec
   }
   if (!rc) rc = number_comms(&m);
   if (!rc) rc = assign_tags(&m);
+  if (!rc) sort_ops(&m);
   if (!rc && sum->nphases == 1 && !(flags & REC_MERGE_WHOLE)) rc = find_phases(&m, &sum->nphases);
+  if (!rc && m.cut) sort_ops(&m);
   if (!rc && sum->nphases && !(ps = calloc((size_t)sum->nphases, sizeof *ps))) rc = CDAG_NOMEM("phases");
   rec_distinct *dx = NULL;
   if (!rc && !(flags & REC_MERGE_FLAT) && !(dx = rec_distinct_new(dir, command, m.nprocs))) rc = CDAG_NOMEM("distinct phases");
