@@ -201,7 +201,8 @@ int rec_index_read(const char *dir, rec_index *ix) {
     w[j->n[f].slen] = 0;
     ix->files[ix->nphases] = w;
     w += j->n[f].slen + 1;
-    jint(j, jget(j, c, "compute_ns"), &ns);
+    int64_t tot = jget(j, c, "total");   /* over its repeats; a flat index has its own only */
+    jint(j, tot >= 0 ? jget(j, tot, "compute_ns") : jget(j, c, "compute_ns"), &ns);
     ix->ns[ix->nphases++] = ns;
   }
   for (int64_t c = rc ? -1 : j->n[seq].child; c >= 0; c = j->n[c].next) {

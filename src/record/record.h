@@ -191,7 +191,7 @@ const char *rec_line_words(const char *p, const char *e);
 typedef struct {
   int64_t nphases;        /* distinct phases ... */
   const char **files;     /* ... their files (in DIR) */
-  int64_t *ns;            /* ... the computation their stored file records, ns */
+  int64_t *ns;            /* ... the computation recorded in all their repeats, ns */
   int64_t nruns;          /* entries of the sequence: ... */
   int64_t *phase;         /* ... the distinct phase repeated ... */
   int64_t *repeats;       /* ... this many times */
