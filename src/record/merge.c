@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/error.h"
 #include "format/format.h"
@@ -1163,6 +1164,11 @@ int rec_merge_as(const char *dir, const char *command, FILE *log, int flags, rec
   if (!rc) rc = write_index(&m, command, sum, ps, dx);
   if (dx) sum->nphases = (int)rec_distinct_count(dx);
   rec_distinct_free(dx);
+  for (int p = sum->nphases; !rc; p++) {   /* an earlier merge's phase files beyond these go */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/phase-%04d.cdag", dir, p);
+    if (unlink(path)) break;
+  }
   free(ps);
   merger_free(&m);
   return rc;
