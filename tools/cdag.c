@@ -16,8 +16,9 @@
 
 static const cmd_info commands[] = {
   {"check", cmd_check, "FILE", "load and validate a graph file; print a one-line summary"},
-  {"analyze", cmd_analyze, "FILE [--json] [OPTIONS: --density=X --min-group=N --exact-float --kernel=mpi|cdag|auto ...]",
-   "match, compute SST, detect collectives; print the report"},
+  {"analyze", cmd_analyze, "FILE|DIR [--json] [OPTIONS: --density=X --min-group=N --exact-float --kernel=mpi|cdag|auto ...]",
+   "match, compute SST, detect collectives; print the report (DIR: a recording, each distinct phase once, with its "
+   "repeats and share of the run)"},
   {"sst", cmd_sst, "FILE [--json]", "print the Static Single Transfer tuples by destination rank"},
   {"verify", cmd_verify, "FILE [--seed=N] [OPTIONS]",
    "simulate graph and plan from the same memory; compare"},
@@ -33,7 +34,9 @@ static const cmd_info commands[] = {
    "break-even and the report; computations spend their cost (--compute=recorded, default) or none"},
   {"record", cmd_record, "[-o DIR] -- COMMAND [ARGS...] | --merge [--flat] DIR | --expand DIR [-o OUT]",
    "run COMMAND (e.g. mpiexec -n 4 ./app) with every MPI process recorded; write DIR/phase-NNNN.cdag (one graph "
-   "file per phase) and DIR/index.json (default DIR: cdag-recording)"},
+   "file per distinct phase: without MPI_Pcontrol, the iterations found) and DIR/index.json, the run as their "
+   "sequence (default DIR: cdag-recording); --merge merges part files, --flat a file per phase of the run, "
+   "--expand writes that flat form from DIR into OUT (default DIR/flat)"},
   {"calibrate", cmd_calibrate, "[-o FILE] [--quick]",
    "under mpiexec -n 2: measure this MPI's LogGOPS parameters (L, o, g, G, S, copy: ping-pongs, bursts, memcpy; "
    "about a second, --quick less) and write the machine file plans are priced with (-o FILE, else $CDAG_MACHINE, "
