@@ -51,6 +51,7 @@ struct rec_distinct {
   const char *dir, *command;
   int nprocs;
   distinct *d; int64_t nd, dcap;
+  int64_t *slot; int64_t nslot;                   /* open addressing by skeleton hash: distinct + 1, 0 free */
   /* the open run: distinct phase k repeated n times */
   int64_t k, n;
   int64_t *delta; int64_t ndelta, deltacap;       /* n rows of the distinct's ntok differences */
@@ -182,7 +183,7 @@ int64_t rec_distinct_count(const rec_distinct *x) { return x->nd; }
 void rec_distinct_free(rec_distinct *x) {
   if (!x) return;
   for (int64_t i = 0; i < x->nd; i++) free(x->d[i].skel), free(x->d[i].val);
-  free(x->d), free(x->delta), free(x->times);
+  free(x->d), free(x->delta), free(x->times), free(x->slot);
   if (x->seqf) fclose(x->seqf);
   free(x->seq);
   free(x);
@@ -245,16 +246,39 @@ static int write_file(const rec_distinct *x, int64_t k, const ptext *t) {
   return fclose(f) ? cdag__error(CDAG_ERR_IO, "%s: %s", path, strerror(errno)) : CDAG_OK;
 }
 
+/* Doubles the table of distinct phases by skeleton hash (at most half full). */
+static int rehash(rec_distinct *x) {
+  int64_t n = x->nslot ? 2 * x->nslot : 64;
+  int64_t *slot = calloc((size_t)n, sizeof *slot);
+  if (!slot) return CDAG_NOMEM("distinct phases");
+  for (int64_t k = 0; k < x->nd; k++) {
+    int64_t s = (int64_t)(x->d[k].hash % (uint64_t)n);
+    while (slot[s]) s = (s + 1) % n;
+    slot[s] = k + 1;
+  }
+  free(x->slot);
+  x->slot = slot;
+  x->nslot = n;
+  return CDAG_OK;
+}
+
 int rec_distinct_add(rec_distinct *x, const char *text, size_t len, const rec_phase_sum *sum) {
   ptext t;
   int rc = parse_text(text, len, &t);
   uint64_t h = rc ? 0 : hash_bytes(t.skel, t.nskel);
-  int64_t k = 0;
-  for (; k < x->nd && !rc; k++)   /* few distinct phases: a list */
-    if (x->d[k].hash == h && x->d[k].nskel == t.nskel && !memcmp(x->d[k].skel, t.skel, t.nskel)) break;
+  int64_t k = x->nd, s = 0;
+  if (!rc && 2 * (x->nd + 1) > x->nslot) rc = rehash(x);
+  for (s = (int64_t)(h % (uint64_t)(x->nslot ? x->nslot : 1)); !rc && x->slot[s]; s = (s + 1) % x->nslot) {
+    const distinct *d = &x->d[x->slot[s] - 1];
+    if (d->hash == h && d->nskel == t.nskel && !memcmp(d->skel, t.skel, t.nskel)) {
+      k = x->slot[s] - 1;
+      break;
+    }
+  }
   if (!rc && k == x->nd) {   /* a new distinct phase: stored */
     if (grow(&x->d, x->nd, &x->dcap, 1, sizeof *x->d)) rc = CDAG_NOMEM("distinct phases");
     else {
+      x->slot[s] = k + 1;
       x->d[k] = (distinct){.skel = t.skel, .nskel = t.nskel, .hash = h, .val = t.val, .ntok = t.ntok, .sum = *sum};
       t.skel = NULL;
       t.val = NULL;

@@ -146,37 +146,19 @@ static uint64_t seg_hash(const ph_state *st, int q, int64_t a, int64_t b) {
   return st->h[q][b] - st->h[q][a] * st->pw[b - a];
 }
 
-/* Cuts of the reference rank's unit from position a + t, closed; into cuts (k per piece
-   boundary, nprocs each) unless NULL. Returns how many consecutive pieces equal the one
-   before (the score), or -1 with an error. */
-static int64_t pass(ph_state *st, int ref, ph_region reg, int64_t t, int64_t *cuts, int64_t *ncuts) {
+/* Cuts of the reference rank's unit from position a + t, each closed, into cuts (nprocs
+   each; a cut equal to the one before is left out); their number. */
+static int64_t pass(ph_state *st, int ref, ph_region reg, int64_t t, int64_t *cuts) {
   memset(st->cur, 0, (size_t)st->nprocs * sizeof *st->cur);
   memset(st->scan, 0, (size_t)st->nprocs * sizeof *st->scan);
-  int64_t score = 0, k = 0;
-  uint64_t prev = 0;
-  int64_t *last = malloc((size_t)st->nprocs * sizeof *last);
-  if (!last) return -1;
+  int64_t k = 0;
   for (int64_t target = reg.a + t; target <= reg.e; target += reg.p) {
-    memcpy(last, st->cur, (size_t)st->nprocs * sizeof *last);
     closure(st, ref, target);
-    if (k) {
-      uint64_t g = 1469598103934665603ull;
-      int empty = 1;
-      for (int q = 0; q < st->nprocs; q++) {
-        g = (g ^ seg_hash(st, q, last[q], st->cur[q])) * 1099511628211ull;
-        g = (g ^ (uint64_t)(st->cur[q] - last[q])) * 1099511628211ull;
-        empty &= st->cur[q] == last[q];
-      }
-      if (empty) continue;
-      score += k > 1 && g == prev;
-      prev = g;
-    }
-    if (cuts) memcpy(cuts + k * st->nprocs, st->cur, (size_t)st->nprocs * sizeof *cuts);
+    if (k && !memcmp(cuts + (k - 1) * st->nprocs, st->cur, (size_t)st->nprocs * sizeof *cuts)) continue;
+    memcpy(cuts + k * st->nprocs, st->cur, (size_t)st->nprocs * sizeof *cuts);
     k++;
   }
-  free(last);
-  if (ncuts) *ncuts = k;
-  return score;
+  return k;
 }
 
 /* Piece signatures of the cuts (k - 1 pieces between k cuts). */
@@ -190,6 +172,15 @@ static void piece_sigs(const ph_state *st, const int64_t *cuts, int64_t k, uint6
     }
     g[j] = x;
   }
+}
+
+/* How many pieces between the cuts equal the one before. */
+static int64_t score(const ph_state *st, const int64_t *cuts, int64_t k, uint64_t *g) {
+  if (k < 3) return 0;
+  piece_sigs(st, cuts, k, g);
+  int64_t n = 0;
+  for (int64_t j = 1; j + 1 < k; j++) n += g[j] == g[j - 1];
+  return n;
 }
 
 /* Step 4's join: when the pieces repeat with a period q > 1, keeps every q-th cut from
@@ -247,7 +238,7 @@ static int state_init(ph_state *st) {
     st->h[q][0] = 0;
     for (int64_t i = 0; i < n; i++) {
       st->pm[q][i + 1] = o[i].waited > st->pm[q][i] ? o[i].waited : st->pm[q][i];
-      st->h[q][i + 1] = st->h[q][i] * 0x100000001b3ull + (o[i].sym | 1);
+      st->h[q][i + 1] = st->h[q][i] * 0x100000001b3ull + (o[i].sym ^ 0x9e3779b97f4a7c15ull);
     }
     st->okn[q][n] = n;
     for (int64_t i = n - 1; i >= 0; i--) st->okn[q][i] = o[i].start || i == 0 ? i : st->okn[q][i + 1];
@@ -271,32 +262,31 @@ int rec_find_cuts(int nprocs, rec_pop *const *ops, const int64_t *nops, int64_t 
     rc = rank_period(ops[q], nops[q], &r);
     if (!rc && r.p && (ref < 0 || (r.e - r.a) / r.p > (reg.e - reg.a) / reg.p)) ref = q, reg = r;
   }
-  if (rc || ref < 0) {
-    state_free(&st);
-    return rc;
-  }
-  /* step 3: rotations of the unit where a cut may come on the reference rank */
-  int64_t bestt = -1, bests = -1;
-  for (int64_t t = 0, tried = 0; t < reg.p && tried < PH_ROTATIONS; t++) {
+  /* steps 3 and 4: rotations of the unit where a cut may come on the reference rank, the
+     pieces joined where they alternate; the rotation whose pieces repeat most wins */
+  int64_t maxk = ref >= 0 ? (reg.e - reg.a) / reg.p + 2 : 0, bestk = 0, bests = -1;
+  int64_t *c = rc || ref < 0 ? NULL : malloc((size_t)maxk * (size_t)nprocs * sizeof *c);
+  int64_t *best = rc || ref < 0 ? NULL : malloc((size_t)maxk * (size_t)nprocs * sizeof *best);
+  uint64_t *g = rc || ref < 0 ? NULL : malloc((size_t)maxk * sizeof *g);
+  if (!rc && ref >= 0 && (!c || !best || !g)) rc = CDAG_NOMEM("phases: cuts");
+  for (int64_t t = 0, tried = 0; !rc && ref >= 0 && t < reg.p && tried < PH_ROTATIONS; t++) {
     int64_t i = reg.a + t;
     if (st.okn[ref][i] != i || st.pm[ref][i] >= i) continue;
     tried++;
-    int64_t s = pass(&st, ref, reg, t, NULL, NULL);
-    if (s < 0) { rc = CDAG_NOMEM("phases"); break; }
-    if (s > bests) bests = s, bestt = t;
-  }
-  if (!rc && bestt >= 0 && bests + 1 >= PH_MIN_REPEATS) {
-    int64_t k = 0, maxk = (reg.e - reg.a) / reg.p + 2;
-    int64_t *c = malloc((size_t)maxk * (size_t)nprocs * sizeof *c);
-    if (!c) rc = CDAG_NOMEM("phases: cuts");
-    else if (pass(&st, ref, reg, bestt, c, &k) < 0 || (k = join_pieces(&st, c, k)) < 0) {
-      free(c);
-      rc = CDAG_NOMEM("phases: cuts");
-    } else {
-      *cuts = c;
-      *ncuts = k;
+    int64_t k = join_pieces(&st, c, pass(&st, ref, reg, t, c));
+    if (k < 0) { rc = CDAG_NOMEM("phases: cuts"); break; }
+    int64_t sc = score(&st, c, k, g);
+    if (sc > bests) {
+      int64_t *x = best; best = c; c = x;
+      bests = sc, bestk = k;
     }
   }
+  if (!rc && bests + 1 >= PH_MIN_REPEATS) {
+    *cuts = best;
+    *ncuts = bestk;
+    best = NULL;
+  }
+  free(c), free(best), free(g);
   state_free(&st);
   return rc;
 }
