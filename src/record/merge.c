@@ -52,6 +52,9 @@ typedef struct { int id, n; int *members; int global; } mcomm;
 typedef struct { int phase; char *text; } mline;
 typedef struct { char name[160]; uint64_t n; } mcount;
 typedef struct { uint64_t seq; int64_t line; } mdrop;
+/* `K fold OFF1 OFF2 D N` (record.h): the operation lines in bytes [OFF1, OFF2) of the part
+   repeated N times, the i-th i * D positions further. */
+typedef struct { int phase; uint64_t off1, off2, d, n; int64_t line; } mfold;
 
 /* Malformed lines: the first MERGE_BAD_KEPT go to index.json, MERGE_BAD_LOGGED to the log. */
 enum { MERGE_BAD_KEPT = 8, MERGE_BAD_LOGGED = 20 };
@@ -62,6 +65,8 @@ typedef struct {
   mcomm *comms; int ncomms, commcap;
   mline *scratch; int64_t nscratch, scratchcap;
   mdrop *drops; int64_t ndrops, dropcap;   /* `drop` lines, applied once every operation is read */
+  mfold *folds; int64_t nfolds, foldcap;   /* `fold` lines, expanded once every operation is read */
+  char **texts; int64_t ntexts, textcap;   /* wait lines the folds wrote, shifted */
   int discard_phase; uint64_t discard_seq;
   int finalized, maxphase;
   int declared;            /* phases the file started (`phase K` lines): 0..declared-1 */
@@ -282,6 +287,18 @@ static int parse_line(merger *m, mrank *r, int rank, int64_t line, char *l) {
       r->drops[r->ndrops++] = (mdrop){b, line};
       return 0;
     }
+    if (!strncmp(p, "fold ", 5)) {
+      uint64_t o1, o2, d, n;
+      char *q = p + 5;
+      if (!unum(&q, UINT64_MAX, &o1) || !unum(&q, UINT64_MAX, &o2) || !unum(&q, UINT64_MAX / 2, &d) ||
+          !unum(&q, UINT64_MAX, &n) || *q || o1 >= o2 || o2 > (uint64_t)(l - r->file) || !d || !n)
+        return bad_line(m, rank, line, "fold %.60s: not two offsets before the line, a step and a count", p + 5), 0;
+      int64_t cap = r->foldcap;
+      if (base_grow((void **)&r->folds, r->nfolds, &cap, 1, sizeof *r->folds, "merger")) return CDAG_NOMEM("folds");
+      r->foldcap = cap;
+      r->folds[r->nfolds++] = (mfold){(int)a, o1, o2, d, n, line};
+      return 0;
+    }
     if (!strncmp(p, "scratch ", 8)) {
       char *q = p + 8, *e;
       errno = 0;
@@ -322,6 +339,61 @@ static int declared_comm(const mrank *r, int id) {
   for (int i = 0; i < r->ncomms && id; i++)
     if (r->comms[i].id == id) return 1;
   return id == 0;
+}
+
+static int time_only(const mop *o);
+
+/* A wait's text with every position d further, kept with the rank. */
+static char *shifted_wait(mrank *r, const char *text, uint64_t d) {
+  size_t cap = strlen(text) * 2 + 32, n = 0;
+  char *t = malloc(cap);
+  if (!t) return NULL;
+  n += (size_t)snprintf(t, cap, "wait");
+  for (const char *p = text + 5, *e; *p; p = e) {
+    unsigned long long v = strtoull(p, (char **)&e, 10);
+    if (e == p) break;
+    if (cap - n < 24) {
+      char *nt = realloc(t, cap *= 2);
+      if (!nt) { free(t); return NULL; }
+      t = nt;
+    }
+    n += (size_t)snprintf(t + n, cap - n, " %llu", v + (unsigned long long)d);
+  }
+  if (base_grow((void **)&r->texts, r->ntexts, &r->textcap, 1, sizeof *r->texts, "merger")) { free(t); return NULL; }
+  return r->texts[r->ntexts++] = t;
+}
+
+/* The folds of a part (record.h, `fold`): the operations of each template, less time-only
+   computations, repeated with their positions shifted. At most 2^31 operations in all. */
+static int expand_folds(merger *m, mrank *r, int rank) {
+  int64_t read = r->nops;   /* the operations read, in file order: a template is a range of them */
+  for (int64_t f = 0; f < r->nfolds; f++) {
+    const mfold *x = &r->folds[f];
+    int64_t lo = 0, hi = read;
+    while (lo < hi) {
+      int64_t mid = (lo + hi) / 2;
+      if ((uint64_t)(r->ops[mid].text - r->file) < x->off1) lo = mid + 1;
+      else hi = mid;
+    }
+    int64_t a = lo;
+    for (hi = a; hi < read && (uint64_t)(r->ops[hi].text - r->file) < x->off2; hi++) {}
+    int64_t n = 0;
+    for (int64_t i = a; i < hi; i++) n += !time_only(&r->ops[i]) && r->ops[i].phase == x->phase;
+    if (n && x->n > (uint64_t)(INT32_MAX - r->nops) / (uint64_t)n)
+      return bad_line(m, rank, x->line, "fold: %llu repeats of %lld operations, more than a part holds",
+                      (unsigned long long)x->n, (long long)n), 0;
+    if (base_grow((void **)&r->ops, r->nops, &r->cap, (int64_t)x->n * n, sizeof *r->ops, "merger")) return CDAG_NOMEM("folds");
+    for (uint64_t i = 1; i <= x->n; i++)
+      for (int64_t j = a; j < hi; j++) {
+        mop o = r->ops[j];
+        if (time_only(&o) || o.phase != x->phase) continue;
+        o.seq += i * x->d;
+        o.line = x->line;
+        if (o.kind == K_WAIT && !(o.text = shifted_wait(r, o.text, i * x->d))) return CDAG_NOMEM("folds");
+        r->ops[r->nops++] = o;
+      }
+  }
+  return CDAG_OK;
 }
 
 /* After the whole part is read: sequence numbers unique, every one a wait or drop names
@@ -387,6 +459,7 @@ static int load_rank(merger *m, int rank) {
     rc = parse_line(m, r, rank, line, l);
   }
   if (!rc && line < 2 && m->nbad == bad0) check_header(m, rank, first[0], first[1]);
+  if (!rc) rc = expand_folds(m, r, rank);
   if (!rc) rc = check_rank(m, r, rank);
   if (!r->finalized && m->log)
     fprintf(m->log, "cdag record: rank %d did not reach MPI_Finalize; its recording ends early\n", rank);
@@ -1103,6 +1176,9 @@ static void merger_free(merger *m) {
     free(m->r[r].ops);
     free(m->r[r].scratch);
     free(m->r[r].drops);
+    free(m->r[r].folds);
+    for (int64_t i = 0; i < m->r[r].ntexts; i++) free(m->r[r].texts[i]);
+    free(m->r[r].texts);
     free(m->r[r].file);
   }
   free(m->r);

@@ -9,18 +9,20 @@
 # (run with a live-memory directory, as tests/record/rec_*.c take) or `tachyon` / `mpy`
 # (tests/record/real.sh's programs). EXPECT: args:A (the program's argument), index:EXPR
 # (a Python expression on the distinct recording's index `i` holds), flat:N (the run has N
-# phases), distinct:N (N phase files).
+# phases), distinct:N (N phase files), folded:B (the recorder folded repeats: rank 0's part
+# has a `fold` line and at most B bytes).
 set -u
 cdag=$1; src=$2; mpiexec=$3; np=$4; prog=$5; shift 5
 . "$src/tests/cli/lib/expect.sh"
 data=$src/tests/data/real
-args="$tmp/live" index=() flat="" distinct=""
+args="$tmp/live" index=() flat="" distinct="" folded=""
 for e in "$@"; do
   case $e in
   args:*) args=${e#args:} ;;
   index:*) index+=("${e#index:}") ;;
   flat:*) flat=${e#flat:} ;;
   distinct:*) distinct=${e#distinct:} ;;
+  folded:*) folded=${e#folded:} ;;
   *) fail "unknown expectation $e"; finish ;;
   esac
 done
@@ -38,6 +40,10 @@ mpy)
 *) run=("$prog" $args) ;;
 esac
 expect_status 0 timeout 120 "$cdag" record -o "$tmp/rec" -- "$mpiexec" -n "$np" "${run[@]}"
+if [ -n "$folded" ]; then
+  grep -q '^0 fold ' "$tmp/rec/rank-0.part" || fail "rank-0.part has no fold line"
+  [ "$(wc -c <"$tmp/rec/rank-0.part")" -le "$folded" ] || fail "rank-0.part holds $(wc -c <"$tmp/rec/rank-0.part") bytes, more than $folded"
+fi
 mkdir -p "$tmp/flat" "$tmp/dist"
 cp "$tmp"/rec/rank-*.part "$tmp/flat/"
 cp "$tmp"/rec/rank-*.part "$tmp/dist/"
