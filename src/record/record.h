@@ -1,12 +1,14 @@
 /* cdag — src/record: recording unmodified MPI programs (contract of the recorder).
  *
- * Three parts, each in its own file:
+ * Its parts, each in its own file:
  *  - pmpi.c, pmpi_p2p.c, pmpi_coll.c (libcdag-record.so, MPI; pmpi.h): the PMPI interposition layer. Loaded with LD_PRELOAD
  *    by `cdag record`, or linked before libmpi, it records every process of the program into
  *    DIR/rank-R.part (R its rank in MPI_COMM_WORLD; DIR from CDAG_RECORD_DIR, default
  *    ./cdag-recording). Point-to-point calls become sends and receives in world ranks, the
  *    native collectives cdag knows become collective operations, completions become waits.
  *    Nothing the program computes or prints changes: every call is passed on unchanged.
+ *  - fold.c (part of the PMPI layer): a repeat of the last calls' lines folded in place
+ *    (`fold` below), so that a part grows with the run's distinct units, not its iterations.
  *  - shadow.c (plain C): what the recording says each rank's memory holds. PMPI never sees
  *    local computation, so before a send the bytes sent are compared with what the
  *    recording holds there; where they differ the recording gets a local operation: a
@@ -20,7 +22,10 @@
  *  - merge.c (plain C): the part files of one run to one global graph file per phase
  *    (DIR/phase-NNNN.cdag) and DIR/index.json; sends nobody received are counted and left
  *    out, receives whose send lies outside the phase become computations that read
- *    nothing and write the bytes (`compute 0 writes S at A`).
+ *    nothing and write the bytes (`compute 0 writes S at A`). Without MPI_Pcontrol,
+ *    phases.c finds where the run repeats and the merger cuts it there; distinct.c stores
+ *    each distinct phase once and the run as their sequence; expand.c reads that index
+ *    back and writes the flat recording.
  *
  * Part files (private to this directory; a line each, read back only by merge.c):
  *   cdag-record-part 1 / rank R nprocs P         header
@@ -37,6 +42,13 @@
  *                                                reads all [writes S at A]`)
  *   K SEQ wait SEQ1 SEQ2 ..                      a completion the rank observed
  *   K scratch ADDR BYTES                         packing area of a derived datatype
+ *   K fold OFF1 OFF2 D N                         the operation lines in bytes [OFF1, OFF2) of
+ *                                                the part (before this line), less time-only
+ *                                                computations, repeated N times, the i-th
+ *                                                with every position (a wait's too) i * D
+ *                                                further: fold.c cuts repeats of the last
+ *                                                calls this way, N 20 digits wide, kept
+ *                                                current in place
  *   call NAME N                                  calls made: written at the first, N 20
  *                                                digits wide, kept current in place (the
  *                                                merger sums the lines), so that a process

@@ -9,7 +9,8 @@
 # iteration, the iterations are stored once, the moving address is a shift of the index,
 # the computations are the index's times; `--expand` writes exactly what `--merge --flat`
 # writes. Phases the program declared (MPI_Pcontrol) are kept as they are, and two equal ones
-# stored once. Expanding a flat recording, or one whose index is damaged, is a clear error.
+# stored once. A part the recorder folded merges as the part it folds. Expanding a flat
+# recording, or one whose index is damaged, and a bad fold line are clear errors.
 set -u
 cdag=$1
 src=$2
@@ -42,6 +43,25 @@ parts() {
   done
 }
 parts found 20
+# rank 1 as the recorder folds it (src/record/fold.c): iteration 1 written, iterations 2 to 19
+# one `fold` line of it (positions 2 * 65536 further each), their time-only computations kept
+mkdir -p folded
+cp found/rank-0.part folded/
+{
+  printf 'cdag-record-part 1\nrank 1 nprocs 2\nphase 0\n0 65536 recv 8b from 0 tag 5 comm 0 addr 0x900 wait\n'
+  for i in 0 1; do
+    k=$((2 * i + 2))
+    echo "0 $((k * 65536)) recv 8b from 0 tag 0 comm 0 addr 0x1000 wait"
+    echo "0 $(((k + 1) * 65536)) send 8b to 0 tag 1 comm 0 addr 0x3000 wait"
+  done
+} >folded/rank-1.part
+off2=$(wc -c <folded/rank-1.part)
+off1=$((off2 - $(tail -n 2 folded/rank-1.part | wc -c)))
+{
+  echo "0 fold $off1 $off2 131072 00000000000000000018"
+  for i in 3 10 17; do echo "0 $(((2 * i + 2) * 65536 - 32768)) compute $((15000 + i)) reads all"; done
+  printf 'end 0\nfinalized\n'
+} >>folded/rank-1.part
 parts flat 20
 parts declared 6 pcontrol
 parts few 3
@@ -59,6 +79,9 @@ cases <<'T'
 0 cp flat/rank-0.part flat/rank-1.part found2/ && cdag record --merge --flat found2 >/dev/null && cdag record --merge found2 >/dev/null && ls found2
   out phase-0001.cdag
   out! phase-0002.cdag
+# a folded part merges as the part it folds
+0 cdag record --merge --flat folded >/dev/null && diff -r -x index.json -x 'rank-*' flat folded
+  empty
 0 cdag record --expand found -o expanded
   out expanded found: 21 phases in expanded/
 0 diff -r -x index.json -x 'rank-*' flat expanded
@@ -90,6 +113,12 @@ sed 's/"repeats": 20, "shift"/"repeats": 2, "shift"/' found/index.json >found/i 
 cases <<'T'
 1 cdag record --expand found -o x
   err times past its repeats or lines
+T
+# a fold whose template is not before it, or that repeats nothing
+sed 's/^0 fold [0-9]* /0 fold 999999 /' folded/rank-1.part >folded/r && mv folded/r folded/rank-1.part
+cases <<'T'
+1 cdag record --merge folded
+  err rank-1.part:9: fold 999999
 T
 sed 's/"repeats": 2, "shift"/"repeats": 0, "shift"/' found/index.json >found/i && mv found/i found/index.json
 cases <<'T'
