@@ -30,9 +30,7 @@ typedef struct {
   const char *text; size_t len;
   size_t body;              /* offset of the line after the header */
   char *skel; size_t nskel; /* the body without time-only lines, variable tokens as \x01 */
-  int64_t *toff;            /* per variable token: its offset in text ... */
-  uint32_t *tlen;           /* ... its length */
-  uint64_t *val;            /* ... its value */
+  uint64_t *val;            /* per variable token, in order: its value */
   int64_t ntok, tokcap;
   int64_t *times;           /* time-only computations: (skeleton line, cost) pairs */
   int64_t ntimes, timecap;
@@ -107,7 +105,7 @@ const char *rec_line_words(const char *p, const char *e) {
 }
 
 static void ptext_free(ptext *t) {
-  free(t->skel), free(t->toff), free(t->tlen), free(t->val), free(t->times);
+  free(t->skel), free(t->val), free(t->times);
   memset(t, 0, sizeof *t);
 }
 
@@ -135,14 +133,7 @@ static int parse_text(const char *text, size_t len, ptext *t) {
       if (!(qe = memchr(q, ' ', (size_t)(e - q)))) qe = e;
       uint64_t v;
       if (rec_variable_token(q, qe, compute && q == w + 8, &v)) {
-        if (grow(&t->toff, t->ntok, &t->tokcap, 1, sizeof *t->toff)) return CDAG_NOMEM("distinct phases");
-        int64_t cap = t->ntok;
-        if (!(t->tlen = realloc(t->tlen, (size_t)t->tokcap * sizeof *t->tlen)) ||
-            !(t->val = realloc(t->val, (size_t)t->tokcap * sizeof *t->val)))
-          return CDAG_NOMEM("distinct phases");
-        (void)cap;
-        t->toff[t->ntok] = q - text;
-        t->tlen[t->ntok] = (uint32_t)(qe - q);
+        if (grow(&t->val, t->ntok, &t->tokcap, 1, sizeof *t->val)) return CDAG_NOMEM("distinct phases");
         t->val[t->ntok++] = v;
         t->skel[t->nskel++] = '\x01';
       } else {
