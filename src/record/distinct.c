@@ -305,7 +305,7 @@ int rec_distinct_add(rec_distinct *x, const char *text, size_t len, const rec_ph
 
 int rec_distinct_json(rec_distinct *x, FILE *f) {
   close_run(x);
-  if (fflush(x->seqf)) return CDAG_NOMEM("distinct phases");
+  if (fflush(x->seqf) || ferror(x->seqf) || (!x->seq && x->occurrences)) return CDAG_NOMEM("the sequence of phases");
   fprintf(f, "[");
   for (int64_t k = 0; k < x->nd; k++) {
     const distinct *d = &x->d[k];

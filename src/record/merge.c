@@ -1024,8 +1024,8 @@ static int write_phase(merger *m, int phase, const char *command, phase_sum *ps,
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f) return CDAG_NOMEM("a phase's text");
-    int rc = write_phase_to(f, m, phase, command, ps);
-    if (fclose(f) && !rc) rc = CDAG_NOMEM("a phase's text");
+    int rc = write_phase_to(f, m, phase, command, ps), bad = ferror(f);   /* a memory stream fails writing only for memory */
+    if ((fclose(f) || bad || !buf) && !rc) rc = CDAG_NOMEM("a phase's text");
     if (!rc) rc = rec_distinct_add(dx, buf, len, ps);
     free(buf);
     return rc;
