@@ -14,6 +14,7 @@
 set -u
 cdag=$1; src=$2; mpiexec=$3; np=$4; prog=$5; shift 5
 . "$src/tests/cli/lib/expect.sh"
+. "$src/tests/record/expand_check.sh"
 data=$src/tests/data/real
 args="$tmp/live" index=() flat="" distinct="" folded=""
 for e in "$@"; do
@@ -44,22 +45,12 @@ if [ -n "$folded" ]; then
   grep -q '^0 fold ' "$tmp/rec/rank-0.part" || fail "rank-0.part has no fold line"
   [ "$(wc -c <"$tmp/rec/rank-0.part")" -le "$folded" ] || fail "rank-0.part holds $(wc -c <"$tmp/rec/rank-0.part") bytes, more than $folded"
 fi
-mkdir -p "$tmp/flat" "$tmp/dist"
-cp "$tmp"/rec/rank-*.part "$tmp/flat/"
-cp "$tmp"/rec/rank-*.part "$tmp/dist/"
-expect_status 0 "$cdag" record --merge --flat "$tmp/flat"
-expect_status 0 "$cdag" record --merge "$tmp/dist"
-expect_status 0 "$cdag" record --expand "$tmp/dist" -o "$tmp/exp"
-nflat=$(ls "$tmp"/flat/phase-*.cdag | wc -l)
-nexp=$(ls "$tmp"/exp/phase-*.cdag | wc -l)
-ndist=$(ls "$tmp"/dist/phase-*.cdag | wc -l)
-[ "$nflat" = "$nexp" ] || fail "the flat merge wrote $nflat phase files, the expansion $nexp"
-for f in "$tmp"/flat/phase-*.cdag; do
-  cmp -s "$f" "$tmp/exp/${f##*/}" || { fail "${f##*/} differs from its expansion: $(diff "$f" "$tmp/exp/${f##*/}" | head -5)"; break; }
-done
+expand_check "$tmp/rec"
+nflat=$(ls "$tmp"/xc/flat/ | grep -c '^phase-')
+ndist=$(ls "$tmp"/xc/dist/ | grep -c '^phase-')
 [ -z "$flat" ] || [ "$nflat" = "$flat" ] || fail "the run has $nflat phases, expected $flat"
 [ -z "$distinct" ] || [ "$ndist" = "$distinct" ] || fail "$ndist distinct phase files, expected $distinct"
-python3 - "$tmp/dist/index.json" "$nflat" "$ndist" "${index[@]}" <<'PY' || fail "index.json: see above"
+python3 - "$tmp/xc/dist/index.json" "$nflat" "$ndist" "${index[@]}" <<'PY' || fail "index.json: see above"
 import json, sys
 i = json.load(open(sys.argv[1]))
 nflat, ndist, exprs = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
