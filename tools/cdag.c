@@ -16,8 +16,9 @@
 
 static const cmd_info commands[] = {
   {"check", cmd_check, "FILE", "load and validate a graph file; print a one-line summary"},
-  {"analyze", cmd_analyze, "FILE [--json] [OPTIONS: --density=X --min-group=N --exact-float --kernel=mpi|cdag|auto ...]",
-   "match, compute SST, detect collectives; print the report"},
+  {"analyze", cmd_analyze, "FILE|DIR [--json] [OPTIONS: --density=X --min-group=N --exact-float --kernel=mpi|cdag|auto ...]",
+   "match, compute SST, detect collectives; print the report (DIR: a recording, each distinct phase once, with its "
+   "repeats and share of the run)"},
   {"sst", cmd_sst, "FILE [--json]", "print the Static Single Transfer tuples by destination rank"},
   {"verify", cmd_verify, "FILE [--seed=N] [OPTIONS]",
    "simulate graph and plan from the same memory; compare"},
@@ -31,10 +32,13 @@ static const cmd_info commands[] = {
    "under mpiexec -n P (P = the file's ranks): run the file as written and compiled with MPI, check both leave "
    "the same memory, time both (default 100 iterations, repeated 5 times: median and best), print compile time, "
    "break-even and the report; computations spend their cost (--compute=recorded, default) or none"},
-  {"record", cmd_record, "[-o DIR] [--strict] -- COMMAND [ARGS...] | --merge DIR",
+  {"record", cmd_record,
+   "[-o DIR] [--strict] -- COMMAND [ARGS...] | --merge [--flat] DIR | --expand DIR [-o OUT]",
    "run COMMAND (e.g. mpiexec -n 4 ./app) with every MPI process recorded; write DIR/phase-NNNN.cdag (one graph "
-   "file per phase) and DIR/index.json (default DIR: cdag-recording); exits with COMMAND's status (--strict: 1 "
-   "when the command succeeded and its recording failed its check)"},
+   "file per distinct phase: without MPI_Pcontrol, the iterations found) and DIR/index.json, the run as their "
+   "sequence (default DIR: cdag-recording); exits with COMMAND's status (--strict: 1 when the command succeeded "
+   "and its recording failed its check); --merge merges part files, --flat a file per phase of the run, "
+   "--expand writes that flat form from DIR into OUT (default DIR/flat)"},
   {"calibrate", cmd_calibrate, "[-o FILE] [--quick]",
    "under mpiexec -n 2: measure this MPI's LogGOPS parameters (L, o, g, G, S, copy: ping-pongs, bursts, memcpy; "
    "about a second, --quick less) and write the machine file plans are priced with (-o FILE, else $CDAG_MACHINE, "

@@ -1,12 +1,13 @@
 /* cdag — tools/cmd_record.c: `cdag record [-o DIR] -- COMMAND [ARGS...]` and
- * `cdag record --merge DIR`.
+ * `cdag record --merge [--flat] DIR` and `cdag record --expand DIR [-o OUT]`.
  *
  * Runs COMMAND (typically `mpiexec -n P ./app`) with libcdag-record preloaded into every
  * process it starts (LD_PRELOAD, which mpiexec passes on), so each MPI process writes its
  * part to DIR; then merges the parts into DIR/phase-NNNN.cdag and DIR/index.json
  * (src/record/record.h) and checks that every phase file loads and its messages match.
  * `--merge DIR` only merges (for programs linked with -lcdag-record, run without this
- * command). The library is found beside this program, in ../lib, in the install's library
+ * command; --flat: every phase of the run a file of its own, repeats too); `--expand` writes
+ * that flat form from a recording that stores each distinct phase once. The library is found beside this program, in ../lib, in the install's library
  * directory, or at $CDAG_RECORD_LIB.
  * Exit status: the command's own, so that recording changes nothing a script or a test
  * harness sees (MPICH's runtests counts exit statuses); a recording that fails (nothing
@@ -197,14 +198,17 @@ static void join_command(char **argv, char *buf, size_t size) {
   for (int i = 0; argv[i] && n < size; i++) n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? " " : "", argv[i]);
 }
 
-static int merge_and_say(const char *dir, const char *command) {
+static int merge_and_say(const char *dir, const char *command, int flags) {
   rec_summary sum;
-  int rc = rec_merge(dir, command, stderr, &sum);
+  int rc = rec_merge_as(dir, command, stderr, flags, &sum);
   if (rc) return cmd_fail("record", rc);
   printf("recorded %d processes: %d phase%s, %llu operations, %llu computation%s (%.3f ms computed), in %s/\n",
          sum.nprocs, sum.nphases, sum.nphases == 1 ? "" : "s", (unsigned long long)sum.ops,
          (unsigned long long)sum.computes, sum.computes == 1 ? "" : "s", (double)sum.compute_ns / 1e6, dir);
   for (int p = 0; p < sum.nphases; p++) printf("  %s/phase-%04d.cdag\n", dir, p);
+  if (sum.flat_phases != sum.nphases)
+    printf("the run is %d phases, repeats of these %d (index.json's sequence; `cdag record --expand %s` writes them all)\n",
+           sum.flat_phases, sum.nphases, dir);
   if (sum.unreceived) printf("sends nobody received (left out): %llu\n", (unsigned long long)sum.unreceived);
   if (sum.unsent)
     printf("receives whose send is outside the phase (computations that write what arrived): %llu\n",
@@ -217,9 +221,25 @@ static int merge_and_say(const char *dir, const char *command) {
   return check_phases(dir, sum.nphases);
 }
 
+/* --expand DIR [-o OUT]: the flat recording of DIR (every phase of the run a file, repeats
+   too) into OUT, by default DIR/flat. */
+static int expand(int argc, char **argv) {
+  char out[PATH_MAX];
+  if (argc != 1 && !(argc == 3 && !strcmp(argv[1], "-o"))) return cmd_usage("record");
+  snprintf(out, sizeof out, argc == 3 ? "%s" : "%s/flat", argc == 3 ? argv[2] : argv[0]);
+  if (clear_dir(out)) return 1;
+  int64_t n = 0;
+  int rc = rec_expand(argv[0], out, &n);
+  if (rc) return cmd_fail("record", rc);
+  printf("expanded %s: %lld phase%s in %s/\n", argv[0], (long long)n, n == 1 ? "" : "s", out);
+  return 0;
+}
+
 int cmd_record(int argc, char **argv) {
   const char *dir = "cdag-recording";
-  if (argc == 2 && !strcmp(argv[0], "--merge")) return merge_and_say(argv[1], NULL);
+  if (argc == 2 && !strcmp(argv[0], "--merge")) return merge_and_say(argv[1], NULL, 0);
+  if (argc == 3 && !strcmp(argv[0], "--merge") && !strcmp(argv[1], "--flat")) return merge_and_say(argv[2], NULL, REC_MERGE_FLAT);
+  if (argc >= 2 && !strcmp(argv[0], "--expand")) return expand(argc - 1, argv + 1);
   int i = 0, strict = 0;
   for (; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {
     if (!strcmp(argv[i], "--strict")) strict = 1;
@@ -240,7 +260,7 @@ int cmd_record(int argc, char **argv) {
   char command[4096];
   join_command(argv + i, command, sizeof command);
   if (status) fprintf(stderr, "cdag record: the command exited with status %d; merging what was recorded\n", status);
-  int bad = merge_and_say(dir, command);
+  int bad = merge_and_say(dir, command, 0);
   if (bad && !status)
     fprintf(stderr, "cdag record: the command succeeded; its recording in %s did not (above; index.json's \"check\")%s\n",
             dir, strict ? "" : ": exit status 0, the command's (--strict: 1)");

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/error.h"
 #include "format/format.h"
@@ -35,10 +36,12 @@
 
 enum { K_SEND, K_RECV, K_WAIT, K_OTHER };
 
-typedef struct {
+typedef struct mop {
   int phase;
   uint8_t kind, dropped, unmatched, labelled;
   uint32_t label;          /* its label's number, when a wait names it */
+  struct mop *partner;     /* the whole run's other end of a message (finding phases) */
+  int64_t idx;             /* its index in the rank's stream of rec_pop (finding phases), -1 none */
   int peer, tag, comm;     /* send/recv: world peer, tag, local comm id; collectives: comm id */
   uint64_t seq;
   int64_t line;            /* in its part file */
@@ -49,6 +52,9 @@ typedef struct { int id, n; int *members; int global; } mcomm;
 typedef struct { int phase; char *text; } mline;
 typedef struct { char name[160]; uint64_t n; } mcount;
 typedef struct { uint64_t seq; int64_t line; } mdrop;
+/* `K fold OFF1 OFF2 D N` (record.h): the operation lines in bytes [OFF1, OFF2) of the part
+   repeated N times, the i-th i * D positions further. */
+typedef struct { int phase; uint64_t off1, off2, d, n; int64_t line; } mfold;
 
 /* Malformed lines: the first MERGE_BAD_KEPT go to index.json, MERGE_BAD_LOGGED to the log. */
 enum { MERGE_BAD_KEPT = 8, MERGE_BAD_LOGGED = 20 };
@@ -59,6 +65,8 @@ typedef struct {
   mcomm *comms; int ncomms, commcap;
   mline *scratch; int64_t nscratch, scratchcap;
   mdrop *drops; int64_t ndrops, dropcap;   /* `drop` lines, applied once every operation is read */
+  mfold *folds; int64_t nfolds, foldcap;   /* `fold` lines, expanded once every operation is read */
+  char **texts; int64_t ntexts, textcap;   /* wait lines the folds wrote, shifted */
   int discard_phase; uint64_t discard_seq;
   int finalized, maxphase;
   int declared;            /* phases the file started (`phase K` lines): 0..declared-1 */
@@ -82,6 +90,7 @@ typedef struct {
   const char **waitptr;
   int64_t waitcap;
   int64_t nbad;                    /* malformed lines, all parts */
+  int cut;                         /* the one implicit phase was cut where the run repeats */
   char bad[MERGE_BAD_KEPT][240];   /* the first of them, FILE:LINE: reason */
 } merger;
 
@@ -278,6 +287,18 @@ static int parse_line(merger *m, mrank *r, int rank, int64_t line, char *l) {
       r->drops[r->ndrops++] = (mdrop){b, line};
       return 0;
     }
+    if (!strncmp(p, "fold ", 5)) {
+      uint64_t o1, o2, d, n;
+      char *q = p + 5;
+      if (!unum(&q, UINT64_MAX, &o1) || !unum(&q, UINT64_MAX, &o2) || !unum(&q, UINT64_MAX / 2, &d) ||
+          !unum(&q, UINT64_MAX, &n) || *q || o1 >= o2 || o2 > (uint64_t)(l - r->file) || !d || !n)
+        return bad_line(m, rank, line, "fold %.60s: not two offsets before the line, a step and a count", p + 5), 0;
+      int64_t cap = r->foldcap;
+      if (base_grow((void **)&r->folds, r->nfolds, &cap, 1, sizeof *r->folds, "merger")) return CDAG_NOMEM("folds");
+      r->foldcap = cap;
+      r->folds[r->nfolds++] = (mfold){(int)a, o1, o2, d, n, line};
+      return 0;
+    }
     if (!strncmp(p, "scratch ", 8)) {
       char *q = p + 8, *e;
       errno = 0;
@@ -318,6 +339,61 @@ static int declared_comm(const mrank *r, int id) {
   for (int i = 0; i < r->ncomms && id; i++)
     if (r->comms[i].id == id) return 1;
   return id == 0;
+}
+
+static int time_only(const mop *o);
+
+/* A wait's text with every position d further, kept with the rank. */
+static char *shifted_wait(mrank *r, const char *text, uint64_t d) {
+  size_t cap = strlen(text) * 2 + 32, n = 0;
+  char *t = malloc(cap);
+  if (!t) return NULL;
+  n += (size_t)snprintf(t, cap, "wait");
+  for (const char *p = text + 5, *e; *p; p = e) {
+    unsigned long long v = strtoull(p, (char **)&e, 10);
+    if (e == p) break;
+    if (cap - n < 24) {
+      char *nt = realloc(t, cap *= 2);
+      if (!nt) { free(t); return NULL; }
+      t = nt;
+    }
+    n += (size_t)snprintf(t + n, cap - n, " %llu", v + (unsigned long long)d);
+  }
+  if (base_grow((void **)&r->texts, r->ntexts, &r->textcap, 1, sizeof *r->texts, "merger")) { free(t); return NULL; }
+  return r->texts[r->ntexts++] = t;
+}
+
+/* The folds of a part (record.h, `fold`): the operations of each template, less time-only
+   computations, repeated with their positions shifted. At most 2^31 operations in all. */
+static int expand_folds(merger *m, mrank *r, int rank) {
+  int64_t read = r->nops;   /* the operations read, in file order: a template is a range of them */
+  for (int64_t f = 0; f < r->nfolds; f++) {
+    const mfold *x = &r->folds[f];
+    int64_t lo = 0, hi = read;
+    while (lo < hi) {
+      int64_t mid = (lo + hi) / 2;
+      if ((uint64_t)(r->ops[mid].text - r->file) < x->off1) lo = mid + 1;
+      else hi = mid;
+    }
+    int64_t a = lo;
+    for (hi = a; hi < read && (uint64_t)(r->ops[hi].text - r->file) < x->off2; hi++) {}
+    int64_t n = 0;
+    for (int64_t i = a; i < hi; i++) n += !time_only(&r->ops[i]) && r->ops[i].phase == x->phase;
+    if (n && x->n > (uint64_t)(INT32_MAX - r->nops) / (uint64_t)n)
+      return bad_line(m, rank, x->line, "fold: %llu repeats of %lld operations, more than a part holds",
+                      (unsigned long long)x->n, (long long)n), 0;
+    if (base_grow((void **)&r->ops, r->nops, &r->cap, (int64_t)x->n * n, sizeof *r->ops, "merger")) return CDAG_NOMEM("folds");
+    for (uint64_t i = 1; i <= x->n; i++)
+      for (int64_t j = a; j < hi; j++) {
+        mop o = r->ops[j];
+        if (time_only(&o) || o.phase != x->phase) continue;
+        o.seq += i * x->d;
+        o.line = x->line;
+        if (o.kind == K_WAIT && !(o.text = shifted_wait(r, o.text, i * x->d))) return CDAG_NOMEM("folds");
+        r->ops[r->nops++] = o;
+      }
+  }
+  return CDAG_OK;
 }
 
 /* After the whole part is read: sequence numbers unique, every one a wait or drop names
@@ -383,6 +459,7 @@ static int load_rank(merger *m, int rank) {
     rc = parse_line(m, r, rank, line, l);
   }
   if (!rc && line < 2 && m->nbad == bad0) check_header(m, rank, first[0], first[1]);
+  if (!rc) rc = expand_folds(m, r, rank);
   if (!rc) rc = check_rank(m, r, rank);
   if (!r->finalized && m->log)
     fprintf(m->log, "cdag record: rank %d did not reach MPI_Finalize; its recording ends early\n", rank);
@@ -467,10 +544,43 @@ static int kept(const mrank *r, const mop *o, int phase) {
   return o->phase == phase && !o->dropped && !(o->phase == r->discard_phase && o->seq < r->discard_seq);
 }
 
-typedef struct { mop **ops; rec_summary *sum; } unpaired;
+/* The rank's operations of the phase are r->ops[lo .. hi): the array is sorted by phase,
+   then position (sort_ops), so that each phase costs its own operations only. */
+static void phase_range(const mrank *r, int phase, int64_t *lo, int64_t *hi) {
+  int64_t a = 0, b = r->nops;
+  while (a < b) {
+    int64_t mid = (a + b) / 2;
+    if (r->ops[mid].phase < phase) a = mid + 1;
+    else b = mid;
+  }
+  *lo = a;
+  for (b = r->nops; a < b;) {
+    int64_t mid = (a + b) / 2;
+    if (r->ops[mid].phase <= phase) a = mid + 1;
+    else b = mid;
+  }
+  *hi = a;
+}
 
+static int cmp_phase_seq(const void *a, const void *b) {
+  const mop *x = a, *y = b;
+  if (x->phase != y->phase) return (x->phase > y->phase) - (x->phase < y->phase);
+  return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static void sort_ops(merger *m) {
+  for (int r = 0; r < m->nprocs; r++) qsort(m->r[r].ops, (size_t)m->r[r].nops, sizeof *m->r[r].ops, cmp_phase_seq);
+}
+
+typedef struct { mop **ops; rec_summary *sum; int partners; } unpaired;
+
+/* Marks an unpaired end (counted), or with x->partners notes each pair's two ends. */
 static int mark_unpaired(void *ctx, int32_t s, int32_t r) {
   unpaired *x = ctx;
+  if (x->partners) {
+    if (s >= 0 && r >= 0) x->ops[s]->partner = x->ops[r], x->ops[r]->partner = x->ops[s];
+    return 0;
+  }
   if (s >= 0 && r >= 0) return 0;
   x->ops[s >= 0 ? s : r]->unmatched = 1;
   if (s >= 0) x->sum->unreceived++;
@@ -478,25 +588,29 @@ static int mark_unpaired(void *ctx, int32_t s, int32_t r) {
   return 0;
 }
 
-/* Marks sends and receives of the phase that have no partner. O(n log n). */
-static int match_phase(merger *m, int phase, rec_summary *sum) {
-  int64_t n = 0;
-  for (int r = 0; r < m->nprocs; r++)
-    for (int64_t i = 0; i < m->r[r].nops; i++) {
+/* Marks sends and receives of the phase that have no partner, or with `partners` links
+   each one to its partner instead. O(n log n). */
+static int match_phase(merger *m, int phase, rec_summary *sum, int partners) {
+  int64_t n = 0, lo, hi;
+  for (int r = 0; r < m->nprocs; r++) {
+    phase_range(&m->r[r], phase, &lo, &hi);
+    for (int64_t i = lo; i < hi; i++) {
       mop *o = &m->r[r].ops[i];
       n += kept(&m->r[r], o, phase) && (o->kind == K_SEND || o->kind == K_RECV);
     }
+  }
   if (n >= INT32_MAX) return cdag__error(CDAG_ERR_UNSUPPORTED, "phase %d: more than 2^31 messages", phase);
   mop **ops = malloc((size_t)(n + 1) * sizeof *ops);
   match_end *e = malloc((size_t)(n + 1) * sizeof *e), *tmp = malloc((size_t)(n + 1) * sizeof *tmp);
   int64_t *start = calloc((size_t)m->nprocs + 2, sizeof *start), *at = malloc((size_t)(n + 2) * sizeof *at);
   int32_t *dst = malloc((size_t)(n + 1) * sizeof *dst);   /* receiving rank; nprocs: a peer out of range */
   int rc = ops && e && tmp && start && at && dst ? CDAG_OK : CDAG_NOMEM("matching");
-  unpaired x = {ops, sum};
+  unpaired x = {ops, sum, partners};
   int64_t k = 0;
   for (int r = 0; r < m->nprocs && !rc; r++) {   /* each rank's messages in recorded order */
     int64_t first = k;
-    for (int64_t i = 0; i < m->r[r].nops; i++) {
+    phase_range(&m->r[r], phase, &lo, &hi);
+    for (int64_t i = lo; i < hi; i++) {
       mop *o = &m->r[r].ops[i];
       if (kept(&m->r[r], o, phase) && (o->kind == K_SEND || o->kind == K_RECV)) ops[k++] = o;
     }
@@ -541,6 +655,237 @@ static mop *find_seq(mop **ops, int64_t n, uint64_t seq) {
   return NULL;
 }
 
+static int cmp_i64_pair(const void *a, const void *b) {
+  const int64_t *x = a, *y = b;
+  if (x[0] != y[0]) return (x[0] > y[0]) - (x[0] < y[0]);
+  return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* ---- phases found without MPI_Pcontrol (phases.c finds the cuts) ---- */
+
+/* `compute COST reads all` alone: a gap's time, no structure (an iteration that computed
+   10 us longer than the next has it, the next not). */
+static int time_only(const mop *o) {
+  if (o->kind != K_OTHER || strncmp(o->text, "compute ", 8)) return 0;
+  const char *p = o->text + 8;
+  while (*p >= '0' && *p <= '9') p++;
+  return !strcmp(p, " reads all");
+}
+
+static uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001b3ull; }
+
+/* An operation's text less what differs between iterations: addresses (0x...) and a
+   computation's cost. */
+static uint64_t text_sym(const char *t, uint64_t h) {
+  int compute = !strncmp(t, "compute ", 8);
+  for (const char *p = t, *e; *p; p = *e ? e + 1 : e) {
+    if (!(e = strchr(p, ' '))) e = p + strlen(p);
+    int skip = (e - p > 2 && p[0] == '0' && p[1] == 'x') || (compute && p == t + 8);
+    for (const char *c = p; c < e && !skip; c++) h = mix(h, (uint8_t)*c);
+    h = mix(h, ' ');
+  }
+  return h;
+}
+
+/* A native collective (not a local operation): its members must stay in one phase. */
+/* A native collective's line (any kind the table marks native, nonblocking or not; a
+   reduce with a root, not the local one). */
+static int is_collective(const char *t) {
+  size_t len = strcspn(t, " ");
+  int kind = ir_coll_kind(t, len);
+  if (kind < 0 || !ir_coll_get(kind)->native) return 0;
+  return kind != IR_COLL_REDUCE || strstr(t, " root ") != NULL;
+}
+
+/* A one-sided line (its epochs are the fences of every rank in between: a run that has
+   them is not cut, a cut could split an epoch). */
+static int is_onesided(const char *t) {
+  static const char *const kinds[] = {"fence", "get ", "put ", "accumulate "};
+  for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+    if (!strncmp(t, kinds[i], strlen(kinds[i]))) return 1;
+  return 0;
+}
+
+/* The call an operation belongs to (record.h, Positions): its own position, or the call
+   whose gap (before it) or completion (after it) it is in. */
+static uint64_t call_of(uint64_t seq) { return (seq + REC_SEQ_STEP / 2) / REC_SEQ_STEP; }
+
+typedef struct {
+  mop ***ops; int64_t *nops;   /* per rank: its kept operations by position */
+  rec_pop **pop; int64_t *npop;   /* per rank: the stream phases.c reads */
+} mstreams;
+
+static void streams_free(mstreams *x, int nprocs) {
+  for (int r = 0; r < nprocs; r++) {
+    if (x->ops) free(x->ops[r]);
+    if (x->pop) free(x->pop[r]);
+  }
+  free(x->ops), free(x->nops), free(x->pop), free(x->npop);
+}
+
+/* One rank's stream: every kept operation but time-only computations, with its symbol and
+   the wait that completes it. */
+static int rank_stream(merger *m, int r, mstreams *x) {
+  mrank *R = &m->r[r];
+  int64_t n = 0;
+  for (int64_t i = 0; i < R->nops; i++) n += kept(R, &R->ops[i], 0);
+  mop **ops = x->ops[r] = malloc((size_t)(n + 1) * sizeof *ops);
+  rec_pop *pop = x->pop[r] = malloc((size_t)(n + 1) * sizeof *pop);
+  if (!ops || !pop) return CDAG_NOMEM("phases: streams");
+  x->nops[r] = n;
+  n = 0;
+  for (int64_t i = 0; i < R->nops; i++)
+    if (kept(R, &R->ops[i], 0)) ops[n++] = &R->ops[i];
+  qsort(ops, (size_t)n, sizeof *ops, cmp_seq);
+  int64_t k = 0;
+  uint64_t call = 0;
+  for (int64_t i = 0; i < n; i++) {
+    mop *o = ops[i];
+    o->idx = -1;
+    if (time_only(o)) continue;
+    o->idx = k;
+    pop[k] = (rec_pop){.waited = -1, .pidx = -1, .prank = -1, .start = !k || call_of(o->seq) != call};
+    call = call_of(o->seq);
+    k++;
+  }
+  x->npop[r] = k;
+  for (int64_t i = 0; i < n; i++) {
+    mop *o = ops[i];
+    if (o->idx < 0) continue;
+    rec_pop *p = &pop[o->idx];
+    uint64_t h = mix(0xcbf29ce484222325ull, o->kind);
+    if (o->kind == K_SEND || o->kind == K_RECV) {
+      h = mix(mix(h, strtoull(o->text + 5, NULL, 10)), (uint64_t)((o->peer - r + m->nprocs) % m->nprocs));
+      h = mix(mix(mix(h, (uint64_t)graph_tag(m, R, o)), (uint64_t)global_comm(R, o->comm)), strstr(o->text, " wait") != NULL);
+    } else if (o->kind == K_WAIT) {
+      for (char *q = o->text + 5, *e; *q; q = e) {   /* what it completes, relative to it */
+        uint64_t seq = strtoull(q, &e, 10);
+        if (e == q) break;
+        mop *w = find_seq(ops, n, seq);
+        h = mix(h, w && w->idx >= 0 ? (uint64_t)(o->idx - w->idx) : UINT64_MAX);
+        if (w && w->idx >= 0 && pop[w->idx].waited < o->idx) pop[w->idx].waited = o->idx;
+      }
+    } else {
+      h = text_sym(o->text, h);
+    }
+    p->sym = mix(h, p->start);
+  }
+  return CDAG_OK;
+}
+
+/* Links each message to its partner and each native collective to the same instance on its
+   communicator's next member (a ring: a cut keeps all its members or none). */
+static int link_partners(merger *m, mstreams *x) {
+  rec_summary none = {0};
+  int rc = match_phase(m, 0, &none, 1);
+  for (int r = 0; r < m->nprocs && !rc; r++)
+    for (int64_t i = 0; i < x->nops[r]; i++) {
+      mop *o = x->ops[r][i];
+      if (o->idx >= 0 && o->partner && o->partner->idx >= 0) {
+        x->pop[r][o->idx].pidx = o->partner->idx;
+        x->pop[r][o->idx].prank = o->peer;   /* the other end is on the peer */
+      }
+    }
+  if (rc) return rc;
+  /* collectives: per rank (communicator, index) sorted, so that each member's k-th on a
+     communicator is found by a binary search and a walk */
+  typedef struct { int64_t g, i; } gi;
+  gi **c = calloc((size_t)m->nprocs, sizeof *c);
+  int64_t *nc = calloc((size_t)m->nprocs, sizeof *nc);
+  if (!c || !nc) rc = CDAG_NOMEM("phases: collectives");
+  for (int r = 0; r < m->nprocs && !rc; r++) {
+    if (!(c[r] = malloc((size_t)(x->nops[r] + 1) * sizeof **c))) { rc = CDAG_NOMEM("phases: collectives"); break; }
+    for (int64_t i = 0; i < x->nops[r]; i++) {
+      mop *o = x->ops[r][i];
+      if (o->idx >= 0 && o->kind == K_OTHER && is_collective(o->text))
+        c[r][nc[r]++] = (gi){global_comm(&m->r[r], o->comm), o->idx};
+    }
+    qsort(c[r], (size_t)nc[r], sizeof **c, cmp_i64_pair);
+  }
+  for (int r = 0; r < m->nprocs && !rc; r++)
+    for (int64_t a = 0, e; a < nc[r]; a = e) {
+      int64_t g = c[r][a].g;
+      for (e = a; e < nc[r] && c[r][e].g == g; e++) {}
+      if (g < 0 || g > m->nglobal) continue;
+      const mcomm *cm = g ? m->global[g - 1] : NULL;
+      int n = cm ? cm->n : m->nprocs, j = 0;
+      while (j < n && (cm ? cm->members[j] : j) != r) j++;
+      if (j == n || n == 1) continue;
+      int nx = cm ? cm->members[(j + 1) % n] : (j + 1) % n;
+      gi key = {g, -1};
+      int64_t b = 0, hi = nc[nx];
+      while (b < hi) {   /* the first of communicator g on the next member */
+        int64_t mid = (b + hi) / 2;
+        if (cmp_i64_pair(&c[nx][mid], &key) < 0) b = mid + 1;
+        else hi = mid;
+      }
+      for (int64_t k = a; k < e && b < nc[nx] && c[nx][b].g == g; k++, b++) {
+        x->pop[r][c[r][k].i].pidx = c[nx][b].i;
+        x->pop[r][c[r][k].i].prank = nx;
+      }
+    }
+  for (int r = 0; c && r < m->nprocs; r++) free(c[r]);
+  free(c), free(nc);
+  return rc;
+}
+
+/* Where the run repeats (phases.c), each rank's operations are given to the phase of the
+   piece they fall in: a piece starts at the gap before the call a cut names (its
+   time-only computation, the computations and packing of what it sends). Only runs without
+   MPI_Pcontrol (one implicit phase, nothing discarded) and without one-sided operations are
+   cut. Sets *nphases. */
+static int find_phases(merger *m, int *nphases) {
+  for (int r = 0; r < m->nprocs; r++) {
+    if (m->r[r].declared > 1 || m->r[r].discard_phase >= 0) return CDAG_OK;
+    for (int64_t i = 0; i < m->r[r].nops; i++)
+      if (m->r[r].ops[i].kind == K_OTHER && is_onesided(m->r[r].ops[i].text)) return CDAG_OK;
+  }
+  mstreams x = {0};
+  int64_t *cuts = NULL, ncuts = 0, *piece_ops = NULL, *renum = NULL;
+  size_t P = (size_t)(unsigned)m->nprocs;
+  x.ops = calloc(P, sizeof *x.ops);
+  x.pop = calloc(P, sizeof *x.pop);
+  x.nops = calloc(P, sizeof *x.nops);
+  x.npop = calloc(P, sizeof *x.npop);
+  int rc = x.ops && x.pop && x.nops && x.npop ? CDAG_OK : CDAG_NOMEM("phases");
+  for (int r = 0; r < m->nprocs && !rc; r++) rc = rank_stream(m, r, &x);
+  if (!rc) rc = link_partners(m, &x);
+  if (!rc) rc = rec_find_cuts(m->nprocs, x.pop, x.npop, &cuts, &ncuts);
+  if (!rc && ncuts) {
+    piece_ops = calloc((size_t)ncuts + 1, sizeof *piece_ops);
+    renum = malloc(((size_t)ncuts + 1) * sizeof *renum);
+    if (!piece_ops || !renum) rc = CDAG_NOMEM("phases");
+  }
+  for (int r = 0; r < m->nprocs && !rc && ncuts; r++) {   /* the piece of each operation, by position */
+    uint64_t *pseq = malloc(((size_t)x.npop[r] + 1) * sizeof *pseq), *bound = malloc((size_t)ncuts * sizeof *bound);
+    if (!pseq || !bound) rc = CDAG_NOMEM("phases");
+    for (int64_t i = 0; i < x.nops[r] && !rc; i++)
+      if (x.ops[r][i]->idx >= 0) pseq[x.ops[r][i]->idx] = x.ops[r][i]->seq;
+    for (int64_t j = 0; j < ncuts && !rc; j++) {
+      int64_t c = cuts[j * m->nprocs + r];
+      uint64_t at = c < x.npop[r] ? call_of(pseq[c]) * REC_SEQ_STEP : UINT64_MAX;
+      bound[j] = at == UINT64_MAX ? at : at >= REC_SEQ_STEP / 2 ? at - REC_SEQ_STEP / 2 : 0;
+    }
+    for (int64_t i = 0, j = 0; i < x.nops[r] && !rc; i++) {
+      while (j < ncuts && bound[j] <= x.ops[r][i]->seq) j++;
+      x.ops[r][i]->phase = (int)j;
+      piece_ops[j]++;
+    }
+    free(pseq), free(bound);
+  }
+  if (!rc && ncuts) {   /* pieces no rank has an operation in (before the first cut) go */
+    int n = 0;
+    for (int64_t j = 0; j <= ncuts; j++) renum[j] = piece_ops[j] ? n++ : -1;
+    for (int r = 0; r < m->nprocs; r++)
+      for (int64_t i = 0; i < x.nops[r]; i++) x.ops[r][i]->phase = (int)renum[x.ops[r][i]->phase];
+    *nphases = n;
+    m->cut = 1;
+  }
+  streams_free(&x, m->nprocs);
+  free(cuts), free(piece_ops), free(renum);
+  return rc;
+}
+
 /* Labels are short (recordings are large): the format's compact labels. */
 static const char *label_of(const mop *o, char buf[IR_COMPACT_LABEL]) {
   return o->labelled ? ir_compact_label(o->label, buf) : NULL;
@@ -578,7 +923,7 @@ static int write_wait(FILE *f, merger *m, mop **ops, int64_t n, const mop *w, in
 }
 
 /* What a phase file holds: operations, computations among them and their costs (ns). */
-typedef struct { uint64_t ops, computes, ns; } phase_sum;
+typedef rec_phase_sum phase_sum;
 
 /* A send or receive as the graph file says it: world peer, the graph's tag, no comm. */
 static int write_message(FILE *f, merger *m, const mrank *r, const mop *o, phase_sum *ps) {
@@ -609,13 +954,14 @@ static void write_other(FILE *f, const mrank *r, const mop *o) {
 
 static int write_rank(FILE *f, merger *m, int rank, int phase, phase_sum *ps) {
   mrank *r = &m->r[rank];
-  int64_t n = 0;
-  for (int64_t i = 0; i < r->nops; i++) n += kept(r, &r->ops[i], phase);
+  int64_t n = 0, lo, hi;
+  phase_range(r, phase, &lo, &hi);
+  for (int64_t i = lo; i < hi; i++) n += kept(r, &r->ops[i], phase);
   if (!n) return CDAG_OK;
   mop **ops = malloc((size_t)n * sizeof *ops);
   if (!ops) return CDAG_NOMEM("operations");
   n = 0;
-  for (int64_t i = 0; i < r->nops; i++)
+  for (int64_t i = lo; i < hi; i++)
     if (kept(r, &r->ops[i], phase)) ops[n++] = &r->ops[i];
   qsort(ops, (size_t)n, sizeof *ops, cmp_seq);
   for (int64_t i = 0; i < n; i++) ops[i]->labelled = 0;
@@ -646,40 +992,64 @@ static int write_rank(FILE *f, merger *m, int rank, int phase, phase_sum *ps) {
     }
   }
   for (int64_t i = 0; i < r->nscratch; i++)
-    if (r->scratch[i].phase == phase) fprintf(f, "scratch %s\n", r->scratch[i].text);
+    if (r->scratch[i].phase == phase || m->cut) fprintf(f, "scratch %s\n", r->scratch[i].text);
   fprintf(f, "}\n");
   free(ops);
   return rc;
 }
 
 /* The communicators the phase's native collectives use. */
-static void write_comms(FILE *f, merger *m, int phase) {
+static int write_comms(FILE *f, merger *m, int phase) {
+  if (!m->nglobal) return CDAG_OK;
+  uint8_t *used = calloc((size_t)m->nglobal, 1);
+  if (!used) return CDAG_NOMEM("communicators");
+  for (int r = 0; r < m->nprocs; r++) {
+    int64_t lo, hi;
+    phase_range(&m->r[r], phase, &lo, &hi);
+    for (int64_t i = lo; i < hi; i++) {
+      mop *o = &m->r[r].ops[i];
+      int g = o->kind == K_OTHER && o->comm && kept(&m->r[r], o, phase) ? global_comm(&m->r[r], o->comm) : 0;
+      if (g > 0 && g <= m->nglobal) used[g - 1] = 1;
+    }
+  }
   for (int g = 0; g < m->nglobal; g++) {
-    int used = 0;
-    for (int r = 0; r < m->nprocs && !used; r++)
-      for (int64_t i = 0; i < m->r[r].nops && !used; i++) {
-        mop *o = &m->r[r].ops[i];
-        used = o->kind == K_OTHER && kept(&m->r[r], o, phase) && o->comm && global_comm(&m->r[r], o->comm) == g + 1;
-      }
-    if (!used) continue;
+    if (!used[g]) continue;
     fprintf(f, "comm %d ranks", g + 1);
     for (int i = 0; i < m->global[g]->n; i++) fprintf(f, " %d", m->global[g]->members[i]);
     fprintf(f, "\n");
   }
+  free(used);
+  return CDAG_OK;
 }
 
-static int write_phase(merger *m, int phase, const char *command, phase_sum *ps) {
+static int write_phase_to(FILE *f, merger *m, int phase, const char *command, phase_sum *ps) {
+  fprintf(f, "// recorded by cdag record: phase %d of %d processes%s%s\n", phase, m->nprocs, command ? " running: " : "",
+          command ? command : "");
+  fprintf(f, "num_ranks %d\n", m->nprocs);
+  int rc = write_comms(f, m, phase);
+  for (int r = 0; r < m->nprocs && !rc; r++) rc = write_rank(f, m, r, phase, ps);
+  return rc;
+}
+
+/* The phase as a file of its own (the flat recording), or handed to the distinct phases. */
+static int write_phase(merger *m, int phase, const char *command, phase_sum *ps, rec_distinct *dx) {
+  if (dx) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return CDAG_NOMEM("a phase's text");
+    int rc = write_phase_to(f, m, phase, command, ps), bad = ferror(f);   /* a memory stream fails writing only for memory */
+    if ((fclose(f) || bad || !buf) && !rc) rc = CDAG_NOMEM("a phase's text");
+    if (!rc) rc = rec_distinct_add(dx, buf, len, ps);
+    free(buf);
+    return rc;
+  }
   char path[4096];
   snprintf(path, sizeof path, "%s/phase-%04d.cdag", m->dir, phase);
   FILE *f = fopen(path, "w");
   if (!f) return cdag__error(errno == ENOMEM ? CDAG_ERR_NOMEM : CDAG_ERR_IO, "%s: %s", path,
                              errno == ENOMEM ? "out of memory opening it" : strerror(errno));
-  fprintf(f, "// recorded by cdag record: phase %d of %d processes%s%s\n", phase, m->nprocs, command ? " running: " : "",
-          command ? command : "");
-  fprintf(f, "num_ranks %d\n", m->nprocs);
-  write_comms(f, m, phase);
-  int rc = CDAG_OK;
-  for (int r = 0; r < m->nprocs && !rc; r++) rc = write_rank(f, m, r, phase, ps);
+  int rc = write_phase_to(f, m, phase, command, ps);
   if (fclose(f) && !rc) rc = cdag__error(CDAG_ERR_IO, "%s: %s", path, strerror(errno));
   return rc;
 }
@@ -705,7 +1075,7 @@ static int json_ranks(FILE *f, const merger *m, const char *name, int present) {
   return n > 0;
 }
 
-static int write_index(merger *m, const char *command, const rec_summary *sum, const phase_sum *ps) {
+static int write_index(merger *m, const char *command, const rec_summary *sum, const phase_sum *ps, rec_distinct *dx) {
   char path[4096];
   snprintf(path, sizeof path, "%s/index.json", m->dir);
   FILE *f = fopen(path, "w");
@@ -720,11 +1090,13 @@ static int write_index(merger *m, const char *command, const rec_summary *sum, c
   fprintf(f, ",\n  \"complete\": %s,\n", sum->complete ? "true" : "false");
   int partial = json_ranks(f, m, "unfinished", 1);
   partial |= json_ranks(f, m, "missing", 0);
-  fprintf(f, " \"counts_partial\": %s,\n  \"phases\": [", partial ? "true" : "false");
-  for (int p = 0; p < sum->nphases; p++)
+  fprintf(f, " \"counts_partial\": %s,\n  \"phases\": ", partial ? "true" : "false");
+  int rc = dx ? rec_distinct_json(dx, f) : CDAG_OK;
+  if (!dx) fprintf(f, "[");
+  for (int p = 0; p < sum->nphases && !dx; p++)
     fprintf(f, "%s{\"file\": \"phase-%04d.cdag\", \"ops\": %" PRIu64 ", \"computes\": %" PRIu64 ", \"compute_ns\": %" PRIu64 "}",
             p ? ", " : "", p, ps[p].ops, ps[p].computes, ps[p].ns);
-  fprintf(f, "]");
+  if (!dx) fprintf(f, "]");
   json_counts(f, "calls", m->calls, m->ncalls);
   json_counts(f, "unsupported", m->unsup, m->nunsup);
   json_counts(f, "unsupported_why", m->why, m->nwhy);
@@ -739,7 +1111,8 @@ static int write_index(merger *m, const char *command, const rec_summary *sum, c
   fprintf(f, "  \"compute\": {\"ops\": %" PRIu64 ", \"ns\": %" PRIu64 "},\n", sum->computes, sum->compute_ns);
   fprintf(f, "  \"local\": {\"compute\": %" PRIu64 ", \"reduce\": %" PRIu64 ", \"copy\": %" PRIu64 "}}\n",
           fixes[REC_FIX_COMPUTE], fixes[REC_FIX_REDUCE], fixes[REC_FIX_COPY]);
-  return fclose(f) ? cdag__error(CDAG_ERR_IO, "%s: %s", path, strerror(errno)) : CDAG_OK;
+  if (fclose(f) && !rc) rc = cdag__error(CDAG_ERR_IO, "%s: %s", path, strerror(errno));
+  return rc;
 }
 
 /* The number of processes, from rank 0's header, at most REC_MAX_PROCS (each has a part
@@ -817,6 +1190,9 @@ static void merger_free(merger *m) {
     free(m->r[r].ops);
     free(m->r[r].scratch);
     free(m->r[r].drops);
+    free(m->r[r].folds);
+    for (int64_t i = 0; i < m->r[r].ntexts; i++) free(m->r[r].texts[i]);
+    free(m->r[r].texts);
     free(m->r[r].file);
   }
   free(m->r);
@@ -831,6 +1207,10 @@ static void merger_free(merger *m) {
 }
 
 int rec_merge(const char *dir, const char *command, FILE *log, rec_summary *sum) {
+  return rec_merge_as(dir, command, log, 0, sum);
+}
+
+int rec_merge_as(const char *dir, const char *command, FILE *log, int flags, rec_summary *sum) {
   merger m = {.dir = dir, .log = log};
   memset(sum, 0, sizeof *sum);
   phase_sum *ps = NULL;
@@ -846,7 +1226,7 @@ int rec_merge(const char *dir, const char *command, FILE *log, rec_summary *sum)
   if (!rc) say_missing(&m);
   if (!rc && m.nbad) {   /* a part that cannot be trusted: no phase file from it */
     sum->nphases = 0;
-    rc = write_index(&m, command, sum, NULL);
+    rc = write_index(&m, command, sum, NULL, NULL);
     if (!rc)
       rc = cdag__error(CDAG_ERR_FORMAT, "%lld malformed line%s in the part files (first: %s); no phase written",
                        (long long)m.nbad, m.nbad == 1 ? "" : "s", m.bad[0]);
@@ -855,17 +1235,30 @@ int rec_merge(const char *dir, const char *command, FILE *log, rec_summary *sum)
   }
   if (!rc) rc = number_comms(&m);
   if (!rc) rc = assign_tags(&m);
+  if (!rc) sort_ops(&m);
+  if (!rc && sum->nphases == 1 && !(flags & REC_MERGE_WHOLE)) rc = find_phases(&m, &sum->nphases);
+  if (!rc && m.cut) sort_ops(&m);
   if (!rc && sum->nphases && !(ps = calloc((size_t)sum->nphases, sizeof *ps))) rc = CDAG_NOMEM("phases");
+  rec_distinct *dx = NULL;
+  if (!rc && !(flags & REC_MERGE_FLAT) && !(dx = rec_distinct_new(dir, command, m.nprocs))) rc = CDAG_NOMEM("distinct phases");
   for (int p = 0; p < sum->nphases && !rc; p++) {
-    rc = match_phase(&m, p, sum);
-    if (!rc) rc = write_phase(&m, p, command, &ps[p]);
+    rc = match_phase(&m, p, sum, 0);
+    if (!rc) rc = write_phase(&m, p, command, &ps[p], dx);
     sum->ops += ps[p].ops;
     sum->computes += ps[p].computes;
     sum->compute_ns = sum->compute_ns > UINT64_MAX - ps[p].ns ? UINT64_MAX : sum->compute_ns + ps[p].ns;
   }
   sum->nprocs = m.nprocs;
+  sum->flat_phases = sum->nphases;
   for (int i = 0; i < m.noom; i++) sum->out_of_memory += m.oom[i].n;
-  if (!rc) rc = write_index(&m, command, sum, ps);
+  if (!rc) rc = write_index(&m, command, sum, ps, dx);
+  if (dx) sum->nphases = (int)rec_distinct_count(dx);
+  rec_distinct_free(dx);
+  for (int p = sum->nphases; !rc; p++) {   /* an earlier merge's phase files beyond these go */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/phase-%04d.cdag", dir, p);
+    if (unlink(path)) break;
+  }
   free(ps);
   merger_free(&m);
   return rc;

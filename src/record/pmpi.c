@@ -759,6 +759,7 @@ void rec_start(void) {
     return;
   }
   R->sh = rec_shadow_new((uint64_t)(set.record_memory >= 0 ? set.record_memory : 512) << 20);
+  R->fold = fold_new();
   mkdir(dir, 0777);
   char path[4096];
   snprintf(path, sizeof path, "%s/rank-%d.part", dir, R->rank);
@@ -798,6 +799,7 @@ void rec_finish(void) {
 /* The recorder's memory (its state when a process is not recorded after all). */
 void rec_free(void) {
   if (!R) return;
+  fold_free(R->fold);
   Word_t *v, k = 0;
   JLF(v, R->comms, k);
   while (v) {
@@ -843,13 +845,16 @@ void time_to_now(void) {
 
 int call_enter(int c) {
   if (!R) return 0;
+  fold_enter(R->fold);
   tally(&R->call_at[c], "call", call_names[c]);
   time_to_now();
   return 1;
 }
 
 void call_exit(const int *entered) {
-  if (*entered && R) R->t_exit = now_ns();
+  if (!*entered || !R) return;
+  fold_exit(R->fold);
+  R->t_exit = now_ns();
 }
 
 

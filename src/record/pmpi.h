@@ -92,6 +92,7 @@ typedef struct { int id, n, inter, oom; int *world; } rcomm;
 /* The byte ranges of one message, coalesced. */
 typedef struct { int64_t n, cap; uint64_t *a, *l; } ranges;
 
+typedef struct rec_fold rec_fold;   /* fold.c: repeats of the last calls folded in place */
 typedef struct {
   int rank, nprocs, fd;
   char *map;                          /* the part file, mapped */
@@ -119,6 +120,7 @@ typedef struct {
   uint64_t *wait; int waitcap;        /* the operations one completion call completed */
   uint64_t oom[NOOM];                 /* what out of memory lost, by kind (its lines: oom_at) */
   int oom_now;                        /* set by nomem(): the call being recorded hit it */
+  rec_fold *fold;                     /* NULL: out of memory, nothing folded */
 } recorder;
 
 extern recorder *R;
@@ -174,6 +176,11 @@ void completed(const MPI_Request *rq, const int *which, int n, const MPI_Status 
 void nbcoll_completed(pend *p, uint64_t done);
 void nbcoll_dropped(pend *p);
 
+/* folding repeats (fold.c): around each intercepted call */
+rec_fold *fold_new(void);
+void fold_free(rec_fold *f);
+void fold_enter(rec_fold *f);
+void fold_exit(rec_fold *f);
 /* phases, start and end, time */
 void phase_start(void);
 void phase_end(int at_exit);

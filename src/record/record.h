@@ -1,8 +1,8 @@
 /* cdag — src/record: recording unmodified MPI programs (contract of the recorder).
  *
- * Three parts, each in its own file:
- *  - pmpi.c, pmpi_p2p.c, pmpi_coll.c, pmpi_vcoll.c, pmpi_nbcoll.c, pmpi_rma.c (libcdag-record.so, MPI;
- *    pmpi.h): the PMPI interposition layer. Loaded with LD_PRELOAD
+ * Its parts, each in its own file:
+ *  - pmpi.c, pmpi_p2p.c, pmpi_coll.c, pmpi_vcoll.c, pmpi_nbcoll.c, pmpi_rma.c, fold.c (libcdag-record.so,
+ *    MPI; pmpi.h): the PMPI interposition layer. Loaded with LD_PRELOAD
  *    by `cdag record`, or linked before libmpi, it records every process of the program into
  *    DIR/rank-R.part (R its rank in MPI_COMM_WORLD; DIR from CDAG_RECORD_DIR, default
  *    ./cdag-recording). Point-to-point calls become sends and receives in world ranks, the
@@ -10,6 +10,8 @@
  *    completed by the wait that sees their request complete), completions become waits,
  *    one-sided accesses in fence epochs gets, puts, accumulates and fences.
  *    Nothing the program computes or prints changes: every call is passed on unchanged.
+ *  - fold.c (part of the PMPI layer): a repeat of the last calls' lines folded in place
+ *    (`fold` below), so that a part grows with the run's distinct units, not its iterations.
  *  - shadow.c (plain C): what the recording says each rank's memory holds. PMPI never sees
  *    local computation, so before a send the bytes sent are compared with what the
  *    recording holds there; where they differ the recording gets a local operation: a
@@ -23,7 +25,10 @@
  *  - merge.c (plain C): the part files of one run to one global graph file per phase
  *    (DIR/phase-NNNN.cdag) and DIR/index.json; sends nobody received are counted and left
  *    out, receives whose send lies outside the phase become computations that read
- *    nothing and write the bytes (`compute 0 writes S at A`).
+ *    nothing and write the bytes (`compute 0 writes S at A`). Without MPI_Pcontrol,
+ *    phases.c finds where the run repeats and the merger cuts it there; distinct.c stores
+ *    each distinct phase once and the run as their sequence; expand.c reads that index
+ *    back and writes the flat recording.
  *
  * Part files (private to this directory; a line each, read back only by merge.c):
  *   cdag-record-part 1 / rank R nprocs P         header
@@ -40,6 +45,13 @@
  *                                                reads all [writes S at A]`)
  *   K SEQ wait SEQ1 SEQ2 ..                      a completion the rank observed
  *   K scratch ADDR BYTES                         packing area of a derived datatype
+ *   K fold OFF1 OFF2 D N                         the operation lines in bytes [OFF1, OFF2) of
+ *                                                the part (before this line), less time-only
+ *                                                computations, repeated N times, the i-th
+ *                                                with every position (a wait's too) i * D
+ *                                                further: fold.c cuts repeats of the last
+ *                                                calls this way, N 20 digits wide, kept
+ *                                                current in place
  *   call NAME N                                  calls made: written at the first, N 20
  *                                                digits wide, kept current in place (the
  *                                                merger sums the lines), so that a process
@@ -146,7 +158,8 @@ void rec_shadow_oom(const rec_shadow *sh, uint64_t lost[2]);
 
 typedef struct {
   int nprocs;
-  int nphases;
+  int nphases;            /* phase files written: distinct phases, or every phase (flat) */
+  int flat_phases;        /* phases of the run (repeats counted) */
   int complete;           /* every process reached MPI_Finalize */
   uint64_t ops;           /* operations written, all phases */
   uint64_t unreceived;    /* sends no receive matched, left out */
@@ -160,5 +173,69 @@ typedef struct {
    NULL) is recorded in the index. Progress and problems go to `log`. Returns CDAG_OK or a
    CDAG_ERR_* code with cdag_error_message() set. */
 int rec_merge(const char *dir, const char *command, FILE *log, rec_summary *sum);
+/* rec_merge with flags: REC_MERGE_WHOLE keeps a run without MPI_Pcontrol one phase (no
+   phases found); REC_MERGE_FLAT writes every phase of the run to a file of its own, the
+   repeats too (the flat recording, docs/recording.md), instead of each distinct phase once. */
+enum { REC_MERGE_WHOLE = 1, REC_MERGE_FLAT = 2 };
+int rec_merge_as(const char *dir, const char *command, FILE *log, int flags, rec_summary *sum);
+
+/* ---- distinct.c: each distinct phase stored once, the run as their sequence ---- */
+
+typedef struct { uint64_t ops, computes, ns; } rec_phase_sum;   /* operations, computations, their ns */
+typedef struct rec_distinct rec_distinct;
+/* Stores into dir; NULL when out of memory. */
+rec_distinct *rec_distinct_new(const char *dir, const char *command, int nprocs);
+void rec_distinct_free(rec_distinct *x);
+int64_t rec_distinct_count(const rec_distinct *x);   /* distinct phases so far */
+/* The run's next phase, as the text of its flat phase file: written as phase-NNNN.cdag if no
+   earlier phase has its structure, else a repeat of the one that has. */
+int rec_distinct_add(rec_distinct *x, const char *text, size_t len, const rec_phase_sum *sum);
+/* index.json's "phases" array (the distinct phases), then its "flat_phases" and "sequence". */
+int rec_distinct_json(rec_distinct *x, FILE *f);
+/* What varies between repeats of a line of a phase file: a token that is an address (0x...),
+   a size (`512b`) or, after_compute, a computation's cost, and prints back as it was; its
+   value. */
+int rec_variable_token(const char *p, const char *e, int after_compute, uint64_t *v);
+/* A line [p, e) that is `compute COST reads all` (a gap's time alone); its cost. */
+int rec_time_only_line(const char *p, const char *e, uint64_t *cost);
+/* Where a line's words start, after its label if it has one. */
+const char *rec_line_words(const char *p, const char *e);
+
+/* ---- expand.c: the index read back, the flat recording written ---- */
+
+typedef struct {
+  int64_t nphases;        /* distinct phases ... */
+  const char **files;     /* ... their files (in DIR) */
+  int64_t *ns;            /* ... the computation recorded in all their repeats, ns */
+  int64_t nruns;          /* entries of the sequence: ... */
+  int64_t *phase;         /* ... the distinct phase repeated ... */
+  int64_t *repeats;       /* ... this many times */
+  char *names;
+} rec_index;
+int rec_index_read(const char *dir, rec_index *ix);
+void rec_index_free(rec_index *ix);
+/* Writes the flat recording of DIR into OUT (an existing directory): phase-NNNN.cdag for
+   every phase of the run in order, as `cdag record --merge --flat` writes them; *nwritten
+   files. */
+int rec_expand(const char *dir, const char *out, int64_t *nwritten);
+
+/* ---- phases.c ---- */
+
+/* One operation of a rank's stream, as phases.c sees it. */
+typedef struct {
+  uint64_t sym;      /* its structure: kind, size, peer relative to the rank, tag, what its wait
+                        names relative to it; no address, no measured time */
+  int64_t waited;    /* the index of the last wait that completes it, -1 none */
+  int64_t pidx;      /* the operation that must stay in its phase (a message's other end, the
+                        next member's instance of a collective), -1 none ... */
+  int32_t prank;     /* ... on this rank */
+  uint8_t start;     /* an intercepted call's first operation: a phase may start here */
+} rec_pop;
+
+/* Where the run repeats: *ncuts cuts of nprocs stream indices each (cuts[j * nprocs + r]:
+   rank r's phase j + 1 starts at its operation of that index), non-decreasing; none when no
+   unit repeats at least 4 times. No cut separates an operation from its pidx or from its
+   wait. *cuts is the caller's to free. O(n log n) for n operations. */
+int rec_find_cuts(int nprocs, rec_pop *const *ops, const int64_t *nops, int64_t **cuts, int64_t *ncuts);
 
 #endif

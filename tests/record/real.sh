@@ -7,11 +7,12 @@
 #   mpy      Message Passing Yorick (mpy.mpich2) running tests/data/real/mpy_ring.i: every
 #            receive and probe with MPI_ANY_SOURCE and MPI_ANY_TAG; its fan-out is a
 #            point-to-point tree the report must find as a broadcast.
-# Each recording must load and match, and replay with the same memory compiled and as
-# written. scripts/deps.sh installs both programs.
+# Each recording must load and match, expand to exactly its flat form, and replay with the
+# same memory compiled and as written. scripts/deps.sh installs both programs.
 set -u
 cdag=$1; src=$2; mpiexec=$3; prog=$4
 . "$src/tests/cli/lib/expect.sh"
+. "$src/tests/record/expand_check.sh"
 data=$src/tests/data/real
 cd "$tmp" || exit 1
 case $prog in
@@ -29,10 +30,13 @@ mpy)
 *) fail "unknown program $prog"; finish ;;
 esac
 expect_status 0 timeout 120 "$cdag" record -o "$tmp/rec" -- "$mpiexec" -n 3 "${run[@]}"
-expect_out "recorded 3 processes: 1 phase"
+expect_out "recorded 3 processes: "
 python3 -c "import json; i = json.load(open('$tmp/rec/index.json')); assert i['complete'] and i['nprocs'] == 3, i" ||
   fail "index.json: $(cat "$tmp/rec/index.json")"
-expect_status 0 env CDAG_PRICE=0 "$cdag" analyze "$tmp/rec/phase-0000.cdag"   # what detection finds
+expand_check "$tmp/rec"   # stored as distinct phases, it expands to exactly its flat form
+# what detection finds, in any phase the run was cut into (each distinct phase analysed once)
+expect_status 0 env CDAG_PRICE=0 "$cdag" analyze "$tmp/rec"
+expect_out "distinct; the run as phase x repeats:"
 for w in "${want[@]}"; do expect_out "$w"; done
 expect_status 0 timeout 120 "$mpiexec" -n 3 "$cdag" replay "$tmp/rec/phase-0000.cdag" --iterations 2
 expect_out "same memory as written and compiled on every rank"

@@ -7,10 +7,12 @@
 #                 CDAG_RECORD_DIR=DIR, then `cdag record --merge DIR`.
 # Then every phase file must pass `cdag check` and (at an even NP) run through `cdag model`,
 # `cdag goal --plan` and `cdag dot --plan`, index.json must be the documented object,
+# the recording must expand to exactly its flat form (expand_check.sh),
 # phase 0 is replayed with `mpiexec -n NP cdag replay --dump` and every byte the program
 # listed as explained (LIVE/live-R.mem) must equal the replay's (compare_mem.py).
 # EXPECT: analyze:TEXT (the report of phase 0 contains TEXT), noanalyze:TEXT (it does not),
-# index:EXPR (a Python expression on the index `i` holds), phases:N, min:N (bytes compared,
+# index:EXPR (a Python expression on the index `i` holds), phases:N (the run's phases, repeats of
+# a distinct phase counted), min:N (bytes compared,
 # default 1), status:N (cdag record's exit status, default 0; `failure`: any but 0),
 # noreplay (no replay), nolive (replay without the comparison: the program leaves no live
 # memory), args:A (the program's argument instead of LIVE), verify (every phase passes
@@ -21,6 +23,7 @@
 set -u
 cdag=$1; src=$2; mpiexec=$3; mode=$4; np=$5; prog=$6; shift 6
 . "$src/tests/cli/lib/expect.sh"
+. "$src/tests/record/expand_check.sh"
 rec=$tmp/rec live=$tmp/live rep=$tmp/rep
 mkdir -p "$live" "$rep"
 want_status=0 min=1 replay=1 compare=1 phases="" args="" verify=0
@@ -68,8 +71,9 @@ for key in ("cdag_recording", "nprocs", "phases", "calls", "unsupported", "unrec
     assert key in i, f"index.json has no {key}"
 assert i["cdag_recording"] == 1 and i["nprocs"] == np_, i
 assert all(set(p) >= {"file", "ops"} for p in i["phases"]), i["phases"]
-if phases:
-    assert len(i["phases"]) == int(phases), f'{len(i["phases"])} phases, expected {phases}'
+if phases:   # the run's phases: repeats of a distinct phase count
+    n = i.get("flat_phases", len(i["phases"]))
+    assert n == int(phases), f'{n} phases, expected {phases}'
 for e in exprs:
     assert eval(e, {"i": i}), f"index.json: not {e}: {i}"
 PY
@@ -92,6 +96,7 @@ for f in "$rec"/phase-*.cdag; do
   "$cdag" goal --plan "$f" -o "$tmp/plan.goal" >"$tmp/goal" 2>&1 || fail "cdag goal --plan $f failed: $(cat "$tmp/goal")"
   "$cdag" dot --plan "$f" >"$tmp/dot" 2>&1 || fail "cdag dot --plan $f failed: $(tail -c 300 "$tmp/dot")"
 done
+expand_check "$rec"   # stored as distinct phases, it expands to exactly its flat form
 phase0=$rec/phase-0000.cdag
 if [ ${#analyze[@]} -gt 0 ] || [ ${#noanalyze[@]} -gt 0 ]; then
   # what detection finds (the price may leave a small candidate as messages, and says so)
