@@ -226,10 +226,14 @@ static int accesses_of(race_ctx *x, int32_t i, int32_t epoch) {
     rc = add_access(x, r, epoch, g->addr[i], b, i, A_WRITE);
     break;
   case IR_REDUCE:
-  case IR_COPY:
-    rc = add_access(x, r, epoch, g->addr2[i], b, i, A_READ);
-    if (!rc) rc = add_access(x, r, epoch, g->addr[i], b, i, A_WRITE);
+  case IR_COPY: {   /* a strided copy's blocks, exactly */
+    ir_blocks k = ir_copy_blocks(g, i);
+    for (uint64_t j = 0; j < k.n && !rc; j++) {
+      rc = add_access(x, r, epoch, g->addr2[i] + j * k.from, k.len, i, A_READ);
+      if (!rc) rc = add_access(x, r, epoch, g->addr[i] + j * k.to, k.len, i, A_WRITE);
+    }
     break;
+  }
   default:
     break;
   }
