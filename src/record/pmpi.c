@@ -426,7 +426,7 @@ int layout(const void *buf, int count, MPI_Datatype t, const held_type *held, ui
   int sparse = 0;
   for (int64_t i = 0, m; i < r->n; i += m, r->ncopies++) {
     m = run_at(r, i);
-    sparse |= m > 1 && r->a[i + m - 1] - r->a[i] + r->l[i] > 2 * r->l[i] * (uint64_t)m;
+    sparse |= m > 1 && r->a[i + m - 1] - r->a[i] + r->l[i] > 8 * r->l[i] * (uint64_t)m;
   }
   if (r->n > 1 && r->ncopies > REC_MAX_COPIES) {
     snprintf(R->layout_why, sizeof R->layout_why, "a message packed by more than %d copies (runs of one length at "
@@ -435,7 +435,7 @@ int layout(const void *buf, int count, MPI_Datatype t, const held_type *held, ui
   }
   if (r->n > REC_MAX_COPIES && sparse) {   /* check_sent would check its runs' hulls */
     snprintf(R->layout_why, sizeof R->layout_why, "a message of more than %d byte ranges whose runs span more than "
-             "twice their bytes", REC_MAX_COPIES);
+             "8 times their bytes", REC_MAX_COPIES);
     return -1;
   }
   return 0;
@@ -502,7 +502,7 @@ uint64_t next_seq(void) {
    before position seq. */
 /* A message of more ranges than a position has room for fixes before it (each range
    could need a computation of its own) is checked by its runs' hulls, which layout
-   allows only when they span at most twice their bytes: bytes between the blocks that
+   allows only when they span at most 8 times their bytes: bytes between the blocks that
    changed count as computed too. */
 void check_sent(const ranges *r, uint64_t seq, const char *type) {
   if (r->n <= REC_MAX_COPIES) {
