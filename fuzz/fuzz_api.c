@@ -2,7 +2,7 @@
  *
  * The input is a program of API calls on a global graph: its first byte gives the ranks (1 to
  * 8) and the analysis options, then each 8 bytes make one call (send, receive, local reduce
- * or copy, scratch, get, put, fence, a dependency, a label) on a small address space, so
+ * or copy, plain or strided, scratch, get, put, fence, a dependency, a label) on a small address space, so
  * calls collide, race and mismatch often. Every call returns CDAG_OK or an error with a
  * message (never a crash); then the graph is analysed with those options and the plan is
  * simulated against the graph (a difference not caused by the graph itself aborts), and the
@@ -35,7 +35,16 @@ static void call(cdag_graph *g, int n, const uint8_t *b, cdag_op *ops, int *nops
   case 1: rc = cdag_rank_recv(g, rank, a1, bytes, peer, tag, &op); break;
   case 2: rc = cdag_rank_reduce_local(g, rank, a1, a2, bytes / 8, b[7] % 2 ? CDAG_DOUBLE : CDAG_INT64,
                                       (cdag_reduce_op)(b[7] / 2 % 4), &op); break;
-  case 3: rc = cdag_rank_copy_local(g, rank, a1, a2, bytes, &op); break;
+  case 3:
+    if (b[7] % 2) {   /* strided: 2 to 5 blocks of 8 to 32 bytes, each side strided or not */
+      uint64_t len = bytes, nb = (uint64_t)(b[7] / 2 % 4 + 2), sf = b[7] & 8 ? len + 8 : len, st = b[7] & 16 ? len + 16 : len;
+      int32_t id = -1;
+      rc = ir_add_copy_strided(g, rank, a1, a2, nb, len, sf, st, &id);
+      if (rc == CDAG_OK) op = id;
+    } else {
+      rc = cdag_rank_copy_local(g, rank, a1, a2, bytes, &op);
+    }
+    break;
   case 4: rc = cdag_rank_scratch(g, rank, a1 + 0x1000, bytes); break;
   case 5: rc = cdag_rank_get(g, rank, a1, bytes, peer, a2, &op); break;
   case 6: rc = cdag_rank_put(g, rank, a1, bytes, peer, a2, &op); break;

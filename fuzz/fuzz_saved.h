@@ -3,8 +3,8 @@
  * Whatever graph a target holds (loaded, built through the API, analysed) is saved with
  * ir_save_file and loaded again, which must succeed: the writer's output is always a valid
  * file. With `same` (a graph just loaded), the result must also have the same ops in the
- * same program order and the same counts of explicit and derived dependencies and of
- * scratch regions. A failure aborts, naming the target. */
+ * same program order (a strided copy's blocks and strides too) and the same counts of
+ * explicit and derived dependencies and of scratch regions. A failure aborts, naming the target. */
 #ifndef CDAG_FUZZ_SAVED_H
 #define CDAG_FUZZ_SAVED_H
 #include <stdint.h>
@@ -44,6 +44,9 @@ static void fuzz_saved_loads(const char *target, const cdag_graph *g, int same) 
         g->tag[x] != h->tag[y] || g->addr[x] != h->addr[y] || (g->addr2 ? g->addr2[x] : 0) != (h->addr2 ? h->addr2[y] : 0) ||
         g->bytes[x] != h->bytes[y])
       fuzz_fail(target, "an op of the saved graph differs");
+    ir_blocks a = ir_copy_blocks(g, x), b = ir_copy_blocks(h, y);
+    if (a.n != b.n || a.len != b.len || a.from != b.from || a.to != b.to)
+      fuzz_fail(target, "a strided copy of the saved graph differs");
   }
   if (g->nedges != h->nedges) fuzz_fail(target, "the saved graph has other dependencies");
   ir_graph_free(h);

@@ -47,7 +47,10 @@ static void dot_node(FILE *f, const cdag_graph *g, int32_t op) {
               ir_rop_name(g->tag[op]));
       break;
     }
-    case IR_COPY: fprintf(f, "copy %lluB", b); break;
+    case IR_COPY:
+      fprintf(f, "copy %lluB", b);
+      if (ir_is_strided(g, op)) fprintf(f, " in %llu blocks", (unsigned long long)ir_copy_blocks(g, op).n);
+      break;
     default:
       if (ir_is_compute(g, op)) dot_compute(f, g, op);
       else fprintf(f, "calc %llu", b);

@@ -445,11 +445,19 @@ static int do_recv(df_state *st, int32_t r, int32_t s) {
   return rc;
 }
 
+/* A strided copy moves its blocks one by one: its sources and destinations never overlap
+   (ir_add_copy_strided), so no block reads what another wrote. The pieces it leaves are
+   per block (one transfer each in the SST). */
 static int do_copy(df_state *st, int32_t op) {
   const cdag_graph *g = st->g;
   if (g->addr[op] == g->addr2[op]) return CDAG_OK;
-  int rc = read_range(st, g->rank[op], g->addr2[op], g->bytes[op], &st->segs, &st->nsegs, &st->segcap);
-  return rc ? rc : write_segs(st, op, g->rank[op], g->addr[op], st->segs, st->nsegs);
+  ir_blocks k = ir_copy_blocks(g, op);
+  int rc = CDAG_OK;
+  for (uint64_t j = 0; j < k.n && rc == CDAG_OK; j++) {
+    rc = read_range(st, g->rank[op], g->addr2[op] + j * k.from, k.len, &st->segs, &st->nsegs, &st->segcap);
+    if (rc == CDAG_OK) rc = write_segs(st, op, g->rank[op], g->addr[op] + j * k.to, st->segs, st->nsegs);
+  }
+  return rc;
 }
 
 /* One operand of a reduce at byte offset o of segment s. */

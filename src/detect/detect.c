@@ -178,18 +178,21 @@ static int temporary_note(det_state *st) {
   const cdag_graph *g = st->g;
   int64_t n = 0, nsus = 0, first = -1;
   uint64_t bytes = 0;
-  for (int64_t i = 0; i < g->nops; i++) n += (g->kind[i] == IR_REDUCE || g->kind[i] == IR_COPY) && g->bytes[i];
+  for (int64_t i = 0; i < g->nops; i++)   /* a strided copy reads its blocks */
+    if ((g->kind[i] == IR_REDUCE || g->kind[i] == IR_COPY) && g->bytes[i]) n += (int64_t)ir_copy_blocks(g, i).n;
   if (!n) return CDAG_OK;
   uint64_t *v = malloc((size_t)n * 3 * sizeof *v);
   if (!v) return CDAG_NOMEM("notes");
   n = 0;
-  for (int64_t i = 0; i < g->nops; i++)
-    if ((g->kind[i] == IR_REDUCE || g->kind[i] == IR_COPY) && g->bytes[i]) {
+  for (int64_t i = 0; i < g->nops; i++) {
+    if ((g->kind[i] != IR_REDUCE && g->kind[i] != IR_COPY) || !g->bytes[i]) continue;
+    ir_blocks b = g->kind[i] == IR_COPY ? ir_copy_blocks(g, i) : (ir_blocks){1, g->bytes[i], g->bytes[i], g->bytes[i]};
+    for (uint64_t k = 0; k < b.n; k++, n++) {
       v[3 * n] = (uint64_t)g->rank[i];
-      v[3 * n + 1] = g->addr2[i];
-      v[3 * n + 2] = g->addr2[i] + g->bytes[i];
-      n++;
+      v[3 * n + 1] = g->addr2[i] + k * b.from;
+      v[3 * n + 2] = g->addr2[i] + k * b.from + b.len;
     }
+  }
   base_sort(v, (size_t)n, 3 * sizeof *v, triple_cmp);
   for (int64_t k = 1; k < n; k++)   /* running maximum of ends per rank, for the scan */
     if (v[3 * k] == v[3 * k - 3] && v[3 * k - 1] > v[3 * k + 2]) v[3 * k + 2] = v[3 * k - 1];

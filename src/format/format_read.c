@@ -379,9 +379,10 @@ static int read_peer(reader *r, int send, int32_t *peer) {
 /* ---- fields after the fixed part of an op ---- */
 
 enum { F_TAG, F_ADDR, F_CPU, F_NIC, F_IN, F_INOUT, F_FROM, F_TO, F_AT, F_SEG, F_OUT, F_ROOT, F_COMM, F_WAIT,
-       F_NONBLOCKING, F_N };
+       F_NONBLOCKING, F_BLOCKS, F_FROM_STRIDE, F_TO_STRIDE, F_N };
 static const char *const field_names[F_N] = {"tag", "addr", "cpu", "nic", "in", "inout", "from", "to", "at", "seg",
-                                             "out", "root", "comm", "wait", "nonblocking"};
+                                             "out", "root", "comm", "wait", "nonblocking", "blocks", "from_stride",
+                                             "to_stride"};
 #define BIT(f) (1u << (f))
 
 /* The field the word in t names, or F_N. The first letter (and the length) leave one name to
@@ -390,12 +391,13 @@ static int field_of(const token *t) {
   int k;
   if (t->kind != T_WORD) return F_N;
   switch (t->s[0]) {
-    case 't': k = t->len == 3 ? F_TAG : F_TO; break;
+    case 't': k = t->len == 3 ? F_TAG : t->len == 2 ? F_TO : F_TO_STRIDE; break;
     case 'a': k = t->len == 4 ? F_ADDR : F_AT; break;
     case 'c': k = t->len == 3 ? F_CPU : F_COMM; break;
     case 'i': k = t->len == 2 ? F_IN : F_INOUT; break;
     case 'n': k = t->len == 3 ? F_NIC : F_NONBLOCKING; break;
-    case 'f': k = F_FROM; break;
+    case 'f': k = t->len == 4 ? F_FROM : F_FROM_STRIDE; break;
+    case 'b': k = F_BLOCKS; break;
     case 's': k = F_SEG; break;
     case 'o': k = F_OUT; break;
     case 'r': k = F_ROOT; break;
@@ -688,23 +690,46 @@ static int read_reduce(reader *r, const token *kw, const token *label) {
   return CDAG_OK;
 }
 
-/* copy SIZE from A to B [cpu C] [nic N] */
+/* The blocks of a strided copy of `bytes`: `blocks N` (default 1), `from_stride` and
+   `to_stride` (default the block length, bytes / N, which N must divide). */
+static int copy_blocks(reader *r, const fields *f, int64_t bytes, ir_blocks *b) {
+  int64_t n, from, to;
+  int rc;
+  if ((rc = field_in(r, f, F_BLOCKS, 1, INT64_MAX, "a block count (at least 1)", 1, &n))) return rc;
+  if (bytes % n)
+    return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "%lld blocks do not divide the copy's %lld bytes", (long long)n,
+                   (long long)bytes);
+  int64_t len = bytes / n;
+  if (!f->present[F_BLOCKS] && (f->present[F_FROM_STRIDE] || f->present[F_TO_STRIDE]))
+    return rd_fail(r, CDAG_ERR_FORMAT, &f->t[f->present[F_FROM_STRIDE] ? F_FROM_STRIDE : F_TO_STRIDE],
+                   "a stride needs 'blocks'");
+  if ((rc = field_in(r, f, F_FROM_STRIDE, len, INT64_MAX, "a stride (at least the block length)", len, &from)) ||
+      (rc = field_in(r, f, F_TO_STRIDE, len, INT64_MAX, "a stride (at least the block length)", len, &to)))
+    return rc;
+  *b = (ir_blocks){(uint64_t)n, (uint64_t)len, (uint64_t)from, (uint64_t)to};
+  return CDAG_OK;
+}
+
+/* copy SIZE from A to B [blocks N [from_stride S] [to_stride T]] [cpu C] [nic N] */
 static int read_copy(reader *r, const token *kw, const token *label) {
   int64_t bytes, src, dst;
   int32_t id = -1;
   fields f;
+  ir_blocks b = {1, 0, 0, 0};
   int rc;
   if ((rc = read_size(r, "a size in bytes (e.g. 64b)", &bytes))) return rc;
-  if ((rc = read_fields(r, BIT(F_WAIT) | BIT(F_FROM) | BIT(F_TO) | BIT(F_CPU) | BIT(F_NIC),
-                        "'from', 'to', 'cpu', 'nic' or end of line", &f)))
+  if ((rc = read_fields(r, BIT(F_WAIT) | BIT(F_FROM) | BIT(F_TO) | BIT(F_CPU) | BIT(F_NIC) | BIT(F_BLOCKS) |
+                        BIT(F_FROM_STRIDE) | BIT(F_TO_STRIDE),
+                        "'from', 'to', 'blocks', 'from_stride', 'to_stride', 'cpu', 'nic' or end of line", &f)))
     return rc;
   if ((rc = require_field(r, &f, F_FROM)) || (rc = require_field(r, &f, F_TO))) return rc;
   if ((rc = field_in(r, &f, F_FROM, 0, INT64_MAX, "an address", 0, &src))) return rc;
   if ((rc = field_in(r, &f, F_TO, 0, INT64_MAX, "an address", 0, &dst))) return rc;
-  rc = ir_add_copy(r->g, r->rank, (uint64_t)src, (uint64_t)dst, (uint64_t)bytes, &id);
+  if ((rc = copy_blocks(r, &f, bytes, &b))) return rc;
+  rc = ir_add_copy_strided(r->g, r->rank, (uint64_t)src, (uint64_t)dst, b.n, b.len, b.from, b.to, &id);
   if ((rc = finish_op(r, rc, id, kw, label, &f))) return rc;
-  note_range(r, (uint64_t)src, (uint64_t)bytes);
-  note_range(r, (uint64_t)dst, (uint64_t)bytes);
+  note_range(r, (uint64_t)src, (b.n - 1) * b.from + b.len);   /* in range: ir_add_copy_strided checked */
+  note_range(r, (uint64_t)dst, (b.n - 1) * b.to + b.len);
   return CDAG_OK;
 }
 

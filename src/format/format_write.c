@@ -208,7 +208,15 @@ size_t ir_format_line(char *buf, size_t cap, const char *label, const ir_line *l
          ir_rop_name(l->tag), a2, a);
       break;
     }
-    case IR_COPY: ap(&b, "copy %llub from 0x%llx to 0x%llx", bytes, a2, a); break;
+    case IR_COPY:
+      ap(&b, "copy %llub from 0x%llx to 0x%llx", bytes, a2, a);
+      if (l->blocks > 1) {   /* strided: a stride equal to the block length is the default */
+        unsigned long long len = bytes / l->blocks;
+        ap(&b, " blocks %llu", (unsigned long long)l->blocks);
+        if (l->from_stride != len) ap(&b, " from_stride %llu", (unsigned long long)l->from_stride);
+        if (l->to_stride != len) ap(&b, " to_stride %llu", (unsigned long long)l->to_stride);
+      }
+      break;
     default:
       if (!l->rlen && !l->wlen) {
         ap(&b, "calc %llu", bytes);
@@ -257,6 +265,10 @@ static int write_op(writer *w, int32_t op) {
   ir_line l = {.kind = kind, .bytes = g->bytes[op], .peer = g->peer[op], .tag = g->tag[op], .addr = g->addr[op],
                .addr2 = g->addr2 ? g->addr2[op] : 0, .seg = -1, .cpu = g->cpu ? g->cpu[op] : -1,
                .nic = g->nic ? g->nic[op] : -1, .comm = -1, .rank = g->rank[op]};
+  if (ir_is_strided(g, op)) {
+    ir_blocks k = ir_copy_blocks(g, op);
+    l.blocks = k.n, l.from_stride = k.from, l.to_stride = k.to;
+  }
   if (ir_is_compute(g, op)) {
     l.rlen = g->cr_len[op];
     l.wlen = g->cw_len[op];

@@ -230,8 +230,7 @@ typedef struct {
   base_imap big;        /* the index when n < 0 */
 } piece_index;
 
-/* An address range an op touches: [lo, hi), at slot 2 * position (its read) or + 1 (its
-   write). */
+/* An address range an op touches: [lo, hi), the slot-th range of its rank (gather_ranges). */
 typedef struct {
   uint64_t lo, hi;
   int32_t slot;
@@ -246,7 +245,8 @@ typedef struct {
 typedef struct {
   op_range *rg, *rg_tmp;    /* the rank's ranges, sorted by start */
   uint8_t *pile;            /* per range: its pile (deal_piles) */
-  int32_t *cl;              /* per slot: its cluster's index, -1 alone */
+  int32_t *first;           /* per position: its first range (reads, then writes), n + 1 */
+  int32_t *cl;              /* per range: its cluster's index, -1 alone */
   piece_index *cidx;        /* per cluster of two ranges or more */
   uint64_t *pool_lo;        /* the small indexes' arrays */
   int64_t *pool_idx;
@@ -438,12 +438,20 @@ static int touch_write(conflict_map *m, uint64_t a, uint64_t b, int32_t op) {
 typedef struct {
   uint64_t rd, wr;        /* read [rd, rd+rlen), write [wr, wr+wlen); UINT64_MAX: none */
   uint64_t rlen, wlen;
+  uint64_t n, rs, ws;     /* blocks (a strided copy's; 1 otherwise): block b reads at rd + b * rs
+                             and writes at wr + b * ws, rlen and wlen bytes each */
 } footprint;
+
+/* The end of side's last block (rd / wr with their lengths), 0 if it wraps past 2^64. */
+static uint64_t fp_end(uint64_t at, uint64_t len, uint64_t n, uint64_t stride) {
+  uint64_t e = at + (n - 1) * stride + len;
+  return e < at ? 0 : e;
+}
 
 static footprint compute_footprint(const cdag_graph *g, int32_t op) {
   uint64_t rl = g->cr_len[op], wl = g->cw_len[op];
   int rd = rl && rl != IR_READS_ALL;   /* reading all is walked apart (reads_all_deps) */
-  return (footprint){rd ? g->addr2[op] : UINT64_MAX, wl ? g->addr[op] : UINT64_MAX, rd ? rl : 0, wl};
+  return (footprint){rd ? g->addr2[op] : UINT64_MAX, wl ? g->addr[op] : UINT64_MAX, rd ? rl : 0, wl, 1, 0, 0};
 }
 
 static void gather_footprints(const cdag_graph *g, const int32_t *ops, int32_t n, footprint *fp) {
@@ -451,35 +459,42 @@ static void gather_footprints(const cdag_graph *g, const int32_t *ops, int32_t n
     int32_t op = ops[i];
     uint64_t a = g->addr[op], len = g->bytes[op];
     switch (g->kind[op]) {
-      case IR_SEND: fp[i] = (footprint){a, UINT64_MAX, len, 0}; break;
-      case IR_RECV: fp[i] = (footprint){UINT64_MAX, a, 0, len}; break;
-      case IR_REDUCE:
-      case IR_COPY: fp[i] = (footprint){g->addr2[op], a, len, len}; break;
+      case IR_SEND: fp[i] = (footprint){a, UINT64_MAX, len, 0, 1, 0, 0}; break;
+      case IR_RECV: fp[i] = (footprint){UINT64_MAX, a, 0, len, 1, 0, 0}; break;
+      case IR_REDUCE: fp[i] = (footprint){g->addr2[op], a, len, len, 1, 0, 0}; break;
+      case IR_COPY: {   /* each block of a strided copy is a range of its own: never the hull */
+        ir_blocks b = ir_copy_blocks(g, op);
+        fp[i] = (footprint){g->addr2[op], a, b.len, b.len, b.n, b.from, b.to};
+        break;
+      }
       case IR_CALC:
         if (ir_is_compute(g, op)) {
           fp[i] = compute_footprint(g, op);
           break;
         }
         /* fall through */
-      default: fp[i] = (footprint){UINT64_MAX, UINT64_MAX, 0, 0}; break;
+      default: fp[i] = (footprint){UINT64_MAX, UINT64_MAX, 0, 0, 1, 0, 0}; break;
     }
   }
 }
 
 /* Does every range the rank's ops touch, in program order, lie above all before it? Then no
    two overlap and the walk would find no conflict (buffers handed out in order, as GOAL's
-   fresh buffers are): O(n), no map. */
+   fresh buffers are): O(n), no map. A strided side counts as its hull here, which can only
+   send a rank to the exact walk. */
 static int footprints_ascend(const footprint *fp, int32_t n) {
   uint64_t top = 0;
   for (int32_t i = 0; i < n; i++) {
     const footprint *f = &fp[i];
     if (f->rd != UINT64_MAX && f->rlen) {
-      if (f->rd < top || f->rd + f->rlen < f->rd) return 0;
-      top = f->rd + f->rlen;
+      uint64_t e = fp_end(f->rd, f->rlen, f->n, f->rs);
+      if (f->rd < top || e == 0) return 0;
+      top = e;
     }
     if (f->wr != UINT64_MAX && f->wlen) {
-      if (f->wr < top || f->wr + f->wlen < f->wr) return 0;
-      top = f->wr + f->wlen;
+      uint64_t e = fp_end(f->wr, f->wlen, f->n, f->ws);
+      if (f->wr < top || e == 0) return 0;
+      top = e;
     }
   }
   return 1;
@@ -539,16 +554,33 @@ static op_range *sort_ranges(op_range *r, op_range *tmp, uint8_t *pile, int32_t 
   return merge_runs(r, tmp, n);
 }
 
-/* The rank's ranges, in slot order; -1 if one wraps past 2^64 (then one cluster takes all). */
-static int32_t gather_ranges(const footprint *fp, int32_t n, op_range *rg) {
+/* Does the op touch its read (write) side? */
+static int fp_reads(const footprint *f) { return f->rd != UINT64_MAX && f->rlen; }
+static int fp_writes(const footprint *f) { return f->wr != UINT64_MAX && f->wlen; }
+
+/* The rank's ranges, in program order, the op's read blocks before its write blocks; *first
+   per position the index of its first range. -1 if one wraps past 2^64 (then one cluster
+   takes all). */
+static int32_t gather_ranges(const footprint *fp, int32_t n, op_range *rg, int32_t *first) {
   int32_t k = 0;
   for (int32_t i = 0; i < n; i++) {
     const footprint *f = &fp[i];
-    int rd = f->rd != UINT64_MAX && f->rlen, wr = f->wr != UINT64_MAX && f->wlen;
-    if ((rd && f->rd + f->rlen < f->rd) || (wr && f->wr + f->wlen < f->wr)) return -1;
-    if (rd) rg[k++] = (op_range){f->rd, f->rd + f->rlen, 2 * i};
-    if (wr) rg[k++] = (op_range){f->wr, f->wr + f->wlen, 2 * i + 1};
+    int rd = fp_reads(f), wr = fp_writes(f);
+    first[i] = k;
+    if ((rd && !fp_end(f->rd, f->rlen, f->n, f->rs)) || (wr && !fp_end(f->wr, f->wlen, f->n, f->ws))) return -1;
+    for (uint64_t b = 0; rd && b < f->n; b++, k++) rg[k] = (op_range){f->rd + b * f->rs, f->rd + b * f->rs + f->rlen, k};
+    for (uint64_t b = 0; wr && b < f->n; b++, k++) rg[k] = (op_range){f->wr + b * f->ws, f->wr + b * f->ws + f->wlen, k};
   }
+  first[n] = k;
+  return k;
+}
+
+/* Ranges of the rank's ops (what gather_ranges makes): two per op, plus a strided copy's
+   further blocks. */
+static int64_t rank_ranges(const cdag_graph *g, const int32_t *ops, int32_t n) {
+  int64_t k = 2 * (int64_t)n;
+  for (int32_t i = 0; g->stride && i < n; i++)
+    if (ir_is_strided(g, ops[i])) k += 2 * (int64_t)(g->stride[ops[i]].n - 1);
   return k;
 }
 
@@ -559,17 +591,22 @@ static void open_cluster(clusters *c, int32_t k, int64_t *pool_at) {
   *pool_at += cap;
 }
 
-/* Clusters of the rank's n ops (c->cl per slot) by one sweep of the ranges by start. */
+/* Clusters of the rank's n ops (c->cl per range) by one sweep of the ranges by start. */
 static void find_clusters(clusters *c, const footprint *fp, int32_t n) {
-  int32_t k = gather_ranges(fp, n, c->rg);
+  int32_t k = gather_ranges(fp, n, c->rg, c->first);
   int64_t pool_at = 0;
   c->ncl = 0;
-  for (int32_t i = 0; i < 2 * n; i++) c->cl[i] = -1;
   if (k < 0) {   /* one cluster: the walk of one index for the rank */
     open_cluster(c, SMALL_PIECES, &pool_at);
-    for (int32_t i = 0; i < 2 * n; i++) c->cl[i] = 0;
+    for (int32_t i = 0, at = 0; i < n; i++) {   /* the ranges as gather_ranges would number them */
+      c->first[i] = at;
+      at += (int32_t)((fp_reads(&fp[i]) + fp_writes(&fp[i])) * fp[i].n);
+      for (int32_t x = c->first[i]; x < at; x++) c->cl[x] = 0;
+      c->first[i + 1] = at;
+    }
     return;
   }
+  for (int32_t i = 0; i < k; i++) c->cl[i] = -1;
   op_range *r = sort_ranges(c->rg, c->rg_tmp, c->pile, k);
   for (int32_t i = 0, j; i < k; i = j) {
     uint64_t top = r[i].hi;
@@ -581,21 +618,29 @@ static void find_clusters(clusters *c, const footprint *fp, int32_t n) {
   }
 }
 
-/* Reads and writes of the op at position i, in the order the op performs them, each in its
-   cluster's index; a range alone in its cluster has nothing to conflict with. */
+/* Reads and writes of the op at position i, in the order the op performs them (every read
+   block, then every written one), each in its cluster's index; a range alone in its cluster
+   has nothing to conflict with. */
 static int touch_op(conflict_map *m, const footprint *f, int32_t i) {
-  int rc, rd = m->c.cl[2 * i], wr = m->c.cl[2 * i + 1];
-  if (rd >= 0 && f->rd != UINT64_MAX && f->rlen) {
-    m->map = &m->c.cidx[rd];
-    if ((rc = touch_read(m, f->rd, f->rd + f->rlen, i))) return rc;
+  int rc = CDAG_OK;
+  int32_t k = m->c.first[i];
+  for (uint64_t b = 0; fp_reads(f) && b < f->n && rc == CDAG_OK; b++, k++) {
+    if (m->c.cl[k] < 0) continue;
+    m->map = &m->c.cidx[m->c.cl[k]];
+    rc = touch_read(m, f->rd + b * f->rs, f->rd + b * f->rs + f->rlen, i);
   }
-  if (wr < 0 || f->wr == UINT64_MAX || !f->wlen) return CDAG_OK;
-  m->map = &m->c.cidx[wr];
-  return touch_write(m, f->wr, f->wr + f->wlen, i);
+  for (uint64_t b = 0; fp_writes(f) && b < f->n && rc == CDAG_OK; b++, k++) {
+    if (m->c.cl[k] < 0) continue;
+    m->map = &m->c.cidx[m->c.cl[k]];
+    rc = touch_write(m, f->wr + b * f->ws, f->wr + b * f->ws + f->wlen, i);
+  }
+  return rc;
 }
 
-static int clusters_alloc(clusters *c, int32_t longest) {
-  size_t slots = 2 * (size_t)longest;
+/* Room for a rank of `longest` ops and `ranges` ranges. */
+static int clusters_alloc(clusters *c, int32_t longest, int64_t ranges) {
+  size_t slots = (size_t)ranges;
+  c->first = malloc(((size_t)longest + 1) * sizeof *c->first);
   c->rg = malloc(slots * sizeof *c->rg);
   c->rg_tmp = malloc(slots * sizeof *c->rg_tmp);
   c->cl = malloc(slots * sizeof *c->cl);
@@ -603,7 +648,7 @@ static int clusters_alloc(clusters *c, int32_t longest) {
   c->cidx = malloc(slots * sizeof *c->cidx);
   c->pool_lo = malloc((2 * slots + SMALL_PIECES) * sizeof *c->pool_lo);
   c->pool_idx = malloc((2 * slots + SMALL_PIECES) * sizeof *c->pool_idx);
-  return c->rg && c->rg_tmp && c->cl && c->pile && c->cidx && c->pool_lo && c->pool_idx ? CDAG_OK : CDAG_NOMEM("dependencies");
+  return c->first && c->rg && c->rg_tmp && c->cl && c->pile && c->cidx && c->pool_lo && c->pool_idx ? CDAG_OK : CDAG_NOMEM("dependencies");
 }
 
 static void clusters_clear(clusters *c) {
@@ -612,7 +657,7 @@ static void clusters_clear(clusters *c) {
 }
 
 static void clusters_free(clusters *c) {
-  free(c->rg); free(c->rg_tmp); free(c->cl); free(c->pile); free(c->cidx); free(c->pool_lo); free(c->pool_idx);
+  free(c->first); free(c->rg); free(c->rg_tmp); free(c->cl); free(c->pile); free(c->cidx); free(c->pool_lo); free(c->pool_idx);
 }
 
 /* Joins (collective.c): op i depends on the rank's latest join before it; a JOIN_ALL op
@@ -754,14 +799,19 @@ static int ra_step(reads_all *ra, conflict_map *m, const cdag_graph *g, int32_t 
     ra->npend = 0;
     ra->last = i;
   }
-  if (rc || f->wr == UINT64_MAX || !f->wlen) return rc;
-  uint64_t lo = f->wr, hi = f->wr + f->wlen < lo ? UINT64_MAX : f->wr + f->wlen;
-  if (ra->last >= 0 && ra->last != i && ra_overlaps(ra, lo, hi)) rc = add_edge(m, ra->last, i);
-  if (rc == CDAG_OK && (ra->incomplete[i] & RA_AWAITED)) {   /* a receive or nonblocking call's write, read later */
-    ra->incomplete[i] |= RA_PENDING;
-    return CDAG_OK;
+  if (rc || !fp_writes(f)) return rc;
+  if (ra->incomplete[i] & RA_AWAITED) {   /* a receive or nonblocking call's write (one range), read later */
+    uint64_t lo = f->wr, hi = f->wr + f->wlen < lo ? UINT64_MAX : f->wr + f->wlen;
+    if (ra->last >= 0 && ra->last != i && ra_overlaps(ra, lo, hi)) rc = add_edge(m, ra->last, i);
+    if (rc == CDAG_OK) ra->incomplete[i] |= RA_PENDING;
+    return rc;
   }
-  return rc ? rc : ra_push(ra, i, lo, hi);
+  for (uint64_t b = 0; rc == CDAG_OK && b < f->n; b++) {   /* a strided copy's blocks */
+    uint64_t lo = f->wr + b * f->ws, hi = lo + f->wlen < lo ? UINT64_MAX : lo + f->wlen;
+    if (ra->last >= 0 && ra->last != i && ra_overlaps(ra, lo, hi)) rc = add_edge(m, ra->last, i);
+    if (rc == CDAG_OK) rc = ra_push(ra, i, lo, hi);
+  }
+  return rc;
 }
 
 static void ra_clear(reads_all *ra) {
@@ -789,13 +839,20 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
   reads_all ra = {.last = -1};
   m.edges = edges;
   int32_t longest = 1, *ex_start = NULL, *ex_from = NULL;
-  for (int r = 0; r < g->nprocs; r++)
-    if (g->rank_start[r + 1] - g->rank_start[r] > longest) longest = g->rank_start[r + 1] - g->rank_start[r];
+  int64_t ranges = 2;
+  for (int r = 0; r < g->nprocs; r++) {
+    int32_t n = g->rank_start[r + 1] - g->rank_start[r];
+    int64_t k = rank_ranges(g, g->rank_ops + g->rank_start[r], n);
+    if (n > longest) longest = n;
+    if (k > ranges) ranges = k;
+  }
+  if (ranges > INT32_MAX)
+    return cdag__error(CDAG_ERR_UNSUPPORTED, "a rank's operations touch more than %d blocks of memory", INT32_MAX);
   m.stamp = malloc((size_t)longest * sizeof *m.stamp);
   footprint *fp = malloc((size_t)longest * sizeof *fp);
   ra.fp = fp, ra.g = g;
   ra.incomplete = malloc((size_t)longest);
-  if (clusters_alloc(&m.c, longest)) rc = CDAG_ERR_NOMEM;
+  if (clusters_alloc(&m.c, longest, ranges)) rc = CDAG_ERR_NOMEM;
   m.npred = g->pred_start = base_calloc((size_t)g->nops + 1, sizeof *g->pred_start);
   m.nsucc = g->succ_start = base_calloc((size_t)g->nops + 1, sizeof *g->succ_start);
   if (!m.stamp || !fp || !ra.incomplete || !m.npred || !m.nsucc) rc = CDAG_NOMEM("dependencies");

@@ -68,7 +68,7 @@ void ir_graph_free(cdag_graph *g) {
   if (g->host_ops && g->host_ops->free) g->host_ops->free(g->host);
   free(g->kind); free(g->rank); free(g->peer); free(g->tag);
   free(g->addr); free(g->addr2); free(g->bytes);
-  free(g->cw_len); free(g->cr_len); free(g->cut); free(g->acc); free(g->oscomm);
+  free(g->cw_len); free(g->cr_len); free(g->cut); free(g->acc); free(g->oscomm); free(g->stride);
   free(g->line); free(g->label); free(g->cpu); free(g->nic); free(g->labels);
   free(g->dep);
   free(g->sdep);
@@ -99,6 +99,7 @@ static int resize_ops(cdag_graph *g, int64_t cap) {
   GROW(kind); GROW(rank); GROW(peer); GROW(tag); GROW(addr); GROW(bytes);
   GROW_OPT(addr2, 0); GROW_OPT(os, 0); GROW_OPT(line, 0); GROW_OPT(label, 0); GROW_OPT(cpu, -1); GROW_OPT(nic, -1);
   GROW_OPT(join, 0); GROW_OPT(call, -1); GROW_OPT(cw_len, 0); GROW_OPT(cr_len, 0); GROW_OPT(cut, 0); GROW_OPT(acc, 0); GROW_OPT(oscomm, 0);
+  GROW_OPT(stride, (ir_stride){0});
 #undef GROW_OPT
 #undef GROW
   g->cap = cap;
@@ -157,6 +158,7 @@ static int append(cdag_graph *g, int kind, int rank, int peer, int tag, uint64_t
   if (g->os) g->os[i] = IR_OS_NONE;
   if (g->join) g->join[i] = IR_JOIN_NONE;
   if (g->call) g->call[i] = -1;
+  if (g->stride) g->stride[i] = (ir_stride){0};
   if (id) *id = (int32_t)i;
   return CDAG_OK;
 }
@@ -224,6 +226,52 @@ int ir_add_copy(cdag_graph *g, int rank, uint64_t src, uint64_t dst, uint64_t by
   if (src != dst && src < dst + bytes && dst < src + bytes)
     return cdag__error(CDAG_ERR_ARG, "rank %d: copy source and destination overlap", rank);
   return append(g, IR_COPY, rank, 0, 0, dst, src, bytes, id);
+}
+
+/* Do blocks i * sa + [0, len) of a and j * sb + [0, len) of b (n each, ascending) meet?
+   One merge of the two sequences: O(n). */
+static int blocks_meet(uint64_t a, uint64_t sa, uint64_t b, uint64_t sb, uint64_t n, uint64_t len) {
+  for (uint64_t i = 0, j = 0; i < n && j < n;) {
+    uint64_t x = a + i * sa, y = b + j * sb;
+    if (x < y + len && y < x + len) return 1;
+    if (x < y) i++;
+    else j++;
+  }
+  return 0;
+}
+
+int ir_add_copy_strided(cdag_graph *g, int rank, uint64_t src, uint64_t dst, uint64_t n, uint64_t len,
+                        uint64_t from_stride, uint64_t to_stride, int32_t *id) {
+  int rc;
+  uint64_t bytes, span_from, span_to;
+  if (!g) return cdag__error(CDAG_ERR_ARG, "graph is NULL");
+  if ((rc = check_rank(g, rank, "rank"))) return rc;
+  if (n == 0) return cdag__error(CDAG_ERR_ARG, "rank %d: a strided copy of 0 blocks", rank);
+  if (from_stride < len || to_stride < len)
+    return cdag__error(CDAG_ERR_ARG, "rank %d: copy strides %llu and %llu must be at least the block length %llu", rank,
+                       (unsigned long long)from_stride, (unsigned long long)to_stride, (unsigned long long)len);
+  if (ckd_mul(&bytes, n, len) || ckd_mul(&span_from, n - 1, from_stride) || ckd_add(&span_from, span_from, len) ||
+      ckd_mul(&span_to, n - 1, to_stride) || ckd_add(&span_to, span_to, len))
+    return cdag__error(CDAG_ERR_ARG, "rank %d: strided copy of %llu blocks of %llu bytes overflows", rank,
+                       (unsigned long long)n, (unsigned long long)len);
+  if ((rc = check_range(src, span_from, "copy source")) || (rc = check_range(dst, span_to, "copy destination")))
+    return rc;
+  if (n == 1 || !len || (from_stride == len && to_stride == len)) return ir_add_copy(g, rank, src, dst, bytes, id);
+  if (!(src == dst && from_stride == to_stride) && src < dst + span_to && dst < src + span_from &&
+      blocks_meet(src, from_stride, dst, to_stride, n, len))
+    return cdag__error(CDAG_ERR_ARG, "rank %d: copy source and destination blocks overlap", rank);
+  int32_t op;
+  if ((rc = append(g, IR_COPY, rank, 0, 0, dst, src, bytes, &op))) return rc;
+  if ((rc = ir_set_blocks(g, op, (ir_blocks){n, len, from_stride, to_stride}))) return rc;
+  if (id) *id = op;
+  return CDAG_OK;
+}
+
+int ir_set_blocks(cdag_graph *g, int32_t op, ir_blocks b) {
+  if (b.n <= 1) return CDAG_OK;
+  int rc = ir_ensure_opt(g, (void **)&g->stride, sizeof *g->stride, 0);
+  if (rc == CDAG_OK) g->stride[op] = (ir_stride){b.n, b.from, b.to};
+  return rc;
 }
 
 int ir_add_calc(cdag_graph *g, int rank, uint64_t cost, int32_t *id) {

@@ -20,6 +20,8 @@
  *   SEND, RECV: buffer / - / bytes / partner rank / tag
  *   REDUCE:     inout / in / count*typesize / cdag_type / cdag_reduce_op
  *   COPY:       dst / src / bytes / - / -
+ *               a strided copy (g->stride, ir_add_copy_strided) moves bytes in n blocks of
+ *               bytes / n: block i from src + i * from-stride to dst + i * to-stride
  *   CALC:       - / - / cost / - / -
  *   computation (a CALC with a memory effect, ir_add_compute): writes cw_len bytes at addr,
  *               reads cr_len at addr2 (IR_READS_ALL: every byte an earlier op of the rank
@@ -94,6 +96,13 @@ typedef struct {
   uint8_t nonblocking;   /* MPI_I<kind>: started here, completed by a wait naming `op` */
 } ir_call;
 
+/* The pattern of a strided copy (g->stride): n >= 2 blocks of the op's bytes / n each, the
+   i-th read at addr2 + i * from and written at addr + i * to (from, to >= the block length:
+   blocks of one side never overlap). n 0: an ordinary copy. */
+typedef struct {
+  uint64_t n, from, to;
+} ir_stride;
+
 /* A layer above that owns a graph (for a distributed graph, the MPI runtime) attaches its
    data to it; ir carries the data, frees it with the graph, and asks the owner for memory
    that must outlive the graph. ir never looks inside. */
@@ -124,6 +133,8 @@ struct cdag_graph {
   int32_t *acc;          /* accumulates: cdag_type << 8 | cdag_reduce_op; NULL until the first */
   int32_t *oscomm;       /* fences and one-sided accesses: their communicator (0: every rank);
                             NULL until one names another */
+  ir_stride *stride;     /* per copy: its blocks and strides ({0}: one contiguous block);
+                            NULL until the first strided copy */
   uint8_t *cut;          /* per op: 1 where a stage must start (set by the analysis, not a
                             file's: a reduce mixing reductions); NULL until the first */
   uint32_t *line;        /* file line per op; NULL until a line is set */
@@ -204,12 +215,33 @@ int ir_add_recv(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes, int sour
 int ir_add_reduce(cdag_graph *g, int rank, uint64_t in, uint64_t inout, uint64_t count, int type,
                   int rop, int32_t *id);
 int ir_add_copy(cdag_graph *g, int rank, uint64_t src, uint64_t dst, uint64_t bytes, int32_t *id);
+/* A copy of n blocks of len bytes, block i from src + i * from_stride to dst + i * to_stride
+   (strides >= len; the op's bytes are n * len). One block, or strides equal to len on both
+   sides, is an ordinary copy. Source and destination blocks must not overlap (checked
+   exactly, O(n) when the hulls meet). */
+int ir_add_copy_strided(cdag_graph *g, int rank, uint64_t src, uint64_t dst, uint64_t n, uint64_t len,
+                        uint64_t from_stride, uint64_t to_stride, int32_t *id);
 int ir_add_calc(cdag_graph *g, int rank, uint64_t cost, int32_t *id);
 /* A computation of `cost` ns that reads rlen bytes at raddr (IR_READS_ALL: every byte the
    rank's earlier ops wrote) and writes wlen bytes at waddr, computed from what it read. Its
    place in the rank's order is kept by every plan (docs/semantics.md). */
 int ir_add_compute(cdag_graph *g, int rank, uint64_t cost, uint64_t raddr, uint64_t rlen, uint64_t waddr,
                    uint64_t wlen, int32_t *id);
+/* The blocks of a copy as every stage reads them: n blocks of len bytes, block i read at
+   addr2 + i * from and written at addr + i * to. An ordinary copy (and any other op) is one
+   block of its bytes, strides equal to its length. */
+typedef struct {
+  uint64_t n, len, from, to;
+} ir_blocks;
+static inline int ir_is_strided(const cdag_graph *g, int64_t op) { return g->stride && g->stride[op].n > 1; }
+static inline ir_blocks ir_copy_blocks(const cdag_graph *g, int64_t op) {
+  if (!ir_is_strided(g, op)) return (ir_blocks){1, g->bytes[op], g->bytes[op], g->bytes[op]};
+  const ir_stride *s = &g->stride[op];
+  return (ir_blocks){s->n, g->bytes[op] / s->n, s->from, s->to};
+}
+/* Gives op (an ordinary copy just appended by ir_append, whose bytes are b.n * b.len) the
+   pattern b, which its adder validated (stage graphs, decoders). */
+int ir_set_blocks(cdag_graph *g, int32_t op, ir_blocks b);
 /* Is op a computation (a calc that reads or writes memory)? */
 static inline int ir_is_compute(const cdag_graph *g, int64_t op) {
   return g->cw_len && g->kind[op] == IR_CALC && (g->cw_len[op] || g->cr_len[op]);

@@ -402,10 +402,14 @@ static int accesses_of(race_ctx *x, int32_t i, const int32_t *cnt) {
     rc = own_access(x, cnt, i, g->addr[i], b, A_WRITE);
     break;
   case IR_REDUCE:
-  case IR_COPY:
-    rc = own_access(x, cnt, i, g->addr2[i], b, A_READ);
-    if (!rc) rc = own_access(x, cnt, i, g->addr[i], b, A_WRITE);
+  case IR_COPY: {   /* a strided copy's blocks, exactly */
+    ir_blocks k = ir_copy_blocks(g, i);
+    for (uint64_t j = 0; j < k.n && !rc; j++) {
+      rc = own_access(x, cnt, i, g->addr2[i] + j * k.from, k.len, A_READ);
+      if (!rc) rc = own_access(x, cnt, i, g->addr[i] + j * k.to, k.len, A_WRITE);
+    }
     break;
+  }
   default:
     break;
   }

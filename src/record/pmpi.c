@@ -22,7 +22,8 @@
  *    next position taken: the cost of the computation written there.
  * A derived datatype is decoded once (mpi_glue's decoder, the executor's too) into the
  * byte ranges it touches; a message of several ranges is packed through a scratch area
- * with local copies, so one message stays one message. Types and ops are named by
+ * with local copies, so one message stays one message: runs of one length at one stride
+ * (a vector's blocks, a resized type's elements) are one strided copy. Types and ops are named by
  * mpi_glue's tables; a reduction the loader would refuse (lxor on float) or cdag has no
  * type for is passed on, counted as unsupported with its reason, and not written.
  * A communicator's id is agreed by its members when it is created (one PMPI_Allreduce on
@@ -374,12 +375,14 @@ held_type *type_hold(MPI_Datatype t) {
   return x;
 }
 
-/* Ranges of `count` elements at buf, the first `limit` bytes only. */
+/* Ranges of `count` elements at buf, the first `limit` bytes only. A message's ranges are
+   bounded by REC_MAX_RANGES (their memory); its copies, by the positions before a call. */
+enum { REC_MAX_RANGES = 1 << 22, REC_MAX_COPIES = REC_SEQ_STEP / 4 - 1 };
 
 int ranges_add(ranges *r, uint64_t a, uint64_t l) {
   if (l == 0) return 0;
   if (r->n && r->a[r->n - 1] + r->l[r->n - 1] == a) { r->l[r->n - 1] += l; return 0; }
-  if (r->n >= REC_SEQ_STEP / 4 - 1) return -1;   /* more copies than a position has room for */
+  if (r->n >= REC_MAX_RANGES) return -1;
   if (r->n == r->cap) {
     int64_t c = r->cap ? 2 * r->cap : 8;
     uint64_t *na = realloc(r->a, (size_t)c * 8), *nl = na ? realloc(r->l, (size_t)c * 8) : NULL;
@@ -391,6 +394,16 @@ int ranges_add(ranges *r, uint64_t a, uint64_t l) {
   r->a[r->n] = a;
   r->l[r->n++] = l;
   return 0;
+}
+
+/* The ranges r[i ..] of one length at one stride (at least the length): their number, the
+   blocks of one strided copy. */
+static int64_t run_at(const ranges *r, int64_t i) {
+  if (i + 1 >= r->n || r->l[i + 1] != r->l[i] || r->a[i + 1] < r->a[i] + r->l[i]) return 1;
+  uint64_t d = r->a[i + 1] - r->a[i];
+  int64_t j = i + 1;
+  while (j + 1 < r->n && r->l[j + 1] == r->l[i] && r->a[j + 1] - r->a[j] == d && r->a[j + 1] > r->a[j]) j++;
+  return j - i + 1;
 }
 
 typedef struct { ranges *r; uint64_t base; } layout_ctx;
@@ -408,8 +421,23 @@ int layout(const void *buf, int count, MPI_Datatype t, const held_type *held, ui
   if (!x) return -1;
   layout_ctx c = {r, (uint64_t)(uintptr_t)buf};
   if (count > 0 && limit && mpig_runs(&x->f, (uint64_t)count, limit, layout_run, &c)) {
-    snprintf(R->layout_why, sizeof R->layout_why, "a message of more than %u separate byte ranges",
-             REC_SEQ_STEP / 4 - 1);
+    snprintf(R->layout_why, sizeof R->layout_why, "a message of more than %d separate byte ranges", REC_MAX_RANGES);
+    return -1;
+  }
+  r->ncopies = 0;
+  int sparse = 0;
+  for (int64_t i = 0, m; i < r->n; i += m, r->ncopies++) {
+    m = run_at(r, i);
+    sparse |= m > 1 && r->a[i + m - 1] - r->a[i] + r->l[i] > 8 * r->l[i] * (uint64_t)m;
+  }
+  if (r->n > 1 && r->ncopies > REC_MAX_COPIES) {
+    snprintf(R->layout_why, sizeof R->layout_why, "a message packed by more than %d copies (runs of one length at "
+             "one stride are one)", REC_MAX_COPIES);
+    return -1;
+  }
+  if (r->n > REC_MAX_COPIES && sparse) {   /* check_sent would check its runs' hulls */
+    snprintf(R->layout_why, sizeof R->layout_why, "a message of more than %d byte ranges whose runs span more than "
+             "8 times their bytes", REC_MAX_COPIES);
     return -1;
   }
   return 0;
@@ -474,9 +502,20 @@ uint64_t next_seq(void) {
 
 /* The bytes of ranges r (elements of `type` if one range) as the recording must hold them
    before position seq. */
+/* A message of more ranges than a position has room for fixes before it (each range
+   could need a computation of its own) is checked by its runs' hulls, which layout
+   allows only when they span at most 8 times their bytes: bytes between the blocks that
+   changed count as computed too. */
 void check_sent(const ranges *r, uint64_t seq, const char *type) {
-  for (int64_t i = 0; i < r->n; i++)
-    rec_shadow_send(R->sh, r->a[i], r->l[i], seq, r->n == 1 ? type : NULL, on_fix, &R->phase);
+  if (r->n <= REC_MAX_COPIES) {
+    for (int64_t i = 0; i < r->n; i++)
+      rec_shadow_send(R->sh, r->a[i], r->l[i], seq, r->n == 1 ? type : NULL, on_fix, &R->phase);
+    return;
+  }
+  for (int64_t i = 0, m; i < r->n; i += m) {
+    m = run_at(r, i);
+    rec_shadow_send(R->sh, r->a[i], r->a[i + m - 1] - r->a[i] + r->l[i], seq, NULL, on_fix, &R->phase);
+  }
 }
 
 /* A message of several ranges travels through a packing area: copies before a send,
@@ -488,12 +527,22 @@ uint64_t pack_area(uint64_t total) {
   return p;
 }
 
+/* One copy per run of ranges of one length at one stride (run_at), strided where the run
+   has several: the packing area's side is contiguous. */
 void pack_copies(const ranges *r, uint64_t area, uint64_t first_seq, int to_area) {
-  uint64_t off = 0;
-  for (int64_t i = 0; i < r->n; i++) {
-    uint64_t a = to_area ? r->a[i] : area + off, b = to_area ? area + off : r->a[i];
-    out_copy(R->phase, first_seq + (uint64_t)i, r->l[i], a, b);
-    off += r->l[i];
+  uint64_t off = 0, k = 0;
+  for (int64_t i = 0, m; i < r->n; i += m, k++) {
+    m = run_at(r, i);
+    uint64_t len = r->l[i], d = m > 1 ? r->a[i + 1] - r->a[i] : len;
+    ir_line l = line_of(IR_COPY);
+    l.bytes = len * (uint64_t)m;
+    l.addr2 = to_area ? r->a[i] : area + off;
+    l.addr = to_area ? area + off : r->a[i];
+    l.blocks = (uint64_t)m;
+    l.from_stride = to_area ? d : len;
+    l.to_stride = to_area ? len : d;
+    out_op(R->phase, first_seq + k, &l);
+    off += l.bytes;
   }
 }
 
@@ -545,7 +594,7 @@ int record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datatype t, c
   int now = phase == R->phase && R->active;
   uint64_t unpack = 0;
   if (layout(buf, count, t, held, (uint64_t)bytes, r) ||
-      (r->n > 1 && !(now && (unpack = rec_shadow_reserve(R->sh, done, (uint32_t)r->n))))) {
+      (r->n > 1 && !(now && (unpack = rec_shadow_reserve(R->sh, done, (uint32_t)r->ncopies))))) {
     not_recorded(call);
     return 0;
   }

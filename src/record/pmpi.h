@@ -89,8 +89,9 @@ typedef struct {
 /* A communicator: its agreed id and the world ranks of the n ranks a message names (an
    intercommunicator's remote group); oom: the world ranks were lost to memory. */
 typedef struct { int id, n, inter, oom; int *world; } rcomm;
-/* The byte ranges of one message, coalesced. */
-typedef struct { int64_t n, cap; uint64_t *a, *l; } ranges;
+/* The byte ranges of one message, coalesced; ncopies: the strided copies that pack them
+   (runs of one length at one stride are one copy; layout sets it). */
+typedef struct { int64_t n, cap; uint64_t *a, *l; int64_t ncopies; } ranges;
 
 typedef struct rec_fold rec_fold;   /* fold.c: repeats of the last calls folded in place */
 typedef struct {

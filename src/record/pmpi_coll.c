@@ -42,7 +42,7 @@ static void side_before(const side *in, uint64_t seq) {
 static void side_after(const side *out, uint64_t seq) {
   if (!out->bytes) return;
   if (out->r.n > 1) {
-    uint64_t first = rec_shadow_reserve(R->sh, seq, (uint32_t)out->r.n);
+    uint64_t first = rec_shadow_reserve(R->sh, seq, (uint32_t)out->r.ncopies);   /* copies, not ranges */
     if (first) pack_copies(&out->r, out->addr, first, 0);
   }
   for (int64_t i = 0; i < out->r.n; i++)

@@ -425,7 +425,7 @@ static void exchange(rwin *w, uint64_t seq, int recorded) {
       int type = (int)(int64_t)a->type;
       const char *tn = type >= 0 ? ir_type_name(type) : NULL;
       if (pass == 0 && a->kind == A_GET && w->open && w->open_phase == R->phase)
-        check_sent(&(ranges){1, 1, (uint64_t *)&a->addr, (uint64_t *)&a->len}, w->open, tn);
+        check_sent(&(ranges){1, 1, (uint64_t *)&a->addr, (uint64_t *)&a->len, 1}, w->open, tn);
       else if (pass == 1 && a->kind != A_GET)
         rec_shadow_recv(R->sh, a->addr, a->len, seq, tn);
     }
@@ -456,7 +456,7 @@ static void swaps_done(rwin *w, uint64_t seq) {
 static void gets_done(rwin *w, uint64_t seq) {
   for (int64_t i = 0; seq && i < w->ng; i++) {
     const rget *g = &w->g[i];
-    ranges r = {g->n, g->n, w->ga + g->first, w->gl + g->first};
+    ranges r = {g->n, g->n, w->ga + g->first, w->gl + g->first, g->n};
     if (g->n > 1) {
       uint64_t first = rec_shadow_reserve(R->sh, seq, (uint32_t)g->n);
       if (first) pack_copies(&r, g->area, first, 0);
@@ -612,7 +612,7 @@ int MPI_Compare_and_swap(const void *obuf, const void *cbuf, void *rbuf, MPI_Dat
       uint64_t seq = access_of(w, A_GET, rbuf, 1, t, target, disp, 1, t, 0, 0, C_Compare_and_swap, 1);
       if (seq) {   /* the swap's put, if it happens, takes the next position but one */
         next_seq();
-        check_sent(&(ranges){1, 1, (uint64_t[]){(uint64_t)(uintptr_t)obuf}, (uint64_t[]){bytes}}, R->seq, type_name(t));
+        check_sent(&(ranges){1, 1, (uint64_t[]){(uint64_t)(uintptr_t)obuf}, (uint64_t[]){bytes}, 1}, R->seq, type_name(t));
         c = (rcas){R->seq, (uint64_t)(uintptr_t)obuf, (uint64_t)(uintptr_t)rbuf,
                    w->base[target] + (uint64_t)((int64_t)disp * w->unit[target]), bytes, target,
                    access_comm(w, target), {0}};

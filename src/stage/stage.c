@@ -251,8 +251,12 @@ static int list_computes(const cdag_graph *g, const int32_t *lvl, stage_steps *s
         }
       }
       if (!written(g, op, &a, &len)) continue;
-      if (state[op] & AWAITED) state[op] |= PENDING;   /* a receive, a nonblocking call's write */
-      else rc = add_read(g, st, &scap, r, a, len);
+      if (state[op] & AWAITED) {   /* a receive, a nonblocking call's write */
+        state[op] |= PENDING;
+        continue;
+      }
+      ir_blocks b = g->kind[op] == IR_COPY ? ir_copy_blocks(g, op) : (ir_blocks){1, len, len, len};
+      for (uint64_t k = 0; k < b.n && rc == CDAG_OK; k++) rc = add_read(g, st, &scap, r, a + k * b.to, b.len);
     }
   }
   free(state);
@@ -335,6 +339,7 @@ static int emit_op(emitter *e, int32_t op) {
   } else {
     rc = ir_append(s, g->kind[op], g->rank[op], g->peer[op], g->tag[op], g->addr[op], g->addr2 ? g->addr2[op] : 0,
                    g->bytes[op], &to);
+    if (rc == CDAG_OK && ir_is_strided(g, op)) rc = ir_set_blocks(s, to, ir_copy_blocks(g, op));
   }
   if (rc == CDAG_OK) rc = copy_facts(e, s, op, to);
   if (rc == CDAG_OK) rc = note_orig(e, e->lvl[op], from, op);

@@ -12,9 +12,9 @@
 
 #define WIRE_MAGIC 0xcd47u
 #define WIRE_VERSION 6u   /* 2: labels; 3: one-sided ops and segments; 4: joins, native collectives;
-                             5: computations (a calc's read and written ranges); 6: vector calls' lists
-                             and nonblocking native collectives (a flag per call, joins of kind
-                             IR_JOIN_CALL) */
+                             5: computations (a calc's read and written ranges); 6: vector calls' lists,
+                             nonblocking native collectives (a flag per call, joins of kind
+                             IR_JOIN_CALL), strided copies */
 
 static int wire_reserve(wire_buf *w, int64_t n) {
   if (w->failed) return 0;
@@ -93,7 +93,7 @@ const uint8_t *wire_get_bytes(wire_reader *r, int64_t n) {
    place after one reservation (a kind byte and at most 5 varints): a graph compiled every
    iteration is encoded every iteration to be fingerprinted. */
 static void wire_encode_op(const cdag_graph *g, int64_t i, wire_buf *w, uint64_t *prev) {
-  if (!wire_reserve(w, 1 + 5 * 10)) return;
+  if (!wire_reserve(w, 1 + 6 * 10)) return;
   uint8_t kind = g->kind[i], *p = w->buf + w->len;
   *p++ = kind;
   switch (kind) {
@@ -113,12 +113,20 @@ static void wire_encode_op(const cdag_graph *g, int64_t i, wire_buf *w, uint64_t
     p = put_u(p, g->bytes[i] / (uint64_t)ir_type_size(g->peer[i]));
     *prev = g->addr[i] + g->bytes[i];
     break;
-  case IR_COPY:
+  case IR_COPY: {   /* bytes * 2 + 1 for a strided copy, then its blocks and strides */
+    ir_blocks b = ir_copy_blocks(g, i);
+    int strided = ir_is_strided(g, i);
     p = put_s(p, (int64_t)(g->addr[i] - *prev));
     p = put_s(p, (int64_t)(g->addr2[i] - g->addr[i]));
-    p = put_u(p, g->bytes[i]);
-    *prev = g->addr[i] + g->bytes[i];
+    p = put_u(p, g->bytes[i] << 1 | (uint64_t)strided);
+    if (strided) {
+      p = put_u(p, b.n);
+      p = put_u(p, b.from);
+      p = put_u(p, b.to);
+    }
+    *prev = g->addr[i] + (b.n - 1) * b.to + b.len;
     break;
+  }
   case IR_GET:
   case IR_PUT:
     p = put_u(p, (uint64_t)g->peer[i]);
@@ -268,13 +276,17 @@ static int wire_decode_op(cdag_graph *g, int rank, wire_reader *r, uint64_t *pre
     if (r->failed || peer > INT32_MAX || tag > INT32_MAX) return wire_bad(rank, "reduce fields");
     *prev = a + n * (uint64_t)ir_type_size((int)peer);
     return ir_add_reduce(g, rank, b, a, n, (int)peer, (int)tag, NULL);
-  case IR_COPY:
+  case IR_COPY: {
     a = *prev + (uint64_t)wire_get_s(r);
     b = a + (uint64_t)wire_get_s(r);
     n = wire_get_u(r);
-    if (r->failed) return wire_bad(rank, "copy fields");
-    *prev = a + n;
-    return ir_add_copy(g, rank, b, a, n, NULL);
+    uint64_t nb = n & 1 ? wire_get_u(r) : 1, from = n & 1 ? wire_get_u(r) : 0, to = n & 1 ? wire_get_u(r) : 0;
+    n >>= 1;
+    if (r->failed || !nb || n % nb) return wire_bad(rank, "copy fields");
+    if (!(nb > 1)) from = to = n;
+    *prev = a + (nb - 1) * to + n / nb;
+    return ir_add_copy_strided(g, rank, b, a, nb, n / nb, from, to, NULL);
+  }
   case IR_CALC: {
     n = wire_get_u(r);
     if (r->failed) return wire_bad(rank, "calc fields");

@@ -105,6 +105,8 @@ static void assert_same_graph(const cdag_graph *a, const cdag_graph *b) {
     CK_HOT(a->addr[x] == b->addr[y]);
     CK_HOT((a->addr2 ? a->addr2[x] : 0) == (b->addr2 ? b->addr2[y] : 0));
     CK_HOT(a->bytes[x] == b->bytes[y]);
+    ir_blocks ka = ir_copy_blocks(a, x), kb = ir_copy_blocks(b, y);
+    CK_HOT(ka.n == kb.n && ka.len == kb.len && ka.from == kb.from && ka.to == kb.to);
     CK_HOT(goal_field(a->cpu, x) == goal_field(b->cpu, y));
     CK_HOT(goal_field(a->nic, x) == goal_field(b->nic, y));
     if (ir_label(a, x) && strchr(ir_label(a, x), ' ') == NULL) ck_assert_str_eq(ir_label(a, x), ir_label(b, y));
@@ -226,6 +228,42 @@ START_TEST(test_round_trip_text_fixpoint) {
     ir_graph_free(g);
     ir_graph_free(h);
   }
+}
+END_TEST
+
+/* Strided copies: `blocks`, `from_stride`, `to_stride` load into the op's pattern, are
+   written back (a stride equal to the block length left out), and the text is a fixed
+   point. One block, or strides equal to the length, is an ordinary copy. */
+START_TEST(test_round_trip_strided) {
+  const char *text = "num_ranks 1\nrank 0 {\n"
+                     "  pack: copy 32b from 0x1010 to 0x3000 blocks 4 from_stride 32\n"
+                     "  unpack: copy 32b from 0x3000 to 0x5018 blocks 4 to_stride 32\n"
+                     "  both: copy 64b from 0x8000 to 0x9000 blocks 2 from_stride 100 to_stride 48\n"
+                     "  plain: copy 32b from 0xa000 to 0xb000 blocks 4\n"
+                     "  one: copy 32b from 0xc000 to 0xd000 blocks 1\n"
+                     "}\n";
+  cdag_graph *g = load_str(text, 0);
+  ck_assert_int_eq(g->nops, 5);
+  ir_blocks k = ir_copy_blocks(g, 0);
+  ck_assert(k.n == 4 && k.len == 8 && k.from == 32 && k.to == 8);
+  k = ir_copy_blocks(g, 1);
+  ck_assert(k.n == 4 && k.len == 8 && k.from == 8 && k.to == 32);
+  k = ir_copy_blocks(g, 2);
+  ck_assert(k.n == 2 && k.len == 32 && k.from == 100 && k.to == 48);
+  ck_assert(!ir_is_strided(g, 3) && !ir_is_strided(g, 4));
+  char *t1 = save_str(g);
+  ck_assert_ptr_nonnull(strstr(t1, "copy 32b from 0x1010 to 0x3000 blocks 4 from_stride 32\n"));
+  ck_assert_ptr_nonnull(strstr(t1, "copy 32b from 0x3000 to 0x5018 blocks 4 to_stride 32\n"));
+  ck_assert_ptr_nonnull(strstr(t1, "copy 64b from 0x8000 to 0x9000 blocks 2 from_stride 100 to_stride 48\n"));
+  ck_assert_ptr_nonnull(strstr(t1, "copy 32b from 0xa000 to 0xb000\n"));
+  cdag_graph *h = load_str(t1, 0);
+  assert_same_graph(g, h);
+  char *t2 = save_str(h);
+  ck_assert_str_eq(t1, t2);
+  free(t1);
+  free(t2);
+  ir_graph_free(g);
+  ir_graph_free(h);
 }
 END_TEST
 
@@ -640,6 +678,7 @@ Suite *cdag_format_suite(void) {
   tcase_add_test(tc, test_round_trip_api_graph);
   tcase_add_test(tc, test_line_writer);
   tcase_add_test(tc, test_round_trip_unfinalized);
+  tcase_add_test(tc, test_round_trip_strided);
   tcase_add_test(tc, test_round_trip_text_fixpoint);
   tcase_add_test(tc, test_round_trip_odd_labels);
   tcase_add_test(tc, test_public_save_load);

@@ -497,11 +497,14 @@ static void oracle_deps(const cdag_graph *g, int rank, uint8_t (*dep)[ORACLE_OPS
     if (g->kind[op] == IR_SEND) rd = g->addr[op];
     if (g->kind[op] == IR_RECV) wr = g->addr[op];
     if (g->kind[op] == IR_COPY || g->kind[op] == IR_REDUCE) rd = g->addr2[op], wr = g->addr[op];
-    for (uint64_t b = rd; rd != UINT64_MAX && b < rd + len; b++) {
-      if (writer[b] >= 0 && writer[b] != i) dep[writer[b]][i] = 1;
-      readers[b][i / 64] |= 1ull << (i % 64);
-    }
-    for (uint64_t b = wr; wr != UINT64_MAX && b < wr + len; b++) {
+    ir_blocks k = g->kind[op] == IR_COPY ? ir_copy_blocks(g, op) : (ir_blocks){1, len, len, len};
+    for (uint64_t blk = 0; rd != UINT64_MAX && blk < k.n; blk++)   /* a strided copy's blocks, byte by byte */
+      for (uint64_t b = rd + blk * k.from; b < rd + blk * k.from + k.len; b++) {
+        if (writer[b] >= 0 && writer[b] != i) dep[writer[b]][i] = 1;
+        readers[b][i / 64] |= 1ull << (i % 64);
+      }
+    for (uint64_t blk = 0; wr != UINT64_MAX && blk < k.n; blk++)
+    for (uint64_t b = wr + blk * k.to; b < wr + blk * k.to + k.len; b++) {
       int any = 0;
       for (int32_t j = 0; j < n; j++)
         if (readers[b][j / 64] >> (j % 64) & 1) {
@@ -529,6 +532,113 @@ static void listed_pairs(const cdag_graph *g, int rank, int which, uint8_t (*got
     }
   }
 }
+
+/* The oracle's check of every rank's lists. */
+static void check_against_oracle(const cdag_graph *g, int seed) {
+  static uint8_t dep[ORACLE_OPS][ORACLE_OPS], got[ORACLE_OPS][ORACLE_OPS];
+  for (int rank = 0; rank < ORACLE_RANKS; rank++) {
+    memset(dep, 0, sizeof dep);
+    oracle_deps(g, rank, dep);
+    for (int which = 0; which < 2; which++) {
+      memset(got, 0, sizeof got);
+      listed_pairs(g, rank, which, got);
+      for (int32_t j = 0; j < ORACLE_OPS; j++)
+        for (int32_t i = 0; i < ORACLE_OPS; i++)
+          if (got[j][i] != dep[j][i])
+            ck_abort_msg("seed %d rank %d: op %d %s op %d in the %s lists", seed, rank, i,
+                         dep[j][i] ? "misses" : "wrongly has", j, which ? "successor" : "predecessor");
+    }
+  }
+}
+
+/* The same with strided copies among the ops (2 to 5 blocks of 8 to 24 bytes, strides up to
+   32 bytes past the length, either side or both strided): their dependencies are those of
+   their exact blocks, never of their hulls, byte for byte. */
+START_TEST(strided_dependencies_match_byte_oracle) {
+  for (int seed = 1; seed <= 6; seed++) {
+    uint64_t x = 0x2545f4914f6cdd1dULL * (uint64_t)seed;
+    cdag_graph *g;
+    int nstrided = 0;
+    ck_assert_int_eq(cdag_graph_create_global(ORACLE_RANKS, &g), CDAG_OK);
+    for (int i = 0; i < ORACLE_RANKS * ORACLE_OPS; i++) {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      int rank = i % ORACLE_RANKS, kind = (int)(x >> 61) % 4, peer = (rank + 1) % ORACLE_RANKS, rc = -1;
+      uint64_t len = 8 * (1 + (x >> 20) % 3), n = 2 + (x >> 23) % 4;
+      uint64_t sf = (x >> 26) & 1 ? len + 8 * ((x >> 27) % 5) : len, st = (x >> 30) & 1 ? len + 8 * ((x >> 31) % 5) : len;
+      uint64_t a = 8 * ((x >> 34) % ((ORACLE_BYTES - 256) / 8)), b = 8 * ((x >> 44) % ((ORACLE_BYTES - 256) / 8));
+      if (kind >= 2) {   /* a strided copy; blocks that meet are refused: then a send */
+        rc = ir_add_copy_strided(g, rank, b, a, n, len, sf, st, NULL);
+        nstrided += rc == CDAG_OK && (sf != len || st != len);
+      }
+      if (rc != CDAG_OK) rc = kind == 1 ? ir_add_recv(g, rank, a, n * len, peer, 0, NULL) : ir_add_send(g, rank, a, n * len, peer, 0, NULL);
+      ck_assert_int_eq(rc, CDAG_OK);
+    }
+    ck_assert_int_gt(nstrided, ORACLE_OPS / 2);
+    ck_assert_int_eq(ir_finalize(g), CDAG_OK);
+    check_against_oracle(g, seed);
+    cdag_graph_free(&g);
+  }
+}
+END_TEST
+
+/* A halo's column exchange: the receive's unpacking into the ghost column and the packing
+   of the boundary column beside it interleave in memory. On exact blocks the pack does not
+   wait for the unpack (on the hull it would, and two ranks doing this would deadlock); a
+   contiguous op inside a gap is free, one touching a block is ordered. */
+START_TEST(strided_copies_use_exact_blocks) {
+  cdag_graph *g;
+  cdag_op r, s, gap, hit;
+  int32_t u, p, other;
+  ck_assert_int_eq(cdag_graph_create_global(2, &g), CDAG_OK);
+  /* 4 rows of 32 bytes at 0x1000: ghost column at +24, boundary column at +16 */
+  ck_assert_int_eq(cdag_rank_recv(g, 0, 0x2000, 32, 1, 0, &r), CDAG_OK);
+  ck_assert_int_eq(ir_add_copy_strided(g, 0, 0x2000, 0x1018, 4, 8, 8, 32, &u), CDAG_OK);
+  ck_assert_int_eq(ir_add_copy_strided(g, 0, 0x1010, 0x3000, 4, 8, 32, 8, &p), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_send(g, 0, 0x3000, 32, 1, 0, &s), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_send(g, 0, 0x1020, 24, 1, 1, &gap), CDAG_OK);     /* row 1, columns 0..2 */
+  ck_assert_int_eq(cdag_rank_send(g, 0, 0x1020, 32, 1, 2, &hit), CDAG_OK);     /* row 1 whole */
+  ck_assert_int_eq(ir_add_copy_strided(g, 0, 0x1000, 0x4000, 4, 8, 32, 8, &other), CDAG_OK);   /* column 0 */
+  ck_assert_int_eq(cdag_rank_recv(g, 1, 0x3000, 32, 0, 0, NULL), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_recv(g, 1, 0x5000, 24, 0, 1, NULL), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_recv(g, 1, 0x6000, 32, 0, 2, NULL), CDAG_OK);
+  ck_assert_int_eq(cdag_rank_send(g, 1, 0x7000, 32, 0, 0, NULL), CDAG_OK);
+  ck_assert_int_eq(ir_finalize(g), CDAG_OK);
+  ck_assert(depends(g, r, u));
+  ck_assert_int_eq(npred(g, p), 0);     /* not after u: the columns interleave */
+  ck_assert(depends(g, p, s));
+  ck_assert_int_eq(npred(g, s), 1);
+  ck_assert_int_eq(npred(g, gap), 0);   /* row 1 without the ghost column */
+  ck_assert(depends(g, u, hit));
+  ck_assert_int_eq(npred(g, hit), 1);
+  ck_assert_int_eq(npred(g, other), 0);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+/* Strided copies' arguments: strides below the length, 0 blocks, wrapping spans, source
+   and destination blocks that meet are refused; blocks that interleave without meeting,
+   one block and strides equal to the length (an ordinary copy) are taken. */
+START_TEST(strided_copy_arguments) {
+  cdag_graph *g;
+  int32_t id;
+  ck_assert_int_eq(cdag_graph_create_global(1, &g), CDAG_OK);
+  ck_assert_int_eq(ir_add_copy_strided(g, 0, 0x1000, 0x2000, 4, 8, 4, 8, NULL), CDAG_ERR_ARG);
+  ck_assert_int_eq(ir_add_copy_strided(g, 0, 0x1000, 0x2000, 0, 8, 8, 8, NULL), CDAG_ERR_ARG);
+  ck_assert_int_eq(ir_add_copy_strided(g, 0, UINT64_MAX - 64, 0x2000, 4, 8, 32, 8, NULL), CDAG_ERR_ARG);
+  ck_assert_int_eq(ir_add_copy_strided(g, 0, 0x1000, 0x2000, UINT64_MAX / 4, 8, 32, 8, NULL), CDAG_ERR_ARG);
+  ck_assert_int_eq(ir_add_copy_strided(g, 0, 0x1000, 0x1008, 4, 8, 32, 8, NULL), CDAG_ERR_ARG);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "blocks overlap"));
+  ck_assert_int_eq(ir_add_copy_strided(g, 0, 0x1000, 0x1008, 4, 8, 16, 16, &id), CDAG_OK);   /* interleaved */
+  ck_assert(ir_is_strided(g, id));
+  ck_assert_int_eq(ir_add_copy_strided(g, 0, 0x3000, 0x4000, 1, 8, 64, 8, &id), CDAG_OK);
+  ck_assert(!ir_is_strided(g, id));
+  ck_assert_uint_eq(g->bytes[id], 8);
+  ck_assert_int_eq(ir_add_copy_strided(g, 0, 0x3000, 0x4000, 4, 8, 8, 8, &id), CDAG_OK);
+  ck_assert(!ir_is_strided(g, id));
+  ck_assert_uint_eq(g->bytes[id], 32);
+  cdag_graph_free(&g);
+}
+END_TEST
 
 START_TEST(dependencies_match_byte_oracle) {
   static uint8_t dep[ORACLE_OPS][ORACLE_OPS], got[ORACLE_OPS][ORACLE_OPS];
@@ -648,6 +758,9 @@ Suite *cdag_ir_suite(void) {
   tcase_add_test(e, float_min_max_are_order_free);
   tcase_add_test(e, narrow_products_wrap);
   tcase_add_test(e, redistribute_tag_is_reserved);
+  tcase_add_test(e, strided_dependencies_match_byte_oracle);
+  tcase_add_test(e, strided_copies_use_exact_blocks);
+  tcase_add_test(e, strided_copy_arguments);
   suite_add_tcase(s, e);
   return s;
 }

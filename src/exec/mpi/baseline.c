@@ -61,6 +61,7 @@ static int expanded_part(const cdag_graph *gg, int r, const int32_t *tag, const 
     else
       rc = ir_append(tg, gg->kind[op], r, gg->peer[op], p2p ? 0 : gg->tag[op], gg->addr[op],
                      gg->addr2 ? gg->addr2[op] : 0, gg->bytes[op], NULL);
+    if (!rc && ir_is_strided(gg, op)) rc = ir_set_blocks(tg, k, ir_copy_blocks(gg, op));
     if (!rc && gg->join && gg->join[op]) rc = ir_set_join(tg, k, gg->join[op]);   /* waits, collectives */
     if (!rc && gg->call && gg->call[op] >= 0) rc = copy_call_mark(gg, op, tg, k, callmap);
   }
@@ -116,7 +117,7 @@ int sched_parts_from_graph(const cdag_graph *gg, const match_result *m, const in
 
 void engine_free(sched_engine *e) {
   free(e->comp_of);
-  free(e->kind); free(e->addr); free(e->addr2); free(e->bytes); free(e->peer); free(e->tag);
+  free(e->kind); free(e->addr); free(e->addr2); free(e->bytes); free(e->stride); free(e->peer); free(e->tag);
   free(e->npred); free(e->succ_start); free(e->succ); free(e->req_of); free(e->op_of_req);
   free(e->count); free(e->ready); free(e->idx); free(e->stage_off); free(e->stage);
   memset(e, 0, sizeof *e);
@@ -168,6 +169,8 @@ static int engine_copy_graph(sched_engine *e, cdag_graph *g) {
   memcpy(e->addr, g->addr, (size_t)n * sizeof *e->addr);
   if (g->addr2) memcpy(e->addr2, g->addr2, (size_t)n * sizeof *e->addr2);
   memcpy(e->bytes, g->bytes, (size_t)n * sizeof *e->bytes);
+  if (g->stride && !(e->stride = malloc((size_t)n * sizeof *e->stride))) return CDAG_NOMEM("baseline engine");
+  if (g->stride) memcpy(e->stride, g->stride, (size_t)n * sizeof *e->stride);
   memcpy(e->peer, g->peer, (size_t)n * sizeof *e->peer);
   memcpy(e->tag, g->tag, (size_t)n * sizeof *e->tag);
   memcpy(e->succ_start, g->succ_start, (size_t)(n + 1) * sizeof *e->succ_start);
@@ -184,6 +187,8 @@ int engine_clone(sched_engine *e, const sched_engine *from) {
   memcpy(e->addr, from->addr, (size_t)n * sizeof *e->addr);
   memcpy(e->addr2, from->addr2, (size_t)n * sizeof *e->addr2);
   memcpy(e->bytes, from->bytes, (size_t)n * sizeof *e->bytes);
+  if (from->stride && !(e->stride = malloc((size_t)n * sizeof *e->stride))) return CDAG_NOMEM("baseline engine");
+  if (from->stride) memcpy(e->stride, from->stride, (size_t)n * sizeof *e->stride);
   memcpy(e->peer, from->peer, (size_t)n * sizeof *e->peer);
   memcpy(e->tag, from->tag, (size_t)n * sizeof *e->tag);
   memcpy(e->npred, from->npred, (size_t)n * sizeof *e->npred);
@@ -275,7 +280,14 @@ static int engine_drain(cdag_schedule *s) {
       break;
     }
     case IR_COPY:
-      memcpy((void *)(uintptr_t)e->addr[op], (const void *)(uintptr_t)e->addr2[op], e->bytes[op]);
+      if (e->stride && e->stride[op].n > 1) {   /* a strided copy: its blocks, as written */
+        const ir_stride *k = &e->stride[op];
+        uint64_t len = e->bytes[op] / k->n;
+        for (uint64_t j = 0; j < k->n; j++)
+          memcpy((void *)(uintptr_t)(e->addr[op] + j * k->to), (const void *)(uintptr_t)(e->addr2[op] + j * k->from), len);
+      } else {
+        memcpy((void *)(uintptr_t)e->addr[op], (const void *)(uintptr_t)e->addr2[op], e->bytes[op]);
+      }
       engine_complete(e, op);
       break;
     case IR_REDUCE: {

@@ -10,8 +10,10 @@
  * receive unpacks (one receive, then local copies). The buffer is scratch, so the dataflow
  * sees through the copies: a compiled schedule moves the bytes from where they start to
  * where they end and never touches it; run as written, the copies happen. A message is at
- * most MPIG_MAX_BYTES, and its elements span at most as much (message_size). Cost: the datatype's
- * runs per element, per call; the graph holds one operation per range. */
+ * most MPIG_MAX_BYTES, and its elements span at most as much (message_size). Runs of one
+ * length at one stride (a vector's blocks, a column) are one strided copy (strided_run), so a
+ * vector message is two operations, not one per block. Cost: the datatype's runs per element,
+ * per call; the graph holds one operation per stretch of regular runs. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +128,29 @@ static int check_args(const cdag_graph *g, const char *fn, const void *buf, MPI_
   return check_committed(g, fn, t);
 }
 
+/* The runs v[k ..) of one length at one stride (at least the length, > 0): their number. */
+static int64_t strided_run(const trange *v, int64_t k, int64_t n) {
+  if (k + 1 >= n || v[k + 1].len != v[k].len || v[k + 1].off <= v[k].off ||
+      (uint64_t)(v[k + 1].off - v[k].off) < v[k].len)
+    return 1;
+  MPI_Aint d = v[k + 1].off - v[k].off;
+  int64_t j = k + 1;
+  while (j + 1 < n && v[j + 1].len == v[k].len && v[j + 1].off - v[j].off == d) j++;
+  return j - k + 1;
+}
+
+/* The runs v[k .. k+m) between the user's buffer (base) and the packing area at pack: one
+   copy, strided when m > 1 (pack side contiguous). */
+static int copy_runs(cdag_graph *g, const trange *v, int64_t k, int64_t m, uint8_t *base, uint8_t *pack, int to_pack,
+                     cdag_op *op) {
+  int32_t id = -1;
+  uint64_t len = v[k].len, d = m > 1 ? (uint64_t)(v[k + 1].off - v[k].off) : len;
+  uint64_t user = (uint64_t)(uintptr_t)(base + v[k].off), area = (uint64_t)(uintptr_t)pack;
+  int added = to_pack ? ir_add_copy_strided(g, g->myrank, user, area, (uint64_t)m, len, d, len, &id)
+                      : ir_add_copy_strided(g, g->myrank, area, user, (uint64_t)m, len, len, d, &id);
+  return exec_to_op(added, &id, op);
+}
+
 int cdag_send_type(cdag_graph *g, const void *buf, MPI_Count count, MPI_Datatype t, int dest, int tag, cdag_op *op) {
   const char *fn = "cdag_send_type";
   int rc = check_args(g, fn, buf, count, t);
@@ -144,8 +169,10 @@ int cdag_send_type(cdag_graph *g, const void *buf, MPI_Count count, MPI_Datatype
   uint8_t *pack = exec_arena_alloc(g, size);
   if (!pack) rc = CDAG_NOMEM("send buffer");
   if (!rc) rc = cdag_scratch(g, pack, size);
-  for (int64_t k = 0, at = 0; k < n && !rc; at += (int64_t)v[k].len, k++)
-    rc = cdag_copy_local(g, base + v[k].off, pack + at, v[k].len, NULL);
+  for (int64_t k = 0, at = 0, m; k < n && !rc; at += (int64_t)(v[k].len * (uint64_t)m), k += m) {
+    m = strided_run(v, k, n);
+    rc = copy_runs(g, v, k, m, (uint8_t *)(uintptr_t)base, pack + at, 1, NULL);
+  }
   free(v);
   return rc ? rc : cdag_send(g, pack, size, dest, tag, op);
 }
@@ -179,8 +206,9 @@ int cdag_recv_type(cdag_graph *g, void *buf, MPI_Count count, MPI_Datatype t, in
   if (!rc) rc = cdag_scratch(g, pack, size);
   if (!rc) rc = cdag_recv(g, pack, size, source, tag, &r);
   /* the copies are chained, so what depends on the last (the op returned) follows them all */
-  for (int64_t k = 0, off = 0; k < n && !rc; off += (int64_t)v[k].len, k++) {
-    rc = cdag_copy_local(g, pack + off, base + v[k].off, v[k].len, &c);
+  for (int64_t k = 0, off = 0, m; k < n && !rc; off += (int64_t)(v[k].len * (uint64_t)m), k += m) {
+    m = strided_run(v, k, n);
+    rc = copy_runs(g, v, k, m, base, pack + off, 0, &c);
     if (!rc && prev != CDAG_OP_NULL) rc = cdag_depend(g, prev, c);
     prev = c;
   }

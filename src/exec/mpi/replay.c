@@ -42,9 +42,14 @@ static int footprint(const cdag_graph *gg, int64_t i, uint64_t lo[2], uint64_t l
     lo[0] = gg->addr[i], len[0] = gg->bytes[i], *n = 1;
     return CDAG_OK;
   case IR_REDUCE:
-  case IR_COPY:
     lo[0] = gg->addr[i], lo[1] = gg->addr2[i], len[0] = len[1] = gg->bytes[i], *n = 2;
     return CDAG_OK;
+  case IR_COPY: {   /* a strided copy: the hull of each side (its gaps are the program's memory too) */
+    ir_blocks b = ir_copy_blocks(gg, i);
+    lo[0] = gg->addr[i], lo[1] = gg->addr2[i], len[0] = (b.n - 1) * b.to + b.len, len[1] = (b.n - 1) * b.from + b.len;
+    *n = 2;
+    return CDAG_OK;
+  }
   case IR_CALC:   /* a computation touches what it writes and what it reads (reading all: what
                     the rank's other ops wrote, in the map already) */
     if (!ir_is_compute(gg, i)) return CDAG_OK;
@@ -286,10 +291,13 @@ static int copy_kind(const copier *c, int64_t i, int32_t *id) {
       return rc;
     return ir_add_reduce(c->g, c->me, p, q, count, gg->peer[i], gg->tag[i], id);
   }
-  case IR_COPY:
-    if ((rc = local_ptr(c, gg->addr2[i], gg->bytes[i], &p)) || (rc = local_ptr(c, gg->addr[i], gg->bytes[i], &q)))
+  case IR_COPY: {   /* strided: the pattern whole, its hulls mapped */
+    ir_blocks b = ir_copy_blocks(gg, i);
+    if ((rc = local_ptr(c, gg->addr2[i], (b.n - 1) * b.from + b.len, &p)) ||
+        (rc = local_ptr(c, gg->addr[i], (b.n - 1) * b.to + b.len, &q)))
       return rc;
-    return ir_add_copy(c->g, c->me, p, q, gg->bytes[i], id);
+    return ir_add_copy_strided(c->g, c->me, p, q, b.n, b.len, b.from, b.to, id);
+  }
   case IR_CALC:
     if (gg->os && gg->os[i] == IR_OS_FENCE) return ir_add_fence(c->g, c->me, id);
     if (ir_is_compute(gg, i) && c->compute_time < 0) return ir_add_calc(c->g, c->me, 0, id);   /* skip */

@@ -104,13 +104,20 @@ static int reduction_in_place(const bstate *b, const part_coll *c) {
 /* A message whose pieces are not one contiguous range travels through a buffer of its own:
    packed before the run starts (reading origins) or unpacked after the wait (writing final
    values), by memcpy. MPICH's derived datatypes over the same pieces cost several times
-   more for kilobyte messages, and neither side then takes part in snapshots. */
+   more for kilobyte messages, and neither side then takes part in snapshots. Except
+   pieces of one length at one stride (a matrix column, a vector datatype's blocks): they go
+   as an hvector (make_desc), what MPI itself does with the program's vector type. */
 static int pair_packed(const sched_part *pt, const part_pair *pr) {
+  int contiguous = 1, regular = pr->n > 1;   /* regular: one length, one stride (make_desc's hvector) */
+  const part_piece *p0 = &pt->pieces[pr->first];
   for (int64_t k = pr->first + 1; k < pr->first + pr->n; k++) {
     const part_piece *a = &pt->pieces[k - 1], *z = &pt->pieces[k];
-    if (a->space != z->space || a->addr + a->len != z->addr) return 1;
+    if (a->space != z->space || a->addr + a->len != z->addr) contiguous = 0;
+    if (a->space != z->space || z->len != p0->len || z->addr <= a->addr || z->addr - a->addr < p0->len ||
+        z->addr - a->addr != pt->pieces[pr->first + 1].addr - p0->addr)
+      regular = 0;
   }
-  return 0;
+  return !contiguous && !regular;
 }
 
 static int collect_ranges(bstate *b) {
@@ -259,8 +266,31 @@ static void *keep_alloc(cdag_schedule *s, size_t n) {
 
 void *sched_keep_alloc(cdag_schedule *s, size_t n) { return keep_alloc(s, n); }
 
-/* A message description: buf, count, type (an absolute hindexed type for several pieces). */
+/* A message description: buf, count, type (an absolute hindexed type for several pieces, of
+   an hvector when they are regular). */
 typedef struct { void *buf; MPI_Count count; MPI_Datatype type; MPI_Aint displ; } mdesc;
+
+/* Do the n pieces have one length and one stride (at least the length: a matrix column, a
+   vector datatype's blocks)? */
+static int regular(const MPI_Count *len, const MPI_Count *disp, int64_t n) {
+  if (n < 2 || disp[1] - disp[0] < len[0]) return 0;
+  for (int64_t k = 1; k < n; k++)
+    if (len[k] != len[0] || disp[k] - disp[k - 1] != disp[1] - disp[0]) return 0;
+  return 1;
+}
+
+/* Such pieces as an hvector placed at the first piece's absolute address (an hindexed of one
+   block of it), so the message still goes from MPI_BOTTOM like the hindexed ones: MPI packs
+   a vector with one loop of one stride, where an hindexed reads a displacement per block. */
+static int absolute_vector(const MPI_Count *len, const MPI_Count *disp, int64_t n, MPI_Datatype *t) {
+  MPI_Datatype v;
+  MPI_Count one = 1, at = disp[0];
+  int mrc = MPI_Type_create_hvector_c(n, len[0], disp[1] - disp[0], MPI_BYTE, &v);
+  if (mrc != MPI_SUCCESS) return mrc;
+  mrc = MPI_Type_create_hindexed_c(1, &one, &at, v, t);
+  MPI_Type_free(&v);
+  return mrc;
+}
 
 static int make_desc(cdag_schedule *s, const rlist *l, mdesc *d) {
   d->type = MPI_BYTE;
@@ -285,7 +315,8 @@ static int make_desc(cdag_schedule *s, const rlist *l, mdesc *d) {
   }
   if (!rc) rc = sched_grow((void **)&s->types, s->ntypes, &s->cap_types, sizeof *s->types);
   if (!rc) {
-    int mrc = MPI_Type_create_hindexed_c(l->n, len, disp, MPI_BYTE, &d->type);
+    int mrc = regular(len, disp, l->n) ? absolute_vector(len, disp, l->n, &d->type)
+                                       : MPI_Type_create_hindexed_c(l->n, len, disp, MPI_BYTE, &d->type);
     if (mrc == MPI_SUCCESS) mrc = MPI_Type_commit(&d->type);
     if (mrc != MPI_SUCCESS) rc = sched_mpi_error(mrc, "MPI_Type_create_hindexed_c", s->rank);
     else s->types[s->ntypes++] = d->type;

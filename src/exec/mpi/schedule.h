@@ -66,6 +66,7 @@ typedef struct {
   int32_t *comp_of;           /* op -> index in the schedule's computations, -1 */
   uint8_t *kind;
   uint64_t *addr, *addr2, *bytes;
+  ir_stride *stride;          /* strided copies' patterns (the graph's g->stride), NULL: none */
   int32_t *peer, *tag;        /* reduce: cdag_type / cdag_reduce_op */
   int32_t *npred;             /* predecessors per op */
   int32_t *succ_start, *succ; /* CSR of successors */

@@ -123,12 +123,14 @@ static int execute(sim_run *s, int32_t op) {
       s->inflight[snd] = NULL;
       return CDAG_OK;
     }
-    case IR_COPY:
-      if ((rc = access(s, g->rank[op], g->addr2[op], g->bytes[op], op, &a)) ||
-          (rc = access(s, g->rank[op], g->addr[op], g->bytes[op], op, &b)))
+    case IR_COPY: {   /* block by block: a strided copy's sides span their hulls */
+      ir_blocks k = ir_copy_blocks(g, op);
+      if ((rc = access(s, g->rank[op], g->addr2[op], (k.n - 1) * k.from + k.len, op, &a)) ||
+          (rc = access(s, g->rank[op], g->addr[op], (k.n - 1) * k.to + k.len, op, &b)))
         return rc;
-      memmove(b, a, (size_t)g->bytes[op]);
+      for (uint64_t j = 0; j < k.n; j++) memmove(b + j * k.to, a + j * k.from, (size_t)k.len);
       return CDAG_OK;
+    }
     case IR_REDUCE:
       if ((rc = access(s, g->rank[op], g->addr2[op], g->bytes[op], op, &a)) ||
           (rc = access(s, g->rank[op], g->addr[op], g->bytes[op], op, &b)))

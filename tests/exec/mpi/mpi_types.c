@@ -8,7 +8,9 @@
  * written as typed sends to every rank (a strided column block each), which detection must
  * see as an alltoall at 3 or more ranks, against MPI_Alltoall with the same types; and the
  * errors: a receive type that writes a byte twice, a negative count, MPI_DATATYPE_NULL,
- * MPI_PROC_NULL. Exit 0 on success. */
+ * MPI_PROC_NULL. And the graph's size: a column of 256 rows (a vector) and 1000 resized
+ * ints are one strided copy each way, so a send and a receive are 4 operations, and they
+ * still arrive as MPI_Sendrecv delivers them. Exit 0 on success. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +178,54 @@ static void errors(void) {
   cdag_graph_free(&g);
 }
 
+/* Column c of a rows x 4 matrix of doubles (a vector), or 1000 ints each resized to 8
+   bytes: a send and a receive of it make 4 operations (pack, send, receive, unpack). */
+static void strided_ops(int resized) {
+  enum { ROWS = 256, COLS = 4 };
+  MPI_Datatype t;
+  int count = 1;
+  if (resized) {
+    MPI_Type_create_resized(MPI_INT, 0, 8, &t);
+    count = 1000;
+  } else {
+    MPI_Type_vector(ROWS, 1, COLS, MPI_DOUBLE, &t);
+  }
+  MPI_Type_commit(&t);
+  size_t bytes = ROWS * COLS * sizeof(double);
+  uint8_t *src = malloc(bytes), *want = malloc(bytes), *got = malloc(bytes);
+  int next = (R + 1) % P, prev = (R - 1 + P) % P;
+  for (size_t k = 0; k < bytes; k++) src[k] = (uint8_t)(k * 7 + (size_t)R * 29 + 1);
+  memset(want, 0xee, bytes);
+  MPI_Sendrecv(src + 8, count, t, next, 9, want + 16, count, t, prev, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  for (int detect = 1; detect >= 0; detect--) {
+    cdag_graph *g;
+    cdag_schedule *s = NULL;
+    cdag_options o;
+    cdag_options_init(&o);
+    o.detect = detect;
+    int64_t nops = -1;
+    int err = cdag_graph_create(MPI_COMM_WORLD, &g);
+    if (!err) err = cdag_send_type(g, src + 8, count, t, next, 9, NULL);
+    if (!err) err = cdag_recv_type(g, got + 16, count, t, prev, 9, NULL);
+    if (!err) err = cdag_graph_info(g, NULL, &nops);
+    MT_EXPECT_MSG(err || nops == 4, "%s: %lld operations, not 4", resized ? "resized ints" : "a column", (long long)nops);
+    if (!err) err = cdag_compile(g, &o, &s);
+    cdag_graph_free(&g);
+    for (int run = 0; run < 2 && !err; run++) {
+      memset(got, 0xee, bytes);
+      err = cdag_run(s);
+      MT_EXPECT_MSG(err || memcmp(got, want, bytes) == 0, "%s detect %d run %d: received bytes differ from MPI's",
+                    resized ? "resized ints" : "a column", detect, run);
+    }
+    MT_EXPECT_MSG(!err, "%s detect %d: %s", resized ? "resized ints" : "a column", detect, cdag_error_message());
+    cdag_schedule_free(&s);
+  }
+  MPI_Type_free(&t);
+  free(src);
+  free(want);
+  free(got);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &R);
@@ -183,6 +233,8 @@ int main(int argc, char **argv) {
   for (int c = 0; c < NCASES; c++)
     for (int detect = 1; detect >= 0; detect--) ring_case(c, detect);
   transpose();
+  strided_ops(0);
+  strided_ops(1);
   errors();
   return mt_finish("mpi_types");
 }
