@@ -661,7 +661,7 @@ static int cmp_i64_pair(const void *a, const void *b) {
   return (x[1] > y[1]) - (x[1] < y[1]);
 }
 
-/* ---- phases found without MPI_Pcontrol (phases.c finds the cuts) ---- */
+/* ---- phases found without MPI_Pcontrol: phases.c finds the cuts ---- */
 
 /* `compute COST reads all` alone: a gap's time, no structure (an iteration that computed
    10 us longer than the next has it, the next not). */
@@ -832,7 +832,7 @@ static int link_partners(merger *m, mstreams *x) {
 /* Where the run repeats (phases.c), each rank's operations are given to the phase of the
    piece they fall in: a piece starts at the gap before the call a cut names (its
    time-only computation, the computations and packing of what it sends). Only runs without
-   MPI_Pcontrol (one implicit phase, nothing discarded) and without one-sided operations are
+   MPI_Pcontrol, one implicit phase with nothing discarded, and without one-sided operations are
    cut. Sets *nphases. */
 static int find_phases(merger *m, int *nphases) {
   for (int r = 0; r < m->nprocs; r++) {
