@@ -367,7 +367,8 @@ static int copy_bytes(expansion *x, uint64_t src, uint64_t dst, uint64_t bytes) 
    displacements, of each member's size (the lists: counts, displs, recvcounts, recvdispls). */
 static int expand_vector(expansion *x, const ir_call *c) {
   int32_t n = x->n, me = x->me;
-  const uint64_t *cnt = x->v, *dsp = x->v + n, *rcnt = x->v + 2 * (int64_t)n, *rdsp = x->v + 3 * (int64_t)n;
+  const uint64_t *cnt = x->v, *dsp = NULL, *rcnt = NULL, *rdsp = NULL;   /* a gatherv member has none */
+  if (cnt) dsp = cnt + n, rcnt = cnt + 2 * (int64_t)n, rdsp = cnt + 3 * (int64_t)n;
   int rc = CDAG_OK, root = me == x->rootm;
   switch (c->kind) {
     case IR_COLL_GATHERV:

@@ -569,7 +569,8 @@ static int cmp_phase_seq(const void *a, const void *b) {
 }
 
 static void sort_ops(merger *m) {
-  for (int r = 0; r < m->nprocs; r++) qsort(m->r[r].ops, (size_t)m->r[r].nops, sizeof *m->r[r].ops, cmp_phase_seq);
+  for (int r = 0; r < m->nprocs; r++)
+    if (m->r[r].nops) qsort(m->r[r].ops, (size_t)m->r[r].nops, sizeof *m->r[r].ops, cmp_phase_seq);
 }
 
 typedef struct { mop **ops; rec_summary *sum; int partners; } unpaired;
