@@ -649,27 +649,36 @@ static int native_reduce(reader *r, const token *kw, const token *label, fields 
   return add_coll_op(r, IR_COLL_REDUCE, kw, label, f, count, type, rop, NULL);
 }
 
+/* COUNT TYPE OP of a local reduce or an accumulate (`what`): an element count, a type and a
+   reduction defined for it, the count's bytes within 2^63-1. */
+static int read_count_type_op(reader *r, const char *what, int64_t *count, int *type, int *rop) {
+  int rc;
+  if ((rc = next(r))) return rc;
+  token count_tok = r->tok;
+  if ((rc = num_in(r, &count_tok, 0, 0, INT64_MAX, "an element count", count))) return rc;
+  if ((rc = next(r))) return rc;
+  *type = tok_type(&r->tok);
+  if (*type < 0) return expected(r, &r->tok, "a type (int8, ..., double, a pair such as 2int, or complex_float/double)");
+  if ((rc = next(r))) return rc;
+  *rop = r->tok.kind == T_WORD ? ir_rop_parse(r->tok.s, r->tok.len) : -1;
+  if (*rop < 0) return expected(r, &r->tok, "a reduction (sum, prod, min, max, band, bor, bxor, land, lor, lxor)");
+  if (!ir_rop_valid_for(*rop, *type))
+    return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "reduction '%s' is not defined for type '%s'", ir_rop_name(*rop),
+                   ir_type_name(*type));
+  if (*count > INT64_MAX / ir_type_size(*type))
+    return rd_fail(r, CDAG_ERR_FORMAT, &count_tok, "%s count %lld of %s is more than 2^63-1 bytes", what,
+                   (long long)*count, ir_type_name(*type));
+  return CDAG_OK;
+}
+
 /* reduce COUNT TYPE OP in A inout B [cpu C] [nic N] */
 static int read_reduce(reader *r, const token *kw, const token *label) {
   int64_t count, in, inout;
   int32_t id = -1;
   fields f;
   int rc;
-  if ((rc = next(r))) return rc;
-  token count_tok = r->tok;
-  if ((rc = num_in(r, &count_tok, 0, 0, INT64_MAX, "an element count", &count))) return rc;
-  if ((rc = next(r))) return rc;
-  int type = tok_type(&r->tok);
-  if (type < 0) return expected(r, &r->tok, "a type (int8, ..., double, a pair such as 2int, or complex_float/double)");
-  if ((rc = next(r))) return rc;
-  int rop = r->tok.kind == T_WORD ? ir_rop_parse(r->tok.s, r->tok.len) : -1;
-  if (rop < 0) return expected(r, &r->tok, "a reduction (sum, prod, min, max, band, bor, bxor, land, lor, lxor)");
-  if (!ir_rop_valid_for(rop, type))
-    return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "reduction '%s' is not defined for type '%s'", ir_rop_name(rop),
-                   ir_type_name(type));
-  if (count > INT64_MAX / ir_type_size(type))
-    return rd_fail(r, CDAG_ERR_FORMAT, &count_tok, "reduce count %lld of %s is more than 2^63-1 bytes",
-                   (long long)count, ir_type_name(type));
+  int type, rop;
+  if ((rc = read_count_type_op(r, "reduce", &count, &type, &rop))) return rc;
   if ((rc = read_fields(r, BIT(F_WAIT) | BIT(F_IN) | BIT(F_INOUT) | BIT(F_CPU) | BIT(F_NIC) | BIT(F_ROOT) | BIT(F_OUT) |
                         BIT(F_COMM) | BIT(F_NONBLOCKING), "'in', 'inout', 'root', 'cpu', 'nic' or end of line", &f)))
     return rc;
@@ -833,21 +842,8 @@ static int read_accumulate(reader *r, const token *kw, const token *label) {
   int32_t id = -1;
   fields f;
   int rc;
-  if ((rc = next(r))) return rc;
-  token count_tok = r->tok;
-  if ((rc = num_in(r, &count_tok, 0, 0, INT64_MAX, "an element count", &count))) return rc;
-  if ((rc = next(r))) return rc;
-  int type = tok_type(&r->tok);
-  if (type < 0) return expected(r, &r->tok, "a type (int8, ..., double, a pair such as 2int, or complex_float/double)");
-  if ((rc = next(r))) return rc;
-  int rop = r->tok.kind == T_WORD ? ir_rop_parse(r->tok.s, r->tok.len) : -1;
-  if (rop < 0) return expected(r, &r->tok, "a reduction (sum, prod, min, max, band, bor, bxor, land, lor, lxor)");
-  if (!ir_rop_valid_for(rop, type))
-    return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "reduction '%s' is not defined for type '%s'", ir_rop_name(rop),
-                   ir_type_name(type));
-  if (count > INT64_MAX / ir_type_size(type))
-    return rd_fail(r, CDAG_ERR_FORMAT, &count_tok, "accumulate count %lld of %s is more than 2^63-1 bytes",
-                   (long long)count, ir_type_name(type));
+  int type, rop;
+  if ((rc = read_count_type_op(r, "accumulate", &count, &type, &rop))) return rc;
   if ((rc = next(r))) return rc;
   if (!is_word(&r->tok, "to")) return expected(r, &r->tok, "'to'");
   if ((rc = next(r))) return rc;
