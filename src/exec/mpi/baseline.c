@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/copy.h"
 #include "exec/mpi/schedule.h"
 
 /* The part of rank r whose ops are its own graph's (ids base[r].., in its program order):
@@ -119,7 +120,7 @@ void engine_free(sched_engine *e) {
   free(e->comp_of);
   free(e->kind); free(e->addr); free(e->addr2); free(e->bytes); free(e->stride); free(e->peer); free(e->tag);
   free(e->npred); free(e->succ_start); free(e->succ); free(e->req_of); free(e->op_of_req);
-  free(e->count); free(e->ready); free(e->idx); free(e->stage_off); free(e->stage);
+  free(e->count); free(e->ready); free(e->idx); free(e->stage_off); free(e->stage); free(e->fused);
   memset(e, 0, sizeof *e);
 }
 
@@ -195,6 +196,8 @@ int engine_clone(sched_engine *e, const sched_engine *from) {
   memcpy(e->comp_of, from->comp_of, (size_t)n * sizeof *e->comp_of);
   memcpy(e->succ_start, from->succ_start, (size_t)(n + 1) * sizeof *e->succ_start);
   if (nedges) memcpy(e->succ, from->succ, (size_t)nedges * sizeof *e->succ);
+  if (from->fused && !(e->fused = malloc((size_t)n * sizeof *e->fused))) return CDAG_NOMEM("baseline engine");
+  if (from->fused) memcpy(e->fused, from->fused, (size_t)n * sizeof *e->fused);
   return CDAG_OK;
 }
 
@@ -205,6 +208,65 @@ static int part_ops_graph(const cdag_schedule *s, const sched_part *part, cdag_g
   if (!rc && sender != s->rank)
     rc = cdag__error(CDAG_ERR_FORMAT, "rank %d: baseline schedule carries the ops of rank %d", s->rank, sender);
   return rc;
+}
+
+/* A typed message as cdag_send_type/cdag_recv_type and the recorder write it: a strided copy
+   packing into scratch that one send sends, or one receive into scratch that a strided copy
+   unpacks. MPI moves such blocks with a vector datatype as it sends, one copy fewer than
+   packing first, so the message takes the copy's blocks and the copy does nothing. Only when
+   nothing else sees the difference: the scratch's contents are unspecified, the pack's one
+   successor is the send and nothing waits for the send (no later op writes the blocks it
+   reads while in flight), the unpack's one predecessor is the receive and the receive's one
+   successor the unpack (nothing touches the blocks it writes early). */
+static int fuse_typed(sched_engine *e, const cdag_graph *g, int rank) {
+  int64_t n = e->nops, nfused = 0;
+  if (!e->stride || !n) return CDAG_OK;
+  if (!(e->fused = malloc((size_t)n * sizeof *e->fused))) return CDAG_NOMEM("baseline engine");
+  for (int64_t i = 0; i < n; i++) e->fused[i] = -1;
+  for (int32_t c = 0; c < n; c++) {
+    if (e->kind[c] != IR_COPY || e->stride[c].n < 2 || e->succ_start[c + 1] - e->succ_start[c] != 1) continue;
+    int32_t m = e->succ[e->succ_start[c]];
+    if (e->kind[m] == IR_SEND && e->succ_start[m + 1] == e->succ_start[m] && e->addr[m] == e->addr[c] &&
+        e->bytes[m] == e->bytes[c] && e->stride[c].to == e->bytes[c] / e->stride[c].n &&
+        ir_is_scratch(g, rank, e->addr[c], e->bytes[c]))
+      e->fused[c] = m, e->fused[m] = c, nfused++;
+  }
+  for (int32_t m = 0; m < n; m++) {
+    if (e->kind[m] != IR_RECV || e->succ_start[m + 1] - e->succ_start[m] != 1) continue;
+    int32_t c = e->succ[e->succ_start[m]];
+    if (e->kind[c] == IR_COPY && e->stride[c].n >= 2 && e->npred[c] == 1 && e->addr2[c] == e->addr[m] &&
+        e->bytes[c] == e->bytes[m] && e->stride[c].from == e->bytes[c] / e->stride[c].n &&
+        ir_is_scratch(g, rank, e->addr[m], e->bytes[m]))
+      e->fused[c] = m, e->fused[m] = c, nfused++;
+  }
+  if (!nfused) {
+    free(e->fused);
+    e->fused = NULL;
+  }
+  return CDAG_OK;
+}
+
+/* The request of send or receive i: from its buffer as bytes, or the blocks of the strided
+   copy it was fused with as a vector. */
+static int engine_request(cdag_schedule *s, int64_t i, void *buf, int tag, MPI_Request *req) {
+  sched_engine *e = &s->eng;
+  int send = e->kind[i] == IR_SEND, mrc;
+  MPI_Count count = (MPI_Count)e->bytes[i];
+  MPI_Datatype type = MPI_BYTE;
+  int32_t c = e->fused ? e->fused[i] : -1;
+  if (c >= 0) {
+    const ir_stride *k = &e->stride[c];
+    buf = (void *)(uintptr_t)(send ? e->addr2[c] : e->addr[c]);
+    int rc = sched_vector_type(s, (MPI_Count)k->n, (MPI_Count)(e->bytes[c] / k->n), (MPI_Count)(send ? k->from : k->to),
+                               buf, &type);
+    if (rc) return rc;
+    count = 1;
+  }
+  if (send) mrc = MPI_Send_init_c(buf, count, type, e->peer[i], tag, s->comm, req);
+  else mrc = MPI_Recv_init_c(buf, count, type, e->peer[i], tag, s->comm, req);
+  if (mrc == MPI_SUCCESS) return CDAG_OK;
+  *req = MPI_REQUEST_NULL;
+  return sched_mpi_error(mrc, send ? "MPI_Send_init_c" : "MPI_Recv_init_c", s->rank);
 }
 
 int engine_build(cdag_schedule *s, cdag_graph *g, const sched_part *part) {
@@ -220,6 +282,7 @@ int engine_build(cdag_schedule *s, cdag_graph *g, const sched_part *part) {
     rc = cdag__error(CDAG_ERR_FORMAT, "rank %d: baseline schedule names %lld ops, graph has %lld", s->rank,
                      (long long)n, (long long)g->nops);
   if (!rc && g && !cloned) rc = engine_copy_graph(e, g);
+  if (!rc && g && !cloned) rc = fuse_typed(e, g, s->rank);
   ir_graph_free(carried);
   if (rc) return rc;
   s->reqs = malloc((size_t)(n ? n : 1) * sizeof *s->reqs);
@@ -238,17 +301,10 @@ int engine_build(cdag_schedule *s, cdag_graph *g, const sched_part *part) {
     if (ntags == part->ntags) return cdag__error(CDAG_ERR_FORMAT, "rank %d: baseline schedule lacks tags", s->rank);
     int32_t t = part->tags[ntags++];
     void *buf = e->stage_off[i] != UINT64_MAX ? (void *)(e->stage + e->stage_off[i]) : (void *)(uintptr_t)e->addr[i];
-    int k = s->nreqs++, mrc;
+    int k = s->nreqs++;
     e->req_of[i] = k;
     e->op_of_req[k] = (int32_t)i;
-    if (e->kind[i] == IR_SEND)
-      mrc = MPI_Send_init_c(buf, (MPI_Count)e->bytes[i], MPI_BYTE, e->peer[i], (int)t, s->comm, &s->reqs[k]);
-    else
-      mrc = MPI_Recv_init_c(buf, (MPI_Count)e->bytes[i], MPI_BYTE, e->peer[i], (int)t, s->comm, &s->reqs[k]);
-    if (mrc != MPI_SUCCESS) {
-      s->reqs[k] = MPI_REQUEST_NULL;
-      return sched_mpi_error(mrc, e->kind[i] == IR_SEND ? "MPI_Send_init_c" : "MPI_Recv_init_c", s->rank);
-    }
+    if ((rc = engine_request(s, i, buf, (int)t, &s->reqs[k]))) return rc;
   }
   return ntags == part->ntags ? CDAG_OK : cdag__error(CDAG_ERR_FORMAT, "rank %d: baseline schedule has extra tags", s->rank);
 }
@@ -280,11 +336,11 @@ static int engine_drain(cdag_schedule *s) {
       break;
     }
     case IR_COPY:
-      if (e->stride && e->stride[op].n > 1) {   /* a strided copy: its blocks, as written */
+      if (e->fused && e->fused[op] >= 0) {   /* its message moves the blocks */
+      } else if (e->stride && e->stride[op].n > 1) {   /* a strided copy: its blocks, as written */
         const ir_stride *k = &e->stride[op];
-        uint64_t len = e->bytes[op] / k->n;
-        for (uint64_t j = 0; j < k->n; j++)
-          memcpy((void *)(uintptr_t)(e->addr[op] + j * k->to), (const void *)(uintptr_t)(e->addr2[op] + j * k->from), len);
+        base_copy_blocks((uint8_t *)(uintptr_t)e->addr[op], k->to, (const uint8_t *)(uintptr_t)e->addr2[op], k->from,
+                         k->n, e->bytes[op] / k->n);
       } else {
         memcpy((void *)(uintptr_t)e->addr[op], (const void *)(uintptr_t)e->addr2[op], e->bytes[op]);
       }

@@ -79,6 +79,9 @@ typedef struct {
   uint64_t *stage_off;        /* send with local successors -> its staging copy in stage, or UINT64_MAX */
   uint8_t *stage;             /* such sends take their data when they start (match.h's semantics) */
   int64_t pending;            /* run state: staged sends still in flight */
+  int32_t *fused;             /* op -> the strided copy its message does instead (a pack into
+                                 scratch it sends, an unpack of scratch it received), and that
+                                 copy -> its message; -1: none. NULL: none at all */
 } sched_engine;
 
 /* What a compile produced on this rank, immutable once built: every handle of one compiled
@@ -268,6 +271,10 @@ void *sched_keep_alloc(cdag_schedule *s, size_t n);
 int sched_grow(void **arr, int64_t n, int64_t *cap, size_t elem);
 /* Records an MPI failure as CDAG_ERR_MPI naming the call and MPI's error string. */
 int sched_mpi_error(int mpi_rc, const char *call, int rank);
+/* n blocks of len bytes, stride bytes apart from `first` on, as one committed hvector (of
+   the widest word that divides them), kept in s->types and freed with s. */
+int sched_vector_type(cdag_schedule *s, MPI_Count n, MPI_Count len, MPI_Count stride, const void *first,
+                      MPI_Datatype *t);
 /* inout = inout op in for a user op's reduction (ir_rop_is_user(rop)), count elements, by
    MPI_Reduce_local with the user's op and datatype (ops.c). */
 void exec_user_reduce(int rop, const void *in, void *inout, uint64_t count);
