@@ -89,7 +89,7 @@ typedef struct {
   mcomm **global; int nglobal;     /* distinct communicators other than MPI_COMM_WORLD */
   uint64_t *tagkey; int64_t ntags; /* sorted (global comm << 32 | tag) of non-world messages */
   int tag_base;                    /* first tag given to them */
-  int64_t nprobed;                 /* probed pairs given a tag of their own, after those */
+  int64_t nprobed;                 /* probed pairs of the phase given a tag of their own, after those */
   mcount *calls, *unsup; int ncalls, nunsup, callcap, unsupcap;
   mcount *why; int nwhy, whycap;   /* "CALL: reason" -> calls left out for it */
   mcount *oom; int noom, oomcap;   /* out_of_memory lines, summed over ranks by kind */
@@ -658,6 +658,7 @@ static int match_phase(merger *m, int phase, rec_summary *sum, int partners) {
   int32_t *dst = malloc((size_t)(n + 1) * sizeof *dst);   /* receiving rank; nprocs: a peer out of range */
   int rc = ops && e && tmp && start && at && dst ? CDAG_OK : CDAG_NOMEM("matching");
   unpaired x = {m, ops, sum, partners, CDAG_OK};
+  if (!partners) m->nprobed = 0;   /* per phase: repeats of one phase get the same tags */
   int64_t k = 0;
   for (int r = 0; r < m->nprocs && !rc; r++) {   /* each rank's messages in recorded order */
     int64_t first = k;
