@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/imap.h"
 #include "stage/stage.h"
 
 int stage_has_computes(const cdag_graph *g) {
@@ -205,41 +206,140 @@ static void mark_awaited(const cdag_graph *g, int32_t r, uint8_t *state) {
   }
 }
 
-/* A pending write completed: its range is read from then on. */
-static int complete_one(const cdag_graph *g, int32_t p, uint8_t *state, stage_steps *st, int64_t *scap) {
+/* The bytes pending writes cover (receives and nonblocking calls' writes not completed yet):
+   a computation reading all reads none of them, even where a completed op wrote them before
+   (MPI lets the program read nothing a pending operation writes; reading them would make the
+   computation race with the write). Disjoint pieces, each with the number of pending writes
+   over it (one, unless the program wrote one buffer twice at once); no piece has none. */
+typedef struct {
+  base_imap at;          /* piece start -> index */
+  uint64_t *hi;
+  int32_t *n;
+  int64_t len, cap;
+} cover;
+
+static int cover_piece(cover *c, uint64_t lo, uint64_t hi, int32_t n) {
+  if (c->len == c->cap) {
+    int64_t cap = base_grown_cap(c->cap, 1);
+    int rc = base_resize((void **)&c->hi, c->len, cap, sizeof *c->hi, "stages");
+    if (rc == CDAG_OK) rc = base_resize((void **)&c->n, c->len, cap, sizeof *c->n, "stages");
+    if (rc) return rc;
+    c->cap = cap;
+  }
+  c->hi[c->len] = hi;
+  c->n[c->len] = n;
+  return base_imap_put(&c->at, lo, c->len++);
+}
+
+/* A piece boundary at x. */
+static int cover_split(cover *c, uint64_t x) {
+  uint64_t k = x;
+  int64_t i = base_imap_find(&c->at, &k, BASE_IMAP_AT_OR_BELOW);
+  if (i < 0 || k == x || c->hi[i] <= x) return CDAG_OK;
+  uint64_t hi = c->hi[i];
+  c->hi[i] = x;
+  return cover_piece(c, x, hi, c->n[i]);
+}
+
+/* One more (d = 1) or one fewer (d = -1) pending write over [lo, hi). */
+static int cover_add(cover *c, uint64_t lo, uint64_t hi, int d) {
+  int rc = lo < hi ? cover_split(c, lo) : CDAG_OK;
+  if (rc == CDAG_OK && lo < hi) rc = cover_split(c, hi);
+  for (uint64_t at = lo; rc == CDAG_OK && at < hi;) {
+    uint64_t k = at;
+    int64_t i = base_imap_find(&c->at, &k, BASE_IMAP_AT_OR_ABOVE);
+    uint64_t next = i < 0 || k > hi ? hi : k;
+    if (next > at && d > 0) rc = cover_piece(c, at, next, 1);   /* a gap */
+    if (rc || i < 0 || k >= hi) break;
+    if ((c->n[i] += d) == 0) rc = base_imap_del(&c->at, k);
+    at = c->hi[i];
+  }
+  return rc;
+}
+
+/* The parts of [lo, hi) no pending write covers, appended to *out. */
+static int cover_outside(const cover *c, int32_t rank, uint64_t lo, uint64_t hi, stage_range **out, int64_t *n,
+                         int64_t *cap) {
+  uint64_t k = lo;
+  int64_t i = base_imap_find(&c->at, &k, BASE_IMAP_AT_OR_BELOW);
+  if (i >= 0 && c->hi[i] > lo) lo = c->hi[i];
+  int rc = CDAG_OK;
+  while (rc == CDAG_OK && lo < hi) {
+    k = lo;
+    i = base_imap_find(&c->at, &k, BASE_IMAP_AT_OR_ABOVE);
+    uint64_t stop = i < 0 || k > hi ? hi : k;
+    if (stop > lo) rc = add_range(out, n, cap, rank, lo, stop - lo);
+    if (i < 0) break;
+    lo = c->hi[i];
+  }
+  return rc;
+}
+
+/* The span of bytes op writes (a strided copy's, blocks and gaps). */
+static void write_span(const cdag_graph *g, int32_t op, uint64_t *lo, uint64_t *hi) {
   uint64_t a, len;
+  if (!written(g, op, &a, &len)) len = 0;
+  ir_blocks b = g->kind[op] == IR_COPY ? ir_copy_blocks(g, op) : (ir_blocks){1, len, len, len};
+  *lo = a;
+  *hi = len ? a + (b.n - 1) * b.to + b.len : a;
+}
+
+/* The ranges a computation reading all reads anew, st->since[from ..], less what pending
+   writes cover. */
+static int since_outside(const cover *c, stage_steps *st, int64_t from, int64_t *scap) {
+  int64_t n = st->nsince - from, k = 0, cap = 0;
+  stage_range *tmp = NULL;
+  int rc = CDAG_OK;
+  if (!n || base_imap_empty(&c->at)) return CDAG_OK;
+  for (int64_t i = from; i < st->nsince && rc == CDAG_OK; i++)
+    rc = cover_outside(c, st->since[i].rank, st->since[i].addr, st->since[i].addr + st->since[i].len, &tmp, &k, &cap);
+  st->nsince = from;
+  for (int64_t i = 0; i < k && rc == CDAG_OK; i++) rc = add_range(&st->since, &st->nsince, scap, tmp[i].rank, tmp[i].addr, tmp[i].len);
+  free(tmp);
+  return rc;
+}
+
+/* A pending write completed: its range is read from then on. */
+static int complete_one(const cdag_graph *g, int32_t p, uint8_t *state, stage_steps *st, int64_t *scap, cover *c) {
+  uint64_t a, len, lo, hi;
   if (!(state[p] & PENDING)) return CDAG_OK;
   state[p] = 0;
-  return written(g, p, &a, &len) ? add_read(g, st, scap, g->rank[p], a, len) : CDAG_OK;
+  write_span(g, p, &lo, &hi);
+  int rc = cover_add(c, lo, hi, -1);
+  return rc == CDAG_OK && written(g, p, &a, &len) ? add_read(g, st, scap, g->rank[p], a, len) : rc;
 }
 
 /* The pending writes the join op completes: their ranges are read from then on. */
-static int complete_recvs(const cdag_graph *g, int32_t op, uint8_t *state, stage_steps *st, int64_t *scap) {
+static int complete_recvs(const cdag_graph *g, int32_t op, uint8_t *state, stage_steps *st, int64_t *scap, cover *c) {
   int rc = CDAG_OK;
   if (!ir_is_calc_join(g, op)) return CDAG_OK;
   for (int32_t e = g->pred_start[op]; e < g->pred_start[op + 1] && rc == CDAG_OK; e++) {
     int32_t p = g->pred[e];
     for (int32_t e2 = g->pred_start[p]; ir_is_nb_call(g, p) && e2 < g->pred_start[p + 1] && rc == CDAG_OK; e2++)
-      if (g->call[g->pred[e2]] == g->call[p]) rc = complete_one(g, g->pred[e2], state, st, scap);
-    if (rc == CDAG_OK) rc = complete_one(g, p, state, st, scap);
+      if (g->call[g->pred[e2]] == g->call[p]) rc = complete_one(g, g->pred[e2], state, st, scap, c);
+    if (rc == CDAG_OK) rc = complete_one(g, p, state, st, scap, c);
   }
   return rc;
 }
 
 /* The computations of g with `after` from lvl (NULL: -1), and the ranges each that reads
    all reads anew: what the rank's ops wrote since its previous one (a receive a later join
-   completes, from that join on). */
+   completes, from that join on), less what pending writes cover then. */
 static int list_computes(const cdag_graph *g, const int32_t *lvl, stage_steps *st) {
   int64_t ccap = 0, scap = 0;
   uint8_t *state = calloc((size_t)(g->nops ? g->nops : 1), 1);
+  cover pending = {0};
   int rc = state ? CDAG_OK : CDAG_NOMEM("stages");
   for (int32_t r = 0; r < g->nprocs && rc == CDAG_OK; r++) {
     int64_t mark = st->nsince;
     mark_awaited(g, r, state);
+    base_imap_clear(&pending.at);
+    pending.len = 0;
     for (int32_t i = g->rank_start[r]; i < g->rank_start[r + 1] && rc == CDAG_OK; i++) {
       int32_t op = g->rank_ops[i];
       uint64_t a, len;
-      if ((rc = complete_recvs(g, op, state, st, &scap))) break;
+      if ((rc = complete_recvs(g, op, state, st, &scap, &pending))) break;
+      if (ir_reads_all(g, op) && (rc = since_outside(&pending, st, mark, &scap))) break;
       if (ir_is_compute(g, op)) {
         rc = base_grow((void **)&st->computes, st->ncomputes, &ccap, 1, sizeof *st->computes, "stages");
         if (rc) break;
@@ -252,7 +352,10 @@ static int list_computes(const cdag_graph *g, const int32_t *lvl, stage_steps *s
       }
       if (!written(g, op, &a, &len)) continue;
       if (state[op] & AWAITED) {   /* a receive, a nonblocking call's write */
+        uint64_t lo, hi;
         state[op] |= PENDING;
+        write_span(g, op, &lo, &hi);
+        if ((rc = cover_add(&pending, lo, hi, 1))) break;
         continue;
       }
       ir_blocks b = g->kind[op] == IR_COPY ? ir_copy_blocks(g, op) : (ir_blocks){1, len, len, len};
@@ -260,6 +363,9 @@ static int list_computes(const cdag_graph *g, const int32_t *lvl, stage_steps *s
     }
   }
   free(state);
+  base_imap_clear(&pending.at);
+  free(pending.hi);
+  free(pending.n);
   if (rc == CDAG_OK) base_sort(st->computes, st->ncomputes, sizeof *st->computes, cmp_compute);
   return rc;
 }

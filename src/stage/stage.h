@@ -53,7 +53,8 @@ typedef struct {
   uint64_t waddr, wlen;  /* what it writes */
   int64_t since_first, nsince; /* reading all: since[since_first .. +nsince), the ranges the
                                   rank's ops wrote (in program order) since its previous
-                                  computation that read all */
+                                  computation that read all, less the bytes pending
+                                  receives and nonblocking calls write at its place */
 } stage_compute;
 
 typedef struct stage_steps {
