@@ -1,7 +1,6 @@
 /* cdag — src/stage/stage.c: levels of a graph that computes, and its stage graphs.
  *
- * Three steps (stage.h has the rules): levels in one sweep of the match's order, repeated
- * while a native collective's parts disagree; the computations listed with what each
+ * Three steps (stage.h has the rules): levels (levels.c); the computations listed with what each
  * reads; then one pass over every rank's program order appends each communication op to its
  * stage's graph (a native call as a call, which writes its messages again; a message that
  * lands late as a receive into a staging buffer and a copy out of it). */
@@ -31,118 +30,6 @@ void stage_split_free(stage_split *s) {
   free(s->orig);
   stage_steps_free(&s->steps);
   *s = (stage_split){0};
-}
-
-/* ---- levels ---- */
-
-/* What the sweep reads besides the levels: the collective of each call part (coll[part]: its
-   first part), and per collective whether a stage starts at it (one of its ops cuts). */
-typedef struct {
-  const cdag_graph *g;
-  const match_result *m;
-  int32_t *coll;
-  uint8_t *cut;
-} sweep_ctx;
-
-static int32_t coll_of(const sweep_ctx *x, int32_t op) {
-  return x->coll && x->g->call[op] >= 0 ? x->coll[x->g->call[op]] : -1;
-}
-
-/* The level an op gets from its predecessors and, for a receive, its send. An op where a
-   stage starts comes a stage after every predecessor outside its own collective (the parts
-   of a collective share one stage: a cut in one moves them all). */
-static int32_t level_of(const sweep_ctx *x, const int32_t *lvl, int32_t op) {
-  const cdag_graph *g = x->g;
-  int comp = ir_is_compute(g, op);
-  int32_t mine = coll_of(x, op), v = comp ? -1 : 0;
-  int cut = ir_cuts(g, op) || (mine >= 0 && x->cut[mine]);
-  for (int32_t e = g->pred_start[op]; e < g->pred_start[op + 1]; e++) {
-    int32_t p = g->pred[e];
-    int later = ir_is_compute(g, p) || (cut && (mine < 0 || coll_of(x, p) != mine));
-    int32_t c = lvl[p] + (later && !comp);
-    if (c > v) v = c;
-  }
-  if (g->kind[op] == IR_RECV && x->m->partner[op] >= 0 && lvl[x->m->partner[op]] > v) v = lvl[x->m->partner[op]];
-  return v > lvl[op] ? v : lvl[op];
-}
-
-/* The k-th call of a rank on a communicator, for every member, is one collective: each
-   call part gets the index of its collective's first part (coll[part]). O(c log c). */
-typedef struct { int32_t comm, rank, k, part; } call_key;
-
-static int by_comm_k(const void *x, const void *y) {
-  const call_key *a = x, *b = y;
-  if (a->comm != b->comm) return a->comm < b->comm ? -1 : 1;
-  if (a->k != b->k) return a->k < b->k ? -1 : 1;
-  return (a->rank > b->rank) - (a->rank < b->rank);
-}
-
-static int by_comm_rank(const void *x, const void *y) {
-  const call_key *a = x, *b = y;
-  if (a->comm != b->comm) return a->comm < b->comm ? -1 : 1;
-  if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
-  return (a->k > b->k) - (a->k < b->k);   /* k: the part's position in program order */
-}
-
-static int collectives_of(const cdag_graph *g, int32_t *coll) {
-  call_key *k = malloc((size_t)(g->ncalls ? g->ncalls : 1) * sizeof *k);
-  if (!k) return CDAG_NOMEM("stages");
-  for (int64_t c = 0; c < g->ncalls; c++) {
-    int32_t op = g->calls[c].op;
-    k[c] = (call_key){g->calls[c].comm, g->rank[op], g->pos[op], (int32_t)c};
-  }
-  base_sort(k, g->ncalls, sizeof *k, by_comm_rank);
-  for (int64_t c = 0; c < g->ncalls; c++)   /* position -> the call's rank among the rank's calls */
-    k[c].k = c > 0 && k[c - 1].comm == k[c].comm && k[c - 1].rank == k[c].rank ? k[c - 1].k + 1 : 0;
-  base_sort(k, g->ncalls, sizeof *k, by_comm_k);
-  for (int64_t c = 0, first = 0; c < g->ncalls; c++) {
-    if (c == 0 || k[c].comm != k[c - 1].comm || k[c].k != k[c - 1].k) first = k[c].part;
-    coll[k[c].part] = (int32_t)first;
-  }
-  free(k);
-  return CDAG_OK;
-}
-
-/* Raises every op of a collective to the collective's largest level; 1 if any rose. */
-static int unify_collectives(const cdag_graph *g, const int32_t *coll, int32_t *lvl, int32_t *top) {
-  int rose = 0;
-  for (int64_t c = 0; c < g->ncalls; c++) top[c] = -1;
-  for (int64_t op = 0; op < g->nops; op++)
-    if (g->call[op] >= 0 && lvl[op] > top[coll[g->call[op]]]) top[coll[g->call[op]]] = lvl[op];
-  for (int64_t op = 0; op < g->nops; op++)
-    if (g->call[op] >= 0 && lvl[op] < top[coll[g->call[op]]]) {
-      lvl[op] = top[coll[g->call[op]]];
-      rose = 1;
-    }
-  return rose;
-}
-
-static int levels(const cdag_graph *g, const match_result *m, int32_t *lvl) {
-  sweep_ctx x = {g, m, NULL, NULL};
-  int32_t *top = NULL;
-  int rc = CDAG_OK, calls = g->call && g->ncalls > 0;
-  for (int64_t op = 0; op < g->nops; op++) lvl[op] = ir_is_compute(g, op) ? -1 : 0;
-  if (calls) {
-    x.coll = malloc((size_t)g->ncalls * sizeof *x.coll);
-    x.cut = calloc((size_t)g->ncalls, 1);
-    top = malloc((size_t)g->ncalls * sizeof *top);
-    rc = x.coll && x.cut && top ? collectives_of(g, x.coll) : CDAG_NOMEM("stages");
-    for (int64_t op = 0; rc == CDAG_OK && op < g->nops; op++)
-      if (ir_cuts(g, op) && g->call[op] >= 0) x.cut[x.coll[g->call[op]]] = 1;
-  }
-  for (int sweep = 0; rc == CDAG_OK; sweep++) {
-    if (sweep == STAGE_MAX_SWEEPS) {
-      rc = cdag__error(CDAG_ERR_UNSUPPORTED, "stages: native collectives and computations order each other in a "
-                       "cycle that %d sweeps did not settle", STAGE_MAX_SWEEPS);
-      break;
-    }
-    for (int64_t i = 0; i < g->nops; i++) lvl[m->order[i]] = level_of(&x, lvl, m->order[i]);
-    if (!calls || !unify_collectives(g, x.coll, lvl, top)) break;
-  }
-  free(x.coll);
-  free(x.cut);
-  free(top);
-  return rc;
 }
 
 /* ---- computations ---- */
@@ -507,7 +394,7 @@ int stage_cut(cdag_graph *g, const match_result *m, stage_split *out) {
   int rc = ir_need_deps(g);
   int32_t *lvl = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *lvl);
   if (rc == CDAG_OK && !lvl) rc = CDAG_NOMEM("stages");
-  if (rc == CDAG_OK) rc = levels(g, m, lvl);
+  if (rc == CDAG_OK) rc = stage_levels(g, m, lvl);
   out->nstages = 1;
   for (int64_t op = 0; rc == CDAG_OK && op < g->nops; op++)
     if (!ir_is_compute(g, op) && lvl[op] + 1 > out->nstages) out->nstages = lvl[op] + 1;
