@@ -171,26 +171,41 @@ static int analyze_phase(cdag_graph *g, match_result *m, const cdag_options *opt
   return rc;
 }
 
-/* One stage's graph, from its ops to its plan (or *mixed, as analyze_phase). */
+/* Only the reduces of g that mix reductions (*mixed, none: NULL), from its match, freed. */
+static int mixed_only(cdag_graph *g, match_result *m, df_sst **mixed) {
+  df_sst *sst = NULL;
+  int rc = dataflow_run_opt(g, m, DF_WAITSETS_IF_NEEDED | DF_COLLECT_MIXED, &sst);
+  match_free(m);
+  if (rc == CDAG_OK && sst->nmixed) *mixed = sst;
+  else dataflow_free(sst);
+  return rc;
+}
+
+/* One stage's graph, from its ops to its plan (or *mixed, as analyze_phase); p NULL: only
+   *mixed. */
 static int analyze_stage(cdag_graph *s, const cdag_options *opts, const det_pricer *pr, cdag_plan **p, df_sst **mixed) {
   match_result m = {0};
   double t0 = now();
   int rc = ir_finalize(s);
+  *mixed = NULL;
   if (rc == CDAG_OK) rc = match_run(s, &m);
-  if (rc == CDAG_OK) return analyze_phase(s, &m, opts, pr, t0, 1, p, mixed);
+  if (rc == CDAG_OK) return p ? analyze_phase(s, &m, opts, pr, t0, 1, p, mixed) : mixed_only(s, &m, mixed);
   match_free(&m);
   return rc;
 }
 
 /* The stages of s analysed one by one and chained behind *p. When a stage's reduces mix
-   reductions, they are marked cuts of g (*cut set) and no plan is made. */
+   reductions, they are marked cuts of g (*cut set) and no plan is made: the later stages
+   are only searched for more such reduces, so that one more cut of g finds them all (a
+   recording of thousands of nonblocking reductions would otherwise be cut once per stage
+   that needs it). */
 static int plan_stages(cdag_graph *g, stage_split *s, const cdag_options *opts, const det_pricer *pr, cdag_plan **p,
                        double *sec, int *cut) {
   cdag_plan **tail = p;
   int rc = CDAG_OK;
-  for (int32_t k = 0; rc == CDAG_OK && k < s->nstages && !*cut; k++) {
+  for (int32_t k = 0; rc == CDAG_OK && k < s->nstages; k++) {
     df_sst *mixed = NULL;
-    rc = analyze_stage(s->graph[k], opts, pr, tail, &mixed);
+    rc = analyze_stage(s->graph[k], opts, pr, *cut ? NULL : tail, &mixed);
     if (rc == CDAG_OK && mixed) {
       int added = 0;
       rc = mark_cuts(g, mixed->mixed, mixed->nmixed, s->orig[k], &added);
@@ -201,7 +216,8 @@ static int plan_stages(cdag_graph *g, stage_split *s, const cdag_options *opts, 
     dataflow_free(mixed);
     ir_graph_free(s->graph[k]);   /* a plan never points into its graph */
     s->graph[k] = NULL;
-    if (rc || *cut) break;
+    if (rc) break;
+    if (*cut) continue;
     sec[0] += (*tail)->sec_match, sec[1] += (*tail)->sec_dataflow, sec[2] += (*tail)->sec_detect;
     (*tail)->stage = k;
     (*p)->as_written |= (*tail)->as_written;   /* exact_float: one stage as written, all as written */

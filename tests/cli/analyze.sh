@@ -134,6 +134,14 @@ cases <<'T'
 # a computation reading all while a nonblocking call writes what a completed one wrote: no race
 0 cdag verify "$src/tests/data/compute/reads_all_pending2.cdag"
   out matches the graph on all 2 ranks
+# stages that alternate between the ranks' parts of 200 broadcasts (levels in one pass)
+0 cdag analyze "$src/tests/data/compute/bcast_turns2.cdag"
+  out stages: 200, between them 200 computations
+0 cdag verify "$src/tests/data/compute/bcast_turns2.cdag"
+# reduces that mix reductions in two stages: cut at both
+0 cdag analyze "$src/tests/data/compute/mixed_twice2.cdag"
+  out stages: 4, between them 2 computations
+0 cdag verify "$src/tests/data/compute/mixed_twice2.cdag"
 1 cdag check "$tmp/fence_nonmember.cdag"
   err a fence on communicator 1, of which rank 2 is not a member
 1 cdag check "$tmp/fence_undeclared.cdag"
