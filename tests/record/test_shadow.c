@@ -397,12 +397,13 @@ END_TEST
 
 /* The same with a mapping: the program unmaps page b, and the settle's own mapping, made
    when it reads t (below b: the heap), is where b was (Linux maps a new page of the same
-   size into the hole just left). Read as b's, it would hold t's bytes: skipped. */
+   size into the hole just left). Read as b's, it would hold t's bytes: skipped. (Under
+   valgrind, whose heap and mappings lie elsewhere, b comes first and is simply unmapped.) */
 START_TEST(the_settle_skips_its_own_mapping) {
   rec_shadow *sh = rec_shadow_new(1 << 20);
   long page = sysconf(_SC_PAGESIZE);
   uint8_t *t = malloc(32), *b = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  ck_assert(t && b != MAP_FAILED && t < b);
+  ck_assert(t && b != MAP_FAILED);
   fixes x = {.n = 0};
   fill(b, 32, 17);
   fill(t, 32, 18);
