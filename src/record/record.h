@@ -193,9 +193,15 @@ int rec_distinct_add(rec_distinct *x, const char *text, size_t len, const rec_ph
 /* index.json's "phases" array (the distinct phases), then its "flat_phases" and "sequence". */
 int rec_distinct_json(rec_distinct *x, FILE *f);
 /* What varies between repeats of a line of a phase file: a token that is an address (0x...),
-   a size (`512b`) or, after_compute, a computation's cost, and prints back as it was; its
-   value. */
-int rec_variable_token(const char *p, const char *e, int after_compute, uint64_t *v);
+   a size (`512b`) or, `number`, a plain number (a computation's cost, a message's tag), and
+   prints back as it was; its value. */
+int rec_variable_token(const char *p, const char *e, int number, uint64_t *v);
+/* Whether the word at q of a line [.., e) whose words start at w (after its label) is such a
+   number: the cost right after `compute`, or, with `tags`, the word after `tag` (pw, pl:
+   the word before q). Indexes of version 1 kept tags fixed. */
+int rec_number_word(const char *w, const char *e, const char *q, const char *pw, size_t pl, int tags);
+/* index.json's "cdag_recording": 2 since tags vary between repeats. */
+enum { REC_INDEX_VERSION = 2 };
 /* A line [p, e) that is `compute COST reads all` (a gap's time alone); its cost. */
 int rec_time_only_line(const char *p, const char *e, uint64_t *cost);
 /* Where a line's words start, after its label if it has one. */
@@ -225,6 +231,8 @@ int rec_expand(const char *dir, const char *out, int64_t *nwritten);
 typedef struct {
   uint64_t sym;      /* its structure: kind, size, peer relative to the rank, tag, what its wait
                         names relative to it; no address, no measured time */
+  uint64_t lsym;     /* the same without sizes and a message's tag (a loop whose messages
+                        shrink, or whose tag counts its iterations) */
   int64_t waited;    /* the index of the last wait that completes it, -1 none */
   int64_t pidx;      /* the operation that must stay in its phase (a message's other end, the
                         next member's instance of a collective), -1 none ... */
@@ -235,7 +243,8 @@ typedef struct {
 /* Where the run repeats: *ncuts cuts of nprocs stream indices each (cuts[j * nprocs + r]:
    rank r's phase j + 1 starts at its operation of that index), non-decreasing; none when no
    unit repeats at least 4 times. No cut separates an operation from its pidx or from its
-   wait. *cuts is the caller's to free. O(n log n) for n operations. */
+   wait. Units are found by sym; when none repeats, by lsym. *cuts is the caller's to free.
+   O(n log n) for n operations. */
 int rec_find_cuts(int nprocs, rec_pop *const *ops, const int64_t *nops, int64_t **cuts, int64_t *ncuts);
 
 #endif
