@@ -71,14 +71,14 @@ static int digits(const char *p, const char *e) {
 }
 
 int rec_number_word(const char *w, const char *e, const char *q, const char *pw, size_t pl, int tags) {
-  if (q == w + 8 && e - w > 8 && !memcmp(w, "compute ", 8)) return 1;
-  return tags && pw && pl == 3 && !memcmp(pw, "tag", 3);
+  if (q == w + 8 && e - w > 8 && !memcmp(w, "compute ", 8)) return tags ? 2 : 1;
+  return tags && pw && pl == 3 && !memcmp(pw, "tag", 3) ? 2 : 0;
 }
 
 int rec_variable_token(const char *p, const char *e, int number, uint64_t *v) {
   char buf[32], tok[32];
   size_t n = (size_t)(e - p);
-  if (n < 2 || n >= sizeof tok) return 0;
+  if (n < (number == 2 ? 1u : 2u) || n >= sizeof tok) return 0;
   memcpy(tok, p, n);
   tok[n] = 0;
   char *end;

@@ -193,12 +193,14 @@ int rec_distinct_add(rec_distinct *x, const char *text, size_t len, const rec_ph
 /* index.json's "phases" array (the distinct phases), then its "flat_phases" and "sequence". */
 int rec_distinct_json(rec_distinct *x, FILE *f);
 /* What varies between repeats of a line of a phase file: a token that is an address (0x...),
-   a size (`512b`) or, `number`, a plain number (a computation's cost, a message's tag), and
-   prints back as it was; its value. */
+   a size (`512b`) or, `number`, a plain number (a computation's cost, a message's tag;
+   number 1: of two digits at least, as indexes of version 1 read), and prints back as it
+   was; its value. */
 int rec_variable_token(const char *p, const char *e, int number, uint64_t *v);
 /* Whether the word at q of a line [.., e) whose words start at w (after its label) is such a
-   number: the cost right after `compute`, or, with `tags`, the word after `tag` (pw, pl:
-   the word before q). Indexes of version 1 kept tags fixed. */
+   number (rec_variable_token's `number`, 0 not): the cost right after `compute`, or, with
+   `tags`, the word after `tag` (pw, pl: the word before q). Indexes of version 1 kept tags
+   fixed and single digits too. */
 int rec_number_word(const char *w, const char *e, const char *q, const char *pw, size_t pl, int tags);
 /* index.json's "cdag_recording": 2 since tags vary between repeats. */
 enum { REC_INDEX_VERSION = 2 };
