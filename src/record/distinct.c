@@ -239,8 +239,13 @@ static int write_file(const rec_distinct *x, int64_t k, const ptext *t) {
   const char *rest = t->text + sizeof HEADER - 1;
   while (*rest >= '0' && *rest <= '9') rest++;
   fprintf(f, "%s%" PRId64, HEADER, k);
-  fwrite(rest, 1, t->len - (size_t)(rest - t->text), f);
-  return fclose(f) ? cdag__error(CDAG_ERR_IO, "%s: %s", path, strerror(errno)) : CDAG_OK;
+  char *folded = NULL;
+  size_t len = t->len - (size_t)(rest - t->text);
+  int rc = x->nprocs >= REC_RANKS_FOLD_MIN ? rec_ranks_fold(rest, len, &folded, &len) : CDAG_OK;
+  if (!rc) fwrite(folded ? folded : rest, 1, len, f);
+  free(folded);
+  if (fclose(f) && !rc) rc = cdag__error(CDAG_ERR_IO, "%s: %s", path, strerror(errno));
+  return rc;
 }
 
 /* Doubles the table of distinct phases by skeleton hash (at most half full). */

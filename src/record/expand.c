@@ -362,9 +362,17 @@ int rec_expand(const char *dir, const char *out, int64_t *nwritten) {
       break;
     }
     snprintf(path, sizeof path, "%s/%.*s", dir, (int)j->n[f].slen, j->n[f].s);
+    char *unfolded = NULL;
+    size_t ulen = 0;
     if (!(st[k].text = read_file(path, &st[k].len)))
       rc = cdag__error(errno == ENOMEM ? CDAG_ERR_NOMEM : CDAG_ERR_IO, "%s: %s", path, strerror(errno));
-    else rc = scan_stored(&st[k], version >= 2);
+    else if ((rc = rec_ranks_unfold(st[k].text, st[k].len, &unfolded, &ulen))) {
+      char msg[512];
+      snprintf(msg, sizeof msg, "%s", cdag_error_message());
+      rc = cdag__error(rc, "%s: %s", path, msg);
+    }
+    if (unfolded) free(st[k].text), st[k].text = unfolded, st[k].len = ulen;
+    if (!rc) rc = scan_stored(&st[k], version >= 2);
   }
   int64_t occ = 0, e = 0;
   for (int64_t run = rc ? -1 : j->n[seq].child; run >= 0 && !rc; run = j->n[run].next, e++) {

@@ -227,6 +227,19 @@ void rec_index_free(rec_index *ix);
    files. */
 int rec_expand(const char *dir, const char *out, int64_t *nwritten);
 
+/* ---- ranks.c: a stored phase's ranks folded where they differ by rank-relative peers ---- */
+
+/* Distinct phases of runs of at least this many processes are stored folded (smaller runs'
+   stay plain graph files, to read as they are). */
+enum { REC_RANKS_FOLD_MIN = 16 };
+/* The phase file text with each rank block that repeats an earlier one's, but for peers at
+   the same distance and variable tokens, as one `rank R like M ...` line (docs/recording.md);
+   *out is the caller's to free. */
+int rec_ranks_fold(const char *text, size_t len, char **out, size_t *outlen);
+/* The text of a folded phase file unfolded, byte for byte what was folded; *out NULL when
+   the text has no folded rank (use it as it is). Errors name the line. */
+int rec_ranks_unfold(const char *text, size_t len, char **out, size_t *outlen);
+
 /* ---- phases.c ---- */
 
 /* One operation of a rank's stream, as phases.c sees it. */
