@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "format/format.h"
@@ -19,7 +20,11 @@ int cmd_load_rc(const char *path, int goal_buffers, cdag_graph **g) {
   o.goal_buffers = goal_buffers;
   cdag__error_clear();
   FILE *f = strcmp(path, "-") ? fopen(path, "rb") : NULL;
-  if (!f) return ir_load_file(path, &o, g);   /* standard input, or the loader's own error */
+  struct stat st;
+  if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {   /* standard input, a device, or the loader's error */
+    if (f) fclose(f);
+    return ir_load_file(path, &o, g);
+  }
   char *buf = NULL, *unfolded = NULL;
   size_t len = 0, cap = 0, ulen = 0;
   for (size_t n = 1; n;) {
@@ -32,7 +37,7 @@ int cmd_load_rc(const char *path, int goal_buffers, cdag_graph **g) {
   }
   int bad = ferror(f);
   fclose(f);
-  if (bad) return free(buf), ir_load_file(path, &o, g);   /* the loader says why */
+  if (bad || (len && memchr(buf, 0, len))) return free(buf), ir_load_file(path, &o, g);   /* the loader says why */
   int rc = rec_ranks_unfold(buf ? buf : "", len, &unfolded, &ulen);
   if (rc) {
     char msg[512];
