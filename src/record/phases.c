@@ -253,7 +253,21 @@ static int state_init(ph_state *st) {
   return CDAG_OK;
 }
 
-static int find_cuts(int nprocs, rec_pop *const *ops, const int64_t *nops, int loose, int64_t **cuts, int64_t *ncuts) {
+/* The operations (all ranks) in pieces equal to the piece before or after them. */
+static int64_t coverage(const ph_state *st, const int64_t *cuts, int64_t k, uint64_t *g) {
+  if (k < 3) return 0;
+  piece_sigs(st, cuts, k, g);
+  int64_t n = 0;
+  for (int64_t j = 0; j + 1 < k; j++)
+    if ((j && g[j] == g[j - 1]) || (j + 2 < k && g[j] == g[j + 1]))
+      for (int q = 0; q < st->nprocs; q++) n += cuts[(j + 1) * st->nprocs + q] - cuts[j * st->nprocs + q];
+  return n;
+}
+
+/* The cuts by symbols (loose: rec_pop.lsym), and the operations their repeats cover. */
+static int find_cuts(int nprocs, rec_pop *const *ops, const int64_t *nops, int loose, int64_t **cuts, int64_t *ncuts,
+                     int64_t *cover) {
+  *cover = 0;
   ph_state st = {.nprocs = nprocs, .ops = ops, .nops = nops, .loose = loose};
   int rc = state_init(&st);
   int ref = -1;
@@ -283,6 +297,7 @@ static int find_cuts(int nprocs, rec_pop *const *ops, const int64_t *nops, int l
     }
   }
   if (!rc && bests + 1 >= PH_MIN_REPEATS) {
+    *cover = coverage(&st, best, bestk, g);
     *cuts = best;
     *ncuts = bestk;
     best = NULL;
@@ -295,6 +310,14 @@ static int find_cuts(int nprocs, rec_pop *const *ops, const int64_t *nops, int l
 int rec_find_cuts(int nprocs, rec_pop *const *ops, const int64_t *nops, int64_t **cuts, int64_t *ncuts) {
   *cuts = NULL;
   *ncuts = 0;
-  int rc = find_cuts(nprocs, ops, nops, 0, cuts, ncuts);
-  return rc || *ncuts ? rc : find_cuts(nprocs, ops, nops, 1, cuts, ncuts);
+  int64_t *lc = NULL, nl = 0, cover, lcover;
+  int rc = find_cuts(nprocs, ops, nops, 0, cuts, ncuts, &cover);
+  if (!rc) rc = find_cuts(nprocs, ops, nops, 1, &lc, &nl, &lcover);
+  if (!rc && lcover > cover) {   /* the loop whose sizes or tags change explains more of the run */
+    free(*cuts);
+    *cuts = lc, *ncuts = nl;
+    lc = NULL;
+  }
+  free(lc);
+  return rc;
 }

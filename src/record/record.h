@@ -258,7 +258,8 @@ typedef struct {
 /* Where the run repeats: *ncuts cuts of nprocs stream indices each (cuts[j * nprocs + r]:
    rank r's phase j + 1 starts at its operation of that index), non-decreasing; none when no
    unit repeats at least 4 times. No cut separates an operation from its pidx or from its
-   wait. Units are found by sym; when none repeats, by lsym. *cuts is the caller's to free.
+   wait. Units are found by sym and by lsym; lsym wins when its repeats cover more
+   operations. *cuts is the caller's to free.
    O(n log n) for n operations. */
 int rec_find_cuts(int nprocs, rec_pop *const *ops, const int64_t *nops, int64_t **cuts, int64_t *ncuts);
 

@@ -4,7 +4,8 @@
  * cut at every iteration; a send whose wait comes in the next iteration moves the cut after
  * that wait, and a pipeline that always has one in flight is not cut; a unit that repeats three times is no reason to cut; a unit of two alternating
  * iterations is joined into one phase; a loop whose messages shrink every iteration is cut by
- * the symbols without sizes, one whose sizes repeat keeps its unit by size. Then random loops of messages (blocking, and
+ * the symbols without sizes (also after a shorter loop that repeats exactly: the unit that
+ * covers more wins), one whose sizes repeat keeps its unit by size. Then random loops of messages (blocking, and
  * nonblocking completed later in the iteration or in the next) between 2 to 5 ranks, with
  * random prologues: every cut must keep each message with its match and each request with
  * its wait and come where a call starts, and a loop with a point where no request is in
@@ -176,6 +177,23 @@ START_TEST(a_loop_whose_messages_shrink_is_cut_at_each_iteration) {
 }
 END_TEST
 
+START_TEST(the_unit_that_covers_more_wins) {
+  prog *p = new_prog(2);
+  for (int i = 0; i < 5; i++) message(p, 0, 1, 7);   /* a short loop that repeats exactly */
+  for (int i = 0; i < 12; i++) {                      /* then a long one whose sizes shrink */
+    message_sized(p, 0, 1, 0, 1000 - 8 * i);
+    message_sized(p, 1, 0, 1, 996 - 8 * i);
+  }
+  int64_t *cuts, k = cuts_of(p, &cuts);
+  check_valid(p, cuts, k);
+  ck_assert_int_ge(k, 10);
+  for (int64_t j = 1; j < k; j++)
+    if (cuts[(j - 1) * 2] >= 5) ck_assert_int_eq(cuts[j * 2] - cuts[(j - 1) * 2], 2);
+  free(cuts);
+  free(p);
+}
+END_TEST
+
 START_TEST(sizes_that_repeat_keep_their_unit) {
   prog *p = new_prog(2);
   for (int i = 0; i < 16; i++) {   /* small and large in turn: a unit of two iterations, by size */
@@ -254,6 +272,7 @@ Suite *cdag_phases_suite(void) {
   tcase_add_test(tc, a_pipeline_never_idle_is_not_cut);
   tcase_add_test(tc, three_repeats_are_no_reason_to_cut);
   tcase_add_test(tc, a_loop_whose_messages_shrink_is_cut_at_each_iteration);
+  tcase_add_test(tc, the_unit_that_covers_more_wins);
   tcase_add_test(tc, sizes_that_repeat_keep_their_unit);
   tcase_add_test(tc, alternating_iterations_are_joined);
   tcase_add_test(tc, random_loops_are_cut_validly);
