@@ -43,7 +43,10 @@ typedef struct mop {
   struct mop *partner;     /* the whole run's other end of a message (finding phases) */
   int64_t idx;             /* its index in the rank's stream of rec_pop (finding phases), -1 none */
   int peer, tag, comm;     /* send/recv: world peer, tag, local comm id; collectives: comm id */
+  int ptag;                /* a probed pair's tag of its own in the graph (both ends), -1 none */
   uint64_t seq;
+  uint64_t mseq;           /* the position it is matched at: seq, or for a probed receive the
+                              probe's (`probed` line) */
   int64_t line;            /* in its part file */
   char *text;              /* the operation as written, after its position */
 } mop;
@@ -52,6 +55,8 @@ typedef struct { int id, n; int *members; int global; } mcomm;
 typedef struct { int phase; char *text; } mline;
 typedef struct { char name[160]; uint64_t n; } mcount;
 typedef struct { uint64_t seq; int64_t line; } mdrop;
+/* `K probed SEQ PSEQ`: receive SEQ is matched at position PSEQ. */
+typedef struct { uint64_t seq, pseq; int64_t line; } mprobe;
 /* `K fold OFF1 OFF2 D N` (record.h): the operation lines in bytes [OFF1, OFF2) of the part
    repeated N times, the i-th i * D positions further. */
 typedef struct { int phase; uint64_t off1, off2, d, n; int64_t line; } mfold;
@@ -65,6 +70,7 @@ typedef struct {
   mcomm *comms; int ncomms, commcap;
   mline *scratch; int64_t nscratch, scratchcap;
   mdrop *drops; int64_t ndrops, dropcap;   /* `drop` lines, applied once every operation is read */
+  mprobe *probes; int64_t nprobes, probecap;   /* `probed` lines, the same way */
   mfold *folds; int64_t nfolds, foldcap;   /* `fold` lines, expanded once every operation is read */
   char **texts; int64_t ntexts, textcap;   /* wait lines the folds wrote, shifted */
   int discard_phase; uint64_t discard_seq;
@@ -83,6 +89,7 @@ typedef struct {
   mcomm **global; int nglobal;     /* distinct communicators other than MPI_COMM_WORLD */
   uint64_t *tagkey; int64_t ntags; /* sorted (global comm << 32 | tag) of non-world messages */
   int tag_base;                    /* first tag given to them */
+  int64_t nprobed;                 /* probed pairs of the phase given a tag of their own, after those */
   mcount *calls, *unsup; int ncalls, nunsup, callcap, unsupcap;
   mcount *why; int nwhy, whycap;   /* "CALL: reason" -> calls left out for it */
   mcount *oom; int noom, oomcap;   /* out_of_memory lines, summed over ranks by kind */
@@ -203,8 +210,8 @@ static int parse_op(merger *m, mrank *r, int rank, int64_t line, int phase, uint
   }
   if (base_grow((void **)&r->ops, r->nops, &r->cap, 1, sizeof *r->ops, "merger")) return CDAG_NOMEM("recorded operations");
   mop *o = &r->ops[r->nops++];
-  *o = (mop){.phase = phase, .kind = (uint8_t)kind, .peer = peer, .tag = tag, .comm = comm, .seq = seq, .line = line,
-             .text = text};
+  *o = (mop){.phase = phase, .kind = (uint8_t)kind, .peer = peer, .tag = tag, .ptag = -1, .comm = comm, .seq = seq,
+             .mseq = seq, .line = line, .text = text};
   if (phase > r->maxphase) r->maxphase = phase;
   return CDAG_OK;
 }
@@ -285,6 +292,16 @@ static int parse_line(merger *m, mrank *r, int rank, int64_t line, char *l) {
       if (base_grow((void **)&r->drops, r->ndrops, &cap, 1, sizeof *r->drops, "merger")) return CDAG_NOMEM("recorded operations");
       r->dropcap = cap;
       r->drops[r->ndrops++] = (mdrop){b, line};
+      return 0;
+    }
+    if (!strncmp(p, "probed ", 7)) {
+      char *q = p + 7;
+      if (!unum(&q, UINT64_MAX, &b) || !unum(&q, UINT64_MAX, &c) || *q || c >= b)
+        return bad_line(m, rank, line, "probed %.60s: not a receive's position and an earlier probe's", p + 7), 0;
+      int64_t cap = r->probecap;
+      if (base_grow((void **)&r->probes, r->nprobes, &cap, 1, sizeof *r->probes, "merger")) return CDAG_NOMEM("recorded operations");
+      r->probecap = cap;
+      r->probes[r->nprobes++] = (mprobe){b, c, line};
       return 0;
     }
     if (!strncmp(p, "fold ", 5)) {
@@ -388,6 +405,7 @@ static int expand_folds(merger *m, mrank *r, int rank) {
         mop o = r->ops[j];
         if (time_only(&o) || o.phase != x->phase) continue;
         o.seq += i * x->d;
+        o.mseq += i * x->d;
         o.line = x->line;
         if (o.kind == K_WAIT && !(o.text = shifted_wait(r, o.text, i * x->d))) return CDAG_NOMEM("folds");
         r->ops[r->nops++] = o;
@@ -402,6 +420,7 @@ static int expand_folds(merger *m, mrank *r, int rank) {
 static int check_rank(merger *m, mrank *r, int rank) {
   if (!r->nops) {
     for (int64_t i = 0; i < r->ndrops; i++) bad_line(m, rank, r->drops[i].line, "drop of sequence number %llu, which no operation has", (unsigned long long)r->drops[i].seq);
+    for (int64_t i = 0; i < r->nprobes; i++) bad_line(m, rank, r->probes[i].line, "probed: the part has no operations");
     return CDAG_OK;
   }
   mop **s = malloc((size_t)r->nops * sizeof *s);
@@ -430,6 +449,16 @@ static int check_rank(merger *m, mrank *r, int rank) {
     mop key = {.seq = r->drops[i].seq}, *kp = &key, **f = bsearch(&kp, s, (size_t)r->nops, sizeof *s, cmp_seq);
     if (!f) bad_line(m, rank, r->drops[i].line, "drop of sequence number %llu, which no operation has", (unsigned long long)r->drops[i].seq);
     else (*f)->dropped = 1;
+  }
+  for (int64_t i = 0; i < r->nprobes; i++) {   /* the probe's position is its own: no operation has it */
+    const mprobe *x = &r->probes[i];
+    mop key = {.seq = x->seq}, *kp = &key, **f = bsearch(&kp, s, (size_t)r->nops, sizeof *s, cmp_seq), **g;
+    key.seq = x->pseq;
+    g = bsearch(&kp, s, (size_t)r->nops, sizeof *s, cmp_seq);
+    if (!f || (*f)->kind != K_RECV || (*f)->mseq != (*f)->seq || g)
+      bad_line(m, rank, x->line, "probed %llu %llu: not a receive probed once at a position of its own",
+               (unsigned long long)x->seq, (unsigned long long)x->pseq);
+    else (*f)->mseq = x->pseq;
   }
   free(s);
   return CDAG_OK;
@@ -540,6 +569,12 @@ static int cmp_seq(const void *a, const void *b) {
   return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+/* MPI's matching order: a probed receive where its probe was. */
+static int cmp_mseq(const void *a, const void *b) {
+  const mop *x = *(const mop *const *)a, *y = *(const mop *const *)b;
+  return (x->mseq > y->mseq) - (x->mseq < y->mseq);
+}
+
 static int kept(const mrank *r, const mop *o, int phase) {
   return o->phase == phase && !o->dropped && !(o->phase == r->discard_phase && o->seq < r->discard_seq);
 }
@@ -573,7 +608,20 @@ static void sort_ops(merger *m) {
     if (m->r[r].nops) qsort(m->r[r].ops, (size_t)m->r[r].nops, sizeof *m->r[r].ops, cmp_phase_seq);
 }
 
-typedef struct { mop **ops; rec_summary *sum; int partners; } unpaired;
+typedef struct { merger *m; mop **ops; rec_summary *sum; int partners; int rc; } unpaired;
+
+/* A probed pair gets a tag no other message has: in the graph its receive stands where the
+   program made it (where it writes its buffer), and the loader, pairing in program order
+   per tag, must still pair it with the send the probe matched. */
+static void probed_pair(unpaired *x, mop *s, mop *r) {
+  if (r->mseq == r->seq || r->ptag >= 0) return;
+  int64_t t = (int64_t)x->m->tag_base + x->m->ntags + x->m->nprobed++;
+  if (t > INT32_MAX) {
+    x->rc = cdag__error(CDAG_ERR_UNSUPPORTED, "more message tags than a graph holds (probed receives)");
+    return;
+  }
+  s->ptag = r->ptag = (int)t;
+}
 
 /* Marks an unpaired end (counted), or with x->partners notes each pair's two ends. */
 static int mark_unpaired(void *ctx, int32_t s, int32_t r) {
@@ -582,7 +630,10 @@ static int mark_unpaired(void *ctx, int32_t s, int32_t r) {
     if (s >= 0 && r >= 0) x->ops[s]->partner = x->ops[r], x->ops[r]->partner = x->ops[s];
     return 0;
   }
-  if (s >= 0 && r >= 0) return 0;
+  if (s >= 0 && r >= 0) {
+    probed_pair(x, x->ops[s], x->ops[r]);
+    return 0;
+  }
   x->ops[s >= 0 ? s : r]->unmatched = 1;
   if (s >= 0) x->sum->unreceived++;
   else x->sum->unsent++;
@@ -606,7 +657,8 @@ static int match_phase(merger *m, int phase, rec_summary *sum, int partners) {
   int64_t *start = calloc((size_t)m->nprocs + 2, sizeof *start), *at = malloc((size_t)(n + 2) * sizeof *at);
   int32_t *dst = malloc((size_t)(n + 1) * sizeof *dst);   /* receiving rank; nprocs: a peer out of range */
   int rc = ops && e && tmp && start && at && dst ? CDAG_OK : CDAG_NOMEM("matching");
-  unpaired x = {ops, sum, partners};
+  unpaired x = {m, ops, sum, partners, CDAG_OK};
+  if (!partners) m->nprobed = 0;   /* per phase: repeats of one phase get the same tags */
   int64_t k = 0;
   for (int r = 0; r < m->nprocs && !rc; r++) {   /* each rank's messages in recorded order */
     int64_t first = k;
@@ -615,7 +667,7 @@ static int match_phase(merger *m, int phase, rec_summary *sum, int partners) {
       mop *o = &m->r[r].ops[i];
       if (kept(&m->r[r], o, phase) && (o->kind == K_SEND || o->kind == K_RECV)) ops[k++] = o;
     }
-    if (k > first) qsort(ops + first, (size_t)(k - first), sizeof *ops, cmp_seq);
+    if (k > first) qsort(ops + first, (size_t)(k - first), sizeof *ops, cmp_mseq);
     for (int64_t i = first; i < k; i++) {
       int send = ops[i]->kind == K_SEND, d = send ? ops[i]->peer : r;
       dst[i] = d >= 0 && d < m->nprocs ? d : m->nprocs;
@@ -640,7 +692,7 @@ static int match_phase(merger *m, int phase, rec_summary *sum, int partners) {
   free(tmp);
   free(start);
   free(at);
-  return rc;
+  return rc ? rc : x.rc;
 }
 
 /* ---- writing ---- */
@@ -944,7 +996,7 @@ static int write_message(FILE *f, merger *m, const mrank *r, const mop *o, phase
   field(o->text, "addr", &addr);
   char lab[IR_COMPACT_LABEL];
   ir_line l = {.kind = o->kind == K_SEND ? IR_SEND : IR_RECV, .bytes = (uint64_t)bytes, .peer = o->peer,
-               .tag = graph_tag(m, r, o), .addr = (uint64_t)addr, .seg = -1, .cpu = -1, .nic = -1, .comm = -1,
+               .tag = o->ptag >= 0 ? o->ptag : graph_tag(m, r, o), .addr = (uint64_t)addr, .seg = -1, .cpu = -1, .nic = -1, .comm = -1,
                .wait = strstr(o->text, " wait") != NULL};
   if (o->kind == K_RECV && o->unmatched) {   /* its send is not in the phase: bytes from outside */
     l.kind = IR_CALC;
@@ -1203,6 +1255,7 @@ static void merger_free(merger *m) {
     free(m->r[r].ops);
     free(m->r[r].scratch);
     free(m->r[r].drops);
+    free(m->r[r].probes);
     free(m->r[r].folds);
     for (int64_t i = 0; i < m->r[r].ntexts; i++) free(m->r[r].texts[i]);
     free(m->r[r].texts);

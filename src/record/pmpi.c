@@ -753,9 +753,10 @@ void completed(const MPI_Request *rq, const int *which, int n, const MPI_Status 
     pend *p = &R->p[i];
     if (!done) done = next_seq();   /* a position, even between phases: receives are written late */
     int written = 1;
-    if (p->kind == P_RECV)
+    if (p->kind == P_RECV) {
       written = record_recv(p->phase, p->seq, (void *)p->buf, p->count, p->type, p->held, p->comm, &st[k], done, 0, call);
-    else if (p->kind == P_COLL)
+      if (written) probed_written(p);
+    } else if (p->kind == P_COLL)
       nbcoll_completed(p, done);
     else {
       int cancelled = 0;
@@ -878,6 +879,7 @@ void rec_free(void) {
   JudyLFreeArray(&R->types, PJE0);
   JudyLFreeArray(&R->reqs, PJE0);
   JudyLFreeArray(&R->msgs, PJE0);
+  JudyLFreeArray(&R->probed, PJE0);
   rma_free();
   rec_shadow_free(R->sh);
   free(R->p); free(R->pfree); free(R->st); free(R->rq); free(R->rs.a); free(R->rs.l); free(R->wait);

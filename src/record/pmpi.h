@@ -104,6 +104,7 @@ typedef struct {
   uint64_t gap;                       /* ns computed since the last position was taken */
   rec_shadow *sh;
   Pvoid_t comms, reqs, msgs, types;   /* JudyL: handle -> rcomm*, pend index + 1, the probe that matched (pmpi_p2p.c), mpig_flat* */
+  Pvoid_t probed;            /* JudyL: an Imrecv's position -> its probe's (pmpi_p2p.c) */
   Pvoid_t wins;                       /* JudyL: window -> its members (pmpi_rma.c) */
   Pvoid_t pairs;                      /* Judy1: the pair communicators declared (pmpi_rma.c) */
   ranges trs;                         /* a one-sided access's target ranges */
@@ -162,6 +163,8 @@ uint64_t record_send(const void *buf, int count, MPI_Datatype t, const held_type
                      int call, int blocking);
 int record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datatype t, const held_type *held, MPI_Comm comm,
                 const MPI_Status *st, uint64_t done, int blocking, int call);
+/* After receive p was written: its `probed` line, if a probe matched its message (Imrecv). */
+void probed_written(const pend *p);
 
 /* requests */
 int pend_put(MPI_Request rq, pend x);   /* 0, or -1 when it could not be kept (counted) */

@@ -281,9 +281,9 @@ int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st) {
   return PMPI_Iprobe(src, tag, comm, flag, st);
 }
 
-/* A message a probe matched: MPI took it off the queue there, so its receive takes the probe's
-   position (the merger pairs each route's receives in position order, as MPI does), and the
-   matched receive that follows completes it. */
+/* A message a probe matched: MPI took it off the queue there, so the merger pairs its receive
+   as if it stood at the probe's position (the receive itself is where the program made it,
+   since that is when it writes its buffer): the `probed SEQ PSEQ` line (record.h). */
 typedef struct { MPI_Comm comm; int phase; uint64_t seq; } matched;
 
 static void message_matched(MPI_Message m, MPI_Comm comm) {
@@ -333,10 +333,10 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype t, MPI_Message *m, MPI_Status *
   matched p;
   int known = R ? message_probe(*m, &p) : 0;
   int rc = PMPI_Mrecv(buf, count, t, m, s);
-  if (rc == MPI_SUCCESS && known && p.seq && recording()) {
-    uint64_t done = next_seq();
-    if (record_recv(p.phase, p.seq, buf, count, t, NULL, p.comm, s, done, 0, C_Mrecv) && p.phase == R->phase)
-      out("%d %llu wait %llu\n", R->phase, (unsigned long long)done, (unsigned long long)p.seq);
+  if (rc == MPI_SUCCESS && known && recording()) {
+    uint64_t seq = next_seq();
+    if (record_recv(R->phase, seq, buf, count, t, NULL, p.comm, s, seq, 1, C_Mrecv) && p.seq && p.phase == R->phase)
+      out("%d probed %llu %llu\n", R->phase, (unsigned long long)seq, (unsigned long long)p.seq);
   }
   return rc;
 }
@@ -346,8 +346,26 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *m, MPI_Request
   matched p;
   int known = R ? message_probe(*m, &p) : 0;
   int rc = PMPI_Imrecv(buf, count, t, m, rq);
-  if (rc == MPI_SUCCESS && known && p.seq && recording())
-    pend_held(*rq, (pend){P_RECV, 0, 1, 1, -1, -1, p.phase, p.seq, buf, count, MPI_ANY_SOURCE, MPI_ANY_TAG, t, p.comm, NULL},
+  if (rc == MPI_SUCCESS && known && recording()) {
+    uint64_t seq = next_seq();
+    pend_held(*rq, (pend){P_RECV, 0, 1, 1, -1, -1, R->phase, seq, buf, count, MPI_ANY_SOURCE, MPI_ANY_TAG, t, p.comm, NULL},
               C_Imrecv);
+    Word_t *v;
+    if (p.seq && p.phase == R->phase) {
+      JLI(v, R->probed, (Word_t)seq);
+      if (v == PJERR) nomem(OOM_REQUESTS);   /* paired at its own position: the MPI order may differ */
+      else *v = (Word_t)p.seq;
+    }
+  }
   return rc;
+}
+
+void probed_written(const pend *p) {
+  Word_t *v;
+  int rc;
+  JLG(v, R->probed, (Word_t)p->seq);
+  if (!v) return;
+  out("%d probed %llu %llu\n", p->phase, (unsigned long long)p->seq, (unsigned long long)*v);
+  JLD(rc, R->probed, (Word_t)p->seq);
+  (void)rc;
 }

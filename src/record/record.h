@@ -45,6 +45,11 @@
  *                                                reads all [writes S at A]`)
  *   K SEQ wait SEQ1 SEQ2 ..                      a completion the rank observed
  *   K scratch ADDR BYTES                         packing area of a derived datatype
+ *   K drop SEQ                                   operation SEQ did not happen (cancelled)
+ *   K probed SEQ PSEQ                            receive SEQ (an Mrecv/Imrecv) got the message
+ *                                                an Mprobe/Improbe at position PSEQ matched:
+ *                                                it is paired as if it stood at PSEQ, with a
+ *                                                tag of its own in the graph
  *   K fold OFF1 OFF2 D N                         the operation lines in bytes [OFF1, OFF2) of
  *                                                the part (before this line), less time-only
  *                                                computations, repeated N times, the i-th

@@ -19,13 +19,20 @@
  * its previous MPI call (rec_shadow_time) is the cost of the first computation written
  * before the call, or of a computation of its own that writes nothing, if it is at least
  * REC_COMPUTE_MIN_NS.
+ * At a phase's end (rec_shadow_settle) the ranges held are compared once more; their buffers
+ * may have been freed and the memory handed out again, to the recorder too. The memory the
+ * shadow writes the rank's bytes into while comparing (the fold accumulator, the settle's
+ * reads) is mapped apart from the heap and never read as the program's: its bytes, copies
+ * and folds of the very receives they are compared with, would prove copies and reductions
+ * the program never did.
  * Cost per send of n bytes: O(log e + n) for e ranges held, plus, only when bytes differ,
  * O(c * k * n) for k candidate receives (at most REC_CANDIDATES) and c type/op pairs.
  * Out of memory is counted (rec_shadow_oom), never silent: content not kept (a range known
  * by its hash only, a receive not offered as a candidate: fewer inferences, more
  * computations) and ranges forgotten (a receive or send the shadow could not note: the
  * recording may miss computation on those bytes). */
-#define _GNU_SOURCE   /* process_vm_readv */
+#define _GNU_SOURCE   /* process_vm_readv, MAP_ANONYMOUS */
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include <stdint.h>
@@ -59,6 +66,10 @@ typedef struct { uint64_t seq; uint32_t used; } point;
 
 typedef struct chunk { struct chunk *next; size_t used, cap; uint8_t data[]; } chunk;
 
+/* Working memory of the shadow's own mapping, not the heap's: a chunk the program freed is
+   never where the shadow writes the rank's bytes, and a mapping it gave up is unreadable. */
+typedef struct { uint8_t *p; uint64_t cap; } scratch;
+
 struct rec_shadow {
   base_imap map;           /* entry start -> index */
   entry *e; int64_t ne, ecap;
@@ -66,7 +77,7 @@ struct rec_shadow {
   candidate *c; int64_t nc, ccap;
   point *p; int64_t np, pcap;
   chunk *arena; uint64_t arena_bytes, budget;
-  uint8_t *acc; uint64_t acccap;   /* fold accumulator */
+  scratch acc;             /* fold accumulator */
   int received;            /* a receive completed in this phase */
   uint64_t tseq, tns;      /* the time computed before position tseq, not yet written */
   uint64_t bseq; uint32_t bn;   /* computations written before position bseq so far (a
@@ -86,6 +97,23 @@ static uint64_t hash_bytes(const uint8_t *b, uint64_t n) {
   }
   for (; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
   return h ^ (h >> 29);
+}
+
+static void scratch_free(scratch *s) {
+  if (s->p) munmap(s->p, s->cap);
+  *s = (scratch){NULL, 0};
+}
+
+/* Room for n bytes at s->p (its content not kept): 0, or -1 (out of memory). */
+static int scratch_room(scratch *s, uint64_t n) {
+  if (n <= s->cap) return 0;
+  uint64_t cap = s->cap * 2 > n ? s->cap * 2 : n;
+  cap = (cap + 4095) & ~(uint64_t)4095;
+  void *p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return -1;
+  scratch_free(s);
+  *s = (scratch){p, cap};
+  return 0;
 }
 
 rec_shadow *rec_shadow_new(uint64_t budget) {
@@ -115,7 +143,7 @@ void rec_shadow_free(rec_shadow *sh) {
   free(sh->freed);
   free(sh->c);
   free(sh->p);
-  free(sh->acc);
+  scratch_free(&sh->acc);
   free(sh);
 }
 
@@ -323,9 +351,9 @@ static int try_fold(rec_shadow *sh, const piece *pc, const uint8_t *old, const u
     if (strcmp(hint, ft->type) || n % (uint64_t)c->size || pc->off % (uint64_t)c->size) continue;
     int real = !strcmp(ft->type, "float") || !strcmp(ft->type, "double");
     if ((c->op[0] == 'b' && real) || (!real && n < 2 * (uint64_t)c->size)) continue;
-    memcpy(sh->acc, old, n);
-    for (int64_t i = 0; i < k; i++) fold(c, sh->acc, sh->c[set[i]].content + at[i], n);
-    if (memcmp(sh->acc, cur, n) == 0 && !matches++) found = cj;
+    memcpy(sh->acc.p, old, n);
+    for (int64_t i = 0; i < k; i++) fold(c, sh->acc.p, sh->c[set[i]].content + at[i], n);
+    if (memcmp(sh->acc.p, cur, n) == 0 && !matches++) found = cj;
   }
   if (matches != 1) return 0;
   for (int64_t i = 0; i < k; i++) {
@@ -368,12 +396,7 @@ static int explain(rec_shadow *sh, const piece *pc, const uint8_t *cur, const ui
   if (k == 0) return 0;
   if (try_copy(sh, pc, cur, cand, at, k, fix, ctx)) return 1;
   if (!old) return 0;
-  if (sh->acccap < pc->n) {
-    uint8_t *a = realloc(sh->acc, pc->n);
-    if (!a) return sh->oom[0]++, 0;
-    sh->acc = a;
-    sh->acccap = pc->n;
-  }
+  if (scratch_room(&sh->acc, pc->n)) return sh->oom[0]++, 0;
   if (try_fold(sh, pc, old, cur, cand, at, k, fix, ctx)) return 1;
   /* receives into one buffer (a root folding what arrives in its temporary), then one alone */
   for (int64_t i = 0; i < k; i++) {
@@ -488,23 +511,27 @@ static int read_own(uint64_t addr, uint64_t n, uint8_t *buf) {
 #endif
 }
 
+/* Do n bytes at a overlap s? */
+static int in_scratch(const scratch *s, uint64_t a, uint64_t n) {
+  uint64_t p = (uint64_t)(uintptr_t)s->p;
+  return s->p && p < a + n && a < p + s->cap;
+}
+
 void rec_shadow_settle(rec_shadow *sh, uint64_t seq, int proven_only, rec_fix_fn fix, void *ctx) {
-  uint8_t *cur = NULL;
-  uint64_t cap = 0;
+  scratch rd = {NULL, 0};   /* the bytes compared, read apart from the program's memory */
   uint64_t k = 0;
   for (int64_t i = base_imap_find(&sh->map, &k, BASE_IMAP_AT_OR_ABOVE); i >= 0;) {
     entry x = sh->e[i];
     i = base_imap_find(&sh->map, &k, BASE_IMAP_ABOVE);
-    if (x.len > cap) {
-      uint8_t *c = realloc(cur, x.len);
-      if (!c) {   /* cannot compare: computed, as far as the recording can tell */
-        sh->oom[0]++;
-        if (!proven_only && !last_room(sh, seq)) computed(sh, x.start, x.len, seq, fix, ctx);
-        continue;
-      }
-      cur = c;
-      cap = x.len;
+    if (!x.len) continue;   /* emptied (its key could not be deleted) */
+    if (scratch_room(&rd, x.len)) {   /* cannot compare: computed, as far as the recording can tell */
+      sh->oom[0]++;
+      if (!proven_only && !last_room(sh, seq)) computed(sh, x.start, x.len, seq, fix, ctx);
+      continue;
     }
+    /* the shadow's own mapping now (the program unmapped the buffer): it proves nothing */
+    if (in_scratch(&rd, x.start, x.len) || in_scratch(&sh->acc, x.start, x.len)) continue;
+    uint8_t *cur = rd.p;
     if (read_own(x.start, x.len, cur)) continue;
     if (x.content ? !memcmp(cur, x.content, x.len) : x.hash && hash_bytes(cur, x.len) == x.hash) continue;
     piece pc = {x.start, x.len, x.start - x.origin, x.olen, x.type};
@@ -512,7 +539,7 @@ void rec_shadow_settle(rec_shadow *sh, uint64_t seq, int proven_only, rec_fix_fn
     if (last_room(sh, seq)) break;
     computed(sh, x.start, x.len, seq, fix, ctx);
   }
-  free(cur);
+  scratch_free(&rd);
   rec_shadow_time_flush(sh, fix, ctx);   /* the phase ends: its last gap's time */
 }
 

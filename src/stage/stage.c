@@ -1,13 +1,13 @@
 /* cdag — src/stage/stage.c: levels of a graph that computes, and its stage graphs.
  *
- * Three steps (stage.h has the rules): levels in one sweep of the match's order, repeated
- * while a native collective's parts disagree; the computations listed with what each
+ * Three steps (stage.h has the rules): levels (levels.c); the computations listed with what each
  * reads; then one pass over every rank's program order appends each communication op to its
  * stage's graph (a native call as a call, which writes its messages again; a message that
  * lands late as a receive into a staging buffer and a copy out of it). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/imap.h"
 #include "stage/stage.h"
 
 int stage_has_computes(const cdag_graph *g) {
@@ -30,118 +30,6 @@ void stage_split_free(stage_split *s) {
   free(s->orig);
   stage_steps_free(&s->steps);
   *s = (stage_split){0};
-}
-
-/* ---- levels ---- */
-
-/* What the sweep reads besides the levels: the collective of each call part (coll[part]: its
-   first part), and per collective whether a stage starts at it (one of its ops cuts). */
-typedef struct {
-  const cdag_graph *g;
-  const match_result *m;
-  int32_t *coll;
-  uint8_t *cut;
-} sweep_ctx;
-
-static int32_t coll_of(const sweep_ctx *x, int32_t op) {
-  return x->coll && x->g->call[op] >= 0 ? x->coll[x->g->call[op]] : -1;
-}
-
-/* The level an op gets from its predecessors and, for a receive, its send. An op where a
-   stage starts comes a stage after every predecessor outside its own collective (the parts
-   of a collective share one stage: a cut in one moves them all). */
-static int32_t level_of(const sweep_ctx *x, const int32_t *lvl, int32_t op) {
-  const cdag_graph *g = x->g;
-  int comp = ir_is_compute(g, op);
-  int32_t mine = coll_of(x, op), v = comp ? -1 : 0;
-  int cut = ir_cuts(g, op) || (mine >= 0 && x->cut[mine]);
-  for (int32_t e = g->pred_start[op]; e < g->pred_start[op + 1]; e++) {
-    int32_t p = g->pred[e];
-    int later = ir_is_compute(g, p) || (cut && (mine < 0 || coll_of(x, p) != mine));
-    int32_t c = lvl[p] + (later && !comp);
-    if (c > v) v = c;
-  }
-  if (g->kind[op] == IR_RECV && x->m->partner[op] >= 0 && lvl[x->m->partner[op]] > v) v = lvl[x->m->partner[op]];
-  return v > lvl[op] ? v : lvl[op];
-}
-
-/* The k-th call of a rank on a communicator, for every member, is one collective: each
-   call part gets the index of its collective's first part (coll[part]). O(c log c). */
-typedef struct { int32_t comm, rank, k, part; } call_key;
-
-static int by_comm_k(const void *x, const void *y) {
-  const call_key *a = x, *b = y;
-  if (a->comm != b->comm) return a->comm < b->comm ? -1 : 1;
-  if (a->k != b->k) return a->k < b->k ? -1 : 1;
-  return (a->rank > b->rank) - (a->rank < b->rank);
-}
-
-static int by_comm_rank(const void *x, const void *y) {
-  const call_key *a = x, *b = y;
-  if (a->comm != b->comm) return a->comm < b->comm ? -1 : 1;
-  if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
-  return (a->k > b->k) - (a->k < b->k);   /* k: the part's position in program order */
-}
-
-static int collectives_of(const cdag_graph *g, int32_t *coll) {
-  call_key *k = malloc((size_t)(g->ncalls ? g->ncalls : 1) * sizeof *k);
-  if (!k) return CDAG_NOMEM("stages");
-  for (int64_t c = 0; c < g->ncalls; c++) {
-    int32_t op = g->calls[c].op;
-    k[c] = (call_key){g->calls[c].comm, g->rank[op], g->pos[op], (int32_t)c};
-  }
-  base_sort(k, g->ncalls, sizeof *k, by_comm_rank);
-  for (int64_t c = 0; c < g->ncalls; c++)   /* position -> the call's rank among the rank's calls */
-    k[c].k = c > 0 && k[c - 1].comm == k[c].comm && k[c - 1].rank == k[c].rank ? k[c - 1].k + 1 : 0;
-  base_sort(k, g->ncalls, sizeof *k, by_comm_k);
-  for (int64_t c = 0, first = 0; c < g->ncalls; c++) {
-    if (c == 0 || k[c].comm != k[c - 1].comm || k[c].k != k[c - 1].k) first = k[c].part;
-    coll[k[c].part] = (int32_t)first;
-  }
-  free(k);
-  return CDAG_OK;
-}
-
-/* Raises every op of a collective to the collective's largest level; 1 if any rose. */
-static int unify_collectives(const cdag_graph *g, const int32_t *coll, int32_t *lvl, int32_t *top) {
-  int rose = 0;
-  for (int64_t c = 0; c < g->ncalls; c++) top[c] = -1;
-  for (int64_t op = 0; op < g->nops; op++)
-    if (g->call[op] >= 0 && lvl[op] > top[coll[g->call[op]]]) top[coll[g->call[op]]] = lvl[op];
-  for (int64_t op = 0; op < g->nops; op++)
-    if (g->call[op] >= 0 && lvl[op] < top[coll[g->call[op]]]) {
-      lvl[op] = top[coll[g->call[op]]];
-      rose = 1;
-    }
-  return rose;
-}
-
-static int levels(const cdag_graph *g, const match_result *m, int32_t *lvl) {
-  sweep_ctx x = {g, m, NULL, NULL};
-  int32_t *top = NULL;
-  int rc = CDAG_OK, calls = g->call && g->ncalls > 0;
-  for (int64_t op = 0; op < g->nops; op++) lvl[op] = ir_is_compute(g, op) ? -1 : 0;
-  if (calls) {
-    x.coll = malloc((size_t)g->ncalls * sizeof *x.coll);
-    x.cut = calloc((size_t)g->ncalls, 1);
-    top = malloc((size_t)g->ncalls * sizeof *top);
-    rc = x.coll && x.cut && top ? collectives_of(g, x.coll) : CDAG_NOMEM("stages");
-    for (int64_t op = 0; rc == CDAG_OK && op < g->nops; op++)
-      if (ir_cuts(g, op) && g->call[op] >= 0) x.cut[x.coll[g->call[op]]] = 1;
-  }
-  for (int sweep = 0; rc == CDAG_OK; sweep++) {
-    if (sweep == STAGE_MAX_SWEEPS) {
-      rc = cdag__error(CDAG_ERR_UNSUPPORTED, "stages: native collectives and computations order each other in a "
-                       "cycle that %d sweeps did not settle", STAGE_MAX_SWEEPS);
-      break;
-    }
-    for (int64_t i = 0; i < g->nops; i++) lvl[m->order[i]] = level_of(&x, lvl, m->order[i]);
-    if (!calls || !unify_collectives(g, x.coll, lvl, top)) break;
-  }
-  free(x.coll);
-  free(x.cut);
-  free(top);
-  return rc;
 }
 
 /* ---- computations ---- */
@@ -205,41 +93,140 @@ static void mark_awaited(const cdag_graph *g, int32_t r, uint8_t *state) {
   }
 }
 
-/* A pending write completed: its range is read from then on. */
-static int complete_one(const cdag_graph *g, int32_t p, uint8_t *state, stage_steps *st, int64_t *scap) {
+/* The bytes pending writes cover (receives and nonblocking calls' writes not completed yet):
+   a computation reading all reads none of them, even where a completed op wrote them before
+   (MPI lets the program read nothing a pending operation writes; reading them would make the
+   computation race with the write). Disjoint pieces, each with the number of pending writes
+   over it (one, unless the program wrote one buffer twice at once); no piece has none. */
+typedef struct {
+  base_imap at;          /* piece start -> index */
+  uint64_t *hi;
+  int32_t *n;
+  int64_t len, cap;
+} cover;
+
+static int cover_piece(cover *c, uint64_t lo, uint64_t hi, int32_t n) {
+  if (c->len == c->cap) {
+    int64_t cap = base_grown_cap(c->cap, 1);
+    int rc = base_resize((void **)&c->hi, c->len, cap, sizeof *c->hi, "stages");
+    if (rc == CDAG_OK) rc = base_resize((void **)&c->n, c->len, cap, sizeof *c->n, "stages");
+    if (rc) return rc;
+    c->cap = cap;
+  }
+  c->hi[c->len] = hi;
+  c->n[c->len] = n;
+  return base_imap_put(&c->at, lo, c->len++);
+}
+
+/* A piece boundary at x. */
+static int cover_split(cover *c, uint64_t x) {
+  uint64_t k = x;
+  int64_t i = base_imap_find(&c->at, &k, BASE_IMAP_AT_OR_BELOW);
+  if (i < 0 || k == x || c->hi[i] <= x) return CDAG_OK;
+  uint64_t hi = c->hi[i];
+  c->hi[i] = x;
+  return cover_piece(c, x, hi, c->n[i]);
+}
+
+/* One more (d = 1) or one fewer (d = -1) pending write over [lo, hi). */
+static int cover_add(cover *c, uint64_t lo, uint64_t hi, int d) {
+  int rc = lo < hi ? cover_split(c, lo) : CDAG_OK;
+  if (rc == CDAG_OK && lo < hi) rc = cover_split(c, hi);
+  for (uint64_t at = lo; rc == CDAG_OK && at < hi;) {
+    uint64_t k = at;
+    int64_t i = base_imap_find(&c->at, &k, BASE_IMAP_AT_OR_ABOVE);
+    uint64_t next = i < 0 || k > hi ? hi : k;
+    if (next > at && d > 0) rc = cover_piece(c, at, next, 1);   /* a gap */
+    if (rc || i < 0 || k >= hi) break;
+    if ((c->n[i] += d) == 0) rc = base_imap_del(&c->at, k);
+    at = c->hi[i];
+  }
+  return rc;
+}
+
+/* The parts of [lo, hi) no pending write covers, appended to *out. */
+static int cover_outside(const cover *c, int32_t rank, uint64_t lo, uint64_t hi, stage_range **out, int64_t *n,
+                         int64_t *cap) {
+  uint64_t k = lo;
+  int64_t i = base_imap_find(&c->at, &k, BASE_IMAP_AT_OR_BELOW);
+  if (i >= 0 && c->hi[i] > lo) lo = c->hi[i];
+  int rc = CDAG_OK;
+  while (rc == CDAG_OK && lo < hi) {
+    k = lo;
+    i = base_imap_find(&c->at, &k, BASE_IMAP_AT_OR_ABOVE);
+    uint64_t stop = i < 0 || k > hi ? hi : k;
+    if (stop > lo) rc = add_range(out, n, cap, rank, lo, stop - lo);
+    if (i < 0) break;
+    lo = c->hi[i];
+  }
+  return rc;
+}
+
+/* The span of bytes op writes (a strided copy's, blocks and gaps). */
+static void write_span(const cdag_graph *g, int32_t op, uint64_t *lo, uint64_t *hi) {
   uint64_t a, len;
+  if (!written(g, op, &a, &len)) len = 0;
+  ir_blocks b = g->kind[op] == IR_COPY ? ir_copy_blocks(g, op) : (ir_blocks){1, len, len, len};
+  *lo = a;
+  *hi = len ? a + (b.n - 1) * b.to + b.len : a;
+}
+
+/* The ranges a computation reading all reads anew, st->since[from ..], less what pending
+   writes cover. */
+static int since_outside(const cover *c, stage_steps *st, int64_t from, int64_t *scap) {
+  int64_t n = st->nsince - from, k = 0, cap = 0;
+  stage_range *tmp = NULL;
+  int rc = CDAG_OK;
+  if (!n || base_imap_empty(&c->at)) return CDAG_OK;
+  for (int64_t i = from; i < st->nsince && rc == CDAG_OK; i++)
+    rc = cover_outside(c, st->since[i].rank, st->since[i].addr, st->since[i].addr + st->since[i].len, &tmp, &k, &cap);
+  st->nsince = from;
+  for (int64_t i = 0; i < k && rc == CDAG_OK; i++) rc = add_range(&st->since, &st->nsince, scap, tmp[i].rank, tmp[i].addr, tmp[i].len);
+  free(tmp);
+  return rc;
+}
+
+/* A pending write completed: its range is read from then on. */
+static int complete_one(const cdag_graph *g, int32_t p, uint8_t *state, stage_steps *st, int64_t *scap, cover *c) {
+  uint64_t a, len, lo, hi;
   if (!(state[p] & PENDING)) return CDAG_OK;
   state[p] = 0;
-  return written(g, p, &a, &len) ? add_read(g, st, scap, g->rank[p], a, len) : CDAG_OK;
+  write_span(g, p, &lo, &hi);
+  int rc = cover_add(c, lo, hi, -1);
+  return rc == CDAG_OK && written(g, p, &a, &len) ? add_read(g, st, scap, g->rank[p], a, len) : rc;
 }
 
 /* The pending writes the join op completes: their ranges are read from then on. */
-static int complete_recvs(const cdag_graph *g, int32_t op, uint8_t *state, stage_steps *st, int64_t *scap) {
+static int complete_recvs(const cdag_graph *g, int32_t op, uint8_t *state, stage_steps *st, int64_t *scap, cover *c) {
   int rc = CDAG_OK;
   if (!ir_is_calc_join(g, op)) return CDAG_OK;
   for (int32_t e = g->pred_start[op]; e < g->pred_start[op + 1] && rc == CDAG_OK; e++) {
     int32_t p = g->pred[e];
     for (int32_t e2 = g->pred_start[p]; ir_is_nb_call(g, p) && e2 < g->pred_start[p + 1] && rc == CDAG_OK; e2++)
-      if (g->call[g->pred[e2]] == g->call[p]) rc = complete_one(g, g->pred[e2], state, st, scap);
-    if (rc == CDAG_OK) rc = complete_one(g, p, state, st, scap);
+      if (g->call[g->pred[e2]] == g->call[p]) rc = complete_one(g, g->pred[e2], state, st, scap, c);
+    if (rc == CDAG_OK) rc = complete_one(g, p, state, st, scap, c);
   }
   return rc;
 }
 
 /* The computations of g with `after` from lvl (NULL: -1), and the ranges each that reads
    all reads anew: what the rank's ops wrote since its previous one (a receive a later join
-   completes, from that join on). */
+   completes, from that join on), less what pending writes cover then. */
 static int list_computes(const cdag_graph *g, const int32_t *lvl, stage_steps *st) {
   int64_t ccap = 0, scap = 0;
   uint8_t *state = calloc((size_t)(g->nops ? g->nops : 1), 1);
+  cover pending = {0};
   int rc = state ? CDAG_OK : CDAG_NOMEM("stages");
   for (int32_t r = 0; r < g->nprocs && rc == CDAG_OK; r++) {
     int64_t mark = st->nsince;
     mark_awaited(g, r, state);
+    base_imap_clear(&pending.at);
+    pending.len = 0;
     for (int32_t i = g->rank_start[r]; i < g->rank_start[r + 1] && rc == CDAG_OK; i++) {
       int32_t op = g->rank_ops[i];
       uint64_t a, len;
-      if ((rc = complete_recvs(g, op, state, st, &scap))) break;
+      if ((rc = complete_recvs(g, op, state, st, &scap, &pending))) break;
+      if (ir_reads_all(g, op) && (rc = since_outside(&pending, st, mark, &scap))) break;
       if (ir_is_compute(g, op)) {
         rc = base_grow((void **)&st->computes, st->ncomputes, &ccap, 1, sizeof *st->computes, "stages");
         if (rc) break;
@@ -252,7 +239,10 @@ static int list_computes(const cdag_graph *g, const int32_t *lvl, stage_steps *s
       }
       if (!written(g, op, &a, &len)) continue;
       if (state[op] & AWAITED) {   /* a receive, a nonblocking call's write */
+        uint64_t lo, hi;
         state[op] |= PENDING;
+        write_span(g, op, &lo, &hi);
+        if ((rc = cover_add(&pending, lo, hi, 1))) break;
         continue;
       }
       ir_blocks b = g->kind[op] == IR_COPY ? ir_copy_blocks(g, op) : (ir_blocks){1, len, len, len};
@@ -260,6 +250,9 @@ static int list_computes(const cdag_graph *g, const int32_t *lvl, stage_steps *s
     }
   }
   free(state);
+  base_imap_clear(&pending.at);
+  free(pending.hi);
+  free(pending.n);
   if (rc == CDAG_OK) base_sort(st->computes, st->ncomputes, sizeof *st->computes, cmp_compute);
   return rc;
 }
@@ -401,7 +394,7 @@ int stage_cut(cdag_graph *g, const match_result *m, stage_split *out) {
   int rc = ir_need_deps(g);
   int32_t *lvl = malloc((size_t)(g->nops ? g->nops : 1) * sizeof *lvl);
   if (rc == CDAG_OK && !lvl) rc = CDAG_NOMEM("stages");
-  if (rc == CDAG_OK) rc = levels(g, m, lvl);
+  if (rc == CDAG_OK) rc = stage_levels(g, m, lvl);
   out->nstages = 1;
   for (int64_t op = 0; rc == CDAG_OK && op < g->nops; op++)
     if (!ir_is_compute(g, op) && lvl[op] + 1 > out->nstages) out->nstages = lvl[op] + 1;

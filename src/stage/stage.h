@@ -7,7 +7,8 @@
  * the same order; each stage is a graph of pure communication that the usual pipeline
  * (dataflow, detect) analyses on its own, its origins being the memory at the stage's start.
  *
- * Levels, one sweep in the match's order (dependencies and send -> receive respected):
+ * Levels (levels.c: the least levels that keep these rules, a longest path over the graph with
+ * each native collective's parts as one node):
  *  - a communication op (send, receive, reduce, copy, plain calc) is in stage
  *    s = max(0, s of each preceding communication op, k + 1 of each preceding computation,
  *    and for a receive s of its send);
@@ -17,9 +18,9 @@
  *  - an op where a stage must start (ir_cuts: a local reduce that combines values of
  *    different reductions, found by the dataflow) comes a stage after all its predecessors,
  *    so that what it combines are origins of its stage;
- *  - the parts of one native collective share the largest of their stages (sweeps repeat
- *    until that holds; a collective and a computation ordering each other in a cycle is
- *    CDAG_ERR_UNSUPPORTED after STAGE_MAX_SWEEPS);
+ *  - the parts of one native collective share the largest of their stages (collectives and
+ *    computations that order each other in a cycle, a stage between them both ways, are
+ *    CDAG_ERR_UNSUPPORTED);
  *  - a message whose receive must wait for a later stage than its send (its buffer is read
  *    by a computation in between) lands at the send's stage in a staging buffer of the
  *    receiving rank (addresses from STAGE_TEMP_BASE, listed in temps) and is copied to its
@@ -28,15 +29,14 @@
  * transfer it reads, and no collective of one stage joins transfers of two. A byte a
  * computation may read is final in the stage before it, hence live. Scratch is declared
  * only in the last stage, and only when no computation runs after it.
- * Cost: O(n log n + m) for n ops and m dependencies, times the sweeps (one without native
- * collectives); O(K * P) for K stages of P ranks (each stage graph has per-rank arrays). */
+ * Cost: O(n log n + m) for n ops and m dependencies; O(K * P) for K stages of P ranks (each
+ * stage graph has per-rank arrays). */
 #ifndef CDAG_STAGE_H
 #define CDAG_STAGE_H
 
 #include "match/match.h"
 
 #define STAGE_TEMP_BASE 0x7ffb000000000000ull
-#define STAGE_MAX_SWEEPS 64
 
 typedef struct {
   int32_t rank;
@@ -53,7 +53,8 @@ typedef struct {
   uint64_t waddr, wlen;  /* what it writes */
   int64_t since_first, nsince; /* reading all: since[since_first .. +nsince), the ranges the
                                   rank's ops wrote (in program order) since its previous
-                                  computation that read all */
+                                  computation that read all, less the bytes pending
+                                  receives and nonblocking calls write at its place */
 } stage_compute;
 
 typedef struct stage_steps {
@@ -84,5 +85,9 @@ void stage_split_free(stage_split *s);
    simulator's list when it runs the graph as written. */
 int stage_list_computes(const cdag_graph *g, stage_steps *st);
 void stage_steps_free(stage_steps *st);
+
+/* The level of every op of finalized g (levels.c; the rules above): lvl[op] is the stage of a
+   communication op, the stage a computation runs after (-1: before the first). */
+int stage_levels(const cdag_graph *g, const match_result *m, int32_t *lvl);
 
 #endif

@@ -131,6 +131,9 @@ cases <<'T'
 0 cdag analyze "$src/tests/data/compute/late_get2.cdag"
   out 1 messages land a stage late, through staging buffers (8 B)
 0 cdag verify "$src/tests/data/compute/late_get2.cdag"
+# a computation reading all while a nonblocking call writes what a completed one wrote: no race
+0 cdag verify "$src/tests/data/compute/reads_all_pending2.cdag"
+  out matches the graph on all 2 ranks
 1 cdag check "$tmp/fence_nonmember.cdag"
   err a fence on communicator 1, of which rank 2 is not a member
 1 cdag check "$tmp/fence_undeclared.cdag"

@@ -57,6 +57,9 @@ damage dup 1 '4a 0 65536 recv 8b from 0 tag 0 comm 0 addr 0x2000 wait'
 damage peer 1 's/from 0/from 9/'
 damage phase 1 's/^0 65536/3 65536/'
 damage cost 1 '4a 0 32768 compute -5 reads all'
+damage probed 1 '4a 0 probed 65536 70000'
+damage probedsend 0 '4a 0 probed 65536 32768'
+damage probedtaken 1 '4a 0 32768 compute 0 reads all\n0 probed 65536 32768'
 cases <<'T'
 0 cdag record --merge ok
   out recorded 2 processes: 1 phase, 2 operations
@@ -86,6 +89,12 @@ cases <<'T'
   err phase/rank-1.part:4: an operation of phase 3, which the part never started
 1 cdag record --merge cost
   err cost/rank-1.part:5: compute -5 reads all: the cost is not a number of ns (digits, at most 2^63 - 1)
+1 cdag record --merge probed
+  err probed/rank-1.part:5: probed 65536 70000: not a receive's position and an earlier probe's
+1 cdag record --merge probedsend
+  err probedsend/rank-0.part:5: probed 65536 32768: not a receive probed once at a position of its own
+1 cdag record --merge probedtaken
+  err probedtaken/rank-1.part:6: probed 65536 32768: not a receive probed once at a position of its own
 T
 # the index says what was malformed, and no phase was written from an untrusted part
 grep -q '"malformed": {"lines": 1, "first": \["rank-1.part:5: wait names sequence number 999' wait/index.json ||

@@ -5,8 +5,11 @@
  * start a new operation in the recording; the neighbour's message fetched with Probe +
  * Recv, Iprobe + Recv, Mprobe + Mrecv and Improbe + Imrecv (source and tag taken from the
  * probe); a message matched by Mprobe and received after a later message of the same route
- * (MPI took it off the queue at the probe: the recording must pair it there); a receive
- * that is cancelled (it records nothing) and Request_free. */
+ * (MPI took it off the queue at the probe: the recording must pair it there); a matched
+ * receive whose buffer the program clears between probe and receive (as MPICH's mprobe.c
+ * does: the receive writes it at Mrecv, so that is no race), and an Imrecv the same way
+ * with a later message of its route received between; a receive that is cancelled (it
+ * records nothing) and Request_free. */
 #include <string.h>
 
 #include "rec_test.h"
@@ -16,7 +19,7 @@ enum { B = 32, ITERS = 3 };
 int main(int argc, char **argv) {
   rt_init(&argc, &argv);
   int right = (rt_rank + 1) % rt_size, left = (rt_rank + rt_size - 1) % rt_size;
-  uint8_t out[ITERS][B], probed[4][B], never[B], opq[B], first[B], second[B], late[2][B];
+  uint8_t out[ITERS][B], probed[4][B], never[B], opq[B], first[B], second[B], late[2][B], cleared[3][B];
   rt_fill(out, sizeof out);
   rt_fill(opq, sizeof opq);
   rt_fill(probed, sizeof probed);
@@ -24,6 +27,7 @@ int main(int argc, char **argv) {
   rt_fill(first, sizeof first);
   rt_fill(second, sizeof second);
   rt_fill(late, sizeof late);
+  rt_fill(cleared, sizeof cleared);
   MPI_Request rq[2];
   uint8_t sbuf[B], rbuf[B];
   rt_fill(sbuf, sizeof sbuf);
@@ -71,6 +75,18 @@ int main(int argc, char **argv) {
   MPI_Mrecv(late[0], B, MPI_BYTE, &m, MPI_STATUS_IGNORE);
   MPI_Waitall(2, sq, MPI_STATUSES_IGNORE);
 
+  /* matched receives into buffers cleared after the probe */
+  for (int k = 0; k < 3; k++) MPI_Isend(k == 2 ? out[0] : k ? second : first, B, MPI_BYTE, right, 15, MPI_COMM_WORLD, &sq[k]);
+  MPI_Mprobe(left, 15, MPI_COMM_WORLD, &m, &st);
+  memset(cleared[0], 0xab, B);
+  MPI_Mrecv(cleared[0], B, MPI_BYTE, &m, MPI_STATUS_IGNORE);
+  for (flag = 0; !flag;) MPI_Improbe(left, 15, MPI_COMM_WORLD, &flag, &m, &st);
+  MPI_Recv(cleared[2], B, MPI_BYTE, left, 15, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  memset(cleared[1], 0xcd, B);
+  MPI_Imrecv(cleared[1], B, MPI_BYTE, &m, &q);
+  MPI_Wait(&q, MPI_STATUS_IGNORE);
+  MPI_Waitall(3, sq, MPI_STATUSES_IGNORE);
+
   /* a receive nobody sends to: cancelled */
   MPI_Irecv(never, B, MPI_BYTE, left, 99, MPI_COMM_WORLD, &q);
   MPI_Cancel(&q);
@@ -82,6 +98,7 @@ int main(int argc, char **argv) {
   rt_keep(rbuf, sizeof rbuf);
   rt_keep(probed, sizeof probed);
   rt_keep(late, sizeof late);
+  rt_keep(cleared, sizeof cleared);
   rt_keep(never, sizeof never);
   return rt_finish();
 }
