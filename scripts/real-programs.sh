@@ -22,6 +22,14 @@
 # is not built.
 #
 #   scripts/real-programs.sh [--cdag build/cdag] [--only hpl,xdlu] [--table FILE] [--no-build]
+#                            [--hpl-n N] [--hpl-bcast B]
+#
+# --hpl-n and --hpl-bcast change HPL's input: its order N (default 200; at 800 the panel
+# loop repeats 12 times, at 200 three) and its panel broadcast (HPL's BCASTs: 0 1-ring,
+# 1 1-ring-modified, the default, 2 2-ring, 3 2-ring-modified, 4 long, 5 long-modified).
+# The row's `run` is the recording as phase x repeats (`cdag analyze DIR`'s first line), and
+# `expand` whether `cdag record --expand` of it gives exactly what `cdag record --merge --flat`
+# writes from the same part files.
 #
 # Builds and runs go to $CDAG_REAL_DIR (default ~/.cache/cdag-real): a second run does not
 # rebuild. Needs scripts/deps.sh's packages; installs libblas-dev, liblapack-dev and
@@ -35,16 +43,21 @@ CDAG=$ROOT/build/cdag
 ONLY=hpl,xdlu
 TABLE=""
 BUILD=1
+HPL_N=200
+HPL_BCAST=1
 while [ $# -gt 0 ]; do
   case $1 in
   --cdag) CDAG=$2; shift 2 ;;
   --only) ONLY=$2; shift 2 ;;
   --table) TABLE=$2; shift 2 ;;
   --no-build) BUILD=0; shift ;;
+  --hpl-n) HPL_N=$2; shift 2 ;;
+  --hpl-bcast) HPL_BCAST=$2; shift 2 ;;
   -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
   *) echo "real-programs: unknown argument $1 (--help)" >&2; exit 2 ;;
   esac
 done
+[[ $HPL_N =~ ^[1-9][0-9]{0,5}$ && $HPL_BCAST =~ ^[0-5]$ ]] || { echo "real-programs: --hpl-n takes an order, --hpl-bcast 0 to 5" >&2; exit 2; }
 CDAG=$(cd "$(dirname "$CDAG")" 2>/dev/null && pwd)/$(basename "$CDAG")
 [ -x "$CDAG" ] || { echo "real-programs: $CDAG is not built" >&2; exit 2; }
 DIR=${CDAG_REAL_DIR:-$HOME/.cache/cdag-real}
@@ -214,13 +227,13 @@ build_xdlu() {
 # ---- inputs ----
 
 hpl_input() {
-  cat >"$1/hpccinf.txt" <<'EOF'
+  cat >"$1/hpccinf.txt" <<EOF
 HPLinpack benchmark input file (cdag scripts/real-programs.sh)
 Innovative Computing Laboratory, University of Tennessee
 HPL.out      output file name (if any)
 6            device out (6=stdout,7=stderr,file)
 1            # of problems sizes (N)
-200          Ns
+$HPL_N          Ns
 1            # of NBs
 16           NBs
 0            PMAP process mapping (0=Row-,1=Column-major)
@@ -237,7 +250,7 @@ HPL.out      output file name (if any)
 1            # of recursive panel fact.
 1            RFACTs (0=left, 1=Crout, 2=Right)
 1            # of broadcast
-1            BCASTs (0=1rg,1=1rM,2=2rg,3=2rM,4=Lng,5=LnM)
+$HPL_BCAST            BCASTs (0=1rg,1=1rM,2=2rg,3=2rM,4=Lng,5=LnM)
 1            # of lookahead depth
 1            DEPTHs (>=0)
 2            SWAP (0=bin-exch,1=long,2=mix)
@@ -327,6 +340,18 @@ run_program() {
     if [ "$2" = 0 ]; then [ "${st[$1]}" = fail ] || st[$1]=pass; return; fi
     st[$1]=fail; ROW[error]+="${ROW[error]:+; }cdag $1 $name: $3"
   }
+  # the run as phase x repeats, and the distinct phases expanded back to the flat recording
+  "$CDAG" analyze "$run/rec" >"$run/analyze-dir.out" 2>&1 &&
+    ROW[run]=$(head -1 "$run/analyze-dir.out" | sed 's/.*phase x repeats: //') || ROW[run]=fail
+  # (both merged from copies of the parts: the phase files' header names the command only
+  # when `cdag record` ran it)
+  rm -rf "$run/xc" && mkdir -p "$run/xc/flat" "$run/xc/dist" && cp "$run"/rec/rank-*.part "$run/xc/flat/" &&
+    cp "$run"/rec/rank-*.part "$run/xc/dist/" &&
+    "$CDAG" record --merge --flat "$run/xc/flat" >/dev/null 2>&1 &&
+    "$CDAG" record --merge "$run/xc/dist" >/dev/null 2>&1 &&
+    "$CDAG" record --expand "$run/xc/dist" -o "$run/xc/exp" >/dev/null 2>&1 &&
+    diff -r -x index.json -x 'rank-*' "$run/xc/flat" "$run/xc/exp" >/dev/null && ROW[expand]=pass || ROW[expand]=fail
+  [ "${ROW[expand]}" = pass ] || ROW[error]+="${ROW[error]:+; }cdag record --expand: not the flat recording ($run/xc)"
   for ph in "${phases[@]}"; do
     nph=$((nph + 1))
     name=$(basename "$ph")
@@ -369,11 +394,12 @@ for c in r["collectives"]:
   for k in check analyze verify model replay; do ROW[$k]=${st[$k]}; done
   ROW[written_us]=${written:--}; ROW[compiled_us]=${compiled:--}
   for k in check analyze verify model replay; do [ "${st[$k]}" = pass ] || return 1; done
+  [ "${ROW[expand]}" = pass ]
 }
 
 # ---- main ----
 
-COLS=(program plain recorded phases ops computes stages findings check analyze verify model replay written_us compiled_us error)
+COLS=(program plain recorded phases run expand ops computes stages findings check analyze verify model replay written_us compiled_us error)
 [ $BUILD = 0 ] || need_packages || { say "could not install the packages the builds need"; exit 2; }
 status=0
 rows=()

@@ -4,7 +4,8 @@
  * The merger hands every phase of the run, in order, as the text of its flat phase file
  * (the file it would write for it alone). Two phases are the same distinct phase when their
  * texts are equal but for variable tokens: addresses (0x...), sizes (`512b`), computation
- * costs (the number after `compute`), and time-only computations (`compute T reads all`,
+ * costs (the number after `compute`), tags (the number after `tag`: a loop that counts its
+ * iterations in its tags), and time-only computations (`compute T reads all`,
  * present in one iteration, absent in the next). The first occurrence of each distinct phase
  * is written as DIR/phase-NNNN.cdag (NNNN its number among distinct phases); consecutive
  * occurrences of one distinct phase are one entry of the sequence, which keeps, exactly,
@@ -69,10 +70,15 @@ static int digits(const char *p, const char *e) {
   return 1;
 }
 
-int rec_variable_token(const char *p, const char *e, int after_compute, uint64_t *v) {
+int rec_number_word(const char *w, const char *e, const char *q, const char *pw, size_t pl, int tags) {
+  if (q == w + 8 && e - w > 8 && !memcmp(w, "compute ", 8)) return tags ? 2 : 1;
+  return tags && pw && pl == 3 && !memcmp(pw, "tag", 3) ? 2 : 0;
+}
+
+int rec_variable_token(const char *p, const char *e, int number, uint64_t *v) {
   char buf[32], tok[32];
   size_t n = (size_t)(e - p);
-  if (n < 2 || n >= sizeof tok) return 0;
+  if (n < (number == 2 ? 1u : 2u) || n >= sizeof tok) return 0;
   memcpy(tok, p, n);
   tok[n] = 0;
   char *end;
@@ -80,7 +86,7 @@ int rec_variable_token(const char *p, const char *e, int after_compute, uint64_t
   if (tok[0] == '0' && tok[1] == 'x') {
     *v = strtoull(tok + 2, &end, 16);
     snprintf(buf, sizeof buf, "0x%" PRIx64, *v);
-  } else if (after_compute && digits(p, e)) {
+  } else if (number && digits(p, e)) {
     *v = strtoull(tok, &end, 10);
     snprintf(buf, sizeof buf, "%" PRIu64, *v);
   } else if (tok[n - 1] == 'b' && digits(p, e - 1)) {
@@ -127,12 +133,12 @@ static int parse_text(const char *text, size_t len, ptext *t) {
       t->times[t->ntimes++] = (int64_t)cost;
       continue;
     }
-    const char *w = rec_line_words(p, e);
-    int compute = e - w > 8 && !strncmp(w, "compute ", 8);
-    for (const char *q = p, *qe; q < e; q = qe + 1) {
+    const char *w = rec_line_words(p, e), *pw = NULL;
+    size_t pl = 0;
+    for (const char *q = p, *qe; q < e; pw = q, pl = (size_t)(qe - q), q = qe + 1) {
       if (!(qe = memchr(q, ' ', (size_t)(e - q)))) qe = e;
       uint64_t v;
-      if (rec_variable_token(q, qe, compute && q == w + 8, &v)) {
+      if (rec_variable_token(q, qe, rec_number_word(w, e, q, pw, pl, 1), &v)) {
         if (grow(&t->val, t->ntok, &t->tokcap, 1, sizeof *t->val)) return CDAG_NOMEM("distinct phases");
         t->val[t->ntok++] = v;
         t->skel[t->nskel++] = '\x01';
@@ -233,8 +239,13 @@ static int write_file(const rec_distinct *x, int64_t k, const ptext *t) {
   const char *rest = t->text + sizeof HEADER - 1;
   while (*rest >= '0' && *rest <= '9') rest++;
   fprintf(f, "%s%" PRId64, HEADER, k);
-  fwrite(rest, 1, t->len - (size_t)(rest - t->text), f);
-  return fclose(f) ? cdag__error(CDAG_ERR_IO, "%s: %s", path, strerror(errno)) : CDAG_OK;
+  char *folded = NULL;
+  size_t len = t->len - (size_t)(rest - t->text);
+  int rc = x->nprocs >= REC_RANKS_FOLD_MIN ? rec_ranks_fold(rest, len, &folded, &len) : CDAG_OK;
+  if (!rc) fwrite(folded ? folded : rest, 1, len, f);
+  free(folded);
+  if (fclose(f) && !rc) rc = cdag__error(CDAG_ERR_IO, "%s: %s", path, strerror(errno));
+  return rc;
 }
 
 /* Doubles the table of distinct phases by skeleton hash (at most half full). */

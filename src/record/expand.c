@@ -229,8 +229,9 @@ typedef struct {
   int64_t *tok; int64_t ntok, tokcap;   /* (offset, length, value) triples */
 } stored;
 
-/* The variable tokens of a stored file, in the order distinct.c numbers them. */
-static int scan_stored(stored *s) {
+/* The variable tokens of a stored file, in the order distinct.c numbers them (`tags`: an
+   index of version 2 on, whose tags vary). */
+static int scan_stored(stored *s, int tags) {
   char *nl = memchr(s->text, '\n', s->len);
   if (!nl) return cdag__error(CDAG_ERR_FORMAT, "a stored phase file without a header line");
   s->body = (size_t)(nl - s->text) + 1;
@@ -238,12 +239,12 @@ static int scan_stored(stored *s) {
     if (!(e = memchr(p, '\n', (size_t)(end - p)))) e = end;
     uint64_t cost;
     if (rec_time_only_line(p, e, &cost)) continue;
-    const char *w = rec_line_words(p, e);
-    int compute = e - w > 8 && !strncmp(w, "compute ", 8);
-    for (const char *q = p, *qe; q < e; q = qe + 1) {
+    const char *w = rec_line_words(p, e), *pw = NULL;
+    size_t pl = 0;
+    for (const char *q = p, *qe; q < e; pw = q, pl = (size_t)(qe - q), q = qe + 1) {
       if (!(qe = memchr(q, ' ', (size_t)(e - q)))) qe = e;
       uint64_t v;
-      if (rec_variable_token(q, qe, compute && q == w + 8, &v)) {
+      if (rec_variable_token(q, qe, rec_number_word(w, e, q, pw, pl, tags), &v)) {
         if (base_grow((void **)&s->tok, s->ntok, &s->tokcap, 3, sizeof *s->tok, "expansion")) return CDAG_NOMEM("expansion");
         s->tok[s->ntok++] = q - s->text;
         s->tok[s->ntok++] = qe - q;
@@ -345,6 +346,10 @@ int rec_expand(const char *dir, const char *out, int64_t *nwritten) {
   int64_t ph = rc ? -1 : jget(j, x.root, "phases"), seq = rc ? -1 : jget(j, x.root, "sequence"), nd = 0;
   if (!rc && (ph < 0 || j->n[ph].type != J_ARR || j->n[seq].type != J_ARR))
     rc = cdag__error(CDAG_ERR_FORMAT, "%s/index.json: \"phases\" and \"sequence\" must be arrays", dir);
+  int64_t version = 0;
+  if (!rc && (!jint(j, jget(j, x.root, "cdag_recording"), &version) || version < 1 || version > REC_INDEX_VERSION))
+    rc = cdag__error(CDAG_ERR_FORMAT, "%s/index.json: \"cdag_recording\" is not a version this cdag reads (1 to %d)", dir,
+                     REC_INDEX_VERSION);
   for (int64_t c = rc ? -1 : j->n[ph].child; c >= 0; c = j->n[c].next) nd++;
   stored *st = rc ? NULL : calloc((size_t)nd + 1, sizeof *st);
   if (!rc && !st) rc = CDAG_NOMEM("expansion");
@@ -357,9 +362,17 @@ int rec_expand(const char *dir, const char *out, int64_t *nwritten) {
       break;
     }
     snprintf(path, sizeof path, "%s/%.*s", dir, (int)j->n[f].slen, j->n[f].s);
+    char *unfolded = NULL;
+    size_t ulen = 0;
     if (!(st[k].text = read_file(path, &st[k].len)))
       rc = cdag__error(errno == ENOMEM ? CDAG_ERR_NOMEM : CDAG_ERR_IO, "%s: %s", path, strerror(errno));
-    else rc = scan_stored(&st[k]);
+    else if ((rc = rec_ranks_unfold(st[k].text, st[k].len, &unfolded, &ulen))) {
+      char msg[512];
+      snprintf(msg, sizeof msg, "%s", cdag_error_message());
+      rc = cdag__error(rc, "%s: %s", path, msg);
+    }
+    if (unfolded) free(st[k].text), st[k].text = unfolded, st[k].len = ulen;
+    if (!rc) rc = scan_stored(&st[k], version >= 2);
   }
   int64_t occ = 0, e = 0;
   for (int64_t run = rc ? -1 : j->n[seq].child; run >= 0 && !rc; run = j->n[run].next, e++) {

@@ -727,13 +727,20 @@ static int time_only(const mop *o) {
 
 static uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001b3ull; }
 
+static int size_word(const char *p, const char *e) {
+  if (e - p < 2 || e[-1] != 'b') return 0;
+  for (const char *c = p; c < e - 1; c++)
+    if (*c < '0' || *c > '9') return 0;
+  return 1;
+}
+
 /* An operation's text less what differs between iterations: addresses (0x...) and a
-   computation's cost. */
-static uint64_t text_sym(const char *t, uint64_t h) {
+   computation's cost; with `loose`, sizes (`512b`) too. */
+static uint64_t text_sym(const char *t, uint64_t h, int loose) {
   int compute = !strncmp(t, "compute ", 8);
   for (const char *p = t, *e; *p; p = *e ? e + 1 : e) {
     if (!(e = strchr(p, ' '))) e = p + strlen(p);
-    int skip = (e - p > 2 && p[0] == '0' && p[1] == 'x') || (compute && p == t + 8);
+    int skip = (e - p > 2 && p[0] == '0' && p[1] == 'x') || (compute && p == t + 8) || (loose && size_word(p, e));
     for (const char *c = p; c < e && !skip; c++) h = mix(h, (uint8_t)*c);
     h = mix(h, ' ');
   }
@@ -806,8 +813,10 @@ static int rank_stream(merger *m, int r, mstreams *x) {
     mop *o = ops[i];
     if (o->idx < 0) continue;
     rec_pop *p = &pop[o->idx];
-    uint64_t h = mix(0xcbf29ce484222325ull, o->kind);
+    uint64_t h = mix(0xcbf29ce484222325ull, o->kind), lh = h;
     if (o->kind == K_SEND || o->kind == K_RECV) {
+      lh = mix(mix(mix(h, (uint64_t)((o->peer - r + m->nprocs) % m->nprocs)), (uint64_t)global_comm(R, o->comm)),
+               strstr(o->text, " wait") != NULL);
       h = mix(mix(h, strtoull(o->text + 5, NULL, 10)), (uint64_t)((o->peer - r + m->nprocs) % m->nprocs));
       h = mix(mix(mix(h, (uint64_t)graph_tag(m, R, o)), (uint64_t)global_comm(R, o->comm)), strstr(o->text, " wait") != NULL);
     } else if (o->kind == K_WAIT) {
@@ -818,10 +827,13 @@ static int rank_stream(merger *m, int r, mstreams *x) {
         h = mix(h, w && w->idx >= 0 ? (uint64_t)(o->idx - w->idx) : UINT64_MAX);
         if (w && w->idx >= 0 && pop[w->idx].waited < o->idx) pop[w->idx].waited = o->idx;
       }
+      lh = h;
     } else {
-      h = text_sym(o->text, h);
+      lh = text_sym(o->text, h, 1);
+      h = text_sym(o->text, h, 0);
     }
     p->sym = mix(h, p->start);
+    p->lsym = mix(lh, p->start);
   }
   return CDAG_OK;
 }
@@ -1137,7 +1149,7 @@ static int write_index(merger *m, const char *command, const rec_summary *sum, c
   uint64_t fixes[3] = {0, 0, 0};
   for (int r = 0; r < m->nprocs; r++)
     for (int k = 0; k < 3; k++) fixes[k] += m->r[r].fixes[k];
-  fprintf(f, "{\"cdag_recording\": 1, \"nprocs\": %d,\n  \"command\": ", m->nprocs);
+  fprintf(f, "{\"cdag_recording\": %d, \"nprocs\": %d,\n  \"command\": ", REC_INDEX_VERSION, m->nprocs);
   if (command) ir_json_string(f, command);
   else fprintf(f, "null");
   fprintf(f, ",\n  \"complete\": %s,\n", sum->complete ? "true" : "false");

@@ -42,7 +42,10 @@ typedef struct {
   uint64_t *pw;      /* powers of the hash base */
   int64_t *cur, *scan;   /* a closure's cut and how far each rank's prefix was scanned */
   int *work; int nwork;
+  int loose;         /* symbols without sizes and tags (rec_pop.lsym) */
 } ph_state;
+
+static uint64_t sym_of(const rec_pop *o, int loose) { return loose ? o->lsym : o->sym; }
 
 typedef struct { uint64_t sym; int64_t i; } ph_si;
 typedef struct { int64_t p, a, e; } ph_region;   /* period, region [a, e) */
@@ -70,7 +73,7 @@ static ph_region stretch(const uint64_t *s, int64_t n, int64_t stride, int64_t p
 }
 
 /* Step 1 and 2 for one rank: the period covering most of its operations. */
-static int rank_period(const rec_pop *o, int64_t n, ph_region *out) {
+static int rank_period(const rec_pop *o, int64_t n, int loose, ph_region *out) {
   *out = (ph_region){0, 0, 0};
   if (n < 2 * PH_MIN_REPEATS) return CDAG_OK;
   ph_si *si = malloc((size_t)n * sizeof *si);
@@ -80,7 +83,7 @@ static int rank_period(const rec_pop *o, int64_t n, ph_region *out) {
     free(si), free(gap), free(s);
     return CDAG_NOMEM("phases: symbols");
   }
-  for (int64_t i = 0; i < n; i++) si[i] = (ph_si){o[i].sym, i}, s[i] = o[i].sym;
+  for (int64_t i = 0; i < n; i++) s[i] = sym_of(&o[i], loose), si[i] = (ph_si){s[i], i};
   qsort(si, (size_t)n, sizeof *si, cmp_si);
   int64_t ng = 0;
   for (int64_t i = 1; i < n; i++)
@@ -238,7 +241,7 @@ static int state_init(ph_state *st) {
     st->h[q][0] = 0;
     for (int64_t i = 0; i < n; i++) {
       st->pm[q][i + 1] = o[i].waited > st->pm[q][i] ? o[i].waited : st->pm[q][i];
-      st->h[q][i + 1] = st->h[q][i] * 0x100000001b3ull + (o[i].sym ^ 0x9e3779b97f4a7c15ull);
+      st->h[q][i + 1] = st->h[q][i] * 0x100000001b3ull + (sym_of(&o[i], st->loose) ^ 0x9e3779b97f4a7c15ull);
     }
     st->okn[q][n] = n;
     for (int64_t i = n - 1; i >= 0; i--) st->okn[q][i] = o[i].start || i == 0 ? i : st->okn[q][i + 1];
@@ -250,16 +253,28 @@ static int state_init(ph_state *st) {
   return CDAG_OK;
 }
 
-int rec_find_cuts(int nprocs, rec_pop *const *ops, const int64_t *nops, int64_t **cuts, int64_t *ncuts) {
-  *cuts = NULL;
-  *ncuts = 0;
-  ph_state st = {.nprocs = nprocs, .ops = ops, .nops = nops};
+/* The operations (all ranks) in pieces equal to the piece before or after them. */
+static int64_t coverage(const ph_state *st, const int64_t *cuts, int64_t k, uint64_t *g) {
+  if (k < 3) return 0;
+  piece_sigs(st, cuts, k, g);
+  int64_t n = 0;
+  for (int64_t j = 0; j + 1 < k; j++)
+    if ((j && g[j] == g[j - 1]) || (j + 2 < k && g[j] == g[j + 1]))
+      for (int q = 0; q < st->nprocs; q++) n += cuts[(j + 1) * st->nprocs + q] - cuts[j * st->nprocs + q];
+  return n;
+}
+
+/* The cuts by symbols (loose: rec_pop.lsym), and the operations their repeats cover. */
+static int find_cuts(int nprocs, rec_pop *const *ops, const int64_t *nops, int loose, int64_t **cuts, int64_t *ncuts,
+                     int64_t *cover) {
+  *cover = 0;
+  ph_state st = {.nprocs = nprocs, .ops = ops, .nops = nops, .loose = loose};
   int rc = state_init(&st);
   int ref = -1;
   ph_region reg = {0, 0, 0};
   for (int q = 0; q < nprocs && !rc; q++) {
     ph_region r;
-    rc = rank_period(ops[q], nops[q], &r);
+    rc = rank_period(ops[q], nops[q], loose, &r);
     if (!rc && r.p && (ref < 0 || (r.e - r.a) / r.p > (reg.e - reg.a) / reg.p)) ref = q, reg = r;
   }
   /* steps 3 and 4: rotations of the unit where a cut may come on the reference rank, the
@@ -282,11 +297,27 @@ int rec_find_cuts(int nprocs, rec_pop *const *ops, const int64_t *nops, int64_t 
     }
   }
   if (!rc && bests + 1 >= PH_MIN_REPEATS) {
+    *cover = coverage(&st, best, bestk, g);
     *cuts = best;
     *ncuts = bestk;
     best = NULL;
   }
   free(c), free(best), free(g);
   state_free(&st);
+  return rc;
+}
+
+int rec_find_cuts(int nprocs, rec_pop *const *ops, const int64_t *nops, int64_t **cuts, int64_t *ncuts) {
+  *cuts = NULL;
+  *ncuts = 0;
+  int64_t *lc = NULL, nl = 0, cover, lcover;
+  int rc = find_cuts(nprocs, ops, nops, 0, cuts, ncuts, &cover);
+  if (!rc) rc = find_cuts(nprocs, ops, nops, 1, &lc, &nl, &lcover);
+  if (!rc && lcover > cover) {   /* the loop whose sizes or tags change explains more of the run */
+    free(*cuts);
+    *cuts = lc, *ncuts = nl;
+    lc = NULL;
+  }
+  free(lc);
   return rc;
 }

@@ -198,9 +198,17 @@ int rec_distinct_add(rec_distinct *x, const char *text, size_t len, const rec_ph
 /* index.json's "phases" array (the distinct phases), then its "flat_phases" and "sequence". */
 int rec_distinct_json(rec_distinct *x, FILE *f);
 /* What varies between repeats of a line of a phase file: a token that is an address (0x...),
-   a size (`512b`) or, after_compute, a computation's cost, and prints back as it was; its
-   value. */
-int rec_variable_token(const char *p, const char *e, int after_compute, uint64_t *v);
+   a size (`512b`) or, `number`, a plain number (a computation's cost, a message's tag;
+   number 1: of two digits at least, as indexes of version 1 read), and prints back as it
+   was; its value. */
+int rec_variable_token(const char *p, const char *e, int number, uint64_t *v);
+/* Whether the word at q of a line [.., e) whose words start at w (after its label) is such a
+   number (rec_variable_token's `number`, 0 not): the cost right after `compute`, or, with
+   `tags`, the word after `tag` (pw, pl: the word before q). Indexes of version 1 kept tags
+   fixed and single digits too. */
+int rec_number_word(const char *w, const char *e, const char *q, const char *pw, size_t pl, int tags);
+/* index.json's "cdag_recording": 2 since tags vary between repeats. */
+enum { REC_INDEX_VERSION = 2 };
 /* A line [p, e) that is `compute COST reads all` (a gap's time alone); its cost. */
 int rec_time_only_line(const char *p, const char *e, uint64_t *cost);
 /* Where a line's words start, after its label if it has one. */
@@ -224,12 +232,27 @@ void rec_index_free(rec_index *ix);
    files. */
 int rec_expand(const char *dir, const char *out, int64_t *nwritten);
 
+/* ---- ranks.c: a stored phase's ranks folded where they differ by rank-relative peers ---- */
+
+/* Distinct phases of runs of at least this many processes are stored folded (smaller runs'
+   stay plain graph files, to read as they are). */
+enum { REC_RANKS_FOLD_MIN = 16 };
+/* The phase file text with each rank block that repeats an earlier one's, but for peers at
+   the same distance and variable tokens, as one `rank R like M ...` line (docs/recording.md);
+   *out is the caller's to free. */
+int rec_ranks_fold(const char *text, size_t len, char **out, size_t *outlen);
+/* The text of a folded phase file unfolded, byte for byte what was folded; *out NULL when
+   the text has no folded rank (use it as it is). Errors name the line. */
+int rec_ranks_unfold(const char *text, size_t len, char **out, size_t *outlen);
+
 /* ---- phases.c ---- */
 
 /* One operation of a rank's stream, as phases.c sees it. */
 typedef struct {
   uint64_t sym;      /* its structure: kind, size, peer relative to the rank, tag, what its wait
                         names relative to it; no address, no measured time */
+  uint64_t lsym;     /* the same without sizes and a message's tag (a loop whose messages
+                        shrink, or whose tag counts its iterations) */
   int64_t waited;    /* the index of the last wait that completes it, -1 none */
   int64_t pidx;      /* the operation that must stay in its phase (a message's other end, the
                         next member's instance of a collective), -1 none ... */
@@ -240,7 +263,9 @@ typedef struct {
 /* Where the run repeats: *ncuts cuts of nprocs stream indices each (cuts[j * nprocs + r]:
    rank r's phase j + 1 starts at its operation of that index), non-decreasing; none when no
    unit repeats at least 4 times. No cut separates an operation from its pidx or from its
-   wait. *cuts is the caller's to free. O(n log n) for n operations. */
+   wait. Units are found by sym and by lsym; lsym wins when its repeats cover more
+   operations. *cuts is the caller's to free.
+   O(n log n) for n operations. */
 int rec_find_cuts(int nprocs, rec_pop *const *ops, const int64_t *nops, int64_t **cuts, int64_t *ncuts);
 
 #endif

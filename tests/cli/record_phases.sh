@@ -9,8 +9,9 @@
 # iteration, the iterations are stored once, the moving address is a shift of the index,
 # the computations are the index's times; `--expand` writes exactly what `--merge --flat`
 # writes. Phases the program declared (MPI_Pcontrol) are kept as they are, and two equal ones
-# stored once. A part the recorder folded merges as the part it folds. Expanding a flat
-# recording, or one whose index is damaged, and a bad fold line are clear errors.
+# stored once. A part the recorder folded merges as the part it folds. An index of version 1
+# (tags fixed) expands as it did. Expanding a flat recording, or one whose index is damaged
+# or of a version to come, and a bad fold line are clear errors.
 set -u
 cdag=$1
 src=$2
@@ -90,7 +91,7 @@ cases <<'T'
 0 cat found/index.json
   out "flat_phases": 21,
   out {"phase": 0, "repeats": 1}
-  out {"phase": 1, "repeats": 20, "shift": [[3, 3, 0, 8]], "times": [[3, 2, 15003], [3, 6, 15003], [10, 2, 15010], [10, 6, 15010], [17, 2, 15017], [17, 6, 15017]]}
+  out {"phase": 1, "repeats": 20, "shift": [[4, 4, 0, 8]], "times": [[3, 2, 15003], [3, 6, 15003], [10, 2, 15010], [10, 6, 15010], [17, 2, 15017], [17, 6, 15017]]}
   out "ops": 4, "computes": 0, "compute_ns": 0, "repeats": 20, "total": {"ops": 86, "computes": 6, "compute_ns": 90060}
 # a run of three iterations is kept whole
 0 cdag record --merge few
@@ -109,6 +110,19 @@ cases <<'T'
 2 cdag record --expand
   err usage: cdag record
 T
+# an index of version 1 numbers no tag (nor a single digit): its reply's address is token 3
+mkdir v1 && cp found/phase-*.cdag v1/
+sed 's/"cdag_recording": 2/"cdag_recording": 1/; s/"shift": \[\[4, 4, 0, 8\]\]/"shift": [[3, 3, 0, 8]]/' found/index.json >v1/index.json
+sed 's/"cdag_recording": 2/"cdag_recording": 3/' found/index.json >found/i && mv found/i found/index.json
+cases <<'T'
+0 grep -c '"cdag_recording": 1, .*\|"shift": \[\[3, 3, 0, 8\]\]' v1/index.json
+  out 2
+0 cdag record --expand v1 -o expanded1 >/dev/null && diff -r -x index.json -x 'rank-*' flat expanded1
+  empty
+1 cdag record --expand found -o x
+  err "cdag_recording" is not a version this cdag reads (1 to 2)
+T
+sed 's/"cdag_recording": 3/"cdag_recording": 2/' found/index.json >found/i && mv found/i found/index.json
 sed 's/"repeats": 20, "shift"/"repeats": 2, "shift"/' found/index.json >found/i && mv found/i found/index.json
 cases <<'T'
 1 cdag record --expand found -o x

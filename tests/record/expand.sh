@@ -10,13 +10,14 @@
 # (tests/record/real.sh's programs). EXPECT: args:A (the program's argument), index:EXPR
 # (a Python expression on the distinct recording's index `i` holds), flat:N (the run has N
 # phases), distinct:N (N phase files), folded:B (the recorder folded repeats: rank 0's part
-# has a `fold` line and at most B bytes).
+# has a `fold` line and at most B bytes), analyze:TEXT (`cdag analyze` of the distinct
+# recording says TEXT on its first line: the run as phase x repeats).
 set -u
 cdag=$1; src=$2; mpiexec=$3; np=$4; prog=$5; shift 5
 . "$src/tests/cli/lib/expect.sh"
 . "$src/tests/record/expand_check.sh"
 data=$src/tests/data/real
-args="$tmp/live" index=() flat="" distinct="" folded=""
+args="$tmp/live" index=() flat="" distinct="" folded="" analyze=""
 for e in "$@"; do
   case $e in
   args:*) args=${e#args:} ;;
@@ -24,6 +25,7 @@ for e in "$@"; do
   flat:*) flat=${e#flat:} ;;
   distinct:*) distinct=${e#distinct:} ;;
   folded:*) folded=${e#folded:} ;;
+  analyze:*) analyze=${e#analyze:} ;;
   *) fail "unknown expectation $e"; finish ;;
   esac
 done
@@ -50,6 +52,10 @@ nflat=$(ls "$tmp"/xc/flat/ | grep -c '^phase-')
 ndist=$(ls "$tmp"/xc/dist/ | grep -c '^phase-')
 [ -z "$flat" ] || [ "$nflat" = "$flat" ] || fail "the run has $nflat phases, expected $flat"
 [ -z "$distinct" ] || [ "$ndist" = "$distinct" ] || fail "$ndist distinct phase files, expected $distinct"
+if [ -n "$analyze" ]; then
+  "$cdag" analyze "$tmp/xc/dist" >"$tmp/analyze.out" 2>&1 || fail "cdag analyze: $(tail -3 "$tmp/analyze.out")"
+  head -1 "$tmp/analyze.out" | grep -qF -- "$analyze" || fail "cdag analyze does not say '$analyze': $(head -1 "$tmp/analyze.out")"
+fi
 python3 - "$tmp/xc/dist/index.json" "$nflat" "$ndist" "${index[@]}" <<'PY' || fail "index.json: see above"
 import json, sys
 i = json.load(open(sys.argv[1]))

@@ -69,7 +69,7 @@ i = json.load(open(sys.argv[1]))
 np_, phases, exprs = int(sys.argv[2]), sys.argv[3], sys.argv[4:]
 for key in ("cdag_recording", "nprocs", "phases", "calls", "unsupported", "unreceived"):
     assert key in i, f"index.json has no {key}"
-assert i["cdag_recording"] == 1 and i["nprocs"] == np_, i
+assert i["cdag_recording"] == 2 and i["nprocs"] == np_, i
 assert all(set(p) >= {"file", "ops"} for p in i["phases"]), i["phases"]
 if phases:   # the run's phases: repeats of a distinct phase count
     n = i.get("flat_phases", len(i["phases"]))

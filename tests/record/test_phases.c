@@ -3,7 +3,9 @@
  * Streams built here as the merger builds them: a ping-pong loop after a first message is
  * cut at every iteration; a send whose wait comes in the next iteration moves the cut after
  * that wait, and a pipeline that always has one in flight is not cut; a unit that repeats three times is no reason to cut; a unit of two alternating
- * iterations is joined into one phase. Then random loops of messages (blocking, and
+ * iterations is joined into one phase; a loop whose messages shrink every iteration is cut by
+ * the symbols without sizes (also after a shorter loop that repeats exactly: the unit that
+ * covers more wins), one whose sizes repeat keeps its unit by size. Then random loops of messages (blocking, and
  * nonblocking completed later in the iteration or in the next) between 2 to 5 ranks, with
  * random prologues: every cut must keep each message with its match and each request with
  * its wait and come where a call starts, and a loop with a point where no request is in
@@ -29,7 +31,7 @@ static uint64_t sym(int kind, int rel, int tag) { return (uint64_t)kind << 40 | 
 
 static int64_t add(prog *p, int r, uint64_t s) {
   ck_assert_int_lt(p->n[r], MAXOPS);
-  p->ops[r][p->n[r]] = (rec_pop){.sym = s, .waited = -1, .pidx = -1, .prank = -1, .start = 1};
+  p->ops[r][p->n[r]] = (rec_pop){.sym = s, .lsym = s, .waited = -1, .pidx = -1, .prank = -1, .start = 1};
   return p->n[r]++;
 }
 
@@ -38,6 +40,14 @@ static int64_t message(prog *p, int a, int b, int t) {
   int64_t s = add(p, a, sym(1, (b - a + p->nprocs) % p->nprocs, t)), r = add(p, b, sym(2, (a - b + p->nprocs) % p->nprocs, t));
   p->ops[a][s].pidx = r, p->ops[a][s].prank = b;
   p->ops[b][r].pidx = s, p->ops[b][r].prank = a;
+  return s;
+}
+
+/* The same with `size` bytes: part of the symbol, not of the loose one (the merger's). */
+static int64_t message_sized(prog *p, int a, int b, int t, int size) {
+  int64_t s = message(p, a, b, t), r = p->ops[a][s].pidx;
+  p->ops[a][s].sym ^= (uint64_t)size << 44;
+  p->ops[b][r].sym ^= (uint64_t)size << 44;
   return s;
 }
 
@@ -152,6 +162,53 @@ START_TEST(three_repeats_are_no_reason_to_cut) {
 }
 END_TEST
 
+START_TEST(a_loop_whose_messages_shrink_is_cut_at_each_iteration) {
+  prog *p = new_prog(2);
+  for (int i = 0; i < 12; i++) {   /* an LU's panel loop: every message smaller than the last */
+    message_sized(p, 0, 1, 0, 1000 - 8 * i);
+    message_sized(p, 1, 0, 1, 996 - 8 * i);
+  }
+  int64_t *cuts, k = cuts_of(p, &cuts);
+  check_valid(p, cuts, k);
+  ck_assert_int_ge(k, 10);
+  for (int64_t j = 1; j < k; j++) ck_assert_int_eq(cuts[j * 2] - cuts[(j - 1) * 2], 2);
+  free(cuts);
+  free(p);
+}
+END_TEST
+
+START_TEST(the_unit_that_covers_more_wins) {
+  prog *p = new_prog(2);
+  for (int i = 0; i < 5; i++) message(p, 0, 1, 7);   /* a short loop that repeats exactly */
+  for (int i = 0; i < 12; i++) {                      /* then a long one whose sizes shrink */
+    message_sized(p, 0, 1, 0, 1000 - 8 * i);
+    message_sized(p, 1, 0, 1, 996 - 8 * i);
+  }
+  int64_t *cuts, k = cuts_of(p, &cuts);
+  check_valid(p, cuts, k);
+  ck_assert_int_ge(k, 10);
+  for (int64_t j = 1; j < k; j++)
+    if (cuts[(j - 1) * 2] >= 5) ck_assert_int_eq(cuts[j * 2] - cuts[(j - 1) * 2], 2);
+  free(cuts);
+  free(p);
+}
+END_TEST
+
+START_TEST(sizes_that_repeat_keep_their_unit) {
+  prog *p = new_prog(2);
+  for (int i = 0; i < 16; i++) {   /* small and large in turn: a unit of two iterations, by size */
+    message_sized(p, 0, 1, 0, i % 2 ? 8 : 1 << 20);
+    message(p, 1, 0, 1);
+  }
+  int64_t *cuts, k = cuts_of(p, &cuts);
+  check_valid(p, cuts, k);
+  ck_assert_int_ge(k, 6);
+  for (int64_t j = 1; j < k; j++) ck_assert_int_eq(cuts[j * 2] - cuts[(j - 1) * 2], 4);
+  free(cuts);
+  free(p);
+}
+END_TEST
+
 START_TEST(alternating_iterations_are_joined) {
   prog *p = new_prog(2);
   for (int i = 0; i < 16; i++) {   /* rank 0's iterations look alike, rank 1's alternate */
@@ -214,6 +271,9 @@ Suite *cdag_phases_suite(void) {
   tcase_add_test(tc, a_request_completed_in_the_next_iteration_stays_with_its_wait);
   tcase_add_test(tc, a_pipeline_never_idle_is_not_cut);
   tcase_add_test(tc, three_repeats_are_no_reason_to_cut);
+  tcase_add_test(tc, a_loop_whose_messages_shrink_is_cut_at_each_iteration);
+  tcase_add_test(tc, the_unit_that_covers_more_wins);
+  tcase_add_test(tc, sizes_that_repeat_keep_their_unit);
   tcase_add_test(tc, alternating_iterations_are_joined);
   tcase_add_test(tc, random_loops_are_cut_validly);
   suite_add_tcase(s, tc);
