@@ -1,12 +1,14 @@
-/* cdag — tools/cmd_record.c: `cdag record [-o DIR] -- COMMAND [ARGS...]` and
- * `cdag record --merge [--flat] DIR` and `cdag record --expand DIR [-o OUT]`.
+/* cdag — tools/cmd_record.c: `cdag record [-o DIR] [--strict] [--fold-ranks] -- COMMAND [ARGS...]`,
+ * `cdag record --merge [--flat | --fold-ranks] DIR` and `cdag record --expand DIR [-o OUT]`.
  *
  * Runs COMMAND (typically `mpiexec -n P ./app`) with libcdag-record preloaded into every
  * process it starts (LD_PRELOAD, which mpiexec passes on), so each MPI process writes its
  * part to DIR; then merges the parts into DIR/phase-NNNN.cdag and DIR/index.json
  * (src/record/record.h) and checks that every phase file loads and its messages match.
  * `--merge DIR` only merges (for programs linked with -lcdag-record, run without this
- * command; --flat: every phase of the run a file of its own, repeats too); `--expand` writes
+ * command; --flat: every phase of the run a file of its own, repeats too; --fold-ranks: the
+ * ranks of each phase stored folded, docs/recording.md, which the cdag commands read and
+ * cdag_graph_load does not); `--expand` writes
  * that flat form from a recording that stores each distinct phase once. The library is found beside this program, in ../lib, in the install's library
  * directory, or at $CDAG_RECORD_LIB.
  * Exit status: the command's own, so that recording changes nothing a script or a test
@@ -239,10 +241,13 @@ int cmd_record(int argc, char **argv) {
   const char *dir = "cdag-recording";
   if (argc == 2 && !strcmp(argv[0], "--merge")) return merge_and_say(argv[1], NULL, 0);
   if (argc == 3 && !strcmp(argv[0], "--merge") && !strcmp(argv[1], "--flat")) return merge_and_say(argv[2], NULL, REC_MERGE_FLAT);
+  if (argc == 3 && !strcmp(argv[0], "--merge") && !strcmp(argv[1], "--fold-ranks"))
+    return merge_and_say(argv[2], NULL, REC_MERGE_FOLD_RANKS);
   if (argc >= 2 && !strcmp(argv[0], "--expand")) return expand(argc - 1, argv + 1);
-  int i = 0, strict = 0;
+  int i = 0, strict = 0, flags = 0;
   for (; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {
     if (!strcmp(argv[i], "--strict")) strict = 1;
+    else if (!strcmp(argv[i], "--fold-ranks")) flags |= REC_MERGE_FOLD_RANKS;
     else if (!strcmp(argv[i], "-o") && i + 1 < argc) dir = argv[++i];
     else return cmd_usage("record");
   }
@@ -260,7 +265,7 @@ int cmd_record(int argc, char **argv) {
   char command[4096];
   join_command(argv + i, command, sizeof command);
   if (status) fprintf(stderr, "cdag record: the command exited with status %d; merging what was recorded\n", status);
-  int bad = merge_and_say(dir, command, 0);
+  int bad = merge_and_say(dir, command, flags);
   if (bad && !status)
     fprintf(stderr, "cdag record: the command succeeded; its recording in %s did not (above; index.json's \"check\")%s\n",
             dir, strict ? "" : ": exit status 0, the command's (--strict: 1)");

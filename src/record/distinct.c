@@ -49,6 +49,7 @@ typedef struct {
 struct rec_distinct {
   const char *dir, *command;
   int nprocs;
+  int fold_ranks;          /* store the ranks of each phase folded (ranks.c) */
   distinct *d; int64_t nd, dcap;
   int64_t *slot; int64_t nslot;                   /* open addressing by skeleton hash: distinct + 1, 0 free */
   /* the open run: distinct phase k repeated n times */
@@ -161,12 +162,13 @@ static uint64_t hash_bytes(const char *p, size_t n) {
   return h;
 }
 
-rec_distinct *rec_distinct_new(const char *dir, const char *command, int nprocs) {
+rec_distinct *rec_distinct_new(const char *dir, const char *command, int nprocs, int fold_ranks) {
   rec_distinct *x = calloc(1, sizeof *x);
   if (!x) return NULL;
   x->dir = dir;
   x->command = command;
   x->nprocs = nprocs;
+  x->fold_ranks = fold_ranks && nprocs >= REC_RANKS_FOLD_MIN;
   x->k = -1;
   if (!(x->seqf = open_memstream(&x->seq, &x->seqlen))) {
     free(x);
@@ -241,7 +243,7 @@ static int write_file(const rec_distinct *x, int64_t k, const ptext *t) {
   fprintf(f, "%s%" PRId64, HEADER, k);
   char *folded = NULL;
   size_t len = t->len - (size_t)(rest - t->text);
-  int rc = x->nprocs >= REC_RANKS_FOLD_MIN ? rec_ranks_fold(rest, len, &folded, &len) : CDAG_OK;
+  int rc = x->fold_ranks ? rec_ranks_fold(rest, len, &folded, &len) : CDAG_OK;
   if (!rc) fwrite(folded ? folded : rest, 1, len, f);
   free(folded);
   if (fclose(f) && !rc) rc = cdag__error(CDAG_ERR_IO, "%s: %s", path, strerror(errno));

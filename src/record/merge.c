@@ -1306,7 +1306,7 @@ int rec_merge_as(const char *dir, const char *command, FILE *log, int flags, rec
   if (!rc && m.cut) sort_ops(&m);
   if (!rc && sum->nphases && !(ps = calloc((size_t)sum->nphases, sizeof *ps))) rc = CDAG_NOMEM("phases");
   rec_distinct *dx = NULL;
-  if (!rc && !(flags & REC_MERGE_FLAT) && !(dx = rec_distinct_new(dir, command, m.nprocs))) rc = CDAG_NOMEM("distinct phases");
+  if (!rc && !(flags & REC_MERGE_FLAT) && !(dx = rec_distinct_new(dir, command, m.nprocs, !!(flags & REC_MERGE_FOLD_RANKS)))) rc = CDAG_NOMEM("distinct phases");
   for (int p = 0; p < sum->nphases && !rc; p++) {
     rc = match_phase(&m, p, sum, 0);
     if (!rc) rc = write_phase(&m, p, command, &ps[p], dx);

@@ -180,8 +180,10 @@ typedef struct {
 int rec_merge(const char *dir, const char *command, FILE *log, rec_summary *sum);
 /* rec_merge with flags: REC_MERGE_WHOLE keeps a run without MPI_Pcontrol one phase (no
    phases found); REC_MERGE_FLAT writes every phase of the run to a file of its own, the
-   repeats too (the flat recording, docs/recording.md), instead of each distinct phase once. */
-enum { REC_MERGE_WHOLE = 1, REC_MERGE_FLAT = 2 };
+   repeats too (the flat recording, docs/recording.md), instead of each distinct phase once;
+   REC_MERGE_FOLD_RANKS stores the ranks of a distinct phase folded (ranks.c) in runs of at
+   least REC_RANKS_FOLD_MIN processes: files the cdag commands read, not cdag_graph_load. */
+enum { REC_MERGE_WHOLE = 1, REC_MERGE_FLAT = 2, REC_MERGE_FOLD_RANKS = 4 };
 int rec_merge_as(const char *dir, const char *command, FILE *log, int flags, rec_summary *sum);
 
 /* ---- distinct.c: each distinct phase stored once, the run as their sequence ---- */
@@ -189,7 +191,7 @@ int rec_merge_as(const char *dir, const char *command, FILE *log, int flags, rec
 typedef struct { uint64_t ops, computes, ns; } rec_phase_sum;   /* operations, computations, their ns */
 typedef struct rec_distinct rec_distinct;
 /* Stores into dir; NULL when out of memory. */
-rec_distinct *rec_distinct_new(const char *dir, const char *command, int nprocs);
+rec_distinct *rec_distinct_new(const char *dir, const char *command, int nprocs, int fold_ranks);
 void rec_distinct_free(rec_distinct *x);
 int64_t rec_distinct_count(const rec_distinct *x);   /* distinct phases so far */
 /* The run's next phase, as the text of its flat phase file: written as phase-NNNN.cdag if no
