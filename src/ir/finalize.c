@@ -561,10 +561,36 @@ static int deal_piles(const op_range *r, op_range *out, uint8_t *pile, int32_t n
   return 1;
 }
 
+/* Sorts r[0 .. n) by start with LSD radix passes of 8 bits, tmp the other buffer; returns the
+   one holding the result. One pass counts every digit; a digit all ranges share (the high
+   bytes of addresses in one mapping) costs no pass: O(n) per varying byte, where merging the
+   runs of ranges in no order (a datatype's blocks written backwards, a plan's pieces sorted
+   by their origins and copied to their finals) takes log n passes. */
+static op_range *radix_ranges(op_range *r, op_range *tmp, int32_t n) {
+  enum { DIGITS = 8, BUCKETS = 256 };
+  int32_t count[DIGITS][BUCKETS] = {{0}};
+  for (int32_t i = 0; i < n; i++)
+    for (int d = 0; d < DIGITS; d++) count[d][(r[i].lo >> (8 * d)) & 0xff]++;
+  for (int d = 0; d < DIGITS; d++) {
+    int32_t *c = count[d], at = 0;
+    if (c[(r[0].lo >> (8 * d)) & 0xff] == n) continue;   /* one value: the order stands */
+    for (int b = 0; b < BUCKETS; b++) {
+      int32_t k = c[b];
+      c[b] = at;
+      at += k;
+    }
+    for (int32_t i = 0; i < n; i++) tmp[c[(r[i].lo >> (8 * d)) & 0xff]++] = r[i];
+    op_range *x = r;
+    r = tmp;
+    tmp = x;
+  }
+  return r;
+}
+
 /* r[0 .. n) sorted by start, in r or tmp (returned). */
 static op_range *sort_ranges(op_range *r, op_range *tmp, uint8_t *pile, int32_t n) {
   if (deal_piles(r, tmp, pile, n)) return merge_runs(tmp, r, n);
-  return merge_runs(r, tmp, n);
+  return n > 0 ? radix_ranges(r, tmp, n) : r;
 }
 
 /* Does the op touch its read (write) side? */
