@@ -438,8 +438,9 @@ static int touch_write(conflict_map *m, uint64_t a, uint64_t b, int32_t op) {
 typedef struct {
   uint64_t rd, wr;        /* read [rd, rd+rlen), write [wr, wr+wlen); UINT64_MAX: none */
   uint64_t rlen, wlen;
-  uint64_t n, rs, ws;     /* blocks (a strided copy's; 1 otherwise): block b reads at rd + b * rs
-                             and writes at wr + b * ws, rlen and wlen bytes each */
+  uint64_t rn, wn;        /* blocks of each side (a strided copy's; 1 otherwise) */
+  uint64_t rs, ws;        /* block b reads at rd + b * rs and writes at wr + b * ws, rlen and
+                             wlen bytes each */
 } footprint;
 
 /* The end of side's last block (rd / wr with their lengths), 0 if it wraps past 2^64. */
@@ -448,10 +449,20 @@ static uint64_t fp_end(uint64_t at, uint64_t len, uint64_t n, uint64_t stride) {
   return e < at ? 0 : e;
 }
 
+/* A side whose blocks lie back to back (a packing area's, stride = length) is one range: the
+   same bytes, so the same conflicts in the same order, without a range and a look-up per
+   block (a datatype of 8,192 blocks packs with one range here, not 8,192). */
+static void fp_join_side(uint64_t *len, uint64_t *n, uint64_t *stride) {
+  if (*n < 2 || *stride != *len) return;
+  *len *= *n;
+  *stride = *len;
+  *n = 1;
+}
+
 static footprint compute_footprint(const cdag_graph *g, int32_t op) {
   uint64_t rl = g->cr_len[op], wl = g->cw_len[op];
   int rd = rl && rl != IR_READS_ALL;   /* reading all is walked apart (reads_all_deps) */
-  return (footprint){rd ? g->addr2[op] : UINT64_MAX, wl ? g->addr[op] : UINT64_MAX, rd ? rl : 0, wl, 1, 0, 0};
+  return (footprint){rd ? g->addr2[op] : UINT64_MAX, wl ? g->addr[op] : UINT64_MAX, rd ? rl : 0, wl, 1, 1, 0, 0};
 }
 
 static void gather_footprints(const cdag_graph *g, const int32_t *ops, int32_t n, footprint *fp) {
@@ -459,12 +470,14 @@ static void gather_footprints(const cdag_graph *g, const int32_t *ops, int32_t n
     int32_t op = ops[i];
     uint64_t a = g->addr[op], len = g->bytes[op];
     switch (g->kind[op]) {
-      case IR_SEND: fp[i] = (footprint){a, UINT64_MAX, len, 0, 1, 0, 0}; break;
-      case IR_RECV: fp[i] = (footprint){UINT64_MAX, a, 0, len, 1, 0, 0}; break;
-      case IR_REDUCE: fp[i] = (footprint){g->addr2[op], a, len, len, 1, 0, 0}; break;
-      case IR_COPY: {   /* each block of a strided copy is a range of its own: never the hull */
+      case IR_SEND: fp[i] = (footprint){a, UINT64_MAX, len, 0, 1, 1, 0, 0}; break;
+      case IR_RECV: fp[i] = (footprint){UINT64_MAX, a, 0, len, 1, 1, 0, 0}; break;
+      case IR_REDUCE: fp[i] = (footprint){g->addr2[op], a, len, len, 1, 1, 0, 0}; break;
+      case IR_COPY: {   /* each block of a strided side is a range of its own: never the hull */
         ir_blocks b = ir_copy_blocks(g, op);
-        fp[i] = (footprint){g->addr2[op], a, b.len, b.len, b.n, b.from, b.to};
+        fp[i] = (footprint){g->addr2[op], a, b.len, b.len, b.n, b.n, b.from, b.to};
+        fp_join_side(&fp[i].rlen, &fp[i].rn, &fp[i].rs);
+        fp_join_side(&fp[i].wlen, &fp[i].wn, &fp[i].ws);
         break;
       }
       case IR_CALC:
@@ -473,7 +486,7 @@ static void gather_footprints(const cdag_graph *g, const int32_t *ops, int32_t n
           break;
         }
         /* fall through */
-      default: fp[i] = (footprint){UINT64_MAX, UINT64_MAX, 0, 0, 1, 0, 0}; break;
+      default: fp[i] = (footprint){UINT64_MAX, UINT64_MAX, 0, 0, 1, 1, 0, 0}; break;
     }
   }
 }
@@ -487,12 +500,12 @@ static int footprints_ascend(const footprint *fp, int32_t n) {
   for (int32_t i = 0; i < n; i++) {
     const footprint *f = &fp[i];
     if (f->rd != UINT64_MAX && f->rlen) {
-      uint64_t e = fp_end(f->rd, f->rlen, f->n, f->rs);
+      uint64_t e = fp_end(f->rd, f->rlen, f->rn, f->rs);
       if (f->rd < top || e == 0) return 0;
       top = e;
     }
     if (f->wr != UINT64_MAX && f->wlen) {
-      uint64_t e = fp_end(f->wr, f->wlen, f->n, f->ws);
+      uint64_t e = fp_end(f->wr, f->wlen, f->wn, f->ws);
       if (f->wr < top || e == 0) return 0;
       top = e;
     }
@@ -548,10 +561,36 @@ static int deal_piles(const op_range *r, op_range *out, uint8_t *pile, int32_t n
   return 1;
 }
 
+/* Sorts r[0 .. n) by start with LSD radix passes of 8 bits, tmp the other buffer; returns the
+   one holding the result. One pass counts every digit; a digit all ranges share (the high
+   bytes of addresses in one mapping) costs no pass: O(n) per varying byte, where merging the
+   runs of ranges in no order (a datatype's blocks written backwards, a plan's pieces sorted
+   by their origins and copied to their finals) takes log n passes. */
+static op_range *radix_ranges(op_range *r, op_range *tmp, int32_t n) {
+  enum { DIGITS = 8, BUCKETS = 256 };
+  int32_t count[DIGITS][BUCKETS] = {{0}};
+  for (int32_t i = 0; i < n; i++)
+    for (int d = 0; d < DIGITS; d++) count[d][(r[i].lo >> (8 * d)) & 0xff]++;
+  for (int d = 0; d < DIGITS; d++) {
+    int32_t *c = count[d], at = 0;
+    if (c[(r[0].lo >> (8 * d)) & 0xff] == n) continue;   /* one value: the order stands */
+    for (int b = 0; b < BUCKETS; b++) {
+      int32_t k = c[b];
+      c[b] = at;
+      at += k;
+    }
+    for (int32_t i = 0; i < n; i++) tmp[c[(r[i].lo >> (8 * d)) & 0xff]++] = r[i];
+    op_range *x = r;
+    r = tmp;
+    tmp = x;
+  }
+  return r;
+}
+
 /* r[0 .. n) sorted by start, in r or tmp (returned). */
 static op_range *sort_ranges(op_range *r, op_range *tmp, uint8_t *pile, int32_t n) {
   if (deal_piles(r, tmp, pile, n)) return merge_runs(tmp, r, n);
-  return merge_runs(r, tmp, n);
+  return n > 0 ? radix_ranges(r, tmp, n) : r;
 }
 
 /* Does the op touch its read (write) side? */
@@ -567,9 +606,9 @@ static int32_t gather_ranges(const footprint *fp, int32_t n, op_range *rg, int32
     const footprint *f = &fp[i];
     int rd = fp_reads(f), wr = fp_writes(f);
     first[i] = k;
-    if ((rd && !fp_end(f->rd, f->rlen, f->n, f->rs)) || (wr && !fp_end(f->wr, f->wlen, f->n, f->ws))) return -1;
-    for (uint64_t b = 0; rd && b < f->n; b++, k++) rg[k] = (op_range){f->rd + b * f->rs, f->rd + b * f->rs + f->rlen, k};
-    for (uint64_t b = 0; wr && b < f->n; b++, k++) rg[k] = (op_range){f->wr + b * f->ws, f->wr + b * f->ws + f->wlen, k};
+    if ((rd && !fp_end(f->rd, f->rlen, f->rn, f->rs)) || (wr && !fp_end(f->wr, f->wlen, f->wn, f->ws))) return -1;
+    for (uint64_t b = 0; rd && b < f->rn; b++, k++) rg[k] = (op_range){f->rd + b * f->rs, f->rd + b * f->rs + f->rlen, k};
+    for (uint64_t b = 0; wr && b < f->wn; b++, k++) rg[k] = (op_range){f->wr + b * f->ws, f->wr + b * f->ws + f->wlen, k};
   }
   first[n] = k;
   return k;
@@ -600,7 +639,7 @@ static void find_clusters(clusters *c, const footprint *fp, int32_t n) {
     open_cluster(c, SMALL_PIECES, &pool_at);
     for (int32_t i = 0, at = 0; i < n; i++) {   /* the ranges as gather_ranges would number them */
       c->first[i] = at;
-      at += (int32_t)((fp_reads(&fp[i]) + fp_writes(&fp[i])) * fp[i].n);
+      at += (int32_t)(fp_reads(&fp[i]) * fp[i].rn + fp_writes(&fp[i]) * fp[i].wn);
       for (int32_t x = c->first[i]; x < at; x++) c->cl[x] = 0;
       c->first[i + 1] = at;
     }
@@ -624,12 +663,12 @@ static void find_clusters(clusters *c, const footprint *fp, int32_t n) {
 static int touch_op(conflict_map *m, const footprint *f, int32_t i) {
   int rc = CDAG_OK;
   int32_t k = m->c.first[i];
-  for (uint64_t b = 0; fp_reads(f) && b < f->n && rc == CDAG_OK; b++, k++) {
+  for (uint64_t b = 0; fp_reads(f) && b < f->rn && rc == CDAG_OK; b++, k++) {
     if (m->c.cl[k] < 0) continue;
     m->map = &m->c.cidx[m->c.cl[k]];
     rc = touch_read(m, f->rd + b * f->rs, f->rd + b * f->rs + f->rlen, i);
   }
-  for (uint64_t b = 0; fp_writes(f) && b < f->n && rc == CDAG_OK; b++, k++) {
+  for (uint64_t b = 0; fp_writes(f) && b < f->wn && rc == CDAG_OK; b++, k++) {
     if (m->c.cl[k] < 0) continue;
     m->map = &m->c.cidx[m->c.cl[k]];
     rc = touch_write(m, f->wr + b * f->ws, f->wr + b * f->ws + f->wlen, i);
@@ -806,7 +845,7 @@ static int ra_step(reads_all *ra, conflict_map *m, const cdag_graph *g, int32_t 
     if (rc == CDAG_OK) ra->incomplete[i] |= RA_PENDING;
     return rc;
   }
-  for (uint64_t b = 0; rc == CDAG_OK && b < f->n; b++) {   /* a strided copy's blocks */
+  for (uint64_t b = 0; rc == CDAG_OK && b < f->wn; b++) {   /* a strided copy's blocks */
     uint64_t lo = f->wr + b * f->ws, hi = lo + f->wlen < lo ? UINT64_MAX : lo + f->wlen;
     if (ra->last >= 0 && ra->last != i && ra_overlaps(ra, lo, hi)) rc = add_edge(m, ra->last, i);
     if (rc == CDAG_OK) rc = ra_push(ra, i, lo, hi);

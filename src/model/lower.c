@@ -64,6 +64,50 @@ static int copy(lw *w, int rank, uint64_t src, uint64_t dst, uint64_t len) {
   return len ? ir_add_copy(w->g, rank, src, dst, len, NULL) : CDAG_OK;
 }
 
+/* Copies emitted back to back that form a run (one length, one stride on each side, at least
+   the length) become one strided copy, as the runtime moves a message's regular pieces (an
+   hvector): a datatype's thousands of blocks are one op, not one each. The cost is the same
+   (bytes times the copy rate) and the dependencies those of its blocks. */
+typedef struct {
+  int32_t rank;
+  uint64_t src, dst, len, n, from, to;   /* n blocks; n 0: no run open */
+} lw_run;
+
+static int run_flush(lw *w, lw_run *r) {
+  if (r->n == 0) return CDAG_OK;
+  int32_t id;
+  uint64_t n = r->n;
+  r->n = 0;
+  int rc = ir_add_copy(w->g, r->rank, r->src, r->dst, n * r->len, &id);
+  if (rc == CDAG_OK && n > 1) rc = ir_set_blocks(w->g, id, (ir_blocks){n, r->len, r->from, r->to});
+  return rc;
+}
+
+/* Does block (src, dst) continue run r? Strides of the run's first two blocks, then kept;
+   at most 8 times the length, since a strided copy stands for the hull of each side in the
+   simulator's memory (sim_mem.c): two pieces a gigabyte apart stay two copies. */
+static int run_extends(const lw_run *r, int32_t rank, uint64_t src, uint64_t dst, uint64_t len) {
+  if (r->n == 0 || r->rank != rank || r->len != len || src <= r->src || dst <= r->dst) return 0;
+  if (r->n == 1)
+    return src - r->src >= len && dst - r->dst >= len && src - r->src <= 8 * len && dst - r->dst <= 8 * len;
+  return src - r->src == r->n * r->from && dst - r->dst == r->n * r->to;
+}
+
+static int run_copy(lw *w, lw_run *r, int32_t rank, uint64_t src, uint64_t dst, uint64_t len) {
+  if (len == 0) return CDAG_OK;
+  if (run_extends(r, rank, src, dst, len)) {
+    if (r->n == 1) {
+      r->from = src - r->src;
+      r->to = dst - r->dst;
+    }
+    r->n++;
+    return CDAG_OK;
+  }
+  int rc = run_flush(w, r);
+  *r = (lw_run){rank, src, dst, len, 1, len, len};
+  return rc;
+}
+
 static int reduce(lw *w, int rank, uint64_t in, uint64_t inout, uint64_t bytes, int type, int op) {
   uint64_t es = (uint64_t)ir_type_size(type);
   return bytes ? ir_add_reduce(w->g, rank, in, inout, bytes / es, type, op, NULL) : CDAG_OK;
@@ -79,12 +123,13 @@ static int late(lw *w, int rank, uint64_t src, uint64_t dst, uint64_t len) {
 /* Copies the pieces of v (origins) into contiguous dst. */
 static int pack_into(lw *w, int rank, const det_iov *v, uint64_t dst) {
   int rc = CDAG_OK;
+  lw_run run = {0};
   for (int32_t i = 0; i < v->n && rc == CDAG_OK; i++) {
     const det_piece *pc = &w->p->pieces[v->first + i];
-    rc = copy(w, rank, pc->addr, dst, pc->len);
+    rc = run_copy(w, &run, rank, pc->addr, dst, pc->len);
     dst += pc->len;
   }
-  return rc;
+  return rc == CDAG_OK ? run_flush(w, &run) : rc;
 }
 
 /* A contiguous view of v's origin bytes: its one piece, or a packed staging copy. */
@@ -671,21 +716,23 @@ static int lower_group(lw *w, const det_msg *m, uint64_t limit) {
   if (!n) return CDAG_OK;
   uint64_t src = 0, dst = stage(w, m->dst, bytes), at = 0;
   int rc = CDAG_OK;
-  if (n > 1 || m->src == m->dst) {  /* pack the pieces (a local message packs straight into its staging) */
-    src = m->src == m->dst ? dst : stage(w, m->src, bytes);
+  lw_run run = {0};
+  if (n > 1) {  /* pack the pieces */
+    src = stage(w, m->src, bytes);
     at = src;
   }
   nalone = 0;
   for (int32_t i = 0; i < m->n && rc == CDAG_OK; i++)
     if (x[i].len && !kern_travels_alone(x[i].len, limit, &nalone)) {
-      if (n == 1 && m->src != m->dst) {
+      if (n == 1) {
         src = x[i].src_addr;
         continue;
       }
-      rc = copy(w, m->src, x[i].src_addr, at, x[i].len);
+      rc = run_copy(w, &run, m->src, x[i].src_addr, at, x[i].len);
       at += x[i].len;
     }
-  if (rc == CDAG_OK && m->src != m->dst) rc = msg(w, m->src, src, m->dst, dst, bytes);
+  if (rc == CDAG_OK) rc = run_flush(w, &run);
+  if (rc == CDAG_OK) rc = msg(w, m->src, src, m->dst, dst, bytes);
   at = dst;
   nalone = 0;
   for (int32_t i = 0; i < m->n && rc == CDAG_OK; i++)
@@ -696,13 +743,42 @@ static int lower_group(lw *w, const det_msg *m, uint64_t limit) {
   return rc;
 }
 
+/* A local message (m->src == m->dst) packs straight into its staging and is copied out late.
+   Its pieces come in the order of their origins; taken in the order of their finals (the
+   SST's, as dataflow made them), a datatype's blocks form runs on both sides, where origins
+   reused for several finals break every run: the pieces and bytes are the same either way. */
+static int lower_local(lw *w, const det_msg *m) {
+  const df_xfer *x = w->p->xfers + m->first;
+  int64_t *idx = malloc((size_t)(m->n ? m->n : 1) * sizeof *idx), n = 0;
+  if (!idx) return CDAG_NOMEM("lowering");
+  uint64_t bytes = 0;
+  for (int32_t i = 0; i < m->n; i++)
+    if (x[i].len) idx[n++] = i, bytes += x[i].len;
+  base_key k[] = {BASE_KEY(x, dst_addr)};
+  int rc = n ? base_sort_fields(idx, n, k, 1) : CDAG_OK;
+  uint64_t dst = n ? stage(w, m->dst, bytes) : 0, at = dst;
+  lw_run run = {0};
+  for (int64_t i = 0; i < n && rc == CDAG_OK; i++) {
+    rc = run_copy(w, &run, m->src, x[idx[i]].src_addr, at, x[idx[i]].len);
+    at += x[idx[i]].len;
+  }
+  if (rc == CDAG_OK) rc = run_flush(w, &run);
+  at = dst;
+  for (int64_t i = 0; i < n && rc == CDAG_OK; i++) {
+    rc = late(w, m->dst, at, x[idx[i]].dst_addr, x[idx[i]].len);
+    at += x[idx[i]].len;
+  }
+  free(idx);
+  return rc;
+}
+
 static int lower_msgs(lw *w) {
   const cdag_plan *p = w->p;
   uint64_t limit = p->chosen ? p->chosen->pack_limit : UINT64_MAX;   /* unchosen: one message per pair */
   int rc = CDAG_OK;
   for (int64_t k = 0; k < p->nmsgs && rc == CDAG_OK; k++) {
     const det_msg *m = &p->msgs[k];
-    if (m->src == m->dst) rc = lower_group(w, m, UINT64_MAX);
+    if (m->src == m->dst) rc = lower_local(w, m);
     else if ((rc = lower_group(w, m, limit)) == CDAG_OK) rc = lower_alone(w, m, limit);
   }
   return rc;
@@ -829,9 +905,10 @@ static int lower_one(lw *w, const cdag_plan *q, int tag0) {
   if (rc == CDAG_OK) rc = lower_reds(w);
   w->tag = tag0 + (int)q->ncolls + 2;
   if (rc == CDAG_OK) rc = lower_syncs(w);
+  lw_run run = {0};
   for (int64_t i = 0; i < w->nlate && rc == CDAG_OK; i++)
-    rc = copy(w, w->late[i].rank, w->late[i].src, w->late[i].dst, w->late[i].len);
-  return rc;
+    rc = run_copy(w, &run, w->late[i].rank, w->late[i].src, w->late[i].dst, w->late[i].len);
+  return rc == CDAG_OK ? run_flush(w, &run) : rc;
 }
 
 /* ---- plans in stages ----

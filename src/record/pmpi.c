@@ -406,6 +406,37 @@ static int64_t run_at(const ranges *r, int64_t i) {
   return j - i + 1;
 }
 
+/* The copies that pack ranges r[i ..]: their first *period ranges repeated K times (returned),
+   range j of each repeat the same length as in the one before and D bytes after it (D at
+   least every length), so that range j of every repeat is one strided copy of K blocks: a
+   vector of a struct, of an indexed type, of a vector (a datatype nested twice) packs with
+   as many copies as the inner type has ranges, not one per range. Periods up to
+   REC_MAX_PERIOD are tried, O(REC_MAX_PERIOD) per range; the one covering the most ranges
+   per copy wins, period 1 (run_at) on ties; period 1, K 1 when nothing repeats. */
+enum { REC_MAX_PERIOD = 16 };
+static int64_t repeats_at(const ranges *r, int64_t i, int64_t p) {
+  if (i + p >= r->n || r->a[i + p] <= r->a[i]) return 1;
+  uint64_t d = r->a[i + p] - r->a[i];
+  for (int64_t j = i; j < i + p; j++)
+    if (r->l[j] > d) return 1;
+  int64_t j = i;
+  while (j + p < r->n && r->l[j + p] == r->l[j] && r->a[j + p] > r->a[j] && r->a[j + p] - r->a[j] == d) j++;
+  return (j - i + p) / p;
+}
+
+static int64_t period_at(const ranges *r, int64_t i, int64_t *period) {
+  int64_t best = run_at(r, i);
+  *period = 1;
+  for (int64_t p = 2; p <= REC_MAX_PERIOD && i + p < r->n; p++) {
+    int64_t k = repeats_at(r, i, p);
+    if (k >= 2 && k * p - p > best * *period - *period) {
+      best = k;
+      *period = p;
+    }
+  }
+  return best;
+}
+
 typedef struct { ranges *r; uint64_t base; } layout_ctx;
 static int layout_run(void *ctx, int64_t off, uint64_t len) {
   layout_ctx *x = ctx;
@@ -426,10 +457,11 @@ int layout(const void *buf, int count, MPI_Datatype t, const held_type *held, ui
   }
   r->ncopies = 0;
   int sparse = 0;
-  for (int64_t i = 0, m; i < r->n; i += m, r->ncopies++) {
+  for (int64_t i = 0, m; i < r->n; i += m) {
     m = run_at(r, i);
     sparse |= m > 1 && r->a[i + m - 1] - r->a[i] + r->l[i] > 8 * r->l[i] * (uint64_t)m;
   }
+  for (int64_t i = 0, k, p; i < r->n; i += k * p, r->ncopies += p) k = period_at(r, i, &p);
   if (r->n > 1 && r->ncopies > REC_MAX_COPIES) {
     snprintf(R->layout_why, sizeof R->layout_why, "a message packed by more than %d copies (runs of one length at "
              "one stride are one)", REC_MAX_COPIES);
@@ -527,22 +559,27 @@ uint64_t pack_area(uint64_t total) {
   return p;
 }
 
-/* One copy per run of ranges of one length at one stride (run_at), strided where the run
-   has several: the packing area's side is contiguous. */
+/* The copies of period_at, strided where a period repeats: range j of a period goes to the
+   same place of each repeat's contiguous bytes in the packing area, so its copy strides by
+   the period's bytes there. */
 void pack_copies(const ranges *r, uint64_t area, uint64_t first_seq, int to_area) {
   uint64_t off = 0, k = 0;
-  for (int64_t i = 0, m; i < r->n; i += m, k++) {
-    m = run_at(r, i);
-    uint64_t len = r->l[i], d = m > 1 ? r->a[i + 1] - r->a[i] : len;
-    ir_line l = line_of(IR_COPY);
-    l.bytes = len * (uint64_t)m;
-    l.addr2 = to_area ? r->a[i] : area + off;
-    l.addr = to_area ? area + off : r->a[i];
-    l.blocks = (uint64_t)m;
-    l.from_stride = to_area ? d : len;
-    l.to_stride = to_area ? len : d;
-    out_op(R->phase, first_seq + k, &l);
-    off += l.bytes;
+  for (int64_t i = 0, m, p; i < r->n; i += m * p) {
+    m = period_at(r, i, &p);
+    uint64_t span = 0, d = m > 1 ? r->a[i + p] - r->a[i] : 0;
+    for (int64_t j = i; j < i + p; j++) span += r->l[j];
+    for (int64_t j = i, at = 0; j < i + p; at += (int64_t)r->l[j], j++, k++) {
+      uint64_t len = r->l[j], packed = m > 1 ? span : len;
+      ir_line l = line_of(IR_COPY);
+      l.bytes = len * (uint64_t)m;
+      l.addr2 = to_area ? r->a[j] : area + off + (uint64_t)at;
+      l.addr = to_area ? area + off + (uint64_t)at : r->a[j];
+      l.blocks = (uint64_t)m;
+      l.from_stride = to_area ? (m > 1 ? d : len) : packed;
+      l.to_stride = to_area ? packed : (m > 1 ? d : len);
+      out_op(R->phase, first_seq + k, &l);
+    }
+    off += span * (uint64_t)m;
   }
 }
 

@@ -5,7 +5,8 @@
  * algorithms; the lowered graph must give the plan's bytes in the simulator and go back
  * through cdag's own detector as the same collective (kind, members, root) with nothing
  * residual. Every lowered graph is written as GOAL and checked against LogGOPSim's grammar
- * (goal_grammar.h), as is `cdag goal` of each shipped example with and without --plan. */
+ * (goal_grammar.h), as is `cdag goal` of each shipped example with and without --plan. A
+ * local message of regular pieces lowers per run, not per piece. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -352,6 +353,41 @@ START_TEST(calc_kept_in_the_plan) {
 }
 END_TEST
 
+/* A datatype's blocks lower per run, not per block: two vector unpacks of one origin (256
+   blocks of 16 B each, written every 32 B), a local message of 512 pieces whose origins
+   interleave, lower to one strided copy into staging and one out of it per unpack, not 1,024
+   copies, with the plan's bytes and the cost of its bytes. */
+START_TEST(regular_pieces_lower_as_runs) {
+  static const char text[] = "num_ranks 1\nrank 0 {\n"
+                             "copy 4096b from 0x10000 to 0x100000 blocks 256 to_stride 32\n"
+                             "copy 4096b from 0x10000 to 0x200000 blocks 256 to_stride 32\n}\n";
+  cdag_graph *g = NULL, *low = NULL;
+  ck_assert_msg(ir_load_mem(text, sizeof text - 1, "unpack.cdag", NULL, &g) == CDAG_OK, "%s", cdag_error_message());
+  cdag_plan *p = NULL;
+  CK_OK(cdag_analyze(g, NULL, &p));
+  ck_assert_int_eq(p->nmsgs, 1);
+  ck_assert_int_eq(p->msgs[0].n, 512);
+  kern_model m = kern_model_default();
+  CK_OK(kern_choose_plan(p, &m, KERN_POLICY_AUTO));
+  CK_OK(exec_lower_plan(p, &m, KERN_POLICY_AUTO, &low));
+  ck_assert_int_eq(low->nops, 4);
+  for (int64_t i = 0; i < low->nops; i++) {
+    ir_blocks b = ir_copy_blocks(low, i);
+    ck_assert_int_eq(low->kind[i], IR_COPY);
+    ck_assert_int_eq(b.n, 256);
+    ck_assert_int_eq(b.len, 16);
+  }
+  CK_OK(exec_verify(low, p, 0x5eed, 1));
+  double t;
+  loggp_params lp = loggp_defaults();
+  CK_OK(exec_loggp(low, &lp, &t, NULL));
+  ck_assert_double_eq_tol(t, 4 * 4096 * lp.copy, 1e-9);   /* every byte into staging and out */
+  cdag_plan_free(&p);
+  ir_graph_free(low);
+  cdag_graph_free(&g);
+}
+END_TEST
+
 START_TEST(grammar_checker_rejects) {
   static const char *bad[] = {
       "rank 0 {\n}\n",                                            /* no num_ranks */
@@ -410,6 +446,7 @@ Suite *cdag_lower_suite(void) {
   tcase_add_test(t, whole_plans_of_random_graphs);
   tcase_add_test(t, loggp_by_hand);
   tcase_add_test(t, calc_kept_in_the_plan);
+  tcase_add_test(t, regular_pieces_lower_as_runs);
   tcase_add_test(t, grammar_checker_rejects);
   tcase_add_test(t, tool_goal_of_examples);
   suite_add_tcase(s, t);
