@@ -108,7 +108,8 @@ static int reduction_in_place(const bstate *b, const part_coll *c) {
    pieces of one length at one stride (a matrix column, a vector datatype's blocks): they go
    as an hvector (make_desc), what MPI itself does with the program's vector type. */
 static int pair_packed(const sched_part *pt, const part_pair *pr) {
-  int contiguous = 1, regular = pr->n > 1;   /* regular: one length, one stride (make_desc's hvector) */
+  if (pr->n < 2) return 0;   /* (a part without pieces has no array to point into) */
+  int contiguous = 1, regular = 1;   /* regular: one length, one stride (make_desc's hvector) */
   const part_piece *p0 = &pt->pieces[pr->first];
   for (int64_t k = pr->first + 1; k < pr->first + pr->n; k++) {
     const part_piece *a = &pt->pieces[k - 1], *z = &pt->pieces[k];
