@@ -757,6 +757,8 @@ void completed(const MPI_Request *rq, const int *which, int n, const MPI_Status 
       written = record_recv(p->phase, p->seq, (void *)p->buf, p->count, p->type, p->held, p->comm, &st[k], done, 0, call);
     else if (p->kind == P_COLL)
       nbcoll_completed(p, done);
+    else if (p->kind == P_RMA)
+      rma_completed(p, done);
     else {
       int cancelled = 0;
       PMPI_Test_cancelled(&st[k], &cancelled);

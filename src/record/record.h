@@ -43,6 +43,13 @@
  *                                                `comm ID`, tags are the communicator's;
  *                                                local ops: reduce, copy, `compute COST
  *                                                reads all [writes S at A]`)
+ *   K SEQ lock|flush|unlock comm C               a passive-target epoch of this rank (origin o)
+ *                                                on rank t, C = REC_PASSIVE_BASE + o * P + t:
+ *                                                opened (MPI_Win_lock, or lock_all at its first
+ *                                                access to t), completed and going on
+ *                                                (MPI_Win_flush), closed (MPI_Win_unlock); the
+ *                                                merger writes each as `fence comm C` and adds
+ *                                                t's fence where a collective orders it
  *   K SEQ wait SEQ1 SEQ2 ..                      a completion the rank observed
  *   K scratch ADDR BYTES                         packing area of a derived datatype
  *   K fold OFF1 OFF2 D N                         the operation lines in bytes [OFF1, OFF2) of
@@ -88,6 +95,10 @@
 #include <stdio.h>
 
 #define REC_SEQ_STEP 65536u
+/* The communicator ids of passive-target epochs (origin o, target t, P processes):
+   REC_PASSIVE_BASE + o * P + t, declared by o (`comm ID 2 o t`, or `comm ID 1 o` when
+   o = t); P is at most 16384, so the ids stay below the recorder's MPI_COMM_SELF (2^30). */
+#define REC_PASSIVE_BASE ((1 << 29) + (1 << 28))
 #define REC_PACK_BASE 0x7ffd000000000000ull
 /* The most processes the merger accepts (docs/recording.md): it allocates per process
    before it reads the parts. */
