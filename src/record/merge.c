@@ -701,7 +701,7 @@ static int is_collective(const char *t) {
 /* A one-sided line (its epochs are the fences of every rank in between: a run that has
    them is not cut, a cut could split an epoch). */
 static int is_onesided(const char *t) {
-  static const char *const kinds[] = {"fence", "get ", "put ", "accumulate "};
+  static const char *const kinds[] = {"fence", "get ", "put ", "accumulate ", "lock comm ", "flush comm ", "unlock comm "};
   for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
     if (!strncmp(t, kinds[i], strlen(kinds[i]))) return 1;
   return 0;
@@ -887,6 +887,335 @@ static int find_phases(merger *m, int *nphases) {
   return rc;
 }
 
+/* ---- passive-target epochs: the target's fences ----
+ * The origin o of an epoch on t wrote `lock`, `flush` and `unlock` lines of communicator
+ * C = REC_PASSIVE_BASE + o * P + t (record.h); t made no call. Each becomes `fence comm C`
+ * on o, and t gets its fence where MPI orders the epoch there: an opening (`lock`) just
+ * after t's instance of the last collective o made before it, a closing (`flush`,
+ * `unlock`) just before t's instance of the first collective o makes after it, both on a
+ * communicator of o and t and of a kind where every member's call waits for every other's
+ * (barrier, allreduce, allgather, alltoall and their v/w forms, reduce_scatter). The
+ * collective must be o's nearest synchronisation on that side: before an opening, no
+ * receive, completion, other collective or fence, and no get of another passive epoch
+ * (polling a flag is synchronisation too) lies between it and the `lock`; after a closing,
+ * no send, other collective or fence. With none in the phase before an opening, t's fence
+ * opens its phase. An epoch that opens before the last one on the same pair closed at t
+ * (an unlock, then a lock, with no collective between) opens where that one closed: t
+ * touches neither one's bytes in between, since nothing orders them there. An epoch any of whose fences has no such place (ordered by messages
+ * only, or by nothing) is left out whole, its accesses counted unsupported with the reason
+ * (never guessed). O(n log n) for n operations. */
+
+enum { S_NONE, S_COLL, S_IN, S_OUT, S_BOTH };   /* an op as synchronisation of its rank */
+enum { M_NONE, M_LOCK, M_FLUSH, M_UNLOCK };
+
+static int passive_marker(const mop *o) {
+  if (o->kind != K_OTHER) return M_NONE;
+  if (!strncmp(o->text, "lock comm ", 10)) return M_LOCK;
+  if (!strncmp(o->text, "flush comm ", 11)) return M_FLUSH;
+  if (!strncmp(o->text, "unlock comm ", 12)) return M_UNLOCK;
+  return M_NONE;
+}
+
+/* An access of a passive epoch's communicator (`get`, `put`, `accumulate` ... comm C). */
+static int passive_access(const mop *o) {
+  return o->kind == K_OTHER && o->comm >= REC_PASSIVE_BASE && is_onesided(o->text) && strncmp(o->text, "fence", 5);
+}
+
+/* A blocking collective whose every member waits for every other. */
+static int waits_for_all(const char *t) {
+  if (!is_collective(t) || strstr(t, " nonblocking")) return 0;
+  int k = ir_coll_kind(t, strcspn(t, " "));
+  return k == IR_COLL_BARRIER || k == IR_COLL_ALLREDUCE || k == IR_COLL_ALLGATHER || k == IR_COLL_ALLGATHERV ||
+         k == IR_COLL_ALLTOALL || k == IR_COLL_ALLTOALLV || k == IR_COLL_ALLTOALLW || k == IR_COLL_REDUCE_SCATTER ||
+         k == IR_COLL_REDUCE_SCATTER_BLOCK;
+}
+
+static int sync_kind(const mop *o) {
+  if (o->kind == K_SEND) return S_OUT;
+  if (o->kind == K_RECV || o->kind == K_WAIT) return S_IN;
+  if (o->kind != K_OTHER) return S_NONE;
+  if (waits_for_all(o->text)) return S_COLL;
+  if (is_collective(o->text) || !strncmp(o->text, "fence", 5)) return S_BOTH;
+  if (passive_access(o) && !strncmp(o->text, "get ", 4)) return S_IN;
+  return S_NONE;
+}
+
+/* A rank's kept operations of the phase, by position, with what placement needs. */
+typedef struct {
+  mop **ops; int64_t n;
+  int64_t *prev, *next;       /* the nearest synchronisation before / after each op, -1 none */
+  int64_t *inst;              /* per op: its collective's instance on its communicator, -1 none */
+  int64_t (*coll)[3];         /* (communicator, instance, op index) of its collectives, sorted */
+  int64_t ncoll;
+} pside;
+
+/* A fence to add on a target: between its ops a - 1 and a, after (`after` 1) or before the
+   call there, in its origin's order. */
+typedef struct { int rank, after, phase; int64_t a; int origin; uint64_t oseq, seq; int comm; } pins;
+
+typedef struct {
+  merger *m;
+  int phase;
+  pside *s;                   /* per rank */
+  pins *ins; int64_t nins, inscap;     /* all phases' */
+} pctx;
+
+static void pside_free(pside *s) {
+  free(s->ops), free(s->prev), free(s->next), free(s->inst), free(s->coll);
+  *s = (pside){0};
+}
+
+static int cmp_coll3(const void *a, const void *b) {
+  const int64_t *x = a, *y = b;
+  for (int i = 0; i < 2; i++)
+    if (x[i] != y[i]) return (x[i] > y[i]) - (x[i] < y[i]);
+  return 0;
+}
+
+static int pside_build(merger *m, int r, int phase, pside *s) {
+  mrank *R = &m->r[r];
+  int64_t lo, hi, n = 0;
+  phase_range(R, phase, &lo, &hi);
+  for (int64_t i = lo; i < hi; i++) n += kept(R, &R->ops[i], phase);
+  size_t z = (size_t)(n ? n : 1);
+  s->ops = malloc(z * sizeof *s->ops);
+  s->prev = malloc(z * sizeof *s->prev);
+  s->next = malloc(z * sizeof *s->next);
+  s->inst = malloc(z * sizeof *s->inst);
+  s->coll = malloc(z * sizeof *s->coll);
+  int64_t *count = calloc((size_t)m->nglobal + 1, sizeof *count);
+  if (!s->ops || !s->prev || !s->next || !s->inst || !s->coll || !count) {
+    free(count);
+    return CDAG_NOMEM("passive-target epochs");
+  }
+  s->n = 0;
+  for (int64_t i = lo; i < hi; i++)
+    if (kept(R, &R->ops[i], phase)) s->ops[s->n++] = &R->ops[i];   /* sorted by position already */
+  int64_t last = -1;
+  for (int64_t i = 0; i < n; i++) {
+    const mop *o = s->ops[i];
+    s->prev[i] = last;
+    s->inst[i] = -1;
+    if (o->kind == K_OTHER && is_collective(o->text)) {
+      int g = global_comm(R, o->comm);
+      if (g >= 0 && g <= m->nglobal) {
+        s->inst[i] = count[g]++;
+        s->coll[s->ncoll][0] = g, s->coll[s->ncoll][1] = s->inst[i], s->coll[s->ncoll++][2] = i;
+      }
+    }
+    int k = sync_kind(o);
+    if (k == S_COLL || k == S_IN || k == S_BOTH) last = i;
+  }
+  last = -1;
+  for (int64_t i = n - 1; i >= 0; i--) {
+    s->next[i] = last;
+    int k = sync_kind(s->ops[i]);
+    if (k == S_COLL || k == S_OUT || k == S_BOTH) last = i;
+  }
+  free(count);
+  if (s->ncoll > 1) qsort(s->coll, (size_t)s->ncoll, sizeof *s->coll, cmp_coll3);
+  return CDAG_OK;
+}
+
+static int member_of(const merger *m, int g, int r) {
+  if (g == 0) return 1;
+  const mcomm *c = m->global[g - 1];
+  for (int i = 0; i < c->n; i++)
+    if (c->members[i] == r) return 1;
+  return 0;
+}
+
+/* t's op index of o's collective at index j (-1: none). */
+static int64_t instance_on(const pctx *x, int o, int64_t j, int t) {
+  const pside *so = &x->s[o], *st = &x->s[t];
+  int g = global_comm(&x->m->r[o], so->ops[j]->comm);
+  if (!member_of(x->m, g, t)) return -1;
+  int64_t key[3] = {g, so->inst[j], 0};
+  const int64_t(*f)[3] = bsearch(key, st->coll, (size_t)st->ncoll, sizeof *st->coll, cmp_coll3);
+  return f ? (*f)[2] : -1;
+}
+
+/* Where t's fence for marker i of origin o goes (*a, *after); NULL, or why it has none. */
+static const char *place(const pctx *x, int o, int64_t i, int t, int kind, int64_t *a, int *after) {
+  const pside *so = &x->s[o], *st = &x->s[t];
+  int64_t j = kind == M_LOCK ? so->prev[i] : so->next[i];
+  if (j < 0 && kind != M_LOCK) return "no collective of origin and target orders the end of the epoch";
+  if (j < 0) {   /* nothing before it in the phase: t's phase start */
+    *a = 0, *after = 1;
+    return NULL;
+  }
+  if (sync_kind(so->ops[j]) != S_COLL)
+    return "the epoch is ordered at its target by messages or calls other than a collective of both";
+  int64_t y = instance_on(x, o, j, t);
+  if (y < 0) return "the collective that orders the epoch does not include its target";
+  uint64_t call = call_of(st->ops[y]->seq);
+  if (kind == M_LOCK) {   /* after the call and what its completion added */
+    for (*a = y + 1; *a < st->n && call_of(st->ops[*a]->seq) == call; (*a)++) {}
+    *after = 1;
+  } else {   /* before the call's gap */
+    for (*a = y; *a > 0 && call_of(st->ops[*a - 1]->seq) == call; (*a)--) {}
+    *after = 0;
+  }
+  return NULL;
+}
+
+static const char *access_call(const mop *o) {
+  return !strncmp(o->text, "get ", 4) ? "MPI_Get" : !strncmp(o->text, "put ", 4) ? "MPI_Put" : "MPI_Accumulate";
+}
+
+/* An epoch of o (its ops ep[0..n): markers and accesses, by position) left out, its
+   accesses counted with the reason. */
+static int drop_epoch(pctx *x, mop **ep, int64_t n, const char *why) {
+  for (int64_t k = 0; k < n; k++) {
+    ep[k]->dropped = 1;
+    if (passive_marker(ep[k])) continue;
+    char key[160];
+    snprintf(key, sizeof key, "%s: %s", access_call(ep[k]), why);
+    if (add_count(&x->m->unsup, &x->m->nunsup, &x->m->unsupcap, access_call(ep[k]), 1) ||
+        add_count(&x->m->why, &x->m->nwhy, &x->m->whycap, key, 1))
+      return CDAG_NOMEM("counts");
+  }
+  return CDAG_OK;
+}
+
+/* An epoch of o on t complete in the phase (ep[0] its `lock`, ep[n-1] its `unlock`, idx
+   their op indices): its fences placed on t, or the epoch dropped. *last: the key of t's
+   last fence on this communicator (its fences keep their order). */
+static int close_epoch(pctx *x, int o, int t, mop **ep, const int64_t *idx, int64_t n, int64_t *last) {
+  int64_t first = x->nins, was = *last;
+  for (int64_t k = 0; k < n && t != o; k++) {
+    int kind = passive_marker(ep[k]);
+    if (!kind) continue;
+    int64_t a;
+    int after;
+    const char *why = place(x, o, idx[k], t, kind, &a, &after);
+    if (!why && kind == M_LOCK && 2 * a + !after < *last)   /* the last epoch closes later at t: this one opens there */
+      a = *last / 2, after = !(*last & 1);
+    if (!why && 2 * a + !after < *last) why = "its target's collectives are ordered otherwise than its origin's";
+    if (why) {
+      x->nins = first;
+      *last = was;
+      return drop_epoch(x, ep, n, why);
+    }
+    *last = 2 * a + !after;
+    if (base_grow((void **)&x->ins, x->nins, &x->inscap, 1, sizeof *x->ins, "merger")) return CDAG_NOMEM("fences");
+    x->ins[x->nins++] = (pins){t, after, x->phase, a, o, ep[k]->seq, 0, ep[k]->comm};
+  }
+  for (int64_t k = 0; k < n; k++)
+    if (passive_marker(ep[k])) ep[k]->text = "fence comm 0";   /* write_other puts its communicator in */
+  return CDAG_OK;
+}
+
+typedef struct { int t; int64_t i; } pitem;
+
+static int cmp_pitem(const void *a, const void *b) {
+  const pitem *x = a, *y = b;
+  if (x->t != y->t) return (x->t > y->t) - (x->t < y->t);
+  return (x->i > y->i) - (x->i < y->i);
+}
+
+/* Rank o's passive-target markers and accesses of the phase, by target, cut into epochs. */
+static int origin_epochs(pctx *x, int o) {
+  const pside *s = &x->s[o];
+  int P = x->m->nprocs, rc = CDAG_OK;
+  int64_t n = 0;
+  pitem *it = malloc((size_t)(s->n ? s->n : 1) * sizeof *it);
+  mop **ep = malloc((size_t)(s->n ? s->n : 1) * sizeof *ep);
+  int64_t *idx = malloc((size_t)(s->n ? s->n : 1) * sizeof *idx);
+  if (!it || !ep || !idx) rc = CDAG_NOMEM("passive-target epochs");
+  for (int64_t i = 0; !rc && i < s->n; i++) {
+    const mop *op = s->ops[i];
+    if (!passive_marker(op) && !passive_access(op)) continue;
+    int64_t c = (int64_t)op->comm - REC_PASSIVE_BASE;
+    if (c < 0 || c / P != o || c % P >= P)
+      rc = cdag__error(CDAG_ERR_FORMAT, "rank-%d.part:%lld: a passive-target epoch of communicator %d, which is not "
+                       "one of rank %d's", o, (long long)op->line, op->comm, o);
+    else
+      it[n++] = (pitem){(int)(c % P), i};
+  }
+  if (!rc && n > 1) qsort(it, (size_t)n, sizeof *it, cmp_pitem);
+  for (int64_t a = 0, e; !rc && a < n; a = e) {
+    int t = it[a].t;
+    int64_t k = 0, last = -1;
+    for (e = a; e < n && it[e].t == t && !rc; e++) {
+      mop *op = s->ops[it[e].i];
+      int kind = passive_marker(op);
+      if (kind == M_LOCK && k) rc = drop_epoch(x, ep, k, "its epoch is not closed in the phase"), k = 0;
+      if (rc) break;
+      if (kind != M_LOCK && !k) {   /* no epoch open: its lock is in another phase */
+        rc = drop_epoch(x, &op, 1, "its epoch is not opened in the phase");
+        continue;
+      }
+      ep[k] = op, idx[k++] = it[e].i;
+      if (kind == M_UNLOCK) rc = close_epoch(x, o, t, ep, idx, k, &last), k = 0;
+    }
+    if (!rc && k) rc = drop_epoch(x, ep, k, "its epoch is not closed in the phase");
+  }
+  free(it), free(ep), free(idx);
+  return rc;
+}
+
+static int cmp_pins(const void *a, const void *b) {
+  const pins *x = a, *y = b;
+  int64_t kx[5] = {x->rank, x->a, !x->after, x->origin, (int64_t)x->oseq},
+          ky[5] = {y->rank, y->a, !y->after, y->origin, (int64_t)y->oseq};
+  for (int i = 0; i < 5; i++)
+    if (kx[i] != ky[i]) return (kx[i] > ky[i]) - (kx[i] < ky[i]);
+  return 0;
+}
+
+/* Positions for this phase's fences ins[from..): spread between the ops they fall between. */
+static int position_fences(pctx *x, int64_t from) {
+  pins *p = x->ins + from;
+  int64_t n = x->nins - from;
+  if (n > 1) qsort(p, (size_t)n, sizeof *p, cmp_pins);
+  for (int64_t a = 0, e; a < n; a = e) {
+    for (e = a; e < n && p[e].rank == p[a].rank && p[e].a == p[a].a; e++) {}
+    const pside *s = &x->s[p[a].rank];
+    int64_t at = p[a].a;
+    uint64_t hi = at < s->n ? s->ops[at]->seq : s->n ? s->ops[s->n - 1]->seq + REC_SEQ_STEP : REC_SEQ_STEP;
+    uint64_t lo = at > 0 ? s->ops[at - 1]->seq : hi > 4096 ? hi - 4096 : 0;
+    if (hi - lo <= (uint64_t)(e - a))
+      return cdag__error(CDAG_ERR_UNSUPPORTED, "phase %d, rank %d: %lld passive-target fences between two positions "
+                         "%llu apart", x->phase, p[a].rank, (long long)(e - a), (unsigned long long)(hi - lo));
+    for (int64_t k = a; k < e; k++) p[k].seq = lo + (uint64_t)(k - a + 1) * ((hi - lo) / (uint64_t)(e - a + 1));
+  }
+  return CDAG_OK;
+}
+
+/* Every phase's passive-target epochs: markers made fences, the targets' fences added (as
+   operations of theirs), the epochs that cannot be placed dropped. */
+static int place_passive(merger *m, int nphases) {
+  int any = 0;
+  for (int r = 0; r < m->nprocs && !any; r++)
+    for (int64_t i = 0; i < m->r[r].nops && !any; i++) any = passive_marker(&m->r[r].ops[i]) || passive_access(&m->r[r].ops[i]);
+  if (!any) return CDAG_OK;
+  pctx x = {.m = m};
+  int rc = (x.s = calloc((size_t)m->nprocs, sizeof *x.s)) ? CDAG_OK : CDAG_NOMEM("passive-target epochs");
+  for (int p = 0; p < nphases && !rc; p++) {
+    x.phase = p;
+    int64_t from = x.nins;
+    for (int r = 0; r < m->nprocs && !rc; r++) rc = pside_build(m, r, p, &x.s[r]);
+    for (int r = 0; r < m->nprocs && !rc; r++) rc = origin_epochs(&x, r);
+    if (!rc) rc = position_fences(&x, from);
+    for (int r = 0; r < m->nprocs; r++) pside_free(&x.s[r]);
+  }
+  for (int64_t k = 0; k < x.nins && !rc; k++) {   /* the targets' fences, as their operations */
+    mrank *t = &m->r[x.ins[k].rank];
+    if (base_grow((void **)&t->ops, t->nops, &t->cap, 1, sizeof *t->ops, "merger")) {
+      rc = CDAG_NOMEM("fences");
+      break;
+    }
+    t->ops[t->nops++] = (mop){.phase = x.ins[k].phase, .kind = K_OTHER, .idx = -1, .peer = -1,
+                              .comm = x.ins[k].comm, .seq = x.ins[k].seq, .text = "fence comm 0"};
+    if (x.ins[k].phase > t->maxphase) t->maxphase = x.ins[k].phase;
+  }
+  free(x.s);
+  free(x.ins);
+  if (!rc) sort_ops(m);
+  return rc;
+}
+
 /* Labels are short (recordings are large): the format's compact labels. */
 static const char *label_of(const mop *o, char buf[IR_COMPACT_LABEL]) {
   return o->labelled ? ir_compact_label(o->label, buf) : NULL;
@@ -943,14 +1272,23 @@ static int write_message(FILE *f, merger *m, const mrank *r, const mop *o, phase
   return ir_write_line(f, label_of(o, lab), &l);
 }
 
+/* The graph's number of communicator id named by an op of rank r: a target's fences of a
+   passive-target epoch name the communicator its origin declared. */
+static int op_global(const merger *m, const mrank *r, int id) {
+  int g = global_comm(r, id);
+  int64_t c = (int64_t)id - REC_PASSIVE_BASE;
+  if (g < 0 && c >= 0 && c / m->nprocs < m->nprocs) g = global_comm(&m->r[c / m->nprocs], id);
+  return g;
+}
+
 /* Any other operation: as the recorder wrote it with the format's writer, its communicator
    renumbered. */
-static void write_other(FILE *f, const mrank *r, const mop *o) {
+static void write_other(FILE *f, const merger *m, const mrank *r, const mop *o) {
   char lab[IR_COMPACT_LABEL];
   if (label_of(o, lab)) fprintf(f, "%s: ", lab);
   const char *c = strstr(o->text, " comm ");
   if (!c) { fprintf(f, "%s\n", o->text); return; }
-  fprintf(f, "%.*s comm %d%s\n", (int)(c - o->text), o->text, global_comm(r, o->comm), strchr(c + 6, ' ') ? strchr(c + 6, ' ') : "");
+  fprintf(f, "%.*s comm %d%s\n", (int)(c - o->text), o->text, op_global(m, r, o->comm), strchr(c + 6, ' ') ? strchr(c + 6, ' ') : "");
 }
 
 static int write_rank(FILE *f, merger *m, int rank, int phase, phase_sum *ps) {
@@ -982,7 +1320,7 @@ static int write_rank(FILE *f, merger *m, int rank, int phase, phase_sum *ps) {
     } else if (o->kind == K_SEND && o->unmatched) {
       continue;
     } else {
-      if (o->kind == K_OTHER) write_other(f, r, o);
+      if (o->kind == K_OTHER) write_other(f, m, r, o);
       else rc = write_message(f, m, r, o, ps);
       if (o->kind == K_OTHER && !strncmp(o->text, "compute ", 8)) {   /* its cost checked when read */
         uint64_t cost = strtoull(o->text + 8, NULL, 10);
@@ -1009,7 +1347,7 @@ static int write_comms(FILE *f, merger *m, int phase) {
     phase_range(&m->r[r], phase, &lo, &hi);
     for (int64_t i = lo; i < hi; i++) {
       mop *o = &m->r[r].ops[i];
-      int g = o->kind == K_OTHER && o->comm && kept(&m->r[r], o, phase) ? global_comm(&m->r[r], o->comm) : 0;
+      int g = o->kind == K_OTHER && o->comm && kept(&m->r[r], o, phase) ? op_global(m, &m->r[r], o->comm) : 0;
       if (g > 0 && g <= m->nglobal) used[g - 1] = 1;
     }
   }
@@ -1239,6 +1577,7 @@ int rec_merge_as(const char *dir, const char *command, FILE *log, int flags, rec
   if (!rc) sort_ops(&m);
   if (!rc && sum->nphases == 1 && !(flags & REC_MERGE_WHOLE)) rc = find_phases(&m, &sum->nphases);
   if (!rc && m.cut) sort_ops(&m);
+  if (!rc) rc = place_passive(&m, sum->nphases);
   if (!rc && sum->nphases && !(ps = calloc((size_t)sum->nphases, sizeof *ps))) rc = CDAG_NOMEM("phases");
   rec_distinct *dx = NULL;
   if (!rc && !(flags & REC_MERGE_FLAT) && !(dx = rec_distinct_new(dir, command, m.nprocs))) rc = CDAG_NOMEM("distinct phases");
