@@ -918,7 +918,8 @@ static int passive_marker(const mop *o) {
 
 /* An access of a passive epoch's communicator (`get`, `put`, `accumulate` ... comm C). */
 static int passive_access(const mop *o) {
-  return o->kind == K_OTHER && o->comm >= REC_PASSIVE_BASE && is_onesided(o->text) && strncmp(o->text, "fence", 5);
+  return o->kind == K_OTHER && o->comm >= REC_PASSIVE_BASE && is_onesided(o->text) && strncmp(o->text, "fence", 5) &&
+         !passive_marker(o);
 }
 
 /* A blocking collective whose every member waits for every other. */
@@ -951,13 +952,18 @@ typedef struct {
 
 /* A fence to add on a target: between its ops a - 1 and a, after (`after` 1) or before the
    call there, in its origin's order. */
-typedef struct { int rank, after, phase; int64_t a; int origin; uint64_t oseq, seq; int comm; } pins;
+typedef struct { int rank, after, phase; int64_t a; int origin; uint64_t oseq, seq; int comm; int64_t epoch; } pins;
+/* An epoch placed in the phase: its target, origin, first and last fence on t (keys 2a +
+   !after) and its ops (markers and accesses) in pctx's pool. */
+typedef struct { int t, o, bad; int64_t open, close, first, n; } pepoch;
 
 typedef struct {
   merger *m;
   int phase;
   pside *s;                   /* per rank */
   pins *ins; int64_t nins, inscap;     /* all phases' */
+  pepoch *ep; int64_t nep, epcap;      /* this phase's placed epochs ... */
+  mop **pool; int64_t npool, poolcap;  /* ... and their ops */
 } pctx;
 
 static void pside_free(pside *s) {
@@ -1068,7 +1074,7 @@ static const char *access_call(const mop *o) {
 static int drop_epoch(pctx *x, mop **ep, int64_t n, const char *why) {
   for (int64_t k = 0; k < n; k++) {
     ep[k]->dropped = 1;
-    if (passive_marker(ep[k])) continue;
+    if (!passive_access(ep[k])) continue;   /* a marker (made a fence already, or not) */
     char key[160];
     snprintf(key, sizeof key, "%s: %s", access_call(ep[k]), why);
     if (add_count(&x->m->unsup, &x->m->nunsup, &x->m->unsupcap, access_call(ep[k]), 1) ||
@@ -1099,8 +1105,16 @@ static int close_epoch(pctx *x, int o, int t, mop **ep, const int64_t *idx, int6
     }
     *last = 2 * a + !after;
     if (base_grow((void **)&x->ins, x->nins, &x->inscap, 1, sizeof *x->ins, "merger")) return CDAG_NOMEM("fences");
-    x->ins[x->nins++] = (pins){t, after, x->phase, a, o, ep[k]->seq, 0, ep[k]->comm};
+    x->ins[x->nins++] = (pins){t, after, x->phase, a, o, ep[k]->seq, 0, ep[k]->comm, x->nep};
   }
+  if (base_grow((void **)&x->ep, x->nep, &x->epcap, 1, sizeof *x->ep, "merger") ||
+      base_grow((void **)&x->pool, x->npool, &x->poolcap, n, sizeof *x->pool, "merger"))
+    return CDAG_NOMEM("passive-target epochs");
+  x->ep[x->nep++] = (pepoch){t, o, 0, t == o ? 2 * idx[0] : x->ins[first].a * 2 + !x->ins[first].after,   /* o = t: its own ops */
+                             t == o ? 2 * idx[n - 1] + 2 : x->ins[x->nins - 1].a * 2 + !x->ins[x->nins - 1].after,
+                             x->npool, n};
+  memcpy(x->pool + x->npool, ep, (size_t)n * sizeof *ep);
+  x->npool += n;
   for (int64_t k = 0; k < n; k++)
     if (passive_marker(ep[k])) ep[k]->text = "fence comm 0";   /* write_other puts its communicator in */
   return CDAG_OK;
@@ -1155,6 +1169,102 @@ static int origin_epochs(pctx *x, int o) {
   return rc;
 }
 
+/* ---- two origins' epochs on one target ----
+ * Epochs of two origins on t whose fences at t overlap may run in either order (exclusive
+ * locks serialise them as MPI grants them; shared ones let them overlap): when they touch
+ * the same bytes of t and not both only read them or both accumulate with one type and op,
+ * the result depends on that order, which the recording does not see; both are dropped,
+ * counted with the reason. */
+
+typedef struct { uint64_t lo, hi; int64_t epoch; int get; const char *acc; size_t acclen; } pacc;
+
+static int cmp_pacc(const void *a, const void *b) {
+  const pacc *x = a, *y = b;
+  return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* What an access line does to its target: bytes, address, and for an accumulate its
+   "TYPE OP" (acc, acclen); 0 if the line does not say. */
+static int access_range(const mop *o, pacc *a) {
+  long long at = 0;
+  const char *t = o->text;
+  uint64_t bytes = 0;
+  a->get = !strncmp(t, "get ", 4);
+  a->acc = NULL;
+  if (!strncmp(t, "accumulate ", 11)) {
+    char *e;
+    unsigned long long k = strtoull(t + 11, &e, 10);
+    const char *ty = e + 1, *op = strchr(ty, ' ');
+    int type = op ? ir_type_parse(ty, op - ty) : -1;
+    if (type < 0 || !(op = strchr(op + 1, ' '))) return 0;
+    bytes = k * (uint64_t)ir_type_size(type);
+    a->acc = ty, a->acclen = (size_t)(op - ty);
+  } else {
+    bytes = strtoull(t + 4, NULL, 10);
+  }
+  if (!field(t, "at", &at)) return 0;
+  a->lo = (uint64_t)at, a->hi = (uint64_t)at + bytes;
+  return 1;
+}
+
+static int conflict(const pacc *a, const pacc *b) {
+  if (a->get && b->get) return 0;
+  if (a->acc && b->acc) return a->acclen != b->acclen || memcmp(a->acc, b->acc, a->acclen);
+  return 1;
+}
+
+/* Marks the epochs of the phase that conflict with another origin's on their target. */
+static int epoch_conflicts(pctx *x) {
+  int64_t n = 0;
+  for (int64_t e = 0; e < x->nep; e++) n += x->ep[e].n;
+  pacc *a = malloc((size_t)(n ? n : 1) * sizeof *a);
+  int64_t *order = malloc((size_t)(x->nep ? x->nep : 1) * sizeof *order);
+  if (!a || !order) {
+    free(a), free(order);
+    return CDAG_NOMEM("passive-target epochs");
+  }
+  for (int64_t e = 0; e < x->nep; e++) order[e] = e;
+  for (int64_t e = 1; e < x->nep; e++)   /* by target (insertion sort: epochs come by origin) */
+    for (int64_t k = e; k > 0 && x->ep[order[k - 1]].t > x->ep[order[k]].t; k--) {
+      int64_t tmp = order[k];
+      order[k] = order[k - 1], order[k - 1] = tmp;
+    }
+  for (int64_t b = 0, f; b < x->nep; b = f) {
+    int t = x->ep[order[b]].t;
+    int64_t m = 0;
+    for (f = b; f < x->nep && x->ep[order[f]].t == t; f++) {
+      const pepoch *p = &x->ep[order[f]];
+      for (int64_t k = 0; k < p->n; k++) {
+        const mop *o = x->pool[p->first + k];
+        if (passive_access(o) && access_range(o, &a[m]) && a[m].hi > a[m].lo) a[m++].epoch = order[f];
+      }
+    }
+    if (m > 1) qsort(a, (size_t)m, sizeof *a, cmp_pacc);
+    for (int64_t i = 0; i < m; i++)   /* each against the later ones it overlaps */
+      for (int64_t j = i + 1; j < m && a[j].lo < a[i].hi; j++) {
+        pepoch *p = &x->ep[a[i].epoch], *q = &x->ep[a[j].epoch];
+        if (p->o != q->o && p->open < q->close && q->open < p->close && conflict(&a[i], &a[j])) p->bad = q->bad = 1;
+      }
+  }
+  free(a), free(order);
+  return CDAG_OK;
+}
+
+/* The conflicting epochs dropped, their fences at the targets (ins[from..)) with them. */
+static int drop_conflicts(pctx *x, int64_t from) {
+  int rc = epoch_conflicts(x);
+  for (int64_t e = 0; !rc && e < x->nep; e++)
+    if (x->ep[e].bad)
+      rc = drop_epoch(x, x->pool + x->ep[e].first, x->ep[e].n,
+                      "another origin's epoch on its target touches the same bytes, in an order the lock decides");
+  int64_t k = from;
+  for (int64_t i = from; i < x->nins; i++)
+    if (!x->ep[x->ins[i].epoch].bad) x->ins[k++] = x->ins[i];
+  x->nins = k;
+  x->nep = x->npool = 0;
+  return rc;
+}
+
 static int cmp_pins(const void *a, const void *b) {
   const pins *x = a, *y = b;
   int64_t kx[5] = {x->rank, x->a, !x->after, x->origin, (int64_t)x->oseq},
@@ -1197,6 +1307,7 @@ static int place_passive(merger *m, int nphases) {
     int64_t from = x.nins;
     for (int r = 0; r < m->nprocs && !rc; r++) rc = pside_build(m, r, p, &x.s[r]);
     for (int r = 0; r < m->nprocs && !rc; r++) rc = origin_epochs(&x, r);
+    if (!rc) rc = drop_conflicts(&x, from);
     if (!rc) rc = position_fences(&x, from);
     for (int r = 0; r < m->nprocs; r++) pside_free(&x.s[r]);
   }
@@ -1212,6 +1323,8 @@ static int place_passive(merger *m, int nphases) {
   }
   free(x.s);
   free(x.ins);
+  free(x.ep);
+  free(x.pool);
   if (!rc) sort_ops(m);
   return rc;
 }
