@@ -1,5 +1,6 @@
 /* cdag — src/record/pmpi_rma.c: one-sided communication (MPI-3.1 chapter 11), recorded as
- * the graph format's gets, puts, accumulates and fences (pmpi.h; the lines: record.h).
+ * the graph format's gets, puts, accumulates and fences (pmpi.h; the lines: record.h), in
+ * fence, post/start/complete/wait and passive-target epochs.
  *  - Windows: MPI_Win_create, Win_allocate, Win_allocate_shared, Win_create_dynamic (with
  *    Win_attach/Win_detach) and Win_free. At creation the members exchange, with PMPI, the
  *    base address and disp_unit of each (a dynamic window's are 0 and 1: MPI's target
@@ -27,9 +28,17 @@
  *    start and complete on the origin, at post and wait (or a Win_test that succeeds) on
  *    the target, and the accesses name it. The target's recorder is not told what was put
  *    into it (no collective call to tell it at).
- *  - Passive target (lock/unlock/lock_all/flush): its calls and the accesses inside its
- *    epochs are counted as unsupported with the reason; a request-based access (Rput, Rget,
- *    Raccumulate, Rget_accumulate) is valid only there.
+ *  - Passive target: an epoch of this rank o on member t is one of a communicator per
+ *    pair too (REC_PASSIVE_BASE, record.h), but t makes no call: o writes `lock` (at
+ *    MPI_Win_lock; lock_all at its position, with o's first access to t), `flush` (a flush:
+ *    the accesses complete, the epoch goes on) and `unlock` lines of it, and the merger
+ *    makes them fences and gives t its fences where a collective orders the epoch in MPI,
+ *    or drops the epoch with the reason (merge.c). A flush or unlock completes the gets and
+ *    swaps to its target; flush_local too, without a fence; Win_sync is nothing. The
+ *    request-based accesses (Rput, Rget, Raccumulate, Rget_accumulate, MPI allows them only
+ *    there) are recorded as the access, their request kept (P_RMA) so that the completion
+ *    call that sees it complete writes the `wait` naming it and an Rget's bytes are the
+ *    program's from there. The target is not told of any of it (no call to tell it at).
  * The members' bases are kept per window (a member per rank of the window's group). */
 #define _GNU_SOURCE
 #include <stdint.h>
