@@ -893,19 +893,26 @@ static int find_phases(merger *m, int *nphases) {
  * on o, and t gets its fence where MPI orders the epoch there: an opening (`lock`) just
  * after t's instance of the last collective o made before it, a closing (`flush`,
  * `unlock`) just before t's instance of the first collective o makes after it, both on a
- * communicator of o and t and of a kind where every member's call waits for every other's
- * (barrier, allreduce, allgather, alltoall and their v/w forms, reduce_scatter). The
+ * communicator of o and t where t's call waits for o's (closing) or o's for t's (opening):
+ * barrier, allreduce, allgather, alltoall and their v/w forms, reduce_scatter, MPI_Win_free
+ * (a barrier of the window's members, MPI-3.1 11.2.5), or a rooted one whose data flows
+ * from o to t (closing: a reduce or gather rooted at t, a bcast or scatter rooted at o) or
+ * from t to o (opening: the other way). The
  * collective must be o's nearest synchronisation on that side: before an opening, no
- * receive, completion, other collective or fence, and no get of another passive epoch
- * (polling a flag is synchronisation too) lies between it and the `lock`; after a closing,
- * no send, other collective or fence. With none in the phase before an opening, t's fence
+ * receive, completion, collective that brings another rank's order in, nonblocking
+ * collective or fence lies between it and the `lock`; after a closing, no send, collective
+ * that takes o's order out, nonblocking collective or fence. (A flag polled with gets is no
+ * order here: the bytes t stores without a call are not in the graph wherever its fence
+ * goes, and another origin's put of it conflicts, below.) With none in the phase before an opening, t's fence
  * opens its phase. An epoch that opens before the last one on the same pair closed at t
  * (an unlock, then a lock, with no collective between) opens where that one closed: t
  * touches neither one's bytes in between, since nothing orders them there. An epoch any of whose fences has no such place (ordered by messages
  * only, or by nothing) is left out whole, its accesses counted unsupported with the reason
  * (never guessed). O(n log n) for n operations. */
 
-enum { S_NONE, S_COLL, S_IN, S_OUT, S_BOTH };   /* an op as synchronisation of its rank */
+enum { S_IN = 1, S_OUT = 2, S_COLL = 4 };   /* an op as synchronisation of its rank: it may bring
+                                              another rank's order in, take its own out; a
+                                              collective a fence may be placed at */
 enum { M_NONE, M_LOCK, M_FLUSH, M_UNLOCK };
 
 static int passive_marker(const mop *o) {
@@ -916,29 +923,49 @@ static int passive_marker(const mop *o) {
   return M_NONE;
 }
 
+/* `winfree comm C` (record.h): MPI_Win_free, which synchronises the window's members like
+   a barrier; not written in the graph. */
+static int win_free_mark(const mop *o) { return o->kind == K_OTHER && !strncmp(o->text, "winfree comm ", 13); }
+
 /* An access of a passive epoch's communicator (`get`, `put`, `accumulate` ... comm C). */
 static int passive_access(const mop *o) {
   return o->kind == K_OTHER && o->comm >= REC_PASSIVE_BASE && is_onesided(o->text) && strncmp(o->text, "fence", 5) &&
          !passive_marker(o);
 }
 
-/* A blocking collective whose every member waits for every other. */
-static int waits_for_all(const char *t) {
-  if (!is_collective(t) || strstr(t, " nonblocking")) return 0;
+/* The root of a rooted collective whose data flows to its root (reduce, gather), or from it
+   (bcast, scatter) (*to_root 1 / 0); -1 for any other line. */
+static int rooted(const char *t, int *to_root) {
   int k = ir_coll_kind(t, strcspn(t, " "));
+  long long root = -1;
+  *to_root = k == IR_COLL_REDUCE || k == IR_COLL_GATHER || k == IR_COLL_GATHERV;
+  if (!*to_root && k != IR_COLL_BCAST && k != IR_COLL_SCATTER && k != IR_COLL_SCATTERV) return -1;
+  return field(t, "root", &root) ? (int)root : -1;
+}
+
+/* A blocking collective whose every member waits for every other, or MPI_Win_free. */
+static int waits_for_all(const mop *o) {
+  if (win_free_mark(o)) return 1;
+  int k = ir_coll_kind(o->text, strcspn(o->text, " "));
   return k == IR_COLL_BARRIER || k == IR_COLL_ALLREDUCE || k == IR_COLL_ALLGATHER || k == IR_COLL_ALLGATHERV ||
          k == IR_COLL_ALLTOALL || k == IR_COLL_ALLTOALLV || k == IR_COLL_ALLTOALLW || k == IR_COLL_REDUCE_SCATTER ||
          k == IR_COLL_REDUCE_SCATTER_BLOCK;
 }
 
-static int sync_kind(const mop *o) {
+/* What op o of rank r is as synchronisation (S_*). */
+static int sync_kind(const mop *o, int r) {
   if (o->kind == K_SEND) return S_OUT;
   if (o->kind == K_RECV || o->kind == K_WAIT) return S_IN;
-  if (o->kind != K_OTHER) return S_NONE;
-  if (waits_for_all(o->text)) return S_COLL;
-  if (is_collective(o->text) || !strncmp(o->text, "fence", 5)) return S_BOTH;
-  if (passive_access(o) && !strncmp(o->text, "get ", 4)) return S_IN;
-  return S_NONE;
+  if (o->kind != K_OTHER) return 0;
+  if (win_free_mark(o)) return S_IN | S_OUT | S_COLL;
+  if (is_collective(o->text) && !strstr(o->text, " nonblocking")) {
+    int to_root, root = rooted(o->text, &to_root);
+    if (waits_for_all(o)) return S_IN | S_OUT | S_COLL;
+    if (root < 0) return S_IN | S_OUT;   /* scans, neighbourhoods: no place for a fence */
+    return S_COLL | ((root == r) == to_root ? S_IN : S_OUT);   /* the root of a reduce receives */
+  }
+  if (is_collective(o->text) || !strncmp(o->text, "fence", 5)) return S_IN | S_OUT;
+  return 0;   /* a get of another passive epoch too: what t stored without a call, the graph never has */
 }
 
 /* A rank's kept operations of the phase, by position, with what placement needs. */
@@ -989,7 +1016,7 @@ static int pside_build(merger *m, int r, int phase, pside *s) {
   s->next = malloc(z * sizeof *s->next);
   s->inst = malloc(z * sizeof *s->inst);
   s->coll = malloc(z * sizeof *s->coll);
-  int64_t *count = calloc((size_t)m->nglobal + 1, sizeof *count);
+  int64_t *count = calloc(2 * ((size_t)m->nglobal + 1), sizeof *count);   /* collectives, Win_frees */
   if (!s->ops || !s->prev || !s->next || !s->inst || !s->coll || !count) {
     free(count);
     return CDAG_NOMEM("passive-target epochs");
@@ -1002,21 +1029,20 @@ static int pside_build(merger *m, int r, int phase, pside *s) {
     const mop *o = s->ops[i];
     s->prev[i] = last;
     s->inst[i] = -1;
-    if (o->kind == K_OTHER && is_collective(o->text)) {
+    if (o->kind == K_OTHER && (is_collective(o->text) || win_free_mark(o))) {   /* its instance: Win_free's apart */
       int g = global_comm(R, o->comm);
       if (g >= 0 && g <= m->nglobal) {
-        s->inst[i] = count[g]++;
-        s->coll[s->ncoll][0] = g, s->coll[s->ncoll][1] = s->inst[i], s->coll[s->ncoll++][2] = i;
+        s->inst[i] = count[win_free_mark(o) ? m->nglobal + 1 + g : g]++;
+        s->coll[s->ncoll][0] = win_free_mark(o) ? -1 - g : g, s->coll[s->ncoll][1] = s->inst[i];
+        s->coll[s->ncoll++][2] = i;
       }
     }
-    int k = sync_kind(o);
-    if (k == S_COLL || k == S_IN || k == S_BOTH) last = i;
+    if (sync_kind(o, r) & S_IN) last = i;
   }
   last = -1;
   for (int64_t i = n - 1; i >= 0; i--) {
     s->next[i] = last;
-    int k = sync_kind(s->ops[i]);
-    if (k == S_COLL || k == S_OUT || k == S_BOTH) last = i;
+    if (sync_kind(s->ops[i], r) & S_OUT) last = i;
   }
   free(count);
   if (s->ncoll > 1) qsort(s->coll, (size_t)s->ncoll, sizeof *s->coll, cmp_coll3);
@@ -1035,8 +1061,8 @@ static int member_of(const merger *m, int g, int r) {
 static int64_t instance_on(const pctx *x, int o, int64_t j, int t) {
   const pside *so = &x->s[o], *st = &x->s[t];
   int g = global_comm(&x->m->r[o], so->ops[j]->comm);
-  if (!member_of(x->m, g, t)) return -1;
-  int64_t key[3] = {g, so->inst[j], 0};
+  if (g < 0 || !member_of(x->m, g, t)) return -1;
+  int64_t key[3] = {win_free_mark(so->ops[j]) ? -1 - g : g, so->inst[j], 0};
   const int64_t(*f)[3] = bsearch(key, st->coll, (size_t)st->ncoll, sizeof *st->coll, cmp_coll3);
   return f ? (*f)[2] : -1;
 }
@@ -1050,8 +1076,12 @@ static const char *place(const pctx *x, int o, int64_t i, int t, int kind, int64
     *a = 0, *after = 1;
     return NULL;
   }
-  if (sync_kind(so->ops[j]) != S_COLL)
+  const mop *c = so->ops[j];
+  if (!(sync_kind(c, o) & S_COLL))
     return "the epoch is ordered at its target by messages or calls other than a collective of both";
+  int to_root, root = win_free_mark(c) || waits_for_all(c) ? -1 : rooted(c->text, &to_root);
+  if (root >= 0 && root != o && root != t)   /* o's order reaches the root only, or o hears the root only */
+    return "the rooted collective that orders the epoch does not order it at its target";
   int64_t y = instance_on(x, o, j, t);
   if (y < 0) return "the collective that orders the epoch does not include its target";
   uint64_t call = call_of(st->ops[y]->seq);
@@ -1293,13 +1323,19 @@ static int position_fences(pctx *x, int64_t from) {
   return CDAG_OK;
 }
 
+/* MPI_Win_free's lines are places for fences only: never written. */
+static void drop_win_frees(merger *m) {
+  for (int r = 0; r < m->nprocs; r++)
+    for (int64_t i = 0; i < m->r[r].nops; i++) m->r[r].ops[i].dropped |= win_free_mark(&m->r[r].ops[i]);
+}
+
 /* Every phase's passive-target epochs: markers made fences, the targets' fences added (as
    operations of theirs), the epochs that cannot be placed dropped. */
 static int place_passive(merger *m, int nphases) {
   int any = 0;
-  for (int r = 0; r < m->nprocs && !any; r++)
-    for (int64_t i = 0; i < m->r[r].nops && !any; i++) any = passive_marker(&m->r[r].ops[i]) || passive_access(&m->r[r].ops[i]);
-  if (!any) return CDAG_OK;
+  for (int r = 0; r < m->nprocs; r++)
+    for (int64_t i = 0; i < m->r[r].nops; i++) any |= passive_marker(&m->r[r].ops[i]) || passive_access(&m->r[r].ops[i]);
+  if (!any) return drop_win_frees(m), CDAG_OK;
   pctx x = {.m = m};
   int rc = (x.s = calloc((size_t)m->nprocs, sizeof *x.s)) ? CDAG_OK : CDAG_NOMEM("passive-target epochs");
   for (int p = 0; p < nphases && !rc; p++) {
@@ -1311,6 +1347,7 @@ static int place_passive(merger *m, int nphases) {
     if (!rc) rc = position_fences(&x, from);
     for (int r = 0; r < m->nprocs; r++) pside_free(&x.s[r]);
   }
+  drop_win_frees(m);
   for (int64_t k = 0; k < x.nins && !rc; k++) {   /* the targets' fences, as their operations */
     mrank *t = &m->r[x.ins[k].rank];
     if (base_grow((void **)&t->ops, t->nops, &t->cap, 1, sizeof *t->ops, "merger")) {

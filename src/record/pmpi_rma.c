@@ -576,8 +576,25 @@ int MPI_Win_detach(MPI_Win win, const void *base) {
   return PMPI_Win_detach(win, base);
 }
 
+/* MPI_Win_free synchronises the members like a barrier, unless the window has no locks
+   (MPI-3.1 11.2.5): a `winfree` line, where the merger may place a passive target's fences. */
+static void win_free_mark(MPI_Win win) {
+  rwin *w = win_of(win);
+  if (!w || !recording() || (!w->whole && w->cid < 0)) return;
+  MPI_Info info;
+  int flag = 0;
+  char v[16] = "";
+  if (PMPI_Win_get_info(win, &info) == MPI_SUCCESS) {
+    PMPI_Info_get(info, "no_locks", (int)sizeof v - 1, v, &flag);
+    PMPI_Info_free(&info);
+  }
+  if (flag && !strcmp(v, "true")) return;
+  out("%d %llu winfree comm %d\n", R->phase, (unsigned long long)next_seq(), w->whole ? 0 : w->cid);
+}
+
 int MPI_Win_free(MPI_Win *win) {
   COUNT(C_Win_free);
+  win_free_mark(*win);
   if (R) {
     Word_t *v;
     int rc;

@@ -50,6 +50,10 @@
  *                                                (MPI_Win_flush), closed (MPI_Win_unlock); the
  *                                                merger writes each as `fence comm C` and adds
  *                                                t's fence where a collective orders it
+ *   K SEQ winfree comm C                         MPI_Win_free of a window over communicator C
+ *                                                (0: every process), a barrier of its members
+ *                                                where the merger may place those fences; not
+ *                                                written in the graph
  *   K SEQ wait SEQ1 SEQ2 ..                      a completion the rank observed
  *   K scratch ADDR BYTES                         packing area of a derived datatype
  *   K fold OFF1 OFF2 D N                         the operation lines in bytes [OFF1, OFF2) of

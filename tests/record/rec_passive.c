@@ -12,7 +12,9 @@
  *     reason (tests/record/CMakeLists.txt). A barrier ends it;
  *  6. rank 0 and the last rank put into one block of the last rank under exclusive locks,
  *     then a barrier: the order of the two epochs is the locks', which the recording does not
- *     see, so both puts are counted unsupported with the reason.
+ *     see, so both puts are counted unsupported with the reason;
+ *  7. a put to the right neighbour that only MPI_Win_free orders (it synchronises the
+ *     window's members like a barrier).
  * The program checks what MPI did; the recording must pass check, analyze and verify, and
  * its replay must leave every byte of the window and of the get where MPI left them. */
 #include <string.h>
@@ -24,11 +26,11 @@ enum { N = 24 };
 int main(int argc, char **argv) {
   rt_init(&argc, &argv);
   int right = (rt_rank + 1) % rt_size, left = (rt_rank + rt_size - 1) % rt_size, last = rt_size - 1;
-  double *w = malloc(N * sizeof *w), src[4], src3[4], got[4], note[2];
+  double *w = malloc(N * sizeof *w), src[4], src3[4], got[4], note[2], src7[2], lsrc7[2];
   unsigned one[4];   /* integers: their sum is the same in any order */
   MT_REQUIRE(w != NULL);
   rt_fill(w, N * sizeof *w); rt_fill(src, sizeof src); rt_fill(src3, sizeof src3); rt_fill(got, sizeof got);
-  rt_fill(note, sizeof note); rt_fill(one, sizeof one);
+  rt_fill(note, sizeof note); rt_fill(one, sizeof one); rt_fill(src7, sizeof src7);
   unsigned acc0[4];   /* the accumulates' block (w[16], w[17] as 4 unsigned), as it starts */
   memcpy(acc0, &w[16], sizeof acc0);
   MPI_Win win;
@@ -76,11 +78,18 @@ int main(int argc, char **argv) {
     MPI_Win_unlock(last, win);
   }
   MPI_Barrier(MPI_COMM_WORLD);
+  /* 7: a put ordered by MPI_Win_free alone (a barrier of the window's members) */
+  MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win);
+  MPI_Put(src7, 2, MPI_DOUBLE, right, 18, 2, MPI_DOUBLE, win);
+  MPI_Win_unlock(right, win);
+  MPI_Win_free(&win);
   /* what MPI did: the left neighbour's src and src3, and its left's src, by message */
   double lsrc[4], lsrc3[4], llsrc[4];
   MPI_Sendrecv(src, 4, MPI_DOUBLE, right, 1, lsrc, 4, MPI_DOUBLE, left, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   MPI_Sendrecv(src3, 4, MPI_DOUBLE, right, 2, lsrc3, 4, MPI_DOUBLE, left, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   MPI_Sendrecv(lsrc, 4, MPI_DOUBLE, right, 3, llsrc, 4, MPI_DOUBLE, left, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Sendrecv(src7, 2, MPI_DOUBLE, right, 4, lsrc7, 2, MPI_DOUBLE, left, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MT_REQUIRE(memcmp(&w[18], lsrc7, sizeof lsrc7) == 0);  /* 7 */
   MT_REQUIRE(memcmp(w, lsrc, sizeof lsrc) == 0);        /* 1 */
   MT_REQUIRE(memcmp(got, llsrc, sizeof got) == 0);      /* 2: the left's window held its left's put */
   MT_REQUIRE(memcmp(&w[8], lsrc3, sizeof lsrc3) == 0);  /* 3 */
@@ -92,7 +101,6 @@ int main(int argc, char **argv) {
     for (int k = 0; k < 4; k++) sum[k] += all[4 * r + k];
   if (rt_rank == 0) MT_REQUIRE(memcmp(&w[16], sum, sizeof sum) == 0);
   free(all);
-  MPI_Win_free(&win);
   rt_keep(w, 20 * sizeof *w);   /* the puts of 5 and 6 are not recorded: their bytes are not compared */
   rt_keep(got, sizeof got);
   free(w);
