@@ -790,13 +790,16 @@ static int passive_ok(MPI_Win win, int call) {
 }
 
 /* The epoch on member t closes (unlock) or is completed and goes on (flush) at the call
-   made now: the marker, then the call, then its gets and swaps are the program's. */
-static void passive_close(rwin *w, int t, const char *what, int call) {
+   made now: the marker, then the call, then its gets and swaps are the program's. The
+   marker's position (0: none written). */
+static uint64_t passive_close(rwin *w, int t, const char *what, int call) {
+  uint64_t seq = 0;
   if (w->pt[t] == PT_LOST) {
     if (recording()) unsupported_because(call, "the end of a passive-target epoch that was not recorded");
   } else if (w->pt[t] == PT_OPEN && recording()) {
-    passive_mark(w, t, what, next_seq());
+    passive_mark(w, t, what, seq = next_seq());
   }
+  return seq;
 }
 
 static void passive_done(rwin *w, int t, uint64_t seq) {
@@ -817,11 +820,11 @@ int MPI_Win_lock(int type, int rank, int assert_, MPI_Win win) {
 int MPI_Win_unlock(int rank, MPI_Win win) {
   COUNT(C_Win_unlock);
   rwin *w = passive_win(win);
-  int ok = w && rank >= 0 && rank < w->n, open = ok && w->pt[rank] == PT_OPEN && recording();
-  if (ok) passive_close(w, rank, "unlock", C_Win_unlock);
+  int ok = w && rank >= 0 && rank < w->n;
+  uint64_t seq = ok ? passive_close(w, rank, "unlock", C_Win_unlock) : 0;
   int rc = PMPI_Win_unlock(rank, win);
   if (ok) {
-    passive_done(w, rank, open ? R->seq : 0);
+    passive_done(w, rank, seq);
     w->pt[rank] = PT_NONE;
   }
   return rc;
@@ -869,10 +872,10 @@ int MPI_Win_unlock_all(MPI_Win win) {
 int MPI_Win_flush(int rank, MPI_Win win) {
   COUNT(C_Win_flush);
   rwin *w = passive_win(win);
-  int ok = w && rank >= 0 && rank < w->n, open = ok && w->pt[rank] == PT_OPEN && recording();
-  if (ok) passive_close(w, rank, "flush", C_Win_flush);
+  int ok = w && rank >= 0 && rank < w->n;
+  uint64_t seq = ok ? passive_close(w, rank, "flush", C_Win_flush) : 0;
   int rc = PMPI_Win_flush(rank, win);
-  if (ok) passive_done(w, rank, open ? R->seq : 0);
+  if (ok) passive_done(w, rank, seq);
   return rc;
 }
 
