@@ -986,7 +986,8 @@ typedef struct { int t, o, bad; int64_t open, close, first, n; } pepoch;
 
 typedef struct {
   merger *m;
-  int phase;
+  int phase, none;            /* none: every epoch on another rank is dropped (REC_MERGE_NO_PASSIVE) */
+  uint64_t placed;            /* epochs on another rank placed */
   pside *s;                   /* per rank */
   pins *ins; int64_t nins, inscap;     /* all phases' */
   pepoch *ep; int64_t nep, epcap;      /* this phase's placed epochs ... */
@@ -1119,6 +1120,8 @@ static int drop_epoch(pctx *x, mop **ep, int64_t n, const char *why) {
    last fence on this communicator (its fences keep their order). */
 static int close_epoch(pctx *x, int o, int t, mop **ep, const int64_t *idx, int64_t n, int64_t *last) {
   int64_t first = x->nins, was = *last;
+  if (x->none && t != o)
+    return drop_epoch(x, ep, n, "its target's fences made the phase's graph a dependency cycle (cdag record)");
   for (int64_t k = 0; k < n && t != o; k++) {
     int kind = passive_marker(ep[k]);
     if (!kind) continue;
@@ -1145,6 +1148,7 @@ static int close_epoch(pctx *x, int o, int t, mop **ep, const int64_t *idx, int6
                              x->npool, n};
   memcpy(x->pool + x->npool, ep, (size_t)n * sizeof *ep);
   x->npool += n;
+  x->placed += t != o;
   for (int64_t k = 0; k < n; k++)
     if (passive_marker(ep[k])) ep[k]->text = "fence comm 0";   /* write_other puts its communicator in */
   return CDAG_OK;
@@ -1171,7 +1175,7 @@ static int origin_epochs(pctx *x, int o) {
     const mop *op = s->ops[i];
     if (!passive_marker(op) && !passive_access(op)) continue;
     int64_t c = (int64_t)op->comm - REC_PASSIVE_BASE;
-    if (c < 0 || c / P != o || c % P >= P)
+    if (c < 0 || c / P != o)
       rc = cdag__error(CDAG_ERR_FORMAT, "rank-%d.part:%lld: a passive-target epoch of communicator %d, which is not "
                        "one of rank %d's", o, (long long)op->line, op->comm, o);
     else
@@ -1331,12 +1335,12 @@ static void drop_win_frees(merger *m) {
 
 /* Every phase's passive-target epochs: markers made fences, the targets' fences added (as
    operations of theirs), the epochs that cannot be placed dropped. */
-static int place_passive(merger *m, int nphases) {
+static int place_passive(merger *m, int nphases, int none, uint64_t *placed) {
   int any = 0;
   for (int r = 0; r < m->nprocs; r++)
     for (int64_t i = 0; i < m->r[r].nops; i++) any |= passive_marker(&m->r[r].ops[i]) || passive_access(&m->r[r].ops[i]);
   if (!any) return drop_win_frees(m), CDAG_OK;
-  pctx x = {.m = m};
+  pctx x = {.m = m, .none = none};
   int rc = (x.s = calloc((size_t)m->nprocs, sizeof *x.s)) ? CDAG_OK : CDAG_NOMEM("passive-target epochs");
   for (int p = 0; p < nphases && !rc; p++) {
     x.phase = p;
@@ -1362,6 +1366,7 @@ static int place_passive(merger *m, int nphases) {
   free(x.ins);
   free(x.ep);
   free(x.pool);
+  *placed = x.placed;
   if (!rc) sort_ops(m);
   return rc;
 }
@@ -1727,7 +1732,7 @@ int rec_merge_as(const char *dir, const char *command, FILE *log, int flags, rec
   if (!rc) sort_ops(&m);
   if (!rc && sum->nphases == 1 && !(flags & REC_MERGE_WHOLE)) rc = find_phases(&m, &sum->nphases);
   if (!rc && m.cut) sort_ops(&m);
-  if (!rc) rc = place_passive(&m, sum->nphases);
+  if (!rc) rc = place_passive(&m, sum->nphases, !!(flags & REC_MERGE_NO_PASSIVE), &sum->passive);
   if (!rc && sum->nphases && !(ps = calloc((size_t)sum->nphases, sizeof *ps))) rc = CDAG_NOMEM("phases");
   rec_distinct *dx = NULL;
   if (!rc && !(flags & REC_MERGE_FLAT) && !(dx = rec_distinct_new(dir, command, m.nprocs))) rc = CDAG_NOMEM("distinct phases");

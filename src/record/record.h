@@ -182,6 +182,7 @@ typedef struct {
   uint64_t computes;      /* computations written, all phases */
   uint64_t compute_ns;    /* their costs summed: the time recorded between MPI calls */
   uint64_t out_of_memory; /* what the processes lost to out of memory, every kind summed */
+  uint64_t passive;       /* passive-target epochs of one rank on another placed at their targets */
 } rec_summary;
 
 /* Merges DIR/rank-*.part into DIR/phase-NNNN.cdag and DIR/index.json. `command` (may be
@@ -190,8 +191,11 @@ typedef struct {
 int rec_merge(const char *dir, const char *command, FILE *log, rec_summary *sum);
 /* rec_merge with flags: REC_MERGE_WHOLE keeps a run without MPI_Pcontrol one phase (no
    phases found); REC_MERGE_FLAT writes every phase of the run to a file of its own, the
-   repeats too (the flat recording, docs/recording.md), instead of each distinct phase once. */
-enum { REC_MERGE_WHOLE = 1, REC_MERGE_FLAT = 2 };
+   repeats too (the flat recording, docs/recording.md), instead of each distinct phase once;
+   REC_MERGE_NO_PASSIVE leaves out every passive-target epoch of one rank on another
+   (counted with the reason), for a recording whose graph their targets' fences made a
+   dependency cycle. */
+enum { REC_MERGE_WHOLE = 1, REC_MERGE_FLAT = 2, REC_MERGE_NO_PASSIVE = 4 };
 int rec_merge_as(const char *dir, const char *command, FILE *log, int flags, rec_summary *sum);
 
 /* ---- distinct.c: each distinct phase stored once, the run as their sequence ---- */

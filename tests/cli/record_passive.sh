@@ -10,6 +10,7 @@
 #   2 -> 0 before the message to 0: unsupported;
 #   2 -> 1 between the barrier and MPI_Win_free: placed;
 #   1 -> 0 never closed: unsupported.
+# Then epochs whose targets' fences would make the graph a dependency cycle.
 set -u
 cdag=$1
 src=$2
@@ -67,7 +68,34 @@ mkdir -p bad
 cp run/rank-0.part run/rank-2.part bad/
 sed -e "s/$(c 1 2)/$(c 0 2)/g" -e "s/^comm $(c 0 2) 2 1 2/comm $(c 0 2) 2 0 2/" run/rank-1.part >bad/rank-1.part
 
+# two ranks each fetch twice from the other between two barriers, epoch after epoch: the
+# second epochs sit at the closing barrier, after the target's own blocking fetches, so each
+# rank's second fetch waits for the other's: a dependency cycle. `cdag record` merges again
+# without the epochs and says so.
+mkdir -p cyc
+for r in 0 1; do
+  o=$((1 - r))
+  {
+    printf 'cdag-record-part 1\nrank %d nprocs 2\ncomm %d 2 %d %d\nphase 0\n' $r $((B + 2 * r + o)) $r $o
+    echo "0 65536 barrier"
+    for k in 0 1; do
+      p=$((131072 + 196608 * k))
+      echo "0 $p lock comm $((B + 2 * r + o))"
+      echo "0 $((p + 65536)) get 4b from $o at 0x5000 addr $((0x100 + 8 * k)) comm $((B + 2 * r + o)) wait"
+      echo "0 $((p + 131072)) unlock comm $((B + 2 * r + o))"
+    done
+    echo "0 655360 barrier"
+    printf 'end 0\nfinalized\n'
+  } >cyc/rank-$r.part
+done
+
 cases <<'T'
+0 cdag record --merge cyc
+  err merged again without them
+0 cat cyc/index.json
+  out "unsupported": {"MPI_Get": 4}
+  out "MPI_Get: its target's fences made the phase's graph a dependency cycle (cdag record)": 4
+  out "check": {"ok": true
 0 cdag record --merge --flat run
   out recorded 3 processes: 1 phase
 0 cdag check run/phase-0000.cdag
