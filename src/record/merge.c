@@ -1310,8 +1310,9 @@ static int cmp_pins(const void *a, const void *b) {
 
 /* Positions for this phase's fences ins[from..): spread between the ops they fall between. */
 static int position_fences(pctx *x, int64_t from) {
-  pins *p = x->ins + from;
   int64_t n = x->nins - from;
+  if (n <= 0) return CDAG_OK;
+  pins *p = x->ins + from;
   if (n > 1) qsort(p, (size_t)n, sizeof *p, cmp_pins);
   for (int64_t a = 0, e; a < n; a = e) {
     for (e = a; e < n && p[e].rank == p[a].rank && p[e].a == p[a].a; e++) {}
