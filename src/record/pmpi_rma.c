@@ -6,7 +6,8 @@
  *    base address and disp_unit of each (a dynamic window's are 0 and 1: MPI's target
  *    displacement there is the target's address), so an origin writes every access with
  *    the target's address (`at A`, no segment): target displacement * its disp_unit + its
- *    base, in world ranks.
+ *    base, in world ranks. Win_free writes a `winfree` line (record.h): it synchronises the
+ *    members like a barrier (not with no_locks), a place for a passive target's fences.
  *  - Fence epochs: each MPI_Win_fence is a `fence`. On a window over every process of the
  *    run it is a plain fence (every rank's): several such windows fence in turn, each MPI
  *    fence one fence of the graph, so an access's epoch is never longer than MPI's. A window
