@@ -204,10 +204,13 @@ static void join_command(char **argv, char *buf, size_t size) {
 static int merge_and_say(const char *dir, const char *command, int flags) {
   rec_summary sum;
   int rc = rec_merge_as(dir, command, stderr, flags, &sum);
-  if (!rc && sum.passive && check_phases(dir, sum.nphases, 1)) {   /* a passive target's fences closed a cycle */
-    fprintf(stderr, "cdag record: a phase does not load with the targets' fences of passive-target epochs; merged "
-            "again without them (index.json's unsupported)\n");
-    rc = rec_merge_as(dir, command, stderr, flags | REC_MERGE_NO_PASSIVE, &sum);
+  if (!rc && sum.passive && check_phases(dir, sum.nphases, 1)) {   /* a passive target's fences closed a cycle? */
+    rc = rec_merge_as(dir, command, NULL, flags | REC_MERGE_NO_PASSIVE, &sum);
+    if (!rc && check_phases(dir, sum.nphases, 1))   /* not theirs: the recording as it was, its failure said */
+      rc = rec_merge_as(dir, command, NULL, flags, &sum);
+    else if (!rc)
+      fprintf(stderr, "cdag record: a phase does not load with the targets' fences of passive-target epochs; merged "
+              "again without them (index.json's unsupported)\n");
   }
   if (rc) return cmd_fail("record", rc);
   printf("recorded %d processes: %d phase%s, %llu operations, %llu computation%s (%.3f ms computed), in %s/\n",

@@ -10,7 +10,8 @@
 #   2 -> 0 before the message to 0: unsupported;
 #   2 -> 1 between the barrier and MPI_Win_free: placed;
 #   1 -> 0 never closed: unsupported.
-# Then epochs whose targets' fences would make the graph a dependency cycle.
+# Then epochs whose targets' fences would make the graph a dependency cycle, and a phase that
+# does not load for another reason.
 set -u
 cdag=$1
 src=$2
@@ -89,7 +90,34 @@ for r in 0 1; do
   } >cyc/rank-$r.part
 done
 
+# a phase that does not load for another reason (a message whose sizes disagree): the
+# recording stays as it was, epochs placed, and its failure is said
+mkdir -p other
+{
+  printf 'cdag-record-part 1\nrank 0 nprocs 2\ncomm %d 2 0 1\nphase 0\n' $((B + 1))
+  echo "0 65536 barrier"
+  echo "0 131072 lock comm $((B + 1))"
+  echo "0 196608 put 8b to 1 at 0x5000 addr 0x100 comm $((B + 1))"
+  echo "0 262144 unlock comm $((B + 1))"
+  echo "0 327680 barrier"
+  echo "0 393216 send 8b to 1 tag 3 comm 0 addr 0x200 wait"
+  printf 'end 0\nfinalized\n'
+} >other/rank-0.part
+{
+  printf 'cdag-record-part 1\nrank 1 nprocs 2\nphase 0\n'
+  echo "0 65536 barrier"
+  echo "0 131072 barrier"
+  echo "0 196608 recv 4b from 0 tag 3 comm 0 addr 0x200 wait"
+  printf 'end 0\nfinalized\n'
+} >other/rank-1.part
+
 cases <<'T'
+1 cdag record --merge other
+  err does not load
+0 grep -c '^fence comm' other/phase-0000.cdag
+  out 4
+0 cat other/index.json
+  out "unsupported": {}
 0 cdag record --merge cyc
   err merged again without them
 0 cat cyc/index.json
