@@ -268,6 +268,7 @@ static int expand_acc(cdag_graph *g, int64_t i, uint64_t a, int64_t key, uint64_
   if (rc) return rc;
   *scr += (b + 63) & ~63ull;
   for (int32_t id = rid; id <= did; id++) {
+    if (g->oscomm) g->oscomm[id] = g->oscomm[i];   /* the target's side names the epoch's communicator too */
     g->os[id] = IR_OS_PARTNER;
     g->os_key[id] = key;
     if (g->line && g->line[i]) g->line[id] = g->line[i];
@@ -291,6 +292,7 @@ static int expand_op(cdag_graph *g, int64_t i, uint64_t a, int64_t key) {
   int32_t id;
   int rc = ir_append(g, get ? IR_SEND : IR_RECV, g->peer[i], g->rank[i], tag, a, 0, g->bytes[i], &id);
   if (rc) return rc;
+  if (g->oscomm) g->oscomm[id] = g->oscomm[i];
   g->os[id] = IR_OS_PARTNER;
   g->os_key[id] = key;
   if (g->line && g->line[i]) g->line[id] = g->line[i];

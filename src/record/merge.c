@@ -760,7 +760,7 @@ static int is_collective(const char *t) {
 /* A one-sided line (its epochs are the fences of every rank in between: a run that has
    them is not cut, a cut could split an epoch). */
 static int is_onesided(const char *t) {
-  static const char *const kinds[] = {"fence", "get ", "put ", "accumulate "};
+  static const char *const kinds[] = {"fence", "get ", "put ", "accumulate ", "lock comm ", "flush comm ", "unlock comm "};
   for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
     if (!strncmp(t, kinds[i], strlen(kinds[i]))) return 1;
   return 0;
@@ -951,6 +951,491 @@ static int find_phases(merger *m, int *nphases) {
   return rc;
 }
 
+/* ---- passive-target epochs: the target's fences ----
+ * The origin o of an epoch on t wrote `lock`, `flush` and `unlock` lines of communicator
+ * C = REC_PASSIVE_BASE + o * P + t (record.h); t made no call. Each becomes `fence comm C`
+ * on o, and t gets its fence where MPI orders the epoch there: an opening (`lock`) just
+ * after t's instance of the last collective o made before it, a closing (`flush`,
+ * `unlock`) just before t's instance of the first collective o makes after it, both on a
+ * communicator of o and t where t's call waits for o's (closing) or o's for t's (opening):
+ * barrier, allreduce, allgather, alltoall and their v/w forms, reduce_scatter, MPI_Win_free
+ * (a barrier of the window's members, MPI-3.1 11.2.5), or a rooted one whose data flows
+ * from o to t (closing: a reduce or gather rooted at t, a bcast or scatter rooted at o) or
+ * from t to o (opening: the other way). The
+ * collective must be o's nearest synchronisation on that side: before an opening, no
+ * receive, completion, collective that brings another rank's order in, nonblocking
+ * collective or fence lies between it and the `lock`; after a closing, no send, collective
+ * that takes o's order out, nonblocking collective or fence. (A flag polled with gets is no
+ * order here: the bytes t stores without a call are not in the graph wherever its fence
+ * goes, and another origin's put of it conflicts, below.) With none in the phase before an opening, t's fence
+ * opens its phase. An epoch that opens before the last one on the same pair closed at t
+ * (an unlock, then a lock, with no collective between) opens where that one closed: t
+ * touches neither one's bytes in between, since nothing orders them there. An epoch any of whose fences has no such place (ordered by messages
+ * only, or by nothing) is left out whole, its accesses counted unsupported with the reason
+ * (never guessed). O(n log n) for n operations. */
+
+enum { S_IN = 1, S_OUT = 2, S_COLL = 4 };   /* an op as synchronisation of its rank: it may bring
+                                              another rank's order in, take its own out; a
+                                              collective a fence may be placed at */
+enum { M_NONE, M_LOCK, M_FLUSH, M_UNLOCK };
+
+static int passive_marker(const mop *o) {
+  if (o->kind != K_OTHER) return M_NONE;
+  if (!strncmp(o->text, "lock comm ", 10)) return M_LOCK;
+  if (!strncmp(o->text, "flush comm ", 11)) return M_FLUSH;
+  if (!strncmp(o->text, "unlock comm ", 12)) return M_UNLOCK;
+  return M_NONE;
+}
+
+/* `winfree comm C` (record.h): MPI_Win_free, which synchronises the window's members like
+   a barrier; not written in the graph. */
+static int win_free_mark(const mop *o) { return o->kind == K_OTHER && !strncmp(o->text, "winfree comm ", 13); }
+
+/* An access of a passive epoch's communicator (`get`, `put`, `accumulate` ... comm C). */
+static int passive_access(const mop *o) {
+  return o->kind == K_OTHER && o->comm >= REC_PASSIVE_BASE && is_onesided(o->text) && strncmp(o->text, "fence", 5) &&
+         !passive_marker(o);
+}
+
+/* The root of a rooted collective whose data flows to its root (reduce, gather), or from it
+   (bcast, scatter) (*to_root 1 / 0); -1 for any other line. */
+static int rooted(const char *t, int *to_root) {
+  int k = ir_coll_kind(t, strcspn(t, " "));
+  long long root = -1;
+  *to_root = k == IR_COLL_REDUCE || k == IR_COLL_GATHER || k == IR_COLL_GATHERV;
+  if (!*to_root && k != IR_COLL_BCAST && k != IR_COLL_SCATTER && k != IR_COLL_SCATTERV) return -1;
+  return field(t, "root", &root) ? (int)root : -1;
+}
+
+/* A blocking collective whose every member waits for every other, or MPI_Win_free. */
+static int waits_for_all(const mop *o) {
+  if (win_free_mark(o)) return 1;
+  int k = ir_coll_kind(o->text, strcspn(o->text, " "));
+  return k == IR_COLL_BARRIER || k == IR_COLL_ALLREDUCE || k == IR_COLL_ALLGATHER || k == IR_COLL_ALLGATHERV ||
+         k == IR_COLL_ALLTOALL || k == IR_COLL_ALLTOALLV || k == IR_COLL_ALLTOALLW || k == IR_COLL_REDUCE_SCATTER ||
+         k == IR_COLL_REDUCE_SCATTER_BLOCK;
+}
+
+/* What op o of rank r is as synchronisation (S_*). */
+static int sync_kind(const mop *o, int r) {
+  if (o->kind == K_SEND) return S_OUT;
+  if (o->kind == K_RECV || o->kind == K_WAIT) return S_IN;
+  if (o->kind != K_OTHER) return 0;
+  if (win_free_mark(o)) return S_IN | S_OUT | S_COLL;
+  if (is_collective(o->text) && !strstr(o->text, " nonblocking")) {
+    int to_root, root = rooted(o->text, &to_root);
+    if (waits_for_all(o)) return S_IN | S_OUT | S_COLL;
+    if (root < 0) return S_IN | S_OUT;   /* scans, neighbourhoods: no place for a fence */
+    return S_COLL | ((root == r) == to_root ? S_IN : S_OUT);   /* the root of a reduce receives */
+  }
+  if (is_collective(o->text) || !strncmp(o->text, "fence", 5)) return S_IN | S_OUT;
+  return 0;   /* a get of another passive epoch too: what t stored without a call, the graph never has */
+}
+
+/* A rank's kept operations of the phase, by position, with what placement needs. */
+typedef struct {
+  mop **ops; int64_t n;
+  int64_t *prev, *next;       /* the nearest synchronisation before / after each op, -1 none */
+  int64_t *inst;              /* per op: its collective's instance on its communicator, -1 none */
+  int64_t (*coll)[3];         /* (communicator, instance, op index) of its collectives, sorted */
+  int64_t ncoll;
+} pside;
+
+/* A fence to add on a target: between its ops a - 1 and a, after (`after` 1) or before the
+   call there, in its origin's order. */
+typedef struct { int rank, after, phase; int64_t a; int origin; uint64_t oseq, seq; int comm; int64_t epoch; } pins;
+/* An epoch placed in the phase: its target, origin, first and last fence on t (keys 2a +
+   !after) and its ops (markers and accesses) in pctx's pool. */
+typedef struct { int t, o, bad; int64_t open, close, first, n; } pepoch;
+
+typedef struct {
+  merger *m;
+  int phase, none;            /* none: every epoch on another rank is dropped (REC_MERGE_NO_PASSIVE) */
+  uint64_t placed;            /* epochs on another rank placed */
+  pside *s;                   /* per rank */
+  pins *ins; int64_t nins, inscap;     /* all phases' */
+  pepoch *ep; int64_t nep, epcap;      /* this phase's placed epochs ... */
+  mop **pool; int64_t npool, poolcap;  /* ... and their ops */
+} pctx;
+
+static void pside_free(pside *s) {
+  free(s->ops), free(s->prev), free(s->next), free(s->inst), free(s->coll);
+  *s = (pside){0};
+}
+
+static int cmp_coll3(const void *a, const void *b) {
+  const int64_t *x = a, *y = b;
+  for (int i = 0; i < 2; i++)
+    if (x[i] != y[i]) return (x[i] > y[i]) - (x[i] < y[i]);
+  return 0;
+}
+
+static int pside_build(merger *m, int r, int phase, pside *s) {
+  mrank *R = &m->r[r];
+  int64_t lo, hi, n = 0;
+  phase_range(R, phase, &lo, &hi);
+  for (int64_t i = lo; i < hi; i++) n += kept(R, &R->ops[i], phase);
+  size_t z = (size_t)(n ? n : 1);
+  s->ops = malloc(z * sizeof *s->ops);
+  s->prev = malloc(z * sizeof *s->prev);
+  s->next = malloc(z * sizeof *s->next);
+  s->inst = malloc(z * sizeof *s->inst);
+  s->coll = malloc(z * sizeof *s->coll);
+  int64_t *count = calloc(2 * ((size_t)m->nglobal + 1), sizeof *count);   /* collectives, Win_frees */
+  if (!s->ops || !s->prev || !s->next || !s->inst || !s->coll || !count) {
+    free(count);
+    return CDAG_NOMEM("passive-target epochs");
+  }
+  s->n = 0;
+  for (int64_t i = lo; i < hi; i++)
+    if (kept(R, &R->ops[i], phase)) s->ops[s->n++] = &R->ops[i];   /* sorted by position already */
+  int64_t last = -1;
+  for (int64_t i = 0; i < n; i++) {
+    const mop *o = s->ops[i];
+    s->prev[i] = last;
+    s->inst[i] = -1;
+    if (o->kind == K_OTHER && (is_collective(o->text) || win_free_mark(o))) {   /* its instance: Win_free's apart */
+      int g = global_comm(R, o->comm);
+      if (g >= 0 && g <= m->nglobal) {
+        s->inst[i] = count[win_free_mark(o) ? m->nglobal + 1 + g : g]++;
+        s->coll[s->ncoll][0] = win_free_mark(o) ? -1 - g : g, s->coll[s->ncoll][1] = s->inst[i];
+        s->coll[s->ncoll++][2] = i;
+      }
+    }
+    if (sync_kind(o, r) & S_IN) last = i;
+  }
+  last = -1;
+  for (int64_t i = n - 1; i >= 0; i--) {
+    s->next[i] = last;
+    if (sync_kind(s->ops[i], r) & S_OUT) last = i;
+  }
+  free(count);
+  if (s->ncoll > 1) qsort(s->coll, (size_t)s->ncoll, sizeof *s->coll, cmp_coll3);
+  return CDAG_OK;
+}
+
+static int member_of(const merger *m, int g, int r) {
+  if (g == 0) return 1;
+  const mcomm *c = m->global[g - 1];
+  for (int i = 0; i < c->n; i++)
+    if (c->members[i] == r) return 1;
+  return 0;
+}
+
+/* t's op index of o's collective at index j (-1: none). */
+static int64_t instance_on(const pctx *x, int o, int64_t j, int t) {
+  const pside *so = &x->s[o], *st = &x->s[t];
+  int g = global_comm(&x->m->r[o], so->ops[j]->comm);
+  if (g < 0 || !member_of(x->m, g, t)) return -1;
+  int64_t key[3] = {win_free_mark(so->ops[j]) ? -1 - g : g, so->inst[j], 0};
+  const int64_t(*f)[3] = bsearch(key, st->coll, (size_t)st->ncoll, sizeof *st->coll, cmp_coll3);
+  return f ? (*f)[2] : -1;
+}
+
+/* Where t's fence for marker i of origin o goes (*a, *after); NULL, or why it has none. */
+static const char *place(const pctx *x, int o, int64_t i, int t, int kind, int64_t *a, int *after) {
+  const pside *so = &x->s[o], *st = &x->s[t];
+  int64_t j = kind == M_LOCK ? so->prev[i] : so->next[i];
+  if (j < 0 && kind != M_LOCK) return "no collective of origin and target orders the end of the epoch";
+  if (j < 0) {   /* nothing before it in the phase: t's phase start */
+    *a = 0, *after = 1;
+    return NULL;
+  }
+  const mop *c = so->ops[j];
+  if (!(sync_kind(c, o) & S_COLL))
+    return "the epoch is ordered at its target by messages or calls other than a collective of both";
+  int to_root, root = win_free_mark(c) || waits_for_all(c) ? -1 : rooted(c->text, &to_root);
+  if (root >= 0 && root != o && root != t)   /* o's order reaches the root only, or o hears the root only */
+    return "the rooted collective that orders the epoch does not order it at its target";
+  int64_t y = instance_on(x, o, j, t);
+  if (y < 0) return "the collective that orders the epoch does not include its target";
+  uint64_t call = call_of(st->ops[y]->seq);
+  if (kind == M_LOCK) {   /* after the call and what its completion added */
+    for (*a = y + 1; *a < st->n && call_of(st->ops[*a]->seq) == call; (*a)++) {}
+    *after = 1;
+  } else {   /* before the call's gap */
+    for (*a = y; *a > 0 && call_of(st->ops[*a - 1]->seq) == call; (*a)--) {}
+    *after = 0;
+  }
+  return NULL;
+}
+
+static const char *access_call(const mop *o) {
+  return !strncmp(o->text, "get ", 4) ? "MPI_Get" : !strncmp(o->text, "put ", 4) ? "MPI_Put" : "MPI_Accumulate";
+}
+
+/* An epoch of o (its ops ep[0..n): markers and accesses, by position) left out, its
+   accesses counted with the reason. */
+static int drop_epoch(pctx *x, mop **ep, int64_t n, const char *why) {
+  for (int64_t k = 0; k < n; k++) {
+    ep[k]->dropped = 1;
+    if (!passive_access(ep[k])) continue;   /* a marker (made a fence already, or not) */
+    char key[160];
+    snprintf(key, sizeof key, "%s: %s", access_call(ep[k]), why);
+    if (add_count(&x->m->unsup, &x->m->nunsup, &x->m->unsupcap, access_call(ep[k]), 1) ||
+        add_count(&x->m->why, &x->m->nwhy, &x->m->whycap, key, 1))
+      return CDAG_NOMEM("counts");
+  }
+  return CDAG_OK;
+}
+
+/* An epoch of o on t complete in the phase (ep[0] its `lock`, ep[n-1] its `unlock`, idx
+   their op indices): its fences placed on t, or the epoch dropped. *last: the key of t's
+   last fence on this communicator (its fences keep their order). */
+static int close_epoch(pctx *x, int o, int t, mop **ep, const int64_t *idx, int64_t n, int64_t *last) {
+  int64_t first = x->nins, was = *last;
+  if (x->none && t != o)
+    return drop_epoch(x, ep, n, "its target's fences made the phase's graph a dependency cycle (cdag record)");
+  for (int64_t k = 0; k < n && t != o; k++) {
+    int kind = passive_marker(ep[k]);
+    if (!kind) continue;
+    int64_t a;
+    int after;
+    const char *why = place(x, o, idx[k], t, kind, &a, &after);
+    if (!why && kind == M_LOCK && 2 * a + !after < *last)   /* the last epoch closes later at t: this one opens there */
+      a = *last / 2, after = !(*last & 1);
+    if (!why && 2 * a + !after < *last) why = "its target's collectives are ordered otherwise than its origin's";
+    if (why) {
+      x->nins = first;
+      *last = was;
+      return drop_epoch(x, ep, n, why);
+    }
+    *last = 2 * a + !after;
+    if (base_grow((void **)&x->ins, x->nins, &x->inscap, 1, sizeof *x->ins, "merger")) return CDAG_NOMEM("fences");
+    x->ins[x->nins++] = (pins){t, after, x->phase, a, o, ep[k]->seq, 0, ep[k]->comm, x->nep};
+  }
+  if (base_grow((void **)&x->ep, x->nep, &x->epcap, 1, sizeof *x->ep, "merger") ||
+      base_grow((void **)&x->pool, x->npool, &x->poolcap, n, sizeof *x->pool, "merger"))
+    return CDAG_NOMEM("passive-target epochs");
+  x->ep[x->nep++] = (pepoch){t, o, 0, t == o ? 2 * idx[0] : x->ins[first].a * 2 + !x->ins[first].after,   /* o = t: its own ops */
+                             t == o ? 2 * idx[n - 1] + 2 : x->ins[x->nins - 1].a * 2 + !x->ins[x->nins - 1].after,
+                             x->npool, n};
+  memcpy(x->pool + x->npool, ep, (size_t)n * sizeof *ep);
+  x->npool += n;
+  x->placed += t != o;
+  for (int64_t k = 0; k < n; k++)
+    if (passive_marker(ep[k])) ep[k]->text = "fence comm 0";   /* write_other puts its communicator in */
+  return CDAG_OK;
+}
+
+typedef struct { int t; int64_t i; } pitem;
+
+static int cmp_pitem(const void *a, const void *b) {
+  const pitem *x = a, *y = b;
+  if (x->t != y->t) return (x->t > y->t) - (x->t < y->t);
+  return (x->i > y->i) - (x->i < y->i);
+}
+
+/* Rank o's passive-target markers and accesses of the phase, by target, cut into epochs. */
+static int origin_epochs(pctx *x, int o) {
+  const pside *s = &x->s[o];
+  int P = x->m->nprocs, rc = CDAG_OK;
+  int64_t n = 0;
+  pitem *it = malloc((size_t)(s->n ? s->n : 1) * sizeof *it);
+  mop **ep = malloc((size_t)(s->n ? s->n : 1) * sizeof *ep);
+  int64_t *idx = malloc((size_t)(s->n ? s->n : 1) * sizeof *idx);
+  if (!it || !ep || !idx) rc = CDAG_NOMEM("passive-target epochs");
+  for (int64_t i = 0; !rc && i < s->n; i++) {
+    const mop *op = s->ops[i];
+    if (!passive_marker(op) && !passive_access(op)) continue;
+    int64_t c = (int64_t)op->comm - REC_PASSIVE_BASE;
+    if (c < 0 || c / P != o)
+      rc = cdag__error(CDAG_ERR_FORMAT, "rank-%d.part:%lld: a passive-target epoch of communicator %d, which is not "
+                       "one of rank %d's", o, (long long)op->line, op->comm, o);
+    else
+      it[n++] = (pitem){(int)(c % P), i};
+  }
+  if (!rc && n > 1) qsort(it, (size_t)n, sizeof *it, cmp_pitem);
+  for (int64_t a = 0, e; !rc && a < n; a = e) {
+    int t = it[a].t;
+    int64_t k = 0, last = -1;
+    for (e = a; e < n && it[e].t == t && !rc; e++) {
+      mop *op = s->ops[it[e].i];
+      int kind = passive_marker(op);
+      if (kind == M_LOCK && k) rc = drop_epoch(x, ep, k, "its epoch is not closed in the phase"), k = 0;
+      if (rc) break;
+      if (kind != M_LOCK && !k) {   /* no epoch open: its lock is in another phase */
+        rc = drop_epoch(x, &op, 1, "its epoch is not opened in the phase");
+        continue;
+      }
+      ep[k] = op, idx[k++] = it[e].i;
+      if (kind == M_UNLOCK) rc = close_epoch(x, o, t, ep, idx, k, &last), k = 0;
+    }
+    if (!rc && k) rc = drop_epoch(x, ep, k, "its epoch is not closed in the phase");
+  }
+  free(it), free(ep), free(idx);
+  return rc;
+}
+
+/* ---- two origins' epochs on one target ----
+ * Epochs of two origins on t whose fences at t overlap may run in either order (exclusive
+ * locks serialise them as MPI grants them; shared ones let them overlap): when they touch
+ * the same bytes of t and not both only read them or both accumulate with one type and op,
+ * the result depends on that order, which the recording does not see; both are dropped,
+ * counted with the reason. */
+
+typedef struct { uint64_t lo, hi; int64_t epoch; int get; const char *acc; size_t acclen; } pacc;
+
+static int cmp_pacc(const void *a, const void *b) {
+  const pacc *x = a, *y = b;
+  return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* What an access line does to its target: bytes, address, and for an accumulate its
+   "TYPE OP" (acc, acclen); 0 if the line does not say. */
+static int access_range(const mop *o, pacc *a) {
+  long long at = 0;
+  const char *t = o->text;
+  uint64_t bytes = 0;
+  a->get = !strncmp(t, "get ", 4);
+  a->acc = NULL;
+  if (!strncmp(t, "accumulate ", 11)) {
+    char *e;
+    unsigned long long k = strtoull(t + 11, &e, 10);
+    const char *ty = e + 1, *op = strchr(ty, ' ');
+    int type = op ? ir_type_parse(ty, op - ty) : -1;
+    if (type < 0 || !(op = strchr(op + 1, ' '))) return 0;
+    bytes = k * (uint64_t)ir_type_size(type);
+    a->acc = ty, a->acclen = (size_t)(op - ty);
+  } else {
+    bytes = strtoull(t + 4, NULL, 10);
+  }
+  if (!field(t, "at", &at)) return 0;
+  a->lo = (uint64_t)at, a->hi = (uint64_t)at + bytes;
+  return 1;
+}
+
+static int conflict(const pacc *a, const pacc *b) {
+  if (a->get && b->get) return 0;
+  if (a->acc && b->acc) return a->acclen != b->acclen || memcmp(a->acc, b->acc, a->acclen);
+  return 1;
+}
+
+/* Marks the epochs of the phase that conflict with another origin's on their target. */
+static int epoch_conflicts(pctx *x) {
+  int64_t n = 0;
+  for (int64_t e = 0; e < x->nep; e++) n += x->ep[e].n;
+  pacc *a = malloc((size_t)(n ? n : 1) * sizeof *a);
+  int64_t *order = malloc((size_t)(x->nep ? x->nep : 1) * sizeof *order);
+  if (!a || !order) {
+    free(a), free(order);
+    return CDAG_NOMEM("passive-target epochs");
+  }
+  for (int64_t e = 0; e < x->nep; e++) order[e] = e;
+  for (int64_t e = 1; e < x->nep; e++)   /* by target (insertion sort: epochs come by origin) */
+    for (int64_t k = e; k > 0 && x->ep[order[k - 1]].t > x->ep[order[k]].t; k--) {
+      int64_t tmp = order[k];
+      order[k] = order[k - 1], order[k - 1] = tmp;
+    }
+  for (int64_t b = 0, f; b < x->nep; b = f) {
+    int t = x->ep[order[b]].t;
+    int64_t m = 0;
+    for (f = b; f < x->nep && x->ep[order[f]].t == t; f++) {
+      const pepoch *p = &x->ep[order[f]];
+      for (int64_t k = 0; k < p->n; k++) {
+        const mop *o = x->pool[p->first + k];
+        if (passive_access(o) && access_range(o, &a[m]) && a[m].hi > a[m].lo) a[m++].epoch = order[f];
+      }
+    }
+    if (m > 1) qsort(a, (size_t)m, sizeof *a, cmp_pacc);
+    for (int64_t i = 0; i < m; i++)   /* each against the later ones it overlaps */
+      for (int64_t j = i + 1; j < m && a[j].lo < a[i].hi; j++) {
+        pepoch *p = &x->ep[a[i].epoch], *q = &x->ep[a[j].epoch];
+        if (p->o != q->o && p->open < q->close && q->open < p->close && conflict(&a[i], &a[j])) p->bad = q->bad = 1;
+      }
+  }
+  free(a), free(order);
+  return CDAG_OK;
+}
+
+/* The conflicting epochs dropped, their fences at the targets (ins[from..)) with them. */
+static int drop_conflicts(pctx *x, int64_t from) {
+  int rc = epoch_conflicts(x);
+  for (int64_t e = 0; !rc && e < x->nep; e++)
+    if (x->ep[e].bad)
+      rc = drop_epoch(x, x->pool + x->ep[e].first, x->ep[e].n,
+                      "another origin's epoch on its target touches the same bytes, in an order the lock decides");
+  int64_t k = from;
+  for (int64_t i = from; i < x->nins; i++)
+    if (!x->ep[x->ins[i].epoch].bad) x->ins[k++] = x->ins[i];
+  x->nins = k;
+  x->nep = x->npool = 0;
+  return rc;
+}
+
+static int cmp_pins(const void *a, const void *b) {
+  const pins *x = a, *y = b;
+  int64_t kx[5] = {x->rank, x->a, !x->after, x->origin, (int64_t)x->oseq},
+          ky[5] = {y->rank, y->a, !y->after, y->origin, (int64_t)y->oseq};
+  for (int i = 0; i < 5; i++)
+    if (kx[i] != ky[i]) return (kx[i] > ky[i]) - (kx[i] < ky[i]);
+  return 0;
+}
+
+/* Positions for this phase's fences ins[from..): spread between the ops they fall between. */
+static int position_fences(pctx *x, int64_t from) {
+  int64_t n = x->nins - from;
+  if (n <= 0) return CDAG_OK;
+  pins *p = x->ins + from;
+  if (n > 1) qsort(p, (size_t)n, sizeof *p, cmp_pins);
+  for (int64_t a = 0, e; a < n; a = e) {
+    for (e = a; e < n && p[e].rank == p[a].rank && p[e].a == p[a].a; e++) {}
+    const pside *s = &x->s[p[a].rank];
+    int64_t at = p[a].a;
+    uint64_t hi = at < s->n ? s->ops[at]->seq : s->n ? s->ops[s->n - 1]->seq + REC_SEQ_STEP : REC_SEQ_STEP;
+    uint64_t lo = at > 0 ? s->ops[at - 1]->seq : hi > 4096 ? hi - 4096 : 0;
+    if (hi - lo <= (uint64_t)(e - a))
+      return cdag__error(CDAG_ERR_UNSUPPORTED, "phase %d, rank %d: %lld passive-target fences between two positions "
+                         "%llu apart", x->phase, p[a].rank, (long long)(e - a), (unsigned long long)(hi - lo));
+    for (int64_t k = a; k < e; k++) p[k].seq = lo + (uint64_t)(k - a + 1) * ((hi - lo) / (uint64_t)(e - a + 1));
+  }
+  return CDAG_OK;
+}
+
+/* MPI_Win_free's lines are places for fences only: never written. */
+static void drop_win_frees(merger *m) {
+  for (int r = 0; r < m->nprocs; r++)
+    for (int64_t i = 0; i < m->r[r].nops; i++) m->r[r].ops[i].dropped |= win_free_mark(&m->r[r].ops[i]);
+}
+
+/* Every phase's passive-target epochs: markers made fences, the targets' fences added (as
+   operations of theirs), the epochs that cannot be placed dropped. */
+static int place_passive(merger *m, int nphases, int none, uint64_t *placed) {
+  int any = 0;
+  for (int r = 0; r < m->nprocs; r++)
+    for (int64_t i = 0; i < m->r[r].nops; i++) any |= passive_marker(&m->r[r].ops[i]) || passive_access(&m->r[r].ops[i]);
+  if (!any) return drop_win_frees(m), CDAG_OK;
+  pctx x = {.m = m, .none = none};
+  int rc = (x.s = calloc((size_t)m->nprocs, sizeof *x.s)) ? CDAG_OK : CDAG_NOMEM("passive-target epochs");
+  for (int p = 0; p < nphases && !rc; p++) {
+    x.phase = p;
+    int64_t from = x.nins;
+    for (int r = 0; r < m->nprocs && !rc; r++) rc = pside_build(m, r, p, &x.s[r]);
+    for (int r = 0; r < m->nprocs && !rc; r++) rc = origin_epochs(&x, r);
+    if (!rc) rc = drop_conflicts(&x, from);
+    if (!rc) rc = position_fences(&x, from);
+    for (int r = 0; r < m->nprocs; r++) pside_free(&x.s[r]);
+  }
+  drop_win_frees(m);
+  for (int64_t k = 0; k < x.nins && !rc; k++) {   /* the targets' fences, as their operations */
+    mrank *t = &m->r[x.ins[k].rank];
+    if (base_grow((void **)&t->ops, t->nops, &t->cap, 1, sizeof *t->ops, "merger")) {
+      rc = CDAG_NOMEM("fences");
+      break;
+    }
+    t->ops[t->nops++] = (mop){.phase = x.ins[k].phase, .kind = K_OTHER, .idx = -1, .peer = -1,
+                              .comm = x.ins[k].comm, .seq = x.ins[k].seq, .text = "fence comm 0"};
+    if (x.ins[k].phase > t->maxphase) t->maxphase = x.ins[k].phase;
+  }
+  free(x.s);
+  free(x.ins);
+  free(x.ep);
+  free(x.pool);
+  *placed = x.placed;
+  if (!rc) sort_ops(m);
+  return rc;
+}
+
 /* Labels are short (recordings are large): the format's compact labels. */
 static const char *label_of(const mop *o, char buf[IR_COMPACT_LABEL]) {
   return o->labelled ? ir_compact_label(o->label, buf) : NULL;
@@ -1007,14 +1492,23 @@ static int write_message(FILE *f, merger *m, const mrank *r, const mop *o, phase
   return ir_write_line(f, label_of(o, lab), &l);
 }
 
+/* The graph's number of communicator id named by an op of rank r: a target's fences of a
+   passive-target epoch name the communicator its origin declared. */
+static int op_global(const merger *m, const mrank *r, int id) {
+  int g = global_comm(r, id);
+  int64_t c = (int64_t)id - REC_PASSIVE_BASE;
+  if (g < 0 && c >= 0 && c / m->nprocs < m->nprocs) g = global_comm(&m->r[c / m->nprocs], id);
+  return g;
+}
+
 /* Any other operation: as the recorder wrote it with the format's writer, its communicator
    renumbered. */
-static void write_other(FILE *f, const mrank *r, const mop *o) {
+static void write_other(FILE *f, const merger *m, const mrank *r, const mop *o) {
   char lab[IR_COMPACT_LABEL];
   if (label_of(o, lab)) fprintf(f, "%s: ", lab);
   const char *c = strstr(o->text, " comm ");
   if (!c) { fprintf(f, "%s\n", o->text); return; }
-  fprintf(f, "%.*s comm %d%s\n", (int)(c - o->text), o->text, global_comm(r, o->comm), strchr(c + 6, ' ') ? strchr(c + 6, ' ') : "");
+  fprintf(f, "%.*s comm %d%s\n", (int)(c - o->text), o->text, op_global(m, r, o->comm), strchr(c + 6, ' ') ? strchr(c + 6, ' ') : "");
 }
 
 static int write_rank(FILE *f, merger *m, int rank, int phase, phase_sum *ps) {
@@ -1046,7 +1540,7 @@ static int write_rank(FILE *f, merger *m, int rank, int phase, phase_sum *ps) {
     } else if (o->kind == K_SEND && o->unmatched) {
       continue;
     } else {
-      if (o->kind == K_OTHER) write_other(f, r, o);
+      if (o->kind == K_OTHER) write_other(f, m, r, o);
       else rc = write_message(f, m, r, o, ps);
       if (o->kind == K_OTHER && !strncmp(o->text, "compute ", 8)) {   /* its cost checked when read */
         uint64_t cost = strtoull(o->text + 8, NULL, 10);
@@ -1073,7 +1567,7 @@ static int write_comms(FILE *f, merger *m, int phase) {
     phase_range(&m->r[r], phase, &lo, &hi);
     for (int64_t i = lo; i < hi; i++) {
       mop *o = &m->r[r].ops[i];
-      int g = o->kind == K_OTHER && o->comm && kept(&m->r[r], o, phase) ? global_comm(&m->r[r], o->comm) : 0;
+      int g = o->kind == K_OTHER && o->comm && kept(&m->r[r], o, phase) ? op_global(m, &m->r[r], o->comm) : 0;
       if (g > 0 && g <= m->nglobal) used[g - 1] = 1;
     }
   }
@@ -1304,6 +1798,7 @@ int rec_merge_as(const char *dir, const char *command, FILE *log, int flags, rec
   if (!rc) sort_ops(&m);
   if (!rc && sum->nphases == 1 && !(flags & REC_MERGE_WHOLE)) rc = find_phases(&m, &sum->nphases);
   if (!rc && m.cut) sort_ops(&m);
+  if (!rc) rc = place_passive(&m, sum->nphases, !!(flags & REC_MERGE_NO_PASSIVE), &sum->passive);
   if (!rc && sum->nphases && !(ps = calloc((size_t)sum->nphases, sizeof *ps))) rc = CDAG_NOMEM("phases");
   rec_distinct *dx = NULL;
   if (!rc && !(flags & REC_MERGE_FLAT) && !(dx = rec_distinct_new(dir, command, m.nprocs, !!(flags & REC_MERGE_FOLD_RANKS)))) rc = CDAG_NOMEM("distinct phases");

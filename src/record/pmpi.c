@@ -795,6 +795,8 @@ void completed(const MPI_Request *rq, const int *which, int n, const MPI_Status 
       if (written) probed_written(p);
     } else if (p->kind == P_COLL)
       nbcoll_completed(p, done);
+    else if (p->kind == P_RMA)
+      rma_completed(p, done);
     else {
       int cancelled = 0;
       PMPI_Test_cancelled(&st[k], &cancelled);

@@ -71,7 +71,8 @@ extern const char *const oom_names[NOOM];
    program free a datatype while an operation on it is pending). */
 typedef struct { mpig_flat f; int64_t refs; } held_type;
 
-enum { P_SEND, P_RECV, P_COLL };   /* P_COLL: a nonblocking collective (pmpi_nbcoll.c) */
+enum { P_SEND, P_RECV, P_COLL, P_RMA };   /* P_COLL: a nonblocking collective (pmpi_nbcoll.c); P_RMA:
+                                              a request-based one-sided access (pmpi_rma.c) */
 typedef struct {
   uint8_t kind, persistent, active, live;
   int64_t newer;             /* the next newer operation with the same handle, -1 none */
@@ -179,6 +180,9 @@ void completed(const MPI_Request *rq, const int *which, int n, const MPI_Status 
    completion, by MPI_Request_free, counted). Both free the coll (p->buf). */
 void nbcoll_completed(pend *p, uint64_t done);
 void nbcoll_dropped(pend *p);
+/* pmpi_rma.c: a request-based access's request completed at position done (an Rget's bytes
+   are the shadow's from there). */
+void rma_completed(pend *p, uint64_t done);
 
 /* folding repeats (fold.c): around each intercepted call */
 rec_fold *fold_new(void);

@@ -1,11 +1,13 @@
 /* cdag — src/record/pmpi_rma.c: one-sided communication (MPI-3.1 chapter 11), recorded as
- * the graph format's gets, puts, accumulates and fences (pmpi.h; the lines: record.h).
+ * the graph format's gets, puts, accumulates and fences (pmpi.h; the lines: record.h), in
+ * fence, post/start/complete/wait and passive-target epochs.
  *  - Windows: MPI_Win_create, Win_allocate, Win_allocate_shared, Win_create_dynamic (with
  *    Win_attach/Win_detach) and Win_free. At creation the members exchange, with PMPI, the
  *    base address and disp_unit of each (a dynamic window's are 0 and 1: MPI's target
  *    displacement there is the target's address), so an origin writes every access with
  *    the target's address (`at A`, no segment): target displacement * its disp_unit + its
- *    base, in world ranks.
+ *    base, in world ranks. Win_free writes a `winfree` line (record.h): it synchronises the
+ *    members like a barrier (not with no_locks), a place for a passive target's fences.
  *  - Fence epochs: each MPI_Win_fence is a `fence`. On a window over every process of the
  *    run it is a plain fence (every rank's): several such windows fence in turn, each MPI
  *    fence one fence of the graph, so an access's epoch is never longer than MPI's. A window
@@ -27,9 +29,17 @@
  *    start and complete on the origin, at post and wait (or a Win_test that succeeds) on
  *    the target, and the accesses name it. The target's recorder is not told what was put
  *    into it (no collective call to tell it at).
- *  - Passive target (lock/unlock/lock_all/flush): its calls and the accesses inside its
- *    epochs are counted as unsupported with the reason; a request-based access (Rput, Rget,
- *    Raccumulate, Rget_accumulate) is valid only there.
+ *  - Passive target: an epoch of this rank o on member t is one of a communicator per
+ *    pair too (REC_PASSIVE_BASE, record.h), but t makes no call: o writes `lock` (at
+ *    MPI_Win_lock; lock_all at its position, with o's first access to t), `flush` (a flush:
+ *    the accesses complete, the epoch goes on) and `unlock` lines of it, and the merger
+ *    makes them fences and gives t its fences where a collective orders the epoch in MPI,
+ *    or drops the epoch with the reason (merge.c). A flush or unlock completes the gets and
+ *    swaps to its target; flush_local too, without a fence; Win_sync is nothing. The
+ *    request-based accesses (Rput, Rget, Raccumulate, Rget_accumulate, MPI allows them only
+ *    there) are recorded as the access, their request kept (P_RMA) so that the completion
+ *    call that sees it complete writes the `wait` naming it and an Rget's bytes are the
+ *    program's from there. The target is not told of any of it (no call to tell it at).
  * The members' bases are kept per window (a member per rank of the window's group). */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -42,7 +52,7 @@
 
 /* A get (or fetch) waiting for its epoch's closing fence: its ranges at the origin (ga/gl
    of the window from `first`, n of them), the packing area it landed in when n > 1. */
-typedef struct { uint64_t area; int64_t first, n; const char *type; } rget;
+typedef struct { uint64_t area, seq; int64_t first, n; const char *type; int member, done; } rget;
 /* A compare-and-swap waiting for the fence: the put written at `seq` if the swap happened. */
 typedef struct { uint64_t seq, origin, result, target, bytes; int member, comm; unsigned char compare[32]; } rcas;
 
@@ -59,7 +69,9 @@ typedef struct {
   int64_t *unit;            /* member -> disp_unit */
   int whole;                /* every process of the run is a member: plain fences */
   int cid;                  /* else the id of `comm` (its fences and accesses name it), -1: none */
-  int passive;              /* lock epochs open (lock, lock_all) */
+  uint8_t *pt;              /* member -> its passive-target epoch from this rank (PT_*), NULL: none yet */
+  uint64_t all_seq;         /* the position of the open MPI_Win_lock_all (its targets' opening fences) */
+  int all_k;                /* opening fences written there so far */
   int started;              /* an access epoch of MPI_Win_start is open */
   int *start, nstart;       /* its targets (world ranks) when it was recorded, else NULL */
   int *post, npost;         /* the origins of the open MPI_Win_post (world ranks), if recorded */
@@ -81,7 +93,7 @@ static rwin *win_of(MPI_Win w) {
 static void win_free(rwin *w) {
   if (!w) return;
   free(w->world); free(w->base); free(w->unit); free(w->g); free(w->ga); free(w->gl); free(w->cas);
-  free(w->acc); free(w->cnt); free(w->start); free(w->post);
+  free(w->acc); free(w->cnt); free(w->start); free(w->post); free(w->pt);
   free(w);
 }
 
@@ -178,10 +190,6 @@ static rwin *usable_win(MPI_Win win, int call, int access) {
     unsupported_because(call, "a window whose communicator could not be recorded");
     return NULL;
   }
-  if (access && w->passive) {
-    unsupported_because(call, "an access in a passive-target (lock) epoch");
-    return NULL;
-  }
   if (access && w->started && !w->start) {
     unsupported_because(call, "an access in a start epoch that was not recorded");
     return NULL;
@@ -201,9 +209,10 @@ static rwin *usable_win(MPI_Win win, int call, int access) {
 #define PAIR_MAX_PROCS (1 << 14)   /* PAIR_BASE + nprocs^2 below SELF_COMM_ID */
 
 /* The communicator of accesses from world rank o to t, declared in the part the first
-   time this rank names it. */
-static int pair_comm(int o, int t) {
-  int id = PAIR_BASE + o * R->nprocs + t, rc;
+   time this rank names it: post/start epochs' (base PAIR_BASE), or passive target's
+   (REC_PASSIVE_BASE, record.h). */
+static int pair_comm_at(int base, int o, int t) {
+  int id = base + o * R->nprocs + t, rc;
   J1S(rc, R->pairs, (Word_t)id);
   if (rc == 0) return id;
   if (o == t) out("comm %d 1 %d\n", id, o);   /* JERR: declared again later, which the merger allows */
@@ -230,6 +239,8 @@ static int *group_world(MPI_Group g, int *n) {
   return out;
 }
 
+static int pair_comm(int o, int t) { return pair_comm_at(PAIR_BASE, o, t); }
+
 /* A fence on the communicator of this rank with each of peers (world ranks), as the origin
    (start, complete) or the target (post, wait), at positions of their own. */
 static void pair_fences(const int *peers, int n, int origin) {
@@ -251,10 +262,37 @@ static rwin *pscw_win(MPI_Win win, int call) {
   return w;
 }
 
+/* ---- passive target: an epoch of this rank (origin o) on member t ----
+ * is the epoch of communicator REC_PASSIVE_BASE + o * nprocs + t (members o and t, one when
+ * o = t). The origin writes its fences as `lock`, `flush` and `unlock` lines of that
+ * communicator (record.h); the merger writes them as fences and adds the target's, where
+ * a collective orders them in MPI (docs/recording.md). */
+
+enum { PT_NONE, PT_OPEN, PT_LAZY, PT_LOST };   /* no epoch; open, its `lock` written; open by
+                                                  lock_all, no access yet; open, not recorded */
+
+/* A passive-target marker (`lock`, `flush`, `unlock`) of the epoch on member t at seq. */
+static void passive_mark(const rwin *w, int t, const char *what, uint64_t seq) {
+  int id = pair_comm_at(REC_PASSIVE_BASE, R->rank, w->world[t]);
+  out("%d %llu %s comm %d\n", R->phase, (unsigned long long)seq, what, id);
+}
+
+/* The communicator of an access to member t in its passive epoch: the epoch of lock_all
+   opens at lock_all's position with the first access to t (-3: not recorded). */
+static int passive_comm(rwin *w, int t) {
+  if (w->pt[t] == PT_LOST) return -3;
+  if (w->pt[t] == PT_LAZY) {
+    passive_mark(w, t, "lock", w->all_seq + (uint64_t)w->all_k++);
+    w->pt[t] = PT_OPEN;
+  }
+  return pair_comm_at(REC_PASSIVE_BASE, R->rank, w->world[t]);
+}
+
 /* The communicator an access of this rank to member `target` names now: its start epoch's
    pair, or the window's (-1: none, plain fences); -2 when the target is not in the group
    of the open start epoch. */
-static int access_comm(const rwin *w, int target) {
+static int access_comm(rwin *w, int target) {
+  if (w->pt && w->pt[target] != PT_NONE) return passive_comm(w, target);
   if (!w->started) return w->whole ? -1 : w->cid;
   for (int j = 0; j < w->nstart; j++)
     if (w->start[j] == w->world[target]) return pair_comm(R->rank, w->world[target]);
@@ -273,8 +311,9 @@ static uint64_t access_of(rwin *w, int kind, const void *buf, int count, MPI_Dat
                           int tcount, MPI_Datatype tt, int type, int rop, int call, int wait) {
   if (target == MPI_PROC_NULL) return 0;
   if (target < 0 || target >= w->n) return unsupported_because(call, "a target outside the window's group"), 0;
-  int comm = access_comm(w, target);
+  int comm = access_comm(w, target), passive = comm >= REC_PASSIVE_BASE || comm == -3;
   if (comm == -2) return unsupported_because(call, "a target outside the group of the start epoch"), 0;
+  if (comm == -3) return unsupported_because(call, "an access in a passive-target epoch that was not recorded"), 0;
   uint64_t bytes = type_bytes(count, ot), tbase = w->base[target] + (uint64_t)((int64_t)disp * w->unit[target]);
   ranges *o = &R->rs, *t = &R->trs;
   if (!bytes) return 0;
@@ -305,7 +344,8 @@ static uint64_t access_of(rwin *w, int kind, const void *buf, int count, MPI_Dat
     src = pack_area(bytes);
     if (kind != A_GET) pack_copies(o, src, seq - REC_SEQ_STEP / 4, 1);
   }
-  if (base_grow((void **)&w->acc, w->nacc, &w->acccap, t->n, sizeof *w->acc, "recorder")) {
+  if (passive) {   /* its target makes no call: it is not told (docs/recording.md) */
+  } else if (base_grow((void **)&w->acc, w->nacc, &w->acccap, t->n, sizeof *w->acc, "recorder")) {
     nomem(OOM_CALLS);   /* the target will not learn of it: its shadow sees the bytes as computed */
   } else {
     int et = kind == A_ACC ? type : t->n == 1 ? mpig_type_of(tt) : -1;
@@ -326,7 +366,7 @@ static uint64_t access_of(rwin *w, int kind, const void *buf, int count, MPI_Dat
     off += t->l[j];
   }
   if (kind == A_GET) {
-    w->g[w->ng++] = (rget){o->n > 1 ? src : 0, w->nr, o->n, type_name(ot)};
+    w->g[w->ng++] = (rget){o->n > 1 ? src : 0, seq, w->nr, o->n, type_name(ot), target, 0};
     memcpy(w->ga + w->nr, o->a, (size_t)o->n * 8);
     memcpy(w->gl + w->nr, o->l, (size_t)o->n * 8);
     w->nr += o->n;
@@ -432,12 +472,18 @@ static void exchange(rwin *w, uint64_t seq, int recorded) {
   free(in);
 }
 
-/* An epoch closed at position seq (0: not recorded): each compare-and-swap that swapped
-   writes its put (at the position its call reserved). */
-static void swaps_done(rwin *w, uint64_t seq) {
-  for (int64_t i = 0; seq && i < w->ncas; i++) {
+/* An epoch closed at position seq (0: not recorded) on member `member` (-1: every
+   member): each compare-and-swap to it that swapped writes its put (at the position its
+   call reserved). */
+static void swaps_done(rwin *w, uint64_t seq, int member) {
+  int64_t kept = 0;
+  for (int64_t i = 0; i < w->ncas; i++) {
     const rcas *c = &w->cas[i];
-    if (memcmp((const void *)(uintptr_t)c->result, c->compare, c->bytes)) continue;   /* no swap */
+    if (member >= 0 && c->member != member) {
+      w->cas[kept++] = *c;
+      continue;
+    }
+    if (!seq || memcmp((const void *)(uintptr_t)c->result, c->compare, c->bytes)) continue;   /* no swap */
     ir_line l = line_of(IR_PUT);
     l.bytes = c->bytes;
     l.peer = w->world[c->member];
@@ -445,33 +491,43 @@ static void swaps_done(rwin *w, uint64_t seq) {
     l.addr = c->origin;
     l.comm = c->comm;
     out_op(R->phase, c->seq, &l);
+    if (c->comm >= REC_PASSIVE_BASE) continue;   /* a passive target is not told */
     if (!base_grow((void **)&w->acc, w->nacc, &w->acccap, 1, sizeof *w->acc, "recorder"))
       w->acc[w->nacc++] = (racc){(uint64_t)c->member, A_PUT, c->target, c->bytes, (uint64_t)(int64_t)-1};
   }
-  w->ncas = 0;
+  w->ncas = kept;
 }
 
-/* The gets of the epoch completed at seq: their bytes are the program's now (unpacked from
-   their areas first). */
-static void gets_done(rwin *w, uint64_t seq) {
-  for (int64_t i = 0; seq && i < w->ng; i++) {
-    const rget *g = &w->g[i];
-    ranges r = {g->n, g->n, w->ga + g->first, w->gl + g->first, g->n};
-    if (g->n > 1) {
-      uint64_t first = rec_shadow_reserve(R->sh, seq, (uint32_t)g->n);
-      if (first) pack_copies(&r, g->area, first, 0);
-    }
-    for (int64_t k = 0; k < g->n; k++) rec_shadow_recv(R->sh, r.a[k], r.l[k], seq, g->n == 1 ? g->type : NULL);
+/* A get completed at seq (0: not recorded): its bytes are the program's now (unpacked from
+   its area first). */
+static void get_done(rwin *w, rget *g, uint64_t seq) {
+  ranges r = {g->n, g->n, w->ga + g->first, w->gl + g->first, g->n};
+  if (seq && g->n > 1) {
+    uint64_t first = rec_shadow_reserve(R->sh, seq, (uint32_t)g->n);
+    if (first) pack_copies(&r, g->area, first, 0);
   }
-  w->ng = w->nr = 0;
+  for (int64_t k = 0; seq && k < g->n; k++) rec_shadow_recv(R->sh, r.a[k], r.l[k], seq, g->n == 1 ? g->type : NULL);
+  g->done = 1;
+}
+
+/* The gets of the epoch completed at seq on member `member` (-1: every member), those a
+   request did not complete before. */
+static void gets_done(rwin *w, uint64_t seq, int member) {
+  int left = 0;
+  for (int64_t i = 0; i < w->ng; i++) {
+    rget *g = &w->g[i];
+    if (!g->done && (member < 0 || g->member == member)) get_done(w, g, seq);
+    left |= !g->done;
+  }
+  if (!left) w->ng = w->nr = 0;
 }
 
 /* The fence epoch closed at position seq (0: the fence was not recorded): swaps, then the
    members learn what was done to them, then the gets. */
 static void epoch_closed(rwin *w, uint64_t seq) {
-  swaps_done(w, seq);
+  swaps_done(w, seq, -1);
   exchange(w, seq, seq != 0);
-  gets_done(w, seq);
+  gets_done(w, seq, -1);
   w->nacc = 0;
   w->open = seq;
   w->open_phase = seq ? R->phase : -1;
@@ -521,8 +577,25 @@ int MPI_Win_detach(MPI_Win win, const void *base) {
   return PMPI_Win_detach(win, base);
 }
 
+/* MPI_Win_free synchronises the members like a barrier, unless the window has no locks
+   (MPI-3.1 11.2.5): a `winfree` line, where the merger may place a passive target's fences. */
+static void win_free_mark(MPI_Win win) {
+  rwin *w = win_of(win);
+  if (!w || !recording() || (!w->whole && w->cid < 0)) return;
+  MPI_Info info;
+  int flag = 0;
+  char v[16] = "";
+  if (PMPI_Win_get_info(win, &info) == MPI_SUCCESS) {
+    PMPI_Info_get(info, "no_locks", (int)sizeof v - 1, v, &flag);
+    PMPI_Info_free(&info);
+  }
+  if (flag && !strcmp(v, "true")) return;
+  out("%d %llu winfree comm %d\n", R->phase, (unsigned long long)next_seq(), w->whole ? 0 : w->cid);
+}
+
 int MPI_Win_free(MPI_Win *win) {
   COUNT(C_Win_free);
+  win_free_mark(*win);
   if (R) {
     Word_t *v;
     int rc;
@@ -661,8 +734,8 @@ int MPI_Win_complete(MPI_Win win) {
   int rc = PMPI_Win_complete(win);
   if (w && rc == MPI_SUCCESS) {   /* the epoch's gets and swaps are done; its targets learn nothing */
     uint64_t seq = rec ? next_seq() : 0;
-    swaps_done(w, seq);
-    gets_done(w, seq);
+    swaps_done(w, seq, -1);
+    gets_done(w, seq, -1);
     w->ng = w->nr = w->ncas = w->nacc = 0;
     w->started = 0;
     free(w->start);
@@ -694,41 +767,219 @@ int MPI_Win_test(MPI_Win win, int *flag) {
   return rc;
 }
 
-/* ---- passive target: not recorded (the graph has no synchronisation that places a
-   target's side where the target makes no call) ---- */
+/* ---- passive target (the epochs: above, PT_*) ---- */
 
-#define EPOCH_CALL(NAME, PARAMS, ARGS, WIN, EFFECT, WHY)                                \
-  int MPI_##NAME PARAMS {                                                               \
-    COUNT(C_##NAME);                                                                    \
-    rwin *w_ = win_of(WIN);                                                             \
-    if (w_) { EFFECT; }                                                                 \
-    if (recording()) unsupported_because(C_##NAME, WHY);                                \
-    return PMPI_##NAME ARGS;                                                            \
+/* The passive-target state of win (every member PT_NONE at first), NULL when the window
+   is unknown or memory fails (counted). */
+static rwin *passive_win(MPI_Win win) {
+  rwin *w = win_of(win);
+  if (w && !w->pt && !(w->pt = calloc((size_t)w->n, 1))) {
+    nomem(OOM_CALLS);
+    return NULL;
   }
-#define PASSIVE "passive-target synchronisation (lock/unlock/flush), which graphs cannot express yet"
-EPOCH_CALL(Win_lock, (int a, int b, int c, MPI_Win d), (a, b, c, d), d, w_->passive++, PASSIVE)
-EPOCH_CALL(Win_unlock, (int a, MPI_Win b), (a, b), b, if (w_->passive) w_->passive--, PASSIVE)
-EPOCH_CALL(Win_lock_all, (int a, MPI_Win b), (a, b), b, w_->passive++, PASSIVE)
-EPOCH_CALL(Win_unlock_all, (MPI_Win a), (a), a, if (w_->passive) w_->passive--, PASSIVE)
-EPOCH_CALL(Win_flush, (int a, MPI_Win b), (a, b), b, (void)0, PASSIVE)
-EPOCH_CALL(Win_flush_all, (MPI_Win a), (a), a, (void)0, PASSIVE)
-EPOCH_CALL(Win_flush_local, (int a, MPI_Win b), (a, b), b, (void)0, PASSIVE)
-EPOCH_CALL(Win_flush_local_all, (MPI_Win a), (a), a, (void)0, PASSIVE)
-EPOCH_CALL(Win_sync, (MPI_Win a), (a), a, (void)0, PASSIVE)
+  return w;
+}
 
-/* Request-based accesses: MPI allows them in passive-target epochs only. */
-#define REQUEST_ACCESS(NAME, PARAMS, ARGS)                                                       \
-  int MPI_##NAME PARAMS {                                                                        \
-    COUNT(C_##NAME);                                                                             \
-    if (recording()) unsupported_because(C_##NAME, "an access in a passive-target (lock) epoch"); \
-    return PMPI_##NAME ARGS;                                                                     \
+/* Whether an epoch opened on a member by `call` can be recorded (else counted). */
+static int passive_ok(MPI_Win win, int call) {
+  rwin *w = usable_win(win, call, 0);
+  if (w && R->nprocs > PAIR_MAX_PROCS) {
+    unsupported_because(call, "passive-target epochs on more than 16384 processes");
+    return 0;
   }
-REQUEST_ACCESS(Rput, (const void *a, int b, MPI_Datatype c, int d, MPI_Aint e, int f, MPI_Datatype g, MPI_Win h,
-                      MPI_Request *i), (a, b, c, d, e, f, g, h, i))
-REQUEST_ACCESS(Rget, (void *a, int b, MPI_Datatype c, int d, MPI_Aint e, int f, MPI_Datatype g, MPI_Win h,
-                      MPI_Request *i), (a, b, c, d, e, f, g, h, i))
-REQUEST_ACCESS(Raccumulate, (const void *a, int b, MPI_Datatype c, int d, MPI_Aint e, int f, MPI_Datatype g, MPI_Op h,
-                             MPI_Win i, MPI_Request *j), (a, b, c, d, e, f, g, h, i, j))
-REQUEST_ACCESS(Rget_accumulate, (const void *a, int b, MPI_Datatype c, void *d, int e, MPI_Datatype f, int g,
-                                 MPI_Aint h, int i, MPI_Datatype j, MPI_Op k, MPI_Win l, MPI_Request *m),
-               (a, b, c, d, e, f, g, h, i, j, k, l, m))
+  return w != NULL;
+}
+
+/* The epoch on member t closes (unlock) or is completed and goes on (flush) at the call
+   made now: the marker, then the call, then its gets and swaps are the program's. The
+   marker's position (0: none written). */
+static uint64_t passive_close(rwin *w, int t, const char *what, int call) {
+  uint64_t seq = 0;
+  if (w->pt[t] == PT_LOST) {
+    if (recording()) unsupported_because(call, "the end of a passive-target epoch that was not recorded");
+  } else if (w->pt[t] == PT_OPEN && recording()) {
+    passive_mark(w, t, what, seq = next_seq());
+  }
+  return seq;
+}
+
+static void passive_done(rwin *w, int t, uint64_t seq) {
+  swaps_done(w, seq, t);
+  gets_done(w, seq, t);
+}
+
+int MPI_Win_lock(int type, int rank, int assert_, MPI_Win win) {
+  COUNT(C_Win_lock);
+  rwin *w = passive_win(win);
+  if (w && rank >= 0 && rank < w->n) {
+    w->pt[rank] = passive_ok(win, C_Win_lock) ? PT_OPEN : PT_LOST;
+    if (w->pt[rank] == PT_OPEN) passive_mark(w, rank, "lock", next_seq());
+  }
+  return PMPI_Win_lock(type, rank, assert_, win);
+}
+
+int MPI_Win_unlock(int rank, MPI_Win win) {
+  COUNT(C_Win_unlock);
+  rwin *w = passive_win(win);
+  int ok = w && rank >= 0 && rank < w->n;
+  uint64_t seq = ok ? passive_close(w, rank, "unlock", C_Win_unlock) : 0;
+  int rc = PMPI_Win_unlock(rank, win);
+  if (ok) {
+    passive_done(w, rank, seq);
+    w->pt[rank] = PT_NONE;
+  }
+  return rc;
+}
+
+int MPI_Win_lock_all(int assert_, MPI_Win win) {
+  COUNT(C_Win_lock_all);
+  rwin *w = passive_win(win);
+  if (w) {
+    int ok = passive_ok(win, C_Win_lock_all);
+    memset(w->pt, ok ? PT_LAZY : PT_LOST, (size_t)w->n);
+    w->all_seq = ok ? next_seq() : 0;
+    w->all_k = 0;
+  }
+  return PMPI_Win_lock_all(assert_, win);
+}
+
+/* Every member's epoch closes or goes on (unlock_all, flush_all): markers at positions of
+   their own, the completions at the next; *seq: that one (0: none). */
+static void passive_close_all(rwin *w, const char *what, int call, uint64_t *seq) {
+  int lost = 0, open = 0;
+  for (int t = 0; t < w->n; t++) lost |= w->pt[t] == PT_LOST, open |= w->pt[t] == PT_OPEN;
+  *seq = 0;
+  if (lost && recording()) unsupported_because(call, "the end of a passive-target epoch that was not recorded");
+  if (!open || !recording()) return;
+  uint64_t at = next_seq();
+  for (int t = 0, j = 0; t < w->n; t++)
+    if (w->pt[t] == PT_OPEN) passive_mark(w, t, what, at + (uint64_t)j++);
+  *seq = next_seq();
+}
+
+int MPI_Win_unlock_all(MPI_Win win) {
+  COUNT(C_Win_unlock_all);
+  rwin *w = passive_win(win);
+  uint64_t seq = 0;
+  if (w) passive_close_all(w, "unlock", C_Win_unlock_all, &seq);
+  int rc = PMPI_Win_unlock_all(win);
+  if (w) {
+    passive_done(w, -1, seq);
+    memset(w->pt, PT_NONE, (size_t)w->n);
+  }
+  return rc;
+}
+
+int MPI_Win_flush(int rank, MPI_Win win) {
+  COUNT(C_Win_flush);
+  rwin *w = passive_win(win);
+  int ok = w && rank >= 0 && rank < w->n;
+  uint64_t seq = ok ? passive_close(w, rank, "flush", C_Win_flush) : 0;
+  int rc = PMPI_Win_flush(rank, win);
+  if (ok) passive_done(w, rank, seq);
+  return rc;
+}
+
+int MPI_Win_flush_all(MPI_Win win) {
+  COUNT(C_Win_flush_all);
+  rwin *w = passive_win(win);
+  uint64_t seq = 0;
+  if (w) passive_close_all(w, "flush", C_Win_flush_all, &seq);
+  int rc = PMPI_Win_flush_all(win);
+  if (w) passive_done(w, -1, seq);
+  return rc;
+}
+
+/* The origin's side completes (gets landed, swaps known); the target is not synchronised:
+   no fence. */
+static void local_done(MPI_Win win, int rank) {
+  rwin *w = passive_win(win);
+  if (!w || (rank >= 0 && rank >= w->n)) return;
+  int pending = 0;
+  for (int64_t i = 0; i < w->ng; i++) pending |= !w->g[i].done && (rank < 0 || w->g[i].member == rank);
+  for (int64_t i = 0; i < w->ncas; i++) pending |= rank < 0 || w->cas[i].member == rank;
+  if (pending) passive_done(w, rank, recording() ? next_seq() : 0);
+}
+
+int MPI_Win_flush_local(int rank, MPI_Win win) {
+  COUNT(C_Win_flush_local);
+  int rc = PMPI_Win_flush_local(rank, win);
+  if (rc == MPI_SUCCESS && rank >= 0) local_done(win, rank);
+  return rc;
+}
+
+int MPI_Win_flush_local_all(MPI_Win win) {
+  COUNT(C_Win_flush_local_all);
+  int rc = PMPI_Win_flush_local_all(win);
+  if (rc == MPI_SUCCESS) local_done(win, -1);
+  return rc;
+}
+
+/* The public and private copies of the window agree: no transfer, nothing in the graph. */
+int MPI_Win_sync(MPI_Win win) {
+  COUNT(C_Win_sync);
+  return PMPI_Win_sync(win);
+}
+
+/* ---- request-based accesses (passive-target epochs only): recorded as the access; the
+   completion call that sees the request complete writes a `wait` naming it, and an Rget's
+   bytes are the program's from there (the program may reuse them before the unlock). ---- */
+
+/* The request of an access recorded at seq on win (0: nothing recorded). */
+static void access_request(MPI_Win win, uint64_t seq, MPI_Request *rq) {
+  if (seq && *rq != MPI_REQUEST_NULL)
+    pend_put(*rq, (pend){.kind = P_RMA, .active = 1, .live = 1, .newer = -1, .oldest = -1, .phase = R->phase,
+                         .seq = seq, .buf = (const void *)(uintptr_t)win, .comm = MPI_COMM_NULL});
+}
+
+void rma_completed(pend *p, uint64_t done) {
+  rwin *w = win_of((MPI_Win)(uintptr_t)p->buf);
+  for (int64_t i = 0; w && i < w->ng; i++)
+    if (w->g[i].seq == p->seq && !w->g[i].done) {
+      get_done(w, &w->g[i], p->phase == R->phase && R->active ? done : 0);
+      break;
+    }
+}
+
+int MPI_Rput(const void *obuf, int ocount, MPI_Datatype ot, int target, MPI_Aint disp, int tcount, MPI_Datatype tt,
+             MPI_Win win, MPI_Request *rq) {
+  COUNT(C_Rput);
+  rwin *w = usable_win(win, C_Rput, 1);
+  uint64_t seq = w ? access_of(w, A_PUT, obuf, ocount, ot, target, disp, tcount, tt, 0, 0, C_Rput, 0) : 0;
+  int rc = PMPI_Rput(obuf, ocount, ot, target, disp, tcount, tt, win, rq);
+  if (rc == MPI_SUCCESS) access_request(win, seq, rq);
+  return rc;
+}
+
+int MPI_Rget(void *obuf, int ocount, MPI_Datatype ot, int target, MPI_Aint disp, int tcount, MPI_Datatype tt,
+             MPI_Win win, MPI_Request *rq) {
+  COUNT(C_Rget);
+  rwin *w = usable_win(win, C_Rget, 1);
+  uint64_t seq = w ? access_of(w, A_GET, obuf, ocount, ot, target, disp, tcount, tt, 0, 0, C_Rget, 0) : 0;
+  int rc = PMPI_Rget(obuf, ocount, ot, target, disp, tcount, tt, win, rq);
+  if (rc == MPI_SUCCESS) access_request(win, seq, rq);
+  return rc;
+}
+
+int MPI_Raccumulate(const void *obuf, int ocount, MPI_Datatype ot, int target, MPI_Aint disp, int tcount,
+                    MPI_Datatype tt, MPI_Op op, MPI_Win win, MPI_Request *rq) {
+  COUNT(C_Raccumulate);
+  rwin *w = usable_win(win, C_Raccumulate, 1);
+  uint64_t seq = w ? update(w, obuf, ocount, ot, target, disp, tcount, tt, op, C_Raccumulate) : 0;
+  int rc = PMPI_Raccumulate(obuf, ocount, ot, target, disp, tcount, tt, op, win, rq);
+  if (rc == MPI_SUCCESS) access_request(win, seq, rq);
+  return rc;
+}
+
+int MPI_Rget_accumulate(const void *obuf, int ocount, MPI_Datatype ot, void *rbuf, int rcount, MPI_Datatype rt,
+                        int target, MPI_Aint disp, int tcount, MPI_Datatype tt, MPI_Op op, MPI_Win win,
+                        MPI_Request *rq) {
+  COUNT(C_Rget_accumulate);
+  rwin *w = usable_win(win, C_Rget_accumulate, 1);
+  uint64_t seq = w ? access_of(w, A_GET, rbuf, rcount, rt, target, disp, tcount, tt, 0, 0, C_Rget_accumulate,
+                               op != MPI_NO_OP) : 0;
+  if (seq) update(w, obuf, ocount, ot, target, disp, tcount, tt, op, C_Rget_accumulate);
+  int rc = PMPI_Rget_accumulate(obuf, ocount, ot, rbuf, rcount, rt, target, disp, tcount, tt, op, win, rq);
+  if (rc == MPI_SUCCESS) access_request(win, seq, rq);
+  return rc;
+}

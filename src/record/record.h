@@ -43,6 +43,17 @@
  *                                                `comm ID`, tags are the communicator's;
  *                                                local ops: reduce, copy, `compute COST
  *                                                reads all [writes S at A]`)
+ *   K SEQ lock|flush|unlock comm C               a passive-target epoch of this rank (origin o)
+ *                                                on rank t, C = REC_PASSIVE_BASE + o * P + t:
+ *                                                opened (MPI_Win_lock, or lock_all at its first
+ *                                                access to t), completed and going on
+ *                                                (MPI_Win_flush), closed (MPI_Win_unlock); the
+ *                                                merger writes each as `fence comm C` and adds
+ *                                                t's fence where a collective orders it
+ *   K SEQ winfree comm C                         MPI_Win_free of a window over communicator C
+ *                                                (0: every process), a barrier of its members
+ *                                                where the merger may place those fences; not
+ *                                                written in the graph
  *   K SEQ wait SEQ1 SEQ2 ..                      a completion the rank observed
  *   K scratch ADDR BYTES                         packing area of a derived datatype
  *   K drop SEQ                                   operation SEQ did not happen (cancelled)
@@ -93,6 +104,10 @@
 #include <stdio.h>
 
 #define REC_SEQ_STEP 65536u
+/* The communicator ids of passive-target epochs (origin o, target t, P processes):
+   REC_PASSIVE_BASE + o * P + t, declared by o (`comm ID 2 o t`, or `comm ID 1 o` when
+   o = t); P is at most 16384, so the ids stay below the recorder's MPI_COMM_SELF (2^30). */
+#define REC_PASSIVE_BASE ((1 << 29) + (1 << 28))
 #define REC_PACK_BASE 0x7ffd000000000000ull
 /* The most processes the merger accepts (docs/recording.md): it allocates per process
    before it reads the parts. */
@@ -172,6 +187,7 @@ typedef struct {
   uint64_t computes;      /* computations written, all phases */
   uint64_t compute_ns;    /* their costs summed: the time recorded between MPI calls */
   uint64_t out_of_memory; /* what the processes lost to out of memory, every kind summed */
+  uint64_t passive;       /* passive-target epochs of one rank on another placed at their targets */
 } rec_summary;
 
 /* Merges DIR/rank-*.part into DIR/phase-NNNN.cdag and DIR/index.json. `command` (may be
@@ -182,8 +198,11 @@ int rec_merge(const char *dir, const char *command, FILE *log, rec_summary *sum)
    phases found); REC_MERGE_FLAT writes every phase of the run to a file of its own, the
    repeats too (the flat recording, docs/recording.md), instead of each distinct phase once;
    REC_MERGE_FOLD_RANKS stores the ranks of a distinct phase folded (ranks.c) in runs of at
-   least REC_RANKS_FOLD_MIN processes: files the cdag commands read, not cdag_graph_load. */
-enum { REC_MERGE_WHOLE = 1, REC_MERGE_FLAT = 2, REC_MERGE_FOLD_RANKS = 4 };
+   least REC_RANKS_FOLD_MIN processes: files the cdag commands read, not cdag_graph_load;
+   REC_MERGE_NO_PASSIVE leaves out every passive-target epoch of one rank on another
+   (counted with the reason), for a recording whose graph their targets' fences made a
+   dependency cycle. */
+enum { REC_MERGE_WHOLE = 1, REC_MERGE_FLAT = 2, REC_MERGE_FOLD_RANKS = 4, REC_MERGE_NO_PASSIVE = 8 };
 int rec_merge_as(const char *dir, const char *command, FILE *log, int flags, rec_summary *sum);
 
 /* ---- distinct.c: each distinct phase stored once, the run as their sequence ---- */

@@ -256,17 +256,30 @@ static int copy_message(const copier *c, int64_t i, int32_t *id) {
               : ir_add_recv(c->g, c->me, p, gg->bytes[i], gg->peer[i], gg->tag[i], id);
 }
 
+/* A fence or one-sided access of a communicator (its side on this rank, after expansion): a
+   distributed graph's fences are every rank's, so its epochs run as the messages the
+   expansion placed, on a tag of the communicator's own above the file's (the k-th of a
+   pair on it meets the k-th, as the expansion ordered them); its fences are nothing. */
+static int copy_comm_onesided(const copier *c, int64_t i, int32_t *id) {
+  const cdag_graph *gg = c->gg;
+  if (gg->kind[i] == IR_CALC) return ir_add_calc(c->g, c->me, 0, id);
+  if ((int64_t)c->acc_tag + gg->oscomm[i] > INT32_MAX)
+    return cdag__error(CDAG_ERR_UNSUPPORTED, "replay: no tag is left for the one-sided accesses of communicator %d",
+                       gg->oscomm[i]);
+  uint64_t p;
+  int rc = local_ptr(c, gg->addr[i], gg->bytes[i], &p), tag = c->acc_tag + gg->oscomm[i];
+  if (rc) return rc;
+  return gg->kind[i] == IR_SEND ? ir_add_send(c->g, c->me, p, gg->bytes[i], gg->peer[i], tag, id)
+                                : ir_add_recv(c->g, c->me, p, gg->bytes[i], gg->peer[i], tag, id);
+}
+
 /* Op i of the global graph into g by its kind; *id stays -1 for ops g makes itself (the
    target sides of one-sided ops, the messages of native calls). */
 static int copy_kind(const copier *c, int64_t i, int32_t *id) {
   const cdag_graph *gg = c->gg;
   uint64_t p, q;
   int rc;
-  if (gg->oscomm && gg->oscomm[i]) {   /* a distributed graph's fences are every rank's */
-    char d[200];
-    return cdag__error(CDAG_ERR_UNSUPPORTED, "%s: a fence or one-sided access of communicator %d, which replay cannot "
-                       "copy into a distributed graph yet", ir_describe(gg, (int32_t)i, d, sizeof d), gg->oscomm[i]);
-  }
+  if (gg->oscomm && gg->oscomm[i] && gg->kind[i] != IR_REDUCE) return copy_comm_onesided(c, i, id);
   switch (os_of(gg, i)) {
   case IR_OS_PARTNER:   /* an accumulate's target side is copied as it is (a distributed graph has none) */
     if (gg->kind[i] == IR_RECV && gg->tag[i] == IR_TAG_ACC) return copy_message(c, i, id);

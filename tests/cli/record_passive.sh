@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# cdag tests — tests/cli/record_passive.sh CDAG SOURCE_DIR: the merger places passive-target
+# epochs at their targets (docs/recording.md, One-sided communication), on part files
+# written here (no MPI).
+#
+# Three ranks: a barrier, a bcast rooted at 0, a reduce rooted at 0, a message from 2 to 0,
+# a barrier, MPI_Win_free (`winfree`). Epochs (o -> t):
+#   0 -> 1 between the barrier and the bcast rooted at its origin: placed;
+#   1 -> 2 before the reduce rooted at 0, which orders it at 0 only: unsupported;
+#   2 -> 0 before the message to 0: unsupported;
+#   2 -> 1 between the barrier and MPI_Win_free: placed;
+#   1 -> 0 never closed: unsupported.
+# Then epochs whose targets' fences would make the graph a dependency cycle, and a phase that
+# does not load for another reason.
+set -u
+cdag=$1
+src=$2
+. "$src/tests/cli/lib/expect.sh"
+cd "$tmp" || exit 1
+
+B=805306368   # REC_PASSIVE_BASE (src/record/record.h); the pair (o, t) is B + 3o + t
+c() { echo $((B + 3 * $1 + $2)); }
+mkdir -p run
+{
+  printf 'cdag-record-part 1\nrank 0 nprocs 3\ncomm %d 2 0 1\nphase 0\n' "$(c 0 1)"
+  echo "0 65536 barrier"
+  echo "0 131072 lock comm $(c 0 1)"
+  echo "0 196608 put 8b to 1 at 0x5000 addr 0x100 comm $(c 0 1)"
+  echo "0 262144 unlock comm $(c 0 1)"
+  echo "0 327680 bcast 8b root 0 addr 0x200"
+  echo "0 393216 reduce 1 int32 sum root 0 in 0x300 out 0x310"
+  echo "0 458752 recv 4b from 2 tag 1 comm 0 addr 0x400 wait"
+  echo "0 524288 barrier"
+  echo "0 589824 winfree comm 0"
+  printf 'end 0\nfinalized\n'
+} >run/rank-0.part
+{
+  printf 'cdag-record-part 1\nrank 1 nprocs 3\ncomm %d 2 1 2\ncomm %d 2 1 0\nphase 0\n' "$(c 1 2)" "$(c 1 0)"
+  echo "0 65536 barrier"
+  echo "0 131072 bcast 8b root 0 addr 0x200"
+  echo "0 196608 lock comm $(c 1 2)"
+  echo "0 262144 put 8b to 2 at 0x6000 addr 0x100 comm $(c 1 2)"
+  echo "0 327680 unlock comm $(c 1 2)"
+  echo "0 393216 reduce 1 int32 sum root 0 in 0x300"
+  echo "0 458752 barrier"
+  echo "0 524288 winfree comm 0"
+  echo "0 589824 lock comm $(c 1 0)"
+  echo "0 655360 put 8b to 0 at 0x5100 addr 0x100 comm $(c 1 0)"
+  printf 'end 0\nfinalized\n'
+} >run/rank-1.part
+{
+  printf 'cdag-record-part 1\nrank 2 nprocs 3\ncomm %d 2 2 0\ncomm %d 2 2 1\nphase 0\n' "$(c 2 0)" "$(c 2 1)"
+  echo "0 65536 barrier"
+  echo "0 131072 bcast 8b root 0 addr 0x200"
+  echo "0 196608 reduce 1 int32 sum root 0 in 0x300"
+  echo "0 262144 lock comm $(c 2 0)"
+  echo "0 327680 put 8b to 0 at 0x5200 addr 0x100 comm $(c 2 0)"
+  echo "0 393216 unlock comm $(c 2 0)"
+  echo "0 458752 send 4b to 0 tag 1 comm 0 addr 0x400 wait"
+  echo "0 524288 barrier"
+  echo "0 589824 lock comm $(c 2 1)"
+  echo "0 655360 put 8b to 1 at 0x5300 addr 0x100 comm $(c 2 1)"
+  echo "0 720896 unlock comm $(c 2 1)"
+  echo "0 786432 winfree comm 0"
+  printf 'end 0\nfinalized\n'
+} >run/rank-2.part
+# a part whose passive communicator is another origin's
+mkdir -p bad
+cp run/rank-0.part run/rank-2.part bad/
+sed -e "s/$(c 1 2)/$(c 0 2)/g" -e "s/^comm $(c 0 2) 2 1 2/comm $(c 0 2) 2 0 2/" run/rank-1.part >bad/rank-1.part
+
+# two ranks each fetch twice from the other between two barriers, epoch after epoch: the
+# second epochs sit at the closing barrier, after the target's own blocking fetches, so each
+# rank's second fetch waits for the other's: a dependency cycle. `cdag record` merges again
+# without the epochs and says so.
+mkdir -p cyc
+for r in 0 1; do
+  o=$((1 - r))
+  {
+    printf 'cdag-record-part 1\nrank %d nprocs 2\ncomm %d 2 %d %d\nphase 0\n' $r $((B + 2 * r + o)) $r $o
+    echo "0 65536 barrier"
+    for k in 0 1; do
+      p=$((131072 + 196608 * k))
+      echo "0 $p lock comm $((B + 2 * r + o))"
+      echo "0 $((p + 65536)) get 4b from $o at 0x5000 addr $((0x100 + 8 * k)) comm $((B + 2 * r + o)) wait"
+      echo "0 $((p + 131072)) unlock comm $((B + 2 * r + o))"
+    done
+    echo "0 655360 barrier"
+    printf 'end 0\nfinalized\n'
+  } >cyc/rank-$r.part
+done
+
+# a phase that does not load for another reason (a message whose sizes disagree): the
+# recording stays as it was, epochs placed, and its failure is said
+mkdir -p other
+{
+  printf 'cdag-record-part 1\nrank 0 nprocs 2\ncomm %d 2 0 1\nphase 0\n' $((B + 1))
+  echo "0 65536 barrier"
+  echo "0 131072 lock comm $((B + 1))"
+  echo "0 196608 put 8b to 1 at 0x5000 addr 0x100 comm $((B + 1))"
+  echo "0 262144 unlock comm $((B + 1))"
+  echo "0 327680 barrier"
+  echo "0 393216 send 8b to 1 tag 3 comm 0 addr 0x200 wait"
+  printf 'end 0\nfinalized\n'
+} >other/rank-0.part
+{
+  printf 'cdag-record-part 1\nrank 1 nprocs 2\nphase 0\n'
+  echo "0 65536 barrier"
+  echo "0 131072 barrier"
+  echo "0 196608 recv 4b from 0 tag 3 comm 0 addr 0x200 wait"
+  printf 'end 0\nfinalized\n'
+} >other/rank-1.part
+
+cases <<'T'
+1 cdag record --merge other
+  err does not load
+0 grep -c '^fence comm' other/phase-0000.cdag
+  out 4
+0 cat other/index.json
+  out "unsupported": {}
+0 cdag record --merge cyc
+  err merged again without them
+0 cat cyc/index.json
+  out "unsupported": {"MPI_Get": 4}
+  out "MPI_Get: its target's fences made the phase's graph a dependency cycle (cdag record)": 4
+  out "check": {"ok": true
+0 cdag record --merge --flat run
+  out recorded 3 processes: 1 phase
+0 cdag check run/phase-0000.cdag
+  out ok: 3 ranks
+# the two placed epochs' fences: origin and target, two each; Win_free is not written
+0 cat run/phase-0000.cdag
+  count 8 ^fence comm
+  count 2 ^put
+  out!~ winfree|lock comm
+0 cat run/index.json
+  out "unsupported": {"MPI_Put": 3}
+  out "MPI_Put: the rooted collective that orders the epoch does not order it at its target": 1
+  out "MPI_Put: the epoch is ordered at its target by messages or calls other than a collective of both": 1
+  out "MPI_Put: its epoch is not closed in the phase": 1
+1 cdag record --merge bad
+  err rank-1.part:8: a passive-target epoch of communicator 805306370, which is not one of rank 1's
+T
+# rank 1's fences of the epoch from 0: after its barrier, before its bcast; of the epoch
+# from 2: after its barrier, before nothing else (Win_free is where the closing goes)
+awk '/^rank 1 /,/^}/' run/phase-0000.cdag | grep -v compute | tr '\n' '|' >r1
+grep -q '^rank 1 {|barrier|fence comm [0-9]*|fence comm [0-9]*|bcast' r1 || fail "rank 1: $(cat r1)"
+grep -q '|barrier|fence comm [0-9]*|fence comm [0-9]*|}|$' r1 || fail "rank 1: $(cat r1)"
+finish

@@ -1,0 +1,108 @@
+/* cdag tests — tests/record/rec_passive.c: passive-target one-sided communication.
+ *
+ * A window of doubles from MPI_Win_create over every rank. In turn:
+ *  1. MPI_Win_lock (exclusive) on the right neighbour, a put, MPI_Win_unlock, a barrier;
+ *  2. MPI_Win_lock_all, a get of what the left neighbour's window now holds (the put of
+ *     step 1, from its own left), MPI_Win_flush, a barrier, MPI_Win_unlock_all;
+ *  3. an MPI_Rput to the right neighbour completed by MPI_Wait, then the unlock, a barrier;
+ *  4. every rank accumulates (sum, unsigned) into rank 0's block under MPI_LOCK_SHARED, a
+ *     barrier;
+ *  5. rank 0 puts into the last rank's block and tells it with a message only: the
+ *     recording cannot place the target's side, and counts the put unsupported with the
+ *     reason (tests/record/CMakeLists.txt). A barrier ends it;
+ *  6. rank 0 and the last rank put into one block of the last rank under exclusive locks,
+ *     then a barrier: the order of the two epochs is the locks', which the recording does not
+ *     see, so both puts are counted unsupported with the reason;
+ *  7. a put to the right neighbour that only MPI_Win_free orders (it synchronises the
+ *     window's members like a barrier).
+ * The program checks what MPI did; the recording must pass check, analyze and verify, and
+ * its replay must leave every byte of the window and of the get where MPI left them. */
+#include <string.h>
+
+#include "rec_test.h"
+
+enum { N = 24 };
+
+int main(int argc, char **argv) {
+  rt_init(&argc, &argv);
+  int right = (rt_rank + 1) % rt_size, left = (rt_rank + rt_size - 1) % rt_size, last = rt_size - 1;
+  double *w = malloc(N * sizeof *w), src[4], src3[4], got[4], note[2], src7[2], lsrc7[2];
+  unsigned one[4];   /* integers: their sum is the same in any order */
+  MT_REQUIRE(w != NULL);
+  rt_fill(w, N * sizeof *w); rt_fill(src, sizeof src); rt_fill(src3, sizeof src3); rt_fill(got, sizeof got);
+  rt_fill(note, sizeof note); rt_fill(one, sizeof one); rt_fill(src7, sizeof src7);
+  unsigned acc0[4];   /* the accumulates' block (w[16], w[17] as 4 unsigned), as it starts */
+  memcpy(acc0, &w[16], sizeof acc0);
+  MPI_Win win;
+  MPI_Win_create(w, N * sizeof *w, sizeof *w, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  /* 1: lock, put, unlock; the barrier orders it at the target */
+  MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win);
+  MPI_Put(src, 4, MPI_DOUBLE, right, 0, 4, MPI_DOUBLE, win);
+  MPI_Win_unlock(right, win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  /* 2: lock_all, get, flush, barrier */
+  MPI_Win_lock_all(0, win);
+  MPI_Get(got, 4, MPI_DOUBLE, left, 0, 4, MPI_DOUBLE, win);
+  MPI_Win_flush(left, win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win_unlock_all(win);
+  /* 3: a request-based put completed by MPI_Wait, then the unlock */
+  MPI_Request rq;
+  MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win);
+  MPI_Rput(src3, 4, MPI_DOUBLE, right, 8, 4, MPI_DOUBLE, win, &rq);
+  MPI_Wait(&rq, MPI_STATUS_IGNORE);
+  MPI_Win_unlock(right, win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  /* 4: accumulates from every rank under a shared lock */
+  MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+  MPI_Accumulate(one, 4, MPI_UNSIGNED, 0, 16, 4, MPI_UNSIGNED, MPI_SUM, win);
+  MPI_Win_unlock(0, win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  /* 5: ordered by a message only (unsupported) */
+  int flag = 1;
+  if (rt_rank == 0 && rt_size > 1) {
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, last, 0, win);
+    MPI_Put(note, 2, MPI_DOUBLE, last, 20, 2, MPI_DOUBLE, win);
+    MPI_Win_unlock(last, win);
+    MPI_Send(&flag, 1, MPI_INT, last, 7, MPI_COMM_WORLD);
+  } else if (rt_rank == last && rt_size > 1) {
+    MPI_Recv(&flag, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  /* 6: rank 0 and the last rank put into the same bytes of the last rank under exclusive
+     locks: the lock decides which lands last, which the recording does not see */
+  if (rt_size > 1 && (rt_rank == 0 || rt_rank == last)) {
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, last, 0, win);
+    MPI_Put(rt_rank ? &note[0] : &note[1], 1, MPI_DOUBLE, last, 22, 1, MPI_DOUBLE, win);
+    MPI_Win_unlock(last, win);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  /* 7: a put ordered by MPI_Win_free alone (a barrier of the window's members) */
+  MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win);
+  MPI_Put(src7, 2, MPI_DOUBLE, right, 18, 2, MPI_DOUBLE, win);
+  MPI_Win_unlock(right, win);
+  MPI_Win_free(&win);
+  /* what MPI did: the left neighbour's src and src3, and its left's src, by message */
+  double lsrc[4], lsrc3[4], llsrc[4];
+  MPI_Sendrecv(src, 4, MPI_DOUBLE, right, 1, lsrc, 4, MPI_DOUBLE, left, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Sendrecv(src3, 4, MPI_DOUBLE, right, 2, lsrc3, 4, MPI_DOUBLE, left, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Sendrecv(lsrc, 4, MPI_DOUBLE, right, 3, llsrc, 4, MPI_DOUBLE, left, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Sendrecv(src7, 2, MPI_DOUBLE, right, 4, lsrc7, 2, MPI_DOUBLE, left, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MT_REQUIRE(memcmp(&w[18], lsrc7, sizeof lsrc7) == 0);  /* 7 */
+  MT_REQUIRE(memcmp(w, lsrc, sizeof lsrc) == 0);        /* 1 */
+  MT_REQUIRE(memcmp(got, llsrc, sizeof got) == 0);      /* 2: the left's window held its left's put */
+  MT_REQUIRE(memcmp(&w[8], lsrc3, sizeof lsrc3) == 0);  /* 3 */
+  unsigned *all = malloc((size_t)rt_size * sizeof one), sum[4];   /* 4: every rank's one, summed */
+  MT_REQUIRE(all != NULL);
+  MPI_Allgather(one, 4, MPI_UNSIGNED, all, 4, MPI_UNSIGNED, MPI_COMM_WORLD);
+  memcpy(sum, acc0, sizeof sum);
+  for (int r = 0; r < rt_size; r++)
+    for (int k = 0; k < 4; k++) sum[k] += all[4 * r + k];
+  if (rt_rank == 0) MT_REQUIRE(memcmp(&w[16], sum, sizeof sum) == 0);
+  free(all);
+  rt_keep(w, 20 * sizeof *w);   /* the puts of 5 and 6 are not recorded: their bytes are not compared */
+  rt_keep(got, sizeof got);
+  free(w);
+  return rt_finish();
+}
