@@ -173,6 +173,31 @@ int MPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[], co
   return rc;
 }
 
+/* MPI_Reduce_scatter with a user op or a derived datatype (v: the n counts, replaced by
+   alltoallv's 4 lists, n each): member j's block of every input reaches j through an
+   alltoallv into a scratch area, where j computes its block from all of them (as
+   coll_combined does for the other reductions). */
+static void computed_scatter(coll *c, const void *sbuf, void *rbuf, const int *rcounts, int64_t sum, MPI_Datatype t,
+                             uint64_t *v) {
+  int n = c->x->n;
+  uint64_t elem = type_bytes(1, t), mine = v[c->me] * elem;
+  int ok = !side_of(&c->in, sbuf == MPI_IN_PLACE ? rbuf : sbuf, sum, t) && !side_of(&c->out, rbuf, rcounts[c->me], t);
+  if (coll_ready(c, C_Reduce_scatter, ok)) return;
+  uint64_t at = 0;
+  for (int m = 0; m < n; at += v[m], m++) {   /* counts in bytes, their offsets, what j receives */
+    v[m] *= elem;
+    v[n + m] = at;
+    v[2 * n + m] = mine;
+    v[3 * n + m] = (uint64_t)m * mine;
+  }
+  uint64_t area = mine ? pack_area(mine * (uint64_t)n) : 0;
+  coll g = *c;   /* the line's out is the area */
+  g.out.addr = area;
+  vcoll_line(&g, IR_COLL_ALLTOALLV, -1, c->in.bytes, 0, 0, v);
+  c->calc_at = area;
+  c->calc_len = mine * (uint64_t)n;
+}
+
 int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype t, MPI_Op o, MPI_Comm comm) {
   COUNT(C_Reduce_scatter);
   coll c;
@@ -181,7 +206,7 @@ int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Da
   if (coll_start(&c, comm, C_Reduce_scatter, 0)) {
     int n = c.x->n;
     int64_t sum = 0;
-    if (!(v = lists_new(n))) {
+    if (!(v = lists_new(4 * (int64_t)n))) {   /* a computed one needs alltoallv's lists */
       not_recorded(C_Reduce_scatter);
       c.x = NULL;
     }
@@ -189,7 +214,9 @@ int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Da
       v[m] = rcounts[m] > 0 ? (uint64_t)rcounts[m] : 0;
       sum += (int64_t)v[m];
     }
-    if (c.x && reduction(&c, C_Reduce_scatter, sbuf, rbuf, sum, rcounts[c.me], 1, t, o, &type, &rop)) {
+    if (c.x && reduction_computed(t, o)) {
+      computed_scatter(&c, sbuf, rbuf, rcounts, sum, t, v);
+    } else if (c.x && reduction(&c, C_Reduce_scatter, sbuf, rbuf, sum, rcounts[c.me], 1, t, o, &type, &rop)) {
       if (sbuf == MPI_IN_PLACE && c.in.bytes) {   /* the input, copied away before the result overwrites it */
         c.in.addr = pack_area(c.in.bytes);
         pack_copies(&c.in.r, c.in.addr, c.seq - REC_SEQ_STEP / 4, 1);
@@ -203,10 +230,14 @@ int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Da
   return rc;
 }
 
-/* scan and exscan: count elements of predefined t and o; exscan leaves rank 0's rbuf alone
+/* scan and exscan: count elements of t and o, native if predefined; exscan leaves rank 0's rbuf alone
    (MPI defines nothing there), so nothing is written there for the shadow either. */
 static void prefix(coll *c, int kind, int call, const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o) {
   int type, rop, writes = kind == IR_COLL_SCAN || c->me > 0;
+  if (reduction_computed(t, o)) {   /* a user op or derived type: allgathered and computed */
+    coll_combined(c, call, kind, sbuf, rbuf, count, t, -1);
+    return;
+  }
   if (!reduction(c, call, sbuf, rbuf, count, count, writes, t, o, &type, &rop)) return;
   c->out.addr = (uint64_t)(uintptr_t)rbuf;   /* the line names it on rank 0 too */
   vcoll_line(c, kind, -1, (uint64_t)count, type, rop, NULL);
