@@ -56,6 +56,12 @@ int reduction_computed(MPI_Datatype t, MPI_Op o);
    recorded, 0 when not (counted). */
 int coll_combined(coll *c, int call, int kind, const void *sbuf, void *rbuf, int count, MPI_Datatype t, int root);
 
+/* pmpi_vcoll.c: scan and exscan (kind), and reduce_scatter (its lists returned, the caller's
+   to free; NULL when not recorded), on a call coll_start started. */
+void coll_prefix(coll *c, int kind, int call, const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o);
+uint64_t *coll_reduce_scatter(coll *c, int call, const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype t,
+                              MPI_Op o);
+
 /* The steps. `count` elements of t at buf: 0, or -1 (unrecordable). */
 int side_of(side *sd, const void *buf, int64_t count, MPI_Datatype t);
 void side_free(side *sd);

@@ -2,8 +2,8 @@
  *
  * Reductions with an MPI_Op_create op (a wrapping int32 sum MPI cannot know is one) and on a
  * derived datatype (a vector of int64 with gaps, combined by a user op that walks it):
- * Reduce, Allreduce (in place), Ireduce, Iallreduce, Scan, Exscan, Reduce_scatter_block and
- * Reduce_scatter. The recorder writes each as its data movement (the inputs gathered,
+ * Reduce, Allreduce (in place), Ireduce, Iallreduce, Scan, Exscan, Reduce_scatter_block,
+ * Reduce_scatter, Iscan, Iexscan and Ireduce_scatter (and a native Iscan of MPI_BXOR). The recorder writes each as its data movement (the inputs gathered,
  * allgathered or exchanged into a scratch area) and a computation of the output from it, so
  * nothing is unsupported. Each result is checked here against the inputs allgathered.
  * What the replay is compared with: the inputs only (replay's starting bytes, moved by the
@@ -86,8 +86,15 @@ int main(int argc, char **argv) {
   int *counts = malloc(sizeof(int) * (size_t)n);
   MT_REQUIRE(counts);
   for (int m = 0; m < n; m++) counts[m] = 1 + m % N;
-  int32_t r7[N];
+  int32_t r7[N], r8[N], r9[N], r10[N], r11[N];
   MPI_Reduce_scatter(big, r7, counts, MPI_INT32_T, op, MPI_COMM_WORLD);
+  /* the nonblocking forms of these three, and a native Iscan (a predefined op) beside them */
+  MPI_Request sq[4];
+  MPI_Iscan(x, r8, N, MPI_INT32_T, op, MPI_COMM_WORLD, &sq[0]);
+  MPI_Iexscan(x, r9, N, MPI_INT32_T, op, MPI_COMM_WORLD, &sq[1]);
+  MPI_Ireduce_scatter(big, r10, counts, MPI_INT32_T, op, MPI_COMM_WORLD, &sq[2]);
+  MPI_Iscan(x, r11, N, MPI_INT32_T, MPI_BXOR, MPI_COMM_WORLD, &sq[3]);
+  MPI_Waitall(4, sq, MPI_STATUSES_IGNORE);
 
   for (int i = 0; i < N; i++) {
     int32_t s = want(all, 0, n, i);
@@ -96,6 +103,11 @@ int main(int argc, char **argv) {
     if (me == n - 1) MT_REQUIRE(r3[i] == s);
     MT_REQUIRE(r4[i] == want(all, 0, me + 1, i));
     if (me > 0) MT_REQUIRE(r5[i] == want(all, 0, me, i));
+    MT_REQUIRE(r8[i] == r4[i]);
+    if (me > 0) MT_REQUIRE(r9[i] == r5[i]);
+    int32_t b = 0;
+    for (int m = 0; m <= me; m++) b ^= all[m * N + i];
+    MT_REQUIRE(r11[i] == b);
   }
   /* the blocked inputs: every member's block me, and, for r7, its counts' blocks */
   int at = 0;
@@ -107,7 +119,7 @@ int main(int argc, char **argv) {
       if (i < counts[me]) s7 += (uint32_t)bigall[(size_t)m * N * (size_t)n + (size_t)at + (size_t)i];
     }
     MT_REQUIRE(r6[i] == (int32_t)s);
-    if (i < counts[me]) MT_REQUIRE(r7[i] == (int32_t)s7);
+    if (i < counts[me]) MT_REQUIRE(r7[i] == (int32_t)s7 && r10[i] == r7[i]);
   }
   for (int k = 0; k < 2; k++)
     for (int j = 0; j < VB; j++) {
