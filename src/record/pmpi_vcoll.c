@@ -7,7 +7,9 @@
  * then lie back to back, and so they do in a side of one range, so the call's lists say each
  * block's bytes and, as displacements, the sums of the bytes before it: what the program's
  * counts, displacements and datatypes meant, in bytes. MPI_Alltoallw, whose blocks have a
- * datatype each, is written the same way, with alltoallv's lists. */
+ * datatype each, is written the same way, with alltoallv's lists. Reduce_scatter, Scan and
+ * Exscan are described here for their nonblocking forms too (pmpi_nbcoll.c); with a user op
+ * or a derived datatype they are computed (pmpi_coll.c, coll_combined). */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
