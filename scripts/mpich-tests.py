@@ -93,7 +93,7 @@ def sh(cmd, cwd=None, timeout=None, env=None):
         return p.returncode, p.stdout
     except subprocess.TimeoutExpired as e:
         out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-        return 124, out
+        return 124, out + f"\n{os.path.basename(cmd[0])} {cmd[1]}: timed out after {timeout} s"
 
 
 def fetch(work):

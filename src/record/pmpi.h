@@ -47,7 +47,7 @@
   X(Comm_create_group) X(Comm_idup) X(Init_thread_multiple)
 #define REC_NBCOLL_CALLS(X)                                                                       \
   X(Ibarrier) X(Ibcast) X(Igather) X(Iscatter) X(Iallgather) X(Ialltoall) X(Ireduce) X(Iallreduce)  \
-  X(Ireduce_scatter_block)
+  X(Ireduce_scatter_block) X(Ireduce_scatter) X(Iscan) X(Iexscan)
 /* One-sided communication (pmpi_rma.c). */
 #define REC_RMA_CALLS(X)                                                                          \
   X(Win_create) X(Win_allocate) X(Win_allocate_shared) X(Win_create_dynamic) X(Win_attach)         \

@@ -1,9 +1,10 @@
 /* cdag — src/record/pmpi_coll.c: the collectives, recorded as the graph format's native
  * collective operations (pmpi.h; the lines: record.h): barrier, bcast, gather, scatter,
  * allgather, alltoall, reduce, allreduce and reduce_scatter_block, the kinds
- * ir/coll_kinds.h marks native; reductions on MPI's predefined types and ops only. Each
- * kind's call is described once here (pmpi_coll.h), for these blocking wrappers and for
- * the nonblocking ones of pmpi_nbcoll.c. */
+ * ir/coll_kinds.h marks native. A reduction on MPI's predefined types and ops is native; one
+ * cdag cannot combine (a user op, a derived datatype) is its data movement and a computation
+ * (coll_combined). Each kind's call is described once here (pmpi_coll.h), for these blocking
+ * wrappers and for the nonblocking ones of pmpi_nbcoll.c. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
@@ -99,9 +100,26 @@ void coll_started(coll *c) {
   c->in.r = (ranges){0};
 }
 
+/* A combined reduction's computation, right after the completion at done (before the
+   copies out of a packing area): its output from the gathered inputs. 0 if the completion
+   has no position left for it: the output is then not the recording's (the shadow finds it
+   computed where it is next sent, as any byte the recording does not hold). */
+static int combine(const coll *c, uint64_t done) {
+  uint64_t at = rec_shadow_reserve(R->sh, done, 1);
+  if (!at) return 0;
+  ir_line l = line_of(IR_CALC);
+  l.bytes = 0;   /* its time is the MPI call's */
+  l.rlen = c->calc_len;
+  l.addr2 = c->calc_at;
+  l.wlen = c->out.bytes;
+  l.addr = c->out.addr;
+  out_op(R->phase, at, &l);
+  return 1;
+}
+
 void coll_finish(coll *c, uint64_t done) {
   if (!c->x) return;
-  side_after(&c->out, done);
+  if (!c->calc_len || !c->out.bytes || combine(c, done)) side_after(&c->out, done);
   coll_drop(c);
 }
 
@@ -195,14 +213,52 @@ int reduction(coll *c, int call, const void *sbuf, void *rbuf, int64_t in_count,
   return coll_ready(c, call, ok) == 0;
 }
 
+int reduction_computed(MPI_Datatype t, MPI_Op o) {
+  char why[80];
+  int type, rop, k = mpig_reduction(t, o, &type, &rop, why, sizeof why);
+  return k == MPIG_REDUCTION_NOOP || k == MPIG_REDUCTION_NOTYPE;
+}
+
+/* The data movement: every input byte reaches each member whose output combines it, into a
+   scratch area (a packing area: no program address reaches it), where the member computes its
+   output from the whole area (a scan's member from the blocks of the members up to it):
+   - reduce: the inputs gathered at the root;
+   - allreduce: allgathered (a gather then a bcast of the result would serialise the same
+     dependencies and take two calls, which a nonblocking call cannot place in order);
+   - reduce_scatter_block: an alltoall, member j gets block j of every input;
+   - scan, exscan: allgathered, member j computes from blocks 0..j (exscan: 0..j-1; member 0
+     computes nothing).
+   The inputs travel as packed bytes, so any datatype MPI can reduce is described, and every
+   member decides alike (MPI asks them all to pass the same op and type signature). */
+int coll_combined(coll *c, int call, int kind, const void *sbuf, void *rbuf, int count, MPI_Datatype t, int root) {
+  int n = c->x->n, rsb = kind == IR_COLL_REDUCE_SCATTER_BLOCK, root_me = c->me == root;
+  int has_out = kind == IR_COLL_REDUCE ? root_me : kind != IR_COLL_EXSCAN || c->me > 0;
+  int ok = !side_of(&c->in, sbuf == MPI_IN_PLACE ? rbuf : sbuf, rsb ? (int64_t)count * n : count, t);
+  if (has_out) ok = ok && !side_of(&c->out, rbuf, count, t);
+  if (coll_ready(c, call, ok)) return 0;
+  uint64_t block = rsb ? c->in.bytes / (uint64_t)n : c->in.bytes;   /* what each member sends each receiver */
+  int receives = kind != IR_COLL_REDUCE || root_me;
+  uint64_t area = receives && block ? pack_area(block * (uint64_t)n) : 0;
+  coll g = *c;   /* the line's out is the area; the call's stays the program's buffer */
+  g.out.addr = area;
+  if (kind == IR_COLL_REDUCE) coll_line(&g, IR_COLL_GATHER, world_of(c->x, root), block, 0, 0);
+  else coll_line(&g, rsb ? IR_COLL_ALLTOALL : IR_COLL_ALLGATHER, -1, block, 0, 0);
+  int64_t blocks = kind == IR_COLL_SCAN ? c->me + 1 : kind == IR_COLL_EXSCAN ? c->me : n;
+  c->calc_at = area;
+  c->calc_len = has_out ? block * (uint64_t)blocks : 0;
+  return 1;
+}
+
 /* Reductions: predefined types and ops that the loader accepts (mpi_glue applies the
-   loader's rule); every member decides alike (MPI asks them all to pass the same op and
-   type). reduce_scatter_block reads a block per member. */
+   loader's rule) are native; those cdag cannot combine are computed (coll_combined); every
+   member decides alike (MPI asks them all to pass the same op and type). reduce_scatter_block
+   reads a block per member. */
 int coll_reduction(coll *c, int call, int nonblocking, int kind, const void *sbuf, void *rbuf, int count,
                    MPI_Datatype t, MPI_Op o, int root, MPI_Comm comm) {
   char why[80];
   int type, rop;
   if (!coll_start(c, comm, call, nonblocking)) return 0;
+  if (reduction_computed(t, o)) return coll_combined(c, call, kind, sbuf, rbuf, count, t, root);
   if (mpig_reduction(t, o, &type, &rop, why, sizeof why) != MPIG_REDUCTION_OK) {
     unsupported_because(call, why);
     c->x = NULL;

@@ -27,6 +27,8 @@ typedef struct {
   int nonblocking;          /* MPI_I<kind>: its line says so, its output waits for a completion */
   uint64_t seq;             /* its position */
   side in, out;
+  uint64_t calc_at, calc_len;   /* a reduction cdag cannot combine: the computation at completion
+                                   reads calc_len bytes at calc_at and writes out (0: none) */
 } coll;
 
 /* Each kind's call, described: when it can be recorded (1), its input checked by the shadow
@@ -44,6 +46,21 @@ int coll_blocks(coll *c, int call, int nonblocking, int kind, const void *sbuf, 
 /* reduce (root >= 0), allreduce (root -1) and reduce_scatter_block (kind). */
 int coll_reduction(coll *c, int call, int nonblocking, int kind, const void *sbuf, void *rbuf, int count,
                    MPI_Datatype t, MPI_Op o, int root, MPI_Comm comm);
+
+/* A reduction cdag cannot combine (mpig_reduction: not a predefined op, or a datatype cdag
+   has no type for, derived ones included): 1 if so. */
+int reduction_computed(MPI_Datatype t, MPI_Op o);
+/* Such a reduction (kind IR_COLL_REDUCE with root >= 0, ALLREDUCE, REDUCE_SCATTER_BLOCK,
+   SCAN or EXSCAN) recorded as its data movement, a native collective into a scratch area,
+   and a computation of each output from the area at completion (coll_finish). 1 when
+   recorded, 0 when not (counted). */
+int coll_combined(coll *c, int call, int kind, const void *sbuf, void *rbuf, int count, MPI_Datatype t, int root);
+
+/* pmpi_vcoll.c: scan and exscan (kind), and reduce_scatter (its lists returned, the caller's
+   to free; NULL when not recorded), on a call coll_start started. */
+void coll_prefix(coll *c, int kind, int call, const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o);
+uint64_t *coll_reduce_scatter(coll *c, int call, const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype t,
+                              MPI_Op o);
 
 /* The steps. `count` elements of t at buf: 0, or -1 (unrecordable). */
 int side_of(side *sd, const void *buf, int64_t count, MPI_Datatype t);

@@ -1,5 +1,6 @@
 /* cdag — src/record/pmpi_nbcoll.c: the nonblocking collectives (MPI_Ibarrier, Ibcast,
- * Igather, Iscatter, Iallgather, Ialltoall, Ireduce, Iallreduce, Ireduce_scatter_block),
+ * Igather, Iscatter, Iallgather, Ialltoall, Ireduce, Iallreduce, Ireduce_scatter_block,
+ * Ireduce_scatter, Iscan, Iexscan),
  * recorded as the graph format's nonblocking native collectives (docs/format.md).
  *
  * A call is described as its blocking form is (pmpi_coll.h) where the program starts it:
@@ -151,6 +152,36 @@ int MPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Datat
   coll c;
   coll_reduction(&c, C_Ireduce_scatter_block, 1, IR_COLL_REDUCE_SCATTER_BLOCK, sbuf, rbuf, count, t, o, -1, comm);
   int rc = PMPI_Ireduce_scatter_block(sbuf, rbuf, count, t, o, comm, rq);
+  started(&c, rc, rq);
+  return rc;
+}
+
+int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype t, MPI_Op o, MPI_Comm comm,
+                        MPI_Request *rq) {
+  COUNT(C_Ireduce_scatter);
+  coll c;
+  uint64_t *v = NULL;
+  if (coll_start(&c, comm, C_Ireduce_scatter, 1)) v = coll_reduce_scatter(&c, C_Ireduce_scatter, sbuf, rbuf, rcounts, t, o);
+  int rc = PMPI_Ireduce_scatter(sbuf, rbuf, rcounts, t, o, comm, rq);
+  started(&c, rc, rq);
+  free(v);
+  return rc;
+}
+
+int MPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, MPI_Comm comm, MPI_Request *rq) {
+  COUNT(C_Iscan);
+  coll c;
+  if (coll_start(&c, comm, C_Iscan, 1)) coll_prefix(&c, IR_COLL_SCAN, C_Iscan, sbuf, rbuf, count, t, o);
+  int rc = PMPI_Iscan(sbuf, rbuf, count, t, o, comm, rq);
+  started(&c, rc, rq);
+  return rc;
+}
+
+int MPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, MPI_Comm comm, MPI_Request *rq) {
+  COUNT(C_Iexscan);
+  coll c;
+  if (coll_start(&c, comm, C_Iexscan, 1)) coll_prefix(&c, IR_COLL_EXSCAN, C_Iexscan, sbuf, rbuf, count, t, o);
+  int rc = PMPI_Iexscan(sbuf, rbuf, count, t, o, comm, rq);
   started(&c, rc, rq);
   return rc;
 }

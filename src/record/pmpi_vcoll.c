@@ -7,7 +7,9 @@
  * then lie back to back, and so they do in a side of one range, so the call's lists say each
  * block's bytes and, as displacements, the sums of the bytes before it: what the program's
  * counts, displacements and datatypes meant, in bytes. MPI_Alltoallw, whose blocks have a
- * datatype each, is written the same way, with alltoallv's lists. */
+ * datatype each, is written the same way, with alltoallv's lists. Reduce_scatter, Scan and
+ * Exscan are described here for their nonblocking forms too (pmpi_nbcoll.c); with a user op
+ * or a derived datatype they are computed (pmpi_coll.c, coll_combined). */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
@@ -52,7 +54,7 @@ static uint64_t *lists_new(int64_t k) {
 /* The call's line: ir_add_collv's fields, the lists v (NULL: none on this rank). */
 static void vcoll_line(const coll *c, int kind, int root, uint64_t count, int type, int rop, const uint64_t *v) {
   ir_call call = {.op = -1, .kind = (uint8_t)kind, .comm = c->x->id, .root = root, .type = type, .rop = rop,
-                  .in = c->in.addr, .out = c->out.addr, .count = count};
+                  .in = c->in.addr, .out = c->out.addr, .count = count, .nonblocking = (uint8_t)c->nonblocking};
   ir_line l = line_of(IR_LINE_COLL);
   l.call = &call;
   l.rank = R->rank;
@@ -173,40 +175,76 @@ int MPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[], co
   return rc;
 }
 
+/* MPI_Reduce_scatter with a user op or a derived datatype (v: the n counts, replaced by
+   alltoallv's 4 lists, n each): member j's block of every input reaches j through an
+   alltoallv into a scratch area, where j computes its block from all of them (as
+   coll_combined does for the other reductions). */
+static void computed_scatter(coll *c, int call, const void *sbuf, void *rbuf, const int *rcounts, int64_t sum,
+                             MPI_Datatype t, uint64_t *v) {
+  int n = c->x->n;
+  uint64_t elem = type_bytes(1, t), mine = v[c->me] * elem;
+  int ok = !side_of(&c->in, sbuf == MPI_IN_PLACE ? rbuf : sbuf, sum, t) && !side_of(&c->out, rbuf, rcounts[c->me], t);
+  if (coll_ready(c, call, ok)) return;
+  uint64_t at = 0;
+  for (int m = 0; m < n; at += v[m], m++) {   /* counts in bytes, their offsets, what j receives */
+    v[m] *= elem;
+    v[n + m] = at;
+    v[2 * n + m] = mine;
+    v[3 * n + m] = (uint64_t)m * mine;
+  }
+  uint64_t area = mine ? pack_area(mine * (uint64_t)n) : 0;
+  coll g = *c;   /* the line's out is the area */
+  g.out.addr = area;
+  vcoll_line(&g, IR_COLL_ALLTOALLV, -1, c->in.bytes, 0, 0, v);
+  c->calc_at = area;
+  c->calc_len = mine * (uint64_t)n;
+}
+
+uint64_t *coll_reduce_scatter(coll *c, int call, const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype t,
+                              MPI_Op o) {
+  int n = c->x->n, type, rop;
+  int64_t sum = 0;
+  uint64_t *v = lists_new(4 * (int64_t)n);   /* a computed one needs alltoallv's lists */
+  if (!v) {
+    not_recorded(call);
+    c->x = NULL;
+    return NULL;
+  }
+  for (int m = 0; m < n; m++) {
+    v[m] = rcounts[m] > 0 ? (uint64_t)rcounts[m] : 0;
+    sum += (int64_t)v[m];
+  }
+  if (reduction_computed(t, o)) {
+    computed_scatter(c, call, sbuf, rbuf, rcounts, sum, t, v);
+  } else if (reduction(c, call, sbuf, rbuf, sum, rcounts[c->me], 1, t, o, &type, &rop)) {
+    if (sbuf == MPI_IN_PLACE && c->in.bytes) {   /* the input, copied away before the result overwrites it */
+      c->in.addr = pack_area(c->in.bytes);
+      pack_copies(&c->in.r, c->in.addr, c->seq - REC_SEQ_STEP / 4, 1);
+    }
+    vcoll_line(c, IR_COLL_REDUCE_SCATTER, -1, v[c->me], type, rop, v);
+  }
+  return v;
+}
+
 int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype t, MPI_Op o, MPI_Comm comm) {
   COUNT(C_Reduce_scatter);
   coll c;
   uint64_t *v = NULL;
-  int type, rop;
-  if (coll_start(&c, comm, C_Reduce_scatter, 0)) {
-    int n = c.x->n;
-    int64_t sum = 0;
-    if (!(v = lists_new(n))) {
-      not_recorded(C_Reduce_scatter);
-      c.x = NULL;
-    }
-    for (int m = 0; v && m < n; m++) {
-      v[m] = rcounts[m] > 0 ? (uint64_t)rcounts[m] : 0;
-      sum += (int64_t)v[m];
-    }
-    if (c.x && reduction(&c, C_Reduce_scatter, sbuf, rbuf, sum, rcounts[c.me], 1, t, o, &type, &rop)) {
-      if (sbuf == MPI_IN_PLACE && c.in.bytes) {   /* the input, copied away before the result overwrites it */
-        c.in.addr = pack_area(c.in.bytes);
-        pack_copies(&c.in.r, c.in.addr, c.seq - REC_SEQ_STEP / 4, 1);
-      }
-      vcoll_line(&c, IR_COLL_REDUCE_SCATTER, -1, v[c.me], type, rop, v);
-    }
-  }
+  if (coll_start(&c, comm, C_Reduce_scatter, 0)) v = coll_reduce_scatter(&c, C_Reduce_scatter, sbuf, rbuf, rcounts, t, o);
   int rc = PMPI_Reduce_scatter(sbuf, rbuf, rcounts, t, o, comm);
   coll_done(&c);
   free(v);
   return rc;
 }
 
-/* scan and exscan: count elements of predefined t and o; exscan leaves rank 0's rbuf alone
+/* scan and exscan: count elements of t and o, native if predefined; exscan leaves rank 0's rbuf alone
    (MPI defines nothing there), so nothing is written there for the shadow either. */
-static void prefix(coll *c, int kind, int call, const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o) {
+void coll_prefix(coll *c, int kind, int call, const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o) {
   int type, rop, writes = kind == IR_COLL_SCAN || c->me > 0;
+  if (reduction_computed(t, o)) {   /* a user op or derived type: allgathered and computed */
+    coll_combined(c, call, kind, sbuf, rbuf, count, t, -1);
+    return;
+  }
   if (!reduction(c, call, sbuf, rbuf, count, count, writes, t, o, &type, &rop)) return;
   c->out.addr = (uint64_t)(uintptr_t)rbuf;   /* the line names it on rank 0 too */
   vcoll_line(c, kind, -1, (uint64_t)count, type, rop, NULL);
@@ -215,7 +253,7 @@ static void prefix(coll *c, int kind, int call, const void *sbuf, void *rbuf, in
 int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, MPI_Comm comm) {
   COUNT(C_Scan);
   coll c;
-  if (coll_start(&c, comm, C_Scan, 0)) prefix(&c, IR_COLL_SCAN, C_Scan, sbuf, rbuf, count, t, o);
+  if (coll_start(&c, comm, C_Scan, 0)) coll_prefix(&c, IR_COLL_SCAN, C_Scan, sbuf, rbuf, count, t, o);
   int rc = PMPI_Scan(sbuf, rbuf, count, t, o, comm);
   coll_done(&c);
   return rc;
@@ -224,7 +262,7 @@ int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, 
 int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, MPI_Comm comm) {
   COUNT(C_Exscan);
   coll c;
-  if (coll_start(&c, comm, C_Exscan, 0)) prefix(&c, IR_COLL_EXSCAN, C_Exscan, sbuf, rbuf, count, t, o);
+  if (coll_start(&c, comm, C_Exscan, 0)) coll_prefix(&c, IR_COLL_EXSCAN, C_Exscan, sbuf, rbuf, count, t, o);
   int rc = PMPI_Exscan(sbuf, rbuf, count, t, o, comm);
   coll_done(&c);
   return rc;
