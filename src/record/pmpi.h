@@ -44,7 +44,9 @@
   X(Comm_dup) X(Comm_split) X(Comm_create) X(Comm_split_type) X(Cart_create) X(Cart_sub)          \
   X(Graph_create) X(Dist_graph_create) X(Dist_graph_create_adjacent)                              \
   X(Comm_free) X(Pcontrol) X(Comm_spawn) X(Intercomm_create) X(Intercomm_merge)                   \
-  X(Comm_create_group) X(Comm_idup) X(Init_thread_multiple)
+  X(Comm_create_group) X(Comm_idup) X(Init_thread_multiple)                                       \
+  X(Igatherv) X(Iscatterv) X(Iallgatherv) X(Ialltoallv) X(Ialltoallw) X(Ineighbor_allgather)      \
+  X(Ineighbor_allgatherv) X(Ineighbor_alltoall) X(Ineighbor_alltoallv) X(Ineighbor_alltoallw)
 #define REC_NBCOLL_CALLS(X)                                                                       \
   X(Ibarrier) X(Ibcast) X(Igather) X(Iscatter) X(Iallgather) X(Ialltoall) X(Ireduce) X(Iallreduce)  \
   X(Ireduce_scatter_block) X(Ireduce_scatter) X(Iscan) X(Iexscan)
