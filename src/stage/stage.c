@@ -103,6 +103,7 @@ typedef struct {
   uint64_t *hi;
   int32_t *n;
   int64_t len, cap;
+  stage_range *out; int64_t outcap;   /* since_outside's ranges, kept for the next one */
 } cover;
 
 static int cover_piece(cover *c, uint64_t lo, uint64_t hi, int32_t n) {
@@ -173,16 +174,16 @@ static void write_span(const cdag_graph *g, int32_t op, uint64_t *lo, uint64_t *
 
 /* The ranges a computation reading all reads anew, st->since[from ..], less what pending
    writes cover. */
-static int since_outside(const cover *c, stage_steps *st, int64_t from, int64_t *scap) {
-  int64_t n = st->nsince - from, k = 0, cap = 0;
-  stage_range *tmp = NULL;
+static int since_outside(cover *c, stage_steps *st, int64_t from, int64_t *scap) {
+  int64_t k = 0;
   int rc = CDAG_OK;
-  if (!n || base_imap_empty(&c->at)) return CDAG_OK;
+  if (st->nsince == from || base_imap_empty(&c->at)) return CDAG_OK;
   for (int64_t i = from; i < st->nsince && rc == CDAG_OK; i++)
-    rc = cover_outside(c, st->since[i].rank, st->since[i].addr, st->since[i].addr + st->since[i].len, &tmp, &k, &cap);
+    rc = cover_outside(c, st->since[i].rank, st->since[i].addr, st->since[i].addr + st->since[i].len, &c->out, &k,
+                       &c->outcap);
   st->nsince = from;
-  for (int64_t i = 0; i < k && rc == CDAG_OK; i++) rc = add_range(&st->since, &st->nsince, scap, tmp[i].rank, tmp[i].addr, tmp[i].len);
-  free(tmp);
+  for (int64_t i = 0; i < k && rc == CDAG_OK; i++)
+    rc = add_range(&st->since, &st->nsince, scap, c->out[i].rank, c->out[i].addr, c->out[i].len);
   return rc;
 }
 
@@ -253,6 +254,7 @@ static int list_computes(const cdag_graph *g, const int32_t *lvl, stage_steps *s
   base_imap_clear(&pending.at);
   free(pending.hi);
   free(pending.n);
+  free(pending.out);
   if (rc == CDAG_OK) base_sort(st->computes, st->ncomputes, sizeof *st->computes, cmp_compute);
   return rc;
 }

@@ -9,22 +9,14 @@
 # exchanges polled with MPI_Test. `cdag sst` of the phase must succeed too.
 import re, subprocess, sys
 
+from phase_blocks import rank_blocks
+
 rec, live, cdag = sys.argv[1:4]
 phase = f"{rec}/phase-0000.cdag"
 kinds = {"barrier", "bcast", "gather", "scatter", "allgather", "alltoall", "reduce", "allreduce",
          "reduce_scatter_block"}
 
-blocks, rank = {}, None
-for line in open(phase):
-    line = line.strip()
-    m = re.match(r"rank (\d+) \{", line)
-    if m:
-        rank = int(m.group(1))
-        blocks[rank] = []
-    elif line == "}":
-        rank = None
-    elif rank is not None:
-        blocks[rank].append(line)
+blocks = rank_blocks(phase)
 assert blocks, f"{phase}: no rank blocks"
 
 for r, ops in blocks.items():

@@ -14,6 +14,8 @@
 # starts from what the computations before it left).
 import json, re, subprocess, sys
 
+from phase_blocks import rank_blocks
+
 rec, live, cdag = sys.argv[1:4]
 want_sst = len(sys.argv) > 4 and sys.argv[4] == "sst"
 phase = f"{rec}/phase-0000.cdag"
@@ -25,17 +27,7 @@ for r in range(nprocs):
     with open(f"{live}/panels-{r}.txt") as f:
         panels[r] = [tuple(int(x, 0) for x in line.split()) for line in f if line.strip()]
 
-ops = {}   # rank -> lines in order
-rank = None
-for line in open(phase):
-    m = re.match(r"rank (\d+) \{", line)
-    if m:
-        rank = int(m.group(1))
-        ops[rank] = []
-    elif line.startswith("}"):
-        rank = None
-    elif rank is not None:
-        ops[rank].append(re.sub(r"^\w+: ", "", line.strip()))
+ops = {r: [re.sub(r"^\w+: ", "", l) for l in b] for r, b in rank_blocks(phase).items()}   # rank -> lines in order
 
 errors = []
 compute_re = re.compile(r"compute (\d+) reads all writes (\d+)b at (0x[0-9a-f]+)")

@@ -6,16 +6,11 @@
 # writes BYTES at ADDR` (ADDR BYTES from LIVE/window-R.txt) between its 3rd and 4th fence.
 import json, re, sys
 
+from phase_blocks import rank_blocks
+
 rec, live, cdag = sys.argv[1:4]
 nprocs = json.load(open(f"{rec}/index.json"))["nprocs"]
-blocks, rank = {}, None
-for line in open(f"{rec}/phase-0000.cdag"):
-    m = re.match(r"rank (\d+) \{", line)
-    if m:
-        rank = int(m.group(1))
-        blocks[rank] = []
-    elif rank is not None and line.strip() != "}":
-        blocks[rank].append(line.strip())
+blocks = rank_blocks(f"{rec}/phase-0000.cdag")
 bad = 0
 for r in range(nprocs):
     addr, n = (int(x, 0) for x in open(f"{live}/window-{r}.txt").read().split())

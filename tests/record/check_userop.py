@@ -11,19 +11,11 @@
 # Exscan's and Iexscan's at every rank but 0; the native Iscan is a `scan ... nonblocking`.
 import re, sys
 
+from phase_blocks import rank_blocks
+
 rec = sys.argv[1]
 phase = f"{rec}/phase-0000.cdag"
-blocks, rank = {}, None
-for line in open(phase):
-    line = line.strip()
-    m = re.match(r"rank (\d+) \{", line)
-    if m:
-        rank = int(m.group(1))
-        blocks[rank] = []
-    elif line == "}":
-        rank = None
-    elif rank is not None:
-        blocks[rank].append(line)
+blocks = rank_blocks(phase)
 n = max(blocks) + 1
 coll = re.compile(r"(?:\w+: )?(gather|allgather|alltoall|alltoallv) (\d+)b .*out (0x7ffd[0-9a-f]+)")
 calc = re.compile(r"compute 0 reads (\d+)b at (0x7ffd[0-9a-f]+) writes (\d+)b at 0x[0-9a-f]+$")

@@ -316,6 +316,19 @@ static void engine_complete(sched_engine *e, int32_t op) {
     if (--e->count[e->succ[k]] == 0) e->ready[e->nready++] = e->succ[k];
 }
 
+/* A local copy as written: its blocks, or nothing when its message moves them (fused). */
+static void copy_op(const sched_engine *e, int32_t op) {
+  uint8_t *dst = (uint8_t *)(uintptr_t)e->addr[op];
+  const uint8_t *src = (const uint8_t *)(uintptr_t)e->addr2[op];
+  if (e->fused && e->fused[op] >= 0) return;
+  if (e->stride && e->stride[op].n > 1) {
+    const ir_stride *k = &e->stride[op];
+    base_copy_blocks(dst, k->to, src, k->from, k->n, e->bytes[op] / k->n);
+  } else {
+    memcpy(dst, src, e->bytes[op]);
+  }
+}
+
 /* Starts ready communication and executes ready local ops until nothing is ready. */
 static int engine_drain(cdag_schedule *s) {
   sched_engine *e = &s->eng;
@@ -336,14 +349,7 @@ static int engine_drain(cdag_schedule *s) {
       break;
     }
     case IR_COPY:
-      if (e->fused && e->fused[op] >= 0) {   /* its message moves the blocks */
-      } else if (e->stride && e->stride[op].n > 1) {   /* a strided copy: its blocks, as written */
-        const ir_stride *k = &e->stride[op];
-        base_copy_blocks((uint8_t *)(uintptr_t)e->addr[op], k->to, (const uint8_t *)(uintptr_t)e->addr2[op], k->from,
-                         k->n, e->bytes[op] / k->n);
-      } else {
-        memcpy((void *)(uintptr_t)e->addr[op], (const void *)(uintptr_t)e->addr2[op], e->bytes[op]);
-      }
+      copy_op(e, op);
       engine_complete(e, op);
       break;
     case IR_REDUCE: {
