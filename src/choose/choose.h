@@ -113,6 +113,8 @@ typedef struct {
   int priced;              /* 1: the times below are the model's; 0: not priced (why says why) */
   double written_us;       /* the graph as written */
   double plan_us;          /* the plan lowered to the messages it sends, computations included */
+  int bound;               /* 1: plan_us is a lower bound, not lowered (its residual reductions alone
+                              keep one rank receiving longer than the graph as written takes) */
   loggp_params params;     /* what they were computed with */
   char source[KERN_SOURCE_LEN];  /* where params came from: "built in", "measured", "machine file PATH", "options" */
   char why[200];           /* not priced: the reason (options.price = 0, the model's error) */

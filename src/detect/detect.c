@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/ranges.h"
 #include "detect/detect_int.h"
 
 static const struct {
@@ -152,25 +153,6 @@ static int two_ranks_note(det_state *st) {
                       "point-to-point", (long long)left);
 }
 
-/* (rank, lo, hi) triples: bytes a local reduction or copy reads. */
-static int triple_cmp(const void *x, const void *y) {
-  const uint64_t *a = x, *b = y;
-  if (a[0] != b[0]) return a[0] < b[0] ? -1 : 1;
-  return (a[1] > b[1]) - (a[1] < b[1]);
-}
-
-/* Does a read range of rank r overlap [lo, hi)? v: sorted triples whose ends hold the
-   running maximum within each rank, so the last range starting before hi decides. */
-static int read_overlaps(const uint64_t *v, int64_t n, uint64_t r, uint64_t lo, uint64_t hi) {
-  int64_t a = 0, z = n;
-  while (a < z) {   /* first triple not before (r, hi) */
-    int64_t m = a + (z - a) / 2;
-    if (v[3 * m] < r || (v[3 * m] == r && v[3 * m + 1] < hi)) a = m + 1;
-    else z = m;
-  }
-  return a > 0 && v[3 * (a - 1)] == r && v[3 * (a - 1) + 2] > lo;
-}
-
 /* A residual transfer into bytes the same rank also reads as the input of a local reduction
    or copy is, most often, a temporary the program forgot to mark: its last contents become a
    result cdag must deliver (an extra message beside an allreduce). Say so, with the call. */
@@ -193,13 +175,11 @@ static int temporary_note(det_state *st) {
       v[3 * n + 2] = g->addr2[i] + k * b.from + b.len;
     }
   }
-  base_sort(v, (size_t)n, 3 * sizeof *v, triple_cmp);
-  for (int64_t k = 1; k < n; k++)   /* running maximum of ends per rank, for the scan */
-    if (v[3 * k] == v[3 * k - 3] && v[3 * k - 1] > v[3 * k + 2]) v[3 * k + 2] = v[3 * k - 1];
+  base_ranges_index(v, n);
   for (int64_t i = 0; i < st->sst->nxfers; i++) {
     const df_xfer *x = &st->sst->xfers[i];
     if (st->xused[i] || x->src == x->dst || ir_is_scratch(g, x->dst, x->dst_addr, x->len)) continue;
-    if (!read_overlaps(v, n, (uint64_t)x->dst, x->dst_addr, x->dst_addr + x->len)) continue;
+    if (!base_ranges_overlap(v, n, (uint64_t)x->dst, x->dst_addr, x->dst_addr + x->len)) continue;
     if (first < 0) first = i;
     nsus++;
     bytes += x->len;

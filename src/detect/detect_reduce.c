@@ -41,6 +41,14 @@ int32_t det_contributors(const df_sst *s, const df_red *d, int32_t *out, uint8_t
   return bad ? -1 : n;
 }
 
+/* Does every contribution of d come from its own rank (a local reduction, nothing to detect)? */
+static int local_only(const df_sst *s, const df_red *d) {
+  const df_set *e = &s->sets[d->set];
+  for (int32_t i = 0; i < e->nruns; i++)
+    if (s->runs[e->first + i].lo != d->dst || s->runs[e->first + i].hi != d->dst) return 0;
+  return 1;
+}
+
 static int int32_cmp(const void *a, const void *b) {
   int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
   return (x > y) - (x < y);
@@ -54,7 +62,7 @@ static int classify(det_state *st, const int64_t *t, int64_t n, int32_t *members
   const df_red *d = &r[t[0]];
   char rb[128];
   int32_t m = det_contributors(st->sst, d, members, seen);
-  if (m < 0) return pass == 0 ? CDAG_OK : det_note(st, "reduction of %llu %s at rank %d has repeated contributions: left as is",
+  if (m < 0) return pass == 0 || local_only(st->sst, d) ? CDAG_OK : det_note(st, "reduction of %llu %s at rank %d has repeated contributions: left as is",
                              (unsigned long long)d->count, ir_type_name(d->type), d->dst);
   if (det_sort_ranks(members, m, st->g->nprocs)) return CDAG_NOMEM("detection");
   if (!det_group_ok(st, m)) return CDAG_OK;

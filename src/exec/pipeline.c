@@ -5,6 +5,7 @@
  * and the price (the plan against the graph as written, src/model/price.c).
  * The same pipeline runs inside cdag_compile on the compiling rank. The options of a compile
  * are initialised and validated here, once for every caller. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,8 +138,8 @@ static int mark_cuts(cdag_graph *g, const int32_t *mixed, int64_t n, const int32
   int rc = ir_ensure_opt(g, (void **)&g->cut, sizeof *g->cut, 0);
   for (int64_t i = 0; rc == CDAG_OK && i < n; i++) {
     int32_t op = map ? map[mixed[i]] : mixed[i];
-    *added |= !g->cut[op];
-    g->cut[op] = 1;
+    *added |= g->cut[op] != IR_CUT_MIXED;
+    g->cut[op] = IR_CUT_MIXED;
   }
   return rc;
 }
@@ -310,6 +311,80 @@ static int choose_stages(cdag_plan *p, const kern_model *m, kern_policy policy) 
   return rc;
 }
 
+/* Appends a note to plan p (its report's "note:" lines). */
+static int plan_note(cdag_plan *p, const char *fmt, ...) {
+  char buf[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  char **notes = realloc(p->notes, (size_t)(p->nnotes + 1) * sizeof *notes);
+  if (!notes) return CDAG_NOMEM("notes");
+  p->notes = notes;
+  if (!(notes[p->nnotes] = strdup(buf))) return CDAG_NOMEM("notes");
+  p->nnotes++;
+  return CDAG_OK;
+}
+
+/* What a priced plan costs as it runs: the plan, or the graph as written. */
+static double runs_us(const cdag_plan *p) {
+  const kern_price *pr = &p->chosen->price;
+  return p->as_written ? pr->written_us : pr->plan_us;
+}
+
+/* The plan of g with marks already set, from a new match, chosen and priced. */
+static int plan_again(cdag_graph *g, const cdag_options *opts, const pipeline_tune *t, const det_pricer *pr,
+                      double written, cdag_plan **p) {
+  match_result m = {0};
+  int rc = match_run(g, &m);
+  if (rc != CDAG_OK) {
+    match_free(&m);
+    return rc;
+  }
+  if ((rc = analyze_stages(g, &m, opts, pr, now(), p)) == CDAG_OK) rc = choose_stages(*p, &t->model, t->policy);
+  if (rc == CDAG_OK) rc = model_price_plan(g, written, *p, &t->model, t->policy, &t->lp);
+  if (rc != CDAG_OK) cdag_plan_free(p);
+  return rc;
+}
+
+/* Local reduces and copies reading bytes that messages deliver into memory the phase leaves
+   behind make the plan send those bytes twice (stage_mark_delivered). The graph is planned
+   again with those ops a stage after the messages, reading the bytes where they landed; the
+   cheaper plan runs (a tie keeps *p), and a note gives both prices. */
+static int try_delivered(cdag_graph *g, const cdag_options *opts, const pipeline_tune *t, const det_pricer *pr,
+                         double written, cdag_plan **p) {
+  int64_t n = 0;
+  if (!(*p)->chosen->price.priced || (*p)->as_written == DET_WRITTEN_EXACT) return CDAG_OK;
+  int rc = stage_mark_delivered(g, &n);
+  if (rc != CDAG_OK || !n) return rc;
+  cdag_plan *alt = NULL;
+  rc = plan_again(g, opts, t, pr, written, &alt);
+  if (rc == CDAG_ERR_NOMEM) {
+    stage_unmark_delivered(g);
+    return rc;
+  }
+  const char *what = n > 1 ? "local reductions and copies read" : "local reduction or copy reads";
+  if (rc == CDAG_OK && alt->chosen->price.priced && runs_us(alt) < runs_us(*p)) {
+    rc = plan_note(alt, "%lld %s bytes messages deliver where they land, a stage after them: %.3f us, against %.3f us "
+                   "otherwise (those bytes sent again as their inputs)", (long long)n, what, runs_us(alt), runs_us(*p));
+    cdag_plan_free(p);
+    *p = alt;
+    return rc;
+  }
+  stage_unmark_delivered(g);
+  if (rc == CDAG_OK && alt->chosen->price.priced)
+    rc = plan_note(*p, "%lld %s bytes messages deliver: reading them where they land, a stage after the messages, "
+                   "would cost %.3f us, against %.3f us as planned", (long long)n, what, runs_us(alt),
+                   runs_us(*p));
+  else {
+    rc = plan_note(*p, "%lld %s bytes messages deliver: reading them where they land was not weighed: %s",
+                   (long long)n, what, rc ? cdag_error_message() : alt->chosen->price.why);
+    cdag__error_clear();
+  }
+  cdag_plan_free(&alt);
+  return rc;
+}
+
 /* The plan of finalized g from its match m (freed), chosen and priced as t and opts say. The
    graph as written is modelled first, while its match exists. */
 static int plan_matched(cdag_graph *g, match_result *m, const cdag_options *opts, const pipeline_tune *t, double t0,
@@ -330,6 +405,7 @@ static int plan_matched(cdag_graph *g, match_result *m, const cdag_options *opts
   if (rc == CDAG_OK) rc = choose_stages(*p, &t->model, t->policy);
   if (rc == CDAG_OK && price) rc = model_price_plan(g, written, *p, &t->model, t->policy, &t->lp);
   else if (rc == CDAG_OK) snprintf((*p)->chosen->price.why, sizeof (*p)->chosen->price.why, "%s", why);
+  if (rc == CDAG_OK && price) rc = try_delivered(g, opts, t, &pricer, written, p);
   if (rc == CDAG_OK) snprintf((*p)->chosen->price.source, sizeof (*p)->chosen->price.source, "%s", t->source);
   if (rc != CDAG_OK) cdag_plan_free(p);
   return rc;

@@ -225,8 +225,9 @@ static void price_text(const cdag_plan *p, FILE *f) {
     fprintf(f, "price: %s\n", pr->why);
     return;
   }
-  fprintf(f, "price (LogGOPS L=%g o=%g g=%g us, G=%g us/B, copy %g us/B; %s): plan %.3f us, as written %.3f us: ",
-          l->L, l->o, l->g, l->G, l->copy, pr->source[0] ? pr->source : "built in", pr->plan_us, pr->written_us);
+  fprintf(f, "price (LogGOPS L=%g o=%g g=%g us, G=%g us/B, copy %g us/B; %s): plan %s%.3f us%s, as written %.3f us: ",
+          l->L, l->o, l->g, l->G, l->copy, pr->source[0] ? pr->source : "built in", pr->bound ? "at least " : "",
+          pr->plan_us, pr->bound ? " (the receives of its residual reductions; not lowered)" : "", pr->written_us);
   if (p->as_written == DET_WRITTEN_COST)
     fprintf(f, "runs as written (the plan is not faster%s)\n", p->ncolls || p->next ? "; the collectives above are not used" : "");
   else if (pr->plan_us >= pr->written_us) fprintf(f, "%s\n", pr->why);
@@ -240,8 +241,8 @@ static void price_json(const cdag_plan *p, FILE *f) {
   for (const cdag_plan *q = p; q; q = q->next) left += q->nleft;
   fprintf(f, "  \"price\": {\"priced\": %s, \"candidates_left\": %lld, ", pr->priced ? "true" : "false", (long long)left);
   if (pr->priced)
-    fprintf(f, "\"plan_us\": %.6f, \"written_us\": %.6f, \"runs\": \"%s\", ", pr->plan_us, pr->written_us,
-            p->as_written ? "as_written" : "plan");
+    fprintf(f, "\"plan_us\": %.6f, \"plan_bound\": %s, \"written_us\": %.6f, \"runs\": \"%s\", ", pr->plan_us,
+            pr->bound ? "true" : "false", pr->written_us, p->as_written ? "as_written" : "plan");
   fprintf(f, "\"params\": {\"L\": %g, \"o\": %g, \"g\": %g, \"G\": %g, \"O\": %g, \"S\": %llu, \"copy\": %g}",
           l->L, l->o, l->g, l->G, l->O, (unsigned long long)l->S, l->copy);
   fprintf(f, ", \"source\": ");   /* where the parameters came from (src/exec/machine.h) */

@@ -677,7 +677,7 @@ static int read_reduce(reader *r, const token *kw, const token *label) {
   int32_t id = -1;
   fields f;
   int rc;
-  int type, rop;
+  int type = 0, rop = 0;
   if ((rc = read_count_type_op(r, "reduce", &count, &type, &rop))) return rc;
   if ((rc = read_fields(r, BIT(F_WAIT) | BIT(F_IN) | BIT(F_INOUT) | BIT(F_CPU) | BIT(F_NIC) | BIT(F_ROOT) | BIT(F_OUT) |
                         BIT(F_COMM) | BIT(F_NONBLOCKING), "'in', 'inout', 'root', 'cpu', 'nic' or end of line", &f)))
@@ -842,7 +842,7 @@ static int read_accumulate(reader *r, const token *kw, const token *label) {
   int32_t id = -1;
   fields f;
   int rc;
-  int type, rop;
+  int type = 0, rop = 0;
   if ((rc = read_count_type_op(r, "accumulate", &count, &type, &rop))) return rc;
   if ((rc = next(r))) return rc;
   if (!is_word(&r->tok, "to")) return expected(r, &r->tok, "'to'");

@@ -135,8 +135,8 @@ struct cdag_graph {
                             NULL until one names another */
   ir_stride *stride;     /* per copy: its blocks and strides ({0}: one contiguous block);
                             NULL until the first strided copy */
-  uint8_t *cut;          /* per op: 1 where a stage must start (set by the analysis, not a
-                            file's: a reduce mixing reductions); NULL until the first */
+  uint8_t *cut;          /* per op: where a stage starts (IR_CUT_*, set by the analysis, not
+                            a file's); NULL until the first */
   uint32_t *line;        /* file line per op; NULL until a line is set */
   uint32_t *label;       /* 1 + offset of the op's label in labels; 0 none; NULL until set */
   int32_t *cpu, *nic;    /* GOAL `cpu N` / `nic N`, -1 absent; NULL until set */
@@ -260,9 +260,13 @@ static inline int ir_is_calc_join(const cdag_graph *g, int64_t op) {
 static inline int ir_is_nb_call(const cdag_graph *g, int64_t op) {
   return g->join && g->join[op] == IR_JOIN_CALL && g->os && g->os[op] == IR_OS_COLL;
 }
-/* Does a stage start at op (g->cut: a local reduce the analysis found to combine values of
-   different reductions, which the SST of one stage cannot hold)? */
-static inline int ir_cuts(const cdag_graph *g, int64_t op) { return g->cut && g->cut[op]; }
+/* Where a stage starts (g->cut): IR_CUT_MIXED, at a local reduce the analysis found to
+   combine values of different reductions, which the SST of one stage cannot hold (a stage
+   after every predecessor); IR_CUT_DELIVERED, at a local reduce or copy reading bytes a message
+   delivered, which then reads them where they landed instead of receiving them again (a stage
+   after every predecessor but local reduces and copies: src/stage/delivered.c). */
+enum { IR_CUT_NONE = 0, IR_CUT_MIXED = 1, IR_CUT_DELIVERED = 2 };
+static inline int ir_cuts(const cdag_graph *g, int64_t op) { return g->cut ? g->cut[op] : IR_CUT_NONE; }
 int ir_add_scratch(cdag_graph *g, int rank, uint64_t addr, uint64_t bytes);
 /* One-sided: seg >= 0 names segment seg of target and taddr is an offset in it; seg -1:
    taddr is an address of target. *seg of ir_add_segment: the rank's count before. */

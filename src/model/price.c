@@ -19,7 +19,13 @@
  * compiled phase never models slower than the program's own messages, and the report gives
  * both times. The plan that lost stays in the report (its collectives are not used), which says
  * why. Cost: one lowering and one LogGOPS run of the plan, O(n log n) in its ops; the graph's
- * run is the caller's (exec_loggp_paired), made while it still has the graph's match. */
+ * run is the caller's (exec_loggp_paired), made while it still has the graph's match.
+ *
+ * Residual reductions lower to a message per contribution, which can be far more than the
+ * graph sends (a recursive-doubling allreduce whose partial sums land in memory the phase
+ * leaves behind: P^2 contributions). A lower bound comes first: every such message costs its
+ * receiver o. Where that bound already loses (to the collective, or to the graph as written),
+ * nothing is lowered, and the bound is what the report gives. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +96,38 @@ static int reductions_time(const model_price_ctx *x, const cdag_plan *p, const d
   return part_time(x, &m, us);
 }
 
+/* A lower bound of the modelled time of residual reductions: each contribution from another
+   rank is a message its destination receives, and each receive takes o of that rank's CPU.
+   Adds, per rank, the receives of reductions rs[0..n) (sets in s) to got[]; the largest total. */
+static double receive_floor(const loggp_params *lp, const df_sst *s, const df_red *rs, int64_t n, double *got) {
+  double most = 0;
+  for (int64_t k = 0; k < n; k++) {
+    const df_set *e = &s->sets[rs[k].set];
+    double msgs = 0;
+    for (int32_t u = 0; u < e->nruns; u++) {
+      const df_run *r = &s->runs[e->first + u];
+      int own = rs[k].dst >= r->lo && rs[k].dst <= r->hi;
+      msgs += (double)(r->hi - r->lo + 1 - own) * r->mult;
+    }
+    got[rs[k].dst] += msgs * lp->o;
+    if (got[rs[k].dst] > most) most = got[rs[k].dst];
+  }
+  return most;
+}
+
+/* receive_floor of the residual reductions of every stage of plan p: *us. */
+static int plan_floor(const loggp_params *lp, const cdag_plan *p, double *us) {
+  double *got = calloc((size_t)p->nprocs, sizeof *got);
+  if (!got) return CDAG_NOMEM("pricing");
+  *us = 0;
+  for (const cdag_plan *q = p; q; q = q->next) {
+    double f = receive_floor(lp, q->sst, q->reds, q->nreds, got);
+    if (f > *us) *us = f;
+  }
+  free(got);
+  return CDAG_OK;
+}
+
 /* Collectives colls[0..nc) of p as a plan of their own (sharing p's slots), a replication
    following its reduce there. */
 static int collectives_time(const model_price_ctx *x, const cdag_plan *p, const int64_t *colls, int64_t nc,
@@ -120,7 +158,12 @@ static int judge(void *ctx, const cdag_plan *p, const int64_t *colls, int64_t nc
                  const df_red *rs, int64_t nr, double *coll_us, double *msgs_us) {
   const model_price_ctx *x = ctx;
   int rc = collectives_time(x, p, colls, nc, coll_us);
-  if (rc == CDAG_OK)
+  double *got = rc == CDAG_OK && nr ? calloc((size_t)p->nprocs, sizeof *got) : NULL;
+  if (rc == CDAG_OK && nr && !got) rc = CDAG_NOMEM("pricing");
+  double floor = got ? receive_floor(&x->lp, p->sst, rs, nr, got) : 0;
+  free(got);
+  if (rc == CDAG_OK && nr && floor > *coll_us) *msgs_us = floor;   /* lowering them cannot make them win */
+  else if (rc == CDAG_OK)
     rc = nr ? reductions_time(x, p, rs, nr, msgs_us) : messages_time(x, p->nprocs, xs, nx, msgs_us);
   if (rc == CDAG_ERR_NOMEM) return rc;
   if (rc != CDAG_OK) {
@@ -147,7 +190,16 @@ int model_price_plan(const cdag_graph *g, double written_us, cdag_plan *p, const
     snprintf(pr->why, sizeof pr->why, "the graph runs as written (exact_float)");
     return CDAG_OK;
   }
-  int rc = lowered_time(g, p, km, policy, lp, &pr->plan_us);
+  double floor = 0;
+  int rc = plan_floor(lp, p, &floor);
+  if (rc != CDAG_OK) return rc;
+  if (floor >= written_us && !g->ncalls) {   /* residual reductions alone lose: not worth lowering */
+    pr->priced = pr->bound = 1;
+    pr->plan_us = floor;
+    p->as_written = DET_WRITTEN_COST;
+    return CDAG_OK;
+  }
+  rc = lowered_time(g, p, km, policy, lp, &pr->plan_us);
   if (rc == CDAG_ERR_NOMEM) return rc;
   if (rc != CDAG_OK) {   /* a plan the model cannot lower still runs: the report says it was not weighed */
     snprintf(pr->why, sizeof pr->why, "not priced: %s", cdag_error_message());

@@ -80,9 +80,12 @@ static int32_t coll_of(const cgraph *c, int32_t op) {
 static uint8_t weight(const cgraph *c, int32_t p, int32_t op) {
   const cdag_graph *g = c->g;
   if (ir_is_compute(g, op)) return 0;
+  if (ir_is_compute(g, p)) return 1;
   int32_t mine = coll_of(c, op);
+  if (ir_cuts(g, op) == IR_CUT_DELIVERED && mine < 0)   /* local work reading delivered bytes stays together */
+    return g->kind[p] != IR_REDUCE && g->kind[p] != IR_COPY;
   int cut = ir_cuts(g, op) || (mine >= 0 && c->cut[mine]);
-  return ir_is_compute(g, p) || (cut && (mine < 0 || coll_of(c, p) != mine));
+  return cut && (mine < 0 || coll_of(c, p) != mine);
 }
 
 /* Calls f(c, from, to, w) for every edge of the contracted graph (self-loops included). */

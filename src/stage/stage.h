@@ -17,7 +17,9 @@
  *    nothing received delays nothing;
  *  - an op where a stage must start (ir_cuts: a local reduce that combines values of
  *    different reductions, found by the dataflow) comes a stage after all its predecessors,
- *    so that what it combines are origins of its stage;
+ *    so that what it combines are origins of its stage; a local reduce or copy marked as
+ *    reading delivered bytes (stage_mark_delivered) comes a stage after its predecessors but
+ *    the local reduces and copies, so that it reads what messages delivered where they landed;
  *  - the parts of one native collective share the largest of their stages (collectives and
  *    computations that order each other in a cycle, a stage between them both ways, are
  *    CDAG_ERR_UNSUPPORTED);
@@ -85,6 +87,14 @@ void stage_split_free(stage_split *s);
    simulator's list when it runs the graph as written. */
 int stage_list_computes(const cdag_graph *g, stage_steps *st);
 void stage_steps_free(stage_steps *st);
+
+/* Marks IR_CUT_DELIVERED (ir.h) every local reduce and copy of finalized g (not part of a
+   native call, not cut yet) that reads bytes an earlier receive from another rank wrote, outside
+   scratch: bytes the plan delivers as results anyway, which the SST would otherwise trace to
+   their origin and send a second time as the op's input (delivered.c). *n: how many were
+   marked. stage_unmark_delivered takes the marks back. O(n log n). */
+int stage_mark_delivered(cdag_graph *g, int64_t *n);
+void stage_unmark_delivered(cdag_graph *g);
 
 /* The level of every op of finalized g (levels.c; the rules above): lvl[op] is the stage of a
    communication op, the stage a computation runs after (-1: before the first). */

@@ -35,6 +35,26 @@ cases <<'T'
   out cg_dot_p4.cdag
 T
 
+# The one-sided histogram reduces what the puts deliver into its segment: its reductions read
+# those bytes where they landed, a stage after the puts, instead of receiving them a second
+# time as inputs (an alltoall beside a reduce_scatter_block, before).
+cases <<T
+0 cdag analyze "$dir/histogram_p2.cdag"
+  out~ ^note: 2 local reductions and copies read bytes messages deliver where they land, a stage after them: [0-9.]+ us, against [0-9.]+ us otherwise \\(those bytes sent again as their inputs\\)$
+  out~ ^stages: 2,
+  out~ ^residual: 5 transfers \(640 B\) in 2 messages and 3 local copies
+  out~ ^residual: 0 transfers \(0 B\) in 0 messages, 2 reductions
+  out! repeated contributions
+0 cdag model "$dir/histogram_p4.cdag"
+  out~ ^  stage 0: .*
+  out~ ^    alltoall over 4 ranks
+  out~ ^    residual: 0 messages, 4 reductions, 0 syncs$
+  out! reduce_scatter
+0 cdag analyze --price=0 "$dir/histogram_p4.cdag"
+  out~ ^reduce_scatter_block over all 4 ranks
+  out! read bytes messages deliver
+T
+
 # One row per file: verify, then model.
 rows() {
   local f
