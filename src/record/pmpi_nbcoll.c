@@ -7,9 +7,11 @@
  *
  * A call is described as its blocking form is (pmpi_coll.h) where the program starts it:
  * what it reads is checked by the shadow there (MPI forbids changing it until completion),
- * its counts, displacements and datatypes are read there (MPI lets the program change them
- * once the call returns: only their byte ranges are kept), and its line carries `nonblocking`. Its request joins the point-to-point requests (pend,
- * kind P_COLL), so Wait, Test and their -all/-any/-some forms complete it like any other:
+ * its counts, displacements and datatypes are read there too (what is kept is the byte
+ * ranges they meant, no pointer to the program's arrays, and a datatype the program frees
+ * before completion is laid out already), and its line carries `nonblocking`. Its request
+ * joins the point-to-point requests (pend, kind P_COLL), so Wait, Test and their
+ * -all/-any/-some forms complete it like any other:
  * the completion's `wait` line names the call, what the call wrote is given to the shadow
  * at that position, and a derived datatype's copies out of its packing area come right
  * after it (the program may read the output only from then on).

@@ -383,7 +383,8 @@ int coll_neighbor_alltoallw(coll *c, int call, int nonblocking, const void *sbuf
                             const MPI_Aint *rdispls, const MPI_Datatype *rtypes, MPI_Comm comm) {
   nbr nb;
   if (!coll_start(c, comm, call, nonblocking) || !nbr_start(c, comm, call, &nb)) return 0;
-  for (int i = 0; i < nb.nout; i++) nblock_set(nb.sb, i, nb.dst, (const char *)sbuf + sdispls[i], scounts[i], stypes[i]);
+  for (int i = 0; i < nb.nout; i++)
+    nblock_set(nb.sb, i, nb.dst, (const char *)sbuf + sdispls[i], scounts[i], stypes[i]);
   for (int j = 0; j < nb.nin; j++) nblock_set(nb.rb, j, nb.src, (char *)rbuf + rdispls[j], rcounts[j], rtypes[j]);
   return nbr_record(c, IR_COLL_NEIGHBOR_ALLTOALLW, call, &nb, NULL, NULL);
 }
