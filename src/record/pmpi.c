@@ -455,6 +455,10 @@ int layout(const void *buf, int count, MPI_Datatype t, const held_type *held, ui
     snprintf(R->layout_why, sizeof R->layout_why, "a message of more than %d separate byte ranges", REC_MAX_RANGES);
     return -1;
   }
+  return ranges_copies(r);
+}
+
+int ranges_copies(ranges *r) {
   r->ncopies = 0;
   int sparse = 0;
   for (int64_t i = 0, m; i < r->n; i += m) {
@@ -1124,25 +1128,3 @@ int MPI_Type_free(MPI_Datatype *t) {
 UNSUPPORTED(Comm_spawn, (const char *a, char *b[], int c, MPI_Info d, int e, MPI_Comm f, MPI_Comm *g, int h[]),
             (a, b, c, d, e, f, g, h))
 UNSUPPORTED(Comm_idup, (MPI_Comm a, MPI_Comm *b, MPI_Request *c), (a, b, c))
-/* The nonblocking v-, w- and neighbourhood collectives: not recorded yet, never silently. */
-UNSUPPORTED(Igatherv, (const void *a, int b, MPI_Datatype c, void *d, const int e[], const int f[], MPI_Datatype g, int h,
-                       MPI_Comm i, MPI_Request *j), (a, b, c, d, e, f, g, h, i, j))
-UNSUPPORTED(Iscatterv, (const void *a, const int b[], const int c[], MPI_Datatype d, void *e, int f, MPI_Datatype g, int h,
-                        MPI_Comm i, MPI_Request *j), (a, b, c, d, e, f, g, h, i, j))
-UNSUPPORTED(Iallgatherv, (const void *a, int b, MPI_Datatype c, void *d, const int e[], const int f[], MPI_Datatype g,
-                          MPI_Comm h, MPI_Request *i), (a, b, c, d, e, f, g, h, i))
-UNSUPPORTED(Ialltoallv, (const void *a, const int b[], const int c[], MPI_Datatype d, void *e, const int f[], const int g[],
-                         MPI_Datatype h, MPI_Comm i, MPI_Request *j), (a, b, c, d, e, f, g, h, i, j))
-UNSUPPORTED(Ialltoallw, (const void *a, const int b[], const int c[], const MPI_Datatype d[], void *e, const int f[],
-                         const int g[], const MPI_Datatype h[], MPI_Comm i, MPI_Request *j), (a, b, c, d, e, f, g, h, i, j))
-UNSUPPORTED(Ineighbor_allgather, (const void *a, int b, MPI_Datatype c, void *d, int e, MPI_Datatype f, MPI_Comm g,
-                                  MPI_Request *h), (a, b, c, d, e, f, g, h))
-UNSUPPORTED(Ineighbor_allgatherv, (const void *a, int b, MPI_Datatype c, void *d, const int e[], const int f[],
-                                   MPI_Datatype g, MPI_Comm h, MPI_Request *i), (a, b, c, d, e, f, g, h, i))
-UNSUPPORTED(Ineighbor_alltoall, (const void *a, int b, MPI_Datatype c, void *d, int e, MPI_Datatype f, MPI_Comm g,
-                                 MPI_Request *h), (a, b, c, d, e, f, g, h))
-UNSUPPORTED(Ineighbor_alltoallv, (const void *a, const int b[], const int c[], MPI_Datatype d, void *e, const int f[],
-                                  const int g[], MPI_Datatype h, MPI_Comm i, MPI_Request *j), (a, b, c, d, e, f, g, h, i, j))
-UNSUPPORTED(Ineighbor_alltoallw, (const void *a, const int b[], const MPI_Aint c[], const MPI_Datatype d[], void *e,
-                                  const int f[], const MPI_Aint g[], const MPI_Datatype h[], MPI_Comm i, MPI_Request *j),
-            (a, b, c, d, e, f, g, h, i, j))

@@ -9,7 +9,8 @@
  *    collective files share);
  *  - pmpi_vcoll.c: the v- and w-collectives, Reduce_scatter, Scan, Exscan, the
  *    neighbourhood collectives;
- *  - pmpi_nbcoll.c: the nonblocking collectives (MPI_Ibcast, ...), completed as requests;
+ *  - pmpi_nbcoll.c: the nonblocking collectives (MPI_Ibcast, ..., MPI_Ialltoallw,
+ *    MPI_Ineighbor_*), completed as requests;
  *  - pmpi_rma.c: one-sided communication (windows, fences, accesses).
  * The state is one per process (one interposed MPI library per process), reached through
  * R. Everything here has hidden visibility (the library is built with it); only the MPI_
@@ -44,12 +45,12 @@
   X(Comm_dup) X(Comm_split) X(Comm_create) X(Comm_split_type) X(Cart_create) X(Cart_sub)          \
   X(Graph_create) X(Dist_graph_create) X(Dist_graph_create_adjacent)                              \
   X(Comm_free) X(Pcontrol) X(Comm_spawn) X(Intercomm_create) X(Intercomm_merge)                   \
-  X(Comm_create_group) X(Comm_idup) X(Init_thread_multiple)                                       \
-  X(Igatherv) X(Iscatterv) X(Iallgatherv) X(Ialltoallv) X(Ialltoallw) X(Ineighbor_allgather)      \
-  X(Ineighbor_allgatherv) X(Ineighbor_alltoall) X(Ineighbor_alltoallv) X(Ineighbor_alltoallw)
+  X(Comm_create_group) X(Comm_idup) X(Init_thread_multiple)
 #define REC_NBCOLL_CALLS(X)                                                                       \
   X(Ibarrier) X(Ibcast) X(Igather) X(Iscatter) X(Iallgather) X(Ialltoall) X(Ireduce) X(Iallreduce)  \
-  X(Ireduce_scatter_block) X(Ireduce_scatter) X(Iscan) X(Iexscan)
+  X(Ireduce_scatter_block) X(Ireduce_scatter) X(Iscan) X(Iexscan) X(Igatherv) X(Iscatterv)          \
+  X(Iallgatherv) X(Ialltoallv) X(Ialltoallw) X(Ineighbor_allgather) X(Ineighbor_allgatherv)          \
+  X(Ineighbor_alltoall) X(Ineighbor_alltoallv) X(Ineighbor_alltoallw)
 /* One-sided communication (pmpi_rma.c). */
 #define REC_RMA_CALLS(X)                                                                          \
   X(Win_create) X(Win_allocate) X(Win_allocate_shared) X(Win_create_dynamic) X(Win_attach)         \
@@ -152,6 +153,9 @@ held_type *type_hold(MPI_Datatype t);
 void type_release(held_type *x);
 int ranges_add(ranges *r, uint64_t a, uint64_t l);
 int layout(const void *buf, int count, MPI_Datatype t, const held_type *held, uint64_t limit, ranges *r);
+/* r->ncopies, for ranges gathered from several layouts (a side of blocks): 0, or -1 when
+   they are too many to copy (R->layout_why says why). layout sets it itself. */
+int ranges_copies(ranges *r);
 MPI_Aint type_extent(MPI_Datatype t);
 uint64_t type_bytes(int count, MPI_Datatype t);
 const char *type_name(MPI_Datatype t);

@@ -6,7 +6,7 @@
  * and its line. The blocking wrappers there give the written side to the shadow when MPI
  * returns; the nonblocking ones (pmpi_nbcoll.c) keep it until the completion call that
  * observes the request complete. The v- and w-forms, scans and neighbourhood collectives
- * (pmpi_vcoll.c) build their calls from the steps below. */
+ * are described in pmpi_vcoll.c the same way, from the steps below. */
 #ifndef CDAG_RECORD_PMPI_COLL_H
 #define CDAG_RECORD_PMPI_COLL_H
 
@@ -56,11 +56,35 @@ int reduction_computed(MPI_Datatype t, MPI_Op o);
    recorded, 0 when not (counted). */
 int coll_combined(coll *c, int call, int kind, const void *sbuf, void *rbuf, int count, MPI_Datatype t, int root);
 
-/* pmpi_vcoll.c: scan and exscan (kind), and reduce_scatter (its lists returned, the caller's
-   to free; NULL when not recorded), on a call coll_start started. */
-void coll_prefix(coll *c, int kind, int call, const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o);
-uint64_t *coll_reduce_scatter(coll *c, int call, const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype t,
-                              MPI_Op o);
+/* pmpi_vcoll.c: the v- and w-forms, reduce_scatter, scan and exscan (kind IR_COLL_SCAN or
+   EXSCAN), the neighbourhood collectives; as above. Every array argument (counts,
+   displacements, datatypes) is read during the call, none kept. coll_alltoallvw: the w-form
+   when sts and rts are given (displacements in bytes), else st and rt (in their extents). */
+int coll_gatherv(coll *c, int call, int nonblocking, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                 const int *rcounts, const int *displs, MPI_Datatype rtype, int root, MPI_Comm comm);
+int coll_scatterv(coll *c, int call, int nonblocking, const void *sbuf, const int *scounts, const int *displs,
+                  MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm);
+int coll_allgatherv(coll *c, int call, int nonblocking, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                    const int *rcounts, const int *displs, MPI_Datatype rtype, MPI_Comm comm);
+int coll_alltoallvw(coll *c, int call, int nonblocking, const void *sbuf, const int *scounts, const int *sdispls,
+                    MPI_Datatype st, const MPI_Datatype *sts, void *rbuf, const int *rcounts, const int *rdispls,
+                    MPI_Datatype rt, const MPI_Datatype *rts, MPI_Comm comm);
+int coll_reduce_scatter(coll *c, int call, int nonblocking, const void *sbuf, void *rbuf, const int *rcounts,
+                        MPI_Datatype t, MPI_Op o, MPI_Comm comm);
+int coll_prefix(coll *c, int call, int nonblocking, int kind, const void *sbuf, void *rbuf, int count, MPI_Datatype t,
+                MPI_Op o, MPI_Comm comm);
+int coll_neighbor_allgather(coll *c, int call, int nonblocking, const void *sbuf, int scount, MPI_Datatype stype,
+                            void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm);
+int coll_neighbor_allgatherv(coll *c, int call, int nonblocking, const void *sbuf, int scount, MPI_Datatype stype,
+                             void *rbuf, const int *rcounts, const int *displs, MPI_Datatype rtype, MPI_Comm comm);
+int coll_neighbor_alltoall(coll *c, int call, int nonblocking, const void *sbuf, int scount, MPI_Datatype stype,
+                           void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm);
+int coll_neighbor_alltoallv(coll *c, int call, int nonblocking, const void *sbuf, const int *scounts,
+                            const int *sdispls, MPI_Datatype stype, void *rbuf, const int *rcounts, const int *rdispls,
+                            MPI_Datatype rtype, MPI_Comm comm);
+int coll_neighbor_alltoallw(coll *c, int call, int nonblocking, const void *sbuf, const int *scounts,
+                            const MPI_Aint *sdispls, const MPI_Datatype *stypes, void *rbuf, const int *rcounts,
+                            const MPI_Aint *rdispls, const MPI_Datatype *rtypes, MPI_Comm comm);
 
 /* The steps. `count` elements of t at buf: 0, or -1 (unrecordable). */
 int side_of(side *sd, const void *buf, int64_t count, MPI_Datatype t);

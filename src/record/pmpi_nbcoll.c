@@ -1,12 +1,17 @@
 /* cdag — src/record/pmpi_nbcoll.c: the nonblocking collectives (MPI_Ibarrier, Ibcast,
  * Igather, Iscatter, Iallgather, Ialltoall, Ireduce, Iallreduce, Ireduce_scatter_block,
- * Ireduce_scatter, Iscan, Iexscan),
- * recorded as the graph format's nonblocking native collectives (docs/format.md).
+ * Ireduce_scatter, Iscan, Iexscan, the v- and w-forms Igatherv, Iscatterv, Iallgatherv,
+ * Ialltoallv, Ialltoallw, and the neighbourhood ones MPI_Ineighbor_allgather(v) and
+ * _alltoall(v,w)), recorded as the graph format's nonblocking native collectives
+ * (docs/format.md).
  *
  * A call is described as its blocking form is (pmpi_coll.h) where the program starts it:
  * what it reads is checked by the shadow there (MPI forbids changing it until completion),
- * and its line carries `nonblocking`. Its request joins the point-to-point requests (pend,
- * kind P_COLL), so Wait, Test and their -all/-any/-some forms complete it like any other:
+ * its counts, displacements and datatypes are read there too (what is kept is the byte
+ * ranges they meant, no pointer to the program's arrays, and a datatype the program frees
+ * before completion is laid out already), and its line carries `nonblocking`. Its request
+ * joins the point-to-point requests (pend, kind P_COLL), so Wait, Test and their
+ * -all/-any/-some forms complete it like any other:
  * the completion's `wait` line names the call, what the call wrote is given to the shadow
  * at that position, and a derived datatype's copies out of its packing area come right
  * after it (the program may read the output only from then on).
@@ -160,18 +165,16 @@ int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_D
                         MPI_Request *rq) {
   COUNT(C_Ireduce_scatter);
   coll c;
-  uint64_t *v = NULL;
-  if (coll_start(&c, comm, C_Ireduce_scatter, 1)) v = coll_reduce_scatter(&c, C_Ireduce_scatter, sbuf, rbuf, rcounts, t, o);
+  coll_reduce_scatter(&c, C_Ireduce_scatter, 1, sbuf, rbuf, rcounts, t, o, comm);
   int rc = PMPI_Ireduce_scatter(sbuf, rbuf, rcounts, t, o, comm, rq);
   started(&c, rc, rq);
-  free(v);
   return rc;
 }
 
 int MPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, MPI_Comm comm, MPI_Request *rq) {
   COUNT(C_Iscan);
   coll c;
-  if (coll_start(&c, comm, C_Iscan, 1)) coll_prefix(&c, IR_COLL_SCAN, C_Iscan, sbuf, rbuf, count, t, o);
+  coll_prefix(&c, C_Iscan, 1, IR_COLL_SCAN, sbuf, rbuf, count, t, o, comm);
   int rc = PMPI_Iscan(sbuf, rbuf, count, t, o, comm, rq);
   started(&c, rc, rq);
   return rc;
@@ -180,8 +183,115 @@ int MPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o,
 int MPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, MPI_Comm comm, MPI_Request *rq) {
   COUNT(C_Iexscan);
   coll c;
-  if (coll_start(&c, comm, C_Iexscan, 1)) coll_prefix(&c, IR_COLL_EXSCAN, C_Iexscan, sbuf, rbuf, count, t, o);
+  coll_prefix(&c, C_Iexscan, 1, IR_COLL_EXSCAN, sbuf, rbuf, count, t, o, comm);
   int rc = PMPI_Iexscan(sbuf, rbuf, count, t, o, comm, rq);
+  started(&c, rc, rq);
+  return rc;
+}
+
+int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[], const int displs[],
+                 MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *rq) {
+  COUNT(C_Igatherv);
+  coll c;
+  coll_gatherv(&c, C_Igatherv, 1, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
+  int rc = PMPI_Igatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, rq);
+  started(&c, rc, rq);
+  return rc;
+}
+
+int MPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype stype, void *rbuf, int rcount,
+                  MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *rq) {
+  COUNT(C_Iscatterv);
+  coll c;
+  coll_scatterv(&c, C_Iscatterv, 1, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
+  int rc = PMPI_Iscatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, rq);
+  started(&c, rc, rq);
+  return rc;
+}
+
+int MPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
+                    const int displs[], MPI_Datatype rtype, MPI_Comm comm, MPI_Request *rq) {
+  COUNT(C_Iallgatherv);
+  coll c;
+  coll_allgatherv(&c, C_Iallgatherv, 1, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
+  int rc = PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, rq);
+  started(&c, rc, rq);
+  return rc;
+}
+
+int MPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void *rbuf,
+                   const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm, MPI_Request *rq) {
+  COUNT(C_Ialltoallv);
+  coll c;
+  coll_alltoallvw(&c, C_Ialltoallv, 1, sbuf, scounts, sdispls, stype, NULL, rbuf, rcounts, rdispls, rtype, NULL, comm);
+  int rc = PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, rq);
+  started(&c, rc, rq);
+  return rc;
+}
+
+int MPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[], const MPI_Datatype stypes[], void *rbuf,
+                   const int rcounts[], const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
+                   MPI_Request *rq) {
+  COUNT(C_Ialltoallw);
+  coll c;
+  coll_alltoallvw(&c, C_Ialltoallw, 1, sbuf, scounts, sdispls, MPI_DATATYPE_NULL, stypes, rbuf, rcounts, rdispls,
+                  MPI_DATATYPE_NULL, rtypes, comm);
+  int rc = PMPI_Ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, rq);
+  started(&c, rc, rq);
+  return rc;
+}
+
+int MPI_Ineighbor_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                            MPI_Datatype rtype, MPI_Comm comm, MPI_Request *rq) {
+  COUNT(C_Ineighbor_allgather);
+  coll c;
+  coll_neighbor_allgather(&c, C_Ineighbor_allgather, 1, sbuf, scount, stype, rbuf, rcount, rtype, comm);
+  int rc = PMPI_Ineighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, rq);
+  started(&c, rc, rq);
+  return rc;
+}
+
+int MPI_Ineighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
+                             const int displs[], MPI_Datatype rtype, MPI_Comm comm, MPI_Request *rq) {
+  COUNT(C_Ineighbor_allgatherv);
+  coll c;
+  coll_neighbor_allgatherv(&c, C_Ineighbor_allgatherv, 1, sbuf, scount, stype, rbuf, rcounts, displs, rtype,
+                           comm);
+  int rc = PMPI_Ineighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, rq);
+  started(&c, rc, rq);
+  return rc;
+}
+
+int MPI_Ineighbor_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                           MPI_Datatype rtype, MPI_Comm comm, MPI_Request *rq) {
+  COUNT(C_Ineighbor_alltoall);
+  coll c;
+  coll_neighbor_alltoall(&c, C_Ineighbor_alltoall, 1, sbuf, scount, stype, rbuf, rcount, rtype, comm);
+  int rc = PMPI_Ineighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, rq);
+  started(&c, rc, rq);
+  return rc;
+}
+
+int MPI_Ineighbor_alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
+                            void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,
+                            MPI_Request *rq) {
+  COUNT(C_Ineighbor_alltoallv);
+  coll c;
+  coll_neighbor_alltoallv(&c, C_Ineighbor_alltoallv, 1, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
+                          rtype, comm);
+  int rc = PMPI_Ineighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, rq);
+  started(&c, rc, rq);
+  return rc;
+}
+
+int MPI_Ineighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype stypes[], void *rbuf, const int rcounts[], const MPI_Aint rdispls[],
+                            const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Request *rq) {
+  COUNT(C_Ineighbor_alltoallw);
+  coll c;
+  coll_neighbor_alltoallw(&c, C_Ineighbor_alltoallw, 1, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
+                          rtypes, comm);
+  int rc = PMPI_Ineighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, rq);
   started(&c, rc, rq);
   return rc;
 }

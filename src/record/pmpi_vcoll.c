@@ -1,15 +1,17 @@
-/* cdag — src/record/pmpi_vcoll.c: the v- and w-collectives, MPI_Reduce_scatter, MPI_Scan and
- * MPI_Exscan, recorded as the graph format's native calls (gatherv, scatterv, allgatherv,
- * alltoallv, reduce_scatter, scan, exscan; docs/format.md) with the sides of pmpi_coll.h.
+/* cdag — src/record/pmpi_vcoll.c: the v- and w-collectives, MPI_Reduce_scatter, MPI_Scan,
+ * MPI_Exscan and the neighbourhood collectives, recorded as the graph format's native calls
+ * (gatherv, scatterv, allgatherv, alltoallv, alltoallw, reduce_scatter, scan, exscan,
+ * neighbor_*; docs/format.md) with the sides of pmpi_coll.h.
  *
  * A buffer of blocks at displacements is one side: the blocks' byte ranges one after the
  * other, in member order. Through a packing area (a side of more than one range) the blocks
  * then lie back to back, and so they do in a side of one range, so the call's lists say each
  * block's bytes and, as displacements, the sums of the bytes before it: what the program's
  * counts, displacements and datatypes meant, in bytes. MPI_Alltoallw, whose blocks have a
- * datatype each, is written the same way, with alltoallv's lists. Reduce_scatter, Scan and
- * Exscan are described here for their nonblocking forms too (pmpi_nbcoll.c); with a user op
- * or a derived datatype they are computed (pmpi_coll.c, coll_combined). */
+ * datatype each, is written the same way, with alltoallv's lists. Each call is described
+ * here once (coll_gatherv, ...), for the blocking wrappers at the end of this file and the
+ * nonblocking forms of pmpi_nbcoll.c; a reduction with a user op or a derived datatype is
+ * computed (pmpi_coll.c, coll_combined). */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
@@ -39,7 +41,7 @@ static int side_blocks(side *sd, const void *base, int n, const int *cnt, const 
   }
   free(one.a);
   free(one.l);
-  if (rc) return -1;
+  if (rc || ranges_copies(&sd->r)) return -1;
   sd->addr = !sd->bytes ? (uint64_t)(uintptr_t)base : sd->r.n == 1 ? sd->r.a[0] : pack_area(sd->bytes);
   return 0;
 }
@@ -68,72 +70,61 @@ static int own_block(side *sd, const void *base, int disp, int count, MPI_Dataty
   return side_of(sd, (const char *)base + (int64_t)disp * type_extent(t), count, t);
 }
 
-#pragma GCC visibility push(default)
+/* ---- each call described (pmpi_coll.h), for the blocking wrappers below and the
+   nonblocking ones of pmpi_nbcoll.c: the counts, displacements and datatypes are read here,
+   at the call; what the recording keeps are the sides' ranges ---- */
 
-int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[], const int displs[],
-                MPI_Datatype rtype, int root, MPI_Comm comm) {
-  COUNT(C_Gatherv);
-  coll c;
+int coll_gatherv(coll *c, int call, int nonblocking, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                 const int *rcounts, const int *displs, MPI_Datatype rtype, int root, MPI_Comm comm) {
+  if (!coll_start(c, comm, call, nonblocking)) return 0;
+  int n = c->x->n, ok;
   uint64_t *v = NULL;
-  if (coll_start(&c, comm, C_Gatherv, 0)) {
-    int n = c.x->n, root_me = c.me == root, ok;
-    if (sbuf == MPI_IN_PLACE) ok = !own_block(&c.in, rbuf, displs[c.me], rcounts[c.me], rtype);
-    else ok = !side_of(&c.in, sbuf, scount, stype);
-    if (root_me)
-      ok = ok && (v = lists_new(2 * (int64_t)n)) &&
-           !side_blocks(&c.out, rbuf, n, rcounts, displs, type_extent(rtype), rtype, NULL, v, v + n);
-    if (!coll_ready(&c, C_Gatherv, ok)) vcoll_line(&c, IR_COLL_GATHERV, world_of(c.x, root), c.in.bytes, 0, 0, v);
-  }
-  int rc = PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
-  coll_done(&c);
-  free(v);
-  return rc;
-}
-
-int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype stype, void *rbuf, int rcount,
-                 MPI_Datatype rtype, int root, MPI_Comm comm) {
-  COUNT(C_Scatterv);
-  coll c;
-  uint64_t *v = NULL;
-  if (coll_start(&c, comm, C_Scatterv, 0)) {
-    int n = c.x->n, root_me = c.me == root, ok = 1;
-    if (root_me)
-      ok = (v = lists_new(2 * (int64_t)n)) &&
-           !side_blocks(&c.in, sbuf, n, scounts, displs, type_extent(stype), stype, NULL, v, v + n);
-    if (rbuf == MPI_IN_PLACE) ok = ok && !own_block(&c.out, sbuf, displs[c.me], scounts[c.me], stype);
-    else ok = ok && !side_of(&c.out, rbuf, rcount, rtype);
-    if (!coll_ready(&c, C_Scatterv, ok)) vcoll_line(&c, IR_COLL_SCATTERV, world_of(c.x, root), c.out.bytes, 0, 0, v);
-  }
-  int rc = PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
-  coll_done(&c);
-  free(v);
-  return rc;
-}
-
-int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
-                   const int displs[], MPI_Datatype rtype, MPI_Comm comm) {
-  COUNT(C_Allgatherv);
-  coll c;
-  uint64_t *v = NULL;
-  if (coll_start(&c, comm, C_Allgatherv, 0)) {
-    int n = c.x->n, ok;
-    if (sbuf == MPI_IN_PLACE) ok = !own_block(&c.in, rbuf, displs[c.me], rcounts[c.me], rtype);
-    else ok = !side_of(&c.in, sbuf, scount, stype);
+  if (sbuf == MPI_IN_PLACE) ok = !own_block(&c->in, rbuf, displs[c->me], rcounts[c->me], rtype);
+  else ok = !side_of(&c->in, sbuf, scount, stype);
+  if (c->me == root)
     ok = ok && (v = lists_new(2 * (int64_t)n)) &&
-         !side_blocks(&c.out, rbuf, n, rcounts, displs, type_extent(rtype), rtype, NULL, v, v + n);
-    if (!coll_ready(&c, C_Allgatherv, ok)) vcoll_line(&c, IR_COLL_ALLGATHERV, -1, c.in.bytes, 0, 0, v);
-  }
-  int rc = PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
-  coll_done(&c);
+         !side_blocks(&c->out, rbuf, n, rcounts, displs, type_extent(rtype), rtype, NULL, v, v + n);
+  int rec = !coll_ready(c, call, ok);
+  if (rec) vcoll_line(c, IR_COLL_GATHERV, world_of(c->x, root), c->in.bytes, 0, 0, v);
   free(v);
-  return rc;
+  return rec;
 }
 
-/* alltoallv and alltoallw: block j of each side, its own datatype in the w-form (sts, rts
-   non-NULL, displacements in bytes), or st and rt with displacements in their extents. */
-static uint64_t *all_to_all(coll *c, int kind, int call, const void *sbuf, const int *scounts, const int *sdispls,
-                            MPI_Datatype st, const MPI_Datatype *sts, void *rbuf, const int *rcounts,
-                            const int *rdispls, MPI_Datatype rt, const MPI_Datatype *rts) {
+int coll_scatterv(coll *c, int call, int nonblocking, const void *sbuf, const int *scounts, const int *displs,
+                  MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm) {
+  if (!coll_start(c, comm, call, nonblocking)) return 0;
+  int n = c->x->n, ok = 1;
+  uint64_t *v = NULL;
+  if (c->me == root)
+    ok = (v = lists_new(2 * (int64_t)n)) &&
+         !side_blocks(&c->in, sbuf, n, scounts, displs, type_extent(stype), stype, NULL, v, v + n);
+  if (rbuf == MPI_IN_PLACE) ok = ok && !own_block(&c->out, sbuf, displs[c->me], scounts[c->me], stype);
+  else ok = ok && !side_of(&c->out, rbuf, rcount, rtype);
+  int rec = !coll_ready(c, call, ok);
+  if (rec) vcoll_line(c, IR_COLL_SCATTERV, world_of(c->x, root), c->out.bytes, 0, 0, v);
+  free(v);
+  return rec;
+}
+
+int coll_allgatherv(coll *c, int call, int nonblocking, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                    const int *rcounts, const int *displs, MPI_Datatype rtype, MPI_Comm comm) {
+  if (!coll_start(c, comm, call, nonblocking)) return 0;
+  int n = c->x->n, ok;
+  uint64_t *v = NULL;
+  if (sbuf == MPI_IN_PLACE) ok = !own_block(&c->in, rbuf, displs[c->me], rcounts[c->me], rtype);
+  else ok = !side_of(&c->in, sbuf, scount, stype);
+  ok = ok && (v = lists_new(2 * (int64_t)n)) &&
+       !side_blocks(&c->out, rbuf, n, rcounts, displs, type_extent(rtype), rtype, NULL, v, v + n);
+  int rec = !coll_ready(c, call, ok);
+  if (rec) vcoll_line(c, IR_COLL_ALLGATHERV, -1, c->in.bytes, 0, 0, v);
+  free(v);
+  return rec;
+}
+
+int coll_alltoallvw(coll *c, int call, int nonblocking, const void *sbuf, const int *scounts, const int *sdispls,
+                    MPI_Datatype st, const MPI_Datatype *sts, void *rbuf, const int *rcounts, const int *rdispls,
+                    MPI_Datatype rt, const MPI_Datatype *rts, MPI_Comm comm) {
+  if (!coll_start(c, comm, call, nonblocking)) return 0;
   int n = c->x->n, ok;
   int in_place = sbuf == MPI_IN_PLACE;   /* the send side's arguments are ignored, maybe null */
   int64_t sunit = sts || in_place ? 1 : type_extent(st), runit = rts ? 1 : type_extent(rt);
@@ -143,36 +134,10 @@ static uint64_t *all_to_all(coll *c, int kind, int call, const void *sbuf, const
   else
     ok = v && !side_blocks(&c->in, sbuf, n, scounts, sdispls, sunit, st, sts, v, v + n);
   ok = ok && !side_blocks(&c->out, rbuf, n, rcounts, rdispls, runit, rt, rts, v + 2 * n, v + 3 * n);
-  if (!coll_ready(c, call, ok)) vcoll_line(c, kind, -1, c->in.bytes, 0, 0, v);
-  return v;
-}
-
-int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void *rbuf,
-                  const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm) {
-  COUNT(C_Alltoallv);
-  coll c;
-  uint64_t *v = NULL;
-  if (coll_start(&c, comm, C_Alltoallv, 0))
-    v = all_to_all(&c, IR_COLL_ALLTOALLV, C_Alltoallv, sbuf, scounts, sdispls, stype, NULL, rbuf, rcounts, rdispls,
-                   rtype, NULL);
-  int rc = PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
-  coll_done(&c);
+  int rec = !coll_ready(c, call, ok);
+  if (rec) vcoll_line(c, rts ? IR_COLL_ALLTOALLW : IR_COLL_ALLTOALLV, -1, c->in.bytes, 0, 0, v);
   free(v);
-  return rc;
-}
-
-int MPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[], const MPI_Datatype stypes[], void *rbuf,
-                  const int rcounts[], const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm) {
-  COUNT(C_Alltoallw);
-  coll c;
-  uint64_t *v = NULL;
-  if (coll_start(&c, comm, C_Alltoallw, 0))
-    v = all_to_all(&c, IR_COLL_ALLTOALLW, C_Alltoallw, sbuf, scounts, sdispls, MPI_DATATYPE_NULL, stypes, rbuf,
-                   rcounts, rdispls, MPI_DATATYPE_NULL, rtypes);
-  int rc = PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
-  coll_done(&c);
-  free(v);
-  return rc;
+  return rec;
 }
 
 /* MPI_Reduce_scatter with a user op or a derived datatype (v: the n counts, replaced by
@@ -200,15 +165,16 @@ static void computed_scatter(coll *c, int call, const void *sbuf, void *rbuf, co
   c->calc_len = mine * (uint64_t)n;
 }
 
-uint64_t *coll_reduce_scatter(coll *c, int call, const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype t,
-                              MPI_Op o) {
+int coll_reduce_scatter(coll *c, int call, int nonblocking, const void *sbuf, void *rbuf, const int *rcounts,
+                        MPI_Datatype t, MPI_Op o, MPI_Comm comm) {
+  if (!coll_start(c, comm, call, nonblocking)) return 0;
   int n = c->x->n, type, rop;
   int64_t sum = 0;
   uint64_t *v = lists_new(4 * (int64_t)n);   /* a computed one needs alltoallv's lists */
   if (!v) {
     not_recorded(call);
     c->x = NULL;
-    return NULL;
+    return 0;
   }
   for (int m = 0; m < n; m++) {
     v[m] = rcounts[m] > 0 ? (uint64_t)rcounts[m] : 0;
@@ -223,49 +189,22 @@ uint64_t *coll_reduce_scatter(coll *c, int call, const void *sbuf, void *rbuf, c
     }
     vcoll_line(c, IR_COLL_REDUCE_SCATTER, -1, v[c->me], type, rop, v);
   }
-  return v;
-}
-
-int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype t, MPI_Op o, MPI_Comm comm) {
-  COUNT(C_Reduce_scatter);
-  coll c;
-  uint64_t *v = NULL;
-  if (coll_start(&c, comm, C_Reduce_scatter, 0)) v = coll_reduce_scatter(&c, C_Reduce_scatter, sbuf, rbuf, rcounts, t, o);
-  int rc = PMPI_Reduce_scatter(sbuf, rbuf, rcounts, t, o, comm);
-  coll_done(&c);
   free(v);
-  return rc;
+  return c->x != NULL;   /* each way of not recording it cleared x */
 }
 
 /* scan and exscan: count elements of t and o, native if predefined; exscan leaves rank 0's rbuf alone
    (MPI defines nothing there), so nothing is written there for the shadow either. */
-void coll_prefix(coll *c, int kind, int call, const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o) {
+int coll_prefix(coll *c, int call, int nonblocking, int kind, const void *sbuf, void *rbuf, int count, MPI_Datatype t,
+                MPI_Op o, MPI_Comm comm) {
+  if (!coll_start(c, comm, call, nonblocking)) return 0;
   int type, rop, writes = kind == IR_COLL_SCAN || c->me > 0;
-  if (reduction_computed(t, o)) {   /* a user op or derived type: allgathered and computed */
-    coll_combined(c, call, kind, sbuf, rbuf, count, t, -1);
-    return;
-  }
-  if (!reduction(c, call, sbuf, rbuf, count, count, writes, t, o, &type, &rop)) return;
+  if (reduction_computed(t, o))   /* a user op or derived type: allgathered and computed */
+    return coll_combined(c, call, kind, sbuf, rbuf, count, t, -1);
+  if (!reduction(c, call, sbuf, rbuf, count, count, writes, t, o, &type, &rop)) return 0;
   c->out.addr = (uint64_t)(uintptr_t)rbuf;   /* the line names it on rank 0 too */
   vcoll_line(c, kind, -1, (uint64_t)count, type, rop, NULL);
-}
-
-int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, MPI_Comm comm) {
-  COUNT(C_Scan);
-  coll c;
-  if (coll_start(&c, comm, C_Scan, 0)) coll_prefix(&c, IR_COLL_SCAN, C_Scan, sbuf, rbuf, count, t, o);
-  int rc = PMPI_Scan(sbuf, rbuf, count, t, o, comm);
-  coll_done(&c);
-  return rc;
-}
-
-int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, MPI_Comm comm) {
-  COUNT(C_Exscan);
-  coll c;
-  if (coll_start(&c, comm, C_Exscan, 0)) coll_prefix(&c, IR_COLL_EXSCAN, C_Exscan, sbuf, rbuf, count, t, o);
-  int rc = PMPI_Exscan(sbuf, rbuf, count, t, o, comm);
-  coll_done(&c);
-  return rc;
+  return 1;
 }
 
 /* ---- neighbourhood collectives ----
@@ -374,39 +313,171 @@ static int side_peers(side *sd, nblock *b, int k, int n, const char *type, uint6
   free(one.l);
   uint64_t at = 0;
   for (int m = 0; m < n; at += cnt[m], m++) dsp[m] = at;
-  if (rc) return -1;
+  if (rc || ranges_copies(&sd->r)) return -1;
   sd->addr = !sd->bytes ? (k ? (uint64_t)(uintptr_t)b[0].p : 0) : sd->r.n == 1 ? sd->r.a[0] : pack_area(sd->bytes);
   return 0;
 }
 
-/* The blocks are set: the call's sides and line; its lists (freed by the caller). */
-static uint64_t *nbr_record(coll *c, int kind, int call, nbr *nb, const char *stype, const char *rtype) {
+/* The blocks are set: the call's sides and line; nb freed. 1 when recorded. */
+static int nbr_record(coll *c, int kind, int call, nbr *nb, const char *stype, const char *rtype) {
   int n = c->x->n;
   uint64_t *v = lists_new(4 * (int64_t)n);
   for (int j = 0; kind == IR_COLL_NEIGHBOR_ALLTOALL && j < nb->nin; j++)   /* one peer's blocks: last first */
     nb->rb[j].index = -nb->rb[j].index;
   int ok = v && !side_peers(&c->in, nb->sb, nb->nout, n, stype, v, v + n) &&
            !side_peers(&c->out, nb->rb, nb->nin, n, rtype, v + 2 * n, v + 3 * n);
-  if (!coll_ready(c, call, ok)) vcoll_line(c, kind, -1, c->in.bytes, 0, 0, v);
-  return v;
+  int rec = !coll_ready(c, call, ok);
+  if (rec) vcoll_line(c, kind, -1, c->in.bytes, 0, 0, v);
+  free(v);
+  nbr_free(nb);
+  return rec;
+}
+
+/* Each form: its blocks, block i of a side at i * count * extent (allgather: the one send
+   block to every destination) or at its displacement (in elements; the w-form's in bytes). */
+int coll_neighbor_allgather(coll *c, int call, int nonblocking, const void *sbuf, int scount, MPI_Datatype stype,
+                            void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm) {
+  nbr nb;
+  if (!coll_start(c, comm, call, nonblocking) || !nbr_start(c, comm, call, &nb)) return 0;
+  for (int i = 0; i < nb.nout; i++) nblock_set(nb.sb, i, nb.dst, sbuf, scount, stype);
+  for (int j = 0; j < nb.nin; j++)
+    nblock_set(nb.rb, j, nb.src, (char *)rbuf + (int64_t)j * rcount * type_extent(rtype), rcount, rtype);
+  return nbr_record(c, IR_COLL_NEIGHBOR_ALLGATHER, call, &nb, type_name(stype), type_name(rtype));
+}
+
+int coll_neighbor_allgatherv(coll *c, int call, int nonblocking, const void *sbuf, int scount, MPI_Datatype stype,
+                             void *rbuf, const int *rcounts, const int *displs, MPI_Datatype rtype, MPI_Comm comm) {
+  nbr nb;
+  if (!coll_start(c, comm, call, nonblocking) || !nbr_start(c, comm, call, &nb)) return 0;
+  for (int i = 0; i < nb.nout; i++) nblock_set(nb.sb, i, nb.dst, sbuf, scount, stype);
+  for (int j = 0; j < nb.nin; j++)
+    nblock_set(nb.rb, j, nb.src, (char *)rbuf + (int64_t)displs[j] * type_extent(rtype), rcounts[j], rtype);
+  return nbr_record(c, IR_COLL_NEIGHBOR_ALLGATHERV, call, &nb, type_name(stype), type_name(rtype));
+}
+
+int coll_neighbor_alltoall(coll *c, int call, int nonblocking, const void *sbuf, int scount, MPI_Datatype stype,
+                           void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm) {
+  nbr nb;
+  if (!coll_start(c, comm, call, nonblocking) || !nbr_start(c, comm, call, &nb)) return 0;
+  for (int i = 0; i < nb.nout; i++)
+    nblock_set(nb.sb, i, nb.dst, (const char *)sbuf + (int64_t)i * scount * type_extent(stype), scount, stype);
+  for (int j = 0; j < nb.nin; j++)
+    nblock_set(nb.rb, j, nb.src, (char *)rbuf + (int64_t)j * rcount * type_extent(rtype), rcount, rtype);
+  return nbr_record(c, IR_COLL_NEIGHBOR_ALLTOALL, call, &nb, type_name(stype), type_name(rtype));
+}
+
+int coll_neighbor_alltoallv(coll *c, int call, int nonblocking, const void *sbuf, const int *scounts,
+                            const int *sdispls, MPI_Datatype stype, void *rbuf, const int *rcounts, const int *rdispls,
+                            MPI_Datatype rtype, MPI_Comm comm) {
+  nbr nb;
+  if (!coll_start(c, comm, call, nonblocking) || !nbr_start(c, comm, call, &nb)) return 0;
+  for (int i = 0; i < nb.nout; i++)
+    nblock_set(nb.sb, i, nb.dst, (const char *)sbuf + (int64_t)sdispls[i] * type_extent(stype), scounts[i], stype);
+  for (int j = 0; j < nb.nin; j++)
+    nblock_set(nb.rb, j, nb.src, (char *)rbuf + (int64_t)rdispls[j] * type_extent(rtype), rcounts[j], rtype);
+  return nbr_record(c, IR_COLL_NEIGHBOR_ALLTOALLV, call, &nb, type_name(stype), type_name(rtype));
+}
+
+int coll_neighbor_alltoallw(coll *c, int call, int nonblocking, const void *sbuf, const int *scounts,
+                            const MPI_Aint *sdispls, const MPI_Datatype *stypes, void *rbuf, const int *rcounts,
+                            const MPI_Aint *rdispls, const MPI_Datatype *rtypes, MPI_Comm comm) {
+  nbr nb;
+  if (!coll_start(c, comm, call, nonblocking) || !nbr_start(c, comm, call, &nb)) return 0;
+  for (int i = 0; i < nb.nout; i++)
+    nblock_set(nb.sb, i, nb.dst, (const char *)sbuf + sdispls[i], scounts[i], stypes[i]);
+  for (int j = 0; j < nb.nin; j++) nblock_set(nb.rb, j, nb.src, (char *)rbuf + rdispls[j], rcounts[j], rtypes[j]);
+  return nbr_record(c, IR_COLL_NEIGHBOR_ALLTOALLW, call, &nb, NULL, NULL);
+}
+
+/* ---- the blocking calls: the output is the shadow's when MPI returns ----*/
+
+#pragma GCC visibility push(default)
+
+int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[], const int displs[],
+                MPI_Datatype rtype, int root, MPI_Comm comm) {
+  COUNT(C_Gatherv);
+  coll c;
+  coll_gatherv(&c, C_Gatherv, 0, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
+  int rc = PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
+  coll_done(&c);
+  return rc;
+}
+
+int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype stype, void *rbuf, int rcount,
+                 MPI_Datatype rtype, int root, MPI_Comm comm) {
+  COUNT(C_Scatterv);
+  coll c;
+  coll_scatterv(&c, C_Scatterv, 0, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
+  int rc = PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
+  coll_done(&c);
+  return rc;
+}
+
+int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
+                   const int displs[], MPI_Datatype rtype, MPI_Comm comm) {
+  COUNT(C_Allgatherv);
+  coll c;
+  coll_allgatherv(&c, C_Allgatherv, 0, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
+  int rc = PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
+  coll_done(&c);
+  return rc;
+}
+
+int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void *rbuf,
+                  const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm) {
+  COUNT(C_Alltoallv);
+  coll c;
+  coll_alltoallvw(&c, C_Alltoallv, 0, sbuf, scounts, sdispls, stype, NULL, rbuf, rcounts, rdispls, rtype, NULL, comm);
+  int rc = PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
+  coll_done(&c);
+  return rc;
+}
+
+int MPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[], const MPI_Datatype stypes[], void *rbuf,
+                  const int rcounts[], const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm) {
+  COUNT(C_Alltoallw);
+  coll c;
+  coll_alltoallvw(&c, C_Alltoallw, 0, sbuf, scounts, sdispls, MPI_DATATYPE_NULL, stypes, rbuf, rcounts, rdispls,
+                  MPI_DATATYPE_NULL, rtypes, comm);
+  int rc = PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
+  coll_done(&c);
+  return rc;
+}
+
+int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype t, MPI_Op o, MPI_Comm comm) {
+  COUNT(C_Reduce_scatter);
+  coll c;
+  coll_reduce_scatter(&c, C_Reduce_scatter, 0, sbuf, rbuf, rcounts, t, o, comm);
+  int rc = PMPI_Reduce_scatter(sbuf, rbuf, rcounts, t, o, comm);
+  coll_done(&c);
+  return rc;
+}
+
+int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, MPI_Comm comm) {
+  COUNT(C_Scan);
+  coll c;
+  coll_prefix(&c, C_Scan, 0, IR_COLL_SCAN, sbuf, rbuf, count, t, o, comm);
+  int rc = PMPI_Scan(sbuf, rbuf, count, t, o, comm);
+  coll_done(&c);
+  return rc;
+}
+
+int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, MPI_Comm comm) {
+  COUNT(C_Exscan);
+  coll c;
+  coll_prefix(&c, C_Exscan, 0, IR_COLL_EXSCAN, sbuf, rbuf, count, t, o, comm);
+  int rc = PMPI_Exscan(sbuf, rbuf, count, t, o, comm);
+  coll_done(&c);
+  return rc;
 }
 
 int MPI_Neighbor_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                            MPI_Datatype rtype, MPI_Comm comm) {
   COUNT(C_Neighbor_allgather);
   coll c;
-  nbr nb;
-  uint64_t *v = NULL;
-  if (coll_start(&c, comm, C_Neighbor_allgather, 0) && nbr_start(&c, comm, C_Neighbor_allgather, &nb)) {
-    for (int i = 0; i < nb.nout; i++) nblock_set(nb.sb, i, nb.dst, sbuf, scount, stype);
-    for (int j = 0; j < nb.nin; j++)
-      nblock_set(nb.rb, j, nb.src, (char *)rbuf + (int64_t)j * rcount * type_extent(rtype), rcount, rtype);
-    v = nbr_record(&c, IR_COLL_NEIGHBOR_ALLGATHER, C_Neighbor_allgather, &nb, type_name(stype), type_name(rtype));
-    nbr_free(&nb);
-  }
+  coll_neighbor_allgather(&c, C_Neighbor_allgather, 0, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   int rc = PMPI_Neighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
   coll_done(&c);
-  free(v);
   return rc;
 }
 
@@ -414,18 +485,9 @@ int MPI_Neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, vo
                             const int displs[], MPI_Datatype rtype, MPI_Comm comm) {
   COUNT(C_Neighbor_allgatherv);
   coll c;
-  nbr nb;
-  uint64_t *v = NULL;
-  if (coll_start(&c, comm, C_Neighbor_allgatherv, 0) && nbr_start(&c, comm, C_Neighbor_allgatherv, &nb)) {
-    for (int i = 0; i < nb.nout; i++) nblock_set(nb.sb, i, nb.dst, sbuf, scount, stype);
-    for (int j = 0; j < nb.nin; j++)
-      nblock_set(nb.rb, j, nb.src, (char *)rbuf + (int64_t)displs[j] * type_extent(rtype), rcounts[j], rtype);
-    v = nbr_record(&c, IR_COLL_NEIGHBOR_ALLGATHERV, C_Neighbor_allgatherv, &nb, type_name(stype), type_name(rtype));
-    nbr_free(&nb);
-  }
+  coll_neighbor_allgatherv(&c, C_Neighbor_allgatherv, 0, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
   int rc = PMPI_Neighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
   coll_done(&c);
-  free(v);
   return rc;
 }
 
@@ -433,19 +495,9 @@ int MPI_Neighbor_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void
                           MPI_Datatype rtype, MPI_Comm comm) {
   COUNT(C_Neighbor_alltoall);
   coll c;
-  nbr nb;
-  uint64_t *v = NULL;
-  if (coll_start(&c, comm, C_Neighbor_alltoall, 0) && nbr_start(&c, comm, C_Neighbor_alltoall, &nb)) {
-    for (int i = 0; i < nb.nout; i++)
-      nblock_set(nb.sb, i, nb.dst, (const char *)sbuf + (int64_t)i * scount * type_extent(stype), scount, stype);
-    for (int j = 0; j < nb.nin; j++)
-      nblock_set(nb.rb, j, nb.src, (char *)rbuf + (int64_t)j * rcount * type_extent(rtype), rcount, rtype);
-    v = nbr_record(&c, IR_COLL_NEIGHBOR_ALLTOALL, C_Neighbor_alltoall, &nb, type_name(stype), type_name(rtype));
-    nbr_free(&nb);
-  }
+  coll_neighbor_alltoall(&c, C_Neighbor_alltoall, 0, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   int rc = PMPI_Neighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
   coll_done(&c);
-  free(v);
   return rc;
 }
 
@@ -453,19 +505,10 @@ int MPI_Neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdis
                            void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm) {
   COUNT(C_Neighbor_alltoallv);
   coll c;
-  nbr nb;
-  uint64_t *v = NULL;
-  if (coll_start(&c, comm, C_Neighbor_alltoallv, 0) && nbr_start(&c, comm, C_Neighbor_alltoallv, &nb)) {
-    for (int i = 0; i < nb.nout; i++)
-      nblock_set(nb.sb, i, nb.dst, (const char *)sbuf + (int64_t)sdispls[i] * type_extent(stype), scounts[i], stype);
-    for (int j = 0; j < nb.nin; j++)
-      nblock_set(nb.rb, j, nb.src, (char *)rbuf + (int64_t)rdispls[j] * type_extent(rtype), rcounts[j], rtype);
-    v = nbr_record(&c, IR_COLL_NEIGHBOR_ALLTOALLV, C_Neighbor_alltoallv, &nb, type_name(stype), type_name(rtype));
-    nbr_free(&nb);
-  }
+  coll_neighbor_alltoallv(&c, C_Neighbor_alltoallv, 0, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype,
+                          comm);
   int rc = PMPI_Neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
   coll_done(&c);
-  free(v);
   return rc;
 }
 
@@ -474,17 +517,9 @@ int MPI_Neighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint
                            const MPI_Datatype rtypes[], MPI_Comm comm) {
   COUNT(C_Neighbor_alltoallw);
   coll c;
-  nbr nb;
-  uint64_t *v = NULL;
-  if (coll_start(&c, comm, C_Neighbor_alltoallw, 0) && nbr_start(&c, comm, C_Neighbor_alltoallw, &nb)) {
-    for (int i = 0; i < nb.nout; i++)   /* displacements in bytes, a datatype per block */
-      nblock_set(nb.sb, i, nb.dst, (const char *)sbuf + sdispls[i], scounts[i], stypes[i]);
-    for (int j = 0; j < nb.nin; j++) nblock_set(nb.rb, j, nb.src, (char *)rbuf + rdispls[j], rcounts[j], rtypes[j]);
-    v = nbr_record(&c, IR_COLL_NEIGHBOR_ALLTOALLW, C_Neighbor_alltoallw, &nb, NULL, NULL);
-    nbr_free(&nb);
-  }
+  coll_neighbor_alltoallw(&c, C_Neighbor_alltoallw, 0, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
+                          rtypes, comm);
   int rc = PMPI_Neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
   coll_done(&c);
-  free(v);
   return rc;
 }

@@ -11,8 +11,9 @@
  * indices and the received struct's int fields as MPI did (a pair's padding is cdag's
  * element's, so only value and index are compared; a long double's bytes are MPI's to pack).
  * Last, one MPI_Waitall over 80 requests: its wait line names more labels than the merger's
- * first array of them holds; and an MPI_Ialltoallv, which the recorder does not record yet:
- * counted under `unsupported`, never lost silently (its output is not compared). */
+ * first array of them holds; and an MPI_Ialltoallv, recorded as a nonblocking alltoallv
+ * completed at its wait (its input is computed, so its output is not compared;
+ * rec_nbvcoll.c compares them). */
 #include <stddef.h>
 #include <string.h>
 
