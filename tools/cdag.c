@@ -33,7 +33,7 @@ static const cmd_info commands[] = {
    "the same memory, time both (default 100 iterations, repeated 5 times: median and best), print compile time, "
    "break-even and the report; computations spend their cost (--compute=recorded, default) or none"},
   {"record", cmd_record,
-   "[-o DIR] [--strict] [--fold-ranks] -- COMMAND [ARGS...] | --merge [--flat | --fold-ranks] DIR | --expand DIR [-o OUT]",
+   "[-o DIR] [--strict] [--no-fold-ranks] -- COMMAND [ARGS...] | --merge [--flat | --no-fold-ranks] DIR | --expand DIR [-o OUT]",
    "run COMMAND (e.g. mpiexec -n 4 ./app) with every MPI process recorded; write DIR/phase-NNNN.cdag (one graph "
    "file per distinct phase: without MPI_Pcontrol, the iterations found) and DIR/index.json, the run as their "
    "sequence (default DIR: cdag-recording); exits with COMMAND's status (--strict: 1 when the command succeeded "

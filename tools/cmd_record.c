@@ -1,14 +1,14 @@
-/* cdag — tools/cmd_record.c: `cdag record [-o DIR] [--strict] [--fold-ranks] -- COMMAND [ARGS...]`,
- * `cdag record --merge [--flat | --fold-ranks] DIR` and `cdag record --expand DIR [-o OUT]`.
+/* cdag — tools/cmd_record.c: `cdag record [-o DIR] [--strict] [--no-fold-ranks] -- COMMAND [ARGS...]`,
+ * `cdag record --merge [--flat | --no-fold-ranks] DIR` and `cdag record --expand DIR [-o OUT]`.
  *
  * Runs COMMAND (typically `mpiexec -n P ./app`) with libcdag-record preloaded into every
  * process it starts (LD_PRELOAD, which mpiexec passes on), so each MPI process writes its
  * part to DIR; then merges the parts into DIR/phase-NNNN.cdag and DIR/index.json
  * (src/record/record.h) and checks that every phase file loads and its messages match.
  * `--merge DIR` only merges (for programs linked with -lcdag-record, run without this
- * command; --flat: every phase of the run a file of its own, repeats too; --fold-ranks: the
- * ranks of each phase stored folded, docs/recording.md, which the cdag commands read and
- * cdag_graph_load does not); `--expand` writes
+ * command; --flat: every phase of the run a file of its own, repeats too; --no-fold-ranks:
+ * every rank of a phase written in full, where runs of 16 processes or more store ranks that
+ * differ only by their rank once, docs/recording.md; the loader reads both); `--expand` writes
  * that flat form from a recording that stores each distinct phase once. The library is found beside this program, in ../lib, in the install's library
  * directory, or at $CDAG_RECORD_LIB.
  * Exit status: the command's own, so that recording changes nothing a script or a test
@@ -250,15 +250,17 @@ static int expand(int argc, char **argv) {
 
 int cmd_record(int argc, char **argv) {
   const char *dir = "cdag-recording";
-  if (argc == 2 && !strcmp(argv[0], "--merge")) return merge_and_say(argv[1], NULL, 0);
+  if (argc == 2 && !strcmp(argv[0], "--merge")) return merge_and_say(argv[1], NULL, REC_MERGE_FOLD_RANKS);
   if (argc == 3 && !strcmp(argv[0], "--merge") && !strcmp(argv[1], "--flat")) return merge_and_say(argv[2], NULL, REC_MERGE_FLAT);
-  if (argc == 3 && !strcmp(argv[0], "--merge") && !strcmp(argv[1], "--fold-ranks"))
+  if (argc == 3 && !strcmp(argv[0], "--merge") && !strcmp(argv[1], "--fold-ranks"))   /* the default; kept for scripts */
     return merge_and_say(argv[2], NULL, REC_MERGE_FOLD_RANKS);
+  if (argc == 3 && !strcmp(argv[0], "--merge") && !strcmp(argv[1], "--no-fold-ranks")) return merge_and_say(argv[2], NULL, 0);
   if (argc >= 2 && !strcmp(argv[0], "--expand")) return expand(argc - 1, argv + 1);
-  int i = 0, strict = 0, flags = 0;
+  int i = 0, strict = 0, flags = REC_MERGE_FOLD_RANKS;
   for (; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {
     if (!strcmp(argv[i], "--strict")) strict = 1;
     else if (!strcmp(argv[i], "--fold-ranks")) flags |= REC_MERGE_FOLD_RANKS;
+    else if (!strcmp(argv[i], "--no-fold-ranks")) flags &= ~REC_MERGE_FOLD_RANKS;
     else if (!strcmp(argv[i], "-o") && i + 1 < argc) dir = argv[++i];
     else return cmd_usage("record");
   }

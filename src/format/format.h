@@ -78,4 +78,29 @@ const char *ir_compact_label(uint32_t n, char buf[IR_COMPACT_LABEL]);
    the tools' JSON and recordings' index.json share it. */
 void ir_json_string(FILE *f, const char *s);
 
+/* ---- folded.c: the tokens of a line that may vary, and ranks stored once ---- */
+
+/* What varies between repeats of a line of a recording's phase file (its merger compares
+   lines by the rest): a token that is an address (0x...),
+   a size (`512b`) or, `number`, a plain number (a computation's cost, a message's tag;
+   number 1: of two digits at least, as indexes of version 1 read), and prints back as it
+   was; its value. */
+int ir_variable_token(const char *p, const char *e, int number, uint64_t *v);
+/* Whether the word at q of a line [.., e) whose words start at w (after its label) is such a
+   number (ir_variable_token's `number`, 0 not): the cost right after `compute`, or, with
+   `tags`, the word after `tag` (pw, pl: the word before q). Indexes of version 1 kept tags
+   fixed and single digits too. */
+int ir_number_word(const char *w, const char *e, const char *q, const char *pw, size_t pl, int tags);
+/* Where a line's words start, after its label if it has one. */
+const char *ir_line_words(const char *p, const char *e);
+/* Ranks stored once (folded.c, docs/format.md): the text of a graph file with each rank block
+   that repeats an earlier one's, but for peers at the same distance and variable tokens, as
+   one `rank R like M ...` line; *out is the caller's to free. The loader reads such files. */
+int ir_ranks_fold(const char *text, size_t len, char **out, size_t *outlen);
+/* The text of a folded phase file unfolded, byte for byte what was folded; *out NULL when
+   the text has no folded rank (use it as it is). Errors name the line. */
+int ir_ranks_unfold(const char *text, size_t len, char **out, size_t *outlen);
+/* The most text a folded file may unfold to (CDAG_ERR_FORMAT beyond): 16 GiB. */
+#define IR_UNFOLD_MAX ((size_t)1 << 34)
+
 #endif

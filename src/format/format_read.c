@@ -1325,10 +1325,41 @@ static void reader_free(reader *r) {
   free(r->lv);
 }
 
+static int load_text(const char *buf, size_t len, const char *name, const ir_load_opts *o, cdag_graph **g);
+
+/* Does a line start `rank R like` (ranks stored once, folded.c)? One pass over the text. */
+static int has_folded(const char *p, const char *end) {
+  for (; p && p + 11 < end; p = memchr(p, '\n', (size_t)(end - p)), p = p ? p + 1 : NULL) {
+    if (memcmp(p, "rank ", 5)) continue;
+    const char *q = p + 5;
+    while (q < end && *q >= '0' && *q <= '9') q++;
+    if (q > p + 5 && end - q >= 6 && !memcmp(q, " like ", 6)) return 1;
+  }
+  return 0;
+}
+
+/* A file whose ranks are stored once (`rank R like M ...`, folded.c) is read unfolded. */
 int ir_load_mem(const char *buf, size_t len, const char *name, const ir_load_opts *o, cdag_graph **g) {
   if (!g) return cdag__error(CDAG_ERR_ARG, "graph pointer is NULL");
   *g = NULL;
   if (!buf && len) return cdag__error(CDAG_ERR_ARG, "buffer is NULL");
+  char *unfolded = NULL;
+  size_t ulen = 0;
+  if (!has_folded(buf, buf + len)) return load_text(buf, len, name, o, g);
+  int rc = ir_ranks_unfold(buf, len, &unfolded, &ulen);
+  if (rc) {
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", cdag_error_message());
+    return cdag__error(rc, "%s: %s", name ? name : "<memory>", msg);
+  }
+  char uname[600];   /* lines of the unfolded text: say so where an error names one */
+  snprintf(uname, sizeof uname, "%s (unfolded)", name ? name : "<memory>");
+  rc = unfolded ? load_text(unfolded, ulen, uname, o, g) : load_text(buf, len, name, o, g);
+  free(unfolded);
+  return rc;
+}
+
+static int load_text(const char *buf, size_t len, const char *name, const ir_load_opts *o, cdag_graph **g) {
   reader r;
   memset(&r, 0, sizeof r);
   r.name = name ? name : "<memory>";

@@ -22,6 +22,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "format/format.h"
 #include "record/record.h"
 
 static const char HEADER[] = "// recorded by cdag record: phase ";
@@ -71,44 +72,11 @@ static int digits(const char *p, const char *e) {
   return 1;
 }
 
-int rec_number_word(const char *w, const char *e, const char *q, const char *pw, size_t pl, int tags) {
-  if (q == w + 8 && e - w > 8 && !memcmp(w, "compute ", 8)) return tags ? 2 : 1;
-  return tags && pw && pl == 3 && !memcmp(pw, "tag", 3) ? 2 : 0;
-}
-
-int rec_variable_token(const char *p, const char *e, int number, uint64_t *v) {
-  char buf[32], tok[32];
-  size_t n = (size_t)(e - p);
-  if (n < (number == 2 ? 1u : 2u) || n >= sizeof tok) return 0;
-  memcpy(tok, p, n);
-  tok[n] = 0;
-  char *end;
-  errno = 0;
-  if (tok[0] == '0' && tok[1] == 'x') {
-    *v = strtoull(tok + 2, &end, 16);
-    snprintf(buf, sizeof buf, "0x%" PRIx64, *v);
-  } else if (number && digits(p, e)) {
-    *v = strtoull(tok, &end, 10);
-    snprintf(buf, sizeof buf, "%" PRIu64, *v);
-  } else if (tok[n - 1] == 'b' && digits(p, e - 1)) {
-    *v = strtoull(tok, &end, 10);
-    snprintf(buf, sizeof buf, "%" PRIu64 "b", *v);
-  } else {
-    return 0;
-  }
-  return !errno && !strcmp(buf, tok);
-}
-
 int rec_time_only_line(const char *p, const char *e, uint64_t *cost) {
   static const char tail[] = " reads all";
   size_t tl = sizeof tail - 1;
   if ((size_t)(e - p) <= 8 + tl || strncmp(p, "compute ", 8) || memcmp(e - tl, tail, tl) || !digits(p + 8, e - tl)) return 0;
-  return rec_variable_token(p + 8, e - tl, 1, cost);
-}
-
-const char *rec_line_words(const char *p, const char *e) {
-  const char *lab = memchr(p, ':', (size_t)(e - p));
-  return lab && lab + 1 < e && lab[1] == ' ' && !memchr(p, ' ', (size_t)(lab - p)) ? lab + 2 : p;
+  return ir_variable_token(p + 8, e - tl, 1, cost);
 }
 
 static void ptext_free(ptext *t) {
@@ -134,12 +102,12 @@ static int parse_text(const char *text, size_t len, ptext *t) {
       t->times[t->ntimes++] = (int64_t)cost;
       continue;
     }
-    const char *w = rec_line_words(p, e), *pw = NULL;
+    const char *w = ir_line_words(p, e), *pw = NULL;
     size_t pl = 0;
     for (const char *q = p, *qe; q < e; pw = q, pl = (size_t)(qe - q), q = qe + 1) {
       if (!(qe = memchr(q, ' ', (size_t)(e - q)))) qe = e;
       uint64_t v;
-      if (rec_variable_token(q, qe, rec_number_word(w, e, q, pw, pl, 1), &v)) {
+      if (ir_variable_token(q, qe, ir_number_word(w, e, q, pw, pl, 1), &v)) {
         if (grow(&t->val, t->ntok, &t->tokcap, 1, sizeof *t->val)) return CDAG_NOMEM("distinct phases");
         t->val[t->ntok++] = v;
         t->skel[t->nskel++] = '\x01';
@@ -243,7 +211,7 @@ static int write_file(const rec_distinct *x, int64_t k, const ptext *t) {
   fprintf(f, "%s%" PRId64, HEADER, k);
   char *folded = NULL;
   size_t len = t->len - (size_t)(rest - t->text);
-  int rc = x->fold_ranks ? rec_ranks_fold(rest, len, &folded, &len) : CDAG_OK;
+  int rc = x->fold_ranks ? ir_ranks_fold(rest, len, &folded, &len) : CDAG_OK;
   if (!rc) fwrite(folded ? folded : rest, 1, len, f);
   free(folded);
   if (fclose(f) && !rc) rc = cdag__error(CDAG_ERR_IO, "%s: %s", path, strerror(errno));

@@ -14,6 +14,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "format/format.h"
 #include "record/record.h"
 
 /* ---- JSON ---- */
@@ -239,12 +240,12 @@ static int scan_stored(stored *s, int tags) {
     if (!(e = memchr(p, '\n', (size_t)(end - p)))) e = end;
     uint64_t cost;
     if (rec_time_only_line(p, e, &cost)) continue;
-    const char *w = rec_line_words(p, e), *pw = NULL;
+    const char *w = ir_line_words(p, e), *pw = NULL;
     size_t pl = 0;
     for (const char *q = p, *qe; q < e; pw = q, pl = (size_t)(qe - q), q = qe + 1) {
       if (!(qe = memchr(q, ' ', (size_t)(e - q)))) qe = e;
       uint64_t v;
-      if (rec_variable_token(q, qe, rec_number_word(w, e, q, pw, pl, tags), &v)) {
+      if (ir_variable_token(q, qe, ir_number_word(w, e, q, pw, pl, tags), &v)) {
         if (base_grow((void **)&s->tok, s->ntok, &s->tokcap, 3, sizeof *s->tok, "expansion")) return CDAG_NOMEM("expansion");
         s->tok[s->ntok++] = q - s->text;
         s->tok[s->ntok++] = qe - q;
@@ -366,7 +367,7 @@ int rec_expand(const char *dir, const char *out, int64_t *nwritten) {
     size_t ulen = 0;
     if (!(st[k].text = read_file(path, &st[k].len)))
       rc = cdag__error(errno == ENOMEM ? CDAG_ERR_NOMEM : CDAG_ERR_IO, "%s: %s", path, strerror(errno));
-    else if ((rc = rec_ranks_unfold(st[k].text, st[k].len, &unfolded, &ulen))) {
+    else if ((rc = ir_ranks_unfold(st[k].text, st[k].len, &unfolded, &ulen))) {
       char msg[512];
       snprintf(msg, sizeof msg, "%s", cdag_error_message());
       rc = cdag__error(rc, "%s: %s", path, msg);

@@ -197,8 +197,8 @@ int rec_merge(const char *dir, const char *command, FILE *log, rec_summary *sum)
 /* rec_merge with flags: REC_MERGE_WHOLE keeps a run without MPI_Pcontrol one phase (no
    phases found); REC_MERGE_FLAT writes every phase of the run to a file of its own, the
    repeats too (the flat recording, docs/recording.md), instead of each distinct phase once;
-   REC_MERGE_FOLD_RANKS stores the ranks of a distinct phase folded (ranks.c) in runs of at
-   least REC_RANKS_FOLD_MIN processes: files the cdag commands read, not cdag_graph_load;
+   REC_MERGE_FOLD_RANKS stores the ranks of a distinct phase folded (format.h: ir_ranks_fold)
+   in runs of at least REC_RANKS_FOLD_MIN processes;
    REC_MERGE_NO_PASSIVE leaves out every passive-target epoch of one rank on another
    (counted with the reason), for a recording whose graph their targets' fences made a
    dependency cycle. */
@@ -218,22 +218,10 @@ int64_t rec_distinct_count(const rec_distinct *x);   /* distinct phases so far *
 int rec_distinct_add(rec_distinct *x, const char *text, size_t len, const rec_phase_sum *sum);
 /* index.json's "phases" array (the distinct phases), then its "flat_phases" and "sequence". */
 int rec_distinct_json(rec_distinct *x, FILE *f);
-/* What varies between repeats of a line of a phase file: a token that is an address (0x...),
-   a size (`512b`) or, `number`, a plain number (a computation's cost, a message's tag;
-   number 1: of two digits at least, as indexes of version 1 read), and prints back as it
-   was; its value. */
-int rec_variable_token(const char *p, const char *e, int number, uint64_t *v);
-/* Whether the word at q of a line [.., e) whose words start at w (after its label) is such a
-   number (rec_variable_token's `number`, 0 not): the cost right after `compute`, or, with
-   `tags`, the word after `tag` (pw, pl: the word before q). Indexes of version 1 kept tags
-   fixed and single digits too. */
-int rec_number_word(const char *w, const char *e, const char *q, const char *pw, size_t pl, int tags);
 /* index.json's "cdag_recording": 2 since tags vary between repeats. */
 enum { REC_INDEX_VERSION = 2 };
 /* A line [p, e) that is `compute COST reads all` (a gap's time alone); its cost. */
 int rec_time_only_line(const char *p, const char *e, uint64_t *cost);
-/* Where a line's words start, after its label if it has one. */
-const char *rec_line_words(const char *p, const char *e);
 
 /* ---- expand.c: the index read back, the flat recording written ---- */
 
@@ -253,18 +241,9 @@ void rec_index_free(rec_index *ix);
    files. */
 int rec_expand(const char *dir, const char *out, int64_t *nwritten);
 
-/* ---- ranks.c: a stored phase's ranks folded where they differ by rank-relative peers ---- */
-
 /* Distinct phases of runs of at least this many processes are stored folded (smaller runs'
    stay plain graph files, to read as they are). */
 enum { REC_RANKS_FOLD_MIN = 16 };
-/* The phase file text with each rank block that repeats an earlier one's, but for peers at
-   the same distance and variable tokens, as one `rank R like M ...` line (docs/recording.md);
-   *out is the caller's to free. */
-int rec_ranks_fold(const char *text, size_t len, char **out, size_t *outlen);
-/* The text of a folded phase file unfolded, byte for byte what was folded; *out NULL when
-   the text has no folded rank (use it as it is). Errors name the line. */
-int rec_ranks_unfold(const char *text, size_t len, char **out, size_t *outlen);
 
 /* ---- phases.c ---- */
 

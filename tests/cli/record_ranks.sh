@@ -11,8 +11,8 @@
 # (phase 2, 19 repeats) holds ranks 0, 5 and 6 in full and one line per other rank; `--expand` gives back exactly
 # the flat recording; check, analyze and model read the folded file as the graph it stands
 # for. A folded line whose model is not written in full, whose ranges are out of order, or
-# that changes a token the model has not, is a clear error. Fewer than 16 ranks, or no
-# --fold-ranks: not folded.
+# that changes a token the model has not, is a clear error. Fewer than 16 ranks, or
+# --no-fold-ranks: not folded. Folding is the default.
 set -u
 cdag=$1
 src=$2
@@ -46,7 +46,7 @@ parts flat 16
 parts few 15
 parts plain 16
 cases <<'T'
-0 cdag record --merge --fold-ranks ring
+0 cdag record --merge ring
   out recorded 16 processes: 4 phases
   out the run is 22 phases, repeats of these 4
 0 cat ring/phase-0002.cdag
@@ -74,8 +74,8 @@ cases <<'T'
   empty
 0 cdag analyze ring
   out recording ring: 22 phases, 4 distinct; the run as phase x repeats: 0x1 1x1 2x19 3x1
-# without --fold-ranks every rank in full: files cdag_graph_load reads
-0 cdag record --merge plain
+# --no-fold-ranks: every rank in full, for programs that read phase files as text
+0 cdag record --merge --no-fold-ranks plain
   out recorded 16 processes: 4 phases
 !0 grep -c like plain/phase-0002.cdag
   out 0

@@ -672,6 +672,39 @@ START_TEST(test_line_writer) {
 }
 END_TEST
 
+/* Ranks stored once: `rank R like M` is rank M's block with peers at the same distance and
+   addresses moved; cdag_graph_load reads it as the graph written in full. */
+START_TEST(test_folded_ranks_load) {
+  const char *folded = "num_ranks 4\n\nrank 0 {\n  send 8b to 1 tag 0 addr 0x1000\n"
+                       "  recv 8b from 3 tag 0 addr 0x2000\n}\nrank 1 like 0\n"
+                       "rank 2 like 0 a 0x1000 0x2000 16\nrank 3 like 0\n";
+  char full[1024];
+  int n = snprintf(full, sizeof full, "num_ranks 4\n\n");
+  for (int r = 0; r < 4; r++)
+    n += snprintf(full + n, sizeof full - (size_t)n, "rank %d {\n  send 8b to %d tag 0 addr 0x%x\n  recv 8b from %d tag 0 "
+                  "addr 0x%x\n}\n", r, (r + 1) % 4, r == 2 ? 0x1010 : 0x1000, (r + 3) % 4, r == 2 ? 0x2010 : 0x2000);
+  cdag_graph *g = load_str(folded, 0), *h = load_str(full, 0);
+  char *a = save_str(g), *b = save_str(h);
+  ck_assert_str_eq(a, b);
+  free(a), free(b);
+  cdag_graph_free(&g), cdag_graph_free(&h);
+  /* a rank like one not written in full before it: an error naming the line */
+  const char *bad = "num_ranks 2\nrank 1 like 0\nrank 0 {\n  calc 1\n}\n";
+  ck_assert_int_eq(ir_load_mem(bad, strlen(bad), "bad.cdag", NULL, &g), CDAG_ERR_FORMAT);
+  ck_assert_ptr_null(g);
+  ck_assert_msg(strstr(cdag_error_message(), "bad.cdag: line 2: `rank R like M` of no rank written in full before it"),
+                "%s", cdag_error_message());
+  /* each rank once: a rank given twice would unfold its model again and again */
+  const char *twice = "num_ranks 3\nrank 0 {\n  calc 1\n}\nrank 1 like 0\nrank 1 like 0\nrank 2 like 0\n";
+  ck_assert_int_eq(ir_load_mem(twice, strlen(twice), "twice.cdag", NULL, &g), CDAG_ERR_FORMAT);
+  ck_assert_msg(strstr(cdag_error_message(), "twice.cdag: line 6: rank 1 was given before"), "%s", cdag_error_message());
+  /* what the loader finds after unfolding names a line of the unfolded text */
+  const char *after = "num_ranks 3\nrank 0 {\n  calc 1\n}\nrank 1 like 0\nrank 2 like 0\nrank 1 {\n  calc 2\n}\n";
+  ck_assert_int_eq(ir_load_mem(after, strlen(after), "after.cdag", NULL, &g), CDAG_ERR_FORMAT);
+  ck_assert_msg(strstr(cdag_error_message(), "after.cdag (unfolded):"), "%s", cdag_error_message());
+}
+END_TEST
+
 Suite *cdag_format_suite(void) {
   Suite *s = suite_create("format");
   TCase *tc = tcase_create("round_trip");
@@ -699,6 +732,7 @@ Suite *cdag_format_suite(void) {
   tcase_add_test(tc, test_syntax_minimal);
   tcase_add_test(tc, test_examples_load);
   tcase_add_test(tc, test_data_files);
+  tcase_add_test(tc, test_folded_ranks_load);
   suite_add_tcase(s, tc);
   return s;
 }

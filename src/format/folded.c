@@ -1,9 +1,9 @@
-/* cdag — src/record/ranks.c: the ranks of a stored phase folded where they differ only by
- * rank-relative peers, and unfolded back.
+/* cdag — src/format/folded.c: the ranks of a graph file folded where they differ only by
+ * rank-relative peers, and unfolded back (the loader reads folded files: ir_load_mem).
  *
  * A rank block of a phase file (`rank R {` ... `}`) whose lines are those of an earlier
  * block's, rank M's (its *model*), but for the peer of every send and receive, which is at
- * the same distance from the rank modulo num_ranks, and for variable tokens (distinct.c's:
+ * the same distance from the rank modulo num_ranks, and for variable tokens (ir_variable_token:
  * addresses, sizes, costs, tags), is stored as one line
  *
  *   rank R like M [a LO HI D]... [t T D]...
@@ -21,9 +21,54 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+
 #include "base/alloc.h"
 #include "base/error.h"
-#include "record/record.h"
+#include "format/format.h"
+
+/* ---- the tokens of a line that may vary (format.h) ---- */
+
+static int digits(const char *p, const char *e) {
+  if (p == e) return 0;
+  for (; p < e; p++)
+    if (*p < '0' || *p > '9') return 0;
+  return 1;
+}
+
+int ir_number_word(const char *w, const char *e, const char *q, const char *pw, size_t pl, int tags) {
+  if (q == w + 8 && e - w > 8 && !memcmp(w, "compute ", 8)) return tags ? 2 : 1;
+  return tags && pw && pl == 3 && !memcmp(pw, "tag", 3) ? 2 : 0;
+}
+
+int ir_variable_token(const char *p, const char *e, int number, uint64_t *v) {
+  char buf[32], tok[32];
+  size_t n = (size_t)(e - p);
+  if (n < (number == 2 ? 1u : 2u) || n >= sizeof tok) return 0;
+  memcpy(tok, p, n);
+  tok[n] = 0;
+  char *end;
+  errno = 0;
+  if (tok[0] == '0' && tok[1] == 'x') {
+    *v = strtoull(tok + 2, &end, 16);
+    snprintf(buf, sizeof buf, "0x%" PRIx64, *v);
+  } else if (number && digits(p, e)) {
+    *v = strtoull(tok, &end, 10);
+    snprintf(buf, sizeof buf, "%" PRIu64, *v);
+  } else if (tok[n - 1] == 'b' && digits(p, e - 1)) {
+    *v = strtoull(tok, &end, 10);
+    snprintf(buf, sizeof buf, "%" PRIu64 "b", *v);
+  } else {
+    return 0;
+  }
+  return !errno && !strcmp(buf, tok);
+}
+
+const char *ir_line_words(const char *p, const char *e) {
+  const char *lab = memchr(p, ':', (size_t)(e - p));
+  return lab && lab + 1 < e && lab[1] == ' ' && !memchr(p, ' ', (size_t)(lab - p)) ? lab + 2 : p;
+}
+
 
 typedef struct {
   const char *p, *e;       /* the line, without its newline */
@@ -91,7 +136,9 @@ static int put(sbuf *b, const void *p, size_t n) {
 typedef int (*word_fn)(void *ctx, const char *q, const char *qe, int kind, uint64_t v, int last);
 
 static int each_word(const rline *l, int rank, int nprocs, word_fn fn, void *ctx) {
-  const char *w = rec_line_words(l->p, l->e), *pw = NULL;
+  const char *s = l->p;
+  while (s < l->e && (*s == ' ' || *s == '\t')) s++;   /* a file written by hand indents its ops */
+  const char *w = ir_line_words(s, l->e), *pw = NULL;
   size_t pl = 0;
   const char *we = memchr(w, ' ', (size_t)(l->e - w));
   size_t wl = (size_t)((we ? we : l->e) - w);
@@ -102,7 +149,7 @@ static int each_word(const rline *l, int rank, int nprocs, word_fn fn, void *ctx
     int kind = 0;
     int64_t peer = (send && pw && word_is(pw, pl, "to")) || (recv && pw && word_is(pw, pl, "from")) ? decimal(q, qe, nprocs) : -1;
     if (peer >= 0) kind = 1, v = (uint64_t)((peer - rank + nprocs) % nprocs);
-    else if (rec_variable_token(q, qe, rec_number_word(w, l->e, q, pw, pl, 1), &v)) kind = 2;
+    else if (ir_variable_token(q, qe, ir_number_word(w, l->e, q, pw, pl, 1), &v)) kind = 2;
     int rc = fn(ctx, q, qe, kind, v, qe == l->e);
     if (rc) return rc;
     if (qe == l->e) break;
@@ -220,7 +267,7 @@ static int like_line(sbuf *o, const rblock *m, const rblock *r) {
   return rc;
 }
 
-int rec_ranks_fold(const char *text, size_t len, char **out, size_t *outlen) {
+int ir_ranks_fold(const char *text, size_t len, char **out, size_t *outlen) {
   *out = NULL, *outlen = 0;
   rtext t;
   int rc = parse(text, len, 1, &t);
@@ -365,6 +412,9 @@ static int unfold_like(sbuf *o, const rtext *t, const rline *l, int64_t ln, cons
                               (long long)ln + 1, r, m);
   }
   const rblock *mb = &t->b[blk_of_rank[m]];
+  if (!rc && o->n + (size_t)(t->l[mb->last].e - t->l[mb->first].p) + 64 > IR_UNFOLD_MAX)
+    rc = cdag__error(CDAG_ERR_FORMAT, "line %lld: the folded ranks unfold to more than %llu GiB of text", (long long)ln + 1,
+                     (unsigned long long)(IR_UNFOLD_MAX >> 30));
   unfold_ctx c = {o, (int)r, t->nprocs, lo, hi, d, nr, tt, td, nt, 0, 0};
   char head[48];
   if (!rc) rc = put(o, head, (size_t)snprintf(head, sizeof head, "rank %ld {\n", r));
@@ -377,7 +427,7 @@ static int unfold_like(sbuf *o, const rtext *t, const rline *l, int64_t ln, cons
   return rc;
 }
 
-int rec_ranks_unfold(const char *text, size_t len, char **out, size_t *outlen) {
+int ir_ranks_unfold(const char *text, size_t len, char **out, size_t *outlen) {
   *out = NULL, *outlen = 0;
   rtext t;
   int rc = parse(text, len, 0, &t);
@@ -392,7 +442,7 @@ int rec_ranks_unfold(const char *text, size_t len, char **out, size_t *outlen) {
   for (int64_t i = 0, k = 0; !rc && folded && i < t.nl; i++) {
     const rline *l = &t.l[i];
     if (k < t.nb && i == t.b[k].first) {   /* a block in full: as it is, and a model */
-      if (blk[t.b[k].rank] < 0) blk[t.b[k].rank] = k;
+      if (blk[t.b[k].rank] == -1) blk[t.b[k].rank] = k;
       for (; i <= t.b[k].last && !rc; i++) {
         rc = put(&o, t.l[i].p, (size_t)(t.l[i].e - t.l[i].p));
         if (!rc && t.l[i].e < text + len) rc = put(&o, "\n", 1);
@@ -401,7 +451,10 @@ int rec_ranks_unfold(const char *text, size_t len, char **out, size_t *outlen) {
       continue;
     }
     if (like_of(l, &r, &m, &rest)) {
-      rc = unfold_like(&o, &t, l, i, blk, l->e < text + len);
+      if (r >= 0 && r < t.nprocs && blk[r] != -1)   /* each rank once, so the text grows by at most num_ranks blocks */
+        rc = cdag__error(CDAG_ERR_FORMAT, "line %lld: rank %ld was given before", (long long)i + 1, r);
+      else rc = unfold_like(&o, &t, l, i, blk, l->e < text + len);
+      if (!rc) blk[r] = -2;   /* given, not a model */
       continue;
     }
     rc = put(&o, l->p, (size_t)(l->e - l->p));
