@@ -40,7 +40,8 @@ typedef struct {
 
 typedef struct {
   int rank, nprocs;
-  cdag_graph *gg;            /* the file: every rank's operations */
+  cdag_graph *gg;            /* the file: every rank's operations (freed once the rank's copy is built) */
+  int64_t file_ops;          /* its operations as the file wrote them (file_ops) */
   cdag_graph *g;             /* this rank's, in its block */
   replay_map map;
   replay_mem mem;
@@ -112,6 +113,14 @@ static int alloc_memory(replay_state *st) {
                      "as written is kept to compare)", st->rank, (unsigned long long)size);
 }
 
+/* Operations as the file wrote them: not the target sides of gets and puts, nor the messages
+   native collectives became. */
+static int64_t file_ops(const cdag_graph *gg) {
+  int64_t n = 0;
+  for (int64_t i = 0; i < gg->nops; i++) n += !gg->os || (gg->os[i] != IR_OS_PARTNER && gg->os[i] != IR_OS_COLL_PART);
+  return n;
+}
+
 /* The map, the memory, what to compare, and the distributed graph of this rank. */
 static int build(replay_state *st, int compute_time) {
   int rc = replay_map_build(st->gg, &st->map);
@@ -120,6 +129,8 @@ static int build(replay_state *st, int compute_time) {
   if ((rc = replay_agree(rc))) return rc;
   rc = replay_graph_create(&st->g);
   if (!rc) rc = replay_copy_rank(st->gg, &st->map, st->block, st->g, compute_time);
+  st->file_ops = file_ops(st->gg);
+  cdag_graph_free(&st->gg);   /* every rank held the whole file: the compiling rank needs the room */
   return replay_agree(rc);
 }
 
@@ -171,17 +182,9 @@ static double break_even(const replay_state *st) {
 /* As written over compiled, from the medians (0: no compiled time). */
 static double speedup(const replay_state *st) { return st->t_c.median > 0 ? st->t_w.median / st->t_c.median : 0.0; }
 
-/* Operations as the file wrote them: not the target sides of gets and puts, nor the messages
-   native collectives became. */
-static int64_t file_ops(const cdag_graph *gg) {
-  int64_t n = 0;
-  for (int64_t i = 0; i < gg->nops; i++) n += !gg->os || (gg->os[i] != IR_OS_PARTNER && gg->os[i] != IR_OS_COLL_PART);
-  return n;
-}
-
 static void print_text(const replay_state *st, const replay_args *a, uint64_t bytes, uint64_t values) {
   printf("replay %s: %d ranks, %lld operations, %d iterations each way, repeated %d times\n", a->path, st->nprocs,
-         (long long)file_ops(st->gg), a->iters, a->repeat);
+         (long long)st->file_ops, a->iters, a->repeat);
   printf("same memory as written and compiled on every rank: %llu bytes equal, %llu floating-point sums and "
          "products within tolerance\n", (unsigned long long)bytes, (unsigned long long)values);
   printf("as written: %.3f us per iteration (median of %d; best %.3f us)\n", st->t_w.median * 1e6, a->repeat,
@@ -199,7 +202,7 @@ static void print_json(const replay_state *st, const replay_args *a, uint64_t by
   printf("{\"cdag_replay\": 1, \"file\": ");
   ir_json_string(stdout, a->path);
   printf(", \"nprocs\": %d, \"ops\": %lld, \"iterations\": %d, \"repeat\": %d,\n", st->nprocs,
-         (long long)file_ops(st->gg), a->iters, a->repeat);
+         (long long)st->file_ops, a->iters, a->repeat);
   printf(" \"compared\": {\"bytes\": %llu, \"float_values\": %llu},\n", (unsigned long long)bytes,
          (unsigned long long)values);
   printf(" \"seconds\": {\"as_written\": %.9g, \"compiled\": %.9g, \"compile\": %.9g},\n", st->t_w.median,
