@@ -48,8 +48,9 @@ static int mark_values(replay_mem *rm, const cdag_graph *gg) {
   df_sst *sst = NULL;
   int rc = match_run(gg, &m);
   /* a reduce that mixes ops starts a stage (src/stage), it is no reduction to tolerate: listed,
-     not refused (without DF_RELEASE_INPUTS, gg is only read) */
-  if (!rc) rc = dataflow_run_opt((cdag_graph *)gg, &m, DF_COLLECT_MIXED | DF_WAITSETS_IF_NEEDED, &sst);
+     not refused (without DF_RELEASE_INPUTS, gg is only read); only the count of values a
+     reduction combines is read, so long chains of reductions keep just that (DF_CAP_SETS) */
+  if (!rc) rc = dataflow_run_opt((cdag_graph *)gg, &m, DF_COLLECT_MIXED | DF_WAITSETS_IF_NEEDED | DF_CAP_SETS, &sst);
   for (int64_t k = 0; !rc && sst && k < sst->nreds; k++)
     if (sst->reds[k].dst == rm->rank) rc = mark_reduction(rm, sst, &sst->reds[k]);
   dataflow_free(sst);

@@ -93,7 +93,14 @@ int dataflow_run(const cdag_graph *g, const match_result *m, df_sst **out);
      element (its bytes moved off element boundaries, as MPI_DOUBLE_INT without its padding,
      or written over in part), in `mixed` instead of failing with CDAG_ERR_UNSUPPORTED (the
      pipeline starts a stage at each: src/stage). */
-enum { DF_WAITSETS_ALWAYS = 0, DF_WAITSETS_IF_NEEDED = 1, DF_RELEASE_INPUTS = 2, DF_COLLECT_MIXED = 4 };
+/* - DF_CAP_SETS keeps, of a reduction combining sets of more than DF_SET_CAP runs, only how
+     many values it combines (ncontrib): one run of rank -1 whose mult is that count (later
+     runs join it up to the cap again, so no set exceeds DF_SET_CAP runs). Its
+     tuples are then not the graph's meaning: for readers of counts only (the replay's
+     tolerance of floating-point sums), not detection. Bounds the sets of a long recording
+     whose buffers accumulate reductions, which otherwise grow quadratically. */
+enum { DF_WAITSETS_ALWAYS = 0, DF_WAITSETS_IF_NEEDED = 1, DF_RELEASE_INPUTS = 2, DF_COLLECT_MIXED = 4, DF_CAP_SETS = 8 };
+enum { DF_SET_CAP = 64 };
 int dataflow_run_opt(cdag_graph *g, match_result *m, int flags, df_sst **out);
 void dataflow_free(df_sst *s);          /* NULL is fine */
 /* Drops the wait sets once detection has used them. */

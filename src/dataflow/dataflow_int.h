@@ -15,6 +15,7 @@ typedef struct {
   df_run *tmp_in, *tmp_out;
   int64_t ntmp_in, tmp_in_cap, ntmp_out, tmp_out_cap;
   struct df_event *ev;  int64_t evcap;  /* the sweep's events, kept between unions */
+  int32_t cap_runs;     /* DF_CAP_SETS: a union of more runs is one opaque run (0: no cap) */
 } df_sets;
 
 /* One operand of a combination: a single origin (set < 0: rank, addr) or an interned set

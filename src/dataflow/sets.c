@@ -5,7 +5,8 @@
  * multiplicities added, and adjacent runs with equal addr and mult are merged, so equal
  * multisets have equal run lists. Sets are interned by a 64-bit hash (JudyL from hash to
  * the first set with that hash, chained), so each distinct set is stored once and compared
- * by id. Building a set from k runs costs O(k log k). */
+ * by id. Building a set from k runs costs O(k log k). With a cap (DF_CAP_SETS), a set of
+ * more runs is only its count of values (opaque). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,7 +148,22 @@ static int add_operand(df_sets *s, const df_operand *x) {
   return CDAG_OK;
 }
 
+static int64_t operand_runs(const df_sets *s, const df_operand *x) { return x->set < 0 ? 1 : s->sets[x->set].nruns; }
+static int64_t operand_contrib(const df_sets *s, const df_operand *x) { return x->set < 0 ? 1 : s->sets[x->set].ncontrib; }
+
+/* DF_CAP_SETS: a union of more than cap_runs runs keeps only how many values it combines, as
+   one run of no rank (lo = hi = -1) whose multiplicity is that count: chains of reductions into
+   one buffer would otherwise grow a set by a run per step, quadratic in the chain. */
+static int opaque(df_sets *s, const df_operand *a, const df_operand *b, int32_t *id) {
+  int64_t n = operand_contrib(s, a) + operand_contrib(s, b);
+  BASE_GROW(s->tmp_out, 0, s->tmp_out_cap, 1, "reduction sets");
+  s->tmp_out[0] = (df_run){.lo = -1, .hi = -1, .mult = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n, .addr = 0};
+  s->ntmp_out = 1;
+  return intern(s, id);
+}
+
 int df_sets_union(df_sets *s, const df_operand *a, const df_operand *b, int32_t *id) {
+  if (s->cap_runs && operand_runs(s, a) + operand_runs(s, b) > s->cap_runs) return opaque(s, a, b, id);
   s->ntmp_in = 0;
   int rc = add_operand(s, a);
   if (rc == CDAG_OK) rc = add_operand(s, b);

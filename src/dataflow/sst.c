@@ -745,6 +745,7 @@ static int run(const cdag_graph *g, const match_result *m, int flags, cdag_graph
   *out = NULL;
   if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "dataflow_run: graph is not finalized");
   df_state st = {.g = g, .collect_mixed = !!(flags & DF_COLLECT_MIXED)};
+  st.sets.cap_runs = flags & DF_CAP_SETS ? DF_SET_CAP : 0;
   st.sst = calloc(1, sizeof *st.sst);
   st.slots = base_calloc((size_t)g->nprocs, sizeof *st.slots);
   int rc;

@@ -537,6 +537,34 @@ START_TEST(partial_dissemination_waits_wrap_around) {
   done(&f);
 }
 END_TEST
+/* A buffer accumulating values from 200 addresses: each step's set is the last one's plus a
+   run, so the sets hold 1 + 2 + ... + 201 runs in all; DF_CAP_SETS folds a set of more than
+   DF_SET_CAP runs into one opaque run that keeps the count of values (the replay's tolerance
+   needs no more), so no set holds more than DF_SET_CAP runs. */
+START_TEST(capped_sets_keep_counts) {
+  for (int cap = 0; cap < 2; cap++) {
+    fixture f = {0};
+    CK_OK(cdag_graph_create_global(1, &f.g));
+    for (int i = 0; i < 200; i++)
+      CK_OK(cdag_rank_reduce_local(f.g, 0, 0x1000 + 8 * (uint64_t)i, RES, 1, CDAG_DOUBLE, CDAG_SUM, NULL));
+    ck_assert_int_eq(ir_finalize(f.g), CDAG_OK);
+    CK_OK(match_run(f.g, &f.m));
+    CK_OK(dataflow_run_opt(f.g, &f.m, cap ? DF_CAP_SETS : 0, &f.s));
+    ck_assert_int_eq(f.s->nreds, 1);
+    const df_set *e = &f.s->sets[f.s->reds[0].set];
+    ck_assert_int_eq(e->ncontrib, 201);
+    if (cap) {   /* an opaque run (rank -1) and the runs added since it was made */
+      ck_assert_int_le(e->nruns, DF_SET_CAP);
+      ck_assert_int_eq(f.s->runs[e->first].lo, -1);
+      ck_assert_int_le(f.s->nruns, 200 * DF_SET_CAP / 2 + 4 * DF_SET_CAP);
+    } else {
+      ck_assert_int_eq(e->nruns, 201);
+      ck_assert_int_ge(f.s->nruns, 200 * 201 / 2);
+    }
+    done(&f);
+  }
+}
+END_TEST
 
 Suite *cdag_sst_suite(void) {
   Suite *s = suite_create("sst");
@@ -556,6 +584,7 @@ Suite *cdag_sst_suite(void) {
   tcase_add_test(r, mixed_ops_are_reported);
   tcase_add_test(r, partial_element_is_reported);
   tcase_add_test(r, reduced_bytes_off_element_boundaries);
+  tcase_add_test(r, capped_sets_keep_counts);
   suite_add_tcase(s, r);
   TCase *w = tcase_create("waitsets");
   tcase_add_test(w, chain_waits_for_prefix);
