@@ -53,7 +53,10 @@ typedef struct {
   uint64_t rlen, wlen;       /* a computation (IR_CALC): bytes read at addr2 (IR_READS_ALL: all),
                                 written at addr; both 0: a plain calc */
   uint64_t blocks;           /* a strided copy: its blocks of bytes / blocks each (0 or 1: one) */
-  uint64_t from_stride, to_stride;   /* ... and their strides (ir_stride) */
+  uint64_t from_stride, to_stride;   /* ... and their strides (ir_stride; a line may carry a negative
+                                        one, two's complement: the recorder's blocks that run
+                                        backwards, which the loader turns forwards or apart);
+                                        a computation (IR_CALC): to_stride, of its blocks */
   int32_t seg;               /* get/put not expanded yet: the segment (addr2 an offset), -1 none */
   int32_t cpu, nic;          /* GOAL's, -1 none */
   int wait;                  /* `wait`: every later op of the rank depends on this one */

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/checked.h"
 #include "format/format.h"
 
 typedef enum { T_EOF, T_NL, T_WORD, T_NUM, T_COLON, T_LBRACE, T_RBRACE } tok_kind;
@@ -81,6 +82,7 @@ typedef struct {
   struct coll_lists *lists;       /* reading a vector collective: its lists, else NULL */
   uint64_t *lv;                   /* the lists' values, kept across statements */
   int64_t lvcap;
+  int64_t blocks_left;            /* blocks computations may still expand to (compute_blocks) */
 } reader;
 
 /* ---- messages ---- */
@@ -379,10 +381,10 @@ static int read_peer(reader *r, int send, int32_t *peer) {
 /* ---- fields after the fixed part of an op ---- */
 
 enum { F_TAG, F_ADDR, F_CPU, F_NIC, F_IN, F_INOUT, F_FROM, F_TO, F_AT, F_SEG, F_OUT, F_ROOT, F_COMM, F_WAIT,
-       F_NONBLOCKING, F_BLOCKS, F_FROM_STRIDE, F_TO_STRIDE, F_N };
+       F_NONBLOCKING, F_BLOCKS, F_FROM_STRIDE, F_TO_STRIDE, F_STRIDE, F_N };
 static const char *const field_names[F_N] = {"tag", "addr", "cpu", "nic", "in", "inout", "from", "to", "at", "seg",
                                              "out", "root", "comm", "wait", "nonblocking", "blocks", "from_stride",
-                                             "to_stride"};
+                                             "to_stride", "stride"};
 #define BIT(f) (1u << (f))
 
 /* The field the word in t names, or F_N. The first letter (and the length) leave one name to
@@ -398,7 +400,7 @@ static int field_of(const token *t) {
     case 'n': k = t->len == 3 ? F_NIC : F_NONBLOCKING; break;
     case 'f': k = t->len == 4 ? F_FROM : F_FROM_STRIDE; break;
     case 'b': k = F_BLOCKS; break;
-    case 's': k = F_SEG; break;
+    case 's': k = t->len == 3 ? F_SEG : F_STRIDE; break;
     case 'o': k = F_OUT; break;
     case 'r': k = F_ROOT; break;
     case 'w': k = F_WAIT; break;
@@ -699,32 +701,54 @@ static int read_reduce(reader *r, const token *kw, const token *label) {
   return CDAG_OK;
 }
 
+/* A stride of a copy's side k (F_FROM_STRIDE, F_TO_STRIDE): at least the block length len
+   either way (blocks run backwards from the address under a negative one), default len. */
+static int copy_stride(reader *r, const fields *f, int k, int64_t len, int64_t *v) {
+  int rc = field_in(r, f, k, -INT64_MAX, INT64_MAX, "a stride", len, v);
+  if (rc == CDAG_OK && (*v < 0 ? -*v : *v) < len)
+    return rd_fail(r, CDAG_ERR_FORMAT, &f->t[k], "expected a stride (at least the block length %lld, or at most "
+                   "minus it), found '%lld'", (long long)len, (long long)*v);
+  return rc;
+}
+
 /* The blocks of a strided copy of `bytes`: `blocks N` (default 1), `from_stride` and
-   `to_stride` (default the block length, bytes / N, which N must divide). */
-static int copy_blocks(reader *r, const fields *f, int64_t bytes, ir_blocks *b) {
-  int64_t n, from, to;
+   `to_stride` (default the block length, bytes / N, which N must divide), either negative. */
+static int copy_blocks(reader *r, const fields *f, int64_t bytes, int64_t n_max, int64_t *n, int64_t *len,
+                       int64_t *from, int64_t *to) {
   int rc;
-  if ((rc = field_in(r, f, F_BLOCKS, 1, INT64_MAX, "a block count (at least 1)", 1, &n))) return rc;
-  if (bytes % n)
-    return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "%lld blocks do not divide the copy's %lld bytes", (long long)n,
-                   (long long)bytes);
-  int64_t len = bytes / n;
+  if ((rc = field_in(r, f, F_BLOCKS, 1, INT64_MAX, "a block count (at least 1)", 1, n))) return rc;
+  if (bytes % *n)
+    return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "%lld blocks do not divide the copy's %lld bytes",
+                   (long long)*n, (long long)bytes);
+  *len = bytes / *n;
   if (!f->present[F_BLOCKS] && (f->present[F_FROM_STRIDE] || f->present[F_TO_STRIDE]))
     return rd_fail(r, CDAG_ERR_FORMAT, &f->t[f->present[F_FROM_STRIDE] ? F_FROM_STRIDE : F_TO_STRIDE],
                    "a stride needs 'blocks'");
-  if ((rc = field_in(r, f, F_FROM_STRIDE, len, INT64_MAX, "a stride (at least the block length)", len, &from)) ||
-      (rc = field_in(r, f, F_TO_STRIDE, len, INT64_MAX, "a stride (at least the block length)", len, &to)))
-    return rc;
-  *b = (ir_blocks){(uint64_t)n, (uint64_t)len, (uint64_t)from, (uint64_t)to};
+  if ((rc = copy_stride(r, f, F_FROM_STRIDE, *len, from)) || (rc = copy_stride(r, f, F_TO_STRIDE, *len, to))) return rc;
+  if ((*from < 0) != (*to < 0) && *n > n_max)
+    return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "%lld blocks of a copy with strides of both signs: more "
+                   "blocks than the file has bytes", (long long)*n);
   return CDAG_OK;
 }
 
-/* copy SIZE from A to B [blocks N [from_stride S] [to_stride T]] [cpu C] [nic N] */
+/* Where block 0 of n at `at` sits when the blocks run backwards by -stride: the lowest of
+   them; -1 when the first or the last lies outside 0..2^63-1. */
+static int64_t lowest_block(int64_t at, int64_t n, int64_t stride, int64_t len) {
+  int64_t span, lo = at;
+  if (stride < 0 && (ckd_mul(&span, n - 1, -stride) || ckd_sub(&lo, at, span) || lo < 0)) return -1;
+  if (stride > 0 && (ckd_mul(&span, n - 1, stride) || ckd_add(&span, span, at))) return -1;
+  return ckd_add(&span, stride < 0 ? at : lo, len) ? -1 : lo;
+}
+
+/* copy SIZE from A to B [blocks N [from_stride S] [to_stride T]] [cpu C] [nic N]. The order
+   of a copy's blocks is no part of it: strides both negative are loaded as the same blocks
+   forwards from the last; a negative stride on one side only, as N copies of a block each
+   (the first with the label, cpu and nic), whose blocks count against the file's length as
+   a computation's (compute_blocks). */
 static int read_copy(reader *r, const token *kw, const token *label) {
-  int64_t bytes, src, dst;
+  int64_t bytes, src, dst, n = 1, len = 0, from = 0, to = 0;
   int32_t id = -1;
   fields f;
-  ir_blocks b = {1, 0, 0, 0};
   int rc;
   if ((rc = read_size(r, "a size in bytes (e.g. 64b)", &bytes))) return rc;
   if ((rc = read_fields(r, BIT(F_WAIT) | BIT(F_FROM) | BIT(F_TO) | BIT(F_CPU) | BIT(F_NIC) | BIT(F_BLOCKS) |
@@ -734,11 +758,26 @@ static int read_copy(reader *r, const token *kw, const token *label) {
   if ((rc = require_field(r, &f, F_FROM)) || (rc = require_field(r, &f, F_TO))) return rc;
   if ((rc = field_in(r, &f, F_FROM, 0, INT64_MAX, "an address", 0, &src))) return rc;
   if ((rc = field_in(r, &f, F_TO, 0, INT64_MAX, "an address", 0, &dst))) return rc;
-  if ((rc = copy_blocks(r, &f, bytes, &b))) return rc;
-  rc = ir_add_copy_strided(r->g, r->rank, (uint64_t)src, (uint64_t)dst, b.n, b.len, b.from, b.to, &id);
-  if ((rc = finish_op(r, rc, id, kw, label, &f))) return rc;
-  note_range(r, (uint64_t)src, (b.n - 1) * b.from + b.len);   /* in range: ir_add_copy_strided checked */
-  note_range(r, (uint64_t)dst, (b.n - 1) * b.to + b.len);
+  if ((rc = copy_blocks(r, &f, bytes, r->blocks_left, &n, &len, &from, &to))) return rc;
+  int64_t slo = lowest_block(src, n, from, len), dlo = lowest_block(dst, n, to, len);
+  if (slo < 0 || dlo < 0)
+    return rd_fail(r, CDAG_ERR_FORMAT, &f.t[F_BLOCKS], "the copy's blocks reach beyond 0..2^63-1");
+  if (from < 0 && to < 0) src = slo, dst = dlo, from = -from, to = -to;
+  if (from < 0 || to < 0) {
+    r->blocks_left -= n;
+    for (int64_t k = 0; k < n; k++) {
+      rc = ir_add_copy(r->g, r->rank, (uint64_t)(src + k * from), (uint64_t)(dst + k * to), (uint64_t)len, &id);
+      if (k == 0) rc = finish_op(r, rc, id, kw, label, &f);
+      else if (rc || (rc = ir_set_line(r->g, id, kw->line))) rc = rd_wrap(r, rc, kw);
+      if (rc) return rc;
+    }
+  } else {
+    rc = ir_add_copy_strided(r->g, r->rank, (uint64_t)src, (uint64_t)dst, (uint64_t)n, (uint64_t)len, (uint64_t)from,
+                             (uint64_t)to, &id);
+    if ((rc = finish_op(r, rc, id, kw, label, &f))) return rc;
+  }
+  note_range(r, (uint64_t)slo, (uint64_t)((n - 1) * (from < 0 ? -from : from) + len));
+  note_range(r, (uint64_t)dlo, (uint64_t)((n - 1) * (to < 0 ? -to : to) + len));
   return CDAG_OK;
 }
 
@@ -765,13 +804,47 @@ static int read_range_at(reader *r, const char *what, int64_t *len, int64_t *add
   return num_in(r, &r->tok, 0, 0, INT64_MAX, what, addr);
 }
 
-/* compute COST [reads SIZE at A | reads all] [writes SIZE at B] [cpu C] [nic N] */
+/* The blocks a computation writes: `blocks N [stride D]` after its `writes S at B`: N blocks
+   of S / N bytes (N divides S), block i at B + i * D (D at least the block length, default
+   it). Each block becomes an op, so the blocks of a file's computations are at most its
+   length in bytes: a line cannot make a graph larger than a file of its blocks would. */
+static int compute_blocks(reader *r, const fields *f, int64_t wlen, int64_t waddr, ir_blocks *b) {
+  int64_t n, d;
+  int rc;
+  *b = (ir_blocks){1, (uint64_t)wlen, (uint64_t)wlen, (uint64_t)wlen};
+  if (!f->present[F_BLOCKS]) {
+    if (f->present[F_STRIDE]) return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_STRIDE], "a stride needs 'blocks'");
+    return CDAG_OK;
+  }
+  if (!wlen) return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "'blocks' of a computation need its 'writes'");
+  if ((rc = field_in(r, f, F_BLOCKS, 1, INT64_MAX, "a block count (at least 1)", 1, &n))) return rc;
+  if (wlen % n)
+    return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "%lld blocks do not divide the %lld bytes written", (long long)n,
+                   (long long)wlen);
+  int64_t len = wlen / n, span;
+  if ((rc = field_in(r, f, F_STRIDE, len, INT64_MAX, "a stride (at least the block length)", len, &d))) return rc;
+  if (n > r->blocks_left)
+    return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "%lld blocks: more blocks of computations than the file has "
+                   "bytes", (long long)n);
+  if (ckd_mul(&span, n - 1, d) || ckd_add(&span, span, len) || ckd_add(&span, span, waddr))
+    return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "the blocks written end beyond address 2^63-1");
+  r->blocks_left -= n;
+  *b = (ir_blocks){(uint64_t)n, (uint64_t)len, 0, (uint64_t)d};
+  return CDAG_OK;
+}
+
+/* compute COST [reads SIZE at A | reads all] [writes SIZE at B [blocks N [stride D]]] [cpu C]
+   [nic N]. A computation of N blocks is loaded as N computations in a row, each writing one
+   block and reading what the whole one reads (the first has the cost, the label, cpu and
+   nic; the others cost 0): what they read and write together is the computation's, and
+   nothing comes between them. */
 static int read_compute(reader *r, const token *kw, const token *label) {
   int64_t cost, rlen = 0, raddr = 0, wlen = 0, waddr = 0;
   int32_t id = -1;
   int all = 0, seen_reads = 0, seen_writes = 0;
   const token *ahead;
   fields f;
+  ir_blocks b;
   int rc;
   if ((rc = next(r))) return rc;
   if ((rc = num_in(r, &r->tok, 0, 0, INT64_MAX, "a compute cost", &cost))) return rc;
@@ -789,13 +862,19 @@ static int read_compute(reader *r, const token *kw, const token *label) {
     if (rc) return rc;
   }
   if (rc) return rc;
-  if ((rc = read_fields(r, BIT(F_WAIT) | BIT(F_CPU) | BIT(F_NIC), "'reads', 'writes', 'cpu', 'nic' or end of line", &f)))
+  if ((rc = read_fields(r, BIT(F_WAIT) | BIT(F_CPU) | BIT(F_NIC) | BIT(F_BLOCKS) | BIT(F_STRIDE),
+                        "'reads', 'writes', 'blocks', 'stride', 'cpu', 'nic' or end of line", &f)) ||
+      (rc = compute_blocks(r, &f, wlen, waddr, &b)))
     return rc;
-  rc = ir_add_compute(r->g, r->rank, (uint64_t)cost, (uint64_t)raddr, all ? IR_READS_ALL : (uint64_t)rlen,
-                      (uint64_t)waddr, (uint64_t)wlen, &id);
-  if ((rc = finish_op(r, rc, id, kw, label, &f))) return rc;
+  for (uint64_t k = 0; k < b.n; k++) {
+    rc = ir_add_compute(r->g, r->rank, k ? 0 : (uint64_t)cost, (uint64_t)raddr, all ? IR_READS_ALL : (uint64_t)rlen,
+                        (uint64_t)waddr + k * b.to, b.n > 1 ? b.len : (uint64_t)wlen, &id);
+    if (k == 0) rc = finish_op(r, rc, id, kw, label, &f);
+    else if (rc || (rc = ir_set_line(r->g, id, kw->line))) rc = rd_wrap(r, rc, kw);
+    if (rc) return rc;
+  }
   if (rlen) note_range(r, (uint64_t)raddr, (uint64_t)rlen);
-  if (wlen) note_range(r, (uint64_t)waddr, (uint64_t)wlen);
+  if (wlen) note_range(r, (uint64_t)waddr, (b.n - 1) * b.to + b.len);
   return CDAG_OK;
 }
 
@@ -1335,6 +1414,7 @@ int ir_load_mem(const char *buf, size_t len, const char *name, const ir_load_opt
   r.p = r.line_start = buf ? buf : "";
   r.end = r.p + len;
   r.line = 1;
+  r.blocks_left = (int64_t)len;
   if (len >= 3 && !memcmp(r.p, "\xef\xbb\xbf", 3)) r.p = r.line_start = r.p + 3;  /* UTF-8 byte-order mark */
   r.goal_buffers = o ? o->goal_buffers : IR_GOAL_FOLLOW;
   r.max_ranks = o && o->max_ranks > 0 && o->max_ranks < IR_MAX_RANKS ? o->max_ranks : IR_MAX_RANKS;

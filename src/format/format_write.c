@@ -213,8 +213,8 @@ size_t ir_format_line(char *buf, size_t cap, const char *label, const ir_line *l
       if (l->blocks > 1) {   /* strided: a stride equal to the block length is the default */
         unsigned long long len = bytes / l->blocks;
         ap(&b, " blocks %llu", (unsigned long long)l->blocks);
-        if (l->from_stride != len) ap(&b, " from_stride %llu", (unsigned long long)l->from_stride);
-        if (l->to_stride != len) ap(&b, " to_stride %llu", (unsigned long long)l->to_stride);
+        if (l->from_stride != len) ap(&b, " from_stride %lld", (long long)(int64_t)l->from_stride);
+        if (l->to_stride != len) ap(&b, " to_stride %lld", (long long)(int64_t)l->to_stride);
       }
       break;
     default:
@@ -226,6 +226,10 @@ size_t ir_format_line(char *buf, size_t cap, const char *label, const ir_line *l
       if (l->rlen == IR_READS_ALL) ap(&b, " reads all");
       else if (l->rlen) ap(&b, " reads %llub at 0x%llx", (unsigned long long)l->rlen, a2);
       if (l->wlen) ap(&b, " writes %llub at 0x%llx", (unsigned long long)l->wlen, a);
+      if (l->wlen && l->blocks > 1) {   /* blocks of a computation: a stride equal to their length is the default */
+        ap(&b, " blocks %llu", (unsigned long long)l->blocks);
+        if (l->to_stride != l->wlen / l->blocks) ap(&b, " stride %llu", (unsigned long long)l->to_stride);
+      }
       break;
   }
   if (l->cpu >= 0) ap(&b, " cpu %d", l->cpu);

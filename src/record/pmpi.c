@@ -396,31 +396,43 @@ int ranges_add(ranges *r, uint64_t a, uint64_t l) {
   return 0;
 }
 
-/* The ranges r[i ..] of one length at one stride (at least the length): their number, the
-   blocks of one strided copy. */
+/* The distance from range i to range j, signed: blocks may run backwards (a datatype of
+   negative stride). */
+static int64_t dist(const ranges *r, int64_t i, int64_t j) { return (int64_t)(r->a[j] - r->a[i]); }
+static uint64_t mag(int64_t d) { return d < 0 ? 0 - (uint64_t)d : (uint64_t)d; }
+
+/* The ranges r[i ..] of one length at one stride, either way, at least the length: their
+   number, the blocks of one strided copy. */
 static int64_t run_at(const ranges *r, int64_t i) {
-  if (i + 1 >= r->n || r->l[i + 1] != r->l[i] || r->a[i + 1] < r->a[i] + r->l[i]) return 1;
-  uint64_t d = r->a[i + 1] - r->a[i];
-  int64_t j = i + 1;
-  while (j + 1 < r->n && r->l[j + 1] == r->l[i] && r->a[j + 1] - r->a[j] == d && r->a[j + 1] > r->a[j]) j++;
+  if (i + 1 >= r->n || r->l[i + 1] != r->l[i] || mag(dist(r, i, i + 1)) < r->l[i]) return 1;
+  int64_t d = dist(r, i, i + 1), j = i + 1;
+  while (j + 1 < r->n && r->l[j + 1] == r->l[i] && dist(r, j, j + 1) == d) j++;
   return j - i + 1;
+}
+
+/* The lowest byte of run r[i .. i + m) (a run_at) and its span to the end of the highest. */
+static uint64_t run_hull(const ranges *r, int64_t i, int64_t m, uint64_t *span) {
+  uint64_t lo = r->a[i] < r->a[i + m - 1] ? r->a[i] : r->a[i + m - 1];
+  uint64_t hi = r->a[i] < r->a[i + m - 1] ? r->a[i + m - 1] : r->a[i];
+  *span = hi - lo + r->l[i];
+  return lo;
 }
 
 /* The copies that pack ranges r[i ..]: their first *period ranges repeated K times (returned),
    range j of each repeat the same length as in the one before and D bytes after it (D at
-   least every length), so that range j of every repeat is one strided copy of K blocks: a
+   least every length, either way), so that range j of every repeat is one strided copy of K blocks: a
    vector of a struct, of an indexed type, of a vector (a datatype nested twice) packs with
    as many copies as the inner type has ranges, not one per range. Periods up to
    REC_MAX_PERIOD are tried, O(REC_MAX_PERIOD) per range; the one covering the most ranges
    per copy wins, period 1 (run_at) on ties; period 1, K 1 when nothing repeats. */
 enum { REC_MAX_PERIOD = 16 };
 static int64_t repeats_at(const ranges *r, int64_t i, int64_t p) {
-  if (i + p >= r->n || r->a[i + p] <= r->a[i]) return 1;
-  uint64_t d = r->a[i + p] - r->a[i];
+  if (i + p >= r->n) return 1;
+  int64_t d = dist(r, i, i + p);
   for (int64_t j = i; j < i + p; j++)
-    if (r->l[j] > d) return 1;
+    if (r->l[j] > mag(d)) return 1;
   int64_t j = i;
-  while (j + p < r->n && r->l[j + p] == r->l[j] && r->a[j + p] > r->a[j] && r->a[j + p] - r->a[j] == d) j++;
+  while (j + p < r->n && r->l[j + p] == r->l[j] && dist(r, j, j + p) == d) j++;
   return (j - i + p) / p;
 }
 
@@ -458,8 +470,10 @@ int layout(const void *buf, int count, MPI_Datatype t, const held_type *held, ui
   r->ncopies = 0;
   int sparse = 0;
   for (int64_t i = 0, m; i < r->n; i += m) {
+    uint64_t span;
     m = run_at(r, i);
-    sparse |= m > 1 && r->a[i + m - 1] - r->a[i] + r->l[i] > 8 * r->l[i] * (uint64_t)m;
+    run_hull(r, i, m, &span);
+    sparse |= m > 1 && span > 8 * r->l[i] * (uint64_t)m;
   }
   for (int64_t i = 0, k, p; i < r->n; i += k * p, r->ncopies += p) k = period_at(r, i, &p);
   if (r->n > 1 && r->ncopies > REC_MAX_COPIES) {
@@ -508,6 +522,8 @@ static void on_fix(void *ctx, const rec_fix *f) {
     l.rlen = IR_READS_ALL;
     l.wlen = f->bytes;
     l.addr = f->addr;
+    l.blocks = f->blocks;
+    l.to_stride = f->stride;
     out_op(phase, f->seq, &l);
   } else if (f->kind == REC_FIX_REDUCE) {
     ir_line l = line_of(IR_REDUCE);
@@ -542,12 +558,15 @@ void check_sent(const ranges *r, uint64_t seq, const char *type) {
   if (r->n <= REC_MAX_COPIES) {
     for (int64_t i = 0; i < r->n; i++)
       rec_shadow_send(R->sh, r->a[i], r->l[i], seq, r->n == 1 ? type : NULL, on_fix, &R->phase);
-    return;
+  } else {
+    for (int64_t i = 0, m; i < r->n; i += m) {
+      uint64_t span, lo;
+      m = run_at(r, i);
+      lo = run_hull(r, i, m, &span);
+      rec_shadow_send(R->sh, lo, span, seq, NULL, on_fix, &R->phase);
+    }
   }
-  for (int64_t i = 0, m; i < r->n; i += m) {
-    m = run_at(r, i);
-    rec_shadow_send(R->sh, r->a[i], r->a[i + m - 1] - r->a[i] + r->l[i], seq, NULL, on_fix, &R->phase);
-  }
+  rec_shadow_flush(R->sh, on_fix, &R->phase);
 }
 
 /* A message of several ranges travels through a packing area: copies before a send,
@@ -566,7 +585,7 @@ void pack_copies(const ranges *r, uint64_t area, uint64_t first_seq, int to_area
   uint64_t off = 0, k = 0;
   for (int64_t i = 0, m, p; i < r->n; i += m * p) {
     m = period_at(r, i, &p);
-    uint64_t span = 0, d = m > 1 ? r->a[i + p] - r->a[i] : 0;
+    uint64_t span = 0, d = m > 1 ? r->a[i + p] - r->a[i] : 0;   /* negative: two's complement */
     for (int64_t j = i; j < i + p; j++) span += r->l[j];
     for (int64_t j = i, at = 0; j < i + p; at += (int64_t)r->l[j], j++, k++) {
       uint64_t len = r->l[j], packed = m > 1 ? span : len;

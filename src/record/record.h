@@ -42,7 +42,8 @@
  *                                                writer, ir_format_line; send and recv carry
  *                                                `comm ID`, tags are the communicator's;
  *                                                local ops: reduce, copy, `compute COST
- *                                                reads all [writes S at A]`)
+ *                                                reads all [writes S at A [blocks N stride
+ *                                                D]]`)
  *   K SEQ lock|flush|unlock comm C               a passive-target epoch of this rank (origin o)
  *                                                on rank t, C = REC_PASSIVE_BASE + o * P + t:
  *                                                opened (MPI_Win_lock, or lock_all at its first
@@ -132,6 +133,8 @@ typedef struct {
   const char *type, *op;  /* REDUCE: the element type and op, format names */
   uint64_t count;         /* REDUCE: elements */
   uint64_t cost;          /* COMPUTE: ns */
+  uint64_t blocks, stride;   /* COMPUTE: bytes is `blocks` blocks at `stride` (> their length) from
+                                addr; blocks 1: one range */
 } rec_fix;
 typedef void (*rec_fix_fn)(void *ctx, const rec_fix *fix);
 
@@ -164,6 +167,10 @@ void rec_shadow_settle(rec_shadow *sh, uint64_t seq, int proven_only, rec_fix_fn
    nothing, when it is at least REC_COMPUTE_MIN_NS. Flushes the previous gap's first. */
 void rec_shadow_time(rec_shadow *sh, uint64_t seq, uint64_t ns, rec_fix_fn fix, void *ctx);
 void rec_shadow_time_flush(rec_shadow *sh, rec_fix_fn fix, void *ctx);
+/* Writes the computation gathered from the blocks of one length at one stride that the
+   sends at one position found computed (a buffer refilled block by block): the caller of
+   rec_shadow_send calls it once the message's ranges are all checked. */
+void rec_shadow_flush(rec_shadow *sh, rec_fix_fn fix, void *ctx);
 /* n consecutive positions right after the completion at `done`, for local operations
    that must come before any the shadow adds there (unpacking a derived datatype); 0 if
    the completion has no room left. */

@@ -64,6 +64,13 @@ typedef struct {
 
 typedef struct { uint64_t seq; uint32_t used; } point;
 
+/* A computation of blocks of one length at one stride, gathered while a message's ranges
+   are checked one by one (a datatype's blocks the program refilled), written as one. */
+typedef struct {
+  uint64_t a, len, n, cost, seq;   /* block 0 at a, n blocks of len, the position it was given */
+  int64_t d;                       /* block i at a + i * d (|d| >= len) */
+} cblocks;
+
 typedef struct chunk { struct chunk *next; size_t used, cap; uint8_t data[]; } chunk;
 
 /* Working memory of the shadow's own mapping, not the heap's: a chunk the program freed is
@@ -82,6 +89,7 @@ struct rec_shadow {
   uint64_t tseq, tns;      /* the time computed before position tseq, not yet written */
   uint64_t bseq; uint32_t bn;   /* computations written before position bseq so far (a
                                    message of several ranges is several sends at one) */
+  cblocks cb;              /* the computation being gathered, not yet written (cb.n 0: none) */
   uint64_t counts[3];
   uint64_t oom[2];         /* out of memory: content not kept, ranges forgotten */
 };
@@ -134,6 +142,7 @@ void rec_shadow_reset(rec_shadow *sh) {
   sh->received = 0;
   sh->tseq = sh->tns = 0;
   sh->bseq = sh->bn = 0;
+  sh->cb.n = 0;
 }
 
 void rec_shadow_free(rec_shadow *sh) {
@@ -359,7 +368,7 @@ static int try_fold(rec_shadow *sh, const piece *pc, const uint8_t *old, const u
   for (int64_t i = 0; i < k; i++) {
     candidate *r = &sh->c[set[i]];
     rec_fix f = {REC_FIX_REDUCE, insert_seq(sh, r->point), pc->addr, n, r->addr + at[i], found.type, found.op,
-                 n / (uint64_t)found.size, 0};
+                 n / (uint64_t)found.size, 0, 0, 0};
     fix(ctx, &f);
   }
   sh->counts[REC_FIX_REDUCE] += (uint64_t)k;
@@ -379,7 +388,7 @@ static int try_copy(rec_shadow *sh, const piece *pc, const uint8_t *cur, const i
   for (int64_t i = k - 1; i >= 0; i--) {
     candidate *r = &sh->c[cand[i]];
     if ((at[i] == 0 && r->hash != h) || memcmp(r->content + at[i], cur, n) != 0 || !room(sh, &cand[i], 1)) continue;
-    rec_fix f = {REC_FIX_COPY, insert_seq(sh, r->point), pc->addr, n, r->addr + at[i], NULL, NULL, 0, 0};
+    rec_fix f = {REC_FIX_COPY, insert_seq(sh, r->point), pc->addr, n, r->addr + at[i], NULL, NULL, 0, 0, 0, 0};
     fix(ctx, &f);
     sh->counts[REC_FIX_COPY]++;
     return 1;
@@ -412,20 +421,48 @@ static int explain(rec_shadow *sh, const piece *pc, const uint8_t *cur, const ui
 
 /* ---- computations ---- */
 
-/* A computation that writes n bytes at addr before the send (or phase end) at `seq`: the
-   first of the gap carries the gap's time. */
-static void computed(rec_shadow *sh, uint64_t addr, uint64_t n, uint64_t seq, rec_fix_fn fix, void *ctx) {
-  uint64_t cost = 0;
-  if (sh->tseq == seq) cost = sh->tns, sh->tns = 0;
-  if (sh->bseq != seq) sh->bseq = seq, sh->bn = 0;
-  rec_fix f = {REC_FIX_COMPUTE, seq - REC_SEQ_STEP / 2 + ++sh->bn, addr, n, 0, NULL, NULL, 0, cost};
+/* Writes the computation gathered in sh->cb: its blocks in address order (the order of a
+   computation's writes is no part of it), adjacent blocks as one range. */
+void rec_shadow_flush(rec_shadow *sh, rec_fix_fn fix, void *ctx) {
+  cblocks *c = &sh->cb;
+  if (!c->n) return;
+  uint64_t a = c->a, d = (uint64_t)c->d;
+  if (c->d < 0) a = c->a - (c->n - 1) * (uint64_t)-c->d, d = (uint64_t)-c->d;
+  int strided = c->n > 1 && d != c->len;
+  rec_fix f = {REC_FIX_COMPUTE, c->seq, a, c->n * c->len, 0, NULL, NULL, 0, c->cost, strided ? c->n : 1,
+               strided ? d : 0};
+  c->n = 0;
   sh->counts[REC_FIX_COMPUTE]++;
   fix(ctx, &f);
 }
 
+/* A computation that writes n bytes at addr before the send (or phase end) at `seq`: the
+   first of the gap carries the gap's time. Blocks of one length at one stride (either
+   sign) before one position are gathered into one computation (sh->cb). */
+static void computed(rec_shadow *sh, uint64_t addr, uint64_t n, uint64_t seq, rec_fix_fn fix, void *ctx) {
+  uint64_t cost = 0;
+  if (sh->tseq == seq) cost = sh->tns, sh->tns = 0;
+  cblocks *c = &sh->cb;
+  if (c->n && c->seq + REC_SEQ_STEP / 2 > seq && c->seq < seq && c->len == n && !cost) {
+    int64_t d = (int64_t)(addr - (c->a + (c->n - 1) * (uint64_t)c->d));
+    uint64_t ad = d < 0 ? (uint64_t)-d : (uint64_t)d;
+    if (c->n == 1 && ad >= n && d != INT64_MIN) {
+      c->d = d, c->n = 2;
+      return;
+    }
+    if (c->n > 1 && d == c->d) {
+      c->n++;
+      return;
+    }
+  }
+  rec_shadow_flush(sh, fix, ctx);
+  if (sh->bseq != seq) sh->bseq = seq, sh->bn = 0;
+  *c = (cblocks){addr, n, 1, cost, seq - REC_SEQ_STEP / 2 + ++sh->bn, 0};
+}
+
 void rec_shadow_time_flush(rec_shadow *sh, rec_fix_fn fix, void *ctx) {
   if (sh->tns >= REC_COMPUTE_MIN_NS) {
-    rec_fix f = {REC_FIX_COMPUTE, sh->tseq - REC_SEQ_STEP / 2, 0, 0, 0, NULL, NULL, 0, sh->tns};
+    rec_fix f = {REC_FIX_COMPUTE, sh->tseq - REC_SEQ_STEP / 2, 0, 0, 0, NULL, NULL, 0, sh->tns, 0, 0};
     fix(ctx, &f);
   }
   sh->tns = 0;
@@ -540,6 +577,7 @@ void rec_shadow_settle(rec_shadow *sh, uint64_t seq, int proven_only, rec_fix_fn
     computed(sh, x.start, x.len, seq, fix, ctx);
   }
   scratch_free(&rd);
+  rec_shadow_flush(sh, fix, ctx);
   rec_shadow_time_flush(sh, fix, ctx);   /* the phase ends: its last gap's time */
 }
 
