@@ -57,6 +57,8 @@ typedef struct {
                                         one, two's complement: the recorder's blocks that run
                                         backwards, which the loader turns forwards or apart);
                                         a computation (IR_CALC): to_stride, of its blocks */
+  const uint64_t *from_at, *to_at;   /* blocks at no one stride: the address of each (`blocks` of
+                                        them; written as the steps between them), NULL: strided */
   int32_t seg;               /* get/put not expanded yet: the segment (addr2 an offset), -1 none */
   int32_t cpu, nic;          /* GOAL's, -1 none */
   int wait;                  /* `wait`: every later op of the rank depends on this one */

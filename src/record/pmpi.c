@@ -449,6 +449,24 @@ static int64_t period_at(const ranges *r, int64_t i, int64_t *period) {
   return best;
 }
 
+/* The copies that pack ranges r[i ..], one group of them: K repeats of a period of P ranges
+   (period_at) when they repeat REC_MIN_REPEATS times at least; else, when the ranges of
+   r[i]'s length that follow it repeat no more, all of them up to the next that does, as one
+   copy of blocks at listed addresses (*listed 1, K blocks, P 1): an indexed datatype of
+   irregular displacements packs with a copy per run of one block length, not per block.
+   Returns the ranges the group covers. O(n * REC_MAX_PERIOD) for a message of n ranges. */
+enum { REC_MIN_REPEATS = 3 };
+static int64_t group_at(const ranges *r, int64_t i, int64_t *k, int64_t *p, int *listed) {
+  int64_t q, j = i + 1;
+  *k = period_at(r, i, p);
+  *listed = 0;
+  if (*k >= REC_MIN_REPEATS) return *k * *p;
+  while (j < r->n && r->l[j] == r->l[i] && period_at(r, j, &q) < REC_MIN_REPEATS) j++;
+  if (j - i < 2) return *k * *p;
+  *k = j - i, *p = 1, *listed = 1;
+  return *k;
+}
+
 typedef struct { ranges *r; uint64_t base; } layout_ctx;
 static int layout_run(void *ctx, int64_t off, uint64_t len) {
   layout_ctx *x = ctx;
@@ -475,7 +493,10 @@ int layout(const void *buf, int count, MPI_Datatype t, const held_type *held, ui
     run_hull(r, i, m, &span);
     sparse |= m > 1 && span > 8 * r->l[i] * (uint64_t)m;
   }
-  for (int64_t i = 0, k, p; i < r->n; i += k * p, r->ncopies += p) k = period_at(r, i, &p);
+  for (int64_t i = 0, k, p; i < r->n; r->ncopies += p) {
+    int listed;
+    i += group_at(r, i, &k, &p, &listed);
+  }
   if (r->n > 1 && r->ncopies > REC_MAX_COPIES) {
     snprintf(R->layout_why, sizeof R->layout_why, "a message packed by more than %d copies (runs of one length at "
              "one stride are one)", REC_MAX_COPIES);
@@ -524,6 +545,7 @@ static void on_fix(void *ctx, const rec_fix *f) {
     l.addr = f->addr;
     l.blocks = f->blocks;
     l.to_stride = f->stride;
+    l.to_at = f->at;
     out_op(phase, f->seq, &l);
   } else if (f->kind == REC_FIX_REDUCE) {
     ir_line l = line_of(IR_REDUCE);
@@ -578,13 +600,14 @@ uint64_t pack_area(uint64_t total) {
   return p;
 }
 
-/* The copies of period_at, strided where a period repeats: range j of a period goes to the
+/* The copies of group_at, strided where a period repeats: range j of a period goes to the
    same place of each repeat's contiguous bytes in the packing area, so its copy strides by
-   the period's bytes there. */
+   the period's bytes there; listed blocks go to the area one after the other. */
 void pack_copies(const ranges *r, uint64_t area, uint64_t first_seq, int to_area) {
   uint64_t off = 0, k = 0;
-  for (int64_t i = 0, m, p; i < r->n; i += m * p) {
-    m = period_at(r, i, &p);
+  for (int64_t i = 0, m, p, n; i < r->n; i += n) {
+    int listed;
+    n = group_at(r, i, &m, &p, &listed);
     uint64_t span = 0, d = m > 1 ? r->a[i + p] - r->a[i] : 0;   /* negative: two's complement */
     for (int64_t j = i; j < i + p; j++) span += r->l[j];
     for (int64_t j = i, at = 0; j < i + p; at += (int64_t)r->l[j], j++, k++) {
@@ -596,6 +619,7 @@ void pack_copies(const ranges *r, uint64_t area, uint64_t first_seq, int to_area
       l.blocks = (uint64_t)m;
       l.from_stride = to_area ? (m > 1 ? d : len) : packed;
       l.to_stride = to_area ? packed : (m > 1 ? d : len);
+      if (listed) *(to_area ? &l.from_at : &l.to_at) = &r->a[i];
       out_op(R->phase, first_seq + k, &l);
     }
     off += span * (uint64_t)m;

@@ -134,7 +134,8 @@ typedef struct {
   uint64_t count;         /* REDUCE: elements */
   uint64_t cost;          /* COMPUTE: ns */
   uint64_t blocks, stride;   /* COMPUTE: bytes is `blocks` blocks at `stride` (> their length) from
-                                addr; blocks 1: one range */
+                                addr, or at the addresses `at`; blocks 1: one range */
+  const uint64_t *at;        /* COMPUTE: the blocks' addresses when at no one stride, else NULL */
 } rec_fix;
 typedef void (*rec_fix_fn)(void *ctx, const rec_fix *fix);
 
@@ -167,8 +168,8 @@ void rec_shadow_settle(rec_shadow *sh, uint64_t seq, int proven_only, rec_fix_fn
    nothing, when it is at least REC_COMPUTE_MIN_NS. Flushes the previous gap's first. */
 void rec_shadow_time(rec_shadow *sh, uint64_t seq, uint64_t ns, rec_fix_fn fix, void *ctx);
 void rec_shadow_time_flush(rec_shadow *sh, rec_fix_fn fix, void *ctx);
-/* Writes the computation gathered from the blocks of one length at one stride that the
-   sends at one position found computed (a buffer refilled block by block): the caller of
+/* Writes the computation gathered from the blocks of one length that the sends at one
+   position found computed (a buffer refilled block by block): the caller of
    rec_shadow_send calls it once the message's ranges are all checked. */
 void rec_shadow_flush(rec_shadow *sh, rec_fix_fn fix, void *ctx);
 /* n consecutive positions right after the completion at `done`, for local operations

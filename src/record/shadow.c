@@ -64,11 +64,13 @@ typedef struct {
 
 typedef struct { uint64_t seq; uint32_t used; } point;
 
-/* A computation of blocks of one length at one stride, gathered while a message's ranges
-   are checked one by one (a datatype's blocks the program refilled), written as one. */
+/* A computation of blocks of one length, gathered while a message's ranges are checked
+   one by one (a datatype's blocks the program refilled), written as one: at one stride
+   when they have one, else at the addresses listed. */
 typedef struct {
-  uint64_t a, len, n, cost, seq;   /* block 0 at a, n blocks of len, the position it was given */
-  int64_t d;                       /* block i at a + i * d (|d| >= len) */
+  uint64_t len, cost, seq;   /* the blocks' length, the cost, the position it was given */
+  uint64_t *at;              /* the blocks' addresses, n of them (n 0: none gathered) */
+  int64_t n, cap;
 } cblocks;
 
 typedef struct chunk { struct chunk *next; size_t used, cap; uint8_t data[]; } chunk;
@@ -152,6 +154,7 @@ void rec_shadow_free(rec_shadow *sh) {
   free(sh->freed);
   free(sh->c);
   free(sh->p);
+  free(sh->cb.at);
   scratch_free(&sh->acc);
   free(sh);
 }
@@ -368,7 +371,7 @@ static int try_fold(rec_shadow *sh, const piece *pc, const uint8_t *old, const u
   for (int64_t i = 0; i < k; i++) {
     candidate *r = &sh->c[set[i]];
     rec_fix f = {REC_FIX_REDUCE, insert_seq(sh, r->point), pc->addr, n, r->addr + at[i], found.type, found.op,
-                 n / (uint64_t)found.size, 0, 0, 0};
+                 n / (uint64_t)found.size, 0, 0, 0, NULL};
     fix(ctx, &f);
   }
   sh->counts[REC_FIX_REDUCE] += (uint64_t)k;
@@ -388,7 +391,7 @@ static int try_copy(rec_shadow *sh, const piece *pc, const uint8_t *cur, const i
   for (int64_t i = k - 1; i >= 0; i--) {
     candidate *r = &sh->c[cand[i]];
     if ((at[i] == 0 && r->hash != h) || memcmp(r->content + at[i], cur, n) != 0 || !room(sh, &cand[i], 1)) continue;
-    rec_fix f = {REC_FIX_COPY, insert_seq(sh, r->point), pc->addr, n, r->addr + at[i], NULL, NULL, 0, 0, 0, 0};
+    rec_fix f = {REC_FIX_COPY, insert_seq(sh, r->point), pc->addr, n, r->addr + at[i], NULL, NULL, 0, 0, 0, 0, NULL};
     fix(ctx, &f);
     sh->counts[REC_FIX_COPY]++;
     return 1;
@@ -421,48 +424,54 @@ static int explain(rec_shadow *sh, const piece *pc, const uint8_t *cur, const ui
 
 /* ---- computations ---- */
 
-/* Writes the computation gathered in sh->cb: its blocks in address order (the order of a
-   computation's writes is no part of it), adjacent blocks as one range. */
+/* Writes the computation gathered in sh->cb: at one stride (either sign; forwards from the
+   lowest block: the order of a computation's writes is no part of it, and adjacent blocks
+   are one range), else at the addresses listed. */
 void rec_shadow_flush(rec_shadow *sh, rec_fix_fn fix, void *ctx) {
   cblocks *c = &sh->cb;
   if (!c->n) return;
-  uint64_t a = c->a, d = (uint64_t)c->d;
-  if (c->d < 0) a = c->a - (c->n - 1) * (uint64_t)-c->d, d = (uint64_t)-c->d;
-  int strided = c->n > 1 && d != c->len;
-  rec_fix f = {REC_FIX_COMPUTE, c->seq, a, c->n * c->len, 0, NULL, NULL, 0, c->cost, strided ? c->n : 1,
-               strided ? d : 0};
+  uint64_t n = (uint64_t)c->n, d = n > 1 ? c->at[1] - c->at[0] : 0, a = c->at[0];
+  int regular = 1;
+  for (uint64_t i = 2; i < n && regular; i++) regular = c->at[i] - c->at[i - 1] == d;
+  if (regular && n > 1 && (int64_t)d < 0) a = c->at[n - 1], d = 0 - d;
+  regular &= d >= c->len;   /* n 1: d 0 */
+  rec_fix f = {REC_FIX_COMPUTE, c->seq, a, n * c->len, 0, NULL, NULL, 0, c->cost, n, d, NULL};
+  if (n == 1 || (regular && d == c->len)) f.blocks = 1, f.stride = 0;   /* one range */
+  else if (!regular) f.addr = c->at[0], f.at = c->at, f.stride = 0;
   c->n = 0;
   sh->counts[REC_FIX_COMPUTE]++;
   fix(ctx, &f);
 }
 
 /* A computation that writes n bytes at addr before the send (or phase end) at `seq`: the
-   first of the gap carries the gap's time. Blocks of one length at one stride (either
-   sign) before one position are gathered into one computation (sh->cb). */
+   first of the gap carries the gap's time. Blocks of one length before one position are
+   gathered into one computation (sh->cb); out of memory, they are written as they come. */
 static void computed(rec_shadow *sh, uint64_t addr, uint64_t n, uint64_t seq, rec_fix_fn fix, void *ctx) {
   uint64_t cost = 0;
   if (sh->tseq == seq) cost = sh->tns, sh->tns = 0;
   cblocks *c = &sh->cb;
-  if (c->n && c->seq + REC_SEQ_STEP / 2 > seq && c->seq < seq && c->len == n && !cost) {
-    int64_t d = (int64_t)(addr - (c->a + (c->n - 1) * (uint64_t)c->d));
-    uint64_t ad = d < 0 ? (uint64_t)-d : (uint64_t)d;
-    if (c->n == 1 && ad >= n && d != INT64_MIN) {
-      c->d = d, c->n = 2;
-      return;
-    }
-    if (c->n > 1 && d == c->d) {
-      c->n++;
+  if (!(c->n && c->seq + REC_SEQ_STEP / 2 > seq && c->seq < seq && c->len == n && !cost)) {
+    rec_shadow_flush(sh, fix, ctx);
+    if (sh->bseq != seq) sh->bseq = seq, sh->bn = 0;
+    c->len = n, c->cost = cost, c->seq = seq - REC_SEQ_STEP / 2 + ++sh->bn;
+  }
+  if (base_grow((void **)&c->at, c->n, &c->cap, 1, sizeof *c->at, "shadow")) {
+    rec_shadow_flush(sh, fix, ctx);   /* c->at keeps its room for one */
+    if (sh->bseq != seq) sh->bseq = seq, sh->bn = 0;
+    c->len = n, c->cost = 0, c->seq = seq - REC_SEQ_STEP / 2 + ++sh->bn;
+    if (!c->cap) {   /* not even one: the computation alone */
+      rec_fix f = {REC_FIX_COMPUTE, c->seq, addr, n, 0, NULL, NULL, 0, cost, 1, 0, NULL};
+      sh->counts[REC_FIX_COMPUTE]++;
+      fix(ctx, &f);
       return;
     }
   }
-  rec_shadow_flush(sh, fix, ctx);
-  if (sh->bseq != seq) sh->bseq = seq, sh->bn = 0;
-  *c = (cblocks){addr, n, 1, cost, seq - REC_SEQ_STEP / 2 + ++sh->bn, 0};
+  c->at[c->n++] = addr;
 }
 
 void rec_shadow_time_flush(rec_shadow *sh, rec_fix_fn fix, void *ctx) {
   if (sh->tns >= REC_COMPUTE_MIN_NS) {
-    rec_fix f = {REC_FIX_COMPUTE, sh->tseq - REC_SEQ_STEP / 2, 0, 0, 0, NULL, NULL, 0, sh->tns, 0, 0};
+    rec_fix f = {REC_FIX_COMPUTE, sh->tseq - REC_SEQ_STEP / 2, 0, 0, 0, NULL, NULL, 0, sh->tns, 0, 0, NULL};
     fix(ctx, &f);
   }
   sh->tns = 0;
