@@ -32,6 +32,10 @@ typedef struct {
                           fuzzers bound memory with it: finalize allocates per rank) */
 } ir_load_opts;
 
+/* A computation or copy of blocks the loader makes an op per block of (at listed steps, or
+   strides of both signs: docs/format.md) may have at most this many blocks per byte of the
+   file, all such lines together: a short line cannot make a graph beyond memory. */
+#define IR_LOAD_BLOCKS_PER_BYTE 1024
 /* Loads path ("-" = standard input); o may be NULL (defaults). On success *g is a finalized
    global graph; on error *g is NULL and the message names file, line and column. */
 int ir_load_file(const char *path, const ir_load_opts *o, cdag_graph **g);

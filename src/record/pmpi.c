@@ -450,12 +450,13 @@ static int64_t period_at(const ranges *r, int64_t i, int64_t *period) {
 }
 
 /* The copies that pack ranges r[i ..], one group of them: K repeats of a period of P ranges
-   (period_at) when they repeat REC_MIN_REPEATS times at least; else, when the ranges of
+   (period_at) when they repeat REC_MIN_REPEATS times at least (a strided copy's line costs
+   what a dozen listed steps do); else, when the ranges of
    r[i]'s length that follow it repeat no more, all of them up to the next that does, as one
    copy of blocks at listed addresses (*listed 1, K blocks, P 1): an indexed datatype of
    irregular displacements packs with a copy per run of one block length, not per block.
    Returns the ranges the group covers. O(n * REC_MAX_PERIOD) for a message of n ranges. */
-enum { REC_MIN_REPEATS = 3 };
+enum { REC_MIN_REPEATS = 16 };
 static int64_t group_at(const ranges *r, int64_t i, int64_t *k, int64_t *p, int *listed) {
   int64_t q, j = i + 1;
   *k = period_at(r, i, p);
