@@ -43,7 +43,8 @@
 #include "base/imap.h"
 #include "record/record.h"
 
-enum { REC_CANDIDATES = 64, ARENA_CHUNK = 1 << 22, MAX_INSERT = REC_SEQ_STEP / 2 - 1, MAX_BEFORE = REC_SEQ_STEP / 4 - 1 };
+/* REC_CLASSES: block lengths gathered at once (an indexed type's blocks alternate lengths). */
+enum { REC_CLASSES = 4, REC_CANDIDATES = 64, ARENA_CHUNK = 1 << 22, MAX_INSERT = REC_SEQ_STEP / 2 - 1, MAX_BEFORE = REC_SEQ_STEP / 4 - 1 };
 
 typedef struct {
   uint64_t start, len;
@@ -91,7 +92,8 @@ struct rec_shadow {
   uint64_t tseq, tns;      /* the time computed before position tseq, not yet written */
   uint64_t bseq; uint32_t bn;   /* computations written before position bseq so far (a
                                    message of several ranges is several sends at one) */
-  cblocks cb;              /* the computation being gathered, not yet written (cb.n 0: none) */
+  cblocks cb[REC_CLASSES]; /* the computations being gathered, one per block length, not yet
+                              written (n 0: none) */
   uint64_t counts[3];
   uint64_t oom[2];         /* out of memory: content not kept, ranges forgotten */
 };
@@ -144,7 +146,7 @@ void rec_shadow_reset(rec_shadow *sh) {
   sh->received = 0;
   sh->tseq = sh->tns = 0;
   sh->bseq = sh->bn = 0;
-  sh->cb.n = 0;
+  for (int k = 0; k < REC_CLASSES; k++) sh->cb[k].n = 0;
 }
 
 void rec_shadow_free(rec_shadow *sh) {
@@ -154,7 +156,7 @@ void rec_shadow_free(rec_shadow *sh) {
   free(sh->freed);
   free(sh->c);
   free(sh->p);
-  free(sh->cb.at);
+  for (int k = 0; k < REC_CLASSES; k++) free(sh->cb[k].at);
   scratch_free(&sh->acc);
   free(sh);
 }
@@ -424,11 +426,10 @@ static int explain(rec_shadow *sh, const piece *pc, const uint8_t *cur, const ui
 
 /* ---- computations ---- */
 
-/* Writes the computation gathered in sh->cb: at one stride (either sign; forwards from the
-   lowest block: the order of a computation's writes is no part of it, and adjacent blocks
-   are one range), else at the addresses listed. */
-void rec_shadow_flush(rec_shadow *sh, rec_fix_fn fix, void *ctx) {
-  cblocks *c = &sh->cb;
+/* Writes the computation gathered in c: at one stride (either sign; forwards from the lowest
+   block: the order of a computation's writes is no part of it, and adjacent blocks are one
+   range), else at the addresses listed. */
+static void flush_one(rec_shadow *sh, cblocks *c, rec_fix_fn fix, void *ctx) {
   if (!c->n) return;
   uint64_t n = (uint64_t)c->n, d = n > 1 ? c->at[1] - c->at[0] : 0, a = c->at[0];
   int regular = 1;
@@ -443,28 +444,45 @@ void rec_shadow_flush(rec_shadow *sh, rec_fix_fn fix, void *ctx) {
   fix(ctx, &f);
 }
 
+void rec_shadow_flush(rec_shadow *sh, rec_fix_fn fix, void *ctx) {
+  for (int k = 0; k < REC_CLASSES; k++) flush_one(sh, &sh->cb[k], fix, ctx);
+}
+
 /* A computation that writes n bytes at addr before the send (or phase end) at `seq`: the
-   first of the gap carries the gap's time. Blocks of one length before one position are
-   gathered into one computation (sh->cb); out of memory, they are written as they come. */
+   first of the gap carries the gap's time. Blocks before one position are gathered by
+   their length, up to REC_CLASSES lengths at once (a new one writes the oldest), into a
+   computation each (sh->cb); out of memory, they are written as they come. */
 static void computed(rec_shadow *sh, uint64_t addr, uint64_t n, uint64_t seq, rec_fix_fn fix, void *ctx) {
   uint64_t cost = 0;
   if (sh->tseq == seq) cost = sh->tns, sh->tns = 0;
-  cblocks *c = &sh->cb;
-  if (!(c->n && c->seq + REC_SEQ_STEP / 2 > seq && c->seq < seq && c->len == n && !cost)) {
-    rec_shadow_flush(sh, fix, ctx);
+  cblocks *c = NULL, *unused = NULL, *oldest = NULL;
+  for (int k = 0; k < REC_CLASSES; k++) {
+    cblocks *x = &sh->cb[k];
+    if (x->n && !(x->seq + REC_SEQ_STEP / 2 > seq && x->seq < seq)) flush_one(sh, x, fix, ctx);   /* another position */
+    if (!x->n) {
+      if (!unused) unused = x;
+      continue;
+    }
+    if (x->len == n && !cost) c = x;
+    if (!oldest || x->seq < oldest->seq) oldest = x;
+  }
+  if (!c) {   /* a length not gathered: an unused class, else the oldest, written first */
+    c = unused ? unused : oldest;
+    flush_one(sh, c, fix, ctx);
     if (sh->bseq != seq) sh->bseq = seq, sh->bn = 0;
     c->len = n, c->cost = cost, c->seq = seq - REC_SEQ_STEP / 2 + ++sh->bn;
   }
   if (base_grow((void **)&c->at, c->n, &c->cap, 1, sizeof *c->at, "shadow")) {
-    rec_shadow_flush(sh, fix, ctx);   /* c->at keeps its room for one */
-    if (sh->bseq != seq) sh->bseq = seq, sh->bn = 0;
-    c->len = n, c->cost = 0, c->seq = seq - REC_SEQ_STEP / 2 + ++sh->bn;
+    uint64_t pos = c->seq;
+    flush_one(sh, c, fix, ctx);   /* its room is free again */
     if (!c->cap) {   /* not even one: the computation alone */
-      rec_fix f = {REC_FIX_COMPUTE, c->seq, addr, n, 0, NULL, NULL, 0, cost, 1, 0, NULL};
+      rec_fix f = {REC_FIX_COMPUTE, pos, addr, n, 0, NULL, NULL, 0, cost, 1, 0, NULL};
       sh->counts[REC_FIX_COMPUTE]++;
       fix(ctx, &f);
       return;
     }
+    if (sh->bseq != seq) sh->bseq = seq, sh->bn = 0;
+    c->len = n, c->cost = 0, c->seq = seq - REC_SEQ_STEP / 2 + ++sh->bn;
   }
   c->at[c->n++] = addr;
 }
