@@ -766,13 +766,14 @@ static int copy_blocks(reader *r, const fields *f, int64_t bytes, int64_t n_max,
   return CDAG_OK;
 }
 
-/* Where block 0 of n at `at` sits when the blocks run backwards by -stride: the lowest of
-   them; -1 when the first or the last lies outside 0..2^63-1. */
+/* The lowest address of n blocks of len bytes from `at` at `stride` (either sign): at, or
+   the last block's when they run backwards; -1 when a block lies outside 0..2^63-1. */
 static int64_t lowest_block(int64_t at, int64_t n, int64_t stride, int64_t len) {
-  int64_t span, lo = at;
-  if (stride < 0 && (ckd_mul(&span, n - 1, -stride) || ckd_sub(&lo, at, span) || lo < 0)) return -1;
-  if (stride > 0 && (ckd_mul(&span, n - 1, stride) || ckd_add(&span, span, at))) return -1;
-  return ckd_add(&span, stride < 0 ? at : lo, len) ? -1 : lo;
+  int64_t span, lo = at, hi = at;   /* the lowest block's address, the highest's */
+  if (ckd_mul(&span, n - 1, stride < 0 ? -stride : stride) ||
+      (stride < 0 ? ckd_sub(&lo, at, span) : ckd_add(&hi, at, span)))
+    return -1;
+  return lo < 0 || ckd_add(&span, hi, len) ? -1 : lo;
 }
 
 /* Checks the lists of steps sl against n blocks and the strides given (field fs, ft, F_N
