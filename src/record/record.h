@@ -41,9 +41,10 @@
  *                                                SEQ (graph-file syntax, by the format's one
  *                                                writer, ir_format_line; send and recv carry
  *                                                `comm ID`, tags are the communicator's;
- *                                                local ops: reduce, copy, `compute COST
+ *                                                local ops: reduce, copy (strides of either
+ *                                                sign, or listed steps), `compute COST
  *                                                reads all [writes S at A [blocks N stride
- *                                                D]]`)
+ *                                                D | blocks N steps ..]]`)
  *   K SEQ lock|flush|unlock comm C               a passive-target epoch of this rank (origin o)
  *                                                on rank t, C = REC_PASSIVE_BASE + o * P + t:
  *                                                opened (MPI_Win_lock, or lock_all at its first

@@ -15,7 +15,11 @@
  *    all the rank holds (PMPI cannot see what it read) and writes them.
  * A range never seen whose bytes equal a receive completed in this phase is taken as a copy
  * of it (a tree broadcast that memcpy's what it received), unless every byte is the same.
- * Adjacent bytes a send needs computed are one computation. The time the rank spent since
+ * Adjacent bytes a send needs computed are one computation; so are the blocks of one length
+ * that the ranges of one message need computed (a datatype's blocks the program refilled):
+ * at their stride, else at listed addresses, up to REC_CLASSES lengths gathered at once,
+ * written when the caller says the message is checked (rec_shadow_flush). The time the
+ * rank spent since
  * its previous MPI call (rec_shadow_time) is the cost of the first computation written
  * before the call, or of a computation of its own that writes nothing, if it is at least
  * REC_COMPUTE_MIN_NS.
