@@ -19,10 +19,9 @@
  * that the ranges of one message need computed (a datatype's blocks the program refilled):
  * at their stride, else at listed addresses, up to REC_CLASSES lengths gathered at once,
  * written when the caller says the message is checked (rec_shadow_flush). The time the
- * rank spent since
- * its previous MPI call (rec_shadow_time) is the cost of the first computation written
- * before the call, or of a computation of its own that writes nothing, if it is at least
- * REC_COMPUTE_MIN_NS.
+ * rank spent since its previous MPI call (rec_shadow_time) is the cost of the first
+ * computation written before the call, or of a computation of its own that writes nothing,
+ * if it is at least REC_COMPUTE_MIN_NS.
  * At a phase's end (rec_shadow_settle) the ranges held are compared once more; their buffers
  * may have been freed and the memory handed out again, to the recorder too. The memory the
  * shadow writes the rank's bytes into while comparing (the fold accumulator, the settle's
