@@ -1,20 +1,20 @@
 /* cdag tests — tests/record/rec_strided.c: datatypes whose blocks a recording cannot list
  * one by one, and a buffer refilled block by block.
  *
- * As MPICH's pt2pt/sendself does with its datatype pools: 4,096 blocks of two doubles at a
- * negative stride (an hvector whose blocks run backwards), then 4,096 blocks of one length
+ * As MPICH's pt2pt/sendself does with its datatype pools: 1,024 blocks of two doubles at a
+ * negative stride (an hvector whose blocks run backwards), then 1,024 blocks of one length
  * at irregular displacements (an indexed type), each sent to the right neighbour and
  * received with the same type: one copy each way, the first at a negative stride, the
  * second at listed steps (one copy per block before); the replay must leave every element
  * of them where MPI put it. Then, three times, the program refills the vector's blocks of
- * another buffer one by one (and only them) and sends them: one computation of 4,096
+ * another buffer one by one (and only them) and sends them: one computation of 1,024
  * blocks at one stride each time (one per block before); and once the indexed type's
  * blocks: one computation at their listed steps. */
 #include <stdlib.h>
 
 #include "rec_test.h"
 
-enum { NB = 4096, ROUNDS = 3 };
+enum { NB = 1024, ROUNDS = 3 };
 
 int main(int argc, char **argv) {
   rt_init(&argc, &argv);
