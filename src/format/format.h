@@ -30,12 +30,15 @@ typedef struct {
   int goal_buffers;    /* IR_GOAL_*, `--goal-buffers=follow|shared|fresh` */
   int max_ranks;       /* 0: up to IR_MAX_RANKS; else a larger num_ranks is an error (the
                           fuzzers bound memory with it: finalize allocates per rank) */
+  int64_t max_blocks;  /* 0: up to IR_LOAD_MAX_BLOCKS; else at most this many: the ops the
+                          loader makes of blocks (a computation's, a copy's at listed steps
+                          or strides of both signs: an op per block; docs/format.md), all
+                          lines together (the fuzzers bound memory and time with it) */
 } ir_load_opts;
+/* The default bound of max_blocks: 2^26 ops, some 10 GB of analysis; a message of the
+   recorder has at most 2^22 byte ranges. */
+#define IR_LOAD_MAX_BLOCKS (1ll << 26)
 
-/* A computation or copy of blocks the loader makes an op per block of (at listed steps, or
-   strides of both signs: docs/format.md) may have at most this many blocks per byte of the
-   file, all such lines together: a short line cannot make a graph beyond memory. */
-#define IR_LOAD_BLOCKS_PER_BYTE 1024
 /* Loads path ("-" = standard input); o may be NULL (defaults). On success *g is a finalized
    global graph; on error *g is NULL and the message names file, line and column. */
 int ir_load_file(const char *path, const ir_load_opts *o, cdag_graph **g);

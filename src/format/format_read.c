@@ -762,7 +762,7 @@ static int copy_blocks(reader *r, const fields *f, int64_t bytes, int64_t n_max,
   if ((rc = copy_stride(r, f, F_FROM_STRIDE, *len, from)) || (rc = copy_stride(r, f, F_TO_STRIDE, *len, to))) return rc;
   if ((*from < 0) != (*to < 0) && *n > n_max)
     return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "%lld blocks of a copy with strides of both signs: more "
-                   "blocks than the file may expand to (%d per byte of it)", (long long)*n, IR_LOAD_BLOCKS_PER_BYTE);
+                   "operations of blocks than the loader makes of one file (%lld left)", (long long)*n, (long long)n_max);
   return CDAG_OK;
 }
 
@@ -792,8 +792,8 @@ static int steps_ok(reader *r, const fields *f, const step_lists *sl, int64_t n,
                      (long long)(n - 1), (long long)sl->len[k]);
   }
   if (n > r->blocks_left)
-    return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "%lld listed blocks: more blocks than the file may expand "
-                   "to (%d per byte of it)", (long long)n, IR_LOAD_BLOCKS_PER_BYTE);
+    return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "%lld listed blocks: more operations of blocks than the "
+                   "loader makes of one file (%lld left)", (long long)n, (long long)r->blocks_left);
   r->blocks_left -= n;
   return CDAG_OK;
 }
@@ -891,7 +891,7 @@ static int read_range_at(reader *r, const char *what, int64_t *len, int64_t *add
 /* The blocks a computation writes: `blocks N [stride D]` after its `writes S at B`: N blocks
    of S / N bytes (N divides S), block i at B + i * D (D at least the block length, default
    it). Each block becomes an op, so the blocks a file's lines expand to are at most
-   IR_LOAD_BLOCKS_PER_BYTE per byte of the file (format.h). */
+   max_blocks (format.h), all lines together. */
 static int compute_blocks(reader *r, const fields *f, int64_t wlen, int64_t waddr, ir_blocks *b) {
   int64_t n, d;
   int rc;
@@ -908,8 +908,8 @@ static int compute_blocks(reader *r, const fields *f, int64_t wlen, int64_t wadd
   int64_t len = wlen / n, span;
   if ((rc = field_in(r, f, F_STRIDE, len, INT64_MAX, "a stride (at least the block length)", len, &d))) return rc;
   if (n > r->blocks_left)
-    return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "%lld blocks: more blocks than the file may expand to "
-                   "(%d per byte of it)", (long long)n, IR_LOAD_BLOCKS_PER_BYTE);
+    return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "%lld blocks: more operations of blocks than the loader "
+                   "makes of one file (%lld left)", (long long)n, (long long)r->blocks_left);
   if (ckd_mul(&span, n - 1, d) || ckd_add(&span, span, len) || ckd_add(&span, span, waddr))
     return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "the blocks written end beyond address 2^63-1");
   r->blocks_left -= n;
@@ -1517,7 +1517,7 @@ int ir_load_mem(const char *buf, size_t len, const char *name, const ir_load_opt
   r.p = r.line_start = buf ? buf : "";
   r.end = r.p + len;
   r.line = 1;
-  r.blocks_left = len > (size_t)(INT64_MAX / IR_LOAD_BLOCKS_PER_BYTE) ? INT64_MAX : (int64_t)len * IR_LOAD_BLOCKS_PER_BYTE;
+  r.blocks_left = o && o->max_blocks > 0 && o->max_blocks < IR_LOAD_MAX_BLOCKS ? o->max_blocks : IR_LOAD_MAX_BLOCKS;
   if (len >= 3 && !memcmp(r.p, "\xef\xbb\xbf", 3)) r.p = r.line_start = r.p + 3;  /* UTF-8 byte-order mark */
   r.goal_buffers = o ? o->goal_buffers : IR_GOAL_FOLLOW;
   r.max_ranks = o && o->max_ranks > 0 && o->max_ranks < IR_MAX_RANKS ? o->max_ranks : IR_MAX_RANKS;
