@@ -627,7 +627,26 @@ void pack_copies(const ranges *r, uint64_t area, uint64_t first_seq, int to_area
   }
 }
 
-/* Records a send issued now; returns its position, 0 when nothing was recorded. */
+/* A hash of ranges r (their addresses and lengths). */
+static uint64_t ranges_hash(const ranges *r) {
+  uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)r->n;
+  for (int64_t i = 0; i < r->n; i++) h = ((h ^ r->a[i]) * 0x100000001b3ull ^ r->l[i]) * 0x100000001b3ull;
+  return h;
+}
+
+/* Is the message of ranges r (bytes, hash h) the last one packed, each of its bytes held
+   as that send noted them? Then its packing area still holds them (nothing else writes a
+   packing area), unless the program changed them since, which check_sent then finds. */
+static int packed_again(const ranges *r, uint64_t bytes, uint64_t h) {
+  if (!R->packed.n || R->packed.n != r->n || R->packed.hash != h || R->packed.bytes != bytes) return 0;
+  for (int64_t i = 0; i < r->n; i++)
+    if (!rec_shadow_held_since(R->sh, r->a[i], r->l[i], R->packed.seq)) return 0;
+  return 1;
+}
+
+/* Records a send issued now; returns its position, 0 when nothing was recorded. A message
+   that sends again, unchanged, what the last one packed sends from that one's packing
+   area, without copies (MPICH's pt2pt/sendself sends each buffer three times). */
 uint64_t record_send(const void *buf, int count, MPI_Datatype t, const held_type *held, int dest, int tag, MPI_Comm comm,
                      int call, int blocking) {
   if (!recording() || dest == MPI_PROC_NULL) return 0;
@@ -641,10 +660,19 @@ uint64_t record_send(const void *buf, int count, MPI_Datatype t, const held_type
     return 0;
   }
   uint64_t seq = next_seq(), addr = r->n ? r->a[0] : (uint64_t)(uintptr_t)buf;
+  uint64_t h = r->n > 1 ? ranges_hash(r) : 0, before[3], after[3];
+  int again = r->n > 1 && packed_again(r, bytes, h);
+  rec_shadow_counts(R->sh, before);
   check_sent(r, seq, type_name(t));
-  if (r->n > 1) {
+  rec_shadow_counts(R->sh, after);
+  again &= !memcmp(before, after, sizeof before);   /* nothing computed, reduced or copied into them */
+  if (r->n > 1 && again) {
+    addr = R->packed.area;
+    R->packed.seq = seq;
+  } else if (r->n > 1) {
     addr = pack_area(bytes);
     pack_copies(r, addr, seq - REC_SEQ_STEP / 4, 1);
+    R->packed.hash = h, R->packed.n = r->n, R->packed.bytes = bytes, R->packed.area = addr, R->packed.seq = seq;
   }
   ir_line l = line_of(IR_SEND);
   l.bytes = bytes;
@@ -861,6 +889,7 @@ void completed(const MPI_Request *rq, const int *which, int n, const MPI_Status 
 void phase_start(void) {
   R->active = 1;
   R->pack_next = 0;
+  R->packed.n = 0;
   rec_shadow_reset(R->sh);
   out("phase %d\n", R->phase);
 }

@@ -152,6 +152,10 @@ void rec_shadow_reset(rec_shadow *sh);
    the same type as the receives it folds, element-aligned. */
 void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, const char *type, rec_fix_fn fix,
                      void *ctx);
+/* Are the `len` bytes at `addr` all held as a send at position `seq` noted them, none
+   noted since (by a receive, a later send, a local operation)? Then a send that finds
+   them unchanged sends what that one did. O(log e + entries of the range). */
+int rec_shadow_held_since(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq);
 /* A receive (or a collective's output) wrote `len` bytes at `addr`, observed complete at
    position `done`: the recording holds these bytes there, and they may feed a reduction of
    elements of `type` (a format name: the message's MPI datatype; NULL: unknown). */

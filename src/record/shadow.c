@@ -566,6 +566,16 @@ void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, 
   note(sh, addr, len, seq, type, 0);
 }
 
+int rec_shadow_held_since(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq) {
+  uint64_t pos = addr, end = addr + len;
+  for (int64_t i = first_overlap(sh, addr); pos < end && i >= 0 && sh->e[i].start <= pos; i = next_entry(sh, i)) {
+    const entry *x = &sh->e[i];
+    if (x->seq != seq || x->from_recv || x->start + x->len <= pos) return 0;
+    pos = x->start + x->len;
+  }
+  return pos >= end;
+}
+
 /* Reads n bytes of this process at addr into buf without faulting if they are gone (a
    buffer freed since the recording saw it): 0, or -1. */
 static int read_own(uint64_t addr, uint64_t n, uint8_t *buf) {

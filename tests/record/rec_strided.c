@@ -5,8 +5,9 @@
  * negative stride (an hvector whose blocks run backwards), then 1,024 blocks of one length
  * at irregular displacements (an indexed type), each sent to the right neighbour and
  * received with the same type: one copy each way, the first at a negative stride, the
- * second at listed steps (one copy per block before); the replay must leave every element
- * of them where MPI put it. Then, three times, the program refills the vector's blocks of
+ * second at listed steps (one copy per block before); the indexed bytes are sent again,
+ * unchanged, from the first send's packing area (check_strided.py); the replay must leave
+ * every element of them where MPI put it. Then, three times, the program refills the vector's blocks of
  * another buffer one by one (and only them) and sends them: one computation of 1,024
  * blocks at one stride each time (one per block before); and once the indexed type's
  * blocks: one computation at their listed steps. */
@@ -50,6 +51,8 @@ int main(int argc, char **argv) {
   MPI_Irecv(vr + 3 * (NB - 1), 1, back, left, 1, MPI_COMM_WORLD, &rq[2]);
   MPI_Irecv(ir, 1, ind, left, 2, MPI_COMM_WORLD, &rq[3]);
   MPI_Waitall(4, rq, MPI_STATUSES_IGNORE);
+  /* the indexed type's bytes sent again, unchanged: from the packing area of the first */
+  MPI_Sendrecv(is, 1, ind, right, 8, ir, 1, ind, left, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 
   /* the rank has received: what it writes now and sends is computed here (the replay
      writes bytes of its own there, so these buffers are not compared) */
