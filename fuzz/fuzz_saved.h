@@ -25,7 +25,7 @@ static void fuzz_saved_loads(const char *target, const cdag_graph *g, int same) 
   if (!f) return;
   if (ir_save_file(g, f) != CDAG_OK) fuzz_fail(target, "save");
   fclose(f);
-  ir_load_opts o = {0, IR_MAX_RANKS};
+  ir_load_opts o = {0, IR_MAX_RANKS, 0};   /* saved flat: no blocks to expand */
   cdag_graph *h = NULL;
   if (ir_load_mem(buf, len, "saved", &o, &h) != CDAG_OK) {
     fprintf(stderr, "%.*s\n", (int)len, buf);

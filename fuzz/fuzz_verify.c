@@ -69,7 +69,7 @@ static int lowered(const cdag_graph *g, const cdag_plan *p, const kern_model *m,
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  ir_load_opts o = {size > 0 && data[0] == '#', 64};
+  ir_load_opts o = {size > 0 && data[0] == '#', 64, 4096};
   cdag_graph *g = NULL;
   if (ir_load_mem((const char *)data, size, "fuzz", &o, &g) != CDAG_OK) return 0;
   if (moved_bytes(g) > (1u << 20)) {

@@ -30,7 +30,14 @@ typedef struct {
   int goal_buffers;    /* IR_GOAL_*, `--goal-buffers=follow|shared|fresh` */
   int max_ranks;       /* 0: up to IR_MAX_RANKS; else a larger num_ranks is an error (the
                           fuzzers bound memory with it: finalize allocates per rank) */
+  int64_t max_blocks;  /* 0: up to IR_LOAD_MAX_BLOCKS; else at most this many: the ops the
+                          loader makes of blocks (a computation's, a copy's at listed steps
+                          or strides of both signs: an op per block; docs/format.md), all
+                          lines together (the fuzzers bound memory and time with it) */
 } ir_load_opts;
+/* The default bound of max_blocks: 2^26 ops, some 10 GB of analysis; a message of the
+   recorder has at most 2^22 byte ranges. */
+#define IR_LOAD_MAX_BLOCKS (1ll << 26)
 
 /* Loads path ("-" = standard input); o may be NULL (defaults). On success *g is a finalized
    global graph; on error *g is NULL and the message names file, line and column. */
@@ -53,7 +60,12 @@ typedef struct {
   uint64_t rlen, wlen;       /* a computation (IR_CALC): bytes read at addr2 (IR_READS_ALL: all),
                                 written at addr; both 0: a plain calc */
   uint64_t blocks;           /* a strided copy: its blocks of bytes / blocks each (0 or 1: one) */
-  uint64_t from_stride, to_stride;   /* ... and their strides (ir_stride) */
+  uint64_t from_stride, to_stride;   /* ... and their strides (ir_stride; a line may carry a negative
+                                        one, two's complement: the recorder's blocks that run
+                                        backwards, which the loader turns forwards or apart);
+                                        a computation (IR_CALC): to_stride, of its blocks */
+  const uint64_t *from_at, *to_at;   /* blocks at no one stride: the address of each (`blocks` of
+                                        them; written as the steps between them), NULL: strided */
   int32_t seg;               /* get/put not expanded yet: the segment (addr2 an offset), -1 none */
   int32_t cpu, nic;          /* GOAL's, -1 none */
   int wait;                  /* `wait`: every later op of the rank depends on this one */

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/checked.h"
 #include "format/format.h"
 
 typedef enum { T_EOF, T_NL, T_WORD, T_NUM, T_COLON, T_LBRACE, T_RBRACE } tok_kind;
@@ -81,6 +82,8 @@ typedef struct {
   struct coll_lists *lists;       /* reading a vector collective: its lists, else NULL */
   uint64_t *lv;                   /* the lists' values, kept across statements */
   int64_t lvcap;
+  int64_t blocks_left;            /* blocks computations may still expand to (compute_blocks) */
+  struct step_lists *steps;       /* reading a copy or computation: its lists of steps, else NULL */
 } reader;
 
 /* ---- messages ---- */
@@ -379,10 +382,10 @@ static int read_peer(reader *r, int send, int32_t *peer) {
 /* ---- fields after the fixed part of an op ---- */
 
 enum { F_TAG, F_ADDR, F_CPU, F_NIC, F_IN, F_INOUT, F_FROM, F_TO, F_AT, F_SEG, F_OUT, F_ROOT, F_COMM, F_WAIT,
-       F_NONBLOCKING, F_BLOCKS, F_FROM_STRIDE, F_TO_STRIDE, F_N };
+       F_NONBLOCKING, F_BLOCKS, F_FROM_STRIDE, F_TO_STRIDE, F_STRIDE, F_N };
 static const char *const field_names[F_N] = {"tag", "addr", "cpu", "nic", "in", "inout", "from", "to", "at", "seg",
                                              "out", "root", "comm", "wait", "nonblocking", "blocks", "from_stride",
-                                             "to_stride"};
+                                             "to_stride", "stride"};
 #define BIT(f) (1u << (f))
 
 /* The field the word in t names, or F_N. The first letter (and the length) leave one name to
@@ -398,7 +401,7 @@ static int field_of(const token *t) {
     case 'n': k = t->len == 3 ? F_NIC : F_NONBLOCKING; break;
     case 'f': k = t->len == 4 ? F_FROM : F_FROM_STRIDE; break;
     case 'b': k = F_BLOCKS; break;
-    case 's': k = F_SEG; break;
+    case 's': k = t->len == 3 ? F_SEG : F_STRIDE; break;
     case 'o': k = F_OUT; break;
     case 'r': k = F_ROOT; break;
     case 'w': k = F_WAIT; break;
@@ -448,6 +451,40 @@ static int read_list(reader *r) {
   return rc;
 }
 
+/* The steps between a copy's or a computation's blocks when they are listed (`from_steps
+   s1 ..`, `to_steps s1 ..`; a computation's `steps s1 ..`): block i sits s1 + .. + si bytes
+   from block 0, either way. Values in r->lv, side k from first[k] (len[k] of them). */
+enum { S_FROM, S_TO, S_N };
+typedef struct step_lists {
+  int compute;              /* a computation's: `steps` only */
+  int64_t first[S_N], len[S_N];
+  token t[S_N];             /* the list's name */
+} step_lists;
+
+/* A list of steps named by r->tok, its numbers read (as read_list); -1: r->tok names none. */
+static int read_steps(reader *r) {
+  step_lists *sl = r->steps;
+  int k = sl->compute ? (is_word(&r->tok, "steps") ? S_TO : -1)
+                      : is_word(&r->tok, "from_steps") ? S_FROM : is_word(&r->tok, "to_steps") ? S_TO : -1;
+  if (k < 0) return -1;
+  if (sl->len[k] >= 0) return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "duplicate '%.*s'", (int)r->tok.len, r->tok.s);
+  int64_t n = sl->len[S_FROM] > 0 ? sl->first[S_FROM] + sl->len[S_FROM] : 0;
+  if (sl->len[S_TO] > 0 && sl->first[S_TO] + sl->len[S_TO] > n) n = sl->first[S_TO] + sl->len[S_TO];
+  sl->t[k] = r->tok;
+  sl->first[k] = n;
+  sl->len[k] = 0;
+  const token *ahead;
+  int rc;
+  while (!(rc = peek(r, &ahead)) && ahead->kind == T_NUM) {
+    int64_t v;
+    if ((rc = next(r)) || (rc = num_in(r, &r->tok, 0, -INT64_MAX, INT64_MAX, "a step", &v))) return rc;
+    BASE_GROW(r->lv, n, r->lvcap, 1, "steps");
+    r->lv[n++] = (uint64_t)v;
+    sl->len[k]++;
+  }
+  return rc;
+}
+
 /* Reads `name value` pairs allowed by mask until the end of the statement, which is left in
    r->tok. expect_text lists what may come (for the message). `wait` (a flag, no value) may
    end any operation: ops pass F_WAIT in mask; `nonblocking` (a flag too) ends native
@@ -459,8 +496,8 @@ static int read_fields(reader *r, unsigned mask, const char *expect_text, fields
     if ((rc = next(r))) return rc;
     if (is_end(&r->tok)) return CDAG_OK;
     int k = field_of(&r->tok);
-    if (k == F_N && r->lists) {
-      if ((rc = read_list(r)) != -1) {
+    if (k == F_N && (r->lists || r->steps)) {
+      if ((rc = r->lists ? read_list(r) : read_steps(r)) != -1) {
         if (rc) return rc;
         continue;
       }
@@ -699,46 +736,132 @@ static int read_reduce(reader *r, const token *kw, const token *label) {
   return CDAG_OK;
 }
 
+/* A stride of a copy's side k (F_FROM_STRIDE, F_TO_STRIDE): at least the block length len
+   either way (blocks run backwards from the address under a negative one), default len. */
+static int copy_stride(reader *r, const fields *f, int k, int64_t len, int64_t *v) {
+  int rc = field_in(r, f, k, -INT64_MAX, INT64_MAX, "a stride", len, v);
+  if (rc == CDAG_OK && (*v < 0 ? -*v : *v) < len)
+    return rd_fail(r, CDAG_ERR_FORMAT, &f->t[k], "expected a stride (at least the block length %lld, or at most "
+                   "minus it), found '%lld'", (long long)len, (long long)*v);
+  return rc;
+}
+
 /* The blocks of a strided copy of `bytes`: `blocks N` (default 1), `from_stride` and
-   `to_stride` (default the block length, bytes / N, which N must divide). */
-static int copy_blocks(reader *r, const fields *f, int64_t bytes, ir_blocks *b) {
-  int64_t n, from, to;
+   `to_stride` (default the block length, bytes / N, which N must divide), either negative. */
+static int copy_blocks(reader *r, const fields *f, int64_t bytes, int64_t n_max, int64_t *n, int64_t *len,
+                       int64_t *from, int64_t *to) {
   int rc;
-  if ((rc = field_in(r, f, F_BLOCKS, 1, INT64_MAX, "a block count (at least 1)", 1, &n))) return rc;
-  if (bytes % n)
-    return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "%lld blocks do not divide the copy's %lld bytes", (long long)n,
-                   (long long)bytes);
-  int64_t len = bytes / n;
+  if ((rc = field_in(r, f, F_BLOCKS, 1, INT64_MAX, "a block count (at least 1)", 1, n))) return rc;
+  if (bytes % *n)
+    return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "%lld blocks do not divide the copy's %lld bytes",
+                   (long long)*n, (long long)bytes);
+  *len = bytes / *n;
   if (!f->present[F_BLOCKS] && (f->present[F_FROM_STRIDE] || f->present[F_TO_STRIDE]))
     return rd_fail(r, CDAG_ERR_FORMAT, &f->t[f->present[F_FROM_STRIDE] ? F_FROM_STRIDE : F_TO_STRIDE],
                    "a stride needs 'blocks'");
-  if ((rc = field_in(r, f, F_FROM_STRIDE, len, INT64_MAX, "a stride (at least the block length)", len, &from)) ||
-      (rc = field_in(r, f, F_TO_STRIDE, len, INT64_MAX, "a stride (at least the block length)", len, &to)))
-    return rc;
-  *b = (ir_blocks){(uint64_t)n, (uint64_t)len, (uint64_t)from, (uint64_t)to};
+  if ((rc = copy_stride(r, f, F_FROM_STRIDE, *len, from)) || (rc = copy_stride(r, f, F_TO_STRIDE, *len, to))) return rc;
+  if ((*from < 0) != (*to < 0) && *n > n_max)
+    return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "%lld blocks of a copy with strides of both signs: more "
+                   "operations of blocks than the loader makes of one file (%lld left)", (long long)*n, (long long)n_max);
   return CDAG_OK;
 }
 
-/* copy SIZE from A to B [blocks N [from_stride S] [to_stride T]] [cpu C] [nic N] */
+/* The lowest address of n blocks of len bytes from `at` at `stride` (either sign): at, or
+   the last block's when they run backwards; -1 when a block lies outside 0..2^63-1. */
+static int64_t lowest_block(int64_t at, int64_t n, int64_t stride, int64_t len) {
+  int64_t span, lo = at, hi = at;   /* the lowest block's address, the highest's */
+  if (ckd_mul(&span, n - 1, stride < 0 ? -stride : stride) ||
+      (stride < 0 ? ckd_sub(&lo, at, span) : ckd_add(&hi, at, span)))
+    return -1;
+  return lo < 0 || ckd_add(&span, hi, len) ? -1 : lo;
+}
+
+/* Checks the lists of steps sl against n blocks and the strides given (field fs, ft, F_N
+   none): each n - 1 steps, never with its side's stride, never without `blocks`, n within
+   what the file may expand to. */
+static int steps_ok(reader *r, const fields *f, const step_lists *sl, int64_t n, int fs, int ft) {
+  const int field[S_N] = {fs, ft};
+  for (int k = 0; k < S_N; k++) {
+    if (sl->len[k] < 0) continue;
+    if (!f->present[F_BLOCKS]) return rd_fail(r, CDAG_ERR_FORMAT, &sl->t[k], "steps need 'blocks'");
+    if (field[k] != F_N && f->present[field[k]])
+      return rd_fail(r, CDAG_ERR_FORMAT, &sl->t[k], "'%s' and '%.*s' both given", field_names[field[k]],
+                     (int)sl->t[k].len, sl->t[k].s);
+    if (sl->len[k] != n - 1)
+      return rd_fail(r, CDAG_ERR_FORMAT, &sl->t[k], "%lld blocks need %lld steps, found %lld", (long long)n,
+                     (long long)(n - 1), (long long)sl->len[k]);
+  }
+  if (n > r->blocks_left)
+    return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "%lld listed blocks: more operations of blocks than the "
+                   "loader makes of one file (%lld left)", (long long)n, (long long)r->blocks_left);
+  r->blocks_left -= n;
+  return CDAG_OK;
+}
+
+/* Moves *at to block k (> 0) of side `side`: by its k-th step when listed, else by stride;
+   -1 when the block leaves 0..2^63-1 - len. */
+static int step_to(const reader *r, const step_lists *sl, int side, int64_t k, int64_t stride, int64_t len, int64_t *at) {
+  int64_t d = sl->len[side] >= 0 ? (int64_t)r->lv[sl->first[side] + k - 1] : stride, end;
+  return ckd_add(at, *at, d) || *at < 0 || ckd_add(&end, *at, len) ? -1 : 0;
+}
+
+/* copy SIZE from A to B [blocks N [from_stride S] [to_stride T]] [cpu C] [nic N]. The order
+   of a copy's blocks is no part of it: strides both negative are loaded as the same blocks
+   forwards from the last; a negative stride on one side only, as N copies of a block each
+   (the first with the label, cpu and nic), whose blocks count against the file's length as
+   a computation's (compute_blocks). Blocks at listed steps (`from_steps`, `to_steps`) are
+   loaded apart as well. */
 static int read_copy(reader *r, const token *kw, const token *label) {
-  int64_t bytes, src, dst;
+  int64_t bytes, src, dst, n = 1, len = 0, from = 0, to = 0;
   int32_t id = -1;
   fields f;
-  ir_blocks b = {1, 0, 0, 0};
+  step_lists sl = {0, {0, 0}, {-1, -1}, {{0}, {0}}};
   int rc;
   if ((rc = read_size(r, "a size in bytes (e.g. 64b)", &bytes))) return rc;
-  if ((rc = read_fields(r, BIT(F_WAIT) | BIT(F_FROM) | BIT(F_TO) | BIT(F_CPU) | BIT(F_NIC) | BIT(F_BLOCKS) |
-                        BIT(F_FROM_STRIDE) | BIT(F_TO_STRIDE),
-                        "'from', 'to', 'blocks', 'from_stride', 'to_stride', 'cpu', 'nic' or end of line", &f)))
-    return rc;
+  r->steps = &sl;
+  rc = read_fields(r, BIT(F_WAIT) | BIT(F_FROM) | BIT(F_TO) | BIT(F_CPU) | BIT(F_NIC) | BIT(F_BLOCKS) |
+                   BIT(F_FROM_STRIDE) | BIT(F_TO_STRIDE),
+                   "'from', 'to', 'blocks', 'from_stride', 'to_stride', 'from_steps', 'to_steps', 'cpu', 'nic' or end "
+                   "of line", &f);
+  r->steps = NULL;
+  if (rc) return rc;
   if ((rc = require_field(r, &f, F_FROM)) || (rc = require_field(r, &f, F_TO))) return rc;
   if ((rc = field_in(r, &f, F_FROM, 0, INT64_MAX, "an address", 0, &src))) return rc;
   if ((rc = field_in(r, &f, F_TO, 0, INT64_MAX, "an address", 0, &dst))) return rc;
-  if ((rc = copy_blocks(r, &f, bytes, &b))) return rc;
-  rc = ir_add_copy_strided(r->g, r->rank, (uint64_t)src, (uint64_t)dst, b.n, b.len, b.from, b.to, &id);
-  if ((rc = finish_op(r, rc, id, kw, label, &f))) return rc;
-  note_range(r, (uint64_t)src, (b.n - 1) * b.from + b.len);   /* in range: ir_add_copy_strided checked */
-  note_range(r, (uint64_t)dst, (b.n - 1) * b.to + b.len);
+  if ((rc = copy_blocks(r, &f, bytes, r->blocks_left, &n, &len, &from, &to))) return rc;
+  if (sl.len[S_FROM] >= 0 || sl.len[S_TO] >= 0) {
+    if ((rc = steps_ok(r, &f, &sl, n, F_FROM_STRIDE, F_TO_STRIDE))) return rc;
+    for (int64_t k = 0; k < n; k++) {
+      if (k && (step_to(r, &sl, S_FROM, k, from, len, &src) || step_to(r, &sl, S_TO, k, to, len, &dst)))
+        return rd_fail(r, CDAG_ERR_FORMAT, &f.t[F_BLOCKS], "block %lld of the copy lies beyond 0..2^63-1", (long long)k);
+      rc = ir_add_copy(r->g, r->rank, (uint64_t)src, (uint64_t)dst, (uint64_t)len, &id);
+      if (k == 0) rc = finish_op(r, rc, id, kw, label, &f);
+      else if (rc || (rc = ir_set_line(r->g, id, kw->line))) rc = rd_wrap(r, rc, kw);
+      if (rc) return rc;
+      note_range(r, (uint64_t)src, (uint64_t)len);
+      note_range(r, (uint64_t)dst, (uint64_t)len);
+    }
+    return CDAG_OK;
+  }
+  int64_t slo = lowest_block(src, n, from, len), dlo = lowest_block(dst, n, to, len);
+  if (slo < 0 || dlo < 0)
+    return rd_fail(r, CDAG_ERR_FORMAT, &f.t[F_BLOCKS], "the copy's blocks reach beyond 0..2^63-1");
+  if (from < 0 && to < 0) src = slo, dst = dlo, from = -from, to = -to;
+  if (from < 0 || to < 0) {
+    r->blocks_left -= n;
+    for (int64_t k = 0; k < n; k++) {
+      rc = ir_add_copy(r->g, r->rank, (uint64_t)(src + k * from), (uint64_t)(dst + k * to), (uint64_t)len, &id);
+      if (k == 0) rc = finish_op(r, rc, id, kw, label, &f);
+      else if (rc || (rc = ir_set_line(r->g, id, kw->line))) rc = rd_wrap(r, rc, kw);
+      if (rc) return rc;
+    }
+  } else {
+    rc = ir_add_copy_strided(r->g, r->rank, (uint64_t)src, (uint64_t)dst, (uint64_t)n, (uint64_t)len, (uint64_t)from,
+                             (uint64_t)to, &id);
+    if ((rc = finish_op(r, rc, id, kw, label, &f))) return rc;
+  }
+  note_range(r, (uint64_t)slo, (uint64_t)((n - 1) * (from < 0 ? -from : from) + len));
+  note_range(r, (uint64_t)dlo, (uint64_t)((n - 1) * (to < 0 ? -to : to) + len));
   return CDAG_OK;
 }
 
@@ -765,13 +888,47 @@ static int read_range_at(reader *r, const char *what, int64_t *len, int64_t *add
   return num_in(r, &r->tok, 0, 0, INT64_MAX, what, addr);
 }
 
-/* compute COST [reads SIZE at A | reads all] [writes SIZE at B] [cpu C] [nic N] */
+/* The blocks a computation writes: `blocks N [stride D]` after its `writes S at B`: N blocks
+   of S / N bytes (N divides S), block i at B + i * D (D at least the block length, default
+   it). Each block becomes an op, so the blocks a file's lines expand to are at most
+   max_blocks (format.h), all lines together. */
+static int compute_blocks(reader *r, const fields *f, int64_t wlen, int64_t waddr, ir_blocks *b) {
+  int64_t n, d;
+  int rc;
+  *b = (ir_blocks){1, (uint64_t)wlen, (uint64_t)wlen, (uint64_t)wlen};
+  if (!f->present[F_BLOCKS]) {
+    if (f->present[F_STRIDE]) return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_STRIDE], "a stride needs 'blocks'");
+    return CDAG_OK;
+  }
+  if (!wlen) return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "'blocks' of a computation need its 'writes'");
+  if ((rc = field_in(r, f, F_BLOCKS, 1, INT64_MAX, "a block count (at least 1)", 1, &n))) return rc;
+  if (wlen % n)
+    return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "%lld blocks do not divide the %lld bytes written", (long long)n,
+                   (long long)wlen);
+  int64_t len = wlen / n, span;
+  if ((rc = field_in(r, f, F_STRIDE, len, INT64_MAX, "a stride (at least the block length)", len, &d))) return rc;
+  if (n > r->blocks_left)
+    return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "%lld blocks: more operations of blocks than the loader "
+                   "makes of one file (%lld left)", (long long)n, (long long)r->blocks_left);
+  if (ckd_mul(&span, n - 1, d) || ckd_add(&span, span, len) || ckd_add(&span, span, waddr))
+    return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "the blocks written end beyond address 2^63-1");
+  r->blocks_left -= n;
+  *b = (ir_blocks){(uint64_t)n, (uint64_t)len, 0, (uint64_t)d};
+  return CDAG_OK;
+}
+
+/* compute COST [reads SIZE at A | reads all] [writes SIZE at B [blocks N [stride D]]] [cpu C]
+   [nic N]. A computation of N blocks is loaded as N computations in a row, each writing one
+   block and reading what the whole one reads (the first has the cost, the label, cpu and
+   nic; the others cost 0): what they read and write together is the computation's, and
+   nothing comes between them. */
 static int read_compute(reader *r, const token *kw, const token *label) {
   int64_t cost, rlen = 0, raddr = 0, wlen = 0, waddr = 0;
   int32_t id = -1;
   int all = 0, seen_reads = 0, seen_writes = 0;
   const token *ahead;
   fields f;
+  ir_blocks b;
   int rc;
   if ((rc = next(r))) return rc;
   if ((rc = num_in(r, &r->tok, 0, 0, INT64_MAX, "a compute cost", &cost))) return rc;
@@ -789,13 +946,38 @@ static int read_compute(reader *r, const token *kw, const token *label) {
     if (rc) return rc;
   }
   if (rc) return rc;
-  if ((rc = read_fields(r, BIT(F_WAIT) | BIT(F_CPU) | BIT(F_NIC), "'reads', 'writes', 'cpu', 'nic' or end of line", &f)))
+  step_lists sl = {1, {0, 0}, {-1, -1}, {{0}, {0}}};
+  r->steps = &sl;
+  rc = read_fields(r, BIT(F_WAIT) | BIT(F_CPU) | BIT(F_NIC) | BIT(F_BLOCKS) | BIT(F_STRIDE),
+                   "'reads', 'writes', 'blocks', 'stride', 'steps', 'cpu', 'nic' or end of line", &f);
+  r->steps = NULL;
+  if (rc) return rc;
+  if (sl.len[S_TO] >= 0) {   /* blocks at listed steps: checked as compute_blocks checks a stride */
+    int64_t n;
+    if (!wlen) return rd_fail(r, CDAG_ERR_FORMAT, &sl.t[S_TO], "steps of a computation need its 'writes'");
+    if ((rc = field_in(r, &f, F_BLOCKS, 1, INT64_MAX, "a block count (at least 1)", 1, &n)) ||
+        (rc = steps_ok(r, &f, &sl, n, F_N, F_STRIDE)))
+      return rc;
+    if (wlen % n)
+      return rd_fail(r, CDAG_ERR_FORMAT, &f.t[F_BLOCKS], "%lld blocks do not divide the %lld bytes written",
+                     (long long)n, (long long)wlen);
+    b = (ir_blocks){(uint64_t)n, (uint64_t)(wlen / n), 0, 0};
+  } else if ((rc = compute_blocks(r, &f, wlen, waddr, &b))) {
     return rc;
-  rc = ir_add_compute(r->g, r->rank, (uint64_t)cost, (uint64_t)raddr, all ? IR_READS_ALL : (uint64_t)rlen,
-                      (uint64_t)waddr, (uint64_t)wlen, &id);
-  if ((rc = finish_op(r, rc, id, kw, label, &f))) return rc;
+  }
+  int64_t at = waddr;
+  for (uint64_t k = 0; k < b.n; k++) {
+    if (k && sl.len[S_TO] >= 0 && step_to(r, &sl, S_TO, (int64_t)k, 0, (int64_t)b.len, &at))
+      return rd_fail(r, CDAG_ERR_FORMAT, &f.t[F_BLOCKS], "block %lld written lies beyond 0..2^63-1", (long long)k);
+    if (k && sl.len[S_TO] < 0) at = waddr + (int64_t)(k * b.to);   /* compute_blocks checked the last */
+    rc = ir_add_compute(r->g, r->rank, k ? 0 : (uint64_t)cost, (uint64_t)raddr, all ? IR_READS_ALL : (uint64_t)rlen,
+                        (uint64_t)at, b.n > 1 ? b.len : (uint64_t)wlen, &id);
+    if (k == 0) rc = finish_op(r, rc, id, kw, label, &f);
+    else if (rc || (rc = ir_set_line(r->g, id, kw->line))) rc = rd_wrap(r, rc, kw);
+    if (rc) return rc;
+    if (wlen) note_range(r, (uint64_t)at, b.n > 1 ? b.len : (uint64_t)wlen);
+  }
   if (rlen) note_range(r, (uint64_t)raddr, (uint64_t)rlen);
-  if (wlen) note_range(r, (uint64_t)waddr, (uint64_t)wlen);
   return CDAG_OK;
 }
 
@@ -1366,6 +1548,7 @@ static int load_text(const char *buf, size_t len, const char *name, const ir_loa
   r.p = r.line_start = buf ? buf : "";
   r.end = r.p + len;
   r.line = 1;
+  r.blocks_left = o && o->max_blocks > 0 && o->max_blocks < IR_LOAD_MAX_BLOCKS ? o->max_blocks : IR_LOAD_MAX_BLOCKS;
   if (len >= 3 && !memcmp(r.p, "\xef\xbb\xbf", 3)) r.p = r.line_start = r.p + 3;  /* UTF-8 byte-order mark */
   r.goal_buffers = o ? o->goal_buffers : IR_GOAL_FOLLOW;
   r.max_ranks = o && o->max_ranks > 0 && o->max_ranks < IR_MAX_RANKS ? o->max_ranks : IR_MAX_RANKS;

@@ -135,6 +135,12 @@ __attribute__((format(printf, 2, 3))) static void ap(line_buf *b, const char *fm
   if (n > 0) b->len += (size_t)n;
 }
 
+/* `name s1 .. s(n-1)`: the steps between n blocks at addresses at[], either way. */
+static void ap_steps(line_buf *b, const char *name, const uint64_t *at, uint64_t n) {
+  ap(b, "%s", name);
+  for (uint64_t i = 1; i < n; i++) ap(b, " %lld", (long long)(int64_t)(at[i] - at[i - 1]));
+}
+
 /* A native collective call (collective.c), as docs/format.md spells it. */
 static void line_call(line_buf *b, const ir_call *c, int rank, const uint64_t *lists, int32_t members) {
   unsigned long long in = c->in, out = c->out, n = c->count;
@@ -213,8 +219,10 @@ size_t ir_format_line(char *buf, size_t cap, const char *label, const ir_line *l
       if (l->blocks > 1) {   /* strided: a stride equal to the block length is the default */
         unsigned long long len = bytes / l->blocks;
         ap(&b, " blocks %llu", (unsigned long long)l->blocks);
-        if (l->from_stride != len) ap(&b, " from_stride %llu", (unsigned long long)l->from_stride);
-        if (l->to_stride != len) ap(&b, " to_stride %llu", (unsigned long long)l->to_stride);
+        if (l->from_at) ap_steps(&b, " from_steps", l->from_at, l->blocks);
+        else if (l->from_stride != len) ap(&b, " from_stride %lld", (long long)(int64_t)l->from_stride);
+        if (l->to_at) ap_steps(&b, " to_steps", l->to_at, l->blocks);
+        else if (l->to_stride != len) ap(&b, " to_stride %lld", (long long)(int64_t)l->to_stride);
       }
       break;
     default:
@@ -226,6 +234,11 @@ size_t ir_format_line(char *buf, size_t cap, const char *label, const ir_line *l
       if (l->rlen == IR_READS_ALL) ap(&b, " reads all");
       else if (l->rlen) ap(&b, " reads %llub at 0x%llx", (unsigned long long)l->rlen, a2);
       if (l->wlen) ap(&b, " writes %llub at 0x%llx", (unsigned long long)l->wlen, a);
+      if (l->wlen && l->blocks > 1) {   /* blocks of a computation: a stride equal to their length is the default */
+        ap(&b, " blocks %llu", (unsigned long long)l->blocks);
+        if (l->to_at) ap_steps(&b, " steps", l->to_at, l->blocks);
+        else if (l->to_stride != l->wlen / l->blocks) ap(&b, " stride %llu", (unsigned long long)l->to_stride);
+      }
       break;
   }
   if (l->cpu >= 0) ap(&b, " cpu %d", l->cpu);

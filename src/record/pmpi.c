@@ -396,31 +396,43 @@ int ranges_add(ranges *r, uint64_t a, uint64_t l) {
   return 0;
 }
 
-/* The ranges r[i ..] of one length at one stride (at least the length): their number, the
-   blocks of one strided copy. */
+/* The distance from range i to range j, signed: blocks may run backwards (a datatype of
+   negative stride). */
+static int64_t dist(const ranges *r, int64_t i, int64_t j) { return (int64_t)(r->a[j] - r->a[i]); }
+static uint64_t mag(int64_t d) { return d < 0 ? 0 - (uint64_t)d : (uint64_t)d; }
+
+/* The ranges r[i ..] of one length at one stride, either way, at least the length: their
+   number, the blocks of one strided copy. */
 static int64_t run_at(const ranges *r, int64_t i) {
-  if (i + 1 >= r->n || r->l[i + 1] != r->l[i] || r->a[i + 1] < r->a[i] + r->l[i]) return 1;
-  uint64_t d = r->a[i + 1] - r->a[i];
-  int64_t j = i + 1;
-  while (j + 1 < r->n && r->l[j + 1] == r->l[i] && r->a[j + 1] - r->a[j] == d && r->a[j + 1] > r->a[j]) j++;
+  if (i + 1 >= r->n || r->l[i + 1] != r->l[i] || mag(dist(r, i, i + 1)) < r->l[i]) return 1;
+  int64_t d = dist(r, i, i + 1), j = i + 1;
+  while (j + 1 < r->n && r->l[j + 1] == r->l[i] && dist(r, j, j + 1) == d) j++;
   return j - i + 1;
+}
+
+/* The lowest byte of run r[i .. i + m) (a run_at) and its span to the end of the highest. */
+static uint64_t run_hull(const ranges *r, int64_t i, int64_t m, uint64_t *span) {
+  uint64_t lo = r->a[i] < r->a[i + m - 1] ? r->a[i] : r->a[i + m - 1];
+  uint64_t hi = r->a[i] < r->a[i + m - 1] ? r->a[i + m - 1] : r->a[i];
+  *span = hi - lo + r->l[i];
+  return lo;
 }
 
 /* The copies that pack ranges r[i ..]: their first *period ranges repeated K times (returned),
    range j of each repeat the same length as in the one before and D bytes after it (D at
-   least every length), so that range j of every repeat is one strided copy of K blocks: a
+   least every length, either way), so that range j of every repeat is one strided copy of K blocks: a
    vector of a struct, of an indexed type, of a vector (a datatype nested twice) packs with
    as many copies as the inner type has ranges, not one per range. Periods up to
    REC_MAX_PERIOD are tried, O(REC_MAX_PERIOD) per range; the one covering the most ranges
    per copy wins, period 1 (run_at) on ties; period 1, K 1 when nothing repeats. */
 enum { REC_MAX_PERIOD = 16 };
 static int64_t repeats_at(const ranges *r, int64_t i, int64_t p) {
-  if (i + p >= r->n || r->a[i + p] <= r->a[i]) return 1;
-  uint64_t d = r->a[i + p] - r->a[i];
+  if (i + p >= r->n) return 1;
+  int64_t d = dist(r, i, i + p);
   for (int64_t j = i; j < i + p; j++)
-    if (r->l[j] > d) return 1;
+    if (r->l[j] > mag(d)) return 1;
   int64_t j = i;
-  while (j + p < r->n && r->l[j + p] == r->l[j] && r->a[j + p] > r->a[j] && r->a[j + p] - r->a[j] == d) j++;
+  while (j + p < r->n && r->l[j + p] == r->l[j] && dist(r, j, j + p) == d) j++;
   return (j - i + p) / p;
 }
 
@@ -435,6 +447,25 @@ static int64_t period_at(const ranges *r, int64_t i, int64_t *period) {
     }
   }
   return best;
+}
+
+/* The copies that pack ranges r[i ..], one group of them: K repeats of a period of P ranges
+   (period_at) when they repeat REC_MIN_REPEATS times at least (a strided copy's line costs
+   what a dozen listed steps do); else, when the ranges of
+   r[i]'s length that follow it repeat no more, all of them up to the next that does, as one
+   copy of blocks at listed addresses (*listed 1, K blocks, P 1): an indexed datatype of
+   irregular displacements packs with a copy per run of one block length, not per block.
+   Returns the ranges the group covers. O(n * REC_MAX_PERIOD) for a message of n ranges. */
+enum { REC_MIN_REPEATS = 16 };
+static int64_t group_at(const ranges *r, int64_t i, int64_t *k, int64_t *p, int *listed) {
+  int64_t q, j = i + 1;
+  *k = period_at(r, i, p);
+  *listed = 0;
+  if (*k >= REC_MIN_REPEATS) return *k * *p;
+  while (j < r->n && r->l[j] == r->l[i] && period_at(r, j, &q) < REC_MIN_REPEATS) j++;
+  if (j - i < 2) return *k * *p;
+  *k = j - i, *p = 1, *listed = 1;
+  return *k;
 }
 
 typedef struct { ranges *r; uint64_t base; } layout_ctx;
@@ -462,10 +493,15 @@ int ranges_copies(ranges *r) {
   r->ncopies = 0;
   int sparse = 0;
   for (int64_t i = 0, m; i < r->n; i += m) {
+    uint64_t span;
     m = run_at(r, i);
-    sparse |= m > 1 && r->a[i + m - 1] - r->a[i] + r->l[i] > 8 * r->l[i] * (uint64_t)m;
+    run_hull(r, i, m, &span);
+    sparse |= m > 1 && span > 8 * r->l[i] * (uint64_t)m;
   }
-  for (int64_t i = 0, k, p; i < r->n; i += k * p, r->ncopies += p) k = period_at(r, i, &p);
+  for (int64_t i = 0, k, p; i < r->n; r->ncopies += p) {
+    int listed;
+    i += group_at(r, i, &k, &p, &listed);
+  }
   if (r->n > 1 && r->ncopies > REC_MAX_COPIES) {
     snprintf(R->layout_why, sizeof R->layout_why, "a message packed by more than %d copies (runs of one length at "
              "one stride are one)", REC_MAX_COPIES);
@@ -512,6 +548,9 @@ static void on_fix(void *ctx, const rec_fix *f) {
     l.rlen = IR_READS_ALL;
     l.wlen = f->bytes;
     l.addr = f->addr;
+    l.blocks = f->blocks;
+    l.to_stride = f->stride;
+    l.to_at = f->at;
     out_op(phase, f->seq, &l);
   } else if (f->kind == REC_FIX_REDUCE) {
     ir_line l = line_of(IR_REDUCE);
@@ -546,12 +585,15 @@ void check_sent(const ranges *r, uint64_t seq, const char *type) {
   if (r->n <= REC_MAX_COPIES) {
     for (int64_t i = 0; i < r->n; i++)
       rec_shadow_send(R->sh, r->a[i], r->l[i], seq, r->n == 1 ? type : NULL, on_fix, &R->phase);
-    return;
+  } else {
+    for (int64_t i = 0, m; i < r->n; i += m) {
+      uint64_t span, lo;
+      m = run_at(r, i);
+      lo = run_hull(r, i, m, &span);
+      rec_shadow_send(R->sh, lo, span, seq, NULL, on_fix, &R->phase);
+    }
   }
-  for (int64_t i = 0, m; i < r->n; i += m) {
-    m = run_at(r, i);
-    rec_shadow_send(R->sh, r->a[i], r->a[i + m - 1] - r->a[i] + r->l[i], seq, NULL, on_fix, &R->phase);
-  }
+  rec_shadow_flush(R->sh, on_fix, &R->phase);
 }
 
 /* A message of several ranges travels through a packing area: copies before a send,
@@ -563,14 +605,15 @@ uint64_t pack_area(uint64_t total) {
   return p;
 }
 
-/* The copies of period_at, strided where a period repeats: range j of a period goes to the
+/* The copies of group_at, strided where a period repeats: range j of a period goes to the
    same place of each repeat's contiguous bytes in the packing area, so its copy strides by
-   the period's bytes there. */
+   the period's bytes there; listed blocks go to the area one after the other. */
 void pack_copies(const ranges *r, uint64_t area, uint64_t first_seq, int to_area) {
   uint64_t off = 0, k = 0;
-  for (int64_t i = 0, m, p; i < r->n; i += m * p) {
-    m = period_at(r, i, &p);
-    uint64_t span = 0, d = m > 1 ? r->a[i + p] - r->a[i] : 0;
+  for (int64_t i = 0, m, p, n; i < r->n; i += n) {
+    int listed;
+    n = group_at(r, i, &m, &p, &listed);
+    uint64_t span = 0, d = m > 1 ? r->a[i + p] - r->a[i] : 0;   /* negative: two's complement */
     for (int64_t j = i; j < i + p; j++) span += r->l[j];
     for (int64_t j = i, at = 0; j < i + p; at += (int64_t)r->l[j], j++, k++) {
       uint64_t len = r->l[j], packed = m > 1 ? span : len;
@@ -581,13 +624,33 @@ void pack_copies(const ranges *r, uint64_t area, uint64_t first_seq, int to_area
       l.blocks = (uint64_t)m;
       l.from_stride = to_area ? (m > 1 ? d : len) : packed;
       l.to_stride = to_area ? packed : (m > 1 ? d : len);
+      if (listed) *(to_area ? &l.from_at : &l.to_at) = &r->a[i];
       out_op(R->phase, first_seq + k, &l);
     }
     off += span * (uint64_t)m;
   }
 }
 
-/* Records a send issued now; returns its position, 0 when nothing was recorded. */
+/* A hash of ranges r (their addresses and lengths). */
+static uint64_t ranges_hash(const ranges *r) {
+  uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)r->n;
+  for (int64_t i = 0; i < r->n; i++) h = ((h ^ r->a[i]) * 0x100000001b3ull ^ r->l[i]) * 0x100000001b3ull;
+  return h;
+}
+
+/* Is the message of ranges r (bytes, hash h) the last one packed, each of its bytes held
+   as that send noted them? Then its packing area still holds them (nothing else writes a
+   packing area), unless the program changed them since, which check_sent then finds. */
+static int packed_again(const ranges *r, uint64_t bytes, uint64_t h) {
+  if (!R->packed.n || R->packed.n != r->n || R->packed.hash != h || R->packed.bytes != bytes) return 0;
+  for (int64_t i = 0; i < r->n; i++)
+    if (!rec_shadow_held_since(R->sh, r->a[i], r->l[i], R->packed.seq)) return 0;
+  return 1;
+}
+
+/* Records a send issued now; returns its position, 0 when nothing was recorded. A message
+   that sends again, unchanged, what the last one packed sends from that one's packing
+   area, without copies (MPICH's pt2pt/sendself sends each buffer three times). */
 uint64_t record_send(const void *buf, int count, MPI_Datatype t, const held_type *held, int dest, int tag, MPI_Comm comm,
                      int call, int blocking) {
   if (!recording() || dest == MPI_PROC_NULL) return 0;
@@ -601,10 +664,19 @@ uint64_t record_send(const void *buf, int count, MPI_Datatype t, const held_type
     return 0;
   }
   uint64_t seq = next_seq(), addr = r->n ? r->a[0] : (uint64_t)(uintptr_t)buf;
+  uint64_t h = r->n > 1 ? ranges_hash(r) : 0, before[3], after[3];
+  int again = r->n > 1 && packed_again(r, bytes, h);
+  rec_shadow_counts(R->sh, before);
   check_sent(r, seq, type_name(t));
-  if (r->n > 1) {
+  rec_shadow_counts(R->sh, after);
+  again &= !memcmp(before, after, sizeof before);   /* nothing computed, reduced or copied into them */
+  if (r->n > 1 && again) {
+    addr = R->packed.area;
+    R->packed.seq = seq;
+  } else if (r->n > 1) {
     addr = pack_area(bytes);
     pack_copies(r, addr, seq - REC_SEQ_STEP / 4, 1);
+    R->packed.hash = h, R->packed.n = r->n, R->packed.bytes = bytes, R->packed.area = addr, R->packed.seq = seq;
   }
   ir_line l = line_of(IR_SEND);
   l.bytes = bytes;
@@ -821,6 +893,7 @@ void completed(const MPI_Request *rq, const int *which, int n, const MPI_Status 
 void phase_start(void) {
   R->active = 1;
   R->pack_next = 0;
+  R->packed.n = 0;
   rec_shadow_reset(R->sh);
   out("phase %d\n", R->phase);
 }

@@ -115,6 +115,8 @@ typedef struct {
   pend *p; int64_t np, pcap, *pfree, nfree, freecap;
   int next_comm_id;
   uint64_t pack_next;
+  struct { uint64_t hash, bytes, area, seq; int64_t n; } packed;   /* the last send packed (record_send):
+                                         its ranges' hash and count, bytes, area, position; n 0 none */
   size_t call_at[NCALLS];              /* where each call's count line ends (tally), 0 none */
   size_t unsup_at[NCALLS];             /* the same for `unsupported NAME N` */
   size_t oom_at[NOOM];                 /* and `out_of_memory KIND N` */

@@ -41,8 +41,10 @@
  *                                                SEQ (graph-file syntax, by the format's one
  *                                                writer, ir_format_line; send and recv carry
  *                                                `comm ID`, tags are the communicator's;
- *                                                local ops: reduce, copy, `compute COST
- *                                                reads all [writes S at A]`)
+ *                                                local ops: reduce, copy (strides of either
+ *                                                sign, or listed steps), `compute COST
+ *                                                reads all [writes S at A [blocks N stride
+ *                                                D | blocks N steps ..]]`)
  *   K SEQ lock|flush|unlock comm C               a passive-target epoch of this rank (origin o)
  *                                                on rank t, C = REC_PASSIVE_BASE + o * P + t:
  *                                                opened (MPI_Win_lock, or lock_all at its first
@@ -132,6 +134,9 @@ typedef struct {
   const char *type, *op;  /* REDUCE: the element type and op, format names */
   uint64_t count;         /* REDUCE: elements */
   uint64_t cost;          /* COMPUTE: ns */
+  uint64_t blocks, stride;   /* COMPUTE: bytes is `blocks` blocks at `stride` (> their length) from
+                                addr, or at the addresses `at`; blocks 1: one range */
+  const uint64_t *at;        /* COMPUTE: the blocks' addresses when at no one stride, else NULL */
 } rec_fix;
 typedef void (*rec_fix_fn)(void *ctx, const rec_fix *fix);
 
@@ -147,6 +152,10 @@ void rec_shadow_reset(rec_shadow *sh);
    the same type as the receives it folds, element-aligned. */
 void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, const char *type, rec_fix_fn fix,
                      void *ctx);
+/* Are the `len` bytes at `addr` all held as a send at position `seq` noted them, none
+   noted since (by a receive, a later send, a local operation)? Then a send that finds
+   them unchanged sends what that one did. O(log e + entries of the range). */
+int rec_shadow_held_since(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq);
 /* A receive (or a collective's output) wrote `len` bytes at `addr`, observed complete at
    position `done`: the recording holds these bytes there, and they may feed a reduction of
    elements of `type` (a format name: the message's MPI datatype; NULL: unknown). */
@@ -164,6 +173,10 @@ void rec_shadow_settle(rec_shadow *sh, uint64_t seq, int proven_only, rec_fix_fn
    nothing, when it is at least REC_COMPUTE_MIN_NS. Flushes the previous gap's first. */
 void rec_shadow_time(rec_shadow *sh, uint64_t seq, uint64_t ns, rec_fix_fn fix, void *ctx);
 void rec_shadow_time_flush(rec_shadow *sh, rec_fix_fn fix, void *ctx);
+/* Writes the computation gathered from the blocks of one length that the sends at one
+   position found computed (a buffer refilled block by block): the caller of
+   rec_shadow_send calls it once the message's ranges are all checked. */
+void rec_shadow_flush(rec_shadow *sh, rec_fix_fn fix, void *ctx);
 /* n consecutive positions right after the completion at `done`, for local operations
    that must come before any the shadow adds there (unpacking a derived datatype); 0 if
    the completion has no room left. */

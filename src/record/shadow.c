@@ -15,10 +15,13 @@
  *    all the rank holds (PMPI cannot see what it read) and writes them.
  * A range never seen whose bytes equal a receive completed in this phase is taken as a copy
  * of it (a tree broadcast that memcpy's what it received), unless every byte is the same.
- * Adjacent bytes a send needs computed are one computation. The time the rank spent since
- * its previous MPI call (rec_shadow_time) is the cost of the first computation written
- * before the call, or of a computation of its own that writes nothing, if it is at least
- * REC_COMPUTE_MIN_NS.
+ * Adjacent bytes a send needs computed are one computation; so are the blocks of one length
+ * that the ranges of one message need computed (a datatype's blocks the program refilled):
+ * at their stride, else at listed addresses, up to REC_CLASSES lengths gathered at once,
+ * written when the caller says the message is checked (rec_shadow_flush). The time the
+ * rank spent since its previous MPI call (rec_shadow_time) is the cost of the first
+ * computation written before the call, or of a computation of its own that writes nothing,
+ * if it is at least REC_COMPUTE_MIN_NS.
  * At a phase's end (rec_shadow_settle) the ranges held are compared once more; their buffers
  * may have been freed and the memory handed out again, to the recorder too. The memory the
  * shadow writes the rank's bytes into while comparing (the fold accumulator, the settle's
@@ -43,7 +46,8 @@
 #include "base/imap.h"
 #include "record/record.h"
 
-enum { REC_CANDIDATES = 64, ARENA_CHUNK = 1 << 22, MAX_INSERT = REC_SEQ_STEP / 2 - 1, MAX_BEFORE = REC_SEQ_STEP / 4 - 1 };
+/* REC_CLASSES: block lengths gathered at once (an indexed type's blocks alternate lengths). */
+enum { REC_CLASSES = 4, REC_CANDIDATES = 64, ARENA_CHUNK = 1 << 22, MAX_INSERT = REC_SEQ_STEP / 2 - 1, MAX_BEFORE = REC_SEQ_STEP / 4 - 1 };
 
 typedef struct {
   uint64_t start, len;
@@ -64,6 +68,15 @@ typedef struct {
 
 typedef struct { uint64_t seq; uint32_t used; } point;
 
+/* A computation of blocks of one length, gathered while a message's ranges are checked
+   one by one (a datatype's blocks the program refilled), written as one: at one stride
+   when they have one, else at the addresses listed. */
+typedef struct {
+  uint64_t len, cost, seq;   /* the blocks' length, the cost, the position it was given */
+  uint64_t *at;              /* the blocks' addresses, n of them (n 0: none gathered) */
+  int64_t n, cap;
+} cblocks;
+
 typedef struct chunk { struct chunk *next; size_t used, cap; uint8_t data[]; } chunk;
 
 /* Working memory of the shadow's own mapping, not the heap's: a chunk the program freed is
@@ -82,6 +95,8 @@ struct rec_shadow {
   uint64_t tseq, tns;      /* the time computed before position tseq, not yet written */
   uint64_t bseq; uint32_t bn;   /* computations written before position bseq so far (a
                                    message of several ranges is several sends at one) */
+  cblocks cb[REC_CLASSES]; /* the computations being gathered, one per block length, not yet
+                              written (n 0: none) */
   uint64_t counts[3];
   uint64_t oom[2];         /* out of memory: content not kept, ranges forgotten */
 };
@@ -134,6 +149,7 @@ void rec_shadow_reset(rec_shadow *sh) {
   sh->received = 0;
   sh->tseq = sh->tns = 0;
   sh->bseq = sh->bn = 0;
+  for (int k = 0; k < REC_CLASSES; k++) sh->cb[k].n = 0;
 }
 
 void rec_shadow_free(rec_shadow *sh) {
@@ -143,6 +159,7 @@ void rec_shadow_free(rec_shadow *sh) {
   free(sh->freed);
   free(sh->c);
   free(sh->p);
+  for (int k = 0; k < REC_CLASSES; k++) free(sh->cb[k].at);
   scratch_free(&sh->acc);
   free(sh);
 }
@@ -359,7 +376,7 @@ static int try_fold(rec_shadow *sh, const piece *pc, const uint8_t *old, const u
   for (int64_t i = 0; i < k; i++) {
     candidate *r = &sh->c[set[i]];
     rec_fix f = {REC_FIX_REDUCE, insert_seq(sh, r->point), pc->addr, n, r->addr + at[i], found.type, found.op,
-                 n / (uint64_t)found.size, 0};
+                 n / (uint64_t)found.size, 0, 0, 0, NULL};
     fix(ctx, &f);
   }
   sh->counts[REC_FIX_REDUCE] += (uint64_t)k;
@@ -379,7 +396,7 @@ static int try_copy(rec_shadow *sh, const piece *pc, const uint8_t *cur, const i
   for (int64_t i = k - 1; i >= 0; i--) {
     candidate *r = &sh->c[cand[i]];
     if ((at[i] == 0 && r->hash != h) || memcmp(r->content + at[i], cur, n) != 0 || !room(sh, &cand[i], 1)) continue;
-    rec_fix f = {REC_FIX_COPY, insert_seq(sh, r->point), pc->addr, n, r->addr + at[i], NULL, NULL, 0, 0};
+    rec_fix f = {REC_FIX_COPY, insert_seq(sh, r->point), pc->addr, n, r->addr + at[i], NULL, NULL, 0, 0, 0, 0, NULL};
     fix(ctx, &f);
     sh->counts[REC_FIX_COPY]++;
     return 1;
@@ -412,20 +429,70 @@ static int explain(rec_shadow *sh, const piece *pc, const uint8_t *cur, const ui
 
 /* ---- computations ---- */
 
-/* A computation that writes n bytes at addr before the send (or phase end) at `seq`: the
-   first of the gap carries the gap's time. */
-static void computed(rec_shadow *sh, uint64_t addr, uint64_t n, uint64_t seq, rec_fix_fn fix, void *ctx) {
-  uint64_t cost = 0;
-  if (sh->tseq == seq) cost = sh->tns, sh->tns = 0;
-  if (sh->bseq != seq) sh->bseq = seq, sh->bn = 0;
-  rec_fix f = {REC_FIX_COMPUTE, seq - REC_SEQ_STEP / 2 + ++sh->bn, addr, n, 0, NULL, NULL, 0, cost};
+/* Writes the computation gathered in c: at one stride (either sign; forwards from the lowest
+   block: the order of a computation's writes is no part of it, and adjacent blocks are one
+   range), else at the addresses listed. */
+static void flush_one(rec_shadow *sh, cblocks *c, rec_fix_fn fix, void *ctx) {
+  if (!c->n) return;
+  uint64_t n = (uint64_t)c->n, d = n > 1 ? c->at[1] - c->at[0] : 0, a = c->at[0];
+  int regular = 1;
+  for (uint64_t i = 2; i < n && regular; i++) regular = c->at[i] - c->at[i - 1] == d;
+  if (regular && n > 1 && (int64_t)d < 0) a = c->at[n - 1], d = 0 - d;
+  regular &= d >= c->len;   /* n 1: d 0 */
+  rec_fix f = {REC_FIX_COMPUTE, c->seq, a, n * c->len, 0, NULL, NULL, 0, c->cost, n, d, NULL};
+  if (n == 1 || (regular && d == c->len)) f.blocks = 1, f.stride = 0;   /* one range */
+  else if (!regular) f.addr = c->at[0], f.at = c->at, f.stride = 0;
+  c->n = 0;
   sh->counts[REC_FIX_COMPUTE]++;
   fix(ctx, &f);
 }
 
+void rec_shadow_flush(rec_shadow *sh, rec_fix_fn fix, void *ctx) {
+  for (int k = 0; k < REC_CLASSES; k++) flush_one(sh, &sh->cb[k], fix, ctx);
+}
+
+/* A computation that writes n bytes at addr before the send (or phase end) at `seq`: the
+   first of the gap carries the gap's time. Blocks before one position are gathered by
+   their length, up to REC_CLASSES lengths at once (a new one writes the oldest), into a
+   computation each (sh->cb); out of memory, they are written as they come. */
+static void computed(rec_shadow *sh, uint64_t addr, uint64_t n, uint64_t seq, rec_fix_fn fix, void *ctx) {
+  uint64_t cost = 0;
+  if (sh->tseq == seq) cost = sh->tns, sh->tns = 0;
+  cblocks *c = NULL, *unused = NULL, *oldest = NULL;
+  for (int k = 0; k < REC_CLASSES; k++) {
+    cblocks *x = &sh->cb[k];
+    if (x->n && !(x->seq + REC_SEQ_STEP / 2 > seq && x->seq < seq)) flush_one(sh, x, fix, ctx);   /* another position */
+    if (!x->n) {
+      if (!unused) unused = x;
+      continue;
+    }
+    if (x->len == n && !cost) c = x;
+    if (!oldest || x->seq < oldest->seq) oldest = x;
+  }
+  if (!c) {   /* a length not gathered: an unused class, else the oldest, written first */
+    c = unused ? unused : oldest;
+    flush_one(sh, c, fix, ctx);
+    if (sh->bseq != seq) sh->bseq = seq, sh->bn = 0;
+    c->len = n, c->cost = cost, c->seq = seq - REC_SEQ_STEP / 2 + ++sh->bn;
+  }
+  if (base_grow((void **)&c->at, c->n, &c->cap, 1, sizeof *c->at, "shadow")) {
+    uint64_t pos = c->seq;
+    flush_one(sh, c, fix, ctx);   /* its room is free again */
+    if (!c->cap) {   /* not even one: the computation alone */
+      rec_fix f = {REC_FIX_COMPUTE, pos, addr, n, 0, NULL, NULL, 0, cost, 1, 0, NULL};
+      sh->counts[REC_FIX_COMPUTE]++;
+      fix(ctx, &f);
+      return;
+    }
+    if (sh->bseq != seq) sh->bseq = seq, sh->bn = 0;
+    c->len = n, c->cost = 0, c->seq = seq - REC_SEQ_STEP / 2 + ++sh->bn;
+  }
+  c->at[c->n++] = addr;
+}
+
 void rec_shadow_time_flush(rec_shadow *sh, rec_fix_fn fix, void *ctx) {
   if (sh->tns >= REC_COMPUTE_MIN_NS) {
-    rec_fix f = {REC_FIX_COMPUTE, sh->tseq - REC_SEQ_STEP / 2, 0, 0, 0, NULL, NULL, 0, sh->tns};
+    rec_fix f = {REC_FIX_COMPUTE, sh->tseq - REC_SEQ_STEP / 2, 0, 0, 0, NULL, NULL, 0, sh->tns, 0, 0, NULL};
     fix(ctx, &f);
   }
   sh->tns = 0;
@@ -499,6 +566,16 @@ void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, 
   note(sh, addr, len, seq, type, 0);
 }
 
+int rec_shadow_held_since(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq) {
+  uint64_t pos = addr, end = addr + len;
+  for (int64_t i = first_overlap(sh, addr); pos < end && i >= 0 && sh->e[i].start <= pos; i = next_entry(sh, i)) {
+    const entry *x = &sh->e[i];
+    if (x->seq != seq || x->from_recv || x->start + x->len <= pos) return 0;
+    pos = x->start + x->len;
+  }
+  return pos >= end;
+}
+
 /* Reads n bytes of this process at addr into buf without faulting if they are gone (a
    buffer freed since the recording saw it): 0, or -1. */
 static int read_own(uint64_t addr, uint64_t n, uint8_t *buf) {
@@ -540,6 +617,7 @@ void rec_shadow_settle(rec_shadow *sh, uint64_t seq, int proven_only, rec_fix_fn
     computed(sh, x.start, x.len, seq, fix, ctx);
   }
   scratch_free(&rd);
+  rec_shadow_flush(sh, fix, ctx);
   rec_shadow_time_flush(sh, fix, ctx);   /* the phase ends: its last gap's time */
 }
 

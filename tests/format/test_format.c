@@ -267,6 +267,61 @@ START_TEST(test_round_trip_strided) {
 }
 END_TEST
 
+/* Blocks the loader makes an op each of: a computation's blocks at a stride or at listed
+   steps, a copy at listed steps or at strides of both signs; strides both negative turn
+   forwards from the last block. The line writer writes them as the recorder does (negative
+   strides signed, listed blocks as steps), and what it writes loads as the same ops. */
+START_TEST(test_blocks_expanded) {
+  const char *text = "num_ranks 1\nrank 0 {\n"
+                     "  c1: compute 7 reads all writes 48b at 0x1000 blocks 3 stride 32\n"
+                     "  compute 0 reads all writes 48b at 0x2000 blocks 3 steps 40 -100\n"
+                     "  back: copy 32b from 0x3030 to 0x4030 blocks 4 from_stride -16 to_stride -16\n"
+                     "  copy 24b from 0x5000 to 0x6040 blocks 3 to_stride -32\n"
+                     "  copy 24b from 0x7000 to 0x8000 blocks 3 from_steps 100 -50\n"
+                     "}\n";
+  cdag_graph *g = load_str(text, 0);
+  ck_assert_int_eq(g->nops, 3 + 3 + 1 + 3 + 3);
+  const uint64_t waddr[6] = {0x1000, 0x1020, 0x1040, 0x2000, 0x2028, 0x2028 - 100};
+  for (int i = 0; i < 6; i++) {
+    ck_assert(ir_is_compute(g, i) && ir_reads_all(g, i));
+    ck_assert_uint_eq(g->addr[i], waddr[i]);
+    ck_assert_uint_eq(g->cw_len[i], 16);
+    ck_assert_uint_eq(g->bytes[i], i == 0 ? 7 : 0);   /* the cost on the first block */
+  }
+  ck_assert_str_eq(ir_label(g, 0), "c1");
+  ck_assert_ptr_null(ir_label(g, 1));
+  ir_blocks k = ir_copy_blocks(g, 6);   /* backwards on both sides: one strided copy from the last */
+  ck_assert(k.n == 4 && k.len == 8 && k.from == 16 && k.to == 16);
+  ck_assert(g->addr2[6] == 0x3000 && g->addr[6] == 0x4000);
+  const uint64_t src[6] = {0x5000, 0x5008, 0x5010, 0x7000, 0x7064, 0x7064 - 50};
+  const uint64_t dst[6] = {0x6040, 0x6020, 0x6000, 0x8000, 0x8008, 0x8010};
+  for (int i = 0; i < 6; i++) {
+    ck_assert(g->kind[7 + i] == IR_COPY && !ir_is_strided(g, 7 + i));
+    ck_assert(g->addr2[7 + i] == src[i] && g->addr[7 + i] == dst[i] && g->bytes[7 + i] == 8);
+  }
+  ir_graph_free(g);
+  /* the writer's forms of them load as the same ops */
+  uint64_t at[3] = {0x2000, 0x2028, 0x2028 - 100}, from[3] = {0x7000, 0x7064, 0x7064 - 50};
+  ir_line c = {.kind = IR_CALC, .bytes = 0, .rlen = IR_READS_ALL, .wlen = 48, .addr = 0x2000, .blocks = 3, .to_at = at,
+               .seg = -1, .cpu = -1, .nic = -1, .comm = -1};
+  ir_line s1 = {.kind = IR_CALC, .bytes = 7, .rlen = IR_READS_ALL, .wlen = 48, .addr = 0x1000, .blocks = 3,
+                .to_stride = 32, .seg = -1, .cpu = -1, .nic = -1, .comm = -1};
+  ir_line neg = {.kind = IR_COPY, .bytes = 24, .addr2 = 0x5000, .addr = 0x6040, .blocks = 3, .from_stride = 8,
+                 .to_stride = (uint64_t)-32, .seg = -1, .cpu = -1, .nic = -1, .comm = -1};
+  ir_line lst = {.kind = IR_COPY, .bytes = 24, .addr2 = 0x7000, .addr = 0x8000, .blocks = 3, .from_at = from,
+                 .to_stride = 8, .seg = -1, .cpu = -1, .nic = -1, .comm = -1};
+  char b1[128], b2[128], b3[128], b4[128];
+  ir_format_line(b1, sizeof b1, NULL, &s1);
+  ck_assert_str_eq(b1, "compute 7 reads all writes 48b at 0x1000 blocks 3 stride 32");
+  ir_format_line(b2, sizeof b2, NULL, &c);
+  ck_assert_str_eq(b2, "compute 0 reads all writes 48b at 0x2000 blocks 3 steps 40 -100");
+  ir_format_line(b3, sizeof b3, NULL, &neg);
+  ck_assert_str_eq(b3, "copy 24b from 0x5000 to 0x6040 blocks 3 to_stride -32");
+  ir_format_line(b4, sizeof b4, NULL, &lst);
+  ck_assert_str_eq(b4, "copy 24b from 0x7000 to 0x8000 blocks 3 from_steps 100 -50");
+}
+END_TEST
+
 /* Labels that are not identifiers are saved spelled as one ("halo north" as halo_north, a
    taken name with a suffix), repeated ones on one rank are replaced; the graph is otherwise
    kept. */
@@ -712,6 +767,7 @@ Suite *cdag_format_suite(void) {
   tcase_add_test(tc, test_line_writer);
   tcase_add_test(tc, test_round_trip_unfinalized);
   tcase_add_test(tc, test_round_trip_strided);
+  tcase_add_test(tc, test_blocks_expanded);
   tcase_add_test(tc, test_round_trip_text_fixpoint);
   tcase_add_test(tc, test_round_trip_odd_labels);
   tcase_add_test(tc, test_public_save_load);

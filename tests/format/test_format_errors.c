@@ -91,12 +91,41 @@ static const bad_case cases[] = {
   {HEAD "  copy 8b to 0x10\n}\n", CDAG_ERR_FORMAT, 3, 18, {"expected 'from'", "end of line"}},
   {HEAD "  copy 8b from 0x10 to 0x14\n}\n", CDAG_ERR_FORMAT, 3, 3, {"copy source and destination overlap"}},
   {HEAD "  copy 8b from 0x10 to 0x40 in 0\n}\n", CDAG_ERR_FORMAT, 3, 29,
-   {"expected 'from', 'to', 'blocks', 'from_stride', 'to_stride', 'cpu', 'nic'", "'in'"}},
+   {"expected 'from', 'to', 'blocks', 'from_stride', 'to_stride', 'from_steps', 'to_steps', 'cpu', 'nic'", "'in'"}},
   /* strided copies */
   {HEAD "  copy 30b from 0x10 to 0x1000 blocks 4\n}\n", CDAG_ERR_FORMAT, 3, 39, {"4 blocks do not divide the copy's 30 bytes"}},
   {HEAD "  copy 32b from 0x10 to 0x1000 blocks 0\n}\n", CDAG_ERR_FORMAT, 3, 39, {"expected a block count (at least 1)", "'0'"}},
   {HEAD "  copy 32b from 0x10 to 0x1000 blocks 4 from_stride 4\n}\n", CDAG_ERR_FORMAT, 3, 53,
+   {"expected a stride (at least the block length 8, or at most minus it)", "'4'"}},
+  {HEAD "  copy 32b from 0x10 to 0x1000 blocks 4 from_stride -4\n}\n", CDAG_ERR_FORMAT, 3, 53,
+   {"expected a stride (at least the block length 8, or at most minus it)", "'-4'"}},
+  {HEAD "  copy 32b from 0x10 to 0x1000 blocks 4 from_stride -16\n}\n", CDAG_ERR_FORMAT, 3, 39,
+   {"the copy's blocks reach beyond 0..2^63-1"}},
+  {HEAD "  copy 100000000b from 0x10000000 to 0x1000 blocks 100000000 from_stride -1\n}\n", CDAG_ERR_FORMAT, 3, 52,
+   {"100000000 blocks of a copy with strides of both signs: more operations of blocks than the loader makes of one "
+    "file (67108864 left)"}},
+  {HEAD "  copy 64b from 0x1000 to 0x2000 blocks 4 from_steps 16 16\n}\n", CDAG_ERR_FORMAT, 3, 43,
+   {"4 blocks need 3 steps, found 2"}},
+  {HEAD "  copy 64b from 0x1000 to 0x2000 blocks 4 from_stride 16 from_steps 16 16 16\n}\n", CDAG_ERR_FORMAT, 3, 58,
+   {"'from_stride' and 'from_steps' both given"}},
+  {HEAD "  copy 64b from 0x1000 to 0x2000 to_steps 16\n}\n", CDAG_ERR_FORMAT, 3, 34, {"steps need 'blocks'"}},
+  {HEAD "  copy 32b from 0x10 to 0x2000 blocks 2 from_steps -32\n}\n", CDAG_ERR_FORMAT, 3, 39,
+   {"block 1 of the copy lies beyond 0..2^63-1"}},
+  /* computations of blocks */
+  {HEAD "  compute 0 writes 30b at 0x10 blocks 4\n}\n", CDAG_ERR_FORMAT, 3, 39, {"4 blocks do not divide the 30 bytes written"}},
+  {HEAD "  compute 0 writes 32b at 0x10 blocks 4 stride 4\n}\n", CDAG_ERR_FORMAT, 3, 48,
    {"expected a stride (at least the block length)", "'4'"}},
+  {HEAD "  compute 0 reads all blocks 2\n}\n", CDAG_ERR_FORMAT, 3, 30, {"'blocks' of a computation need its 'writes'"}},
+  {HEAD "  compute 0 writes 32b at 0x10 stride 16\n}\n", CDAG_ERR_FORMAT, 3, 39, {"a stride needs 'blocks'"}},
+  {HEAD "  compute 0 writes 100000000b at 0x10 blocks 100000000\n}\n", CDAG_ERR_FORMAT, 3, 46,
+   {"100000000 blocks: more operations of blocks than the loader makes of one file (67108864 left)"}},
+  {HEAD "  compute 0 reads all writes 32b at 0x10 blocks 2 steps 16 16\n}\n", CDAG_ERR_FORMAT, 3, 51,
+   {"2 blocks need 1 steps, found 2"}},
+  {HEAD "  compute 0 reads all writes 32b at 0x10 blocks 2 stride 16 steps 16\n}\n", CDAG_ERR_FORMAT, 3, 61,
+   {"'stride' and 'steps' both given"}},
+  {HEAD "  compute 0 reads all steps 16\n}\n", CDAG_ERR_FORMAT, 3, 23, {"steps of a computation need its 'writes'"}},
+  {HEAD "  compute 0 writes 32b at 0x7ffffffffffffff0 blocks 2 stride 16\n}\n", CDAG_ERR_FORMAT, 3, 53,
+   {"the blocks written end beyond address 2^63-1"}},
   {HEAD "  copy 32b from 0x10 to 0x1000 to_stride 16\n}\n", CDAG_ERR_FORMAT, 3, 42, {"a stride needs 'blocks'"}},
   {HEAD "  copy 32b from 0x10 to 0x1000 blocks 4 blocks 4\n}\n", CDAG_ERR_FORMAT, 3, 41, {"duplicate 'blocks'"}},
   {HEAD "  copy 32b from 0x1000 to 0x1008 blocks 4 from_stride 16\n}\n", CDAG_ERR_FORMAT, 3, 3,
@@ -165,7 +194,7 @@ END_TEST
 /* --goal-buffers=fresh needs address space above the explicit addresses. */
 START_TEST(test_fresh_buffers_exhausted) {
   const char *t = HEAD "  send 0x7ffffffffffff000 b to 1 addr 0x10\n  send 0x100000 b to 1\n}\n";
-  ir_load_opts o = {IR_GOAL_FRESH, 0};
+  ir_load_opts o = {IR_GOAL_FRESH, 0, 0};
   cdag_graph *g = NULL;
   ck_assert_int_eq(ir_load_mem(t, strlen(t), "f.goal", &o, &g), CDAG_ERR_FORMAT);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "f.goal:4:"));
@@ -177,10 +206,29 @@ START_TEST(test_fresh_buffers_exhausted) {
 }
 END_TEST
 
+/* max_blocks (used by the fuzzers) bounds the ops the loader makes of blocks, all lines
+   together. */
+START_TEST(test_max_blocks) {
+  const char *t = "num_ranks 1\nrank 0 {\n  compute 0 reads all writes 64b at 0x0 blocks 8\n"
+                  "  copy 24b from 0x100 to 0x200 blocks 3 to_steps 8 8\n}\n";
+  ir_load_opts o = {0, 0, 11};
+  cdag_graph *g = NULL;
+  ck_assert_int_eq(ir_load_mem(t, strlen(t), "b", &o, &g), CDAG_OK);
+  ck_assert_int_eq(g->nops, 11);
+  ir_graph_free(g);
+  g = NULL;
+  o.max_blocks = 10;
+  ck_assert_int_eq(ir_load_mem(t, strlen(t), "b", &o, &g), CDAG_ERR_FORMAT);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "b:4:39: 3 listed blocks: more operations of blocks than the loader "
+                                                     "makes of one file (2 left)"));
+  ck_assert_ptr_null(g);
+}
+END_TEST
+
 /* max_ranks (used by the fuzzers) bounds num_ranks. */
 START_TEST(test_max_ranks) {
   const char *t = "num_ranks 5000\n";
-  ir_load_opts o = {0, 4096};
+  ir_load_opts o = {0, 4096, 0};
   cdag_graph *g = NULL;
   ck_assert_int_eq(ir_load_mem(t, strlen(t), "m.goal", &o, &g), CDAG_ERR_FORMAT);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "m.goal:1:11: expected a number of ranks in 1..4096"));
@@ -226,7 +274,7 @@ END_TEST
 START_TEST(test_idle_ranks_refused) {
   const char *text = "num_ranks 1073741824\nrank 0 {\n  send 8b to 1\n}\nrank 1 {\n  recv 8b from 0\n}\n";
   cdag_graph *g = NULL;
-  ir_load_opts o = {0, IR_MAX_RANKS};
+  ir_load_opts o = {0, IR_MAX_RANKS, 0};
   ck_assert_int_eq(ir_load_mem(text, strlen(text), "big.cdag", &o, &g), CDAG_ERR_UNSUPPORTED);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "1073741824 ranks but only 2 operations"));
   ck_assert_ptr_null(g);
@@ -261,7 +309,7 @@ START_TEST(test_regressions) {
     char path[1024];
     snprintf(path, sizeof path, "%s/regress/%s", CDAG_TEST_DATA, e->d_name);
     for (int fresh = 0; fresh < 2; fresh++) {
-      ir_load_opts o = {fresh, 4096};
+      ir_load_opts o = {fresh, 4096, 0};
       cdag_graph *g = NULL;
       int rc = ir_load_file(path, &o, &g);
       if (rc != CDAG_OK) {
@@ -296,6 +344,7 @@ Suite *cdag_format_errors_suite(void) {
   tcase_add_test(tc, test_first_error_wins);
   tcase_add_test(tc, test_fresh_buffers_exhausted);
   tcase_add_test(tc, test_max_ranks);
+  tcase_add_test(tc, test_max_blocks);
   tcase_add_test(tc, test_io_and_arguments);
   suite_add_tcase(s, tc);
   tc = tcase_create("regress");
