@@ -1527,7 +1527,7 @@ int ir_load_mem(const char *buf, size_t len, const char *name, const ir_load_opt
   if (!buf && len) return cdag__error(CDAG_ERR_ARG, "buffer is NULL");
   char *unfolded = NULL;
   size_t ulen = 0;
-  if (!has_folded(buf, buf + len)) return load_text(buf, len, name, o, g);
+  if (!buf || !has_folded(buf, buf + len)) return load_text(buf, len, name, o, g);
   int rc = ir_ranks_unfold(buf, len, &unfolded, &ulen);
   if (rc) {
     char msg[512];
