@@ -50,7 +50,7 @@ typedef struct {
 struct rec_distinct {
   const char *dir, *command;
   int nprocs;
-  int fold_ranks;          /* store the ranks of each phase folded (ranks.c) */
+  int fold_ranks;          /* store the ranks of each phase folded (format.h: ir_ranks_fold) */
   distinct *d; int64_t nd, dcap;
   int64_t *slot; int64_t nslot;                   /* open addressing by skeleton hash: distinct + 1, 0 free */
   /* the open run: distinct phase k repeated n times */
