@@ -351,16 +351,34 @@ static int plan_again(cdag_graph *g, const cdag_options *opts, const pipeline_tu
    behind make the plan send those bytes twice (stage_mark_delivered). The graph is planned
    again with those ops a stage after the messages, reading the bytes where they landed; the
    cheaper plan runs (a tie keeps *p), and a note gives both prices. */
+/* g's stage marks as they were before the second planning (saved: a copy, or NULL when g had
+   none), put back when that planning is not kept: its own cuts (mixed reductions it met)
+   must not outlive it. */
+static void restore_cuts(cdag_graph *g, uint8_t *saved) {
+  if (saved && g->cut) memcpy(g->cut, saved, (size_t)g->nops);
+  else if (!saved) {
+    free(g->cut);
+    g->cut = NULL;
+  }
+  free(saved);
+}
+
 static int try_delivered(cdag_graph *g, const cdag_options *opts, const pipeline_tune *t, const det_pricer *pr,
                          double written, cdag_plan **p) {
   int64_t n = 0;
   if (!(*p)->chosen->price.priced || (*p)->as_written == DET_WRITTEN_EXACT) return CDAG_OK;
+  uint8_t *saved = g->cut ? malloc((size_t)(g->nops ? g->nops : 1)) : NULL;
+  if (g->cut && !saved) return CDAG_NOMEM("stages");
+  if (saved) memcpy(saved, g->cut, (size_t)g->nops);
   int rc = stage_mark_delivered(g, &n);
-  if (rc != CDAG_OK || !n) return rc;
+  if (rc != CDAG_OK || !n) {
+    restore_cuts(g, saved);
+    return rc;
+  }
   cdag_plan *alt = NULL;
   rc = plan_again(g, opts, t, pr, written, &alt);
   if (rc == CDAG_ERR_NOMEM) {
-    stage_unmark_delivered(g);
+    restore_cuts(g, saved);
     return rc;
   }
   const char *what = n > 1 ? "local reductions and copies read" : "local reduction or copy reads";
@@ -369,9 +387,10 @@ static int try_delivered(cdag_graph *g, const cdag_options *opts, const pipeline
                    "otherwise (those bytes sent again as their inputs)", (long long)n, what, runs_us(alt), runs_us(*p));
     cdag_plan_free(p);
     *p = alt;
+    free(saved);   /* the marks now describe the plan that runs (cdag model cuts g again by them) */
     return rc;
   }
-  stage_unmark_delivered(g);
+  restore_cuts(g, saved);
   if (rc == CDAG_OK && alt->chosen->price.priced)
     rc = plan_note(*p, "%lld %s bytes messages deliver: reading them where they land, a stage after the messages, "
                    "would cost %.3f us, against %.3f us as planned", (long long)n, what, runs_us(alt),

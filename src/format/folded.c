@@ -16,12 +16,12 @@
  * full, so a 1,000-process stencil stores the few blocks that differ by more than this
  * (a grid's edges) and a line per other rank. Cost: linear in the text, and a sort of each
  * folded rank's addresses. */
+#include <Judy.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <errno.h>
 
 #include "base/alloc.h"
 #include "base/error.h"
@@ -382,11 +382,35 @@ static int number(const char **q, const char *e, int hex, int sign, uint64_t *v)
 }
 
 /* One `rank R like M ...` line (l, its number ln) unfolded from M's block. */
-static int unfold_like(sbuf *o, const rtext *t, const rline *l, int64_t ln, const int64_t *blk_of_rank, int newline) {
+/* Rank -> its block (>= 0), -2 given by a `like` line, -1 not yet: sparse, so a file naming
+   2^31 ranks and giving three costs three entries. */
+static int64_t blk_get(Pvoid_t blk, long r) {
+  PWord_t pv = (PWord_t)JudyLGet(blk, (Word_t)r, PJE0);
+  return pv ? (int64_t)*pv : -1;
+}
+
+static int blk_put(Pvoid_t *blk, long r, int64_t v) {
+  PWord_t pv = (PWord_t)JudyLIns(blk, (Word_t)r, PJE0);
+  if (pv == PJERR) return CDAG_NOMEM("ranks of a phase");
+  *pv = (Word_t)v;
+  return CDAG_OK;
+}
+
+/* The most text a folded file of len bytes may unfold to: 1024 times its size and 64 MiB
+   more, and never above IR_UNFOLD_MAX (a like line copies a whole block: a small file could
+   otherwise ask for gigabytes). */
+static size_t unfold_limit(size_t len) {
+  size_t lim = (size_t)64 << 20;
+  if (len < (IR_UNFOLD_MAX - lim) / 1024) lim += 1024 * len;
+  else lim = IR_UNFOLD_MAX;
+  return lim < IR_UNFOLD_MAX ? lim : IR_UNFOLD_MAX;
+}
+
+static int unfold_like(sbuf *o, const rtext *t, const rline *l, int64_t ln, Pvoid_t blk, size_t limit, int newline) {
   long r = -1, m = -1;
   const char *q = NULL, *e = l->e;
   like_of(l, &r, &m, &q);
-  if (r < 0 || r >= t->nprocs || m < 0 || m >= t->nprocs || blk_of_rank[m] < 0)
+  if (r < 0 || r >= t->nprocs || m < 0 || m >= t->nprocs || blk_get(blk, m) < 0)
     return cdag__error(CDAG_ERR_FORMAT, "line %lld: `rank R like M` of no rank written in full before it", (long long)ln + 1);
   int64_t n = 0;
   for (const char *x = q; x < e; x++) n += *x == ' ';
@@ -411,10 +435,10 @@ static int unfold_like(sbuf *o, const rtext *t, const rline *l, int64_t ln, cons
     if (!ok) rc = cdag__error(CDAG_ERR_FORMAT, "line %lld: `rank %ld like %ld`: not ` a LO HI D` ranges in order, then ` t T D` tokens in order",
                               (long long)ln + 1, r, m);
   }
-  const rblock *mb = &t->b[blk_of_rank[m]];
-  if (!rc && o->n + (size_t)(t->l[mb->last].e - t->l[mb->first].p) + 64 > IR_UNFOLD_MAX)
-    rc = cdag__error(CDAG_ERR_FORMAT, "line %lld: the folded ranks unfold to more than %llu GiB of text", (long long)ln + 1,
-                     (unsigned long long)(IR_UNFOLD_MAX >> 30));
+  const rblock *mb = &t->b[blk_get(blk, m)];
+  if (!rc && o->n + (size_t)(t->l[mb->last].e - t->l[mb->first].p) + 64 > limit)
+    rc = cdag__error(CDAG_ERR_FORMAT, "line %lld: the folded ranks unfold to more than %llu MiB of text (1024 times "
+                     "the file and 64 MiB)", (long long)ln + 1, (unsigned long long)(limit >> 20));
   unfold_ctx c = {o, (int)r, t->nprocs, lo, hi, d, nr, tt, td, nt, 0, 0};
   char head[48];
   if (!rc) rc = put(o, head, (size_t)snprintf(head, sizeof head, "rank %ld {\n", r));
@@ -431,18 +455,17 @@ int ir_ranks_unfold(const char *text, size_t len, char **out, size_t *outlen) {
   *out = NULL, *outlen = 0;
   rtext t;
   int rc = parse(text, len, 0, &t);
-  int64_t *blk = rc || !t.nprocs ? NULL : malloc((size_t)t.nprocs * sizeof *blk);
-  if (!rc && t.nprocs && !blk) rc = CDAG_NOMEM("ranks of a phase");
-  for (int i = 0; blk && i < t.nprocs; i++) blk[i] = -1;
+  Pvoid_t blk = NULL;
+  size_t limit = unfold_limit(len);
   int folded = 0;
   long r, m;
   const char *rest;
-  for (int64_t i = 0; !rc && blk && i < t.nl; i++) folded |= like_of(&t.l[i], &r, &m, &rest);
+  for (int64_t i = 0; !rc && t.nprocs && i < t.nl; i++) folded |= like_of(&t.l[i], &r, &m, &rest);
   sbuf o = {0};
   for (int64_t i = 0, k = 0; !rc && folded && i < t.nl; i++) {
     const rline *l = &t.l[i];
     if (k < t.nb && i == t.b[k].first) {   /* a block in full: as it is, and a model */
-      if (blk[t.b[k].rank] == -1) blk[t.b[k].rank] = k;
+      if (blk_get(blk, t.b[k].rank) == -1) rc = blk_put(&blk, t.b[k].rank, k);
       for (; i <= t.b[k].last && !rc; i++) {
         rc = put(&o, t.l[i].p, (size_t)(t.l[i].e - t.l[i].p));
         if (!rc && t.l[i].e < text + len) rc = put(&o, "\n", 1);
@@ -451,16 +474,20 @@ int ir_ranks_unfold(const char *text, size_t len, char **out, size_t *outlen) {
       continue;
     }
     if (like_of(l, &r, &m, &rest)) {
-      if (r >= 0 && r < t.nprocs && blk[r] != -1)   /* each rank once, so the text grows by at most num_ranks blocks */
+      if (r >= 0 && r < t.nprocs && blk_get(blk, r) != -1)   /* each rank once */
         rc = cdag__error(CDAG_ERR_FORMAT, "line %lld: rank %ld was given before", (long long)i + 1, r);
-      else rc = unfold_like(&o, &t, l, i, blk, l->e < text + len);
-      if (!rc) blk[r] = -2;   /* given, not a model */
+      else rc = unfold_like(&o, &t, l, i, blk, limit, l->e < text + len);
+      if (!rc && o.n > limit)   /* tokens grow on the way out (0x0 + D): the text as written */
+        rc = cdag__error(CDAG_ERR_FORMAT, "line %lld: the folded ranks unfold to more than %llu MiB of text (1024 "
+                         "times the file and 64 MiB)", (long long)i + 1, (unsigned long long)(limit >> 20));
+      if (!rc) rc = blk_put(&blk, r, -2);   /* given, not a model */
       continue;
     }
     rc = put(&o, l->p, (size_t)(l->e - l->p));
     if (!rc && l->e < text + len) rc = put(&o, "\n", 1);
   }
-  free(blk);
+  Word_t freed = JudyLFreeArray(&blk, PJE0);
+  (void)freed;
   rtext_free(&t);
   if (rc || !folded) return free(o.s), rc;
   *out = o.s, *outlen = o.n;

@@ -112,7 +112,8 @@ int ir_ranks_fold(const char *text, size_t len, char **out, size_t *outlen);
 /* The text of a folded phase file unfolded, byte for byte what was folded; *out NULL when
    the text has no folded rank (use it as it is). Errors name the line. */
 int ir_ranks_unfold(const char *text, size_t len, char **out, size_t *outlen);
-/* The most text a folded file may unfold to (CDAG_ERR_FORMAT beyond): 16 GiB. */
+/* The most text a folded file may unfold to (CDAG_ERR_FORMAT beyond): 1024 times its size
+   and 64 MiB more, at most IR_UNFOLD_MAX. */
 #define IR_UNFOLD_MAX ((size_t)1 << 34)
 
 #endif

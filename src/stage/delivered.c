@@ -70,8 +70,3 @@ int stage_mark_delivered(cdag_graph *g, int64_t *n) {
   base_imap_clear(&m);
   return rc;
 }
-
-void stage_unmark_delivered(cdag_graph *g) {
-  for (int64_t op = 0; g->cut && op < g->nops; op++)
-    if (g->cut[op] == IR_CUT_DELIVERED) g->cut[op] = IR_CUT_NONE;
-}

@@ -92,9 +92,8 @@ void stage_steps_free(stage_steps *st);
    native call, not cut yet) that reads bytes an earlier receive from another rank wrote, outside
    scratch: bytes the plan delivers as results anyway, which the SST would otherwise trace to
    their origin and send a second time as the op's input (delivered.c). *n: how many were
-   marked. stage_unmark_delivered takes the marks back. O(n log n). */
+   marked (the caller saves g->cut to take them back). O(n log n). */
 int stage_mark_delivered(cdag_graph *g, int64_t *n);
-void stage_unmark_delivered(cdag_graph *g);
 
 /* The level of every op of finalized g (levels.c; the rules above): lvl[op] is the stage of a
    communication op, the stage a computation runs after (-1: before the first). */
