@@ -107,8 +107,18 @@ static int64_t decimal(const char *p, const char *e, int64_t limit) {
 
 static int word_is(const char *p, size_t n, const char *w) { return n == strlen(w) && !memcmp(p, w, n); }
 
+/* The line without its indentation and trailing blanks (a file written by hand, CRLF lines). */
+static rline trimmed(const rline *l) {
+  rline t = *l;
+  while (t.p < t.e && (*t.p == ' ' || *t.p == '\t')) t.p++;
+  while (t.e > t.p && (t.e[-1] == ' ' || t.e[-1] == '\t' || t.e[-1] == '\r')) t.e--;
+  return t;
+}
+
 /* The rank of a line `rank R {`, or -1. */
-static int block_open(const rline *l, int nprocs) {
+static int block_open(const rline *line, int nprocs) {
+  rline t = trimmed(line);
+  const rline *l = &t;
   size_t n = (size_t)(l->e - l->p);
   if (n < 8 || memcmp(l->p, "rank ", 5) || memcmp(l->e - 2, " {", 2)) return -1;
   return (int)decimal(l->p + 5, l->e - 2, nprocs);
@@ -135,7 +145,9 @@ static int put(sbuf *b, const void *p, size_t n) {
    and value (the peer relative to `rank`, or the token's). */
 typedef int (*word_fn)(void *ctx, const char *q, const char *qe, int kind, uint64_t v, int last);
 
-static int each_word(const rline *l, int rank, int nprocs, word_fn fn, void *ctx) {
+static int each_word(const rline *line, int rank, int nprocs, word_fn fn, void *ctx) {
+  rline whole = {line->p, trimmed(line).e};   /* a CRLF line's last word without its CR */
+  const rline *l = &whole;
   const char *s = l->p;
   while (s < l->e && (*s == ' ' || *s == '\t')) s++;   /* a file written by hand indents its ops */
   const char *w = ir_line_words(s, l->e), *pw = NULL;
@@ -192,20 +204,26 @@ static uint64_t hash_bytes(const char *p, size_t n) {
 }
 
 /* The lines of text, its num_ranks and its rank blocks (with skeletons when `skel`). */
+static int is_close(const rline *l) {
+  rline t = trimmed(l);
+  return t.e - t.p == 1 && t.p[0] == '}';
+}
+
 static int parse(const char *text, size_t len, int skel, rtext *t) {
   memset(t, 0, sizeof *t);
   for (const char *p = text, *end = text + len, *e; p < end; p = e + 1) {
     if (!(e = memchr(p, '\n', (size_t)(end - p)))) e = end;
     if (base_grow((void **)&t->l, t->nl, &t->lcap, 1, sizeof *t->l, "ranks of a phase")) return CDAG_NOMEM("ranks of a phase");
     t->l[t->nl++] = (rline){p, e};
-    if (!t->nprocs && e - p > 10 && !memcmp(p, "num_ranks ", 10)) t->nprocs = (int)decimal(p + 10, e, INT32_MAX);
+    rline w = trimmed(&t->l[t->nl - 1]);
+    if (!t->nprocs && w.e - w.p > 10 && !memcmp(w.p, "num_ranks ", 10)) t->nprocs = (int)decimal(w.p + 10, w.e, INT32_MAX);
   }
   if (t->nprocs <= 0) return t->nprocs = 0, CDAG_OK;   /* no ranks to fold */
   for (int64_t i = 0; i < t->nl; i++) {
     int r = block_open(&t->l[i], t->nprocs);
     if (r < 0) continue;
     int64_t j = i + 1;
-    while (j < t->nl && !(t->l[j].e - t->l[j].p == 1 && t->l[j].p[0] == '}')) j++;
+    while (j < t->nl && !is_close(&t->l[j])) j++;
     if (j == t->nl) break;
     if (base_grow((void **)&t->b, t->nb, &t->bcap, 1, sizeof *t->b, "ranks of a phase")) return CDAG_NOMEM("ranks of a phase");
     rblock *b = &t->b[t->nb++];
@@ -348,7 +366,9 @@ static int unfold_word(void *ctx, const char *q, const char *qe, int kind, uint6
 
 /* The model of a line `rank R like M ...`: R and M, and where its changes start; 0 when the
    line is not one. */
-static int like_of(const rline *l, long *r, long *m, const char **rest) {
+static int like_of(const rline *line, long *r, long *m, const char **rest) {
+  rline t = trimmed(line);
+  const rline *l = &t;
   if (l->e - l->p < 13 || memcmp(l->p, "rank ", 5)) return 0;
   const char *q = l->p + 5, *x = q;
   while (x < l->e && *x >= '0' && *x <= '9') x++;
@@ -408,7 +428,7 @@ static size_t unfold_limit(size_t len) {
 
 static int unfold_like(sbuf *o, const rtext *t, const rline *l, int64_t ln, Pvoid_t blk, size_t limit, int newline) {
   long r = -1, m = -1;
-  const char *q = NULL, *e = l->e;
+  const char *q = NULL, *e = trimmed(l).e;
   like_of(l, &r, &m, &q);
   if (r < 0 || r >= t->nprocs || m < 0 || m >= t->nprocs || blk_get(blk, m) < 0)
     return cdag__error(CDAG_ERR_FORMAT, "line %lld: `rank R like M` of no rank written in full before it", (long long)ln + 1);

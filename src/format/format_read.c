@@ -1512,7 +1512,8 @@ static int load_text(const char *buf, size_t len, const char *name, const ir_loa
 /* Does a line start `rank R like` (ranks stored once, folded.c)? One pass over the text. */
 static int has_folded(const char *p, const char *end) {
   for (; p && p + 11 < end; p = memchr(p, '\n', (size_t)(end - p)), p = p ? p + 1 : NULL) {
-    if (memcmp(p, "rank ", 5)) continue;
+    while (p < end && (*p == ' ' || *p == '\t')) p++;   /* indented by hand */
+    if (end - p < 12 || memcmp(p, "rank ", 5)) continue;
     const char *q = p + 5;
     while (q < end && *q >= '0' && *q <= '9') q++;
     if (q > p + 5 && end - q >= 6 && !memcmp(q, " like ", 6)) return 1;

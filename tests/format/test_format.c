@@ -738,11 +738,16 @@ START_TEST(test_folded_ranks_load) {
   for (int r = 0; r < 4; r++)
     n += snprintf(full + n, sizeof full - (size_t)n, "rank %d {\n  send 8b to %d tag 0 addr 0x%x\n  recv 8b from %d tag 0 "
                   "addr 0x%x\n}\n", r, (r + 1) % 4, r == 2 ? 0x1010 : 0x1000, (r + 3) % 4, r == 2 ? 0x2010 : 0x2000);
-  cdag_graph *g = load_str(folded, 0), *h = load_str(full, 0);
-  char *a = save_str(g), *b = save_str(h);
+  /* the same written by hand with CRLF lines, indented blocks and a trailing blank */
+  const char *crlf = "num_ranks 4\r\n\r\n  rank 0 {\r\n    send 8b to 1 tag 0 addr 0x1000\r\n"
+                     "    recv 8b from 3 tag 0 addr 0x2000\r\n  }\r\n  rank 1 like 0\r\n"
+                     "rank 2 like 0 a 0x1000 0x2000 16 \r\nrank 3 like 0\r\n";
+  cdag_graph *g = load_str(folded, 0), *h = load_str(full, 0), *k = load_str(crlf, 0);
+  char *a = save_str(g), *b = save_str(h), *c = save_str(k);
   ck_assert_str_eq(a, b);
-  free(a), free(b);
-  cdag_graph_free(&g), cdag_graph_free(&h);
+  ck_assert_str_eq(c, b);
+  free(a), free(b), free(c);
+  cdag_graph_free(&g), cdag_graph_free(&h), cdag_graph_free(&k);
   /* a rank like one not written in full before it: an error naming the line */
   const char *bad = "num_ranks 2\nrank 1 like 0\nrank 0 {\n  calc 1\n}\n";
   ck_assert_int_eq(ir_load_mem(bad, strlen(bad), "bad.cdag", NULL, &g), CDAG_ERR_FORMAT);
