@@ -11,26 +11,34 @@
 #include "base/imap.h"
 #include "stage/stage.h"
 
-/* The bytes receives delivered so far on one rank: disjoint intervals, start -> end. */
+/* The interval starting at or below / at or above *k (dir): 1 with its end in *end, else 0.
+   Intervals keep their length, so ends above 2^63 (an address near the top) are kept too. */
+static int find_end(const base_imap *m, uint64_t *k, int dir, uint64_t *end) {
+  int64_t len = base_imap_find(m, k, dir);
+  if (len < 0) return 0;
+  *end = *k + (uint64_t)len;
+  return 1;
+}
+
+/* The bytes receives delivered so far on one rank: disjoint intervals, start -> length. */
 static int deliver(base_imap *m, uint64_t lo, uint64_t hi) {
-  uint64_t k = lo;
-  int64_t end = base_imap_find(m, &k, BASE_IMAP_AT_OR_BELOW);
+  uint64_t k = lo, end = 0;
   int rc = CDAG_OK;
-  if (end >= 0 && (uint64_t)end >= lo) {   /* touches the interval below: grow it */
+  if (find_end(m, &k, BASE_IMAP_AT_OR_BELOW, &end) && end >= lo) {   /* touches the interval below: grow it */
     lo = k;
-    if ((uint64_t)end > hi) hi = (uint64_t)end;
+    if (end > hi) hi = end;
   }
-  for (k = lo; rc == CDAG_OK && (end = base_imap_find(m, &k, BASE_IMAP_AT_OR_ABOVE)) >= 0 && k <= hi; k = lo) {
-    if ((uint64_t)end > hi) hi = (uint64_t)end;
+  for (k = lo; rc == CDAG_OK && find_end(m, &k, BASE_IMAP_AT_OR_ABOVE, &end) && k <= hi; k = lo) {
+    if (end > hi) hi = end;
     rc = base_imap_del(m, k);
   }
-  return rc == CDAG_OK ? base_imap_put(m, lo, (int64_t)hi) : rc;
+  uint64_t len = hi - lo;
+  return rc == CDAG_OK ? base_imap_put(m, lo, len > INT64_MAX ? INT64_MAX : (int64_t)len) : rc;
 }
 
 static int delivered(const base_imap *m, uint64_t lo, uint64_t hi) {
-  uint64_t k = hi - 1;
-  int64_t end = base_imap_find(m, &k, BASE_IMAP_AT_OR_BELOW);
-  return end >= 0 && (uint64_t)end > lo;
+  uint64_t k = hi - 1, end = 0;
+  return find_end(m, &k, BASE_IMAP_AT_OR_BELOW, &end) && end > lo;
 }
 
 /* Does local reduce or copy op read bytes of m? (a reduce reads `in` and `inout`) */

@@ -75,6 +75,11 @@ cases <<'T'
   out "plan_us": 12.400000, "plan_bound": true, "written_us": 8.514000, "runs": "as_written"
 0 cdag verify "$src/tests/data/detect/allreduce_unmarked64.cdag"
   out matches the graph on all 64 ranks
+# local sums of bytes received at the top of the address space: the second planning is weighed
+0 cdag analyze "$src/tests/data/detect/delivered_high2.cdag"
+  out~ ^note: 2 local reductions and copies read bytes messages deliver: reading them where they land, a stage after the messages, would cost [0-9.]+ us, against [0-9.]+ us as planned$
+0 cdag verify "$src/tests/data/detect/delivered_high2.cdag"
+  out matches the graph on all 2 ranks
 # bad values are refused, naming the option
 2 cdag analyze --price=2 "$ex/halo1d8.cdag"
   err price
