@@ -486,7 +486,7 @@ static int same_result(const shape *sh, ctx *c, cdag_schedule *const *s) {
 
 /* The compiled plan in one line: "as written" when the price set the plan aside (the report's
    "runs as written" line); else the report's collective lines up to their first ", ", joined
-   by " + ", and the residual messages and reductions. */
+   by " + ", and the residual messages and reductions of every stage (with their count). */
 static int cut(const char *l) {
   const char *e = strstr(l, ", ");
   return e ? (int)(e - l) : (int)strlen(l);
@@ -496,8 +496,8 @@ static void plan_line(cdag_schedule *s, char *line, size_t cap) {
   static const char *const kinds[] = {"bcast", "scatter", "gather", "allgather", "alltoall", "scatterv", "gatherv",
                                       "allgatherv", "alltoallv", "reduce", "allreduce", "reduce_scatter",
                                       "reduce_scatter_block", "barrier"};
-  char *text = NULL, *resid = NULL;
-  int written = 0;
+  char *text = NULL;
+  int written = 0, nmsg = 0, nred = 0, stages = 0;
   size_t len = 0, at = 0;
   FILE *f = open_memstream(&text, &len);
   line[0] = 0;
@@ -507,7 +507,12 @@ static void plan_line(cdag_schedule *s, char *line, size_t cap) {
   char *save = NULL;
   for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
     size_t w = strcspn(l, " ");
-    if (strncmp(l, "residual:", 9) == 0) resid = l;
+    if (strncmp(l, "stages: ", 8) == 0) stages = atoi(l + 8);
+    if (strncmp(l, "residual:", 9) == 0) {   /* residual: T transfers (B B) in M messages ..., R reductions */
+      const char *msgs = strstr(l, " in "), *reds = strstr(l, " messages");
+      nmsg += msgs ? atoi(msgs + 4) : 0;
+      nred += reds && (reds = strstr(reds, ", ")) ? atoi(reds + 2) : 0;
+    }
     if (strstr(l, ": runs as written")) written = 1;
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
       if (at < cap && strlen(kinds[k]) == w && strncmp(l, kinds[k], w) == 0) {
@@ -515,9 +520,8 @@ static void plan_line(cdag_schedule *s, char *line, size_t cap) {
         break;
       }
   }
-  const char *msgs = resid ? strstr(resid, " in ") : NULL, *reds = resid ? strstr(resid, " messages") : NULL;
-  int nmsg = msgs ? atoi(msgs + 4) : 0, nred = reds && (reds = strstr(reds, ", ")) ? atoi(reds + 2) : 0;
   if (written) snprintf(line, cap, "as written (the price)");
+  else if (stages > 1 && at == 0) snprintf(line, cap, "%d stages: %d residual messages, %d reductions", stages, nmsg, nred);
   else if (at == 0) snprintf(line, cap, "%d residual messages, %d reductions", nmsg, nred);
   else if (at < cap) snprintf(line + at, cap - at, " (+ %d residual messages, %d reductions)", nmsg, nred);
   free(text);
