@@ -42,17 +42,31 @@ int det_add_proto(det_state *st, det_kind kind, int32_t root, const int32_t *mem
   return CDAG_OK;
 }
 
-int det_note(det_state *st, const char *fmt, ...) {
+/* Appends the formatted note to notes[0..*n) (room for *cap). */
+static int vnote(char ***notes, int64_t *n, int64_t *cap, const char *fmt, va_list ap) {
   char buf[512];
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  BASE_GROW(*notes, *n, *cap, 1, "notes");
+  if (!((*notes)[*n] = strdup(buf))) return CDAG_NOMEM("notes");
+  ++*n;
+  return CDAG_OK;
+}
+
+int det_note(det_state *st, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
+  int rc = vnote(&st->notes, &st->nnotes, &st->notecap, fmt, ap);
   va_end(ap);
-  BASE_GROW(st->notes, st->nnotes, st->notecap, 1, "notes");
-  st->notes[st->nnotes] = strdup(buf);
-  if (!st->notes[st->nnotes]) return CDAG_NOMEM("notes");
-  st->nnotes++;
-  return CDAG_OK;
+  return rc;
+}
+
+int detect_plan_note(cdag_plan *p, const char *fmt, ...) {
+  int64_t cap = p->nnotes;   /* a plan's notes fill their array */
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = vnote(&p->notes, &p->nnotes, &cap, fmt, ap);
+  va_end(ap);
+  return rc;
 }
 
 static int rank_cmp(const void *a, const void *b) {

@@ -181,6 +181,8 @@ typedef struct {
 /* Detects collectives in sst and builds the plan (takes ownership of sst). pricer: NULL, or
    the candidates' judge (above). */
 int detect_run(const cdag_graph *g, df_sst *sst, const cdag_options *o, const det_pricer *pricer, cdag_plan **p);
+/* Appends a note to plan p (a later stage's word on it, e.g. the pipeline's second planning). */
+int detect_plan_note(cdag_plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void detect_plan_free(cdag_plan *p);   /* this plan only: not next, nor choices */
 
 #endif

@@ -5,7 +5,6 @@
  * and the price (the plan against the graph as written, src/model/price.c).
  * The same pipeline runs inside cdag_compile on the compiling rank. The options of a compile
  * are initialised and validated here, once for every caller. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,21 +310,6 @@ static int choose_stages(cdag_plan *p, const kern_model *m, kern_policy policy) 
   return rc;
 }
 
-/* Appends a note to plan p (its report's "note:" lines). */
-static int plan_note(cdag_plan *p, const char *fmt, ...) {
-  char buf[400];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  char **notes = realloc(p->notes, (size_t)(p->nnotes + 1) * sizeof *notes);
-  if (!notes) return CDAG_NOMEM("notes");
-  p->notes = notes;
-  if (!(notes[p->nnotes] = strdup(buf))) return CDAG_NOMEM("notes");
-  p->nnotes++;
-  return CDAG_OK;
-}
-
 /* What a priced plan costs as it runs: the plan, or the graph as written. */
 static double runs_us(const cdag_plan *p) {
   const kern_price *pr = &p->chosen->price;
@@ -347,10 +331,6 @@ static int plan_again(cdag_graph *g, const cdag_options *opts, const pipeline_tu
   return rc;
 }
 
-/* Local reduces and copies reading bytes that messages deliver into memory the phase leaves
-   behind make the plan send those bytes twice (stage_mark_delivered). The graph is planned
-   again with those ops a stage after the messages, reading the bytes where they landed; the
-   cheaper plan runs (a tie keeps *p), and a note gives both prices. */
 /* g's stage marks as they were before the second planning (saved: a copy, or NULL when g had
    none), put back when that planning is not kept: its own cuts (mixed reductions it met)
    must not outlive it. */
@@ -363,6 +343,10 @@ static void restore_cuts(cdag_graph *g, uint8_t *saved) {
   free(saved);
 }
 
+/* Local reduces and copies reading bytes that messages deliver into memory the phase leaves
+   behind make the plan send those bytes twice (stage_mark_delivered). The graph is planned
+   again with those ops a stage after the messages, reading the bytes where they landed; the
+   cheaper plan runs (a tie keeps *p), and a note gives both prices. */
 static int try_delivered(cdag_graph *g, const cdag_options *opts, const pipeline_tune *t, const det_pricer *pr,
                          double written, cdag_plan **p) {
   int64_t n = 0;
@@ -383,7 +367,7 @@ static int try_delivered(cdag_graph *g, const cdag_options *opts, const pipeline
   }
   const char *what = n > 1 ? "local reductions and copies read" : "local reduction or copy reads";
   if (rc == CDAG_OK && alt->chosen->price.priced && runs_us(alt) < runs_us(*p)) {
-    rc = plan_note(alt, "%lld %s bytes messages deliver where they land, a stage after them: %.3f us, against %.3f us "
+    rc = detect_plan_note(alt, "%lld %s bytes messages deliver where they land, a stage after them: %.3f us, against %.3f us "
                    "otherwise (those bytes sent again as their inputs)", (long long)n, what, runs_us(alt), runs_us(*p));
     cdag_plan_free(p);
     *p = alt;
@@ -392,11 +376,11 @@ static int try_delivered(cdag_graph *g, const cdag_options *opts, const pipeline
   }
   restore_cuts(g, saved);
   if (rc == CDAG_OK && alt->chosen->price.priced)
-    rc = plan_note(*p, "%lld %s bytes messages deliver: reading them where they land, a stage after the messages, "
+    rc = detect_plan_note(*p, "%lld %s bytes messages deliver: reading them where they land, a stage after the messages, "
                    "would cost %.3f us, against %.3f us as planned", (long long)n, what, runs_us(alt),
                    runs_us(*p));
   else {
-    rc = plan_note(*p, "%lld %s bytes messages deliver: reading them where they land was not weighed: %s",
+    rc = detect_plan_note(*p, "%lld %s bytes messages deliver: reading them where they land was not weighed: %s",
                    (long long)n, what, rc ? cdag_error_message() : alt->chosen->price.why);
     cdag__error_clear();
   }

@@ -98,9 +98,21 @@ static int reductions_time(const model_price_ctx *x, const cdag_plan *p, const d
 
 /* A lower bound of the modelled time of residual reductions: each contribution from another
    rank is a message its destination receives, and each receive takes o of that rank's CPU.
-   Adds, per rank, the receives of reductions rs[0..n) (sets in s) to got[]; the largest total. */
-static double receive_floor(const loggp_params *lp, const df_sst *s, const df_red *rs, int64_t n, double *got) {
-  double most = 0;
+   The receives are summed per destination over sorted (rank, time) pairs, not an array of
+   every rank: a candidate reduction is judged without O(ranks) work. */
+typedef struct {
+  int32_t dst;
+  double us;
+} recv_cost;
+
+static int by_dst(const void *a, const void *b) {
+  const recv_cost *x = a, *y = b;
+  return (x->dst > y->dst) - (x->dst < y->dst);
+}
+
+/* Appends to v[*nv ..] the receive time of each reduction of rs[0..n) (sets in s) at its rank. */
+static void add_receives(const loggp_params *lp, const df_sst *s, const df_red *rs, int64_t n, recv_cost *v,
+                         int64_t *nv) {
   for (int64_t k = 0; k < n; k++) {
     const df_set *e = &s->sets[rs[k].set];
     double msgs = 0;
@@ -109,22 +121,31 @@ static double receive_floor(const loggp_params *lp, const df_sst *s, const df_re
       int own = rs[k].dst >= r->lo && rs[k].dst <= r->hi;
       msgs += (double)(r->hi - r->lo + 1 - own) * r->mult;
     }
-    got[rs[k].dst] += msgs * lp->o;
-    if (got[rs[k].dst] > most) most = got[rs[k].dst];
+    v[(*nv)++] = (recv_cost){rs[k].dst, msgs * lp->o};
+  }
+}
+
+/* The largest sum of v[0..n) over one rank (v sorted here). */
+static double busiest(recv_cost *v, int64_t n) {
+  qsort(v, (size_t)n, sizeof *v, by_dst);
+  double most = 0, sum = 0;
+  for (int64_t i = 0; i < n; i++) {
+    sum = i > 0 && v[i].dst == v[i - 1].dst ? sum + v[i].us : v[i].us;
+    if (sum > most) most = sum;
   }
   return most;
 }
 
-/* receive_floor of the residual reductions of every stage of plan p: *us. */
-static int plan_floor(const loggp_params *lp, const cdag_plan *p, double *us) {
-  double *got = calloc((size_t)p->nprocs, sizeof *got);
-  if (!got) return CDAG_NOMEM("pricing");
-  *us = 0;
-  for (const cdag_plan *q = p; q; q = q->next) {
-    double f = receive_floor(lp, q->sst, q->reds, q->nreds, got);
-    if (f > *us) *us = f;
-  }
-  free(got);
+/* The floor of the residual reductions rs[0..n) of p, or of every stage of p when rs is NULL. */
+static int receive_floor(const loggp_params *lp, const cdag_plan *p, const df_red *rs, int64_t n, double *us) {
+  int64_t total = rs ? n : 0, nv = 0;
+  for (const cdag_plan *q = p; !rs && q; q = q->next) total += q->nreds;
+  recv_cost *v = malloc((size_t)(total ? total : 1) * sizeof *v);
+  if (!v) return CDAG_NOMEM("pricing");
+  if (rs) add_receives(lp, p->sst, rs, n, v, &nv);
+  for (const cdag_plan *q = p; !rs && q; q = q->next) add_receives(lp, q->sst, q->reds, q->nreds, v, &nv);
+  *us = busiest(v, nv);
+  free(v);
   return CDAG_OK;
 }
 
@@ -158,10 +179,8 @@ static int judge(void *ctx, const cdag_plan *p, const int64_t *colls, int64_t nc
                  const df_red *rs, int64_t nr, double *coll_us, double *msgs_us) {
   const model_price_ctx *x = ctx;
   int rc = collectives_time(x, p, colls, nc, coll_us);
-  double *got = rc == CDAG_OK && nr ? calloc((size_t)p->nprocs, sizeof *got) : NULL;
-  if (rc == CDAG_OK && nr && !got) rc = CDAG_NOMEM("pricing");
-  double floor = got ? receive_floor(&x->lp, p->sst, rs, nr, got) : 0;
-  free(got);
+  double floor = 0;
+  if (rc == CDAG_OK && nr) rc = receive_floor(&x->lp, p, rs, nr, &floor);
   if (rc == CDAG_OK && nr && floor > *coll_us) *msgs_us = floor;   /* lowering them cannot make them win */
   else if (rc == CDAG_OK)
     rc = nr ? reductions_time(x, p, rs, nr, msgs_us) : messages_time(x, p->nprocs, xs, nx, msgs_us);
@@ -191,7 +210,7 @@ int model_price_plan(const cdag_graph *g, double written_us, cdag_plan *p, const
     return CDAG_OK;
   }
   double floor = 0;
-  int rc = plan_floor(lp, p, &floor);
+  int rc = receive_floor(lp, p, NULL, 0, &floor);
   if (rc != CDAG_OK) return rc;
   if (floor >= written_us && !g->ncalls) {   /* residual reductions alone lose: not worth lowering */
     pr->priced = pr->bound = 1;
