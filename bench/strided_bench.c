@@ -44,7 +44,15 @@ int main(int argc, char **argv) {
   }
   int n = argc > 1 ? atoi(argv[1]) : 1024, iters = argc > 2 ? atoi(argv[2]) : 2000;
   int w = n / 2 + 2, peer = 1 - R;
+  if (n < 2 || n > 1 << 16 || iters < 1) {
+    if (!R) fprintf(stderr, "strided_bench: N from 2 to 65536 (a grid of N x N doubles), ITERATIONS at least 1\n");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
   double *grid = malloc((size_t)n * (size_t)w * sizeof *grid);
+  if (!grid) {
+    fprintf(stderr, "rank %d: no memory for a grid of %d x %d doubles\n", R, n, w);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
   for (size_t i = 0; i < (size_t)n * (size_t)w; i++) grid[i] = (double)i + R * 1e7;
   /* rank 0: sends column w-2, receives into column w-1; rank 1: sends column 1, receives into 0 */
   double *sendc = grid + (R ? 1 : w - 2), *recvc = grid + (R ? 0 : w - 1);

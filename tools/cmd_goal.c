@@ -39,8 +39,7 @@ int cmd_goal(int argc, char **argv) {
   if (plan) {
     rc = pipeline_plan(g, &o, &t, &p);
     if (rc == CDAG_OK && p->as_written) plan = 0;   /* the graph runs as written: it is what the plan sends */
-    if (rc == CDAG_OK && plan) rc = exec_lower_plan(p, &t.model, t.policy, &low);
-    if (rc == CDAG_OK && plan) rc = exec_lower_keep_calc(g, low);
+    if (rc == CDAG_OK && plan) rc = exec_lower_plan(p, g, &t.model, t.policy, &low);
   }
   FILE *f = stdout;
   if (rc == CDAG_OK && out && !(f = fopen(out, "w"))) rc = cdag__error(CDAG_ERR_IO, "cannot open %s for writing", out);

@@ -72,6 +72,7 @@ const char *ir_line_words(const char *p, const char *e) {
 
 typedef struct {
   const char *p, *e;       /* the line, without its newline */
+  int commented;           /* it starts inside a block comment: never a rank's line */
 } rline;
 
 typedef struct {
@@ -117,6 +118,7 @@ static rline trimmed(const rline *l) {
 
 /* The rank of a line `rank R {`, or -1. */
 static int block_open(const rline *line, int nprocs) {
+  if (line->commented) return -1;
   rline t = trimmed(line);
   const rline *l = &t;
   size_t n = (size_t)(l->e - l->p);
@@ -205,18 +207,36 @@ static uint64_t hash_bytes(const char *p, size_t n) {
 
 /* The lines of text, its num_ranks and its rank blocks (with skeletons when `skel`). */
 static int is_close(const rline *l) {
+  if (l->commented) return 0;
   rline t = trimmed(l);
   return t.e - t.p == 1 && t.p[0] == '}';
 }
 
+/* Whether a block comment is open at the end of line [p, e), given whether one was at its
+   start, as the loader reads comments: a comment to the end of the line hides the marks. */
+static int comment_open_after(const char *p, const char *e, int open) {
+  for (; p < e; p++) {
+    if (open) {
+      if (*p == '*' && p + 1 < e && p[1] == '/') open = 0, p++;
+    } else if (*p == '#' || (*p == '/' && p + 1 < e && p[1] == '/')) {
+      return 0;
+    } else if (*p == '/' && p + 1 < e && p[1] == '*') {
+      open = 1, p++;
+    }
+  }
+  return open;
+}
+
 static int parse(const char *text, size_t len, int skel, rtext *t) {
   memset(t, 0, sizeof *t);
+  int open = 0;
   for (const char *p = text, *end = text + len, *e; p < end; p = e + 1) {
     if (!(e = memchr(p, '\n', (size_t)(end - p)))) e = end;
     if (base_grow((void **)&t->l, t->nl, &t->lcap, 1, sizeof *t->l, "ranks of a phase")) return CDAG_NOMEM("ranks of a phase");
-    t->l[t->nl++] = (rline){p, e};
+    t->l[t->nl++] = (rline){p, e, open};
+    open = comment_open_after(p, e, open);
     rline w = trimmed(&t->l[t->nl - 1]);
-    if (!t->nprocs && w.e - w.p > 10 && !memcmp(w.p, "num_ranks ", 10)) t->nprocs = (int)decimal(w.p + 10, w.e, INT32_MAX);
+    if (!t->l[t->nl - 1].commented && !t->nprocs && w.e - w.p > 10 && !memcmp(w.p, "num_ranks ", 10)) t->nprocs = (int)decimal(w.p + 10, w.e, INT32_MAX);
   }
   if (t->nprocs <= 0) return t->nprocs = 0, CDAG_OK;   /* no ranks to fold */
   for (int64_t i = 0; i < t->nl; i++) {
@@ -367,6 +387,7 @@ static int unfold_word(void *ctx, const char *q, const char *qe, int kind, uint6
 /* The model of a line `rank R like M ...`: R and M, and where its changes start; 0 when the
    line is not one. */
 static int like_of(const rline *line, long *r, long *m, const char **rest) {
+  if (line->commented) return 0;
   rline t = trimmed(line);
   const rline *l = &t;
   if (l->e - l->p < 13 || memcmp(l->p, "rank ", 5)) return 0;

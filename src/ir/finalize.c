@@ -11,7 +11,9 @@
  *     copies no list. The rank's ranges are first sorted and swept into clusters of
  *     overlapping ranges, each with its own map (a small sorted array, a JudyL once a
  *     cluster has many pieces); a range alone in its cluster is not looked up. A rank whose
- *     ranges ascend in program order skips it all. Each op costs O((1 + pieces it
+ *     ranges ascend in program order skips it all. A graph whose builder promises conflict
+ *     scopes (g->scope: a lowered plan's stages, which its dependencies already order) is
+ *     walked scope by scope, each with maps of its own. Each op costs O((1 + pieces it
  *     overlaps) log n);
  *  3. CSR arrays pred/succ, each (before, after) pair once (a stamp array dedupes): the list
  *     lengths are counted by step 2 as it finds the edges, then one pass places them, in
@@ -264,6 +266,7 @@ typedef struct {
   int64_t nrd, rdcap;
   int32_t *stamp;       /* stamp[before] == after: edge already recorded */
   const int32_t *ops;   /* the rank's ops: the map records positions in this list */
+  int32_t c_base;       /* position of the first op of the scope the clusters describe */
   edge_buf *edges;
   int32_t *npred, *nsucc; /* g->pred_start/succ_start, holding until build_csr each op's
                              list length at op + 1, counted as edges are found */
@@ -662,7 +665,7 @@ static void find_clusters(clusters *c, const footprint *fp, int32_t n) {
    has nothing to conflict with. */
 static int touch_op(conflict_map *m, const footprint *f, int32_t i) {
   int rc = CDAG_OK;
-  int32_t k = m->c.first[i];
+  int32_t k = m->c.first[i - m->c_base];
   for (uint64_t b = 0; fp_reads(f) && b < f->rn && rc == CDAG_OK; b++, k++) {
     if (m->c.cl[k] < 0) continue;
     m->map = &m->c.cidx[m->c.cl[k]];
@@ -872,6 +875,32 @@ static int rank_reads_all(const cdag_graph *g, const int32_t *ops, int32_t n) {
   return 0;
 }
 
+/* Do the scopes (g->scope) of the rank's ops that touch memory ascend in program order? Then
+   each scope is walked alone: conflicts across scopes are ordered already. Otherwise (no
+   scopes, or a builder that broke its promise) the rank is one scope. */
+static int scopes_ascend(const cdag_graph *g, const int32_t *ops, const footprint *fp, int32_t n) {
+  if (!g->scope) return 0;
+  uint32_t last = 0;
+  for (int32_t i = 0; i < n; i++) {
+    if (!fp_reads(&fp[i]) && !fp_writes(&fp[i])) continue;
+    if (g->scope[ops[i]] < last) return 0;
+    last = g->scope[ops[i]];
+  }
+  return 1;
+}
+
+/* The end of the scope that starts at position s: the next op touching memory in a later
+   scope (ops that touch none go with the scope before them). */
+static int32_t scope_end(const cdag_graph *g, const int32_t *ops, const footprint *fp, int32_t s, int32_t n) {
+  int32_t i = s;
+  while (i < n && !fp_reads(&fp[i]) && !fp_writes(&fp[i])) i++;
+  if (i == n) return n;
+  uint32_t at = g->scope[ops[i]];
+  for (i++; i < n; i++)
+    if ((fp_reads(&fp[i]) || fp_writes(&fp[i])) && g->scope[ops[i]] != at) return i;
+  return n;
+}
+
 static int conflict_deps(cdag_graph *g, edge_buf *edges) {
   int rc = CDAG_OK;
   conflict_map m = {0};
@@ -904,21 +933,27 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
     edges->rank_edges[r] = edges->n;
     memset(m.stamp, 0xff, (size_t)n * sizeof *m.stamp);
     gather_footprints(g, m.ops, n, fp);
-    int32_t last_join = -1, call_join = -1, disjoint = footprints_ascend(fp, n), all = rank_reads_all(g, m.ops, n);
-    if (!disjoint) find_clusters(&m.c, fp, n);
+    int32_t last_join = -1, call_join = -1, all = rank_reads_all(g, m.ops, n);
+    int scoped = scopes_ascend(g, m.ops, fp, n);
     ra.rank = r;
     if (all) ra_awaited(&ra, &m, g, n);
-    for (int32_t i = 0; i < n && rc == CDAG_OK; i++) {
-      int32_t op = m.ops[i];
-      for (int32_t k = ex_start ? ex_start[op] : 0; ex_start && k < ex_start[op + 1] && rc == CDAG_OK; k++)
-        rc = add_edge(&m, g->pos[ex_from[k]], i);
-      if (g->join && rc == CDAG_OK) rc = join_edges(g, &m, &last_join, &call_join, i);
-      if (rc == CDAG_OK && !disjoint) rc = touch_op(&m, &fp[i], i);
-      if (rc == CDAG_OK && all) rc = ra_step(&ra, &m, g, i);
+    for (int32_t s = 0, e; s < n && rc == CDAG_OK; s = e) {
+      e = scoped ? scope_end(g, m.ops, fp, s, n) : n;
+      int disjoint = footprints_ascend(fp + s, e - s);
+      if (!disjoint) find_clusters(&m.c, fp + s, e - s);
+      m.c_base = s;
+      for (int32_t i = s; i < e && rc == CDAG_OK; i++) {
+        int32_t op = m.ops[i];
+        for (int32_t k = ex_start ? ex_start[op] : 0; ex_start && k < ex_start[op + 1] && rc == CDAG_OK; k++)
+          rc = add_edge(&m, g->pos[ex_from[k]], i);
+        if (g->join && rc == CDAG_OK) rc = join_edges(g, &m, &last_join, &call_join, i);
+        if (rc == CDAG_OK && !disjoint) rc = touch_op(&m, &fp[i], i);
+        if (rc == CDAG_OK && all) rc = ra_step(&ra, &m, g, i);
+      }
+      clusters_clear(&m.c);
+      m.npieces = m.nrd = 0;
     }
     ra_clear(&ra);
-    clusters_clear(&m.c);
-    m.npieces = m.nrd = 0;
   }
   if (rc == CDAG_OK) edges->rank_edges[g->nprocs] = edges->n;
   clusters_free(&m.c);

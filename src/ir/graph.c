@@ -68,7 +68,7 @@ void ir_graph_free(cdag_graph *g) {
   if (g->host_ops && g->host_ops->free) g->host_ops->free(g->host);
   free(g->kind); free(g->rank); free(g->peer); free(g->tag);
   free(g->addr); free(g->addr2); free(g->bytes);
-  free(g->cw_len); free(g->cr_len); free(g->cut); free(g->acc); free(g->oscomm); free(g->stride);
+  free(g->cw_len); free(g->cr_len); free(g->cut); free(g->scope); free(g->acc); free(g->oscomm); free(g->stride);
   free(g->line); free(g->label); free(g->cpu); free(g->nic); free(g->labels);
   free(g->dep);
   free(g->sdep);
@@ -98,7 +98,7 @@ static int resize_ops(cdag_graph *g, int64_t cap) {
   } while (0)
   GROW(kind); GROW(rank); GROW(peer); GROW(tag); GROW(addr); GROW(bytes);
   GROW_OPT(addr2, 0); GROW_OPT(os, 0); GROW_OPT(line, 0); GROW_OPT(label, 0); GROW_OPT(cpu, -1); GROW_OPT(nic, -1);
-  GROW_OPT(join, 0); GROW_OPT(call, -1); GROW_OPT(cw_len, 0); GROW_OPT(cr_len, 0); GROW_OPT(cut, 0); GROW_OPT(acc, 0); GROW_OPT(oscomm, 0);
+  GROW_OPT(join, 0); GROW_OPT(call, -1); GROW_OPT(cw_len, 0); GROW_OPT(cr_len, 0); GROW_OPT(cut, 0); GROW_OPT(scope, 0); GROW_OPT(acc, 0); GROW_OPT(oscomm, 0);
   GROW_OPT(stride, (ir_stride){0});
 #undef GROW_OPT
 #undef GROW

@@ -135,6 +135,10 @@ struct cdag_graph {
                             NULL until one names another */
   ir_stride *stride;     /* per copy: its blocks and strides ({0}: one contiguous block);
                             NULL until the first strided copy */
+  uint32_t *scope;       /* per op: its conflict scope, a promise of the builder (lowering): ops of one
+                            rank in different scopes are already ordered, in scope order, by
+                            explicit dependencies, so ir_finalize looks for memory conflicts
+                            only within a scope; NULL until set (one scope) */
   uint8_t *cut;          /* per op: where a stage starts (IR_CUT_*, set by the analysis, not
                             a file's); NULL until the first */
   uint32_t *line;        /* file line per op; NULL until a line is set */

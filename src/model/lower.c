@@ -965,6 +965,14 @@ static int close_stage(lw *w, const stage_steps *st, int32_t k, int64_t *next, c
   return rc;
 }
 
+/* Ops [lo, hi) of w->g are in conflict scope k (ir.h): the chain orders a rank's stages, so
+   finalizing looks for memory conflicts within a stage only. */
+static int set_scope(cdag_graph *g, int64_t lo, int64_t hi, uint32_t k) {
+  int rc = ir_ensure_opt(g, (void **)&g->scope, sizeof *g->scope, 0);
+  for (int64_t i = lo; i < hi && rc == CDAG_OK; i++) g->scope[i] = k;
+  return rc;
+}
+
 /* The chain of stage plans pl, pl->next, ... with pl->steps' computations, as above. */
 static int lower_stages(lw *w, const cdag_plan *pl) {
   const stage_steps *st = pl->steps;
@@ -975,6 +983,7 @@ static int lower_stages(lw *w, const cdag_plan *pl) {
   for (int32_t r = 0; r < n && rc == CDAG_OK; r++) ch.tail[r] = -1;
   int64_t next = 0;
   int tag0 = 0;
+  uint32_t scope = 0;
   if (rc == CDAG_OK) rc = close_stage(w, st, -1, &next, &ch, 0, 0);
   for (const cdag_plan *q = pl; q && rc == CDAG_OK; q = q->next) {
     int32_t lo = (int32_t)w->g->nops;
@@ -986,6 +995,7 @@ static int lower_stages(lw *w, const cdag_plan *pl) {
     if (rc == CDAG_OK) rc = lower_one(w, q, tag0);
     if (rc == CDAG_OK) rc = open_stage(w, &ch, lo, (int32_t)w->g->nops);
     if (rc == CDAG_OK) rc = close_stage(w, st, q->stage, &next, &ch, lo, (int32_t)w->g->nops);
+    if (rc == CDAG_OK) rc = set_scope(w->g, lo, w->g->nops, ++scope);
     tag0 += (int)q->ncolls + 2;
   }
   if (rc == CDAG_OK && next != st->ncomputes)
@@ -998,7 +1008,126 @@ static int lower_stages(lw *w, const cdag_plan *pl) {
   return rc;
 }
 
-int exec_lower_plan(const cdag_plan *pl, const kern_model *m, kern_policy policy, cdag_graph **out) {
+/* ---- computation kept in the plan ---- */
+
+/* A plain calc: computations are lowered with the plan's stages, as communication is. */
+static int plain_calc(const cdag_graph *g, int32_t op) { return g->kind[op] == IR_CALC && !ir_is_compute(g, op); }
+
+/* Per op of g: 1 if it follows communication (a send, receive, copy, reduce or computation
+   comes before it through dependencies), 2 if communication follows it, 3 both. O(n + m). */
+static uint8_t *comm_sides(const cdag_graph *g) {
+  uint8_t *side = calloc((size_t)g->nops + 1, 1);
+  if (!side) return NULL;
+  for (int32_t r = 0; r < g->nprocs; r++) {   /* program order is topological per rank */
+    for (int32_t k = g->rank_start[r]; k < g->rank_start[r + 1]; k++) {
+      int32_t op = g->rank_ops[k];
+      for (int32_t e = g->pred_start[op]; e < g->pred_start[op + 1] && !(side[op] & 1); e++)
+        if (!plain_calc(g, g->pred[e]) || (side[g->pred[e]] & 1)) side[op] |= 1;
+    }
+    for (int32_t k = g->rank_start[r + 1] - 1; k >= g->rank_start[r]; k--) {
+      int32_t op = g->rank_ops[k];
+      for (int32_t e = g->succ_start[op]; e < g->succ_start[op + 1] && !(side[op] & 2); e++)
+        if (!plain_calc(g, g->succ[e]) || (side[g->succ[e]] & 2)) side[op] |= 2;
+    }
+  }
+  return side;
+}
+
+/* Adds calc op of g to low on its rank and CPU; *id its id in low. */
+static int add_calc_like(cdag_graph *low, const cdag_graph *g, int32_t op, int32_t *id) {
+  int rc = ir_add_calc(low, g->rank[op], g->bytes[op], id);
+  if (!rc && g->cpu && g->cpu[op] >= 0) rc = ir_set_goal(low, *id, g->cpu[op], -1);
+  return rc;
+}
+
+/* g's plain calcs as they go into its lowered plan: which side of communication each is on
+   (comm_sides), its id in low (as), and per rank the calc of 0 that comes before every lowered
+   op of the rank (before) and the one after them all (after), -1 where no calc needs it. A
+   join linked to every op of a rank orders as one linked to its ends would, and needs no
+   dependencies of low: so the calcs go in while lowering, and low is finalized once. */
+typedef struct {
+  ir_deps_view v;
+  const cdag_graph *g;     /* g with its dependencies */
+  uint8_t *side;
+  int32_t *as, *before, *after;
+} kept_calcs;
+
+static void kept_close(kept_calcs *k) {
+  free(k->side);
+  free(k->as);
+  free(k->before);
+  free(k->after);
+  if (k->g) ir_deps_view_close(&k->v);
+}
+
+static int kept_open(kept_calcs *k, const cdag_graph *g) {
+  *k = (kept_calcs){0};
+  if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_ARG, "exec_lower_plan: the graph is not finalized");
+  int rc = ir_deps_view_open(g, &k->v);
+  if (rc) return rc;
+  k->g = k->v.g;
+  k->side = comm_sides(k->g);
+  k->as = malloc(((size_t)g->nops + 1) * sizeof *k->as);
+  k->before = malloc(((size_t)g->nprocs + 1) * sizeof *k->before);
+  k->after = malloc(((size_t)g->nprocs + 1) * sizeof *k->after);
+  if (!k->side || !k->as || !k->before || !k->after) return CDAG_NOMEM("calc in the plan");
+  for (int32_t r = 0; r < g->nprocs; r++) k->before[r] = k->after[r] = -1;
+  return CDAG_OK;
+}
+
+/* Adds g's plain calcs that communication follows (side 2, early = 1: before lowering, each
+   rank's followed by its `before` join) or all others (early = 0: after lowering, behind the
+   rank's `after` join when communication precedes them), with their dependencies on each
+   other: a side-2 calc's predecessors are side 2, so every dependency points backwards. */
+static int add_kept(cdag_graph *low, kept_calcs *k, int early) {
+  const cdag_graph *g = k->g;
+  int rc = CDAG_OK;
+  for (int32_t r = 0; !rc && r < g->nprocs; r++) {
+    int64_t first = low->nops;
+    for (int32_t j = g->rank_start[r]; !rc && j < g->rank_start[r + 1]; j++) {
+      int32_t op = g->rank_ops[j], c;
+      if (!plain_calc(g, op) || (k->side[op] == 2) != early) continue;
+      if ((rc = add_calc_like(low, g, op, &c))) break;
+      k->as[op] = c;
+      if (!early && (k->side[op] & 1)) rc = ir_add_dep(low, k->after[r], c, 0);
+      for (int32_t e = g->pred_start[op]; !rc && e < g->pred_start[op + 1]; e++)
+        if (plain_calc(g, g->pred[e])) rc = ir_add_dep(low, k->as[g->pred[e]], c, 0);
+    }
+    if (!rc && early && low->nops > first) {
+      int64_t last = low->nops;
+      rc = ir_add_calc(low, r, 0, &k->before[r]);
+      for (int64_t c = first; !rc && c < last; c++) rc = ir_add_dep(low, c, k->before[r], 0);
+    }
+  }
+  return rc;
+}
+
+/* The `after` joins of the ranks that need one, then every lowered op (ids first ..) linked
+   to its rank's joins. */
+static int join_lowered(cdag_graph *low, kept_calcs *k, int64_t first) {
+  const cdag_graph *g = k->g;
+  int rc = CDAG_OK;
+  int64_t last = low->nops;
+  for (int32_t op = 0; !rc && op < g->nops; op++)
+    if (plain_calc(g, op) && (k->side[op] & 1) && k->after[g->rank[op]] < 0)
+      rc = ir_add_calc(low, g->rank[op], 0, &k->after[g->rank[op]]);
+  for (int64_t i = first; !rc && i < last; i++) {
+    int32_t r = low->rank[i];
+    if (k->before[r] >= 0) rc = ir_add_dep(low, k->before[r], i, 0);
+    if (!rc && k->after[r] >= 0) rc = ir_add_dep(low, i, k->after[r], 0);
+  }
+  return rc;
+}
+
+/* Does g have a plain calc? */
+static int has_plain_calc(const cdag_graph *g) {
+  for (int64_t i = 0; g && i < g->nops; i++)
+    if (plain_calc(g, (int32_t)i)) return 1;
+  return 0;
+}
+
+int exec_lower_plan(const cdag_plan *pl, const cdag_graph *g, const kern_model *m, kern_policy policy,
+                    cdag_graph **out) {
   if (!pl || !out) return cdag__error(CDAG_ERR_ARG, "exec_lower_plan: NULL argument");
   *out = NULL;
   uint64_t base = LOWER_STAGING_BASE;
@@ -1015,8 +1144,18 @@ int exec_lower_plan(const cdag_plan *pl, const kern_model *m, kern_policy policy
     return CDAG_NOMEM("lowering");
   }
   for (int r = 0; r < pl->nprocs; r++) w.next[r] = base;
-  rc = ir_graph_new(pl->nprocs, -1, &w.g);
+  kept_calcs kc = {0};
+  int keep = has_plain_calc(g);
+  if (keep && g->nprocs != pl->nprocs)
+    rc = cdag__error(CDAG_ERR_ARG, "exec_lower_plan: the graph has %d ranks, the plan %d", g->nprocs, pl->nprocs);
+  if (rc == CDAG_OK && keep) rc = kept_open(&kc, g);
+  if (rc == CDAG_OK) rc = ir_graph_new(pl->nprocs, -1, &w.g);
+  if (rc == CDAG_OK && keep) rc = add_kept(w.g, &kc, 1);
+  int64_t first = w.g ? w.g->nops : 0;
   if (rc == CDAG_OK) rc = pl->steps ? lower_stages(&w, pl) : lower_one(&w, pl, 0);
+  if (rc == CDAG_OK && keep) rc = join_lowered(w.g, &kc, first);
+  if (rc == CDAG_OK && keep) rc = add_kept(w.g, &kc, 0);
+  if (keep) kept_close(&kc);
   if (rc == CDAG_OK && w.full)
     rc = cdag__error(CDAG_ERR_UNSUPPORTED, "lowering: the staging memory above 0x%llx runs past the end of the "
                      "address space", (unsigned long long)base);
@@ -1055,113 +1194,4 @@ int exec_lower_pairs(const cdag_graph *low, int32_t **partner) {
   }
   *partner = p;
   return CDAG_OK;
-}
-
-/* ---- computation kept in the plan ---- */
-
-/* A plain calc: computations are lowered with the plan's stages, as communication is. */
-static int plain_calc(const cdag_graph *g, int32_t op) { return g->kind[op] == IR_CALC && !ir_is_compute(g, op); }
-
-/* Per op of g: 1 if it follows communication (a send, receive, copy, reduce or computation
-   comes before it through dependencies), 2 if communication follows it, 3 both. O(n + m). */
-static uint8_t *comm_sides(const cdag_graph *g) {
-  uint8_t *side = calloc((size_t)g->nops + 1, 1);
-  if (!side) return NULL;
-  for (int32_t r = 0; r < g->nprocs; r++) {   /* program order is topological per rank */
-    for (int32_t k = g->rank_start[r]; k < g->rank_start[r + 1]; k++) {
-      int32_t op = g->rank_ops[k];
-      for (int32_t e = g->pred_start[op]; e < g->pred_start[op + 1] && !(side[op] & 1); e++)
-        if (!plain_calc(g, g->pred[e]) || (side[g->pred[e]] & 1)) side[op] |= 1;
-    }
-    for (int32_t k = g->rank_start[r + 1] - 1; k >= g->rank_start[r]; k--) {
-      int32_t op = g->rank_ops[k];
-      for (int32_t e = g->succ_start[op]; e < g->succ_start[op + 1] && !(side[op] & 2); e++)
-        if (!plain_calc(g, g->succ[e]) || (side[g->succ[e]] & 2)) side[op] |= 2;
-    }
-  }
-  return side;
-}
-
-/* Adds calc op of g to low on its rank and CPU; *id its id in low. */
-static int add_calc_like(cdag_graph *low, const cdag_graph *g, int32_t op, int32_t *id) {
-  int rc = ir_add_calc(low, g->rank[op], g->bytes[op], id);
-  if (!rc && g->cpu && g->cpu[op] >= 0) rc = ir_set_goal(low, *id, g->cpu[op], -1);
-  return rc;
-}
-
-/* low's ops without successors (ends 0) and without predecessors (ends 1), per rank (CSR
-   over ranks): taken before calcs are added, which drops low's derived lists. */
-typedef struct {
-  int32_t *start[2], *op[2];
-} low_ends;
-
-static int ends_of(const cdag_graph *low, low_ends *e) {
-  for (int k = 0; k < 2; k++) {
-    e->start[k] = calloc((size_t)low->nprocs + 1, sizeof *e->start[k]);
-    e->op[k] = malloc(((size_t)low->nops + 1) * sizeof *e->op[k]);
-    if (!e->start[k] || !e->op[k]) return CDAG_NOMEM("calc in the plan");
-    int32_t n = 0;
-    for (int32_t r = 0; r < low->nprocs; r++) {
-      for (int32_t j = low->rank_start[r]; j < low->rank_start[r + 1]; j++) {
-        int32_t x = low->rank_ops[j];
-        int end = k ? low->pred_start[x + 1] == low->pred_start[x] : low->succ_start[x + 1] == low->succ_start[x];
-        if (end) e->op[k][n++] = x;
-      }
-      e->start[k][r + 1] = n;
-    }
-  }
-  return CDAG_OK;
-}
-
-/* A zero-cost calc of rank r after every end of r's ops in low (after = 1) or before every
-   beginning (after = 0). */
-static int rank_end(cdag_graph *low, const low_ends *e, int32_t r, int after, int32_t *id) {
-  int k = !after, rc = ir_add_calc(low, r, 0, id);
-  for (int32_t j = e->start[k][r]; !rc && j < e->start[k][r + 1]; j++)
-    rc = after ? ir_add_dep(low, e->op[k][j], *id, 0) : ir_add_dep(low, *id, e->op[k][j], 0);
-  return rc;
-}
-
-int exec_lower_keep_calc(const cdag_graph *g, cdag_graph *low) {
-  if (!g || !low || g->nprocs != low->nprocs || g->state == IR_BUILDING || low->state == IR_BUILDING)
-    return cdag__error(CDAG_ERR_ARG, "exec_lower_keep_calc: two finalized graphs of one rank count expected");
-  int64_t calcs = 0;
-  for (int64_t i = 0; i < g->nops; i++) calcs += plain_calc(g, (int32_t)i);
-  if (!calcs) return CDAG_OK;   /* nothing to keep: no dependency lists to build */
-  ir_deps_view v;
-  int rc = ir_deps_view_open(g, &v);
-  if (rc) return rc;
-  g = v.g;
-  low_ends ends = {{NULL, NULL}, {NULL, NULL}};
-  uint8_t *side = comm_sides(g);
-  int32_t *as = malloc(((size_t)g->nops + 1) * sizeof *as);
-  if (!side || !as) rc = CDAG_NOMEM("calc in the plan");
-  if (!rc) rc = ends_of(low, &ends);
-  for (int32_t r = 0; !rc && r < g->nprocs; r++) {
-    int32_t after = -1, before = -1;
-    for (int32_t k = g->rank_start[r]; !rc && k < g->rank_start[r + 1]; k++) {
-      int32_t op = g->rank_ops[k], c;
-      if (!plain_calc(g, op)) continue;
-      if ((rc = add_calc_like(low, g, op, &c))) break;
-      as[op] = c;
-      if (side[op] & 1) {   /* after the plan's communication at r */
-        if (after < 0) rc = rank_end(low, &ends, r, 1, &after);
-        if (!rc) rc = ir_add_dep(low, after, c, 0);
-      } else if (side[op] == 2) {   /* before it */
-        if (before < 0) rc = rank_end(low, &ends, r, 0, &before);
-        if (!rc) rc = ir_add_dep(low, c, before, 0);
-      }
-      for (int32_t e = g->pred_start[op]; !rc && e < g->pred_start[op + 1]; e++)
-        if (plain_calc(g, g->pred[e])) rc = ir_add_dep(low, as[g->pred[e]], c, 0);
-    }
-  }
-  if (!rc) rc = ir_finalize(low);
-  for (int k = 0; k < 2; k++) {
-    free(ends.start[k]);
-    free(ends.op[k]);
-  }
-  free(side);
-  free(as);
-  ir_deps_view_close(&v);
-  return rc;
 }

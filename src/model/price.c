@@ -38,8 +38,7 @@ static int lowered_time(const cdag_graph *g, const cdag_plan *q, const kern_mode
                         const loggp_params *lp, double *us) {
   cdag_graph *low = NULL;
   int32_t *pairs = NULL;
-  int rc = exec_lower_plan(q, km, policy, &low);
-  if (rc == CDAG_OK && g) rc = exec_lower_keep_calc(g, low);
+  int rc = exec_lower_plan(q, g, km, policy, &low);
   if (rc == CDAG_OK) rc = exec_lower_pairs(low, &pairs);
   if (rc == CDAG_OK) rc = exec_loggp_paired(low, pairs, lp, us, NULL);
   free(pairs);

@@ -87,7 +87,7 @@ static cdag_plan *analyse(cdag_graph *g, const cdag_options *o) {
   kern_model m = kern_model_default();
   cdag_graph *low = NULL;
   CK_OK(kern_choose_plan(chosen, &m, KERN_POLICY_AUTO));
-  ck_assert_msg(exec_lower_plan(chosen, &m, KERN_POLICY_AUTO, &low) == CDAG_OK, "lower: %s", cdag_error_message());
+  ck_assert_msg(exec_lower_plan(chosen, NULL, &m, KERN_POLICY_AUTO, &low) == CDAG_OK, "lower: %s", cdag_error_message());
   ck_assert_msg(exec_verify(low, chosen, 77, 1) == CDAG_OK, "lowered plan: %s", cdag_error_message());
   cdag_graph_free(&low);
   cdag_plan_free(&chosen);

@@ -742,12 +742,21 @@ START_TEST(test_folded_ranks_load) {
   const char *crlf = "num_ranks 4\r\n\r\n  rank 0 {\r\n    send 8b to 1 tag 0 addr 0x1000\r\n"
                      "    recv 8b from 3 tag 0 addr 0x2000\r\n  }\r\n  rank 1 like 0\r\n"
                      "rank 2 like 0 a 0x1000 0x2000 16 \r\nrank 3 like 0\r\n";
+  /* ranks and folded lines inside a block comment are the comment's, not the file's (one
+     after `//` opens none) */
+  const char *commented = "num_ranks 4\n/* rank 3 like 0\nrank 1 {\n  calc 5\n}\nrank 2 like 1 */\n"
+                          "rank 0 {\n  send 8b to 1 tag 0 addr 0x1000\n  recv 8b from 3 tag 0 addr 0x2000\n}\n"
+                          "/*\nrank 1 like 0\n*/\n// /* opens nothing\nrank 1 like 0\nrank 2 like 0 a 0x1000 0x2000 16\n"
+                          "rank 3 like 0\n";
   cdag_graph *g = load_str(folded, 0), *h = load_str(full, 0), *k = load_str(crlf, 0);
   char *a = save_str(g), *b = save_str(h), *c = save_str(k);
   ck_assert_str_eq(a, b);
   ck_assert_str_eq(c, b);
   free(a), free(b), free(c);
   cdag_graph_free(&g), cdag_graph_free(&h), cdag_graph_free(&k);
+  ck_assert_int_eq(ir_load_mem(commented, strlen(commented), "commented.cdag", NULL, &g), CDAG_OK);
+  ck_assert_int_eq(g->nops, 8);
+  cdag_graph_free(&g);
   /* a rank like one not written in full before it: an error naming the line */
   const char *bad = "num_ranks 2\nrank 1 like 0\nrank 0 {\n  calc 1\n}\n";
   ck_assert_int_eq(ir_load_mem(bad, strlen(bad), "bad.cdag", NULL, &g), CDAG_ERR_FORMAT);

@@ -127,7 +127,7 @@ static void roundtrip(kcase k, int nprocs, gen_set s, int root, uint64_t bytes, 
   kern_model m = kern_model_default();
   ck_assert_int_eq(kern_choose_plan(p, &m, policy), CDAG_OK);
   if (force_alg) p->chosen->coll[0].alg = force_alg;
-  ck_assert_msg(exec_lower_plan(p, &m, policy, &low) == CDAG_OK, "%s: %s", what, cdag_error_message());
+  ck_assert_msg(exec_lower_plan(p, NULL, &m, policy, &low) == CDAG_OK, "%s: %s", what, cdag_error_message());
   ck_assert_msg(exec_verify(low, p, 0x1234 + (uint64_t)nprocs, 1) == CDAG_OK, "%s (%s): %s", what, p->chosen->coll[0].name,
                 cdag_error_message());
   ck_assert_msg(cdag_analyze(low, NULL, &p2) == CDAG_OK, "%s: %s", what, cdag_error_message());
@@ -230,7 +230,7 @@ static void lower_whole(cdag_graph *g, const char *what) {
     cdag_graph *low = NULL;
     kern_model m = kern_model_default();
     ck_assert_int_eq(kern_choose_plan(p, &m, (kern_policy)pol), CDAG_OK);
-    ck_assert_msg(exec_lower_plan(p, &m, (kern_policy)pol, &low) == CDAG_OK, "%s: %s", what, cdag_error_message());
+    ck_assert_msg(exec_lower_plan(p, NULL, &m, (kern_policy)pol, &low) == CDAG_OK, "%s: %s", what, cdag_error_message());
     ck_assert_msg(exec_verify(low, p, 99, 1) == CDAG_OK, "%s policy %d: %s", what, pol, cdag_error_message());
     double t;
     loggp_params lp = loggp_defaults();
@@ -333,11 +333,12 @@ START_TEST(calc_kept_in_the_plan) {
   CK_OK(cdag_analyze(g, NULL, &p));
   kern_model m = kern_model_default();
   CK_OK(kern_choose_plan(p, &m, KERN_POLICY_MPI));
-  CK_OK(exec_lower_plan(p, &m, KERN_POLICY_MPI, &low));
+  CK_OK(exec_lower_plan(p, NULL, &m, KERN_POLICY_MPI, &low));
   double before, graph, plan;
   loggp_params lp = loggp_defaults();
   CK_OK(exec_loggp(low, &lp, &before, NULL));
-  CK_OK(exec_lower_keep_calc(g, low));
+  ir_graph_free(low);
+  CK_OK(exec_lower_plan(p, g, &m, KERN_POLICY_MPI, &low));
   CK_OK(exec_loggp(low, &lp, &plan, NULL));
   pairs_are_matched(low, "bcast with calc");
   CK_OK(exec_loggp(g, &lp, &graph, NULL));
@@ -369,7 +370,7 @@ START_TEST(regular_pieces_lower_as_runs) {
   ck_assert_int_eq(p->msgs[0].n, 512);
   kern_model m = kern_model_default();
   CK_OK(kern_choose_plan(p, &m, KERN_POLICY_AUTO));
-  CK_OK(exec_lower_plan(p, &m, KERN_POLICY_AUTO, &low));
+  CK_OK(exec_lower_plan(p, NULL, &m, KERN_POLICY_AUTO, &low));
   ck_assert_int_eq(low->nops, 4);
   for (int64_t i = 0; i < low->nops; i++) {
     ir_blocks b = ir_copy_blocks(low, i);
