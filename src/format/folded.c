@@ -148,7 +148,7 @@ static int put(sbuf *b, const void *p, size_t n) {
 typedef int (*word_fn)(void *ctx, const char *q, const char *qe, int kind, uint64_t v, int last);
 
 static int each_word(const rline *line, int rank, int nprocs, word_fn fn, void *ctx) {
-  rline whole = {line->p, trimmed(line).e};   /* a CRLF line's last word without its CR */
+  rline whole = {line->p, trimmed(line).e, line->commented};   /* a CRLF line's last word without its CR */
   const rline *l = &whole;
   const char *s = l->p;
   while (s < l->e && (*s == ' ' || *s == '\t')) s++;   /* a file written by hand indents its ops */

@@ -461,6 +461,42 @@ typedef struct step_lists {
   token t[S_N];             /* the list's name */
 } step_lists;
 
+/* A decimal of at most 18 digits at *p (a sign first when signed): its value, *p past it; 0 and
+   *p unmoved when there is none. */
+static int run_decimal(const char **p, const char *e, int sign, int64_t *v) {
+  const char *q = *p;
+  int neg = sign && q < e && *q == '-';
+  q += neg;
+  int64_t x = 0;
+  const char *digits = q;
+  for (; q < e && is_digit(*q) && q - digits < 18; q++) x = x * 10 + (*q - '0');
+  if (q == digits || (q < e && is_digit(*q))) return 0;
+  *v = neg ? -x : x;
+  *p = q;
+  return 1;
+}
+
+/* A step written as a run, right after its number v (r->tok): `v*N`, N steps of v, or
+   `v+D*N`, N steps v, v + D, .., v + (N-1)·D (an indexed type's growing displacements); *n 1
+   for a plain step. r->tok then spans the run; N is bounded by the blocks left to load. */
+static int step_run(reader *r, int64_t v, int64_t left, int64_t *d, int64_t *n) {
+  const char *p = r->p, *e = r->end;
+  *d = 0, *n = 1;
+  if (p >= e || (*p != '*' && *p != '+')) return CDAG_OK;
+  int ok = *p == '*' || (p++, run_decimal(&p, e, 1, d) && p < e && *p == '*');
+  ok = ok && (p++, run_decimal(&p, e, 0, n)) && (p == e || (!is_alnum(*p) && *p != '*' && *p != '+'));
+  r->tok.len = p - r->tok.s;
+  r->p = p;
+  if (!ok) return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "a run of steps is 'S*N' or 'S+D*N' (N steps from S, D apart)");
+  int64_t last;
+  if (*n < 1 || *n > left)
+    return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "%lld steps: from 1 to the %lld blocks the loader may still make", (long long)*n,
+                   (long long)left);
+  if (ckd_mul(&last, *d, *n - 1) || ckd_add(&last, last, v) || last < -INT64_MAX)
+    return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "the run's last step is out of range");
+  return CDAG_OK;
+}
+
 /* A list of steps named by r->tok, its numbers read (as read_list); -1: r->tok names none. */
 static int read_steps(reader *r) {
   step_lists *sl = r->steps;
@@ -476,11 +512,13 @@ static int read_steps(reader *r) {
   const token *ahead;
   int rc;
   while (!(rc = peek(r, &ahead)) && ahead->kind == T_NUM) {
-    int64_t v;
-    if ((rc = next(r)) || (rc = num_in(r, &r->tok, 0, -INT64_MAX, INT64_MAX, "a step", &v))) return rc;
-    BASE_GROW(r->lv, n, r->lvcap, 1, "steps");
-    r->lv[n++] = (uint64_t)v;
-    sl->len[k]++;
+    int64_t v, d, count;
+    if ((rc = next(r)) || (rc = num_in(r, &r->tok, 0, -INT64_MAX, INT64_MAX, "a step", &v)) ||
+        (rc = step_run(r, v, r->blocks_left - sl->len[k], &d, &count)))
+      return rc;
+    BASE_GROW(r->lv, n, r->lvcap, count, "steps");
+    for (int64_t i = 0; i < count; i++) r->lv[n++] = (uint64_t)(v + i * d);
+    sl->len[k] += count;
   }
   return rc;
 }

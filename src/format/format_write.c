@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/checked.h"
 #include "format/format.h"
 
 typedef struct {
@@ -135,10 +136,26 @@ __attribute__((format(printf, 2, 3))) static void ap(line_buf *b, const char *fm
   if (n > 0) b->len += (size_t)n;
 }
 
-/* `name s1 .. s(n-1)`: the steps between n blocks at addresses at[], either way. */
+/* Step i of blocks at addresses at[] (i >= 1): the distance from block i - 1. */
+static int64_t step_at(const uint64_t *at, uint64_t i) { return (int64_t)(at[i] - at[i - 1]); }
+
+/* `name s1 .. s(n-1)`: the steps between n blocks at addresses at[], either way, a run of
+   equal steps as `S*N` and of steps that grow by one amount as `S+D*N` (at least 3): an
+   indexed type's thousands of displacements are then a few words. */
 static void ap_steps(line_buf *b, const char *name, const uint64_t *at, uint64_t n) {
   ap(b, "%s", name);
-  for (uint64_t i = 1; i < n; i++) ap(b, " %lld", (long long)(int64_t)(at[i] - at[i - 1]));
+  for (uint64_t i = 1, j; i < n; i = j) {
+    int64_t s = step_at(at, i), d = 0, e;
+    if (i + 1 < n && ckd_sub(&d, step_at(at, i + 1), s)) d = 0;   /* D does not fit: no run that grows */
+    for (j = i + 1; j < n && !ckd_sub(&e, step_at(at, j), step_at(at, j - 1)) && e == d; j++) {}
+    if (j - i >= (d ? 3u : 2u)) {
+      if (d) ap(b, " %lld+%lld*%llu", (long long)s, (long long)d, (unsigned long long)(j - i));
+      else ap(b, " %lld*%llu", (long long)s, (unsigned long long)(j - i));
+    } else {
+      ap(b, " %lld", (long long)s);
+      j = i + 1;
+    }
+  }
 }
 
 /* A native collective call (collective.c), as docs/format.md spells it. */

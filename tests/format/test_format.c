@@ -322,6 +322,50 @@ START_TEST(test_blocks_expanded) {
 }
 END_TEST
 
+/* Listed steps written as runs (`S*N`, `S+D*N`) load as the steps they stand for, and the
+   writer uses them: an indexed type's growing displacements are a few words, not thousands. */
+START_TEST(test_step_runs) {
+  const char *runs = "num_ranks 1\nrank 0 {\n"
+                     "  copy 64b from 0x1000 to 0x9000 blocks 8 to_steps 48+16*3 8*2 -8 100\n"
+                     "  compute 0 reads all writes 32b at 0x20000 blocks 4 steps 0*2 -300+300*1\n}\n";
+  const char *flat = "num_ranks 1\nrank 0 {\n"
+                     "  copy 64b from 0x1000 to 0x9000 blocks 8 to_steps 48 64 80 8 8 -8 100\n"
+                     "  compute 0 reads all writes 32b at 0x20000 blocks 4 steps 0 0 -300\n}\n";
+  cdag_graph *g = load_str(runs, 0), *h = load_str(flat, 0);
+  char *a = save_str(g), *b = save_str(h);
+  ck_assert_str_eq(a, b);
+  ck_assert_int_eq(g->nops, 8 + 4);
+  free(a), free(b);
+  cdag_graph_free(&g), cdag_graph_free(&h);
+  uint64_t at[9] = {0x9000};
+  const int64_t step[8] = {48, 64, 80, 96, 8, 8, 8, -8};
+  for (int i = 1; i < 9; i++) at[i] = at[i - 1] + (uint64_t)step[i - 1];
+  ir_line l = {.kind = IR_COPY, .bytes = 72, .addr2 = 0x1000, .addr = 0x9000, .blocks = 9, .from_stride = 8, .to_at = at,
+               .seg = -1, .cpu = -1, .nic = -1, .comm = -1};
+  char buf[160];
+  ir_format_line(buf, sizeof buf, NULL, &l);
+  ck_assert_str_eq(buf, "copy 72b from 0x1000 to 0x9000 blocks 9 to_steps 48+16*4 8*3 -8");
+  struct { const char *steps, *err; } bad[] = {
+      {"8*0 8 8", "0 steps: from 1 to the"},
+      {"8* 8", "a run of steps is 'S*N' or 'S+D*N'"},
+      {"8+*3", "a run of steps is 'S*N' or 'S+D*N'"},
+      {"8+1*3x", "a run of steps is 'S*N' or 'S+D*N'"},
+      {"8*3*2", "a run of steps is 'S*N' or 'S+D*N'"},
+      {"1+900000000000000000*12", "the run's last step is out of range"},
+      {"8*999999999999999999", "999999999999999999 steps: from 1 to the"},
+      {"8*4", "4 blocks need 3 steps, found 4"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    char text[256];
+    snprintf(text, sizeof text, "num_ranks 1\nrank 0 {\n  copy 32b from 0x1000 to 0x9000 blocks 4 to_steps %s\n}\n",
+             bad[i].steps);
+    ck_assert_int_eq(ir_load_mem(text, strlen(text), "runs.cdag", NULL, &g), CDAG_ERR_FORMAT);
+    ck_assert_msg(strstr(cdag_error_message(), bad[i].err) && strstr(cdag_error_message(), "runs.cdag:3:"),
+                  "%s: %s", bad[i].steps, cdag_error_message());
+  }
+}
+END_TEST
+
 /* Labels that are not identifiers are saved spelled as one ("halo north" as halo_north, a
    taken name with a suffix), repeated ones on one rank are replaced; the graph is otherwise
    kept. */
@@ -787,6 +831,7 @@ Suite *cdag_format_suite(void) {
   tcase_add_test(tc, test_round_trip_unfinalized);
   tcase_add_test(tc, test_round_trip_strided);
   tcase_add_test(tc, test_blocks_expanded);
+  tcase_add_test(tc, test_step_runs);
   tcase_add_test(tc, test_round_trip_text_fixpoint);
   tcase_add_test(tc, test_round_trip_odd_labels);
   tcase_add_test(tc, test_public_save_load);
