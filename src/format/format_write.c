@@ -158,6 +158,18 @@ static void ap_steps(line_buf *b, const char *name, const uint64_t *at, uint64_t
   }
 }
 
+/* Blocks at addresses at[0..n) that lie one stride apart, at least len bytes (either sign
+   when signed): *stride, and 1. A list the recorder made of such blocks is written as the
+   stride, which the loader keeps as one strided copy. */
+static int at_stride(const uint64_t *at, uint64_t n, uint64_t len, int sign, uint64_t *stride) {
+  int64_t s = step_at(at, 1);
+  for (uint64_t i = 2; i < n; i++)
+    if (step_at(at, i) != s) return 0;
+  if (s == INT64_MIN || (uint64_t)(s < 0 ? -s : s) < len || (s < 0 && !sign)) return 0;
+  *stride = (uint64_t)s;
+  return 1;
+}
+
 /* A native collective call (collective.c), as docs/format.md spells it. */
 static void line_call(line_buf *b, const ir_call *c, int rank, const uint64_t *lists, int32_t members) {
   unsigned long long in = c->in, out = c->out, n = c->count;
@@ -235,11 +247,14 @@ size_t ir_format_line(char *buf, size_t cap, const char *label, const ir_line *l
       ap(&b, "copy %llub from 0x%llx to 0x%llx", bytes, a2, a);
       if (l->blocks > 1) {   /* strided: a stride equal to the block length is the default */
         unsigned long long len = bytes / l->blocks;
+        uint64_t from = l->from_stride, to = l->to_stride;
+        int from_listed = l->from_at && !at_stride(l->from_at, l->blocks, len, 1, &from);
+        int to_listed = l->to_at && !at_stride(l->to_at, l->blocks, len, 1, &to);
         ap(&b, " blocks %llu", (unsigned long long)l->blocks);
-        if (l->from_at) ap_steps(&b, " from_steps", l->from_at, l->blocks);
-        else if (l->from_stride != len) ap(&b, " from_stride %lld", (long long)(int64_t)l->from_stride);
-        if (l->to_at) ap_steps(&b, " to_steps", l->to_at, l->blocks);
-        else if (l->to_stride != len) ap(&b, " to_stride %lld", (long long)(int64_t)l->to_stride);
+        if (from_listed) ap_steps(&b, " from_steps", l->from_at, l->blocks);
+        else if (from != len) ap(&b, " from_stride %lld", (long long)(int64_t)from);
+        if (to_listed) ap_steps(&b, " to_steps", l->to_at, l->blocks);
+        else if (to != len) ap(&b, " to_stride %lld", (long long)(int64_t)to);
       }
       break;
     default:
@@ -252,9 +267,11 @@ size_t ir_format_line(char *buf, size_t cap, const char *label, const ir_line *l
       else if (l->rlen) ap(&b, " reads %llub at 0x%llx", (unsigned long long)l->rlen, a2);
       if (l->wlen) ap(&b, " writes %llub at 0x%llx", (unsigned long long)l->wlen, a);
       if (l->wlen && l->blocks > 1) {   /* blocks of a computation: a stride equal to their length is the default */
+        uint64_t to = l->to_stride;
+        int listed = l->to_at && !at_stride(l->to_at, l->blocks, l->wlen / l->blocks, 0, &to);
         ap(&b, " blocks %llu", (unsigned long long)l->blocks);
-        if (l->to_at) ap_steps(&b, " steps", l->to_at, l->blocks);
-        else if (l->to_stride != l->wlen / l->blocks) ap(&b, " stride %llu", (unsigned long long)l->to_stride);
+        if (listed) ap_steps(&b, " steps", l->to_at, l->blocks);
+        else if (to != l->wlen / l->blocks) ap(&b, " stride %llu", (unsigned long long)to);
       }
       break;
   }

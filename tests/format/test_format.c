@@ -345,6 +345,16 @@ START_TEST(test_step_runs) {
   char buf[160];
   ir_format_line(buf, sizeof buf, NULL, &l);
   ck_assert_str_eq(buf, "copy 72b from 0x1000 to 0x9000 blocks 9 to_steps 48+16*4 8*3 -8");
+  /* blocks listed one stride apart are written as the stride: the loader keeps one copy */
+  uint64_t back[3] = {0x9040, 0x9020, 0x9000}, up[3] = {0x100, 0x120, 0x140};
+  l = (ir_line){.kind = IR_COPY, .bytes = 24, .addr2 = 0x1000, .addr = 0x9040, .blocks = 3, .from_stride = 8,
+                .to_at = back, .seg = -1, .cpu = -1, .nic = -1, .comm = -1};
+  ir_format_line(buf, sizeof buf, NULL, &l);
+  ck_assert_str_eq(buf, "copy 24b from 0x1000 to 0x9040 blocks 3 to_stride -32");
+  l = (ir_line){.kind = IR_CALC, .rlen = IR_READS_ALL, .wlen = 24, .addr = 0x100, .blocks = 3, .to_at = up, .seg = -1,
+                .cpu = -1, .nic = -1, .comm = -1};
+  ir_format_line(buf, sizeof buf, NULL, &l);
+  ck_assert_str_eq(buf, "compute 0 reads all writes 24b at 0x100 blocks 3 stride 32");
   struct { const char *steps, *err; } bad[] = {
       {"8*0 8 8", "0 steps: from 1 to the"},
       {"8* 8", "a run of steps is 'S*N' or 'S+D*N'"},
