@@ -37,7 +37,7 @@ static int stages_lowered(const cdag_plan *p, const kern_model *m, kern_policy p
     one.next = NULL;
     one.steps = NULL;
     cdag_graph *low = NULL;
-    rc = exec_lower_plan(&one, m, policy, &low);
+    rc = exec_lower_plan(&one, NULL, m, policy, &low);
     if (rc == CDAG_OK && exec_verify(low, &one, 7, 1) == CDAG_ERR_MISMATCH) {
       fprintf(stderr, "fuzz_verify: stage %d lowered differs from its plan: %s\n", q->stage, cdag_error_message());
       abort();
@@ -52,7 +52,7 @@ static int stages_lowered(const cdag_plan *p, const kern_model *m, kern_policy p
 static int lowered(const cdag_graph *g, const cdag_plan *p, const kern_model *m, kern_policy policy) {
   cdag_graph *low = NULL;
   int rc = p->steps ? stages_lowered(p, m, policy) : CDAG_OK;
-  if (rc == CDAG_OK) rc = exec_lower_plan(p, m, policy, &low);
+  if (rc == CDAG_OK) rc = exec_lower_plan(p, g, m, policy, &low);   /* with its plain calcs, as the price lowers it */
   if (rc == CDAG_OK && !p->steps && exec_verify(low, p, 7, 1) == CDAG_ERR_MISMATCH) {
     fprintf(stderr, "fuzz_verify: the lowered plan differs from the plan: %s\n", cdag_error_message());
     abort();
