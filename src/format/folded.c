@@ -447,10 +447,20 @@ static size_t unfold_limit(size_t len) {
   return lim < IR_UNFOLD_MAX ? lim : IR_UNFOLD_MAX;
 }
 
+/* The end of [q, e) before a comment that ends the line (two slashes, `#`, or a slash and a
+   star) and the blanks before it: a hand-written `rank R like M` may say what it is. */
+static const char *before_comment(const char *q, const char *e) {
+  const char *c = q;
+  while (c < e && *c != '#' && !(*c == '/' && c + 1 < e && (c[1] == '/' || c[1] == '*'))) c++;
+  while (c > q && (c[-1] == ' ' || c[-1] == '\t')) c--;
+  return c;
+}
+
 static int unfold_like(sbuf *o, const rtext *t, const rline *l, int64_t ln, Pvoid_t blk, size_t limit, int newline) {
   long r = -1, m = -1;
   const char *q = NULL, *e = trimmed(l).e;
   like_of(l, &r, &m, &q);
+  e = before_comment(q, e);
   if (r < 0 || r >= t->nprocs || m < 0 || m >= t->nprocs || blk_get(blk, m) < 0)
     return cdag__error(CDAG_ERR_FORMAT, "line %lld: `rank R like M` of no rank written in full before it", (long long)ln + 1);
   int64_t n = 0;

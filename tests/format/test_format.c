@@ -800,8 +800,8 @@ START_TEST(test_folded_ranks_load) {
      after `//` opens none) */
   const char *commented = "num_ranks 4\n/* rank 3 like 0\nrank 1 {\n  calc 5\n}\nrank 2 like 1 */\n"
                           "rank 0 {\n  send 8b to 1 tag 0 addr 0x1000\n  recv 8b from 3 tag 0 addr 0x2000\n}\n"
-                          "/*\nrank 1 like 0\n*/\n// /* opens nothing\nrank 1 like 0\nrank 2 like 0 a 0x1000 0x2000 16\n"
-                          "rank 3 like 0\n";
+                          "/*\nrank 1 like 0\n*/\n// /* opens nothing\nrank 1 like 0 // as rank 0\n"
+                          "rank 2 like 0 a 0x1000 0x2000 16\t# its buffers 16 bytes up\nrank 3 like 0 /* the same */\n";
   cdag_graph *g = load_str(folded, 0), *h = load_str(full, 0), *k = load_str(crlf, 0);
   char *a = save_str(g), *b = save_str(h), *c = save_str(k);
   ck_assert_str_eq(a, b);
