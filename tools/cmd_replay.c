@@ -129,6 +129,7 @@ static int build(replay_state *st, int compute_time) {
   if ((rc = replay_agree(rc))) return rc;
   rc = replay_graph_create(&st->g);
   if (!rc) rc = replay_copy_rank(st->gg, &st->map, st->block, st->g, compute_time);
+  if (!rc) rc = rm_unhashed(&st->mem, st->block, st->g);
   st->file_ops = file_ops(st->gg);
   cdag_graph_free(&st->gg);   /* every rank held the whole file: the compiling rank needs the room */
   return replay_agree(rc);

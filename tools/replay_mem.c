@@ -42,6 +42,18 @@ static int mark_reduction(replay_mem *rm, const df_sst *sst, const df_red *d) {
   return CDAG_OK;
 }
 
+/* [addr, addr + len) of the file, when the block holds it, among rm->unh. */
+static int push_unhashed(replay_mem *rm, uint64_t addr, uint64_t len) {
+  uint64_t off;
+  if (!len || replay_map_offset(rm->map, rm->rank, addr, len, &off)) {
+    cdag__error_clear();   /* a native call's own scratch: not in the block, hashed by no computation */
+    return CDAG_OK;
+  }
+  BASE_GROW(rm->unh, 2 * rm->nunh, rm->cap_unh, 2, "replay values");
+  rm->unh[2 * rm->nunh] = off, rm->unh[2 * rm->nunh + 1] = len, rm->nunh++;
+  return CDAG_OK;
+}
+
 /* The floating-point reduction results of the rank, from gg's SST. */
 static int mark_values(replay_mem *rm, const cdag_graph *gg) {
   match_result m = {0};
@@ -50,9 +62,13 @@ static int mark_values(replay_mem *rm, const cdag_graph *gg) {
   /* a reduce that mixes ops starts a stage (src/stage), it is no reduction to tolerate: listed,
      not refused (without DF_RELEASE_INPUTS, gg is only read); only the count of values a
      reduction combines is read, so long chains of reductions keep just that (DF_CAP_SETS) */
-  if (!rc) rc = dataflow_run_opt((cdag_graph *)gg, &m, DF_COLLECT_MIXED | DF_WAITSETS_IF_NEEDED | DF_CAP_SETS, &sst);
+  if (!rc)
+    rc = dataflow_run_opt((cdag_graph *)gg, &m, DF_COLLECT_MIXED | DF_WAITSETS_IF_NEEDED | DF_CAP_SETS | DF_COLLECT_REASSOC,
+                          &sst);
   for (int64_t k = 0; !rc && sst && k < sst->nreds; k++)
     if (sst->reds[k].dst == rm->rank) rc = mark_reduction(rm, sst, &sst->reds[k]);
+  for (int64_t k = 0; !rc && sst && k < sst->nreassoc; k++)   /* sums met before the end too */
+    if (sst->reassoc[k].rank == rm->rank) rc = push_unhashed(rm, sst->reassoc[k].addr, sst->reassoc[k].len);
   dataflow_free(sst);
   match_free(&m);
   return rc;
@@ -85,6 +101,7 @@ int rm_build(const cdag_graph *gg, const replay_map *map, int rank, replay_mem *
 void rm_free(replay_mem *rm) {
   free(rm->mask);
   free(rm->vals);
+  free(rm->unh);
   *rm = (replay_mem){0};
 }
 
@@ -167,6 +184,23 @@ int rm_compare(const replay_mem *rm, const uint8_t *written, const uint8_t *comp
                      "%llu of %llu bytes and %lld of %lld floating-point values differ (first at file address 0x%llx)",
                      rm->rank, (unsigned long long)bytes, (unsigned long long)rm->nbytes, (long long)values,
                      (long long)rm->nvals, (unsigned long long)first);
+}
+
+int rm_unhashed(const replay_mem *rm, const uint8_t *block, cdag_graph *g) {
+  int64_t n = rm->nvals + rm->nunh;
+  uint64_t *p = malloc((size_t)(n ? n : 1) * 2 * sizeof *p);
+  if (!p) return CDAG_NOMEM("replay values");
+  for (int64_t k = 0; k < rm->nvals; k++) {
+    p[2 * k] = (uint64_t)(uintptr_t)(block + rm->vals[k].off);
+    p[2 * k + 1] = (uint64_t)ir_type_size(rm->vals[k].type);
+  }
+  for (int64_t k = 0; k < rm->nunh; k++) {
+    p[2 * (rm->nvals + k)] = (uint64_t)(uintptr_t)(block + rm->unh[2 * k]);
+    p[2 * (rm->nvals + k) + 1] = rm->unh[2 * k + 1];
+  }
+  int rc = ir_set_unhashed(g, p, n);
+  free(p);
+  return rc;
 }
 
 int rm_corrupt(const replay_mem *rm, uint8_t *block) {

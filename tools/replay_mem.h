@@ -33,6 +33,9 @@ typedef struct {
   rm_value *vals;
   int64_t nvals, cap_vals;
   uint64_t nbytes;       /* bytes compared exactly */
+  uint64_t *unh;         /* (off, len) pairs of the block: floating-point sums and products
+                            written before the end too (native calls' outputs, local reduces) */
+  int64_t nunh, cap_unh;
 } replay_mem;
 
 /* What to compare on `rank`: its ranges, less scratch, less floating-point reduction results
@@ -40,6 +43,11 @@ typedef struct {
    rm_free it, also on error. */
 int rm_build(const cdag_graph *gg, const replay_map *map, int rank, replay_mem *rm);
 void rm_free(replay_mem *rm);
+/* The floating-point reduction results, in block (the memory of g, the rank's distributed
+   graph), made g's unhashed ranges (ir.h): their last bits depend on the order a schedule
+   reduces in, so the computations that read them hash the rest, and a difference within the
+   tolerance does not spread through every later computation's output. */
+int rm_unhashed(const replay_mem *rm, const uint8_t *block, cdag_graph *g);
 /* The content every run starts from (the bytes between ranges are zero). */
 void rm_fill(const replay_mem *rm, uint8_t *block);
 /* CDAG_OK, or CDAG_ERR_MISMATCH: the first differences (rank, file address, both values)

@@ -78,6 +78,11 @@ typedef struct {
      tuples are not the graph's meaning then */
   int64_t nmixed, mixedcap;
   int32_t *mixed;
+  /* DF_COLLECT_REASSOC: every range written with floating-point sums or products (a
+     reduction's result, or a message or copy moving one), at any time of the phase: what a
+     schedule may leave with other last bits, as it reassociates, while the phase runs */
+  int64_t nreassoc, reassoccap;
+  struct df_written { int32_t rank; uint64_t addr, len; } *reassoc;
 } df_sst;
 
 int dataflow_run(const cdag_graph *g, const match_result *m, df_sst **out);
@@ -99,7 +104,9 @@ int dataflow_run(const cdag_graph *g, const match_result *m, df_sst **out);
      tuples are then not the graph's meaning: for readers of counts only (the replay's
      tolerance of floating-point sums), not detection. Bounds the sets of a long recording
      whose buffers accumulate reductions, which otherwise grow quadratically. */
-enum { DF_WAITSETS_ALWAYS = 0, DF_WAITSETS_IF_NEEDED = 1, DF_RELEASE_INPUTS = 2, DF_COLLECT_MIXED = 4, DF_CAP_SETS = 8 };
+/* - DF_COLLECT_REASSOC lists in `reassoc` every write of floating-point sums or products. */
+enum { DF_WAITSETS_ALWAYS = 0, DF_WAITSETS_IF_NEEDED = 1, DF_RELEASE_INPUTS = 2, DF_COLLECT_MIXED = 4, DF_CAP_SETS = 8,
+       DF_COLLECT_REASSOC = 16 };
 enum { DF_SET_CAP = 64 };
 int dataflow_run_opt(cdag_graph *g, match_result *m, int flags, df_sst **out);
 void dataflow_free(df_sst *s);          /* NULL is fine */

@@ -98,6 +98,7 @@ typedef struct {
   df_sets sets;
   df_sst *sst;
   int collect_mixed;     /* DF_COLLECT_MIXED */
+  int collect_reassoc;   /* DF_COLLECT_REASSOC */
   volatile uint64_t fetched; /* what fetch_block loaded, kept so the loads are made */
 } df_state;
 
@@ -355,9 +356,20 @@ static int replace_pieces(df_state *st, int rank, uint64_t x, uint64_t y, const 
 }
 
 /* Replaces rank's [x, x+len) with provenance p (p.addr at x). */
+/* A write of a floating-point sum or product, listed (DF_COLLECT_REASSOC). */
+static int note_reassoc(df_state *st, int rank, uint64_t x, uint64_t len, const df_piece *p) {
+  int type = p->src >> 8, op = p->src & 0xff;
+  if (p->set < 0 || !ir_type_is_float(type) || (op != CDAG_SUM && op != CDAG_PROD)) return CDAG_OK;
+  df_sst *s = st->sst;
+  BASE_GROW(s->reassoc, s->nreassoc, s->reassoccap, 1, "reassociated values");
+  s->reassoc[s->nreassoc++] = (struct df_written){rank, x, len};
+  return CDAG_OK;
+}
+
 static int write_piece(df_state *st, int rank, uint64_t x, uint64_t len, df_piece p) {
   int rc;
   uint64_t y = x + len;
+  if (st->collect_reassoc && (rc = note_reassoc(st, rank, x, len, &p))) return rc;
   if ((rc = split_at(st, rank, x)) || (rc = split_at(st, rank, y))) return rc;
   p.hi = y;
   const df_piece *q = p.set < 0 && p.src == rank && p.addr == x ? NULL : &p; /* NULL: back to its own value */
@@ -744,7 +756,7 @@ static int run(const cdag_graph *g, const match_result *m, int flags, cdag_graph
   if (!g || !m || !out) return cdag__error(CDAG_ERR_ARG, "dataflow_run: NULL argument");
   *out = NULL;
   if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "dataflow_run: graph is not finalized");
-  df_state st = {.g = g, .collect_mixed = !!(flags & DF_COLLECT_MIXED)};
+  df_state st = {.g = g, .collect_mixed = !!(flags & DF_COLLECT_MIXED), .collect_reassoc = !!(flags & DF_COLLECT_REASSOC)};
   st.sets.cap_runs = flags & DF_CAP_SETS ? DF_SET_CAP : 0;
   st.sst = calloc(1, sizeof *st.sst);
   st.slots = base_calloc((size_t)g->nprocs, sizeof *st.slots);
@@ -786,6 +798,7 @@ void dataflow_free(df_sst *s) {
   free(s->xfers); free(s->reds); free(s->sets); free(s->runs);
   free(s->wait_start); free(s->wait_lo); free(s->wait_hi);
   free(s->mixed);
+  free(s->reassoc);
   free(s);
 }
 

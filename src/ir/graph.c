@@ -68,7 +68,7 @@ void ir_graph_free(cdag_graph *g) {
   if (g->host_ops && g->host_ops->free) g->host_ops->free(g->host);
   free(g->kind); free(g->rank); free(g->peer); free(g->tag);
   free(g->addr); free(g->addr2); free(g->bytes);
-  free(g->cw_len); free(g->cr_len); free(g->cut); free(g->scope); free(g->acc); free(g->oscomm); free(g->stride);
+  free(g->cw_len); free(g->cr_len); free(g->cut); free(g->scope); free(g->unhashed); free(g->acc); free(g->oscomm); free(g->stride);
   free(g->line); free(g->label); free(g->cpu); free(g->nic); free(g->labels);
   free(g->dep);
   free(g->sdep);
@@ -103,6 +103,32 @@ static int resize_ops(cdag_graph *g, int64_t cap) {
 #undef GROW_OPT
 #undef GROW
   g->cap = cap;
+  return CDAG_OK;
+}
+
+static int pair_cmp(const void *x, const void *y) {
+  uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+  return (a > b) - (a < b);
+}
+
+int ir_set_unhashed(cdag_graph *g, const uint64_t *pairs, int64_t n) {
+  if (!g || n < 0 || (n && !pairs)) return cdag__error(CDAG_ERR_ARG, "ir_set_unhashed: bad arguments");
+  uint64_t *u = malloc((size_t)(n ? n : 1) * 2 * sizeof *u);
+  if (!u) return CDAG_NOMEM("unhashed ranges");
+  memcpy(u, pairs, (size_t)n * 2 * sizeof *u);
+  qsort(u, (size_t)n, 2 * sizeof *u, pair_cmp);
+  int64_t m = 0;
+  for (int64_t k = 0; k < n; k++) {
+    uint64_t lo = u[2 * k], hi = lo + u[2 * k + 1];
+    if (hi == lo) continue;
+    if (m && u[2 * m - 2] + u[2 * m - 1] >= lo) {   /* touching or overlapping the last: one range */
+      if (hi > u[2 * m - 2] + u[2 * m - 1]) u[2 * m - 1] = hi - u[2 * m - 2];
+      continue;
+    }
+    u[2 * m] = lo, u[2 * m + 1] = hi - lo, m++;
+  }
+  free(g->unhashed);
+  g->unhashed = u, g->nunhashed = m;
   return CDAG_OK;
 }
 

@@ -135,6 +135,12 @@ struct cdag_graph {
                             NULL until one names another */
   ir_stride *stride;     /* per copy: its blocks and strides ({0}: one contiguous block);
                             NULL until the first strided copy */
+  uint64_t *unhashed;    /* distributed graph: (addr, len) pairs, sorted and disjoint, whose exact
+                            bits two schedules may leave different (floating-point sums and
+                            products they reassociate): a computation without a function (its
+                            output a hash of what it reads: `cdag replay`) does not read them;
+                            NULL: none (ir_set_unhashed) */
+  int64_t nunhashed;
   uint32_t *scope;       /* per op: its conflict scope, a promise of the builder (lowering): ops of one
                             rank in different scopes are already ordered, in scope order, by
                             explicit dependencies, so ir_finalize looks for memory conflicts
@@ -381,6 +387,8 @@ int ir_ensure_opt(cdag_graph *g, void **arr, size_t elem, int fill_minus_one);
 int ir_set_line(cdag_graph *g, int32_t op, uint32_t line);
 int ir_set_label(cdag_graph *g, int32_t op, const char *label, int64_t len);
 int ir_set_goal(cdag_graph *g, int32_t op, int32_t cpu, int32_t nic);
+/* g->unhashed: the n (addr, len) pairs at pairs, sorted and merged (replacing any before). */
+int ir_set_unhashed(cdag_graph *g, const uint64_t *pairs, int64_t n);
 /* Reserve room for n more ops (optional; avoids regrowth when the count is known). */
 int ir_reserve(cdag_graph *g, int64_t n);
 

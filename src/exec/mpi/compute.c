@@ -95,8 +95,20 @@ int sched_temps_bind(sched_core *c) {
 
 /* ---- computations ---- */
 
+/* s->unhashed: a copy of g's (on failure s keeps its own). */
+static int take_unhashed(cdag_schedule *s, const cdag_graph *g) {
+  int64_t n = g ? g->nunhashed : 0;
+  uint64_t *u = n ? malloc((size_t)n * 2 * sizeof *u) : NULL;
+  if (n && !u) return CDAG_NOMEM("computations");
+  if (n) memcpy(u, g->unhashed, (size_t)n * 2 * sizeof *u);
+  free(s->unhashed);
+  s->unhashed = u, s->nunhashed = n;
+  return CDAG_OK;
+}
+
 int sched_comps_build(cdag_schedule *s, cdag_graph *g, const sched_part *pt) {
   if (!pt->ncomps) return CDAG_OK;
+  if (take_unhashed(s, g)) return CDAG_ERR_NOMEM;
   if (!(s->comps = calloc((size_t)pt->ncomps, sizeof *s->comps))) return CDAG_NOMEM("computations");
   s->ncomps = pt->ncomps;
   s->since = pt->since;
@@ -118,6 +130,7 @@ int sched_comps_build(cdag_schedule *s, cdag_graph *g, const sched_part *pt) {
 }
 
 void sched_comps_rebind(cdag_schedule *s, const cdag_graph *g) {
+  if (take_unhashed(s, g)) cdag__error_clear();   /* no room for g's: the handle keeps its own */
   for (int64_t k = 0; k < s->ncomps; k++) {
     sched_comp *x = &s->comps[k];
     if (!exec_compute_fn(g, x->key, &x->fn, &x->arg)) x->fn = NULL;
@@ -141,6 +154,24 @@ static uint64_t hash_at(uint64_t h, const uint8_t *p, uint64_t len) {
   return sim_hash_bytes(sim_hash_mix(h, (uint64_t)(uintptr_t)p), p, len);
 }
 
+/* hash_at of the pieces of [p, p + len) outside s->unhashed (each piece as a range). */
+static uint64_t hash_kept(const cdag_schedule *s, uint64_t h, const uint8_t *p, uint64_t len) {
+  if (!s->nunhashed) return hash_at(h, p, len);
+  uint64_t a = (uint64_t)(uintptr_t)p, e = a + len;
+  int64_t lo = 0, hi = s->nunhashed;
+  while (lo < hi) {   /* the first unhashed range ending above a */
+    int64_t mid = lo + (hi - lo) / 2;
+    if (s->unhashed[2 * mid] + s->unhashed[2 * mid + 1] <= a) lo = mid + 1;
+    else hi = mid;
+  }
+  for (int64_t k = lo; a < e; k++) {
+    uint64_t ua = k < s->nunhashed ? s->unhashed[2 * k] : e, ue = k < s->nunhashed ? ua + s->unhashed[2 * k + 1] : e;
+    if (ua > a) h = hash_at(h, (const uint8_t *)(uintptr_t)a, (ua < e ? ua : e) - a);
+    a = ue > a ? ue : a;
+  }
+  return h;
+}
+
 void sched_comp_run(cdag_schedule *s, const sched_comp *c) {
   if (c->fn) {
     c->fn(c->arg);
@@ -150,10 +181,10 @@ void sched_comp_run(cdag_schedule *s, const sched_comp *c) {
   if (c->rlen == UINT64_MAX) {
     h = sim_hash_mix(h, s->chain);
     for (int64_t k = c->since_first; k < c->since_first + c->nsince; k++)
-      h = hash_at(h, (const uint8_t *)(uintptr_t)s->since[2 * k], s->since[2 * k + 1]);
+      h = hash_kept(s, h, (const uint8_t *)(uintptr_t)s->since[2 * k], s->since[2 * k + 1]);
     s->chain = h;
   } else if (c->rlen) {
-    h = hash_at(h, c->r, c->rlen);
+    h = hash_kept(s, h, c->r, c->rlen);
   }
   if (c->wlen) sim_hash_spread(h, c->w, c->wlen);
   if (c->cost) spend(c->cost);

@@ -934,6 +934,7 @@ void sched_destroy(cdag_schedule *s) {
   for (int k = 0; k < s->nsub; k++) sched_destroy(s->sub[k]);
   free(s->sub);
   free(s->comps);
+  free(s->unhashed);
   free(s);
 }
 

@@ -148,6 +148,8 @@ struct cdag_schedule {
   /* computations (graph and stages modes) */
   int64_t ncomps;  sched_comp *comps;   /* stages: in the order they run */
   const uint64_t *since;      /* the part's (addr, len) pairs that computations reading all read */
+  int64_t nunhashed;          /* the rank's graph's g->unhashed (a copy): what no hash reads */
+  uint64_t *unhashed;
   uint64_t chain;             /* run state: the hash of the last computation that read all */
   /* stages mode: one plan-mode schedule per stage (no core of their own) */
   int nsub;  cdag_schedule **sub;
@@ -197,8 +199,8 @@ int sched_comps_build(cdag_schedule *s, cdag_graph *g, const sched_part *pt);
 /* A spare handle reused for graph g (the same ops, maybe other functions): each
    computation's function and argument taken from g again. */
 void sched_comps_rebind(cdag_schedule *s, const cdag_graph *g);
-/* Runs computation c: fn(arg), or the hash of what it reads written over what it writes
-   (sim.h) and its cost spent spinning. */
+/* Runs computation c: fn(arg), or the hash of what it reads (s->unhashed left out) written
+   over what it writes (sim.h) and its cost spent spinning. */
 void sched_comp_run(cdag_schedule *s, const sched_comp *c);
 /* Root side: every rank's computations of st in w[rank] (key: op - base[rank]) and, for
    a plan in stages, its staging buffers. */

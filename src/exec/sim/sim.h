@@ -46,7 +46,10 @@ int sim_compute(const stage_steps *st, int64_t i, sim_mem *m, uint64_t *chain);
 /* The hash sim_compute is made of, for the MPI runtime (exec/mpi) to compute alike on real
    memory: h = seed(op); per range read h = bytes(mix(h, addr), bytes, len); a computation
    that reads all mixes the rank's chain first and leaves h as the new chain; spread(h)
-   fills the bytes written (splitmix64's stream from h). */
+   fills the bytes written from splitmix64's stream from h, 4 bits a byte: 0x38 + a nibble,
+   so that a float or double read from them is a positive number of moderate size, as in
+   `cdag replay`'s initial content (tools/replay_mem.c): sums and products of such values
+   neither overflow nor cancel, whatever their order. */
 uint64_t sim_hash_seed(int64_t op);
 uint64_t sim_hash_mix(uint64_t h, uint64_t v);
 uint64_t sim_hash_bytes(uint64_t h, const uint8_t *b, uint64_t len);

@@ -39,12 +39,12 @@ static int hash_range(sim_mem *m, int rank, uint64_t addr, uint64_t len, uint64_
 }
 
 void sim_hash_spread(uint64_t h, uint8_t *b, uint64_t len) {
-  for (uint64_t i = 0; i < len; i += 8) {
-    uint64_t z = h + (i / 8 + 1) * 0x9e3779b97f4a7c15ull;
+  for (uint64_t i = 0; i < len; i += 16) {
+    uint64_t z = h + (i / 16 + 1) * 0x9e3779b97f4a7c15ull;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     z ^= z >> 31;
-    memcpy(b + i, &z, len - i < 8 ? len - i : 8);
+    for (uint64_t k = 0; k < 16 && i + k < len; k++) b[i + k] = (uint8_t)(0x38 + (z >> (4 * k) & 15));
   }
 }
 

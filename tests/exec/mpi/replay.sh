@@ -132,6 +132,11 @@ np4)
   out replay $data/native_vector4.cdag: 4 ranks, 24 operations
   out 552 bytes equal
   out native collective calls: 7 (1 scatterv, 1 gatherv, 1 allgatherv, 1 alltoallv, 1 reduce_scatter, 1 scan, 1 exscan)
+# a float product written by hand, read by a computation before an int32 sum overwrites it:
+# its last bits differ compiled, and must not spread through the computations' hashes
+0 run 4 "$data/reassoc_read4.cdag" --price=0 $iters --repeat 1
+  summary
+  out 768 bytes equal
 0 run 4 "$src/tests/data/goal/calc_cpu_nic.goal" $iters
   summary
   out replay $src/tests/data/goal/calc_cpu_nic.goal: 4 ranks, 9 operations
