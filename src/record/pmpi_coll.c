@@ -275,6 +275,35 @@ int coll_reduction(coll *c, int call, int nonblocking, int kind, const void *sbu
 
 /* ---- the blocking calls: the output is the shadow's when MPI returns ---- */
 
+/* A broadcast on an intercommunicator, recorded as the messages it moves (MPI-3.1 5.2.2): the
+   root (MPI_ROOT) sends to every rank of the remote group, each of which receives from it; the
+   other ranks of the root's group (MPI_PROC_NULL) move nothing. The tag is MPI_TAG_UB + 1,
+   which no message of the program can carry (none is left when MPI_TAG_UB is 2^31 - 1: the
+   call is then counted unsupported). */
+static int inter_bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
+  int rc = PMPI_Bcast(buf, count, t, root, comm), *ub = NULL, flag = 0;
+  if (rc != MPI_SUCCESS || !recording() || root == MPI_PROC_NULL) return rc;
+  PMPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &flag);
+  if (!flag || !ub || *ub == INT32_MAX) {
+    unsupported_because(C_Bcast, "a broadcast on an intercommunicator whose MPI_TAG_UB leaves no tag free");
+    return rc;
+  }
+  if (root == MPI_ROOT) {
+    int n = 0;
+    PMPI_Comm_remote_size(comm, &n);
+    for (int r = 0; r < n; r++) record_send(buf, count, t, NULL, r, *ub + 1, comm, C_Bcast, 1);
+    return rc;
+  }
+  MPI_Status st;
+  memset(&st, 0, sizeof st);
+  st.MPI_SOURCE = root, st.MPI_TAG = *ub + 1;
+  PMPI_Status_set_elements(&st, t, count);
+  PMPI_Status_set_cancelled(&st, 0);
+  uint64_t seq = next_seq();
+  record_recv(R->phase, seq, buf, count, t, NULL, comm, &st, seq, 1, C_Bcast);
+  return rc;
+}
+
 #pragma GCC visibility push(default)
 
 int MPI_Barrier(MPI_Comm comm) {
@@ -286,6 +315,9 @@ int MPI_Barrier(MPI_Comm comm) {
 
 int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
   COUNT(C_Bcast);
+  int inter = 0;
+  if (R && comm != MPI_COMM_NULL) PMPI_Comm_test_inter(comm, &inter);
+  if (inter) return inter_bcast(buf, count, t, root, comm);
   coll c;
   coll_bcast(&c, C_Bcast, 0, buf, count, t, root, comm);
   int rc = PMPI_Bcast(buf, count, t, root, comm);

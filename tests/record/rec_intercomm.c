@@ -5,7 +5,8 @@
  * the other half, ranks named as the remote group's: the recording must give world ranks
  * and keep the intercommunicator's messages apart from MPI_COMM_WORLD's of the same tag.
  * Then the halves merged (Intercomm_merge) carry a ring, and a bcast on the
- * intercommunicator is counted as unsupported (its groups' roles are not recorded). */
+ * intercommunicator from rank 0 of the even half reaches every rank of the odd one: recorded
+ * as its messages, replayed, compared. */
 #include <string.h>
 
 #include "rec_test.h"
@@ -48,5 +49,6 @@ int main(int argc, char **argv) {
   if (hr < rn) rt_keep(ra, B);
   rt_keep(rw, B);
   rt_keep(rm, B);
+  if (me % 2) rt_keep(w, 4);   /* the broadcast's */
   return rt_finish();
 }
