@@ -275,32 +275,110 @@ int coll_reduction(coll *c, int call, int nonblocking, int kind, const void *sbu
 
 /* ---- the blocking calls: the output is the shadow's when MPI returns ---- */
 
-/* A broadcast on an intercommunicator, recorded as the messages it moves (MPI-3.1 5.2.2): the
-   root (MPI_ROOT) sends to every rank of the remote group, each of which receives from it; the
-   other ranks of the root's group (MPI_PROC_NULL) move nothing. The tag is MPI_TAG_UB + 1,
-   which no message of the program can carry (none is left when MPI_TAG_UB is 2^31 - 1: the
-   call is then counted unsupported). */
-static int inter_bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
-  int rc = PMPI_Bcast(buf, count, t, root, comm), *ub = NULL, flag = 0;
-  if (rc != MPI_SUCCESS || !recording() || root == MPI_PROC_NULL) return rc;
+/* ---- collectives on intercommunicators ----
+ * Recorded as the messages they move between the two groups (MPI-3.1 5.2.2): a rooted one
+ * between its root (MPI_ROOT) and every rank of the other group, the other ranks of the
+ * root's group (MPI_PROC_NULL) moving nothing; an all-to-all one between every rank and
+ * every rank of the other group; a barrier as empty messages both ways. Sends are written
+ * before the call, receives after it. Their tag is MPI_TAG_UB + 1, which no message of the
+ * program can carry (none is left when MPI_TAG_UB is 2^31 - 1: the call is then counted
+ * unsupported). Reductions across the groups are not among them (counted unsupported). */
+
+static int is_inter(MPI_Comm comm) {
+  int inter = 0;
+  if (R && comm != MPI_COMM_NULL) PMPI_Comm_test_inter(comm, &inter);
+  return inter;
+}
+
+/* The tag of the call's messages, 0 if it cannot be recorded (counted, when recording). */
+static int inter_tag(MPI_Comm comm, int call) {
+  int *ub = NULL, flag = 0;
+  if (!recording()) return 0;
   PMPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &flag);
-  if (!flag || !ub || *ub == INT32_MAX) {
-    unsupported_because(C_Bcast, "a broadcast on an intercommunicator whose MPI_TAG_UB leaves no tag free");
-    return rc;
-  }
-  if (root == MPI_ROOT) {
-    int n = 0;
-    PMPI_Comm_remote_size(comm, &n);
-    for (int r = 0; r < n; r++) record_send(buf, count, t, NULL, r, *ub + 1, comm, C_Bcast, 1);
-    return rc;
-  }
+  if (flag && ub && *ub < INT32_MAX) return *ub + 1;
+  unsupported_because(call, "a collective on an intercommunicator whose MPI_TAG_UB leaves no tag free");
+  return 0;
+}
+
+static int remote_size(MPI_Comm comm) {
+  int n = 0;
+  PMPI_Comm_remote_size(comm, &n);
+  return n;
+}
+
+static MPI_Aint extent_of(MPI_Datatype t) {
+  MPI_Aint lb = 0, ext = 0;
+  PMPI_Type_get_extent(t, &lb, &ext);
+  return ext;
+}
+
+/* Sends of count t from buf + r * step to every rank r of the other group (step 0: the same). */
+static void inter_sends(int tag, const void *buf, int count, MPI_Datatype t, MPI_Aint step, MPI_Comm comm, int call) {
+  for (int r = 0, n = remote_size(comm); tag && r < n; r++)
+    record_send(buf ? (const char *)buf + r * step : NULL, count, t, NULL, r, tag, comm, call, 1);   /* NULL: a barrier's */
+}
+
+/* The receive of count t into buf from rank src of the other group, completed by the call. */
+static void inter_recv(int tag, void *buf, int count, MPI_Datatype t, int src, MPI_Comm comm, int call) {
+  if (!tag) return;
   MPI_Status st;
   memset(&st, 0, sizeof st);
-  st.MPI_SOURCE = root, st.MPI_TAG = *ub + 1;
+  st.MPI_SOURCE = src, st.MPI_TAG = tag;
   PMPI_Status_set_elements(&st, t, count);
   PMPI_Status_set_cancelled(&st, 0);
   uint64_t seq = next_seq();
-  record_recv(R->phase, seq, buf, count, t, NULL, comm, &st, seq, 1, C_Bcast);
+  record_recv(R->phase, seq, buf, count, t, NULL, comm, &st, seq, 1, call);
+}
+
+/* Receives from every rank r of the other group into buf + r * step. */
+static void inter_recvs(int tag, void *buf, int count, MPI_Datatype t, MPI_Aint step, MPI_Comm comm, int call) {
+  for (int r = 0, n = remote_size(comm); tag && r < n; r++)
+    inter_recv(tag, buf ? (char *)buf + r * step : NULL, count, t, r, comm, call);
+}
+
+static int inter_bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
+  int tag = root == MPI_PROC_NULL ? 0 : inter_tag(comm, C_Bcast);
+  if (root == MPI_ROOT) inter_sends(tag, buf, count, t, 0, comm, C_Bcast);
+  int rc = PMPI_Bcast(buf, count, t, root, comm);
+  if (rc == MPI_SUCCESS && root >= 0) inter_recv(tag, buf, count, t, root, comm, C_Bcast);
+  return rc;
+}
+
+static int inter_gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                        int root, MPI_Comm comm) {
+  int tag = root == MPI_PROC_NULL ? 0 : inter_tag(comm, C_Gather);
+  if (root >= 0 && tag) record_send(sbuf, scount, stype, NULL, root, tag, comm, C_Gather, 1);
+  int rc = PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+  if (rc == MPI_SUCCESS && root == MPI_ROOT) inter_recvs(tag, rbuf, rcount, rtype, rcount * extent_of(rtype), comm, C_Gather);
+  return rc;
+}
+
+static int inter_scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                         int root, MPI_Comm comm) {
+  int tag = root == MPI_PROC_NULL ? 0 : inter_tag(comm, C_Scatter);
+  if (root == MPI_ROOT) inter_sends(tag, sbuf, scount, stype, scount * extent_of(stype), comm, C_Scatter);
+  int rc = PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+  if (rc == MPI_SUCCESS && root >= 0) inter_recv(tag, rbuf, rcount, rtype, root, comm, C_Scatter);
+  return rc;
+}
+
+/* Allgather (each rank's block to every rank of the other group) and alltoall (block r to
+   rank r): every rank receives block r from rank r of the other group. */
+static int inter_blocks(int call, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                        MPI_Datatype rtype, MPI_Comm comm) {
+  int tag = inter_tag(comm, call), rc;
+  inter_sends(tag, sbuf, scount, stype, call == C_Alltoall ? scount * extent_of(stype) : 0, comm, call);
+  if (call == C_Alltoall) rc = PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+  else rc = PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+  if (rc == MPI_SUCCESS) inter_recvs(tag, rbuf, rcount, rtype, rcount * extent_of(rtype), comm, call);
+  return rc;
+}
+
+static int inter_barrier(MPI_Comm comm) {
+  int tag = inter_tag(comm, C_Barrier);
+  inter_sends(tag, NULL, 0, MPI_BYTE, 0, comm, C_Barrier);
+  int rc = PMPI_Barrier(comm);
+  if (rc == MPI_SUCCESS) inter_recvs(tag, NULL, 0, MPI_BYTE, 0, comm, C_Barrier);
   return rc;
 }
 
@@ -308,6 +386,7 @@ static int inter_bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm 
 
 int MPI_Barrier(MPI_Comm comm) {
   COUNT(C_Barrier);
+  if (is_inter(comm)) return inter_barrier(comm);
   coll c;
   coll_barrier(&c, C_Barrier, 0, comm);
   return PMPI_Barrier(comm);
@@ -315,9 +394,7 @@ int MPI_Barrier(MPI_Comm comm) {
 
 int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
   COUNT(C_Bcast);
-  int inter = 0;
-  if (R && comm != MPI_COMM_NULL) PMPI_Comm_test_inter(comm, &inter);
-  if (inter) return inter_bcast(buf, count, t, root, comm);
+  if (is_inter(comm)) return inter_bcast(buf, count, t, root, comm);
   coll c;
   coll_bcast(&c, C_Bcast, 0, buf, count, t, root, comm);
   int rc = PMPI_Bcast(buf, count, t, root, comm);
@@ -328,6 +405,7 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
 int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
                MPI_Comm comm) {
   COUNT(C_Gather);
+  if (is_inter(comm)) return inter_gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
   coll c;
   coll_gather(&c, C_Gather, 0, sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
   int rc = PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
@@ -338,6 +416,7 @@ int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int
 int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
                 MPI_Comm comm) {
   COUNT(C_Scatter);
+  if (is_inter(comm)) return inter_scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
   coll c;
   coll_scatter(&c, C_Scatter, 0, sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
   int rc = PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
@@ -348,6 +427,7 @@ int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, in
 int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
                   MPI_Comm comm) {
   COUNT(C_Allgather);
+  if (is_inter(comm)) return inter_blocks(C_Allgather, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   coll c;
   coll_blocks(&c, C_Allgather, 0, IR_COLL_ALLGATHER, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   int rc = PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
@@ -358,6 +438,7 @@ int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
 int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
                  MPI_Comm comm) {
   COUNT(C_Alltoall);
+  if (is_inter(comm)) return inter_blocks(C_Alltoall, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   coll c;
   coll_blocks(&c, C_Alltoall, 0, IR_COLL_ALLTOALL, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   int rc = PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
