@@ -774,6 +774,14 @@ static int read_reduce(reader *r, const token *kw, const token *label) {
   return CDAG_OK;
 }
 
+/* Op id, the k-th of a line loaded as one op per block: the first finished as the line's op
+   (label, cpu, nic), the others given its line only. */
+static int finish_block(reader *r, int rc, int64_t k, int32_t id, const token *kw, const token *label, const fields *f) {
+  if (k == 0) return finish_op(r, rc, id, kw, label, f);
+  if (rc || (rc = ir_set_line(r->g, id, kw->line))) return rd_wrap(r, rc, kw);
+  return CDAG_OK;
+}
+
 /* A stride of a copy's side k (F_FROM_STRIDE, F_TO_STRIDE): at least the block length len
    either way (blocks run backwards from the address under a negative one), default len. */
 static int copy_stride(reader *r, const fields *f, int k, int64_t len, int64_t *v) {
@@ -873,9 +881,7 @@ static int read_copy(reader *r, const token *kw, const token *label) {
       if (k && (step_to(r, &sl, S_FROM, k, from, len, &src) || step_to(r, &sl, S_TO, k, to, len, &dst)))
         return rd_fail(r, CDAG_ERR_FORMAT, &f.t[F_BLOCKS], "block %lld of the copy lies beyond 0..2^63-1", (long long)k);
       rc = ir_add_copy(r->g, r->rank, (uint64_t)src, (uint64_t)dst, (uint64_t)len, &id);
-      if (k == 0) rc = finish_op(r, rc, id, kw, label, &f);
-      else if (rc || (rc = ir_set_line(r->g, id, kw->line))) rc = rd_wrap(r, rc, kw);
-      if (rc) return rc;
+      if ((rc = finish_block(r, rc, k, id, kw, label, &f))) return rc;
       note_range(r, (uint64_t)src, (uint64_t)len);
       note_range(r, (uint64_t)dst, (uint64_t)len);
     }
@@ -889,9 +895,7 @@ static int read_copy(reader *r, const token *kw, const token *label) {
     r->blocks_left -= n;
     for (int64_t k = 0; k < n; k++) {
       rc = ir_add_copy(r->g, r->rank, (uint64_t)(src + k * from), (uint64_t)(dst + k * to), (uint64_t)len, &id);
-      if (k == 0) rc = finish_op(r, rc, id, kw, label, &f);
-      else if (rc || (rc = ir_set_line(r->g, id, kw->line))) rc = rd_wrap(r, rc, kw);
-      if (rc) return rc;
+      if ((rc = finish_block(r, rc, k, id, kw, label, &f))) return rc;
     }
   } else {
     rc = ir_add_copy_strided(r->g, r->rank, (uint64_t)src, (uint64_t)dst, (uint64_t)n, (uint64_t)len, (uint64_t)from,
@@ -1010,9 +1014,7 @@ static int read_compute(reader *r, const token *kw, const token *label) {
     if (k && sl.len[S_TO] < 0) at = waddr + (int64_t)(k * b.to);   /* compute_blocks checked the last */
     rc = ir_add_compute(r->g, r->rank, k ? 0 : (uint64_t)cost, (uint64_t)raddr, all ? IR_READS_ALL : (uint64_t)rlen,
                         (uint64_t)at, b.n > 1 ? b.len : (uint64_t)wlen, &id);
-    if (k == 0) rc = finish_op(r, rc, id, kw, label, &f);
-    else if (rc || (rc = ir_set_line(r->g, id, kw->line))) rc = rd_wrap(r, rc, kw);
-    if (rc) return rc;
+    if ((rc = finish_block(r, rc, (int64_t)k, id, kw, label, &f))) return rc;
     if (wlen) note_range(r, (uint64_t)at, b.n > 1 ? b.len : (uint64_t)wlen);
   }
   if (rlen) note_range(r, (uint64_t)raddr, (uint64_t)rlen);

@@ -126,7 +126,7 @@ static void add_receives(const loggp_params *lp, const df_sst *s, const df_red *
 
 /* The largest sum of v[0..n) over one rank (v sorted here). */
 static double busiest(recv_cost *v, int64_t n) {
-  qsort(v, (size_t)n, sizeof *v, by_dst);
+  base_sort(v, n, sizeof *v, by_dst);
   double most = 0, sum = 0;
   for (int64_t i = 0; i < n; i++) {
     sum = i > 0 && v[i].dst == v[i - 1].dst ? sum + v[i].us : v[i].us;
