@@ -64,6 +64,7 @@ typedef struct {
   const uint8_t *content;
   const char *type;        /* its element type, if MPI's datatype says (format name), else NULL */
   int32_t point;           /* its completion point (index into points) */
+  int64_t prev;            /* the candidate of the same length before it, -1 none */
 } candidate;
 
 typedef struct { uint64_t seq; uint32_t used; } point;
@@ -88,6 +89,7 @@ struct rec_shadow {
   entry *e; int64_t ne, ecap;
   int64_t *freed; int64_t nfreed, freedcap;
   candidate *c; int64_t nc, ccap;
+  Pvoid_t by_len;          /* JudyL: length -> the last candidate of that length */
   point *p; int64_t np, pcap;
   chunk *arena; uint64_t arena_bytes, budget;
   scratch acc;             /* fold accumulator */
@@ -145,6 +147,7 @@ void rec_shadow_reset(rec_shadow *sh) {
     sh->arena = n;
   }
   sh->ne = sh->nfreed = sh->nc = sh->np = 0;
+  JudyLFreeArray(&sh->by_len, PJE0);
   sh->arena_bytes = 0;
   sh->received = 0;
   sh->tseq = sh->tns = 0;
@@ -320,16 +323,26 @@ typedef struct {
   const char *type;        /* the element type the bytes were last moved as (NULL unknown) */
 } piece;
 
-/* Candidates: receives completed after position `after` of the piece's size (used from
-   their start) or of its whole range's size (used at the piece's offset); oldest first. */
+static int64_t last_of_len(const rec_shadow *sh, uint64_t len) {
+  PWord_t pv = (PWord_t)JudyLGet(sh->by_len, (Word_t)len, PJE0);
+  return pv ? (int64_t)*pv - 1 : -1;   /* stored as index + 1 */
+}
+
+/* Candidates: receives among the last 16 * REC_CANDIDATES completed after position `after`
+   of the piece's size (used from their start) or of its whole range's size (used at the
+   piece's offset); oldest first. The two lengths' chains are walked, newest first, so a
+   datatype's blocks do not scan the receives of other lengths each. */
 static int64_t candidates(rec_shadow *sh, uint64_t after, const piece *pc, int64_t *out, uint64_t *at) {
-  int64_t k = 0;
-  for (int64_t i = sh->nc - 1, seen = 0; i >= 0 && k < REC_CANDIDATES && seen < 16 * REC_CANDIDATES; i--, seen++) {
+  int64_t k = 0, oldest = sh->nc - 16 * REC_CANDIDATES;
+  int64_t a = last_of_len(sh, pc->n), b = pc->full && pc->full != pc->n ? last_of_len(sh, pc->full) : -1;
+  while (k < REC_CANDIDATES) {
+    int64_t i = a > b ? a : b;
+    if (i < 0 || i < oldest) break;
     candidate *c = &sh->c[i];
-    if (sh->p[c->point].seq <= after) break;
-    if (!c->content) continue;
-    if (c->len == pc->n) at[k] = 0, out[k++] = i;
-    else if (pc->full && c->len == pc->full) at[k] = pc->off, out[k++] = i;
+    int whole = i == b;
+    *(whole ? &b : &a) = c->prev;
+    if (sh->p[c->point].seq <= after) break;   /* completions come in order */
+    if (c->content) at[k] = whole ? pc->off : 0, out[k++] = i;
   }
   for (int64_t i = 0; i < k / 2; i++) {
     int64_t t = out[i];
@@ -412,11 +425,14 @@ static int explain(rec_shadow *sh, const piece *pc, const uint8_t *cur, const ui
   int64_t k = candidates(sh, after, pc, cand, at);
   if (k == 0) return 0;
   if (try_copy(sh, pc, cur, cand, at, k, fix, ctx)) return 1;
-  if (!old) return 0;
+  if (!old || !pc->type) return 0;   /* a fold needs the element type the bytes last moved as */
   if (scratch_room(&sh->acc, pc->n)) return sh->oom[0]++, 0;
   if (try_fold(sh, pc, old, cur, cand, at, k, fix, ctx)) return 1;
-  /* receives into one buffer (a root folding what arrives in its temporary), then one alone */
+  /* receives into one buffer (a root folding what arrives in its temporary), then one alone;
+     a group with a member moved as another type cannot fold (try_fold), so the O(k) search
+     for i's group is skipped for such an i (a datatype's blocks: every candidate) */
   for (int64_t i = 0; i < k; i++) {
+    if (!sh->c[cand[i]].type || strcmp(sh->c[cand[i]].type, pc->type)) continue;
     int64_t m = 0;
     for (int64_t j = 0; j < k; j++)
       if (sh->c[cand[j]].addr == sh->c[cand[i]].addr && at[j] == at[i]) same_at[m] = at[j], same[m++] = cand[j];
@@ -647,7 +663,13 @@ void rec_shadow_recv(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t done,
     sh->oom[0]++;
     return;
   }
-  int64_t i = first_overlap(sh, addr);
+  PWord_t last = (PWord_t)JudyLIns(&sh->by_len, (Word_t)len, PJE0);
+  if (last == PJERR) {
+    sh->oom[0]++;
+    return;
+  }
+  int64_t i = first_overlap(sh, addr), prev = *last ? (int64_t)*last - 1 : -1;
   const uint8_t *content = i >= 0 && sh->e[i].start == addr ? sh->e[i].content : NULL;
-  sh->c[sh->nc++] = (candidate){addr, len, content ? hash_bytes(content, len) : 0, content, type, (int32_t)(sh->np - 1)};
+  *last = (Word_t)sh->nc + 1;
+  sh->c[sh->nc++] = (candidate){addr, len, content ? hash_bytes(content, len) : 0, content, type, (int32_t)(sh->np - 1), prev};
 }

@@ -150,6 +150,32 @@ START_TEST(part_of_a_reduced_buffer) {
 }
 END_TEST
 
+/* Candidates are looked up by length: a piece's own (16 bytes here) and its whole range's
+   (64), newest first across both, past receives of other lengths. */
+START_TEST(candidates_of_two_lengths) {
+  const char *ty = "int64";
+  rec_shadow *sh = rec_shadow_new(1 << 20);
+  int64_t a[8], t[8], small[2], other[3];
+  fixes x = {.n = 0};
+  for (int i = 0; i < 8; i++) a[i] = i % 2 ? -3 : 10, t[i] = i % 2 ? 7 : -1;
+  send1(sh, A(a), sizeof a, 1 * STEP, ty, collect, &x);
+  rec_shadow_recv(sh, A(t), sizeof t, 2 * STEP, "int64");
+  for (int k = 0; k < 3; k++) {   /* newer receives: one of the piece's length, others of neither */
+    small[0] = 100 + k, small[1] = -100 - k, other[0] = other[1] = other[2] = k;
+    rec_shadow_recv(sh, A(small), sizeof small, (uint64_t)(3 + 2 * k) * STEP, "int64");
+    rec_shadow_recv(sh, A(other), sizeof other, (uint64_t)(4 + 2 * k) * STEP, "int64");
+  }
+  for (int i = 0; i < 8; i++) a[i] = a[i] > t[i] ? a[i] : t[i];
+  send1(sh, A(&a[2]), 16, 20 * STEP, ty, collect, &x);
+  ck_assert_int_eq(x.n, 1);
+  ck_assert_int_eq(x.f[0].kind, REC_FIX_REDUCE);
+  ck_assert_str_eq(x.f[0].op, "max");
+  ck_assert_uint_eq(x.f[0].src, A(&t[2]));
+  ck_assert_uint_eq(x.f[0].seq, 2 * STEP + 1);
+  rec_shadow_free(sh);
+}
+END_TEST
+
 START_TEST(a_copy_of_a_receive_is_proven) {
   const char *ty = "uint8";   /* the messages' element type */
   rec_shadow *sh = rec_shadow_new(1 << 20);
@@ -630,6 +656,7 @@ Suite *cdag_shadow_suite(void) {
   tcase_add_test(tc, a_sum_is_proven);
   tcase_add_test(tc, a_root_folds_its_temporary);
   tcase_add_test(tc, part_of_a_reduced_buffer);
+  tcase_add_test(tc, candidates_of_two_lengths);
   tcase_add_test(tc, a_copy_of_a_receive_is_proven);
   tcase_add_test(tc, the_hint_chooses_the_type);
   tcase_add_test(tc, no_sum_into_bytes_of_another_type);
