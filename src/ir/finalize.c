@@ -425,6 +425,14 @@ static int touch_write(conflict_map *m, uint64_t a, uint64_t b, int32_t op) {
   uint64_t start;
   int64_t q = piece_below(m, b, &start);
   if (q < 0 || m->hi[q] <= a) return new_piece(m, a, b, op, -1);
+  if (start == a && m->hi[q] == b) {   /* the piece itself (a buffer written again): kept, not replaced */
+    if (m->readers[q] < 0 && m->writer[q] >= 0 && (rc = add_edge(m, m->writer[q], op))) return rc;
+    for (int32_t r = m->readers[q]; r >= 0; r = m->rd_next[r])
+      if ((rc = add_edge(m, m->rd_op[r], op))) return rc;
+    m->writer[q] = op;
+    m->readers[q] = -1;
+    return CDAG_OK;
+  }
   if ((rc = split_at(m, a)) || (rc = split_at(m, b))) return rc;
   uint64_t k = a;
   for (int64_t p = index_first(m->map, &k); p >= 0 && k < b; p = index_first(m->map, &k)) {
@@ -757,6 +765,7 @@ static int ra_fold(reads_all *ra, uint64_t lo, uint64_t hi) {
   uint64_t k = lo;
   int64_t x = base_imap_find(&ra->read, &k, BASE_IMAP_AT_OR_BELOW);
   int rc = CDAG_OK;
+  if (x >= 0 && ra->hi[x] >= hi) return CDAG_OK;   /* read already (a buffer written again) */
   if (x >= 0 && ra->hi[x] >= lo) {
     lo = k;
     if (ra->hi[x] > hi) hi = ra->hi[x];

@@ -136,7 +136,10 @@ int ir_reserve(cdag_graph *g, int64_t n) {
   if (n < 0 || g->nops + n > IR_MAX_OPS)
     return cdag__error(CDAG_ERR_ARG, "graph would exceed %d operations", IR_MAX_OPS);
   if (g->nops + n <= g->cap) return CDAG_OK;
-  return resize_ops(g, g->nops + n);
+  /* a graph that has room already grows at least twofold: a plan of many stages reserves per
+     stage, and exact growth copied every array once a stage */
+  int64_t want = g->nops + n, twice = g->cap > IR_MAX_OPS / 2 ? IR_MAX_OPS : 2 * g->cap;
+  return resize_ops(g, g->cap && want < twice ? twice : want);
 }
 
 static int check_rank(const cdag_graph *g, int rank, const char *what) {
