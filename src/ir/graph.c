@@ -136,10 +136,11 @@ int ir_reserve(cdag_graph *g, int64_t n) {
   if (n < 0 || g->nops + n > IR_MAX_OPS)
     return cdag__error(CDAG_ERR_ARG, "graph would exceed %d operations", IR_MAX_OPS);
   if (g->nops + n <= g->cap) return CDAG_OK;
-  /* a graph that has room already grows at least twofold: a plan of many stages reserves per
-     stage, and exact growth copied every array once a stage */
-  int64_t want = g->nops + n, twice = g->cap > IR_MAX_OPS / 2 ? IR_MAX_OPS : 2 * g->cap;
-  return resize_ops(g, g->cap && want < twice ? twice : want);
+  /* a graph that has room already grows by half at least: a plan of many stages reserves
+     per stage, and exact growth copied every array once a stage */
+  int64_t want = g->nops + n, more = g->cap + g->cap / 2;
+  if (more > IR_MAX_OPS) more = IR_MAX_OPS;
+  return resize_ops(g, g->cap && want < more ? more : want);
 }
 
 static int check_rank(const cdag_graph *g, int rank, const char *what) {

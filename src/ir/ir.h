@@ -390,7 +390,7 @@ int ir_set_goal(cdag_graph *g, int32_t op, int32_t cpu, int32_t nic);
 /* g->unhashed: the n (addr, len) pairs at pairs, sorted and merged (replacing any before). */
 int ir_set_unhashed(cdag_graph *g, const uint64_t *pairs, int64_t n);
 /* Reserve room for n more ops (optional; avoids regrowth when the count is known). A graph
-   that has room already grows at least twofold, so reserving as it goes stays linear. */
+   that has room already grows by half at least, so reserving as it goes stays linear. */
 int ir_reserve(cdag_graph *g, int64_t n);
 
 /* Derive program order, dependencies and scratch intervals (see the header comment).
