@@ -262,10 +262,14 @@ static void clear_range(rec_shadow *sh, uint64_t a, uint64_t n) {
 
 static void note(rec_shadow *sh, uint64_t a, uint64_t n, uint64_t seq, const char *type, int from_recv) {
   if (n == 0) return;
-  clear_range(sh, a, n);
+  uint64_t k = a;
+  int64_t i = base_imap_find(&sh->map, &k, BASE_IMAP_AT_OR_BELOW);
+  int again = i >= 0 && k == a && sh->e[i].len == n;   /* the range of an entry (a buffer used again) */
+  if (!again) clear_range(sh, a, n);
   const uint8_t *c = keep(sh, a, n);
   entry x = {a, n, a, n, c, c ? 0 : hash_bytes((const uint8_t *)(uintptr_t)a, n), seq, type, (uint8_t)from_recv};
-  put_entry(sh, x);
+  if (again) sh->e[i] = x;   /* replaced where it is: no look-ups to clear it and put it back */
+  else put_entry(sh, x);
 }
 
 /* ---- inference ---- */
