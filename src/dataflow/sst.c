@@ -466,8 +466,8 @@ static int do_copy(df_state *st, int32_t op) {
   ir_blocks k = ir_copy_blocks(g, op);
   int rc = CDAG_OK;
   for (uint64_t j = 0; j < k.n && rc == CDAG_OK; j++) {
-    rc = read_range(st, g->rank[op], g->addr2[op] + j * k.from, k.len, &st->segs, &st->nsegs, &st->segcap);
-    if (rc == CDAG_OK) rc = write_segs(st, op, g->rank[op], g->addr[op] + j * k.to, st->segs, st->nsegs);
+    rc = read_range(st, g->rank[op], g->addr2[op] + ir_block_from(&k, j), k.len, &st->segs, &st->nsegs, &st->segcap);
+    if (rc == CDAG_OK) rc = write_segs(st, op, g->rank[op], g->addr[op] + ir_block_to(&k, j), st->segs, st->nsegs);
   }
   return rc;
 }

@@ -182,11 +182,11 @@ static int temporary_note(det_state *st) {
   n = 0;
   for (int64_t i = 0; i < g->nops; i++) {
     if ((g->kind[i] != IR_REDUCE && g->kind[i] != IR_COPY) || !g->bytes[i]) continue;
-    ir_blocks b = g->kind[i] == IR_COPY ? ir_copy_blocks(g, i) : (ir_blocks){1, g->bytes[i], g->bytes[i], g->bytes[i]};
+    ir_blocks b = g->kind[i] == IR_COPY ? ir_copy_blocks(g, i) : ir_one_block(g->bytes[i]);
     for (uint64_t k = 0; k < b.n; k++, n++) {
       v[3 * n] = (uint64_t)g->rank[i];
-      v[3 * n + 1] = g->addr2[i] + k * b.from;
-      v[3 * n + 2] = g->addr2[i] + k * b.from + b.len;
+      v[3 * n + 1] = g->addr2[i] + ir_block_from(&b, k);
+      v[3 * n + 2] = g->addr2[i] + ir_block_from(&b, k) + b.len;
     }
   }
   base_ranges_index(v, n);

@@ -78,9 +78,9 @@ static void wm_free(writer_map *w) {
 static int written_range(const cdag_graph *g, int32_t op, uint64_t *lo, uint64_t *hi) {
   int k = g->kind[op];
   if (k != IR_RECV && k != IR_REDUCE && k != IR_COPY) return 0;
-  ir_blocks b = k == IR_COPY ? ir_copy_blocks(g, op) : (ir_blocks){1, g->bytes[op], g->bytes[op], g->bytes[op]};
+  ir_blocks b = k == IR_COPY ? ir_copy_blocks(g, op) : ir_one_block(g->bytes[op]);
   *lo = g->addr[op];
-  *hi = g->addr[op] + (b.n - 1) * b.to + b.len;   /* a strided copy: its hull (no call's result under it is final) */
+  *hi = g->addr[op] + b.to_last + b.len;   /* a strided copy: its hull (no call's result under it is final) */
   return 1;
 }
 

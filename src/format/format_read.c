@@ -851,6 +851,53 @@ static int step_to(const reader *r, const step_lists *sl, int side, int64_t k, i
   return ckd_add(at, *at, d) || *at < 0 || ckd_add(&end, *at, len) ? -1 : 0;
 }
 
+/* Side k's n blocks of len bytes from at (by its listed steps, else by stride) as offsets
+   from the lowest into off; *base the lowest. The first block that leaves 0..2^63-1 - len,
+   0 none. */
+static int64_t side_offsets(const reader *r, const step_lists *sl, int side, int64_t n, int64_t stride, int64_t len,
+                            int64_t at, uint64_t *off, int64_t *base) {
+  int64_t lo = at;
+  off[0] = (uint64_t)at;
+  for (int64_t k = 1; k < n; k++) {
+    if (step_to(r, sl, side, k, stride, len, &at)) return k;
+    off[k] = (uint64_t)at;
+    if (at < lo) lo = at;
+  }
+  for (int64_t k = 0; k < n; k++) off[k] -= (uint64_t)lo;
+  *base = lo;
+  return 0;
+}
+
+/* A copy with listed steps as one op of listed blocks (ir_add_copy_listed); -1 when its
+   blocks overlap within a side or across (then it loads as a copy per block, in order). A
+   side at a positive stride keeps it. */
+static int listed_copy(reader *r, const step_lists *sl, const fields *f, int64_t n, int64_t len, const int64_t at[2],
+                       const int64_t stride[2], const token *kw, const token *label) {
+  uint64_t *off = malloc((size_t)n * 2 * sizeof *off);
+  int64_t base[2];
+  int rc = off ? CDAG_OK : CDAG_NOMEM("listed blocks"), keep[2];
+  for (int k = 0; k < 2 && rc == CDAG_OK; k++) {
+    keep[k] = sl->len[k] < 0 && stride[k] > 0;
+    base[k] = at[k];
+    int64_t bad = keep[k] ? 0 : side_offsets(r, sl, k, n, stride[k], len, at[k], off + k * n, &base[k]);
+    if (bad) rc = rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "block %lld of the copy lies beyond 0..2^63-1", (long long)bad);
+  }
+  int32_t id = -1;
+  if (rc == CDAG_OK) {
+    rc = ir_add_copy_listed(r->g, r->rank, (uint64_t)base[0], (uint64_t)base[1], (uint64_t)n, (uint64_t)len,
+                            keep[0] ? NULL : off, (uint64_t)stride[0], keep[1] ? NULL : off + n, (uint64_t)stride[1], &id);
+    if (rc == CDAG_ERR_ARG) rc = -1;   /* blocks that overlap: a copy each */
+    else rc = finish_op(r, rc, id, kw, label, f);
+  }
+  if (rc == CDAG_OK) {
+    ir_blocks b = ir_copy_blocks(r->g, id);
+    note_range(r, (uint64_t)base[0], b.from_last + b.len);
+    note_range(r, (uint64_t)base[1], b.to_last + b.len);
+  }
+  free(off);
+  return rc;
+}
+
 /* copy SIZE from A to B [blocks N [from_stride S] [to_stride T]] [cpu C] [nic N]. The order
    of a copy's blocks is no part of it: strides both negative are loaded as the same blocks
    forwards from the last; a negative stride on one side only, as N copies of a block each
@@ -877,6 +924,7 @@ static int read_copy(reader *r, const token *kw, const token *label) {
   if ((rc = copy_blocks(r, &f, bytes, r->blocks_left, &n, &len, &from, &to))) return rc;
   if (sl.len[S_FROM] >= 0 || sl.len[S_TO] >= 0) {
     if ((rc = steps_ok(r, &f, &sl, n, F_FROM_STRIDE, F_TO_STRIDE))) return rc;
+    if ((rc = listed_copy(r, &sl, &f, n, len, (int64_t[2]){src, dst}, (int64_t[2]){from, to}, kw, label)) != -1) return rc;
     for (int64_t k = 0; k < n; k++) {
       if (k && (step_to(r, &sl, S_FROM, k, from, len, &src) || step_to(r, &sl, S_TO, k, to, len, &dst)))
         return rd_fail(r, CDAG_ERR_FORMAT, &f.t[F_BLOCKS], "block %lld of the copy lies beyond 0..2^63-1", (long long)k);
@@ -937,7 +985,7 @@ static int read_range_at(reader *r, const char *what, int64_t *len, int64_t *add
 static int compute_blocks(reader *r, const fields *f, int64_t wlen, int64_t waddr, ir_blocks *b) {
   int64_t n, d;
   int rc;
-  *b = (ir_blocks){1, (uint64_t)wlen, (uint64_t)wlen, (uint64_t)wlen};
+  *b = ir_one_block((uint64_t)wlen);
   if (!f->present[F_BLOCKS]) {
     if (f->present[F_STRIDE]) return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_STRIDE], "a stride needs 'blocks'");
     return CDAG_OK;
@@ -955,7 +1003,7 @@ static int compute_blocks(reader *r, const fields *f, int64_t wlen, int64_t wadd
   if (ckd_mul(&span, n - 1, d) || ckd_add(&span, span, len) || ckd_add(&span, span, waddr))
     return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "the blocks written end beyond address 2^63-1");
   r->blocks_left -= n;
-  *b = (ir_blocks){(uint64_t)n, (uint64_t)len, 0, (uint64_t)d};
+  *b = (ir_blocks){.n = (uint64_t)n, .len = (uint64_t)len, .to = (uint64_t)d};
   return CDAG_OK;
 }
 
@@ -1003,7 +1051,7 @@ static int read_compute(reader *r, const token *kw, const token *label) {
     if (wlen % n)
       return rd_fail(r, CDAG_ERR_FORMAT, &f.t[F_BLOCKS], "%lld blocks do not divide the %lld bytes written",
                      (long long)n, (long long)wlen);
-    b = (ir_blocks){(uint64_t)n, (uint64_t)(wlen / n), 0, 0};
+    b = (ir_blocks){.n = (uint64_t)n, .len = (uint64_t)(wlen / n)};
   } else if ((rc = compute_blocks(r, &f, wlen, waddr, &b))) {
     return rc;
   }

@@ -315,6 +315,7 @@ static int write_op(writer *w, int32_t op) {
   if (ir_is_strided(g, op)) {
     ir_blocks k = ir_copy_blocks(g, op);
     l.blocks = k.n, l.from_stride = k.from, l.to_stride = k.to;
+    l.from_at = k.from_at, l.to_at = k.to_at;   /* offsets: their steps are the addresses' */
   }
   if (ir_is_compute(g, op)) {
     l.rlen = g->cr_len[op];

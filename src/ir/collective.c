@@ -672,7 +672,7 @@ static int reserved_check(const cdag_graph *g) {
   for (int64_t i = 0; i < g->nops; i++) {
     if (g->os && g->os[i] == IR_OS_COLL_PART) continue;
     ir_blocks b = ir_copy_blocks(g, i);   /* a strided copy: the ends of its last blocks */
-    uint64_t hi = g->addr[i] + (b.n - 1) * b.to + b.len, hi2 = g->addr2 ? g->addr2[i] + (b.n - 1) * b.from + b.len : 0;
+    uint64_t hi = g->addr[i] + b.to_last + b.len, hi2 = g->addr2 ? g->addr2[i] + b.from_last + b.len : 0;
     int touches = g->kind[i] == IR_SEND || g->kind[i] == IR_RECV || g->kind[i] == IR_REDUCE || g->kind[i] == IR_COPY;
     if (touches && (hi > IR_COLL_SCRATCH || ((g->kind[i] == IR_REDUCE || g->kind[i] == IR_COPY) && hi2 > IR_COLL_SCRATCH))) {
       char d[160];

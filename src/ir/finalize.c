@@ -452,28 +452,34 @@ typedef struct {
   uint64_t rn, wn;        /* blocks of each side (a strided copy's; 1 otherwise) */
   uint64_t rs, ws;        /* block b reads at rd + b * rs and writes at wr + b * ws, rlen and
                              wlen bytes each */
+  const uint64_t *rat, *wat;   /* a listed side: block b at rd + rat[b] (wr + wat[b]) */
+  uint64_t rlast, wlast;       /* the farthest block's offset */
 } footprint;
 
-/* The end of side's last block (rd / wr with their lengths), 0 if it wraps past 2^64. */
-static uint64_t fp_end(uint64_t at, uint64_t len, uint64_t n, uint64_t stride) {
-  uint64_t e = at + (n - 1) * stride + len;
+static uint64_t fp_rblock(const footprint *f, uint64_t b) { return f->rd + (f->rat ? f->rat[b] : b * f->rs); }
+static uint64_t fp_wblock(const footprint *f, uint64_t b) { return f->wr + (f->wat ? f->wat[b] : b * f->ws); }
+
+/* The end of a side's farthest block (at, its offset last, len bytes), 0 if it wraps past 2^64. */
+static uint64_t fp_end(uint64_t at, uint64_t len, uint64_t last) {
+  uint64_t e = at + last + len;
   return e < at ? 0 : e;
 }
 
 /* A side whose blocks lie back to back (a packing area's, stride = length) is one range: the
    same bytes, so the same conflicts in the same order, without a range and a look-up per
    block (a datatype of 8,192 blocks packs with one range here, not 8,192). */
-static void fp_join_side(uint64_t *len, uint64_t *n, uint64_t *stride) {
-  if (*n < 2 || *stride != *len) return;
+static void fp_join_side(uint64_t *len, uint64_t *n, uint64_t *stride, const uint64_t *at, uint64_t *last) {
+  if (*n < 2 || at || *stride != *len) return;
   *len *= *n;
   *stride = *len;
   *n = 1;
+  *last = 0;
 }
 
 static footprint compute_footprint(const cdag_graph *g, int32_t op) {
   uint64_t rl = g->cr_len[op], wl = g->cw_len[op];
   int rd = rl && rl != IR_READS_ALL;   /* reading all is walked apart (reads_all_deps) */
-  return (footprint){rd ? g->addr2[op] : UINT64_MAX, wl ? g->addr[op] : UINT64_MAX, rd ? rl : 0, wl, 1, 1, 0, 0};
+  return (footprint){rd ? g->addr2[op] : UINT64_MAX, wl ? g->addr[op] : UINT64_MAX, rd ? rl : 0, wl, 1, 1, 0, 0, NULL, NULL, 0, 0};
 }
 
 static void gather_footprints(const cdag_graph *g, const int32_t *ops, int32_t n, footprint *fp) {
@@ -481,14 +487,14 @@ static void gather_footprints(const cdag_graph *g, const int32_t *ops, int32_t n
     int32_t op = ops[i];
     uint64_t a = g->addr[op], len = g->bytes[op];
     switch (g->kind[op]) {
-      case IR_SEND: fp[i] = (footprint){a, UINT64_MAX, len, 0, 1, 1, 0, 0}; break;
-      case IR_RECV: fp[i] = (footprint){UINT64_MAX, a, 0, len, 1, 1, 0, 0}; break;
-      case IR_REDUCE: fp[i] = (footprint){g->addr2[op], a, len, len, 1, 1, 0, 0}; break;
+      case IR_SEND: fp[i] = (footprint){a, UINT64_MAX, len, 0, 1, 1, 0, 0, NULL, NULL, 0, 0}; break;
+      case IR_RECV: fp[i] = (footprint){UINT64_MAX, a, 0, len, 1, 1, 0, 0, NULL, NULL, 0, 0}; break;
+      case IR_REDUCE: fp[i] = (footprint){g->addr2[op], a, len, len, 1, 1, 0, 0, NULL, NULL, 0, 0}; break;
       case IR_COPY: {   /* each block of a strided side is a range of its own: never the hull */
         ir_blocks b = ir_copy_blocks(g, op);
-        fp[i] = (footprint){g->addr2[op], a, b.len, b.len, b.n, b.n, b.from, b.to};
-        fp_join_side(&fp[i].rlen, &fp[i].rn, &fp[i].rs);
-        fp_join_side(&fp[i].wlen, &fp[i].wn, &fp[i].ws);
+        fp[i] = (footprint){g->addr2[op], a, b.len, b.len, b.n, b.n, b.from, b.to, b.from_at, b.to_at, b.from_last, b.to_last};
+        fp_join_side(&fp[i].rlen, &fp[i].rn, &fp[i].rs, fp[i].rat, &fp[i].rlast);
+        fp_join_side(&fp[i].wlen, &fp[i].wn, &fp[i].ws, fp[i].wat, &fp[i].wlast);
         break;
       }
       case IR_CALC:
@@ -497,7 +503,7 @@ static void gather_footprints(const cdag_graph *g, const int32_t *ops, int32_t n
           break;
         }
         /* fall through */
-      default: fp[i] = (footprint){UINT64_MAX, UINT64_MAX, 0, 0, 1, 1, 0, 0}; break;
+      default: fp[i] = (footprint){UINT64_MAX, UINT64_MAX, 0, 0, 1, 1, 0, 0, NULL, NULL, 0, 0}; break;
     }
   }
 }
@@ -511,12 +517,12 @@ static int footprints_ascend(const footprint *fp, int32_t n) {
   for (int32_t i = 0; i < n; i++) {
     const footprint *f = &fp[i];
     if (f->rd != UINT64_MAX && f->rlen) {
-      uint64_t e = fp_end(f->rd, f->rlen, f->rn, f->rs);
+      uint64_t e = fp_end(f->rd, f->rlen, f->rlast);
       if (f->rd < top || e == 0) return 0;
       top = e;
     }
     if (f->wr != UINT64_MAX && f->wlen) {
-      uint64_t e = fp_end(f->wr, f->wlen, f->wn, f->ws);
+      uint64_t e = fp_end(f->wr, f->wlen, f->wlast);
       if (f->wr < top || e == 0) return 0;
       top = e;
     }
@@ -617,9 +623,9 @@ static int32_t gather_ranges(const footprint *fp, int32_t n, op_range *rg, int32
     const footprint *f = &fp[i];
     int rd = fp_reads(f), wr = fp_writes(f);
     first[i] = k;
-    if ((rd && !fp_end(f->rd, f->rlen, f->rn, f->rs)) || (wr && !fp_end(f->wr, f->wlen, f->wn, f->ws))) return -1;
-    for (uint64_t b = 0; rd && b < f->rn; b++, k++) rg[k] = (op_range){f->rd + b * f->rs, f->rd + b * f->rs + f->rlen, k};
-    for (uint64_t b = 0; wr && b < f->wn; b++, k++) rg[k] = (op_range){f->wr + b * f->ws, f->wr + b * f->ws + f->wlen, k};
+    if ((rd && !fp_end(f->rd, f->rlen, f->rlast)) || (wr && !fp_end(f->wr, f->wlen, f->wlast))) return -1;
+    for (uint64_t b = 0; rd && b < f->rn; b++, k++) rg[k] = (op_range){fp_rblock(f, b), fp_rblock(f, b) + f->rlen, k};
+    for (uint64_t b = 0; wr && b < f->wn; b++, k++) rg[k] = (op_range){fp_wblock(f, b), fp_wblock(f, b) + f->wlen, k};
   }
   first[n] = k;
   return k;
@@ -630,7 +636,7 @@ static int32_t gather_ranges(const footprint *fp, int32_t n, op_range *rg, int32
 static int64_t rank_ranges(const cdag_graph *g, const int32_t *ops, int32_t n) {
   int64_t k = 2 * (int64_t)n;
   for (int32_t i = 0; g->stride && i < n; i++)
-    if (ir_is_strided(g, ops[i])) k += 2 * (int64_t)(g->stride[ops[i]].n - 1);
+    if (ir_is_strided(g, ops[i])) k += 2 * (int64_t)(ir_stride_n(&g->stride[ops[i]]) - 1);
   return k;
 }
 
@@ -677,12 +683,12 @@ static int touch_op(conflict_map *m, const footprint *f, int32_t i) {
   for (uint64_t b = 0; fp_reads(f) && b < f->rn && rc == CDAG_OK; b++, k++) {
     if (m->c.cl[k] < 0) continue;
     m->map = &m->c.cidx[m->c.cl[k]];
-    rc = touch_read(m, f->rd + b * f->rs, f->rd + b * f->rs + f->rlen, i);
+    rc = touch_read(m, fp_rblock(f, b), fp_rblock(f, b) + f->rlen, i);
   }
   for (uint64_t b = 0; fp_writes(f) && b < f->wn && rc == CDAG_OK; b++, k++) {
     if (m->c.cl[k] < 0) continue;
     m->map = &m->c.cidx[m->c.cl[k]];
-    rc = touch_write(m, f->wr + b * f->ws, f->wr + b * f->ws + f->wlen, i);
+    rc = touch_write(m, fp_wblock(f, b), fp_wblock(f, b) + f->wlen, i);
   }
   return rc;
 }
@@ -858,7 +864,7 @@ static int ra_step(reads_all *ra, conflict_map *m, const cdag_graph *g, int32_t 
     return rc;
   }
   for (uint64_t b = 0; rc == CDAG_OK && b < f->wn; b++) {   /* a strided copy's blocks */
-    uint64_t lo = f->wr + b * f->ws, hi = lo + f->wlen < lo ? UINT64_MAX : lo + f->wlen;
+    uint64_t lo = fp_wblock(f, b), hi = lo + f->wlen < lo ? UINT64_MAX : lo + f->wlen;
     if (ra->last >= 0 && ra->last != i && ra_overlaps(ra, lo, hi)) rc = add_edge(m, ra->last, i);
     if (rc == CDAG_OK) rc = ra_push(ra, i, lo, hi);
   }

@@ -68,7 +68,7 @@ void ir_graph_free(cdag_graph *g) {
   if (g->host_ops && g->host_ops->free) g->host_ops->free(g->host);
   free(g->kind); free(g->rank); free(g->peer); free(g->tag);
   free(g->addr); free(g->addr2); free(g->bytes);
-  free(g->cw_len); free(g->cr_len); free(g->cut); free(g->scope); free(g->unhashed); free(g->acc); free(g->oscomm); free(g->stride);
+  free(g->cw_len); free(g->cr_len); free(g->cut); free(g->scope); free(g->unhashed); free(g->acc); free(g->oscomm); free(g->stride); free(g->blkoff);
   free(g->line); free(g->label); free(g->cpu); free(g->nic); free(g->labels);
   free(g->dep);
   free(g->sdep);
@@ -106,7 +106,8 @@ static int resize_ops(cdag_graph *g, int64_t cap) {
   return CDAG_OK;
 }
 
-static int pair_cmp(const void *x, const void *y) {
+/* Orders by the first uint64_t of each element (pairs, offsets). */
+static int u64_cmp(const void *x, const void *y) {
   uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
   return (a > b) - (a < b);
 }
@@ -116,7 +117,7 @@ int ir_set_unhashed(cdag_graph *g, const uint64_t *pairs, int64_t n) {
   uint64_t *u = malloc((size_t)(n ? n : 1) * 2 * sizeof *u);
   if (!u) return CDAG_NOMEM("unhashed ranges");
   memcpy(u, pairs, (size_t)n * 2 * sizeof *u);
-  qsort(u, (size_t)n, 2 * sizeof *u, pair_cmp);
+  qsort(u, (size_t)n, 2 * sizeof *u, u64_cmp);
   int64_t m = 0;
   for (int64_t k = 0; k < n; k++) {
     uint64_t lo = u[2 * k], hi = lo + u[2 * k + 1];
@@ -292,15 +293,80 @@ int ir_add_copy_strided(cdag_graph *g, int rank, uint64_t src, uint64_t dst, uin
     return cdag__error(CDAG_ERR_ARG, "rank %d: copy source and destination blocks overlap", rank);
   int32_t op;
   if ((rc = append(g, IR_COPY, rank, 0, 0, dst, src, bytes, &op))) return rc;
-  if ((rc = ir_set_blocks(g, op, (ir_blocks){n, len, from_stride, to_stride}))) return rc;
+  if ((rc = ir_set_blocks(g, op, (ir_blocks){.n = n, .len = len, .from = from_stride, .to = to_stride}))) return rc;
   if (id) *id = op;
+  return CDAG_OK;
+}
+
+/* Appends the farthest of the n offsets at `at` (possibly g's own), then them, to g->blkoff;
+   *where: the farthest's index. */
+static int put_offsets(cdag_graph *g, const uint64_t *at, uint64_t n, uint64_t *where) {
+  int own = g->blkoff && at >= g->blkoff && at < g->blkoff + g->nblkoff;
+  int64_t from = own ? at - g->blkoff : 0;
+  int rc = base_grow((void **)&g->blkoff, g->nblkoff, &g->blkoffcap, (int64_t)n + 1, sizeof *g->blkoff, "block offsets");
+  if (rc) return rc;
+  if (own) at = g->blkoff + from;   /* the pool may have moved */
+  uint64_t *o = g->blkoff + g->nblkoff, last = 0;
+  for (uint64_t i = 0; i < n; i++) {
+    o[i + 1] = at[i];
+    if (at[i] > last) last = at[i];
+  }
+  o[0] = last;
+  *where = (uint64_t)g->nblkoff;
+  g->nblkoff += (int64_t)n + 1;
   return CDAG_OK;
 }
 
 int ir_set_blocks(cdag_graph *g, int32_t op, ir_blocks b) {
   if (b.n <= 1) return CDAG_OK;
   int rc = ir_ensure_opt(g, (void **)&g->stride, sizeof *g->stride, 0);
-  if (rc == CDAG_OK) g->stride[op] = (ir_stride){b.n, b.from, b.to};
+  ir_stride s = {b.n, b.from, b.to};
+  if (rc == CDAG_OK && b.from_at && (rc = put_offsets(g, b.from_at, b.n, &s.from)) == CDAG_OK) s.n |= IR_LISTED_FROM;
+  if (rc == CDAG_OK && b.to_at && (rc = put_offsets(g, b.to_at, b.n, &s.to)) == CDAG_OK) s.n |= IR_LISTED_TO;
+  if (rc == CDAG_OK) g->stride[op] = s;
+  return rc;
+}
+
+/* The n blocks of a side, base + off[i] (off NULL: i * stride), sorted by address into v;
+   CDAG_ERR_ARG when two overlap or one wraps. */
+static int side_sorted(uint64_t base, const uint64_t *off, uint64_t stride, uint64_t n, uint64_t len, uint64_t *v) {
+  for (uint64_t i = 0; i < n; i++) v[i] = base + (off ? off[i] : i * stride);
+  if (off) qsort(v, (size_t)n, sizeof *v, u64_cmp);
+  for (uint64_t i = 0; i < n; i++)
+    if (v[i] + len < v[i] || (i && v[i] < v[i - 1] + len)) return CDAG_ERR_ARG;
+  return CDAG_OK;
+}
+
+int ir_add_copy_listed(cdag_graph *g, int rank, uint64_t src, uint64_t dst, uint64_t n, uint64_t len,
+                       const uint64_t *from_off, uint64_t from_stride, const uint64_t *to_off, uint64_t to_stride,
+                       int32_t *id) {
+  int rc;
+  if (!g) return cdag__error(CDAG_ERR_ARG, "graph is NULL");
+  if ((rc = check_rank(g, rank, "rank"))) return rc;
+  if (!from_off && !to_off) return ir_add_copy_strided(g, rank, src, dst, n, len, from_stride, to_stride, id);
+  uint64_t bytes;
+  if (n < 2 || !len || ckd_mul(&bytes, n, len) || bytes > (uint64_t)INT64_MAX || (from_off ? 0 : from_stride < len) ||
+      (to_off ? 0 : to_stride < len))
+    return cdag__error(CDAG_ERR_ARG, "rank %d: a copy of listed blocks needs 2 blocks or more of a length, strides at "
+                       "least that length", rank);
+  uint64_t *a = malloc((size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);
+  rc = a && b ? CDAG_OK : CDAG_NOMEM("listed blocks");
+  if (rc == CDAG_OK && (side_sorted(src, from_off, from_stride, n, len, a) || side_sorted(dst, to_off, to_stride, n, len, b)))
+    rc = cdag__error(CDAG_ERR_ARG, "rank %d: a copy's listed blocks overlap each other or wrap", rank);
+  for (uint64_t i = 0, j = 0; rc == CDAG_OK && i < n && j < n;) {   /* sources against destinations */
+    if (a[i] < b[j] + len && b[j] < a[i] + len)
+      rc = cdag__error(CDAG_ERR_ARG, "rank %d: copy source and destination blocks overlap", rank);
+    else if (a[i] < b[j]) i++;
+    else j++;
+  }
+  free(a);
+  free(b);
+  int32_t op;
+  if (rc == CDAG_OK) rc = append(g, IR_COPY, rank, 0, 0, dst, src, bytes, &op);
+  if (rc == CDAG_OK)
+    rc = ir_set_blocks(g, op, (ir_blocks){.n = n, .len = len, .from = from_stride, .to = to_stride, .from_at = from_off,
+                                          .to_at = to_off});
+  if (rc == CDAG_OK && id) *id = op;
   return rc;
 }
 

@@ -21,7 +21,8 @@
  *   REDUCE:     inout / in / count*typesize / cdag_type / cdag_reduce_op
  *   COPY:       dst / src / bytes / - / -
  *               a strided copy (g->stride, ir_add_copy_strided) moves bytes in n blocks of
- *               bytes / n: block i from src + i * from-stride to dst + i * to-stride
+ *               bytes / n: block i from src + i * from-stride to dst + i * to-stride, or
+ *               at listed offsets on a side (ir_add_copy_listed: an indexed datatype)
  *   CALC:       - / - / cost / - / -
  *   computation (a CALC with a memory effect, ir_add_compute): writes cw_len bytes at addr,
  *               reads cr_len at addr2 (IR_READS_ALL: every byte an earlier op of the rank
@@ -98,10 +99,16 @@ typedef struct {
 
 /* The pattern of a strided copy (g->stride): n >= 2 blocks of the op's bytes / n each, the
    i-th read at addr2 + i * from and written at addr + i * to (from, to >= the block length:
-   blocks of one side never overlap). n 0: an ordinary copy. */
+   blocks of one side never overlap). n 0: an ordinary copy. A side whose flag is set in n
+   (IR_LISTED_FROM, IR_LISTED_TO) is listed: its field is where in g->blkoff its farthest
+   block's offset sits, the n offsets of its blocks following it (block i at the base plus the
+   i-th). Read it through ir_copy_blocks / ir_stride_blocks; 24 bytes per op either way. */
 typedef struct {
   uint64_t n, from, to;
 } ir_stride;
+#define IR_LISTED_FROM (1ull << 63)
+#define IR_LISTED_TO (1ull << 62)
+#define IR_LISTED (IR_LISTED_FROM | IR_LISTED_TO)
 
 /* A layer above that owns a graph (for a distributed graph, the MPI runtime) attaches its
    data to it; ir carries the data, frees it with the graph, and asks the owner for memory
@@ -135,6 +142,9 @@ struct cdag_graph {
                             NULL until one names another */
   ir_stride *stride;     /* per copy: its blocks and strides ({0}: one contiguous block);
                             NULL until the first strided copy */
+  uint64_t *blkoff;      /* listed sides of copies (ir_stride): each the farthest offset, then
+                            the offsets of its blocks */
+  int64_t nblkoff, blkoffcap;
   uint64_t *unhashed;    /* distributed graph: (addr, len) pairs, sorted and disjoint, whose exact
                             bits two schedules may leave different (floating-point sums and
                             products they reassociate): a computation without a function (its
@@ -238,20 +248,45 @@ int ir_add_calc(cdag_graph *g, int rank, uint64_t cost, int32_t *id);
 int ir_add_compute(cdag_graph *g, int rank, uint64_t cost, uint64_t raddr, uint64_t rlen, uint64_t waddr,
                    uint64_t wlen, int32_t *id);
 /* The blocks of a copy as every stage reads them: n blocks of len bytes, block i read at
-   addr2 + i * from and written at addr + i * to. An ordinary copy (and any other op) is one
-   block of its bytes, strides equal to its length. */
+   addr2 + ir_block_from(&b, i) and written at addr + ir_block_to(&b, i): i * from and i * to,
+   or the i-th listed offset of a side with from_at (to_at). from_last, to_last: the farthest
+   block's offset on each side (the hull is it plus len). An ordinary copy (and any other op)
+   is one block of its bytes, strides equal to its length. */
 typedef struct {
   uint64_t n, len, from, to;
+  const uint64_t *from_at, *to_at;   /* NULL: at the stride */
+  uint64_t from_last, to_last;
 } ir_blocks;
-static inline int ir_is_strided(const cdag_graph *g, int64_t op) { return g->stride && g->stride[op].n > 1; }
-static inline ir_blocks ir_copy_blocks(const cdag_graph *g, int64_t op) {
-  if (!ir_is_strided(g, op)) return (ir_blocks){1, g->bytes[op], g->bytes[op], g->bytes[op]};
-  const ir_stride *s = &g->stride[op];
-  return (ir_blocks){s->n, g->bytes[op] / s->n, s->from, s->to};
+static inline ir_blocks ir_one_block(uint64_t len) { return (ir_blocks){1, len, len, len, NULL, NULL, 0, 0}; }
+static inline uint64_t ir_stride_n(const ir_stride *s) { return s->n & ~IR_LISTED; }
+static inline int ir_is_strided(const cdag_graph *g, int64_t op) { return g->stride && ir_stride_n(&g->stride[op]) > 1; }
+static inline int ir_is_listed(const cdag_graph *g, int64_t op) { return g->stride && (g->stride[op].n & IR_LISTED); }
+/* The blocks of a copy of `bytes` with pattern s (n >= 2), its listed offsets in pool; a listed
+   side's stride reads as the block length. */
+static inline ir_blocks ir_stride_blocks(const ir_stride *s, const uint64_t *pool, uint64_t bytes) {
+  uint64_t n = ir_stride_n(s), len = bytes / n;
+  ir_blocks b = {n, len, s->from, s->to, NULL, NULL, (n - 1) * s->from, (n - 1) * s->to};
+  if (s->n & IR_LISTED_FROM) b.from = len, b.from_last = pool[s->from], b.from_at = pool + s->from + 1;
+  if (s->n & IR_LISTED_TO) b.to = len, b.to_last = pool[s->to], b.to_at = pool + s->to + 1;
+  return b;
 }
+static inline ir_blocks ir_copy_blocks(const cdag_graph *g, int64_t op) {
+  if (!ir_is_strided(g, op)) return ir_one_block(g->bytes[op]);
+  return ir_stride_blocks(&g->stride[op], g->blkoff, g->bytes[op]);
+}
+static inline uint64_t ir_block_from(const ir_blocks *b, uint64_t i) { return b->from_at ? b->from_at[i] : i * b->from; }
+static inline uint64_t ir_block_to(const ir_blocks *b, uint64_t i) { return b->to_at ? b->to_at[i] : i * b->to; }
 /* Gives op (an ordinary copy just appended by ir_append, whose bytes are b.n * b.len) the
-   pattern b, which its adder validated (stage graphs, decoders). */
+   pattern b, which its adder validated (stage graphs, decoders); listed offsets are copied
+   (from any graph, this one's included), the farthest blocks found. */
 int ir_set_blocks(cdag_graph *g, int32_t op, ir_blocks b);
+/* A copy of n blocks of len bytes, block i from src + from_off[i] to dst + to_off[i] (a side's
+   offsets NULL: i * its stride, at least len): an indexed datatype's blocks as one op. Each
+   side's blocks must be disjoint and no source block may meet a destination block (checked,
+   O(n log n)). */
+int ir_add_copy_listed(cdag_graph *g, int rank, uint64_t src, uint64_t dst, uint64_t n, uint64_t len,
+                       const uint64_t *from_off, uint64_t from_stride, const uint64_t *to_off, uint64_t to_stride,
+                       int32_t *id);
 /* Is op a computation (a calc that reads or writes memory)? */
 static inline int ir_is_compute(const cdag_graph *g, int64_t op) {
   return g->cw_len && g->kind[op] == IR_CALC && (g->cw_len[op] || g->cr_len[op]);

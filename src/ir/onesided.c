@@ -407,8 +407,8 @@ static int accesses_of(race_ctx *x, int32_t i, const int32_t *cnt) {
   case IR_COPY: {   /* a strided copy's blocks, exactly */
     ir_blocks k = ir_copy_blocks(g, i);
     for (uint64_t j = 0; j < k.n && !rc; j++) {
-      rc = own_access(x, cnt, i, g->addr2[i] + j * k.from, k.len, A_READ);
-      if (!rc) rc = own_access(x, cnt, i, g->addr[i] + j * k.to, k.len, A_WRITE);
+      rc = own_access(x, cnt, i, g->addr2[i] + ir_block_from(&k, j), k.len, A_READ);
+      if (!rc) rc = own_access(x, cnt, i, g->addr[i] + ir_block_to(&k, j), k.len, A_WRITE);
     }
     break;
   }

@@ -79,7 +79,7 @@ static int run_flush(lw *w, lw_run *r) {
   uint64_t n = r->n;
   r->n = 0;
   int rc = ir_add_copy(w->g, r->rank, r->src, r->dst, n * r->len, &id);
-  if (rc == CDAG_OK && n > 1) rc = ir_set_blocks(w->g, id, (ir_blocks){n, r->len, r->from, r->to});
+  if (rc == CDAG_OK && n > 1) rc = ir_set_blocks(w->g, id, (ir_blocks){.n = n, .len = r->len, .from = r->from, .to = r->to});
   return rc;
 }
 

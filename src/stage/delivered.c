@@ -47,7 +47,7 @@ static int reads_delivered(const cdag_graph *g, int64_t op, const base_imap *m) 
     return delivered(m, g->addr2[op], g->addr2[op] + g->bytes[op]) || delivered(m, g->addr[op], g->addr[op] + g->bytes[op]);
   ir_blocks b = ir_copy_blocks(g, op);
   for (uint64_t k = 0; k < b.n; k++)
-    if (delivered(m, g->addr2[op] + k * b.from, g->addr2[op] + k * b.from + b.len)) return 1;
+    if (delivered(m, g->addr2[op] + ir_block_from(&b, k), g->addr2[op] + ir_block_from(&b, k) + b.len)) return 1;
   return 0;
 }
 

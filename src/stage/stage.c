@@ -167,9 +167,9 @@ static int cover_outside(const cover *c, int32_t rank, uint64_t lo, uint64_t hi,
 static void write_span(const cdag_graph *g, int32_t op, uint64_t *lo, uint64_t *hi) {
   uint64_t a, len;
   if (!written(g, op, &a, &len)) len = 0;
-  ir_blocks b = g->kind[op] == IR_COPY ? ir_copy_blocks(g, op) : (ir_blocks){1, len, len, len};
+  ir_blocks b = g->kind[op] == IR_COPY ? ir_copy_blocks(g, op) : ir_one_block(len);
   *lo = a;
-  *hi = len ? a + (b.n - 1) * b.to + b.len : a;
+  *hi = len ? a + b.to_last + b.len : a;
 }
 
 /* The ranges a computation reading all reads anew, st->since[from ..], less what pending
@@ -246,8 +246,8 @@ static int list_computes(const cdag_graph *g, const int32_t *lvl, stage_steps *s
         if ((rc = cover_add(&pending, lo, hi, 1))) break;
         continue;
       }
-      ir_blocks b = g->kind[op] == IR_COPY ? ir_copy_blocks(g, op) : (ir_blocks){1, len, len, len};
-      for (uint64_t k = 0; k < b.n && rc == CDAG_OK; k++) rc = add_read(g, st, &scap, r, a + k * b.to, b.len);
+      ir_blocks b = g->kind[op] == IR_COPY ? ir_copy_blocks(g, op) : ir_one_block(len);
+      for (uint64_t k = 0; k < b.n && rc == CDAG_OK; k++) rc = add_read(g, st, &scap, r, a + ir_block_to(&b, k), b.len);
     }
   }
   free(state);

@@ -90,10 +90,13 @@ const uint8_t *wire_get_bytes(wire_reader *r, int64_t n) {
 /* ---- one rank's graph ---- */
 
 /* One op's fields; *prev is the end of the previous buffer (the delta base). Written in
-   place after one reservation (a kind byte and at most 5 varints): a graph compiled every
-   iteration is encoded every iteration to be fingerprinted. */
+   place after one reservation (a kind byte and at most 7 varints, and a listed copy's
+   offsets): a graph compiled every iteration is encoded every iteration to be fingerprinted. */
 static void wire_encode_op(const cdag_graph *g, int64_t i, wire_buf *w, uint64_t *prev) {
-  if (!wire_reserve(w, 1 + 6 * 10)) return;
+  int64_t varints = 7;
+  if (g->kind[i] == IR_COPY && ir_is_listed(g, i))
+    varints += 2 * (int64_t)ir_stride_n(&g->stride[i]);
+  if (!wire_reserve(w, 1 + varints * 10)) return;
   uint8_t kind = g->kind[i], *p = w->buf + w->len;
   *p++ = kind;
   switch (kind) {
@@ -113,7 +116,9 @@ static void wire_encode_op(const cdag_graph *g, int64_t i, wire_buf *w, uint64_t
     p = put_u(p, g->bytes[i] / (uint64_t)ir_type_size(g->peer[i]));
     *prev = g->addr[i] + g->bytes[i];
     break;
-  case IR_COPY: {   /* bytes * 2 + 1 for a strided copy, then its blocks and strides */
+  case IR_COPY: {   /* bytes * 2 + 1 for a strided copy, then its blocks, which sides are
+                       listed (bit 0 the source, bit 1 the destination) and each side's stride
+                       or offsets */
     ir_blocks b = ir_copy_blocks(g, i);
     int strided = ir_is_strided(g, i);
     p = put_s(p, (int64_t)(g->addr[i] - *prev));
@@ -121,10 +126,13 @@ static void wire_encode_op(const cdag_graph *g, int64_t i, wire_buf *w, uint64_t
     p = put_u(p, g->bytes[i] << 1 | (uint64_t)strided);
     if (strided) {
       p = put_u(p, b.n);
-      p = put_u(p, b.from);
-      p = put_u(p, b.to);
+      p = put_u(p, (uint64_t)!!b.from_at | (uint64_t)!!b.to_at << 1);
+      if (b.from_at) for (uint64_t k = 0; k < b.n; k++) p = put_u(p, b.from_at[k]);
+      else p = put_u(p, b.from);
+      if (b.to_at) for (uint64_t k = 0; k < b.n; k++) p = put_u(p, b.to_at[k]);
+      else p = put_u(p, b.to);
     }
-    *prev = g->addr[i] + (b.n - 1) * b.to + b.len;
+    *prev = g->addr[i] + b.to_last + b.len;
     break;
   }
   case IR_GET:
@@ -247,6 +255,32 @@ static int wire_bad(int rank, const char *what) {
   return cdag__error(CDAG_ERR_FORMAT, "graph encoding of rank %d is corrupt (%s)", rank, what);
 }
 
+/* A copy of nb blocks of len bytes from b to a: each side its stride, or (bit 0 of listed the
+   source, bit 1 the destination) its nb offsets. */
+static int decode_copy_blocks(cdag_graph *g, wire_reader *r, int rank, uint64_t a, uint64_t b, uint64_t len, uint64_t nb,
+                              uint64_t listed, uint64_t *prev) {
+  uint64_t *off[2] = {NULL, NULL}, stride[2] = {len, len}, last = 0;
+  int rc = CDAG_OK;
+  for (int side = 0; side < 2 && rc == CDAG_OK && nb > 1; side++) {
+    if (!(listed >> side & 1)) {
+      stride[side] = wire_get_u(r);
+      if (side) last = (nb - 1) * stride[1];
+      continue;
+    }
+    if (!(off[side] = malloc((size_t)nb * sizeof *off[side]))) rc = CDAG_NOMEM("wire");
+    for (uint64_t k = 0; rc == CDAG_OK && k < nb; k++) {
+      off[side][k] = wire_get_u(r);
+      if (side && off[side][k] > last) last = off[side][k];
+    }
+  }
+  if (rc == CDAG_OK && r->failed) rc = wire_bad(rank, "copy blocks");
+  *prev = a + last + len;
+  if (rc == CDAG_OK) rc = ir_add_copy_listed(g, rank, b, a, nb, len, off[0], stride[0], off[1], stride[1], NULL);
+  free(off[0]);
+  free(off[1]);
+  return rc;
+}
+
 static int wire_decode_op(cdag_graph *g, int rank, wire_reader *r, uint64_t *prev) {
   const uint8_t *k = wire_get_bytes(r, 1);
   if (!k) return wire_bad(rank, "truncated op");
@@ -280,12 +314,10 @@ static int wire_decode_op(cdag_graph *g, int rank, wire_reader *r, uint64_t *pre
     a = *prev + (uint64_t)wire_get_s(r);
     b = a + (uint64_t)wire_get_s(r);
     n = wire_get_u(r);
-    uint64_t nb = n & 1 ? wire_get_u(r) : 1, from = n & 1 ? wire_get_u(r) : 0, to = n & 1 ? wire_get_u(r) : 0;
+    uint64_t nb = n & 1 ? wire_get_u(r) : 1, listed = n & 1 ? wire_get_u(r) : 0;
     n >>= 1;
-    if (r->failed || !nb || n % nb) return wire_bad(rank, "copy fields");
-    if (!(nb > 1)) from = to = n;
-    *prev = a + (nb - 1) * to + n / nb;
-    return ir_add_copy_strided(g, rank, b, a, nb, n / nb, from, to, NULL);
+    if (r->failed || !nb || n % nb || listed > 3 || (listed && (nb < 2 || nb > (uint64_t)(r->end - r->p)))) return wire_bad(rank, "copy fields");
+    return decode_copy_blocks(g, r, rank, a, b, n / nb, nb, listed, prev);
   }
   case IR_CALC: {
     n = wire_get_u(r);

@@ -497,14 +497,14 @@ static void oracle_deps(const cdag_graph *g, int rank, uint8_t (*dep)[ORACLE_OPS
     if (g->kind[op] == IR_SEND) rd = g->addr[op];
     if (g->kind[op] == IR_RECV) wr = g->addr[op];
     if (g->kind[op] == IR_COPY || g->kind[op] == IR_REDUCE) rd = g->addr2[op], wr = g->addr[op];
-    ir_blocks k = g->kind[op] == IR_COPY ? ir_copy_blocks(g, op) : (ir_blocks){1, len, len, len};
+    ir_blocks k = g->kind[op] == IR_COPY ? ir_copy_blocks(g, op) : ir_one_block(len);
     for (uint64_t blk = 0; rd != UINT64_MAX && blk < k.n; blk++)   /* a strided copy's blocks, byte by byte */
-      for (uint64_t b = rd + blk * k.from; b < rd + blk * k.from + k.len; b++) {
+      for (uint64_t b = rd + ir_block_from(&k, blk); b < rd + ir_block_from(&k, blk) + k.len; b++) {
         if (writer[b] >= 0 && writer[b] != i) dep[writer[b]][i] = 1;
         readers[b][i / 64] |= 1ull << (i % 64);
       }
     for (uint64_t blk = 0; wr != UINT64_MAX && blk < k.n; blk++)
-    for (uint64_t b = wr + blk * k.to; b < wr + blk * k.to + k.len; b++) {
+    for (uint64_t b = wr + ir_block_to(&k, blk); b < wr + ir_block_to(&k, blk) + k.len; b++) {
       int any = 0;
       for (int32_t j = 0; j < n; j++)
         if (readers[b][j / 64] >> (j % 64) & 1) {
@@ -552,13 +552,14 @@ static void check_against_oracle(const cdag_graph *g, int seed) {
 }
 
 /* The same with strided copies among the ops (2 to 5 blocks of 8 to 24 bytes, strides up to
-   32 bytes past the length, either side or both strided): their dependencies are those of
-   their exact blocks, never of their hulls, byte for byte. */
+   32 bytes past the length, either side or both strided), and copies whose blocks are listed
+   (at irregular gaps, in a shuffled order, on one side or both): their dependencies are those
+   of their exact blocks, never of their hulls, byte for byte. */
 START_TEST(strided_dependencies_match_byte_oracle) {
   for (int seed = 1; seed <= 6; seed++) {
     uint64_t x = 0x2545f4914f6cdd1dULL * (uint64_t)seed;
     cdag_graph *g;
-    int nstrided = 0;
+    int nstrided = 0, nlisted = 0;
     ck_assert_int_eq(cdag_graph_create_global(ORACLE_RANKS, &g), CDAG_OK);
     for (int i = 0; i < ORACLE_RANKS * ORACLE_OPS; i++) {
       x = x * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -566,14 +567,28 @@ START_TEST(strided_dependencies_match_byte_oracle) {
       uint64_t len = 8 * (1 + (x >> 20) % 3), n = 2 + (x >> 23) % 4;
       uint64_t sf = (x >> 26) & 1 ? len + 8 * ((x >> 27) % 5) : len, st = (x >> 30) & 1 ? len + 8 * ((x >> 31) % 5) : len;
       uint64_t a = 8 * ((x >> 34) % ((ORACLE_BYTES - 256) / 8)), b = 8 * ((x >> 44) % ((ORACLE_BYTES - 256) / 8));
-      if (kind >= 2) {   /* a strided copy; blocks that meet are refused: then a send */
+      if (kind == 2) {   /* a strided copy; blocks that meet are refused: then a send */
         rc = ir_add_copy_strided(g, rank, b, a, n, len, sf, st, NULL);
         nstrided += rc == CDAG_OK && (sf != len || st != len);
+      } else if (kind == 3) {   /* listed: the strided places shuffled, on a side or both */
+        uint64_t off[2][5];
+        int list = 1 + (int)((x >> 54) % 3);
+        for (uint64_t j = 0; j < n; j++)   /* irregular gaps: no stride gives these places */
+          off[0][j] = j ? off[0][j - 1] + len + 8 * ((x >> (40 + j)) % 3) : 0,
+          off[1][j] = j ? off[1][j - 1] + len + 8 * ((x >> (45 + j)) % 3) : 0;
+        for (uint64_t j = n - 1; j > 0; j--) {
+          uint64_t k = (x >> (j * 3)) % (j + 1), t = off[0][j];
+          off[0][j] = off[0][k], off[0][k] = t;
+          t = off[1][j], off[1][j] = off[1][n - 1 - k], off[1][n - 1 - k] = t;
+        }
+        rc = ir_add_copy_listed(g, rank, b, a, n, len, list & 1 ? off[0] : NULL, sf, list & 2 ? off[1] : NULL, st, NULL);
+        nlisted += rc == CDAG_OK;
       }
       if (rc != CDAG_OK) rc = kind == 1 ? ir_add_recv(g, rank, a, n * len, peer, 0, NULL) : ir_add_send(g, rank, a, n * len, peer, 0, NULL);
       ck_assert_int_eq(rc, CDAG_OK);
     }
-    ck_assert_int_gt(nstrided, ORACLE_OPS / 2);
+    ck_assert_int_gt(nstrided, ORACLE_OPS / 4);
+    ck_assert_int_gt(nlisted, ORACLE_OPS / 4);
     ck_assert_int_eq(ir_finalize(g), CDAG_OK);
     check_against_oracle(g, seed);
     cdag_graph_free(&g);

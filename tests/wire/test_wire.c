@@ -28,6 +28,8 @@ static cdag_graph *rank_graph(int nprocs, int r, uint64_t base) {
   ck_assert_int_eq(ir_add_compute(g, r, 200000, base + 0x10, 64, base + 0x6000, 32, NULL), CDAG_OK);
   ck_assert_int_eq(ir_add_compute(g, r, 5, 0, IR_READS_ALL, base + 0x20, 8, NULL), CDAG_OK);
   ck_assert_int_eq(ir_add_copy_strided(g, r, base + 0x8000, base + 0x9000, 16, 8, 32, 8, NULL), CDAG_OK);   /* a column */
+  ck_assert_int_eq(ir_add_copy_listed(g, r, base + 0xa000, base + 0xb000, 4, 8, (const uint64_t[]){24, 0, 48, 8}, 8, NULL,
+                                      16, NULL), CDAG_OK);   /* an indexed type's blocks */
   return g;
 }
 
@@ -57,7 +59,7 @@ START_TEST(round_trip) {
     wire_buf w = {0};
     int sender = -1;
     ck_assert_int_eq(wire_encode_rank(g, &w), CDAG_OK);
-    ck_assert_int_le(w.len, 125);  /* compact: a few bytes per op, one per count of segments, joins, communicators, calls, their messages */
+    ck_assert_int_le(w.len, 140);  /* compact: a few bytes per op, one per count of segments, joins, communicators, calls, their messages */
     int64_t base = global->nops;
     ck_assert_int_eq(wire_decode_rank(global, w.buf, w.len, &sender), CDAG_OK);
     ck_assert_int_eq(sender, r);
@@ -75,7 +77,8 @@ START_TEST(round_trip) {
       }
       if (g->kind[i] == IR_REDUCE || g->kind[i] == IR_COPY) ck_assert_uint_eq(global->addr2[base + i], g->addr2[i]);
       ir_blocks x = ir_copy_blocks(global, base + i), y = ir_copy_blocks(g, i);   /* a strided copy's pattern */
-      ck_assert(x.n == y.n && x.len == y.len && x.from == y.from && x.to == y.to);
+      ck_assert(x.n == y.n && x.len == y.len && !x.from_at == !y.from_at && !x.to_at == !y.to_at);
+      for (uint64_t j = 0; j < x.n; j++) ck_assert(ir_block_from(&x, j) == ir_block_from(&y, j) && ir_block_to(&x, j) == ir_block_to(&y, j));
       if (g->kind[i] != IR_COPY && g->kind[i] != IR_CALC) {
         ck_assert_int_eq(global->peer[base + i], g->peer[i]);
         ck_assert_int_eq(global->tag[base + i], g->tag[i]);
@@ -87,9 +90,9 @@ START_TEST(round_trip) {
   ck_assert_int_eq(global->ndeps, P);
   ck_assert_int_eq(global->dep[0], 0);
   ck_assert_int_eq(global->dep[1], 4);
-  ck_assert_int_eq(global->dep[2 * (P - 1)], 8 * (P - 1));   /* 8 ops per rank */
+  ck_assert_int_eq(global->dep[2 * (P - 1)], 9 * (P - 1));   /* 9 ops per rank */
   ck_assert_int_eq(global->nscratch, P);
-  ck_assert_str_eq(ir_label(global, 8 + 1), "halo north");
+  ck_assert_str_eq(ir_label(global, 9 + 1), "halo north");
   ck_assert_ptr_null(ir_label(global, 1));
   ck_assert_uint_eq(global->scr_len[P - 1], 4096);
   ck_assert_int_eq(ir_finalize(global), CDAG_OK);

@@ -118,7 +118,7 @@ int sched_parts_from_graph(const cdag_graph *gg, const match_result *m, const in
 
 void engine_free(sched_engine *e) {
   free(e->comp_of);
-  free(e->kind); free(e->addr); free(e->addr2); free(e->bytes); free(e->stride); free(e->peer); free(e->tag);
+  free(e->kind); free(e->addr); free(e->addr2); free(e->bytes); free(e->stride); free(e->blkoff); free(e->peer); free(e->tag);
   free(e->npred); free(e->succ_start); free(e->succ); free(e->req_of); free(e->op_of_req);
   free(e->count); free(e->ready); free(e->idx); free(e->stage_off); free(e->stage); free(e->fused);
   memset(e, 0, sizeof *e);
@@ -172,6 +172,9 @@ static int engine_copy_graph(sched_engine *e, cdag_graph *g) {
   memcpy(e->bytes, g->bytes, (size_t)n * sizeof *e->bytes);
   if (g->stride && !(e->stride = malloc((size_t)n * sizeof *e->stride))) return CDAG_NOMEM("baseline engine");
   if (g->stride) memcpy(e->stride, g->stride, (size_t)n * sizeof *e->stride);
+  if (g->nblkoff && !(e->blkoff = malloc((size_t)g->nblkoff * sizeof *e->blkoff))) return CDAG_NOMEM("baseline engine");
+  if (g->nblkoff) memcpy(e->blkoff, g->blkoff, (size_t)g->nblkoff * sizeof *e->blkoff);
+  e->nblkoff = g->nblkoff;
   memcpy(e->peer, g->peer, (size_t)n * sizeof *e->peer);
   memcpy(e->tag, g->tag, (size_t)n * sizeof *e->tag);
   memcpy(e->succ_start, g->succ_start, (size_t)(n + 1) * sizeof *e->succ_start);
@@ -190,6 +193,9 @@ int engine_clone(sched_engine *e, const sched_engine *from) {
   memcpy(e->bytes, from->bytes, (size_t)n * sizeof *e->bytes);
   if (from->stride && !(e->stride = malloc((size_t)n * sizeof *e->stride))) return CDAG_NOMEM("baseline engine");
   if (from->stride) memcpy(e->stride, from->stride, (size_t)n * sizeof *e->stride);
+  if (from->nblkoff && !(e->blkoff = malloc((size_t)from->nblkoff * sizeof *e->blkoff))) return CDAG_NOMEM("baseline engine");
+  if (from->nblkoff) memcpy(e->blkoff, from->blkoff, (size_t)from->nblkoff * sizeof *e->blkoff);
+  e->nblkoff = from->nblkoff;
   memcpy(e->peer, from->peer, (size_t)n * sizeof *e->peer);
   memcpy(e->tag, from->tag, (size_t)n * sizeof *e->tag);
   memcpy(e->npred, from->npred, (size_t)n * sizeof *e->npred);
@@ -218,13 +224,15 @@ static int part_ops_graph(const cdag_schedule *s, const sched_part *part, cdag_g
    successor is the send and nothing waits for the send (no later op writes the blocks it
    reads while in flight), the unpack's one predecessor is the receive and the receive's one
    successor the unpack (nothing touches the blocks it writes early). */
+static int at_strides(const ir_stride *k) { return k->n >= 2 && !(k->n & IR_LISTED); }   /* not listed */
+
 static int fuse_typed(sched_engine *e, const cdag_graph *g, int rank) {
   int64_t n = e->nops, nfused = 0;
   if (!e->stride || !n) return CDAG_OK;
   if (!(e->fused = malloc((size_t)n * sizeof *e->fused))) return CDAG_NOMEM("baseline engine");
   for (int64_t i = 0; i < n; i++) e->fused[i] = -1;
   for (int32_t c = 0; c < n; c++) {
-    if (e->kind[c] != IR_COPY || e->stride[c].n < 2 || e->succ_start[c + 1] - e->succ_start[c] != 1) continue;
+    if (e->kind[c] != IR_COPY || !at_strides(&e->stride[c]) || e->succ_start[c + 1] - e->succ_start[c] != 1) continue;
     int32_t m = e->succ[e->succ_start[c]];
     if (e->kind[m] == IR_SEND && e->succ_start[m + 1] == e->succ_start[m] && e->addr[m] == e->addr[c] &&
         e->bytes[m] == e->bytes[c] && e->stride[c].to == e->bytes[c] / e->stride[c].n &&
@@ -234,7 +242,7 @@ static int fuse_typed(sched_engine *e, const cdag_graph *g, int rank) {
   for (int32_t m = 0; m < n; m++) {
     if (e->kind[m] != IR_RECV || e->succ_start[m + 1] - e->succ_start[m] != 1) continue;
     int32_t c = e->succ[e->succ_start[m]];
-    if (e->kind[c] == IR_COPY && e->stride[c].n >= 2 && e->npred[c] == 1 && e->addr2[c] == e->addr[m] &&
+    if (e->kind[c] == IR_COPY && at_strides(&e->stride[c]) && e->npred[c] == 1 && e->addr2[c] == e->addr[m] &&
         e->bytes[c] == e->bytes[m] && e->stride[c].from == e->bytes[c] / e->stride[c].n &&
         ir_is_scratch(g, rank, e->addr[m], e->bytes[m]))
       e->fused[c] = m, e->fused[m] = c, nfused++;
@@ -321,8 +329,11 @@ static void copy_op(const sched_engine *e, int32_t op) {
   uint8_t *dst = (uint8_t *)(uintptr_t)e->addr[op];
   const uint8_t *src = (const uint8_t *)(uintptr_t)e->addr2[op];
   if (e->fused && e->fused[op] >= 0) return;
-  if (e->stride && e->stride[op].n > 1) {
-    const ir_stride *k = &e->stride[op];
+  const ir_stride *k = e->stride && ir_stride_n(&e->stride[op]) > 1 ? &e->stride[op] : NULL;
+  if (k && (k->n & IR_LISTED)) {   /* listed offsets on a side */
+    ir_blocks b = ir_stride_blocks(k, e->blkoff, e->bytes[op]);
+    for (uint64_t j = 0; j < b.n; j++) memcpy(dst + ir_block_to(&b, j), src + ir_block_from(&b, j), b.len);
+  } else if (k) {
     base_copy_blocks(dst, k->to, src, k->from, k->n, e->bytes[op] / k->n);
   } else {
     memcpy(dst, src, e->bytes[op]);

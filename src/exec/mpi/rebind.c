@@ -128,8 +128,9 @@ static int move_engine(const move_table *t, sched_engine *e) {
   for (int64_t i = 0; !rc && i < e->nops; i++) {
     if (e->kind[i] == IR_CALC) continue;
     /* a strided copy moves whole: the hull of each side (a move cuts no pattern apart) */
-    uint64_t n = e->stride ? e->stride[i].n : 0, len = n > 1 ? e->bytes[i] / n : e->bytes[i];
-    uint64_t wlen = n > 1 ? (n - 1) * e->stride[i].to + len : len, rlen = n > 1 ? (n - 1) * e->stride[i].from + len : len;
+    uint64_t n = e->stride ? ir_stride_n(&e->stride[i]) : 0;
+    ir_blocks b = n > 1 ? ir_stride_blocks(&e->stride[i], e->blkoff, e->bytes[i]) : ir_one_block(e->bytes[i]);
+    uint64_t wlen = b.to_last + b.len, rlen = b.from_last + b.len;
     rc = move_range(t, &e->addr[i], wlen, ir_kind_name(e->kind[i]));
     if (!rc && (e->kind[i] == IR_REDUCE || e->kind[i] == IR_COPY))
       rc = move_range(t, &e->addr2[i], rlen, e->kind[i] == IR_COPY ? "a copy's source" : "a reduction's input");

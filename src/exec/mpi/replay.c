@@ -46,7 +46,7 @@ static int footprint(const cdag_graph *gg, int64_t i, uint64_t lo[2], uint64_t l
     return CDAG_OK;
   case IR_COPY: {   /* a strided copy: the hull of each side (its gaps are the program's memory too) */
     ir_blocks b = ir_copy_blocks(gg, i);
-    lo[0] = gg->addr[i], lo[1] = gg->addr2[i], len[0] = (b.n - 1) * b.to + b.len, len[1] = (b.n - 1) * b.from + b.len;
+    lo[0] = gg->addr[i], lo[1] = gg->addr2[i], len[0] = b.to_last + b.len, len[1] = b.from_last + b.len;
     *n = 2;
     return CDAG_OK;
   }
@@ -306,10 +306,9 @@ static int copy_kind(const copier *c, int64_t i, int32_t *id) {
   }
   case IR_COPY: {   /* strided: the pattern whole, its hulls mapped */
     ir_blocks b = ir_copy_blocks(gg, i);
-    if ((rc = local_ptr(c, gg->addr2[i], (b.n - 1) * b.from + b.len, &p)) ||
-        (rc = local_ptr(c, gg->addr[i], (b.n - 1) * b.to + b.len, &q)))
+    if ((rc = local_ptr(c, gg->addr2[i], b.from_last + b.len, &p)) || (rc = local_ptr(c, gg->addr[i], b.to_last + b.len, &q)))
       return rc;
-    return ir_add_copy_strided(c->g, c->me, p, q, b.n, b.len, b.from, b.to, id);
+    return ir_add_copy_listed(c->g, c->me, p, q, b.n, b.len, b.from_at, b.from, b.to_at, b.to, id);
   }
   case IR_CALC:
     if (gg->os && gg->os[i] == IR_OS_FENCE) return ir_add_fence(c->g, c->me, id);

@@ -67,6 +67,8 @@ typedef struct {
   uint8_t *kind;
   uint64_t *addr, *addr2, *bytes;
   ir_stride *stride;          /* strided copies' patterns (the graph's g->stride), NULL: none */
+  uint64_t *blkoff;           /* their listed offsets (the graph's g->blkoff), NULL: none */
+  int64_t nblkoff;
   int32_t *peer, *tag;        /* reduce: cdag_type / cdag_reduce_op */
   int32_t *npred;             /* predecessors per op */
   int32_t *succ_start, *succ; /* CSR of successors */

@@ -47,8 +47,8 @@ static int collect_spans(const cdag_graph *g, const stage_range *extra, int64_t 
     int comp = ir_is_compute(g, i);
     if (g->kind[i] == IR_COPY) {   /* a strided copy: the hull of each side, the gaps being the program's */
       ir_blocks k = ir_copy_blocks(g, i);
-      rc = add_span(s, n, &cap, g->rank[i], g->addr[i], (k.n - 1) * k.to + k.len);
-      if (rc == CDAG_OK) rc = add_span(s, n, &cap, g->rank[i], g->addr2[i], (k.n - 1) * k.from + k.len);
+      rc = add_span(s, n, &cap, g->rank[i], g->addr[i], k.to_last + k.len);
+      if (rc == CDAG_OK) rc = add_span(s, n, &cap, g->rank[i], g->addr2[i], k.from_last + k.len);
       continue;
     }
     rc = add_span(s, n, &cap, g->rank[i], g->addr[i], comp ? g->cw_len[i] : g->kind[i] == IR_CALC ? 0 : g->bytes[i]);

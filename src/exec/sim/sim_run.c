@@ -125,10 +125,10 @@ static int execute(sim_run *s, int32_t op) {
     }
     case IR_COPY: {   /* block by block: a strided copy's sides span their hulls */
       ir_blocks k = ir_copy_blocks(g, op);
-      if ((rc = access(s, g->rank[op], g->addr2[op], (k.n - 1) * k.from + k.len, op, &a)) ||
-          (rc = access(s, g->rank[op], g->addr[op], (k.n - 1) * k.to + k.len, op, &b)))
+      if ((rc = access(s, g->rank[op], g->addr2[op], k.from_last + k.len, op, &a)) ||
+          (rc = access(s, g->rank[op], g->addr[op], k.to_last + k.len, op, &b)))
         return rc;
-      for (uint64_t j = 0; j < k.n; j++) memmove(b + j * k.to, a + j * k.from, (size_t)k.len);
+      for (uint64_t j = 0; j < k.n; j++) memmove(b + ir_block_to(&k, j), a + ir_block_from(&k, j), (size_t)k.len);
       return CDAG_OK;
     }
     case IR_REDUCE:

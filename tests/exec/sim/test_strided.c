@@ -1,11 +1,12 @@
-/* cdag tests — tests/exec/sim/test_strided.c: a strided copy is its expansion.
+/* cdag tests — tests/exec/sim/test_strided.c: a strided or listed copy is its expansion.
  *
  * Random rounds on a ring of ranks: each rank packs a random pattern of its region into a
  * buffer (a strided copy), sends it on, receives its neighbour's and unpacks it with another
  * pattern, and copies strided within its region (either side or both strided). The same
  * rounds with every strided copy written as its blocks' ordinary copies leave the same
- * memory in the simulator, and the strided graph's SST applied to the initial memory gives
- * the simulator's bytes. */
+ * memory in the simulator, and so do they with every strided copy written as listed blocks
+ * (its blocks in a shuffled order, a side at its stride now and then); the strided and the
+ * listed graph's SST applied to the initial memory gives the simulator's bytes. */
 #include <string.h>
 
 #include "check_main.h"
@@ -21,10 +22,28 @@ static uint64_t next(rng *r) {
   return r->x >> 33;
 }
 
-/* A strided copy, or (expand) its blocks one by one. */
+enum { STRIDED, EXPANDED, LISTED };
+
+/* The blocks of a strided copy listed in a shuffled order, block j's pair kept together. */
+static int add_listed(cdag_graph *g, int rank, uint64_t src, uint64_t dst, uint64_t n, uint64_t len, uint64_t from,
+                      uint64_t to) {
+  uint64_t fo[16], to_[16], mix = src * 0x9e3779b97f4a7c15ull ^ dst;
+  for (uint64_t j = 0; j < n; j++) fo[j] = j * from, to_[j] = j * to;
+  for (uint64_t j = n - 1; j > 0 && n <= 16; j--) {
+    uint64_t k = (mix >> (j % 48)) % (j + 1), t = fo[j];
+    fo[j] = fo[k], fo[k] = t;
+    t = to_[j], to_[j] = to_[k], to_[k] = t;
+  }
+  int keep_from = n <= 16 && mix % 3 == 0;   /* in order still: that side at its stride */
+  for (uint64_t j = 0; j < n && keep_from; j++) keep_from = fo[j] == j * from;
+  return ir_add_copy_listed(g, rank, src, dst, n, len, keep_from ? NULL : fo, from, to_, to, NULL);
+}
+
+/* A strided copy, its blocks one by one (EXPANDED), or listed. */
 static int add_copy(cdag_graph *g, int expand, int rank, uint64_t src, uint64_t dst, uint64_t n, uint64_t len,
                     uint64_t from, uint64_t to) {
-  if (!expand) return ir_add_copy_strided(g, rank, src, dst, n, len, from, to, NULL);
+  if (expand == STRIDED || (expand == LISTED && n < 2)) return ir_add_copy_strided(g, rank, src, dst, n, len, from, to, NULL);
+  if (expand == LISTED) return add_listed(g, rank, src, dst, n, len, from, to);
   for (uint64_t b = 0; b < n; b++) {
     int rc = ir_add_copy(g, rank, src + b * from, dst + b * to, len, NULL);
     if (rc) return rc;
@@ -66,11 +85,12 @@ static cdag_graph *build(uint64_t seed, int expand) {
 
 START_TEST(strided_is_its_expansion) {
   long iters = cdag_test_iterations(300);
-  int strided_seen = 0;
-  for (long i = 0; i < iters; i++) {
-    uint64_t seed = 0x5eed0000u + (uint64_t)i;
-    cdag_graph *g = build(seed, 0), *h = build(seed, 1);
-    for (int64_t op = 0; op < g->nops; op++) strided_seen |= ir_is_strided(g, op);
+  int strided_seen = 0, listed_seen = 0;
+  for (long i = 0; i < 2 * iters; i++) {
+    uint64_t seed = 0x5eed0000u + (uint64_t)(i / 2);
+    int form = i % 2 ? LISTED : STRIDED;
+    cdag_graph *g = build(seed, form), *h = build(seed, EXPANDED);
+    for (int64_t op = 0; op < g->nops; op++) strided_seen |= ir_is_strided(g, op), listed_seen |= ir_is_listed(g, op);
     ck_assert_int_le(g->nops, h->nops);
     sim_mem *mg, *mh, *init, *applied;
     CK_OK(sim_mem_create(g, &mg));
@@ -84,7 +104,8 @@ START_TEST(strided_is_its_expansion) {
       const uint8_t *x = sim_mem_at(mg, k, 0, REGION), *y = sim_mem_at(mh, k, 0, REGION);
       ck_assert_ptr_nonnull(x);
       ck_assert_ptr_nonnull(y);
-      ck_assert_msg(memcmp(x, y, REGION) == 0, "seed %llu rank %d: strided and expanded differ", (unsigned long long)seed, k);
+      ck_assert_msg(memcmp(x, y, REGION) == 0, "seed %llu rank %d: %s and expanded differ", (unsigned long long)seed, k,
+                    form == LISTED ? "listed" : "strided");
     }
     match_result m;
     df_sst *s;
@@ -100,7 +121,7 @@ START_TEST(strided_is_its_expansion) {
     cdag_graph_free(&g);
     cdag_graph_free(&h);
   }
-  ck_assert(strided_seen);
+  ck_assert(strided_seen && listed_seen);
 }
 END_TEST
 
