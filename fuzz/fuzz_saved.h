@@ -45,8 +45,11 @@ static void fuzz_saved_loads(const char *target, const cdag_graph *g, int same) 
         g->bytes[x] != h->bytes[y])
       fuzz_fail(target, "an op of the saved graph differs");
     ir_blocks a = ir_copy_blocks(g, x), b = ir_copy_blocks(h, y);
-    if (a.n != b.n || a.len != b.len || a.from != b.from || a.to != b.to)
+    if (a.n != b.n || a.len != b.len || a.from != b.from || a.to != b.to || !a.from_at != !b.from_at || !a.to_at != !b.to_at)
       fuzz_fail(target, "a strided copy of the saved graph differs");
+    for (uint64_t j = 0; j < a.n; j++)
+      if (ir_block_from(&a, j) != ir_block_from(&b, j) || ir_block_to(&a, j) != ir_block_to(&b, j))
+        fuzz_fail(target, "a listed copy of the saved graph differs");
   }
   if (g->nedges != h->nedges) fuzz_fail(target, "the saved graph has other dependencies");
   ir_graph_free(h);

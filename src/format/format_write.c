@@ -316,6 +316,8 @@ static int write_op(writer *w, int32_t op) {
     ir_blocks k = ir_copy_blocks(g, op);
     l.blocks = k.n, l.from_stride = k.from, l.to_stride = k.to;
     l.from_at = k.from_at, l.to_at = k.to_at;   /* offsets: their steps are the addresses' */
+    if (k.from_at) l.addr2 += k.from_at[0];     /* a line names block 0's address, the lowest's in the graph */
+    if (k.to_at) l.addr += k.to_at[0];
   }
   if (ir_is_compute(g, op)) {
     l.rlen = g->cr_len[op];

@@ -279,9 +279,10 @@ START_TEST(test_blocks_expanded) {
                      "  back: copy 32b from 0x3030 to 0x4030 blocks 4 from_stride -16 to_stride -16\n"
                      "  copy 24b from 0x5000 to 0x6040 blocks 3 to_stride -32\n"
                      "  copy 24b from 0x7000 to 0x8000 blocks 3 from_steps 100 -50\n"
+                     "  copy 24b from 0x9100 to 0xa000 blocks 3 from_steps -32 -200\n"
                      "}\n";
   cdag_graph *g = load_str(text, 0);
-  ck_assert_int_eq(g->nops, 3 + 3 + 1 + 3 + 1);
+  ck_assert_int_eq(g->nops, 3 + 3 + 1 + 3 + 1 + 1);
   const uint64_t waddr[6] = {0x1000, 0x1020, 0x1040, 0x2000, 0x2028, 0x2028 - 100};
   for (int i = 0; i < 6; i++) {
     ck_assert(ir_is_compute(g, i) && ir_reads_all(g, i));
@@ -303,8 +304,12 @@ START_TEST(test_blocks_expanded) {
   k = ir_copy_blocks(g, 10);
   ck_assert(k.n == 3 && k.len == 8 && k.from_at && !k.to_at && k.to == 8 && k.from_last == 0x64 && k.to_last == 16);
   ck_assert(k.from_at[0] == 0 && k.from_at[1] == 0x64 && k.from_at[2] == 0x64 - 50);
-  char *saved = save_str(g);   /* saved and loaded again: the same ops, the listed one's steps written */
+  ck_assert(ir_is_listed(g, 11) && g->addr2[11] == 0x9100 - 232);   /* block 0 is not the lowest: its offset is 232 */
+  k = ir_copy_blocks(g, 11);
+  ck_assert(k.from_at[0] == 232 && k.from_at[1] == 200 && k.from_at[2] == 0 && k.from_last == 232);
+  char *saved = save_str(g);   /* saved and loaded again: the same ops, the listed ones' steps written from block 0 */
   ck_assert_ptr_nonnull(strstr(saved, "copy 24b from 0x7000 to 0x8000 blocks 3 from_steps 100 -50\n"));
+  ck_assert_ptr_nonnull(strstr(saved, "copy 24b from 0x9100 to 0xa000 blocks 3 from_steps -32 -200\n"));
   cdag_graph *again = load_str(saved, 0);
   assert_same_graph(g, again);
   ir_graph_free(again);
