@@ -2,7 +2,7 @@
  *
  * The input is a program of API calls on a global graph: its first byte gives the ranks (1 to
  * 8) and the analysis options, then each 8 bytes make one call (send, receive, local reduce
- * or copy, plain or strided, scratch, get, put, fence, a dependency, a label) on a small address space, so
+ * or copy, plain, strided or listed, scratch, get, put, fence, a dependency, a label) on a small address space, so
  * calls collide, race and mismatch often. Every call returns CDAG_OK or an error with a
  * message (never a crash); then the graph is analysed with those options and the plan is
  * simulated against the graph (a difference not caused by the graph itself aborts), and the
@@ -36,10 +36,16 @@ static void call(cdag_graph *g, int n, const uint8_t *b, cdag_op *ops, int *nops
   case 2: rc = cdag_rank_reduce_local(g, rank, a1, a2, bytes / 8, b[7] % 2 ? CDAG_DOUBLE : CDAG_INT64,
                                       (cdag_reduce_op)(b[7] / 2 % 4), &op); break;
   case 3:
-    if (b[7] % 2) {   /* strided: 2 to 5 blocks of 8 to 32 bytes, each side strided or not */
+    if (b[7] % 2) {   /* strided: 2 to 5 blocks of 8 to 32 bytes, each side strided or not, or listed */
       uint64_t len = bytes, nb = (uint64_t)(b[7] / 2 % 4 + 2), sf = b[7] & 8 ? len + 8 : len, st = b[7] & 16 ? len + 16 : len;
       int32_t id = -1;
-      rc = ir_add_copy_strided(g, rank, a1, a2, nb, len, sf, st, &id);
+      if (b[7] & 32) {   /* listed: the strided places reversed on the source side (an indexed type's order) */
+        uint64_t off[5];
+        for (uint64_t j = 0; j < nb; j++) off[j] = (nb - 1 - j) * sf;
+        rc = ir_add_copy_listed(g, rank, a1, a2, nb, len, off, sf, NULL, st, &id);
+      } else {
+        rc = ir_add_copy_strided(g, rank, a1, a2, nb, len, sf, st, &id);
+      }
       if (rc == CDAG_OK) op = id;
     } else {
       rc = cdag_rank_copy_local(g, rank, a1, a2, bytes, &op);
