@@ -988,8 +988,8 @@ static int read_range_at(reader *r, const char *what, int64_t *len, int64_t *add
 
 /* The blocks a computation writes: `blocks N [stride D]` after its `writes S at B`: N blocks
    of S / N bytes (N divides S), block i at B + i * D (D at least the block length, default
-   it). Each block becomes an op, so the blocks a file's lines expand to are at most
-   max_blocks (format.h), all lines together. */
+   it). The blocks of a file's lines are at most max_blocks (format.h), all lines together,
+   whether they stay one op or not. */
 static int compute_blocks(reader *r, const fields *f, int64_t wlen, int64_t waddr, ir_blocks *b) {
   int64_t n, d;
   int rc;
@@ -1015,11 +1015,37 @@ static int compute_blocks(reader *r, const fields *f, int64_t wlen, int64_t wadd
   return CDAG_OK;
 }
 
+/* A computation of blocks b (at listed steps, else at b.to) as one op (ir_set_write_blocks);
+   -1 when its blocks overlap (then it loads as a computation per block, in order). */
+static int blocks_compute(reader *r, const step_lists *sl, const fields *f, const ir_blocks *b, int64_t cost, uint64_t rlen,
+                          int64_t raddr, int64_t waddr, const token *kw, const token *label) {
+  int listed = sl->len[S_TO] >= 0;
+  uint64_t *off = listed ? malloc((size_t)b->n * sizeof *off) : NULL;
+  int64_t base = waddr, bad = 0;
+  int32_t id = -1;
+  if (listed && !off) return CDAG_NOMEM("blocks");
+  if (listed && (bad = side_offsets(r, sl, S_TO, (int64_t)b->n, 0, (int64_t)b->len, waddr, off, &base))) {
+    free(off);
+    return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "block %lld written lies beyond 0..2^63-1", (long long)bad);
+  }
+  if (!ir_blocks_disjoint((uint64_t)base, off, b->to, b->n, b->len)) {   /* a computation each, in order */
+    free(off);
+    return -1;
+  }
+  int rc = ir_add_compute(r->g, r->rank, (uint64_t)cost, (uint64_t)raddr, rlen, (uint64_t)base, b->n * b->len, &id);
+  if (rc == CDAG_OK) rc = ir_set_write_blocks(r->g, id, b->n, b->to, off);
+  free(off);
+  if ((rc = finish_op(r, rc, id, kw, label, f))) return rc;
+  ir_blocks w = ir_write_blocks(r->g, id);
+  note_range(r, (uint64_t)base, w.to_last + w.len);
+  return CDAG_OK;
+}
+
 /* compute COST [reads SIZE at A | reads all] [writes SIZE at B [blocks N [stride D]]] [cpu C]
-   [nic N]. A computation of N blocks is loaded as N computations in a row, each writing one
-   block and reading what the whole one reads (the first has the cost, the label, cpu and
-   nic; the others cost 0): what they read and write together is the computation's, and
-   nothing comes between them. */
+   [nic N]. A computation of N blocks is one op writing them (blocks_compute); only blocks
+   that overlap load as N computations in a row, each writing one block and reading what the
+   whole one reads (the first has the cost, the label, cpu and nic; the others cost 0): what
+   they read and write together is the computation's, and nothing comes between them. */
 static int read_compute(reader *r, const token *kw, const token *label) {
   int64_t cost, rlen = 0, raddr = 0, wlen = 0, waddr = 0;
   int32_t id = -1;
@@ -1061,6 +1087,11 @@ static int read_compute(reader *r, const token *kw, const token *label) {
                      (long long)n, (long long)wlen);
     b = (ir_blocks){.n = (uint64_t)n, .len = (uint64_t)(wlen / n)};
   } else if ((rc = compute_blocks(r, &f, wlen, waddr, &b))) {
+    return rc;
+  }
+  if (b.n > 1 && (rc = blocks_compute(r, &sl, &f, &b, cost, all ? IR_READS_ALL : (uint64_t)rlen, raddr, waddr, kw,
+                                       label)) != -1) {
+    if (rc == CDAG_OK && rlen) note_range(r, (uint64_t)raddr, (uint64_t)rlen);
     return rc;
   }
   int64_t at = waddr;

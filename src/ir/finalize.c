@@ -476,10 +476,13 @@ static void fp_join_side(uint64_t *len, uint64_t *n, uint64_t *stride, const uin
   *last = 0;
 }
 
+/* A computation's: what it reads (one range), the blocks it writes. */
 static footprint compute_footprint(const cdag_graph *g, int32_t op) {
   uint64_t rl = g->cr_len[op], wl = g->cw_len[op];
   int rd = rl && rl != IR_READS_ALL;   /* reading all is walked apart (reads_all_deps) */
-  return (footprint){rd ? g->addr2[op] : UINT64_MAX, wl ? g->addr[op] : UINT64_MAX, rd ? rl : 0, wl, 1, 1, 0, 0, NULL, NULL, 0, 0};
+  ir_blocks w = ir_write_blocks(g, op);
+  return (footprint){rd ? g->addr2[op] : UINT64_MAX, wl ? g->addr[op] : UINT64_MAX, rd ? rl : 0, w.len, 1, w.n, 0, w.to,
+                     NULL, w.to_at, 0, w.to_last};
 }
 
 static void gather_footprints(const cdag_graph *g, const int32_t *ops, int32_t n, footprint *fp) {

@@ -337,6 +337,31 @@ static int side_sorted(uint64_t base, const uint64_t *off, uint64_t stride, uint
   return CDAG_OK;
 }
 
+int ir_blocks_disjoint(uint64_t base, const uint64_t *off, uint64_t stride, uint64_t n, uint64_t len) {
+  if (!off && stride < len) return 0;
+  uint64_t *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+  int ok = v && side_sorted(base, off, stride, n, len, v) == CDAG_OK;
+  free(v);
+  return ok;
+}
+
+int ir_set_write_blocks(cdag_graph *g, int32_t op, uint64_t n, uint64_t stride, const uint64_t *off) {
+  if (!g || op < 0 || op >= g->nops || !ir_is_compute(g, op) || n < 1 || g->cw_len[op] % n)
+    return cdag__error(CDAG_ERR_ARG, "ir_set_write_blocks: not a computation writing %llu blocks", (unsigned long long)n);
+  uint64_t len = g->cw_len[op] / n;
+  if (n == 1 || (!off && stride == len)) return CDAG_OK;   /* one range */
+  if (!off && stride < len)
+    return cdag__error(CDAG_ERR_ARG, "rank %d: a computation's stride %llu is below its block length %llu", g->rank[op],
+                       (unsigned long long)stride, (unsigned long long)len);
+  uint64_t *v = malloc((size_t)n * sizeof *v);
+  int rc = v ? CDAG_OK : CDAG_NOMEM("blocks");
+  if (rc == CDAG_OK && side_sorted(g->addr[op], off, stride, n, len, v))
+    rc = cdag__error(CDAG_ERR_ARG, "rank %d: a computation's blocks overlap each other or wrap", g->rank[op]);
+  free(v);
+  if (rc == CDAG_OK) rc = ir_set_blocks(g, op, (ir_blocks){.n = n, .len = len, .from = len, .to = stride, .to_at = off});
+  return rc;
+}
+
 int ir_add_copy_listed(cdag_graph *g, int rank, uint64_t src, uint64_t dst, uint64_t n, uint64_t len,
                        const uint64_t *from_off, uint64_t from_stride, const uint64_t *to_off, uint64_t to_stride,
                        int32_t *id) {

@@ -247,6 +247,12 @@ int ir_add_calc(cdag_graph *g, int rank, uint64_t cost, int32_t *id);
    place in the rank's order is kept by every plan (docs/semantics.md). */
 int ir_add_compute(cdag_graph *g, int rank, uint64_t cost, uint64_t raddr, uint64_t rlen, uint64_t waddr,
                    uint64_t wlen, int32_t *id);
+/* Computation op (just added, its wlen = n * len) writes n blocks of len bytes instead: block
+   i at waddr + off[i] (off NULL: i * stride, at least len). The blocks must be disjoint
+   (checked, O(n log n)). Read them through ir_write_blocks (their `to` side). */
+int ir_set_write_blocks(cdag_graph *g, int32_t op, uint64_t n, uint64_t stride, const uint64_t *off);
+/* Are n blocks of len bytes at base + off[i] (off NULL: i * stride) disjoint, none wrapping? */
+int ir_blocks_disjoint(uint64_t base, const uint64_t *off, uint64_t stride, uint64_t n, uint64_t len);
 /* The blocks of a copy as every stage reads them: n blocks of len bytes, block i read at
    addr2 + ir_block_from(&b, i) and written at addr + ir_block_to(&b, i): i * from and i * to,
    or the i-th listed offset of a side with from_at (to_at). from_last, to_last: the farthest
@@ -273,6 +279,12 @@ static inline ir_blocks ir_stride_blocks(const ir_stride *s, const uint64_t *poo
 static inline ir_blocks ir_copy_blocks(const cdag_graph *g, int64_t op) {
   if (!ir_is_strided(g, op)) return ir_one_block(g->bytes[op]);
   return ir_stride_blocks(&g->stride[op], g->blkoff, g->bytes[op]);
+}
+/* The blocks a computation writes (ir_set_write_blocks): the `to` side; one block of cw_len
+   bytes unless set. */
+static inline ir_blocks ir_write_blocks(const cdag_graph *g, int64_t op) {
+  if (!ir_is_strided(g, op)) return ir_one_block(g->cw_len[op]);
+  return ir_stride_blocks(&g->stride[op], g->blkoff, g->cw_len[op]);
 }
 static inline uint64_t ir_block_from(const ir_blocks *b, uint64_t i) { return b->from_at ? b->from_at[i] : i * b->from; }
 static inline uint64_t ir_block_to(const ir_blocks *b, uint64_t i) { return b->to_at ? b->to_at[i] : i * b->to; }

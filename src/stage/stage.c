@@ -20,6 +20,7 @@ void stage_steps_free(stage_steps *st) {
   free(st->computes);
   free(st->since);
   free(st->temps);
+  free(st->woff);
   *st = (stage_steps){0};
 }
 
@@ -41,6 +42,12 @@ static int cmp_compute(const void *x, const void *y) {
   return (a->pos > b->pos) - (a->pos < b->pos);
 }
 
+/* The blocks op writes (a copy's, a computation's; one range otherwise, len bytes). */
+static ir_blocks op_blocks(const cdag_graph *g, int32_t op, uint64_t len) {
+  if (g->kind[op] == IR_COPY) return ir_copy_blocks(g, op);
+  return ir_is_compute(g, op) ? ir_write_blocks(g, op) : ir_one_block(len);
+}
+
 /* The range op writes, if any. */
 static int written(const cdag_graph *g, int32_t op, uint64_t *addr, uint64_t *len) {
   *addr = g->addr[op];
@@ -58,12 +65,20 @@ static int add_range(stage_range **r, int64_t *n, int64_t *cap, int32_t rank, ui
   return rc;
 }
 
-/* Computation op as plans run it. */
-static stage_compute compute_of(const cdag_graph *g, int32_t op, int32_t after, int32_t pos) {
-  stage_compute c = {.op = op, .rank = g->rank[op], .after = after, .pos = pos, .cost = g->bytes[op],
-                     .waddr = g->addr[op], .raddr = g->addr2[op], .rlen = g->cr_len[op], .wlen = g->cw_len[op]};
-  if (c.rlen == IR_READS_ALL) c.raddr = 0;
-  return c;
+/* Computation op as plans run it, its listed blocks' offsets copied to st->woff. */
+static int compute_of(const cdag_graph *g, int32_t op, int32_t after, int32_t pos, stage_steps *st, stage_compute *c) {
+  ir_blocks b = ir_write_blocks(g, op);
+  *c = (stage_compute){.op = op, .rank = g->rank[op], .after = after, .pos = pos, .cost = g->bytes[op],
+                       .waddr = g->addr[op], .raddr = g->addr2[op], .rlen = g->cr_len[op], .wlen = g->cw_len[op],
+                       .wn = b.n, .wstride = b.to, .wat = -1};
+  if (c->rlen == IR_READS_ALL) c->raddr = 0;
+  if (!b.to_at) return CDAG_OK;
+  int rc = base_grow((void **)&st->woff, st->nwoff, &st->woffcap, (int64_t)b.n, sizeof *st->woff, "stages");
+  if (rc) return rc;
+  memcpy(st->woff + st->nwoff, b.to_at, (size_t)b.n * sizeof *st->woff);
+  c->wat = st->nwoff;
+  st->nwoff += (int64_t)b.n;
+  return CDAG_OK;
 }
 
 /* A range a computation reading all reads: not scratch (finalize.c's rule). */
@@ -167,7 +182,7 @@ static int cover_outside(const cover *c, int32_t rank, uint64_t lo, uint64_t hi,
 static void write_span(const cdag_graph *g, int32_t op, uint64_t *lo, uint64_t *hi) {
   uint64_t a, len;
   if (!written(g, op, &a, &len)) len = 0;
-  ir_blocks b = g->kind[op] == IR_COPY ? ir_copy_blocks(g, op) : ir_one_block(len);
+  ir_blocks b = op_blocks(g, op, len);
   *lo = a;
   *hi = len ? a + b.to_last + b.len : a;
 }
@@ -232,7 +247,7 @@ static int list_computes(const cdag_graph *g, const int32_t *lvl, stage_steps *s
         rc = base_grow((void **)&st->computes, st->ncomputes, &ccap, 1, sizeof *st->computes, "stages");
         if (rc) break;
         stage_compute *c = &st->computes[st->ncomputes++];
-        *c = compute_of(g, op, lvl ? lvl[op] : -1, i - g->rank_start[r]);
+        if ((rc = compute_of(g, op, lvl ? lvl[op] : -1, i - g->rank_start[r], st, c))) break;
         if (ir_reads_all(g, op)) {
           c->since_first = mark, c->nsince = st->nsince - mark;
           mark = st->nsince;
@@ -246,7 +261,7 @@ static int list_computes(const cdag_graph *g, const int32_t *lvl, stage_steps *s
         if ((rc = cover_add(&pending, lo, hi, 1))) break;
         continue;
       }
-      ir_blocks b = g->kind[op] == IR_COPY ? ir_copy_blocks(g, op) : ir_one_block(len);
+      ir_blocks b = op_blocks(g, op, len);
       for (uint64_t k = 0; k < b.n && rc == CDAG_OK; k++) rc = add_read(g, st, &scap, r, a + ir_block_to(&b, k), b.len);
     }
   }

@@ -52,7 +52,10 @@ typedef struct {
   int32_t pos;           /* its position in the rank's program order */
   uint64_t cost;         /* ns */
   uint64_t raddr, rlen;  /* what it reads (rlen IR_READS_ALL: all the rank wrote before it) */
-  uint64_t waddr, wlen;  /* what it writes */
+  uint64_t waddr, wlen;  /* what it writes: wlen bytes, in wn blocks (stage_block) */
+  uint64_t wn, wstride;  /* wn 1: one range; else blocks of wlen / wn bytes, block j at waddr +
+                            j * wstride, or at the j-th offset from woff[wat] on (wat >= 0) */
+  int64_t wat;
   int64_t since_first, nsince; /* reading all: since[since_first .. +nsince), the ranges the
                                   rank's ops wrote (in program order) since its previous
                                   computation that read all, less the bytes pending
@@ -67,7 +70,14 @@ typedef struct stage_steps {
   stage_range *since;
   int64_t ntemps;
   stage_range *temps;        /* staging buffers of messages that land a stage after they leave */
+  uint64_t *woff;            /* the offsets of computations' listed blocks */
+  int64_t nwoff, woffcap;
 } stage_steps;
+
+/* Where block j of computation c's output starts. */
+static inline uint64_t stage_block(const stage_steps *st, const stage_compute *c, uint64_t j) {
+  return c->waddr + (c->wat >= 0 ? st->woff[c->wat + (int64_t)j] : j * c->wstride);
+}
 
 typedef struct {
   int32_t nstages;

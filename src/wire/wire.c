@@ -94,8 +94,7 @@ const uint8_t *wire_get_bytes(wire_reader *r, int64_t n) {
    offsets): a graph compiled every iteration is encoded every iteration to be fingerprinted. */
 static void wire_encode_op(const cdag_graph *g, int64_t i, wire_buf *w, uint64_t *prev) {
   int64_t varints = 7;
-  if (g->kind[i] == IR_COPY && ir_is_listed(g, i))
-    varints += 2 * (int64_t)ir_stride_n(&g->stride[i]);
+  if (ir_is_listed(g, i)) varints += 2 * (int64_t)ir_stride_n(&g->stride[i]);   /* a copy's or a computation's */
   if (!wire_reserve(w, 1 + varints * 10)) return;
   uint8_t kind = g->kind[i], *p = w->buf + w->len;
   *p++ = kind;
@@ -146,13 +145,21 @@ static void wire_encode_op(const cdag_graph *g, int64_t i, wire_buf *w, uint64_t
     break;
   case IR_FENCE:
     break;
-  case IR_CALC: {   /* cost * 2 + 1 for a computation, then its written and read lengths and
-                       addresses; a plain calc: cost * 2 (as compact as before) */
+  case IR_CALC: {   /* cost * 2 + 1 for a computation, then its written length * 2 (+ 1: in
+                       blocks, whose count, whether listed and stride or offsets follow), read
+                       length and addresses; a plain calc: cost * 2 (as compact as before) */
     int comp = ir_is_compute(g, i);
     uint64_t wl = comp ? g->cw_len[i] : 0, rl = comp ? g->cr_len[i] : 0;
     p = put_u(p, g->bytes[i] << 1 | (uint64_t)comp);
     if (!comp) break;
-    p = put_u(p, wl);
+    ir_blocks wb = ir_write_blocks(g, i);
+    p = put_u(p, wl << 1 | (uint64_t)(wb.n > 1));
+    if (wb.n > 1) {
+      p = put_u(p, wb.n);
+      p = put_u(p, (uint64_t)!!wb.to_at);
+      if (wb.to_at) for (uint64_t k = 0; k < wb.n; k++) p = put_u(p, wb.to_at[k]);
+      else p = put_u(p, wb.to);
+    }
     p = put_u(p, rl);
     if (wl) p = put_s(p, (int64_t)(g->addr[i] - *prev));
     if (rl && rl != IR_READS_ALL) p = put_s(p, (int64_t)(g->addr2[i] - *prev));
@@ -323,11 +330,22 @@ static int wire_decode_op(cdag_graph *g, int rank, wire_reader *r, uint64_t *pre
     n = wire_get_u(r);
     if (r->failed) return wire_bad(rank, "calc fields");
     if (!(n & 1)) return ir_add_calc(g, rank, n >> 1, NULL);
-    uint64_t wl = wire_get_u(r), rl = wire_get_u(r);
+    uint64_t wl = wire_get_u(r), nb = wl & 1 ? wire_get_u(r) : 1, listed = wl & 1 ? wire_get_u(r) : 0, stride = 0;
+    uint64_t *off = NULL;
+    wl >>= 1;
+    if (r->failed || !nb || listed > 1 || (nb > 1 && listed && nb > (uint64_t)(r->end - r->p)))
+      return wire_bad(rank, "computation blocks");
+    if (nb > 1 && !listed) stride = wire_get_u(r);
+    if (nb > 1 && listed && !(off = malloc((size_t)nb * sizeof *off))) return CDAG_NOMEM("wire");
+    for (uint64_t j = 0; off && j < nb; j++) off[j] = wire_get_u(r);
+    uint64_t rl = wire_get_u(r);
     a = wl ? *prev + (uint64_t)wire_get_s(r) : 0;
     b = rl && rl != IR_READS_ALL ? *prev + (uint64_t)wire_get_s(r) : 0;
-    if (r->failed || (!wl && !rl)) return wire_bad(rank, "computation fields");
-    return ir_add_compute(g, rank, n >> 1, b, rl, a, wl, NULL);
+    int32_t id = -1;
+    int rc = r->failed || (!wl && !rl) ? wire_bad(rank, "computation fields") : ir_add_compute(g, rank, n >> 1, b, rl, a, wl, &id);
+    if (rc == CDAG_OK && nb > 1) rc = ir_set_write_blocks(g, id, nb, stride, off);
+    free(off);
+    return rc;
   }
   case IR_GET:
   case IR_PUT: {

@@ -497,9 +497,13 @@ static void oracle_deps(const cdag_graph *g, int rank, uint8_t (*dep)[ORACLE_OPS
     if (g->kind[op] == IR_SEND) rd = g->addr[op];
     if (g->kind[op] == IR_RECV) wr = g->addr[op];
     if (g->kind[op] == IR_COPY || g->kind[op] == IR_REDUCE) rd = g->addr2[op], wr = g->addr[op];
-    ir_blocks k = g->kind[op] == IR_COPY ? ir_copy_blocks(g, op) : ir_one_block(len);
-    for (uint64_t blk = 0; rd != UINT64_MAX && blk < k.n; blk++)   /* a strided copy's blocks, byte by byte */
-      for (uint64_t b = rd + ir_block_from(&k, blk); b < rd + ir_block_from(&k, blk) + k.len; b++) {
+    ir_blocks k = g->kind[op] == IR_COPY ? ir_copy_blocks(g, op) : ir_one_block(len), r = k;
+    if (ir_is_compute(g, op)) {   /* reads one range, writes its blocks */
+      rd = g->cr_len[op] ? g->addr2[op] : UINT64_MAX, wr = g->cw_len[op] ? g->addr[op] : UINT64_MAX;
+      r = ir_one_block(g->cr_len[op]), k = ir_write_blocks(g, op);
+    }
+    for (uint64_t blk = 0; rd != UINT64_MAX && blk < r.n; blk++)   /* a strided copy's blocks, byte by byte */
+      for (uint64_t b = rd + ir_block_from(&r, blk); b < rd + ir_block_from(&r, blk) + r.len; b++) {
         if (writer[b] >= 0 && writer[b] != i) dep[writer[b]][i] = 1;
         readers[b][i / 64] |= 1ull << (i % 64);
       }
@@ -553,13 +557,14 @@ static void check_against_oracle(const cdag_graph *g, int seed) {
 
 /* The same with strided copies among the ops (2 to 5 blocks of 8 to 24 bytes, strides up to
    32 bytes past the length, either side or both strided), and copies whose blocks are listed
-   (at irregular gaps, in a shuffled order, on one side or both): their dependencies are those
+   (at irregular gaps, in a shuffled order, on one side or both) and computations writing
+   such blocks: their dependencies are those
    of their exact blocks, never of their hulls, byte for byte. */
 START_TEST(strided_dependencies_match_byte_oracle) {
   for (int seed = 1; seed <= 6; seed++) {
     uint64_t x = 0x2545f4914f6cdd1dULL * (uint64_t)seed;
     cdag_graph *g;
-    int nstrided = 0, nlisted = 0;
+    int nstrided = 0, nlisted = 0, ncomputes = 0;
     ck_assert_int_eq(cdag_graph_create_global(ORACLE_RANKS, &g), CDAG_OK);
     for (int i = 0; i < ORACLE_RANKS * ORACLE_OPS; i++) {
       x = x * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -581,14 +586,22 @@ START_TEST(strided_dependencies_match_byte_oracle) {
           off[0][j] = off[0][k], off[0][k] = t;
           t = off[1][j], off[1][j] = off[1][n - 1 - k], off[1][n - 1 - k] = t;
         }
-        rc = ir_add_copy_listed(g, rank, b, a, n, len, list & 1 ? off[0] : NULL, sf, list & 2 ? off[1] : NULL, st, NULL);
-        nlisted += rc == CDAG_OK;
+        if ((x >> 57) & 1) {   /* a computation reading a range and writing those blocks */
+          int32_t id;
+          rc = ir_add_compute(g, rank, 1, b, len, a, n * len, &id);
+          if (rc == CDAG_OK) ck_assert_int_eq(ir_set_write_blocks(g, id, n, st, list & 2 ? off[1] : NULL), CDAG_OK);
+          ncomputes += rc == CDAG_OK;
+        } else {
+          rc = ir_add_copy_listed(g, rank, b, a, n, len, list & 1 ? off[0] : NULL, sf, list & 2 ? off[1] : NULL, st, NULL);
+          nlisted += rc == CDAG_OK;
+        }
       }
       if (rc != CDAG_OK) rc = kind == 1 ? ir_add_recv(g, rank, a, n * len, peer, 0, NULL) : ir_add_send(g, rank, a, n * len, peer, 0, NULL);
       ck_assert_int_eq(rc, CDAG_OK);
     }
     ck_assert_int_gt(nstrided, ORACLE_OPS / 4);
-    ck_assert_int_gt(nlisted, ORACLE_OPS / 4);
+    ck_assert_int_gt(nlisted, ORACLE_OPS / 8);
+    ck_assert_int_gt(ncomputes, ORACLE_OPS / 8);
     ck_assert_int_eq(ir_finalize(g), CDAG_OK);
     check_against_oracle(g, seed);
     cdag_graph_free(&g);

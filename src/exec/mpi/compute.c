@@ -124,6 +124,8 @@ int sched_comps_build(cdag_schedule *s, cdag_graph *g, const sched_part *pt) {
     x->nsince = c->nsince;
     x->w = (uint8_t *)(uintptr_t)c->waddr;
     x->wlen = c->wlen;
+    x->wfirst = c->wfirst;
+    x->nw = c->nw;
     x->cost = c->cost;
   }
   return CDAG_OK;
@@ -186,6 +188,9 @@ void sched_comp_run(cdag_schedule *s, const sched_comp *c) {
   } else if (c->rlen) {
     h = hash_kept(s, h, c->r, c->rlen);
   }
-  if (c->wlen) sim_hash_spread(h, c->w, c->wlen);
+  if (c->wlen && !c->nw) sim_hash_spread(h, c->w, c->wlen);
+  for (int64_t j = 0; j < c->nw; j++)   /* its blocks, each its own part of the hash (sim_compute) */
+    sim_hash_spread(j ? sim_hash_mix(h, (uint64_t)j) : h, (uint8_t *)(uintptr_t)s->since[2 * (c->wfirst + j)],
+                    s->since[2 * (c->wfirst + j) + 1]);
   if (c->cost) spend(c->cost);
 }

@@ -338,6 +338,12 @@ void part_compute_put(part_steps *w, const stage_steps *st, int64_t i, int64_t k
     wire_put_u(b, st->since[k].addr);
     wire_put_u(b, st->since[k].len);
   }
+  uint64_t nw = c->wlen && c->wn > 1 ? c->wn : 0;   /* its blocks, when it writes blocks */
+  wire_put_u(b, nw);
+  for (uint64_t j = 0; j < nw; j++) {
+    wire_put_u(b, stage_block(st, c, j));
+    wire_put_u(b, c->wlen / c->wn);
+  }
   w->ncomps++;
 }
 
@@ -377,6 +383,17 @@ static int read_comps(sched_part *p, wire_reader *r, int64_t nstages) {
     c->since_first = p->nsince;
     c->nsince = (int64_t)ns;
     for (uint64_t q = 0; q < ns; q++) {
+      int rc = base_grow((void **)&p->since, 2 * p->nsince, &cap, 2, sizeof *p->since, "schedule computations");
+      if (rc) return rc;
+      p->since[2 * p->nsince] = wire_get_u(r);
+      p->since[2 * p->nsince + 1] = wire_get_u(r);
+      p->nsince++;
+    }
+    uint64_t nw = wire_get_u(r);   /* the blocks it writes, pairs in since too */
+    if (!count_ok(r, nw) || (nw && !c->wlen)) return bad("computation blocks");
+    c->wfirst = p->nsince;
+    c->nw = (int64_t)nw;
+    for (uint64_t q = 0; q < nw; q++) {
       int rc = base_grow((void **)&p->since, 2 * p->nsince, &cap, 2, sizeof *p->since, "schedule computations");
       if (rc) return rc;
       p->since[2 * p->nsince] = wire_get_u(r);

@@ -93,6 +93,7 @@ typedef struct {
   int after;
   uint64_t cost, raddr, rlen, waddr, wlen;
   int64_t since_first, nsince;   /* into since (pairs addr, len) */
+  int64_t wfirst, nw;            /* nw > 0: it writes blocks, since[wfirst ..] (pairs); else wlen at waddr */
 } part_compute;
 
 /* A decoded part. */

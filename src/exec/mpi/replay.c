@@ -53,7 +53,8 @@ static int footprint(const cdag_graph *gg, int64_t i, uint64_t lo[2], uint64_t l
   case IR_CALC:   /* a computation touches what it writes and what it reads (reading all: what
                     the rank's other ops wrote, in the map already) */
     if (!ir_is_compute(gg, i)) return CDAG_OK;
-    lo[0] = gg->addr[i], len[0] = gg->cw_len[i], *n = 1;
+    ir_blocks w = ir_write_blocks(gg, i);   /* its blocks' hull */
+    lo[0] = gg->addr[i], len[0] = w.to_last + w.len, *n = 1;
     if (gg->cr_len[i] != IR_READS_ALL) lo[1] = gg->addr2[i], len[1] = gg->cr_len[i], *n = 2;
     return CDAG_OK;
   default:
@@ -315,11 +316,13 @@ static int copy_kind(const copier *c, int64_t i, int32_t *id) {
     if (ir_is_compute(gg, i) && c->compute_time < 0) return ir_add_calc(c->g, c->me, 0, id);   /* skip */
     if (ir_is_compute(gg, i)) {
       int all = gg->cr_len[i] == IR_READS_ALL;
-      if ((rc = local_ptr(c, gg->addr[i], gg->cw_len[i], &q)) ||
+      ir_blocks w = ir_write_blocks(gg, i);
+      if ((rc = local_ptr(c, gg->addr[i], w.to_last + w.len, &q)) ||
           (!all && (rc = local_ptr(c, gg->addr2[i], gg->cr_len[i], &p))))
         return rc;
-      return ir_add_compute(c->g, c->me, c->compute_time ? gg->bytes[i] : 0, all ? 0 : p, gg->cr_len[i], q,
-                            gg->cw_len[i], id);
+      rc = ir_add_compute(c->g, c->me, c->compute_time ? gg->bytes[i] : 0, all ? 0 : p, gg->cr_len[i], q,
+                          gg->cw_len[i], id);
+      return rc == CDAG_OK && w.n > 1 ? ir_set_write_blocks(c->g, *id, w.n, w.to, w.to_at) : rc;
     }
     return ir_add_calc(c->g, c->me, gg->bytes[i], id);
   default:

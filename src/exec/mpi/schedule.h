@@ -55,8 +55,9 @@ typedef struct {
   const uint8_t *r;           /* reads rlen bytes at r; rlen UINT64_MAX: reads all, the */
   uint64_t rlen;              /* ranges since[since_first ..] (pairs in the core's part) */
   int64_t since_first, nsince;
-  uint8_t *w;                 /* writes wlen bytes at w */
-  uint64_t wlen;
+  uint8_t *w;                 /* writes wlen bytes at w, or (nw > 0) the blocks */
+  uint64_t wlen;              /* since[wfirst ..] (pairs) */
+  int64_t wfirst, nw;
   uint64_t cost;              /* ns spent by spinning when there is no fn */
 } sched_comp;
 

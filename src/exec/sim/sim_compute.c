@@ -61,10 +61,14 @@ int sim_compute(const stage_steps *st, int64_t i, sim_mem *m, uint64_t *chain) {
     rc = hash_range(m, c->rank, c->raddr, c->rlen, &h);
   }
   if (rc || !c->wlen) return rc;
-  uint8_t *w = sim_mem_at(m, c->rank, c->waddr, c->wlen);
-  if (!w)
-    return cdag__error(CDAG_ERR_ARG, "simulator: a computation of rank %d writes 0x%llx (%llu bytes), outside memory",
-                       c->rank, (unsigned long long)c->waddr, (unsigned long long)c->wlen);
-  sim_hash_spread(h, w, c->wlen);
+  uint64_t len = c->wn > 1 ? c->wlen / c->wn : c->wlen;
+  for (uint64_t j = 0; j < (c->wn > 1 ? c->wn : 1); j++) {   /* its blocks, each its own part of the hash */
+    uint64_t at = c->wn > 1 ? stage_block(st, c, j) : c->waddr;
+    uint8_t *w = sim_mem_at(m, c->rank, at, len);
+    if (!w)
+      return cdag__error(CDAG_ERR_ARG, "simulator: a computation of rank %d writes 0x%llx (%llu bytes), outside memory",
+                         c->rank, (unsigned long long)at, (unsigned long long)len);
+    sim_hash_spread(j ? sim_hash_mix(h, j) : h, w, len);
+  }
   return CDAG_OK;
 }

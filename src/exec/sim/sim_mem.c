@@ -51,7 +51,8 @@ static int collect_spans(const cdag_graph *g, const stage_range *extra, int64_t 
       if (rc == CDAG_OK) rc = add_span(s, n, &cap, g->rank[i], g->addr2[i], k.from_last + k.len);
       continue;
     }
-    rc = add_span(s, n, &cap, g->rank[i], g->addr[i], comp ? g->cw_len[i] : g->kind[i] == IR_CALC ? 0 : g->bytes[i]);
+    ir_blocks w = comp ? ir_write_blocks(g, i) : ir_one_block(0);   /* a computation's blocks: their hull */
+    rc = add_span(s, n, &cap, g->rank[i], g->addr[i], comp ? w.to_last + w.len : g->kind[i] == IR_CALC ? 0 : g->bytes[i]);
     if (rc == CDAG_OK && g->kind[i] == IR_REDUCE) rc = add_span(s, n, &cap, g->rank[i], g->addr2[i], g->bytes[i]);
     if (rc == CDAG_OK && comp && g->cr_len[i] != IR_READS_ALL)
       rc = add_span(s, n, &cap, g->rank[i], g->addr2[i], g->cr_len[i]);
