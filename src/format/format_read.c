@@ -906,12 +906,30 @@ static int listed_copy(reader *r, const step_lists *sl, const fields *f, int64_t
   return rc;
 }
 
+/* A copy whose blocks run backwards on one side (a negative stride there) as one op, that side
+   listed from its lowest block; -1 when its blocks meet (then a copy per block, in order). */
+static int backwards_copy(reader *r, const fields *f, int64_t n, int64_t len, int64_t src, int64_t dst, int64_t from,
+                          int64_t to, const token *kw, const token *label) {
+  int back = from < 0 ? 0 : 1;   /* the side that runs backwards */
+  int64_t step = back ? -to : -from, base = (back ? dst : src) - (n - 1) * step;   /* lowest_block checked it */
+  uint64_t *off = malloc((size_t)n * sizeof *off);
+  if (!off) return CDAG_NOMEM("blocks");
+  for (int64_t k = 0; k < n; k++) off[k] = (uint64_t)((n - 1 - k) * step);
+  int32_t id = -1;
+  int rc = ir_add_copy_listed(r->g, r->rank, (uint64_t)(back ? src : base), (uint64_t)(back ? base : dst), (uint64_t)n,
+                              (uint64_t)len, back ? NULL : off, (uint64_t)from, back ? off : NULL, (uint64_t)to, &id);
+  free(off);
+  if (rc == CDAG_ERR_ARG) return -1;
+  return finish_op(r, rc, id, kw, label, f);
+}
+
 /* copy SIZE from A to B [blocks N [from_stride S] [to_stride T]] [cpu C] [nic N]. The order
    of a copy's blocks is no part of it: strides both negative are loaded as the same blocks
-   forwards from the last; a negative stride on one side only, as N copies of a block each
-   (the first with the label, cpu and nic), whose blocks count against the file's length as
-   a computation's (compute_blocks). Blocks at listed steps (`from_steps`, `to_steps`) are
-   loaded apart as well. */
+   forwards from the last; a negative stride on one side only lists that side
+   (backwards_copy), and blocks at listed steps (`from_steps`, `to_steps`) stay listed
+   (listed_copy). Either counts its blocks against the file's length as a computation's
+   (compute_blocks), and loads as N copies of a block each (the first with the label, cpu
+   and nic) when its blocks meet. */
 static int read_copy(reader *r, const token *kw, const token *label) {
   int64_t bytes, src, dst, n = 1, len = 0, from = 0, to = 0;
   int32_t id = -1;
@@ -947,7 +965,10 @@ static int read_copy(reader *r, const token *kw, const token *label) {
   if (slo < 0 || dlo < 0)
     return rd_fail(r, CDAG_ERR_FORMAT, &f.t[F_BLOCKS], "the copy's blocks reach beyond 0..2^63-1");
   if (from < 0 && to < 0) src = slo, dst = dlo, from = -from, to = -to;
-  if (from < 0 || to < 0) {
+  if ((from < 0 || to < 0) && (rc = backwards_copy(r, &f, n, len, src, dst, from, to, kw, label)) != -1) {
+    if (rc) return rc;
+    r->blocks_left -= n;
+  } else if (from < 0 || to < 0) {
     r->blocks_left -= n;
     for (int64_t k = 0; k < n; k++) {
       rc = ir_add_copy(r->g, r->rank, (uint64_t)(src + k * from), (uint64_t)(dst + k * to), (uint64_t)len, &id);
