@@ -12,8 +12,10 @@
  * where they end and never touches it; run as written, the copies happen. A message is at
  * most MPIG_MAX_BYTES, and its elements span at most as much (message_size). Runs of one
  * length at one stride (a vector's blocks, a column) are one strided copy (strided_run), so a
- * vector message is two operations, not one per block. Cost: the datatype's runs per element,
- * per call; the graph holds one operation per stretch of regular runs. */
+ * vector message is two operations, not one per block; runs of one length at no one stride
+ * (an indexed type's blocks) are one copy of listed blocks (listed_runs). Cost: the
+ * datatype's runs per element, per call; the graph holds one operation per stretch of runs
+ * of one length. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +141,36 @@ static int64_t strided_run(const trange *v, int64_t k, int64_t n) {
   return j - k + 1;
 }
 
+/* The runs v[k ..) of one length: their number. */
+static int64_t same_length(const trange *v, int64_t k, int64_t n) {
+  int64_t j = k + 1;
+  while (j < n && v[j].len == v[k].len) j++;
+  return j - k;
+}
+
+/* The runs v[k .. k+m) of one length at no one stride (an indexed type's blocks) as one copy
+   of listed blocks, the packing area's side contiguous; -1 when their blocks meet (a send
+   may read a byte twice): then strided runs instead. */
+static int listed_runs(cdag_graph *g, const trange *v, int64_t k, int64_t m, uint8_t *base, uint8_t *pack, int to_pack,
+                       cdag_op *op) {
+  MPI_Aint lo = v[k].off;
+  for (int64_t j = k + 1; j < k + m; j++)
+    if (v[j].off < lo) lo = v[j].off;
+  uint64_t *off = malloc((size_t)m * sizeof *off), len = v[k].len;
+  if (!off) return CDAG_NOMEM("datatype ranges");
+  for (int64_t j = 0; j < m; j++) off[j] = (uint64_t)(v[k + j].off - lo);
+  uint64_t user = (uint64_t)(uintptr_t)(base + lo), area = (uint64_t)(uintptr_t)pack;
+  int32_t id = -1;
+  int rc = to_pack ? ir_add_copy_listed(g, g->myrank, user, area, (uint64_t)m, len, off, len, NULL, len, &id)
+                   : ir_add_copy_listed(g, g->myrank, area, user, (uint64_t)m, len, NULL, len, off, len, &id);
+  free(off);
+  if (rc == CDAG_ERR_ARG) {
+    cdag__error_clear();
+    return -1;
+  }
+  return exec_to_op(rc, &id, op);
+}
+
 /* The runs v[k .. k+m) between the user's buffer (base) and the packing area at pack: one
    copy, strided when m > 1 (pack side contiguous). */
 static int copy_runs(cdag_graph *g, const trange *v, int64_t k, int64_t m, uint8_t *base, uint8_t *pack, int to_pack,
@@ -170,8 +202,10 @@ int cdag_send_type(cdag_graph *g, const void *buf, MPI_Count count, MPI_Datatype
   if (!pack) rc = CDAG_NOMEM("send buffer");
   if (!rc) rc = cdag_scratch(g, pack, size);
   for (int64_t k = 0, at = 0, m; k < n && !rc; at += (int64_t)(v[k].len * (uint64_t)m), k += m) {
+    int64_t same = same_length(v, k, n);
     m = strided_run(v, k, n);
-    rc = copy_runs(g, v, k, m, (uint8_t *)(uintptr_t)base, pack + at, 1, NULL);
+    if (same > m && (rc = listed_runs(g, v, k, same, (uint8_t *)(uintptr_t)base, pack + at, 1, NULL)) != -1) m = same;
+    else rc = copy_runs(g, v, k, m, (uint8_t *)(uintptr_t)base, pack + at, 1, NULL);
   }
   free(v);
   return rc ? rc : cdag_send(g, pack, size, dest, tag, op);
@@ -207,8 +241,10 @@ int cdag_recv_type(cdag_graph *g, void *buf, MPI_Count count, MPI_Datatype t, in
   if (!rc) rc = cdag_recv(g, pack, size, source, tag, &r);
   /* the copies are chained, so what depends on the last (the op returned) follows them all */
   for (int64_t k = 0, off = 0, m; k < n && !rc; off += (int64_t)(v[k].len * (uint64_t)m), k += m) {
+    int64_t same = same_length(v, k, n);
     m = strided_run(v, k, n);
-    rc = copy_runs(g, v, k, m, base, pack + off, 0, &c);
+    if (same > m && (rc = listed_runs(g, v, k, same, base, pack + off, 0, &c)) != -1) m = same;
+    else rc = copy_runs(g, v, k, m, base, pack + off, 0, &c);
     if (!rc && prev != CDAG_OP_NULL) rc = cdag_depend(g, prev, c);
     prev = c;
   }

@@ -4,12 +4,14 @@
  * through a graph compiled with detection and one run as written, twice each, and compares
  * the receive buffer byte for byte with MPI_Sendrecv of the same datatypes. Cases: vector,
  * indexed out of order, a resized struct with padding, a 2-D subarray, a vector sent and
- * received as another shape, a contiguous type (one range: no packing). Then a transpose
+ * received as another shape, a contiguous type (one range: no packing), blocks of one length
+ * at irregular places (listed copies). Then a transpose
  * written as typed sends to every rank (a strided column block each), which detection must
  * see as an alltoall at 3 or more ranks, against MPI_Alltoall with the same types; and the
  * errors: a receive type that writes a byte twice, a negative count, MPI_DATATYPE_NULL,
  * MPI_PROC_NULL. And the graph's size: a column of 256 rows (a vector) and 1000 resized
- * ints are one strided copy each way, so a send and a receive are 4 operations, and they
+ * ints are one strided copy each way, 256 scattered doubles one listed copy, so a send and a
+ * receive are 4 operations, and they
  * still arrive as MPI_Sendrecv delivers them. Run as written, each typed message is one MPI
  * message of a vector datatype (the strided copies fused into it: 2 messages and 2 copies
  * fused per rank), and where the program overwrites the column after the send, the pack
@@ -24,7 +26,7 @@
 #include "exec/mpi/schedule.h"
 #include "mpi_test.h"
 
-enum { BUF = 4096, NCASES = 6 };
+enum { BUF = 4096, NCASES = 7 };
 
 static int R, P;
 
@@ -70,6 +72,13 @@ static void make_case(int c, MPI_Datatype *st, int *sc, MPI_Datatype *rt, int *r
     MPI_Type_vector(6, 2, 3, MPI_INT, &s);
     MPI_Type_vector(3, 4, 9, MPI_INT, &r);
     break;
+  case 6: {   /* blocks of one length at no one stride, out of order: one copy of listed blocks each way */
+    int ds[5] = {9, 0, 20, 5, 14}, dr[5] = {30, 2, 11, 24, 17};
+    MPI_Type_create_indexed_block(5, 2, ds, MPI_DOUBLE, &s);
+    MPI_Type_create_indexed_block(5, 2, dr, MPI_DOUBLE, &r);
+    *sc = *rc = 3;
+    break;
+  }
   default:
     MPI_Type_contiguous(40, MPI_INT, &s);
     MPI_Type_dup(s, &r);
@@ -182,15 +191,22 @@ static void errors(void) {
   cdag_graph_free(&g);
 }
 
-/* Column c of a rows x 4 matrix of doubles (a vector), or 1000 ints each resized to 8
-   bytes: a send and a receive of it make 4 operations (pack, send, receive, unpack). */
-static void strided_ops(int resized) {
+/* Column c of a rows x 4 matrix of doubles (a vector), 1000 ints each resized to 8 bytes,
+   or 256 doubles at scattered places (an indexed block type): a send and a receive of it
+   make 4 operations (pack, send, receive, unpack). */
+enum { COLUMN, RESIZED, SCATTERED };
+static void strided_ops(int kind) {
   enum { ROWS = 256, COLS = 4 };
+  static const char *const name[] = {"a column", "resized ints", "scattered doubles"};
   MPI_Datatype t;
   int count = 1;
-  if (resized) {
+  if (kind == RESIZED) {
     MPI_Type_create_resized(MPI_INT, 0, 8, &t);
     count = 1000;
+  } else if (kind == SCATTERED) {
+    int dp[ROWS];
+    for (int k = 0; k < ROWS; k++) dp[k] = k * 389 % 1000;   /* distinct, at no one stride */
+    MPI_Type_create_indexed_block(ROWS, 1, dp, MPI_DOUBLE, &t);
   } else {
     MPI_Type_vector(ROWS, 1, COLS, MPI_DOUBLE, &t);
   }
@@ -212,22 +228,22 @@ static void strided_ops(int resized) {
     if (!err) err = cdag_send_type(g, src + 8, count, t, next, 9, NULL);
     if (!err) err = cdag_recv_type(g, got + 16, count, t, prev, 9, NULL);
     if (!err) err = cdag_graph_info(g, NULL, &nops);
-    MT_EXPECT_MSG(err || nops == 4, "%s: %lld operations, not 4", resized ? "resized ints" : "a column", (long long)nops);
+    MT_EXPECT_MSG(err || nops == 4, "%s: %lld operations, not 4", name[kind], (long long)nops);
     if (!err) err = cdag_compile(g, &o, &s);
     cdag_graph_free(&g);
     if (!err && !detect && s->mode == PART_GRAPH) {
       int nfused = 0;
       for (int64_t k = 0; s->eng.fused && k < s->eng.nops; k++) nfused += s->eng.fused[k] >= 0;
-      MT_EXPECT_MSG(nfused == 4, "%s as written: %d ops fused into vector messages, not 4",
-                    resized ? "resized ints" : "a column", nfused);
+      MT_EXPECT_MSG(nfused == (kind == SCATTERED ? 0 : 4), "%s as written: %d ops fused into vector messages", name[kind],
+                    nfused);   /* listed blocks are no vector: copied */
     }
     for (int run = 0; run < 2 && !err; run++) {
       memset(got, 0xee, bytes);
       err = cdag_run(s);
       MT_EXPECT_MSG(err || memcmp(got, want, bytes) == 0, "%s detect %d run %d: received bytes differ from MPI's",
-                    resized ? "resized ints" : "a column", detect, run);
+                    name[kind], detect, run);
     }
-    MT_EXPECT_MSG(!err, "%s detect %d: %s", resized ? "resized ints" : "a column", detect, cdag_error_message());
+    MT_EXPECT_MSG(!err, "%s detect %d: %s", name[kind], detect, cdag_error_message());
     cdag_schedule_free(&s);
   }
   MPI_Type_free(&t);
@@ -285,8 +301,9 @@ int main(int argc, char **argv) {
   for (int c = 0; c < NCASES; c++)
     for (int detect = 1; detect >= 0; detect--) ring_case(c, detect);
   transpose();
-  strided_ops(0);
-  strided_ops(1);
+  strided_ops(COLUMN);
+  strided_ops(RESIZED);
+  strided_ops(SCATTERED);
   overwritten_column();
   errors();
   return mt_finish("mpi_types");
