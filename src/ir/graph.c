@@ -330,7 +330,10 @@ int ir_set_blocks(cdag_graph *g, int32_t op, ir_blocks b) {
 /* The n blocks of a side, base + off[i] (off NULL: i * stride), sorted by address into v;
    CDAG_ERR_ARG when two overlap or one wraps. */
 static int side_sorted(uint64_t base, const uint64_t *off, uint64_t stride, uint64_t n, uint64_t len, uint64_t *v) {
-  for (uint64_t i = 0; i < n; i++) v[i] = base + (off ? off[i] : i * stride);
+  for (uint64_t i = 0; i < n; i++) {
+    v[i] = base + (off ? off[i] : i * stride);
+    if (v[i] < base || (!off && i && stride > (UINT64_MAX - base) / i)) return CDAG_ERR_ARG;   /* past 2^64 */
+  }
   if (off) qsort(v, (size_t)n, sizeof *v, u64_cmp);
   for (uint64_t i = 0; i < n; i++)
     if (v[i] + len < v[i] || (i && v[i] < v[i - 1] + len)) return CDAG_ERR_ARG;

@@ -668,6 +668,32 @@ START_TEST(strided_copy_arguments) {
 }
 END_TEST
 
+/* Listed blocks' arguments: blocks of a side that overlap, offsets past 2^64, source and
+   destination blocks that meet, one block are refused; blocks in any order are taken, and
+   so are a computation's; its blocks that overlap are refused. */
+START_TEST(listed_copy_arguments) {
+  cdag_graph *g;
+  int32_t id, c;
+  ck_assert_int_eq(cdag_graph_create_global(1, &g), CDAG_OK);
+  const uint64_t ok[3] = {32, 0, 16}, overlap[3] = {0, 4, 32}, far[3] = {0, UINT64_MAX - 8, 16};
+  ck_assert_int_eq(ir_add_copy_listed(g, 0, 0x1000, 0x2000, 3, 8, overlap, 8, NULL, 8, NULL), CDAG_ERR_ARG);
+  ck_assert_int_eq(ir_add_copy_listed(g, 0, 0x1000, 0x2000, 3, 8, far, 8, NULL, 8, NULL), CDAG_ERR_ARG);
+  ck_assert_int_eq(ir_add_copy_listed(g, 0, 0x1000, 0x1008, 3, 8, ok, 8, NULL, 8, NULL), CDAG_ERR_ARG);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "blocks overlap"));
+  ck_assert_int_eq(ir_add_copy_listed(g, 0, 0x1000, 0x2000, 1, 8, ok, 8, NULL, 8, NULL), CDAG_ERR_ARG);
+  ck_assert_int_eq(g->nops, 0);
+  ck_assert_int_eq(ir_add_copy_listed(g, 0, 0x1000, 0x2000, 3, 8, ok, 8, ok, 8, &id), CDAG_OK);
+  ir_blocks k = ir_copy_blocks(g, id);
+  ck_assert(ir_is_listed(g, id) && k.n == 3 && k.from_last == 32 && k.to_last == 32 && ir_block_to(&k, 0) == 32);
+  ck_assert_int_eq(ir_add_compute(g, 0, 1, 0, IR_READS_ALL, 0x5000, 24, &c), CDAG_OK);
+  ck_assert_int_eq(ir_set_write_blocks(g, c, 3, 8, overlap), CDAG_ERR_ARG);
+  ck_assert_int_eq(ir_set_write_blocks(g, c, 3, 0, ok), CDAG_OK);
+  ir_blocks w = ir_write_blocks(g, c);
+  ck_assert(w.n == 3 && w.len == 8 && w.to_last == 32 && ir_block_to(&w, 1) == 0);
+  cdag_graph_free(&g);
+}
+END_TEST
+
 START_TEST(dependencies_match_byte_oracle) {
   static uint8_t dep[ORACLE_OPS][ORACLE_OPS], got[ORACLE_OPS][ORACLE_OPS];
   for (int seed = 1; seed <= 6; seed++) {
@@ -789,6 +815,7 @@ Suite *cdag_ir_suite(void) {
   tcase_add_test(e, strided_dependencies_match_byte_oracle);
   tcase_add_test(e, strided_copies_use_exact_blocks);
   tcase_add_test(e, strided_copy_arguments);
+  tcase_add_test(e, listed_copy_arguments);
   suite_add_tcase(s, e);
   return s;
 }
