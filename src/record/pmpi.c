@@ -113,12 +113,25 @@ void out(const char *fmt, ...) {
 
 /* An operation at position seq of phase `phase`: graph-file syntax by the format's one
    writer (ir_format_line), after the position. */
+/* v in decimal, then c, at the end of the part file (its room checked). */
+static void put_dec(uint64_t v, char c) {
+  char d[24];
+  int n = 0;
+  do d[n++] = (char)('0' + v % 10); while ((v /= 10));
+  while (n) R->map[R->len++] = d[--n];
+  R->map[R->len++] = c;
+}
+
 void out_op(int phase, uint64_t seq, const ir_line *l) {
-  out("%d %llu ", phase, (unsigned long long)seq);
-  if (!R || R->fd < 0) return;
-  size_t n = ir_format_line(NULL, 0, NULL, l);
-  if (room(n + 2)) return;
-  ir_format_line(R->map + R->len, R->size - R->len, NULL, l);
+  if (!R || R->fd < 0 || room(1024)) return;
+  if (phase < 0) R->map[R->len++] = '-';
+  put_dec(phase < 0 ? 0u - (uint64_t)phase : (uint64_t)phase, ' ');
+  put_dec(seq, ' ');
+  size_t n = ir_format_line(R->map + R->len, R->size - R->len, NULL, l);   /* formatted once where it fits */
+  if (n + 2 > R->size - R->len) {   /* a long line (a collective's lists): room, then again */
+    if (room(n + 2)) return;
+    ir_format_line(R->map + R->len, R->size - R->len, NULL, l);
+  }
   R->len += n;
   R->map[R->len++] = '\n';
 }
