@@ -894,7 +894,7 @@ static int listed_copy(reader *r, const step_lists *sl, const fields *f, int64_t
   if (rc == CDAG_OK) {
     rc = ir_add_copy_listed(r->g, r->rank, (uint64_t)base[0], (uint64_t)base[1], (uint64_t)n, (uint64_t)len,
                             keep[0] ? NULL : off, (uint64_t)st[0], keep[1] ? NULL : off + n, (uint64_t)st[1], &id);
-    if (rc == CDAG_ERR_ARG) rc = -1;   /* blocks that overlap: a copy each */
+    if (rc == CDAG_ERR_ARG) rc = -1, cdag__error_clear();   /* blocks that overlap: a copy each */
     else rc = finish_op(r, rc, id, kw, label, f);
   }
   if (rc == CDAG_OK) {
@@ -919,7 +919,10 @@ static int backwards_copy(reader *r, const fields *f, int64_t n, int64_t len, in
   int rc = ir_add_copy_listed(r->g, r->rank, (uint64_t)(back ? src : base), (uint64_t)(back ? base : dst), (uint64_t)n,
                               (uint64_t)len, back ? NULL : off, (uint64_t)from, back ? off : NULL, (uint64_t)to, &id);
   free(off);
-  if (rc == CDAG_ERR_ARG) return -1;
+  if (rc == CDAG_ERR_ARG) {   /* blocks that meet: a copy each */
+    cdag__error_clear();
+    return -1;
+  }
   return finish_op(r, rc, id, kw, label, f);
 }
 
