@@ -30,13 +30,13 @@ typedef struct {
   int goal_buffers;    /* IR_GOAL_*, `--goal-buffers=follow|shared|fresh` */
   int max_ranks;       /* 0: up to IR_MAX_RANKS; else a larger num_ranks is an error (the
                           fuzzers bound memory with it: finalize allocates per rank) */
-  int64_t max_blocks;  /* 0: up to IR_LOAD_MAX_BLOCKS; else at most this many: the ops the
-                          loader makes of blocks (a computation's, a copy's at listed steps
-                          or strides of both signs: an op per block; docs/format.md), all
-                          lines together (the fuzzers bound memory and time with it) */
+  int64_t max_blocks;  /* 0: up to IR_LOAD_MAX_BLOCKS; else at most this many: the blocks
+                          of a computation's, of a copy's at listed steps or strides of both
+                          signs (one op, or an op per block when they meet; docs/format.md),
+                          all lines together (the fuzzers bound memory and time with it) */
 } ir_load_opts;
-/* The default bound of max_blocks: 2^26 ops, some 10 GB of analysis; a message of the
-   recorder has at most 2^22 byte ranges. */
+/* The default bound of max_blocks: 2^26 blocks, some 10 GB of analysis (the dependency walk
+   and the SST see each); a message of the recorder has at most 2^22 byte ranges. */
 #define IR_LOAD_MAX_BLOCKS (1ll << 26)
 
 /* Loads path ("-" = standard input); o may be NULL (defaults). On success *g is a finalized
