@@ -354,7 +354,7 @@ static int write_op(writer *w, int32_t op) {
                .addr2 = g->addr2 ? g->addr2[op] : 0, .seg = -1, .cpu = g->cpu ? g->cpu[op] : -1,
                .nic = g->nic ? g->nic[op] : -1, .comm = -1, .rank = g->rank[op]};
   if (ir_is_strided(g, op)) {   /* a copy's blocks, or a computation's (their `to` side) */
-    ir_blocks k = ir_is_compute(g, op) ? ir_write_blocks(g, op) : ir_copy_blocks(g, op);
+    ir_blocks k = ir_op_blocks(g, op);
     l.blocks = k.n, l.from_stride = k.from, l.to_stride = k.to;
     l.from_at = k.from_at, l.to_at = k.to_at;   /* offsets: their steps are the addresses' */
     if (k.from_at) l.addr2 += k.from_at[0];     /* a line names block 0's address, the lowest's in the graph */

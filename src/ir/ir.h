@@ -307,6 +307,11 @@ static inline int ir_is_compute(const cdag_graph *g, int64_t op) {
 static inline int ir_reads_all(const cdag_graph *g, int64_t op) {
   return ir_is_compute(g, op) && g->cr_len[op] == IR_READS_ALL;
 }
+/* The blocks op moves (a copy) or writes (a computation); one block of its bytes otherwise. */
+static inline ir_blocks ir_op_blocks(const cdag_graph *g, int64_t op) {
+  if (g->kind[op] == IR_COPY) return ir_copy_blocks(g, op);
+  return ir_is_compute(g, op) ? ir_write_blocks(g, op) : ir_one_block(g->bytes[op]);
+}
 /* Is op a join that is a calc (a wait, a blocking native call's end)? A computation reading
    all reads a receive that such a join depends on from that join on (finalize.c, src/stage).
    A nonblocking call's end is none: what the call wrote is read from the wait naming it on. */

@@ -42,12 +42,6 @@ static int cmp_compute(const void *x, const void *y) {
   return (a->pos > b->pos) - (a->pos < b->pos);
 }
 
-/* The blocks op writes (a copy's, a computation's; one range otherwise, len bytes). */
-static ir_blocks op_blocks(const cdag_graph *g, int32_t op, uint64_t len) {
-  if (g->kind[op] == IR_COPY) return ir_copy_blocks(g, op);
-  return ir_is_compute(g, op) ? ir_write_blocks(g, op) : ir_one_block(len);
-}
-
 /* The range op writes, if any. */
 static int written(const cdag_graph *g, int32_t op, uint64_t *addr, uint64_t *len) {
   *addr = g->addr[op];
@@ -182,7 +176,7 @@ static int cover_outside(const cover *c, int32_t rank, uint64_t lo, uint64_t hi,
 static void write_span(const cdag_graph *g, int32_t op, uint64_t *lo, uint64_t *hi) {
   uint64_t a, len;
   if (!written(g, op, &a, &len)) len = 0;
-  ir_blocks b = op_blocks(g, op, len);
+  ir_blocks b = ir_op_blocks(g, op);   /* written: len is its bytes (a computation's, its blocks') */
   *lo = a;
   *hi = len ? a + b.to_last + b.len : a;
 }
@@ -261,7 +255,7 @@ static int list_computes(const cdag_graph *g, const int32_t *lvl, stage_steps *s
         if ((rc = cover_add(&pending, lo, hi, 1))) break;
         continue;
       }
-      ir_blocks b = op_blocks(g, op, len);
+      ir_blocks b = ir_op_blocks(g, op);
       for (uint64_t k = 0; k < b.n && rc == CDAG_OK; k++) rc = add_read(g, st, &scap, r, a + ir_block_to(&b, k), b.len);
     }
   }

@@ -62,8 +62,7 @@ static int expanded_part(const cdag_graph *gg, int r, const int32_t *tag, const 
     else
       rc = ir_append(tg, gg->kind[op], r, gg->peer[op], p2p ? 0 : gg->tag[op], gg->addr[op],
                      gg->addr2 ? gg->addr2[op] : 0, gg->bytes[op], NULL);
-    if (!rc && ir_is_strided(gg, op))   /* a copy's blocks, or a computation's */
-      rc = ir_set_blocks(tg, k, ir_is_compute(gg, op) ? ir_write_blocks(gg, op) : ir_copy_blocks(gg, op));
+    if (!rc && ir_is_strided(gg, op)) rc = ir_set_blocks(tg, k, ir_op_blocks(gg, op));   /* a copy's or a computation's */
     if (!rc && gg->join && gg->join[op]) rc = ir_set_join(tg, k, gg->join[op]);   /* waits, collectives */
     if (!rc && gg->call && gg->call[op] >= 0) rc = copy_call_mark(gg, op, tg, k, callmap);
   }
