@@ -868,32 +868,24 @@ static int64_t side_offsets(const reader *r, const step_lists *sl, int side, int
   return 0;
 }
 
-/* A copy with listed steps as one op of listed blocks (ir_add_copy_listed); -1 when its
-   blocks overlap within a side or across (then it loads as a copy per block, in order). A
-   side at a positive stride keeps it, and so does a side whose steps are one such stride (as
-   the writer would write it). */
+/* A copy with listed steps as one op of listed blocks (ir_add_copy_listed, which keeps a side
+   that is one stride as that stride); -1 when its blocks overlap within a side or across
+   (then it loads as a copy per block, in order). A side at a positive stride keeps it. */
 static int listed_copy(reader *r, const step_lists *sl, const fields *f, int64_t n, int64_t len, const int64_t at[2],
                        const int64_t stride[2], const token *kw, const token *label) {
   uint64_t *off = malloc((size_t)n * 2 * sizeof *off);
   int64_t base[2];
   int rc = off ? CDAG_OK : CDAG_NOMEM("listed blocks"), keep[2];
-  int64_t st[2] = {stride[0], stride[1]};
   for (int k = 0; k < 2 && rc == CDAG_OK; k++) {
-    keep[k] = sl->len[k] < 0 && st[k] > 0;
-    if (sl->len[k] > 0 && (int64_t)r->lv[sl->first[k]] >= len) {   /* steps all one stride: that stride */
-      keep[k] = 1;
-      st[k] = (int64_t)r->lv[sl->first[k]];
-      for (int64_t j = 1; j < sl->len[k] && keep[k]; j++) keep[k] = (int64_t)r->lv[sl->first[k] + j] == st[k];
-      if (!keep[k]) st[k] = stride[k];
-    }
+    keep[k] = sl->len[k] < 0 && stride[k] > 0;
     base[k] = at[k];
-    int64_t bad = keep[k] ? 0 : side_offsets(r, sl, k, n, st[k], len, at[k], off + k * n, &base[k]);
+    int64_t bad = keep[k] ? 0 : side_offsets(r, sl, k, n, stride[k], len, at[k], off + k * n, &base[k]);
     if (bad) rc = rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "block %lld of the copy lies beyond 0..2^63-1", (long long)bad);
   }
   int32_t id = -1;
   if (rc == CDAG_OK) {
     rc = ir_add_copy_listed(r->g, r->rank, (uint64_t)base[0], (uint64_t)base[1], (uint64_t)n, (uint64_t)len,
-                            keep[0] ? NULL : off, (uint64_t)st[0], keep[1] ? NULL : off + n, (uint64_t)st[1], &id);
+                            keep[0] ? NULL : off, (uint64_t)stride[0], keep[1] ? NULL : off + n, (uint64_t)stride[1], &id);
     if (rc == CDAG_ERR_ARG) rc = -1, cdag__error_clear();   /* blocks that overlap: a copy each */
     else rc = finish_op(r, rc, id, kw, label, f);
   }
@@ -1052,11 +1044,12 @@ static int blocks_compute(reader *r, const step_lists *sl, const fields *f, cons
     free(off);
     return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "block %lld written lies beyond 0..2^63-1", (long long)bad);
   }
-  if (!ir_blocks_disjoint((uint64_t)base, off, b->to, b->n, b->len)) {   /* a computation each, in order */
+  int rc = ir_check_blocks((uint64_t)base, off, b->to, b->n, b->len);
+  if (rc) {   /* blocks that overlap: a computation each, in order */
     free(off);
-    return -1;
+    return rc == CDAG_ERR_ARG ? -1 : rc;
   }
-  int rc = ir_add_compute(r->g, r->rank, (uint64_t)cost, (uint64_t)raddr, rlen, (uint64_t)base, b->n * b->len, &id);
+  rc = ir_add_compute(r->g, r->rank, (uint64_t)cost, (uint64_t)raddr, rlen, (uint64_t)base, b->n * b->len, &id);
   if (rc == CDAG_OK) rc = ir_set_write_blocks(r->g, id, b->n, b->to, off);
   free(off);
   if ((rc = finish_op(r, rc, id, kw, label, f))) return rc;

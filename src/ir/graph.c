@@ -340,29 +340,37 @@ static int side_sorted(uint64_t base, const uint64_t *off, uint64_t stride, uint
   return CDAG_OK;
 }
 
-int ir_blocks_disjoint(uint64_t base, const uint64_t *off, uint64_t stride, uint64_t n, uint64_t len) {
-  if (!off && stride < len) return 0;
+int ir_check_blocks(uint64_t base, const uint64_t *off, uint64_t stride, uint64_t n, uint64_t len) {
+  if (!off && stride < len) return CDAG_ERR_ARG;
   uint64_t *v = malloc((size_t)(n ? n : 1) * sizeof *v);
-  int ok = v && side_sorted(base, off, stride, n, len, v) == CDAG_OK;
+  int rc = v ? side_sorted(base, off, stride, n, len, v) : CDAG_NOMEM("blocks");
   free(v);
-  return ok;
+  return rc;
+}
+
+/* Offsets that are one stride (at least len) apart from 0 on: that stride in *stride, and
+   NULL; else off. So a side is listed only where no stride describes it (the writer writes a
+   stride where it can, and the loader reads it back as one). */
+static const uint64_t *as_stride(const uint64_t *off, uint64_t n, uint64_t len, uint64_t *stride) {
+  if (!off || n < 2 || off[0] || off[1] < len) return off;
+  for (uint64_t i = 2; i < n; i++)
+    if (off[i] - off[i - 1] != off[1]) return off;
+  *stride = off[1];
+  return NULL;
 }
 
 int ir_set_write_blocks(cdag_graph *g, int32_t op, uint64_t n, uint64_t stride, const uint64_t *off) {
   if (!g || op < 0 || op >= g->nops || !ir_is_compute(g, op) || n < 1 || g->cw_len[op] % n)
     return cdag__error(CDAG_ERR_ARG, "ir_set_write_blocks: not a computation writing %llu blocks", (unsigned long long)n);
   uint64_t len = g->cw_len[op] / n;
+  off = as_stride(off, n, len, &stride);
   if (n == 1 || (!off && stride == len)) return CDAG_OK;   /* one range */
-  if (!off && stride < len)
-    return cdag__error(CDAG_ERR_ARG, "rank %d: a computation's stride %llu is below its block length %llu", g->rank[op],
-                       (unsigned long long)stride, (unsigned long long)len);
-  uint64_t *v = malloc((size_t)n * sizeof *v);
-  int rc = v ? CDAG_OK : CDAG_NOMEM("blocks");
-  if (rc == CDAG_OK && side_sorted(g->addr[op], off, stride, n, len, v))
-    rc = cdag__error(CDAG_ERR_ARG, "rank %d: a computation's blocks overlap each other or wrap", g->rank[op]);
-  free(v);
-  if (rc == CDAG_OK) rc = ir_set_blocks(g, op, (ir_blocks){.n = n, .len = len, .from = len, .to = stride, .to_at = off});
-  return rc;
+  int rc = ir_check_blocks(g->addr[op], off, stride, n, len);
+  if (rc == CDAG_ERR_ARG)
+    return cdag__error(CDAG_ERR_ARG, "rank %d: a computation's blocks overlap each other, wrap, or lie closer than their "
+                       "length", g->rank[op]);
+  if (rc) return rc;
+  return ir_set_blocks(g, op, (ir_blocks){.n = n, .len = len, .from = len, .to = stride, .to_at = off});
 }
 
 int ir_add_copy_listed(cdag_graph *g, int rank, uint64_t src, uint64_t dst, uint64_t n, uint64_t len,
@@ -371,6 +379,8 @@ int ir_add_copy_listed(cdag_graph *g, int rank, uint64_t src, uint64_t dst, uint
   int rc;
   if (!g) return cdag__error(CDAG_ERR_ARG, "graph is NULL");
   if ((rc = check_rank(g, rank, "rank"))) return rc;
+  from_off = as_stride(from_off, n, len, &from_stride);
+  to_off = as_stride(to_off, n, len, &to_stride);
   if (!from_off && !to_off) return ir_add_copy_strided(g, rank, src, dst, n, len, from_stride, to_stride, id);
   uint64_t bytes;
   if (n < 2 || !len || ckd_mul(&bytes, n, len) || bytes > (uint64_t)INT64_MAX || (from_off ? 0 : from_stride < len) ||

@@ -251,8 +251,9 @@ int ir_add_compute(cdag_graph *g, int rank, uint64_t cost, uint64_t raddr, uint6
    i at waddr + off[i] (off NULL: i * stride, at least len). The blocks must be disjoint
    (checked, O(n log n)). Read them through ir_write_blocks (their `to` side). */
 int ir_set_write_blocks(cdag_graph *g, int32_t op, uint64_t n, uint64_t stride, const uint64_t *off);
-/* Are n blocks of len bytes at base + off[i] (off NULL: i * stride) disjoint, none wrapping? */
-int ir_blocks_disjoint(uint64_t base, const uint64_t *off, uint64_t stride, uint64_t n, uint64_t len);
+/* Are n blocks of len bytes at base + off[i] (off NULL: i * stride) disjoint, none wrapping?
+   CDAG_OK, CDAG_ERR_ARG (no; no message set), or CDAG_ERR_NOMEM. */
+int ir_check_blocks(uint64_t base, const uint64_t *off, uint64_t stride, uint64_t n, uint64_t len);
 /* The blocks of a copy as every stage reads them: n blocks of len bytes, block i read at
    addr2 + ir_block_from(&b, i) and written at addr + ir_block_to(&b, i): i * from and i * to,
    or the i-th listed offset of a side with from_at (to_at). from_last, to_last: the farthest

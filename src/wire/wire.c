@@ -264,24 +264,30 @@ static int wire_bad(int rank, const char *what) {
 
 /* A copy of nb blocks of len bytes from b to a: each side its stride, or (bit 0 of listed the
    source, bit 1 the destination) its nb offsets. */
+/* One side of nb blocks: its stride, or (listed) its nb offsets, malloc'd into *off; *last the
+   farthest block's offset. */
+static int decode_side(wire_reader *r, uint64_t nb, int listed, uint64_t *stride, uint64_t **off, uint64_t *last) {
+  *off = NULL;
+  if (!listed) {
+    *stride = wire_get_u(r);
+    *last = (nb - 1) * *stride;
+    return CDAG_OK;
+  }
+  if (!(*off = malloc((size_t)nb * sizeof **off))) return CDAG_NOMEM("wire");
+  *last = 0;
+  for (uint64_t k = 0; k < nb; k++)
+    if (((*off)[k] = wire_get_u(r)) > *last) *last = (*off)[k];
+  return CDAG_OK;
+}
+
 static int decode_copy_blocks(cdag_graph *g, wire_reader *r, int rank, uint64_t a, uint64_t b, uint64_t len, uint64_t nb,
                               uint64_t listed, uint64_t *prev) {
-  uint64_t *off[2] = {NULL, NULL}, stride[2] = {len, len}, last = 0;
+  uint64_t *off[2] = {NULL, NULL}, stride[2] = {len, len}, last[2] = {0, 0};
   int rc = CDAG_OK;
-  for (int side = 0; side < 2 && rc == CDAG_OK && nb > 1; side++) {
-    if (!(listed >> side & 1)) {
-      stride[side] = wire_get_u(r);
-      if (side) last = (nb - 1) * stride[1];
-      continue;
-    }
-    if (!(off[side] = malloc((size_t)nb * sizeof *off[side]))) rc = CDAG_NOMEM("wire");
-    for (uint64_t k = 0; rc == CDAG_OK && k < nb; k++) {
-      off[side][k] = wire_get_u(r);
-      if (side && off[side][k] > last) last = off[side][k];
-    }
-  }
+  for (int side = 0; side < 2 && rc == CDAG_OK && nb > 1; side++)
+    rc = decode_side(r, nb, (int)(listed >> side & 1), &stride[side], &off[side], &last[side]);
   if (rc == CDAG_OK && r->failed) rc = wire_bad(rank, "copy blocks");
-  *prev = a + last + len;
+  *prev = a + last[1] + len;
   if (rc == CDAG_OK) rc = ir_add_copy_listed(g, rank, b, a, nb, len, off[0], stride[0], off[1], stride[1], NULL);
   free(off[0]);
   free(off[1]);
@@ -330,14 +336,12 @@ static int wire_decode_op(cdag_graph *g, int rank, wire_reader *r, uint64_t *pre
     n = wire_get_u(r);
     if (r->failed) return wire_bad(rank, "calc fields");
     if (!(n & 1)) return ir_add_calc(g, rank, n >> 1, NULL);
-    uint64_t wl = wire_get_u(r), nb = wl & 1 ? wire_get_u(r) : 1, listed = wl & 1 ? wire_get_u(r) : 0, stride = 0;
+    uint64_t wl = wire_get_u(r), nb = wl & 1 ? wire_get_u(r) : 1, listed = wl & 1 ? wire_get_u(r) : 0, stride = 0, last;
     uint64_t *off = NULL;
     wl >>= 1;
     if (r->failed || !nb || listed > 1 || (nb > 1 && listed && nb > (uint64_t)(r->end - r->p)))
       return wire_bad(rank, "computation blocks");
-    if (nb > 1 && !listed) stride = wire_get_u(r);
-    if (nb > 1 && listed && !(off = malloc((size_t)nb * sizeof *off))) return CDAG_NOMEM("wire");
-    for (uint64_t j = 0; off && j < nb; j++) off[j] = wire_get_u(r);
+    if (nb > 1 && decode_side(r, nb, (int)listed, &stride, &off, &last)) return CDAG_ERR_NOMEM;
     uint64_t rl = wire_get_u(r);
     a = wl ? *prev + (uint64_t)wire_get_s(r) : 0;
     b = rl && rl != IR_READS_ALL ? *prev + (uint64_t)wire_get_s(r) : 0;
