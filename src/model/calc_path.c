@@ -2,9 +2,11 @@
  *
  * The longest chain of calcs (computations and GOAL's plain calcs, each weighing its cost
  * in ns) along the graph's dependencies (explicit and memory conflicts) and its messages
- * (a send before the receive it is paired with): no schedule, however fast its messages,
- * finishes before that chain has run. `cdag model` takes the rest of the modelled time as
- * the time communication costs. Kahn's order over both kinds of edges: O(n + m). */
+ * (a send before the receive it is paired with): the graph as written, however fast its
+ * messages, finishes no sooner. A plan may: a dependency of storage alone (a write after a
+ * read or after a write of the same bytes) orders the graph but moves no byte, and the plan,
+ * which moves each byte from where it was made, need not wait for it. `cdag model` takes the
+ * rest of the modelled time as the time communication costs. Kahn's order over both kinds of edges: O(n + m). */
 #include <stdlib.h>
 
 #include "model/lower.h"

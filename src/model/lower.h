@@ -44,7 +44,8 @@
  * runs only when it is strictly faster (a tie keeps the program's messages).
  *
  * Critical path (calc_path.c): exec_calc_path, the heaviest chain of calcs along a graph's
- * dependencies and messages, the computation no schedule can avoid waiting for.
+ * dependencies and messages: the computation the graph as written waits for (a plan only
+ * where no dependency of storage alone lies on that chain).
  *
  * GOAL export (goal.c): exec_goal_write writes a finalized graph as the plain GOAL that
  * LogGOPSim's txt2bin accepts: `num_ranks N`, one `rank R {` block per rank 0..N-1 in
@@ -129,7 +130,9 @@ int exec_loggp_paired(const cdag_graph *g, const int32_t *partner, const loggp_p
 
 /* The computation on g's critical path (calc_path.c): the heaviest chain of calcs (their
    costs in ns) along finalized g's dependencies and the messages of partner (match_run's
-   or exec_lower_pairs'), in *us (microseconds). A lower bound of any schedule's time.
+   or exec_lower_pairs'), in *us (microseconds). A lower bound of the graph's modelled time;
+   a plan's time falls below it only where the chain runs through a dependency of storage
+   alone (a write after a read or after a write), which moves no byte.
    CDAG_ERR_CYCLE if the edges form a cycle, CDAG_ERR_NOMEM. O(ops + dependencies). */
 int exec_calc_path(const cdag_graph *g, const int32_t *partner, double *us);
 

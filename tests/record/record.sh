@@ -87,12 +87,16 @@ for f in "$rec"/phase-*.cdag; do
   # program (the suite's time)
   [ $((np % 2)) = 0 ] || continue
   "$cdag" model "$f" >"$tmp/model" 2>&1 || fail "cdag model $f failed: $(cat "$tmp/model")"
-  # ... and its plan takes no less than the recorded computation on the graph's critical path
-  # (a chain through a transfer the plan drops as dead would be the one rightful exception:
-  # tests/model/test_lower_stages.c, dead_transfer_is_no_causality)
-  awk '/^graph:/ {getline; if ($0 ~ /computation on the critical path/) c = $6 + 0}
-       /^plan:/ {t = $2 + 0} END {exit !(t + 1e-3 >= c)}' "$tmp/model" ||
-    fail "cdag model $f: the plan models below the computation on the graph's critical path: $(cat "$tmp/model")"
+  # ... and its plan takes no less than the recorded computation of any one rank (a rank runs
+  # its computations one after another). Not the graph's critical path of computation: a
+  # recorded chain may run through a receive that waits only because a computation read its
+  # buffer first, which the plan rightly drops (tests/model/test_lower_stages.c,
+  # returned_bytes_are_no_causality: rec_nbvcoll meets it when a preempted rank stretches
+  # such a computation)
+  awk '/^rank [0-9]+ \{/ {r = $2} /^compute [0-9]+/ {s[r] += $2} END {for (r in s) if (s[r] > c) c = s[r]; printf "%.3f\n", c / 1000}' \
+    "$f" >"$tmp/chain"
+  awk -v c="$(cat "$tmp/chain")" '/^plan:/ {t = $2 + 0} END {exit !(t + 1e-3 >= c)}' "$tmp/model" ||
+    fail "cdag model $f: the plan models below one rank's recorded computation ($(cat "$tmp/chain") us): $(cat "$tmp/model")"
   "$cdag" goal --plan "$f" -o "$tmp/plan.goal" >"$tmp/goal" 2>&1 || fail "cdag goal --plan $f failed: $(cat "$tmp/goal")"
   "$cdag" dot --plan "$f" >"$tmp/dot" 2>&1 || fail "cdag dot --plan $f failed: $(tail -c 300 "$tmp/dot")"
 done
