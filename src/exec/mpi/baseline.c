@@ -4,7 +4,10 @@
  * channel (pairs numbered in the sender's program order), so MPI pairs exactly the messages
  * the graph's non-overtaking rule pairs, whatever order the engine posts them in.
  * Rank side: a dependency-counter engine over the rank's own ops. Each send/recv owns a
- * persistent request created at compile time; an op is started (or, if local, executed)
+ * persistent request created at compile time (up to ENGINE_PERSISTENT_MAX of them; a rank
+ * with more gets each request from MPI_Isend/MPI_Irecv as the message starts, since MPICH
+ * draws requests from a pool of a few hundred thousand per process, which a recording of
+ * 10^5 nonblocking collectives exhausts); an op is started (or, if local, executed)
  * when its last predecessor completes; MPI_Waitsome reports completions. A send that other
  * ops of its rank wait for (they overwrite its buffer, or depend on it explicitly) sends a
  * staging copy and counts as complete when it starts: sends take their data when they run
@@ -120,7 +123,7 @@ void engine_free(sched_engine *e) {
   free(e->comp_of);
   free(e->kind); free(e->addr); free(e->addr2); free(e->bytes); free(e->stride); free(e->blkoff); free(e->peer); free(e->tag);
   free(e->npred); free(e->succ_start); free(e->succ); free(e->req_of); free(e->op_of_req);
-  free(e->count); free(e->ready); free(e->idx); free(e->stage_off); free(e->stage); free(e->fused);
+  free(e->count); free(e->ready); free(e->idx); free(e->stage_off); free(e->stage); free(e->fused); free(e->msg);
   memset(e, 0, sizeof *e);
 }
 
@@ -254,27 +257,31 @@ static int fuse_typed(sched_engine *e, const cdag_graph *g, int rank) {
   return CDAG_OK;
 }
 
-/* The request of send or receive i: from its buffer as bytes, or the blocks of the strided
+/* The message of send or receive i: from its buffer as bytes, or the blocks of the strided
    copy it was fused with as a vector. */
-static int engine_request(cdag_schedule *s, int64_t i, void *buf, int tag, MPI_Request *req) {
+static int engine_message(cdag_schedule *s, int64_t i, void *buf, int tag, sched_msg *m) {
   sched_engine *e = &s->eng;
-  int send = e->kind[i] == IR_SEND, mrc;
-  MPI_Count count = (MPI_Count)e->bytes[i];
-  MPI_Datatype type = MPI_BYTE;
+  *m = (sched_msg){buf, (MPI_Count)e->bytes[i], MPI_BYTE, tag, e->kind[i] == IR_SEND};
   int32_t c = e->fused ? e->fused[i] : -1;
-  if (c >= 0) {
-    const ir_stride *k = &e->stride[c];
-    buf = (void *)(uintptr_t)(send ? e->addr2[c] : e->addr[c]);
-    int rc = sched_vector_type(s, (MPI_Count)k->n, (MPI_Count)(e->bytes[c] / k->n), (MPI_Count)(send ? k->from : k->to),
-                               buf, &type);
-    if (rc) return rc;
-    count = 1;
-  }
-  if (send) mrc = MPI_Send_init_c(buf, count, type, e->peer[i], tag, s->comm, req);
-  else mrc = MPI_Recv_init_c(buf, count, type, e->peer[i], tag, s->comm, req);
+  if (c < 0) return CDAG_OK;
+  const ir_stride *k = &e->stride[c];
+  m->buf = (void *)(uintptr_t)(m->send ? e->addr2[c] : e->addr[c]);
+  m->count = 1;
+  return sched_vector_type(s, (MPI_Count)k->n, (MPI_Count)(e->bytes[c] / k->n), (MPI_Count)(m->send ? k->from : k->to),
+                           m->buf, &m->type);
+}
+
+/* Message m of op i as a persistent request (at compile time) or started at once. */
+static int engine_request(cdag_schedule *s, int64_t i, const sched_msg *m, int now, MPI_Request *req) {
+  int peer = s->eng.peer[i], mrc;
+  if (now && m->send) mrc = MPI_Isend_c(m->buf, m->count, m->type, peer, m->tag, s->comm, req);
+  else if (now) mrc = MPI_Irecv_c(m->buf, m->count, m->type, peer, m->tag, s->comm, req);
+  else if (m->send) mrc = MPI_Send_init_c(m->buf, m->count, m->type, peer, m->tag, s->comm, req);
+  else mrc = MPI_Recv_init_c(m->buf, m->count, m->type, peer, m->tag, s->comm, req);
   if (mrc == MPI_SUCCESS) return CDAG_OK;
   *req = MPI_REQUEST_NULL;
-  return sched_mpi_error(mrc, send ? "MPI_Send_init_c" : "MPI_Recv_init_c", s->rank);
+  static const char *const calls[2][2] = {{"MPI_Recv_init_c", "MPI_Send_init_c"}, {"MPI_Irecv_c", "MPI_Isend_c"}};
+  return sched_mpi_error(mrc, calls[now][m->send], s->rank);
 }
 
 int engine_build(cdag_schedule *s, cdag_graph *g, const sched_part *part) {
@@ -303,6 +310,8 @@ int engine_build(cdag_schedule *s, cdag_graph *g, const sched_part *part) {
   }
   e->stage = malloc((size_t)staged + 1);
   if (!e->stage) return CDAG_NOMEM("staged sends");
+  if (part->ntags > ENGINE_PERSISTENT_MAX && !(e->msg = malloc((size_t)part->ntags * sizeof *e->msg)))
+    return CDAG_NOMEM("messages");
   for (int64_t i = 0; i < e->nops; i++) {
     e->req_of[i] = -1;
     if (e->kind[i] != IR_SEND && e->kind[i] != IR_RECV) continue;
@@ -310,9 +319,12 @@ int engine_build(cdag_schedule *s, cdag_graph *g, const sched_part *part) {
     int32_t t = part->tags[ntags++];
     void *buf = e->stage_off[i] != UINT64_MAX ? (void *)(e->stage + e->stage_off[i]) : (void *)(uintptr_t)e->addr[i];
     int k = s->nreqs++;
+    sched_msg m;
     e->req_of[i] = k;
     e->op_of_req[k] = (int32_t)i;
-    if ((rc = engine_request(s, i, buf, (int)t, &s->reqs[k]))) return rc;
+    s->reqs[k] = MPI_REQUEST_NULL;
+    if ((rc = engine_message(s, i, buf, (int)t, e->msg ? &e->msg[k] : &m))) return rc;
+    if (!e->msg && (rc = engine_request(s, i, &m, 0, &s->reqs[k]))) return rc;
   }
   return ntags == part->ntags ? CDAG_OK : cdag__error(CDAG_ERR_FORMAT, "rank %d: baseline schedule has extra tags", s->rank);
 }
@@ -351,8 +363,12 @@ static int engine_drain(cdag_schedule *s) {
       int staged = e->stage_off[op] != UINT64_MAX;
       if (staged && e->bytes[op])   /* a native barrier's messages have no buffer (NULL) */
         memcpy(e->stage + e->stage_off[op], (const void *)(uintptr_t)e->addr[op], e->bytes[op]);
-      int mrc = MPI_Start(&s->reqs[e->req_of[op]]);
+      int k = e->req_of[op], mrc = e->msg ? MPI_SUCCESS : MPI_Start(&s->reqs[k]), rc;
       if (mrc != MPI_SUCCESS) return sched_mpi_error(mrc, "MPI_Start", s->rank);
+      if (e->msg) {   /* a request of its own, at the end of those in flight */
+        if ((rc = engine_request(s, op, &e->msg[k], 1, &s->reqs[e->nlive]))) return rc;
+        e->op_of_req[e->nlive++] = op;
+      }
       if (staged) {
         e->pending++;
         engine_complete(e, op);
@@ -386,12 +402,23 @@ static int engine_drain(cdag_schedule *s) {
 
 int engine_start(cdag_schedule *s) {
   sched_engine *e = &s->eng;
-  e->nready = e->ndone = e->pending = 0;
+  e->nready = e->ndone = e->pending = e->nlive = 0;
   for (int64_t i = 0; i < e->nops; i++) {
     e->count[i] = e->npred[i];
     if (!e->count[i]) e->ready[e->nready++] = (int32_t)i;
   }
   return engine_drain(s);
+}
+
+/* Requests of their own: those MPI completed (and freed) leave the ones in flight, so the next
+   Waitsome looks at these alone. O(in flight). */
+static void drop_completed(cdag_schedule *s) {
+  sched_engine *e = &s->eng;
+  int64_t m = 0;
+  for (int64_t j = 0; j < e->nlive; j++)
+    if (s->reqs[j] != MPI_REQUEST_NULL) s->reqs[m] = s->reqs[j], e->op_of_req[m++] = e->op_of_req[j];
+  for (int64_t j = m; j < e->nlive; j++) s->reqs[j] = MPI_REQUEST_NULL;
+  e->nlive = m;
 }
 
 /* Runs what is ready, then takes completions: waiting for some (block) or only those that
@@ -409,8 +436,9 @@ static int engine_advance(cdag_schedule *s, int block, int *done, int *moved) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow" /* GCC misreads MPI_STATUSES_IGNORE as an array */
 #endif
-  if (block) mrc = MPI_Waitsome(s->nreqs, s->reqs, &outcount, e->idx, MPI_STATUSES_IGNORE);
-  else mrc = MPI_Testsome(s->nreqs, s->reqs, &outcount, e->idx, MPI_STATUSES_IGNORE);
+  int nreqs = e->msg ? (int)e->nlive : s->nreqs;
+  if (block) mrc = MPI_Waitsome(nreqs, s->reqs, &outcount, e->idx, MPI_STATUSES_IGNORE);
+  else mrc = MPI_Testsome(nreqs, s->reqs, &outcount, e->idx, MPI_STATUSES_IGNORE);
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
@@ -423,6 +451,7 @@ static int engine_advance(cdag_schedule *s, int block, int *done, int *moved) {
     if (e->stage_off[op] != UINT64_MAX) e->pending--; /* completed when it started */
     else engine_complete(e, op);
   }
+  if (e->msg) drop_completed(s);
   *moved = outcount > 0;
   return CDAG_OK;
 }

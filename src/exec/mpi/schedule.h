@@ -61,6 +61,16 @@ typedef struct {
   uint64_t cost;              /* ns spent by spinning when there is no fn */
 } sched_comp;
 
+/* A message of the baseline that gets its request only when it starts: a rank's baseline
+   with more messages than ENGINE_PERSISTENT_MAX keeps no persistent requests (baseline.c). */
+enum { ENGINE_PERSISTENT_MAX = 1 << 14 };
+typedef struct {
+  void *buf;
+  MPI_Count count;
+  MPI_Datatype type;
+  int tag, send;
+} sched_msg;
+
 /* The detect = 0 engine (baseline.c). */
 typedef struct {
   int64_t nops;
@@ -85,6 +95,11 @@ typedef struct {
   int32_t *fused;             /* op -> the strided copy its message does instead (a pack into
                                  scratch it sends, an unpack of scratch it received), and that
                                  copy -> its message; -1: none. NULL: none at all */
+  sched_msg *msg;             /* request index -> its message, when the rank has more than
+                                 ENGINE_PERSISTENT_MAX (baseline.c); NULL: persistent requests.
+                                 Then the schedule's requests [0, nlive) are those in flight,
+                                 op_of_req their ops */
+  int64_t nlive;
 } sched_engine;
 
 /* What a compile produced on this rank, immutable once built: every handle of one compiled
