@@ -32,7 +32,11 @@ static void dot_compute(FILE *f, const cdag_graph *g, int32_t op) {
   fprintf(f, "compute %llu ns", (unsigned long long)g->bytes[op]);
   if (g->cr_len[op] == IR_READS_ALL) fprintf(f, "\\nreads all");
   else if (g->cr_len[op]) fprintf(f, "\\nreads %lluB at 0x%llx", (unsigned long long)g->cr_len[op], (unsigned long long)g->addr2[op]);
-  if (g->cw_len[op]) fprintf(f, "\\nwrites %lluB at 0x%llx", (unsigned long long)g->cw_len[op], (unsigned long long)g->addr[op]);
+  if (!g->cw_len[op]) return;
+  ir_blocks w = ir_write_blocks(g, op);   /* at its first block, as the file writes it */
+  fprintf(f, "\\nwrites %lluB at 0x%llx", (unsigned long long)g->cw_len[op],
+          (unsigned long long)(g->addr[op] + ir_block_to(&w, 0)));
+  if (w.n > 1) fprintf(f, " in %llu blocks", (unsigned long long)w.n);
 }
 
 static void dot_node(FILE *f, const cdag_graph *g, int32_t op) {

@@ -335,7 +335,8 @@ static int num_value(const token *t, int allow_b, int64_t *v, int *suffixed) {
 static int num_error(reader *r, const token *t, int k, int64_t lo, int64_t hi, const char *what) {
   char b[200], w[160];
   if (k == NUM_BIG)
-    return rd_fail(r, CDAG_ERR_FORMAT, t, "number %s is larger than 2^63-1", tok_show(t, b, sizeof b));
+    return rd_fail(r, CDAG_ERR_FORMAT, t, "number %s is %s", tok_show(t, b, sizeof b),
+                   t->len && t->s[0] == '-' ? "below -(2^63-1)" : "larger than 2^63-1");
   if (hi == INT64_MAX) snprintf(w, sizeof w, "%s", what);
   else snprintf(w, sizeof w, "%s in %lld..%lld", what, (long long)lo, (long long)hi);
   return expected(r, t, w);
@@ -461,16 +462,17 @@ typedef struct step_lists {
   token t[S_N];             /* the list's name */
 } step_lists;
 
-/* A decimal of at most 18 digits at *p (a sign first when signed): its value, *p past it; 0 and
-   *p unmoved when there is none. */
+/* A decimal up to 2^63-1 at *p (a sign first when signed): its value, *p past it; 0 and *p
+   unmoved when there is none (or it is larger). */
 static int run_decimal(const char **p, const char *e, int sign, int64_t *v) {
   const char *q = *p;
   int neg = sign && q < e && *q == '-';
   q += neg;
   int64_t x = 0;
   const char *digits = q;
-  for (; q < e && is_digit(*q) && q - digits < 18; q++) x = x * 10 + (*q - '0');
-  if (q == digits || (q < e && is_digit(*q))) return 0;
+  for (; q < e && is_digit(*q); q++)
+    if (ckd_mul(&x, x, 10) || ckd_add(&x, x, *q - '0')) return 0;
+  if (q == digits) return 0;
   *v = neg ? -x : x;
   *p = q;
   return 1;
@@ -489,16 +491,17 @@ static int step_run(reader *r, int64_t v, int64_t left, int64_t *d, int64_t *n) 
   r->p = p;
   if (!ok) return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "a run of steps is 'S*N' or 'S+D*N' (N steps from S, D apart)");
   int64_t last;
-  if (*n < 1 || *n > left)
-    return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "%lld steps: from 1 to the %lld blocks the loader may still make", (long long)*n,
-                   (long long)left);
+  if (*n < 1) return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "a run of %lld steps: N is at least 1", (long long)*n);
+  if (*n > left)
+    return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "a run of %lld steps: more than the %lld the line's blocks (or the "
+                   "file's, at most max_blocks in all) leave", (long long)*n, (long long)left);
   if (ckd_mul(&last, *d, *n - 1) || ckd_add(&last, last, v) || last < -INT64_MAX)
     return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "the run's last step is out of range");
   return CDAG_OK;
 }
 
 /* A list of steps named by r->tok, its numbers read (as read_list); -1: r->tok names none. */
-static int read_steps(reader *r) {
+static int read_steps(reader *r, const fields *f) {
   step_lists *sl = r->steps;
   int k = sl->compute ? (is_word(&r->tok, "steps") ? S_TO : -1)
                       : is_word(&r->tok, "from_steps") ? S_FROM : is_word(&r->tok, "to_steps") ? S_TO : -1;
@@ -510,12 +513,17 @@ static int read_steps(reader *r) {
   sl->first[k] = n;
   sl->len[k] = 0;
   const token *ahead;
-  int rc;
+  int64_t blocks = 0, most = r->blocks_left;   /* steps: fewer than the line's blocks, once read */
+  int rc = f->present[F_BLOCKS] ? num_in(r, &f->t[F_BLOCKS], 0, 1, INT64_MAX, "a block count (at least 1)", &blocks) : 0;
+  if (rc) return rc;
+  if (blocks && blocks - 1 < most) most = blocks - 1;
   while (!(rc = peek(r, &ahead)) && ahead->kind == T_NUM) {
     int64_t v, d, count;
-    if ((rc = next(r)) || (rc = num_in(r, &r->tok, 0, -INT64_MAX, INT64_MAX, "a step", &v)) ||
-        (rc = step_run(r, v, r->blocks_left - sl->len[k], &d, &count)))
-      return rc;
+    if ((rc = next(r)) || (rc = num_in(r, &r->tok, 0, -INT64_MAX, INT64_MAX, "a step", &v))) return rc;
+    if (blocks && sl->len[k] == most)
+      return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "%lld blocks need %lld steps, found more", (long long)blocks,
+                     (long long)(blocks - 1));
+    if ((rc = step_run(r, v, most - sl->len[k], &d, &count))) return rc;
     BASE_GROW(r->lv, n, r->lvcap, count, "steps");
     for (int64_t i = 0; i < count; i++) r->lv[n++] = (uint64_t)(v + i * d);
     sl->len[k] += count;
@@ -535,7 +543,7 @@ static int read_fields(reader *r, unsigned mask, const char *expect_text, fields
     if (is_end(&r->tok)) return CDAG_OK;
     int k = field_of(&r->tok);
     if (k == F_N && (r->lists || r->steps)) {
-      if ((rc = r->lists ? read_list(r) : read_steps(r)) != -1) {
+      if ((rc = r->lists ? read_list(r) : read_steps(r, f)) != -1) {
         if (rc) return rc;
         continue;
       }
@@ -775,11 +783,12 @@ static int read_reduce(reader *r, const token *kw, const token *label) {
 }
 
 /* Op id, the k-th of a line loaded as one op per block: the first finished as the line's op
-   (label, cpu, nic), the others given its line only. */
+   (label, cpu, nic), the others given its line and its `wait` (each a join, so later ops
+   follow every block, not the first alone). */
 static int finish_block(reader *r, int rc, int64_t k, int32_t id, const token *kw, const token *label, const fields *f) {
   if (k == 0) return finish_op(r, rc, id, kw, label, f);
   if (rc || (rc = ir_set_line(r->g, id, kw->line))) return rd_wrap(r, rc, kw);
-  return CDAG_OK;
+  return f->present[F_WAIT] ? ir_set_join(r->g, id, IR_JOIN_AFTER) : CDAG_OK;
 }
 
 /* A stride of a copy's side k (F_FROM_STRIDE, F_TO_STRIDE): at least the block length len
@@ -812,6 +821,9 @@ static int copy_blocks(reader *r, const fields *f, int64_t bytes, int64_t n_max,
   return CDAG_OK;
 }
 
+/* Do len bytes at `at` lie in 0..2^63-1 (the last one at most 2^63-1)? */
+static int block_in_range(int64_t at, int64_t len) { return at >= 0 && (uint64_t)at + (uint64_t)len <= (uint64_t)INT64_MAX + 1; }
+
 /* The lowest address of n blocks of len bytes from `at` at `stride` (either sign): at, or
    the last block's when they run backwards; -1 when a block lies outside 0..2^63-1. */
 static int64_t lowest_block(int64_t at, int64_t n, int64_t stride, int64_t len) {
@@ -819,7 +831,7 @@ static int64_t lowest_block(int64_t at, int64_t n, int64_t stride, int64_t len) 
   if (ckd_mul(&span, n - 1, stride < 0 ? -stride : stride) ||
       (stride < 0 ? ckd_sub(&lo, at, span) : ckd_add(&hi, at, span)))
     return -1;
-  return lo < 0 || ckd_add(&span, hi, len) ? -1 : lo;
+  return lo < 0 || !block_in_range(hi, len) ? -1 : lo;
 }
 
 /* Checks the lists of steps sl against n blocks and the strides given (field fs, ft, F_N
@@ -845,18 +857,19 @@ static int steps_ok(reader *r, const fields *f, const step_lists *sl, int64_t n,
 }
 
 /* Moves *at to block k (> 0) of side `side`: by its k-th step when listed, else by stride;
-   -1 when the block leaves 0..2^63-1 - len. */
+   -1 when the block leaves 0..2^63-1. */
 static int step_to(const reader *r, const step_lists *sl, int side, int64_t k, int64_t stride, int64_t len, int64_t *at) {
-  int64_t d = sl->len[side] >= 0 ? (int64_t)r->lv[sl->first[side] + k - 1] : stride, end;
-  return ckd_add(at, *at, d) || *at < 0 || ckd_add(&end, *at, len) ? -1 : 0;
+  int64_t d = sl->len[side] >= 0 ? (int64_t)r->lv[sl->first[side] + k - 1] : stride;
+  return ckd_add(at, *at, d) || !block_in_range(*at, len) ? -1 : 0;
 }
 
 /* Side k's n blocks of len bytes from at (by its listed steps, else by stride) as offsets
-   from the lowest into off; *base the lowest. The first block that leaves 0..2^63-1 - len,
-   0 none. */
+   from the lowest into off; *base the lowest. The first block that leaves 0..2^63-1, -1
+   none. */
 static int64_t side_offsets(const reader *r, const step_lists *sl, int side, int64_t n, int64_t stride, int64_t len,
                             int64_t at, uint64_t *off, int64_t *base) {
   int64_t lo = at;
+  if (!block_in_range(at, len)) return 0;
   off[0] = (uint64_t)at;
   for (int64_t k = 1; k < n; k++) {
     if (step_to(r, sl, side, k, stride, len, &at)) return k;
@@ -865,7 +878,7 @@ static int64_t side_offsets(const reader *r, const step_lists *sl, int side, int
   }
   for (int64_t k = 0; k < n; k++) off[k] -= (uint64_t)lo;
   *base = lo;
-  return 0;
+  return -1;
 }
 
 /* A copy with listed steps as one op of listed blocks (ir_add_copy_listed, which keeps a side
@@ -879,8 +892,10 @@ static int listed_copy(reader *r, const step_lists *sl, const fields *f, int64_t
   for (int k = 0; k < 2 && rc == CDAG_OK; k++) {
     keep[k] = sl->len[k] < 0 && stride[k] > 0;
     base[k] = at[k];
-    int64_t bad = keep[k] ? 0 : side_offsets(r, sl, k, n, stride[k], len, at[k], off + k * n, &base[k]);
-    if (bad) rc = rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "block %lld of the copy lies beyond 0..2^63-1", (long long)bad);
+    int64_t bad = keep[k] ? (lowest_block(at[k], n, stride[k], len) < 0 ? n - 1 : -1)
+                          : side_offsets(r, sl, k, n, stride[k], len, at[k], off + k * n, &base[k]);
+    if (bad >= 0)
+      rc = rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "block %lld of the copy lies beyond 0..2^63-1", (long long)bad);
   }
   int32_t id = -1;
   if (rc == CDAG_OK) {
@@ -956,7 +971,8 @@ static int read_copy(reader *r, const token *kw, const token *label) {
     }
     return CDAG_OK;
   }
-  int64_t slo = lowest_block(src, n, from, len), dlo = lowest_block(dst, n, to, len);
+  /* one block: any range (the graph refuses one that wraps), as a send's */
+  int64_t slo = n > 1 ? lowest_block(src, n, from, len) : src, dlo = n > 1 ? lowest_block(dst, n, to, len) : dst;
   if (slo < 0 || dlo < 0)
     return rd_fail(r, CDAG_ERR_FORMAT, &f.t[F_BLOCKS], "the copy's blocks reach beyond 0..2^63-1");
   if (from < 0 && to < 0) src = slo, dst = dlo, from = -from, to = -to;
@@ -1014,7 +1030,7 @@ static int compute_blocks(reader *r, const fields *f, int64_t wlen, int64_t wadd
     if (f->present[F_STRIDE]) return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_STRIDE], "a stride needs 'blocks'");
     return CDAG_OK;
   }
-  if (!wlen) return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "'blocks' of a computation need its 'writes'");
+  if (!wlen) return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "'blocks' of a computation need bytes it writes ('writes N at A', N > 0)");
   if ((rc = field_in(r, f, F_BLOCKS, 1, INT64_MAX, "a block count (at least 1)", 1, &n))) return rc;
   if (wlen % n)
     return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "%lld blocks do not divide the %lld bytes written", (long long)n,
@@ -1024,7 +1040,7 @@ static int compute_blocks(reader *r, const fields *f, int64_t wlen, int64_t wadd
   if (n > r->blocks_left)
     return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "%lld blocks: more operations of blocks than the loader "
                    "makes of one file (%lld left)", (long long)n, (long long)r->blocks_left);
-  if (ckd_mul(&span, n - 1, d) || ckd_add(&span, span, len) || ckd_add(&span, span, waddr))
+  if (ckd_mul(&span, n - 1, d) || ckd_add(&span, span, waddr) || !block_in_range(span, len))
     return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "the blocks written end beyond address 2^63-1");
   r->blocks_left -= n;
   *b = (ir_blocks){.n = (uint64_t)n, .len = (uint64_t)len, .to = (uint64_t)d};
@@ -1040,7 +1056,7 @@ static int blocks_compute(reader *r, const step_lists *sl, const fields *f, cons
   int64_t base = waddr, bad = 0;
   int32_t id = -1;
   if (listed && !off) return CDAG_NOMEM("blocks");
-  if (listed && (bad = side_offsets(r, sl, S_TO, (int64_t)b->n, 0, (int64_t)b->len, waddr, off, &base))) {
+  if (listed && (bad = side_offsets(r, sl, S_TO, (int64_t)b->n, 0, (int64_t)b->len, waddr, off, &base)) >= 0) {
     free(off);
     return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "block %lld written lies beyond 0..2^63-1", (long long)bad);
   }
@@ -1095,7 +1111,7 @@ static int read_compute(reader *r, const token *kw, const token *label) {
   if (rc) return rc;
   if (sl.len[S_TO] >= 0) {   /* blocks at listed steps: checked as compute_blocks checks a stride */
     int64_t n;
-    if (!wlen) return rd_fail(r, CDAG_ERR_FORMAT, &sl.t[S_TO], "steps of a computation need its 'writes'");
+    if (!wlen) return rd_fail(r, CDAG_ERR_FORMAT, &sl.t[S_TO], "steps of a computation need bytes it writes ('writes N at A', N > 0)");
     if ((rc = field_in(r, &f, F_BLOCKS, 1, INT64_MAX, "a block count (at least 1)", 1, &n)) ||
         (rc = steps_ok(r, &f, &sl, n, F_N, F_STRIDE)))
       return rc;

@@ -105,6 +105,10 @@ cases <<'T'
 # computations between the stages
 0 cdag dot "$src/tests/data/compute/panel_pipeline8.cdag"
   count 8 \[label="compute 200000 ns\\nreads 64B at 0x[0-9a-f]+\\nwrites 64B at 0x[0-9a-f]+", shape=hexagon\];$
+# a computation of blocks is labelled at its first block, as the file writes it
+0 cdag dot "$src/tests/data/compute/blocks_written.cdag"
+  out [label="compute 1000 ns\nreads all\nwrites 32B at 0x3000 in 2 blocks", shape=hexagon];
+  out [label="compute 1000 ns\nreads all\nwrites 32B at 0x4000 in 2 blocks", shape=hexagon];
 0 cdag dot --plan "$src/tests/data/compute/panel_pipeline8.cdag"
   count 8 subgraph cluster_stage[0-7] \{
   count 8 ^  k[0-7] \[shape=hexagon, label="compute 200000 ns\\nrank [0-7]"\];$

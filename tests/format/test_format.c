@@ -378,14 +378,17 @@ START_TEST(test_step_runs) {
   ir_format_line(buf, sizeof buf, NULL, &l);
   ck_assert_str_eq(buf, "compute 0 reads all writes 24b at 0x100 blocks 3 stride 32");
   struct { const char *steps, *err; } bad[] = {
-      {"8*0 8 8", "0 steps: from 1 to the"},
+      {"8*0 8 8", "a run of 0 steps: N is at least 1"},
       {"8* 8", "a run of steps is 'S*N' or 'S+D*N'"},
       {"8+*3", "a run of steps is 'S*N' or 'S+D*N'"},
       {"8+1*3x", "a run of steps is 'S*N' or 'S+D*N'"},
       {"8*3*2", "a run of steps is 'S*N' or 'S+D*N'"},
-      {"1+900000000000000000*12", "the run's last step is out of range"},
-      {"8*999999999999999999", "999999999999999999 steps: from 1 to the"},
-      {"8*4", "4 blocks need 3 steps, found 4"},
+      {"1+9000000000000000000*3", "the run's last step is out of range"},
+      {"8*999999999999999999", "a run of 999999999999999999 steps: more than the 3 the line's blocks"},
+      {"8*4", "a run of 4 steps: more than the 3"},
+      {"8 8 8 8", "4 blocks need 3 steps, found more"},
+      {"8+9223372036854775807*2", "the run's last step is out of range"},
+      {"8+92233720368547758070*2", "a run of steps is 'S*N' or 'S+D*N'"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     char text[256];
@@ -395,6 +398,53 @@ START_TEST(test_step_runs) {
     ck_assert_msg(strstr(cdag_error_message(), bad[i].err) && strstr(cdag_error_message(), "runs.cdag:3:"),
                   "%s: %s", bad[i].steps, cdag_error_message());
   }
+}
+END_TEST
+
+/* Blocks at the top of the address space: a block whose last byte is 2^63-1 loads (the
+   loader once refused a block ending at 2^63, and named an unset position for a copy of one
+   block), a copy of one block may reach past it as a send may, and a run whose step
+   difference has 19 digits, as the writer writes it, loads back. */
+START_TEST(test_blocks_at_the_top) {
+  const char *text = "num_ranks 1\nrank 0 {\n"
+                     "  copy 8b from 0x7ffffffffffffff8 to 0x1000\n"
+                     "  copy 16b from 0x7ffffffffffffff8 to 0x1040\n"
+                     "  copy 16b from 0x7fffffffffffffe0 to 0x2000 blocks 2 from_stride 16\n"
+                     "  copy 16b from 0x3000 to 0x7fffffffffffffe8 blocks 2 to_steps -16\n"
+                     "  compute 1 writes 16b at 0x7ffffffffffffff0 blocks 2 stride 8\n"
+                     "  copy 64b from 0x1000 to 0x100 blocks 4 from_steps 100000000000000000 1100000000000000000 "
+                     "2100000000000000000\n"
+                     "}\n";
+  cdag_graph *g = load_str(text, 0);
+  ck_assert_int_eq(g->nops, 6);
+  ck_assert(ir_is_listed(g, 3) && g->addr[3] == 0x7fffffffffffffd8);
+  char *saved = save_str(g);
+  ck_assert_ptr_nonnull(strstr(saved, "from_steps 100000000000000000+1000000000000000000*3\n"));
+  cdag_graph *again = load_str(saved, 0);
+  assert_same_graph(g, again);
+  ir_graph_free(again);
+  free(saved);
+  ir_graph_free(g);
+}
+END_TEST
+
+/* A line loaded as one op per block (its blocks overlap) with `wait`: every later op follows
+   every block, not the first alone (the send here once followed block 0 only). */
+START_TEST(test_split_line_waits) {
+  const char *text = "num_ranks 2\nrank 0 {\n"
+                     "  c: copy 32b from 0x400 to 0x1000 blocks 4 from_steps 16 16 -48 to_steps 4 4 -10 wait\n"
+                     "  s: send 8b to 1 addr 0x900\n"
+                     "}\nrank 1 {\n  recv 8b from 0 addr 0x10\n}\n";
+  cdag_graph *g = load_str(text, 0);
+  ck_assert_int_eq(g->nops, 6);
+  ck_assert_int_eq(ir_finalize(g), CDAG_OK);
+  int32_t send = 4;
+  ck_assert_int_eq(g->kind[send], IR_SEND);
+  int last = 0;
+  for (int32_t e = g->pred_start[send]; e < g->pred_start[send + 1]; e++) last |= g->pred[e] == 3;
+  ck_assert_msg(last, "the send does not follow the line's last block");
+  ck_assert_str_eq(ir_label(g, 0), "c");   /* the label names the first */
+  ir_graph_free(g);
 }
 END_TEST
 
@@ -864,6 +914,8 @@ Suite *cdag_format_suite(void) {
   tcase_add_test(tc, test_round_trip_strided);
   tcase_add_test(tc, test_blocks_expanded);
   tcase_add_test(tc, test_step_runs);
+  tcase_add_test(tc, test_blocks_at_the_top);
+  tcase_add_test(tc, test_split_line_waits);
   tcase_add_test(tc, test_round_trip_text_fixpoint);
   tcase_add_test(tc, test_round_trip_odd_labels);
   tcase_add_test(tc, test_public_save_load);
