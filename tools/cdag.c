@@ -30,7 +30,7 @@ static const cmd_info commands[] = {
    "a graph that computes: the computation on each critical path, communication's share, the stages, the saving"},
   {"replay", cmd_replay, "FILE [--iterations N] [--repeat N] [--json] [--dump DIR] [--compute=recorded|none|skip] [OPTIONS]",
    "under mpiexec -n P (P = the file's ranks): run the file as written and compiled with MPI, check both leave "
-   "the same memory, time both (default 100 iterations, repeated 5 times: median and best), print compile time, "
+   "the same memory, time both (default as many iterations as take about 0.25 s, at most 100, repeated 5 times: median and best), print compile time, "
    "break-even and the report; computations spend their cost (--compute=recorded, default) or none"},
   {"record", cmd_record,
    "[-o DIR] [--strict] [--no-fold-ranks] -- COMMAND [ARGS...] | --merge [--flat | --no-fold-ranks] DIR | --expand DIR [-o OUT]",

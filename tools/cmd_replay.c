@@ -9,7 +9,9 @@
  * same content (replay_mem.h), and
  * every rank's memory must end the same both ways (scratch aside; floating-point sums and
  * products within a tolerance, as reassociated). Then each is timed --repeat times (default
- * 5; the two in turn), each time running --iterations times behind a barrier; rank 0 prints
+ * 5; the two in turn), each time running --iterations times behind a barrier (default: as
+ * many as take about a quarter of a second, at most 100, from one timed run of each way, so a
+ * recording that computes for seconds is timed in minutes, not hours); rank 0 prints
  * per way the median and best time per iteration (the slowest rank's), their ratio from the
  * medians (one average swung from 0.05x to 116x on a busy machine), the compile time, the
  * iterations after which compiling pays off, and the schedule's report.
@@ -77,7 +79,7 @@ static int count_arg(const char *s, long max, int *out) {
 /* FILE [--iterations N] [--repeat N] [--json] [--dump DIR] [--compute=recorded|none|skip] [--goal-buffers=...]
    [OPTIONS]: 0, or -1. */
 static int parse_args(int argc, char **argv, replay_args *a) {
-  *a = (replay_args){.iters = 100, .repeat = 5, .compute_time = 1};
+  *a = (replay_args){.iters = 0, .repeat = 5, .compute_time = 1};   /* 0: auto_iterations */
   if (cmd_options_quiet(&argc, argv, &a->opts)) return -1;
   a->buffers = cmd_goal_buffers(&argc, argv);
   a->json = cmd_has_flag(&argc, argv, "--json");
@@ -231,8 +233,21 @@ static void state_free(replay_state *st) {
   free(st->written);
 }
 
+/* Without --iterations: as many as take about a quarter of a second in the slower way (at
+   most 100, at least 1), from one timed run of each. Every rank gets the same count: the
+   times are the slowest rank's. */
+static int auto_iterations(cdag_schedule *const *modes, int *iters) {
+  double tw = 0, tc = 0;
+  int rc = replay_time_runs(modes[0], 1, &tw);
+  if (!rc) rc = replay_time_runs(modes[1], 1, &tc);
+  double t = tw > tc ? tw : tc;
+  *iters = t <= 0.0025 ? 100 : t >= 0.25 ? 1 : (int)(0.25 / t);
+  return rc;
+}
+
 /* Load, build, check, time: the first error (agreed by every rank) stops it. */
-static int replay(replay_state *st, const replay_args *a) {
+static int replay(replay_state *st, const replay_args *given) {
+  replay_args args = *given, *a = &args;
   cdag_settings set;
   int rc = cdag__settings_read(&set);   /* validated by main already */
   if (!rc) rc = load(st, a);
@@ -241,6 +256,7 @@ static int replay(replay_state *st, const replay_args *a) {
   if (!rc && a->dump) rc = replay_agree(dump(st, a->dump));
   replay_timing t[2];
   cdag_schedule *const modes[2] = {st->sw, st->sc};
+  if (!rc && !a->iters) rc = auto_iterations(modes, &a->iters);
   if (!rc) rc = replay_time_modes(modes, 2, a->iters, a->repeat, t);
   if (rc) return rc;
   st->t_w = t[0];

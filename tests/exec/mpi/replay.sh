@@ -3,7 +3,8 @@
 #
 # Each GROUP is one ctest entry (tests/exec/mpi/CMakeLists.txt):
 #   np1..np4  files replayed at that many processes: every run must leave the same memory as
-#             written and compiled, print both times (median and best of --repeat rounds,
+#             written and compiled, print both times (median and best of --repeat rounds of
+#             --iterations runs, by default as many as take about 0.25 s, at most 100,
 #             the ratio from the medians), the compile time, the break-even and
 #             the report (a file of one rank; one-sided puts, gets and fences; a broadcast;
 #             allgathers of two sizes that once merged into one that could not run; an
@@ -63,6 +64,13 @@ np1)
   out~ us per iteration \(median of 3; best [0-9]
 # computations spend no time: the option is accepted where there is none to spend
 0 run 1 "$data/local1.cdag" $iters --compute=none
+  summary
+# without --iterations: 100 for a graph that takes microseconds, 1 for one that computes
+# for 0.3 s (100 would take a minute per round)
+0 run 1 "$data/local1.cdag" --repeat 1
+  out 100 iterations each way, repeated 1 times
+0 run 1 "$data/slow_compute1.cdag" --repeat 1
+  out 1 iterations each way, repeated 1 times
   summary
 T
   ;;
