@@ -82,6 +82,8 @@ typedef struct {
   struct coll_lists *lists;       /* reading a vector collective: its lists, else NULL */
   uint64_t *lv;                   /* the lists' values, kept across statements */
   int64_t lvcap;
+  int64_t *sv;                    /* steps, expanded once their count is checked (steps_ok) */
+  int64_t svcap;
   int64_t blocks_left;            /* blocks computations may still expand to (compute_blocks) */
   struct step_lists *steps;       /* reading a copy or computation: its lists of steps, else NULL */
 } reader;
@@ -454,11 +456,14 @@ static int read_list(reader *r) {
 
 /* The steps between a copy's or a computation's blocks when they are listed (`from_steps
    s1 ..`, `to_steps s1 ..`; a computation's `steps s1 ..`): block i sits s1 + .. + si bytes
-   from block 0, either way. Values in r->lv, side k from first[k] (len[k] of them). */
+   from block 0, either way. As read, side k is runs (v, d, count: count steps v, v + d, ..)
+   in r->lv from first[k], nruns[k] of them, len[k] steps in all; once their count is checked
+   against the line's blocks (steps_ok), the steps themselves in r->sv from first[k]. So a
+   line's size, not what its runs claim, bounds what is stored before the check. */
 enum { S_FROM, S_TO, S_N };
 typedef struct step_lists {
   int compute;              /* a computation's: `steps` only */
-  int64_t first[S_N], len[S_N];
+  int64_t first[S_N], len[S_N], nruns[S_N];
   token t[S_N];             /* the list's name */
 } step_lists;
 
@@ -493,40 +498,35 @@ static int step_run(reader *r, int64_t v, int64_t left, int64_t *d, int64_t *n) 
   int64_t last;
   if (*n < 1) return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "a run of %lld steps: N is at least 1", (long long)*n);
   if (*n > left)
-    return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "a run of %lld steps: more than the %lld the line's blocks (or the "
-                   "file's, at most max_blocks in all) leave", (long long)*n, (long long)left);
+    return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "a run of %lld steps: more than the %lld blocks the loader may still "
+                   "make of this file", (long long)*n, (long long)left);
   if (ckd_mul(&last, *d, *n - 1) || ckd_add(&last, last, v) || last < -INT64_MAX)
     return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "the run's last step is out of range");
   return CDAG_OK;
 }
 
 /* A list of steps named by r->tok, its numbers read (as read_list); -1: r->tok names none. */
-static int read_steps(reader *r, const fields *f) {
+static int read_steps(reader *r) {
   step_lists *sl = r->steps;
   int k = sl->compute ? (is_word(&r->tok, "steps") ? S_TO : -1)
                       : is_word(&r->tok, "from_steps") ? S_FROM : is_word(&r->tok, "to_steps") ? S_TO : -1;
   if (k < 0) return -1;
   if (sl->len[k] >= 0) return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "duplicate '%.*s'", (int)r->tok.len, r->tok.s);
-  int64_t n = sl->len[S_FROM] > 0 ? sl->first[S_FROM] + sl->len[S_FROM] : 0;
-  if (sl->len[S_TO] > 0 && sl->first[S_TO] + sl->len[S_TO] > n) n = sl->first[S_TO] + sl->len[S_TO];
+  int64_t n = sl->nruns[S_FROM] > 0 ? sl->first[S_FROM] + 3 * sl->nruns[S_FROM] : 0;
+  if (sl->nruns[S_TO] > 0 && sl->first[S_TO] + 3 * sl->nruns[S_TO] > n) n = sl->first[S_TO] + 3 * sl->nruns[S_TO];
   sl->t[k] = r->tok;
   sl->first[k] = n;
   sl->len[k] = 0;
   const token *ahead;
-  int64_t blocks = 0, most = r->blocks_left;   /* steps: fewer than the line's blocks, once read */
-  int rc = f->present[F_BLOCKS] ? num_in(r, &f->t[F_BLOCKS], 0, 1, INT64_MAX, "a block count (at least 1)", &blocks) : 0;
-  if (rc) return rc;
-  if (blocks && blocks - 1 < most) most = blocks - 1;
+  int rc;
   while (!(rc = peek(r, &ahead)) && ahead->kind == T_NUM) {
     int64_t v, d, count;
     if ((rc = next(r)) || (rc = num_in(r, &r->tok, 0, -INT64_MAX, INT64_MAX, "a step", &v))) return rc;
-    if (blocks && sl->len[k] == most)
-      return rd_fail(r, CDAG_ERR_FORMAT, &r->tok, "%lld blocks need %lld steps, found more", (long long)blocks,
-                     (long long)(blocks - 1));
-    if ((rc = step_run(r, v, most - sl->len[k], &d, &count))) return rc;
-    BASE_GROW(r->lv, n, r->lvcap, count, "steps");
-    for (int64_t i = 0; i < count; i++) r->lv[n++] = (uint64_t)(v + i * d);
+    if ((rc = step_run(r, v, r->blocks_left - sl->len[k], &d, &count))) return rc;
+    BASE_GROW(r->lv, n, r->lvcap, 3, "steps");
+    r->lv[n++] = (uint64_t)v, r->lv[n++] = (uint64_t)d, r->lv[n++] = (uint64_t)count;
     sl->len[k] += count;
+    sl->nruns[k]++;
   }
   return rc;
 }
@@ -543,7 +543,7 @@ static int read_fields(reader *r, unsigned mask, const char *expect_text, fields
     if (is_end(&r->tok)) return CDAG_OK;
     int k = field_of(&r->tok);
     if (k == F_N && (r->lists || r->steps)) {
-      if ((rc = r->lists ? read_list(r) : read_steps(r, f)) != -1) {
+      if ((rc = r->lists ? read_list(r) : read_steps(r)) != -1) {
         if (rc) return rc;
         continue;
       }
@@ -834,10 +834,25 @@ static int64_t lowest_block(int64_t at, int64_t n, int64_t stride, int64_t len) 
   return lo < 0 || !block_in_range(hi, len) ? -1 : lo;
 }
 
+/* The runs of sl's lists as their steps, in r->sv (first[k] then indexes there). */
+static int expand_steps(reader *r, step_lists *sl) {
+  int64_t at = 0;
+  BASE_GROW(r->sv, 0, r->svcap, (sl->len[S_FROM] > 0 ? sl->len[S_FROM] : 0) + (sl->len[S_TO] > 0 ? sl->len[S_TO] : 0),
+            "steps");
+  for (int k = 0; k < S_N; k++) {
+    if (sl->len[k] < 0) continue;
+    const uint64_t *run = r->lv + sl->first[k];
+    sl->first[k] = at;
+    for (int64_t j = 0; j < sl->nruns[k]; j++, run += 3)
+      for (int64_t i = 0; i < (int64_t)run[2]; i++) r->sv[at++] = (int64_t)run[0] + i * (int64_t)run[1];
+  }
+  return CDAG_OK;
+}
+
 /* Checks the lists of steps sl against n blocks and the strides given (field fs, ft, F_N
    none): each n - 1 steps, never with its side's stride, never without `blocks`, n within
-   what the file may expand to. */
-static int steps_ok(reader *r, const fields *f, const step_lists *sl, int64_t n, int fs, int ft) {
+   what the file may expand to; then the steps expanded (expand_steps). */
+static int steps_ok(reader *r, const fields *f, step_lists *sl, int64_t n, int fs, int ft) {
   const int field[S_N] = {fs, ft};
   for (int k = 0; k < S_N; k++) {
     if (sl->len[k] < 0) continue;
@@ -853,13 +868,13 @@ static int steps_ok(reader *r, const fields *f, const step_lists *sl, int64_t n,
     return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "%lld listed blocks: more operations of blocks than the "
                    "loader makes of one file (%lld left)", (long long)n, (long long)r->blocks_left);
   r->blocks_left -= n;
-  return CDAG_OK;
+  return expand_steps(r, sl);
 }
 
 /* Moves *at to block k (> 0) of side `side`: by its k-th step when listed, else by stride;
    -1 when the block leaves 0..2^63-1. */
 static int step_to(const reader *r, const step_lists *sl, int side, int64_t k, int64_t stride, int64_t len, int64_t *at) {
-  int64_t d = sl->len[side] >= 0 ? (int64_t)r->lv[sl->first[side] + k - 1] : stride;
+  int64_t d = sl->len[side] >= 0 ? r->sv[sl->first[side] + k - 1] : stride;
   return ckd_add(at, *at, d) || !block_in_range(*at, len) ? -1 : 0;
 }
 
@@ -944,7 +959,7 @@ static int read_copy(reader *r, const token *kw, const token *label) {
   int64_t bytes, src, dst, n = 1, len = 0, from = 0, to = 0;
   int32_t id = -1;
   fields f;
-  step_lists sl = {0, {0, 0}, {-1, -1}, {{0}, {0}}};
+  step_lists sl = {0, {0, 0}, {-1, -1}, {0, 0}, {{0}, {0}}};
   int rc;
   if ((rc = read_size(r, "a size in bytes (e.g. 64b)", &bytes))) return rc;
   r->steps = &sl;
@@ -990,8 +1005,9 @@ static int read_copy(reader *r, const token *kw, const token *label) {
                              (uint64_t)to, &id);
     if ((rc = finish_op(r, rc, id, kw, label, &f))) return rc;
   }
-  note_range(r, (uint64_t)slo, (uint64_t)((n - 1) * (from < 0 ? -from : from) + len));
-  note_range(r, (uint64_t)dlo, (uint64_t)((n - 1) * (to < 0 ? -to : to) + len));
+  /* unsigned: the span may be 2^63 exactly (blocks from 0 whose last byte is 2^63-1) */
+  note_range(r, (uint64_t)slo, (uint64_t)(n - 1) * (uint64_t)(from < 0 ? -from : from) + (uint64_t)len);
+  note_range(r, (uint64_t)dlo, (uint64_t)(n - 1) * (uint64_t)(to < 0 ? -to : to) + (uint64_t)len);
   return CDAG_OK;
 }
 
@@ -1103,7 +1119,7 @@ static int read_compute(reader *r, const token *kw, const token *label) {
     if (rc) return rc;
   }
   if (rc) return rc;
-  step_lists sl = {1, {0, 0}, {-1, -1}, {{0}, {0}}};
+  step_lists sl = {1, {0, 0}, {-1, -1}, {0, 0}, {{0}, {0}}};
   r->steps = &sl;
   rc = read_fields(r, BIT(F_WAIT) | BIT(F_CPU) | BIT(F_NIC) | BIT(F_BLOCKS) | BIT(F_STRIDE),
                    "'reads', 'writes', 'blocks', 'stride', 'steps', 'cpu', 'nic' or end of line", &f);
@@ -1665,6 +1681,7 @@ static void reader_free(reader *r) {
   free(r->pend);
   free(r->fresh);
   free(r->lv);
+  free(r->sv);
 }
 
 static int load_text(const char *buf, size_t len, const char *name, const ir_load_opts *o, cdag_graph **g);

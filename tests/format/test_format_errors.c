@@ -118,9 +118,12 @@ static const bad_case cases[] = {
    {"block 0 of the copy lies beyond 0..2^63-1"}},
   {HEAD "  copy 32b from 0x1000 to 0x2000 blocks 2 from_steps -9223372036854775808\n}\n", CDAG_ERR_FORMAT, 3, 54,
    {"number '-9223372036854775808' is below -(2^63-1)"}},
-  /* a run longer than the line's blocks is refused before it is expanded (it once took 1 GB) */
-  {HEAD "  copy 8b from 0x1000 to 0x2000 blocks 2 from_steps 2*67108863\n}\n", CDAG_ERR_FORMAT, 3, 53,
-   {"a run of 67108863 steps: more than the 1 the line's blocks"}},
+  /* a run longer than the line's blocks is refused before it is expanded, the blocks before
+     the steps or after them (it once took 1 GB for either list) */
+  {HEAD "  copy 8b from 0x1000 to 0x2000 blocks 2 from_steps 2*67108863\n}\n", CDAG_ERR_FORMAT, 3, 42,
+   {"2 blocks need 1 steps, found 67108863"}},
+  {HEAD "  copy 8b from 0x1000 to 0x2000 from_steps 2*67108863 to_steps 2*67108863 blocks 2\n}\n", CDAG_ERR_FORMAT, 3,
+   33, {"2 blocks need 1 steps, found 67108863"}},
   /* computations of blocks */
   {HEAD "  compute 0 writes 30b at 0x10 blocks 4\n}\n", CDAG_ERR_FORMAT, 3, 39, {"4 blocks do not divide the 30 bytes written"}},
   {HEAD "  compute 0 writes 32b at 0x10 blocks 4 stride 4\n}\n", CDAG_ERR_FORMAT, 3, 48,
@@ -129,8 +132,8 @@ static const bad_case cases[] = {
   {HEAD "  compute 0 writes 32b at 0x10 stride 16\n}\n", CDAG_ERR_FORMAT, 3, 39, {"a stride needs 'blocks'"}},
   {HEAD "  compute 0 writes 100000000b at 0x10 blocks 100000000\n}\n", CDAG_ERR_FORMAT, 3, 46,
    {"100000000 blocks: more operations of blocks than the loader makes of one file (67108864 left)"}},
-  {HEAD "  compute 0 reads all writes 32b at 0x10 blocks 2 steps 16 16\n}\n", CDAG_ERR_FORMAT, 3, 60,
-   {"2 blocks need 1 steps, found more"}},
+  {HEAD "  compute 0 reads all writes 32b at 0x10 blocks 2 steps 16 16\n}\n", CDAG_ERR_FORMAT, 3, 51,
+   {"2 blocks need 1 steps, found 2"}},
   {HEAD "  compute 0 writes 0b at 0x10 blocks 2 steps 1\n}\n", CDAG_ERR_FORMAT, 3, 40, {"steps of a computation need bytes it writes"}},
   {HEAD "  compute 0 reads all writes 32b at 0x10 blocks 2 stride 16 steps 16\n}\n", CDAG_ERR_FORMAT, 3, 61,
    {"'stride' and 'steps' both given"}},

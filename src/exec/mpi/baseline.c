@@ -402,7 +402,10 @@ static int engine_drain(cdag_schedule *s) {
 
 int engine_start(cdag_schedule *s) {
   sched_engine *e = &s->eng;
-  e->nready = e->ndone = e->pending = e->nlive = 0;
+  if (e->nlive)   /* a run that failed left them: a new run's messages could match theirs */
+    return cdag__error(CDAG_ERR_STATE, "rank %d: a failed run left %lld messages in flight; free the schedule",
+                       s->rank, (long long)e->nlive);
+  e->nready = e->ndone = e->pending = 0;
   for (int64_t i = 0; i < e->nops; i++) {
     e->count[i] = e->npred[i];
     if (!e->count[i]) e->ready[e->nready++] = (int32_t)i;
