@@ -5,7 +5,7 @@
 # files to phase files) and graphs built through the public API (fuzz_api).
 #
 # Configures a clang build in build-fuzz/ (-DCDAG_FUZZ=ON), builds fuzz_load, fuzz_check,
-# fuzz_verify, fuzz_merge and fuzz_api, and runs each for SECONDS/5 seconds (default SECONDS=120) on a copy
+# fuzz_verify, fuzz_merge and fuzz_api, and runs each for SECONDS/5 seconds (default SECONDS=120; CDAG_FUZZ_JOBS, default 2, at once) on a copy
 # of its corpus (fuzz/corpus; fuzz/corpus_merge and fuzz/corpus_api for those targets) in a temporary directory, so the repository is not modified. Exits 1 if a target found a crash
 # (or leak, timeout, out-of-memory) and prints where the crashing input is; turn it into a
 # regression with: cp <input> tests/data/regress/<what-it-does>.goal (see docs/fuzzing.md).
@@ -32,25 +32,38 @@ if ! { CC=clang cmake -S "$root" -B "$build" -DCDAG_FUZZ=ON -DCDAG_TESTS=OFF -DC
   echo "fuzz.sh: build failed" >&2
   exit 2
 fi
-status=0
-for target in fuzz_load fuzz_check fuzz_verify fuzz_merge fuzz_api; do
-  dir=$work/$target
+targets=(fuzz_load fuzz_check fuzz_verify fuzz_merge fuzz_api)
+# One target: its corpus copied to $work/<target>, its exit status in $work/<target>/rc.
+run_target() {
+  local target=$1 dir=$work/$1
   mkdir -p "$dir/corpus" "$dir/artifacts"
-  corpus=$root/fuzz/corpus limits="-max_len=4096 -timeout=5 -rss_limit_mb=2048"
+  local corpus=$root/fuzz/corpus limits="-max_len=4096 -timeout=5 -rss_limit_mb=2048"
   # the merger's inputs are part files (two, split at a NUL byte): larger, and bounded tighter
-  [ $target = fuzz_merge ] && corpus=$root/fuzz/corpus_merge limits="-max_len=16384 -timeout=10 -rss_limit_mb=512"
+  [ "$target" = fuzz_merge ] && corpus=$root/fuzz/corpus_merge limits="-max_len=16384 -timeout=10 -rss_limit_mb=512"
   # API-built graphs: 8 bytes a call, at most 256 calls
-  [ $target = fuzz_api ] && corpus=$root/fuzz/corpus_api limits="-max_len=2056 -timeout=5 -rss_limit_mb=2048"
+  [ "$target" = fuzz_api ] && corpus=$root/fuzz/corpus_api limits="-max_len=2056 -timeout=5 -rss_limit_mb=2048"
   cp "$corpus"/* "$dir/corpus/"
-  echo "fuzz.sh: running $target for $half s (log: $dir/log)"
-  set +e
+  local rc=0
   # shellcheck disable=SC2086
   "$build/fuzz/$target" -max_total_time="$half" $limits \
-    -artifact_prefix="$dir/artifacts/" -print_final_stats=1 "$dir/corpus" >"$dir/log" 2>&1
-  rc=$?
-  set -e
+    -artifact_prefix="$dir/artifacts/" -print_final_stats=1 "$dir/corpus" >"$dir/log" 2>&1 || rc=$?
+  echo $rc >"$dir/rc"
+}
+# Each target is one process: as many run at once as jobs (each still for SECONDS/5 seconds).
+running=0
+for target in "${targets[@]}"; do
+  echo "fuzz.sh: running $target for $half s (log: $work/$target/log)"
+  run_target "$target" &
+  running=$((running + 1))
+  if [ $running -ge "$jobs" ]; then wait -n; running=$((running - 1)); fi
+done
+wait
+status=0
+for target in "${targets[@]}"; do
+  dir=$work/$target
+  rc=$(cat "$dir/rc")
   found=$(find "$dir/artifacts" -type f | sort)
-  if [ $rc -ne 0 ] || [ -n "$found" ]; then
+  if [ "$rc" -ne 0 ] || [ -n "$found" ]; then
     status=1
     echo "fuzz.sh: $target FAILED (exit $rc); crashing input(s):"
     for f in $found; do echo "  $f"; done

@@ -19,6 +19,10 @@ static inline long cdag_test_iterations(long n) {
   return k < 1 ? 1 : k;
 }
 
+/* Whether fixed cases too costly for the memory checkers run: CDAG_TEST_SCALE at least 0.5
+   (the release step of CI and above; valgrind and the sanitizers run smaller scales). */
+static inline int cdag_test_thorough(void) { return cdag_test_iterations(4) >= 2; }
+
 /* An assertion for loops over every op: check's own ck_assert_* record their location with a
    write(2) on each call (700,000 of them made test_match take 80 s under valgrind); this one
    costs nothing until it fails. */

@@ -482,7 +482,8 @@ END_TEST
    Ranks 0 and 2 write spans anywhere in 2 KiB (their interval maps outgrow finalize's
    16-entry index many times over and move to a JudyL midway); rank 1, between them, uses
    four whole buffers (its index must start empty after rank 0's JudyL). The predecessor
-   and successor lists must be exactly the oracle's sets, each pair once. */
+   and successor lists must be exactly the oracle's sets, each pair once. Six seeds, scaled
+   (one under valgrind, where the oracle took 40 s). */
 enum { ORACLE_OPS = 400, ORACLE_BYTES = 2048, ORACLE_WORDS = (ORACLE_OPS + 63) / 64, ORACLE_RANKS = 3 };
 
 static void oracle_deps(const cdag_graph *g, int rank, uint8_t (*dep)[ORACLE_OPS]) {
@@ -561,7 +562,7 @@ static void check_against_oracle(const cdag_graph *g, int seed) {
    such blocks: their dependencies are those
    of their exact blocks, never of their hulls, byte for byte. */
 START_TEST(strided_dependencies_match_byte_oracle) {
-  for (int seed = 1; seed <= 6; seed++) {
+  for (int seed = 1; seed <= cdag_test_iterations(6); seed++) {
     uint64_t x = 0x2545f4914f6cdd1dULL * (uint64_t)seed;
     cdag_graph *g;
     int nstrided = 0, nlisted = 0, ncomputes = 0;
@@ -696,7 +697,7 @@ END_TEST
 
 START_TEST(dependencies_match_byte_oracle) {
   static uint8_t dep[ORACLE_OPS][ORACLE_OPS], got[ORACLE_OPS][ORACLE_OPS];
-  for (int seed = 1; seed <= 6; seed++) {
+  for (int seed = 1; seed <= cdag_test_iterations(6); seed++) {
     uint64_t x = 0x9e3779b97f4a7c15ULL * (uint64_t)seed;
     cdag_graph *g;
     ck_assert_int_eq(cdag_graph_create_global(ORACLE_RANKS, &g), CDAG_OK);

@@ -2,7 +2,7 @@
  * MPI_THREAD_MULTIPLE (run with mpiexec -n 1..4).
  *
  * Each of T threads owns a duplicate of MPI_COMM_WORLD (MPI forbids two threads in
- * collectives on one communicator) and, 20 times, builds a graph on it (an alltoall of its
+ * collectives on one communicator) and, 20 times (scaled by CDAG_TEST_SCALE), builds a graph on it (an alltoall of its
  * own buffers, then an allgather folded with a local max), compiles it (the first time for
  * real, then from the shared cache), runs it and checks every byte; another thread
  * analyses global graphs meanwhile. With the argument "funneled" the program asks for
@@ -27,7 +27,11 @@
 #include "exec/mpi/schedule.h"
 #include "mpi_test.h"
 
-enum { T = 3, ITERS = 20, N = 16 };
+enum { T = 3, N = 16 };
+
+/* Iterations per thread: 20, scaled by CDAG_TEST_SCALE (at least 4): 3 processes of 4 threads
+   on CI's 2 cores spend seconds per iteration's collectives. */
+static int iters = 20;
 
 static int R, P;
 
@@ -83,7 +87,7 @@ static void *work(void *arg) {
   worker *w = arg;
   int32_t *src = calloc((size_t)P * N, sizeof *src), *dst = calloc((size_t)P * N, sizeof *dst);
   int32_t *v = calloc(N, sizeof *v), *all = calloc((size_t)P * N, sizeof *all), *x = calloc(N, sizeof *x);
-  for (int it = 0; it < ITERS; it++) iteration(w, it, src, dst, v, all, x);
+  for (int it = 0; it < iters; it++) iteration(w, it, src, dst, v, all, x);
   free(src); free(dst); free(v); free(all); free(x);
   return NULL;
 }
@@ -91,7 +95,7 @@ static void *work(void *arg) {
 /* Analysis of global graphs beside the compiles (no MPI). */
 static void *analyse(void *arg) {
   worker *w = arg;
-  for (int it = 0; it < ITERS; it++) {
+  for (int it = 0; it < iters; it++) {
     cdag_graph *g = NULL;
     cdag_plan *p = NULL;
     int rc = cdag_graph_create_global(6, &g);
@@ -362,6 +366,8 @@ int main(int argc, char **argv) {
     w[t] = (worker){t, MPI_COMM_NULL};
     if (t < T) MPI_Comm_dup(MPI_COMM_WORLD, &w[t].comm);
   }
+  const char *scale = getenv("CDAG_TEST_SCALE");
+  if (scale && atof(scale) > 0 && atof(scale) < 1) iters = 4 + (int)(16 * atof(scale));
   for (int t = 0; t <= T; t++) pthread_create(&th[t], NULL, t < T ? work : analyse, &w[t]);
   for (int t = 0; t <= T; t++) {
     pthread_join(th[t], NULL);
@@ -370,7 +376,7 @@ int main(int argc, char **argv) {
   int64_t compiles = 0, hits = 0;
   exec_compile_stats(&compiles, &hits);
   MT_EXPECT_INT(compiles, ==, T);
-  MT_EXPECT_INT(hits, ==, T * (ITERS - 1));
+  MT_EXPECT_INT(hits, ==, T * (iters - 1));
   overlaps();
   return mt_finish("mpi_threads");
 }
