@@ -20,7 +20,7 @@ bash scripts/deps.sh
 jobs=$(nproc)
 export CK_DEFAULT_TIMEOUT=300
 
-step() { echo; echo "=== $*"; }
+step() { echo; echo "=== $* (at ${SECONDS} s)"; }   # the time: which step grew
 
 step "layout rules (scripts/check-layout.sh)"
 bash scripts/check-layout.sh
