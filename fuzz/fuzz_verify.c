@@ -52,7 +52,7 @@ static int stages_lowered(const cdag_plan *p, const kern_model *m, kern_policy p
 static int lowered(const cdag_graph *g, const cdag_plan *p, const kern_model *m, kern_policy policy) {
   cdag_graph *low = NULL;
   int rc = p->steps ? stages_lowered(p, m, policy) : CDAG_OK;
-  if (rc == CDAG_OK) rc = exec_lower_plan(p, g, m, policy, &low);   /* with its plain calcs, as the price lowers it */
+  if (rc == CDAG_OK) rc = exec_lower_plan(p, g, m, policy, &low);   /* with its plain calcs */
   if (rc == CDAG_OK && !p->steps && exec_verify(low, p, 7, 1) == CDAG_ERR_MISMATCH) {
     fprintf(stderr, "fuzz_verify: the lowered plan differs from the plan: %s\n", cdag_error_message());
     abort();
@@ -64,6 +64,11 @@ static int lowered(const cdag_graph *g, const cdag_plan *p, const kern_model *m,
   FILE *f = fopen("/dev/null", "w");
   if (rc == CDAG_OK && f) rc = exec_goal_write(low, f, 0.1);
   if (f) fclose(f);
+  ir_graph_free(low);
+  low = NULL;
+  /* as the price lowers it (runs at any stride: modelled, not simulated, whose hulls may be vast) */
+  if (rc == CDAG_OK) rc = exec_lower_plan_modelled(p, g, m, policy, &low);
+  if (rc == CDAG_OK) rc = exec_loggp(low, &lp, &t, NULL);
   ir_graph_free(low);
   return rc;
 }

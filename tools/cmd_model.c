@@ -78,7 +78,7 @@ static int model_stage_plan(const cdag_plan *q, const loggp_params *lp, const ke
   one.steps = NULL;
   cdag_graph *low = NULL;
   int32_t *pairs = NULL;
-  int rc = exec_lower_plan(&one, NULL, km, policy, &low);
+  int rc = exec_lower_plan_modelled(&one, NULL, km, policy, &low);
   if (rc == CDAG_OK) rc = exec_lower_pairs(low, &pairs);
   if (rc == CDAG_OK) rc = exec_loggp_paired(low, pairs, lp, t, NULL);
   free(pairs);
@@ -137,7 +137,7 @@ static int model_graph_and_plan(cdag_graph **g, const pipeline_tune *t, model_ti
     mt->tp = mt->t, mt->plast = mt->last, mt->calcp = mt->calc, mt->nlow = mt->nops;
     return rc;
   }
-  if (rc == CDAG_OK) rc = exec_lower_plan(*p, *g, &t->model, t->policy, &low);
+  if (rc == CDAG_OK) rc = exec_lower_plan_modelled(*p, *g, &t->model, t->policy, &low);
   cdag_graph_free(g);
   if (rc == CDAG_OK) rc = exec_lower_pairs(low, &pairs);
   if (rc == CDAG_OK) rc = exec_loggp_paired(low, pairs, lp, &mt->tp, &mt->plast);

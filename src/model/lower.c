@@ -38,6 +38,7 @@ typedef struct {
   int rc;                /* first error inside a callback */
   uint64_t base;         /* first staging address */
   int full;              /* staging ran past the end of the address space */
+  int any_stride;        /* runs at any stride (a graph only modelled: exec_lower_plan_modelled) */
 } lw;
 
 /* ---- emitting ---- */
@@ -84,18 +85,20 @@ static int run_flush(lw *w, lw_run *r) {
 }
 
 /* Does block (src, dst) continue run r? Strides of the run's first two blocks, then kept;
-   at most 8 times the length, since a strided copy stands for the hull of each side in the
-   simulator's memory (sim_mem.c): two pieces a gigabyte apart stay two copies. */
-static int run_extends(const lw_run *r, int32_t rank, uint64_t src, uint64_t dst, uint64_t len) {
+   at most 8 times the length unless any_stride, since a strided copy stands for the hull of
+   each side in the simulator's memory (sim_mem.c): two pieces a gigabyte apart stay two
+   copies in a graph that is simulated. */
+static int run_extends(const lw_run *r, int any_stride, int32_t rank, uint64_t src, uint64_t dst, uint64_t len) {
   if (r->n == 0 || r->rank != rank || r->len != len || src <= r->src || dst <= r->dst) return 0;
   if (r->n == 1)
-    return src - r->src >= len && dst - r->dst >= len && src - r->src <= 8 * len && dst - r->dst <= 8 * len;
+    return src - r->src >= len && dst - r->dst >= len &&
+           (any_stride || (src - r->src <= 8 * len && dst - r->dst <= 8 * len));
   return src - r->src == r->n * r->from && dst - r->dst == r->n * r->to;
 }
 
 static int run_copy(lw *w, lw_run *r, int32_t rank, uint64_t src, uint64_t dst, uint64_t len) {
   if (len == 0) return CDAG_OK;
-  if (run_extends(r, rank, src, dst, len)) {
+  if (run_extends(r, w->any_stride, rank, src, dst, len)) {
     if (r->n == 1) {
       r->from = src - r->src;
       r->to = dst - r->dst;
@@ -706,40 +709,38 @@ static int lower_alone(lw *w, const det_msg *m, uint64_t limit) {
 }
 
 /* The pieces of plan message m that travel packed, as the runtime splits them
-   (kern_travels_alone over pack_limit), as one message from m->src to m->dst. */
+   (kern_travels_alone over pack_limit), as one message from m->src to m->dst. Packed and
+   unpacked in the order of their finals, as lower_local does: a column's blocks delivered to
+   two places (a receive buffer and the ghost column it is copied to) are then two runs, not
+   one copy per block. The bytes and their cost are the same in any order. */
 static int lower_group(lw *w, const det_msg *m, uint64_t limit) {
   const df_xfer *x = w->p->xfers + m->first;
   int64_t nalone = 0, n = 0;
+  int64_t *idx = malloc((size_t)(m->n ? m->n : 1) * sizeof *idx);
+  if (!idx) return CDAG_NOMEM("lowering");
   uint64_t bytes = 0;
   for (int32_t i = 0; i < m->n; i++)
-    if (x[i].len && !kern_travels_alone(x[i].len, limit, &nalone)) n++, bytes += x[i].len;
-  if (!n) return CDAG_OK;
-  uint64_t src = 0, dst = stage(w, m->dst, bytes), at = 0;
-  int rc = CDAG_OK;
+    if (x[i].len && !kern_travels_alone(x[i].len, limit, &nalone)) idx[n++] = i, bytes += x[i].len;
+  base_key k[] = {BASE_KEY(x, dst_addr)};
+  int rc = n > 1 ? base_sort_fields(idx, n, k, 1) : CDAG_OK;
+  uint64_t src = n == 1 ? x[idx[0]].src_addr : 0, dst = n ? stage(w, m->dst, bytes) : 0, at = 0;
   lw_run run = {0};
   if (n > 1) {  /* pack the pieces */
     src = stage(w, m->src, bytes);
     at = src;
+    for (int64_t i = 0; i < n && rc == CDAG_OK; i++) {
+      rc = run_copy(w, &run, m->src, x[idx[i]].src_addr, at, x[idx[i]].len);
+      at += x[idx[i]].len;
+    }
+    if (rc == CDAG_OK) rc = run_flush(w, &run);
   }
-  nalone = 0;
-  for (int32_t i = 0; i < m->n && rc == CDAG_OK; i++)
-    if (x[i].len && !kern_travels_alone(x[i].len, limit, &nalone)) {
-      if (n == 1) {
-        src = x[i].src_addr;
-        continue;
-      }
-      rc = run_copy(w, &run, m->src, x[i].src_addr, at, x[i].len);
-      at += x[i].len;
-    }
-  if (rc == CDAG_OK) rc = run_flush(w, &run);
-  if (rc == CDAG_OK) rc = msg(w, m->src, src, m->dst, dst, bytes);
+  if (rc == CDAG_OK && n) rc = msg(w, m->src, src, m->dst, dst, bytes);
   at = dst;
-  nalone = 0;
-  for (int32_t i = 0; i < m->n && rc == CDAG_OK; i++)
-    if (x[i].len && !kern_travels_alone(x[i].len, limit, &nalone)) {
-      rc = late(w, m->dst, at, x[i].dst_addr, x[i].len);
-      at += x[i].len;
-    }
+  for (int64_t i = 0; i < n && rc == CDAG_OK; i++) {
+    rc = late(w, m->dst, at, x[idx[i]].dst_addr, x[idx[i]].len);
+    at += x[idx[i]].len;
+  }
+  free(idx);
   return rc;
 }
 
@@ -1126,8 +1127,8 @@ static int has_plain_calc(const cdag_graph *g) {
   return 0;
 }
 
-int exec_lower_plan(const cdag_plan *pl, const cdag_graph *g, const kern_model *m, kern_policy policy,
-                    cdag_graph **out) {
+static int lower_plan(const cdag_plan *pl, const cdag_graph *g, const kern_model *m, kern_policy policy,
+                      int any_stride, cdag_graph **out) {
   if (!pl || !out) return cdag__error(CDAG_ERR_ARG, "exec_lower_plan: NULL argument");
   *out = NULL;
   uint64_t base = LOWER_STAGING_BASE;
@@ -1135,7 +1136,7 @@ int exec_lower_plan(const cdag_plan *pl, const cdag_graph *g, const kern_model *
   if (rc) return rc;
   int64_t ncolls = 0;
   for (const cdag_plan *q = pl; q; q = q->next) ncolls = q->ncolls > ncolls ? q->ncolls : ncolls;
-  lw w = {.p = pl, .model = m ? *m : kern_model_default(), .policy = policy, .base = base};
+  lw w = {.p = pl, .model = m ? *m : kern_model_default(), .policy = policy, .base = base, .any_stride = any_stride};
   w.next = malloc(sizeof *w.next * (size_t)(pl->nprocs ? pl->nprocs : 1));
   w.late_at = calloc((size_t)ncolls + 1, sizeof *w.late_at);
   if (!w.next || !w.late_at) {
@@ -1171,6 +1172,16 @@ int exec_lower_plan(const cdag_plan *pl, const cdag_graph *g, const kern_model *
   }
   *out = w.g;
   return CDAG_OK;
+}
+
+int exec_lower_plan(const cdag_plan *pl, const cdag_graph *g, const kern_model *m, kern_policy policy,
+                    cdag_graph **out) {
+  return lower_plan(pl, g, m, policy, 0, out);
+}
+
+int exec_lower_plan_modelled(const cdag_plan *pl, const cdag_graph *g, const kern_model *m, kern_policy policy,
+                             cdag_graph **out) {
+  return lower_plan(pl, g, m, policy, 1, out);
 }
 
 /* The k-th send from i to j with tag t is the k-th such call to msg (or its like), and so is

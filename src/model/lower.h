@@ -87,6 +87,14 @@
    would drop the plain calcs and model faster than it runs. NULL: no calcs. */
 int exec_lower_plan(const cdag_plan *pl, const cdag_graph *g, const kern_model *m, kern_policy policy,
                     cdag_graph **out);
+/* The same for a graph that is only modelled, never simulated (the price): a message's pieces
+   that form a run at any stride are one strided copy. exec_lower_plan keeps a run's strides
+   within 8 times its block length, since the simulator holds a strided copy's hull; a matrix
+   column of a wide grid (8 B blocks 8 KiB apart) is then a copy per element. The bytes are the
+   same; the modelled time may differ a little (the copies of a run are one operation, each
+   CPU's copies in another order): the price and `cdag model` use this one throughout. */
+int exec_lower_plan_modelled(const cdag_plan *pl, const cdag_graph *g, const kern_model *m, kern_policy policy,
+                             cdag_graph **out);
 
 /* The receive of every send of low, a graph exec_lower_plan made (calc ops added or not),
    as match_run pairs them, in *partner (low->nops entries, -1 for other ops; the caller

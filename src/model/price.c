@@ -38,7 +38,7 @@ static int lowered_time(const cdag_graph *g, const cdag_plan *q, const kern_mode
                         const loggp_params *lp, double *us) {
   cdag_graph *low = NULL;
   int32_t *pairs = NULL;
-  int rc = exec_lower_plan(q, g, km, policy, &low);
+  int rc = exec_lower_plan_modelled(q, g, km, policy, &low);
   if (rc == CDAG_OK) rc = exec_lower_pairs(low, &pairs);
   if (rc == CDAG_OK) rc = exec_loggp_paired(low, pairs, lp, us, NULL);
   free(pairs);

@@ -390,6 +390,46 @@ START_TEST(regular_pieces_lower_as_runs) {
 }
 END_TEST
 
+/* A column of a wide grid (512 doubles, 8 KiB apart) sent to the other rank and unpacked
+   into its ghost column: the price's lowering (exec_lower_plan_modelled) keeps each side of a
+   message's pieces one strided copy at that stride, where the simulated one makes a copy per
+   element (its runs stay within 8 times their length); both model the same time. */
+START_TEST(wide_strides_lower_as_runs_when_modelled) {
+  static const char text[] = "num_ranks 2\n"
+                             "rank 0 {\n  copy 4096b from 0x100000000 to 0x1000 blocks 512 from_stride 8192\n"
+                             "  send 4096b to 1 addr 0x1000\n}\n"
+                             "rank 1 {\n  recv 4096b from 0 addr 0x2000\n"
+                             "  copy 4096b from 0x2000 to 0x100000008 blocks 512 to_stride 8192\n}\n";
+  cdag_graph *g = NULL, *low = NULL, *wide = NULL;
+  ck_assert_msg(ir_load_mem(text, sizeof text - 1, "column.cdag", NULL, &g) == CDAG_OK, "%s", cdag_error_message());
+  cdag_options o;
+  cdag_options_init(&o);
+  o.price = 0;   /* the plan itself, whatever it costs */
+  cdag_plan *p = NULL;
+  CK_OK(cdag_analyze(g, &o, &p));
+  kern_model m = kern_model_default();
+  CK_OK(kern_choose_plan(p, &m, KERN_POLICY_AUTO));
+  CK_OK(exec_lower_plan(p, NULL, &m, KERN_POLICY_AUTO, &low));
+  CK_OK(exec_lower_plan_modelled(p, NULL, &m, KERN_POLICY_AUTO, &wide));
+  ck_assert_int_ge(low->nops, 512);
+  ck_assert_int_le(wide->nops, 8);
+  int64_t strided = 0;
+  for (int64_t i = 0; i < wide->nops; i++) strided += ir_is_strided(wide, i);
+  ck_assert_int_ge(strided, 1);
+  CK_OK(exec_verify(low, p, 0x5eed, 1));
+  CK_OK(exec_verify(wide, p, 0x5eed, 1));   /* its hulls are 4 MiB here: the same bytes */
+  double t_low, t_wide;
+  loggp_params lp = loggp_defaults();
+  CK_OK(exec_loggp(low, &lp, &t_low, NULL));
+  CK_OK(exec_loggp(wide, &lp, &t_wide, NULL));
+  ck_assert_double_eq_tol(t_wide, t_low, 1e-9 * t_low);
+  cdag_plan_free(&p);
+  ir_graph_free(low);
+  ir_graph_free(wide);
+  cdag_graph_free(&g);
+}
+END_TEST
+
 START_TEST(grammar_checker_rejects) {
   static const char *bad[] = {
       "rank 0 {\n}\n",                                            /* no num_ranks */
@@ -449,6 +489,7 @@ Suite *cdag_lower_suite(void) {
   tcase_add_test(t, loggp_by_hand);
   tcase_add_test(t, calc_kept_in_the_plan);
   tcase_add_test(t, regular_pieces_lower_as_runs);
+  tcase_add_test(t, wide_strides_lower_as_runs_when_modelled);
   tcase_add_test(t, grammar_checker_rejects);
   tcase_add_test(t, tool_goal_of_examples);
   suite_add_tcase(s, t);

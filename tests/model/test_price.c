@@ -31,7 +31,7 @@ static double chosen_time(const cdag_graph *g, const cdag_plan *p, const pipelin
   cdag_graph *low = NULL;
   int32_t *pairs = NULL;
   double us = 0;
-  CK_OK(exec_lower_plan(p, g, &t->model, t->policy, &low));
+  CK_OK(exec_lower_plan_modelled(p, g, &t->model, t->policy, &low));   /* as the price lowers it */
   CK_OK(exec_lower_pairs(low, &pairs));
   CK_OK(exec_loggp_paired(low, pairs, &t->lp, &us, NULL));
   free(pairs);
