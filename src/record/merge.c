@@ -1043,10 +1043,11 @@ typedef struct {
 
 /* A fence to add on a target: between its ops a - 1 and a, after (`after` 1) or before the
    call there, in its origin's order. */
-typedef struct { int rank, after, phase; int64_t a; int origin; uint64_t oseq, seq; int comm; int64_t epoch; } pins;
+typedef struct { int rank, after, phase; int64_t a; int origin; uint64_t oseq, seq; int comm; int64_t epoch; uint64_t ticket; } pins;
 /* An epoch placed in the phase: its target, origin, first and last fence on t (keys 2a +
-   !after) and its ops (markers and accesses) in pctx's pool. */
-typedef struct { int t, o, bad; int64_t open, close, first, n; } pepoch;
+   !after), its ops (markers and accesses) in pctx's pool, and its ticket (the order MPI
+   granted t's lock in, from its `unlock` line; 0: none, a recording of an older recorder). */
+typedef struct { int t, o, bad; int64_t open, close, first, n; uint64_t ticket; } pepoch;
 
 typedef struct {
   merger *m;
@@ -1184,6 +1185,8 @@ static int drop_epoch(pctx *x, mop **ep, int64_t n, const char *why) {
    last fence on this communicator (its fences keep their order). */
 static int close_epoch(pctx *x, int o, int t, mop **ep, const int64_t *idx, int64_t n, int64_t *last) {
   int64_t first = x->nins, was = *last;
+  long long tk = 0;
+  uint64_t ticket = field(ep[n - 1]->text, "ticket", &tk) && tk > 0 ? (uint64_t)tk : 0;
   if (x->none && t != o)
     return drop_epoch(x, ep, n, "its target's fences made the phase's graph a dependency cycle (cdag record)");
   for (int64_t k = 0; k < n && t != o; k++) {
@@ -1202,14 +1205,14 @@ static int close_epoch(pctx *x, int o, int t, mop **ep, const int64_t *idx, int6
     }
     *last = 2 * a + !after;
     if (base_grow((void **)&x->ins, x->nins, &x->inscap, 1, sizeof *x->ins, "merger")) return CDAG_NOMEM("fences");
-    x->ins[x->nins++] = (pins){t, after, x->phase, a, o, ep[k]->seq, 0, ep[k]->comm, x->nep};
+    x->ins[x->nins++] = (pins){t, after, x->phase, a, o, ep[k]->seq, 0, ep[k]->comm, x->nep, ticket};
   }
   if (base_grow((void **)&x->ep, x->nep, &x->epcap, 1, sizeof *x->ep, "merger") ||
       base_grow((void **)&x->pool, x->npool, &x->poolcap, n, sizeof *x->pool, "merger"))
     return CDAG_NOMEM("passive-target epochs");
   x->ep[x->nep++] = (pepoch){t, o, 0, t == o ? 2 * idx[0] : x->ins[first].a * 2 + !x->ins[first].after,   /* o = t: its own ops */
                              t == o ? 2 * idx[n - 1] + 2 : x->ins[x->nins - 1].a * 2 + !x->ins[x->nins - 1].after,
-                             x->npool, n};
+                             x->npool, n, ticket};
   memcpy(x->pool + x->npool, ep, (size_t)n * sizeof *ep);
   x->npool += n;
   x->placed += t != o;
@@ -1271,7 +1274,10 @@ static int origin_epochs(pctx *x, int o) {
  * Epochs of two origins on t whose fences at t overlap may run in either order (exclusive
  * locks serialise them as MPI grants them; shared ones let them overlap): when they touch
  * the same bytes of t and not both only read them or both accumulate with one type and op,
- * the result depends on that order, which the recording does not see; both are dropped,
+ * the result depends on that order. The recorder writes it as each epoch's ticket (pmpi_rma.c):
+ * the later epoch's fences then follow the earlier's at t, where the later one opens no
+ * sooner than between the two target operations the earlier one closes between (the fences
+ * there are ordered by ticket: cmp_pins). Otherwise (or without tickets) both are dropped,
  * counted with the reason. */
 
 typedef struct { uint64_t lo, hi; int64_t epoch; int get; const char *acc; size_t acclen; } pacc;
@@ -1311,8 +1317,68 @@ static int conflict(const pacc *a, const pacc *b) {
   return 1;
 }
 
-/* Marks the epochs of the phase that conflict with another origin's on their target. */
-static int epoch_conflicts(pctx *x) {
+/* Can two epochs' fences on their target follow their tickets? The later one opens in the
+   gap the earlier one closes in, or after it (gap: the key's a). */
+static int in_order(const pepoch *p, const pepoch *q) {
+  if (!p->ticket || !q->ticket) return 0;
+  const pepoch *e = p->ticket < q->ticket ? p : q, *l = e == p ? q : p;
+  return l->open / 2 >= e->close / 2;
+}
+
+/* Is op i of target t a step of its own only (no synchronisation with another rank: a local
+   operation, an access of a passive epoch, a marker of its own epochs on itself, made a
+   fence or not yet)? */
+static int local_step(const pctx *x, int t, int64_t i) {
+  const mop *o = x->s[t].ops[i];
+  if (o->kind == K_OTHER && o->comm == REC_PASSIVE_BASE + t * x->m->nprocs + t) return 1;
+  return !passive_marker(o) && sync_kind(o, t) == 0;
+}
+
+/* Do only steps of target t's own lie between its gaps a and b (its ops a .. b - 1)? */
+static int only_local(const pctx *x, int t, int64_t a, int64_t b) {
+  for (int64_t i = a; i < b; i++)
+    if (!local_step(x, t, i)) return 0;
+  return 1;
+}
+
+/* Epoch il's fences in gaps before `gap` moved into it (it must close there or later, and be
+   another rank's: a target's own epoch is its own ops). */
+static int later_moves(pctx *x, int64_t from, int64_t il, int64_t gap) {
+  pepoch *l = &x->ep[il];
+  if (l->t == l->o || l->close / 2 < gap || !only_local(x, l->t, l->open / 2, gap)) return 0;
+  for (int64_t k = from; k < x->nins; k++)
+    if (x->ins[k].epoch == il && x->ins[k].a < gap) x->ins[k].a = gap;
+  l->open = 2 * gap;
+  return 1;
+}
+
+/* Epoch ie's fences in gaps after `gap` moved into it (it must open there or sooner). */
+static int earlier_moves(pctx *x, int64_t from, int64_t ie, int64_t gap) {
+  pepoch *e = &x->ep[ie];
+  if (e->t == e->o || e->open / 2 > gap || !only_local(x, e->t, gap, e->close / 2)) return 0;
+  for (int64_t k = from; k < x->nins; k++)
+    if (x->ins[k].epoch == ie && x->ins[k].a > gap) x->ins[k].a = gap;
+  e->close = 2 * gap + 1;
+  return 1;
+}
+
+/* Epochs p and q (indices ip, iq) of two origins on one target, conflicting: ordered by their
+   tickets: the later one's fences that are in gaps before the earlier one's last moved into
+   that gap, or else the earlier one's that are in gaps after the later one's first moved into
+   that one, when only steps of the target's own lie between (an origin then waits at its
+   fence while the target does them, as it waited for the lock; the target waits for nothing
+   the origin does after it). The fences of this phase are ins[from..). */
+static int ordered(pctx *x, int64_t from, int64_t ip, int64_t iq) {
+  pepoch *p = &x->ep[ip], *q = &x->ep[iq];
+  if (!p->ticket || !q->ticket) return 0;
+  if (in_order(p, q)) return 1;
+  int64_t il = p->ticket < q->ticket ? iq : ip, ie = il == ip ? iq : ip;
+  return later_moves(x, from, il, x->ep[ie].close / 2) || earlier_moves(x, from, ie, x->ep[il].open / 2);
+}
+
+/* Marks the epochs of the phase that conflict with another origin's on their target, unless
+   their tickets order them (ordered). */
+static int epoch_conflicts(pctx *x, int64_t from) {
   int64_t n = 0;
   for (int64_t e = 0; e < x->nep; e++) n += x->ep[e].n;
   pacc *a = malloc((size_t)(n ? n : 1) * sizeof *a);
@@ -1341,7 +1407,9 @@ static int epoch_conflicts(pctx *x) {
     for (int64_t i = 0; i < m; i++)   /* each against the later ones it overlaps */
       for (int64_t j = i + 1; j < m && a[j].lo < a[i].hi; j++) {
         pepoch *p = &x->ep[a[i].epoch], *q = &x->ep[a[j].epoch];
-        if (p->o != q->o && p->open < q->close && q->open < p->close && conflict(&a[i], &a[j])) p->bad = q->bad = 1;
+        if (p->o != q->o && p->open < q->close && q->open < p->close && conflict(&a[i], &a[j]) &&
+            !ordered(x, from, a[i].epoch, a[j].epoch))
+          p->bad = q->bad = 1;
       }
   }
   free(a), free(order);
@@ -1350,7 +1418,7 @@ static int epoch_conflicts(pctx *x) {
 
 /* The conflicting epochs dropped, their fences at the targets (ins[from..)) with them. */
 static int drop_conflicts(pctx *x, int64_t from) {
-  int rc = epoch_conflicts(x);
+  int rc = epoch_conflicts(x, from);
   for (int64_t e = 0; !rc && e < x->nep; e++)
     if (x->ep[e].bad)
       rc = drop_epoch(x, x->pool + x->ep[e].first, x->ep[e].n,
@@ -1363,11 +1431,14 @@ static int drop_conflicts(pctx *x, int64_t from) {
   return rc;
 }
 
+/* A target's fences by gap; in a gap, those without a ticket first (after the call before
+   the gap, then before the call after it), then by ticket: no operation of the target lies
+   between them, and an origin's tickets on one target grow with its program order. */
 static int cmp_pins(const void *a, const void *b) {
   const pins *x = a, *y = b;
-  int64_t kx[5] = {x->rank, x->a, !x->after, x->origin, (int64_t)x->oseq},
-          ky[5] = {y->rank, y->a, !y->after, y->origin, (int64_t)y->oseq};
-  for (int i = 0; i < 5; i++)
+  int64_t kx[6] = {x->rank, x->a, (int64_t)x->ticket, x->ticket ? 0 : !x->after, x->origin, (int64_t)x->oseq},
+          ky[6] = {y->rank, y->a, (int64_t)y->ticket, y->ticket ? 0 : !y->after, y->origin, (int64_t)y->oseq};
+  for (int i = 0; i < 6; i++)
     if (kx[i] != ky[i]) return (kx[i] > ky[i]) - (kx[i] < ky[i]);
   return 0;
 }

@@ -59,7 +59,7 @@
 #define X_KIND_NAME(ID, NAME, MPI, ...) "MPI_" #MPI,
 const char *const call_names[NCALLS] = {REC_P2P_CALLS(X_NAME) CDAG_COLL_KINDS(X_KIND_NAME) REC_NBCOLL_CALLS(X_NAME)
                                         REC_OTHER_CALLS(X_NAME) REC_RMA_CALLS(X_NAME)};
-const char *const oom_names[NOOM] = {"calls", "communicators", "datatypes", "requests"};
+const char *const oom_names[NOOM] = {"calls", "communicators", "datatypes", "requests", "tickets"};
 recorder *R;
 
 
@@ -1044,9 +1044,17 @@ void call_exit(const int *entered) {
 
 /* ---- initialisation ---- */
 
+/* The passive-target tickets' window, made inside MPI_Init: its time is MPI's, not the
+   program's computation. */
+static void tickets_open(void) {
+  rma_tickets_open();
+  if (R) R->t_exit = now_ns();
+}
+
 int MPI_Init(int *argc, char ***argv) {
   int rc = PMPI_Init(argc, argv);
   if (rc == MPI_SUCCESS) rec_start();
+  if (rc == MPI_SUCCESS) tickets_open();
   return rc;
 }
 
@@ -1064,12 +1072,14 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
     rec_finish();   /* the part says so; every wrapper passes straight through from now on */
     rec_free();
   }
+  if (rc == MPI_SUCCESS) tickets_open();
   return rc;
 }
 
 int MPI_Finalize(void) {
   if (R) time_to_now();
   rec_finish();
+  rma_tickets_close();
   return PMPI_Finalize();
 }
 

@@ -66,7 +66,7 @@ enum { REC_P2P_CALLS(X_ENUM) CDAG_COLL_KINDS(X_KIND_ENUM) REC_NBCOLL_CALLS(X_ENU
 extern const char *const call_names[NCALLS];
 
 /* What running out of memory lost (index.json's "out_of_memory"). */
-enum { OOM_CALLS, OOM_COMMS, OOM_TYPES, OOM_REQUESTS, NOOM };
+enum { OOM_CALLS, OOM_COMMS, OOM_TYPES, OOM_REQUESTS, OOM_TICKETS, NOOM };
 extern const char *const oom_names[NOOM];
 
 /* A decoded datatype, counted: the cache of its handle holds one reference until
@@ -111,6 +111,8 @@ typedef struct {
   Pvoid_t probed;            /* JudyL: an Imrecv's position -> its probe's (pmpi_p2p.c) */
   Pvoid_t wins;                       /* JudyL: window -> its members (pmpi_rma.c) */
   Pvoid_t pairs;                      /* Judy1: the pair communicators declared (pmpi_rma.c) */
+  MPI_Win tickets;                    /* a ticket counter per process (MPI_WIN_NULL: none; pmpi_rma.c) */
+  uint64_t *counter;                  /* this process's */
   ranges trs;                         /* a one-sided access's target ranges */
   pend *p; int64_t np, pcap, *pfree, nfree, freecap;
   int next_comm_id;
@@ -204,6 +206,10 @@ void rec_start(void);
 void rec_finish(void);
 void rec_free(void);
 void rma_free(void);
+/* The passive-target tickets' window over MPI_COMM_WORLD: made after MPI_Init (collective),
+   freed before MPI_Finalize. */
+void rma_tickets_open(void);
+void rma_tickets_close(void);
 void time_to_now(void);
 int call_enter(int c);
 void call_exit(const int *entered);

@@ -34,7 +34,9 @@
  *    MPI_Win_lock; lock_all at its position, with o's first access to t), `flush` (a flush:
  *    the accesses complete, the epoch goes on) and `unlock` lines of it, and the merger
  *    makes them fences and gives t its fences where a collective orders the epoch in MPI,
- *    or drops the epoch with the reason (merge.c). A flush or unlock completes the gets and
+ *    or drops the epoch with the reason (merge.c). Its `unlock` carries a ticket: the order
+ *    in which MPI granted t's lock, which decides between two origins' epochs on the same
+ *    bytes (passive_ticket). A flush or unlock completes the gets and
  *    swaps to its target; flush_local too, without a fence; Win_sync is nothing. The
  *    request-based accesses (Rput, Rget, Raccumulate, Rget_accumulate, MPI allows them only
  *    there) are recorded as the access, their request kept (P_RMA) so that the completion
@@ -275,6 +277,65 @@ enum { PT_NONE, PT_OPEN, PT_LAZY, PT_LOST };   /* no epoch; open, its `lock` wri
 static void passive_mark(const rwin *w, int t, const char *what, uint64_t seq) {
   int id = pair_comm_at(REC_PASSIVE_BASE, R->rank, w->world[t]);
   out("%d %llu %s comm %d\n", R->phase, (unsigned long long)seq, what, id);
+}
+
+/* Each process's ticket counter: an origin takes the next ticket of its target while it
+   holds the target's lock (passive_ticket), so the tickets give the order in which MPI
+   granted it, which the merger keeps for epochs of two origins on the same bytes. One window
+   over every process, for all windows (one per window ran MPICH out of communicator contexts
+   in rma/window_creation's 1,000 windows). The counter is 16-byte aligned: MPICH over UCX
+   took a base 8 bytes off 16 as the 16 below it. */
+void rma_tickets_open(void) {
+  uint64_t *c = R ? aligned_alloc(16, 16) : NULL;
+  if (c) *c = 0;
+  else if (R) nomem(OOM_TICKETS);
+  int made = c != NULL, all = 0;   /* collective: every process (recorded or not), or none */
+  PMPI_Allreduce(&made, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  MPI_Win win = MPI_WIN_NULL;
+  if (all && PMPI_Win_create(c, sizeof *c, sizeof *c, MPI_INFO_NULL, MPI_COMM_WORLD, &win) == MPI_SUCCESS)
+    PMPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+  else
+    win = MPI_WIN_NULL;
+  if (R)
+    R->tickets = win, R->counter = c;
+  else
+    free(c);
+}
+
+void rma_tickets_close(void) {
+  if (!R) return;
+  if (R->tickets != MPI_WIN_NULL) {
+    PMPI_Win_unlock_all(R->tickets);
+    PMPI_Win_free(&R->tickets);
+  }
+  free(R->counter);
+  R->counter = NULL;
+}
+
+/* The ticket of this rank's epoch on member t of win, about to close (0: none). The flush
+   completes its accesses at t, so MPI holds t's lock for it now (MPICH may take a lock only
+   at the first access or at the unlock); the counter's increment then falls between those
+   of the epochs granted before and after it. An epoch without accesses takes a ticket too
+   (its order is then any: it conflicts with nothing), as does an epoch of lock_all. */
+static uint64_t passive_ticket(rwin *w, MPI_Win win, int t) {
+  uint64_t one = 1, was = 0;
+  if (R->tickets == MPI_WIN_NULL) return 0;
+  if (PMPI_Win_flush(t, win) != MPI_SUCCESS ||
+      PMPI_Fetch_and_op(&one, &was, MPI_UINT64_T, w->world[t], 0, MPI_SUM, R->tickets) != MPI_SUCCESS ||
+      PMPI_Win_flush(w->world[t], R->tickets) != MPI_SUCCESS)
+    return 0;
+  return was + 1;
+}
+
+/* The `unlock` marker of the epoch on member t, with its ticket. */
+static void passive_unlock_mark(rwin *w, MPI_Win win, int t, uint64_t seq) {
+  uint64_t ticket = passive_ticket(w, win, t);
+  if (!ticket) {
+    passive_mark(w, t, "unlock", seq);
+    return;
+  }
+  int id = pair_comm_at(REC_PASSIVE_BASE, R->rank, w->world[t]);
+  out("%d %llu unlock comm %d ticket %llu\n", R->phase, (unsigned long long)seq, id, (unsigned long long)ticket);
 }
 
 /* The communicator of an access to member t in its passive epoch: the epoch of lock_all
@@ -793,12 +854,14 @@ static int passive_ok(MPI_Win win, int call) {
 /* The epoch on member t closes (unlock) or is completed and goes on (flush) at the call
    made now: the marker, then the call, then its gets and swaps are the program's. The
    marker's position (0: none written). */
-static uint64_t passive_close(rwin *w, int t, const char *what, int call) {
+static uint64_t passive_close(rwin *w, MPI_Win win, int t, const char *what, int call) {
   uint64_t seq = 0;
   if (w->pt[t] == PT_LOST) {
     if (recording()) unsupported_because(call, "the end of a passive-target epoch that was not recorded");
   } else if (w->pt[t] == PT_OPEN && recording()) {
-    passive_mark(w, t, what, seq = next_seq());
+    seq = next_seq();
+    if (!strcmp(what, "unlock")) passive_unlock_mark(w, win, t, seq);
+    else passive_mark(w, t, what, seq);
   }
   return seq;
 }
@@ -822,7 +885,7 @@ int MPI_Win_unlock(int rank, MPI_Win win) {
   COUNT(C_Win_unlock);
   rwin *w = passive_win(win);
   int ok = w && rank >= 0 && rank < w->n;
-  uint64_t seq = ok ? passive_close(w, rank, "unlock", C_Win_unlock) : 0;
+  uint64_t seq = ok ? passive_close(w, win, rank, "unlock", C_Win_unlock) : 0;
   int rc = PMPI_Win_unlock(rank, win);
   if (ok) {
     passive_done(w, rank, seq);
@@ -845,15 +908,18 @@ int MPI_Win_lock_all(int assert_, MPI_Win win) {
 
 /* Every member's epoch closes or goes on (unlock_all, flush_all): markers at positions of
    their own, the completions at the next; *seq: that one (0: none). */
-static void passive_close_all(rwin *w, const char *what, int call, uint64_t *seq) {
-  int lost = 0, open = 0;
+static void passive_close_all(rwin *w, MPI_Win win, const char *what, int call, uint64_t *seq) {
+  int lost = 0, open = 0, unlock = !strcmp(what, "unlock");
   for (int t = 0; t < w->n; t++) lost |= w->pt[t] == PT_LOST, open |= w->pt[t] == PT_OPEN;
   *seq = 0;
   if (lost && recording()) unsupported_because(call, "the end of a passive-target epoch that was not recorded");
   if (!open || !recording()) return;
   uint64_t at = next_seq();
-  for (int t = 0, j = 0; t < w->n; t++)
-    if (w->pt[t] == PT_OPEN) passive_mark(w, t, what, at + (uint64_t)j++);
+  for (int t = 0, j = 0; t < w->n; t++) {
+    if (w->pt[t] != PT_OPEN) continue;
+    if (unlock) passive_unlock_mark(w, win, t, at + (uint64_t)j++);
+    else passive_mark(w, t, what, at + (uint64_t)j++);
+  }
   *seq = next_seq();
 }
 
@@ -861,7 +927,7 @@ int MPI_Win_unlock_all(MPI_Win win) {
   COUNT(C_Win_unlock_all);
   rwin *w = passive_win(win);
   uint64_t seq = 0;
-  if (w) passive_close_all(w, "unlock", C_Win_unlock_all, &seq);
+  if (w) passive_close_all(w, win, "unlock", C_Win_unlock_all, &seq);
   int rc = PMPI_Win_unlock_all(win);
   if (w) {
     passive_done(w, -1, seq);
@@ -874,7 +940,7 @@ int MPI_Win_flush(int rank, MPI_Win win) {
   COUNT(C_Win_flush);
   rwin *w = passive_win(win);
   int ok = w && rank >= 0 && rank < w->n;
-  uint64_t seq = ok ? passive_close(w, rank, "flush", C_Win_flush) : 0;
+  uint64_t seq = ok ? passive_close(w, win, rank, "flush", C_Win_flush) : 0;
   int rc = PMPI_Win_flush(rank, win);
   if (ok) passive_done(w, rank, seq);
   return rc;
@@ -884,7 +950,7 @@ int MPI_Win_flush_all(MPI_Win win) {
   COUNT(C_Win_flush_all);
   rwin *w = passive_win(win);
   uint64_t seq = 0;
-  if (w) passive_close_all(w, "flush", C_Win_flush_all, &seq);
+  if (w) passive_close_all(w, win, "flush", C_Win_flush_all, &seq);
   int rc = PMPI_Win_flush_all(win);
   if (w) passive_done(w, -1, seq);
   return rc;

@@ -51,7 +51,10 @@
  *                                                access to t), completed and going on
  *                                                (MPI_Win_flush), closed (MPI_Win_unlock); the
  *                                                merger writes each as `fence comm C` and adds
- *                                                t's fence where a collective orders it
+ *                                                t's fence where a collective orders it;
+ *                                                `unlock comm C ticket N`: the epoch was the
+ *                                                N-th to end on t while holding its lock (the
+ *                                                order MPI granted t's lock in)
  *   K SEQ winfree comm C                         MPI_Win_free of a window over communicator C
  *                                                (0: every process), a barrier of its members
  *                                                where the merger may place those fences; not
