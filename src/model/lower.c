@@ -708,66 +708,74 @@ static int lower_alone(lw *w, const det_msg *m, uint64_t limit) {
   return rc;
 }
 
-/* The pieces of plan message m that travel packed, as the runtime splits them
-   (kern_travels_alone over pack_limit), as one message from m->src to m->dst. Packed and
-   unpacked in the order of their finals, as lower_local does: a column's blocks delivered to
-   two places (a receive buffer and the ghost column it is copied to) are then two runs, not
-   one copy per block. The bytes and their cost are the same in any order. */
-static int lower_group(lw *w, const det_msg *m, uint64_t limit) {
+/* The pieces of message m a staging buffer carries (nonempty; with `alone`, those that do not
+   travel alone under kern_travels_alone over limit), as indices into its transfers in the order
+   of their finals (the SST's, as dataflow made them): a datatype's blocks then form runs on
+   both sides, and a column delivered to two places (a receive buffer and the ghost column it is
+   copied to) is two runs, where the order of their origins interleaves them. The pieces and
+   bytes are the same in any order. *n and *bytes: how many, and their bytes. */
+static int staged_pieces(const lw *w, const det_msg *m, int alone, uint64_t limit, int64_t **idx, int64_t *n,
+                         uint64_t *bytes) {
   const df_xfer *x = w->p->xfers + m->first;
-  int64_t nalone = 0, n = 0;
-  int64_t *idx = malloc((size_t)(m->n ? m->n : 1) * sizeof *idx);
-  if (!idx) return CDAG_NOMEM("lowering");
-  uint64_t bytes = 0;
+  int64_t nalone = 0;
+  *n = 0, *bytes = 0;
+  if (!(*idx = malloc((size_t)(m->n ? m->n : 1) * sizeof **idx))) return CDAG_NOMEM("lowering");
   for (int32_t i = 0; i < m->n; i++)
-    if (x[i].len && !kern_travels_alone(x[i].len, limit, &nalone)) idx[n++] = i, bytes += x[i].len;
+    if (x[i].len && !(alone && kern_travels_alone(x[i].len, limit, &nalone))) (*idx)[(*n)++] = i, *bytes += x[i].len;
   base_key k[] = {BASE_KEY(x, dst_addr)};
-  int rc = n > 1 ? base_sort_fields(idx, n, k, 1) : CDAG_OK;
-  uint64_t src = n == 1 ? x[idx[0]].src_addr : 0, dst = n ? stage(w, m->dst, bytes) : 0, at = 0;
+  return *n > 1 ? base_sort_fields(*idx, *n, k, 1) : CDAG_OK;
+}
+
+/* The pieces idx[0..n) of m copied from their origins to contiguous `at` on m->src. */
+static int pack_pieces(lw *w, const det_msg *m, const int64_t *idx, int64_t n, uint64_t at) {
+  const df_xfer *x = w->p->xfers + m->first;
   lw_run run = {0};
-  if (n > 1) {  /* pack the pieces */
-    src = stage(w, m->src, bytes);
-    at = src;
-    for (int64_t i = 0; i < n && rc == CDAG_OK; i++) {
-      rc = run_copy(w, &run, m->src, x[idx[i]].src_addr, at, x[idx[i]].len);
-      at += x[idx[i]].len;
-    }
-    if (rc == CDAG_OK) rc = run_flush(w, &run);
+  int rc = CDAG_OK;
+  for (int64_t i = 0; i < n && rc == CDAG_OK; i++) {
+    rc = run_copy(w, &run, m->src, x[idx[i]].src_addr, at, x[idx[i]].len);
+    at += x[idx[i]].len;
   }
-  if (rc == CDAG_OK && n) rc = msg(w, m->src, src, m->dst, dst, bytes);
-  at = dst;
+  return rc == CDAG_OK ? run_flush(w, &run) : rc;
+}
+
+/* The pieces idx[0..n) of m copied late from contiguous `at` on m->dst to their finals. */
+static int unpack_late(lw *w, const det_msg *m, const int64_t *idx, int64_t n, uint64_t at) {
+  const df_xfer *x = w->p->xfers + m->first;
+  int rc = CDAG_OK;
   for (int64_t i = 0; i < n && rc == CDAG_OK; i++) {
     rc = late(w, m->dst, at, x[idx[i]].dst_addr, x[idx[i]].len);
     at += x[idx[i]].len;
+  }
+  return rc;
+}
+
+/* The pieces of plan message m that travel packed, as the runtime splits them
+   (kern_travels_alone over pack_limit), as one message from m->src to m->dst: one piece from
+   where it is, several packed into staging first. */
+static int lower_group(lw *w, const det_msg *m, uint64_t limit) {
+  int64_t *idx = NULL, n = 0;
+  uint64_t bytes = 0;
+  int rc = staged_pieces(w, m, 1, limit, &idx, &n, &bytes);
+  if (rc == CDAG_OK && n) {
+    uint64_t src = n == 1 ? w->p->xfers[m->first + idx[0]].src_addr : stage(w, m->src, bytes);
+    uint64_t dst = stage(w, m->dst, bytes);
+    if (n > 1) rc = pack_pieces(w, m, idx, n, src);
+    if (rc == CDAG_OK) rc = msg(w, m->src, src, m->dst, dst, bytes);
+    if (rc == CDAG_OK) rc = unpack_late(w, m, idx, n, dst);
   }
   free(idx);
   return rc;
 }
 
-/* A local message (m->src == m->dst) packs straight into its staging and is copied out late.
-   Its pieces come in the order of their origins; taken in the order of their finals (the
-   SST's, as dataflow made them), a datatype's blocks form runs on both sides, where origins
-   reused for several finals break every run: the pieces and bytes are the same either way. */
+/* A local message (m->src == m->dst) packs straight into its staging and is copied out late. */
 static int lower_local(lw *w, const det_msg *m) {
-  const df_xfer *x = w->p->xfers + m->first;
-  int64_t *idx = malloc((size_t)(m->n ? m->n : 1) * sizeof *idx), n = 0;
-  if (!idx) return CDAG_NOMEM("lowering");
+  int64_t *idx = NULL, n = 0;
   uint64_t bytes = 0;
-  for (int32_t i = 0; i < m->n; i++)
-    if (x[i].len) idx[n++] = i, bytes += x[i].len;
-  base_key k[] = {BASE_KEY(x, dst_addr)};
-  int rc = n ? base_sort_fields(idx, n, k, 1) : CDAG_OK;
-  uint64_t dst = n ? stage(w, m->dst, bytes) : 0, at = dst;
-  lw_run run = {0};
-  for (int64_t i = 0; i < n && rc == CDAG_OK; i++) {
-    rc = run_copy(w, &run, m->src, x[idx[i]].src_addr, at, x[idx[i]].len);
-    at += x[idx[i]].len;
-  }
-  if (rc == CDAG_OK) rc = run_flush(w, &run);
-  at = dst;
-  for (int64_t i = 0; i < n && rc == CDAG_OK; i++) {
-    rc = late(w, m->dst, at, x[idx[i]].dst_addr, x[idx[i]].len);
-    at += x[idx[i]].len;
+  int rc = staged_pieces(w, m, 0, 0, &idx, &n, &bytes);
+  if (rc == CDAG_OK && n) {
+    uint64_t dst = stage(w, m->dst, bytes);
+    rc = pack_pieces(w, m, idx, n, dst);
+    if (rc == CDAG_OK) rc = unpack_late(w, m, idx, n, dst);
   }
   free(idx);
   return rc;

@@ -1317,14 +1317,6 @@ static int conflict(const pacc *a, const pacc *b) {
   return 1;
 }
 
-/* Can two epochs' fences on their target follow their tickets? The later one opens in the
-   gap the earlier one closes in, or after it (gap: the key's a). */
-static int in_order(const pepoch *p, const pepoch *q) {
-  if (!p->ticket || !q->ticket) return 0;
-  const pepoch *e = p->ticket < q->ticket ? p : q, *l = e == p ? q : p;
-  return l->open / 2 >= e->close / 2;
-}
-
 /* Is op i of target t a step of its own only (no synchronisation with another rank: a local
    operation, an access of a passive epoch, a marker of its own epochs on itself, made a
    fence or not yet)? */
@@ -1341,13 +1333,18 @@ static int only_local(const pctx *x, int t, int64_t a, int64_t b) {
   return 1;
 }
 
+/* Epoch k's fences on the far side of `gap` (before it: later 1; after it: 0) moved into it. */
+static void move_fences(pctx *x, int64_t from, int64_t k, int64_t gap, int later) {
+  for (int64_t i = from; i < x->nins; i++)
+    if (x->ins[i].epoch == k && (later ? x->ins[i].a < gap : x->ins[i].a > gap)) x->ins[i].a = gap;
+}
+
 /* Epoch il's fences in gaps before `gap` moved into it (it must close there or later, and be
    another rank's: a target's own epoch is its own ops). */
 static int later_moves(pctx *x, int64_t from, int64_t il, int64_t gap) {
   pepoch *l = &x->ep[il];
   if (l->t == l->o || l->close / 2 < gap || !only_local(x, l->t, l->open / 2, gap)) return 0;
-  for (int64_t k = from; k < x->nins; k++)
-    if (x->ins[k].epoch == il && x->ins[k].a < gap) x->ins[k].a = gap;
+  move_fences(x, from, il, gap, 1);
   l->open = 2 * gap;
   return 1;
 }
@@ -1356,8 +1353,7 @@ static int later_moves(pctx *x, int64_t from, int64_t il, int64_t gap) {
 static int earlier_moves(pctx *x, int64_t from, int64_t ie, int64_t gap) {
   pepoch *e = &x->ep[ie];
   if (e->t == e->o || e->open / 2 > gap || !only_local(x, e->t, gap, e->close / 2)) return 0;
-  for (int64_t k = from; k < x->nins; k++)
-    if (x->ins[k].epoch == ie && x->ins[k].a > gap) x->ins[k].a = gap;
+  move_fences(x, from, ie, gap, 0);
   e->close = 2 * gap + 1;
   return 1;
 }
@@ -1367,13 +1363,14 @@ static int earlier_moves(pctx *x, int64_t from, int64_t ie, int64_t gap) {
    that gap, or else the earlier one's that are in gaps after the later one's first moved into
    that one, when only steps of the target's own lie between (an origin then waits at its
    fence while the target does them, as it waited for the lock; the target waits for nothing
-   the origin does after it). The fences of this phase are ins[from..). */
+   the origin does after it). Already in order: the later one opens in the gap the earlier
+   one closes in (cmp_pins orders them there) or after it. The fences of this phase are
+   ins[from..). */
 static int ordered(pctx *x, int64_t from, int64_t ip, int64_t iq) {
-  pepoch *p = &x->ep[ip], *q = &x->ep[iq];
-  if (!p->ticket || !q->ticket) return 0;
-  if (in_order(p, q)) return 1;
-  int64_t il = p->ticket < q->ticket ? iq : ip, ie = il == ip ? iq : ip;
-  return later_moves(x, from, il, x->ep[ie].close / 2) || earlier_moves(x, from, ie, x->ep[il].open / 2);
+  if (!x->ep[ip].ticket || !x->ep[iq].ticket) return 0;
+  int64_t il = x->ep[ip].ticket < x->ep[iq].ticket ? iq : ip, ie = il == ip ? iq : ip;
+  int64_t open = x->ep[il].open / 2, close = x->ep[ie].close / 2;   /* gaps: the keys' a */
+  return open >= close || later_moves(x, from, il, close) || earlier_moves(x, from, ie, open);
 }
 
 /* Marks the epochs of the phase that conflict with another origin's on their target, unless

@@ -121,6 +121,15 @@ static void assert_same_graph(const cdag_graph *a, const cdag_graph *b) {
 }
 
 /* The op of rank r at program position k. */
+/* `saved` (g as written) loads as g again; both freed. */
+static void reloads_same(cdag_graph *g, char *saved) {
+  cdag_graph *again = load_str(saved, 0);
+  assert_same_graph(g, again);
+  ir_graph_free(again);
+  free(saved);
+  ir_graph_free(g);
+}
+
 static int32_t op_at(const cdag_graph *g, int r, int k) {
   ck_assert_int_lt(k, g->rank_start[r + 1] - g->rank_start[r]);
   return g->rank_ops[g->rank_start[r] + k];
@@ -317,11 +326,7 @@ START_TEST(test_blocks_expanded) {
   ck_assert_ptr_nonnull(strstr(saved, "copy 24b from 0x9100 to 0xa000 blocks 3 from_steps -32 -200\n"));
   ck_assert_ptr_nonnull(strstr(saved, "compute 0 reads all writes 48b at 0x2000 blocks 3 steps 40 -100\n"));
   ck_assert_ptr_nonnull(strstr(saved, "c1: compute 7 reads all writes 48b at 0x1000 blocks 3 stride 32\n"));
-  cdag_graph *again = load_str(saved, 0);
-  assert_same_graph(g, again);
-  ir_graph_free(again);
-  free(saved);
-  ir_graph_free(g);
+  reloads_same(g, saved);
   /* the writer's forms of them load as the same ops */
   uint64_t at[3] = {0x2000, 0x2028, 0x2028 - 100}, from[3] = {0x7000, 0x7064, 0x7064 - 50};
   ir_line c = {.kind = IR_CALC, .bytes = 0, .rlen = IR_READS_ALL, .wlen = 48, .addr = 0x2000, .blocks = 3, .to_at = at,
@@ -421,11 +426,7 @@ START_TEST(test_blocks_at_the_top) {
   ck_assert(ir_is_listed(g, 3) && g->addr[3] == 0x7fffffffffffffd8);
   char *saved = save_str(g);
   ck_assert_ptr_nonnull(strstr(saved, "from_steps 100000000000000000+1000000000000000000*3\n"));
-  cdag_graph *again = load_str(saved, 0);
-  assert_same_graph(g, again);
-  ir_graph_free(again);
-  free(saved);
-  ir_graph_free(g);
+  reloads_same(g, saved);
 }
 END_TEST
 
