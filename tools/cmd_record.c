@@ -173,10 +173,10 @@ static void index_add_check(const char *dir, int nbad, const char *first) {
 }
 
 /* Every phase file must load and match: a recording cdag cannot read is a recorder bug.
-   quiet: only whether one does not (nothing said or written). */
-static int check_phases(const char *dir, int nphases, int quiet) {
+   quiet: only whether one does not, and why (*first, the first failure), nothing said or
+   written. */
+static int check_phases(const char *dir, int nphases, int quiet, char (*first)[PATH_MAX + 1024]) {
   int bad = 0;
-  char first[PATH_MAX + 1024] = "";
   for (int p = 0; p < nphases; p++) {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/phase-%04d.cdag", dir, p);
@@ -184,16 +184,12 @@ static int check_phases(const char *dir, int nphases, int quiet) {
     int rc = cmd_load_rc(path, IR_GOAL_FOLLOW, &g);
     match_result m = {0};
     if (!rc) rc = match_run(g, &m);
-    if (rc && quiet) {
-      bad++;
-    } else if (rc) {
-      fprintf(stderr, "cdag record: %s does not load: %s: %s\n", path, cdag_strerror(rc), cdag_error_message());
-      if (!bad++) snprintf(first, sizeof first, "%s: %s: %s", path, cdag_strerror(rc), cdag_error_message());
-    }
+    if (rc && !quiet) fprintf(stderr, "cdag record: %s does not load: %s: %s\n", path, cdag_strerror(rc), cdag_error_message());
+    if (rc && !bad++) snprintf(*first, sizeof *first, "%s: %s: %s", path, cdag_strerror(rc), cdag_error_message());
     match_free(&m);
     ir_graph_free(g);
   }
-  if (!quiet) index_add_check(dir, bad, bad ? first : NULL);
+  if (!quiet) index_add_check(dir, bad, bad ? *first : NULL);
   return bad != 0;
 }
 
@@ -205,14 +201,15 @@ static void join_command(char **argv, char *buf, size_t size) {
 
 static int merge_and_say(const char *dir, const char *command, int flags) {
   rec_summary sum;
+  char why[PATH_MAX + 1024] = "", other[PATH_MAX + 1024];
   int rc = rec_merge_as(dir, command, stderr, flags, &sum);
-  if (!rc && sum.passive && check_phases(dir, sum.nphases, 1)) {   /* a passive target's fences closed a cycle? */
+  if (!rc && sum.passive && check_phases(dir, sum.nphases, 1, &why)) {   /* did a passive target's fences do it? */
     rc = rec_merge_as(dir, command, NULL, flags | REC_MERGE_NO_PASSIVE, &sum);
-    if (!rc && check_phases(dir, sum.nphases, 1))   /* not theirs: the recording as it was, its failure said */
+    if (!rc && check_phases(dir, sum.nphases, 1, &other))   /* not theirs: the recording as it was, its failure said */
       rc = rec_merge_as(dir, command, NULL, flags, &sum);
     else if (!rc)
-      fprintf(stderr, "cdag record: a phase does not load with the targets' fences of passive-target epochs; merged "
-              "again without them (index.json's unsupported)\n");
+      fprintf(stderr, "cdag record: a phase does not load with the targets' fences of passive-target epochs (%s); "
+              "merged again without them (index.json's unsupported)\n", why);
   }
   if (rc) return cmd_fail("record", rc);
   printf("recorded %d processes: %d phase%s, %llu operations, %llu computation%s (%.3f ms computed), in %s/\n",
@@ -231,7 +228,8 @@ static int merge_and_say(const char *dir, const char *command, int flags) {
     printf("out of memory while recording: %llu things lost (index.json's out_of_memory says which)\n",
            (unsigned long long)sum.out_of_memory);
   printf("calls and what was not recorded: %s/index.json\n", dir);
-  return check_phases(dir, sum.nphases, 0);
+  char first[PATH_MAX + 1024] = "";
+  return check_phases(dir, sum.nphases, 0, &first);
 }
 
 /* --expand DIR [-o OUT]: the flat recording of DIR (every phase of the run a file, repeats

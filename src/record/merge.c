@@ -954,7 +954,15 @@ static int find_phases(merger *m, int *nphases) {
 /* ---- passive-target epochs: the target's fences ----
  * The origin o of an epoch on t wrote `lock`, `flush` and `unlock` lines of communicator
  * C = REC_PASSIVE_BASE + o * P + t (record.h); t made no call. Each becomes `fence comm C`
- * on o, and t gets its fence where MPI orders the epoch there: an opening (`lock`) just
+ * on o, and t gets its fence where t was when o read it (`tpos`): after the calls t had
+ * completed; around a call t was in, before it when it may wait for others (a receive, a
+ * completion, a collective, its own epoch's marker, a fetch: it may wait for what o does after
+ * the marker), after it when it
+ * only sends (o may have received that before the marker). Those places keep the order the
+ * run had, whatever ordered the epoch in MPI (a message through a third rank, or nothing: two
+ * ranks locking each other epoch after epoch between two barriers). A marker without `tpos`
+ * (an older recorder's, or t could not be read) places t's fence where MPI orders the
+ * epoch there by a collective: an opening (`lock`) just
  * after t's instance of the last collective o made before it, a closing (`flush`,
  * `unlock`) just before t's instance of the first collective o makes after it, both on a
  * communicator of o and t where t's call waits for o's (closing) or o's for t's (opening):
@@ -1046,8 +1054,10 @@ typedef struct {
 typedef struct { int rank, after, phase; int64_t a; int origin; uint64_t oseq, seq; int comm; int64_t epoch; uint64_t ticket; } pins;
 /* An epoch placed in the phase: its target, origin, first and last fence on t (keys 2a +
    !after), its ops (markers and accesses) in pctx's pool, and its ticket (the order MPI
-   granted t's lock in, from its `unlock` line; 0: none, a recording of an older recorder). */
-typedef struct { int t, o, bad; int64_t open, close, first, n; uint64_t ticket; } pepoch;
+   granted t's lock in, from its `unlock` line; 0: none, a recording of an older recorder),
+   and whether its opening is where t was when o asked for the lock (`tpos`): before MPI
+   granted it. */
+typedef struct { int t, o, bad; int64_t open, close, first, n; uint64_t ticket; int read_open; } pepoch;
 
 typedef struct {
   merger *m;
@@ -1161,6 +1171,37 @@ static const char *place(const pctx *x, int o, int64_t i, int t, int kind, int64
   return NULL;
 }
 
+/* May op o of rank r wait for another rank: a receive, a completion, a collective, a passive
+   marker (a fence with its target) or a one-sided fetch the rank waits for? */
+static int waits_for_another(const mop *o, int r) {
+  if ((sync_kind(o, r) & S_IN) || passive_marker(o)) return 1;
+  size_t n = strlen(o->text);
+  return o->kind == K_OTHER && is_onesided(o->text) && n > 5 && !strcmp(o->text + n - 5, " wait");
+}
+
+/* Where t was when o read it (W, `tpos`: record.h): t's fence between its ops *a - 1 and *a
+   (tpos_place's rule: the comment above). O(log n). */
+static void tpos_place(const pctx *x, int t, uint64_t w, int64_t *a, int *after) {
+  const pside *st = &x->s[t];
+  uint64_t c = call_of(w >> 2);
+  int state = (int)(w & 3);
+  if (state == REC_TPOS_IN && c > 0) c--;   /* the call it was in: the one at its position */
+  int64_t lo = 0, hi = st->n;   /* the first op of a call after c */
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (call_of(st->ops[mid]->seq) > c) hi = mid;
+    else lo = mid + 1;
+  }
+  *a = lo, *after = 1;
+  if (state == REC_TPOS_OUT || lo == st->n) return;
+  uint64_t in = call_of(st->ops[lo]->seq);   /* the call t was in (ENTERED: its first ops, if any) */
+  int64_t end = lo;
+  int waits = 0;
+  for (; end < st->n && call_of(st->ops[end]->seq) == in; end++) waits |= waits_for_another(st->ops[end], t);
+  if (waits) *after = 0;
+  else *a = end;
+}
+
 static const char *access_call(const mop *o) {
   return !strncmp(o->text, "get ", 4) ? "MPI_Get" : !strncmp(o->text, "put ", 4) ? "MPI_Put" : "MPI_Accumulate";
 }
@@ -1188,13 +1229,17 @@ static int close_epoch(pctx *x, int o, int t, mop **ep, const int64_t *idx, int6
   long long tk = 0;
   uint64_t ticket = field(ep[n - 1]->text, "ticket", &tk) && tk > 0 ? (uint64_t)tk : 0;
   if (x->none && t != o)
-    return drop_epoch(x, ep, n, "its target's fences made the phase's graph a dependency cycle (cdag record)");
+    return drop_epoch(x, ep, n, "with its target's fences the phase did not load (a dependency cycle or a race: cdag record said which)");
+  long long w = 0;
+  int read_open = field(ep[0]->text, "tpos", &w) && w >= 0;
   for (int64_t k = 0; k < n && t != o; k++) {
     int kind = passive_marker(ep[k]);
     if (!kind) continue;
     int64_t a;
     int after;
-    const char *why = place(x, o, idx[k], t, kind, &a, &after);
+    const char *why = NULL;
+    if (field(ep[k]->text, "tpos", &w) && w >= 0) tpos_place(x, t, (uint64_t)w, &a, &after);
+    else why = place(x, o, idx[k], t, kind, &a, &after);
     if (!why && kind == M_LOCK && 2 * a + !after < *last)   /* the last epoch closes later at t: this one opens there */
       a = *last / 2, after = !(*last & 1);
     if (!why && 2 * a + !after < *last) why = "its target's collectives are ordered otherwise than its origin's";
@@ -1212,7 +1257,7 @@ static int close_epoch(pctx *x, int o, int t, mop **ep, const int64_t *idx, int6
     return CDAG_NOMEM("passive-target epochs");
   x->ep[x->nep++] = (pepoch){t, o, 0, t == o ? 2 * idx[0] : x->ins[first].a * 2 + !x->ins[first].after,   /* o = t: its own ops */
                              t == o ? 2 * idx[n - 1] + 2 : x->ins[x->nins - 1].a * 2 + !x->ins[x->nins - 1].after,
-                             x->npool, n, ticket};
+                             x->npool, n, ticket, read_open};
   memcpy(x->pool + x->npool, ep, (size_t)n * sizeof *ep);
   x->npool += n;
   x->placed += t != o;
@@ -1340,10 +1385,12 @@ static void move_fences(pctx *x, int64_t from, int64_t k, int64_t gap, int later
 }
 
 /* Epoch il's fences in gaps before `gap` moved into it (it must close there or later, and be
-   another rank's: a target's own epoch is its own ops). */
+   another rank's: a target's own epoch is its own ops). An opening placed where the target
+   was when the origin asked for the lock moves across anything: its accesses ran once MPI
+   granted it, after the earlier epoch. */
 static int later_moves(pctx *x, int64_t from, int64_t il, int64_t gap) {
   pepoch *l = &x->ep[il];
-  if (l->t == l->o || l->close / 2 < gap || !only_local(x, l->t, l->open / 2, gap)) return 0;
+  if (l->t == l->o || l->close / 2 < gap || (!l->read_open && !only_local(x, l->t, l->open / 2, gap))) return 0;
   move_fences(x, from, il, gap, 1);
   l->open = 2 * gap;
   return 1;

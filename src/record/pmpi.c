@@ -578,9 +578,15 @@ static void on_fix(void *ctx, const rec_fix *f) {
   }
 }
 
+/* Where this process is, for the passive-target origins that read it (rma_tickets_open). */
+static void publish(int state) {
+  if (R->counter) __atomic_store_n(&R->counter[1], R->seq << 2 | (uint64_t)state, __ATOMIC_RELEASE);
+}
+
 /* The next position; the first a call takes gets the time computed since the last. */
 uint64_t next_seq(void) {
   R->seq += REC_SEQ_STEP;
+  publish(REC_TPOS_IN);
   if (R->gap) {
     if (R->active) rec_shadow_time(R->sh, R->seq, R->gap, on_fix, &R->phase);
     R->gap = 0;
@@ -1028,11 +1034,13 @@ int call_enter(int c) {
   fold_enter(R->fold);
   tally(&R->call_at[c], "call", call_names[c]);
   time_to_now();
+  publish(REC_TPOS_ENTERED);
   return 1;
 }
 
 void call_exit(const int *entered) {
   if (!*entered || !R) return;
+  publish(REC_TPOS_OUT);
   fold_exit(R->fold);
   R->t_exit = now_ns();
 }

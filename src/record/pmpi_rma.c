@@ -64,6 +64,7 @@ typedef struct { uint64_t member, kind, addr, len, type; } racc;
 
 typedef struct {
   MPI_Comm comm;            /* a duplicate of the window's communicator: the fences' exchanges */
+  MPI_Request dup;          /* the duplicate still being made (win_comm), else MPI_REQUEST_NULL */
   int *cnt;                 /* 4n: counts and displacements of an exchange */
   int n, me;                /* members, this rank's index */
   int *world;               /* member -> world rank */
@@ -114,9 +115,20 @@ void rma_free(void) {
   free(R->trs.l);
 }
 
-/* A window just created on comm: members exchange base and disp_unit, and keep a duplicate
-   of comm for the exchanges at fences (every member takes part, recorded or not, as
-   comm_created does; all keep the window, or none). */
+/* The duplicate of the window's communicator, made at its creation (an MPI_Comm_idup when
+   every process is a member) and completed at its first use (MPI_Win_free or a fence; MPICH
+   ends a program that never frees a window in MPI_Finalize, recorded or not). */
+static MPI_Comm win_comm(rwin *w) {
+  if (w->dup != MPI_REQUEST_NULL) PMPI_Wait(&w->dup, MPI_STATUS_IGNORE);
+  return w->comm;
+}
+
+/* A window just created on comm: members agree that all keep it (or none), then exchange
+   base and disp_unit. The duplicate of comm for the exchanges at fences (every member takes
+   part, recorded or not, as comm_created does) is nonblocking when every process is a
+   member: a program that creates a thousand windows and never fences them does not wait for
+   a thousand duplicates (MPICH's rma/window_creation). A window of fewer processes names its
+   communicator in the graph, which comm_created needs made now. */
 static void win_created(MPI_Win win, MPI_Comm comm, const void *base, MPI_Aint unit) {
   if (!R || win == MPI_WIN_NULL) return;
   int n = 0, me = 0, inter = 0;
@@ -128,6 +140,7 @@ static void win_created(MPI_Win win, MPI_Comm comm, const void *base, MPI_Aint u
   int *idx = malloc((size_t)n * sizeof *idx), *cnt = malloc(4 * (size_t)n * sizeof *cnt);
   rwin *w = calloc(1, sizeof *w);
   if (w) {
+    w->dup = MPI_REQUEST_NULL;
     w->world = malloc((size_t)n * sizeof *w->world);
     w->base = malloc((size_t)n * sizeof *w->base);
     w->unit = malloc((size_t)n * sizeof *w->unit);
@@ -139,7 +152,8 @@ static void win_created(MPI_Win win, MPI_Comm comm, const void *base, MPI_Aint u
   int ok = v && v != PJERR, every = 0, rc;
   if (ok) *v = (Word_t)w;
   PMPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_LAND, comm);   /* all keep the window, or none */
-  if (every) every = PMPI_Comm_dup(comm, &w->comm) == MPI_SUCCESS;
+  if (every) every = (n == R->nprocs ? PMPI_Comm_idup(comm, &w->comm, &w->dup) : PMPI_Comm_dup(comm, &w->comm)) ==
+                     MPI_SUCCESS;
   if (!every) {
     if (!ok) nomem(OOM_COMMS);   /* its calls are then counted as lost to memory */
     if (ok) {
@@ -273,10 +287,32 @@ static rwin *pscw_win(MPI_Win win, int call) {
 enum { PT_NONE, PT_OPEN, PT_LAZY, PT_LOST };   /* no epoch; open, its `lock` written; open by
                                                   lock_all, no access yet; open, not recorded */
 
-/* A passive-target marker (`lock`, `flush`, `unlock`) of the epoch on member t at seq. */
-static void passive_mark(const rwin *w, int t, const char *what, uint64_t seq) {
+/* Where member t is now (record.h, `tpos`), read from its word in the tickets' window: 1, or
+   0 when it cannot be read (no such window, an MPI error, or t is this process). */
+static int target_at(const rwin *w, int t, uint64_t *tpos) {
+  uint64_t none = 0;
+  if (R->tickets == MPI_WIN_NULL || w->world[t] == R->rank) return 0;
+  return PMPI_Fetch_and_op(&none, tpos, MPI_UINT64_T, w->world[t], 1, MPI_NO_OP, R->tickets) == MPI_SUCCESS &&
+         PMPI_Win_flush(w->world[t], R->tickets) == MPI_SUCCESS;
+}
+
+/* A passive-target marker (`lock`, `flush`, `unlock`) of the epoch on member t at seq, with
+   its ticket (0: none) and where t was (known: 1). */
+static void passive_line(const rwin *w, int t, const char *what, uint64_t seq, uint64_t ticket, int known,
+                         uint64_t tpos) {
   int id = pair_comm_at(REC_PASSIVE_BASE, R->rank, w->world[t]);
-  out("%d %llu %s comm %d\n", R->phase, (unsigned long long)seq, what, id);
+  char tail[64] = "";
+  int n = ticket ? snprintf(tail, sizeof tail, " ticket %llu", (unsigned long long)ticket) : 0;
+  if (known) snprintf(tail + n, sizeof tail - (size_t)n, " tpos %llu", (unsigned long long)tpos);
+  out("%d %llu %s comm %d%s\n", R->phase, (unsigned long long)seq, what, id, tail);
+}
+
+/* The `lock` marker of the epoch on member t at seq: t's fence goes where t is now, before
+   this rank's accesses can reach it. */
+static void passive_lock_mark(const rwin *w, int t, uint64_t seq) {
+  uint64_t tpos = 0;
+  int known = target_at(w, t, &tpos);
+  passive_line(w, t, "lock", seq, 0, known, tpos);
 }
 
 /* Each process's ticket counter: an origin takes the next ticket of its target while it
@@ -287,12 +323,12 @@ static void passive_mark(const rwin *w, int t, const char *what, uint64_t seq) {
    took a base 8 bytes off 16 as the 16 below it. */
 void rma_tickets_open(void) {
   uint64_t *c = R ? aligned_alloc(16, 16) : NULL;
-  if (c) *c = 0;
+  if (c) c[0] = c[1] = 0;
   else if (R) nomem(OOM_TICKETS);
   int made = c != NULL, all = 0;   /* collective: every process (recorded or not), or none */
   PMPI_Allreduce(&made, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
   MPI_Win win = MPI_WIN_NULL;
-  if (all && PMPI_Win_create(c, sizeof *c, sizeof *c, MPI_INFO_NULL, MPI_COMM_WORLD, &win) == MPI_SUCCESS)
+  if (all && PMPI_Win_create(c, 2 * sizeof *c, sizeof *c, MPI_INFO_NULL, MPI_COMM_WORLD, &win) == MPI_SUCCESS)
     PMPI_Win_lock_all(MPI_MODE_NOCHECK, win);
   else
     win = MPI_WIN_NULL;
@@ -327,15 +363,15 @@ static uint64_t passive_ticket(rwin *w, MPI_Win win, int t) {
   return was + 1;
 }
 
-/* The `unlock` marker of the epoch on member t, with its ticket. */
-static void passive_unlock_mark(rwin *w, MPI_Win win, int t, uint64_t seq) {
-  uint64_t ticket = passive_ticket(w, win, t);
-  if (!ticket) {
-    passive_mark(w, t, "unlock", seq);
-    return;
-  }
-  int id = pair_comm_at(REC_PASSIVE_BASE, R->rank, w->world[t]);
-  out("%d %llu unlock comm %d ticket %llu\n", R->phase, (unsigned long long)seq, id, (unsigned long long)ticket);
+/* The `unlock` or `flush` marker of the epoch on member t: its accesses complete at t first
+   (the flush), then t's ticket (unlock) and where t is are read, so t's fence goes after
+   what they wrote and read. */
+static void passive_close_mark(rwin *w, MPI_Win win, int t, const char *what, uint64_t seq) {
+  int unlock = !strcmp(what, "unlock");
+  uint64_t ticket = unlock ? passive_ticket(w, win, t) : 0, tpos = 0;
+  if (!unlock) PMPI_Win_flush(t, win);
+  int known = target_at(w, t, &tpos);
+  passive_line(w, t, what, seq, ticket, known, tpos);
 }
 
 /* The communicator of an access to member t in its passive epoch: the epoch of lock_all
@@ -343,7 +379,7 @@ static void passive_unlock_mark(rwin *w, MPI_Win win, int t, uint64_t seq) {
 static int passive_comm(rwin *w, int t) {
   if (w->pt[t] == PT_LOST) return -3;
   if (w->pt[t] == PT_LAZY) {
-    passive_mark(w, t, "lock", w->all_seq + (uint64_t)w->all_k++);
+    passive_lock_mark(w, t, w->all_seq + (uint64_t)w->all_k++);
     w->pt[t] = PT_OPEN;
   }
   return pair_comm_at(REC_PASSIVE_BASE, R->rank, w->world[t]);
@@ -421,7 +457,7 @@ static uint64_t access_of(rwin *w, int kind, const void *buf, int count, MPI_Dat
     if (kind == A_ACC) l.tag = w->world[target];
     l.addr2 = t->a[j];
     l.addr = src + off;
-    l.wait = wait && j == t->n - 1;
+    l.wait = wait;   /* every range: the update that follows reads each one's old bytes */
     l.comm = comm;
     out_op(R->phase, seq + (uint64_t)j, &l);
     off += t->l[j];
@@ -498,7 +534,7 @@ static int acc_cmp(const void *pa, const void *pb) {
    all or none); memory that fails on one skips the exchange on all, counted. */
 static void exchange(rwin *w, uint64_t seq, int recorded) {
   int n = w->n, *sc = w->cnt, *sd = sc + n, *rc = sd + n, *rd = rc + n, flag[2] = {w->nacc > 0, 0}, got[2];
-  PMPI_Allreduce(flag, got, 1, MPI_INT, MPI_MAX, w->comm);
+  PMPI_Allreduce(flag, got, 1, MPI_INT, MPI_MAX, win_comm(w));
   if (!got[0]) return;
   if (w->nacc > 1) qsort(w->acc, (size_t)w->nacc, sizeof *w->acc, acc_cmp);
   memset(sc, 0, (size_t)n * sizeof *sc);
@@ -666,7 +702,7 @@ int MPI_Win_free(MPI_Win *win) {
       JLD(rc, R->wins, (Word_t)*win);
       if (rc == JERR) *v = 0, nomem(OOM_COMMS);   /* the key stays, naming no window */
       if (w && !w->whole) comm_drop(w->comm);
-      if (w) PMPI_Comm_free(&w->comm);
+      if (w) win_comm(w), PMPI_Comm_free(&w->comm);
       win_free(w);
     }
   }
@@ -860,8 +896,7 @@ static uint64_t passive_close(rwin *w, MPI_Win win, int t, const char *what, int
     if (recording()) unsupported_because(call, "the end of a passive-target epoch that was not recorded");
   } else if (w->pt[t] == PT_OPEN && recording()) {
     seq = next_seq();
-    if (!strcmp(what, "unlock")) passive_unlock_mark(w, win, t, seq);
-    else passive_mark(w, t, what, seq);
+    passive_close_mark(w, win, t, what, seq);
   }
   return seq;
 }
@@ -876,7 +911,7 @@ int MPI_Win_lock(int type, int rank, int assert_, MPI_Win win) {
   rwin *w = passive_win(win);
   if (w && rank >= 0 && rank < w->n) {
     w->pt[rank] = passive_ok(win, C_Win_lock) ? PT_OPEN : PT_LOST;
-    if (w->pt[rank] == PT_OPEN) passive_mark(w, rank, "lock", next_seq());
+    if (w->pt[rank] == PT_OPEN) passive_lock_mark(w, rank, next_seq());
   }
   return PMPI_Win_lock(type, rank, assert_, win);
 }
@@ -909,7 +944,7 @@ int MPI_Win_lock_all(int assert_, MPI_Win win) {
 /* Every member's epoch closes or goes on (unlock_all, flush_all): markers at positions of
    their own, the completions at the next; *seq: that one (0: none). */
 static void passive_close_all(rwin *w, MPI_Win win, const char *what, int call, uint64_t *seq) {
-  int lost = 0, open = 0, unlock = !strcmp(what, "unlock");
+  int lost = 0, open = 0;
   for (int t = 0; t < w->n; t++) lost |= w->pt[t] == PT_LOST, open |= w->pt[t] == PT_OPEN;
   *seq = 0;
   if (lost && recording()) unsupported_because(call, "the end of a passive-target epoch that was not recorded");
@@ -917,8 +952,7 @@ static void passive_close_all(rwin *w, MPI_Win win, const char *what, int call, 
   uint64_t at = next_seq();
   for (int t = 0, j = 0; t < w->n; t++) {
     if (w->pt[t] != PT_OPEN) continue;
-    if (unlock) passive_unlock_mark(w, win, t, at + (uint64_t)j++);
-    else passive_mark(w, t, what, at + (uint64_t)j++);
+    passive_close_mark(w, win, t, what, at + (uint64_t)j++);
   }
   *seq = next_seq();
 }

@@ -54,7 +54,12 @@
  *                                                t's fence where a collective orders it;
  *                                                `unlock comm C ticket N`: the epoch was the
  *                                                N-th to end on t while holding its lock (the
- *                                                order MPI granted t's lock in)
+ *                                                order MPI granted t's lock in); `tpos W`
+ *                                                (any marker): where t was when the origin
+ *                                                read it (before a lock, after the accesses
+ *                                                completed at a flush or unlock), W = its
+ *                                                position << 2 | REC_TPOS_* (below); the
+ *                                                merger places t's fence there
  *   K SEQ winfree comm C                         MPI_Win_free of a window over communicator C
  *                                                (0: every process), a barrier of its members
  *                                                where the merger may place those fences; not
@@ -109,6 +114,10 @@
 #include <stdio.h>
 
 #define REC_SEQ_STEP 65536u
+/* Where a process is, as it publishes it for passive-target origins (`tpos`): between calls,
+   after its last position (OUT); in a call that has taken no position yet (ENTERED); in the
+   call at its last position (IN). */
+enum { REC_TPOS_OUT, REC_TPOS_ENTERED, REC_TPOS_IN };
 /* The communicator ids of passive-target epochs (origin o, target t, P processes):
    REC_PASSIVE_BASE + o * P + t, declared by o (`comm ID 2 o t`, or `comm ID 1 o` when
    o = t); P is at most 16384, so the ids stay below the recorder's MPI_COMM_SELF (2^30). */

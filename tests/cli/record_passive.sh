@@ -10,8 +10,9 @@
 #   2 -> 0 before the message to 0: unsupported;
 #   2 -> 1 between the barrier and MPI_Win_free: placed;
 #   1 -> 0 never closed: unsupported.
-# Then epochs whose targets' fences would make the graph a dependency cycle, and a phase that
-# does not load for another reason.
+# Then epochs whose targets' fences would make the graph a dependency cycle, the same placed
+# where each target was (`tpos`), two origins' epochs in the order of their tickets across a
+# send of the target, and a phase that does not load for another reason.
 set -u
 cdag=$1
 src=$2
@@ -90,6 +91,60 @@ for r in 0 1; do
   } >cyc/rank-$r.part
 done
 
+# the same fetches with where each target was when its origin read it (`tpos`, record.h:
+# position << 2 | 0 between calls, | 1 in a call that has taken no position): rank 0's two
+# epochs while rank 1 is after its barrier, then after its first epoch; rank 1's while rank 0
+# is after its first epoch, then entering the closing barrier (a call that waits: its fence
+# goes before it). Placed where the run had them, the fences make no cycle.
+mkdir -p tpos
+tp() { echo $(($1 * 4 + $2)); }
+for r in 0 1; do
+  o=$((1 - r))
+  {
+    printf 'cdag-record-part 1\nrank %d nprocs 2\ncomm %d 2 %d %d\nphase 0\n' $r $((B + 2 * r + o)) $r $o
+    echo "0 65536 barrier"
+    for k in 0 1; do
+      p=$((131072 + 196608 * k))
+      if [ $r = 0 ]; then at=$(tp $((65536 + 196608 * k)) 0); else at=$(tp $((262144 + 196608 * k)) $k); fi
+      echo "0 $p lock comm $((B + 2 * r + o)) tpos $at"
+      echo "0 $((p + 65536)) get 4b from $o at 0x5000 addr $((0x100 + 8 * k)) comm $((B + 2 * r + o)) wait"
+      echo "0 $((p + 131072)) unlock comm $((B + 2 * r + o)) ticket $((k + 1)) tpos $at"
+    done
+    echo "0 655360 barrier"
+    printf 'end 0\nfinalized\n'
+  } >tpos/rank-$r.part
+done
+
+# two origins' exclusive epochs on the same bytes of rank 0, which sends to rank 1 meanwhile:
+# rank 2 asks for the lock while rank 0 is after its barrier, but MPI grants it second
+# (ticket 2), after rank 1's epoch, which ends while rank 0 is in its send. Rank 2's opening
+# moves to where rank 1's epoch closes, past the send: its accesses ran after that.
+mkdir -p order
+c3() { echo $((B + 3 * $1 + $2)); }
+{
+  printf 'cdag-record-part 1\nrank 0 nprocs 3\nphase 0\n'
+  echo "0 65536 barrier"
+  echo "0 131072 send 4b to 1 tag 5 comm 0 addr 0x400 wait"
+  echo "0 196608 barrier"
+  printf 'end 0\nfinalized\n'
+} >order/rank-0.part
+for r in 1 2; do
+  {
+    printf 'cdag-record-part 1\nrank %d nprocs 3\ncomm %d 2 %d 0\nphase 0\n' $r "$(c3 $r 0)" $r
+    echo "0 65536 barrier"
+    echo "0 131072 lock comm $(c3 $r 0) tpos $(tp 65536 0)"
+    echo "0 196608 put 8b to 0 at 0x5000 addr 0x100 comm $(c3 $r 0)"
+    if [ $r = 1 ]; then
+      echo "0 262144 unlock comm $(c3 $r 0) ticket 1 tpos $(tp 131072 2)"
+      echo "0 327680 recv 4b from 0 tag 5 comm 0 addr 0x400 wait"
+    else
+      echo "0 262144 unlock comm $(c3 $r 0) ticket 2 tpos $(tp 131072 0)"
+    fi
+    echo "0 393216 barrier"
+    printf 'end 0\nfinalized\n'
+  } >order/rank-$r.part
+done
+
 # a phase that does not load for another reason (a message whose sizes disagree): the
 # recording stays as it was, epochs placed, and its failure is said
 mkdir -p other
@@ -120,9 +175,22 @@ cases <<'T'
   out "unsupported": {}
 0 cdag record --merge cyc
   err merged again without them
+  err would deadlock
 0 cat cyc/index.json
   out "unsupported": {"MPI_Get": 4}
-  out "MPI_Get: its target's fences made the phase's graph a dependency cycle (cdag record)": 4
+  out "MPI_Get: with its target's fences the phase did not load (a dependency cycle or a race: cdag record said which)": 4
+  out "check": {"ok": true
+0 cdag record --merge tpos 2>&1
+  out! merged again
+0 cat tpos/index.json
+  out "unsupported": {}
+  out "check": {"ok": true
+0 cat tpos/phase-0000.cdag
+  count 16 ^fence comm
+0 cdag record --merge order 2>&1
+  out! merged again
+0 cat order/index.json
+  out "unsupported": {}
   out "check": {"ok": true
 0 cdag record --merge --flat run
   out recorded 3 processes: 1 phase

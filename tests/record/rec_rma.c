@@ -14,7 +14,7 @@
  * post/start/complete/wait epoch; then a window on each half of the ranks (even and odd:
  * fences of a communicator) takes a put and a sum. The program checks what MPI did;
  * the recording must pass check, analyze and verify (replay does not run a communicator's
- * fences yet). */
+ * fences yet). rec_rma also creates a window it frees before any fence. */
 #include <string.h>
 
 #include "rec_test.h"
@@ -28,7 +28,11 @@ int main(int argc, char **argv) {
   double *w = malloc(N * sizeof *w), src[N], got[4], got2[4];
   MT_REQUIRE(w != NULL);
   rt_fill(w, N * sizeof *w); rt_fill(src, sizeof src); rt_fill(got, sizeof got); rt_fill(got2, sizeof got2);
-  MPI_Win win;
+  MPI_Win win, idle;
+  /* a window whose communicator the recorder duplicates without waiting, freed before any
+     fence: the duplicate completes at the free */
+  MPI_Win_create(src, sizeof src, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &idle);
+  MPI_Win_free(&idle);
   MPI_Win_create(w, N * sizeof *w, sizeof *w, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
   MPI_Win_fence(0, win);
   MPI_Put(src, 4, MPI_DOUBLE, right, 0, 4, MPI_DOUBLE, win);
