@@ -1195,6 +1195,7 @@ static void tpos_place(const pctx *x, int t, uint64_t w, int64_t *a, int *after)
   *a = lo, *after = 1;
   if (state == REC_TPOS_OUT || lo == st->n) return;
   uint64_t in = call_of(st->ops[lo]->seq);   /* the call t was in (ENTERED: its first ops, if any) */
+  if (state == REC_TPOS_IN && in != c + 1) return;   /* it wrote nothing: what follows came later */
   int64_t end = lo;
   int waits = 0;
   for (; end < st->n && call_of(st->ops[end]->seq) == in; end++) waits |= waits_for_another(st->ops[end], t);
