@@ -1055,9 +1055,9 @@ typedef struct { int rank, after, phase; int64_t a; int origin; uint64_t oseq, s
 /* An epoch placed in the phase: its target, origin, first and last fence on t (keys 2a +
    !after), its ops (markers and accesses) in pctx's pool, and its ticket (the order MPI
    granted t's lock in, from its `unlock` line; 0: none, a recording of an older recorder),
-   and whether its opening is where t was when o asked for the lock (`tpos`): before MPI
-   granted it. */
-typedef struct { int t, o, bad; int64_t open, close, first, n; uint64_t ticket; int read_open; } pepoch;
+   whether its opening is where t was when o asked for the lock (`tpos`): before MPI
+   granted it, and whether the lock was shared (`lock comm C shared`). */
+typedef struct { int t, o, bad; int64_t open, close, first, n; uint64_t ticket; int read_open, shared; } pepoch;
 
 typedef struct {
   merger *m;
@@ -1258,7 +1258,7 @@ static int close_epoch(pctx *x, int o, int t, mop **ep, const int64_t *idx, int6
     return CDAG_NOMEM("passive-target epochs");
   x->ep[x->nep++] = (pepoch){t, o, 0, t == o ? 2 * idx[0] : x->ins[first].a * 2 + !x->ins[first].after,   /* o = t: its own ops */
                              t == o ? 2 * idx[n - 1] + 2 : x->ins[x->nins - 1].a * 2 + !x->ins[x->nins - 1].after,
-                             x->npool, n, ticket, read_open};
+                             x->npool, n, ticket, read_open, strstr(ep[0]->text, " shared") != NULL};
   memcpy(x->pool + x->npool, ep, (size_t)n * sizeof *ep);
   x->npool += n;
   x->placed += t != o;
@@ -1416,6 +1416,7 @@ static int earlier_moves(pctx *x, int64_t from, int64_t ie, int64_t gap) {
    ins[from..). */
 static int ordered(pctx *x, int64_t from, int64_t ip, int64_t iq) {
   if (!x->ep[ip].ticket || !x->ep[iq].ticket) return 0;
+  if (x->ep[ip].shared && x->ep[iq].shared) return 0;   /* both may hold the lock at once: tickets order nothing */
   int64_t il = x->ep[ip].ticket < x->ep[iq].ticket ? iq : ip, ie = il == ip ? iq : ip;
   int64_t open = x->ep[il].open / 2, close = x->ep[ie].close / 2;   /* gaps: the keys' a */
   return open >= close || later_moves(x, from, il, close) || earlier_moves(x, from, ie, open);

@@ -297,22 +297,23 @@ static int target_at(const rwin *w, int t, uint64_t *tpos) {
 }
 
 /* A passive-target marker (`lock`, `flush`, `unlock`) of the epoch on member t at seq, with
-   its ticket (0: none) and where t was (known: 1). */
+   its ticket (0: none), where t was (known: 1) and, on a `lock`, `shared`. */
 static void passive_line(const rwin *w, int t, const char *what, uint64_t seq, uint64_t ticket, int known,
-                         uint64_t tpos) {
+                         uint64_t tpos, int shared) {
   int id = pair_comm_at(REC_PASSIVE_BASE, R->rank, w->world[t]);
   char tail[64] = "";
-  int n = ticket ? snprintf(tail, sizeof tail, " ticket %llu", (unsigned long long)ticket) : 0;
+  int n = snprintf(tail, sizeof tail, "%s", shared ? " shared" : "");
+  if (ticket) n += snprintf(tail + n, sizeof tail - (size_t)n, " ticket %llu", (unsigned long long)ticket);
   if (known) snprintf(tail + n, sizeof tail - (size_t)n, " tpos %llu", (unsigned long long)tpos);
   out("%d %llu %s comm %d%s\n", R->phase, (unsigned long long)seq, what, id, tail);
 }
 
-/* The `lock` marker of the epoch on member t at seq: t's fence goes where t is now, before
-   this rank's accesses can reach it. */
-static void passive_lock_mark(const rwin *w, int t, uint64_t seq) {
+/* The `lock` marker of the epoch on member t at seq (shared: MPI_LOCK_SHARED or lock_all):
+   t's fence goes where t is now, before this rank's accesses can reach it. */
+static void passive_lock_mark(const rwin *w, int t, uint64_t seq, int shared) {
   uint64_t tpos = 0;
   int known = target_at(w, t, &tpos);
-  passive_line(w, t, "lock", seq, 0, known, tpos);
+  passive_line(w, t, "lock", seq, 0, known, tpos, shared);
 }
 
 /* Each process's ticket counter: an origin takes the next ticket of its target while it
@@ -371,7 +372,7 @@ static void passive_close_mark(rwin *w, MPI_Win win, int t, const char *what, ui
   uint64_t ticket = unlock ? passive_ticket(w, win, t) : 0, tpos = 0;
   if (!unlock) PMPI_Win_flush(t, win);
   int known = target_at(w, t, &tpos);
-  passive_line(w, t, what, seq, ticket, known, tpos);
+  passive_line(w, t, what, seq, ticket, known, tpos, 0);
 }
 
 /* The communicator of an access to member t in its passive epoch: the epoch of lock_all
@@ -379,7 +380,7 @@ static void passive_close_mark(rwin *w, MPI_Win win, int t, const char *what, ui
 static int passive_comm(rwin *w, int t) {
   if (w->pt[t] == PT_LOST) return -3;
   if (w->pt[t] == PT_LAZY) {
-    passive_lock_mark(w, t, w->all_seq + (uint64_t)w->all_k++);
+    passive_lock_mark(w, t, w->all_seq + (uint64_t)w->all_k++, 1);
     w->pt[t] = PT_OPEN;
   }
   return pair_comm_at(REC_PASSIVE_BASE, R->rank, w->world[t]);
@@ -911,7 +912,7 @@ int MPI_Win_lock(int type, int rank, int assert_, MPI_Win win) {
   rwin *w = passive_win(win);
   if (w && rank >= 0 && rank < w->n) {
     w->pt[rank] = passive_ok(win, C_Win_lock) ? PT_OPEN : PT_LOST;
-    if (w->pt[rank] == PT_OPEN) passive_lock_mark(w, rank, next_seq());
+    if (w->pt[rank] == PT_OPEN) passive_lock_mark(w, rank, next_seq(), type == MPI_LOCK_SHARED);
   }
   return PMPI_Win_lock(type, rank, assert_, win);
 }

@@ -59,7 +59,8 @@
  *                                                read it (before a lock, after the accesses
  *                                                completed at a flush or unlock), W = its
  *                                                position << 2 | REC_TPOS_* (below); the
- *                                                merger places t's fence there
+ *                                                merger places t's fence there; `lock comm
+ *                                                C shared`: MPI_LOCK_SHARED or lock_all
  *   K SEQ winfree comm C                         MPI_Win_free of a window over communicator C
  *                                                (0: every process), a barrier of its members
  *                                                where the merger may place those fences; not

@@ -12,7 +12,8 @@
 #   1 -> 0 never closed: unsupported.
 # Then epochs whose targets' fences would make the graph a dependency cycle, the same placed
 # where each target was (`tpos`), two origins' epochs in the order of their tickets across a
-# send of the target, and a phase that does not load for another reason.
+# send of the target (not under shared locks), and a phase that does not load for another
+# reason.
 set -u
 cdag=$1
 src=$2
@@ -145,6 +146,11 @@ for r in 1 2; do
   } >order/rank-$r.part
 done
 
+# the same under shared locks: both may have held the lock at once, so their tickets order
+# nothing, and the epochs are left out
+mkdir -p shared
+for r in 0 1 2; do sed -E 's/(lock comm [0-9]+)/\1 shared/' order/rank-$r.part >shared/rank-$r.part; done
+
 # a phase that does not load for another reason (a message whose sizes disagree): the
 # recording stays as it was, epochs placed, and its failure is said
 mkdir -p other
@@ -192,6 +198,9 @@ cases <<'T'
 0 cat order/index.json
   out "unsupported": {}
   out "check": {"ok": true
+0 cdag record --merge shared
+0 cat shared/index.json
+  out "MPI_Put: another origin's epoch on its target touches the same bytes, in an order the lock decides": 2
 0 cdag record --merge --flat run
   out recorded 3 processes: 1 phase
 0 cdag check run/phase-0000.cdag
