@@ -32,9 +32,10 @@
  *  - Passive target: an epoch of this rank o on member t is one of a communicator per
  *    pair too (REC_PASSIVE_BASE, record.h), but t makes no call: o writes `lock` (at
  *    MPI_Win_lock; lock_all at its position, with o's first access to t), `flush` (a flush:
- *    the accesses complete, the epoch goes on) and `unlock` lines of it, and the merger
- *    makes them fences and gives t its fences where a collective orders the epoch in MPI,
- *    or drops the epoch with the reason (merge.c). Its `unlock` carries a ticket: the order
+ *    the accesses complete, the epoch goes on) and `unlock` lines of it, each with where t
+ *    was when o read it (`tpos`: every process publishes where it is, pmpi.c), and the
+ *    merger makes them fences and gives t its fences there, or drops the epoch with the
+ *    reason (merge.c). Its `unlock` carries a ticket: the order
  *    in which MPI granted t's lock, which decides between two origins' epochs on the same
  *    bytes (passive_ticket). A flush or unlock completes the gets and
  *    swaps to its target; flush_local too, without a fence; Win_sync is nothing. The
@@ -353,25 +354,34 @@ void rma_tickets_close(void) {
    completes its accesses at t, so MPI holds t's lock for it now (MPICH may take a lock only
    at the first access or at the unlock); the counter's increment then falls between those
    of the epochs granted before and after it. An epoch without accesses takes a ticket too
-   (its order is then any: it conflicts with nothing), as does an epoch of lock_all. */
-static uint64_t passive_ticket(rwin *w, MPI_Win win, int t) {
-  uint64_t one = 1, was = 0;
+   (its order is then any: it conflicts with nothing), as does an epoch of lock_all. Where t
+   is (*tpos, *known 1) comes in the same round trip. */
+static uint64_t passive_ticket(rwin *w, MPI_Win win, int t, int *known, uint64_t *tpos) {
+  uint64_t one = 1, none = 0, was = 0;
+  *known = 0;
   if (R->tickets == MPI_WIN_NULL) return 0;
+  int wt = w->world[t], self = wt == R->rank;
   if (PMPI_Win_flush(t, win) != MPI_SUCCESS ||
-      PMPI_Fetch_and_op(&one, &was, MPI_UINT64_T, w->world[t], 0, MPI_SUM, R->tickets) != MPI_SUCCESS ||
-      PMPI_Win_flush(w->world[t], R->tickets) != MPI_SUCCESS)
+      PMPI_Fetch_and_op(&one, &was, MPI_UINT64_T, wt, 0, MPI_SUM, R->tickets) != MPI_SUCCESS ||
+      (!self && PMPI_Fetch_and_op(&none, tpos, MPI_UINT64_T, wt, 1, MPI_NO_OP, R->tickets) != MPI_SUCCESS) ||
+      PMPI_Win_flush(wt, R->tickets) != MPI_SUCCESS)
     return 0;
+  *known = !self;
   return was + 1;
 }
 
 /* The `unlock` or `flush` marker of the epoch on member t: its accesses complete at t first
-   (the flush), then t's ticket (unlock) and where t is are read, so t's fence goes after
-   what they wrote and read. */
+   (the flush), then t's ticket (unlock: in the same round trip) and where t is are read, so
+   t's fence goes after what they wrote and read. */
 static void passive_close_mark(rwin *w, MPI_Win win, int t, const char *what, uint64_t seq) {
-  int unlock = !strcmp(what, "unlock");
-  uint64_t ticket = unlock ? passive_ticket(w, win, t) : 0, tpos = 0;
-  if (!unlock) PMPI_Win_flush(t, win);
-  int known = target_at(w, t, &tpos);
+  int known = 0;
+  uint64_t ticket = 0, tpos = 0;
+  if (!strcmp(what, "unlock")) {
+    ticket = passive_ticket(w, win, t, &known, &tpos);
+  } else {
+    PMPI_Win_flush(t, win);
+    known = target_at(w, t, &tpos);
+  }
   passive_line(w, t, what, seq, ticket, known, tpos, 0);
 }
 
