@@ -15,7 +15,7 @@
  *     epochs is the locks', which the recording takes from their tickets (rank 0 waits 50 ms
  *     first, so that it usually locks second, against the order of the origins): the replay
  *     must leave the put that landed last;
- *  7. eight epochs on the right neighbour, each reading its counter (a get, flushed),
+ *  7. four epochs on the right neighbour, each reading its counter (a get, flushed),
  *     adding one and putting it back, then swapping two more counters for the next value with
  *     an MPI_Get_accumulate of a vector (MPI_REPLACE: two ranges, each fetched before it is
  *     put), while the
@@ -90,13 +90,13 @@ int main(int argc, char **argv) {
     MPI_Win_unlock(last, win);
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  /* 7: read, add one, write back, on the right neighbour's counter, eight times */
+  /* 7: read, add one, write back, on the right neighbour's counter, four times */
   w[12] = w[13] = w[15] = 0;
   MPI_Datatype pair;   /* w[13] and w[15] */
   MPI_Type_vector(2, 1, 2, MPI_DOUBLE, &pair);
   MPI_Type_commit(&pair);
   MPI_Barrier(MPI_COMM_WORLD);
-  for (int i = 0; i < 8 && rt_size > 1; i++) {
+  for (int i = 0; i < 4 && rt_size > 1; i++) {
     double c, next[2] = {i + 1, i + 1}, was[2];
     MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win);
     MPI_Get(&c, 1, MPI_DOUBLE, right, 12, 1, MPI_DOUBLE, win);
@@ -123,7 +123,7 @@ int main(int argc, char **argv) {
   MPI_Sendrecv(lsrc, 4, MPI_DOUBLE, right, 3, llsrc, 4, MPI_DOUBLE, left, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   MPI_Sendrecv(src7, 2, MPI_DOUBLE, right, 4, lsrc7, 2, MPI_DOUBLE, left, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   MT_REQUIRE(memcmp(&w[18], lsrc7, sizeof lsrc7) == 0);  /* 8 */
-  MT_REQUIRE(rt_size == 1 || (w[12] == 8 && w[13] == 8 && w[15] == 8));   /* 7 */
+  MT_REQUIRE(rt_size == 1 || (w[12] == 4 && w[13] == 4 && w[15] == 4));   /* 7 */
   MT_REQUIRE(memcmp(w, lsrc, sizeof lsrc) == 0);        /* 1 */
   MT_REQUIRE(memcmp(got, llsrc, sizeof got) == 0);      /* 2: the left's window held its left's put */
   MT_REQUIRE(memcmp(&w[8], lsrc3, sizeof lsrc3) == 0);  /* 3 */
