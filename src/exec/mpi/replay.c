@@ -339,6 +339,36 @@ static int copy_op(const copier *c, int64_t i, int32_t *id) {
   return rc;
 }
 
+/* Is op i the reduction of an accumulate's target side in a fence epoch of every rank? */
+static int fence_acc_reduce(const cdag_graph *gg, int64_t i) {
+  return os_of(gg, i) == IR_OS_PARTNER && gg->kind[i] == IR_REDUCE && (!gg->oscomm || !gg->oscomm[i]);
+}
+
+/* The rank's ops lo .. hi of the file into g, in order, but the reductions of accumulates'
+   target sides in fence epochs of every rank, which go right after the fence that closes
+   their epoch: in the epoch, g would take them for the target's own writes, which race
+   with the epoch's gets of the same bytes (a Fetch_and_op is a get and an accumulate). The
+   bytes are the same after the fence. */
+static int copy_rank_ops(const copier *c, int32_t lo, int32_t hi, int32_t *local) {
+  const cdag_graph *gg = c->gg;
+  int32_t *later = malloc((size_t)(hi > lo ? hi - lo : 1) * sizeof *later), n = 0;
+  int rc = later ? CDAG_OK : CDAG_NOMEM("replay");
+  for (int32_t k = lo; !rc && k < hi; k++) {
+    int32_t i = gg->rank_ops[k];
+    if (fence_acc_reduce(gg, i)) {
+      later[n++] = i;
+      continue;
+    }
+    rc = copy_op(c, i, &local[i]);
+    if (!(os_of(gg, i) == IR_OS_FENCE && (!gg->oscomm || !gg->oscomm[i]))) continue;
+    for (int32_t j = 0; !rc && j < n; j++) rc = copy_op(c, later[j], &local[later[j]]);
+    n = 0;
+  }
+  for (int32_t j = 0; !rc && j < n; j++) rc = copy_op(c, later[j], &local[later[j]]);
+  free(later);
+  return rc;
+}
+
 /* The communicators, before any call names one. */
 static int copy_comms(const copier *c) {
   const cdag_graph *gg = c->gg;
@@ -394,7 +424,7 @@ int replay_copy_rank(const cdag_graph *gg, const replay_map *m, uint8_t *block, 
   int rc = ir_reserve(g, hi - lo);
   if (!rc && gg->nwritten) rc = ir_add_segment(g, c.me, (uint64_t)(uintptr_t)block, m->size[c.me], NULL);
   if (!rc) rc = copy_comms(&c);
-  for (int32_t k = lo; !rc && k < hi; k++) rc = copy_op(&c, gg->rank_ops[k], &local[gg->rank_ops[k]]);
+  rc = rc ? rc : copy_rank_ops(&c, lo, hi, local);
   if (!rc) rc = copy_facts(&c, local);
   if (!rc) rc = copy_scratch(&c);
   free(local);

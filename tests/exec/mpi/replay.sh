@@ -10,7 +10,8 @@
 #             allgathers of two sizes that once merged into one that could not run; an
 #             allreduce of float, double and complex sums and products; native collectives
 #             of every kind with waits and a communicator; nonblocking ones overlapped
-#             with messages and a computation; a GOAL file; a file in Schedgen's
+#             with messages and a computation; fetch-and-ops in fence epochs; a GOAL file;
+#             a file in Schedgen's
 #             style, without addresses; --json parsed as JSON; computations in stages
 #             with a staging buffer; a reduce mixing ops; a native allreduce between
 #             computations; a pipeline of computations
@@ -85,6 +86,10 @@ np2)
 0 run 2 "$data/accumulate_native2.cdag" $iters
   summary
   out 80 bytes equal
+# MPI_Fetch_and_op in fence epochs (a get, then an accumulate of the same bytes)
+0 run 2 "$data/fetch_and_op2.cdag" $iters
+  summary
+  out 40 bytes equal
 T
   ;;
 np3)
