@@ -957,8 +957,8 @@ static int find_phases(merger *m, int *nphases) {
  * on o, and t gets its fence where t was when o read it (`tpos`): after the calls t had
  * completed; around a call t was in, before it when it may wait for others (a receive, a
  * completion, a collective, its own epoch's marker, a fetch: it may wait for what o does after
- * the marker), after it when it
- * only sends (o may have received that before the marker). Those places keep the order the
+ * the marker), after it when it only sends (o may have received that before the marker).
+ * Those places keep the order the
  * run had, whatever ordered the epoch in MPI (a message through a third rank, or nothing: two
  * ranks locking each other epoch after epoch between two barriers). A marker without `tpos`
  * (an older recorder's, or t could not be read) places t's fence where MPI orders the
