@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/sort.h"
 #include "format/format.h"
 #include "match/match.h"
 #include "record/record.h"
@@ -1318,7 +1319,8 @@ static int origin_epochs(pctx *x, int o) {
 
 /* ---- two origins' epochs on one target ----
  * Epochs of two origins on t whose fences at t overlap may run in either order (exclusive
- * locks serialise them as MPI grants them; shared ones let them overlap): when they touch
+ * locks serialise them as MPI grants them; shared ones let them overlap, and their tickets
+ * order nothing unless one held the lock exclusively): when they touch
  * the same bytes of t and not both only read them or both accumulate with one type and op,
  * the result depends on that order. The recorder writes it as each epoch's ticket (pmpi_rma.c):
  * the later epoch's fences then follow the earlier's at t, where the later one opens no
@@ -1327,11 +1329,6 @@ static int origin_epochs(pctx *x, int o) {
  * counted with the reason. */
 
 typedef struct { uint64_t lo, hi; int64_t epoch; int get; const char *acc; size_t acclen; } pacc;
-
-static int cmp_pacc(const void *a, const void *b) {
-  const pacc *x = a, *y = b;
-  return (x->lo > y->lo) - (x->lo < y->lo);
-}
 
 /* What an access line does to its target: bytes, address, and for an accumulate its
    "TYPE OP" (acc, acclen); 0 if the line does not say. */
@@ -1422,43 +1419,65 @@ static int ordered(pctx *x, int64_t from, int64_t ip, int64_t iq) {
   return open >= close || later_moves(x, from, il, close) || earlier_moves(x, from, ie, open);
 }
 
+/* Do epochs p and q touch the same bytes, one at least writing (their accesses' ranges:
+   a[first[p] .. first[p + 1]))? */
+static int epochs_conflict(const pacc *a, const int64_t *first, int64_t p, int64_t q) {
+  for (int64_t i = first[p]; i < first[p + 1]; i++)
+    for (int64_t j = first[q]; j < first[q + 1]; j++)
+      if (a[i].lo < a[j].hi && a[j].lo < a[i].hi && conflict(&a[i], &a[j])) return 1;
+  return 0;
+}
+
+static int cmp_open(const void *pa, const void *pb, void *ctx) {
+  const pepoch *ep = ctx, *p = &ep[*(const int64_t *)pa], *q = &ep[*(const int64_t *)pb];
+  if (p->t != q->t) return (p->t > q->t) - (p->t < q->t);
+  return (p->open > q->open) - (p->open < q->open);
+}
+
 /* Marks the epochs of the phase that conflict with another origin's on their target, unless
-   their tickets order them (ordered). */
+   their tickets order them (ordered). Epochs by target and opening, swept: each against the
+   earlier ones still open at the target when it opens. O(E log E + the accesses of the pairs
+   that overlap at their target), for E epochs. */
 static int epoch_conflicts(pctx *x, int64_t from) {
   int64_t n = 0;
   for (int64_t e = 0; e < x->nep; e++) n += x->ep[e].n;
   pacc *a = malloc((size_t)(n ? n : 1) * sizeof *a);
-  int64_t *order = malloc((size_t)(x->nep ? x->nep : 1) * sizeof *order);
-  if (!a || !order) {
-    free(a), free(order);
+  int64_t *first = malloc((size_t)(x->nep + 1) * sizeof *first), *order = malloc((size_t)(x->nep + 1) * sizeof *order);
+  int64_t *open = malloc((size_t)(x->nep + 1) * sizeof *open);
+  if (!a || !first || !order || !open) {
+    free(a), free(first), free(order), free(open);
     return CDAG_NOMEM("passive-target epochs");
   }
-  for (int64_t e = 0; e < x->nep; e++) order[e] = e;
-  for (int64_t e = 1; e < x->nep; e++)   /* by target (insertion sort: epochs come by origin) */
-    for (int64_t k = e; k > 0 && x->ep[order[k - 1]].t > x->ep[order[k]].t; k--) {
-      int64_t tmp = order[k];
-      order[k] = order[k - 1], order[k - 1] = tmp;
+  int64_t m = 0;
+  for (int64_t e = 0; e < x->nep; e++) {   /* each epoch's accesses */
+    first[e] = m;
+    order[e] = e;
+    for (int64_t k = 0; k < x->ep[e].n; k++) {
+      const mop *o = x->pool[x->ep[e].first + k];
+      if (passive_access(o) && access_range(o, &a[m]) && a[m].hi > a[m].lo) a[m++].epoch = e;
     }
-  for (int64_t b = 0, f; b < x->nep; b = f) {
-    int t = x->ep[order[b]].t;
-    int64_t m = 0;
-    for (f = b; f < x->nep && x->ep[order[f]].t == t; f++) {
-      const pepoch *p = &x->ep[order[f]];
-      for (int64_t k = 0; k < p->n; k++) {
-        const mop *o = x->pool[p->first + k];
-        if (passive_access(o) && access_range(o, &a[m]) && a[m].hi > a[m].lo) a[m++].epoch = order[f];
-      }
-    }
-    if (m > 1) qsort(a, (size_t)m, sizeof *a, cmp_pacc);
-    for (int64_t i = 0; i < m; i++)   /* each against the later ones it overlaps */
-      for (int64_t j = i + 1; j < m && a[j].lo < a[i].hi; j++) {
-        pepoch *p = &x->ep[a[i].epoch], *q = &x->ep[a[j].epoch];
-        if (p->o != q->o && p->open < q->close && q->open < p->close && conflict(&a[i], &a[j]) &&
-            !ordered(x, from, a[i].epoch, a[j].epoch))
-          p->bad = q->bad = 1;
-      }
   }
-  free(a), free(order);
+  first[x->nep] = m;
+  base_sort_r(order, x->nep, sizeof *order, cmp_open, x->ep);
+  int64_t nopen = 0;
+  for (int64_t k = 0; k < x->nep; k++) {
+    int64_t q = order[k];
+    pepoch *eq = &x->ep[q];
+    int64_t kept = 0;
+    for (int64_t i = 0; i < nopen; i++) {   /* those of its target still open when q opens */
+      pepoch *ep = &x->ep[open[i]];
+      if (ep->t == eq->t && ep->close > eq->open) open[kept++] = open[i];
+    }
+    nopen = kept;
+    for (int64_t i = 0; i < nopen; i++) {
+      pepoch *ep = &x->ep[open[i]];
+      if (ep->o != eq->o && ep->open < eq->close && eq->open < ep->close && epochs_conflict(a, first, open[i], q) &&
+          !ordered(x, from, open[i], q))
+        ep->bad = eq->bad = 1;
+    }
+    if (first[q + 1] > first[q]) open[nopen++] = q;
+  }
+  free(a), free(first), free(order), free(open);
   return CDAG_OK;
 }
 
