@@ -959,11 +959,10 @@ static int find_phases(merger *m, int *nphases) {
  * completed; around a call t was in, before it when it may wait for others (a receive, a
  * completion, a collective, its own epoch's marker, a fetch: it may wait for what o does after
  * the marker), after it when it only sends (o may have received that before the marker).
- * Those places keep the order the
- * run had, whatever ordered the epoch in MPI (a message through a third rank, or nothing: two
- * ranks locking each other epoch after epoch between two barriers). A marker without `tpos`
- * (an older recorder's, or t could not be read) places t's fence where MPI orders the
- * epoch there by a collective: an opening (`lock`) just
+ * Those places keep the order the run had, whatever ordered the epoch in MPI (a message
+ * through a third rank, or nothing: two ranks locking each other epoch after epoch between
+ * two barriers). A marker without `tpos` (an older recorder's, or t could not be read)
+ * places t's fence where MPI orders the epoch there by a collective: an opening (`lock`) just
  * after t's instance of the last collective o made before it, a closing (`flush`,
  * `unlock`) just before t's instance of the first collective o makes after it, both on a
  * communicator of o and t where t's call waits for o's (closing) or o's for t's (opening):
@@ -1232,16 +1231,20 @@ static int close_epoch(pctx *x, int o, int t, mop **ep, const int64_t *idx, int6
   uint64_t ticket = field(ep[n - 1]->text, "ticket", &tk) && tk > 0 ? (uint64_t)tk : 0;
   if (x->none && t != o)
     return drop_epoch(x, ep, n, "with its target's fences the phase did not load (a dependency cycle or a race: cdag record said which)");
-  long long w = 0;
-  int read_open = field(ep[0]->text, "tpos", &w) && w >= 0;
+  int read_open = 0;   /* the lock's fence placed by `tpos` */
   for (int64_t k = 0; k < n && t != o; k++) {
     int kind = passive_marker(ep[k]);
     if (!kind) continue;
     int64_t a;
     int after;
+    long long w = 0;
     const char *why = NULL;
-    if (field(ep[k]->text, "tpos", &w) && w >= 0) tpos_place(x, t, (uint64_t)w, &a, &after);
-    else why = place(x, o, idx[k], t, kind, &a, &after);
+    if (field(ep[k]->text, "tpos", &w) && w >= 0) {
+      tpos_place(x, t, (uint64_t)w, &a, &after);
+      read_open |= kind == M_LOCK;
+    } else {
+      why = place(x, o, idx[k], t, kind, &a, &after);
+    }
     if (!why && kind == M_LOCK && 2 * a + !after < *last)   /* the last epoch closes later at t: this one opens there */
       a = *last / 2, after = !(*last & 1);
     if (!why && 2 * a + !after < *last) why = "its target's collectives are ordered otherwise than its origin's";

@@ -288,13 +288,18 @@ static rwin *pscw_win(MPI_Win win, int call) {
 enum { PT_NONE, PT_OPEN, PT_LAZY, PT_LOST };   /* no epoch; open, its `lock` written; open by
                                                   lock_all, no access yet; open, not recorded */
 
-/* Where member t is now (record.h, `tpos`), read from its word in the tickets' window: 1, or
-   0 when it cannot be read (no such window, an MPI error, or t is this process). */
-static int target_at(const rwin *w, int t, uint64_t *tpos) {
+/* Starts reading where world rank wt is (its word in the tickets' window) into *tpos; the
+   next flush of wt on that window completes it. 1, or 0 on an MPI error. */
+static int read_where(int wt, uint64_t *tpos) {
   uint64_t none = 0;
+  return PMPI_Fetch_and_op(&none, tpos, MPI_UINT64_T, wt, 1, MPI_NO_OP, R->tickets) == MPI_SUCCESS;
+}
+
+/* Where member t is now (record.h, `tpos`): 1, or 0 when it cannot be read (no such window,
+   an MPI error, or t is this process). */
+static int target_at(const rwin *w, int t, uint64_t *tpos) {
   if (R->tickets == MPI_WIN_NULL || w->world[t] == R->rank) return 0;
-  return PMPI_Fetch_and_op(&none, tpos, MPI_UINT64_T, w->world[t], 1, MPI_NO_OP, R->tickets) == MPI_SUCCESS &&
-         PMPI_Win_flush(w->world[t], R->tickets) == MPI_SUCCESS;
+  return read_where(w->world[t], tpos) && PMPI_Win_flush(w->world[t], R->tickets) == MPI_SUCCESS;
 }
 
 /* A passive-target marker (`lock`, `flush`, `unlock`) of the epoch on member t at seq, with
@@ -357,14 +362,13 @@ void rma_tickets_close(void) {
    (its order is then any: it conflicts with nothing), as does an epoch of lock_all. Where t
    is (*tpos, *known 1) comes in the same round trip. */
 static uint64_t passive_ticket(rwin *w, MPI_Win win, int t, int *known, uint64_t *tpos) {
-  uint64_t one = 1, none = 0, was = 0;
+  uint64_t one = 1, was = 0;
   *known = 0;
   if (R->tickets == MPI_WIN_NULL) return 0;
   int wt = w->world[t], self = wt == R->rank;
   if (PMPI_Win_flush(t, win) != MPI_SUCCESS ||
       PMPI_Fetch_and_op(&one, &was, MPI_UINT64_T, wt, 0, MPI_SUM, R->tickets) != MPI_SUCCESS ||
-      (!self && PMPI_Fetch_and_op(&none, tpos, MPI_UINT64_T, wt, 1, MPI_NO_OP, R->tickets) != MPI_SUCCESS) ||
-      PMPI_Win_flush(wt, R->tickets) != MPI_SUCCESS)
+      (!self && !read_where(wt, tpos)) || PMPI_Win_flush(wt, R->tickets) != MPI_SUCCESS)
     return 0;
   *known = !self;
   return was + 1;

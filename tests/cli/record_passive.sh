@@ -71,57 +71,49 @@ mkdir -p bad
 cp run/rank-0.part run/rank-2.part bad/
 sed -e "s/$(c 1 2)/$(c 0 2)/g" -e "s/^comm $(c 0 2) 2 1 2/comm $(c 0 2) 2 0 2/" run/rank-1.part >bad/rank-1.part
 
-# two ranks each fetch twice from the other between two barriers, epoch after epoch: the
-# second epochs sit at the closing barrier, after the target's own blocking fetches, so each
-# rank's second fetch waits for the other's: a dependency cycle. `cdag record` merges again
-# without the epochs and says so.
-mkdir -p cyc
-for r in 0 1; do
-  o=$((1 - r))
-  {
-    printf 'cdag-record-part 1\nrank %d nprocs 2\ncomm %d 2 %d %d\nphase 0\n' $r $((B + 2 * r + o)) $r $o
-    echo "0 65536 barrier"
-    for k in 0 1; do
-      p=$((131072 + 196608 * k))
-      echo "0 $p lock comm $((B + 2 * r + o))"
-      echo "0 $((p + 65536)) get 4b from $o at 0x5000 addr $((0x100 + 8 * k)) comm $((B + 2 * r + o)) wait"
-      echo "0 $((p + 131072)) unlock comm $((B + 2 * r + o))"
-    done
-    echo "0 655360 barrier"
-    printf 'end 0\nfinalized\n'
-  } >cyc/rank-$r.part
-done
+# fetch_parts DIR TPOS: two ranks each fetching twice from the other between two barriers,
+# epoch after epoch, into DIR; with TPOS 1, `tpos` on the markers (below) and tickets on the
+# unlocks
+tp() { echo $(($1 * 4 + $2)); }
+fetch_parts() {
+  mkdir -p "$1"
+  for r in 0 1; do
+    o=$((1 - r)) at=
+    {
+      printf 'cdag-record-part 1\nrank %d nprocs 2\ncomm %d 2 %d %d\nphase 0\n' $r $((B + 2 * r + o)) $r $o
+      echo "0 65536 barrier"
+      for k in 0 1; do
+        p=$((131072 + 196608 * k)) lock= unlock=
+        if [ "$2" = 1 ]; then
+          if [ $r = 0 ]; then at=$(tp $((65536 + 196608 * k)) 0); else at=$(tp $((262144 + 196608 * k)) $k); fi
+          lock=" tpos $at" unlock=" ticket $((k + 1)) tpos $at"
+        fi
+        echo "0 $p lock comm $((B + 2 * r + o))$lock"
+        echo "0 $((p + 65536)) get 4b from $o at 0x5000 addr $((0x100 + 8 * k)) comm $((B + 2 * r + o)) wait"
+        echo "0 $((p + 131072)) unlock comm $((B + 2 * r + o))$unlock"
+      done
+      echo "0 655360 barrier"
+      printf 'end 0\nfinalized\n'
+    } >"$1/rank-$r.part"
+  done
+}
+# without `tpos`, the second epochs sit at the closing barrier, after the target's own
+# blocking fetches, so each rank's second fetch waits for the other's: a dependency cycle.
+# `cdag record` merges again without the epochs and says so.
+fetch_parts cyc 0
 
 # the same fetches with where each target was when its origin read it (`tpos`, record.h:
 # position << 2 | 0 between calls, | 1 in a call that has taken no position): rank 0's two
 # epochs while rank 1 is after its barrier, then after its first epoch; rank 1's while rank 0
 # is after its first epoch, then entering the closing barrier (a call that waits: its fence
 # goes before it). Placed where the run had them, the fences make no cycle.
-mkdir -p tpos
-tp() { echo $(($1 * 4 + $2)); }
-for r in 0 1; do
-  o=$((1 - r))
-  {
-    printf 'cdag-record-part 1\nrank %d nprocs 2\ncomm %d 2 %d %d\nphase 0\n' $r $((B + 2 * r + o)) $r $o
-    echo "0 65536 barrier"
-    for k in 0 1; do
-      p=$((131072 + 196608 * k))
-      if [ $r = 0 ]; then at=$(tp $((65536 + 196608 * k)) 0); else at=$(tp $((262144 + 196608 * k)) $k); fi
-      echo "0 $p lock comm $((B + 2 * r + o)) tpos $at"
-      echo "0 $((p + 65536)) get 4b from $o at 0x5000 addr $((0x100 + 8 * k)) comm $((B + 2 * r + o)) wait"
-      echo "0 $((p + 131072)) unlock comm $((B + 2 * r + o)) ticket $((k + 1)) tpos $at"
-    done
-    echo "0 655360 barrier"
-    printf 'end 0\nfinalized\n'
-  } >tpos/rank-$r.part
-done
+fetch_parts tpos 1
 
 # two origins' exclusive epochs on the same bytes of rank 0, which sends to rank 1 meanwhile:
 # rank 2 asks for the lock while rank 0 is after its barrier, but MPI grants it second
 # (ticket 2), after rank 1's epoch, which ends while rank 0 is in its send. Rank 2's opening
 # moves to where rank 1's epoch closes, past the send: its accesses ran after that.
 mkdir -p order
-c3() { echo $((B + 3 * $1 + $2)); }
 {
   printf 'cdag-record-part 1\nrank 0 nprocs 3\nphase 0\n'
   echo "0 65536 barrier"
@@ -131,15 +123,15 @@ c3() { echo $((B + 3 * $1 + $2)); }
 } >order/rank-0.part
 for r in 1 2; do
   {
-    printf 'cdag-record-part 1\nrank %d nprocs 3\ncomm %d 2 %d 0\nphase 0\n' $r "$(c3 $r 0)" $r
+    printf 'cdag-record-part 1\nrank %d nprocs 3\ncomm %d 2 %d 0\nphase 0\n' $r "$(c $r 0)" $r
     echo "0 65536 barrier"
-    echo "0 131072 lock comm $(c3 $r 0) tpos $(tp 65536 0)"
-    echo "0 196608 put 8b to 0 at 0x5000 addr 0x100 comm $(c3 $r 0)"
+    echo "0 131072 lock comm $(c $r 0) tpos $(tp 65536 0)"
+    echo "0 196608 put 8b to 0 at 0x5000 addr 0x100 comm $(c $r 0)"
     if [ $r = 1 ]; then
-      echo "0 262144 unlock comm $(c3 $r 0) ticket 1 tpos $(tp 131072 2)"
+      echo "0 262144 unlock comm $(c $r 0) ticket 1 tpos $(tp 131072 2)"
       echo "0 327680 recv 4b from 0 tag 5 comm 0 addr 0x400 wait"
     else
-      echo "0 262144 unlock comm $(c3 $r 0) ticket 2 tpos $(tp 131072 0)"
+      echo "0 262144 unlock comm $(c $r 0) ticket 2 tpos $(tp 131072 0)"
     fi
     echo "0 393216 barrier"
     printf 'end 0\nfinalized\n'

@@ -339,10 +339,8 @@ static int copy_op(const copier *c, int64_t i, int32_t *id) {
   return rc;
 }
 
-/* Is op i the reduction of an accumulate's target side in a fence epoch of every rank? */
-static int fence_acc_reduce(const cdag_graph *gg, int64_t i) {
-  return os_of(gg, i) == IR_OS_PARTNER && gg->kind[i] == IR_REDUCE && (!gg->oscomm || !gg->oscomm[i]);
-}
+/* Is op i one-sided on every rank (no communicator of its own)? */
+static int of_every_rank(const cdag_graph *gg, int64_t i) { return !gg->oscomm || !gg->oscomm[i]; }
 
 /* The rank's ops lo .. hi of the file into g, in order, but the reductions of accumulates'
    target sides in fence epochs of every rank, which go right after the fence that closes
@@ -355,12 +353,12 @@ static int copy_rank_ops(const copier *c, int32_t lo, int32_t hi, int32_t *local
   int rc = later ? CDAG_OK : CDAG_NOMEM("replay");
   for (int32_t k = lo; !rc && k < hi; k++) {
     int32_t i = gg->rank_ops[k];
-    if (fence_acc_reduce(gg, i)) {
+    if (os_of(gg, i) == IR_OS_PARTNER && gg->kind[i] == IR_REDUCE && of_every_rank(gg, i)) {   /* an accumulate's */
       later[n++] = i;
       continue;
     }
     rc = copy_op(c, i, &local[i]);
-    if (!(os_of(gg, i) == IR_OS_FENCE && (!gg->oscomm || !gg->oscomm[i]))) continue;
+    if (os_of(gg, i) != IR_OS_FENCE || !of_every_rank(gg, i)) continue;
     for (int32_t j = 0; !rc && j < n; j++) rc = copy_op(c, later[j], &local[later[j]]);
     n = 0;
   }
