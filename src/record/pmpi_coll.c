@@ -213,10 +213,13 @@ int reduction(coll *c, int call, const void *sbuf, void *rbuf, int64_t in_count,
   return coll_ready(c, call, ok) == 0;
 }
 
+/* A user op, a type cdag has none for, or an op MPI does not define for the type but the
+   MPI library ran (MPICH's MPI_LXOR on floats): recorded as its data movement and a
+   computation (coll_combined). */
 int reduction_computed(MPI_Datatype t, MPI_Op o) {
   char why[80];
-  int type, rop, k = mpig_reduction(t, o, &type, &rop, why, sizeof why);
-  return k == MPIG_REDUCTION_NOOP || k == MPIG_REDUCTION_NOTYPE;
+  int type, rop;
+  return mpig_reduction(t, o, &type, &rop, why, sizeof why) != MPIG_REDUCTION_OK;
 }
 
 /* The data movement: every input byte reaches each member whose output combines it, into a

@@ -6,8 +6,8 @@
 # In REC/phase-0000.cdag each output of a reduction is a `compute 0 reads S at A writes ...`
 # whose A is the scratch area (0x7ffd...) that the rank's latest collective into such an
 # area wrote (`out A`: a gather, allgather, alltoall or alltoallv), and reads no more than
-# it holds. Rank r of n computes 7 outputs (Allreduce, Iallreduce, Scan, Reduce_scatter_block,
-# Reduce_scatter, Iscan, Ireduce_scatter), Reduce's at rank 0, Ireduce's at rank n-1 and
+# it holds. Rank r of n computes 8 outputs (Allreduce, Iallreduce, Scan, Reduce_scatter_block,
+# Reduce_scatter, Iscan, Ireduce_scatter, the Allreduce of MPI_LXOR on floats), Reduce's at rank 0, Ireduce's at rank n-1 and
 # Exscan's and Iexscan's at every rank but 0; the native Iscan is a `scan ... nonblocking`.
 import re, sys
 
@@ -38,7 +38,7 @@ for r in range(n):
             assert at in areas, f"rank {r}: {line!r} reads an area no collective before it filled"
             assert size <= scratch[(r, at)], f"rank {r}: {line!r} reads beyond its area"
             found += 1
-    want = 7 + (r == 0) + (r == n - 1) + 2 * (r > 0)
+    want = 8 + (r == 0) + (r == n - 1) + 2 * (r > 0)
     assert sum(1 for l in blocks[r] if re.match(r"\w+: scan \d+ int32 bxor .* nonblocking$", l)) == 1, f"rank {r}: no native Iscan"
     assert found == want, f"rank {r}: {found} computed reductions, expected {want}"
 print(f"{n} ranks: computed reductions as expected")

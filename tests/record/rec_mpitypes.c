@@ -4,8 +4,8 @@
  * MPI_Allreduce with MPI_MINLOC and MPI_MAXLOC on MPI_2INT and MPI_DOUBLE_INT (MPICH's
  * coll/opminloc, opmaxloc and allred: recorded as type 2int and double_int, which the loader
  * must read); MPI_LXOR on MPI_FLOAT (MPICH computes it, the format does not define it: the
- * recorder passes it on, counts it under `unsupported_why` and writes nothing, and the
- * program's result is still MPI's); a struct of a long double and an int sent to the right
+ * recorder writes its data movement and a computation, and the program's result is still
+ * MPI's); a struct of a long double and an int sent to the right
  * neighbour (MPICH's datatype/sendrecvt2 crashed the recorder, which probed offsets by
  * packing bytes that MPICH packs as x87 values). The replay must leave the pairs' values and
  * indices and the received struct's int fields as MPI did (a pair's padding is cdag's
@@ -41,7 +41,7 @@ int main(int argc, char **argv) {
   MPI_Allreduce(din, dmax, N, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD);
   for (int k = 0; k < N; k++) MT_EXPECT(pmin[k][0] <= pin[k][0] && pmax[k][0] >= pin[k][0]);
 
-  /* lxor on float: computed by MPI, refused by the recorder */
+  /* lxor on float: computed by MPI, by a computation in the recording */
   MPI_Allreduce(fin, fx, N, MPI_FLOAT, MPI_LXOR, MPI_COMM_WORLD);
   if (n > 1)   /* (one process: a copy) */
     for (int k = 0; k < N; k++) MT_EXPECT(fx[k] == 0 || fx[k] == 1);

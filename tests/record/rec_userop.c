@@ -3,7 +3,9 @@
  * Reductions with an MPI_Op_create op (a wrapping int32 sum MPI cannot know is one) and on a
  * derived datatype (a vector of int64 with gaps, combined by a user op that walks it):
  * Reduce, Allreduce (in place), Ireduce, Iallreduce, Scan, Exscan, Reduce_scatter_block,
- * Reduce_scatter, Iscan, Iexscan and Ireduce_scatter (and a native Iscan of MPI_BXOR). The recorder writes each as its data movement (the inputs gathered,
+ * Reduce_scatter, Iscan, Iexscan and Ireduce_scatter (and a native Iscan of MPI_BXOR), and an
+ * Allreduce of MPI_LXOR on floats (MPICH's, which MPI does not define). The recorder writes
+ * each as its data movement (the inputs gathered,
  * allgathered or exchanged into a scratch area) and a computation of the output from it, so
  * nothing is unsupported. Each result is checked here against the inputs allgathered.
  * What the replay is compared with: the inputs only (replay's starting bytes, moved by the
@@ -95,6 +97,10 @@ int main(int argc, char **argv) {
   MPI_Ireduce_scatter(big, r10, counts, MPI_INT32_T, op, MPI_COMM_WORLD, &sq[2]);
   MPI_Iscan(x, r11, N, MPI_INT32_T, MPI_BXOR, MPI_COMM_WORLD, &sq[3]);
   MPI_Waitall(4, sq, MPI_STATUSES_IGNORE);
+  /* MPI_LXOR of floats: MPI does not define it, MPICH computes it (nonzero is true) */
+  float f[2] = {me % 2 ? 0.0f : 1.5f, 2.0f}, fr[2];
+  MPI_Allreduce(f, fr, 2, MPI_FLOAT, MPI_LXOR, MPI_COMM_WORLD);
+  MT_REQUIRE(fr[0] == (float)((n + 1) / 2 % 2) && fr[1] == (float)(n % 2));
 
   for (int i = 0; i < N; i++) {
     int32_t s = want(all, 0, n, i);
