@@ -1056,8 +1056,11 @@ typedef struct { int rank, after, phase; int64_t a; int origin; uint64_t oseq, s
    !after), its ops (markers and accesses) in pctx's pool, and its ticket (the order MPI
    granted t's lock in, from its `unlock` line; 0: none, a recording of an older recorder),
    whether its opening is where t was when o asked for the lock (`tpos`): before MPI
-   granted it, and whether the lock was shared (`lock comm C shared`). */
-typedef struct { int t, o, bad; int64_t open, close, first, n; uint64_t ticket; int read_open, shared; } pepoch;
+   granted it, and whether the lock was shared (`lock comm C shared`). Fine: a shared epoch
+   whose every flush and unlock took a ticket (or one of t's on itself): its pieces between
+   markers (each access, on t itself) are checked against other origins' alone; fin: the
+   index of its first fence in ins. */
+typedef struct { int t, o, bad, fine; int64_t open, close, first, n, fin; uint64_t ticket; int read_open, shared; } pepoch;
 
 typedef struct {
   merger *m;
@@ -1067,6 +1070,7 @@ typedef struct {
   pins *ins; int64_t nins, inscap;     /* all phases' */
   pepoch *ep; int64_t nep, epcap;      /* this phase's placed epochs ... */
   mop **pool; int64_t npool, poolcap;  /* ... and their ops */
+  int64_t *pidx, pidxcap;              /* and each one's op index on its rank */
 } pctx;
 
 static void pside_free(pside *s) {
@@ -1222,19 +1226,41 @@ static int drop_epoch(pctx *x, mop **ep, int64_t n, const char *why) {
   return CDAG_OK;
 }
 
+/* A marker's own ticket (`flush` or `unlock` ... `ticket N`), 0: none. */
+static uint64_t marker_ticket(const mop *o) {
+  long long tk = 0;
+  return field(o->text, "ticket", &tk) && tk > 0 ? (uint64_t)tk : 0;
+}
+
+/* Did every marker of the epoch ep[0..n) but its lock take a ticket? */
+static int own_tickets(mop **ep, int64_t n) {
+  for (int64_t k = 1; k < n; k++)
+    if (passive_marker(ep[k]) && !marker_ticket(ep[k])) return 0;
+  return 1;
+}
+
+/* Stamps: where a fence goes among the others of its gap (cmp_pins; 0 none). A fence
+   that closed with ticket k goes after those that saw the counter below k and before those
+   that saw k or more: 2k + 1; a shared lock that saw the counter at v: 2v + 2. An exclusive
+   epoch's fences all go by its ticket (MPI granted the lock in that order). */
+static uint64_t closed_stamp(uint64_t ticket) { return ticket ? 2 * ticket + 1 : 0; }
+
 /* An epoch of o on t complete in the phase (ep[0] its `lock`, ep[n-1] its `unlock`, idx
    their op indices): its fences placed on t, or the epoch dropped. *last: the key of t's
    last fence on this communicator (its fences keep their order). */
 static int close_epoch(pctx *x, int o, int t, mop **ep, const int64_t *idx, int64_t n, int64_t *last) {
   int64_t first = x->nins, was = *last;
-  long long tk = 0;
-  uint64_t ticket = field(ep[n - 1]->text, "ticket", &tk) && tk > 0 ? (uint64_t)tk : 0;
+  uint64_t ticket = marker_ticket(ep[n - 1]);
   if (x->none && t != o)
     return drop_epoch(x, ep, n, "with its target's fences the phase did not load (a dependency cycle or a race: cdag record said which)");
-  int read_open = 0;   /* the lock's fence placed by `tpos` */
+  int read_open = 0, shared = strstr(ep[0]->text, " shared") != NULL;   /* read_open: the lock's fence placed by `tpos` */
+  long long seen = -1;
+  int fine = shared && (t == o || (own_tickets(ep, n) && field(ep[0]->text, "seen", &seen) && seen >= 0));
+  uint64_t stamp = closed_stamp(ticket);   /* the fence's place among others in its gap (cmp_pins) */
   for (int64_t k = 0; k < n && t != o; k++) {
     int kind = passive_marker(ep[k]);
     if (!kind) continue;
+    if (fine) stamp = kind == M_LOCK ? 2 * (uint64_t)seen + 2 : closed_stamp(marker_ticket(ep[k]));
     int64_t a;
     int after;
     long long w = 0;
@@ -1255,15 +1281,17 @@ static int close_epoch(pctx *x, int o, int t, mop **ep, const int64_t *idx, int6
     }
     *last = 2 * a + !after;
     if (base_grow((void **)&x->ins, x->nins, &x->inscap, 1, sizeof *x->ins, "merger")) return CDAG_NOMEM("fences");
-    x->ins[x->nins++] = (pins){t, after, x->phase, a, o, ep[k]->seq, 0, ep[k]->comm, x->nep, ticket};
+    x->ins[x->nins++] = (pins){t, after, x->phase, a, o, ep[k]->seq, 0, ep[k]->comm, x->nep, stamp};
   }
   if (base_grow((void **)&x->ep, x->nep, &x->epcap, 1, sizeof *x->ep, "merger") ||
-      base_grow((void **)&x->pool, x->npool, &x->poolcap, n, sizeof *x->pool, "merger"))
+      base_grow((void **)&x->pool, x->npool, &x->poolcap, n, sizeof *x->pool, "merger") ||
+      base_grow((void **)&x->pidx, x->npool, &x->pidxcap, n, sizeof *x->pidx, "merger"))
     return CDAG_NOMEM("passive-target epochs");
-  x->ep[x->nep++] = (pepoch){t, o, 0, t == o ? 2 * idx[0] : x->ins[first].a * 2 + !x->ins[first].after,   /* o = t: its own ops */
+  x->ep[x->nep++] = (pepoch){t, o, 0, fine, t == o ? 2 * idx[0] : x->ins[first].a * 2 + !x->ins[first].after,   /* o = t: its own ops */
                              t == o ? 2 * idx[n - 1] + 2 : x->ins[x->nins - 1].a * 2 + !x->ins[x->nins - 1].after,
-                             x->npool, n, ticket, read_open, strstr(ep[0]->text, " shared") != NULL};
+                             x->npool, n, first, ticket, read_open, shared};
   memcpy(x->pool + x->npool, ep, (size_t)n * sizeof *ep);
+  memcpy(x->pidx + x->npool, idx, (size_t)n * sizeof *idx);
   x->npool += n;
   x->placed += t != o;
   for (int64_t k = 0; k < n; k++)
@@ -1422,65 +1450,135 @@ static int ordered(pctx *x, int64_t from, int64_t ip, int64_t iq) {
   return open >= close || later_moves(x, from, il, close) || earlier_moves(x, from, ie, open);
 }
 
-/* Do epochs p and q touch the same bytes, one at least writing (their accesses' ranges:
-   a[first[p] .. first[p + 1]))? */
-static int epochs_conflict(const pacc *a, const int64_t *first, int64_t p, int64_t q) {
-  for (int64_t i = first[p]; i < first[p + 1]; i++)
-    for (int64_t j = first[q]; j < first[q + 1]; j++)
+/* ---- the pieces the check compares ----
+ * A unit is an epoch whole, or a piece of a fine one (pepoch): the accesses between two of
+ * its markers, bounded by their fences at the target, or one access of a target's shared
+ * epoch on itself, at its op. Places at the target are keys: a fence in gap a is (3a, its
+ * stamp), op i is (3i + 1, 0); in one gap the fences go by stamp (cmp_pins), so a key is
+ * before another there only when both have one. */
+typedef struct { int64_t major; uint64_t stamp; } pkey;
+typedef struct { int64_t e, a0, a1; pkey open, close; int fine; } punit;
+
+static int before(pkey x, pkey y) {
+  return x.major < y.major || (x.major == y.major && x.stamp && y.stamp && x.stamp < y.stamp);
+}
+
+static pkey fence_key(const pins *f) { return (pkey){3 * f->a, f->ticket}; }
+
+/* A whole epoch's opening or closing place (its fences move when tickets order it). */
+static pkey unit_key(const pctx *x, const punit *u, int close) {
+  if (u->fine) return close ? u->close : u->open;
+  const pepoch *e = &x->ep[u->e];
+  int64_t k = close ? e->close : e->open;
+  return (pkey){3 * (k / 2), e->t == e->o ? 0 : closed_stamp(e->ticket)};
+}
+
+/* Do units p and q touch the same bytes, one at least writing (their accesses' ranges
+   a[p.a0 .. p.a1))? */
+static int units_conflict(const pacc *a, const punit *p, const punit *q) {
+  for (int64_t i = p->a0; i < p->a1; i++)
+    for (int64_t j = q->a0; j < q->a1; j++)
       if (a[i].lo < a[j].hi && a[j].lo < a[i].hi && conflict(&a[i], &a[j])) return 1;
   return 0;
 }
 
-static int cmp_open(const void *pa, const void *pb, void *ctx) {
-  const pepoch *ep = ctx, *p = &ep[*(const int64_t *)pa], *q = &ep[*(const int64_t *)pb];
-  if (p->t != q->t) return (p->t > q->t) - (p->t < q->t);
-  return (p->open > q->open) - (p->open < q->open);
+typedef struct { const pctx *x; const punit *u; } psort;
+
+static int cmp_unit_open(const void *pa, const void *pb, void *ctx) {
+  const psort *c = ctx;
+  const punit *p = &c->u[*(const int64_t *)pa], *q = &c->u[*(const int64_t *)pb];
+  int tp = c->x->ep[p->e].t, tq = c->x->ep[q->e].t;
+  if (tp != tq) return (tp > tq) - (tp < tq);
+  pkey kp = unit_key(c->x, p, 0), kq = unit_key(c->x, q, 0);
+  if (kp.major != kq.major) return (kp.major > kq.major) - (kp.major < kq.major);
+  return (kp.stamp > kq.stamp) - (kp.stamp < kq.stamp);
+}
+
+/* Epoch e's accesses (into a from *m) and its units (into u from *nu). */
+static void epoch_units(const pctx *x, int64_t e, pacc *a, int64_t *m, punit *u, int64_t *nu) {
+  const pepoch *ep = &x->ep[e];
+  int self = ep->t == ep->o;
+  punit cur = {e, *m, *m, {0, 0}, {0, 0}, ep->fine};
+  int64_t f = ep->fin;   /* the fence of the marker that opened the current piece */
+  for (int64_t k = 0; k < ep->n; k++) {
+    const mop *o = x->pool[ep->first + k];
+    if (ep->fine && !self && !passive_access(o)) {   /* a marker (a fence now) */
+      if (k > 0) {
+        cur.open = fence_key(&x->ins[f]), cur.close = fence_key(&x->ins[f + 1]), cur.a1 = *m;
+        u[(*nu)++] = cur;
+        cur.a0 = *m, f++;
+      }
+      continue;
+    }
+    if (!passive_access(o) || !access_range(o, &a[*m]) || a[*m].hi <= a[*m].lo) continue;
+    a[(*m)++].epoch = e;
+    if (ep->fine && self) {   /* one access, at its op */
+      int64_t i = x->pidx[ep->first + k];
+      u[(*nu)++] = (punit){e, *m - 1, *m, {3 * i + 1, 0}, {3 * i + 1, 0}, 1};
+    }
+  }
+  if (!ep->fine) cur.a1 = *m, u[(*nu)++] = cur;
+}
+
+/* Pieces are compared by stamps only among shared epochs: on a target that another origin
+   locked exclusively (or whose epoch took no tickets), its fine epochs are whole, their
+   fences in their gaps by ticket as an exclusive epoch's (a lock MPI grants late saw the
+   counter before the exclusive epoch it waited for). 0, or CDAG_ERR_NOMEM. */
+static int coarsen(pctx *x) {
+  uint8_t *coarse = calloc((size_t)x->m->nprocs, 1);
+  if (!coarse) return CDAG_NOMEM("passive-target epochs");
+  for (int64_t e = 0; e < x->nep; e++)
+    if (x->ep[e].t != x->ep[e].o && !x->ep[e].fine) coarse[x->ep[e].t] = 1;
+  for (int64_t e = 0; e < x->nep; e++) {
+    pepoch *ep = &x->ep[e];
+    if (ep->t == ep->o || !ep->fine || !coarse[ep->t]) continue;
+    ep->fine = 0;
+    for (int64_t i = ep->fin; i < x->nins && x->ins[i].epoch == e; i++) x->ins[i].ticket = closed_stamp(ep->ticket);
+  }
+  free(coarse);
+  return CDAG_OK;
 }
 
 /* Marks the epochs of the phase that conflict with another origin's on their target, unless
-   their tickets order them (ordered). Epochs by target and opening, swept: each against the
-   earlier ones still open at the target when it opens. O(E log E + the accesses of the pairs
-   that overlap at their target), for E epochs. */
+   their tickets order them (ordered; two pieces of fine epochs are never reordered: both
+   ran under shared locks, and overlap at the target only if neither completed before the
+   other began). Units by target and opening, swept: each against the earlier ones still
+   open at the target when it opens. O(U log U + the accesses of the pairs that overlap at
+   their target), for U units. */
 static int epoch_conflicts(pctx *x, int64_t from) {
-  int64_t n = 0;
+  int64_t n = 0, m = 0, nu = 0;
+  if (coarsen(x)) return CDAG_NOMEM("passive-target epochs");
   for (int64_t e = 0; e < x->nep; e++) n += x->ep[e].n;
   pacc *a = malloc((size_t)(n ? n : 1) * sizeof *a);
-  int64_t *first = malloc((size_t)(x->nep + 1) * sizeof *first), *order = malloc((size_t)(x->nep + 1) * sizeof *order);
-  int64_t *open = malloc((size_t)(x->nep + 1) * sizeof *open);
-  if (!a || !first || !order || !open) {
-    free(a), free(first), free(order), free(open);
+  punit *u = malloc((size_t)(n + x->nep + 1) * sizeof *u);
+  int64_t *order = malloc((size_t)(n + x->nep + 1) * sizeof *order), *open = malloc((size_t)(n + x->nep + 1) * sizeof *open);
+  if (!a || !u || !order || !open) {
+    free(a), free(u), free(order), free(open);
     return CDAG_NOMEM("passive-target epochs");
   }
-  int64_t m = 0;
-  for (int64_t e = 0; e < x->nep; e++) {   /* each epoch's accesses */
-    first[e] = m;
-    order[e] = e;
-    for (int64_t k = 0; k < x->ep[e].n; k++) {
-      const mop *o = x->pool[x->ep[e].first + k];
-      if (passive_access(o) && access_range(o, &a[m]) && a[m].hi > a[m].lo) a[m++].epoch = e;
-    }
-  }
-  first[x->nep] = m;
-  base_sort_r(order, x->nep, sizeof *order, cmp_open, x->ep);
+  for (int64_t e = 0; e < x->nep; e++) epoch_units(x, e, a, &m, u, &nu);
+  for (int64_t k = 0; k < nu; k++) order[k] = k;
+  base_sort_r(order, nu, sizeof *order, cmp_unit_open, &(psort){x, u});
   int64_t nopen = 0;
-  for (int64_t k = 0; k < x->nep; k++) {
-    int64_t q = order[k];
-    pepoch *eq = &x->ep[q];
+  for (int64_t k = 0; k < nu; k++) {
+    const punit *q = &u[order[k]];
+    pepoch *eq = &x->ep[q->e];
+    pkey qopen = unit_key(x, q, 0), qclose = unit_key(x, q, 1);
     int64_t kept = 0;
-    for (int64_t i = 0; i < nopen; i++) {   /* those of its target still open when q opens */
-      pepoch *ep = &x->ep[open[i]];
-      if (ep->t == eq->t && ep->close > eq->open) open[kept++] = open[i];
-    }
+    for (int64_t i = 0; i < nopen; i++)   /* those of its target still open when q opens */
+      if (x->ep[u[open[i]].e].t == eq->t && !before(unit_key(x, &u[open[i]], 1), qopen)) open[kept++] = open[i];
     nopen = kept;
     for (int64_t i = 0; i < nopen; i++) {
-      pepoch *ep = &x->ep[open[i]];
-      if (ep->o != eq->o && ep->open < eq->close && eq->open < ep->close && epochs_conflict(a, first, open[i], q) &&
-          !ordered(x, from, open[i], q))
-        ep->bad = eq->bad = 1;
+      const punit *p = &u[open[i]];
+      pepoch *ep = &x->ep[p->e];
+      if (ep->o == eq->o || before(qclose, unit_key(x, p, 0)) || !units_conflict(a, p, q)) continue;
+      int why = p->fine && q->fine ? 2 : !ordered(x, from, p->e, q->e);   /* 2: at once, under shared locks */
+      if (why && !ep->bad) ep->bad = why;
+      if (why && !eq->bad) eq->bad = why;
     }
-    if (first[q + 1] > first[q]) open[nopen++] = q;
+    if (q->a1 > q->a0) open[nopen++] = order[k];
   }
-  free(a), free(first), free(order), free(open);
+  free(a), free(u), free(order), free(open);
   return CDAG_OK;
 }
 
@@ -1490,7 +1588,9 @@ static int drop_conflicts(pctx *x, int64_t from) {
   for (int64_t e = 0; !rc && e < x->nep; e++)
     if (x->ep[e].bad)
       rc = drop_epoch(x, x->pool + x->ep[e].first, x->ep[e].n,
-                      "another origin's epoch on its target touches the same bytes, in an order the lock decides");
+                      x->ep[e].bad == 2 ? "another origin's access to the same bytes of its target ran at the same time, "
+                                          "both under shared locks, in an order MPI decided"
+                                        : "another origin's epoch on its target touches the same bytes, in an order the lock decides");
   int64_t k = from;
   for (int64_t i = from; i < x->nins; i++)
     if (!x->ep[x->ins[i].epoch].bad) x->ins[k++] = x->ins[i];
@@ -1570,6 +1670,7 @@ static int place_passive(merger *m, int nphases, int none, uint64_t *placed) {
   free(x.ins);
   free(x.ep);
   free(x.pool);
+  free(x.pidx);
   *placed = x.placed;
   if (!rc) sort_ops(m);
   return rc;

@@ -586,6 +586,7 @@ static void publish(int state) {
 /* The next position; the first a call takes gets the time computed since the last. */
 uint64_t next_seq(void) {
   R->seq += REC_SEQ_STEP;
+  R->others += !R->quiet;
   publish(REC_TPOS_IN);
   if (R->gap) {
     if (R->active) rec_shadow_time(R->sh, R->seq, R->gap, on_fix, &R->phase);
@@ -901,10 +902,12 @@ void completed(const MPI_Request *rq, const int *which, int n, const MPI_Status 
     p->active = 0;
     if (!p->persistent) pend_drop(rq[which ? which[k] : k]);
   }
-  if (!nwait) return;
-  out("%d %llu wait", R->phase, (unsigned long long)done);
-  for (int k = 0; k < nwait; k++) out(" %llu", (unsigned long long)R->wait[k]);
-  out("\n");
+  if (nwait) {
+    out("%d %llu wait", R->phase, (unsigned long long)done);
+    for (int k = 0; k < nwait; k++) out(" %llu", (unsigned long long)R->wait[k]);
+    out("\n");
+  }
+  rma_completions_done();
 }
 
 /* ---- phases ---- */

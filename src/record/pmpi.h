@@ -104,6 +104,10 @@ typedef struct {
   size_t len, size;                   /* bytes written, bytes mapped */
   int phase, active, implicit;
   uint64_t seq;
+  uint64_t others;                    /* positions taken by anything but a passive-target access
+                                         (quiet 0 when next_seq took it; pmpi_rma.c) */
+  int quiet;
+  int reclose;                        /* a request completed a get of a shared passive-target epoch */
   uint64_t t_exit;                    /* when the last intercepted call returned (ns) */
   uint64_t gap;                       /* ns computed since the last position was taken */
   rec_shadow *sh;
@@ -193,6 +197,7 @@ void nbcoll_dropped(pend *p);
 /* pmpi_rma.c: a request-based access's request completed at position done (an Rget's bytes
    are the shadow's from there). */
 void rma_completed(pend *p, uint64_t done);
+void rma_completions_done(void);   /* after a completion's wait line: the pieces of shared epochs it closed */
 
 /* folding repeats (fold.c): around each intercepted call */
 rec_fold *fold_new(void);

@@ -31,13 +31,16 @@
  *    into it (no collective call to tell it at).
  *  - Passive target: an epoch of this rank o on member t is one of a communicator per
  *    pair too (REC_PASSIVE_BASE, record.h), but t makes no call: o writes `lock` (at
- *    MPI_Win_lock; lock_all at its position, with o's first access to t), `flush` (a flush:
- *    the accesses complete, the epoch goes on) and `unlock` lines of it, each with where t
- *    was when o read it (`tpos`: every process publishes where it is, pmpi.c), and the
- *    merger makes them fences and gives t its fences there, or drops the epoch with the
- *    reason (merge.c). Its `unlock` carries a ticket: the order
- *    in which MPI granted t's lock, which decides between two origins' epochs on the same
- *    bytes (passive_ticket). A flush or unlock completes the gets and
+ *    MPI_Win_lock; lock_all: at o's first access to t), `flush` (a flush: the accesses
+ *    complete, the epoch goes on) and `unlock` lines of it, each with where t was when o
+ *    read it (`tpos`: every process publishes where it is, pmpi.c), and the merger makes
+ *    them fences and gives t its fences there, or drops the epoch with the reason
+ *    (merge.c). Its `unlock` carries a ticket: the order in which MPI granted t's lock,
+ *    which decides between two origins' epochs on the same bytes (passive_ticket). Under a
+ *    shared lock, which orders nothing, every flush takes a ticket, the lock reads the
+ *    counter (`seen`), and the recorder adds flushes where the program may have learnt of
+ *    another origin's access (passive_reopen), so the pieces between markers are ordered
+ *    by tickets as the program ordered them. A flush or unlock completes the gets and
  *    swaps to its target; flush_local too, without a fence; Win_sync is nothing. The
  *    request-based accesses (Rput, Rget, Raccumulate, Rget_accumulate, MPI allows them only
  *    there) are recorded as the access, their request kept (P_RMA) so that the completion
@@ -73,9 +76,10 @@ typedef struct {
   int64_t *unit;            /* member -> disp_unit */
   int whole;                /* every process of the run is a member: plain fences */
   int cid;                  /* else the id of `comm` (its fences and accesses name it), -1: none */
+  MPI_Win win;
   uint8_t *pt;              /* member -> its passive-target epoch from this rank (PT_*), NULL: none yet */
-  uint64_t all_seq;         /* the position of the open MPI_Win_lock_all (its targets' opening fences) */
-  int all_k;                /* opening fences written there so far */
+  uint8_t *shared;          /* member -> that epoch's lock is shared (MPI_LOCK_SHARED, lock_all) */
+  uint64_t *since;          /* member -> R->others at that epoch's last marker or access */
   int started;              /* an access epoch of MPI_Win_start is open */
   int *start, nstart;       /* its targets (world ranks) when it was recorded, else NULL */
   int *post, npost;         /* the origins of the open MPI_Win_post (world ranks), if recorded */
@@ -98,6 +102,7 @@ static void win_free(rwin *w) {
   if (!w) return;
   free(w->world); free(w->base); free(w->unit); free(w->g); free(w->ga); free(w->gl); free(w->cas);
   free(w->acc); free(w->cnt); free(w->start); free(w->post); free(w->pt);
+  free(w->shared); free(w->since);
   free(w);
 }
 
@@ -181,6 +186,7 @@ static void win_created(MPI_Win win, MPI_Comm comm, const void *base, MPI_Aint u
     w->unit[i] = (int64_t)all[2 * i + 1];
   }
   w->whole = n == R->nprocs;
+  w->win = win;
   w->cid = -1;
   if (!w->whole) {   /* the graph's fences and accesses of this window name a communicator */
     comm_created(w->comm);
@@ -303,23 +309,32 @@ static int target_at(const rwin *w, int t, uint64_t *tpos) {
 }
 
 /* A passive-target marker (`lock`, `flush`, `unlock`) of the epoch on member t at seq, with
-   its ticket (0: none), where t was (known: 1) and, on a `lock`, `shared`. */
+   its ticket (0: none), where t was (known: 1) and, on a `lock`, `shared` and the ticket
+   counter it saw (seen: 1 + its value, 0 unknown). */
 static void passive_line(const rwin *w, int t, const char *what, uint64_t seq, uint64_t ticket, int known,
-                         uint64_t tpos, int shared) {
+                         uint64_t tpos, int shared, uint64_t seen) {
   int id = pair_comm_at(REC_PASSIVE_BASE, R->rank, w->world[t]);
-  char tail[64] = "";
+  char tail[96] = "";
   int n = snprintf(tail, sizeof tail, "%s", shared ? " shared" : "");
+  if (seen) n += snprintf(tail + n, sizeof tail - (size_t)n, " seen %llu", (unsigned long long)(seen - 1));
   if (ticket) n += snprintf(tail + n, sizeof tail - (size_t)n, " ticket %llu", (unsigned long long)ticket);
   if (known) snprintf(tail + n, sizeof tail - (size_t)n, " tpos %llu", (unsigned long long)tpos);
   out("%d %llu %s comm %d%s\n", R->phase, (unsigned long long)seq, what, id, tail);
 }
 
 /* The `lock` marker of the epoch on member t at seq (shared: MPI_LOCK_SHARED or lock_all):
-   t's fence goes where t is now, before this rank's accesses can reach it. */
+   t's fence goes where t is now, before this rank's accesses can reach it. A shared lock
+   also reads t's ticket counter in the same round trip (`seen`): the pieces of other
+   origins' shared epochs that closed with a ticket up to it ran before its accesses. */
 static void passive_lock_mark(const rwin *w, int t, uint64_t seq, int shared) {
-  uint64_t tpos = 0;
-  int known = target_at(w, t, &tpos);
-  passive_line(w, t, "lock", seq, 0, known, tpos, shared);
+  uint64_t tpos = 0, seen = 0, none = 0;
+  int known = 0;
+  if (R->tickets != MPI_WIN_NULL && w->world[t] != R->rank) {
+    int wt = w->world[t];
+    known = (!shared || PMPI_Fetch_and_op(&none, &seen, MPI_UINT64_T, wt, 0, MPI_NO_OP, R->tickets) == MPI_SUCCESS) &&
+            read_where(wt, &tpos) && PMPI_Win_flush(wt, R->tickets) == MPI_SUCCESS;
+  }
+  passive_line(w, t, "lock", seq, 0, known, tpos, shared, known && shared ? seen + 1 : 0);
 }
 
 /* Each process's ticket counter: an origin takes the next ticket of its target while it
@@ -375,27 +390,29 @@ static uint64_t passive_ticket(rwin *w, MPI_Win win, int t, int *known, uint64_t
 }
 
 /* The `unlock` or `flush` marker of the epoch on member t: its accesses complete at t first
-   (the flush), then t's ticket (unlock: in the same round trip) and where t is are read, so
-   t's fence goes after what they wrote and read. */
+   (the flush), then t's ticket (unlock, and flush under a shared lock: in the same round
+   trip) and where t is are read, so t's fence goes after what they wrote and read. A shared
+   epoch's tickets order its pieces between markers against other origins' (merge.c). */
 static void passive_close_mark(rwin *w, MPI_Win win, int t, const char *what, uint64_t seq) {
   int known = 0;
   uint64_t ticket = 0, tpos = 0;
-  if (!strcmp(what, "unlock")) {
+  if (!strcmp(what, "unlock") || w->shared[t]) {
     ticket = passive_ticket(w, win, t, &known, &tpos);
   } else {
     PMPI_Win_flush(t, win);
     known = target_at(w, t, &tpos);
   }
-  passive_line(w, t, what, seq, ticket, known, tpos, 0);
+  passive_line(w, t, what, seq, ticket, known, tpos, 0, 0);
 }
 
 /* The communicator of an access to member t in its passive epoch: the epoch of lock_all
-   opens at lock_all's position with the first access to t (-3: not recorded). */
+   opens with the first access to t, where t is then (-3: not recorded). */
 static int passive_comm(rwin *w, int t) {
   if (w->pt[t] == PT_LOST) return -3;
   if (w->pt[t] == PT_LAZY) {
-    passive_lock_mark(w, t, w->all_seq + (uint64_t)w->all_k++, 1);
+    passive_lock_mark(w, t, next_seq(), 1);
     w->pt[t] = PT_OPEN;
+    w->since[t] = R->others;
   }
   return pair_comm_at(REC_PASSIVE_BASE, R->rank, w->world[t]);
 }
@@ -414,6 +431,8 @@ static int access_comm(rwin *w, int target) {
 /* ---- accesses ---- */
 
 enum { A_PUT, A_GET, A_ACC };
+
+static void passive_reopen(rwin *w, int t, int call);
 
 /* One access: the origin's `count` elements of ot at buf, the target's tcount of tt at
    displacement disp of member `target`. For A_ACC, type and rop name the reduction. Writes
@@ -450,7 +469,12 @@ static uint64_t access_of(rwin *w, int kind, const void *buf, int count, MPI_Dat
   }
   if (kind == A_GET && base_grow((void **)&w->g, w->ng, &w->gcap, 1, sizeof *w->g, "recorder"))
     return nomem(OOM_CALLS), 0;
+  if (passive && w->shared[target] && w->since[target] != R->others)
+    passive_reopen(w, target, call);
+  R->quiet = passive;
   uint64_t seq = next_seq(), src = o->n ? o->a[0] : (uint64_t)(uintptr_t)buf;
+  R->quiet = 0;
+  if (passive) w->since[target] = R->others;
   if (kind != A_GET) check_sent(o, seq, type_name(ot));
   if (o->n > 1) {
     src = pack_area(bytes);
@@ -796,7 +820,9 @@ int MPI_Compare_and_swap(const void *obuf, const void *cbuf, void *rbuf, MPI_Dat
     } else {
       uint64_t seq = access_of(w, A_GET, rbuf, 1, t, target, disp, 1, t, 0, 0, C_Compare_and_swap, 1);
       if (seq) {   /* the swap's put, if it happens, takes the next position but one */
+        R->quiet = 1;
         next_seq();
+        R->quiet = 0;
         check_sent(&(ranges){1, 1, (uint64_t[]){(uint64_t)(uintptr_t)obuf}, (uint64_t[]){bytes}, 1}, R->seq, type_name(t));
         c = (rcas){R->seq, (uint64_t)(uintptr_t)obuf, (uint64_t)(uintptr_t)rbuf,
                    w->base[target] + (uint64_t)((int64_t)disp * w->unit[target]), bytes, target,
@@ -885,9 +911,16 @@ int MPI_Win_test(MPI_Win win, int *flag) {
    is unknown or memory fails (counted). */
 static rwin *passive_win(MPI_Win win) {
   rwin *w = win_of(win);
-  if (w && !w->pt && !(w->pt = calloc((size_t)w->n, 1))) {
-    nomem(OOM_CALLS);
-    return NULL;
+  if (w && !w->pt) {
+    w->pt = calloc((size_t)w->n, 1);
+    w->shared = calloc((size_t)w->n, 1);
+    w->since = calloc((size_t)w->n, sizeof *w->since);
+    if (!w->pt || !w->shared || !w->since) {
+      free(w->pt), free(w->shared), free(w->since);
+      w->pt = w->shared = NULL, w->since = NULL;
+      nomem(OOM_CALLS);
+      return NULL;
+    }
   }
   return w;
 }
@@ -912,6 +945,7 @@ static uint64_t passive_close(rwin *w, MPI_Win win, int t, const char *what, int
   } else if (w->pt[t] == PT_OPEN && recording()) {
     seq = next_seq();
     passive_close_mark(w, win, t, what, seq);
+    w->since[t] = R->others;
   }
   return seq;
 }
@@ -921,12 +955,24 @@ static void passive_done(rwin *w, int t, uint64_t seq) {
   gets_done(w, seq, t);
 }
 
+/* Before an access of a shared epoch on member t when this rank did something since the
+   epoch's last marker or access (it may have heard of another origin's access to t): a
+   flush, as if the program called MPI_Win_flush, so the access's piece of the epoch opens
+   where t is now and after the tickets of the pieces that completed before it. Two origins'
+   accesses to the same bytes are then ordered as the messages between them ordered them. */
+static void passive_reopen(rwin *w, int t, int call) {
+  uint64_t seq = passive_close(w, w->win, t, "flush", call);
+  passive_done(w, t, seq);
+}
+
 int MPI_Win_lock(int type, int rank, int assert_, MPI_Win win) {
   COUNT(C_Win_lock);
   rwin *w = passive_win(win);
   if (w && rank >= 0 && rank < w->n) {
     w->pt[rank] = passive_ok(win, C_Win_lock) ? PT_OPEN : PT_LOST;
-    if (w->pt[rank] == PT_OPEN) passive_lock_mark(w, rank, next_seq(), type == MPI_LOCK_SHARED);
+    w->shared[rank] = type == MPI_LOCK_SHARED;
+    if (w->pt[rank] == PT_OPEN) passive_lock_mark(w, rank, next_seq(), w->shared[rank]);
+    w->since[rank] = R->others;
   }
   return PMPI_Win_lock(type, rank, assert_, win);
 }
@@ -950,8 +996,7 @@ int MPI_Win_lock_all(int assert_, MPI_Win win) {
   if (w) {
     int ok = passive_ok(win, C_Win_lock_all);
     memset(w->pt, ok ? PT_LAZY : PT_LOST, (size_t)w->n);
-    w->all_seq = ok ? next_seq() : 0;
-    w->all_k = 0;
+    memset(w->shared, 1, (size_t)w->n);
   }
   return PMPI_Win_lock_all(assert_, win);
 }
@@ -970,6 +1015,7 @@ static void passive_close_all(rwin *w, MPI_Win win, const char *what, int call, 
     passive_close_mark(w, win, t, what, at + (uint64_t)j++);
   }
   *seq = next_seq();
+  for (int t = 0; t < w->n; t++) w->since[t] = R->others;
 }
 
 int MPI_Win_unlock_all(MPI_Win win) {
@@ -1047,13 +1093,34 @@ static void access_request(MPI_Win win, uint64_t seq, MPI_Request *rq) {
                          .seq = seq, .buf = (const void *)(uintptr_t)win, .comm = MPI_COMM_NULL});
 }
 
+/* A request-based get (or fetch) completed at done: its bytes are the program's. Under a
+   shared lock on another process its piece of the epoch then closes (rma_completions_done,
+   once the completion's line is written): the program may tell another origin now. */
 void rma_completed(pend *p, uint64_t done) {
   rwin *w = win_of((MPI_Win)(uintptr_t)p->buf);
   for (int64_t i = 0; w && i < w->ng; i++)
     if (w->g[i].seq == p->seq && !w->g[i].done) {
-      get_done(w, &w->g[i], p->phase == R->phase && R->active ? done : 0);
+      int m = w->g[i].member, now = p->phase == R->phase && R->active;
+      get_done(w, &w->g[i], now ? done : 0);
+      if (now && w->pt && w->pt[m] == PT_OPEN && w->shared[m]) w->shared[m] |= 2, R->reclose = 1;
       break;
     }
+}
+
+void rma_completions_done(void) {
+  if (!R->reclose) return;
+  R->reclose = 0;
+  Word_t *v, k = 0;
+  JLF(v, R->wins, k);
+  while (v) {
+    rwin *w = (rwin *)*v;
+    for (int t = 0; w && w->pt && t < w->n; t++)
+      if (w->shared[t] & 2) {
+        w->shared[t] &= 1;
+        if (w->pt[t] == PT_OPEN) passive_reopen(w, t, C_Wait);
+      }
+    JLN(v, R->wins, k);
+  }
 }
 
 int MPI_Rput(const void *obuf, int ocount, MPI_Datatype ot, int target, MPI_Aint disp, int tcount, MPI_Datatype tt,

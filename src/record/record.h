@@ -60,7 +60,13 @@
  *                                                completed at a flush or unlock), W = its
  *                                                position << 2 | REC_TPOS_* (below); the
  *                                                merger places t's fence there; `lock comm
- *                                                C shared`: MPI_LOCK_SHARED or lock_all
+ *                                                C shared`: MPI_LOCK_SHARED or lock_all,
+ *                                                `seen V`: t's ticket counter read with W;
+ *                                                under a shared lock a flush takes a ticket
+ *                                                too (`flush comm C ticket N`), and the
+ *                                                recorder writes a flush of its own before an
+ *                                                access that follows another call and after
+ *                                                the completion of a request-based get
  *   K SEQ winfree comm C                         MPI_Win_free of a window over communicator C
  *                                                (0: every process), a barrier of its members
  *                                                where the merger may place those fences; not

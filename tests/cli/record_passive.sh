@@ -143,6 +143,47 @@ done
 mkdir -p shared
 for r in 0 1 2; do sed -E 's/(lock comm [0-9]+)/\1 shared/' order/rank-$r.part >shared/rank-$r.part; done
 
+# the same bytes of rank 0 under shared locks that the recorder cut into pieces (`seen`: the
+# ticket counter a lock saw; a flush's ticket): rank 1 puts and flushes (ticket 1), then tells
+# rank 2, which flushes (ticket 2) before its put, as the recorder does before an access that
+# follows a message. Rank 0 is in its last barrier all along. Rank 2's piece opens after
+# ticket 1: the pieces are ordered, nothing is left out. Without rank 2's flush its piece
+# runs from its lock (which saw 0) and may have run at once with rank 1's: left out.
+shared_parts() {   # DIR REOPEN(0|1)
+  mkdir -p "$1"
+  {
+    printf 'cdag-record-part 1\nrank 0 nprocs 3\nphase 0\n'
+    echo "0 65536 barrier"
+    echo "0 131072 barrier"
+    printf 'end 0\nfinalized\n'
+  } >"$1"/rank-0.part
+  local in=$(tp 131072 2)
+  {
+    printf 'cdag-record-part 1\nrank 1 nprocs 3\ncomm %d 2 1 0\nphase 0\n' "$(c 1 0)"
+    echo "0 65536 barrier"
+    echo "0 131072 lock comm $(c 1 0) shared seen 0 tpos $in"
+    echo "0 196608 put 8b to 0 at 0x5000 addr 0x100 comm $(c 1 0)"
+    echo "0 262144 flush comm $(c 1 0) ticket 1 tpos $in"
+    echo "0 327680 send 4b to 2 tag 5 comm 0 addr 0x400 wait"
+    echo "0 393216 unlock comm $(c 1 0) ticket 3 tpos $in"
+    echo "0 458752 barrier"
+    printf 'end 0\nfinalized\n'
+  } >"$1"/rank-1.part
+  {
+    printf 'cdag-record-part 1\nrank 2 nprocs 3\ncomm %d 2 2 0\nphase 0\n' "$(c 2 0)"
+    echo "0 65536 barrier"
+    echo "0 131072 lock comm $(c 2 0) shared seen 0 tpos $in"
+    echo "0 196608 recv 4b from 1 tag 5 comm 0 addr 0x400 wait"
+    [ "$2" = 1 ] && echo "0 262144 flush comm $(c 2 0) ticket 2 tpos $in"
+    echo "0 327680 put 8b to 0 at 0x5000 addr 0x200 comm $(c 2 0)"
+    echo "0 393216 unlock comm $(c 2 0) ticket 4 tpos $in"
+    echo "0 458752 barrier"
+    printf 'end 0\nfinalized\n'
+  } >"$1"/rank-2.part
+}
+shared_parts pieces 1
+shared_parts atonce 0
+
 # a phase that does not load for another reason (a message whose sizes disagree): the
 # recording stays as it was, epochs placed, and its failure is said
 mkdir -p other
@@ -193,6 +234,14 @@ cases <<'T'
 0 cdag record --merge shared
 0 cat shared/index.json
   out "MPI_Put: another origin's epoch on its target touches the same bytes, in an order the lock decides": 2
+0 cdag record --merge pieces 2>&1
+  out! merged again
+0 cat pieces/index.json
+  out "unsupported": {}
+  out "check": {"ok": true
+0 cdag record --merge atonce
+0 cat atonce/index.json
+  out "MPI_Put: another origin's access to the same bytes of its target ran at the same time, both under shared locks, in an order MPI decided": 2
 0 cdag record --merge --flat run
   out recorded 3 processes: 1 phase
 0 cdag check run/phase-0000.cdag
