@@ -1452,10 +1452,11 @@ static int ordered(pctx *x, int64_t from, int64_t ip, int64_t iq) {
 
 /* ---- the pieces the check compares ----
  * A unit is an epoch whole, or a piece of a fine one (pepoch): the accesses between two of
- * its markers, bounded by their fences at the target, or one access of a target's shared
- * epoch on itself, at its op. Places at the target are keys: a fence in gap a is (3a, its
- * stamp), op i is (3i + 1, 0); in one gap the fences go by stamp (cmp_pins), so a key is
- * before another there only when both have one. */
+ * its markers, bounded by their fences at the target (on the target itself, by the markers'
+ * ops: a get of the piece reads at its opening, a put lands at its closing). Places at the
+ * target are keys: a fence in gap a is (3a, its stamp), op i is (3i + 1, 0); in one gap the
+ * fences go by stamp (cmp_pins), so a key is before another there only when both have one
+ * (a whole shared epoch has none: its ticket orders nothing). */
 typedef struct { int64_t major; uint64_t stamp; } pkey;
 typedef struct { int64_t e, a0, a1; pkey open, close; int fine; } punit;
 
@@ -1470,7 +1471,7 @@ static pkey unit_key(const pctx *x, const punit *u, int close) {
   if (u->fine) return close ? u->close : u->open;
   const pepoch *e = &x->ep[u->e];
   int64_t k = close ? e->close : e->open;
-  return (pkey){3 * (k / 2), e->t == e->o ? 0 : closed_stamp(e->ticket)};
+  return (pkey){3 * (k / 2), e->t == e->o || e->shared ? 0 : closed_stamp(e->ticket)};   /* shared: tickets order nothing */
 }
 
 /* Do units p and q touch the same bytes, one at least writing (their accesses' ranges
@@ -1499,23 +1500,21 @@ static void epoch_units(const pctx *x, int64_t e, pacc *a, int64_t *m, punit *u,
   const pepoch *ep = &x->ep[e];
   int self = ep->t == ep->o;
   punit cur = {e, *m, *m, {0, 0}, {0, 0}, ep->fine};
-  int64_t f = ep->fin;   /* the fence of the marker that opened the current piece */
+  int64_t f = ep->fin;      /* the fence of the marker that opened the current piece ... */
+  pkey at = {0, 0};         /* ... or, on t itself, that marker's op */
   for (int64_t k = 0; k < ep->n; k++) {
     const mop *o = x->pool[ep->first + k];
-    if (ep->fine && !self && !passive_access(o)) {   /* a marker (a fence now) */
+    if (ep->fine && !passive_access(o)) {   /* a marker (a fence now) */
+      pkey here = self ? (pkey){3 * x->pidx[ep->first + k] + 1, 0} : k > 0 ? fence_key(&x->ins[f + 1]) : (pkey){0, 0};
       if (k > 0) {
-        cur.open = fence_key(&x->ins[f]), cur.close = fence_key(&x->ins[f + 1]), cur.a1 = *m;
+        cur.open = self ? at : fence_key(&x->ins[f]), cur.close = here, cur.a1 = *m;
         u[(*nu)++] = cur;
-        cur.a0 = *m, f++;
+        cur.a0 = *m, f += !self;
       }
+      at = here;
       continue;
     }
-    if (!passive_access(o) || !access_range(o, &a[*m]) || a[*m].hi <= a[*m].lo) continue;
-    a[(*m)++].epoch = e;
-    if (ep->fine && self) {   /* one access, at its op */
-      int64_t i = x->pidx[ep->first + k];
-      u[(*nu)++] = (punit){e, *m - 1, *m, {3 * i + 1, 0}, {3 * i + 1, 0}, 1};
-    }
+    if (passive_access(o) && access_range(o, &a[*m]) && a[*m].hi > a[*m].lo) a[(*m)++].epoch = e;
   }
   if (!ep->fine) cur.a1 = *m, u[(*nu)++] = cur;
 }
@@ -1588,14 +1587,13 @@ static int drop_conflicts(pctx *x, int64_t from) {
   for (int64_t e = 0; !rc && e < x->nep; e++)
     if (x->ep[e].bad)
       rc = drop_epoch(x, x->pool + x->ep[e].first, x->ep[e].n,
-                      x->ep[e].bad == 2 ? "another origin's access to the same bytes of its target ran at the same time, "
-                                          "both under shared locks, in an order MPI decided"
+                      x->ep[e].bad == 2 ? "another origin's access to the same bytes of its target may have run at the "
+                                          "same time, both under shared locks, in an order MPI decided"
                                         : "another origin's epoch on its target touches the same bytes, in an order the lock decides");
   int64_t k = from;
   for (int64_t i = from; i < x->nins; i++)
     if (!x->ep[x->ins[i].epoch].bad) x->ins[k++] = x->ins[i];
   x->nins = k;
-  x->nep = x->npool = 0;
   return rc;
 }
 
@@ -1612,21 +1610,46 @@ static int cmp_pins(const void *a, const void *b) {
 }
 
 /* Positions for this phase's fences ins[from..): spread between the ops they fall between. */
+/* Positions for this phase's fences ins[from..) in one gap: 1 when the gap has too few
+   (a target that sat in one call while origins flushed thousands of times), whose epochs
+   are then marked (bad 3). */
+static int spread(pctx *x, pins *p, int64_t a, int64_t e) {
+  const pside *s = &x->s[p[a].rank];
+  int64_t at = p[a].a;
+  uint64_t hi = at < s->n ? s->ops[at]->seq : s->n ? s->ops[s->n - 1]->seq + REC_SEQ_STEP : REC_SEQ_STEP;
+  uint64_t lo = at > 0 ? s->ops[at - 1]->seq : hi > 4096 ? hi - 4096 : 0;
+  if (hi - lo <= (uint64_t)(e - a)) {
+    for (int64_t k = a; k < e; k++) x->ep[p[k].epoch].bad = 3;
+    return 1;
+  }
+  for (int64_t k = a; k < e; k++) p[k].seq = lo + (uint64_t)(k - a + 1) * ((hi - lo) / (uint64_t)(e - a + 1));
+  return 0;
+}
+
+/* Positions for this phase's fences ins[from..): spread between the ops they fall between;
+   the epochs with a fence in a gap too full are left out, counted, and the rest placed
+   again. */
 static int position_fences(pctx *x, int64_t from) {
-  int64_t n = x->nins - from;
-  if (n <= 0) return CDAG_OK;
-  pins *p = x->ins + from;
-  if (n > 1) qsort(p, (size_t)n, sizeof *p, cmp_pins);
-  for (int64_t a = 0, e; a < n; a = e) {
-    for (e = a; e < n && p[e].rank == p[a].rank && p[e].a == p[a].a; e++) {}
-    const pside *s = &x->s[p[a].rank];
-    int64_t at = p[a].a;
-    uint64_t hi = at < s->n ? s->ops[at]->seq : s->n ? s->ops[s->n - 1]->seq + REC_SEQ_STEP : REC_SEQ_STEP;
-    uint64_t lo = at > 0 ? s->ops[at - 1]->seq : hi > 4096 ? hi - 4096 : 0;
-    if (hi - lo <= (uint64_t)(e - a))
-      return cdag__error(CDAG_ERR_UNSUPPORTED, "phase %d, rank %d: %lld passive-target fences between two positions "
-                         "%llu apart", x->phase, p[a].rank, (long long)(e - a), (unsigned long long)(hi - lo));
-    for (int64_t k = a; k < e; k++) p[k].seq = lo + (uint64_t)(k - a + 1) * ((hi - lo) / (uint64_t)(e - a + 1));
+  for (int full = 1; full;) {
+    int64_t n = x->nins - from;
+    pins *p = x->ins + from;
+    if (n > 1) qsort(p, (size_t)n, sizeof *p, cmp_pins);
+    full = 0;
+    for (int64_t a = 0, e; a < n; a = e) {
+      for (e = a; e < n && p[e].rank == p[a].rank && p[e].a == p[a].a; e++) {}
+      full |= spread(x, p, a, e);
+    }
+    for (int64_t e = 0; full && e < x->nep; e++)
+      if (x->ep[e].bad == 3) {
+        x->ep[e].bad = 4;
+        int rc = drop_epoch(x, x->pool + x->ep[e].first, x->ep[e].n,
+                            "its target's fences were more than the positions between two of its operations");
+        if (rc) return rc;
+      }
+    int64_t k = from;
+    for (int64_t i = from; full && i < x->nins; i++)
+      if (!x->ep[x->ins[i].epoch].bad) x->ins[k++] = x->ins[i];
+    if (full) x->nins = k;
   }
   return CDAG_OK;
 }
@@ -1649,6 +1672,7 @@ static int place_passive(merger *m, int nphases, int none, uint64_t *placed) {
   for (int p = 0; p < nphases && !rc; p++) {
     x.phase = p;
     int64_t from = x.nins;
+    x.nep = x.npool = 0;
     for (int r = 0; r < m->nprocs && !rc; r++) rc = pside_build(m, r, p, &x.s[r]);
     for (int r = 0; r < m->nprocs && !rc; r++) rc = origin_epochs(&x, r);
     if (!rc) rc = drop_conflicts(&x, from);

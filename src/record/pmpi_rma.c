@@ -469,7 +469,7 @@ static uint64_t access_of(rwin *w, int kind, const void *buf, int count, MPI_Dat
   }
   if (kind == A_GET && base_grow((void **)&w->g, w->ng, &w->gcap, 1, sizeof *w->g, "recorder"))
     return nomem(OOM_CALLS), 0;
-  if (passive && w->shared[target] && w->since[target] != R->others)
+  if (passive && w->shared[target] && w->since[target] != R->others && R->tickets != MPI_WIN_NULL)
     passive_reopen(w, target, call);
   R->quiet = passive;
   uint64_t seq = next_seq(), src = o->n ? o->a[0] : (uint64_t)(uintptr_t)buf;
@@ -955,11 +955,13 @@ static void passive_done(rwin *w, int t, uint64_t seq) {
   gets_done(w, seq, t);
 }
 
-/* Before an access of a shared epoch on member t when this rank did something since the
-   epoch's last marker or access (it may have heard of another origin's access to t): a
-   flush, as if the program called MPI_Win_flush, so the access's piece of the epoch opens
-   where t is now and after the tickets of the pieces that completed before it. Two origins'
-   accesses to the same bytes are then ordered as the messages between them ordered them. */
+/* Before an access of a shared epoch on member t when this rank recorded anything but
+   passive-target accesses since the epoch's last marker or access (it may have heard of
+   another origin's access to t): a flush, as if the program called MPI_Win_flush, so the
+   access's piece of the epoch opens where t is now and after the tickets of the pieces that
+   completed before it. Two origins' accesses to the same bytes are then ordered as the
+   messages between them ordered them. Only with the tickets' window (the flush's ticket and
+   t's position are what place it). */
 static void passive_reopen(rwin *w, int t, int call) {
   uint64_t seq = passive_close(w, w->win, t, "flush", call);
   passive_done(w, t, seq);
@@ -1094,15 +1096,15 @@ static void access_request(MPI_Win win, uint64_t seq, MPI_Request *rq) {
 }
 
 /* A request-based get (or fetch) completed at done: its bytes are the program's. Under a
-   shared lock on another process its piece of the epoch then closes (rma_completions_done,
-   once the completion's line is written): the program may tell another origin now. */
+   shared lock its piece of the epoch then closes (rma_completions_done, once the
+   completion's line is written): the program may tell another origin now. */
 void rma_completed(pend *p, uint64_t done) {
   rwin *w = win_of((MPI_Win)(uintptr_t)p->buf);
   for (int64_t i = 0; w && i < w->ng; i++)
     if (w->g[i].seq == p->seq && !w->g[i].done) {
       int m = w->g[i].member, now = p->phase == R->phase && R->active;
       get_done(w, &w->g[i], now ? done : 0);
-      if (now && w->pt && w->pt[m] == PT_OPEN && w->shared[m]) w->shared[m] |= 2, R->reclose = 1;
+      if (now && w->pt && w->pt[m] == PT_OPEN && w->shared[m] && R->tickets != MPI_WIN_NULL) w->shared[m] |= 2, R->reclose = 1;
       break;
     }
 }

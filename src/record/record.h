@@ -52,8 +52,8 @@
  *                                                (MPI_Win_flush), closed (MPI_Win_unlock); the
  *                                                merger writes each as `fence comm C` and adds
  *                                                t's fence where a collective orders it;
- *                                                `unlock comm C ticket N`: the epoch was the
- *                                                N-th to end on t while holding its lock (the
+ *                                                `unlock comm C ticket N`: the N-th ticket
+ *                                                taken on t, while holding its lock (the
  *                                                order MPI granted t's lock in); `tpos W`
  *                                                (any marker): where t was when the origin
  *                                                read it (before a lock, after the accesses
