@@ -121,6 +121,11 @@ static double component(const rm_value *v, const uint8_t *p, int c) {
     memcpy(&f, p + v->off + (size_t)c * sizeof f, sizeof f);
     return f;
   }
+  if (v->type == CDAG_LONG_DOUBLE) {
+    long double l;
+    memcpy(&l, p + v->off, sizeof l);
+    return (double)l;
+  }
   double d;
   memcpy(&d, p + v->off + (size_t)c * sizeof d, sizeof d);
   return d;

@@ -20,7 +20,7 @@ enum { RM_SKIP = 0, RM_BYTE = 1, RM_VALUE = 2 };
 /* A floating-point element that is the final value of a reduction. */
 typedef struct {
   uint64_t off, addr;    /* in the block; in the file */
-  int type;              /* CDAG_FLOAT, CDAG_DOUBLE, CDAG_COMPLEX_FLOAT or CDAG_COMPLEX_DOUBLE */
+  int type;              /* CDAG_FLOAT, CDAG_DOUBLE, CDAG_COMPLEX_*, CDAG_LONG_DOUBLE (compared as a double) */
   int op;                /* CDAG_SUM or CDAG_PROD */
   int64_t n;             /* values it combines */
 } rm_value;

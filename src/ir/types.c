@@ -3,6 +3,7 @@
  * Names and sizes of cdag_type / cdag_reduce_op, which ops are defined for which types (as
  * in MPI: bitwise and logical ops on integers only), and ir_reduce_apply(), the one
  * implementation of a local reduction used by the simulator and the executor. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -11,8 +12,8 @@
 static const char *const type_names[] = {"int8",      "int16",      "int32",    "int64",    "uint8",
                                          "uint16",    "uint32",     "uint64",   "float",    "double",
                                          "float_int", "double_int", "long_int", "2int",     "short_int",
-                                         "2float",    "2double",    "complex_float", "complex_double"};
-static const int type_sizes[] = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 8, 16, 16, 8, 8, 8, 16, 8, 16};
+                                         "2float",    "2double",    "complex_float", "complex_double", "long_double"};
+static const int type_sizes[] = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 8, 16, 16, 8, 8, 8, 16, 8, 16, (int)sizeof(long double)};
 static const char *const rop_names[] = {"sum", "prod", "min",  "max", "band",   "bor",
                                         "bxor", "land", "lor", "lxor", "maxloc", "minloc"};
 static const char *const kind_names[] = {"send", "recv", "reduce", "copy", "calc"};
@@ -39,7 +40,8 @@ const char *ir_rop_name(int rop) {
 }
 
 int ir_type_is_float(int type) {
-  return type == CDAG_FLOAT || type == CDAG_DOUBLE || type == CDAG_COMPLEX_FLOAT || type == CDAG_COMPLEX_DOUBLE;
+  return type == CDAG_FLOAT || type == CDAG_DOUBLE || type == CDAG_COMPLEX_FLOAT || type == CDAG_COMPLEX_DOUBLE ||
+         type == CDAG_LONG_DOUBLE;
 }
 
 static int is_pair(int type) { return type >= CDAG_FLOAT_INT && type <= CDAG_2DOUBLE; }
@@ -132,8 +134,12 @@ static double qnan_d(void) {
     if (a == b) return signbit(a) ? a : b;                                  \
     return a < b ? a : b;                                                   \
   }
+static long double qnan_ld(void) { return __builtin_nanl(""); }
+
+typedef long double long_double;   /* one token, for FMINMAX */
 FMINMAX(float, qnan_f)
 FMINMAX(double, qnan_d)
+FMINMAX(long_double, qnan_ld)
 
 #define APPLY_ALL_FLOAT(T)                                  \
   switch (rop) {                                            \
@@ -143,6 +149,29 @@ FMINMAX(double, qnan_d)
     case CDAG_MAX: APPLY_ARITH(T, T, T##_max(a, b)) break;  \
     default: break;                                         \
   }
+
+/* A long double's value bytes: x87's 80 bits stored in 16 (the rest is padding, which a
+   store leaves as it was and MPI libraries differ on: zeroed here, so every order of
+   reduction gives the same bytes), else all of them. */
+#define LDBL_VALUE_BYTES (LDBL_MANT_DIG == 64 ? 10 : sizeof(long double))
+
+static void apply_long_double(int rop, const void *in, void *inout, uint64_t count) {
+  for (uint64_t i = 0; i < count; i++) {
+    long double a, b, r;
+    unsigned char out[sizeof(long double)] = {0};
+    memcpy(&a, (const char *)in + i * sizeof a, sizeof a);
+    memcpy(&b, (char *)inout + i * sizeof b, sizeof b);
+    switch (rop) {
+      case CDAG_SUM: r = b + a; break;
+      case CDAG_PROD: r = b * a; break;
+      case CDAG_MIN: r = long_double_min(a, b); break;
+      case CDAG_MAX: r = long_double_max(a, b); break;
+      default: return;
+    }
+    memcpy(out, &r, LDBL_VALUE_BYTES);
+    memcpy((char *)inout + i * sizeof r, out, sizeof out);
+  }
+}
 
 /* ---- MAXLOC / MINLOC: (value, index) pairs ----
    The element with the larger (MAXLOC) or smaller (MINLOC) value wins; on equal values the
@@ -220,6 +249,7 @@ void ir_reduce_apply(int type, int rop, const void *in, void *inout, uint64_t co
     case CDAG_DOUBLE: APPLY_ALL_FLOAT(double) break;
     case CDAG_COMPLEX_FLOAT: APPLY_COMPLEX(float) break;
     case CDAG_COMPLEX_DOUBLE: APPLY_COMPLEX(double) break;
+    case CDAG_LONG_DOUBLE: apply_long_double(rop, in, inout, count); break;
     default:
       if (is_pair(type)) apply_loc(type, rop, in, inout, count);
       break;

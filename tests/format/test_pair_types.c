@@ -1,12 +1,14 @@
-/* cdag tests — MAXLOC / MINLOC on (value, index) pairs and complex sums and products.
+/* cdag tests — MAXLOC / MINLOC on (value, index) pairs, complex sums and products, long
+ * doubles.
  *
  * Hand cases of MPI's rule (larger/smaller value, then smaller index) and of cdag's
  * additions (whole element copied, padding included; ties broken by bytes; floats by IEEE
  * totalOrder); randomized checks that both ops are commutative and associative bit for bit
  * on random bytes of every pair type (NaNs, signed zeros, equal values and indices); which
  * ops MPI allows on which types; the graph format's names; and hand-written allreduces of
- * pairs and complex numbers found by detection, with the simulator's plan-equals-graph
- * check on random contents. */
+ * pairs, complex numbers and long doubles found by detection, with the simulator's
+ * plan-equals-graph check on random contents. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -119,6 +121,33 @@ START_TEST(complex_sum_and_prod) {
 }
 END_TEST
 
+/* A long double reduce writes the value and zeros the padding (x87: 10 of 16 bytes), so the
+   bytes do not depend on which operand's padding came first; min and max as for doubles. */
+START_TEST(long_double_ops) {
+  ck_assert_int_eq(ir_type_size(CDAG_LONG_DOUBLE), (int)sizeof(long double));
+  ck_assert(ir_type_is_float(CDAG_LONG_DOUBLE) && !ir_rop_valid_for(CDAG_BAND, CDAG_LONG_DOUBLE));
+  long double a[3], b[3];
+  memset(a, 0xa5, sizeof a);
+  memset(b, 0x5a, sizeof b);
+  a[0] = 1.25L, a[1] = -0.0L, a[2] = __builtin_nanl("");
+  b[0] = 2.5L, b[1] = 0.0L, b[2] = 3.0L;
+  long double mn[3], mx[3];
+  memcpy(mn, b, sizeof b);
+  memcpy(mx, b, sizeof b);
+  ir_reduce_apply(CDAG_LONG_DOUBLE, CDAG_MIN, a, mn, 3);
+  ir_reduce_apply(CDAG_LONG_DOUBLE, CDAG_MAX, a, mx, 3);
+  ck_assert(mn[0] == 1.25L && mx[0] == 2.5L && signbit(mn[1]) && !signbit(mx[1]) && isnan(mn[2]) && isnan(mx[2]));
+  long double was[3];
+  memcpy(was, b, sizeof was);
+  ir_reduce_apply(CDAG_LONG_DOUBLE, CDAG_SUM, a, b, 1);
+  ck_assert(b[0] == 3.75L && memcmp(&b[1], &was[1], 2 * sizeof *b) == 0);   /* beyond count: untouched */
+  if (LDBL_MANT_DIG == 64 && sizeof(long double) == 16) {   /* x87: bytes 10..15 are padding */
+    const unsigned char *p = (const unsigned char *)b;
+    for (int k = 10; k < 16; k++) ck_assert_int_eq(p[k], 0);
+  }
+}
+END_TEST
+
 START_TEST(ops_allowed_as_in_mpi) {
   for (int t = 0; t < NPAIRS; t++)
     for (int rop = CDAG_SUM; rop <= CDAG_MINLOC; rop++)
@@ -187,7 +216,8 @@ static cdag_graph *all_to_all_reduce(int p, int type, int rop, uint64_t count) {
 START_TEST(detected_and_verified) {
   const struct { int type, rop; } cases[] = {{CDAG_DOUBLE_INT, CDAG_MAXLOC}, {CDAG_2INT, CDAG_MINLOC},
                                              {CDAG_SHORT_INT, CDAG_MAXLOC},  {CDAG_2DOUBLE, CDAG_MINLOC},
-                                             {CDAG_COMPLEX_FLOAT, CDAG_SUM}, {CDAG_COMPLEX_DOUBLE, CDAG_PROD}};
+                                             {CDAG_COMPLEX_FLOAT, CDAG_SUM}, {CDAG_COMPLEX_DOUBLE, CDAG_PROD},
+                                             {CDAG_LONG_DOUBLE, CDAG_SUM},   {CDAG_LONG_DOUBLE, CDAG_MAX}};
   for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
     for (int p = 3; p <= 6; p += 3) {
       cdag_graph *g = all_to_all_reduce(p, cases[k].type, cases[k].rop, 5);
@@ -214,7 +244,7 @@ END_TEST
 START_TEST(every_type_round_trips) {
   int ntypes = 0;
   while (ir_type_name(ntypes)) ntypes++;
-  ck_assert_int_eq(ntypes, CDAG_COMPLEX_DOUBLE + 1);
+  ck_assert_int_eq(ntypes, CDAG_LONG_DOUBLE + 1);
   for (int type = 0; type < ntypes; type++)
     for (int rop = 0; ir_rop_name(rop); rop++) {
       if (!ir_rop_valid_for(rop, type)) continue;
@@ -274,6 +304,7 @@ Suite *cdag_pair_types_suite(void) {
   tcase_add_test(t, maxloc_follows_mpi);
   tcase_add_test(t, loc_ops_are_order_free);
   tcase_add_test(t, complex_sum_and_prod);
+  tcase_add_test(t, long_double_ops);
   tcase_add_test(t, ops_allowed_as_in_mpi);
   tcase_add_test(t, format_names);
   tcase_add_test(t, every_type_round_trips);

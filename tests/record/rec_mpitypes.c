@@ -10,6 +10,7 @@
  * packing bytes that MPICH packs as x87 values). The replay must leave the pairs' values and
  * indices and the received struct's int fields as MPI did (a pair's padding is cdag's
  * element's, so only value and index are compared; a long double's bytes are MPI's to pack).
+ * An MPI_Allreduce of MPI_LONG_DOUBLE (max) is a native allreduce of cdag's long_double.
  * Last, one MPI_Waitall over 80 requests: its wait line names more labels than the merger's
  * first array of them holds; and an MPI_Ialltoallv, recorded as a nonblocking alltoallv
  * completed at its wait (its input is computed, so its output is not compared;
@@ -57,6 +58,13 @@ int main(int argc, char **argv) {
   MPI_Sendrecv(lsend, 3, ld, right, 0, lrecv, 3, ld, left, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   MPI_Type_free(&ld);
   MPI_Type_free(&pair);
+
+  /* long double: a native allreduce of cdag's long_double (its inputs are computed, so its
+     output is not compared) */
+  long double lin[N], lmax[N];
+  for (int k = 0; k < N; k++) lin[k] = me + 0.25L * k;
+  MPI_Allreduce(lin, lmax, N, MPI_LONG_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  for (int k = 0; k < N; k++) MT_REQUIRE(lmax[k] == n - 1 + 0.25L * k);
 
   enum { M = 40 };
   int32_t ring_out[M], ring_in[M];

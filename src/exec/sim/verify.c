@@ -9,6 +9,7 @@
  * collectives may, compares equal; bytes that two reductions read differently (a double
  * sum and a float product) get zeros, exact for both.
  * Cost: O(n log n) per order for n ops, plus the memory touched (a few copies of it). */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,17 +44,23 @@ static int run_orders(const cdag_graph *g, const sim_mem *init, uint64_t seed, i
    bytes compared after them could differ in the last bit for a correct plan. Their inputs
    (the SST's contributions: origins) get values every order combines exactly: small
    integers for sums, powers of two for products (exact unless over- or underflowing). */
+/* The bytes of one scalar of a floating-point type (a complex number is two). */
+static int scalar_width(int type) {
+  if (type == CDAG_LONG_DOUBLE) return ir_type_size(type);
+  return type == CDAG_DOUBLE || type == CDAG_COMPLEX_DOUBLE ? 8 : 4;
+}
+
 static void exact_values(uint8_t *b, uint64_t count, int type, int rop, uint64_t *x) {
-  int dbl = type == CDAG_DOUBLE || type == CDAG_COMPLEX_DOUBLE;
+  int w = scalar_width(type);
   uint64_t n = type == CDAG_COMPLEX_FLOAT || type == CDAG_COMPLEX_DOUBLE ? 2 * count : count;
   for (uint64_t e = 0; e < n; e++) {
     *x ^= *x << 13; *x ^= *x >> 7; *x ^= *x << 17;
     double v = rop == CDAG_PROD ? ldexp(1.0, (int)(*x % 9) - 4) : (double)(int)(*x % 1024) - 512.0;
-    if (dbl) memcpy(b + 8 * e, &v, 8);
-    else {
-      float f = (float)v;
-      memcpy(b + 4 * e, &f, 4);
-    }
+    float f = (float)v;
+    long double l = v;
+    memset(b + (size_t)w * e, 0, (size_t)w);   /* a long double's padding too */
+    memcpy(b + (size_t)w * e, w == 4 ? (const void *)&f : w == 8 ? (const void *)&v : (const void *)&l,
+           w == 4 || w == 8 ? (size_t)w : (size_t)(LDBL_MANT_DIG == 64 ? 10 : w));
   }
 }
 
@@ -115,8 +122,7 @@ static int input_cmp(const void *a, const void *b) {
 /* Do two inputs read their bytes alike: same op, same scalar width (a complex is two
    scalars), scalars at the same alignment? Then values exact for one are exact for both. */
 static int same_reading(const input_span *a, const input_span *b) {
-  int wa = a->type == CDAG_DOUBLE || a->type == CDAG_COMPLEX_DOUBLE ? 8 : 4;
-  int wb = b->type == CDAG_DOUBLE || b->type == CDAG_COMPLEX_DOUBLE ? 8 : 4;
+  int wa = scalar_width(a->type), wb = scalar_width(b->type);
   return a->rop == b->rop && wa == wb && a->lo % (uint64_t)wa == b->lo % (uint64_t)wb;
 }
 
