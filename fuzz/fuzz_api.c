@@ -2,8 +2,9 @@
  *
  * The input is a program of API calls on a global graph: its first byte gives the ranks (1 to
  * 8) and the analysis options, then each 8 bytes make one call (send, receive, local reduce
- * or copy, plain, strided or listed, scratch, get, put, fence, a dependency, a label) on a small address space, so
- * calls collide, race and mismatch often. Every call returns CDAG_OK or an error with a
+ * of any family of element type, copy (plain, strided or listed), scratch, get, put, fence,
+ * a dependency, a label) on a small address space, so calls collide, race and mismatch
+ * often. Every call returns CDAG_OK or an error with a
  * message (never a crash); then the graph is analysed with those options and the plan is
  * simulated against the graph (a difference not caused by the graph itself aborts), and the
  * graph is saved and must load again: every graph the API builds can be written and read. */
@@ -23,6 +24,17 @@ static void said(int rc) {
   if (rc != CDAG_OK && !cdag_error_message()[0]) abort();
 }
 
+/* The local reduces' (type, op): every family of element type, with ops valid for it and
+   whose results a plan may combine in any order with the same bytes (verify gives sums and
+   products of floating-point types exact inputs; a complex product reassociates inexactly). */
+static const struct { cdag_type type; cdag_reduce_op op; } reductions[] = {
+  {CDAG_INT64, CDAG_SUM}, {CDAG_INT64, CDAG_PROD}, {CDAG_INT64, CDAG_MIN}, {CDAG_INT64, CDAG_MAX},
+  {CDAG_DOUBLE, CDAG_SUM}, {CDAG_DOUBLE, CDAG_PROD}, {CDAG_DOUBLE, CDAG_MIN}, {CDAG_DOUBLE, CDAG_MAX},
+  {CDAG_UINT8, CDAG_BXOR}, {CDAG_INT16, CDAG_LAND}, {CDAG_INT32, CDAG_BOR}, {CDAG_FLOAT, CDAG_SUM},
+  {CDAG_2INT, CDAG_MINLOC}, {CDAG_DOUBLE_INT, CDAG_MAXLOC}, {CDAG_2DOUBLE, CDAG_MAXLOC},
+  {CDAG_COMPLEX_FLOAT, CDAG_SUM}, {CDAG_COMPLEX_DOUBLE, CDAG_SUM}, {CDAG_LONG_DOUBLE, CDAG_SUM},
+  {CDAG_LONG_DOUBLE, CDAG_MAX}};
+
 /* One call from 8 bytes b; ops[] holds the ids returned so far (for dependencies). */
 static void call(cdag_graph *g, int n, const uint8_t *b, cdag_op *ops, int *nops) {
   int rank = b[1] % n, peer = b[2] % n, tag = b[5] % 3;
@@ -33,8 +45,12 @@ static void call(cdag_graph *g, int n, const uint8_t *b, cdag_op *ops, int *nops
   switch (b[0] % 10) {
   case 0: rc = cdag_rank_send(g, rank, a1, bytes, peer, tag, &op); break;
   case 1: rc = cdag_rank_recv(g, rank, a1, bytes, peer, tag, &op); break;
-  case 2: rc = cdag_rank_reduce_local(g, rank, a1, a2, bytes / 8, b[7] % 2 ? CDAG_DOUBLE : CDAG_INT64,
-                                      (cdag_reduce_op)(b[7] / 2 % 4), &op); break;
+  case 2: {
+    int k = b[7] % (int)(sizeof reductions / sizeof *reductions), size = ir_type_size(reductions[k].type);
+    rc = cdag_rank_reduce_local(g, rank, a1, a2, bytes / (uint64_t)size ? bytes / (uint64_t)size : 1, reductions[k].type,
+                                reductions[k].op, &op);
+    break;
+  }
   case 3:
     if (b[7] % 2) {   /* strided: 2 to 5 blocks of 8 to 32 bytes, each side strided or not, or listed */
       uint64_t len = bytes, nb = (uint64_t)(b[7] / 2 % 4 + 2), sf = b[7] & 8 ? len + 8 : len, st = b[7] & 16 ? len + 16 : len;
