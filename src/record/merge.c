@@ -1632,6 +1632,7 @@ static int spread(pctx *x, pins *p, int64_t a, int64_t e) {
 static int position_fences(pctx *x, int64_t from) {
   for (int full = 1; full;) {
     int64_t n = x->nins - from;
+    if (n <= 0) return CDAG_OK;
     pins *p = x->ins + from;
     if (n > 1) qsort(p, (size_t)n, sizeof *p, cmp_pins);
     full = 0;
