@@ -36,9 +36,10 @@ int main(int argc, char **argv) {
   MPI_Allgatherv(sbuf, me + 1, MPI_INT32_T, ibuf, cnt, dsp, MPI_INT32_T, MPI_COMM_WORLD);
   MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, rbuf, cnt, dsp, MPI_INT32_T, MPI_COMM_WORLD);
   /* gatherv in place at rank 0, the root's blocks a strided vector (every other int32) */
-  MPI_Datatype every2;
-  MPI_Type_vector(1, 1, 2, MPI_INT32_T, &every2);
-  MPI_Type_create_resized(every2, 0, 2 * sizeof(int32_t), &every2);
+  MPI_Datatype one, every2;
+  MPI_Type_vector(1, 1, 2, MPI_INT32_T, &one);
+  MPI_Type_create_resized(one, 0, 2 * sizeof(int32_t), &every2);
+  MPI_Type_free(&one);
   MPI_Type_commit(&every2);
   if (me == 0) MPI_Gatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, zbuf, cnt, dsp, every2, 0, MPI_COMM_WORLD);
   else MPI_Gatherv(sbuf + 3, me + 1, MPI_INT32_T, NULL, NULL, NULL, MPI_INT32_T, 0, MPI_COMM_WORLD);
