@@ -28,10 +28,11 @@ static const cmd_info commands[] = {
    "LogGOPS estimate of graph and plan, LogGOPSim's rules (without these flags the machine file's, if any, else defaults "
    "L 1, o 0.2, g 0.2, G 0.0002, O 0, S 65535, c 0.0001; calc N = N ns); "
    "a graph that computes: the computation on each critical path, communication's share, the stages, the saving"},
-  {"replay", cmd_replay, "FILE [--iterations N] [--repeat N] [--json] [--dump DIR] [--compute=recorded|none|skip] [OPTIONS]",
+  {"replay", cmd_replay, "FILE [--iterations N] [--repeat N] [--json] [--dump DIR] [--compute=recorded|none|skip] [--memory=MiB] [OPTIONS]",
    "under mpiexec -n P (P = the file's ranks): run the file as written and compiled with MPI, check both leave "
    "the same memory, time both (default as many iterations as take about 0.25 s, at most 100, repeated 5 times: median and best), print compile time, "
-   "break-even and the report; computations spend their cost (--compute=recorded, default) or none"},
+   "break-even and the report; computations spend their cost (--compute=recorded, default) or none; refuses "
+   "a file whose loading on every process of the node would need more than the node's available memory (or --memory)"},
   {"record", cmd_record,
    "[-o DIR] [--strict] [--no-fold-ranks] -- COMMAND [ARGS...] | --merge [--flat | --no-fold-ranks] DIR | --expand DIR [-o OUT]",
    "run COMMAND (e.g. mpiexec -n 4 ./app) with every MPI process recorded; write DIR/phase-NNNN.cdag (one graph "

@@ -1,5 +1,5 @@
 /* cdag — tools/cmd_replay.c: `mpiexec -n P cdag replay FILE [--iterations N] [--repeat N] [--json]
- * [--compute=recorded|none|skip]`.
+ * [--compute=recorded|none|skip] [--memory=MiB]`.
  *
  * Runs a global graph file (cdag's own, GOAL, Schedgen's, a recording) with MPI, one rank of
  * the file per process, to see what compiling it gains on this machine. Every process loads
@@ -20,12 +20,17 @@
  * spinning (--compute=recorded, the default) or no time (--compute=none); --compute=skip
  * leaves computations out (no time, no bytes: the memory then holds only what the recorded
  * messages moved, to compare with a live run's, as tests/record does).
+ * Every process loads the whole file: one whose text, at about 12 bytes of memory per byte,
+ * would not fit the node's available memory (MemAvailable, or --memory) on every process of
+ * the node is refused before loading, with the figures.
  * Every failure is agreed on by all processes (the lowest failing rank's message, printed
  * once by rank 0), so all exit 1 together and none waits in a collective the others left.
  * Exit status: 0 same memory, 1 bad input or different memory, 2 usage. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "format/format.h"
@@ -36,6 +41,7 @@ typedef struct {
   const char *path;
   const char *dump;          /* --dump DIR: each rank's memory after the run as written */
   int json, iters, repeat, buffers;
+  long memory_mib;           /* --memory=MiB: what this node has for the run (0: MemAvailable) */
   int compute_time;          /* --compute=recorded (1, default), none (0) or skip (-1) */
   cdag_options opts;         /* the compiled run's (cmd_options: --density=X ...) */
 } replay_args;
@@ -76,7 +82,7 @@ static int count_arg(const char *s, long max, int *out) {
   return 0;
 }
 
-/* FILE [--iterations N] [--repeat N] [--json] [--dump DIR] [--compute=recorded|none|skip] [--goal-buffers=...]
+/* FILE [--iterations N] [--repeat N] [--json] [--dump DIR] [--compute=recorded|none|skip] [--memory=MiB] [--goal-buffers=...]
    [OPTIONS]: 0, or -1. */
 static int parse_args(int argc, char **argv, replay_args *a) {
   *a = (replay_args){.iters = 0, .repeat = 5, .compute_time = 1};   /* 0: auto_iterations */
@@ -85,7 +91,12 @@ static int parse_args(int argc, char **argv, replay_args *a) {
   a->json = cmd_has_flag(&argc, argv, "--json");
   const char *n = option(&argc, argv, "--iterations"), *r = option(&argc, argv, "--repeat");
   a->dump = option(&argc, argv, "--dump");
-  const char *c = option(&argc, argv, "--compute");
+  const char *c = option(&argc, argv, "--compute"), *m = option(&argc, argv, "--memory");
+  if (m) {
+    char *end;
+    a->memory_mib = strtol(m, &end, 10);
+    if (*end || end == m || a->memory_mib < 1 || a->memory_mib > (1L << 40)) return -1;
+  }
   if (c && strcmp(c, "recorded") && strcmp(c, "none") && strcmp(c, "skip")) return -1;
   if (c) a->compute_time = !strcmp(c, "recorded") ? 1 : !strcmp(c, "none") ? 0 : -1;
   if (n && count_arg(n, 1000000000, &a->iters)) return -1;
@@ -93,6 +104,41 @@ static int parse_args(int argc, char **argv, replay_args *a) {
   if (a->buffers < 0 || argc != 1 || argv[0][0] == '-') return -1;   /* "-": stdin reaches rank 0 only */
   a->path = argv[0];
   return 0;
+}
+
+/* The memory a replay process needs per byte of a file's text: `cdag check` (the loader
+   alone) takes 11.5 to 15 on recordings (MPICH's rma/manyrma2: 69 MB of text, 796 MB), and a
+   replay more (a 553 MB phase: 6.4 GB per process and growing when the kernel killed it). A
+   lower bound: a file it refuses would not have run. */
+enum { LOADED_PER_BYTE = 12 };
+
+/* The node's available memory in bytes (MemAvailable of /proc/meminfo), 0 when unknown. */
+static uint64_t node_available(void) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  char line[128];
+  unsigned long long kb = 0;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
+  if (f) fclose(f);
+  return (uint64_t)kb * 1024;
+}
+
+/* Every process of this node loads the whole file: when that cannot fit, one clear error
+   on every rank instead of the kernel killing the processes one by one. */
+static int memory_fits(const replay_args *a) {
+  struct stat sb;
+  int procs = replay_node_size(), rc = CDAG_OK;
+  uint64_t avail = a->memory_mib ? (uint64_t)a->memory_mib << 20 : node_available();
+  if (!stat(a->path, &sb) && S_ISREG(sb.st_mode) && avail) {
+    double need = (double)sb.st_size * LOADED_PER_BYTE * procs;
+    if (need > (double)avail)
+      rc = cdag__error(CDAG_ERR_NOMEM, "%s: %.1f MB of text, which each of the %d processes on this node loads whole "
+                       "(about %d times its size: %.0f MB in all), and the node has %.0f MB available%s; replay it on "
+                       "fewer processes per node, or analyse it in one process (cdag analyze)", a->path,
+                       (double)sb.st_size / 1e6, procs, LOADED_PER_BYTE, need / 1e6, (double)avail / 1e6,
+                       a->memory_mib ? " (--memory)" : "");
+  }
+  return replay_agree(rc);
 }
 
 /* Every rank loads the file; its rank count must be the run's. */
@@ -250,6 +296,7 @@ static int replay(replay_state *st, const replay_args *given) {
   replay_args args = *given, *a = &args;
   cdag_settings set;
   int rc = cdag__settings_read(&set);   /* validated by main already */
+  if (!rc) rc = memory_fits(a);
   if (!rc) rc = load(st, a);
   if (!rc) rc = build(st, a->compute_time);
   if (!rc) rc = check(st, &a->opts, set.replay_corrupt);

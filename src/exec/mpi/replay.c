@@ -457,6 +457,16 @@ int replay_agree(int rc) {
   return exec_agree(MPI_COMM_WORLD, rank, nprocs, rc);
 }
 
+int replay_node_size(void) {
+  MPI_Comm node;
+  int n = 1;
+  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    MPI_Comm_size(node, &n);
+    MPI_Comm_free(&node);
+  }
+  return n;
+}
+
 static double slowest(double t) {
   double max = t;
   MPI_Allreduce(&t, &max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);

@@ -70,6 +70,8 @@ void replay_mpi_finalize(int started);
 int replay_graph_create(cdag_graph **g);
 /* Every rank returns the error of the lowest failing rank, with its message. */
 int replay_agree(int rc);
+/* The processes of this run on this node (MPI_COMM_TYPE_SHARED); collective. */
+int replay_node_size(void);
 /* cdag_compile behind a barrier: *seconds is the slowest rank's time. */
 int replay_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **s, double *seconds);
 /* iters runs of s behind a barrier: *seconds is the slowest rank's time per run. */

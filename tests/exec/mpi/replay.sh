@@ -21,7 +21,8 @@
 #             after the compiled run, and replay must name the rank, the file address and both
 #             values, and exit 1 (a byte compared exactly, and a floating-point sum);
 #   errors    a process count other than the file's, a bad file, an unmatched send, a
-#             missing file, bad arguments: one clear message, exit 1 (2 for usage) on every rank.
+#             missing file, a file too large for the node's memory (--memory), bad arguments:
+#             one clear message, exit 1 (2 for usage) on every rank.
 # Every mpiexec runs under `timeout`, so a hang fails the test instead of stopping the suite.
 set -u
 cdag=$1
@@ -218,6 +219,13 @@ T
   ;;
 errors)
   printf 'num_ranks 2\nrank 0 {\n  sned 8b to 1\n}\n' >"$tmp/bad.cdag"
+  {   # 100 KB of text: more than 1 MiB loaded on 2 processes
+    printf 'num_ranks 2\nrank 0 {\n'
+    for k in $(seq 2000); do printf '  send 8b to 1 tag %d addr 0x%x\n' "$k" $((8 * k)); done
+    printf '}\nrank 1 {\n'
+    for k in $(seq 2000); do printf '  recv 8b from 0 tag %d addr 0x%x\n' "$k" $((8 * k)); done
+    printf '}\n'
+  } >"$tmp/big.cdag"
   printf 'num_ranks 2\nrank 0 {\n  send 8b to 1 tag 0 addr 0x0\n}\n' >"$tmp/unmatched.cdag"
   cases <<T
 1 run 2 "$src/examples/graphs/allreduce_ring4.cdag"
@@ -244,6 +252,12 @@ errors)
 2 run 1 "$data/local1.cdag" --compute
 2 run 2 "$data/local1.cdag" --min-group=0
   err1 cdag: --min-group=0: expected an integer from 1 to 2147483647
+# a file whose loading on every process would not fit the node's memory: refused, with the figures
+1 run 2 "$tmp/big.cdag" --memory=1
+  err1 cdag replay: out of memory: $tmp/big.cdag: 0.1 MB of text, which each of the 2 processes on this node loads whole (about 12 times its size: 3 MB in all), and the node has 1 MB available (--memory); replay it on fewer processes per node, or analyse it in one process (cdag analyze)
+0 run 2 "$tmp/big.cdag" --memory=64 --iterations 1 --repeat 1
+  out 32000 bytes equal
+2 run 1 "$data/local1.cdag" --memory=0
 # standard input reaches rank 0 only
 2 run 1 - <"$data/local1.cdag"
 T
