@@ -26,6 +26,7 @@
  * Every failure is agreed on by all processes (the lowest failing rank's message, printed
  * once by rank 0), so all exit 1 together and none waits in a collective the others left.
  * Exit status: 0 same memory, 1 bad input or different memory, 2 usage. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +42,7 @@ typedef struct {
   const char *path;
   const char *dump;          /* --dump DIR: each rank's memory after the run as written */
   int json, iters, repeat, buffers;
-  long memory_mib;           /* --memory=MiB: what this node has for the run (0: MemAvailable) */
+  int memory_mib;            /* --memory=MiB: what this node has for the run (0: MemAvailable) */
   int compute_time;          /* --compute=recorded (1, default), none (0) or skip (-1) */
   cdag_options opts;         /* the compiled run's (cmd_options: --density=X ...) */
 } replay_args;
@@ -92,11 +93,7 @@ static int parse_args(int argc, char **argv, replay_args *a) {
   const char *n = option(&argc, argv, "--iterations"), *r = option(&argc, argv, "--repeat");
   a->dump = option(&argc, argv, "--dump");
   const char *c = option(&argc, argv, "--compute"), *m = option(&argc, argv, "--memory");
-  if (m) {
-    char *end;
-    a->memory_mib = strtol(m, &end, 10);
-    if (*end || end == m || a->memory_mib < 1 || a->memory_mib > (1L << 40)) return -1;
-  }
+  if (m && count_arg(m, INT_MAX, &a->memory_mib)) return -1;
   if (c && strcmp(c, "recorded") && strcmp(c, "none") && strcmp(c, "skip")) return -1;
   if (c) a->compute_time = !strcmp(c, "recorded") ? 1 : !strcmp(c, "none") ? 0 : -1;
   if (n && count_arg(n, 1000000000, &a->iters)) return -1;

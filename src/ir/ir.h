@@ -512,6 +512,7 @@ int ir_is_scratch(const cdag_graph *g, int rank, uint64_t addr, uint64_t len);
 int ir_rop_is_user(int rop);
 int ir_type_is_float(int type);               /* float, double and the complex types */
 int ir_type_size(int type);                  /* bytes, 0 if unknown */
+int ir_type_value_bytes(int type);           /* of them, those a reduction writes (x87's long double: 10 of 16) */
 const char *ir_type_name(int type);          /* "int32", ..., NULL if unknown */
 const char *ir_rop_name(int rop);            /* "sum", ..., NULL if unknown */
 int ir_type_parse(const char *s, int64_t len);  /* -1 if unknown */

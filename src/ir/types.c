@@ -153,7 +153,9 @@ FMINMAX(long_double, qnan_ld)
 /* A long double's value bytes: x87's 80 bits stored in 16 (the rest is padding, which a
    store leaves as it was and MPI libraries differ on: zeroed here, so every order of
    reduction gives the same bytes), else all of them. */
-#define LDBL_VALUE_BYTES (LDBL_MANT_DIG == 64 ? 10 : sizeof(long double))
+int ir_type_value_bytes(int type) {
+  return type == CDAG_LONG_DOUBLE && LDBL_MANT_DIG == 64 ? 10 : ir_type_size(type);
+}
 
 static void apply_long_double(int rop, const void *in, void *inout, uint64_t count) {
   for (uint64_t i = 0; i < count; i++) {
@@ -168,7 +170,7 @@ static void apply_long_double(int rop, const void *in, void *inout, uint64_t cou
       case CDAG_MAX: r = long_double_max(a, b); break;
       default: return;
     }
-    memcpy(out, &r, LDBL_VALUE_BYTES);
+    memcpy(out, &r, (size_t)ir_type_value_bytes(CDAG_LONG_DOUBLE));
     memcpy((char *)inout + i * sizeof r, out, sizeof out);
   }
 }

@@ -1057,8 +1057,8 @@ typedef struct { int rank, after, phase; int64_t a; int origin; uint64_t oseq, s
    granted t's lock in, from its `unlock` line; 0: none, a recording of an older recorder),
    whether its opening is where t was when o asked for the lock (`tpos`): before MPI
    granted it, and whether the lock was shared (`lock comm C shared`). Fine: a shared epoch
-   whose every flush and unlock took a ticket (or one of t's on itself): its pieces between
-   markers (each access, on t itself) are checked against other origins' alone; fin: the
+   whose lock saw the counter and every flush and unlock took a ticket (or one of t's on
+   itself): its pieces between markers are checked against other origins' alone; fin: the
    index of its first fence in ins. */
 typedef struct { int t, o, bad, fine; int64_t open, close, first, n, fin; uint64_t ticket; int read_open, shared; } pepoch;
 
@@ -1500,16 +1500,17 @@ static void epoch_units(const pctx *x, int64_t e, pacc *a, int64_t *m, punit *u,
   const pepoch *ep = &x->ep[e];
   int self = ep->t == ep->o;
   punit cur = {e, *m, *m, {0, 0}, {0, 0}, ep->fine};
-  int64_t f = ep->fin;      /* the fence of the marker that opened the current piece ... */
-  pkey at = {0, 0};         /* ... or, on t itself, that marker's op */
+  int64_t f = ep->fin;      /* the fence of the last marker */
+  pkey at = {0, 0};         /* the last marker's place: its fence, or on t itself its op */
   for (int64_t k = 0; k < ep->n; k++) {
     const mop *o = x->pool[ep->first + k];
     if (ep->fine && !passive_access(o)) {   /* a marker (a fence now) */
-      pkey here = self ? (pkey){3 * x->pidx[ep->first + k] + 1, 0} : k > 0 ? fence_key(&x->ins[f + 1]) : (pkey){0, 0};
+      if (k > 0) f += !self;
+      pkey here = self ? (pkey){3 * x->pidx[ep->first + k] + 1, 0} : fence_key(&x->ins[f]);
       if (k > 0) {
-        cur.open = self ? at : fence_key(&x->ins[f]), cur.close = here, cur.a1 = *m;
+        cur.open = at, cur.close = here, cur.a1 = *m;
         u[(*nu)++] = cur;
-        cur.a0 = *m, f += !self;
+        cur.a0 = *m;
       }
       at = here;
       continue;

@@ -76,7 +76,7 @@ typedef struct {
   int64_t *unit;            /* member -> disp_unit */
   int whole;                /* every process of the run is a member: plain fences */
   int cid;                  /* else the id of `comm` (its fences and accesses name it), -1: none */
-  MPI_Win win;
+  MPI_Win win;              /* the window itself */
   uint8_t *pt;              /* member -> its passive-target epoch from this rank (PT_*), NULL: none yet */
   uint8_t *shared;          /* member -> that epoch's lock is shared (MPI_LOCK_SHARED, lock_all) */
   uint64_t *since;          /* member -> R->others at that epoch's last marker or access */
@@ -294,18 +294,19 @@ static rwin *pscw_win(MPI_Win win, int call) {
 enum { PT_NONE, PT_OPEN, PT_LAZY, PT_LOST };   /* no epoch; open, its `lock` written; open by
                                                   lock_all, no access yet; open, not recorded */
 
-/* Starts reading where world rank wt is (its word in the tickets' window) into *tpos; the
-   next flush of wt on that window completes it. 1, or 0 on an MPI error. */
-static int read_where(int wt, uint64_t *tpos) {
+/* Starts reading word k of world rank wt in the tickets' window (0: its ticket counter, 1:
+   where it is) into *out; the next flush of wt on that window completes it. 1, or 0 on an
+   MPI error. */
+static int read_word(int wt, int k, uint64_t *out) {
   uint64_t none = 0;
-  return PMPI_Fetch_and_op(&none, tpos, MPI_UINT64_T, wt, 1, MPI_NO_OP, R->tickets) == MPI_SUCCESS;
+  return PMPI_Fetch_and_op(&none, out, MPI_UINT64_T, wt, k, MPI_NO_OP, R->tickets) == MPI_SUCCESS;
 }
 
 /* Where member t is now (record.h, `tpos`): 1, or 0 when it cannot be read (no such window,
    an MPI error, or t is this process). */
 static int target_at(const rwin *w, int t, uint64_t *tpos) {
   if (R->tickets == MPI_WIN_NULL || w->world[t] == R->rank) return 0;
-  return read_where(w->world[t], tpos) && PMPI_Win_flush(w->world[t], R->tickets) == MPI_SUCCESS;
+  return read_word(w->world[t], 1, tpos) && PMPI_Win_flush(w->world[t], R->tickets) == MPI_SUCCESS;
 }
 
 /* A passive-target marker (`lock`, `flush`, `unlock`) of the epoch on member t at seq, with
@@ -327,13 +328,10 @@ static void passive_line(const rwin *w, int t, const char *what, uint64_t seq, u
    also reads t's ticket counter in the same round trip (`seen`): the pieces of other
    origins' shared epochs that closed with a ticket up to it ran before its accesses. */
 static void passive_lock_mark(const rwin *w, int t, uint64_t seq, int shared) {
-  uint64_t tpos = 0, seen = 0, none = 0;
-  int known = 0;
-  if (R->tickets != MPI_WIN_NULL && w->world[t] != R->rank) {
-    int wt = w->world[t];
-    known = (!shared || PMPI_Fetch_and_op(&none, &seen, MPI_UINT64_T, wt, 0, MPI_NO_OP, R->tickets) == MPI_SUCCESS) &&
-            read_where(wt, &tpos) && PMPI_Win_flush(wt, R->tickets) == MPI_SUCCESS;
-  }
+  uint64_t tpos = 0, seen = 0;
+  int known = 0, wt = w->world[t];
+  if (R->tickets != MPI_WIN_NULL && wt != R->rank)
+    known = (!shared || read_word(wt, 0, &seen)) && read_word(wt, 1, &tpos) && PMPI_Win_flush(wt, R->tickets) == MPI_SUCCESS;
   passive_line(w, t, "lock", seq, 0, known, tpos, shared, known && shared ? seen + 1 : 0);
 }
 
@@ -376,14 +374,14 @@ void rma_tickets_close(void) {
    of the epochs granted before and after it. An epoch without accesses takes a ticket too
    (its order is then any: it conflicts with nothing), as does an epoch of lock_all. Where t
    is (*tpos, *known 1) comes in the same round trip. */
-static uint64_t passive_ticket(rwin *w, MPI_Win win, int t, int *known, uint64_t *tpos) {
+static uint64_t passive_ticket(rwin *w, int t, int *known, uint64_t *tpos) {
   uint64_t one = 1, was = 0;
   *known = 0;
   if (R->tickets == MPI_WIN_NULL) return 0;
   int wt = w->world[t], self = wt == R->rank;
-  if (PMPI_Win_flush(t, win) != MPI_SUCCESS ||
+  if (PMPI_Win_flush(t, w->win) != MPI_SUCCESS ||
       PMPI_Fetch_and_op(&one, &was, MPI_UINT64_T, wt, 0, MPI_SUM, R->tickets) != MPI_SUCCESS ||
-      (!self && !read_where(wt, tpos)) || PMPI_Win_flush(wt, R->tickets) != MPI_SUCCESS)
+      (!self && !read_word(wt, 1, tpos)) || PMPI_Win_flush(wt, R->tickets) != MPI_SUCCESS)
     return 0;
   *known = !self;
   return was + 1;
@@ -393,13 +391,13 @@ static uint64_t passive_ticket(rwin *w, MPI_Win win, int t, int *known, uint64_t
    (the flush), then t's ticket (unlock, and flush under a shared lock: in the same round
    trip) and where t is are read, so t's fence goes after what they wrote and read. A shared
    epoch's tickets order its pieces between markers against other origins' (merge.c). */
-static void passive_close_mark(rwin *w, MPI_Win win, int t, const char *what, uint64_t seq) {
+static void passive_close_mark(rwin *w, int t, const char *what, uint64_t seq) {
   int known = 0;
   uint64_t ticket = 0, tpos = 0;
   if (!strcmp(what, "unlock") || w->shared[t]) {
-    ticket = passive_ticket(w, win, t, &known, &tpos);
+    ticket = passive_ticket(w, t, &known, &tpos);
   } else {
-    PMPI_Win_flush(t, win);
+    PMPI_Win_flush(t, w->win);
     known = target_at(w, t, &tpos);
   }
   passive_line(w, t, what, seq, ticket, known, tpos, 0, 0);
@@ -938,13 +936,13 @@ static int passive_ok(MPI_Win win, int call) {
 /* The epoch on member t closes (unlock) or is completed and goes on (flush) at the call
    made now: the marker, then the call, then its gets and swaps are the program's. The
    marker's position (0: none written). */
-static uint64_t passive_close(rwin *w, MPI_Win win, int t, const char *what, int call) {
+static uint64_t passive_close(rwin *w, int t, const char *what, int call) {
   uint64_t seq = 0;
   if (w->pt[t] == PT_LOST) {
     if (recording()) unsupported_because(call, "the end of a passive-target epoch that was not recorded");
   } else if (w->pt[t] == PT_OPEN && recording()) {
     seq = next_seq();
-    passive_close_mark(w, win, t, what, seq);
+    passive_close_mark(w, t, what, seq);
     w->since[t] = R->others;
   }
   return seq;
@@ -963,7 +961,7 @@ static void passive_done(rwin *w, int t, uint64_t seq) {
    messages between them ordered them. Only with the tickets' window (the flush's ticket and
    t's position are what place it). */
 static void passive_reopen(rwin *w, int t, int call) {
-  uint64_t seq = passive_close(w, w->win, t, "flush", call);
+  uint64_t seq = passive_close(w, t, "flush", call);
   passive_done(w, t, seq);
 }
 
@@ -983,7 +981,7 @@ int MPI_Win_unlock(int rank, MPI_Win win) {
   COUNT(C_Win_unlock);
   rwin *w = passive_win(win);
   int ok = w && rank >= 0 && rank < w->n;
-  uint64_t seq = ok ? passive_close(w, win, rank, "unlock", C_Win_unlock) : 0;
+  uint64_t seq = ok ? passive_close(w, rank, "unlock", C_Win_unlock) : 0;
   int rc = PMPI_Win_unlock(rank, win);
   if (ok) {
     passive_done(w, rank, seq);
@@ -1005,7 +1003,7 @@ int MPI_Win_lock_all(int assert_, MPI_Win win) {
 
 /* Every member's epoch closes or goes on (unlock_all, flush_all): markers at positions of
    their own, the completions at the next; *seq: that one (0: none). */
-static void passive_close_all(rwin *w, MPI_Win win, const char *what, int call, uint64_t *seq) {
+static void passive_close_all(rwin *w, const char *what, int call, uint64_t *seq) {
   int lost = 0, open = 0;
   for (int t = 0; t < w->n; t++) lost |= w->pt[t] == PT_LOST, open |= w->pt[t] == PT_OPEN;
   *seq = 0;
@@ -1014,7 +1012,7 @@ static void passive_close_all(rwin *w, MPI_Win win, const char *what, int call, 
   uint64_t at = next_seq();
   for (int t = 0, j = 0; t < w->n; t++) {
     if (w->pt[t] != PT_OPEN) continue;
-    passive_close_mark(w, win, t, what, at + (uint64_t)j++);
+    passive_close_mark(w, t, what, at + (uint64_t)j++);
   }
   *seq = next_seq();
   for (int t = 0; t < w->n; t++) w->since[t] = R->others;
@@ -1024,7 +1022,7 @@ int MPI_Win_unlock_all(MPI_Win win) {
   COUNT(C_Win_unlock_all);
   rwin *w = passive_win(win);
   uint64_t seq = 0;
-  if (w) passive_close_all(w, win, "unlock", C_Win_unlock_all, &seq);
+  if (w) passive_close_all(w, "unlock", C_Win_unlock_all, &seq);
   int rc = PMPI_Win_unlock_all(win);
   if (w) {
     passive_done(w, -1, seq);
@@ -1037,7 +1035,7 @@ int MPI_Win_flush(int rank, MPI_Win win) {
   COUNT(C_Win_flush);
   rwin *w = passive_win(win);
   int ok = w && rank >= 0 && rank < w->n;
-  uint64_t seq = ok ? passive_close(w, win, rank, "flush", C_Win_flush) : 0;
+  uint64_t seq = ok ? passive_close(w, rank, "flush", C_Win_flush) : 0;
   int rc = PMPI_Win_flush(rank, win);
   if (ok) passive_done(w, rank, seq);
   return rc;
@@ -1047,7 +1045,7 @@ int MPI_Win_flush_all(MPI_Win win) {
   COUNT(C_Win_flush_all);
   rwin *w = passive_win(win);
   uint64_t seq = 0;
-  if (w) passive_close_all(w, win, "flush", C_Win_flush_all, &seq);
+  if (w) passive_close_all(w, "flush", C_Win_flush_all, &seq);
   int rc = PMPI_Win_flush_all(win);
   if (w) passive_done(w, -1, seq);
   return rc;

@@ -9,7 +9,6 @@
  * collectives may, compares equal; bytes that two reductions read differently (a double
  * sum and a float product) get zeros, exact for both.
  * Cost: O(n log n) per order for n ops, plus the memory touched (a few copies of it). */
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +59,7 @@ static void exact_values(uint8_t *b, uint64_t count, int type, int rop, uint64_t
     long double l = v;
     memset(b + (size_t)w * e, 0, (size_t)w);   /* a long double's padding too */
     memcpy(b + (size_t)w * e, w == 4 ? (const void *)&f : w == 8 ? (const void *)&v : (const void *)&l,
-           w == 4 || w == 8 ? (size_t)w : (size_t)(LDBL_MANT_DIG == 64 ? 10 : w));
+           (size_t)ir_type_value_bytes(w == 4 ? CDAG_FLOAT : w == 8 ? CDAG_DOUBLE : CDAG_LONG_DOUBLE));
   }
 }
 
