@@ -25,7 +25,12 @@ typedef struct {
   uint64_t addr;
 } df_operand;
 
-int df_sets_union(df_sets *s, const df_operand *a, const df_operand *b, int32_t *id);
+/* The set of a reduction with op rop (cdag_reduce_op, or a user op) of a and b. A value that
+   would count more than DF_MULT_MAX times (a buffer reduced onto itself, again and again)
+   fails with CDAG_ERR_UNSUPPORTED; ops whose repeats collapse (min, max, the bitwise and
+   logical ones: x op x is x; xor: x xor x is nothing) never do. */
+enum { DF_MULT_MAX = 1 << 16 };
+int df_sets_union(df_sets *s, const df_operand *a, const df_operand *b, int rop, int32_t *id);
 /* The set equal to `set` with every address shifted by `shift`. */
 int df_sets_shift(df_sets *s, int32_t set, uint64_t shift, int32_t *id);
 void df_sets_free(df_sets *s);

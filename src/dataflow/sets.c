@@ -41,8 +41,19 @@ static int push_run(df_sets *s, int32_t lo, int32_t hi, uint32_t mult, uint64_t 
   return CDAG_OK;
 }
 
-/* Canonicalises runs[0..n) (of one addr) into tmp_out using a sweep over events. */
-static int sweep_addr(df_sets *s, const df_run *runs, int64_t n, df_event *ev) {
+/* How many times a value counted m times (m > 0) counts in a reduction with op rop: the
+   repeats of an idempotent op collapse to one, those of an exclusive or to their parity (two
+   for an even count: the value cancels, its dependency stays). Else m (0: more than
+   DF_MULT_MAX). */
+static int64_t repeats(int rop, int64_t m) {
+  if (rop >= 0 && ir_rop_idempotent(rop)) return 1;
+  if (rop == CDAG_BXOR || rop == CDAG_LXOR) return 2 - (m & 1);
+  return m > DF_MULT_MAX ? 0 : m;
+}
+
+/* Canonicalises runs[0..n) (of one addr) into tmp_out using a sweep over events; rop < 0:
+   multiplicities as they are (a shift). */
+static int sweep_addr(df_sets *s, const df_run *runs, int64_t n, int rop, df_event *ev) {
   for (int64_t i = 0; i < n; i++) {
     ev[2 * i] = (df_event){runs[i].lo, (int64_t)runs[i].mult};
     ev[2 * i + 1] = (df_event){(int64_t)runs[i].hi + 1, -(int64_t)runs[i].mult};
@@ -53,7 +64,12 @@ static int sweep_addr(df_sets *s, const df_run *runs, int64_t n, df_event *ev) {
     int64_t at = ev[i].rank;
     while (i < 2 * n && ev[i].rank == at) mult += ev[i++].delta;
     if (mult > 0 && i < 2 * n) {
-      int rc = push_run(s, (int32_t)at, (int32_t)(ev[i].rank - 1), (uint32_t)mult, runs[0].addr);
+      int64_t m = rop < 0 ? mult : repeats(rop, mult);
+      if (!m)
+        return cdag__error(CDAG_ERR_UNSUPPORTED, "a reduction (%s) would count a value of rank %lld more than %d "
+                           "times (a buffer reduced onto itself again and again)",
+                           ir_rop_name(rop) ? ir_rop_name(rop) : "a user op", (long long)at, DF_MULT_MAX);
+      int rc = push_run(s, (int32_t)at, (int32_t)(ev[i].rank - 1), (uint32_t)m, runs[0].addr);
       if (rc) return rc;
     }
   }
@@ -112,8 +128,8 @@ static int intern(df_sets *s, int32_t *id) {
   return CDAG_OK;
 }
 
-/* Canonicalises and interns the runs in tmp_in[0..ntmp_in). */
-static int finish(df_sets *s, int32_t *id) {
+/* Canonicalises and interns the runs in tmp_in[0..ntmp_in) (rop: as sweep_addr). */
+static int finish(df_sets *s, int rop, int32_t *id) {
   int64_t n = s->ntmp_in;
   base_sort(s->tmp_in, (size_t)n, sizeof *s->tmp_in, run_cmp);
   BASE_GROW(s->ev, 0, s->evcap, 2 * n + 1, "reduction sets");
@@ -123,7 +139,7 @@ static int finish(df_sets *s, int32_t *id) {
   for (int64_t i = 0; i < n && rc == CDAG_OK;) {
     int64_t j = i;
     while (j < n && s->tmp_in[j].addr == s->tmp_in[i].addr) j++;
-    rc = sweep_addr(s, s->tmp_in + i, j - i, ev);
+    rc = sweep_addr(s, s->tmp_in + i, j - i, rop, ev);
     i = j;
   }
   return rc ? rc : intern(s, id);
@@ -162,12 +178,12 @@ static int opaque(df_sets *s, const df_operand *a, const df_operand *b, int32_t 
   return intern(s, id);
 }
 
-int df_sets_union(df_sets *s, const df_operand *a, const df_operand *b, int32_t *id) {
+int df_sets_union(df_sets *s, const df_operand *a, const df_operand *b, int rop, int32_t *id) {
   if (s->cap_runs && operand_runs(s, a) + operand_runs(s, b) > s->cap_runs) return opaque(s, a, b, id);
   s->ntmp_in = 0;
   int rc = add_operand(s, a);
   if (rc == CDAG_OK) rc = add_operand(s, b);
-  return rc ? rc : finish(s, id);
+  return rc ? rc : finish(s, rop, id);
 }
 
 int df_sets_shift(df_sets *s, int32_t set, uint64_t shift, int32_t *id) {
@@ -178,7 +194,7 @@ int df_sets_shift(df_sets *s, int32_t set, uint64_t shift, int32_t *id) {
   df_operand x = {.set = set, .addr = shift};
   s->ntmp_in = 0;
   int rc = add_operand(s, &x);
-  return rc ? rc : finish(s, id);
+  return rc ? rc : finish(s, -1, id);
 }
 
 void df_sets_free(df_sets *s) {

@@ -527,13 +527,12 @@ static int collect_mixed(df_state *st, int32_t op) {
   return CDAG_OK;
 }
 
-static int do_reduce(df_state *st, int32_t op) {
+/* The sets of reduce op's result, segment by segment (into st->out), from its operands'
+   segments (segs, segs2). */
+static int combine(df_state *st, int32_t op) {
   const cdag_graph *g = st->g;
-  int rank = g->rank[op], rc;
   uint64_t size = (uint64_t)ir_type_size(g->peer[op]), len = g->bytes[op];
-  if ((rc = read_range(st, rank, g->addr2[op], len, &st->segs, &st->nsegs, &st->segcap))) return rc;
-  if ((rc = read_range(st, rank, g->addr[op], len, &st->segs2, &st->nsegs2, &st->segcap2))) return rc;
-  if (st->collect_mixed && mixes(st, op) && (rc = collect_mixed(st, op))) return rc;
+  int rc;
   st->nout = 0;
   int64_t i = 0, j = 0;
   for (uint64_t o = 0; o < len;) {
@@ -543,13 +542,30 @@ static int do_reduce(df_state *st, int32_t op) {
     df_operand x, y;
     if ((rc = operand_at(st, op, a, o, &x)) || (rc = operand_at(st, op, b, o, &y))) return rc;
     df_seg s = {.off = o, .len = end - o, .p = {.addr = 0, .src = g->peer[op] << 8 | g->tag[op]}};
-    if ((rc = df_sets_union(&st->sets, &x, &y, &s.p.set))) return rc;
+    if ((rc = df_sets_union(&st->sets, &x, &y, g->tag[op], &s.p.set))) return rc;
     if ((rc = push_seg(&st->out, &st->nout, &st->outcap, s))) return rc;
     o = end;
     if (o == a->off + a->len) i++;
     if (o == b->off + b->len) j++;
   }
-  return write_segs(st, op, rank, g->addr[op], st->out, st->nout);
+  return CDAG_OK;
+}
+
+/* A reduce whose operands mix ops or types, or whose result would count a value too often
+   (DF_MULT_MAX), is listed with DF_COLLECT_MIXED: it combines its operands as values of
+   their own. */
+static int do_reduce(df_state *st, int32_t op) {
+  const cdag_graph *g = st->g;
+  int rank = g->rank[op], rc;
+  uint64_t len = g->bytes[op];
+  if ((rc = read_range(st, rank, g->addr2[op], len, &st->segs, &st->nsegs, &st->segcap))) return rc;
+  if ((rc = read_range(st, rank, g->addr[op], len, &st->segs2, &st->nsegs2, &st->segcap2))) return rc;
+  int own = st->collect_mixed && mixes(st, op);
+  if (own && (rc = collect_mixed(st, op))) return rc;
+  rc = combine(st, op);
+  if (rc == CDAG_ERR_UNSUPPORTED && st->collect_mixed && !own && (rc = collect_mixed(st, op)) == CDAG_OK)
+    rc = combine(st, op);
+  return rc ? rc : write_segs(st, op, rank, g->addr[op], st->out, st->nout);
 }
 
 /* The match order of a graph added rank by rank jumps across the op arrays at every step

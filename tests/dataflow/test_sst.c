@@ -390,8 +390,8 @@ START_TEST(vector_reduce_and_repeats) {
   ck_assert_int_eq(cdag_graph_create_global(2, &f.g), CDAG_OK);
   CK_OK(cdag_rank_send(f.g, 1, 0x100, 16, 0, 0, NULL));
   CK_OK(cdag_rank_recv(f.g, 0, 0x200, 16, 1, 0, NULL));
-  CK_OK(cdag_rank_reduce_local(f.g, 0, 0x200, 0x100, 4, CDAG_INT32, CDAG_MAX, NULL));
-  CK_OK(cdag_rank_reduce_local(f.g, 0, 0x200, 0x100, 4, CDAG_INT32, CDAG_MAX, NULL)); /* rank 1 counts twice */
+  CK_OK(cdag_rank_reduce_local(f.g, 0, 0x200, 0x100, 4, CDAG_INT32, CDAG_SUM, NULL));
+  CK_OK(cdag_rank_reduce_local(f.g, 0, 0x200, 0x100, 4, CDAG_INT32, CDAG_SUM, NULL)); /* rank 1 counts twice */
   analyse_ok(&f);
   ck_assert_int_eq(f.s->nreds, 1);
   const df_red *d = &f.s->reds[0];
@@ -406,6 +406,48 @@ START_TEST(vector_reduce_and_repeats) {
   ck_assert_uint_eq(f.s->runs[e->first + 1].mult, 2);
   ck_assert(has_xfer(f.s, 1, 0x100, 16, 0, 0x200));
   done(&f);
+}
+END_TEST
+
+/* Rank 1's value received, then reduced onto itself (a copy, then the reduce) 40 times: it
+   counts 2^40 times. MPICH's rma/rma_contig does that with an exclusive or, and the count
+   wrapped to 0 in 32 bits (the value dropped, verify failed) or looped 2^31 times. Repeats
+   collapse where the op allows (max: once; xor: its parity, kept as two), and a sum fails
+   clearly, or, listed as mixed for stages (as recordings are), combines its own values. */
+static int doubled(fixture *f, int rop, int flags) {
+  ck_assert_int_eq(cdag_graph_create_global(2, &f->g), CDAG_OK);
+  CK_OK(cdag_rank_send(f->g, 1, 0x100, 8, 0, 0, NULL));
+  CK_OK(cdag_rank_recv(f->g, 0, 0x100, 8, 1, 0, NULL));
+  for (int i = 0; i < 40; i++) {
+    CK_OK(cdag_rank_copy_local(f->g, 0, 0x100, 0x200, 8, NULL));
+    CK_OK(cdag_rank_reduce_local(f->g, 0, 0x200, 0x100, 2, CDAG_INT32, rop, NULL));
+  }
+  ck_assert_int_eq(ir_finalize(f->g), CDAG_OK);
+  CK_OK(match_run(f->g, &f->m));
+  return dataflow_run_opt(f->g, &f->m, flags, &f->s);
+}
+
+START_TEST(repeats_collapse_or_fail) {
+  const int ops[2] = {CDAG_MAX, CDAG_BXOR};
+  for (int k = 0; k < 2; k++) {
+    fixture f = {0};
+    ck_assert_msg(doubled(&f, ops[k], 0) == CDAG_OK, "%s", cdag_error_message());
+    ck_assert_int_eq(f.s->nreds, 2);   /* at 0x100 and its copy at 0x200, one set */
+    ck_assert_int_eq(f.s->reds[0].set, f.s->reds[1].set);
+    const df_set *e = &f.s->sets[f.s->reds[0].set];
+    ck_assert_int_eq(e->nruns, 1);
+    ck_assert_int_eq(f.s->runs[e->first].lo, 1);
+    ck_assert_uint_eq(f.s->runs[e->first].mult, k ? 2 : 1);
+    done(&f);
+  }
+  fixture f = {0};
+  ck_assert_int_eq(doubled(&f, CDAG_SUM, 0), CDAG_ERR_UNSUPPORTED);
+  ck_assert_msg(strstr(cdag_error_message(), "more than 65536 times"), "%s", cdag_error_message());
+  done(&f);
+  fixture g = {0};
+  ck_assert_msg(doubled(&g, CDAG_SUM, DF_COLLECT_MIXED) == CDAG_OK, "%s", cdag_error_message());
+  ck_assert_int_ge(g.s->nmixed, 1);
+  done(&g);
 }
 END_TEST
 
@@ -602,6 +644,7 @@ Suite *cdag_sst_suite(void) {
   TCase *r = tcase_create("reductions");
   tcase_add_test(r, allreduce_patterns_agree);
   tcase_add_test(r, vector_reduce_and_repeats);
+  tcase_add_test(r, repeats_collapse_or_fail);
   tcase_add_test(r, mixed_ops_are_reported);
   tcase_add_test(r, partial_element_is_reported);
   tcase_add_test(r, reduced_bytes_off_element_boundaries);
