@@ -337,18 +337,19 @@ static void passive_lock_mark(const rwin *w, int t, uint64_t seq, int shared) {
 
 /* Each process's ticket counter: an origin takes the next ticket of its target while it
    holds the target's lock (passive_ticket), so the tickets give the order in which MPI
-   granted it, which the merger keeps for epochs of two origins on the same bytes. One window
+   granted it, which the merger keeps for epochs of two origins on the same bytes. Beside it
+   where the process is (tpos) and the lock of its atomics (atomic_enter). One window
    over every process, for all windows (one per window ran MPICH out of communicator contexts
    in rma/window_creation's 1,000 windows). The counter is 16-byte aligned: MPICH over UCX
    took a base 8 bytes off 16 as the 16 below it. */
 void rma_tickets_open(void) {
-  uint64_t *c = R ? aligned_alloc(16, 16) : NULL;
-  if (c) c[0] = c[1] = 0;
+  uint64_t *c = R ? aligned_alloc(16, 4 * sizeof *c) : NULL;
+  if (c) memset(c, 0, 4 * sizeof *c);
   else if (R) nomem(OOM_TICKETS);
   int made = c != NULL, all = 0;   /* collective: every process (recorded or not), or none */
   PMPI_Allreduce(&made, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
   MPI_Win win = MPI_WIN_NULL;
-  if (all && PMPI_Win_create(c, 2 * sizeof *c, sizeof *c, MPI_INFO_NULL, MPI_COMM_WORLD, &win) == MPI_SUCCESS)
+  if (all && PMPI_Win_create(c, 3 * sizeof *c, sizeof *c, MPI_INFO_NULL, MPI_COMM_WORLD, &win) == MPI_SUCCESS)
     PMPI_Win_lock_all(MPI_MODE_NOCHECK, win);
   else
     win = MPI_WIN_NULL;
@@ -431,6 +432,8 @@ static int access_comm(rwin *w, int target) {
 enum { A_PUT, A_GET, A_ACC };
 
 static void passive_reopen(rwin *w, int t, int call);
+static int atomic_enter(rwin *w, int t, int call);
+static void atomic_leave(rwin *w, int t, int call);
 
 /* One access: the origin's `count` elements of ot at buf, the target's tcount of tt at
    displacement disp of member `target`. For A_ACC, type and rop name the reduction. Writes
@@ -783,26 +786,35 @@ int MPI_Accumulate(const void *obuf, int ocount, MPI_Datatype ot, int target, MP
                    MPI_Datatype tt, MPI_Op op, MPI_Win win) {
   COUNT(C_Accumulate);
   rwin *w = usable_win(win, C_Accumulate, 1);
+  int alone = w && op == MPI_REPLACE && atomic_enter(w, target, C_Accumulate);
   if (w) update(w, obuf, ocount, ot, target, disp, tcount, tt, op, C_Accumulate);
-  return PMPI_Accumulate(obuf, ocount, ot, target, disp, tcount, tt, op, win);
+  int rc = PMPI_Accumulate(obuf, ocount, ot, target, disp, tcount, tt, op, win);
+  if (alone) atomic_leave(w, target, C_Accumulate);
+  return rc;
 }
 
 int MPI_Get_accumulate(const void *obuf, int ocount, MPI_Datatype ot, void *rbuf, int rcount, MPI_Datatype rt,
                        int target, MPI_Aint disp, int tcount, MPI_Datatype tt, MPI_Op op, MPI_Win win) {
   COUNT(C_Get_accumulate);
   rwin *w = usable_win(win, C_Get_accumulate, 1);
+  int alone = w && atomic_enter(w, target, C_Get_accumulate);
   if (w && access_of(w, A_GET, rbuf, rcount, rt, target, disp, tcount, tt, 0, 0, C_Get_accumulate, op != MPI_NO_OP))
     update(w, obuf, ocount, ot, target, disp, tcount, tt, op, C_Get_accumulate);
-  return PMPI_Get_accumulate(obuf, ocount, ot, rbuf, rcount, rt, target, disp, tcount, tt, op, win);
+  int rc = PMPI_Get_accumulate(obuf, ocount, ot, rbuf, rcount, rt, target, disp, tcount, tt, op, win);
+  if (alone) atomic_leave(w, target, C_Get_accumulate);
+  return rc;
 }
 
 int MPI_Fetch_and_op(const void *obuf, void *rbuf, MPI_Datatype t, int target, MPI_Aint disp, MPI_Op op,
                      MPI_Win win) {
   COUNT(C_Fetch_and_op);
   rwin *w = usable_win(win, C_Fetch_and_op, 1);
+  int alone = w && atomic_enter(w, target, C_Fetch_and_op);
   if (w && access_of(w, A_GET, rbuf, 1, t, target, disp, 1, t, 0, 0, C_Fetch_and_op, op != MPI_NO_OP))
     update(w, obuf, 1, t, target, disp, 1, t, op, C_Fetch_and_op);
-  return PMPI_Fetch_and_op(obuf, rbuf, t, target, disp, op, win);
+  int rc = PMPI_Fetch_and_op(obuf, rbuf, t, target, disp, op, win);
+  if (alone) atomic_leave(w, target, C_Fetch_and_op);
+  return rc;
 }
 
 int MPI_Compare_and_swap(const void *obuf, const void *cbuf, void *rbuf, MPI_Datatype t, int target, MPI_Aint disp,
@@ -810,6 +822,7 @@ int MPI_Compare_and_swap(const void *obuf, const void *cbuf, void *rbuf, MPI_Dat
   COUNT(C_Compare_and_swap);
   rwin *w = usable_win(win, C_Compare_and_swap, 1);
   uint64_t bytes = type_bytes(1, t);
+  int alone = w && atomic_enter(w, target, C_Compare_and_swap);
   if (w && target != MPI_PROC_NULL && target >= 0 && target < w->n) {
     rcas c = {0};
     if (bytes > sizeof c.compare || base_grow((void **)&w->cas, w->ncas, &w->cascap, 1, sizeof *w->cas, "recorder")) {
@@ -830,7 +843,9 @@ int MPI_Compare_and_swap(const void *obuf, const void *cbuf, void *rbuf, MPI_Dat
       }
     }
   }
-  return PMPI_Compare_and_swap(obuf, cbuf, rbuf, t, target, disp, win);
+  int rc = PMPI_Compare_and_swap(obuf, cbuf, rbuf, t, target, disp, win);
+  if (alone) atomic_leave(w, target, C_Compare_and_swap);
+  return rc;
 }
 
 /* ---- post/start/complete/wait ---- */
@@ -963,6 +978,40 @@ static void passive_done(rwin *w, int t, uint64_t seq) {
 static void passive_reopen(rwin *w, int t, int call) {
   uint64_t seq = passive_close(w, t, "flush", call);
   passive_done(w, t, seq);
+}
+
+/* An atomic that races by design under a shared lock (a fetch, a compare-and-swap, an
+   accumulate that replaces) runs alone among such atomics on its target, in a piece of its
+   own: this rank takes the target's lock word in the tickets' window (a compare-and-swap
+   until it is free), flushes (a ticket), makes the access, flushes again (its ticket) and
+   frees the word. Two origins' atomics on the same bytes then have tickets in the order
+   they ran, which MPI decided and the merger keeps (two compare-and-swaps racing for a
+   list's tail). Accumulates that combine (a sum) are not serialised: they commute with each
+   other, and a histogram makes millions of them. Nor are puts and gets: MPI leaves two of
+   them on the same bytes at once undefined. 1 when entered (atomic_leave must follow the
+   call), 0 when not a recorded shared epoch's atomic. */
+static int atomic_enter(rwin *w, int t, int call) {
+  if (!w->pt || t < 0 || t >= w->n || w->pt[t] == PT_NONE || w->pt[t] == PT_LOST || !w->shared[t] ||
+      R->tickets == MPI_WIN_NULL || !recording())
+    return 0;
+  uint64_t me = (uint64_t)R->rank + 1, free_ = 0, was = 0;
+  int wt = w->world[t];
+  passive_comm(w, t);   /* lock_all's lock marker first, where t is before the wait */
+  do {
+    if (PMPI_Compare_and_swap(&me, &free_, &was, MPI_UINT64_T, wt, 2, R->tickets) != MPI_SUCCESS ||
+        PMPI_Win_flush(wt, R->tickets) != MPI_SUCCESS)
+      return 0;
+  } while (was != free_);
+  passive_reopen(w, t, call);
+  return 1;
+}
+
+static void atomic_leave(rwin *w, int t, int call) {
+  uint64_t free_ = 0;
+  int wt = w->world[t];
+  passive_reopen(w, t, call);
+  PMPI_Accumulate(&free_, 1, MPI_UINT64_T, wt, 2, 1, MPI_UINT64_T, MPI_REPLACE, R->tickets);
+  PMPI_Win_flush(wt, R->tickets);
 }
 
 int MPI_Win_lock(int type, int rank, int assert_, MPI_Win win) {
@@ -1147,8 +1196,10 @@ int MPI_Raccumulate(const void *obuf, int ocount, MPI_Datatype ot, int target, M
                     MPI_Datatype tt, MPI_Op op, MPI_Win win, MPI_Request *rq) {
   COUNT(C_Raccumulate);
   rwin *w = usable_win(win, C_Raccumulate, 1);
+  int alone = w && op == MPI_REPLACE && atomic_enter(w, target, C_Raccumulate);
   uint64_t seq = w ? update(w, obuf, ocount, ot, target, disp, tcount, tt, op, C_Raccumulate) : 0;
   int rc = PMPI_Raccumulate(obuf, ocount, ot, target, disp, tcount, tt, op, win, rq);
+  if (alone) atomic_leave(w, target, C_Raccumulate);
   if (rc == MPI_SUCCESS) access_request(win, seq, rq);
   return rc;
 }
@@ -1158,10 +1209,12 @@ int MPI_Rget_accumulate(const void *obuf, int ocount, MPI_Datatype ot, void *rbu
                         MPI_Request *rq) {
   COUNT(C_Rget_accumulate);
   rwin *w = usable_win(win, C_Rget_accumulate, 1);
+  int alone = w && atomic_enter(w, target, C_Rget_accumulate);
   uint64_t seq = w ? access_of(w, A_GET, rbuf, rcount, rt, target, disp, tcount, tt, 0, 0, C_Rget_accumulate,
                                op != MPI_NO_OP) : 0;
   if (seq) update(w, obuf, ocount, ot, target, disp, tcount, tt, op, C_Rget_accumulate);
   int rc = PMPI_Rget_accumulate(obuf, ocount, ot, rbuf, rcount, rt, target, disp, tcount, tt, op, win, rq);
+  if (alone) atomic_leave(w, target, C_Rget_accumulate);
   if (rc == MPI_SUCCESS) access_request(win, seq, rq);
   return rc;
 }
