@@ -97,6 +97,12 @@ def sh(cmd, cwd=None, timeout=None, env=None):
         return 124, out + f"\n{os.path.basename(cmd[0])} {cmd[1]}: timed out after {timeout} s"
 
 
+def last_line(out, silent):
+    """The last line of a tool's output (a killed tool may print none: `silent` then)."""
+    lines = out.strip().splitlines()
+    return lines[-1][:200] if lines else silent
+
+
 def fetch(work):
     """The path of test/mpi, fetched and extracted into work when missing."""
     found = glob.glob(os.path.join(work, "mpich-*", "test", "mpi", "configure"))
@@ -222,12 +228,12 @@ def run_one(cdag, tdir, e, work):
         lrc, lout = sh([cdag, "check", ph], timeout=300)
         if lrc:
             bad_load += 1
-            first_error = first_error or lout.strip().splitlines()[-1][:200]
+            first_error = first_error or last_line(lout, f"cdag check exited {lrc}")
             continue
         arc, aout = sh([cdag, "analyze", ph], timeout=600)
         if arc:
             bad_analyse += 1
-            first_error = first_error or aout.strip().splitlines()[-1][:200]
+            first_error = first_error or last_line(aout, f"cdag analyze exited {arc}")
     row["loads"] = "yes" if not bad_load else f"no({bad_load})"
     row["analyses"] = "yes" if not bad_analyse and not bad_load else f"no({bad_analyse})"
     try:
