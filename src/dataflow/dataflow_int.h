@@ -28,7 +28,7 @@ typedef struct {
 /* The set of a reduction with op rop (cdag_reduce_op, or a user op) of a and b. A value that
    would count more than DF_MULT_MAX times (a buffer reduced onto itself, again and again)
    fails with CDAG_ERR_UNSUPPORTED; ops whose repeats collapse (min, max, the bitwise and
-   logical ones: x op x is x; xor: x xor x is nothing) never do. */
+   logical ones: x op x op x is x op x; xor: x xor x is nothing) never do. */
 enum { DF_MULT_MAX = 1 << 16 };
 int df_sets_union(df_sets *s, const df_operand *a, const df_operand *b, int rop, int32_t *id);
 /* The set equal to `set` with every address shifted by `shift`. */

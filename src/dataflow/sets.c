@@ -41,13 +41,16 @@ static int push_run(df_sets *s, int32_t lo, int32_t hi, uint32_t mult, uint64_t 
   return CDAG_OK;
 }
 
-/* How many times a value counted m times (m > 0) counts in a reduction with op rop: the
-   repeats of an idempotent op collapse to one, those of an exclusive or to their parity (two
-   for an even count: the value cancels, its dependency stays). Else m (0: more than
-   DF_MULT_MAX). */
+/* How many times a value counted m times (m > 0) counts in a reduction with op rop, the
+   bytes unchanged: an idempotent op's repeats collapse to two (x op x is a fixed point, but
+   not always x: a logical and gives 0 or 1, a long double loses its padding), a bitwise
+   exclusive or's to their parity (two for an even count: the value cancels, its dependency
+   stays), a logical one's to two or three (x lxor x lxor x is 0 or 1, not x). Else m (0:
+   more than DF_MULT_MAX). */
 static int64_t repeats(int rop, int64_t m) {
-  if (rop >= 0 && ir_rop_idempotent(rop)) return 1;
-  if (rop == CDAG_BXOR || rop == CDAG_LXOR) return 2 - (m & 1);
+  if (rop >= 0 && ir_rop_idempotent(rop)) return m < 2 ? m : 2;
+  if (rop == CDAG_BXOR) return 2 - (m & 1);
+  if (rop == CDAG_LXOR) return m <= 3 ? m : 3 - (m & 1);
   return m > DF_MULT_MAX ? 0 : m;
 }
 
