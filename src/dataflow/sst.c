@@ -551,16 +551,31 @@ static int combine(df_state *st, int32_t op) {
   return CDAG_OK;
 }
 
-/* A reduce whose operands mix ops or types, or whose result would count a value too often
-   (DF_MULT_MAX), is listed with DF_COLLECT_MIXED: it combines its operands as values of
-   their own. */
+/* Sets that outgrow the graph: more runs interned than RUNS_PER_OP per op and rank, and an
+   operand of more than DF_SET_CAP runs. A chain of reduces onto one buffer whose operands
+   shift (MPICH's rma/rma_contig: exclusive ors of a window onto itself at moving offsets)
+   makes each set a run longer than the last, quadratic in the chain (1,000 iterations: 1.4
+   million runs, 670 in one set; 10,000: out of memory); trees and rings stay far below. */
+enum { RUNS_PER_OP = 4 };
+static int outgrown(const df_state *st) {
+  if (st->sets.nruns <= RUNS_PER_OP * (st->g->nops + st->g->nprocs)) return 0;
+  for (int64_t i = 0; i < st->nsegs + st->nsegs2; i++) {
+    const df_seg *x = i < st->nsegs ? &st->segs[i] : &st->segs2[i - st->nsegs];
+    if (x->p.set >= 0 && st->sets.sets[x->p.set].nruns > DF_SET_CAP) return 1;
+  }
+  return 0;
+}
+
+/* A reduce whose operands mix ops or types, whose sets outgrow the graph, or whose result
+   would count a value too often (DF_MULT_MAX), is listed with DF_COLLECT_MIXED: it combines
+   its operands as values of their own (a stage starts there). */
 static int do_reduce(df_state *st, int32_t op) {
   const cdag_graph *g = st->g;
   int rank = g->rank[op], rc;
   uint64_t len = g->bytes[op];
   if ((rc = read_range(st, rank, g->addr2[op], len, &st->segs, &st->nsegs, &st->segcap))) return rc;
   if ((rc = read_range(st, rank, g->addr[op], len, &st->segs2, &st->nsegs2, &st->segcap2))) return rc;
-  int own = st->collect_mixed && mixes(st, op);
+  int own = st->collect_mixed && (mixes(st, op) || outgrown(st));
   if (own && (rc = collect_mixed(st, op))) return rc;
   rc = combine(st, op);
   if (rc == CDAG_ERR_UNSUPPORTED && st->collect_mixed && !own && (rc = collect_mixed(st, op)) == CDAG_OK)
