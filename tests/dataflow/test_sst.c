@@ -629,6 +629,24 @@ START_TEST(capped_sets_keep_counts) {
 }
 END_TEST
 
+/* The same chain with stages allowed (DF_COLLECT_MIXED, as the pipeline runs): once the
+   sets outgrow 4 runs per op, a reduce with an operand of more than DF_SET_CAP runs starts a
+   stage, so the runs stay linear in the chain (they were 200 * 201 / 2). */
+START_TEST(outgrown_sets_start_stages) {
+  fixture f = {0};
+  CK_OK(cdag_graph_create_global(1, &f.g));
+  for (int i = 0; i < 200; i++)
+    CK_OK(cdag_rank_reduce_local(f.g, 0, 0x1000 + 8 * (uint64_t)i, RES, 1, CDAG_DOUBLE, CDAG_SUM, NULL));
+  ck_assert_int_eq(ir_finalize(f.g), CDAG_OK);
+  CK_OK(match_run(f.g, &f.m));
+  CK_OK(dataflow_run_opt(f.g, &f.m, DF_COLLECT_MIXED, &f.s));
+  ck_assert_int_ge(f.s->nmixed, 1);
+  ck_assert_int_le(f.s->nruns, 4 * 201 + 200 * (DF_SET_CAP + 2));
+  ck_assert_int_lt(f.s->nruns, 200 * 201 / 4);
+  done(&f);
+}
+END_TEST
+
 Suite *cdag_sst_suite(void) {
   Suite *s = suite_create("sst");
   TCase *t = tcase_create("transfers");
@@ -650,6 +668,7 @@ Suite *cdag_sst_suite(void) {
   tcase_add_test(r, partial_element_is_reported);
   tcase_add_test(r, reduced_bytes_off_element_boundaries);
   tcase_add_test(r, capped_sets_keep_counts);
+  tcase_add_test(r, outgrown_sets_start_stages);
   suite_add_tcase(s, r);
   TCase *w = tcase_create("waitsets");
   tcase_add_test(w, chain_waits_for_prefix);
