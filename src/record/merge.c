@@ -1391,6 +1391,113 @@ static int conflict(const pacc *a, const pacc *b) {
   return 1;
 }
 
+/* ---- fence epochs: accesses that race ----
+ * Two origins' accesses to the same bytes of a target in one fence epoch (one writing, not
+ * two accumulates of one type and op) run in an order MPI decides: MPICH's rma/atomic_get_*
+ * race replacing accumulates against no-op fetches, atomic in MPI but unordered. The loader
+ * rejects such a pair as a race, which lost the whole phase; they are left out instead,
+ * counted. An epoch is the accesses of a communicator between two of its fences (the k-th
+ * fence of every member is the same one). The accesses of a target's epoch are swept by
+ * address in clusters of overlapping ranges, and a cluster is left out whole when two
+ * origins' accesses in it may conflict (a few more than the racing pairs, never fewer).
+ * Cost O(n log n) for n one-sided lines. */
+typedef struct { int comm, t, o; int64_t epoch; uint64_t seq; pacc a; mop *op; } facc;
+
+static int cmp_facc_seq(const void *pa, const void *pb) {
+  const facc *a = pa, *b = pb;
+  if (a->comm != b->comm) return (a->comm > b->comm) - (a->comm < b->comm);
+  return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+static int cmp_facc_range(const void *pa, const void *pb) {
+  const facc *a = pa, *b = pb;
+  int64_t ka[4] = {a->comm, a->epoch, a->t, (int64_t)a->a.lo}, kb[4] = {b->comm, b->epoch, b->t, (int64_t)b->a.lo};
+  for (int i = 0; i < 4; i++)
+    if (ka[i] != kb[i]) return (ka[i] > kb[i]) - (ka[i] < kb[i]);
+  return 0;
+}
+
+/* Could two origins' accesses among the cluster f[0..n) conflict? Up to 64 accesses, pair
+   by pair; a larger cluster of two origins by its kinds: a put, a get beside an accumulate,
+   or accumulates of two types or ops (accumulates of one type and op commute). */
+static int cluster_races(const facc *f, int64_t n) {
+  int two = 0, put = 0, get = 0, mixed = 0;
+  const pacc *acc = NULL;
+  for (int64_t i = 0; i < n; i++) {
+    const pacc *a = &f[i].a;
+    two |= f[i].o != f[0].o;
+    if (a->get) get = 1;
+    else if (!a->acc) put = 1;
+    else if (!acc) acc = a;
+    else mixed |= a->acclen != acc->acclen || memcmp(a->acc, acc->acc, a->acclen);
+  }
+  if (!two) return 0;
+  if (n > 64) return put || (get && acc) || mixed;
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t j = i + 1; j < n; j++)
+      if (f[i].o != f[j].o && conflict(&f[i].a, &f[j].a)) return 1;
+  return 0;
+}
+
+/* Rank r's fences (epoch -1) and fence-epoch accesses appended to *f. */
+static int fence_lines(merger *m, int r, facc **f, int64_t *n, int64_t *cap) {
+  for (int64_t i = 0; i < m->r[r].nops; i++) {
+    mop *o = &m->r[r].ops[i];
+    if (o->dropped || o->kind != K_OTHER || o->comm >= REC_PASSIVE_BASE || !is_onesided(o->text)) continue;
+    facc x = {.comm = o->comm, .o = r, .epoch = -1, .seq = o->seq, .op = o};
+    long long t = -1;
+    if (strncmp(o->text, "fence", 5)) {
+      if (strncmp(o->text, "get ", 4) && strncmp(o->text, "put ", 4) && strncmp(o->text, "accumulate ", 11)) continue;
+      if (!access_range(o, &x.a) || !(field(o->text, "from", &t) || field(o->text, "to", &t))) continue;
+      x.t = (int)t, x.epoch = 0;
+    }
+    if (base_grow((void **)f, *n, cap, 1, sizeof **f, "merger")) return CDAG_NOMEM("fence epochs");
+    (*f)[(*n)++] = x;
+  }
+  return CDAG_OK;
+}
+
+/* Left out, counted: the accesses of clusters that race. */
+static int drop_cluster(merger *m, facc *f, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    char key[200];
+    f[i].op->dropped = 1;
+    snprintf(key, sizeof key, "%s: another origin's access to the same bytes of its target in the same fence epoch, "
+             "in an order MPI decided", access_call(f[i].op));
+    if (add_count(&m->unsup, &m->nunsup, &m->unsupcap, access_call(f[i].op), 1) ||
+        add_count(&m->why, &m->nwhy, &m->whycap, key, 1))
+      return CDAG_NOMEM("counts");
+  }
+  return CDAG_OK;
+}
+
+static int drop_fence_races(merger *m) {
+  facc *f = NULL;
+  int64_t n = 0, cap = 0;
+  int rc = CDAG_OK;
+  for (int r = 0; r < m->nprocs && !rc; r++) {
+    int64_t first = n, w = n, k = 0;
+    if ((rc = fence_lines(m, r, &f, &n, &cap))) break;
+    qsort(f + first, (size_t)(n - first), sizeof *f, cmp_facc_seq);
+    for (int64_t i = first; i < n; i++) {   /* epochs counted per communicator; fences dropped */
+      if (i > first && f[i].comm != f[i - 1].comm) k = 0;
+      if (f[i].epoch < 0) k++;
+      else f[i].epoch = k, f[w++] = f[i];
+    }
+    n = w;
+  }
+  if (!rc && n > 1) qsort(f, (size_t)n, sizeof *f, cmp_facc_range);
+  for (int64_t a = 0, e; !rc && a < n; a = e) {
+    uint64_t hi = f[a].a.hi;
+    for (e = a + 1; e < n && f[e].comm == f[a].comm && f[e].epoch == f[a].epoch && f[e].t == f[a].t && f[e].a.lo < hi;
+         e++)
+      if (f[e].a.hi > hi) hi = f[e].a.hi;
+    if (cluster_races(f + a, e - a)) rc = drop_cluster(m, f + a, e - a);
+  }
+  free(f);
+  return rc;
+}
+
 /* Is op i of target t a step of its own only (no synchronisation with another rank: a local
    operation, an access of a passive epoch, a marker of its own epochs on itself, made a
    fence or not yet)? */
@@ -2064,6 +2171,7 @@ int rec_merge_as(const char *dir, const char *command, FILE *log, int flags, rec
   if (!rc) sort_ops(&m);
   if (!rc && sum->nphases == 1 && !(flags & REC_MERGE_WHOLE)) rc = find_phases(&m, &sum->nphases);
   if (!rc && m.cut) sort_ops(&m);
+  if (!rc) rc = drop_fence_races(&m);
   if (!rc) rc = place_passive(&m, sum->nphases, !!(flags & REC_MERGE_NO_PASSIVE), &sum->passive);
   if (!rc && sum->nphases && !(ps = calloc((size_t)sum->nphases, sizeof *ps))) rc = CDAG_NOMEM("phases");
   rec_distinct *dx = NULL;
