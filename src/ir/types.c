@@ -12,8 +12,10 @@
 static const char *const type_names[] = {"int8",      "int16",      "int32",    "int64",    "uint8",
                                          "uint16",    "uint32",     "uint64",   "float",    "double",
                                          "float_int", "double_int", "long_int", "2int",     "short_int",
-                                         "2float",    "2double",    "complex_float", "complex_double", "long_double"};
-static const int type_sizes[] = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 8, 16, 16, 8, 8, 8, 16, 8, 16, (int)sizeof(long double)};
+                                         "2float",    "2double",    "complex_float", "complex_double", "long_double",
+                                         "long_double_int"};
+static const int type_sizes[] = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 8, 16, 16, 8, 8, 8, 16, 8, 16, (int)sizeof(long double),
+                                  (int)sizeof(struct { long double v; int i; })};
 static const char *const rop_names[] = {"sum", "prod", "min",  "max", "band",   "bor",
                                         "bxor", "land", "lor", "lxor", "maxloc", "minloc"};
 static const char *const kind_names[] = {"send", "recv", "reduce", "copy", "calc"};
@@ -44,7 +46,7 @@ int ir_type_is_float(int type) {
          type == CDAG_LONG_DOUBLE;
 }
 
-static int is_pair(int type) { return type >= CDAG_FLOAT_INT && type <= CDAG_2DOUBLE; }
+static int is_pair(int type) { return (type >= CDAG_FLOAT_INT && type <= CDAG_2DOUBLE) || type == CDAG_LONG_DOUBLE_INT; }
 const char *ir_kind_name(int kind) {
   if (kind == IR_GET) return "get";
   if (kind == IR_PUT) return "put";
@@ -192,12 +194,28 @@ static pair_layout pair_of(int type) {
   case CDAG_2INT: return (pair_layout){4, 0, 4, 4, 0};
   case CDAG_SHORT_INT: return (pair_layout){2, 0, 4, 4, 0};
   case CDAG_2FLOAT: return (pair_layout){4, 1, 4, 4, 1};
+  case CDAG_LONG_DOUBLE_INT: return (pair_layout){sizeof(long double), 1, sizeof(long double), 4, 0};
   default: return (pair_layout){8, 1, 8, 8, 1};   /* CDAG_2DOUBLE */
   }
 }
 
-/* -1, 0, 1 as a < b: signed integers of 2, 4, 8 bytes, or floats by totalOrder. */
+/* -1, 0, 1 as a < b for x87's 80-bit values by totalOrder: sign, then exponent and
+   significand (its integer bit explicit) as one unsigned number, reversed when negative. */
+static int cmp_x87(const uint8_t *a, const uint8_t *b) {
+  uint64_t ma, mb;
+  uint16_t ea, eb;
+  memcpy(&ma, a, 8); memcpy(&ea, a + 8, 2);
+  memcpy(&mb, b, 8); memcpy(&eb, b + 8, 2);
+  if ((ea ^ eb) & 0x8000) return ea & 0x8000 ? -1 : 1;
+  uint16_t xa = ea & 0x7fff, xb = eb & 0x7fff;
+  int c = xa != xb ? (xa > xb) - (xa < xb) : (ma > mb) - (ma < mb);
+  return ea & 0x8000 ? -c : c;
+}
+
+/* -1, 0, 1 as a < b: signed integers of 2, 4, 8 bytes, or floats by totalOrder (a float of
+   more than 8 bytes: x87's long double). */
 static int cmp_field(const uint8_t *a, const uint8_t *b, int size, int is_float) {
+  if (is_float && size > 8) return LDBL_MANT_DIG == 64 ? cmp_x87(a, b) : memcmp(a, b, (size_t)size);
   if (is_float) {
     uint64_t x = 0, y = 0, sign = (uint64_t)1 << (8 * size - 1);
     memcpy(&x, a, (size_t)size);   /* little-endian: the low bytes */

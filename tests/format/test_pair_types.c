@@ -146,6 +146,31 @@ START_TEST(long_double_ops) {
 }
 END_TEST
 
+/* MPI_LONG_DOUBLE_INT's pairs: the larger (smaller) x87 value wins, then the smaller index;
+   -0 below +0 and a NaN beyond the infinities (totalOrder); the winner copied whole. */
+START_TEST(long_double_int_loc) {
+  typedef struct { long double v; int i; } ldi;
+  ck_assert_int_eq(ir_type_size(CDAG_LONG_DOUBLE_INT), (int)sizeof(ldi));
+  ck_assert(ir_rop_valid_for(CDAG_MAXLOC, CDAG_LONG_DOUBLE_INT) && !ir_rop_valid_for(CDAG_SUM, CDAG_LONG_DOUBLE_INT));
+  ldi a[4], b[4];
+  memset(a, 0xa5, sizeof a);
+  memset(b, 0x5a, sizeof b);
+  a[0].v = 1.5L, a[0].i = 7;   b[0].v = -2.0L, b[0].i = 1;
+  a[1].v = 3.0L, a[1].i = 2;   b[1].v = 3.0L, b[1].i = 9;
+  a[2].v = -0.0L, a[2].i = 1;  b[2].v = 0.0L, b[2].i = 1;
+  a[3].v = __builtin_nanl(""), a[3].i = 4;  b[3].v = __builtin_infl(), b[3].i = 0;
+  ldi mx[4], mn[4];
+  memcpy(mx, b, sizeof b);
+  memcpy(mn, b, sizeof b);
+  ir_reduce_apply(CDAG_LONG_DOUBLE_INT, CDAG_MAXLOC, a, mx, 4);
+  ir_reduce_apply(CDAG_LONG_DOUBLE_INT, CDAG_MINLOC, a, mn, 4);
+  ck_assert(!memcmp(&mx[0], &a[0], sizeof(ldi)) && !memcmp(&mn[0], &b[0], sizeof(ldi)));
+  ck_assert(mx[1].i == 2 && mn[1].i == 2);   /* equal values: the smaller index */
+  ck_assert(!memcmp(&mx[2], &b[2], sizeof(ldi)) && !memcmp(&mn[2], &a[2], sizeof(ldi)));
+  ck_assert(mx[3].i == 4 && mn[3].i == 0);
+}
+END_TEST
+
 START_TEST(ops_allowed_as_in_mpi) {
   for (int t = 0; t < NPAIRS; t++)
     for (int rop = CDAG_SUM; rop <= CDAG_MINLOC; rop++)
@@ -215,7 +240,8 @@ START_TEST(detected_and_verified) {
   const struct { int type, rop; } cases[] = {{CDAG_DOUBLE_INT, CDAG_MAXLOC}, {CDAG_2INT, CDAG_MINLOC},
                                              {CDAG_SHORT_INT, CDAG_MAXLOC},  {CDAG_2DOUBLE, CDAG_MINLOC},
                                              {CDAG_COMPLEX_FLOAT, CDAG_SUM}, {CDAG_COMPLEX_DOUBLE, CDAG_PROD},
-                                             {CDAG_LONG_DOUBLE, CDAG_SUM},   {CDAG_LONG_DOUBLE, CDAG_MAX}};
+                                             {CDAG_LONG_DOUBLE, CDAG_SUM},   {CDAG_LONG_DOUBLE, CDAG_MAX},
+                                             {CDAG_LONG_DOUBLE_INT, CDAG_MAXLOC}};
   for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
     for (int p = 3; p <= 6; p += 3) {
       cdag_graph *g = all_to_all_reduce(p, cases[k].type, cases[k].rop, 5);
@@ -242,7 +268,7 @@ END_TEST
 START_TEST(every_type_round_trips) {
   int ntypes = 0;
   while (ir_type_name(ntypes)) ntypes++;
-  ck_assert_int_eq(ntypes, CDAG_LONG_DOUBLE + 1);
+  ck_assert_int_eq(ntypes, CDAG_LONG_DOUBLE_INT + 1);
   for (int type = 0; type < ntypes; type++)
     for (int rop = 0; ir_rop_name(rop); rop++) {
       if (!ir_rop_valid_for(rop, type)) continue;
@@ -303,6 +329,7 @@ Suite *cdag_pair_types_suite(void) {
   tcase_add_test(t, loc_ops_are_order_free);
   tcase_add_test(t, complex_sum_and_prod);
   tcase_add_test(t, long_double_ops);
+  tcase_add_test(t, long_double_int_loc);
   tcase_add_test(t, ops_allowed_as_in_mpi);
   tcase_add_test(t, format_names);
   tcase_add_test(t, every_type_round_trips);

@@ -35,7 +35,7 @@ static void tables(void) {
     {MPI_LONG_INT, CDAG_LONG_INT}, {MPI_SHORT_INT, CDAG_SHORT_INT}, {MPI_2REAL, CDAG_2FLOAT},
     {MPI_2DOUBLE_PRECISION, CDAG_2DOUBLE}, {MPI_2INTEGER, CDAG_2INT}, {MPI_C_DOUBLE_COMPLEX, CDAG_COMPLEX_DOUBLE},
     {MPI_COMPLEX, CDAG_COMPLEX_FLOAT}, {MPI_INTEGER, CDAG_INT32}, {MPI_DOUBLE_PRECISION, CDAG_DOUBLE},
-    {MPI_UNSIGNED_LONG, CDAG_UINT64}, {MPI_BYTE, CDAG_UINT8}, {MPI_LONG_DOUBLE, CDAG_LONG_DOUBLE}, {MPI_LONG_DOUBLE_INT, -1},
+    {MPI_UNSIGNED_LONG, CDAG_UINT64}, {MPI_BYTE, CDAG_UINT8}, {MPI_LONG_DOUBLE, CDAG_LONG_DOUBLE}, {MPI_LONG_DOUBLE_INT, CDAG_LONG_DOUBLE_INT},
     {MPI_C_BOOL, -1}, {MPI_C_LONG_DOUBLE_COMPLEX, -1}};
   for (size_t k = 0; k < sizeof want / sizeof *want; k++)
     if (want[k].m != MPI_DATATYPE_NULL)
@@ -50,8 +50,10 @@ static void tables(void) {
             rop == CDAG_MINLOC, "minloc on 2int");
   MT_EXPECT_MSG(mpig_reduction(MPI_LONG_DOUBLE, MPI_SUM, &type, &rop, why, sizeof why) == MPIG_REDUCTION_OK &&
             type == CDAG_LONG_DOUBLE, "long double");
-  MT_EXPECT_MSG(mpig_reduction(MPI_LONG_DOUBLE_INT, MPI_MAXLOC, &type, &rop, why, sizeof why) == MPIG_REDUCTION_NOTYPE,
-            "long double int");
+  MT_EXPECT_MSG(mpig_reduction(MPI_LONG_DOUBLE_INT, MPI_MAXLOC, &type, &rop, why, sizeof why) == MPIG_REDUCTION_OK &&
+            type == CDAG_LONG_DOUBLE_INT && rop == CDAG_MAXLOC, "long double int");
+  MT_EXPECT_MSG(mpig_reduction(MPI_C_LONG_DOUBLE_COMPLEX, MPI_SUM, &type, &rop, why, sizeof why) == MPIG_REDUCTION_NOTYPE,
+            "long double complex");
 }
 
 /* The oracle: the byte offsets MPI_Pack takes one element of t from, as runs. */
