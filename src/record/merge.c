@@ -1478,7 +1478,7 @@ static int drop_fence_races(merger *m) {
   for (int r = 0; r < m->nprocs && !rc; r++) {
     int64_t first = n, w = n, k = 0;
     if ((rc = fence_lines(m, r, &f, &n, &cap))) break;
-    qsort(f + first, (size_t)(n - first), sizeof *f, cmp_facc_seq);
+    if (n > first) qsort(f + first, (size_t)(n - first), sizeof *f, cmp_facc_seq);
     for (int64_t i = first; i < n; i++) {   /* epochs counted per communicator; fences dropped */
       if (i > first && f[i].comm != f[i - 1].comm) k = 0;
       if (f[i].epoch < 0) k++;
