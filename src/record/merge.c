@@ -1211,17 +1211,24 @@ static const char *access_call(const mop *o) {
   return !strncmp(o->text, "get ", 4) ? "MPI_Get" : !strncmp(o->text, "put ", 4) ? "MPI_Put" : "MPI_Accumulate";
 }
 
+/* One-sided access o left out, counted unsupported with the reason. */
+static int left_out(merger *m, mop *o, const char *why) {
+  char key[200];
+  o->dropped = 1;
+  snprintf(key, sizeof key, "%s: %s", access_call(o), why);
+  if (add_count(&m->unsup, &m->nunsup, &m->unsupcap, access_call(o), 1) ||
+      add_count(&m->why, &m->nwhy, &m->whycap, key, 1))
+    return CDAG_NOMEM("counts");
+  return CDAG_OK;
+}
+
 /* An epoch of o (its ops ep[0..n): markers and accesses, by position) left out, its
    accesses counted with the reason. */
 static int drop_epoch(pctx *x, mop **ep, int64_t n, const char *why) {
   for (int64_t k = 0; k < n; k++) {
     ep[k]->dropped = 1;
     if (!passive_access(ep[k])) continue;   /* a marker (made a fence already, or not) */
-    char key[160];
-    snprintf(key, sizeof key, "%s: %s", access_call(ep[k]), why);
-    if (add_count(&x->m->unsup, &x->m->nunsup, &x->m->unsupcap, access_call(ep[k]), 1) ||
-        add_count(&x->m->why, &x->m->nwhy, &x->m->whycap, key, 1))
-      return CDAG_NOMEM("counts");
+    if (left_out(x->m, ep[k], why)) return CDAG_NOMEM("counts");
   }
   return CDAG_OK;
 }
@@ -1457,17 +1464,12 @@ static int fence_lines(merger *m, int r, facc **f, int64_t *n, int64_t *cap) {
   return CDAG_OK;
 }
 
-/* Left out, counted: the accesses of clusters that race. */
+/* Left out, counted: the accesses of a cluster that races. */
 static int drop_cluster(merger *m, facc *f, int64_t n) {
-  for (int64_t i = 0; i < n; i++) {
-    char key[200];
-    f[i].op->dropped = 1;
-    snprintf(key, sizeof key, "%s: another origin's access to the same bytes of its target in the same fence epoch, "
-             "in an order MPI decided", access_call(f[i].op));
-    if (add_count(&m->unsup, &m->nunsup, &m->unsupcap, access_call(f[i].op), 1) ||
-        add_count(&m->why, &m->nwhy, &m->whycap, key, 1))
+  for (int64_t i = 0; i < n; i++)
+    if (left_out(m, f[i].op, "another origin's access to the same bytes of its target in the same fence epoch, in an "
+                             "order MPI decided"))
       return CDAG_NOMEM("counts");
-  }
   return CDAG_OK;
 }
 

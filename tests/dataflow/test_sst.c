@@ -604,15 +604,19 @@ END_TEST
    run, so the sets hold 1 + 2 + ... + 201 runs in all; DF_CAP_SETS folds a set of more than
    DF_SET_CAP runs into one opaque run that keeps the count of values (the replay's tolerance
    needs no more), so no set holds more than DF_SET_CAP runs. */
+static void sum_chain(fixture *f, int flags) {
+  CK_OK(cdag_graph_create_global(1, &f->g));
+  for (int i = 0; i < 200; i++)
+    CK_OK(cdag_rank_reduce_local(f->g, 0, 0x1000 + 8 * (uint64_t)i, RES, 1, CDAG_DOUBLE, CDAG_SUM, NULL));
+  ck_assert_int_eq(ir_finalize(f->g), CDAG_OK);
+  CK_OK(match_run(f->g, &f->m));
+  CK_OK(dataflow_run_opt(f->g, &f->m, flags, &f->s));
+}
+
 START_TEST(capped_sets_keep_counts) {
   for (int cap = 0; cap < 2; cap++) {
     fixture f = {0};
-    CK_OK(cdag_graph_create_global(1, &f.g));
-    for (int i = 0; i < 200; i++)
-      CK_OK(cdag_rank_reduce_local(f.g, 0, 0x1000 + 8 * (uint64_t)i, RES, 1, CDAG_DOUBLE, CDAG_SUM, NULL));
-    ck_assert_int_eq(ir_finalize(f.g), CDAG_OK);
-    CK_OK(match_run(f.g, &f.m));
-    CK_OK(dataflow_run_opt(f.g, &f.m, cap ? DF_CAP_SETS : 0, &f.s));
+    sum_chain(&f, cap ? DF_CAP_SETS : 0);
     ck_assert_int_eq(f.s->nreds, 1);
     const df_set *e = &f.s->sets[f.s->reds[0].set];
     ck_assert_int_eq(e->ncontrib, 201);
@@ -634,12 +638,7 @@ END_TEST
    stage, so the runs stay linear in the chain (they were 200 * 201 / 2). */
 START_TEST(outgrown_sets_start_stages) {
   fixture f = {0};
-  CK_OK(cdag_graph_create_global(1, &f.g));
-  for (int i = 0; i < 200; i++)
-    CK_OK(cdag_rank_reduce_local(f.g, 0, 0x1000 + 8 * (uint64_t)i, RES, 1, CDAG_DOUBLE, CDAG_SUM, NULL));
-  ck_assert_int_eq(ir_finalize(f.g), CDAG_OK);
-  CK_OK(match_run(f.g, &f.m));
-  CK_OK(dataflow_run_opt(f.g, &f.m, DF_COLLECT_MIXED, &f.s));
+  sum_chain(&f, DF_COLLECT_MIXED);
   ck_assert_int_ge(f.s->nmixed, 1);
   ck_assert_int_le(f.s->nruns, 4 * 201 + 200 * (DF_SET_CAP + 2));
   ck_assert_int_lt(f.s->nruns, 200 * 201 / 4);
