@@ -1119,6 +1119,8 @@ static int read_compute(reader *r, const token *kw, const token *label) {
     if (rc) return rc;
   }
   if (rc) return rc;
+  if (!all && !rlen) raddr = 0;   /* reading 0 bytes reads nowhere: the writer leaves it out */
+  if (!wlen) waddr = 0;
   step_lists sl = {1, {0, 0}, {-1, -1}, {0, 0}, {{0}, {0}}};
   r->steps = &sl;
   rc = read_fields(r, BIT(F_WAIT) | BIT(F_CPU) | BIT(F_NIC) | BIT(F_BLOCKS) | BIT(F_STRIDE),
