@@ -72,6 +72,10 @@ int sim_apply_sst(const df_sst *s, sim_mem *m);
    their pieces and send/recv slots of equal size, root-only slots empty elsewhere, messages
    grouping their transfers, no byte written twice; CDAG_ERR_ARG for an address outside m. */
 int sim_run_plan(const cdag_plan *p, sim_mem *m);
+/* Runs the graphs of a graph's stages (stage_cut; each finalized) on m, stage after stage in
+   the first order, with the computations of st before the first stage and after each: what
+   the graph does, cut as its staged plan is. */
+int sim_run_stages(cdag_graph *const *stage, int32_t nstages, const stage_steps *st, sim_mem *m);
 /* Computes one reduction tuple (sets of sst) from the snapshot snap into m. */
 int sim_reduce_tuple(const df_sst *sst, const df_red *d, sim_mem *m, const sim_mem *snap);
 /* Verifies a plan: memory for g filled from seed; the graph is run in `orders` random

@@ -339,3 +339,15 @@ int sim_run_plan(const cdag_plan *p, sim_mem *m) {
   free(chain);
   return rc;
 }
+
+int sim_run_stages(cdag_graph *const *stage, int32_t nstages, const stage_steps *st, sim_mem *m) {
+  uint64_t *chain = calloc((size_t)sim_mem_nprocs(m) + 1, sizeof *chain);
+  int64_t next = 0;
+  int rc = chain ? run_computes(st, -1, &next, m, chain) : CDAG_NOMEM("simulator");
+  for (int32_t k = 0; k < nstages && rc == CDAG_OK; k++)
+    if ((rc = sim_run_graph(stage[k], m, 0)) == CDAG_OK) rc = run_computes(st, k, &next, m, chain);
+  if (rc == CDAG_OK && next != st->ncomputes)
+    rc = cdag__error(CDAG_ERR_PLAN, "simulator: %lld computations belong to no stage", (long long)(st->ncomputes - next));
+  free(chain);
+  return rc;
+}

@@ -7,7 +7,12 @@
  * and a correct plan was reported as different (issue #35: 70 of 100 seeds of a 6-rank
  * graph). Here 6 ranks reduce the same 16 bytes as a double sum at rank 3 and as a float
  * product at rank 1, contributions in descending rank order (a collective combines them in
- * ascending order): the plan must verify for each of 100 seeds, and with exact_float too. */
+ * ascending order): the plan must verify for each of 100 seeds, and with exact_float too.
+ *
+ * A staged plan's later sums read values an earlier stage (or a computation) made, which no
+ * seed makes exact: verify then checks stage by stage (verify_by_stages). The staged cases
+ * below failed for most seeds before; a plan with a stage's reductions dropped must still
+ * fail, naming the stage. */
 #include "check_main.h"
 #include "detect/detect.h"
 #include "exec/sim/sim.h"
@@ -57,10 +62,77 @@ START_TEST(double_sum_and_float_product_of_one_buffer) {
 }
 END_TEST
 
+/* The fuzzer's graph (issue #35's class): a bor mixes ops on rank 0's 0x80, so the double sums
+   of 0x80 that follow start a stage and read the bor's bits; the graph doubles x four times,
+   a plan adds its 16 copies one by one. */
+static cdag_graph *sums_after_bor(void) {
+  cdag_graph *g;
+  CK_OK(cdag_graph_create_global(8, &g));
+  CK_OK(cdag_rank_reduce_local(g, 0, 0x60, 0x80, 8, CDAG_INT32, CDAG_BOR, NULL));
+  CK_OK(cdag_rank_reduce_local(g, 0, 0x80, 0x80, 1, CDAG_DOUBLE, CDAG_SUM, NULL));
+  CK_OK(cdag_rank_reduce_local(g, 0, 0x48, 0x0, 1, CDAG_DOUBLE, CDAG_SUM, NULL));
+  for (int k = 0; k < 3; k++) CK_OK(cdag_rank_reduce_local(g, 0, 0x80, 0x80, 1, CDAG_DOUBLE, CDAG_SUM, NULL));
+  return g;
+}
+
+/* Rank 1 computes 4 doubles x and sends them to rank 0, which doubles them four times and
+   adds its own computed y: 16 x + y, which a plan adds up one copy of x at a time. */
+static cdag_graph *sum_of_computed(void) {
+  cdag_graph *g;
+  CK_OK(cdag_graph_create_global(2, &g));
+  CK_OK(cdag_rank_compute(g, 1, 0, 0, DATA, 32, 100, NULL));
+  CK_OK(cdag_rank_send(g, 1, DATA, 32, 0, 1, NULL));
+  CK_OK(cdag_rank_compute(g, 0, 0, 0, DATA, 32, 100, NULL));
+  CK_OK(cdag_rank_recv(g, 0, SUM_OUT, 32, 1, 1, NULL));
+  for (int k = 0; k < 4; k++) CK_OK(cdag_rank_reduce_local(g, 0, SUM_OUT, SUM_OUT, 4, CDAG_DOUBLE, CDAG_SUM, NULL));
+  CK_OK(cdag_rank_reduce_local(g, 0, DATA, SUM_OUT, 4, CDAG_DOUBLE, CDAG_SUM, NULL));
+  return g;
+}
+
+static void verify_seeds(cdag_graph *(*make)(void), const char *what) {
+  cdag_graph *g = make();
+  cdag_plan *p = NULL;
+  ck_assert_msg(cdag_analyze(g, NULL, &p) == CDAG_OK, "%s: analyze: %s", what, cdag_error_message());
+  ck_assert_msg(p->steps != NULL, "%s: the plan is staged", what);
+  for (uint64_t seed = 1; seed <= 40; seed++) {
+    int rc = exec_verify(g, p, seed, 3);
+    ck_assert_msg(rc == CDAG_OK, "%s, seed %llu: %s", what, (unsigned long long)seed, cdag_error_message());
+  }
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
+}
+
+START_TEST(staged_sums_of_computed_values) {
+  verify_seeds(sums_after_bor, "sums after a bor");
+  verify_seeds(sum_of_computed, "a sum of computed values");
+}
+END_TEST
+
+/* Verifying stage by stage still finds a wrong stage: stage 1 of the bor graph without its
+   reductions leaves rank 0's 0x80 and 0x0 as they were. */
+START_TEST(staged_plan_missing_reductions_fails) {
+  cdag_graph *g = sums_after_bor();
+  cdag_plan *p = NULL;
+  CK_OK(cdag_analyze(g, NULL, &p));
+  ck_assert_ptr_nonnull(p->next);
+  int64_t n = p->next->nreds;
+  ck_assert_int_gt(n, 0);
+  p->next->nreds = 0;
+  int rc = exec_verify(g, p, 3, 3);
+  ck_assert_int_eq(rc, CDAG_ERR_MISMATCH);
+  ck_assert_msg(strstr(cdag_error_message(), "stage 1:"), "names the stage: %s", cdag_error_message());
+  p->next->nreds = n;
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
+}
+END_TEST
+
 Suite *cdag_verify_inputs_suite(void) {
   Suite *s = suite_create("verify_inputs");
   TCase *t = tcase_create("exact inputs");
   tcase_add_test(t, double_sum_and_float_product_of_one_buffer);
+  tcase_add_test(t, staged_sums_of_computed_values);
+  tcase_add_test(t, staged_plan_missing_reductions_fails);
   suite_add_tcase(s, t);
   return s;
 }
