@@ -24,7 +24,11 @@
  *    then an accumulate: the fetched value is the target's at the epoch's start, exact when
  *    no other origin updates those bytes in the epoch (docs/semantics.md). Compare_and_swap
  *    = a get, and at the closing fence, when the fetched value equals the compare value
- *    (the swap took place), a put at the position the call reserved.
+ *    (the swap took place), a put at the position the call reserved. MPI applies one
+ *    origin's accumulate-family calls to the same bytes in program order, as the window's
+ *    accumulate_ordering says (its default): a `wait` before a call names those it must
+ *    follow (order_after); a fetch after an update, or a pair that info leaves unordered,
+ *    is left out, counted.
  *  - Post/start/complete/wait: a communicator per origin and target (below): fences at
  *    start and complete on the origin, at post and wait (or a Win_test that succeeds) on
  *    the target, and the accesses name it. The target's recorder is not told what was put
@@ -54,6 +58,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/imap.h"
 #include "record/pmpi.h"
 
 /* A get (or fetch) waiting for its epoch's closing fence: its ranges at the origin (ga/gl
@@ -65,6 +70,25 @@ typedef struct { uint64_t seq, origin, result, target, bytes; int member, comm; 
 /* An access this rank made, for its target to learn at the fence: member, A_* kind, the
    target's bytes, the element type (cdag_type, -1 none). Words, as exchanged. */
 typedef struct { uint64_t member, kind, addr, len, type; } racc;
+
+/* What an accumulate-family access does to its target's bytes (its `sig`): reads (the fetch
+   of a get-accumulate), replaces, or combines with one type and op (UPD_ACC + type << 8 | op).
+   Two accesses to the same bytes commute when their sigs are equal and not UPD_REPLACE. */
+enum { UPD_REPLACE = 0, UPD_READ = 1, UPD_ACC = 2 };
+/* The orders a window's accumulate_ordering asks of MPI (read/write after read/write). */
+enum { ORDER_RAW = 1, ORDER_WAR = 2, ORDER_WAW = 4, ORDER_RAR = 8 };
+
+/* This rank's accumulate-family accesses to one member in the open epoch that no `wait`
+   orders yet: the bytes they touched as disjoint spans (overlapping accesses of one sig merge
+   into one span), and their positions, which a wait line names when a later access must
+   follow them. */
+typedef struct {
+  base_imap at;                                   /* span start -> index in span */
+  struct uspan { uint64_t lo, hi; uint32_t sig; } *span;
+  int64_t nspan, spancap;
+  uint64_t *seq;
+  int64_t nseq, seqcap;
+} rupd;
 
 typedef struct {
   MPI_Comm comm;            /* a duplicate of the window's communicator: the fences' exchanges */
@@ -89,6 +113,8 @@ typedef struct {
   racc *acc; int64_t nacc, acccap;    /* accesses of the open epoch, in order */
   uint64_t open;                      /* the position of the fence that opened it (0: none) */
   int open_phase;                     /* and its phase */
+  int order;                          /* ORDER_* of accumulate_ordering (MPI's default: all) */
+  rupd **upd;                         /* member -> its unordered accesses, NULL: none yet */
 } rwin;
 
 static rwin *win_of(MPI_Win w) {
@@ -98,8 +124,23 @@ static rwin *win_of(MPI_Win w) {
   return v ? (rwin *)*v : NULL;
 }
 
+/* Forgets member t's unordered accesses (t -1: every member's): its epoch closed or was
+   completed, which orders them before whatever follows. */
+static void upd_clear(rwin *w, int t) {
+  for (int m = t < 0 ? 0 : t; w->upd && m < (t < 0 ? w->n : t + 1); m++) {
+    rupd *u = w->upd[m];
+    if (!u) continue;
+    base_imap_clear(&u->at);
+    u->nspan = u->nseq = 0;
+  }
+}
+
 static void win_free(rwin *w) {
   if (!w) return;
+  upd_clear(w, -1);
+  for (int m = 0; w->upd && m < w->n; m++)
+    if (w->upd[m]) free(w->upd[m]->span), free(w->upd[m]->seq), free(w->upd[m]);
+  free(w->upd);
   free(w->world); free(w->base); free(w->unit); free(w->g); free(w->ga); free(w->gl); free(w->cas);
   free(w->acc); free(w->cnt); free(w->start); free(w->post); free(w->pt);
   free(w->shared); free(w->since);
@@ -127,6 +168,24 @@ void rma_free(void) {
 static MPI_Comm win_comm(rwin *w) {
   if (w->dup != MPI_REQUEST_NULL) PMPI_Wait(&w->dup, MPI_STATUS_IGNORE);
   return w->comm;
+}
+
+/* The orders MPI keeps between one origin's accumulate-family accesses to the same bytes:
+   the window's accumulate_ordering, a list of rar, raw, war and waw (MPI's default: all) or
+   "none". */
+static int acc_order(MPI_Win win) {
+  static const char *name[] = {"raw", "war", "waw", "rar"};
+  MPI_Info info;
+  int flag = 0, order = 0;
+  char v[64] = "";
+  if (PMPI_Win_get_info(win, &info) == MPI_SUCCESS) {
+    PMPI_Info_get(info, "accumulate_ordering", (int)sizeof v - 1, v, &flag);
+    PMPI_Info_free(&info);
+  }
+  if (!flag) return ORDER_RAW | ORDER_WAR | ORDER_WAW | ORDER_RAR;
+  for (int k = 0; k < 4; k++)
+    if (strstr(v, name[k])) order |= 1 << k;
+  return order;
 }
 
 /* A window just created on comm: members agree that all keep it (or none), then exchange
@@ -188,6 +247,7 @@ static void win_created(MPI_Win win, MPI_Comm comm, const void *base, MPI_Aint u
   w->whole = n == R->nprocs;
   w->win = win;
   w->cid = -1;
+  w->order = acc_order(win);
   if (!w->whole) {   /* the graph's fences and accesses of this window name a communicator */
     comm_created(w->comm);
     rcomm *x = usable(w->comm, C_Win_create);
@@ -435,6 +495,117 @@ static void passive_reopen(rwin *w, int t, int call);
 static int atomic_enter(rwin *w, int t, int call);
 static void atomic_leave(rwin *w, int t, int call);
 
+static uint64_t ranges_bytes(const ranges *r) {
+  uint64_t n = 0;
+  for (int64_t i = 0; i < r->n; i++) n += r->l[i];
+  return n;
+}
+
+/* An accumulate's ranges as whole elements of type. A pair type with padding inside or
+   after it (MPI_LONG_DOUBLE_INT: a long double's 10 bytes, an int at 16, 32 in all;
+   MPI_SHORT_INT; MPI_LONG_DOUBLE) has a range per part in a datatype's layout: the ranges
+   from where an element starts to its size become one range of its size, padding included
+   (the graph combines whole elements; MPI leaves the target's padding alone, and padding
+   holds no value). Adjacent ranges then merge. 0, or -1 when a range does not start an
+   element or crosses one's end (or the packing copies would be too many). */
+static int whole_elements(ranges *r, int type) {
+  uint64_t size = (uint64_t)ir_type_size(type);
+  int64_t n = 0;
+  for (int64_t i = 0; i < r->n; n++) {
+    uint64_t a = r->a[i], len = r->l[i];
+    if (len % size) {   /* one element's parts */
+      for (i++; i < r->n && r->a[i] >= r->a[i - 1] + r->l[i - 1] && r->a[i] + r->l[i] <= a + size; i++) continue;
+      if (r->a[i - 1] + r->l[i - 1] > a + size) return -1;
+      len = size;
+    } else {
+      i++;
+    }
+    if (n && r->a[n - 1] + r->l[n - 1] == a) r->l[--n] += len;
+    else r->a[n] = a, r->l[n] = len;
+  }
+  r->n = n;
+  return ranges_copies(r);   /* the copies that pack them, counted again */
+}
+
+static int accumulates(int call) {
+  return call == C_Accumulate || call == C_Raccumulate || call == C_Get_accumulate || call == C_Rget_accumulate ||
+         call == C_Fetch_and_op;
+}
+
+/* The orders (ORDER_*) an access of sig to ranges r of member t needs against this rank's
+   unordered accesses to t: of each span it overlaps whose sig does not commute with its own,
+   a read after a write, a write after a read or a write after a write. 0: it commutes with
+   them all. O(log n + k) per range, k spans overlapped. */
+static int needs_order(const rupd *u, const ranges *r, uint32_t sig) {
+  int need = 0;
+  for (int64_t j = 0; j < r->n; j++) {
+    uint64_t lo = r->a[j], hi = lo + r->l[j], k = lo;
+    int64_t i = base_imap_find(&u->at, &k, BASE_IMAP_AT_OR_BELOW);
+    if (i < 0 || u->span[i].hi <= lo) k = lo, i = base_imap_find(&u->at, &k, BASE_IMAP_AT_OR_ABOVE);
+    for (; i >= 0 && k < hi; i = base_imap_find(&u->at, &k, BASE_IMAP_ABOVE)) {
+      uint32_t was = u->span[i].sig;
+      if (was == sig && sig != UPD_REPLACE) continue;
+      need |= was == UPD_READ ? ORDER_WAR : sig == UPD_READ ? ORDER_RAW : ORDER_WAW;
+    }
+  }
+  return need;
+}
+
+/* Before an accumulate-family access of sig to ranges r of member t: when it does not commute
+   with this rank's unordered accesses to t in the epoch, MPI applies them in program order if
+   the window's accumulate_ordering says so (its default): a wait line names them, so every
+   later op follows them; else MPI applies them in either order, and the access is left out,
+   counted (-1). A fetch after an update is left out too: MPI gives it the updated bytes, the
+   graph's get the epoch's start (docs/semantics.md). */
+static int order_after(rwin *w, int t, const ranges *r, uint32_t sig, int call, int passive) {
+  rupd *u = w->upd ? w->upd[t] : NULL;
+  int need = u && u->nseq ? needs_order(u, r, sig) : 0;
+  if (!need) return 0;
+  if (need & ORDER_RAW) {   /* the graph's get reads the epoch's start, whatever MPI's order */
+    unsupported_because(call, "a fetch of bytes this origin updated earlier in the epoch: a get reads the epoch's start");
+    return -1;
+  }
+  if (need & ~w->order) {
+    unsupported_because(call, "accumulates to the same bytes in one epoch that accumulate_ordering leaves unordered");
+    return -1;
+  }
+  R->quiet = passive;
+  uint64_t seq = next_seq();
+  R->quiet = 0;
+  out("%d %llu wait", R->phase, (unsigned long long)seq);
+  for (int64_t k = 0; k < u->nseq; k++) out(" %llu", (unsigned long long)u->seq[k]);
+  out("\n");
+  upd_clear(w, t);
+  return 0;
+}
+
+/* Span [lo, hi) of sig into u, merged with the spans it overlaps (all of sig: order_after
+   cleared u otherwise). */
+static int add_span(rupd *u, uint64_t lo, uint64_t hi, uint32_t sig) {
+  uint64_t k = lo;
+  int64_t i = base_imap_find(&u->at, &k, BASE_IMAP_AT_OR_BELOW);
+  if (i < 0 || u->span[i].hi <= lo) k = lo, i = base_imap_find(&u->at, &k, BASE_IMAP_AT_OR_ABOVE);
+  for (; i >= 0 && k < hi; i = base_imap_find(&u->at, &k, BASE_IMAP_ABOVE)) {
+    if (u->span[i].lo < lo) lo = u->span[i].lo;
+    if (u->span[i].hi > hi) hi = u->span[i].hi;
+    if (base_imap_del(&u->at, k)) return -1;
+  }
+  if (base_grow((void **)&u->span, u->nspan, &u->spancap, 1, sizeof *u->span, "recorder")) return -1;
+  u->span[u->nspan] = (struct uspan){lo, hi, sig};
+  return base_imap_put(&u->at, lo, u->nspan++) ? -1 : 0;
+}
+
+/* The access just written at positions seq.. (one per range of r) is one of this rank's
+   unordered accesses to member t. Memory failing: counted, and the access may race. */
+static void note_access(rwin *w, int t, const ranges *r, uint32_t sig, uint64_t seq) {
+  rupd *u = NULL;
+  if (w->upd || (w->upd = calloc((size_t)w->n, sizeof *w->upd))) u = w->upd[t] ? w->upd[t] : (w->upd[t] = calloc(1, sizeof *u));
+  int64_t j = 0;
+  if (u && !base_grow((void **)&u->seq, u->nseq, &u->seqcap, r->n, sizeof *u->seq, "recorder"))
+    for (; j < r->n && !add_span(u, r->a[j], r->a[j] + r->l[j], sig); j++) u->seq[u->nseq++] = seq + (uint64_t)j;
+  if (j < r->n) nomem(OOM_CALLS);
+}
+
 /* One access: the origin's `count` elements of ot at buf, the target's tcount of tt at
    displacement disp of member `target`. For A_ACC, type and rop name the reduction. Writes
    one line per target range; returns the call's position (0: nothing recorded). `wait`:
@@ -453,14 +624,11 @@ static uint64_t access_of(rwin *w, int kind, const void *buf, int count, MPI_Dat
     not_recorded(call);
     return 0;
   }
-  if (kind == A_ACC && (o->n > 1 || t->n > 1)) {   /* an accumulate's ranges must hold whole elements */
-    int size = ir_type_size(type);
-    for (int64_t i = 0; i < o->n + t->n; i++)
-      if ((i < o->n ? o->l[i] : t->l[i - o->n]) % (uint64_t)size) {
-        unsupported_because(call, "an accumulate whose datatype splits an element");
-        return 0;
-      }
+  if (kind == A_ACC && (whole_elements(o, type) || whole_elements(t, type) || ranges_bytes(o) != ranges_bytes(t))) {
+    unsupported_because(call, "an accumulate whose datatype splits an element");
+    return 0;
   }
+  if (kind == A_ACC) bytes = ranges_bytes(o);   /* with padding, if its elements have some */
   if (kind == A_GET && w->nr + o->n > w->rcap) {   /* room for the get's ranges until the fence */
     int64_t c = 2 * (w->nr + o->n);
     uint64_t *a = realloc(w->ga, (size_t)c * 8), *l = a ? realloc(w->gl, (size_t)c * 8) : NULL;
@@ -470,6 +638,9 @@ static uint64_t access_of(rwin *w, int kind, const void *buf, int count, MPI_Dat
   }
   if (kind == A_GET && base_grow((void **)&w->g, w->ng, &w->gcap, 1, sizeof *w->g, "recorder"))
     return nomem(OOM_CALLS), 0;
+  uint32_t sig = kind == A_GET ? UPD_READ : kind == A_PUT ? UPD_REPLACE : UPD_ACC + (uint32_t)(type << 8 | rop);
+  int ordered = accumulates(call) && recording();
+  if (ordered && order_after(w, target, t, sig, call, passive)) return 0;
   if (passive && w->shared[target] && w->since[target] != R->others && R->tickets != MPI_WIN_NULL)
     passive_reopen(w, target, call);
   R->quiet = passive;
@@ -502,6 +673,7 @@ static uint64_t access_of(rwin *w, int kind, const void *buf, int count, MPI_Dat
     out_op(R->phase, seq + (uint64_t)j, &l);
     off += t->l[j];
   }
+  if (ordered && !wait) note_access(w, target, t, sig, seq);   /* a wait orders it already */
   if (kind == A_GET) {
     w->g[w->ng++] = (rget){o->n > 1 ? src : 0, seq, w->nr, o->n, type_name(ot), target, 0};
     memcpy(w->ga + w->nr, o->a, (size_t)o->n * 8);
@@ -665,6 +837,7 @@ static void epoch_closed(rwin *w, uint64_t seq) {
   swaps_done(w, seq, -1);
   exchange(w, seq, seq != 0);
   gets_done(w, seq, -1);
+  upd_clear(w, -1);
   w->nacc = 0;
   w->open = seq;
   w->open_phase = seq ? R->phase : -1;
@@ -887,6 +1060,7 @@ int MPI_Win_complete(MPI_Win win) {
     uint64_t seq = rec ? next_seq() : 0;
     swaps_done(w, seq, -1);
     gets_done(w, seq, -1);
+    upd_clear(w, -1);
     w->ng = w->nr = w->ncas = w->nacc = 0;
     w->started = 0;
     free(w->start);
@@ -966,6 +1140,7 @@ static uint64_t passive_close(rwin *w, int t, const char *what, int call) {
 static void passive_done(rwin *w, int t, uint64_t seq) {
   swaps_done(w, seq, t);
   gets_done(w, seq, t);
+  upd_clear(w, t);
 }
 
 /* Before an access of a shared epoch on member t when this rank recorded anything but

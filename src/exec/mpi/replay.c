@@ -342,11 +342,29 @@ static int copy_op(const copier *c, int64_t i, int32_t *id) {
 /* Is op i one-sided on every rank (no communicator of its own)? */
 static int of_every_rank(const cdag_graph *gg, int64_t i) { return !gg->oscomm || !gg->oscomm[i]; }
 
+/* The reductions of later[0..*n) that a put's receive i overwrites whole are dead: dropped.
+   One it overwrites in part: CDAG_ERR_UNSUPPORTED (the put must land after the reduction,
+   which g places after the fence). */
+static int drop_overwritten(const cdag_graph *gg, int32_t i, int32_t *later, int32_t *n) {
+  uint64_t lo = gg->addr[i], hi = lo + gg->bytes[i];
+  int32_t kept = 0;
+  for (int32_t j = 0; j < *n; j++) {
+    uint64_t a = gg->addr[later[j]], b = a + gg->bytes[later[j]];
+    if (b <= lo || hi <= a) later[kept++] = later[j];
+    else if (a < lo || hi < b)
+      return cdag__error(CDAG_ERR_UNSUPPORTED, "replay: rank %d: a put overwrites part of the bytes an accumulate "
+                         "reduced earlier in its epoch (line %lld)", gg->rank[i], (long long)(gg->line ? gg->line[i] : 0));
+  }
+  *n = kept;
+  return CDAG_OK;
+}
+
 /* The rank's ops lo .. hi of the file into g, in order, but the reductions of accumulates'
    target sides in fence epochs of every rank, which go right after the fence that closes
    their epoch: in the epoch, g would take them for the target's own writes, which race
    with the epoch's gets of the same bytes (a Fetch_and_op is a get and an accumulate). The
-   bytes are the same after the fence. */
+   bytes are the same after the fence, unless a put later in the epoch writes them (its
+   origin ordered it after the accumulate): that reduction is dead, and dropped. */
 static int copy_rank_ops(const copier *c, int32_t lo, int32_t hi, int32_t *local) {
   const cdag_graph *gg = c->gg;
   int32_t *later = malloc((size_t)(hi > lo ? hi - lo : 1) * sizeof *later), n = 0;
@@ -357,7 +375,9 @@ static int copy_rank_ops(const copier *c, int32_t lo, int32_t hi, int32_t *local
       later[n++] = i;
       continue;
     }
-    rc = copy_op(c, i, &local[i]);
+    if (n && os_of(gg, i) == IR_OS_PARTNER && gg->kind[i] == IR_RECV && gg->tag[i] == IR_TAG_PUT)
+      rc = drop_overwritten(gg, i, later, &n);
+    if (!rc) rc = copy_op(c, i, &local[i]);
     if (os_of(gg, i) != IR_OS_FENCE || !of_every_rank(gg, i)) continue;
     for (int32_t j = 0; !rc && j < n; j++) rc = copy_op(c, later[j], &local[later[j]]);
     n = 0;

@@ -21,7 +21,7 @@
 #             after the compiled run, and replay must name the rank, the file address and both
 #             values, and exit 1 (a byte compared exactly, and a floating-point sum);
 #   errors    a process count other than the file's, a bad file, an unmatched send, a
-#             missing file, a file too large for the node's memory (--memory), bad arguments:
+#             missing file, a put overwriting part of an accumulate's bytes it follows, a file too large for the node's memory (--memory), bad arguments:
 #             one clear message, exit 1 (2 for usage) on every rank.
 # Every mpiexec runs under `timeout`, so a hang fails the test instead of stopping the suite.
 set -u
@@ -227,6 +227,8 @@ errors)
     printf '}\n'
   } >"$tmp/big.cdag"
   printf 'num_ranks 2\nrank 0 {\n  send 8b to 1 tag 0 addr 0x0\n}\n' >"$tmp/unmatched.cdag"
+  # an accumulate, then a put of its origin overwriting part of its bytes in the same epoch
+  printf 'num_ranks 2\nrank 0 {\n  fence\n  fence\n}\nrank 1 {\n  fence\n  a: accumulate 4 int32 max to 0 at 0x100 addr 0x200\n  wait a\n  put 8b to 0 at 0x100 addr 0x300\n  fence\n}\n' >"$tmp/acc_put.cdag"
   cases <<T
 1 run 2 "$src/examples/graphs/allreduce_ring4.cdag"
   err1 cdag replay: $src/examples/graphs/allreduce_ring4.cdag has 4 ranks, run with mpiexec -n 4 (this run has 2)
@@ -238,6 +240,8 @@ errors)
   err1 rank 0 op 0 (send, line 3): send of 8 bytes to rank 1 tag 0 has no matching receive
 1 run 2 "$tmp/missing.cdag"
   err1 missing.cdag: cannot open
+1 run 2 "$tmp/acc_put.cdag"
+  err1 cdag replay: unsupported: replay: rank 0: a put overwrites part of the bytes an accumulate reduced earlier in its epoch (line 10)
 2 run 2
   err1 usage: cdag replay FILE [--iterations N] [--repeat N] [--json]
 2 run 1 "$data/local1.cdag" --iterations 0
