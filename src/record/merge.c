@@ -570,6 +570,14 @@ static int cmp_seq(const void *a, const void *b) {
   return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+/* Program order as written: by position, and fences that share one (spread) by communicator,
+   so the output does not depend on qsort's order of equal keys. */
+static int cmp_written(const void *a, const void *b) {
+  const mop *x = *(const mop *const *)a, *y = *(const mop *const *)b;
+  if (x->seq != y->seq) return x->seq < y->seq ? -1 : 1;
+  return (x->comm > y->comm) - (x->comm < y->comm);
+}
+
 /* MPI's matching order: a probed receive where its probe was. */
 static int cmp_mseq(const void *a, const void *b) {
   const mop *x = *(const mop *const *)a, *y = *(const mop *const *)b;
@@ -601,7 +609,8 @@ static void phase_range(const mrank *r, int phase, int64_t *lo, int64_t *hi) {
 static int cmp_phase_seq(const void *a, const void *b) {
   const mop *x = a, *y = b;
   if (x->phase != y->phase) return (x->phase > y->phase) - (x->phase < y->phase);
-  return (x->seq > y->seq) - (x->seq < y->seq);
+  if (x->seq != y->seq) return x->seq < y->seq ? -1 : 1;
+  return (x->comm > y->comm) - (x->comm < y->comm);   /* fences sharing a position (spread) */
 }
 
 static void sort_ops(merger *m) {
@@ -797,7 +806,7 @@ static int rank_stream(merger *m, int r, mstreams *x) {
   n = 0;
   for (int64_t i = 0; i < R->nops; i++)
     if (kept(R, &R->ops[i], 0)) ops[n++] = &R->ops[i];
-  qsort(ops, (size_t)n, sizeof *ops, cmp_seq);
+  qsort(ops, (size_t)n, sizeof *ops, cmp_written);
   int64_t k = 0;
   uint64_t call = 0;
   for (int64_t i = 0; i < n; i++) {
@@ -1719,20 +1728,24 @@ static int cmp_pins(const void *a, const void *b) {
   return 0;
 }
 
-/* Positions for this phase's fences ins[from..): spread between the ops they fall between. */
-/* Positions for this phase's fences ins[from..) in one gap: 1 when the gap has too few
-   (a target that sat in one call while origins flushed thousands of times), whose epochs
-   are then marked (bad 3). */
+/* Positions for this phase's fences ins[from..) in one gap, in their order there. When the
+   gap has fewer positions than fences (a target that sat in one call while its origins
+   flushed thousands of times), several fences share one: the order of fences with nothing
+   between them does not matter (fences of one communicator are alike, and different
+   communicators' epochs are apart), and the writer sorts equal positions by communicator.
+   1 when the gap has no position at all, whose epochs are then marked (bad 3). */
 static int spread(pctx *x, pins *p, int64_t a, int64_t e) {
   const pside *s = &x->s[p[a].rank];
   int64_t at = p[a].a;
   uint64_t hi = at < s->n ? s->ops[at]->seq : s->n ? s->ops[s->n - 1]->seq + REC_SEQ_STEP : REC_SEQ_STEP;
-  uint64_t lo = at > 0 ? s->ops[at - 1]->seq : hi > 4096 ? hi - 4096 : 0;
-  if (hi - lo <= (uint64_t)(e - a)) {
+  uint64_t lo = at > 0 ? s->ops[at - 1]->seq : hi > 4096 ? hi - 4096 : 0, n = (uint64_t)(e - a);
+  if (hi - lo < 2) {
     for (int64_t k = a; k < e; k++) x->ep[p[k].epoch].bad = 3;
     return 1;
   }
-  for (int64_t k = a; k < e; k++) p[k].seq = lo + (uint64_t)(k - a + 1) * ((hi - lo) / (uint64_t)(e - a + 1));
+  for (int64_t k = a; k < e; k++)
+    p[k].seq = hi - lo > n ? lo + (uint64_t)(k - a + 1) * ((hi - lo) / (n + 1))
+                           : lo + 1 + (uint64_t)(k - a) * (hi - lo - 1) / n;   /* (k - a) * gap < n * n */
   return 0;
 }
 
@@ -1897,7 +1910,7 @@ static int write_rank(FILE *f, merger *m, int rank, int phase, phase_sum *ps) {
   n = 0;
   for (int64_t i = lo; i < hi; i++)
     if (kept(r, &r->ops[i], phase)) ops[n++] = &r->ops[i];
-  qsort(ops, (size_t)n, sizeof *ops, cmp_seq);
+  qsort(ops, (size_t)n, sizeof *ops, cmp_written);
   for (int64_t i = 0; i < n; i++) ops[i]->labelled = 0;
   for (int64_t i = 0; i < n; i++)
     if (ops[i]->kind == K_WAIT) write_wait(f, m, ops, n, ops[i], 1);

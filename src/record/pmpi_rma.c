@@ -155,9 +155,7 @@ void rma_free(void) {
     JLN(v, R->wins, k);
   }
   JudyLFreeArray(&R->wins, PJE0);
-  Word_t freed;
-  J1FA(freed, R->pairs);
-  (void)freed;
+  Judy1FreeArray(&R->pairs, PJE0);
   free(R->trs.a);
   free(R->trs.l);
 }
