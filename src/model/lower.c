@@ -804,20 +804,22 @@ static int lower_reds(lw *w) {
     int first = 1;
     for (int32_t u = 0; u < s->nruns && rc == CDAG_OK; u++) {
       const df_run *run = &p->sst->runs[s->first + u];
-      for (int32_t r = run->lo; r <= run->hi && rc == CDAG_OK; r++)
-        for (uint32_t t = 0; t < run->mult && rc == CDAG_OK; t++) {
-          uint64_t in = run->addr;
-          if (r != d->dst) {
-            rc = msg(w, r, run->addr, d->dst, first ? acc : tmp, m);
-            in = tmp;
-            if (first) {
-              first = 0;
-              continue;
-            }
+      for (int32_t r = run->lo; r <= run->hi && rc == CDAG_OK; r++) {
+        uint64_t in = run->addr;
+        if (r != d->dst) {   /* one message, however often it counts (the runtime's reduction buffer) */
+          int only = first && run->mult == 1;
+          rc = msg(w, r, run->addr, d->dst, only ? acc : tmp, m);
+          in = tmp;
+          if (only) {
+            first = 0;
+            continue;
           }
-          if (rc == CDAG_OK) rc = first ? copy(w, d->dst, in, acc, m) : reduce(w, d->dst, in, acc, m, d->type, d->op);
+        }
+        for (uint32_t t = 0; t < run->mult && rc == CDAG_OK; t++) {
+          rc = first ? copy(w, d->dst, in, acc, m) : reduce(w, d->dst, in, acc, m, d->type, d->op);
           first = 0;
         }
+      }
     }
     if (rc == CDAG_OK) rc = late(w, d->dst, acc, d->dst_addr, m);
   }

@@ -355,6 +355,40 @@ START_TEST(calc_kept_in_the_plan) {
 }
 END_TEST
 
+/* A remote contribution counted twice travels once: rank 1 sends x to rank 0 twice, and
+   rank 0 adds both copies to its own y (out = y + x + x, x a contribution of multiplicity 2).
+   The runtime sends x once into its reduction buffer and adds it twice; the lowering the
+   price models must do the same: one message, two sums, and the lowered plan verifies. */
+START_TEST(repeated_contribution_sent_once) {
+  static const char text[] = "num_ranks 2\n"
+                             "rank 0 {\n  scratch 0x1000 8\n  scratch 0x2000 8\n"
+                             "  recv 8b from 1 tag 1 addr 0x1000\n  recv 8b from 1 tag 2 addr 0x2000\n"
+                             "  reduce 1 int64 sum in 0x1000 inout 0x3000\n  reduce 1 int64 sum in 0x2000 inout 0x3000\n}\n"
+                             "rank 1 {\n  send 8b to 0 tag 1 addr 0x100\n  send 8b to 0 tag 2 addr 0x100\n}\n";
+  cdag_graph *g = NULL, *low = NULL;
+  ck_assert_msg(ir_load_mem(text, sizeof text - 1, "twice.cdag", NULL, &g) == CDAG_OK, "%s", cdag_error_message());
+  cdag_plan *p = NULL;
+  CK_OK(cdag_analyze(g, NULL, &p));
+  ck_assert_int_eq(p->nreds, 1);
+  const df_set *set = &p->sst->sets[p->reds[0].set];
+  uint32_t twice = 0;
+  for (int32_t u = 0; u < set->nruns; u++)
+    if (p->sst->runs[set->first + u].lo == 1) twice = p->sst->runs[set->first + u].mult;
+  ck_assert_uint_eq(twice, 2);
+  kern_model m = kern_model_default();
+  CK_OK(kern_choose_plan(p, &m, KERN_POLICY_AUTO));
+  CK_OK(exec_lower_plan(p, NULL, &m, KERN_POLICY_AUTO, &low));
+  int64_t sends = 0, reduces = 0;
+  for (int64_t i = 0; i < low->nops; i++) sends += low->kind[i] == IR_SEND, reduces += low->kind[i] == IR_REDUCE;
+  ck_assert_int_eq(sends, 1);
+  ck_assert_int_eq(reduces, 2);
+  CK_OK(exec_verify(low, p, 0x5eed, 1));
+  cdag_plan_free(&p);
+  ir_graph_free(low);
+  cdag_graph_free(&g);
+}
+END_TEST
+
 /* A datatype's blocks lower per run, not per block: two vector unpacks of one origin (256
    blocks of 16 B each, written every 32 B), a local message of 512 pieces whose origins
    interleave, lower to one strided copy into staging and one out of it per unpack, not 1,024
@@ -488,6 +522,7 @@ Suite *cdag_lower_suite(void) {
   tcase_add_test(t, whole_plans_of_random_graphs);
   tcase_add_test(t, loggp_by_hand);
   tcase_add_test(t, calc_kept_in_the_plan);
+  tcase_add_test(t, repeated_contribution_sent_once);
   tcase_add_test(t, regular_pieces_lower_as_runs);
   tcase_add_test(t, wide_strides_lower_as_runs_when_modelled);
   tcase_add_test(t, grammar_checker_rejects);
