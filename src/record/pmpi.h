@@ -117,7 +117,9 @@ typedef struct {
   Pvoid_t pairs;                      /* Judy1: the pair communicators declared (pmpi_rma.c) */
   MPI_Win tickets;                    /* a ticket counter per process, and where it is (MPI_WIN_NULL: none; pmpi_rma.c) */
   uint64_t *counter;                  /* this process's: [0] its ticket counter, [1] where it is (record.h,
-                                         tpos), [2] the lock of the atomics on it (pmpi_rma.c) */
+                                         tpos), [2 ..] the locks of the atomics on it, one per
+                                         window slot (pmpi_rma.c) */
+  int win_slots;                      /* the window slots this process has seen taken (pmpi_rma.c) */
   ranges trs;                         /* a one-sided access's target ranges */
   pend *p; int64_t np, pcap, *pfree, nfree, freecap;
   int next_comm_id;

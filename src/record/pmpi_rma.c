@@ -75,6 +75,12 @@ typedef struct { uint64_t member, kind, addr, len, type; } racc;
    of a get-accumulate), replaces, or combines with one type and op (UPD_ACC + type << 8 | op).
    Two accesses to the same bytes commute when their sigs are equal and not UPD_REPLACE. */
 enum { UPD_REPLACE = 0, UPD_READ = 1, UPD_ACC = 2 };
+/* The tickets' window: per process its ticket counter, where it is, and the locks of the
+   atomics run alone on it (atomic_enter), one per window slot modulo TICKET_LOCKS, so that
+   atomics on two windows never wait for each other's lock (a process in an exclusive epoch
+   of one window on a target, making an atomic of another there, while a third holds that
+   lock and waits for the exclusive epoch to end, would wait forever); 16-byte aligned. */
+enum { TICKET_LOCKS = 62, TICKET_WORDS = 2 + TICKET_LOCKS };
 /* The orders a window's accumulate_ordering asks of MPI (read/write after read/write). */
 enum { ORDER_RAW = 1, ORDER_WAR = 2, ORDER_WAW = 4, ORDER_RAR = 8 };
 
@@ -114,6 +120,7 @@ typedef struct {
   uint64_t open;                      /* the position of the fence that opened it (0: none) */
   int open_phase;                     /* and its phase */
   int order;                          /* ORDER_* of accumulate_ordering (MPI's default: all) */
+  int lockword;                       /* its atomics' lock in the tickets' window (atomic_enter) */
   rupd **upd;                         /* member -> its unordered accesses, NULL: none yet */
 } rwin;
 
@@ -212,9 +219,12 @@ static void win_created(MPI_Win win, MPI_Comm comm, const void *base, MPI_Aint u
   }
   Word_t *v = NULL;
   if (all && idx && w && w->world && w->base && w->unit && w->cnt) JLI(v, R->wins, (Word_t)win);
-  int ok = v && v != PJERR, every = 0, rc;
+  int ok = v && v != PJERR, rc, mine_[2] = {!ok, R->win_slots}, max[2] = {1, 0};
   if (ok) *v = (Word_t)w;
-  PMPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_LAND, comm);   /* all keep the window, or none */
+  PMPI_Allreduce(mine_, max, 2, MPI_INT, MPI_MAX, comm);   /* all keep the window, or none; its slot */
+  int every = !max[0];
+  R->win_slots = max[1] < INT32_MAX ? max[1] + 1 : 0;
+  if (every) w->lockword = 2 + max[1] % TICKET_LOCKS;
   if (every) every = (n == R->nprocs ? PMPI_Comm_idup(comm, &w->comm, &w->dup) : PMPI_Comm_dup(comm, &w->comm)) ==
                      MPI_SUCCESS;
   if (!every) {
@@ -401,13 +411,13 @@ static void passive_lock_mark(const rwin *w, int t, uint64_t seq, int shared) {
    in rma/window_creation's 1,000 windows). The counter is 16-byte aligned: MPICH over UCX
    took a base 8 bytes off 16 as the 16 below it. */
 void rma_tickets_open(void) {
-  uint64_t *c = R ? aligned_alloc(16, 4 * sizeof *c) : NULL;
-  if (c) memset(c, 0, 4 * sizeof *c);
+  uint64_t *c = R ? aligned_alloc(16, TICKET_WORDS * sizeof *c) : NULL;
+  if (c) memset(c, 0, TICKET_WORDS * sizeof *c);
   else if (R) nomem(OOM_TICKETS);
   int made = c != NULL, all = 0;   /* collective: every process (recorded or not), or none */
   PMPI_Allreduce(&made, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
   MPI_Win win = MPI_WIN_NULL;
-  if (all && PMPI_Win_create(c, 3 * sizeof *c, sizeof *c, MPI_INFO_NULL, MPI_COMM_WORLD, &win) == MPI_SUCCESS)
+  if (all && PMPI_Win_create(c, TICKET_WORDS * sizeof *c, sizeof *c, MPI_INFO_NULL, MPI_COMM_WORLD, &win) == MPI_SUCCESS)
     PMPI_Win_lock_all(MPI_MODE_NOCHECK, win);
   else
     win = MPI_WIN_NULL;
@@ -1155,9 +1165,9 @@ static void passive_reopen(rwin *w, int t, int call) {
 
 /* An atomic that races by design under a shared lock (a fetch, a compare-and-swap, an
    accumulate that replaces) runs alone among such atomics on its target, in a piece of its
-   own: this rank takes the target's lock word in the tickets' window (a compare-and-swap
-   until it is free), flushes (a ticket), makes the access, flushes again (its ticket) and
-   frees the word. Two origins' atomics on the same bytes then have tickets in the order
+   own: this rank takes the target's lock word of the window's slot in the tickets' window
+   (a compare-and-swap until it is free), flushes (a ticket), makes the access, flushes
+   again (its ticket) and frees the word. Two origins' atomics on the same bytes then have tickets in the order
    they ran, which MPI decided and the merger keeps (two compare-and-swaps racing for a
    list's tail). Accumulates that combine (a sum) are not serialised: they commute with each
    other, and a histogram makes millions of them. Nor are puts and gets: MPI leaves two of
@@ -1171,7 +1181,7 @@ static int atomic_enter(rwin *w, int t, int call) {
   int wt = w->world[t];
   passive_comm(w, t);   /* lock_all's lock marker first, where t is before the wait */
   do {
-    if (PMPI_Compare_and_swap(&me, &free_, &was, MPI_UINT64_T, wt, 2, R->tickets) != MPI_SUCCESS ||
+    if (PMPI_Compare_and_swap(&me, &free_, &was, MPI_UINT64_T, wt, w->lockword, R->tickets) != MPI_SUCCESS ||
         PMPI_Win_flush(wt, R->tickets) != MPI_SUCCESS)
       return 0;
   } while (was != free_);
@@ -1183,7 +1193,7 @@ static void atomic_leave(rwin *w, int t, int call) {
   uint64_t free_ = 0;
   int wt = w->world[t];
   passive_reopen(w, t, call);
-  PMPI_Accumulate(&free_, 1, MPI_UINT64_T, wt, 2, 1, MPI_UINT64_T, MPI_REPLACE, R->tickets);
+  PMPI_Accumulate(&free_, 1, MPI_UINT64_T, wt, w->lockword, 1, MPI_UINT64_T, MPI_REPLACE, R->tickets);
   PMPI_Win_flush(wt, R->tickets);
 }
 
