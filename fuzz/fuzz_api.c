@@ -33,7 +33,7 @@ static const struct { cdag_type type; cdag_reduce_op op; } reductions[] = {
   {CDAG_UINT8, CDAG_BXOR}, {CDAG_INT16, CDAG_LAND}, {CDAG_INT32, CDAG_BOR}, {CDAG_FLOAT, CDAG_SUM},
   {CDAG_2INT, CDAG_MINLOC}, {CDAG_DOUBLE_INT, CDAG_MAXLOC}, {CDAG_2DOUBLE, CDAG_MAXLOC},
   {CDAG_COMPLEX_FLOAT, CDAG_SUM}, {CDAG_COMPLEX_DOUBLE, CDAG_SUM}, {CDAG_LONG_DOUBLE, CDAG_SUM},
-  {CDAG_LONG_DOUBLE, CDAG_MAX}, {CDAG_LONG_DOUBLE_INT, CDAG_MINLOC}};
+  {CDAG_LONG_DOUBLE, CDAG_MAX}, {CDAG_LONG_DOUBLE_INT, CDAG_MINLOC}, {CDAG_COMPLEX_LONG_DOUBLE, CDAG_SUM}};
 
 /* One call from 8 bytes b; ops[] holds the ids returned so far (for dependencies). */
 static void call(cdag_graph *g, int n, const uint8_t *b, cdag_op *ops, int *nops) {

@@ -88,12 +88,14 @@ CDAG_API const char *cdag_error_message(void);  /* last error of this thread, ""
    (MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX: sum and prod only), and C's long double
    (MPI_LONG_DOUBLE) as the compiler stores it (x86-64: the 80-bit value in 16 bytes; a
    reduction writes the value and zeros the rest), and its pair with an int
-   (MPI_LONG_DOUBLE_INT: MAXLOC / MINLOC, 32 bytes on x86-64). docs/semantics.md. */
+   (MPI_LONG_DOUBLE_INT: MAXLOC / MINLOC, 32 bytes on x86-64), and a complex number of two
+   long doubles (MPI_C_LONG_DOUBLE_COMPLEX: sum and prod; 32 bytes on x86-64, each part
+   stored as a long double is). docs/semantics.md. */
 typedef enum { CDAG_INT8, CDAG_INT16, CDAG_INT32, CDAG_INT64, CDAG_UINT8, CDAG_UINT16,
                CDAG_UINT32, CDAG_UINT64, CDAG_FLOAT, CDAG_DOUBLE,
                CDAG_FLOAT_INT, CDAG_DOUBLE_INT, CDAG_LONG_INT, CDAG_2INT, CDAG_SHORT_INT,
                CDAG_2FLOAT, CDAG_2DOUBLE, CDAG_COMPLEX_FLOAT, CDAG_COMPLEX_DOUBLE, CDAG_LONG_DOUBLE,
-               CDAG_LONG_DOUBLE_INT } cdag_type;
+               CDAG_LONG_DOUBLE_INT, CDAG_COMPLEX_LONG_DOUBLE } cdag_type;
 typedef enum { CDAG_SUM, CDAG_PROD, CDAG_MIN, CDAG_MAX, CDAG_BAND, CDAG_BOR, CDAG_BXOR,
                CDAG_LAND, CDAG_LOR, CDAG_LXOR,
                CDAG_MAXLOC, CDAG_MINLOC /* (cdag addition) pair types only */ } cdag_reduce_op;

@@ -121,9 +121,9 @@ static double component(const rm_value *v, const uint8_t *p, int c) {
     memcpy(&f, p + v->off + (size_t)c * sizeof f, sizeof f);
     return f;
   }
-  if (v->type == CDAG_LONG_DOUBLE) {
+  if (v->type == CDAG_LONG_DOUBLE || v->type == CDAG_COMPLEX_LONG_DOUBLE) {
     long double l;
-    memcpy(&l, p + v->off, sizeof l);
+    memcpy(&l, p + v->off + (size_t)c * sizeof l, sizeof l);
     return (double)l;
   }
   double d;
@@ -131,7 +131,9 @@ static double component(const rm_value *v, const uint8_t *p, int c) {
   return d;
 }
 
-static int ncomponents(int type) { return type == CDAG_COMPLEX_FLOAT || type == CDAG_COMPLEX_DOUBLE ? 2 : 1; }
+static int ncomponents(int type) {
+  return type == CDAG_COMPLEX_FLOAT || type == CDAG_COMPLEX_DOUBLE || type == CDAG_COMPLEX_LONG_DOUBLE ? 2 : 1;
+}
 
 /* Equal bytes, or equal values within the tolerance of a reassociated sum or product. */
 static int value_equal(const rm_value *v, const uint8_t *a, const uint8_t *b) {

@@ -700,7 +700,7 @@ int cdag_rank_reduce_local(cdag_graph *g, int rank, uint64_t in, uint64_t inout,
                            cdag_type type, cdag_reduce_op rop, cdag_op *op) {
   int32_t id;
   int rc = global_only(g, "cdag_rank_reduce_local");
-  if (!rc && ((unsigned)type > CDAG_LONG_DOUBLE_INT || (unsigned)rop > CDAG_MINLOC))  /* ir's user encodings */
+  if (!rc && ((unsigned)type > CDAG_COMPLEX_LONG_DOUBLE || (unsigned)rop > CDAG_MINLOC))  /* ir's user encodings */
     rc = cdag__error(CDAG_ERR_ARG, "rank %d: unknown element type %d or reduction op %d", rank, (int)type, (int)rop);
   if (!rc) rc = ir_add_reduce(g, rank, in, inout, count, (int)type, (int)rop, &id);
   return rc ? rc : to_id(id, op);

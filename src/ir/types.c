@@ -13,9 +13,9 @@ static const char *const type_names[] = {"int8",      "int16",      "int32",    
                                          "uint16",    "uint32",     "uint64",   "float",    "double",
                                          "float_int", "double_int", "long_int", "2int",     "short_int",
                                          "2float",    "2double",    "complex_float", "complex_double", "long_double",
-                                         "long_double_int"};
+                                         "long_double_int", "complex_long_double"};
 static const int type_sizes[] = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 8, 16, 16, 8, 8, 8, 16, 8, 16, (int)sizeof(long double),
-                                  (int)sizeof(struct { long double v; int i; })};
+                                  (int)sizeof(struct { long double v; int i; }), 2 * (int)sizeof(long double)};
 static const char *const rop_names[] = {"sum", "prod", "min",  "max", "band",   "bor",
                                         "bxor", "land", "lor", "lxor", "maxloc", "minloc"};
 static const char *const kind_names[] = {"send", "recv", "reduce", "copy", "calc"};
@@ -43,7 +43,7 @@ const char *ir_rop_name(int rop) {
 
 int ir_type_is_float(int type) {
   return type == CDAG_FLOAT || type == CDAG_DOUBLE || type == CDAG_COMPLEX_FLOAT || type == CDAG_COMPLEX_DOUBLE ||
-         type == CDAG_LONG_DOUBLE;
+         type == CDAG_LONG_DOUBLE || type == CDAG_COMPLEX_LONG_DOUBLE;
 }
 
 static int is_pair(int type) { return (type >= CDAG_FLOAT_INT && type <= CDAG_2DOUBLE) || type == CDAG_LONG_DOUBLE_INT; }
@@ -70,7 +70,8 @@ int ir_rop_valid_for(int rop, int type) {
   if (ir_rop_is_user(rop) || is_user_type(type)) return ir_rop_is_user(rop) && is_user_type(type);
   if (is_pair(type) || rop == CDAG_MAXLOC || rop == CDAG_MINLOC)
     return is_pair(type) && (rop == CDAG_MAXLOC || rop == CDAG_MINLOC);
-  if (type == CDAG_COMPLEX_FLOAT || type == CDAG_COMPLEX_DOUBLE) return rop == CDAG_SUM || rop == CDAG_PROD;
+  if (type == CDAG_COMPLEX_FLOAT || type == CDAG_COMPLEX_DOUBLE || type == CDAG_COMPLEX_LONG_DOUBLE)
+    return rop == CDAG_SUM || rop == CDAG_PROD;
   return !(ir_type_is_float(type) && rop >= CDAG_BAND);
 }
 
@@ -255,6 +256,21 @@ static void apply_loc(int type, int rop, const uint8_t *in, uint8_t *inout, uint
     memcpy((char *)inout + i * sizeof r, r, sizeof r);                         \
   }
 
+/* Complex long doubles: as APPLY_COMPLEX, each part written as apply_long_double writes one
+   (its value, then zeros). */
+static void apply_complex_long_double(int rop, const void *in, void *inout, uint64_t count) {
+  for (uint64_t i = 0; i < count; i++) {
+    long double a[2], b[2], r[2];
+    unsigned char out[sizeof r] = {0};
+    memcpy(a, (const char *)in + i * sizeof a, sizeof a);
+    memcpy(b, (char *)inout + i * sizeof b, sizeof b);
+    if (rop == CDAG_SUM) r[0] = b[0] + a[0], r[1] = b[1] + a[1];
+    else r[0] = b[0] * a[0] - b[1] * a[1], r[1] = b[0] * a[1] + b[1] * a[0];
+    for (int k = 0; k < 2; k++) memcpy(out + k * sizeof *r, &r[k], (size_t)ir_type_value_bytes(CDAG_LONG_DOUBLE));
+    memcpy((char *)inout + i * sizeof r, out, sizeof out);
+  }
+}
+
 void ir_reduce_apply(int type, int rop, const void *in, void *inout, uint64_t count) {
   switch (type) {
     case CDAG_INT8: APPLY_ALL_INT(int8_t, uint8_t) break;
@@ -270,6 +286,7 @@ void ir_reduce_apply(int type, int rop, const void *in, void *inout, uint64_t co
     case CDAG_COMPLEX_FLOAT: APPLY_COMPLEX(float) break;
     case CDAG_COMPLEX_DOUBLE: APPLY_COMPLEX(double) break;
     case CDAG_LONG_DOUBLE: apply_long_double(rop, in, inout, count); break;
+    case CDAG_COMPLEX_LONG_DOUBLE: apply_complex_long_double(rop, in, inout, count); break;
     default:
       if (is_pair(type)) apply_loc(type, rop, in, inout, count);
       break;

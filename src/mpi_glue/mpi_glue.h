@@ -5,12 +5,12 @@
  * the recorder it is built with MPIG_PMPI defined and calls MPI through PMPI_ names, as a
  * profiling layer must.
  *  - Types: mpig_type_of() maps every predefined MPI datatype cdag can represent (the C
- *    integer, floating-point and complex types, MPI_LONG_DOUBLE, the pair types MPI_2INT,
+ *    integer, floating-point and complex types, MPI_LONG_DOUBLE and its complex, the pair types MPI_2INT,
  *    MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT,
  *    MPI_2REAL, MPI_2DOUBLE_PRECISION, MPI_2INTEGER, Fortran's INTEGER/LOGICAL/REAL/COMPLEX
  *    of every size) to a cdag_type, and checks MPI's layout is cdag's (lower bound 0,
- *    extent = ir_type_size()). What cdag has no type for (long double's complex, bool,
- *    wchar, REAL16, derived types) is -1: the caller reports it as unsupported. mpig_mpi_type() is the way back,
+ *    extent = ir_type_size()). What cdag has no type for (bool, wchar, REAL16,
+ *    derived types) is -1: the caller reports it as unsupported. mpig_mpi_type() is the way back,
  *    to the predefined datatype of the same layout.
  *  - Ops: mpig_op_of() / mpig_mpi_op() map MPI's predefined reduction ops (not MPI_REPLACE
  *    or MPI_NO_OP) to cdag_reduce_op and back. Which (op, type) pairs are valid is

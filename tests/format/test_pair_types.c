@@ -175,6 +175,30 @@ START_TEST(long_double_int_loc) {
 }
 END_TEST
 
+/* MPI_C_LONG_DOUBLE_COMPLEX: sum and prod as C's complex long double computes them without
+   special cases, each part's padding zeroed; no other op. */
+START_TEST(complex_long_double_ops) {
+  ck_assert_int_eq(ir_type_size(CDAG_COMPLEX_LONG_DOUBLE), (int)sizeof(long double _Complex));
+  ck_assert(ir_type_is_float(CDAG_COMPLEX_LONG_DOUBLE));
+  for (int rop = CDAG_SUM; rop <= CDAG_MINLOC; rop++)
+    ck_assert_int_eq(ir_rop_valid_for(rop, CDAG_COMPLEX_LONG_DOUBLE), rop == CDAG_SUM || rop == CDAG_PROD);
+  long double a[4] = {1.5L, -2.0L, 0.25L, 3.0L}, s[4], p[4];
+  long double b[4] = {0.5L, 4.0L, -1.0L, 0.125L};
+  unsigned char *bs = (unsigned char *)s, *bp = (unsigned char *)p;
+  memset(s, 0xa5, sizeof s);
+  memset(p, 0xa5, sizeof p);
+  for (int k = 0; k < 4; k++) memcpy(&s[k], &b[k], 10), memcpy(&p[k], &b[k], 10);
+  ir_reduce_apply(CDAG_COMPLEX_LONG_DOUBLE, CDAG_SUM, a, s, 2);
+  ir_reduce_apply(CDAG_COMPLEX_LONG_DOUBLE, CDAG_PROD, a, p, 2);
+  ck_assert(s[0] == 2.0L && s[1] == 2.0L && s[2] == -0.75L && s[3] == 3.125L);
+  ck_assert(p[0] == 0.5L * 1.5L - 4.0L * -2.0L && p[1] == 0.5L * -2.0L + 4.0L * 1.5L);   /* (b0 + b1 i)(a0 + a1 i) */
+  ck_assert(p[2] == -1.0L * 0.25L - 0.125L * 3.0L && p[3] == -1.0L * 3.0L + 0.125L * 0.25L);
+  for (int k = 0; k < 4; k++)
+    for (size_t j = 10; j < sizeof(long double); j++)
+      ck_assert(bs[k * sizeof(long double) + j] == 0 && bp[k * sizeof(long double) + j] == 0);
+}
+END_TEST
+
 START_TEST(ops_allowed_as_in_mpi) {
   for (int t = 0; t < NPAIRS; t++)
     for (int rop = CDAG_SUM; rop <= CDAG_MINLOC; rop++)
@@ -245,7 +269,7 @@ START_TEST(detected_and_verified) {
                                              {CDAG_SHORT_INT, CDAG_MAXLOC},  {CDAG_2DOUBLE, CDAG_MINLOC},
                                              {CDAG_COMPLEX_FLOAT, CDAG_SUM}, {CDAG_COMPLEX_DOUBLE, CDAG_PROD},
                                              {CDAG_LONG_DOUBLE, CDAG_SUM},   {CDAG_LONG_DOUBLE, CDAG_MAX},
-                                             {CDAG_LONG_DOUBLE_INT, CDAG_MAXLOC}};
+                                             {CDAG_LONG_DOUBLE_INT, CDAG_MAXLOC}, {CDAG_COMPLEX_LONG_DOUBLE, CDAG_SUM}};
   for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
     for (int p = 3; p <= 6; p += 3) {
       cdag_graph *g = all_to_all_reduce(p, cases[k].type, cases[k].rop, 5);
@@ -272,7 +296,7 @@ END_TEST
 START_TEST(every_type_round_trips) {
   int ntypes = 0;
   while (ir_type_name(ntypes)) ntypes++;
-  ck_assert_int_eq(ntypes, CDAG_LONG_DOUBLE_INT + 1);
+  ck_assert_int_eq(ntypes, CDAG_COMPLEX_LONG_DOUBLE + 1);
   for (int type = 0; type < ntypes; type++)
     for (int rop = 0; ir_rop_name(rop); rop++) {
       if (!ir_rop_valid_for(rop, type)) continue;
@@ -334,6 +358,7 @@ Suite *cdag_pair_types_suite(void) {
   tcase_add_test(t, complex_sum_and_prod);
   tcase_add_test(t, long_double_ops);
   tcase_add_test(t, long_double_int_loc);
+  tcase_add_test(t, complex_long_double_ops);
   tcase_add_test(t, ops_allowed_as_in_mpi);
   tcase_add_test(t, format_names);
   tcase_add_test(t, every_type_round_trips);

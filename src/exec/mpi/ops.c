@@ -106,7 +106,7 @@ int exec_reduction_from_mpi(MPI_Datatype t, MPI_Op o, int rank, int *type, int *
 /* A type MPI computes with its own ops: the integers and reals (mpi_glue's table). */
 static MPI_Datatype predefined_mpi(int type) { return type <= CDAG_DOUBLE ? mpig_mpi_type(type) : MPI_DATATYPE_NULL; }
 
-#define NOWN_TYPES (CDAG_LONG_DOUBLE_INT + 1)
+#define NOWN_TYPES (CDAG_COMPLEX_LONG_DOUBLE + 1)
 #define NOWN_OPS (CDAG_MINLOC + 1)
 static MPI_Datatype own_types[NOWN_TYPES];   /* contiguous bytes, for pairs and complex (0: none yet) */
 static MPI_Op own_ops[NOWN_OPS];             /* (0: none yet) */

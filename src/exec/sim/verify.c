@@ -47,13 +47,14 @@ static int run_orders(const cdag_graph *g, const sim_mem *init, uint64_t seed, i
    integers for sums, powers of two for products (exact unless over- or underflowing). */
 /* The bytes of one scalar of a floating-point type (a complex number is two). */
 static int scalar_width(int type) {
-  if (type == CDAG_LONG_DOUBLE) return ir_type_size(type);
+  if (type == CDAG_LONG_DOUBLE || type == CDAG_COMPLEX_LONG_DOUBLE) return ir_type_size(CDAG_LONG_DOUBLE);
   return type == CDAG_DOUBLE || type == CDAG_COMPLEX_DOUBLE ? 8 : 4;
 }
 
 static void exact_values(uint8_t *b, uint64_t count, int type, int rop, uint64_t *x) {
   int w = scalar_width(type);
-  uint64_t n = type == CDAG_COMPLEX_FLOAT || type == CDAG_COMPLEX_DOUBLE ? 2 * count : count;
+  uint64_t n = type == CDAG_COMPLEX_FLOAT || type == CDAG_COMPLEX_DOUBLE || type == CDAG_COMPLEX_LONG_DOUBLE ? 2 * count
+                                                                                                        : count;
   for (uint64_t e = 0; e < n; e++) {
     *x ^= *x << 13; *x ^= *x >> 7; *x ^= *x << 17;
     double v = rop == CDAG_PROD ? ldexp(1.0, (int)(*x % 9) - 4) : (double)(int)(*x % 1024) - 512.0;

@@ -36,7 +36,7 @@ static void tables(void) {
     {MPI_2DOUBLE_PRECISION, CDAG_2DOUBLE}, {MPI_2INTEGER, CDAG_2INT}, {MPI_C_DOUBLE_COMPLEX, CDAG_COMPLEX_DOUBLE},
     {MPI_COMPLEX, CDAG_COMPLEX_FLOAT}, {MPI_INTEGER, CDAG_INT32}, {MPI_DOUBLE_PRECISION, CDAG_DOUBLE},
     {MPI_UNSIGNED_LONG, CDAG_UINT64}, {MPI_BYTE, CDAG_UINT8}, {MPI_LONG_DOUBLE, CDAG_LONG_DOUBLE}, {MPI_LONG_DOUBLE_INT, CDAG_LONG_DOUBLE_INT},
-    {MPI_C_BOOL, -1}, {MPI_C_LONG_DOUBLE_COMPLEX, -1}};
+    {MPI_C_LONG_DOUBLE_COMPLEX, CDAG_COMPLEX_LONG_DOUBLE}, {MPI_C_BOOL, -1}};
   for (size_t k = 0; k < sizeof want / sizeof *want; k++)
     if (want[k].m != MPI_DATATYPE_NULL)
       MT_EXPECT_MSG(mpig_type_of(want[k].m) == want[k].t, "entry %zu: type %d, expected %d", k, mpig_type_of(want[k].m), want[k].t);
@@ -52,8 +52,9 @@ static void tables(void) {
             type == CDAG_LONG_DOUBLE, "long double");
   MT_EXPECT_MSG(mpig_reduction(MPI_LONG_DOUBLE_INT, MPI_MAXLOC, &type, &rop, why, sizeof why) == MPIG_REDUCTION_OK &&
             type == CDAG_LONG_DOUBLE_INT && rop == CDAG_MAXLOC, "long double int");
-  MT_EXPECT_MSG(mpig_reduction(MPI_C_LONG_DOUBLE_COMPLEX, MPI_SUM, &type, &rop, why, sizeof why) == MPIG_REDUCTION_NOTYPE,
-            "long double complex");
+  MT_EXPECT_MSG(mpig_reduction(MPI_C_LONG_DOUBLE_COMPLEX, MPI_PROD, &type, &rop, why, sizeof why) == MPIG_REDUCTION_OK &&
+            type == CDAG_COMPLEX_LONG_DOUBLE && rop == CDAG_PROD, "long double complex");
+  MT_EXPECT_MSG(mpig_reduction(MPI_C_BOOL, MPI_LAND, &type, &rop, why, sizeof why) == MPIG_REDUCTION_NOTYPE, "bool");
 }
 
 /* The oracle: the byte offsets MPI_Pack takes one element of t from, as runs. */
