@@ -41,6 +41,7 @@ typedef struct mop {
   int phase;
   uint8_t kind, dropped, unmatched, labelled;
   uint32_t label;          /* its label's number, when a wait names it */
+  uint32_t sub;            /* a target's fence: its place among fences at its position (spread) */
   struct mop *partner;     /* the whole run's other end of a message (finding phases) */
   int64_t idx;             /* its index in the rank's stream of rec_pop (finding phases), -1 none */
   int peer, tag, comm;     /* send/recv: world peer, tag, local comm id; collectives: comm id */
@@ -570,12 +571,12 @@ static int cmp_seq(const void *a, const void *b) {
   return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* Program order as written: by position, and fences that share one (spread) by communicator,
-   so the output does not depend on qsort's order of equal keys. */
+/* Program order as written: by position, and fences that share one (spread) in the order
+   spread gave them there. */
 static int cmp_written(const void *a, const void *b) {
   const mop *x = *(const mop *const *)a, *y = *(const mop *const *)b;
   if (x->seq != y->seq) return x->seq < y->seq ? -1 : 1;
-  return (x->comm > y->comm) - (x->comm < y->comm);
+  return (x->sub > y->sub) - (x->sub < y->sub);
 }
 
 /* MPI's matching order: a probed receive where its probe was. */
@@ -610,7 +611,7 @@ static int cmp_phase_seq(const void *a, const void *b) {
   const mop *x = a, *y = b;
   if (x->phase != y->phase) return (x->phase > y->phase) - (x->phase < y->phase);
   if (x->seq != y->seq) return x->seq < y->seq ? -1 : 1;
-  return (x->comm > y->comm) - (x->comm < y->comm);   /* fences sharing a position (spread) */
+  return (x->sub > y->sub) - (x->sub < y->sub);   /* fences sharing a position (spread) */
 }
 
 static void sort_ops(merger *m) {
@@ -1060,7 +1061,8 @@ typedef struct {
 
 /* A fence to add on a target: between its ops a - 1 and a, after (`after` 1) or before the
    call there, in its origin's order. */
-typedef struct { int rank, after, phase; int64_t a; int origin; uint64_t oseq, seq; int comm; int64_t epoch; uint64_t ticket; } pins;
+typedef struct { int rank, after, phase; int64_t a; int origin; uint64_t oseq, seq; int comm; int64_t epoch; uint64_t ticket;
+                 uint32_t sub; } pins;
 /* An epoch placed in the phase: its target, origin, first and last fence on t (keys 2a +
    !after), its ops (markers and accesses) in pctx's pool, and its ticket (the order MPI
    granted t's lock in, from its `unlock` line; 0: none, a recording of an older recorder),
@@ -1297,7 +1299,7 @@ static int close_epoch(pctx *x, int o, int t, mop **ep, const int64_t *idx, int6
     }
     *last = 2 * a + !after;
     if (base_grow((void **)&x->ins, x->nins, &x->inscap, 1, sizeof *x->ins, "merger")) return CDAG_NOMEM("fences");
-    x->ins[x->nins++] = (pins){t, after, x->phase, a, o, ep[k]->seq, 0, ep[k]->comm, x->nep, stamp};
+    x->ins[x->nins++] = (pins){t, after, x->phase, a, o, ep[k]->seq, 0, ep[k]->comm, x->nep, stamp, 0};
   }
   if (base_grow((void **)&x->ep, x->nep, &x->epcap, 1, sizeof *x->ep, "merger") ||
       base_grow((void **)&x->pool, x->npool, &x->poolcap, n, sizeof *x->pool, "merger") ||
@@ -1728,12 +1730,12 @@ static int cmp_pins(const void *a, const void *b) {
   return 0;
 }
 
-/* Positions for this phase's fences ins[from..) in one gap, in their order there. When the
-   gap has fewer positions than fences (a target that sat in one call while its origins
-   flushed thousands of times), several fences share one: the order of fences with nothing
-   between them does not matter (fences of one communicator are alike, and different
-   communicators' epochs are apart), and the writer sorts equal positions by communicator.
-   1 when the gap has no position at all, whose epochs are then marked (bad 3). */
+/* Positions for this phase's fences ins[from..) in one gap, in their order there (cmp_pins:
+   by ticket, which orders two origins' conflicting epochs). When the gap has fewer
+   positions than fences (a target that sat in one call while its origins flushed thousands
+   of times), several fences share one, and each keeps its place among them (sub), which the
+   writer sorts equal positions by. 1 when the gap has no position at all, whose epochs are
+   then marked (bad 3). */
 static int spread(pctx *x, pins *p, int64_t a, int64_t e) {
   const pside *s = &x->s[p[a].rank];
   int64_t at = p[a].a;
@@ -1743,9 +1745,11 @@ static int spread(pctx *x, pins *p, int64_t a, int64_t e) {
     for (int64_t k = a; k < e; k++) x->ep[p[k].epoch].bad = 3;
     return 1;
   }
-  for (int64_t k = a; k < e; k++)
+  for (int64_t k = a; k < e; k++) {
     p[k].seq = hi - lo > n ? lo + (uint64_t)(k - a + 1) * ((hi - lo) / (n + 1))
                            : lo + 1 + (uint64_t)(k - a) * (hi - lo - 1) / n;   /* (k - a) * gap < n * n */
+    p[k].sub = (uint32_t)(k - a);
+  }
   return 0;
 }
 
@@ -1811,7 +1815,7 @@ static int place_passive(merger *m, int nphases, int none, uint64_t *placed) {
       break;
     }
     t->ops[t->nops++] = (mop){.phase = x.ins[k].phase, .kind = K_OTHER, .idx = -1, .peer = -1,
-                              .comm = x.ins[k].comm, .seq = x.ins[k].seq, .text = "fence comm 0"};
+                              .comm = x.ins[k].comm, .seq = x.ins[k].seq, .sub = x.ins[k].sub, .text = "fence comm 0"};
     if (x.ins[k].phase > t->maxphase) t->maxphase = x.ins[k].phase;
   }
   free(x.s);

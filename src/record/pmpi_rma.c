@@ -77,9 +77,10 @@ typedef struct { uint64_t member, kind, addr, len, type; } racc;
 enum { UPD_REPLACE = 0, UPD_READ = 1, UPD_ACC = 2 };
 /* The tickets' window: per process its ticket counter, where it is, and the locks of the
    atomics run alone on it (atomic_enter), one per window slot modulo TICKET_LOCKS, so that
-   atomics on two windows never wait for each other's lock (a process in an exclusive epoch
-   of one window on a target, making an atomic of another there, while a third holds that
-   lock and waits for the exclusive epoch to end, would wait forever); 16-byte aligned. */
+   atomics on two windows (of slots less than TICKET_LOCKS apart) do not wait for each other's
+   lock (a process in an exclusive epoch of one window on a target, making an atomic of
+   another there, while a third holds that lock and waits for the exclusive epoch to end,
+   would wait forever); 16-byte aligned. */
 enum { TICKET_LOCKS = 62, TICKET_WORDS = 2 + TICKET_LOCKS };
 /* The orders a window's accumulate_ordering asks of MPI (read/write after read/write). */
 enum { ORDER_RAW = 1, ORDER_WAR = 2, ORDER_WAW = 4, ORDER_RAR = 8 };
@@ -206,6 +207,10 @@ static void win_created(MPI_Win win, MPI_Comm comm, const void *base, MPI_Aint u
   if (inter) return;   /* no window (MPI allows none on intercommunicators) */
   PMPI_Comm_size(comm, &n);
   PMPI_Comm_rank(comm, &me);
+  void *mbase = NULL;   /* where MPI put it: MPICH 4.0.2 aligns a base down to 8 bytes, and its
+                           accesses land there, not at the program's pointer */
+  int flag = 0;
+  if (PMPI_Win_get_attr(win, MPI_WIN_BASE, &mbase, &flag) == MPI_SUCCESS && flag) base = mbase;
   uint64_t mine[2] = {(uint64_t)(uintptr_t)base, (uint64_t)unit}, *all = malloc((size_t)n * sizeof mine);
   int *idx = malloc((size_t)n * sizeof *idx), *cnt = malloc(4 * (size_t)n * sizeof *cnt);
   rwin *w = calloc(1, sizeof *w);
@@ -510,34 +515,48 @@ static uint64_t ranges_bytes(const ranges *r) {
 }
 
 /* An accumulate's ranges as whole elements of type. A pair type with padding inside or
-   after it (MPI_LONG_DOUBLE_INT: a long double's 10 bytes, an int at 16, 32 in all;
-   MPI_SHORT_INT; MPI_LONG_DOUBLE) has a range per part in a datatype's layout: the ranges
-   from where an element starts to its size become one range of its size, padding included
-   (the graph combines whole elements; MPI leaves the target's padding alone, and padding
-   holds no value). Adjacent ranges then merge. 0, or -1 when a range does not start an
-   element or crosses one's end (or the packing copies would be too many). */
+   after it (MPI_SHORT_INT: a short, then an int at 4; MPI_LONG_DOUBLE_INT: 20 bytes of 32)
+   lays out as ranges that stop at the padding, and adjacent elements' parts merge (one
+   element's int with the next one's short). Ranges of whole elements stay as they are.
+   Otherwise the walk goes up the addresses from the first byte: an element starts where
+   the walk is and takes the bytes up to its size, splitting a range that runs on into the
+   next element. Each element becomes one range of its size, padding included (the graph
+   combines whole elements; MPI leaves the target's padding alone, and padding holds no
+   value), adjacent ones merged. 0, or -1 when the ranges do not fall into elements so (not
+   ascending, an element would start inside the previous one, or the elements hold other
+   than their MPI size each), or the packing copies would be too many. In place: an element is written at an index no later than the range
+   it starts in, whose end the walk keeps (cur) before it may be overwritten. */
 static int whole_elements(ranges *r, int type) {
   uint64_t size = (uint64_t)ir_type_size(type);
-  int64_t n = 0;
-  for (int64_t i = 0; i < r->n; n++) {
-    uint64_t a = r->a[i], len = r->l[i];
-    if (len % size) {   /* one element's parts */
-      for (i++; i < r->n && r->a[i] >= r->a[i - 1] + r->l[i - 1] && r->a[i] + r->l[i] <= a + size; i++) continue;
-      if (r->a[i - 1] + r->l[i - 1] > a + size) return -1;
-      len = size;
-    } else {
-      i++;
+  int64_t i = 0, n = 0;
+  while (i < r->n && r->l[i] % size == 0) i++;
+  if (i == r->n) return 0;
+  int value = 0;   /* the bytes MPI moves of one element */
+  MPI_Datatype m = mpig_mpi_type(type);
+  if (m == MPI_DATATYPE_NULL || PMPI_Type_size(m, &value) != MPI_SUCCESS || value <= 0) return -1;
+  uint64_t pos = r->a[0], cur = r->a[0] + r->l[0], end = 0, bytes = ranges_bytes(r);
+  for (i = 0; i < r->n;) {
+    uint64_t a = pos, stop = a + size;
+    if (n && a < end) return -1;
+    while (cur <= stop) {   /* range i ends inside this element: the next one, if it starts inside too */
+      if (++i == r->n || r->a[i] >= stop) break;
+      if (r->a[i] < cur) return -1;
+      cur = r->a[i] + r->l[i];
     }
-    if (n && r->a[n - 1] + r->l[n - 1] == a) r->l[--n] += len;
-    else r->a[n] = a, r->l[n] = len;
+    if (n && r->a[n - 1] + r->l[n - 1] == a) r->l[n - 1] += size;
+    else r->a[n] = a, r->l[n] = size, n++;
+    end = stop;
+    if (i < r->n && cur > stop) pos = stop;   /* range i runs on into the next element */
+    else if (i < r->n) pos = r->a[i], cur = r->a[i] + r->l[i];
   }
   r->n = n;
+  if (ranges_bytes(r) / size * (uint64_t)value != bytes) return -1;   /* not every element whole */
   return ranges_copies(r);   /* the copies that pack them, counted again */
 }
 
 static int accumulates(int call) {
   return call == C_Accumulate || call == C_Raccumulate || call == C_Get_accumulate || call == C_Rget_accumulate ||
-         call == C_Fetch_and_op;
+         call == C_Fetch_and_op || call == C_Compare_and_swap;
 }
 
 /* The orders (ORDER_*) an access of sig to ranges r of member t needs against this rank's
@@ -807,6 +826,7 @@ static void swaps_done(rwin *w, uint64_t seq, int member) {
     l.addr2 = c->target;
     l.addr = c->origin;
     l.comm = c->comm;
+    l.wait = 1;   /* MPI applies the origin's later accumulates to these bytes after it */
     out_op(R->phase, c->seq, &l);
     if (c->comm >= REC_PASSIVE_BASE) continue;   /* a passive target is not told */
     if (!base_grow((void **)&w->acc, w->nacc, &w->acccap, 1, sizeof *w->acc, "recorder"))
@@ -1145,6 +1165,8 @@ static uint64_t passive_close(rwin *w, int t, const char *what, int call) {
   return seq;
 }
 
+/* The epoch on member t (-1: every member) closed or flushed at seq: its swaps and gets are
+   the program's, and its accesses ordered before whatever follows (order_after). */
 static void passive_done(rwin *w, int t, uint64_t seq) {
   swaps_done(w, seq, t);
   gets_done(w, seq, t);
@@ -1291,7 +1313,11 @@ static void local_done(MPI_Win win, int rank) {
   int pending = 0;
   for (int64_t i = 0; i < w->ng; i++) pending |= !w->g[i].done && (rank < 0 || w->g[i].member == rank);
   for (int64_t i = 0; i < w->ncas; i++) pending |= rank < 0 || w->cas[i].member == rank;
-  if (pending) passive_done(w, rank, recording() ? next_seq() : 0);
+  if (pending) {   /* completed at the origin only: MPI still orders the target's accesses */
+    uint64_t seq = recording() ? next_seq() : 0;
+    swaps_done(w, seq, rank);
+    gets_done(w, seq, rank);
+  }
 }
 
 int MPI_Win_flush_local(int rank, MPI_Win win) {

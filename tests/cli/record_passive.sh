@@ -257,6 +257,32 @@ mkdir -p full
   printf 'end 0\nfinalized\n'
 } >full/rank-1.part
 
+# two origins take turns in exclusive epochs on one int of a target that sits in its first
+# call: 5,000 epochs, 10,000 fences in the 4,095 positions before that call, so fences share
+# positions; they keep the tickets' order among them (rank 2's odd tickets, rank 1's even,
+# the last one rank 1's), so the int ends as rank 1 put it last, not as the origin whose
+# fences would come last if fences sharing a position were sorted some other way
+mkdir -p full2
+{
+  printf 'cdag-record-part 1\nrank 0 nprocs 3\nphase 0\n'
+  echo "0 65536 barrier"
+  printf 'end 0\nfinalized\n'
+} >full2/rank-0.part
+for o in 1 2; do
+  {
+    printf 'cdag-record-part 1\nrank %d nprocs 3\ncomm %d 2 %d 0\nphase 0\n' $o "$(c $o 0)" $o
+    in=$(tp 65536 2)
+    for k in $(seq 1 2500); do
+      t=$((2 * k - (o == 2 ? 1 : 0)))
+      echo "0 $((196608 * k)) lock comm $(c $o 0) tpos $in"
+      echo "0 $((196608 * k + 65536)) put 8b to 0 at 0x5000 addr 0x$((100 * o)) comm $(c $o 0)"
+      echo "0 $((196608 * k + 131072)) unlock comm $(c $o 0) ticket $t tpos $in"
+    done
+    echo "0 $((196608 * 2501)) barrier"
+    printf 'end 0\nfinalized\n'
+  } >full2/rank-$o.part
+done
+
 # a phase that does not load for another reason (a message whose sizes disagree): the
 # recording stays as it was, epochs placed, and its failure is said
 mkdir -p other
@@ -363,6 +389,15 @@ cases <<'T'
 0 cat full/phase-0000.cdag
   count 10004 ^fence comm
   count 5000 ^put
+0 cdag record --merge full2
+0 cat full2/index.json
+  out "unsupported": {}
+  out "check": {"ok": true
+0 cdag sst full2/phase-0000.cdag
+  out 0x5000 <- rank 1 0x100 (8 B)
+# the target's fences: each epoch's two in a row, the origins in turn
+0 awk '/^rank 0 \{/ { on = 1; next } /^\}/ { on = 0 } on && /^fence/ { n++; c[n] = $3 } END { for (i = 1; i < n; i += 2) if (c[i] != c[i + 1] || (i > 1 && c[i] == c[i - 1])) bad++; print n " fences, " bad + 0 " out of turn" }' full2/phase-0000.cdag
+  out 10000 fences, 0 out of turn
 0 cdag record --merge --flat run
   out recorded 3 processes: 1 phase
 0 cdag check run/phase-0000.cdag

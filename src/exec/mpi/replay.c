@@ -368,19 +368,23 @@ static int drop_overwritten(const cdag_graph *gg, int32_t i, int32_t *later, int
 static int copy_rank_ops(const copier *c, int32_t lo, int32_t hi, int32_t *local) {
   const cdag_graph *gg = c->gg;
   int32_t *later = malloc((size_t)(hi > lo ? hi - lo : 1) * sizeof *later), n = 0;
+  uint64_t hull_lo = UINT64_MAX, hull_hi = 0;   /* the bytes later[] reduce into, at most */
   int rc = later ? CDAG_OK : CDAG_NOMEM("replay");
   for (int32_t k = lo; !rc && k < hi; k++) {
     int32_t i = gg->rank_ops[k];
     if (os_of(gg, i) == IR_OS_PARTNER && gg->kind[i] == IR_REDUCE && of_every_rank(gg, i)) {   /* an accumulate's */
       later[n++] = i;
+      if (gg->addr[i] < hull_lo) hull_lo = gg->addr[i];
+      if (gg->addr[i] + gg->bytes[i] > hull_hi) hull_hi = gg->addr[i] + gg->bytes[i];
       continue;
     }
-    if (n && os_of(gg, i) == IR_OS_PARTNER && gg->kind[i] == IR_RECV && gg->tag[i] == IR_TAG_PUT)
+    if (n && os_of(gg, i) == IR_OS_PARTNER && gg->kind[i] == IR_RECV && gg->tag[i] == IR_TAG_PUT &&
+        gg->addr[i] < hull_hi && hull_lo < gg->addr[i] + gg->bytes[i])
       rc = drop_overwritten(gg, i, later, &n);
     if (!rc) rc = copy_op(c, i, &local[i]);
     if (os_of(gg, i) != IR_OS_FENCE || !of_every_rank(gg, i)) continue;
     for (int32_t j = 0; !rc && j < n; j++) rc = copy_op(c, later[j], &local[later[j]]);
-    n = 0;
+    n = 0, hull_lo = UINT64_MAX, hull_hi = 0;
   }
   for (int32_t j = 0; !rc && j < n; j++) rc = copy_op(c, later[j], &local[later[j]]);
   free(later);

@@ -186,13 +186,15 @@ static int chain_reassociates(const cdag_plan *p) {
 }
 
 /* The stages' graphs of s, run one after the other with the plan's computations (st) between
-   them, leave the bytes g leaves. */
-static int stages_as_graph(const cdag_graph *g, const stage_split *s, const stage_steps *st, uint64_t seed, int orders) {
+   them, leave the bytes g leaves (from inputs exact for p's reductions, as exec_verify_bytes
+   gives them: the graph's own orders of concurrent sums then agree). */
+static int stages_as_graph(const cdag_graph *g, const cdag_plan *p, const stage_split *s, const stage_steps *st,
+                           uint64_t seed, int orders) {
   sim_mem *init = NULL, *ref = NULL, *staged = NULL;
   int rc = sim_mem_create_plus(g, st->temps, st->ntemps, &init);
   if (rc) return rc;
   sim_mem_fill_random(init, seed);
-  if ((rc = run_orders(g, init, seed, orders, &ref)) == CDAG_OK && (rc = sim_mem_clone(init, &staged)) == CDAG_OK &&
+  if ((rc = exact_inputs(p, init, seed)) == CDAG_OK && (rc = run_orders(g, init, seed, orders, &ref)) == CDAG_OK && (rc = sim_mem_clone(init, &staged)) == CDAG_OK &&
       (rc = sim_run_stages(s->graph, s->nstages, st, staged)) == CDAG_OK) {
     forget_temps(st, staged, ref);
     if (sim_mem_compare(ref, staged, g, 1) != CDAG_OK)
@@ -237,7 +239,7 @@ static int verify_by_stages(const cdag_graph *g, const cdag_plan *p, uint64_t se
       rc = cdag__error(CDAG_ERR_PLAN, "verify: the plan's stages are not the graph's (stage %d of %d)", k, s.nstages);
   if (rc == CDAG_OK && q) rc = cdag__error(CDAG_ERR_PLAN, "verify: the plan has more stages than the graph's %d", s.nstages);
   for (int32_t k = 0; rc == CDAG_OK && k < s.nstages; k++) rc = ir_finalize(s.graph[k]);
-  if (rc == CDAG_OK) rc = stages_as_graph(g, &s, p->steps, seed, orders);
+  if (rc == CDAG_OK) rc = stages_as_graph(g, p, &s, p->steps, seed, orders);
   q = p;
   for (int32_t k = 0; rc == CDAG_OK && k < s.nstages; k++, q = q->next) rc = stage_as_planned(s.graph[k], q, seed + (uint64_t)k);
   stage_split_free(&s);
