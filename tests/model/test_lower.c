@@ -355,6 +355,18 @@ START_TEST(calc_kept_in_the_plan) {
 }
 END_TEST
 
+/* The graph of `text` (file name `name`), analysed, its algorithms chosen (policy auto) and
+   its plan lowered (*low). */
+static cdag_plan *lowered_text(const char *text, size_t n, const char *name, cdag_graph **g, cdag_graph **low) {
+  ck_assert_msg(ir_load_mem(text, n, name, NULL, g) == CDAG_OK, "%s", cdag_error_message());
+  cdag_plan *p = NULL;
+  CK_OK(cdag_analyze(*g, NULL, &p));
+  kern_model m = kern_model_default();
+  CK_OK(kern_choose_plan(p, &m, KERN_POLICY_AUTO));
+  CK_OK(exec_lower_plan(p, NULL, &m, KERN_POLICY_AUTO, low));
+  return p;
+}
+
 /* A remote contribution counted twice travels once: rank 1 sends x to rank 0 twice, and
    rank 0 adds both copies to its own y (out = y + x + x, x a contribution of multiplicity 2).
    The runtime sends x once into its reduction buffer and adds it twice; the lowering the
@@ -366,18 +378,13 @@ START_TEST(repeated_contribution_sent_once) {
                              "  reduce 1 int64 sum in 0x1000 inout 0x3000\n  reduce 1 int64 sum in 0x2000 inout 0x3000\n}\n"
                              "rank 1 {\n  send 8b to 0 tag 1 addr 0x100\n  send 8b to 0 tag 2 addr 0x100\n}\n";
   cdag_graph *g = NULL, *low = NULL;
-  ck_assert_msg(ir_load_mem(text, sizeof text - 1, "twice.cdag", NULL, &g) == CDAG_OK, "%s", cdag_error_message());
-  cdag_plan *p = NULL;
-  CK_OK(cdag_analyze(g, NULL, &p));
+  cdag_plan *p = lowered_text(text, sizeof text - 1, "twice.cdag", &g, &low);
   ck_assert_int_eq(p->nreds, 1);
   const df_set *set = &p->sst->sets[p->reds[0].set];
   uint32_t twice = 0;
   for (int32_t u = 0; u < set->nruns; u++)
     if (p->sst->runs[set->first + u].lo == 1) twice = p->sst->runs[set->first + u].mult;
   ck_assert_uint_eq(twice, 2);
-  kern_model m = kern_model_default();
-  CK_OK(kern_choose_plan(p, &m, KERN_POLICY_AUTO));
-  CK_OK(exec_lower_plan(p, NULL, &m, KERN_POLICY_AUTO, &low));
   int64_t sends = 0, reduces = 0;
   for (int64_t i = 0; i < low->nops; i++) sends += low->kind[i] == IR_SEND, reduces += low->kind[i] == IR_REDUCE;
   ck_assert_int_eq(sends, 1);
@@ -398,14 +405,9 @@ START_TEST(regular_pieces_lower_as_runs) {
                              "copy 4096b from 0x10000 to 0x100000 blocks 256 to_stride 32\n"
                              "copy 4096b from 0x10000 to 0x200000 blocks 256 to_stride 32\n}\n";
   cdag_graph *g = NULL, *low = NULL;
-  ck_assert_msg(ir_load_mem(text, sizeof text - 1, "unpack.cdag", NULL, &g) == CDAG_OK, "%s", cdag_error_message());
-  cdag_plan *p = NULL;
-  CK_OK(cdag_analyze(g, NULL, &p));
+  cdag_plan *p = lowered_text(text, sizeof text - 1, "unpack.cdag", &g, &low);
   ck_assert_int_eq(p->nmsgs, 1);
   ck_assert_int_eq(p->msgs[0].n, 512);
-  kern_model m = kern_model_default();
-  CK_OK(kern_choose_plan(p, &m, KERN_POLICY_AUTO));
-  CK_OK(exec_lower_plan(p, NULL, &m, KERN_POLICY_AUTO, &low));
   ck_assert_int_eq(low->nops, 4);
   for (int64_t i = 0; i < low->nops; i++) {
     ir_blocks b = ir_copy_blocks(low, i);
