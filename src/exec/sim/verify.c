@@ -11,6 +11,7 @@
  * earlier stage computed, values no seed makes exact, is verified stage by stage when the
  * whole run differs (verify_by_stages).
  * Cost: O(n log n) per order for n ops, plus the memory touched (a few copies of it). */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,20 +45,27 @@ static int run_orders(const cdag_graph *g, const sim_mem *init, uint64_t seed, i
 /* Floating-point sums and products may be reassociated by a plan (docs/semantics.md), so
    bytes compared after them could differ in the last bit for a correct plan. Their inputs
    (the SST's contributions: origins) get values every order combines exactly: small
-   integers for sums, powers of two for products (exact unless over- or underflowing). */
+   integers for sums, powers of two for products. A reduction of n contributions (a value
+   counted 65,536 times is 65,536 of them) keeps them small enough that every partial sum is
+   an integer the type holds exactly (n times the bound within its significand), and every
+   partial product within its exponents (n times the exponent bound at most 100). */
 /* The bytes of one scalar of a floating-point type (a complex number is two). */
 static int scalar_width(int type) {
   if (type == CDAG_LONG_DOUBLE || type == CDAG_COMPLEX_LONG_DOUBLE) return ir_type_size(CDAG_LONG_DOUBLE);
   return type == CDAG_DOUBLE || type == CDAG_COMPLEX_DOUBLE ? 8 : 4;
 }
 
-static void exact_values(uint8_t *b, uint64_t count, int type, int rop, uint64_t *x) {
-  int w = scalar_width(type);
+static void exact_values(uint8_t *b, uint64_t count, int type, int rop, uint64_t terms, uint64_t *x) {
+  int w = scalar_width(type), digits = w == 4 ? FLT_MANT_DIG : w == 8 ? DBL_MANT_DIG : LDBL_MANT_DIG;
   uint64_t n = type == CDAG_COMPLEX_FLOAT || type == CDAG_COMPLEX_DOUBLE || type == CDAG_COMPLEX_LONG_DOUBLE ? 2 * count
                                                                                                         : count;
+  uint64_t t = terms ? terms : 1, bound = (uint64_t)1 << (digits < 63 ? digits : 62);
+  int64_t half = (int64_t)(t >= bound / 512 ? (bound / t > 1 ? bound / t : 1) : 512);   /* sums: [-half, half) */
+  int ex = t > 25 ? (int)(100 / t) : 4;                                                   /* products: 2^[-ex, ex] */
   for (uint64_t e = 0; e < n; e++) {
     *x ^= *x << 13; *x ^= *x >> 7; *x ^= *x << 17;
-    double v = rop == CDAG_PROD ? ldexp(1.0, (int)(*x % 9) - 4) : (double)(int)(*x % 1024) - 512.0;
+    double v = rop == CDAG_PROD ? ldexp(1.0, (int)(*x % (uint64_t)(2 * ex + 1)) - ex)
+                                : (double)((int64_t)(*x % (uint64_t)(2 * half)) - half);
     float f = (float)v;
     long double l = v;
     memset(b + (size_t)w * e, 0, (size_t)w);   /* a long double's padding too */
@@ -71,17 +79,18 @@ static int reassociates(int type, int rop) {
          type != CDAG_FLOAT_INT && type != CDAG_DOUBLE_INT && type != CDAG_2FLOAT && type != CDAG_2DOUBLE;
 }
 
-/* One reassociating input: bytes [lo, hi) of rank, elements of type combined by rop. */
+/* One reassociating input: bytes [lo, hi) of rank, elements of type combined by rop with
+   `terms` contributions in all. */
 typedef struct {
   int32_t rank, type, rop;
-  uint64_t lo, hi;
+  uint64_t lo, hi, terms;
 } input_span;
 
 static int input_push(input_span **v, int64_t *n, int64_t *cap, int32_t rank, uint64_t addr, uint64_t len, int type,
-                      int rop) {
+                      int rop, uint64_t terms) {
   if (len == 0) return CDAG_OK;
   BASE_GROW(*v, *n, *cap, 1, "verify");
-  (*v)[(*n)++] = (input_span){rank, type, rop, addr, addr + len};
+  (*v)[(*n)++] = (input_span){rank, type, rop, addr, addr + len, terms};
   return CDAG_OK;
 }
 
@@ -97,7 +106,8 @@ static int collect_inputs(const cdag_plan *p, input_span **v, int64_t *n, int64_
         const det_iov *io = det_slot(p, c, 1, mi, s);
         for (int32_t k = 0; k < io->n && rc == CDAG_OK; k++) {
           const det_piece *pc = &p->pieces[io->first + (uint32_t)k];
-          rc = input_push(v, n, cap, p->ranks[c->ranks_first + mi], pc->addr, pc->len, c->type, c->op);
+          rc = input_push(v, n, cap, p->ranks[c->ranks_first + mi], pc->addr, pc->len, c->type, c->op,
+                          (uint64_t)c->nranks);
         }
       }
   }
@@ -109,7 +119,7 @@ static int collect_inputs(const cdag_plan *p, input_span **v, int64_t *n, int64_
     for (int32_t k = 0; k < set->nruns; k++) {
       const df_run *run = &p->sst->runs[set->first + k];
       for (int32_t r = run->lo; r <= run->hi && rc == CDAG_OK; r++)
-        rc = input_push(v, n, cap, r, run->addr, bytes, (int)d->type, d->op);
+        rc = input_push(v, n, cap, r, run->addr, bytes, (int)d->type, d->op, (uint64_t)set->ncontrib);
     }
   }
   return rc;
@@ -141,16 +151,18 @@ static int exact_inputs(const cdag_plan *p, sim_mem *m, uint64_t seed) {
   if (rc == CDAG_OK && n) base_sort(v, n, sizeof *v, input_cmp);
   uint64_t x = seed | 1;
   for (int64_t i = 0, j; i < n && rc == CDAG_OK; i = j) {
-    uint64_t hi = v[i].hi;
+    uint64_t hi = v[i].hi, terms = v[i].terms;
     int alike = 1;
     for (j = i + 1; j < n && v[j].rank == v[i].rank && v[j].lo < hi; j++) {
       alike &= same_reading(&v[i], &v[j]);
       if (v[j].hi > hi) hi = v[j].hi;
+      if (v[j].terms > terms) terms = v[j].terms;
     }
     for (int64_t k = i; k < j; k++) {
       uint8_t *b = sim_mem_at(m, v[k].rank, v[k].lo, v[k].hi - v[k].lo);
       if (!b) continue;
-      if (alike) exact_values(b, (v[k].hi - v[k].lo) / (uint64_t)ir_type_size(v[k].type), v[k].type, v[k].rop, &x);
+      if (alike)
+        exact_values(b, (v[k].hi - v[k].lo) / (uint64_t)ir_type_size(v[k].type), v[k].type, v[k].rop, terms, &x);
       else memset(b, 0, (size_t)(v[k].hi - v[k].lo));
     }
   }

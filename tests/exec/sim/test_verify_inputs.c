@@ -12,7 +12,8 @@
  * A staged plan's later sums read values an earlier stage (or a computation) made, which no
  * seed makes exact: verify then checks stage by stage (verify_by_stages). The staged cases
  * below failed for most seeds before; a plan with a stage's reductions dropped must still
- * fail, naming the stage. */
+ * fail, naming the stage. A sum of 65,536 terms gets inputs small enough that its partial
+ * sums stay exact floats. */
 #include "check_main.h"
 #include "detect/detect.h"
 #include "exec/sim/sim.h"
@@ -89,6 +90,18 @@ static cdag_graph *sum_of_computed(void) {
   return g;
 }
 
+/* fuzz_api's: x = y + x, doubled 20 times, added into z. The sum counts each of x and y
+   2^20 times, past the 65,536 a set keeps (a stage starts), and stage 0's plan adds 65,536
+   copies one by one: integers up to 512 would pass 2^24 there, where a float rounds. */
+static cdag_graph *doubled_floats(void) {
+  cdag_graph *g;
+  CK_OK(cdag_graph_create_global(1, &g));
+  CK_OK(cdag_rank_reduce_local(g, 0, 0x20, 0x90, 6, CDAG_FLOAT, CDAG_SUM, NULL));
+  for (int k = 0; k < 20; k++) CK_OK(cdag_rank_reduce_local(g, 0, 0x90, 0x90, 6, CDAG_FLOAT, CDAG_SUM, NULL));
+  CK_OK(cdag_rank_reduce_local(g, 0, 0x90, 0xa8, 6, CDAG_FLOAT, CDAG_SUM, NULL));
+  return g;
+}
+
 static void verify_seeds(cdag_graph *(*make)(void), const char *what) {
   cdag_graph *g = make();
   cdag_plan *p = NULL;
@@ -105,6 +118,7 @@ static void verify_seeds(cdag_graph *(*make)(void), const char *what) {
 START_TEST(staged_sums_of_computed_values) {
   verify_seeds(sums_after_bor, "sums after a bor");
   verify_seeds(sum_of_computed, "a sum of computed values");
+  verify_seeds(doubled_floats, "floats doubled 20 times");
 }
 END_TEST
 
