@@ -563,13 +563,20 @@ static int accumulates(int call) {
    unordered accesses to t: of each span it overlaps whose sig does not commute with its own,
    a read after a write, a write after a read or a write after a write. 0: it commutes with
    them all. O(log n + k) per range, k spans overlapped. */
+/* The first of u's spans that reaches past lo (its start in *k), -1 none: the span covering
+   lo, else the first starting above it. Spans from there on start in order. */
+static int64_t first_span(const rupd *u, uint64_t lo, uint64_t *k) {
+  *k = lo;
+  int64_t i = base_imap_find(&u->at, k, BASE_IMAP_AT_OR_BELOW);
+  if (i < 0 || u->span[i].hi <= lo) *k = lo, i = base_imap_find(&u->at, k, BASE_IMAP_AT_OR_ABOVE);
+  return i;
+}
+
 static int needs_order(const rupd *u, const ranges *r, uint32_t sig) {
   int need = 0;
   for (int64_t j = 0; j < r->n; j++) {
-    uint64_t lo = r->a[j], hi = lo + r->l[j], k = lo;
-    int64_t i = base_imap_find(&u->at, &k, BASE_IMAP_AT_OR_BELOW);
-    if (i < 0 || u->span[i].hi <= lo) k = lo, i = base_imap_find(&u->at, &k, BASE_IMAP_AT_OR_ABOVE);
-    for (; i >= 0 && k < hi; i = base_imap_find(&u->at, &k, BASE_IMAP_ABOVE)) {
+    uint64_t hi = r->a[j] + r->l[j], k;
+    for (int64_t i = first_span(u, r->a[j], &k); i >= 0 && k < hi; i = base_imap_find(&u->at, &k, BASE_IMAP_ABOVE)) {
       uint32_t was = u->span[i].sig;
       if (was == sig && sig != UPD_REPLACE) continue;
       need |= was == UPD_READ ? ORDER_WAR : sig == UPD_READ ? ORDER_RAW : ORDER_WAW;
@@ -609,10 +616,8 @@ static int order_after(rwin *w, int t, const ranges *r, uint32_t sig, int call, 
 /* Span [lo, hi) of sig into u, merged with the spans it overlaps (all of sig: order_after
    cleared u otherwise). */
 static int add_span(rupd *u, uint64_t lo, uint64_t hi, uint32_t sig) {
-  uint64_t k = lo;
-  int64_t i = base_imap_find(&u->at, &k, BASE_IMAP_AT_OR_BELOW);
-  if (i < 0 || u->span[i].hi <= lo) k = lo, i = base_imap_find(&u->at, &k, BASE_IMAP_AT_OR_ABOVE);
-  for (; i >= 0 && k < hi; i = base_imap_find(&u->at, &k, BASE_IMAP_ABOVE)) {
+  uint64_t k;
+  for (int64_t i = first_span(u, lo, &k); i >= 0 && k < hi; i = base_imap_find(&u->at, &k, BASE_IMAP_ABOVE)) {
     if (u->span[i].lo < lo) lo = u->span[i].lo;
     if (u->span[i].hi > hi) hi = u->span[i].hi;
     if (base_imap_del(&u->at, k)) return -1;
