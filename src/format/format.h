@@ -63,7 +63,9 @@ typedef struct {
   uint64_t from_stride, to_stride;   /* ... and their strides (ir_stride; a line may carry a negative
                                         one, two's complement: the recorder's blocks that run
                                         backwards, which the loader turns forwards or apart);
-                                        a computation (IR_CALC): to_stride, of its blocks */
+                                        a computation (IR_CALC): to_stride, of its blocks; a
+                                        get, put or accumulate: to_stride, of its target's
+                                        blocks (its local side is contiguous) */
   const uint64_t *from_at, *to_at;   /* blocks at no one stride: the address of each (`blocks` of
                                         them; written as the steps between them), NULL: strided */
   int32_t seg;               /* get/put not expanded yet: the segment (addr2 an offset), -1 none */

@@ -1167,8 +1167,30 @@ static int onesided_comm(reader *r, const fields *f, int32_t id, const token *kw
   return rc;
 }
 
-/* get SIZE from PEER at A [seg K] addr D [comm C]  (put: to PEER); with seg, A is an offset
-   in the peer's segment K. */
+/* `blocks N [stride T]` of a one-sided access op of `bytes`: its target side in N blocks of
+   bytes / N, block i at its target address + i * T (T at least the block length; left out,
+   the block length). Notes the target's bytes touched (their hull) when they are addresses. */
+static int access_blocks(reader *r, const fields *f, int32_t id, int64_t bytes, int64_t at, int seg, const token *kw) {
+  int64_t n = 1, stride = 0, len;
+  int rc;
+  if (!f->present[F_BLOCKS] && f->present[F_STRIDE])
+    return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_STRIDE], "a stride needs 'blocks'");
+  if ((rc = field_in(r, f, F_BLOCKS, 1, INT64_MAX, "a block count (at least 1)", 1, &n))) return rc;
+  if (bytes % n)
+    return rd_fail(r, CDAG_ERR_FORMAT, &f->t[F_BLOCKS], "%lld blocks do not divide the %lld bytes", (long long)n,
+                   (long long)bytes);
+  len = bytes / n;
+  if ((rc = field_in(r, f, F_STRIDE, len ? len : 1, INT64_MAX, "a stride (at least the block length)", len, &stride)))
+    return rc;
+  if (n > 1 && stride != len && (rc = ir_set_access_blocks(r->g, id, (uint64_t)n, (uint64_t)stride)))
+    return rd_wrap(r, rc, kw);
+  if (seg < 0) note_range(r, (uint64_t)at, n > 1 ? (uint64_t)((n - 1) * stride + len) : (uint64_t)bytes);
+  return CDAG_OK;
+}
+
+/* get SIZE from PEER at A [seg K] addr D [blocks N [stride T]] [comm C]  (put: to PEER); with
+   seg, A is an offset in the peer's segment K; with blocks, the target's side is N blocks at
+   stride T (access_blocks). */
 static int read_onesided(reader *r, int get, const token *kw, const token *label) {
   int64_t bytes, at, addr, seg;
   int32_t peer = 0, id = -1;
@@ -1180,8 +1202,8 @@ static int read_onesided(reader *r, int get, const token *kw, const token *label
   if ((rc = next(r))) return rc;
   if ((rc = num_in(r, &r->tok, 0, 0, r->g->nprocs - 1, "a target rank", &at))) return rc;
   peer = (int32_t)at;
-  if ((rc = read_fields(r, BIT(F_WAIT) | BIT(F_AT) | BIT(F_SEG) | BIT(F_ADDR) | BIT(F_COMM),
-                        "'at', 'seg', 'addr', 'comm' or end of line", &f)))
+  if ((rc = read_fields(r, BIT(F_WAIT) | BIT(F_AT) | BIT(F_SEG) | BIT(F_ADDR) | BIT(F_COMM) | BIT(F_BLOCKS) | BIT(F_STRIDE),
+                        "'at', 'seg', 'addr', 'blocks', 'stride', 'comm' or end of line", &f)))
     return rc;
   if ((rc = require_field(r, &f, F_AT)) || (rc = require_field(r, &f, F_ADDR))) return rc;
   if ((rc = field_in(r, &f, F_AT, 0, INT64_MAX, "an address", 0, &at))) return rc;
@@ -1191,12 +1213,12 @@ static int read_onesided(reader *r, int get, const token *kw, const token *label
            : ir_add_put(r->g, r->rank, (uint64_t)addr, (uint64_t)bytes, peer, (int)seg, (uint64_t)at, &id);
   if ((rc = finish_op(r, rc, id, kw, label, &f)) || (rc = onesided_comm(r, &f, id, kw))) return rc;
   note_range(r, (uint64_t)addr, (uint64_t)bytes);
-  if (seg < 0) note_range(r, (uint64_t)at, (uint64_t)bytes);
-  return CDAG_OK;
+  return access_blocks(r, &f, id, bytes, at, (int)seg, kw);
 }
 
-/* accumulate COUNT TYPE OP to PEER at A [seg K] addr D [comm C]: COUNT elements at D combined with
-   OP into the peer's bytes at A (with seg, an offset in its segment K). */
+/* accumulate COUNT TYPE OP to PEER at A [seg K] addr D [blocks N [stride T]] [comm C]: COUNT
+   elements at D combined with OP into the peer's bytes at A (with seg, an offset in its
+   segment K; with blocks, in N blocks at stride T: access_blocks). */
 static int read_accumulate(reader *r, const token *kw, const token *label) {
   int64_t count, at, addr, seg;
   int32_t id = -1;
@@ -1209,8 +1231,8 @@ static int read_accumulate(reader *r, const token *kw, const token *label) {
   if ((rc = next(r))) return rc;
   if ((rc = num_in(r, &r->tok, 0, 0, r->g->nprocs - 1, "a target rank", &at))) return rc;
   int32_t peer = (int32_t)at;
-  if ((rc = read_fields(r, BIT(F_WAIT) | BIT(F_AT) | BIT(F_SEG) | BIT(F_ADDR) | BIT(F_COMM),
-                        "'at', 'seg', 'addr', 'comm' or end of line", &f)))
+  if ((rc = read_fields(r, BIT(F_WAIT) | BIT(F_AT) | BIT(F_SEG) | BIT(F_ADDR) | BIT(F_COMM) | BIT(F_BLOCKS) | BIT(F_STRIDE),
+                        "'at', 'seg', 'addr', 'blocks', 'stride', 'comm' or end of line", &f)))
     return rc;
   if ((rc = require_field(r, &f, F_AT)) || (rc = require_field(r, &f, F_ADDR))) return rc;
   if ((rc = field_in(r, &f, F_AT, 0, INT64_MAX, "an address", 0, &at))) return rc;
@@ -1220,8 +1242,7 @@ static int read_accumulate(reader *r, const token *kw, const token *label) {
   if ((rc = finish_op(r, rc, id, kw, label, &f)) || (rc = onesided_comm(r, &f, id, kw))) return rc;
   uint64_t bytes = (uint64_t)count * (uint64_t)ir_type_size(type);
   note_range(r, (uint64_t)addr, bytes);
-  if (seg < 0) note_range(r, (uint64_t)at, bytes);
-  return CDAG_OK;
+  return access_blocks(r, &f, id, (int64_t)bytes, at, (int)seg, kw);
 }
 
 /* fence [comm C] */

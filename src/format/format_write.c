@@ -242,6 +242,13 @@ static void line_message(line_buf *b, const ir_line *l) {
   ap(b, " addr 0x%llx", (unsigned long long)l->addr);
 }
 
+/* ` blocks N stride T` of a one-sided access whose target side is in blocks. */
+static void access_blocks(line_buf *b, const ir_line *l) {
+  if (l->blocks < 2) return;
+  ap(b, " blocks %llu", (unsigned long long)l->blocks);
+  if (l->to_stride != l->bytes / l->blocks) ap(b, " stride %llu", (unsigned long long)l->to_stride);
+}
+
 size_t ir_format_line(char *buf, size_t cap, const char *label, const ir_line *l) {
   line_buf b = {buf, cap, 0};
   unsigned long long bytes = l->bytes, a = l->addr, a2 = l->addr2;
@@ -258,6 +265,7 @@ size_t ir_format_line(char *buf, size_t cap, const char *label, const ir_line *l
       ap(&b, "%s %llub %s %d", l->kind == IR_GET ? "get" : "put", bytes, l->kind == IR_GET ? "from" : "to", l->peer);
       if (l->seg >= 0) ap(&b, " seg %d", l->seg);   /* not expanded yet: addr2 is an offset */
       ap(&b, " at 0x%llx addr 0x%llx", a2, a);
+      access_blocks(&b, l);
       if (l->comm > 0) ap(&b, " comm %d", l->comm);
       if (l->wait) ap(&b, " wait");
       return b.len;
@@ -267,6 +275,7 @@ size_t ir_format_line(char *buf, size_t cap, const char *label, const ir_line *l
          ir_rop_name(l->peer & 0xff), l->tag);
       if (l->seg >= 0) ap(&b, " seg %d", l->seg);
       ap(&b, " at 0x%llx addr 0x%llx", a2, a);
+      access_blocks(&b, l);
       if (l->comm > 0) ap(&b, " comm %d", l->comm);
       if (l->wait) ap(&b, " wait");
       return b.len;
@@ -359,6 +368,10 @@ static int write_op(writer *w, int32_t op) {
     l.from_at = k.from_at, l.to_at = k.to_at;   /* offsets: their steps are the addresses' */
     if (k.from_at) l.addr2 += k.from_at[0];     /* a line names block 0's address, the lowest's in the graph */
     if (k.to_at) l.addr += k.to_at[0];
+  }
+  if (ir_is_access(g, op)) {   /* the target side's blocks */
+    ir_blocks k = ir_access_blocks(g, op);
+    l.blocks = k.n, l.to_stride = k.to;
   }
   if (ir_is_compute(g, op)) {
     l.rlen = g->cr_len[op];

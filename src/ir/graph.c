@@ -512,6 +512,21 @@ int ir_add_accumulate(cdag_graph *g, int rank, uint64_t src, uint64_t count, int
   return CDAG_OK;
 }
 
+int ir_set_access_blocks(cdag_graph *g, int32_t op, uint64_t n, uint64_t stride) {
+  if (!g || op < 0 || op >= g->nops || !ir_is_access(g, op) || g->os || n < 1 || g->bytes[op] % n)
+    return cdag__error(CDAG_ERR_ARG, "ir_set_access_blocks: not a one-sided access of %llu blocks", (unsigned long long)n);
+  uint64_t len = g->bytes[op] / n, hull;
+  if (n == 1 || stride == len) return CDAG_OK;   /* one range */
+  if (stride < len || ckd_mul(&hull, n - 1, stride) || ckd_add(&hull, hull, len) || hull > (uint64_t)INT64_MAX ||
+      (g->tag[op] < 0 && hull > UINT64_MAX - g->addr2[op]))
+    return cdag__error(CDAG_ERR_ARG, "rank %d: a one-sided access's blocks of %llu bytes at stride %llu overlap or reach "
+                       "past 2^64", g->rank[op], (unsigned long long)len, (unsigned long long)stride);
+  if (g->kind[op] == IR_ACC && len % (uint64_t)ir_type_size(g->acc[op] >> 8))
+    return cdag__error(CDAG_ERR_ARG, "rank %d: an accumulate's blocks of %llu bytes split its %s elements", g->rank[op],
+                       (unsigned long long)len, ir_type_name(g->acc[op] >> 8));
+  return ir_set_blocks(g, op, (ir_blocks){.n = n, .len = len, .from = len, .to = stride});
+}
+
 int ir_set_onesided_comm(cdag_graph *g, int32_t op, int comm) {
   int rc;
   if (!g || op < 0 || op >= g->nops) return cdag__error(CDAG_ERR_ARG, "no operation %d", op);

@@ -266,8 +266,11 @@ typedef struct {
 } ir_blocks;
 static inline ir_blocks ir_one_block(uint64_t len) { return (ir_blocks){1, len, len, len, NULL, NULL, 0, 0}; }
 static inline uint64_t ir_stride_n(const ir_stride *s) { return s->n & ~IR_LISTED; }
-static inline int ir_is_strided(const cdag_graph *g, int64_t op) { return g->stride && ir_stride_n(&g->stride[op]) > 1; }
-static inline int ir_is_listed(const cdag_graph *g, int64_t op) { return g->stride && (g->stride[op].n & IR_LISTED); }
+/* A pattern of a copy or a computation; a one-sided access's (ir_access_blocks) is read apart. */
+static inline int ir_is_strided(const cdag_graph *g, int64_t op) {
+  return g->stride && ir_stride_n(&g->stride[op]) > 1 && (g->kind[op] == IR_COPY || g->kind[op] == IR_CALC);
+}
+static inline int ir_is_listed(const cdag_graph *g, int64_t op) { return ir_is_strided(g, op) && (g->stride[op].n & IR_LISTED); }
 /* The blocks of a copy of `bytes` with pattern s (n >= 2), its listed offsets in pool; a listed
    side's stride reads as the block length. */
 static inline ir_blocks ir_stride_blocks(const ir_stride *s, const uint64_t *pool, uint64_t bytes) {
@@ -338,6 +341,23 @@ int ir_add_get(cdag_graph *g, int rank, uint64_t dst, uint64_t bytes, int target
 int ir_add_put(cdag_graph *g, int rank, uint64_t src, uint64_t bytes, int target, int seg, uint64_t taddr,
                int32_t *id);
 int ir_add_fence(cdag_graph *g, int rank, int32_t *id);
+/* One-sided access op (a get, put or accumulate just added, of n * len bytes) reaches n blocks
+   of len bytes at the target instead: block i at its target address + i * stride (stride at
+   least len); its local side stays contiguous (an MPI target datatype's strided run). Read
+   them through ir_access_blocks (their `to` side); expansion moves them through a scratch
+   area of the target with one strided copy. */
+int ir_set_access_blocks(cdag_graph *g, int32_t op, uint64_t n, uint64_t stride);
+/* Is op a one-sided access, as added (get, put, accumulate) or expanded (its origin's side)? */
+static inline int ir_is_access(const cdag_graph *g, int64_t op) {
+  int k = g->kind[op];
+  if (k == IR_GET || k == IR_PUT || k == IR_ACC) return 1;
+  return g->os && (g->os[op] == IR_OS_GET || g->os[op] == IR_OS_PUT || g->os[op] == IR_OS_ACC);
+}
+/* The target blocks of one-sided access op: one block of its bytes unless set. */
+static inline ir_blocks ir_access_blocks(const cdag_graph *g, int64_t op) {
+  if (!g->stride || ir_stride_n(&g->stride[op]) < 2 || !ir_is_access(g, op)) return ir_one_block(g->bytes[op]);
+  return ir_stride_blocks(&g->stride[op], g->blkoff, g->bytes[op]);
+}
 /* An accumulate: count elements of type at src combined with op into the target's bytes
    (as ir_add_put names them) at the end of the epoch, as MPI_Accumulate does. */
 int ir_add_accumulate(cdag_graph *g, int rank, uint64_t src, uint64_t count, int type, int rop, int target, int seg,

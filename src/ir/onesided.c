@@ -205,6 +205,12 @@ static int epochs_of(const cdag_graph *g, int64_t n, int after, epochs *e) {
 
 /* ---- expansion ---- */
 
+/* The bytes from an access's target address to the end of its last block. */
+static uint64_t target_hull(const cdag_graph *g, int64_t i) {
+  ir_blocks b = ir_access_blocks(g, i);
+  return b.to_last + b.len;
+}
+
 /* The target address of one-sided op i: its segment's base plus the offset, bounds checked. */
 static int target_addr(const cdag_graph *g, int64_t i, const int32_t *sstart, const int64_t *sidx, uint64_t *a) {
   int t = g->peer[i], seg = g->tag[i];
@@ -219,7 +225,7 @@ static int target_addr(const cdag_graph *g, int64_t i, const int32_t *sstart, co
                        ir_describe(g, (int32_t)i, d, sizeof d), what, t, seg, t, sstart[t + 1] - sstart[t]);
   int64_t k = sidx[sstart[t] + seg];
   uint64_t off = g->addr2[i], len = g->seg_len[k];
-  if (off > len || g->bytes[i] > len - off)
+  if (off > len || target_hull(g, i) > len - off)
     return cdag__error(CDAG_ERR_ARG, "%s: %s of %llu bytes at offset %llu of rank %d segment %d, which has %llu bytes",
                        ir_describe(g, (int32_t)i, d, sizeof d), what, (unsigned long long)g->bytes[i],
                        (unsigned long long)off, t, seg, (unsigned long long)len);
@@ -254,53 +260,84 @@ static int64_t partner_key(const cdag_graph *g, int64_t i, const epochs *e, int6
 
 static int is_access(int kind) { return kind == IR_GET || kind == IR_PUT || kind == IR_ACC; }
 
-/* Accumulate i: its origin's side a send, the target's side a receive into the target's
-   next scratch area (*scr) and a reduce from it into a, both at key. */
-static int expand_acc(cdag_graph *g, int64_t i, uint64_t a, int64_t key, uint64_t *scr) {
-  int t = g->peer[i];
-  uint64_t b = g->bytes[i], at = IR_ACC_SCRATCH + *scr;
-  int32_t rid, did;
+/* The next scratch area of b bytes of target t (*scr: what its accesses took so far). */
+static int take_scratch(cdag_graph *g, int t, uint64_t b, uint64_t *scr, uint64_t *at) {
   if (b > IR_ACC_SCRATCH_LEN - *scr)
-    return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: accumulates into it receive more than 2^48 bytes", t);
-  int rc = ir_add_scratch(g, t, at, b);
-  if (!rc) rc = ir_append(g, IR_RECV, t, g->rank[i], IR_TAG_ACC, at, 0, b, &rid);
-  if (!rc) rc = ir_append(g, IR_REDUCE, t, g->acc[i] >> 8, g->acc[i] & 0xff, a, at, b, &did);
-  if (rc) return rc;
+    return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: one-sided accesses to it move more than 2^48 bytes through its "
+                       "scratch", t);
+  *at = IR_ACC_SCRATCH + *scr;
   *scr += (b + 63) & ~63ull;
-  for (int32_t id = rid; id <= did; id++) {
-    if (g->oscomm) g->oscomm[id] = g->oscomm[i];   /* the target's side names the epoch's communicator too */
-    g->os[id] = IR_OS_PARTNER;
-    g->os_key[id] = key;
-    if (g->line && g->line[i]) g->line[id] = g->line[i];
-  }
-  g->kind[i] = IR_SEND;
-  g->tag[i] = IR_TAG_ACC;
-  g->addr2[i] = a;
-  g->os[i] = IR_OS_ACC;
+  return ir_add_scratch(g, t, *at, b);
+}
+
+/* Appends an op of target t's side of access i, at key. */
+static int partner(cdag_graph *g, int64_t i, int64_t key, int kind, int peer, int tag, uint64_t addr, uint64_t addr2,
+                   int32_t *id) {
+  int rc = ir_append(g, kind, g->peer[i], peer, tag, addr, addr2, g->bytes[i], id);
+  if (rc) return rc;
+  if (g->oscomm) g->oscomm[*id] = g->oscomm[i];   /* the target's side names the epoch's communicator too */
+  g->os[*id] = IR_OS_PARTNER;
+  g->os_key[*id] = key;
+  if (g->line && g->line[i]) g->line[*id] = g->line[i];
   return CDAG_OK;
 }
 
+/* A strided copy on the target between its blocks b at a and contiguous bytes at s (to the
+   blocks, or from them). */
+static int partner_copy(cdag_graph *g, int64_t i, int64_t key, const ir_blocks *b, uint64_t a, uint64_t s, int to_blocks) {
+  int32_t id;
+  ir_blocks k = {.n = b->n, .len = b->len, .from = to_blocks ? b->len : b->to, .to = to_blocks ? b->to : b->len};
+  int rc = partner(g, i, key, IR_COPY, 0, 0, to_blocks ? a : s, to_blocks ? s : a, &id);
+  return rc ? rc : ir_set_blocks(g, id, k);
+}
+
+/* The target's side of access i at key (a: its target address, *scr its scratch used): a put
+   is received there, a get sent from there, an accumulate received into scratch and reduced
+   into the target's bytes (MPI's accumulate is a remote reduce, which the graph runs at the
+   target). Blocks at a stride pass through scratch: a strided copy after the receive; before
+   the send; around the reduce (to scratch and back), since a reduce is contiguous. */
+static int expand_target(cdag_graph *g, int64_t i, uint64_t a, int64_t key, uint64_t *scr) {
+  int kind = g->kind[i], t = g->peer[i], o = g->rank[i], rc = CDAG_OK;
+  ir_blocks b = ir_access_blocks(g, i);
+  uint64_t s = a, s2 = a;
+  int32_t id;
+  if (kind == IR_ACC) rc = take_scratch(g, t, g->bytes[i], scr, &s);
+  if (!rc && b.n > 1 && kind == IR_ACC) rc = take_scratch(g, t, g->bytes[i], scr, &s2);
+  else if (!rc && b.n > 1) rc = take_scratch(g, t, g->bytes[i], scr, &s);
+  if (rc) return rc;
+  if (kind == IR_GET) {
+    if (b.n > 1 && (rc = partner_copy(g, i, key, &b, a, s, 0))) return rc;
+    return partner(g, i, key, IR_SEND, o, IR_TAG_GET, s, 0, &id);
+  }
+  rc = partner(g, i, key, IR_RECV, o, kind == IR_ACC ? IR_TAG_ACC : IR_TAG_PUT, s, 0, &id);
+  if (!rc && kind == IR_PUT) return b.n > 1 ? partner_copy(g, i, key, &b, a, s, 1) : CDAG_OK;
+  if (!rc && b.n > 1) rc = partner_copy(g, i, key, &b, a, s2, 0);
+  if (!rc) rc = partner(g, i, key, IR_REDUCE, g->acc[i] >> 8, g->acc[i] & 0xff, s2, s, &id);
+  if (!rc && b.n > 1) rc = partner_copy(g, i, key, &b, a, s2, 1);
+  return rc;
+}
+
 /* Op i as its origin's side, and the target's side appended (a: the target address). */
-static int expand_op(cdag_graph *g, int64_t i, uint64_t a, int64_t key) {
+static int expand_op(cdag_graph *g, int64_t i, uint64_t a, int64_t key, uint64_t *scr) {
   if (g->kind[i] == IR_FENCE) {
     g->kind[i] = IR_CALC;
     g->bytes[i] = 0;
     g->os[i] = IR_OS_FENCE;
     return CDAG_OK;
   }
-  int get = g->kind[i] == IR_GET, tag = get ? IR_TAG_GET : IR_TAG_PUT;
-  int32_t id;
-  int rc = ir_append(g, get ? IR_SEND : IR_RECV, g->peer[i], g->rank[i], tag, a, 0, g->bytes[i], &id);
+  int kind = g->kind[i], rc = expand_target(g, i, a, key, scr);
   if (rc) return rc;
-  if (g->oscomm) g->oscomm[id] = g->oscomm[i];
-  g->os[id] = IR_OS_PARTNER;
-  g->os_key[id] = key;
-  if (g->line && g->line[i]) g->line[id] = g->line[i];
-  g->kind[i] = get ? IR_RECV : IR_SEND;
-  g->tag[i] = tag;
+  g->kind[i] = kind == IR_GET ? IR_RECV : IR_SEND;
+  g->tag[i] = kind == IR_GET ? IR_TAG_GET : kind == IR_PUT ? IR_TAG_PUT : IR_TAG_ACC;
   g->addr2[i] = a;
-  g->os[i] = get ? IR_OS_GET : IR_OS_PUT;
+  g->os[i] = kind == IR_GET ? IR_OS_GET : kind == IR_PUT ? IR_OS_PUT : IR_OS_ACC;
   return CDAG_OK;
+}
+
+/* Ops expansion appends for access i. */
+static int64_t partners_of(const cdag_graph *g, int64_t i) {
+  int strided = ir_access_blocks(g, i).n > 1;
+  return g->kind[i] == IR_ACC ? 2 + 2 * strided : 1 + strided;
 }
 
 /* Every one-sided op's target address, checked, before anything changes (an error leaves
@@ -312,7 +349,7 @@ static int resolve_all(const cdag_graph *g, int64_t n, uint64_t *ta) {
   for (int64_t i = 0; !rc && i < n; i++) {
     if (!is_access(g->kind[i])) continue;
     rc = target_addr(g, i, sstart, sidx, &ta[i]);
-    if (!rc && ta[i] + g->bytes[i] < ta[i])
+    if (!rc && ta[i] + target_hull(g, i) < ta[i])
       rc = cdag__error(CDAG_ERR_ARG, "rank %d: one-sided target range wraps around", g->rank[i]);
   }
   free(sstart);
@@ -324,7 +361,7 @@ int ir_onesided_expand(cdag_graph *g) {
   int64_t n = g->nops, m = 0, f = 0;
   if (g->nwritten) return CDAG_OK;   /* expanded before */
   for (int64_t i = 0; i < n; i++) {
-    m += is_access(g->kind[i]) + (g->kind[i] == IR_ACC);   /* an accumulate adds two */
+    if (is_access(g->kind[i])) m += partners_of(g, i);
     f += g->kind[i] == IR_FENCE;
   }
   if (!m && !f) return CDAG_OK;
@@ -333,7 +370,7 @@ int ir_onesided_expand(cdag_graph *g) {
                        "it is compiled (with every rank's segments), not on one process", g->myrank);
   epochs e = {0};
   uint64_t *ta = malloc((size_t)(n ? n : 1) * sizeof *ta);
-  uint64_t *scr = calloc((size_t)g->nprocs, sizeof *scr);   /* per target: accumulate scratch used */
+  uint64_t *scr = calloc((size_t)g->nprocs, sizeof *scr);   /* per target: scratch used */
   int rc = ta && scr ? epochs_of(g, n, 0, &e) : CDAG_NOMEM("one-sided");
   if (!rc) rc = resolve_all(g, n, ta);
   if (!rc) rc = ir_reserve(g, m);
@@ -341,9 +378,8 @@ int ir_onesided_expand(cdag_graph *g) {
   if (!rc && !(g->os_key = malloc((size_t)(n + m) * sizeof *g->os_key))) rc = CDAG_NOMEM("one-sided");
   for (int64_t i = 0; !rc && i < n; i++) {
     g->os_key[i] = 4 * i + 2;
-    if (g->kind[i] == IR_ACC) rc = expand_acc(g, i, ta[i], partner_key(g, i, &e, n), &scr[g->peer[i]]);
-    else if (is_access(g->kind[i]) || g->kind[i] == IR_FENCE)
-      rc = expand_op(g, i, ta[i], g->kind[i] == IR_FENCE ? 0 : partner_key(g, i, &e, n));
+    if (is_access(g->kind[i]) || g->kind[i] == IR_FENCE)
+      rc = expand_op(g, i, ta[i], g->kind[i] == IR_FENCE ? 0 : partner_key(g, i, &e, n), &scr[g->peer[i]]);
   }
   if (!rc) g->nwritten = n;
   epochs_free(&e);
@@ -415,8 +451,10 @@ static int accesses_of(race_ctx *x, int32_t i, const int32_t *cnt) {
   default:
     break;
   }
-  if (!rc && (g->os[i] == IR_OS_GET || g->os[i] == IR_OS_PUT || g->os[i] == IR_OS_ACC))
-    rc = add_access(x, g->peer[i], x->e->kof[i], x->e->epoch[i], g->addr2[i], b, i,
+  if (rc || !(g->os[i] == IR_OS_GET || g->os[i] == IR_OS_PUT || g->os[i] == IR_OS_ACC)) return rc;
+  ir_blocks k = ir_access_blocks(g, i);   /* the target's blocks, exactly */
+  for (uint64_t j = 0; j < k.n && !rc; j++)
+    rc = add_access(x, g->peer[i], x->e->kof[i], x->e->epoch[i], g->addr2[i] + ir_block_to(&k, j), k.len, i,
                     g->os[i] == IR_OS_GET ? A_GET : g->os[i] == IR_OS_PUT ? A_PUT : A_ACC);
   return rc;
 }

@@ -5,7 +5,8 @@
  * rule, segment bounds, fence counts, access to one's own memory, save and load;
  * accumulates (a receive into scratch and a reduce at the target) and their races; fences
  * and accesses of a communicator (epochs of its members only).
- * Random one-sided graphs (gets, puts, copies, fences on 1..4 ranks) against an oracle
+ * Random one-sided graphs (gets, puts with a target side in blocks or not, copies, fences on
+ * 1..4 ranks) against an oracle
  * written apart from src/ir/onesided.c: it decides races by comparing every pair of
  * accesses (paths by a closure over program order), and for race-free graphs computes the
  * final memory epoch by epoch (gets from a snapshot taken at the epoch's start, puts applied
@@ -333,12 +334,94 @@ START_TEST(save_and_load_again) {
 }
 END_TEST
 
+/* A target side in blocks (an MPI target datatype's strided run): a put, a get and an
+   accumulate, each one op however many blocks. The target's side passes through scratch with
+   one strided copy (around the reduce for the accumulate); the SST names every block, the
+   plan verifies, the file comes back as written; blocks in another access's gaps do not race,
+   a block over its bytes does; bad blocks are errors naming the line. */
+START_TEST(target_sides_in_blocks) {
+  const char *text = "num_ranks 2\nrank 0 {\n  put 64b to 1 at 0x2000 addr 0x1000 blocks 8 stride 32\n  fence\n"
+                     "  get 32b from 1 at 0x3000 addr 0x1100 blocks 4 stride 16\n"
+                     "  accumulate 8 int32 sum to 1 at 0x4000 addr 0x1200 blocks 2 stride 64\n  fence\n}\n"
+                     "rank 1 {\n  put 8b to 0 at 0x1300 addr 0x2008\n  fence\n  fence\n}\n";
+  cdag_graph *g = cdag_test_text_graph(text);
+  int64_t copies = 0;
+  for (int64_t i = 0; i < g->nops; i++) copies += g->kind[i] == IR_COPY && ir_is_strided(g, i);
+  ck_assert_int_eq(copies, 4);   /* put: 1, get: 1, accumulate: 2 */
+  sim_mem *m, *want;
+  CK_OK(sim_mem_create(g, &m));
+  sim_mem_fill_random(m, 11);
+  CK_OK(sim_mem_clone(m, &want));
+  for (int b = 0; b < 8; b++) memcpy(sim_mem_at(want, 1, 0x2000 + 32 * b, 8), sim_mem_at(m, 0, 0x1000 + 8 * b, 8), 8);
+  for (int b = 0; b < 4; b++) memcpy(sim_mem_at(want, 0, 0x1100 + 8 * b, 8), sim_mem_at(m, 1, 0x3000 + 16 * b, 8), 8);
+  for (int b = 0; b < 2; b++)
+    for (int e = 0; e < 4; e++) {
+      uint32_t x, y;
+      memcpy(&x, sim_mem_at(m, 1, 0x4000 + 64 * b + 4 * e, 4), 4);
+      memcpy(&y, sim_mem_at(m, 0, 0x1200 + 16 * b + 4 * e, 4), 4);
+      x += y;
+      memcpy(sim_mem_at(want, 1, 0x4000 + 64 * b + 4 * e, 4), &x, 4);
+    }
+  memcpy(sim_mem_at(want, 0, 0x1300, 8), sim_mem_at(m, 1, 0x2008, 8), 8);   /* the epoch's start: before rank 0's put */
+  CK_OK(sim_run_graph(g, m, 1));
+  ck_assert_msg(sim_mem_compare(m, want, g, 1) == CDAG_OK, "%s", cdag_error_message());
+  sim_mem_free(m);
+  sim_mem_free(want);
+  cdag_plan *p = NULL;
+  CK_OK(cdag_analyze(g, NULL, &p));
+  CK_OK(exec_verify(g, p, 5, 3));
+  cdag_plan_free(&p);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  CK_OK(ir_save_file(g, f));
+  fclose(f);
+  ck_assert_msg(strstr(buf, "put 64b to 1 at 0x2000 addr 0x1000 blocks 8 stride 32\n") &&
+                strstr(buf, "get 32b from 1 at 0x3000 addr 0x1100 blocks 4 stride 16\n") &&
+                strstr(buf, "accumulate 8 int32 sum to 1 at 0x4000 addr 0x1200 blocks 2 stride 64\n") && !strstr(buf, "scratch"),
+                "%s", buf);
+  cdag_graph *h = NULL;
+  ck_assert_msg(ir_load_mem(buf, len, "saved", NULL, &h) == CDAG_OK, "%s\n%s", cdag_error_message(), buf);
+  ck_assert_int_eq(h->nops, g->nops);
+  free(buf);
+  cdag_graph_free(&g);
+  cdag_graph_free(&h);
+  /* races: rank 1 puts into the gaps between rank 0's blocks, then onto block 3 */
+  ck_assert_int_eq(cdag_test_load_rc("num_ranks 2\nrank 0 {\nput 32b to 1 at 0x100 addr 0 blocks 4 stride 16\n}\n"
+                                     "rank 1 {\nput 8b to 1 at 0x108 addr 0x800\nput 8b to 1 at 0x138 addr 0x808\n}\n"),
+                   CDAG_OK);
+  ck_assert_int_eq(cdag_test_load_rc("num_ranks 2\nrank 0 {\nput 32b to 1 at 0x100 addr 0 blocks 4 stride 16\n}\n"
+                                     "rank 1 {\nput 8b to 1 at 0x134 addr 0x800\n}\n"),
+                   CDAG_ERR_RACE);
+  /* a segment holds the blocks' hull, or the access is out of bounds */
+  ck_assert_int_eq(cdag_test_load_rc("num_ranks 2\nrank 0 {\nput 16b to 1 seg 0 at 0 addr 0 blocks 2 stride 56\n}\n"
+                                     "rank 1 {\nsegment 0x100 64b\n}\n"), CDAG_OK);
+  ck_assert_int_eq(cdag_test_load_rc("num_ranks 2\nrank 0 {\nput 16b to 1 seg 0 at 0 addr 0 blocks 2 stride 57\n}\n"
+                                     "rank 1 {\nsegment 0x100 64b\n}\n"), CDAG_ERR_ARG);
+  static const char *const bad[][2] = {
+      {"put 30b to 1 at 0x100 addr 0 blocks 4", "4 blocks do not divide the 30 bytes"},
+      {"get 32b from 1 at 0x100 addr 0 blocks 4 stride 4", "a stride (at least the block length)"},
+      {"get 32b from 1 at 0x100 addr 0 stride 16", "a stride needs 'blocks'"},
+      {"accumulate 4 int32 sum to 1 at 0x100 addr 0 blocks 8 stride 4", "split its int32 elements"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+    char t[256];
+    snprintf(t, sizeof t, "num_ranks 2\nrank 0 {\n%s\n}\n", bad[k][0]);
+    ck_assert_int_ne(cdag_test_load_rc(t), CDAG_OK);
+    ck_assert_msg(strstr(cdag_error_message(), bad[k][1]) && strstr(cdag_error_message(), ":3"), "%zu: %s", k,
+                  cdag_error_message());
+  }
+}
+END_TEST
+
 /* ---- random graphs against the oracle ---- */
 
 enum { O_GET, O_PUT, O_COPY, O_FENCE };
 typedef struct {
   int kind, rank, target, epoch;
   uint64_t local, remote, len;   /* copy: local = dst, remote = src (both on rank) */
+  uint64_t nb, stride;           /* get, put: the target's side in nb blocks of len at stride,
+                                    the local side nb * len bytes (nb 1: one range) */
 } oop;
 
 typedef struct {
@@ -351,8 +434,8 @@ static int overlap(uint64_t a, uint64_t b, uint64_t len_a, uint64_t len_b) { ret
 /* Local effects of op k on its rank: up to two (addr, len, write). */
 static int local_effects(const oop *o, uint64_t *addr, uint64_t *len, int *write) {
   switch (o->kind) {
-  case O_GET: addr[0] = o->local, len[0] = o->len, write[0] = 1; return 1;
-  case O_PUT: addr[0] = o->local, len[0] = o->len, write[0] = 0; return 1;
+  case O_GET: addr[0] = o->local, len[0] = o->nb * o->len, write[0] = 1; return 1;
+  case O_PUT: addr[0] = o->local, len[0] = o->nb * o->len, write[0] = 0; return 1;
   case O_COPY:
     addr[0] = o->remote, len[0] = o->len, write[0] = 0;
     addr[1] = o->local, len[1] = o->len, write[1] = 1;
@@ -385,14 +468,15 @@ static int path(const oracle *o, int a, int b) {
 typedef struct { int target, epoch, op, type; uint64_t addr, len; } acc;   /* type: 0 get 1 put 2 read 3 write */
 
 static int oracle_race(const oracle *o) {
-  acc a[400];
+  acc a[800];
   int na = 0;
   for (int k = 0; k < o->n; k++) {
     const oop *x = &o->op[k];
     uint64_t ad[2], ln[2];
     int w[2], ne = local_effects(x, ad, ln, w);
     for (int e = 0; e < ne; e++) a[na++] = (acc){x->rank, x->epoch, k, w[e] ? 3 : 2, ad[e], ln[e]};
-    if (x->kind == O_GET || x->kind == O_PUT) a[na++] = (acc){x->target, x->epoch, k, x->kind == O_PUT, x->remote, x->len};
+    for (uint64_t b = 0; (x->kind == O_GET || x->kind == O_PUT) && b < x->nb; b++)
+      a[na++] = (acc){x->target, x->epoch, k, x->kind == O_PUT, x->remote + b * x->stride, x->len};
   }
   for (int i = 0; i < na; i++)
     for (int j = i + 1; j < na; j++) {
@@ -415,17 +499,20 @@ static void oracle_run(const oracle *o, sim_mem *m, int nepochs) {
   for (int e = 0; e < nepochs; e++) {
     sim_mem *snap;
     CK_OK(sim_mem_clone(m, &snap));
-    uint8_t held[160][16];
+    uint8_t held[160][24];
     for (int k = 0; k < o->n; k++) {
       const oop *x = &o->op[k];
       if (x->epoch != e) continue;
-      if (x->kind == O_GET) memcpy(sim_mem_at(m, x->rank, x->local, x->len), sim_mem_at(snap, x->target, x->remote, x->len), x->len);
-      if (x->kind == O_PUT) memcpy(held[k], sim_mem_at(m, x->rank, x->local, x->len), x->len);
+      for (uint64_t b = 0; x->kind == O_GET && b < x->nb; b++)
+        memcpy(sim_mem_at(m, x->rank, x->local + b * x->len, x->len),
+               sim_mem_at(snap, x->target, x->remote + b * x->stride, x->len), x->len);
+      if (x->kind == O_PUT) memcpy(held[k], sim_mem_at(m, x->rank, x->local, x->nb * x->len), x->nb * x->len);
       if (x->kind == O_COPY) memmove(sim_mem_at(m, x->rank, x->local, x->len), sim_mem_at(m, x->rank, x->remote, x->len), x->len);
     }
     for (int k = 0; k < o->n; k++)
-      if (o->op[k].epoch == e && o->op[k].kind == O_PUT)
-        memcpy(sim_mem_at(m, o->op[k].target, o->op[k].remote, o->op[k].len), held[k], o->op[k].len);
+      for (uint64_t b = 0; o->op[k].epoch == e && o->op[k].kind == O_PUT && b < o->op[k].nb; b++)
+        memcpy(sim_mem_at(m, o->op[k].target, o->op[k].remote + b * o->op[k].stride, o->op[k].len),
+               held[k] + b * o->op[k].len, o->op[k].len);
     sim_mem_free(snap);
   }
 }
@@ -440,13 +527,19 @@ static void random_oracle(oracle *o, uint64_t *seed, int *nepochs) {
     for (int e = 0; e <= fences; e++) {
       int k = (int)(test_rand(seed) % 4);
       for (int i = 0; i < k; i++) {
-        oop x = {(int)(test_rand(seed) % 3), r, (int)(test_rand(seed) % (uint64_t)o->p), e, 0, 0, 1 + test_rand(seed) % 8};
+        oop x = {(int)(test_rand(seed) % 3), r, (int)(test_rand(seed) % (uint64_t)o->p), e, 0, 0, 1 + test_rand(seed) % 8,
+                 1, 0};
         x.local = test_rand(seed) % 88;
         x.remote = test_rand(seed) % 88;
+        if (x.kind != O_COPY && test_rand(seed) % 3 == 0) {   /* a strided target side */
+          x.nb = 2 + test_rand(seed) % 2;
+          x.stride = x.len + test_rand(seed) % 6;
+        }
+        x.stride = x.nb > 1 ? x.stride : x.len;
         if (x.kind == O_COPY && overlap(x.local, x.remote, x.len, x.len)) continue;
         o->op[o->n++] = x;
       }
-      if (e < fences) o->op[o->n++] = (oop){O_FENCE, r, 0, e, 0, 0, 0};
+      if (e < fences) o->op[o->n++] = (oop){O_FENCE, r, 0, e, 0, 0, 0, 0, 0};
     }
 }
 
@@ -455,8 +548,10 @@ static cdag_graph *oracle_graph(const oracle *o) {
   CK_OK(cdag_graph_create_global(o->p, &g));
   for (int k = 0; k < o->n; k++) {
     const oop *x = &o->op[k];
-    if (x->kind == O_GET) CK_OK(cdag_rank_get(g, x->rank, x->local, x->len, x->target, x->remote, NULL));
-    if (x->kind == O_PUT) CK_OK(cdag_rank_put(g, x->rank, x->local, x->len, x->target, x->remote, NULL));
+    cdag_op id = -1;
+    if (x->kind == O_GET) CK_OK(cdag_rank_get(g, x->rank, x->local, x->nb * x->len, x->target, x->remote, &id));
+    if (x->kind == O_PUT) CK_OK(cdag_rank_put(g, x->rank, x->local, x->nb * x->len, x->target, x->remote, &id));
+    if (x->nb > 1) CK_OK(ir_set_access_blocks(g, (int32_t)id, x->nb, x->stride));
     if (x->kind == O_COPY) CK_OK(cdag_rank_copy_local(g, x->rank, x->remote, x->local, x->len, NULL));
     if (x->kind == O_FENCE) CK_OK(cdag_rank_fence(g, x->rank));
   }
@@ -514,6 +609,7 @@ Suite *cdag_onesided_suite(void) {
   tcase_add_test(t, bounds_and_fences);
   tcase_add_test(t, fences_alone_cost_nothing);
   tcase_add_test(t, save_and_load_again);
+  tcase_add_test(t, target_sides_in_blocks);
   tcase_add_test(t, random_graphs_agree_with_the_oracle);
   suite_add_tcase(s, t);
   return s;
