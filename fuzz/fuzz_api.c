@@ -2,7 +2,8 @@
  *
  * The input is a program of API calls on a global graph: its first byte gives the ranks (1 to
  * 8) and the analysis options, then each 8 bytes make one call (send, receive, local reduce
- * of any family of element type, copy (plain, strided or listed), scratch, get, put, fence,
+ * of any family of element type, copy (plain, strided or listed), scratch, get and put (their
+ * target's side in blocks or not), fence,
  * a dependency, a label) on a small address space, so calls collide, race and mismatch
  * often. Every call returns CDAG_OK or an error with a
  * message (never a crash); then the graph is analysed with those options and the plan is
@@ -68,8 +69,14 @@ static void call(cdag_graph *g, int n, const uint8_t *b, cdag_op *ops, int *nops
     }
     break;
   case 4: rc = cdag_rank_scratch(g, rank, a1 + 0x1000, bytes); break;
-  case 5: rc = cdag_rank_get(g, rank, a1, bytes, peer, a2, &op); break;
-  case 6: rc = cdag_rank_put(g, rank, a1, bytes, peer, a2, &op); break;
+  case 5:
+  case 6: {   /* odd b[7]: the target's side in 2 to 4 blocks of `bytes`, at a stride or back to back */
+    uint64_t nb = b[7] % 2 ? (uint64_t)(b[7] / 2 % 3 + 2) : 1, stride = bytes + (uint64_t)(b[7] / 8 % 3) * 8;
+    rc = b[0] % 10 == 5 ? cdag_rank_get(g, rank, a1, nb * bytes, peer, a2, &op)
+                        : cdag_rank_put(g, rank, a1, nb * bytes, peer, a2, &op);
+    if (rc == CDAG_OK && nb > 1) rc = ir_set_access_blocks(g, (int32_t)op, nb, stride);
+    break;
+  }
   case 7: rc = cdag_rank_fence(g, rank); break;
   case 8:
     if (*nops > 1) rc = cdag_depend(g, ops[b[3] % *nops], ops[b[4] % *nops]);

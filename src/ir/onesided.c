@@ -283,11 +283,13 @@ static int partner(cdag_graph *g, int64_t i, int64_t key, int kind, int peer, in
 }
 
 /* A strided copy on the target between its blocks b at a and contiguous bytes at s (to the
-   blocks, or from them). */
+   blocks, or from them). Its tag names the access's kind (IR_TAG_*: a copy has no tag
+   otherwise), for readers that take a target's side apart (cdag replay). */
 static int partner_copy(cdag_graph *g, int64_t i, int64_t key, const ir_blocks *b, uint64_t a, uint64_t s, int to_blocks) {
   int32_t id;
+  int kind = g->kind[i], tag = kind == IR_GET ? IR_TAG_GET : kind == IR_PUT ? IR_TAG_PUT : IR_TAG_ACC;
   ir_blocks k = {.n = b->n, .len = b->len, .from = to_blocks ? b->len : b->to, .to = to_blocks ? b->to : b->len};
-  int rc = partner(g, i, key, IR_COPY, 0, 0, to_blocks ? a : s, to_blocks ? s : a, &id);
+  int rc = partner(g, i, key, IR_COPY, 0, tag, to_blocks ? a : s, to_blocks ? s : a, &id);
   return rc ? rc : ir_set_blocks(g, id, k);
 }
 

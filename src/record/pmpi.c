@@ -490,6 +490,10 @@ static int layout_run(void *ctx, int64_t off, uint64_t len) {
 /* Ranges of `count` elements at buf, the first `limit` bytes only, of datatype t or, when
    given, of its decoding held since the operation was posted (t may be freed since). */
 int layout(const void *buf, int count, MPI_Datatype t, const held_type *held, uint64_t limit, ranges *r) {
+  return layout_ranges(buf, count, t, held, limit, r) || ranges_copies(r);
+}
+
+int layout_ranges(const void *buf, int count, MPI_Datatype t, const held_type *held, uint64_t limit, ranges *r) {
   r->n = 0;
   R->layout_why[0] = 0;
   const held_type *x = held ? held : type_of(t);
@@ -499,7 +503,7 @@ int layout(const void *buf, int count, MPI_Datatype t, const held_type *held, ui
     snprintf(R->layout_why, sizeof R->layout_why, "a message of more than %d separate byte ranges", REC_MAX_RANGES);
     return -1;
   }
-  return ranges_copies(r);
+  return 0;
 }
 
 int ranges_copies(ranges *r) {

@@ -164,6 +164,9 @@ held_type *type_hold(MPI_Datatype t);
 void type_release(held_type *x);
 int ranges_add(ranges *r, uint64_t a, uint64_t l);
 int layout(const void *buf, int count, MPI_Datatype t, const held_type *held, uint64_t limit, ranges *r);
+/* The same ranges, without counting the copies that would pack them (a one-sided target's
+   side, which is written as blocks, not packed). */
+int layout_ranges(const void *buf, int count, MPI_Datatype t, const held_type *held, uint64_t limit, ranges *r);
 /* r->ncopies, for ranges gathered from several layouts (a side of blocks): 0, or -1 when
    they are too many to copy (R->layout_why says why). layout sets it itself. */
 int ranges_copies(ranges *r);

@@ -16,8 +16,9 @@
  *    fences cut only its members' epochs (docs/semantics.md).
  *  - Put, Get: the origin's bytes are its datatype's ranges (through a packing area when
  *    there are several, as messages are), the target's the ranges of the target datatype
- *    at the target address: one put or get per contiguous target range, each at a position
- *    of its own after the call's. A get's bytes are the program's when the epoch closes: the
+ *    at the target address: one put or get per run of them (ranges of one length at one
+ *    ascending stride: `blocks N stride T`, a column of a matrix one line), each at a
+ *    position of its own after the call's. A get's bytes are the program's when the epoch closes: the
  *    shadow gets them (and unpacks) at that fence.
  *  - Accumulate = `accumulate` (MPI_REPLACE: a put; MPI_NO_OP: nothing); Get_accumulate and
  *    Fetch_and_op = a get (with `wait`, so the origin's update is ordered after its fetch)
@@ -524,7 +525,7 @@ static uint64_t ranges_bytes(const ranges *r) {
    combines whole elements; MPI leaves the target's padding alone, and padding holds no
    value), adjacent ones merged. 0, or -1 when the ranges do not fall into elements so (not
    ascending, an element would start inside the previous one, or the elements hold other
-   than their MPI size each), or the packing copies would be too many. In place: an element is written at an index no later than the range
+   than their MPI size each). In place: an element is written at an index no later than the range
    it starts in, whose end the walk keeps (cur) before it may be overwritten. */
 static int whole_elements(ranges *r, int type) {
   uint64_t size = (uint64_t)ir_type_size(type);
@@ -550,8 +551,7 @@ static int whole_elements(ranges *r, int type) {
     else if (i < r->n) pos = r->a[i], cur = r->a[i] + r->l[i];
   }
   r->n = n;
-  if (ranges_bytes(r) / size * (uint64_t)value != bytes) return -1;   /* not every element whole */
-  return ranges_copies(r);   /* the copies that pack them, counted again */
+  return ranges_bytes(r) / size * (uint64_t)value != bytes ? -1 : 0;   /* not every element whole */
 }
 
 static int accumulates(int call) {
@@ -627,20 +627,52 @@ static int add_span(rupd *u, uint64_t lo, uint64_t hi, uint32_t sig) {
   return base_imap_put(&u->at, lo, u->nspan++) ? -1 : 0;
 }
 
-/* The access just written at positions seq.. (one per range of r) is one of this rank's
-   unordered accesses to member t. Memory failing: counted, and the access may race. */
+/* The ranges r[i ..] of one length at one ascending stride: the blocks of one access line
+   (ranges never touch: layout merges them). */
+static int64_t target_run(const ranges *r, int64_t i) {
+  int64_t j = i + 1;
+  if (j < r->n && r->l[j] == r->l[i] && r->a[j] > r->a[i]) {
+    uint64_t d = r->a[j] - r->a[i];
+    while (j + 1 < r->n && r->l[j + 1] == r->l[i] && r->a[j + 1] - r->a[j] == d) j++;
+    j++;
+  }
+  return j - i;
+}
+
+/* The access just written at positions seq.. (one per run of r: target_run) is one of this
+   rank's unordered accesses to member t. Memory failing: counted, and the access may race. */
 static void note_access(rwin *w, int t, const ranges *r, uint32_t sig, uint64_t seq) {
   rupd *u = NULL;
   if (w->upd || (w->upd = calloc((size_t)w->n, sizeof *w->upd))) u = w->upd[t] ? w->upd[t] : (w->upd[t] = calloc(1, sizeof *u));
   int64_t j = 0;
   if (u && !base_grow((void **)&u->seq, u->nseq, &u->seqcap, r->n, sizeof *u->seq, "recorder"))
-    for (; j < r->n && !add_span(u, r->a[j], r->a[j] + r->l[j], sig); j++) u->seq[u->nseq++] = seq + (uint64_t)j;
+    for (int64_t k = 0, m; j < r->n; j += m, k++) {
+      m = target_run(r, j);
+      u->seq[u->nseq++] = seq + (uint64_t)k;
+      for (int64_t i = j; i < j + m; i++)
+        if (add_span(u, r->a[i], r->a[i] + r->l[i], sig)) goto fail;
+    }
+fail:
   if (j < r->n) nomem(OOM_CALLS);
+}
+
+/* The lines of an access to target ranges t: one per run (target_run); more than the
+   positions after a call hold (REC_MAX_LINES) is -1, the reason counted for call. */
+enum { REC_MAX_LINES = REC_SEQ_STEP / 4 - 1 };
+static int64_t access_lines(const ranges *t, int call) {
+  int64_t n = 0;
+  for (int64_t i = 0; i < t->n && n <= REC_MAX_LINES; n++) i += target_run(t, i);
+  if (n <= REC_MAX_LINES) return n;
+  char why[128];
+  snprintf(why, sizeof why, "a target datatype of more than %d runs (ranges of one length at one stride are one)",
+           REC_MAX_LINES);
+  unsupported_because(call, why);
+  return -1;
 }
 
 /* One access: the origin's `count` elements of ot at buf, the target's tcount of tt at
    displacement disp of member `target`. For A_ACC, type and rop name the reduction. Writes
-   one line per target range; returns the call's position (0: nothing recorded). `wait`:
+   one line per run of target ranges (blocks of one length at one stride); returns the call's position (0: nothing recorded). `wait`:
    every later op of the rank depends on the access (a fetch before its update). */
 static uint64_t access_of(rwin *w, int kind, const void *buf, int count, MPI_Datatype ot, int target, MPI_Aint disp,
                           int tcount, MPI_Datatype tt, int type, int rop, int call, int wait) {
@@ -652,7 +684,7 @@ static uint64_t access_of(rwin *w, int kind, const void *buf, int count, MPI_Dat
   uint64_t bytes = type_bytes(count, ot), tbase = w->base[target] + (uint64_t)((int64_t)disp * w->unit[target]);
   ranges *o = &R->rs, *t = &R->trs;
   if (!bytes) return 0;
-  if (layout(buf, count, ot, NULL, bytes, o) || layout((const void *)(uintptr_t)tbase, tcount, tt, NULL, bytes, t)) {
+  if (layout(buf, count, ot, NULL, bytes, o) || layout_ranges((const void *)(uintptr_t)tbase, tcount, tt, NULL, bytes, t)) {
     not_recorded(call);
     return 0;
   }
@@ -660,6 +692,11 @@ static uint64_t access_of(rwin *w, int kind, const void *buf, int count, MPI_Dat
     unsupported_because(call, "an accumulate whose datatype splits an element");
     return 0;
   }
+  if (kind == A_ACC && ranges_copies(o)) {   /* the copies that pack whole elements, counted again */
+    not_recorded(call);
+    return 0;
+  }
+  if (access_lines(t, call) < 0) return 0;
   if (kind == A_ACC) bytes = ranges_bytes(o);   /* with padding, if its elements have some */
   if (kind == A_GET && w->nr + o->n > w->rcap) {   /* room for the get's ranges until the fence */
     int64_t c = 2 * (w->nr + o->n);
@@ -693,17 +730,20 @@ static uint64_t access_of(rwin *w, int kind, const void *buf, int count, MPI_Dat
       w->acc[w->nacc++] = (racc){(uint64_t)target, (uint64_t)kind, t->a[j], t->l[j], (uint64_t)(int64_t)et};
   }
   uint64_t off = 0;
-  for (int64_t j = 0; j < t->n; j++) {
+  for (int64_t j = 0, k = 0, m; j < t->n; j += m, k++) {   /* a line per run of the target's ranges */
+    m = target_run(t, j);
     ir_line l = line_of(kind == A_PUT ? IR_PUT : kind == A_GET ? IR_GET : IR_ACC);
-    l.bytes = t->l[j];
+    l.bytes = t->l[j] * (uint64_t)m;
     l.peer = kind == A_ACC ? type << 8 | rop : w->world[target];
     if (kind == A_ACC) l.tag = w->world[target];
     l.addr2 = t->a[j];
     l.addr = src + off;
-    l.wait = wait;   /* every range: the update that follows reads each one's old bytes */
+    l.blocks = (uint64_t)m;
+    l.to_stride = m > 1 ? t->a[j + 1] - t->a[j] : l.bytes;
+    l.wait = wait;   /* every line: the update that follows reads each one's old bytes */
     l.comm = comm;
-    out_op(R->phase, seq + (uint64_t)j, &l);
-    off += t->l[j];
+    out_op(R->phase, seq + (uint64_t)k, &l);
+    off += l.bytes;
   }
   if (ordered && !wait) note_access(w, target, t, sig, seq);   /* a wait orders it already */
   if (kind == A_GET) {

@@ -29,6 +29,9 @@ typedef struct {
 
 static int os_of(const cdag_graph *gg, int64_t i) { return gg->os ? gg->os[i] : IR_OS_NONE; }
 
+/* Is op i one-sided on every rank (no communicator of its own)? */
+static int of_every_rank(const cdag_graph *gg, int64_t i) { return !gg->oscomm || !gg->oscomm[i]; }
+
 /* The byte ranges op i touches: *n of them in lo/len; CDAG_ERR_UNSUPPORTED for a kind the
    replay does not know (the caller names the op). The messages, copies and reductions a
    native call was written out as touch nothing here: the call's in and out do (collect_spans),
@@ -218,6 +221,16 @@ static int copy_onesided(const copier *c, int64_t i, int get, int32_t *id) {
              : ir_add_put(c->g, c->me, p, gg->bytes[i], gg->peer[i], 0, toff, id);
 }
 
+/* Does op i of the file move bytes through the target's scratch of one-sided accesses (an
+   accumulate's, or a get's or put's whose target side is in blocks)? Those run as messages:
+   g has no memory there. */
+static int through_scratch(const cdag_graph *gg, int64_t i) {
+  int os = os_of(gg, i);
+  if (os == IR_OS_ACC || ((os == IR_OS_GET || os == IR_OS_PUT) && ir_access_blocks(gg, i).n > 1)) return 1;
+  return os == IR_OS_PARTNER && (gg->tag[i] == IR_TAG_ACC || (gg->addr[i] >= IR_ACC_SCRATCH &&
+                                                              gg->addr[i] - IR_ACC_SCRATCH < IR_ACC_SCRATCH_LEN));
+}
+
 /* A native collective call (its own op): added again, so g writes it out itself. */
 static int copy_call(const copier *c, int64_t i, int32_t *id) {
   const cdag_graph *gg = c->gg;
@@ -237,14 +250,14 @@ static int copy_call(const copier *c, int64_t i, int32_t *id) {
 static int copy_message(const copier *c, int64_t i, int32_t *id) {
   const cdag_graph *gg = c->gg;
   int os = os_of(gg, i), send = gg->kind[i] == IR_SEND;
-  if (os == IR_OS_GET || os == IR_OS_PUT) return copy_onesided(c, i, os == IR_OS_GET, id);
-  if (os == IR_OS_ACC || (os == IR_OS_PARTNER && gg->tag[i] == IR_TAG_ACC)) {   /* an accumulate: a message */
+  if (through_scratch(gg, i)) {   /* a message on a tag of its own, the target's side copied */
     uint64_t p;
     int rc = local_ptr(c, gg->addr[i], gg->bytes[i], &p);
     if (rc) return rc;
     return send ? ir_add_send(c->g, c->me, p, gg->bytes[i], gg->peer[i], c->acc_tag, id)
                 : ir_add_recv(c->g, c->me, p, gg->bytes[i], gg->peer[i], c->acc_tag, id);
   }
+  if (os == IR_OS_GET || os == IR_OS_PUT) return copy_onesided(c, i, os == IR_OS_GET, id);
   if (gg->tag[i] < 0) {   /* a message cdag made itself (tags below 0 are never the file's) */
     char d[200];
     return cdag__error(CDAG_ERR_UNSUPPORTED, "%s: a message with cdag's internal tag %d, which replay cannot copy "
@@ -280,11 +293,13 @@ static int copy_kind(const copier *c, int64_t i, int32_t *id) {
   const cdag_graph *gg = c->gg;
   uint64_t p, q;
   int rc;
-  if (gg->oscomm && gg->oscomm[i] && gg->kind[i] != IR_REDUCE) return copy_comm_onesided(c, i, id);
+  if (gg->oscomm && gg->oscomm[i] && gg->kind[i] != IR_REDUCE && gg->kind[i] != IR_COPY) return copy_comm_onesided(c, i, id);
   switch (os_of(gg, i)) {
-  case IR_OS_PARTNER:   /* an accumulate's target side is copied as it is (a distributed graph has none) */
-    if (gg->kind[i] == IR_RECV && gg->tag[i] == IR_TAG_ACC) return copy_message(c, i, id);
-    if (gg->kind[i] == IR_REDUCE) break;
+  case IR_OS_PARTNER:   /* a target's side through scratch is copied as it is (through_scratch),
+                           as is any of a communicator's (its messages); g expands the other
+                           gets and puts itself */
+    if ((gg->kind[i] == IR_RECV || gg->kind[i] == IR_SEND) && through_scratch(gg, i)) return copy_message(c, i, id);
+    if (gg->kind[i] == IR_REDUCE || gg->kind[i] == IR_COPY) break;
     return CDAG_OK;
   case IR_OS_COLL_PART:
     return CDAG_OK;
@@ -339,19 +354,27 @@ static int copy_op(const copier *c, int64_t i, int32_t *id) {
   return rc;
 }
 
-/* Is op i one-sided on every rank (no communicator of its own)? */
-static int of_every_rank(const cdag_graph *gg, int64_t i) { return !gg->oscomm || !gg->oscomm[i]; }
+/* The bytes op i of later[] writes, at most: a reduction's, a strided copy's hull (the
+   target's side of an accumulate in blocks, to its scratch and back). */
+static void later_writes(const cdag_graph *gg, int32_t i, uint64_t *lo, uint64_t *hi) {
+  ir_blocks b = gg->kind[i] == IR_COPY ? ir_copy_blocks(gg, i) : ir_one_block(gg->bytes[i]);
+  *lo = gg->addr[i];
+  *hi = *lo + b.to_last + b.len;
+}
 
-/* The reductions of later[0..*n) that a put's receive i overwrites whole are dead: dropped.
-   One it overwrites in part: CDAG_ERR_UNSUPPORTED (the put must land after the reduction,
-   which g places after the fence). */
+/* The reductions of later[0..*n) that a put's target side i (its receive, or its strided
+   copy out of scratch) overwrites whole are dead: dropped. One it overwrites in part, or an
+   accumulate's blocks it meets at all: CDAG_ERR_UNSUPPORTED (the put must land after the
+   reduction, which g places after the fence). */
 static int drop_overwritten(const cdag_graph *gg, int32_t i, int32_t *later, int32_t *n) {
-  uint64_t lo = gg->addr[i], hi = lo + gg->bytes[i];
+  uint64_t lo, hi;
+  later_writes(gg, i, &lo, &hi);
   int32_t kept = 0;
   for (int32_t j = 0; j < *n; j++) {
-    uint64_t a = gg->addr[later[j]], b = a + gg->bytes[later[j]];
+    uint64_t a, b;
+    later_writes(gg, later[j], &a, &b);
     if (b <= lo || hi <= a) later[kept++] = later[j];
-    else if (a < lo || hi < b)
+    else if (a < lo || hi < b || gg->kind[i] == IR_COPY || gg->kind[later[j]] == IR_COPY)
       return cdag__error(CDAG_ERR_UNSUPPORTED, "replay: rank %d: a put overwrites part of the bytes an accumulate "
                          "reduced earlier in its epoch (line %lld)", gg->rank[i], (long long)(gg->line ? gg->line[i] : 0));
   }
@@ -372,14 +395,17 @@ static int copy_rank_ops(const copier *c, int32_t lo, int32_t hi, int32_t *local
   int rc = later ? CDAG_OK : CDAG_NOMEM("replay");
   for (int32_t k = lo; !rc && k < hi; k++) {
     int32_t i = gg->rank_ops[k];
-    if (os_of(gg, i) == IR_OS_PARTNER && gg->kind[i] == IR_REDUCE && of_every_rank(gg, i)) {   /* an accumulate's */
+    int partner = os_of(gg, i) == IR_OS_PARTNER && of_every_rank(gg, i);
+    uint64_t lo_i, hi_i;
+    later_writes(gg, i, &lo_i, &hi_i);
+    if (partner && (gg->kind[i] == IR_REDUCE || (gg->kind[i] == IR_COPY && gg->tag[i] == IR_TAG_ACC))) {   /* an accumulate's */
       later[n++] = i;
-      if (gg->addr[i] < hull_lo) hull_lo = gg->addr[i];
-      if (gg->addr[i] + gg->bytes[i] > hull_hi) hull_hi = gg->addr[i] + gg->bytes[i];
+      if (lo_i < hull_lo) hull_lo = lo_i;
+      if (hi_i > hull_hi) hull_hi = hi_i;
       continue;
     }
-    if (n && os_of(gg, i) == IR_OS_PARTNER && gg->kind[i] == IR_RECV && gg->tag[i] == IR_TAG_PUT &&
-        gg->addr[i] < hull_hi && hull_lo < gg->addr[i] + gg->bytes[i])
+    if (n && partner && (gg->kind[i] == IR_RECV || gg->kind[i] == IR_COPY) && gg->tag[i] == IR_TAG_PUT &&
+        lo_i < hull_hi && hull_lo < hi_i)
       rc = drop_overwritten(gg, i, later, &n);
     if (!rc) rc = copy_op(c, i, &local[i]);
     if (os_of(gg, i) != IR_OS_FENCE || !of_every_rank(gg, i)) continue;
