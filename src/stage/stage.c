@@ -364,7 +364,8 @@ static int new_stage_graphs(const cdag_graph *g, stage_split *out) {
   return rc;
 }
 
-/* Explicit dependencies between ops of one stage; scratch where no computation reads it. */
+/* Explicit dependencies between ops of one stage; scratch where no computation reads it, and
+   always the target's scratch of one-sided accesses (cdag's own: no computation reads it). */
 static int carry_deps_scratch(const emitter *e, int scratch) {
   const cdag_graph *g = e->g;
   int rc = CDAG_OK;
@@ -375,8 +376,9 @@ static int carry_deps_scratch(const emitter *e, int scratch) {
     rc = ir_add_dep(e->out->graph[e->lvl[a]], e->id[a], e->id[b], 0);
   }
   cdag_graph *last = e->out->graph[e->out->nstages - 1];
-  for (int64_t k = 0; scratch && k < g->nscratch && rc == CDAG_OK; k++)
-    rc = ir_add_scratch(last, g->scr_rank[k], g->scr_addr[k], g->scr_len[k]);
+  for (int64_t k = 0; k < g->nscratch && rc == CDAG_OK; k++)
+    if (scratch || (g->scr_addr[k] >= IR_ACC_SCRATCH && g->scr_addr[k] - IR_ACC_SCRATCH < IR_ACC_SCRATCH_LEN))
+      rc = ir_add_scratch(last, g->scr_rank[k], g->scr_addr[k], g->scr_len[k]);
   return rc;
 }
 
