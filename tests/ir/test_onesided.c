@@ -386,6 +386,18 @@ START_TEST(target_sides_in_blocks) {
   free(buf);
   cdag_graph_free(&g);
   cdag_graph_free(&h);
+  /* a computation after the last fence reads all but never the target's scratch: the get's
+     four blocks are the only transfers (eight when the scratch counted as memory) */
+  g = cdag_test_text_graph("num_ranks 2\nrank 0 {\nfence\nget 32b from 1 at 0x3000 addr 0x1100 blocks 4 stride 16\n"
+                           "fence\ncompute 5 reads all\n}\nrank 1 {\nfence\nfence\ncompute 5 reads all\n}\n");
+  CK_OK(cdag_analyze(g, NULL, &p));
+  f = open_memstream(&buf, &len);
+  CK_OK(cdag_plan_report(p, f, 0));
+  fclose(f);
+  ck_assert_msg(strstr(buf, "residual: 4 transfers (32 B) in 1 messages,"), "%s", buf);
+  free(buf);
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
   /* races: rank 1 puts into the gaps between rank 0's blocks, then onto block 3 */
   ck_assert_int_eq(cdag_test_load_rc("num_ranks 2\nrank 0 {\nput 32b to 1 at 0x100 addr 0 blocks 4 stride 16\n}\n"
                                      "rank 1 {\nput 8b to 1 at 0x108 addr 0x800\nput 8b to 1 at 0x138 addr 0x808\n}\n"),
