@@ -124,6 +124,8 @@ typedef struct {
   int order;                          /* ORDER_* of accumulate_ordering (MPI's default: all) */
   int lockword;                       /* its atomics' lock in the tickets' window (atomic_enter) */
   rupd **upd;                         /* member -> its unordered accesses, NULL: none yet */
+  rupd **plain;                       /* member -> its plain puts and gets in the open epoch
+                                         (spans only), NULL: none yet */
 } rwin;
 
 static rwin *win_of(MPI_Win w) {
@@ -136,12 +138,13 @@ static rwin *win_of(MPI_Win w) {
 /* Forgets member t's unordered accesses (t -1: every member's): its epoch closed or was
    completed, which orders them before whatever follows. */
 static void upd_clear(rwin *w, int t) {
-  for (int m = t < 0 ? 0 : t; w->upd && m < (t < 0 ? w->n : t + 1); m++) {
-    rupd *u = w->upd[m];
-    if (!u) continue;
-    base_imap_clear(&u->at);
-    u->nspan = u->nseq = 0;
-  }
+  for (int m = t < 0 ? 0 : t; m < (t < 0 ? w->n : t + 1); m++)
+    for (int k = 0; k < 2; k++) {
+      rupd *u = k ? (w->plain ? w->plain[m] : NULL) : (w->upd ? w->upd[m] : NULL);
+      if (!u) continue;
+      base_imap_clear(&u->at);
+      u->nspan = u->nseq = 0;
+    }
 }
 
 static void win_free(rwin *w) {
@@ -149,7 +152,10 @@ static void win_free(rwin *w) {
   upd_clear(w, -1);
   for (int m = 0; w->upd && m < w->n; m++)
     if (w->upd[m]) free(w->upd[m]->span), free(w->upd[m]->seq), free(w->upd[m]);
+  for (int m = 0; w->plain && m < w->n; m++)
+    if (w->plain[m]) free(w->plain[m]->span), free(w->plain[m]);
   free(w->upd);
+  free(w->plain);
   free(w->world); free(w->base); free(w->unit); free(w->g); free(w->ga); free(w->gl); free(w->cas);
   free(w->acc); free(w->cnt); free(w->start); free(w->post); free(w->pt);
   free(w->shared); free(w->since);
@@ -627,6 +633,44 @@ static int add_span(rupd *u, uint64_t lo, uint64_t hi, uint32_t sig) {
   return base_imap_put(&u->at, lo, u->nspan++) ? -1 : 0;
 }
 
+/* Does an access of sig to ranges r overlap a span of u whose sig does not commute with it
+   (reads commute with reads; replace_only: only spans of replacements count)? */
+static int overlaps(const rupd *u, const ranges *r, uint32_t sig, int replace_only) {
+  for (int64_t j = 0; u && u->nspan && j < r->n; j++) {
+    uint64_t hi = r->a[j] + r->l[j], k;
+    for (int64_t i = first_span(u, r->a[j], &k); i >= 0 && k < hi; i = base_imap_find(&u->at, &k, BASE_IMAP_ABOVE)) {
+      uint32_t was = u->span[i].sig;
+      if ((was == UPD_READ && sig == UPD_READ) || (replace_only && was != UPD_REPLACE)) continue;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* MPI orders no plain put or get of an origin after its other accesses to the same bytes in
+   one epoch (accumulate_ordering is about accumulates): a put of bytes this origin read or
+   wrote earlier in the epoch, a get of bytes it wrote, or an accumulate of bytes it put, has
+   an outcome MPI leaves undefined. Such an access is left out, counted (-1); the graph would
+   race there, and the merger would drop the epochs of the whole target. */
+static int conflicts(const rwin *w, int t, const ranges *r, uint32_t sig, int call, int plain) {
+  const rupd *p = w->plain ? w->plain[t] : NULL, *u = w->upd ? w->upd[t] : NULL;
+  if (plain ? !overlaps(p, r, sig, 0) && !overlaps(u, r, sig, 0) : !overlaps(p, r, sig, 1)) return 0;
+  unsupported_because(call, plain ? "a put or get of bytes this origin accessed earlier in the epoch: MPI does not order them"
+                                  : "an accumulate of bytes this origin put earlier in the epoch: MPI does not order them");
+  return -1;
+}
+
+/* A plain put or get to ranges r of member t, for conflicts. Memory failing: counted. */
+static void note_plain(rwin *w, int t, const ranges *r, uint32_t sig) {
+  rupd *u = NULL;
+  if (w->plain || (w->plain = calloc((size_t)w->n, sizeof *w->plain)))
+    u = w->plain[t] ? w->plain[t] : (w->plain[t] = calloc(1, sizeof *u));
+  int64_t j = 0;
+  for (; u && j < r->n; j++)
+    if (add_span(u, r->a[j], r->a[j] + r->l[j], sig)) break;
+  if (j < r->n) nomem(OOM_CALLS);
+}
+
 /* The ranges r[i ..] of one length at one ascending stride: the blocks of one access line
    (ranges never touch: layout merges them). */
 static int64_t target_run(const ranges *r, int64_t i) {
@@ -708,7 +752,8 @@ static uint64_t access_of(rwin *w, int kind, const void *buf, int count, MPI_Dat
   if (kind == A_GET && base_grow((void **)&w->g, w->ng, &w->gcap, 1, sizeof *w->g, "recorder"))
     return nomem(OOM_CALLS), 0;
   uint32_t sig = kind == A_GET ? UPD_READ : kind == A_PUT ? UPD_REPLACE : UPD_ACC + (uint32_t)(type << 8 | rop);
-  int ordered = accumulates(call) && recording();
+  int ordered = accumulates(call) && recording(), plain = !accumulates(call) && recording();
+  if ((ordered || plain) && conflicts(w, target, t, sig, call, plain)) return 0;
   if (ordered && order_after(w, target, t, sig, call, passive)) return 0;
   if (passive && w->shared[target] && w->since[target] != R->others && R->tickets != MPI_WIN_NULL)
     passive_reopen(w, target, call);
@@ -746,6 +791,7 @@ static uint64_t access_of(rwin *w, int kind, const void *buf, int count, MPI_Dat
     off += l.bytes;
   }
   if (ordered && !wait) note_access(w, target, t, sig, seq);   /* a wait orders it already */
+  if (plain) note_plain(w, target, t, sig);
   if (kind == A_GET) {
     w->g[w->ng++] = (rget){o->n > 1 ? src : 0, seq, w->nr, o->n, type_name(ot), target, 0};
     memcpy(w->ga + w->nr, o->a, (size_t)o->n * 8);

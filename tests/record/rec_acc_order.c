@@ -25,7 +25,12 @@
  *  7. swaps: a compare-and-swap that swaps, then a replacing accumulate of the same bytes (the
  *     swap's put ordered before it), and a fetch-and-add then a compare-and-swap of the same
  *     bytes (the swap's fetch left out: MPI gives it the added value, a graph's get the
- *     epoch's start).
+ *     epoch's start);
+ *  8. plain: MPI orders no plain put or get of an origin after its other accesses to the
+ *     same bytes in one epoch (MPICH's rma/overlap_wins_put puts twice): a put then a second
+ *     put of the same int, a get of it, an accumulate into it, each left out, counted (the
+ *     int is not compared); a put and a get of another int, recorded as before the fix made
+ *     the epoch a race that dropped every access of the target (its bytes compared).
  * Every buffer lives to the end, so no address is used twice. */
 #include "rec_test.h"
 
@@ -173,6 +178,23 @@ static void swaps(parts *t) {
   rt_keep(cw, 2 * sizeof *cw);
 }
 
+static void plain_calls(MPI_Win win, void *arg) {
+  int *v = arg;   /* two values, the get's result, the other int's value and its get's result */
+  MPI_Put(&v[0], 1, MPI_INT, 0, 0, 1, MPI_INT, win);
+  MPI_Put(&v[1], 1, MPI_INT, 0, 0, 1, MPI_INT, win);   /* left out */
+  MPI_Get(&v[2], 1, MPI_INT, 0, 0, 1, MPI_INT, win);   /* left out */
+  MPI_Accumulate(&v[1], 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, win);   /* left out */
+  MPI_Put(&v[3], 1, MPI_INT, 0, 1, 1, MPI_INT, win);
+  MPI_Get(&v[4], 1, MPI_INT, 0, 2, 1, MPI_INT, win);
+}
+
+static void plain(parts *t) {
+  int *w = owned(t, 3 * sizeof *w), *v = owned(t, 5 * sizeof *v);
+  epoch(t, w, 3 * sizeof *w, sizeof *w, MPI_INFO_NULL, plain_calls, v);
+  rt_keep(&w[1], 2 * sizeof *w);   /* w[0]: the last put or the sum, as MPI chose */
+  if (rt_rank == t->last) rt_keep(&v[3], 2 * sizeof *v);
+}
+
 int main(int argc, char **argv) {
   rt_init(&argc, &argv);
   parts t = {.last = rt_size - 1};
@@ -182,6 +204,7 @@ int main(int argc, char **argv) {
   flush_local_order(&t);
   misaligned(&t);
   swaps(&t);
+  plain(&t);
   for (int k = 0; k < t.n; k++) free(t.p[k]);
   return rt_finish();
 }
