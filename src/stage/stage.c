@@ -364,8 +364,54 @@ static int new_stage_graphs(const cdag_graph *g, stage_split *out) {
   return rc;
 }
 
+static int in_acc_scratch(uint64_t a) { return a >= IR_ACC_SCRATCH && a - IR_ACC_SCRATCH < IR_ACC_SCRATCH_LEN; }
+
+/* The stage of the last op touching each scratch area of one-sided accesses (*at: per
+   scratch region of g, -1 none or another kind). An access's area is its own, touched only by
+   its target's side: after that stage nothing reads it. A rank's areas were added in
+   ascending order (onesided.c), so each op finds its area by binary search: O(n log n). */
+static int acc_scratch_stages(const emitter *e, int32_t **at) {
+  const cdag_graph *g = e->g;
+  int64_t *first = calloc((size_t)g->nprocs + 1, sizeof *first), *idx = malloc((size_t)(g->nscratch ? g->nscratch : 1) * sizeof *idx);
+  int32_t *last = malloc((size_t)(g->nscratch ? g->nscratch : 1) * sizeof *last);
+  if (!first || !idx || !last) {
+    free(first); free(idx); free(last);
+    return CDAG_NOMEM("stages");
+  }
+  for (int64_t k = 0; k < g->nscratch; k++) {
+    last[k] = -1;
+    if (in_acc_scratch(g->scr_addr[k])) first[g->scr_rank[k] + 1]++;
+  }
+  for (int r = 0; r < g->nprocs; r++) first[r + 1] += first[r];
+  int64_t *fill = calloc((size_t)g->nprocs, sizeof *fill);
+  for (int64_t k = 0; fill && k < g->nscratch; k++)
+    if (in_acc_scratch(g->scr_addr[k])) idx[first[g->scr_rank[k]] + fill[g->scr_rank[k]]++] = k;
+  for (int64_t op = 0; fill && g->os && op < g->nops; op++) {
+    if (g->os[op] != IR_OS_PARTNER) continue;
+    for (int side = 0; side < 2; side++) {
+      uint64_t a = side ? (g->addr2 ? g->addr2[op] : 0) : g->addr[op];
+      if (!in_acc_scratch(a) || (side && g->kind[op] != IR_COPY && g->kind[op] != IR_REDUCE)) continue;
+      int64_t lo = first[g->rank[op]], hi = first[g->rank[op] + 1];   /* the last area starting at or below a */
+      while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (g->scr_addr[idx[mid]] <= a) lo = mid;
+        else hi = mid;
+      }
+      if (lo == first[g->rank[op] + 1]) continue;
+      int64_t k = idx[lo];
+      if (g->scr_addr[k] <= a && a - g->scr_addr[k] < g->scr_len[k] && e->lvl[op] > last[k]) last[k] = e->lvl[op];
+    }
+  }
+  int rc = fill ? CDAG_OK : CDAG_NOMEM("stages");
+  free(fill); free(first); free(idx);
+  if (rc) free(last);
+  *at = rc ? NULL : last;
+  return rc;
+}
+
 /* Explicit dependencies between ops of one stage; scratch where no computation reads it, and
-   always the target's scratch of one-sided accesses (cdag's own: no computation reads it). */
+   always the scratch of one-sided accesses (cdag's own: no computation reads it), in the
+   stage that touches it last. */
 static int carry_deps_scratch(const emitter *e, int scratch) {
   const cdag_graph *g = e->g;
   int rc = CDAG_OK;
@@ -375,10 +421,14 @@ static int carry_deps_scratch(const emitter *e, int scratch) {
     if (g->os && (g->os[a] == IR_OS_COLL_PART || g->os[b] == IR_OS_COLL_PART)) continue;
     rc = ir_add_dep(e->out->graph[e->lvl[a]], e->id[a], e->id[b], 0);
   }
-  cdag_graph *last = e->out->graph[e->out->nstages - 1];
-  for (int64_t k = 0; k < g->nscratch && rc == CDAG_OK; k++)
-    if (scratch || (g->scr_addr[k] >= IR_ACC_SCRATCH && g->scr_addr[k] - IR_ACC_SCRATCH < IR_ACC_SCRATCH_LEN))
-      rc = ir_add_scratch(last, g->scr_rank[k], g->scr_addr[k], g->scr_len[k]);
+  int32_t *acc = NULL;
+  if (rc == CDAG_OK) rc = acc_scratch_stages(e, &acc);
+  for (int64_t k = 0; k < g->nscratch && rc == CDAG_OK; k++) {
+    int at = in_acc_scratch(g->scr_addr[k]) && acc[k] >= 0 ? acc[k] : e->out->nstages - 1;
+    if (scratch || in_acc_scratch(g->scr_addr[k]))
+      rc = ir_add_scratch(e->out->graph[at], g->scr_rank[k], g->scr_addr[k], g->scr_len[k]);
+  }
+  free(acc);
   return rc;
 }
 

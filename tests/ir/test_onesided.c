@@ -398,6 +398,20 @@ START_TEST(target_sides_in_blocks) {
   free(buf);
   cdag_plan_free(&p);
   cdag_graph_free(&g);
+  /* a stage ends after the accumulate (a computation reads its bytes): its scratch areas are
+     scratch in that stage, so the stage holds the two reductions, not the scratch's bytes too */
+  g = cdag_test_text_graph("num_ranks 2\nrank 0 {\nfence\naccumulate 4 int32 sum to 1 at 0x100 addr 0x10 blocks 2 "
+                           "stride 16\nfence\nrecv 16b from 1 addr 0x300\n}\nrank 1 {\nfence\nfence\ncompute 50 reads "
+                           "32b at 0x100 writes 16b at 0x200\nsend 16b to 0 addr 0x200\n}\n");
+  CK_OK(cdag_analyze(g, NULL, &p));
+  CK_OK(exec_verify(g, p, 3, 2));
+  f = open_memstream(&buf, &len);
+  CK_OK(cdag_plan_report(p, f, 0));
+  fclose(f);
+  ck_assert_msg(strstr(buf, "stage 0:\nno collectives found\nresidual: 0 transfers (0 B) in 0 messages, 2 reductions,"), "%s", buf);
+  free(buf);
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
   /* races: rank 1 puts into the gaps between rank 0's blocks, then onto block 3 */
   ck_assert_int_eq(cdag_test_load_rc("num_ranks 2\nrank 0 {\nput 32b to 1 at 0x100 addr 0 blocks 4 stride 16\n}\n"
                                      "rank 1 {\nput 8b to 1 at 0x108 addr 0x800\nput 8b to 1 at 0x138 addr 0x808\n}\n"),
