@@ -9,6 +9,7 @@
  * it replicates) and memory-conflict dependencies order the rounds of each algorithm. Each
  * algorithm emits its ops so that every rank's own ops come in the order the algorithm runs
  * them (a rank receives a block before it forwards it). */
+#include <Judy.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -793,27 +794,52 @@ static int lower_msgs(lw *w) {
   return rc;
 }
 
-static int lower_reds(lw *w) {
+/* A pair of ranks' reduction contributions: one message from src's packing buffer to dst's
+   reduction buffer; fill: bytes placed so far. */
+typedef struct {
+  int32_t src, dst;
+  uint64_t bytes, sbuf, dbuf, fill;
+} red_pair;
+
+/* The pair (src, dst) of *pairs (a JudyL of src * nprocs + dst -> 1 + index), added if new. */
+static int red_pair_of(lw *w, Pvoid_t *pairs, red_pair **pr, int64_t *n, int64_t *cap, int src, int dst, int64_t *k) {
+  PWord_t v = (PWord_t)JudyLIns(pairs, (Word_t)src * (Word_t)w->g->nprocs + (Word_t)dst, PJE0);
+  if (v == PJERR) return CDAG_NOMEM("lowering");
+  if (!*v) {
+    BASE_GROW(*pr, *n, *cap, 1, "lowering");
+    (*pr)[*n] = (red_pair){src, dst, 0, 0, 0, 0};
+    *v = (Word_t)++*n;
+  }
+  *k = (int64_t)*v - 1;
+  return CDAG_OK;
+}
+
+/* Walks every remote contribution of the plan's reductions once, in plan order, with its
+   pair's index: pass 0 sizes the pairs, pass 1 packs at the sources, pass 2 combines at the
+   destinations (the buffers' offsets are the same walk's). */
+static int red_walk(lw *w, int pass, Pvoid_t *pairs, red_pair **pr, int64_t *n, int64_t *cap) {
   const cdag_plan *p = w->p;
   int rc = CDAG_OK;
   for (int64_t k = 0; k < p->nreds && rc == CDAG_OK; k++) {
     const df_red *d = &p->reds[k];
     const df_set *s = &p->sst->sets[d->set];
-    uint64_t m = d->count * (uint64_t)ir_type_size(d->type);
-    uint64_t acc = stage(w, d->dst, m), tmp = stage(w, d->dst, m);
+    uint64_t m = d->count * (uint64_t)ir_type_size(d->type), acc = pass == 2 ? stage(w, d->dst, m) : 0;
     int first = 1;
     for (int32_t u = 0; u < s->nruns && rc == CDAG_OK; u++) {
       const df_run *run = &p->sst->runs[s->first + u];
       for (int32_t r = run->lo; r <= run->hi && rc == CDAG_OK; r++) {
         uint64_t in = run->addr;
-        if (r != d->dst) {   /* one message, however often it counts (the runtime's reduction buffer) */
-          int only = first && run->mult == 1;
-          rc = msg(w, r, run->addr, d->dst, only ? acc : tmp, m);
-          in = tmp;
-          if (only) {
-            first = 0;
-            continue;
-          }
+        if (r != d->dst) {   /* sent once, however often it counts (the runtime's reduction buffer) */
+          int64_t j = 0;
+          if ((rc = red_pair_of(w, pairs, pr, n, cap, r, d->dst, &j))) break;
+          red_pair *q = &(*pr)[j];
+          if (pass == 0) q->bytes += m;
+          if (pass == 1) rc = copy(w, r, run->addr, q->sbuf + q->fill, m);
+          in = q->dbuf + q->fill;
+          q->fill += m;
+          if (pass < 2) continue;
+        } else if (pass < 2) {
+          continue;
         }
         for (uint32_t t = 0; t < run->mult && rc == CDAG_OK; t++) {
           rc = first ? copy(w, d->dst, in, acc, m) : reduce(w, d->dst, in, acc, m, d->type, d->op);
@@ -821,8 +847,32 @@ static int lower_reds(lw *w) {
         }
       }
     }
-    if (rc == CDAG_OK) rc = late(w, d->dst, acc, d->dst_addr, m);
+    if (rc == CDAG_OK && pass == 2) rc = late(w, d->dst, acc, d->dst_addr, m);
   }
+  return rc;
+}
+
+/* Residual reductions as the runtime runs them: each remote contribution travels once, all of
+   a pair of ranks' in one message (packed at the source, into the destination's reduction
+   buffer), and each reduction is combined at its destination from there. */
+static int lower_reds(lw *w) {
+  Pvoid_t pairs = NULL;
+  red_pair *pr = NULL;
+  int64_t n = 0, cap = 0;
+  int rc = red_walk(w, 0, &pairs, &pr, &n, &cap);
+  for (int64_t j = 0; j < n && rc == CDAG_OK; j++) {
+    pr[j].sbuf = stage(w, pr[j].src, pr[j].bytes);
+    pr[j].dbuf = stage(w, pr[j].dst, pr[j].bytes);
+  }
+  for (int64_t j = 0; j < n; j++) pr[j].fill = 0;
+  if (rc == CDAG_OK) rc = red_walk(w, 1, &pairs, &pr, &n, &cap);
+  for (int64_t j = 0; j < n && rc == CDAG_OK; j++) rc = msg(w, pr[j].src, pr[j].sbuf, pr[j].dst, pr[j].dbuf, pr[j].bytes);
+  for (int64_t j = 0; j < n; j++) pr[j].fill = 0;
+  if (rc == CDAG_OK) rc = red_walk(w, 2, &pairs, &pr, &n, &cap);
+  Word_t freed;
+  freed = JudyLFreeArray(&pairs, PJE0);
+  (void)freed;
+  free(pr);
   return rc;
 }
 

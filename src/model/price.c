@@ -21,11 +21,12 @@
  * why. Cost: one lowering and one LogGOPS run of the plan, O(n log n) in its ops; the graph's
  * run is the caller's (exec_loggp_paired), made while it still has the graph's match.
  *
- * Residual reductions lower to a message per contribution, which can be far more than the
- * graph sends (a recursive-doubling allreduce whose partial sums land in memory the phase
- * leaves behind: P^2 contributions). A lower bound comes first: every such message costs its
- * receiver o. Where that bound already loses (to the collective, or to the graph as written),
- * nothing is lowered, and the bound is what the report gives. */
+ * Residual reductions lower to a message per pair of ranks that contribute, which can be far
+ * more than the graph sends (a recursive-doubling allreduce whose partial sums land in memory
+ * the phase leaves behind: P^2 contributions, from P - 1 senders to each rank). A lower bound
+ * comes first: every such message costs its receiver o. Where that bound already loses (to the
+ * collective, or to the graph as written), nothing is lowered, and the bound is what the report
+ * gives. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,41 +96,59 @@ static int reductions_time(const model_price_ctx *x, const cdag_plan *p, const d
   return part_time(x, &m, us);
 }
 
-/* A lower bound of the modelled time of residual reductions: each contribution from another
-   rank is a message its destination receives, and each receive takes o of that rank's CPU.
-   The receives are summed per destination over sorted (rank, time) pairs, not an array of
-   every rank: a candidate reduction is judged without O(ranks) work. */
+/* A lower bound of the modelled time of residual reductions: in each stage every other rank
+   that contributes to a rank's reductions sends it one message (lower.c packs a pair's
+   contributions together), and each receive takes o of that rank's CPU. The senders are
+   counted per destination as the union of the contributions' rank ranges, over sorted
+   (destination, stage, first rank) ranges, not an array of every rank: a candidate reduction
+   is judged without O(ranks) work. */
 typedef struct {
-  int32_t dst;
-  double us;
-} recv_cost;
+  int32_t dst, stage, lo, hi;   /* ranks lo..hi contribute to dst's reductions in that stage */
+} recv_src;
 
 static int by_dst(const void *a, const void *b) {
-  const recv_cost *x = a, *y = b;
-  return (x->dst > y->dst) - (x->dst < y->dst);
+  const recv_src *x = a, *y = b;
+  if (x->dst != y->dst) return (x->dst > y->dst) - (x->dst < y->dst);
+  if (x->stage != y->stage) return (x->stage > y->stage) - (x->stage < y->stage);
+  return (x->lo > y->lo) - (x->lo < y->lo);
 }
 
-/* Appends to v[*nv ..] the receive time of each reduction of rs[0..n) (sets in s) at its rank. */
-static void add_receives(const loggp_params *lp, const df_sst *s, const df_red *rs, int64_t n, recv_cost *v,
-                         int64_t *nv) {
+static int64_t runs_of(const df_sst *s, const df_red *rs, int64_t n) {
+  int64_t k = 0;
+  for (int64_t i = 0; i < n; i++) k += s->sets[rs[i].set].nruns;
+  return k;
+}
+
+/* Appends to v[*nv ..] the contributing ranks of each reduction of rs[0..n) (sets in s). */
+static void add_sources(const df_sst *s, const df_red *rs, int64_t n, int32_t stage, recv_src *v, int64_t *nv) {
   for (int64_t k = 0; k < n; k++) {
     const df_set *e = &s->sets[rs[k].set];
-    double msgs = 0;
     for (int32_t u = 0; u < e->nruns; u++) {
       const df_run *r = &s->runs[e->first + u];
-      int own = rs[k].dst >= r->lo && rs[k].dst <= r->hi;
-      msgs += (double)(r->hi - r->lo + 1 - own) * r->mult;
+      if (r->lo >= 0) v[(*nv)++] = (recv_src){rs[k].dst, stage, r->lo, r->hi};   /* rank -1: a capped set's count */
     }
-    v[(*nv)++] = (recv_cost){rs[k].dst, msgs * lp->o};
   }
 }
 
-/* The largest sum of v[0..n) over one rank (v sorted here). */
-static double busiest(recv_cost *v, int64_t n) {
+/* The most receives of one rank, times o (v sorted here): per (destination, stage) the
+   union of its ranges but the destination itself. */
+static double busiest(const loggp_params *lp, recv_src *v, int64_t n) {
   base_sort(v, n, sizeof *v, by_dst);
   double most = 0, sum = 0;
-  for (int64_t i = 0; i < n; i++) {
-    sum = i > 0 && v[i].dst == v[i - 1].dst ? sum + v[i].us : v[i].us;
+  for (int64_t i = 0; i < n;) {
+    int32_t dst = v[i].dst, stage = v[i].stage, lo = v[i].lo, hi = v[i].hi;
+    int64_t senders = 0;
+    if (i == 0 || v[i - 1].dst != dst) sum = 0;
+    for (i++; i < n && v[i].dst == dst && v[i].stage == stage; i++) {
+      if (v[i].lo > hi + 1) {   /* a new stretch of ranks */
+        senders += hi - lo + 1 - (dst >= lo && dst <= hi);
+        lo = v[i].lo, hi = v[i].hi;
+      } else if (v[i].hi > hi) {
+        hi = v[i].hi;
+      }
+    }
+    senders += hi - lo + 1 - (dst >= lo && dst <= hi);
+    sum += (double)senders * lp->o;
     if (sum > most) most = sum;
   }
   return most;
@@ -137,13 +156,14 @@ static double busiest(recv_cost *v, int64_t n) {
 
 /* The floor of the residual reductions rs[0..n) of p, or of every stage of p when rs is NULL. */
 static int receive_floor(const loggp_params *lp, const cdag_plan *p, const df_red *rs, int64_t n, double *us) {
-  int64_t total = rs ? n : 0, nv = 0;
-  for (const cdag_plan *q = p; !rs && q; q = q->next) total += q->nreds;
-  recv_cost *v = malloc((size_t)(total ? total : 1) * sizeof *v);
+  int64_t total = rs ? runs_of(p->sst, rs, n) : 0, nv = 0;
+  for (const cdag_plan *q = p; !rs && q; q = q->next) total += runs_of(q->sst, q->reds, q->nreds);
+  recv_src *v = malloc((size_t)(total ? total : 1) * sizeof *v);
   if (!v) return CDAG_NOMEM("pricing");
-  if (rs) add_receives(lp, p->sst, rs, n, v, &nv);
-  for (const cdag_plan *q = p; !rs && q; q = q->next) add_receives(lp, q->sst, q->reds, q->nreds, v, &nv);
-  *us = busiest(v, nv);
+  if (rs) add_sources(p->sst, rs, n, 0, v, &nv);
+  int32_t stage = 0;
+  for (const cdag_plan *q = p; !rs && q; q = q->next) add_sources(q->sst, q->reds, q->nreds, stage++, v, &nv);
+  *us = busiest(lp, v, nv);
   free(v);
   return CDAG_OK;
 }
