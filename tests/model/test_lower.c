@@ -396,6 +396,29 @@ START_TEST(repeated_contribution_sent_once) {
 }
 END_TEST
 
+/* A rank's contributions to another's reductions travel in one message, as the runtime packs
+   them: rank 1 adds its x into rank 0's y and its z into rank 0's w at 64 addresses apart (no
+   tuple extends the other). Two reductions, one message, and the lowered plan verifies. */
+START_TEST(contributions_of_a_pair_packed) {
+  static const char text[] = "num_ranks 2\n"
+                             "rank 0 {\n  scratch 0x1000 8\n  scratch 0x2000 8\n"
+                             "  recv 8b from 1 tag 1 addr 0x1000\n  recv 8b from 1 tag 2 addr 0x2000\n"
+                             "  reduce 1 int64 sum in 0x1000 inout 0x3000\n  reduce 1 int64 sum in 0x2000 inout 0x3040\n}\n"
+                             "rank 1 {\n  send 8b to 0 tag 1 addr 0x100\n  send 8b to 0 tag 2 addr 0x180\n}\n";
+  cdag_graph *g = NULL, *low = NULL;
+  cdag_plan *p = lowered_text(text, sizeof text - 1, "pair.cdag", &g, &low);
+  ck_assert_int_eq(p->nreds, 2);
+  int64_t sends = 0, reduces = 0;
+  for (int64_t i = 0; i < low->nops; i++) sends += low->kind[i] == IR_SEND, reduces += low->kind[i] == IR_REDUCE;
+  ck_assert_int_eq(sends, 1);
+  ck_assert_int_eq(reduces, 2);
+  CK_OK(exec_verify(low, p, 0x5eed, 1));
+  cdag_plan_free(&p);
+  ir_graph_free(low);
+  cdag_graph_free(&g);
+}
+END_TEST
+
 /* A datatype's blocks lower per run, not per block: two vector unpacks of one origin (256
    blocks of 16 B each, written every 32 B), a local message of 512 pieces whose origins
    interleave, lower to one strided copy into staging and one out of it per unpack, not 1,024
@@ -525,6 +548,7 @@ Suite *cdag_lower_suite(void) {
   tcase_add_test(t, loggp_by_hand);
   tcase_add_test(t, calc_kept_in_the_plan);
   tcase_add_test(t, repeated_contribution_sent_once);
+  tcase_add_test(t, contributions_of_a_pair_packed);
   tcase_add_test(t, regular_pieces_lower_as_runs);
   tcase_add_test(t, wide_strides_lower_as_runs_when_modelled);
   tcase_add_test(t, grammar_checker_rejects);
