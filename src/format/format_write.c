@@ -488,8 +488,8 @@ static int write_ranks(writer *w, const rank_views *v) {
     for (; is < g->nscratch && (int32_t)(v->scr[is] >> 32) == r; is++) {
       int64_t s = (int64_t)(v->scr[is] & 0xffffffffu);
       if (g->ncalls && g->scr_addr[s] >= IR_COLL_SCRATCH) continue;   /* the native collectives' own */
-      if (g->acc && g->scr_addr[s] >= IR_ACC_SCRATCH && g->scr_addr[s] - IR_ACC_SCRATCH < IR_ACC_SCRATCH_LEN)
-        continue;   /* the accumulates' own (expansion adds them again) */
+      if (g->nwritten && g->scr_addr[s] >= IR_ACC_SCRATCH && g->scr_addr[s] - IR_ACC_SCRATCH < IR_ACC_SCRATCH_LEN)
+        continue;   /* one-sided expansion's own (loading adds them again) */
       fprintf(w->f, "  scratch 0x%llx %llub\n", (unsigned long long)g->scr_addr[s], (unsigned long long)g->scr_len[s]);
     }
     fprintf(w->f, "}\n");

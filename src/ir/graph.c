@@ -515,6 +515,8 @@ int ir_add_accumulate(cdag_graph *g, int rank, uint64_t src, uint64_t count, int
 int ir_set_access_blocks(cdag_graph *g, int32_t op, uint64_t n, uint64_t stride) {
   if (!g || op < 0 || op >= g->nops || !ir_is_access(g, op) || g->nwritten || n < 1 || g->bytes[op] % n)
     return cdag__error(CDAG_ERR_ARG, "ir_set_access_blocks: not a one-sided access of %llu blocks", (unsigned long long)n);
+  if (g->myrank >= 0 && n > 1)   /* the wire carries no blocks of an access (and replay runs them as messages) */
+    return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: a distributed graph's one-sided access in blocks", g->myrank);
   uint64_t len = g->bytes[op] / n, hull;
   if (n == 1 || stride == len) return CDAG_OK;   /* one range */
   if (stride < len || ckd_mul(&hull, n - 1, stride) || ckd_add(&hull, hull, len) || hull > (uint64_t)INT64_MAX ||

@@ -227,7 +227,7 @@ static int target_addr(const cdag_graph *g, int64_t i, const int32_t *sstart, co
   uint64_t off = g->addr2[i], len = g->seg_len[k];
   if (off > len || target_hull(g, i) > len - off)
     return cdag__error(CDAG_ERR_ARG, "%s: %s of %llu bytes at offset %llu of rank %d segment %d, which has %llu bytes",
-                       ir_describe(g, (int32_t)i, d, sizeof d), what, (unsigned long long)g->bytes[i],
+                       ir_describe(g, (int32_t)i, d, sizeof d), what, (unsigned long long)target_hull(g, i),
                        (unsigned long long)off, t, seg, (unsigned long long)len);
   *a = g->seg_base[k] + off;
   return CDAG_OK;

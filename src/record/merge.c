@@ -1377,10 +1377,12 @@ static int origin_epochs(pctx *x, int o) {
  * there are ordered by ticket: cmp_pins). Otherwise (or without tickets) both are dropped,
  * counted with the reason. */
 
-typedef struct { uint64_t lo, hi; int64_t epoch; int get; const char *acc; size_t acclen; } pacc;
+/* An access's bytes at its target: nb blocks of len bytes from lo at stride (nb 1: one range),
+   hi the end of the last. */
+typedef struct { uint64_t lo, hi, nb, len, stride; int64_t epoch; int get; const char *acc; size_t acclen; } pacc;
 
-/* What an access line does to its target: bytes, address, and for an accumulate its
-   "TYPE OP" (acc, acclen); 0 if the line does not say. */
+/* What an access line does to its target: bytes, address (and `blocks N stride T`: its
+   blocks), and for an accumulate its "TYPE OP" (acc, acclen); 0 if the line does not say. */
 static int access_range(const mop *o, pacc *a) {
   long long at = 0;
   const char *t = o->text;
@@ -1398,9 +1400,36 @@ static int access_range(const mop *o, pacc *a) {
   } else {
     bytes = strtoull(t + 4, NULL, 10);
   }
-  if (!field(t, "at", &at)) return 0;
-  a->lo = (uint64_t)at, a->hi = (uint64_t)at + bytes;
+  long long nb = 1, stride = 0;
+  if (!field(t, "at", &at) || (field(t, "blocks", &nb) && (nb < 1 || bytes % (uint64_t)nb))) return 0;
+  a->nb = (uint64_t)nb, a->len = bytes / (uint64_t)nb;
+  if (!field(t, "stride", &stride)) stride = (long long)a->len;
+  if (stride < 0 || (uint64_t)stride < a->len) return 0;
+  a->stride = (uint64_t)stride;
+  a->lo = (uint64_t)at, a->hi = (uint64_t)at + (a->nb - 1) * a->stride + a->len;
   return 1;
+}
+
+/* Block k of a. */
+static pacc block_of(const pacc *a, uint64_t k) {
+  pacc b = *a;
+  b.lo = a->lo + k * a->stride, b.hi = b.lo + a->len, b.nb = 1, b.stride = a->len;
+  return b;
+}
+
+/* Do a block of a and a block of b share a byte? Each block of the one with fewer is looked
+   up among the other's by division: O(min(blocks)). */
+static int blocks_meet(const pacc *a, const pacc *b) {
+  if (a->hi <= b->lo || b->hi <= a->lo) return 0;
+  if (a->nb > b->nb) return blocks_meet(b, a);
+  for (uint64_t k = 0; k < a->nb; k++) {
+    uint64_t x = a->lo + k * a->stride, y = x + a->len;   /* the blocks of b starting below y, ending above x */
+    if (y <= b->lo || x >= b->hi) continue;
+    uint64_t last = (y - 1 - b->lo) / b->stride;   /* the last block of b starting below y */
+    if (last >= b->nb) last = b->nb - 1;
+    if (b->lo + last * b->stride + b->len > x) return 1;
+  }
+  return 0;
 }
 
 static int conflict(const pacc *a, const pacc *b) {
@@ -1469,16 +1498,21 @@ static int fence_lines(merger *m, int r, facc **f, int64_t *n, int64_t *cap) {
       if (!access_range(o, &x.a) || !(field(o->text, "from", &t) || field(o->text, "to", &t))) continue;
       x.t = (int)t, x.epoch = 0;
     }
-    if (base_grow((void **)f, *n, cap, 1, sizeof **f, "merger")) return CDAG_NOMEM("fence epochs");
-    (*f)[(*n)++] = x;
+    uint64_t nb = x.epoch < 0 ? 1 : x.a.nb;   /* a line of blocks: a range each, swept exactly */
+    if (base_grow((void **)f, *n, cap, (int64_t)nb, sizeof **f, "merger")) return CDAG_NOMEM("fence epochs");
+    for (uint64_t k = 0; k < nb; k++) {
+      (*f)[*n] = x;
+      if (nb > 1) (*f)[*n].a = block_of(&x.a, k);
+      (*n)++;
+    }
   }
   return CDAG_OK;
 }
 
-/* Left out, counted: the accesses of a cluster that races. */
+/* Left out, counted: the accesses of a cluster that races (a line of blocks once). */
 static int drop_cluster(merger *m, facc *f, int64_t n) {
   for (int64_t i = 0; i < n; i++)
-    if (left_out(m, f[i].op, "another origin's access to the same bytes of its target in the same fence epoch, in an "
+    if (!f[i].op->dropped && left_out(m, f[i].op, "another origin's access to the same bytes of its target in the same fence epoch, in an "
                              "order MPI decided"))
       return CDAG_NOMEM("counts");
   return CDAG_OK;
@@ -1599,7 +1633,7 @@ static pkey unit_key(const pctx *x, const punit *u, int close) {
 static int units_conflict(const pacc *a, const punit *p, const punit *q) {
   for (int64_t i = p->a0; i < p->a1; i++)
     for (int64_t j = q->a0; j < q->a1; j++)
-      if (a[i].lo < a[j].hi && a[j].lo < a[i].hi && conflict(&a[i], &a[j])) return 1;
+      if (blocks_meet(&a[i], &a[j]) && conflict(&a[i], &a[j])) return 1;
   return 0;
 }
 

@@ -903,6 +903,17 @@ void completed(const MPI_Request *rq, const int *which, int n, const MPI_Status 
       if (cancelled) out("%d drop %llu\n", p->phase, (unsigned long long)p->seq);
     }
     if (waits && written && p->phase == R->phase && R->active) R->wait[nwait++] = p->seq;
+    for (int j = 1; waits && written && p->kind == P_RMA && j < p->count && p->phase == R->phase && R->active; j++) {
+      if (nwait == R->waitcap) {   /* an access of several lines: each */
+        uint64_t *w = realloc(R->wait, (size_t)(2 * R->waitcap) * sizeof *w);
+        if (!w) {
+          waits = 0, nomem(OOM_CALLS);
+          break;
+        }
+        R->wait = w, R->waitcap *= 2;
+      }
+      R->wait[nwait++] = p->seq + (uint64_t)j;
+    }
     p->active = 0;
     if (!p->persistent) pend_drop(rq[which ? which[k] : k]);
   }

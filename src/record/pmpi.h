@@ -135,6 +135,7 @@ typedef struct {
   MPI_Request *rq; int rqcap;         /* request handles saved before completion calls */
   ranges rs;                          /* the message being recorded */
   uint64_t *wait; int waitcap;        /* the operations one completion call completed */
+  int64_t access_lines;               /* lines the last one-sided access wrote (pmpi_rma.c) */
   uint64_t oom[NOOM];                 /* what out of memory lost, by kind (its lines: oom_at) */
   int oom_now;                        /* set by nomem(): the call being recorded hit it */
   rec_fold *fold;                     /* NULL: out of memory, nothing folded */

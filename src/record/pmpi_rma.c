@@ -126,6 +126,7 @@ typedef struct {
   rupd **upd;                         /* member -> its unordered accesses, NULL: none yet */
   rupd **plain;                       /* member -> its plain puts and gets in the open epoch
                                          (spans only), NULL: none yet */
+  int64_t *gpend;                     /* member -> gets of w->g not done, NULL: none yet */
 } rwin;
 
 static rwin *win_of(MPI_Win w) {
@@ -135,16 +136,37 @@ static rwin *win_of(MPI_Win w) {
   return v ? (rwin *)*v : NULL;
 }
 
-/* Forgets member t's unordered accesses (t -1: every member's): its epoch closed or was
-   completed, which orders them before whatever follows. */
-static void upd_clear(rwin *w, int t) {
+/* Forgets member t's unordered accumulate-family accesses (t -1: every member's), and with
+   plain_too its plain puts and gets. */
+static void upd_forget(rwin *w, int t, int plain_too) {
   for (int m = t < 0 ? 0 : t; m < (t < 0 ? w->n : t + 1); m++)
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 1 + plain_too; k++) {
       rupd *u = k ? (w->plain ? w->plain[m] : NULL) : (w->upd ? w->upd[m] : NULL);
       if (!u) continue;
       base_imap_clear(&u->at);
       u->nspan = u->nseq = 0;
     }
+}
+
+/* Forgets member t's accesses of both kinds (t -1: every member's): its epoch closed or was
+   completed, which orders them before whatever follows. */
+static void upd_clear(rwin *w, int t) { upd_forget(w, t, 1); }
+
+/* Forgets the gets among member t's plain accesses: they completed at the origin (an Rget's
+   wait, flush_local), so a later put of those bytes follows them. */
+static void plain_forget_reads(rwin *w, int t) {
+  rupd *u = w->plain ? w->plain[t] : NULL;
+  if (!u || !u->nspan) return;
+  int64_t kept = 0;
+  for (int64_t i = 0; i < u->nspan; i++) {   /* live spans are those the map names */
+    uint64_t k = u->span[i].lo;
+    if (base_imap_find(&u->at, &k, BASE_IMAP_AT_OR_ABOVE) != i || k != u->span[i].lo) continue;
+    if (u->span[i].sig != UPD_READ) u->span[kept++] = u->span[i];
+  }
+  base_imap_clear(&u->at);
+  u->nspan = 0;
+  for (int64_t i = 0; i < kept; i++)
+    if (base_imap_put(&u->at, u->span[i].lo, u->nspan) == 0) u->nspan++;
 }
 
 static void win_free(rwin *w) {
@@ -156,6 +178,7 @@ static void win_free(rwin *w) {
     if (w->plain[m]) free(w->plain[m]->span), free(w->plain[m]);
   free(w->upd);
   free(w->plain);
+  free(w->gpend);
   free(w->world); free(w->base); free(w->unit); free(w->g); free(w->ga); free(w->gl); free(w->cas);
   free(w->acc); free(w->cnt); free(w->start); free(w->post); free(w->pt);
   free(w->shared); free(w->since);
@@ -615,7 +638,7 @@ static int order_after(rwin *w, int t, const ranges *r, uint32_t sig, int call, 
   out("%d %llu wait", R->phase, (unsigned long long)seq);
   for (int64_t k = 0; k < u->nseq; k++) out(" %llu", (unsigned long long)u->seq[k]);
   out("\n");
-  upd_clear(w, t);
+  upd_forget(w, t, 0);   /* the wait orders the accumulates, not the plain accesses */
   return 0;
 }
 
@@ -671,11 +694,12 @@ static void note_plain(rwin *w, int t, const ranges *r, uint32_t sig) {
   if (j < r->n) nomem(OOM_CALLS);
 }
 
-/* The ranges r[i ..] of one length at one ascending stride: the blocks of one access line
-   (ranges never touch: layout merges them). */
+/* The ranges r[i ..] of one length at one ascending stride, at least the length: the
+   blocks of one access line (a get's target ranges may overlap; they then stay lines of
+   their own). */
 static int64_t target_run(const ranges *r, int64_t i) {
   int64_t j = i + 1;
-  if (j < r->n && r->l[j] == r->l[i] && r->a[j] > r->a[i]) {
+  if (j < r->n && r->l[j] == r->l[i] && r->a[j] > r->a[i] && r->a[j] - r->a[i] >= r->l[i]) {
     uint64_t d = r->a[j] - r->a[i];
     while (j + 1 < r->n && r->l[j + 1] == r->l[i] && r->a[j + 1] - r->a[j] == d) j++;
     j++;
@@ -775,7 +799,8 @@ static uint64_t access_of(rwin *w, int kind, const void *buf, int count, MPI_Dat
       w->acc[w->nacc++] = (racc){(uint64_t)target, (uint64_t)kind, t->a[j], t->l[j], (uint64_t)(int64_t)et};
   }
   uint64_t off = 0;
-  for (int64_t j = 0, k = 0, m; j < t->n; j += m, k++) {   /* a line per run of the target's ranges */
+  R->access_lines = 0;
+  for (int64_t j = 0, k = 0, m; j < t->n; j += m, k++, R->access_lines++) {   /* a line per run of the target's ranges */
     m = target_run(t, j);
     ir_line l = line_of(kind == A_PUT ? IR_PUT : kind == A_GET ? IR_GET : IR_ACC);
     l.bytes = t->l[j] * (uint64_t)m;
@@ -794,6 +819,7 @@ static uint64_t access_of(rwin *w, int kind, const void *buf, int count, MPI_Dat
   if (plain) note_plain(w, target, t, sig);
   if (kind == A_GET) {
     w->g[w->ng++] = (rget){o->n > 1 ? src : 0, seq, w->nr, o->n, type_name(ot), target, 0};
+    if (w->gpend || (w->gpend = calloc((size_t)w->n, sizeof *w->gpend))) w->gpend[target]++;
     memcpy(w->ga + w->nr, o->a, (size_t)o->n * 8);
     memcpy(w->gl + w->nr, o->l, (size_t)o->n * 8);
     w->nr += o->n;
@@ -936,6 +962,7 @@ static void get_done(rwin *w, rget *g, uint64_t seq) {
   }
   for (int64_t k = 0; seq && k < g->n; k++) rec_shadow_recv(R->sh, r.a[k], r.l[k], seq, g->n == 1 ? g->type : NULL);
   g->done = 1;
+  if (w->gpend && --w->gpend[g->member] == 0) plain_forget_reads(w, g->member);   /* a put may follow them now */
 }
 
 /* The gets of the epoch completed at seq on member `member` (-1: every member), those a
@@ -1435,11 +1462,12 @@ int MPI_Win_sync(MPI_Win win) {
    completion call that sees the request complete writes a `wait` naming it, and an Rget's
    bytes are the program's from there (the program may reuse them before the unlock). ---- */
 
-/* The request of an access recorded at seq on win (0: nothing recorded). */
-static void access_request(MPI_Win win, uint64_t seq, MPI_Request *rq) {
+/* The request of an access recorded at seq on win in `lines` lines (0: nothing recorded): its
+   completion names each (a get's bytes are the program's after all of them). */
+static void access_request(MPI_Win win, uint64_t seq, int64_t lines, MPI_Request *rq) {
   if (seq && *rq != MPI_REQUEST_NULL)
     pend_put(*rq, (pend){.kind = P_RMA, .active = 1, .live = 1, .newer = -1, .oldest = -1, .phase = R->phase,
-                         .seq = seq, .buf = (const void *)(uintptr_t)win, .comm = MPI_COMM_NULL});
+                         .seq = seq, .count = (int)lines, .buf = (const void *)(uintptr_t)win, .comm = MPI_COMM_NULL});
 }
 
 /* A request-based get (or fetch) completed at done: its bytes are the program's. Under a
@@ -1477,8 +1505,9 @@ int MPI_Rput(const void *obuf, int ocount, MPI_Datatype ot, int target, MPI_Aint
   COUNT(C_Rput);
   rwin *w = usable_win(win, C_Rput, 1);
   uint64_t seq = w ? access_of(w, A_PUT, obuf, ocount, ot, target, disp, tcount, tt, 0, 0, C_Rput, 0) : 0;
+  int64_t lines = R ? R->access_lines : 0;
   int rc = PMPI_Rput(obuf, ocount, ot, target, disp, tcount, tt, win, rq);
-  if (rc == MPI_SUCCESS) access_request(win, seq, rq);
+  if (rc == MPI_SUCCESS) access_request(win, seq, lines, rq);
   return rc;
 }
 
@@ -1487,8 +1516,9 @@ int MPI_Rget(void *obuf, int ocount, MPI_Datatype ot, int target, MPI_Aint disp,
   COUNT(C_Rget);
   rwin *w = usable_win(win, C_Rget, 1);
   uint64_t seq = w ? access_of(w, A_GET, obuf, ocount, ot, target, disp, tcount, tt, 0, 0, C_Rget, 0) : 0;
+  int64_t lines = R ? R->access_lines : 0;
   int rc = PMPI_Rget(obuf, ocount, ot, target, disp, tcount, tt, win, rq);
-  if (rc == MPI_SUCCESS) access_request(win, seq, rq);
+  if (rc == MPI_SUCCESS) access_request(win, seq, lines, rq);
   return rc;
 }
 
@@ -1498,9 +1528,10 @@ int MPI_Raccumulate(const void *obuf, int ocount, MPI_Datatype ot, int target, M
   rwin *w = usable_win(win, C_Raccumulate, 1);
   int alone = w && op == MPI_REPLACE && atomic_enter(w, target, C_Raccumulate);
   uint64_t seq = w ? update(w, obuf, ocount, ot, target, disp, tcount, tt, op, C_Raccumulate) : 0;
+  int64_t lines = R ? R->access_lines : 0;
   int rc = PMPI_Raccumulate(obuf, ocount, ot, target, disp, tcount, tt, op, win, rq);
   if (alone) atomic_leave(w, target, C_Raccumulate);
-  if (rc == MPI_SUCCESS) access_request(win, seq, rq);
+  if (rc == MPI_SUCCESS) access_request(win, seq, lines, rq);
   return rc;
 }
 
@@ -1512,9 +1543,10 @@ int MPI_Rget_accumulate(const void *obuf, int ocount, MPI_Datatype ot, void *rbu
   int alone = w && atomic_enter(w, target, C_Rget_accumulate);
   uint64_t seq = w ? access_of(w, A_GET, rbuf, rcount, rt, target, disp, tcount, tt, 0, 0, C_Rget_accumulate,
                                op != MPI_NO_OP) : 0;
+  int64_t lines = R ? R->access_lines : 0;   /* the fetch's: its result is what completes */
   if (seq) update(w, obuf, ocount, ot, target, disp, tcount, tt, op, C_Rget_accumulate);
   int rc = PMPI_Rget_accumulate(obuf, ocount, ot, rbuf, rcount, rt, target, disp, tcount, tt, op, win, rq);
   if (alone) atomic_leave(w, target, C_Rget_accumulate);
-  if (rc == MPI_SUCCESS) access_request(win, seq, rq);
+  if (rc == MPI_SUCCESS) access_request(win, seq, lines, rq);
   return rc;
 }

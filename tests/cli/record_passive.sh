@@ -306,7 +306,9 @@ mkdir -p other
 
 # a fence epoch in which rank 1 gets and rank 2 puts the same bytes of rank 0 (MPICH's
 # rma/atomic_get_*: MPI decides their order): both left out, counted; their disjoint accesses
-# and accumulates of one type and op on the same bytes stay
+# and accumulates of one type and op on the same bytes stay. Lines of blocks count block by
+# block: two origins' interleaved columns stay, a put onto a block past the line's first S
+# bytes is a race, both left out
 mkdir -p fence
 for r in 0 1 2; do
   {
@@ -315,10 +317,14 @@ for r in 0 1 2; do
     case $r in
       1) echo "0 131072 get 8b from 0 at 0x5000 addr 0x100 comm 5"
          echo "0 196608 get 8b from 0 at 0x6000 addr 0x108 comm 5"
-         echo "0 262144 accumulate 1 int64 sum to 0 at 0x8000 addr 0x110 comm 5" ;;
+         echo "0 262144 accumulate 1 int64 sum to 0 at 0x8000 addr 0x110 comm 5"
+         echo "0 270000 put 16b to 0 at 0xa000 addr 0x400 blocks 4 stride 8 comm 5"
+         echo "0 270001 put 16b to 0 at 0xb000 addr 0x410 blocks 2 stride 64 comm 5" ;;
       2) echo "0 131072 put 8b to 0 at 0x5000 addr 0x200 comm 5"
          echo "0 196608 put 8b to 0 at 0x7000 addr 0x208 comm 5"
-         echo "0 262144 accumulate 1 int64 sum to 0 at 0x8000 addr 0x210 comm 5" ;;
+         echo "0 262144 accumulate 1 int64 sum to 0 at 0x8000 addr 0x210 comm 5"
+         echo "0 270000 put 16b to 0 at 0xa004 addr 0x400 blocks 4 stride 8 comm 5"
+         echo "0 270001 put 8b to 0 at 0xb040 addr 0x410 comm 5" ;;
     esac
     if [ "$r" != 0 ]; then   # a histogram's 80 sums on one word: past the pairwise check
       for k in $(seq 1 40); do echo "0 $((262144 + 1024 * k)) accumulate 1 int64 sum to 0 at 0x9000 addr 0x300 comm 5"; done
@@ -331,7 +337,7 @@ done
 cases <<'T'
 0 cdag record --merge fence
 0 cat fence/index.json
-  out "unsupported": {"MPI_Get": 1, "MPI_Put": 1}
+  out "unsupported": {"MPI_Get": 1, "MPI_Put": 3}
   out "MPI_Get: another origin's access to the same bytes of its target in the same fence epoch, in an order MPI decided": 1
   out "check": {"ok": true
 0 cat fence/phase-0000.cdag
@@ -339,6 +345,8 @@ cases <<'T'
   count 1 ^put 8b to 0 at 0x7000
   count 82 ^accumulate
   count 0 at 0x5000
+  count 2 ^put 16b to 0 at 0xa00[04] addr 0x400 blocks 4 stride 8
+  count 0 at 0xb0
 1 cdag record --merge other
   err does not load
 0 grep -c '^fence comm' other/phase-0000.cdag

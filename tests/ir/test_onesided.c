@@ -386,6 +386,15 @@ START_TEST(target_sides_in_blocks) {
   free(buf);
   cdag_graph_free(&g);
   cdag_graph_free(&h);
+  /* a graph of a strided get alone saves without the expansion's scratch (loading adds it) */
+  g = cdag_test_text_graph("num_ranks 2\nrank 0 {\nget 32b from 1 at 0x3000 addr 0x1100 blocks 4 stride 16\n}\n"
+                           "rank 1 {\n}\n");
+  f = open_memstream(&buf, &len);
+  CK_OK(ir_save_file(g, f));
+  fclose(f);
+  ck_assert_msg(!strstr(buf, "scratch"), "%s", buf);
+  free(buf);
+  cdag_graph_free(&g);
   /* a computation after the last fence reads all but never the target's scratch: the get's
      four blocks are the only transfers (eight when the scratch counted as memory) */
   g = cdag_test_text_graph("num_ranks 2\nrank 0 {\nfence\nget 32b from 1 at 0x3000 addr 0x1100 blocks 4 stride 16\n"

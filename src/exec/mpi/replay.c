@@ -362,10 +362,27 @@ static void later_writes(const cdag_graph *gg, int32_t i, uint64_t *lo, uint64_t
   *hi = *lo + b.to_last + b.len;
 }
 
+/* Do the bytes ops i and j write share one? Block by block (a strided copy's; listed blocks
+   count by their hull), both ascending: O(blocks). */
+static int writes_meet(const cdag_graph *gg, int32_t i, int32_t j) {
+  ir_blocks a = gg->kind[i] == IR_COPY ? ir_copy_blocks(gg, i) : ir_one_block(gg->bytes[i]);
+  ir_blocks b = gg->kind[j] == IR_COPY ? ir_copy_blocks(gg, j) : ir_one_block(gg->bytes[j]);
+  if (a.to_at) a = ir_one_block(a.to_last + a.len);
+  if (b.to_at) b = ir_one_block(b.to_last + b.len);
+  for (uint64_t x = 0, y = 0; x < a.n && y < b.n;) {
+    uint64_t alo = gg->addr[i] + x * a.to, blo = gg->addr[j] + y * b.to;
+    if (alo + a.len <= blo) x++;
+    else if (blo + b.len <= alo) y++;
+    else return 1;
+  }
+  return 0;
+}
+
 /* The reductions of later[0..*n) that a put's target side i (its receive, or its strided
    copy out of scratch) overwrites whole are dead: dropped. One it overwrites in part, or an
    accumulate's blocks it meets at all: CDAG_ERR_UNSUPPORTED (the put must land after the
-   reduction, which g places after the fence). */
+   reduction, which g places after the fence). Blocks that meet only in their hulls leave
+   each other alone. */
 static int drop_overwritten(const cdag_graph *gg, int32_t i, int32_t *later, int32_t *n) {
   uint64_t lo, hi;
   later_writes(gg, i, &lo, &hi);
@@ -373,7 +390,8 @@ static int drop_overwritten(const cdag_graph *gg, int32_t i, int32_t *later, int
   for (int32_t j = 0; j < *n; j++) {
     uint64_t a, b;
     later_writes(gg, later[j], &a, &b);
-    if (b <= lo || hi <= a) later[kept++] = later[j];
+    if (b <= lo || hi <= a || ((gg->kind[i] == IR_COPY || gg->kind[later[j]] == IR_COPY) && !writes_meet(gg, i, later[j])))
+      later[kept++] = later[j];
     else if (a < lo || hi < b || gg->kind[i] == IR_COPY || gg->kind[later[j]] == IR_COPY)
       return cdag__error(CDAG_ERR_UNSUPPORTED, "replay: rank %d: a put overwrites part of the bytes an accumulate "
                          "reduced earlier in its epoch (line %lld)", gg->rank[i], (long long)(gg->line ? gg->line[i] : 0));

@@ -91,6 +91,12 @@ np2)
 0 run 2 "$data/fetch_and_op2.cdag" $iters
   summary
   out 40 bytes equal
+# target sides in blocks run as messages through the target's scratch; a put into the gap
+# between an accumulate's blocks is not taken for one over them
+0 run 2 "$data/strided_onesided2.cdag" $iters
+  summary
+  out 480 bytes equal
+  out one-sided: 0 gets, 1 puts, 4 fences
 T
   ;;
 np3)
