@@ -964,7 +964,8 @@ static int find_phases(merger *m, int *nphases) {
 
 /* ---- passive-target epochs: the target's fences ----
  * The origin o of an epoch on t wrote `lock`, `flush` and `unlock` lines of communicator
- * C = REC_PASSIVE_BASE + o * P + t (record.h); t made no call. Each becomes `fence comm C`
+ * C, the pair's for the window's slot (record.h: two windows' epochs on t open at once are
+ * two communicators', each its own sequence of epochs); t made no call. Each becomes `fence comm C`
  * on o, and t gets its fence where t was when o read it (`tpos`): after the calls t had
  * completed; around a call t was in, before it when it may wait for others (a receive, a
  * completion, a collective, its own epoch's marker, a fetch: it may wait for what o does after
@@ -986,7 +987,7 @@ static int find_phases(merger *m, int *nphases) {
  * that takes o's order out, nonblocking collective or fence. (A flag polled with gets is no
  * order here: the bytes t stores without a call are not in the graph wherever its fence
  * goes, and another origin's put of it conflicts, below.) With none in the phase before an opening, t's fence
- * opens its phase. An epoch that opens before the last one on the same pair closed at t
+ * opens its phase. An epoch that opens before the last one of its communicator closed at t
  * (an unlock, then a lock, with no collective between) opens where that one closed: t
  * touches neither one's bytes in between, since nothing orders them there. An epoch any of whose fences has no such place (ordered by messages
  * only, or by nothing) is left out whole, its accesses counted unsupported with the reason
@@ -1317,11 +1318,12 @@ static int close_epoch(pctx *x, int o, int t, mop **ep, const int64_t *idx, int6
   return CDAG_OK;
 }
 
-typedef struct { int t; int64_t i; } pitem;
+typedef struct { int t, comm; int64_t i; } pitem;
 
 static int cmp_pitem(const void *a, const void *b) {
   const pitem *x = a, *y = b;
   if (x->t != y->t) return (x->t > y->t) - (x->t < y->t);
+  if (x->comm != y->comm) return (x->comm > y->comm) - (x->comm < y->comm);
   return (x->i > y->i) - (x->i < y->i);
 }
 
@@ -1337,18 +1339,18 @@ static int origin_epochs(pctx *x, int o) {
   for (int64_t i = 0; !rc && i < s->n; i++) {
     const mop *op = s->ops[i];
     if (!passive_marker(op) && !passive_access(op)) continue;
-    int64_t c = (int64_t)op->comm - REC_PASSIVE_BASE;
-    if (c < 0 || c / P != o)
+    int po, pt, pk;
+    if (!rec_passive_of(op->comm, P, &po, &pt, &pk) || po != o)
       rc = cdag__error(CDAG_ERR_FORMAT, "rank-%d.part:%lld: a passive-target epoch of communicator %d, which is not "
                        "one of rank %d's", o, (long long)op->line, op->comm, o);
     else
-      it[n++] = (pitem){(int)(c % P), i};
+      it[n++] = (pitem){pt, op->comm, i};
   }
   if (!rc && n > 1) qsort(it, (size_t)n, sizeof *it, cmp_pitem);
   for (int64_t a = 0, e; !rc && a < n; a = e) {
-    int t = it[a].t;
+    int t = it[a].t, comm = it[a].comm;   /* one communicator's epochs: a window slot's */
     int64_t k = 0, last = -1;
-    for (e = a; e < n && it[e].t == t && !rc; e++) {
+    for (e = a; e < n && it[e].t == t && it[e].comm == comm && !rc; e++) {
       mop *op = s->ops[it[e].i];
       int kind = passive_marker(op);
       if (kind == M_LOCK && k) rc = drop_epoch(x, ep, k, "its epoch is not closed in the phase"), k = 0;
@@ -1550,7 +1552,8 @@ static int drop_fence_races(merger *m) {
    fence or not yet)? */
 static int local_step(const pctx *x, int t, int64_t i) {
   const mop *o = x->s[t].ops[i];
-  if (o->kind == K_OTHER && o->comm == REC_PASSIVE_BASE + t * x->m->nprocs + t) return 1;
+  int po, pt, pk;
+  if (o->kind == K_OTHER && rec_passive_of(o->comm, x->m->nprocs, &po, &pt, &pk) && po == t && pt == t) return 1;
   return !passive_marker(o) && sync_kind(o, t) == 0;
 }
 
@@ -1921,9 +1924,8 @@ static int write_message(FILE *f, merger *m, const mrank *r, const mop *o, phase
 /* The graph's number of communicator id named by an op of rank r: a target's fences of a
    passive-target epoch name the communicator its origin declared. */
 static int op_global(const merger *m, const mrank *r, int id) {
-  int g = global_comm(r, id);
-  int64_t c = (int64_t)id - REC_PASSIVE_BASE;
-  if (g < 0 && c >= 0 && c / m->nprocs < m->nprocs) g = global_comm(&m->r[c / m->nprocs], id);
+  int g = global_comm(r, id), o, t, k;
+  if (g < 0 && rec_passive_of(id, m->nprocs, &o, &t, &k)) g = global_comm(&m->r[o], id);
   return g;
 }
 

@@ -334,11 +334,10 @@ static rwin *usable_win(MPI_Win win, int call, int access) {
 #define PAIR_BASE (1 << 29)
 #define PAIR_MAX_PROCS (1 << 14)   /* PAIR_BASE + nprocs^2 below SELF_COMM_ID */
 
-/* The communicator of accesses from world rank o to t, declared in the part the first
-   time this rank names it: post/start epochs' (base PAIR_BASE), or passive target's
-   (REC_PASSIVE_BASE, record.h). */
-static int pair_comm_at(int base, int o, int t) {
-  int id = base + o * R->nprocs + t, rc;
+/* Communicator id of accesses from world rank o to t, declared in the part the first time
+   this rank names it: post/start epochs' (PAIR_BASE), or passive target's (record.h). */
+static int declared_pair(int id, int o, int t) {
+  int rc;
   J1S(rc, R->pairs, (Word_t)id);
   if (rc == 0) return id;
   if (o == t) out("comm %d 1 %d\n", id, o);   /* JERR: declared again later, which the merger allows */
@@ -365,7 +364,14 @@ static int *group_world(MPI_Group g, int *n) {
   return out;
 }
 
-static int pair_comm(int o, int t) { return pair_comm_at(PAIR_BASE, o, t); }
+static int pair_comm(int o, int t) { return declared_pair(PAIR_BASE + o * R->nprocs + t, o, t); }
+
+/* The communicator of this rank's passive-target epochs on member t of window w (record.h:
+   one per window slot, so two windows' epochs on one target may be open at once). */
+static int passive_pair(const rwin *w, int t) {
+  int k = (w->lockword - 2) % rec_passive_slots(R->nprocs);
+  return declared_pair(rec_passive_id(R->nprocs, k, R->rank, w->world[t]), R->rank, w->world[t]);
+}
 
 /* A fence on the communicator of this rank with each of peers (world ranks), as the origin
    (start, complete) or the target (post, wait), at positions of their own. */
@@ -389,8 +395,8 @@ static rwin *pscw_win(MPI_Win win, int call) {
 }
 
 /* ---- passive target: an epoch of this rank (origin o) on member t ----
- * is the epoch of communicator REC_PASSIVE_BASE + o * nprocs + t (members o and t, one when
- * o = t). The origin writes its fences as `lock`, `flush` and `unlock` lines of that
+ * is an epoch of the communicator of o and t for the window's slot (record.h: members o and
+ * t, one when o = t). The origin writes its fences as `lock`, `flush` and `unlock` lines of that
  * communicator (record.h); the merger writes them as fences and adds the target's, where
  * a collective orders them in MPI (docs/recording.md). */
 
@@ -417,7 +423,7 @@ static int target_at(const rwin *w, int t, uint64_t *tpos) {
    counter it saw (seen: 1 + its value, 0 unknown). */
 static void passive_line(const rwin *w, int t, const char *what, uint64_t seq, uint64_t ticket, int known,
                          uint64_t tpos, int shared, uint64_t seen) {
-  int id = pair_comm_at(REC_PASSIVE_BASE, R->rank, w->world[t]);
+  int id = passive_pair(w, t);
   char tail[96] = "";
   int n = snprintf(tail, sizeof tail, "%s", shared ? " shared" : "");
   if (seen) n += snprintf(tail + n, sizeof tail - (size_t)n, " seen %llu", (unsigned long long)(seen - 1));
@@ -516,7 +522,7 @@ static int passive_comm(rwin *w, int t) {
     w->pt[t] = PT_OPEN;
     w->since[t] = R->others;
   }
-  return pair_comm_at(REC_PASSIVE_BASE, R->rank, w->world[t]);
+  return passive_pair(w, t);
 }
 
 /* The communicator an access of this rank to member `target` names now: its start epoch's

@@ -125,10 +125,31 @@
    after its last position (OUT); in a call that has taken no position yet (ENTERED); in the
    call at its last position (IN). */
 enum { REC_TPOS_OUT, REC_TPOS_ENTERED, REC_TPOS_IN };
-/* The communicator ids of passive-target epochs (origin o, target t, P processes):
-   REC_PASSIVE_BASE + o * P + t, declared by o (`comm ID 2 o t`, or `comm ID 1 o` when
-   o = t); P is at most 16384, so the ids stay below the recorder's MPI_COMM_SELF (2^30). */
+/* The communicator ids of passive-target epochs (origin o, target t, P processes, window
+   slot k): REC_PASSIVE_BASE + o * P + t for k = 0, REC_PASSIVE_EXTRA + ((k - 1) * P + o) *
+   P + t for the others, declared by o (`comm ID 2 o t`, or `comm ID 1 o` when o = t). A
+   window's slot is its number among the windows modulo rec_passive_slots(P), so epochs of two
+   windows on one target, open at once, are epochs of two communicators. P is at most 16384,
+   so the first ids stay below the recorder's MPI_COMM_SELF (2^30), the others above
+   REC_PASSIVE_EXTRA and below 2^31. */
 #define REC_PASSIVE_BASE ((1 << 29) + (1 << 28))
+#define REC_PASSIVE_EXTRA ((1 << 30) + (1 << 29))
+static inline int rec_passive_slots(int64_t P) {
+  int64_t room = (INT32_MAX - (int64_t)REC_PASSIVE_EXTRA) / (P * P);
+  return 1 + (int)(room < 61 ? room : 61);
+}
+static inline int rec_passive_id(int64_t P, int k, int o, int t) {
+  return (int)(k ? REC_PASSIVE_EXTRA + ((k - 1) * P + o) * P + t : REC_PASSIVE_BASE + o * P + t);
+}
+/* Is id a passive-target epoch's of P processes? Then its origin, target and slot. */
+static inline int rec_passive_of(int64_t id, int64_t P, int *o, int *t, int *k) {
+  int64_t c = id - REC_PASSIVE_BASE;
+  if (c >= 0 && c < P * P) return *k = 0, *o = (int)(c / P), *t = (int)(c % P), 1;
+  c = id - REC_PASSIVE_EXTRA;
+  if (c < 0 || c >= (rec_passive_slots(P) - 1) * P * P) return 0;
+  *k = 1 + (int)(c / (P * P)), *o = (int)(c / P % P), *t = (int)(c % P);
+  return 1;
+}
 #define REC_PACK_BASE 0x7ffd000000000000ull
 /* The most processes the merger accepts (docs/recording.md): it allocates per process
    before it reads the parts. */
