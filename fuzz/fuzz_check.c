@@ -13,7 +13,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   /* a leading '#' comment selects fresh buffers; every rank count (finalize bounds the idle ones) */
-  ir_load_opts o = {size > 0 && data[0] == '#', IR_MAX_RANKS, 4096};
+  ir_load_opts o = {size > 0 && data[0] == '#', 1 << 18, 4096};   /* memory per rank: as fuzz_load */
   cdag_graph *g = NULL;
   if (ir_load_mem((const char *)data, size, "fuzz", &o, &g) != CDAG_OK) return 0;
   match_result m = {0};
