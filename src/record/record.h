@@ -46,7 +46,7 @@
  *                                                reads all [writes S at A [blocks N stride
  *                                                D | blocks N steps ..]]`)
  *   K SEQ lock|flush|unlock comm C               a passive-target epoch of this rank (origin o)
- *                                                on rank t, C = REC_PASSIVE_BASE + o * P + t:
+ *                                                on rank t, C its pair's (rec_passive_id):
  *                                                opened (MPI_Win_lock, or lock_all at its first
  *                                                access to t), completed and going on
  *                                                (MPI_Win_flush), closed (MPI_Win_unlock); the
