@@ -488,7 +488,7 @@ static int write_ranks(writer *w, const rank_views *v) {
     for (; is < g->nscratch && (int32_t)(v->scr[is] >> 32) == r; is++) {
       int64_t s = (int64_t)(v->scr[is] & 0xffffffffu);
       if (g->ncalls && g->scr_addr[s] >= IR_COLL_SCRATCH) continue;   /* the native collectives' own */
-      if (g->nwritten && g->scr_addr[s] >= IR_ACC_SCRATCH && g->scr_addr[s] - IR_ACC_SCRATCH < IR_ACC_SCRATCH_LEN)
+      if (g->nwritten && ir_in_acc_scratch(g->scr_addr[s]))
         continue;   /* one-sided expansion's own (loading adds them again) */
       fprintf(w->f, "  scratch 0x%llx %llub\n", (unsigned long long)g->scr_addr[s], (unsigned long long)g->scr_len[s]);
     }

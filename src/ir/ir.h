@@ -84,6 +84,8 @@ enum { IR_JOIN_NONE, IR_JOIN_AFTER, IR_JOIN_ALL, IR_JOIN_CALL };
 #define IR_TAG_ACC (-4)
 #define IR_ACC_SCRATCH 0x7ffc000000000000ull
 #define IR_ACC_SCRATCH_LEN (1ull << 48)
+/* Is address a in the one-sided accesses' scratch (cdag's own, added by expansion)? */
+static inline int ir_in_acc_scratch(uint64_t a) { return a >= IR_ACC_SCRATCH && a - IR_ACC_SCRATCH < IR_ACC_SCRATCH_LEN; }
 enum { IR_BUILDING = 0, IR_FINAL = 1, IR_COMPILED = 2 };
 
 /* A native collective call of one rank (ir_add_coll). */

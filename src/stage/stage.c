@@ -364,8 +364,6 @@ static int new_stage_graphs(const cdag_graph *g, stage_split *out) {
   return rc;
 }
 
-static int in_acc_scratch(uint64_t a) { return a >= IR_ACC_SCRATCH && a - IR_ACC_SCRATCH < IR_ACC_SCRATCH_LEN; }
-
 /* The stage of the last op touching each scratch area of one-sided accesses (*at: per
    scratch region of g, -1 none or another kind). An access's area is its own, touched only by
    its target's side: after that stage nothing reads it. A rank's areas were added in
@@ -380,17 +378,17 @@ static int acc_scratch_stages(const emitter *e, int32_t **at) {
   }
   for (int64_t k = 0; k < g->nscratch; k++) {
     last[k] = -1;
-    if (in_acc_scratch(g->scr_addr[k])) first[g->scr_rank[k] + 1]++;
+    if (ir_in_acc_scratch(g->scr_addr[k])) first[g->scr_rank[k] + 1]++;
   }
   for (int r = 0; r < g->nprocs; r++) first[r + 1] += first[r];
   int64_t *fill = calloc((size_t)g->nprocs, sizeof *fill);
   for (int64_t k = 0; fill && k < g->nscratch; k++)
-    if (in_acc_scratch(g->scr_addr[k])) idx[first[g->scr_rank[k]] + fill[g->scr_rank[k]]++] = k;
+    if (ir_in_acc_scratch(g->scr_addr[k])) idx[first[g->scr_rank[k]] + fill[g->scr_rank[k]]++] = k;
   for (int64_t op = 0; fill && g->os && op < g->nops; op++) {
     if (g->os[op] != IR_OS_PARTNER) continue;
     for (int side = 0; side < 2; side++) {
       uint64_t a = side ? (g->addr2 ? g->addr2[op] : 0) : g->addr[op];
-      if (!in_acc_scratch(a) || (side && g->kind[op] != IR_COPY && g->kind[op] != IR_REDUCE)) continue;
+      if (!ir_in_acc_scratch(a) || (side && g->kind[op] != IR_COPY && g->kind[op] != IR_REDUCE)) continue;
       int64_t lo = first[g->rank[op]], hi = first[g->rank[op] + 1];   /* the last area starting at or below a */
       while (hi - lo > 1) {
         int64_t mid = lo + (hi - lo) / 2;
@@ -424,8 +422,8 @@ static int carry_deps_scratch(const emitter *e, int scratch) {
   int32_t *acc = NULL;
   if (rc == CDAG_OK) rc = acc_scratch_stages(e, &acc);
   for (int64_t k = 0; k < g->nscratch && rc == CDAG_OK; k++) {
-    int at = in_acc_scratch(g->scr_addr[k]) && acc[k] >= 0 ? acc[k] : e->out->nstages - 1;
-    if (scratch || in_acc_scratch(g->scr_addr[k]))
+    int at = ir_in_acc_scratch(g->scr_addr[k]) && acc[k] >= 0 ? acc[k] : e->out->nstages - 1;
+    if (scratch || ir_in_acc_scratch(g->scr_addr[k]))
       rc = ir_add_scratch(e->out->graph[at], g->scr_rank[k], g->scr_addr[k], g->scr_len[k]);
   }
   free(acc);

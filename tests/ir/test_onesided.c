@@ -334,6 +334,25 @@ START_TEST(save_and_load_again) {
 }
 END_TEST
 
+/* The file g saves as, malloc'd (*len its length). */
+static char *saved_text(const cdag_graph *g, size_t *len) {
+  char *buf = NULL;
+  FILE *f = open_memstream(&buf, len);
+  CK_OK(ir_save_file(g, f));
+  fclose(f);
+  return buf;
+}
+
+/* The text report of p, malloc'd. */
+static char *report_text(const cdag_plan *p) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  CK_OK(cdag_plan_report(p, f, 0));
+  fclose(f);
+  return buf;
+}
+
 /* A target side in blocks (an MPI target datatype's strided run): a put, a get and an
    accumulate, each one op however many blocks. The target's side passes through scratch with
    one strided copy (around the reduce for the accumulate); the SST names every block, the
@@ -371,11 +390,8 @@ START_TEST(target_sides_in_blocks) {
   CK_OK(cdag_analyze(g, NULL, &p));
   CK_OK(exec_verify(g, p, 5, 3));
   cdag_plan_free(&p);
-  char *buf = NULL;
   size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  CK_OK(ir_save_file(g, f));
-  fclose(f);
+  char *buf = saved_text(g, &len);
   ck_assert_msg(strstr(buf, "put 64b to 1 at 0x2000 addr 0x1000 blocks 8 stride 32\n") &&
                 strstr(buf, "get 32b from 1 at 0x3000 addr 0x1100 blocks 4 stride 16\n") &&
                 strstr(buf, "accumulate 8 int32 sum to 1 at 0x4000 addr 0x1200 blocks 2 stride 64\n") && !strstr(buf, "scratch"),
@@ -386,12 +402,18 @@ START_TEST(target_sides_in_blocks) {
   free(buf);
   cdag_graph_free(&g);
   cdag_graph_free(&h);
+}
+END_TEST
+
+/* The target's scratch of an access in blocks is cdag's own: a saved graph does not name it,
+   a computation after the phase does not read it, and a stage that touches it last holds it
+   as scratch. */
+START_TEST(target_blocks_scratch) {
   /* a graph of a strided get alone saves without the expansion's scratch (loading adds it) */
-  g = cdag_test_text_graph("num_ranks 2\nrank 0 {\nget 32b from 1 at 0x3000 addr 0x1100 blocks 4 stride 16\n}\n"
-                           "rank 1 {\n}\n");
-  f = open_memstream(&buf, &len);
-  CK_OK(ir_save_file(g, f));
-  fclose(f);
+  cdag_graph *g = cdag_test_text_graph("num_ranks 2\nrank 0 {\nget 32b from 1 at 0x3000 addr 0x1100 blocks 4 stride "
+                                       "16\n}\nrank 1 {\n}\n");
+  size_t len = 0;
+  char *buf = saved_text(g, &len);
   ck_assert_msg(!strstr(buf, "scratch"), "%s", buf);
   free(buf);
   cdag_graph_free(&g);
@@ -399,10 +421,9 @@ START_TEST(target_sides_in_blocks) {
      four blocks are the only transfers (eight when the scratch counted as memory) */
   g = cdag_test_text_graph("num_ranks 2\nrank 0 {\nfence\nget 32b from 1 at 0x3000 addr 0x1100 blocks 4 stride 16\n"
                            "fence\ncompute 5 reads all\n}\nrank 1 {\nfence\nfence\ncompute 5 reads all\n}\n");
+  cdag_plan *p = NULL;
   CK_OK(cdag_analyze(g, NULL, &p));
-  f = open_memstream(&buf, &len);
-  CK_OK(cdag_plan_report(p, f, 0));
-  fclose(f);
+  buf = report_text(p);
   ck_assert_msg(strstr(buf, "residual: 4 transfers (32 B) in 1 messages,"), "%s", buf);
   free(buf);
   cdag_plan_free(&p);
@@ -414,13 +435,17 @@ START_TEST(target_sides_in_blocks) {
                            "32b at 0x100 writes 16b at 0x200\nsend 16b to 0 addr 0x200\n}\n");
   CK_OK(cdag_analyze(g, NULL, &p));
   CK_OK(exec_verify(g, p, 3, 2));
-  f = open_memstream(&buf, &len);
-  CK_OK(cdag_plan_report(p, f, 0));
-  fclose(f);
+  buf = report_text(p);
   ck_assert_msg(strstr(buf, "stage 0:\nno collectives found\nresidual: 0 transfers (0 B) in 0 messages, 2 reductions,"), "%s", buf);
   free(buf);
   cdag_plan_free(&p);
   cdag_graph_free(&g);
+}
+END_TEST
+
+/* Accesses in blocks race block by block, a segment must hold their hull, and bad blocks are
+   errors naming the line. */
+START_TEST(target_blocks_races_and_errors) {
   /* races: rank 1 puts into the gaps between rank 0's blocks, then onto block 3 */
   ck_assert_int_eq(cdag_test_load_rc("num_ranks 2\nrank 0 {\nput 32b to 1 at 0x100 addr 0 blocks 4 stride 16\n}\n"
                                      "rank 1 {\nput 8b to 1 at 0x108 addr 0x800\nput 8b to 1 at 0x138 addr 0x808\n}\n"),
@@ -645,6 +670,8 @@ Suite *cdag_onesided_suite(void) {
   tcase_add_test(t, fences_alone_cost_nothing);
   tcase_add_test(t, save_and_load_again);
   tcase_add_test(t, target_sides_in_blocks);
+  tcase_add_test(t, target_blocks_scratch);
+  tcase_add_test(t, target_blocks_races_and_errors);
   tcase_add_test(t, random_graphs_agree_with_the_oracle);
   suite_add_tcase(s, t);
   return s;

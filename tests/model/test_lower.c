@@ -367,6 +367,19 @@ static cdag_plan *lowered_text(const char *text, size_t n, const char *name, cda
   return p;
 }
 
+/* The lowered plan low of p (graph g) sends one message and sums twice, and verifies; all
+   three freed. */
+static void one_send_two_sums(cdag_plan *p, cdag_graph *g, cdag_graph *low) {
+  int64_t sends = 0, reduces = 0;
+  for (int64_t i = 0; i < low->nops; i++) sends += low->kind[i] == IR_SEND, reduces += low->kind[i] == IR_REDUCE;
+  ck_assert_int_eq(sends, 1);
+  ck_assert_int_eq(reduces, 2);
+  CK_OK(exec_verify(low, p, 0x5eed, 1));
+  cdag_plan_free(&p);
+  ir_graph_free(low);
+  cdag_graph_free(&g);
+}
+
 /* A remote contribution counted twice travels once: rank 1 sends x to rank 0 twice, and
    rank 0 adds both copies to its own y (out = y + x + x, x a contribution of multiplicity 2).
    The runtime sends x once into its reduction buffer and adds it twice; the lowering the
@@ -385,14 +398,7 @@ START_TEST(repeated_contribution_sent_once) {
   for (int32_t u = 0; u < set->nruns; u++)
     if (p->sst->runs[set->first + u].lo == 1) twice = p->sst->runs[set->first + u].mult;
   ck_assert_uint_eq(twice, 2);
-  int64_t sends = 0, reduces = 0;
-  for (int64_t i = 0; i < low->nops; i++) sends += low->kind[i] == IR_SEND, reduces += low->kind[i] == IR_REDUCE;
-  ck_assert_int_eq(sends, 1);
-  ck_assert_int_eq(reduces, 2);
-  CK_OK(exec_verify(low, p, 0x5eed, 1));
-  cdag_plan_free(&p);
-  ir_graph_free(low);
-  cdag_graph_free(&g);
+  one_send_two_sums(p, g, low);
 }
 END_TEST
 
@@ -408,14 +414,7 @@ START_TEST(contributions_of_a_pair_packed) {
   cdag_graph *g = NULL, *low = NULL;
   cdag_plan *p = lowered_text(text, sizeof text - 1, "pair.cdag", &g, &low);
   ck_assert_int_eq(p->nreds, 2);
-  int64_t sends = 0, reduces = 0;
-  for (int64_t i = 0; i < low->nops; i++) sends += low->kind[i] == IR_SEND, reduces += low->kind[i] == IR_REDUCE;
-  ck_assert_int_eq(sends, 1);
-  ck_assert_int_eq(reduces, 2);
-  CK_OK(exec_verify(low, p, 0x5eed, 1));
-  cdag_plan_free(&p);
-  ir_graph_free(low);
-  cdag_graph_free(&g);
+  one_send_two_sums(p, g, low);
 }
 END_TEST
 

@@ -227,8 +227,7 @@ static int copy_onesided(const copier *c, int64_t i, int get, int32_t *id) {
 static int through_scratch(const cdag_graph *gg, int64_t i) {
   int os = os_of(gg, i);
   if (os == IR_OS_ACC || ((os == IR_OS_GET || os == IR_OS_PUT) && ir_access_blocks(gg, i).n > 1)) return 1;
-  return os == IR_OS_PARTNER && (gg->tag[i] == IR_TAG_ACC || (gg->addr[i] >= IR_ACC_SCRATCH &&
-                                                              gg->addr[i] - IR_ACC_SCRATCH < IR_ACC_SCRATCH_LEN));
+  return os == IR_OS_PARTNER && (gg->tag[i] == IR_TAG_ACC || ir_in_acc_scratch(gg->addr[i]));
 }
 
 /* A native collective call (its own op): added again, so g writes it out itself. */
