@@ -51,6 +51,7 @@ typedef struct {
   int rank, nprocs;
   cdag_graph *gg;            /* the file: every rank's operations (freed once the rank's copy is built) */
   int64_t file_ops;          /* its operations as the file wrote them (file_ops) */
+  int64_t file_os[4];        /* its gets, puts, accumulates, fences (run as messages: replay.h) */
   cdag_graph *g;             /* this rank's, in its block */
   replay_map map;
   replay_mem mem;
@@ -166,6 +167,16 @@ static int64_t file_ops(const cdag_graph *gg) {
   return n;
 }
 
+/* The file's gets, puts, accumulates and fences, which the schedules run as the messages
+   they expand to (so its report counts those). */
+static void file_onesided(const cdag_graph *gg, int64_t os[4]) {
+  memset(os, 0, 4 * sizeof *os);
+  for (int64_t i = 0; gg->os && i < gg->nops; i++) {
+    int k = gg->os[i];
+    os[0] += k == IR_OS_GET, os[1] += k == IR_OS_PUT, os[2] += k == IR_OS_ACC, os[3] += k == IR_OS_FENCE;
+  }
+}
+
 /* The map, the memory, what to compare, and the distributed graph of this rank. */
 static int build(replay_state *st, int compute_time) {
   int rc = replay_map_build(st->gg, &st->map);
@@ -176,6 +187,7 @@ static int build(replay_state *st, int compute_time) {
   if (!rc) rc = replay_copy_rank(st->gg, &st->map, st->block, st->g, compute_time);
   if (!rc) rc = rm_unhashed(&st->mem, st->block, st->g);
   st->file_ops = file_ops(st->gg);
+  file_onesided(st->gg, st->file_os);
   cdag_graph_free(&st->gg);   /* every rank held the whole file: the compiling rank needs the room */
   return replay_agree(rc);
 }
@@ -231,6 +243,10 @@ static double speedup(const replay_state *st) { return st->t_c.median > 0 ? st->
 static void print_text(const replay_state *st, const replay_args *a, uint64_t bytes, uint64_t values) {
   printf("replay %s: %d ranks, %lld operations, %d iterations each way, repeated %d times\n", a->path, st->nprocs,
          (long long)st->file_ops, a->iters, a->repeat);
+  const int64_t *os = st->file_os;
+  if (os[0] || os[1] || os[2] || os[3])
+    printf("one-sided: %lld gets, %lld puts, %lld accumulates, %lld fences, run as the messages they expand to "
+           "(the report below counts those)\n", (long long)os[0], (long long)os[1], (long long)os[2], (long long)os[3]);
   printf("same memory as written and compiled on every rank: %llu bytes equal, %llu floating-point sums and "
          "products within tolerance\n", (unsigned long long)bytes, (unsigned long long)values);
   printf("as written: %.3f us per iteration (median of %d; best %.3f us)\n", st->t_w.median * 1e6, a->repeat,
@@ -249,6 +265,8 @@ static void print_json(const replay_state *st, const replay_args *a, uint64_t by
   ir_json_string(stdout, a->path);
   printf(", \"nprocs\": %d, \"ops\": %lld, \"iterations\": %d, \"repeat\": %d,\n", st->nprocs,
          (long long)st->file_ops, a->iters, a->repeat);
+  printf(" \"onesided\": {\"get\": %lld, \"put\": %lld, \"accumulate\": %lld, \"fence\": %lld},\n",
+         (long long)st->file_os[0], (long long)st->file_os[1], (long long)st->file_os[2], (long long)st->file_os[3]);
   printf(" \"compared\": {\"bytes\": %llu, \"float_values\": %llu},\n", (unsigned long long)bytes,
          (unsigned long long)values);
   printf(" \"seconds\": {\"as_written\": %.9g, \"compiled\": %.9g, \"compile\": %.9g},\n", st->t_w.median,

@@ -11,10 +11,12 @@
  * The copy walks the rank's ops in the global graph's program order, so the explicit
  * dependencies (forward in that order) are accepted as cdag_depend accepts them, and the
  * distributed graph's program order is the file's. Ops are added with the ir calls the API
- * uses (the file's element types and ops are cdag's, not MPI's); an accumulate, which a
- * distributed graph does not have, is copied as the message and reduce it expanded to (its
- * message with a tag above the file's). Its last part holds the few MPI calls of the `cdag
- * replay` command. */
+ * uses (the file's element types and ops are cdag's, not MPI's); one-sided accesses are
+ * copied as the messages, copies and reduces the file's expansion made of them, in its
+ * places, on tags above the file's, and fences as nothing (the file's race check and
+ * placement stand; a distributed graph has no accumulates, and its own expansion would
+ * meet an accumulate's reduce as the target's write). Its last part holds the few MPI calls
+ * of the `cdag replay` command. */
 #include <stdlib.h>
 
 #include "exec/mpi/replay.h"
@@ -28,9 +30,6 @@ typedef struct {
 } span;
 
 static int os_of(const cdag_graph *gg, int64_t i) { return gg->os ? gg->os[i] : IR_OS_NONE; }
-
-/* Is op i one-sided on every rank (no communicator of its own)? */
-static int of_every_rank(const cdag_graph *gg, int64_t i) { return !gg->oscomm || !gg->oscomm[i]; }
 
 /* The byte ranges op i touches: *n of them in lo/len; CDAG_ERR_UNSUPPORTED for a kind the
    replay does not know (the caller names the op). The messages, copies and reductions a
@@ -198,7 +197,7 @@ typedef struct {
   cdag_graph *g;
   int me;
   int compute_time;   /* computations keep their cost (0: they cost nothing; -1: left out) */
-  int acc_tag;        /* the tag of accumulates' messages: above every tag of the file */
+  int acc_tag;        /* the tag of one-sided accesses' messages: above every tag of the file */
 } copier;
 
 /* The pointer in this rank's block for its file address [addr, addr + len). */
@@ -209,25 +208,15 @@ static int local_ptr(const copier *c, uint64_t addr, uint64_t len, uint64_t *p) 
   return rc;
 }
 
-/* A get (the origin side of one, after expansion: a receive) or a put (a send): the target's
-   bytes are at an offset of its block, its segment 0. */
-static int copy_onesided(const copier *c, int64_t i, int get, int32_t *id) {
-  const cdag_graph *gg = c->gg;
-  uint64_t p, toff;
-  int rc = local_ptr(c, gg->addr[i], gg->bytes[i], &p);
-  if (!rc) rc = replay_map_offset(c->m, gg->peer[i], gg->addr2[i], gg->bytes[i], &toff);
-  if (rc) return rc;
-  return get ? ir_add_get(c->g, c->me, p, gg->bytes[i], gg->peer[i], 0, toff, id)
-             : ir_add_put(c->g, c->me, p, gg->bytes[i], gg->peer[i], 0, toff, id);
-}
-
-/* Does op i of the file move bytes through the target's scratch of one-sided accesses (an
-   accumulate's, or a get's or put's whose target side is in blocks)? Those run as messages:
-   g has no memory there. */
-static int through_scratch(const cdag_graph *gg, int64_t i) {
+/* Is op i of the file a one-sided access or a target's side of one (after expansion: a
+   message)? Those run as the messages the file's expansion made, in its places: the file
+   was checked for races when it loaded, and a distributed graph built again from its
+   accesses would place an accumulate's reduce, which it does not have, where its own race
+   check takes it for the target's write (an accumulate followed by a put of its bytes). */
+static int as_message(const cdag_graph *gg, int64_t i) {
   int os = os_of(gg, i);
-  if (os == IR_OS_ACC || ((os == IR_OS_GET || os == IR_OS_PUT) && ir_access_blocks(gg, i).n > 1)) return 1;
-  return os == IR_OS_PARTNER && (gg->tag[i] == IR_TAG_ACC || ir_in_acc_scratch(gg->addr[i]));
+  if (os == IR_OS_GET || os == IR_OS_PUT || os == IR_OS_ACC) return 1;
+  return os == IR_OS_PARTNER && (gg->kind[i] == IR_SEND || gg->kind[i] == IR_RECV);
 }
 
 /* A native collective call (its own op): added again, so g writes it out itself. */
@@ -245,18 +234,9 @@ static int copy_call(const copier *c, int64_t i, int32_t *id) {
   return ir_add_coll_call(c->g, c->me, &here, ir_call_lists(gg, call), id);   /* the lists' displacements are relative: they move along */
 }
 
-/* A send or receive of the file, or what expanding a one-sided op made of it. */
+/* A send or receive of the file. */
 static int copy_message(const copier *c, int64_t i, int32_t *id) {
   const cdag_graph *gg = c->gg;
-  int os = os_of(gg, i), send = gg->kind[i] == IR_SEND;
-  if (through_scratch(gg, i)) {   /* a message on a tag of its own, the target's side copied */
-    uint64_t p;
-    int rc = local_ptr(c, gg->addr[i], gg->bytes[i], &p);
-    if (rc) return rc;
-    return send ? ir_add_send(c->g, c->me, p, gg->bytes[i], gg->peer[i], c->acc_tag, id)
-                : ir_add_recv(c->g, c->me, p, gg->bytes[i], gg->peer[i], c->acc_tag, id);
-  }
-  if (os == IR_OS_GET || os == IR_OS_PUT) return copy_onesided(c, i, os == IR_OS_GET, id);
   if (gg->tag[i] < 0) {   /* a message cdag made itself (tags below 0 are never the file's) */
     char d[200];
     return cdag__error(CDAG_ERR_UNSUPPORTED, "%s: a message with cdag's internal tag %d, which replay cannot copy "
@@ -265,22 +245,23 @@ static int copy_message(const copier *c, int64_t i, int32_t *id) {
   uint64_t p;
   int rc = local_ptr(c, gg->addr[i], gg->bytes[i], &p);
   if (rc) return rc;
-  return send ? ir_add_send(c->g, c->me, p, gg->bytes[i], gg->peer[i], gg->tag[i], id)
-              : ir_add_recv(c->g, c->me, p, gg->bytes[i], gg->peer[i], gg->tag[i], id);
+  return gg->kind[i] == IR_SEND ? ir_add_send(c->g, c->me, p, gg->bytes[i], gg->peer[i], gg->tag[i], id)
+                                : ir_add_recv(c->g, c->me, p, gg->bytes[i], gg->peer[i], gg->tag[i], id);
 }
 
-/* A fence or one-sided access of a communicator (its side on this rank, after expansion): a
-   distributed graph's fences are every rank's, so its epochs run as the messages the
-   expansion placed, on a tag of the communicator's own above the file's (the k-th of a
-   pair on it meets the k-th, as the expansion ordered them); its fences are nothing. */
-static int copy_comm_onesided(const copier *c, int64_t i, int32_t *id) {
+/* A fence or a message of a one-sided access (its side on this rank, after expansion): the
+   epochs run as the messages the expansion placed, on a tag of the communicator's own above
+   the file's (the world's: acc_tag; the k-th message of a pair on it meets the k-th, as the
+   expansion ordered them); a fence is nothing. */
+static int copy_onesided(const copier *c, int64_t i, int32_t *id) {
   const cdag_graph *gg = c->gg;
+  int comm = gg->oscomm ? gg->oscomm[i] : 0;
   if (gg->kind[i] == IR_CALC) return ir_add_calc(c->g, c->me, 0, id);
-  if ((int64_t)c->acc_tag + gg->oscomm[i] > INT32_MAX)
+  if ((int64_t)c->acc_tag + comm > INT32_MAX)
     return cdag__error(CDAG_ERR_UNSUPPORTED, "replay: no tag is left for the one-sided accesses of communicator %d",
-                       gg->oscomm[i]);
+                       comm);
   uint64_t p;
-  int rc = local_ptr(c, gg->addr[i], gg->bytes[i], &p), tag = c->acc_tag + gg->oscomm[i];
+  int rc = local_ptr(c, gg->addr[i], gg->bytes[i], &p), tag = c->acc_tag + comm;
   if (rc) return rc;
   return gg->kind[i] == IR_SEND ? ir_add_send(c->g, c->me, p, gg->bytes[i], gg->peer[i], tag, id)
                                 : ir_add_recv(c->g, c->me, p, gg->bytes[i], gg->peer[i], tag, id);
@@ -292,14 +273,10 @@ static int copy_kind(const copier *c, int64_t i, int32_t *id) {
   const cdag_graph *gg = c->gg;
   uint64_t p, q;
   int rc;
-  if (gg->oscomm && gg->oscomm[i] && gg->kind[i] != IR_REDUCE && gg->kind[i] != IR_COPY) return copy_comm_onesided(c, i, id);
+  if (as_message(gg, i) || os_of(gg, i) == IR_OS_FENCE) return copy_onesided(c, i, id);
   switch (os_of(gg, i)) {
-  case IR_OS_PARTNER:   /* a target's side through scratch is copied as it is (through_scratch),
-                           as is any of a communicator's (its messages); g expands the other
-                           gets and puts itself */
-    if ((gg->kind[i] == IR_RECV || gg->kind[i] == IR_SEND) && through_scratch(gg, i)) return copy_message(c, i, id);
-    if (gg->kind[i] == IR_REDUCE || gg->kind[i] == IR_COPY) break;
-    return CDAG_OK;
+  case IR_OS_PARTNER:   /* a target's reduce or strided copy: a local op as any other */
+    break;
   case IR_OS_COLL_PART:
     return CDAG_OK;
   case IR_OS_COLL:
@@ -326,7 +303,6 @@ static int copy_kind(const copier *c, int64_t i, int32_t *id) {
     return ir_add_copy_listed(c->g, c->me, p, q, b.n, b.len, b.from_at, b.from, b.to_at, b.to, id);
   }
   case IR_CALC:
-    if (gg->os && gg->os[i] == IR_OS_FENCE) return ir_add_fence(c->g, c->me, id);
     if (ir_is_compute(gg, i) && c->compute_time < 0) return ir_add_calc(c->g, c->me, 0, id);   /* skip */
     if (ir_is_compute(gg, i)) {
       int all = gg->cr_len[i] == IR_READS_ALL;
@@ -353,84 +329,10 @@ static int copy_op(const copier *c, int64_t i, int32_t *id) {
   return rc;
 }
 
-/* The bytes op i of later[] writes, at most: a reduction's, a strided copy's hull (the
-   target's side of an accumulate in blocks, to its scratch and back). */
-static void later_writes(const cdag_graph *gg, int32_t i, uint64_t *lo, uint64_t *hi) {
-  ir_blocks b = gg->kind[i] == IR_COPY ? ir_copy_blocks(gg, i) : ir_one_block(gg->bytes[i]);
-  *lo = gg->addr[i];
-  *hi = *lo + b.to_last + b.len;
-}
-
-/* Do the bytes ops i and j write share one? Block by block (a strided copy's; listed blocks
-   count by their hull), both ascending: O(blocks). */
-static int writes_meet(const cdag_graph *gg, int32_t i, int32_t j) {
-  ir_blocks a = gg->kind[i] == IR_COPY ? ir_copy_blocks(gg, i) : ir_one_block(gg->bytes[i]);
-  ir_blocks b = gg->kind[j] == IR_COPY ? ir_copy_blocks(gg, j) : ir_one_block(gg->bytes[j]);
-  if (a.to_at) a = ir_one_block(a.to_last + a.len);
-  if (b.to_at) b = ir_one_block(b.to_last + b.len);
-  for (uint64_t x = 0, y = 0; x < a.n && y < b.n;) {
-    uint64_t alo = gg->addr[i] + x * a.to, blo = gg->addr[j] + y * b.to;
-    if (alo + a.len <= blo) x++;
-    else if (blo + b.len <= alo) y++;
-    else return 1;
-  }
-  return 0;
-}
-
-/* The reductions of later[0..*n) that a put's target side i (its receive, or its strided
-   copy out of scratch) overwrites whole are dead: dropped. One it overwrites in part, or an
-   accumulate's blocks it meets at all: CDAG_ERR_UNSUPPORTED (the put must land after the
-   reduction, which g places after the fence). Blocks that meet only in their hulls leave
-   each other alone. */
-static int drop_overwritten(const cdag_graph *gg, int32_t i, int32_t *later, int32_t *n) {
-  uint64_t lo, hi;
-  later_writes(gg, i, &lo, &hi);
-  int32_t kept = 0;
-  for (int32_t j = 0; j < *n; j++) {
-    uint64_t a, b;
-    later_writes(gg, later[j], &a, &b);
-    if (b <= lo || hi <= a || ((gg->kind[i] == IR_COPY || gg->kind[later[j]] == IR_COPY) && !writes_meet(gg, i, later[j])))
-      later[kept++] = later[j];
-    else if (a < lo || hi < b || gg->kind[i] == IR_COPY || gg->kind[later[j]] == IR_COPY)
-      return cdag__error(CDAG_ERR_UNSUPPORTED, "replay: rank %d: a put overwrites part of the bytes an accumulate "
-                         "reduced earlier in its epoch (line %lld)", gg->rank[i], (long long)(gg->line ? gg->line[i] : 0));
-  }
-  *n = kept;
-  return CDAG_OK;
-}
-
-/* The rank's ops lo .. hi of the file into g, in order, but the reductions of accumulates'
-   target sides in fence epochs of every rank, which go right after the fence that closes
-   their epoch: in the epoch, g would take them for the target's own writes, which race
-   with the epoch's gets of the same bytes (a Fetch_and_op is a get and an accumulate). The
-   bytes are the same after the fence, unless a put later in the epoch writes them (its
-   origin ordered it after the accumulate): that reduction is dead, and dropped. */
+/* The rank's ops lo .. hi of the file into g, in order. */
 static int copy_rank_ops(const copier *c, int32_t lo, int32_t hi, int32_t *local) {
-  const cdag_graph *gg = c->gg;
-  int32_t *later = malloc((size_t)(hi > lo ? hi - lo : 1) * sizeof *later), n = 0;
-  uint64_t hull_lo = UINT64_MAX, hull_hi = 0;   /* the bytes later[] reduce into, at most */
-  int rc = later ? CDAG_OK : CDAG_NOMEM("replay");
-  for (int32_t k = lo; !rc && k < hi; k++) {
-    int32_t i = gg->rank_ops[k];
-    int partner = os_of(gg, i) == IR_OS_PARTNER && of_every_rank(gg, i);
-    uint64_t lo_i, hi_i;
-    later_writes(gg, i, &lo_i, &hi_i);
-    if (partner && (gg->kind[i] == IR_REDUCE || (gg->kind[i] == IR_COPY && gg->tag[i] == IR_TAG_ACC))) {   /* an accumulate's */
-      later[n++] = i;
-      if (lo_i < hull_lo) hull_lo = lo_i;
-      if (hi_i > hull_hi) hull_hi = hi_i;
-      continue;
-    }
-    if (n && partner && (gg->kind[i] == IR_RECV || gg->kind[i] == IR_COPY) && gg->tag[i] == IR_TAG_PUT &&
-        lo_i < hull_hi && hull_lo < hi_i)
-      rc = drop_overwritten(gg, i, later, &n);
-    if (!rc) rc = copy_op(c, i, &local[i]);
-    if (os_of(gg, i) != IR_OS_FENCE || !of_every_rank(gg, i)) continue;
-    for (int32_t j = 0; !rc && j < n; j++) rc = copy_op(c, later[j], &local[later[j]]);
-    n = 0, hull_lo = UINT64_MAX, hull_hi = 0;
-  }
-  for (int32_t j = 0; !rc && j < n; j++) rc = copy_op(c, later[j], &local[later[j]]);
-  free(later);
+  int rc = CDAG_OK;
+  for (int32_t k = lo; !rc && k < hi; k++) rc = copy_op(c, c->gg->rank_ops[k], &local[c->gg->rank_ops[k]]);
   return rc;
 }
 
@@ -480,14 +382,13 @@ int replay_copy_rank(const cdag_graph *gg, const replay_map *m, uint8_t *block, 
   for (int64_t i = 0; i < gg->nops; i++)
     if ((gg->kind[i] == IR_SEND || gg->kind[i] == IR_RECV) && gg->tag[i] >= top) top = (int64_t)gg->tag[i] + 1;
   if (top > INT32_MAX) return cdag__error(CDAG_ERR_UNSUPPORTED, "replay: the file uses tag 2^31-1: no tag is left for "
-                                          "its accumulates");
+                                          "its one-sided accesses");
   copier c = {gg, m, block, g, g->myrank, compute_time, (int)top};
   int32_t lo = gg->rank_start[c.me], hi = gg->rank_start[c.me + 1];
   int32_t *local = malloc((size_t)(gg->nops ? gg->nops : 1) * sizeof *local);
   if (!local) return CDAG_NOMEM("replay");
   memset(local, 0xff, (size_t)gg->nops * sizeof *local);
   int rc = ir_reserve(g, hi - lo);
-  if (!rc && gg->nwritten) rc = ir_add_segment(g, c.me, (uint64_t)(uintptr_t)block, m->size[c.me], NULL);
   if (!rc) rc = copy_comms(&c);
   rc = rc ? rc : copy_rank_ops(&c, lo, hi, local);
   if (!rc) rc = copy_facts(&c, local);

@@ -5,18 +5,16 @@
  * operations and gives them real memory: one block per rank holding, packed, every address
  * range the rank's operations touch (overlapping and touching ranges merged, each placed at
  * its file address modulo 64, so element alignment is what the file had). Every process
- * computes every rank's map from the same file, so the origin of a get or put knows where
- * its target's bytes lie in the target's block without asking (each rank registers its
- * whole block as its segment 0).
+ * computes every rank's map from the same file.
  *
  * replay_map_build: every rank's map, from a finalized global graph. O(n log n) for n ops.
  * replay_copy_rank: rank g->myrank's operations of the global graph, in its program order,
  *   added to the distributed graph g with pointers into that rank's block: sends, receives,
  *   local reduces and copies, calcs, scratch regions, explicit dependencies, labels, waits
  *   (the `wait` field and statement), the communicators and native collective calls (g
- *   writes each call out again, with scratch of its own), and the one-sided gets, puts and
- *   fences (the target sides that finalizing the file added are left out: compiling g adds
- *   them again). Start dependencies (`irequires`) are not
+ *   writes each call out again, with scratch of its own), and the one-sided accesses as the
+ *   messages, copies and reduces finalizing the file expanded them to, on both sides, in the
+ *   file's places (fences: nothing). Start dependencies (`irequires`) are not
  *   copied: they order no memory effect and a distributed graph cannot hold them. An
  *   operation of a kind it does not know is CDAG_ERR_UNSUPPORTED naming it
  *   (ir_describe), never skipped. O(n) for the rank's n ops.

@@ -5,8 +5,8 @@
  * range. The copy (no MPI needed: a graph of ir_graph_new with a rank is distributed) keeps,
  * on random graphs of 1..8 ranks, every op's kind, size, peer and tag in program order, the
  * explicit dependencies, and every overlap between two footprints of a rank, adding none
- * (so the copy has the file's dependencies). One-sided ops become gets, puts and fences on
- * segment 0 (the rank's block) at the target's offsets, without the target sides. Native
+ * (so the copy has the file's dependencies). One-sided ops become the messages the file's
+ * expansion made of them, both sides in its places, and fences nothing. Native
  * collective calls and waits are added again (tests/data/replay/native4.cdag), which writes
  * each rank's calls out as the same ops the file's were written out as. An op kind
  * the copy does not know, or a message with an internal tag, is CDAG_ERR_UNSUPPORTED naming
@@ -153,7 +153,9 @@ START_TEST(labels_scratch_and_requires) {
 }
 END_TEST
 
-START_TEST(onesided_ops_target_blocks) {
+/* One-sided accesses run as the messages the file's expansion made, both sides in the
+   file's places, on the tag above the file's; fences are nothing (calcs of 0). */
+START_TEST(onesided_ops_as_messages) {
   cdag_graph *gg = cdag_test_text_graph("num_ranks 2\nrank 0 {\n  segment 0x1000 256b\n  p: put 64b to 1 seg 0 at 0x20 addr 0x2000\n"
                                         "  fence\n  g: get 16b from 1 at 0x1100 addr 0x3000\n}\n"
                                         "rank 1 {\n  segment 0x1000 512b\n  fence\n  copy 8b from 0x10 to 0x18\n}\n");
@@ -164,23 +166,25 @@ START_TEST(onesided_ops_target_blocks) {
   CK_OK(ir_graph_new(2, 0, &g));
   CK_OK(replay_copy_rank(gg, &m, block, g, 1));
   ck_assert_int_eq(g->nops, 3);
-  ck_assert_int_eq(g->kind[0], IR_PUT);
-  ck_assert_int_eq(g->kind[1], IR_FENCE);
-  ck_assert_int_eq(g->kind[2], IR_GET);
-  ck_assert_int_eq(g->tag[0], 0);   /* segment 0: the target's block */
-  ck_assert_uint_eq(g->addr2[0], offset_of(&m, 1, 0x1020, 64));
-  ck_assert_uint_eq(g->addr2[2], offset_of(&m, 1, 0x1100, 16));
+  ck_assert_int_eq(g->kind[0], IR_SEND);   /* the put's origin side */
+  ck_assert_int_eq(g->kind[1], IR_CALC);
+  ck_assert_uint_eq(g->bytes[1], 0);
+  ck_assert_int_eq(g->kind[2], IR_RECV);   /* the get's */
+  ck_assert_int_eq(g->tag[0], 0);          /* the file has no message: tag 0 is above its tags */
+  ck_assert_int_eq(g->tag[2], 0);
   ck_assert_uint_eq(g->addr[2], (uint64_t)(uintptr_t)block + offset_of(&m, 0, 0x3000, 16));
-  ck_assert_int_eq(g->nseg, 1);
-  ck_assert_uint_eq(g->seg_base[0], (uint64_t)(uintptr_t)block);
-  ck_assert_uint_eq(g->seg_len[0], m.size[0]);
+  ck_assert_int_eq(g->nseg, 0);
   cdag_graph_free(&g);
-  CK_OK(ir_graph_new(2, 1, &g));   /* the target: its own ops only, no target sides */
+  CK_OK(ir_graph_new(2, 1, &g));   /* the target: the put's receive before the fence, the get's send after */
   uint8_t *block1 = malloc(m.size[1]);
   CK_OK(replay_copy_rank(gg, &m, block1, g, 1));
-  ck_assert_int_eq(g->nops, 2);
-  ck_assert_int_eq(g->kind[0], IR_FENCE);
-  ck_assert_int_eq(g->kind[1], IR_COPY);
+  ck_assert_int_eq(g->nops, 4);
+  ck_assert_int_eq(g->kind[0], IR_RECV);
+  ck_assert_uint_eq(g->addr[0], (uint64_t)(uintptr_t)block1 + offset_of(&m, 1, 0x1020, 64));
+  ck_assert_int_eq(g->kind[1], IR_CALC);
+  ck_assert_int_eq(g->kind[2], IR_SEND);
+  ck_assert_uint_eq(g->addr[2], (uint64_t)(uintptr_t)block1 + offset_of(&m, 1, 0x1100, 16));
+  ck_assert_int_eq(g->kind[3], IR_COPY);
   cdag_graph_free(&g);
   free(block);
   free(block1);
@@ -257,7 +261,7 @@ Suite *cdag_replay_suite(void) {
   tcase_add_test(t, map_packs_ranges);
   tcase_add_test(t, copy_keeps_ops_and_overlaps);
   tcase_add_test(t, labels_scratch_and_requires);
-  tcase_add_test(t, onesided_ops_target_blocks);
+  tcase_add_test(t, onesided_ops_as_messages);
   tcase_add_test(t, native_calls_and_waits);
   tcase_add_test(t, unknown_ops_are_refused);
   suite_add_tcase(s, t);
