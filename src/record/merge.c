@@ -70,6 +70,7 @@ typedef struct {
   char *file;              /* the part file's text, lines NUL-terminated in place */
   mop *ops; int64_t nops, cap;
   mcomm *comms; int ncomms, commcap;
+  int *byid;               /* comms' indices by id, then index (number_comms): global_comm */
   mline *scratch; int64_t nscratch, scratchcap;
   mdrop *drops; int64_t ndrops, dropcap;   /* `drop` lines, applied once every operation is read */
   mprobe *probes; int64_t nprobes, probecap;   /* `probed` lines, the same way */
@@ -503,27 +504,83 @@ static int same_comm(const mcomm *a, const mcomm *b) {
   return a->id == b->id && a->n == b->n && !memcmp(a->members, b->members, (size_t)a->n * sizeof *a->members);
 }
 
-static int number_comms(merger *m) {
-  int64_t cap = 0;
-  for (int r = 0; r < m->nprocs; r++)
-    for (int i = 0; i < m->r[r].ncomms; i++) {
-      mcomm *c = &m->r[r].comms[i];
-      for (int g = 0; g < m->nglobal && c->global < 0; g++)
-        if (same_comm(c, m->global[g])) c->global = g + 1;
-      if (c->global >= 0) continue;
-      if (base_grow((void **)&m->global, m->nglobal, &cap, 1, sizeof *m->global, "merger")) return CDAG_NOMEM("communicators");
-      m->global[m->nglobal++] = c;
-      c->global = m->nglobal;
-    }
-  return CDAG_OK;
+typedef struct { int rank, i; } cref;
+
+static const mcomm *cref_comm(const merger *m, cref c) { return &m->r[c.rank].comms[c.i]; }
+
+/* Communicators by id, member count, members, then where they were declared. */
+static int cmp_cref(const void *pa, const void *pb, void *ctx) {
+  const merger *m = ctx;
+  cref x = *(const cref *)pa, y = *(const cref *)pb;
+  const mcomm *a = cref_comm(m, x), *b = cref_comm(m, y);
+  if (a->id != b->id) return (a->id > b->id) - (a->id < b->id);
+  if (a->n != b->n) return (a->n > b->n) - (a->n < b->n);
+  int c = a->n ? memcmp(a->members, b->members, (size_t)a->n * sizeof *a->members) : 0;
+  if (c) return c;
+  if (x.rank != y.rank) return (x.rank > y.rank) - (x.rank < y.rank);
+  return (x.i > y.i) - (x.i < y.i);
 }
 
-/* The graph's number of a rank's communicator id: 0 for MPI_COMM_WORLD, -1 unknown. */
+static int cmp_byid(const void *pa, const void *pb, void *ctx) {
+  const mcomm *c = ctx, *a = &c[*(const int *)pa], *b = &c[*(const int *)pb];
+  if (a->id != b->id) return (a->id > b->id) - (a->id < b->id);
+  return (*(const int *)pa > *(const int *)pb) - (*(const int *)pa < *(const int *)pb);
+}
+
+/* Every declared communicator's graph number (its global: 1, 2, ... in order of first
+   declaration, rank by rank), equal communicators (id and members) one number; and each
+   rank's ids sorted for global_comm. A sort, not a search of the numbered ones per
+   declaration: passive-target epochs declare up to a communicator per pair of processes and
+   window slot. O(C log C) for C declarations. */
+static int number_comms(merger *m) {
+  int64_t n = 0, cap = 0;
+  for (int r = 0; r < m->nprocs; r++) n += m->r[r].ncomms;
+  cref *all = malloc((size_t)(n ? n : 1) * sizeof *all);
+  int ngroups = 0;
+  int64_t *first = malloc((size_t)(n ? n : 1) * sizeof *first);   /* per group: its first declaration */
+  int rc = all && first ? CDAG_OK : CDAG_NOMEM("communicators");
+  for (int r = 0, k = 0; !rc && r < m->nprocs; r++)
+    for (int i = 0; i < m->r[r].ncomms; i++) all[k++] = (cref){r, i};
+  if (!rc) base_sort_r(all, n, sizeof *all, cmp_cref, m);
+  for (int64_t k = 0; !rc && k < n; k++) {   /* equal neighbours: one group, first declaration first */
+    if (!k || !same_comm(cref_comm(m, all[k - 1]), cref_comm(m, all[k]))) first[ngroups++] = k;
+    m->r[all[k].rank].comms[all[k].i].global = -(ngroups);   /* -(group + 1) until numbered */
+  }
+  for (int r = 0; !rc && r < m->nprocs; r++)   /* numbered in order of first declaration */
+    for (int i = 0; !rc && i < m->r[r].ncomms; i++) {
+      mcomm *c = &m->r[r].comms[i];
+      if (c->global > 0) continue;
+      int gi = -c->global - 1;
+      if (base_grow((void **)&m->global, m->nglobal, &cap, 1, sizeof *m->global, "merger")) {
+        rc = CDAG_NOMEM("communicators");
+        break;
+      }
+      m->global[m->nglobal++] = c;
+      for (int64_t k = first[gi]; k < n && (k == first[gi] || -cref_comm(m, all[k])->global - 1 == gi); k++)
+        m->r[all[k].rank].comms[all[k].i].global = m->nglobal;
+    }
+  for (int r = 0; !rc && r < m->nprocs; r++) {
+    mrank *R = &m->r[r];
+    if (!R->ncomms) continue;
+    if (!(R->byid = malloc((size_t)R->ncomms * sizeof *R->byid))) rc = CDAG_NOMEM("communicators");
+    for (int i = 0; !rc && i < R->ncomms; i++) R->byid[i] = i;
+    if (!rc) base_sort_r(R->byid, R->ncomms, sizeof *R->byid, cmp_byid, R->comms);
+  }
+  free(all), free(first);
+  return rc;
+}
+
+/* The graph's number of a rank's communicator id: 0 for MPI_COMM_WORLD, -1 unknown (the
+   first declaration of the id). O(log C). */
 static int global_comm(const mrank *r, int id) {
   if (id == 0) return 0;
-  for (int i = 0; i < r->ncomms; i++)
-    if (r->comms[i].id == id) return r->comms[i].global;
-  return -1;
+  int lo = 0, hi = r->byid ? r->ncomms : 0;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (r->comms[r->byid[mid]].id < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < (r->byid ? r->ncomms : 0) && r->comms[r->byid[lo]].id == id ? r->comms[r->byid[lo]].global : -1;
 }
 
 static int cmp_u64(const void *a, const void *b) {
@@ -1072,7 +1129,7 @@ typedef struct { int rank, after, phase; int64_t a; int origin; uint64_t oseq, s
    whose lock saw the counter and every flush and unlock took a ticket (or one of t's on
    itself): its pieces between markers are checked against other origins' alone; fin: the
    index of its first fence in ins. */
-typedef struct { int t, o, bad, fine; int64_t open, close, first, n, fin; uint64_t ticket; int read_open, shared; } pepoch;
+typedef struct { int t, o, bad, fine; int64_t open, close, first, n, fin; uint64_t ticket; int read_open, shared, comm; } pepoch;
 
 typedef struct {
   merger *m;
@@ -1308,7 +1365,7 @@ static int close_epoch(pctx *x, int o, int t, mop **ep, const int64_t *idx, int6
     return CDAG_NOMEM("passive-target epochs");
   x->ep[x->nep++] = (pepoch){t, o, 0, fine, t == o ? 2 * idx[0] : x->ins[first].a * 2 + !x->ins[first].after,   /* o = t: its own ops */
                              t == o ? 2 * idx[n - 1] + 2 : x->ins[x->nins - 1].a * 2 + !x->ins[x->nins - 1].after,
-                             x->npool, n, first, ticket, read_open, shared};
+                             x->npool, n, first, ticket, read_open, shared, ep[0]->comm};
   memcpy(x->pool + x->npool, ep, (size_t)n * sizeof *ep);
   memcpy(x->pidx + x->npool, idx, (size_t)n * sizeof *idx);
   x->npool += n;
@@ -1696,6 +1753,44 @@ static int coarsen(pctx *x) {
   return CDAG_OK;
 }
 
+typedef struct { const pctx *x; } nsort;
+
+/* Epochs on another rank by origin, target, then where they open at the origin. */
+static int cmp_epoch_origin(const void *pa, const void *pb, void *ctx) {
+  const pctx *x = ((const nsort *)ctx)->x;
+  const pepoch *p = &x->ep[*(const int64_t *)pa], *q = &x->ep[*(const int64_t *)pb];
+  int64_t kp[3] = {p->o, p->t, x->pidx[p->first]}, kq[3] = {q->o, q->t, x->pidx[q->first]};
+  for (int i = 0; i < 3; i++)
+    if (kp[i] != kq[i]) return (kp[i] > kq[i]) - (kp[i] < kq[i]);
+  return 0;
+}
+
+/* One origin's epochs on one target through two windows (two communicators), open at once at
+   the origin, that touch the same bytes (windows over one buffer): their fences at the target
+   go by tickets, and an exclusive epoch's all go by its closing ticket, so the one nested in
+   it can land at the target before it opens, the origin's order reversed. Both are marked
+   (bad 5). ea: each epoch's accesses in a. Epochs open at once at one origin on one target
+   are at most one per window slot: O(E log E + E * slots). */
+static void nested_conflicts(pctx *x, const pacc *a, const int64_t *ea, int64_t *order) {
+  int64_t n = 0;
+  for (int64_t e = 0; e < x->nep; e++)
+    if (x->ep[e].t != x->ep[e].o) order[n++] = e;
+  base_sort_r(order, n, sizeof *order, cmp_epoch_origin, &(nsort){x});
+  for (int64_t i = 0; i < n; i++) {
+    pepoch *p = &x->ep[order[i]];
+    int64_t close = x->pidx[p->first + p->n - 1];
+    for (int64_t j = i + 1; j < n; j++) {
+      pepoch *q = &x->ep[order[j]];
+      if (q->o != p->o || q->t != p->t || x->pidx[q->first] > close) break;
+      punit up = {order[i], ea[2 * order[i]], ea[2 * order[i] + 1], {0, 0}, {0, 0}, 0};
+      punit uq = {order[j], ea[2 * order[j]], ea[2 * order[j] + 1], {0, 0}, {0, 0}, 0};
+      if (q->comm == p->comm || !units_conflict(a, &up, &uq)) continue;
+      if (!p->bad) p->bad = 5;
+      if (!q->bad) q->bad = 5;
+    }
+  }
+}
+
 /* Marks the epochs of the phase that conflict with another origin's on their target, unless
    their tickets order them (ordered; two pieces of fine epochs are never reordered: both
    ran under shared locks, and overlap at the target only if neither completed before the
@@ -1713,7 +1808,18 @@ static int epoch_conflicts(pctx *x, int64_t from) {
     free(a), free(u), free(order), free(open);
     return CDAG_NOMEM("passive-target epochs");
   }
-  for (int64_t e = 0; e < x->nep; e++) epoch_units(x, e, a, &m, u, &nu);
+  int64_t *ea = malloc((size_t)(2 * x->nep + 1) * sizeof *ea);
+  if (!ea) {
+    free(a), free(u), free(order), free(open);
+    return CDAG_NOMEM("passive-target epochs");
+  }
+  for (int64_t e = 0; e < x->nep; e++) {
+    ea[2 * e] = m;
+    epoch_units(x, e, a, &m, u, &nu);
+    ea[2 * e + 1] = m;
+  }
+  nested_conflicts(x, a, ea, order);
+  free(ea);
   for (int64_t k = 0; k < nu; k++) order[k] = k;
   base_sort_r(order, nu, sizeof *order, cmp_unit_open, &(psort){x, u});
   int64_t nopen = 0;
@@ -1747,7 +1853,9 @@ static int drop_conflicts(pctx *x, int64_t from) {
       rc = drop_epoch(x, x->pool + x->ep[e].first, x->ep[e].n,
                       x->ep[e].bad == 2 ? "another origin's access to the same bytes of its target may have run at the "
                                           "same time, both under shared locks, in an order MPI decided"
-                                        : "another origin's epoch on its target touches the same bytes, in an order the lock decides");
+                      : x->ep[e].bad == 5 ? "its origin's epoch on another window of the target, open at once, touches the "
+                                            "same bytes: their order there is unknown"
+                                          : "another origin's epoch on its target touches the same bytes, in an order the lock decides");
   int64_t k = from;
   for (int64_t i = from; i < x->nins; i++)
     if (!x->ep[x->ins[i].epoch].bad) x->ins[k++] = x->ins[i];
@@ -2174,6 +2282,7 @@ static void merger_free(merger *m) {
   for (int r = 0; m->r && r < m->nprocs; r++) {
     for (int i = 0; i < m->r[r].ncomms; i++) free(m->r[r].comms[i].members);
     free(m->r[r].comms);
+    free(m->r[r].byid);
     free(m->r[r].ops);
     free(m->r[r].scratch);
     free(m->r[r].drops);

@@ -123,6 +123,7 @@ typedef struct {
   int open_phase;                     /* and its phase */
   int order;                          /* ORDER_* of accumulate_ordering (MPI's default: all) */
   int lockword;                       /* its atomics' lock in the tickets' window (atomic_enter) */
+  int slot;                           /* its passive epochs' communicator slot (passive_pair) */
   rupd **upd;                         /* member -> its unordered accesses, NULL: none yet */
   rupd **plain;                       /* member -> its plain puts and gets in the open epoch
                                          (spans only), NULL: none yet */
@@ -259,7 +260,7 @@ static void win_created(MPI_Win win, MPI_Comm comm, const void *base, MPI_Aint u
   PMPI_Allreduce(mine_, max, 2, MPI_INT, MPI_MAX, comm);   /* all keep the window, or none; its slot */
   int every = !max[0];
   R->win_slots = max[1] < INT32_MAX ? max[1] + 1 : 0;
-  if (every) w->lockword = 2 + max[1] % TICKET_LOCKS;
+  if (every) w->lockword = 2 + max[1] % TICKET_LOCKS, w->slot = max[1] % rec_passive_slots(R->nprocs);
   if (every) every = (n == R->nprocs ? PMPI_Comm_idup(comm, &w->comm, &w->dup) : PMPI_Comm_dup(comm, &w->comm)) ==
                      MPI_SUCCESS;
   if (!every) {
@@ -332,7 +333,6 @@ static rwin *usable_win(MPI_Win win, int call, int access) {
  * held at its post (docs/recording.md). */
 
 #define PAIR_BASE (1 << 29)
-#define PAIR_MAX_PROCS (1 << 14)   /* PAIR_BASE + nprocs^2 below SELF_COMM_ID */
 
 /* Communicator id of accesses from world rank o to t, declared in the part the first time
    this rank names it: post/start epochs' (PAIR_BASE), or passive target's (record.h). */
@@ -369,8 +369,7 @@ static int pair_comm(int o, int t) { return declared_pair(PAIR_BASE + o * R->npr
 /* The communicator of this rank's passive-target epochs on member t of window w (record.h:
    one per window slot, so two windows' epochs on one target may be open at once). */
 static int passive_pair(const rwin *w, int t) {
-  int k = (w->lockword - 2) % rec_passive_slots(R->nprocs);
-  return declared_pair(rec_passive_id(R->nprocs, k, R->rank, w->world[t]), R->rank, w->world[t]);
+  return declared_pair(rec_passive_id(R->nprocs, w->slot, R->rank, w->world[t]), R->rank, w->world[t]);
 }
 
 /* A fence on the communicator of this rank with each of peers (world ranks), as the origin
@@ -387,8 +386,8 @@ static void pair_fences(const int *peers, int n, int origin) {
 /* The window if a post/start/complete/wait call on it can be recorded, else NULL (counted). */
 static rwin *pscw_win(MPI_Win win, int call) {
   rwin *w = usable_win(win, call, 0);
-  if (w && R->nprocs > PAIR_MAX_PROCS) {
-    unsupported_because(call, "post/start/complete/wait on more than 16384 processes");
+  if (w && R->nprocs > REC_PAIR_MAX_PROCS) {
+    unsupported_because(call, "post/start/complete/wait on more than " REC_PAIR_MAX_PROCS_TEXT " processes");
     return NULL;
   }
   return w;
@@ -1267,8 +1266,8 @@ static rwin *passive_win(MPI_Win win) {
 /* Whether an epoch opened on a member by `call` can be recorded (else counted). */
 static int passive_ok(MPI_Win win, int call) {
   rwin *w = usable_win(win, call, 0);
-  if (w && R->nprocs > PAIR_MAX_PROCS) {
-    unsupported_because(call, "passive-target epochs on more than 16384 processes");
+  if (w && R->nprocs > REC_PAIR_MAX_PROCS) {
+    unsupported_because(call, "passive-target epochs on more than " REC_PAIR_MAX_PROCS_TEXT " processes");
     return 0;
   }
   return w != NULL;

@@ -133,6 +133,9 @@ enum { REC_TPOS_OUT, REC_TPOS_ENTERED, REC_TPOS_IN };
    so the first ids stay below the recorder's MPI_COMM_SELF (2^30), the others above
    REC_PASSIVE_EXTRA and below 2^31. */
 #define REC_PASSIVE_BASE ((1 << 29) + (1 << 28))
+#define REC_PAIR_MAX_PROCS 16384   /* the most processes pair communicators are made for:
+                                      REC_PASSIVE_BASE + P^2 stays below 2^30 */
+#define REC_PAIR_MAX_PROCS_TEXT "16384"
 #define REC_PASSIVE_EXTRA ((1 << 30) + (1 << 29))
 static inline int rec_passive_slots(int64_t P) {
   int64_t room = (INT32_MAX - (int64_t)REC_PASSIVE_EXTRA) / (P * P);
@@ -143,6 +146,7 @@ static inline int rec_passive_id(int64_t P, int k, int o, int t) {
 }
 /* Is id a passive-target epoch's of P processes? Then its origin, target and slot. */
 static inline int rec_passive_of(int64_t id, int64_t P, int *o, int *t, int *k) {
+  if (P > REC_PAIR_MAX_PROCS) return 0;   /* beyond it, no id is a pair's (the first ones reach 2^30) */
   int64_t c = id - REC_PASSIVE_BASE;
   if (c >= 0 && c < P * P) return *k = 0, *o = (int)(c / P), *t = (int)(c % P), 1;
   c = id - REC_PASSIVE_EXTRA;
