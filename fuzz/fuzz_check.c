@@ -12,7 +12,7 @@
 #include "match/match.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  /* a leading '#' comment selects fresh buffers; every rank count (finalize bounds the idle ones) */
+  /* a leading '#' comment selects fresh buffers; at most 2^18 ranks, as fuzz_load */
   ir_load_opts o = {size > 0 && data[0] == '#', 1 << 18, 4096};   /* memory per rank: as fuzz_load */
   cdag_graph *g = NULL;
   if (ir_load_mem((const char *)data, size, "fuzz", &o, &g) != CDAG_OK) return 0;

@@ -1865,7 +1865,8 @@ static int drop_conflicts(pctx *x, int64_t from) {
 
 /* A target's fences by gap; in a gap, those without a ticket first (after the call before
    the gap, then before the call after it), then by ticket: no operation of the target lies
-   between them, and an origin's tickets on one target grow with its program order. */
+   between them, and an origin's tickets on one target grow with its program order on one
+   window (across two windows they need not: nested_conflicts). */
 static int cmp_pins(const void *a, const void *b) {
   const pins *x = a, *y = b;
   int64_t kx[6] = {x->rank, x->a, (int64_t)x->ticket, x->ticket ? 0 : !x->after, x->origin, (int64_t)x->oseq},

@@ -35,7 +35,7 @@
  *    the target, and the accesses name it. The target's recorder is not told what was put
  *    into it (no collective call to tell it at).
  *  - Passive target: an epoch of this rank o on member t is one of a communicator per
- *    pair too (REC_PASSIVE_BASE, record.h), but t makes no call: o writes `lock` (at
+ *    pair and window slot (rec_passive_id, record.h), but t makes no call: o writes `lock` (at
  *    MPI_Win_lock; lock_all: at o's first access to t), `flush` (a flush: the accesses
  *    complete, the epoch goes on) and `unlock` lines of it, each with where t was when o
  *    read it (`tpos`: every process publishes where it is, pmpi.c), and the merger makes

@@ -356,8 +356,8 @@ static char *report_text(const cdag_plan *p) {
 /* A target side in blocks (an MPI target datatype's strided run): a put, a get and an
    accumulate, each one op however many blocks. The target's side passes through scratch with
    one strided copy (around the reduce for the accumulate); the SST names every block, the
-   plan verifies, the file comes back as written; blocks in another access's gaps do not race,
-   a block over its bytes does; bad blocks are errors naming the line. */
+   plan verifies, the file comes back as written (races and errors:
+   target_blocks_races_and_errors). */
 START_TEST(target_sides_in_blocks) {
   const char *text = "num_ranks 2\nrank 0 {\n  put 64b to 1 at 0x2000 addr 0x1000 blocks 8 stride 32\n  fence\n"
                      "  get 32b from 1 at 0x3000 addr 0x1100 blocks 4 stride 16\n"
