@@ -319,6 +319,8 @@ static int put_offsets(cdag_graph *g, const uint64_t *at, uint64_t n, uint64_t *
 
 int ir_set_blocks(cdag_graph *g, int32_t op, ir_blocks b) {
   if (b.n <= 1) return CDAG_OK;
+  if (b.n & IR_LISTED)   /* the count shares its word with the listed flags */
+    return cdag__error(CDAG_ERR_ARG, "rank %d: %llu blocks: at most 2^62 - 1", g->rank[op], (unsigned long long)b.n);
   int rc = ir_ensure_opt(g, (void **)&g->stride, sizeof *g->stride, 0);
   ir_stride s = {b.n, b.from, b.to};
   if (rc == CDAG_OK && b.from_at && (rc = put_offsets(g, b.from_at, b.n, &s.from)) == CDAG_OK) s.n |= IR_LISTED_FROM;
@@ -557,6 +559,9 @@ int ir_add_segment(cdag_graph *g, int rank, uint64_t base, uint64_t bytes, int *
     return cdag__error(CDAG_ERR_STATE, "graph was compiled: no segment can be added");
   if ((rc = check_rank(g, rank, "rank"))) return rc;
   if ((rc = check_range(base, bytes, "segment"))) return rc;
+  if (base + bytes > (uint64_t)INT64_MAX + 1)   /* an access into it is saved at its address, a number below 2^63 */
+    return cdag__error(CDAG_ERR_ARG, "segment [0x%llx, +%llu) reaches past 2^63", (unsigned long long)base,
+                       (unsigned long long)bytes);
   if ((rc = grow_regions(&g->seg_rank, &g->seg_base, &g->seg_len, g->nseg, &g->segcap, "segments"))) return rc;
   int k = 0;
   for (int64_t i = 0; i < g->nseg; i++) k += g->seg_rank[i] == rank;

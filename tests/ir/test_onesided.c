@@ -458,11 +458,25 @@ START_TEST(target_blocks_races_and_errors) {
                                      "rank 1 {\nsegment 0x100 64b\n}\n"), CDAG_OK);
   ck_assert_int_eq(cdag_test_load_rc("num_ranks 2\nrank 0 {\nput 16b to 1 seg 0 at 0 addr 0 blocks 2 stride 57\n}\n"
                                      "rank 1 {\nsegment 0x100 64b\n}\n"), CDAG_ERR_ARG);
+  /* a segment reaching past 2^63: an access into it would be saved at an address the loader
+     refuses; one ending at 2^63 saves and loads again */
+  ck_assert_int_eq(cdag_test_load_rc("num_ranks 2\nrank 0 {\nget 8b from 1 seg 0 at 0x100 addr 0\n}\n"
+                                     "rank 1 {\nsegment 0x7fffffffffffff00 0x1000\n}\n"), CDAG_ERR_FORMAT);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "reaches past 2^63"));
+  cdag_graph *hi = cdag_test_text_graph("num_ranks 2\nrank 0 {\nget 8b from 1 seg 0 at 0xf8 addr 0\n}\n"
+                                        "rank 1 {\nsegment 0x7fffffffffffff00 0x100\n}\n");
+  size_t n = 0;
+  char *saved = saved_text(hi, &n);
+  ck_assert_int_eq(cdag_test_load_rc(saved), CDAG_OK);
+  free(saved);
+  cdag_graph_free(&hi);
   static const char *const bad[][2] = {
       {"put 30b to 1 at 0x100 addr 0 blocks 4", "4 blocks do not divide the 30 bytes"},
       {"get 32b from 1 at 0x100 addr 0 blocks 4 stride 4", "a stride (at least the block length)"},
       {"get 32b from 1 at 0x100 addr 0 stride 16", "a stride needs 'blocks'"},
       {"accumulate 4 int32 sum to 1 at 0x100 addr 0 blocks 8 stride 4", "split its int32 elements"},
+      /* 2^62 blocks: the count's word holds the listed flags, so it once loaded as one range */
+      {"get 4611686018427387904b from 1 at 0x1000 addr 0x3000 blocks 4611686018427387904 stride 2", "at most 2^62 - 1"},
   };
   for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
     char t[256];
