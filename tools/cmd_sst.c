@@ -3,10 +3,12 @@
  * Text: one block per destination rank listing "dst_addr <- src rank:addr (len B)" and the
  * reductions with their contributors. JSON: the form docs/format.md fixes; a reduction's
  * "sources" lists every (rank, addr) pair, repeated where a contribution counts twice. A graph
- * that computes has an SST per stage (src/stage): text under "stage K:" headers, JSON as
+ * that computes, or whose local reduces mix reductions (cut there as cdag analyze cuts them:
+ * pipeline_mark_mixed), has an SST per stage (src/stage): text under "stage K:" headers, JSON as
  * {"cdag_sst": 1, "stages": [{"stage": K, "transfers": .., "reductions": ..}, ..]}. */
 #include "cmd.h"
 #include "dataflow/dataflow.h"
+#include "exec/pipeline.h"
 #include "stage/stage.h"
 
 typedef struct {
@@ -125,10 +127,11 @@ int cmd_sst(int argc, char **argv) {
   if (buffers < 0 || argc != 1) return cmd_usage("sst");
   cdag_graph *g = NULL;
   if (cmd_load("sst", argv[0], buffers, &g)) return 1;
-  int rc;
-  if (stage_has_computes(g)) {
+  int rc = ir_finalize(g);
+  if (rc == CDAG_OK) rc = pipeline_mark_mixed(g);   /* reduces mixing reductions start stages, as in cdag analyze */
+  if (rc == CDAG_OK && stage_has_computes(g)) {
     rc = print_stages(g, json);
-  } else {
+  } else if (rc == CDAG_OK) {
     if (json) printf("{\n  \"cdag_sst\": 1,\n  ");
     rc = print_phase(g, json);
     if (json && rc == CDAG_OK) printf("\n}\n");

@@ -261,6 +261,46 @@ static int analyze_stages(cdag_graph *g, match_result *m, const cdag_options *op
   return rc;
 }
 
+/* The mixed reduces of g's stages (of g whole, when it does not compute) marked as cuts of
+   g, from m, its match, which it frees; *added: some were new. */
+static int mark_round(cdag_graph *g, match_result *m, int *added) {
+  df_sst *mixed = NULL;
+  int rc = CDAG_OK;
+  if (!stage_has_computes(g)) {
+    rc = mixed_only(g, m, &mixed);
+    if (rc == CDAG_OK && mixed) rc = mark_cuts(g, mixed->mixed, mixed->nmixed, NULL, added);
+    dataflow_free(mixed);
+    return rc;
+  }
+  stage_split s = {0};
+  rc = stage_cut(g, m, &s);
+  match_free(m);
+  for (int32_t k = 0; rc == CDAG_OK && k < s.nstages; k++) {
+    int here = 0;
+    rc = analyze_stage(s.graph[k], NULL, NULL, NULL, &mixed);
+    if (rc == CDAG_OK && mixed) rc = mark_cuts(g, mixed->mixed, mixed->nmixed, s.orig[k], &here);
+    if (rc == CDAG_OK && mixed && !here)
+      rc = cdag__error(CDAG_ERR_UNSUPPORTED, "stages: a reduce mixes reductions in stage %d after a cut there", k);
+    *added |= here;
+    dataflow_free(mixed);
+    mixed = NULL;
+  }
+  stage_split_free(&s);
+  return rc;
+}
+
+int pipeline_mark_mixed(cdag_graph *g) {
+  int rc = CDAG_OK, added = 1;
+  while (rc == CDAG_OK && added) {
+    match_result m = {0};
+    added = 0;
+    rc = match_run(g, &m);
+    if (rc == CDAG_OK) rc = mark_round(g, &m, &added);
+    else match_free(&m);
+  }
+  return rc;
+}
+
 /* A phase without computation, unless its reduces mix reductions: then in stages. */
 static int analyze_matched(cdag_graph *g, match_result *m, const cdag_options *opts, const det_pricer *pr, double t0,
                            cdag_plan **p) {

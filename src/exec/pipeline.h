@@ -67,4 +67,10 @@ int pipeline_plan(cdag_graph *g, const cdag_options *o, const pipeline_tune *t, 
 int pipeline_plan_matched(cdag_graph *g, match_result *mr, const cdag_options *o, const pipeline_tune *t,
                           cdag_plan **p);
 
+/* Marks as cuts every local reduce of finalized g that mixes reductions (or leaves part of a
+   reduced element), stage by stage until no stage has one: the stages cdag_analyze plans,
+   for a reader of their SSTs alone (cdag sst). O(rounds * the dataflow's cost); a round per
+   stage that finds new cuts. */
+int pipeline_mark_mixed(cdag_graph *g);
+
 #endif

@@ -3,7 +3,8 @@
 #
 # The text listing groups tuples by destination rank; --json is the docs/format.md form (a split
 # send gives two tuples, a reduction lists its sources sorted); matching and dataflow errors
-# name the rank, op, line, label and peer, and exit 1.
+# name the rank, op, line, label and peer, and exit 1; local reduces that mix reductions or
+# leave part of a reduced element start stages, each with its SST.
 set -u
 cdag=$1
 src=$2
@@ -41,6 +42,25 @@ cases <<'T'
   out {"src": 0, "src_addr": 1280, "len": 16, "dst": 1, "dst_addr": 272}
   out {"src": 1, "src_addr": 264, "len": 8, "dst": 2, "dst_addr": 2304}
   out {"dst": 2, "dst_addr": 32, "count": 1, "type": "int32", "op": "sum", "sources": [[0, 1536], [2, 32]]}
+T
+
+# A reduce over part of an element an earlier reduce wrote (int32 at 0x202 over 0x200's): a
+# stage of its own, as cdag analyze cuts it (sst once refused it as unsupported)
+cat >"$tmp/partial.cdag" <<'G'
+num_ranks 1
+rank 0 {
+  reduce 4 int32 sum in 0x100 inout 0x200
+  reduce 4 int32 sum in 0x300 inout 0x202
+}
+G
+cases <<'T'
+0 cdag sst "$tmp/partial.cdag"
+  first stage 0:
+  out   0x200 <- sum of 4 int32 over 0:0x100 0:0x200
+  out stage 1:
+  out   0x202 <- sum of 4 int32 over 0:0x202 0:0x300
+0 cdag analyze "$tmp/partial.cdag"
+  out stages: 2
 T
 
 cat >"$tmp/unmatched.cdag" <<'G'
