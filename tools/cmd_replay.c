@@ -155,7 +155,7 @@ static int alloc_memory(replay_state *st) {
     st->written = malloc(size ? (size_t)size : 1);
   }
   if (st->block && st->written) return CDAG_OK;
-  return cdag__error(CDAG_ERR_NOMEM, "rank %d: out of memory for the %llu bytes its operations touch (twice: the run "
+  return cdag__error(CDAG_ERR_NOMEM, "rank %d: out of memory for the %llu bytes its operations span (twice: the run "
                      "as written is kept to compare)", st->rank, (unsigned long long)size);
 }
 

@@ -394,7 +394,7 @@ static int price_last(det_state *st, cdag_plan *p, const int64_t *group, int64_t
   char ranks[96];
   const char *kind = det_kind_name(c->kind);
   det_ranks_text(p->ranks + c->ranks_first, c->nranks, p->nprocs, ranks, sizeof ranks);
-  rc = det_note(st, "left as messages: %s over ranks %s would cost %.3f us, its %lld transfers as messages %.3f us",
+  rc = det_note(st, "left as messages: %s over %s would cost %.3f us, its %lld transfers as messages %.3f us",
                 kind, ranks, coll_us, (long long)c->ntransfers, msgs_us);
   plan_rollback(p, mk);
   p->nleft++;
@@ -488,7 +488,7 @@ static int price_reduction(det_state *st, cdag_plan *p, const red_group *gr, uin
   if (msgs_us > coll_us) return CDAG_OK;
   char ranks[96];
   det_ranks_text(p->ranks + c->ranks_first, c->nranks, p->nprocs, ranks, sizeof ranks);
-  rc = det_note(st, "left as residual reductions: %s over ranks %s%s would cost %.3f us, its %lld reductions as "
+  rc = det_note(st, "left as residual reductions: %s over %s%s would cost %.3f us, its %lld reductions as "
                 "messages %.3f us", det_kind_name(c->kind), ranks, gr->ncolls > 1 ? " with the bcast of its result" : "",
                 coll_us, (long long)n, msgs_us);
   p->nleft++;

@@ -353,6 +353,7 @@ typedef struct {
   const uint64_t *lo, *hi; const int64_t *d; int64_t nr;   /* address ranges */
   const int64_t *tt, *td; int64_t nt, ti;                   /* tokens */
   int64_t tok;
+  int64_t line;     /* the like line's number, 1-based (errors) */
 } unfold_ctx;
 
 static int unfold_word(void *ctx, const char *q, const char *qe, int kind, uint64_t v, int last) {
@@ -374,6 +375,9 @@ static int unfold_word(void *ctx, const char *q, const char *qe, int kind, uint6
       if (a > 0 && v <= c->hi[a - 1]) d = (uint64_t)c->d[a - 1];
     }
     c->tok++;
+    if (v + d > (uint64_t)INT64_MAX)   /* modulo 2^64, but a number of the format is below 2^63 */
+      return cdag__error(CDAG_ERR_FORMAT, "line %lld: `rank %d like ...` moves %.*s to 0x%" PRIx64 ", past 2^63-1",
+                         (long long)c->line, c->rank, (int)(qe - q), q, v + d);
     v += d;
     if (is_hex(q, qe)) rc = put(c->o, buf, (size_t)snprintf(buf, sizeof buf, "0x%" PRIx64, v));
     else if (qe[-1] == 'b') rc = put(c->o, buf, (size_t)snprintf(buf, sizeof buf, "%" PRIu64 "b", v));
@@ -490,7 +494,7 @@ static int unfold_like(sbuf *o, const rtext *t, const rline *l, int64_t ln, Pvoi
   if (!rc && o->n + (size_t)(t->l[mb->last].e - t->l[mb->first].p) + 64 > limit)
     rc = cdag__error(CDAG_ERR_FORMAT, "line %lld: the folded ranks unfold to more than %llu MiB of text (1024 times "
                      "the file and 64 MiB)", (long long)ln + 1, (unsigned long long)(limit >> 20));
-  unfold_ctx c = {o, (int)r, t->nprocs, lo, hi, d, nr, tt, td, nt, 0, 0};
+  unfold_ctx c = {o, (int)r, t->nprocs, lo, hi, d, nr, tt, td, nt, 0, 0, ln + 1};
   char head[48];
   if (!rc) rc = put(o, head, (size_t)snprintf(head, sizeof head, "rank %ld {\n", r));
   for (int64_t k = mb->first + 1; k < mb->last && !rc; k++) rc = each_word(&t->l[k], (int)m, t->nprocs, unfold_word, &c);

@@ -664,6 +664,16 @@ const char *ir_label(const cdag_graph *g, int32_t op) {
   return g->labels + g->label[op] - 1;
 }
 
+/* Op's number among its rank's ops as the graph wrote them (not counting what expanding
+   one-sided ops added before it); an op expansion added: its position. Error paths only:
+   O(ops). */
+static int64_t written_index(const cdag_graph *g, int32_t op) {
+  if (!g->nwritten || op >= g->nwritten) return g->pos ? g->pos[op] : op;
+  int64_t k = 0;
+  for (int32_t i = 0; i < op; i++) k += g->rank[i] == g->rank[op];
+  return k;
+}
+
 const char *ir_describe(const cdag_graph *g, int32_t op, char *buf, int size) {
   static const char *const os_names[] = {NULL, "get", "put", "fence", NULL, NULL, NULL, "wait", "accumulate"};
   const char *kind = g->os && os_names[g->os[op]] ? os_names[g->os[op]] : ir_kind_name(g->kind[op]);
@@ -676,7 +686,7 @@ const char *ir_describe(const cdag_graph *g, int32_t op, char *buf, int size) {
              ir_coll_name(g->calls[g->call[op]].kind));
     kind = what;
   }
-  int n = snprintf(buf, (size_t)size, "rank %d op %d (%s", g->rank[op], g->pos ? g->pos[op] : op, kind);
+  int n = snprintf(buf, (size_t)size, "rank %d op %lld (%s", g->rank[op], (long long)written_index(g, op), kind);
   const char *l = ir_label(g, op);
   if (n < size && g->line && g->line[op]) n += snprintf(buf + n, (size_t)(size - n), ", line %u", g->line[op]);
   if (n < size && l) n += snprintf(buf + n, (size_t)(size - n), ", label %s", l);

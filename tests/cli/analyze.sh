@@ -167,7 +167,7 @@ cases <<'T'
 # verify bounds its memory by what the graph declares: a 2 GiB copy is refused before any
 # byte is allocated (a 16 GiB one met the OOM killer)
 1 cdag verify "$tmp/big.cdag"
-  err the graph touches more than 1024 MiB of memory
+  err the graph's operations span more than 1024 MiB of memory
 1 cdag sst /nonexistent/file.cdag
 0 cdag analyze "$tmp/two.cdag"
   out note: 2 ranks: collectives over the whole communicator need 3 or more ranks

@@ -23,7 +23,7 @@ cases <<'T'
 # a 64 B binomial bcast on 8 ranks: the root's seven sends beat the collective's three rounds
 0 cdag analyze "$ex/bcast_binomial8.cdag"
   first no collectives used: 1 found cost no less than their messages (notes below)
-  out note: left as messages: bcast over ranks all 8 ranks would cost 4.244 us, its 7 transfers as messages 2.695 us
+  out note: left as messages: bcast over all 8 ranks would cost 4.244 us, its 7 transfers as messages 2.695 us
   out plan 2.695 us, as written 4.238 us: the plan runs (saves 1.543 us)
 0 cdag analyze --json "$ex/bcast_binomial8.cdag"
   out "collectives": [],
@@ -42,13 +42,13 @@ cases <<'T'
 # reduce + bcast to the ranks that keep the dot product model slower than residual reductions
 # (each keeper receives every contribution), which beat the program's own sums
 0 cdag analyze "$ex/cg_dot16.cdag"
-  out note: left as residual reductions: reduce over ranks all 16 ranks with the bcast of its result would cost 8.428 us, its 4 reductions as messages 4.683 us
+  out note: left as residual reductions: reduce over all 16 ranks with the bcast of its result would cost 8.428 us, its 4 reductions as messages 4.683 us
 0 cdag model "$ex/cg_dot16.cdag"
   out graph: 5.622 us
   out plan:  4.683 us
 # a 4-rank allreduce: the census kernel loses to residual reductions, which beat the ring
 0 cdag analyze "$ex/allreduce_ring4.cdag"
-  out note: left as residual reductions: allreduce over ranks all 4 ranks would cost 2.857 us, its 4 reductions as messages 2.314 us
+  out note: left as residual reductions: allreduce over all 4 ranks would cost 2.857 us, its 4 reductions as messages 2.314 us
   out : the plan runs (saves 6.109 us)
 # a program's own collective call is kept: as written it would run as the flat messages it
 # was recorded as, which model faster for 64 B but are not what the program called

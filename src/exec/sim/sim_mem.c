@@ -68,8 +68,9 @@ static int within_limit(const sim_mem *m) {
   for (int64_t i = 0; i < m->nregions; i++) {
     total += m->regions[i].hi - m->regions[i].lo;
     if (total > SIM_MAX_BYTES)
-      return cdag__error(CDAG_ERR_UNSUPPORTED, "the graph touches more than %llu MiB of memory on its ranks (the "
-                         "simulator keeps several copies of it: verify takes graphs up to that size)",
+      return cdag__error(CDAG_ERR_UNSUPPORTED, "the graph's operations span more than %llu MiB of memory on its ranks "
+                         "(strided blocks by their hull; the simulator keeps several copies of it: verify takes "
+                         "graphs up to that size)",
                          (unsigned long long)(SIM_MAX_BYTES >> 20));
   }
   return CDAG_OK;
