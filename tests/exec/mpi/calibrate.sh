@@ -31,16 +31,26 @@ cases <<T
 0 CDAG_MACHINE="$tmp/m" mpi -n 2 "$cdag" replay --iterations 2 --repeat 1 "$ex/shapes/halo2d_p2.cdag"
   out~ ^price \(LogGOPS .*; machine file $tmp/m\): plan
 T
-# the values: positive where they must be, and below what one node's MPI takes
-awk '
-  /^#/ || NR == 1 { next }
-  $1 == "L" { ok += ($2 >= 0 && $2 < 50) }
-  $1 == "o" || $1 == "g" { ok += ($2 > 0 && $2 < 50) }
-  $1 == "G" { ok += ($2 > 0 && $2 < 0.1); G = $2 }
-  $1 == "O" { ok += ($2 >= 0); O = $2 }
-  $1 == "S" { ok += ($2 ~ /^[0-9]+$/) }
-  $1 == "copy" { ok += ($2 > 0 && $2 < 0.1) }
-  END { exit ok == 7 && O <= G ? 0 : 1 }' "$tmp/m" || fail "implausible parameters: $(cat "$tmp/m")"
+# the values: positive where they must be, and below what one node's MPI takes; a machine
+# whose cores other jobs keep busy can stall a --quick run's few messages for hundreds of
+# microseconds, so an implausible file is measured again, up to twice, before it fails
+plausible() {
+  awk '
+    /^#/ || NR == 1 { next }
+    $1 == "L" { ok += ($2 >= 0 && $2 < 50) }
+    $1 == "o" || $1 == "g" { ok += ($2 > 0 && $2 < 50) }
+    $1 == "G" { ok += ($2 > 0 && $2 < 0.1); G = $2 }
+    $1 == "O" { ok += ($2 >= 0); O = $2 }
+    $1 == "S" { ok += ($2 ~ /^[0-9]+$/) }
+    $1 == "copy" { ok += ($2 > 0 && $2 < 0.1) }
+    END { exit ok == 7 && O <= G ? 0 : 1 }' "$1"
+}
+for again in 1 2; do
+  plausible "$tmp/m" && break
+  echo "implausible parameters (a busy machine?), measured again: $(grep -v '^#' "$tmp/m" | tr '\n' ' ')"
+  mpi -n 2 "$cdag" calibrate --quick -o "$tmp/m" >/dev/null
+done
+plausible "$tmp/m" || fail "implausible parameters: $(cat "$tmp/m")"
 head -1 "$tmp/m" | grep -qx 'cdag-machine 1' || fail "no header: $(head -1 "$tmp/m")"
 grep -q '^# measured by cdag calibrate .* at 2 processes, 20[0-9-]* [0-9:]* UTC$' "$tmp/m" || fail "no date: $(cat "$tmp/m")"
 grep -q '^# MPI: ..*' "$tmp/m" || fail "no MPI library: $(cat "$tmp/m")"
