@@ -1385,6 +1385,8 @@ static int cmp_pitem(const void *a, const void *b) {
 }
 
 /* Rank o's passive-target markers and accesses of the phase, by target, cut into epochs. */
+#define NESTED_SLOT "its epoch and another window's of the same slot were open at once on the target"
+
 static int origin_epochs(pctx *x, int o) {
   const pside *s = &x->s[o];
   int P = x->m->nprocs, rc = CDAG_OK;
@@ -1406,11 +1408,19 @@ static int origin_epochs(pctx *x, int o) {
   if (!rc && n > 1) qsort(it, (size_t)n, sizeof *it, cmp_pitem);
   for (int64_t a = 0, e; !rc && a < n; a = e) {
     int t = it[a].t, comm = it[a].comm;   /* one communicator's epochs: a window slot's */
-    int64_t k = 0, last = -1;
+    int64_t k = 0, last = -1, nested = 0;   /* nested: unlocks still to come of epochs open at once */
     for (e = a; e < n && it[e].t == t && it[e].comm == comm && !rc; e++) {
       mop *op = s->ops[it[e].i];
       int kind = passive_marker(op);
-      if (kind == M_LOCK && k) rc = drop_epoch(x, ep, k, "its epoch is not closed in the phase"), k = 0;
+      if (kind == M_LOCK && k) {   /* two windows of one slot, open at once on t: their order there is unknown */
+        rc = drop_epoch(x, ep, k, NESTED_SLOT), k = 0;
+        nested = 1;
+      }
+      if (!rc && nested) {
+        nested += kind == M_LOCK ? 1 : kind == M_UNLOCK ? -1 : 0;
+        rc = drop_epoch(x, &op, 1, NESTED_SLOT);
+        continue;
+      }
       if (rc) break;
       if (kind != M_LOCK && !k) {   /* no epoch open: its lock is in another phase */
         rc = drop_epoch(x, &op, 1, "its epoch is not opened in the phase");
@@ -1765,16 +1775,60 @@ static int cmp_epoch_origin(const void *pa, const void *pb, void *ctx) {
   return 0;
 }
 
+static int cmp_acc_lo(const void *pa, const void *pb, void *ctx) {
+  const pacc *a = ctx, *x = &a[*(const int64_t *)pa], *y = &a[*(const int64_t *)pb];
+  return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* Each epoch's accesses by address: by[ea[2e] .. ea[2e+1]) indexes a, and top[k] is the
+   highest end among by[ea[2e] .. k] (so a search can stop where nothing before reaches). */
+typedef struct { const pacc *a; const int64_t *ea; int64_t *by; uint64_t *top; } pby;
+
+static void sort_epoch(pby *s, int64_t e) {
+  int64_t lo = s->ea[2 * e], hi = s->ea[2 * e + 1];
+  for (int64_t k = lo; k < hi; k++) s->by[k] = k;
+  base_sort_r(s->by + lo, hi - lo, sizeof *s->by, cmp_acc_lo, (void *)s->a);
+  for (int64_t k = lo; k < hi; k++) s->top[k] = k > lo && s->top[k - 1] > s->a[s->by[k]].hi ? s->top[k - 1] : s->a[s->by[k]].hi;
+}
+
+/* Does an access of epoch p conflict with one of epoch q? Each access of the smaller is
+   looked up among the other's by address: a binary search, then back while an access
+   there may still reach it. O(m log M + the pairs that overlap), m and M their counts. */
+static int epochs_conflict(const pby *s, int64_t p, int64_t q) {
+  if (s->ea[2 * p + 1] - s->ea[2 * p] > s->ea[2 * q + 1] - s->ea[2 * q]) {
+    int64_t t = p;
+    p = q, q = t;
+  }
+  int64_t q0 = s->ea[2 * q], q1 = s->ea[2 * q + 1];
+  for (int64_t i = s->ea[2 * p]; i < s->ea[2 * p + 1]; i++) {
+    const pacc *x = &s->a[i];
+    int64_t lo = q0, hi = q1;   /* the first of q's starting at or above x's end */
+    while (lo < hi) {
+      int64_t mid = lo + (hi - lo) / 2;
+      if (s->a[s->by[mid]].lo < x->hi) lo = mid + 1;
+      else hi = mid;
+    }
+    for (int64_t k = lo - 1; k >= q0 && s->top[k] > x->lo; k--)
+      if (blocks_meet(x, &s->a[s->by[k]]) && conflict(x, &s->a[s->by[k]])) return 1;
+  }
+  return 0;
+}
+
 /* One origin's epochs on one target through two windows (two communicators), open at once at
    the origin, that touch the same bytes (windows over one buffer): their fences at the target
    go by tickets, and an exclusive epoch's all go by its closing ticket, so the one nested in
    it can land at the target before it opens, the origin's order reversed. Both are marked
-   (bad 5). ea: each epoch's accesses in a. Epochs open at once at one origin on one target
-   are at most one per window slot: O(E log E + E * slots). */
-static void nested_conflicts(pctx *x, const pacc *a, const int64_t *ea, int64_t *order) {
+   (bad 5; two windows of one slot, one communicator: origin_epochs). Epochs open at once at
+   one origin on one target are at most one per window slot: O(E log E + A log A) for E
+   epochs and A accesses, and the pairs of accesses that overlap. */
+static int nested_conflicts(pctx *x, const pacc *a, const int64_t *ea, int64_t na, int64_t *order) {
   int64_t n = 0;
-  for (int64_t e = 0; e < x->nep; e++)
+  pby s = {a, ea, malloc((size_t)(na ? na : 1) * sizeof *s.by), malloc((size_t)(na ? na : 1) * sizeof *s.top)};
+  if (!s.by || !s.top) return free(s.by), free(s.top), CDAG_NOMEM("passive-target epochs");
+  for (int64_t e = 0; e < x->nep; e++) {
+    sort_epoch(&s, e);
     if (x->ep[e].t != x->ep[e].o) order[n++] = e;
+  }
   base_sort_r(order, n, sizeof *order, cmp_epoch_origin, &(nsort){x});
   for (int64_t i = 0; i < n; i++) {
     pepoch *p = &x->ep[order[i]];
@@ -1782,13 +1836,13 @@ static void nested_conflicts(pctx *x, const pacc *a, const int64_t *ea, int64_t 
     for (int64_t j = i + 1; j < n; j++) {
       pepoch *q = &x->ep[order[j]];
       if (q->o != p->o || q->t != p->t || x->pidx[q->first] > close) break;
-      punit up = {order[i], ea[2 * order[i]], ea[2 * order[i] + 1], {0, 0}, {0, 0}, 0};
-      punit uq = {order[j], ea[2 * order[j]], ea[2 * order[j] + 1], {0, 0}, {0, 0}, 0};
-      if (q->comm == p->comm || !units_conflict(a, &up, &uq)) continue;
+      if (q->comm == p->comm || !epochs_conflict(&s, order[i], order[j])) continue;
       if (!p->bad) p->bad = 5;
       if (!q->bad) q->bad = 5;
     }
   }
+  free(s.by), free(s.top);
+  return CDAG_OK;
 }
 
 /* Marks the epochs of the phase that conflict with another origin's on their target, unless
@@ -1818,8 +1872,12 @@ static int epoch_conflicts(pctx *x, int64_t from) {
     epoch_units(x, e, a, &m, u, &nu);
     ea[2 * e + 1] = m;
   }
-  nested_conflicts(x, a, ea, order);
+  int nrc = nested_conflicts(x, a, ea, m, order);
   free(ea);
+  if (nrc) {
+    free(a), free(u), free(order), free(open);
+    return nrc;
+  }
   for (int64_t k = 0; k < nu; k++) order[k] = k;
   base_sort_r(order, nu, sizeof *order, cmp_unit_open, &(psort){x, u});
   int64_t nopen = 0;

@@ -8,7 +8,10 @@
  * exclusive epoch's all by its closing ticket, so the nested epoch could land before it
  * opens and its get read the bytes before the put. The merger leaves both epochs out,
  * counted with their reason, rather than record that; the replay then holds none of the
- * get's bytes from the recording, and the rest as MPI left it. */
+ * get's bytes from the recording, and the rest as MPI left it. Built with SAME_SLOT
+ * (rec_alias_slot), 61 windows come between the two, so both are one slot's: one
+ * communicator, on which the merger meets a lock while an epoch is open, and leaves both
+ * epochs out too (before, it kept the nested one, with the get's stale bytes). */
 #include "rec_test.h"
 
 int main(int argc, char **argv) {
@@ -20,6 +23,13 @@ int main(int argc, char **argv) {
   rt_fill(&got, sizeof got);
   MPI_Win wa, wb;
   MPI_Win_create(a, 2 * sizeof *a, sizeof *a, MPI_INFO_NULL, MPI_COMM_WORLD, &wa);
+#ifdef SAME_SLOT   /* 61 windows between: wb is the 63rd, in wa's slot (62 slots at 2 processes) */
+  for (int k = 0; k < 61; k++) {
+    MPI_Win w;
+    MPI_Win_create(a, 2 * sizeof *a, sizeof *a, MPI_INFO_NULL, MPI_COMM_WORLD, &w);
+    MPI_Win_free(&w);
+  }
+#endif
   MPI_Win_create(a, 2 * sizeof *a, sizeof *a, MPI_INFO_NULL, MPI_COMM_WORLD, &wb);
   if (rt_size >= 2 && rt_rank == 1) {
     MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, wa);
