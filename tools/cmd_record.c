@@ -199,7 +199,7 @@ static void join_command(char **argv, char *buf, size_t size) {
   for (int i = 0; argv[i] && n < size; i++) n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? " " : "", argv[i]);
 }
 
-static int merge_and_say(const char *dir, const char *command, int flags) {
+static int merge_and_say(const char *dir, const char *command, int flags, FILE *say) {
   rec_summary sum;
   char why[PATH_MAX + 1024] = "", other[PATH_MAX + 1024];
   int rc = rec_merge_as(dir, command, stderr, flags, &sum);
@@ -212,22 +212,22 @@ static int merge_and_say(const char *dir, const char *command, int flags) {
               "merged again without them (index.json's unsupported)\n", why);
   }
   if (rc) return cmd_fail("record", rc);
-  printf("recorded %d processes: %d phase%s, %llu operations, %llu computation%s (%.3f ms computed), in %s/\n",
+  fprintf(say, "recorded %d processes: %d phase%s, %llu operations, %llu computation%s (%.3f ms computed), in %s/\n",
          sum.nprocs, sum.nphases, sum.nphases == 1 ? "" : "s", (unsigned long long)sum.ops,
          (unsigned long long)sum.computes, sum.computes == 1 ? "" : "s", (double)sum.compute_ns / 1e6, dir);
-  for (int p = 0; p < sum.nphases; p++) printf("  %s/phase-%04d.cdag\n", dir, p);
+  for (int p = 0; p < sum.nphases; p++) fprintf(say, "  %s/phase-%04d.cdag\n", dir, p);
   if (sum.flat_phases != sum.nphases)
-    printf("the run is %d phases, repeats of these %d (index.json's sequence; `cdag record --expand %s` writes them all)\n",
+    fprintf(say, "the run is %d phases, repeats of these %d (index.json's sequence; `cdag record --expand %s` writes them all)\n",
            sum.flat_phases, sum.nphases, dir);
-  if (sum.unreceived) printf("sends nobody received (left out): %llu\n", (unsigned long long)sum.unreceived);
+  if (sum.unreceived) fprintf(say, "sends nobody received (left out): %llu\n", (unsigned long long)sum.unreceived);
   if (sum.unsent)
-    printf("receives whose send is outside the phase (computations that write what arrived): %llu\n",
+    fprintf(say, "receives whose send is outside the phase (computations that write what arrived): %llu\n",
            (unsigned long long)sum.unsent);
-  if (!sum.complete) printf("incomplete: not every process reached MPI_Finalize\n");
+  if (!sum.complete) fprintf(say, "incomplete: not every process reached MPI_Finalize\n");
   if (sum.out_of_memory)
-    printf("out of memory while recording: %llu things lost (index.json's out_of_memory says which)\n",
+    fprintf(say, "out of memory while recording: %llu things lost (index.json's out_of_memory says which)\n",
            (unsigned long long)sum.out_of_memory);
-  printf("calls and what was not recorded: %s/index.json\n", dir);
+  fprintf(say, "calls and what was not recorded: %s/index.json\n", dir);
   char first[PATH_MAX + 1024] = "";
   return check_phases(dir, sum.nphases, 0, &first);
 }
@@ -248,11 +248,11 @@ static int expand(int argc, char **argv) {
 
 int cmd_record(int argc, char **argv) {
   const char *dir = "cdag-recording";
-  if (argc == 2 && !strcmp(argv[0], "--merge")) return merge_and_say(argv[1], NULL, REC_MERGE_FOLD_RANKS);
-  if (argc == 3 && !strcmp(argv[0], "--merge") && !strcmp(argv[1], "--flat")) return merge_and_say(argv[2], NULL, REC_MERGE_FLAT);
+  if (argc == 2 && !strcmp(argv[0], "--merge")) return merge_and_say(argv[1], NULL, REC_MERGE_FOLD_RANKS, stdout);
+  if (argc == 3 && !strcmp(argv[0], "--merge") && !strcmp(argv[1], "--flat")) return merge_and_say(argv[2], NULL, REC_MERGE_FLAT, stdout);
   if (argc == 3 && !strcmp(argv[0], "--merge") && !strcmp(argv[1], "--fold-ranks"))   /* the default; kept for scripts */
-    return merge_and_say(argv[2], NULL, REC_MERGE_FOLD_RANKS);
-  if (argc == 3 && !strcmp(argv[0], "--merge") && !strcmp(argv[1], "--no-fold-ranks")) return merge_and_say(argv[2], NULL, 0);
+    return merge_and_say(argv[2], NULL, REC_MERGE_FOLD_RANKS, stdout);
+  if (argc == 3 && !strcmp(argv[0], "--merge") && !strcmp(argv[1], "--no-fold-ranks")) return merge_and_say(argv[2], NULL, 0, stdout);
   if (argc >= 2 && !strcmp(argv[0], "--expand")) return expand(argc - 1, argv + 1);
   int i = 0, strict = 0, flags = REC_MERGE_FOLD_RANKS;
   for (; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {
@@ -276,7 +276,7 @@ int cmd_record(int argc, char **argv) {
   char command[4096];
   join_command(argv + i, command, sizeof command);
   if (status) fprintf(stderr, "cdag record: the command exited with status %d; merging what was recorded\n", status);
-  int bad = merge_and_say(dir, command, flags);
+  int bad = merge_and_say(dir, command, flags, stderr);   /* the program's stdout stays its own */
   if (bad && !status)
     fprintf(stderr, "cdag record: the command succeeded; its recording in %s did not (above; index.json's \"check\")%s\n",
             dir, strict ? "" : ": exit status 0, the command's (--strict: 1)");

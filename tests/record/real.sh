@@ -30,7 +30,7 @@ mpy)
 *) fail "unknown program $prog"; finish ;;
 esac
 expect_status 0 timeout 120 "$cdag" record -o "$tmp/rec" -- "$mpiexec" -n 3 "${run[@]}"
-expect_out "recorded 3 processes: "
+expect_err "recorded 3 processes: "
 python3 -c "import json; i = json.load(open('$tmp/rec/index.json')); assert i['complete'] and i['nprocs'] == 3, i" ||
   fail "index.json: $(cat "$tmp/rec/index.json")"
 expand_check "$tmp/rec"   # stored as distinct phases, it expands to exactly its flat form

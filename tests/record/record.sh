@@ -61,7 +61,13 @@ else
     [ "$want_status" != 0 ] || fail "$prog failed: $(cat "$tmp/prog.out")"
   expect_status 0 "$cdag" record --merge "$rec"
 fi
-expect_out "recorded $np processes"
+# the summary: on stderr after a program (its stdout stays its own), on stdout from --merge
+if [ "$mode" = preload ]; then
+  expect_err "recorded $np processes"
+  grep -q "recorded $np processes" "$tmp/out" && fail "cdag record wrote its summary into the program's stdout"
+else
+  expect_out "recorded $np processes"
+fi
 
 python3 - "$rec/index.json" "$np" "$phases" "${index[@]}" <<'PY' || fail "index.json: see above"
 import json, sys

@@ -49,7 +49,7 @@ for prog in "$@"; do
       fail "$name, allocation $n failed: cdag record exited $rc: $(head -c 400 "$tmp/err")"
     elif python3 -c 'import json, sys; sys.exit(not json.load(open(sys.argv[1]))["out_of_memory"])' "$tmp/rec/index.json"; then
       said=$((said + 1))
-      grep -q "out of memory while recording" "$tmp/out" || fail "$name, allocation $n: cdag record did not say so"
+      grep -q "out of memory while recording" "$tmp/err" || fail "$name, allocation $n: cdag record did not say so"
     elif [ "$(counts "$tmp/rec/index.json")" = "$whole" ]; then
       absorbed=$((absorbed + 1))
     else
