@@ -3,8 +3,9 @@
  * Text: one block per destination rank listing "dst_addr <- src rank:addr (len B)" and the
  * reductions with their contributors. JSON: the form docs/format.md fixes; a reduction's
  * "sources" lists every (rank, addr) pair, repeated where a contribution counts twice. A graph
- * that computes, or whose local reduces mix reductions (cut there as cdag analyze cuts them:
- * pipeline_mark_mixed), has an SST per stage (src/stage): text under "stage K:" headers, JSON as
+ * that computes, or whose local reduces mix reductions (cut there, as cdag analyze cuts them:
+ * pipeline_mark_mixed; not the cuts the price adds where a plan costs less staged), has an SST
+ * per stage (src/stage): text under "stage K:" headers, JSON as
  * {"cdag_sst": 1, "stages": [{"stage": K, "transfers": .., "reductions": ..}, ..]}. */
 #include "cmd.h"
 #include "dataflow/dataflow.h"

@@ -7,11 +7,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "format/format.h"
 
 int cmd_load_rc(const char *path, int goal_buffers, cdag_graph **g) {
+  struct stat st;
+  *g = NULL;
+  if (strcmp(path, "-") && stat(path, &st) == 0 && S_ISDIR(st.st_mode))   /* a recording: say which file to give */
+    return cdag__error(CDAG_ERR_ARG, "%s is a directory: give one of its graph files (a recording's are %s/phase-NNNN.cdag; "
+                       "`cdag analyze %s` reads them all)", path, path, path);
   ir_load_opts o = {0};
   o.goal_buffers = goal_buffers;
   cdag__error_clear();

@@ -376,8 +376,8 @@ static int unfold_word(void *ctx, const char *q, const char *qe, int kind, uint6
     }
     c->tok++;
     if (v + d > (uint64_t)INT64_MAX)   /* modulo 2^64, but a number of the format is below 2^63 */
-      return cdag__error(CDAG_ERR_FORMAT, "line %lld: `rank %d like ...` moves %.*s to 0x%" PRIx64 ", past 2^63-1",
-                         (long long)c->line, c->rank, (int)(qe - q), q, v + d);
+      return cdag__error(CDAG_ERR_FORMAT, "line %lld: `rank %d like ...` moves %.*s %s", (long long)c->line, c->rank,
+                         (int)(qe - q), q, (int64_t)d < 0 && v < -d ? "below 0" : "past 2^63-1");
     v += d;
     if (is_hex(q, qe)) rc = put(c->o, buf, (size_t)snprintf(buf, sizeof buf, "0x%" PRIx64, v));
     else if (qe[-1] == 'b') rc = put(c->o, buf, (size_t)snprintf(buf, sizeof buf, "%" PRIu64 "b", v));

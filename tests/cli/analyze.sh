@@ -169,6 +169,9 @@ cases <<'T'
 1 cdag verify "$tmp/big.cdag"
   err the graph's operations span more than 1024 MiB of memory
 1 cdag sst /nonexistent/file.cdag
+# a recording's directory where a file is asked for: which file to give (was "Is a directory")
+1 cdag verify "$tmp"
+  err is a directory: give one of its graph files (a recording's are 
 0 cdag analyze "$tmp/two.cdag"
   out note: 2 ranks: collectives over the whole communicator need 3 or more ranks
   out 2 transfers stay point-to-point

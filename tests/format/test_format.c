@@ -895,12 +895,16 @@ START_TEST(test_folded_ranks_load) {
   const char *twice = "num_ranks 3\nrank 0 {\n  calc 1\n}\nrank 1 like 0\nrank 1 like 0\nrank 2 like 0\n";
   ck_assert_int_eq(ir_load_mem(twice, strlen(twice), "twice.cdag", NULL, &g), CDAG_ERR_FORMAT);
   ck_assert_msg(strstr(cdag_error_message(), "twice.cdag: line 6: rank 1 was given before"), "%s", cdag_error_message());
-  /* an address moved (modulo 2^64) past 2^63-1: an error naming the like line, not a line
-     of the unfolded text */
+  /* an address moved (modulo 2^64) below 0 or past 2^63-1: an error naming the like line,
+     not a line of the unfolded text */
   const char *wrap = "num_ranks 2\nrank 0 {\n  copy 8b from 0x1000 to 0x2000\n}\nrank 1 like 0 a 0x1000 0x1000 -4112\n";
   ck_assert_int_eq(ir_load_mem(wrap, strlen(wrap), "wrap.cdag", NULL, &g), CDAG_ERR_FORMAT);
-  ck_assert_msg(strstr(cdag_error_message(), "wrap.cdag: line 5: `rank 1 like ...` moves 0x1000 to 0xfffffffffffffff0, past 2^63-1"),
+  ck_assert_msg(strstr(cdag_error_message(), "wrap.cdag: line 5: `rank 1 like ...` moves 0x1000 below 0"),
                 "%s", cdag_error_message());
+  const char *past = "num_ranks 2\nrank 0 {\n  copy 8b from 0x1000 to 0x2000\n}\nrank 1 like 0 a 0x1000 0x1000 9223372036854771712\n";
+  ck_assert_int_eq(ir_load_mem(past, strlen(past), "past.cdag", NULL, &g), CDAG_ERR_FORMAT);
+  ck_assert_msg(strstr(cdag_error_message(), "past.cdag: line 5: `rank 1 like ...` moves 0x1000 past 2^63-1"), "%s",
+                cdag_error_message());
   /* a file naming 2^27 ranks and giving two is refused as the loader refuses it unfolded, without
      the unfolder allocating per rank first (12.9 s and 1.2 GB before) */
   const char *sparse = "num_ranks 134217728\nrank 0 {\n  calc 1\n}\nrank 1 like 0\n";

@@ -268,7 +268,7 @@ static int copy_onesided(const copier *c, int64_t i, int32_t *id) {
 }
 
 /* Op i of the global graph into g by its kind; *id stays -1 for ops g makes itself (the
-   target sides of one-sided ops, the messages of native calls). */
+   messages of native calls). */
 static int copy_kind(const copier *c, int64_t i, int32_t *id) {
   const cdag_graph *gg = c->gg;
   uint64_t p, q;
