@@ -1384,9 +1384,9 @@ static int cmp_pitem(const void *a, const void *b) {
   return (x->i > y->i) - (x->i < y->i);
 }
 
-/* Rank o's passive-target markers and accesses of the phase, by target, cut into epochs. */
 #define NESTED_SLOT "its epoch and another window's of the same slot were open at once on the target"
 
+/* Rank o's passive-target markers and accesses of the phase, by target, cut into epochs. */
 static int origin_epochs(pctx *x, int o) {
   const pside *s = &x->s[o];
   int P = x->m->nprocs, rc = CDAG_OK;
