@@ -78,7 +78,7 @@ enum {
 CDAG_API const char *cdag_version(void);
 CDAG_API int cdag_version_number(void);
 
-CDAG_API const char *cdag_strerror(int code);   /* static text; "unknown error N" otherwise */
+CDAG_API const char *cdag_strerror(int code);   /* static text; "unknown error code" otherwise */
 CDAG_API const char *cdag_error_message(void);  /* last error of this thread, "" if none */
 
 /* Element types and reduction ops used by local reductions (MPI-free, for global graphs).
@@ -142,7 +142,9 @@ CDAG_API int cdag_depend(cdag_graph *g, cdag_op before, cdag_op after);  /* CDAG
    other characters become '_' ("halo_north"), a leading digit gets a '_' before it, and a
    name another op of the rank has gets _2, _3, ... */
 CDAG_API int cdag_label(cdag_graph *g, cdag_op op, const char *label);
-CDAG_API int cdag_graph_free(cdag_graph **g);       /* DESTRUCTOR: sets *g = NULL; NULL is fine */
+CDAG_API int cdag_graph_free(cdag_graph **g);       /* DESTRUCTOR: sets *g = NULL; NULL is fine
+                                                       (another copy of the handle is not cleared:
+                                                       freeing through it is a double free) */
 
 /* (cdag addition) M:N block-cyclic redistribution (ScaLAPACK's layout, docs/semantics.md).
    An M x N matrix of elem_bytes-byte elements is cut into MB x NB blocks dealt cyclically
@@ -191,13 +193,20 @@ CDAG_API int cdag_redistribute(cdag_graph *g, const cdag_layout *from, const voi
    epoch starts, a put's bytes are in the target's memory when its epoch ends; on the origin
    a get writes dst and a put reads src like a receive and a send. Conflicting accesses in one
    epoch are CDAG_ERR_RACE at compile, an access past a segment's end CDAG_ERR_ARG, both on
-   every rank. target may be the calling rank. */
+   every rank. target may be the calling rank. A distributed graph has no accumulate (graph
+   files and recordings do, docs/semantics.md): an MPI_Accumulate into a segment ports as a
+   put of each origin into a slot of its own, then after the fence cdag_reduce_local of the
+   slots, which cdag can find as a reduce_scatter or allreduce. */
 CDAG_API int cdag_segment(cdag_graph *g, void *base, size_t bytes, int *seg);
 CDAG_API int cdag_get(cdag_graph *g, void *dst, size_t bytes, int target, int seg, size_t offset, cdag_op *op);
 CDAG_API int cdag_put(cdag_graph *g, const void *src, size_t bytes, int target, int seg, size_t offset, cdag_op *op);
 CDAG_API int cdag_fence(cdag_graph *g);
 
 /* ---- Compile and run: collective over the graph's communicator. ---- */
+/* As with MPI's collectives, every rank calls cdag_compile for its part of the same graph, in
+   the same order as the other ranks: a rank that skips it leaves the others waiting, and
+   graphs compiled in different orders on different ranks are taken for one graph (their
+   messages then fail to match, or the run hangs). */
 /* Who runs the collectives cdag has its own kernels for (bcast, allgather(v), reduce, allreduce). */
 typedef enum { CDAG_KERNEL_AUTO = 0, CDAG_KERNEL_MPI, CDAG_KERNEL_CDAG } cdag_kernel_policy;
 /* Options of cdag_compile and cdag_analyze. Initialise with cdag_options_init (it sets
@@ -247,7 +256,9 @@ CDAG_API void cdag_options_init(cdag_options *o);
 CDAG_API int cdag_compile(cdag_graph *g, const cdag_options *o, cdag_schedule **s);  /* o may be NULL */
 CDAG_API int cdag_run(cdag_schedule *s);            /* blocking; may be called any number of times */
 CDAG_API int cdag_start(cdag_schedule *s);          /* nonblocking run ... */
-CDAG_API int cdag_wait(cdag_schedule *s);           /* ... completed by this */
+CDAG_API int cdag_wait(cdag_schedule *s);           /* ... completed by this (CDAG_ERR_STATE with no
+                                                       run in progress: a forgotten cdag_start,
+                                                       unlike MPI_Wait on an inactive request) */
 /* (cdag addition) Advances a started run without blocking (messages, and cdag's kernels
    round by round) and sets *done = 1 once it has completed: the results are in place, as
    after cdag_wait (which then returns CDAG_OK at once, and may be skipped). Call it now and

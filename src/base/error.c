@@ -1,7 +1,7 @@
 /* cdag — error codes, their names and the per-thread last-error message.
  *
  * One table (CDAG_ERROR_MAP) gives the text of every code of cdag.h; cdag_strerror() reads it
- * and answers "unknown error N" for anything else. The message is formatted into a
+ * and answers "unknown error code" for anything else. The message is formatted into a
  * thread-local buffer so different handles can be used from different threads. */
 #include "base/error.h"
 
@@ -25,7 +25,6 @@
   X(CDAG_ERR_RACE, "race: one-sided accesses conflict inside one epoch")
 
 static _Thread_local char err_text[1024];
-static _Thread_local char unknown_text[48];
 
 const char *cdag_strerror(int code) {
   switch (code) {
@@ -35,8 +34,7 @@ const char *cdag_strerror(int code) {
     CDAG_ERROR_MAP(X)
 #undef X
   }
-  snprintf(unknown_text, sizeof unknown_text, "unknown error %d", code);
-  return unknown_text;
+  return "unknown error code";   /* static: two results never share a buffer */
 }
 
 const char *cdag_error_message(void) { return err_text; }

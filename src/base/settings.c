@@ -59,6 +59,7 @@ int cdag__options_take(const cdag_options *in, cdag_options *out, const char *wh
   if (!who) who = "";
   cdag__options_defaults(out);
   if (!in) return CDAG_OK;
+  enum { CDAG_OPTIONS_MAX_SIZE = 4096 };   /* cdag_options grows by fields at its end: never near this */
   size_t n = in->struct_size, known = cdag__options_known_size();
   if (n == 0) {   /* a zeroed struct: every field 0 means "all defaults" */
     for (int id = 0; id < CDAG_NOPTS; id++)
@@ -67,6 +68,9 @@ int cdag__options_take(const cdag_options *in, cdag_options *out, const char *wh
                            "first (or zero the whole struct for the defaults)", who, cdag__opt_rows[id].field);
     return CDAG_OK;
   }
+  if (n > CDAG_OPTIONS_MAX_SIZE)   /* garbage: the struct was never initialised (and reading n bytes could fault) */
+    return cdag__error(CDAG_ERR_ARG, "%soptions.struct_size %zu is not the size of a cdag_options: call "
+                       "cdag_options_init first", who, n);
   if (n < cdag__opt_rows[0].offset)
     return cdag__error(CDAG_ERR_ARG, "%soptions.struct_size %zu: expected 0 or at least %zu (cdag_options_init "
                        "sets it)", who, n, cdag__opt_rows[0].offset);

@@ -265,8 +265,8 @@ static void report_text(const cdag_plan *p, FILE *f, det_stride *v) {
   if (os[0] || os[1] || os[2] || os[3]) {
     fprintf(f, "one-sided: %lld gets, %lld puts, ", (long long)os[0], (long long)os[1]);
     if (os[3]) fprintf(f, "%lld accumulates, ", (long long)os[3]);
-    fprintf(f, "%lld fences (counted above as the messages%s and calcs of 0 they became)\n", (long long)os[2],
-            os[3] ? ", reductions" : "");
+    fprintf(f, "%lld fences (counted above as the messages%s they became, and the fences as calcs that cost "
+            "nothing)\n", (long long)os[2], os[3] ? " and reductions" : "");
   }
   fprintf(f, "volume: received per process max %llu B, mean %.0f B", (unsigned long long)p->volume_max, p->volume_mean);
   if (p->bound) fprintf(f, "; lower bound %llu B (max/bound %.3f)", (unsigned long long)p->bound, (double)p->volume_max / (double)p->bound);

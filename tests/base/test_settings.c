@@ -287,6 +287,11 @@ START_TEST(init_sets_size_and_defaults) {
   ck_assert_int_eq(cdag__options_take((cdag_options *)buf, &taken, "rank 1: "), CDAG_ERR_ARG);
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "rank 1: options.struct_size"));
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "newer cdag.h"));
+  /* a struct never initialised: its struct_size is garbage, read no further than the struct */
+  cdag_options junk;
+  memset(&junk, 0x5a, sizeof junk);
+  ck_assert_int_eq(cdag__options_take(&junk, &taken, NULL), CDAG_ERR_ARG);
+  ck_assert_ptr_nonnull(strstr(cdag_error_message(), "is not the size of a cdag_options: call cdag_options_init first"));
 }
 END_TEST
 

@@ -121,7 +121,7 @@ cases <<'T'
   out "kind": "allreduce", "root": null, "ranks": "all", "bytes": 32, "transfers": 4, "type": "int64", "op": "sum"
   out "onesided": {"get": 0, "put": 0, "fence": 8, "accumulate": 3}
 0 cdag analyze "$det/accumulate_allreduce4.cdag"
-  out one-sided: 0 gets, 0 puts, 3 accumulates, 8 fences (counted above as the messages, reductions and calcs of 0 they became)
+  out one-sided: 0 gets, 0 puts, 3 accumulates, 8 fences (counted above as the messages and reductions they became, and the fences as calcs that cost nothing)
 0 cdag verify "$det/accumulate_allreduce4.cdag"
 0 cdag sst "$det/fence_comm_halves4.cdag"
   out 0x300 <- rank 0 0x10 (8 B)

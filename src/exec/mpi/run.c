@@ -1212,7 +1212,9 @@ static int wait_as(cdag_schedule *s, const char *fn) {
     s->completed = 0;
     return CDAG_OK;
   }
-  if (!s->started) return cdag__error(CDAG_ERR_STATE, "rank %d: %s without cdag_start", s->rank, fn);
+  if (!s->started)
+    return cdag__error(CDAG_ERR_STATE, "rank %d: %s with no run in progress (never started, or already completed by "
+                       "cdag_wait)", s->rank, fn);
   int rc = wait_run(s);
   core_release(s);
   return rc;
