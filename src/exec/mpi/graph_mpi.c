@@ -10,6 +10,7 @@
  * datatypes and ops of cdag_reduce_local map to cdag_type / cdag_reduce_op here, the only
  * place the ir stage meets MPI's names. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "exec/mpi/graph_mpi.h"
 #include "exec/mpi/schedule.h"   /* exec_lock */
@@ -48,6 +49,7 @@ typedef struct {
   int busy;              /* atomic: a thread is in one of cdag's collective calls on comm */
   graph_fn *fns;         /* by op, ascending (ops are added in order) */
   int64_t nfns, cap_fns;
+  int tag_ub;            /* the communicator's MPI_TAG_UB: the program's tags stay within it */
 } graph_exec;
 
 exec_arena *exec_arena_share(exec_arena *a) {
@@ -194,6 +196,9 @@ int cdag_graph_create(MPI_Comm comm, cdag_graph **g) {
     exec_free(x);
     return rc;
   }
+  int *ub = NULL, flag = 0;
+  MPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &flag);
+  x->tag_ub = flag && ub ? *ub : INT32_MAX;
   /* native collectives' scratch outlives the graph with its schedules: the arena's */
   static const ir_host_ops mpi_host = {exec_free, exec_arena_alloc};
   (*g)->host = x;
@@ -202,6 +207,14 @@ int cdag_graph_create(MPI_Comm comm, cdag_graph **g) {
 }
 
 MPI_Comm exec_graph_comm(const cdag_graph *g) { return g->host ? ((graph_exec *)g->host)->comm : MPI_COMM_NULL; }
+
+int exec_user_tag(const cdag_graph *g, const char *fn, int peer, int tag) {
+  int ub = ((const graph_exec *)g->host)->tag_ub;
+  if (tag > ub)   /* cdag's own messages would not mind, but the program as MPI code would be erroneous */
+    return cdag__error(CDAG_ERR_ARG, "rank %d: %s %s rank %d: tag %d is above the communicator's MPI_TAG_UB (%d)",
+                       g->myrank, fn, strstr(fn, "send") ? "to" : "from", peer, tag, ub);
+  return ir_user_tag(fn, g->myrank, peer, tag);
+}
 
 int exec_check_distributed(const cdag_graph *g, const char *fn) {
   if (!g) return cdag__error(CDAG_ERR_ARG, "%s: graph is NULL", fn);
@@ -227,7 +240,7 @@ int cdag_send(cdag_graph *g, const void *buf, size_t bytes, int dest, int tag, c
   int rc = exec_check_distributed(g, "cdag_send");
   if (rc) return rc;
   if (dest == MPI_PROC_NULL) return exec_proc_null(op);
-  if ((rc = ir_user_tag("cdag_send", g->myrank, dest, tag))) return rc;
+  if ((rc = exec_user_tag(g, "cdag_send", dest, tag))) return rc;
   if (!buf && bytes) return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_send of %zu bytes from NULL", g->myrank, bytes);
   int added = ir_add_send(g, g->myrank, (uint64_t)(uintptr_t)buf, bytes, dest, tag, &id);
   return exec_to_op(added, &id, op);
@@ -238,7 +251,7 @@ int cdag_recv(cdag_graph *g, void *buf, size_t bytes, int source, int tag, cdag_
   int rc = exec_check_distributed(g, "cdag_recv");
   if (rc) return rc;
   if (source == MPI_PROC_NULL) return exec_proc_null(op);
-  if ((rc = ir_user_tag("cdag_recv", g->myrank, source, tag))) return rc;
+  if ((rc = exec_user_tag(g, "cdag_recv", source, tag))) return rc;
   if (!buf && bytes) return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_recv of %zu bytes into NULL", g->myrank, bytes);
   if (source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG)
     return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: cdag_recv with a wildcard source or tag", g->myrank);

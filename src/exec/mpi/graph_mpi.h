@@ -23,6 +23,10 @@ void exec_arena_unref(exec_arena *a);
    CDAG_ERR_ARG unless g is a distributed graph; *op = id when rc is CDAG_OK; MPI_PROC_NULL
    as a peer (*op = CDAG_OP_NULL, CDAG_OK). */
 int exec_check_distributed(const cdag_graph *g, const char *fn);
+/* A program's tag for fn (cdag_send, cdag_recv, their _type forms) to or from peer: within
+   the communicator's MPI_TAG_UB and not CDAG_REDISTRIBUTE_TAG (ir_user_tag), else
+   CDAG_ERR_ARG naming the call, rank and peer. */
+int exec_user_tag(const cdag_graph *g, const char *fn, int peer, int tag);
 int exec_to_op(int rc, const int32_t *id, cdag_op *op);
 int exec_proc_null(cdag_op *op);
 /* The function of computation op (a local op id) of distributed graph g, as cdag_compute

@@ -187,7 +187,7 @@ int cdag_send_type(cdag_graph *g, const void *buf, MPI_Count count, MPI_Datatype
   const char *fn = "cdag_send_type";
   int rc = check_args(g, fn, buf, count, t);
   if (rc || dest == MPI_PROC_NULL) return rc ? rc : exec_proc_null(op);
-  if ((rc = ir_user_tag(fn, g->myrank, dest, tag))) return rc;
+  if ((rc = exec_user_tag(g, fn, dest, tag))) return rc;
   trange *v;
   int64_t n;
   uint64_t size;
@@ -215,7 +215,7 @@ int cdag_recv_type(cdag_graph *g, void *buf, MPI_Count count, MPI_Datatype t, in
   const char *fn = "cdag_recv_type";
   int rc = check_args(g, fn, buf, count, t);
   if (rc || source == MPI_PROC_NULL) return rc ? rc : exec_proc_null(op);
-  if ((rc = ir_user_tag(fn, g->myrank, source, tag))) return rc;
+  if ((rc = exec_user_tag(g, fn, source, tag))) return rc;
   trange *v;
   int64_t n;
   uint64_t size;

@@ -6,7 +6,7 @@
  *   bad option on the last rank only (all CDAG_ERR_ARG, collective), an inter-communicator,
  *   the cdag_rank_* calls on a distributed graph, a CDAG_REPORT that cannot be written
  *   (CDAG_ERR_IO), and local misuse: NULL arguments, a global
- *   graph, a bad destination, the reserved tag CDAG_REDISTRIBUTE_TAG, cdag_wait without
+ *   graph, a bad destination, the reserved tag CDAG_REDISTRIBUTE_TAG, a tag above MPI_TAG_UB, cdag_wait without
  *   cdag_start, adding to a compiled graph; cdag_schedule_free of a started run completes
  *   it.
  * Graph errors are checked with detection on and off. After the errors, a correct graph
@@ -177,6 +177,14 @@ static void local_errors(void) {
   MT_EXPECT(strstr(cdag_error_message(), "cdag_send_type to rank 0: tag 32767") != NULL);
   MT_EXPECT_RC(cdag_recv_type(g, buf[0], 2, MPI_INT, 0, CDAG_REDISTRIBUTE_TAG, NULL), CDAG_ERR_ARG);
   MT_EXPECT(strstr(cdag_error_message(), "cdag_recv_type from rank 0: tag 32767") != NULL);
+  /* above MPI_TAG_UB: erroneous in MPI, so refused though cdag's own messages would not mind */
+  int *ub = NULL, flag = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
+  if (flag && ub && *ub < INT32_MAX) {
+    MT_EXPECT_RC(cdag_send(g, buf[0], 8, 0, *ub + 1, NULL), CDAG_ERR_ARG);
+    MT_EXPECT(strstr(cdag_error_message(), "is above the communicator's MPI_TAG_UB") != NULL);
+    MT_EXPECT_RC(cdag_recv_type(g, buf[0], 2, MPI_INT, 0, *ub + 1, NULL), CDAG_ERR_ARG);
+  }
   MT_EXPECT_RC(cdag_send(g, buf[2], 8, (R + 1) % P, CDAG_REDISTRIBUTE_TAG - 1, NULL), CDAG_OK);   /* any other tag */
   MT_EXPECT_RC(cdag_recv(g, buf[3], 8, (R - 1 + P) % P, CDAG_REDISTRIBUTE_TAG - 1, NULL), CDAG_OK);
   /* the global-graph calls on a distributed graph (the run crashed at address 0x10) */
