@@ -88,6 +88,9 @@ static int user_reduction(MPI_Datatype t, MPI_Op o, int rank, int *type, int *ro
 }
 
 int exec_reduction_from_mpi(MPI_Datatype t, MPI_Op o, int rank, int *type, int *rop) {
+  if (t == MPI_DATATYPE_NULL || o == MPI_OP_NULL)   /* a null handle: a bad argument, as for typed messages */
+    return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_reduce_local: %s is %s", rank, t == MPI_DATATYPE_NULL ? "datatype" : "op",
+                       t == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL" : "MPI_OP_NULL");
   *rop = mpig_op_of(o);
   if (*rop < 0) return user_reduction(t, o, rank, type, rop);
   *type = mpig_type_of(t);

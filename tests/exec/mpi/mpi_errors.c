@@ -177,6 +177,10 @@ static void local_errors(void) {
   MT_EXPECT(strstr(cdag_error_message(), "cdag_send_type to rank 0: tag 32767") != NULL);
   MT_EXPECT_RC(cdag_recv_type(g, buf[0], 2, MPI_INT, 0, CDAG_REDISTRIBUTE_TAG, NULL), CDAG_ERR_ARG);
   MT_EXPECT(strstr(cdag_error_message(), "cdag_recv_type from rank 0: tag 32767") != NULL);
+  /* null handles in a local reduction: bad arguments, as in typed messages */
+  MT_EXPECT_RC(cdag_reduce_local(g, buf[0], buf[1], 2, MPI_DATATYPE_NULL, MPI_SUM, NULL), CDAG_ERR_ARG);
+  MT_EXPECT(strstr(cdag_error_message(), "datatype is MPI_DATATYPE_NULL") != NULL);
+  MT_EXPECT_RC(cdag_reduce_local(g, buf[0], buf[1], 2, MPI_INT, MPI_OP_NULL, NULL), CDAG_ERR_ARG);
   /* above MPI_TAG_UB: erroneous in MPI, so refused though cdag's own messages would not mind */
   int *ub = NULL, flag = 0;
   MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
