@@ -96,17 +96,21 @@ void match_sort_ends(match_end *e, int64_t n, match_end *tmp, int64_t *at) {
 /* A near miss for an unmatched op x of channel (src, tag) in the bucket e[0..n) of the
    receiving rank, into hint: an op of the other kind between the same ranks, unmatched
    under another tag; or, for a send, the channel's own receives, taken by earlier sends,
-   the last smaller than x. Empty if none. Error path only: O(bucket). */
+   the last smaller than x; else an op of the other kind with x's tag, unmatched, of another
+   peer (a wrong source or destination). Empty if none. Error path only: O(bucket). */
 static void near_miss(const cdag_graph *g, const chan_entry *e, int64_t n, int32_t x, char *hint, size_t size) {
   int send = g->kind[x] == IR_SEND;
   int32_t src = send ? g->rank[x] : g->peer[x];
   char d[200];
+  int32_t alt = -1;   /* the other kind, x's tag, another peer, unmatched */
   hint[0] = 0;
   for (int64_t i = 0, j; i < n; i = j) {
     int64_t ns = 0, nr = 0;
     for (j = i; j < n && e[j].src == e[i].src && e[j].tag == e[i].tag; j++)
       if (e[j].key >> 31) nr++;
       else ns++;
+    if (e[i].src != src && e[i].tag == g->tag[x] && alt < 0 && (send ? nr > ns : ns > nr))
+      alt = e[i + (send ? 2 * ns : nr)].op;
     if (e[i].src != src) continue;
     if (e[i].tag != g->tag[x] && (send ? nr > ns : ns > nr)) {
       int32_t other = e[i + (send ? 2 * ns : nr)].op;
@@ -119,6 +123,9 @@ static void near_miss(const cdag_graph *g, const chan_entry *e, int64_t n, int32
       snprintf(hint, size, " (near miss: %s receives %llu bytes with this tag, and matches an earlier send)",
                ir_describe(g, e[i + ns + nr - 1].op, d, sizeof d), (unsigned long long)g->bytes[e[i + ns + nr - 1].op]);
   }
+  if (!hint[0] && alt >= 0)
+    snprintf(hint, size, " (near miss: %s, %s %s rank %d with this tag, has no match either)", ir_describe(g, alt, d, sizeof d),
+             send ? "a receive" : "a send", send ? "from" : "to", send ? g->peer[alt] : g->rank[x]);
 }
 
 static int unmatched(const cdag_graph *g, const chan_entry *e, int64_t n, int32_t op) {

@@ -407,6 +407,23 @@ START_TEST(unmatched_send_without_near_miss) {
 }
 END_TEST
 
+/* A wrong peer: rank 0 sends to 1, which receives from 2 with that tag: the receive is the
+   near miss, and the other way round. */
+START_TEST(unmatched_names_a_wrong_peer) {
+  for (int way = 0; way < 2; way++) {
+    cdag_graph *g = cdag_test_graph(3);
+    CK_OK(cdag_rank_send(g, way ? 2 : 0, 0, 8, 1, 4, NULL));
+    CK_OK(cdag_rank_recv(g, 1, 0, 8, way ? 0 : 2, 4, NULL));
+    ck_assert_int_eq(run_err(g), CDAG_ERR_UNMATCHED);
+    const char *msg = cdag_error_message();
+    ck_assert_msg(strstr(msg, way ? "near miss: rank 2 op 0 (send), a send to rank 1 with this tag"
+                                  : "near miss: rank 1 op 0 (recv), a receive from rank 2 with this tag"),
+                  "message: %s", msg);
+    cdag_graph_free(&g);
+  }
+}
+END_TEST
+
 START_TEST(unmatched_recv) {
   cdag_graph *g = cdag_test_graph(2);
   CK_OK(cdag_rank_recv(g, 1, 0, 8, 0, 3, NULL));
@@ -567,6 +584,7 @@ Suite *cdag_match_suite(void) {
   tcase_add_test(e, unmatched_send_names_another_tag);
   tcase_add_test(e, unmatched_send_names_a_smaller_receive);
   tcase_add_test(e, unmatched_send_without_near_miss);
+  tcase_add_test(e, unmatched_names_a_wrong_peer);
   tcase_add_test(t, mirrored_send_then_recv);
   tcase_add_test(e, send_to_self_depending_on_its_recv);
   tcase_add_test(e, long_cycle_is_named);
