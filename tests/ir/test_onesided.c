@@ -334,15 +334,6 @@ START_TEST(save_and_load_again) {
 }
 END_TEST
 
-/* The file g saves as, malloc'd (*len its length). */
-static char *saved_text(const cdag_graph *g, size_t *len) {
-  char *buf = NULL;
-  FILE *f = open_memstream(&buf, len);
-  CK_OK(ir_save_file(g, f));
-  fclose(f);
-  return buf;
-}
-
 /* The text report of p, malloc'd. */
 static char *report_text(const cdag_plan *p) {
   char *buf = NULL;
@@ -390,8 +381,8 @@ START_TEST(target_sides_in_blocks) {
   CK_OK(cdag_analyze(g, NULL, &p));
   CK_OK(exec_verify(g, p, 5, 3));
   cdag_plan_free(&p);
-  size_t len = 0;
-  char *buf = saved_text(g, &len);
+  char *buf = cdag_test_save_str(g);
+  size_t len = strlen(buf);
   ck_assert_msg(strstr(buf, "put 64b to 1 at 0x2000 addr 0x1000 blocks 8 stride 32\n") &&
                 strstr(buf, "get 32b from 1 at 0x3000 addr 0x1100 blocks 4 stride 16\n") &&
                 strstr(buf, "accumulate 8 int32 sum to 1 at 0x4000 addr 0x1200 blocks 2 stride 64\n") && !strstr(buf, "scratch"),
@@ -412,8 +403,7 @@ START_TEST(target_blocks_scratch) {
   /* a graph of a strided get alone saves without the expansion's scratch (loading adds it) */
   cdag_graph *g = cdag_test_text_graph("num_ranks 2\nrank 0 {\nget 32b from 1 at 0x3000 addr 0x1100 blocks 4 stride "
                                        "16\n}\nrank 1 {\n}\n");
-  size_t len = 0;
-  char *buf = saved_text(g, &len);
+  char *buf = cdag_test_save_str(g);
   ck_assert_msg(!strstr(buf, "scratch"), "%s", buf);
   free(buf);
   cdag_graph_free(&g);
@@ -465,8 +455,7 @@ START_TEST(target_blocks_races_and_errors) {
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "reaches past 2^63"));
   cdag_graph *hi = cdag_test_text_graph("num_ranks 2\nrank 0 {\nget 8b from 1 seg 0 at 0xf8 addr 0\n}\n"
                                         "rank 1 {\nsegment 0x7fffffffffffff00 0x100\n}\n");
-  size_t n = 0;
-  char *saved = saved_text(hi, &n);
+  char *saved = cdag_test_save_str(hi);
   ck_assert_int_eq(cdag_test_load_rc(saved), CDAG_OK);
   free(saved);
   cdag_graph_free(&hi);
