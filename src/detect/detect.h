@@ -45,8 +45,10 @@
 typedef enum { CDAG_COLL_KINDS(DET_KIND_ENUM_) DET_NKINDS = IR_COLL_NKINDS } det_kind;
 #undef DET_KIND_ENUM_
 
-/* Why a plan's graph runs as written (cdag_plan.as_written). */
-enum { DET_WRITTEN_NO = 0, DET_WRITTEN_EXACT = 1, DET_WRITTEN_COST = 2 };
+/* Why a plan's graph runs as written (cdag_plan.as_written). MEMORY: its stages' staging
+   buffers would take more than DET_STAGING_MAX bytes on some rank (the pipeline's rule). */
+enum { DET_WRITTEN_NO = 0, DET_WRITTEN_EXACT = 1, DET_WRITTEN_COST = 2, DET_WRITTEN_MEMORY = 3 };
+#define DET_STAGING_MAX (1ull << 30)
 
 typedef struct { uint64_t addr, len; } det_piece;
 /* pieces[first..+n); 16 bytes, there are two per member and collective (plans hold at most
@@ -115,8 +117,9 @@ struct cdag_plan {
   int as_written;                       /* the graph runs as written, this plan does not
                                            (DET_WRITTEN_*): a floating-point reduction combines 3
                                            or more values, whose order the plan cannot keep
-                                           (exact_float, a note says so), or the plan models
-                                           slower than the graph (the price, src/model) */
+                                           (exact_float, a note says so), the plan models
+                                           slower than the graph (the price, src/model), or
+                                           its staging buffers would not fit (a note) */
   char **notes;   int64_t nnotes;       /* why notable patterns were not rewritten */
   int64_t nleft;                        /* candidates the pricer left as messages (a note each) */
   /* native collectives (graphs with calls, native.c): per collective, 1 when the program

@@ -226,6 +226,26 @@ static int plan_stages(cdag_graph *g, stage_split *s, const cdag_options *opts, 
   return rc;
 }
 
+/* A staged plan whose messages that land a stage late need more staging memory on one rank
+   than DET_STAGING_MAX runs as written, saying so: a program that makes 100,000 MPI_Gets of
+   128 KiB into one buffer within an epoch that computes would otherwise get 13 GB of staging
+   buffers (MPICH's rma/manyget), more than the node has. The rule reads only the graph, so
+   every rank decides alike. */
+static int staging_fits(cdag_plan *p) {
+  const stage_steps *st = p->steps;
+  uint64_t most = 0;
+  int32_t rank = 0;
+  for (int64_t i = 0; i < st->ntemps; i++) {   /* a rank's buffers follow each other from STAGE_TEMP_BASE */
+    uint64_t end = st->temps[i].addr + st->temps[i].len - STAGE_TEMP_BASE;
+    if (end > most) most = end, rank = st->temps[i].rank;
+  }
+  if (most <= DET_STAGING_MAX || p->as_written) return CDAG_OK;
+  p->as_written = DET_WRITTEN_MEMORY;
+  return detect_plan_note(p, "runs as written: %lld messages land a stage late, and their staging buffers would take "
+                          "%llu B on rank %d, more than cdag's limit of %llu B per rank", (long long)st->ntemps,
+                          (unsigned long long)most, rank, (unsigned long long)DET_STAGING_MAX);
+}
+
 /* A graph that computes (or whose reduces mix reductions): its stages (src/stage), each a
    graph of pure communication, analysed one by one and chained behind the first plan,
    which takes the computations and the whole graph's figures. A stage whose reduces mix
@@ -255,6 +275,7 @@ static int analyze_stages(cdag_graph *g, match_result *m, const cdag_options *op
     (*p)->sec_match = sec[0], (*p)->sec_dataflow = sec[1], (*p)->sec_detect = sec[2];
     rc = whole_figures(g, *p);
   }
+  if (rc == CDAG_OK) rc = staging_fits(*p);
   stage_split_free(&s);
   if (rc) cdag_plan_free(p);
   match_free(m);
@@ -390,7 +411,8 @@ static void restore_cuts(cdag_graph *g, uint8_t *saved) {
 static int try_delivered(cdag_graph *g, const cdag_options *opts, const pipeline_tune *t, const det_pricer *pr,
                          double written, cdag_plan **p) {
   int64_t n = 0;
-  if (!(*p)->chosen->price.priced || (*p)->as_written == DET_WRITTEN_EXACT) return CDAG_OK;
+  if (!(*p)->chosen->price.priced || (*p)->as_written == DET_WRITTEN_EXACT || (*p)->as_written == DET_WRITTEN_MEMORY)
+    return CDAG_OK;
   uint8_t *saved = g->cut ? malloc((size_t)(g->nops ? g->nops : 1)) : NULL;
   if (g->cut && !saved) return CDAG_NOMEM("stages");
   if (saved) memcpy(saved, g->cut, (size_t)g->nops);

@@ -757,6 +757,7 @@ typedef struct {
                                  call) a later join completes; RA_PENDING, such a write seen, not
                                  completed yet */
   int32_t last;               /* position of the rank's latest one, -1 none */
+  int32_t at;                 /* the position ra_push is adding */
   struct ra_write { int32_t pos; uint64_t lo, hi; } *pend;   /* writes since */
   int64_t npend, pendcap;
   base_imap read;             /* what the latest one read: start -> index into hi */
@@ -790,11 +791,17 @@ static int ra_fold(reads_all *ra, uint64_t lo, uint64_t hi) {
   return rc;
 }
 
-static int ra_push(reads_all *ra, int32_t i, uint64_t lo, uint64_t hi) {
-  if (ir_is_scratch(ra->g, ra->rank, lo, hi - lo)) return CDAG_OK;
+static int ra_push_part(void *ctx, uint64_t lo, uint64_t hi) {
+  reads_all *ra = ctx;
   int rc = base_grow((void **)&ra->pend, ra->npend, &ra->pendcap, 1, sizeof *ra->pend, "dependencies");
-  if (rc == CDAG_OK) ra->pend[ra->npend++] = (struct ra_write){i, lo, hi};
+  if (rc == CDAG_OK) ra->pend[ra->npend++] = (struct ra_write){ra->at, lo, hi};
   return rc;
+}
+
+/* A write at position i, read by the next one: its bytes outside scratch (scratch is not read). */
+static int ra_push(reads_all *ra, int32_t i, uint64_t lo, uint64_t hi) {
+  ra->at = i;
+  return ir_each_outside_scratch(ra->g, ra->rank, lo, hi, ra_push_part, ra);
 }
 
 enum { RA_AWAITED = 1, RA_PENDING = 2 };
@@ -1115,6 +1122,22 @@ int ir_is_scratch(const cdag_graph *g, int rank, uint64_t addr, uint64_t len) {
     else hi = mid;
   }
   return lo < g->scr_start[rank + 1] && g->scr_lo[lo] <= addr && addr + len <= g->scr_hi[lo];
+}
+
+int ir_each_outside_scratch(const cdag_graph *g, int rank, uint64_t lo, uint64_t hi,
+                            int (*fn)(void *ctx, uint64_t lo, uint64_t hi), void *ctx) {
+  int32_t a = g->scr_start[rank], z = g->scr_start[rank + 1], end = z;
+  while (a < z) { /* first interval with scr_hi > lo */
+    int32_t mid = a + (z - a) / 2;
+    if (g->scr_hi[mid] <= lo) a = mid + 1;
+    else z = mid;
+  }
+  int rc = CDAG_OK;
+  for (; rc == CDAG_OK && a < end && g->scr_lo[a] < hi && lo < hi; a++) {
+    if (g->scr_lo[a] > lo) rc = fn(ctx, lo, g->scr_lo[a]);
+    if (g->scr_hi[a] > lo) lo = g->scr_hi[a];
+  }
+  return rc == CDAG_OK && lo < hi ? fn(ctx, lo, hi) : rc;
 }
 
 static int build_deps(cdag_graph *g) {

@@ -511,6 +511,10 @@ const char *ir_label(const cdag_graph *g, int32_t op);
 const char *ir_describe(const cdag_graph *g, int32_t op, char *buf, int size);
 /* Is [addr, addr+len) entirely inside scratch of rank? (after finalize) */
 int ir_is_scratch(const cdag_graph *g, int rank, uint64_t addr, uint64_t len);
+/* The parts of [lo, hi) of rank outside its scratch, in order: fn(ctx, part lo, part hi) for
+   each, until one returns non-zero (returned). O(log n + parts). (after finalize) */
+int ir_each_outside_scratch(const cdag_graph *g, int rank, uint64_t lo, uint64_t hi,
+                            int (*fn)(void *ctx, uint64_t lo, uint64_t hi), void *ctx);
 
 /* Passes that walk ops in one order but touch, per op, a slot far away in another (a
    message's other end, a rank's map, a rank's next program slot) ask for that slot IR_AHEAD

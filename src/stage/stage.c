@@ -75,9 +75,18 @@ static int compute_of(const cdag_graph *g, int32_t op, int32_t after, int32_t po
   return CDAG_OK;
 }
 
-/* A range a computation reading all reads: not scratch (finalize.c's rule). */
+typedef struct { stage_steps *st; int64_t *cap; int32_t rank; } read_into;
+
+static int add_read_part(void *ctx, uint64_t lo, uint64_t hi) {
+  read_into *x = ctx;
+  return add_range(&x->st->since, &x->st->nsince, x->cap, x->rank, lo, hi - lo);
+}
+
+/* A range a computation reading all reads: its bytes outside scratch (finalize.c's rule). */
 static int add_read(const cdag_graph *g, stage_steps *st, int64_t *cap, int32_t rank, uint64_t addr, uint64_t len) {
-  return ir_is_scratch(g, rank, addr, len) ? CDAG_OK : add_range(&st->since, &st->nsince, cap, rank, addr, len);
+  read_into x = {st, cap, rank};
+  uint64_t hi = addr + len < addr ? UINT64_MAX : addr + len;
+  return ir_each_outside_scratch(g, rank, addr, hi, add_read_part, &x);
 }
 
 /* Marks (AWAITED) the receives of rank r that a later join completes: finalize.c's rule for
@@ -407,9 +416,10 @@ static int acc_scratch_stages(const emitter *e, int32_t **at) {
   return rc;
 }
 
-/* Explicit dependencies between ops of one stage; scratch where no computation reads it, and
-   always the scratch of one-sided accesses (cdag's own: no computation reads it), in the
-   stage that touches it last. */
+/* Explicit dependencies between ops of one stage; the program's scratch where it is dead
+   (scratch.c); the scratch of one-sided accesses (cdag's own: no computation reads it) in the
+   stage that touches it last; native collectives' in the last stage, when no computation
+   runs after it. */
 static int carry_deps_scratch(const emitter *e, int scratch) {
   const cdag_graph *g = e->g;
   int rc = CDAG_OK;
@@ -422,12 +432,13 @@ static int carry_deps_scratch(const emitter *e, int scratch) {
   int32_t *acc = NULL;
   if (rc == CDAG_OK) rc = acc_scratch_stages(e, &acc);
   for (int64_t k = 0; k < g->nscratch && rc == CDAG_OK; k++) {
+    if (g->scr_addr[k] < IR_COLL_SCRATCH && !ir_in_acc_scratch(g->scr_addr[k])) continue;   /* scratch.c's */
     int at = ir_in_acc_scratch(g->scr_addr[k]) && acc[k] >= 0 ? acc[k] : e->out->nstages - 1;
     if (scratch || ir_in_acc_scratch(g->scr_addr[k]))
       rc = ir_add_scratch(e->out->graph[at], g->scr_rank[k], g->scr_addr[k], g->scr_len[k]);
   }
   free(acc);
-  return rc;
+  return rc == CDAG_OK ? stage_place_scratch(g, e->m, e->lvl, e->out) : rc;
 }
 
 static int emit_all(const cdag_graph *g, const match_result *m, const int32_t *lvl, stage_split *out) {

@@ -29,8 +29,8 @@
  *    buffer at the receive's stage.
  * So no transfer moves ahead of a computation it depends on, no computation ahead of a
  * transfer it reads, and no collective of one stage joins transfers of two. A byte a
- * computation may read is final in the stage before it, hence live. Scratch is declared
- * only in the last stage, and only when no computation runs after it.
+ * computation may read is final in the stage before it, hence live. The program's scratch is
+ * declared in a stage where it is dead after it: no later op reads it before writing it.
  * Cost: O(n log n + m) for n ops and m dependencies; O(K * P) for K stages of P ranks (each
  * stage graph has per-rank arrays). */
 #ifndef CDAG_STAGE_H
@@ -104,6 +104,11 @@ void stage_steps_free(stage_steps *st);
    their origin and send a second time as the op's input (delivered.c). *n: how many were
    marked (the caller saves g->cut to take them back). O(n log n). */
 int stage_mark_delivered(cdag_graph *g, int64_t *n);
+
+/* Declares in each of out's stage graphs the scratch (below IR_COLL_SCRATCH) that its stage
+   writes and no later op reads before writing it again (scratch.c). m: g's match,
+   lvl: levels. O(n log n). */
+int stage_place_scratch(const cdag_graph *g, const match_result *m, const int32_t *lvl, stage_split *out);
 
 /* The level of every op of finalized g (levels.c; the rules above): lvl[op] is the stage of a
    communication op, the stage a computation runs after (-1: before the first). */

@@ -260,6 +260,73 @@ START_TEST(reads_all_after_the_wait_only) {
 }
 END_TEST
 
+/* Scratch is scratch in a stage where nothing later reads it before writing it: a packing
+   area packed and sent each iteration (a typed message), with a computation between, is
+   not delivered by the first stage (it was: 48 transfers there, the column's bytes three
+   times); a scratch buffer a later stage copies from is. */
+START_TEST(scratch_dead_between_stages) {
+  static const char *iteration[2] = {
+      " compute 100 writes 256b at 0x1000\n copy 128b from 0x1000 to 0x9000 blocks 16 from_stride 16\n"
+      " send 128b to 1 addr 0x9000\n",
+      " recv 128b from 0 addr 0xa000\n copy 128b from 0xa000 to 0x2000 blocks 16 to_stride 16\n"};
+  char text[1024];
+  snprintf(text, sizeof text, "num_ranks 2\nrank 0 {\n scratch 0x9000 128\n%s%s}\nrank 1 {\n scratch 0xa000 128\n%s"
+           " compute 100 reads 256b at 0x2000 writes 8b at 0x3000\n%s}\n", iteration[0], iteration[0], iteration[1], iteration[1]);
+  cdag_graph *g = cdag_test_text_graph(text);
+  cdag_plan *p = analyze(g, 1.0);
+  ck_assert_int_eq(p->steps->nstages, 2);
+  ck_assert_int_eq(p->nxfers, 16);   /* the column only */
+  ck_assert_int_eq(p->next->nxfers, 16);
+  ck_assert_msg(exec_verify(g, p, 3, 4) == CDAG_OK, "%s", cdag_error_message());
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
+  g = cdag_test_text_graph("num_ranks 2\n"
+                           "rank 0 {\n compute 100 writes 64b at 0x1000\n send 32b to 1 addr 0x1000\n"
+                           " send 32b to 1 tag 1 addr 0x1020\n recv 32b from 1 addr 0x4000\n}\n"
+                           "rank 1 {\n scratch 0xa000 32\n recv 32b from 0 addr 0xa000\n recv 32b from 0 tag 1 addr 0x2000\n"
+                           " compute 100 reads 32b at 0x2000 writes 32b at 0x3000\n copy 32b from 0xa000 to 0x3000\n"
+                           " send 32b to 0 addr 0x3000\n}\n");
+  p = analyze(g, 1.0);
+  ck_assert_int_eq(p->steps->nstages, 2);
+  ck_assert_int_eq(p->nxfers, 2);   /* 0xa000 is read in stage 1: delivered */
+  ck_assert_msg(exec_verify(g, p, 3, 4) == CDAG_OK, "%s", cdag_error_message());
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
+}
+END_TEST
+
+/* Messages that land a stage late go through staging buffers the schedule allocates: a plan
+   that would need more than DET_STAGING_MAX of them on a rank runs as written, with a note
+   (n messages of 128 MiB into a buffer a computation read before them). */
+static cdag_plan *late_messages(int n, cdag_graph **g) {
+  char text[4096];
+  int k = snprintf(text, sizeof text, "num_ranks 2\nrank 0 {\n recv 8b from 1 tag 99 addr 0x100 wait\n"
+                   " compute 10 reads all writes 8b at 0x200\n");
+  for (int i = 0; i < n; i++) k += snprintf(text + k, sizeof text - (size_t)k, " recv 134217728b from 1 tag %d addr 0x100\n", i);
+  k += snprintf(text + k, sizeof text - (size_t)k, "}\nrank 1 {\n send 8b to 0 tag 99 addr 0x10\n");
+  for (int i = 0; i < n; i++) k += snprintf(text + k, sizeof text - (size_t)k, " send 134217728b to 0 tag %d addr 0x100000\n", i);
+  snprintf(text + k, sizeof text - (size_t)k, "}\n");
+  *g = cdag_test_text_graph(text);
+  return analyze(*g, 1.0);
+}
+
+START_TEST(staging_beyond_the_limit_runs_as_written) {
+  cdag_graph *g = NULL;
+  cdag_plan *p = late_messages(7, &g);   /* 896 MiB: staged */
+  ck_assert_int_eq(p->steps->ntemps, 7);
+  ck_assert_int_ne(p->as_written, DET_WRITTEN_MEMORY);
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
+  p = late_messages(9, &g);   /* 1152 MiB */
+  ck_assert_int_eq(p->as_written, DET_WRITTEN_MEMORY);
+  int noted = 0;
+  for (int64_t i = 0; i < p->nnotes; i++) noted |= strstr(p->notes[i], "1207959552 B on rank 0") != NULL;
+  ck_assert_msg(noted, "no note on the staging buffers");
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
+}
+END_TEST
+
 /* Random graphs with computations: several orders agree, and the staged plan verifies. */
 START_TEST(random_graphs_with_computations) {
   static const double densities[] = {1.0, 0.5};
@@ -294,6 +361,8 @@ Suite *cdag_stage_suite(void) {
   tcase_add_test(t, format_round_trip);
   tcase_add_test(t, mixed_reductions_are_computations);
   tcase_add_test(t, reads_all_after_the_wait_only);
+  tcase_add_test(t, scratch_dead_between_stages);
+  tcase_add_test(t, staging_beyond_the_limit_runs_as_written);
   tcase_add_test(t, random_graphs_with_computations);
   suite_add_tcase(s, t);
   return s;

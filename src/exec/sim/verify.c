@@ -262,20 +262,21 @@ int exec_verify_bytes(const cdag_graph *g, const cdag_plan *p, uint64_t seed, in
   sim_mem *init = NULL, *ref = NULL, *planned = NULL;
   int by_stages = 0;
   if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "verify: the graph is not finalized");
-  int rc = p->steps ? sim_mem_create_plus(g, p->steps->temps, p->steps->ntemps, &init) : sim_mem_create(g, &init);
+  int whole = p->as_written == DET_WRITTEN_EXACT || p->as_written == DET_WRITTEN_MEMORY;   /* the graph runs */
+  int rc = p->steps && !whole ? sim_mem_create_plus(g, p->steps->temps, p->steps->ntemps, &init) : sim_mem_create(g, &init);
   if (rc) return rc;
   sim_mem_fill_random(init, seed);
   if (!p->opts.exact_float && (rc = exact_inputs(p, init, seed))) goto out;
   if ((rc = run_orders(g, init, seed, orders, &ref))) goto out;
   if ((rc = sim_mem_clone(init, &planned))) goto out;
   /* detect.h; a plan the price set aside is verified all the same: it is what would run */
-  if ((rc = p->as_written == DET_WRITTEN_EXACT ? sim_run_graph(g, planned, 0) : sim_run_plan(p, planned))) goto out;
-  forget_temps(p->steps, planned, ref);
+  if ((rc = whole ? sim_run_graph(g, planned, 0) : sim_run_plan(p, planned))) goto out;
+  if (!whole) forget_temps(p->steps, planned, ref);
   if (sim_mem_compare(ref, planned, g, 1) != CDAG_OK) {
     rc = difference("plan differs from the graph (graph value first)");
     by_stages = p->steps && !p->opts.exact_float && chain_reassociates(p);
   }
-  if (compared) *compared = sim_mem_bytes_outside_scratch(init, g) - temp_bytes(p);
+  if (compared) *compared = sim_mem_bytes_outside_scratch(init, g) - (whole ? 0 : temp_bytes(p));
 out:
   sim_mem_free(init);
   sim_mem_free(ref);
