@@ -28,7 +28,8 @@ int cmd_verify(int argc, char **argv) {
   cdag_plan *p = NULL;
   if (cmd_load("verify", argv[0], buffers, &g)) return 1;
   uint64_t compared = 0;
-  int rc = pipeline_plan(g, &o, &t, &p);   /* the plan as priced: candidates left as messages are messages */
+  int rc = sim_mem_check_size(g);   /* before the analysis, which takes long on such graphs */
+  if (rc == CDAG_OK) rc = pipeline_plan(g, &o, &t, &p);   /* the plan as priced: candidates left as messages are messages */
   if (rc == CDAG_OK) rc = exec_verify_bytes(g, p, seed, 4, &compared);
   int status = rc ? cmd_fail("verify", rc) : 0;
   int64_t colls = 0, msgs = 0, copies = 0;   /* a rank's transfers to itself are local copies, not messages */

@@ -112,6 +112,7 @@ sed 's/^rank 0 {$/rank 0 {\n scratch 0x3000 64b/' "$det/allreduce_unmarked_tmp4.
 printf 'num_ranks 2\nrank 0 {\n send 8b to 1 addr 0x1000\n send 4000b to 1 addr 0x2000\n send 100b to 1 addr 0x4000\n}\nrank 1 {\n recv 8b from 0 addr 0x1000\n recv 4000b from 0 addr 0x2000\n recv 100b from 0 addr 0x4000\n}\n' > "$tmp/pieces.cdag"
 printf 'num_ranks 1\nrank 0 {\n  reduce 2 float sum in 0x0 inout 0x10\n  reduce 2 float sum in 0x0 inout 0x10\n  reduce 2 float sum in 0x0 inout 0x10\n}\n' > "$tmp/ef.cdag"
 printf 'num_ranks 1\nrank 0 {\n  copy 2147483648b from 0x0 to 0x100000000\n}\n' >"$tmp/big.cdag"
+printf 'num_ranks 2\nrank 0 {\n  send 2147483648b to 1 addr 0x1000\n}\nrank 1 {\n}\n' >"$tmp/bigsend.cdag"
 sed 's/^  fence comm 2$/  fence comm 1/' "$det/fence_comm_halves4.cdag" >"$tmp/fence_nonmember.cdag"
 sed '/^comm 2 /d' "$det/fence_comm_halves4.cdag" >"$tmp/fence_undeclared.cdag"
 cases <<'T'
@@ -167,6 +168,10 @@ cases <<'T'
 # verify bounds its memory by what the graph declares: a 2 GiB copy is refused before any
 # byte is allocated (a 16 GiB one met the OOM killer)
 1 cdag verify "$tmp/big.cdag"
+  err the graph's operations span more than 1024 MiB of memory
+# ... and before it is analysed (44 s on Schedgen's linear alltoall of 64 KiB at 1024 ranks):
+# an unmatched send of 2 GiB is refused for its size, never reaching the matching
+1 cdag verify "$tmp/bigsend.cdag"
   err the graph's operations span more than 1024 MiB of memory
 1 cdag sst /nonexistent/file.cdag
 # a recording's directory where a file is asked for: which file to give (was "Is a directory")

@@ -22,6 +22,9 @@ typedef struct sim_mem sim_mem;
 int sim_mem_create(const cdag_graph *g, sim_mem **m);
 /* The same, covering the n ranges of extra too (a staged plan's staging buffers). */
 int sim_mem_create_plus(const cdag_graph *g, const stage_range *extra, int64_t n, sim_mem **m);
+/* CDAG_OK when g's memory fits the simulator (what sim_mem_create checks), without allocating
+   it: a caller refuses a graph before analysing it. O(n log n). */
+int sim_mem_check_size(const cdag_graph *g);
 int sim_mem_clone(const sim_mem *m, sim_mem **copy);
 void sim_mem_free(sim_mem *m);
 int sim_mem_nprocs(const sim_mem *m);

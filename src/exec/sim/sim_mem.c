@@ -78,18 +78,17 @@ static int within_limit(const sim_mem *m) {
 
 int sim_mem_create(const cdag_graph *g, sim_mem **out) { return sim_mem_create_plus(g, NULL, 0, out); }
 
-int sim_mem_create_plus(const cdag_graph *g, const stage_range *extra, int64_t nextra, sim_mem **out) {
+/* m's regions (sorted, merged spans of what g's ops touch, plus extra), checked against the limit. */
+static int layout(const cdag_graph *g, const stage_range *extra, int64_t nextra, sim_mem *m) {
   span *s = NULL;
   int64_t n = 0;
-  *out = NULL;
-  sim_mem *m = calloc(1, sizeof *m);
-  int rc = m ? collect_spans(g, extra, nextra, &s, &n) : CDAG_NOMEM("simulator memory");
-  if (rc) goto fail;
+  int rc = collect_spans(g, extra, nextra, &s, &n);
+  if (rc) goto out;
   base_sort(s, (size_t)n, sizeof *s, span_cmp);
   m->nprocs = g->nprocs;
   m->start = calloc((size_t)g->nprocs + 1, sizeof *m->start);
   m->regions = calloc((size_t)(n ? n : 1), sizeof *m->regions);
-  if (!m->start || !m->regions) { rc = CDAG_NOMEM("simulator memory"); goto fail; }
+  if (!m->start || !m->regions) { rc = CDAG_NOMEM("simulator memory"); goto out; }
   for (int64_t i = 0; i < n; i++) {
     sim_region *last = m->nregions ? &m->regions[m->nregions - 1] : NULL;
     if (last && i > 0 && s[i - 1].rank == s[i].rank && s[i].lo <= last->hi) {
@@ -100,16 +99,26 @@ int sim_mem_create_plus(const cdag_graph *g, const stage_range *extra, int64_t n
     m->start[s[i].rank + 1]++;
   }
   for (int r = 0; r < g->nprocs; r++) m->start[r + 1] += m->start[r];
-  if ((rc = within_limit(m))) goto fail;
-  for (int64_t i = 0; i < m->nregions; i++) {
-    m->regions[i].bytes = calloc(1, (size_t)(m->regions[i].hi - m->regions[i].lo));
-    if (!m->regions[i].bytes) { rc = CDAG_NOMEM("simulator memory"); goto fail; }
-  }
+  rc = within_limit(m);
+out:
   free(s);
-  *out = m;
-  return CDAG_OK;
-fail:
-  free(s);
+  return rc;
+}
+
+int sim_mem_create_plus(const cdag_graph *g, const stage_range *extra, int64_t nextra, sim_mem **out) {
+  *out = NULL;
+  sim_mem *m = calloc(1, sizeof *m);
+  int rc = m ? layout(g, extra, nextra, m) : CDAG_NOMEM("simulator memory");
+  for (int64_t i = 0; rc == CDAG_OK && i < m->nregions; i++)
+    if (!(m->regions[i].bytes = calloc(1, (size_t)(m->regions[i].hi - m->regions[i].lo)))) rc = CDAG_NOMEM("simulator memory");
+  if (rc == CDAG_OK) *out = m;
+  else sim_mem_free(m);
+  return rc;
+}
+
+int sim_mem_check_size(const cdag_graph *g) {
+  sim_mem *m = calloc(1, sizeof *m);
+  int rc = m ? layout(g, NULL, 0, m) : CDAG_NOMEM("simulator memory");
   sim_mem_free(m);
   return rc;
 }
