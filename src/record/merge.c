@@ -95,6 +95,7 @@ typedef struct {
   int64_t nprobed;                 /* probed pairs of the phase given a tag of their own, after those */
   mcount *calls, *unsup; int ncalls, nunsup, callcap, unsupcap;
   mcount *why; int nwhy, whycap;   /* "CALL: reason" -> calls left out for it */
+  mcount *intr; int nintr, intrcap; /* blocking collectives a stopped process never made, left out */
   mcount *oom; int noom, oomcap;   /* out_of_memory lines, summed over ranks by kind */
   char (*waitlab)[IR_COMPACT_LABEL];  /* the labels of the wait line being written */
   const char **waitptr;
@@ -823,6 +824,79 @@ static int is_collective(const char *t) {
   int kind = ir_coll_kind(t, len);
   if (kind < 0 || !ir_coll_get(kind)->native) return 0;
   return kind != IR_COLL_REDUCE || strstr(t, " root ") != NULL;
+}
+
+/* ---- collectives a crash interrupted ---- */
+
+static int blocking_collective(const mop *o) {
+  return o->kind == K_OTHER && is_collective(o->text) && !strstr(o->text, " nonblocking");
+}
+
+static int cmp_int(const void *a, const void *b) { return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b); }
+
+/* Rank r's last blocking collective calls on communicator g beyond the first `keep`, left
+   out, counted (`interrupted`), by: a member that made only `keep`. */
+static int drop_calls_beyond(merger *m, int r, int g, int64_t have, int64_t keep, int by) {
+  mrank *R = &m->r[r];
+  for (int64_t i = R->nops - 1; i >= 0 && have > keep; i--) {
+    mop *o = &R->ops[i];
+    if (o->dropped || !blocking_collective(o) || global_comm(R, o->comm) != g) continue;
+    o->dropped = 1;
+    have--;
+    const ir_coll_info *c = ir_coll_get(ir_coll_kind(o->text, strcspn(o->text, " ")));
+    if (add_count(&m->intr, &m->nintr, &m->intrcap, c->mpi, 1)) return CDAG_NOMEM("counts");
+    if (m->log)
+      fprintf(m->log, "cdag record: rank %d's %s on communicator %d (line %lld of its part) left out: rank %d did not "
+              "make it before it stopped\n", r, c->mpi, g, (long long)o->line, by);
+  }
+  return CDAG_OK;
+}
+
+/* A process that did not reach MPI_Finalize may have stopped while others were inside a
+   collective it never made (an OpenCoarrays `stop` on one image: MPI_Abort while the others
+   wait in a barrier), and the recorder writes a call as it starts: a phase whose members made
+   different numbers of calls does not load. On the communicator of each such process's last
+   blocking collective, every member keeps as many calls as the member that made the fewest;
+   the others' last ones are left out, counted. O(n log n). */
+static int drop_interrupted(merger *m) {
+  int *sus = malloc((size_t)m->nprocs * sizeof *sus), ns = 0;
+  int rc = sus ? CDAG_OK : CDAG_NOMEM("merger");
+  for (int r = 0; !rc && r < m->nprocs; r++) {
+    const mrank *R = &m->r[r];
+    for (int64_t i = R->nops - 1; R->present && !R->finalized && i >= 0; i--)
+      if (blocking_collective(&R->ops[i])) {
+        int g = global_comm(R, R->ops[i].comm);
+        if (g >= 0) sus[ns++] = g;
+        break;
+      }
+  }
+  if (!rc) qsort(sus, (size_t)ns, sizeof *sus, cmp_int);
+  int nu = 0;
+  for (int i = 0; i < ns; i++)
+    if (!nu || sus[nu - 1] != sus[i]) sus[nu++] = sus[i];
+  int64_t *cnt = nu && !rc ? calloc((size_t)nu * (size_t)m->nprocs, sizeof *cnt) : NULL;
+  if (nu && !cnt) rc = CDAG_NOMEM("merger");
+  for (int r = 0; cnt && r < m->nprocs; r++)
+    for (int64_t i = 0; i < m->r[r].nops; i++) {
+      if (!blocking_collective(&m->r[r].ops[i])) continue;
+      int g = global_comm(&m->r[r], m->r[r].ops[i].comm);
+      int *at = bsearch(&g, sus, (size_t)nu, sizeof *sus, cmp_int);
+      if (at) cnt[(int64_t)(at - sus) * m->nprocs + r]++;
+    }
+  for (int j = 0; cnt && !rc && j < nu; j++) {
+    int g = sus[j], n = g ? m->global[g - 1]->n : m->nprocs, least = -1;
+    const int *mem = g ? m->global[g - 1]->members : NULL;
+    int64_t *c = cnt + (int64_t)j * m->nprocs;
+    for (int k = 0; k < n; k++)
+      if (least < 0 || c[mem ? mem[k] : k] < c[least]) least = mem ? mem[k] : k;
+    for (int k = 0; k < n && !rc; k++) {
+      int r = mem ? mem[k] : k;
+      if (c[r] > c[least]) rc = drop_calls_beyond(m, r, g, c[r], c[least], least);
+    }
+  }
+  free(cnt);
+  free(sus);
+  return rc;
 }
 
 /* A one-sided line (its epochs are the fences of every rank in between: a run that has
@@ -2255,6 +2329,7 @@ static int write_index(merger *m, const char *command, const rec_summary *sum, c
   json_counts(f, "unsupported", m->unsup, m->nunsup);
   json_counts(f, "unsupported_why", m->why, m->nwhy);
   json_counts(f, "out_of_memory", m->oom, m->noom);
+  json_counts(f, "interrupted", m->intr, m->nintr);
   fprintf(f, ",\n  \"malformed\": {\"lines\": %lld, \"first\": [", (long long)m->nbad);
   for (int64_t i = 0; i < m->nbad && i < MERGE_BAD_KEPT; i++) {
     fprintf(f, "%s", i ? ", " : "");
@@ -2357,6 +2432,7 @@ static void merger_free(merger *m) {
   free(m->calls);
   free(m->unsup);
   free(m->why);
+  free(m->intr);
   free(m->waitlab);
   free(m->waitptr);
   free(m->oom);
@@ -2392,6 +2468,7 @@ int rec_merge_as(const char *dir, const char *command, FILE *log, int flags, rec
   if (!rc) rc = number_comms(&m);
   if (!rc) rc = assign_tags(&m);
   if (!rc) sort_ops(&m);
+  if (!rc && !sum->complete) rc = drop_interrupted(&m);
   if (!rc && sum->nphases == 1 && !(flags & REC_MERGE_WHOLE)) rc = find_phases(&m, &sum->nphases);
   if (!rc && m.cut) sort_ops(&m);
   if (!rc) rc = drop_fence_races(&m);
