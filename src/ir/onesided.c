@@ -402,6 +402,8 @@ typedef struct {
   int32_t type;
 } access;
 
+typedef struct { int32_t target, k, epoch; } ekey;
+
 typedef struct {
   const cdag_graph *g;
   const epochs *e;
@@ -409,6 +411,9 @@ typedef struct {
   int64_t n, cap;
   int32_t *stamp, *stack;   /* path search */
   int32_t mark;
+  ekey *keys; int64_t nkeys;   /* the epochs a one-sided access touches (remote_epochs) */
+  int64_t *act, *pos, *nact;   /* per rank, its memberships m (e->mk) whose current epoch is
+                                  one of them: act[mstart[r] .. +nact[r]), pos[m] there or -1 */
 } race_ctx;
 
 static int add_access(race_ctx *x, int32_t target, int32_t k, int32_t epoch, uint64_t lo, uint64_t len, int32_t op,
@@ -420,13 +425,80 @@ static int add_access(race_ctx *x, int32_t target, int32_t k, int32_t epoch, uin
 }
 
 /* An access of op i to its own rank's bytes, in the current epoch of each communicator the
-   rank fences on (cnt: the fences so far per slot). */
+   rank fences on that a one-sided access touches (cnt: the fences so far per slot): an epoch
+   without one cannot race, and a rank in many communicators (a window per coarray, epochs
+   per pair) would otherwise add its every access once per communicator. */
 static int own_access(race_ctx *x, const int32_t *cnt, int32_t i, uint64_t lo, uint64_t len, int type) {
   const epochs *e = x->e;
   int r = x->g->rank[i], rc = CDAG_OK;
-  for (int64_t m = e->mstart[r]; !rc && m < e->mstart[r + 1]; m++)
+  for (int64_t j = e->mstart[r]; !rc && j < e->mstart[r] + x->nact[r]; j++) {
+    int64_t m = x->act[j];
     rc = add_access(x, r, e->mk[m], cnt[e->mslot[m]], lo, len, i, type);
+  }
   return rc;
+}
+
+static int ekey_cmp(const void *pa, const void *pb) {
+  const ekey *a = pa, *b = pb;
+  if (a->target != b->target) return a->target < b->target ? -1 : 1;
+  if (a->k != b->k) return a->k < b->k ? -1 : 1;
+  return (a->epoch > b->epoch) - (a->epoch < b->epoch);
+}
+
+/* The epochs (target, communicator, epoch) one-sided accesses touch, sorted, once each. */
+static int remote_epochs(race_ctx *x) {
+  const cdag_graph *g = x->g;
+  int64_t cap = 0;
+  for (int32_t i = 0; i < g->nwritten; i++) {
+    if (!(g->os[i] == IR_OS_GET || g->os[i] == IR_OS_PUT || g->os[i] == IR_OS_ACC)) continue;
+    BASE_GROW(x->keys, x->nkeys, cap, 1, "race check");
+    x->keys[x->nkeys++] = (ekey){g->peer[i], x->e->kof[i], x->e->epoch[i]};
+  }
+  if (x->nkeys > 1) qsort(x->keys, (size_t)x->nkeys, sizeof *x->keys, ekey_cmp);
+  int64_t n = 0;
+  for (int64_t i = 0; i < x->nkeys; i++)
+    if (!n || ekey_cmp(&x->keys[n - 1], &x->keys[i])) x->keys[n++] = x->keys[i];
+  x->nkeys = n;
+  return CDAG_OK;
+}
+
+/* Membership m of rank r is now in epoch `epoch` of its communicator: in r's active list or
+   not, as a one-sided access touches that epoch. */
+static void set_active(race_ctx *x, int r, int64_t m, int32_t epoch) {
+  ekey k = {r, x->e->mk[m], epoch};
+  int on = bsearch(&k, x->keys, (size_t)x->nkeys, sizeof k, ekey_cmp) != NULL;
+  int64_t base = x->e->mstart[r];
+  if (on && x->pos[m] < 0) {
+    x->pos[m] = base + x->nact[r];
+    x->act[base + x->nact[r]++] = m;
+  } else if (!on && x->pos[m] >= 0) {
+    int64_t last = x->act[base + --x->nact[r]];
+    x->act[x->pos[m]] = last;
+    x->pos[last] = x->pos[m];
+    x->pos[m] = -1;
+  }
+}
+
+static int active_init(race_ctx *x) {
+  const epochs *e = x->e;
+  int64_t n = e->mstart[x->g->nprocs];
+  x->act = malloc((size_t)(n ? n : 1) * sizeof *x->act);
+  x->pos = malloc((size_t)(n ? n : 1) * sizeof *x->pos);
+  x->nact = calloc((size_t)x->g->nprocs, sizeof *x->nact);
+  if (!x->act || !x->pos || !x->nact) return CDAG_NOMEM("race check");
+  for (int64_t m = 0; m < n; m++) x->pos[m] = -1;
+  for (int r = 0; r < x->g->nprocs; r++)
+    for (int64_t m = e->mstart[r]; m < e->mstart[r + 1]; m++) set_active(x, r, m, 0);
+  return CDAG_OK;
+}
+
+/* Rank r fenced in slot `slot` (now in epoch `epoch` there): its membership there follows. */
+static void fenced(race_ctx *x, int r, int64_t slot, int32_t epoch) {
+  for (int64_t m = x->e->mstart[r]; m < x->e->mstart[r + 1]; m++)
+    if (x->e->mslot[m] == slot) {
+      set_active(x, r, m, epoch);
+      return;
+    }
 }
 
 /* What op i does to memory, as accesses of its own rank (and of its target, one-sided). */
@@ -582,11 +654,16 @@ int ir_onesided_races(const cdag_graph *g) {
   int32_t *cnt = NULL;
   int rc = epochs_of(g, g->nwritten, 1, &e);
   if (!rc && !(cnt = calloc((size_t)(e.slot[e.nk] ? e.slot[e.nk] : 1), sizeof *cnt))) rc = CDAG_NOMEM("race check");
+  if (!rc) rc = remote_epochs(&x);
+  if (!rc) rc = active_init(&x);
   for (int32_t i = 0; !rc && i < g->nwritten; i++) {
     rc = accesses_of(&x, i, cnt);
-    if (fence_at(g, i, 1)) cnt[e.slot[e.kof[i]] + ir_comm_member(g, e.id[e.kof[i]], g->rank[i])]++;
+    if (!fence_at(g, i, 1)) continue;
+    int64_t slot = e.slot[e.kof[i]] + ir_comm_member(g, e.id[e.kof[i]], g->rank[i]);
+    fenced(&x, g->rank[i], slot, ++cnt[slot]);
   }
   free(cnt);
+  free(x.keys); free(x.act); free(x.pos); free(x.nact);
   if (!rc) {
     x.stamp = calloc((size_t)g->nops, sizeof *x.stamp);
     x.stack = malloc((size_t)g->nops * sizeof *x.stack);
