@@ -220,7 +220,7 @@ static int plan_stages(cdag_graph *g, stage_split *s, const cdag_options *opts, 
     if (*cut) continue;
     sec[0] += (*tail)->sec_match, sec[1] += (*tail)->sec_dataflow, sec[2] += (*tail)->sec_detect;
     (*tail)->stage = k;
-    (*p)->as_written |= (*tail)->as_written;   /* exact_float: one stage as written, all as written */
+    if (!(*p)->as_written) (*p)->as_written = (*tail)->as_written;   /* exact_float: one stage as written, all */
     tail = &(*tail)->next;
   }
   return rc;

@@ -80,20 +80,19 @@ static int write_piece(walk *k, uint64_t lo, uint64_t hi, int32_t w) {
 }
 
 /* [lo, hi) (inside scratch) read by an op that sees the results of stages below `limit`:
-   the pieces those stages wrote are live there; once said, they need not be again. */
+   the pieces those stages wrote are live there, whole (a piece holds part of one write, and a
+   stage must not leave part of a reduced element dead); once said, they need not be again. */
 static int read_piece(walk *k, uint64_t lo, uint64_t hi, int32_t limit) {
   uint64_t s = lo;
   int64_t i = base_imap_find(&k->at, &s, BASE_IMAP_AT_OR_BELOW);
   if (i < 0 || k->hi[i] <= lo) s = lo, i = base_imap_find(&k->at, &s, BASE_IMAP_AT_OR_ABOVE);
   int rc = CDAG_OK;
   while (rc == CDAG_OK && i >= 0 && s < hi) {
-    uint64_t next = k->hi[i];
     if (k->w[i] != NO_STAGE && k->w[i] < limit) {
-      uint64_t a = s > lo ? s : lo, b = next < hi ? next : hi;
-      rc = push_span(&k->live, &k->nlive, &k->lcap, (span){k->w[i], k->rank, a, b});
-      if (rc == CDAG_OK && a == s && b == next) k->w[i] = NO_STAGE;
+      rc = push_span(&k->live, &k->nlive, &k->lcap, (span){k->w[i], k->rank, s, k->hi[i]});
+      k->w[i] = NO_STAGE;
     }
-    s = next;
+    s = k->hi[i];
     i = base_imap_find(&k->at, &s, BASE_IMAP_AT_OR_ABOVE);
   }
   return rc;
@@ -178,22 +177,31 @@ static int span_cmp(const void *x, const void *y) {
 
 static int same_place(const span *a, const span *b) { return a->stage == b->stage && a->rank == b->rank; }
 
-/* Declares in each stage graph what its stage wrote into scratch less what is live after it:
-   both lists sorted by (stage, rank, lo), swept together. */
+/* Is any byte of written span w live after its stage? live: sorted by (stage, rank, lo), each
+   end raised to the largest end before it at its place, so the last span starting below w's
+   end decides. O(log n). */
+static int meets_live(const walk *k, const span *w) {
+  int64_t a = 0, z = k->nlive;
+  span end = {w->stage, w->rank, w->hi, w->hi};
+  while (a < z) {   /* the first live span not before (stage, rank, w's end) */
+    int64_t m = a + (z - a) / 2;
+    if (span_cmp(&k->live[m], &end) < 0) a = m + 1;
+    else z = m;
+  }
+  return a > 0 && same_place(&k->live[a - 1], w) && k->live[a - 1].hi > w->lo;
+}
+
+/* Declares in each stage graph the writes of its stage into scratch that are dead after it,
+   each whole or not at all (a write that is live in part is delivered: its elements stay
+   whole). O(n log n). */
 static int declare(walk *k, stage_split *out) {
-  base_sort(k->written, k->nwritten, sizeof *k->written, span_cmp);
   base_sort(k->live, k->nlive, sizeof *k->live, span_cmp);
+  for (int64_t i = 1; i < k->nlive; i++)
+    if (same_place(&k->live[i - 1], &k->live[i]) && k->live[i - 1].hi > k->live[i].hi) k->live[i].hi = k->live[i - 1].hi;
   int rc = CDAG_OK;
-  int64_t l = 0;
   for (int64_t i = 0; i < k->nwritten && rc == CDAG_OK; i++) {
-    span w = k->written[i];
-    while (l < k->nlive && span_cmp(&k->live[l], &w) < 0 && !(same_place(&k->live[l], &w) && k->live[l].hi > w.lo)) l++;
-    for (int64_t j = l; j < k->nlive && same_place(&k->live[j], &w) && k->live[j].lo < w.hi && rc == CDAG_OK; j++) {
-      if (k->live[j].hi <= w.lo) continue;
-      if (k->live[j].lo > w.lo) rc = ir_add_scratch(out->graph[w.stage], w.rank, w.lo, k->live[j].lo - w.lo);
-      if (k->live[j].hi > w.lo) w.lo = k->live[j].hi;
-    }
-    if (rc == CDAG_OK && w.lo < w.hi) rc = ir_add_scratch(out->graph[w.stage], w.rank, w.lo, w.hi - w.lo);
+    const span *w = &k->written[i];
+    if (!meets_live(k, w)) rc = ir_add_scratch(out->graph[w->stage], w->rank, w->lo, w->hi - w->lo);
   }
   return rc;
 }

@@ -292,6 +292,18 @@ START_TEST(scratch_dead_between_stages) {
   ck_assert_msg(exec_verify(g, p, 3, 4) == CDAG_OK, "%s", cdag_error_message());
   cdag_plan_free(&p);
   cdag_graph_free(&g);
+  /* a write read in part later is delivered whole: a reduced element in scratch whose first
+     bytes a later stage sends (a reviewer's case: the rest was declared scratch, and the
+     stage was refused for leaving part of a reduced element) */
+  g = cdag_test_text_graph("num_ranks 2\n"
+                           "rank 0 {\n scratch 0x1000 8\n recv 8b from 1 addr 0x1000\n recv 8b from 1 tag 1 addr 0x2000\n"
+                           " reduce 2 int32 sum in 0x2000 inout 0x1000\n c: compute 1 reads 1b at 0x2000 writes 4b at 0x3000\n"
+                           " s: send 2b to 1 tag 2 addr 0x1000\n s requires c\n}\n"
+                           "rank 1 {\n send 8b to 0 addr 0x10\n send 8b to 0 tag 1 addr 0x20\n recv 2b from 0 tag 2 addr 0x3000\n}\n");
+  p = analyze(g, 1.0);
+  ck_assert_msg(exec_verify(g, p, 3, 4) == CDAG_OK, "%s", cdag_error_message());
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
 }
 END_TEST
 
