@@ -147,6 +147,26 @@ static int load(replay_state *st, const replay_args *a) {
                      st->gg->nprocs, st->gg->nprocs, st->nprocs);
 }
 
+/* The memory of this node's processes against what the node has, before any is touched: a
+   recording's one-sided accesses can span gigabytes of scratch (MPICH's
+   rma/derived_acc_flush_local: 1,000 accumulates of 4 MB in one epoch, 8 GB over 3 ranks), and
+   the kernel would kill the processes one by one. Each process holds its rank's block, a copy
+   of it, and up to as much again in the messages its schedules pack (a plan may move all of
+   a rank's bytes in one message): three times the ranks' average, times the processes here. */
+static int blocks_fit(const replay_state *st, const replay_args *a) {
+  uint64_t avail = a->memory_mib ? (uint64_t)a->memory_mib << 20 : node_available();
+  double all = 0;
+  for (int r = 0; r < st->nprocs; r++) all += (double)st->map.size[r];
+  double need = 3 * all * replay_node_size() / st->nprocs;
+  if (!avail || need <= (double)avail) return CDAG_OK;
+  return cdag__error(CDAG_ERR_NOMEM, "%s: the ranks' operations span %.0f MB of memory in all (rank %d's: %.0f MB), "
+                     "which a replay holds three times (the run as written kept to compare, the messages packed): %.0f "
+                     "MB for the %d processes on this node, which has %.0f MB available%s; replay it on fewer processes "
+                     "per node", a->path, all / 1e6, st->rank,
+                     (double)st->map.size[st->rank] / 1e6, need / 1e6, replay_node_size(), (double)avail / 1e6,
+                     a->memory_mib ? " (--memory)" : "");
+}
+
 /* The block and its copy: 64-byte aligned, as the map keeps addresses modulo 64. */
 static int alloc_memory(replay_state *st) {
   uint64_t size = st->map.size[st->rank];
@@ -178,13 +198,14 @@ static void file_onesided(const cdag_graph *gg, int64_t os[4]) {
 }
 
 /* The map, the memory, what to compare, and the distributed graph of this rank. */
-static int build(replay_state *st, int compute_time) {
+static int build(replay_state *st, const replay_args *a) {
   int rc = replay_map_build(st->gg, &st->map);
+  if (!rc) rc = blocks_fit(st, a);
   if (!rc) rc = alloc_memory(st);
   if (!rc) rc = rm_build(st->gg, &st->map, st->rank, &st->mem);
   if ((rc = replay_agree(rc))) return rc;
   rc = replay_graph_create(&st->g);
-  if (!rc) rc = replay_copy_rank(st->gg, &st->map, st->block, st->g, compute_time);
+  if (!rc) rc = replay_copy_rank(st->gg, &st->map, st->block, st->g, a->compute_time);
   if (!rc) rc = rm_unhashed(&st->mem, st->block, st->g);
   st->file_ops = file_ops(st->gg);
   file_onesided(st->gg, st->file_os);
@@ -313,7 +334,7 @@ static int replay(replay_state *st, const replay_args *given) {
   int rc = cdag__settings_read(&set);   /* validated by main already */
   if (!rc) rc = memory_fits(a);
   if (!rc) rc = load(st, a);
-  if (!rc) rc = build(st, a->compute_time);
+  if (!rc) rc = build(st, a);
   if (!rc) rc = check(st, &a->opts, set.replay_corrupt);
   if (!rc && a->dump) rc = replay_agree(dump(st, a->dump));
   replay_timing t[2];

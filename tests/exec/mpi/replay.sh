@@ -244,6 +244,8 @@ errors)
     printf '}\n'
   } >"$tmp/big.cdag"
   printf 'num_ranks 2\nrank 0 {\n  send 8b to 1 tag 0 addr 0x0\n}\n' >"$tmp/unmatched.cdag"
+  # a small file whose operations span 256 MiB on each rank (a recording's one-sided scratch can)
+  printf 'num_ranks 2\nrank 0 {\n  send 268435456b to 1 addr 0x0\n}\nrank 1 {\n  recv 268435456b from 0 addr 0x0\n}\n' >"$tmp/wide.cdag"
   cases <<T
 1 run 2 "$src/examples/graphs/allreduce_ring4.cdag"
   err1 cdag replay: $src/examples/graphs/allreduce_ring4.cdag has 4 ranks, run with mpiexec -n 4 (this run has 2)
@@ -274,6 +276,9 @@ errors)
   err1 cdag replay: out of memory: $tmp/big.cdag: 0.1 MB of text, which each of the 2 processes on this node loads whole (about 12 times its size: 3 MB in all), and the node has 1 MB available (--memory); replay it on fewer processes per node, or analyse it in one process (cdag analyze)
 0 run 2 "$tmp/big.cdag" --memory=64 --iterations 1 --repeat 1
   out 32000 bytes equal
+# ... and one whose memory would not fit: refused before any is touched, with the figures
+1 run 2 "$tmp/wide.cdag" --memory=1000
+  err1 cdag replay: out of memory: $tmp/wide.cdag: the ranks' operations span 537 MB of memory in all (rank 0's: 268 MB), which a replay holds three times (the run as written kept to compare, the messages packed): 1611 MB for the 2 processes on this node, which has 1049 MB available (--memory); replay it on fewer processes per node
 2 run 1 "$data/local1.cdag" --memory=0
 # standard input reaches rank 0 only
 2 run 1 - <"$data/local1.cdag"
