@@ -466,7 +466,7 @@ static int remote_epochs(race_ctx *x) {
    not, as a one-sided access touches that epoch. */
 static void set_active(race_ctx *x, int r, int64_t m, int32_t epoch) {
   ekey k = {r, x->e->mk[m], epoch};
-  int on = bsearch(&k, x->keys, (size_t)x->nkeys, sizeof k, ekey_cmp) != NULL;
+  int on = x->nkeys && bsearch(&k, x->keys, (size_t)x->nkeys, sizeof k, ekey_cmp) != NULL;
   int64_t base = x->e->mstart[r];
   if (on && x->pos[m] < 0) {
     x->pos[m] = base + x->nact[r];
