@@ -94,10 +94,11 @@ int dataflow_run(const cdag_graph *g, const match_result *m, df_sst **out);
      as they have been read, before the final tuples are collected: the pipeline's peak
      memory is lower by their size. A later reader of the lists rebuilds them.
    - DF_COLLECT_MIXED lists local reduces that mix ops or types, or whose operands hold pieces
-     of other provenance inside an element, and ops whose write would leave part of a reduced
-     element (its bytes moved off element boundaries, as MPI_DOUBLE_INT without its padding,
-     or written over in part), in `mixed` instead of failing with CDAG_ERR_UNSUPPORTED (the
-     pipeline starts a stage at each: src/stage). */
+     of other provenance inside an element, ops whose write would cover part of a reduced
+     element, and the ops that read part of one to move it (a message's send, a copy: bytes
+     moved off element boundaries, as MPI_DOUBLE_INT without its padding), in `mixed` instead
+     of failing with CDAG_ERR_UNSUPPORTED (the pipeline starts a stage at each: src/stage).
+     Scratch that covers part of a reduced element is delivered with the element. */
 /* - DF_CAP_SETS keeps, of a reduction combining sets of more than DF_SET_CAP runs, only how
      many values it combines (ncontrib): one run of rank -1 whose mult is that count (later
      runs join it up to the cap again, so no set exceeds DF_SET_CAP runs). Its

@@ -394,27 +394,33 @@ static int inside_element(df_state *st, int rank, uint64_t x) {
   return (at.p->addr + (x - at.lo)) % (uint64_t)ir_type_size(at.p->src >> 8) != 0;
 }
 
+enum { SPLIT_NONE, SPLIT_READ, SPLIT_WRITE };
+
 /* Would writing segs at base leave part of a reduced element: a segment that holds part of
-   one (a message or copy moved bytes off element boundaries, as a datatype with holes
-   does), or a write that covers part of one? */
+   one (SPLIT_READ: a message or copy moved bytes off element boundaries, as a datatype with
+   holes does), or a write that covers part of one (SPLIT_WRITE)? */
 static int splits_element(df_state *st, int rank, uint64_t base, const df_seg *segs, int64_t n) {
   uint64_t len = 0;
   for (int64_t i = 0; i < n; i++) {
     const df_piece *p = &segs[i].p;
     uint64_t size = p->set >= 0 ? (uint64_t)ir_type_size(p->src >> 8) : 1;
-    if (p->addr % size || (p->addr + segs[i].len) % size) return 1;
+    if (p->addr % size || (p->addr + segs[i].len) % size) return SPLIT_READ;
     len = segs[i].off + segs[i].len;
   }
-  return inside_element(st, rank, base) || inside_element(st, rank, base + len);
+  return inside_element(st, rank, base) || inside_element(st, rank, base + len) ? SPLIT_WRITE : SPLIT_NONE;
 }
 
-/* Writes segs at base on rank, for op. A write that would leave part of a reduced element
-   is listed as a cut (DF_COLLECT_MIXED): in its stage the value is whole, and a stage that
-   starts at it sees plain bytes. What this pass then computes is not used (the caller cuts
-   and starts over), so the bytes become the rank's own. */
-static int write_segs(df_state *st, int32_t op, int rank, uint64_t base, const df_seg *segs, int64_t n) {
-  if (st->collect_mixed && n && splits_element(st, rank, base, segs, n)) {
-    int rc = list_cut(st, op);
+/* Writes segs at base on rank, for op; reader: the op that read them (a message's send, or
+   op). A write that would leave part of a reduced element is listed as a cut
+   (DF_COLLECT_MIXED): the reader when it took part of one (a stage that starts at the send
+   reads the element as plain bytes; a stage starting at the receive would still get the
+   part its send took in the stage before), else op: in its stage the value is whole, and a
+   stage that starts at it sees plain bytes. What this pass then computes is not used (the
+   caller cuts and starts over), so the bytes become the rank's own. */
+static int write_segs(df_state *st, int32_t op, int32_t reader, int rank, uint64_t base, const df_seg *segs, int64_t n) {
+  int split = st->collect_mixed && n ? splits_element(st, rank, base, segs, n) : SPLIT_NONE;
+  if (split != SPLIT_NONE) {
+    int rc = list_cut(st, split == SPLIT_READ ? reader : op);
     uint64_t len = segs[n - 1].off + segs[n - 1].len;
     return rc ? rc : write_piece(st, rank, base, len, (df_piece){.set = -1, .src = rank, .addr = base});
   }
@@ -433,7 +439,7 @@ static int do_send(df_state *st, int32_t s, int32_t r, int recv_is_next) {
   int rc = read_range(st, g->rank[s], g->addr[s], g->bytes[s], &st->segs, &st->nsegs, &st->segcap);
   if (rc) return rc;
   if (st->nsegs > 1) st->sst->splits++;
-  if (recv_is_next) return write_segs(st, r, g->rank[r], g->addr[r], st->segs, st->nsegs);
+  if (recv_is_next) return write_segs(st, r, s, g->rank[r], g->addr[r], st->segs, st->nsegs);
   BASE_GROW(st->stash_at, st->nstash_at, st->stash_atcap, 1, "in-flight messages");
   st->stash_at[st->nstash_at++] = (df_span){st->nstash, st->nsegs};
   for (int64_t i = 0; i < st->nsegs; i++)
@@ -451,7 +457,7 @@ static int do_recv(df_state *st, int32_t r, int32_t s) {
   PWord_t pv = (PWord_t)JudyLGet(st->inflight, (Word_t)s, PJE0);
   if (!pv) return CDAG_OK; /* written together with its send */
   int64_t k = (int64_t)*pv - 1;
-  int rc = write_segs(st, r, st->g->rank[r], st->g->addr[r], st->stash + st->stash_at[k].first, st->stash_at[k].n);
+  int rc = write_segs(st, r, s, st->g->rank[r], st->g->addr[r], st->stash + st->stash_at[k].first, st->stash_at[k].n);
   if (JudyLDel(&st->inflight, (Word_t)s, PJE0) == JERR && rc == CDAG_OK) rc = CDAG_NOMEM("in-flight messages");
   if (!st->inflight) st->nstash = st->nstash_at = 0; /* nothing in flight: reuse the stash */
   return rc;
@@ -467,7 +473,7 @@ static int do_copy(df_state *st, int32_t op) {
   int rc = CDAG_OK;
   for (uint64_t j = 0; j < k.n && rc == CDAG_OK; j++) {
     rc = read_range(st, g->rank[op], g->addr2[op] + ir_block_from(&k, j), k.len, &st->segs, &st->nsegs, &st->segcap);
-    if (rc == CDAG_OK) rc = write_segs(st, op, g->rank[op], g->addr[op] + ir_block_to(&k, j), st->segs, st->nsegs);
+    if (rc == CDAG_OK) rc = write_segs(st, op, op, g->rank[op], g->addr[op] + ir_block_to(&k, j), st->segs, st->nsegs);
   }
   return rc;
 }
@@ -580,7 +586,7 @@ static int do_reduce(df_state *st, int32_t op) {
   rc = combine(st, op);
   if (rc == CDAG_ERR_UNSUPPORTED && st->collect_mixed && !own && (rc = collect_mixed(st, op)) == CDAG_OK)
     rc = combine(st, op);
-  return rc ? rc : write_segs(st, op, rank, g->addr[op], st->out, st->nout);
+  return rc ? rc : write_segs(st, op, op, rank, g->addr[op], st->out, st->nout);
 }
 
 /* The match order of a graph added rank by rank jumps across the op arrays at every step
@@ -715,6 +721,15 @@ static int32_t first_scratch_above(const cdag_graph *g, int rank, uint64_t lo) {
   return a;
 }
 
+/* Where x falls in piece p (starting at plo) rounded to its elements (dir 1: up, 0: down):
+   scratch that covers part of a reduced element is delivered with it (its contents are
+   anyone's), where cutting the element would leave part of one. Bytes of origin: x. */
+static uint64_t element_edge(const df_piece *p, uint64_t plo, uint64_t x, int up) {
+  if (p->set < 0) return x;
+  uint64_t size = (uint64_t)ir_type_size(p->src >> 8), off = (p->addr + (x - plo)) % size;
+  return !off ? x : up ? x + (size - off) : x - off;
+}
+
 /* Emits [lo, hi) of piece p (starting at plo) minus the rank's scratch intervals. */
 static int emit_piece(df_state *st, int rank, uint64_t lo, uint64_t hi, const df_piece *p) {
   const cdag_graph *g = st->g;
@@ -722,12 +737,14 @@ static int emit_piece(df_state *st, int rank, uint64_t lo, uint64_t hi, const df
   for (int32_t k = first_scratch_above(g, rank, lo); k < g->scr_start[rank + 1] && cur < hi; k++) {
     if (g->scr_hi[k] <= cur) continue;
     if (g->scr_lo[k] >= hi) break;
-    if (g->scr_lo[k] > cur) {
-      int rc = p->set < 0 ? emit_xfer(st, rank, cur, g->scr_lo[k], p, plo)
-                          : emit_red(st, rank, cur, g->scr_lo[k], p, plo);
+    uint64_t slo = g->scr_lo[k] > cur ? element_edge(p, plo, g->scr_lo[k], 1) : cur;
+    uint64_t shi = g->scr_hi[k] < hi ? element_edge(p, plo, g->scr_hi[k], 0) : hi;
+    if (slo >= shi) continue;   /* within one element: delivered with it */
+    if (slo > cur) {
+      int rc = p->set < 0 ? emit_xfer(st, rank, cur, slo, p, plo) : emit_red(st, rank, cur, slo, p, plo);
       if (rc) return rc;
     }
-    cur = g->scr_hi[k];
+    cur = shi;
   }
   if (cur >= hi) return CDAG_OK;
   return p->set < 0 ? emit_xfer(st, rank, cur, hi, p, plo) : emit_red(st, rank, cur, hi, p, plo);
