@@ -1265,6 +1265,11 @@ static int read_region(reader *r, const token *kw, int segment) {
   if ((rc = num_in(r, &r->tok, 0, 0, INT64_MAX, "an address", &addr))) return rc;
   if ((rc = read_size(r, "a size in bytes (e.g. 4096b)", &bytes))) return rc;
   if ((rc = read_fields(r, 0, "end of line", &f))) return rc;
+  if (!segment && bytes && (uint64_t)addr < IR_ACC_SCRATCH + IR_ACC_SCRATCH_LEN &&
+      (uint64_t)addr + (uint64_t)bytes > IR_ACC_SCRATCH)   /* expansion's own: its plan would take them as its */
+    return rd_fail(r, CDAG_ERR_FORMAT, kw, "scratch [0x%llx, 0x%llx) meets the addresses cdag keeps for accumulates' "
+                   "target sides, [0x%llx, 0x%llx)", (unsigned long long)addr, (unsigned long long)addr + (unsigned long long)bytes,
+                   (unsigned long long)IR_ACC_SCRATCH, (unsigned long long)(IR_ACC_SCRATCH + IR_ACC_SCRATCH_LEN));
   rc = segment ? ir_add_segment(r->g, r->rank, (uint64_t)addr, (uint64_t)bytes, NULL)
                : ir_add_scratch(r->g, r->rank, (uint64_t)addr, (uint64_t)bytes);
   if (rc) return rd_wrap(r, rc, kw);

@@ -148,6 +148,9 @@ static const bad_case cases[] = {
   {HEAD "  calc 5 tag 1\n}\n", CDAG_ERR_FORMAT, 3, 10, {"expected 'cpu', 'nic' or end of line", "found 'tag'"}},
   {HEAD "  scratch 0x100\n}\n", CDAG_ERR_FORMAT, 3, 16, {"expected a size in bytes", "end of line"}},
   {HEAD "  scratch 0x100 4b 8b\n}\n", CDAG_ERR_FORMAT, 3, 20, {"expected end of line", "found '8b'"}},
+  /* cdag's own addresses for accumulates' target sides (a plan took such scratch as its own) */
+  {HEAD "  scratch 0x7ffcfffffffffff8 16b\n}\n", CDAG_ERR_FORMAT, 3, 3,
+   {"scratch [0x7ffcfffffffffff8, 0x7ffd000000000008) meets the addresses cdag keeps", "[0x7ffc000000000000, 0x7ffd000000000000)"}},
   /* the lists of vector collectives */
   {HEAD "  allgatherv 4b in 0 out 0x100 counts 4 displs 0 4\n}\n", CDAG_ERR_FORMAT, 3, 32,
    {"'counts' has 1 values", "communicator 0 has 2 members"}},
