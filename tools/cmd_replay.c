@@ -121,12 +121,17 @@ static uint64_t node_available(void) {
   return (uint64_t)kb * 1024;
 }
 
+/* What this node has for the run: --memory, else MemAvailable (0: unknown). */
+static uint64_t node_memory(const replay_args *a) {
+  return a->memory_mib ? (uint64_t)a->memory_mib << 20 : node_available();
+}
+
 /* Every process of this node loads the whole file: when that cannot fit, one clear error
    on every rank instead of the kernel killing the processes one by one. */
 static int memory_fits(const replay_args *a) {
   struct stat sb;
   int procs = replay_node_size(), rc = CDAG_OK;
-  uint64_t avail = a->memory_mib ? (uint64_t)a->memory_mib << 20 : node_available();
+  uint64_t avail = node_memory(a);
   if (!stat(a->path, &sb) && S_ISREG(sb.st_mode) && avail) {
     double need = (double)sb.st_size * LOADED_PER_BYTE * procs;
     if (need > (double)avail)
@@ -154,7 +159,7 @@ static int load(replay_state *st, const replay_args *a) {
    of it, and up to as much again in the messages its schedules pack (a plan may move all of
    a rank's bytes in one message): three times the ranks' average, times the processes here. */
 static int blocks_fit(const replay_state *st, const replay_args *a) {
-  uint64_t avail = a->memory_mib ? (uint64_t)a->memory_mib << 20 : node_available();
+  uint64_t avail = node_memory(a);
   double all = 0;
   for (int r = 0; r < st->nprocs; r++) all += (double)st->map.size[r];
   double need = 3 * all * replay_node_size() / st->nprocs;

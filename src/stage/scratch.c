@@ -15,9 +15,9 @@
  * Cost: O(n log n) for n ops (a strided side in scratch: one step per block). */
 #include <stdlib.h>
 
-#include "base/imap.h"
 #include "base/sort.h"
 #include "stage/stage.h"
+#include "stage/stage_int.h"
 
 enum { NO_STAGE = -1 };   /* a piece no stage's result holds (untouched, computed, or live already) */
 
@@ -27,10 +27,7 @@ typedef struct {
   const cdag_graph *g;
   const match_result *m;
   int32_t rank;
-  base_imap at;           /* piece start -> index */
-  uint64_t *hi;
-  int32_t *w;             /* the stage whose write the piece holds, or NO_STAGE */
-  int64_t len, cap;
+  stage_pieces p;         /* value: the stage whose write the piece holds, or NO_STAGE */
   span *written, *live;   /* what stages wrote into scratch; what later ops read of it */
   int64_t nwritten, wcap, nlive, lcap;
 } walk;
@@ -41,40 +38,17 @@ static int push_span(span **v, int64_t *n, int64_t *cap, span s) {
   return rc;
 }
 
-static int new_piece(walk *k, uint64_t lo, uint64_t hi, int32_t w) {
-  if (k->len == k->cap) {
-    int64_t cap = base_grown_cap(k->cap, 1);
-    int rc = base_resize((void **)&k->hi, k->len, cap, sizeof *k->hi, "stages");
-    if (rc == CDAG_OK) rc = base_resize((void **)&k->w, k->len, cap, sizeof *k->w, "stages");
-    if (rc) return rc;
-    k->cap = cap;
-  }
-  k->hi[k->len] = hi;
-  k->w[k->len] = w;
-  return base_imap_put(&k->at, lo, k->len++);
-}
-
-/* A piece boundary at x (the piece holding x split there). */
-static int split_at(walk *k, uint64_t x) {
-  uint64_t s = x;
-  int64_t i = base_imap_find(&k->at, &s, BASE_IMAP_AT_OR_BELOW);
-  if (i < 0 || s == x || k->hi[i] <= x) return CDAG_OK;
-  uint64_t hi = k->hi[i];
-  k->hi[i] = x;
-  return new_piece(k, x, hi, k->w[i]);
-}
-
 /* [lo, hi) (inside scratch) now holds what stage w wrote (NO_STAGE: a computation). */
 static int write_piece(walk *k, uint64_t lo, uint64_t hi, int32_t w) {
-  int rc = split_at(k, lo);
-  if (rc == CDAG_OK) rc = split_at(k, hi);
+  int rc = stage_piece_split(&k->p, lo);
+  if (rc == CDAG_OK) rc = stage_piece_split(&k->p, hi);
   for (uint64_t s = lo; rc == CDAG_OK;) {
-    int64_t i = base_imap_find(&k->at, &s, BASE_IMAP_AT_OR_ABOVE);
+    int64_t i = base_imap_find(&k->p.at, &s, BASE_IMAP_AT_OR_ABOVE);
     if (i < 0 || s >= hi) break;
-    rc = base_imap_del(&k->at, s);
-    s = k->hi[i];
+    rc = base_imap_del(&k->p.at, s);
+    s = k->p.hi[i];
   }
-  if (rc == CDAG_OK) rc = new_piece(k, lo, hi, w);
+  if (rc == CDAG_OK) rc = stage_piece_add(&k->p, lo, hi, w);
   if (rc == CDAG_OK && w != NO_STAGE) rc = push_span(&k->written, &k->nwritten, &k->wcap, (span){w, k->rank, lo, hi});
   return rc;
 }
@@ -84,16 +58,16 @@ static int write_piece(walk *k, uint64_t lo, uint64_t hi, int32_t w) {
    stage must not leave part of a reduced element dead); once said, they need not be again. */
 static int read_piece(walk *k, uint64_t lo, uint64_t hi, int32_t limit) {
   uint64_t s = lo;
-  int64_t i = base_imap_find(&k->at, &s, BASE_IMAP_AT_OR_BELOW);
-  if (i < 0 || k->hi[i] <= lo) s = lo, i = base_imap_find(&k->at, &s, BASE_IMAP_AT_OR_ABOVE);
+  int64_t i = base_imap_find(&k->p.at, &s, BASE_IMAP_AT_OR_BELOW);
+  if (i < 0 || k->p.hi[i] <= lo) s = lo, i = base_imap_find(&k->p.at, &s, BASE_IMAP_AT_OR_ABOVE);
   int rc = CDAG_OK;
   while (rc == CDAG_OK && i >= 0 && s < hi) {
-    if (k->w[i] != NO_STAGE && k->w[i] < limit) {
-      rc = push_span(&k->live, &k->nlive, &k->lcap, (span){k->w[i], k->rank, s, k->hi[i]});
-      k->w[i] = NO_STAGE;
+    if (k->p.v[i] != NO_STAGE && k->p.v[i] < limit) {
+      rc = push_span(&k->live, &k->nlive, &k->lcap, (span){k->p.v[i], k->rank, s, k->p.hi[i]});
+      k->p.v[i] = NO_STAGE;
     }
-    s = k->hi[i];
-    i = base_imap_find(&k->at, &s, BASE_IMAP_AT_OR_ABOVE);
+    s = k->p.hi[i];
+    i = base_imap_find(&k->p.at, &s, BASE_IMAP_AT_OR_ABOVE);
   }
   return rc;
 }
@@ -214,15 +188,14 @@ int stage_place_scratch(const cdag_graph *g, const match_result *m, const int32_
   for (int32_t r = 0; r < g->nprocs && rc == CDAG_OK; r++) {
     if (g->scr_start[r] == g->scr_start[r + 1]) continue;
     k.rank = r;
-    base_imap_clear(&k.at);
-    k.len = 0;
+    stage_pieces_clear(&k.p);
     for (int32_t i = g->rank_start[r]; i < g->rank_start[r + 1] && rc == CDAG_OK; i++) {
       int32_t op = g->rank_ops[i];
       rc = ir_is_compute(g, op) ? walk_compute(&k, &out->steps, &out->steps.computes[comp[op]]) : walk_op(&k, op, lvl[op]);
     }
   }
   if (rc == CDAG_OK) rc = declare(&k, out);
-  base_imap_clear(&k.at);
-  free(k.hi); free(k.w); free(k.written); free(k.live); free(comp);
+  stage_pieces_free(&k.p);
+  free(k.written); free(k.live); free(comp);
   return rc;
 }

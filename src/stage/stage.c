@@ -9,6 +9,7 @@
 
 #include "base/imap.h"
 #include "stage/stage.h"
+#include "stage/stage_int.h"
 
 int stage_has_computes(const cdag_graph *g) {
   for (int64_t i = 0; (g->cw_len || g->cut) && i < g->nops; i++)
@@ -117,48 +118,22 @@ static void mark_awaited(const cdag_graph *g, int32_t r, uint8_t *state) {
    computation race with the write). Disjoint pieces, each with the number of pending writes
    over it (one, unless the program wrote one buffer twice at once); no piece has none. */
 typedef struct {
-  base_imap at;          /* piece start -> index */
-  uint64_t *hi;
-  int32_t *n;
-  int64_t len, cap;
+  stage_pieces p;        /* value: the pending writes over the piece */
   stage_range *out; int64_t outcap;   /* since_outside's ranges, kept for the next one */
 } cover;
 
-static int cover_piece(cover *c, uint64_t lo, uint64_t hi, int32_t n) {
-  if (c->len == c->cap) {
-    int64_t cap = base_grown_cap(c->cap, 1);
-    int rc = base_resize((void **)&c->hi, c->len, cap, sizeof *c->hi, "stages");
-    if (rc == CDAG_OK) rc = base_resize((void **)&c->n, c->len, cap, sizeof *c->n, "stages");
-    if (rc) return rc;
-    c->cap = cap;
-  }
-  c->hi[c->len] = hi;
-  c->n[c->len] = n;
-  return base_imap_put(&c->at, lo, c->len++);
-}
-
-/* A piece boundary at x. */
-static int cover_split(cover *c, uint64_t x) {
-  uint64_t k = x;
-  int64_t i = base_imap_find(&c->at, &k, BASE_IMAP_AT_OR_BELOW);
-  if (i < 0 || k == x || c->hi[i] <= x) return CDAG_OK;
-  uint64_t hi = c->hi[i];
-  c->hi[i] = x;
-  return cover_piece(c, x, hi, c->n[i]);
-}
-
 /* One more (d = 1) or one fewer (d = -1) pending write over [lo, hi). */
 static int cover_add(cover *c, uint64_t lo, uint64_t hi, int d) {
-  int rc = lo < hi ? cover_split(c, lo) : CDAG_OK;
-  if (rc == CDAG_OK && lo < hi) rc = cover_split(c, hi);
+  int rc = lo < hi ? stage_piece_split(&c->p, lo) : CDAG_OK;
+  if (rc == CDAG_OK && lo < hi) rc = stage_piece_split(&c->p, hi);
   for (uint64_t at = lo; rc == CDAG_OK && at < hi;) {
     uint64_t k = at;
-    int64_t i = base_imap_find(&c->at, &k, BASE_IMAP_AT_OR_ABOVE);
+    int64_t i = base_imap_find(&c->p.at, &k, BASE_IMAP_AT_OR_ABOVE);
     uint64_t next = i < 0 || k > hi ? hi : k;
-    if (next > at && d > 0) rc = cover_piece(c, at, next, 1);   /* a gap */
+    if (next > at && d > 0) rc = stage_piece_add(&c->p, at, next, 1);   /* a gap */
     if (rc || i < 0 || k >= hi) break;
-    if ((c->n[i] += d) == 0) rc = base_imap_del(&c->at, k);
-    at = c->hi[i];
+    if ((c->p.v[i] += d) == 0) rc = base_imap_del(&c->p.at, k);
+    at = c->p.hi[i];
   }
   return rc;
 }
@@ -167,16 +142,16 @@ static int cover_add(cover *c, uint64_t lo, uint64_t hi, int d) {
 static int cover_outside(const cover *c, int32_t rank, uint64_t lo, uint64_t hi, stage_range **out, int64_t *n,
                          int64_t *cap) {
   uint64_t k = lo;
-  int64_t i = base_imap_find(&c->at, &k, BASE_IMAP_AT_OR_BELOW);
-  if (i >= 0 && c->hi[i] > lo) lo = c->hi[i];
+  int64_t i = base_imap_find(&c->p.at, &k, BASE_IMAP_AT_OR_BELOW);
+  if (i >= 0 && c->p.hi[i] > lo) lo = c->p.hi[i];
   int rc = CDAG_OK;
   while (rc == CDAG_OK && lo < hi) {
     k = lo;
-    i = base_imap_find(&c->at, &k, BASE_IMAP_AT_OR_ABOVE);
+    i = base_imap_find(&c->p.at, &k, BASE_IMAP_AT_OR_ABOVE);
     uint64_t stop = i < 0 || k > hi ? hi : k;
     if (stop > lo) rc = add_range(out, n, cap, rank, lo, stop - lo);
     if (i < 0) break;
-    lo = c->hi[i];
+    lo = c->p.hi[i];
   }
   return rc;
 }
@@ -195,7 +170,7 @@ static void write_span(const cdag_graph *g, int32_t op, uint64_t *lo, uint64_t *
 static int since_outside(cover *c, stage_steps *st, int64_t from, int64_t *scap) {
   int64_t k = 0;
   int rc = CDAG_OK;
-  if (st->nsince == from || base_imap_empty(&c->at)) return CDAG_OK;
+  if (st->nsince == from || base_imap_empty(&c->p.at)) return CDAG_OK;
   for (int64_t i = from; i < st->nsince && rc == CDAG_OK; i++)
     rc = cover_outside(c, st->since[i].rank, st->since[i].addr, st->since[i].addr + st->since[i].len, &c->out, &k,
                        &c->outcap);
@@ -239,8 +214,7 @@ static int list_computes(const cdag_graph *g, const int32_t *lvl, stage_steps *s
   for (int32_t r = 0; r < g->nprocs && rc == CDAG_OK; r++) {
     int64_t mark = st->nsince;
     mark_awaited(g, r, state);
-    base_imap_clear(&pending.at);
-    pending.len = 0;
+    stage_pieces_clear(&pending.p);
     for (int32_t i = g->rank_start[r]; i < g->rank_start[r + 1] && rc == CDAG_OK; i++) {
       int32_t op = g->rank_ops[i];
       uint64_t a, len;
@@ -269,9 +243,7 @@ static int list_computes(const cdag_graph *g, const int32_t *lvl, stage_steps *s
     }
   }
   free(state);
-  base_imap_clear(&pending.at);
-  free(pending.hi);
-  free(pending.n);
+  stage_pieces_free(&pending.p);
   free(pending.out);
   if (rc == CDAG_OK) base_sort(st->computes, st->ncomputes, sizeof *st->computes, cmp_compute);
   return rc;
