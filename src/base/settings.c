@@ -187,6 +187,20 @@ static void env_scan(env_view *e) {
   }
 }
 
+long cdag__settings_env_text(char *buf, size_t cap) {
+  env_view e;
+  env_scan(&e);
+  if (e.overflow) return -1;
+  size_t n = 0;
+  for (int k = 0; k < e.n; k++) {
+    size_t len = strlen(e.entry[k]) + 1;
+    if (len > cap - n) return -1;
+    memcpy(buf + n, e.entry[k], len);
+    n += len;
+  }
+  return (long)n;
+}
+
 /* name's value, as getenv gives it (the first entry of that name); NULL if unset or empty. */
 static const char *var(const env_view *e, const char *name) {
   const char *v = NULL;

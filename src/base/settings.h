@@ -145,6 +145,11 @@ typedef struct {
    On error *s still holds the defaults and the good values. */
 int cdag__settings_read(cdag_settings *s);
 
+/* The CDAG_* entries of the environment, in its order, each with its '\0', into buf: their
+   length in bytes, or -1 when they take more than cap bytes (or there are more than 64).
+   What cdag__settings_read reads: equal texts read the same settings. */
+long cdag__settings_env_text(char *buf, size_t cap);
+
 /* XDG_CONFIG_HOME and HOME into s (the machine file's default path). */
 void cdag__settings_home(cdag_settings *s);
 

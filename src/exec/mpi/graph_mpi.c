@@ -207,6 +207,7 @@ int cdag_graph_create(MPI_Comm comm, cdag_graph **g) {
 }
 
 MPI_Comm exec_graph_comm(const cdag_graph *g) { return g->host ? ((graph_exec *)g->host)->comm : MPI_COMM_NULL; }
+int exec_graph_tag_ub(const cdag_graph *g) { return ((const graph_exec *)g->host)->tag_ub; }
 
 int exec_user_tag(const cdag_graph *g, const char *fn, int peer, int tag) {
   int ub = ((const graph_exec *)g->host)->tag_ub;

@@ -11,6 +11,9 @@
 
 /* The communicator of a distributed graph (MPI_COMM_NULL for a global graph). */
 MPI_Comm exec_graph_comm(const cdag_graph *g);
+/* Its MPI_TAG_UB (of a distributed graph): the tag of cdag_compile's agreement, which the
+   schedules of the graph as written stay below. */
+int exec_graph_tag_ub(const cdag_graph *g);
 /* Memory cdag allocates for a distributed graph (typed sends' and receives' packing
    buffers): freed with the graph and the last schedule compiled from it (exec_arena_ref /
    _unref; NULL: none). exec_arena_alloc returns NULL when out of memory. */

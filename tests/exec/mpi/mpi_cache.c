@@ -11,7 +11,8 @@
  * calls the computations of the graph it was compiled from now, not the old graph's; a graph
  * that differs on one rank only misses on every rank; graphs whose communicator the program
  * freed still compile (they share cdag's duplicate of it); an evicted schedule drops its
- * spare. Run it under valgrind or
+ * spare; the options cdag_compile remembers follow a changed field or variable; a
+ * schedule in flight while another graph compiles is not disturbed by its agreement. Run it under valgrind or
  * ASan to see that no freed core is touched. Exit 0 on success. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -277,6 +278,69 @@ static void evicted_drops_spare(void) {
   cdag_schedule_free(&a);
 }
 
+/* Does s's report say the graph runs as written because detect = 0? */
+static int runs_as_written(cdag_schedule *s) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  MT_EXPECT(f && s && cdag_schedule_report(s, f, 0) == CDAG_OK);
+  if (f) fclose(f);
+  int yes = text && strstr(text, "detect = 0") != NULL;
+  free(text);
+  return yes;
+}
+
+/* cdag_compile remembers the options it derived last (from the program's options and the
+   CDAG_* variables): a change of either, at the same address or in the environment, is
+   seen by the next compile, and a bad variable is refused even right after a good compile. */
+static void remembered_options_follow_changes(void) {
+  cdag_options o;
+  cdag_options_init(&o);
+  cdag_schedule *s = compile_with(&o);
+  MT_EXPECT(!runs_as_written(s));
+  cdag_schedule_free(&s);
+  o.detect = 0;   /* the same struct, one field changed */
+  s = compile_with(&o);
+  MT_EXPECT(runs_as_written(s));
+  run_check(s, src, dst, 11, 0);
+  cdag_schedule_free(&s);
+  o.detect = 1;
+  setenv("CDAG_DETECT", "0", 1);   /* a default field: the variable sets it */
+  s = compile_with(&o);
+  MT_EXPECT(runs_as_written(s));
+  cdag_schedule_free(&s);
+  setenv("CDAG_DETECT", "2", 1);
+  cdag_graph *g = NULL;
+  MT_EXPECT(cdag_graph_create(MPI_COMM_WORLD, &g) == CDAG_OK);
+  MT_EXPECT(cdag_compile(g, &o, &s) == CDAG_ERR_ARG && !s);
+  MT_EXPECT(strstr(cdag_error_message(), "CDAG_DETECT=2") != NULL);
+  cdag_graph_free(&g);
+  unsetenv("CDAG_DETECT");
+  s = compile_with(&o);
+  MT_EXPECT(!runs_as_written(s));
+  run_check(s, src, dst, 12, 0);
+  cdag_schedule_free(&s);
+}
+
+/* cdag_compile agrees over point-to-point messages on the communicator the schedules use:
+   a graph as written (its messages tagged from 0 on every pair) still in flight while the
+   same graph compiles again gets its own bytes, and the compile its own agreement. */
+static void compile_while_running(void) {
+  for (int round = 0; round < 2; round++) {
+    cdag_schedule *a = compile(0), *b = NULL;
+    run_check(a, src, dst, 13, 0);
+    for (int i = 0; i < P * N; i++) src[i] = 14 * 100000 + R * 1000 + i, dst[i] = -1;
+    MT_EXPECT(cdag_start(a) == CDAG_OK);
+    b = round ? compile(1) : compile(0);   /* a miss, then a hit */
+    MT_EXPECT(cdag_wait(a) == CDAG_OK);
+    for (int i = 0; i < P; i++)
+      for (int k = 0; k < N; k++) MT_EXPECT(dst[N * i + k] == 14 * 100000 + i * 1000 + R * N + k);
+    run_check(b, src, dst, 15, 0);
+    cdag_schedule_free(&a);
+    cdag_schedule_free(&b);
+  }
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &R);
@@ -285,6 +349,8 @@ int main(int argc, char **argv) {
   handles(1);
   handles(0);
   zeroed_and_older_options();
+  remembered_options_follow_changes();
+  compile_while_running();
   spares_in_a_loop(1);
   spares_in_a_loop(0);
   spares_that_differ();
