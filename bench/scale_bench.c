@@ -57,6 +57,8 @@ static int rd_by_rank(cdag_graph *g, int p) { gen_set s = {0, 1, p}; return gen_
 static int barrier(cdag_graph *g, int p) { gen_set s = {0, 1, p}; return gen_barrier_dissemination(g, &s, &B); }
 static int scatter_allgather(cdag_graph *g, int p) { gen_set s = {0, 1, p}; return gen_bcast_scatter_allgather(g, &s, 0, 64 * (uint64_t)p, &B); }
 static int halo(cdag_graph *g, int p) { gen_set s = {0, 1, p}; return gen_halo1d(g, &s, 64, &B); }
+static int linear_gather(cdag_graph *g, int p) { gen_set s = {0, 1, p}; return gen_gather_linear(g, &s, 0, 8, &B); }
+static int linear_scatter(cdag_graph *g, int p) { gen_set s = {0, 1, p}; return gen_scatter_linear(g, &s, 0, 8, &B); }
 
 static const struct {
   const char *name;
@@ -69,6 +71,7 @@ static const struct {
     {"rd_allreduce", rd_allreduce, 20},           /* added round by round */
     {"rd_allreduce_by_rank", rd_by_rank, 20},     /* the same graph added rank by rank */
     {"dissemination_barrier", barrier, 20}, {"halo1d", halo, 20},
+    {"linear_gather", linear_gather, 20}, {"linear_scatter", linear_scatter, 20},
 };
 
 static int run(const char *name, gen_fn gen, int p, const char *file) {

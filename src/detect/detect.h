@@ -159,8 +159,28 @@ typedef struct { int32_t first, count, stride; } det_stride;
    ranks, and more than one range). O(n). */
 int64_t det_strided_ranges(const int32_t *r, int32_t n, det_stride *out, int64_t cap);
 
-/* Slot s of member m (member index) of collective c: a send slot (send = 1) or a recv slot. */
+/* Does side `send` of c keep the root's slots only? A side with a slot per member that only
+   the root's slots carry (a gather's receives, a scatter's sends) holds nranks iovs, the
+   root's, not nranks^2: the other members' read as det_no_iov. */
+static inline int det_side_rooted(const det_coll *c, int send) {
+  const ir_coll_info *in = ir_coll_get(c->kind);
+  return in && (send ? in->send == IR_SLOTS_MEMBER && in->send_root : in->recv == IR_SLOTS_MEMBER && in->recv_root);
+}
+/* The iovs side `send` of c holds: from send_first (recv_first) on. */
+static inline int64_t det_side_iovs(const det_coll *c, int send) {
+  int32_t per = send ? c->nsend_slots : c->nrecv_slots;
+  return det_side_rooted(c, send) ? per : (int64_t)c->nranks * per;
+}
+/* The empty slot every member but the root reads on a det_side_rooted side (read only). */
+extern const det_iov det_no_iov;
+/* The member index of c's root among its ranks, -1 when it has none. O(log nranks). */
+int32_t det_root_member(const cdag_plan *p, const det_coll *c);
+
+/* Slot s of member m (member index) of collective c: a send slot (send = 1) or a recv slot.
+   On a det_side_rooted side, a member other than the root gets det_no_iov (never written). */
 static inline det_iov *det_slot(const cdag_plan *p, const det_coll *c, int send, int32_t m, int32_t s) {
+  if (det_side_rooted(c, send))
+    return m == det_root_member(p, c) ? &p->iovs[(send ? c->send_first : c->recv_first) + s] : (det_iov *)&det_no_iov;
   return &p->iovs[(send ? c->send_first + (int64_t)m * c->nsend_slots : c->recv_first + (int64_t)m * c->nrecv_slots) + s];
 }
 

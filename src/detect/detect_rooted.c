@@ -17,10 +17,6 @@
 
 #include "detect/detect_int.h"
 
-/* A scatter(v)/gather(v) over m ranks has m*m slots in the plan (detect.h: every member
-   has nranks slots, only the root's used): past this, the pattern stays residual (noted). */
-#define DET_MAX_ROOTED_SLOTS ((int64_t)1 << 24)
-
 typedef struct {
   int64_t first, n;   /* into the sorted tuple array of its direction */
   int32_t root;
@@ -226,9 +222,6 @@ static int take(det_state *st, rooted_state *rs, const candidate *c, int vector)
     int64_t own = root_block(st, rs, c->root, x[rs->pick[0]].len);
     if (own >= 0) rs->pick[n++] = own;
   }
-  if (k != DET_BCAST && (int64_t)m * m > DET_MAX_ROOTED_SLOTS) /* the plan gives every member m slots */
-    return det_note(st, "%s rooted at %d over %d ranks left residual: its slot table would hold %lld slots (limit %lld)",
-                    det_kind_name(k), c->root, m, (long long)m * m, (long long)DET_MAX_ROOTED_SLOTS);
   return det_add_proto(st, k, c->root, rs->members, m, rs->pick, n, 0);
 }
 

@@ -29,3 +29,17 @@ void det_slot_pair(det_kind k, int32_t i, int32_t j, int32_t rootm, int *ss, int
   *ss = in->send == IR_SLOTS_MEMBER ? j : 0;
   *rs = in->recv == IR_SLOTS_MEMBER ? i : 0;
 }
+
+const det_iov det_no_iov = {0, 0, 0};
+
+int32_t det_root_member(const cdag_plan *p, const det_coll *c) {
+  const int32_t *r = p->ranks + c->ranks_first;
+  int32_t lo = 0, hi = c->nranks;   /* ranks are sorted: O(1) for a contiguous range */
+  if (hi > 0 && r[hi - 1] - r[0] == hi - 1) lo = c->root >= r[0] && c->root <= r[hi - 1] ? c->root - r[0] : hi;
+  while (lo < hi) {
+    int32_t mid = lo + (hi - lo) / 2;
+    if (r[mid] < c->root) lo = mid + 1;
+    else hi = mid;
+  }
+  return c->root >= 0 && lo < c->nranks && r[lo] == c->root ? lo : -1;
+}

@@ -91,6 +91,7 @@ static int is_native_writer(const cdag_graph *g, const writer_map *w, uint64_t a
 
 /* Every receiving piece of collective c on member rank r: written by a native call? */
 static int coll_native_on(const cdag_graph *g, const cdag_plan *p, const det_coll *c, int32_t m, const writer_map *w) {
+  if (det_side_rooted(c, 0) && m != det_root_member(p, c)) return 1;   /* receives nothing */
   for (int32_t s = 0; s < c->nrecv_slots; s++) {
     const det_iov *v = det_slot(p, c, 0, m, s);
     for (int32_t k = 0; k < v->n; k++) {

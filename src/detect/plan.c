@@ -35,6 +35,9 @@ typedef struct {
 static int piece_push(piece_buf *b, int side, int32_t member, int32_t slot, uint64_t addr, uint64_t len) {
   const det_coll *c = b->c;
   det_iov *v = det_slot(b->p, c, side, member, slot);
+  if (v == &det_no_iov)
+    return cdag__error(CDAG_ERR_PLAN, "plan: a %s piece of member %d of a %s, whose %s slots are the root's only",
+                       side ? "send" : "receive", member, det_kind_name(c->kind), side ? "send" : "receive");
   if (b->fill) {
     b->p->pieces[v->first + v->n] = (det_piece){addr, len};
     v->bytes += len;
@@ -169,11 +172,11 @@ static int proto_pieces(const det_state *st, piece_buf *b, const det_proto *pr, 
 
 /* The collective's slot iovs, all empty. */
 static int reserve_iovs(cdag_plan *p, det_coll *c) {
-  int64_t nslots = (int64_t)c->nranks * (c->nsend_slots + c->nrecv_slots);
+  int64_t nslots = det_side_iovs(c, 1) + det_side_iovs(c, 0);
   int rc = base_grow((void **)&p->iovs, p->niovs, &p->cap_iovs, nslots, sizeof *p->iovs, "plan");
   if (rc) return rc;
   c->send_first = p->niovs;
-  c->recv_first = p->niovs + (int64_t)c->nranks * c->nsend_slots;
+  c->recv_first = p->niovs + det_side_iovs(c, 1);
   for (int64_t i = 0; i < nslots; i++) p->iovs[p->niovs + i] = (det_iov){.first = 0, .n = 0, .bytes = 0};
   p->niovs += nslots;
   return CDAG_OK;
@@ -306,8 +309,11 @@ static int proto_occupancy(det_state *st, cdag_plan *p, int64_t q, const int64_t
                            int64_t nslots) {
   const det_proto *pr = &st->protos[q];
   plan_mark mk = plan_mark_now(p);
-  det_coll c = {.kind = pr->kind, .root = pr->root, .nranks = pr->nmembers};
+  det_coll c = {.kind = pr->kind, .root = pr->root, .nranks = pr->nmembers, .ranks_first = p->nranks};
   det_kind_slots(pr->kind, pr->nmembers, &c.nsend_slots, &c.nrecv_slots);
+  BASE_GROW(p->ranks, p->nranks, p->cap_ranks, pr->nmembers, "plan");   /* det_slot finds the root there */
+  memcpy(p->ranks + p->nranks, st->members + pr->members_first, (size_t)pr->nmembers * sizeof *p->ranks);
+  p->nranks += pr->nmembers;
   int rc = reserve_iovs(p, &c);
   piece_buf b = {p, &c, 0};
   uint64_t bytes = 0;
@@ -336,9 +342,9 @@ static int occ_cmp(const void *a, const void *b, void *ctx) {
    s slots, on this rare path only. */
 static int build_split(det_state *st, cdag_plan *p, const int64_t *group, int64_t ng, int64_t *coll_of) {
   const det_proto *pr = &st->protos[group[0]];
-  int32_t ns, nr;
-  det_kind_slots(pr->kind, pr->nmembers, &ns, &nr);
-  size_t size = sizeof(int64_t) + (size_t)pr->nmembers * (size_t)(ns + nr);
+  det_coll shape = {.kind = pr->kind, .nranks = pr->nmembers};
+  det_kind_slots(pr->kind, pr->nmembers, &shape.nsend_slots, &shape.nrecv_slots);
+  size_t size = sizeof(int64_t) + (size_t)(det_side_iovs(&shape, 1) + det_side_iovs(&shape, 0));
   uint8_t *bits = malloc((size_t)ng * size);
   int64_t *ord = malloc((size_t)ng * sizeof *ord), *part = malloc((size_t)ng * sizeof *part);
   int rc = bits && ord && part ? CDAG_OK : CDAG_NOMEM("plan");
@@ -682,12 +688,14 @@ static int coll_spans(const cdag_plan *p, span_buf *b) {
       int32_t rank = p->ranks[k->ranks_first + m];
       for (int side = 0; side < 2 - (k->after > 0); side++) {   /* side 1 (reads): a replication reads no origin */
         int32_t per = side ? k->nsend_slots : k->nrecv_slots;
-        int64_t base = (side ? k->send_first : k->recv_first) + (int64_t)m * per;
-        for (int32_t s = 0; s < per && rc == CDAG_OK; s++)
-          for (int32_t i = 0; i < p->iovs[base + s].n && rc == CDAG_OK; i++) {
-            const det_piece *pc = &p->pieces[p->iovs[base + s].first + i];
+        if (det_side_rooted(k, side) && m != det_root_member(p, k)) continue;
+        for (int32_t s = 0; s < per && rc == CDAG_OK; s++) {
+          const det_iov *v = det_slot(p, k, side, m, s);
+          for (int32_t i = 0; i < v->n && rc == CDAG_OK; i++) {
+            const det_piece *pc = &p->pieces[v->first + i];
             rc = span_push(b, rank, !side, pc->addr, pc->len);
           }
+        }
       }
     }
   }

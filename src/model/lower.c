@@ -890,8 +890,7 @@ static int lower_syncs(lw *w) {
 static uint64_t plan_top(const cdag_plan *p, uint64_t top) {
   for (int64_t c = 0; c < p->ncolls; c++) {   /* the collectives' own pieces: a part of a plan (price.c) shares them */
     const det_coll *k = &p->colls[c];
-    int64_t first[2] = {k->send_first, k->recv_first}, n[2] = {(int64_t)k->nranks * k->nsend_slots,
-                                                               (int64_t)k->nranks * k->nrecv_slots};
+    int64_t first[2] = {k->send_first, k->recv_first}, n[2] = {det_side_iovs(k, 1), det_side_iovs(k, 0)};
     for (int side = 0; side < 2; side++)
       for (int64_t v = first[side]; v < first[side] + n[side]; v++)
         for (int32_t i = 0; i < p->iovs[v].n; i++) {
@@ -939,7 +938,7 @@ static int reserve(lw *w) {
   int64_t pieces = 0;   /* the collectives' own: a part of a plan (price.c) shares the array */
   for (int64_t c = 0; c < p->ncolls; c++) {
     const det_coll *k = &p->colls[c];
-    int64_t nv = (int64_t)k->nranks * (k->nsend_slots + k->nrecv_slots);
+    int64_t nv = det_side_iovs(k, 1) + det_side_iovs(k, 0);
     pieces += nv;   /* a piece or so per slot: a hint, not a bound */
   }
   int64_t late = p->nxfers + pieces, ops = 2 * p->nmsgs + 2 * p->nsyncs + late + pieces;

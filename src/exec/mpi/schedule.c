@@ -16,7 +16,8 @@
  * Slot sizes of both sides of every pair are checked here, so a rank never builds an MPI
  * call whose partner disagrees. A plan in stages (a graph that computes) gives every rank
  * each stage's part so written, its computations and its staging buffers (part.h: stages).
- * Cost: O(plan size + sum over collectives of nranks^2) plus a sort of the residual items. */
+ * Cost: O(plan size + sum over collectives of nranks^2) plus a sort of the residual items (a
+ * member of a collective MPI runs as MPI_Alltoallw gets a count per member). */
 #include <Judy.h>
 #include <stdlib.h>
 #include <string.h>

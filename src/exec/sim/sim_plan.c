@@ -183,7 +183,7 @@ static int check_slot(const plan_run *r, int64_t ci, const det_coll *c, const de
 static int check_slots(const plan_run *r, int64_t ci, const det_coll *c, int send, int root_only, int32_t root) {
   int32_t per = send ? c->nsend_slots : c->nrecv_slots;
   for (int32_t m = 0; m < c->nranks; m++)
-    for (int32_t s = 0; s < per; s++) {
+    for (int32_t s = 0; s < per && !(det_side_rooted(c, send) && m != root); s++) {   /* the others': det_no_iov */
       int rc = check_slot(r, ci, c, det_slot(r->p, c, send, m, s), r->p->ranks[c->ranks_first + m], root_only && m != root);
       if (rc) return rc;
     }
@@ -209,8 +209,8 @@ static int check_coll(const plan_run *r, int64_t ci) {
     return bad(ci, c, "no valid type and op", -1);
   slot_table(c->kind, c->nranks, &ns, &nr, &send_root, &recv_root);
   if (c->nsend_slots != ns || c->nrecv_slots != nr) return bad(ci, c, "slot counts differ from its kind's", -1);
-  if (c->send_first < 0 || c->recv_first < 0 || c->send_first + (int64_t)c->nranks * ns > p->niovs ||
-      c->recv_first + (int64_t)c->nranks * nr > p->niovs)
+  if (c->send_first < 0 || c->recv_first < 0 || c->send_first + det_side_iovs(c, 1) > p->niovs ||
+      c->recv_first + det_side_iovs(c, 0) > p->niovs)
     return bad(ci, c, "slots out of range", -1);
   int rc = check_slots(r, ci, c, 1, send_root, root);
   return rc ? rc : check_slots(r, ci, c, 0, recv_root, root);
@@ -225,9 +225,9 @@ static int run_coll(plan_run *r, const det_coll *c) {
   int32_t n = c->nranks, root = root_index(r->p, c);  /* checked: a member for rooted kinds */
   int rc = CDAG_OK;
   uint64_t bytes;
-  if (!in->reduces) {   /* a barrier has no slots: synchronisation only */
-    for (int32_t i = 0; i < n; i++)
-      for (int32_t j = 0; j < n && rc == CDAG_OK; j++) {
+  if (!in->reduces) {   /* a barrier has no slots: synchronisation only; a rooted side, the root's pairs only */
+    for (int32_t i = in->send_root ? root : 0; i < (in->send_root ? root + 1 : n); i++)
+      for (int32_t j = in->recv_root ? root : 0; j < (in->recv_root ? root + 1 : n) && rc == CDAG_OK; j++) {
         int ss, rs;
         det_slot_pair(c->kind, i, j, root, &ss, &rs);
         if (ss >= 0) rc = move(r, c, i, ss, j, rs);

@@ -87,8 +87,8 @@ static det_coll *hp_coll(hand_plan *h, det_kind k, int root, int n, const int32_
   memcpy(h->ranks + h->p.nranks, members, (size_t)n * sizeof *members);
   h->p.nranks += n;
   c->send_first = h->p.niovs;
-  c->recv_first = c->send_first + (int64_t)n * c->nsend_slots;
-  h->p.niovs = c->recv_first + (int64_t)n * c->nrecv_slots;
+  c->recv_first = c->send_first + det_side_iovs(c, 1);   /* a gather's receives, a scatter's sends: the root's only */
+  h->p.niovs = c->recv_first + det_side_iovs(c, 0);
   ck_assert_int_le(h->p.niovs, 128);
   return c;
 }
@@ -96,6 +96,10 @@ static det_coll *hp_coll(hand_plan *h, det_kind k, int root, int n, const int32_
 /* Appends piece (addr, len) to slot s of member m (send side if send). */
 static void hp_piece(hand_plan *h, const det_coll *c, int send, int m, int s, uint64_t addr, uint64_t len) {
   int64_t iov = send ? c->send_first + (int64_t)m * c->nsend_slots + s : c->recv_first + (int64_t)m * c->nrecv_slots + s;
+  if (det_side_rooted(c, send)) {
+    ck_assert_int_eq(h->ranks[c->ranks_first + m], c->root);
+    iov = (send ? c->send_first : c->recv_first) + s;
+  }
   h->piece_iov[h->nadded] = iov;
   h->added[h->nadded++] = (det_piece){addr, len};
 }
