@@ -65,7 +65,7 @@ int ir_graph_new(int nprocs, int myrank, cdag_graph **g) {
 void ir_graph_free(cdag_graph *g) {
   if (!g) return;
   ir_drop_derived(g);
-  if (g->host_ops && g->host_ops->free) g->host_ops->free(g->host);
+  if (g->host_ops && g->host_ops->free) g->host_ops->free(g->host, g);
   free(g->kind); free(g->rank); free(g->peer); free(g->tag);
   free(g->addr); free(g->addr2); free(g->bytes);
   free(g->cw_len); free(g->cr_len); free(g->cut); free(g->scope); free(g->unhashed); free(g->acc); free(g->oscomm); free(g->stride); free(g->blkoff);
@@ -79,6 +79,26 @@ void ir_graph_free(cdag_graph *g) {
   for (int64_t k = 0; k < g->ncoll_mem; k++) free(g->coll_mem[k]);
   free(g->coll_mem);
   free(g);
+}
+
+void ir_op_arrays_free(ir_op_arrays *k) {
+  free(k->kind); free(k->rank); free(k->peer); free(k->tag); free(k->addr); free(k->addr2); free(k->bytes);
+  *k = (ir_op_arrays){0};
+}
+
+void ir_op_arrays_keep(cdag_graph *g, ir_op_arrays *k) {
+  if (!g->kind || g->cap > IR_KEEP_OPS) return;
+  ir_op_arrays_free(k);
+  *k = (ir_op_arrays){g->cap, g->kind, g->rank, g->peer, g->tag, g->addr, g->addr2, g->bytes};
+  g->kind = NULL, g->rank = g->peer = g->tag = NULL, g->addr = g->addr2 = g->bytes = NULL;
+  g->cap = 0;
+}
+
+void ir_op_arrays_reuse(cdag_graph *g, ir_op_arrays *k) {
+  if (!k->kind || g->kind || g->nops) return;
+  g->cap = k->cap, g->kind = k->kind, g->rank = k->rank, g->peer = k->peer, g->tag = k->tag;
+  g->addr = k->addr, g->addr2 = k->addr2, g->bytes = k->bytes;   /* append writes addr2 of every op then */
+  *k = (ir_op_arrays){0};
 }
 
 /* Grows the optional arrays too, so their length always equals cap. */

@@ -116,10 +116,26 @@ typedef struct {
    data to it; ir carries the data, frees it with the graph, and asks the owner for memory
    that must outlive the graph. ir never looks inside. */
 typedef struct {
-  void (*free)(void *data);                     /* called with the graph's free */
+  void (*free)(void *data, cdag_graph *g);      /* called with the graph's free, before ir frees
+                                                   g's arrays (it may keep them: ir_op_arrays) */
   void *(*alloc)(cdag_graph *g, size_t bytes);  /* memory as long-lived as the graph and what is
                                                    built from it (NULL: the graph's own) */
 } ir_host_ops;
+
+/* A graph's op arrays, kept by an owner between graphs: a program that rebuilds its graph
+   every iteration reuses the memory of the one it freed. ir_op_arrays_keep moves g's into k
+   (g being freed; k's own are freed first; arrays of more than IR_KEEP_OPS ops are not kept),
+   ir_op_arrays_reuse moves k's into g (a new graph, no ops yet; k empty after). */
+#define IR_KEEP_OPS 4096
+typedef struct {
+  int64_t cap;
+  uint8_t *kind;
+  int32_t *rank, *peer, *tag;
+  uint64_t *addr, *addr2, *bytes;   /* addr2 may be NULL */
+} ir_op_arrays;
+void ir_op_arrays_keep(cdag_graph *g, ir_op_arrays *k);
+void ir_op_arrays_reuse(cdag_graph *g, ir_op_arrays *k);
+void ir_op_arrays_free(ir_op_arrays *k);
 
 struct cdag_graph {
   int32_t nprocs;        /* ranks of the graph */

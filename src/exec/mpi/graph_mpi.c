@@ -38,6 +38,7 @@ typedef struct {
 typedef struct {
   int refs;              /* atomic: graphs may be freed after their communicator */
   MPI_Comm comm;
+  ir_op_arrays spare;    /* the last freed graph's op arrays, for the next one (under exec_lock) */
 } comm_share;
 
 /* The distributed graph's own state: its communicator (a duplicate), arena and the
@@ -88,6 +89,7 @@ static void share_unref(comm_share *c) {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized) MPI_Comm_free(&c->comm);
+  ir_op_arrays_free(&c->spare);
   free(c);
 }
 
@@ -128,10 +130,15 @@ static int share_take(MPI_Comm comm, comm_share **out) {
   return CDAG_OK;
 }
 
-static void exec_free(void *p) {
+static void exec_free(void *p, cdag_graph *g) {
   graph_exec *x = p;
   int finalized = 0;
   MPI_Finalized(&finalized);
+  if (x->share && g) {   /* the next graph of the communicator takes its arrays */
+    exec_lock();
+    ir_op_arrays_keep(g, &x->share->spare);
+    exec_unlock();
+  }
   if (x->share) share_unref(x->share);
   else if (!finalized) MPI_Comm_free(&x->comm);
   exec_arena_unref(x->arena);
@@ -193,8 +200,13 @@ int cdag_graph_create(MPI_Comm comm, cdag_graph **g) {
     return cdag__error(CDAG_ERR_MPI, "cdag_graph_create: MPI_Comm_dup failed");
   }
   if ((rc = ir_graph_new(size, rank, g))) {
-    exec_free(x);
+    exec_free(x, NULL);
     return rc;
+  }
+  if (x->share) {
+    exec_lock();
+    ir_op_arrays_reuse(*g, &x->share->spare);
+    exec_unlock();
   }
   int *ub = NULL, flag = 0;
   MPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &flag);
