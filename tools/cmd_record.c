@@ -277,8 +277,12 @@ int cmd_record(int argc, char **argv) {
   join_command(argv + i, command, sizeof command);
   if (status) fprintf(stderr, "cdag record: the command exited with status %d; merging what was recorded\n", status);
   int bad = merge_and_say(dir, command, flags, stderr);   /* the program's stdout stays its own */
-  if (bad && !status)
-    fprintf(stderr, "cdag record: the command succeeded; its recording in %s did not (above; index.json's \"check\")%s\n",
-            dir, strict ? "" : ": exit status 0, the command's (--strict: 1)");
+  if (bad && !status) {
+    char index[PATH_MAX];
+    struct stat sb;
+    snprintf(index, sizeof index, "%s/index.json", dir);
+    fprintf(stderr, "cdag record: the command succeeded; its recording in %s did not (above%s)%s\n", dir,
+            stat(index, &sb) ? "" : "; index.json's \"check\"", strict ? "" : ": exit status 0, the command's (--strict: 1)");
+  }
   return status ? status : strict ? bad : 0;
 }

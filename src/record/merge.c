@@ -2351,7 +2351,7 @@ static int count_procs(const char *dir, int *nprocs) {
   snprintf(path, sizeof path, "%s/rank-0.part", dir);
   FILE *f = fopen(path, "r");
   if (!f && errno == ENOMEM) return cdag__error(CDAG_ERR_NOMEM, "%s: out of memory opening it", path);
-  if (!f) return cdag__error(CDAG_ERR_IO, "%s: %s (no process was recorded: did the command run an MPI program?)",
+  if (!f) return cdag__error(CDAG_ERR_IO, "%s: %s (no process was recorded: did the command run an MPI program that calls MPI_Init or MPI_Init_thread? one that only uses MPI sessions is not recorded)",
                              path, strerror(errno));
   char head[128] = "";
   size_t k = fread(head, 1, sizeof head - 1, f);

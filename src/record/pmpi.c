@@ -248,22 +248,14 @@ static void comm_declare(MPI_Comm c, const rcomm *x) {
   free(m);
 }
 
-/* c with its agreed id: world holds the world ranks of the ranks a message names (an
-   intercommunicator's remote group). */
-static rcomm *comm_add(MPI_Comm c, int id) {
+/* c as communicator id of n members (world: their world ranks, taken; NULL: lost to memory,
+   and its calls count as such), declared to the merger; `like` has c's local group (an
+   intercommunicator's other group is in world). */
+static rcomm *comm_put(MPI_Comm c, MPI_Comm like, int id, int n, int inter, int *world) {
   rcomm *x = calloc(1, sizeof *x);
-  if (!x) return nomem(OOM_COMMS), NULL;
-  int inter = 0, n = 0;
-  MPI_Group g;
-  PMPI_Comm_test_inter(c, &inter);
-  if (inter) PMPI_Comm_remote_size(c, &n), PMPI_Comm_remote_group(c, &g);
-  else PMPI_Comm_size(c, &n), PMPI_Comm_group(c, &g);
-  x->id = id;
-  x->n = n;
-  x->inter = inter;
-  x->world = world_ranks(g, n);
-  PMPI_Group_free(&g);
-  if (!x->world) nomem(OOM_COMMS);   /* kept, so its calls count as lost to memory */
+  if (!x) return free(world), nomem(OOM_COMMS), NULL;
+  *x = (rcomm){.id = id, .n = n, .inter = inter, .refs = 1 /* the map's: comm_drop */, .world = world};
+  if (!x->world) nomem(OOM_COMMS);
   x->oom = !x->world;
   Word_t *v;
   JLI(v, R->comms, (Word_t)c);
@@ -274,8 +266,21 @@ static rcomm *comm_add(MPI_Comm c, int id) {
     return NULL;
   }
   *v = (Word_t)x;
-  comm_declare(c, x);
+  comm_declare(like, x);
   return x;
+}
+
+/* c with its agreed id: world holds the world ranks of the ranks a message names (an
+   intercommunicator's remote group). */
+static rcomm *comm_add(MPI_Comm c, int id) {
+  int inter = 0, n = 0;
+  MPI_Group g;
+  PMPI_Comm_test_inter(c, &inter);
+  if (inter) PMPI_Comm_remote_size(c, &n), PMPI_Comm_remote_group(c, &g);
+  else PMPI_Comm_size(c, &n), PMPI_Comm_group(c, &g);
+  int *world = world_ranks(g, n);
+  PMPI_Group_free(&g);
+  return comm_put(c, c, id, n, inter, world);
 }
 
 void comm_drop(MPI_Comm c) {
@@ -287,6 +292,19 @@ void comm_drop(MPI_Comm c) {
     nomem(OOM_COMMS);
     return;
   }
+  comm_release(x);   /* pending operations may hold it still */
+}
+
+int comm_known(MPI_Comm c) { return R && comm_of(c) != NULL; }
+
+rcomm *comm_hold(MPI_Comm c) {
+  rcomm *x = R ? comm_of(c) : NULL;
+  if (x) x->refs++;
+  return x;
+}
+
+void comm_release(rcomm *x) {
+  if (!x || --x->refs) return;
   free(x->world);
   free(x);
 }
@@ -318,6 +336,13 @@ rcomm *usable(MPI_Comm c, int call) {
     return NULL;
   }
   return x;
+}
+
+/* usable, of a pending operation's held communicator when it has one. */
+static rcomm *usable_held(rcomm *xc, MPI_Comm c, int call) {
+  if (!xc) return usable(c, call);
+  if (xc->oom) { oom_count(OOM_CALLS); return NULL; }
+  return xc;
 }
 
 int world_of(const rcomm *x, int r) { return r >= 0 && r < x->n ? x->world[r] : -1; }
@@ -676,10 +701,10 @@ static int packed_again(const ranges *r, uint64_t bytes, uint64_t h) {
    that sends again, unchanged, what the last one packed sends from that one's packing
    area, without copies (MPICH's pt2pt/sendself sends each buffer three times). */
 uint64_t record_send(const void *buf, int count, MPI_Datatype t, const held_type *held, int dest, int tag, MPI_Comm comm,
-                     int call, int blocking) {
+                     rcomm *xc, int call, int blocking) {
   if (!recording() || dest == MPI_PROC_NULL) return 0;
   R->oom_now = 0;
-  rcomm *x = usable(comm, call);
+  rcomm *x = usable_held(xc, comm, call);
   ranges *r = &R->rs;
   uint64_t bytes = type_bytes(count, t);
   if (!x) return 0;
@@ -716,14 +741,14 @@ uint64_t record_send(const void *buf, int count, MPI_Datatype t, const held_type
 /* Writes a completed receive of `seq` (phase `phase`); `done` is where the rank saw it.
    1 if it wrote it: a wait names only operations the part holds (the merger refuses others). */
 int record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datatype t, const held_type *held, MPI_Comm comm,
-                const MPI_Status *st, uint64_t done, int blocking, int call) {
+                rcomm *xc, const MPI_Status *st, uint64_t done, int blocking, int call) {
   if (st->MPI_SOURCE == MPI_PROC_NULL) return 0;
   int cancelled = 0;
   MPI_Count bytes = 0;
   PMPI_Test_cancelled(st, &cancelled);
   if (cancelled) return 0;
   R->oom_now = 0;
-  rcomm *x = usable(comm, call);
+  rcomm *x = usable_held(xc, comm, call);
   if (!x) return 0;
   PMPI_Get_count_c(st, MPI_BYTE, &bytes);
   if (bytes < 0) bytes = 0;
@@ -785,6 +810,7 @@ int pend_put(MPI_Request rq, pend x) {
   x.live = 1;
   x.newer = -1;
   x.oldest = i;
+  x.xc = x.kind == P_SEND || x.kind == P_RECV ? comm_hold(x.comm) : NULL;
   if (*v) {   /* behind the newest of the handle */
     int64_t last = (int64_t)*v - 1;
     x.oldest = R->p[last].oldest;
@@ -825,6 +851,8 @@ void pend_drop(MPI_Request rq) {
   R->p[i].live = 0;
   type_release(R->p[i].held);
   R->p[i].held = NULL;
+  comm_release(R->p[i].xc);
+  R->p[i].xc = NULL;
   if (R->nfree == R->freecap) {
     int64_t c = R->freecap ? 2 * R->freecap : 64;
     int64_t *q = realloc(R->pfree, (size_t)c * sizeof *q);
@@ -891,7 +919,8 @@ void completed(const MPI_Request *rq, const int *which, int n, const MPI_Status 
     if (!done) done = next_seq();   /* a position, even between phases: receives are written late */
     int written = 1;
     if (p->kind == P_RECV) {
-      written = record_recv(p->phase, p->seq, (void *)p->buf, p->count, p->type, p->held, p->comm, &st[k], done, 0, call);
+      written = record_recv(p->phase, p->seq, (void *)p->buf, p->count, p->type, p->held, p->comm, p->xc, &st[k], done, 0,
+                            call);
       if (written) probed_written(p);
     } else if (p->kind == P_COLL)
       nbcoll_completed(p, done);
@@ -1006,8 +1035,7 @@ void rec_free(void) {
   Word_t *v, k = 0;
   JLF(v, R->comms, k);
   while (v) {
-    free(((rcomm *)*v)->world);
-    free((rcomm *)*v);
+    comm_release((rcomm *)*v);   /* the map's reference; pending operations' go below */
     JLN(v, R->comms, k);
   }
   k = 0;
@@ -1019,6 +1047,7 @@ void rec_free(void) {
   for (int64_t i = 0; i < R->np; i++) {   /* operations still pending at the end */
     if (!R->p[i].live) continue;
     type_release(R->p[i].held);
+    comm_release(R->p[i].xc);
     R->p[i].active = 0;   /* a collective never completed: its memory, nothing counted */
     if (R->p[i].kind == P_COLL) nbcoll_dropped(&R->p[i]);
   }
@@ -1029,6 +1058,7 @@ void rec_free(void) {
     JLN(v, R->msgs, k);
   }
   JudyLFreeArray(&R->comms, PJE0);
+  Judy1FreeArray(&R->idups, PJE0);
   JudyLFreeArray(&R->types, PJE0);
   JudyLFreeArray(&R->reqs, PJE0);
   JudyLFreeArray(&R->msgs, PJE0);
@@ -1134,6 +1164,73 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *nc) {
   if (rc == MPI_SUCCESS) comm_created(*nc);
   return rc;
 }
+
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *nc) {
+  COUNT(C_Comm_dup_with_info);
+  int rc = PMPI_Comm_dup_with_info(comm, info, nc);
+  if (rc == MPI_SUCCESS) comm_created(*nc);
+  return rc;
+}
+
+/* MPI_Comm_idup(_with_info): the new communicator has its parent's members, and its id is
+   fixed without a collective (the program may not use it before the request completes, and
+   an agreement inside the call could wait for a rank that first waits for this one): the k-th
+   idup of parent p gets IDUP_FIRST + p * IDUP_PER_PARENT + k on every member, since members
+   call a communicator's nonblocking collectives in the same order. */
+static int idup_id(const rcomm *p, int k) {
+  if (p->id < IDUP_PARENTS && k < IDUP_PER_PARENT) return IDUP_FIRST + p->id * IDUP_PER_PARENT + k;
+  uint64_t h = ((uint64_t)(uint32_t)p->id << 32 | (uint32_t)k) * 0x9e3779b97f4a7c15ull;   /* Fibonacci hashing */
+  h ^= h >> 29;
+  return IDUP_HASHED + (int)(h % (uint64_t)(INT32_MAX - IDUP_HASHED));
+}
+
+static void comm_iduped(MPI_Comm parent, MPI_Comm nc, int call) {
+  if (!R || nc == MPI_COMM_NULL) return;
+  rcomm *p = comm_of(parent);
+  comm_drop(nc);   /* a handle MPI reused */
+  int id = p && p->world ? idup_id(p, p->nidup++) : 0, taken = 0;
+  if (id) J1S(taken, R->idups, (Word_t)id);
+  if (!id || taken != 1) {   /* unknown, or a hashed id this rank gave before (or no memory): not guessed */
+    if (R->active)
+      unsupported_because(call, !id ? "of a communicator the recorder does not know"
+                                    : "whose id (made without a collective) this process gave another communicator");
+    return;
+  }
+  int *world = malloc((size_t)p->n * sizeof *world);
+  if (world) memcpy(world, p->world, (size_t)p->n * sizeof *world);
+  comm_put(nc, parent, id, p->n, p->inter, world);   /* an intercommunicator's groups: its parent's */
+}
+
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *nc, MPI_Request *rq) {
+  COUNT(C_Comm_idup);
+  int rc = PMPI_Comm_idup(comm, nc, rq);
+  if (rc == MPI_SUCCESS) comm_iduped(comm, *nc, C_Comm_idup);
+  return rc;
+}
+
+#if MPI_VERSION >= 4
+int MPI_Comm_create_from_group(MPI_Group g, const char *tag, MPI_Info info, MPI_Errhandler eh, MPI_Comm *nc) {
+  COUNT(C_Comm_create_from_group);
+  int rc = PMPI_Comm_create_from_group(g, tag, info, eh, nc);
+  if (rc == MPI_SUCCESS) comm_created(*nc);
+  return rc;
+}
+
+int MPI_Intercomm_create_from_groups(MPI_Group local, int local_leader, MPI_Group remote, int remote_leader,
+                                     const char *tag, MPI_Info info, MPI_Errhandler eh, MPI_Comm *nc) {
+  COUNT(C_Intercomm_create_from_groups);
+  int rc = PMPI_Intercomm_create_from_groups(local, local_leader, remote, remote_leader, tag, info, eh, nc);
+  if (rc == MPI_SUCCESS) comm_created(*nc);
+  return rc;
+}
+
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *nc, MPI_Request *rq) {
+  COUNT(C_Comm_idup_with_info);
+  int rc = PMPI_Comm_idup_with_info(comm, info, nc, rq);
+  if (rc == MPI_SUCCESS) comm_iduped(comm, *nc, C_Comm_idup_with_info);
+  return rc;
+}
+#endif
 
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *nc) {
   COUNT(C_Comm_split);
@@ -1249,4 +1346,3 @@ int MPI_Type_free(MPI_Datatype *t) {
   }
 UNSUPPORTED(Comm_spawn, (const char *a, char *b[], int c, MPI_Info d, int e, MPI_Comm f, MPI_Comm *g, int h[]),
             (a, b, c, d, e, f, g, h))
-UNSUPPORTED(Comm_idup, (MPI_Comm a, MPI_Comm *b, MPI_Request *c), (a, b, c))

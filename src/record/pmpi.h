@@ -45,7 +45,8 @@
   X(Comm_dup) X(Comm_split) X(Comm_create) X(Comm_split_type) X(Cart_create) X(Cart_sub)          \
   X(Graph_create) X(Dist_graph_create) X(Dist_graph_create_adjacent)                              \
   X(Comm_free) X(Pcontrol) X(Comm_spawn) X(Intercomm_create) X(Intercomm_merge)                   \
-  X(Comm_create_group) X(Comm_idup) X(Init_thread_multiple)
+  X(Comm_create_group) X(Comm_idup) X(Init_thread_multiple) X(Comm_dup_with_info) X(Comm_idup_with_info)  \
+  X(Comm_create_from_group) X(Intercomm_create_from_groups)
 #define REC_NBCOLL_CALLS(X)                                                                       \
   X(Ibarrier) X(Ibcast) X(Igather) X(Iscatter) X(Iallgather) X(Ialltoall) X(Ireduce) X(Iallreduce)  \
   X(Ireduce_scatter_block) X(Ireduce_scatter) X(Iscan) X(Iexscan) X(Igatherv) X(Iscatterv)          \
@@ -74,6 +75,18 @@ extern const char *const oom_names[NOOM];
    program free a datatype while an operation on it is pending). */
 typedef struct { mpig_flat f; int64_t refs; } held_type;
 
+/* A communicator: its agreed id and the world ranks of the n ranks a message names (an
+   intercommunicator's remote group); oom: the world ranks were lost to memory. */
+typedef struct { int id, n, inter, oom, refs, nidup; int *world; } rcomm;   /* nidup: MPI_Comm_idup's made of it */
+/* Ids of communicators MPI_Comm_idup makes (pmpi.c, comm_iduped), above SELF_COMM_ID and so
+   above every id members agree on at other creations: the k-th of parent p is
+   IDUP_FIRST + p * IDUP_PER_PARENT + k while p < IDUP_PARENTS and k < IDUP_PER_PARENT, else
+   (a duplicate of such a duplicate) a hash of (p, k) from IDUP_HASHED on. */
+#define IDUP_FIRST (SELF_COMM_ID + 1)
+#define IDUP_PER_PARENT 2048
+#define IDUP_PARENTS (1 << 18)
+#define IDUP_HASHED (IDUP_FIRST + IDUP_PARENTS * IDUP_PER_PARENT)
+
 enum { P_SEND, P_RECV, P_COLL, P_RMA };   /* P_COLL: a nonblocking collective (pmpi_nbcoll.c); P_RMA:
                                               a request-based one-sided access (pmpi_rma.c) */
 typedef struct {
@@ -88,11 +101,12 @@ typedef struct {
   MPI_Comm comm;
   held_type *held;               /* type, held for a receive (written when it completes) and a
                                 persistent operation (laid out at each start); NULL none */
+  rcomm *xc;                 /* a send's or receive's communicator, held from its post to its
+                                completion (comm_hold): the program may free comm meanwhile,
+                                and MPI hand its handle to the next communicator */
 } pend;   /* P_COLL: buf is the call's coll (pmpi_coll.h), its output waiting for completion */
 
-/* A communicator: its agreed id and the world ranks of the n ranks a message names (an
-   intercommunicator's remote group); oom: the world ranks were lost to memory. */
-typedef struct { int id, n, inter, oom; int *world; } rcomm;
+
 /* The byte ranges of one message, coalesced; ncopies: the strided copies that pack them
    (runs of one length at one stride are one copy; layout sets it). */
 typedef struct { int64_t n, cap; uint64_t *a, *l; int64_t ncopies; } ranges;
@@ -115,6 +129,7 @@ typedef struct {
   Pvoid_t probed;            /* JudyL: an Imrecv's position -> its probe's (pmpi_p2p.c) */
   Pvoid_t wins;                       /* JudyL: window -> its members (pmpi_rma.c) */
   Pvoid_t pairs;                      /* Judy1: the pair communicators declared (pmpi_rma.c) */
+  Pvoid_t idups;                      /* Judy1: the ids comm_iduped gave (pmpi.c) */
   MPI_Win tickets;                    /* a ticket counter per process, and where it is (MPI_WIN_NULL: none; pmpi_rma.c) */
   uint64_t *counter;                  /* this process's: [0] its ticket counter, [1] where it is (record.h,
                                          tpos), [2 ..] the locks of the atomics on it, one per
@@ -181,10 +196,17 @@ uint64_t next_seq(void);
 void check_sent(const ranges *r, uint64_t seq, const char *type);
 uint64_t pack_area(uint64_t total);
 void pack_copies(const ranges *r, uint64_t area, uint64_t first_seq, int to_area);
+/* comm's recorded communicator: xc when not NULL (a pending operation's, held), else the
+   one comm names now. */
 uint64_t record_send(const void *buf, int count, MPI_Datatype t, const held_type *held, int dest, int tag, MPI_Comm comm,
-                     int call, int blocking);
+                     rcomm *xc, int call, int blocking);
 int record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datatype t, const held_type *held, MPI_Comm comm,
-                const MPI_Status *st, uint64_t done, int blocking, int call);
+                rcomm *xc, const MPI_Status *st, uint64_t done, int blocking, int call);
+/* Does the recorder know comm (a communicator whose calls it can record)? */
+int comm_known(MPI_Comm comm);
+/* The recorded communicator comm names, one more reference (NULL: none); comm_release. */
+rcomm *comm_hold(MPI_Comm comm);
+void comm_release(rcomm *x);
 /* After receive p was written: its `probed` line, if a probe matched its message (Imrecv). */
 void probed_written(const pend *p);
 

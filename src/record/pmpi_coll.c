@@ -318,7 +318,7 @@ static MPI_Aint extent_of(MPI_Datatype t) {
 /* Sends of count t from buf + r * step to every rank r of the other group (step 0: the same). */
 static void inter_sends(int tag, const void *buf, int count, MPI_Datatype t, MPI_Aint step, MPI_Comm comm, int call) {
   for (int r = 0, n = remote_size(comm); tag && r < n; r++)
-    record_send(buf ? (const char *)buf + r * step : NULL, count, t, NULL, r, tag, comm, call, 1);   /* NULL: a barrier's */
+    record_send(buf ? (const char *)buf + r * step : NULL, count, t, NULL, r, tag, comm, NULL, call, 1);   /* NULL: a barrier's */
 }
 
 /* The receive of count t into buf from rank src of the other group, completed by the call. */
@@ -330,7 +330,7 @@ static void inter_recv(int tag, void *buf, int count, MPI_Datatype t, int src, M
   PMPI_Status_set_elements(&st, t, count);
   PMPI_Status_set_cancelled(&st, 0);
   uint64_t seq = next_seq();
-  record_recv(R->phase, seq, buf, count, t, NULL, comm, &st, seq, 1, call);
+  record_recv(R->phase, seq, buf, count, t, NULL, comm, NULL, &st, seq, 1, call);
 }
 
 /* Receives from every rank r of the other group into buf + r * step. */
@@ -350,7 +350,7 @@ static int inter_bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm 
 static int inter_gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
                         int root, MPI_Comm comm) {
   int tag = root == MPI_PROC_NULL ? 0 : inter_tag(comm, C_Gather);
-  if (root >= 0 && tag) record_send(sbuf, scount, stype, NULL, root, tag, comm, C_Gather, 1);
+  if (root >= 0 && tag) record_send(sbuf, scount, stype, NULL, root, tag, comm, NULL, C_Gather, 1);
   int rc = PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
   if (rc == MPI_SUCCESS && root == MPI_ROOT) inter_recvs(tag, rbuf, rcount, rtype, rcount * extent_of(rtype), comm, C_Gather);
   return rc;

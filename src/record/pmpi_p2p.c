@@ -34,7 +34,7 @@ static void pend_held(MPI_Request rq, pend x, int call) {
 #define BLOCKING_SEND(NAME)                                                                       \
   int MPI_##NAME(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm) { \
     COUNT(C_##NAME);                                                                              \
-    record_send(buf, count, t, NULL, dest, tag, comm, C_##NAME, 1);                               \
+    record_send(buf, count, t, NULL, dest, tag, comm, NULL, C_##NAME, 1);                               \
     return PMPI_##NAME(buf, count, t, dest, tag, comm);                                           \
   }
 BLOCKING_SEND(Send)
@@ -47,8 +47,8 @@ BLOCKING_SEND(Bsend)
                  MPI_Request *rq) {                                                               \
     COUNT(C_##NAME);                                                                              \
     int rc = PMPI_##NAME(buf, count, t, dest, tag, comm, rq);                                     \
-    uint64_t seq = rc == MPI_SUCCESS ? record_send(buf, count, t, NULL, dest, tag, comm, C_##NAME, 0) : 0; \
-    if (seq) pend_put(*rq, (pend){P_SEND, 0, 1, 1, -1, -1, R->phase, seq, buf, count, dest, tag, t, comm, NULL}); \
+    uint64_t seq = rc == MPI_SUCCESS ? record_send(buf, count, t, NULL, dest, tag, comm, NULL, C_##NAME, 0) : 0; \
+    if (seq) pend_put(*rq, (pend){P_SEND, 0, 1, 1, -1, -1, R->phase, seq, buf, count, dest, tag, t, comm, NULL, NULL}); \
     return rc;                                                                                    \
   }
 NONBLOCKING_SEND(Isend)
@@ -62,7 +62,7 @@ NONBLOCKING_SEND(Ibsend)
     COUNT(C_##NAME);                                                                              \
     int rc = PMPI_##NAME(buf, count, t, dest, tag, comm, rq);                                     \
     if (rc == MPI_SUCCESS && R && dest != MPI_PROC_NULL)                                          \
-      pend_held(*rq, (pend){P_SEND, 1, 0, 1, -1, -1, 0, 0, buf, count, dest, tag, t, comm, NULL}, C_##NAME); \
+      pend_held(*rq, (pend){P_SEND, 1, 0, 1, -1, -1, 0, 0, buf, count, dest, tag, t, comm, NULL, NULL}, C_##NAME); \
     return rc;                                                                                    \
   }
 PERSISTENT_SEND(Send_init)
@@ -79,7 +79,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm co
   int rc = PMPI_Recv(buf, count, t, src, tag, comm, s);
   if (rc == MPI_SUCCESS && recording()) {
     uint64_t seq = next_seq();
-    record_recv(R->phase, seq, buf, count, t, NULL, comm, s, seq, 1, C_Recv);
+    record_recv(R->phase, seq, buf, count, t, NULL, comm, NULL, s, seq, 1, C_Recv);
   }
   return rc;
 }
@@ -88,7 +88,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm c
   COUNT(C_Irecv);
   int rc = PMPI_Irecv(buf, count, t, src, tag, comm, rq);
   if (rc == MPI_SUCCESS && recording() && src != MPI_PROC_NULL)
-    pend_held(*rq, (pend){P_RECV, 0, 1, 1, -1, -1, R->phase, next_seq(), buf, count, src, tag, t, comm, NULL}, C_Irecv);
+    pend_held(*rq, (pend){P_RECV, 0, 1, 1, -1, -1, R->phase, next_seq(), buf, count, src, tag, t, comm, NULL, NULL}, C_Irecv);
   return rc;
 }
 
@@ -96,16 +96,17 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Co
   COUNT(C_Recv_init);
   int rc = PMPI_Recv_init(buf, count, t, src, tag, comm, rq);
   if (rc == MPI_SUCCESS && R && src != MPI_PROC_NULL)
-    pend_held(*rq, (pend){P_RECV, 1, 0, 1, -1, -1, 0, 0, buf, count, src, tag, t, comm, NULL}, C_Recv_init);
+    pend_held(*rq, (pend){P_RECV, 1, 0, 1, -1, -1, 0, 0, buf, count, src, tag, t, comm, NULL, NULL}, C_Recv_init);
   return rc;
 }
 
-/* Sendrecv: a send and a receive issued together, both complete on return. */
-static void sendrecv_done(uint64_t sseq, uint64_t rseq, void *rbuf, int rcount, MPI_Datatype rt, MPI_Comm comm,
-                          const MPI_Status *s, int call) {
-  if (!recording()) return;
+/* Sendrecv: a send and a receive issued together, both complete on return. A communicator
+   the recorder does not know was counted once, by the send (unless it sent to no one). */
+static void sendrecv_done(uint64_t sseq, uint64_t rseq, void *rbuf, int rcount, MPI_Datatype rt, int dest,
+                          MPI_Comm comm, const MPI_Status *s, int call) {
+  if (!recording() || (dest != MPI_PROC_NULL && !comm_known(comm))) return;
   uint64_t done = next_seq();
-  int got = record_recv(R->phase, rseq, rbuf, rcount, rt, NULL, comm, s, done, 0, call);
+  int got = record_recv(R->phase, rseq, rbuf, rcount, rt, NULL, comm, NULL, s, done, 0, call);
   if (sseq || got) {
     out("%d %llu wait", R->phase, (unsigned long long)done);
     if (sseq) out(" %llu", (unsigned long long)sseq);
@@ -119,10 +120,10 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype st_, int dest, int s
   COUNT(C_Sendrecv);
   MPI_Status own;
   MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
-  uint64_t sseq = record_send(sbuf, scount, st_, NULL, dest, stag, comm, C_Sendrecv, 0);
+  uint64_t sseq = record_send(sbuf, scount, st_, NULL, dest, stag, comm, NULL, C_Sendrecv, 0);
   uint64_t rseq = recording() ? next_seq() : 0;
   int rc = PMPI_Sendrecv(sbuf, scount, st_, dest, stag, rbuf, rcount, rt, src, rtag, comm, s);
-  if (rc == MPI_SUCCESS) sendrecv_done(sseq, rseq, rbuf, rcount, rt, comm, s, C_Sendrecv);
+  if (rc == MPI_SUCCESS) sendrecv_done(sseq, rseq, rbuf, rcount, rt, dest, comm, s, C_Sendrecv);
   return rc;
 }
 
@@ -131,10 +132,10 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype t, int dest, int sta
   COUNT(C_Sendrecv_replace);
   MPI_Status own;
   MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
-  uint64_t sseq = record_send(buf, count, t, NULL, dest, stag, comm, C_Sendrecv_replace, 0);
+  uint64_t sseq = record_send(buf, count, t, NULL, dest, stag, comm, NULL, C_Sendrecv_replace, 0);
   uint64_t rseq = recording() ? next_seq() : 0;
   int rc = PMPI_Sendrecv_replace(buf, count, t, dest, stag, src, rtag, comm, s);
-  if (rc == MPI_SUCCESS) sendrecv_done(sseq, rseq, buf, count, t, comm, s, C_Sendrecv_replace);
+  if (rc == MPI_SUCCESS) sendrecv_done(sseq, rseq, buf, count, t, dest, comm, s, C_Sendrecv_replace);
   return rc;
 }
 
@@ -147,7 +148,7 @@ static void start_one(MPI_Request rq) {
   p->phase = R->phase;
   p->active = 1;
   if (p->kind == P_SEND) {
-    p->seq = record_send(p->buf, p->count, p->type, p->held, p->peer, p->tag, p->comm, C_Start, 0);
+    p->seq = record_send(p->buf, p->count, p->type, p->held, p->peer, p->tag, p->comm, p->xc, C_Start, 0);
     p->active = p->seq != 0;
   } else {
     p->seq = next_seq();
@@ -335,7 +336,7 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype t, MPI_Message *m, MPI_Status *
   int rc = PMPI_Mrecv(buf, count, t, m, s);
   if (rc == MPI_SUCCESS && known && recording()) {
     uint64_t seq = next_seq();
-    if (record_recv(R->phase, seq, buf, count, t, NULL, p.comm, s, seq, 1, C_Mrecv) && p.seq && p.phase == R->phase)
+    if (record_recv(R->phase, seq, buf, count, t, NULL, p.comm, NULL, s, seq, 1, C_Mrecv) && p.seq && p.phase == R->phase)
       out("%d probed %llu %llu\n", R->phase, (unsigned long long)seq, (unsigned long long)p.seq);
   }
   return rc;
@@ -348,7 +349,7 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *m, MPI_Request
   int rc = PMPI_Imrecv(buf, count, t, m, rq);
   if (rc == MPI_SUCCESS && known && recording()) {
     uint64_t seq = next_seq();
-    pend_held(*rq, (pend){P_RECV, 0, 1, 1, -1, -1, R->phase, seq, buf, count, MPI_ANY_SOURCE, MPI_ANY_TAG, t, p.comm, NULL},
+    pend_held(*rq, (pend){P_RECV, 0, 1, 1, -1, -1, R->phase, seq, buf, count, MPI_ANY_SOURCE, MPI_ANY_TAG, t, p.comm, NULL, NULL},
               C_Imrecv);
     Word_t *v;
     if (p.seq && p.phase == R->phase) {

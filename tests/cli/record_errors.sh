@@ -20,7 +20,7 @@ cases <<'T'
 # preloaded into `true`, which then fails: any failing status; without --strict the status
 # is the command's, tests/record/record_status.sh)
 !0 cdag record --strict -o rec -- true
-  err no process was recorded: did the command run an MPI program?
+  err no process was recorded: did the command run an MPI program that calls MPI_Init or MPI_Init_thread?
 127 cdag record -o rec -- ./does-not-exist
   err cannot run ./does-not-exist
 T
