@@ -106,8 +106,8 @@ CDAG_API int cdag_graph_create(MPI_Comm comm, cdag_graph **g);                  
 CDAG_API int cdag_send(cdag_graph *g, const void *buf, size_t bytes, int dest, int tag, cdag_op *op);
 CDAG_API int cdag_recv(cdag_graph *g, void *buf, size_t bytes, int source, int tag, cdag_op *op);
 /* (cdag addition) A message of any MPI datatype (vector, indexed, struct, subarray, resized,
-   ...), as MPI_Send / MPI_Recv take it: the bytes it touches, in the order MPI packs them.
-   Several ranges are packed and unpacked through a buffer cdag owns (scratch, so compiled
+   ...), as MPI_Send / MPI_Recv take it: the bytes it touches, in the order MPI packs them;
+   buf may be MPI_BOTTOM with a datatype of absolute addresses (MPI_Get_address). Several ranges are packed and unpacked through a buffer cdag owns (scratch, so compiled
    schedules move the bytes directly). A receive datatype writing a byte twice, and a
    datatype not committed (MPI_Type_commit), are CDAG_ERR_ARG. *op: the send; for a
    receive, the last operation that writes buf. */

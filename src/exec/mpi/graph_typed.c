@@ -126,8 +126,19 @@ static int check_args(const cdag_graph *g, const char *fn, const void *buf, MPI_
   if (rc) return rc;
   if (count < 0) return cdag__error(CDAG_ERR_ARG, "rank %d: %s: count %lld < 0", g->myrank, fn, (long long)count);
   if (t == MPI_DATATYPE_NULL) return cdag__error(CDAG_ERR_ARG, "rank %d: %s: datatype is MPI_DATATYPE_NULL", g->myrank, fn);
-  if (!buf && count) return cdag__error(CDAG_ERR_ARG, "rank %d: %s: buffer is NULL", g->myrank, fn);
   return check_committed(g, fn, t);
+}
+
+/* A NULL buffer is MPI_BOTTOM (MPICH's): the datatype's displacements are then absolute
+   addresses (MPI_Get_address), none of them in the first page, where no buffer lives. */
+static int check_bottom(const cdag_graph *g, const char *fn, const void *buf, const trange *v, int64_t n) {
+  enum { FIRST_PAGE = 4096 };
+  for (int64_t k = 0; !buf && k < n; k++)
+    if (v[k].len && (v[k].off < FIRST_PAGE || (uint64_t)v[k].off > UINT64_MAX - v[k].len))
+      return cdag__error(CDAG_ERR_ARG, "rank %d: %s: buffer is NULL or MPI_BOTTOM, and the datatype's displacement %lld "
+                         "is not an address (with MPI_BOTTOM, build the datatype from MPI_Get_address)", g->myrank, fn,
+                         (long long)v[k].off);
+  return CDAG_OK;
 }
 
 /* The runs v[k ..) of one length at one stride (at least the length, > 0): their number. */
@@ -159,7 +170,7 @@ static int listed_runs(cdag_graph *g, const trange *v, int64_t k, int64_t m, uin
   uint64_t *off = malloc((size_t)m * sizeof *off), len = v[k].len;
   if (!off) return CDAG_NOMEM("datatype ranges");
   for (int64_t j = 0; j < m; j++) off[j] = (uint64_t)(v[k + j].off - lo);
-  uint64_t user = (uint64_t)(uintptr_t)(base + lo), area = (uint64_t)(uintptr_t)pack;
+  uint64_t user = (uint64_t)(uintptr_t)base + (uint64_t)lo, area = (uint64_t)(uintptr_t)pack;   /* base: maybe MPI_BOTTOM */
   int32_t id = -1;
   int rc = to_pack ? ir_add_copy_listed(g, g->myrank, user, area, (uint64_t)m, len, off, len, NULL, len, &id)
                    : ir_add_copy_listed(g, g->myrank, area, user, (uint64_t)m, len, NULL, len, off, len, &id);
@@ -177,7 +188,7 @@ static int copy_runs(cdag_graph *g, const trange *v, int64_t k, int64_t m, uint8
                      cdag_op *op) {
   int32_t id = -1;
   uint64_t len = v[k].len, d = m > 1 ? (uint64_t)(v[k + 1].off - v[k].off) : len;
-  uint64_t user = (uint64_t)(uintptr_t)(base + v[k].off), area = (uint64_t)(uintptr_t)pack;
+  uint64_t user = (uint64_t)(uintptr_t)base + (uint64_t)v[k].off, area = (uint64_t)(uintptr_t)pack;
   int added = to_pack ? ir_add_copy_strided(g, g->myrank, user, area, (uint64_t)m, len, d, len, &id)
                       : ir_add_copy_strided(g, g->myrank, area, user, (uint64_t)m, len, len, d, &id);
   return exec_to_op(added, &id, op);
@@ -193,8 +204,12 @@ int cdag_send_type(cdag_graph *g, const void *buf, MPI_Count count, MPI_Datatype
   uint64_t size;
   const uint8_t *base = buf;
   if ((rc = flatten(g, fn, count, t, &v, &n, &size))) return rc;
+  if ((rc = check_bottom(g, fn, buf, v, n))) {
+    free(v);
+    return rc;
+  }
   if (n <= 1) {
-    rc = cdag_send(g, n ? base + v[0].off : buf, size, dest, tag, op);
+    rc = cdag_send(g, n ? (const void *)((uintptr_t)base + (uintptr_t)v[0].off) : buf, size, dest, tag, op);
     free(v);
     return rc;
   }
@@ -222,6 +237,10 @@ int cdag_recv_type(cdag_graph *g, void *buf, MPI_Count count, MPI_Datatype t, in
   MPI_Aint at = 0;
   uint8_t *base = buf;
   if ((rc = flatten(g, fn, count, t, &v, &n, &size))) return rc;
+  if ((rc = check_bottom(g, fn, buf, v, n))) {
+    free(v);
+    return rc;
+  }
   int twice = n > 1 ? overlapping(v, n, &at) : 0;
   if (twice) {
     free(v);
@@ -230,7 +249,7 @@ int cdag_recv_type(cdag_graph *g, void *buf, MPI_Count count, MPI_Datatype t, in
                                    g->myrank, fn, (long long)at);
   }
   if (n <= 1) {
-    rc = cdag_recv(g, n ? base + v[0].off : buf, size, source, tag, op);
+    rc = cdag_recv(g, n ? (void *)((uintptr_t)base + (uintptr_t)v[0].off) : buf, size, source, tag, op);
     free(v);
     return rc;
   }

@@ -15,7 +15,8 @@
  * still arrive as MPI_Sendrecv delivers them. Run as written, each typed message is one MPI
  * message of a vector datatype (the strided copies fused into it: 2 messages and 2 copies
  * fused per rank), and where the program overwrites the column after the send, the pack
- * stays a copy and the send still carries the old column. Exit 0 on success. */
+ * stays a copy and the send still carries the old column. MPI_BOTTOM with a struct of
+ * absolute addresses travels as MPI moves it. Exit 0 on success. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,6 +192,50 @@ static void errors(void) {
   cdag_graph_free(&g);
 }
 
+/* MPI_BOTTOM with a struct of absolute addresses (MPI_Get_address), as older codes send
+   several variables in one message: a ring, compiled and as written, against MPI_Sendrecv;
+   NULL with a datatype of relative displacements is refused, naming MPI_BOTTOM. */
+static void bottom(void) {
+  static double x[3], xr[3], xm[3];
+  static int n[2], nr[2], nm[2];
+  MPI_Aint a[2];
+  int bl[2] = {3, 2};
+  MPI_Datatype types[2] = {MPI_DOUBLE, MPI_INT}, ts, tr, tm;
+  MPI_Get_address(x, &a[0]), MPI_Get_address(n, &a[1]);
+  MPI_Type_create_struct(2, bl, a, types, &ts);
+  MPI_Get_address(xr, &a[0]), MPI_Get_address(nr, &a[1]);
+  MPI_Type_create_struct(2, bl, a, types, &tr);
+  MPI_Get_address(xm, &a[0]), MPI_Get_address(nm, &a[1]);
+  MPI_Type_create_struct(2, bl, a, types, &tm);
+  MPI_Type_commit(&ts), MPI_Type_commit(&tr), MPI_Type_commit(&tm);
+  for (int k = 0; k < 3; k++) x[k] = R * 10.5 + k;
+  n[0] = R, n[1] = -R;
+  MPI_Sendrecv(MPI_BOTTOM, 1, ts, (R + 1) % P, 3, MPI_BOTTOM, 1, tm, (R + P - 1) % P, 3, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+  for (int detect = 1; detect >= 0; detect--) {
+    cdag_graph *g;
+    cdag_schedule *s = NULL;
+    cdag_options o;
+    cdag_options_init(&o);
+    o.detect = detect;
+    memset(xr, 0, sizeof xr), memset(nr, 0, sizeof nr);
+    MT_EXPECT(cdag_graph_create(MPI_COMM_WORLD, &g) == CDAG_OK);
+    MT_EXPECT_MSG(cdag_send_type(g, MPI_BOTTOM, 1, ts, (R + 1) % P, 3, NULL) == CDAG_OK, "%s", cdag_error_message());
+    MT_EXPECT_MSG(cdag_recv_type(g, MPI_BOTTOM, 1, tr, (R + P - 1) % P, 3, NULL) == CDAG_OK, "%s", cdag_error_message());
+    MT_EXPECT(cdag_compile(g, &o, &s) == CDAG_OK && cdag_run(s) == CDAG_OK);
+    MT_EXPECT(!memcmp(xr, xm, sizeof xr) && !memcmp(nr, nm, sizeof nr));
+    cdag_schedule_free(&s);
+    cdag_graph_free(&g);
+  }
+  cdag_graph *g;
+  cdag_graph_create(MPI_COMM_WORLD, &g);
+  MT_EXPECT_MSG(cdag_send_type(g, NULL, 2, MPI_INT, 0, 0, NULL) == CDAG_ERR_ARG &&
+                    strstr(cdag_error_message(), "MPI_BOTTOM"),
+                "NULL with relative displacements: %s", cdag_error_message());
+  cdag_graph_free(&g);
+  MPI_Type_free(&ts), MPI_Type_free(&tr), MPI_Type_free(&tm);
+}
+
 /* Column c of a rows x 4 matrix of doubles (a vector), 1000 ints each resized to 8 bytes,
    or 256 doubles at scattered places (an indexed block type): a send and a receive of it
    make 4 operations (pack, send, receive, unpack). */
@@ -305,6 +350,7 @@ int main(int argc, char **argv) {
   strided_ops(RESIZED);
   strided_ops(SCATTERED);
   overwritten_column();
+  bottom();
   errors();
   return mt_finish("mpi_types");
 }
