@@ -290,6 +290,33 @@ START_TEST(all_but_one_and_halo) {
 }
 END_TEST
 
+/* A barrier ported call for call: rank 0 receives an empty message from every rank, then
+   sends one to each. Without dependencies its receives order nothing (program order does not
+   order operations on different buffers): no barrier, and a note says why and what to add;
+   with each send depending on the receives, it is a barrier. */
+START_TEST(barrier_ported_call_for_call) {
+  enum { N = 4 };
+  for (int depend = 0; depend < 2; depend++) {
+    cdag_graph *g = cdag_test_graph(N);
+    cdag_op r[N], s;
+    for (int k = 1; k < N; k++) ck_assert_int_eq(cdag_rank_recv(g, 0, 0x1000, 0, k, 0, &r[k]), CDAG_OK);
+    for (int k = 1; k < N; k++) {
+      ck_assert_int_eq(cdag_rank_send(g, 0, 0x1000, 0, k, 0, &s), CDAG_OK);
+      for (int j = 1; depend && j < N; j++) ck_assert_int_eq(cdag_depend(g, r[j], s), CDAG_OK);
+      ck_assert_int_eq(cdag_rank_send(g, k, 0x1000, 0, 0, 0, NULL), CDAG_OK);
+      ck_assert_int_eq(cdag_rank_recv(g, k, 0x1000, 0, 0, 0, NULL), CDAG_OK);
+    }
+    cdag_plan *p = cdag_test_analyse(g, NULL);
+    ck_assert_int_eq(p->barrier, depend);
+    int noted = 0;
+    for (int64_t k = 0; k < p->nnotes; k++) noted |= strstr(p->notes[k], "3 zero-byte receives order nothing") != NULL;
+    ck_assert_int_eq(noted, !depend);
+    cdag_plan_free(&p);
+    cdag_graph_free(&g);
+  }
+}
+END_TEST
+
 START_TEST(barrier) {
   cdag_graph *g = cdag_test_graph(6);
   gen_set all = {0, 1, 6};
@@ -645,6 +672,7 @@ Suite *cdag_detect_suite(void) {
   tcase_add_test(t, allgatherv_with_equal_sizes);
   tcase_add_test(t, all_but_one_and_halo);
   tcase_add_test(t, barrier);
+  tcase_add_test(t, barrier_ported_call_for_call);
   tcase_add_test(t, vector_variants);
   tcase_add_test(t, reduce_scatter_block);
   tcase_add_test(t, merge_same_shape);
