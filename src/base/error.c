@@ -7,6 +7,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #define CDAG_ERROR_MAP(X)                                                             \
   X(CDAG_OK, "success")                                                               \
@@ -47,4 +48,11 @@ int cdag__error(int code, const char *fmt, ...) {
   vsnprintf(err_text, sizeof err_text, fmt, ap);
   va_end(ap);
   return code;
+}
+
+int cdag__error_named(int code, int rank, const char *fn) {
+  if (code == CDAG_OK || !strncmp(err_text, "rank ", 5)) return code;
+  char copy[sizeof err_text];
+  snprintf(copy, sizeof copy, "%s", err_text);
+  return cdag__error(code, "rank %d: %s: %s", rank, fn, copy);
 }

@@ -16,6 +16,9 @@ int cdag__error(int code, const char *fmt, ...) __attribute__((format(printf, 2,
 void cdag__error_clear(void);
 /* The thread's current message, "" if none. */
 const char *cdag__error_text(void);
+/* code, its message prefixed "rank R: fn: " unless it names a rank already (an API call on a
+   distributed graph whose message came from a layer that serves global graphs too). */
+int cdag__error_named(int code, int rank, const char *fn);
 
 /* Out of memory: record a message naming what was being allocated. */
 #define CDAG_NOMEM(what) cdag__error(CDAG_ERR_NOMEM, "out of memory (%s)", (what))

@@ -820,7 +820,8 @@ int cdag_label(cdag_graph *g, cdag_op op, const char *label) {
 
 int cdag_depend(cdag_graph *g, cdag_op before, cdag_op after) {
   if (g && (before == CDAG_OP_NULL || after == CDAG_OP_NULL)) return CDAG_OK;   /* an MPI_PROC_NULL peer's op */
-  return ir_add_dep(g, before, after, 1);
+  int rc = ir_add_dep(g, before, after, 1);
+  return g && g->myrank >= 0 ? cdag__error_named(rc, g->myrank, "cdag_depend") : rc;
 }
 
 int cdag_graph_free(cdag_graph **g) {

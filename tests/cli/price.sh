@@ -20,6 +20,10 @@ cases <<'T'
 0 cdag analyze --json "$ex/halo1d8.cdag"
   out "as_written": true,
   out "price": {"priced": true, "candidates_left": 0, "plan_us": 1.850600, "plan_bound": false, "written_us": 1.625200, "runs": "as_written", "params": {"L": 1, "o": 0.2, "g": 0.2, "G": 0.0002, "O": 0, "S": 65535, "copy": 0.0001}, "source": "built in"},
+# a plan with a collective set aside says so first, before the collective it would use
+0 cdag analyze "$src/tests/data/detect/allgather3_loses.cdag"
+  first runs as written (the plan below is not faster: see price); the plan would use:
+  out~ : runs as written \(the plan is not faster; the collectives above are not used\)$
 # a 64 B binomial bcast on 8 ranks: the root's seven sends beat the collective's three rounds
 0 cdag analyze "$ex/bcast_binomial8.cdag"
   first no collectives used: 1 found cost no less than their messages (notes below)

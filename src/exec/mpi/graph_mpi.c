@@ -235,11 +235,14 @@ int exec_check_distributed(const cdag_graph *g, const char *fn) {
   return CDAG_OK;
 }
 
-/* Hands the new op's id to the caller (ids are read after the add, never before). */
-int exec_to_op(int rc, const int32_t *id, cdag_op *op) {
+/* Hands the new op's id to the caller (ids are read after the add, never before); an error
+   of the layer below (which serves global graphs too) gets this rank and the call's name. */
+int exec_to_op(const cdag_graph *g, const char *fn, int rc, const int32_t *id, cdag_op *op) {
   if (rc == CDAG_OK && op) *op = *id;
-  return rc;
+  return rc == CDAG_OK ? rc : exec_named(g, fn, rc);
 }
+
+int exec_named(const cdag_graph *g, const char *fn, int rc) { return cdag__error_named(rc, g->myrank, fn); }
 
 /* MPI_PROC_NULL as a peer, as MPI has it: no operation (code built around MPI_Cart_shift
    at the edge of a non-periodic grid works unchanged); cdag_depend ignores CDAG_OP_NULL. */
@@ -256,7 +259,7 @@ int cdag_send(cdag_graph *g, const void *buf, size_t bytes, int dest, int tag, c
   if ((rc = exec_user_tag(g, "cdag_send", dest, tag))) return rc;
   if (!buf && bytes) return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_send of %zu bytes from NULL", g->myrank, bytes);
   int added = ir_add_send(g, g->myrank, (uint64_t)(uintptr_t)buf, bytes, dest, tag, &id);
-  return exec_to_op(added, &id, op);
+  return exec_to_op(g, "cdag_send", added, &id, op);
 }
 
 int cdag_recv(cdag_graph *g, void *buf, size_t bytes, int source, int tag, cdag_op *op) {
@@ -269,7 +272,7 @@ int cdag_recv(cdag_graph *g, void *buf, size_t bytes, int source, int tag, cdag_
   if (source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG)
     return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: cdag_recv with a wildcard source or tag", g->myrank);
   int added = ir_add_recv(g, g->myrank, (uint64_t)(uintptr_t)buf, bytes, source, tag, &id);
-  return exec_to_op(added, &id, op);
+  return exec_to_op(g, "cdag_recv", added, &id, op);
 }
 
 int cdag_reduce_local(cdag_graph *g, const void *in, void *inout, size_t count, MPI_Datatype type,
@@ -282,7 +285,7 @@ int cdag_reduce_local(cdag_graph *g, const void *in, void *inout, size_t count, 
   if ((!in || !inout) && count)
     return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_reduce_local with a NULL buffer", g->myrank);
   int added = ir_add_reduce(g, g->myrank, (uint64_t)(uintptr_t)in, (uint64_t)(uintptr_t)inout, count, t, r, &id);
-  return exec_to_op(added, &id, op);
+  return exec_to_op(g, "cdag_reduce_local", added, &id, op);
 }
 
 int cdag_copy_local(cdag_graph *g, const void *src, void *dst, size_t bytes, cdag_op *op) {
@@ -291,7 +294,7 @@ int cdag_copy_local(cdag_graph *g, const void *src, void *dst, size_t bytes, cda
   if (rc) return rc;
   if ((!src || !dst) && bytes) return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_copy_local with a NULL buffer", g->myrank);
   int added = ir_add_copy(g, g->myrank, (uint64_t)(uintptr_t)src, (uint64_t)(uintptr_t)dst, bytes, &id);
-  return exec_to_op(added, &id, op);
+  return exec_to_op(g, "cdag_copy_local", added, &id, op);
 }
 
 int cdag_compute(cdag_graph *g, const void *read, size_t read_bytes, void *write, size_t write_bytes,
@@ -316,7 +319,7 @@ int cdag_compute(cdag_graph *g, const void *read, size_t read_bytes, void *write
   rc = ir_add_compute(g, g->myrank, cost_ns, (uint64_t)(uintptr_t)read, all ? IR_READS_ALL : read_bytes,
                       (uint64_t)(uintptr_t)write, write_bytes, &id);
   if (!rc) x->fns[x->nfns++] = (graph_fn){id, fn, arg};
-  return exec_to_op(rc, &id, op);
+  return exec_to_op(g, "cdag_compute", rc, &id, op);
 }
 
 int exec_compute_fn(const cdag_graph *g, int64_t op, cdag_compute_fn *fn, void **arg) {
@@ -337,7 +340,7 @@ int cdag_segment(cdag_graph *g, void *base, size_t bytes, int *seg) {
   int rc = exec_check_distributed(g, "cdag_segment");
   if (rc) return rc;
   if (!base && bytes) return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_segment of NULL", g->myrank);
-  return ir_add_segment(g, g->myrank, (uint64_t)(uintptr_t)base, bytes, seg);
+  return exec_named(g, "cdag_segment", ir_add_segment(g, g->myrank, (uint64_t)(uintptr_t)base, bytes, seg));
 }
 
 /* cdag_get and cdag_put: the target's address is resolved at compile, with its segments. */
@@ -351,7 +354,7 @@ static int add_onesided(cdag_graph *g, int get, void *buf, size_t bytes, int tar
   if (seg < 0) return cdag__error(CDAG_ERR_ARG, "rank %d: segment %d (segments are numbered from 0)", g->myrank, seg);
   int added = get ? ir_add_get(g, g->myrank, (uint64_t)(uintptr_t)buf, bytes, target, seg, offset, &id)
                   : ir_add_put(g, g->myrank, (uint64_t)(uintptr_t)buf, bytes, target, seg, offset, &id);
-  return exec_to_op(added, &id, op);
+  return exec_to_op(g, get ? "cdag_get" : "cdag_put", added, &id, op);
 }
 
 int cdag_get(cdag_graph *g, void *dst, size_t bytes, int target, int seg, size_t offset, cdag_op *op) {
@@ -364,14 +367,14 @@ int cdag_put(cdag_graph *g, const void *src, size_t bytes, int target, int seg, 
 
 int cdag_fence(cdag_graph *g) {
   int rc = exec_check_distributed(g, "cdag_fence");
-  return rc ? rc : ir_add_fence(g, g->myrank, NULL);
+  return rc ? rc : exec_named(g, "cdag_fence", ir_add_fence(g, g->myrank, NULL));
 }
 
 int cdag_scratch(cdag_graph *g, void *buf, size_t bytes) {
   int rc = exec_check_distributed(g, "cdag_scratch");
   if (rc) return rc;
   if (!buf && bytes) return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_scratch of NULL", g->myrank);
-  return ir_add_scratch(g, g->myrank, (uint64_t)(uintptr_t)buf, bytes);
+  return exec_named(g, "cdag_scratch", ir_add_scratch(g, g->myrank, (uint64_t)(uintptr_t)buf, bytes));
 }
 
 /* The operations come from src/ir (redistribute.c, shared with global graphs), which also

@@ -30,7 +30,9 @@ int exec_check_distributed(const cdag_graph *g, const char *fn);
    the communicator's MPI_TAG_UB and not CDAG_REDISTRIBUTE_TAG (ir_user_tag), else
    CDAG_ERR_ARG naming the call, rank and peer. */
 int exec_user_tag(const cdag_graph *g, const char *fn, int peer, int tag);
-int exec_to_op(int rc, const int32_t *id, cdag_op *op);
+int exec_to_op(const cdag_graph *g, const char *fn, int rc, const int32_t *id, cdag_op *op);
+/* rc, with its message prefixed "rank R: fn: " unless it names a rank already. */
+int exec_named(const cdag_graph *g, const char *fn, int rc);
 int exec_proc_null(cdag_op *op);
 /* The function of computation op (a local op id) of distributed graph g, as cdag_compute
    gave it: 1 and *fn, *arg; 0 when op has none (a replayed file's computation). O(log n). */

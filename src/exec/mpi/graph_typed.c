@@ -179,7 +179,7 @@ static int listed_runs(cdag_graph *g, const trange *v, int64_t k, int64_t m, uin
     cdag__error_clear();
     return -1;
   }
-  return exec_to_op(rc, &id, op);
+  return exec_to_op(g, to_pack ? "cdag_send_type" : "cdag_recv_type", rc, &id, op);
 }
 
 /* The runs v[k .. k+m) between the user's buffer (base) and the packing area at pack: one
@@ -191,7 +191,7 @@ static int copy_runs(cdag_graph *g, const trange *v, int64_t k, int64_t m, uint8
   uint64_t user = (uint64_t)(uintptr_t)base + (uint64_t)v[k].off, area = (uint64_t)(uintptr_t)pack;
   int added = to_pack ? ir_add_copy_strided(g, g->myrank, user, area, (uint64_t)m, len, d, len, &id)
                       : ir_add_copy_strided(g, g->myrank, area, user, (uint64_t)m, len, len, d, &id);
-  return exec_to_op(added, &id, op);
+  return exec_to_op(g, to_pack ? "cdag_send_type" : "cdag_recv_type", added, &id, op);
 }
 
 int cdag_send_type(cdag_graph *g, const void *buf, MPI_Count count, MPI_Datatype t, int dest, int tag, cdag_op *op) {

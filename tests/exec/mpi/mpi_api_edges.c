@@ -6,8 +6,8 @@
  *   CDAG_ERR_ARG naming the call (MPI_Pack aborted the process); cdag_run(NULL) and a
  *   second start through cdag_run name cdag_run, not cdag_start; cdag_run after
  *   MPI_Finalize is CDAG_ERR_STATE in cdag's words (MPICH aborted); cdag_schedule_free of a
- *   run started and not completed before MPI_Finalize frees it and says so. Exit 0 on
- *   success. */
+ *   run started and not completed before MPI_Finalize frees it and says so; errors the layer
+ *   under the API finds name the rank and the call. Exit 0 on success. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -104,6 +104,37 @@ static void uncommitted_type(void) {
   cdag_graph_free(&g);
 }
 
+/* Errors the layer under the API finds (it serves global graphs too) still name the rank and
+   the call: a peer out of range, an op after compiling, a buffer that wraps, a dependency on
+   an op that does not exist. */
+static void named_errors(void) {
+  static char buf[8];
+  char want[64];
+  cdag_graph *g = NULL;
+  MT_EXPECT(cdag_graph_create(MPI_COMM_WORLD, &g) == CDAG_OK);
+  snprintf(want, sizeof want, "rank %d: cdag_send: ", R);
+  MT_EXPECT(cdag_send(g, buf, 8, P, 0, NULL) == CDAG_ERR_ARG);
+  SAYS(want);
+  SAYS("out of range");
+  snprintf(want, sizeof want, "rank %d: cdag_recv: ", R);
+  MT_EXPECT(cdag_recv(g, (void *)(uintptr_t)(UINTPTR_MAX - 3), 8, R, 0, NULL) == CDAG_ERR_ARG);
+  SAYS(want);
+  SAYS("wraps around");
+  snprintf(want, sizeof want, "rank %d: cdag_depend: ", R);
+  MT_EXPECT(cdag_depend(g, 0, 5) == CDAG_ERR_ARG);
+  SAYS(want);
+  cdag_op c;
+  MT_EXPECT(cdag_copy_local(g, buf, buf + 4, 4, &c) == CDAG_OK);
+  cdag_schedule *s = NULL;
+  MT_EXPECT(cdag_compile(g, NULL, &s) == CDAG_OK);
+  snprintf(want, sizeof want, "rank %d: cdag_copy_local: ", R);
+  MT_EXPECT(cdag_copy_local(g, buf + 4, buf, 4, NULL) == CDAG_ERR_STATE);
+  SAYS(want);
+  SAYS("graph was compiled");
+  cdag_schedule_free(&s);
+  cdag_graph_free(&g);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &R);
@@ -118,6 +149,7 @@ int main(int argc, char **argv) {
     names(s);
   }
   uncommitted_type();
+  named_errors();
   /* a run started and never completed (local copies only: nothing in flight for MPI) */
   static char from[8] = "started", to[8];
   cdag_schedule *s2 = NULL;
