@@ -122,6 +122,8 @@ CDAG_API int cdag_recv_type(cdag_graph *g, void *buf, MPI_Count count, MPI_Datat
    Ranks must create and first use their user ops in the same order (docs/semantics.md). */
 CDAG_API int cdag_reduce_local(cdag_graph *g, const void *in, void *inout, size_t count,
                                MPI_Datatype type, MPI_Op mpi_op, cdag_op *op);
+/* dst = src, bytes bytes (memcpy: the two must not overlap, else CDAG_ERR_ARG; a memmove
+   needs a temporary, ideally declared with cdag_scratch). */
 CDAG_API int cdag_copy_local(cdag_graph *g, const void *src, void *dst, size_t bytes, cdag_op *op);
 /* (cdag addition) A computation: fn(arg) runs at this point of the rank's order every time
    the schedule runs, once what it reads (read_bytes at read; read NULL with read_bytes
