@@ -103,15 +103,18 @@ static int share_delete(MPI_Comm comm, int keyval, void *attr, void *extra) {
    graph on comm makes it) when comm has none yet. */
 static int share_take(MPI_Comm comm, comm_share **out) {
   static int keyval = MPI_KEYVAL_INVALID;   /* process-wide, set once under exec_lock */
-  int found = 0, rc = CDAG_OK;
+  int found = 0;
   comm_share *c = NULL;
-  exec_lock();
-  if (keyval == MPI_KEYVAL_INVALID &&
-      MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, share_delete, &keyval, NULL) != MPI_SUCCESS)
-    rc = cdag__error(CDAG_ERR_MPI, "cdag_graph_create: MPI_Comm_create_keyval failed");
-  int kv = keyval;
-  exec_unlock();
-  if (rc) return rc;
+  int kv = __atomic_load_n(&keyval, __ATOMIC_ACQUIRE);   /* set: no lock (every rebuilt graph comes here) */
+  if (kv == MPI_KEYVAL_INVALID) {
+    exec_lock();
+    if (keyval == MPI_KEYVAL_INVALID &&
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, share_delete, &kv, NULL) == MPI_SUCCESS)
+      __atomic_store_n(&keyval, kv, __ATOMIC_RELEASE);
+    kv = keyval;
+    exec_unlock();
+    if (kv == MPI_KEYVAL_INVALID) return cdag__error(CDAG_ERR_MPI, "cdag_graph_create: MPI_Comm_create_keyval failed");
+  }
   MPI_Comm_get_attr(comm, kv, &c, &found);
   if (!found) {
     if (!(c = calloc(1, sizeof *c))) return CDAG_NOMEM("communicator");
