@@ -108,9 +108,7 @@ static uint64_t slot_bytes(const cdag_plan *p, const det_coll *c, int m, int sen
    slot may be empty where the kernel delivers bytes (the member does not keep them: the
    executor gives the kernel scratch there), but never of another size. */
 static const char *kernel_misfit(const cdag_plan *p, const det_coll *c) {
-  int n = c->nranks, rootm = -1;
-  for (int m = 0; m < n; m++)
-    if (p->ranks[c->ranks_first + m] == c->root) rootm = m;
+  int n = c->nranks, rootm = det_root_member(p, c);
   if (c->kind == DET_REDUCE || c->kind == DET_ALLREDUCE) {
     int tsize = ir_type_size(c->type);
     if (tsize <= 0 || !ir_rop_name(c->op) || !ir_rop_valid_for(c->op, c->type)) return "no kernel for this type and op";

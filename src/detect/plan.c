@@ -271,9 +271,7 @@ static int coll_consistent(const cdag_plan *p, const det_coll *c) {
     }
     return 1;
   }
-  int32_t rootm = -1;
-  for (int32_t m = 0; in->rooted && m < c->nranks; m++)
-    if (p->ranks[c->ranks_first + m] == c->root) rootm = m;
+  int32_t rootm = det_root_member(p, c);
   if (in->rooted && rootm < 0) return 0;
   /* rooted kinds: only the root's side fans out, so O(nranks) pairs, not nranks^2 */
   int32_t i0 = in->send_root ? rootm : 0, i1 = in->send_root ? rootm + 1 : c->nranks;

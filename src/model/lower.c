@@ -654,9 +654,8 @@ static int lower_coll(lw *w, int64_t ci) {
   const cdag_plan *p = w->p;
   const det_coll *c = &p->colls[ci];
   const int32_t *R = p->ranks + c->ranks_first;
-  int n = c->nranks, ri = 0, rc;
-  for (int i = 0; i < n; i++)
-    if (R[i] == c->root) ri = i;
+  int n = c->nranks, ri = det_root_member(p, c), rc;
+  if (ri < 0) ri = 0;   /* no root: unused */
   int alg = p->chosen ? p->chosen->coll[ci].alg : (int)kern_choose_coll(p, ci, &w->model, w->policy, NULL, 0);
   uint64_t *a = malloc(sizeof *a * (size_t)(6 * n + 2));
   if (!a) return CDAG_NOMEM("lowering");

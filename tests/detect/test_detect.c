@@ -308,9 +308,7 @@ START_TEST(barrier_ported_call_for_call) {
     }
     cdag_plan *p = cdag_test_analyse(g, NULL);
     ck_assert_int_eq(p->barrier, depend);
-    int noted = 0;
-    for (int64_t k = 0; k < p->nnotes; k++) noted |= strstr(p->notes[k], "3 zero-byte receives order nothing") != NULL;
-    ck_assert_int_eq(noted, !depend);
+    ck_assert_int_eq(cdag_test_noted(p, "3 zero-byte receives order nothing"), !depend);
     cdag_plan_free(&p);
     cdag_graph_free(&g);
   }

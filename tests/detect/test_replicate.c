@@ -18,6 +18,7 @@
 #include "model/lower.h"
 #include "choose/choose.h"
 #include "exec/sim/sim.h"
+#include "support/support.h"
 
 enum { DATA = 0x1000, OUT = 0x2000, OTHER = 0x3000, TMP = 0x8000 };
 
@@ -249,9 +250,7 @@ START_TEST(not_replicated) {
   p = analyse(g, NULL);
   ck_assert_int_eq(p->ncolls, 0);
   ck_assert_int_eq(p->nreds, 2);
-  int noted = 0;
-  for (int64_t i = 0; i < p->nnotes; i++) noted |= strstr(p->notes[i], "ranks that do not contribute keep") != NULL;
-  ck_assert_msg(noted, "no note on keepers outside the contributors");
+  ck_assert_msg(cdag_test_noted(p, "ranks that do not contribute keep"), "no note on keepers outside the contributors");
   cdag_plan_free(&p);
   cdag_graph_free(&g);
 }

@@ -20,9 +20,8 @@ int main(int argc, char **argv) {
   rt_init(&argc, &argv);
   int right = (rt_rank + 1) % rt_size, left = (rt_rank + rt_size - 1) % rt_size;
   uint8_t a[B], b[B];
-  rt_fill(a, B);
   rt_fill(b, B);
-  MPI_Sendrecv(a, B, MPI_BYTE, right, 0, b, B, MPI_BYTE, left, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  rt_ring(a, b, B);
   for (int i = 0; i < B; i++) a[i] = (uint8_t)(a[i] * 7 + i + 1);   /* computed: a computation */
   MPI_Sendrecv(a, B, MPI_BYTE, right, 2, b, B, MPI_BYTE, left, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   float one = (float)rt_rank;

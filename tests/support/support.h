@@ -5,6 +5,10 @@
 #include "ir/ir.h"
 
 
+/* ---- support.c ---- */
+/* Does a note of plan p's report contain text? */
+int cdag_test_noted(const cdag_plan *p, const char *text);
+
 /* ---- gen_random.c ---- */
 typedef struct {
   int nprocs;        /* 0: random 1..8 */

@@ -3,7 +3,7 @@
  *
  * cdag_compile, on every rank of the graph's communicator:
  *  1. takes the options as the last compile derived them, or reads and checks them; encodes
- *     its ops (wire/wire.h) and fingerprints them; one agreement of 8 integers (agree_p2p)
+ *     its ops (wire/wire.h) and fingerprints them; one agreement of 8 integers (agree)
  *     agrees on local errors, on the options (by a digest of every field, after the
  *     environment; an allreduce names the field only when they differ), on whether
  *     every rank finds the same cached schedule (the same graph rebuilt, e.g. every
@@ -91,25 +91,21 @@ static int share_error(MPI_Comm comm, int rank, int from, int rc) {
   return rc;
 }
 
-/* One allreduce over v[0..n) (MAX) whose v[0] carries failure: nprocs - rank of the
-   failing rank, so the maximum names the lowest one. Returns its error on every rank. */
-static int agree(MPI_Comm comm, int rank, int nprocs, int rc, int64_t *v, int n) {
-  v[0] = rc ? nprocs - rank : 0;
-  int mrc = MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, MPI_MAX, comm);
-  if (mrc != MPI_SUCCESS) return sched_mpi_error(mrc, "MPI_Allreduce", rank);
-  if (v[0]) return share_error(comm, rank, nprocs - (int)v[0], rc);
-  return CDAG_OK;
-}
-
-/* agree over point-to-point messages: rounds k = 1, 2, 4, .. < nprocs, each sending v to
-   rank + k and taking the maximum with what rank - k sent (MAX is idempotent, so the
-   overlaps of this dissemination do not matter). On the graph's duplicate, with the tag no
-   schedule uses (sched_agree_tag): a third of MPI_Allreduce's time at 2 ranks with MPICH,
-   and it is what every compile that hits the cache pays. */
-static int agree_p2p(MPI_Comm comm, int tag, int rank, int nprocs, int rc, int64_t *v, int n) {
+/* v[0..n) (n <= 8) agreed as their maximum, v[0] carrying failure: nprocs - rank of the
+   failing rank, so the maximum names the lowest one. Returns its error on every rank. With a
+   tag (>= 0) over point-to-point rounds k = 1, 2, 4, .. < nprocs, each sending v to rank + k
+   and taking the maximum with what rank - k sent (MAX is idempotent, so the overlaps of this
+   dissemination do not matter): a third of MPI_Allreduce's time at 2 ranks with MPICH, what
+   every compile that hits the cache pays, on the graph's duplicate with a tag no schedule
+   uses. Without one (tag < 0), one MPI_Allreduce. */
+static int agree(MPI_Comm comm, int tag, int rank, int nprocs, int rc, int64_t *v, int n) {
   int64_t in[8];
   v[0] = rc ? nprocs - rank : 0;
-  for (int k = 1; k < nprocs; k <<= 1) {
+  if (tag < 0) {
+    int mrc = MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, MPI_MAX, comm);
+    if (mrc != MPI_SUCCESS) return sched_mpi_error(mrc, "MPI_Allreduce", rank);
+  }
+  for (int k = 1; tag >= 0 && k < nprocs; k <<= 1) {
     int mrc = MPI_Sendrecv(v, n, MPI_INT64_T, (rank + k) % nprocs, tag, in, n, MPI_INT64_T,
                            (rank - k + nprocs) % nprocs, tag, comm, MPI_STATUS_IGNORE);
     if (mrc != MPI_SUCCESS) return sched_mpi_error(mrc, "MPI_Sendrecv", rank);
@@ -122,7 +118,7 @@ static int agree_p2p(MPI_Comm comm, int tag, int rank, int nprocs, int rc, int64
 
 int exec_agree(MPI_Comm comm, int rank, int nprocs, int rc) {
   int64_t v[1];
-  return agree(comm, rank, nprocs, rc, v, 1);
+  return agree(comm, -1, rank, nprocs, rc, v, 1);
 }
 
 /* ---- the cache of compiled schedules ---- */
@@ -254,7 +250,7 @@ typedef struct {
   pipeline_tune tune;         /* kernel policy and cost model */
   int64_t digest;             /* of the options (opt_digest) */
   int64_t global;             /* fingerprint of the gathered graph */
-  int agree_tag;              /* the communicator's MPI_TAG_UB: agree_p2p's, no schedule's */
+  int agree_tag;              /* the communicator's MPI_TAG_UB: agree's, no schedule's */
   wire_buf *parts;            /* nprocs parts */
   char *text, *json;          /* report */
 } compile_ctx;
@@ -294,7 +290,7 @@ static int graph_parts(compile_ctx *x, cdag_graph *gg, const int64_t *base) {
   int flag = 0, *ub = NULL, rc;
   MPI_Comm_get_attr(x->comm, MPI_TAG_UB, &ub, &flag);
   if ((rc = ir_finalize(gg)) || (rc = match_run(gg, &m))) return rc;
-  rc = sched_parts_from_graph(gg, &m, base, (flag && ub ? *ub : 32767) - 1, x->parts);  /* the last: agree_p2p's */
+  rc = sched_parts_from_graph(gg, &m, base, (flag && ub ? *ub : 32767) - 1, x->parts);  /* the last: agree's */
   match_free(&m);
   return rc;
 }
@@ -647,7 +643,7 @@ static int compile_agree(compile_ctx *x, const cdag_options *o, cdag_graph *g, w
   l->spare = l->core ? sched_spare_take(l->core) : NULL;
   int64_t serial = l->spare ? l->spare->serial + 1 : 0;
   int64_t v[8] = {0, l->hit, -l->hit, need_measure, x->digest, -x->digest, serial, -serial};
-  if ((rc = agree_p2p(x->comm, x->agree_tag, x->rank, x->nprocs, rc, v, 8))) return rc;
+  if ((rc = agree(x->comm, x->agree_tag, x->rank, x->nprocs, rc, v, 8))) return rc;
   if (v[4] != -v[5]) return opt_compare(x);
   if (v[3] && (rc = measure_model(x, local, w))) return rc;
   if (v[3] || v[1] != l->hit || -v[2] != l->hit) l->hit = 0;   /* not every rank found the same schedule */

@@ -165,9 +165,7 @@ static int put_colls(const cdag_plan *p, part_writer *sec) {
   for (int64_t ci = 0; ci < p->ncolls && !rc; ci++) {
     const det_coll *c = &p->colls[ci];
     const int32_t *mem = p->ranks + c->ranks_first;
-    int rootm = -1, method;
-    for (int m = 0; m < c->nranks; m++)
-      if (mem[m] == c->root) rootm = m;
+    int rootm = det_root_member(p, c), method;
     if (c->root >= 0 && rootm < 0) {
       rc = plan_bad(ci, "root is not a member");
       break;

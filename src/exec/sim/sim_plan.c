@@ -141,12 +141,6 @@ static int put_result(plan_run *r, const det_coll *c, int32_t j, uint64_t n) {
   return scatter_slot(r, c, r->p->ranks[c->ranks_first + j], d, r->acc);
 }
 
-static int32_t root_index(const cdag_plan *p, const det_coll *c) {
-  for (int32_t i = 0; i < c->nranks; i++)
-    if (p->ranks[c->ranks_first + i] == c->root) return i;
-  return -1;
-}
-
 /* ---- checking a collective against the table of kinds (ir/coll_kinds.h) before running it ---- */
 
 /* Slot counts of kind k over n members; *_root: only the root's slots on that side carry data. */
@@ -200,7 +194,7 @@ static int check_coll(const plan_run *r, int64_t ci) {
     if (rank < 0 || rank >= p->nprocs || (m > 0 && rank <= p->ranks[c->ranks_first + m - 1]))
       return bad(ci, c, "members are not distinct sorted ranks", rank);
   }
-  int32_t root = root_index(p, c), ns, nr;
+  int32_t root = det_root_member(p, c), ns, nr;
   int send_root, recv_root;
   if (ir_coll_get(c->kind)->rooted && root < 0) return bad(ci, c, "the root is not a member", c->root);
   if (c->after < 0 || c->after > ci || (c->after > 0 && c->kind != DET_BCAST))
@@ -222,7 +216,7 @@ static int check_coll(const plan_run *r, int64_t ci) {
    send side has a slot per member) and puts the result where the recv side has its slots. */
 static int run_coll(plan_run *r, const det_coll *c) {
   const ir_coll_info *in = ir_coll_get(c->kind);
-  int32_t n = c->nranks, root = root_index(r->p, c);  /* checked: a member for rooted kinds */
+  int32_t n = c->nranks, root = det_root_member(r->p, c);  /* checked: a member for rooted kinds */
   int rc = CDAG_OK;
   uint64_t bytes;
   if (!in->reduces) {   /* a barrier has no slots: synchronisation only; a rooted side, the root's pairs only */

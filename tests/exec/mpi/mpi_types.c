@@ -31,6 +31,14 @@ enum { BUF = 4096, NCASES = 7 };
 
 static int R, P;
 
+/* The default options but detect. */
+static cdag_options with_detect(int detect) {
+  cdag_options o;
+  cdag_options_init(&o);
+  o.detect = detect;
+  return o;
+}
+
 static void fill(uint8_t *b, int seed) {
   for (int k = 0; k < BUF; k++) b[k] = (uint8_t)(k * 13 + seed * 71 + 5);
 }
@@ -103,9 +111,7 @@ static void ring_case(int c, int detect) {
   MPI_Sendrecv(src, sc, st, next, 7, want, rc, rt, prev, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   cdag_graph *g;
   cdag_schedule *s = NULL;
-  cdag_options o;
-  cdag_options_init(&o);
-  o.detect = detect;
+  cdag_options o = with_detect(detect);
   int err = cdag_graph_create(MPI_COMM_WORLD, &g);
   if (!err) err = cdag_send_type(g, src, sc, st, next, 7, NULL);
   if (!err) err = cdag_recv_type(g, got, rc, rt, prev, 7, NULL);
@@ -215,9 +221,7 @@ static void bottom(void) {
   for (int detect = 1; detect >= 0; detect--) {
     cdag_graph *g;
     cdag_schedule *s = NULL;
-    cdag_options o;
-    cdag_options_init(&o);
-    o.detect = detect;
+    cdag_options o = with_detect(detect);
     memset(xr, 0, sizeof xr), memset(nr, 0, sizeof nr);
     MT_EXPECT(cdag_graph_create(MPI_COMM_WORLD, &g) == CDAG_OK);
     MT_EXPECT_MSG(cdag_send_type(g, MPI_BOTTOM, 1, ts, (R + 1) % P, 3, NULL) == CDAG_OK, "%s", cdag_error_message());
@@ -265,9 +269,7 @@ static void strided_ops(int kind) {
   for (int detect = 1; detect >= 0; detect--) {
     cdag_graph *g;
     cdag_schedule *s = NULL;
-    cdag_options o;
-    cdag_options_init(&o);
-    o.detect = detect;
+    cdag_options o = with_detect(detect);
     int64_t nops = -1;
     int err = cdag_graph_create(MPI_COMM_WORLD, &g);
     if (!err) err = cdag_send_type(g, src + 8, count, t, next, 9, NULL);
@@ -315,9 +317,7 @@ static void overwritten_column(void) {
   for (int detect = 1; detect >= 0; detect--) {
     cdag_graph *g;
     cdag_schedule *s = NULL;
-    cdag_options o;
-    cdag_options_init(&o);
-    o.detect = detect;
+    cdag_options o = with_detect(detect);
     int err = cdag_graph_create(MPI_COMM_WORLD, &g);
     if (!err) err = cdag_send_type(g, src, 1, t, next, 4, NULL);
     if (!err) err = cdag_copy_local(g, fresh, src, bytes, NULL);
