@@ -771,7 +771,9 @@ int record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datatype t, c
   l.wait = blocking;
   out_op(phase, seq, &l);
   if (r->n > 1) pack_copies(r, addr, unpack, 0);
-  for (int64_t i = 0; now && i < r->n; i++) rec_shadow_recv(R->sh, r->a[i], r->l[i], done, r->n == 1 ? type_name(t) : NULL);
+  for (int64_t i = 0; now && i < r->n; i++)
+    if (r->a[i] < REC_PACK_BASE)   /* a packing area is no program's memory */
+      rec_shadow_recv(R->sh, r->a[i], r->l[i], done, r->n == 1 ? type_name(t) : NULL);
   return 1;
 }
 
@@ -901,29 +903,46 @@ MPI_Status *statuses(MPI_Status *user, int n) {
   return R->st;
 }
 
+/* The wait line being gathered (R->wait): one more operation it names. 0 when there is no
+   memory for it (counted; the operation still completes, unnamed). */
+int wait_note(uint64_t seq) {
+  if (R->nwait == R->waitcap) {
+    int c = R->waitcap ? 2 * R->waitcap : 16;
+    uint64_t *w = realloc(R->wait, (size_t)c * sizeof *w);
+    if (!w) return nomem(OOM_CALLS), 0;
+    R->wait = w, R->waitcap = c;
+  }
+  R->wait[R->nwait++] = seq;
+  return 1;
+}
+
+/* Writes the wait line gathered, at position done (nothing when it names nothing). */
+void wait_line(uint64_t done) {
+  if (!R->nwait) return;
+  out("%d %llu wait", R->phase, (unsigned long long)done);
+  for (int k = 0; k < R->nwait; k++) out(" %llu", (unsigned long long)R->wait[k]);
+  out("\n");
+  R->nwait = 0;
+}
+
 /* Completions observed together: `n` requests (handles as before the call) with statuses.
    Writes their receives, then one wait line naming every operation of the phase. */
 void completed(const MPI_Request *rq, const int *which, int n, const MPI_Status *st, int call) {
   if (!R || R->fd < 0 || n <= 0) return;
   uint64_t done = 0;
-  int nwait = 0, waits = 1;   /* waits 0: no memory for the wait line (its operations still complete) */
-  if (n > R->waitcap) {
-    uint64_t *w = realloc(R->wait, (size_t)n * sizeof *w);
-    if (w) R->wait = w, R->waitcap = n;
-    else waits = 0, nomem(OOM_CALLS);
-  }
+  R->nwait = 0;
   for (int k = 0; k < n; k++) {
     int64_t i = pend_find(rq[which ? which[k] : k]);
     if (i < 0 || !R->p[i].active) continue;
     pend *p = &R->p[i];
     if (!done) done = next_seq();   /* a position, even between phases: receives are written late */
-    int written = 1;
+    int named = 1;   /* the wait names p->seq (and an access's further lines) */
     if (p->kind == P_RECV) {
-      written = record_recv(p->phase, p->seq, (void *)p->buf, p->count, p->type, p->held, p->comm, p->xc, &st[k], done, 0,
-                            call);
-      if (written) probed_written(p);
+      named = record_recv(p->phase, p->seq, (void *)p->buf, p->count, p->type, p->held, p->comm, p->xc, &st[k], done, 0,
+                          call);
+      if (named) probed_written(p);
     } else if (p->kind == P_COLL)
-      nbcoll_completed(p, done);
+      named = nbcoll_completed(p, done);
     else if (p->kind == P_RMA)
       rma_completed(p, done);
     else {
@@ -931,26 +950,13 @@ void completed(const MPI_Request *rq, const int *which, int n, const MPI_Status 
       PMPI_Test_cancelled(&st[k], &cancelled);
       if (cancelled) out("%d drop %llu\n", p->phase, (unsigned long long)p->seq);
     }
-    if (waits && written && p->phase == R->phase && R->active) R->wait[nwait++] = p->seq;
-    for (int j = 1; waits && written && p->kind == P_RMA && j < p->count && p->phase == R->phase && R->active; j++) {
-      if (nwait == R->waitcap) {   /* an access of several lines: each */
-        uint64_t *w = realloc(R->wait, (size_t)(2 * R->waitcap) * sizeof *w);
-        if (!w) {
-          waits = 0, nomem(OOM_CALLS);
-          break;
-        }
-        R->wait = w, R->waitcap *= 2;
-      }
-      R->wait[nwait++] = p->seq + (uint64_t)j;
-    }
+    int lines = p->kind == P_RMA && p->count > 1 ? p->count : 1;   /* an access of several lines: each */
+    for (int j = 0; named && p->phase == R->phase && R->active && j < lines; j++)
+      if (!wait_note(p->seq + (uint64_t)j)) break;
     p->active = 0;
     if (!p->persistent) pend_drop(rq[which ? which[k] : k]);
   }
-  if (nwait) {
-    out("%d %llu wait", R->phase, (unsigned long long)done);
-    for (int k = 0; k < nwait; k++) out(" %llu", (unsigned long long)R->wait[k]);
-    out("\n");
-  }
+  wait_line(done);
   rma_completions_done();
 }
 

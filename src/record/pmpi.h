@@ -149,7 +149,7 @@ typedef struct {
   MPI_Status *st; int stcap;          /* statuses when the caller ignores them */
   MPI_Request *rq; int rqcap;         /* request handles saved before completion calls */
   ranges rs;                          /* the message being recorded */
-  uint64_t *wait; int waitcap;        /* the operations one completion call completed */
+  uint64_t *wait; int nwait, waitcap; /* the operations one completion call completed */
   int64_t access_lines;               /* lines the last one-sided access wrote (pmpi_rma.c) */
   uint64_t oom[NOOM];                 /* what out of memory lost, by kind (its lines: oom_at) */
   int oom_now;                        /* set by nomem(): the call being recorded hit it */
@@ -218,10 +218,16 @@ void forget_requests(const MPI_Request *rq, int n);
 MPI_Request *save_requests(const MPI_Request *rq, int n);
 MPI_Status *statuses(MPI_Status *user, int n);
 void completed(const MPI_Request *rq, const int *which, int n, const MPI_Status *st, int call);
+/* The wait line of a completion: wait_note adds an operation it names (0: no memory, counted),
+   wait_line writes it at position done and empties it. */
+int wait_note(uint64_t seq);
+void wait_line(uint64_t done);
 /* pmpi_nbcoll.c: a nonblocking collective's request completed, observed at position done
    (its output is the shadow's from there on); its request dropped (active: before any
-   completion, by MPI_Request_free, counted). Both free the coll (p->buf). */
-void nbcoll_completed(pend *p, uint64_t done);
+   completion, by MPI_Request_free, counted). Both free the coll (p->buf). nbcoll_completed
+   returns 1 when the wait names the call's line (p->seq), 0 when it named the call's lines
+   itself (an intercommunicator's messages) or there is nothing to name. */
+int nbcoll_completed(pend *p, uint64_t done);
 void nbcoll_dropped(pend *p);
 /* pmpi_rma.c: a request-based access's request completed at position done (an Rget's bytes
    are the shadow's from there). */

@@ -4,7 +4,8 @@
  * ir/coll_kinds.h marks native. A reduction on MPI's predefined types and ops is native; one
  * cdag cannot combine (a user op, a derived datatype) is its data movement and a computation
  * (coll_combined). Each kind's call is described once here (pmpi_coll.h), for these blocking
- * wrappers and for the nonblocking ones of pmpi_nbcoll.c. */
+ * wrappers and for the nonblocking ones of pmpi_nbcoll.c; on an intercommunicator the
+ * description hands over to pmpi_intercoll.c (its messages). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
@@ -62,10 +63,7 @@ int coll_start(coll *c, MPI_Comm comm, int call, int nonblocking) {
   c->nonblocking = nonblocking;
   if (R) R->oom_now = 0;
   c->x = recording() ? usable(comm, call) : NULL;
-  if (c->x && c->x->inter) {   /* its two groups' roles (root, MPI_ROOT) are not recorded */
-    unsupported_because(call, "a collective on an intercommunicator");
-    c->x = NULL;
-  }
+  if (c->x && c->x->inter && !ic_start(c, comm)) c->x = NULL;   /* its messages (pmpi_intercoll.c) */
   if (c->x) PMPI_Comm_rank(comm, &c->me);
   return c->x != NULL;
 }
@@ -119,6 +117,7 @@ static int combine(const coll *c, uint64_t done) {
 
 void coll_finish(coll *c, uint64_t done) {
   if (!c->x) return;
+  if (c->ic) ic_finish(c, &done);
   if (!c->calc_len || !c->out.bytes || combine(c, done)) side_after(&c->out, done);
   coll_drop(c);
 }
@@ -126,6 +125,7 @@ void coll_finish(coll *c, uint64_t done) {
 void coll_done(coll *c) { coll_finish(c, c->seq); }
 
 void coll_drop(coll *c) {
+  ic_free(c);
   side_free(&c->in);
   side_free(&c->out);
   c->in.r = c->out.r = (ranges){0};
@@ -133,13 +133,16 @@ void coll_drop(coll *c) {
 }
 
 int coll_barrier(coll *c, int call, int nonblocking, MPI_Comm comm) {
-  if (!coll_start(c, comm, call, nonblocking) || coll_ready(c, call, 1)) return 0;
+  if (!coll_start(c, comm, call, nonblocking)) return 0;
+  if (c->ic) return ic_barrier(c);
+  if (coll_ready(c, call, 1)) return 0;
   coll_line(c, IR_COLL_BARRIER, -1, 0, 0, 0);
   return 1;
 }
 
 int coll_bcast(coll *c, int call, int nonblocking, void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
   if (!coll_start(c, comm, call, nonblocking)) return 0;
+  if (c->ic) return ic_bcast(c, buf, count, t, root);
   side *sd = c->me == root ? &c->in : &c->out;
   if (coll_ready(c, call, !side_of(sd, buf, count, t))) return 0;
   c->out.addr = sd->addr;   /* the format's bcast names its one buffer `addr` (the call's out) */
@@ -150,6 +153,7 @@ int coll_bcast(coll *c, int call, int nonblocking, void *buf, int count, MPI_Dat
 int coll_gather(coll *c, int call, int nonblocking, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                 int rcount, MPI_Datatype rtype, int root, MPI_Comm comm) {
   if (!coll_start(c, comm, call, nonblocking)) return 0;
+  if (c->ic) return ic_gatherv(c, sbuf, scount, stype, rbuf, rcount, NULL, NULL, rtype, root);
   int root_me = c->me == root, ok;
   if (sbuf == MPI_IN_PLACE)   /* the root's own block of rbuf */
     ok = !side_of(&c->in, (char *)rbuf + (int64_t)c->me * rcount * (int64_t)type_extent(rtype), rcount, rtype);
@@ -164,6 +168,7 @@ int coll_gather(coll *c, int call, int nonblocking, const void *sbuf, int scount
 int coll_scatter(coll *c, int call, int nonblocking, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                  int rcount, MPI_Datatype rtype, int root, MPI_Comm comm) {
   if (!coll_start(c, comm, call, nonblocking)) return 0;
+  if (c->ic) return ic_scatterv(c, sbuf, scount, NULL, NULL, stype, rbuf, rcount, rtype, root);
   int root_me = c->me == root, ok = 1;
   if (root_me) ok = !side_of(&c->in, sbuf, (int64_t)scount * c->x->n, stype);
   if (rbuf == MPI_IN_PLACE)
@@ -180,6 +185,8 @@ int coll_blocks(coll *c, int call, int nonblocking, int kind, const void *sbuf, 
                 void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm) {
   if (!coll_start(c, comm, call, nonblocking)) return 0;
   int a2a = ir_coll_get(kind)->send == IR_SLOTS_MEMBER, n = c->x->n, ok;   /* a block per member in */
+  if (c->ic && a2a) return ic_alltoallvw(c, sbuf, scount, NULL, NULL, stype, NULL, rbuf, rcount, NULL, NULL, rtype, NULL);
+  if (c->ic) return ic_allgatherv(c, sbuf, scount, stype, rbuf, rcount, NULL, NULL, rtype);
   if (sbuf == MPI_IN_PLACE && a2a) ok = !side_of(&c->in, rbuf, (int64_t)rcount * n, rtype);
   else if (sbuf == MPI_IN_PLACE)
     ok = !side_of(&c->in, (char *)rbuf + (int64_t)c->me * rcount * (int64_t)type_extent(rtype), rcount, rtype);
@@ -261,6 +268,7 @@ int coll_reduction(coll *c, int call, int nonblocking, int kind, const void *sbu
   char why[80];
   int type, rop;
   if (!coll_start(c, comm, call, nonblocking)) return 0;
+  if (c->ic) return ic_reduction(c, kind, sbuf, rbuf, count, NULL, t, root);
   if (reduction_computed(t, o)) return coll_combined(c, call, kind, sbuf, rbuf, count, t, root);
   if (mpig_reduction(t, o, &type, &rop, why, sizeof why) != MPIG_REDUCTION_OK) {
     unsupported_because(call, why);
@@ -278,126 +286,19 @@ int coll_reduction(coll *c, int call, int nonblocking, int kind, const void *sbu
 
 /* ---- the blocking calls: the output is the shadow's when MPI returns ---- */
 
-/* ---- collectives on intercommunicators ----
- * Recorded as the messages they move between the two groups (MPI-3.1 5.2.2): a rooted one
- * between its root (MPI_ROOT) and every rank of the other group, the other ranks of the
- * root's group (MPI_PROC_NULL) moving nothing; an all-to-all one between every rank and
- * every rank of the other group; a barrier as empty messages both ways. Sends are written
- * before the call, receives after it. Their tag is MPI_TAG_UB + 1, which no message of the
- * program can carry (none is left when MPI_TAG_UB is 2^31 - 1: the call is then counted
- * unsupported). Reductions across the groups are not among them (counted unsupported). */
-
-static int is_inter(MPI_Comm comm) {
-  int inter = 0;
-  if (R && comm != MPI_COMM_NULL) PMPI_Comm_test_inter(comm, &inter);
-  return inter;
-}
-
-/* The tag of the call's messages, 0 if it cannot be recorded (counted, when recording). */
-static int inter_tag(MPI_Comm comm, int call) {
-  int *ub = NULL, flag = 0;
-  if (!recording()) return 0;
-  PMPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &flag);
-  if (flag && ub && *ub < INT32_MAX) return *ub + 1;
-  unsupported_because(call, "a collective on an intercommunicator whose MPI_TAG_UB leaves no tag free");
-  return 0;
-}
-
-static int remote_size(MPI_Comm comm) {
-  int n = 0;
-  PMPI_Comm_remote_size(comm, &n);
-  return n;
-}
-
-static MPI_Aint extent_of(MPI_Datatype t) {
-  MPI_Aint lb = 0, ext = 0;
-  PMPI_Type_get_extent(t, &lb, &ext);
-  return ext;
-}
-
-/* Sends of count t from buf + r * step to every rank r of the other group (step 0: the same). */
-static void inter_sends(int tag, const void *buf, int count, MPI_Datatype t, MPI_Aint step, MPI_Comm comm, int call) {
-  for (int r = 0, n = remote_size(comm); tag && r < n; r++)
-    record_send(buf ? (const char *)buf + r * step : NULL, count, t, NULL, r, tag, comm, NULL, call, 1);   /* NULL: a barrier's */
-}
-
-/* The receive of count t into buf from rank src of the other group, completed by the call. */
-static void inter_recv(int tag, void *buf, int count, MPI_Datatype t, int src, MPI_Comm comm, int call) {
-  if (!tag) return;
-  MPI_Status st;
-  memset(&st, 0, sizeof st);
-  st.MPI_SOURCE = src, st.MPI_TAG = tag;
-  PMPI_Status_set_elements(&st, t, count);
-  PMPI_Status_set_cancelled(&st, 0);
-  uint64_t seq = next_seq();
-  record_recv(R->phase, seq, buf, count, t, NULL, comm, NULL, &st, seq, 1, call);
-}
-
-/* Receives from every rank r of the other group into buf + r * step. */
-static void inter_recvs(int tag, void *buf, int count, MPI_Datatype t, MPI_Aint step, MPI_Comm comm, int call) {
-  for (int r = 0, n = remote_size(comm); tag && r < n; r++)
-    inter_recv(tag, buf ? (char *)buf + r * step : NULL, count, t, r, comm, call);
-}
-
-static int inter_bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
-  int tag = root == MPI_PROC_NULL ? 0 : inter_tag(comm, C_Bcast);
-  if (root == MPI_ROOT) inter_sends(tag, buf, count, t, 0, comm, C_Bcast);
-  int rc = PMPI_Bcast(buf, count, t, root, comm);
-  if (rc == MPI_SUCCESS && root >= 0) inter_recv(tag, buf, count, t, root, comm, C_Bcast);
-  return rc;
-}
-
-static int inter_gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
-                        int root, MPI_Comm comm) {
-  int tag = root == MPI_PROC_NULL ? 0 : inter_tag(comm, C_Gather);
-  if (root >= 0 && tag) record_send(sbuf, scount, stype, NULL, root, tag, comm, NULL, C_Gather, 1);
-  int rc = PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
-  if (rc == MPI_SUCCESS && root == MPI_ROOT) inter_recvs(tag, rbuf, rcount, rtype, rcount * extent_of(rtype), comm, C_Gather);
-  return rc;
-}
-
-static int inter_scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
-                         int root, MPI_Comm comm) {
-  int tag = root == MPI_PROC_NULL ? 0 : inter_tag(comm, C_Scatter);
-  if (root == MPI_ROOT) inter_sends(tag, sbuf, scount, stype, scount * extent_of(stype), comm, C_Scatter);
-  int rc = PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
-  if (rc == MPI_SUCCESS && root >= 0) inter_recv(tag, rbuf, rcount, rtype, root, comm, C_Scatter);
-  return rc;
-}
-
-/* Allgather (each rank's block to every rank of the other group) and alltoall (block r to
-   rank r): every rank receives block r from rank r of the other group. */
-static int inter_blocks(int call, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                        MPI_Datatype rtype, MPI_Comm comm) {
-  int tag = inter_tag(comm, call), rc;
-  inter_sends(tag, sbuf, scount, stype, call == C_Alltoall ? scount * extent_of(stype) : 0, comm, call);
-  if (call == C_Alltoall) rc = PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-  else rc = PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-  if (rc == MPI_SUCCESS) inter_recvs(tag, rbuf, rcount, rtype, rcount * extent_of(rtype), comm, call);
-  return rc;
-}
-
-static int inter_barrier(MPI_Comm comm) {
-  int tag = inter_tag(comm, C_Barrier);
-  inter_sends(tag, NULL, 0, MPI_BYTE, 0, comm, C_Barrier);
-  int rc = PMPI_Barrier(comm);
-  if (rc == MPI_SUCCESS) inter_recvs(tag, NULL, 0, MPI_BYTE, 0, comm, C_Barrier);
-  return rc;
-}
-
 #pragma GCC visibility push(default)
 
 int MPI_Barrier(MPI_Comm comm) {
   COUNT(C_Barrier);
-  if (is_inter(comm)) return inter_barrier(comm);
   coll c;
   coll_barrier(&c, C_Barrier, 0, comm);
-  return PMPI_Barrier(comm);
+  int rc = PMPI_Barrier(comm);
+  coll_done(&c);
+  return rc;
 }
 
 int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
   COUNT(C_Bcast);
-  if (is_inter(comm)) return inter_bcast(buf, count, t, root, comm);
   coll c;
   coll_bcast(&c, C_Bcast, 0, buf, count, t, root, comm);
   int rc = PMPI_Bcast(buf, count, t, root, comm);
@@ -408,7 +309,6 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
 int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
                MPI_Comm comm) {
   COUNT(C_Gather);
-  if (is_inter(comm)) return inter_gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
   coll c;
   coll_gather(&c, C_Gather, 0, sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
   int rc = PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
@@ -419,7 +319,6 @@ int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int
 int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
                 MPI_Comm comm) {
   COUNT(C_Scatter);
-  if (is_inter(comm)) return inter_scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
   coll c;
   coll_scatter(&c, C_Scatter, 0, sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
   int rc = PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
@@ -430,7 +329,6 @@ int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, in
 int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
                   MPI_Comm comm) {
   COUNT(C_Allgather);
-  if (is_inter(comm)) return inter_blocks(C_Allgather, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   coll c;
   coll_blocks(&c, C_Allgather, 0, IR_COLL_ALLGATHER, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   int rc = PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
@@ -441,7 +339,6 @@ int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
 int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
                  MPI_Comm comm) {
   COUNT(C_Alltoall);
-  if (is_inter(comm)) return inter_blocks(C_Alltoall, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   coll c;
   coll_blocks(&c, C_Alltoall, 0, IR_COLL_ALLTOALL, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   int rc = PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);

@@ -19,9 +19,12 @@ typedef struct {
   const char *type;         /* the element type, for the shadow's reductions */
 } side;
 
+typedef struct intercoll intercoll;   /* an intercommunicator's call (pmpi_intercoll.c) */
 /* One collective call being recorded (x NULL: it is not). */
 typedef struct {
   rcomm *x;
+  intercoll *ic;            /* on an intercommunicator: its messages (NULL: a native line) */
+  int remote;               /* ic: the other group's size */
   int me;
   int call;                 /* C_* of the MPI function, for the counts */
   int nonblocking;          /* MPI_I<kind>: its line says so, its output waits for a completion */
@@ -86,6 +89,31 @@ int coll_neighbor_alltoallw(coll *c, int call, int nonblocking, const void *sbuf
                             const MPI_Aint *sdispls, const MPI_Datatype *stypes, void *rbuf, const int *rcounts,
                             const MPI_Aint *rdispls, const MPI_Datatype *rtypes, MPI_Comm comm);
 
+/* pmpi_intercoll.c: a call on an intercommunicator, recorded as the messages it moves
+   between the groups. coll_start calls ic_start (0: not recordable, counted); each kind's
+   description above hands its arguments to its ic_ form (roots as MPI gives them: MPI_ROOT,
+   MPI_PROC_NULL or a rank of the other group; NULL counts: the regular form); coll_finish
+   calls ic_finish (a blocking call's position *done is taken there), coll_drop ic_free. */
+int ic_start(coll *c, MPI_Comm comm);
+int ic_barrier(coll *c);
+int ic_bcast(coll *c, void *buf, int count, MPI_Datatype t, int root);
+int ic_gatherv(coll *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, const int *rcounts,
+               const int *displs, MPI_Datatype rtype, int root);
+int ic_scatterv(coll *c, const void *sbuf, int scount, const int *scounts, const int *displs, MPI_Datatype stype,
+                void *rbuf, int rcount, MPI_Datatype rtype, int root);
+int ic_allgatherv(coll *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                  const int *rcounts, const int *displs, MPI_Datatype rtype);
+int ic_alltoallvw(coll *c, const void *sbuf, int scount, const int *scounts, const int *sdispls, MPI_Datatype st,
+                  const MPI_Datatype *sts, void *rbuf, int rcount, const int *rcounts, const int *rdispls,
+                  MPI_Datatype rt, const MPI_Datatype *rts);
+/* kind IR_COLL_REDUCE, ALLREDUCE, REDUCE_SCATTER_BLOCK (count: recvcount) or
+   REDUCE_SCATTER (rcounts). */
+int ic_reduction(coll *c, int kind, const void *sbuf, void *rbuf, int count, const int *rcounts, MPI_Datatype t,
+                 int root);
+/* A kind MPI does not define on intercommunicators (scan, exscan, neighbourhood): counted. */
+int ic_undefined(coll *c);
+void ic_finish(coll *c, uint64_t *done);
+void ic_free(coll *c);
 /* The steps. `count` elements of t at buf: 0, or -1 (unrecordable). */
 int side_of(side *sd, const void *buf, int64_t count, MPI_Datatype t);
 void side_free(side *sd);

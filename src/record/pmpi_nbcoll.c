@@ -45,7 +45,13 @@ static void started(coll *c, int rc, MPI_Request *rq) {
     return;
   if (*rq != MPI_REQUEST_NULL && !k) nomem(OOM_REQUESTS);
   free(k);
-  uint64_t done = next_seq();   /* no completion will say when: complete now, as a blocking call would */
+  /* no completion will say when: complete now, as a blocking call would */
+  if (c->ic) {
+    c->nonblocking = 0;   /* its own wait line */
+    coll_finish(c, 0);
+    return;
+  }
+  uint64_t done = next_seq();
   out("%d %llu wait %llu\n", R->phase, (unsigned long long)done, (unsigned long long)c->seq);
   coll_finish(c, done);
 }
@@ -53,13 +59,15 @@ static void started(coll *c, int rc, MPI_Request *rq) {
 /* The call a P_COLL request holds (pend's buf). */
 static coll *coll_of(const pend *p) { return (coll *)(uintptr_t)p->buf; }
 
-void nbcoll_completed(pend *p, uint64_t done) {
+int nbcoll_completed(pend *p, uint64_t done) {
   coll *k = coll_of(p);
-  if (!k) return;
+  if (!k) return 1;
+  int named = !k->ic;   /* an intercommunicator's call names its messages itself */
   if (p->phase == R->phase && R->active) coll_finish(k, done);
   else coll_drop(k);   /* the shadow is another phase's */
   free(k);
   p->buf = NULL;
+  return named;
 }
 
 void nbcoll_dropped(pend *p) {

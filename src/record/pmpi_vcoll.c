@@ -77,6 +77,7 @@ static int own_block(side *sd, const void *base, int disp, int count, MPI_Dataty
 int coll_gatherv(coll *c, int call, int nonblocking, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                  const int *rcounts, const int *displs, MPI_Datatype rtype, int root, MPI_Comm comm) {
   if (!coll_start(c, comm, call, nonblocking)) return 0;
+  if (c->ic) return ic_gatherv(c, sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, root);
   int n = c->x->n, ok;
   uint64_t *v = NULL;
   if (sbuf == MPI_IN_PLACE) ok = !own_block(&c->in, rbuf, displs[c->me], rcounts[c->me], rtype);
@@ -93,6 +94,7 @@ int coll_gatherv(coll *c, int call, int nonblocking, const void *sbuf, int scoun
 int coll_scatterv(coll *c, int call, int nonblocking, const void *sbuf, const int *scounts, const int *displs,
                   MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm) {
   if (!coll_start(c, comm, call, nonblocking)) return 0;
+  if (c->ic) return ic_scatterv(c, sbuf, 0, scounts, displs, stype, rbuf, rcount, rtype, root);
   int n = c->x->n, ok = 1;
   uint64_t *v = NULL;
   if (c->me == root)
@@ -109,6 +111,7 @@ int coll_scatterv(coll *c, int call, int nonblocking, const void *sbuf, const in
 int coll_allgatherv(coll *c, int call, int nonblocking, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                     const int *rcounts, const int *displs, MPI_Datatype rtype, MPI_Comm comm) {
   if (!coll_start(c, comm, call, nonblocking)) return 0;
+  if (c->ic) return ic_allgatherv(c, sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype);
   int n = c->x->n, ok;
   uint64_t *v = NULL;
   if (sbuf == MPI_IN_PLACE) ok = !own_block(&c->in, rbuf, displs[c->me], rcounts[c->me], rtype);
@@ -125,6 +128,7 @@ int coll_alltoallvw(coll *c, int call, int nonblocking, const void *sbuf, const 
                     MPI_Datatype st, const MPI_Datatype *sts, void *rbuf, const int *rcounts, const int *rdispls,
                     MPI_Datatype rt, const MPI_Datatype *rts, MPI_Comm comm) {
   if (!coll_start(c, comm, call, nonblocking)) return 0;
+  if (c->ic) return ic_alltoallvw(c, sbuf, 0, scounts, sdispls, st, sts, rbuf, 0, rcounts, rdispls, rt, rts);
   int n = c->x->n, ok;
   int in_place = sbuf == MPI_IN_PLACE;   /* the send side's arguments are ignored, maybe null */
   int64_t sunit = sts || in_place ? 1 : type_extent(st), runit = rts ? 1 : type_extent(rt);
@@ -168,6 +172,7 @@ static void computed_scatter(coll *c, int call, const void *sbuf, void *rbuf, co
 int coll_reduce_scatter(coll *c, int call, int nonblocking, const void *sbuf, void *rbuf, const int *rcounts,
                         MPI_Datatype t, MPI_Op o, MPI_Comm comm) {
   if (!coll_start(c, comm, call, nonblocking)) return 0;
+  if (c->ic) return ic_reduction(c, IR_COLL_REDUCE_SCATTER, sbuf, rbuf, 0, rcounts, t, -1);
   int n = c->x->n, type, rop;
   int64_t sum = 0;
   uint64_t *v = lists_new(4 * (int64_t)n);   /* a computed one needs alltoallv's lists */
@@ -198,6 +203,7 @@ int coll_reduce_scatter(coll *c, int call, int nonblocking, const void *sbuf, vo
 int coll_prefix(coll *c, int call, int nonblocking, int kind, const void *sbuf, void *rbuf, int count, MPI_Datatype t,
                 MPI_Op o, MPI_Comm comm) {
   if (!coll_start(c, comm, call, nonblocking)) return 0;
+  if (c->ic) return ic_undefined(c);
   int type, rop, writes = kind == IR_COLL_SCAN || c->me > 0;
   if (reduction_computed(t, o))   /* a user op or derived type: allgathered and computed */
     return coll_combined(c, call, kind, sbuf, rbuf, count, t, -1);
@@ -247,6 +253,7 @@ static void nbr_free(nbr *nb) {
 static int nbr_start(coll *c, MPI_Comm comm, int call, nbr *nb) {
   int topo = MPI_UNDEFINED, w = 0;
   memset(nb, 0, sizeof *nb);
+  if (c->ic) return ic_undefined(c);
   PMPI_Topo_test(comm, &topo);
   if (topo == MPI_CART) {
     PMPI_Cartdim_get(comm, &nb->nin);

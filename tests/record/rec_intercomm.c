@@ -6,8 +6,11 @@
  * and keep the intercommunicator's messages apart from MPI_COMM_WORLD's of the same tag.
  * Then the halves merged (Intercomm_merge) carry a ring, and collectives on the
  * intercommunicator (a bcast from rank 0 of the even half, a gather and a scatter at rank 0 of
- * the odd one, an allgather, an alltoall, a barrier) are recorded as the messages they move,
- * replayed and compared. */
+ * the odd one, an allgather, an alltoall, a barrier; their v- and w-forms, with a strided
+ * datatype; nonblocking ones around other traffic) are recorded as the messages they move,
+ * replayed and compared. Reductions across the groups (reduce, allreduce, reduce_scatter_block,
+ * reduce_scatter, iallreduce) are recorded as their inputs moved and a computation: the
+ * program checks their values, the recording must list nothing unsupported. */
 #include <string.h>
 
 #include "rec_test.h"
@@ -56,6 +59,71 @@ int main(int argc, char **argv) {
   MPI_Allgather(a + 2, 2, MPI_BYTE, ag, 2, MPI_BYTE, inter);
   MPI_Alltoall(at, 1, MPI_BYTE, rat, 1, MPI_BYTE, inter);
   MPI_Barrier(inter);
+
+  /* v- and w-forms: rank r of a half sends r % 3 + 1 bytes (gatherv, scatterv), one block of
+     every other byte (allgatherv's receive type), r % 2 + 1 bytes to each (alltoallv), a
+     short each (alltoallw, displacements in bytes) */
+  int cnt[MAXH], dsp[MAXH], two[MAXH], d2[MAXH], one[MAXH], db[MAXH];
+  MPI_Datatype shorts[MAXH], every_other;
+  for (int r = 0; r < rn; r++)
+    cnt[r] = r % 3 + 1, dsp[r] = 4 * r, two[r] = hr % 2 + 1, d2[r] = 2 * r, one[r] = 1, db[r] = 2 * r, shorts[r] = MPI_SHORT;
+  int sendv[MAXH];
+  for (int r = 0; r < rn; r++) sendv[r] = r % 2 + 1;
+  MPI_Type_vector(2, 1, 2, MPI_BYTE, &every_other);
+  MPI_Type_commit(&every_other);
+  uint8_t gv[4 * MAXH], sv[4 * MAXH], rv[4], agv[12 * MAXH], av[2 * MAXH], rav[2 * MAXH], aw[2 * MAXH], raw[2 * MAXH];
+  rt_fill(gv, sizeof gv); rt_fill(sv, sizeof sv); rt_fill(rv, sizeof rv); rt_fill(agv, sizeof agv);
+  rt_fill(av, sizeof av); rt_fill(rav, sizeof rav); rt_fill(aw, sizeof aw); rt_fill(raw, sizeof raw);
+  MPI_Gatherv(a, hr % 3 + 1, MPI_BYTE, gv, cnt, dsp, MPI_BYTE, oroot, inter);
+  MPI_Scatterv(sv, cnt, dsp, MPI_BYTE, rv, hr % 3 + 1, MPI_BYTE, oroot, inter);
+  MPI_Allgatherv(a + 4, 2, MPI_BYTE, agv, one, dsp, every_other, inter);   /* block r at 12 r */
+  MPI_Alltoallv(av, sendv, d2, MPI_BYTE, rav, two, d2, MPI_BYTE, inter);
+  MPI_Alltoallw(aw, one, db, shorts, raw, one, db, shorts, inter);
+  MPI_Type_free(&every_other);
+
+  /* nonblocking: a bcast from the odd half and a gatherv at the even half's rank 0, a ring on
+     MPI_COMM_WORLD between their start and their completion */
+  uint8_t nb[4], ngv[4 * MAXH], nr[B], ns[B];
+  rt_fill(nb, sizeof nb); rt_fill(ngv, sizeof ngv);
+  int nroot = me % 2 ? (hr == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0, groot = me % 2 ? 0 : (hr == 0 ? MPI_ROOT : MPI_PROC_NULL);
+  MPI_Request nreq[2];
+  MPI_Ibcast(nb, 4, MPI_BYTE, nroot, inter, &nreq[0]);
+  MPI_Igatherv(a + 8, hr % 3 + 1, MPI_BYTE, ngv, cnt, dsp, MPI_BYTE, groot, inter, &nreq[1]);
+  rt_ring(ns, nr, B);
+  MPI_Waitall(2, nreq, MPI_STATUSES_IGNORE);
+
+  /* reductions across the halves: each rank contributes its world rank's values */
+  int v = me + 1, sum = -1, mx = -1, other = 0, top = 0, rsb[MAXH], rs[MAXH * MAXH], in[MAXH * MAXH];
+  for (int o = 0; o < n; o++)
+    if (o % 2 != me % 2) other += o + 1, top = o + 1;
+  MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, inter);
+  MT_REQUIRE(sum == other);
+  MPI_Reduce(&v, &mx, 1, MPI_INT, MPI_MAX, me % 2 ? (hr == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0, inter);
+  MT_REQUIRE(!(me % 2 && hr == 0) || mx == top);
+  /* inputs of hn * rn ints (both halves alike), element i of rank o's is 100 o + i; this rank's
+     block of the other half's sums: rn of them (reduce_scatter_block), or the counts below */
+  for (int i = 0; i < hn * rn; i++) in[i] = 100 * me + i;
+  MPI_Reduce_scatter_block(in, rsb, rn, MPI_INT, MPI_SUM, inter);
+  int rcounts[MAXH], first = 0;
+  for (int i = 0; i < hn; i++) rcounts[i] = i == 0 ? hn * rn - (hn - 1) : 1;
+  for (int i = 0; i < hr; i++) first += rcounts[i];
+  MPI_Reduce_scatter(in, rs, rcounts, MPI_INT, MPI_SUM, inter);
+  for (int e = 0; e < rn; e++) {
+    int want = 0;
+    for (int o = 0; o < n; o++) want += o % 2 != me % 2 ? 100 * o + hr * rn + e : 0;
+    MT_REQUIRE(rsb[e] == want);
+  }
+  for (int e = 0; e < rcounts[hr]; e++) {
+    int want = 0;
+    for (int o = 0; o < n; o++) want += o % 2 != me % 2 ? 100 * o + first + e : 0;
+    MT_REQUIRE(rs[e] == want);
+  }
+  double dv = me, dmin = -1;
+  MPI_Request rq1;
+  MPI_Iallreduce(&dv, &dmin, 1, MPI_DOUBLE, MPI_MIN, inter, &rq1);
+  MPI_Wait(&rq1, MPI_STATUS_IGNORE);
+  MT_REQUIRE(dmin == (me % 2 ? 0.0 : 1.0));
+
   MPI_Comm_free(&merged);
   MPI_Comm_free(&inter);
   MPI_Comm_free(&half);
@@ -67,5 +135,16 @@ int main(int argc, char **argv) {
   if (me % 2 == 0) rt_keep(r3, 3);
   rt_keep(ag, 2 * (size_t)rn);
   rt_keep(rat, (size_t)rn);
+  for (int r = 0; oroot == MPI_ROOT && r < rn; r++) rt_keep(gv + 4 * r, (size_t)cnt[r]);
+  if (me % 2 == 0) rt_keep(rv, (size_t)(hr % 3 + 1));
+  for (int r = 0; r < rn; r++) {
+    rt_keep(agv + 12 * r, 1);
+    rt_keep(agv + 12 * r + 2, 1);
+    rt_keep(rav + 2 * r, (size_t)(hr % 2 + 1));
+    rt_keep(raw + 2 * r, 2);
+  }
+  if (me % 2 == 0) rt_keep(nb, 4);
+  for (int r = 0; groot == MPI_ROOT && r < rn; r++) rt_keep(ngv + 4 * r, (size_t)cnt[r]);
+  rt_keep(nr, B);
   return rt_finish();
 }
