@@ -273,7 +273,8 @@ static double break_even(const replay_state *st) {
 /* As written over compiled, from the medians (0: no compiled time). */
 static double speedup(const replay_state *st) { return st->t_c.median > 0 ? st->t_w.median / st->t_c.median : 0.0; }
 
-static void print_text(const replay_state *st, const replay_args *a, uint64_t bytes, uint64_t values) {
+static void print_text(const replay_state *st, const replay_args *a, uint64_t bytes, uint64_t values,
+                       uint64_t overflowed) {
   printf("replay %s: %d ranks, %lld operations, %d iterations each way, repeated %d times\n", a->path, st->nprocs,
          (long long)st->file_ops, a->iters, a->repeat);
   const int64_t *os = st->file_os;
@@ -281,7 +282,10 @@ static void print_text(const replay_state *st, const replay_args *a, uint64_t by
     printf("one-sided: %lld gets, %lld puts, %lld accumulates, %lld fences, run as the messages they expand to "
            "(the report below counts those)\n", (long long)os[0], (long long)os[1], (long long)os[2], (long long)os[3]);
   printf("same memory as written and compiled on every rank: %llu bytes equal, %llu floating-point sums and "
-         "products within tolerance\n", (unsigned long long)bytes, (unsigned long long)values);
+         "products within tolerance", (unsigned long long)bytes, (unsigned long long)(values - overflowed));
+  if (overflowed)   /* replay_mem.c: a product fed its own results, beyond the fill's range */
+    printf(" (%llu more overflowed in one order or both: not compared)", (unsigned long long)overflowed);
+  printf("\n");
   printf("as written: %.3f us per iteration (median of %d; best %.3f us)\n", st->t_w.median * 1e6, a->repeat,
          st->t_w.best * 1e6);
   printf("compiled:   %.3f us per iteration (median of %d; best %.3f us): %.2fx, from the medians\n",
@@ -293,15 +297,16 @@ static void print_text(const replay_state *st, const replay_args *a, uint64_t by
   cdag_schedule_report(st->sc, stdout, 0);
 }
 
-static void print_json(const replay_state *st, const replay_args *a, uint64_t bytes, uint64_t values) {
+static void print_json(const replay_state *st, const replay_args *a, uint64_t bytes, uint64_t values,
+                       uint64_t overflowed) {
   printf("{\"cdag_replay\": 1, \"file\": ");
   ir_json_string(stdout, a->path);
   printf(", \"nprocs\": %d, \"ops\": %lld, \"iterations\": %d, \"repeat\": %d,\n", st->nprocs,
          (long long)st->file_ops, a->iters, a->repeat);
   printf(" \"onesided\": {\"get\": %lld, \"put\": %lld, \"accumulate\": %lld, \"fence\": %lld},\n",
          (long long)st->file_os[0], (long long)st->file_os[1], (long long)st->file_os[2], (long long)st->file_os[3]);
-  printf(" \"compared\": {\"bytes\": %llu, \"float_values\": %llu},\n", (unsigned long long)bytes,
-         (unsigned long long)values);
+  printf(" \"compared\": {\"bytes\": %llu, \"float_values\": %llu, \"float_overflowed\": %llu},\n",
+         (unsigned long long)bytes, (unsigned long long)(values - overflowed), (unsigned long long)overflowed);
   printf(" \"seconds\": {\"as_written\": %.9g, \"compiled\": %.9g, \"compile\": %.9g},\n", st->t_w.median,
          st->t_c.median, st->compile_c);
   printf(" \"best\": {\"as_written\": %.9g, \"compiled\": %.9g}, \"speedup\": %.6g,\n", st->t_w.best, st->t_c.best,
@@ -357,8 +362,9 @@ static int replay(replay_state *st, const replay_args *given) {
   st->t_w = t[0];
   st->t_c = t[1];
   uint64_t bytes = replay_sum(st->mem.nbytes), values = replay_sum((uint64_t)st->mem.nvals);
-  if (st->rank == 0 && a->json) print_json(st, a, bytes, values);
-  else if (st->rank == 0) print_text(st, a, bytes, values);
+  uint64_t overflowed = replay_sum((uint64_t)st->mem.noverflow);
+  if (st->rank == 0 && a->json) print_json(st, a, bytes, values, overflowed);
+  else if (st->rank == 0) print_text(st, a, bytes, values, overflowed);
   return CDAG_OK;
 }
 

@@ -8,7 +8,12 @@
  * misplaced run of bytes almost surely.
  * The tolerance: a sum or product of n positive values, combined in any order, is within
  * (n - 1) eps of the exact one, relative, so two orders are within 2 (n - 1) eps of each
- * other; 4 n eps leaves room. Complex elements: per component, relative to the largest. */
+ * other; 4 n eps leaves room. Complex elements: per component, relative to the largest.
+ * A recording can feed a product its own earlier results (a buffer reduced again and again
+ * with only part of it recomputed), far from the fill's range: there a part-product may
+ * overflow in one order and not in another, and no tolerance bounds the two. A pair where
+ * one result is not finite and the other is not finite either, or beyond the square root of
+ * the type's largest value, is counted as overflowed, not compared. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -135,7 +140,18 @@ static int ncomponents(int type) {
   return type == CDAG_COMPLEX_FLOAT || type == CDAG_COMPLEX_DOUBLE || type == CDAG_COMPLEX_LONG_DOUBLE ? 2 : 1;
 }
 
-/* Equal bytes, or equal values within the tolerance of a reassociated sum or product. */
+/* Not finite, or so large that a part-product in another order may not have been. */
+static int overflowing(const rm_value *v, const uint8_t *p) {
+  int single = v->type == CDAG_FLOAT || v->type == CDAG_COMPLEX_FLOAT;
+  for (int c = 0; c < ncomponents(v->type); c++) {
+    double x = component(v, p, c);
+    if (!isfinite(x) || fabs(x) >= sqrt(single ? FLT_MAX : DBL_MAX)) return 1;
+  }
+  return 0;
+}
+
+/* 1: equal bytes, or equal values within the tolerance of a reassociated sum or product;
+   2: overflowed (not compared); 0: different. */
 static int value_equal(const rm_value *v, const uint8_t *a, const uint8_t *b) {
   int size = ir_type_size(v->type), nc = ncomponents(v->type);
   if (!memcmp(a + v->off, b + v->off, (size_t)size)) return 1;
@@ -143,7 +159,8 @@ static int value_equal(const rm_value *v, const uint8_t *a, const uint8_t *b) {
   double scale = 0, tol = 4.0 * (double)(v->n > 1 ? v->n : 1) * eps;
   for (int c = 0; c < nc; c++) {
     double x = component(v, a, c), y = component(v, b, c);
-    if (!isfinite(x) || !isfinite(y)) return isnan(x) && isnan(y);
+    if (isnan(x) && isnan(y)) continue;
+    if (!isfinite(x) || !isfinite(y)) return 2 * (overflowing(v, a) && overflowing(v, b));
     scale = fmax(scale, fmax(fabs(x), fabs(y)));
   }
   for (int c = 0; c < nc; c++)
@@ -175,14 +192,17 @@ static uint64_t compare_range(const replay_mem *rm, int64_t k, const uint8_t *a,
   return diffs;
 }
 
-int rm_compare(const replay_mem *rm, const uint8_t *written, const uint8_t *compiled, FILE *err) {
+int rm_compare(replay_mem *rm, const uint8_t *written, const uint8_t *compiled, FILE *err) {
   const replay_map *m = rm->map;
   uint64_t bytes = 0, first = UINT64_MAX;
   int64_t values = 0, shown = 0;
   for (int64_t k = m->start[rm->rank]; k < m->start[rm->rank + 1]; k++)
     bytes += compare_range(rm, k, written, compiled, &shown, &first, err);
+  rm->noverflow = 0;
   for (int64_t k = 0; k < rm->nvals; k++) {
-    if (value_equal(&rm->vals[k], written, compiled)) continue;
+    int eq = value_equal(&rm->vals[k], written, compiled);
+    rm->noverflow += eq == 2;
+    if (eq) continue;
     if (!values++ && first == UINT64_MAX) first = rm->vals[k].addr;
     if (shown++ < RM_SHOWN) show_value(rm, &rm->vals[k], written, compiled, err);
   }

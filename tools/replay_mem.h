@@ -32,6 +32,7 @@ typedef struct {
   uint8_t *mask;         /* per byte of the block: RM_* */
   rm_value *vals;
   int64_t nvals, cap_vals;
+  int64_t noverflow;     /* of them, overflowed in one order or both at the last compare: not compared */
   uint64_t nbytes;       /* bytes compared exactly */
   uint64_t *unh;         /* (off, len) pairs of the block: floating-point sums and products
                             written before the end too (native calls' outputs, local reduces) */
@@ -51,8 +52,8 @@ int rm_unhashed(const replay_mem *rm, const uint8_t *block, cdag_graph *g);
 /* The content every run starts from (the bytes between ranges are zero). */
 void rm_fill(const replay_mem *rm, uint8_t *block);
 /* CDAG_OK, or CDAG_ERR_MISMATCH: the first differences (rank, file address, both values)
-   are printed to err, the message counts them. */
-int rm_compare(const replay_mem *rm, const uint8_t *written, const uint8_t *compiled, FILE *err);
+   are printed to err, the message counts them; rm->noverflow counts the values not compared. */
+int rm_compare(replay_mem *rm, const uint8_t *written, const uint8_t *compiled, FILE *err);
 /* The test hook (CDAG_REPLAY_CORRUPT): flips a bit of the last compared byte (the top byte
    of an element, where there are elements). 0 if nothing is compared on this rank. */
 int rm_corrupt(const replay_mem *rm, uint8_t *block);

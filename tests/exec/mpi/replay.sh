@@ -8,7 +8,8 @@
 #             the ratio from the medians), the compile time, the break-even and
 #             the report (a file of one rank; one-sided puts, gets and fences; a broadcast;
 #             allgathers of two sizes that once merged into one that could not run; an
-#             allreduce of float, double and complex sums and products; native collectives
+#             allreduce of float, double and complex sums and products; complex products
+#             fed their own results until they overflow (counted, not compared); native collectives
 #             of every kind with waits and a communicator; nonblocking ones overlapped
 #             with messages and a computation; fetch-and-ops in fence epochs; accesses of
 #             an accumulate's bytes later in its epoch and in the next, checked byte by
@@ -149,6 +150,12 @@ T
   ;;
 np4)
   cases <<T
+# products fed their own results overflow in one order and not another: not compared (the
+# replay before said "different memory" for this file every time)
+0 run 4 "$data/prod_chain4.cdag" $iters --repeat 1
+  summary
+  out 128 bytes equal
+  out more overflowed in one order or both: not compared
 0 run 4 "$data/allreduce_float4.cdag" $iters
   summary
   out 0 bytes equal, 56 floating-point sums and products within tolerance
@@ -186,7 +193,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["cdag_replay"] == 1 and d["nprocs"] == 4 and d["ops"] == 60 and d["iterations"] == 2, d
 assert d["repeat"] == 3, d["repeat"]
-assert d["compared"] == {"bytes": 256, "float_values": 0}, d["compared"]
+assert d["compared"] == {"bytes": 256, "float_values": 0, "float_overflowed": 0}, d["compared"]
 s, b = d["seconds"], d["best"]   # seconds: the medians
 assert s["as_written"] > 0 and s["compiled"] > 0 and s["compile"] > 0, s
 assert 0 < b["as_written"] <= s["as_written"] and 0 < b["compiled"] <= s["compiled"], (b, s)
@@ -216,7 +223,7 @@ T
 import json, sys
 d = json.load(open(sys.argv[1]))
 s = d["seconds"]   # --compute=recorded (the default): the 8 computations in a chain cost 1.6 ms
-assert d["compared"] == {"bytes": 2112, "float_values": 0}, d["compared"]
+assert d["compared"] == {"bytes": 2112, "float_values": 0, "float_overflowed": 0}, d["compared"]
 assert s["as_written"] >= 1.6e-3 and s["compiled"] >= 1.6e-3, s
 ' "$tmp/out" || fail "replay of a graph that computes spent less than its computations: $(head -c 400 "$tmp/out")"
   ;;
