@@ -149,8 +149,30 @@ int64_t exec_spare_stats(void) {
 }
 
 static pthread_mutex_t exec_mutex = PTHREAD_MUTEX_INITIALIZER;
-void exec_lock(void) { pthread_mutex_lock(&exec_mutex); }
-void exec_unlock(void) { pthread_mutex_unlock(&exec_mutex); }
+static int exec_single = -1;   /* MPI_THREAD_SINGLE (1), another level (0), not known yet (-1) */
+
+/* Under MPI_THREAD_SINGLE the process runs one thread (the program promised MPI so): the
+   lock is not taken. Known once MPI is initialised, when the level can no longer change;
+   before, locked. A lock and its unlock see the same answer: MPI is not initialised between
+   them. */
+static int single_thread(void) {
+  int s = __atomic_load_n(&exec_single, __ATOMIC_RELAXED), init = 0, level = MPI_THREAD_MULTIPLE;
+  if (s >= 0) return s;
+  MPI_Initialized(&init);
+  if (!init) return 0;
+  MPI_Query_thread(&level);
+  s = level == MPI_THREAD_SINGLE;
+  __atomic_store_n(&exec_single, s, __ATOMIC_RELAXED);
+  return s;
+}
+
+void exec_lock(void) {
+  if (!single_thread()) pthread_mutex_lock(&exec_mutex);
+}
+
+void exec_unlock(void) {
+  if (!single_thread()) pthread_mutex_unlock(&exec_mutex);
+}
 
 /* Evicted, or MPI is finalizing: the core can no longer be hit, so its spare goes now (handles
    the program holds keep the core). */

@@ -305,7 +305,8 @@ int sched_mpi_reduction(int type, int rop, MPI_Datatype *t, MPI_Op *op);
 void sched_ops_free(void);               /* frees cdag's own ops and types (at MPI_Finalize) */
 /* The process-wide state of exec/mpi (the schedule cache, its counters, the measured model,
    cdag's own MPI ops) is guarded by one mutex, so different graphs may be compiled, run and
-   freed from different threads under MPI_THREAD_MULTIPLE. exec_at_finalize registers, once,
+   freed from different threads under MPI_THREAD_MULTIPLE (not taken under MPI_THREAD_SINGLE,
+   where the process has one thread). exec_at_finalize registers, once,
    the MPI_Finalize hook that frees that state (call it with the lock held). */
 void exec_lock(void);
 void exec_unlock(void);
