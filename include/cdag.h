@@ -110,7 +110,9 @@ CDAG_API int cdag_recv(cdag_graph *g, void *buf, size_t bytes, int source, int t
    buf may be MPI_BOTTOM with a datatype of absolute addresses (MPI_Get_address). Several ranges are packed and unpacked through a buffer cdag owns (scratch, so compiled
    schedules move the bytes directly). A receive datatype writing a byte twice, and a
    datatype not committed (MPI_Type_commit), are CDAG_ERR_ARG. *op: the send; for a
-   receive, the last operation that writes buf. */
+   receive, the last operation that writes buf. The other operations such a call adds (its
+   packing copies, a receive's message) take op numbers too; an error about one of them says
+   "part of the typed message returned as op N". */
 CDAG_API int cdag_send_type(cdag_graph *g, const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
                             cdag_op *op);
 CDAG_API int cdag_recv_type(cdag_graph *g, void *buf, MPI_Count count, MPI_Datatype type, int source, int tag,

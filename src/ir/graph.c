@@ -78,7 +78,7 @@ void ir_graph_free(cdag_graph *g) {
   for (int64_t k = 0; k < g->ncoll_mem; k++) free(g->coll_mem[k]);
   void *const arrays[] = {
       g->kind, g->rank, g->peer, g->tag, g->addr, g->addr2, g->bytes, g->cw_len, g->cr_len, g->cut, g->scope,
-      g->unhashed, g->acc, g->oscomm, g->stride, g->blkoff, g->line, g->label, g->cpu, g->nic, g->labels, g->dep,
+      g->unhashed, g->acc, g->oscomm, g->stride, g->blkoff, g->line, g->part_of, g->label, g->cpu, g->nic, g->labels, g->dep,
       g->sdep, g->scr_rank, g->scr_addr, g->scr_len, g->seg_rank, g->seg_base, g->seg_len, g->os, g->os_key,
       g->join, g->call, g->calls, g->cvec, g->comm_id, g->comm_n, g->comm_first, g->members, g->member_key,
       g->coll_mem};
@@ -122,7 +122,7 @@ static int resize_ops(cdag_graph *g, int64_t cap) {
     }                                                                   \
   } while (0)
   GROW(kind); GROW(rank); GROW(peer); GROW(tag); GROW(addr); GROW(bytes);
-  GROW_OPT(addr2, 0); GROW_OPT(os, 0); GROW_OPT(line, 0); GROW_OPT(label, 0); GROW_OPT(cpu, -1); GROW_OPT(nic, -1);
+  GROW_OPT(addr2, 0); GROW_OPT(os, 0); GROW_OPT(line, 0); GROW_OPT(part_of, -1); GROW_OPT(label, 0); GROW_OPT(cpu, -1); GROW_OPT(nic, -1);
   GROW_OPT(join, 0); GROW_OPT(call, -1); GROW_OPT(cw_len, 0); GROW_OPT(cr_len, 0); GROW_OPT(cut, 0); GROW_OPT(scope, 0); GROW_OPT(acc, 0); GROW_OPT(oscomm, 0);
   GROW_OPT(stride, (ir_stride){0});
 #undef GROW_OPT
@@ -663,6 +663,15 @@ int ir_set_line(cdag_graph *g, int32_t op, uint32_t line) {
   return CDAG_OK;
 }
 
+int ir_set_part_of(cdag_graph *g, int32_t first, int32_t last, int32_t owner) {
+  if (first < 0 || last >= g->nops || owner < 0 || owner >= g->nops)
+    return cdag__error(CDAG_ERR_ARG, "ir_set_part_of: ops %d..%d or %d out of range", first, last, owner);
+  int rc = ir_ensure_opt(g, (void **)&g->part_of, sizeof *g->part_of, 1);
+  for (int32_t op = first; !rc && op <= last; op++)
+    if (op != owner) g->part_of[op] = owner;
+  return rc;
+}
+
 int ir_set_label(cdag_graph *g, int32_t op, const char *label, int64_t len) {
   int rc = ir_ensure_opt(g, (void **)&g->label, sizeof *g->label, 0);
   if (rc) return rc;
@@ -714,6 +723,9 @@ const char *ir_describe(const cdag_graph *g, int32_t op, char *buf, int size) {
   int n = snprintf(buf, (size_t)size, "rank %d op %lld (%s", g->rank[op], (long long)written_index(g, op), kind);
   const char *l = ir_label(g, op);
   if (n < size && g->line && g->line[op]) n += snprintf(buf + n, (size_t)(size - n), ", line %u", g->line[op]);
+  if (n < size && g->part_of && g->part_of[op] >= 0)   /* a typed message's: the op the program holds */
+    n += snprintf(buf + n, (size_t)(size - n), ", part of the typed message returned as op %lld",
+                  (long long)written_index(g, g->part_of[op]));
   if (n < size && l) n += snprintf(buf + n, (size_t)(size - n), ", label %s", l);
   if (n < size) snprintf(buf + n, (size_t)(size - n), ")");
   return buf;

@@ -176,6 +176,10 @@ struct cdag_graph {
   uint8_t *cut;          /* per op: where a stage starts (IR_CUT_*, set by the analysis, not
                             a file's); NULL until the first */
   uint32_t *line;        /* file line per op; NULL until a line is set */
+  int32_t *part_of;      /* per op of a distributed graph: the op a typed message's call returned,
+                            for the other ops it added (packing copies, its message), else -1;
+                            NULL until a typed message adds any: errors name the op the
+                            program holds */
   uint32_t *label;       /* 1 + offset of the op's label in labels; 0 none; NULL until set */
   int32_t *cpu, *nic;    /* GOAL `cpu N` / `nic N`, -1 absent; NULL until set */
   char *labels;          /* label strings, NUL-terminated, back to back */
@@ -476,6 +480,8 @@ int ir_add_start_dep(cdag_graph *g, int64_t before, int64_t after);
 int ir_ensure_opt(cdag_graph *g, void **arr, size_t elem, int fill_minus_one);
 /* Optional per-op facts from files. */
 int ir_set_line(cdag_graph *g, int32_t op, uint32_t line);
+/* Ops first .. last of g, but owner, belong to the call that returned owner (a typed message). */
+int ir_set_part_of(cdag_graph *g, int32_t first, int32_t last, int32_t owner);
 int ir_set_label(cdag_graph *g, int32_t op, const char *label, int64_t len);
 int ir_set_goal(cdag_graph *g, int32_t op, int32_t cpu, int32_t nic);
 /* g->unhashed: the n (addr, len) pairs at pairs, sorted and merged (replacing any before). */

@@ -11,10 +11,10 @@
 #include "wire/wire.h"
 
 #define WIRE_MAGIC 0xcd47u
-#define WIRE_VERSION 6u   /* 2: labels; 3: one-sided ops and segments; 4: joins, native collectives;
+#define WIRE_VERSION 7u   /* 2: labels; 3: one-sided ops and segments; 4: joins, native collectives;
                              5: computations (a calc's read and written ranges); 6: vector calls' lists,
                              nonblocking native collectives (a flag per call, joins of kind
-                             IR_JOIN_CALL), strided copies */
+                             IR_JOIN_CALL), strided copies; 7: the ops of typed messages (part_of) */
 
 static int wire_reserve(wire_buf *w, int64_t n) {
   if (w->failed) return 0;
@@ -249,6 +249,14 @@ int wire_encode_rank(const cdag_graph *g, wire_buf *w) {
     wire_put_u(w, (uint64_t)n);
     wire_put_bytes(w, l, (int64_t)n);
   }
+  int64_t nparts = 0;   /* typed messages' ops: count, then (op, the op their call returned) */
+  for (int64_t i = 0; g->part_of && i < g->nops; i++) nparts += g->part_of[i] >= 0;
+  wire_put_u(w, (uint64_t)nparts);
+  for (int64_t i = 0; i < g->nops && nparts; i++)
+    if (g->part_of[i] >= 0) {
+      wire_put_u(w, (uint64_t)i);
+      wire_put_u(w, (uint64_t)g->part_of[i]);
+    }
   wire_put_u(w, (uint64_t)g->nseg);   /* segments: (base, bytes) in registration order */
   for (int64_t k = 0; k < g->nseg; k++) {
     wire_put_u(w, g->seg_base[k]);
@@ -486,6 +494,14 @@ int wire_decode_rank(cdag_graph *g, const uint8_t *p, int64_t len, int *rank) {
     const uint8_t *s = r.failed || op >= nops || n > (uint64_t)(r.end - r.p) ? NULL : wire_get_bytes(&r, (int64_t)n);
     if (!s) return wire_bad(rank_, "label");
     if ((rc = ir_set_label(g, (int32_t)(base + (int64_t)op), (const char *)s, (int64_t)n))) return rc;
+  }
+  uint64_t nparts = wire_get_u(&r);
+  if (r.failed || nparts > nops) return wire_bad(rank_, "typed messages");
+  for (uint64_t k = 0; k < nparts; k++) {
+    uint64_t op = wire_get_u(&r), owner = wire_get_u(&r);
+    if (r.failed || op >= nops || owner >= nops) return wire_bad(rank_, "typed message");
+    int32_t at = (int32_t)(base + (int64_t)op);
+    if ((rc = ir_set_part_of(g, at, at, (int32_t)(base + (int64_t)owner)))) return rc;
   }
   uint64_t nseg = wire_get_u(&r);
   if (r.failed || nseg > (uint64_t)len) return wire_bad(rank_, "segments");

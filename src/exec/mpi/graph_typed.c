@@ -214,6 +214,8 @@ int cdag_send_type(cdag_graph *g, const void *buf, MPI_Count count, MPI_Datatype
     return rc;
   }
   uint8_t *pack = exec_arena_alloc(g, size);
+  int32_t first = (int32_t)g->nops;
+  cdag_op sent = CDAG_OP_NULL;
   if (!pack) rc = CDAG_NOMEM("send buffer");
   if (!rc) rc = cdag_scratch(g, pack, size);
   for (int64_t k = 0, at = 0, m; k < n && !rc; at += (int64_t)(v[k].len * (uint64_t)m), k += m) {
@@ -223,7 +225,10 @@ int cdag_send_type(cdag_graph *g, const void *buf, MPI_Count count, MPI_Datatype
     else rc = copy_runs(g, v, k, m, (uint8_t *)(uintptr_t)base, pack + at, 1, NULL);
   }
   free(v);
-  return rc ? rc : cdag_send(g, pack, size, dest, tag, op);
+  if (!rc) rc = cdag_send(g, pack, size, dest, tag, &sent);
+  if (!rc) rc = ir_set_part_of(g, first, (int32_t)sent, (int32_t)sent);   /* its packing copies */
+  if (!rc && op) *op = sent;
+  return rc;
 }
 
 int cdag_recv_type(cdag_graph *g, void *buf, MPI_Count count, MPI_Datatype t, int source, int tag, cdag_op *op) {
@@ -268,6 +273,7 @@ int cdag_recv_type(cdag_graph *g, void *buf, MPI_Count count, MPI_Datatype t, in
     prev = c;
   }
   free(v);
+  if (!rc) rc = ir_set_part_of(g, (int32_t)r, (int32_t)c, (int32_t)c);   /* its message, its other copies */
   if (!rc && op) *op = c;
   return rc;
 }

@@ -48,7 +48,9 @@ static int run_orders(const cdag_graph *g, const sim_mem *init, uint64_t seed, i
    integers for sums, powers of two for products. A reduction of n contributions (a value
    counted 65,536 times is 65,536 of them) keeps them small enough that every partial sum is
    an integer the type holds exactly (n times the bound within its significand), and every
-   partial product within its exponents (n times the exponent bound at most 100). */
+   partial product within its exponents (n times the exponent bound at most 100). A complex
+   factor is real or imaginary, never both: (a + bi)(c + di) sums two products, whose bits a
+   longer product no longer holds, so its last bits would depend on the order. */
 /* The bytes of one scalar of a floating-point type (a complex number is two). */
 static int scalar_width(int type) {
   if (type == CDAG_LONG_DOUBLE || type == CDAG_COMPLEX_LONG_DOUBLE) return ir_type_size(CDAG_LONG_DOUBLE);
@@ -62,10 +64,13 @@ static void exact_values(uint8_t *b, uint64_t count, int type, int rop, uint64_t
   uint64_t t = terms ? terms : 1, bound = (uint64_t)1 << (digits < 63 ? digits : 62);
   int64_t half = (int64_t)(t >= bound / 512 ? (bound / t > 1 ? bound / t : 1) : 512);   /* sums: [-half, half) */
   int ex = t > 25 ? (int)(100 / t) : 4;                                                   /* products: 2^[-ex, ex] */
+  int complex_prod = rop == CDAG_PROD && n == 2 * count, zero = 0;   /* which part of a complex factor is 0 */
   for (uint64_t e = 0; e < n; e++) {
     *x ^= *x << 13; *x ^= *x >> 7; *x ^= *x << 17;
+    if (complex_prod && e % 2 == 0) zero = (int)(*x >> 40 & 1);
     double v = rop == CDAG_PROD ? ldexp(1.0, (int)(*x % (uint64_t)(2 * ex + 1)) - ex)
                                 : (double)((int64_t)(*x % (uint64_t)(2 * half)) - half);
+    if (complex_prod && (int)(e % 2) == zero) v = 0;
     float f = (float)v;
     long double l = v;
     memset(b + (size_t)w * e, 0, (size_t)w);   /* a long double's padding too */

@@ -135,6 +135,39 @@ static void named_errors(void) {
   cdag_graph_free(&g);
 }
 
+/* A typed message adds packing copies and its message to the graph; an error about one of
+   those names the op the call returned (a program that keeps its handles can find it): here
+   rank 0 receives 11 strided doubles where rank 1 sends 22, at 2 or more processes. */
+static void typed_errors(void) {
+  if (P < 2 || R > 1) {
+    cdag_graph *g = NULL;   /* the others compile an empty graph with them */
+    MT_EXPECT(cdag_graph_create(MPI_COMM_WORLD, &g) == CDAG_OK);
+    cdag_schedule *s = NULL;
+    MT_EXPECT(cdag_compile(g, NULL, &s) != CDAG_OK || P < 2);
+    cdag_schedule_free(&s);
+    cdag_graph_free(&g);
+    return;
+  }
+  static double a[64];
+  MPI_Datatype every_other;
+  MPI_Type_vector(22, 1, 2, MPI_DOUBLE, &every_other);
+  MPI_Type_commit(&every_other);
+  cdag_graph *g = NULL;
+  MT_EXPECT(cdag_graph_create(MPI_COMM_WORLD, &g) == CDAG_OK);
+  cdag_op held = CDAG_OP_NULL;
+  MT_EXPECT(cdag_copy_local(g, a + 60, a + 62, 8, NULL) == CDAG_OK);   /* an op before it */
+  if (R == 0) MT_EXPECT(cdag_recv_type(g, a, 1, every_other, 1, 3, &held) == CDAG_OK);
+  else MT_EXPECT(cdag_send_type(g, a, 2, every_other, 0, 3, &held) == CDAG_OK);
+  cdag_schedule *s = NULL;
+  MT_EXPECT(cdag_compile(g, NULL, &s) == CDAG_ERR_TRUNCATE);
+  char want[96];
+  snprintf(want, sizeof want, "part of the typed message returned as op %lld", (long long)held);
+  if (R == 0) SAYS(want);   /* the receive is one of the ops cdag_recv_type added */
+  cdag_schedule_free(&s);
+  cdag_graph_free(&g);
+  MPI_Type_free(&every_other);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &R);
@@ -150,6 +183,7 @@ int main(int argc, char **argv) {
   }
   uncommitted_type();
   named_errors();
+  typed_errors();
   /* a run started and never completed (local copies only: nothing in flight for MPI) */
   static char from[8] = "started", to[8];
   cdag_schedule *s2 = NULL;
