@@ -209,6 +209,12 @@ static void stages_text(const cdag_plan *p, FILE *f, det_stride *v) {
   for (int64_t i = 0; i < p->steps->ntemps; i++) temp += p->steps->temps[i].len;
   fprintf(f, "stages: %d, between them %lld computations (%lld only take time; %.1f us in all)", p->steps->nstages,
           (long long)p->steps->ncomputes, (long long)time_only, (double)ns / 1e3);
+  if (p->steps->cut_delivered)
+    fprintf(f, "; %lld local reduces or copies start a stage: they read bytes a message delivered",
+            (long long)p->steps->cut_delivered);
+  if (p->steps->cut_mixed)
+    fprintf(f, "; %lld local reduces start a stage: they combine values of different reductions",
+            (long long)p->steps->cut_mixed);
   if (p->steps->ntemps)
     fprintf(f, "; %lld messages land a stage late, through staging buffers (%llu B)", (long long)p->steps->ntemps,
             (unsigned long long)temp);
@@ -374,8 +380,9 @@ static void json_stages(FILE *f, const stage_steps *st) {
   compute_sums(st, &time_only, &ns);
   for (int64_t i = 0; i < st->ntemps; i++) temp += st->temps[i].len;
   fprintf(f, "  \"stages\": {\"count\": %d, \"computations\": %lld, \"time_only\": %lld, \"compute_ns\": %llu, "
-          "\"staging\": {\"messages\": %lld, \"bytes\": %llu}},\n", st->nstages, (long long)st->ncomputes,
-          (long long)time_only, (unsigned long long)ns, (long long)st->ntemps, (unsigned long long)temp);
+          "\"staging\": {\"messages\": %lld, \"bytes\": %llu}, \"cut_delivered\": %lld, \"cut_mixed\": %lld},\n",
+          st->nstages, (long long)st->ncomputes, (long long)time_only, (unsigned long long)ns, (long long)st->ntemps,
+          (unsigned long long)temp, (long long)st->cut_delivered, (long long)st->cut_mixed);
 }
 
 static void report_json(const cdag_plan *p, FILE *f, det_stride *v) {

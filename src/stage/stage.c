@@ -444,6 +444,10 @@ int stage_cut(cdag_graph *g, const match_result *m, stage_split *out) {
     if (!ir_is_compute(g, op) && lvl[op] + 1 > out->nstages) out->nstages = lvl[op] + 1;
   if (rc == CDAG_OK) rc = list_computes(g, lvl, &out->steps);
   out->steps.nstages = out->nstages;
+  for (int64_t op = 0; rc == CDAG_OK && op < g->nops; op++) {   /* why, besides computations */
+    out->steps.cut_mixed += ir_cuts(g, op) == IR_CUT_MIXED;
+    out->steps.cut_delivered += ir_cuts(g, op) == IR_CUT_DELIVERED;
+  }
   if (rc == CDAG_OK) rc = emit_all(g, m, lvl, out);
   free(lvl);
   if (rc) stage_split_free(out);

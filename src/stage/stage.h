@@ -64,6 +64,9 @@ typedef struct {
 
 typedef struct stage_steps {
   int32_t nstages;
+  int64_t cut_mixed, cut_delivered;   /* stage starts besides computations (IR_CUT_*): local
+                                         reduces combining different reductions, local reduces
+                                         or copies reading bytes a message delivered */
   int64_t ncomputes;
   stage_compute *computes;   /* sorted by (after, rank, program position) */
   int64_t nsince;

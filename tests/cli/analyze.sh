@@ -143,6 +143,12 @@ cases <<'T'
 0 cdag analyze "$src/tests/data/compute/mixed_twice2.cdag"
   out stages: 4, between them 2 computations
 0 cdag verify "$src/tests/data/compute/mixed_twice2.cdag"
+# stages without computations say why they start (a one-sided graph once said only "between
+# them 0 computations")
+0 CDAG_PRICE=1 cdag analyze "$src/tests/data/replay/onesided2.cdag"
+  out stages: 2, between them 0 computations (0 only take time; 0.0 us in all); 2 local reduces or copies start a stage: they read bytes a message delivered
+0 cdag analyze --json "$src/tests/data/replay/mixed_reduce3.cdag"
+  out "cut_delivered": 0, "cut_mixed": 1}
 1 cdag check "$tmp/fence_nonmember.cdag"
   err a fence on communicator 1, of which rank 2 is not a member
 1 cdag check "$tmp/fence_undeclared.cdag"
