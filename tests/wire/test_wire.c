@@ -25,6 +25,7 @@ static cdag_graph *rank_graph(int nprocs, int r, uint64_t base) {
   ck_assert_int_eq(ir_add_dep(g, id[0], id[4], 1), CDAG_OK);
   ck_assert_int_eq(ir_add_scratch(g, r, base + 0x5000, 4096), CDAG_OK);
   if (r == 1) ck_assert_int_eq(cdag_label(g, id[1], "halo north"), CDAG_OK);   /* labels travel too */
+  if (r == 2) ck_assert_int_eq(ir_set_part_of(g, id[1], id[3], id[3]), CDAG_OK);   /* a typed message's ops too */
   ck_assert_int_eq(ir_add_compute(g, r, 200000, base + 0x10, 64, base + 0x6000, 32, NULL), CDAG_OK);
   ck_assert_int_eq(ir_add_compute(g, r, 5, 0, IR_READS_ALL, base + 0x20, 8, NULL), CDAG_OK);
   ck_assert_int_eq(ir_add_copy_strided(g, r, base + 0x8000, base + 0x9000, 16, 8, 32, 8, NULL), CDAG_OK);   /* a column */
@@ -94,14 +95,18 @@ START_TEST(round_trip) {
   ck_assert_int_eq(global->nscratch, P);
   ck_assert_str_eq(ir_label(global, 9 + 1), "halo north");
   ck_assert_ptr_null(ir_label(global, 1));
+  for (int32_t i = 0; i < 9 * P; i++)   /* rank 2's receive and reduce belong to its copy */
+    ck_assert_int_eq(global->part_of[i], i == 18 + 1 || i == 18 + 2 ? 18 + 3 : -1);
   ck_assert_uint_eq(global->scr_len[P - 1], 4096);
   ck_assert_int_eq(ir_finalize(global), CDAG_OK);
   ir_graph_free(global);
 }
 END_TEST
 
-START_TEST(corrupt_never_crashes) {
-  cdag_graph *g = rank_graph(4, 1, 0x1000000);
+/* Rank r's encoding (1: a label; 2: a typed message's ops): every truncation fails, every
+   corrupted byte decodes or fails. */
+static void corrupt_rank(int r) {
+  cdag_graph *g = rank_graph(4, r, 0x1000000);
   wire_buf w = {0};
   ck_assert_int_eq(wire_encode_rank(g, &w), CDAG_OK);
   for (int64_t n = 0; n < w.len; n++) {  /* every truncation */
@@ -127,6 +132,11 @@ START_TEST(corrupt_never_crashes) {
   ir_graph_free(wrong);
   wire_free(&w);
   ir_graph_free(g);
+}
+
+START_TEST(corrupt_never_crashes) {
+  corrupt_rank(1);
+  corrupt_rank(2);
 }
 END_TEST
 
