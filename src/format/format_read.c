@@ -841,7 +841,7 @@ static int expand_steps(reader *r, step_lists *sl) {
             "steps");
   for (int k = 0; k < S_N; k++) {
     if (sl->len[k] < 0) continue;
-    const uint64_t *run = r->lv + sl->first[k];
+    const uint64_t *run = sl->nruns[k] ? r->lv + sl->first[k] : NULL;   /* no runs: maybe no list at all */
     sl->first[k] = at;
     for (int64_t j = 0; j < sl->nruns[k]; j++, run += 3)
       for (int64_t i = 0; i < (int64_t)run[2]; i++) r->sv[at++] = (int64_t)run[0] + i * (int64_t)run[1];
