@@ -39,18 +39,19 @@ static int model_args(int *argc, char **argv, loggp_params *lp, long *procs, int
       i++;
       continue;
     }
-    if (i + 1 >= *argc) return -1;
+    if (i + 1 >= *argc) return fprintf(stderr, "cdag model: %s needs a value\n", a), -1;
     const char *v = argv[i + 1];
     uint64_t u;
     int64_t p;
     *given |= a[1] != 'p';
     if (d) {
-      if (cmd_num_double(v, 0, 1e12, d)) return -1;
+      if (cmd_num_double(v, 0, 1e12, d)) return fprintf(stderr, "cdag model: %s %s: expected a number from 0 to 1e12\n", a, v), -1;
     } else if (a[1] == 'S') {
-      if (cmd_num_u64(v, 0, UINT64_MAX, &u)) return -1;
+      if (cmd_num_u64(v, 0, UINT64_MAX, &u))
+        return fprintf(stderr, "cdag model: -S %s: expected an integer from 0 to 2^64 - 1\n", v), -1;
       lp->S = u;
     } else {
-      if (cmd_num_i64(v, 1, INT32_MAX, &p)) return -1;
+      if (cmd_num_i64(v, 1, INT32_MAX, &p)) return fprintf(stderr, "cdag model: -p %s: expected an integer from 1 to 2^31 - 1\n", v), -1;
       *procs = (long)p;
     }
     memmove(argv + i, argv + i + 2, (size_t)(*argc - i - 2) * sizeof *argv);

@@ -18,9 +18,11 @@ int cmd_verify(int argc, char **argv) {
   int buffers = cmd_goal_buffers(&argc, argv);
   const char *seed_text = cmd_flag_value(&argc, argv, "--seed=");
   uint64_t seed = 1;
-  if (buffers < 0 || (seed_text && cmd_num_u64(seed_text, 0, UINT64_MAX, &seed)) || cmd_options(&argc, argv, &o) ||
-      argc != 1)
+  if (seed_text && cmd_num_u64(seed_text, 0, UINT64_MAX, &seed)) {
+    fprintf(stderr, "cdag verify: --seed=%s: expected an integer from 0 to 2^64 - 1\n", seed_text);
     return cmd_usage("verify");
+  }
+  if (buffers < 0 || cmd_options(&argc, argv, &o) || argc != 1) return cmd_usage("verify");
   pipeline_tune t;
   cdag__error_clear();
   if (pipeline_tuning(&o, NULL, &t)) return cmd_fail("verify", CDAG_ERR_ARG);

@@ -167,8 +167,9 @@ cases <<'T'
 0 cdag analyze --exact-float=1 --alpha=2e-6 --blocks=2 "$ex/bcast_binomial8.cdag"
   out bcast rooted at 0 over all 8 ranks
 2 cdag verify --seed=x "$ex/halo1d8.cdag"
-# an empty or negative seed is refused (it ran with seed 0, or 2^64-1)
+# an empty or negative seed is refused (it ran with seed 0, or 2^64-1), saying which value
 2 cdag verify --seed= "$ex/halo1d8.cdag"
+  err cdag verify: --seed=: expected an integer from 0 to 2^64 - 1
 2 cdag verify --seed=-1 "$ex/halo1d8.cdag"
 0 cdag verify --seed=0x10 "$ex/halo1d8.cdag"
 # verify bounds its memory by what the graph declares: a 2 GiB copy is refused before any

@@ -53,7 +53,9 @@ cases <<'T'
 2 cdag model "$ex/halo1d8.cdag" -S big
 # numbers out of range are refused, not wrapped or clamped (strtoull took 1e23 as 2^64-1)
 2 cdag model "$ex/halo1d8.cdag" -S 99999999999999999999999
+  err cdag model: -S 99999999999999999999999: expected an integer from 0 to 2^64 - 1
 2 cdag model "$ex/halo1d8.cdag" -L nan
+  err cdag model: -L nan: expected a number from 0 to 1e12
 2 cdag model "$ex/halo1d8.cdag" -L 1e400
 2 cdag model "$ex/halo1d8.cdag" -p 99999999999
 1 cdag model "$ex/halo1d8.cdag" -p 16
