@@ -42,7 +42,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 SUBSET_CI = [
     ("coll", "nonblocking", 4), ("coll", "redscat", 4), ("coll", "scantst", 4), ("coll", "coll12", 4),
     ("coll", "neighb_alltoallv", 4), ("pt2pt", "mprobe", 2), ("pt2pt", "icsend", 4), ("datatype", "tfree", 2),
-    ("rma", "test1", 2),
+    ("rma", "test1", 2), ("coll", "icbcast", 4),
 ]
 # What configure finds on Debian (x86-64, aarch64: LP64, glibc) and the harness reads.
 CONF_H = """#ifndef MPITESTCONF_H_INCLUDED
