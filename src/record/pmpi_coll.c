@@ -124,6 +124,11 @@ void coll_finish(coll *c, uint64_t done) {
 
 void coll_done(coll *c) { coll_finish(c, c->seq); }
 
+void coll_returned(coll *c, int rc) {
+  if (rc == MPI_SUCCESS) coll_done(c);
+  else coll_drop(c);   /* MPI refused the call: it wrote nothing, and received nothing */
+}
+
 void coll_drop(coll *c) {
   ic_free(c);
   side_free(&c->in);
@@ -293,7 +298,7 @@ int MPI_Barrier(MPI_Comm comm) {
   coll c;
   coll_barrier(&c, C_Barrier, 0, comm);
   int rc = PMPI_Barrier(comm);
-  coll_done(&c);
+  coll_returned(&c, rc);
   return rc;
 }
 
@@ -302,7 +307,7 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
   coll c;
   coll_bcast(&c, C_Bcast, 0, buf, count, t, root, comm);
   int rc = PMPI_Bcast(buf, count, t, root, comm);
-  coll_finish(&c, c.seq);
+  coll_returned(&c, rc);
   return rc;
 }
 
@@ -312,7 +317,7 @@ int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int
   coll c;
   coll_gather(&c, C_Gather, 0, sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
   int rc = PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
-  coll_finish(&c, c.seq);
+  coll_returned(&c, rc);
   return rc;
 }
 
@@ -322,7 +327,7 @@ int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, in
   coll c;
   coll_scatter(&c, C_Scatter, 0, sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
   int rc = PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
-  coll_finish(&c, c.seq);
+  coll_returned(&c, rc);
   return rc;
 }
 
@@ -332,7 +337,7 @@ int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
   coll c;
   coll_blocks(&c, C_Allgather, 0, IR_COLL_ALLGATHER, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   int rc = PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-  coll_finish(&c, c.seq);
+  coll_returned(&c, rc);
   return rc;
 }
 
@@ -342,7 +347,7 @@ int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
   coll c;
   coll_blocks(&c, C_Alltoall, 0, IR_COLL_ALLTOALL, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   int rc = PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-  coll_finish(&c, c.seq);
+  coll_returned(&c, rc);
   return rc;
 }
 
@@ -351,7 +356,7 @@ int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o
   coll c;
   coll_reduction(&c, C_Reduce, 0, IR_COLL_REDUCE, sbuf, rbuf, count, t, o, root, comm);
   int rc = PMPI_Reduce(sbuf, rbuf, count, t, o, root, comm);
-  coll_finish(&c, c.seq);
+  coll_returned(&c, rc);
   return rc;
 }
 
@@ -360,7 +365,7 @@ int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_O
   coll c;
   coll_reduction(&c, C_Allreduce, 0, IR_COLL_ALLREDUCE, sbuf, rbuf, count, t, o, -1, comm);
   int rc = PMPI_Allreduce(sbuf, rbuf, count, t, o, comm);
-  coll_finish(&c, c.seq);
+  coll_returned(&c, rc);
   return rc;
 }
 
@@ -369,6 +374,6 @@ int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Dataty
   coll c;
   coll_reduction(&c, C_Reduce_scatter_block, 0, IR_COLL_REDUCE_SCATTER_BLOCK, sbuf, rbuf, count, t, o, -1, comm);
   int rc = PMPI_Reduce_scatter_block(sbuf, rbuf, count, t, o, comm);
-  coll_finish(&c, c.seq);
+  coll_returned(&c, rc);
   return rc;
 }

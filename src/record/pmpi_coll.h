@@ -127,6 +127,9 @@ int reduction(coll *c, int call, const void *sbuf, void *rbuf, int64_t in_count,
               MPI_Datatype t, MPI_Op o, int *type, int *rop);
 /* After MPI's blocking call: what it wrote, to the shadow; its memory freed. */
 void coll_done(coll *c);
+/* The same when MPI returned rc: a call MPI refused (an error returned) wrote nothing, so
+   nothing goes to the shadow and an intercommunicator's receives are not written. */
+void coll_returned(coll *c, int rc);
 
 /* The call's input is no longer needed (its ranges freed). */
 void coll_started(coll *c);

@@ -39,6 +39,7 @@ typedef struct {
 
 struct intercoll {
   int tag;
+  int phase;            /* where the call started: its receives belong there */
   MPI_Comm comm;
   rcomm *x;             /* held from the start to the completion */
   uint64_t *sends;      /* the sends' positions */
@@ -62,6 +63,7 @@ int ic_start(coll *c, MPI_Comm comm) {
   if (tag && !ic) nomem(OOM_CALLS);
   if (!ic) return 0;
   ic->tag = tag;
+  ic->phase = R->phase;
   ic->comm = comm;
   ic->x = comm_hold(comm);
   c->ic = ic;
@@ -107,7 +109,21 @@ static void ic_post(coll *c, void *buf, int count, MPI_Datatype t, int src) {
   ic->recvs[ic->nrecvs++] = (ic_recv){next_seq(), buf, count, src, count > 0 ? type_bytes(count, t) : 0, t, held};
 }
 
-static char *at(const void *buf, int64_t i, MPI_Aint step) { return buf ? (char *)buf + i * step : NULL; }
+/* Block i at buf: by integer arithmetic, as buf may be MPI_BOTTOM (absolute addresses). */
+static char *at(const void *buf, int64_t i, MPI_Aint step) { return (char *)((uintptr_t)buf + (uintptr_t)(i * step)); }
+
+/* MPI_ROOT, MPI_PROC_NULL or a rank of the other group (else the call fails in MPI: not
+   recorded, counted). */
+static int root_ok(coll *c, int root) {
+  if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < c->remote)) return 1;
+  return ic_refuse(c, "a root that is neither MPI_ROOT, MPI_PROC_NULL nor a rank of the other group");
+}
+
+/* A buffer this rank sends from or receives into that is MPI_IN_PLACE, which MPI does not
+   allow on an intercommunicator: refused (counted). */
+static int in_place(coll *c, const void *buf) {
+  return buf == MPI_IN_PLACE && !ic_refuse(c, "MPI_IN_PLACE on an intercommunicator (MPI does not allow it)");
+}
 
 int ic_barrier(coll *c) {
   for (int r = 0; r < c->remote; r++) ic_send(c, NULL, 0, MPI_BYTE, r);
@@ -116,6 +132,7 @@ int ic_barrier(coll *c) {
 }
 
 int ic_bcast(coll *c, void *buf, int count, MPI_Datatype t, int root) {
+  if (!root_ok(c, root)) return 0;
   if (root == MPI_ROOT)
     for (int r = 0; r < c->remote; r++) ic_send(c, buf, count, t, r);
   else if (root >= 0)
@@ -126,6 +143,7 @@ int ic_bcast(coll *c, void *buf, int count, MPI_Datatype t, int root) {
 /* gather (rcounts NULL: rcount each, at r * rcount) and gatherv. */
 int ic_gatherv(coll *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, const int *rcounts,
                const int *displs, MPI_Datatype rtype, int root) {
+  if (!root_ok(c, root) || (root >= 0 && in_place(c, sbuf))) return 0;
   if (root >= 0) ic_send(c, sbuf, scount, stype, root);
   MPI_Aint ext = root == MPI_ROOT ? type_extent(rtype) : 0;
   for (int r = 0; root == MPI_ROOT && r < c->remote; r++)
@@ -136,6 +154,7 @@ int ic_gatherv(coll *c, const void *sbuf, int scount, MPI_Datatype stype, void *
 /* scatter (scounts NULL: scount each, from r * scount) and scatterv. */
 int ic_scatterv(coll *c, const void *sbuf, int scount, const int *scounts, const int *displs, MPI_Datatype stype,
                 void *rbuf, int rcount, MPI_Datatype rtype, int root) {
+  if (!root_ok(c, root) || (root >= 0 && in_place(c, rbuf))) return 0;
   MPI_Aint ext = root == MPI_ROOT ? type_extent(stype) : 0;
   for (int r = 0; root == MPI_ROOT && r < c->remote; r++)
     ic_send(c, at(sbuf, scounts ? displs[r] : (int64_t)r * scount, ext), scounts ? scounts[r] : scount, stype, r);
@@ -147,6 +166,7 @@ int ic_scatterv(coll *c, const void *sbuf, int scount, const int *scounts, const
    group, block r from its rank r. */
 int ic_allgatherv(coll *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                   const int *rcounts, const int *displs, MPI_Datatype rtype) {
+  if (in_place(c, sbuf)) return 0;
   MPI_Aint ext = type_extent(rtype);
   for (int r = 0; r < c->remote; r++) ic_send(c, sbuf, scount, stype, r);
   for (int r = 0; r < c->remote; r++)
@@ -159,6 +179,7 @@ int ic_allgatherv(coll *c, const void *sbuf, int scount, MPI_Datatype stype, voi
 int ic_alltoallvw(coll *c, const void *sbuf, int scount, const int *scounts, const int *sdispls, MPI_Datatype st,
                   const MPI_Datatype *sts, void *rbuf, int rcount, const int *rcounts, const int *rdispls,
                   MPI_Datatype rt, const MPI_Datatype *rts) {
+  if (in_place(c, sbuf)) return 0;
   MPI_Aint sext = sts ? 1 : type_extent(st), rext = rts ? 1 : type_extent(rt);
   for (int r = 0; r < c->remote; r++)
     ic_send(c, at(sbuf, scounts ? sdispls[r] : (int64_t)r * scount, sext), scounts ? scounts[r] : scount,
@@ -184,7 +205,8 @@ static int ic_combined(coll *c, uint64_t bytes) {
    reduce_scatter_block (count: the recvcount) and reduce_scatter (rcounts). */
 int ic_reduction(coll *c, int kind, const void *sbuf, void *rbuf, int count, const int *rcounts, MPI_Datatype t,
                  int root) {
-  int local = 0, me = 0, sends = kind != IR_COLL_REDUCE || root >= 0;
+  if (kind == IR_COLL_REDUCE && (!root_ok(c, root) || root == MPI_PROC_NULL)) return root == MPI_PROC_NULL;
+  int local = 0, me = 0, sends = kind != IR_COLL_REDUCE || root >= 0;   /* MPI_PROC_NULL's arguments: none read */
   PMPI_Comm_size(c->ic->comm, &local);
   PMPI_Comm_rank(c->ic->comm, &me);
   if (sends && sbuf == MPI_IN_PLACE) return ic_refuse(c, "MPI_IN_PLACE on an intercommunicator (MPI does not allow it)");
@@ -212,16 +234,18 @@ int ic_reduction(coll *c, int kind, const void *sbuf, void *rbuf, int count, con
 }
 
 /* At completion (position done; a blocking call takes its own after MPI returned, *done
-   set to it): the receives written, every message named by the wait line, a blocking
-   call's written here. */
+   set to it): the receives written in the phase the call started in, every message named by
+   the wait line when that phase is still the one recorded (a blocking call's line written
+   here). A call completed in a later phase keeps its messages, without a wait, as a
+   point-to-point receive does. */
 void ic_finish(coll *c, uint64_t *done) {
   intercoll *ic = c->ic;
-  int blocking = !c->nonblocking;
+  int blocking = !c->nonblocking, now = ic->phase == R->phase && R->active;
   if (blocking) {
     *done = next_seq();
     R->nwait = 0;
   }
-  for (int64_t i = 0; i < ic->nsends; i++) wait_note(ic->sends[i]);
+  for (int64_t i = 0; now && i < ic->nsends; i++) wait_note(ic->sends[i]);
   for (int64_t i = 0; i < ic->nrecvs; i++) {
     ic_recv *v = &ic->recvs[i];
     MPI_Status st;
@@ -229,7 +253,7 @@ void ic_finish(coll *c, uint64_t *done) {
     st.MPI_SOURCE = v->src, st.MPI_TAG = ic->tag;
     PMPI_Status_set_elements_x(&st, MPI_BYTE, (MPI_Count)v->bytes);
     PMPI_Status_set_cancelled(&st, 0);
-    if (record_recv(R->phase, v->at, v->buf, v->count, v->t, v->held, ic->comm, ic->x, &st, *done, 0, c->call))
+    if (record_recv(ic->phase, v->at, v->buf, v->count, v->t, v->held, ic->comm, ic->x, &st, *done, 0, c->call) && now)
       wait_note(v->at);
   }
   if (blocking) wait_line(*done);

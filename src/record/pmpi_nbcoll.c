@@ -63,8 +63,12 @@ int nbcoll_completed(pend *p, uint64_t done) {
   coll *k = coll_of(p);
   if (!k) return 1;
   int named = !k->ic;   /* an intercommunicator's call names its messages itself */
-  if (p->phase == R->phase && R->active) coll_finish(k, done);
-  else coll_drop(k);   /* the shadow is another phase's */
+  if (p->phase == R->phase && R->active) {
+    coll_finish(k, done);
+  } else {
+    if (k->ic) ic_finish(k, &done);   /* its messages stay in their phase */
+    coll_drop(k);   /* the shadow is another phase's */
+  }
   free(k);
   p->buf = NULL;
   return named;

@@ -406,7 +406,7 @@ int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, co
   coll c;
   coll_gatherv(&c, C_Gatherv, 0, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
   int rc = PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
-  coll_done(&c);
+  coll_returned(&c, rc);
   return rc;
 }
 
@@ -416,7 +416,7 @@ int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_
   coll c;
   coll_scatterv(&c, C_Scatterv, 0, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
   int rc = PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
-  coll_done(&c);
+  coll_returned(&c, rc);
   return rc;
 }
 
@@ -426,7 +426,7 @@ int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
   coll c;
   coll_allgatherv(&c, C_Allgatherv, 0, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
   int rc = PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
-  coll_done(&c);
+  coll_returned(&c, rc);
   return rc;
 }
 
@@ -436,7 +436,7 @@ int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MP
   coll c;
   coll_alltoallvw(&c, C_Alltoallv, 0, sbuf, scounts, sdispls, stype, NULL, rbuf, rcounts, rdispls, rtype, NULL, comm);
   int rc = PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
-  coll_done(&c);
+  coll_returned(&c, rc);
   return rc;
 }
 
@@ -447,7 +447,7 @@ int MPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[], co
   coll_alltoallvw(&c, C_Alltoallw, 0, sbuf, scounts, sdispls, MPI_DATATYPE_NULL, stypes, rbuf, rcounts, rdispls,
                   MPI_DATATYPE_NULL, rtypes, comm);
   int rc = PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
-  coll_done(&c);
+  coll_returned(&c, rc);
   return rc;
 }
 
@@ -456,7 +456,7 @@ int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Da
   coll c;
   coll_reduce_scatter(&c, C_Reduce_scatter, 0, sbuf, rbuf, rcounts, t, o, comm);
   int rc = PMPI_Reduce_scatter(sbuf, rbuf, rcounts, t, o, comm);
-  coll_done(&c);
+  coll_returned(&c, rc);
   return rc;
 }
 
@@ -465,7 +465,7 @@ int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o, 
   coll c;
   coll_prefix(&c, C_Scan, 0, IR_COLL_SCAN, sbuf, rbuf, count, t, o, comm);
   int rc = PMPI_Scan(sbuf, rbuf, count, t, o, comm);
-  coll_done(&c);
+  coll_returned(&c, rc);
   return rc;
 }
 
@@ -474,7 +474,7 @@ int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o
   coll c;
   coll_prefix(&c, C_Exscan, 0, IR_COLL_EXSCAN, sbuf, rbuf, count, t, o, comm);
   int rc = PMPI_Exscan(sbuf, rbuf, count, t, o, comm);
-  coll_done(&c);
+  coll_returned(&c, rc);
   return rc;
 }
 
@@ -484,7 +484,7 @@ int MPI_Neighbor_allgather(const void *sbuf, int scount, MPI_Datatype stype, voi
   coll c;
   coll_neighbor_allgather(&c, C_Neighbor_allgather, 0, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   int rc = PMPI_Neighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-  coll_done(&c);
+  coll_returned(&c, rc);
   return rc;
 }
 
@@ -494,7 +494,7 @@ int MPI_Neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, vo
   coll c;
   coll_neighbor_allgatherv(&c, C_Neighbor_allgatherv, 0, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
   int rc = PMPI_Neighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
-  coll_done(&c);
+  coll_returned(&c, rc);
   return rc;
 }
 
@@ -504,7 +504,7 @@ int MPI_Neighbor_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void
   coll c;
   coll_neighbor_alltoall(&c, C_Neighbor_alltoall, 0, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   int rc = PMPI_Neighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-  coll_done(&c);
+  coll_returned(&c, rc);
   return rc;
 }
 
@@ -515,7 +515,7 @@ int MPI_Neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdis
   coll_neighbor_alltoallv(&c, C_Neighbor_alltoallv, 0, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype,
                           comm);
   int rc = PMPI_Neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
-  coll_done(&c);
+  coll_returned(&c, rc);
   return rc;
 }
 
@@ -527,6 +527,6 @@ int MPI_Neighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint
   coll_neighbor_alltoallw(&c, C_Neighbor_alltoallw, 0, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
                           rtypes, comm);
   int rc = PMPI_Neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
-  coll_done(&c);
+  coll_returned(&c, rc);
   return rc;
 }

@@ -10,13 +10,41 @@
  * datatype; nonblocking ones around other traffic) are recorded as the messages they move,
  * replayed and compared. Reductions across the groups (reduce, allreduce, reduce_scatter_block,
  * reduce_scatter, iallreduce) are recorded as their inputs moved and a computation: the
- * program checks their values, the recording must list nothing unsupported. */
+ * program checks their values, the recording must list nothing unsupported. The ranks of
+ * the root's group that MPI ignores pass no buffer and MPI_DATATYPE_NULL; an allgather
+ * receives into MPI_BOTTOM with absolute addresses.
+ * Built with LATE (rec_intercomm_late): an Ibcast started in a phase (MPI_Pcontrol) and
+ * completed after it ended keeps its messages in that phase. */
 #include <string.h>
 
 #include "rec_test.h"
 
 enum { B = 16, MAXH = 8 };
 
+#ifdef LATE
+int main(int argc, char **argv) {
+  rt_init(&argc, &argv);
+  int me = rt_rank;
+  MT_REQUIRE(rt_size >= 2);
+  MPI_Comm half, inter;
+  MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half);
+  int hr;
+  MPI_Comm_rank(half, &hr);
+  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, me % 2 ? 0 : 1, 7, &inter);
+  static uint8_t buf[B];
+  rt_fill(buf, B);
+  int root = me % 2 ? 0 : (hr == 0 ? MPI_ROOT : MPI_PROC_NULL);   /* rank 0 of the even half sends */
+  MPI_Request rq;
+  MPI_Pcontrol(1);
+  MPI_Ibcast(buf, B, MPI_BYTE, root, inter, &rq);
+  MPI_Pcontrol(0);
+  MPI_Wait(&rq, MPI_STATUS_IGNORE);
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&half);
+  if (me % 2) rt_keep(buf, B);
+  return rt_finish();
+}
+#else
 int main(int argc, char **argv) {
   rt_init(&argc, &argv);
   int n = rt_size, me = rt_rank;
@@ -123,6 +151,31 @@ int main(int argc, char **argv) {
   MPI_Iallreduce(&dv, &dmin, 1, MPI_DOUBLE, MPI_MIN, inter, &rq1);
   MPI_Wait(&rq1, MPI_STATUS_IGNORE);
   MT_REQUIRE(dmin == (me % 2 ? 0.0 : 1.0));
+  /* the even half reduces to rank 0 of the odd one; the odd half's other ranks pass nothing */
+  int top2 = -1;
+  if (me % 2 == 0) MPI_Reduce(&v, NULL, 1, MPI_INT, MPI_MAX, 0, inter);
+  else if (hr == 0) MPI_Reduce(&v, &top2, 1, MPI_INT, MPI_MAX, MPI_ROOT, inter);   /* MPICH checks the root's sendbuf */
+  else MPI_Reduce(NULL, NULL, 0, MPI_DATATYPE_NULL, MPI_MAX, MPI_PROC_NULL, inter);
+  MT_REQUIRE(!(me % 2 && hr == 0) || top2 == top);
+  /* an allgatherv into MPI_BOTTOM: the receive type is one int at bot's absolute address,
+     resized to one int, so block r lands at bot + its displacement */
+  static int bot[MAXH + 1];   /* receives bytes rm received (forwarded: the replay must put them alike) */
+  rt_fill(bot, sizeof bot);
+  MPI_Aint a0;
+  int one1 = 1;
+  MPI_Get_address(bot, &a0);
+  MPI_Datatype h, at_bot;
+  MPI_Type_create_hindexed(1, &one1, &a0, MPI_INT, &h);
+  MPI_Type_create_resized(h, a0, sizeof(int), &at_bot);
+  MPI_Type_commit(&at_bot);
+  int after[MAXH];   /* block r at bot + r + 1: an offset from MPI_BOTTOM even at 2 processes */
+  for (int r = 0; r < rn; r++) after[r] = r + 1;
+  MPI_Allgatherv(rm, 4, MPI_BYTE, MPI_BOTTOM, one, after, at_bot, inter);
+  static int botr[MAXH + 1];   /* bot sent on whole: the replay holds every byte of it */
+  MPI_Sendrecv(bot, (rn + 1) * 4, MPI_BYTE, (me + 1) % n, 5, botr, (MAXH + 1) * 4, MPI_BYTE, (me + n - 1) % n, 5,
+               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Type_free(&at_bot);
+  MPI_Type_free(&h);
 
   MPI_Comm_free(&merged);
   MPI_Comm_free(&inter);
@@ -146,5 +199,10 @@ int main(int argc, char **argv) {
   if (me % 2 == 0) rt_keep(nb, 4);
   for (int r = 0; groot == MPI_ROOT && r < rn; r++) rt_keep(ngv + 4 * r, (size_t)cnt[r]);
   rt_keep(nr, B);
+  rt_keep(bot + 1, (size_t)rn * sizeof *bot);
+  int lrn = 0;   /* the left neighbour's other half's size: the ints it sent */
+  MPI_Sendrecv(&rn, 1, MPI_INT, (me + 1) % n, 6, &lrn, 1, MPI_INT, (me + n - 1) % n, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  rt_keep(botr, (size_t)(lrn + 1) * sizeof *botr);
   return rt_finish();
 }
+#endif
