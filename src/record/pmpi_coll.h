@@ -23,8 +23,8 @@ typedef struct intercoll intercoll;   /* an intercommunicator's call (pmpi_inter
 /* One collective call being recorded (x NULL: it is not). */
 typedef struct {
   rcomm *x;
-  intercoll *ic;            /* on an intercommunicator: its messages (NULL: a native line) */
-  int remote;               /* ic: the other group's size */
+  intercoll *ic;            /* on an intercommunicator: its messages (NULL: a native line);
+                               x->n is then the other group's size */
   int me;
   int call;                 /* C_* of the MPI function, for the counts */
   int nonblocking;          /* MPI_I<kind>: its line says so, its output waits for a completion */

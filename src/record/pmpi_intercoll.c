@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "record/pmpi_coll.h"
 
 /* A receive posted by the call, written at its completion. */
@@ -67,7 +68,6 @@ int ic_start(coll *c, MPI_Comm comm) {
   ic->comm = comm;
   ic->x = comm_hold(comm);
   c->ic = ic;
-  PMPI_Comm_remote_size(comm, &c->remote);
   return 1;
 }
 
@@ -80,19 +80,13 @@ static int ic_refuse(coll *c, const char *why) {
 
 int ic_undefined(coll *c) { return ic_refuse(c, "a collective MPI does not define on intercommunicators"); }
 
-static int grow(void **a, int64_t n, int64_t *cap, size_t size) {
-  if (n < *cap) return 1;
-  int64_t k = *cap ? 2 * *cap : 8;
-  void *q = realloc(*a, (size_t)k * size);
-  if (!q) return nomem(OOM_CALLS), 0;
-  *a = q, *cap = k;
-  return 1;
-}
-
 /* count t at buf to rank dest of the other group, posted now. */
 static void ic_send(coll *c, const void *buf, int count, MPI_Datatype t, int dest) {
   intercoll *ic = c->ic;
-  if (!grow((void **)&ic->sends, ic->nsends, &ic->sendcap, sizeof *ic->sends)) return;
+  if (base_grow((void **)&ic->sends, ic->nsends, &ic->sendcap, 1, sizeof *ic->sends, "intercommunicator call")) {
+    nomem(OOM_CALLS);
+    return;
+  }
   uint64_t at = record_send(buf, count, t, NULL, dest, ic->tag, ic->comm, ic->x, c->call, 0);
   if (at) ic->sends[ic->nsends++] = at;
 }
@@ -100,7 +94,10 @@ static void ic_send(coll *c, const void *buf, int count, MPI_Datatype t, int des
 /* count t into buf from rank src of the other group: posted now, written at completion. */
 static void ic_post(coll *c, void *buf, int count, MPI_Datatype t, int src) {
   intercoll *ic = c->ic;
-  if (!grow((void **)&ic->recvs, ic->nrecvs, &ic->recvcap, sizeof *ic->recvs)) return;
+  if (base_grow((void **)&ic->recvs, ic->nrecvs, &ic->recvcap, 1, sizeof *ic->recvs, "intercommunicator call")) {
+    nomem(OOM_CALLS);
+    return;
+  }
   held_type *held = type_hold(t);
   if (!held) {
     not_recorded(c->call);
@@ -115,7 +112,7 @@ static char *at(const void *buf, int64_t i, MPI_Aint step) { return (char *)((ui
 /* MPI_ROOT, MPI_PROC_NULL or a rank of the other group (else the call fails in MPI: not
    recorded, counted). */
 static int root_ok(coll *c, int root) {
-  if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < c->remote)) return 1;
+  if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < c->x->n)) return 1;
   return ic_refuse(c, "a root that is neither MPI_ROOT, MPI_PROC_NULL nor a rank of the other group");
 }
 
@@ -126,15 +123,15 @@ static int in_place(coll *c, const void *buf) {
 }
 
 int ic_barrier(coll *c) {
-  for (int r = 0; r < c->remote; r++) ic_send(c, NULL, 0, MPI_BYTE, r);
-  for (int r = 0; r < c->remote; r++) ic_post(c, NULL, 0, MPI_BYTE, r);
+  for (int r = 0; r < c->x->n; r++) ic_send(c, NULL, 0, MPI_BYTE, r);
+  for (int r = 0; r < c->x->n; r++) ic_post(c, NULL, 0, MPI_BYTE, r);
   return 1;
 }
 
 int ic_bcast(coll *c, void *buf, int count, MPI_Datatype t, int root) {
   if (!root_ok(c, root)) return 0;
   if (root == MPI_ROOT)
-    for (int r = 0; r < c->remote; r++) ic_send(c, buf, count, t, r);
+    for (int r = 0; r < c->x->n; r++) ic_send(c, buf, count, t, r);
   else if (root >= 0)
     ic_post(c, buf, count, t, root);
   return 1;
@@ -146,7 +143,7 @@ int ic_gatherv(coll *c, const void *sbuf, int scount, MPI_Datatype stype, void *
   if (!root_ok(c, root) || (root >= 0 && in_place(c, sbuf))) return 0;
   if (root >= 0) ic_send(c, sbuf, scount, stype, root);
   MPI_Aint ext = root == MPI_ROOT ? type_extent(rtype) : 0;
-  for (int r = 0; root == MPI_ROOT && r < c->remote; r++)
+  for (int r = 0; root == MPI_ROOT && r < c->x->n; r++)
     ic_post(c, at(rbuf, rcounts ? displs[r] : (int64_t)r * rcount, ext), rcounts ? rcounts[r] : rcount, rtype, r);
   return 1;
 }
@@ -156,7 +153,7 @@ int ic_scatterv(coll *c, const void *sbuf, int scount, const int *scounts, const
                 void *rbuf, int rcount, MPI_Datatype rtype, int root) {
   if (!root_ok(c, root) || (root >= 0 && in_place(c, rbuf))) return 0;
   MPI_Aint ext = root == MPI_ROOT ? type_extent(stype) : 0;
-  for (int r = 0; root == MPI_ROOT && r < c->remote; r++)
+  for (int r = 0; root == MPI_ROOT && r < c->x->n; r++)
     ic_send(c, at(sbuf, scounts ? displs[r] : (int64_t)r * scount, ext), scounts ? scounts[r] : scount, stype, r);
   if (root >= 0) ic_post(c, rbuf, rcount, rtype, root);
   return 1;
@@ -168,8 +165,8 @@ int ic_allgatherv(coll *c, const void *sbuf, int scount, MPI_Datatype stype, voi
                   const int *rcounts, const int *displs, MPI_Datatype rtype) {
   if (in_place(c, sbuf)) return 0;
   MPI_Aint ext = type_extent(rtype);
-  for (int r = 0; r < c->remote; r++) ic_send(c, sbuf, scount, stype, r);
-  for (int r = 0; r < c->remote; r++)
+  for (int r = 0; r < c->x->n; r++) ic_send(c, sbuf, scount, stype, r);
+  for (int r = 0; r < c->x->n; r++)
     ic_post(c, at(rbuf, rcounts ? displs[r] : (int64_t)r * rcount, ext), rcounts ? rcounts[r] : rcount, rtype, r);
   return 1;
 }
@@ -181,10 +178,10 @@ int ic_alltoallvw(coll *c, const void *sbuf, int scount, const int *scounts, con
                   MPI_Datatype rt, const MPI_Datatype *rts) {
   if (in_place(c, sbuf)) return 0;
   MPI_Aint sext = sts ? 1 : type_extent(st), rext = rts ? 1 : type_extent(rt);
-  for (int r = 0; r < c->remote; r++)
+  for (int r = 0; r < c->x->n; r++)
     ic_send(c, at(sbuf, scounts ? sdispls[r] : (int64_t)r * scount, sext), scounts ? scounts[r] : scount,
             sts ? sts[r] : st, r);
-  for (int r = 0; r < c->remote; r++)
+  for (int r = 0; r < c->x->n; r++)
     ic_post(c, at(rbuf, rcounts ? rdispls[r] : (int64_t)r * rcount, rext), rcounts ? rcounts[r] : rcount,
             rts ? rts[r] : rt, r);
   return 1;
@@ -194,10 +191,10 @@ int ic_alltoallvw(coll *c, const void *sbuf, int scount, const int *scounts, con
    the result (c->out) is computed from at completion. */
 static int ic_combined(coll *c, uint64_t bytes) {
   if (bytes > INT32_MAX) return ic_refuse(c, "a reduction's input of more than 2^31 - 1 bytes");
-  uint64_t area = bytes ? pack_area(bytes * (uint64_t)c->remote) : 0;
-  for (int r = 0; r < c->remote; r++) ic_post(c, (void *)(uintptr_t)(area + (uint64_t)r * bytes), (int)bytes, MPI_BYTE, r);
+  uint64_t area = bytes ? pack_area(bytes * (uint64_t)c->x->n) : 0;
+  for (int r = 0; r < c->x->n; r++) ic_post(c, (void *)(uintptr_t)(area + (uint64_t)r * bytes), (int)bytes, MPI_BYTE, r);
   c->calc_at = area;
-  c->calc_len = bytes * (uint64_t)c->remote;
+  c->calc_len = bytes * (uint64_t)c->x->n;
   return 1;
 }
 
@@ -206,9 +203,8 @@ static int ic_combined(coll *c, uint64_t bytes) {
 int ic_reduction(coll *c, int kind, const void *sbuf, void *rbuf, int count, const int *rcounts, MPI_Datatype t,
                  int root) {
   if (kind == IR_COLL_REDUCE && (!root_ok(c, root) || root == MPI_PROC_NULL)) return root == MPI_PROC_NULL;
-  int local = 0, me = 0, sends = kind != IR_COLL_REDUCE || root >= 0;   /* MPI_PROC_NULL's arguments: none read */
+  int local = 0, me = c->me, sends = kind != IR_COLL_REDUCE || root >= 0;   /* MPI_PROC_NULL's arguments: none read */
   PMPI_Comm_size(c->ic->comm, &local);
-  PMPI_Comm_rank(c->ic->comm, &me);
   if (sends && sbuf == MPI_IN_PLACE) return ic_refuse(c, "MPI_IN_PLACE on an intercommunicator (MPI does not allow it)");
   int64_t in = count;   /* elements of each input */
   if (kind == IR_COLL_REDUCE_SCATTER_BLOCK) in = (int64_t)local * count;
@@ -217,15 +213,15 @@ int ic_reduction(coll *c, int kind, const void *sbuf, void *rbuf, int count, con
     for (int r = 0; r < local; r++) in += rcounts[r];
   }
   if (in > INT32_MAX) return ic_refuse(c, "an input of more than 2^31 - 1 elements");
-  if (kind == IR_COLL_REDUCE_SCATTER_BLOCK && in % c->remote)
+  if (kind == IR_COLL_REDUCE_SCATTER_BLOCK && in % c->x->n)
     return ic_refuse(c, "an input that does not split into a block per rank of the other group");
-  int64_t block = kind == IR_COLL_REDUCE_SCATTER_BLOCK ? in / c->remote : in;   /* what each remote rank gets */
+  int64_t block = kind == IR_COLL_REDUCE_SCATTER_BLOCK ? in / c->x->n : in;   /* what each remote rank gets */
   int mine = kind == IR_COLL_REDUCE_SCATTER ? rcounts[me] : count;                /* elements of the result */
   int result = kind != IR_COLL_REDUCE || root == MPI_ROOT;
   if (result && side_of(&c->out, rbuf, mine, t)) return ic_refuse(c, "its result's datatype cannot be laid out");
   MPI_Aint ext = type_extent(t);
   if (kind == IR_COLL_REDUCE && root >= 0) ic_send(c, sbuf, count, t, root);
-  for (int r = 0; kind != IR_COLL_REDUCE && r < c->remote; r++)
+  for (int r = 0; kind != IR_COLL_REDUCE && r < c->x->n; r++)
     ic_send(c, at(sbuf, kind == IR_COLL_REDUCE_SCATTER_BLOCK ? r * block : 0, ext), (int)block, t, r);
   if (!result) return 1;
   /* what each remote rank sends this one: its whole input for reduce_scatter, else the
