@@ -398,8 +398,10 @@ enum { A_GET, A_PUT, A_READ, A_WRITE, A_ACC, NACCESS };   /* remote read, remote
 typedef struct {
   int32_t target, k, epoch;   /* k: the communicator's index (epochs) */
   uint64_t lo, hi;
+  uint64_t reach;             /* the sweep: the end of the accesses it stands for (absorb) */
   int32_t op;
   int32_t type;
+  int32_t chain;              /* the sweep: its chained component (mark_chains), from 1; 0 none */
 } access;
 
 typedef struct { int32_t target, k, epoch; } ekey;
@@ -414,13 +416,17 @@ typedef struct {
   ekey *keys; int64_t nkeys;   /* the epochs a one-sided access touches (remote_epochs) */
   int64_t *act, *pos, *nact;   /* per rank, its memberships m (e->mk) whose current epoch is
                                   one of them: act[mstart[r] .. +nact[r]), pos[m] there or -1 */
+  struct member { int64_t comp; int32_t op; } *mem;   /* mark_chains: room for n each */
+  uint8_t *ok;
+  int64_t *ocomp;              /* per rank: its component being swept, -1 none */
+  uint64_t *oend;              /* and that component's end */
 } race_ctx;
 
 static int add_access(race_ctx *x, int32_t target, int32_t k, int32_t epoch, uint64_t lo, uint64_t len, int32_t op,
                       int type) {
   if (!len) return CDAG_OK;
   BASE_GROW(x->a, x->n, x->cap, 1, "race check");
-  x->a[x->n++] = (access){target, k, epoch, lo, lo + len, op, type};
+  x->a[x->n++] = (access){target, k, epoch, lo, lo + len, lo + len, op, type, 0};
   return CDAG_OK;
 }
 
@@ -579,7 +585,8 @@ static int races(race_ctx *x, const access *p, const access *q) {
   }
   if (!rp || !rq) return 1;   /* a put or accumulate against the target's own access */
   const cdag_graph *g = x->g;
-  return g->rank[p->op] != g->rank[q->op] || (p->op != q->op && !ordered(x, p->op, q->op));
+  if (g->rank[p->op] != g->rank[q->op]) return 1;
+  return p->op != q->op && !(p->chain && p->chain == q->chain) && !ordered(x, p->op, q->op);
 }
 
 /* The bytes [lo, hi) of rank as the user wrote them: offsets in a segment when one holds
@@ -622,26 +629,95 @@ static unsigned rivals(int t) {
   }
 }
 
+/* By component, then program order. */
+static int cmp_member(const void *pa, const void *pb, void *ctx) {
+  const cdag_graph *g = ctx;
+  const struct member *a = pa, *b = pb;
+  if (a->comp != b->comp) return a->comp < b->comp ? -1 : 1;
+  return (g->pos[a->op] > g->pos[b->op]) - (g->pos[a->op] < g->pos[b->op]);
+}
+
+/* An origin's remote accesses of the epoch a[0..n) (sorted by lo) fall into components of
+   overlapping ranges: only two of one component can race. A component is chained (chain =
+   its first access's index + 1) when its ops are totally ordered: each after the one before
+   it in program order (one path search per pair of neighbours, over the ops between them).
+   Two of a chained component never race, so the sweep may let one stand for both (one
+   origin's ordered replacing accumulates to one word: MPICH's rma/atomic_get_*).
+   O(n log n) and the searches. */
+static void mark_chains(race_ctx *x, access *a, int64_t n) {
+  const cdag_graph *g = x->g;
+  int64_t m = 0;
+  for (int64_t k = 0; k < n; k++) {
+    a[k].chain = 0;
+    if (!is_remote(a[k].type)) continue;
+    int r = g->rank[a[k].op];
+    if (x->ocomp[r] < 0 || x->oend[r] <= a[k].lo) x->ocomp[r] = k, x->oend[r] = a[k].hi;
+    else if (x->oend[r] < a[k].hi) x->oend[r] = a[k].hi;
+    x->mem[m++] = (struct member){x->ocomp[r], a[k].op};
+    x->ok[k] = 1;
+  }
+  for (int64_t k = 0; k < n; k++)
+    if (is_remote(a[k].type)) x->ocomp[g->rank[a[k].op]] = -1;
+  if (m > 1) base_sort_r(x->mem, m, sizeof *x->mem, cmp_member, (void *)g);
+  for (int64_t k = 1; k < m; k++) {
+    const struct member *p = &x->mem[k - 1], *q = &x->mem[k];
+    if (p->comp == q->comp && p->op != q->op && x->ok[q->comp] && !ordered(x, p->op, q->op)) x->ok[q->comp] = 0;
+  }
+  for (int64_t k = 0; k < n; k++) {
+    if (!is_remote(a[k].type)) continue;
+    int r = g->rank[a[k].op];
+    if (x->ocomp[r] < 0 || x->oend[r] <= a[k].lo) x->ocomp[r] = k, x->oend[r] = a[k].hi;
+    else if (x->oend[r] < a[k].hi) x->oend[r] = a[k].hi;
+    if (x->ok[x->ocomp[r]]) a[k].chain = (int32_t)(x->ocomp[r] + 1);
+  }
+  for (int64_t k = 0; k < n; k++)
+    if (is_remote(a[k].type)) x->ocomp[g->rank[a[k].op]] = -1;
+}
+
+/* Can q be absorbed into the earlier p: one chained component, one kind (and op),
+   overlapping? Anything that races with q then races with p the same way, and p's reach
+   covers q. */
+static int absorbs(const cdag_graph *g, const access *p, const access *q) {
+  return p->chain && p->chain == q->chain && p->type == q->type && p->reach > q->lo &&
+         (p->type != A_ACC || g->acc[p->op] == g->acc[q->op]);
+}
+
+/* The access of a[0..k) that p stands for and that overlaps q (a race's report). */
+static const access *culprit(const cdag_graph *g, const access *a, int64_t k, const access *p, const access *q) {
+  for (int64_t i = 0; i < k; i++)
+    if ((&a[i] == p || absorbs(g, p, &a[i])) && a[i].lo < q->hi && q->lo < a[i].hi) return &a[i];
+  return p;
+}
+
 /* One target's epoch, a[0..n) sorted by lo: each access against the earlier ones of the
    kinds it can race with that still overlap it (one active list per kind, pruned as the
-   sweep passes their ends). A list holds only accesses overlapping the current one, so a
-   scan stops at a race, except for one origin's ordered accesses. */
-static int sweep(race_ctx *x, const access *a, int64_t n, int64_t **active) {
+   sweep passes their reach). A list holds only accesses overlapping the current one, so a
+   scan stops at a race, except for one origin's ordered accesses; a chained origin's
+   overlapping accesses of one kind are one entry (absorbs), so a thousand ordered puts to
+   one word cost a thousand steps, not a million. */
+static int sweep(race_ctx *x, access *a, int64_t n, int64_t **active) {
   int64_t na[NACCESS] = {0};
+  mark_chains(x, a, n);
   for (int64_t k = 0; k < n; k++) {
+    int64_t into = -1;
     for (int t = 0; t < NACCESS; t++) {
-      if (!(rivals(a[k].type) >> t & 1)) continue;
+      if (!(rivals(a[k].type) >> t & 1) && t != a[k].type) continue;
       for (int64_t j = 0; j < na[t];) {
-        const access *p = &a[active[t][j]];
-        if (p->hi <= a[k].lo) {
+        access *p = &a[active[t][j]];
+        if (p->reach <= a[k].lo) {
           active[t][j] = active[t][--na[t]];
           continue;
         }
-        if (races(x, p, &a[k])) return race_error(x, p, &a[k]);
+        if (into < 0 && absorbs(x->g, p, &a[k])) into = active[t][j];
+        if ((rivals(a[k].type) >> t & 1) && races(x, p, &a[k])) return race_error(x, culprit(x->g, a, k, p, &a[k]), &a[k]);
         j++;
       }
     }
-    active[a[k].type][na[a[k].type]++] = k;
+    if (into >= 0) {
+      if (a[into].reach < a[k].hi) a[into].reach = a[k].hi;
+    } else {
+      active[a[k].type][na[a[k].type]++] = k;
+    }
   }
   return CDAG_OK;
 }
@@ -669,7 +745,12 @@ int ir_onesided_races(const cdag_graph *g) {
     x.stack = malloc((size_t)g->nops * sizeof *x.stack);
     for (int t = 0; t < NACCESS; t++)
       if (!(active[t] = malloc((size_t)(x.n ? x.n : 1) * sizeof *active[t]))) rc = CDAG_NOMEM("race check");
-    if (!x.stamp || !x.stack) rc = CDAG_NOMEM("race check");
+    x.mem = malloc((size_t)(x.n ? x.n : 1) * sizeof *x.mem);
+    x.ok = malloc((size_t)(x.n ? x.n : 1));
+    x.ocomp = malloc((size_t)g->nprocs * sizeof *x.ocomp);
+    x.oend = malloc((size_t)g->nprocs * sizeof *x.oend);
+    if (!x.stamp || !x.stack || !x.mem || !x.ok || !x.ocomp || !x.oend) rc = CDAG_NOMEM("race check");
+    for (int r = 0; !rc && r < g->nprocs; r++) x.ocomp[r] = -1;
   }
   if (!rc && x.n > 1) qsort(x.a, (size_t)x.n, sizeof *x.a, access_cmp);
   for (int64_t s = 0, t; !rc && s < x.n; s = t) {
@@ -684,6 +765,7 @@ int ir_onesided_races(const cdag_graph *g) {
   free(x.a);
   free(x.stamp);
   free(x.stack);
+  free(x.mem), free(x.ok), free(x.ocomp), free(x.oend);
   for (int t = 0; t < NACCESS; t++) free(active[t]);
   return rc;
 }

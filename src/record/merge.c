@@ -96,6 +96,7 @@ typedef struct {
   mcount *calls, *unsup; int ncalls, nunsup, callcap, unsupcap;
   mcount *why; int nwhy, whycap;   /* "CALL: reason" -> calls left out for it */
   mcount *intr; int nintr, intrcap; /* blocking collectives a stopped process never made, left out */
+  mcount *unord; int nunord, unordcap; /* fetches whose bytes MPI's order decided: bytes from outside */
   mcount *oom; int noom, oomcap;   /* out_of_memory lines, summed over ranks by kind */
   char (*waitlab)[IR_COMPACT_LABEL];  /* the labels of the wait line being written */
   const char **waitptr;
@@ -1585,11 +1586,13 @@ static int conflict(const pacc *a, const pacc *b) {
  * Two origins' accesses to the same bytes of a target in one fence epoch (one writing, not
  * two accumulates of one type and op) run in an order MPI decides: MPICH's rma/atomic_get_*
  * race replacing accumulates against no-op fetches, atomic in MPI but unordered. The loader
- * rejects such a pair as a race, which lost the whole phase; they are left out instead,
- * counted. An epoch is the accesses of a communicator between two of its fences (the k-th
- * fence of every member is the same one). The accesses of a target's epoch are swept by
- * address in clusters of overlapping ranges, and a cluster is left out whole when two
- * origins' accesses in it may conflict (a few more than the racing pairs, never fewer).
+ * rejects such a pair as a race, which lost the whole phase. An epoch is the accesses of a
+ * communicator between two of its fences (the k-th fence of every member is the same one).
+ * The accesses of a target's epoch are swept by address in clusters of overlapping ranges.
+ * In a cluster where two origins' accesses may conflict (a few more than the racing pairs,
+ * never fewer): when the writes agree, the order decided only what the gets read, and those
+ * become bytes from outside the phase (settle_cluster); else the cluster is left out whole,
+ * counted.
  * Cost O(n log n) for n one-sided lines. */
 typedef struct { int comm, t, o; int64_t epoch; uint64_t seq; pacc a; mop *op; } facc;
 
@@ -1609,13 +1612,16 @@ static int cmp_facc_range(const void *pa, const void *pb) {
 
 /* Could two origins' accesses among the cluster f[0..n) conflict? Up to 64 accesses, pair
    by pair; a larger cluster of two origins by its kinds: a put, a get beside an accumulate,
-   or accumulates of two types or ops (accumulates of one type and op commute). */
-static int cluster_races(const facc *f, int64_t n) {
-  int two = 0, put = 0, get = 0, mixed = 0;
+   or accumulates of two types or ops (accumulates of one type and op commute). With
+   writes_only, gets are left out of the question. */
+static int cluster_races(const facc *f, int64_t n, int writes_only) {
+  int two = 0, put = 0, get = 0, mixed = 0, first = -1;
   const pacc *acc = NULL;
   for (int64_t i = 0; i < n; i++) {
     const pacc *a = &f[i].a;
-    two |= f[i].o != f[0].o;
+    if (writes_only && a->get) continue;
+    if (first < 0) first = f[i].o;
+    two |= f[i].o != first;
     if (a->get) get = 1;
     else if (!a->acc) put = 1;
     else if (!acc) acc = a;
@@ -1625,7 +1631,17 @@ static int cluster_races(const facc *f, int64_t n) {
   if (n > 64) return put || (get && acc) || mixed;
   for (int64_t i = 0; i < n; i++)
     for (int64_t j = i + 1; j < n; j++)
-      if (f[i].o != f[j].o && conflict(&f[i].a, &f[j].a)) return 1;
+      if (f[i].o != f[j].o && !(writes_only && (f[i].a.get || f[j].a.get)) && f[i].a.lo < f[j].a.hi &&
+          f[j].a.lo < f[i].a.hi && conflict(&f[i].a, &f[j].a))
+        return 1;
+  return 0;
+}
+
+/* Does get g of the cluster f[0..n) read bytes another origin writes there? Up to 64
+   accesses, range by range; a larger cluster: any other origin's write in it. */
+static int get_races(const facc *f, int64_t n, const facc *g) {
+  for (int64_t i = 0; i < n; i++)
+    if (f[i].o != g->o && !f[i].a.get && (n > 64 || (f[i].a.lo < g->a.hi && g->a.lo < f[i].a.hi))) return 1;
   return 0;
 }
 
@@ -1661,6 +1677,38 @@ static int drop_cluster(merger *m, facc *f, int64_t n) {
   return CDAG_OK;
 }
 
+/* Get o, whose bytes another origin's write in the epoch may have preceded or followed as
+   MPI chose, made `compute 0 writes S at D`: what it read is bytes from outside the phase,
+   written where the get wrote them (its origin may not read them before the epoch closes),
+   counted "unordered". A wait naming it still orders the fetch's update after it. */
+static int unordered_get(merger *m, mrank *r, mop *o) {
+  long long d = 0;
+  uint64_t bytes = strtoull(o->text + 4, NULL, 10);
+  if (!field(o->text, "addr", &d)) return CDAG_OK;   /* access_range read it: never */
+  if (base_grow((void **)&r->texts, r->ntexts, &r->textcap, 1, sizeof *r->texts, "merger")) return CDAG_NOMEM("texts");
+  char *t = malloc(64);
+  if (!t) return CDAG_NOMEM("texts");
+  snprintf(t, 64, "compute 0 writes %" PRIu64 " at 0x%llx", bytes, (unsigned long long)d);
+  o->text = r->texts[r->ntexts++] = t;
+  o->comm = 0;
+  return add_count(&m->unord, &m->nunord, &m->unordcap, "MPI_Get", 1) ? CDAG_NOMEM("counts") : CDAG_OK;
+}
+
+/* A cluster that races. When no two origins' writes in it conflict, MPI's order decided
+   only what the other origins' gets read: those gets become bytes from outside the phase
+   and the writes stay (MPICH's rma/atomic_get_*: one origin's replacing accumulates against
+   another's no-op fetches). Otherwise it is left out whole. A line of blocks is one get:
+   made whole bytes from outside if any of its blocks races. */
+static int settle_cluster(merger *m, facc *f, int64_t n) {
+  if (cluster_races(f, n, 1)) return drop_cluster(m, f, n);
+  for (int64_t i = 0; i < n; i++)
+    if (f[i].a.get && !strncmp(f[i].op->text, "get ", 4) && get_races(f, n, &f[i])) {
+      int rc = unordered_get(m, &m->r[f[i].o], f[i].op);
+      if (rc) return rc;
+    }
+  return CDAG_OK;
+}
+
 static int drop_fence_races(merger *m) {
   facc *f = NULL;
   int64_t n = 0, cap = 0;
@@ -1682,7 +1730,7 @@ static int drop_fence_races(merger *m) {
     for (e = a + 1; e < n && f[e].comm == f[a].comm && f[e].epoch == f[a].epoch && f[e].t == f[a].t && f[e].a.lo < hi;
          e++)
       if (f[e].a.hi > hi) hi = f[e].a.hi;
-    if (cluster_races(f + a, e - a)) rc = drop_cluster(m, f + a, e - a);
+    if (cluster_races(f + a, e - a, 0)) rc = settle_cluster(m, f + a, e - a);
   }
   free(f);
   return rc;
@@ -2330,6 +2378,7 @@ static int write_index(merger *m, const char *command, const rec_summary *sum, c
   json_counts(f, "unsupported_why", m->why, m->nwhy);
   json_counts(f, "out_of_memory", m->oom, m->noom);
   json_counts(f, "interrupted", m->intr, m->nintr);
+  json_counts(f, "unordered", m->unord, m->nunord);
   fprintf(f, ",\n  \"malformed\": {\"lines\": %lld, \"first\": [", (long long)m->nbad);
   for (int64_t i = 0; i < m->nbad && i < MERGE_BAD_KEPT; i++) {
     fprintf(f, "%s", i ? ", " : "");
@@ -2433,6 +2482,7 @@ static void merger_free(merger *m) {
   free(m->unsup);
   free(m->why);
   free(m->intr);
+  free(m->unord);
   free(m->waitlab);
   free(m->waitptr);
   free(m->oom);

@@ -305,10 +305,11 @@ mkdir -p other
 } >other/rank-1.part
 
 # a fence epoch in which rank 1 gets and rank 2 puts the same bytes of rank 0 (MPICH's
-# rma/atomic_get_*: MPI decides their order): both left out, counted; their disjoint accesses
-# and accumulates of one type and op on the same bytes stay. Lines of blocks count block by
-# block: two origins' interleaved columns stay, a put onto a block past the line's first S
-# bytes is a race, both left out
+# rma/atomic_get_*: MPI decides their order): the put stays, the get's bytes are from outside
+# the phase (compute 0 writes), counted "unordered"; their disjoint accesses and accumulates
+# of one type and op on the same bytes stay. Lines of blocks count block by block: two
+# origins' interleaved columns stay, a put onto a block past the line's first S bytes races
+# with the other's put, both left out, counted
 mkdir -p fence
 for r in 0 1 2; do
   {
@@ -357,14 +358,17 @@ grep -q "recorded 64 processes: 1 phase" slots.out || fail "64 processes' slots:
 cases <<'T'
 0 cdag record --merge fence
 0 cat fence/index.json
-  out "unsupported": {"MPI_Get": 1, "MPI_Put": 3}
-  out "MPI_Get: another origin's access to the same bytes of its target in the same fence epoch, in an order MPI decided": 1
+  out "unsupported": {"MPI_Put": 2}
+  out "unordered": {"MPI_Get": 1}
+  out "MPI_Put: another origin's access to the same bytes of its target in the same fence epoch, in an order MPI decided": 2
   out "check": {"ok": true
 0 cat fence/phase-0000.cdag
   count 1 ^get 8b from 0 at 0x6000
   count 1 ^put 8b to 0 at 0x7000
   count 82 ^accumulate
-  count 0 at 0x5000
+  count 1 at 0x5000
+  count 1 ^put 8b to 0 at 0x5000 addr 0x200
+  count 1 ^compute 0 writes 8 at 0x100$
   count 2 ^put 16b to 0 at 0xa00[04] addr 0x400 blocks 4 stride 8
   count 0 at 0xb0
 1 cdag record --merge other

@@ -619,6 +619,42 @@ START_TEST(many_communicators_cost_their_accesses) {
 }
 END_TEST
 
+/* Rank 1 puts n times to rank 0's word at 0x100, each put waited for before the next (as the
+   recorder writes one origin's replacing accumulates), rank 2 gets the word beside it; then
+   `tail` on rank 2. */
+static char *ordered_puts(int n, const char *tail) {
+  size_t cap = (size_t)n * 64 + 256, k = 0;
+  char *t = malloc(cap);
+  ck_assert_ptr_nonnull(t);
+  k += (size_t)snprintf(t + k, cap - k, "num_ranks 3\nrank 0 {\nsegment 0x100 16b\n}\nrank 1 {\n");
+  for (int i = 0; i < n; i++) k += (size_t)snprintf(t + k, cap - k, "p%d: put 4b to 0 at 0x100 addr 0x10\nwait p%d\n", i, i);
+  snprintf(t + k, cap - k, "}\nrank 2 {\nget 4b from 0 at 0x104 addr 0x10\n%s\n}\n", tail);
+  return t;
+}
+
+/* One origin's ordered accesses to one word are one entry of the race sweep: 20,000 of them
+   check at once (every pair was a path search: cubic, hours), and a race with any of them,
+   or an unordered pair among them, is still found and named. */
+START_TEST(ordered_accesses_to_one_word) {
+  char *text = ordered_puts(20000, "");
+  ck_assert_int_eq(cdag_test_load_rc(text), CDAG_OK);
+  free(text);
+  text = ordered_puts(2000, "put 2b to 0 at 0x102 addr 0x20");
+  ck_assert_int_eq(cdag_test_load_rc(text), CDAG_ERR_RACE);
+  ck_assert_msg(strstr(cdag_error_message(), "rank 1 op 0") && strstr(cdag_error_message(), "rank 2 op 1") &&
+                    strstr(cdag_error_message(), "[0x102, 0x104)"),
+                "%s", cdag_error_message());
+  free(text);
+  text = ordered_puts(2000, "");
+  char *w = strstr(text, "wait p1000\n");   /* p1000 and p1001 both in flight */
+  memcpy(w, "          ", 10);
+  ck_assert_int_eq(cdag_test_load_rc(text), CDAG_ERR_RACE);
+  ck_assert_msg(strstr(cdag_error_message(), "rank 1 op 2000") && strstr(cdag_error_message(), "rank 1 op 2001"), "%s",
+                cdag_error_message());
+  free(text);
+}
+END_TEST
+
 /* Ops are written rank by rank; addresses fall in [0, 96) so accesses often meet. */
 static void random_oracle(oracle *o, uint64_t *seed, int *nepochs) {
   o->p = 1 + (int)(test_rand(seed) % 4);
@@ -715,6 +751,7 @@ Suite *cdag_onesided_suite(void) {
   tcase_add_test(t, target_blocks_scratch);
   tcase_add_test(t, target_blocks_races_and_errors);
   tcase_add_test(t, many_communicators_cost_their_accesses);
+  tcase_add_test(t, ordered_accesses_to_one_word);
   tcase_add_test(t, random_graphs_agree_with_the_oracle);
   suite_add_tcase(s, t);
   return s;
