@@ -1424,6 +1424,8 @@ static int close_epoch(pctx *x, int o, int t, mop **ep, const int64_t *idx, int6
     }
     if (!why && kind == M_LOCK && 2 * a + !after < *last)   /* the last epoch closes later at t: this one opens there */
       a = *last / 2, after = !(*last & 1);
+    if (!why && 2 * a + !after == *last - 1 && (*last & 1))   /* read later, in the gap of the last: with it */
+      after = 0;
     if (!why && 2 * a + !after < *last) why = "its target's collectives are ordered otherwise than its origin's";
     if (why) {
       x->nins = first;

@@ -304,6 +304,34 @@ mkdir -p other
   printf 'end 0\nfinalized\n'
 } >other/rank-1.part
 
+# rank 1's epoch on rank 0 read rank 0 in a call after its barrier that took no position
+# (ENTERED: its fence before rank 0's receive, which waits for another), then, at the flush
+# and unlock, out of that call at the same position (OUT: after the barrier, the same gap, an
+# earlier key). The later reads stay with the lock's fence (they were left out: "ordered
+# otherwise", MPICH's rma/fetch_and_op_* with the tickets in shared memory)
+mkdir -p gap
+{
+  printf 'cdag-record-part 1\nrank 0 nprocs 3\nphase 0\n'
+  echo "0 65536 barrier"
+  echo "0 131072 recv 4b from 1 tag 5 comm 0 addr 0x400 wait"
+  printf 'end 0\nfinalized\n'
+} >gap/rank-0.part
+{
+  printf 'cdag-record-part 1\nrank 1 nprocs 3\ncomm %d 2 1 0\nphase 0\n' "$(c 1 0)"
+  echo "0 65536 barrier"
+  echo "0 131072 lock comm $(c 1 0) tpos $(tp 65536 1)"
+  echo "0 196608 put 8b to 0 at 0x5000 addr 0x100 comm $(c 1 0)"
+  echo "0 262144 flush comm $(c 1 0) tpos $(tp 65536 0)"
+  echo "0 327680 unlock comm $(c 1 0) ticket 1 tpos $(tp 65536 0)"
+  echo "0 393216 send 4b to 0 tag 5 comm 0 addr 0x400"
+  printf 'end 0\nfinalized\n'
+} >gap/rank-1.part
+{
+  printf 'cdag-record-part 1\nrank 2 nprocs 3\nphase 0\n'
+  echo "0 65536 barrier"
+  printf 'end 0\nfinalized\n'
+} >gap/rank-2.part
+
 # a fence epoch in which rank 1 gets and rank 2 puts the same bytes of rank 0 (MPICH's
 # rma/atomic_get_*: MPI decides their order): the put stays, the get's bytes are from outside
 # the phase (compute 0 writes), counted "unordered"; their disjoint accesses and accumulates
@@ -356,6 +384,12 @@ timeout 5 "$cdag" record --merge slots >slots.out 2>&1 || fail "64 processes' 62
 grep -q "recorded 64 processes: 1 phase" slots.out || fail "64 processes' slots: $(tail -2 slots.out)"
 
 cases <<'T'
+0 cdag record --merge gap
+0 cat gap/index.json
+  out "unsupported": {}
+  out "check": {"ok": true
+0 cat gap/phase-0000.cdag
+  count 6 ^fence comm
 0 cdag record --merge fence
 0 cat fence/index.json
   out "unsupported": {"MPI_Put": 2}
