@@ -156,7 +156,7 @@ static void print_as_written(const cdag_plan *p) {
     printf("  runs as written: the plan would take %.3f us, not less than the graph's %.3f us\n", pr->plan_us,
            pr->written_us);
   else if (p->as_written)
-    printf("  runs as written (exact_float keeps the order of floating-point reductions)\n");
+    printf("  runs as written (%s)\n", det_written_why(p->as_written));
 }
 
 /* Time t of which calc on the critical path: the rest is communication's. */

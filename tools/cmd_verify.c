@@ -43,10 +43,9 @@ int cmd_verify(int argc, char **argv) {
   if (copies) snprintf(local, sizeof local, ", %lld local copies", (long long)copies);
   if (!rc && p->steps)
     snprintf(what, sizeof what, "%d stages, %lld computations, ", p->steps->nstages, (long long)p->steps->ncomputes);
-  if (!rc && (p->as_written == DET_WRITTEN_EXACT || p->as_written == DET_WRITTEN_MEMORY))   /* exec_verify ran the graph */
+  if (!rc && p->as_written && p->as_written != DET_WRITTEN_COST)   /* exec_verify ran the graph */
     printf("verify: the graph runs as written (%s), and its runs in several orders agree on all %d ranks (%llu bytes "
-           "compared)\n", p->as_written == DET_WRITTEN_EXACT ? "exact_float" : "its stages' staging buffers would not fit",
-           p->nprocs, (unsigned long long)compared);
+           "compared)\n", det_written_why(p->as_written), p->nprocs, (unsigned long long)compared);
   else if (!rc)
     printf("verify: plan (%s%lld collectives, %lld residual messages%s) matches the graph on all %d ranks (%llu bytes "
            "compared)\n", what, (long long)colls, (long long)msgs, local, p->nprocs,

@@ -263,3 +263,13 @@ void detect_plan_free(cdag_plan *p) {
   free(p->steps);
   free(p);
 }
+
+const char *det_written_why(int as_written) {
+  switch (as_written) {
+  case DET_WRITTEN_EXACT: return "exact_float keeps the order of floating-point reductions";
+  case DET_WRITTEN_COST: return "the plan would be no faster than the graph as written";
+  case DET_WRITTEN_MEMORY: return "the stages' staging buffers would not fit: see the note";
+  case DET_WRITTEN_REQUESTS: return "its schedule would hold more MPI requests than cdag's limit: see the note";
+  default: return "";
+  }
+}

@@ -46,9 +46,11 @@ typedef enum { CDAG_COLL_KINDS(DET_KIND_ENUM_) DET_NKINDS = IR_COLL_NKINDS } det
 #undef DET_KIND_ENUM_
 
 /* Why a plan's graph runs as written (cdag_plan.as_written). MEMORY: its stages' staging
-   buffers would take more than DET_STAGING_MAX bytes on some rank (the pipeline's rule). */
-enum { DET_WRITTEN_NO = 0, DET_WRITTEN_EXACT = 1, DET_WRITTEN_COST = 2, DET_WRITTEN_MEMORY = 3 };
+   buffers would take more than DET_STAGING_MAX bytes on some rank; REQUESTS: its schedule
+   more than DET_REQUESTS_MAX persistent MPI requests on one (the pipeline's rules). */
+enum { DET_WRITTEN_NO = 0, DET_WRITTEN_EXACT = 1, DET_WRITTEN_COST = 2, DET_WRITTEN_MEMORY = 3, DET_WRITTEN_REQUESTS = 4 };
 #define DET_STAGING_MAX (1ull << 30)
+#define DET_REQUESTS_MAX 100000
 
 typedef struct { uint64_t addr, len; } det_piece;
 /* pieces[first..+n); 16 bytes, there are two per member and collective (plans hold at most
@@ -206,6 +208,8 @@ typedef struct {
 int detect_run(const cdag_graph *g, df_sst *sst, const cdag_options *o, const det_pricer *pricer, cdag_plan **p);
 /* Appends a note to plan p (a later stage's word on it, e.g. the pipeline's second planning). */
 int detect_plan_note(cdag_plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Why a plan's graph runs as written, for reports: a phrase per DET_WRITTEN_* ("" for NO). */
+const char *det_written_why(int as_written);
 void detect_plan_free(cdag_plan *p);   /* this plan only: not next, nor choices */
 
 #endif

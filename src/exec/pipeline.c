@@ -246,6 +246,55 @@ static int staging_fits(cdag_plan *p) {
                           (unsigned long long)most, rank, (unsigned long long)DET_STAGING_MAX);
 }
 
+/* Adds one to the count of every rank that ends a pair (src, dst) of another rank. */
+static void count_pair(int64_t *cnt, int32_t src, int32_t dst) {
+  if (src == dst) return;
+  cnt[src]++;
+  cnt[dst]++;
+}
+
+/* The most persistent requests a rank's schedule of p would hold, and that rank: every
+   stage's messages, kept synchronisations, reduction contributions (a pair each) and
+   collective memberships (a request each). An upper bound (a stage sends one message per
+   pair of ranks). O(plan size + nprocs). */
+static int64_t most_requests(const cdag_plan *p, int32_t *rank) {
+  int64_t *cnt = calloc((size_t)p->nprocs + 1, sizeof *cnt), most = -1;
+  if (!cnt) return -1;
+  for (const cdag_plan *q = p; q; q = q->next) {
+    for (int64_t i = 0; i < q->nmsgs; i++) count_pair(cnt, q->msgs[i].src, q->msgs[i].dst);
+    for (int64_t i = 0; i < q->nsyncs; i++) count_pair(cnt, q->syncs[2 * i], q->syncs[2 * i + 1]);
+    for (int64_t i = 0; i < q->ncolls; i++)
+      for (int32_t k = 0; k < q->colls[i].nranks; k++) cnt[q->ranks[q->colls[i].ranks_first + k]]++;
+    for (int64_t i = 0; i < q->nreds; i++) {
+      const df_set *st = &q->sst->sets[q->reds[i].set];
+      for (int32_t k = 0; k < st->nruns; k++) {
+        const df_run *u = &q->sst->runs[st->first + k];
+        for (int32_t r = u->lo; r >= 0 && r <= u->hi; r++) count_pair(cnt, r, q->reds[i].dst);
+      }
+    }
+  }
+  for (int32_t r = 0; r < p->nprocs; r++)
+    if (cnt[r] > most) most = cnt[r], *rank = r;
+  free(cnt);
+  return most;
+}
+
+/* A plan whose schedule would hold more than DET_REQUESTS_MAX persistent requests on one
+   rank runs as written, saying so: MPICH 4.0 draws requests from a pool of 2^18 per process
+   and aborts past it (an assertion, no error code), and a recording that computes between 2.4
+   million one-sided updates is a plan of as many stages, each with its message (MPICH's
+   rma/atomic_get_*). As written, a rank with many messages starts each as it becomes ready
+   (baseline.c). The rule reads only the plan, so every rank decides alike. */
+static int requests_fit(cdag_plan *p) {
+  int32_t rank = 0;
+  int64_t most = p->as_written ? 0 : most_requests(p, &rank);
+  if (most < 0) return CDAG_NOMEM("request count");
+  if (most <= DET_REQUESTS_MAX) return CDAG_OK;
+  p->as_written = DET_WRITTEN_REQUESTS;
+  return detect_plan_note(p, "runs as written: its schedule would hold %lld MPI requests on rank %d, more than cdag's "
+                          "limit of %d per rank (MPI's pool of requests is finite)", (long long)most, rank, DET_REQUESTS_MAX);
+}
+
 /* A graph that computes (or whose reduces mix reductions): its stages (src/stage), each a
    graph of pure communication, analysed one by one and chained behind the first plan,
    which takes the computations and the whole graph's figures. A stage whose reduces mix
@@ -276,6 +325,7 @@ static int analyze_stages(cdag_graph *g, match_result *m, const cdag_options *op
     rc = whole_figures(g, *p);
   }
   if (rc == CDAG_OK) rc = staging_fits(*p);
+  if (rc == CDAG_OK) rc = requests_fit(*p);
   stage_split_free(&s);
   if (rc) cdag_plan_free(p);
   match_free(m);
@@ -335,6 +385,7 @@ static int analyze_matched(cdag_graph *g, match_result *m, const cdag_options *o
     if (rc == CDAG_OK) return analyze_stages(g, m, opts, pr, t0, p);
     match_free(m);
   }
+  if (rc == CDAG_OK && !mixed && (rc = requests_fit(*p))) cdag_plan_free(p);
   return rc;
 }
 
@@ -411,7 +462,8 @@ static void restore_cuts(cdag_graph *g, uint8_t *saved) {
 static int try_delivered(cdag_graph *g, const cdag_options *opts, const pipeline_tune *t, const det_pricer *pr,
                          double written, cdag_plan **p) {
   int64_t n = 0;
-  if (!(*p)->chosen->price.priced || (*p)->as_written == DET_WRITTEN_EXACT || (*p)->as_written == DET_WRITTEN_MEMORY)
+  if (!(*p)->chosen->price.priced || (*p)->as_written == DET_WRITTEN_EXACT || (*p)->as_written == DET_WRITTEN_MEMORY ||
+      (*p)->as_written == DET_WRITTEN_REQUESTS)
     return CDAG_OK;
   uint8_t *saved = g->cut ? malloc((size_t)(g->nops ? g->nops : 1)) : NULL;
   if (g->cut && !saved) return CDAG_NOMEM("stages");

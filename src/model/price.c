@@ -224,9 +224,8 @@ int model_price_plan(const cdag_graph *g, double written_us, cdag_plan *p, const
   kern_price *pr = &p->chosen->price;
   pr->params = *lp;
   pr->written_us = written_us;
-  if (p->as_written) {   /* exact_float or the staging memory decided already: nothing to weigh */
-    snprintf(pr->why, sizeof pr->why, "the graph runs as written (%s)",
-             p->as_written == DET_WRITTEN_MEMORY ? "its staging buffers would not fit: see the note" : "exact_float");
+  if (p->as_written) {   /* exact_float, the staging memory or the requests decided already: nothing to weigh */
+    snprintf(pr->why, sizeof pr->why, "the graph runs as written (%s)", det_written_why(p->as_written));
     return CDAG_OK;
   }
   double floor = 0;

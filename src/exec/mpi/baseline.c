@@ -284,6 +284,17 @@ static int engine_request(cdag_schedule *s, int64_t i, const sched_msg *m, int n
   return sched_mpi_error(mrc, calls[now][m->send], s->rank);
 }
 
+/* The rank's messages that start at once (no predecessor): at most ENGINE_READY_MAX. */
+static int ready_fits(const cdag_schedule *s) {
+  const sched_engine *e = &s->eng;
+  int64_t ready = 0;
+  for (int64_t i = 0; i < e->nops; i++) ready += (e->kind[i] == IR_SEND || e->kind[i] == IR_RECV) && !e->npred[i];
+  if (ready <= ENGINE_READY_MAX) return CDAG_OK;
+  return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: %lld messages of the graph as written start at once (no operation "
+                     "orders them), more MPI requests in flight than cdag's limit of %d (MPICH aborts past about "
+                     "262,000 per process)", s->rank, (long long)ready, ENGINE_READY_MAX);
+}
+
 int engine_build(cdag_schedule *s, cdag_graph *g, const sched_part *part) {
   sched_engine *e = &s->eng;
   int64_t n = part->nops, ntags = 0;
@@ -310,6 +321,7 @@ int engine_build(cdag_schedule *s, cdag_graph *g, const sched_part *part) {
   }
   e->stage = malloc((size_t)staged + 1);
   if (!e->stage) return CDAG_NOMEM("staged sends");
+  if ((rc = ready_fits(s))) return rc;
   if (part->ntags > ENGINE_PERSISTENT_MAX && !(e->msg = malloc((size_t)part->ntags * sizeof *e->msg)))
     return CDAG_NOMEM("messages");
   for (int64_t i = 0; i < e->nops; i++) {

@@ -64,6 +64,10 @@ typedef struct {
 /* A message of the baseline that gets its request only when it starts: a rank's baseline
    with more messages than ENGINE_PERSISTENT_MAX keeps no persistent requests (baseline.c). */
 enum { ENGINE_PERSISTENT_MAX = 1 << 14 };
+/* More messages than this ready at a rank's start (nothing orders them) are refused when the
+   baseline is built: started together they would hold as many requests, and MPICH 4.0 aborts
+   past about 262,000 (an assertion, no error code), on every rank, mid-run. */
+enum { ENGINE_READY_MAX = 200000 };
 typedef struct {
   void *buf;
   MPI_Count count;
