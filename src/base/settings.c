@@ -239,7 +239,6 @@ int cdag__settings_read(cdag_settings *s) {
   s->record_dir = var(&e, "CDAG_RECORD_DIR");
   s->record_lib = var(&e, "CDAG_RECORD_LIB");
   if (!rc) rc = read_int(&e, "CDAG_RECORD_MEMORY", 0, 1L << 30, "MiB, 0 to 2^30", &s->record_memory);
-  if (!rc) rc = read_int(&e, "CDAG_RECORD_TICKETS_MPI", 0, 1, "0 or 1", &s->record_tickets_mpi);
   s->machine = var(&e, "CDAG_MACHINE");
   return rc;
 }

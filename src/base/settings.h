@@ -36,8 +36,6 @@
  *                               prove local reductions (default 512; beyond it, hashes only)
  *   CDAG_RECORD_LIB    FILE     the libcdag-record.so `cdag record` preloads, if not the
  *                               one installed beside it
- *   CDAG_RECORD_TICKETS_MPI 0|1 a test hook: 1 keeps the recorder's passive-target tickets
- *                               in an MPI window even when every process shares one node
  *   CDAG_MACHINE  FILE | none   the machine file (`cdag calibrate` writes it; src/exec/machine.h):
  *                               the LogGOPS parameters plans are priced with; unset: the
  *                               default path under XDG_CONFIG_HOME (else HOME/.config), used
@@ -138,7 +136,6 @@ typedef struct {
   const char *record_dir;  /* NULL unset (the recorder's own default) */
   const char *record_lib;  /* NULL unset */
   int record_memory;       /* -1 unset, else MiB */
-  int record_tickets_mpi;  /* 0 unset */
   const char *machine;     /* CDAG_MACHINE: NULL unset */
   const char *config_home; /* XDG_CONFIG_HOME: NULL unset, or not read (cdag__settings_home) */
   const char *home;        /* HOME: NULL unset, or not read */

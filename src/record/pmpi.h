@@ -134,8 +134,6 @@ typedef struct {
   uint64_t *counter;                  /* this process's: [0] its ticket counter, [1] where it is (record.h,
                                          tpos), [2 ..] the locks of the atomics on it, one per
                                          window slot (pmpi_rma.c) */
-  uint64_t **board;                   /* every process's words, when all share this node's memory
-                                         (loads and atomics, no MPI round trip), else NULL */
   int win_slots;                      /* the window slots this process has seen taken (pmpi_rma.c) */
   ranges trs;                         /* a one-sided access's target ranges */
   pend *p; int64_t np, pcap, *pfree, nfree, freecap;

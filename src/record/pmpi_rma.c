@@ -60,7 +60,6 @@
 
 #include "base/error.h"
 #include "base/imap.h"
-#include "base/settings.h"
 #include "record/pmpi.h"
 
 /* A get (or fetch) waiting for its epoch's closing fence: its ranges at the origin (ga/gl
@@ -403,58 +402,19 @@ static rwin *pscw_win(MPI_Win win, int call) {
 enum { PT_NONE, PT_OPEN, PT_LAZY, PT_LOST };   /* no epoch; open, its `lock` written; open by
                                                   lock_all, no access yet; open, not recorded */
 
-/* ---- the tickets' words: another process's, read and changed ----
- * Through the window (MPI's passive-target atomics, each completed by words_flush), or,
- * when every process shares this node's memory (shared_board), with the processor's
- * atomics: MPICH makes its passive-target atomics over shared memory active messages, which
- * wait for the target to make progress, on a busy node for it to be scheduled (three round
- * trips per lock and unlock tripled the recording time of MPICH's rma tests). */
-
-/* Starts reading word k of world rank wt into *out; the next words_flush of wt completes
-   it. 1, or 0 on an MPI error. */
+/* Starts reading word k of world rank wt in the tickets' window (0: its ticket counter, 1:
+   where it is) into *out; the next flush of wt on that window completes it. 1, or 0 on an
+   MPI error. */
 static int read_word(int wt, int k, uint64_t *out) {
-  if (R->board) return *out = __atomic_load_n(&R->board[wt][k], __ATOMIC_ACQUIRE), 1;
   uint64_t none = 0;
   return PMPI_Fetch_and_op(&none, out, MPI_UINT64_T, wt, k, MPI_NO_OP, R->tickets) == MPI_SUCCESS;
-}
-
-/* Word k of wt increased by one, its value before in *was (after words_flush). */
-static int add_word(int wt, int k, uint64_t *was) {
-  uint64_t one = 1;
-  if (R->board) return *was = __atomic_fetch_add(&R->board[wt][k], one, __ATOMIC_ACQ_REL), 1;
-  return PMPI_Fetch_and_op(&one, was, MPI_UINT64_T, wt, k, MPI_SUM, R->tickets) == MPI_SUCCESS;
-}
-
-/* Word k of wt set to v if it is 0; what it held in *was (after words_flush). */
-static int swap_word(int wt, int k, uint64_t v, uint64_t *was) {
-  uint64_t zero = 0;
-  if (R->board) {
-    __atomic_compare_exchange_n(&R->board[wt][k], &zero, v, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-    return *was = zero, 1;
-  }
-  return PMPI_Compare_and_swap(&v, &zero, was, MPI_UINT64_T, wt, k, R->tickets) == MPI_SUCCESS;
-}
-
-static void clear_word(int wt, int k) {
-  uint64_t zero = 0;
-  if (R->board) __atomic_store_n(&R->board[wt][k], zero, __ATOMIC_RELEASE);
-  else PMPI_Accumulate(&zero, 1, MPI_UINT64_T, wt, k, 1, MPI_UINT64_T, MPI_REPLACE, R->tickets);
-}
-
-/* Completes what was started on wt's words. With the board, there is nothing to complete,
-   and MPI is asked to make progress only when `progress` (a wait on a word another process
-   must change: it may need this one's progress first). */
-static int words_flush(int wt, int progress) {
-  if (!R->board) return PMPI_Win_flush(wt, R->tickets) == MPI_SUCCESS;
-  int flag = 0;
-  return !progress || PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS;
 }
 
 /* Where member t is now (record.h, `tpos`): 1, or 0 when it cannot be read (no such window,
    an MPI error, or t is this process). */
 static int target_at(const rwin *w, int t, uint64_t *tpos) {
   if (R->tickets == MPI_WIN_NULL || w->world[t] == R->rank) return 0;
-  return read_word(w->world[t], 1, tpos) && words_flush(w->world[t], 0);
+  return read_word(w->world[t], 1, tpos) && PMPI_Win_flush(w->world[t], R->tickets) == MPI_SUCCESS;
 }
 
 /* A passive-target marker (`lock`, `flush`, `unlock`) of the epoch on member t at seq, with
@@ -479,40 +439,8 @@ static void passive_lock_mark(const rwin *w, int t, uint64_t seq, int shared) {
   uint64_t tpos = 0, seen = 0;
   int known = 0, wt = w->world[t];
   if (R->tickets != MPI_WIN_NULL && wt != R->rank)
-    known = (!shared || read_word(wt, 0, &seen)) && read_word(wt, 1, &tpos) && words_flush(wt, 0);
+    known = (!shared || read_word(wt, 0, &seen)) && read_word(wt, 1, &tpos) && PMPI_Win_flush(wt, R->tickets) == MPI_SUCCESS;
   passive_line(w, t, "lock", seq, 0, known, tpos, shared, known && shared ? seen + 1 : 0);
-}
-
-/* When every process shares this node's memory: the words in a window allocated there,
-   every process's reachable by address (R->board); 0 and MPI_WIN_NULL otherwise, or when a
-   process could not (collective, so every process decides alike). */
-static int shared_board(MPI_Win *win) {
-  MPI_Comm node = MPI_COMM_NULL;
-  int nsize = 0, wsize = 0, ok, all = 0;
-  cdag_settings set;
-  PMPI_Comm_size(MPI_COMM_WORLD, &wsize);
-  ok = !cdag__settings_read(&set) && set.record_tickets_mpi != 1 &&
-       PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS &&
-       PMPI_Comm_size(node, &nsize) == MPI_SUCCESS && nsize == wsize;
-  uint64_t **board = ok && R ? calloc((size_t)wsize, sizeof *board) : NULL;
-  ok = ok && (!R || board);
-  PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-  uint64_t *mine = NULL;
-  if (all) all = PMPI_Win_allocate_shared(TICKET_WORDS * sizeof *mine, sizeof *mine, MPI_INFO_NULL, node, &mine, win) ==
-                 MPI_SUCCESS;
-  for (int r = 0; all && r < wsize && board; r++) {
-    MPI_Aint size;
-    int unit;
-    all = PMPI_Win_shared_query(*win, r, &size, &unit, &board[r]) == MPI_SUCCESS;
-  }
-  if (all) memset(mine, 0, TICKET_WORDS * sizeof *mine);
-  ok = all;
-  PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);   /* and every word is 0 */
-  if (node != MPI_COMM_NULL) PMPI_Comm_free(&node);
-  if (all && R) R->board = board, R->counter = mine;
-  else free(board);
-  if (!all && *win != MPI_WIN_NULL) PMPI_Win_free(win);
-  return all;
 }
 
 /* Each process's ticket counter: an origin takes the next ticket of its target while it
@@ -520,21 +448,15 @@ static int shared_board(MPI_Win *win) {
    granted it, which the merger keeps for epochs of two origins on the same bytes. Beside it
    where the process is (tpos) and the lock of its atomics (atomic_enter). One window
    over every process, for all windows (one per window ran MPICH out of communicator contexts
-   in rma/window_creation's 1,000 windows): in shared memory when every process is on this
-   node (shared_board), else created over memory of its own. The counter is 16-byte aligned:
-   MPICH over UCX took a base 8 bytes off 16 as the 16 below it. */
+   in rma/window_creation's 1,000 windows). The counter is 16-byte aligned: MPICH over UCX
+   took a base 8 bytes off 16 as the 16 below it. */
 void rma_tickets_open(void) {
-  MPI_Win win = MPI_WIN_NULL;
-  if (shared_board(&win)) {
-    PMPI_Win_lock_all(MPI_MODE_NOCHECK, win);
-    if (R) R->tickets = win;
-    return;
-  }
   uint64_t *c = R ? aligned_alloc(16, TICKET_WORDS * sizeof *c) : NULL;
   if (c) memset(c, 0, TICKET_WORDS * sizeof *c);
   else if (R) nomem(OOM_TICKETS);
   int made = c != NULL, all = 0;   /* collective: every process (recorded or not), or none */
   PMPI_Allreduce(&made, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  MPI_Win win = MPI_WIN_NULL;
   if (all && PMPI_Win_create(c, TICKET_WORDS * sizeof *c, sizeof *c, MPI_INFO_NULL, MPI_COMM_WORLD, &win) == MPI_SUCCESS)
     PMPI_Win_lock_all(MPI_MODE_NOCHECK, win);
   else
@@ -551,9 +473,7 @@ void rma_tickets_close(void) {
     PMPI_Win_unlock_all(R->tickets);
     PMPI_Win_free(&R->tickets);
   }
-  if (!R->board) free(R->counter);
-  free(R->board);
-  R->board = NULL;
+  free(R->counter);
   R->counter = NULL;
 }
 
@@ -564,12 +484,13 @@ void rma_tickets_close(void) {
    (its order is then any: it conflicts with nothing), as does an epoch of lock_all. Where t
    is (*tpos, *known 1) comes in the same round trip. */
 static uint64_t passive_ticket(rwin *w, int t, int *known, uint64_t *tpos) {
-  uint64_t was = 0;
+  uint64_t one = 1, was = 0;
   *known = 0;
   if (R->tickets == MPI_WIN_NULL) return 0;
   int wt = w->world[t], self = wt == R->rank;
-  if (PMPI_Win_flush(t, w->win) != MPI_SUCCESS || !add_word(wt, 0, &was) || (!self && !read_word(wt, 1, tpos)) ||
-      !words_flush(wt, 0))
+  if (PMPI_Win_flush(t, w->win) != MPI_SUCCESS ||
+      PMPI_Fetch_and_op(&one, &was, MPI_UINT64_T, wt, 0, MPI_SUM, R->tickets) != MPI_SUCCESS ||
+      (!self && !read_word(wt, 1, tpos)) || PMPI_Win_flush(wt, R->tickets) != MPI_SUCCESS)
     return 0;
   *known = !self;
   return was + 1;
@@ -1401,22 +1322,24 @@ static int atomic_enter(rwin *w, int t, int call) {
   if (!w->pt || t < 0 || t >= w->n || w->pt[t] == PT_NONE || w->pt[t] == PT_LOST || !w->shared[t] ||
       R->tickets == MPI_WIN_NULL || !recording())
     return 0;
-  uint64_t me = (uint64_t)R->rank + 1, was = 0;
+  uint64_t me = (uint64_t)R->rank + 1, free_ = 0, was = 0;
   int wt = w->world[t];
   passive_comm(w, t);   /* lock_all's lock marker first, where t is before the wait */
-  for (int spins = 0;; spins++) {
-    if (!swap_word(wt, w->lockword, me, &was) || !words_flush(wt, spins > 0)) return 0;
-    if (!was) break;
-  }
+  do {
+    if (PMPI_Compare_and_swap(&me, &free_, &was, MPI_UINT64_T, wt, w->lockword, R->tickets) != MPI_SUCCESS ||
+        PMPI_Win_flush(wt, R->tickets) != MPI_SUCCESS)
+      return 0;
+  } while (was != free_);
   passive_reopen(w, t, call);
   return 1;
 }
 
 static void atomic_leave(rwin *w, int t, int call) {
+  uint64_t free_ = 0;
   int wt = w->world[t];
   passive_reopen(w, t, call);
-  clear_word(wt, w->lockword);
-  words_flush(wt, 0);
+  PMPI_Accumulate(&free_, 1, MPI_UINT64_T, wt, w->lockword, 1, MPI_UINT64_T, MPI_REPLACE, R->tickets);
+  PMPI_Win_flush(wt, R->tickets);
 }
 
 int MPI_Win_lock(int type, int rank, int assert_, MPI_Win win) {
