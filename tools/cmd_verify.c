@@ -43,7 +43,7 @@ int cmd_verify(int argc, char **argv) {
   if (copies) snprintf(local, sizeof local, ", %lld local copies", (long long)copies);
   if (!rc && p->steps)
     snprintf(what, sizeof what, "%d stages, %lld computations, ", p->steps->nstages, (long long)p->steps->ncomputes);
-  if (!rc && p->as_written && p->as_written != DET_WRITTEN_COST)   /* exec_verify ran the graph */
+  if (!rc && det_written_unpriced(p->as_written))   /* exec_verify ran the graph */
     printf("verify: the graph runs as written (%s), and its runs in several orders agree on all %d ranks (%llu bytes "
            "compared)\n", det_written_why(p->as_written), p->nprocs, (unsigned long long)compared);
   else if (!rc)

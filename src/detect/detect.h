@@ -210,6 +210,9 @@ int detect_run(const cdag_graph *g, df_sst *sst, const cdag_options *o, const de
 int detect_plan_note(cdag_plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Why a plan's graph runs as written, for reports: a phrase per DET_WRITTEN_* ("" for NO). */
 const char *det_written_why(int as_written);
+/* Does the graph run as written for a reason decided before the price (exact_float, staging
+   memory, requests), so that no plan is weighed, reported as the plan or verified? */
+static inline int det_written_unpriced(int as_written) { return as_written && as_written != DET_WRITTEN_COST; }
 void detect_plan_free(cdag_plan *p);   /* this plan only: not next, nor choices */
 
 #endif

@@ -462,9 +462,7 @@ static void restore_cuts(cdag_graph *g, uint8_t *saved) {
 static int try_delivered(cdag_graph *g, const cdag_options *opts, const pipeline_tune *t, const det_pricer *pr,
                          double written, cdag_plan **p) {
   int64_t n = 0;
-  if (!(*p)->chosen->price.priced || (*p)->as_written == DET_WRITTEN_EXACT || (*p)->as_written == DET_WRITTEN_MEMORY ||
-      (*p)->as_written == DET_WRITTEN_REQUESTS)
-    return CDAG_OK;
+  if (!(*p)->chosen->price.priced || det_written_unpriced((*p)->as_written)) return CDAG_OK;
   uint8_t *saved = g->cut ? malloc((size_t)(g->nops ? g->nops : 1)) : NULL;
   if (g->cut && !saved) return CDAG_NOMEM("stages");
   if (saved) memcpy(saved, g->cut, (size_t)g->nops);

@@ -167,7 +167,7 @@ static void stage_text(const cdag_plan *p, FILE *f, det_stride *v) {
     fprintf(f, "no collectives used: %lld found cost no less than their messages (notes below)\n", (long long)p->nleft);
   else if (p->ncolls == 0) fprintf(f, "no collectives found\n");
   if (p->native) text_native(p, f);
-  if (p->as_written && p->as_written != DET_WRITTEN_COST) fprintf(f, "runs as written (%s)\n", det_written_why(p->as_written));
+  if (det_written_unpriced(p->as_written)) fprintf(f, "runs as written (%s)\n", det_written_why(p->as_written));
   uint64_t copy_bytes;
   int64_t copies = local_copies(p, &copy_bytes);
   fprintf(f, "residual: %lld transfers (%llu B) in %lld messages", (long long)p->nxfers,

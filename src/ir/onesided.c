@@ -647,31 +647,24 @@ static int cmp_member(const void *pa, const void *pb, void *ctx) {
 static void mark_chains(race_ctx *x, access *a, int64_t n) {
   const cdag_graph *g = x->g;
   int64_t m = 0;
-  for (int64_t k = 0; k < n; k++) {
+  for (int64_t k = 0; k < n; k++) {   /* each access's component, in chain until proved not chained */
     a[k].chain = 0;
     if (!is_remote(a[k].type)) continue;
     int r = g->rank[a[k].op];
-    if (x->ocomp[r] < 0 || x->oend[r] <= a[k].lo) x->ocomp[r] = k, x->oend[r] = a[k].hi;
+    if (x->ocomp[r] < 0 || x->oend[r] <= a[k].lo) x->ocomp[r] = k, x->oend[r] = a[k].hi, x->ok[k] = 1;
     else if (x->oend[r] < a[k].hi) x->oend[r] = a[k].hi;
+    a[k].chain = (int32_t)(x->ocomp[r] + 1);
     x->mem[m++] = (struct member){x->ocomp[r], a[k].op};
-    x->ok[k] = 1;
   }
   for (int64_t k = 0; k < n; k++)
-    if (is_remote(a[k].type)) x->ocomp[g->rank[a[k].op]] = -1;
+    if (a[k].chain) x->ocomp[g->rank[a[k].op]] = -1;
   if (m > 1) base_sort_r(x->mem, m, sizeof *x->mem, cmp_member, (void *)g);
   for (int64_t k = 1; k < m; k++) {
     const struct member *p = &x->mem[k - 1], *q = &x->mem[k];
     if (p->comp == q->comp && p->op != q->op && x->ok[q->comp] && !ordered(x, p->op, q->op)) x->ok[q->comp] = 0;
   }
-  for (int64_t k = 0; k < n; k++) {
-    if (!is_remote(a[k].type)) continue;
-    int r = g->rank[a[k].op];
-    if (x->ocomp[r] < 0 || x->oend[r] <= a[k].lo) x->ocomp[r] = k, x->oend[r] = a[k].hi;
-    else if (x->oend[r] < a[k].hi) x->oend[r] = a[k].hi;
-    if (x->ok[x->ocomp[r]]) a[k].chain = (int32_t)(x->ocomp[r] + 1);
-  }
   for (int64_t k = 0; k < n; k++)
-    if (is_remote(a[k].type)) x->ocomp[g->rank[a[k].op]] = -1;
+    if (a[k].chain && !x->ok[a[k].chain - 1]) a[k].chain = 0;
 }
 
 /* Can q be absorbed into the earlier p: one chained component, one kind (and op),

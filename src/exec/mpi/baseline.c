@@ -310,6 +310,7 @@ int engine_build(cdag_schedule *s, cdag_graph *g, const sched_part *part) {
   if (!rc && g && !cloned) rc = engine_copy_graph(e, g);
   if (!rc && g && !cloned) rc = fuse_typed(e, g, s->rank);
   ir_graph_free(carried);
+  if (!rc) rc = ready_fits(s);
   if (rc) return rc;
   s->reqs = malloc((size_t)(n ? n : 1) * sizeof *s->reqs);
   if (!s->reqs) return CDAG_NOMEM("requests");
@@ -321,7 +322,6 @@ int engine_build(cdag_schedule *s, cdag_graph *g, const sched_part *part) {
   }
   e->stage = malloc((size_t)staged + 1);
   if (!e->stage) return CDAG_NOMEM("staged sends");
-  if ((rc = ready_fits(s))) return rc;
   if (part->ntags > ENGINE_PERSISTENT_MAX && !(e->msg = malloc((size_t)part->ntags * sizeof *e->msg)))
     return CDAG_NOMEM("messages");
   for (int64_t i = 0; i < e->nops; i++) {

@@ -267,8 +267,7 @@ int exec_verify_bytes(const cdag_graph *g, const cdag_plan *p, uint64_t seed, in
   sim_mem *init = NULL, *ref = NULL, *planned = NULL;
   int by_stages = 0;
   if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "verify: the graph is not finalized");
-  int whole = p->as_written == DET_WRITTEN_EXACT || p->as_written == DET_WRITTEN_MEMORY ||
-              p->as_written == DET_WRITTEN_REQUESTS;   /* the graph runs */
+  int whole = det_written_unpriced(p->as_written);   /* the graph runs */
   int rc = p->steps && !whole ? sim_mem_create_plus(g, p->steps->temps, p->steps->ntemps, &init) : sim_mem_create(g, &init);
   if (rc) return rc;
   sim_mem_fill_random(init, seed);
