@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/runs.h"
 #include "cmd.h"
 #include "model/lower.h"
 #include "exec/pipeline.h"
@@ -167,48 +168,73 @@ static void print_share(double t, double calc) {
 }
 
 /* The collectives and residual parts of one stage plan, indented by ind. */
-static void print_parts(const cdag_plan *p, const char *ind) {
+static void print_parts(FILE *f, const cdag_plan *p, const char *ind) {
   for (int64_t c = 0; c < p->ncolls; c++) {
     const det_coll *dc = &p->colls[c];
-    printf("%s%s over %d ranks: %s (%s)\n", ind, det_kind_name(dc->kind), dc->nranks, p->chosen->coll[c].name,
-           p->chosen->coll[c].why);
+    fprintf(f, "%s%s over %d ranks: %s (%s)\n", ind, det_kind_name(dc->kind), dc->nranks, p->chosen->coll[c].name,
+            p->chosen->coll[c].why);
   }
   if (p->nmsgs || p->nreds || p->nsyncs)
-    printf("%sresidual: %lld messages, %lld reductions, %lld syncs\n", ind, (long long)p->chosen->msgs_sent,
-           (long long)p->nreds, (long long)p->nsyncs);
+    fprintf(f, "%sresidual: %lld messages, %lld reductions, %lld syncs\n", ind, (long long)p->chosen->msgs_sent,
+            (long long)p->nreds, (long long)p->nsyncs);
   for (int64_t i = 0; i < p->nnotes; i++)   /* the candidates the price left as they were */
-    if (strncmp(p->notes[i], "left as ", 8) == 0) printf("%s%s\n", ind, p->notes[i]);
+    if (strncmp(p->notes[i], "left as ", 8) == 0) fprintf(f, "%s%s\n", ind, p->notes[i]);
 }
 
-/* The computations after stage `after` (steps from *k on): how many, and the most one rank
-   spends on them (steps are sorted by after, then rank). */
-static void print_computes(const stage_steps *st, int32_t after, int64_t *k) {
-  int64_t n = 0;
+/* The computations steps[from..to) of one place between stages (all after the same stage, sorted
+   by rank): how many, and the most one rank spends on them. */
+static void print_computes(FILE *f, const stage_steps *st, int64_t from, int64_t to, const char *where) {
   uint64_t most = 0, rank_sum = 0;
-  for (; *k < st->ncomputes && st->computes[*k].after == after; ++*k, n++) {
-    if (n == 0 || st->computes[*k].rank != st->computes[*k - 1].rank) rank_sum = 0;
-    rank_sum += st->computes[*k].cost;
+  for (int64_t k = from; k < to; k++) {
+    if (k == from || st->computes[k].rank != st->computes[k - 1].rank) rank_sum = 0;
+    rank_sum += st->computes[k].cost;
     if (rank_sum > most) most = rank_sum;
   }
-  if (n == 0) return;
-  if (after < 0) printf("  before stage 0: ");
-  else printf("  after stage %d: ", after);
-  printf("%lld computation%s, %.3f us on one rank at most\n", (long long)n, n == 1 ? "" : "s", (double)most * 1e-3);
+  int64_t n = to - from;
+  if (n > 0)
+    fprintf(f, "  %s: %lld computation%s, %.3f us on one rank at most\n", where, (long long)n, n == 1 ? "" : "s",
+            (double)most * 1e-3);
+}
+
+/* What print_stages renders per stage: the times, and where each stage's computations after it
+   start among the steps (after[s] .. after[s + 1]; steps are sorted by after, then rank). */
+typedef struct {
+  const model_times *mt;
+  const stage_steps *st;
+  int64_t *after;   /* nstages + 1 */
+} stage_listing;
+
+static void render_stage(FILE *f, const void *stage, const char *label, void *ctx) {
+  const cdag_plan *q = stage;
+  const stage_listing *l = ctx;
+  double w = l->mt->written[q->stage], t = l->mt->planned[q->stage];
+  char after[128];
+  fprintf(f, "  %s: communication alone %.3f us as written, %.3f us planned (saving %.3f us)\n", label, w, t, w - t);
+  print_parts(f, q, "    ");
+  snprintf(after, sizeof after, "after %s", label);
+  print_computes(f, l->st, l->after[q->stage], l->after[q->stage + 1], after);
 }
 
 /* A plan in stages: per stage its communication alone (as written, planned), its parts,
-   the computations between the stages. */
-static void print_stages(const cdag_plan *p, const model_times *mt) {
+   the computations between the stages; runs of alike stages once (base/runs.h). */
+static int print_stages(const cdag_plan *p, const model_times *mt) {
+  const stage_steps *st = p->steps;
+  stage_listing l = {mt, st, malloc(((size_t)st->nstages + 1) * sizeof *l.after)};
+  if (!l.after) return CDAG_NOMEM("the listing of stages");
   int64_t k = 0;
-  printf("  %d stages, %lld computations\n", p->steps->nstages, (long long)p->steps->ncomputes);
-  print_computes(p->steps, -1, &k);
-  for (const cdag_plan *q = p; q; q = q->next) {
-    double w = mt->written[q->stage], t = mt->planned[q->stage];
-    printf("  stage %d: communication alone %.3f us as written, %.3f us planned (saving %.3f us)\n", q->stage, w, t,
-           w - t);
-    print_parts(q, "    ");
-    print_computes(p->steps, q->stage, &k);
+  while (k < st->ncomputes && st->computes[k].after < 0) k++;
+  printf("  %d stages, %lld computations\n", st->nstages, (long long)st->ncomputes);
+  print_computes(stdout, st, 0, k, "before stage 0");
+  for (int32_t s = 0; s <= st->nstages; s++) {
+    l.after[s] = k;
+    while (s < st->nstages && k < st->ncomputes && st->computes[k].after == s) k++;
   }
+  base_runs runs;
+  base_runs_begin(&runs, stdout, "stage", "stages", render_stage, &l);
+  for (const cdag_plan *q = p; q; q = q->next) base_runs_add(&runs, q, q->stage);
+  base_runs_end(&runs);
+  free(l.after);
+  return CDAG_OK;
 }
 
 int cmd_model(int argc, char **argv) {
@@ -249,8 +275,8 @@ int cmd_model(int argc, char **argv) {
     printf("plan:  %.3f us (rank %d finishes last, %lld ops after lowering)\n", mt.tp, mt.plast, (long long)mt.nlow);
     if (computes) print_share(mt.tp, mt.calcp);
     print_as_written(p);
-    if (p->steps) print_stages(p, &mt);
-    else print_parts(p, "  ");
+    if (p->steps) rc = print_stages(p, &mt);
+    else print_parts(stdout, p, "  ");
     if (computes) printf("saving: %.3f us (%.1f%% of the graph's time)\n", mt.t - mt.tp, mt.t > 0 ? 100 * (mt.t - mt.tp) / mt.t : 0.0);
     if (mt.t > 0 && mt.tp > 0) printf("speedup: %.2fx\n", mt.t / mt.tp);
     else if (mt.t > 0) printf("speedup: none to state (the plan does nothing that takes time)\n");

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/runs.h"
 #include "format/format.h"
 #include "detect/detect.h"
 #include "choose/choose.h"
@@ -199,6 +200,12 @@ static void compute_sums(const stage_steps *st, int64_t *time_only, uint64_t *ns
   }
 }
 
+/* One stage under its label ("stage 3", or a run of alike ones: base/runs.h). */
+static void render_stage(FILE *f, const void *stage, const char *label, void *v) {
+  fprintf(f, "%s:\n", label);
+  stage_text(stage, f, v);
+}
+
 static void stages_text(const cdag_plan *p, FILE *f, det_stride *v) {
   int64_t time_only;
   uint64_t ns, temp = 0;
@@ -216,10 +223,10 @@ static void stages_text(const cdag_plan *p, FILE *f, det_stride *v) {
     fprintf(f, "; %lld messages land a stage late, through staging buffers (%llu B)", (long long)p->steps->ntemps,
             (unsigned long long)temp);
   fputc('\n', f);
-  for (const cdag_plan *q = p; q; q = q->next) {
-    fprintf(f, "stage %d:\n", q->stage);
-    stage_text(q, f, v);
-  }
+  base_runs runs;
+  base_runs_begin(&runs, f, "stage", "stages", render_stage, v);
+  for (const cdag_plan *q = p; q; q = q->next) base_runs_add(&runs, q, q->stage);
+  base_runs_end(&runs);
 }
 
 /* Does any stage of p use a collective? */

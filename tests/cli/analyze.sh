@@ -230,6 +230,14 @@ cases <<'T'
 0 cdag analyze "$tmp/requests.cdag"
   out runs as written (its schedule would hold more MPI requests than cdag's limit: see the note)
   out note: runs as written: its schedule would hold 100001 MPI requests on rank 0, more than cdag's limit of 100000 per rank
+# its 100,000 alike stages are listed once (half a million lines before)
+  out stages 1 to 100000 (100000 alike):
+  count 2 ^no collectives found$
+0 cdag model "$tmp/requests.cdag"
+  out   stages 0 to 99999 (100000 alike): communication alone
+  out   after stages 0 to 99999 (100000 alike): 1 computation, 0.000 us on one rank at most
+  out   stage 100000: communication alone
+  count 2 ^    residual: 1 messages
 0 cdag verify "$tmp/requests.cdag"
   out verify: the graph runs as written (its schedule would hold more MPI requests than cdag's limit: see the note)
 T
