@@ -367,8 +367,8 @@ static void copy_op(const sched_engine *e, int32_t op) {
 /* Starts ready communication and executes ready local ops until nothing is ready. */
 static int engine_drain(cdag_schedule *s) {
   sched_engine *e = &s->eng;
-  while (e->nready) {
-    int32_t op = e->ready[--e->nready];
+  while (e->rhead < e->nready) {
+    int32_t op = e->ready[e->rhead++];
     switch (e->kind[op]) {
     case IR_SEND:
     case IR_RECV: {
@@ -417,7 +417,7 @@ int engine_start(cdag_schedule *s) {
   if (e->nlive)   /* a run that failed left them: a new run's messages could match theirs */
     return cdag__error(CDAG_ERR_STATE, "rank %d: a failed run left %lld messages in flight; free the schedule",
                        s->rank, (long long)e->nlive);
-  e->nready = e->ndone = e->pending = 0;
+  e->rhead = e->nready = e->ndone = e->pending = 0;
   for (int64_t i = 0; i < e->nops; i++) {
     e->count[i] = e->npred[i];
     if (!e->count[i]) e->ready[e->nready++] = (int32_t)i;

@@ -90,8 +90,10 @@ typedef struct {
   int32_t *req_of;            /* op -> index in the schedule's requests, -1 */
   int32_t *op_of_req;         /* request index -> op */
   int32_t *count;             /* run state: predecessors not yet complete */
-  int32_t *ready;             /* run state: stack of ready ops */
-  int64_t nready, ndone;
+  int32_t *ready;             /* run state: ready ops, a queue: ready[rhead .. nready) (each op
+                                 enters once a run); first ready, first posted, so messages are
+                                 posted in program order, the order MPI's queues search best */
+  int64_t rhead, nready, ndone;
   int *idx;                   /* Waitsome indices */
   uint64_t *stage_off;        /* send with local successors -> its staging copy in stage, or UINT64_MAX */
   uint8_t *stage;             /* such sends take their data when they start (match.h's semantics) */

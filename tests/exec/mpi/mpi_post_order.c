@@ -1,0 +1,95 @@
+/* cdag tests — tests/exec/mpi/mpi_post_order.c: a graph run as written posts its messages in
+ * program order (run with mpiexec -n 2).
+ *
+ * MPICH over UCX searches its posted receives one by one, oldest first, for each message that
+ * arrives. The baseline engine kept its ready operations on a stack, so N receives that nothing
+ * orders were posted last first, and each arriving message (sent in program order) matched the
+ * newest: O(N) per message, O(N^2) per run (100,001 such receives took more than 300 s to
+ * replay; 9 s posted in order). This program interposes MPI_Start and the large-count
+ * MPI_Isend, MPI_Irecv, MPI_Send_init and MPI_Recv_init the engine calls to see the order the engine starts its messages in: rank 0
+ * sends N pieces and rank 1 receives them, none ordered by anything, and each must start in the
+ * order the program added them (buffers at ascending addresses), whether their requests are
+ * persistent (N small) or drawn as they start. */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mpi_test.h"
+
+enum { N = 64, MAXREQ = 4 * N };
+
+/* The buffers of the requests created so far, and the buffers of messages started, in order. */
+static struct {
+  MPI_Request req[MAXREQ];
+  const void *buf[MAXREQ];
+  int nreq;
+  const void *started[MAXREQ];
+  int nstarted;
+} seen;
+
+static void note_request(MPI_Request r, const void *buf) {
+  if (seen.nreq < MAXREQ) seen.req[seen.nreq] = r, seen.buf[seen.nreq++] = buf;
+}
+
+static void note_start(const void *buf) {
+  if (seen.nstarted < MAXREQ) seen.started[seen.nstarted++] = buf;
+}
+
+int MPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *r) {
+  int rc = PMPI_Send_init_c(buf, count, type, dest, tag, comm, r);
+  note_request(*r, buf);
+  return rc;
+}
+
+int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request *r) {
+  int rc = PMPI_Recv_init_c(buf, count, type, source, tag, comm, r);
+  note_request(*r, buf);
+  return rc;
+}
+
+int MPI_Start(MPI_Request *r) {
+  for (int i = 0; i < seen.nreq; i++)
+    if (seen.req[i] == *r) note_start(seen.buf[i]);
+  return PMPI_Start(r);
+}
+
+int MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *r) {
+  note_start(buf);
+  return PMPI_Isend_c(buf, count, type, dest, tag, comm, r);
+}
+
+int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request *r) {
+  note_start(buf);
+  return PMPI_Irecv_c(buf, count, type, source, tag, comm, r);
+}
+
+int main(int argc, char **argv) {
+  int rank, p;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &p);
+  MT_REQUIRE(p == 2);
+  static uint64_t piece[N];
+  cdag_graph *g = NULL;
+  cdag_schedule *s = NULL;
+  cdag_options o;
+  cdag_options_init(&o);
+  o.detect = 0;
+  MT_OK(cdag_graph_create(MPI_COMM_WORLD, &g));
+  for (int i = 0; i < N; i++) {
+    piece[i] = rank ? 0 : 1000u + (uint64_t)i;
+    MT_OK(rank ? cdag_recv(g, &piece[i], sizeof piece[i], 0, 5, NULL) : cdag_send(g, &piece[i], sizeof piece[i], 1, 5, NULL));
+  }
+  MT_OK(cdag_compile(g, &o, &s));
+  seen.nstarted = 0;
+  MT_OK(cdag_run(s));
+  MT_EXPECT_INT(seen.nstarted, ==, N);
+  for (int i = 0; i < seen.nstarted && i < N; i++)
+    MT_EXPECT_MSG(seen.started[i] == (const void *)&piece[i], "message %d of rank %d started as the program's message %ld",
+                  i, rank, (long)((const uint64_t *)seen.started[i] - piece));
+  if (rank)
+    for (int i = 0; i < N; i++) MT_EXPECT_INT(piece[i], ==, 1000u + (uint64_t)i);
+  MT_OK(cdag_schedule_free(&s));
+  MT_OK(cdag_graph_free(&g));
+  return mt_finish("mpi_post_order");
+}
