@@ -221,13 +221,17 @@ static int part_ops_graph(const cdag_schedule *s, const sched_part *part, cdag_g
 
 /* A typed message as cdag_send_type/cdag_recv_type and the recorder write it: a strided copy
    packing into scratch that one send sends, or one receive into scratch that a strided copy
-   unpacks. MPI moves such blocks with a vector datatype as it sends, one copy fewer than
-   packing first, so the message takes the copy's blocks and the copy does nothing. Only when
+   unpacks. MPI moves long blocks with a vector datatype as it sends, one copy fewer than
+   packing first, so the message takes the copy's blocks and the copy does nothing (short
+   blocks are packed: sched_vector_pays). Only when
    nothing else sees the difference: the scratch's contents are unspecified, the pack's one
    successor is the send and nothing waits for the send (no later op writes the blocks it
    reads while in flight), the unpack's one predecessor is the receive and the receive's one
    successor the unpack (nothing touches the blocks it writes early). */
-static int at_strides(const ir_stride *k) { return k->n >= 2 && !(k->n & IR_LISTED); }   /* not listed */
+/* Blocks at one stride (not listed), long enough to travel as a vector. */
+static int at_strides(const ir_stride *k, uint64_t bytes) {
+  return k->n >= 2 && !(k->n & IR_LISTED) && sched_vector_pays(bytes / ir_stride_n(k));
+}
 
 static int fuse_typed(sched_engine *e, const cdag_graph *g, int rank) {
   int64_t n = e->nops, nfused = 0;
@@ -235,7 +239,7 @@ static int fuse_typed(sched_engine *e, const cdag_graph *g, int rank) {
   if (!(e->fused = malloc((size_t)n * sizeof *e->fused))) return CDAG_NOMEM("baseline engine");
   for (int64_t i = 0; i < n; i++) e->fused[i] = -1;
   for (int32_t c = 0; c < n; c++) {
-    if (e->kind[c] != IR_COPY || !at_strides(&e->stride[c]) || e->succ_start[c + 1] - e->succ_start[c] != 1) continue;
+    if (e->kind[c] != IR_COPY || !at_strides(&e->stride[c], e->bytes[c]) || e->succ_start[c + 1] - e->succ_start[c] != 1) continue;
     int32_t m = e->succ[e->succ_start[c]];
     if (e->kind[m] == IR_SEND && e->succ_start[m + 1] == e->succ_start[m] && e->addr[m] == e->addr[c] &&
         e->bytes[m] == e->bytes[c] && e->stride[c].to == e->bytes[c] / e->stride[c].n &&
@@ -245,7 +249,7 @@ static int fuse_typed(sched_engine *e, const cdag_graph *g, int rank) {
   for (int32_t m = 0; m < n; m++) {
     if (e->kind[m] != IR_RECV || e->succ_start[m + 1] - e->succ_start[m] != 1) continue;
     int32_t c = e->succ[e->succ_start[m]];
-    if (e->kind[c] == IR_COPY && at_strides(&e->stride[c]) && e->npred[c] == 1 && e->addr2[c] == e->addr[m] &&
+    if (e->kind[c] == IR_COPY && at_strides(&e->stride[c], e->bytes[c]) && e->npred[c] == 1 && e->addr2[c] == e->addr[m] &&
         e->bytes[c] == e->bytes[m] && e->stride[c].from == e->bytes[c] / e->stride[c].n &&
         ir_is_scratch(g, rank, e->addr[m], e->bytes[m]))
       e->fused[c] = m, e->fused[m] = c, nfused++;

@@ -105,8 +105,9 @@ static int reduction_in_place(const bstate *b, const part_coll *c) {
    packed before the run starts (reading origins) or unpacked after the wait (writing final
    values), by memcpy. MPICH's derived datatypes over the same pieces cost several times
    more for kilobyte messages, and neither side then takes part in snapshots. Except
-   pieces of one length at one stride (a matrix column, a vector datatype's blocks): they go
-   as an hvector (make_desc), what MPI itself does with the program's vector type. */
+   pieces of one length at one stride (a matrix's columns of rows, a vector datatype's
+   blocks) long enough that an hvector moves them faster than packing (sched_vector_pays):
+   they go as one (make_desc). */
 static int pair_packed(const sched_part *pt, const part_pair *pr) {
   if (pr->n < 2) return 0;   /* (a part without pieces has no array to point into) */
   int contiguous = 1, regular = 1;   /* regular: one length, one stride (make_desc's hvector) */
@@ -118,7 +119,7 @@ static int pair_packed(const sched_part *pt, const part_pair *pr) {
         z->addr - a->addr != pt->pieces[pr->first + 1].addr - p0->addr)
       regular = 0;
   }
-  return !contiguous && !regular;
+  return !contiguous && !(regular && sched_vector_pays(p0->len));
 }
 
 static int collect_ranges(bstate *b) {
