@@ -104,22 +104,19 @@ static int reduction_in_place(const bstate *b, const part_coll *c) {
 /* A message whose pieces are not one contiguous range travels through a buffer of its own:
    packed before the run starts (reading origins) or unpacked after the wait (writing final
    values), by memcpy. MPICH's derived datatypes over the same pieces cost several times
-   more for kilobyte messages, and neither side then takes part in snapshots. Except
-   pieces of one length at one stride (a matrix's columns of rows, a vector datatype's
-   blocks) long enough that an hvector moves them faster than packing (sched_vector_pays):
-   they go as one (make_desc). */
+   more for short pieces, and neither side then takes part in snapshots. Except pieces
+   long enough on average that a datatype moves them faster than packing (sched_vector_pays:
+   an hvector for one length at one stride, an hindexed otherwise; make_desc). */
 static int pieces_packed(const sched_part *pt, int64_t first, int64_t n) {
   if (n < 2) return 0;   /* (a part without pieces has no array to point into) */
-  int contiguous = 1, regular = 1;   /* regular: one length, one stride (make_desc's hvector) */
-  const part_piece *p0 = &pt->pieces[first];
+  int contiguous = 1;
+  uint64_t bytes = pt->pieces[first].len;
   for (int64_t k = first + 1; k < first + n; k++) {
     const part_piece *a = &pt->pieces[k - 1], *z = &pt->pieces[k];
     if (a->space != z->space || a->addr + a->len != z->addr) contiguous = 0;
-    if (a->space != z->space || z->len != p0->len || z->addr <= a->addr || z->addr - a->addr < p0->len ||
-        z->addr - a->addr != pt->pieces[first + 1].addr - p0->addr)
-      regular = 0;
+    bytes += z->len;
   }
-  return !contiguous && !(regular && sched_vector_pays(p0->len));
+  return !contiguous && !sched_vector_pays(bytes / (uint64_t)n);
 }
 
 static int pair_packed(const sched_part *pt, const part_pair *pr) { return pieces_packed(pt, pr->first, pr->n); }

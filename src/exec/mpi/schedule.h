@@ -297,13 +297,14 @@ void *sched_keep_alloc(cdag_schedule *s, size_t n);
 int sched_grow(void **arr, int64_t n, int64_t *cap, size_t elem);
 /* Records an MPI failure as CDAG_ERR_MPI naming the call and MPI's error string. */
 int sched_mpi_error(int mpi_rc, const char *call, int rank);
-/* Blocks of one length at one stride travel as an MPI hvector only from this length on;
-   shorter ones are packed by memcpy into a contiguous message. MPICH 4.0 over UCX sends an
-   hvector of short blocks past its eager size up to 12 times slower than packing them (8 B
-   blocks: 32 KiB in 190 us against 19.5 us, 2 ranks of one node), and slower at every size
-   below 2 KiB blocks; from 4 KiB blocks on, the hvector is as fast or faster (it moves them
-   without the copies). */
-enum { SCHED_VECTOR_MIN_BLOCK = 4096 };
+/* Blocks travel as an MPI datatype (an hvector at one stride, an hindexed otherwise) only
+   from this length on (on average); shorter ones are packed by memcpy into a contiguous
+   message. MPICH 4.0 over UCX sends an hvector of short blocks past its eager size up to 12
+   times slower than packing them (8 B blocks: 32 KiB in 190 us against 19.5 us, 2 ranks of
+   one node: bench/blocks_bench), and slower at every size up to 4 KiB blocks (0.85 to 0.96
+   of the hvector's time packed); from 16 KiB blocks on, the datatype is faster (it moves them
+   without the copies: packing takes 1.3 to 1.4 times as long), an hindexed as an hvector. */
+enum { SCHED_VECTOR_MIN_BLOCK = 8192 };
 static inline int sched_vector_pays(uint64_t block_len) { return block_len >= SCHED_VECTOR_MIN_BLOCK; }
 /* n blocks of len bytes, stride bytes apart from `first` on, as one committed hvector (of
    the widest word that divides them), kept in s->types and freed with s. */

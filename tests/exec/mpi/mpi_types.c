@@ -241,16 +241,16 @@ static void bottom(void) {
 }
 
 /* Column c of a rows x 4 matrix of doubles (a vector), 1000 ints each resized to 8 bytes,
-   256 doubles at scattered places (an indexed block type), or every other row of 512 doubles
-   (4 KiB blocks, a vector): a send and a receive of it make 4 operations (pack, send,
+   256 doubles at scattered places (an indexed block type), or every other row of 1024 doubles
+   (8 KiB blocks, a vector): a send and a receive of it make 4 operations (pack, send,
    receive, unpack). Run as written, a message of blocks at one stride takes the blocks
    itself (an hvector, the copies fused into it) only when they are long (sched_vector_pays:
-   4 KiB); short ones are packed, which MPICH does several times slower itself, and so are
+   8 KiB); short ones are packed, which MPICH does several times slower itself, and so are
    they compiled: residual messages, and from 3 ranks the slots of a collective (no MPI
    datatype then). */
 enum { COLUMN, RESIZED, SCATTERED, LONG_ROWS };
 static void strided_ops(int kind) {
-  enum { ROWS = 256, COLS = 4, LONG = 512 };
+  enum { ROWS = 256, COLS = 4, LONG = 1024 };
   static const char *const name[] = {"a column", "resized ints", "scattered doubles", "long rows"};
   MPI_Datatype t;
   int count = 1, fused = kind == LONG_ROWS ? 4 : 0;
