@@ -110,12 +110,16 @@ done
 printf 'num_ranks 2\nrank 0 {\n send 8b to 1 addr 0x0\n recv 8b from 1 addr 0x8\n}\nrank 1 {\n send 8b to 0 addr 0x8\n recv 8b from 0 addr 0x0\n}\n' > "$tmp/two.cdag"
 sed 's/^rank 0 {$/rank 0 {\n scratch 0x3000 64b/' "$det/allreduce_unmarked_tmp4.cdag" > "$tmp/marked.cdag"
 printf 'num_ranks 2\nrank 0 {\n send 8b to 1 addr 0x1000\n send 4000b to 1 addr 0x2000\n send 100b to 1 addr 0x4000\n}\nrank 1 {\n recv 8b from 0 addr 0x1000\n recv 4000b from 0 addr 0x2000\n recv 100b from 0 addr 0x4000\n}\n' > "$tmp/pieces.cdag"
-# 100,001 stages, each a computation and its message: a schedule of as many requests per rank
-awk 'BEGIN { n = 100001; print "num_ranks 2"; print "rank 0 {"
-             for (i = 0; i < n; i++) { print "compute 0 writes 8 at 0x100"; print "send 8b to 1 addr 0x100" }
-             print "}"; print "rank 1 {"
-             for (i = 0; i < n; i++) printf "recv 8b from 0 addr 0x%x\n", 65536 + 8 * i
-             print "}" }' >"$tmp/requests.cdag"
+# N stages, each a computation and its message: at 100,001, a schedule of as many requests per rank
+stages_graph() {
+  awk -v n="$1" 'BEGIN { print "num_ranks 2"; print "rank 0 {"
+                         for (i = 0; i < n; i++) { print "compute 0 writes 8 at 0x100"; print "send 8b to 1 addr 0x100" }
+                         print "}"; print "rank 1 {"
+                         for (i = 0; i < n; i++) printf "recv 8b from 0 addr 0x%x\n", 65536 + 8 * i
+                         print "}" }'
+}
+stages_graph 100001 >"$tmp/requests.cdag"
+stages_graph 1001 >"$tmp/stages.cdag"
 printf 'num_ranks 1\nrank 0 {\n  reduce 2 float sum in 0x0 inout 0x10\n  reduce 2 float sum in 0x0 inout 0x10\n  reduce 2 float sum in 0x0 inout 0x10\n}\n' > "$tmp/ef.cdag"
 printf 'num_ranks 1\nrank 0 {\n  copy 2147483648b from 0x0 to 0x100000000\n}\n' >"$tmp/big.cdag"
 printf 'num_ranks 2\nrank 0 {\n  send 2147483648b to 1 addr 0x1000\n}\nrank 1 {\n}\n' >"$tmp/bigsend.cdag"
@@ -233,10 +237,10 @@ cases <<'T'
 # its 100,000 alike stages are listed once (half a million lines before)
   out stages 1 to 100000 (100000 alike):
   count 2 ^no collectives found$
-0 cdag model "$tmp/requests.cdag"
-  out   stages 0 to 99999 (100000 alike): communication alone
-  out   after stages 0 to 99999 (100000 alike): 1 computation, 0.000 us on one rank at most
-  out   stage 100000: communication alone
+0 cdag model "$tmp/stages.cdag"
+  out   stages 0 to 999 (1000 alike): communication alone
+  out   after stages 0 to 999 (1000 alike): 1 computation, 0.000 us on one rank at most
+  out   stage 1000: communication alone
   count 2 ^    residual: 1 messages
 0 cdag verify "$tmp/requests.cdag"
   out verify: the graph runs as written (its schedule would hold more MPI requests than cdag's limit: see the note)

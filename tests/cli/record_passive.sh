@@ -271,12 +271,12 @@ mkdir -p full2
 for o in 1 2; do
   {
     printf 'cdag-record-part 1\nrank %d nprocs 3\ncomm %d 2 %d 0\nphase 0\n' $o "$(c $o 0)" $o
-    in=$(tp 65536 2)
+    in=$(tp 65536 2) cm=$(c $o 0)   # (a command substitution forks: none in the loop)
     for k in $(seq 1 2500); do
       t=$((2 * k - (o == 2 ? 1 : 0)))
-      echo "0 $((196608 * k)) lock comm $(c $o 0) tpos $in"
-      echo "0 $((196608 * k + 65536)) put 8b to 0 at 0x5000 addr 0x$((100 * o)) comm $(c $o 0)"
-      echo "0 $((196608 * k + 131072)) unlock comm $(c $o 0) ticket $t tpos $in"
+      echo "0 $((196608 * k)) lock comm $cm tpos $in"
+      echo "0 $((196608 * k + 65536)) put 8b to 0 at 0x5000 addr 0x$((100 * o)) comm $cm"
+      echo "0 $((196608 * k + 131072)) unlock comm $cm ticket $t tpos $in"
     done
     echo "0 $((196608 * 2501)) barrier"
     printf 'end 0\nfinalized\n'
