@@ -124,6 +124,7 @@ void engine_free(sched_engine *e) {
   free(e->kind); free(e->addr); free(e->addr2); free(e->bytes); free(e->stride); free(e->blkoff); free(e->peer); free(e->tag);
   free(e->npred); free(e->succ_start); free(e->succ); free(e->req_of); free(e->op_of_req);
   free(e->count); free(e->ready); free(e->idx); free(e->stage_off); free(e->stage); free(e->fused); free(e->msg);
+  free(e->local); free(e->local_off); free(e->local_stage); free(e->local_state);
   memset(e, 0, sizeof *e);
 }
 
@@ -228,12 +229,11 @@ static int part_ops_graph(const cdag_schedule *s, const sched_part *part, cdag_g
    successor is the send and nothing waits for the send (no later op writes the blocks it
    reads while in flight), the unpack's one predecessor is the receive and the receive's one
    successor the unpack (nothing touches the blocks it writes early). */
-/* Blocks at one stride (not listed) that travel as a vector: long enough, or to or from the
-   rank itself (MPICH 4.0 moves a message to itself faster as the vector than as the packed
-   bytes: a transpose's own 8 KiB column block of 256 B rows took 4.0 us fused, 6.6 packed). */
+/* Blocks at one stride (not listed) that travel as a vector: long enough, and not to or from
+   the rank itself (a local copy: pair_local). */
 static int at_strides(const sched_engine *e, int32_t c, int32_t m, int rank) {
   const ir_stride *k = &e->stride[c];
-  return k->n >= 2 && !(k->n & IR_LISTED) && (sched_vector_pays(e->bytes[c] / ir_stride_n(k)) || e->peer[m] == rank);
+  return k->n >= 2 && !(k->n & IR_LISTED) && sched_vector_pays(e->bytes[c] / ir_stride_n(k)) && e->peer[m] != rank;
 }
 
 static int fuse_typed(sched_engine *e, const cdag_graph *g, int rank) {
@@ -302,6 +302,40 @@ static int ready_fits(const cdag_schedule *s) {
                      "262,000 per process)", s->rank, (long long)ready, ENGINE_READY_MAX);
 }
 
+/* A message of the rank to itself, by its tag (the root's matching gave a send and its
+   receive one tag: own_part). */
+typedef struct { int32_t tag, op; } tag_op;
+
+static int tag_op_cmp(const void *x, const void *y) {
+  const tag_op *a = x, *b = y;
+  return a->tag != b->tag ? (a->tag > b->tag) - (a->tag < b->tag) : (a->op > b->op) - (a->op < b->op);
+}
+
+/* Pairs the rank's messages to itself (self[0..n), sorted here): each runs as a local copy
+   (local_message), no MPI. MPICH moves a message to the sending process itself through its
+   own path, slower than a copy (8 KiB: 4 to 6.6 us). */
+static int pair_local(sched_engine *e, tag_op *self, int64_t n, int rank) {
+  if (!n) return CDAG_OK;
+  qsort(self, (size_t)n, sizeof *self, tag_op_cmp);
+  size_t m = (size_t)e->nops;
+  e->local = malloc(m * sizeof *e->local);
+  e->local_off = malloc(m * sizeof *e->local_off);
+  e->local_state = calloc(m, 1);
+  if (!e->local || !e->local_off || !e->local_state) return CDAG_NOMEM("baseline engine");
+  for (size_t i = 0; i < m; i++) e->local[i] = -1;
+  uint64_t staged = 0;
+  for (int64_t i = 0; i < n; i += 2) {
+    int32_t a = self[i].op, b = i + 1 < n && self[i + 1].tag == self[i].tag ? self[i + 1].op : -1;
+    if (b < 0 || e->kind[a] == e->kind[b])
+      return cdag__error(CDAG_ERR_FORMAT, "rank %d: baseline schedule: message %d to itself has no partner", rank, a);
+    e->local[a] = b, e->local[b] = a;
+    int32_t snd = e->kind[a] == IR_SEND ? a : b;
+    e->local_off[snd] = staged;
+    staged += e->bytes[snd];
+  }
+  return (e->local_stage = malloc((size_t)staged + 1)) ? CDAG_OK : CDAG_NOMEM("messages to itself");
+}
+
 int engine_build(cdag_schedule *s, cdag_graph *g, const sched_part *part) {
   sched_engine *e = &s->eng;
   int64_t n = part->nops, ntags = 0;
@@ -331,20 +365,31 @@ int engine_build(cdag_schedule *s, cdag_graph *g, const sched_part *part) {
   if (!e->stage) return CDAG_NOMEM("staged sends");
   if (part->ntags > ENGINE_PERSISTENT_MAX && !(e->msg = malloc((size_t)part->ntags * sizeof *e->msg)))
     return CDAG_NOMEM("messages");
-  for (int64_t i = 0; i < e->nops; i++) {
+  tag_op *self = malloc((size_t)(n ? n : 1) * sizeof *self);
+  int64_t nself = 0;
+  if (!self) return CDAG_NOMEM("baseline engine");
+  for (int64_t i = 0; i < e->nops && !rc; i++) {
     e->req_of[i] = -1;
     if (e->kind[i] != IR_SEND && e->kind[i] != IR_RECV) continue;
-    if (ntags == part->ntags) return cdag__error(CDAG_ERR_FORMAT, "rank %d: baseline schedule lacks tags", s->rank);
+    if (ntags == part->ntags) rc = cdag__error(CDAG_ERR_FORMAT, "rank %d: baseline schedule lacks tags", s->rank);
+    if (rc) break;
     int32_t t = part->tags[ntags++];
+    if (e->peer[i] == s->rank) {
+      self[nself++] = (tag_op){t, (int32_t)i};
+      continue;
+    }
     void *buf = e->stage_off[i] != UINT64_MAX ? (void *)(e->stage + e->stage_off[i]) : (void *)(uintptr_t)e->addr[i];
     int k = s->nreqs++;
     sched_msg m;
     e->req_of[i] = k;
     e->op_of_req[k] = (int32_t)i;
     s->reqs[k] = MPI_REQUEST_NULL;
-    if ((rc = engine_message(s, i, buf, (int)t, e->msg ? &e->msg[k] : &m))) return rc;
-    if (!e->msg && (rc = engine_request(s, i, &m, 0, &s->reqs[k]))) return rc;
+    if ((rc = engine_message(s, i, buf, (int)t, e->msg ? &e->msg[k] : &m))) break;
+    if (!e->msg && (rc = engine_request(s, i, &m, 0, &s->reqs[k]))) break;
   }
+  if (!rc) rc = pair_local(e, self, nself, s->rank);
+  free(self);
+  if (rc) return rc;
   return ntags == part->ntags ? CDAG_OK : cdag__error(CDAG_ERR_FORMAT, "rank %d: baseline schedule has extra tags", s->rank);
 }
 
@@ -371,6 +416,33 @@ static void copy_op(const sched_engine *e, int32_t op) {
   }
 }
 
+enum { LOCAL_SENT = 1, LOCAL_WAITING = 2 };
+
+/* Op, a message to or from the rank itself, as a local copy: the send takes its data when it
+   runs (straight into the receive's buffer if the receive is ready, else into its staging),
+   the receive completes once both have run. */
+static void local_message(sched_engine *e, int32_t op) {
+  int send = e->kind[op] == IR_SEND;
+  int32_t snd = send ? op : e->local[op], rcv = send ? e->local[op] : op;
+  uint64_t bytes = e->bytes[snd];
+  void *src = (void *)(uintptr_t)e->addr[snd], *dst = (void *)(uintptr_t)e->addr[rcv];
+  uint8_t *staged = e->local_stage + e->local_off[snd];
+  if (send && e->local_state[rcv] == LOCAL_WAITING) {
+    if (bytes) memmove(dst, src, bytes);
+    engine_complete(e, snd);
+    engine_complete(e, rcv);
+  } else if (send) {
+    if (bytes) memcpy(staged, src, bytes);
+    e->local_state[snd] = LOCAL_SENT;
+    engine_complete(e, snd);
+  } else if (e->local_state[snd] == LOCAL_SENT) {
+    if (bytes) memcpy(dst, staged, bytes);
+    engine_complete(e, rcv);
+  } else {
+    e->local_state[rcv] = LOCAL_WAITING;
+  }
+}
+
 /* Starts ready communication and executes ready local ops until nothing is ready. */
 static int engine_drain(cdag_schedule *s) {
   sched_engine *e = &s->eng;
@@ -379,6 +451,10 @@ static int engine_drain(cdag_schedule *s) {
     switch (e->kind[op]) {
     case IR_SEND:
     case IR_RECV: {
+      if (e->local && e->local[op] >= 0) {
+        local_message(e, op);
+        break;
+      }
       int staged = e->stage_off[op] != UINT64_MAX;
       if (staged && e->bytes[op])   /* a native barrier's messages have no buffer (NULL) */
         memcpy(e->stage + e->stage_off[op], (const void *)(uintptr_t)e->addr[op], e->bytes[op]);
@@ -425,6 +501,7 @@ int engine_start(cdag_schedule *s) {
     return cdag__error(CDAG_ERR_STATE, "rank %d: a failed run left %lld messages in flight; free the schedule",
                        s->rank, (long long)e->nlive);
   e->rhead = e->nready = e->ndone = e->pending = 0;
+  if (e->local) memset(e->local_state, 0, (size_t)e->nops);
   for (int64_t i = 0; i < e->nops; i++) {
     e->count[i] = e->npred[i];
     if (!e->count[i]) e->ready[e->nready++] = (int32_t)i;

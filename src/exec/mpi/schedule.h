@@ -106,6 +106,13 @@ typedef struct {
                                  Then the schedule's requests [0, nlive) are those in flight,
                                  op_of_req their ops */
   int64_t nlive;
+  int32_t *local;             /* a message to or from the rank itself -> its partner (the receive
+                                 of a send, the send of a receive): a local copy, no MPI; -1
+                                 none. NULL: none at all */
+  uint64_t *local_off;        /* such a send -> its data's place in local_stage */
+  uint8_t *local_stage;       /* a send's data until its receive is ready (sends take their
+                                 data when they run) */
+  uint8_t *local_state;       /* run state: a send's data staged, a receive waiting */
 } sched_engine;
 
 /* What a compile produced on this rank, immutable once built: every handle of one compiled

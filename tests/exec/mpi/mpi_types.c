@@ -245,7 +245,7 @@ static void bottom(void) {
    (8 KiB blocks, a vector): a send and a receive of it make 4 operations (pack, send,
    receive, unpack). Run as written, a message of blocks at one stride takes the blocks
    itself (an hvector, the copies fused into it) only when they are long (sched_vector_pays:
-   8 KiB) or go to the rank itself; short ones are packed, which MPICH does several times slower itself, and so are
+   8 KiB) and go to another rank (to itself: a local copy); short ones are packed, which MPICH does several times slower itself, and so are
    they compiled: residual messages, and from 3 ranks the slots of a collective (no MPI
    datatype then). */
 enum { COLUMN, RESIZED, SCATTERED, LONG_ROWS };
@@ -253,7 +253,7 @@ static void strided_ops(int kind) {
   enum { ROWS = 256, COLS = 4, LONG = 1024 };
   static const char *const name[] = {"a column", "resized ints", "scattered doubles", "long rows"};
   MPI_Datatype t;
-  int count = 1, fused = kind == LONG_ROWS || (P == 1 && kind != SCATTERED) ? 4 : 0;   /* alone: messages to itself */
+  int count = 1, fused = kind == LONG_ROWS && P > 1 ? 4 : 0;   /* alone, its messages go to itself: local copies */
   if (kind == LONG_ROWS) {
     MPI_Type_vector(4, LONG, 2 * LONG, MPI_DOUBLE, &t);
   } else if (kind == RESIZED) {
