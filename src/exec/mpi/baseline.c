@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "base/copy.h"
+#include "base/sort.h"
 #include "exec/mpi/schedule.h"
 
 /* The part of rank r whose ops are its own graph's (ids base[r].., in its program order):
@@ -316,7 +317,7 @@ static int tag_op_cmp(const void *x, const void *y) {
    own path, slower than a copy (8 KiB: 4 to 6.6 us). */
 static int pair_local(sched_engine *e, tag_op *self, int64_t n, int rank) {
   if (!n) return CDAG_OK;
-  qsort(self, (size_t)n, sizeof *self, tag_op_cmp);
+  base_sort(self, n, sizeof *self, tag_op_cmp);
   size_t m = (size_t)e->nops;
   e->local = malloc(m * sizeof *e->local);
   e->local_off = malloc(m * sizeof *e->local_off);

@@ -423,20 +423,26 @@ static int coll_comm(cdag_schedule *s, const bstate *b, const part_coll *c, MPI_
   return CDAG_OK;
 }
 
-/* The description of collective slot sl: its own buffer, packed before the run or unpacked
-   after it (b->packed: slot_packed), or its pieces where they are (make_desc; `read`: a send
-   reading origins, through snapshots). */
-static int slot_desc(cdag_schedule *s, const bstate *b, const part_slot *sl, int send, int read, rlist *l, caps *cp,
-                     mdesc *d) {
-  if (!b->packed[sl - b->pt->slots]) {
+/* The description of the pieces of sl: a buffer of its own (packed), packed before the run
+   (a send) or unpacked after the wait, or the pieces where they are (make_desc; `read`: a
+   send reading origins, through snapshots). */
+static int pieces_desc(cdag_schedule *s, const bstate *b, const part_slot *sl, int packed, int send, int read, rlist *l,
+                       caps *cp, mdesc *d) {
+  if (!packed) {
     int rc = rl_pieces(s, b, sl->first, sl->n, read, l);
     return rc ? rc : make_desc(s, l, d);
   }
   uint8_t *tmp = keep_alloc(s, sl->bytes);
-  if (!tmp) return CDAG_NOMEM("collective buffer");
+  if (!tmp) return CDAG_NOMEM("message buffer");
   *d = (mdesc){tmp, (MPI_Count)sl->bytes, MPI_BYTE, 0};
   MPI_TRY(MPI_Get_address(tmp, &d->displ), "MPI_Get_address");
   return send ? pack_slot(s, b, sl, tmp, cp) : unpack_slot(s, b, sl, tmp, cp);
+}
+
+/* A collective's slot: packed as slot_packed decided (b->packed). */
+static int slot_desc(cdag_schedule *s, const bstate *b, const part_slot *sl, int send, int read, rlist *l, caps *cp,
+                     mdesc *d) {
+  return pieces_desc(s, b, sl, b->packed[sl - b->pt->slots], send, read, l, cp, d);
 }
 
 static int coll_alltoallw(cdag_schedule *s, const bstate *b, const part_coll *c, MPI_Comm comm, rlist *l, caps *cp) {
@@ -639,16 +645,9 @@ static int build_coll(cdag_schedule *s, const bstate *b, const part_coll *c, rli
    the user's pieces as they are (an hindexed type where snapshots split them). */
 static int pair_desc(cdag_schedule *s, const bstate *b, const part_pair *pr, int out, rlist *l, caps *cp,
                      mdesc *d) {
-  if (!pair_packed(b->pt, pr)) {
-    int rc = rl_pieces(s, b, pr->first, pr->n, out, l);
-    return rc ? rc : make_desc(s, l, d);
-  }
   part_slot sl = {pr->first, pr->n, 0};
   for (int64_t k = pr->first; k < pr->first + pr->n; k++) sl.bytes += b->pt->pieces[k].len;
-  uint8_t *tmp = keep_alloc(s, sl.bytes);
-  if (!tmp) return CDAG_NOMEM("message buffer");
-  *d = (mdesc){tmp, (MPI_Count)sl.bytes, MPI_BYTE, 0};
-  return out ? pack_slot(s, b, &sl, tmp, cp) : unpack_slot(s, b, &sl, tmp, cp);
+  return pieces_desc(s, b, &sl, pair_packed(b->pt, pr), out, out, l, cp, d);
 }
 
 static int build_pairs(cdag_schedule *s, const bstate *b, rlist *l, caps *cp) {
