@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/imap.h"
 #include "circulant/circulant.h"
 #include "model/lower.h"
 
@@ -40,6 +41,8 @@ typedef struct {
   uint64_t base;         /* first staging address */
   int full;              /* staging ran past the end of the address space */
   int any_stride;        /* runs at any stride (a graph only modelled: exec_lower_plan_modelled) */
+  uint64_t *run_src, *run_dst;   /* with any_stride: the blocks of the open run */
+  int64_t run_cap;
 } lw;
 
 /* ---- emitting ---- */
@@ -73,10 +76,123 @@ static int copy(lw *w, int rank, uint64_t src, uint64_t dst, uint64_t len) {
 typedef struct {
   int32_t rank;
   uint64_t src, dst, len, n, from, to;   /* n blocks; n 0: no run open */
+  int origins;           /* with any_stride, the sources are origins, which may repeat: */
+  base_imap read;        /* the run's source pieces, start -> length */
 } lw_run;
+
+/* With any_stride (a graph only modelled), blocks of one length on one rank emitted back to
+   back are one copy at any addresses: a listed copy (ir_add_copy_listed) where they keep no one
+   stride. The elements of a struct datatype then pack as one op, not one op each (MPICH's
+   pt2pt/sendself at 2 processes lowered to 806,689 ops). Blocks a listed copy cannot take
+   (one origin packed twice: sources that overlap) are split in halves until each part can. */
+static int listed_range(lw *w, int32_t rank, uint64_t len, const uint64_t *s, const uint64_t *d, uint64_t n) {
+  if (n == 1) return ir_add_copy(w->g, rank, s[0], d[0], len, NULL);
+  uint64_t sb = UINT64_MAX, db = UINT64_MAX, *so = w->run_src + w->run_cap, *dso = w->run_dst + w->run_cap;
+  for (uint64_t i = 0; i < n; i++) {
+    if (s[i] < sb) sb = s[i];
+    if (d[i] < db) db = d[i];
+  }
+  for (uint64_t i = 0; i < n; i++) so[i] = s[i] - sb, dso[i] = d[i] - db;
+  int rc = ir_add_copy_listed(w->g, rank, sb, db, n, len, so, 0, dso, 0, NULL);
+  if (rc != CDAG_ERR_ARG) return rc;
+  cdag__error_clear();
+  rc = listed_range(w, rank, len, s, d, n / 2);
+  return rc ? rc : listed_range(w, rank, len, s + n / 2, d + n / 2, n - n / 2);
+}
+
+static int listed_flush(lw *w, lw_run *r) {
+  uint64_t n = r->n;
+  r->n = 0;
+  base_imap_clear(&r->read);
+  return listed_range(w, r->rank, r->len, w->run_src, w->run_dst, n);
+}
+
+/* Room for n blocks in the open run (each array: the blocks, then as many offsets). */
+static int listed_room(lw *w, uint64_t n) {
+  if ((int64_t)n <= w->run_cap) return CDAG_OK;
+  int64_t cap = w->run_cap ? w->run_cap : 1024;
+  while (cap < (int64_t)n) cap *= 2;
+  uint64_t *a = realloc(w->run_src, 2 * (size_t)cap * sizeof *a);
+  if (a) w->run_src = a;
+  uint64_t *b = a ? realloc(w->run_dst, 2 * (size_t)cap * sizeof *b) : NULL;
+  if (!b) return CDAG_NOMEM("lowering");
+  w->run_dst = b, w->run_cap = cap;
+  return CDAG_OK;
+}
+
+/* The open run's blocks cut into blocks of g bytes (g divides their length). */
+static int listed_regrain(lw *w, lw_run *r, uint64_t g) {
+  uint64_t k = r->len / g, n = r->n;
+  if (k == 1) return CDAG_OK;
+  int rc = listed_room(w, n * k);
+  for (uint64_t i = n; rc == CDAG_OK && i-- > 0;) {
+    uint64_t s = w->run_src[i], d = w->run_dst[i];
+    for (uint64_t j = 0; j < k; j++) w->run_src[i * k + j] = s + j * g, w->run_dst[i * k + j] = d + j * g;
+  }
+  if (rc == CDAG_OK) r->n = n * k, r->len = g;
+  return rc;
+}
+
+/* Does a piece of len bytes at (src, dst), in blocks of grain, join run r, keeping its hull on
+   each side within 8 times its bytes, or 16 MiB? A graph only modelled is not simulated, but
+   tests verify it, and the simulator keeps a copy's hull (run_extends). */
+static int listed_extends(const lw_run *r, int32_t rank, uint64_t src, uint64_t dst, uint64_t len, uint64_t grain) {
+  if (r->n == 0 || r->rank != rank || r->len != grain) return 0;
+  uint64_t room = 8 * (r->n * r->len + len) > (1u << 24) ? 8 * (r->n * r->len + len) : 1u << 24;
+  uint64_t slo = src < r->src ? src : r->src, shi = src + len > r->from ? src + len : r->from;
+  uint64_t dlo = dst < r->dst ? dst : r->dst, dhi = dst + len > r->to ? dst + len : r->to;
+  return shi - slo <= room && dhi - dlo <= room;
+}
+
+static int listed_push(lw *w, lw_run *r, int32_t rank, uint64_t src, uint64_t dst, uint64_t len) {
+  int rc = listed_room(w, r->n + 1);
+  if (rc) return rc;
+  if (r->n == 0) r->rank = rank, r->len = len, r->src = src, r->from = src + len, r->dst = dst, r->to = dst + len;
+  w->run_src[r->n] = src, w->run_dst[r->n] = dst;
+  r->n++;
+  if (src < r->src) r->src = src;   /* the hulls: [src, from) and [dst, to) */
+  if (src + len > r->from) r->from = src + len;
+  if (dst < r->dst) r->dst = dst;
+  if (dst + len > r->to) r->to = dst + len;
+  return CDAG_OK;
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b) {
+  while (b) {
+    uint64_t t = a % b;
+    a = b, b = t;
+  }
+  return a;
+}
+
+/* Does the run read [src, src + len) already (an origin packed twice, which a copy's blocks
+   cannot be)? Only runs of origins are asked: staging and finals are never read twice. */
+static int read_again(const lw_run *r, uint64_t src, uint64_t len) {
+  uint64_t at = src + len - 1;
+  int64_t had = r->origins ? base_imap_find(&r->read, &at, BASE_IMAP_AT_OR_BELOW) : -1;
+  return had >= 0 && at + (uint64_t)had > src;
+}
+
+/* Pieces of two lengths (a datatype's blocks, some merged with their neighbours by the SST)
+   join one run in blocks of their common divisor, when that is at most 8 times finer. */
+static int listed_copy(lw *w, lw_run *r, int32_t rank, uint64_t src, uint64_t dst, uint64_t len) {
+  int rc = CDAG_OK;
+  uint64_t grain = len;
+  if (r->n && r->rank == rank && len != r->len) {
+    uint64_t g = gcd(len, r->len);
+    if (r->len / g <= 8 && len / g <= 8 && listed_extends(r, rank, src, dst, len, r->len)) rc = listed_regrain(w, r, g);
+    if (rc == CDAG_OK && r->len == g) grain = g;
+  }
+  if (rc == CDAG_OK && r->n && (!listed_extends(r, rank, src, dst, len, grain) || read_again(r, src, len)))
+    rc = listed_flush(w, r), grain = len;
+  for (uint64_t o = 0; rc == CDAG_OK && o < len; o += grain) rc = listed_push(w, r, rank, src + o, dst + o, grain);
+  if (rc == CDAG_OK && r->origins) rc = base_imap_put(&r->read, src, (int64_t)len);
+  return rc;
+}
 
 static int run_flush(lw *w, lw_run *r) {
   if (r->n == 0) return CDAG_OK;
+  if (w->any_stride) return listed_flush(w, r);
   int32_t id;
   uint64_t n = r->n;
   r->n = 0;
@@ -86,20 +202,20 @@ static int run_flush(lw *w, lw_run *r) {
 }
 
 /* Does block (src, dst) continue run r? Strides of the run's first two blocks, then kept;
-   at most 8 times the length unless any_stride, since a strided copy stands for the hull of
-   each side in the simulator's memory (sim_mem.c): two pieces a gigabyte apart stay two
-   copies in a graph that is simulated. */
-static int run_extends(const lw_run *r, int any_stride, int32_t rank, uint64_t src, uint64_t dst, uint64_t len) {
+   at most 8 times the length, since a strided copy stands for the hull of each side in the
+   simulator's memory (sim_mem.c): two pieces a gigabyte apart stay two copies in a graph
+   that is simulated. */
+static int run_extends(const lw_run *r, int32_t rank, uint64_t src, uint64_t dst, uint64_t len) {
   if (r->n == 0 || r->rank != rank || r->len != len || src <= r->src || dst <= r->dst) return 0;
   if (r->n == 1)
-    return src - r->src >= len && dst - r->dst >= len &&
-           (any_stride || (src - r->src <= 8 * len && dst - r->dst <= 8 * len));
+    return src - r->src >= len && dst - r->dst >= len && src - r->src <= 8 * len && dst - r->dst <= 8 * len;
   return src - r->src == r->n * r->from && dst - r->dst == r->n * r->to;
 }
 
 static int run_copy(lw *w, lw_run *r, int32_t rank, uint64_t src, uint64_t dst, uint64_t len) {
   if (len == 0) return CDAG_OK;
-  if (run_extends(r, w->any_stride, rank, src, dst, len)) {
+  if (w->any_stride) return listed_copy(w, r, rank, src, dst, len);
+  if (run_extends(r, rank, src, dst, len)) {
     if (r->n == 1) {
       r->from = src - r->src;
       r->to = dst - r->dst;
@@ -108,7 +224,14 @@ static int run_copy(lw *w, lw_run *r, int32_t rank, uint64_t src, uint64_t dst, 
     return CDAG_OK;
   }
   int rc = run_flush(w, r);
-  *r = (lw_run){rank, src, dst, len, 1, len, len};
+  *r = (lw_run){.rank = rank, .src = src, .dst = dst, .len = len, .n = 1, .from = len, .to = len, .origins = r->origins};
+  return rc;
+}
+
+/* The run's last copy, after the copies before it succeeded (rc); its index freed either way. */
+static int run_end(lw *w, lw_run *r, int rc) {
+  if (rc == CDAG_OK) rc = run_flush(w, r);
+  base_imap_clear(&r->read);
   return rc;
 }
 
@@ -127,13 +250,13 @@ static int late(lw *w, int rank, uint64_t src, uint64_t dst, uint64_t len) {
 /* Copies the pieces of v (origins) into contiguous dst. */
 static int pack_into(lw *w, int rank, const det_iov *v, uint64_t dst) {
   int rc = CDAG_OK;
-  lw_run run = {0};
+  lw_run run = {.origins = 1};
   for (int32_t i = 0; i < v->n && rc == CDAG_OK; i++) {
     const det_piece *pc = &w->p->pieces[v->first + i];
     rc = run_copy(w, &run, rank, pc->addr, dst, pc->len);
     dst += pc->len;
   }
-  return rc == CDAG_OK ? run_flush(w, &run) : rc;
+  return run_end(w, &run, rc);
 }
 
 /* A contiguous view of v's origin bytes: its one piece, or a packed staging copy. */
@@ -729,13 +852,13 @@ static int staged_pieces(const lw *w, const det_msg *m, int alone, uint64_t limi
 /* The pieces idx[0..n) of m copied from their origins to contiguous `at` on m->src. */
 static int pack_pieces(lw *w, const det_msg *m, const int64_t *idx, int64_t n, uint64_t at) {
   const df_xfer *x = w->p->xfers + m->first;
-  lw_run run = {0};
+  lw_run run = {.origins = 1};
   int rc = CDAG_OK;
   for (int64_t i = 0; i < n && rc == CDAG_OK; i++) {
     rc = run_copy(w, &run, m->src, x[idx[i]].src_addr, at, x[idx[i]].len);
     at += x[idx[i]].len;
   }
-  return rc == CDAG_OK ? run_flush(w, &run) : rc;
+  return run_end(w, &run, rc);
 }
 
 /* The pieces idx[0..n) of m copied late from contiguous `at` on m->dst to their finals. */
@@ -967,7 +1090,7 @@ static int lower_one(lw *w, const cdag_plan *q, int tag0) {
   lw_run run = {0};
   for (int64_t i = 0; i < w->nlate && rc == CDAG_OK; i++)
     rc = run_copy(w, &run, w->late[i].rank, w->late[i].src, w->late[i].dst, w->late[i].len);
-  return rc == CDAG_OK ? run_flush(w, &run) : rc;
+  return run_end(w, &run, rc);
 }
 
 /* ---- plans in stages ----
@@ -1224,6 +1347,8 @@ static int lower_plan(const cdag_plan *pl, const cdag_graph *g, const kern_model
   free(w.next);
   free(w.late_at);
   free(w.late);
+  free(w.run_src);
+  free(w.run_dst);
   if (rc != CDAG_OK) {
     ir_graph_free(w.g);
     return rc;
