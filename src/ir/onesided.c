@@ -359,6 +359,32 @@ static int resolve_all(const cdag_graph *g, int64_t n, uint64_t *ta) {
   return rc;
 }
 
+/* Does [a, a + len) meet the accumulates' scratch? */
+static int meets_acc_scratch(uint64_t a, uint64_t len) {
+  return len && a < IR_ACC_SCRATCH + IR_ACC_SCRATCH_LEN && (a + len < a || a + len > IR_ACC_SCRATCH);
+}
+
+/* Before expansion, no op of the graph may touch the scratch the target sides receive into:
+   a receive there would be taken for expansion's own bytes (its transfer gone from the SST),
+   a copy from there would read another access's data. */
+static int acc_scratch_free(const cdag_graph *g, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    int k = g->kind[i], compute = ir_is_compute(g, i);
+    ir_blocks b = k == IR_CALC ? (compute ? ir_write_blocks(g, i) : ir_one_block(0)) : ir_copy_blocks(g, i);
+    uint64_t wlen = b.to_last + b.len;   /* the hull of what it writes (a send's: what it reads) */
+    uint64_t rlen = k == IR_COPY ? b.from_last + b.len : k == IR_REDUCE ? g->bytes[i]
+                    : compute && g->cr_len[i] != IR_READS_ALL ? g->cr_len[i] : 0;
+    int local = k == IR_SEND || k == IR_RECV || k == IR_COPY || k == IR_REDUCE || k == IR_CALC || is_access(k);
+    if (!local || !(meets_acc_scratch(g->addr[i], wlen) || (g->addr2 && meets_acc_scratch(g->addr2[i], rlen))))
+      continue;
+    char d[160];
+    return cdag__error(CDAG_ERR_ARG, "%s touches [0x%llx, 0x%llx), where cdag keeps the data of one-sided accesses "
+                       "at their targets", ir_describe(g, (int32_t)i, d, sizeof d), (unsigned long long)IR_ACC_SCRATCH,
+                       (unsigned long long)(IR_ACC_SCRATCH + IR_ACC_SCRATCH_LEN));
+  }
+  return CDAG_OK;
+}
+
 int ir_onesided_expand(cdag_graph *g) {
   int64_t n = g->nops, m = 0, f = 0;
   if (g->nwritten) return CDAG_OK;   /* expanded before */
@@ -370,6 +396,8 @@ int ir_onesided_expand(cdag_graph *g) {
   if (g->myrank >= 0)
     return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: a distributed graph's one-sided operations are expanded when "
                        "it is compiled (with every rank's segments), not on one process", g->myrank);
+  int rc0 = m ? acc_scratch_free(g, n) : CDAG_OK;
+  if (rc0) return rc0;
   epochs e = {0};
   uint64_t *ta = malloc((size_t)(n ? n : 1) * sizeof *ta);
   uint64_t *scr = calloc((size_t)g->nprocs, sizeof *scr);   /* per target: scratch used */

@@ -236,6 +236,21 @@ START_TEST(accumulate_races) {
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "accumulate of 16 bytes at offset 56 of rank 1 segment 0"));
   ck_assert_int_eq(cdag_test_load_rc("num_ranks 2\nrank 0 {\naccumulate 4 float band to 1 at 0x100 addr 0\n}\n"),
                    CDAG_ERR_FORMAT);
+  /* the target sides' scratch is cdag's: a receive there would lose its transfer, a copy from
+     there would read an accumulate's data; both are refused, naming the op and its line */
+  static const char *const trespass[] = {"recv 8b from 0 addr 0x7ffc000000000000", "copy 8b from 0x7ffcfffffffffffc to 0x40",
+                                         "copy 16b from 0x40 to 0x7ffbfffffffffff8 blocks 2 to_stride 0x10",
+                                         "compute 5 reads 8b at 0x7ffc000000000040 writes 8b at 0x40"};
+  for (size_t k = 0; k < sizeof trespass / sizeof *trespass; k++) {
+    char text[512];
+    snprintf(text, sizeof text, "num_ranks 2\nrank 0 {\naccumulate 2 int32 sum to 1 at 0x10 addr 0x20\n"
+             "send 8b to 1 addr 0x30\nfence\n}\nrank 1 {\n%s\nfence\n}\n", trespass[k]);
+    if (k > 0) *strstr(text, "send 8b to 1 addr 0x30\n") = '#';
+    int rc = cdag_test_load_rc(text);
+    ck_assert_msg(rc == CDAG_ERR_ARG, "case %zu: %d (%s)", k, rc, cdag_error_message());
+    ck_assert_ptr_nonnull(strstr(cdag_error_message(), "line 8) touches [0x7ffc000000000000, 0x7ffd000000000000)"));
+  }
+  CK_OK(cdag_test_load_rc("num_ranks 1\nrank 0 {\nrecv 8b from 0 addr 0x7ffc000000000000\nsend 8b to 0 addr 0x40\n}\n"));
 }
 END_TEST
 
