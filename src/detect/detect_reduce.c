@@ -9,6 +9,7 @@
  * reduce rooted there; a value several ranks but not all contributors receive is replicate.c's.
  * Floating-point values are rewritten only when exact_float is off (MPI may reassociate).
  * Cost: O(n log n) for the sorts plus O(runs) per tuple. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +55,29 @@ static int int32_cmp(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* Why det_contributors refused d, for the report: a rank whose value counts twice, or that
+   contributes from two addresses (an accumulator set from one buffer, then summed with others:
+   no collective call reduces two buffers of one rank). */
+static void clash_text(const df_sst *s, const df_red *d, char *buf, size_t len) {
+  const df_set *e = &s->sets[d->set];
+  snprintf(buf, len, "has repeated contributions");
+  for (int32_t i = 0; i < e->nruns; i++) {
+    const df_run *r = &s->runs[e->first + i];
+    if (r->mult > 1 && !ir_rop_idempotent(d->op)) {
+      snprintf(buf, len, "counts rank %d's value at 0x%llx %u times", r->lo, (unsigned long long)r->addr, r->mult);
+      return;
+    }
+    for (int32_t j = 0; j < i; j++) {
+      const df_run *q = &s->runs[e->first + j];
+      int32_t lo = q->lo > r->lo ? q->lo : r->lo;
+      if (lo > (q->hi < r->hi ? q->hi : r->hi)) continue;
+      snprintf(buf, len, "takes rank %d's values from two addresses (0x%llx and 0x%llx)", lo,
+               (unsigned long long)q->addr, (unsigned long long)r->addr);
+      return;
+    }
+  }
+}
+
 /* One group t[0..n) of tuples of the same value; dsts sorted. Pass 0 takes allreduces,
    pass 1 reduces (and notes what stays). */
 static int classify(det_state *st, const int64_t *t, int64_t n, int32_t *members, int64_t *pick, uint8_t *seen,
@@ -62,8 +86,12 @@ static int classify(det_state *st, const int64_t *t, int64_t n, int32_t *members
   const df_red *d = &r[t[0]];
   char rb[128];
   int32_t m = det_contributors(st->sst, d, members, seen);
-  if (m < 0) return pass == 0 || local_only(st->sst, d) ? CDAG_OK : det_note(st, "reduction of %llu %s at rank %d has repeated contributions: left as is",
-                             (unsigned long long)d->count, ir_type_name(d->type), d->dst);
+  if (m < 0) {
+    if (pass == 0 || local_only(st->sst, d)) return CDAG_OK;
+    clash_text(st->sst, d, rb, sizeof rb);
+    return det_note(st, "reduction of %llu %s at rank %d %s: left as is", (unsigned long long)d->count,
+                    ir_type_name(d->type), d->dst, rb);
+  }
   if (det_sort_ranks(members, m, st->g->nprocs)) return CDAG_NOMEM("detection");
   if (!det_group_ok(st, m)) return CDAG_OK;
   if (st->opts.exact_float && ir_type_is_float(d->type))

@@ -164,6 +164,41 @@ START_TEST(allreduces) {
 }
 END_TEST
 
+/* Sums a rule cannot take say why: each rank adds its own value at 0x1000 into an
+   accumulator that holds another of its values (0x2000), then the others' (two addresses of
+   one rank: no collective call reduces two buffers of a rank); rank 0 adding rank 1's value
+   twice counts it twice. The notes name the rank and the addresses. */
+START_TEST(reductions_left_say_why) {
+  int n = 3;
+  cdag_graph *g = cdag_test_graph(n);
+  for (int r = 0; r < n; r++) {
+    for (int q = 0; q < n; q++)
+      if (q != r) {
+        CK_OK(cdag_rank_send(g, q, 0x1000, 16, r, 0, NULL));
+        CK_OK(cdag_rank_recv(g, r, 0x4000 + 16 * (uint64_t)q, 16, q, 0, NULL));
+      }
+    CK_OK(cdag_rank_reduce_local(g, r, 0x1000, 0x2000, 4, CDAG_INT32, CDAG_SUM, NULL));
+    for (int q = 0; q < n; q++)
+      if (q != r) CK_OK(cdag_rank_reduce_local(g, r, 0x4000 + 16 * (uint64_t)q, 0x2000, 4, CDAG_INT32, CDAG_SUM, NULL));
+  }
+  cdag_plan *p = cdag_test_analyse(g, NULL);
+  ck_assert_int_ge(p->nnotes, 1);
+  ck_assert_msg(strstr(p->notes[0], "takes rank 0's values from two addresses (0x1000 and 0x2000)"), "note: %s", p->notes[0]);
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
+  g = cdag_test_graph(2);
+  CK_OK(cdag_rank_send(g, 1, 0x1000, 16, 0, 0, NULL));
+  CK_OK(cdag_rank_recv(g, 0, 0x4000, 16, 1, 0, NULL));
+  for (int k = 0; k < 2; k++) CK_OK(cdag_rank_reduce_local(g, 0, 0x4000, 0x2000, 4, CDAG_INT32, CDAG_SUM, NULL));
+  p = cdag_test_analyse(g, NULL);
+  int found = 0;
+  for (int64_t i = 0; i < p->nnotes; i++) found |= strstr(p->notes[i], "counts rank 1's value at 0x1000 2 times") != NULL;
+  ck_assert_msg(found, "notes: %lld, first: %s", (long long)p->nnotes, p->nnotes ? p->notes[0] : "");
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
+}
+END_TEST
+
 START_TEST(grid_rows_and_columns) {
   cdag_graph *g = cdag_test_graph(16);
   for (int r = 0; r < 4; r++) { /* row broadcasts from column 0, then column broadcasts from row 0 */
@@ -665,6 +700,7 @@ Suite *cdag_detect_suite(void) {
   tcase_add_test(t, gathers_and_scatters);
   tcase_add_test(t, gathers_and_scatters_at_scale);
   tcase_add_test(t, allreduces);
+  tcase_add_test(t, reductions_left_say_why);
   tcase_add_test(t, grid_rows_and_columns);
   tcase_add_test(t, rows_under_global_allgather);
   tcase_add_test(t, allgatherv_with_equal_sizes);
