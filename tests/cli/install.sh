@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # cdag tests — `make install` puts libcdag, cdag.h, cdag.pc and the CMake package in place:
-# a user program builds against it with pkg-config and with find_package(cdag), and runs.
+# a user program builds against it with pkg-config and with find_package(cdag), and runs; so it
+# does against the build tree with pkg-config before any install.
 # Usage: install.sh CDAG_BINARY SOURCE_DIR (the build directory is the binary's).
 set -euo pipefail
 build=$(dirname "$1")
@@ -27,6 +28,12 @@ int main(void) {
   return ops == 2 ? 0 : 1;
 }
 C
+# The build tree, before any install: cdag-uninstalled.pc, which pkg-config prefers, names the
+# source's cdag.h, the generated cdag_version.h and the built library with its run path.
+# shellcheck disable=SC2046
+cc -o "$tmp/user_tree" "$tmp/user.c" $(PKG_CONFIG_PATH="$build" pkg-config --cflags --libs cdag)
+"$tmp/user_tree"
+test ! -e "$build/cdag.pc"   # the installed layout's file lives in pkgconfig/, naming no build path
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
 pkg-config --exists cdag
 # shellcheck disable=SC2046
