@@ -448,6 +448,38 @@ START_TEST(regular_pieces_lower_as_runs) {
 }
 END_TEST
 
+/* The plan of text (price off: the plan itself, whatever it costs) lowered twice: for the
+   simulator (*low) and as the price lowers it (*wide, exec_lower_plan_modelled). */
+static cdag_plan *lowered_both(const char *text, const char *name, cdag_graph **g, cdag_graph **low, cdag_graph **wide) {
+  ck_assert_msg(ir_load_mem(text, strlen(text), name, NULL, g) == CDAG_OK, "%s", cdag_error_message());
+  cdag_options o;
+  cdag_options_init(&o);
+  o.price = 0;
+  cdag_plan *p = NULL;
+  CK_OK(cdag_analyze(*g, &o, &p));
+  kern_model m = kern_model_default();
+  CK_OK(kern_choose_plan(p, &m, KERN_POLICY_AUTO));
+  CK_OK(exec_lower_plan(p, NULL, &m, KERN_POLICY_AUTO, low));
+  CK_OK(exec_lower_plan_modelled(p, NULL, &m, KERN_POLICY_AUTO, wide));
+  return p;
+}
+
+/* Both lowerings of p leave the plan's bytes and model the same time; all freed. */
+static void same_bytes_same_time(cdag_plan *p, cdag_graph *g, cdag_graph *low, cdag_graph *wide) {
+  CK_OK(exec_verify(low, p, 0x5eed, 1));
+  int rc = exec_verify(wide, p, 0x5eed, 1);
+  ck_assert_msg(rc == CDAG_OK, "%s", cdag_error_message());
+  double t_low, t_wide;
+  loggp_params lp = loggp_defaults();
+  CK_OK(exec_loggp(low, &lp, &t_low, NULL));
+  CK_OK(exec_loggp(wide, &lp, &t_wide, NULL));
+  ck_assert_double_eq_tol(t_wide, t_low, 1e-9 * t_low);
+  cdag_plan_free(&p);
+  ir_graph_free(low);
+  ir_graph_free(wide);
+  cdag_graph_free(&g);
+}
+
 /* A column of a wide grid (512 doubles, 8 KiB apart) sent to the other rank and unpacked
    into its ghost column: the price's lowering (exec_lower_plan_modelled) keeps each side of a
    message's pieces one strided copy at that stride, where the simulated one makes a copy per
@@ -459,33 +491,13 @@ START_TEST(wide_strides_lower_as_runs_when_modelled) {
                              "rank 1 {\n  recv 4096b from 0 addr 0x2000\n"
                              "  copy 4096b from 0x2000 to 0x100000008 blocks 512 to_stride 8192\n}\n";
   cdag_graph *g = NULL, *low = NULL, *wide = NULL;
-  ck_assert_msg(ir_load_mem(text, sizeof text - 1, "column.cdag", NULL, &g) == CDAG_OK, "%s", cdag_error_message());
-  cdag_options o;
-  cdag_options_init(&o);
-  o.price = 0;   /* the plan itself, whatever it costs */
-  cdag_plan *p = NULL;
-  CK_OK(cdag_analyze(g, &o, &p));
-  kern_model m = kern_model_default();
-  CK_OK(kern_choose_plan(p, &m, KERN_POLICY_AUTO));
-  CK_OK(exec_lower_plan(p, NULL, &m, KERN_POLICY_AUTO, &low));
-  CK_OK(exec_lower_plan_modelled(p, NULL, &m, KERN_POLICY_AUTO, &wide));
+  cdag_plan *p = lowered_both(text, "column.cdag", &g, &low, &wide);
   ck_assert_int_ge(low->nops, 512);
   ck_assert_int_le(wide->nops, 8);
   int64_t strided = 0;
   for (int64_t i = 0; i < wide->nops; i++) strided += ir_is_strided(wide, i);
   ck_assert_int_ge(strided, 1);
-  CK_OK(exec_verify(low, p, 0x5eed, 1));
-  int rc = exec_verify(wide, p, 0x5eed, 1);   /* its hulls are 4 MiB here: the same bytes */
-  ck_assert_msg(rc == CDAG_OK, "%s", cdag_error_message());
-  double t_low, t_wide;
-  loggp_params lp = loggp_defaults();
-  CK_OK(exec_loggp(low, &lp, &t_low, NULL));
-  CK_OK(exec_loggp(wide, &lp, &t_wide, NULL));
-  ck_assert_double_eq_tol(t_wide, t_low, 1e-9 * t_low);
-  cdag_plan_free(&p);
-  ir_graph_free(low);
-  ir_graph_free(wide);
-  cdag_graph_free(&g);
+  same_bytes_same_time(p, g, low, wide);   /* its hulls are 4 MiB here */
 }
 END_TEST
 
@@ -512,32 +524,13 @@ START_TEST(irregular_pieces_lower_as_listed_copies_when_modelled) {
            16 * BLOCKS, BLOCKS, steps, 16 * BLOCKS, 16 * BLOCKS, BLOCKS, steps, 16 * BLOCKS, BLOCKS, steps,
            16 * BLOCKS, 16 * BLOCKS, BLOCKS, steps);
   cdag_graph *g = NULL, *low = NULL, *wide = NULL;
-  ck_assert_msg(ir_load_mem(text, strlen(text), "records.cdag", NULL, &g) == CDAG_OK, "%s", cdag_error_message());
-  cdag_options o;
-  cdag_options_init(&o);
-  o.price = 0;
-  cdag_plan *p = NULL;
-  CK_OK(cdag_analyze(g, &o, &p));
-  kern_model m = kern_model_default();
-  CK_OK(kern_choose_plan(p, &m, KERN_POLICY_AUTO));
-  CK_OK(exec_lower_plan(p, NULL, &m, KERN_POLICY_AUTO, &low));
-  CK_OK(exec_lower_plan_modelled(p, NULL, &m, KERN_POLICY_AUTO, &wide));
+  cdag_plan *p = lowered_both(text, "records.cdag", &g, &low, &wide);
   ck_assert_int_ge(low->nops, 2 * BLOCKS);
   ck_assert_int_le(wide->nops, 16);
   int64_t listed = 0;
   for (int64_t i = 0; i < wide->nops; i++) listed += ir_is_listed(wide, i);
   ck_assert_int_ge(listed, 3);
-  CK_OK(exec_verify(low, p, 0x5eed, 1));
-  CK_OK(exec_verify(wide, p, 0x5eed, 1));
-  double t_low, t_wide;
-  loggp_params lp = loggp_defaults();
-  CK_OK(exec_loggp(low, &lp, &t_low, NULL));
-  CK_OK(exec_loggp(wide, &lp, &t_wide, NULL));
-  ck_assert_double_eq_tol(t_wide, t_low, 1e-9 * t_low);
-  cdag_plan_free(&p);
-  ir_graph_free(low);
-  ir_graph_free(wide);
-  cdag_graph_free(&g);
+  same_bytes_same_time(p, g, low, wide);
 }
 END_TEST
 
