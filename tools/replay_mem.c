@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sort.h"
 #include "dataflow/dataflow.h"
 #include "match/match.h"
 #include "replay_mem.h"
@@ -33,12 +34,30 @@ static int push_value(replay_mem *rm, const rm_value *v) {
   return CDAG_OK;
 }
 
-/* The elements of reduction d (the rank's) whose order a compiled schedule may change. */
-static int mark_reduction(replay_mem *rm, const df_sst *sst, const df_red *d) {
-  if (!ir_type_is_float((int)d->type) || (d->op != CDAG_SUM && d->op != CDAG_PROD)) return CDAG_OK;
+/* n > 0 if set s is listed as derived from floating-point sums (sst->derived, sorted by set
+   in *by_set: its largest n), else 0. */
+static int64_t derived_n(const df_sst *sst, const int64_t *by_set, int32_t s) {
+  int64_t lo = 0, hi = sst->nderived, n = 0;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (sst->derived[by_set[mid]].set < s) lo = mid + 1;
+    else hi = mid;
+  }
+  for (; lo < sst->nderived && sst->derived[by_set[lo]].set == s; lo++)
+    if (sst->derived[by_set[lo]].n > n) n = sst->derived[by_set[lo]].n;
+  return n;
+}
+
+/* The elements of reduction d (the rank's) whose order a compiled schedule may change: a
+   floating-point sum or product, or a value computed from such (a max over sums, whose set
+   by_set lists as derived), compared with the sums' tolerance. */
+static int mark_reduction(replay_mem *rm, const df_sst *sst, const int64_t *by_set, const df_red *d) {
+  if (!ir_type_is_float((int)d->type)) return CDAG_OK;
+  int64_t n = d->op == CDAG_SUM || d->op == CDAG_PROD ? sst->sets[d->set].ncontrib : derived_n(sst, by_set, d->set);
+  if (!n) return CDAG_OK;
   int size = ir_type_size((int)d->type);
   for (uint64_t e = 0; e < d->count; e++) {
-    rm_value v = {0, d->dst_addr + e * (uint64_t)size, (int)d->type, d->op, sst->sets[d->set].ncontrib};
+    rm_value v = {0, d->dst_addr + e * (uint64_t)size, (int)d->type, d->op, n};
     int rc = replay_map_offset(rm->map, rm->rank, v.addr, (uint64_t)size, &v.off);
     if (!rc) rc = push_value(rm, &v);
     if (rc) return rc;
@@ -70,10 +89,16 @@ static int mark_values(replay_mem *rm, const cdag_graph *gg) {
   if (!rc)
     rc = dataflow_run_opt((cdag_graph *)gg, &m, DF_COLLECT_MIXED | DF_WAITSETS_IF_NEEDED | DF_CAP_SETS | DF_COLLECT_REASSOC,
                           &sst);
-  for (int64_t k = 0; !rc && sst && k < sst->nreds; k++)
-    if (sst->reds[k].dst == rm->rank) rc = mark_reduction(rm, sst, &sst->reds[k]);
+  int64_t *by_set = !rc && sst ? malloc((size_t)(sst->nderived ? sst->nderived : 1) * sizeof *by_set) : NULL;
+  if (!rc && sst && !by_set) rc = CDAG_NOMEM("replay values");
+  for (int64_t k = 0; !rc && k < sst->nderived; k++) by_set[k] = k;
+  base_key key[] = {BASE_KEY(sst ? sst->derived : NULL, set)};
+  if (!rc && sst->nderived > 1) rc = base_sort_fields(by_set, sst->nderived, key, 1);
+  for (int64_t k = 0; !rc && k < sst->nreds; k++)
+    if (sst->reds[k].dst == rm->rank) rc = mark_reduction(rm, sst, by_set, &sst->reds[k]);
   for (int64_t k = 0; !rc && sst && k < sst->nreassoc; k++)   /* sums met before the end too */
     if (sst->reassoc[k].rank == rm->rank) rc = push_unhashed(rm, sst->reassoc[k].addr, sst->reassoc[k].len);
+  free(by_set);
   dataflow_free(sst);
   match_free(&m);
   return rc;

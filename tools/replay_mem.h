@@ -21,7 +21,7 @@ enum { RM_SKIP = 0, RM_BYTE = 1, RM_VALUE = 2 };
 typedef struct {
   uint64_t off, addr;    /* in the block; in the file */
   int type;              /* CDAG_FLOAT, CDAG_DOUBLE, CDAG_COMPLEX_*, CDAG_LONG_DOUBLE (compared as a double) */
-  int op;                /* CDAG_SUM or CDAG_PROD */
+  int op;                /* CDAG_SUM or CDAG_PROD; another op: a value computed from such (a max over sums) */
   int64_t n;             /* values it combines */
 } rm_value;
 

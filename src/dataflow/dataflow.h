@@ -83,6 +83,13 @@ typedef struct {
      schedule may leave with other last bits, as it reassociates, while the phase runs */
   int64_t nreassoc, reassoccap;
   struct df_written { int32_t rank; uint64_t addr, len; } *reassoc;
+  /* DF_COLLECT_REASSOC with DF_COLLECT_MIXED: the sets of the results of reduces listed in
+     `mixed` whose operands held floating-point reductions (a max over sums: co_sum then
+     co_max of one variable), wherever those results went (in the order met; a set may
+     repeat). Such a value inherits the last bits of the sums it was computed from, which a
+     schedule may leave otherwise; n: the most values a floating-point operand combined. */
+  int64_t nderived, derivedcap;
+  struct df_derived { int32_t set; int64_t n; } *derived;
 } df_sst;
 
 int dataflow_run(const cdag_graph *g, const match_result *m, df_sst **out);
@@ -105,7 +112,9 @@ int dataflow_run(const cdag_graph *g, const match_result *m, df_sst **out);
      tuples are then not the graph's meaning: for readers of counts only (the replay's
      tolerance of floating-point sums), not detection. Bounds the sets of a long recording
      whose buffers accumulate reductions, which otherwise grow quadratically. */
-/* - DF_COLLECT_REASSOC lists in `reassoc` every write of floating-point sums or products. */
+/* - DF_COLLECT_REASSOC lists in `reassoc` every write of floating-point sums or products, and
+     with DF_COLLECT_MIXED in `derived` the mixed reduces' results over floating-point
+     reductions. */
 enum { DF_WAITSETS_ALWAYS = 0, DF_WAITSETS_IF_NEEDED = 1, DF_RELEASE_INPUTS = 2, DF_COLLECT_MIXED = 4, DF_CAP_SETS = 8,
        DF_COLLECT_REASSOC = 16 };
 enum { DF_SET_CAP = 64 };

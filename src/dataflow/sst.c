@@ -572,6 +572,35 @@ static int outgrown(const df_state *st) {
   return 0;
 }
 
+/* The most values a floating-point reduction among the reduce's operands combines (0: none). */
+static int64_t float_operands(const df_state *st) {
+  int64_t n = 0;
+  for (int64_t i = 0; i < st->nsegs + st->nsegs2; i++) {
+    const df_seg *x = i < st->nsegs ? &st->segs[i] : &st->segs2[i - st->nsegs];
+    if (x->p.set >= 0 && ir_type_is_float(x->p.src >> 8) && st->sets.sets[x->p.set].ncontrib > n)
+      n = st->sets.sets[x->p.set].ncontrib;
+  }
+  return n;
+}
+
+/* The sets of a mixed reduce's result over floating-point reductions (DF_COLLECT_REASSOC),
+   listed: the result moves on with them. */
+static int note_derived(df_state *st, int64_t n) {
+  df_sst *s = st->sst;
+  for (int64_t i = 0; n && st->collect_reassoc && i < st->nout; i++) {
+    BASE_GROW(s->derived, s->nderived, s->derivedcap, 1, "derived values");
+    s->derived[s->nderived++] = (struct df_derived){st->out[i].p.set, n};
+  }
+  return CDAG_OK;
+}
+
+/* DF_COLLECT_MIXED for reduce op: listed, its operands taken as values of their own; *n the
+   most values a floating-point reduction among them combined. */
+static int reduce_mixed(df_state *st, int32_t op, int64_t *n) {
+  *n = float_operands(st);
+  return collect_mixed(st, op);
+}
+
 /* A reduce whose operands mix ops or types, whose sets outgrow the graph, or whose result
    would count a value too often (DF_MULT_MAX), is listed with DF_COLLECT_MIXED: it combines
    its operands as values of their own (a stage starts there). */
@@ -581,11 +610,15 @@ static int do_reduce(df_state *st, int32_t op) {
   uint64_t len = g->bytes[op];
   if ((rc = read_range(st, rank, g->addr2[op], len, &st->segs, &st->nsegs, &st->segcap))) return rc;
   if ((rc = read_range(st, rank, g->addr[op], len, &st->segs2, &st->nsegs2, &st->segcap2))) return rc;
+  int64_t derived = 0;
   int own = st->collect_mixed && (mixes(st, op) || outgrown(st));
-  if (own && (rc = collect_mixed(st, op))) return rc;
+  if (own && (rc = reduce_mixed(st, op, &derived))) return rc;
   rc = combine(st, op);
-  if (rc == CDAG_ERR_UNSUPPORTED && st->collect_mixed && !own && (rc = collect_mixed(st, op)) == CDAG_OK)
-    rc = combine(st, op);
+  if (rc == CDAG_ERR_UNSUPPORTED && st->collect_mixed && !own) {
+    cdag__error_clear();
+    if ((rc = reduce_mixed(st, op, &derived)) == CDAG_OK) rc = combine(st, op);
+  }
+  if (rc == CDAG_OK) rc = note_derived(st, derived);
   return rc ? rc : write_segs(st, op, op, rank, g->addr[op], st->out, st->nout);
 }
 
@@ -860,6 +893,7 @@ void dataflow_free(df_sst *s) {
   free(s->wait_start); free(s->wait_lo); free(s->wait_hi);
   free(s->mixed);
   free(s->reassoc);
+  free(s->derived);
   free(s);
 }
 

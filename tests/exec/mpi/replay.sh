@@ -8,7 +8,8 @@
 #             the ratio from the medians), the compile time, the break-even and
 #             the report (a file of one rank; one-sided puts, gets and fences; a broadcast;
 #             allgathers of two sizes that once merged into one that could not run; an
-#             allreduce of float, double and complex sums and products; complex products
+#             allreduce of float, double and complex sums and products; a max over sums,
+#             compared within their tolerance; complex products
 #             fed their own results until they overflow (counted, not compared); native collectives
 #             of every kind with waits and a communicator; nonblocking ones overlapped
 #             with messages and a computation; fetch-and-ops in fence epochs; accesses of
@@ -170,6 +171,11 @@ np4)
   out 0 bytes equal, 56 floating-point sums and products within tolerance
   out allreduce over all 4 ranks, 64 B of double sum
   out allreduce over all 4 ranks, 16 B of float prod
+# a max over sums (co_sum then co_max of one variable) carries the sums' last bits: compared
+# within their tolerance (the replay before said "different memory": 1 of 8 bytes)
+0 run 4 "$data/sum_then_max4.cdag" $iters --repeat 1
+  summary
+  out 0 bytes equal, 4 floating-point sums and products within tolerance
 0 run 4 "$data/native4.cdag" $iters
   summary
   out replay $data/native4.cdag: 4 ranks, 56 operations
