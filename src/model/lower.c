@@ -77,7 +77,10 @@ typedef struct {
   int32_t rank;
   uint64_t src, dst, len, n, from, to;   /* n blocks; n 0: no run open */
   int origins;           /* with any_stride, the sources are origins, which may repeat: */
-  base_imap read;        /* the run's source pieces, start -> length */
+  base_imap read;        /* the run's source pieces, start -> length (once listed) */
+  int listed;            /* with any_stride: 1 once the blocks are in w's arrays; 0 while they
+                            lie at one stride on each side (sstep, dstep from the first) */
+  uint64_t sstep, dstep;
 } lw_run;
 
 /* With any_stride (a graph only modelled), blocks of one length on one rank emitted back to
@@ -102,9 +105,14 @@ static int listed_range(lw *w, int32_t rank, uint64_t len, const uint64_t *s, co
 
 static int listed_flush(lw *w, lw_run *r) {
   uint64_t n = r->n;
-  r->n = 0;
+  int listed = r->listed;
+  r->n = 0, r->listed = 0;
   base_imap_clear(&r->read);
-  return listed_range(w, r->rank, r->len, w->run_src, w->run_dst, n);
+  if (listed) return listed_range(w, r->rank, r->len, w->run_src, w->run_dst, n);
+  int32_t id;
+  int rc = ir_add_copy(w->g, r->rank, r->src, r->dst, n * r->len, &id);
+  if (rc == CDAG_OK && n > 1) rc = ir_set_blocks(w->g, id, (ir_blocks){.n = n, .len = r->len, .from = r->sstep, .to = r->dstep});
+  return rc;
 }
 
 /* Room for n blocks in the open run (each array: the blocks, then as many offsets). */
@@ -120,11 +128,25 @@ static int listed_room(lw *w, uint64_t n) {
   return CDAG_OK;
 }
 
+/* A run whose blocks lay at one stride, listed: its blocks in w's arrays (its first at the
+   hull's start), its origins in its index. The implicit form costs a column nothing per block;
+   most runs of a datatype's pieces are listed after a few. */
+static int listed_materialize(lw *w, lw_run *r) {
+  int rc = r->listed ? CDAG_OK : listed_room(w, r->n);
+  for (uint64_t i = 0; rc == CDAG_OK && !r->listed && i < r->n; i++) {
+    w->run_src[i] = r->src + i * r->sstep, w->run_dst[i] = r->dst + i * r->dstep;
+    if (r->origins) rc = base_imap_put(&r->read, w->run_src[i], (int64_t)r->len);
+  }
+  if (rc == CDAG_OK) r->listed = 1;
+  return rc;
+}
+
 /* The open run's blocks cut into blocks of g bytes (g divides their length). */
 static int listed_regrain(lw *w, lw_run *r, uint64_t g) {
   uint64_t k = r->len / g, n = r->n;
   if (k == 1) return CDAG_OK;
-  int rc = listed_room(w, n * k);
+  int rc = listed_materialize(w, r);
+  if (rc == CDAG_OK) rc = listed_room(w, n * k);
   for (uint64_t i = n; rc == CDAG_OK && i-- > 0;) {
     uint64_t s = w->run_src[i], d = w->run_dst[i];
     for (uint64_t j = 0; j < k; j++) w->run_src[i * k + j] = s + j * g, w->run_dst[i * k + j] = d + j * g;
@@ -144,10 +166,31 @@ static int listed_extends(const lw_run *r, int32_t rank, uint64_t src, uint64_t 
   return shi - slo <= room && dhi - dlo <= room;
 }
 
+/* Does block (src, dst) continue the run's one stride on each side (unlisted)? */
+static int listed_strided(lw_run *r, uint64_t src, uint64_t dst, uint64_t len) {
+  if (r->listed || src <= r->src || dst <= r->dst) return 0;
+  if (r->n == 1 && src - r->src >= len && dst - r->dst >= len) {
+    r->sstep = src - r->src, r->dstep = dst - r->dst;
+    return 1;
+  }
+  return r->n > 1 && src - r->src == r->n * r->sstep && dst - r->dst == r->n * r->dstep;
+}
+
 static int listed_push(lw *w, lw_run *r, int32_t rank, uint64_t src, uint64_t dst, uint64_t len) {
-  int rc = listed_room(w, r->n + 1);
+  if (r->n == 0) {
+    r->rank = rank, r->len = len, r->src = src, r->from = src + len, r->dst = dst, r->to = dst + len;
+    r->n = 1, r->listed = 0;
+    return CDAG_OK;
+  }
+  if (listed_strided(r, src, dst, len)) {
+    r->n++;
+    if (src + len > r->from) r->from = src + len;
+    if (dst + len > r->to) r->to = dst + len;
+    return CDAG_OK;
+  }
+  int rc = listed_materialize(w, r);
+  if (rc == CDAG_OK) rc = listed_room(w, r->n + 1);
   if (rc) return rc;
-  if (r->n == 0) r->rank = rank, r->len = len, r->src = src, r->from = src + len, r->dst = dst, r->to = dst + len;
   w->run_src[r->n] = src, w->run_dst[r->n] = dst;
   r->n++;
   if (src < r->src) r->src = src;   /* the hulls: [src, from) and [dst, to) */
@@ -169,7 +212,13 @@ static uint64_t gcd(uint64_t a, uint64_t b) {
    cannot be)? Only runs of origins are asked: staging and finals are never read twice. */
 static int read_again(const lw_run *r, uint64_t src, uint64_t len) {
   uint64_t at = src + len - 1;
-  int64_t had = r->origins ? base_imap_find(&r->read, &at, BASE_IMAP_AT_OR_BELOW) : -1;
+  if (!r->origins || !r->n || (!r->listed && at < r->src)) return 0;
+  if (!r->listed) {   /* blocks at one stride: the last that starts at or below at */
+    uint64_t i = r->n > 1 ? (at - r->src) / r->sstep : 0;
+    if (i >= r->n) i = r->n - 1;
+    return r->src + i * r->sstep + r->len > src;
+  }
+  int64_t had = base_imap_find(&r->read, &at, BASE_IMAP_AT_OR_BELOW);
   return had >= 0 && at + (uint64_t)had > src;
 }
 
@@ -186,7 +235,7 @@ static int listed_copy(lw *w, lw_run *r, int32_t rank, uint64_t src, uint64_t ds
   if (rc == CDAG_OK && r->n && (!listed_extends(r, rank, src, dst, len, grain) || read_again(r, src, len)))
     rc = listed_flush(w, r), grain = len;
   for (uint64_t o = 0; rc == CDAG_OK && o < len; o += grain) rc = listed_push(w, r, rank, src + o, dst + o, grain);
-  if (rc == CDAG_OK && r->origins) rc = base_imap_put(&r->read, src, (int64_t)len);
+  if (rc == CDAG_OK && r->origins && r->listed) rc = base_imap_put(&r->read, src, (int64_t)len);
   return rc;
 }
 
