@@ -57,24 +57,30 @@ static int int32_cmp(const void *a, const void *b) {
 
 /* Why det_contributors refused d, for the report: a rank whose value counts twice, or that
    contributes from two addresses (an accumulator set from one buffer, then summed with others:
-   no collective call reduces two buffers of one rank). */
-static void clash_text(const df_sst *s, const df_red *d, char *buf, size_t len) {
+   no collective call reduces two buffers of one rank). O(ranks of the set), seen left zero. */
+static void clash_text(const df_sst *s, const df_red *d, uint8_t *seen, char *buf, size_t len) {
   const df_set *e = &s->sets[d->set];
+  int32_t at = -1, last = e->nruns - 1, k = -1;   /* the run where rank k comes again */
   snprintf(buf, len, "has repeated contributions");
-  for (int32_t i = 0; i < e->nruns; i++) {
+  for (int32_t i = 0; i < e->nruns && at < 0; i++) {
     const df_run *r = &s->runs[e->first + i];
     if (r->mult > 1 && !ir_rop_idempotent(d->op)) {
       snprintf(buf, len, "counts rank %d's value at 0x%llx %u times", r->lo, (unsigned long long)r->addr, r->mult);
-      return;
+      last = i;
+      break;
     }
-    for (int32_t j = 0; j < i; j++) {
-      const df_run *q = &s->runs[e->first + j];
-      int32_t lo = q->lo > r->lo ? q->lo : r->lo;
-      if (lo > (q->hi < r->hi ? q->hi : r->hi)) continue;
-      snprintf(buf, len, "takes rank %d's values from two addresses (0x%llx and 0x%llx)", lo,
-               (unsigned long long)q->addr, (unsigned long long)r->addr);
-      return;
-    }
+    for (int32_t q = r->lo; q <= r->hi && at < 0; q++)
+      if (seen[q]) at = last = i, k = q;
+      else seen[q] = 1;
+  }
+  for (int32_t i = 0; i <= last; i++)
+    for (int32_t q = s->runs[e->first + i].lo; q <= s->runs[e->first + i].hi; q++) seen[q] = 0;
+  for (int32_t j = 0; j < at; j++) {
+    const df_run *q = &s->runs[e->first + j];
+    if (q->lo > k || q->hi < k) continue;
+    snprintf(buf, len, "takes rank %d's values from two addresses (0x%llx and 0x%llx)", k, (unsigned long long)q->addr,
+             (unsigned long long)s->runs[e->first + at].addr);
+    return;
   }
 }
 
@@ -88,7 +94,7 @@ static int classify(det_state *st, const int64_t *t, int64_t n, int32_t *members
   int32_t m = det_contributors(st->sst, d, members, seen);
   if (m < 0) {
     if (pass == 0 || local_only(st->sst, d)) return CDAG_OK;
-    clash_text(st->sst, d, rb, sizeof rb);
+    clash_text(st->sst, d, seen, rb, sizeof rb);
     return det_note(st, "reduction of %llu %s at rank %d %s: left as is", (unsigned long long)d->count,
                     ir_type_name(d->type), d->dst, rb);
   }

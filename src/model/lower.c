@@ -83,6 +83,15 @@ typedef struct {
   uint64_t sstep, dstep;
 } lw_run;
 
+/* n blocks of len bytes at strides from and to (at least len) as one copy. */
+static int strided_copy(lw *w, int32_t rank, uint64_t src, uint64_t dst, uint64_t n, uint64_t len, uint64_t from,
+                        uint64_t to) {
+  int32_t id;
+  int rc = ir_add_copy(w->g, rank, src, dst, n * len, &id);
+  if (rc == CDAG_OK && n > 1) rc = ir_set_blocks(w->g, id, (ir_blocks){.n = n, .len = len, .from = from, .to = to});
+  return rc;
+}
+
 /* With any_stride (a graph only modelled), blocks of one length on one rank emitted back to
    back are one copy at any addresses: a listed copy (ir_add_copy_listed) where they keep no one
    stride. The elements of a struct datatype then pack as one op, not one op each (MPICH's
@@ -109,10 +118,7 @@ static int listed_flush(lw *w, lw_run *r) {
   r->n = 0, r->listed = 0;
   base_imap_clear(&r->read);
   if (listed) return listed_range(w, r->rank, r->len, w->run_src, w->run_dst, n);
-  int32_t id;
-  int rc = ir_add_copy(w->g, r->rank, r->src, r->dst, n * r->len, &id);
-  if (rc == CDAG_OK && n > 1) rc = ir_set_blocks(w->g, id, (ir_blocks){.n = n, .len = r->len, .from = r->sstep, .to = r->dstep});
-  return rc;
+  return strided_copy(w, r->rank, r->src, r->dst, n, r->len, r->sstep, r->dstep);
 }
 
 /* Room for n blocks in the open run (each array: the blocks, then as many offsets). */
@@ -242,12 +248,9 @@ static int listed_copy(lw *w, lw_run *r, int32_t rank, uint64_t src, uint64_t ds
 static int run_flush(lw *w, lw_run *r) {
   if (r->n == 0) return CDAG_OK;
   if (w->any_stride) return listed_flush(w, r);
-  int32_t id;
   uint64_t n = r->n;
   r->n = 0;
-  int rc = ir_add_copy(w->g, r->rank, r->src, r->dst, n * r->len, &id);
-  if (rc == CDAG_OK && n > 1) rc = ir_set_blocks(w->g, id, (ir_blocks){.n = n, .len = r->len, .from = r->from, .to = r->to});
-  return rc;
+  return strided_copy(w, r->rank, r->src, r->dst, n, r->len, r->from, r->to);
 }
 
 /* Does block (src, dst) continue run r? Strides of the run's first two blocks, then kept;
