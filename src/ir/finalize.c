@@ -46,7 +46,7 @@ static void edge_buf_free(edge_buf *b) {
    touched costs address space, not memory, and a big graph's doublings would each fault in
    fresh pages. */
 static int edge_buf_init(edge_buf *b, const cdag_graph *g) {
-  b->cap = 2 * g->nops + g->ndeps + 1024;
+  b->cap = 2 * g->nops + g->ndeps + 16;
   b->e = base_malloc((size_t)b->cap * sizeof *b->e);
   b->rank_edges = malloc(((size_t)g->nprocs + 1) * sizeof *b->rank_edges);
   return b->e && b->rank_edges ? CDAG_OK : CDAG_NOMEM("dependencies");

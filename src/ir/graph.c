@@ -195,7 +195,7 @@ static int append(cdag_graph *g, int kind, int rank, int peer, int tag, uint64_t
   if (g->nops >= IR_MAX_OPS)
     return cdag__error(CDAG_ERR_ARG, "graph would exceed %d operations", IR_MAX_OPS);
   if (g->nops == g->cap) {
-    int rc = resize_ops(g, g->cap ? g->cap * 2 : 64);
+    int rc = resize_ops(g, g->cap ? g->cap * 2 : 4);
     if (rc) return rc;
   }
   if (!g->addr2 && (kind == IR_REDUCE || kind == IR_COPY || kind == IR_GET || kind == IR_PUT || kind == IR_ACC)) { /* sends and receives need no second address */
