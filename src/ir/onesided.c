@@ -444,7 +444,7 @@ typedef struct {
   ekey *keys; int64_t nkeys;   /* the epochs a one-sided access touches (remote_epochs) */
   int64_t *act, *pos, *nact;   /* per rank, its memberships m (e->mk) whose current epoch is
                                   one of them: act[mstart[r] .. +nact[r]), pos[m] there or -1 */
-  struct member { int64_t comp; int32_t op; } *mem;   /* mark_chains: room for n each */
+  struct member { int64_t comp, at; int32_t op; } *mem;   /* mark_chains: room for n each */
   uint8_t *ok;
   int64_t *ocomp;              /* per rank: its component being swept, -1 none */
   uint64_t *oend;              /* and that component's end */
@@ -603,6 +603,13 @@ static int ordered(race_ctx *x, int32_t a, int32_t b) {
 
 static int is_remote(int type) { return type == A_GET || type == A_PUT || type == A_ACC; }
 
+/* Would one origin's accesses p and q race if nothing ordered them: they overlap, and one
+   writes (two accumulates with one op do not conflict)? */
+static int conflict(const cdag_graph *g, const access *p, const access *q) {
+  if (p->lo >= q->hi || q->lo >= p->hi || (p->type == A_GET && q->type == A_GET)) return 0;
+  return !(p->type == A_ACC && q->type == A_ACC && g->acc[p->op] == g->acc[q->op]);
+}
+
 /* Do accesses p (earlier in the sweep) and q race? (Only pairs rivals() names meet here.) */
 static int races(race_ctx *x, const access *p, const access *q) {
   int rp = is_remote(p->type), rq = is_remote(q->type);
@@ -670,9 +677,12 @@ static int cmp_member(const void *pa, const void *pb, void *ctx) {
    its first access's index + 1) when its ops are totally ordered: each after the one before
    it in program order (one path search per pair of neighbours, over the ops between them).
    Two of a chained component never race, so the sweep may let one stand for both (one
-   origin's ordered replacing accumulates to one word: MPICH's rma/atomic_get_*).
-   O(n log n) and the searches. */
-static void mark_chains(race_ctx *x, access *a, int64_t n) {
+   origin's ordered replacing accumulates to one word: MPICH's rma/atomic_get_*). Two
+   neighbours that are not ordered, overlap and one writes are a race, said here: the sweep
+   would compare each access of the component with every earlier one, a path search each
+   (a single missing wait among 2,000 ordered puts took 0.7 s, cubic). O(n log n) and the
+   searches. */
+static int mark_chains(race_ctx *x, access *a, int64_t n) {
   const cdag_graph *g = x->g;
   int64_t m = 0;
   for (int64_t k = 0; k < n; k++) {   /* each access's component, in chain until proved not chained */
@@ -682,17 +692,20 @@ static void mark_chains(race_ctx *x, access *a, int64_t n) {
     if (x->ocomp[r] < 0 || x->oend[r] <= a[k].lo) x->ocomp[r] = k, x->oend[r] = a[k].hi, x->ok[k] = 1;
     else if (x->oend[r] < a[k].hi) x->oend[r] = a[k].hi;
     a[k].chain = (int32_t)(x->ocomp[r] + 1);
-    x->mem[m++] = (struct member){x->ocomp[r], a[k].op};
+    x->mem[m++] = (struct member){x->ocomp[r], k, a[k].op};
   }
   for (int64_t k = 0; k < n; k++)
     if (a[k].chain) x->ocomp[g->rank[a[k].op]] = -1;
   if (m > 1) base_sort_r(x->mem, m, sizeof *x->mem, cmp_member, (void *)g);
   for (int64_t k = 1; k < m; k++) {
     const struct member *p = &x->mem[k - 1], *q = &x->mem[k];
-    if (p->comp == q->comp && p->op != q->op && x->ok[q->comp] && !ordered(x, p->op, q->op)) x->ok[q->comp] = 0;
+    if (p->comp != q->comp || p->op == q->op || ordered(x, p->op, q->op)) continue;
+    x->ok[q->comp] = 0;
+    if (conflict(x->g, &a[p->at], &a[q->at])) return race_error(x, &a[p->at], &a[q->at]);
   }
   for (int64_t k = 0; k < n; k++)
     if (a[k].chain && !x->ok[a[k].chain - 1]) a[k].chain = 0;
+  return CDAG_OK;
 }
 
 /* Can q be absorbed into the earlier p: one chained component, one kind (and op),
@@ -718,7 +731,8 @@ static const access *culprit(const cdag_graph *g, const access *a, int64_t k, co
    one word cost a thousand steps, not a million. */
 static int sweep(race_ctx *x, access *a, int64_t n, int64_t **active) {
   int64_t na[NACCESS] = {0};
-  mark_chains(x, a, n);
+  int rc = mark_chains(x, a, n);
+  if (rc) return rc;
   for (int64_t k = 0; k < n; k++) {
     int64_t into = -1;
     for (int t = 0; t < NACCESS; t++) {
