@@ -2,7 +2,7 @@
 # cdag — installs the Debian packages cdag needs to build, test and fuzz (idempotent).
 # Runs as root or through sudo; does nothing when everything is already installed.
 set -euo pipefail
-PKGS=(build-essential cmake pkg-config mpich libmpich-dev gfortran libjudy-dev check clang valgrind python3
+PKGS=(build-essential cmake ninja-build pkg-config mpich libmpich-dev gfortran libjudy-dev check clang valgrind python3
       yorick-mpy-mpich2 libtachyon-mpich-0)
 # Real MPI programs the recorder's tests run (tests/record/real.sh): Message Passing Yorick
 # and the Tachyon ray tracer, MPICH builds. tachyon-bin-nox comes after libtachyon-mpich-0,
