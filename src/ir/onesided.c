@@ -603,13 +603,6 @@ static int ordered(race_ctx *x, int32_t a, int32_t b) {
 
 static int is_remote(int type) { return type == A_GET || type == A_PUT || type == A_ACC; }
 
-/* Would one origin's accesses p and q race if nothing ordered them: they overlap, and one
-   writes (two accumulates with one op do not conflict)? */
-static int conflict(const cdag_graph *g, const access *p, const access *q) {
-  if (p->lo >= q->hi || q->lo >= p->hi || (p->type == A_GET && q->type == A_GET)) return 0;
-  return !(p->type == A_ACC && q->type == A_ACC && g->acc[p->op] == g->acc[q->op]);
-}
-
 /* Do accesses p (earlier in the sweep) and q race? (Only pairs rivals() names meet here.) */
 static int races(race_ctx *x, const access *p, const access *q) {
   int rp = is_remote(p->type), rq = is_remote(q->type);
@@ -662,6 +655,13 @@ static unsigned rivals(int t) {
   case A_WRITE: return 1u << A_GET | 1u << A_PUT | 1u << A_ACC;
   default: return 1u << A_PUT | 1u << A_READ | 1u << A_WRITE | 1u << A_ACC;
   }
+}
+
+/* Would one origin's accesses p and q race if nothing ordered them: they overlap, and their
+   kinds are rivals (two accumulates with one op are not)? As races() decides. */
+static int conflict(const cdag_graph *g, const access *p, const access *q) {
+  if (p->lo >= q->hi || q->lo >= p->hi || !(rivals(q->type) >> p->type & 1)) return 0;
+  return !(p->type == A_ACC && q->type == A_ACC && g->acc[p->op] == g->acc[q->op]);
 }
 
 /* By component, then program order. */
