@@ -74,6 +74,7 @@ static void free_all(void *const *p, size_t n) {
 void ir_graph_free(cdag_graph *g) {
   if (!g) return;
   ir_drop_derived(g);
+  ir_comms_free(g);
   if (g->host_ops && g->host_ops->free) g->host_ops->free(g->host, g);
   for (int64_t k = 0; k < g->ncoll_mem; k++) free(g->coll_mem[k]);
   void *const arrays[] = {

@@ -216,6 +216,7 @@ struct cdag_graph {
   int64_t nmembers, membercap;
   int32_t *members;            /* ranks in communicator-rank order */
   uint64_t *member_key;        /* per communicator, sorted rank << 32 | index (rank lookup) */
+  void *comm_map;              /* JudyL: communicator id -> its index (ir_comms_free frees it) */
   void **coll_mem;             /* distributed graphs: the calls' scratch memory */
   int64_t ncoll_mem, coll_memcap;
 
@@ -437,6 +438,7 @@ int ir_add_wait(cdag_graph *g, int rank, const int32_t *ops, int n, int32_t *id)
    The members' k-th calls on a communicator must agree on nonblocking too (MPI never
    matches a blocking collective with a nonblocking one). */
 int ir_add_comm(cdag_graph *g, int comm, const int32_t *ranks, int n);
+void ir_comms_free(cdag_graph *g);   /* the communicators' index (ir_graph_free calls it) */
 int ir_add_coll(cdag_graph *g, int rank, int kind, int comm, int root, uint64_t in, uint64_t out,
                 uint64_t count, int type, int rop, int32_t *id);
 /* The vector kinds (coll_kinds.h's `vector` column) take per-member lists: `lists` values

@@ -526,13 +526,17 @@ static int active_init(race_ctx *x) {
   return CDAG_OK;
 }
 
-/* Rank r fenced in slot `slot` (now in epoch `epoch` there): its membership there follows. */
+/* Rank r fenced in slot `slot` (now in epoch `epoch` there): its membership there follows.
+   A rank's memberships are in ascending slots (epochs_of): a binary search, where a scan made
+   a rank in 50,000 communicators cost seconds. */
 static void fenced(race_ctx *x, int r, int64_t slot, int32_t epoch) {
-  for (int64_t m = x->e->mstart[r]; m < x->e->mstart[r + 1]; m++)
-    if (x->e->mslot[m] == slot) {
-      set_active(x, r, m, epoch);
-      return;
-    }
+  int64_t lo = x->e->mstart[r], hi = x->e->mstart[r + 1];
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (x->e->mslot[mid] < slot) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo < x->e->mstart[r + 1] && x->e->mslot[lo] == slot) set_active(x, r, lo, epoch);
 }
 
 /* What op i does to memory, as accesses of its own rank (and of its target, one-sided). */

@@ -634,6 +634,16 @@ START_TEST(many_communicators_cost_their_accesses) {
 }
 END_TEST
 
+/* 100,000 communicators, each fenced twice by both ranks: looked up by a map and a binary
+   search (a scan of the communicators per lookup and of a rank's memberships per fence took
+   14 s at 32,000, minutes at 100,000; this test's case has a timeout of its own). */
+START_TEST(communicators_are_looked_up_not_scanned) {
+  char *text = many_comms(cdag_test_thorough() ? 100000 : 5000, 0, 0);
+  ck_assert_int_eq(cdag_test_load_rc(text), CDAG_OK);
+  free(text);
+}
+END_TEST
+
 /* Rank 1 puts n times to rank 0's word at 0x100, each put waited for before the next (as the
    recorder writes one origin's replacing accumulates), rank 2 gets the word beside it; then
    `tail` on rank 2. */
@@ -792,6 +802,10 @@ Suite *cdag_onesided_suite(void) {
   tcase_add_test(t, unordered_neighbours_race_by_the_rules);
   tcase_add_test(t, random_graphs_agree_with_the_oracle);
   suite_add_tcase(s, t);
+  TCase *scale = tcase_create("scale");
+  tcase_set_timeout(scale, 30);   /* seconds, where the scans took minutes */
+  tcase_add_test(scale, communicators_are_looked_up_not_scanned);
+  suite_add_tcase(s, scale);
   return s;
 }
 
