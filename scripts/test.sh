@@ -4,7 +4,7 @@
 #  1. release build with -Werror and its tests with ctest (unit tests at half the iterations of
 #     their randomized and exhaustive ranges; MPI programs at 3 and 8 processes, the recorder
 #     at 2 and 3, the examples, fault injection and the installed package);
-#  2. the same built by clang with AddressSanitizer + UBSan: the unit tests (a quarter of the
+#  2. the same built by clang with AddressSanitizer + UBSan: the unit tests (a tenth of the
 #     iterations), the tool's tests, and the MPI programs at 1 and 2 processes, the recorder at 1;
 #  3. a short libFuzzer run of the graph loader, of `cdag check`, of the compiler checked by
 #     simulation, of the merger and of graphs built through the API (CDAG_FUZZ_SECONDS,
