@@ -201,6 +201,8 @@ struct cdag_graph {
   uint8_t *os;           /* IR_OS_* per op */
   int64_t *os_key;       /* program-order key per op: the targets' sides sit at epoch edges */
   int64_t nwritten;      /* ops before expansion (the added ones follow) */
+  uint8_t race_pairs;    /* tests: ir_onesided_races checks every pair of an epoch by the
+                            rules, O(n^2), the oracle of its sweep */
 
   /* completions and native collectives (collective.c) */
   uint8_t *join;         /* per op: IR_JOIN_* (later ops of the rank depend on it); NULL until set */
@@ -409,7 +411,9 @@ int ir_onesided_expand(cdag_graph *g);
    another put or a get of the same target bytes (unless both come from one origin with a
    dependency path between them), or an op of the target writing bytes a get reads or
    touching bytes a put writes: CDAG_ERR_RACE naming both ops. O(n log n) for graphs
-   without races, plus the path searches between one origin's overlapping accesses. */
+   without races, plus the path searches between one origin's overlapping accesses (one per
+   neighbours in program order, and one each way from an access overlapping the origin's
+   earlier unordered accumulates). */
 int ir_onesided_races(const cdag_graph *g);
 /* Completions (the `wait` field and statement): a join op orders every later op of its rank
    after it (ir_finalize adds one edge per op, to the latest join before it). ir_add_wait

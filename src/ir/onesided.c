@@ -448,6 +448,8 @@ typedef struct {
   uint8_t *ok;
   int64_t *ocomp;              /* per rank: its component being swept, -1 none */
   uint64_t *oend;              /* and that component's end */
+  int64_t *next;               /* the sweep: the next access an entry stands for, -1 none */
+  int32_t *stamp2;             /* ordered_after: the forward search's marks */
 } race_ctx;
 
 static int add_access(race_ctx *x, int32_t target, int32_t k, int32_t epoch, uint64_t lo, uint64_t len, int32_t op,
@@ -712,33 +714,86 @@ static int mark_chains(race_ctx *x, access *a, int64_t n) {
   return CDAG_OK;
 }
 
-/* Can q be absorbed into the earlier p: one chained component, one kind (and op),
-   overlapping? Anything that races with q then races with p the same way, and p's reach
-   covers q. */
+/* Can q be absorbed into the earlier entry p (whose accesses reach p->reach): of one kind (and
+   op), overlapping, and either of one chained component (anything that races with q then
+   races with p the same way) or accumulates of one origin, ordered or not (another origin's
+   access races with all of them alike; their own origin's is checked against each of them,
+   entry_races). */
 static int absorbs(const cdag_graph *g, const access *p, const access *q) {
-  return p->chain && p->chain == q->chain && p->type == q->type && p->reach > q->lo &&
-         (p->type != A_ACC || g->acc[p->op] == g->acc[q->op]);
+  if (p->type != q->type || p->reach <= q->lo || (p->type == A_ACC && g->acc[p->op] != g->acc[q->op])) return 0;
+  return (p->chain && p->chain == q->chain) || (p->type == A_ACC && g->rank[p->op] == g->rank[q->op]);
 }
 
-/* The access of a[0..k) that p stands for and that overlaps q (a race's report). */
-static const access *culprit(const cdag_graph *g, const access *a, int64_t k, const access *p, const access *q) {
-  for (int64_t i = 0; i < k; i++)
-    if ((&a[i] == p || absorbs(g, p, &a[i])) && a[i].lo < q->hi && q->lo < a[i].hi) return &a[i];
-  return p;
+/* Marks what orders op q among its rank's ops in program positions [lo, hi]: those it
+   depends on (stamp) and those that depend on it (stamp2), one search each way (a
+   dependency goes forward in program order, so a path back from q stays above lo, one
+   forward below hi). */
+static void mark_around(race_ctx *x, int32_t q, int32_t lo, int32_t hi) {
+  const cdag_graph *g = x->g;
+  int32_t mark = ++x->mark;
+  for (int dir = 0; dir < 2; dir++) {
+    const int32_t *start = dir ? g->succ_start : g->pred_start, *adj = dir ? g->succ : g->pred;
+    int32_t *stamp = dir ? x->stamp2 : x->stamp, n = 0;
+    x->stack[n++] = q;
+    while (n > 0) {
+      int32_t op = x->stack[--n];
+      for (int32_t k = start[op]; k < start[op + 1]; k++) {
+        int32_t p = adj[k];
+        if (stamp[p] == mark || (dir ? g->pos[p] > hi : g->pos[p] < lo)) continue;
+        stamp[p] = mark;
+        x->stack[n++] = p;
+      }
+    }
+  }
+}
+
+/* The access of entry p's (a[pi]'s) that races with q, or NULL. One test stands for all of an
+   entry's accesses, but for an unchained entry's own origin, whose access may be ordered with
+   some of them and not others: those q overlaps are each checked, with one search each way
+   from q for all of them (n accumulates, then a put after a wait for all: one search, where a
+   search per accumulate was quadratic). */
+static const access *entry_races(race_ctx *x, const access *a, const int64_t *next, int64_t pi, const access *q) {
+  const cdag_graph *g = x->g;
+  const access *p = &a[pi];
+  int own = !p->chain && next[pi] >= 0 && is_remote(q->type) && g->rank[p->op] == g->rank[q->op];
+  if (!own) {
+    if (!races(x, p, q)) return NULL;
+    for (int64_t i = pi; i >= 0; i = next[i])   /* name one it overlaps */
+      if (a[i].hi > q->lo) return &a[i];
+    return p;
+  }
+  if (q->type == A_ACC && g->acc[q->op] == g->acc[p->op]) return NULL;   /* one op: no order needed */
+  int32_t lo = INT32_MAX, hi = -1;
+  for (int64_t i = pi; i >= 0; i = next[i]) {
+    if (a[i].hi <= q->lo || a[i].op == q->op) continue;
+    int32_t at = g->pos[a[i].op];
+    if (at < lo) lo = at;
+    if (at > hi) hi = at;
+  }
+  if (hi < 0) return NULL;
+  mark_around(x, q->op, lo, hi);
+  for (int64_t i = pi; i >= 0; i = next[i]) {
+    if (a[i].hi <= q->lo || a[i].op == q->op) continue;
+    int before = g->pos[a[i].op] < g->pos[q->op];
+    if ((before ? x->stamp : x->stamp2)[a[i].op] != x->mark) return &a[i];
+  }
+  return NULL;
 }
 
 /* One target's epoch, a[0..n) sorted by lo: each access against the earlier ones of the
    kinds it can race with that still overlap it (one active list per kind, pruned as the
    sweep passes their reach). A list holds only accesses overlapping the current one, so a
-   scan stops at a race, except for one origin's ordered accesses; a chained origin's
-   overlapping accesses of one kind are one entry (absorbs), so a thousand ordered puts to
-   one word cost a thousand steps, not a million. */
+   scan stops at a race, except for accesses that cannot race with each other: a chained
+   origin's overlapping accesses of one kind, and an origin's accumulates of one op, are one
+   entry each (absorbs; next lists what an entry stands for), so a thousand ordered puts to
+   one word cost a thousand steps, not a million, and so do a thousand unordered sums. */
 static int sweep(race_ctx *x, access *a, int64_t n, int64_t **active) {
-  int64_t na[NACCESS] = {0};
+  int64_t na[NACCESS] = {0}, *next = x->next + (a - x->a);
   int rc = mark_chains(x, a, n);
   if (rc) return rc;
   for (int64_t k = 0; k < n; k++) {
     int64_t into = -1;
+    next[k] = -1;
     for (int t = 0; t < NACCESS; t++) {
       if (!(rivals(a[k].type) >> t & 1) && t != a[k].type) continue;
       for (int64_t j = 0; j < na[t];) {
@@ -748,16 +803,29 @@ static int sweep(race_ctx *x, access *a, int64_t n, int64_t **active) {
           continue;
         }
         if (into < 0 && absorbs(x->g, p, &a[k])) into = active[t][j];
-        if ((rivals(a[k].type) >> t & 1) && races(x, p, &a[k])) return race_error(x, culprit(x->g, a, k, p, &a[k]), &a[k]);
+        const access *c = rivals(a[k].type) >> t & 1 ? entry_races(x, a, next, active[t][j], &a[k]) : NULL;
+        if (c) return race_error(x, c, &a[k]);
         j++;
       }
     }
     if (into >= 0) {
       if (a[into].reach < a[k].hi) a[into].reach = a[k].hi;
+      next[k] = next[into];
+      next[into] = k;
     } else {
       active[a[k].type][na[a[k].type]++] = k;
     }
   }
+  return CDAG_OK;
+}
+
+/* The rules pair by pair, without the sweep's entries (cdag_graph.race_pairs: the tests'
+   oracle for the sweep). O(n^2) per epoch. */
+static int pairs(race_ctx *x, access *a, int64_t n) {
+  for (int64_t k = 0; k < n; k++)
+    for (int64_t j = 0; j < k; j++)
+      if (a[j].hi > a[k].lo && (rivals(a[k].type) >> a[j].type & 1) && races(x, &a[j], &a[k]))
+        return race_error(x, &a[j], &a[k]);
   return CDAG_OK;
 }
 
@@ -781,14 +849,16 @@ int ir_onesided_races(const cdag_graph *g) {
   free(x.keys); free(x.act); free(x.pos); free(x.nact);
   if (!rc) {
     x.stamp = calloc((size_t)g->nops, sizeof *x.stamp);
+    x.stamp2 = calloc((size_t)g->nops, sizeof *x.stamp2);
     x.stack = malloc((size_t)g->nops * sizeof *x.stack);
+    x.next = malloc((size_t)(x.n ? x.n : 1) * sizeof *x.next);
     for (int t = 0; t < NACCESS; t++)
       if (!(active[t] = malloc((size_t)(x.n ? x.n : 1) * sizeof *active[t]))) rc = CDAG_NOMEM("race check");
     x.mem = malloc((size_t)(x.n ? x.n : 1) * sizeof *x.mem);
     x.ok = malloc((size_t)(x.n ? x.n : 1));
     x.ocomp = malloc((size_t)g->nprocs * sizeof *x.ocomp);
     x.oend = malloc((size_t)g->nprocs * sizeof *x.oend);
-    if (!x.stamp || !x.stack || !x.mem || !x.ok || !x.ocomp || !x.oend) rc = CDAG_NOMEM("race check");
+    if (!x.stamp || !x.stamp2 || !x.stack || !x.next || !x.mem || !x.ok || !x.ocomp || !x.oend) rc = CDAG_NOMEM("race check");
     for (int r = 0; !rc && r < g->nprocs; r++) x.ocomp[r] = -1;
   }
   if (!rc && x.n > 1) qsort(x.a, (size_t)x.n, sizeof *x.a, access_cmp);
@@ -798,12 +868,12 @@ int ir_onesided_races(const cdag_graph *g) {
     }
     int any = 0;   /* only epochs with a one-sided access can race */
     for (int64_t k = s; k < t && !any; k++) any = is_remote(x.a[k].type);
-    if (any) rc = sweep(&x, x.a + s, t - s, active);
+    if (any) rc = g->race_pairs ? pairs(&x, x.a + s, t - s) : sweep(&x, x.a + s, t - s, active);
   }
   epochs_free(&e);
   free(x.a);
-  free(x.stamp);
-  free(x.stack);
+  free(x.stamp), free(x.stamp2);
+  free(x.stack), free(x.next);
   free(x.mem), free(x.ok), free(x.ocomp), free(x.oend);
   for (int t = 0; t < NACCESS; t++) free(active[t]);
   return rc;
