@@ -434,6 +434,15 @@ typedef struct {
 
 typedef struct { int32_t target, k, epoch; } ekey;
 
+/* An entry of the sweep: an access, and the later ones it stands for (absorbs). */
+typedef struct entry {
+  int64_t next;       /* the next access it stands for, -1 none */
+  int64_t count;      /* how many it stands for */
+  int64_t ok_count;   /* `count` when ok_op was found after each of them (entry_races) */
+  int32_t ok_op;      /* that access of their origin, -1 none */
+  uint8_t mixed;      /* they are of more than one run */
+} entry;
+
 typedef struct {
   const cdag_graph *g;
   const epochs *e;
@@ -445,11 +454,10 @@ typedef struct {
   int64_t *act, *pos, *nact;   /* per rank, its memberships m (e->mk) whose current epoch is
                                   one of them: act[mstart[r] .. +nact[r]), pos[m] there or -1 */
   struct member { int64_t comp, at; int32_t op; } *mem;   /* mark_chains: room for n each */
-  uint8_t *ok;
   int64_t *ocomp;              /* per rank: its component being swept, -1 none */
   uint64_t *oend;              /* and that component's end */
-  int64_t *next;               /* the sweep: the next access an entry stands for, -1 none */
-  int32_t *stamp2;             /* ordered_after: the forward search's marks */
+  struct entry *ent;           /* the sweep: per access, the entry it heads */
+  int32_t *stamp2;             /* mark_around: the forward search's marks */
 } race_ctx;
 
 static int add_access(race_ctx *x, int32_t target, int32_t k, int32_t epoch, uint64_t lo, uint64_t len, int32_t op,
@@ -679,49 +687,48 @@ static int cmp_member(const void *pa, const void *pb, void *ctx) {
 }
 
 /* An origin's remote accesses of the epoch a[0..n) (sorted by lo) fall into components of
-   overlapping ranges: only two of one component can race. A component is chained (chain =
-   its first access's index + 1) when its ops are totally ordered: each after the one before
-   it in program order (one path search per pair of neighbours, over the ops between them).
-   Two of a chained component never race, so the sweep may let one stand for both (one
-   origin's ordered replacing accumulates to one word: MPICH's rma/atomic_get_*). Two
-   neighbours that are not ordered, overlap and one writes are a race, said here: the sweep
-   would compare each access of the component with every earlier one, a path search each
-   (a single missing wait among 2,000 ordered puts took 0.7 s, cubic). O(n log n) and the
-   searches. */
+   overlapping ranges: only two of one component can race. A component's accesses in program
+   order fall into runs (chain = the run's number, from 1), each after the one before it (one
+   path search per pair of neighbours, over the ops between them): two of a run never race,
+   so the sweep may let one stand for both (one origin's ordered replacing accumulates to one
+   word: MPICH's rma/atomic_get_*). Two neighbours that are not ordered, overlap and one
+   writes are a race, said here: the sweep would compare each access of the component with
+   every earlier one, a path search each (a single missing wait among 2,000 ordered puts took
+   0.7 s, cubic). O(n log n) and the searches. */
 static int mark_chains(race_ctx *x, access *a, int64_t n) {
   const cdag_graph *g = x->g;
   int64_t m = 0;
-  for (int64_t k = 0; k < n; k++) {   /* each access's component, in chain until proved not chained */
+  for (int64_t k = 0; k < n; k++) {   /* each access's component */
     a[k].chain = 0;
     if (!is_remote(a[k].type)) continue;
     int r = g->rank[a[k].op];
-    if (x->ocomp[r] < 0 || x->oend[r] <= a[k].lo) x->ocomp[r] = k, x->oend[r] = a[k].hi, x->ok[k] = 1;
+    if (x->ocomp[r] < 0 || x->oend[r] <= a[k].lo) x->ocomp[r] = k, x->oend[r] = a[k].hi;
     else if (x->oend[r] < a[k].hi) x->oend[r] = a[k].hi;
-    a[k].chain = (int32_t)(x->ocomp[r] + 1);
     x->mem[m++] = (struct member){x->ocomp[r], k, a[k].op};
   }
   for (int64_t k = 0; k < n; k++)
-    if (a[k].chain) x->ocomp[g->rank[a[k].op]] = -1;
+    if (is_remote(a[k].type)) x->ocomp[g->rank[a[k].op]] = -1;
   if (m > 1) base_sort_r(x->mem, m, sizeof *x->mem, cmp_member, (void *)g);
-  for (int64_t k = 1; k < m; k++) {
-    const struct member *p = &x->mem[k - 1], *q = &x->mem[k];
-    if (p->comp != q->comp || p->op == q->op || ordered(x, p->op, q->op)) continue;
-    x->ok[q->comp] = 0;
-    if (conflict(x->g, &a[p->at], &a[q->at])) return race_error(x, &a[p->at], &a[q->at]);
+  int32_t run = 0;
+  for (int64_t k = 0; k < m; k++) {
+    const struct member *p = k ? &x->mem[k - 1] : NULL, *q = &x->mem[k];
+    if (!p || p->comp != q->comp || (p->op != q->op && !ordered(x, p->op, q->op))) {
+      if (p && p->comp == q->comp && conflict(x->g, &a[p->at], &a[q->at])) return race_error(x, &a[p->at], &a[q->at]);
+      run++;
+    }
+    a[q->at].chain = run;
   }
-  for (int64_t k = 0; k < n; k++)
-    if (a[k].chain && !x->ok[a[k].chain - 1]) a[k].chain = 0;
   return CDAG_OK;
 }
 
 /* Can q be absorbed into the earlier entry p (whose accesses reach p->reach): of one kind (and
-   op), overlapping, and either of one chained component (anything that races with q then
-   races with p the same way) or accumulates of one origin, ordered or not (another origin's
-   access races with all of them alike; their own origin's is checked against each of them,
-   entry_races). */
+   op), overlapping, and either of one run (anything that races with q then races with p the
+   same way), or the target's own (chain 0: they race by kind and bytes alone), or
+   accumulates of one origin, ordered or not (another origin's access races with all of them
+   alike). Their own origin's later accesses are checked against each of them (entry_races). */
 static int absorbs(const cdag_graph *g, const access *p, const access *q) {
   if (p->type != q->type || p->reach <= q->lo || (p->type == A_ACC && g->acc[p->op] != g->acc[q->op])) return 0;
-  return (p->chain && p->chain == q->chain) || (p->type == A_ACC && g->rank[p->op] == g->rank[q->op]);
+  return p->chain == q->chain || (p->type == A_ACC && g->rank[p->op] == g->rank[q->op]);
 }
 
 /* Marks what orders op q among its rank's ops in program positions [lo, hi]: those it
@@ -748,23 +755,31 @@ static void mark_around(race_ctx *x, int32_t q, int32_t lo, int32_t hi) {
 }
 
 /* The access of entry p's (a[pi]'s) that races with q, or NULL. One test stands for all of an
-   entry's accesses, but for an unchained entry's own origin, whose access may be ordered with
-   some of them and not others: those q overlaps are each checked, with one search each way
-   from q for all of them (n accumulates, then a put after a wait for all: one search, where a
-   search per accumulate was quadratic). */
-static const access *entry_races(race_ctx *x, const access *a, const int64_t *next, int64_t pi, const access *q) {
+   entry's accesses, but for their own origin's access of another run, which may be ordered
+   with some of them and not others: those q overlaps are each checked, with one search each
+   way from q for all of them (n accumulates, then a put after a wait for all: one search,
+   where a search per accumulate was quadratic). An access found after all of them is kept:
+   a later one after it is after them too (n sums, then n ordered puts: one search each from
+   the put before, where a search back to the sums each was quadratic). */
+static const access *entry_races(race_ctx *x, const access *a, entry *ent, int64_t pi, const access *q) {
   const cdag_graph *g = x->g;
   const access *p = &a[pi];
-  int own = !p->chain && next[pi] >= 0 && is_remote(q->type) && g->rank[p->op] == g->rank[q->op];
+  entry *e = &ent[pi];
+  int own = e->next >= 0 && is_remote(p->type) && is_remote(q->type) && g->rank[p->op] == g->rank[q->op] &&
+            (e->mixed || p->chain != q->chain);   /* of their origin, and not of their one run */
   if (!own) {
     if (!races(x, p, q)) return NULL;
-    for (int64_t i = pi; i >= 0; i = next[i])   /* name one it overlaps */
+    for (int64_t i = pi; i >= 0; i = ent[i].next)   /* name one it overlaps */
       if (a[i].hi > q->lo) return &a[i];
     return p;
   }
   if (q->type == A_ACC && g->acc[q->op] == g->acc[p->op]) return NULL;   /* one op: no order needed */
+  if (e->ok_op >= 0 && e->ok_count == e->count && g->pos[e->ok_op] < g->pos[q->op] && ordered(x, e->ok_op, q->op)) {
+    e->ok_op = q->op;   /* what q overlaps, the kept access overlapped (the sweep goes up in lo) */
+    return NULL;
+  }
   int32_t lo = INT32_MAX, hi = -1;
-  for (int64_t i = pi; i >= 0; i = next[i]) {
+  for (int64_t i = pi; i >= 0; i = ent[i].next) {
     if (a[i].hi <= q->lo || a[i].op == q->op) continue;
     int32_t at = g->pos[a[i].op];
     if (at < lo) lo = at;
@@ -772,28 +787,31 @@ static const access *entry_races(race_ctx *x, const access *a, const int64_t *ne
   }
   if (hi < 0) return NULL;
   mark_around(x, q->op, lo, hi);
-  for (int64_t i = pi; i >= 0; i = next[i]) {
+  for (int64_t i = pi; i >= 0; i = ent[i].next) {
     if (a[i].hi <= q->lo || a[i].op == q->op) continue;
     int before = g->pos[a[i].op] < g->pos[q->op];
     if ((before ? x->stamp : x->stamp2)[a[i].op] != x->mark) return &a[i];
   }
+  if (hi < g->pos[q->op]) e->ok_op = q->op, e->ok_count = e->count;
   return NULL;
 }
 
 /* One target's epoch, a[0..n) sorted by lo: each access against the earlier ones of the
    kinds it can race with that still overlap it (one active list per kind, pruned as the
    sweep passes their reach). A list holds only accesses overlapping the current one, so a
-   scan stops at a race, except for accesses that cannot race with each other: a chained
-   origin's overlapping accesses of one kind, and an origin's accumulates of one op, are one
-   entry each (absorbs; next lists what an entry stands for), so a thousand ordered puts to
-   one word cost a thousand steps, not a million, and so do a thousand unordered sums. */
+   scan stops at a race, except for accesses that cannot race with each other: a run of one
+   origin's overlapping accesses of one kind, an origin's accumulates of one op, and the
+   target's own accesses of one kind, are one entry each (absorbs; ent lists what an entry
+   stands for), so a thousand ordered puts to one word cost a thousand steps, not a million,
+   and so do a thousand unordered sums. */
 static int sweep(race_ctx *x, access *a, int64_t n, int64_t **active) {
-  int64_t na[NACCESS] = {0}, *next = x->next + (a - x->a);
+  int64_t na[NACCESS] = {0};
+  entry *ent = x->ent + (a - x->a);
   int rc = mark_chains(x, a, n);
   if (rc) return rc;
   for (int64_t k = 0; k < n; k++) {
     int64_t into = -1;
-    next[k] = -1;
+    ent[k] = (entry){.next = -1, .count = 1, .ok_op = -1};
     for (int t = 0; t < NACCESS; t++) {
       if (!(rivals(a[k].type) >> t & 1) && t != a[k].type) continue;
       for (int64_t j = 0; j < na[t];) {
@@ -803,15 +821,18 @@ static int sweep(race_ctx *x, access *a, int64_t n, int64_t **active) {
           continue;
         }
         if (into < 0 && absorbs(x->g, p, &a[k])) into = active[t][j];
-        const access *c = rivals(a[k].type) >> t & 1 ? entry_races(x, a, next, active[t][j], &a[k]) : NULL;
+        const access *c = rivals(a[k].type) >> t & 1 ? entry_races(x, a, ent, active[t][j], &a[k]) : NULL;
         if (c) return race_error(x, c, &a[k]);
         j++;
       }
     }
     if (into >= 0) {
+      entry *e = &ent[into];
       if (a[into].reach < a[k].hi) a[into].reach = a[k].hi;
-      next[k] = next[into];
-      next[into] = k;
+      e->mixed |= a[k].chain != a[into].chain;
+      e->count++;
+      ent[k].next = e->next;
+      e->next = k;
     } else {
       active[a[k].type][na[a[k].type]++] = k;
     }
@@ -851,14 +872,13 @@ int ir_onesided_races(const cdag_graph *g) {
     x.stamp = calloc((size_t)g->nops, sizeof *x.stamp);
     x.stamp2 = calloc((size_t)g->nops, sizeof *x.stamp2);
     x.stack = malloc((size_t)g->nops * sizeof *x.stack);
-    x.next = malloc((size_t)(x.n ? x.n : 1) * sizeof *x.next);
+    x.ent = malloc((size_t)(x.n ? x.n : 1) * sizeof *x.ent);
     for (int t = 0; t < NACCESS; t++)
       if (!(active[t] = malloc((size_t)(x.n ? x.n : 1) * sizeof *active[t]))) rc = CDAG_NOMEM("race check");
     x.mem = malloc((size_t)(x.n ? x.n : 1) * sizeof *x.mem);
-    x.ok = malloc((size_t)(x.n ? x.n : 1));
     x.ocomp = malloc((size_t)g->nprocs * sizeof *x.ocomp);
     x.oend = malloc((size_t)g->nprocs * sizeof *x.oend);
-    if (!x.stamp || !x.stamp2 || !x.stack || !x.next || !x.mem || !x.ok || !x.ocomp || !x.oend) rc = CDAG_NOMEM("race check");
+    if (!x.stamp || !x.stamp2 || !x.stack || !x.ent || !x.mem || !x.ocomp || !x.oend) rc = CDAG_NOMEM("race check");
     for (int r = 0; !rc && r < g->nprocs; r++) x.ocomp[r] = -1;
   }
   if (!rc && x.n > 1) qsort(x.a, (size_t)x.n, sizeof *x.a, access_cmp);
@@ -873,8 +893,8 @@ int ir_onesided_races(const cdag_graph *g) {
   epochs_free(&e);
   free(x.a);
   free(x.stamp), free(x.stamp2);
-  free(x.stack), free(x.next);
-  free(x.mem), free(x.ok), free(x.ocomp), free(x.oend);
+  free(x.stack), free(x.ent);
+  free(x.mem), free(x.ocomp), free(x.oend);
   for (int t = 0; t < NACCESS; t++) free(active[t]);
   return rc;
 }
