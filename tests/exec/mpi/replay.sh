@@ -39,6 +39,7 @@ group=$4
 export CDAG_PRICE=0
 data=$src/tests/data/replay
 iters='--iterations 3'   # few: oversubscribed ranks poll, and the check needs one run each way
+once="$iters --repeat 1"   # and one round: at 3 and 4 processes each round costs a second
 
 run() {
   local np=$1
@@ -124,37 +125,37 @@ T
 np3)
   printf 'num_ranks 3\nrank 1 {\n  calc 5\n  send 0b to 2\n}\nrank 2 {\n  recv 0b from 1\n}\n' >"$tmp/idle.goal"
   cases <<T
-0 run 3 "$data/bcast3.cdag" $iters
+0 run 3 "$data/bcast3.cdag" $once
   summary
   out 960 bytes equal
   out bcast rooted at 0 over all 3 ranks, 320 B per block
 # allgathers of two sizes, one moving an own block: two allgathers that compile and run
-0 run 3 "$data/merge_own_block3.cdag" $iters
+0 run 3 "$data/merge_own_block3.cdag" $once
   summary
   out 216 bytes equal
   out allgather over all 3 ranks, 16 B per block (6 transfers)
   out allgather over all 3 ranks, 8 B per block (7 transfers)
 # no rank touches memory, rank 0 does nothing
-0 run 3 "$tmp/idle.goal" $iters
+0 run 3 "$tmp/idle.goal" $once
   out 0 bytes equal, 0 floating-point
 # computations in 3 stages, a message landing a stage late through a staging buffer
-0 run 3 "$src/tests/data/fault/compute_stages3.cdag" $iters --repeat 1
+0 run 3 "$src/tests/data/fault/compute_stages3.cdag" $once
   summary
   out 80 bytes equal
   out stages: 3, between them 4 computations
   out 1 messages land a stage late, through staging buffers (8 B)
 # nonblocking native calls overlapped with a ring message and a computation
-0 run 3 "$data/native_nb3.cdag" $iters --repeat 1
+0 run 3 "$data/native_nb3.cdag" $once
   summary
   out 480 bytes equal
   out allreduce over all 3 ranks, 32 B of int64 sum
 # a reduce that mixes ops starts a stage of its own
-0 run 3 "$data/mixed_reduce3.cdag" $iters --repeat 1
+0 run 3 "$data/mixed_reduce3.cdag" $once
   summary
   out 48 bytes equal
   out stages: 2, between them 0 computations
 # the options of the compiled run (cmd_options): --detect=0 compiles nothing away
-0 run 3 "$data/bcast3.cdag" --detect=0 $iters
+0 run 3 "$data/bcast3.cdag" --detect=0 $once
   out graph run as written (detect = 0) over 3 ranks
 T
   ;;
@@ -162,44 +163,44 @@ np4)
   cases <<T
 # products fed their own results overflow in one order and not another: not compared (the
 # replay before said "different memory" for this file every time)
-0 run 4 "$data/prod_chain4.cdag" $iters --repeat 1
+0 run 4 "$data/prod_chain4.cdag" $once
   summary
   out 128 bytes equal
   out more overflowed in one order or both: not compared
-0 run 4 "$data/allreduce_float4.cdag" $iters
+0 run 4 "$data/allreduce_float4.cdag" $once
   summary
   out 0 bytes equal, 56 floating-point sums and products within tolerance
   out allreduce over all 4 ranks, 64 B of double sum
   out allreduce over all 4 ranks, 16 B of float prod
 # a max over sums (co_sum then co_max of one variable) carries the sums' last bits: compared
 # within their tolerance (the replay before said "different memory": 1 of 8 bytes)
-0 run 4 "$data/sum_then_max4.cdag" $iters --repeat 1
+0 run 4 "$data/sum_then_max4.cdag" $once
   summary
   out 0 bytes equal, 4 floating-point sums and products within tolerance
-0 run 4 "$data/native4.cdag" $iters
+0 run 4 "$data/native4.cdag" $once
   summary
   out replay $data/native4.cdag: 4 ranks, 56 operations
   out 1280 bytes equal, 52 floating-point sums and products within tolerance
   out allreduce over all 4 ranks, 32 B of double sum
-0 run 4 "$data/native_vector4.cdag" $iters
+0 run 4 "$data/native_vector4.cdag" $once
   summary
   out replay $data/native_vector4.cdag: 4 ranks, 24 operations
   out 552 bytes equal
   out native collective calls: 7 (1 scatterv, 1 gatherv, 1 allgatherv, 1 alltoallv, 1 reduce_scatter, 1 scan, 1 exscan)
 # a float product written by hand, read by a computation before an int32 sum overwrites it:
 # its last bits differ compiled, and must not spread through the computations' hashes
-0 run 4 "$data/reassoc_read4.cdag" --price=0 $iters --repeat 1
+0 run 4 "$data/reassoc_read4.cdag" --price=0 $once
   summary
   out 768 bytes equal
-0 run 4 "$src/tests/data/goal/calc_cpu_nic.goal" $iters
+0 run 4 "$src/tests/data/goal/calc_cpu_nic.goal" $once
   summary
   out replay $src/tests/data/goal/calc_cpu_nic.goal: 4 ranks, 9 operations
 # follow: every receive has a region of its own
-0 run 4 "$data/schedgen_reduce4.goal" $iters
+0 run 4 "$data/schedgen_reduce4.goal" $once
   summary
   out 5120 bytes equal
 # shared: one buffer of 1024 B per rank
-0 run 4 "$data/schedgen_reduce4.goal" --goal-buffers=shared $iters
+0 run 4 "$data/schedgen_reduce4.goal" --goal-buffers=shared $once
   out 4096 bytes equal
 0 run 4 "$src/examples/graphs/allreduce_ring4.cdag" --json --iterations=2 --repeat=3
 T
