@@ -440,6 +440,7 @@ typedef struct entry {
   int64_t count;      /* how many it stands for */
   int64_t ok_count;   /* `count` when ok_op was found after each of them (entry_races) */
   int32_t ok_op;      /* that access of their origin, -1 none */
+  int32_t first, last;   /* their ops first and last in program order */
   uint8_t mixed;      /* they are of more than one run */
 } entry;
 
@@ -723,12 +724,13 @@ static int mark_chains(race_ctx *x, access *a, int64_t n) {
 
 /* Can q be absorbed into the earlier entry p (whose accesses reach p->reach): of one kind (and
    op), overlapping, and either of one run (anything that races with q then races with p the
-   same way), or the target's own (chain 0: they race by kind and bytes alone), or
-   accumulates of one origin, ordered or not (another origin's access races with all of them
-   alike). Their own origin's later accesses are checked against each of them (entry_races). */
+   same way), or the target's own (chain 0: they race by kind and bytes alone), or gets or
+   accumulates (of one op) of one origin, ordered or not: they never race with each other,
+   and another origin's access races with all of them alike. Their own origin's later
+   accesses are checked against each of them (entry_races). */
 static int absorbs(const cdag_graph *g, const access *p, const access *q) {
   if (p->type != q->type || p->reach <= q->lo || (p->type == A_ACC && g->acc[p->op] != g->acc[q->op])) return 0;
-  return p->chain == q->chain || (p->type == A_ACC && g->rank[p->op] == g->rank[q->op]);
+  return p->chain == q->chain || ((p->type == A_ACC || p->type == A_GET) && g->rank[p->op] == g->rank[q->op]);
 }
 
 /* Marks what orders op q among its rank's ops in program positions [lo, hi]: those it
@@ -758,9 +760,11 @@ static void mark_around(race_ctx *x, int32_t q, int32_t lo, int32_t hi) {
    entry's accesses, but for their own origin's access of another run, which may be ordered
    with some of them and not others: those q overlaps are each checked, with one search each
    way from q for all of them (n accumulates, then a put after a wait for all: one search,
-   where a search per accumulate was quadratic). An access found after all of them is kept:
-   a later one after it is after them too (n sums, then n ordered puts: one search each from
-   the put before, where a search back to the sums each was quadratic). */
+   where a search per accumulate was quadratic). Accesses of one run are a chain: q after
+   the last is after each (n ordered puts, then n gets: one short search each). An access
+   found after all of them is kept: a later one after it is after them too (n sums, then n
+   ordered puts: one search each from the put before, where a search back to the sums each
+   was quadratic). */
 static const access *entry_races(race_ctx *x, const access *a, entry *ent, int64_t pi, const access *q) {
   const cdag_graph *g = x->g;
   const access *p = &a[pi];
@@ -774,7 +778,11 @@ static const access *entry_races(race_ctx *x, const access *a, entry *ent, int64
     return p;
   }
   if (q->type == A_ACC && g->acc[q->op] == g->acc[p->op]) return NULL;   /* one op: no order needed */
-  if (e->ok_op >= 0 && e->ok_count == e->count && g->pos[e->ok_op] < g->pos[q->op] && ordered(x, e->ok_op, q->op)) {
+  int32_t qat = g->pos[q->op];
+  if (!e->mixed && ((qat > g->pos[e->last] && ordered(x, e->last, q->op)) ||
+                    (qat < g->pos[e->first] && ordered(x, q->op, e->first))))
+    return NULL;   /* one run is a chain: after its last, after each of them */
+  if (e->ok_op >= 0 && e->ok_count == e->count && g->pos[e->ok_op] < qat && ordered(x, e->ok_op, q->op)) {
     e->ok_op = q->op;   /* what q overlaps, the kept access overlapped (the sweep goes up in lo) */
     return NULL;
   }
@@ -789,10 +797,10 @@ static const access *entry_races(race_ctx *x, const access *a, entry *ent, int64
   mark_around(x, q->op, lo, hi);
   for (int64_t i = pi; i >= 0; i = ent[i].next) {
     if (a[i].hi <= q->lo || a[i].op == q->op) continue;
-    int before = g->pos[a[i].op] < g->pos[q->op];
+    int before = g->pos[a[i].op] < qat;
     if ((before ? x->stamp : x->stamp2)[a[i].op] != x->mark) return &a[i];
   }
-  if (hi < g->pos[q->op]) e->ok_op = q->op, e->ok_count = e->count;
+  if (hi < qat) e->ok_op = q->op, e->ok_count = e->count;
   return NULL;
 }
 
@@ -800,10 +808,10 @@ static const access *entry_races(race_ctx *x, const access *a, entry *ent, int64
    kinds it can race with that still overlap it (one active list per kind, pruned as the
    sweep passes their reach). A list holds only accesses overlapping the current one, so a
    scan stops at a race, except for accesses that cannot race with each other: a run of one
-   origin's overlapping accesses of one kind, an origin's accumulates of one op, and the
-   target's own accesses of one kind, are one entry each (absorbs; ent lists what an entry
-   stands for), so a thousand ordered puts to one word cost a thousand steps, not a million,
-   and so do a thousand unordered sums. */
+   origin's overlapping accesses of one kind, an origin's gets, its accumulates of one op,
+   and the target's own accesses of one kind, are one entry each (absorbs; ent lists what an
+   entry stands for), so a thousand ordered puts to one word cost a thousand steps, not a
+   million, and so do a thousand unordered sums or gets. */
 static int sweep(race_ctx *x, access *a, int64_t n, int64_t **active) {
   int64_t na[NACCESS] = {0};
   entry *ent = x->ent + (a - x->a);
@@ -811,7 +819,7 @@ static int sweep(race_ctx *x, access *a, int64_t n, int64_t **active) {
   if (rc) return rc;
   for (int64_t k = 0; k < n; k++) {
     int64_t into = -1;
-    ent[k] = (entry){.next = -1, .count = 1, .ok_op = -1};
+    ent[k] = (entry){.next = -1, .count = 1, .ok_op = -1, .first = a[k].op, .last = a[k].op};
     for (int t = 0; t < NACCESS; t++) {
       if (!(rivals(a[k].type) >> t & 1) && t != a[k].type) continue;
       for (int64_t j = 0; j < na[t];) {
@@ -831,6 +839,8 @@ static int sweep(race_ctx *x, access *a, int64_t n, int64_t **active) {
       if (a[into].reach < a[k].hi) a[into].reach = a[k].hi;
       e->mixed |= a[k].chain != a[into].chain;
       e->count++;
+      if (x->g->pos[a[k].op] < x->g->pos[e->first]) e->first = a[k].op;
+      if (x->g->pos[a[k].op] > x->g->pos[e->last]) e->last = a[k].op;
       ent[k].next = e->next;
       e->next = k;
     } else {
