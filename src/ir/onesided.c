@@ -454,10 +454,10 @@ typedef struct {
   ekey *keys; int64_t nkeys;   /* the epochs a one-sided access touches (remote_epochs) */
   int64_t *act, *pos, *nact;   /* per rank, its memberships m (e->mk) whose current epoch is
                                   one of them: act[mstart[r] .. +nact[r]), pos[m] there or -1 */
-  struct member { int64_t comp, at; int32_t op; } *mem;   /* mark_chains: room for n each */
+  struct member { int64_t comp, at; int32_t op; } *mem;   /* mark_chains: room for an epoch */
   int64_t *ocomp;              /* per rank: its component being swept, -1 none */
   uint64_t *oend;              /* and that component's end */
-  struct entry *ent;           /* the sweep: per access, the entry it heads */
+  struct entry *ent;           /* the sweep: per access of the epoch, the entry it heads */
   int32_t *stamp2;             /* mark_around: the forward search's marks */
 } race_ctx;
 
@@ -814,7 +814,7 @@ static const access *entry_races(race_ctx *x, const access *a, entry *ent, int64
    million, and so do a thousand unordered sums or gets. */
 static int sweep(race_ctx *x, access *a, int64_t n, int64_t **active) {
   int64_t na[NACCESS] = {0};
-  entry *ent = x->ent + (a - x->a);
+  entry *ent = x->ent;
   int rc = mark_chains(x, a, n);
   if (rc) return rc;
   for (int64_t k = 0; k < n; k++) {
@@ -860,6 +860,13 @@ static int pairs(race_ctx *x, access *a, int64_t n) {
   return CDAG_OK;
 }
 
+/* The end of the target's epoch that starts at access s (sorted). */
+static int64_t epoch_end(const race_ctx *x, int64_t s) {
+  int64_t t = s + 1;
+  while (t < x->n && x->a[t].target == x->a[s].target && x->a[t].k == x->a[s].k && x->a[t].epoch == x->a[s].epoch) t++;
+  return t;
+}
+
 int ir_onesided_races(const cdag_graph *g) {
   if (!g->os) return CDAG_OK;
   epochs e = {0};
@@ -878,24 +885,27 @@ int ir_onesided_races(const cdag_graph *g) {
   }
   free(cnt);
   free(x.keys); free(x.act); free(x.pos); free(x.nact);
+  if (!rc && x.n > 1) qsort(x.a, (size_t)x.n, sizeof *x.a, access_cmp);
+  int64_t most = 1;   /* the sweep's arrays hold one epoch of one target: the longest */
+  for (int64_t s = 0, t; s < x.n; s = t) {
+    t = epoch_end(&x, s);
+    if (t - s > most) most = t - s;
+  }
   if (!rc) {
     x.stamp = calloc((size_t)g->nops, sizeof *x.stamp);
     x.stamp2 = calloc((size_t)g->nops, sizeof *x.stamp2);
     x.stack = malloc((size_t)g->nops * sizeof *x.stack);
-    x.ent = malloc((size_t)(x.n ? x.n : 1) * sizeof *x.ent);
+    x.ent = malloc((size_t)most * sizeof *x.ent);
     for (int t = 0; t < NACCESS; t++)
-      if (!(active[t] = malloc((size_t)(x.n ? x.n : 1) * sizeof *active[t]))) rc = CDAG_NOMEM("race check");
-    x.mem = malloc((size_t)(x.n ? x.n : 1) * sizeof *x.mem);
+      if (!(active[t] = malloc((size_t)most * sizeof *active[t]))) rc = CDAG_NOMEM("race check");
+    x.mem = malloc((size_t)most * sizeof *x.mem);
     x.ocomp = malloc((size_t)g->nprocs * sizeof *x.ocomp);
     x.oend = malloc((size_t)g->nprocs * sizeof *x.oend);
     if (!x.stamp || !x.stamp2 || !x.stack || !x.ent || !x.mem || !x.ocomp || !x.oend) rc = CDAG_NOMEM("race check");
     for (int r = 0; !rc && r < g->nprocs; r++) x.ocomp[r] = -1;
   }
-  if (!rc && x.n > 1) qsort(x.a, (size_t)x.n, sizeof *x.a, access_cmp);
   for (int64_t s = 0, t; !rc && s < x.n; s = t) {
-    for (t = s + 1; t < x.n && x.a[t].target == x.a[s].target && x.a[t].k == x.a[s].k && x.a[t].epoch == x.a[s].epoch;
-         t++) {
-    }
+    t = epoch_end(&x, s);
     int any = 0;   /* only epochs with a one-sided access can race */
     for (int64_t k = s; k < t && !any; k++) any = is_remote(x.a[k].type);
     if (any) rc = g->race_pairs ? pairs(&x, x.a + s, t - s) : sweep(&x, x.a + s, t - s, active);
