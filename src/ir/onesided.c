@@ -454,7 +454,7 @@ typedef struct {
   ekey *keys; int64_t nkeys;   /* the epochs a one-sided access touches (remote_epochs) */
   int64_t *act, *pos, *nact;   /* per rank, its memberships m (e->mk) whose current epoch is
                                   one of them: act[mstart[r] .. +nact[r]), pos[m] there or -1 */
-  struct member { int64_t comp, at; int32_t op; } *mem;   /* mark_chains: room for an epoch */
+  struct member { int64_t comp, at; int32_t op, type; } *mem;   /* mark_chains: room for an epoch */
   int64_t *ocomp;              /* per rank: its component being swept, -1 none */
   uint64_t *oend;              /* and that component's end */
   struct entry *ent;           /* the sweep: per access of the epoch, the entry it heads */
@@ -679,21 +679,24 @@ static int conflict(const cdag_graph *g, const access *p, const access *q) {
   return !(p->type == A_ACC && q->type == A_ACC && g->acc[p->op] == g->acc[q->op]);
 }
 
-/* By component, then program order. */
+/* By component, kind, then program order. */
 static int cmp_member(const void *pa, const void *pb, void *ctx) {
   const cdag_graph *g = ctx;
   const struct member *a = pa, *b = pb;
   if (a->comp != b->comp) return a->comp < b->comp ? -1 : 1;
+  if (a->type != b->type) return a->type < b->type ? -1 : 1;
   return (g->pos[a->op] > g->pos[b->op]) - (g->pos[a->op] < g->pos[b->op]);
 }
 
 /* An origin's remote accesses of the epoch a[0..n) (sorted by lo) fall into components of
-   overlapping ranges: only two of one component can race. A component's accesses in program
-   order fall into runs (chain = the run's number, from 1), each after the one before it (one
-   path search per pair of neighbours, over the ops between them): two of a run never race,
-   so the sweep may let one stand for both (one origin's ordered replacing accumulates to one
-   word: MPICH's rma/atomic_get_*). Two neighbours that are not ordered, overlap and one
-   writes are a race, said here: the sweep would compare each access of the component with
+   overlapping ranges: only two of one component can race. A component's accesses of one kind
+   (get, put, accumulate), in program order, fall into runs (chain = the run's number, from
+   1), each after the one before it (one path search per pair of neighbours, over the ops
+   between them): two of a run never race, so the sweep may let one stand for both (one
+   origin's ordered replacing accumulates to one word: MPICH's rma/atomic_get_*). Runs are per
+   kind, so a get between two ordered puts does not cut theirs (a put and a get in turn took
+   the sweep a path search per pair of puts, cubic). Two neighbours that are not ordered and
+   conflict are a race, said here: the sweep would compare each access of the component with
    every earlier one, a path search each (a single missing wait among 2,000 ordered puts took
    0.7 s, cubic). O(n log n) and the searches. */
 static int mark_chains(race_ctx *x, access *a, int64_t n) {
@@ -705,7 +708,7 @@ static int mark_chains(race_ctx *x, access *a, int64_t n) {
     int r = g->rank[a[k].op];
     if (x->ocomp[r] < 0 || x->oend[r] <= a[k].lo) x->ocomp[r] = k, x->oend[r] = a[k].hi;
     else if (x->oend[r] < a[k].hi) x->oend[r] = a[k].hi;
-    x->mem[m++] = (struct member){x->ocomp[r], k, a[k].op};
+    x->mem[m++] = (struct member){x->ocomp[r], k, a[k].op, a[k].type};
   }
   for (int64_t k = 0; k < n; k++)
     if (is_remote(a[k].type)) x->ocomp[g->rank[a[k].op]] = -1;
@@ -713,8 +716,9 @@ static int mark_chains(race_ctx *x, access *a, int64_t n) {
   int32_t run = 0;
   for (int64_t k = 0; k < m; k++) {
     const struct member *p = k ? &x->mem[k - 1] : NULL, *q = &x->mem[k];
-    if (!p || p->comp != q->comp || (p->op != q->op && !ordered(x, p->op, q->op))) {
-      if (p && p->comp == q->comp && conflict(x->g, &a[p->at], &a[q->at])) return race_error(x, &a[p->at], &a[q->at]);
+    if (!p || p->comp != q->comp || p->type != q->type || (p->op != q->op && !ordered(x, p->op, q->op))) {
+      if (p && p->comp == q->comp && p->type == q->type && conflict(x->g, &a[p->at], &a[q->at]))
+        return race_error(x, &a[p->at], &a[q->at]);
       run++;
     }
     a[q->at].chain = run;
@@ -777,7 +781,7 @@ static const access *entry_races(race_ctx *x, const access *a, entry *ent, int64
       if (a[i].hi > q->lo) return &a[i];
     return p;
   }
-  if (q->type == A_ACC && g->acc[q->op] == g->acc[p->op]) return NULL;   /* one op: no order needed */
+  if (p->type == A_ACC && q->type == A_ACC && g->acc[q->op] == g->acc[p->op]) return NULL;   /* one op: no order */
   int32_t qat = g->pos[q->op];
   if (!e->mixed && ((qat > g->pos[e->last] && ordered(x, e->last, q->op)) ||
                     (qat < g->pos[e->first] && ordered(x, q->op, e->first))))
