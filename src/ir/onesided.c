@@ -591,6 +591,17 @@ static int access_cmp(const void *pa, const void *pb) {
   return (a->op > b->op) - (a->op < b->op);
 }
 
+/* A mark no op's stamp holds: the stamps start again from 0 before the count would wrap
+   (two billion searches: a quadratic number of them is possible in a graph of 50,000). */
+static int32_t next_mark(race_ctx *x) {
+  if (x->mark == INT32_MAX) {
+    memset(x->stamp, 0, (size_t)x->g->nops * sizeof *x->stamp);
+    memset(x->stamp2, 0, (size_t)x->g->nops * sizeof *x->stamp2);
+    x->mark = 0;
+  }
+  return ++x->mark;
+}
+
 /* Is there a dependency path between ops a and b of one rank? Searched back from the later
    one over ops no earlier than the other. */
 static int ordered(race_ctx *x, int32_t a, int32_t b) {
@@ -600,7 +611,7 @@ static int ordered(race_ctx *x, int32_t a, int32_t b) {
     a = b;
     b = t;
   }
-  int32_t n = 0, mark = ++x->mark;
+  int32_t n = 0, mark = next_mark(x);
   x->stack[n++] = b;
   x->stamp[b] = mark;
   while (n > 0) {
@@ -743,7 +754,7 @@ static int absorbs(const cdag_graph *g, const access *p, const access *q) {
    forward below hi). */
 static void mark_around(race_ctx *x, int32_t q, int32_t lo, int32_t hi) {
   const cdag_graph *g = x->g;
-  int32_t mark = ++x->mark;
+  int32_t mark = next_mark(x);
   for (int dir = 0; dir < 2; dir++) {
     const int32_t *start = dir ? g->succ_start : g->pred_start, *adj = dir ? g->succ : g->pred;
     int32_t *stamp = dir ? x->stamp2 : x->stamp, n = 0;
