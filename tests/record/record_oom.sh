@@ -3,7 +3,7 @@
 #
 # The recorder out of memory: each PROGRAM (tests/record/rec_*.c) is recorded at 2 processes
 # with failmalloc.so failing, in every process, the N-th allocation libcdag-record makes
-# (N = 1, 1 + STRIDE, ... up to the count of an unfailed run; STRIDE 9, 1 with CDAG_FULL=1).
+# (N = 1, 1 + STRIDE, ... up to the count of an unfailed run; STRIDE 13, 1 with CDAG_FULL=1).
 # Whenever an allocation failed, the program must still finish (exit 0: the recorder never
 # stops it), nothing may crash, and the loss must be said: index.json's out_of_memory is not
 # empty, or (a failure in MPI_Init) a process said on stderr that it is not recorded; or
@@ -17,7 +17,7 @@
 set -u
 cdag=$1; src=$2; mpiexec=$3; shim=$4; sweep=$5; shift 5
 . "$src/tests/cli/lib/expect.sh"
-stride=9
+stride=13
 [ "${CDAG_FULL:-0}" = 1 ] && stride=1
 export CDAG_FAILMALLOC_CALLER=libcdag-record CDAG_FAILMALLOC_REPORT=$tmp/report.%p
 
