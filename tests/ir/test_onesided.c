@@ -780,12 +780,12 @@ START_TEST(unordered_accumulates_to_one_word) {
   free(text);
   int m = n / 4;   /* then m puts, each waited for: one entry, each checked from the one before */
   size_t cap = 40 * (size_t)m + 64, len = 0;
-  char *puts = malloc(cap);
-  ck_assert_ptr_nonnull(puts);
-  len += (size_t)snprintf(puts + len, cap - len, "copy 4b from 0x40 to 0x20\n");
-  for (int i = 0; i < m; i++) len += (size_t)snprintf(puts + len, cap - len, "put 4b to 0 at 0x104 addr 0x20 wait\n");
-  text = unordered_sums(n, 1, puts);
-  free(puts);
+  char *tail = malloc(cap);
+  ck_assert_ptr_nonnull(tail);
+  len += (size_t)snprintf(tail + len, cap - len, "copy 4b from 0x40 to 0x20\n");
+  for (int i = 0; i < m; i++) len += (size_t)snprintf(tail + len, cap - len, "put 4b to 0 at 0x104 addr 0x20 wait\n");
+  text = unordered_sums(n, 1, tail);
+  free(tail);
   CK_OK(cdag_test_load_rc(text));
   free(text);
   text = unordered_sums(n, 1, "put 4b to 0 at 0x104 addr 0x30");
