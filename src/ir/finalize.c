@@ -8,13 +8,16 @@
  *     to piece) whose pieces remember their last writer and the readers since. A read
  *     depends on the last writer; a write on the readers since the last write, or on the
  *     last writer if there were none. Reader lists are immutable shared lists, so a split
- *     copies no list. The rank's ranges are first sorted and swept into clusters of
- *     overlapping ranges, each with its own map (a small sorted array, a JudyL once a
- *     cluster has many pieces); a range alone in its cluster is not looked up. A rank whose
- *     ranges ascend in program order skips it all. A graph whose builder promises conflict
- *     scopes (g->scope: a lowered plan's stages, which its dependencies already order) is
- *     walked scope by scope, each with maps of its own. Each op costs O((1 + pieces it
- *     overlaps) log n);
+ *     copies no list. The rank's op sides (what an op reads, what it writes; a strided
+ *     side by its hull) are first sorted and swept into clusters of overlapping sides,
+ *     each with its own map (a small sorted array, a JudyL once a cluster has many
+ *     pieces); a side alone in its cluster is not looked up, and a cluster of one pattern
+ *     (a datatype's buffer used again and again) takes each side as one range, not block
+ *     by block. A rank whose ranges ascend in program order skips it all. A graph whose
+ *     builder promises conflict scopes (g->scope: a lowered plan's stages, which its
+ *     dependencies already order) is walked scope by scope, each with maps of its own.
+ *     Each op costs O((1 + pieces it overlaps) log n), per block where its cluster is
+ *     taken block by block;
  *  3. CSR arrays pred/succ, each (before, after) pair once (a stamp array dedupes): the list
  *     lengths are counted by step 2 as it finds the edges, then one pass places them, in
  *     blocks of 64 ranks, position by position across a block when its ranks' ops are
@@ -232,7 +235,7 @@ typedef struct {
   base_imap big;        /* the index when n < 0 */
 } piece_index;
 
-/* An address range an op touches: [lo, hi), the slot-th range of its rank (gather_ranges). */
+/* An address range an op touches: [lo, hi), its slot (a side's or a block's, find_clusters). */
 typedef struct {
   uint64_t lo, hi;
   int32_t slot;
@@ -243,13 +246,20 @@ typedef struct {
    cluster keeps its own index. The edges found, and their order, are those of one index
    for the whole rank; a rank's thousands of pieces (an alltoall's 1023 staging buffers)
    make a JudyL, its clusters make small arrays, and a range alone in its cluster (most
-   origin reads and final writes) conflicts with nothing and is not looked up at all. */
+   origin reads and final writes) conflicts with nothing and is not looked up at all.
+   A side of an op (what it reads, what it writes) counts as its hull here, so that the
+   sort is of sides, not of a datatype's thousands of blocks. A cluster whose sides all have
+   one pattern (a datatype's buffer packed or unpacked again and again) takes each side as
+   one range, its first block: every byte of such a side meets the same sides in the same
+   order, so the first block finds every edge the side has, in the order its blocks would,
+   and the others would find them again. Other clusters take each block of their strided
+   sides in turn. */
 typedef struct {
-  op_range *rg, *rg_tmp;    /* the rank's ranges, sorted by start */
+  op_range *rg, *rg_tmp;    /* the scope's sides' hulls (slot: the side, 2i reads and 2i + 1 writes of position i) */
   uint8_t *pile;            /* per range: its pile (deal_piles) */
-  int32_t *first;           /* per position: its first range (reads, then writes), n + 1 */
-  int32_t *cl;              /* per range: its cluster's index, -1 alone */
-  piece_index *cidx;        /* per cluster of two ranges or more */
+  int32_t *side_cl;         /* per side: its cluster, -1 alone */
+  uint8_t *each;            /* per side: its cluster takes it block by block */
+  piece_index *cidx;        /* per cluster of two sides or more */
   uint64_t *pool_lo;        /* the small indexes' arrays */
   int64_t *pool_idx;
   int32_t ncl;
@@ -456,8 +466,6 @@ typedef struct {
   uint64_t rlast, wlast;       /* the farthest block's offset */
 } footprint;
 
-static uint64_t fp_rblock(const footprint *f, uint64_t b) { return f->rd + (f->rat ? f->rat[b] : b * f->rs); }
-static uint64_t fp_wblock(const footprint *f, uint64_t b) { return f->wr + (f->wat ? f->wat[b] : b * f->ws); }
 
 /* The end of a side's farthest block (at, its offset last, len bytes), 0 if it wraps past 2^64. */
 static uint64_t fp_end(uint64_t at, uint64_t len, uint64_t last) {
@@ -617,97 +625,119 @@ static op_range *sort_ranges(op_range *r, op_range *tmp, uint8_t *pile, int32_t 
 static int fp_reads(const footprint *f) { return f->rd != UINT64_MAX && f->rlen; }
 static int fp_writes(const footprint *f) { return f->wr != UINT64_MAX && f->wlen; }
 
-/* The rank's ranges, in program order, the op's read blocks before its write blocks; *first
-   per position the index of its first range. -1 if one wraps past 2^64 (then one cluster
-   takes all). */
-static int32_t gather_ranges(const footprint *fp, int32_t n, op_range *rg, int32_t *first) {
+/* One side of an op's footprint: n blocks of len bytes, block b at lo + at[b] (listed) or
+   lo + b * stride; last, the farthest block's offset. */
+typedef struct {
+  uint64_t lo, len, n, stride, last;
+  const uint64_t *at;
+} fp_side;
+
+static fp_side side_of(const footprint *f, int w) {
+  return w ? (fp_side){f->wr, f->wlen, f->wn, f->ws, f->wlast, f->wat} : (fp_side){f->rd, f->rlen, f->rn, f->rs, f->rlast, f->rat};
+}
+static int side_touches(const footprint *f, int w) { return w ? fp_writes(f) : fp_reads(f); }
+static uint64_t side_block(const fp_side *x, uint64_t b) { return x->lo + (x->at ? x->at[b] : b * x->stride); }
+
+/* Do the two sides touch the same blocks in the same order? (At one stride, the farthest
+   block's offset gives the stride.) */
+static int same_pattern(const fp_side *a, const fp_side *b) {
+  if (a->lo != b->lo || a->len != b->len || a->n != b->n || a->last != b->last || !a->at != !b->at) return 0;
+  return !a->at || a->at == b->at || !memcmp(a->at, b->at, a->n * sizeof *a->at);
+}
+
+/* The hulls of the sides the scope's n ops touch, slot 2i + w; -1 if one wraps past 2^64
+   (then one cluster takes all). */
+static int32_t gather_sides(const footprint *fp, int32_t n, op_range *rg) {
   int32_t k = 0;
-  for (int32_t i = 0; i < n; i++) {
-    const footprint *f = &fp[i];
-    int rd = fp_reads(f), wr = fp_writes(f);
-    first[i] = k;
-    if ((rd && !fp_end(f->rd, f->rlen, f->rlast)) || (wr && !fp_end(f->wr, f->wlen, f->wlast))) return -1;
-    for (uint64_t b = 0; rd && b < f->rn; b++, k++) rg[k] = (op_range){fp_rblock(f, b), fp_rblock(f, b) + f->rlen, k};
-    for (uint64_t b = 0; wr && b < f->wn; b++, k++) rg[k] = (op_range){fp_wblock(f, b), fp_wblock(f, b) + f->wlen, k};
+  for (int32_t i = 0; i < n; i++)
+    for (int w = 0; w < 2; w++) {
+      if (!side_touches(&fp[i], w)) continue;
+      fp_side x = side_of(&fp[i], w);
+      uint64_t e = fp_end(x.lo, x.len, x.last);
+      if (!e) return -1;
+      rg[k++] = (op_range){x.lo, e, 2 * i + w};
+    }
+  return k;
+}
+
+/* Are the sides r[0 .. k) all of one pattern? */
+static int one_pattern(const footprint *fp, const op_range *r, int32_t k) {
+  fp_side first = side_of(&fp[r[0].slot / 2], r[0].slot % 2);
+  for (int32_t x = 1; x < k; x++) {
+    fp_side o = side_of(&fp[r[x].slot / 2], r[x].slot % 2);
+    if (!same_pattern(&first, &o)) return 0;
   }
-  first[n] = k;
-  return k;
+  return 1;
 }
 
-/* Ranges of the rank's ops (what gather_ranges makes): two per op, plus a strided copy's
-   further blocks. */
-static int64_t rank_ranges(const cdag_graph *g, const int32_t *ops, int32_t n) {
-  int64_t k = 2 * (int64_t)n;
-  for (int32_t i = 0; g->stride && i < n; i++)
-    if (ir_is_strided(g, ops[i])) k += 2 * (int64_t)(ir_stride_n(&g->stride[ops[i]]) - 1);
-  return k;
-}
-
-/* Cluster c of k ranges gets its index, a slice of the pools (2k - 1 pieces at most). */
-static void open_cluster(clusters *c, int32_t k, int64_t *pool_at) {
+/* Cluster c of k sides gets its index, a slice of the pools (2k - 1 pieces at most: the
+   small array's limit is far below what a side's blocks could make). */
+static int32_t open_cluster(clusters *c, int32_t k, int64_t *pool_at) {
   int cap = 2 * k < SMALL_PIECES ? 2 * k : SMALL_PIECES;
-  c->cidx[c->ncl++] = (piece_index){0, cap, c->pool_lo + *pool_at, c->pool_idx + *pool_at, {NULL}};
+  c->cidx[c->ncl] = (piece_index){0, cap, c->pool_lo + *pool_at, c->pool_idx + *pool_at, {NULL}};
   *pool_at += cap;
+  return c->ncl++;
 }
 
-/* Clusters of the rank's n ops (c->cl per range) by one sweep of the ranges by start. */
+/* Clusters of the scope's n ops by one sweep of their sides by start. O(n log n). */
 static void find_clusters(clusters *c, const footprint *fp, int32_t n) {
-  int32_t k = gather_ranges(fp, n, c->rg, c->first);
+  int32_t k = gather_sides(fp, n, c->rg);
   int64_t pool_at = 0;
   c->ncl = 0;
-  if (k < 0) {   /* one cluster: the walk of one index for the rank */
+  if (k < 0) {   /* one cluster, block by block */
     open_cluster(c, SMALL_PIECES, &pool_at);
-    for (int32_t i = 0, at = 0; i < n; i++) {   /* the ranges as gather_ranges would number them */
-      c->first[i] = at;
-      at += (int32_t)(fp_reads(&fp[i]) * fp[i].rn + fp_writes(&fp[i]) * fp[i].wn);
-      for (int32_t x = c->first[i]; x < at; x++) c->cl[x] = 0;
-      c->first[i + 1] = at;
-    }
+    memset(c->side_cl, 0, 2 * (size_t)n * sizeof *c->side_cl);
+    memset(c->each, 1, 2 * (size_t)n);
     return;
   }
-  for (int32_t i = 0; i < k; i++) c->cl[i] = -1;
+  for (int32_t s = 0; s < 2 * n; s++) c->side_cl[s] = -1;
   op_range *r = sort_ranges(c->rg, c->rg_tmp, c->pile, k);
   for (int32_t i = 0, j; i < k; i = j) {
     uint64_t top = r[i].hi;
     for (j = i + 1; j < k && r[j].lo < top; j++)
       if (r[j].hi > top) top = r[j].hi;
     if (j - i == 1) continue;
-    for (int32_t x = i; x < j; x++) c->cl[r[x].slot] = c->ncl;
-    open_cluster(c, j - i, &pool_at);
+    int32_t cl = open_cluster(c, j - i, &pool_at);
+    uint8_t each = !one_pattern(fp, r + i, j - i);
+    for (int32_t x = i; x < j; x++) c->side_cl[r[x].slot] = cl, c->each[r[x].slot] = each;
   }
 }
 
-/* Reads and writes of the op at position i, in the order the op performs them (every read
-   block, then every written one), each in its cluster's index; a range alone in its cluster
-   has nothing to conflict with. */
-static int touch_op(conflict_map *m, const footprint *f, int32_t i) {
+static int touch_range(conflict_map *m, int w, uint64_t lo, uint64_t len, int32_t i) {
+  return w ? touch_write(m, lo, lo + len, i) : touch_read(m, lo, lo + len, i);
+}
+
+/* One side of the op at position i, in its cluster's index: one range, or each block in turn. */
+static int touch_side(conflict_map *m, const footprint *f, int w, int32_t i) {
+  int32_t s = 2 * (i - m->c_base) + w;
+  if (!side_touches(f, w) || m->c.side_cl[s] < 0) return CDAG_OK;
+  m->map = &m->c.cidx[m->c.side_cl[s]];
+  fp_side x = side_of(f, w);
   int rc = CDAG_OK;
-  int32_t k = m->c.first[i - m->c_base];
-  for (uint64_t b = 0; fp_reads(f) && b < f->rn && rc == CDAG_OK; b++, k++) {
-    if (m->c.cl[k] < 0) continue;
-    m->map = &m->c.cidx[m->c.cl[k]];
-    rc = touch_read(m, fp_rblock(f, b), fp_rblock(f, b) + f->rlen, i);
-  }
-  for (uint64_t b = 0; fp_writes(f) && b < f->wn && rc == CDAG_OK; b++, k++) {
-    if (m->c.cl[k] < 0) continue;
-    m->map = &m->c.cidx[m->c.cl[k]];
-    rc = touch_write(m, fp_wblock(f, b), fp_wblock(f, b) + f->wlen, i);
-  }
+  for (uint64_t b = 0, n = m->c.each[s] ? x.n : 1; b < n && rc == CDAG_OK; b++) rc = touch_range(m, w, side_block(&x, b), x.len, i);
   return rc;
 }
 
-/* Room for a rank of `longest` ops and `ranges` ranges. */
-static int clusters_alloc(clusters *c, int32_t longest, int64_t ranges) {
-  size_t slots = (size_t)ranges;
-  c->first = malloc(((size_t)longest + 1) * sizeof *c->first);
-  c->rg = malloc(slots * sizeof *c->rg);
-  c->rg_tmp = malloc(slots * sizeof *c->rg_tmp);
-  c->cl = malloc(slots * sizeof *c->cl);
-  c->pile = malloc(slots);
-  c->cidx = malloc(slots * sizeof *c->cidx);
-  c->pool_lo = malloc((2 * slots + SMALL_PIECES) * sizeof *c->pool_lo);
-  c->pool_idx = malloc((2 * slots + SMALL_PIECES) * sizeof *c->pool_idx);
-  return c->first && c->rg && c->rg_tmp && c->cl && c->pile && c->cidx && c->pool_lo && c->pool_idx ? CDAG_OK : CDAG_NOMEM("dependencies");
+/* Reads and writes of the op at position i, in the order the op performs them (every read
+   block, then every written one). */
+static int touch_op(conflict_map *m, const footprint *f, int32_t i) {
+  int rc = touch_side(m, f, 0, i);
+  return rc ? rc : touch_side(m, f, 1, i);
+}
+
+/* Room for scopes of up to `longest` ops. */
+static int clusters_alloc(clusters *c, int32_t longest) {
+  size_t sides = 2 * (size_t)longest;
+  c->rg = malloc(sides * sizeof *c->rg);
+  c->rg_tmp = malloc(sides * sizeof *c->rg_tmp);
+  c->pile = malloc(sides);
+  c->side_cl = malloc(sides * sizeof *c->side_cl);
+  c->each = malloc(sides);
+  c->cidx = malloc(sides * sizeof *c->cidx);
+  c->pool_lo = malloc((2 * sides + SMALL_PIECES) * sizeof *c->pool_lo);
+  c->pool_idx = malloc((2 * sides + SMALL_PIECES) * sizeof *c->pool_idx);
+  return c->rg && c->rg_tmp && c->pile && c->side_cl && c->each && c->cidx && c->pool_lo && c->pool_idx
+             ? CDAG_OK : CDAG_NOMEM("dependencies");
 }
 
 static void clusters_clear(clusters *c) {
@@ -716,7 +746,8 @@ static void clusters_clear(clusters *c) {
 }
 
 static void clusters_free(clusters *c) {
-  free(c->first); free(c->rg); free(c->rg_tmp); free(c->cl); free(c->pile); free(c->cidx); free(c->pool_lo); free(c->pool_idx);
+  free(c->rg); free(c->rg_tmp); free(c->pile); free(c->side_cl); free(c->each);
+  free(c->cidx); free(c->pool_lo); free(c->pool_idx);
 }
 
 /* Joins (collective.c): op i depends on the rank's latest join before it; a JOIN_ALL op
@@ -763,6 +794,14 @@ typedef struct {
   base_imap read;             /* what the latest one read: start -> index into hi */
   uint64_t *hi;
   int64_t nhi, hicap;
+  /* Strided writes (a datatype's blocks), by pattern: each block costs a look-up and a
+     fold, and a buffer is unpacked with one datatype again and again. The read set only
+     grows, so a pattern it holds stays held: a write of that pattern overlaps it (if any
+     of its bytes lie outside scratch) and folds nothing new. */
+  struct ra_pattern { fp_side x; int64_t next; } *pat;   /* patterns seen, chained by hash */
+  int64_t npat, patcap;
+  int64_t nfresh;             /* pat[npat - nfresh ..]: written since the latest one, not read yet */
+  base_imap held;             /* hash -> the first held pattern of that hash */
 } reads_all;
 
 static int ra_overlaps(const reads_all *ra, uint64_t lo, uint64_t hi) {
@@ -802,6 +841,40 @@ static int ra_push_part(void *ctx, uint64_t lo, uint64_t hi) {
 static int ra_push(reads_all *ra, int32_t i, uint64_t lo, uint64_t hi) {
   ra->at = i;
   return ir_each_outside_scratch(ra->g, ra->rank, lo, hi, ra_push_part, ra);
+}
+
+static uint64_t pattern_hash(const fp_side *x) {
+  uint64_t h = x->lo * 0x9e3779b97f4a7c15u ^ x->len * 0xc2b2ae3d27d4eb4fu ^ x->n * 0x165667b19e3779f9u ^ x->last;
+  return h ^ (h >> 29);
+}
+
+/* Is the pattern x in the read set? */
+static int ra_holds(const reads_all *ra, const fp_side *x) {
+  uint64_t k = pattern_hash(x), h = k;
+  int64_t p = base_imap_find(&ra->held, &k, BASE_IMAP_AT_OR_ABOVE);
+  for (; p >= 0 && k == h; p = ra->pat[p].next)
+    if (same_pattern(&ra->pat[p].x, x)) return 1;
+  return 0;
+}
+
+/* Remembers x, a pattern written since the latest one (its blocks pending). */
+static int ra_fresh(reads_all *ra, const fp_side *x) {
+  int rc = base_grow((void **)&ra->pat, ra->npat, &ra->patcap, 1, sizeof *ra->pat, "dependencies");
+  if (rc == CDAG_OK) ra->pat[ra->npat++] = (struct ra_pattern){*x, -1}, ra->nfresh++;
+  return rc;
+}
+
+/* The fresh patterns, folded now, are held. */
+static int ra_hold_fresh(reads_all *ra) {
+  int rc = CDAG_OK;
+  for (int64_t p = ra->npat - ra->nfresh; p < ra->npat && rc == CDAG_OK; p++) {
+    uint64_t k = pattern_hash(&ra->pat[p].x), h = k;
+    int64_t first = base_imap_find(&ra->held, &k, BASE_IMAP_AT_OR_ABOVE);
+    ra->pat[p].next = first >= 0 && k == h ? first : -1;
+    rc = base_imap_put(&ra->held, h, p);
+  }
+  ra->nfresh = 0;
+  return rc;
 }
 
 enum { RA_AWAITED = 1, RA_PENDING = 2 };
@@ -852,6 +925,30 @@ static void ra_awaited(reads_all *ra, const conflict_map *m, const cdag_graph *g
     else if (ir_is_nb_call(g, m->ops[i])) (void)ra_call_completes(ra, m, g, i, -1, 1);
 }
 
+/* A block [lo, lo + len) the op at position i writes: after the latest one if that read it,
+   pending for the next one. */
+static int ra_write(reads_all *ra, conflict_map *m, int32_t i, uint64_t lo, uint64_t len) {
+  uint64_t hi = lo + len < lo ? UINT64_MAX : lo + len;
+  int rc = CDAG_OK;
+  if (ra->last >= 0 && ra->last != i && ra_overlaps(ra, lo, hi)) rc = add_edge(m, ra->last, i);
+  return rc ? rc : ra_push(ra, i, lo, hi);
+}
+
+/* A strided write: block by block, unless the read set holds its pattern; then one edge
+   after the latest one, and one pending entry that folds nothing (lo = hi). */
+static int ra_strided(reads_all *ra, conflict_map *m, const footprint *f, int32_t i) {
+  fp_side x = side_of(f, 1);
+  int64_t before = ra->npend;
+  int rc = CDAG_OK;
+  if (ra_holds(ra, &x)) {
+    if (ra->last >= 0 && ra->last != i) rc = add_edge(m, ra->last, i);
+    ra->at = i;
+    return rc ? rc : ra_push_part(ra, 0, 0);
+  }
+  for (uint64_t b = 0; rc == CDAG_OK && b < x.n; b++) rc = ra_write(ra, m, i, side_block(&x, b), x.len);
+  return rc || ra->npend == before ? rc : ra_fresh(ra, &x);
+}
+
 static int ra_step(reads_all *ra, conflict_map *m, const cdag_graph *g, int32_t i) {
   int rc = CDAG_OK;
   int32_t op = m->ops[i];
@@ -861,8 +958,9 @@ static int ra_step(reads_all *ra, conflict_map *m, const cdag_graph *g, int32_t 
     if (ra->last >= 0) rc = add_edge(m, ra->last, i);
     for (int64_t k = 0; k < ra->npend && rc == CDAG_OK; k++) {
       rc = add_edge(m, ra->pend[k].pos, i);
-      if (rc == CDAG_OK) rc = ra_fold(ra, ra->pend[k].lo, ra->pend[k].hi);
+      if (rc == CDAG_OK && ra->pend[k].lo < ra->pend[k].hi) rc = ra_fold(ra, ra->pend[k].lo, ra->pend[k].hi);
     }
+    if (rc == CDAG_OK) rc = ra_hold_fresh(ra);
     ra->npend = 0;
     ra->last = i;
   }
@@ -873,23 +971,19 @@ static int ra_step(reads_all *ra, conflict_map *m, const cdag_graph *g, int32_t 
     if (rc == CDAG_OK) ra->incomplete[i] |= RA_PENDING;
     return rc;
   }
-  for (uint64_t b = 0; rc == CDAG_OK && b < f->wn; b++) {   /* a strided copy's blocks */
-    uint64_t lo = fp_wblock(f, b), hi = lo + f->wlen < lo ? UINT64_MAX : lo + f->wlen;
-    if (ra->last >= 0 && ra->last != i && ra_overlaps(ra, lo, hi)) rc = add_edge(m, ra->last, i);
-    if (rc == CDAG_OK) rc = ra_push(ra, i, lo, hi);
-  }
-  return rc;
+  return f->wn > 1 ? ra_strided(ra, m, f, i) : ra_write(ra, m, i, f->wr, f->wlen);
 }
 
 static void ra_clear(reads_all *ra) {
   base_imap_clear(&ra->read);
+  base_imap_clear(&ra->held);
   ra->last = -1;
-  ra->npend = ra->nhi = 0;
+  ra->npend = ra->nhi = ra->npat = ra->nfresh = 0;
 }
 
 static void ra_free(reads_all *ra) {
   ra_clear(ra);
-  free(ra->pend); free(ra->hi); free(ra->incomplete);
+  free(ra->pend); free(ra->hi); free(ra->incomplete); free(ra->pat);
 }
 
 /* Does the rank read all anywhere? */
@@ -932,20 +1026,15 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
   reads_all ra = {.last = -1};
   m.edges = edges;
   int32_t longest = 1, *ex_start = NULL, *ex_from = NULL;
-  int64_t ranges = 2;
-  for (int r = 0; r < g->nprocs; r++) {
-    int32_t n = g->rank_start[r + 1] - g->rank_start[r];
-    int64_t k = rank_ranges(g, g->rank_ops + g->rank_start[r], n);
-    if (n > longest) longest = n;
-    if (k > ranges) ranges = k;
-  }
-  if (ranges > INT32_MAX)
-    return cdag__error(CDAG_ERR_UNSUPPORTED, "a rank's operations touch more than %d blocks of memory", INT32_MAX);
+  for (int r = 0; r < g->nprocs; r++)
+    if (g->rank_start[r + 1] - g->rank_start[r] > longest) longest = g->rank_start[r + 1] - g->rank_start[r];
+  if (longest > INT32_MAX / 2)   /* two sides per op, numbered in int32 */
+    return cdag__error(CDAG_ERR_UNSUPPORTED, "a rank has more than %d operations", INT32_MAX / 2);
   m.stamp = malloc((size_t)longest * sizeof *m.stamp);
   footprint *fp = malloc((size_t)longest * sizeof *fp);
   ra.fp = fp, ra.g = g;
   ra.incomplete = malloc((size_t)longest);
-  if (clusters_alloc(&m.c, longest, ranges)) rc = CDAG_ERR_NOMEM;
+  if (clusters_alloc(&m.c, longest)) rc = CDAG_ERR_NOMEM;
   m.npred = g->pred_start = base_calloc((size_t)g->nops + 1, sizeof *g->pred_start);
   m.nsucc = g->succ_start = base_calloc((size_t)g->nops + 1, sizeof *g->succ_start);
   if (!m.stamp || !fp || !ra.incomplete || !m.npred || !m.nsucc) rc = CDAG_NOMEM("dependencies");

@@ -362,7 +362,9 @@ static int side_sorted(uint64_t base, const uint64_t *off, uint64_t stride, uint
     v[i] = base + (off ? off[i] : i * stride);
     if (v[i] < base || (!off && i && stride > (UINT64_MAX - base) / i)) return CDAG_ERR_ARG;   /* past 2^64 */
   }
-  if (off) qsort(v, (size_t)n, sizeof *v, u64_cmp);
+  int ascending = 1;   /* most lists are (a datatype's blocks, a plan's pieces): no sort */
+  for (uint64_t i = 1; off && ascending && i < n; i++) ascending = v[i] > v[i - 1];
+  if (!ascending) qsort(v, (size_t)n, sizeof *v, u64_cmp);
   for (uint64_t i = 0; i < n; i++)
     if (v[i] + len < v[i] || (i && v[i] < v[i - 1] + len)) return CDAG_ERR_ARG;
   return CDAG_OK;
