@@ -56,8 +56,9 @@ int ir_graph_new(int nprocs, int myrank, cdag_graph **g) {
   *g = NULL;
   if (nprocs < 1 || nprocs > IR_MAX_RANKS)
     return cdag__error(CDAG_ERR_ARG, "number of ranks %d out of range 1..%d", nprocs, IR_MAX_RANKS);
-  cdag_graph *n = calloc(1, sizeof *n);
+  cdag_graph *n = malloc(sizeof *n);   /* not calloc: see cdag_graph_create */
   if (!n) return CDAG_NOMEM("graph");
+  *n = (cdag_graph){0};
   n->nprocs = nprocs;
   n->myrank = myrank;
   *g = n;

@@ -188,8 +188,12 @@ int cdag_graph_create(MPI_Comm comm, cdag_graph **g) {
   if (inter)
     return cdag__error(CDAG_ERR_ARG, "rank %d: cdag_graph_create: an inter-communicator (cdag needs an "
                        "intra-communicator: merge it with MPI_Intercomm_merge)", rank);
-  graph_exec *x = calloc(1, sizeof *x);
+  /* malloc, not calloc: glibc's calloc bypasses the thread cache, so a graph rebuilt every
+     iteration would free to the arena each time, and a free beside the top of the heap with
+     small chunks binned consolidates the heap (13% of a cache hit's time). */
+  graph_exec *x = malloc(sizeof *x);
   if (!x) return CDAG_NOMEM("communicator");
+  *x = (graph_exec){0};
   int level = MPI_THREAD_SINGLE;
   MPI_Query_thread(&level);
   if (level < MPI_THREAD_MULTIPLE) {
