@@ -440,8 +440,9 @@ typedef struct entry {
   int64_t count;      /* how many it stands for */
   int64_t ok_count;   /* `count` when ok_op was found after each of them (entry_races) */
   int32_t ok_op;      /* that access of their origin, -1 none */
-  int32_t first, last;   /* their ops first and last in program order */
+  int32_t first, last;   /* their ops first and last in program order (read while they are one run) */
   uint8_t mixed;      /* they are of more than one run */
+  uint8_t origins;    /* they are of more than one origin (gets, or accumulates of one op) */
 } entry;
 
 typedef struct {
@@ -740,12 +741,13 @@ static int mark_chains(race_ctx *x, access *a, int64_t n) {
 /* Can q be absorbed into the earlier entry p (whose accesses reach p->reach): of one kind (and
    op), overlapping, and either of one run (anything that races with q then races with p the
    same way), or the target's own (chain 0: they race by kind and bytes alone), or gets or
-   accumulates (of one op) of one origin, ordered or not: they never race with each other,
-   and another origin's access races with all of them alike. Their own origin's later
-   accesses are checked against each of them (entry_races). */
+   accumulates (of one op), of any origins, ordered or not: they never race with each other.
+   An access of another origin than theirs races with all of them alike; one of their own
+   origin's is checked against each of its own (entry_races). So a thousand origins' sums to
+   one word are one entry, which each later access meets once, not a thousand times. */
 static int absorbs(const cdag_graph *g, const access *p, const access *q) {
   if (p->type != q->type || p->reach <= q->lo || (p->type == A_ACC && g->acc[p->op] != g->acc[q->op])) return 0;
-  return p->chain == q->chain || ((p->type == A_ACC || p->type == A_GET) && g->rank[p->op] == g->rank[q->op]);
+  return p->chain == q->chain || p->type == A_ACC || p->type == A_GET;
 }
 
 /* Marks what orders op q among its rank's ops in program positions [lo, hi]: those it
@@ -784,8 +786,10 @@ static const access *entry_races(race_ctx *x, const access *a, entry *ent, int64
   const cdag_graph *g = x->g;
   const access *p = &a[pi];
   entry *e = &ent[pi];
-  int own = e->next >= 0 && is_remote(p->type) && is_remote(q->type) && g->rank[p->op] == g->rank[q->op] &&
-            (e->mixed || p->chain != q->chain);   /* of their origin, and not of their one run */
+  /* of their origin (of one of them: each checked, and another's is never found ordered), and
+     not of their one run */
+  int own = e->next >= 0 && is_remote(p->type) && is_remote(q->type) &&
+            (e->origins || g->rank[p->op] == g->rank[q->op]) && (e->mixed || p->chain != q->chain);
   if (!own) {
     if (!races(x, p, q)) return NULL;
     for (int64_t i = pi; i >= 0; i = ent[i].next)   /* name one it overlaps */
@@ -853,6 +857,7 @@ static int sweep(race_ctx *x, access *a, int64_t n, int64_t **active) {
       entry *e = &ent[into];
       if (a[into].reach < a[k].hi) a[into].reach = a[k].hi;
       e->mixed |= a[k].chain != a[into].chain;
+      e->origins |= x->g->rank[a[k].op] != x->g->rank[a[into].op];
       e->count++;
       if (x->g->pos[a[k].op] < x->g->pos[e->first]) e->first = a[k].op;
       if (x->g->pos[a[k].op] > x->g->pos[e->last]) e->last = a[k].op;
