@@ -443,6 +443,7 @@ typedef struct entry {
   int32_t first, last;   /* their ops first and last in program order (read while they are one run) */
   uint8_t mixed;      /* they are of more than one run */
   uint8_t origins;    /* they are of more than one origin (gets, or accumulates of one op) */
+  int32_t maxej, minlj;   /* of one origin: the latest of their ej, the earliest of their lj (join_order) */
 } entry;
 
 typedef struct {
@@ -460,6 +461,7 @@ typedef struct {
   uint64_t *oend;              /* and that component's end */
   struct entry *ent;           /* the sweep: per access of the epoch, the entry it heads */
   int32_t *stamp2;             /* mark_around: the forward search's marks */
+  int32_t *ej, *lj;            /* per op: join_order */
 } race_ctx;
 
 static int add_access(race_ctx *x, int32_t target, int32_t k, int32_t epoch, uint64_t lo, uint64_t len, int32_t op,
@@ -603,15 +605,66 @@ static int32_t next_mark(race_ctx *x) {
   return ++x->mark;
 }
 
-/* Is there a dependency path between ops a and b of one rank? Searched back from the later
-   one over ops no earlier than the other. */
+/* Joins prove order without a search. finalize.c makes every op depend on its rank's latest
+   join before it (a wait, a blocking call's end), so the joins are a chain and op a is before
+   op b when a reaches a join no later than the latest join before b: ej[a], the position of
+   the earliest join a reaches (a itself if a join), at most lj[b], the position of the
+   latest join before b. (A thousand puts each waited for, then a thousand sums: each put is
+   before every sum in O(1), where a search walked the chain of waits.) A rank whose
+   dependencies do not show that chain gets no proof: ej INT32_MAX, lj -1. O(ops + edges). */
+static int is_chain_join(const cdag_graph *g, int32_t op) { return g->join && g->join[op] && g->join[op] != IR_JOIN_CALL; }
+
+static int depends_on(const cdag_graph *g, int32_t op, int32_t before) {
+  for (int32_t k = g->pred_start[op]; k < g->pred_start[op + 1]; k++)
+    if (g->pred[k] == before) return 1;
+  return 0;
+}
+
+static void join_order_rank(race_ctx *x, int r) {
+  const cdag_graph *g = x->g;
+  const int32_t *ops = g->rank_ops + g->rank_start[r];
+  int32_t n = g->rank_start[r + 1] - g->rank_start[r], last = -1;
+  int chain = 1;
+  for (int32_t i = 0; i < n && chain; i++) {
+    x->lj[ops[i]] = last;
+    chain = last < 0 || depends_on(g, ops[i], ops[last]);
+    if (is_chain_join(g, ops[i])) last = i;
+  }
+  for (int32_t i = n - 1; i >= 0; i--) {
+    int32_t op = ops[i], e = is_chain_join(g, op) ? i : INT32_MAX;
+    for (int32_t k = g->succ_start[op]; e > i && k < g->succ_start[op + 1]; k++) {
+      int32_t s = g->succ[k];
+      if (g->rank[s] == r && g->pos[s] > i && x->ej[s] < e) e = x->ej[s];
+    }
+    x->ej[op] = chain ? e : INT32_MAX;
+    if (!chain) x->lj[op] = -1;
+  }
+}
+
+static int join_order(race_ctx *x) {
+  x->ej = malloc((size_t)x->g->nops * sizeof *x->ej);
+  x->lj = malloc((size_t)x->g->nops * sizeof *x->lj);
+  if (!x->ej || !x->lj) return CDAG_NOMEM("race check");
+  for (int r = 0; r < x->g->nprocs; r++) join_order_rank(x, r);
+  if (x->g->race_pairs)   /* the tests' oracle proves order by searching alone */
+    for (int64_t i = 0; i < x->g->nops; i++) x->ej[i] = INT32_MAX, x->lj[i] = -1;
+  return CDAG_OK;
+}
+
+/* Do joins show op a (of b's rank, earlier) before b? */
+static int joins_order(const race_ctx *x, int32_t a, int32_t b) { return x->ej[a] <= x->lj[b]; }
+
+/* Is there a dependency path between ops a and b of one rank? Joins first, then searched
+   back from the later one over ops no earlier than the other. */
 static int ordered(race_ctx *x, int32_t a, int32_t b) {
   const cdag_graph *g = x->g;
+  if (g->rank[a] != g->rank[b]) return 0;
   if (g->pos[a] > g->pos[b]) {
     int32_t t = a;
     a = b;
     b = t;
   }
+  if (joins_order(x, a, b)) return 1;
   int32_t n = 0, mark = next_mark(x);
   x->stack[n++] = b;
   x->stamp[b] = mark;
@@ -797,6 +850,8 @@ static const access *entry_races(race_ctx *x, const access *a, entry *ent, int64
     return p;
   }
   if (p->type == A_ACC && q->type == A_ACC && g->acc[q->op] == g->acc[p->op]) return NULL;   /* one op: no order */
+  if (!e->origins && (e->maxej <= x->lj[q->op] || x->ej[q->op] <= e->minlj))
+    return NULL;   /* joins show q after each of them, or before each */
   int32_t qat = g->pos[q->op];
   if (!e->mixed && ((qat > g->pos[e->last] && ordered(x, e->last, q->op)) ||
                     (qat < g->pos[e->first] && ordered(x, q->op, e->first))))
@@ -805,21 +860,29 @@ static const access *entry_races(race_ctx *x, const access *a, entry *ent, int64
     e->ok_op = q->op;   /* what q overlaps, the kept access overlapped (the sweep goes up in lo) */
     return NULL;
   }
-  int32_t lo = INT32_MAX, hi = -1;
-  for (int64_t i = pi; i >= 0; i = ent[i].next) {
+  int32_t lo = INT32_MAX, hi = -1, latest = -1;
+  for (int64_t i = pi, prev = -1; i >= 0; prev = i, i = ent[i].next) {
+    while (i != pi && a[i].hi <= q->lo) {   /* below q: no later access meets it (the sweep goes up in lo) */
+      i = ent[prev].next = ent[i].next;
+      if (i < 0) break;
+    }
+    if (i < 0) break;
     if (a[i].hi <= q->lo || a[i].op == q->op) continue;
     int32_t at = g->pos[a[i].op];
+    if (g->rank[a[i].op] != g->rank[q->op]) return &a[i];   /* another origin's: no order */
+    if (at > latest) latest = at;
+    if (at < qat ? joins_order(x, a[i].op, q->op) : joins_order(x, q->op, a[i].op)) continue;
     if (at < lo) lo = at;
     if (at > hi) hi = at;
   }
-  if (hi < 0) return NULL;
-  mark_around(x, q->op, lo, hi);
-  for (int64_t i = pi; i >= 0; i = ent[i].next) {
+  if (hi >= 0) mark_around(x, q->op, lo, hi);
+  for (int64_t i = pi; hi >= 0 && i >= 0; i = ent[i].next) {
     if (a[i].hi <= q->lo || a[i].op == q->op) continue;
-    int before = g->pos[a[i].op] < qat;
-    if ((before ? x->stamp : x->stamp2)[a[i].op] != x->mark) return &a[i];
+    int32_t at = g->pos[a[i].op];
+    if (at < qat ? joins_order(x, a[i].op, q->op) : joins_order(x, q->op, a[i].op)) continue;
+    if ((at < qat ? x->stamp : x->stamp2)[a[i].op] != x->mark) return &a[i];
   }
-  if (hi < qat) e->ok_op = q->op, e->ok_count = e->count;
+  if (latest >= 0 && latest < qat) e->ok_op = q->op, e->ok_count = e->count;
   return NULL;
 }
 
@@ -838,7 +901,8 @@ static int sweep(race_ctx *x, access *a, int64_t n, int64_t **active) {
   if (rc) return rc;
   for (int64_t k = 0; k < n; k++) {
     int64_t into = -1;
-    ent[k] = (entry){.next = -1, .count = 1, .ok_op = -1, .first = a[k].op, .last = a[k].op};
+    ent[k] = (entry){.next = -1, .count = 1, .ok_op = -1, .first = a[k].op, .last = a[k].op, .maxej = x->ej[a[k].op],
+                     .minlj = x->lj[a[k].op]};
     for (int t = 0; t < NACCESS; t++) {
       if (!(rivals(a[k].type) >> t & 1) && t != a[k].type) continue;
       for (int64_t j = 0; j < na[t];) {
@@ -859,6 +923,8 @@ static int sweep(race_ctx *x, access *a, int64_t n, int64_t **active) {
       e->mixed |= a[k].chain != a[into].chain;
       e->origins |= x->g->rank[a[k].op] != x->g->rank[a[into].op];
       e->count++;
+      if (x->ej[a[k].op] > e->maxej) e->maxej = x->ej[a[k].op];
+      if (x->lj[a[k].op] < e->minlj) e->minlj = x->lj[a[k].op];
       if (x->g->pos[a[k].op] < x->g->pos[e->first]) e->first = a[k].op;
       if (x->g->pos[a[k].op] > x->g->pos[e->last]) e->last = a[k].op;
       ent[k].next = e->next;
@@ -923,6 +989,7 @@ int ir_onesided_races(const cdag_graph *g) {
     x.oend = malloc((size_t)g->nprocs * sizeof *x.oend);
     if (!x.stamp || !x.stamp2 || !x.stack || !x.ent || !x.mem || !x.ocomp || !x.oend) rc = CDAG_NOMEM("race check");
     for (int r = 0; !rc && r < g->nprocs; r++) x.ocomp[r] = -1;
+    if (!rc) rc = join_order(&x);
   }
   for (int64_t s = 0, t; !rc && s < x.n; s = t) {
     t = epoch_end(&x, s);
@@ -935,6 +1002,7 @@ int ir_onesided_races(const cdag_graph *g) {
   free(x.stamp), free(x.stamp2);
   free(x.stack), free(x.ent);
   free(x.mem), free(x.ocomp), free(x.oend);
+  free(x.ej), free(x.lj);
   for (int t = 0; t < NACCESS; t++) free(active[t]);
   return rc;
 }
