@@ -9,8 +9,12 @@
 # of its corpus (fuzz/corpus; fuzz/corpus_merge and fuzz/corpus_api for those targets) in a temporary directory, so the repository is not modified. Exits 1 if a target found a crash
 # (or leak, timeout, out-of-memory) and prints where the crashing input is; turn it into a
 # regression with: cp <input> tests/data/regress/<what-it-does>.goal (see docs/fuzzing.md).
+# `fuzz.sh --build` only configures and builds the targets (scripts/test.sh builds them while
+# its release tests run).
 set -euo pipefail
 
+build_only=0
+[ "${1:-}" = --build ] && build_only=1 && shift
 secs=${1:-120}
 half=$(( secs / 5 > 0 ? secs / 5 : 1 ))
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,6 +36,7 @@ if ! { CC=clang cmake -S "$root" -B "$build" -DCDAG_FUZZ=ON -DCDAG_TESTS=OFF -DC
   echo "fuzz.sh: build failed" >&2
   exit 2
 fi
+[ $build_only = 1 ] && { rm -rf "$work"; exit 0; }
 targets=(fuzz_load fuzz_check fuzz_verify fuzz_merge fuzz_api)
 # One target: its corpus copied to $work/<target>, its exit status in $work/<target>/rc.
 run_target() {
