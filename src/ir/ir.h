@@ -411,9 +411,10 @@ int ir_onesided_expand(cdag_graph *g);
    another put or a get of the same target bytes (unless both come from one origin with a
    dependency path between them), or an op of the target writing bytes a get reads or
    touching bytes a put writes: CDAG_ERR_RACE naming both ops. O(n log n) for graphs
-   without races, plus the path searches between one origin's overlapping accesses that its
-   waits do not order (one per neighbours of a kind in program order, and a few for each
-   access of another kind or run: onesided.c's entry_races). */
+   without races, plus the path searches between one origin's overlapping accesses that
+   neither its waits nor its chains of latest predecessors order (one per neighbours of a kind
+   in program order, and a few for each access of another kind or run: onesided.c's
+   entry_races). */
 int ir_onesided_races(const cdag_graph *g);
 /* Completions (the `wait` field and statement): a join op orders every later op of its rank
    after it (ir_finalize adds one edge per op, to the latest join before it). ir_add_wait

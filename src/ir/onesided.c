@@ -444,6 +444,7 @@ typedef struct entry {
   uint8_t mixed;      /* they are of more than one run */
   uint8_t origins;    /* they are of more than one origin (gets, or accumulates of one op) */
   int32_t maxej, minlj;   /* of one origin: the latest of their ej, the earliest of their lj (join_order) */
+  int32_t min_tin, max_tin, min_tout, max_tout;   /* and the bounds of their tree numbers (tree_order) */
 } entry;
 
 typedef struct {
@@ -462,6 +463,7 @@ typedef struct {
   struct entry *ent;           /* the sweep: per access of the epoch, the entry it heads */
   int32_t *stamp2;             /* mark_around: the forward search's marks */
   int32_t *ej, *lj;            /* per op: join_order */
+  int32_t *tin, *tout;         /* per op: tree_order */
 } race_ctx;
 
 static int add_access(race_ctx *x, int32_t target, int32_t k, int32_t epoch, uint64_t lo, uint64_t len, int32_t op,
@@ -651,11 +653,71 @@ static int join_order(race_ctx *x) {
   return CDAG_OK;
 }
 
-/* Do joins show op a (of b's rank, earlier) before b? */
-static int joins_order(const race_ctx *x, int32_t a, int32_t b) { return x->ej[a] <= x->lj[b]; }
+/* Where no join orders two ops (a graph ordered by `requires` alone), a tree may: each op's
+   parent is its latest direct predecessor of its rank, so its ancestors in that forest are
+   before it (n puts each requiring the one before, then n sums each requiring the last put:
+   every put is an ancestor of every sum). One depth-first numbering (tin when entered, tout
+   when left) answers "is a an ancestor of b" in O(1). O(ops + edges); the tests' pair-by-pair
+   oracle gets no tree (tin = tout = -1 proves nothing but a == b, which no caller asks). */
+static int32_t latest_pred(const cdag_graph *g, int32_t v) {
+  int32_t best = -1;
+  for (int32_t k = g->pred_start[v]; k < g->pred_start[v + 1]; k++) {
+    int32_t p = g->pred[k];
+    if (g->rank[p] == g->rank[v] && g->pos[p] < g->pos[v] && (best < 0 || g->pos[p] > g->pos[best])) best = p;
+  }
+  return best;
+}
 
-/* Is there a dependency path between ops a and b of one rank? Joins first, then searched
-   back from the later one over ops no earlier than the other. */
+static void number_tree(race_ctx *x, const int32_t *start, const int32_t *child, int32_t *next, int32_t *stack, int32_t root,
+                        int32_t *t) {
+  int32_t top = 0;
+  x->tin[root] = (*t)++;
+  next[root] = start[root];
+  stack[top++] = root;
+  while (top > 0) {
+    int32_t v = stack[top - 1];
+    if (next[v] == start[v + 1]) {
+      x->tout[v] = (*t)++;
+      top--;
+      continue;
+    }
+    int32_t c = child[next[v]++];
+    x->tin[c] = (*t)++;
+    next[c] = start[c];
+    stack[top++] = c;
+  }
+}
+
+static int tree_order(race_ctx *x) {
+  const cdag_graph *g = x->g;
+  size_t n = (size_t)g->nops;
+  int32_t *parent = malloc(n * sizeof *parent), *start = calloc(n + 2, sizeof *start);
+  int32_t *child = malloc(n * sizeof *child), *next = malloc(n * sizeof *next), *stack = malloc(n * sizeof *stack);
+  x->tin = malloc(n * sizeof *x->tin);
+  x->tout = malloc(n * sizeof *x->tout);
+  int rc = parent && start && child && next && stack && x->tin && x->tout ? CDAG_OK : CDAG_NOMEM("race check");
+  for (size_t v = 0; !rc && v < n; v++) {
+    parent[v] = latest_pred(g, (int32_t)v);
+    if (parent[v] >= 0) start[parent[v] + 2]++;
+  }
+  for (size_t v = 0; !rc && v < n; v++) start[v + 2] += start[v + 1];
+  for (size_t v = 0; !rc && v < n; v++)
+    if (parent[v] >= 0) child[start[parent[v] + 1]++] = (int32_t)v;   /* start[p + 1] runs over p's children */
+  int32_t t = 0, none = g->race_pairs || n > INT32_MAX / 2;   /* the oracle; numbers past int32 */
+  for (size_t v = 0; !rc && v < n; v++)
+    if (none) x->tin[v] = x->tout[v] = -1;
+    else if (parent[v] < 0) number_tree(x, start, child, next, stack, (int32_t)v, &t);
+  free(parent); free(start); free(child); free(next); free(stack);
+  return rc;
+}
+
+static int tree_before(const race_ctx *x, int32_t a, int32_t b) { return x->tin[a] < x->tin[b] && x->tout[b] < x->tout[a]; }
+
+/* Do joins or the tree prove op a (of b's rank, earlier) before b? */
+static int proved_before(const race_ctx *x, int32_t a, int32_t b) { return x->ej[a] <= x->lj[b] || tree_before(x, a, b); }
+
+/* Is there a dependency path between ops a and b of one rank? Proved by joins or the tree
+   first, else searched back from the later one over ops no earlier than the other. */
 static int ordered(race_ctx *x, int32_t a, int32_t b) {
   const cdag_graph *g = x->g;
   if (g->rank[a] != g->rank[b]) return 0;
@@ -664,7 +726,7 @@ static int ordered(race_ctx *x, int32_t a, int32_t b) {
     a = b;
     b = t;
   }
-  if (joins_order(x, a, b)) return 1;
+  if (proved_before(x, a, b)) return 1;
   int32_t n = 0, mark = next_mark(x);
   x->stack[n++] = b;
   x->stamp[b] = mark;
@@ -852,6 +914,8 @@ static const access *entry_races(race_ctx *x, const access *a, entry *ent, int64
   if (p->type == A_ACC && q->type == A_ACC && g->acc[q->op] == g->acc[p->op]) return NULL;   /* one op: no order */
   if (!e->origins && (e->maxej <= x->lj[q->op] || x->ej[q->op] <= e->minlj))
     return NULL;   /* joins show q after each of them, or before each */
+  if ((x->tin[q->op] < e->min_tin && e->max_tout < x->tout[q->op]) || (e->max_tin < x->tin[q->op] && x->tout[q->op] < e->min_tout))
+    return NULL;   /* the tree shows each of them below q, or above it (so all of q's rank) */
   int32_t qat = g->pos[q->op];
   if (!e->mixed && ((qat > g->pos[e->last] && ordered(x, e->last, q->op)) ||
                     (qat < g->pos[e->first] && ordered(x, q->op, e->first))))
@@ -871,7 +935,7 @@ static const access *entry_races(race_ctx *x, const access *a, entry *ent, int64
     int32_t at = g->pos[a[i].op];
     if (g->rank[a[i].op] != g->rank[q->op]) return &a[i];   /* another origin's: no order */
     if (at > latest) latest = at;
-    if (at < qat ? joins_order(x, a[i].op, q->op) : joins_order(x, q->op, a[i].op)) continue;
+    if (at < qat ? proved_before(x, a[i].op, q->op) : proved_before(x, q->op, a[i].op)) continue;
     if (at < lo) lo = at;
     if (at > hi) hi = at;
   }
@@ -879,7 +943,7 @@ static const access *entry_races(race_ctx *x, const access *a, entry *ent, int64
   for (int64_t i = pi; hi >= 0 && i >= 0; i = ent[i].next) {
     if (a[i].hi <= q->lo || a[i].op == q->op) continue;
     int32_t at = g->pos[a[i].op];
-    if (at < qat ? joins_order(x, a[i].op, q->op) : joins_order(x, q->op, a[i].op)) continue;
+    if (at < qat ? proved_before(x, a[i].op, q->op) : proved_before(x, q->op, a[i].op)) continue;
     if ((at < qat ? x->stamp : x->stamp2)[a[i].op] != x->mark) return &a[i];
   }
   if (latest >= 0 && latest < qat) e->ok_op = q->op, e->ok_count = e->count;
@@ -901,8 +965,9 @@ static int sweep(race_ctx *x, access *a, int64_t n, int64_t **active) {
   if (rc) return rc;
   for (int64_t k = 0; k < n; k++) {
     int64_t into = -1;
-    ent[k] = (entry){.next = -1, .count = 1, .ok_op = -1, .first = a[k].op, .last = a[k].op, .maxej = x->ej[a[k].op],
-                     .minlj = x->lj[a[k].op]};
+    int32_t op = a[k].op;
+    ent[k] = (entry){.next = -1, .count = 1, .ok_op = -1, .first = op, .last = op, .maxej = x->ej[op], .minlj = x->lj[op],
+                     .min_tin = x->tin[op], .max_tin = x->tin[op], .min_tout = x->tout[op], .max_tout = x->tout[op]};
     for (int t = 0; t < NACCESS; t++) {
       if (!(rivals(a[k].type) >> t & 1) && t != a[k].type) continue;
       for (int64_t j = 0; j < na[t];) {
@@ -923,8 +988,12 @@ static int sweep(race_ctx *x, access *a, int64_t n, int64_t **active) {
       e->mixed |= a[k].chain != a[into].chain;
       e->origins |= x->g->rank[a[k].op] != x->g->rank[a[into].op];
       e->count++;
-      if (x->ej[a[k].op] > e->maxej) e->maxej = x->ej[a[k].op];
-      if (x->lj[a[k].op] < e->minlj) e->minlj = x->lj[a[k].op];
+      if (x->ej[op] > e->maxej) e->maxej = x->ej[op];
+      if (x->lj[op] < e->minlj) e->minlj = x->lj[op];
+      if (x->tin[op] < e->min_tin) e->min_tin = x->tin[op];
+      if (x->tin[op] > e->max_tin) e->max_tin = x->tin[op];
+      if (x->tout[op] < e->min_tout) e->min_tout = x->tout[op];
+      if (x->tout[op] > e->max_tout) e->max_tout = x->tout[op];
       if (x->g->pos[a[k].op] < x->g->pos[e->first]) e->first = a[k].op;
       if (x->g->pos[a[k].op] > x->g->pos[e->last]) e->last = a[k].op;
       ent[k].next = e->next;
@@ -990,6 +1059,7 @@ int ir_onesided_races(const cdag_graph *g) {
     if (!x.stamp || !x.stamp2 || !x.stack || !x.ent || !x.mem || !x.ocomp || !x.oend) rc = CDAG_NOMEM("race check");
     for (int r = 0; !rc && r < g->nprocs; r++) x.ocomp[r] = -1;
     if (!rc) rc = join_order(&x);
+    if (!rc) rc = tree_order(&x);
   }
   for (int64_t s = 0, t; !rc && s < x.n; s = t) {
     t = epoch_end(&x, s);
@@ -1002,7 +1072,7 @@ int ir_onesided_races(const cdag_graph *g) {
   free(x.stamp), free(x.stamp2);
   free(x.stack), free(x.ent);
   free(x.mem), free(x.ocomp), free(x.oend);
-  free(x.ej), free(x.lj);
+  free(x.ej), free(x.lj), free(x.tin), free(x.tout);
   for (int t = 0; t < NACCESS; t++) free(active[t]);
   return rc;
 }
