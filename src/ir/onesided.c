@@ -713,8 +713,17 @@ static int tree_order(race_ctx *x) {
 
 static int tree_before(const race_ctx *x, int32_t a, int32_t b) { return x->tin[a] < x->tin[b] && x->tout[b] < x->tout[a]; }
 
-/* Do joins or the tree prove op a (of b's rank, earlier) before b? */
-static int proved_before(const race_ctx *x, int32_t a, int32_t b) { return x->ej[a] <= x->lj[b] || tree_before(x, a, b); }
+/* Do joins or the tree prove op a (of b's rank, earlier) before b, or the tree from one of
+   a's first successors (a computation requiring many sums, then puts each requiring the one
+   before and it: each sum's one successor is above every put)? */
+enum { HOP_SUCCS = 8 };
+static int proved_before(const race_ctx *x, int32_t a, int32_t b) {
+  if (x->ej[a] <= x->lj[b] || tree_before(x, a, b)) return 1;
+  const cdag_graph *g = x->g;
+  for (int32_t k = g->succ_start[a]; k < g->succ_start[a + 1] && k < g->succ_start[a] + HOP_SUCCS; k++)
+    if (g->succ[k] == b || tree_before(x, g->succ[k], b)) return 1;
+  return 0;
+}
 
 /* Is there a dependency path between ops a and b of one rank? Proved by joins or the tree
    first, else searched back from the later one over ops no earlier than the other. */

@@ -850,9 +850,11 @@ END_TEST
    accesses and quadratic): puts each waited for, then sums after them all; sums of sliding
    pairs of words, one wait for all, then puts each waited for; two rounds of puts, each
    waited for, over the same words. Joins prove the order in O(1) (each over 10 s at the
-   sizes here before, 0.1 to 0.5 s after). The fourth shape is ordered by `requires` alone:
-   puts each requiring the one before, then sums each requiring the last put, which the tree
-   of latest predecessors proves (2.8 s at 32,000 accesses before, 0.2 s after). */
+   sizes here before, 0.1 to 0.5 s after). The last two are ordered by `requires` alone: puts
+   each requiring the one before, then sums each requiring the last put, which the tree of
+   latest predecessors proves (2.8 s at 32,000 accesses before, 0.2 s after); sums of sliding
+   pairs, one computation requiring them all, then puts each requiring the one before and it,
+   which the tree proves from each sum's successor (0.9 s before, 0.16 s after). */
 static char *waited_shape(int shape, int n) {
   size_t cap = (size_t)n * 96 + 256, k = 0;
   char *t = malloc(cap);
@@ -874,13 +876,20 @@ static char *waited_shape(int shape, int n) {
                           "p%d: put 4b to 0 at 0x1004 addr 0x100\n", i, i, i - 1);
   for (int i = 0; shape == 3 && i < m; i++)
     k += (size_t)snprintf(t + k, cap - k, "s%d: accumulate 2 int32 sum to 0 at 0x1000 addr 0x200\ns%d requires p%d\n", i, i, m - 1);
+  for (int i = 0; shape == 4 && i < m; i++)
+    k += (size_t)snprintf(t + k, cap - k, "s%d: accumulate 2 int32 sum to 0 at 0x%x addr 0x100\n", i, 0x1000 + 4 * i);
+  if (shape == 4) k += (size_t)snprintf(t + k, cap - k, "x: calc 1\n");
+  for (int i = 0; shape == 4 && i < m; i++) k += (size_t)snprintf(t + k, cap - k, "x requires s%d\n", i);
+  for (int i = 0; shape == 4 && i < m; i++)
+    k += (size_t)snprintf(t + k, cap - k, "p%d: put 4b to 0 at 0x%x addr 0x200\np%d requires x\n", i, 0x1004 + 4 * i, i);
+  for (int i = 1; shape == 4 && i < m; i++) k += (size_t)snprintf(t + k, cap - k, "p%d requires p%d\n", i, i - 1);
   snprintf(t + k, cap - k, "}\n");
   return t;
 }
 
 START_TEST(waits_order_without_searching) {
   int n = cdag_test_thorough() ? 128000 : 3000;
-  for (int shape = 0; shape < 4; shape++) {
+  for (int shape = 0; shape < 5; shape++) {
     char *text = waited_shape(shape, n);
     ck_assert_msg(cdag_test_load_rc(text) == CDAG_OK, "shape %d: %s", shape, cdag_error_message());
     free(text);
