@@ -466,7 +466,6 @@ typedef struct {
   uint64_t rlast, wlast;       /* the farthest block's offset */
 } footprint;
 
-
 /* The end of a side's farthest block (at, its offset last, len bytes), 0 if it wraps past 2^64. */
 static uint64_t fp_end(uint64_t at, uint64_t len, uint64_t last) {
   uint64_t e = at + last + len;
@@ -670,8 +669,9 @@ static int one_pattern(const footprint *fp, const op_range *r, int32_t k) {
   return 1;
 }
 
-/* Cluster c of k sides gets its index, a slice of the pools (2k - 1 pieces at most: the
-   small array's limit is far below what a side's blocks could make). */
+/* Cluster c of k sides gets its index, a slice of the pools: room for 2k pieces, at most
+   SMALL_PIECES (a cluster that outgrows it, as one taken block by block will, moves to a
+   JudyL). */
 static int32_t open_cluster(clusters *c, int32_t k, int64_t *pool_at) {
   int cap = 2 * k < SMALL_PIECES ? 2 * k : SMALL_PIECES;
   c->cidx[c->ncl] = (piece_index){0, cap, c->pool_lo + *pool_at, c->pool_idx + *pool_at, {NULL}};
