@@ -440,11 +440,12 @@ typedef struct entry {
   int64_t count;      /* how many it stands for */
   int64_t ok_count;   /* `count` when ok_op was found after each of them (entry_races) */
   int32_t ok_op;      /* that access of their origin, -1 none */
+  /* Of those of the head's origin: */
   int32_t first, last;   /* their ops first and last in program order (read while they are one run) */
   uint8_t mixed;      /* they are of more than one run */
-  uint8_t origins;    /* they are of more than one origin (gets, or accumulates of one op) */
-  int32_t maxej, minlj;   /* of one origin: the latest of their ej, the earliest of their lj (join_order) */
-  int32_t min_tin, max_tin, min_tout, max_tout;   /* and the bounds of their tree numbers (tree_order) */
+  int32_t maxej, minlj;   /* the latest of their ej, the earliest of their lj (join_order) */
+  int32_t min_tin, max_tin, min_tout, max_tout;   /* the bounds of their tree numbers (tree_order) */
+  int64_t others;     /* those of other origins (gets, or accumulates of one op) still listed */
 } entry;
 
 typedef struct {
@@ -913,7 +914,7 @@ static const access *entry_races(race_ctx *x, const access *a, entry *ent, int64
   /* of their origin (of one of them: each checked, and another's is never found ordered), and
      not of their one run */
   int own = e->next >= 0 && is_remote(p->type) && is_remote(q->type) &&
-            (e->origins || g->rank[p->op] == g->rank[q->op]) && (e->mixed || p->chain != q->chain);
+            (e->others || (g->rank[p->op] == g->rank[q->op] && (e->mixed || p->chain != q->chain)));
   if (!own) {
     if (!races(x, p, q)) return NULL;
     for (int64_t i = pi; i >= 0; i = ent[i].next)   /* name one it overlaps */
@@ -921,12 +922,13 @@ static const access *entry_races(race_ctx *x, const access *a, entry *ent, int64
     return p;
   }
   if (p->type == A_ACC && q->type == A_ACC && g->acc[q->op] == g->acc[p->op]) return NULL;   /* one op: no order */
-  if (!e->origins && (e->maxej <= x->lj[q->op] || x->ej[q->op] <= e->minlj))
+  if (!e->others && g->rank[p->op] == g->rank[q->op] && (e->maxej <= x->lj[q->op] || x->ej[q->op] <= e->minlj))
     return NULL;   /* joins show q after each of them, or before each */
-  if ((x->tin[q->op] < e->min_tin && e->max_tout < x->tout[q->op]) || (e->max_tin < x->tin[q->op] && x->tout[q->op] < e->min_tout))
-    return NULL;   /* the tree shows each of them below q, or above it (so all of q's rank) */
+  if (!e->others && ((x->tin[q->op] < e->min_tin && e->max_tout < x->tout[q->op]) ||
+                     (e->max_tin < x->tin[q->op] && x->tout[q->op] < e->min_tout)))
+    return NULL;   /* the tree shows each of them below q, or above it */
   int32_t qat = g->pos[q->op];
-  if (!e->mixed && ((qat > g->pos[e->last] && ordered(x, e->last, q->op)) ||
+  if (!e->others && !e->mixed && ((qat > g->pos[e->last] && ordered(x, e->last, q->op)) ||
                     (qat < g->pos[e->first] && ordered(x, q->op, e->first))))
     return NULL;   /* one run is a chain: after its last, after each of them */
   if (e->ok_op >= 0 && e->ok_count == e->count && g->pos[e->ok_op] < qat && ordered(x, e->ok_op, q->op)) {
@@ -936,6 +938,7 @@ static const access *entry_races(race_ctx *x, const access *a, entry *ent, int64
   int32_t lo = INT32_MAX, hi = -1, latest = -1;
   for (int64_t i = pi, prev = -1; i >= 0; prev = i, i = ent[i].next) {
     while (i != pi && a[i].hi <= q->lo) {   /* below q: no later access meets it (the sweep goes up in lo) */
+      e->others -= g->rank[a[i].op] != g->rank[p->op];
       i = ent[prev].next = ent[i].next;
       if (i < 0) break;
     }
@@ -994,19 +997,22 @@ static int sweep(race_ctx *x, access *a, int64_t n, int64_t **active) {
     if (into >= 0) {
       entry *e = &ent[into];
       if (a[into].reach < a[k].hi) a[into].reach = a[k].hi;
-      e->mixed |= a[k].chain != a[into].chain;
-      e->origins |= x->g->rank[a[k].op] != x->g->rank[a[into].op];
       e->count++;
+      ent[k].next = e->next;
+      e->next = k;
+      if (x->g->rank[op] != x->g->rank[a[into].op]) {
+        e->others++;
+        continue;
+      }
+      e->mixed |= a[k].chain != a[into].chain;
       if (x->ej[op] > e->maxej) e->maxej = x->ej[op];
       if (x->lj[op] < e->minlj) e->minlj = x->lj[op];
       if (x->tin[op] < e->min_tin) e->min_tin = x->tin[op];
       if (x->tin[op] > e->max_tin) e->max_tin = x->tin[op];
       if (x->tout[op] < e->min_tout) e->min_tout = x->tout[op];
       if (x->tout[op] > e->max_tout) e->max_tout = x->tout[op];
-      if (x->g->pos[a[k].op] < x->g->pos[e->first]) e->first = a[k].op;
-      if (x->g->pos[a[k].op] > x->g->pos[e->last]) e->last = a[k].op;
-      ent[k].next = e->next;
-      e->next = k;
+      if (x->g->pos[op] < x->g->pos[e->first]) e->first = op;
+      if (x->g->pos[op] > x->g->pos[e->last]) e->last = op;
     } else {
       active[a[k].type][na[a[k].type]++] = k;
     }
