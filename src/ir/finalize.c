@@ -843,8 +843,11 @@ static int ra_push(reads_all *ra, int32_t i, uint64_t lo, uint64_t hi) {
   return ir_each_outside_scratch(ra->g, ra->rank, lo, hi, ra_push_part, ra);
 }
 
+/* Listed offsets count too: patterns of one start, length, count and extent would otherwise
+   share a chain that ra_holds compares one by one. O(blocks), as is the write. */
 static uint64_t pattern_hash(const fp_side *x) {
   uint64_t h = x->lo * 0x9e3779b97f4a7c15u ^ x->len * 0xc2b2ae3d27d4eb4fu ^ x->n * 0x165667b19e3779f9u ^ x->last;
+  for (uint64_t b = 0; x->at && b < x->n; b++) h = (h ^ x->at[b]) * 0x100000001b3u;
   return h ^ (h >> 29);
 }
 
