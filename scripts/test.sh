@@ -63,10 +63,14 @@ if [ $tiered = 1 ]; then
   # The release tests leave about half the CPU idle (MPI programs waiting, tests reserving
   # processors): the sanitizers' and the fuzzer's builds take it, at the lowest priority. Their
   # steps below build again, which reports any error (and is then nothing to do).
-  # Each in a session of its own, so that a failing step stops it whole.
+  # Each in a process group of its own (job control), so that a failing step stops it
+  # whole; in this session, not a new one (setsid): the kernel's autogroups weigh sessions
+  # alike, and a build in a session of its own took its full share from the tests.
   bg=()
-  setsid nice -n 19 cmake --build build-asan-clang -j"$jobs" >/dev/null 2>&1 & bg+=($!)
-  setsid nice -n 19 bash scripts/fuzz.sh --build >/dev/null 2>&1 & bg+=($!)
+  set -m
+  nice -n 19 cmake --build build-asan-clang -j"$jobs" >/dev/null 2>&1 & bg+=($!)
+  nice -n 19 bash scripts/fuzz.sh --build >/dev/null 2>&1 & bg+=($!)
+  set +m
   trap 'for p in "${bg[@]}"; do kill -- "-$p" 2>/dev/null || true; done' EXIT
   # one run (its long tests start first, CMakeLists.txt's COST): all but what the sanitizers run
   elsewhere=$(test_names build-asan-clang | grep -E "$sanitized" | paste -sd'|' -)
