@@ -757,58 +757,6 @@ START_TEST(unordered_neighbours_race_by_the_rules) {
 }
 END_TEST
 
-/* One origin's unordered accumulates of one op to one word are one entry of the race sweep:
-   200,000 check at once (each was compared with every earlier one: 64,000 took 3.9 s,
-   quadratic), spread over 7 origins too; a put of their origin ordered after all of them (it
-   sends a buffer the origin rewrote after they read it) is checked with one search each
-   way, not one per accumulate, and 50,000 such puts each waited for, from the one before
-   (4,000 sums and 4,000 puts took 82 s, cubic); a put not ordered after them races. */
-static char *unordered_sums(int n, int origins, const char *tail) {
-  size_t cap = (size_t)n * 64 + (size_t)origins * 128 + strlen(tail) + 256, k = 0;
-  char *t = malloc(cap);
-  ck_assert_ptr_nonnull(t);
-  k += (size_t)snprintf(t + k, cap - k, "num_ranks %d\nrank 0 {\nsegment 0x100 16b\n}\n", origins + 1);
-  for (int o = 1; o <= origins; o++) {
-    k += (size_t)snprintf(t + k, cap - k, "rank %d {\n", o);
-    for (int i = 0; i < n / origins; i++)
-      k += (size_t)snprintf(t + k, cap - k, "accumulate 1 int32 sum to 0 at 0x10%d addr 0x20\n", 4 * (i % 2));
-    k += (size_t)snprintf(t + k, cap - k, "%s\n}\n", o == 1 ? tail : "");
-  }
-  return t;
-}
-
-START_TEST(unordered_accumulates_to_one_word) {
-  int n = cdag_test_thorough() ? 200000 : 5000;
-  char *text = unordered_sums(n, 1, "");
-  CK_OK(cdag_test_load_rc(text));
-  free(text);
-  text = unordered_sums(n, 7, "");
-  CK_OK(cdag_test_load_rc(text));
-  free(text);
-  text = unordered_sums(n, 1, "copy 4b from 0x40 to 0x20\nput 4b to 0 at 0x104 addr 0x20");
-  CK_OK(cdag_test_load_rc(text));
-  free(text);
-  int m = n / 4;   /* then m puts, each waited for: one entry, each checked from the one before */
-  size_t cap = 40 * (size_t)m + 64, len = 0;
-  char *tail = malloc(cap);
-  ck_assert_ptr_nonnull(tail);
-  len += (size_t)snprintf(tail + len, cap - len, "copy 4b from 0x40 to 0x20\n");
-  for (int i = 0; i < m; i++) len += (size_t)snprintf(tail + len, cap - len, "put 4b to 0 at 0x104 addr 0x20 wait\n");
-  text = unordered_sums(n, 1, tail);
-  free(tail);
-  CK_OK(cdag_test_load_rc(text));
-  free(text);
-  text = unordered_sums(n, 1, "put 4b to 0 at 0x104 addr 0x30");
-  ck_assert_int_eq(cdag_test_load_rc(text), CDAG_ERR_RACE);
-  ck_assert_msg(strstr(cdag_error_message(), "accumulates into") && strstr(cdag_error_message(), "puts"), "%s",
-                cdag_error_message());
-  free(text);
-}
-END_TEST
-
-/* One origin's n ordered puts to one word, then n gets of it that nothing orders among
-   themselves: the gets are one entry, each checked against the puts' run by one short
-   search from its last put (cubic before: 5,000 of each did not finish in 120 s). */
 /* n accesses (line, of the word at 0x100 + word) by `origins` origins, two words in turn; the
    last origin adds tail. */
 static char *many_origins(int n, int origins, const char *line, const char *tail) {
@@ -827,12 +775,50 @@ static char *many_origins(int n, int origins, const char *line, const char *tail
   return t;
 }
 
+static const char sum_line[] = "accumulate 1 int32 sum to 0 at 0x10%d addr 0x20";
+
+/* One origin's unordered accumulates of one op to one word are one entry of the race sweep:
+   200,000 check at once (each was compared with every earlier one: 64,000 took 3.9 s,
+   quadratic), spread over 7 origins too; a put of their origin ordered after all of them (it
+   sends a buffer the origin rewrote after they read it) is checked with one search each
+   way, not one per accumulate, and 50,000 such puts each waited for, from the one before
+   (4,000 sums and 4,000 puts took 82 s, cubic); a put not ordered after them races. */
+START_TEST(unordered_accumulates_to_one_word) {
+  int n = cdag_test_thorough() ? 200000 : 5000;
+  char *text = many_origins(n, 1, sum_line, "");
+  CK_OK(cdag_test_load_rc(text));
+  free(text);
+  text = many_origins(n, 7, sum_line, "");
+  CK_OK(cdag_test_load_rc(text));
+  free(text);
+  text = many_origins(n, 1, sum_line, "copy 4b from 0x40 to 0x20\nput 4b to 0 at 0x104 addr 0x20");
+  CK_OK(cdag_test_load_rc(text));
+  free(text);
+  int m = n / 4;   /* then m puts, each waited for: one entry, each checked from the one before */
+  size_t cap = 40 * (size_t)m + 64, len = 0;
+  char *tail = malloc(cap);
+  ck_assert_ptr_nonnull(tail);
+  len += (size_t)snprintf(tail + len, cap - len, "copy 4b from 0x40 to 0x20\n");
+  for (int i = 0; i < m; i++) len += (size_t)snprintf(tail + len, cap - len, "put 4b to 0 at 0x104 addr 0x20 wait\n");
+  text = many_origins(n, 1, sum_line, tail);
+  free(tail);
+  CK_OK(cdag_test_load_rc(text));
+  free(text);
+  text = many_origins(n, 1, sum_line, "put 4b to 0 at 0x104 addr 0x30");
+  ck_assert_int_eq(cdag_test_load_rc(text), CDAG_ERR_RACE);
+  ck_assert_msg(strstr(cdag_error_message(), "accumulates into") && strstr(cdag_error_message(), "puts"), "%s",
+                cdag_error_message());
+  free(text);
+}
+END_TEST
+
+
 /* Gets, or sums of one op, of many origins never race with each other: one entry of the
    sweep holds them all (an entry per origin, each met by every later access, took 35 s for
    the sums below, and the gets 38 s). A put among them races, and is found. */
 START_TEST(many_origins_access_one_word) {
   int thorough = cdag_test_thorough(), n = thorough ? 128000 : 4000, origins = n / 2;
-  char *text = many_origins(n, origins, "accumulate 1 int32 sum to 0 at 0x10%d addr 0x20", "");
+  char *text = many_origins(n, origins, sum_line, "");
   CK_OK(cdag_test_load_rc(text));
   free(text);
   text = many_origins(2 * n, 2 * origins, "get 4b from 0 at 0x10%d addr 0x20", "");
@@ -904,6 +890,9 @@ START_TEST(waits_order_without_searching) {
 }
 END_TEST
 
+/* One origin's n ordered puts to one word, then n gets of it that nothing orders among
+   themselves: the gets are one entry, each checked against the puts' run by one short
+   search from its last put (cubic before: 5,000 of each did not finish in 120 s). */
 START_TEST(ordered_puts_then_unordered_gets) {
   int n = cdag_test_thorough() ? 20000 : 2000;
   size_t cap = (size_t)n * 80 + 256, k = 0;
