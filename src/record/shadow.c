@@ -48,7 +48,7 @@
 #include "record/record.h"
 
 /* REC_CLASSES: block lengths gathered at once (an indexed type's blocks alternate lengths). */
-enum { REC_CLASSES = 4, REC_CANDIDATES = 64, ARENA_CHUNK = 1 << 22, MAX_INSERT = REC_SEQ_STEP / 2 - 1, MAX_BEFORE = REC_SEQ_STEP / 4 - 1 };
+enum { REC_CLASSES = 4, REC_CANDIDATES = 64, RECENT = 16 * REC_CANDIDATES, ARENA_CHUNK = 1 << 22, MAX_INSERT = REC_SEQ_STEP / 2 - 1, MAX_BEFORE = REC_SEQ_STEP / 4 - 1 };
 
 typedef struct {
   uint64_t start, len;
@@ -89,7 +89,9 @@ struct rec_shadow {
   base_imap map;           /* entry start -> index */
   entry *e; int64_t ne, ecap;
   int64_t *freed; int64_t nfreed, freedcap;
-  candidate *c; int64_t nc, ccap;
+  candidate *c;            /* the last RECENT receives, receive i at c[i % RECENT]: older ones
+                              are never candidates, and a datatype's blocks are millions */
+  int64_t nc;
   Pvoid_t by_len;          /* JudyL: length -> the last candidate of that length */
   point *p; int64_t np, pcap;
   chunk *arena; uint64_t arena_bytes, budget;
@@ -328,6 +330,8 @@ typedef struct {
   const char *type;        /* the element type the bytes were last moved as (NULL unknown) */
 } piece;
 
+static candidate *recent(const rec_shadow *sh, int64_t i) { return &sh->c[i % RECENT]; }
+
 static int64_t last_of_len(const rec_shadow *sh, uint64_t len) {
   PWord_t pv = (PWord_t)JudyLGet(sh->by_len, (Word_t)len, PJE0);
   return pv ? (int64_t)*pv - 1 : -1;   /* stored as index + 1 */
@@ -338,12 +342,12 @@ static int64_t last_of_len(const rec_shadow *sh, uint64_t len) {
    piece's offset); oldest first. The two lengths' chains are walked, newest first, so a
    datatype's blocks do not scan the receives of other lengths each. */
 static int64_t candidates(rec_shadow *sh, uint64_t after, const piece *pc, int64_t *out, uint64_t *at) {
-  int64_t k = 0, oldest = sh->nc - 16 * REC_CANDIDATES;
+  int64_t k = 0, oldest = sh->nc - RECENT;
   int64_t a = last_of_len(sh, pc->n), b = pc->full && pc->full != pc->n ? last_of_len(sh, pc->full) : -1;
   while (k < REC_CANDIDATES) {
     int64_t i = a > b ? a : b;
     if (i < 0 || i < oldest) break;
-    candidate *c = &sh->c[i];
+    candidate *c = recent(sh, i);
     int whole = i == b;
     *(whole ? &b : &a) = c->prev;
     if (sh->p[c->point].seq <= after) break;   /* completions come in order */
@@ -360,7 +364,7 @@ static int64_t candidates(rec_shadow *sh, uint64_t after, const piece *pc, int64
 
 static int room(rec_shadow *sh, const int64_t *set, int64_t k) {
   for (int64_t i = 0; i < k; i++)
-    if (sh->p[sh->c[set[i]].point].used + 1 > MAX_INSERT) return 0;
+    if (sh->p[recent(sh, set[i])->point].used + 1 > MAX_INSERT) return 0;
   return 1;
 }
 
@@ -370,9 +374,9 @@ static int try_fold(rec_shadow *sh, const piece *pc, const uint8_t *old, const u
                     const uint64_t *at, int64_t k, rec_fix_fn fix, void *ctx) {
   uint64_t n = pc->n;
   if (!room(sh, set, k)) return 0;
-  const char *hint = sh->c[set[0]].type;
+  const char *hint = recent(sh, set[0])->type;
   for (int64_t i = 1; i < k; i++)
-    if (!hint || !sh->c[set[i]].type || strcmp(hint, sh->c[set[i]].type)) hint = NULL;
+    if (!hint || !recent(sh, set[i])->type || strcmp(hint, recent(sh, set[i])->type)) hint = NULL;
   /* bytes alone, or an accumulator last moved as something else: a reduction could split
      elements whose bytes have different origins */
   if (!hint || !pc->type || strcmp(hint, pc->type)) return 0;
@@ -387,12 +391,12 @@ static int try_fold(rec_shadow *sh, const piece *pc, const uint8_t *old, const u
     int real = !strcmp(ft->type, "float") || !strcmp(ft->type, "double");
     if ((c->op[0] == 'b' && real) || (!real && n < 2 * (uint64_t)c->size)) continue;
     memcpy(sh->acc.p, old, n);
-    for (int64_t i = 0; i < k; i++) fold(c, sh->acc.p, sh->c[set[i]].content + at[i], n);
+    for (int64_t i = 0; i < k; i++) fold(c, sh->acc.p, recent(sh, set[i])->content + at[i], n);
     if (memcmp(sh->acc.p, cur, n) == 0 && !matches++) found = cj;
   }
   if (matches != 1) return 0;
   for (int64_t i = 0; i < k; i++) {
-    candidate *r = &sh->c[set[i]];
+    candidate *r = recent(sh, set[i]);
     rec_fix f = {REC_FIX_REDUCE, insert_seq(sh, r->point), pc->addr, n, r->addr + at[i], found.type, found.op,
                  n / (uint64_t)found.size, 0, 0, 0, NULL};
     fix(ctx, &f);
@@ -401,18 +405,16 @@ static int try_fold(rec_shadow *sh, const piece *pc, const uint8_t *old, const u
   return 1;
 }
 
-static int all_same(const uint8_t *b, uint64_t n) {
-  for (uint64_t i = 1; i < n; i++)
-    if (b[i] != b[0]) return 0;
-  return 1;
-}
+/* Every byte equals the next: memcmp's vector loop, not a byte loop (MPICH's huge_* tests
+   send 16 MiB). */
+static int all_same(const uint8_t *b, uint64_t n) { return n < 2 || memcmp(b, b + 1, n - 1) == 0; }
 
 static int try_copy(rec_shadow *sh, const piece *pc, const uint8_t *cur, const int64_t *cand, const uint64_t *at,
                     int64_t k, rec_fix_fn fix, void *ctx) {
   uint64_t n = pc->n, h = hash_bytes(cur, n);
   if (all_same(cur, n)) return 0;   /* zeros equal any zeros: no proof of a copy */
   for (int64_t i = k - 1; i >= 0; i--) {
-    candidate *r = &sh->c[cand[i]];
+    candidate *r = recent(sh, cand[i]);
     if ((at[i] == 0 && r->hash != h) || memcmp(r->content + at[i], cur, n) != 0 || !room(sh, &cand[i], 1)) continue;
     rec_fix f = {REC_FIX_COPY, insert_seq(sh, r->point), pc->addr, n, r->addr + at[i], NULL, NULL, 0, 0, 0, 0, NULL};
     fix(ctx, &f);
@@ -437,10 +439,10 @@ static int explain(rec_shadow *sh, const piece *pc, const uint8_t *cur, const ui
      a group with a member moved as another type cannot fold (try_fold), so the O(k) search
      for i's group is skipped for such an i (a datatype's blocks: every candidate) */
   for (int64_t i = 0; i < k; i++) {
-    if (!sh->c[cand[i]].type || strcmp(sh->c[cand[i]].type, pc->type)) continue;
+    if (!recent(sh, cand[i])->type || strcmp(recent(sh, cand[i])->type, pc->type)) continue;
     int64_t m = 0;
     for (int64_t j = 0; j < k; j++)
-      if (sh->c[cand[j]].addr == sh->c[cand[i]].addr && at[j] == at[i]) same_at[m] = at[j], same[m++] = cand[j];
+      if (recent(sh, cand[j])->addr == recent(sh, cand[i])->addr && at[j] == at[i]) same_at[m] = at[j], same[m++] = cand[j];
     if (m > 1 && m < k && same[0] == cand[i] && try_fold(sh, pc, old, cur, same, same_at, m, fix, ctx)) return 1;
   }
   for (int64_t i = k - 1; i >= 0; i--)
@@ -558,7 +560,7 @@ void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, 
   int64_t i = first_overlap(sh, addr), whole = i;
   if (i < 0 || sh->e[i].start >= end) {   /* never seen: a copy of a receive? */
     piece pc = {addr, len, 0, 0, type};
-    if (!all_same(cur, len) && explain(sh, &pc, cur, NULL, 0, fix, ctx)) pos = end;
+    if (explain(sh, &pc, cur, NULL, 0, fix, ctx)) pos = end;   /* none when nothing was received */
   }
   /* bytes never seen are the rank's own data, or, once it has received, computed here */
   for (; pos < end && i >= 0 && sh->e[i].start < end; i = next_entry(sh, i)) {
@@ -746,7 +748,7 @@ void rec_shadow_recv(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t done,
   sh->received = 1;
   if (point_at(sh, done) < 0) return;
   note(sh, addr, len, done, type, 1);
-  if (base_grow((void **)&sh->c, sh->nc, &sh->ccap, 1, sizeof *sh->c, "shadow")) {
+  if (!sh->c && !(sh->c = malloc(RECENT * sizeof *sh->c))) {
     sh->oom[0]++;
     return;
   }
@@ -758,5 +760,5 @@ void rec_shadow_recv(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t done,
   int64_t i = first_overlap(sh, addr), prev = *last ? (int64_t)*last - 1 : -1;
   const uint8_t *content = i >= 0 && sh->e[i].start == addr ? sh->e[i].content : NULL;
   *last = (Word_t)sh->nc + 1;
-  sh->c[sh->nc++] = (candidate){addr, len, content ? hash_bytes(content, len) : 0, content, type, (int32_t)(sh->np - 1), prev};
+  *recent(sh, sh->nc++) = (candidate){addr, len, content ? hash_bytes(content, len) : 0, content, type, (int32_t)(sh->np - 1), prev};
 }
