@@ -236,19 +236,20 @@ static int64_t next_entry(rec_shadow *sh, int64_t i) {
   return base_imap_find(&sh->map, &k, BASE_IMAP_ABOVE);
 }
 
-/* Removes [a, a+n) from the map, trimming entries that stick out. */
-static void clear_range(rec_shadow *sh, uint64_t a, uint64_t n) {
-  uint64_t end = a + n;
-  int64_t i = first_overlap(sh, a);
+/* Removes [a, a+n) from the map, trimming entries that stick out; i is the entry starting at
+   or below a (-1: none), as the caller found it. An entry that sticks out before keeps its
+   place and its key, shortened: a datatype's blocks received into a buffer noted whole cost
+   one insert each, not a delete and two inserts. */
+static void clear_range(rec_shadow *sh, uint64_t a, uint64_t n, int64_t i) {
+  uint64_t end = a + n, k = a;
+  if (i < 0 || sh->e[i].start + sh->e[i].len <= a) i = base_imap_find(&sh->map, &k, BASE_IMAP_AT_OR_ABOVE);
   while (i >= 0 && sh->e[i].start < end) {
-    int64_t next = next_entry(sh, i);
     entry x = sh->e[i];
-    drop_entry(sh, i);
     if (x.start < a) {   /* the part before stays */
-      entry l = x;
-      l.len = a - x.start;
-      l.hash = 0;
-      put_entry(sh, l);
+      sh->e[i].len = a - x.start;
+      sh->e[i].hash = 0;
+    } else {
+      drop_entry(sh, i);
     }
     if (x.start + x.len > end) {   /* the part after stays */
       entry r = x;
@@ -258,21 +259,24 @@ static void clear_range(rec_shadow *sh, uint64_t a, uint64_t n) {
       r.content = x.content ? x.content + (end - x.start) : NULL;
       put_entry(sh, r);
     }
-    if (x.start < a && x.start + x.len > end) break;
-    i = next;
+    if (x.start + x.len >= end) break;   /* entries after x start at or after end */
+    k = x.start;
+    i = base_imap_find(&sh->map, &k, BASE_IMAP_ABOVE);
   }
 }
 
-static void note(rec_shadow *sh, uint64_t a, uint64_t n, uint64_t seq, const char *type, int from_recv) {
-  if (n == 0) return;
+/* Notes [a, a+n) as seen at seq; its kept copy (NULL: only its hash). */
+static const uint8_t *note(rec_shadow *sh, uint64_t a, uint64_t n, uint64_t seq, const char *type, int from_recv) {
+  if (n == 0) return NULL;
   uint64_t k = a;
   int64_t i = base_imap_find(&sh->map, &k, BASE_IMAP_AT_OR_BELOW);
   int again = i >= 0 && k == a && sh->e[i].len == n;   /* the range of an entry (a buffer used again) */
-  if (!again) clear_range(sh, a, n);
+  if (!again) clear_range(sh, a, n, i);
   const uint8_t *c = keep(sh, a, n);
   entry x = {a, n, a, n, c, c ? 0 : hash_bytes((const uint8_t *)(uintptr_t)a, n), seq, type, (uint8_t)from_recv};
   if (again) sh->e[i] = x;   /* replaced where it is: no look-ups to clear it and put it back */
   else put_entry(sh, x);
+  return c;
 }
 
 /* ---- inference ---- */
@@ -747,7 +751,7 @@ void rec_shadow_recv(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t done,
   if (len == 0) return;
   sh->received = 1;
   if (point_at(sh, done) < 0) return;
-  note(sh, addr, len, done, type, 1);
+  const uint8_t *content = note(sh, addr, len, done, type, 1);
   if (!sh->c && !(sh->c = malloc(RECENT * sizeof *sh->c))) {
     sh->oom[0]++;
     return;
@@ -757,8 +761,7 @@ void rec_shadow_recv(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t done,
     sh->oom[0]++;
     return;
   }
-  int64_t i = first_overlap(sh, addr), prev = *last ? (int64_t)*last - 1 : -1;
-  const uint8_t *content = i >= 0 && sh->e[i].start == addr ? sh->e[i].content : NULL;
+  int64_t prev = *last ? (int64_t)*last - 1 : -1;
   *last = (Word_t)sh->nc + 1;
   *recent(sh, sh->nc++) = (candidate){addr, len, content ? hash_bytes(content, len) : 0, content, type, (int32_t)(sh->np - 1), prev};
 }
