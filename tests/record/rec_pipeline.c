@@ -7,7 +7,9 @@
  * computation on its owner (`compute ... reads all writes`), never as data that existed at
  * the start, and the computations' costs must add up to about the time spun.
  * DIR/panels-R.txt (DIR: argv[1]) lists `K ADDR BYTES SPUN_NS` for the panels rank R
- * computed; tests/record/check_pipeline.py reads it.
+ * computed, and DIR/elapsed-R.txt the ns from its first MPI call's return to its last
+ * call (a bound on the time the recorder can find between calls, however loaded the
+ * machine); tests/record/check_pipeline.py reads them.
  * Built with UPFRONT (rec_pipeline_upfront), every rank computes its panels from its own data
  * before any message, then sends them all (Isend and Irecv, one Waitall): a computation that
  * read nothing received orders nothing, and the panels are one allgather. */
@@ -32,6 +34,7 @@ static uint64_t spin(void) {
 
 int main(int argc, char **argv) {
   rt_init(&argc, &argv);
+  uint64_t start = now_ns();
   static double panel[K][N];
   FILE *own = NULL;
   if (argc > 1) {
@@ -76,6 +79,14 @@ int main(int argc, char **argv) {
     for (int i = 0; i < N; i++) MT_REQUIRE(panel[k][i] == panel[k - 1][(i + 1) % N] * 0.5 + k + i);
   rt_keep(panel[0], sizeof panel[0]);   /* rank 0's own data, sent: the replay ends with it too */
 #endif
-  if (own) fclose(own);
+  if (own) {
+    fclose(own);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/elapsed-%d.txt", argv[1], rt_rank);
+    FILE *f = fopen(path, "w");
+    MT_REQUIRE(f != NULL);
+    fprintf(f, "%llu\n", (unsigned long long)(now_ns() - start));
+    fclose(f);
+  }
   return rt_finish();
 }
