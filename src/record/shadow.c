@@ -234,18 +234,27 @@ static int64_t first_overlap(rec_shadow *sh, uint64_t a) {
   return base_imap_find(&sh->map, &k, BASE_IMAP_AT_OR_ABOVE);
 }
 
+/* The first entry overlapping [a, a+n), -1 if none. One look-up where the range lies inside
+   one entry or overlaps none (a block seen whole before, or never: a datatype's blocks), two
+   where entries start inside it. */
+static int64_t first_in(rec_shadow *sh, uint64_t a, uint64_t n) {
+  uint64_t k = a + n - 1;
+  int64_t q = base_imap_find(&sh->map, &k, BASE_IMAP_AT_OR_BELOW);   /* the last to start before the end */
+  if (q < 0 || k + sh->e[q].len <= a) return -1;
+  return k <= a ? q : first_overlap(sh, a);
+}
+
 static int64_t next_entry(rec_shadow *sh, int64_t i) {
   uint64_t k = sh->e[i].start;
   return base_imap_find(&sh->map, &k, BASE_IMAP_ABOVE);
 }
 
-/* Removes [a, a+n) from the map, trimming entries that stick out; i is the entry starting at
-   or below a (-1: none), as the caller found it. An entry that sticks out before keeps its
-   place and its key, shortened: a datatype's blocks received into a buffer noted whole cost
-   one insert each, not a delete and two inserts. */
+/* Removes [a, a+n) from the map, trimming entries that stick out; i is the first entry that
+   overlaps it (first_in). An entry that sticks out before keeps its place and its key,
+   shortened: a datatype's blocks received into a buffer noted whole cost one insert each,
+   not a delete and two inserts. */
 static void clear_range(rec_shadow *sh, uint64_t a, uint64_t n, int64_t i) {
-  uint64_t end = a + n, k = a;
-  if (i < 0 || sh->e[i].start + sh->e[i].len <= a) i = base_imap_find(&sh->map, &k, BASE_IMAP_AT_OR_ABOVE);
+  uint64_t end = a + n, k;
   while (i >= 0 && sh->e[i].start < end) {
     entry x = sh->e[i];
     if (x.start < a) {   /* the part before stays */
@@ -271,10 +280,9 @@ static void clear_range(rec_shadow *sh, uint64_t a, uint64_t n, int64_t i) {
 /* Notes [a, a+n) as seen at seq; its kept copy (NULL: only its hash). */
 static const uint8_t *note(rec_shadow *sh, uint64_t a, uint64_t n, uint64_t seq, const char *type, int from_recv) {
   if (n == 0) return NULL;
-  uint64_t k = a;
-  int64_t i = base_imap_find(&sh->map, &k, BASE_IMAP_AT_OR_BELOW);
-  int again = i >= 0 && k == a && sh->e[i].len == n;   /* the range of an entry (a buffer used again) */
-  if (!again) clear_range(sh, a, n, i);
+  int64_t i = first_in(sh, a, n);
+  int again = i >= 0 && sh->e[i].start == a && sh->e[i].len == n;   /* the range of an entry (a buffer used again) */
+  if (!again && i >= 0) clear_range(sh, a, n, i);
   const uint8_t *c = keep(sh, a, n);
   entry x = {a, n, a, n, c, c ? 0 : hash_bytes((const uint8_t *)(uintptr_t)a, n), seq, type, (uint8_t)from_recv};
   if (again) sh->e[i] = x;   /* replaced where it is: no look-ups to clear it and put it back */
@@ -564,7 +572,7 @@ void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, 
   uint64_t end = addr + len, pos = addr;   /* bytes before pos are dealt with */
   int changed = 0;
   run r = {0, 0};
-  int64_t i = first_overlap(sh, addr), whole = i;
+  int64_t i = first_in(sh, addr, len), whole = i;
   if (i < 0 || sh->e[i].start >= end) {   /* never seen: a copy of a receive? */
     piece pc = {addr, len, 0, 0, type};
     if (explain(sh, &pc, cur, NULL, 0, fix, ctx)) pos = end;   /* none when nothing was received */
