@@ -140,21 +140,22 @@ static int is_hydra(const char *cmd) {
 
 /* The command as run: with MPICH's launcher, `-genv LD_PRELOAD lib` first, so that only the
    processes it starts load the recorder (and MPI with it), not the launcher and its proxies:
-   12 ms of every run, a third of what recording added to MPICH's shortest tests. Any other
-   command (or one that sets LD_PRELOAD itself) gets it in its environment, which mpiexec
-   passes on. argv2 has room for argc + 4 pointers. */
-static char **launch_argv(char **argv, char **argv2, const char *preload) {
+   12 ms of every run, a third of what recording added to MPICH's shortest tests. The
+   directory goes the same way, so that both reach processes on other hosts when the user's
+   options pass them no environment (-genvnone; on this host they inherit the launcher's). Any other command (or one that sets LD_PRELOAD
+   itself) gets them in its environment, which mpiexec passes on. argv2 has room for the
+   command's words, LAUNCH_ARGS more and the NULL. */
+enum { LAUNCH_ARGS = 6 };
+static char **launch_argv(char **argv, char **argv2, const char *preload, const char *dir) {
   int n = 0, named = 0;
   for (; argv[n]; n++) named |= strstr(argv[n], "LD_PRELOAD") != NULL;
   if (named || !is_hydra(argv[0])) {
     setenv("LD_PRELOAD", preload, 1);
     return argv;
   }
-  argv2[0] = argv[0];
-  argv2[1] = "-genv";
-  argv2[2] = "LD_PRELOAD";
-  argv2[3] = (char *)preload;
-  memcpy(argv2 + 4, argv + 1, (size_t)n * sizeof *argv);   /* argv[1 .. n], its NULL too */
+  char *head[1 + LAUNCH_ARGS] = {argv[0], "-genv", "LD_PRELOAD", (char *)preload, "-genv", "CDAG_RECORD_DIR", (char *)dir};
+  memcpy(argv2, head, sizeof head);
+  memcpy(argv2 + 1 + LAUNCH_ARGS, argv + 1, (size_t)n * sizeof *argv);   /* argv[1 .. n], its NULL too */
   return argv2;
 }
 
@@ -165,7 +166,7 @@ static int run_command(char **argv, const char *lib, const char *dir) {
   snprintf(preload, sizeof preload, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
   int argc = 0;
   while (argv[argc]) argc++;
-  char **argv2 = malloc((size_t)(argc + 4) * sizeof *argv2);
+  char **argv2 = malloc((size_t)(argc + 1 + LAUNCH_ARGS) * sizeof *argv2);
   if (!argv2) {
     fprintf(stderr, "cdag record: out of memory\n");
     return -1;
@@ -178,7 +179,7 @@ static int run_command(char **argv, const char *lib, const char *dir) {
   }
   if (pid == 0) {
     setenv("CDAG_RECORD_DIR", abs, 1);
-    argv = launch_argv(argv, argv2, preload);
+    argv = launch_argv(argv, argv2, preload, abs);
     execvp(argv[0], argv);
     fprintf(stderr, "cdag record: cannot run %s: %s\n", argv[0], strerror(errno));
     _exit(127);
