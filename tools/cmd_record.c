@@ -142,21 +142,22 @@ static int is_hydra(const char *cmd) {
    processes it starts load the recorder (and MPI with it), not the launcher and its proxies:
    12 ms of every run, a third of what recording added to MPICH's shortest tests. The
    directory goes the same way, so that both reach processes on other hosts when the user's
-   options pass them no environment (-genvnone; on this host they inherit the launcher's). Any other command (or one that sets LD_PRELOAD
-   itself) gets them in its environment, which mpiexec passes on. argv2 has room for the
-   command's words, LAUNCH_ARGS more and the NULL. */
-enum { LAUNCH_ARGS = 6 };
-static char **launch_argv(char **argv, char **argv2, const char *preload, const char *dir) {
+   options pass them no environment (-genvnone; on this host they inherit the launcher's).
+   Any other command (or one that sets LD_PRELOAD itself) gets them in its environment, which
+   mpiexec passes on. Called in the child, between fork and exec. */
+static char **launch_argv(char **argv, const char *preload, const char *dir) {
   int n = 0, named = 0;
   for (; argv[n]; n++) named |= strstr(argv[n], "LD_PRELOAD") != NULL;
-  if (named || !is_hydra(argv[0])) {
+  char *head[] = {argv[0], "-genv", "LD_PRELOAD", (char *)preload, "-genv", "CDAG_RECORD_DIR", (char *)dir};
+  int h = (int)(sizeof head / sizeof *head);
+  char **out = named || !is_hydra(argv[0]) ? NULL : malloc((size_t)(h + n) * sizeof *out);
+  if (!out) {
     setenv("LD_PRELOAD", preload, 1);
     return argv;
   }
-  char *head[1 + LAUNCH_ARGS] = {argv[0], "-genv", "LD_PRELOAD", (char *)preload, "-genv", "CDAG_RECORD_DIR", (char *)dir};
-  memcpy(argv2, head, sizeof head);
-  memcpy(argv2 + 1 + LAUNCH_ARGS, argv + 1, (size_t)n * sizeof *argv);   /* argv[1 .. n], its NULL too */
-  return argv2;
+  memcpy(out, head, sizeof head);
+  memcpy(out + h, argv + 1, (size_t)n * sizeof *argv);   /* argv[1 .. n], its NULL too */
+  return out;
 }
 
 static int run_command(char **argv, const char *lib, const char *dir) {
@@ -164,27 +165,18 @@ static int run_command(char **argv, const char *lib, const char *dir) {
   if (!realpath(dir, abs)) snprintf(abs, sizeof abs, "%s", dir);
   const char *old = getenv("LD_PRELOAD");
   snprintf(preload, sizeof preload, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
-  int argc = 0;
-  while (argv[argc]) argc++;
-  char **argv2 = malloc((size_t)(argc + 1 + LAUNCH_ARGS) * sizeof *argv2);
-  if (!argv2) {
-    fprintf(stderr, "cdag record: out of memory\n");
-    return -1;
-  }
   pid_t pid = fork();
   if (pid < 0) {
     fprintf(stderr, "cdag record: fork: %s\n", strerror(errno));
-    free(argv2);
     return -1;
   }
   if (pid == 0) {
     setenv("CDAG_RECORD_DIR", abs, 1);
-    argv = launch_argv(argv, argv2, preload, abs);
+    argv = launch_argv(argv, preload, abs);
     execvp(argv[0], argv);
     fprintf(stderr, "cdag record: cannot run %s: %s\n", argv[0], strerror(errno));
     _exit(127);
   }
-  free(argv2);
   int status = 0;
   wait_child(pid, &status);
   if (stopped_by) {

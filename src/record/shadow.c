@@ -176,8 +176,7 @@ void rec_shadow_oom(const rec_shadow *sh, uint64_t lost[2]) { memcpy(lost, sh->o
 
 /* A copy of n bytes at addr in the arena, or NULL over budget (or out of memory). Chunks are
    at least BASE_HUGE_MIN, advised for huge pages (base_malloc): a first touch faults once
-   per 2 MiB, and these copies are most of what the recorder writes (MPICH's pt2pt/manylmt
-   sends 320 MiB: recorded in 4.4-5.0 s instead of 5.6-5.8). */
+   per 2 MiB, and these copies are most of what the recorder writes. */
 static const uint8_t *keep(rec_shadow *sh, uint64_t addr, uint64_t n) {
   if (n == 0 || sh->arena_bytes + n > sh->budget) return NULL;
   if (!sh->arena || sh->arena->cap - sh->arena->used < n) {
@@ -573,7 +572,7 @@ void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, 
   int changed = 0;
   run r = {0, 0};
   int64_t i = first_in(sh, addr, len), whole = i;
-  if (i < 0 || sh->e[i].start >= end) {   /* never seen: a copy of a receive? */
+  if (i < 0) {   /* never seen: a copy of a receive? */
     piece pc = {addr, len, 0, 0, type};
     if (explain(sh, &pc, cur, NULL, 0, fix, ctx)) pos = end;   /* none when nothing was received */
   }
