@@ -79,6 +79,11 @@ static void print(const exec_calibration *c, const char *path) {
   printf("exchange of 16 messages of 8 B each way: %.3f us per round (o = (this - 8 B round) / 30)\n", c->exchange16_us);
   printf("L %.4g us, o %.4g us, g %.4g us, G %.4g us/B, O %g us/B, S %llu B (%s), copy %.4g us/B\n", l->L, l->o, l->g,
          l->G, l->O, (unsigned long long)l->S, c->s_seen ? "seen" : "not seen: the default", l->copy);
+  printf("queue %.4g us (a message handled costs this more per receive waiting on its rank)\n", l->queue);
+  printf("exchanges by size: a stream's time per message pair (one sent and one received by each rank), one "
+         "exchange's round:\n");
+  for (int i = 0; i < l->ntab; i++)
+    printf("  %8.0f B  %10.3f us %10.3f us\n", l->tab_size[i], l->tab_pair[i], l->tab_round[i]);
   printf("written: %s\n", path);
 }
 

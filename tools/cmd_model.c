@@ -268,8 +268,10 @@ int cmd_model(int argc, char **argv) {
   if (rc == CDAG_OK) rc = model_graph_and_plan(&g, &priced, &mt, &p);
   if (rc == CDAG_OK) {
     int computes = mt.calc > 0;   /* the graph spends time computing: say how much */
-    printf("LogGOPS: L=%g us o=%g us g=%g us G=%g us/B O=%g us/B S=%llu B copy=%g us/B, p=%d (%s)\n", lp.L, lp.o,
-           lp.g, lp.G, lp.O, (unsigned long long)lp.S, lp.copy, nprocs, source);
+    char table[64] = "";   /* a calibrated machine's costs by size replace L, G and O */
+    if (lp.ntab) snprintf(table, sizeof table, " queue=%g us, costs of %d sizes", lp.queue, lp.ntab);
+    printf("LogGOPS: L=%g us o=%g us g=%g us G=%g us/B O=%g us/B S=%llu B copy=%g us/B%s, p=%d (%s)\n", lp.L, lp.o,
+           lp.g, lp.G, lp.O, (unsigned long long)lp.S, lp.copy, table, nprocs, source);
     printf("graph: %.3f us (rank %d finishes last, %lld ops)\n", mt.t, mt.last, (long long)mt.nops);
     if (computes) print_share(mt.t, mt.calc);
     printf("plan:  %.3f us (rank %d finishes last, %lld ops after lowering)\n", mt.tp, mt.plast, (long long)mt.nlow);

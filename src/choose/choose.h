@@ -88,6 +88,10 @@ typedef struct {
   char why[208];           /* one line: the model's comparison, the policy, or what prevents a kernel */
 } kern_choice;
 
+/* The most sizes a table of measured costs holds (loggp_params, machine files). */
+#define LOGGP_TAB_MAX 32
+#define LOGGP_TAB_STR "32"
+
 /* The LogGOPS parameters (LogGOPSim's names; src/model/loggp.c runs graphs under them). */
 typedef struct {
   double L;      /* latency, us */
@@ -97,6 +101,20 @@ typedef struct {
   double O;      /* CPU overhead per byte, us/B */
   uint64_t S;    /* messages above S bytes use rendezvous */
   double copy;   /* local copy / reduce, us/B */
+  double queue;  /* per receive posted and waiting on the rank, what handling a message costs its
+                    CPU more, us (MPI searches its queues: a rank with 2,000 receives posted
+                    handles each message slower than one with 16); 0 in LogGOPSim */
+  /* Measured costs by message size (`cdag calibrate`'s table; ntab = 0: none). A table
+     replaces the linear terms (s-1)G and (s-1)O, and L, which lines cannot fit on a real MPI
+     (shared memory: a step from 64 B to 128 B, a jump where the protocol changes). At
+     tab_size[i] bytes, tab_pair[i] is the time per message pair of a stream of exchanges
+     (each rank sends one and receives one) and tab_round[i] the time of one exchange alone;
+     linear between sizes. A table also prices a message a rank sends itself as cdag runs it,
+     a local copy, not as MPI would move it. */
+  int ntab;
+  double tab_size[LOGGP_TAB_MAX];    /* bytes, ascending */
+  double tab_pair[LOGGP_TAB_MAX];    /* us */
+  double tab_round[LOGGP_TAB_MAX];   /* us */
 } loggp_params;
 
 /* The LogGOPS parameters of the alpha-beta model m: o = g = overhead, L = alpha - 2o (at least

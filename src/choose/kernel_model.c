@@ -49,7 +49,7 @@ uint64_t kern_model_pack_limit(const kern_model *m) {
 
 loggp_params kern_model_loggp(const kern_model *m) {
   double o = m->overhead * 1e6, L = m->alpha * 1e6 - 2 * o;
-  return (loggp_params){L > 0 ? L : 0, o, o, m->beta * 1e6, 0, 65535, m->gamma * 1e6};
+  return (loggp_params){.L = L > 0 ? L : 0, .o = o, .g = o, .G = m->beta * 1e6, .S = 65535, .copy = m->gamma * 1e6};
 }
 
 kern_model kern_model_default(void) {

@@ -43,22 +43,48 @@ int machine_path(const cdag_settings *s, char *path, size_t len, int *named) {
 }
 
 /* The parameters a file names, in the order the writer writes them. */
-enum { P_L, P_o, P_g, P_G, P_O, P_S, P_copy, NPARAMS };
-static const char *const names[NPARAMS] = {"L", "o", "g", "G", "O", "S", "copy"};
+enum { P_L, P_o, P_g, P_G, P_O, P_S, P_copy, P_queue, NPARAMS };
+static const char *const names[NPARAMS] = {"L", "o", "g", "G", "O", "S", "copy", "queue"};
 
 static double *field(loggp_params *lp, int k) {
-  double *f[NPARAMS] = {&lp->L, &lp->o, &lp->g, &lp->G, &lp->O, NULL, &lp->copy};
+  double *f[NPARAMS] = {&lp->L, &lp->o, &lp->g, &lp->G, &lp->O, NULL, &lp->copy, &lp->queue};
   return f[k];
+}
+
+/* A number >= 0 and at most max from word w, or -1. */
+static double number(const char *w, double max) {
+  char *end;
+  errno = 0;
+  double v = w ? strtod(w, &end) : -1;
+  return w && !*end && !errno && isfinite(v) && v >= 0 && v <= max ? v : -1;
+}
+
+/* One "size BYTES PAIR ROUND" line after its name (the table's next row) into lp. */
+static int read_size(char *save, const char *path, long no, loggp_params *lp) {
+  char *w[4];
+  for (int i = 0; i < 4; i++) w[i] = strtok_r(NULL, " \t", &save);
+  double b = number(w[0], 0x1p62), pair = number(w[1], 1e9), round = number(w[2], 1e9);
+  if (w[3] || b < 1 || b != floor(b) || pair < 0 || round < 0)
+    return cdag__error(CDAG_ERR_ARG, "machine file %s line %ld: expected 'size BYTES PAIR ROUND' (a byte count >= 1, "
+                       "two times >= 0 in us)", path, no);
+  if (lp->ntab == LOGGP_TAB_MAX)
+    return cdag__error(CDAG_ERR_ARG, "machine file %s line %ld: more than %d size lines", path, no, LOGGP_TAB_MAX);
+  if (lp->ntab && b <= lp->tab_size[lp->ntab - 1])
+    return cdag__error(CDAG_ERR_ARG, "machine file %s line %ld: size %.0f after size %.0f (sizes must rise)", path, no, b,
+                       lp->tab_size[lp->ntab - 1]);
+  lp->tab_size[lp->ntab] = b, lp->tab_pair[lp->ntab] = pair, lp->tab_round[lp->ntab++] = round;
+  return CDAG_OK;
 }
 
 /* One "name value" line (trailing comment and spaces gone) into lp; seen marks names. */
 static int read_param(char *line, const char *path, long no, loggp_params *lp, unsigned *seen) {
-  char *save = NULL, *name = strtok_r(line, " \t", &save), *val = strtok_r(NULL, " \t", &save);
-  char *extra = strtok_r(NULL, " \t", &save);
+  char *save = NULL, *name = strtok_r(line, " \t", &save);
+  if (!strcmp(name, "size")) return read_size(save, path, no, lp);
+  char *val = strtok_r(NULL, " \t", &save), *extra = strtok_r(NULL, " \t", &save);
   int k = 0;
   while (k < NPARAMS && strcmp(names[k], name)) k++;
   if (k == NPARAMS)
-    return cdag__error(CDAG_ERR_ARG, "machine file %s line %ld: unknown parameter '%s' (expected L, o, g, G, O, S or copy)",
+    return cdag__error(CDAG_ERR_ARG, "machine file %s line %ld: unknown parameter '%s' (expected L, o, g, G, O, S, copy, queue or size)",
                        path, no, name);
   if (!val || extra) return cdag__error(CDAG_ERR_ARG, "machine file %s line %ld: expected '%s VALUE'", path, no, name);
   if (*seen & 1u << k) return cdag__error(CDAG_ERR_ARG, "machine file %s line %ld: %s given twice", path, no, name);
@@ -79,7 +105,7 @@ int machine_read(FILE *f, const char *path, loggp_params *lp) {
   long no = 0;
   unsigned seen = 0;
   int header = 0, rc = CDAG_OK;
-  *lp = (loggp_params){0, 0, 0, 0, 0, 65535, 0};
+  *lp = (loggp_params){.S = 65535};
   while (rc == CDAG_OK && fgets(line, sizeof line, f)) {
     no++;
     size_t n = strlen(line);
@@ -100,7 +126,7 @@ int machine_read(FILE *f, const char *path, loggp_params *lp) {
   if (ferror(f)) return cdag__error(CDAG_ERR_ARG, "machine file %s: read error", path);
   if (!header) return cdag__error(CDAG_ERR_ARG, "machine file %s: empty (expected the header 'cdag-machine 1')", path);
   for (int k = 0; k < NPARAMS; k++)
-    if (k != P_O && k != P_S && !(seen & 1u << k))
+    if (k != P_O && k != P_S && k != P_queue && !(seen & 1u << k))
       return cdag__error(CDAG_ERR_ARG, "machine file %s: no %s (L, o, g, G and copy are required)", path, names[k]);
   return CDAG_OK;
 }
@@ -144,6 +170,9 @@ int machine_write(FILE *f, const loggp_params *lp, const char *comment) {
   }
   fprintf(f, "L %.6g\no %.6g\ng %.6g\nG %.6g\nO %.6g\nS %llu\ncopy %.6g\n", lp->L, lp->o, lp->g, lp->G, lp->O,
           (unsigned long long)lp->S, lp->copy);
+  if (lp->queue > 0) fprintf(f, "queue %.6g\n", lp->queue);
+  for (int i = 0; i < lp->ntab; i++)
+    fprintf(f, "size %.0f %.6g %.6g\n", lp->tab_size[i], lp->tab_pair[i], lp->tab_round[i]);
   if (fflush(f) || ferror(f)) return cdag__error(CDAG_ERR_ARG, "cannot write the machine file: %s", strerror(errno));
   return CDAG_OK;
 }

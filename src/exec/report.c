@@ -244,8 +244,10 @@ static void price_text(const cdag_plan *p, FILE *f) {
     fprintf(f, "price: %s\n", pr->why);
     return;
   }
-  fprintf(f, "price (LogGOPS L=%g o=%g g=%g us, G=%g us/B, copy %g us/B; %s): plan %s%.3f us%s, as written %.3f us: ",
-          l->L, l->o, l->g, l->G, l->copy, pr->source[0] ? pr->source : "built in", pr->bound ? "at least " : "",
+  char table[64] = "";   /* a calibrated machine's costs by size replace L, G and O */
+  if (l->ntab) snprintf(table, sizeof table, ", costs of %d sizes, queue %g us", l->ntab, l->queue);
+  fprintf(f, "price (LogGOPS L=%g o=%g g=%g us, G=%g us/B, copy %g us/B%s; %s): plan %s%.3f us%s, as written %.3f us: ",
+          l->L, l->o, l->g, l->G, l->copy, table, pr->source[0] ? pr->source : "built in", pr->bound ? "at least " : "",
           pr->plan_us, pr->bound ? " (the receives of its residual reductions; not lowered)" : "", pr->written_us);
   if (p->as_written == DET_WRITTEN_COST)
     fprintf(f, "runs as written (the plan is not faster%s)\n", uses_collectives(p) ? "; the collectives above are not used" : "");
@@ -262,8 +264,12 @@ static void price_json(const cdag_plan *p, FILE *f) {
   if (pr->priced)
     fprintf(f, "\"plan_us\": %.6f, \"plan_bound\": %s, \"written_us\": %.6f, \"runs\": \"%s\", ", pr->plan_us,
             pr->bound ? "true" : "false", pr->written_us, p->as_written ? "as_written" : "plan");
-  fprintf(f, "\"params\": {\"L\": %g, \"o\": %g, \"g\": %g, \"G\": %g, \"O\": %g, \"S\": %llu, \"copy\": %g}",
-          l->L, l->o, l->g, l->G, l->O, (unsigned long long)l->S, l->copy);
+  fprintf(f, "\"params\": {\"L\": %g, \"o\": %g, \"g\": %g, \"G\": %g, \"O\": %g, \"S\": %llu, \"copy\": %g, \"queue\": %g, "
+          "\"sizes\": [", l->L, l->o, l->g, l->G, l->O, (unsigned long long)l->S, l->copy, l->queue);
+  for (int i = 0; i < l->ntab; i++)
+    fprintf(f, "%s{\"bytes\": %.0f, \"pair_us\": %g, \"round_us\": %g}", i ? ", " : "", l->tab_size[i], l->tab_pair[i],
+            l->tab_round[i]);
+  fprintf(f, "]}");
   fprintf(f, ", \"source\": ");   /* where the parameters came from (src/exec/machine.h) */
   ir_json_string(f, pr->source[0] ? pr->source : "built in");
   if (!pr->priced) {

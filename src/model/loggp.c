@@ -18,6 +18,12 @@
  *    as soon as it is posted (it costs nothing then: o was charged on arrival).
  *  - A receive needs no free CPU to be posted. Matching is cdag's (match.h), the pairing
  *    LogGOPSim's queues give when messages of a channel do not overtake.
+ * Beyond LogGOPSim, for a machine `cdag calibrate` measured (choose.h, loggp_params): a
+ * table of costs by size replaces (s-1)G and (s-1)O by B(s) = (pair(s) - 2o) / 2 on each side
+ * and L by what one exchange takes beyond 2o + B(s), and makes a message to self a local
+ * copy (no NIC, no latency), as cdag's engines run it; queue charges the receiver's CPU per
+ * receive posted and waiting on its rank when it handles a message (its MPI searches them).
+ * Without them (the built-in parameters, `cdag goal`) the rules are LogGOPSim's.
  * The time is the latest CPU clock of any rank. Ties: events by time, then by the order they
  * were first queued; ops that become executable together are queued rank by rank, sends,
  * then receives, then local ops, each kind in the order the ops became executable (that of
@@ -47,7 +53,7 @@
 
 #include "model/lower.h"
 
-loggp_params loggp_defaults(void) { return (loggp_params){1.0, 0.2, 0.2, 0.0002, 0.0, 65535, 0.0001}; }
+loggp_params loggp_defaults(void) { return (loggp_params){.L = 1.0, .o = 0.2, .g = 0.2, .G = 0.0002, .S = 65535, .copy = 0.0001}; }
 
 typedef int64_t ps_t;   /* picoseconds */
 
@@ -245,8 +251,10 @@ enum { ST_STARTED = 1, ST_DONE = 2, ST_QUEUED = 4, ST_ARRIVED = 8, ST_POSTED = 1
 typedef struct {
   const cdag_graph *g;
   const int32_t *partner;
-  ps_t L, o, g_, G, O, copy;
+  ps_t L, o, g_, G, O, copy, queue;
   uint64_t S;
+  int64_t *posted;                    /* per rank: receives posted, their message not yet handled */
+  const loggp_params *lp;             /* its table of costs by size, when it has one */
   int ncpu, nnic;
   ps_t *clock;                        /* CPUs, then send NICs, then receive NICs */
   int64_t nres;
@@ -440,6 +448,51 @@ static ev unpark(sim *s, int64_t x) {
 
 static ps_t bytes_less_one(uint64_t s, ps_t per_byte) { return s ? (ps_t)(s - 1) * per_byte : 0; }
 
+/* Column y of lp's table at x bytes (us): linear between its sizes, its first value below
+   them, the last two sizes' slope (at least 0) above them. */
+static double tab_at(const loggp_params *lp, const double *y, double x) {
+  const double *sz = lp->tab_size;
+  int n = lp->ntab, lo = 0, hi = n - 1;
+  if (x <= sz[0] || n == 1) return y[x <= sz[0] ? 0 : n - 1];
+  if (x >= sz[n - 1]) {
+    double slope = (y[n - 1] - y[n - 2]) / (sz[n - 1] - sz[n - 2]);
+    return y[n - 1] + (slope > 0 ? slope : 0) * (x - sz[n - 1]);
+  }
+  while (hi - lo > 1) {   /* sz[lo] <= x < sz[hi] */
+    int mid = (lo + hi) / 2;
+    if (sz[mid] <= x) lo = mid;
+    else hi = mid;
+  }
+  return y[lo] + (y[hi] - y[lo]) * (x - sz[lo]) / (sz[hi] - sz[lo]);
+}
+
+static ps_t to_ps(double us) { return (ps_t)llround(us * 1e6); }
+
+/* What a message's bytes cost each side, its CPU and its NIC alike, under the table: half
+   of what a pair of them adds to 2o in a stream. */
+static ps_t tab_bytes(const sim *s, uint64_t size) {
+  ps_t pair = to_ps(tab_at(s->lp, s->lp->tab_pair, (double)size));
+  return pair > 2 * s->o ? (pair - 2 * s->o) / 2 : 0;
+}
+
+/* A message's latency: L, or under the table what one exchange alone takes beyond its
+   overheads and bytes (an exchange is 2o + B + max(L, B) for bytes B a side). */
+static ps_t latency(const sim *s, uint64_t size) {
+  if (!s->lp->ntab) return s->L;
+  ps_t round = to_ps(tab_at(s->lp, s->lp->tab_round, (double)size)), rest = round - 2 * s->o - tab_bytes(s, size);
+  return rest > 0 ? rest : 0;
+}
+
+/* A message's byte terms, its NIC's and its CPU's: (s-1)G and (s-1)O, or the table's. */
+static void byte_terms(const sim *s, uint64_t size, ps_t *wire, ps_t *cpu) {
+  if (s->lp->ntab) *wire = *cpu = tab_bytes(s, size);
+  else *wire = bytes_less_one(size, s->G), *cpu = bytes_less_one(size, s->O);
+}
+
+/* A message a rank sends itself, under a table: a local copy, as cdag's engines run it (the
+   sender's CPU copies; no NIC, no latency, nothing for the receive). */
+static int self_priced(const sim *s, int32_t send) { return s->lp->ntab && s->g->rank[send] == s->g->rank[s->partner[send]]; }
+
 static void maybe_ready(sim *s, int32_t op) {
   if (s->need_done[op] || s->need_start[op] || (s->st[op] & ST_QUEUED)) return;
   s->st[op] |= ST_QUEUED;
@@ -597,14 +650,18 @@ static void step(sim *s, ev e) {
       park(s, e);
       return;
     }
-    ps_t wire = bytes_less_one(size, s->G), cpu_bytes = bytes_less_one(size, s->O);
-    s->clock[xo] = e.t + s->o + (cpu_bytes > wire ? cpu_bytes : wire);
-    s->clock[xg] = e.t + s->g_ + wire;
+    if (!self_priced(s, op)) {
+      ps_t wire, cpu_bytes;
+      byte_terms(s, size, &wire, &cpu_bytes);
+      s->clock[xo] = e.t + s->o + (cpu_bytes > wire ? cpu_bytes : wire) + s->queue * s->posted[rr];
+      s->clock[xg] = e.t + s->g_ + wire;
+    }
     if (!(s->st[q] & ST_POSTED)) {
       s->st[q] |= ST_ARRIVED;
       return;
     }
     if (size > s->S) rendezvous_done(s, op, e.t, cpu, nic);
+    s->posted[rr] -= !self_priced(s, op);
     mark_done(s, q);
     return;
   }
@@ -616,9 +673,17 @@ static void step(sim *s, ev e) {
       return;
     }
     mark_started(s, op);
-    s->clock[xo] = e.t + s->o + bytes_less_one(size, s->O);
-    s->clock[xg] = e.t + s->g_ + bytes_less_one(size, s->G);
-    push_msg(s, ev_make(e.t + s->o + s->L, s->ts++, EV_MSG, op));
+    if (self_priced(s, op)) {
+      ps_t copied = (ps_t)size * s->copy;
+      s->clock[xo] = e.t + copied;
+      push_msg(s, ev_make(e.t + copied, s->ts++, EV_MSG, op));
+    } else {
+      ps_t wire, cpu_bytes;
+      byte_terms(s, size, &wire, &cpu_bytes);
+      s->clock[xo] = e.t + s->o + cpu_bytes;
+      s->clock[xg] = e.t + s->g_ + wire;
+      push_msg(s, ev_make(e.t + s->o + latency(s, size), s->ts++, EV_MSG, op));
+    }
     if (size <= s->S) mark_done(s, op);
     return;
   }
@@ -626,6 +691,7 @@ static void step(sim *s, ev e) {
     mark_started(s, op);
     if (!(s->st[op] & ST_ARRIVED)) {
       s->st[op] |= ST_POSTED;
+      s->posted[r] += !self_priced(s, s->partner[op]);   /* a local copy waits in no MPI queue */
       return;
     }
     if (size > s->S) rendezvous_done(s, s->partner[op], e.t, cpu, nic);
@@ -681,13 +747,11 @@ static void next_event(sim *s) {
   else step(s, ev_kind(&s->h[0]) == EV_RUN ? run_next(s) : heap_pop(s->h, &s->nh));
 }
 
-static ps_t to_ps(double us) { return (ps_t)llround(us * 1e6); }
-
 /* Counters, the CSR of start successors, the clocks. */
 static int sim_init(sim *s, const cdag_graph *g, const match_result *m, const loggp_params *lp) {
   int64_t n = g->nops;
   *s = (sim){.g = g, .partner = m->partner, .L = to_ps(lp->L), .o = to_ps(lp->o), .g_ = to_ps(lp->g),
-             .G = to_ps(lp->G), .O = to_ps(lp->O), .copy = to_ps(lp->copy), .S = lp->S, .ncpu = 1, .nnic = 1};
+             .G = to_ps(lp->G), .O = to_ps(lp->O), .copy = to_ps(lp->copy), .queue = to_ps(lp->queue), .S = lp->S, .lp = lp, .ncpu = 1, .nnic = 1};
   /* Bounds: clocks in int64 picoseconds, wait-queue nodes in int32, queues per rank, CPU and
      NIC. The sum of every op's longest cost bounds every clock. */
   double bound = 0, per_byte = (double)(s->G > s->O ? s->G : s->O);
@@ -699,7 +763,10 @@ static int sim_init(sim *s, const cdag_graph *g, const match_result *m, const lo
                          "numbers below %d", g->rank[i], (long long)i, cpu, nic, LOGGP_MAX_UNITS);
     if (cpu >= s->ncpu) s->ncpu = cpu + 1;
     if (nic >= s->nnic) s->nnic = nic + 1;
-    bound += (double)g->bytes[i] * (g->kind[i] == IR_CALC ? 1000.0 : per_byte) + (double)(s->L + s->o + s->g_) * 2;
+    bound += (double)g->bytes[i] * (g->kind[i] == IR_CALC ? 1000.0 : per_byte) + (double)(s->L + s->o + s->g_) * 2 +
+             (double)s->queue * (double)n;
+    if (lp->ntab)
+      bound += 1e6 * (tab_at(lp, lp->tab_pair, (double)g->bytes[i]) + tab_at(lp, lp->tab_round, (double)g->bytes[i]));
   }
   if (bound > 4e18)
     return cdag__error(CDAG_ERR_UNSUPPORTED, "LogGP model: the graph's costs add up to %.3g s, beyond the model's "
@@ -713,6 +780,7 @@ static int sim_init(sim *s, const cdag_graph *g, const match_result *m, const lo
   s->ss_start = calloc(m1 + 1, sizeof *s->ss_start);
   s->ss = malloc((size_t)(g->nsdeps + 1) * sizeof *s->ss);
   s->st = calloc(m1, 1);
+  s->posted = calloc((size_t)g->nprocs + 1, sizeof *s->posted);
   int hrc = heap_alloc(s, (int64_t)m1);   /* runs, messages in flight, wakes; grows if needed */
   s->ready = malloc(m1 * sizeof *s->ready);
   s->key = malloc(m1 * sizeof *s->key);
@@ -725,7 +793,7 @@ static int sim_init(sim *s, const cdag_graph *g, const match_result *m, const lo
   s->wk = calloc((size_t)g->nprocs * (size_t)s->ncpu, sizeof *s->wk);
   s->runs = malloc(m1 * sizeof *s->runs);   /* every op is queued once, a run at least one */
   s->runops = malloc(m1 * sizeof *s->runops);
-  if (hrc || !s->need_done || !s->need_start || !s->ss_start || !s->ss || !s->st || !s->ready || !s->key ||
+  if (hrc || !s->posted || !s->need_done || !s->need_start || !s->ss_start || !s->ss || !s->st || !s->ready || !s->key ||
       !s->key2 || !s->bucket || !s->clock || !s->q || !s->wk || !s->runs || !s->runops)
     return CDAG_NOMEM("LogGP model");
   for (int32_t r = 0; r < g->nprocs; r++)   /* the clocks each queue's events need */
@@ -747,7 +815,7 @@ static int sim_init(sim *s, const cdag_graph *g, const match_result *m, const lo
 }
 
 static void sim_free(sim *s) {
-  free(s->need_done); free(s->need_start); free(s->ss_start); free(s->ss); free(s->st); free(s->hbase);
+  free(s->need_done); free(s->need_start); free(s->ss_start); free(s->ss); free(s->st); free(s->posted); free(s->hbase);
   for (int64_t x = 0; s->q && x < s->nq; x++) free(s->q[x].w);
   free(s->msgs.e);
   for (int k = 0; k < WAKE_FIFOS; k++) free(s->wakes[k].e);
@@ -784,13 +852,24 @@ static int run(const cdag_graph *g, const int32_t *partner, const loggp_params *
   return rc;
 }
 
+const char *loggp_table_check(const loggp_params *lp) {
+  if (lp->ntab < 0 || lp->ntab > LOGGP_TAB_MAX) return "a table of costs by size holds 0 to " LOGGP_TAB_STR " sizes";
+  for (int i = 0; i < lp->ntab; i++) {
+    if (!(lp->tab_size[i] >= 1 && lp->tab_size[i] <= 0x1p62) || (i && lp->tab_size[i] <= lp->tab_size[i - 1]))
+      return "the table's sizes must rise from 1 byte, each above the last";
+    if (!(lp->tab_pair[i] >= 0 && lp->tab_pair[i] <= 1e9 && lp->tab_round[i] >= 0 && lp->tab_round[i] <= 1e9))
+      return "the table's times must lie in [0, 1e9] us";
+  }
+  return NULL;
+}
+
 static int check_args(const cdag_graph *g, const loggp_params *lp, const double *time) {
   if (!g || !lp || !time) return cdag__error(CDAG_ERR_ARG, "exec_loggp: NULL argument");
   if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "exec_loggp: the graph is not finalized");
-  if (!(lp->L >= 0 && lp->o >= 0 && lp->g >= 0 && lp->G >= 0 && lp->O >= 0 && lp->copy >= 0) ||
-      lp->L > 1e9 || lp->o > 1e9 || lp->g > 1e9 || lp->G > 1e9 || lp->O > 1e9 || lp->copy > 1e9)
+  if (!(lp->L >= 0 && lp->o >= 0 && lp->g >= 0 && lp->G >= 0 && lp->O >= 0 && lp->copy >= 0 && lp->queue >= 0) ||
+      lp->L > 1e9 || lp->o > 1e9 || lp->g > 1e9 || lp->G > 1e9 || lp->O > 1e9 || lp->copy > 1e9 || lp->queue > 1e9)
     return cdag__error(CDAG_ERR_ARG, "exec_loggp: LogGP parameters must lie in [0, 1e9] us");
-  return CDAG_OK;
+  return loggp_table_check(lp) ? cdag__error(CDAG_ERR_ARG, "exec_loggp: %s", loggp_table_check(lp)) : CDAG_OK;
 }
 
 /* partner NULL: matched here, on the graph with its dependency lists. */

@@ -127,6 +127,9 @@ int exec_goal_write(const cdag_graph *g, FILE *f, double copy_ns_per_byte);
 
 /* L 1.0, o 0.2, g 0.2, G 0.0002 (5 GB/s), O 0, S 65535 (LogGOPSim's), copy 0.0001 (10 GB/s). */
 loggp_params loggp_defaults(void);
+/* Why lp's table of costs by size is unusable (sizes not rising, times out of range), or
+   NULL when it is fine or absent. */
+const char *loggp_table_check(const loggp_params *lp);
 /* Completion time (max over ranks, us) of finalized g; *rank_max (may be NULL) gets the
    rank that finishes last. Errors of matching (CDAG_ERR_UNMATCHED, ...) as match.h. */
 int exec_loggp(const cdag_graph *g, const loggp_params *p, double *time, int *rank_max);

@@ -66,7 +66,10 @@ START_TEST(good_file_loads) {
 END_TEST
 
 START_TEST(written_file_reads_back) {
-  loggp_params lp = {0.35, 0.12, 0.1, 0.000217, 0, 8192, 2.4e-05}, back;
+  loggp_params lp = {.L = 0.35, .o = 0.12, .g = 0.1, .G = 0.000217, .S = 8192, .copy = 2.4e-05, .queue = 0.0006,
+                     .ntab = 3, .tab_size = {8, 8192, 8193}, .tab_pair = {0.27, 1.07, 4.85},
+                     .tab_round = {0.6, 1.4, 5.6}},
+               back;
   char path[64];
   put("", path);
   FILE *f = fopen(path, "w");
@@ -80,6 +83,13 @@ START_TEST(written_file_reads_back) {
   ck_assert_double_eq_tol(back.G, lp.G, 1e-12);
   ck_assert_uint_eq(back.S, lp.S);
   ck_assert_double_eq_tol(back.copy, lp.copy, 1e-12);
+  ck_assert_double_eq_tol(back.queue, lp.queue, 1e-12);
+  ck_assert_int_eq(back.ntab, 3);
+  for (int i = 0; i < 3; i++) {   /* the sizes exactly: 8192 and 8193 stay apart */
+    ck_assert_double_eq(back.tab_size[i], lp.tab_size[i]);
+    ck_assert_double_eq_tol(back.tab_pair[i], lp.tab_pair[i], 1e-9);
+    ck_assert_double_eq_tol(back.tab_round[i], lp.tab_round[i], 1e-9);
+  }
 }
 END_TEST
 
@@ -111,6 +121,17 @@ START_TEST(malformed_lines) {
   ck_assert_int_eq(load_text("L 0.5\n", "line 1", &m), CDAG_ERR_ARG);
   ck_assert_int_eq(load_text("", "empty", &m), CDAG_ERR_ARG);
   ck_assert_int_eq(load_text("cdag-machine 1\nL 0.5\no 0.1\ng 0.1\nG 0.1\n", "no copy", &m), CDAG_ERR_ARG);
+  /* the table of costs by size: three numbers, a whole size from 1 byte, sizes rising */
+  ck_assert_int_eq(load_text("cdag-machine 1\nsize 8 0.3\n", "line 2", &m), CDAG_ERR_ARG);
+  ck_assert_int_eq(load_text("cdag-machine 1\nsize 8 0.3 0.1 4\n", "line 2", &m), CDAG_ERR_ARG);
+  ck_assert_int_eq(load_text("cdag-machine 1\nsize 0 0.3 0.6\n", "line 2", &m), CDAG_ERR_ARG);
+  ck_assert_int_eq(load_text("cdag-machine 1\nsize 8.5 0.3 0.6\n", "line 2", &m), CDAG_ERR_ARG);
+  ck_assert_int_eq(load_text("cdag-machine 1\nsize 8 -0.3 0.6\n", "line 2", &m), CDAG_ERR_ARG);
+  ck_assert_int_eq(load_text("cdag-machine 1\nsize 64 0.3 0.6\nsize 64 0.4 0.6\n", "line 3", &m), CDAG_ERR_ARG);
+  ck_assert(strstr(cdag_error_message(), "sizes must rise"));
+  char many[2048] = "cdag-machine 1\n";
+  for (int i = 1; i <= LOGGP_TAB_MAX + 1; i++) snprintf(many + strlen(many), sizeof many - strlen(many), "size %d 1 1\n", i);
+  ck_assert_int_eq(load_text(many, "line 34", &m), CDAG_ERR_ARG);
 }
 END_TEST
 

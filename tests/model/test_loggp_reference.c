@@ -501,6 +501,89 @@ START_TEST(schedgen_files) {
 }
 END_TEST
 
+/* A table of costs by size (a calibrated machine file's): beyond LogGOPSim. Sizes 8 and 1024
+   B, pairs 0.4 and 1.4 us, rounds 1.6 and 2.4 us: with o 0.2 a message's bytes cost each side
+   B = (pair - 2o) / 2, its CPU and NIC alike, and its latency is round - 2o - B; linear between
+   the sizes, flat below, the last slope above. */
+#define CK_OK_LOGGP(call) ck_assert_msg((call) == CDAG_OK, "%s", cdag_error_message())
+
+static double model_table(const char *text) {
+  cdag_graph *g = load(text);
+  loggp_params lp = loggp_defaults();   /* L 1, o 0.2, g 0.2 */
+  lp.ntab = 2;
+  lp.tab_size[0] = 8, lp.tab_size[1] = 1024;
+  lp.tab_pair[0] = 0.4, lp.tab_pair[1] = 1.4;
+  lp.tab_round[0] = 1.6, lp.tab_round[1] = 2.4;
+  double t = -1;
+  ck_assert_msg(exec_loggp(g, &lp, &t, NULL) == CDAG_OK, "%s", cdag_error_message());
+  cdag_graph_free(&g);
+  return t;
+}
+
+static double exchange_of(unsigned bytes) {
+  char text[512];
+  snprintf(text, sizeof text, "num_ranks 2\nrank 0 {\nrecv %ub from 1\nsend %ub to 1\n}\nrank 1 {\nrecv %ub from 0\nsend %ub to 0\n}\n",
+           bytes, bytes, bytes, bytes);
+  return model_table(text);
+}
+
+/* One exchange takes the table's round: the message arrives at o + latency and takes the
+   receiver o + B (its own send, o + B, is over by then). */
+START_TEST(table_prices_bytes_by_size) {
+  ck_assert_double_eq_tol(exchange_of(1024), 2.4, 1e-9);
+  ck_assert_double_eq_tol(exchange_of(516), 2.0, 1e-9);   /* halfway */
+  ck_assert_double_eq_tol(exchange_of(4), 1.6, 1e-9);     /* below: the first size's */
+  ck_assert_double_eq_tol(exchange_of(2048), 2.4 + 0.8 * 1024 / 1016, 1e-6);   /* above: the last slope */
+  /* a stream of 8 messages of 1024 B each way: each rank's CPU sends and receives them all,
+     2o + 2 * 0.5 = 1.4 us a pair, the last received after the latency */
+  sbuf b = {0};
+  put(&b, "num_ranks 2\n");
+  for (int r = 0; r < 2; r++) {
+    put(&b, "rank %d {\n", r);
+    for (int i = 0; i < 8; i++) put(&b, "recv 1024b from %d\nsend 1024b to %d\n", 1 - r, 1 - r);
+    put(&b, "}\n");
+  }
+  double t = model_table(b.text);
+  free(b.text);
+  ck_assert_double_eq_tol(t, 8 * 1.4, 1e-9);
+}
+END_TEST
+
+/* Under a table a message to self is a local copy, as cdag runs it: 1024 B at copy 0.0001
+   us/B, no latency, no o; then a calc of 1 us waits for the receive. */
+START_TEST(table_prices_messages_to_self) {
+  ck_assert_double_eq_tol(model_table("num_ranks 1\nrank 0 {\nl1: recv 1024b from 0\nl2: send 1024b to 0\n"
+                                      "l3: calc 1000\nl3 requires l1\n}\n"),
+                          0.1024 + 1, 1e-9);
+  loggp_params lp = loggp_defaults();
+  lp.ntab = 2, lp.tab_size[0] = 8, lp.tab_size[1] = 8;   /* not rising */
+  cdag_graph *g = load("num_ranks 1\nrank 0 {\ncalc 1\n}\n");
+  double t;
+  ck_assert_int_eq(exec_loggp(g, &lp, &t, NULL), CDAG_ERR_ARG);
+  ck_assert(strstr(cdag_error_message(), "sizes must rise"));
+  cdag_graph_free(&g);
+}
+END_TEST
+
+/* queue: handling a message costs its receiver's CPU queue more per receive waiting there,
+   itself included. Three messages into three posted receives, each handled after the last
+   (the CPU is the bottleneck: o = 0.2 a message against 0.2 apart): 3 + 2 + 1 times 0.1. */
+START_TEST(queue_prices_waiting_receives) {
+  const char *text = "num_ranks 2\nrank 0 {\nsend 8b to 1\nsend 8b to 1\nsend 8b to 1\n}\n"
+                     "rank 1 {\nrecv 8b from 0\nrecv 8b from 0\nrecv 8b from 0\n}\n";
+  cdag_graph *g = load(text);
+  loggp_params lp = loggp_defaults();
+  double plain, queued;
+  CK_OK_LOGGP(exec_loggp(g, &lp, &plain, NULL));
+  lp.queue = 0.1;
+  CK_OK_LOGGP(exec_loggp(g, &lp, &queued, NULL));
+  ck_assert_double_eq_tol(queued - plain, 0.6, 1e-9);
+  lp.queue = -1;
+  ck_assert_int_eq(exec_loggp(g, &lp, &queued, NULL), CDAG_ERR_ARG);
+  cdag_graph_free(&g);
+}
+END_TEST
+
 Suite *cdag_loggp_reference_suite(void) {
   Suite *s = suite_create("loggp_reference");
   TCase *t = tcase_create("model");
@@ -515,6 +598,9 @@ Suite *cdag_loggp_reference_suite(void) {
   tcase_add_test(t, ping_pong_and_pipelined_ring);
   tcase_add_test(t, too_large_is_refused);
   tcase_add_test(t, schedgen_files);
+  tcase_add_test(t, table_prices_bytes_by_size);
+  tcase_add_test(t, table_prices_messages_to_self);
+  tcase_add_test(t, queue_prices_waiting_receives);
   suite_add_tcase(s, t);
   return s;
 }

@@ -286,7 +286,7 @@ START_TEST(loggp_by_hand) {
   ck_assert_int_eq(cdag_rank_send(g, 0, 0, 101, 1, 0, NULL), CDAG_OK);
   ck_assert_int_eq(cdag_rank_recv(g, 1, 0, 101, 0, 0, NULL), CDAG_OK);
   ck_assert_int_eq(ir_finalize(g), CDAG_OK);
-  loggp_params lp = {10, 1, 5, 0.5, 0, 1000, 0};
+  loggp_params lp = {.L = 10, .o = 1, .g = 5, .G = 0.5, .S = 1000};
   double t;
   int last;
   ck_assert_int_eq(exec_loggp(g, &lp, &t, &last), CDAG_OK);

@@ -12,12 +12,12 @@
 #include "exec/mpi/calibrate.h"
 #include "exec/mpi/schedule.h"
 
-enum { TAG = 0x6364, BURST = 64, MAXBYTES = 1 << 18 };
+enum { TAG = 0x6364, BURST = 64, MAXBYTES = 1 << 18, TABLE_MAX = 1 << 20, BUFBYTES = 8 * TABLE_MAX };
 
 typedef struct {
   int rank, peer, batches;
   const char *failed;    /* the first MPI call that failed on this rank, NULL none */
-  unsigned char *buf;    /* MAXBYTES */
+  unsigned char *buf;    /* BUFBYTES */
 } cal;
 
 static void check(cal *x, int mpi_rc, const char *call) {
@@ -32,6 +32,12 @@ static int cmp_double(const void *a, const void *b) {
 static double median(double *v, int n) {
   qsort(v, (size_t)n, sizeof *v, cmp_double);
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static double least(const double *v, int n) {
+  double m = v[0];
+  for (int i = 1; i < n; i++) m = v[i] < m ? v[i] : m;
+  return m;
 }
 
 static void cal_send(cal *x, const void *b, int n) { check(x, MPI_Send(b, n, MPI_BYTE, x->peer, TAG, MPI_COMM_WORLD), "MPI_Send"); }
@@ -80,6 +86,74 @@ static double exchange(cal *x, int bytes, int k) {
     t[b] = (MPI_Wtime() - t0) / ITERS * 1e6;
   }
   return median(t, x->batches);
+}
+
+/* Per round of k messages of `bytes` each way between ranks 0 and 1 (communicator two), each
+   receive just before its send, run as cdag runs a graph as written (detect = 0): the model
+   prices such runs, the engine's own cost per message included (us, the best batch: the
+   benchmarks the model is checked against take their best batch too). */
+static double stream(cal *x, MPI_Comm two, int bytes, int k) {
+  cdag_graph *g = NULL;
+  cdag_schedule *s = NULL;
+  cdag_options o;
+  cdag_options_init(&o);
+  o.detect = 0;
+  o.price = 0;
+  int rc = cdag_graph_create(two, &g);
+  for (int j = 0; j < k && !rc; j++) {
+    rc = cdag_recv(g, x->buf + (size_t)(k + j) * bytes, (size_t)bytes, x->peer, TAG + 3, NULL);
+    if (!rc) rc = cdag_send(g, x->buf + (size_t)j * bytes, (size_t)bytes, x->peer, TAG + 3, NULL);
+  }
+  if (!rc) rc = cdag_compile(g, &o, &s);
+  cdag_graph_free(&g);
+  if (rc) {
+    if (!x->failed) x->failed = "cdag_compile of a stream of exchanges";
+    return 0;
+  }
+  int iters = bytes > 65536 ? 2 : bytes > 1024 ? 10 : k > 16 ? 4 : 50;
+  double t[64] = {0};
+  for (int b = 0; b < x->batches; b++) {
+    round_trip(x, 0);   /* both ranks start together */
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < iters && !rc; i++) rc = cdag_run(s);
+    t[b] = (MPI_Wtime() - t0) / iters * 1e6;
+  }
+  if (rc && !x->failed) x->failed = "cdag_run of a stream of exchanges";
+  cdag_schedule_free(&s);
+  return least(t, x->batches);
+}
+
+/* The table's sizes: every power of 2 from 8 B to 64 KiB (shared memory's costs step
+   between neighbours: 64 to 128 B, 8 to 16 KiB), then 256 KiB and 1 MiB. */
+static int table_sizes(double *v) {
+  int n = 0;
+  for (double s = 8; s <= 65536; s *= 2) v[n++] = s;
+  v[n++] = 262144;
+  v[n++] = TABLE_MAX;
+  return n;
+}
+
+/* What a stream of k exchanges adds to one exchange, E_k - E_1, in the model: k - 1 pairs,
+   and the queue term for each message handled while j receives wait, j = k .. 1 (all are
+   posted at once), less the one of E_1. */
+static double queue_weight(int k) { return (double)k * (k + 1) / 2 - 1; }
+
+/* queue, then the table of costs by size (choose.h): the round of one exchange E_1, and
+   per message pair of a stream of exchanges (E_k - E_1 - queue_weight(k) queue) / (k - 1),
+   with k = 16 messages a round, 4 from 256 KiB (the buffer). queue comes from streams of
+   16 and 512 messages of 8 B: two equations in the pair's time and queue. */
+static void table(cal *x, MPI_Comm two, exec_calibration *c) {
+  loggp_params *lp = &c->lp;
+  double e1 = stream(x, two, 8, 1), d16 = stream(x, two, 8, 16) - e1, d512 = stream(x, two, 8, 512) - e1;
+  double q = (d512 - 511.0 / 15 * d16) / (queue_weight(512) - 511.0 / 15 * queue_weight(16));
+  lp->queue = q > 0 ? q : 0;
+  lp->ntab = table_sizes(lp->tab_size);
+  for (int i = 0; i < lp->ntab; i++) {
+    int bytes = (int)lp->tab_size[i], k = bytes < 262144 ? 16 : 4;
+    double one = stream(x, two, bytes, 1), pairs = stream(x, two, bytes, k) - one - queue_weight(k) * lp->queue;
+    lp->tab_pair[i] = pairs > 0 ? pairs / (k - 1) : 0;
+    lp->tab_round[i] = one;
+  }
 }
 
 /* Bursts of BURST messages of 8 B into receives posted ahead (a token says they are):
@@ -177,7 +251,7 @@ static const int sizes[CAL_NSIZES] = {8, 64, 512, 1024, 2048, 4096, 8192, 12288,
                                       131072, MAXBYTES};
 
 /* Ranks 0 and 1 measure; the figures are rank 0's. */
-static void measure(cal *x, exec_calibration *c) {
+static void measure(cal *x, MPI_Comm two, exec_calibration *c) {
   for (int i = 0; i < CAL_NSIZES; i++) {
     c->size[i] = sizes[i];
     c->oneway[i] = oneway(x, sizes[i]);
@@ -202,6 +276,7 @@ static void measure(cal *x, exec_calibration *c) {
   c->lp.O = O < 0 ? 0 : O > c->lp.G ? c->lp.G : O;
   double L = c->exchange_us - 2 * c->lp.o - 7 * c->lp.G;
   c->lp.L = L > 0 ? L : 0;
+  table(x, two, c);
 }
 
 /* Ranks beyond 1 wait for 0 and 1 sleeping between tests, leaving them the cores. */
@@ -224,16 +299,19 @@ int exec_calibrate(int quick, exec_calibration *c) {
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
   c->nprocs = nprocs;
   if (nprocs < 2) return cdag__error(CDAG_ERR_ARG, "calibrate: needs 2 processes or more (mpiexec -n 2), has %d", nprocs);
-  cal x = {rank, 1 - rank, quick ? 5 : 31, NULL, malloc(MAXBYTES)};
-  int rc = x.buf ? CDAG_OK : CDAG_NOMEM("calibrate: 256 KiB buffer");
+  cal x = {rank, 1 - rank, quick ? 5 : 31, NULL, malloc(BUFBYTES)};
+  int rc = x.buf ? CDAG_OK : CDAG_NOMEM("calibrate: 8 MiB buffer");
   if ((rc = exec_agree(MPI_COMM_WORLD, rank, nprocs, rc))) {
     free(x.buf);
     return rc;
   }
-  memset(x.buf, 1, MAXBYTES);
+  memset(x.buf, 1, BUFBYTES);
+  MPI_Comm two = MPI_COMM_NULL;   /* ranks 0 and 1, for the streams run by cdag's engine */
+  check(&x, MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : MPI_UNDEFINED, rank, &two), "MPI_Comm_split");
   double t0 = MPI_Wtime();
-  if (rank < 2) measure(&x, c);
+  if (rank < 2 && !x.failed) measure(&x, two, c);
   wait_politely(&x, nprocs);
+  if (two != MPI_COMM_NULL) MPI_Comm_free(&two);
   c->seconds = MPI_Wtime() - t0;
   check(&x, MPI_Get_library_version(lib, &len), "MPI_Get_library_version");
   lib[strcspn(lib, "\r\n")] = '\0';

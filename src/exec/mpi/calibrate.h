@@ -18,7 +18,13 @@
  * 2o + L + (s-1)G; so L = E - 2o - 7G and O = (E4 - 2o) / 4095 - G (in [0, G]). (A real MPI spends about twice the ping-pong's
  * one-way time on such a round: from T(8), every phase would look faster than it runs.)
  * LogGOPS's rendezvous adds no time to a ping-pong, so S only says when a send waits for
- * its receive. Rank 0's result is broadcast. The header is MPI-free: the `cdag` tool calls
+ * its receive. Then the table of costs by size and queue (choose.h, loggp_params), which
+ * replace L, G and O where a machine file has them: streams of k exchanges run by cdag's
+ * engine as a graph written one message at a time runs (cdag_compile with detect = 0 on a
+ * communicator of ranks 0 and 1, each receive just before its send), the best batch of each;
+ * one exchange E1 and a stream of 16 (4 from 256 KiB) at every power of 2 from 8 B to 64 KiB,
+ * 256 KiB and 1 MiB, and streams of 16 and 512 of 8 B for queue (calibrate.c says how the
+ * figures follow). Rank 0's result is broadcast. The header is MPI-free: the `cdag` tool calls
  * it (tools may not call MPI). */
 #ifndef CDAG_EXEC_MPI_CALIBRATE_H
 #define CDAG_EXEC_MPI_CALIBRATE_H

@@ -540,10 +540,12 @@ static void ctx_free(compile_ctx *x) {
 }
 
 /* The policy and model of this compile: options and environment (set) over the measured
-   model (if any), else the machine file (read once per process), else the built-in one. */
+   model (if any), else the machine file (read once per process), else the built-in one. A
+   graph run as written (detect = 0) is neither priced nor planned: no file is read (`cdag
+   calibrate` runs such graphs before the file it writes exists). */
 static int tune(compile_ctx *x, const cdag_settings *set) {
-  machine_params m;
-  int rc = exec_machine(set, &m);
+  machine_params m = machine_builtin();
+  int rc = x->opts.detect ? exec_machine(set, &m) : CDAG_OK;
   if (rc == CDAG_OK) pipeline_tuning_on(&x->opts, set, &m, &x->tune);
   return rc;
 }

@@ -3,7 +3,8 @@
 #
 # At 2 processes, --quick (a fraction of a second): the machine file it writes loads (cdag
 # analyze names it as the price's source; cdag model uses it), its parameters are positive and
-# sane (L, G, copy, o, g below bounds no MPI on one node exceeds; S a byte count), its comments
+# sane (L, G, copy, o, g below bounds no MPI on one node exceeds; S a byte count; queue; a
+# table of 16 sizes rising, its times positive; cdag model names them), its comments
 # carry the date and the MPI library; cdag_compile (through cdag replay) prices with it; CDAG_MACHINE is where it writes without -o, the default
 # path under XDG_CONFIG_HOME without either. Errors: one process, CDAG_MACHINE=none without -o,
 # bad arguments: one message from rank 0, exit 1 (2 for usage) on every rank. Every mpiexec
@@ -21,12 +22,14 @@ cases <<T
 0 mpi -n 2 "$cdag" calibrate --quick -o "$tmp/m"
   out calibrate: 2 processes, ranks 0 and 1 measured
   out~ ^L [0-9.e+-]+ us, o [0-9.e+-]+ us, g [0-9.e+-]+ us, G [0-9.e+-]+ us/B, O [0-9.e+-]+ us/B, S [0-9]+ B
+  out~ ^queue [0-9.e+-]+ us
+  out~ ^ +1048576 B +[0-9.]+ us +[0-9.]+ us$
   out written: $tmp/m
   count 1 ^written:
 0 CDAG_MACHINE="$tmp/m" cdag analyze "$ex/halo1d8.cdag"
   out~ ^price \(LogGOPS .*; machine file $tmp/m\): plan
 0 CDAG_MACHINE="$tmp/m" cdag model "$ex/halo1d8.cdag"
-  out~ ^LogGOPS: .*\(machine file $tmp/m\)$
+  out~ ^LogGOPS: .* queue=[0-9.e+-]+ us, costs of 16 sizes, p=8 \(machine file $tmp/m\)$
 # cdag_compile reads it too (once per process): the compiled schedule's report names it
 0 CDAG_MACHINE="$tmp/m" mpi -n 2 "$cdag" replay --iterations 2 --repeat 1 "$ex/shapes/halo2d_p2.cdag"
   out~ ^price \(LogGOPS .*; machine file $tmp/m\): plan
@@ -43,7 +46,9 @@ plausible() {
     $1 == "O" { ok += ($2 >= 0); O = $2 }
     $1 == "S" { ok += ($2 ~ /^[0-9]+$/) }
     $1 == "copy" { ok += ($2 > 0 && $2 < 0.1) }
-    END { exit ok == 7 && O <= G ? 0 : 1 }' "$1"
+    $1 == "queue" { ok += ($2 >= 0 && $2 < 1) }
+    $1 == "size" { n++; bad += !($2 > last && $3 >= 0 && $3 < 1e4 && $4 > 0 && $4 < 1e4); last = $2 }
+    END { exit ok == 8 && O <= G && n == 16 && !bad ? 0 : 1 }' "$1"
 }
 for again in 1 2; do
   plausible "$tmp/m" && break
