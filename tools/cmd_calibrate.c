@@ -1,9 +1,11 @@
 /* cdag — tools/cmd_calibrate.c: `mpiexec -n 2 cdag calibrate [-o FILE] [--quick]`.
  *
  * Measures the LogGOPS parameters of the MPI it runs on (src/exec/mpi/calibrate.h:
- * ping-pongs from 8 B to 256 KiB, exchanges both ways of 8 B and 4 KiB, bursts of small messages, memcpy; medians of repeated
- * batches, about a second) and writes them as a machine file (src/exec/machine.h), where
- * cdag_compile and the `cdag` tool look for it: -o FILE, else $CDAG_MACHINE, else
+ * ping-pongs from 8 B to 256 KiB, exchanges both ways of 8 B and 4 KiB, bursts of small
+ * messages, memcpy; medians of repeated batches) and the table of costs by size and queue
+ * (streams of exchanges run by cdag's engine, 8 B to 1 MiB; best batches), about a second,
+ * and writes them as a machine file (src/exec/machine.h), where cdag_compile and the `cdag`
+ * tool look for it: -o FILE, else $CDAG_MACHINE, else
  * ${XDG_CONFIG_HOME:-$HOME/.config}/cdag/machine (the directories made if missing). The file's
  * comments hold the date, the process count, the MPI library's version and the ping-pong
  * curve. Rank 0 prints what was measured and where it went; --quick takes fewer batches

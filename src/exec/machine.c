@@ -65,8 +65,8 @@ static int read_size(char *save, const char *path, long no, loggp_params *lp) {
   for (int i = 0; i < 4; i++) w[i] = strtok_r(NULL, " \t", &save);
   double b = number(w[0], 0x1p62), pair = number(w[1], 1e9), round = number(w[2], 1e9);
   if (w[3] || b < 1 || b != floor(b) || pair < 0 || round < 0)
-    return cdag__error(CDAG_ERR_ARG, "machine file %s line %ld: expected 'size BYTES PAIR ROUND' (a byte count >= 1, "
-                       "two times >= 0 in us)", path, no);
+    return cdag__error(CDAG_ERR_ARG, "machine file %s line %ld: expected 'size BYTES PAIR ROUND' (a byte count from 1 "
+                       "to 2^62, two times from 0 to 1e9 us)", path, no);
   if (lp->ntab == LOGGP_TAB_MAX)
     return cdag__error(CDAG_ERR_ARG, "machine file %s line %ld: more than %d size lines", path, no, LOGGP_TAB_MAX);
   if (lp->ntab && b <= lp->tab_size[lp->ntab - 1])
@@ -93,7 +93,7 @@ static int read_param(char *line, const char *path, long no, loggp_params *lp, u
   double v = strtod(val, &end);
   if (*end || errno || !isfinite(v) || v < 0 || (k == P_S && (v != floor(v) || v > 0x1p63)) || (k != P_S && v > 1e9))
     return cdag__error(CDAG_ERR_ARG, "machine file %s line %ld: %s '%s': expected %s", path, no, name, val,
-                       k == P_S ? "a byte count >= 0" : "a number >= 0 (us or us/B)");
+                       k == P_S ? "a byte count from 0 to 2^63" : "a number from 0 to 1e9 (us or us/B)");
   if (k == P_S) lp->S = (uint64_t)v;
   else *field(lp, k) = v;
   *seen |= 1u << k;

@@ -244,8 +244,9 @@ static void price_text(const cdag_plan *p, FILE *f) {
     fprintf(f, "price: %s\n", pr->why);
     return;
   }
-  char table[64] = "";   /* a calibrated machine's costs by size replace L, G and O */
-  if (l->ntab) snprintf(table, sizeof table, ", costs of %d sizes, queue %g us", l->ntab, l->queue);
+  char table[80] = "";   /* a calibrated machine's costs by size replace L, G and O */
+  int n = l->ntab ? snprintf(table, sizeof table, ", costs of %d sizes", l->ntab) : 0;
+  if (l->queue > 0) snprintf(table + n, sizeof table - (size_t)n, ", queue %g us", l->queue);
   fprintf(f, "price (LogGOPS L=%g o=%g g=%g us, G=%g us/B, copy %g us/B%s; %s): plan %s%.3f us%s, as written %.3f us: ",
           l->L, l->o, l->g, l->G, l->copy, table, pr->source[0] ? pr->source : "built in", pr->bound ? "at least " : "",
           pr->plan_us, pr->bound ? " (the receives of its residual reductions; not lowered)" : "", pr->written_us);

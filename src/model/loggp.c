@@ -39,9 +39,10 @@
  * queue need the same resources, so a later one could never run before the first: the same
  * events run at the same times in the same order, without the retries. Ops queued together
  * with one time (a rank's sends, say) enter the heap as one run: their ts are consecutive, so
- * no other event falls between them. Messages in flight, which come due in the order sent
- * while sends start in time order, wait in a FIFO beside the heap, and wakes in four FIFOs
- * (CPUs working in step arm theirs in a few ascending sequences). So the heap holds runs
+ * no other event falls between them. Messages in flight, which mostly come due in the order
+ * sent while sends start in time order, wait in a FIFO beside the heap (one that comes
+ * before the FIFO's last goes into the heap: under a table latency varies with size), and
+ * wakes in four FIFOs (CPUs working in step arm theirs in a few ascending sequences). So the heap holds runs
  * and the few messages and wakes out of order: a 4-ary heap of 16-byte events that stays
  * in the first-level cache. The pairing of sends
  * and receives is match_run's, or one the caller already has (exec_loggp_paired).
@@ -236,7 +237,8 @@ enum { WAKE_FIFOS = 4 };
 
 /* Events that mostly come in key order wait in FIFOs, e[head .. n), outside the heap, and
    go into the heap only when one comes before its FIFO's last. Messages in flight: each
-   comes due o + L after its send starts, and sends start in time order (nearly always).
+   comes due o + L after its send starts (under a table: a latency by size; a copy to self
+   when the copy ends), and sends start in time order (nearly always).
    Wakes: a CPU's next wake is mostly a fixed cost after the one that ran, so while CPUs
    work in step (an alltoall's 1024) the wakes they arm come in order; in the heap each
    sank through every level. The next event is the least of the two FIFOs' firsts and the
@@ -387,12 +389,22 @@ static int64_t queue_id(const sim *s, int kind, int32_t rank, int cpu, int nic) 
   return kind == Q_CPU ? base : kind == Q_SEND ? base + 1 + nic : base + 1 + s->nnic + nic;
 }
 
+/* A message a rank sends itself (send or receive op), under a table: a local copy, as cdag's
+   engines run it. The send is a local op (its CPU copies, for copy per byte; no NIC, no
+   latency, no rendezvous); its message needs nothing to be handled. */
+static int self_priced(const sim *s, int32_t op) {
+  int32_t p = s->partner[op];
+  return s->lp->ntab && p >= 0 && s->g->rank[op] == s->g->rank[p];
+}
+
 /* The queue of what e needs (CPU; CPU and send NIC; CPU and receive NIC). A message is
-   handled at the receiver with the send's CPU and NIC numbers. */
+   handled at the receiver with the send's CPU and NIC numbers. A message to self never
+   waits (step). */
 static int64_t queue_of(const sim *s, const ev *e) {
   int32_t op = ev_id(e);
   if (ev_kind(e) == EV_MSG) return queue_id(s, Q_MSG, s->g->rank[s->partner[op]], cpu_of(s, op), nic_of(s, op));
-  return queue_id(s, s->g->kind[op] == IR_SEND ? Q_SEND : Q_CPU, s->g->rank[op], cpu_of(s, op), nic_of(s, op));
+  int kind = s->g->kind[op] == IR_SEND && !self_priced(s, op) ? Q_SEND : Q_CPU;
+  return queue_id(s, kind, s->g->rank[op], cpu_of(s, op), nic_of(s, op));
 }
 
 static ps_t free_at(const sim *s, const wait_queue *w) {
@@ -476,10 +488,12 @@ static ps_t tab_bytes(const sim *s, uint64_t size) {
 }
 
 /* A message's latency: L, or under the table what one exchange alone takes beyond its
-   overheads and bytes (an exchange is 2o + B + max(L, B) for bytes B a side). */
+   overheads, bytes and queue (one exchange is 2o + B + max(L, B) + queue for bytes B a side,
+   its own receive the one waiting). */
 static ps_t latency(const sim *s, uint64_t size) {
   if (!s->lp->ntab) return s->L;
-  ps_t round = to_ps(tab_at(s->lp, s->lp->tab_round, (double)size)), rest = round - 2 * s->o - tab_bytes(s, size);
+  ps_t round = to_ps(tab_at(s->lp, s->lp->tab_round, (double)size));
+  ps_t rest = round - 2 * s->o - tab_bytes(s, size) - s->queue;
   return rest > 0 ? rest : 0;
 }
 
@@ -488,10 +502,6 @@ static void byte_terms(const sim *s, uint64_t size, ps_t *wire, ps_t *cpu) {
   if (s->lp->ntab) *wire = *cpu = tab_bytes(s, size);
   else *wire = bytes_less_one(size, s->G), *cpu = bytes_less_one(size, s->O);
 }
-
-/* A message a rank sends itself, under a table: a local copy, as cdag's engines run it (the
-   sender's CPU copies; no NIC, no latency, nothing for the receive). */
-static int self_priced(const sim *s, int32_t send) { return s->lp->ntab && s->g->rank[send] == s->g->rank[s->partner[send]]; }
 
 static void maybe_ready(sim *s, int32_t op) {
   if (s->need_done[op] || s->need_start[op] || (s->st[op] & ST_QUEUED)) return;
@@ -581,7 +591,8 @@ static void sort_keys(sim *s) {
 static ps_t queued_at(sim *s, int32_t op) {
   int32_t r = s->g->rank[op];
   ps_t t = *clock_o(s, r, cpu_of(s, op));
-  if (s->g->kind[op] == IR_SEND && *clock_gs(s, r, nic_of(s, op)) > t) t = *clock_gs(s, r, nic_of(s, op));
+  if (s->g->kind[op] == IR_SEND && !self_priced(s, op) && *clock_gs(s, r, nic_of(s, op)) > t)
+    t = *clock_gs(s, r, nic_of(s, op));
   return t;
 }
 
@@ -646,11 +657,12 @@ static void step(sim *s, ev e) {
   if (ev_kind(&e) == EV_MSG) {  /* op is the send; the receiver handles its message */
     int32_t q = s->partner[op], rr = g->rank[q];
     int64_t xo = res_cpu(s, rr, cpu), xg = res_gr(s, rr, nic);
-    if (s->clock[xo] > e.t || s->clock[xg] > e.t) {
+    int self = self_priced(s, op);
+    if (!self && (s->clock[xo] > e.t || s->clock[xg] > e.t)) {
       park(s, e);
       return;
     }
-    if (!self_priced(s, op)) {
+    if (!self) {
       ps_t wire, cpu_bytes;
       byte_terms(s, size, &wire, &cpu_bytes);
       s->clock[xo] = e.t + s->o + (cpu_bytes > wire ? cpu_bytes : wire) + s->queue * s->posted[rr];
@@ -660,30 +672,32 @@ static void step(sim *s, ev e) {
       s->st[q] |= ST_ARRIVED;
       return;
     }
-    if (size > s->S) rendezvous_done(s, op, e.t, cpu, nic);
-    s->posted[rr] -= !self_priced(s, op);
+    if (size > s->S && !self) rendezvous_done(s, op, e.t, cpu, nic);
+    s->posted[rr] -= !self;
     mark_done(s, q);
     return;
   }
   switch (g->kind[op]) {
   case IR_SEND: {
     int64_t xo = res_cpu(s, r, cpu), xg = res_gs(s, r, nic);
-    if (s->clock[xo] > e.t || s->clock[xg] > e.t) {
+    int self = self_priced(s, op);
+    if (s->clock[xo] > e.t || (!self && s->clock[xg] > e.t)) {
       park(s, e);
       return;
     }
     mark_started(s, op);
-    if (self_priced(s, op)) {
+    if (self) {
       ps_t copied = (ps_t)size * s->copy;
       s->clock[xo] = e.t + copied;
       push_msg(s, ev_make(e.t + copied, s->ts++, EV_MSG, op));
-    } else {
-      ps_t wire, cpu_bytes;
-      byte_terms(s, size, &wire, &cpu_bytes);
-      s->clock[xo] = e.t + s->o + cpu_bytes;
-      s->clock[xg] = e.t + s->g_ + wire;
-      push_msg(s, ev_make(e.t + s->o + latency(s, size), s->ts++, EV_MSG, op));
+      mark_done(s, op);
+      return;
     }
+    ps_t wire, cpu_bytes;
+    byte_terms(s, size, &wire, &cpu_bytes);
+    s->clock[xo] = e.t + s->o + cpu_bytes;
+    s->clock[xg] = e.t + s->g_ + wire;
+    push_msg(s, ev_make(e.t + s->o + latency(s, size), s->ts++, EV_MSG, op));
     if (size <= s->S) mark_done(s, op);
     return;
   }
@@ -691,10 +705,10 @@ static void step(sim *s, ev e) {
     mark_started(s, op);
     if (!(s->st[op] & ST_ARRIVED)) {
       s->st[op] |= ST_POSTED;
-      s->posted[r] += !self_priced(s, s->partner[op]);   /* a local copy waits in no MPI queue */
+      s->posted[r] += !self_priced(s, op);   /* a local copy waits in no MPI queue */
       return;
     }
-    if (size > s->S) rendezvous_done(s, s->partner[op], e.t, cpu, nic);
+    if (size > s->S && !self_priced(s, op)) rendezvous_done(s, s->partner[op], e.t, cpu, nic);
     mark_done(s, op);
     return;
   default: {
@@ -753,7 +767,10 @@ static int sim_init(sim *s, const cdag_graph *g, const match_result *m, const lo
   *s = (sim){.g = g, .partner = m->partner, .L = to_ps(lp->L), .o = to_ps(lp->o), .g_ = to_ps(lp->g),
              .G = to_ps(lp->G), .O = to_ps(lp->O), .copy = to_ps(lp->copy), .queue = to_ps(lp->queue), .S = lp->S, .lp = lp, .ncpu = 1, .nnic = 1};
   /* Bounds: clocks in int64 picoseconds, wait-queue nodes in int32, queues per rank, CPU and
-     NIC. The sum of every op's longest cost bounds every clock. */
+     NIC. The sum of every op's longest cost bounds every clock; a message's queue charge is at
+     most queue times its rank's receives (counted in posted, zeroed after). */
+  s->posted = calloc((size_t)g->nprocs + 1, sizeof *s->posted);
+  if (!s->posted) return CDAG_NOMEM("LogGP model");
   double bound = 0, per_byte = (double)(s->G > s->O ? s->G : s->O);
   if ((double)s->copy > per_byte) per_byte = (double)s->copy;
   for (int64_t i = 0; i < n; i++) {
@@ -763,11 +780,13 @@ static int sim_init(sim *s, const cdag_graph *g, const match_result *m, const lo
                          "numbers below %d", g->rank[i], (long long)i, cpu, nic, LOGGP_MAX_UNITS);
     if (cpu >= s->ncpu) s->ncpu = cpu + 1;
     if (nic >= s->nnic) s->nnic = nic + 1;
-    bound += (double)g->bytes[i] * (g->kind[i] == IR_CALC ? 1000.0 : per_byte) + (double)(s->L + s->o + s->g_) * 2 +
-             (double)s->queue * (double)n;
-    if (lp->ntab)
+    bound += (double)g->bytes[i] * (g->kind[i] == IR_CALC ? 1000.0 : per_byte) + (double)(s->L + s->o + s->g_) * 2;
+    if (lp->ntab && g->kind[i] != IR_CALC)
       bound += 1e6 * (tab_at(lp, lp->tab_pair, (double)g->bytes[i]) + tab_at(lp, lp->tab_round, (double)g->bytes[i]));
+    s->posted[g->rank[i]] += g->kind[i] == IR_RECV;
   }
+  for (int32_t r = 0; r < g->nprocs; r++) bound += (double)s->queue * (double)s->posted[r] * (double)s->posted[r];
+  memset(s->posted, 0, ((size_t)g->nprocs + 1) * sizeof *s->posted);
   if (bound > 4e18)
     return cdag__error(CDAG_ERR_UNSUPPORTED, "LogGP model: the graph's costs add up to %.3g s, beyond the model's "
                        "picosecond clock (about 4.6e6 s)", bound * 1e-12);
@@ -780,7 +799,6 @@ static int sim_init(sim *s, const cdag_graph *g, const match_result *m, const lo
   s->ss_start = calloc(m1 + 1, sizeof *s->ss_start);
   s->ss = malloc((size_t)(g->nsdeps + 1) * sizeof *s->ss);
   s->st = calloc(m1, 1);
-  s->posted = calloc((size_t)g->nprocs + 1, sizeof *s->posted);
   int hrc = heap_alloc(s, (int64_t)m1);   /* runs, messages in flight, wakes; grows if needed */
   s->ready = malloc(m1 * sizeof *s->ready);
   s->key = malloc(m1 * sizeof *s->key);
@@ -793,7 +811,7 @@ static int sim_init(sim *s, const cdag_graph *g, const match_result *m, const lo
   s->wk = calloc((size_t)g->nprocs * (size_t)s->ncpu, sizeof *s->wk);
   s->runs = malloc(m1 * sizeof *s->runs);   /* every op is queued once, a run at least one */
   s->runops = malloc(m1 * sizeof *s->runops);
-  if (hrc || !s->posted || !s->need_done || !s->need_start || !s->ss_start || !s->ss || !s->st || !s->ready || !s->key ||
+  if (hrc || !s->need_done || !s->need_start || !s->ss_start || !s->ss || !s->st || !s->ready || !s->key ||
       !s->key2 || !s->bucket || !s->clock || !s->q || !s->wk || !s->runs || !s->runops)
     return CDAG_NOMEM("LogGP model");
   for (int32_t r = 0; r < g->nprocs; r++)   /* the clocks each queue's events need */
@@ -861,6 +879,17 @@ const char *loggp_table_check(const loggp_params *lp) {
       return "the table's times must lie in [0, 1e9] us";
   }
   return NULL;
+}
+
+double loggp_fit_queue(double e16, double e512) {
+  double q = (e512 / 512 - e16 / 16) / ((513.0 - 17.0) / 2);
+  return q > 0 ? q : 0;
+}
+
+void loggp_fit_row(double e1, double ek, int k, double queue, double *pair, double *round) {
+  double p = (ek - queue * k * (k + 1) / 2) / k;
+  *pair = p > 0 ? p : 0;
+  *round = e1 > 0 ? e1 : 0;
 }
 
 static int check_args(const cdag_graph *g, const loggp_params *lp, const double *time) {

@@ -130,6 +130,14 @@ loggp_params loggp_defaults(void);
 /* Why lp's table of costs by size is unusable (sizes not rising, times out of range), or
    NULL when it is fine or absent. */
 const char *loggp_table_check(const loggp_params *lp);
+/* The table and queue from measured streams of exchanges between two ranks (`cdag
+   calibrate`), by inverting the model: in a stream of k exchanges of one size, all k
+   receives posted at once and the latency hidden behind the k sends, each rank's CPU takes
+   k pairs and the j-th message handled sees k - j + 1 receives waiting, so the stream takes
+   E_k = k PAIR + queue k(k+1)/2; one exchange takes E_1 = ROUND. queue from streams of 16 and
+   512 (E16, E512), a row from E_1 and E_k; each at least 0. */
+double loggp_fit_queue(double e16, double e512);
+void loggp_fit_row(double e1, double ek, int k, double queue, double *pair, double *round);
 /* Completion time (max over ranks, us) of finalized g; *rank_max (may be NULL) gets the
    rank that finishes last. Errors of matching (CDAG_ERR_UNMATCHED, ...) as match.h. */
 int exec_loggp(const cdag_graph *g, const loggp_params *p, double *time, int *rank_max);

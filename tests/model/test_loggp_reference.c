@@ -584,6 +584,43 @@ START_TEST(queue_prices_waiting_receives) {
 }
 END_TEST
 
+/* A stream of k exchanges of `bytes` between two ranks, each receive just before its send
+   (what `cdag calibrate` times), modelled under lp. */
+static double stream_time(const loggp_params *lp, unsigned bytes, int k) {
+  sbuf b = {0};
+  put(&b, "num_ranks 2\n");
+  for (int r = 0; r < 2; r++) {
+    put(&b, "rank %d {\n", r);
+    for (int i = 0; i < k; i++) put(&b, "recv %ub from %d\nsend %ub to %d\n", bytes, 1 - r, bytes, 1 - r);
+    put(&b, "}\n");
+  }
+  cdag_graph *g = load(b.text);
+  free(b.text);
+  double t = -1;
+  CK_OK_LOGGP(exec_loggp(g, lp, &t, NULL));
+  cdag_graph_free(&g);
+  return t;
+}
+
+/* calibrate's formulas invert the model: the streams it times, modelled under a table and a
+   queue, fitted back (loggp_fit_queue, loggp_fit_row), give that table and queue, below and
+   above the rendezvous threshold S alike. */
+START_TEST(calibration_inverts_the_model) {
+  loggp_params lp = loggp_defaults();
+  lp.o = 0.15, lp.g = 0.15, lp.S = 8192, lp.queue = 0.0005, lp.ntab = 3;
+  const double size[3] = {8, 1024, 65536}, pair[3] = {0.32, 0.62, 9.0}, round[3] = {0.6, 0.95, 10.0};
+  for (int i = 0; i < 3; i++) lp.tab_size[i] = size[i], lp.tab_pair[i] = pair[i], lp.tab_round[i] = round[i];
+  double q = loggp_fit_queue(stream_time(&lp, 8, 16), stream_time(&lp, 8, 512));
+  ck_assert_double_eq_tol(q, lp.queue, 1e-7);
+  for (int i = 0; i < 3; i++) {
+    double p, r;
+    loggp_fit_row(stream_time(&lp, (unsigned)size[i], 1), stream_time(&lp, (unsigned)size[i], 16), 16, q, &p, &r);
+    ck_assert_msg(fabs(p - pair[i]) < 1e-4 && fabs(r - round[i]) < 1e-4, "%g B: pair %g round %g, fitted %g %g", size[i],
+                  pair[i], round[i], p, r);
+  }
+}
+END_TEST
+
 Suite *cdag_loggp_reference_suite(void) {
   Suite *s = suite_create("loggp_reference");
   TCase *t = tcase_create("model");
@@ -601,6 +638,7 @@ Suite *cdag_loggp_reference_suite(void) {
   tcase_add_test(t, table_prices_bytes_by_size);
   tcase_add_test(t, table_prices_messages_to_self);
   tcase_add_test(t, queue_prices_waiting_receives);
+  tcase_add_test(t, calibration_inverts_the_model);
   suite_add_tcase(s, t);
   return s;
 }

@@ -1,10 +1,13 @@
-/* cdag — src/exec/mpi/calibrate.c: measuring L, o, g, G, S and copy on the MPI it runs on.
+/* cdag — src/exec/mpi/calibrate.c: measuring L, o, g, G, S, copy, queue and the costs by size
+ * on the MPI it runs on.
  *
- * What is measured and how the parameters follow is in calibrate.h. Each figure is the
- * median of repeated batches (a busy machine slows some batches, not most), every batch
- * starting from a handshake so both ranks begin together. Every MPI call's return code is
- * checked: the first failure is kept, the pattern goes on (a rank that stopped would leave
- * its peer waiting), and all ranks agree on the outcome before any figure is used. */
+ * What is measured and how the parameters follow is in calibrate.h. Each LogGOPS figure is
+ * the median of repeated batches (a busy machine slows some batches, not most); the table
+ * and queue take the best batch, as the benchmarks the model is checked against do. Every
+ * batch starts from a handshake so both ranks begin together. Every MPI call's return code
+ * is checked: the first failure is kept, the pattern goes on (a rank that stopped would leave
+ * its peer waiting), and all ranks agree on the outcome before any figure is used; the
+ * streams run by cdag's engine agree after each batch. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -104,7 +107,8 @@ static double stream(cal *x, MPI_Comm two, int bytes, int k) {
     rc = cdag_recv(g, x->buf + (size_t)(k + j) * bytes, (size_t)bytes, x->peer, TAG + 3, NULL);
     if (!rc) rc = cdag_send(g, x->buf + (size_t)j * bytes, (size_t)bytes, x->peer, TAG + 3, NULL);
   }
-  if (!rc) rc = cdag_compile(g, &o, &s);
+  rc = exec_agree(two, x->rank, 2, rc);   /* both ranks compile, or neither */
+  if (!rc) rc = cdag_compile(g, &o, &s);   /* collective: the same code on both */
   cdag_graph_free(&g);
   if (rc) {
     if (!x->failed) x->failed = "cdag_compile of a stream of exchanges";
@@ -112,11 +116,12 @@ static double stream(cal *x, MPI_Comm two, int bytes, int k) {
   }
   int iters = bytes > 65536 ? 2 : bytes > 1024 ? 10 : k > 16 ? 4 : 50;
   double t[64] = {0};
-  for (int b = 0; b < x->batches; b++) {
+  for (int b = 0; b < x->batches && !rc; b++) {
     round_trip(x, 0);   /* both ranks start together */
     double t0 = MPI_Wtime();
     for (int i = 0; i < iters && !rc; i++) rc = cdag_run(s);
     t[b] = (MPI_Wtime() - t0) / iters * 1e6;
+    rc = exec_agree(two, x->rank, 2, rc);   /* a failure stops both ranks' batches */
   }
   if (rc && !x->failed) x->failed = "cdag_run of a stream of exchanges";
   cdag_schedule_free(&s);
@@ -133,26 +138,17 @@ static int table_sizes(double *v) {
   return n;
 }
 
-/* What a stream of k exchanges adds to one exchange, E_k - E_1, in the model: k - 1 pairs,
-   and the queue term for each message handled while j receives wait, j = k .. 1 (all are
-   posted at once), less the one of E_1. */
-static double queue_weight(int k) { return (double)k * (k + 1) / 2 - 1; }
-
-/* queue, then the table of costs by size (choose.h): the round of one exchange E_1, and
-   per message pair of a stream of exchanges (E_k - E_1 - queue_weight(k) queue) / (k - 1),
-   with k = 16 messages a round, 4 from 256 KiB (the buffer). queue comes from streams of
-   16 and 512 messages of 8 B: two equations in the pair's time and queue. */
+/* queue, then the table of costs by size (choose.h), as the model's inverse gives them
+   (loggp_fit_queue, loggp_fit_row): queue from streams of 16 and 512 exchanges of 8 B, then
+   per size one exchange E_1 and a stream of k = 16 (4 from 256 KiB: the buffer). */
 static void table(cal *x, MPI_Comm two, exec_calibration *c) {
   loggp_params *lp = &c->lp;
-  double e1 = stream(x, two, 8, 1), d16 = stream(x, two, 8, 16) - e1, d512 = stream(x, two, 8, 512) - e1;
-  double q = (d512 - 511.0 / 15 * d16) / (queue_weight(512) - 511.0 / 15 * queue_weight(16));
-  lp->queue = q > 0 ? q : 0;
+  lp->queue = loggp_fit_queue(stream(x, two, 8, 16), stream(x, two, 8, 512));
   lp->ntab = table_sizes(lp->tab_size);
   for (int i = 0; i < lp->ntab; i++) {
     int bytes = (int)lp->tab_size[i], k = bytes < 262144 ? 16 : 4;
-    double one = stream(x, two, bytes, 1), pairs = stream(x, two, bytes, k) - one - queue_weight(k) * lp->queue;
-    lp->tab_pair[i] = pairs > 0 ? pairs / (k - 1) : 0;
-    lp->tab_round[i] = one;
+    double one = stream(x, two, bytes, 1);
+    loggp_fit_row(one, stream(x, two, bytes, k), k, lp->queue, &lp->tab_pair[i], &lp->tab_round[i]);
   }
 }
 
@@ -307,9 +303,14 @@ int exec_calibrate(int quick, exec_calibration *c) {
   }
   memset(x.buf, 1, BUFBYTES);
   MPI_Comm two = MPI_COMM_NULL;   /* ranks 0 and 1, for the streams run by cdag's engine */
-  check(&x, MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : MPI_UNDEFINED, rank, &two), "MPI_Comm_split");
+  int mrc = MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : MPI_UNDEFINED, rank, &two);
+  rc = mrc == MPI_SUCCESS ? CDAG_OK : sched_mpi_error(mrc, "MPI_Comm_split", rank);
+  if ((rc = exec_agree(MPI_COMM_WORLD, rank, nprocs, rc))) {
+    free(x.buf);
+    return rc;
+  }
   double t0 = MPI_Wtime();
-  if (rank < 2 && !x.failed) measure(&x, two, c);
+  if (rank < 2) measure(&x, two, c);
   wait_politely(&x, nprocs);
   if (two != MPI_COMM_NULL) MPI_Comm_free(&two);
   c->seconds = MPI_Wtime() - t0;

@@ -52,9 +52,14 @@ static int64_t opt_digest(const cdag_options *o) {
    besides the graph. */
 static uint64_t options_hash(int64_t digest, const pipeline_tune *t) {
   const loggp_params *l = &t->lp;   /* a machine file's prices too */
-  double v[13] = {t->policy, t->model.blocks, t->model.alpha, t->model.beta, t->model.overhead, t->model.gamma,
-                  l->L, l->o, l->g, l->G, l->O, (double)l->S, l->copy};
-  return wire_hash(v, sizeof v, (uint64_t)digest);
+  double v[15] = {t->policy, t->model.blocks, t->model.alpha, t->model.beta, t->model.overhead, t->model.gamma,
+                  l->L, l->o, l->g, l->G, l->O, (double)l->S, l->copy, l->queue, l->ntab};
+  uint64_t h = wire_hash(v, sizeof v, (uint64_t)digest);
+  for (int i = 0; i < l->ntab; i++) {   /* its costs by size */
+    double row[3] = {l->tab_size[i], l->tab_pair[i], l->tab_round[i]};
+    h = wire_hash(row, sizeof row, h);
+  }
+  return h;
 }
 
 /* v: CDAG_NOPTS maxima, then CDAG_NOPTS negated minima. */
