@@ -54,6 +54,12 @@ static int target(const char *out, char *path, size_t len) {
   return path[0] ? CDAG_OK : cdag__error(CDAG_ERR_ARG, "no HOME or XDG_CONFIG_HOME to put the machine file under: give -o FILE");
 }
 
+/* Did the first stream of the table and the same stream at its end differ by over 25 %? */
+static int unsteady(const exec_calibration *c) {
+  double a = c->stream_first_us, b = c->stream_last_us;
+  return a > 0 && b > 0 && (a > 1.25 * b || b > 1.25 * a);
+}
+
 /* The file's comment: when, on what, and the curve the parameters come from. */
 static void comment_of(const exec_calibration *c, char *buf, size_t len) {
   char when[64];
@@ -68,6 +74,9 @@ static void comment_of(const exec_calibration *c, char *buf, size_t len) {
                               c->exchange4k_us, c->exchange16_us);
   for (int i = 0; i < CAL_NSIZES && n < len; i++)
     n += (size_t)snprintf(buf + n, len - n, " %g:%.3f", c->size[i], c->oneway[i]);
+  if (n < len)
+    n += (size_t)snprintf(buf + n, len - n, "\nstream of 16 exchanges of 8 B: %.3f us first, %.3f us last%s",
+                          c->stream_first_us, c->stream_last_us, unsteady(c) ? " (unsteady: the speed changed)" : "");
 }
 
 static void print(const exec_calibration *c, const char *path) {
@@ -86,6 +95,11 @@ static void print(const exec_calibration *c, const char *path) {
          "exchange's round:\n");
   for (int i = 0; i < l->ntab; i++)
     printf("  %8.0f B  %10.3f us %10.3f us\n", l->tab_size[i], l->tab_pair[i], l->tab_round[i]);
+  printf("a stream of 16 exchanges of 8 B: %.3f us at the start of the table, %.3f us at its end\n", c->stream_first_us,
+         c->stream_last_us);
+  if (unsteady(c))
+    printf("warning: the machine's speed changed while measuring (by more than 25 %%): the table mixes two speeds; "
+           "calibrate again when it is quiet\n");
   printf("written: %s\n", path);
 }
 

@@ -143,13 +143,15 @@ static int table_sizes(double *v) {
    per size one exchange E_1 and a stream of k = 16 (4 from 256 KiB: the buffer). */
 static void table(cal *x, MPI_Comm two, exec_calibration *c) {
   loggp_params *lp = &c->lp;
-  lp->queue = loggp_fit_queue(stream(x, two, 8, 16), stream(x, two, 8, 512));
+  c->stream_first_us = stream(x, two, 8, 16);
+  lp->queue = loggp_fit_queue(c->stream_first_us, stream(x, two, 8, 512));
   lp->ntab = table_sizes(lp->tab_size);
   for (int i = 0; i < lp->ntab; i++) {
     int bytes = (int)lp->tab_size[i], k = bytes < 262144 ? 16 : 4;
     double one = stream(x, two, bytes, 1);
     loggp_fit_row(one, stream(x, two, bytes, k), k, lp->queue, &lp->tab_pair[i], &lp->tab_round[i]);
   }
+  c->stream_last_us = stream(x, two, 8, 16);   /* the first stream again: did the machine keep its speed? */
 }
 
 /* Bursts of BURST messages of 8 B into receives posted ahead (a token says they are):

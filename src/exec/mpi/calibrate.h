@@ -45,6 +45,8 @@ typedef struct {
   double exchange_us;        /* a round of an 8 B exchange both ways (Irecv, Isend, Waitall): E */
   double exchange4k_us;      /* the same of 4 KiB: E4 */
   double exchange16_us;      /* a round of 16 messages of 8 B each way: E16 */
+  double stream_first_us;    /* the table's first stream (16 exchanges of 8 B), and the same */
+  double stream_last_us;     /* again at the end: a machine that changed speed shows here */
   double seconds;            /* how long measuring took */
   char library[160];         /* MPI_Get_library_version's first line */
 } exec_calibration;

@@ -24,6 +24,7 @@ cases <<T
   out~ ^L [0-9.e+-]+ us, o [0-9.e+-]+ us, g [0-9.e+-]+ us, G [0-9.e+-]+ us/B, O [0-9.e+-]+ us/B, S [0-9]+ B
   out~ ^queue [0-9.e+-]+ us
   out~ ^ +1048576 B +[0-9.]+ us +[0-9.]+ us$
+  out~ ^a stream of 16 exchanges of 8 B: [0-9.]+ us at the start of the table, [0-9.]+ us at its end$
   out written: $tmp/m
   count 1 ^written:
 0 CDAG_MACHINE="$tmp/m" cdag analyze "$ex/halo1d8.cdag"
