@@ -91,6 +91,8 @@ static void print(const exec_calibration *c, const char *path) {
   printf("L %.4g us, o %.4g us, g %.4g us, G %.4g us/B, O %g us/B, S %llu B (%s), copy %.4g us/B\n", l->L, l->o, l->g,
          l->G, l->O, (unsigned long long)l->S, c->s_seen ? "seen" : "not seen: the default", l->copy);
   printf("queue %.4g us (a message handled costs this more per receive waiting on its rank)\n", l->queue);
+  printf("rcopy %.4g us/B (a copy that packs or unpacks a message above S: %.1f times copy)\n", l->rcopy,
+         l->copy > 0 ? l->rcopy / l->copy : 0.0);
   printf("exchanges by size: a stream's time per message pair (one sent and one received by each rank), one "
          "exchange's round:\n");
   for (int i = 0; i < l->ntab; i++)

@@ -268,8 +268,9 @@ int cmd_model(int argc, char **argv) {
   if (rc == CDAG_OK) rc = model_graph_and_plan(&g, &priced, &mt, &p);
   if (rc == CDAG_OK) {
     int computes = mt.calc > 0;   /* the graph spends time computing: say how much */
-    char table[80] = "";   /* a calibrated machine's costs by size replace L, G and O */
-    int n = lp.queue > 0 ? snprintf(table, sizeof table, " queue=%g us", lp.queue) : 0;
+    char table[120] = "";   /* a calibrated machine's costs by size replace L, G and O */
+    int n = lp.rcopy > 0 ? snprintf(table, sizeof table, " rcopy=%g us/B", lp.rcopy) : 0;
+    n += lp.queue > 0 ? snprintf(table + n, sizeof table - (size_t)n, "%s queue=%g us", n ? "," : "", lp.queue) : 0;
     if (lp.ntab) snprintf(table + n, sizeof table - (size_t)n, "%s costs of %d sizes", n ? "," : "", lp.ntab);
     printf("LogGOPS: L=%g us o=%g us g=%g us G=%g us/B O=%g us/B S=%llu B copy=%g us/B%s, p=%d (%s)\n", lp.L, lp.o,
            lp.g, lp.G, lp.O, (unsigned long long)lp.S, lp.copy, table, nprocs, source);

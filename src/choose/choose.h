@@ -101,6 +101,9 @@ typedef struct {
   double O;      /* CPU overhead per byte, us/B */
   uint64_t S;    /* messages above S bytes use rendezvous */
   double copy;   /* local copy / reduce, us/B */
+  double rcopy;  /* a copy that fills the send buffer of a message above S or empties the receive
+                    buffer of one, us/B (the peer reads or wrote those bytes in place, so the copy
+                    meets them in the other core's cache: 6 times copy on this machine); 0: copy */
   double queue;  /* per receive posted and waiting on the rank, what handling a message costs its
                     CPU more, us (MPI searches its queues: a rank with 2,000 receives posted
                     handles each message slower than one with 16); 0 in LogGOPSim */

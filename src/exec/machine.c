@@ -43,11 +43,11 @@ int machine_path(const cdag_settings *s, char *path, size_t len, int *named) {
 }
 
 /* The parameters a file names, in the order the writer writes them. */
-enum { P_L, P_o, P_g, P_G, P_O, P_S, P_copy, P_queue, NPARAMS };
-static const char *const names[NPARAMS] = {"L", "o", "g", "G", "O", "S", "copy", "queue"};
+enum { P_L, P_o, P_g, P_G, P_O, P_S, P_copy, P_rcopy, P_queue, NPARAMS };
+static const char *const names[NPARAMS] = {"L", "o", "g", "G", "O", "S", "copy", "rcopy", "queue"};
 
 static double *field(loggp_params *lp, int k) {
-  double *f[NPARAMS] = {&lp->L, &lp->o, &lp->g, &lp->G, &lp->O, NULL, &lp->copy, &lp->queue};
+  double *f[NPARAMS] = {&lp->L, &lp->o, &lp->g, &lp->G, &lp->O, NULL, &lp->copy, &lp->rcopy, &lp->queue};
   return f[k];
 }
 
@@ -84,7 +84,7 @@ static int read_param(char *line, const char *path, long no, loggp_params *lp, u
   int k = 0;
   while (k < NPARAMS && strcmp(names[k], name)) k++;
   if (k == NPARAMS)
-    return cdag__error(CDAG_ERR_ARG, "machine file %s line %ld: unknown parameter '%s' (expected L, o, g, G, O, S, copy, queue or size)",
+    return cdag__error(CDAG_ERR_ARG, "machine file %s line %ld: unknown parameter '%s' (expected L, o, g, G, O, S, copy, rcopy, queue or size)",
                        path, no, name);
   if (!val || extra) return cdag__error(CDAG_ERR_ARG, "machine file %s line %ld: expected '%s VALUE'", path, no, name);
   if (*seen & 1u << k) return cdag__error(CDAG_ERR_ARG, "machine file %s line %ld: %s given twice", path, no, name);
@@ -126,7 +126,7 @@ int machine_read(FILE *f, const char *path, loggp_params *lp) {
   if (ferror(f)) return cdag__error(CDAG_ERR_ARG, "machine file %s: read error", path);
   if (!header) return cdag__error(CDAG_ERR_ARG, "machine file %s: empty (expected the header 'cdag-machine 1')", path);
   for (int k = 0; k < NPARAMS; k++)
-    if (k != P_O && k != P_S && k != P_queue && !(seen & 1u << k))
+    if (k != P_O && k != P_S && k != P_rcopy && k != P_queue && !(seen & 1u << k))
       return cdag__error(CDAG_ERR_ARG, "machine file %s: no %s (L, o, g, G and copy are required)", path, names[k]);
   return CDAG_OK;
 }
@@ -170,6 +170,7 @@ int machine_write(FILE *f, const loggp_params *lp, const char *comment) {
   }
   fprintf(f, "L %.6g\no %.6g\ng %.6g\nG %.6g\nO %.6g\nS %llu\ncopy %.6g\n", lp->L, lp->o, lp->g, lp->G, lp->O,
           (unsigned long long)lp->S, lp->copy);
+  if (lp->rcopy > 0) fprintf(f, "rcopy %.6g\n", lp->rcopy);
   if (lp->queue > 0) fprintf(f, "queue %.6g\n", lp->queue);
   for (int i = 0; i < lp->ntab; i++)
     fprintf(f, "size %.0f %.6g %.6g\n", lp->tab_size[i], lp->tab_pair[i], lp->tab_round[i]);

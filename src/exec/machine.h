@@ -4,9 +4,9 @@
  * on and writes them to a machine file; cdag_compile (once per process, exec/mpi) and the
  * `cdag` tool read it here, and pipeline_tuning prices plans with it. The file (docs/format.md,
  * "Machine files") is text: a first line `cdag-machine 1`, then one parameter a line, a name
- * and a number (`L 0.35`), names L, o, g, G, O, S, copy, queue (us, us/B, bytes as in
- * loggp_params); L, o, g, G and copy are required, O (default 0), S (default 65535) and
- * queue (default 0) optional, none twice. Then up to LOGGP_TAB_MAX lines `size BYTES PAIR
+ * and a number (`L 0.35`), names L, o, g, G, O, S, copy, rcopy, queue (us, us/B, bytes as in
+ * loggp_params); L, o, g, G and copy are required, O (default 0), S (default 65535), rcopy
+ * and queue (default 0) optional, none twice. Then up to LOGGP_TAB_MAX lines `size BYTES PAIR
  * ROUND`, sizes rising: the table of costs by size (loggp_params).
  * `#` starts a comment (the writer puts the MPI library's version and the date there); blank
  * lines are skipped. Which file: CDAG_MACHINE (none: no file), else

@@ -244,8 +244,9 @@ static void price_text(const cdag_plan *p, FILE *f) {
     fprintf(f, "price: %s\n", pr->why);
     return;
   }
-  char table[80] = "";   /* a calibrated machine's costs by size replace L, G and O */
+  char table[120] = "";   /* a calibrated machine's costs by size replace L, G and O */
   int n = l->ntab ? snprintf(table, sizeof table, ", costs of %d sizes", l->ntab) : 0;
+  if (l->rcopy > 0) n += snprintf(table + n, sizeof table - (size_t)n, ", rcopy %g us/B", l->rcopy);
   if (l->queue > 0) snprintf(table + n, sizeof table - (size_t)n, ", queue %g us", l->queue);
   fprintf(f, "price (LogGOPS L=%g o=%g g=%g us, G=%g us/B, copy %g us/B%s; %s): plan %s%.3f us%s, as written %.3f us: ",
           l->L, l->o, l->g, l->G, l->copy, table, pr->source[0] ? pr->source : "built in", pr->bound ? "at least " : "",
@@ -265,8 +266,8 @@ static void price_json(const cdag_plan *p, FILE *f) {
   if (pr->priced)
     fprintf(f, "\"plan_us\": %.6f, \"plan_bound\": %s, \"written_us\": %.6f, \"runs\": \"%s\", ", pr->plan_us,
             pr->bound ? "true" : "false", pr->written_us, p->as_written ? "as_written" : "plan");
-  fprintf(f, "\"params\": {\"L\": %g, \"o\": %g, \"g\": %g, \"G\": %g, \"O\": %g, \"S\": %llu, \"copy\": %g, \"queue\": %g, "
-          "\"sizes\": [", l->L, l->o, l->g, l->G, l->O, (unsigned long long)l->S, l->copy, l->queue);
+  fprintf(f, "\"params\": {\"L\": %g, \"o\": %g, \"g\": %g, \"G\": %g, \"O\": %g, \"S\": %llu, \"copy\": %g, \"rcopy\": %g, "
+          "\"queue\": %g, \"sizes\": [", l->L, l->o, l->g, l->G, l->O, (unsigned long long)l->S, l->copy, l->rcopy, l->queue);
   for (int i = 0; i < l->ntab; i++)
     fprintf(f, "%s{\"bytes\": %.0f, \"pair_us\": %g, \"round_us\": %g}", i ? ", " : "", l->tab_size[i], l->tab_pair[i],
             l->tab_round[i]);

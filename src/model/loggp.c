@@ -253,9 +253,10 @@ enum { ST_STARTED = 1, ST_DONE = 2, ST_QUEUED = 4, ST_ARRIVED = 8, ST_POSTED = 1
 typedef struct {
   const cdag_graph *g;
   const int32_t *partner;
-  ps_t L, o, g_, G, O, copy, queue;
+  ps_t L, o, g_, G, O, copy, rcopy, queue;
   uint64_t S;
   int64_t *posted;                    /* per rank: receives posted, their message not yet handled */
+  uint8_t *rdv_copy;                  /* per op: a copy next to a rendezvous message (rcopy), or NULL */
   const loggp_params *lp;             /* its table of costs by size, when it has one */
   int ncpu, nnic;
   ps_t *clock;                        /* CPUs, then send NICs, then receive NICs */
@@ -638,7 +639,25 @@ static void queue_ready(sim *s) {
 static ps_t local_cost(const sim *s, int32_t op) {
   uint64_t b = s->g->bytes[op];
   if (s->g->kind[op] == IR_CALC) return (ps_t)b * 1000;   /* GOAL calc: ns */
-  return (ps_t)b * s->copy;
+  return (ps_t)b * (s->rdv_copy && s->rdv_copy[op] ? s->rcopy : s->copy);
+}
+
+/* Under rcopy, the copies next to a message above S that MPI moves (not one to self): those
+   it depends on (they fill its send buffer) and those that depend on its receive (they empty
+   it). O(n + dependencies). */
+static int mark_rdv_copies(sim *s) {
+  const cdag_graph *g = s->g;
+  if (!(s->rcopy > 0)) return CDAG_OK;
+  s->rdv_copy = calloc((size_t)g->nops + 1, 1);
+  if (!s->rdv_copy) return CDAG_NOMEM("LogGP model");
+  for (int32_t op = 0; op < g->nops; op++) {
+    int send = g->kind[op] == IR_SEND, recv = g->kind[op] == IR_RECV;
+    if ((!send && !recv) || g->bytes[op] <= s->S || s->partner[op] < 0 || g->rank[s->partner[op]] == g->rank[op]) continue;
+    const int32_t *at = send ? g->pred : g->succ, *start = send ? g->pred_start : g->succ_start;
+    for (int32_t k = start[op]; k < start[op + 1]; k++)
+      if (g->kind[at[k]] == IR_COPY) s->rdv_copy[at[k]] = 1;
+  }
+  return CDAG_OK;
 }
 
 /* A rendezvous send is done when its receive matches, at time t of the receiver. */
@@ -765,7 +784,7 @@ static void next_event(sim *s) {
 static int sim_init(sim *s, const cdag_graph *g, const match_result *m, const loggp_params *lp) {
   int64_t n = g->nops;
   *s = (sim){.g = g, .partner = m->partner, .L = to_ps(lp->L), .o = to_ps(lp->o), .g_ = to_ps(lp->g),
-             .G = to_ps(lp->G), .O = to_ps(lp->O), .copy = to_ps(lp->copy), .queue = to_ps(lp->queue), .S = lp->S, .lp = lp, .ncpu = 1, .nnic = 1};
+             .G = to_ps(lp->G), .O = to_ps(lp->O), .copy = to_ps(lp->copy), .rcopy = to_ps(lp->rcopy), .queue = to_ps(lp->queue), .S = lp->S, .lp = lp, .ncpu = 1, .nnic = 1};
   /* Bounds: clocks in int64 picoseconds, wait-queue nodes in int32, queues per rank, CPU and
      NIC. The sum of every op's longest cost bounds every clock; a message's queue charge is at
      most queue times its rank's receives (counted in posted, zeroed after). */
@@ -773,6 +792,7 @@ static int sim_init(sim *s, const cdag_graph *g, const match_result *m, const lo
   if (!s->posted) return CDAG_NOMEM("LogGP model");
   double bound = 0, per_byte = (double)(s->G > s->O ? s->G : s->O);
   if ((double)s->copy > per_byte) per_byte = (double)s->copy;
+  if ((double)s->rcopy > per_byte) per_byte = (double)s->rcopy;
   for (int64_t i = 0; i < n; i++) {
     int32_t cpu = g->cpu ? g->cpu[i] : -1, nic = g->nic ? g->nic[i] : -1;
     if (cpu >= LOGGP_MAX_UNITS || nic >= LOGGP_MAX_UNITS)
@@ -829,11 +849,12 @@ static int sim_init(sim *s, const cdag_graph *g, const match_result *m, const lo
   }
   for (int64_t i = 0; i < n; i++) s->ss_start[i + 2] += s->ss_start[i + 1];
   for (int64_t d = 0; d < g->nsdeps; d++) s->ss[s->ss_start[g->sdep[2 * d] + 1]++] = g->sdep[2 * d + 1];
-  return CDAG_OK;
+  return mark_rdv_copies(s);
 }
 
 static void sim_free(sim *s) {
-  free(s->need_done); free(s->need_start); free(s->ss_start); free(s->ss); free(s->st); free(s->posted); free(s->hbase);
+  free(s->need_done); free(s->need_start); free(s->ss_start); free(s->ss); free(s->st); free(s->posted); free(s->rdv_copy);
+  free(s->hbase);
   for (int64_t x = 0; s->q && x < s->nq; x++) free(s->q[x].w);
   free(s->msgs.e);
   for (int k = 0; k < WAKE_FIFOS; k++) free(s->wakes[k].e);
@@ -895,8 +916,10 @@ void loggp_fit_row(double e1, double ek, int k, double queue, double *pair, doub
 static int check_args(const cdag_graph *g, const loggp_params *lp, const double *time) {
   if (!g || !lp || !time) return cdag__error(CDAG_ERR_ARG, "exec_loggp: NULL argument");
   if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "exec_loggp: the graph is not finalized");
-  if (!(lp->L >= 0 && lp->o >= 0 && lp->g >= 0 && lp->G >= 0 && lp->O >= 0 && lp->copy >= 0 && lp->queue >= 0) ||
-      lp->L > 1e9 || lp->o > 1e9 || lp->g > 1e9 || lp->G > 1e9 || lp->O > 1e9 || lp->copy > 1e9 || lp->queue > 1e9)
+  if (!(lp->L >= 0 && lp->o >= 0 && lp->g >= 0 && lp->G >= 0 && lp->O >= 0 && lp->copy >= 0 && lp->queue >= 0 &&
+        lp->rcopy >= 0) ||
+      lp->L > 1e9 || lp->o > 1e9 || lp->g > 1e9 || lp->G > 1e9 || lp->O > 1e9 || lp->copy > 1e9 || lp->queue > 1e9 ||
+      lp->rcopy > 1e9)
     return cdag__error(CDAG_ERR_ARG, "exec_loggp: LogGP parameters must lie in [0, 1e9] us");
   return loggp_table_check(lp) ? cdag__error(CDAG_ERR_ARG, "exec_loggp: %s", loggp_table_check(lp)) : CDAG_OK;
 }

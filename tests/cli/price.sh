@@ -19,7 +19,7 @@ cases <<'T'
   out price (LogGOPS L=1 o=0.2 g=0.2 us, G=0.0002 us/B, copy 0.0001 us/B; built in): plan 1.851 us, as written 1.625 us: runs as written (the plan is not faster)
 0 cdag analyze --json "$ex/halo1d8.cdag"
   out "as_written": true,
-  out "price": {"priced": true, "candidates_left": 0, "plan_us": 1.850600, "plan_bound": false, "written_us": 1.625200, "runs": "as_written", "params": {"L": 1, "o": 0.2, "g": 0.2, "G": 0.0002, "O": 0, "S": 65535, "copy": 0.0001, "queue": 0, "sizes": []}, "source": "built in"},
+  out "price": {"priced": true, "candidates_left": 0, "plan_us": 1.850600, "plan_bound": false, "written_us": 1.625200, "runs": "as_written", "params": {"L": 1, "o": 0.2, "g": 0.2, "G": 0.0002, "O": 0, "S": 65535, "copy": 0.0001, "rcopy": 0, "queue": 0, "sizes": []}, "source": "built in"},
 # a plan with a collective set aside says so first, before the collective it would use
 0 cdag analyze "$src/tests/data/detect/allgather3_loses.cdag"
   first runs as written (the plan below is not faster: see price); the plan would use:

@@ -66,7 +66,7 @@ START_TEST(good_file_loads) {
 END_TEST
 
 START_TEST(written_file_reads_back) {
-  loggp_params lp = {.L = 0.35, .o = 0.12, .g = 0.1, .G = 0.000217, .S = 8192, .copy = 2.4e-05, .queue = 0.0006,
+  loggp_params lp = {.L = 0.35, .o = 0.12, .g = 0.1, .G = 0.000217, .S = 8192, .copy = 2.4e-05, .rcopy = 6e-05, .queue = 0.0006,
                      .ntab = 3, .tab_size = {8, 8192, 8193}, .tab_pair = {0.27, 1.07, 4.85},
                      .tab_round = {0.6, 1.4, 5.6}},
                back;
@@ -84,6 +84,7 @@ START_TEST(written_file_reads_back) {
   ck_assert_uint_eq(back.S, lp.S);
   ck_assert_double_eq_tol(back.copy, lp.copy, 1e-12);
   ck_assert_double_eq_tol(back.queue, lp.queue, 1e-12);
+  ck_assert_double_eq_tol(back.rcopy, lp.rcopy, 1e-12);
   ck_assert_int_eq(back.ntab, 3);
   for (int i = 0; i < 3; i++) {   /* the sizes exactly: 8192 and 8193 stay apart */
     ck_assert_double_eq(back.tab_size[i], lp.tab_size[i]);

@@ -584,6 +584,29 @@ START_TEST(queue_prices_waiting_receives) {
 }
 END_TEST
 
+/* rcopy: a copy that fills the send buffer of a message above S, and one that empties its
+   receive buffer, cost rcopy per byte instead of copy; next to an eager message, or to a
+   message to self, copy. Both copies lie on the only path: 2 x 16384 x (rcopy - copy). */
+START_TEST(rcopy_prices_copies_next_to_rendezvous) {
+  const char *text = "num_ranks 2\nrank 0 {\ncopy 16384b from 0x1000 to 0x100000\nsend 16384b to 1 addr 0x100000\n}\n"
+                     "rank 1 {\nrecv 16384b from 0 addr 0x200000\ncopy 16384b from 0x200000 to 0x300000\n}\n";
+  cdag_graph *g = load(text);
+  loggp_params lp = loggp_defaults();   /* copy 0.0001 us/B */
+  double plain, rdv, eager;
+  lp.S = 8192;
+  CK_OK_LOGGP(exec_loggp(g, &lp, &plain, NULL));
+  lp.rcopy = 0.001;
+  CK_OK_LOGGP(exec_loggp(g, &lp, &rdv, NULL));
+  ck_assert_double_eq_tol(rdv - plain, 2 * 16384 * (0.001 - 0.0001), 1e-6);
+  lp.S = 65535;   /* eager: copy */
+  CK_OK_LOGGP(exec_loggp(g, &lp, &eager, NULL));
+  lp.rcopy = 0;
+  CK_OK_LOGGP(exec_loggp(g, &lp, &plain, NULL));
+  ck_assert_double_eq_tol(eager, plain, 1e-9);
+  cdag_graph_free(&g);
+}
+END_TEST
+
 /* A stream of k exchanges of `bytes` between two ranks, each receive just before its send
    (what `cdag calibrate` times), modelled under lp. */
 static double stream_time(const loggp_params *lp, unsigned bytes, int k) {
@@ -639,6 +662,7 @@ Suite *cdag_loggp_reference_suite(void) {
   tcase_add_test(t, table_prices_messages_to_self);
   tcase_add_test(t, queue_prices_waiting_receives);
   tcase_add_test(t, calibration_inverts_the_model);
+  tcase_add_test(t, rcopy_prices_copies_next_to_rendezvous);
   suite_add_tcase(s, t);
   return s;
 }

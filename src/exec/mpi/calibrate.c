@@ -91,30 +91,23 @@ static double exchange(cal *x, int bytes, int k) {
   return median(t, x->batches);
 }
 
-/* Per round of k messages of `bytes` each way between ranks 0 and 1 (communicator two), each
-   receive just before its send, run as cdag runs a graph as written (detect = 0): the model
-   prices such runs, the engine's own cost per message included (us, the best batch: the
-   benchmarks the model is checked against take their best batch too). */
-static double stream(cal *x, MPI_Comm two, int bytes, int k) {
-  cdag_graph *g = NULL;
+/* g (built on communicator two; rc: how building went) compiled as written and run iters
+   times a batch, as cdag runs a graph as written (detect = 0): the model prices such runs,
+   the engine's own cost per operation included (us per run, the best batch: the benchmarks
+   the model is checked against take their best batch too). Frees g. */
+static double run_as_written(cal *x, MPI_Comm two, cdag_graph *g, int rc, int iters) {
   cdag_schedule *s = NULL;
   cdag_options o;
   cdag_options_init(&o);
   o.detect = 0;
   o.price = 0;
-  int rc = cdag_graph_create(two, &g);
-  for (int j = 0; j < k && !rc; j++) {
-    rc = cdag_recv(g, x->buf + (size_t)(k + j) * bytes, (size_t)bytes, x->peer, TAG + 3, NULL);
-    if (!rc) rc = cdag_send(g, x->buf + (size_t)j * bytes, (size_t)bytes, x->peer, TAG + 3, NULL);
-  }
   rc = exec_agree(two, x->rank, 2, rc);   /* both ranks compile, or neither */
   if (!rc) rc = cdag_compile(g, &o, &s);   /* collective: the same code on both */
   cdag_graph_free(&g);
   if (rc) {
-    if (!x->failed) x->failed = "cdag_compile of a stream of exchanges";
+    if (!x->failed) x->failed = "cdag_compile of a graph of exchanges";
     return 0;
   }
-  int iters = bytes > 65536 ? 2 : bytes > 1024 ? 10 : k > 16 ? 4 : 50;
   double t[64] = {0};
   for (int b = 0; b < x->batches && !rc; b++) {
     round_trip(x, 0);   /* both ranks start together */
@@ -123,9 +116,38 @@ static double stream(cal *x, MPI_Comm two, int bytes, int k) {
     t[b] = (MPI_Wtime() - t0) / iters * 1e6;
     rc = exec_agree(two, x->rank, 2, rc);   /* a failure stops both ranks' batches */
   }
-  if (rc && !x->failed) x->failed = "cdag_run of a stream of exchanges";
+  if (rc && !x->failed) x->failed = "cdag_run of a graph of exchanges";
   cdag_schedule_free(&s);
   return least(t, x->batches);
+}
+
+/* A round of k messages of `bytes` each way between ranks 0 and 1, each receive just before
+   its send, as a graph written one message at a time runs. */
+static double stream(cal *x, MPI_Comm two, int bytes, int k) {
+  cdag_graph *g = NULL;
+  int rc = cdag_graph_create(two, &g);
+  for (int j = 0; j < k && !rc; j++) {
+    rc = cdag_recv(g, x->buf + (size_t)(k + j) * bytes, (size_t)bytes, x->peer, TAG + 3, NULL);
+    if (!rc) rc = cdag_send(g, x->buf + (size_t)j * bytes, (size_t)bytes, x->peer, TAG + 3, NULL);
+  }
+  return run_as_written(x, two, g, rc, bytes > 65536 ? 2 : bytes > 1024 ? 10 : k > 16 ? 4 : 50);
+}
+
+/* One exchange of PACKED bytes each way, packed before from PIECES blocks at twice their
+   length apart and unpacked after alike (a plan's residual message, or a program's face): the
+   copies next to a message above S (rcopy). Buffer: the blocks read at 0, the packing area at
+   2 PACKED, the receive at 3 PACKED, the blocks written at 4 PACKED (6 PACKED in all). */
+enum { PACKED = 262144, PIECES = 32 };
+static double packed_exchange(cal *x, MPI_Comm two) {
+  unsigned char *from = x->buf, *out = x->buf + 2 * PACKED, *in = x->buf + 3 * PACKED, *to = x->buf + 4 * PACKED;
+  size_t len = PACKED / PIECES;
+  cdag_graph *g = NULL;
+  int rc = cdag_graph_create(two, &g);
+  for (int j = 0; j < PIECES && !rc; j++) rc = cdag_copy_local(g, from + 2 * j * len, out + j * len, len, NULL);
+  if (!rc) rc = cdag_recv(g, in, PACKED, x->peer, TAG + 4, NULL);
+  if (!rc) rc = cdag_send(g, out, PACKED, x->peer, TAG + 4, NULL);
+  for (int j = 0; j < PIECES && !rc; j++) rc = cdag_copy_local(g, in + j * len, to + 2 * j * len, len, NULL);
+  return run_as_written(x, two, g, rc, 2);
 }
 
 /* The table's sizes: every power of 2 from 8 B to 64 KiB (shared memory's costs step
@@ -151,6 +173,9 @@ static void table(cal *x, MPI_Comm two, exec_calibration *c) {
     double one = stream(x, two, bytes, 1);
     loggp_fit_row(one, stream(x, two, bytes, k), k, lp->queue, &lp->tab_pair[i], &lp->tab_round[i]);
   }
+  /* rcopy: what packing and unpacking add to that exchange alone, per byte copied (at least copy) */
+  double per_byte = (packed_exchange(x, two) - stream(x, two, PACKED, 1)) / (2.0 * PACKED);
+  lp->rcopy = per_byte > lp->copy ? per_byte : lp->copy;
   c->stream_last_us = stream(x, two, 8, 16);   /* the first stream again: did the machine keep its speed? */
 }
 

@@ -52,8 +52,8 @@ static int64_t opt_digest(const cdag_options *o) {
    besides the graph. */
 static uint64_t options_hash(int64_t digest, const pipeline_tune *t) {
   const loggp_params *l = &t->lp;   /* a machine file's prices too */
-  double v[15] = {t->policy, t->model.blocks, t->model.alpha, t->model.beta, t->model.overhead, t->model.gamma,
-                  l->L, l->o, l->g, l->G, l->O, (double)l->S, l->copy, l->queue, l->ntab};
+  double v[16] = {t->policy, t->model.blocks, t->model.alpha, t->model.beta, t->model.overhead, t->model.gamma,
+                  l->L, l->o, l->g, l->G, l->O, (double)l->S, l->copy, l->rcopy, l->queue, l->ntab};
   uint64_t h = wire_hash(v, sizeof v, (uint64_t)digest);
   for (int i = 0; i < l->ntab; i++) {   /* its costs by size */
     double row[3] = {l->tab_size[i], l->tab_pair[i], l->tab_round[i]};

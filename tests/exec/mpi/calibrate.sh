@@ -23,6 +23,7 @@ cases <<T
   out calibrate: 2 processes, ranks 0 and 1 measured
   out~ ^L [0-9.e+-]+ us, o [0-9.e+-]+ us, g [0-9.e+-]+ us, G [0-9.e+-]+ us/B, O [0-9.e+-]+ us/B, S [0-9]+ B
   out~ ^queue [0-9.e+-]+ us
+  out~ ^rcopy [0-9.e+-]+ us/B
   out~ ^ +1048576 B +[0-9.]+ us +[0-9.]+ us$
   out~ ^a stream of 16 exchanges of 8 B: [0-9.]+ us at the start of the table, [0-9.]+ us at its end$
   out written: $tmp/m
@@ -46,10 +47,11 @@ plausible() {
     $1 == "G" { ok += ($2 > 0 && $2 < 0.1); G = $2 }
     $1 == "O" { ok += ($2 >= 0); O = $2 }
     $1 == "S" { ok += ($2 ~ /^[0-9]+$/) }
-    $1 == "copy" { ok += ($2 > 0 && $2 < 0.1) }
+    $1 == "copy" { ok += ($2 > 0 && $2 < 0.1); C = $2 }
     $1 == "queue" { ok += ($2 >= 0 && $2 < 1) }
+    $1 == "rcopy" { ok += ($2 > 0 && $2 < 0.1); R = $2 }
     $1 == "size" { n++; bad += !($2 > last && $3 >= 0 && $3 < 1e4 && $4 > 0 && $4 < 1e4); last = $2 }
-    END { exit ok == 8 && O <= G && n == 16 && !bad ? 0 : 1 }' "$1"
+    END { exit ok == 9 && O <= G && n == 16 && !bad && R >= C ? 0 : 1 }' "$1"
 }
 for again in 1 2; do
   plausible "$tmp/m" && break
