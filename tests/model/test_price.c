@@ -87,7 +87,7 @@ static pipeline_tune tune_of(int table) {
   static const double pair[] = {0.31, 0.35, 0.46, 0.63, 0.80, 1.10, 5.2, 9.3, 22.6, 85.7};
   static const double round[] = {0.59, 0.60, 0.77, 0.95, 1.14, 1.42, 6.1, 7.8, 13.9, 68.1};
   t.lp.o = 0.19, t.lp.g = 0.19, t.lp.L = 0.2, t.lp.G = 8.4e-5, t.lp.O = 8.4e-5, t.lp.S = 8192, t.lp.copy = 9.5e-6;
-  t.lp.queue = 0.00055;
+  t.lp.queue = 0.00055, t.lp.rcopy = 8.6e-5;
   t.lp.ntab = (int)(sizeof size / sizeof *size);
   for (int i = 0; i < t.lp.ntab; i++) t.lp.tab_size[i] = size[i], t.lp.tab_pair[i] = pair[i], t.lp.tab_round[i] = round[i];
   return t;
