@@ -22,7 +22,8 @@
  * table of costs by size replaces (s-1)G and (s-1)O by B(s) = (pair(s) - 2o) / 2 on each side
  * and L by what one exchange takes beyond 2o + B(s), and makes a message to self a local
  * copy (no NIC, no latency), as cdag's engines run it; queue charges the receiver's CPU per
- * receive posted and waiting on its rank when it handles a message (its MPI searches them).
+ * receive posted and waiting on its rank when it handles a message (its MPI searches them);
+ * rcopy prices the copies that fill or empty the buffer of a message above S.
  * Without them (the built-in parameters, `cdag goal`) the rules are LogGOPSim's.
  * The time is the latest CPU clock of any rank. Ties: events by time, then by the order they
  * were first queued; ops that become executable together are queued rank by rank, sends,
@@ -642,9 +643,18 @@ static ps_t local_cost(const sim *s, int32_t op) {
   return (ps_t)b * (s->rdv_copy && s->rdv_copy[op] ? s->rcopy : s->copy);
 }
 
+/* Does copy c write (w) or read (!w) within [a, a + n)? By the hull of its blocks on that
+   side: a strided copy whose blocks fall between the message's counts too. */
+static int copy_touches(const cdag_graph *g, int32_t c, int w, uint64_t a, uint64_t n) {
+  ir_blocks b = ir_copy_blocks(g, c);
+  uint64_t lo = w ? g->addr[c] : g->addr2[c], hi = lo + (w ? b.to_last : b.from_last) + b.len;
+  return lo < a + n && a < hi;
+}
+
 /* Under rcopy, the copies next to a message above S that MPI moves (not one to self): those
-   it depends on (they fill its send buffer) and those that depend on its receive (they empty
-   it). O(n + dependencies). */
+   the send depends on that write its buffer (they fill it) and those that depend on the
+   receive and read its buffer (they empty it); a copy merely ordered after a receive (a
+   blocking receive orders every later op) is not one. O(n + dependencies). */
 static int mark_rdv_copies(sim *s) {
   const cdag_graph *g = s->g;
   if (!(s->rcopy > 0)) return CDAG_OK;
@@ -655,7 +665,7 @@ static int mark_rdv_copies(sim *s) {
     if ((!send && !recv) || g->bytes[op] <= s->S || s->partner[op] < 0 || g->rank[s->partner[op]] == g->rank[op]) continue;
     const int32_t *at = send ? g->pred : g->succ, *start = send ? g->pred_start : g->succ_start;
     for (int32_t k = start[op]; k < start[op + 1]; k++)
-      if (g->kind[at[k]] == IR_COPY) s->rdv_copy[at[k]] = 1;
+      if (g->kind[at[k]] == IR_COPY && copy_touches(g, at[k], send, g->addr[op], g->bytes[op])) s->rdv_copy[at[k]] = 1;
   }
   return CDAG_OK;
 }

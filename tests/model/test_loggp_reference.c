@@ -585,8 +585,9 @@ START_TEST(queue_prices_waiting_receives) {
 END_TEST
 
 /* rcopy: a copy that fills the send buffer of a message above S, and one that empties its
-   receive buffer, cost rcopy per byte instead of copy; next to an eager message, or to a
-   message to self, copy. Both copies lie on the only path: 2 x 16384 x (rcopy - copy). */
+   receive buffer, cost rcopy per byte instead of copy; next to an eager message, copy. Both
+   copies lie on the only path: 2 x 16384 x (rcopy - copy). A copy ordered after a blocking
+   receive (recv ... wait) that does not read its buffer costs copy. */
 START_TEST(rcopy_prices_copies_next_to_rendezvous) {
   const char *text = "num_ranks 2\nrank 0 {\ncopy 16384b from 0x1000 to 0x100000\nsend 16384b to 1 addr 0x100000\n}\n"
                      "rank 1 {\nrecv 16384b from 0 addr 0x200000\ncopy 16384b from 0x200000 to 0x300000\n}\n";
@@ -603,6 +604,14 @@ START_TEST(rcopy_prices_copies_next_to_rendezvous) {
   lp.rcopy = 0;
   CK_OK_LOGGP(exec_loggp(g, &lp, &plain, NULL));
   ck_assert_double_eq_tol(eager, plain, 1e-9);
+  cdag_graph_free(&g);
+  g = load("num_ranks 2\nrank 0 {\nsend 16384b to 1 addr 0x100000\n}\n"
+           "rank 1 {\nrecv 16384b from 0 addr 0x200000 wait\ncopy 16384b from 0x400000 to 0x300000\n}\n");
+  lp.S = 8192;
+  CK_OK_LOGGP(exec_loggp(g, &lp, &plain, NULL));
+  lp.rcopy = 0.001;
+  CK_OK_LOGGP(exec_loggp(g, &lp, &rdv, NULL));
+  ck_assert_double_eq_tol(rdv, plain, 1e-9);
   cdag_graph_free(&g);
 }
 END_TEST

@@ -1,5 +1,5 @@
-/* cdag — src/exec/mpi/calibrate.c: measuring L, o, g, G, S, copy, queue and the costs by size
- * on the MPI it runs on.
+/* cdag — src/exec/mpi/calibrate.c: measuring L, o, g, G, S, copy, rcopy, queue and the costs
+ * by size on the MPI it runs on.
  *
  * What is measured and how the parameters follow is in calibrate.h. Each LogGOPS figure is
  * the median of repeated batches (a busy machine slows some batches, not most); the table

@@ -24,8 +24,10 @@
  * communicator of ranks 0 and 1, each receive just before its send), the best batch of each;
  * one exchange E1 and a stream of 16 (4 from 256 KiB) at every power of 2 from 8 B to 64 KiB,
  * 256 KiB and 1 MiB, and streams of 16 and 512 of 8 B for queue; the figures follow by
- * inverting the model (src/model/lower.h: loggp_fit_queue, loggp_fit_row). Rank 0's result
- * is broadcast. The header is MPI-free: the `cdag` tool calls
+ * inverting the model (src/model/lower.h: loggp_fit_queue, loggp_fit_row). rcopy: one
+ * exchange of 256 KiB packed from and unpacked into 32 pieces, less the exchange alone, per
+ * byte copied. The first stream is timed again at the end (stream_first_us, stream_last_us):
+ * a machine that changed speed meanwhile shows there. Rank 0's result is broadcast. The header is MPI-free: the `cdag` tool calls
  * it (tools may not call MPI). */
 #ifndef CDAG_EXEC_MPI_CALIBRATE_H
 #define CDAG_EXEC_MPI_CALIBRATE_H
