@@ -41,8 +41,9 @@ static const cmd_info commands[] = {
    "and its recording failed its check); --merge merges part files, --flat a file per phase of the run, "
    "--expand writes that flat form from DIR into OUT (default DIR/flat)"},
   {"calibrate", cmd_calibrate, "[-o FILE] [--quick]",
-   "under mpiexec -n 2: measure this MPI's LogGOPS parameters (L, o, g, G, S, copy: ping-pongs, bursts, memcpy; "
-   "about a second, --quick less) and write the machine file plans are priced with (-o FILE, else $CDAG_MACHINE, "
+   "under mpiexec -n 2: measure this MPI's LogGOPS parameters (L, o, g, G, S, copy: ping-pongs, bursts, memcpy) "
+   "and its costs by message size, queue and rcopy (exchanges run by cdag's engine; about a second, --quick less) "
+   "and write the machine file plans are priced with (-o FILE, else $CDAG_MACHINE, "
    "else ${XDG_CONFIG_HOME:-~/.config}/cdag/machine)"},
   {"gen", cmd_gen, "lu25d|cholesky25d --n N --p P [--c C] [--v V] [-o FILE] | redistribute --shape MxN --elem BYTES "
    "--from MBxNB@PRxPC[+FIRST] --to MBxNB@PRxPC[+FIRST] [-o FILE]",
