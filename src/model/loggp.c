@@ -257,7 +257,7 @@ typedef struct {
   ps_t L, o, g_, G, O, copy, rcopy, queue;
   uint64_t S;
   int64_t *posted;                    /* per rank: receives posted, their message not yet handled */
-  uint8_t *rdv_copy;                  /* per op: a copy next to a rendezvous message (rcopy), or NULL */
+  uint64_t *rdv_bytes;                /* per copy: its bytes next to rendezvous messages (rcopy), or NULL */
   const loggp_params *lp;             /* its table of costs by size, when it has one */
   int ncpu, nnic;
   ps_t *clock;                        /* CPUs, then send NICs, then receive NICs */
@@ -640,32 +640,36 @@ static void queue_ready(sim *s) {
 static ps_t local_cost(const sim *s, int32_t op) {
   uint64_t b = s->g->bytes[op];
   if (s->g->kind[op] == IR_CALC) return (ps_t)b * 1000;   /* GOAL calc: ns */
-  return (ps_t)b * (s->rdv_copy && s->rdv_copy[op] ? s->rcopy : s->copy);
+  uint64_t r = s->rdv_bytes ? s->rdv_bytes[op] : 0;   /* its bytes next to rendezvous messages */
+  if (r > b) r = b;
+  return (ps_t)r * s->rcopy + (ps_t)(b - r) * s->copy;
 }
 
-/* Does copy c write (w) or read (!w) within [a, a + n)? By the hull of its blocks on that
-   side: a strided copy whose blocks fall between the message's counts too. */
-static int copy_touches(const cdag_graph *g, int32_t c, int w, uint64_t a, uint64_t n) {
+/* How many bytes copy c writes (w) or reads (!w) within [a, a + n): by the hull of its blocks
+   on that side (a strided copy's blocks between the message's count too). */
+static uint64_t copy_overlap(const cdag_graph *g, int32_t c, int w, uint64_t a, uint64_t n) {
   ir_blocks b = ir_copy_blocks(g, c);
   uint64_t lo = w ? g->addr[c] : g->addr2[c], hi = lo + (w ? b.to_last : b.from_last) + b.len;
-  return lo < a + n && a < hi;
+  uint64_t from = lo > a ? lo : a, to = hi < a + n ? hi : a + n;
+  return to > from ? to - from : 0;
 }
 
-/* Under rcopy, the copies next to a message above S that MPI moves (not one to self): those
-   the send depends on that write its buffer (they fill it) and those that depend on the
-   receive and read its buffer (they empty it); a copy merely ordered after a receive (a
-   blocking receive orders every later op) is not one. O(n + dependencies). */
+/* Under rcopy, the bytes each copy moves next to a message above S that MPI moves (not one to
+   self): those a copy the send depends on writes within its buffer (filling it), and those a
+   copy that depends on the receive reads within its buffer (emptying it); a copy merely
+   ordered after a receive (a blocking receive orders every later op) moves none. A copy the
+   lowering merged from several unpacks counts each message's part. O(n + dependencies). */
 static int mark_rdv_copies(sim *s) {
   const cdag_graph *g = s->g;
   if (!(s->rcopy > 0)) return CDAG_OK;
-  s->rdv_copy = calloc((size_t)g->nops + 1, 1);
-  if (!s->rdv_copy) return CDAG_NOMEM("LogGP model");
+  s->rdv_bytes = calloc((size_t)g->nops + 1, sizeof *s->rdv_bytes);
+  if (!s->rdv_bytes) return CDAG_NOMEM("LogGP model");
   for (int32_t op = 0; op < g->nops; op++) {
     int send = g->kind[op] == IR_SEND, recv = g->kind[op] == IR_RECV;
     if ((!send && !recv) || g->bytes[op] <= s->S || s->partner[op] < 0 || g->rank[s->partner[op]] == g->rank[op]) continue;
     const int32_t *at = send ? g->pred : g->succ, *start = send ? g->pred_start : g->succ_start;
     for (int32_t k = start[op]; k < start[op + 1]; k++)
-      if (g->kind[at[k]] == IR_COPY && copy_touches(g, at[k], send, g->addr[op], g->bytes[op])) s->rdv_copy[at[k]] = 1;
+      if (g->kind[at[k]] == IR_COPY) s->rdv_bytes[at[k]] += copy_overlap(g, at[k], send, g->addr[op], g->bytes[op]);
   }
   return CDAG_OK;
 }
@@ -863,7 +867,7 @@ static int sim_init(sim *s, const cdag_graph *g, const match_result *m, const lo
 }
 
 static void sim_free(sim *s) {
-  free(s->need_done); free(s->need_start); free(s->ss_start); free(s->ss); free(s->st); free(s->posted); free(s->rdv_copy);
+  free(s->need_done); free(s->need_start); free(s->ss_start); free(s->ss); free(s->st); free(s->posted); free(s->rdv_bytes);
   free(s->hbase);
   for (int64_t x = 0; s->q && x < s->nq; x++) free(s->q[x].w);
   free(s->msgs.e);

@@ -587,7 +587,8 @@ END_TEST
 /* rcopy: a copy that fills the send buffer of a message above S, and one that empties its
    receive buffer, cost rcopy per byte instead of copy; next to an eager message, copy. Both
    copies lie on the only path: 2 x 16384 x (rcopy - copy). A copy ordered after a blocking
-   receive (recv ... wait) that does not read its buffer costs copy. */
+   receive (recv ... wait) that does not read its buffer costs copy; one that reads a
+   rendezvous receive's buffer and an eager one's pays rcopy for the first's bytes alone. */
 START_TEST(rcopy_prices_copies_next_to_rendezvous) {
   const char *text = "num_ranks 2\nrank 0 {\ncopy 16384b from 0x1000 to 0x100000\nsend 16384b to 1 addr 0x100000\n}\n"
                      "rank 1 {\nrecv 16384b from 0 addr 0x200000\ncopy 16384b from 0x200000 to 0x300000\n}\n";
@@ -612,6 +613,16 @@ START_TEST(rcopy_prices_copies_next_to_rendezvous) {
   lp.rcopy = 0.001;
   CK_OK_LOGGP(exec_loggp(g, &lp, &rdv, NULL));
   ck_assert_double_eq_tol(rdv, plain, 1e-9);
+  cdag_graph_free(&g);
+  /* one copy empties a receive above S and an eager one: rcopy for the first's 16384 bytes
+     alone (a lowered plan merges a rank's unpacks so) */
+  g = load("num_ranks 2\nrank 0 {\nsend 16384b to 1 addr 0x100000\nsend 4096b to 1 addr 0x110000\n}\n"
+           "rank 1 {\nrecv 16384b from 0 addr 0x200000\nrecv 4096b from 0 addr 0x204000\n"
+           "copy 20480b from 0x200000 to 0x300000\n}\n");
+  CK_OK_LOGGP(exec_loggp(g, &lp, &rdv, NULL));
+  lp.rcopy = 0;
+  CK_OK_LOGGP(exec_loggp(g, &lp, &plain, NULL));
+  ck_assert_double_eq_tol(rdv - plain, 16384 * (0.001 - 0.0001), 1e-6);
   cdag_graph_free(&g);
 }
 END_TEST
