@@ -88,10 +88,8 @@ static int read_param(char *line, const char *path, long no, loggp_params *lp, u
                        path, no, name);
   if (!val || extra) return cdag__error(CDAG_ERR_ARG, "machine file %s line %ld: expected '%s VALUE'", path, no, name);
   if (*seen & 1u << k) return cdag__error(CDAG_ERR_ARG, "machine file %s line %ld: %s given twice", path, no, name);
-  char *end;
-  errno = 0;
-  double v = strtod(val, &end);
-  if (*end || errno || !isfinite(v) || v < 0 || (k == P_S && (v != floor(v) || v > 0x1p63)) || (k != P_S && v > 1e9))
+  double v = number(val, k == P_S ? 0x1p63 : 1e9);
+  if (v < 0 || (k == P_S && v != floor(v)))
     return cdag__error(CDAG_ERR_ARG, "machine file %s line %ld: %s '%s': expected %s", path, no, name, val,
                        k == P_S ? "a byte count from 0 to 2^63" : "a number from 0 to 1e9 (us or us/B)");
   if (k == P_S) lp->S = (uint64_t)v;

@@ -490,12 +490,12 @@ static ps_t tab_bytes(const sim *s, uint64_t size) {
 }
 
 /* A message's latency: L, or under the table what one exchange alone takes beyond its
-   overheads, bytes and queue (one exchange is 2o + B + max(L, B) + queue for bytes B a side,
-   its own receive the one waiting). */
-static ps_t latency(const sim *s, uint64_t size) {
+   overheads, bytes (B, the table's tab_bytes, a side) and queue (one exchange is
+   2o + B + max(L, B) + queue, its own receive the one waiting). */
+static ps_t latency(const sim *s, uint64_t size, ps_t bytes) {
   if (!s->lp->ntab) return s->L;
   ps_t round = to_ps(tab_at(s->lp, s->lp->tab_round, (double)size));
-  ps_t rest = round - 2 * s->o - tab_bytes(s, size) - s->queue;
+  ps_t rest = round - 2 * s->o - bytes - s->queue;
   return rest > 0 ? rest : 0;
 }
 
@@ -730,7 +730,7 @@ static void step(sim *s, ev e) {
     byte_terms(s, size, &wire, &cpu_bytes);
     s->clock[xo] = e.t + s->o + cpu_bytes;
     s->clock[xg] = e.t + s->g_ + wire;
-    push_msg(s, ev_make(e.t + s->o + latency(s, size), s->ts++, EV_MSG, op));
+    push_msg(s, ev_make(e.t + s->o + latency(s, size, wire), s->ts++, EV_MSG, op));
     if (size <= s->S) mark_done(s, op);
     return;
   }
@@ -935,7 +935,8 @@ static int check_args(const cdag_graph *g, const loggp_params *lp, const double 
       lp->L > 1e9 || lp->o > 1e9 || lp->g > 1e9 || lp->G > 1e9 || lp->O > 1e9 || lp->copy > 1e9 || lp->queue > 1e9 ||
       lp->rcopy > 1e9)
     return cdag__error(CDAG_ERR_ARG, "exec_loggp: LogGP parameters must lie in [0, 1e9] us");
-  return loggp_table_check(lp) ? cdag__error(CDAG_ERR_ARG, "exec_loggp: %s", loggp_table_check(lp)) : CDAG_OK;
+  const char *why = loggp_table_check(lp);
+  return why ? cdag__error(CDAG_ERR_ARG, "exec_loggp: %s", why) : CDAG_OK;
 }
 
 /* partner NULL: matched here, on the graph with its dependency lists. */
