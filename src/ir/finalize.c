@@ -11,13 +11,15 @@
  *     copies no list. The rank's op sides (what an op reads, what it writes; a strided
  *     side by its hull) are first sorted and swept into clusters of overlapping sides,
  *     each with its own map (a small sorted array, a JudyL once a cluster has many
- *     pieces); a side alone in its cluster is not looked up, and a cluster of one pattern
+ *     pieces); a side alone in its cluster is not looked up, a cluster of one pattern
  *     (a datatype's buffer used again and again) takes each side as one range, not block
- *     by block. A rank whose ranges ascend in program order skips it all. A graph whose
+ *     by block, a cluster whose strided sides share one stride takes each side as a range
+ *     of rows per column of a lattice, and elsewhere a block no other side's hull reaches
+ *     is not looked up. A rank whose ranges ascend in program order skips it all. A graph whose
  *     builder promises conflict scopes (g->scope: a lowered plan's stages, which its
  *     dependencies already order) is walked scope by scope, each with maps of its own.
- *     Each op costs O((1 + pieces it overlaps) log n), per block where its cluster is
- *     taken block by block;
+ *     Each op costs O((1 + pieces it overlaps) log n), per column of a lattice, per block
+ *     (that other hulls reach) where its cluster is taken block by block;
  *  3. CSR arrays pred/succ, each (before, after) pair once (a stamp array dedupes): the list
  *     lengths are counted by step 2 as it finds the edges, then one pass places them, in
  *     blocks of 64 ranks, position by position across a block when its ranks' ops are
@@ -233,6 +235,8 @@ typedef struct {
   uint64_t *lo;         /* slices of the map's pools */
   int64_t *idx;
   base_imap big;        /* the index when n < 0 */
+  int32_t lat;          /* the cluster's lattice (clusters.lat) when it is taken as one */
+  int64_t seg0, nseg;   /* block by block: where two sides' hulls meet, clusters.seg[seg0 ..] */
 } piece_index;
 
 /* An address range an op touches: [lo, hi), its slot (a side's or a block's, find_clusters). */
@@ -252,13 +256,32 @@ typedef struct {
    one pattern (a datatype's buffer packed or unpacked again and again) takes each side as
    one range, its first block: every byte of such a side meets the same sides in the same
    order, so the first block finds every edge the side has, in the order its blocks would,
-   and the others would find them again. Other clusters take each block of their strided
-   sides in turn. */
+   and the others would find them again. A cluster whose strided sides share one stride S
+   (a datatype's column packed with 8,128 blocks and unpacked with 8,192; one block copied
+   alone) is a lattice: rows of S bytes, split into columns at every side's first and last
+   byte modulo S, so that each side covers whole cells (row, column). Its index is of cells,
+   numbered column by column, and a side takes one range per column: the same pieces meet
+   the same sides as bytes would, in O(columns) look-ups, not O(blocks). Other clusters take
+   each block of their strided sides in turn, but for blocks where no other side's hull
+   lies (a datatype's buffer of 8,144 blocks of which a 960-byte copy meets 60): such a
+   block meets no other side, so it finds no edge and leaves nothing another would find. */
+enum { LATTICE_CELLS = 16 };
+typedef struct {
+  uint64_t base, stride, rows;      /* the cluster's lowest byte, its sides' one stride, rows of it */
+  uint64_t cell[LATTICE_CELLS + 1]; /* column boundaries: cell c is [cell[c], cell[c + 1]) */
+  int ncells;
+} lattice;
+
+enum { SIDE_WHOLE, SIDE_BLOCKS, SIDE_LATTICE };   /* how a cluster takes its sides */
 typedef struct {
   op_range *rg, *rg_tmp;    /* the scope's sides' hulls (slot: the side, 2i reads and 2i + 1 writes of position i) */
   uint8_t *pile;            /* per range: its pile (deal_piles) */
   int32_t *side_cl;         /* per side: its cluster, -1 alone */
-  uint8_t *each;            /* per side: its cluster takes it block by block */
+  uint8_t *each;            /* per side: SIDE_WHOLE, SIDE_BLOCKS or SIDE_LATTICE, its cluster's way */
+  lattice *lat;             /* the lattices of clusters taken by SIDE_LATTICE */
+  int64_t nlat, latcap;
+  op_range *seg;            /* clusters taken block by block: where hulls meet, disjoint, ascending */
+  int64_t nseg, segcap;
   piece_index *cidx;        /* per cluster of two sides or more */
   uint64_t *pool_lo;        /* the small indexes' arrays */
   int64_t *pool_idx;
@@ -272,6 +295,8 @@ typedef struct {
   int32_t *writer;      /* last writer (position in ops), -1 none */
   int32_t *readers;     /* head of reader list since the last write, -1 none */
   int64_t npieces, pcap;
+  int64_t free_piece;   /* pieces a write replaced, chained through hi; -1 none */
+  int64_t lookups;      /* ranges looked up (cdag_graph.dep_lookups) */
   int32_t *rd_op, *rd_next; /* immutable reader lists (positions) */
   int64_t nrd, rdcap;
   int32_t *stamp;       /* stamp[before] == after: edge already recorded */
@@ -348,7 +373,17 @@ static int add_edge(conflict_map *m, int32_t before, int32_t after) {
   return edge_push(m->edges, b);
 }
 
-static int new_piece(conflict_map *m, uint64_t lo, uint64_t hi, int32_t writer, int32_t readers) {
+/* A piece [lo, hi), its index in *at (a replaced one's, or a new one). */
+static int new_piece(conflict_map *m, uint64_t lo, uint64_t hi, int32_t writer, int32_t readers, int64_t *at) {
+  int64_t i = m->free_piece;
+  if (i >= 0) {
+    m->free_piece = (int64_t)m->hi[i];
+    m->hi[i] = hi;
+    m->writer[i] = writer;
+    m->readers[i] = readers;
+    *at = i;
+    return index_insert(m->map, lo, i);
+  }
   if (m->npieces == m->pcap) {
     int64_t cap = base_grown_cap(m->pcap, 1), n = m->npieces;
     if (base_resize((void **)&m->hi, n, cap, sizeof *m->hi, "interval map") ||
@@ -357,10 +392,11 @@ static int new_piece(conflict_map *m, uint64_t lo, uint64_t hi, int32_t writer, 
       return CDAG_ERR_NOMEM;
     m->pcap = cap;
   }
-  int64_t i = m->npieces++;
+  i = m->npieces++;
   m->hi[i] = hi;
   m->writer[i] = writer;
   m->readers[i] = readers;
+  *at = i;
   return index_insert(m->map, lo, i);
 }
 
@@ -384,8 +420,9 @@ static int split_at(conflict_map *m, uint64_t x) {
   int64_t p = index_last(m->map, &k);
   if (p < 0 || k == x || m->hi[p] <= x) return CDAG_OK;
   uint64_t hi = m->hi[p];
+  int64_t at;
   m->hi[p] = x;
-  return new_piece(m, x, hi, m->writer[p], m->readers[p]);
+  return new_piece(m, x, hi, m->writer[p], m->readers[p], &at);
 }
 
 /* The piece that starts last at or below b - 1, in *start its start; -1 if none. Where it ends
@@ -401,10 +438,10 @@ static int touch_read(conflict_map *m, uint64_t a, uint64_t b, int32_t op) {
   int rc;
   if (a == b) return CDAG_OK;
   uint64_t start;
-  int64_t q = piece_below(m, b, &start);
+  int64_t q = piece_below(m, b, &start), at;
   if (q < 0 || m->hi[q] <= a) {
-    if ((rc = new_piece(m, a, b, -1, -1))) return rc;
-    return push_reader(m, m->npieces - 1, op);
+    if ((rc = new_piece(m, a, b, -1, -1, &at))) return rc;
+    return push_reader(m, at, op);
   }
   if (start == a && m->hi[q] == b) {
     if (m->writer[q] >= 0 && (rc = add_edge(m, m->writer[q], op))) return rc;
@@ -417,8 +454,8 @@ static int touch_read(conflict_map *m, uint64_t a, uint64_t b, int32_t op) {
     int64_t p = index_first(m->map, &k);
     if (p < 0 || k >= b || k > cur) { /* a gap [cur, min(k, b)): nobody touched it yet */
       uint64_t end = (p < 0 || k >= b) ? b : k;
-      if ((rc = new_piece(m, cur, end, -1, -1))) return rc;
-      if ((rc = push_reader(m, m->npieces - 1, op))) return rc;
+      if ((rc = new_piece(m, cur, end, -1, -1, &at))) return rc;
+      if ((rc = push_reader(m, at, op))) return rc;
       cur = end;
       continue;
     }
@@ -433,8 +470,8 @@ static int touch_write(conflict_map *m, uint64_t a, uint64_t b, int32_t op) {
   int rc;
   if (a == b) return CDAG_OK;
   uint64_t start;
-  int64_t q = piece_below(m, b, &start);
-  if (q < 0 || m->hi[q] <= a) return new_piece(m, a, b, op, -1);
+  int64_t q = piece_below(m, b, &start), at;
+  if (q < 0 || m->hi[q] <= a) return new_piece(m, a, b, op, -1, &at);
   if (start == a && m->hi[q] == b) {   /* the piece itself (a buffer written again): kept, not replaced */
     if (m->readers[q] < 0 && m->writer[q] >= 0 && (rc = add_edge(m, m->writer[q], op))) return rc;
     for (int32_t r = m->readers[q]; r >= 0; r = m->rd_next[r])
@@ -450,8 +487,10 @@ static int touch_write(conflict_map *m, uint64_t a, uint64_t b, int32_t op) {
     for (int32_t r = m->readers[p]; r >= 0; r = m->rd_next[r])
       if ((rc = add_edge(m, m->rd_op[r], op))) return rc;
     if ((rc = index_delete(m->map, k))) return rc;
+    m->hi[p] = (uint64_t)m->free_piece;   /* no index names p now */
+    m->free_piece = p;
   }
-  return new_piece(m, a, b, op, -1);
+  return new_piece(m, a, b, op, -1, &at);
 }
 
 /* What an op reads and writes, gathered for one rank before its walk: the gather's loads
@@ -669,26 +708,130 @@ static int one_pattern(const footprint *fp, const op_range *r, int32_t k) {
   return 1;
 }
 
+/* Adds column x (below the stride) to the lattice's sorted boundaries; 0 if they are full. */
+static int lattice_cut(lattice *l, uint64_t x) {
+  int i = 0;
+  while (i < l->ncells && l->cell[i] < x) i++;
+  if (i < l->ncells && l->cell[i] == x) return 1;
+  if (l->ncells == LATTICE_CELLS) return 0;
+  memmove(&l->cell[i + 1], &l->cell[i], (size_t)(l->ncells - i) * sizeof *l->cell);
+  l->cell[i] = x;
+  l->ncells++;
+  return 1;
+}
+
+/* The rows [*r0, *r1) in which a side covers cell c (a side covers whole cells). */
+static void lattice_rows(const lattice *l, const fp_side *x, int c, uint64_t *r0, uint64_t *r1) {
+  uint64_t cs = l->cell[c], ce = l->cell[c + 1], S = l->stride, a = x->lo - l->base;
+  *r0 = *r1 = 0;
+  if (x->n > 1) {   /* blocks of len <= S at one column; a block may run into the next row */
+    uint64_t row = a / S, col = a % S, end = col + x->len;
+    if (cs >= col && ce <= end) *r0 = row, *r1 = row + x->n;
+    else if (end > S && ce <= end - S) *r0 = row + 1, *r1 = row + 1 + x->n;
+    return;
+  }
+  uint64_t e = a + x->len;   /* one range: the rows in which [cs, ce) lies inside [a, e) */
+  if (e < ce) return;
+  *r0 = a > cs ? (a - cs + S - 1) / S : 0;
+  *r1 = (e - ce) / S + 1;
+}
+
+/* Can the cluster's k sides r[0 .. k) be taken as a lattice, with fewer look-ups than block by
+   block? Then *l describes it. */
+static int lattice_of(lattice *l, const footprint *fp, const op_range *r, int32_t k) {
+  uint64_t top = 0, blocks = 0, cells = 0;
+  l->stride = 0;
+  for (int32_t x = 0; x < k; x++) {
+    fp_side s = side_of(&fp[r[x].slot / 2], r[x].slot % 2);
+    if (s.n > 1 && (s.at || (l->stride && s.stride != l->stride))) return 0;
+    if (s.n > 1) l->stride = s.stride;
+    if (r[x].hi > top) top = r[x].hi;
+    blocks += s.n;
+  }
+  if (!l->stride) return 0;   /* ranges alone: one look-up each already */
+  l->base = r[0].lo, l->ncells = 0;
+  for (int32_t x = 0; x < k; x++) {
+    fp_side s = side_of(&fp[r[x].slot / 2], r[x].slot % 2);
+    uint64_t a = s.lo - l->base;
+    if (!lattice_cut(l, a % l->stride) || !lattice_cut(l, (a + s.len) % l->stride)) return 0;
+  }
+  if (!lattice_cut(l, 0)) return 0;
+  l->cell[l->ncells] = l->stride;
+  l->rows = (top - l->base) / l->stride + 2;
+  if (l->rows > UINT64_MAX / LATTICE_CELLS) return 0;
+  for (int32_t x = 0; x < k; x++) {
+    fp_side s = side_of(&fp[r[x].slot / 2], r[x].slot % 2);
+    for (int c = 0; c < l->ncells; c++) {
+      uint64_t r0, r1;
+      lattice_rows(l, &s, c, &r0, &r1);
+      cells += r0 < r1;
+    }
+  }
+  return cells < blocks;
+}
+
+/* Where two or more of the cluster's k hulls r[0 .. k) (by start) meet, as disjoint ascending
+   segments for cluster cl: a byte of r[i] lies in an earlier one iff it lies below the
+   highest end before it. O(k). */
+static int add_segments(clusters *c, const op_range *r, int32_t k, int32_t cl) {
+  uint64_t top = r[0].hi;
+  c->cidx[cl].seg0 = c->nseg;
+  for (int32_t x = 1; x < k; x++) {
+    uint64_t lo = r[x].lo, hi = r[x].hi < top ? r[x].hi : top;
+    if (r[x].hi > top) top = r[x].hi;
+    if (lo >= hi) continue;
+    if (c->nseg > c->cidx[cl].seg0 && c->seg[c->nseg - 1].hi >= lo) {
+      if (hi > c->seg[c->nseg - 1].hi) c->seg[c->nseg - 1].hi = hi;
+      continue;
+    }
+    int rc = base_grow((void **)&c->seg, c->nseg, &c->segcap, 1, sizeof *c->seg, "dependencies");
+    if (rc) return rc;
+    c->seg[c->nseg++] = (op_range){lo, hi, cl};
+  }
+  c->cidx[cl].nseg = c->nseg - c->cidx[cl].seg0;
+  return CDAG_OK;
+}
+
+/* Does [lo, hi) meet a segment of x? */
+static int meets_segment(const clusters *c, const piece_index *x, uint64_t lo, uint64_t hi) {
+  if (x->nseg < 0) return 1;   /* one cluster of everything: no segments */
+  const op_range *s = c->seg + x->seg0;
+  int64_t a = 0, z = x->nseg;
+  while (a < z) {   /* the first segment ending above lo */
+    int64_t mid = a + (z - a) / 2;
+    if (s[mid].hi <= lo) a = mid + 1;
+    else z = mid;
+  }
+  return a < x->nseg && s[a].lo < hi;
+}
+
+/* Cluster cl is taken as lattice l. */
+static int add_lattice(clusters *c, const lattice *l, int32_t cl) {
+  int rc = base_grow((void **)&c->lat, c->nlat, &c->latcap, 1, sizeof *c->lat, "dependencies");
+  if (rc == CDAG_OK) c->cidx[cl].lat = c->nlat, c->lat[c->nlat++] = *l;
+  return rc;
+}
+
 /* Cluster c of k sides gets its index, a slice of the pools: room for 2k pieces, at most
    SMALL_PIECES (a cluster that outgrows it, as one taken block by block will, moves to a
    JudyL). */
 static int32_t open_cluster(clusters *c, int32_t k, int64_t *pool_at) {
   int cap = 2 * k < SMALL_PIECES ? 2 * k : SMALL_PIECES;
-  c->cidx[c->ncl] = (piece_index){0, cap, c->pool_lo + *pool_at, c->pool_idx + *pool_at, {NULL}};
+  c->cidx[c->ncl] = (piece_index){0, cap, c->pool_lo + *pool_at, c->pool_idx + *pool_at, {NULL}, -1, 0, -1};
   *pool_at += cap;
   return c->ncl++;
 }
 
 /* Clusters of the scope's n ops by one sweep of their sides by start. O(n log n). */
-static void find_clusters(clusters *c, const footprint *fp, int32_t n) {
+static int find_clusters(clusters *c, const footprint *fp, int32_t n) {
   int32_t k = gather_sides(fp, n, c->rg);
   int64_t pool_at = 0;
   c->ncl = 0;
   if (k < 0) {   /* one cluster, block by block */
     open_cluster(c, SMALL_PIECES, &pool_at);
     memset(c->side_cl, 0, 2 * (size_t)n * sizeof *c->side_cl);
-    memset(c->each, 1, 2 * (size_t)n);
-    return;
+    memset(c->each, SIDE_BLOCKS, 2 * (size_t)n);
+    return CDAG_OK;
   }
   for (int32_t s = 0; s < 2 * n; s++) c->side_cl[s] = -1;
   op_range *r = sort_ranges(c->rg, c->rg_tmp, c->pile, k);
@@ -698,23 +841,47 @@ static void find_clusters(clusters *c, const footprint *fp, int32_t n) {
       if (r[j].hi > top) top = r[j].hi;
     if (j - i == 1) continue;
     int32_t cl = open_cluster(c, j - i, &pool_at);
-    uint8_t each = !one_pattern(fp, r + i, j - i);
+    uint8_t each = one_pattern(fp, r + i, j - i) ? SIDE_WHOLE : SIDE_BLOCKS;
+    lattice l;
+    int rc = CDAG_OK;
+    if (each == SIDE_BLOCKS && lattice_of(&l, fp, r + i, j - i)) rc = add_lattice(c, &l, cl), each = SIDE_LATTICE;
+    if (each == SIDE_BLOCKS) rc = add_segments(c, r + i, j - i, cl);
+    if (rc) return rc;
     for (int32_t x = i; x < j; x++) c->side_cl[r[x].slot] = cl, c->each[r[x].slot] = each;
   }
+  return CDAG_OK;
 }
 
 static int touch_range(conflict_map *m, int w, uint64_t lo, uint64_t len, int32_t i) {
+  m->lookups++;
   return w ? touch_write(m, lo, lo + len, i) : touch_read(m, lo, lo + len, i);
 }
 
-/* One side of the op at position i, in its cluster's index: one range, or each block in turn. */
+/* A side in its lattice's index of cells: one range of rows per column it covers. */
+static int touch_cells(conflict_map *m, const lattice *l, const fp_side *x, int w, int32_t i) {
+  int rc = CDAG_OK;
+  for (int c = 0; c < l->ncells && rc == CDAG_OK; c++) {
+    uint64_t r0, r1;
+    lattice_rows(l, x, c, &r0, &r1);
+    if (r0 < r1) rc = touch_range(m, w, (uint64_t)c * l->rows + r0, r1 - r0, i);
+  }
+  return rc;
+}
+
+/* One side of the op at position i, in its cluster's index: one range, its cells, or each
+   block in turn. */
 static int touch_side(conflict_map *m, const footprint *f, int w, int32_t i) {
   int32_t s = 2 * (i - m->c_base) + w;
   if (!side_touches(f, w) || m->c.side_cl[s] < 0) return CDAG_OK;
   m->map = &m->c.cidx[m->c.side_cl[s]];
   fp_side x = side_of(f, w);
+  if (m->c.each[s] == SIDE_LATTICE) return touch_cells(m, &m->c.lat[m->map->lat], &x, w, i);
   int rc = CDAG_OK;
-  for (uint64_t b = 0, n = m->c.each[s] ? x.n : 1; b < n && rc == CDAG_OK; b++) rc = touch_range(m, w, side_block(&x, b), x.len, i);
+  if (m->c.each[s] == SIDE_WHOLE || x.n == 1) return touch_range(m, w, side_block(&x, 0), x.len, i);
+  for (uint64_t b = 0; b < x.n && rc == CDAG_OK; b++) {
+    uint64_t lo = side_block(&x, b);
+    if (meets_segment(&m->c, m->map, lo, lo + x.len)) rc = touch_range(m, w, lo, x.len, i);
+  }
   return rc;
 }
 
@@ -742,11 +909,11 @@ static int clusters_alloc(clusters *c, int32_t longest) {
 
 static void clusters_clear(clusters *c) {
   for (int32_t i = 0; i < c->ncl; i++) index_clear(&c->cidx[i]);
-  c->ncl = 0;
+  c->ncl = c->nlat = c->nseg = 0;
 }
 
 static void clusters_free(clusters *c) {
-  free(c->rg); free(c->rg_tmp); free(c->pile); free(c->side_cl); free(c->each);
+  free(c->rg); free(c->rg_tmp); free(c->pile); free(c->side_cl); free(c->each); free(c->lat); free(c->seg);
   free(c->cidx); free(c->pool_lo); free(c->pool_idx);
 }
 
@@ -1025,7 +1192,7 @@ static int32_t scope_end(const cdag_graph *g, const int32_t *ops, const footprin
 
 static int conflict_deps(cdag_graph *g, edge_buf *edges) {
   int rc = CDAG_OK;
-  conflict_map m = {0};
+  conflict_map m = {.free_piece = -1};
   reads_all ra = {.last = -1};
   m.edges = edges;
   int32_t longest = 1, *ex_start = NULL, *ex_from = NULL;
@@ -1057,7 +1224,7 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
     for (int32_t s = 0, e; s < n && rc == CDAG_OK; s = e) {
       e = scoped ? scope_end(g, m.ops, fp, s, n) : n;
       int disjoint = footprints_ascend(fp + s, e - s);
-      if (!disjoint) find_clusters(&m.c, fp + s, e - s);
+      if (!disjoint) rc = find_clusters(&m.c, fp + s, e - s);
       m.c_base = s;
       for (int32_t i = s; i < e && rc == CDAG_OK; i++) {
         int32_t op = m.ops[i];
@@ -1069,10 +1236,12 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
       }
       clusters_clear(&m.c);
       m.npieces = m.nrd = 0;
+      m.free_piece = -1;
     }
     ra_clear(&ra);
   }
   if (rc == CDAG_OK) edges->rank_edges[g->nprocs] = edges->n;
+  g->dep_lookups = m.lookups;
   clusters_free(&m.c);
   ra_free(&ra);
   free(m.stamp); free(fp); free(m.hi); free(m.writer); free(m.readers); free(m.rd_op); free(m.rd_next);

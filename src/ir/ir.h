@@ -203,6 +203,7 @@ struct cdag_graph {
   int64_t nwritten;      /* ops before expansion (the added ones follow) */
   uint8_t race_pairs;    /* tests: ir_onesided_races checks every pair of an epoch by the
                             rules, O(n^2), the oracle of its sweep */
+  int64_t dep_lookups;   /* tests: ranges the last dependency walk (finalize.c) looked up */
 
   /* completions and native collectives (collective.c) */
   uint8_t *join;         /* per op: IR_JOIN_* (later ops of the rank depend on it); NULL until set */

@@ -687,6 +687,86 @@ START_TEST(repeated_patterns_match_byte_oracle) {
 }
 END_TEST
 
+/* Clusters whose strided sides share one stride, 32 bytes (blocks of 8 to 24 bytes at columns
+   0 to 24, some running into the next row, 10 to 28 of them: a column packed with one count and
+   unpacked with another), among contiguous ops of any length over them: finalize takes them as
+   a lattice of columns. Against the byte oracle; and its look-ups are per column, not per
+   block (fewer than a third of the blocks, where block by block they are more than all). */
+START_TEST(lattice_clusters_match_byte_oracle) {
+  for (int seed = 1; seed <= cdag_test_iterations(8); seed++) {
+    uint64_t x = 0x7a3c1f0e5d2b4968ULL * (uint64_t)seed, blocks = 0;
+    cdag_graph *g;
+    ck_assert_int_eq(cdag_graph_create_global(ORACLE_RANKS, &g), CDAG_OK);
+    for (int i = 0; i < ORACLE_RANKS * ORACLE_OPS; i++) {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      int rank = i % ORACLE_RANKS, kind = (int)((x >> 58) % 6), peer = (rank + 1) % ORACLE_RANKS, rc;
+      uint64_t len = 8 * (1 + (x >> 20) % 3), n = 10 + (x >> 23) % 19, a = 1024 + 32 * ((x >> 28) % 2) + 8 * ((x >> 32) % 4);
+      uint64_t c = 8 * ((x >> 40) % 44), lo = 1024 + 8 * ((x >> 48) % 100), l = 8 * (1 + (x >> 34) % 16);
+      int32_t id;
+      switch (kind) {
+        case 0: rc = ir_add_copy_strided(g, rank, a, c, n, len, 32, len, NULL); break;   /* pack */
+        case 1: rc = ir_add_copy_strided(g, rank, c, a, n, len, len, 32, NULL); break;   /* unpack */
+        case 2:
+          rc = ir_add_compute(g, rank, 1, c, 8, a, n * len, &id);
+          if (rc == CDAG_OK) rc = ir_set_write_blocks(g, id, n, 32, NULL);
+          break;
+        case 3: rc = ir_add_send(g, rank, lo, l, peer, 0, NULL), n = 1; break;
+        case 4: rc = ir_add_recv(g, rank, lo, l, peer, 0, NULL), n = 1; break;
+        default: rc = ir_add_copy(g, rank, a, c, len, NULL), n = 1; break;   /* one block alone */
+      }
+      blocks += n;
+      ck_assert_int_eq(rc, CDAG_OK);
+    }
+    ck_assert_int_eq(ir_finalize(g), CDAG_OK);
+    check_against_oracle(g, seed);
+    ck_assert_msg(g->dep_lookups * 3 < (int64_t)blocks, "seed %d: %lld look-ups for %llu blocks", seed,
+                  (long long)g->dep_lookups, (unsigned long long)blocks);
+    cdag_graph_free(&g);
+  }
+}
+END_TEST
+
+/* A datatype's buffer of 1,000 listed blocks written once, and small ops that meet it at a few
+   blocks (a send of the last block, receives into block 200 and into a gap): the cluster is
+   taken block by block, but a block that no other side's hull reaches meets nothing and is not
+   looked up (one that a receive meets in its last byte is). Eight such buffers: 88 look-ups
+   (7 a buffer, the rest for the other ops), where block by block they would be over 8,000. */
+START_TEST(lone_blocks_are_not_looked_up) {
+  enum { N = 1000, BUFS = 8 };
+  static uint64_t off[N];
+  uint64_t at = 0;
+  for (int j = 0; j < N; j++) off[j] = at, at += 4 + 4 * (uint64_t)(j % 3);   /* gaps of 0, 4 and 8 bytes */
+  cdag_graph *g;
+  int32_t w[BUFS];
+  cdag_op last[BUFS], into[BUFS], gap[BUFS], edge[BUFS];
+  ck_assert_int_eq(cdag_graph_create_global(2, &g), CDAG_OK);
+  for (int k = 0; k < BUFS; k++) {
+    uint64_t base = 0x100000 * (uint64_t)(k + 1);
+    ck_assert_int_eq(ir_add_compute(g, 0, 1, 0x10, 8, base, N * 4, &w[k]), CDAG_OK);
+    ck_assert_int_eq(ir_set_write_blocks(g, w[k], N, 4, off), CDAG_OK);
+    ck_assert_int_eq(cdag_rank_send(g, 0, base + off[N - 1], 4, 1, 3 * k, &last[k]), CDAG_OK);
+    ck_assert_int_eq(cdag_rank_recv(g, 0, base + off[200], 4, 1, 3 * k + 1, &into[k]), CDAG_OK);
+    ck_assert_int_eq(cdag_rank_recv(g, 0, base + off[302] + 4, 4, 1, 3 * k + 2, &gap[k]), CDAG_OK);   /* block 302 is followed by 8 free bytes */
+    ck_assert_int_eq(cdag_rank_recv(g, 0, base + off[600] + 3, 1, 1, 3 * BUFS + k, &edge[k]), CDAG_OK);
+  }
+  for (int k = 0; k < BUFS; k++) {
+    ck_assert_int_eq(cdag_rank_recv(g, 1, 0x1000 + 8 * (uint64_t)k, 4, 0, 3 * k, NULL), CDAG_OK);
+    ck_assert_int_eq(cdag_rank_send(g, 1, 0x2000, 4, 0, 3 * k + 1, NULL), CDAG_OK);
+    ck_assert_int_eq(cdag_rank_send(g, 1, 0x2000, 4, 0, 3 * k + 2, NULL), CDAG_OK);
+  }
+  for (int k = 0; k < BUFS; k++) ck_assert_int_eq(cdag_rank_send(g, 1, 0x2000, 1, 0, 3 * BUFS + k, NULL), CDAG_OK);
+  ck_assert_int_eq(ir_finalize(g), CDAG_OK);
+  for (int k = 0; k < BUFS; k++) {
+    ck_assert(depends(g, w[k], last[k]));
+    ck_assert(depends(g, w[k], into[k]));
+    ck_assert_int_eq(npred(g, gap[k]), 0);
+    ck_assert(depends(g, w[k], edge[k]));
+  }
+  ck_assert_msg(g->dep_lookups <= 11 * BUFS, "%lld look-ups", (long long)g->dep_lookups);   /* 7 a buffer, 32 for the rest */
+  cdag_graph_free(&g);
+}
+END_TEST
+
 /* A halo's column exchange: the receive's unpacking into the ghost column and the packing
    of the boundary column beside it interleave in memory. On exact blocks the pack does not
    wait for the unpack (on the hull it would, and two ranks doing this would deadlock); a
@@ -892,6 +972,8 @@ Suite *cdag_ir_suite(void) {
   tcase_add_test(e, redistribute_tag_is_reserved);
   tcase_add_test(e, strided_dependencies_match_byte_oracle);
   tcase_add_test(e, repeated_patterns_match_byte_oracle);
+  tcase_add_test(e, lattice_clusters_match_byte_oracle);
+  tcase_add_test(e, lone_blocks_are_not_looked_up);
   tcase_add_test(e, strided_copies_use_exact_blocks);
   tcase_add_test(e, strided_copy_arguments);
   tcase_add_test(e, listed_copy_arguments);
