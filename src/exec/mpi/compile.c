@@ -276,6 +276,7 @@ typedef struct {
   cdag_options opts;
   pipeline_tune tune;         /* kernel policy and cost model */
   int64_t digest;             /* of the options (opt_digest) */
+  uint64_t seed;              /* options_hash of digest and tune: what every fingerprint starts from */
   int64_t global;             /* fingerprint of the gathered graph */
   int agree_tag;              /* the communicator's MPI_TAG_UB: agree's, no schedule's */
   wire_buf *parts;            /* nprocs parts */
@@ -403,7 +404,7 @@ static int root_compile(compile_ctx *x, const uint8_t *buf, const int64_t *lens,
   if (!rc) rc = decode_all(x->nprocs, buf, lens, &gg, base);
   if (!rc) rc = x->opts.detect && user_op_rank(gg) < 0 ? compile_plan_mode(x, gg, base) : compile_graph_mode(x, gg, base);
   if (!rc) rc = env_report(x);
-  x->global = (int64_t)((wire_hash(buf, total, options_hash(x->digest, &x->tune)) >> 2) | 1);
+  x->global = (int64_t)((wire_hash(buf, total, x->seed) >> 2) | 1);
   ir_graph_free(gg);
   free(base);
   return rc;
@@ -567,7 +568,8 @@ static int measure_model(compile_ctx *x, uint64_t *local, const wire_buf *w) {
   exec_unlock();
   cdag_settings set;
   if ((rc = cdag__settings_read(&set)) || (rc = tune(x, &set))) return rc;
-  *local = wire_hash(w->buf, w->len, options_hash(x->digest, &x->tune));
+  x->seed = options_hash(x->digest, &x->tune);
+  *local = wire_hash(w->buf, w->len, x->seed);
   return CDAG_OK;
 }
 
@@ -613,6 +615,7 @@ typedef struct {
   cdag_options opts;
   pipeline_tune tune;
   int64_t digest;
+  uint64_t seed;
 } opts_memo;
 static opts_memo memo;   /* under exec_lock */
 
@@ -642,7 +645,8 @@ static int compile_options(compile_ctx *x, const cdag_options *o) {
   opts_memo key;
   int keep = memo_key(&key, o, x->nprocs), same;
   exec_lock();
-  if ((same = keep && memo_same(&memo, &key))) x->opts = memo.opts, x->tune = memo.tune, x->digest = memo.digest;
+  if ((same = keep && memo_same(&memo, &key)))
+    x->opts = memo.opts, x->tune = memo.tune, x->digest = memo.digest, x->seed = memo.seed;
   exec_unlock();
   if (same) return CDAG_OK;
   cdag_settings set;
@@ -650,8 +654,9 @@ static int compile_options(compile_ctx *x, const cdag_options *o) {
   if (!rc) rc = take_options(x, o, &set);
   if (!rc) rc = tune(x, &set);
   x->digest = rc ? 0 : opt_digest(&x->opts);
+  x->seed = rc ? 0 : options_hash(x->digest, &x->tune);
   if (rc || !keep) return rc;
-  key.opts = x->opts, key.tune = x->tune, key.digest = x->digest, key.valid = 1;
+  key.opts = x->opts, key.tune = x->tune, key.digest = x->digest, key.seed = x->seed, key.valid = 1;
   exec_lock();
   memo = key;
   exec_unlock();
@@ -664,7 +669,7 @@ static int compile_agree(compile_ctx *x, const cdag_options *o, cdag_graph *g, w
                          uint64_t *local) {
   int rc = compile_options(x, o);
   if (!rc) rc = wire_encode_rank(g, w);
-  *local = rc ? 0 : wire_hash(w->buf, w->len, options_hash(x->digest, &x->tune));
+  *local = rc ? 0 : wire_hash(w->buf, w->len, x->seed);
   exec_lock();
   l->hit = rc ? 0 : cache_find(*local, x->comm, &l->core);   /* held: another thread cannot evict it now */
   int need_measure = !rc && x->tune.measure && !measured;
