@@ -732,7 +732,7 @@ static void lattice_rows(const lattice *l, const fp_side *x, int c, uint64_t *r0
   }
   uint64_t e = a + x->len;   /* one range: the rows in which [cs, ce) lies inside [a, e) */
   if (e < ce) return;
-  *r0 = a > cs ? (a - cs + S - 1) / S : 0;
+  *r0 = a > cs ? (a - cs) / S + ((a - cs) % S != 0) : 0;   /* rounded up, never past 2^64 */
   *r1 = (e - ce) / S + 1;
 }
 
@@ -746,7 +746,7 @@ static int lattice_of(lattice *l, const footprint *fp, const op_range *r, int32_
     if (s.n > 1 && (s.at || (l->stride && s.stride != l->stride))) return 0;
     if (s.n > 1) l->stride = s.stride;
     if (r[x].hi > top) top = r[x].hi;
-    blocks += s.n;
+    blocks = s.n > UINT64_MAX - blocks ? UINT64_MAX : blocks + s.n;   /* 2^58-block sides add up past 2^64 */
   }
   if (!l->stride) return 0;   /* ranges alone: one look-up each already */
   l->base = r[0].lo, l->ncells = 0;

@@ -726,6 +726,35 @@ START_TEST(lattice_clusters_match_byte_oracle) {
 }
 END_TEST
 
+/* A lattice whose stride is near 2^63: a range far above its base, that nothing wrote, has
+   its rows rounded up without passing 2^64 and meets none of the lattice's cells (a reader's
+   case: it had two predecessors). And 64 sides of 2^58 blocks each, whose counts add up past
+   2^64, are still taken as a lattice (block by block, the walk would never end). */
+START_TEST(lattice_near_two_to_the_64) {
+  const uint64_t S = (1ull << 63) - 1024;
+  cdag_graph *g;
+  int32_t id, send;
+  ck_assert_int_eq(cdag_graph_create_global(2, &g), CDAG_OK);
+  for (int i = 0; i < 5; i++) {   /* four write [0, 8) and [S, S + 8), the fifth [S, S + 8) and [2S, 2S + 8) */
+    ck_assert_int_eq(ir_add_compute(g, 0, 1, 0, 0, i < 4 ? 0 : S, 16, &id), CDAG_OK);
+    ck_assert_int_eq(ir_set_write_blocks(g, id, 2, S, NULL), CDAG_OK);
+  }
+  ck_assert_int_eq(ir_add_send(g, 0, S + (1ull << 62), 8, 1, 0, &send), CDAG_OK);
+  ck_assert_int_eq(ir_add_recv(g, 1, 0, 8, 0, 0, NULL), CDAG_OK);
+  ck_assert_int_eq(ir_finalize(g), CDAG_OK);
+  ck_assert_int_eq(npred(g, send), 0);
+  cdag_graph_free(&g);
+
+  ck_assert_int_eq(cdag_graph_create_global(1, &g), CDAG_OK);
+  ck_assert_int_eq(ir_add_copy(g, 0, 0, 0x7000000000000000ull, 8, NULL), CDAG_OK);
+  for (int i = 0; i < 64; i++)
+    ck_assert_int_eq(ir_add_copy_strided(g, 0, 0, 1ull << 62, 1ull << 58, 8, 8, 16, NULL), CDAG_OK);
+  ck_assert_int_eq(ir_finalize(g), CDAG_OK);
+  ck_assert_int_lt(g->dep_lookups, 64 * 16);
+  cdag_graph_free(&g);
+}
+END_TEST
+
 /* A datatype's buffer of 1,000 listed blocks written once, and small ops that meet it at a few
    blocks (a send of the last block, receives into block 200 and into a gap): the cluster is
    taken block by block, but a block that no other side's hull reaches meets nothing and is not
@@ -974,6 +1003,7 @@ Suite *cdag_ir_suite(void) {
   tcase_add_test(e, repeated_patterns_match_byte_oracle);
   tcase_add_test(e, lattice_clusters_match_byte_oracle);
   tcase_add_test(e, lone_blocks_are_not_looked_up);
+  tcase_add_test(e, lattice_near_two_to_the_64);
   tcase_add_test(e, strided_copies_use_exact_blocks);
   tcase_add_test(e, strided_copy_arguments);
   tcase_add_test(e, listed_copy_arguments);
