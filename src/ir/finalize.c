@@ -852,6 +852,27 @@ static int find_clusters(clusters *c, const footprint *fp, int32_t n) {
   return CDAG_OK;
 }
 
+/* Blocks a rank's walk may take one by one: at about 100 ns and 50 bytes each, 2^28 are half a
+   minute and some 13 GB (a file's two copies of 2^58 blocks at two strides over one buffer
+   would never end). Beyond them the graph is refused, naming the op with the most. */
+#define BLOCKS_WALKED_MAX (1ull << 28)
+static int blocks_bounded(const cdag_graph *g, const clusters *c, const footprint *fp, const int32_t *ops, int32_t n) {
+  uint64_t total = 0, most = 0;
+  int32_t at = 0;
+  for (int32_t s = 0; s < 2 * n; s++) {
+    if (c->side_cl[s] < 0 || c->each[s] != SIDE_BLOCKS || !side_touches(&fp[s / 2], s % 2)) continue;
+    uint64_t k = side_of(&fp[s / 2], s % 2).n;
+    total = k > UINT64_MAX - total ? UINT64_MAX : total + k;
+    if (k > most) most = k, at = s / 2;
+  }
+  if (total <= BLOCKS_WALKED_MAX) return CDAG_OK;
+  char d[160];
+  return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: ordering its overlapping strided ops takes %llu blocks one by one "
+                     "(at most %llu); the largest, %s, has %llu: give overlapping strided ops one stride, or fewer "
+                     "blocks", g->rank[ops[at]], (unsigned long long)total, BLOCKS_WALKED_MAX,
+                     ir_describe(g, ops[at], d, sizeof d), (unsigned long long)most);
+}
+
 static int touch_range(conflict_map *m, int w, uint64_t lo, uint64_t len, int32_t i) {
   m->lookups++;
   return w ? touch_write(m, lo, lo + len, i) : touch_read(m, lo, lo + len, i);
@@ -1225,6 +1246,7 @@ static int conflict_deps(cdag_graph *g, edge_buf *edges) {
       e = scoped ? scope_end(g, m.ops, fp, s, n) : n;
       int disjoint = footprints_ascend(fp + s, e - s);
       if (!disjoint) rc = find_clusters(&m.c, fp + s, e - s);
+      if (!disjoint && rc == CDAG_OK) rc = blocks_bounded(g, &m.c, fp + s, m.ops + s, e - s);
       m.c_base = s;
       for (int32_t i = s; i < e && rc == CDAG_OK; i++) {
         int32_t op = m.ops[i];

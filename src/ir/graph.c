@@ -288,7 +288,20 @@ int ir_add_copy(cdag_graph *g, int rank, uint64_t src, uint64_t dst, uint64_t by
 
 /* Do blocks i * sa + [0, len) of a and j * sb + [0, len) of b (n each, ascending) meet?
    One merge of the two sequences: O(n). */
+/* Does a block of len bytes at a + i * sa (i < n) meet [b, b + span)? O(1). */
+static int range_meets_blocks(uint64_t a, uint64_t sa, uint64_t n, uint64_t len, uint64_t b, uint64_t span) {
+  uint64_t i = a + len > b ? 0 : (b - a - len) / sa + 1;   /* the first block ending above b */
+  return i < n && a + i * sa < b + span;
+}
+
+/* Do the blocks of two sides (n blocks of len bytes, strides sa and sb) meet? One side of
+   consecutive blocks is one range: O(1). Otherwise a merge of both, O(n): more than
+   STRIDED_CHECK_MAX blocks that interleave are not checked (-1). */
+#define STRIDED_CHECK_MAX (1ull << 28)
 static int blocks_meet(uint64_t a, uint64_t sa, uint64_t b, uint64_t sb, uint64_t n, uint64_t len) {
+  if (sb == len) return range_meets_blocks(a, sa, n, len, b, n * len);
+  if (sa == len) return range_meets_blocks(b, sb, n, len, a, n * len);
+  if (n > STRIDED_CHECK_MAX) return -1;
   for (uint64_t i = 0, j = 0; i < n && j < n;) {
     uint64_t x = a + i * sa, y = b + j * sb;
     if (x < y + len && y < x + len) return 1;
@@ -315,9 +328,14 @@ int ir_add_copy_strided(cdag_graph *g, int rank, uint64_t src, uint64_t dst, uin
   if ((rc = check_range(src, span_from, "copy source")) || (rc = check_range(dst, span_to, "copy destination")))
     return rc;
   if (n == 1 || !len || (from_stride == len && to_stride == len)) return ir_add_copy(g, rank, src, dst, bytes, id);
-  if (!(src == dst && from_stride == to_stride) && src < dst + span_to && dst < src + span_from &&
-      blocks_meet(src, from_stride, dst, to_stride, n, len))
-    return cdag__error(CDAG_ERR_ARG, "rank %d: copy source and destination blocks overlap", rank);
+  int meet = !(src == dst && from_stride == to_stride) && src < dst + span_to && dst < src + span_from
+                 ? blocks_meet(src, from_stride, dst, to_stride, n, len) : 0;
+  if (meet > 0) return cdag__error(CDAG_ERR_ARG, "rank %d: copy source and destination blocks overlap", rank);
+  if (meet < 0)
+    return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: a strided copy of %llu blocks whose source and destination "
+                       "interleave (strides %llu and %llu): cdag checks such blocks one by one, at most %llu", rank,
+                       (unsigned long long)n, (unsigned long long)from_stride, (unsigned long long)to_stride,
+                       STRIDED_CHECK_MAX);
   int32_t op;
   if ((rc = append(g, IR_COPY, rank, 0, 0, dst, src, bytes, &op))) return rc;
   if ((rc = ir_set_blocks(g, op, (ir_blocks){.n = n, .len = len, .from = from_stride, .to = to_stride}))) return rc;

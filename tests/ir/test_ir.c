@@ -755,6 +755,43 @@ START_TEST(lattice_near_two_to_the_64) {
 }
 END_TEST
 
+/* Strided ops of 2^40 blocks cost no walk over their blocks: a copy whose one side is
+   consecutive is checked against it in O(1) (the first meets it at block 2^42 / 24, which
+   the merge of both sides took hours to reach), one whose two strided sides interleave past
+   2^28 blocks is refused, and two reads of one buffer at two strides (2^41 blocks to order
+   one by one) are refused by finalize, naming the op; at one stride (2^40 and 2^39 blocks)
+   they are a lattice. */
+START_TEST(huge_strided_ops_are_bounded) {
+  const uint64_t n = 1ull << 40;
+  cdag_graph *g;
+  ck_assert_int_eq(cdag_graph_create_global(1, &g), CDAG_OK);
+  ck_assert_int_eq(ir_add_copy_strided(g, 0, 0, 1ull << 42, n, 8, 24, 8, NULL), CDAG_ERR_ARG);   /* block 2^42 / 24 meets */
+  ck_assert(strstr(cdag_error_message(), "overlap"));
+  ck_assert_int_eq(ir_add_copy_strided(g, 0, 0, 1ull << 46, n, 8, 24, 8, NULL), CDAG_OK);
+  ck_assert_int_eq(ir_add_copy_strided(g, 0, 1ull << 50, 8, n, 8, 8, 24, NULL), CDAG_OK);   /* above the other side */
+  ck_assert_int_eq(ir_add_copy_strided(g, 0, 0, 8, n, 8, 24, 32, NULL), CDAG_ERR_UNSUPPORTED);
+  ck_assert(strstr(cdag_error_message(), "interleave"));
+  cdag_graph_free(&g);
+
+  for (int two = 0; two < 2; two++) {
+    ck_assert_int_eq(cdag_graph_create_global(1, &g), CDAG_OK);
+    ck_assert_int_eq(ir_add_copy_strided(g, 0, 0, 1ull << 50, n, 8, 16, 8, NULL), CDAG_OK);
+    ck_assert_int_eq(ir_add_copy_strided(g, 0, 0, 1ull << 51, two ? n : n / 2, 8, two ? 24 : 16, 8, NULL), CDAG_OK);
+    ck_assert_int_eq(ir_add_recv(g, 0, 64, 8, 0, 0, NULL), CDAG_OK);
+    ck_assert_int_eq(ir_add_send(g, 0, 64, 8, 0, 0, NULL), CDAG_OK);
+    int rc = ir_finalize(g);
+    if (two) {
+      ck_assert_int_eq(rc, CDAG_ERR_UNSUPPORTED);
+      ck_assert_msg(strstr(cdag_error_message(), "one by one") && strstr(cdag_error_message(), "op 0 (copy"), "%s",
+                    cdag_error_message());
+    } else {
+      ck_assert_int_eq(rc, CDAG_OK);
+    }
+    cdag_graph_free(&g);
+  }
+}
+END_TEST
+
 /* A datatype's buffer of 1,000 listed blocks written once, and small ops that meet it at a few
    blocks (a send of the last block, receives into block 200 and into a gap): the cluster is
    taken block by block, but a block that no other side's hull reaches meets nothing and is not
@@ -1004,6 +1041,7 @@ Suite *cdag_ir_suite(void) {
   tcase_add_test(e, lattice_clusters_match_byte_oracle);
   tcase_add_test(e, lone_blocks_are_not_looked_up);
   tcase_add_test(e, lattice_near_two_to_the_64);
+  tcase_add_test(e, huge_strided_ops_are_bounded);
   tcase_add_test(e, strided_copies_use_exact_blocks);
   tcase_add_test(e, strided_copy_arguments);
   tcase_add_test(e, listed_copy_arguments);
