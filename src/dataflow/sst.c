@@ -841,6 +841,27 @@ static int has_zero_byte_message(const cdag_graph *g) {
   return 0;
 }
 
+/* The SST follows a strided op block by block (each block its own pieces and transfers: about
+   a microsecond and 100 bytes each, end to end), so a graph's strided blocks are bounded:
+   2^26 of them are a minute and some 7 GB. Beyond, the graph is refused, naming the op with
+   the most (a 2-line file of a copy of 2^40 blocks ran for ever). */
+#define DF_BLOCKS_MAX (1ull << 26)
+static int blocks_bounded(const cdag_graph *g) {
+  uint64_t total = 0, most = 0;
+  int32_t at = 0;
+  for (int32_t i = 0; i < g->nops; i++) {
+    if (!ir_is_strided(g, i)) continue;
+    uint64_t n = ir_op_blocks(g, i).n;
+    total = n > UINT64_MAX - total ? UINT64_MAX : total + n;
+    if (n > most) most = n, at = i;
+  }
+  if (total <= DF_BLOCKS_MAX) return CDAG_OK;
+  char d[160];
+  return cdag__error(CDAG_ERR_UNSUPPORTED, "the graph's strided ops have %llu blocks, which the analysis follows one by "
+                     "one (at most %llu); the largest, %s, has %llu", (unsigned long long)total, DF_BLOCKS_MAX,
+                     ir_describe(g, at, d, sizeof d), (unsigned long long)most);
+}
+
 /* The wait sets (the last reader of the dependency lists), propagation (the last reader of
    the match), then the final tuples. With release_g/release_m, each input is freed after
    its last reader: the maps of propagation and the output of collection are this stage's
@@ -850,6 +871,8 @@ static int run(const cdag_graph *g, const match_result *m, int flags, cdag_graph
   if (!g || !m || !out) return cdag__error(CDAG_ERR_ARG, "dataflow_run: NULL argument");
   *out = NULL;
   if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "dataflow_run: graph is not finalized");
+  int brc = blocks_bounded(g);
+  if (brc) return brc;
   df_state st = {.g = g, .collect_mixed = !!(flags & DF_COLLECT_MIXED), .collect_reassoc = !!(flags & DF_COLLECT_REASSOC)};
   st.sets.cap_runs = flags & DF_CAP_SETS ? DF_SET_CAP : 0;
   st.sst = calloc(1, sizeof *st.sst);

@@ -123,6 +123,8 @@ printf 'num_ranks 1\nrank 0 {\n  reduce 2 float sum in 0x0 inout 0x10\n  reduce 
 printf 'num_ranks 1\nrank 0 {\n  copy 2147483648b from 0x0 to 0x100000000\n}\n' >"$tmp/big.cdag"
 printf 'num_ranks 2\nrank 0 {\n  send 2147483648b to 1 addr 0x1000\n}\nrank 1 {\n}\n' >"$tmp/bigsend.cdag"
 sed 's/^  fence comm 2$/  fence comm 1/' "$det/fence_comm_halves4.cdag" >"$tmp/fence_nonmember.cdag"
+printf 'num_ranks 2\nrank 0 {\n  copy 8796093022208 from 0 to 1125899906842624 blocks 1099511627776 from_stride 16\n  send 64 to 1 addr 1125899906842624\n}\nrank 1 {\n  recv 64 from 0 addr 0\n}\n' >"$tmp/blocks40.cdag"
+printf 'num_ranks 1\nrank 0 {\n  copy 8796093022208 from 0 to 1125899906842624 blocks 1099511627776 from_stride 16\n  copy 8796093022208 from 0 to 2251799813685248 blocks 1099511627776 from_stride 24\n}\n' >"$tmp/strides2.cdag"
 sed '/^comm 2 /d' "$det/fence_comm_halves4.cdag" >"$tmp/fence_undeclared.cdag"
 cases <<'T'
 # one-sided: accumulates are remote reductions (every other rank's into rank 0, sent back:
@@ -158,6 +160,15 @@ cases <<'T'
   out stages: 2, between them 0 computations (0 only take time; 0.0 us in all); 2 local reduces or copies start a stage: they read bytes a message delivered
 0 cdag analyze --json "$src/tests/data/replay/mixed_reduce3.cdag"
   out "cut_delivered": 0, "cut_mixed": 1}
+# a copy of 2^40 blocks: checked and ordered at once, but the analysis follows blocks one by one
+# and refuses it, naming the op (it ran for ever); two reads at two strides are refused by check
+0 cdag check "$tmp/blocks40.cdag"
+1 cdag analyze "$tmp/blocks40.cdag"
+  err cdag analyze: unsupported: the graph's strided ops have 1099511627776 blocks, which the analysis follows one by one (at most 67108864); the largest, rank 0 op 0 (copy, line 3), has 1099511627776
+1 cdag model "$tmp/blocks40.cdag"
+  err~ the largest, rank 0 op 0 \(copy, line 3\)
+1 cdag check "$tmp/strides2.cdag"
+  err~ rank 0: ordering its overlapping strided ops takes 2199023255552 blocks one by one \(at most 268435456\); the largest, rank 0 op 0 \(copy, line 3\)
 1 cdag check "$tmp/fence_nonmember.cdag"
   err a fence on communicator 1, of which rank 2 is not a member
 1 cdag check "$tmp/fence_undeclared.cdag"
