@@ -222,6 +222,12 @@ done:
 
 /* ---- 2. memory-conflict dependencies ---- */
 
+/* Blocks a rank's walk may take one by one, in clusters taken block by block and again for
+   computations that read all: at about 100 ns and 50 bytes each, 2^28 are half a minute and
+   some 13 GB (a file's two copies of 2^58 blocks at two strides over one buffer would never
+   end). Beyond them the graph is refused, naming the op. */
+#define BLOCKS_WALKED_MAX (1ull << 28)
+
 /* Piece starts -> piece index, for one cluster of a rank's ranges (below). A cluster's
    ranges are few (a staging buffer written by a receive and read back by a copy), so the
    index is a small sorted array searched linearly, a handful of compares in one or two
@@ -852,10 +858,6 @@ static int find_clusters(clusters *c, const footprint *fp, int32_t n) {
   return CDAG_OK;
 }
 
-/* Blocks a rank's walk may take one by one: at about 100 ns and 50 bytes each, 2^28 are half a
-   minute and some 13 GB (a file's two copies of 2^58 blocks at two strides over one buffer
-   would never end). Beyond them the graph is refused, naming the op with the most. */
-#define BLOCKS_WALKED_MAX (1ull << 28)
 static int blocks_bounded(const cdag_graph *g, const clusters *c, const footprint *fp, const int32_t *ops, int32_t n) {
   uint64_t total = 0, most = 0;
   int32_t at = 0;
@@ -989,6 +991,7 @@ typedef struct {
   struct ra_pattern { fp_side x; int64_t next; } *pat;   /* patterns seen, chained by hash */
   int64_t npat, patcap;
   int64_t nfresh;             /* pat[npat - nfresh ..]: written since the latest one, not read yet */
+  uint64_t walked;            /* blocks of strided writes taken one by one (BLOCKS_WALKED_MAX) */
   base_imap held;             /* hash -> the first held pattern of that hash */
 } reads_all;
 
@@ -1136,6 +1139,13 @@ static int ra_strided(reads_all *ra, conflict_map *m, const footprint *f, int32_
     ra->at = i;
     return rc ? rc : ra_push_part(ra, 0, 0);
   }
+  if (x.n > BLOCKS_WALKED_MAX - ra->walked) {
+    char d[160];
+    return cdag__error(CDAG_ERR_UNSUPPORTED, "rank %d: a computation reading all reads the blocks of strided writes one "
+                       "by one, at most %llu in all: %s writes %llu more", ra->rank, BLOCKS_WALKED_MAX,
+                       ir_describe(ra->g, m->ops[i], d, sizeof d), (unsigned long long)x.n);
+  }
+  ra->walked += x.n;
   for (uint64_t b = 0; rc == CDAG_OK && b < x.n; b++) rc = ra_write(ra, m, i, side_block(&x, b), x.len);
   return rc || ra->npend == before ? rc : ra_fresh(ra, &x);
 }
@@ -1169,6 +1179,7 @@ static void ra_clear(reads_all *ra) {
   base_imap_clear(&ra->read);
   base_imap_clear(&ra->held);
   ra->last = -1;
+  ra->walked = 0;
   ra->npend = ra->nhi = ra->npat = ra->nfresh = 0;
 }
 

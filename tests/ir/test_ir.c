@@ -760,7 +760,8 @@ END_TEST
    the merge of both sides took hours to reach), one whose two strided sides interleave past
    2^28 blocks is refused, and two reads of one buffer at two strides (2^41 blocks to order
    one by one) are refused by finalize, naming the op; at one stride (2^40 and 2^39 blocks)
-   they are a lattice. */
+   they are a lattice. A computation that reads all after a write of 2^40 blocks is refused
+   too (it would read them one by one). */
 START_TEST(huge_strided_ops_are_bounded) {
   const uint64_t n = 1ull << 40;
   cdag_graph *g;
@@ -789,6 +790,13 @@ START_TEST(huge_strided_ops_are_bounded) {
     }
     cdag_graph_free(&g);
   }
+  ck_assert_int_eq(cdag_graph_create_global(1, &g), CDAG_OK);   /* read all after: each block read too */
+  ck_assert_int_eq(ir_add_copy_strided(g, 0, 0, 1ull << 50, n, 8, 8, 16, NULL), CDAG_OK);
+  ck_assert_int_eq(ir_add_compute(g, 0, 5, 0, IR_READS_ALL, 0, 0, NULL), CDAG_OK);
+  ck_assert_int_eq(ir_finalize(g), CDAG_ERR_UNSUPPORTED);
+  ck_assert_msg(strstr(cdag_error_message(), "reading all") && strstr(cdag_error_message(), "op 0 (copy"), "%s",
+                cdag_error_message());
+  cdag_graph_free(&g);
 }
 END_TEST
 
