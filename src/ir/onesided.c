@@ -467,9 +467,34 @@ typedef struct {
   int32_t *tin, *tout;         /* per op: tree_order */
 } race_ctx;
 
+/* Accesses the race check lists, a block each (about 50 bytes and a microsecond apiece): beyond
+   2^26, some 3 GB, the graph is refused, naming the op (a get of 2^40 blocks ran for ever).
+   The one-sided ops' own blocks are counted first (blocks_bounded), so that such a graph is
+   refused at once; what the ops of the ranks' epochs add is counted as it is listed. */
+#define RACE_ACCESSES_MAX (1 << 26)
+static int blocks_bounded(const cdag_graph *g) {
+  uint64_t total = 0;
+  for (int32_t i = 0; i < g->nwritten; i++) {
+    if (!(g->os[i] == IR_OS_GET || g->os[i] == IR_OS_PUT || g->os[i] == IR_OS_ACC)) continue;
+    uint64_t n = ir_access_blocks(g, i).n;
+    total = n > UINT64_MAX - total ? UINT64_MAX : total + n;
+    if (total <= RACE_ACCESSES_MAX) continue;
+    char d[160];
+    return cdag__error(CDAG_ERR_UNSUPPORTED, "the race check of one-sided accesses takes their blocks one by one, at "
+                       "most %d in all: %s has %llu", RACE_ACCESSES_MAX, ir_describe(g, i, d, sizeof d),
+                       (unsigned long long)n);
+  }
+  return CDAG_OK;
+}
+
 static int add_access(race_ctx *x, int32_t target, int32_t k, int32_t epoch, uint64_t lo, uint64_t len, int32_t op,
                       int type) {
   if (!len) return CDAG_OK;
+  if (x->n == RACE_ACCESSES_MAX) {
+    char d[160];
+    return cdag__error(CDAG_ERR_UNSUPPORTED, "the race check of one-sided accesses takes their blocks one by one, at most "
+                       "%d in all: %s adds more", RACE_ACCESSES_MAX, ir_describe(x->g, op, d, sizeof d));
+  }
   BASE_GROW(x->a, x->n, x->cap, 1, "race check");
   x->a[x->n++] = (access){target, k, epoch, lo, lo + len, lo + len, op, type, 0};
   return CDAG_OK;
@@ -571,6 +596,14 @@ static int accesses_of(race_ctx *x, int32_t i, const int32_t *cnt) {
   case IR_REDUCE:
   case IR_COPY: {   /* a strided copy's blocks, exactly */
     ir_blocks k = ir_copy_blocks(g, i);
+    uint64_t room = RACE_ACCESSES_MAX - (uint64_t)x->n, per = 2 * (uint64_t)x->nact[g->rank[i]];
+    if (!per) break;   /* no epoch of its rank is accessed: nothing to list */
+    if (k.n > room / per) {   /* refused before listing, not after */
+      char d[160];
+      return cdag__error(CDAG_ERR_UNSUPPORTED, "the race check of one-sided accesses takes the blocks of ops in epochs "
+                         "one by one, at most %d in all: %s has %llu", RACE_ACCESSES_MAX, ir_describe(g, i, d, sizeof d),
+                         (unsigned long long)k.n);
+    }
     for (uint64_t j = 0; j < k.n && !rc; j++) {
       rc = own_access(x, cnt, i, g->addr2[i] + ir_block_from(&k, j), k.len, A_READ);
       if (!rc) rc = own_access(x, cnt, i, g->addr[i] + ir_block_to(&k, j), k.len, A_WRITE);
@@ -1043,7 +1076,8 @@ int ir_onesided_races(const cdag_graph *g) {
   race_ctx x = {.g = g, .e = &e};
   int64_t *active[NACCESS] = {NULL};
   int32_t *cnt = NULL;
-  int rc = epochs_of(g, g->nwritten, 1, &e);
+  int rc = blocks_bounded(g);
+  if (!rc) rc = epochs_of(g, g->nwritten, 1, &e);
   if (!rc && !(cnt = calloc((size_t)(e.slot[e.nk] ? e.slot[e.nk] : 1), sizeof *cnt))) rc = CDAG_NOMEM("race check");
   if (!rc) rc = remote_epochs(&x);
   if (!rc) rc = active_init(&x);

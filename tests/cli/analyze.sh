@@ -125,6 +125,9 @@ printf 'num_ranks 2\nrank 0 {\n  send 2147483648b to 1 addr 0x1000\n}\nrank 1 {\
 sed 's/^  fence comm 2$/  fence comm 1/' "$det/fence_comm_halves4.cdag" >"$tmp/fence_nonmember.cdag"
 printf 'num_ranks 2\nrank 0 {\n  copy 8796093022208 from 0 to 1125899906842624 blocks 1099511627776 from_stride 16\n  send 64 to 1 addr 1125899906842624\n}\nrank 1 {\n  recv 64 from 0 addr 0\n}\n' >"$tmp/blocks40.cdag"
 printf 'num_ranks 1\nrank 0 {\n  copy 8796093022208 from 0 to 1125899906842624 blocks 1099511627776 from_stride 16\n  copy 8796093022208 from 0 to 2251799813685248 blocks 1099511627776 from_stride 24\n}\n' >"$tmp/strides2.cdag"
+printf 'num_ranks 2\nrank 0 {\n  fence\n  get 8796093022208 from 1 at 0 addr 1125899906842624 blocks 1099511627776 stride 16\n  fence\n}\nrank 1 {\n  fence\n  fence\n}\n' >"$tmp/get40.cdag"
+printf 'num_ranks 2\nrank 0 {\n  fence\n  copy 8796093022208 from 0 to 1125899906842624 blocks 1099511627776 to_stride 16\n  put 8 to 1 at 0 addr 64\n  fence\n}\nrank 1 {\n  fence\n  fence\n}\n' >"$tmp/copy40_origin.cdag"
+printf 'num_ranks 2\nrank 0 {\n  fence\n  copy 8796093022208 from 0 to 1125899906842624 blocks 1099511627776 to_stride 16\n  fence\n}\nrank 1 {\n  fence\n  put 8 to 0 at 0 addr 64\n  fence\n}\n' >"$tmp/copy40_target.cdag"
 sed '/^comm 2 /d' "$det/fence_comm_halves4.cdag" >"$tmp/fence_undeclared.cdag"
 cases <<'T'
 # one-sided: accumulates are remote reductions (every other rank's into rank 0, sent back:
@@ -169,6 +172,14 @@ cases <<'T'
   err~ the largest, rank 0 op 0 \(copy, line 3\)
 1 cdag check "$tmp/strides2.cdag"
   err~ rank 0: ordering its overlapping strided ops takes 2199023255552 blocks one by one \(at most 268435456\); the largest, rank 0 op 0 \(copy, line 3\)
+# the race check lists one-sided accesses block by block: a get of 2^40 blocks is refused at
+# once, a copy of 2^40 blocks in an epoch nobody accesses costs nothing, one in an accessed
+# epoch is refused (each ran for ever)
+1 cdag check "$tmp/get40.cdag"
+  err~ the race check of one-sided accesses takes their blocks one by one, at most 67108864 in all: rank 0 op 1 \(get, line 4\) has 1099511627776
+0 cdag check "$tmp/copy40_origin.cdag"
+1 cdag check "$tmp/copy40_target.cdag"
+  err~ takes the blocks of ops in epochs one by one, at most 67108864 in all: rank 0 op 1 \(copy, line 4\) has 1099511627776
 1 cdag check "$tmp/fence_nonmember.cdag"
   err a fence on communicator 1, of which rank 2 is not a member
 1 cdag check "$tmp/fence_undeclared.cdag"
