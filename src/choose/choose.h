@@ -43,7 +43,10 @@ kern_model kern_model_default(void);
 kern_model kern_model_builtin(void);
 void kern__model_env(kern_model *m);
 /* Block count of an n-block circulant broadcast of `units` units of `unit` bytes over p
-   ranks: n* = sqrt((q-1) beta m / alpha), in [1, units]. */
+   ranks: n* = sqrt((q-1) beta m / alpha), in [1, units], at most KERN_BLOCKS_MAX (n* reaches
+   it past some 200 TB on a fast network; a plan of 2^62 bytes broadcast with n* blocks, 2^24
+   then, lowered to 64 M messages for ever). */
+#define KERN_BLOCKS_MAX (1 << 16)
 int kern_model_blocks(const kern_model *m, int p, uint64_t units, uint64_t unit);
 /* Predicted seconds for kind, one that ir/coll_kinds.h marks `kernel` (IR_COLL_BCAST,
    _ALLGATHER, _ALLGATHERV, _REDUCE, _ALLREDUCE; bytes: the message of a bcast/reduce/

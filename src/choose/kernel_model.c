@@ -70,7 +70,7 @@ int kern_model_blocks(const kern_model *m, int p, uint64_t units, uint64_t unit)
   if (q <= 1 || units <= 1) return 1;
   int n = circ_blocks_for(m->alpha, m->beta, units * unit, q);
   if ((uint64_t)n > units) n = (int)units;
-  return n > (1 << 24) ? 1 << 24 : n;   /* bounds the rounds of one kernel */
+  return n > KERN_BLOCKS_MAX ? KERN_BLOCKS_MAX : n;   /* bounds the rounds of one kernel */
 }
 
 /* (n - 1 + q)(alpha + beta m / n) with the model's n. */
