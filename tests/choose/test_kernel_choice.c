@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "check_main.h"
+#include "circulant/circulant.h"
 #include "detect/detect.h"
 #include "exec/kernels/kernel.h"
 #include "exec/pipeline.h"
@@ -169,7 +170,9 @@ START_TEST(pack_limit_follows_the_model) {
 }
 END_TEST
 
-/* A forced block count is the model's: kern_model_nblocks uses it, capped to the units. */
+/* A forced block count is the model's: kern_model_nblocks uses it, capped to the units. The
+   model's own count is at most KERN_BLOCKS_MAX: n* of a 2^62-byte broadcast is some 2^28, and
+   2^24 blocks lowered to 64 M messages (`cdag goal --plan` ran for ever); 1 GiB keeps n*. */
 START_TEST(blocks_travel_with_the_model) {
   kern_model m = {1e-6, 2e-10, 3, 1.5e-7, 5e-11};
   ck_assert_int_eq(kern_model_nblocks(&m, 0, 8, 100, 4), 3);
@@ -177,6 +180,9 @@ START_TEST(blocks_travel_with_the_model) {
   ck_assert_int_eq(kern_model_nblocks(&m, 0, 8, 2, 4), 2);
   m.blocks = 0;
   ck_assert_int_eq(kern_model_nblocks(&m, 0, 8, 100, 4), kern_model_blocks(&m, 8, 100, 4) > 100 ? 100 : kern_model_blocks(&m, 8, 100, 4));
+  ck_assert_int_eq(kern_model_blocks(&m, 4, 1ull << 62, 1), KERN_BLOCKS_MAX);
+  ck_assert_int_eq(kern_model_nblocks(&m, 0, 4, 1ull << 62, 1), KERN_BLOCKS_MAX);
+  ck_assert_int_eq(kern_model_blocks(&m, 4, 1ull << 30, 1), circ_blocks_for(m.alpha, m.beta, 1ull << 30, 2));
 }
 END_TEST
 
