@@ -13,4 +13,9 @@
 #define ckd_sub(r, a, b) __builtin_sub_overflow((a), (b), (r))
 #define ckd_mul(r, a, b) __builtin_mul_overflow((a), (b), (r))
 
+#include <stdint.h>
+/* a + b, or UINT64_MAX when it does not fit: a total of counts that only has to be compared
+   with a limit (blocks of 2^58 each add up past 2^64). */
+static inline uint64_t sat_add_u64(uint64_t a, uint64_t b) { return b > UINT64_MAX - a ? UINT64_MAX : a + b; }
+
 #endif

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/checked.h"
 #include "base/imap.h"
 #include "dataflow/dataflow_int.h"
 
@@ -852,7 +853,7 @@ static int blocks_bounded(const cdag_graph *g) {
   for (int32_t i = 0; i < g->nops; i++) {
     if (!ir_is_strided(g, i)) continue;
     uint64_t n = ir_op_blocks(g, i).n;
-    total = n > UINT64_MAX - total ? UINT64_MAX : total + n;
+    total = sat_add_u64(total, n);
     if (n > most) most = n, at = i;
   }
   if (total <= DF_BLOCKS_MAX) return CDAG_OK;

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/checked.h"
 #include "base/imap.h"
 #include "ir/ir.h"
 
@@ -382,15 +383,8 @@ static int add_edge(conflict_map *m, int32_t before, int32_t after) {
 /* A piece [lo, hi), its index in *at (a replaced one's, or a new one). */
 static int new_piece(conflict_map *m, uint64_t lo, uint64_t hi, int32_t writer, int32_t readers, int64_t *at) {
   int64_t i = m->free_piece;
-  if (i >= 0) {
-    m->free_piece = (int64_t)m->hi[i];
-    m->hi[i] = hi;
-    m->writer[i] = writer;
-    m->readers[i] = readers;
-    *at = i;
-    return index_insert(m->map, lo, i);
-  }
-  if (m->npieces == m->pcap) {
+  if (i >= 0) m->free_piece = (int64_t)m->hi[i];
+  else if (m->npieces == m->pcap) {
     int64_t cap = base_grown_cap(m->pcap, 1), n = m->npieces;
     if (base_resize((void **)&m->hi, n, cap, sizeof *m->hi, "interval map") ||
         base_resize((void **)&m->writer, n, cap, sizeof *m->writer, "interval map") ||
@@ -398,7 +392,7 @@ static int new_piece(conflict_map *m, uint64_t lo, uint64_t hi, int32_t writer, 
       return CDAG_ERR_NOMEM;
     m->pcap = cap;
   }
-  i = m->npieces++;
+  if (i < 0) i = m->npieces++;
   m->hi[i] = hi;
   m->writer[i] = writer;
   m->readers[i] = readers;
@@ -752,7 +746,7 @@ static int lattice_of(lattice *l, const footprint *fp, const op_range *r, int32_
     if (s.n > 1 && (s.at || (l->stride && s.stride != l->stride))) return 0;
     if (s.n > 1) l->stride = s.stride;
     if (r[x].hi > top) top = r[x].hi;
-    blocks = s.n > UINT64_MAX - blocks ? UINT64_MAX : blocks + s.n;   /* 2^58-block sides add up past 2^64 */
+    blocks = sat_add_u64(blocks, s.n);
   }
   if (!l->stride) return 0;   /* ranges alone: one look-up each already */
   l->base = r[0].lo, l->ncells = 0;
@@ -858,13 +852,14 @@ static int find_clusters(clusters *c, const footprint *fp, int32_t n) {
   return CDAG_OK;
 }
 
+/* The scope's n ops' sides in clusters taken block by block: within BLOCKS_WALKED_MAX blocks? */
 static int blocks_bounded(const cdag_graph *g, const clusters *c, const footprint *fp, const int32_t *ops, int32_t n) {
   uint64_t total = 0, most = 0;
   int32_t at = 0;
   for (int32_t s = 0; s < 2 * n; s++) {
     if (c->side_cl[s] < 0 || c->each[s] != SIDE_BLOCKS || !side_touches(&fp[s / 2], s % 2)) continue;
     uint64_t k = side_of(&fp[s / 2], s % 2).n;
-    total = k > UINT64_MAX - total ? UINT64_MAX : total + k;
+    total = sat_add_u64(total, k);
     if (k > most) most = k, at = s / 2;
   }
   if (total <= BLOCKS_WALKED_MAX) return CDAG_OK;
@@ -899,8 +894,8 @@ static int touch_side(conflict_map *m, const footprint *f, int w, int32_t i) {
   m->map = &m->c.cidx[m->c.side_cl[s]];
   fp_side x = side_of(f, w);
   if (m->c.each[s] == SIDE_LATTICE) return touch_cells(m, &m->c.lat[m->map->lat], &x, w, i);
-  int rc = CDAG_OK;
   if (m->c.each[s] == SIDE_WHOLE || x.n == 1) return touch_range(m, w, side_block(&x, 0), x.len, i);
+  int rc = CDAG_OK;
   for (uint64_t b = 0; b < x.n && rc == CDAG_OK; b++) {
     uint64_t lo = side_block(&x, b);
     if (meets_segment(&m->c, m->map, lo, lo + x.len)) rc = touch_range(m, w, lo, x.len, i);

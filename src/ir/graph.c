@@ -286,16 +286,14 @@ int ir_add_copy(cdag_graph *g, int rank, uint64_t src, uint64_t dst, uint64_t by
   return append(g, IR_COPY, rank, 0, 0, dst, src, bytes, id);
 }
 
-/* Do blocks i * sa + [0, len) of a and j * sb + [0, len) of b (n each, ascending) meet?
-   One merge of the two sequences: O(n). */
 /* Does a block of len bytes at a + i * sa (i < n) meet [b, b + span)? O(1). */
 static int range_meets_blocks(uint64_t a, uint64_t sa, uint64_t n, uint64_t len, uint64_t b, uint64_t span) {
   uint64_t i = a + len > b ? 0 : (b - a - len) / sa + 1;   /* the first block ending above b */
   return i < n && a + i * sa < b + span;
 }
 
-/* Do the blocks of two sides (n blocks of len bytes, strides sa and sb) meet? One side of
-   consecutive blocks is one range: O(1). Otherwise a merge of both, O(n): more than
+/* Do blocks i * sa + [0, len) of a and j * sb + [0, len) of b (n each) meet? One side of
+   consecutive blocks is one range: O(1). Otherwise one merge of both sequences, O(n): more than
    STRIDED_CHECK_MAX blocks that interleave are not checked (-1). */
 #define STRIDED_CHECK_MAX (1ull << 28)
 static int blocks_meet(uint64_t a, uint64_t sa, uint64_t b, uint64_t sb, uint64_t n, uint64_t len) {

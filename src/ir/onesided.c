@@ -27,6 +27,7 @@
  * and the target's own accesses as a put does, and with each other only when their type or
  * op differ (MPI makes accumulates of one op atomic per element); an accumulate and a get
  * do not race: the get reads the epoch's start, as a fetch before the accumulate would. */
+#include "base/checked.h"
 #include "ir/ir.h"
 
 /* ---- epochs ----
@@ -472,17 +473,19 @@ typedef struct {
    The one-sided ops' own blocks are counted first (blocks_bounded), so that such a graph is
    refused at once; what the ops of the ranks' epochs add is counted as it is listed. */
 #define RACE_ACCESSES_MAX (1 << 26)
+static int too_many_blocks(const cdag_graph *g, const char *which, int32_t op, uint64_t n) {
+  char d[160];
+  return cdag__error(CDAG_ERR_UNSUPPORTED, "the race check of one-sided accesses takes %s one by one, at most %d in all: "
+                     "%s has %llu", which, RACE_ACCESSES_MAX, ir_describe(g, op, d, sizeof d), (unsigned long long)n);
+}
+
 static int blocks_bounded(const cdag_graph *g) {
   uint64_t total = 0;
   for (int32_t i = 0; i < g->nwritten; i++) {
     if (!(g->os[i] == IR_OS_GET || g->os[i] == IR_OS_PUT || g->os[i] == IR_OS_ACC)) continue;
     uint64_t n = ir_access_blocks(g, i).n;
-    total = n > UINT64_MAX - total ? UINT64_MAX : total + n;
-    if (total <= RACE_ACCESSES_MAX) continue;
-    char d[160];
-    return cdag__error(CDAG_ERR_UNSUPPORTED, "the race check of one-sided accesses takes their blocks one by one, at "
-                       "most %d in all: %s has %llu", RACE_ACCESSES_MAX, ir_describe(g, i, d, sizeof d),
-                       (unsigned long long)n);
+    total = sat_add_u64(total, n);
+    if (total > RACE_ACCESSES_MAX) return too_many_blocks(g, "their blocks", i, n);
   }
   return CDAG_OK;
 }
@@ -598,12 +601,7 @@ static int accesses_of(race_ctx *x, int32_t i, const int32_t *cnt) {
     ir_blocks k = ir_copy_blocks(g, i);
     uint64_t room = RACE_ACCESSES_MAX - (uint64_t)x->n, per = 2 * (uint64_t)x->nact[g->rank[i]];
     if (!per) break;   /* no epoch of its rank is accessed: nothing to list */
-    if (k.n > room / per) {   /* refused before listing, not after */
-      char d[160];
-      return cdag__error(CDAG_ERR_UNSUPPORTED, "the race check of one-sided accesses takes the blocks of ops in epochs "
-                         "one by one, at most %d in all: %s has %llu", RACE_ACCESSES_MAX, ir_describe(g, i, d, sizeof d),
-                         (unsigned long long)k.n);
-    }
+    if (k.n > room / per) return too_many_blocks(g, "the blocks of ops in epochs", i, k.n);   /* before listing them */
     for (uint64_t j = 0; j < k.n && !rc; j++) {
       rc = own_access(x, cnt, i, g->addr2[i] + ir_block_from(&k, j), k.len, A_READ);
       if (!rc) rc = own_access(x, cnt, i, g->addr[i] + ir_block_to(&k, j), k.len, A_WRITE);
