@@ -195,8 +195,8 @@ static inline det_iov *det_slot(const cdag_plan *p, const det_coll *c, int send,
    cannot (the collectives stay). The residual parts are used when they are not slower (a tie
    keeps what the program wrote): the collectives are taken back and a note gives both prices.
    Collectives that move blocks are weighed as they are built, reductions once all are;
-   barriers, and every collective of a graph with native calls (the program's own calls), are
-   not weighed. */
+   barriers are not weighed. A native call's collective is weighed like any other: its
+   messages are the flat ones the graph holds (ir/collective.c). */
 typedef struct {
   void *ctx;
   int (*judge)(void *ctx, const cdag_plan *p, const int64_t *colls, int64_t ncolls, const df_xfer *xs, int64_t nx,

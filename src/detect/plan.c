@@ -384,7 +384,7 @@ static int price_last(det_state *st, cdag_plan *p, const int64_t *group, int64_t
                       plan_mark mk) {
   det_coll *c = &p->colls[p->ncolls - 1];
   const ir_coll_info *in = ir_coll_get(c->kind);
-  if (!st->pricer || st->g->ncalls || in->reduces || in->send == IR_SLOTS_NONE || c->after > 0) return CDAG_OK;
+  if (!st->pricer || in->reduces || in->send == IR_SLOTS_NONE || c->after > 0) return CDAG_OK;
   df_xfer *xs = NULL;
   int64_t n = 0;
   double coll_us = -1, msgs_us = -1;
@@ -542,7 +542,7 @@ static void bucket(const cdag_plan *p, const int64_t *coll_of, int64_t n, int64_
 
 static int price_reductions(det_state *st, cdag_plan *p, const int64_t *coll_of) {
   int64_t nc = p->ncolls, np = st->nprotos;
-  if (!st->pricer || st->g->ncalls || !nc) return CDAG_OK;
+  if (!st->pricer || !nc) return CDAG_OK;
   uint8_t *drop = calloc((size_t)nc, 1);
   int64_t *cs = malloc((size_t)(nc + 1) * sizeof *cs), *cl = malloc((size_t)(2 * nc + 1) * sizeof *cl);
   int64_t *ps = malloc((size_t)(nc + 1) * sizeof *ps), *pl = malloc((size_t)(np + nc + 1) * sizeof *pl);

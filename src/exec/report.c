@@ -139,8 +139,8 @@ static void text_native(const cdag_plan *p, FILE *f) {
   fprintf(f, "); hand-written collectives found: %lld\n", (long long)hand);
   if (p->native_residual)
     fprintf(f, "  %lld residual transfers (%llu B) are data of native calls that no collective of the plan covers "
-            "(e.g. a call on fewer than min_group ranks): they run as messages\n", (long long)p->native_residual,
-            (unsigned long long)p->native_residual_bytes);
+            "(a call on fewer than min_group ranks, or one whose messages cost less: see the notes): they run as "
+            "messages\n", (long long)p->native_residual, (unsigned long long)p->native_residual_bytes);
 }
 
 /* What one stage's plan (the whole plan, without computation) does. */

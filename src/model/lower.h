@@ -113,8 +113,7 @@ det_pricer model_pricer(model_price_ctx *x, const kern_model *km, kern_policy po
 
 /* Weighs chosen plan p of g (the graph it was analysed from, finalized; written_us its time as
    written, exec_loggp_paired) under lp: p->chosen->price gets both times, and p->as_written becomes
-   DET_WRITTEN_COST when the plan is not faster (not in a graph with native collective calls:
-   price.why says why). A plan the model cannot lower keeps running and
+   DET_WRITTEN_COST when the plan is not faster. A plan the model cannot lower keeps running and
    price.why says so (price.priced = 0). km and policy as exec_lower_plan. CDAG_OK, or
    CDAG_ERR_NOMEM, CDAG_ERR_ARG. O(n log n) in the plan's lowered ops. */
 int model_price_plan(const cdag_graph *g, double written_us, cdag_plan *p, const kern_model *km, kern_policy policy,

@@ -14,11 +14,11 @@
  * packs them, its computations between stages, the graph's plain calcs where they ran) and the
  * graph as written are both run through the LogGOPS model (loggp.c) with the same parameters.
  * The plan is used only when it is strictly faster: a tie keeps what the program wrote. A graph
- * with native collective calls (a recording) keeps its plan: there the plan keeps the program's
- * calls, and the graph as written would run them as their flat messages. So a
- * compiled phase never models slower than the program's own messages, and the report gives
- * both times. The plan that lost stays in the report (its collectives are not used), which says
- * why. Cost: one lowering and one LogGOPS run of the plan, O(n log n) in its ops; the graph's
+ * with native collective calls (a recording) is no exception: as written, each call runs as
+ * the flat messages the graph holds it as (ir/collective.c), which is what the model prices;
+ * the plan runs it as its algorithm. So a compiled phase never models slower than the graph as
+ * written, and the report gives both times. The plan that lost stays in the report (its
+ * collectives are not used), which says why. Cost: one lowering and one LogGOPS run of the plan, O(n log n) in its ops; the graph's
  * run is the caller's (exec_loggp_paired), made while it still has the graph's match.
  *
  * Residual reductions lower to a message per pair of ranks that contribute, which can be far
@@ -231,7 +231,7 @@ int model_price_plan(const cdag_graph *g, double written_us, cdag_plan *p, const
   double floor = 0;
   int rc = receive_floor(lp, p, NULL, 0, &floor);
   if (rc != CDAG_OK) return rc;
-  if (floor >= written_us && !g->ncalls) {   /* residual reductions alone lose: not worth lowering */
+  if (floor >= written_us) {   /* residual reductions alone lose: not worth lowering */
     pr->priced = pr->bound = 1;
     pr->plan_us = floor;
     p->as_written = DET_WRITTEN_COST;
@@ -246,11 +246,6 @@ int model_price_plan(const cdag_graph *g, double written_us, cdag_plan *p, const
   }
   pr->priced = 1;
   if (pr->plan_us < written_us) return CDAG_OK;
-  if (g->ncalls) {   /* as written, the program's collective calls would run as their flat messages */
-    snprintf(pr->why, sizeof pr->why, "the plan runs: the graph calls collectives, which the plan keeps (as written "
-             "they would run as the flat messages they were recorded as)");
-    return CDAG_OK;
-  }
   p->as_written = DET_WRITTEN_COST;
   return CDAG_OK;
 }

@@ -54,12 +54,15 @@ cases <<'T'
 0 cdag analyze "$ex/allreduce_ring4.cdag"
   out note: left as residual reductions: allreduce over all 4 ranks would cost 2.857 us, its 4 reductions as messages 2.314 us
   out : the plan runs (saves 6.109 us)
-# a program's own collective call is kept: as written it would run as the flat messages it
-# was recorded as, which model faster for 64 B but are not what the program called
+# a program's own collective call is weighed like any other: its flat messages (the graph as
+# written) model faster for 64 B on 8 ranks than MPI's binomial tree, so they run
 0 cdag analyze "$src/tests/data/replay/native_bcast8.cdag"
-  first bcast rooted at 0 over all 8 ranks
-  out plan 4.244 us, as written 2.688 us: the plan runs: the graph calls collectives, which the plan keeps
-  out! runs as written
+  first no collectives used: 1 found cost no less than their messages
+  out native collective calls: 1 (1 bcast)
+  out note: left as messages: bcast over all 8 ranks would cost 4.244 us, its 7 transfers as messages 2.695 us
+  out (a call on fewer than min_group ranks, or one whose messages cost less: see the notes)
+  out plan 2.695 us, as written 2.688 us: runs as written (the plan is not faster)
+  out! the graph calls collectives
 # the price can be turned off: the plan runs unweighed, and the report says so
 0 cdag analyze --price=0 "$ex/halo1d8.cdag"
   out price: options.price = 0 (or CDAG_PRICE=0): the plan runs without being weighed
