@@ -36,14 +36,21 @@ uint64_t sim_mem_bytes_outside_scratch(const sim_mem *m, const cdag_graph *g);
 void sim_mem_fill_random(sim_mem *m, uint64_t seed);
 /* Pointer to rank's bytes [addr, addr+len) if they lie in one region, else NULL. */
 uint8_t *sim_mem_at(sim_mem *m, int rank, uint64_t addr, uint64_t len);
-/* CDAG_OK if a and b are equal everywhere, but, by flags: SIM_CMP_SCRATCH, in scratch of g
-   (needs a finalized g); SIM_CMP_ZERO_SIGN, in the sign of a floating-point zero (a float or
-   double whose other bytes are zero in both, at its own alignment, or a long double's first
-   ten bytes: -0.0 against +0.0, which a reassociated complex product may leave either way).
-   Otherwise CDAG_ERR_MISMATCH with a message naming the first differing rank and address (and
-   both values, a's first). */
-enum { SIM_CMP_SCRATCH = 1, SIM_CMP_ZERO_SIGN = 2 };
-int sim_mem_compare(const sim_mem *a, const sim_mem *b, const cdag_graph *g, int flags);
+/* CDAG_OK if a and b are equal everywhere except scratch of g (skip_scratch=1); otherwise
+   CDAG_ERR_MISMATCH with a message naming the first differing rank and address (and both
+   values, a's first). skip_scratch needs a finalized g. */
+int sim_mem_compare(const sim_mem *a, const sim_mem *b, const cdag_graph *g, int skip_scratch);
+/* Bytes where a plan may leave -0.0 for +0.0: the results of complex products (rank, [lo, hi),
+   scalars of `width` bytes from lo: 4, 8, or 16 for an x87 long double). */
+typedef struct {
+  int32_t rank;
+  uint32_t width;
+  uint64_t lo, hi;
+} sim_zeros;
+/* sim_mem_compare, but a byte inside one of z[0..nz) (sorted by rank and lo, disjoint) that is
+   the sign of a scalar zero, -0.0 in one image and +0.0 in the other, counts as equal. */
+int sim_mem_compare_zeros(const sim_mem *a, const sim_mem *b, const cdag_graph *g, int skip_scratch, const sim_zeros *z,
+                          int64_t nz);
 
 /* Computation i of st on m (sim_compute.c): its output is a hash of the bytes it reads, as
    they are when it runs (reading all: the ranges since the rank's previous such computation,

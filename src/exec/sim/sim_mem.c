@@ -207,23 +207,35 @@ uint8_t *sim_mem_at(sim_mem *m, int rank, uint64_t addr, uint64_t len) {
   return r->bytes + (addr - r->lo);
 }
 
-/* Are bytes k of x and y (a region of len bytes at address lo) the sign byte of a zero of one
-   floating-point width, -0.0 in one and +0.0 in the other? */
-static int zero_signs(const uint8_t *x, const uint8_t *y, uint64_t lo, uint64_t len, uint64_t k) {
-  if ((x[k] ^ y[k]) != 0x80) return 0;
-  static const struct { uint64_t align, sign; } widths[] = {{4, 3}, {8, 7}, {16, 9}};   /* float, double, x87 */
-  for (size_t w = 0; w < sizeof widths / sizeof *widths; w++) {
-    uint64_t at = (lo + k) % widths[w].align;
-    if (at != widths[w].sign || k < at) continue;
-    uint64_t s = k - at, i = 0;
-    while (i < at && x[s + i] == 0 && y[s + i] == 0) i++;
-    if (i == at && (x[k] | y[k]) == 0x80 && s + at < len) return 1;
+/* The span of z[0..nz) holding rank's byte at addr, or NULL. O(log nz). */
+static const sim_zeros *zeros_at(const sim_zeros *z, int64_t nz, int32_t rank, uint64_t addr) {
+  int64_t lo = 0, hi = nz;   /* the first span after (rank, addr) */
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (z[mid].rank < rank || (z[mid].rank == rank && z[mid].lo <= addr)) lo = mid + 1;
+    else hi = mid;
   }
-  return 0;
+  return lo > 0 && z[lo - 1].rank == rank && addr < z[lo - 1].hi ? &z[lo - 1] : NULL;
 }
 
-int sim_mem_compare(const sim_mem *a, const sim_mem *b, const cdag_graph *g, int flags) {
-  int skip_scratch = flags & SIM_CMP_SCRATCH;
+/* Is byte k of x and y (a region starting at address base) the sign byte of a scalar of span
+   z that is zero in both, -0.0 in one and +0.0 in the other? The scalar starts at z->lo plus a
+   multiple of its width (zeros_at found addr >= z->lo); its bytes below the sign must lie in
+   the region. */
+static int zero_signs(const uint8_t *x, const uint8_t *y, uint64_t base, uint64_t k, const sim_zeros *z) {
+  uint64_t at = (base + k - z->lo) % z->width, sign = z->width == 16 ? 9 : z->width - 1;
+  if (at != sign || (x[k] ^ y[k]) != 0x80 || (x[k] | y[k]) != 0x80 || k < at) return 0;
+  for (uint64_t i = k - at; i < k; i++)
+    if (x[i] || y[i]) return 0;
+  return 1;
+}
+
+int sim_mem_compare(const sim_mem *a, const sim_mem *b, const cdag_graph *g, int skip_scratch) {
+  return sim_mem_compare_zeros(a, b, g, skip_scratch, NULL, 0);
+}
+
+int sim_mem_compare_zeros(const sim_mem *a, const sim_mem *b, const cdag_graph *g, int skip_scratch, const sim_zeros *z,
+                          int64_t nz) {
   if (a->nprocs != b->nprocs || a->nregions != b->nregions) return cdag__error(CDAG_ERR_PLAN, "memory images have different layouts");
   if (skip_scratch && g->state == IR_BUILDING)
     return cdag__error(CDAG_ERR_STATE, "simulator: comparing without scratch needs a finalized graph");
@@ -233,7 +245,8 @@ int sim_mem_compare(const sim_mem *a, const sim_mem *b, const cdag_graph *g, int
       for (uint64_t k = 0; k < x->hi - x->lo; k++) {
         if (x->bytes[k] == y->bytes[k]) continue;
         if (skip_scratch && ir_is_scratch(g, r, x->lo + k, 1)) continue;
-        if ((flags & SIM_CMP_ZERO_SIGN) && zero_signs(x->bytes, y->bytes, x->lo, x->hi - x->lo, k)) continue;
+        const sim_zeros *zs = nz ? zeros_at(z, nz, r, x->lo + k) : NULL;
+        if (zs && zero_signs(x->bytes, y->bytes, x->lo, k, zs)) continue;
         return cdag__error(CDAG_ERR_MISMATCH, "rank %d byte 0x%llx differs: 0x%02x vs 0x%02x", r,
                            (unsigned long long)(x->lo + k), x->bytes[k], y->bytes[k]);
       }

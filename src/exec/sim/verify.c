@@ -34,7 +34,7 @@ static int run_orders(const cdag_graph *g, const sim_mem *init, uint64_t seed, i
   if (rc == CDAG_OK) rc = sim_run_graph(g, *ref, 0);
   for (int k = 1; k < orders && rc == CDAG_OK; k++) {
     if ((rc = sim_mem_clone(init, &other)) == CDAG_OK && (rc = sim_run_graph(g, other, seed + (uint64_t)k)) == CDAG_OK &&
-        sim_mem_compare(*ref, other, g, SIM_CMP_SCRATCH) != CDAG_OK)
+        sim_mem_compare(*ref, other, g, 1) != CDAG_OK)
       rc = difference("the graph itself gives different results in different valid orders (a race; first order's value first)");
     sim_mem_free(other);
     other = NULL;
@@ -52,7 +52,7 @@ static int run_orders(const cdag_graph *g, const sim_mem *init, uint64_t seed, i
    factor is real or imaginary, never both: (a + bi)(c + di) sums two products, whose bits a
    longer product no longer holds, so its last bits would depend on the order. The part that
    is 0 may still come out -0.0 in one order and +0.0 in another (i * i = -1, and -x * 0 is
-   -0.0), so the comparison takes the two zeros as one (SIM_CMP_ZERO_SIGN). */
+   -0.0), so the comparison takes the two zeros as one there (complex_zeros). */
 /* The bytes of one scalar of a floating-point type (a complex number is two). */
 static int scalar_width(int type) {
   if (type == CDAG_LONG_DOUBLE || type == CDAG_COMPLEX_LONG_DOUBLE) return ir_type_size(CDAG_LONG_DOUBLE);
@@ -130,6 +130,28 @@ static int collect_inputs(const cdag_plan *p, input_span **v, int64_t *n, int64_
     }
   }
   return rc;
+}
+
+static int zeros_cmp(const void *a, const void *b) {
+  const sim_zeros *x = a, *y = b;
+  if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+  return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* Where p may leave -0.0 for the graph's +0.0 (exact_values): every final tuple of a complex
+   product (the SST's, so the bytes a result was copied or sent on to as well), sorted. */
+static int complex_zeros(const cdag_plan *p, sim_zeros **z, int64_t *n) {
+  int64_t m = 0, cap = 0;
+  for (int64_t i = 0; p->sst && i < p->sst->nreds; i++) {
+    const df_red *d = &p->sst->reds[i];
+    int t = (int)d->type;
+    if (d->op != CDAG_PROD || (t != CDAG_COMPLEX_FLOAT && t != CDAG_COMPLEX_DOUBLE && t != CDAG_COMPLEX_LONG_DOUBLE)) continue;
+    BASE_GROW(*z, m, cap, 1, "verify");
+    (*z)[m++] = (sim_zeros){d->dst, (uint32_t)scalar_width(t), d->dst_addr, d->dst_addr + d->count * (uint64_t)ir_type_size(t)};
+  }
+  if (m > 1) qsort(*z, (size_t)m, sizeof **z, zeros_cmp);
+  *n = m;
+  return CDAG_OK;
 }
 
 static int input_cmp(const void *a, const void *b) {
@@ -216,7 +238,7 @@ static int stages_as_graph(const cdag_graph *g, const cdag_plan *p, const stage_
   if ((rc = exact_inputs(p, init, seed)) == CDAG_OK && (rc = run_orders(g, init, seed, orders, &ref)) == CDAG_OK && (rc = sim_mem_clone(init, &staged)) == CDAG_OK &&
       (rc = sim_run_stages(s->graph, s->nstages, st, staged)) == CDAG_OK) {
     forget_temps(st, staged, ref);
-    if (sim_mem_compare(ref, staged, g, SIM_CMP_SCRATCH) != CDAG_OK)
+    if (sim_mem_compare(ref, staged, g, 1) != CDAG_OK)
       rc = difference("the graph's stages, run one after the other, differ from the graph (graph value first)");
   }
   sim_mem_free(init);
@@ -267,6 +289,8 @@ static int verify_by_stages(const cdag_graph *g, const cdag_plan *p, uint64_t se
 
 int exec_verify_bytes(const cdag_graph *g, const cdag_plan *p, uint64_t seed, int orders, uint64_t *compared) {
   sim_mem *init = NULL, *ref = NULL, *planned = NULL;
+  sim_zeros *zeros = NULL;
+  int64_t nzeros = 0;
   int by_stages = 0;
   if (g->state == IR_BUILDING) return cdag__error(CDAG_ERR_STATE, "verify: the graph is not finalized");
   int whole = det_written_unpriced(p->as_written);   /* the graph runs */
@@ -279,16 +303,17 @@ int exec_verify_bytes(const cdag_graph *g, const cdag_plan *p, uint64_t seed, in
   /* detect.h; a plan the price set aside is verified all the same: it is what would run */
   if ((rc = whole ? sim_run_graph(g, planned, 0) : sim_run_plan(p, planned))) goto out;
   if (!whole) forget_temps(p->steps, planned, ref);
-  int reassoc = !p->opts.exact_float && chain_reassociates(p);
-  if (sim_mem_compare(ref, planned, g, SIM_CMP_SCRATCH | (reassoc ? SIM_CMP_ZERO_SIGN : 0)) != CDAG_OK) {
+  if (!p->opts.exact_float && (rc = complex_zeros(p, &zeros, &nzeros))) goto out;
+  if (sim_mem_compare_zeros(ref, planned, g, 1, zeros, nzeros) != CDAG_OK) {
     rc = difference("plan differs from the graph (graph value first)");
-    by_stages = p->steps && reassoc;
+    by_stages = p->steps && !p->opts.exact_float && chain_reassociates(p);
   }
   if (compared) *compared = sim_mem_bytes_outside_scratch(init, g) - (whole ? 0 : temp_bytes(p));
 out:
   sim_mem_free(init);
   sim_mem_free(ref);
   sim_mem_free(planned);
+  free(zeros);
   return by_stages ? verify_by_stages(g, p, seed, orders) : rc;
 }
 

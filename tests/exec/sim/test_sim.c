@@ -305,33 +305,38 @@ START_TEST(plan_semantics) {
 }
 END_TEST
 
-/* SIM_CMP_ZERO_SIGN takes -0.0 and +0.0 as one: a float, a double and an x87 long double at
-   their alignment, and nothing else (a nonzero value's sign, a zero's sign byte off its
-   alignment, a byte that is not the sign bit). */
+/* sim_mem_compare_zeros takes -0.0 and +0.0 as one inside its spans only, each scalar at the
+   span's start plus a multiple of its width: floats, doubles, x87 long doubles (sign in byte
+   9), doubles at an odd address; not outside a span, not a nonzero value's sign, not a byte
+   that is not a scalar's sign. */
 START_TEST(compare_zero_signs) {
   cdag_graph *g = cdag_test_graph(2);
-  CK_OK(cdag_rank_send(g, 0, 0x100, 64, 1, 0, NULL));
-  CK_OK(cdag_rank_recv(g, 1, 0x100, 64, 0, 0, NULL));
+  CK_OK(cdag_rank_send(g, 0, 0x100, 96, 1, 0, NULL));
+  CK_OK(cdag_rank_recv(g, 1, 0x100, 96, 0, 0, NULL));
   sim_mem *m = memory(g), *c;
-  memset(sim_mem_at(m, 1, 0x100, 64), 0, 64);
+  memset(sim_mem_at(m, 1, 0x100, 96), 0, 96);
   CK_OK(sim_mem_clone(m, &c));
+  static const sim_zeros z[] = {{1, 4, 0x100, 0x110}, {1, 8, 0x110, 0x120}, {1, 16, 0x120, 0x140}, {1, 8, 0x141, 0x151}};
   static const struct { uint64_t at; uint8_t mine, theirs; int same; } cases[] = {
       {0x103, 0x00, 0x80, 1},   /* float -0.0 */
-      {0x10f, 0x80, 0x00, 1},   /* double -0.0 in the reference */
-      {0x119, 0x80, 0x00, 1},   /* long double: sign and exponent in byte 9 */
-      {0x105, 0x00, 0x80, 0},   /* not a sign byte at any alignment */
+      {0x117, 0x80, 0x00, 1},   /* double -0.0 in the reference */
+      {0x129, 0x80, 0x00, 1},   /* long double: sign and exponent in byte 9 */
+      {0x148, 0x00, 0x80, 1},   /* a double at 0x141 */
+      {0x147, 0x00, 0x80, 0},   /* the sign byte of an aligned double, not of this span's */
+      {0x157, 0x00, 0x80, 0},   /* outside every span */
+      {0x105, 0x00, 0x80, 0},   /* not a sign byte */
       {0x103, 0x00, 0x81, 0},   /* more than the sign bit */
   };
   for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
     sim_mem_at(m, 1, cases[k].at, 1)[0] = cases[k].mine;
     sim_mem_at(c, 1, cases[k].at, 1)[0] = cases[k].theirs;
-    ck_assert_int_eq(sim_mem_compare(m, c, g, SIM_CMP_SCRATCH), CDAG_ERR_MISMATCH);
-    ck_assert_int_eq(sim_mem_compare(m, c, g, SIM_CMP_SCRATCH | SIM_CMP_ZERO_SIGN), cases[k].same ? CDAG_OK : CDAG_ERR_MISMATCH);
+    ck_assert_int_eq(sim_mem_compare(m, c, g, 1), CDAG_ERR_MISMATCH);
+    ck_assert_msg(sim_mem_compare_zeros(m, c, g, 1, z, 4) == (cases[k].same ? CDAG_OK : CDAG_ERR_MISMATCH), "case %zu", k);
     sim_mem_at(m, 1, cases[k].at, 1)[0] = sim_mem_at(c, 1, cases[k].at, 1)[0] = 0;
   }
-  uint8_t *one = sim_mem_at(m, 1, 0x120, 4), *minus = sim_mem_at(c, 1, 0x120, 4);   /* 1.0f against -1.0f */
+  uint8_t *one = sim_mem_at(m, 1, 0x108, 4), *minus = sim_mem_at(c, 1, 0x108, 4);   /* 1.0f against -1.0f */
   one[2] = minus[2] = 0x80, one[3] = 0x3f, minus[3] = 0xbf;
-  ck_assert_int_eq(sim_mem_compare(m, c, g, SIM_CMP_SCRATCH | SIM_CMP_ZERO_SIGN), CDAG_ERR_MISMATCH);
+  ck_assert_int_eq(sim_mem_compare_zeros(m, c, g, 1, z, 4), CDAG_ERR_MISMATCH);
   sim_mem_free(c);
   sim_mem_free(m);
   cdag_graph_free(&g);
