@@ -126,11 +126,13 @@ struct cdag_plan {
   int64_t nleft;                        /* candidates the pricer left as messages (a note each) */
   /* native collectives (graphs with calls, native.c): per collective, 1 when the program
      called it (its bytes were written by a native call's messages), else NULL; calls by
-     kind (IR_COLL_*); residual transfers that native calls delivered */
+     kind (IR_COLL_*); residual transfers that native calls delivered, and residual reductions
+     whose results native calls delivered (a native allreduce the price left as reductions) */
   uint8_t *native;
   int64_t native_calls[IR_COLL_NKINDS];
   int64_t native_residual;
   uint64_t native_residual_bytes;
+  int64_t native_residual_reds;
   /* How the plan runs, decided by the choice stage above detect (src/choose/choose.h:
      kern_choose_plan) and kept beside the plan: detect never reads or frees it. NULL until
      chosen (then not reported). */

@@ -102,11 +102,12 @@ static int coll_native_on(const cdag_graph *g, const cdag_plan *p, const det_col
   return 1;
 }
 
-/* What rank r receives: (collective, member index) pairs and residual transfers, by rank. */
+/* What rank r receives: (collective, member index) pairs, residual transfers and residual
+   reductions, by rank. */
 typedef struct {
-  int64_t *cstart, *xstart;   /* nprocs + 1 offsets */
-  int64_t *cl;                /* collective << 32 | member index */
-  int64_t *xl;                /* residual transfer indices */
+  int64_t *cstart, *xstart, *rstart;   /* nprocs + 1 offsets */
+  int64_t *cl;                         /* collective << 32 | member index */
+  int64_t *xl, *rl;                    /* residual transfer and reduction indices */
 } by_rank;
 
 static int by_rank_build(const cdag_plan *p, by_rank *b) {
@@ -116,30 +117,38 @@ static int by_rank_build(const cdag_plan *p, by_rank *b) {
   b->xstart = calloc((size_t)p->nprocs + 1, sizeof *b->xstart);
   b->cl = malloc((size_t)(nm ? nm : 1) * sizeof *b->cl);
   b->xl = malloc((size_t)(p->nxfers ? p->nxfers : 1) * sizeof *b->xl);
-  if (!b->cstart || !b->xstart || !b->cl || !b->xl) return CDAG_NOMEM("native collectives");
+  b->rstart = calloc((size_t)p->nprocs + 1, sizeof *b->rstart);
+  b->rl = malloc((size_t)(p->nreds ? p->nreds : 1) * sizeof *b->rl);
+  if (!b->cstart || !b->xstart || !b->cl || !b->xl || !b->rstart || !b->rl) return CDAG_NOMEM("native collectives");
   for (int64_t i = 0; i < p->ncolls; i++)
     for (int32_t m = 0; m < p->colls[i].nranks; m++) b->cstart[p->ranks[p->colls[i].ranks_first + m] + 1]++;
   for (int64_t x = 0; x < p->nxfers; x++) b->xstart[p->xfers[x].dst + 1]++;
+  for (int64_t x = 0; x < p->nreds; x++) b->rstart[p->reds[x].dst + 1]++;
   for (int32_t r = 0; r < p->nprocs; r++) {
     b->cstart[r + 1] += b->cstart[r];
     b->xstart[r + 1] += b->xstart[r];
+    b->rstart[r + 1] += b->rstart[r];
   }
   for (int64_t i = 0; i < p->ncolls; i++)
     for (int32_t m = 0; m < p->colls[i].nranks; m++) b->cl[b->cstart[p->ranks[p->colls[i].ranks_first + m]]++] = i << 32 | m;
   for (int64_t x = 0; x < p->nxfers; x++) b->xl[b->xstart[p->xfers[x].dst]++] = x;
+  for (int64_t x = 0; x < p->nreds; x++) b->rl[b->rstart[p->reds[x].dst]++] = x;
   for (int32_t r = p->nprocs; r > 0; r--) {   /* the fill moved each start to the next's */
     b->cstart[r] = b->cstart[r - 1];
     b->xstart[r] = b->xstart[r - 1];
+    b->rstart[r] = b->rstart[r - 1];
   }
-  b->cstart[0] = b->xstart[0] = 0;
+  b->cstart[0] = b->xstart[0] = b->rstart[0] = 0;
   return CDAG_OK;
 }
 
 static void by_rank_free(by_rank *b) {
   free(b->cstart);
   free(b->xstart);
+  free(b->rstart);
   free(b->cl);
   free(b->xl);
+  free(b->rl);
 }
 
 static void mark_rank(const cdag_graph *g, cdag_plan *p, int32_t r, const writer_map *w, const by_rank *b) {
@@ -155,6 +164,8 @@ static void mark_rank(const cdag_graph *g, cdag_plan *p, int32_t r, const writer
       p->native_residual_bytes += t->len;
     }
   }
+  for (int64_t k = b->rstart[r]; k < b->rstart[r + 1]; k++)
+    p->native_residual_reds += is_native_writer(g, w, p->reds[b->rl[k]].dst_addr);
 }
 
 static void count_calls(const cdag_graph *g, cdag_plan *p) {

@@ -141,6 +141,9 @@ static void text_native(const cdag_plan *p, FILE *f) {
     fprintf(f, "  %lld residual transfers (%llu B) are data of native calls that no collective of the plan covers "
             "(a call on fewer than min_group ranks, or one whose messages cost less: see the notes): they run as "
             "messages\n", (long long)p->native_residual, (unsigned long long)p->native_residual_bytes);
+  if (p->native_residual_reds)
+    fprintf(f, "  %lld residual reductions are results of native calls that no collective of the plan covers (see the "
+            "notes): they run as residual reductions\n", (long long)p->native_residual_reds);
 }
 
 /* What one stage's plan (the whole plan, without computation) does. */
@@ -353,7 +356,7 @@ static void json_seconds(FILE *f, double match, double dataflow, double detect) 
 
 /* The residual parts summed over a plan's stages. */
 typedef struct {
-  int64_t xfers, msgs, reds, pairs, copies, syncs, native_xfers, native_calls[IR_COLL_NKINDS];
+  int64_t xfers, msgs, reds, pairs, copies, syncs, native_xfers, native_reds, native_calls[IR_COLL_NKINDS];
   uint64_t bytes, copy_bytes, pack_limit, native_bytes;
   int barrier, native, chosen;
   const char *why;
@@ -368,6 +371,7 @@ static residual_sums residual_of(const cdag_plan *p) {
     r.barrier |= q->barrier;
     if (q->native) {
       r.native = 1, r.native_xfers += q->native_residual, r.native_bytes += q->native_residual_bytes;
+      r.native_reds += q->native_residual_reds;
       for (int k = 0; k < IR_COLL_NKINDS; k++) r.native_calls[k] += q->native_calls[k];
     }
     if (q->chosen) r.chosen = 1, r.pack_limit = q->chosen->pack_limit, r.why = q->chosen->msgs_why;
@@ -382,8 +386,8 @@ static void json_native(FILE *f, const residual_sums *r) {
       fprintf(f, "%s\"%s\": %lld", first ? "" : ", ", ir_coll_name(k), (long long)r->native_calls[k]);
       first = 0;
     }
-  fprintf(f, "}, \"residual\": {\"transfers\": %lld, \"bytes\": %llu}},\n", (long long)r->native_xfers,
-          (unsigned long long)r->native_bytes);
+  fprintf(f, "}, \"residual\": {\"transfers\": %lld, \"bytes\": %llu, \"reductions\": %lld}},\n",
+          (long long)r->native_xfers, (unsigned long long)r->native_bytes, (long long)r->native_reds);
 }
 
 static void json_stages(FILE *f, const stage_steps *st) {

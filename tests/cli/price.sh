@@ -62,7 +62,20 @@ cases <<'T'
   out note: left as messages: bcast over all 8 ranks would cost 4.244 us, its 7 transfers as messages 2.695 us
   out (a call on fewer than min_group ranks, or one whose messages cost less: see the notes)
   out plan 2.695 us, as written 2.688 us: runs as written (the plan is not faster)
+  out note: the 1 collective the price set aside, kept, would make a plan of 4.244 us, against 2.695 us with it left
   out! the graph calls collectives
+# a native allreduce left as residual reductions is counted as native data
+0 cdag analyze "$src/tests/data/replay/native_allreduce3.cdag"
+  out 3 residual reductions are results of native calls that no collective of the plan covers
+0 cdag analyze --json "$src/tests/data/replay/native_allreduce3.cdag"
+  out "native": {"calls": {"allreduce": 1}, "residual": {"transfers": 0, "bytes": 0, "reductions": 3}}
+# a candidate left as messages where the plan without it loses to the graph: planned again with
+# every candidate kept, the gather pays
+0 cdag analyze "$src/tests/data/replay/native_gather4.cdag"
+  first stages: 1, between them 1 computations
+  out gather rooted at 2 over all 4 ranks
+  out note: the 1 collective the price set aside, kept: 2.905 us, against 3.012 us otherwise
+  out : the plan runs (saves 0.106 us)
 # the price can be turned off: the plan runs unweighed, and the report says so
 0 cdag analyze --price=0 "$ex/halo1d8.cdag"
   out price: options.price = 0 (or CDAG_PRICE=0): the plan runs without being weighed
