@@ -20,6 +20,7 @@ struct sim_mem {
   int64_t *start;        /* nprocs+1 offsets into regions */
   sim_region *regions;
   int64_t nregions;
+  uint8_t *shared;       /* a view (sim_mem_view): region i's bytes are its image's while shared[i] */
 };
 
 typedef struct {
@@ -125,7 +126,9 @@ int sim_mem_check_size(const cdag_graph *g) {
 
 void sim_mem_free(sim_mem *m) {
   if (!m) return;
-  for (int64_t i = 0; i < m->nregions; i++) free(m->regions[i].bytes);
+  for (int64_t i = 0; i < m->nregions; i++)
+    if (!m->shared || !m->shared[i]) free(m->regions[i].bytes);
+  free(m->shared);
   free(m->regions);
   free(m->start);
   free(m);
@@ -153,6 +156,51 @@ int sim_mem_clone(const sim_mem *m, sim_mem **copy) {
     memcpy(c->regions[i].bytes, m->regions[i].bytes, len);
   }
   *copy = c;
+  return CDAG_OK;
+}
+
+int sim_mem_view(const sim_mem *m, sim_mem **view) {
+  sim_mem *v = calloc(1, sizeof *v);
+  *view = NULL;
+  if (!v) return CDAG_NOMEM("simulator memory");
+  v->nprocs = m->nprocs;
+  v->start = malloc(((size_t)m->nprocs + 1) * sizeof *v->start);
+  v->regions = malloc((size_t)(m->nregions ? m->nregions : 1) * sizeof *v->regions);
+  v->shared = malloc((size_t)(m->nregions ? m->nregions : 1));
+  if (!v->start || !v->regions || !v->shared) {
+    sim_mem_free(v);
+    return CDAG_NOMEM("simulator memory");
+  }
+  v->nregions = m->nregions;
+  memcpy(v->start, m->start, ((size_t)m->nprocs + 1) * sizeof *v->start);
+  memcpy(v->regions, m->regions, (size_t)m->nregions * sizeof *v->regions);
+  memset(v->shared, 1, (size_t)m->nregions);
+  *view = v;
+  return CDAG_OK;
+}
+
+/* The first of rank's regions in m ending above addr (m->start[rank + 1]: none). */
+static int64_t region_from(const sim_mem *m, int rank, uint64_t addr) {
+  int64_t lo = m->start[rank], hi = m->start[rank + 1];
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (m->regions[mid].hi <= addr) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+int sim_mem_keep(sim_mem *view, const sim_mem *m, int rank, uint64_t addr, uint64_t len) {
+  if (!view->shared || rank < 0 || rank >= view->nprocs || len == 0) return CDAG_OK;
+  for (int64_t i = region_from(view, rank, addr); i < view->start[rank + 1] && view->regions[i].lo < addr + len; i++) {
+    if (!view->shared[i]) continue;
+    size_t n = (size_t)(view->regions[i].hi - view->regions[i].lo);
+    uint8_t *b = malloc(n ? n : 1);
+    if (!b) return CDAG_NOMEM("simulator memory");
+    memcpy(b, m->regions[i].bytes, n);
+    view->regions[i].bytes = b;
+    view->shared[i] = 0;
+  }
   return CDAG_OK;
 }
 

@@ -17,15 +17,18 @@
 typedef struct {
   const cdag_plan *p;
   sim_mem *m;
-  const sim_mem *snap;
+  sim_mem *snap;           /* m as the stage found it: a view that copies what the stage writes */
   uint8_t *buf, *acc;
   uint64_t cap;
   det_range *writes;       /* every range the plan writes: parts must write disjoint bytes */
   int64_t nwrites, wcap;
 } plan_run;
 
+/* Every write to memory comes here first: the snapshot keeps those bytes as they were. */
 static int log_write(plan_run *r, int rank, uint64_t addr, uint64_t len) {
   if (len == 0) return CDAG_OK;
+  int rc = sim_mem_keep(r->snap, r->m, rank, addr, len);
+  if (rc) return rc;
   BASE_GROW(r->writes, r->nwrites, r->wcap, 1, "simulator");
   r->writes[r->nwrites++] = (det_range){rank, addr, len};
   return CDAG_OK;
@@ -70,7 +73,7 @@ static int outside(const det_coll *c, int rank, uint64_t addr) {
    (c->after) reads what the collective it follows wrote: the memory as it is now. */
 static int gather_slot(plan_run *r, const det_coll *c, int rank, const det_iov *v, uint8_t *out) {
   uint64_t at = 0;
-  sim_mem *from = c->after > 0 ? r->m : (sim_mem *)r->snap;
+  sim_mem *from = c->after > 0 ? r->m : r->snap;
   for (int32_t i = 0; i < v->n; i++) {
     const det_piece *pc = &r->p->pieces[v->first + i];
     const uint8_t *src = sim_mem_at(from, rank, pc->addr, pc->len);
@@ -275,9 +278,9 @@ static int run_xfers(plan_run *r) {
   const cdag_plan *p = r->p;
   for (int64_t i = 0; i < p->nxfers; i++) {
     const df_xfer *x = &p->xfers[i];
-    uint8_t *from = sim_mem_at((sim_mem *)r->snap, x->src, x->src_addr, x->len), *to = sim_mem_at(r->m, x->dst, x->dst_addr, x->len);
-    int rc = log_write(r, x->dst, x->dst_addr, x->len);
+    int rc = log_write(r, x->dst, x->dst_addr, x->len);   /* first: the snapshot keeps what it overwrites */
     if (rc) return rc;
+    uint8_t *from = sim_mem_at(r->snap, x->src, x->src_addr, x->len), *to = sim_mem_at(r->m, x->dst, x->dst_addr, x->len);
     if (!from || !to)
       return cdag__error(CDAG_ERR_ARG, "simulator: residual transfer rank %d 0x%llx -> rank %d 0x%llx (%llu bytes) is outside memory",
                          x->src, (unsigned long long)x->src_addr, x->dst, (unsigned long long)x->dst_addr, (unsigned long long)x->len);
@@ -289,7 +292,7 @@ static int run_xfers(plan_run *r) {
 /* One stage's plan (the whole plan of a graph without computation). */
 static int run_stage(const cdag_plan *p, sim_mem *m) {
   sim_mem *snap;
-  int rc = sim_mem_clone(m, &snap);
+  int rc = sim_mem_view(m, &snap);
   if (rc) return rc;
   plan_run r = {.p = p, .m = m, .snap = snap};
   if (rc == CDAG_OK) rc = check_msgs(p);
@@ -299,8 +302,8 @@ static int run_stage(const cdag_plan *p, sim_mem *m) {
   if (rc == CDAG_OK) rc = run_xfers(&r);
   for (int64_t i = 0; i < p->nreds && rc == CDAG_OK; i++) {
     const df_red *d = &p->reds[i];
-    if ((rc = sim_reduce_tuple(p->sst, d, m, snap)) == CDAG_OK)
-      rc = log_write(&r, d->dst, d->dst_addr, d->count * (uint64_t)ir_type_size(d->type));
+    if ((rc = log_write(&r, d->dst, d->dst_addr, d->count * (uint64_t)ir_type_size(d->type))) == CDAG_OK)
+      rc = sim_reduce_tuple(p->sst, d, m, snap);
   }
   if (rc == CDAG_OK) rc = check_disjoint_writes(&r);
   free(r.writes);

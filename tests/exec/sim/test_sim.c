@@ -343,6 +343,38 @@ START_TEST(compare_zero_signs) {
 }
 END_TEST
 
+/* A view shares its image's bytes until sim_mem_keep copies the regions about to change: it
+   then keeps them as they were, while the regions not kept follow the image. */
+START_TEST(view_keeps_what_changes) {
+  cdag_graph *g = cdag_test_graph(2);
+  CK_OK(cdag_rank_send(g, 0, 0x100, 16, 1, 0, NULL));
+  CK_OK(cdag_rank_send(g, 0, 0x200, 16, 1, 1, NULL));
+  CK_OK(cdag_rank_recv(g, 1, 0x100, 16, 0, 0, NULL));
+  CK_OK(cdag_rank_recv(g, 1, 0x200, 16, 0, 1, NULL));
+  sim_mem *m = memory(g), *v;
+  sim_mem_fill_random(m, 5);
+  CK_OK(sim_mem_view(m, &v));
+  ck_assert_ptr_eq(sim_mem_at(v, 0, 0x100, 16), sim_mem_at(m, 0, 0x100, 16));   /* no copy */
+  uint8_t was = sim_mem_at(m, 0, 0x104, 1)[0];
+  CK_OK(sim_mem_keep(v, m, 0, 0x104, 1));
+  CK_OK(sim_mem_keep(v, m, 0, 0x108, 2));   /* kept already: the copy stays the first */
+  sim_mem_at(m, 0, 0x104, 1)[0] = (uint8_t)(was + 1);
+  sim_mem_at(m, 0, 0x200, 1)[0] ^= 0xff;     /* not kept: the view follows */
+  ck_assert_int_eq(sim_mem_at(v, 0, 0x104, 1)[0], was);
+  ck_assert_int_eq(sim_mem_at(v, 0, 0x200, 1)[0], sim_mem_at(m, 0, 0x200, 1)[0]);
+  ck_assert_int_eq(sim_mem_at(v, 1, 0x100, 1)[0], sim_mem_at(m, 1, 0x100, 1)[0]);
+  CK_OK(sim_mem_keep(v, m, 1, 0x0, 0x300));   /* a range over both of rank 1's regions */
+  sim_mem_at(m, 1, 0x100, 1)[0] ^= 0xff;
+  sim_mem_at(m, 1, 0x20f, 1)[0] ^= 0xff;
+  ck_assert_int_ne(sim_mem_at(v, 1, 0x100, 1)[0], sim_mem_at(m, 1, 0x100, 1)[0]);
+  ck_assert_int_ne(sim_mem_at(v, 1, 0x20f, 1)[0], sim_mem_at(m, 1, 0x20f, 1)[0]);
+  sim_mem_free(v);   /* frees its own copies only: m stays whole */
+  ck_assert_int_eq(sim_mem_at(m, 0, 0x104, 1)[0], (uint8_t)(was + 1));
+  sim_mem_free(m);
+  cdag_graph_free(&g);
+}
+END_TEST
+
 START_TEST(memory_bounds) {
   cdag_graph *g = cdag_test_graph(2);
   CK_OK(cdag_rank_send(g, 0, 0x100, 16, 1, 0, NULL));
@@ -419,6 +451,7 @@ Suite *cdag_sim_suite(void) {
   tcase_add_test(t, errors);
   tcase_add_test(t, memory_bounds);
   tcase_add_test(t, compare_zero_signs);
+  tcase_add_test(t, view_keeps_what_changes);
   tcase_add_test(t, untouched_scratch_takes_no_memory);
   tcase_add_test(t, deadlock_names_the_cycle);
   tcase_add_test(t, orders_agree);
