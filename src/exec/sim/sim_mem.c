@@ -134,31 +134,6 @@ void sim_mem_free(sim_mem *m) {
   free(m);
 }
 
-int sim_mem_clone(const sim_mem *m, sim_mem **copy) {
-  sim_mem *c = calloc(1, sizeof *c);
-  *copy = NULL;
-  if (!c) return CDAG_NOMEM("simulator memory");
-  c->nprocs = m->nprocs;
-  c->nregions = m->nregions;
-  c->start = malloc(((size_t)m->nprocs + 1) * sizeof *c->start);
-  c->regions = calloc((size_t)(m->nregions ? m->nregions : 1), sizeof *c->regions);
-  if (!c->start || !c->regions) {
-    c->nregions = 0;  /* no region holds bytes yet */
-    sim_mem_free(c);
-    return CDAG_NOMEM("simulator memory");
-  }
-  memcpy(c->start, m->start, ((size_t)m->nprocs + 1) * sizeof *c->start);
-  for (int64_t i = 0; i < m->nregions; i++) {
-    size_t len = (size_t)(m->regions[i].hi - m->regions[i].lo);
-    c->regions[i] = m->regions[i];
-    c->regions[i].bytes = malloc(len ? len : 1);
-    if (!c->regions[i].bytes) { c->nregions = i; sim_mem_free(c); return CDAG_NOMEM("simulator memory"); }
-    memcpy(c->regions[i].bytes, m->regions[i].bytes, len);
-  }
-  *copy = c;
-  return CDAG_OK;
-}
-
 int sim_mem_view(const sim_mem *m, sim_mem **view) {
   sim_mem *v = calloc(1, sizeof *v);
   *view = NULL;
@@ -190,18 +165,34 @@ static int64_t region_from(const sim_mem *m, int rank, uint64_t addr) {
   return lo;
 }
 
+/* View v's region i gets a copy of m's bytes, if it still shares them. */
+static int own_region(sim_mem *v, const sim_mem *m, int64_t i) {
+  if (!v->shared[i]) return CDAG_OK;
+  size_t n = (size_t)(v->regions[i].hi - v->regions[i].lo);
+  uint8_t *b = malloc(n ? n : 1);
+  if (!b) return CDAG_NOMEM("simulator memory");
+  memcpy(b, m->regions[i].bytes, n);
+  v->regions[i].bytes = b;
+  v->shared[i] = 0;
+  return CDAG_OK;
+}
+
 int sim_mem_keep(sim_mem *view, const sim_mem *m, int rank, uint64_t addr, uint64_t len) {
   if (!view->shared || rank < 0 || rank >= view->nprocs || len == 0) return CDAG_OK;
-  for (int64_t i = region_from(view, rank, addr); i < view->start[rank + 1] && view->regions[i].lo < addr + len; i++) {
-    if (!view->shared[i]) continue;
-    size_t n = (size_t)(view->regions[i].hi - view->regions[i].lo);
-    uint8_t *b = malloc(n ? n : 1);
-    if (!b) return CDAG_NOMEM("simulator memory");
-    memcpy(b, m->regions[i].bytes, n);
-    view->regions[i].bytes = b;
-    view->shared[i] = 0;
+  int rc = CDAG_OK;
+  for (int64_t i = region_from(view, rank, addr); i < view->start[rank + 1] && view->regions[i].lo < addr + len && !rc; i++)
+    rc = own_region(view, m, i);
+  return rc;
+}
+
+int sim_mem_clone(const sim_mem *m, sim_mem **copy) {
+  int rc = sim_mem_view(m, copy);
+  for (int64_t i = 0; rc == CDAG_OK && i < m->nregions; i++) rc = own_region(*copy, m, i);
+  if (rc != CDAG_OK) {
+    sim_mem_free(*copy);
+    *copy = NULL;
   }
-  return CDAG_OK;
+  return rc;
 }
 
 void sim_mem_fill_random(sim_mem *m, uint64_t seed) {
@@ -243,12 +234,7 @@ uint8_t *sim_mem_at(sim_mem *m, int rank, uint64_t addr, uint64_t len) {
   static uint8_t nothing; /* zero bytes need no memory */
   if (rank < 0 || rank >= m->nprocs) return NULL;
   if (len == 0) return &nothing;
-  int64_t lo = m->start[rank], hi = m->start[rank + 1];
-  while (lo < hi) { /* first region with hi > addr */
-    int64_t mid = lo + (hi - lo) / 2;
-    if (m->regions[mid].hi <= addr) lo = mid + 1;
-    else hi = mid;
-  }
+  int64_t lo = region_from(m, rank, addr);
   if (lo == m->start[rank + 1]) return NULL;
   const sim_region *r = &m->regions[lo];
   if (addr < r->lo || addr + len > r->hi) return NULL;
