@@ -87,6 +87,7 @@ static void stop_recording(void) {
   R->fd = -1;
   R->map = NULL;
   R->active = 0;
+  rec_mem_watch(0);
 }
 
 /* At least `need` bytes free in the mapping; 0, or -1 when the recording had to stop. */
@@ -614,6 +615,7 @@ static void publish(int state) {
 
 /* The next position; the first a call takes gets the time computed since the last. */
 uint64_t next_seq(void) {
+  if (R->active) rec_mem_drain(R->sh);   /* what the program freed since, before any look at memory */
   R->seq += REC_SEQ_STEP;
   R->others += !R->quiet;
   publish(REC_TPOS_IN);
@@ -967,6 +969,8 @@ void phase_start(void) {
   R->pack_next = 0;
   R->packed.n = 0;
   rec_shadow_reset(R->sh);
+  rec_mem_drain(R->sh);   /* what was given back before the phase: nothing held there */
+  rec_mem_watch(1);
   out("phase %d\n", R->phase);
 }
 
@@ -977,6 +981,7 @@ void phase_end(int at_exit) {
   say_shadow_oom();
   out("end %d\n", R->phase);
   R->active = 0;
+  rec_mem_watch(0);
 }
 
 void rec_start(void) {

@@ -11,7 +11,9 @@
  *    neighbourhood collectives;
  *  - pmpi_nbcoll.c: the nonblocking collectives (MPI_Ibcast, ..., MPI_Ialltoallw,
  *    MPI_Ineighbor_*), completed as requests;
- *  - pmpi_rma.c: one-sided communication (windows, fences, accesses).
+ *  - pmpi_rma.c: one-sided communication (windows, fences, accesses);
+ *  - pmpi_mem.c: free, realloc and munmap, noting the memory the program gives back, which
+ *    the shadow forgets.
  * The state is one per process (one interposed MPI library per process), reached through
  * R. Everything here has hidden visibility (the library is built with it); only the MPI_
  * wrappers, after `#pragma GCC visibility push(default)` in each file, replace MPI's. */
@@ -239,6 +241,10 @@ rec_fold *fold_new(void);
 void fold_free(rec_fold *f);
 void fold_enter(rec_fold *f);
 void fold_exit(rec_fold *f);
+/* memory given back (pmpi_mem.c): noted while watching (a phase is active), forgotten by
+   the shadow at the drain */
+void rec_mem_watch(int on);
+void rec_mem_drain(rec_shadow *sh);
 /* phases, start and end, time */
 void phase_start(void);
 void phase_end(int at_exit);

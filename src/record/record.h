@@ -189,6 +189,10 @@ rec_shadow *rec_shadow_new(uint64_t budget);
 void rec_shadow_free(rec_shadow *sh);
 /* Forgets everything: a new phase starts. */
 void rec_shadow_reset(rec_shadow *sh);
+/* The program gave the `len` bytes at `addr` back (free, realloc, munmap): whatever they
+   hold from now on is not what the recording saw, so the shadow forgets them. O(log e +
+   entries of the range). */
+void rec_shadow_forget(rec_shadow *sh, uint64_t addr, uint64_t len);
 /* The rank sends (or gives a collective) the `len` bytes at `addr` at position `seq`, as
    elements of `type` (a format name: the message's MPI datatype; NULL: unknown): calls
    `fix` for each local operation the recording needs before it, then notes the bytes as
@@ -207,9 +211,9 @@ void rec_shadow_recv(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t done,
 /* The phase ends at position seq: every range the recording holds whose bytes changed
    since (computation after the last send) gets its reductions, copies or computations, so
    the recording's memory ends as the program's did, then the last gap's time is written.
-   Ranges unmapped meanwhile are skipped; with proven_only, so are changes no reduction or
-   copy explains (at MPI_Finalize a program has often freed its buffers, and the
-   allocator's bytes there are no computation). */
+   Ranges unmapped meanwhile are skipped, and ranges the program freed are no longer held
+   (rec_shadow_forget); with proven_only, so are changes no reduction or copy explains (at
+   MPI_Finalize, for buffers the program lost track of without freeing them). */
 void rec_shadow_settle(rec_shadow *sh, uint64_t seq, int proven_only, rec_fix_fn fix, void *ctx);
 /* The rank spent ns computing between its previous MPI call and the one at position seq
    (the first position that call takes): the first computation the shadow writes before seq

@@ -22,8 +22,10 @@
  * rank spent since its previous MPI call (rec_shadow_time) is the cost of the first
  * computation written before the call, or of a computation of its own that writes nothing,
  * if it is at least REC_COMPUTE_MIN_NS.
- * At a phase's end (rec_shadow_settle) the ranges held are compared once more; their buffers
- * may have been freed and the memory handed out again, to the recorder too. The memory the
+ * At a phase's end (rec_shadow_settle) the ranges held are compared once more. Ranges the
+ * program freed are forgotten when it frees them (rec_shadow_forget, from pmpi_mem.c), as the
+ * memory may be handed out again, to the recorder too; ranges of buffers it unmapped in other
+ * ways are skipped when unreadable. The memory the
  * shadow writes the rank's bytes into while comparing (the fold accumulator, the settle's
  * reads) is mapped apart from the heap and never read as the program's: its bytes, copies
  * and folds of the very receives they are compared with, would prove copies and reductions
@@ -274,6 +276,11 @@ static void clear_range(rec_shadow *sh, uint64_t a, uint64_t n, int64_t i) {
     k = x.start;
     i = base_imap_find(&sh->map, &k, BASE_IMAP_ABOVE);
   }
+}
+
+void rec_shadow_forget(rec_shadow *sh, uint64_t addr, uint64_t len) {
+  int64_t i = len ? first_in(sh, addr, len) : -1;
+  if (i >= 0) clear_range(sh, addr, len, i);
 }
 
 /* Notes [a, a+n) as seen at seq; its kept copy (NULL: only its hash). */
