@@ -615,7 +615,7 @@ static void publish(int state) {
 
 /* The next position; the first a call takes gets the time computed since the last. */
 uint64_t next_seq(void) {
-  if (R->active) rec_mem_drain(R->sh);   /* what the program freed since, before any look at memory */
+  if (R->active) rec_mem_drain(R->sh, R->seq);   /* what the program freed since, before any look at memory */
   R->seq += REC_SEQ_STEP;
   R->others += !R->quiet;
   publish(REC_TPOS_IN);
@@ -773,9 +773,7 @@ int record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datatype t, c
   l.wait = blocking;
   out_op(phase, seq, &l);
   if (r->n > 1) pack_copies(r, addr, unpack, 0);
-  for (int64_t i = 0; now && i < r->n; i++)
-    if (r->a[i] < REC_PACK_BASE)   /* a packing area is no program's memory */
-      rec_shadow_recv(R->sh, r->a[i], r->l[i], done, r->n == 1 ? type_name(t) : NULL);
+  if (now) rec_shadow_recv_ranges(R->sh, r->a, r->l, r->n, done, type_name(t));
   return 1;
 }
 
@@ -969,7 +967,7 @@ void phase_start(void) {
   R->pack_next = 0;
   R->packed.n = 0;
   rec_shadow_reset(R->sh);
-  rec_mem_drain(R->sh);   /* what was given back before the phase: nothing held there */
+  rec_mem_drain(R->sh, R->seq);   /* what was given back before the phase: nothing held there */
   rec_mem_watch(1);
   out("phase %d\n", R->phase);
 }

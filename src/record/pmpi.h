@@ -242,9 +242,9 @@ void fold_free(rec_fold *f);
 void fold_enter(rec_fold *f);
 void fold_exit(rec_fold *f);
 /* memory given back (pmpi_mem.c): noted while watching (a phase is active), forgotten by
-   the shadow at the drain */
+   the shadow at the drain, as given back after position seq (the last taken) */
 void rec_mem_watch(int on);
-void rec_mem_drain(rec_shadow *sh);
+void rec_mem_drain(rec_shadow *sh, uint64_t seq);
 /* phases, start and end, time */
 void phase_start(void);
 void phase_end(int at_exit);

@@ -47,8 +47,7 @@ static void side_after(const side *out, uint64_t seq) {
     uint64_t first = rec_shadow_reserve(R->sh, seq, (uint32_t)out->r.ncopies);   /* copies, not ranges */
     if (first) pack_copies(&out->r, out->addr, first, 0);
   }
-  for (int64_t i = 0; i < out->r.n; i++)
-    rec_shadow_recv(R->sh, out->r.a[i], out->r.l[i], seq, out->r.n == 1 ? out->type : NULL);
+  rec_shadow_recv_ranges(R->sh, out->r.a, out->r.l, out->r.n, seq, out->type);
 }
 
 void side_free(side *sd) {

@@ -8,9 +8,10 @@
  * the next, as the freed pages were mapped again or not). So free, realloc (the buffer it
  * may move, the tail it cuts) and munmap, wherever the program calls them, note the range
  * they give back, and the shadow forgets it before the next intercepted call looks at
- * memory (rec_mem_drain from next_seq) and before the phase's end compares. A program's munmap that an MPI library's
- * own memory hooks take over (UCX's, patching the program's calls) is not seen; what it
- * unmapped the phase's end cannot read, and skips, unless mapped again since.
+ * memory (rec_mem_drain from next_seq) and before the phase's end compares. A program's
+ * munmap that an MPI library's own memory hooks take over (UCX's, patching the program's
+ * calls) is not seen; what it unmapped the phase's end cannot read, and skips, unless
+ * mapped again since.
  *
  * They may run on any thread, MPI's own included, and at any time (inside the recorder's
  * own calls too), so they only note: into a ring under a spinlock, emptied by the thread
@@ -68,7 +69,7 @@ static void note_gone(const void *p, uint64_t n) {
 
 void rec_mem_watch(int on) { __atomic_store_n(&watching, on, __ATOMIC_RELAXED); }
 
-void rec_mem_drain(rec_shadow *sh) {
+void rec_mem_drain(rec_shadow *sh, uint64_t seq) {
   if (!sh) return;
   static uint64_t a[RING], len[RING];   /* copied out: forgetting frees memory, which notes */
   if (!__atomic_load_n(&gone.n, __ATOMIC_RELAXED) && !__atomic_load_n(&gone.hi, __ATOMIC_RELAXED)) return;
@@ -79,8 +80,8 @@ void rec_mem_drain(rec_shadow *sh) {
   memcpy(len, gone.len, n * sizeof *len);
   gone.n = 0, gone.lo = gone.hi = 0;
   __atomic_store_n(&gone.lock, 0, __ATOMIC_RELEASE);
-  for (uint32_t i = 0; i < n; i++) rec_shadow_forget(sh, a[i], len[i]);
-  if (lo < hi) rec_shadow_forget(sh, lo, hi - lo);
+  for (uint32_t i = 0; i < n; i++) rec_shadow_forget(sh, a[i], len[i], seq);
+  if (lo < hi) rec_shadow_forget(sh, lo, hi - lo, seq);
 }
 
 #pragma GCC visibility push(default)

@@ -965,7 +965,7 @@ static void get_done(rwin *w, rget *g, uint64_t seq) {
     uint64_t first = rec_shadow_reserve(R->sh, seq, (uint32_t)g->n);
     if (first) pack_copies(&r, g->area, first, 0);
   }
-  for (int64_t k = 0; seq && k < g->n; k++) rec_shadow_recv(R->sh, r.a[k], r.l[k], seq, g->n == 1 ? g->type : NULL);
+  if (seq) rec_shadow_recv_ranges(R->sh, r.a, r.l, g->n, seq, g->type);
   g->done = 1;
   if (w->gpend && --w->gpend[g->member] == 0) plain_forget_reads(w, g->member);   /* a put may follow them now */
 }

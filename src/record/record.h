@@ -189,10 +189,11 @@ rec_shadow *rec_shadow_new(uint64_t budget);
 void rec_shadow_free(rec_shadow *sh);
 /* Forgets everything: a new phase starts. */
 void rec_shadow_reset(rec_shadow *sh);
-/* The program gave the `len` bytes at `addr` back (free, realloc, munmap): whatever they
-   hold from now on is not what the recording saw, so the shadow forgets them. O(log e +
-   entries of the range). */
-void rec_shadow_forget(rec_shadow *sh, uint64_t addr, uint64_t len);
+/* The program gave the `len` bytes at `addr` back (free, realloc, munmap) after position
+   seq: whatever they hold from now on is not what the recording saw, so the shadow forgets
+   them; a send of them later is computed or copied from receives completed after seq, and
+   the phase's end does not compare them. O(log e + entries of the range). */
+void rec_shadow_forget(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq);
 /* The rank sends (or gives a collective) the `len` bytes at `addr` at position `seq`, as
    elements of `type` (a format name: the message's MPI datatype; NULL: unknown): calls
    `fix` for each local operation the recording needs before it, then notes the bytes as
@@ -208,6 +209,12 @@ int rec_shadow_held_since(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t 
    position `done`: the recording holds these bytes there, and they may feed a reduction of
    elements of `type` (a format name: the message's MPI datatype; NULL: unknown). */
 void rec_shadow_recv(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t done, const char *type);
+/* rec_shadow_recv of the n ranges a[i], l[i] one message wrote (a datatype's blocks; type
+   applies when n is 1; ranges of packing areas are skipped). Every range is noted, but only
+   the last 1,024 are offered as candidates, as rec_shadow_recv of each would leave no more
+   of them: the same recording, without the candidate bookkeeping of every block. */
+void rec_shadow_recv_ranges(rec_shadow *sh, const uint64_t *a, const uint64_t *l, int64_t n, uint64_t done,
+                            const char *type);
 /* The phase ends at position seq: every range the recording holds whose bytes changed
    since (computation after the last send) gets its reductions, copies or computations, so
    the recording's memory ends as the program's did, then the last gap's time is written.

@@ -60,6 +60,9 @@ typedef struct {
   uint64_t seq;            /* when the recording last saw these bytes */
   const char *type;        /* the element type of the message that moved them, NULL unknown */
   uint8_t from_recv;       /* a receive wrote them (else a send read them) */
+  uint8_t gone;            /* the program gave these bytes back at seq (rec_shadow_forget):
+                              what they hold now was never seen, and only receives completed
+                              after seq may explain it */
 } entry;
 
 typedef struct {
@@ -278,9 +281,15 @@ static void clear_range(rec_shadow *sh, uint64_t a, uint64_t n, int64_t i) {
   }
 }
 
-void rec_shadow_forget(rec_shadow *sh, uint64_t addr, uint64_t len) {
+/* Where the shadow held bytes, a tombstone: a copy or reduction the shadow infers is written
+   right after the receive it reads, so one from a receive completed before the free would
+   write this memory while it was still the old buffer (MPICH's pt2pt/sendself: a copy onto
+   the very receive it copied). Where it held nothing, nothing to remember. */
+void rec_shadow_forget(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq) {
   int64_t i = len ? first_in(sh, addr, len) : -1;
-  if (i >= 0) clear_range(sh, addr, len, i);
+  if (i < 0) return;
+  clear_range(sh, addr, len, i);
+  put_entry(sh, (entry){addr, len, addr, 0, NULL, 0, seq, NULL, 0, 1});
 }
 
 /* Notes [a, a+n) as seen at seq; its kept copy (NULL: only its hash). */
@@ -290,7 +299,7 @@ static const uint8_t *note(rec_shadow *sh, uint64_t a, uint64_t n, uint64_t seq,
   int again = i >= 0 && sh->e[i].start == a && sh->e[i].len == n;   /* the range of an entry (a buffer used again) */
   if (!again && i >= 0) clear_range(sh, a, n, i);
   const uint8_t *c = keep(sh, a, n);
-  entry x = {a, n, a, n, c, c ? 0 : hash_bytes((const uint8_t *)(uintptr_t)a, n), seq, type, (uint8_t)from_recv};
+  entry x = {a, n, a, n, c, c ? 0 : hash_bytes((const uint8_t *)(uintptr_t)a, n), seq, type, (uint8_t)from_recv, 0};
   if (again) sh->e[i] = x;   /* replaced where it is: no look-ups to clear it and put it back */
   else put_entry(sh, x);
   return c;
@@ -614,7 +623,7 @@ int rec_shadow_held_since(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t 
   uint64_t pos = addr, end = addr + len;
   for (int64_t i = first_overlap(sh, addr); pos < end && i >= 0 && sh->e[i].start <= pos; i = next_entry(sh, i)) {
     const entry *x = &sh->e[i];
-    if (x->seq != seq || x->from_recv || x->start + x->len <= pos) return 0;
+    if (x->seq != seq || x->from_recv || x->gone || x->start + x->len <= pos) return 0;
     pos = x->start + x->len;
   }
   return pos >= end;
@@ -721,8 +730,8 @@ void rec_shadow_settle(rec_shadow *sh, uint64_t seq, int proven_only, rec_fix_fn
     int n = 0;
     uint64_t bytes = 0;
     for (; i >= 0 && n < SETTLE_BATCH; i = base_imap_find(&sh->map, &k, BASE_IMAP_ABOVE)) {
-      if (sh->e[i].len && n && bytes + sh->e[i].len > SETTLE_BYTES) break;   /* the next batch's first */
-      if (sh->e[i].len) bx[n] = sh->e[i], bytes += bx[n++].len;   /* len 0: emptied (its key could not be deleted) */
+      if (sh->e[i].len && !sh->e[i].gone && n && bytes + sh->e[i].len > SETTLE_BYTES) break;   /* the next batch's first */
+      if (sh->e[i].len && !sh->e[i].gone) bx[n] = sh->e[i], bytes += bx[n++].len;   /* len 0: emptied (its key could not be deleted) */
     }
     if (scratch_room(&rd, bytes)) {   /* cannot compare: computed, as far as the recording can tell */
       for (int j = 0; j < n; j++) {
@@ -762,6 +771,22 @@ uint64_t rec_shadow_reserve(rec_shadow *sh, uint64_t done, uint32_t n) {
   uint64_t first = sh->p[pt].seq + sh->p[pt].used + 1;
   sh->p[pt].used += n;
   return first;
+}
+
+void rec_shadow_recv_ranges(rec_shadow *sh, const uint64_t *a, const uint64_t *l, int64_t n, uint64_t done,
+                            const char *type) {
+  int64_t skip = n - RECENT;   /* these would leave the ring before this call returns */
+  for (int64_t i = 0; i < n; i++) {
+    if (!l[i] || a[i] >= REC_PACK_BASE) continue;
+    if (i >= skip) {
+      rec_shadow_recv(sh, a[i], l[i], done, n == 1 ? type : NULL);
+      continue;
+    }
+    sh->received = 1;
+    if (point_at(sh, done) < 0) return;
+    note(sh, a[i], l[i], done, NULL, 1);
+    sh->nc++;   /* its index, out of reach as the ring's oldest (candidates) */
+  }
 }
 
 void rec_shadow_recv(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t done, const char *type) {

@@ -432,6 +432,43 @@ START_TEST(freed_memory_is_skipped) {
 }
 END_TEST
 
+/* Buffer b held a receive; the program gave it back after position 2 and its memory came
+   back holding a copy of receive t (completed before the free): no copy of t may be proven
+   into it, as the copy would be written right after t completed, onto the old buffer (a
+   copy onto t itself when the new buffer overlaps it: MPICH's pt2pt/sendself). A receive
+   completed after the free may be copied; the phase's end compares nothing given back. */
+START_TEST(memory_given_back_is_new) {
+  const char *ty = "uint8";
+  rec_shadow *sh = rec_shadow_new(1 << 20);
+  uint8_t t[48], b[48], u[48];
+  fixes x = {.n = 0};
+  fill(t, sizeof t, 21);
+  fill(b, sizeof b, 22);
+  rec_shadow_recv(sh, A(t), sizeof t, 1 * STEP, "uint8");
+  rec_shadow_recv(sh, A(b), sizeof b, 2 * STEP, "uint8");
+  rec_shadow_forget(sh, A(b), sizeof b, 2 * STEP);
+  memcpy(b, t, sizeof b);   /* the new buffer's bytes equal t's */
+  send1(sh, A(b), sizeof b, 3 * STEP, ty, collect, &x);
+  ck_assert_int_eq(x.n, 1);
+  ck_assert_int_eq(x.f[0].kind, REC_FIX_COMPUTE);
+  ck_assert_uint_eq(x.f[0].addr, A(b));
+  rec_shadow_forget(sh, A(b), sizeof b, 3 * STEP);
+  fill(u, sizeof u, 23);
+  rec_shadow_recv(sh, A(u), sizeof u, 4 * STEP, "uint8");
+  memcpy(b, u, sizeof b);
+  send1(sh, A(b), sizeof b, 5 * STEP, ty, collect, &x);   /* u completed after the free */
+  ck_assert_int_eq(x.n, 2);
+  ck_assert_int_eq(x.f[1].kind, REC_FIX_COPY);
+  ck_assert_uint_eq(x.f[1].src, A(u));
+  rec_shadow_forget(sh, A(b), sizeof b, 5 * STEP);
+  memcpy(b, u, sizeof b);
+  b[0] ^= 1;
+  rec_shadow_settle(sh, 6 * STEP, 0, collect, &x);   /* b: given back, not compared */
+  ck_assert_int_eq(x.n, 2);
+  rec_shadow_free(sh);
+}
+END_TEST
+
 /* At MPI_Finalize the program may have freed what the shadow holds, and the heap hands the
    chunk out again: to the recorder's own buffers too. Here buffer b, sent and then freed,
    is the chunk malloc gives next for the settle's 32 bytes (glibc's per-size cache returns
@@ -666,6 +703,7 @@ Suite *cdag_shadow_suite(void) {
   tcase_add_test(tc, one_message_of_several_ranges);
   tcase_add_test(tc, time_between_calls);
   tcase_add_test(tc, freed_memory_is_skipped);
+  tcase_add_test(tc, memory_given_back_is_new);
   tcase_add_test(tc, the_settle_does_not_read_its_own_buffers);
   tcase_add_test(tc, the_settle_skips_its_own_mapping);
   tcase_add_test(tc, random_programs_say_what_was_sent);
