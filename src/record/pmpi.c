@@ -1000,6 +1000,7 @@ void rec_start(void) {
     return;
   }
   R->sh = rec_shadow_new((uint64_t)(set.record_memory >= 0 ? set.record_memory : 512) << 20);
+  if (R->sh) rec_shadow_on_note(R->sh, rec_mem_mark);
   R->fold = fold_new();
   mkdir(dir, 0777);
   char path[4096];

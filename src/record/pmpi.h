@@ -244,6 +244,7 @@ void fold_exit(rec_fold *f);
 /* memory given back (pmpi_mem.c): noted while watching (a phase is active), forgotten by
    the shadow at the drain, as given back after position seq (the last taken) */
 void rec_mem_watch(int on);
+void rec_mem_mark(uint64_t addr, uint64_t len);   /* the shadow's rec_shadow_on_note */
 void rec_mem_drain(rec_shadow *sh, uint64_t seq);
 /* phases, start and end, time */
 void phase_start(void);

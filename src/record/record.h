@@ -187,6 +187,8 @@ typedef void (*rec_fix_fn)(void *ctx, const rec_fix *fix);
 /* budget: bytes of content the shadow may keep (beyond it, ranges keep a hash only). */
 rec_shadow *rec_shadow_new(uint64_t budget);
 void rec_shadow_free(rec_shadow *sh);
+/* fn(addr, len) is called for every range the shadow comes to hold (before it holds it). */
+void rec_shadow_on_note(rec_shadow *sh, void (*fn)(uint64_t addr, uint64_t len));
 /* Forgets everything: a new phase starts. */
 void rec_shadow_reset(rec_shadow *sh);
 /* The program gave the `len` bytes at `addr` back (free, realloc, munmap) after position
@@ -194,6 +196,9 @@ void rec_shadow_reset(rec_shadow *sh);
    them; a send of them later is computed or copied from receives completed after seq, and
    the phase's end does not compare them. O(log e + entries of the range). */
 void rec_shadow_forget(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq);
+/* rec_shadow_forget of n ranges (a[i], len[i]), which it sorts by address: a look-up per
+   range only where the one before it left the next entry behind. */
+void rec_shadow_forget_ranges(rec_shadow *sh, uint64_t *a, uint64_t *len, int64_t n, uint64_t seq);
 /* The rank sends (or gives a collective) the `len` bytes at `addr` at position `seq`, as
    elements of `type` (a format name: the message's MPI datatype; NULL: unknown): calls
    `fix` for each local operation the recording needs before it, then notes the bytes as

@@ -109,6 +109,7 @@ struct rec_shadow {
                               written (n 0: none) */
   uint64_t counts[3];
   uint64_t oom[2];         /* out of memory: content not kept, ranges forgotten */
+  void (*on_note)(uint64_t addr, uint64_t len);   /* rec_shadow_on_note */
 };
 
 static uint64_t hash_bytes(const uint8_t *b, uint64_t n) {
@@ -146,6 +147,8 @@ rec_shadow *rec_shadow_new(uint64_t budget) {
   if (sh) sh->budget = budget;
   return sh;
 }
+
+void rec_shadow_on_note(rec_shadow *sh, void (*fn)(uint64_t addr, uint64_t len)) { sh->on_note = fn; }
 
 void rec_shadow_reset(rec_shadow *sh) {
   base_imap_clear(&sh->map);
@@ -284,17 +287,51 @@ static void clear_range(rec_shadow *sh, uint64_t a, uint64_t n, int64_t i) {
 /* Where the shadow held bytes, a tombstone: a copy or reduction the shadow infers is written
    right after the receive it reads, so one from a receive completed before the free would
    write this memory while it was still the old buffer (MPICH's pt2pt/sendself: a copy onto
-   the very receive it copied). Where it held nothing, nothing to remember. */
+   the very receive it copied). Where it held nothing, or only tombstones (the small chunks
+   a freed buffer's memory is cut into, freed in turn), nothing to remember. */
 void rec_shadow_forget(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq) {
-  int64_t i = len ? first_in(sh, addr, len) : -1;
-  if (i < 0) return;
+  int64_t i = len ? first_in(sh, addr, len) : -1, j = i;
+  while (j >= 0 && sh->e[j].start < addr + len && sh->e[j].gone) j = next_entry(sh, j);
+  if (j < 0 || sh->e[j].start >= addr + len) return;   /* nothing held since it was last given back */
   clear_range(sh, addr, len, i);
   put_entry(sh, (entry){addr, len, addr, 0, NULL, 0, seq, NULL, 0, 1});
+}
+
+/* Sorts ranges (a[i], len[i]) by address: a heap sort, in place, no allocation. */
+static void sort_ranges(uint64_t *a, uint64_t *len, int64_t n) {
+  for (int64_t end = n, start = n / 2; end > 1;) {
+    int64_t root = start > 0 ? --start : (--end, a[0] ^= a[end], a[end] ^= a[0], a[0] ^= a[end],
+                                          len[0] ^= len[end], len[end] ^= len[0], len[0] ^= len[end], 0);
+    for (int64_t c; (c = 2 * root + 1) < end; root = c) {
+      if (c + 1 < end && a[c + 1] > a[c]) c++;
+      if (a[root] >= a[c]) break;
+      uint64_t t = a[root], u = len[root];
+      a[root] = a[c], len[root] = len[c], a[c] = t, len[c] = u;
+    }
+  }
+}
+
+void rec_shadow_forget_ranges(rec_shadow *sh, uint64_t *a, uint64_t *len, int64_t n, uint64_t seq) {
+  sort_ranges(a, len, n);
+  uint64_t start = 0, end = 0;   /* the first entry ending above the last range's start */
+  int known = 0;
+  for (int64_t k = 0; k < n; k++) {
+    if (!len[k]) continue;
+    if (!known || a[k] >= end) {
+      int64_t i = first_overlap(sh, a[k]);
+      if (i < 0) return;   /* nothing held from here on */
+      start = sh->e[i].start, end = start + sh->e[i].len, known = 1;
+    }
+    if (start >= a[k] + len[k]) continue;   /* it starts after this range */
+    rec_shadow_forget(sh, a[k], len[k], seq);
+    known = 0;
+  }
 }
 
 /* Notes [a, a+n) as seen at seq; its kept copy (NULL: only its hash). */
 static const uint8_t *note(rec_shadow *sh, uint64_t a, uint64_t n, uint64_t seq, const char *type, int from_recv) {
   if (n == 0) return NULL;
+  if (sh->on_note) sh->on_note(a, n);
   int64_t i = first_in(sh, a, n);
   int again = i >= 0 && sh->e[i].start == a && sh->e[i].len == n;   /* the range of an entry (a buffer used again) */
   if (!again && i >= 0) clear_range(sh, a, n, i);

@@ -469,6 +469,28 @@ START_TEST(memory_given_back_is_new) {
 }
 END_TEST
 
+/* Ranges given back together, in any order, some over nothing held: exactly those held
+   are forgotten (their bytes, sent unchanged, are then computed), the rest stays. */
+START_TEST(ranges_given_back_together) {
+  rec_shadow *sh = rec_shadow_new(1 << 20);
+  uint8_t m[4][64], other[16];
+  fixes x = {.n = 0};
+  for (int k = 0; k < 4; k++) fill(m[k], sizeof m[k], 30 + (unsigned)k), rec_shadow_recv(sh, A(m[k]), 64, 1 * STEP, NULL);
+  uint64_t a[5] = {A(m[3]), A(other), A(m[1]) + 8, A(m[1]) + 40, A(m[3])}, len[5] = {64, 16, 8, 24, 0};
+  rec_shadow_forget_ranges(sh, a, len, 5, 1 * STEP);
+  for (int k = 0; k < 4; k++) send1(sh, A(m[k]), 64, (2 + (uint64_t)k) * STEP, NULL, collect, &x);
+  ck_assert_int_eq(x.n, 3);   /* m[0], m[2] forwarded as received; m[1]'s two pieces, m[3] */
+  uint64_t want[3][2] = {{A(m[1]) + 8, 8}, {A(m[1]) + 40, 24}, {A(m[3]), 64}};
+  for (int w = 0; w < 3; w++) {
+    int found = 0;
+    for (int f = 0; f < x.n; f++)
+      found += x.f[f].kind == REC_FIX_COMPUTE && x.f[f].addr == want[w][0] && x.f[f].bytes == want[w][1];
+    ck_assert_int_eq(found, 1);
+  }
+  rec_shadow_free(sh);
+}
+END_TEST
+
 /* At MPI_Finalize the program may have freed what the shadow holds, and the heap hands the
    chunk out again: to the recorder's own buffers too. Here buffer b, sent and then freed,
    is the chunk malloc gives next for the settle's 32 bytes (glibc's per-size cache returns
@@ -704,6 +726,7 @@ Suite *cdag_shadow_suite(void) {
   tcase_add_test(tc, time_between_calls);
   tcase_add_test(tc, freed_memory_is_skipped);
   tcase_add_test(tc, memory_given_back_is_new);
+  tcase_add_test(tc, ranges_given_back_together);
   tcase_add_test(tc, the_settle_does_not_read_its_own_buffers);
   tcase_add_test(tc, the_settle_skips_its_own_mapping);
   tcase_add_test(tc, random_programs_say_what_was_sent);
