@@ -115,7 +115,7 @@ void rec_mem_drain(rec_shadow *sh, uint64_t seq) {
 #pragma GCC visibility push(default)
 
 void free(void *p) {
-  if (p) note_gone(p, malloc_usable_size(p));
+  if (p && __atomic_load_n(&watching, __ATOMIC_RELAXED)) note_gone(p, malloc_usable_size(p));
   if (next_free) next_free(p);
   else __libc_free(p);
 }
@@ -125,7 +125,7 @@ void free(void *p) {
    program. Growing may move the buffer, so the whole of it is noted; shrinking gives back
    the tail. */
 void *realloc(void *p, size_t n) {
-  size_t had = p ? malloc_usable_size(p) : 0;
+  size_t had = p && __atomic_load_n(&watching, __ATOMIC_RELAXED) ? malloc_usable_size(p) : 0;
   if (had) note_gone((char *)p + (n < had ? n : 0), n < had ? had - n : had);
   return next_realloc ? next_realloc(p, n) : __libc_realloc(p, n);
 }
