@@ -1134,6 +1134,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   if (R && required == MPI_THREAD_MULTIPLE && *provided == MPI_THREAD_MULTIPLE) {
     fprintf(stderr, "cdag record: rank %d runs MPI_THREAD_MULTIPLE: its calls are not recorded\n", R->rank);
     R->active = 0;
+    rec_mem_watch(0);
     unsupported(C_Init_thread_multiple);
     rec_finish();   /* the part says so; every wrapper passes straight through from now on */
     rec_free();
@@ -1156,6 +1157,7 @@ int MPI_Pcontrol(const int level, ...) {
     out("discard %d %llu\n", R->phase, (unsigned long long)next_seq());
     R->implicit = 0;
     R->active = 0;
+    rec_mem_watch(0);
     if (level >= 1) phase_start();
   } else if (level >= 1 && !R->active) {
     R->phase++;

@@ -22,10 +22,16 @@
  * could not note, forgotten as a whole: conservative (the shadow then knows less, and the
  * recording may hold computations where bytes were forwarded), never a stranger's bytes
  * taken for the program's. Outside an active phase nothing is noted (the shadow is reset at
- * the next one's start). The next definitions are found with dlsym(RTLD_NEXT) at load. */
+ * the next one's start). The next definitions are found with dlsym(RTLD_NEXT) at the first
+ * call (the constructors of the recorder's own dependencies run before its own, and call
+ * realloc: libnuma's), never assumed to be glibc's, since the program may bring another
+ * malloc. A signal handler that gives memory back while its thread notes is not noted (the
+ * spinlock is its thread's), and a child forked meanwhile starts with the lock free. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <malloc.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -47,15 +53,30 @@ static uint64_t marked[MARK_BITS / 64];   /* a page's hash: the shadow held byte
 static void (*next_free)(void *);
 static void *(*next_realloc)(void *, size_t);
 static int (*next_munmap)(void *, size_t);
+static __thread int noting __attribute__((tls_model("initial-exec")));   /* in note_gone, or resolving */
+static uint64_t page_size = 4096;
 
-extern void __libc_free(void *);
-extern void *__libc_realloc(void *, size_t);
+static void child_unlock(void) {
+  gone.lock = 0;
+  watching = 0;   /* the child is not the recorded process */
+}
 
-/* At load, before the program runs: dlsym may allocate, so not inside free itself. */
-__attribute__((constructor)) static void mem_resolve(void) {
-  next_free = (void (*)(void *))dlsym(RTLD_NEXT, "free");
-  next_realloc = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
-  next_munmap = (int (*)(void *, size_t))dlsym(RTLD_NEXT, "munmap");
+/* The next definitions. dlsym may allocate (calloc for its error state), and even call
+   free: such a call, made while resolving, leaks its pointer rather than guess whose it is. */
+static void resolve(void) {
+  if (noting) return;
+  noting = 1;
+  if (!next_free) next_free = (void (*)(void *))dlsym(RTLD_NEXT, "free");
+  if (!next_realloc) next_realloc = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
+  if (!next_munmap) next_munmap = (int (*)(void *, size_t))dlsym(RTLD_NEXT, "munmap");
+  noting = 0;
+}
+
+__attribute__((constructor)) static void mem_start(void) {
+  long pg = sysconf(_SC_PAGESIZE);
+  if (pg > 0) page_size = (uint64_t)pg;
+  pthread_atfork(NULL, NULL, child_unlock);
+  resolve();
 }
 
 static uint64_t page_bit(uint64_t page) { return (page * 0x9e3779b97f4a7c15ull) >> (64 - 20); }
@@ -81,8 +102,9 @@ static int maybe_held(uint64_t a, uint64_t n) {
 
 static void note_gone(const void *p, uint64_t n) {
   uint64_t a = (uint64_t)(uintptr_t)p;
-  if (!n || !__atomic_load_n(&watching, __ATOMIC_RELAXED) || !maybe_held(a, n)) return;
-  while (__atomic_exchange_n(&gone.lock, 1, __ATOMIC_ACQUIRE)) continue;
+  if (!n || noting || !__atomic_load_n(&watching, __ATOMIC_RELAXED) || !maybe_held(a, n)) return;
+  noting = 1;
+  while (__atomic_exchange_n(&gone.lock, 1, __ATOMIC_ACQUIRE)) sched_yield();
   if (gone.n < RING) {
     gone.a[gone.n] = a, gone.len[gone.n++] = n;
   } else {
@@ -90,6 +112,7 @@ static void note_gone(const void *p, uint64_t n) {
     if (a + n > gone.hi) gone.hi = a + n;
   }
   __atomic_store_n(&gone.lock, 0, __ATOMIC_RELEASE);
+  noting = 0;
 }
 
 void rec_mem_watch(int on) {
@@ -101,7 +124,7 @@ void rec_mem_drain(rec_shadow *sh, uint64_t seq) {
   if (!sh) return;
   static uint64_t a[RING], len[RING];   /* copied out: forgetting frees memory, which notes */
   if (!__atomic_load_n(&gone.n, __ATOMIC_RELAXED) && !__atomic_load_n(&gone.hi, __ATOMIC_RELAXED)) return;
-  while (__atomic_exchange_n(&gone.lock, 1, __ATOMIC_ACQUIRE)) continue;
+  while (__atomic_exchange_n(&gone.lock, 1, __ATOMIC_ACQUIRE)) sched_yield();
   uint32_t n = gone.n;
   uint64_t lo = gone.lo, hi = gone.hi;
   memcpy(a, gone.a, n * sizeof *a);
@@ -116,23 +139,32 @@ void rec_mem_drain(rec_shadow *sh, uint64_t seq) {
 
 void free(void *p) {
   if (p && __atomic_load_n(&watching, __ATOMIC_RELAXED)) note_gone(p, malloc_usable_size(p));
-  if (next_free) next_free(p);
-  else __libc_free(p);
+  if (!next_free) resolve();
+  if (next_free) next_free(p);   /* else resolving: leaked */
 }
 
-/* Noted before the call, which is the last (a tail call): an allocator that asks who calls
-   it (tests/support/failmalloc.c, which fails the recorder's own allocations) sees the
-   program. Growing may move the buffer, so the whole of it is noted; shrinking gives back
-   the tail. */
+/* The whole buffer is noted, before the call: growing may move it, and an allocator other
+   than glibc's may move it to shrink it too. The call is the last, a tail call (made one at
+   any optimisation), so that an allocator asking who calls it (tests/support/failmalloc.c,
+   which fails the recorder's own allocations) sees the program. */
+#if defined(__clang__)
+#define TAIL __attribute__((musttail))
+#else
+#define TAIL
+__attribute__((optimize("O2", "optimize-sibling-calls")))
+#endif
 void *realloc(void *p, size_t n) {
-  size_t had = p && __atomic_load_n(&watching, __ATOMIC_RELAXED) ? malloc_usable_size(p) : 0;
-  if (had) note_gone((char *)p + (n < had ? n : 0), n < had ? had - n : had);
-  return next_realloc ? next_realloc(p, n) : __libc_realloc(p, n);
+  if (p && __atomic_load_n(&watching, __ATOMIC_RELAXED)) note_gone(p, malloc_usable_size(p));
+  if (!next_realloc) resolve();
+  if (!next_realloc) return NULL;   /* resolving: the caller sees an allocation fail */
+  TAIL return next_realloc(p, n);
 }
 
+/* The kernel unmaps whole pages: a length ending inside one gives back the rest of it. */
 int munmap(void *a, size_t n) {
-  note_gone(a, n);
-  return next_munmap ? next_munmap(a, n) : (int)syscall(SYS_munmap, a, n);   /* before the constructor */
+  note_gone(a, (n + page_size - 1) & ~(page_size - 1));
+  if (!next_munmap) resolve();
+  return next_munmap ? next_munmap(a, n) : (int)syscall(SYS_munmap, a, n);
 }
 
 #pragma GCC visibility pop
