@@ -22,10 +22,9 @@
  * could not note, forgotten as a whole: conservative (the shadow then knows less, and the
  * recording may hold computations where bytes were forwarded), never a stranger's bytes
  * taken for the program's. Outside an active phase nothing is noted (the shadow is reset at
- * the next one's start). The next definitions are found with dlsym(RTLD_NEXT) at the first
- * call (the constructors of the recorder's own dependencies run before its own, and call
- * realloc: libnuma's), never assumed to be glibc's, since the program may bring another
- * malloc. A signal handler that gives memory back while its thread notes is not noted (the
+ * the next one's start). The next definitions are found with dlsym at the first call (the
+ * constructors of the recorder's own dependencies run before its own, and call realloc:
+ * libnuma's), never assumed to be glibc's, since the program may bring another malloc. A signal handler that gives memory back while its thread notes is not noted (the
  * spinlock is its thread's), and a child forked meanwhile starts with the lock free. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -50,6 +49,37 @@ static struct {
 } gone;
 static int watching;           /* a phase is active: rec_mem_watch */
 static uint64_t marked[MARK_BITS / 64];   /* a page's hash: the shadow held bytes there */
+
+static uint64_t page_bit(uint64_t page) { return (page * 0x9e3779b97f4a7c15ull) >> (64 - 20); }
+
+void rec_mem_mark(uint64_t a, uint64_t n) {
+  for (uint64_t pg = a >> PAGE_SHIFT, last = (a + n - 1) >> PAGE_SHIFT; pg <= last; pg++) {
+    uint64_t b = page_bit(pg);
+    if (!(__atomic_load_n(&marked[b / 64], __ATOMIC_RELAXED) >> (b % 64) & 1))
+      __atomic_fetch_or(&marked[b / 64], 1ull << (b % 64), __ATOMIC_RELAXED);
+  }
+}
+
+void rec_mem_watch(int on) {
+  if (on) memset(marked, 0, sizeof marked);   /* the shadow was reset: it holds nothing */
+  __atomic_store_n(&watching, on, __ATOMIC_RELAXED);
+}
+
+void rec_mem_drain(rec_shadow *sh, uint64_t seq) {
+  if (!sh) return;
+  static uint64_t a[RING], len[RING];   /* copied out: forgetting frees memory, which notes */
+  if (!__atomic_load_n(&gone.n, __ATOMIC_RELAXED) && !__atomic_load_n(&gone.hi, __ATOMIC_RELAXED)) return;
+  while (__atomic_exchange_n(&gone.lock, 1, __ATOMIC_ACQUIRE)) sched_yield();
+  uint32_t n = gone.n;
+  uint64_t lo = gone.lo, hi = gone.hi;
+  memcpy(a, gone.a, n * sizeof *a);
+  memcpy(len, gone.len, n * sizeof *len);
+  gone.n = 0, gone.lo = gone.hi = 0;
+  __atomic_store_n(&gone.lock, 0, __ATOMIC_RELEASE);
+  rec_shadow_forget_ranges(sh, a, len, n, seq);
+  if (lo < hi) rec_shadow_forget(sh, lo, hi - lo, seq);
+}
+
 static void (*next_free)(void *);
 static void *(*next_realloc)(void *, size_t);
 static int (*next_munmap)(void *, size_t);
@@ -61,14 +91,27 @@ static void child_unlock(void) {
   watching = 0;   /* the child is not the recorded process */
 }
 
+void free(void *p);
+void *realloc(void *p, size_t n);
+int munmap(void *a, size_t n);
+
+/* The definition the program would have without the recorder: the first in the global order,
+   unless that is the recorder's own (then the next after it). An executable, or a library
+   preloaded before the recorder, may bring its own allocator, which dlsym(RTLD_NEXT) from
+   here would skip. */
+static void *next_of(const char *name, void *self) {
+  void *f = dlsym(RTLD_DEFAULT, name);
+  return f && f != self ? f : dlsym(RTLD_NEXT, name);
+}
+
 /* The next definitions. dlsym may allocate (calloc for its error state), and even call
    free: such a call, made while resolving, leaks its pointer rather than guess whose it is. */
 static void resolve(void) {
   if (noting) return;
   noting = 1;
-  if (!next_free) next_free = (void (*)(void *))dlsym(RTLD_NEXT, "free");
-  if (!next_realloc) next_realloc = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
-  if (!next_munmap) next_munmap = (int (*)(void *, size_t))dlsym(RTLD_NEXT, "munmap");
+  if (!next_free) next_free = (void (*)(void *))next_of("free", (void *)free);
+  if (!next_realloc) next_realloc = (void *(*)(void *, size_t))next_of("realloc", (void *)realloc);
+  if (!next_munmap) next_munmap = (int (*)(void *, size_t))next_of("munmap", (void *)munmap);
   noting = 0;
 }
 
@@ -77,16 +120,6 @@ __attribute__((constructor)) static void mem_start(void) {
   if (pg > 0) page_size = (uint64_t)pg;
   pthread_atfork(NULL, NULL, child_unlock);
   resolve();
-}
-
-static uint64_t page_bit(uint64_t page) { return (page * 0x9e3779b97f4a7c15ull) >> (64 - 20); }
-
-void rec_mem_mark(uint64_t a, uint64_t n) {
-  for (uint64_t pg = a >> PAGE_SHIFT, last = (a + n - 1) >> PAGE_SHIFT; pg <= last; pg++) {
-    uint64_t b = page_bit(pg);
-    if (!(__atomic_load_n(&marked[b / 64], __ATOMIC_RELAXED) >> (b % 64) & 1))
-      __atomic_fetch_or(&marked[b / 64], 1ull << (b % 64), __ATOMIC_RELAXED);
-  }
 }
 
 /* May the shadow hold any of [a, a+n)? Over MARK_SCAN pages, taken as yes. */
@@ -113,26 +146,6 @@ static void note_gone(const void *p, uint64_t n) {
   }
   __atomic_store_n(&gone.lock, 0, __ATOMIC_RELEASE);
   noting = 0;
-}
-
-void rec_mem_watch(int on) {
-  if (on) memset(marked, 0, sizeof marked);   /* the shadow was reset: it holds nothing */
-  __atomic_store_n(&watching, on, __ATOMIC_RELAXED);
-}
-
-void rec_mem_drain(rec_shadow *sh, uint64_t seq) {
-  if (!sh) return;
-  static uint64_t a[RING], len[RING];   /* copied out: forgetting frees memory, which notes */
-  if (!__atomic_load_n(&gone.n, __ATOMIC_RELAXED) && !__atomic_load_n(&gone.hi, __ATOMIC_RELAXED)) return;
-  while (__atomic_exchange_n(&gone.lock, 1, __ATOMIC_ACQUIRE)) sched_yield();
-  uint32_t n = gone.n;
-  uint64_t lo = gone.lo, hi = gone.hi;
-  memcpy(a, gone.a, n * sizeof *a);
-  memcpy(len, gone.len, n * sizeof *len);
-  gone.n = 0, gone.lo = gone.hi = 0;
-  __atomic_store_n(&gone.lock, 0, __ATOMIC_RELEASE);
-  rec_shadow_forget_ranges(sh, a, len, n, seq);
-  if (lo < hi) rec_shadow_forget(sh, lo, hi - lo, seq);
 }
 
 #pragma GCC visibility push(default)
