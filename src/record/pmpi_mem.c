@@ -44,7 +44,7 @@ enum { RING = 1 << 16, PAGE_SHIFT = 12, MARK_BITS = 1 << 20, MARK_SCAN = 4096 };
 static struct {
   int lock;                    /* spinlock over the rest */
   uint32_t n;                  /* ranges noted */
-  uint64_t a[RING], len[RING];
+  rec_range r[RING];
   uint64_t lo, hi;             /* over the ranges the full ring could not take (lo < hi: some) */
 } gone;
 static int watching;           /* a phase is active: rec_mem_watch */
@@ -67,16 +67,15 @@ void rec_mem_watch(int on) {
 
 void rec_mem_drain(rec_shadow *sh, uint64_t seq) {
   if (!sh) return;
-  static uint64_t a[RING], len[RING];   /* copied out: forgetting frees memory, which notes */
+  static rec_range r[RING];   /* copied out: forgetting frees memory, which notes */
   if (!__atomic_load_n(&gone.n, __ATOMIC_RELAXED) && !__atomic_load_n(&gone.hi, __ATOMIC_RELAXED)) return;
   while (__atomic_exchange_n(&gone.lock, 1, __ATOMIC_ACQUIRE)) sched_yield();
   uint32_t n = gone.n;
   uint64_t lo = gone.lo, hi = gone.hi;
-  memcpy(a, gone.a, n * sizeof *a);
-  memcpy(len, gone.len, n * sizeof *len);
+  memcpy(r, gone.r, n * sizeof *r);
   gone.n = 0, gone.lo = gone.hi = 0;
   __atomic_store_n(&gone.lock, 0, __ATOMIC_RELEASE);
-  rec_shadow_forget_ranges(sh, a, len, n, seq);
+  rec_shadow_forget_ranges(sh, r, n, seq);
   if (lo < hi) rec_shadow_forget(sh, lo, hi - lo, seq);
 }
 
@@ -139,7 +138,7 @@ static void note_gone(const void *p, uint64_t n) {
   noting = 1;
   while (__atomic_exchange_n(&gone.lock, 1, __ATOMIC_ACQUIRE)) sched_yield();
   if (gone.n < RING) {
-    gone.a[gone.n] = a, gone.len[gone.n++] = n;
+    gone.r[gone.n++] = (rec_range){a, n};
   } else {
     if (gone.lo >= gone.hi || a < gone.lo) gone.lo = a;
     if (a + n > gone.hi) gone.hi = a + n;

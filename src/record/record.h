@@ -196,9 +196,10 @@ void rec_shadow_reset(rec_shadow *sh);
    them; a send of them later is computed or copied from receives completed after seq, and
    the phase's end does not compare them. O(log e + entries of the range). */
 void rec_shadow_forget(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq);
-/* rec_shadow_forget of n ranges (a[i], len[i]), which it sorts by address: a look-up per
+/* rec_shadow_forget of n ranges r[i], which it sorts by address: a look-up per
    range only where the one before it left the next entry behind. */
-void rec_shadow_forget_ranges(rec_shadow *sh, uint64_t *a, uint64_t *len, int64_t n, uint64_t seq);
+typedef struct { uint64_t addr, len; } rec_range;
+void rec_shadow_forget_ranges(rec_shadow *sh, rec_range *r, int64_t n, uint64_t seq);
 /* The rank sends (or gives a collective) the `len` bytes at `addr` at position `seq`, as
    elements of `type` (a format name: the message's MPI datatype; NULL: unknown): calls
    `fix` for each local operation the recording needs before it, then notes the bytes as

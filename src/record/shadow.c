@@ -47,6 +47,7 @@
 
 #include "base/alloc.h"
 #include "base/imap.h"
+#include "base/sort.h"
 #include "record/record.h"
 
 /* REC_CLASSES: block lengths gathered at once (an indexed type's blocks alternate lengths). */
@@ -297,33 +298,24 @@ void rec_shadow_forget(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq
   put_entry(sh, (entry){addr, len, addr, 0, NULL, 0, seq, NULL, 0, 1});
 }
 
-/* Sorts ranges (a[i], len[i]) by address: a heap sort, in place, no allocation. */
-static void sort_ranges(uint64_t *a, uint64_t *len, int64_t n) {
-  for (int64_t end = n, start = n / 2; end > 1;) {
-    int64_t root = start > 0 ? --start : (--end, a[0] ^= a[end], a[end] ^= a[0], a[0] ^= a[end],
-                                          len[0] ^= len[end], len[end] ^= len[0], len[0] ^= len[end], 0);
-    for (int64_t c; (c = 2 * root + 1) < end; root = c) {
-      if (c + 1 < end && a[c + 1] > a[c]) c++;
-      if (a[root] >= a[c]) break;
-      uint64_t t = a[root], u = len[root];
-      a[root] = a[c], len[root] = len[c], a[c] = t, len[c] = u;
-    }
-  }
+static int by_addr(const void *x, const void *y) {
+  uint64_t a = ((const rec_range *)x)->addr, b = ((const rec_range *)y)->addr;
+  return (a > b) - (a < b);
 }
 
-void rec_shadow_forget_ranges(rec_shadow *sh, uint64_t *a, uint64_t *len, int64_t n, uint64_t seq) {
-  sort_ranges(a, len, n);
+void rec_shadow_forget_ranges(rec_shadow *sh, rec_range *r, int64_t n, uint64_t seq) {
+  base_sort(r, n, sizeof *r, by_addr);
   uint64_t start = 0, end = 0;   /* the first entry ending above the last range's start */
   int known = 0;
   for (int64_t k = 0; k < n; k++) {
-    if (!len[k]) continue;
-    if (!known || a[k] >= end) {
-      int64_t i = first_overlap(sh, a[k]);
+    if (!r[k].len) continue;
+    if (!known || r[k].addr >= end) {
+      int64_t i = first_overlap(sh, r[k].addr);
       if (i < 0) return;   /* nothing held from here on */
       start = sh->e[i].start, end = start + sh->e[i].len, known = 1;
     }
-    if (start >= a[k] + len[k]) continue;   /* it starts after this range */
-    rec_shadow_forget(sh, a[k], len[k], seq);
+    if (start >= r[k].addr + r[k].len) continue;   /* it starts after this range */
+    rec_shadow_forget(sh, r[k].addr, r[k].len, seq);
     known = 0;
   }
 }
@@ -767,8 +759,9 @@ void rec_shadow_settle(rec_shadow *sh, uint64_t seq, int proven_only, rec_fix_fn
     int n = 0;
     uint64_t bytes = 0;
     for (; i >= 0 && n < SETTLE_BATCH; i = base_imap_find(&sh->map, &k, BASE_IMAP_ABOVE)) {
-      if (sh->e[i].len && !sh->e[i].gone && n && bytes + sh->e[i].len > SETTLE_BYTES) break;   /* the next batch's first */
-      if (sh->e[i].len && !sh->e[i].gone) bx[n] = sh->e[i], bytes += bx[n++].len;   /* len 0: emptied (its key could not be deleted) */
+      if (!sh->e[i].len || sh->e[i].gone) continue;   /* len 0: emptied (its key could not be deleted) */
+      if (n && bytes + sh->e[i].len > SETTLE_BYTES) break;   /* the next batch's first */
+      bx[n] = sh->e[i], bytes += bx[n++].len;
     }
     if (scratch_room(&rd, bytes)) {   /* cannot compare: computed, as far as the recording can tell */
       for (int j = 0; j < n; j++) {

@@ -476,8 +476,8 @@ START_TEST(ranges_given_back_together) {
   uint8_t m[4][64], other[16];
   fixes x = {.n = 0};
   for (int k = 0; k < 4; k++) fill(m[k], sizeof m[k], 30 + (unsigned)k), rec_shadow_recv(sh, A(m[k]), 64, 1 * STEP, NULL);
-  uint64_t a[5] = {A(m[3]), A(other), A(m[1]) + 8, A(m[1]) + 40, A(m[3])}, len[5] = {64, 16, 8, 24, 0};
-  rec_shadow_forget_ranges(sh, a, len, 5, 1 * STEP);
+  rec_range r[5] = {{A(m[3]), 64}, {A(other), 16}, {A(m[1]) + 8, 8}, {A(m[1]) + 40, 24}, {A(m[3]), 0}};
+  rec_shadow_forget_ranges(sh, r, 5, 1 * STEP);
   for (int k = 0; k < 4; k++) send1(sh, A(m[k]), 64, (2 + (uint64_t)k) * STEP, NULL, collect, &x);
   ck_assert_int_eq(x.n, 3);   /* m[0], m[2] forwarded as received; m[1]'s two pieces, m[3] */
   uint64_t want[3][2] = {{A(m[1]) + 8, 8}, {A(m[1]) + 40, 24}, {A(m[3]), 64}};
