@@ -19,33 +19,47 @@ static void flush(base_runs *r) {
     snprintf(label, sizeof label, "%s %lld to %lld (%lld alike)", r->nouns, (long long)r->first, (long long)r->last,
              (long long)(r->last - r->first + 1));
   r->render(r->out, r->item, label, r->ctx);
-  free(r->text);
-  r->text = NULL, r->item = NULL;
+  r->item = NULL;
 }
 
-/* item's text under the neutral label, or NULL (out of memory). */
-static char *rendered(const base_runs *r, const void *item, size_t *len) {
-  char *text = NULL;
-  FILE *f = open_memstream(&text, len);
-  if (!f) return NULL;
-  r->render(f, item, NEUTRAL, r->ctx);
-  if (fclose(f) != 0) {
-    free(text);
-    return NULL;
+/* item's text under the neutral label, in r->membuf[0 .. r->memlen); 0: out of memory. A
+   memory stream's size is its position at each flush, so rewinding it starts a new text. */
+static int rendered(base_runs *r, const void *item) {
+  if (!r->mem && !(r->mem = open_memstream(&r->membuf, &r->memlen))) return 0;
+  if (fseeko(r->mem, 0, SEEK_SET) != 0) return 0;
+  r->render(r->mem, item, NEUTRAL, r->ctx);
+  return fflush(r->mem) == 0 && !ferror(r->mem);
+}
+
+/* Keeps the rendered text as the run's (0: out of memory, none kept). */
+static int keep_text(base_runs *r) {
+  if (r->memlen > r->cap) {
+    char *t = realloc(r->text, r->memlen);
+    if (!t) return 0;
+    r->text = t, r->cap = r->memlen;
   }
-  return text;
+  if (r->memlen) memcpy(r->text, r->membuf, r->memlen);
+  r->len = r->memlen;
+  return 1;
 }
 
 void base_runs_add(base_runs *r, const void *item, int64_t n) {
-  size_t len = 0;
-  char *text = rendered(r, item, &len);
-  if (text && r->item && r->text && n == r->last + 1 && len == r->len && memcmp(text, r->text, len) == 0) {
+  int ok = rendered(r, item);
+  if (ok && r->item && r->len != (size_t)-1 && n == r->last + 1 && r->memlen == r->len &&
+      memcmp(r->membuf, r->text, r->len) == 0) {
     r->last = n;
-    free(text);
     return;
   }
   flush(r);
-  r->item = item, r->first = r->last = n, r->text = text, r->len = len;
+  r->item = item, r->first = r->last = n;
+  if (!ok || !keep_text(r)) r->len = (size_t)-1;   /* no text: the next item starts its own run */
 }
 
-void base_runs_end(base_runs *r) { flush(r); }
+void base_runs_end(base_runs *r) {
+  flush(r);
+  if (r->mem) fclose(r->mem);
+  free(r->membuf);
+  free(r->text);
+  r->mem = NULL, r->membuf = NULL, r->text = NULL;
+  r->len = r->cap = r->memlen = 0;
+}

@@ -4,7 +4,8 @@
  * 100,000 times. Items are given in order with their numbers; consecutive items whose text is
  * the same but for their label ("stage 7") are printed once, under a label naming the run
  * ("stages 1 to 100000 (100000 alike)"). Each item is rendered once into memory to be compared
- * (with a label of its own), and once more, to the output, when its run ends: O(text). */
+ * (with a label of its own), and once more, to the output, when its run ends: O(text). Each
+ * item's text is compared with the run's first and replaces it when it starts a new run. */
 #ifndef CDAG_BASE_RUNS_H
 #define CDAG_BASE_RUNS_H
 
@@ -22,7 +23,11 @@ typedef struct {
   const void *item;           /* the first item of the run so far, NULL none */
   int64_t first, last;
   char *text;                 /* its text, rendered with a neutral label */
-  size_t len;
+  size_t len, cap;
+  FILE *mem;                  /* where each item is rendered to be compared, reused: a
+                                 memory stream opened per item zeroed 8 KiB each time */
+  char *membuf;
+  size_t memlen;
 } base_runs;
 
 void base_runs_begin(base_runs *r, FILE *out, const char *noun, const char *nouns, base_runs_render render, void *ctx);
