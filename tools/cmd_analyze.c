@@ -27,7 +27,7 @@ static int analyze_file(const char *path, const cdag_options *o, const pipeline_
   if (cmd_load("analyze", path, buffers, &g)) return 1;
   int rc = pipeline_plan(g, o, t, &p);
   if (rc == CDAG_OK && written_us)
-    *written_us = p->chosen && p->chosen->price.priced ? p->chosen->price.written_us : -1;
+    *written_us = p->chosen && p->chosen->price->priced ? p->chosen->price->written_us : -1;
   if (rc == CDAG_OK) rc = cdag_plan_report(p, stdout, json);
   int status = rc ? cmd_fail("analyze", rc) : 0;
   cdag_plan_free(&p);

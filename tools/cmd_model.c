@@ -152,7 +152,7 @@ static int model_graph_and_plan(cdag_graph **g, const pipeline_tune *t, model_ti
 
 /* Why the graph runs as written, under the plan's line. */
 static void print_as_written(const cdag_plan *p) {
-  const kern_price *pr = p->chosen ? &p->chosen->price : NULL;
+  const kern_price *pr = p->chosen ? p->chosen->price : NULL;
   if (p->as_written == DET_WRITTEN_COST && pr && pr->priced)
     printf("  runs as written: the plan would take %.3f us, not less than the graph's %.3f us\n", pr->plan_us,
            pr->written_us);

@@ -153,13 +153,15 @@ typedef struct kern_choices {
   uint64_t pack_limit;
   int64_t msgs_sent;
   char msgs_why[160];
-  kern_price price;        /* the first plan of a chain only (the whole graph's) */
+  kern_price *price;       /* the first plan of a chain only (the whole graph's); NULL on the
+                              others (a stage's choices are 200 B, the price 1.2 KB more) */
 } kern_choices;
 
 /* Chooses for every collective of pl (kern_choose_coll), then checks that a kernel can run
    the plan's slots as they are (reductions: a type/op the kernels do; every recv slot empty
    or of the size the kernel delivers there); where not, MPI's collective, and the reason
-   says why. Sets pl->chosen (replaced if set). Pure: the same on every rank.
+   says why. Sets pl->chosen (replaced if set), with a
+   zeroed price when pl is the first plan of its chain (stage 0). Pure: the same on every rank.
    CDAG_OK or CDAG_ERR_NOMEM. */
 int kern_choose_plan(struct cdag_plan *pl, const kern_model *m, kern_policy policy);
 /* Frees pl->chosen and sets it to NULL (pl NULL: nothing). */

@@ -167,10 +167,12 @@ static void choose_messages(const cdag_plan *p, const kern_model *m, kern_choice
 
 int kern_choose_plan(cdag_plan *p, const kern_model *m, kern_policy policy) {
   kern_choices *out = calloc(1, sizeof *out);
-  kern_choice *ch = calloc((size_t)(p->ncolls ? p->ncolls : 1), sizeof *ch);
-  if (!out || !ch) {
+  kern_choice *ch = p->ncolls ? calloc((size_t)p->ncolls, sizeof *ch) : NULL;   /* a stage has none, mostly */
+  kern_price *price = p->stage == 0 ? calloc(1, sizeof *price) : NULL;
+  if (!out || (p->ncolls && !ch) || (p->stage == 0 && !price)) {
     free(out);
     free(ch);
+    free(price);
     return CDAG_NOMEM("kernel choices");
   }
   for (int64_t i = 0; i < p->ncolls; i++) {
@@ -186,6 +188,7 @@ int kern_choose_plan(cdag_plan *p, const kern_model *m, kern_policy policy) {
     snprintf(ch[i].name, sizeof ch[i].name, "%s", kern_alg_name(alg));
   }
   out->coll = ch;
+  out->price = price;
   choose_messages(p, m, out);
   kern_choices_free(p);
   p->chosen = out;
@@ -195,6 +198,7 @@ int kern_choose_plan(cdag_plan *p, const kern_model *m, kern_policy policy) {
 void kern_choices_free(cdag_plan *p) {
   if (!p || !p->chosen) return;
   free(p->chosen->coll);
+  free(p->chosen->price);
   free(p->chosen);
   p->chosen = NULL;
 }

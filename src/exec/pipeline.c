@@ -424,7 +424,7 @@ static int choose_stages(cdag_plan *p, const kern_model *m, kern_policy policy) 
 
 /* What a priced plan costs as it runs: the plan, or the graph as written. */
 static double runs_us(const cdag_plan *p) {
-  const kern_price *pr = &p->chosen->price;
+  const kern_price *pr = p->chosen->price;
   return p->as_written ? pr->written_us : pr->plan_us;
 }
 
@@ -462,7 +462,7 @@ static void restore_cuts(cdag_graph *g, uint8_t *saved) {
 static int try_delivered(cdag_graph *g, const cdag_options *opts, const pipeline_tune *t, const det_pricer *pr,
                          double written, cdag_plan **p) {
   int64_t n = 0;
-  if (!(*p)->chosen->price.priced || det_written_unpriced((*p)->as_written)) return CDAG_OK;
+  if (!(*p)->chosen->price->priced || det_written_unpriced((*p)->as_written)) return CDAG_OK;
   uint8_t *saved = g->cut ? malloc((size_t)(g->nops ? g->nops : 1)) : NULL;
   if (g->cut && !saved) return CDAG_NOMEM("stages");
   if (saved) memcpy(saved, g->cut, (size_t)g->nops);
@@ -478,7 +478,7 @@ static int try_delivered(cdag_graph *g, const cdag_options *opts, const pipeline
     return rc;
   }
   const char *what = n > 1 ? "local reductions and copies read" : "local reduction or copy reads";
-  if (rc == CDAG_OK && alt->chosen->price.priced && runs_us(alt) < runs_us(*p)) {
+  if (rc == CDAG_OK && alt->chosen->price->priced && runs_us(alt) < runs_us(*p)) {
     rc = detect_plan_note(alt, "%lld %s bytes messages deliver where they land, a stage after them: %.3f us, against %.3f us "
                    "otherwise (those bytes sent again as their inputs)", (long long)n, what, runs_us(alt), runs_us(*p));
     cdag_plan_free(p);
@@ -487,13 +487,13 @@ static int try_delivered(cdag_graph *g, const cdag_options *opts, const pipeline
     return rc;
   }
   restore_cuts(g, saved);
-  if (rc == CDAG_OK && alt->chosen->price.priced)
+  if (rc == CDAG_OK && alt->chosen->price->priced)
     rc = detect_plan_note(*p, "%lld %s bytes messages deliver: reading them where they land, a stage after the messages, "
                    "would cost %.3f us, against %.3f us as planned", (long long)n, what, runs_us(alt),
                    runs_us(*p));
   else {
     rc = detect_plan_note(*p, "%lld %s bytes messages deliver: reading them where they land was not weighed: %s",
-                   (long long)n, what, rc ? cdag_error_message() : alt->chosen->price.why);
+                   (long long)n, what, rc ? cdag_error_message() : alt->chosen->price->why);
     cdag__error_clear();
   }
   cdag_plan_free(&alt);
@@ -515,21 +515,21 @@ static int64_t left_in(const cdag_plan *p) {
    the graph, where keeping it gives 2.905 us. A note gives both prices. */
 static int try_kept(cdag_graph *g, const cdag_options *opts, const pipeline_tune *t, double written, cdag_plan **p) {
   int64_t n = left_in(*p);
-  if (!n || !(*p)->chosen->price.priced || det_written_unpriced((*p)->as_written)) return CDAG_OK;
+  if (!n || !(*p)->chosen->price->priced || det_written_unpriced((*p)->as_written)) return CDAG_OK;
   cdag_plan *alt = NULL;
   int rc = plan_again(g, opts, t, NULL, written, &alt);
   if (rc == CDAG_ERR_NOMEM) return rc;
   const char *what = n > 1 ? "collectives the price set aside" : "collective the price set aside";
-  if (rc == CDAG_OK && alt->chosen->price.priced && runs_us(alt) < runs_us(*p)) {
+  if (rc == CDAG_OK && alt->chosen->price->priced && runs_us(alt) < runs_us(*p)) {
     rc = detect_plan_note(alt, "the %lld %s, kept: %.3f us, against %.3f us otherwise", (long long)n, what,
                           runs_us(alt), runs_us(*p));
     cdag_plan_free(p);
     *p = alt;
     return rc;
   }
-  if (rc == CDAG_OK && alt->chosen->price.priced)   /* the plans' own prices: either may run as written */
+  if (rc == CDAG_OK && alt->chosen->price->priced)   /* the plans' own prices: either may run as written */
     rc = detect_plan_note(*p, "the %lld %s, kept, would make a plan of %.3f us, against %.3f us with %s left", (long long)n,
-                          what, alt->chosen->price.plan_us, (*p)->chosen->price.plan_us, n > 1 ? "them" : "it");
+                          what, alt->chosen->price->plan_us, (*p)->chosen->price->plan_us, n > 1 ? "them" : "it");
   else if (rc != CDAG_OK)   /* the plan that runs stands; only the alternative was not made */
     rc = detect_plan_note(*p, "keeping the %lld %s was not tried: %s", (long long)n, what, cdag_error_message());
   cdag__error_clear();
@@ -556,10 +556,10 @@ static int plan_matched(cdag_graph *g, match_result *m, const cdag_options *opts
   else match_free(m);
   if (rc == CDAG_OK) rc = choose_stages(*p, &t->model, t->policy);
   if (rc == CDAG_OK && price) rc = model_price_plan(g, written, *p, &t->model, t->policy, &t->lp);
-  else if (rc == CDAG_OK) snprintf((*p)->chosen->price.why, sizeof (*p)->chosen->price.why, "%s", why);
+  else if (rc == CDAG_OK) snprintf((*p)->chosen->price->why, sizeof (*p)->chosen->price->why, "%s", why);
   if (rc == CDAG_OK && price) rc = try_delivered(g, opts, t, &pricer, written, p);
   if (rc == CDAG_OK && price) rc = try_kept(g, opts, t, written, p);
-  if (rc == CDAG_OK) snprintf((*p)->chosen->price.source, sizeof (*p)->chosen->price.source, "%s", t->source);
+  if (rc == CDAG_OK) snprintf((*p)->chosen->price->source, sizeof (*p)->chosen->price->source, "%s", t->source);
   if (rc != CDAG_OK) cdag_plan_free(p);
   return rc;
 }

@@ -241,7 +241,7 @@ static int uses_collectives(const cdag_plan *p) {
 
 /* The price (src/model/price.c): both times, the parameters, the verdict. */
 static void price_text(const cdag_plan *p, FILE *f) {
-  const kern_price *pr = &p->chosen->price;
+  const kern_price *pr = p->chosen->price;
   const loggp_params *l = &pr->params;
   if (!pr->priced) {
     fprintf(f, "price: %s\n", pr->why);
@@ -261,7 +261,7 @@ static void price_text(const cdag_plan *p, FILE *f) {
 }
 
 static void price_json(const cdag_plan *p, FILE *f) {
-  const kern_price *pr = &p->chosen->price;
+  const kern_price *pr = p->chosen->price;
   const loggp_params *l = &pr->params;
   int64_t left = 0;
   for (const cdag_plan *q = p; q; q = q->next) left += q->nleft;

@@ -221,7 +221,7 @@ det_pricer model_pricer(model_price_ctx *x, const kern_model *km, kern_policy po
 int model_price_plan(const cdag_graph *g, double written_us, cdag_plan *p, const kern_model *km, kern_policy policy,
                      const loggp_params *lp) {
   if (!g || !p || !p->chosen || !lp) return cdag__error(CDAG_ERR_ARG, "model_price_plan: a chosen plan expected");
-  kern_price *pr = &p->chosen->price;
+  kern_price *pr = p->chosen->price;
   pr->params = *lp;
   pr->written_us = written_us;
   if (p->as_written) {   /* exact_float, the staging memory or the requests decided already: nothing to weigh */
