@@ -152,7 +152,8 @@ typedef struct kern_choices {
      one message, larger ones travel alone; msgs_sent messages carry the transfers then. */
   uint64_t pack_limit;
   int64_t msgs_sent;
-  char msgs_why[160];
+  int64_t msgs_alone;      /* pieces larger than pack_limit, each a message of its own */
+  double msgs_overhead, msgs_gamma;   /* the model's per-message overhead (s) and copy cost (s/B) */
   kern_price *price;       /* the first plan of a chain only (the whole graph's); NULL on the
                               others (a stage's choices are 200 B, the price 1.2 KB more) */
 } kern_choices;
@@ -164,6 +165,10 @@ typedef struct kern_choices {
    zeroed price when pl is the first plan of its chain (stage 0). Pure: the same on every rank.
    CDAG_OK or CDAG_ERR_NOMEM. */
 int kern_choose_plan(struct cdag_plan *pl, const kern_model *m, kern_policy policy);
+/* Why the residual messages travel as they do, as the report says it ("per pair of ranks,
+   pieces up to ... packed into one message, ..."), into buf (n bytes): formatted when read,
+   not for every stage of a plan of thousands. */
+void kern_msgs_why(const kern_choices *c, char *buf, size_t n);
 /* Frees pl->chosen and sets it to NULL (pl NULL: nothing). */
 void kern_choices_free(struct cdag_plan *pl);
 /* "mpi", "circulant", "census" ("auto" for KERN_ALG_AUTO). */

@@ -159,10 +159,14 @@ static void choose_messages(const cdag_plan *p, const kern_model *m, kern_choice
   }
   out->pack_limit = limit;
   out->msgs_sent = sent;
-  snprintf(out->msgs_why, sizeof out->msgs_why,
-           "per pair of ranks, pieces up to %llu B packed into one message, %lld larger ones alone "
-           "(overhead %.3g us per message, copying %.3g ns/B)",
-           (unsigned long long)limit, (long long)alone, d.overhead * 1e6, d.gamma * 1e9);
+  out->msgs_alone = alone;
+  out->msgs_overhead = d.overhead, out->msgs_gamma = d.gamma;
+}
+
+void kern_msgs_why(const kern_choices *c, char *buf, size_t n) {
+  snprintf(buf, n, "per pair of ranks, pieces up to %llu B packed into one message, %lld larger ones alone "
+           "(overhead %.3g us per message, copying %.3g ns/B)", (unsigned long long)c->pack_limit,
+           (long long)c->msgs_alone, c->msgs_overhead * 1e6, c->msgs_gamma * 1e9);
 }
 
 int kern_choose_plan(cdag_plan *p, const kern_model *m, kern_policy policy) {

@@ -178,7 +178,11 @@ static void stage_text(const cdag_plan *p, FILE *f, det_stride *v) {
           (unsigned long long)residual_bytes(p), (long long)residual_messages(p));
   if (copies) fprintf(f, " and %lld local copies (%llu B)", (long long)copies, (unsigned long long)copy_bytes);
   fprintf(f, ", %lld reductions, %lld kept zero-byte syncs\n", (long long)p->nreds, (long long)p->nsyncs);
-  if (p->chosen && p->nmsgs) fprintf(f, "  messages: %s\n", p->chosen->msgs_why);
+  if (p->chosen && p->nmsgs) {
+    char why[200];
+    kern_msgs_why(p->chosen, why, sizeof why);
+    fprintf(f, "  messages: %s\n", why);
+  }
   for (int64_t i = 0; i < p->nnotes; i++) fprintf(f, "note: %s\n", p->notes[i]);
 }
 
@@ -359,7 +363,7 @@ typedef struct {
   int64_t xfers, msgs, reds, pairs, copies, syncs, native_xfers, native_reds, native_calls[IR_COLL_NKINDS];
   uint64_t bytes, copy_bytes, pack_limit, native_bytes;
   int barrier, native, chosen;
-  const char *why;
+  const kern_choices *why;   /* the last stage's choices: why its messages travel as they do */
 } residual_sums;
 
 static residual_sums residual_of(const cdag_plan *p) {
@@ -374,7 +378,7 @@ static residual_sums residual_of(const cdag_plan *p) {
       r.native_reds += q->native_residual_reds;
       for (int k = 0; k < IR_COLL_NKINDS; k++) r.native_calls[k] += q->native_calls[k];
     }
-    if (q->chosen) r.chosen = 1, r.pack_limit = q->chosen->pack_limit, r.why = q->chosen->msgs_why;
+    if (q->chosen) r.chosen = 1, r.pack_limit = q->chosen->pack_limit, r.why = q->chosen;
   }
   return r;
 }
@@ -433,7 +437,9 @@ static void report_json(const cdag_plan *p, FILE *f, det_stride *v) {
           (long long)r.xfers, (unsigned long long)r.bytes, (long long)r.msgs, (long long)r.reds);
   if (r.chosen) {
     fprintf(f, ", \"pairs\": %lld, \"pack_limit\": %llu, \"why\": ", (long long)r.pairs, (unsigned long long)r.pack_limit);
-    ir_json_string(f, r.why ? r.why : "");
+    char why[200] = "";
+    if (r.why) kern_msgs_why(r.why, why, sizeof why);
+    ir_json_string(f, why);
   }
   fprintf(f, ", \"local_copies\": {\"transfers\": %lld, \"bytes\": %llu}},\n", (long long)r.copies,
           (unsigned long long)r.copy_bytes);
