@@ -224,16 +224,32 @@ static int64_t cache_find(uint64_t local, MPI_Comm comm, sched_core **core) {
   return found;
 }
 
+/* Drops entry k (its core lives on in the handles that hold it). Lock held. */
+static void cache_drop(int k) {
+  entry_free(&cache[k]);
+  memmove(cache + k, cache + k + 1, (size_t)(cache_n - k - 1) * sizeof *cache);
+  cache_n--;
+}
+
+/* A compile stores its schedule under this rank's fingerprint, replacing the one stored
+   under it before: that one was not taken, so some rank held another schedule under its own
+   (a graph that differed on one rank, then on none), and kept, the first found, it would
+   disagree with the other ranks' at every compile after, until evicted. */
 static void cache_put(uint64_t local, int64_t global, sched_core *core, MPI_Comm comm) {
   MPI_Group group;
   if (MPI_Comm_group(comm, &group) != MPI_SUCCESS) return;   /* not cached: the next compile is a real one */
   exec_lock();
   exec_at_finalize();
-  if (cache_n == CACHE_SIZE) {  /* evict the oldest; every rank evicts the same one */
-    entry_free(&cache[0]);
-    memmove(cache, cache + 1, (CACHE_SIZE - 1) * sizeof *cache);
-    cache_n--;
+  for (int k = 0; k < cache_n; k++) {
+    int same = MPI_UNEQUAL;
+    if (cache[k].local != local) continue;
+    MPI_Group_compare(cache[k].group, group, &same);
+    if (same == MPI_IDENT) {
+      cache_drop(k);
+      break;
+    }
   }
+  if (cache_n == CACHE_SIZE) cache_drop(0);   /* evict the oldest */
   cache[cache_n++] = (cache_entry){local, global, sched_core_ref(core), group};
   exec_unlock();
 }
@@ -417,12 +433,12 @@ static int root_compile(compile_ctx *x, const uint8_t *buf, const int64_t *lens,
    them in the collective it skipped. */
 static int agree_rc(compile_ctx *x, int rc) { return exec_agree(x->comm, x->rank, x->nprocs, rc); }
 
-static int gather_graph(compile_ctx *x, const wire_buf *w, uint8_t **buf, int64_t **lens, int64_t *total) {
+static int gather_graph(compile_ctx *x, const wire_buf *w, int rc, uint8_t **buf, int64_t **lens, int64_t *total) {
   int64_t mine = w->len;
   MPI_Count *counts = NULL;
   MPI_Aint *displs = NULL;
-  int rc = CDAG_OK, mrc;
-  if (x->rank == x->root) {
+  int mrc;
+  if (x->rank == x->root && !rc) {
     *lens = malloc((size_t)x->nprocs * sizeof **lens);
     counts = malloc((size_t)x->nprocs * sizeof *counts);
     displs = malloc((size_t)x->nprocs * sizeof *displs);
@@ -503,11 +519,15 @@ static int bcast_reports(compile_ctx *x, const int64_t *lens) {
   return CDAG_OK;
 }
 
-/* Steps 2 and 3: gather, compile at the root, scatter, build. */
+/* Steps 2 and 3: gather, compile at the root, scatter, build. w: the fingerprinted encoding,
+   which a graph with packing buffers encodes again with their real addresses. */
 static int compile_new(compile_ctx *x, cdag_graph *g, const wire_buf *w, uint64_t local, cdag_schedule **out) {
   uint8_t *buf = NULL, *part = NULL;
   int64_t *lens = NULL, total = 0, len = 0;
-  int rc = gather_graph(x, w, &buf, &lens, &total);
+  wire_buf real = {0};
+  int rc = exec_has_arena(g) ? wire_encode_rank(g, &real) : CDAG_OK;
+  rc = gather_graph(x, exec_has_arena(g) ? &real : w, rc, &buf, &lens, &total);
+  wire_free(&real);
   exec_lock();
   stat_compiles++;
   exec_unlock();
@@ -668,7 +688,7 @@ static int compile_options(compile_ctx *x, const cdag_options *o) {
 static int compile_agree(compile_ctx *x, const cdag_options *o, cdag_graph *g, wire_buf *w, compile_look *l,
                          uint64_t *local) {
   int rc = compile_options(x, o);
-  if (!rc) rc = wire_encode_rank(g, w);
+  if (!rc) rc = exec_encode_canonical(g, w);
   *local = rc ? 0 : wire_hash(w->buf, w->len, x->seed);
   exec_lock();
   l->hit = rc ? 0 : cache_find(*local, x->comm, &l->core);   /* held: another thread cannot evict it now */
@@ -766,7 +786,7 @@ static int dump(cdag_graph *g, const char *path) {
   }
   uint8_t *buf = NULL;
   int64_t *lens = NULL, total = 0;
-  rc = gather_graph(&x, &w, &buf, &lens, &total);
+  rc = gather_graph(&x, &w, CDAG_OK, &buf, &lens, &total);
   if (!rc && x.rank == 0) {
     cdag_graph *gg = NULL;
     int64_t *base = malloc(((size_t)x.nprocs + 1) * sizeof *base);

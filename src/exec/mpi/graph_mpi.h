@@ -8,6 +8,7 @@
 #define CDAG_EXEC_H
 
 #include "ir/ir.h"
+#include "wire/wire.h"
 
 /* The communicator of a distributed graph (MPI_COMM_NULL for a global graph). */
 MPI_Comm exec_graph_comm(const cdag_graph *g);
@@ -22,6 +23,13 @@ void *exec_arena_alloc(cdag_graph *g, size_t bytes);
 exec_arena *exec_arena_ref(const cdag_graph *g);
 exec_arena *exec_arena_share(exec_arena *a);   /* one more reference to a (NULL: none) */
 void exec_arena_unref(exec_arena *a);
+/* This rank's encoding of g (wire_encode_rank, appended to w) as the compile cache
+   fingerprints it: addresses in g's own packing buffers taken as their place among them, so
+   that a graph rebuilt with new buffers fingerprints alike. Not for sending: the compiling
+   rank needs the real addresses (wire_encode_rank). exec_has_arena: g has such buffers (the
+   two encodings differ). */
+int exec_encode_canonical(cdag_graph *g, wire_buf *w);
+int exec_has_arena(const cdag_graph *g);
 /* Shared by the API entry points of distributed graphs (graph_mpi.c, graph_typed.c):
    CDAG_ERR_ARG unless g is a distributed graph; *op = id when rc is CDAG_OK; MPI_PROC_NULL
    as a peer (*op = CDAG_OP_NULL, CDAG_OK). */

@@ -13,7 +13,10 @@
  * freed still compile (they share cdag's duplicate of it); an evicted schedule drops its
  * spare; the options cdag_compile remembers follow a changed field or variable; a
  * schedule in flight while another graph compiles is not disturbed by its agreement; a graph
- * that reuses the arrays of one freed before means what it would with fresh ones. Run it under valgrind or
+ * that reuses the arrays of one freed before means what it would with fresh ones; a typed
+ * exchange (cdag's packing buffers, new at each rebuild) rebuilt hits; after a graph that
+ * differed on one rank, the ranks agree again on the next one compiled alike (evicted_drops_
+ * spare's first two compiles, the second a hit, after it). Run it under valgrind or
  * ASan to see that no freed core is touched. Exit 0 on success. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -248,6 +251,45 @@ static void reused_arrays_change_nothing(void) {
   cdag_schedule_free(&s);
 }
 
+/* A ring exchange of a column (an MPI_Type_vector: packed through cdag's own buffers, new at
+   each rebuild) rebuilt `iters` times: the rebuilds after the first are cache hits, and each
+   moves that iteration's values, planned (detect 1) and as written through the first graph's
+   buffers (detect 0); another column is another graph. */
+static void typed_rebuilt_hits(int detect) {
+  enum { ROWS = 8, COLS = 5 };
+  static double u[ROWS][COLS], v[ROWS][COLS];
+  MPI_Datatype col;
+  MPI_Type_vector(ROWS, 1, COLS, MPI_DOUBLE, &col);
+  MPI_Type_commit(&col);
+  cdag_options o;
+  cdag_options_init(&o);
+  o.detect = detect;
+  int to = (R + 1) % P, from = (R + P - 1) % P;
+  int64_t c0, h0, c, h;
+  counts(&c0, &h0);
+  for (int it = 0; it < 4; it++) {
+    int j = it < 3 ? 1 : 2;   /* the last graph sends another column */
+    for (int i = 0; i < ROWS; i++)
+      for (int k = 0; k < COLS; k++) u[i][k] = 1000 * R + 10 * i + k + 0.5 * it, v[i][k] = -1;
+    cdag_graph *g = NULL;
+    cdag_schedule *s = NULL;
+    MT_EXPECT(cdag_graph_create(MPI_COMM_WORLD, &g) == CDAG_OK);
+    MT_EXPECT(cdag_send_type(g, &u[0][j], 1, col, to, 3, NULL) == CDAG_OK);
+    MT_EXPECT(cdag_recv_type(g, &v[0][j], 1, col, from, 3, NULL) == CDAG_OK);
+    MT_EXPECT(cdag_compile(g, &o, &s) == CDAG_OK);
+    cdag_graph_free(&g);
+    MT_EXPECT(cdag_run(s) == CDAG_OK);
+    for (int i = 0; i < ROWS; i++)
+      for (int k = 0; k < COLS; k++)
+        MT_EXPECT(v[i][k] == (k == j ? 1000 * from + 10 * i + k + 0.5 * it : -1));
+    cdag_schedule_free(&s);
+  }
+  counts(&c, &h);
+  MT_EXPECT_INT(c - c0, ==, 2);   /* the first column's graph once, the second's once */
+  MT_EXPECT_INT(h - h0, ==, 2);
+  MPI_Type_free(&col);
+}
+
 /* One rank's graph differs (another receive buffer): no rank takes the cached schedule. */
 static void one_rank_differs(void) {
   int64_t c0, h0, c, h;
@@ -391,6 +433,8 @@ int main(int argc, char **argv) {
   spares_that_differ();
   spares_call_the_new_computation();
   one_rank_differs();
+  typed_rebuilt_hits(1);   /* after a graph that differed on one rank: the next ones agree */
+  typed_rebuilt_hits(0);
   graphs_outlive_their_communicator();
   evicted_drops_spare();
   cdag_schedule *kept = compile(1);   /* a handle still held at MPI_Finalize (the cache is cleared there) */
