@@ -2,8 +2,8 @@
  * docs/semantics.md, "What a compiled schedule keeps").
  *
  * Zero-byte messages carry no data, only "wait for me". If every rank's wait set is
- * complete and such messages exist, the graph contains a barrier: a barrier over all ranks
- * replaces them, unless a collective over all ranks that makes everybody wait for everybody
+ * complete and there are at least as many such messages as ranks, the graph contains a
+ * barrier: a barrier over all ranks replaces them, unless a collective over all ranks that makes everybody wait for everybody
  * (allgather, alltoall, allreduce and their v-forms) was already found. Otherwise each
  * zero-byte message is kept as a sync pair (src, dst). Messages whose bytes only pass
  * through scratch are treated as data (they stay as residual transfers or collectives).
@@ -69,10 +69,10 @@ static int note_unordered(det_state *st) {
   if (n == 0) return CDAG_OK;
   return det_note(st, "%lld zero-byte receive%s order%s nothing (no later operation depends on %s, and program order alone "
                   "does not order operations on different buffers), so %lld zero-byte message%s stay%s as "
-                  "synchronization pairs and make no barrier; for a barrier or a handshake, make what follows "
+                  "synchronization pairs and make%s no barrier; for a barrier or a handshake, make what follows "
                   "depend on the receives (cdag_depend, or `requires` in a file)",
                   (long long)n, n == 1 ? "" : "s", n == 1 ? "s" : "", n == 1 ? "it" : "them", (long long)st->nsyncs,
-                  st->nsyncs == 1 ? "" : "s", st->nsyncs == 1 ? "s" : "");
+                  st->nsyncs == 1 ? "" : "s", st->nsyncs == 1 ? "s" : "", st->nsyncs == 1 ? "s" : "");
 }
 
 int det_synchronization(det_state *st) {
@@ -80,7 +80,9 @@ int det_synchronization(det_state *st) {
   int64_t zero = 0;
   for (int64_t i = 0; i < g->nops; i++) zero += g->kind[i] == IR_SEND && g->bytes[i] == 0 && g->peer[i] != g->rank[i];
   if (zero == 0) return CDAG_OK;
-  if (all_wait_for_all(st->sst) && g->nprocs >= 2) {
+  /* A barrier takes log p rounds on every rank; fewer zero-byte messages than ranks (one
+     left in an alltoallv ported call for call, the rest data) cost less kept as they are */
+  if (all_wait_for_all(st->sst) && g->nprocs >= 2 && zero >= g->nprocs) {
     if (full_sync_found(st)) return CDAG_OK;
     int32_t *all = malloc((size_t)g->nprocs * sizeof *all);
     if (!all) return CDAG_NOMEM("barrier");

@@ -437,7 +437,7 @@ static int plan_again(cdag_graph *g, const cdag_options *opts, const pipeline_tu
     match_free(&m);
     return rc;
   }
-  if ((rc = analyze_stages(g, &m, opts, pr, now(), p)) == CDAG_OK) rc = choose_stages(*p, &t->model, t->policy);
+  if ((rc = analyze_matched(g, &m, opts, pr, now(), p)) == CDAG_OK) rc = choose_stages(*p, &t->model, t->policy);
   if (rc == CDAG_OK) rc = model_price_plan(g, written, *p, &t->model, t->policy, &t->lp);
   if (rc != CDAG_OK) cdag_plan_free(p);
   return rc;

@@ -40,6 +40,18 @@ cases <<'T'
 0 cdag analyze --json "$det/barrier_dissemination5.cdag"
   out "kind": "barrier", "root": null, "ranks": "all"
   out "barrier": true
+# one zero-byte message among data messages: kept as a sync pair, not a barrier over all ranks,
+# and the plan runs (a barrier made it lose); a plan kept from a second planning (the
+# candidates the price set aside) is no staged plan when the graph does not compute
+0 cdag analyze "$det/zero_byte_alltoallv3.cdag"
+  out 1 kept zero-byte syncs
+  out 1 zero-byte receive orders nothing
+  out message stays as synchronization pairs and makes no barrier
+  out!~ ^barrier
+  out!~ ^stages?
+  out the plan runs
+0 cdag verify "$det/zero_byte_alltoallv3.cdag"
+  out matches the graph
 0 cdag analyze --json "$det/grid_bcast4x4.cdag"
   out {"kind": "bcast", "root": 1, "ranks": [0, 1, 2, 3], "bytes": 256
   out {"kind": "bcast", "root": 13, "ranks": [12, 13, 14, 15], "bytes": 256
