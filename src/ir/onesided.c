@@ -222,8 +222,9 @@ static int target_addr(const cdag_graph *g, int64_t i, const int32_t *sstart, co
     return CDAG_OK;
   }
   if (seg >= sstart[t + 1] - sstart[t])
-    return cdag__error(CDAG_ERR_ARG, "%s: %s from rank %d segment %d, which rank %d never registered (it has %d)",
-                       ir_describe(g, (int32_t)i, d, sizeof d), what, t, seg, t, sstart[t + 1] - sstart[t]);
+    return cdag__error(CDAG_ERR_ARG, "%s: %s %s rank %d segment %d, which rank %d never registered (it has %d)",
+                       ir_describe(g, (int32_t)i, d, sizeof d), what, g->kind[i] == IR_PUT ? "into" : "from", t, seg,
+                       t, sstart[t + 1] - sstart[t]);
   int64_t k = sidx[sstart[t] + seg];
   uint64_t off = g->addr2[i], len = g->seg_len[k];
   if (off > len || target_hull(g, i) > len - off)
