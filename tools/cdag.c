@@ -80,7 +80,7 @@ static void help(FILE *f) {
              "Options for any FILE: --goal-buffers=follow (default: data follows requires), shared or fresh:\n"
              "  the buffers of GOAL sends and receives without addr (docs/format.md).\n");
   help_options(f);
-  fprintf(f, "`cdag <command> --help` shows the usage of one command.\n");
+  fprintf(f, "`cdag <command> --help` shows the usage of one command; `cdag --version` the version.\n");
 }
 
 int cmd_usage(const char *cmd) {
@@ -192,6 +192,10 @@ int main(int argc, char **argv) {
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
     help(argc < 2 ? stderr : stdout);
     return output_status("--help", argc < 2 ? 2 : 0);
+  }
+  if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+    printf("cdag %s\n", cdag_version());
+    return output_status("--version", 0);
   }
   cdag_settings set;
   if (cdag__settings_read(&set) != CDAG_OK) {  /* a bad CDAG_* variable is never ignored */

@@ -129,6 +129,10 @@ cases <<'T'
   out check
 0 cdag check --help
   out usage: cdag check
+0 cdag --version
+  out~ ^cdag [0-9]+\.[0-9]+\.[0-9]+
+0 cdag version
+  out~ ^cdag [0-9]+\.[0-9]+
 2 cdag frobnicate
   err unknown command
 T
