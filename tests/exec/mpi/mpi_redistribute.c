@@ -86,8 +86,11 @@ static void check_dest(const char *what, const cdag_layout *l, const uint8_t *a,
       }
 }
 
-/* The schedule's report names an alltoallv. */
-static int reports_alltoallv(const cdag_schedule *s) {
+/* The schedule's report names an alltoallv; with `or_none`, or finds none under the default
+   options: at a prime count of ranks from 5 on, the grid is one column and the 37 x 29 matrix
+   few blocks (at 5, 12 of 20 pairs, too few pieces for the redistribution rule; at 7, not
+   every rank takes part). Low density (mode 2) still finds it. */
+static int reports_alltoallv(const cdag_schedule *s, int or_none) {
   char text[8192] = "";
   FILE *f = tmpfile();
   if (!f) return 0;
@@ -96,7 +99,8 @@ static int reports_alltoallv(const cdag_schedule *s) {
   size_t n = fread(text, 1, sizeof text - 1, f);
   text[n] = 0;
   fclose(f);
-  return strstr(text, "alltoallv") != NULL;
+  return strstr(text, "alltoallv") != NULL ||
+         (or_none && (strstr(text, "not a redistribution: fewer pieces") || strstr(text, "no collectives found")));
 }
 
 /* mode 0: as written; 1: default options; 2: density low enough for one alltoallv. */
@@ -124,7 +128,9 @@ static void run_case(const char *name, const cdag_layout *from, const cdag_layou
     snprintf(what, sizeof what, "%s (mode %d, run %d)", name, mode, it);
     if (!rc) check_dest(what, to, dst, e, dlld, drows, dcols);
   }
-  if (!rc && mode && want_alltoallv && R == 0) MT_EXPECT_MSG(reports_alltoallv(s), "%s: no alltoallv in the report (mode %d)", name, mode);
+  if (!rc && mode && want_alltoallv && R == 0)
+    MT_EXPECT_MSG(reports_alltoallv(s, mode == 1 && P >= 5 && (from->pr == 1 || from->pc == 1)),
+                  "%s: no alltoallv in the report (mode %d)", name, mode);
   cdag_schedule_free(&s);
   cdag_graph_free(&g);
   free(src);
