@@ -100,7 +100,10 @@ int main(int argc, char **argv) {
   /* MPI_LXOR of floats: MPI does not define it, MPICH computes it (nonzero is true) */
   float f[2] = {me % 2 ? 0.0f : 1.5f, 2.0f}, fr[2];
   MPI_Allreduce(f, fr, 2, MPI_FLOAT, MPI_LXOR, MPI_COMM_WORLD);
-  MT_REQUIRE(fr[0] == (float)((n + 1) / 2 % 2) && fr[1] == (float)(n % 2));
+  if (n == 1)   /* a reduction over one process applies no op: MPICH copies the values */
+    MT_REQUIRE(fr[0] == f[0] && fr[1] == f[1]);
+  else
+    MT_REQUIRE(fr[0] == (float)((n + 1) / 2 % 2) && fr[1] == (float)(n % 2));
 
   for (int i = 0; i < N; i++) {
     int32_t s = want(all, 0, n, i);
