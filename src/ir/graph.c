@@ -271,7 +271,11 @@ int ir_add_reduce(cdag_graph *g, int rank, uint64_t in, uint64_t inout, uint64_t
   if ((rc = check_range(in, bytes, "reduce input")) || (rc = check_range(inout, bytes, "reduce inout")))
     return rc;
   if (in != inout && in < inout + bytes && inout < in + bytes)
-    return cdag__error(CDAG_ERR_ARG, "rank %d: reduce input and inout overlap partially", rank);
+    return cdag__error(CDAG_ERR_ARG, "rank %d: reduce of %llu %s (%llu bytes): input [0x%llx, +%llu) and inout "
+                       "[0x%llx, +%llu) overlap partially (a count in bytes where elements are meant?)", rank,
+                       (unsigned long long)count, ir_type_name(type), (unsigned long long)bytes,
+                       (unsigned long long)in, (unsigned long long)bytes, (unsigned long long)inout,
+                       (unsigned long long)bytes);
   return append(g, IR_REDUCE, rank, type, rop, inout, in, bytes, id);
 }
 

@@ -19,6 +19,18 @@ static int depends(const cdag_graph *g, cdag_op before, cdag_op after) {
 
 static int npred(const cdag_graph *g, cdag_op op) { return g->pred_start[op + 1] - g->pred_start[op]; }
 
+/* A reduce whose input and inout overlap partially names its count, type and both ranges
+   (a byte count passed where elements are meant makes them overlap). */
+START_TEST(reduce_overlap_named) {
+  cdag_graph *g = NULL;
+  ck_assert_int_eq(ir_graph_new(1, -1, &g), CDAG_OK);
+  ck_assert_int_eq(ir_add_reduce(g, 0, 0x1000, 0x1010, 4, CDAG_INT64, CDAG_SUM, NULL), CDAG_ERR_ARG);
+  const char *m = cdag_error_message();
+  ck_assert_msg(strstr(m, "reduce of 4 int64 (32 bytes)") && strstr(m, "[0x1000, +32)") && strstr(m, "[0x1010, +32)"), "%s", m);
+  ir_graph_free(g);
+}
+END_TEST
+
 START_TEST(raw_recv_then_send) {
   cdag_graph *g;
   cdag_op r, s;
@@ -1017,6 +1029,7 @@ END_TEST
 Suite *cdag_ir_suite(void) {
   Suite *s = suite_create("ir");
   TCase *t = tcase_create("dependencies");
+  tcase_add_test(t, reduce_overlap_named);
   tcase_add_test(t, raw_recv_then_send);
   tcase_add_test(t, war_send_then_recv);
   tcase_add_test(t, waw_two_recvs);

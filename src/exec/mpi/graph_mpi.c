@@ -256,7 +256,7 @@ void exec_comm_release(cdag_graph *g) { __atomic_store_n(&((graph_exec *)g->host
 
 int cdag_graph_create(MPI_Comm comm, cdag_graph **g) {
   int initialized = 0, size, rank, rc;
-  if (!g) return cdag__error(CDAG_ERR_ARG, "graph pointer is NULL");
+  if (!g) return cdag__error(CDAG_ERR_ARG, "cdag_graph_create: graph pointer is NULL");
   *g = NULL;
   MPI_Initialized(&initialized);
   if (!initialized) return cdag__error(CDAG_ERR_STATE, "cdag_graph_create: MPI is not initialized");
