@@ -114,9 +114,9 @@ static int check_committed(const cdag_graph *g, const char *fn, MPI_Datatype t) 
   MPI_Errhandler_free(&was);
   if (mrc == MPI_SUCCESS) return CDAG_OK;
   char text[MPI_MAX_ERROR_STRING] = "";
-  int len = 0;
-  if (MPI_Error_string(mrc, text, &len) != MPI_SUCCESS) text[0] = 0;
-  text[strcspn(text, "\n")] = 0;   /* MPICH appends its call stack */
+  int len = 0, cls = mrc;   /* the class's text: MPICH's code's ends in "error stack:" and its stack */
+  if (MPI_Error_class(mrc, &cls) != MPI_SUCCESS || MPI_Error_string(cls, text, &len) != MPI_SUCCESS) text[0] = 0;
+  text[strcspn(text, "\n")] = 0;
   return cdag__error(CDAG_ERR_ARG, "rank %d: %s: MPI_Pack refuses the datatype (%s): is it committed (MPI_Type_commit)?",
                      g->myrank, fn, text);
 }
