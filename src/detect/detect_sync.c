@@ -3,10 +3,11 @@
  *
  * Zero-byte messages carry no data, only "wait for me". If every rank's wait set is
  * complete and there are at least as many such messages as ranks, the graph contains a
- * barrier: a barrier over all ranks replaces them, unless a collective over all ranks that makes everybody wait for everybody
- * (allgather, alltoall, allreduce and their v-forms) was already found. Otherwise each
- * zero-byte message is kept as a sync pair (src, dst). Messages whose bytes only pass
- * through scratch are treated as data (they stay as residual transfers or collectives).
+ * barrier: a barrier over all ranks replaces them, unless a collective over all ranks that
+ * makes everybody wait for everybody (allgather, alltoall, allreduce and their v-forms) was
+ * already found. Otherwise each zero-byte message is kept as a sync pair (src, dst).
+ * Messages whose bytes only pass through scratch are treated as data (they stay as
+ * residual transfers or collectives).
  * Kept ones whose receives order nothing get a note (a barrier ported call for call).
  * Cost: O(n + p log p) for the wait-set check. */
 #include <stdlib.h>

@@ -1000,26 +1000,38 @@ static int by_ranks(const void *x, const void *y) {
   return (a->addr > b->addr) - (a->addr < b->addr);
 }
 
+/* The runs of every reduction of the plan, one reduction after another, each's by_ranks:
+   *out (the caller frees it), the order red_walk takes them in. */
+static int runs_by_ranks(const cdag_plan *p, const df_run ***out) {
+  int64_t total = 0, at = 0;
+  for (int64_t k = 0; k < p->nreds; k++) total += p->sst->sets[p->reds[k].set].nruns;
+  const df_run **ord = malloc((size_t)(total ? total : 1) * sizeof *ord);
+  if (!ord) return CDAG_NOMEM("lowering");
+  for (int64_t k = 0; k < p->nreds; k++) {
+    const df_set *s = &p->sst->sets[p->reds[k].set];
+    for (int32_t u = 0; u < s->nruns; u++) ord[at + u] = &p->sst->runs[s->first + u];
+    if (s->nruns > 1) qsort(ord + at, (size_t)s->nruns, sizeof *ord, by_ranks);
+    at += s->nruns;
+  }
+  *out = ord;
+  return CDAG_OK;
+}
+
 /* Walks every remote contribution of the plan's reductions once, in plan order and each
-   reduction's by rank (by_ranks), with its pair's index: pass 0 sizes the pairs, pass 1
-   packs at the sources, pass 2 combines at the destinations (the buffers' offsets are the
-   same walk's). */
-static int red_walk(lw *w, int pass, Pvoid_t *pairs, red_pair **pr, int64_t *n, int64_t *cap) {
+   reduction's runs as ord lists them (runs_by_ranks), with its pair's index: pass 0 sizes
+   the pairs, pass 1 packs at the sources, pass 2 combines at the destinations (the buffers'
+   offsets are the same walk's). */
+static int red_walk(lw *w, int pass, const df_run *const *ord, Pvoid_t *pairs, red_pair **pr, int64_t *n,
+                    int64_t *cap) {
   const cdag_plan *p = w->p;
-  const df_run **ord = NULL;
-  int64_t nord = 0, ordcap = 0;
   int rc = CDAG_OK;
   for (int64_t k = 0; k < p->nreds && rc == CDAG_OK; k++) {
     const df_red *d = &p->reds[k];
     const df_set *s = &p->sst->sets[d->set];
     uint64_t m = d->count * (uint64_t)ir_type_size(d->type), acc = pass == 2 ? stage(w, d->dst, m) : 0;
     int first = 1;
-    nord = 0;
-    if ((rc = base_grow((void **)&ord, 0, &ordcap, s->nruns, sizeof *ord, "lowering"))) break;
-    for (int32_t u = 0; u < s->nruns; u++) ord[nord++] = &p->sst->runs[s->first + u];
-    if (nord > 1) qsort(ord, (size_t)nord, sizeof *ord, by_ranks);
-    for (int64_t u = 0; u < nord && rc == CDAG_OK; u++) {
-      const df_run *run = ord[u];
+    for (int32_t u = 0; u < s->nruns && rc == CDAG_OK; u++) {
+      const df_run *run = *ord++;
       for (int32_t r = run->lo; r <= run->hi && rc == CDAG_OK; r++) {
         uint64_t in = run->addr;
         if (r != d->dst) {   /* sent once, however often it counts (the runtime's reduction buffer) */
@@ -1042,7 +1054,6 @@ static int red_walk(lw *w, int pass, Pvoid_t *pairs, red_pair **pr, int64_t *n, 
     }
     if (rc == CDAG_OK && pass == 2) rc = late(w, d->dst, acc, d->dst_addr, m);
   }
-  free(ord);
   return rc;
 }
 
@@ -1053,20 +1064,23 @@ static int lower_reds(lw *w) {
   Pvoid_t pairs = NULL;
   red_pair *pr = NULL;
   int64_t n = 0, cap = 0;
-  int rc = red_walk(w, 0, &pairs, &pr, &n, &cap);
+  const df_run **ord = NULL;
+  int rc = runs_by_ranks(w->p, &ord);
+  if (rc == CDAG_OK) rc = red_walk(w, 0, ord, &pairs, &pr, &n, &cap);
   for (int64_t j = 0; j < n && rc == CDAG_OK; j++) {
     pr[j].sbuf = stage(w, pr[j].src, pr[j].bytes);
     pr[j].dbuf = stage(w, pr[j].dst, pr[j].bytes);
   }
   for (int64_t j = 0; j < n; j++) pr[j].fill = 0;
-  if (rc == CDAG_OK) rc = red_walk(w, 1, &pairs, &pr, &n, &cap);
+  if (rc == CDAG_OK) rc = red_walk(w, 1, ord, &pairs, &pr, &n, &cap);
   for (int64_t j = 0; j < n && rc == CDAG_OK; j++) rc = msg(w, pr[j].src, pr[j].sbuf, pr[j].dst, pr[j].dbuf, pr[j].bytes);
   for (int64_t j = 0; j < n; j++) pr[j].fill = 0;
-  if (rc == CDAG_OK) rc = red_walk(w, 2, &pairs, &pr, &n, &cap);
+  if (rc == CDAG_OK) rc = red_walk(w, 2, ord, &pairs, &pr, &n, &cap);
   Word_t freed;
   freed = JudyLFreeArray(&pairs, PJE0);
   (void)freed;
   free(pr);
+  free(ord);
   return rc;
 }
 

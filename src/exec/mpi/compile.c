@@ -205,23 +205,28 @@ void exec_at_finalize(void) {
   MPI_Comm_set_attr(MPI_COMM_SELF, cache_keyval, NULL);
 }
 
+/* The index of the entry for (local, group), -1 if there is none (lock held). */
+static int cache_index(uint64_t local, MPI_Group group) {
+  for (int k = 0; k < cache_n; k++) {
+    int same = MPI_UNEQUAL;
+    if (cache[k].local != local) continue;
+    MPI_Group_compare(cache[k].group, group, &same);
+    if (same == MPI_IDENT) return k;
+  }
+  return -1;
+}
+
 /* The entry for (local, comm's group): its global fingerprint, and *core a new reference
    to its core; 0 and NULL if there is none (lock held). */
 static int64_t cache_find(uint64_t local, MPI_Comm comm, sched_core **core) {
   *core = NULL;
   MPI_Group group;
   if (MPI_Comm_group(comm, &group) != MPI_SUCCESS) return 0;
-  int64_t found = 0;
-  for (int k = 0; k < cache_n && !found; k++) {
-    int same = MPI_UNEQUAL;
-    if (cache[k].local != local) continue;
-    MPI_Group_compare(cache[k].group, group, &same);
-    if (same != MPI_IDENT) continue;
-    found = cache[k].global;
-    *core = sched_core_ref(cache[k].core);
-  }
+  int k = cache_index(local, group);
   MPI_Group_free(&group);
-  return found;
+  if (k < 0) return 0;
+  *core = sched_core_ref(cache[k].core);
+  return cache[k].global;
 }
 
 /* Drops entry k (its core lives on in the handles that hold it). Lock held. */
@@ -240,15 +245,8 @@ static void cache_put(uint64_t local, int64_t global, sched_core *core, MPI_Comm
   if (MPI_Comm_group(comm, &group) != MPI_SUCCESS) return;   /* not cached: the next compile is a real one */
   exec_lock();
   exec_at_finalize();
-  for (int k = 0; k < cache_n; k++) {
-    int same = MPI_UNEQUAL;
-    if (cache[k].local != local) continue;
-    MPI_Group_compare(cache[k].group, group, &same);
-    if (same == MPI_IDENT) {
-      cache_drop(k);
-      break;
-    }
-  }
+  int k = cache_index(local, group);
+  if (k >= 0) cache_drop(k);
   if (cache_n == CACHE_SIZE) cache_drop(0);   /* evict the oldest */
   cache[cache_n++] = (cache_entry){local, global, sched_core_ref(core), group};
   exec_unlock();
@@ -525,8 +523,8 @@ static int compile_new(compile_ctx *x, cdag_graph *g, const wire_buf *w, uint64_
   uint8_t *buf = NULL, *part = NULL;
   int64_t *lens = NULL, total = 0, len = 0;
   wire_buf real = {0};
-  int rc = exec_has_arena(g) ? wire_encode_rank(g, &real) : CDAG_OK;
-  rc = gather_graph(x, exec_has_arena(g) ? &real : w, rc, &buf, &lens, &total);
+  int canon = exec_has_arena(g), rc = canon ? wire_encode_rank(g, &real) : CDAG_OK;
+  rc = gather_graph(x, canon ? &real : w, rc, &buf, &lens, &total);
   wire_free(&real);
   exec_lock();
   stat_compiles++;

@@ -21,8 +21,7 @@
    the last one frees it. */
 struct exec_arena {
   int refs;              /* atomic: a cached schedule may be freed from another thread */
-  void **blocks;
-  size_t *sizes;         /* of each block */
+  struct { void *p; size_t len; } *blocks;
   int64_t n, cap;
 };
 
@@ -65,9 +64,8 @@ exec_arena *exec_arena_ref(const cdag_graph *g) {
 
 void exec_arena_unref(exec_arena *a) {
   if (!a || __atomic_sub_fetch(&a->refs, 1, __ATOMIC_ACQ_REL)) return;
-  for (int64_t k = 0; k < a->n; k++) free(a->blocks[k]);
+  for (int64_t k = 0; k < a->n; k++) free(a->blocks[k].p);
   free(a->blocks);
-  free(a->sizes);
   free(a);
 }
 
@@ -79,13 +77,11 @@ void *exec_arena_alloc(cdag_graph *g, size_t bytes) {
   }
   exec_arena *a = x->arena;
   void *p = malloc(bytes ? bytes : 1);
-  int64_t cap = a->cap;
-  if (p && (base_grow((void **)&a->blocks, a->n, &cap, 1, sizeof *a->blocks, "buffers") ||
-            base_grow((void **)&a->sizes, a->n, &a->cap, 1, sizeof *a->sizes, "buffers"))) {
+  if (p && base_grow((void **)&a->blocks, a->n, &a->cap, 1, sizeof *a->blocks, "buffers")) {
     free(p);
     return NULL;
   }
-  if (p) a->blocks[a->n] = p, a->sizes[a->n++] = bytes;
+  if (p) a->blocks[a->n].p = p, a->blocks[a->n++].len = bytes;
   return p;
 }
 
@@ -119,7 +115,7 @@ static uint64_t canon_of(const arena_span *sp, int64_t n, uint64_t addr) {
   return lo && addr < sp[lo - 1].hi ? sp[lo - 1].canon + (addr - sp[lo - 1].lo) : addr;
 }
 
-/* Rewrites g's addresses into its buffers to their canonical ones (back: from saved). */
+/* Rewrites g's addresses into its buffers (spans[0..n)) to their canonical ones. */
 static void canon_rewrite(cdag_graph *g, const arena_span *sp, int64_t n) {
   for (int64_t i = 0; i < g->nops; i++) {
     g->addr[i] = canon_of(sp, n, g->addr[i]);
@@ -143,8 +139,9 @@ int exec_encode_canonical(cdag_graph *g, wire_buf *w) {
   }
   uint64_t at = ARENA_CANON;
   for (int64_t k = 0; k < a->n; k++) {
-    sp[k] = (arena_span){(uint64_t)(uintptr_t)a->blocks[k], (uint64_t)(uintptr_t)a->blocks[k] + a->sizes[k], at};
-    at += a->sizes[k] + 1;   /* + 1: two buffers never read as one */
+    uint64_t lo = (uint64_t)(uintptr_t)a->blocks[k].p;
+    sp[k] = (arena_span){lo, lo + a->blocks[k].len, at};
+    at += a->blocks[k].len + 1;   /* + 1: two buffers never read as one */
   }
   qsort(sp, (size_t)a->n, sizeof *sp, span_cmp);
   memcpy(keep, g->addr, nops * sizeof *keep);
