@@ -15,7 +15,9 @@
  *    set's contributions (rank, addr + e*size). Sets are interned: equal multisets have one
  *    id. A set is a sorted list of runs: ranks lo..hi (inclusive) each contributing the
  *    element at the same addr, mult times (mult > 1 only where a contribution counts twice).
- *    Runs are maximal, so equal multisets have equal run lists. Sorted by (dst, dst_addr).
+ *    Runs are maximal and sorted by (lo, hi, addr), so equal multisets have equal run lists,
+ *    and a reader that combines the set in its order combines by rank, whatever the ranks'
+ *    addresses. Sorted by (dst, dst_addr).
  *    Maximal too: a tuple whose next element's set is its set shifted by one element is
  *    extended, so a vector reduced in blocks (ring allreduce) gives the same tuples as one
  *    reduced at once (recursive doubling, linear, binomial).

@@ -1,9 +1,12 @@
 /* cdag — src/dataflow/sets.c: interned reduction source sets.
  *
  * A set is a canonical, sorted list of runs (ranks lo..hi each contributing the element at
- * addr, mult times): runs are sorted by (addr, lo), overlapping runs of one addr have their
- * multiplicities added, and adjacent runs with equal addr and mult are merged, so equal
- * multisets have equal run lists. Sets are interned by a 64-bit hash (JudyL from hash to
+ * addr, mult times): overlapping runs of one addr have their multiplicities added, adjacent
+ * runs with equal addr and mult are merged, and the runs are then sorted by (lo, hi, addr),
+ * so equal multisets have equal run lists. Rank order, not address order, because every
+ * reader that combines a set (the runtime, the simulator, the price) takes its values in
+ * the set's order: by address, a floating-point sum of the same graph changed its last bits
+ * from run to run, as the ranks' address spaces happened to fall. Sets are interned by a 64-bit hash (JudyL from hash to
  * the first set with that hash, chained), so each distinct set is stored once and compared
  * by id. Building a set from k runs costs O(k log k). With a cap (DF_CAP_SETS), a set of
  * more runs is only its count of values (opaque). */
@@ -12,11 +15,27 @@
 
 #include "dataflow/dataflow_int.h"
 
+/* Runs by address (the sweep's grouping), and by rank (the stored order). */
 static int run_cmp(const void *x, const void *y) {
   const df_run *a = x, *b = y;
   if (a->addr != b->addr) return a->addr < b->addr ? -1 : 1;
   if (a->lo != b->lo) return a->lo < b->lo ? -1 : 1;
   return (a->hi > b->hi) - (a->hi < b->hi);
+}
+static int rank_cmp(const void *x, const void *y) {
+  const df_run *a = x, *b = y;
+  if (a->lo != b->lo) return a->lo < b->lo ? -1 : 1;
+  if (a->hi != b->hi) return a->hi < b->hi ? -1 : 1;
+  return (a->addr > b->addr) - (a->addr < b->addr);
+}
+
+/* The swept runs in rank order (one addr's runs are disjoint, so the order is total). */
+static void by_rank(df_sets *s) {
+  for (int64_t i = 1; i < s->ntmp_out; i++)
+    if (rank_cmp(&s->tmp_out[i - 1], &s->tmp_out[i]) > 0) {
+      base_sort(s->tmp_out, (size_t)s->ntmp_out, sizeof *s->tmp_out, rank_cmp);
+      return;
+    }
 }
 
 /* Multiplicity change points of one addr's runs, swept in rank order. */
@@ -145,6 +164,7 @@ static int finish(df_sets *s, int rop, int32_t *id) {
     rc = sweep_addr(s, s->tmp_in + i, j - i, rop, ev);
     i = j;
   }
+  if (rc == CDAG_OK) by_rank(s);
   return rc ? rc : intern(s, id);
 }
 

@@ -78,8 +78,9 @@ static void clash_text(const df_sst *s, const df_red *d, uint8_t *seen, char *bu
   for (int32_t j = 0; j < at; j++) {
     const df_run *q = &s->runs[e->first + j];
     if (q->lo > k || q->hi < k) continue;
-    snprintf(buf, len, "takes rank %d's values from two addresses (0x%llx and 0x%llx)", k, (unsigned long long)q->addr,
-             (unsigned long long)s->runs[e->first + at].addr);
+    uint64_t a = q->addr, b = s->runs[e->first + at].addr;
+    snprintf(buf, len, "takes rank %d's values from two addresses (0x%llx and 0x%llx)", k,
+             (unsigned long long)(a < b ? a : b), (unsigned long long)(a < b ? b : a));
     return;
   }
 }

@@ -988,41 +988,12 @@ static int red_pair_of(lw *w, Pvoid_t *pairs, red_pair **pr, int64_t *n, int64_t
   return CDAG_OK;
 }
 
-/* A set's runs by their ranks (then address): the order the walk below takes them in. A
-   set lists its runs by address, and addresses on different ranks compare as the address
-   spaces happen to fall, so that order made the price of the same graph change from run to
-   run (a 3-rank allreduce written by hand: 11.4, 11.8 or 12.0 us, the candidate kept in some
-   runs, left in others). */
-static int by_ranks(const void *x, const void *y) {
-  const df_run *a = *(const df_run *const *)x, *b = *(const df_run *const *)y;
-  if (a->lo != b->lo) return a->lo < b->lo ? -1 : 1;
-  if (a->hi != b->hi) return a->hi < b->hi ? -1 : 1;
-  return (a->addr > b->addr) - (a->addr < b->addr);
-}
-
-/* The runs of every reduction of the plan, one reduction after another, each's by_ranks:
-   *out (the caller frees it), the order red_walk takes them in. */
-static int runs_by_ranks(const cdag_plan *p, const df_run ***out) {
-  int64_t total = 0, at = 0;
-  for (int64_t k = 0; k < p->nreds; k++) total += p->sst->sets[p->reds[k].set].nruns;
-  const df_run **ord = malloc((size_t)(total ? total : 1) * sizeof *ord);
-  if (!ord) return CDAG_NOMEM("lowering");
-  for (int64_t k = 0; k < p->nreds; k++) {
-    const df_set *s = &p->sst->sets[p->reds[k].set];
-    for (int32_t u = 0; u < s->nruns; u++) ord[at + u] = &p->sst->runs[s->first + u];
-    if (s->nruns > 1) qsort(ord + at, (size_t)s->nruns, sizeof *ord, by_ranks);
-    at += s->nruns;
-  }
-  *out = ord;
-  return CDAG_OK;
-}
-
 /* Walks every remote contribution of the plan's reductions once, in plan order and each
-   reduction's runs as ord lists them (runs_by_ranks), with its pair's index: pass 0 sizes
+   reduction's runs in its set's order (by rank, whatever the ranks' addresses: a price that
+   does not change from run to run), with its pair's index: pass 0 sizes
    the pairs, pass 1 packs at the sources, pass 2 combines at the destinations (the buffers'
    offsets are the same walk's). */
-static int red_walk(lw *w, int pass, const df_run *const *ord, Pvoid_t *pairs, red_pair **pr, int64_t *n,
-                    int64_t *cap) {
+static int red_walk(lw *w, int pass, Pvoid_t *pairs, red_pair **pr, int64_t *n, int64_t *cap) {
   const cdag_plan *p = w->p;
   int rc = CDAG_OK;
   for (int64_t k = 0; k < p->nreds && rc == CDAG_OK; k++) {
@@ -1031,7 +1002,7 @@ static int red_walk(lw *w, int pass, const df_run *const *ord, Pvoid_t *pairs, r
     uint64_t m = d->count * (uint64_t)ir_type_size(d->type), acc = pass == 2 ? stage(w, d->dst, m) : 0;
     int first = 1;
     for (int32_t u = 0; u < s->nruns && rc == CDAG_OK; u++) {
-      const df_run *run = *ord++;
+      const df_run *run = &p->sst->runs[s->first + u];
       for (int32_t r = run->lo; r <= run->hi && rc == CDAG_OK; r++) {
         uint64_t in = run->addr;
         if (r != d->dst) {   /* sent once, however often it counts (the runtime's reduction buffer) */
@@ -1064,23 +1035,20 @@ static int lower_reds(lw *w) {
   Pvoid_t pairs = NULL;
   red_pair *pr = NULL;
   int64_t n = 0, cap = 0;
-  const df_run **ord = NULL;
-  int rc = runs_by_ranks(w->p, &ord);
-  if (rc == CDAG_OK) rc = red_walk(w, 0, ord, &pairs, &pr, &n, &cap);
+  int rc = red_walk(w, 0, &pairs, &pr, &n, &cap);
   for (int64_t j = 0; j < n && rc == CDAG_OK; j++) {
     pr[j].sbuf = stage(w, pr[j].src, pr[j].bytes);
     pr[j].dbuf = stage(w, pr[j].dst, pr[j].bytes);
   }
   for (int64_t j = 0; j < n; j++) pr[j].fill = 0;
-  if (rc == CDAG_OK) rc = red_walk(w, 1, ord, &pairs, &pr, &n, &cap);
+  if (rc == CDAG_OK) rc = red_walk(w, 1, &pairs, &pr, &n, &cap);
   for (int64_t j = 0; j < n && rc == CDAG_OK; j++) rc = msg(w, pr[j].src, pr[j].sbuf, pr[j].dst, pr[j].dbuf, pr[j].bytes);
   for (int64_t j = 0; j < n; j++) pr[j].fill = 0;
-  if (rc == CDAG_OK) rc = red_walk(w, 2, ord, &pairs, &pr, &n, &cap);
+  if (rc == CDAG_OK) rc = red_walk(w, 2, &pairs, &pr, &n, &cap);
   Word_t freed;
   freed = JudyLFreeArray(&pairs, PJE0);
   (void)freed;
   free(pr);
-  free(ord);
   return rc;
 }
 
