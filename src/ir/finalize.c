@@ -1119,7 +1119,8 @@ static void ra_awaited(reads_all *ra, const conflict_map *m, const cdag_graph *g
 static int ra_write(reads_all *ra, conflict_map *m, int32_t i, uint64_t lo, uint64_t len) {
   uint64_t hi = lo + len < lo ? UINT64_MAX : lo + len;
   int rc = CDAG_OK;
-  if (ra->last >= 0 && ra->last != i && ra_overlaps(ra, lo, hi)) rc = add_edge(m, ra->last, i);
+  /* the edge found (stamped) at an earlier block needs no look-up at the next */
+  if (ra->last >= 0 && ra->last != i && m->stamp[ra->last] != i && ra_overlaps(ra, lo, hi)) rc = add_edge(m, ra->last, i);
   return rc ? rc : ra_push(ra, i, lo, hi);
 }
 

@@ -77,7 +77,10 @@ typedef struct {
   int32_t rank;
   uint64_t src, dst, len, n, from, to;   /* n blocks; n 0: no run open */
   int origins;           /* with any_stride, the sources are origins, which may repeat: */
-  base_imap read;        /* the run's source pieces, start -> length (once listed) */
+  base_imap read;        /* the run's source blocks, start -> length, once `mapped` */
+  int mapped;            /* read holds every block: built when a piece first falls inside the
+                            sources' hull (one outside reads nothing the run read; runs that
+                            ascend or descend never need it) */
   int listed;            /* with any_stride: 1 once the blocks are in w's arrays; 0 while they
                             lie at one stride on each side (sstep, dstep from the first) */
   uint64_t sstep, dstep;
@@ -115,7 +118,7 @@ static int listed_range(lw *w, int32_t rank, uint64_t len, const uint64_t *s, co
 static int listed_flush(lw *w, lw_run *r) {
   uint64_t n = r->n;
   int listed = r->listed;
-  r->n = 0, r->listed = 0;
+  r->n = 0, r->listed = 0, r->mapped = 0;
   base_imap_clear(&r->read);
   if (listed) return listed_range(w, r->rank, r->len, w->run_src, w->run_dst, n);
   return strided_copy(w, r->rank, r->src, r->dst, n, r->len, r->sstep, r->dstep);
@@ -135,14 +138,12 @@ static int listed_room(lw *w, uint64_t n) {
 }
 
 /* A run whose blocks lay at one stride, listed: its blocks in w's arrays (its first at the
-   hull's start), its origins in its index. The implicit form costs a column nothing per block;
-   most runs of a datatype's pieces are listed after a few. */
+   hull's start). The implicit form costs a column nothing per block; most runs of a
+   datatype's pieces are listed after a few. */
 static int listed_materialize(lw *w, lw_run *r) {
   int rc = r->listed ? CDAG_OK : listed_room(w, r->n);
-  for (uint64_t i = 0; rc == CDAG_OK && !r->listed && i < r->n; i++) {
+  for (uint64_t i = 0; rc == CDAG_OK && !r->listed && i < r->n; i++)
     w->run_src[i] = r->src + i * r->sstep, w->run_dst[i] = r->dst + i * r->dstep;
-    if (r->origins) rc = base_imap_put(&r->read, w->run_src[i], (int64_t)r->len);
-  }
   if (rc == CDAG_OK) r->listed = 1;
   return rc;
 }
@@ -216,16 +217,23 @@ static uint64_t gcd(uint64_t a, uint64_t b) {
 
 /* Does the run read [src, src + len) already (an origin packed twice, which a copy's blocks
    cannot be)? Only runs of origins are asked: staging and finals are never read twice. */
-static int read_again(const lw_run *r, uint64_t src, uint64_t len) {
+static int read_again(lw *w, lw_run *r, uint64_t src, uint64_t len, int *again) {
   uint64_t at = src + len - 1;
-  if (!r->origins || !r->n || (!r->listed && at < r->src)) return 0;
+  *again = 0;
+  if (!r->origins || !r->n || src >= r->from || at < r->src) return CDAG_OK;   /* outside the hull */
   if (!r->listed) {   /* blocks at one stride: the last that starts at or below at */
     uint64_t i = r->n > 1 ? (at - r->src) / r->sstep : 0;
     if (i >= r->n) i = r->n - 1;
-    return r->src + i * r->sstep + r->len > src;
+    *again = r->src + i * r->sstep + r->len > src;
+    return CDAG_OK;
   }
-  int64_t had = base_imap_find(&r->read, &at, BASE_IMAP_AT_OR_BELOW);
-  return had >= 0 && at + (uint64_t)had > src;
+  int rc = CDAG_OK;
+  for (uint64_t i = 0; !r->mapped && i < r->n && rc == CDAG_OK; i++)
+    rc = base_imap_put(&r->read, w->run_src[i], (int64_t)r->len);
+  r->mapped = 1;
+  int64_t had = rc ? -1 : base_imap_find(&r->read, &at, BASE_IMAP_AT_OR_BELOW);
+  *again = had >= 0 && at + (uint64_t)had > src;
+  return rc;
 }
 
 /* Pieces of two lengths (a datatype's blocks, some merged with their neighbours by the SST)
@@ -238,10 +246,12 @@ static int listed_copy(lw *w, lw_run *r, int32_t rank, uint64_t src, uint64_t ds
     if (r->len / g <= 8 && len / g <= 8 && listed_extends(r, rank, src, dst, len, r->len)) rc = listed_regrain(w, r, g);
     if (rc == CDAG_OK && r->len == g) grain = g;
   }
-  if (rc == CDAG_OK && r->n && (!listed_extends(r, rank, src, dst, len, grain) || read_again(r, src, len)))
+  int again = 0;
+  if (rc == CDAG_OK && r->n && listed_extends(r, rank, src, dst, len, grain)) rc = read_again(w, r, src, len, &again);
+  if (rc == CDAG_OK && r->n && (!listed_extends(r, rank, src, dst, len, grain) || again))
     rc = listed_flush(w, r), grain = len;
   for (uint64_t o = 0; rc == CDAG_OK && o < len; o += grain) rc = listed_push(w, r, rank, src + o, dst + o, grain);
-  if (rc == CDAG_OK && r->origins && r->listed) rc = base_imap_put(&r->read, src, (int64_t)len);
+  if (rc == CDAG_OK && r->mapped) rc = base_imap_put(&r->read, src, (int64_t)len);
   return rc;
 }
 

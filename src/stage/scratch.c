@@ -67,6 +67,7 @@ static int read_piece(walk *k, uint64_t lo, uint64_t hi, int32_t limit) {
       k->p.v[i] = NO_STAGE;
     }
     s = k->p.hi[i];
+    if (s >= hi) break;   /* the piece reaches past the range: no look-up for the next one */
     i = base_imap_find(&k->p.at, &s, BASE_IMAP_AT_OR_ABOVE);
   }
   return rc;
