@@ -383,9 +383,14 @@ static int side_sorted(uint64_t base, const uint64_t *off, uint64_t stride, uint
     v[i] = base + (off ? off[i] : i * stride);
     if (v[i] < base || (!off && i && stride > (UINT64_MAX - base) / i)) return CDAG_ERR_ARG;   /* past 2^64 */
   }
-  int ascending = 1;   /* most lists are (a datatype's blocks, a plan's pieces): no sort */
+  int ascending = 1, descending = 1;   /* most lists are (a datatype's blocks, a plan's pieces): no sort */
   for (uint64_t i = 1; off && ascending && i < n; i++) ascending = v[i] > v[i - 1];
-  if (!ascending) qsort(v, (size_t)n, sizeof *v, u64_cmp);
+  for (uint64_t i = 1; off && !ascending && descending && i < n; i++) descending = v[i] < v[i - 1];
+  for (uint64_t i = 0; off && !ascending && descending && i < n / 2; i++) {
+    uint64_t t = v[i];
+    v[i] = v[n - 1 - i], v[n - 1 - i] = t;
+  }
+  if (!ascending && !descending) qsort(v, (size_t)n, sizeof *v, u64_cmp);
   for (uint64_t i = 0; i < n; i++)
     if (v[i] + len < v[i] || (i && v[i] < v[i - 1] + len)) return CDAG_ERR_ARG;
   return CDAG_OK;
