@@ -8,7 +8,11 @@
  * native call's messages. Per rank, one walk in program order keeps an interval map from
  * address ranges to the op that wrote them last (base/imap.h); then every
  * receiving piece of every collective, and every residual transfer, looks its writer up.
- * Cost: O(n log n) for n ops, plus O(log n) per piece and transfer. Runs only for graphs with calls. */
+ * A local copy of bytes a native call wrote passes the call on as their writer: a call on a
+ * derived datatype is recorded as the call on a packed buffer and copies in and out of it
+ * (the recorder's), and its result reaches the program's buffer through such a copy.
+ * Cost: O(n log n) for n ops, plus O(log n) per piece, transfer and copied block. Runs only
+ * for graphs with calls. */
 #include <stdlib.h>
 
 #include "base/imap.h"
@@ -87,6 +91,19 @@ static int written_range(const cdag_graph *g, int32_t op, uint64_t *lo, uint64_t
 static int is_native_writer(const cdag_graph *g, const writer_map *w, uint64_t addr) {
   int32_t op = wm_find(w, addr);
   return op >= 0 && g->os[op] == IR_OS_COLL_PART;
+}
+
+/* The writer a copy leaves: the native call's op that wrote every block it reads (first and
+   last byte of each, as pieces are asked), else the copy itself. */
+static int32_t copy_writer(const cdag_graph *g, const writer_map *w, int32_t op) {
+  ir_blocks b = ir_copy_blocks(g, op);
+  int32_t from = wm_find(w, g->addr2[op]);
+  if (from < 0 || g->os[from] != IR_OS_COLL_PART) return op;
+  for (uint64_t j = 0; j < b.n; j++) {
+    uint64_t a = g->addr2[op] + ir_block_from(&b, j);
+    if (!is_native_writer(g, w, a) || !is_native_writer(g, w, a + b.len - 1)) return op;
+  }
+  return from;
 }
 
 /* Every receiving piece of collective c on member rank r: written by a native call? */
@@ -190,7 +207,7 @@ int det_mark_native(const cdag_graph *g, cdag_plan *p) {
     for (int32_t k = g->rank_start[r]; k < g->rank_start[r + 1] && rc == CDAG_OK; k++) {
       uint64_t lo, hi;
       int32_t op = g->rank_ops[k];
-      if (written_range(g, op, &lo, &hi)) rc = wm_write(&w, lo, hi, op);
+      if (written_range(g, op, &lo, &hi)) rc = wm_write(&w, lo, hi, g->kind[op] == IR_COPY ? copy_writer(g, &w, op) : op);
     }
     if (rc == CDAG_OK) mark_rank(g, p, r, &w, &b);
     wm_free(&w);

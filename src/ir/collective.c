@@ -608,20 +608,42 @@ static int call_key_cmp(const void *a, const void *b) {
   return (x->member > y->member) - (x->member < y->member);
 }
 
-static int disagree(const cdag_graph *g, const ir_call *a, const ir_call *b, const char *what) {
+/* Members a and b of one call differ in `what`; the message gives each one's value (va, vb). */
+static int disagree(const cdag_graph *g, const ir_call *a, const ir_call *b, const char *what, const char *va,
+                    const char *vb) {
   char da[160], db[160];
-  return cdag__error(CDAG_ERR_FORMAT, "native collectives on communicator %d disagree (%s): %s is a %s%s, %s a %s%s",
-                     a->comm, what, ir_describe(g, a->op, da, sizeof da), a->nonblocking ? "nonblocking " : "",
-                     ir_coll_name(a->kind), ir_describe(g, b->op, db, sizeof db), b->nonblocking ? "nonblocking " : "",
-                     ir_coll_name(b->kind));
+  return cdag__error(CDAG_ERR_FORMAT, "native collectives on communicator %d disagree on the %s: %s has %s, %s has %s",
+                     a->comm, what, ir_describe(g, a->op, da, sizeof da), va, ir_describe(g, b->op, db, sizeof db), vb);
+}
+
+static const char *call_kind(const ir_call *c, char *buf, size_t len) {
+  snprintf(buf, len, "%s%s", c->nonblocking ? "nonblocking " : "", ir_coll_name(c->kind));
+  return buf;
+}
+
+static const char *call_size(const ir_call *c, char *buf, size_t len) {
+  if (is_reduction(c->kind)) snprintf(buf, len, "%llu elements", (unsigned long long)c->count);
+  else snprintf(buf, len, "%llu bytes per member", (unsigned long long)c->count);
+  return buf;
+}
+
+static const char *call_root(const ir_call *c, char *buf, size_t len) {
+  snprintf(buf, len, "root %d", c->root);
+  return buf;
 }
 
 static int same_call(const cdag_graph *g, const ir_call *a, const ir_call *b) {
-  if (a->kind != b->kind) return disagree(g, a, b, "kind");
-  if (a->nonblocking != b->nonblocking) return disagree(g, a, b, "blocking or not");
-  if (a->root != b->root) return disagree(g, a, b, "root");
-  if (a->count != b->count && !ir_coll_get(a->kind)->vector) return disagree(g, a, b, "size");
-  if (is_reduction(a->kind) && (a->type != b->type || a->rop != b->rop)) return disagree(g, a, b, "type or op");
+  char va[64], vb[64];
+  if (a->kind != b->kind || a->nonblocking != b->nonblocking)
+    return disagree(g, a, b, "call", call_kind(a, va, sizeof va), call_kind(b, vb, sizeof vb));
+  if (a->root != b->root) return disagree(g, a, b, "root", call_root(a, va, sizeof va), call_root(b, vb, sizeof vb));
+  if (a->count != b->count && !ir_coll_get(a->kind)->vector)
+    return disagree(g, a, b, "size", call_size(a, va, sizeof va), call_size(b, vb, sizeof vb));
+  if (is_reduction(a->kind) && a->type != b->type)
+    return disagree(g, a, b, "type", ir_type_name(a->type), ir_type_name(b->type));
+  if (is_reduction(a->kind) && a->rop != b->rop)
+    return disagree(g, a, b, "op", ir_rop_name(a->rop) ? ir_rop_name(a->rop) : "a user op",
+                    ir_rop_name(b->rop) ? ir_rop_name(b->rop) : "a user op");
   return CDAG_OK;
 }
 
