@@ -434,6 +434,26 @@ static int64_t piece_below(const conflict_map *m, uint64_t b, uint64_t *start) {
   return index_last(m->map, start);
 }
 
+/* [a, b) lies inside piece q, which starts at `start`: q keeps what lies below a, a new piece
+   with q's writer and readers takes what lies above b, and *mid is the piece [a, b) (q itself
+   when it starts at a). What splitting at a and b does, with one look-up fewer per cut: a
+   datatype's blocks written into a buffer received whole cut one piece each. */
+static int cut_out(conflict_map *m, int64_t q, uint64_t start, uint64_t a, uint64_t b, int64_t *mid) {
+  int64_t at;
+  uint64_t hi = m->hi[q];
+  int rc = CDAG_OK;
+  if (b < hi) {
+    m->hi[q] = b;
+    rc = new_piece(m, b, hi, m->writer[q], m->readers[q], &at);
+  }
+  if (rc == CDAG_OK && start == a) *mid = q;
+  else if (rc == CDAG_OK) {
+    m->hi[q] = a;
+    rc = new_piece(m, a, b, m->writer[q], m->readers[q], mid);
+  }
+  return rc;
+}
+
 static int touch_read(conflict_map *m, uint64_t a, uint64_t b, int32_t op) {
   int rc;
   if (a == b) return CDAG_OK;
@@ -443,9 +463,10 @@ static int touch_read(conflict_map *m, uint64_t a, uint64_t b, int32_t op) {
     if ((rc = new_piece(m, a, b, -1, -1, &at))) return rc;
     return push_reader(m, at, op);
   }
-  if (start == a && m->hi[q] == b) {
-    if (m->writer[q] >= 0 && (rc = add_edge(m, m->writer[q], op))) return rc;
-    return push_reader(m, q, op);
+  if (start <= a && m->hi[q] >= b) {   /* one piece holds the range */
+    if ((rc = cut_out(m, q, start, a, b, &at))) return rc;
+    if (m->writer[at] >= 0 && (rc = add_edge(m, m->writer[at], op))) return rc;
+    return push_reader(m, at, op);
   }
   if ((rc = split_at(m, a)) || (rc = split_at(m, b))) return rc;
   uint64_t cur = a;
@@ -472,12 +493,13 @@ static int touch_write(conflict_map *m, uint64_t a, uint64_t b, int32_t op) {
   uint64_t start;
   int64_t q = piece_below(m, b, &start), at;
   if (q < 0 || m->hi[q] <= a) return new_piece(m, a, b, op, -1, &at);
-  if (start == a && m->hi[q] == b) {   /* the piece itself (a buffer written again): kept, not replaced */
-    if (m->readers[q] < 0 && m->writer[q] >= 0 && (rc = add_edge(m, m->writer[q], op))) return rc;
-    for (int32_t r = m->readers[q]; r >= 0; r = m->rd_next[r])
+  if (start <= a && m->hi[q] >= b) {   /* one piece holds the range (or is it: a buffer written again): kept, cut */
+    if ((rc = cut_out(m, q, start, a, b, &at))) return rc;
+    if (m->readers[at] < 0 && m->writer[at] >= 0 && (rc = add_edge(m, m->writer[at], op))) return rc;
+    for (int32_t r = m->readers[at]; r >= 0; r = m->rd_next[r])
       if ((rc = add_edge(m, m->rd_op[r], op))) return rc;
-    m->writer[q] = op;
-    m->readers[q] = -1;
+    m->writer[at] = op;
+    m->readers[at] = -1;
     return CDAG_OK;
   }
   if ((rc = split_at(m, a)) || (rc = split_at(m, b))) return rc;
