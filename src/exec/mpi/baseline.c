@@ -15,7 +15,7 @@
  * sends nothing waits for pay no copy. A computation (compute.c) runs when its op is ready.
  * cdag_start posts
  * what is ready without blocking; cdag_wait drives the rest. Cost per run: O(n + edges)
- * plus one Waitsome per completion batch (each scans the request array). */
+ * plus one Waitsome per completion batch, over the requests in flight. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,7 +125,7 @@ void engine_free(sched_engine *e) {
   free(e->kind); free(e->addr); free(e->addr2); free(e->bytes); free(e->stride); free(e->blkoff); free(e->peer); free(e->tag);
   free(e->npred); free(e->succ_start); free(e->succ); free(e->req_of); free(e->op_of_req);
   free(e->count); free(e->ready); free(e->idx); free(e->stage_off); free(e->stage); free(e->fused); free(e->msg);
-  free(e->local); free(e->local_off); free(e->local_stage); free(e->local_state);
+  free(e->local); free(e->local_off); free(e->local_stage); free(e->local_state); free(e->act); free(e->act_req);
   memset(e, 0, sizeof *e);
 }
 
@@ -146,12 +146,14 @@ static int engine_alloc(sched_engine *e, int64_t n, int64_t nedges) {
   e->count = malloc(m * sizeof *e->count);
   e->ready = malloc(m * sizeof *e->ready);
   e->idx = malloc(m * sizeof *e->idx);
+  e->act = malloc(m * sizeof *e->act);
+  e->act_req = malloc(m * sizeof *e->act_req);
   e->stage_off = malloc(m * sizeof *e->stage_off);
   e->comp_of = malloc(m * sizeof *e->comp_of);
   if (e->comp_of)
     for (int64_t i = 0; i < n; i++) e->comp_of[i] = -1;
   if (!e->comp_of || !e->stage_off || !e->kind || !e->addr || !e->addr2 || !e->bytes || !e->peer || !e->tag || !e->npred || !e->succ_start ||
-      !e->succ || !e->req_of || !e->op_of_req || !e->count || !e->ready || !e->idx)
+      !e->succ || !e->req_of || !e->op_of_req || !e->count || !e->ready || !e->idx || !e->act || !e->act_req)
     return CDAG_NOMEM("baseline engine");
   return CDAG_OK;
 }
@@ -464,6 +466,9 @@ static int engine_drain(cdag_schedule *s) {
       if (e->msg) {   /* a request of its own, at the end of those in flight */
         if ((rc = engine_request(s, op, &e->msg[k], 1, &s->reqs[e->nlive]))) return rc;
         e->op_of_req[e->nlive++] = op;
+      } else {
+        e->act[e->nact] = s->reqs[k];
+        e->act_req[e->nact++] = k;
       }
       if (staged) {
         e->pending++;
@@ -501,7 +506,7 @@ int engine_start(cdag_schedule *s) {
   if (e->nlive)   /* a run that failed left them: a new run's messages could match theirs */
     return cdag__error(CDAG_ERR_STATE, "rank %d: a failed run left %lld messages in flight; free the schedule",
                        s->rank, (long long)e->nlive);
-  e->rhead = e->nready = e->ndone = e->pending = 0;
+  e->rhead = e->nready = e->ndone = e->pending = e->nact = 0;
   if (e->local) memset(e->local_state, 0, (size_t)e->nops);
   for (int64_t i = 0; i < e->nops; i++) {
     e->count[i] = e->npred[i];
@@ -521,6 +526,15 @@ static void drop_completed(cdag_schedule *s) {
   e->nlive = m;
 }
 
+/* Persistent requests the last Waitsome completed (idx[0 .. n)) leave those in flight. O(in flight). */
+static void drop_inactive(sched_engine *e, int n) {
+  for (int k = 0; k < n; k++) e->act_req[e->idx[k]] = -1;
+  int64_t m = 0;
+  for (int64_t j = 0; j < e->nact; j++)
+    if (e->act_req[j] >= 0) e->act[m] = e->act[j], e->act_req[m++] = e->act_req[j];
+  e->nact = m;
+}
+
 /* Runs what is ready, then takes completions: waiting for some (block) or only those that
    are there; *done once every op has completed, *moved when anything completed. */
 static int engine_advance(cdag_schedule *s, int block, int *done, int *moved) {
@@ -536,9 +550,10 @@ static int engine_advance(cdag_schedule *s, int block, int *done, int *moved) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow" /* GCC misreads MPI_STATUSES_IGNORE as an array */
 #endif
-  int nreqs = e->msg ? (int)e->nlive : s->nreqs;
-  if (block) mrc = MPI_Waitsome(nreqs, s->reqs, &outcount, e->idx, MPI_STATUSES_IGNORE);
-  else mrc = MPI_Testsome(nreqs, s->reqs, &outcount, e->idx, MPI_STATUSES_IGNORE);
+  int nreqs = (int)(e->msg ? e->nlive : e->nact);
+  MPI_Request *reqs = e->msg ? s->reqs : e->act;
+  if (block) mrc = MPI_Waitsome(nreqs, reqs, &outcount, e->idx, MPI_STATUSES_IGNORE);
+  else mrc = MPI_Testsome(nreqs, reqs, &outcount, e->idx, MPI_STATUSES_IGNORE);
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
@@ -547,11 +562,12 @@ static int engine_advance(cdag_schedule *s, int block, int *done, int *moved) {
     return cdag__error(CDAG_ERR_STATE, "rank %d: baseline run stalled with %lld of %lld ops done", s->rank,
                        (long long)e->ndone, (long long)e->nops);
   for (int k = 0; k < outcount; k++) {
-    int32_t op = e->op_of_req[e->idx[k]];
+    int32_t op = e->op_of_req[e->msg ? e->idx[k] : e->act_req[e->idx[k]]];
     if (e->stage_off[op] != UINT64_MAX) e->pending--; /* completed when it started */
     else engine_complete(e, op);
   }
   if (e->msg) drop_completed(s);
+  else drop_inactive(e, outcount);
   *moved = outcount > 0;
   return CDAG_OK;
 }

@@ -106,6 +106,11 @@ typedef struct {
                                  Then the schedule's requests [0, nlive) are those in flight,
                                  op_of_req their ops */
   int64_t nlive;
+  MPI_Request *act;           /* persistent requests: those started and not complete, copied
+                                 (a Waitsome over every request scanned the inactive ones too:
+                                 quadratic in a long graph run as written) */
+  int32_t *act_req;           /* their indices in the schedule's requests */
+  int64_t nact;
   int32_t *local;             /* a message to or from the rank itself -> its partner (the receive
                                  of a send, the send of a receive): a local copy, no MPI; -1
                                  none. NULL: none at all */

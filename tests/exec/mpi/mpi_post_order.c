@@ -11,7 +11,11 @@
  * order the program added them (buffers at ascending addresses), whether their requests are
  * persistent (N small) or drawn as they start. Messages of a rank to itself start no MPI
  * message at all: they are local copies (MPICH's path to the process itself is slower), the
- * receive posted first or the send (whose data is then kept until the receive runs). */
+ * receive posted first or the send (whose data is then kept until the receive runs).
+ * The engine also waits on the requests in flight alone: a ping-pong of C messages, each
+ * after the last, has one in flight at a time, and its MPI_Waitsome and MPI_Testsome calls
+ * (interposed) are given about one request each, not all 2C (a coarray halo of 28,000 ops
+ * replayed as written in 174 ms an iteration, 3.2 ms once Waitsome scanned only those). */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -47,6 +51,19 @@ int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype type, int source, i
   int rc = PMPI_Recv_init_c(buf, count, type, source, tag, comm, r);
   note_request(*r, buf);
   return rc;
+}
+
+/* Requests handed to MPI_Waitsome and MPI_Testsome, and their calls. */
+static long long scanned, scans;
+
+int MPI_Waitsome(int n, MPI_Request reqs[], int *out, int idx[], MPI_Status st[]) {
+  scanned += n, scans++;
+  return PMPI_Waitsome(n, reqs, out, idx, st);
+}
+
+int MPI_Testsome(int n, MPI_Request reqs[], int *out, int idx[], MPI_Status st[]) {
+  scanned += n, scans++;
+  return PMPI_Testsome(n, reqs, out, idx, st);
 }
 
 int MPI_Start(MPI_Request *r) {
@@ -91,6 +108,28 @@ static void to_itself(int rank, const cdag_options *o) {
   MT_OK(cdag_graph_free(&g));
 }
 
+/* C messages back and forth, each after the one before (persistent requests: C is small). */
+static void ping_pong(int rank, const cdag_options *o) {
+  enum { C = 200 };
+  static uint64_t ball;   /* one buffer: each message sends what the one before brought */
+  cdag_graph *g = NULL;
+  cdag_schedule *s = NULL;
+  MT_OK(cdag_graph_create(MPI_COMM_WORLD, &g));
+  for (int i = 0; i < C; i++) {
+    int mine = i % 2 == rank;
+    MT_OK(mine ? cdag_send(g, &ball, sizeof ball, 1 - rank, 9, NULL) : cdag_recv(g, &ball, sizeof ball, 1 - rank, 9, NULL));
+  }
+  ball = rank ? 0 : 4242;
+  MT_OK(cdag_compile(g, o, &s));
+  scanned = scans = 0;
+  MT_OK(cdag_run(s));
+  MT_EXPECT_MSG(scans > 0 && scanned <= 2 * scans, "rank %d: %lld requests scanned in %lld waits for %d messages in a row",
+                rank, scanned, scans, C);
+  MT_EXPECT_INT(ball, ==, 4242);
+  MT_OK(cdag_schedule_free(&s));
+  MT_OK(cdag_graph_free(&g));
+}
+
 int main(int argc, char **argv) {
   int rank, p;
   MPI_Init(&argc, &argv);
@@ -120,5 +159,6 @@ int main(int argc, char **argv) {
   MT_OK(cdag_schedule_free(&s));
   MT_OK(cdag_graph_free(&g));
   to_itself(rank, &o);
+  ping_pong(rank, &o);
   return mt_finish("mpi_post_order");
 }
