@@ -292,13 +292,21 @@ static int expand(int argc, char **argv) {
   return 0;
 }
 
+/* `--merge [how] DIR`: a recording merged again keeps the command its index named. */
+static int merge_again(const char *dir, int flags) {
+  char *command = rec_index_command(dir);
+  int rc = merge_and_say(dir, command, flags, stdout);
+  free(command);
+  return rc;
+}
+
 int cmd_record(int argc, char **argv) {
   const char *dir = "cdag-recording";
-  if (argc == 2 && !strcmp(argv[0], "--merge")) return merge_and_say(argv[1], NULL, REC_MERGE_FOLD_RANKS, stdout);
-  if (argc == 3 && !strcmp(argv[0], "--merge") && !strcmp(argv[1], "--flat")) return merge_and_say(argv[2], NULL, REC_MERGE_FLAT, stdout);
+  if (argc == 2 && !strcmp(argv[0], "--merge")) return merge_again(argv[1], REC_MERGE_FOLD_RANKS);
+  if (argc == 3 && !strcmp(argv[0], "--merge") && !strcmp(argv[1], "--flat")) return merge_again(argv[2], REC_MERGE_FLAT);
   if (argc == 3 && !strcmp(argv[0], "--merge") && !strcmp(argv[1], "--fold-ranks"))   /* the default; kept for scripts */
-    return merge_and_say(argv[2], NULL, REC_MERGE_FOLD_RANKS, stdout);
-  if (argc == 3 && !strcmp(argv[0], "--merge") && !strcmp(argv[1], "--no-fold-ranks")) return merge_and_say(argv[2], NULL, 0, stdout);
+    return merge_again(argv[2], REC_MERGE_FOLD_RANKS);
+  if (argc == 3 && !strcmp(argv[0], "--merge") && !strcmp(argv[1], "--no-fold-ranks")) return merge_again(argv[2], 0);
   if (argc >= 2 && !strcmp(argv[0], "--expand")) return expand(argc - 1, argv + 1);
   int i = 0, strict = 0, flags = REC_MERGE_FOLD_RANKS;
   for (; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/error.h"
@@ -159,6 +160,45 @@ static int index_open(const char *dir, struct rec_index_json *x) {
   if (jget(&x->j, x->root, "sequence") < 0)
     return cdag__error(CDAG_ERR_FORMAT, "%s: no \"sequence\": a recording of an older cdag record, flat already", path);
   return CDAG_OK;
+}
+
+/* A JSON string's text [s, s + n) (escapes kept) decoded: as ir_json_string writes them
+   (\" \\ \u00XX) and the other short escapes; NULL for what it cannot decode. */
+static char *json_unescape(const char *s, size_t n) {
+  static const char keys[] = "\"\\/bfnrt", vals[] = "\"\\/\b\f\n\r\t";
+  char *out = malloc(n + 1), *w = out;
+  for (size_t i = 0; out && i < n; i++) {
+    if (s[i] != '\\') {
+      *w++ = s[i];
+      continue;
+    }
+    if (++i == n) break;
+    const char *esc = s[i] ? strchr(keys, s[i]) : NULL;
+    unsigned v = 0;
+    if (esc) *w++ = vals[esc - keys];
+    else if (s[i] == 'u' && i + 4 < n && sscanf(s + i + 1, "%4x", &v) == 1 && v && v < 0x80) *w++ = (char)v, i += 4;
+    else {
+      free(out);
+      return NULL;
+    }
+  }
+  if (out) *w = 0;
+  return out;
+}
+
+char *rec_index_command(const char *dir) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/index.json", dir);
+  if (access(path, F_OK)) return NULL;
+  struct rec_index_json x;
+  char *command = NULL;
+  if (index_open(dir, &x) == CDAG_OK) {
+    int64_t c = jget(&x.j, x.root, "command");
+    if (c >= 0 && x.j.n[c].type == J_STR) command = json_unescape(x.j.n[c].s, x.j.n[c].slen);
+  }
+  cdag__error_clear();
+  index_close(&x);
+  return command;
 }
 
 void rec_index_free(rec_index *ix) {

@@ -310,6 +310,9 @@ typedef struct {
 } rec_index;
 int rec_index_read(const char *dir, rec_index *ix);
 void rec_index_free(rec_index *ix);
+/* The command DIR/index.json names (malloc'd, the caller frees it), NULL when there is no
+   index, it names none, or it cannot be read: a recording merged again keeps its command. */
+char *rec_index_command(const char *dir);
 /* Writes the flat recording of DIR into OUT (an existing directory): phase-NNNN.cdag for
    every phase of the run in order, as `cdag record --merge --flat` writes them; *nwritten
    files. */

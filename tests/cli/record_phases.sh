@@ -134,6 +134,17 @@ cases <<'T'
 1 cdag record --merge folded
   err rank-1.part:9: fold 999999
 T
+# merged again, a recording keeps the command its index names (escapes decoded)
+mkdir again && cp flat/rank-*.part again/ && cdag record --merge again >/dev/null
+sed 's|"command": null|"command": "mpiexec -n 2 ./a \\"b c\\" \\\\d"|' again/index.json >again/i && mv again/i again/index.json
+cases <<'T'
+0 cdag record --merge again >/dev/null && grep '"command"' again/index.json
+  out "command": "mpiexec -n 2 ./a \"b c\" \\d",
+0 head -n 1 again/phase-0000.cdag
+  out // recorded by cdag record: phase 0 of 2 processes running: mpiexec -n 2 ./a "b c" \d
+0 cdag record --merge --flat again >/dev/null && head -n 1 again/phase-0003.cdag
+  out running: mpiexec -n 2 ./a "b c" \d
+T
 sed 's/"repeats": 2, "shift"/"repeats": 0, "shift"/' found/index.json >found/i && mv found/i found/index.json
 cases <<'T'
 1 cdag record --expand found -o x
