@@ -2099,7 +2099,8 @@ static int position_fences(pctx *x, int64_t from) {
       if (x->ep[e].bad == 3) {
         x->ep[e].bad = 4;
         int rc = drop_epoch(x, x->pool + x->ep[e].first, x->ep[e].n,
-                            "its target's fences were more than the positions between two of its operations");
+                            "its target had no position free for its fences: they fall between two of the target's "
+                            "operations at adjacent positions (a completion and what the recording adds right after it)");
         if (rc) return rc;
       }
     int64_t k = from;
