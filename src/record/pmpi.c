@@ -626,6 +626,10 @@ uint64_t next_seq(void) {
   return R->seq;
 }
 
+void noted_recv(const uint64_t *a, const uint64_t *l, int64_t n, uint64_t done, uint64_t posted, const char *type) {
+  rec_shadow_recv_ranges(R->sh, a, l, n, done, posted, type, on_fix, &R->phase);
+}
+
 /* The bytes of ranges r (elements of `type` if one range) as the recording must hold them
    before position seq. */
 /* A message of more ranges than a position has room for fixes before it (each range
@@ -773,7 +777,7 @@ int record_recv(int phase, uint64_t seq, void *buf, int count, MPI_Datatype t, c
   l.wait = blocking;
   out_op(phase, seq, &l);
   if (r->n > 1) pack_copies(r, addr, unpack, 0);
-  if (now) rec_shadow_recv_ranges(R->sh, r->a, r->l, r->n, done, type_name(t));
+  if (now) noted_recv(r->a, r->l, r->n, done, seq, type_name(t));
   return 1;
 }
 

@@ -196,6 +196,9 @@ const char *type_name(MPI_Datatype t);
 int recording(void);
 uint64_t next_seq(void);
 void check_sent(const ranges *r, uint64_t seq, const char *type);
+/* The n ranges a message posted at `posted` (0: not known) wrote, complete at `done`, held
+   by the recording (rec_shadow_recv_ranges). */
+void noted_recv(const uint64_t *a, const uint64_t *l, int64_t n, uint64_t done, uint64_t posted, const char *type);
 uint64_t pack_area(uint64_t total);
 void pack_copies(const ranges *r, uint64_t area, uint64_t first_seq, int to_area);
 /* comm's recorded communicator: xc when not NULL (a pending operation's, held), else the

@@ -41,13 +41,13 @@ static void side_before(const side *in, uint64_t seq) {
   if (in->r.n > 1) pack_copies(&in->r, in->addr, seq - REC_SEQ_STEP / 4, 1);
 }
 
-static void side_after(const side *out, uint64_t seq) {
+static void side_after(const side *out, uint64_t seq, uint64_t posted) {
   if (!out->bytes) return;
   if (out->r.n > 1) {
     uint64_t first = rec_shadow_reserve(R->sh, seq, (uint32_t)out->r.ncopies);   /* copies, not ranges */
     if (first) pack_copies(&out->r, out->addr, first, 0);
   }
-  rec_shadow_recv_ranges(R->sh, out->r.a, out->r.l, out->r.n, seq, out->type);
+  noted_recv(out->r.a, out->r.l, out->r.n, seq, posted, out->type);
 }
 
 void side_free(side *sd) {
@@ -117,7 +117,7 @@ static int combine(const coll *c, uint64_t done) {
 void coll_finish(coll *c, uint64_t done) {
   if (!c->x) return;
   if (c->ic) ic_finish(c, &done);
-  if (!c->calc_len || !c->out.bytes || combine(c, done)) side_after(&c->out, done);
+  if (!c->calc_len || !c->out.bytes || combine(c, done)) side_after(&c->out, done, c->seq);
   coll_drop(c);
 }
 

@@ -925,7 +925,7 @@ static void exchange(rwin *w, uint64_t seq, int recorded) {
       if (pass == 0 && a->kind == A_GET && w->open && w->open_phase == R->phase)
         check_sent(&(ranges){1, 1, (uint64_t *)&a->addr, (uint64_t *)&a->len, 1}, w->open, tn);
       else if (pass == 1 && a->kind != A_GET)
-        rec_shadow_recv(R->sh, a->addr, a->len, seq, tn);
+        noted_recv(&a->addr, &a->len, 1, seq, 0, tn);   /* others' writes: when read, unknown */
     }
   free(in);
 }
@@ -965,7 +965,7 @@ static void get_done(rwin *w, rget *g, uint64_t seq) {
     uint64_t first = rec_shadow_reserve(R->sh, seq, (uint32_t)g->n);
     if (first) pack_copies(&r, g->area, first, 0);
   }
-  if (seq) rec_shadow_recv_ranges(R->sh, r.a, r.l, g->n, seq, g->type);
+  if (seq) noted_recv(r.a, r.l, g->n, seq, g->seq, g->type);
   g->done = 1;
   if (w->gpend && --w->gpend[g->member] == 0) plain_forget_reads(w, g->member);   /* a put may follow them now */
 }

@@ -213,14 +213,19 @@ void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, 
 int rec_shadow_held_since(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq);
 /* A receive (or a collective's output) wrote `len` bytes at `addr`, observed complete at
    position `done`: the recording holds these bytes there, and they may feed a reduction of
-   elements of `type` (a format name: the message's MPI datatype; NULL: unknown). */
-void rec_shadow_recv(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t done, const char *type);
+   elements of `type` (a format name: the message's MPI datatype; NULL: unknown). `posted`:
+   where it was posted (0: not known). Bytes it overwrites that an earlier receive wrote and
+   nothing has read since (no send, no computation, no copy or reduction the shadow proves
+   by the phase's end) were read by the program before it was posted, however short the
+   gap: that gap is then written as a computation (`fix`), so the earlier message is live. */
+void rec_shadow_recv(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t done, uint64_t posted, const char *type,
+                     rec_fix_fn fix, void *ctx);
 /* rec_shadow_recv of the n ranges a[i], l[i] one message wrote (a datatype's blocks; type
    applies when n is 1; ranges of packing areas are skipped). Every range is noted, but only
    the last 1,024 are offered as candidates, as rec_shadow_recv of each would leave no more
    of them: the same recording, without the candidate bookkeeping of every block. */
 void rec_shadow_recv_ranges(rec_shadow *sh, const uint64_t *a, const uint64_t *l, int64_t n, uint64_t done,
-                            const char *type);
+                            uint64_t posted, const char *type, rec_fix_fn fix, void *ctx);
 /* The phase ends at position seq: every range the recording holds whose bytes changed
    since (computation after the last send) gets its reductions, copies or computations, so
    the recording's memory ends as the program's did, then the last gap's time is written.

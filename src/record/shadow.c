@@ -64,6 +64,8 @@ typedef struct {
   uint8_t gone;            /* the program gave these bytes back at seq (rec_shadow_forget):
                               what they hold now was never seen, and only receives completed
                               after seq may explain it */
+  uint8_t sent;            /* a send read some of them since they were noted */
+  uint32_t cand;           /* 1 + the candidate the receive that wrote them was, 0 none */
 } entry;
 
 typedef struct {
@@ -104,6 +106,19 @@ struct rec_shadow {
   scratch acc;             /* fold accumulator */
   int received;            /* a receive completed in this phase */
   uint64_t tseq, tns;      /* the time computed before position tseq, not yet written */
+  int tforce;              /* written whatever its time: the program read a receive there */
+  uint64_t last_all;       /* position of the latest computation written (each reads all) */
+  uint64_t posting;        /* while a receive's ranges are noted: the position it was posted
+                              at (the bytes it overwrites must have been read before) */
+  uint32_t noting;         /* while one is noted: 1 + its candidate, 0 none */
+  int forgetting;          /* the bytes are given back (rec_shadow_forget), not received */
+  int unread;              /* it overwrites bytes a receive wrote that nothing read since */
+  uint8_t *cread;          /* bit per candidate of the phase: a copy or reduction read it */
+  int64_t creadcap;        /* bytes of cread */
+  struct overwrite { uint64_t posted, wrote; uint32_t cand; } *ow;   /* receives that overwrote a
+                              candidate's bytes before any read them: the program read them,
+                              unless a copy or reduction the shadow proves later does */
+  int64_t now, owcap;
   uint64_t bseq; uint32_t bn;   /* computations written before position bseq so far (a
                                    message of several ranges is several sends at one) */
   cblocks cb[REC_CLASSES]; /* the computations being gathered, one per block length, not yet
@@ -163,6 +178,8 @@ void rec_shadow_reset(rec_shadow *sh) {
   sh->arena_bytes = 0;
   sh->received = 0;
   sh->tseq = sh->tns = 0;
+  sh->tforce = 0, sh->last_all = 0, sh->now = 0;
+  if (sh->cread) memset(sh->cread, 0, (size_t)sh->creadcap);
   sh->bseq = sh->bn = 0;
   for (int k = 0; k < REC_CLASSES; k++) sh->cb[k].n = 0;
 }
@@ -174,6 +191,8 @@ void rec_shadow_free(rec_shadow *sh) {
   free(sh->freed);
   free(sh->c);
   free(sh->p);
+  free(sh->cread);
+  free(sh->ow);
   for (int k = 0; k < REC_CLASSES; k++) free(sh->cb[k].at);
   scratch_free(&sh->acc);
   free(sh);
@@ -257,6 +276,59 @@ static int64_t next_entry(rec_shadow *sh, int64_t i) {
   return base_imap_find(&sh->map, &k, BASE_IMAP_ABOVE);
 }
 
+/* The least cost of a computation written for bytes the program read: two digits, so the
+   phases take its line as time (distinct.c), present in one iteration and not the next. */
+enum { READ_NS = 10 };
+
+/* Is a computation written or pending at a position after s (every one reads all)? */
+static int consumed_after(const rec_shadow *sh, uint64_t s) {
+  if (sh->last_all > s) return 1;
+  if ((sh->tns >= REC_COMPUTE_MIN_NS || sh->tforce) && sh->tseq - REC_SEQ_STEP / 2 > s) return 1;
+  for (int k = 0; k < REC_CLASSES; k++)
+    if (sh->cb[k].n && sh->cb[k].seq > s) return 1;
+  return 0;
+}
+
+/* A receive being noted (sh->posting) overwrites entry x: bytes an earlier receive wrote
+   that no send and no computation has read since? The program read them, in a gap too
+   short to be written as a computation (under REC_COMPUTE_MIN_NS), or a copy or reduction
+   the shadow proves only at a later send read them (a sum into an accumulator, sent when
+   complete). Bytes of a candidate wait for that (sh->ow, decided when the phase settles);
+   others cannot be proven read: the gap is a computation now (sh->unread). Without it the
+   earlier message would look dead. */
+enum { NO_CAND = UINT32_MAX };
+
+static void check_unread(rec_shadow *sh, const entry *x) {
+  if (!sh->posting || !x->from_recv || x->sent || x->gone || x->seq >= sh->posting || consumed_after(sh, x->seq)) return;
+  if (!x->cand && !sh->forgetting) {
+    sh->unread = 1;
+    return;
+  }
+  if (base_grow((void **)&sh->ow, sh->now, &sh->owcap, 1, sizeof *sh->ow, "shadow")) {
+    sh->unread = !sh->forgetting;   /* no room to wait: read, as far as the recording can tell */
+    return;
+  }
+  sh->ow[sh->now++] = (struct overwrite){sh->posting, x->seq, x->cand ? x->cand - 1 : NO_CAND};
+}
+
+/* Candidate c was read by a copy or reduction the shadow wrote. */
+static void cand_read(rec_shadow *sh, int64_t c) {
+  int64_t byte = c / 8;
+  if (byte >= sh->creadcap) {
+    int64_t cap = sh->creadcap ? sh->creadcap : 64;
+    while (cap <= byte) cap *= 2;
+    uint8_t *b = realloc(sh->cread, (size_t)cap);
+    if (!b) return;   /* not marked: a computation too many, never a message lost */
+    memset(b + sh->creadcap, 0, (size_t)(cap - sh->creadcap));
+    sh->cread = b, sh->creadcap = cap;
+  }
+  sh->cread[byte] |= (uint8_t)(1u << (c % 8));
+}
+
+static int cand_was_read(const rec_shadow *sh, int64_t c) {
+  return c != NO_CAND && c / 8 < sh->creadcap && (sh->cread[c / 8] >> (c % 8) & 1);
+}
+
 /* Removes [a, a+n) from the map, trimming entries that stick out; i is the first entry that
    overlaps it (first_in). An entry that sticks out before keeps its place and its key,
    shortened: a datatype's blocks received into a buffer noted whole cost one insert each,
@@ -265,6 +337,7 @@ static void clear_range(rec_shadow *sh, uint64_t a, uint64_t n, int64_t i) {
   uint64_t end = a + n, k;
   while (i >= 0 && sh->e[i].start < end) {
     entry x = sh->e[i];
+    check_unread(sh, &x);
     if (x.start < a) {   /* the part before stays */
       sh->e[i].len = a - x.start;
       sh->e[i].hash = 0;
@@ -294,8 +367,12 @@ void rec_shadow_forget(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq
   int64_t i = len ? first_in(sh, addr, len) : -1, j = i;
   while (j >= 0 && sh->e[j].start < addr + len && sh->e[j].gone) j = next_entry(sh, j);
   if (j < 0 || sh->e[j].start >= addr + len) return;   /* nothing held since it was last given back */
+  /* received bytes given back unread were read first (a temporary freed after its use):
+     in the gap before the next position, as an overwrite's (check_unread) */
+  sh->posting = seq + REC_SEQ_STEP, sh->forgetting = 1;
   clear_range(sh, addr, len, i);
-  put_entry(sh, (entry){addr, len, addr, 0, NULL, 0, seq, NULL, 0, 1});
+  sh->posting = 0, sh->forgetting = 0;
+  put_entry(sh, (entry){addr, len, addr, 0, NULL, 0, seq, NULL, 0, 1, 0, 0});
 }
 
 static int by_addr(const void *x, const void *y) {
@@ -326,9 +403,11 @@ static const uint8_t *note(rec_shadow *sh, uint64_t a, uint64_t n, uint64_t seq,
   if (sh->on_note) sh->on_note(a, n);
   int64_t i = first_in(sh, a, n);
   int again = i >= 0 && sh->e[i].start == a && sh->e[i].len == n;   /* the range of an entry (a buffer used again) */
+  if (again) check_unread(sh, &sh->e[i]);
   if (!again && i >= 0) clear_range(sh, a, n, i);
   const uint8_t *c = keep(sh, a, n);
-  entry x = {a, n, a, n, c, c ? 0 : hash_bytes((const uint8_t *)(uintptr_t)a, n), seq, type, (uint8_t)from_recv, 0};
+  entry x = {a, n, a, n, c, c ? 0 : hash_bytes((const uint8_t *)(uintptr_t)a, n), seq, type, (uint8_t)from_recv, 0, 0,
+             from_recv ? sh->noting : 0};
   if (again) sh->e[i] = x;   /* replaced where it is: no look-ups to clear it and put it back */
   else put_entry(sh, x);
   return c;
@@ -458,6 +537,7 @@ static int try_fold(rec_shadow *sh, const piece *pc, const uint8_t *old, const u
     candidate *r = recent(sh, set[i]);
     rec_fix f = {REC_FIX_REDUCE, insert_seq(sh, r->point), pc->addr, n, r->addr + at[i], found.type, found.op,
                  n / (uint64_t)found.size, 0, 0, 0, NULL};
+    cand_read(sh, set[i]);
     fix(ctx, &f);
   }
   sh->counts[REC_FIX_REDUCE] += (uint64_t)k;
@@ -476,6 +556,7 @@ static int try_copy(rec_shadow *sh, const piece *pc, const uint8_t *cur, const i
     candidate *r = recent(sh, cand[i]);
     if ((at[i] == 0 && r->hash != h) || memcmp(r->content + at[i], cur, n) != 0 || !room(sh, &cand[i], 1)) continue;
     rec_fix f = {REC_FIX_COPY, insert_seq(sh, r->point), pc->addr, n, r->addr + at[i], NULL, NULL, 0, 0, 0, 0, NULL};
+    cand_read(sh, cand[i]);
     fix(ctx, &f);
     sh->counts[REC_FIX_COPY]++;
     return 1;
@@ -526,6 +607,7 @@ static void flush_one(rec_shadow *sh, cblocks *c, rec_fix_fn fix, void *ctx) {
   else if (!regular) f.addr = c->at[0], f.at = c->at, f.stride = 0;
   c->n = 0;
   sh->counts[REC_FIX_COMPUTE]++;
+  if (c->seq > sh->last_all) sh->last_all = c->seq;
   fix(ctx, &f);
 }
 
@@ -563,6 +645,7 @@ static void computed(rec_shadow *sh, uint64_t addr, uint64_t n, uint64_t seq, re
     if (!c->cap) {   /* not even one: the computation alone */
       rec_fix f = {REC_FIX_COMPUTE, pos, addr, n, 0, NULL, NULL, 0, cost, 1, 0, NULL};
       sh->counts[REC_FIX_COMPUTE]++;
+      if (pos > sh->last_all) sh->last_all = pos;
       fix(ctx, &f);
       return;
     }
@@ -572,12 +655,56 @@ static void computed(rec_shadow *sh, uint64_t addr, uint64_t n, uint64_t seq, re
   c->at[c->n++] = addr;
 }
 
+/* A computation that writes nothing before position seq, of `cost` ns. */
+static void time_only(rec_shadow *sh, uint64_t seq, uint64_t cost, rec_fix_fn fix, void *ctx) {
+  if (cost < READ_NS) cost = READ_NS;
+  rec_fix f = {REC_FIX_COMPUTE, seq - REC_SEQ_STEP / 2, 0, 0, 0, NULL, NULL, 0, cost, 0, 0, NULL};
+  if (f.seq > sh->last_all) sh->last_all = f.seq;
+  fix(ctx, &f);
+}
+
 void rec_shadow_time_flush(rec_shadow *sh, rec_fix_fn fix, void *ctx) {
-  if (sh->tns >= REC_COMPUTE_MIN_NS) {
-    rec_fix f = {REC_FIX_COMPUTE, sh->tseq - REC_SEQ_STEP / 2, 0, 0, 0, NULL, NULL, 0, sh->tns, 0, 0, NULL};
-    fix(ctx, &f);
+  if (sh->tns >= REC_COMPUTE_MIN_NS || sh->tforce) {
+    time_only(sh, sh->tseq, sh->tns, fix, ctx);
+    while (sh->now && sh->ow[sh->now - 1].posted == sh->tseq) sh->now--;   /* waiting there: read now */
   }
   sh->tns = 0;
+  sh->tforce = 0;
+}
+
+/* The receive posted at `posted` overwrote bytes nothing read: the gap before it is a
+   computation, whatever its time (written at the flush if still pending). Overwrites
+   waiting at that position are settled by it. */
+static void read_before(rec_shadow *sh, uint64_t posted, rec_fix_fn fix, void *ctx) {
+  sh->unread = 0;
+  int64_t k = 0;
+  for (int64_t i = 0; i < sh->now; i++)
+    if (sh->ow[i].posted != posted) sh->ow[k++] = sh->ow[i];
+  sh->now = k;
+  if (sh->tseq == posted) sh->tforce = 1;
+  else time_only(sh, posted, 0, fix, ctx);
+}
+
+static int by_posted(const void *a, const void *b) {
+  const struct overwrite *x = a, *y = b;
+  return (x->posted > y->posted) - (x->posted < y->posted);
+}
+
+/* The phase settles: overwrites whose bytes no copy or reduction read were read by the
+   program in the gap before their receive (a computation of 0 ns there), unless one
+   written for an earlier overwrite already lies between (a computation reads all: one
+   before four halo receives posted in a row serves them all). */
+static void overwrites_settle(rec_shadow *sh, rec_fix_fn fix, void *ctx) {
+  uint64_t last = 0;
+  base_sort(sh->ow, (size_t)sh->now, sizeof *sh->ow, by_posted);
+  for (int64_t i = 0; i < sh->now; i++) {
+    const struct overwrite *o = &sh->ow[i];
+    if (cand_was_read(sh, o->cand) || (last && last - REC_SEQ_STEP / 2 > o->wrote)) continue;
+    if (o->posted == sh->tseq) sh->tforce = 1;
+    else time_only(sh, o->posted, 0, fix, ctx);
+    last = o->posted;
+  }
+  sh->now = 0;
 }
 
 void rec_shadow_time(rec_shadow *sh, uint64_t seq, uint64_t ns, rec_fix_fn fix, void *ctx) {
@@ -626,6 +753,7 @@ void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, 
     entry *x = &sh->e[i];
     uint64_t a = x->start > addr ? x->start : addr;
     uint64_t b = x->start + x->len < end ? x->start + x->len : end;
+    x->sent = 1;
     if (a > pos && sh->received && run_add(sh, &r, pos, a, end, seq, fix, ctx)) break;
     pos = b;
     const uint8_t *old = x->content ? x->content + (a - x->start) : NULL;
@@ -783,6 +911,7 @@ void rec_shadow_settle(rec_shadow *sh, uint64_t seq, int proven_only, rec_fix_fn
   scratch_free(&rd);
   free(readable);
   rec_shadow_flush(sh, fix, ctx);
+  overwrites_settle(sh, fix, ctx);
   rec_shadow_time_flush(sh, fix, ctx);   /* the phase ends: its last gap's time */
 }
 
@@ -803,27 +932,42 @@ uint64_t rec_shadow_reserve(rec_shadow *sh, uint64_t done, uint32_t n) {
   return first;
 }
 
+static void recv_one(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t done, const char *type);
+
 void rec_shadow_recv_ranges(rec_shadow *sh, const uint64_t *a, const uint64_t *l, int64_t n, uint64_t done,
-                            const char *type) {
+                            uint64_t posted, const char *type, rec_fix_fn fix, void *ctx) {
   int64_t skip = n - RECENT;   /* these would leave the ring before this call returns */
+  sh->posting = posted;
   for (int64_t i = 0; i < n; i++) {
     if (!l[i] || a[i] >= REC_PACK_BASE) continue;
     if (i >= skip) {
-      rec_shadow_recv(sh, a[i], l[i], done, n == 1 ? type : NULL);
+      recv_one(sh, a[i], l[i], done, n == 1 ? type : NULL);
       continue;
     }
     sh->received = 1;
-    if (point_at(sh, done) < 0) return;
+    if (point_at(sh, done) < 0) break;
     note(sh, a[i], l[i], done, NULL, 1);
     sh->nc++;   /* its index, out of reach as the ring's oldest (candidates) */
   }
+  sh->posting = 0;
+  if (sh->unread) read_before(sh, posted, fix, ctx);
 }
 
-void rec_shadow_recv(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t done, const char *type) {
+void rec_shadow_recv(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t done, uint64_t posted, const char *type,
+                     rec_fix_fn fix, void *ctx) {
+  sh->posting = posted;
+  recv_one(sh, addr, len, done, type);
+  sh->posting = 0;
+  if (sh->unread) read_before(sh, posted, fix, ctx);
+}
+
+static void recv_one(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t done, const char *type) {
   if (len == 0) return;
   sh->received = 1;
   if (point_at(sh, done) < 0) return;
+  sh->noting = (uint32_t)sh->nc + 1;
   const uint8_t *content = note(sh, addr, len, done, type, 1);
+  sh->noting = 0;
   if (!sh->c && !(sh->c = malloc(RECENT * sizeof *sh->c))) {
     sh->oom[0]++;
     return;
