@@ -246,9 +246,9 @@ static int listed_copy(lw *w, lw_run *r, int32_t rank, uint64_t src, uint64_t ds
     if (r->len / g <= 8 && len / g <= 8 && listed_extends(r, rank, src, dst, len, r->len)) rc = listed_regrain(w, r, g);
     if (rc == CDAG_OK && r->len == g) grain = g;
   }
-  int again = 0;
-  if (rc == CDAG_OK && r->n && listed_extends(r, rank, src, dst, len, grain)) rc = read_again(w, r, src, len, &again);
-  if (rc == CDAG_OK && r->n && (!listed_extends(r, rank, src, dst, len, grain) || again))
+  int joins = rc == CDAG_OK && r->n && listed_extends(r, rank, src, dst, len, grain), again = 0;
+  if (joins) rc = read_again(w, r, src, len, &again);
+  if (rc == CDAG_OK && r->n && (!joins || again))
     rc = listed_flush(w, r), grain = len;
   for (uint64_t o = 0; rc == CDAG_OK && o < len; o += grain) rc = listed_push(w, r, rank, src + o, dst + o, grain);
   if (rc == CDAG_OK && r->mapped) rc = base_imap_put(&r->read, src, (int64_t)len);

@@ -672,8 +672,14 @@ void rec_shadow_time_flush(rec_shadow *sh, rec_fix_fn fix, void *ctx) {
   sh->tforce = 0;
 }
 
-/* The receive posted at `posted` overwrote bytes nothing read: the gap before it is a
-   computation, whatever its time (written at the flush if still pending). Overwrites
+/* The gap before position `posted` is a computation, whatever its time: the gap's own,
+   written at the flush, while it is still pending; else one of READ_NS. */
+static void gap_read(rec_shadow *sh, uint64_t posted, rec_fix_fn fix, void *ctx) {
+  if (sh->tseq == posted) sh->tforce = 1;
+  else time_only(sh, posted, 0, fix, ctx);
+}
+
+/* The receive posted at `posted` overwrote bytes nothing read (gap_read). Overwrites
    waiting at that position are settled by it. */
 static void read_before(rec_shadow *sh, uint64_t posted, rec_fix_fn fix, void *ctx) {
   sh->unread = 0;
@@ -681,8 +687,7 @@ static void read_before(rec_shadow *sh, uint64_t posted, rec_fix_fn fix, void *c
   for (int64_t i = 0; i < sh->now; i++)
     if (sh->ow[i].posted != posted) sh->ow[k++] = sh->ow[i];
   sh->now = k;
-  if (sh->tseq == posted) sh->tforce = 1;
-  else time_only(sh, posted, 0, fix, ctx);
+  gap_read(sh, posted, fix, ctx);
 }
 
 static int by_posted(const void *a, const void *b) {
@@ -691,7 +696,7 @@ static int by_posted(const void *a, const void *b) {
 }
 
 /* The phase settles: overwrites whose bytes no copy or reduction read were read by the
-   program in the gap before their receive (a computation of 0 ns there), unless one
+   program in the gap before their receive (gap_read), unless one
    written for an earlier overwrite already lies between (a computation reads all: one
    before four halo receives posted in a row serves them all). */
 static void overwrites_settle(rec_shadow *sh, rec_fix_fn fix, void *ctx) {
@@ -700,8 +705,7 @@ static void overwrites_settle(rec_shadow *sh, rec_fix_fn fix, void *ctx) {
   for (int64_t i = 0; i < sh->now; i++) {
     const struct overwrite *o = &sh->ow[i];
     if (cand_was_read(sh, o->cand) || (last && last - REC_SEQ_STEP / 2 > o->wrote)) continue;
-    if (o->posted == sh->tseq) sh->tforce = 1;
-    else time_only(sh, o->posted, 0, fix, ctx);
+    gap_read(sh, o->posted, fix, ctx);
     last = o->posted;
   }
   sh->now = 0;
@@ -955,10 +959,7 @@ void rec_shadow_recv_ranges(rec_shadow *sh, const uint64_t *a, const uint64_t *l
 
 void rec_shadow_recv(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t done, uint64_t posted, const char *type,
                      rec_fix_fn fix, void *ctx) {
-  sh->posting = posted;
-  recv_one(sh, addr, len, done, type);
-  sh->posting = 0;
-  if (sh->unread) read_before(sh, posted, fix, ctx);
+  rec_shadow_recv_ranges(sh, &addr, &len, 1, done, posted, type, fix, ctx);
 }
 
 static void recv_one(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t done, const char *type) {
