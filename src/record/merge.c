@@ -2062,18 +2062,24 @@ static int cmp_pins(const void *a, const void *b) {
    by ticket, which orders two origins' conflicting epochs). When the gap has fewer
    positions than fences (a target that sat in one call while its origins flushed thousands
    of times), several fences share one, and each keeps its place among them (sub), which the
-   writer sorts equal positions by. 1 when the gap has no position at all, whose epochs are
-   then marked (bad 3). */
+   writer sorts equal positions by. Between two ops at adjacent positions (a completion and
+   what the recording adds right after it), the fences share the first op's position, after
+   it (sub from 1: ops have 0). 1 when the gap has no position at all (before an op at 0),
+   whose epochs are then marked (bad 3). */
 static int spread(pctx *x, pins *p, int64_t a, int64_t e) {
   const pside *s = &x->s[p[a].rank];
   int64_t at = p[a].a;
   uint64_t hi = at < s->n ? s->ops[at]->seq : s->n ? s->ops[s->n - 1]->seq + REC_SEQ_STEP : REC_SEQ_STEP;
   uint64_t lo = at > 0 ? s->ops[at - 1]->seq : hi > 4096 ? hi - 4096 : 0, n = (uint64_t)(e - a);
-  if (hi - lo < 2) {
+  if (hi <= lo) {
     for (int64_t k = a; k < e; k++) x->ep[p[k].epoch].bad = 3;
     return 1;
   }
   for (int64_t k = a; k < e; k++) {
+    if (hi - lo == 1) {
+      p[k].seq = lo, p[k].sub = (uint32_t)(k - a + 1);
+      continue;
+    }
     p[k].seq = hi - lo > n ? lo + (uint64_t)(k - a + 1) * ((hi - lo) / (n + 1))
                            : lo + 1 + (uint64_t)(k - a) * (hi - lo - 1) / n;   /* (k - a) * gap < n * n */
     p[k].sub = (uint32_t)(k - a);
@@ -2099,8 +2105,8 @@ static int position_fences(pctx *x, int64_t from) {
       if (x->ep[e].bad == 3) {
         x->ep[e].bad = 4;
         int rc = drop_epoch(x, x->pool + x->ep[e].first, x->ep[e].n,
-                            "its target had no position free for its fences: they fall between two of the target's "
-                            "operations at adjacent positions (a completion and what the recording adds right after it)");
+                            "its target had no position free for its fences: they fall before the target's first "
+                            "operation, at position 0");
         if (rc) return rc;
       }
     int64_t k = from;

@@ -283,6 +283,34 @@ for o in 1 2; do
   } >full2/rank-$o.part
 done
 
+# rank 0's epoch on itself closes, and its unlock's completion adds a copy at the next
+# position; rank 1's epoch on the same bytes, granted after it (ticket 2), opens between the
+# two (OpenCoarrays' locks: MPI_Win_lock on the image that holds the lock variable, then
+# every other image's). The fence shares the unlock's position, after it; it was left out
+# ("no position free") in about one recording of four
+mkdir -p adjacent
+{
+  printf 'cdag-record-part 1\nrank 0 nprocs 2\ncomm %d 1 0\nphase 0\n' "$B"
+  echo "0 65536 barrier"
+  echo "0 131072 lock comm $B"
+  echo "0 196608 get 4b from 0 at 0x5000 addr 0x100 comm $B wait"
+  echo "0 262144 put 4b to 0 at 0x5000 addr 0x104 comm $B"
+  echo "0 327680 unlock comm $B ticket 1"
+  echo "0 327681 copy 4b from 0x100 to 0x200"
+  echo "0 393216 barrier"
+  printf 'end 0\nfinalized\n'
+} >adjacent/rank-0.part
+{
+  printf 'cdag-record-part 1\nrank 1 nprocs 2\ncomm %d 2 1 0\nphase 0\n' $((B + 2))
+  echo "0 65536 barrier"
+  echo "0 131072 lock comm $((B + 2)) tpos $(tp 65536 0)"
+  echo "0 196608 get 4b from 0 at 0x5000 addr 0x100 comm $((B + 2)) wait"
+  echo "0 262144 put 4b to 0 at 0x5000 addr 0x104 comm $((B + 2))"
+  echo "0 327680 unlock comm $((B + 2)) ticket 2 tpos $(tp 327680 0)"
+  echo "0 393216 barrier"
+  printf 'end 0\nfinalized\n'
+} >adjacent/rank-1.part
+
 # a phase that does not load for another reason (a message whose sizes disagree): the
 # recording stays as it was, epochs placed, and its failure is said
 mkdir -p other
@@ -405,6 +433,12 @@ cases <<'T'
   count 1 ^compute 0 writes 8 at 0x100$
   count 2 ^put 16b to 0 at 0xa00[04] addr 0x400 blocks 4 stride 8
   count 0 at 0xb0
+0 cdag record --merge adjacent
+0 cat adjacent/index.json
+  out "unsupported": {}
+  out "check": {"ok": true
+0 sed -n '/^rank 0/,/^}/p' adjacent/phase-0000.cdag | tr '\n' '|'
+  out |put 4b to 0 at 0x5000 addr 0x104 comm 1|fence comm 1|fence comm 2|copy 4b from 0x100 to 0x200|fence comm 2|barrier|
 1 cdag record --merge other
   err does not load
 0 grep -c '^fence comm' other/phase-0000.cdag
