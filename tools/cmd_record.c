@@ -269,6 +269,9 @@ static int merge_and_say(const char *dir, const char *command, int flags, FILE *
   if (sum.unsent)
     fprintf(say, "receives whose send is outside the phase (computations that write what arrived): %llu\n",
            (unsigned long long)sum.unsent);
+  if (sum.target_computes)
+    fprintf(say, "bytes a target computed between two passive-target reads of them (computations added there): %llu\n",
+           (unsigned long long)sum.target_computes);
   if (!sum.complete) fprintf(say, "incomplete: not every process reached MPI_Finalize\n");
   if (sum.out_of_memory)
     fprintf(say, "out of memory while recording: %llu things lost (index.json's out_of_memory says which)\n",

@@ -40,6 +40,7 @@ enum { K_SEND, K_RECV, K_WAIT, K_OTHER };
 typedef struct mop {
   int phase;
   uint8_t kind, dropped, unmatched, labelled;
+  uint8_t hashed;          /* a passive-target get whose fetched bytes' hash is known (`got`) */
   uint32_t label;          /* its label's number, when a wait names it */
   uint32_t sub;            /* a target's fence: its place among fences at its position (spread) */
   struct mop *partner;     /* the whole run's other end of a message (finding phases) */
@@ -49,6 +50,7 @@ typedef struct mop {
   uint64_t seq;
   uint64_t mseq;           /* the position it is matched at: seq, or for a probed receive the
                               probe's (`probed` line) */
+  uint64_t hash;           /* hashed: what the get fetched (`got` line) */
   int64_t line;            /* in its part file */
   char *text;              /* the operation as written, after its position */
 } mop;
@@ -57,7 +59,9 @@ typedef struct { int id, n; int *members; int global; } mcomm;
 typedef struct { int phase; char *text; } mline;
 typedef struct { char name[160]; uint64_t n; } mcount;
 typedef struct { uint64_t seq; int64_t line; } mdrop;
-/* `K probed SEQ PSEQ`: receive SEQ is matched at position PSEQ. */
+/* `K probed SEQ PSEQ`: receive SEQ is matched at position PSEQ. `K got SEQ HASH`: the get at
+   SEQ fetched bytes of that hash. */
+typedef struct { uint64_t seq, hash; int64_t line; } mgot;
 typedef struct { uint64_t seq, pseq; int64_t line; } mprobe;
 /* `K fold OFF1 OFF2 D N` (record.h): the operation lines in bytes [OFF1, OFF2) of the part
    repeated N times, the i-th i * D positions further. */
@@ -74,6 +78,7 @@ typedef struct {
   mline *scratch; int64_t nscratch, scratchcap;
   mdrop *drops; int64_t ndrops, dropcap;   /* `drop` lines, applied once every operation is read */
   mprobe *probes; int64_t nprobes, probecap;   /* `probed` lines, the same way */
+  mgot *gots; int64_t ngots, gotcap;           /* `got` lines, the same way */
   mfold *folds; int64_t nfolds, foldcap;   /* `fold` lines, expanded once every operation is read */
   char **texts; int64_t ntexts, textcap;   /* wait lines the folds wrote, shifted */
   int discard_phase; uint64_t discard_seq;
@@ -103,6 +108,7 @@ typedef struct {
   int64_t waitcap;
   int64_t nbad;                    /* malformed lines, all parts */
   int cut;                         /* the one implicit phase was cut where the run repeats */
+  struct mread *reads; int64_t nreads, readcap;   /* passive-target gets placed at their targets */
   char bad[MERGE_BAD_KEPT][240];   /* the first of them, FILE:LINE: reason */
 } merger;
 
@@ -309,6 +315,16 @@ static int parse_line(merger *m, mrank *r, int rank, int64_t line, char *l) {
       r->probes[r->nprobes++] = (mprobe){b, c, line};
       return 0;
     }
+    if (!strncmp(p, "got ", 4)) {
+      char *q = p + 4;
+      if (!unum(&q, UINT64_MAX, &b) || !unum(&q, UINT64_MAX, &c) || *q)
+        return bad_line(m, rank, line, "got %.60s: not a get's position and a hash", p + 4), 0;
+      int64_t cap = r->gotcap;
+      if (base_grow((void **)&r->gots, r->ngots, &cap, 1, sizeof *r->gots, "merger")) return CDAG_NOMEM("recorded operations");
+      r->gotcap = cap;
+      r->gots[r->ngots++] = (mgot){b, c, line};
+      return 0;
+    }
     if (!strncmp(p, "fold ", 5)) {
       uint64_t o1, o2, d, n;
       char *q = p + 5;
@@ -426,6 +442,7 @@ static int check_rank(merger *m, mrank *r, int rank) {
   if (!r->nops) {
     for (int64_t i = 0; i < r->ndrops; i++) bad_line(m, rank, r->drops[i].line, "drop of sequence number %llu, which no operation has", (unsigned long long)r->drops[i].seq);
     for (int64_t i = 0; i < r->nprobes; i++) bad_line(m, rank, r->probes[i].line, "probed: the part has no operations");
+    for (int64_t i = 0; i < r->ngots; i++) bad_line(m, rank, r->gots[i].line, "got: the part has no operations");
     return CDAG_OK;
   }
   mop **s = malloc((size_t)r->nops * sizeof *s);
@@ -464,6 +481,12 @@ static int check_rank(merger *m, mrank *r, int rank) {
       bad_line(m, rank, x->line, "probed %llu %llu: not a receive probed once at a position of its own",
                (unsigned long long)x->seq, (unsigned long long)x->pseq);
     else (*f)->mseq = x->pseq;
+  }
+  for (int64_t i = 0; i < r->ngots; i++) {
+    mop key = {.seq = r->gots[i].seq}, *kp = &key, **f = bsearch(&kp, s, (size_t)r->nops, sizeof *s, cmp_seq);
+    if (!f || (*f)->kind != K_OTHER || strncmp((*f)->text, "get ", 4) || (*f)->hashed)
+      bad_line(m, rank, r->gots[i].line, "got %llu: not the position of a get told once", (unsigned long long)r->gots[i].seq);
+    else (*f)->hashed = 1, (*f)->hash = r->gots[i].hash;
   }
   free(s);
   return CDAG_OK;
@@ -2062,9 +2085,10 @@ static int cmp_pins(const void *a, const void *b) {
    by ticket, which orders two origins' conflicting epochs). When the gap has fewer
    positions than fences (a target that sat in one call while its origins flushed thousands
    of times), several fences share one, and each keeps its place among them (sub), which the
-   writer sorts equal positions by. Between two ops at adjacent positions (a completion and
-   what the recording adds right after it), the fences share the first op's position, after
-   it (sub from 1: ops have 0). 1 when the gap has no position at all (before an op at 0),
+   writer sorts equal positions by (odd: a computation computed_reads adds before a fence
+   takes the even one below it). Between two ops at adjacent positions (a completion and what
+   the recording adds right after it), the fences share the first op's position, after it
+   (sub from 3: ops have 0). 1 when the gap has no position at all (before an op at 0),
    whose epochs are then marked (bad 3). */
 static int spread(pctx *x, pins *p, int64_t a, int64_t e) {
   const pside *s = &x->s[p[a].rank];
@@ -2077,12 +2101,12 @@ static int spread(pctx *x, pins *p, int64_t a, int64_t e) {
   }
   for (int64_t k = a; k < e; k++) {
     if (hi - lo == 1) {
-      p[k].seq = lo, p[k].sub = (uint32_t)(k - a + 1);
+      p[k].seq = lo, p[k].sub = 2 * (uint32_t)(k - a + 1) + 1;
       continue;
     }
     p[k].seq = hi - lo > n ? lo + (uint64_t)(k - a + 1) * ((hi - lo) / (n + 1))
                            : lo + 1 + (uint64_t)(k - a) * (hi - lo - 1) / n;   /* (k - a) * gap < n * n */
-    p[k].sub = (uint32_t)(k - a);
+    p[k].sub = 2 * (uint32_t)(k - a) + 1;
   }
   return 0;
 }
@@ -2117,6 +2141,310 @@ static int position_fences(pctx *x, int64_t from) {
   return CDAG_OK;
 }
 
+/* ---- bytes a target computed between two reads of them ----
+ * A passive-target epoch's get reads its target's bytes where its piece of the epoch opens
+ * there (semantics.md), and the target makes no call for it: bytes the target computes
+ * between two such reads would be, to the graph, the older ones (a coarray halo read every
+ * iteration would read the first iteration's values every time, and its plan would move all
+ * the reads to the start). Each such get of one line says what it fetched (`got`). Two reads
+ * of the same bytes of a target, one after the other at the target, that fetched different
+ * bytes, where nothing the phase holds writes those bytes there (no put or accumulate of any
+ * origin, no other kind of access, no operation of the target's own) and no read of them is
+ * open across the place, mean that the target computed them in between: it gets a
+ * computation that reads all it holds and writes them, just before the later read's fence.
+ * A target whose first read follows bytes it computed keeps them as its own (as for sends:
+ * docs/recording.md). Cost: O(r log r + n) for r such reads and n operations of their targets,
+ * plus the reads open across each place (O(r) each, at most READS_CHECKED reads a target). */
+
+typedef struct mread {
+  int phase, t;
+  uint64_t hash;             /* what it fetched */
+  uint64_t open, close;      /* its piece's fences at the target: positions ... */
+  uint32_t osub, csub;       /* ... and places there (spread) */
+  pacc a;
+} mread;
+
+enum { READS_CHECKED = 1 << 14 };
+
+static int cmp_pos(uint64_t a, uint32_t as, uint64_t b, uint32_t bs) {
+  return a != b ? (a > b) - (a < b) : (as > bs) - (as < bs);
+}
+
+static int cmp_ins_origin(const void *a, const void *b, void *ctx) {
+  const pins *ins = ctx, *x = &ins[*(const int64_t *)a], *y = &ins[*(const int64_t *)b];
+  if (x->origin != y->origin) return (x->origin > y->origin) - (x->origin < y->origin);
+  return (x->oseq > y->oseq) - (x->oseq < y->oseq);
+}
+
+/* The fence at the target of origin o's marker at position seq (by[0..n): ins sorted by
+   origin and position), NULL if its epoch was left out. */
+static const pins *marker_fence(const pins *ins, const int64_t *by, int64_t n, int o, uint64_t seq) {
+  int64_t lo = 0, hi = n;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    const pins *p = &ins[by[mid]];
+    if (p->origin < o || (p->origin == o && p->oseq < seq)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < n && ins[by[lo]].origin == o && ins[by[lo]].oseq == seq ? &ins[by[lo]] : NULL;
+}
+
+static int add_read(merger *m, const mread *r) {
+  if (base_grow((void **)&m->reads, m->nreads, &m->readcap, 1, sizeof *m->reads, "merger")) return CDAG_NOMEM("reads");
+  m->reads[m->nreads++] = *r;
+  return CDAG_OK;
+}
+
+/* The phase's placed gets that said what they fetched, with their pieces' fences at their
+   targets (ins[from..): positioned). */
+static int note_reads(pctx *x, int64_t from) {
+  int64_t n = x->nins - from;
+  int64_t *by = n > 0 ? malloc((size_t)n * sizeof *by) : NULL;
+  if (n > 0 && !by) return CDAG_NOMEM("reads");
+  for (int64_t k = 0; k < n; k++) by[k] = from + k;
+  if (n > 1) base_sort_r(by, n, sizeof *by, cmp_ins_origin, x->ins);
+  int rc = CDAG_OK;
+  for (int64_t e = 0; e < x->nep && !rc && n > 0; e++) {
+    const pepoch *ep = &x->ep[e];
+    if (ep->bad || ep->t == ep->o) continue;
+    mop **pool = x->pool + ep->first;
+    const pins *open = NULL;
+    int64_t pending = x->m->nreads;   /* reads of the piece, waiting for its closing fence */
+    for (int64_t k = 0; k < ep->n && !rc; k++) {
+      mop *o = pool[k];
+      if (!passive_access(o)) {   /* a marker (a fence now): closes a piece, opens the next */
+        const pins *f = marker_fence(x->ins, by, n, ep->o, o->seq);
+        for (int64_t i = pending; i < x->m->nreads && f; i++) x->m->reads[i].close = f->seq, x->m->reads[i].csub = f->sub;
+        if (!f) x->m->nreads = pending;
+        pending = x->m->nreads;
+        open = f;
+        continue;
+      }
+      mread r = {x->phase, ep->t, o->hash, 0, UINT64_MAX, 0, 0, {0}};
+      if (!o->hashed || o->dropped || !open || !access_range(o, &r.a)) continue;
+      r.open = open->seq, r.osub = open->sub;
+      o->hashed = 2;   /* compared: not a write of its target's (written_hulls) */
+      rc = add_read(x->m, &r);
+    }
+    x->m->nreads = pending;   /* a piece never closed */
+  }
+  free(by);
+  return rc;
+}
+
+/* A hull of bytes written on a rank in a phase (hi UINT64_MAX: not known how far). */
+typedef struct { int phase, rank; uint64_t lo, hi; } mhull;
+
+static int cmp_hull(const void *a, const void *b) {
+  const mhull *x = a, *y = b;
+  int64_t kx[3] = {x->phase, x->rank, 0}, ky[3] = {y->phase, y->rank, 0};
+  for (int i = 0; i < 2; i++)
+    if (kx[i] != ky[i]) return (kx[i] > ky[i]) - (kx[i] < ky[i]);
+  return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* Do x and y name the same bytes (the same blocks)? */
+static int same_range(const pacc *x, const pacc *y) {
+  return x->lo == y->lo && x->hi == y->hi && x->nb == y->nb && x->stride == y->stride && x->len == y->len;
+}
+
+static int cmp_read(const void *a, const void *b) {
+  const mread *x = a, *y = b;
+  uint64_t kx[7] = {(uint64_t)x->phase, (uint64_t)x->t, x->a.lo, x->a.hi, x->a.nb, x->a.stride, x->a.len},
+           ky[7] = {(uint64_t)y->phase, (uint64_t)y->t, y->a.lo, y->a.hi, y->a.nb, y->a.stride, y->a.len};
+  for (int i = 0; i < 7; i++)
+    if (kx[i] != ky[i]) return (kx[i] > ky[i]) - (kx[i] < ky[i]);
+  return cmp_pos(x->open, x->osub, y->open, y->osub);
+}
+
+/* The number after ` NAME ` in text from `from` on, 0 if none (*ok). */
+static uint64_t num_after(const char *from, const char *name, int *ok) {
+  const char *p = strstr(from, name);
+  *ok = p != NULL;
+  return p ? strtoull(p + strlen(name), NULL, 0) : 0;
+}
+
+/* The blocks of `bytes` at `at` that text's side names (` blocks N` with `stride` as the
+   stride's name): their hull; [at, max) when steps or a negative stride make it unknown. */
+static void blocks_hull(const char *text, const char *stride, uint64_t at, uint64_t bytes, uint64_t *lo, uint64_t *hi) {
+  int ok, oks;
+  uint64_t nb = num_after(text, " blocks ", &ok);
+  long long d = (long long)num_after(text, stride, &oks);
+  *lo = at, *hi = at + bytes;
+  if (!ok || nb < 2) return;
+  if (strstr(text, "steps ") || (oks && d < 0)) *hi = UINT64_MAX;
+  else if (oks) *hi = at + (nb - 1) * (uint64_t)d + bytes / nb;
+}
+
+/* Does op o of rank r write its own memory, and where: 1 with [*lo, *hi), 0 if it does not.
+   One-sided accesses are their targets' (computed_reads). */
+static int own_write(const merger *m, const mop *o, uint64_t *lo, uint64_t *hi) {
+  const char *t = o->text;
+  int ok;
+  uint64_t bytes = strtoull(t + strcspn(t, " "), NULL, 10), at;
+  if (o->kind == K_SEND || o->kind == K_WAIT) return 0;
+  if (o->kind == K_RECV || !strncmp(t, "get ", 4)) {
+    at = num_after(t, " addr ", &ok);
+    *lo = at, *hi = ok ? at + bytes : UINT64_MAX;
+    return 1;
+  }
+  if (!strncmp(t, "fence", 5) || !strncmp(t, "winfree", 7) || !strncmp(t, "barrier", 7) || !strncmp(t, "put ", 4) ||
+      !strncmp(t, "accumulate ", 11))
+    return 0;
+  if (!strncmp(t, "compute ", 8)) {
+    const char *w = strstr(t, " writes ");
+    if (!w) return 0;
+    bytes = strtoull(w + 8, NULL, 10);
+    at = num_after(w, " at ", &ok);
+    blocks_hull(w, " stride ", at, bytes, lo, hi);
+    return 1;
+  }
+  if (!strncmp(t, "copy ", 5)) {
+    at = num_after(t, " to ", &ok);
+    blocks_hull(t, " to_stride ", at, bytes, lo, hi);
+    if (strstr(t, " to_steps ")) *hi = UINT64_MAX;
+    return 1;
+  }
+  size_t klen = strcspn(t, " ");
+  int kind = ir_coll_kind(t, klen);
+  const char *p = t + klen;
+  at = num_after(p, " inout ", &ok);
+  if (!ok) at = num_after(p, " out ", &ok);
+  if (!ok) at = num_after(p, " addr ", &ok);
+  *lo = ok ? at : 0, *hi = UINT64_MAX;   /* how far: below, when the line says */
+  const ir_coll_info *c = kind >= 0 ? ir_coll_get(kind) : NULL;
+  char *e;
+  uint64_t k = strtoull(p, &e, 10);
+  if (!ok || !(c || !strncmp(t, "reduce ", 7)) || (c && c->vector)) return 1;
+  if (*e != 'b') {   /* K TYPE: elements of a reduction */
+    int type = ir_type_parse(e + 1, strcspn(e + 1, " "));
+    if (type < 0) return 1;
+    k *= (uint64_t)ir_type_size(type);
+  }
+  uint64_t in_blocks = 1, out_blocks = 1;
+  if (c) ir_coll_spans(kind, 0, m->nprocs, &in_blocks, &out_blocks);
+  *hi = at + k * (out_blocks > in_blocks ? out_blocks : in_blocks);
+  return 1;
+}
+
+/* Is a byte of [lo, hi) in one of the hulls h[0..n) (sorted by lo; top[i]: the largest hi
+   of h[0..i])? O(log n). */
+static int hull_meets(const mhull *h, const uint64_t *top, int64_t n, uint64_t lo, uint64_t hi) {
+  int64_t a = 0, b = n;   /* the hulls starting below hi: h[0..a) */
+  while (a < b) {
+    int64_t mid = a + (b - a) / 2;
+    if (h[mid].lo < hi) a = mid + 1;
+    else b = mid;
+  }
+  return a > 0 && top[a - 1] > lo;
+}
+
+/* Is a read of t in r[0..n) (its phase's and t's) whose bytes meet q's open across the place
+   of q's fence? */
+static int read_open_across(const mread *r, int64_t n, const mread *q) {
+  for (int64_t i = 0; i < n; i++)
+    if (cmp_pos(r[i].open, r[i].osub, q->open, q->osub) < 0 && cmp_pos(r[i].close, r[i].csub, q->open, q->osub) > 0 &&
+        r[i].a.lo < q->a.hi && q->a.lo < r[i].a.hi)
+      return 1;
+  return 0;
+}
+
+/* Is (phase, t) among the reads (sorted by cmp_read)? */
+static int has_reads(const merger *m, int phase, int t) {
+  int64_t lo = 0, hi = m->nreads;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    const mread *r = &m->reads[mid];
+    if (r->phase < phase || (r->phase == phase && r->t < t)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < m->nreads && m->reads[lo].phase == phase && m->reads[lo].t == t;
+}
+
+static int add_hull(mhull **h, int64_t *n, int64_t *cap, mhull x) {
+  if (base_grow((void **)h, *n, cap, 1, sizeof **h, "merger")) return CDAG_NOMEM("reads");
+  (*h)[(*n)++] = x;
+  return CDAG_OK;
+}
+
+/* What the phases of the reads' targets write there: one-sided accesses other than the
+   reads compared (a put, an accumulate, or a get MPI orders otherwise), and the targets' own
+   operations. */
+static int written_hulls(merger *m, mhull **h, int64_t *nh) {
+  int64_t cap = 0;
+  for (int r = 0; r < m->nprocs; r++)
+    for (int64_t i = 0; i < m->r[r].nops; i++) {
+      const mop *o = &m->r[r].ops[i];
+      uint64_t lo, hi;
+      long long t = -1;
+      int rc = CDAG_OK;
+      if (o->dropped) continue;
+      if (o->kind == K_OTHER && is_onesided(o->text) && strncmp(o->text, "fence", 5) && !passive_marker(o)) {
+        pacc a;
+        if (o->hashed == 2 || !(field(o->text, "from", &t) || field(o->text, "to", &t)) || !has_reads(m, o->phase, (int)t)) continue;
+        if (!access_range(o, &a)) a.lo = 0, a.hi = UINT64_MAX;
+        rc = add_hull(h, nh, &cap, (mhull){o->phase, (int)t, a.lo, a.hi});
+      } else if (has_reads(m, o->phase, r) && own_write(m, o, &lo, &hi)) {
+        rc = add_hull(h, nh, &cap, (mhull){o->phase, r, lo, hi});
+      }
+      if (rc) return rc;
+    }
+  if (*nh > 1) qsort(*h, (size_t)*nh, sizeof **h, cmp_hull);
+  return CDAG_OK;
+}
+
+/* A computation of r's bytes at its target just before r's fence there. */
+static int add_computation(merger *m, const mread *r) {
+  mrank *t = &m->r[r->t];
+  char *text = malloc(128);
+  if (!text) return CDAG_NOMEM("reads");
+  int n = snprintf(text, 128, "compute 0 reads all writes %" PRIu64 " at 0x%" PRIx64, r->a.nb * r->a.len, r->a.lo);
+  if (r->a.nb > 1) snprintf(text + n, (size_t)(128 - n), " blocks %" PRIu64 " stride %" PRIu64, r->a.nb, r->a.stride);
+  if (base_grow((void **)&t->texts, t->ntexts, &t->textcap, 1, sizeof *t->texts, "merger") ||
+      base_grow((void **)&t->ops, t->nops, &t->cap, 1, sizeof *t->ops, "merger")) {
+    free(text);
+    return CDAG_NOMEM("reads");
+  }
+  t->texts[t->ntexts++] = text;
+  t->ops[t->nops++] = (mop){.phase = r->phase, .kind = K_OTHER, .idx = -1, .peer = -1, .ptag = -1, .seq = r->open,
+                            .mseq = r->open, .sub = r->osub - 1, .text = text};
+  return CDAG_OK;
+}
+
+/* Computations of bytes targets computed between two reads (the comment above), every
+   phase; *added: how many. */
+static int computed_reads(merger *m, uint64_t *added) {
+  *added = 0;
+  if (!m->nreads) return CDAG_OK;
+  qsort(m->reads, (size_t)m->nreads, sizeof *m->reads, cmp_read);
+  mhull *h = NULL;
+  int64_t nh = 0, nq = 0;
+  mread *q = malloc((size_t)m->nreads * sizeof *q);   /* the reads before which a computation goes */
+  uint64_t *top = NULL;
+  int rc = q ? written_hulls(m, &h, &nh) : CDAG_NOMEM("reads");
+  if (!rc && !(top = malloc((size_t)(nh ? nh : 1) * sizeof *top))) rc = CDAG_NOMEM("reads");
+  for (int64_t i = 0; i < nh && !rc; i++)
+    top[i] = i && h[i - 1].phase == h[i].phase && h[i - 1].rank == h[i].rank && top[i - 1] > h[i].hi ? top[i - 1] : h[i].hi;
+  const mread *r = m->reads;
+  for (int64_t s = 0, se, ha = 0, hb; s < m->nreads && !rc; s = se) {   /* the reads of one phase and target */
+    for (se = s; se < m->nreads && r[se].phase == r[s].phase && r[se].t == r[s].t; se++) {}
+    while (ha < nh && (h[ha].phase < r[s].phase || (h[ha].phase == r[s].phase && h[ha].rank < r[s].t))) ha++;
+    for (hb = ha; hb < nh && h[hb].phase == r[s].phase && h[hb].rank == r[s].t; hb++) {}
+    if (se - s > READS_CHECKED) continue;
+    for (int64_t a = s, b; a < se; a = b) {   /* one range of the target */
+      for (b = a + 1; b < se && same_range(&r[b].a, &r[a].a); b++) {}
+      if (hull_meets(h + ha, top + ha, hb - ha, r[a].a.lo, r[a].a.hi)) continue;
+      for (int64_t i = a + 1; i < b; i++)
+        if (r[i].hash != r[i - 1].hash && !read_open_across(r + s, se - s, &r[i])) q[nq++] = r[i];
+    }
+  }
+  for (int64_t i = 0; i < nq && !rc; i++) rc = add_computation(m, &q[i]);
+  if (!rc && nq) sort_ops(m);
+  *added = (uint64_t)nq;
+  free(q), free(h), free(top);
+  return rc;
+}
+
 /* MPI_Win_free's lines are places for fences only: never written. */
 static void drop_win_frees(merger *m) {
   for (int r = 0; r < m->nprocs; r++)
@@ -2140,6 +2468,7 @@ static int place_passive(merger *m, int nphases, int none, uint64_t *placed) {
     for (int r = 0; r < m->nprocs && !rc; r++) rc = origin_epochs(&x, r);
     if (!rc) rc = drop_conflicts(&x, from);
     if (!rc) rc = position_fences(&x, from);
+    if (!rc) rc = note_reads(&x, from);
     for (int r = 0; r < m->nprocs; r++) pside_free(&x.s[r]);
   }
   drop_win_frees(m);
@@ -2396,6 +2725,7 @@ static int write_index(merger *m, const char *command, const rec_summary *sum, c
   fprintf(f, "]}");
   fprintf(f, ",\n  \"unreceived\": %" PRIu64 ", \"unsent\": %" PRIu64 ",\n", sum->unreceived, sum->unsent);
   fprintf(f, "  \"compute\": {\"ops\": %" PRIu64 ", \"ns\": %" PRIu64 "},\n", sum->computes, sum->compute_ns);
+  fprintf(f, "  \"target_computes\": %" PRIu64 ",\n", sum->target_computes);
   fprintf(f, "  \"local\": {\"compute\": %" PRIu64 ", \"reduce\": %" PRIu64 ", \"copy\": %" PRIu64 "}}\n",
           fixes[REC_FIX_COMPUTE], fixes[REC_FIX_REDUCE], fixes[REC_FIX_COPY]);
   if (fclose(f) && !rc) rc = cdag__error(CDAG_ERR_IO, "%s: %s", path, strerror(errno));
@@ -2479,12 +2809,14 @@ static void merger_free(merger *m) {
     free(m->r[r].scratch);
     free(m->r[r].drops);
     free(m->r[r].probes);
+    free(m->r[r].gots);
     free(m->r[r].folds);
     for (int64_t i = 0; i < m->r[r].ntexts; i++) free(m->r[r].texts[i]);
     free(m->r[r].texts);
     free(m->r[r].file);
   }
   free(m->r);
+  free(m->reads);
   free(m->global);
   free(m->tagkey);
   free(m->calls);
@@ -2532,6 +2864,7 @@ int rec_merge_as(const char *dir, const char *command, FILE *log, int flags, rec
   if (!rc && m.cut) sort_ops(&m);
   if (!rc) rc = drop_fence_races(&m);
   if (!rc) rc = place_passive(&m, sum->nphases, !!(flags & REC_MERGE_NO_PASSIVE), &sum->passive);
+  if (!rc) rc = computed_reads(&m, &sum->target_computes);
   if (!rc && sum->nphases && !(ps = calloc((size_t)sum->nphases, sizeof *ps))) rc = CDAG_NOMEM("phases");
   rec_distinct *dx = NULL;
   if (!rc && !(flags & REC_MERGE_FLAT) && !(dx = rec_distinct_new(dir, command, m.nprocs, !!(flags & REC_MERGE_FOLD_RANKS)))) rc = CDAG_NOMEM("distinct phases");

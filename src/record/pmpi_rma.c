@@ -64,7 +64,7 @@
 
 /* A get (or fetch) waiting for its epoch's closing fence: its ranges at the origin (ga/gl
    of the window from `first`, n of them), the packing area it landed in when n > 1. */
-typedef struct { uint64_t area, seq; int64_t first, n; const char *type; int member, done; } rget;
+typedef struct { uint64_t area, seq; int64_t first, n; const char *type; int member, done, lines; } rget;
 /* A compare-and-swap waiting for the fence: the put written at `seq` if the swap happened. */
 typedef struct { uint64_t seq, origin, result, target, bytes; int member, comm; unsigned char compare[32]; } rcas;
 
@@ -823,7 +823,7 @@ static uint64_t access_of(rwin *w, int kind, const void *buf, int count, MPI_Dat
   if (ordered && !wait) note_access(w, target, t, sig, seq);   /* a wait orders it already */
   if (plain) note_plain(w, target, t, sig);
   if (kind == A_GET) {
-    w->g[w->ng++] = (rget){o->n > 1 ? src : 0, seq, w->nr, o->n, type_name(ot), target, 0};
+    w->g[w->ng++] = (rget){o->n > 1 ? src : 0, seq, w->nr, o->n, type_name(ot), target, 0, (int)R->access_lines};
     if (w->gpend || (w->gpend = calloc((size_t)w->n, sizeof *w->gpend))) w->gpend[target]++;
     memcpy(w->ga + w->nr, o->a, (size_t)o->n * 8);
     memcpy(w->gl + w->nr, o->l, (size_t)o->n * 8);
@@ -957,10 +957,26 @@ static void swaps_done(rwin *w, uint64_t seq, int member) {
   w->ncas = kept;
 }
 
+/* A hash of the bytes of ranges r, in order (a word at a time). */
+static uint64_t content_hash(const ranges *r) {
+  uint64_t h = 0x9e3779b97f4a7c15ull;
+  for (int64_t i = 0; i < r->n; i++) {
+    const unsigned char *p = (const unsigned char *)(uintptr_t)r->a[i];
+    uint64_t n = r->l[i], v;
+    for (; n >= 8; n -= 8, p += 8) memcpy(&v, p, 8), h = (h ^ v) * 0x100000001b3ull, h ^= h >> 29;
+    for (; n; n--, p++) h = (h ^ *p) * 0x100000001b3ull;
+  }
+  return h;
+}
+
 /* A get completed at seq (0: not recorded): its bytes are the program's now (unpacked from
-   its area first). */
+   its area first). A passive-target epoch's get of one line says what it fetched (`got`):
+   its target made no call, so whether the target computed those bytes between two such reads is known
+   to the merger only from what the reads fetched. */
 static void get_done(rwin *w, rget *g, uint64_t seq) {
   ranges r = {g->n, g->n, w->ga + g->first, w->gl + g->first, g->n};
+  if (seq && g->seq && g->lines == 1 && w->pt && w->pt[g->member] == PT_OPEN)
+    out("%d got %llu %llu\n", R->phase, (unsigned long long)g->seq, (unsigned long long)content_hash(&r));
   if (seq && g->n > 1) {
     uint64_t first = rec_shadow_reserve(R->sh, seq, (uint32_t)g->n);
     if (first) pack_copies(&r, g->area, first, 0);

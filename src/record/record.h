@@ -78,6 +78,10 @@
  *                                                an Mprobe/Improbe at position PSEQ matched:
  *                                                it is paired as if it stood at PSEQ, with a
  *                                                tag of its own in the graph
+ *   K got SEQ HASH                               the get at SEQ (of one line, in a
+ *                                                passive-target epoch) fetched bytes whose
+ *                                                hash is HASH (decimal): the merger compares
+ *                                                two reads of the same bytes of a target
  *   K fold OFF1 OFF2 D N                         the operation lines in bytes [OFF1, OFF2) of
  *                                                the part (before this line), less time-only
  *                                                computations, repeated N times, the i-th
@@ -267,6 +271,8 @@ typedef struct {
   uint64_t compute_ns;    /* their costs summed: the time recorded between MPI calls */
   uint64_t out_of_memory; /* what the processes lost to out of memory, every kind summed */
   uint64_t passive;       /* passive-target epochs of one rank on another placed at their targets */
+  uint64_t target_computes; /* computations added at targets of passive-target gets: bytes the
+                               target computed between two reads of them (merge.c) */
 } rec_summary;
 
 /* Merges DIR/rank-*.part into DIR/phase-NNNN.cdag and DIR/index.json. `command` (may be

@@ -311,6 +311,54 @@ mkdir -p adjacent
   printf 'end 0\nfinalized\n'
 } >adjacent/rank-1.part
 
+# rank 1 reads 8 bytes of rank 0 in two epochs, a barrier apart; each get says what it
+# fetched (`got`, a hash). Rank 0 makes no call for them: bytes it computed in between would
+# be, to the graph, the first read's. "computed": the two reads fetched different bytes and
+# nothing recorded writes them, so rank 0 gets a computation of them just before the second
+# read's fence; "same": the same bytes, none; "put": rank 1 put into them in between, none
+# (the put explains them); "recv": rank 0 received into them in between, none
+reads_parts() {   # DIR HASH2 BETWEEN(none|put|recv)
+  mkdir -p "$1"
+  local at2=131072
+  [ "$3" = recv ] && at2=196608
+  {
+    printf 'cdag-record-part 1\nrank 0 nprocs 2\nphase 0\n'
+    echo "0 65536 barrier"
+    echo "0 131072 barrier"
+    [ "$3" = recv ] && echo "0 196608 recv 8b from 1 tag 2 comm 0 addr 0x5000 wait"
+    echo "0 262144 barrier"
+    printf 'end 0\nfinalized\n'
+  } >"$1"/rank-0.part
+  {
+    printf 'cdag-record-part 1\nrank 1 nprocs 2\ncomm %d 2 1 0\nphase 0\n' $((B + 2))
+    echo "0 65536 barrier"
+    echo "0 131072 lock comm $((B + 2)) tpos $(tp 65536 0)"
+    echo "0 196608 get 8b from 0 at 0x5000 addr 0x100 comm $((B + 2))"
+    echo "0 262144 unlock comm $((B + 2)) ticket 1 tpos $(tp 65536 0)"
+    echo "0 got 196608 111"
+    [ "$3" = recv ] && echo "0 327680 send 8b to 0 tag 2 comm 0 addr 0x300 wait"
+    echo "0 393216 barrier"
+    if [ "$3" = put ]; then
+      echo "0 458752 lock comm $((B + 2)) tpos $(tp $at2 0)"
+      echo "0 524288 put 8b to 0 at 0x5000 addr 0x200 comm $((B + 2))"
+      echo "0 589824 unlock comm $((B + 2)) ticket 2 tpos $(tp $at2 0)"
+    fi
+    echo "0 655360 lock comm $((B + 2)) tpos $(tp $at2 0)"
+    echo "0 720896 get 8b from 0 at 0x5000 addr 0x108 comm $((B + 2))"
+    echo "0 786432 unlock comm $((B + 2)) ticket 3 tpos $(tp $at2 0)"
+    echo "0 got 720896 $2"
+    echo "0 851968 barrier"
+    printf 'end 0\nfinalized\n'
+  } >"$1"/rank-1.part
+}
+reads_parts computed 222 none
+reads_parts same 111 none
+reads_parts put 222 put
+reads_parts recv 222 recv
+mkdir -p badgot   # a `got` naming the position of a barrier
+cp computed/rank-0.part badgot/
+sed 's/^0 got 720896 222$/0 got 851968 222/' computed/rank-1.part >badgot/rank-1.part
+
 # a phase that does not load for another reason (a message whose sizes disagree): the
 # recording stays as it was, epochs placed, and its failure is said
 mkdir -p other
@@ -439,6 +487,29 @@ cases <<'T'
   out "check": {"ok": true
 0 sed -n '/^rank 0/,/^}/p' adjacent/phase-0000.cdag | tr '\n' '|'
   out |put 4b to 0 at 0x5000 addr 0x104 comm 1|fence comm 1|fence comm 2|copy 4b from 0x100 to 0x200|fence comm 2|barrier|
+0 cdag record --merge computed
+  out bytes a target computed between two passive-target reads of them (computations added there): 1
+0 cat computed/index.json
+  out "target_computes": 1,
+  out "unsupported": {}
+  out "check": {"ok": true
+0 sed -n '/^rank 0/,/^}/p' computed/phase-0000.cdag | tr '\n' '|'
+  out |barrier|fence comm 1|fence comm 1|barrier|compute 0 reads all writes 8 at 0x5000|fence comm 1|fence comm 1|barrier|
+0 cdag verify computed/phase-0000.cdag
+0 cdag record --merge same
+  out! bytes a target computed
+0 cat same/index.json
+  out "target_computes": 0,
+0 cdag record --merge put
+0 cat put/index.json
+  out "target_computes": 0,
+  out "check": {"ok": true
+0 cdag record --merge recv
+0 cat recv/index.json
+  out "target_computes": 0,
+  out "check": {"ok": true
+1 cdag record --merge badgot
+  err got 851968: not the position of a get told once
 1 cdag record --merge other
   err does not load
 0 grep -c '^fence comm' other/phase-0000.cdag
