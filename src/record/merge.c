@@ -41,6 +41,7 @@ typedef struct mop {
   int phase;
   uint8_t kind, dropped, unmatched, labelled;
   uint8_t hashed;          /* a passive-target get whose fetched bytes' hash is known (`got`) */
+  uint8_t added;           /* placed by the merger (a target's fence, computed_reads' computation) */
   uint32_t label;          /* its label's number, when a wait names it */
   uint32_t sub;            /* a target's fence: its place among fences at its position (spread) */
   struct mop *partner;     /* the whole run's other end of a message (finding phases) */
@@ -50,7 +51,6 @@ typedef struct mop {
   uint64_t seq;
   uint64_t mseq;           /* the position it is matched at: seq, or for a probed receive the
                               probe's (`probed` line) */
-  uint64_t hash;           /* hashed: what the get fetched (`got` line) */
   int64_t line;            /* in its part file */
   char *text;              /* the operation as written, after its position */
 } mop;
@@ -61,7 +61,7 @@ typedef struct { char name[160]; uint64_t n; } mcount;
 typedef struct { uint64_t seq; int64_t line; } mdrop;
 /* `K probed SEQ PSEQ`: receive SEQ is matched at position PSEQ. `K got SEQ HASH`: the get at
    SEQ fetched bytes of that hash. */
-typedef struct { uint64_t seq, hash; int64_t line; } mgot;
+typedef struct { uint64_t seq, hash; int64_t line; int phase; } mgot;
 typedef struct { uint64_t seq, pseq; int64_t line; } mprobe;
 /* `K fold OFF1 OFF2 D N` (record.h): the operation lines in bytes [OFF1, OFF2) of the part
    repeated N times, the i-th i * D positions further. */
@@ -322,7 +322,7 @@ static int parse_line(merger *m, mrank *r, int rank, int64_t line, char *l) {
       int64_t cap = r->gotcap;
       if (base_grow((void **)&r->gots, r->ngots, &cap, 1, sizeof *r->gots, "merger")) return CDAG_NOMEM("recorded operations");
       r->gotcap = cap;
-      r->gots[r->ngots++] = (mgot){b, c, line};
+      r->gots[r->ngots++] = (mgot){b, c, line, (int)a};
       return 0;
     }
     if (!strncmp(p, "fold ", 5)) {
@@ -371,6 +371,19 @@ static int check_header(merger *m, int rank, char *l1, char *l2) {
 }
 
 static int cmp_seq(const void *a, const void *b);
+
+static int cmp_got(const void *a, const void *b) {
+  const mgot *x = a, *y = b;
+  return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* What the get at seq of r fetched (its `got` line; r->gots sorted by check_rank). */
+static uint64_t got_hash(const mrank *r, uint64_t seq) {
+  mgot key = {.seq = seq};
+  if (!r->ngots) return 0;
+  const mgot *g = bsearch(&key, r->gots, (size_t)r->ngots, sizeof *r->gots, cmp_got);
+  return g ? g->hash : 0;
+}
 
 /* Whether the rank declared communicator id (0, MPI_COMM_WORLD, always). */
 static int declared_comm(const mrank *r, int id) {
@@ -484,10 +497,12 @@ static int check_rank(merger *m, mrank *r, int rank) {
   }
   for (int64_t i = 0; i < r->ngots; i++) {
     mop key = {.seq = r->gots[i].seq}, *kp = &key, **f = bsearch(&kp, s, (size_t)r->nops, sizeof *s, cmp_seq);
-    if (!f || (*f)->kind != K_OTHER || strncmp((*f)->text, "get ", 4) || (*f)->hashed)
-      bad_line(m, rank, r->gots[i].line, "got %llu: not the position of a get told once", (unsigned long long)r->gots[i].seq);
-    else (*f)->hashed = 1, (*f)->hash = r->gots[i].hash;
+    if (!f || (*f)->kind != K_OTHER || strncmp((*f)->text, "get ", 4) || (*f)->hashed || (*f)->phase != r->gots[i].phase)
+      bad_line(m, rank, r->gots[i].line, "got %llu: not the position of a get of its phase told once",
+               (unsigned long long)r->gots[i].seq);
+    else (*f)->hashed = 1;
   }
+  base_sort(r->gots, r->ngots, sizeof *r->gots, cmp_got);   /* got_hash looks them up */
   free(s);
   return CDAG_OK;
 }
@@ -790,14 +805,17 @@ static int match_phase(merger *m, int phase, rec_summary *sum, int partners) {
 
 /* ---- writing ---- */
 
+/* The recorded op at position seq among ops (by position), NULL if none: the merger's fences
+   and computations may share its position (spread, computed_reads). */
 static mop *find_seq(mop **ops, int64_t n, uint64_t seq) {
-  int64_t lo = 0, hi = n - 1;
-  while (lo <= hi) {
-    int64_t mid = (lo + hi) / 2;
-    if (ops[mid]->seq == seq) return ops[mid];
+  int64_t lo = 0, hi = n;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
     if (ops[mid]->seq < seq) lo = mid + 1;
-    else hi = mid - 1;
+    else hi = mid;
   }
+  for (; lo < n && ops[lo]->seq == seq; lo++)
+    if (!ops[lo]->added) return ops[lo];
   return NULL;
 }
 
@@ -1419,6 +1437,15 @@ static int own_tickets(mop **ep, int64_t n) {
    epoch's fences all go by its ticket (MPI granted the lock in that order). */
 static uint64_t closed_stamp(uint64_t ticket) { return ticket ? 2 * ticket + 1 : 0; }
 
+/* The last of the ops of s in the call of its op i (what the call's completion added after
+   it): a target's own epoch closes after them, so that another origin's epoch opening there
+   does not fall between a completion and what the recording adds to it. */
+static int64_t call_end(const pside *s, int64_t i) {
+  uint64_t c = call_of(s->ops[i]->seq);
+  while (i + 1 < s->n && call_of(s->ops[i + 1]->seq) == c) i++;
+  return i;
+}
+
 /* An epoch of o on t complete in the phase (ep[0] its `lock`, ep[n-1] its `unlock`, idx
    their op indices): its fences placed on t, or the epoch dropped. *last: the key of t's
    last fence on this communicator (its fences keep their order). */
@@ -1464,7 +1491,7 @@ static int close_epoch(pctx *x, int o, int t, mop **ep, const int64_t *idx, int6
       base_grow((void **)&x->pidx, x->npool, &x->pidxcap, n, sizeof *x->pidx, "merger"))
     return CDAG_NOMEM("passive-target epochs");
   x->ep[x->nep++] = (pepoch){t, o, 0, fine, t == o ? 2 * idx[0] : x->ins[first].a * 2 + !x->ins[first].after,   /* o = t: its own ops */
-                             t == o ? 2 * idx[n - 1] + 2 : x->ins[x->nins - 1].a * 2 + !x->ins[x->nins - 1].after,
+                             t == o ? 2 * call_end(&x->s[t], idx[n - 1]) + 2 : x->ins[x->nins - 1].a * 2 + !x->ins[x->nins - 1].after,
                              x->npool, n, first, ticket, read_open, shared, ep[0]->comm};
   memcpy(x->pool + x->npool, ep, (size_t)n * sizeof *ep);
   memcpy(x->pidx + x->npool, idx, (size_t)n * sizeof *idx);
@@ -2148,13 +2175,13 @@ static int position_fences(pctx *x, int64_t from) {
  * iteration would read the first iteration's values every time, and its plan would move all
  * the reads to the start). Each such get of one line says what it fetched (`got`). Two reads
  * of the same bytes of a target, one after the other at the target, that fetched different
- * bytes, where nothing the phase holds writes those bytes there (no put or accumulate of any
- * origin, no other kind of access, no operation of the target's own) and no read of them is
- * open across the place, mean that the target computed them in between: it gets a
- * computation that reads all it holds and writes them, just before the later read's fence.
- * A target whose first read follows bytes it computed keeps them as its own (as for sends:
- * docs/recording.md). Cost: O(r log r + n) for r such reads and n operations of their targets,
- * plus the reads open across each place (O(r) each, at most READS_CHECKED reads a target). */
+ * bytes, mean that the target computed them in between, when nothing else of the phase
+ * touches those bytes there (no put or accumulate of any origin, no other kind of access, no
+ * operation of the target's own that writes them or sends them: own_touch), no read of other
+ * bytes meets them, and the earlier reads closed: the target gets a computation that reads
+ * all it holds and writes them, just before the later read's fence. Bytes a target computes
+ * before the first read of them stay its own data (as for sends: docs/recording.md). Cost:
+ * O(r log r + n log r) for r such reads and n operations. */
 
 typedef struct mread {
   int phase, t;
@@ -2163,8 +2190,6 @@ typedef struct mread {
   uint32_t osub, csub;       /* ... and places there (spread) */
   pacc a;
 } mread;
-
-enum { READS_CHECKED = 1 << 14 };
 
 static int cmp_pos(uint64_t a, uint32_t as, uint64_t b, uint32_t bs) {
   return a != b ? (a > b) - (a < b) : (as > bs) - (as < bs);
@@ -2220,7 +2245,7 @@ static int note_reads(pctx *x, int64_t from) {
         open = f;
         continue;
       }
-      mread r = {x->phase, ep->t, o->hash, 0, UINT64_MAX, 0, 0, {0}};
+      mread r = {x->phase, ep->t, got_hash(&x->m->r[ep->o], o->seq), 0, UINT64_MAX, 0, 0, {0}};
       if (!o->hashed || o->dropped || !open || !access_range(o, &r.a)) continue;
       r.open = open->seq, r.osub = open->sub;
       o->hashed = 2;   /* compared: not a write of its target's (written_hulls) */
@@ -2265,65 +2290,80 @@ static uint64_t num_after(const char *from, const char *name, int *ok) {
 }
 
 /* The blocks of `bytes` at `at` that text's side names (` blocks N` with `stride` as the
-   stride's name): their hull; [at, max) when steps or a negative stride make it unknown. */
+   stride's name): their hull; every address when steps or a negative stride make it other. */
 static void blocks_hull(const char *text, const char *stride, uint64_t at, uint64_t bytes, uint64_t *lo, uint64_t *hi) {
   int ok, oks;
   uint64_t nb = num_after(text, " blocks ", &ok);
   long long d = (long long)num_after(text, stride, &oks);
   *lo = at, *hi = at + bytes;
   if (!ok || nb < 2) return;
-  if (strstr(text, "steps ") || (oks && d < 0)) *hi = UINT64_MAX;
+  if (strstr(text, "steps ") || (oks && d < 0)) *lo = 0, *hi = UINT64_MAX;
   else if (oks) *hi = at + (nb - 1) * (uint64_t)d + bytes / nb;
 }
 
-/* Does op o of rank r write its own memory, and where: 1 with [*lo, *hi), 0 if it does not.
-   One-sided accesses are their targets' (computed_reads). */
-static int own_write(const merger *m, const mop *o, uint64_t *lo, uint64_t *hi) {
-  const char *t = o->text;
-  int ok;
-  uint64_t bytes = strtoull(t + strcspn(t, " "), NULL, 10), at;
-  if (o->kind == K_SEND || o->kind == K_WAIT) return 0;
-  if (o->kind == K_RECV || !strncmp(t, "get ", 4)) {
-    at = num_after(t, " addr ", &ok);
-    *lo = at, *hi = ok ? at + bytes : UINT64_MAX;
-    return 1;
-  }
-  if (!strncmp(t, "fence", 5) || !strncmp(t, "winfree", 7) || !strncmp(t, "barrier", 7) || !strncmp(t, "put ", 4) ||
-      !strncmp(t, "accumulate ", 11))
-    return 0;
-  if (!strncmp(t, "compute ", 8)) {
-    const char *w = strstr(t, " writes ");
-    if (!w) return 0;
-    bytes = strtoull(w + 8, NULL, 10);
-    at = num_after(w, " at ", &ok);
-    blocks_hull(w, " stride ", at, bytes, lo, hi);
-    return 1;
-  }
-  if (!strncmp(t, "copy ", 5)) {
-    at = num_after(t, " to ", &ok);
-    blocks_hull(t, " to_stride ", at, bytes, lo, hi);
-    if (strstr(t, " to_steps ")) *hi = UINT64_MAX;
-    return 1;
-  }
+/* The bytes of its own rank a native call's line writes (its `out`, `inout` or `addr` side),
+   0 if it writes none there (a member that only sends: no such side). */
+static int call_writes(const merger *m, const char *t, uint64_t *lo, uint64_t *hi) {
   size_t klen = strcspn(t, " ");
-  int kind = ir_coll_kind(t, klen);
+  int kind = ir_coll_kind(t, klen), ok;
   const char *p = t + klen;
-  at = num_after(p, " inout ", &ok);
+  const ir_coll_info *c = kind >= 0 ? ir_coll_get(kind) : NULL;
+  uint64_t at = num_after(p, " inout ", &ok);
   if (!ok) at = num_after(p, " out ", &ok);
   if (!ok) at = num_after(p, " addr ", &ok);
-  *lo = ok ? at : 0, *hi = UINT64_MAX;   /* how far: below, when the line says */
-  const ir_coll_info *c = kind >= 0 ? ir_coll_get(kind) : NULL;
+  if (!ok) return 0;
+  *lo = at, *hi = UINT64_MAX;   /* how far: below, when the line says */
   char *e;
   uint64_t k = strtoull(p, &e, 10);
-  if (!ok || !(c || !strncmp(t, "reduce ", 7)) || (c && c->vector)) return 1;
+  if (!c || c->vector) return 1;
   if (*e != 'b') {   /* K TYPE: elements of a reduction */
     int type = ir_type_parse(e + 1, strcspn(e + 1, " "));
     if (type < 0) return 1;
     k *= (uint64_t)ir_type_size(type);
   }
   uint64_t in_blocks = 1, out_blocks = 1;
-  if (c) ir_coll_spans(kind, 0, m->nprocs, &in_blocks, &out_blocks);
+  ir_coll_spans(kind, 1, m->nprocs, &in_blocks, &out_blocks);   /* a root's, the most */
   *hi = at + k * (out_blocks > in_blocks ? out_blocks : in_blocks);
+  return 1;
+}
+
+/* The bytes of its own rank op o touches so that a computation there would change what the
+   phase says (1 with [*lo, *hi), 0 if none): what it writes (a receive, a get's origin side, a
+   copy, a computation, a native call, a local reduce), and what a send or a put's or
+   accumulate's origin side reads (it may still be reading them). A line it cannot read
+   touches every address. One-sided accesses' target sides are their targets' (written_hulls). */
+static int own_touch(const merger *m, const mop *o, uint64_t *lo, uint64_t *hi) {
+  const char *t = o->text;
+  int ok;
+  uint64_t bytes = strtoull(t + strcspn(t, " "), NULL, 10), at;
+  *lo = 0, *hi = UINT64_MAX;
+  if (o->kind == K_WAIT) return 0;
+  if (o->kind == K_SEND || o->kind == K_RECV || !strncmp(t, "get ", 4) || !strncmp(t, "put ", 4)) {
+    at = num_after(t, " addr ", &ok);
+    if (ok) *lo = at, *hi = at + bytes;
+    return 1;
+  }
+  if (!strncmp(t, "accumulate ", 11)) {
+    pacc a;
+    at = num_after(t, " addr ", &ok);
+    if (ok && access_range(o, &a)) *lo = at, *hi = at + a.nb * a.len;
+    return 1;
+  }
+  if (!strncmp(t, "fence", 5) || !strncmp(t, "winfree", 7) || !strncmp(t, "barrier", 7)) return 0;
+  if (!strncmp(t, "compute ", 8)) {
+    const char *w = strstr(t, " writes ");
+    if (!w) return 0;
+    at = num_after(w, " at ", &ok);
+    if (ok) blocks_hull(w, " stride ", at, strtoull(w + 8, NULL, 10), lo, hi);
+    return 1;
+  }
+  if (!strncmp(t, "copy ", 5)) {
+    at = num_after(t, " to ", &ok);
+    if (ok) blocks_hull(t, " to_stride ", at, bytes, lo, hi);
+    if (strstr(t, " to_steps ")) *lo = 0, *hi = UINT64_MAX;
+    return 1;
+  }
+  if (ir_coll_kind(t, strcspn(t, " ")) >= 0 || !strncmp(t, "reduce ", 7)) return call_writes(m, t, lo, hi);
   return 1;
 }
 
@@ -2337,16 +2377,6 @@ static int hull_meets(const mhull *h, const uint64_t *top, int64_t n, uint64_t l
     else b = mid;
   }
   return a > 0 && top[a - 1] > lo;
-}
-
-/* Is a read of t in r[0..n) (its phase's and t's) whose bytes meet q's open across the place
-   of q's fence? */
-static int read_open_across(const mread *r, int64_t n, const mread *q) {
-  for (int64_t i = 0; i < n; i++)
-    if (cmp_pos(r[i].open, r[i].osub, q->open, q->osub) < 0 && cmp_pos(r[i].close, r[i].csub, q->open, q->osub) > 0 &&
-        r[i].a.lo < q->a.hi && q->a.lo < r[i].a.hi)
-      return 1;
-  return 0;
 }
 
 /* Is (phase, t) among the reads (sorted by cmp_read)? */
@@ -2367,9 +2397,9 @@ static int add_hull(mhull **h, int64_t *n, int64_t *cap, mhull x) {
   return CDAG_OK;
 }
 
-/* What the phases of the reads' targets write there: one-sided accesses other than the
-   reads compared (a put, an accumulate, or a get MPI orders otherwise), and the targets' own
-   operations. */
+/* What the phases of the reads' targets touch there: one-sided accesses other than the reads
+   compared (a put, an accumulate, or a get MPI orders otherwise), and the targets' own
+   operations (own_touch). */
 static int written_hulls(merger *m, mhull **h, int64_t *nh) {
   int64_t cap = 0;
   for (int r = 0; r < m->nprocs; r++)
@@ -2378,15 +2408,14 @@ static int written_hulls(merger *m, mhull **h, int64_t *nh) {
       uint64_t lo, hi;
       long long t = -1;
       int rc = CDAG_OK;
-      if (o->dropped) continue;
-      if (o->kind == K_OTHER && is_onesided(o->text) && strncmp(o->text, "fence", 5) && !passive_marker(o)) {
+      if (o->dropped || o->added) continue;
+      if (o->kind == K_OTHER && is_onesided(o->text) && strncmp(o->text, "fence", 5) && !passive_marker(o) &&
+          o->hashed != 2 && (field(o->text, "from", &t) || field(o->text, "to", &t)) && has_reads(m, o->phase, (int)t)) {
         pacc a;
-        if (o->hashed == 2 || !(field(o->text, "from", &t) || field(o->text, "to", &t)) || !has_reads(m, o->phase, (int)t)) continue;
         if (!access_range(o, &a)) a.lo = 0, a.hi = UINT64_MAX;
         rc = add_hull(h, nh, &cap, (mhull){o->phase, (int)t, a.lo, a.hi});
-      } else if (has_reads(m, o->phase, r) && own_write(m, o, &lo, &hi)) {
-        rc = add_hull(h, nh, &cap, (mhull){o->phase, r, lo, hi});
       }
+      if (!rc && has_reads(m, o->phase, r) && own_touch(m, o, &lo, &hi)) rc = add_hull(h, nh, &cap, (mhull){o->phase, r, lo, hi});
       if (rc) return rc;
     }
   if (*nh > 1) qsort(*h, (size_t)*nh, sizeof **h, cmp_hull);
@@ -2406,7 +2435,7 @@ static int add_computation(merger *m, const mread *r) {
     return CDAG_NOMEM("reads");
   }
   t->texts[t->ntexts++] = text;
-  t->ops[t->nops++] = (mop){.phase = r->phase, .kind = K_OTHER, .idx = -1, .peer = -1, .ptag = -1, .seq = r->open,
+  t->ops[t->nops++] = (mop){.phase = r->phase, .kind = K_OTHER, .added = 1, .idx = -1, .peer = -1, .ptag = -1, .seq = r->open,
                             .mseq = r->open, .sub = r->osub - 1, .text = text};
   return CDAG_OK;
 }
@@ -2430,12 +2459,19 @@ static int computed_reads(merger *m, uint64_t *added) {
     for (se = s; se < m->nreads && r[se].phase == r[s].phase && r[se].t == r[s].t; se++) {}
     while (ha < nh && (h[ha].phase < r[s].phase || (h[ha].phase == r[s].phase && h[ha].rank < r[s].t))) ha++;
     for (hb = ha; hb < nh && h[hb].phase == r[s].phase && h[hb].rank == r[s].t; hb++) {}
-    if (se - s > READS_CHECKED) continue;
-    for (int64_t a = s, b; a < se; a = b) {   /* one range of the target */
+    uint64_t before = 0;   /* the largest end of the ranges before this one */
+    for (int64_t a = s, b; a < se; a = b) {   /* one range of the target, its reads by place */
       for (b = a + 1; b < se && same_range(&r[b].a, &r[a].a); b++) {}
-      if (hull_meets(h + ha, top + ha, hb - ha, r[a].a.lo, r[a].a.hi)) continue;
-      for (int64_t i = a + 1; i < b; i++)
-        if (r[i].hash != r[i - 1].hash && !read_open_across(r + s, se - s, &r[i])) q[nq++] = r[i];
+      int alone = before <= r[a].a.lo && (b == se || r[b].a.lo >= r[a].a.hi);   /* no other range meets it */
+      if (r[a].a.hi > before) before = r[a].a.hi;
+      if (!alone || (hb > ha && hull_meets(h + ha, top + ha, hb - ha, r[a].a.lo, r[a].a.hi))) continue;
+      const mread *last = &r[a];   /* of the reads before, the one that closes last */
+      for (int64_t i = a + 1; i < b; i++) {
+        if (r[i].hash != r[i - 1].hash && cmp_pos(r[i - 1].open, r[i - 1].osub, r[i].open, r[i].osub) < 0 &&
+            cmp_pos(last->close, last->csub, r[i].open, r[i].osub) <= 0)
+          q[nq++] = r[i];
+        if (cmp_pos(r[i].close, r[i].csub, last->close, last->csub) > 0) last = &r[i];
+      }
     }
   }
   for (int64_t i = 0; i < nq && !rc; i++) rc = add_computation(m, &q[i]);
@@ -2478,7 +2514,7 @@ static int place_passive(merger *m, int nphases, int none, uint64_t *placed) {
       rc = CDAG_NOMEM("fences");
       break;
     }
-    t->ops[t->nops++] = (mop){.phase = x.ins[k].phase, .kind = K_OTHER, .idx = -1, .peer = -1,
+    t->ops[t->nops++] = (mop){.phase = x.ins[k].phase, .kind = K_OTHER, .added = 1, .idx = -1, .peer = -1,
                               .comm = x.ins[k].comm, .seq = x.ins[k].seq, .sub = x.ins[k].sub, .text = "fence comm 0"};
     if (x.ins[k].phase > t->maxphase) t->maxphase = x.ins[k].phase;
   }

@@ -64,7 +64,7 @@
 
 /* A get (or fetch) waiting for its epoch's closing fence: its ranges at the origin (ga/gl
    of the window from `first`, n of them), the packing area it landed in when n > 1. */
-typedef struct { uint64_t area, seq; int64_t first, n; const char *type; int member, done, lines; } rget;
+typedef struct { uint64_t area, seq; int64_t first, n; const char *type; int member, done, lines, phase; } rget;
 /* A compare-and-swap waiting for the fence: the put written at `seq` if the swap happened. */
 typedef struct { uint64_t seq, origin, result, target, bytes; int member, comm; unsigned char compare[32]; } rcas;
 
@@ -823,7 +823,7 @@ static uint64_t access_of(rwin *w, int kind, const void *buf, int count, MPI_Dat
   if (ordered && !wait) note_access(w, target, t, sig, seq);   /* a wait orders it already */
   if (plain) note_plain(w, target, t, sig);
   if (kind == A_GET) {
-    w->g[w->ng++] = (rget){o->n > 1 ? src : 0, seq, w->nr, o->n, type_name(ot), target, 0, (int)R->access_lines};
+    w->g[w->ng++] = (rget){o->n > 1 ? src : 0, seq, w->nr, o->n, type_name(ot), target, 0, (int)R->access_lines, R->phase};
     if (w->gpend || (w->gpend = calloc((size_t)w->n, sizeof *w->gpend))) w->gpend[target]++;
     memcpy(w->ga + w->nr, o->a, (size_t)o->n * 8);
     memcpy(w->gl + w->nr, o->l, (size_t)o->n * 8);
@@ -957,15 +957,28 @@ static void swaps_done(rwin *w, uint64_t seq, int member) {
   w->ncas = kept;
 }
 
-/* A hash of the bytes of ranges r, in order (a word at a time). */
+static uint64_t mix_word(uint64_t h, uint64_t v) {
+  h = (h ^ v) * 0x100000001b3ull;
+  return h ^ h >> 29;
+}
+
+/* A hash of the bytes of ranges r as one stream, 8 bytes at a time: the same bytes give the
+   same hash however the ranges cut them (a contiguous buffer, a vector's blocks). */
 static uint64_t content_hash(const ranges *r) {
-  uint64_t h = 0x9e3779b97f4a7c15ull;
+  uint64_t h = 0x9e3779b97f4a7c15ull, v;
+  unsigned char carry[8];
+  size_t held = 0;
   for (int64_t i = 0; i < r->n; i++) {
     const unsigned char *p = (const unsigned char *)(uintptr_t)r->a[i];
-    uint64_t n = r->l[i], v;
-    for (; n >= 8; n -= 8, p += 8) memcpy(&v, p, 8), h = (h ^ v) * 0x100000001b3ull, h ^= h >> 29;
-    for (; n; n--, p++) h = (h ^ *p) * 0x100000001b3ull;
+    uint64_t n = r->l[i];
+    for (; held && n; n--) {   /* the word a range boundary cut */
+      carry[held++] = *p++;
+      if (held == 8) memcpy(&v, carry, 8), h = mix_word(h, v), held = 0;
+    }
+    for (; n >= 8; n -= 8, p += 8) memcpy(&v, p, 8), h = mix_word(h, v);
+    for (; n; n--) carry[held++] = *p++;
   }
+  for (size_t k = 0; k < held; k++) h = mix_word(h, carry[k] | 0x100u);
   return h;
 }
 
@@ -976,7 +989,7 @@ static uint64_t content_hash(const ranges *r) {
 static void get_done(rwin *w, rget *g, uint64_t seq) {
   ranges r = {g->n, g->n, w->ga + g->first, w->gl + g->first, g->n};
   if (seq && g->seq && g->lines == 1 && w->pt && w->pt[g->member] == PT_OPEN)
-    out("%d got %llu %llu\n", R->phase, (unsigned long long)g->seq, (unsigned long long)content_hash(&r));
+    out("%d got %llu %llu\n", g->phase, (unsigned long long)g->seq, (unsigned long long)content_hash(&r));
   if (seq && g->n > 1) {
     uint64_t first = rec_shadow_reserve(R->sh, seq, (uint32_t)g->n);
     if (first) pack_copies(&r, g->area, first, 0);

@@ -284,10 +284,11 @@ for o in 1 2; do
 done
 
 # rank 0's epoch on itself closes, and its unlock's completion adds a copy at the next
-# position; rank 1's epoch on the same bytes, granted after it (ticket 2), opens between the
-# two (OpenCoarrays' locks: MPI_Win_lock on the image that holds the lock variable, then
-# every other image's). The fence shares the unlock's position, after it; it was left out
-# ("no position free") in about one recording of four
+# position, into the bytes rank 1 reads; rank 1's epoch on them, granted after it (ticket 2),
+# opens where rank 0's closes (OpenCoarrays' locks: MPI_Win_lock on the image that holds the
+# lock variable, then every other image's): after the copy, the last op of the unlock's call.
+# It was left out ("no position free") in about one recording of four, and placed between
+# the unlock and the copy it raced with the copy
 mkdir -p adjacent
 {
   printf 'cdag-record-part 1\nrank 0 nprocs 2\ncomm %d 1 0\nphase 0\n' "$B"
@@ -296,7 +297,7 @@ mkdir -p adjacent
   echo "0 196608 get 4b from 0 at 0x5000 addr 0x100 comm $B wait"
   echo "0 262144 put 4b to 0 at 0x5000 addr 0x104 comm $B"
   echo "0 327680 unlock comm $B ticket 1"
-  echo "0 327681 copy 4b from 0x100 to 0x200"
+  echo "0 327681 copy 4b from 0x100 to 0x5000"
   echo "0 393216 barrier"
   printf 'end 0\nfinalized\n'
 } >adjacent/rank-0.part
@@ -310,6 +311,27 @@ mkdir -p adjacent
   echo "0 393216 barrier"
   printf 'end 0\nfinalized\n'
 } >adjacent/rank-1.part
+# rank 1's epoch on rank 0 opens where rank 0 was after its barrier's call, whose last op
+# (a copy the recording added at +32767) is next to the first of the next call (a
+# computation at -32768 of the barrier): the fences share the copy's position, after it
+mkdir -p between
+{
+  printf 'cdag-record-part 1\nrank 0 nprocs 2\nphase 0\n'
+  echo "0 65536 barrier"
+  echo "0 98303 copy 4b from 0x100 to 0x200"
+  echo "0 98304 compute 20000 reads all writes 8 at 0x300"
+  echo "0 131072 barrier"
+  printf 'end 0\nfinalized\n'
+} >between/rank-0.part
+{
+  printf 'cdag-record-part 1\nrank 1 nprocs 2\ncomm %d 2 1 0\nphase 0\n' $((B + 2))
+  echo "0 65536 barrier"
+  echo "0 98304 lock comm $((B + 2)) tpos $(tp 65536 0)"
+  echo "0 131072 put 4b to 0 at 0x5000 addr 0x104 comm $((B + 2))"
+  echo "0 196608 unlock comm $((B + 2)) ticket 1 tpos $(tp 65536 0)"
+  echo "0 262144 barrier"
+  printf 'end 0\nfinalized\n'
+} >between/rank-1.part
 
 # rank 1 reads 8 bytes of rank 0 in two epochs, a barrier apart; each get says what it
 # fetched (`got`, a hash). Rank 0 makes no call for them: bytes it computed in between would
@@ -486,7 +508,13 @@ cases <<'T'
   out "unsupported": {}
   out "check": {"ok": true
 0 sed -n '/^rank 0/,/^}/p' adjacent/phase-0000.cdag | tr '\n' '|'
-  out |put 4b to 0 at 0x5000 addr 0x104 comm 1|fence comm 1|fence comm 2|copy 4b from 0x100 to 0x200|fence comm 2|barrier|
+  out |put 4b to 0 at 0x5000 addr 0x104 comm 1|fence comm 1|copy 4b from 0x100 to 0x5000|fence comm 2|fence comm 2|barrier|
+0 cdag record --merge between
+0 cat between/index.json
+  out "unsupported": {}
+  out "check": {"ok": true
+0 sed -n '/^rank 0/,/^}/p' between/phase-0000.cdag | tr '\n' '|'
+  out |barrier|copy 4b from 0x100 to 0x200|fence comm 1|fence comm 1|compute 20000 reads all writes 8 at 0x300|barrier|
 0 cdag record --merge computed
   out bytes a target computed between two passive-target reads of them (computations added there): 1
 0 cat computed/index.json
@@ -509,7 +537,7 @@ cases <<'T'
   out "target_computes": 0,
   out "check": {"ok": true
 1 cdag record --merge badgot
-  err got 851968: not the position of a get told once
+  err got 851968: not the position of a get of its phase told once
 1 cdag record --merge other
   err does not load
 0 grep -c '^fence comm' other/phase-0000.cdag
