@@ -2301,18 +2301,18 @@ static void blocks_hull(const char *text, const char *stride, uint64_t at, uint6
   else if (oks) *hi = at + (nb - 1) * (uint64_t)d + bytes / nb;
 }
 
-/* The bytes of its own rank a native call's line writes (its `out`, `inout` or `addr` side),
-   0 if it writes none there (a member that only sends: no such side). */
-static int call_writes(const merger *m, const char *t, uint64_t *lo, uint64_t *hi) {
+/* The bytes of its own rank a native call's line reads or writes (the hull of its `in` and
+   its `out`, `inout` or `addr` side), 0 if it names none (a member with no part there). */
+static int call_touches(const merger *m, const char *t, uint64_t *lo, uint64_t *hi) {
   size_t klen = strcspn(t, " ");
-  int kind = ir_coll_kind(t, klen), ok;
+  int kind = ir_coll_kind(t, klen), ok_in, ok_out;
   const char *p = t + klen;
   const ir_coll_info *c = kind >= 0 ? ir_coll_get(kind) : NULL;
-  uint64_t at = num_after(p, " inout ", &ok);
-  if (!ok) at = num_after(p, " out ", &ok);
-  if (!ok) at = num_after(p, " addr ", &ok);
-  if (!ok) return 0;
-  *lo = at, *hi = UINT64_MAX;   /* how far: below, when the line says */
+  uint64_t in = num_after(p, " in ", &ok_in), out = num_after(p, " inout ", &ok_out);
+  if (!ok_out) out = num_after(p, " out ", &ok_out);
+  if (!ok_out) out = num_after(p, " addr ", &ok_out);
+  if (!ok_in && !ok_out) return 0;
+  *lo = ok_in && (!ok_out || in < out) ? in : out, *hi = UINT64_MAX;   /* how far: below, when the line says */
   char *e;
   uint64_t k = strtoull(p, &e, 10);
   if (!c || c->vector) return 1;
@@ -2323,14 +2323,15 @@ static int call_writes(const merger *m, const char *t, uint64_t *lo, uint64_t *h
   }
   uint64_t in_blocks = 1, out_blocks = 1;
   ir_coll_spans(kind, 1, m->nprocs, &in_blocks, &out_blocks);   /* a root's, the most */
-  *hi = at + k * (out_blocks > in_blocks ? out_blocks : in_blocks);
+  uint64_t in_end = ok_in ? in + k * in_blocks : 0, out_end = ok_out ? out + k * out_blocks : 0;
+  *hi = in_end > out_end ? in_end : out_end;
   return 1;
 }
 
 /* The bytes of its own rank op o touches so that a computation there would change what the
    phase says (1 with [*lo, *hi), 0 if none): what it writes (a receive, a get's origin side, a
-   copy, a computation, a native call, a local reduce), and what a send or a put's or
-   accumulate's origin side reads (it may still be reading them). A line it cannot read
+   copy, a computation, a native call, a local reduce), and what a send, a put's or
+   accumulate's origin side or a native call reads (it may still be reading them). A line it cannot read
    touches every address. One-sided accesses' target sides are their targets' (written_hulls). */
 static int own_touch(const merger *m, const mop *o, uint64_t *lo, uint64_t *hi) {
   const char *t = o->text;
@@ -2363,7 +2364,7 @@ static int own_touch(const merger *m, const mop *o, uint64_t *lo, uint64_t *hi) 
     if (strstr(t, " to_steps ")) *lo = 0, *hi = UINT64_MAX;
     return 1;
   }
-  if (ir_coll_kind(t, strcspn(t, " ")) >= 0 || !strncmp(t, "reduce ", 7)) return call_writes(m, t, lo, hi);
+  if (ir_coll_kind(t, strcspn(t, " ")) >= 0 || !strncmp(t, "reduce ", 7)) return call_touches(m, t, lo, hi);
   return 1;
 }
 

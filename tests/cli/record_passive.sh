@@ -338,16 +338,18 @@ mkdir -p between
 # be, to the graph, the first read's. "computed": the two reads fetched different bytes and
 # nothing recorded writes them, so rank 0 gets a computation of them just before the second
 # read's fence; "same": the same bytes, none; "put": rank 1 put into them in between, none
-# (the put explains them); "recv": rank 0 received into them in between, none
-reads_parts() {   # DIR HASH2 BETWEEN(none|put|recv)
+# (the put explains them); "recv": rank 0 received into them in between, none; "reduce": rank
+# 0 gave them to a reduction in between (a native call's input), none
+reads_parts() {   # DIR HASH2 BETWEEN(none|put|recv|reduce)
   mkdir -p "$1"
   local at2=131072
-  [ "$3" = recv ] && at2=196608
+  [ "$3" = recv ] || [ "$3" = reduce ] && at2=196608
   {
     printf 'cdag-record-part 1\nrank 0 nprocs 2\nphase 0\n'
     echo "0 65536 barrier"
     echo "0 131072 barrier"
     [ "$3" = recv ] && echo "0 196608 recv 8b from 1 tag 2 comm 0 addr 0x5000 wait"
+    [ "$3" = reduce ] && echo "0 196608 reduce 2 int32 sum root 1 in 0x5000"
     echo "0 262144 barrier"
     printf 'end 0\nfinalized\n'
   } >"$1"/rank-0.part
@@ -360,6 +362,7 @@ reads_parts() {   # DIR HASH2 BETWEEN(none|put|recv)
     echo "0 got 196608 111"
     [ "$3" = recv ] && echo "0 327680 send 8b to 0 tag 2 comm 0 addr 0x300 wait"
     echo "0 393216 barrier"
+    [ "$3" = reduce ] && echo "0 458752 reduce 2 int32 sum root 1 in 0x300 out 0x310"
     if [ "$3" = put ]; then
       echo "0 458752 lock comm $((B + 2)) tpos $(tp $at2 0)"
       echo "0 524288 put 8b to 0 at 0x5000 addr 0x200 comm $((B + 2))"
@@ -377,6 +380,7 @@ reads_parts computed 222 none
 reads_parts same 111 none
 reads_parts put 222 put
 reads_parts recv 222 recv
+reads_parts reduce 222 reduce
 mkdir -p badgot   # a `got` naming the position of a barrier
 cp computed/rank-0.part badgot/
 sed 's/^0 got 720896 222$/0 got 851968 222/' computed/rank-1.part >badgot/rank-1.part
@@ -535,6 +539,11 @@ cases <<'T'
 0 cdag record --merge recv
 0 cat recv/index.json
   out "target_computes": 0,
+  out "check": {"ok": true
+0 cdag record --merge reduce
+0 cat reduce/index.json
+  out "target_computes": 0,
+  out "unsupported": {}
   out "check": {"ok": true
 1 cdag record --merge badgot
   err got 851968: not the position of a get of its phase told once
