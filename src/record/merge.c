@@ -2245,9 +2245,9 @@ static int note_reads(pctx *x, int64_t from) {
         open = f;
         continue;
       }
-      mread r = {x->phase, ep->t, got_hash(&x->m->r[ep->o], o->seq), 0, UINT64_MAX, 0, 0, {0}};
+      mread r = {x->phase, ep->t, 0, 0, UINT64_MAX, 0, 0, {0}};
       if (!o->hashed || o->dropped || !open || !access_range(o, &r.a)) continue;
-      r.open = open->seq, r.osub = open->sub;
+      r.hash = got_hash(&x->m->r[ep->o], o->seq), r.open = open->seq, r.osub = open->sub;
       o->hashed = 2;   /* compared: not a write of its target's (written_hulls) */
       rc = add_read(x->m, &r);
     }
@@ -2331,8 +2331,8 @@ static int call_touches(const merger *m, const char *t, uint64_t *lo, uint64_t *
 /* The bytes of its own rank op o touches so that a computation there would change what the
    phase says (1 with [*lo, *hi), 0 if none): what it writes (a receive, a get's origin side, a
    copy, a computation, a native call, a local reduce), and what a send, a put's or
-   accumulate's origin side or a native call reads (it may still be reading them). A line it cannot read
-   touches every address. One-sided accesses' target sides are their targets' (written_hulls). */
+   accumulate's origin side or a native call reads (it may still be reading them). A line it
+   cannot read touches every address. One-sided accesses' target sides are their targets' (written_hulls). */
 static int own_touch(const merger *m, const mop *o, uint64_t *lo, uint64_t *hi) {
   const char *t = o->text;
   int ok;
