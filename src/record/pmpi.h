@@ -30,6 +30,9 @@
 #include "mpi_glue/mpi_glue.h"
 #include "record/record.h"
 
+/* Declared hidden here, so that a function defined after a file's push(default) stays hidden. */
+#pragma GCC visibility push(hidden)
+
 #define MAP_FIRST (1 << 20)
 #define SELF_COMM_ID (1 << 30)
 
@@ -268,5 +271,7 @@ void call_exit(const int *entered);
    the call returns (whichever return: a cleanup runs after the return value is computed),
    starts the next. Two clock reads per call (vDSO, tens of ns). */
 #define COUNT(c) int rec_call_ __attribute__((cleanup(call_exit), unused)) = call_enter(c)
+
+#pragma GCC visibility pop
 
 #endif
