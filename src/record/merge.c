@@ -42,6 +42,7 @@ typedef struct mop {
   uint8_t kind, dropped, unmatched, labelled;
   uint8_t hashed;          /* a passive-target get whose fetched bytes' hash is known (`got`) */
   uint8_t added;           /* placed by the merger (a target's fence, computed_reads' computation) */
+  uint8_t races;           /* a passive-target access that races with another origin's (epoch_conflicts: why) */
   uint32_t label;          /* its label's number, when a wait names it */
   uint32_t sub;            /* a target's fence: its place among fences at its position (spread) */
   struct mop *partner;     /* the whole run's other end of a message (finding phases) */
@@ -1575,7 +1576,7 @@ static int origin_epochs(pctx *x, int o) {
 
 /* An access's bytes at its target: nb blocks of len bytes from lo at stride (nb 1: one range),
    hi the end of the last. */
-typedef struct { uint64_t lo, hi, nb, len, stride; int64_t epoch; int get; const char *acc; size_t acclen; } pacc;
+typedef struct { uint64_t lo, hi, nb, len, stride; int64_t epoch; int get; const char *acc; size_t acclen; mop *op; } pacc;
 
 /* What an access line does to its target: bytes, address (and `blocks N stride T`: its
    blocks), and for an accumulate its "TYPE OP" (acc, acclen); 0 if the line does not say. */
@@ -1873,12 +1874,18 @@ static pkey unit_key(const pctx *x, const punit *u, int close) {
 }
 
 /* Do units p and q touch the same bytes, one at least writing (their accesses' ranges
-   a[p.a0 .. p.a1))? */
-static int units_conflict(const pacc *a, const punit *p, const punit *q) {
+   a[p.a0 .. p.a1))? With why, every access of such a pair is marked (op->races). */
+static int units_conflict(const pacc *a, const punit *p, const punit *q, uint8_t why) {
+  int any = 0;
   for (int64_t i = p->a0; i < p->a1; i++)
     for (int64_t j = q->a0; j < q->a1; j++)
-      if (blocks_meet(&a[i], &a[j]) && conflict(&a[i], &a[j])) return 1;
-  return 0;
+      if (blocks_meet(&a[i], &a[j]) && conflict(&a[i], &a[j])) {
+        if (!why) return 1;
+        any = 1;
+        if (!a[i].op->races) a[i].op->races = why;
+        if (!a[j].op->races) a[j].op->races = why;
+      }
+  return any;
 }
 
 typedef struct { const pctx *x; const punit *u; } psort;
@@ -1913,7 +1920,7 @@ static void epoch_units(const pctx *x, int64_t e, pacc *a, int64_t *m, punit *u,
       at = here;
       continue;
     }
-    if (passive_access(o) && access_range(o, &a[*m]) && a[*m].hi > a[*m].lo) a[(*m)++].epoch = e;
+    if (passive_access(o) && access_range(o, &a[*m]) && a[*m].hi > a[*m].lo) a[*m].op = x->pool[ep->first + k], a[(*m)++].epoch = e;
   }
   if (!ep->fine) cur.a1 = *m, u[(*nu)++] = cur;
 }
@@ -2019,7 +2026,7 @@ static int nested_conflicts(pctx *x, const pacc *a, const int64_t *ea, int64_t n
   return CDAG_OK;
 }
 
-/* Marks the epochs of the phase that conflict with another origin's on their target, unless
+/* Marks the accesses of the phase that conflict with another origin's on their target, unless
    their tickets order them (ordered; two pieces of fine epochs are never reordered: both
    ran under shared locks, and overlap at the target only if neither completed before the
    other began). Units by target and opening, swept: each against the earlier ones still
@@ -2066,10 +2073,9 @@ static int epoch_conflicts(pctx *x, int64_t from) {
     for (int64_t i = 0; i < nopen; i++) {
       const punit *p = &u[open[i]];
       pepoch *ep = &x->ep[p->e];
-      if (ep->o == eq->o || before(qclose, unit_key(x, p, 0)) || !units_conflict(a, p, q)) continue;
+      if (ep->o == eq->o || before(qclose, unit_key(x, p, 0)) || !units_conflict(a, p, q, 0)) continue;
       int why = p->fine && q->fine ? 2 : !ordered(x, from, p->e, q->e);   /* 2: at once, under shared locks */
-      if (why && !ep->bad) ep->bad = why;
-      if (why && !eq->bad) eq->bad = why;
+      if (why) units_conflict(a, p, q, (uint8_t)why);
     }
     if (q->a1 > q->a0) open[nopen++] = order[k];
   }
@@ -2077,17 +2083,27 @@ static int epoch_conflicts(pctx *x, int64_t from) {
   return CDAG_OK;
 }
 
-/* The conflicting epochs dropped, their fences at the targets (ins[from..)) with them. */
+/* Why an access or epoch was left out (pepoch's bad, mop's races). */
+static const char *conflict_reason(int bad) {
+  return bad == 2   ? "another origin's access to the same bytes of its target may have run at the same time, both under "
+                      "shared locks, in an order MPI decided"
+         : bad == 5 ? "its origin's epoch on another window of the target, open at once, touches the same bytes: their "
+                      "order there is unknown"
+                    : "another origin's epoch on its target touches the same bytes, in an order the lock decides";
+}
+
+/* What conflicts left out: an epoch nested in another on the same bytes whole, its fences at
+   the targets (ins[from..)) with it; of two origins' epochs whose order is unknown, only the
+   accesses that touch the same bytes (the rest of each epoch commutes with the other). */
 static int drop_conflicts(pctx *x, int64_t from) {
   int rc = epoch_conflicts(x, from);
   for (int64_t e = 0; !rc && e < x->nep; e++)
-    if (x->ep[e].bad)
-      rc = drop_epoch(x, x->pool + x->ep[e].first, x->ep[e].n,
-                      x->ep[e].bad == 2 ? "another origin's access to the same bytes of its target may have run at the "
-                                          "same time, both under shared locks, in an order MPI decided"
-                      : x->ep[e].bad == 5 ? "its origin's epoch on another window of the target, open at once, touches the "
-                                            "same bytes: their order there is unknown"
-                                          : "another origin's epoch on its target touches the same bytes, in an order the lock decides");
+    if (x->ep[e].bad) rc = drop_epoch(x, x->pool + x->ep[e].first, x->ep[e].n, conflict_reason(x->ep[e].bad));
+  for (int64_t e = 0; !rc && e < x->nep; e++)
+    for (int64_t k = 0; !rc && k < x->ep[e].n; k++) {
+      mop *o = x->pool[x->ep[e].first + k];
+      if (o->races && !o->dropped) rc = left_out(x->m, o, conflict_reason(o->races));
+    }
   int64_t k = from;
   for (int64_t i = from; i < x->nins; i++)
     if (!x->ep[x->ins[i].epoch].bad) x->ins[k++] = x->ins[i];

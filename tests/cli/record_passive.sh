@@ -183,6 +183,10 @@ shared_parts() {   # DIR REOPEN(0|1)
 }
 shared_parts pieces 1
 shared_parts atonce 0
+# the same, rank 2's epoch reading other bytes of rank 0 too: only the racing puts are left
+# out, the get stays (it commutes with rank 1's epoch)
+shared_parts apart 0
+sed -i 's/^0 327680 put \(.*\)/0 327680 put \1\n0 360448 get 8b from 0 at 0x6000 addr 0x300 comm '"$(c 2 0)"'/' apart/rank-2.part
 
 # rank 0's shared epoch on itself puts into bytes that rank 1's shared epoch puts into while
 # rank 0 is in its put (a call that only sends: rank 1's fences go after it); rank 0's put
@@ -583,6 +587,13 @@ cases <<'T'
 0 cdag record --merge atonce
 0 cat atonce/index.json
   out "MPI_Put: another origin's access to the same bytes of its target may have run at the same time, both under shared locks, in an order MPI decided": 2
+0 cdag record --merge apart
+0 cat apart/index.json
+  out "unsupported": {"MPI_Put": 2}
+  out "check": {"ok": true
+0 cat apart/phase-0000.cdag
+  count 1 ^get
+  count 0 ^put
 0 cdag record --merge self
 0 cat self/index.json
   out "unsupported": {"MPI_Put": 2}
