@@ -1571,11 +1571,12 @@ static int origin_epochs(pctx *x, int o) {
  * the result depends on that order. The recorder writes it as each epoch's ticket (pmpi_rma.c):
  * the later epoch's fences then follow the earlier's at t, where the later one opens no
  * sooner than between the two target operations the earlier one closes between (the fences
- * there are ordered by ticket: cmp_pins). Otherwise (or without tickets) both are dropped,
- * counted with the reason. */
+ * there are ordered by ticket: cmp_pins). Otherwise (or without tickets) the accesses of
+ * both that touch the same bytes are dropped, counted with the reason; the rest of each
+ * epoch commutes with the other and stays. */
 
 /* An access's bytes at its target: nb blocks of len bytes from lo at stride (nb 1: one range),
-   hi the end of the last. */
+   hi the end of the last; op its line (epoch_units). */
 typedef struct { uint64_t lo, hi, nb, len, stride; int64_t epoch; int get; const char *acc; size_t acclen; mop *op; } pacc;
 
 /* What an access line does to its target: bytes, address (and `blocks N stride T`: its
