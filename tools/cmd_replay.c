@@ -159,24 +159,49 @@ static int load(replay_state *st, const replay_args *a) {
                      st->gg->nprocs, st->gg->nprocs, st->nprocs);
 }
 
+static double total(const uint64_t *x, int n) {
+  double t = 0;
+  for (int i = 0; i < n; i++) t += (double)x[i];
+  return t;
+}
+
 /* The memory of this node's processes against what the node has, before any is touched: a
    recording's one-sided accesses can span gigabytes of scratch (MPICH's
    rma/derived_acc_flush_local: 1,000 accumulates of 4 MB in one epoch, 8 GB over 3 ranks), and
-   the kernel would kill the processes one by one. Each process holds its rank's block, a copy
-   of it, and up to as much again in the messages its schedules pack (a plan may move all of
-   a rank's bytes in one message): three times the ranks' average, times the processes here. */
-static int blocks_fit(const replay_state *st, const replay_args *a) {
+   the kernel would kill the processes one by one. Each process holds its rank's block and a
+   copy of it, and each of its two schedules keeps a copy of every message it sends before an
+   operation that follows it (the engine stages such a send, so that what follows may write its
+   bytes while it is in flight): the run as written, what the rank's sends move; the plan, at
+   most that or, where a plan moves all of the rank's bytes in one message, the block (MPICH's
+   pt2pt/large_message at 3 processes: rank 0 sends one 2.16 GB buffer twice, and held 7 times
+   2.16 GB where the ranks' average times 3 had been counted, so the kernel killed it). The
+   ranks' sum, times the processes here over the ranks. */
+static int blocks_fit(const replay_state *st, const replay_args *a, const uint64_t *sent) {
   uint64_t avail = node_memory(a);
   double all = 0;
-  for (int r = 0; r < st->nprocs; r++) all += (double)st->map.size[r];
-  double need = 3 * all * replay_node_size() / st->nprocs;
+  for (int r = 0; r < st->nprocs; r++) {
+    double size = (double)st->map.size[r], moved = (double)sent[r];
+    all += 2 * size + moved + (moved > size ? moved : size);
+  }
+  double need = all * replay_node_size() / st->nprocs;
   if (!avail || need <= (double)avail) return CDAG_OK;
-  return cdag__error(CDAG_ERR_NOMEM, "%s: the ranks' operations span %.0f MB of memory in all (rank %d's: %.0f MB), "
-                     "which a replay holds three times (the run as written kept to compare, the messages packed): %.0f "
-                     "MB for the %d processes on this node, which has %.0f MB available%s; replay it on fewer processes "
-                     "per node", a->path, all / 1e6, st->rank,
-                     (double)st->map.size[st->rank] / 1e6, need / 1e6, replay_node_size(), (double)avail / 1e6,
-                     memory_source(a));
+  return cdag__error(CDAG_ERR_NOMEM, "%s: the ranks' operations span %.0f MB of memory (rank %d's: %.0f MB) and "
+                     "their sends move %.0f MB (rank %d's: %.0f MB); a replay holds each rank's twice (the run as written "
+                     "kept to compare) and a copy of what it sends in each of its two runs (staged sends): %.0f MB for "
+                     "the %d processes on this node, which has %.0f MB available%s; replay it on fewer processes per node",
+                     a->path, total(st->map.size, st->nprocs) / 1e6, st->rank, (double)st->map.size[st->rank] / 1e6,
+                     total(sent, st->nprocs) / 1e6, st->rank, (double)sent[st->rank] / 1e6, need / 1e6,
+                     replay_node_size(), (double)avail / 1e6, memory_source(a));
+}
+
+/* What each rank's sends move (messages to itself too). */
+static int sent_bytes(const cdag_graph *gg, int nprocs, uint64_t **out) {
+  uint64_t *sent = calloc((size_t)nprocs, sizeof *sent);
+  if (!sent) return CDAG_NOMEM("replay");
+  for (int64_t i = 0; i < gg->nops; i++)
+    if (gg->kind[i] == IR_SEND) sent[gg->rank[i]] += gg->bytes[i];
+  *out = sent;
+  return CDAG_OK;
 }
 
 /* The block and its copy: 64-byte aligned, as the map keeps addresses modulo 64. */
@@ -211,8 +236,11 @@ static void file_onesided(const cdag_graph *gg, int64_t os[4]) {
 
 /* The map, the memory, what to compare, and the distributed graph of this rank. */
 static int build(replay_state *st, const replay_args *a) {
+  uint64_t *sent = NULL;
   int rc = replay_map_build(st->gg, &st->map);
-  if (!rc) rc = blocks_fit(st, a);
+  if (!rc) rc = sent_bytes(st->gg, st->nprocs, &sent);
+  if (!rc) rc = blocks_fit(st, a, sent);
+  free(sent);
   if (!rc) rc = alloc_memory(st);
   if (!rc) rc = rm_build(st->gg, &st->map, st->rank, &st->mem);
   if ((rc = replay_agree(rc))) return rc;
