@@ -364,9 +364,11 @@ static void clear_range(rec_shadow *sh, uint64_t a, uint64_t n, int64_t i) {
    the very receive it copied). Where it held nothing, or only tombstones (the small chunks
    a freed buffer's memory is cut into, freed in turn), nothing to remember. */
 void rec_shadow_forget(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq) {
-  int64_t i = len ? first_in(sh, addr, len) : -1, j = i;
-  while (j >= 0 && sh->e[j].start < addr + len && sh->e[j].gone) j = next_entry(sh, j);
-  if (j < 0 || sh->e[j].start >= addr + len) return;   /* nothing held since it was last given back */
+  int64_t i = len ? first_in(sh, addr, len) : -1, j = i, stones = 0;
+  for (; j >= 0 && sh->e[j].start < addr + len && sh->e[j].gone; stones++) j = next_entry(sh, j);
+  /* nothing held since it was last given back; tombstones of smaller chunks given back before
+     become one (the allocator joins chunks, and each free of the joined one would walk them) */
+  if ((j < 0 || sh->e[j].start >= addr + len) && stones < 2) return;
   /* received bytes given back unread were read first (a temporary freed after its use):
      in the gap before the next position, as an overwrite's (check_unread) */
   sh->posting = seq + REC_SEQ_STEP, sh->forgetting = 1;
@@ -382,18 +384,14 @@ static int by_addr(const void *x, const void *y) {
 
 void rec_shadow_forget_ranges(rec_shadow *sh, rec_range *r, int64_t n, uint64_t seq) {
   base_sort(r, n, sizeof *r, by_addr);
-  uint64_t start = 0, end = 0;   /* the first entry ending above the last range's start */
-  int known = 0;
   for (int64_t k = 0; k < n; k++) {
-    if (!r[k].len) continue;
-    if (!known || r[k].addr >= end) {
-      int64_t i = first_overlap(sh, r[k].addr);
-      if (i < 0) return;   /* nothing held from here on */
-      start = sh->e[i].start, end = start + sh->e[i].len, known = 1;
-    }
-    if (start >= r[k].addr + r[k].len) continue;   /* it starts after this range */
-    rec_shadow_forget(sh, r[k].addr, r[k].len, seq);
-    known = 0;
+    uint64_t a = r[k].addr, len = r[k].len, key = a + len - 1;
+    int64_t q = len ? base_imap_find(&sh->map, &key, BASE_IMAP_AT_OR_BELOW) : -1;   /* the last to start before its end */
+    if (q < 0 || key + sh->e[q].len <= a) continue;   /* nothing held there */
+    /* inside a tombstone: given back already, and nothing held since (most frees: the
+       allocator hands such memory out again to MPI's and the program's temporaries) */
+    if (sh->e[q].gone && key <= a && key + sh->e[q].len >= a + len) continue;
+    rec_shadow_forget(sh, a, len, seq);
   }
 }
 

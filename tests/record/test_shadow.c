@@ -531,6 +531,33 @@ START_TEST(memory_given_back_is_new) {
 }
 END_TEST
 
+/* Two chunks given back, then the chunk the allocator joined them into (over tombstones
+   only: they become one, from this free on), then a range inside it (nothing to do): a
+   receive completed between the frees does not explain its bytes (a copy from it would be
+   written while the old buffer still held that memory). */
+START_TEST(joined_chunks_given_back_again) {
+  rec_shadow *sh = rec_shadow_new(1 << 20);
+  uint8_t b[48], u[48];
+  fixes x = {.n = 0};
+  fill(b, sizeof b, 24);
+  recv_at(sh, A(b), sizeof b, 1 * STEP, "uint8");
+  rec_shadow_forget(sh, A(b), 24, 2 * STEP);
+  rec_shadow_forget(sh, A(b) + 24, 24, 2 * STEP);
+  fill(u, sizeof u, 25);
+  recv_at(sh, A(u), sizeof u, 3 * STEP, "uint8");
+  rec_range r = {A(b), sizeof b};
+  rec_shadow_forget_ranges(sh, &r, 1, 4 * STEP);
+  rec_range inside = {A(b) + 8, 16};   /* inside the joined tombstone: nothing to do */
+  rec_shadow_forget_ranges(sh, &inside, 1, 4 * STEP);
+  memcpy(b, u, sizeof b);
+  send1(sh, A(b), sizeof b, 5 * STEP, "uint8", collect, &x);
+  ck_assert_int_eq(x.n, 1);
+  ck_assert_int_eq(x.f[0].kind, REC_FIX_COMPUTE);
+  ck_assert_uint_eq(x.f[0].addr, A(b));
+  rec_shadow_free(sh);
+}
+END_TEST
+
 /* Ranges given back together, in any order, some over nothing held: exactly those held
    are forgotten (their bytes, sent unchanged, are then computed), the rest stays. */
 START_TEST(ranges_given_back_together) {
@@ -790,6 +817,7 @@ Suite *cdag_shadow_suite(void) {
   tcase_add_test(tc, freed_memory_is_skipped);
   tcase_add_test(tc, memory_given_back_is_new);
   tcase_add_test(tc, ranges_given_back_together);
+  tcase_add_test(tc, joined_chunks_given_back_again);
   tcase_add_test(tc, the_settle_does_not_read_its_own_buffers);
   tcase_add_test(tc, the_settle_skips_its_own_mapping);
   tcase_add_test(tc, random_programs_say_what_was_sent);
