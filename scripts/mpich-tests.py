@@ -257,8 +257,9 @@ def replay(cdag, row):
                 continue
         rc, out = sh(["mpiexec", "-n", str(row["np"]), cdag, "replay", ph, "--iterations", "1", "--repeat", "1"],
                      timeout=600)
-        last = (out.strip().splitlines() or ["?"])[-1][:160]
-        if rc and "out of memory" in last and "fewer processes per node" in last:   # refused: not a difference
+        whole = (out.strip().splitlines() or ["?"])[-1]
+        last = whole[:160]
+        if rc and "out of memory" in whole and "fewer processes per node" in whole:   # refused: not a difference
             return "not replayed: " + last
         if rc:
             return "differs: " + last

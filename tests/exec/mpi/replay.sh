@@ -279,8 +279,9 @@ errors)
   printf 'num_ranks 2\nrank 0 {\n  send 8b to 1 tag 0 addr 0x0\n}\n' >"$tmp/unmatched.cdag"
   # a small file whose operations span 256 MiB on each rank (a recording's one-sided scratch can)
   printf 'num_ranks 2\nrank 0 {\n  send 268435456b to 1 addr 0x0\n}\nrank 1 {\n  recv 268435456b from 0 addr 0x0\n}\n' >"$tmp/wide.cdag"
-  # one 64 MiB buffer sent twice (MPICH's pt2pt/large_message): each run stages both sends
-  printf 'num_ranks 2\nrank 0 {\n  send 67108864b to 1 addr 0x0\n  send 67108864b to 1 addr 0x0\n}\nrank 1 {\n  recv 67108864b from 0 addr 0x0\n  recv 67108864b from 0 addr 0x4000000\n}\n' >"$tmp/twice.cdag"
+  # one 64 MiB buffer sent twice, blocking (MPICH's pt2pt/large_message): the run as written
+  # stages the first, which the second waits for
+  printf 'num_ranks 2\nrank 0 {\n  send 67108864b to 1 addr 0x0 wait\n  send 67108864b to 1 addr 0x0 wait\n}\nrank 1 {\n  recv 67108864b from 0 addr 0x0\n  recv 67108864b from 0 addr 0x4000000\n}\n' >"$tmp/twice.cdag"
   cases <<T
 1 run 2 "$src/examples/graphs/allreduce_ring4.cdag"
   err1 cdag replay: $src/examples/graphs/allreduce_ring4.cdag has 4 ranks, run with mpiexec -n 4 (this run has 2)
@@ -313,9 +314,9 @@ errors)
   out 32000 bytes equal
 # ... and one whose memory would not fit: refused before any is touched, with the figures
 1 run 2 "$tmp/wide.cdag" --memory=1000
-  err1 cdag replay: out of memory: $tmp/wide.cdag: the ranks' operations span 537 MB of memory (rank 0's: 268 MB) and their sends move 268 MB (rank 0's: 268 MB); a replay holds each rank's twice (the run as written kept to compare) and a copy of what it sends in each of its two runs (staged sends): 1879 MB for the 2 processes on this node, which has 1049 MB available (--memory); replay it on fewer processes per node
-1 run 2 "$tmp/twice.cdag" --memory=700
-  err1 cdag replay: out of memory: $tmp/twice.cdag: the ranks' operations span 201 MB of memory (rank 0's: 67 MB) and their sends move 134 MB (rank 0's: 134 MB); a replay holds each rank's twice (the run as written kept to compare) and a copy of what it sends in each of its two runs (staged sends): 805 MB for the 2 processes on this node, which has 734 MB available (--memory); replay it on fewer processes per node
+  err1 cdag replay: out of memory: $tmp/wide.cdag: the ranks' operations span 537 MB of memory (rank 0's: 268 MB) and their staged sends move 0 MB (rank 0's: 0 MB); a replay holds each rank's three times (the run as written kept to compare, the plan's messages) and a copy of what it sends (staged sends): 1611 MB for the 2 processes on this node, which has 1049 MB available (--memory); replay it on fewer processes per node
+1 run 2 "$tmp/twice.cdag" --memory=600
+  err1 cdag replay: out of memory: $tmp/twice.cdag: the ranks' operations span 201 MB of memory (rank 0's: 67 MB) and their staged sends move 67 MB (rank 0's: 67 MB); a replay holds each rank's three times (the run as written kept to compare, the plan's messages) and a copy of what it sends (staged sends): 671 MB for the 2 processes on this node, which has 629 MB available (--memory); replay it on fewer processes per node
 2 run 1 "$data/local1.cdag" --memory=0
 # standard input reaches rank 0 only
 2 run 1 - <"$data/local1.cdag"
