@@ -169,10 +169,12 @@ static double total(const uint64_t *x, int n) {
    recording's one-sided accesses can span gigabytes of scratch (MPICH's
    rma/derived_acc_flush_local: 1,000 accumulates of 4 MB in one epoch, 8 GB over 3 ranks), and
    the kernel would kill the processes one by one. Each process holds its rank's block and a
-   copy of it; the run as written keeps a copy of every message the rank sends that an
-   operation depends on (the engine stages such a send, so that what follows may write its
-   bytes while it is in flight: sent_bytes); the plan up to the block again (it may move all
-   of a rank's bytes in one message). MPICH's pt2pt/large_message at 3
+   copy of it. Both schedules stay built (the run as written and the plan, timed after) and
+   each may keep a copy of every message the rank sends that an operation depends on (the
+   engine stages such a send, so that what follows may write its bytes while it is in
+   flight) and of every message to itself: sent_bytes, twice (a plan that runs as written
+   stages the same sends); the plan's own messages up to the block again (it may move all of
+   a rank's bytes in one message). MPICH's pt2pt/large_message at 3
    processes (rank 0 sends one 2.16 GB buffer twice) held 7 times 2.16 GB on rank 0, where
    the ranks' average times 3 had been counted, and the kernel killed it. The ranks' sum, times
    the processes here over the ranks. */
@@ -180,13 +182,14 @@ static int blocks_fit(const replay_state *st, const replay_args *a, const uint64
   uint64_t avail = node_memory(a);
   double all = 0;
   for (int r = 0; r < st->nprocs; r++) {
-    all += 3 * (double)st->map.size[r] + (double)sent[r];
+    all += 3 * (double)st->map.size[r] + 2 * (double)sent[r];
   }
   double need = all * replay_node_size() / st->nprocs;
   if (!avail || need <= (double)avail) return CDAG_OK;
   return cdag__error(CDAG_ERR_NOMEM, "%s: the ranks' operations span %.0f MB of memory (rank %d's: %.0f MB) and "
                      "their staged sends move %.0f MB (rank %d's: %.0f MB); a replay holds each rank's three times (the run as "
-                     "written kept to compare, the plan's messages) and a copy of what it sends (staged sends): %.0f MB "
+                     "written kept to compare, the plan's messages) and two copies of its staged sends (one in each of "
+                     "its two runs): %.0f MB "
                      "for the %d processes on this node, which has %.0f MB available%s; replay it on fewer processes per node",
                      a->path, total(st->map.size, st->nprocs) / 1e6, st->rank, (double)st->map.size[st->rank] / 1e6,
                      total(sent, st->nprocs) / 1e6, st->rank, (double)sent[st->rank] / 1e6, need / 1e6,
@@ -194,12 +197,13 @@ static int blocks_fit(const replay_state *st, const replay_args *a, const uint64
 }
 
 /* What each rank's staged sends move: those an operation of the graph depends on (all
-   sends, where the loaded graph has no dependency lists). */
+   sends, where the loaded graph has no dependency lists), and every message to itself. */
 static int sent_bytes(const cdag_graph *gg, int nprocs, uint64_t **out) {
   uint64_t *sent = calloc((size_t)nprocs, sizeof *sent);
   if (!sent) return CDAG_NOMEM("replay");
   for (int64_t i = 0; i < gg->nops; i++)
-    if (gg->kind[i] == IR_SEND && (!gg->succ_start || gg->succ_start[i + 1] > gg->succ_start[i]))
+    if (gg->kind[i] == IR_SEND &&
+        (!gg->succ_start || gg->succ_start[i + 1] > gg->succ_start[i] || gg->peer[i] == gg->rank[i]))
       sent[gg->rank[i]] += gg->bytes[i];
   *out = sent;
   return CDAG_OK;

@@ -314,9 +314,9 @@ errors)
   out 32000 bytes equal
 # ... and one whose memory would not fit: refused before any is touched, with the figures
 1 run 2 "$tmp/wide.cdag" --memory=1000
-  err1 cdag replay: out of memory: $tmp/wide.cdag: the ranks' operations span 537 MB of memory (rank 0's: 268 MB) and their staged sends move 0 MB (rank 0's: 0 MB); a replay holds each rank's three times (the run as written kept to compare, the plan's messages) and a copy of what it sends (staged sends): 1611 MB for the 2 processes on this node, which has 1049 MB available (--memory); replay it on fewer processes per node
+  err1 cdag replay: out of memory: $tmp/wide.cdag: the ranks' operations span 537 MB of memory (rank 0's: 268 MB) and their staged sends move 0 MB (rank 0's: 0 MB); a replay holds each rank's three times (the run as written kept to compare, the plan's messages) and two copies of its staged sends (one in each of its two runs): 1611 MB for the 2 processes on this node, which has 1049 MB available (--memory); replay it on fewer processes per node
 1 run 2 "$tmp/twice.cdag" --memory=600
-  err1 cdag replay: out of memory: $tmp/twice.cdag: the ranks' operations span 201 MB of memory (rank 0's: 67 MB) and their staged sends move 67 MB (rank 0's: 67 MB); a replay holds each rank's three times (the run as written kept to compare, the plan's messages) and a copy of what it sends (staged sends): 671 MB for the 2 processes on this node, which has 629 MB available (--memory); replay it on fewer processes per node
+  err1 cdag replay: out of memory: $tmp/twice.cdag: the ranks' operations span 201 MB of memory (rank 0's: 67 MB) and their staged sends move 67 MB (rank 0's: 67 MB); a replay holds each rank's three times (the run as written kept to compare, the plan's messages) and two copies of its staged sends (one in each of its two runs): 738 MB for the 2 processes on this node, which has 629 MB available (--memory); replay it on fewer processes per node
 2 run 1 "$data/local1.cdag" --memory=0
 # standard input reaches rank 0 only
 2 run 1 - <"$data/local1.cdag"
