@@ -2093,18 +2093,30 @@ static const char *conflict_reason(int bad) {
                     : "another origin's epoch on its target touches the same bytes, in an order the lock decides";
 }
 
+/* Are g and a the two lines of one fetching atomic (Fetch_and_op, Get_accumulate: a get with
+   `wait`, then an accumulate of the same bytes, pmpi_rma.c)? */
+static int atomic_halves(const mop *g, const mop *a) {
+  pacc x, y;
+  return !strncmp(g->text, "get ", 4) && !strncmp(a->text, "accumulate ", 11) && strstr(g->text, " wait") &&
+         access_range(g, &x) && access_range(a, &y) && x.lo == y.lo && x.hi == y.hi;
+}
+
 /* What conflicts left out: an epoch nested in another on the same bytes whole, its fences at
    the targets (ins[from..)) with it; of two origins' epochs whose order is unknown, only the
-   accesses that touch the same bytes (the rest of each epoch commutes with the other). */
+   accesses that touch the same bytes (the rest of each epoch commutes with the other), an
+   atomic's two lines together. */
 static int drop_conflicts(pctx *x, int64_t from) {
   int rc = epoch_conflicts(x, from);
   for (int64_t e = 0; !rc && e < x->nep; e++)
     if (x->ep[e].bad) rc = drop_epoch(x, x->pool + x->ep[e].first, x->ep[e].n, conflict_reason(x->ep[e].bad));
-  for (int64_t e = 0; !rc && e < x->nep; e++)
-    for (int64_t k = 0; !rc && k < x->ep[e].n; k++) {
-      mop *o = x->pool[x->ep[e].first + k];
-      if (o->races && !o->dropped) rc = left_out(x->m, o, conflict_reason(o->races));
-    }
+  for (int64_t e = 0; !rc && e < x->nep; e++) {
+    mop **ep = x->pool + x->ep[e].first;
+    for (int64_t k = 0; k + 1 < x->ep[e].n; k++)
+      if ((ep[k]->races || ep[k + 1]->races) && atomic_halves(ep[k], ep[k + 1]))
+        ep[k]->races = ep[k + 1]->races = ep[k]->races ? ep[k]->races : ep[k + 1]->races;
+    for (int64_t k = 0; !rc && k < x->ep[e].n; k++)
+      if (ep[k]->races && !ep[k]->dropped) rc = left_out(x->m, ep[k], conflict_reason(ep[k]->races));
+  }
   int64_t k = from;
   for (int64_t i = from; i < x->nins; i++)
     if (!x->ep[x->ins[i].epoch].bad) x->ins[k++] = x->ins[i];

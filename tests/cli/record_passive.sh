@@ -187,6 +187,12 @@ shared_parts atonce 0
 # out, the get stays (it commutes with rank 1's epoch)
 shared_parts apart 0
 sed -i 's/^0 327680 put \(.*\)/0 327680 put \1\n0 360448 get 8b from 0 at 0x6000 addr 0x300 comm '"$(c 2 0)"'/' apart/rank-2.part
+# the same, rank 1 fetching and adding (Fetch_and_op: a get with wait, then an accumulate)
+# where rank 2 adds: the get races with rank 2's accumulate; the two accumulates commute,
+# but an atomic's two lines go together
+shared_parts fetch 0
+sed -i 's/^0 196608 put 8b to 0 at 0x5000 addr 0x100 \(comm [0-9]*\)/0 196608 get 8b from 0 at 0x5000 addr 0x100 \1 wait\n0 229376 accumulate 1 int64 sum to 0 at 0x5000 addr 0x108 \1/' fetch/rank-1.part
+sed -i 's/^0 327680 put 8b to 0 at 0x5000 addr 0x200 \(comm [0-9]*\)/0 327680 accumulate 1 int64 sum to 0 at 0x5000 addr 0x200 \1/' fetch/rank-2.part
 
 # rank 0's shared epoch on itself puts into bytes that rank 1's shared epoch puts into while
 # rank 0 is in its put (a call that only sends: rank 1's fences go after it); rank 0's put
@@ -594,6 +600,14 @@ cases <<'T'
 0 cat apart/phase-0000.cdag
   count 1 ^get
   count 0 ^put
+0 cdag record --merge fetch
+0 cat fetch/index.json
+  out "MPI_Accumulate": 2
+  out "MPI_Get": 1
+  out "check": {"ok": true
+0 cat fetch/phase-0000.cdag
+  count 0 ^get
+  count 0 ^accumulate
 0 cdag record --merge self
 0 cat self/index.json
   out "unsupported": {"MPI_Put": 2}
