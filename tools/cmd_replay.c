@@ -159,12 +159,6 @@ static int load(replay_state *st, const replay_args *a) {
                      st->gg->nprocs, st->gg->nprocs, st->nprocs);
 }
 
-static double total(const uint64_t *x, int n) {
-  double t = 0;
-  for (int i = 0; i < n; i++) t += (double)x[i];
-  return t;
-}
-
 /* The memory of this node's processes against what the node has, before any is touched: a
    recording's one-sided accesses can span gigabytes of scratch (MPICH's
    rma/derived_acc_flush_local: 1,000 accumulates of 4 MB in one epoch, 8 GB over 3 ranks), and
@@ -172,41 +166,33 @@ static double total(const uint64_t *x, int n) {
    copy of it. Both schedules stay built (the run as written and the plan, timed after) and
    each may keep a copy of every message the rank sends that an operation depends on (the
    engine stages such a send, so that what follows may write its bytes while it is in
-   flight) and of every message to itself: sent_bytes, twice (a plan that runs as written
-   stages the same sends); the plan's own messages up to the block again (it may move all of
-   a rank's bytes in one message). MPICH's pt2pt/large_message at 3
-   processes (rank 0 sends one 2.16 GB buffer twice) held 7 times 2.16 GB on rank 0, where
-   the ranks' average times 3 had been counted, and the kernel killed it. The ranks' sum, times
-   the processes here over the ranks. */
-static int blocks_fit(const replay_state *st, const replay_args *a, const uint64_t *sent) {
+   flight) and of every message to itself: the staged bytes twice (a plan that runs as
+   written stages the same sends); the plan's own messages up to the block again (it may move
+   all of a rank's bytes in one message). MPICH's pt2pt/large_message at 3 processes (rank 0
+   sends one 2.16 GB buffer twice) held 7 times 2.16 GB on rank 0, where the ranks' average
+   times 3 had been counted, and the kernel killed it. The ranks' sum, times the processes
+   here over the ranks. */
+static int blocks_fit(const replay_state *st, const replay_args *a) {
+  const cdag_graph *gg = st->gg;
+  double span = 0, staged = 0, mine = 0;   /* staged: sends an operation depends on (all, where
+                                              the graph has no dependency lists), and to itself */
+  for (int r = 0; r < st->nprocs; r++) span += (double)st->map.size[r];
+  for (int64_t i = 0; i < gg->nops; i++)
+    if (gg->kind[i] == IR_SEND &&
+        (!gg->succ_start || gg->succ_start[i + 1] > gg->succ_start[i] || gg->peer[i] == gg->rank[i])) {
+      staged += (double)gg->bytes[i];
+      if (gg->rank[i] == st->rank) mine += (double)gg->bytes[i];
+    }
   uint64_t avail = node_memory(a);
-  double all = 0;
-  for (int r = 0; r < st->nprocs; r++) {
-    all += 3 * (double)st->map.size[r] + 2 * (double)sent[r];
-  }
-  double need = all * replay_node_size() / st->nprocs;
+  double need = (3 * span + 2 * staged) * replay_node_size() / st->nprocs;
   if (!avail || need <= (double)avail) return CDAG_OK;
   return cdag__error(CDAG_ERR_NOMEM, "%s: the ranks' operations span %.0f MB of memory (rank %d's: %.0f MB) and "
                      "their staged sends move %.0f MB (rank %d's: %.0f MB); a replay holds each rank's three times (the run as "
                      "written kept to compare, the plan's messages) and two copies of its staged sends (one in each of "
                      "its two runs): %.0f MB "
                      "for the %d processes on this node, which has %.0f MB available%s; replay it on fewer processes per node",
-                     a->path, total(st->map.size, st->nprocs) / 1e6, st->rank, (double)st->map.size[st->rank] / 1e6,
-                     total(sent, st->nprocs) / 1e6, st->rank, (double)sent[st->rank] / 1e6, need / 1e6,
-                     replay_node_size(), (double)avail / 1e6, memory_source(a));
-}
-
-/* What each rank's staged sends move: those an operation of the graph depends on (all
-   sends, where the loaded graph has no dependency lists), and every message to itself. */
-static int sent_bytes(const cdag_graph *gg, int nprocs, uint64_t **out) {
-  uint64_t *sent = calloc((size_t)nprocs, sizeof *sent);
-  if (!sent) return CDAG_NOMEM("replay");
-  for (int64_t i = 0; i < gg->nops; i++)
-    if (gg->kind[i] == IR_SEND &&
-        (!gg->succ_start || gg->succ_start[i + 1] > gg->succ_start[i] || gg->peer[i] == gg->rank[i]))
-      sent[gg->rank[i]] += gg->bytes[i];
-  *out = sent;
-  return CDAG_OK;
+                     a->path, span / 1e6, st->rank, (double)st->map.size[st->rank] / 1e6, staged / 1e6, st->rank,
+                     mine / 1e6, need / 1e6, replay_node_size(), (double)avail / 1e6, memory_source(a));
 }
 
 /* The block and its copy: 64-byte aligned, as the map keeps addresses modulo 64. */
@@ -241,11 +227,8 @@ static void file_onesided(const cdag_graph *gg, int64_t os[4]) {
 
 /* The map, the memory, what to compare, and the distributed graph of this rank. */
 static int build(replay_state *st, const replay_args *a) {
-  uint64_t *sent = NULL;
   int rc = replay_map_build(st->gg, &st->map);
-  if (!rc) rc = sent_bytes(st->gg, st->nprocs, &sent);
-  if (!rc) rc = blocks_fit(st, a, sent);
-  free(sent);
+  if (!rc) rc = blocks_fit(st, a);
   if (!rc) rc = alloc_memory(st);
   if (!rc) rc = rm_build(st->gg, &st->map, st->rank, &st->mem);
   if ((rc = replay_agree(rc))) return rc;

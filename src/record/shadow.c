@@ -261,14 +261,19 @@ static int64_t first_overlap(rec_shadow *sh, uint64_t a) {
   return base_imap_find(&sh->map, &k, BASE_IMAP_AT_OR_ABOVE);
 }
 
+/* The last entry starting before the end of [a, a+n) (n > 0), if it overlaps it; else -1. */
+static int64_t last_in(rec_shadow *sh, uint64_t a, uint64_t n) {
+  uint64_t k = a + n - 1;
+  int64_t q = base_imap_find(&sh->map, &k, BASE_IMAP_AT_OR_BELOW);
+  return q < 0 || k + sh->e[q].len <= a ? -1 : q;
+}
+
 /* The first entry overlapping [a, a+n), -1 if none. One look-up where the range lies inside
    one entry or overlaps none (a block seen whole before, or never: a datatype's blocks), two
    where entries start inside it. */
 static int64_t first_in(rec_shadow *sh, uint64_t a, uint64_t n) {
-  uint64_t k = a + n - 1;
-  int64_t q = base_imap_find(&sh->map, &k, BASE_IMAP_AT_OR_BELOW);   /* the last to start before the end */
-  if (q < 0 || k + sh->e[q].len <= a) return -1;
-  return k <= a ? q : first_overlap(sh, a);
+  int64_t q = last_in(sh, a, n);
+  return q < 0 || sh->e[q].start <= a ? q : first_overlap(sh, a);
 }
 
 static int64_t next_entry(rec_shadow *sh, int64_t i) {
@@ -385,12 +390,13 @@ static int by_addr(const void *x, const void *y) {
 void rec_shadow_forget_ranges(rec_shadow *sh, rec_range *r, int64_t n, uint64_t seq) {
   base_sort(r, n, sizeof *r, by_addr);
   for (int64_t k = 0; k < n; k++) {
-    uint64_t a = r[k].addr, len = r[k].len, key = a + len - 1;
-    int64_t q = len ? base_imap_find(&sh->map, &key, BASE_IMAP_AT_OR_BELOW) : -1;   /* the last to start before its end */
-    if (q < 0 || key + sh->e[q].len <= a) continue;   /* nothing held there */
+    uint64_t a = r[k].addr, len = r[k].len;
+    int64_t q = len ? last_in(sh, a, len) : -1;
+    if (q < 0) continue;   /* nothing held there */
     /* inside a tombstone: given back already, and nothing held since (most frees: the
        allocator hands such memory out again to MPI's and the program's temporaries) */
-    if (sh->e[q].gone && key <= a && key + sh->e[q].len >= a + len) continue;
+    const entry *x = &sh->e[q];
+    if (x->gone && x->start <= a && x->start + x->len >= a + len) continue;
     rec_shadow_forget(sh, a, len, seq);
   }
 }
