@@ -467,12 +467,13 @@ static uint64_t run_hull(const ranges *r, int64_t i, int64_t m, uint64_t *span) 
 enum { REC_MAX_PERIOD = 16 };
 static int64_t repeats_at(const ranges *r, int64_t i, int64_t p) {
   if (i + p >= r->n) return 1;
-  int64_t d = dist(r, i, i + p);
-  for (int64_t j = i; j < i + p; j++)
-    if (r->l[j] > mag(d)) return 1;
-  int64_t j = i;
+  int64_t d = dist(r, i, i + p), j = i;
   while (j + p < r->n && r->l[j + p] == r->l[j] && dist(r, j, j + p) == d) j++;
-  return (j - i + p) / p;
+  int64_t k = (j - i + p) / p;
+  if (k < 2) return 1;   /* most tries end at the first step: before the lengths, which cost p */
+  for (int64_t m = i; m < i + p; m++)
+    if (r->l[m] > mag(d)) return 1;
+  return k;
 }
 
 static int64_t period_at(const ranges *r, int64_t i, int64_t *period) {

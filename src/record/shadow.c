@@ -281,6 +281,12 @@ static int64_t next_entry(rec_shadow *sh, int64_t i) {
   return base_imap_find(&sh->map, &k, BASE_IMAP_ABOVE);
 }
 
+/* The entry after i if one may start before end, else -1: entries are disjoint, so none
+   does once i reaches end (a walk's last step would be a look-up as deep as any other). */
+static int64_t next_in(rec_shadow *sh, int64_t i, uint64_t end) {
+  return sh->e[i].start + sh->e[i].len < end ? next_entry(sh, i) : -1;
+}
+
 /* The least cost of a computation written for bytes the program read: two digits, so the
    phases take its line as time (distinct.c), present in one iteration and not the next. */
 enum { READ_NS = 10 };
@@ -370,7 +376,7 @@ static void clear_range(rec_shadow *sh, uint64_t a, uint64_t n, int64_t i) {
    a freed buffer's memory is cut into, freed in turn), nothing to remember. */
 void rec_shadow_forget(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq) {
   int64_t i = len ? first_in(sh, addr, len) : -1, j = i, stones = 0;
-  for (; j >= 0 && sh->e[j].start < addr + len && sh->e[j].gone; stones++) j = next_entry(sh, j);
+  for (; j >= 0 && sh->e[j].start < addr + len && sh->e[j].gone; stones++) j = next_in(sh, j, addr + len);
   /* nothing held since it was last given back; tombstones of smaller chunks given back before
      become one (the allocator joins chunks, and each free of the joined one would walk them) */
   if ((j < 0 || sh->e[j].start >= addr + len) && stones < 2) return;
@@ -757,7 +763,7 @@ void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, 
     if (explain(sh, &pc, cur, NULL, 0, fix, ctx)) pos = end;   /* none when nothing was received */
   }
   /* bytes never seen are the rank's own data, or, once it has received, computed here */
-  for (; pos < end && i >= 0 && sh->e[i].start < end; i = next_entry(sh, i)) {
+  for (; pos < end && i >= 0 && sh->e[i].start < end; i = next_in(sh, i, end)) {
     entry *x = &sh->e[i];
     uint64_t a = x->start > addr ? x->start : addr;
     uint64_t b = x->start + x->len < end ? x->start + x->len : end;
@@ -786,7 +792,7 @@ void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, 
 
 int rec_shadow_held_since(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq) {
   uint64_t pos = addr, end = addr + len;
-  for (int64_t i = first_overlap(sh, addr); pos < end && i >= 0 && sh->e[i].start <= pos; i = next_entry(sh, i)) {
+  for (int64_t i = first_overlap(sh, addr); pos < end && i >= 0 && sh->e[i].start <= pos; i = next_in(sh, i, end)) {
     const entry *x = &sh->e[i];
     if (x->seq != seq || x->from_recv || x->gone || x->start + x->len <= pos) return 0;
     pos = x->start + x->len;
