@@ -200,8 +200,8 @@ void rec_shadow_reset(rec_shadow *sh);
    them; a send of them later is computed or copied from receives completed after seq, and
    the phase's end does not compare them. O(log e + entries of the range). */
 void rec_shadow_forget(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq);
-/* rec_shadow_forget of n ranges r[i], in any order: a range inside a tombstone that an
-   earlier range of the same address and length fell in costs no look-up. */
+/* rec_shadow_forget of n ranges r[i], which it sorts by address: a range inside a tombstone
+   that an earlier range of the same address and length fell in costs no look-up. */
 typedef struct { uint64_t addr, len; } rec_range;
 void rec_shadow_forget_ranges(rec_shadow *sh, rec_range *r, int64_t n, uint64_t seq);
 /* The rank sends (or gives a collective) the `len` bytes at `addr` at position `seq`, as

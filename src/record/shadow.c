@@ -403,9 +403,16 @@ static int inside_tombstone(const rec_shadow *sh, int64_t q, uint64_t a, uint64_
    the program's temporaries, and takes the same chunks back again and again (MPICH's
    coll/nonblocking3 notes 1.9 million frees). The tombstone each one fell in is remembered by
    address (`given`), so a chunk freed again costs no look-up while that tombstone stands; a
-   look-up in a map of many entries costs hundreds of instructions. In the order noted: all
-   are given back at seq, so the order changes only how the tombstones are cut. */
+   look-up in a map of many entries costs hundreds of instructions. In address order: a range
+   over several tombstones joins them into one over the whole range, so the order decides
+   which bytes the tombstones cover, and with it which copies the phase's end may prove. */
+static int by_addr(const void *x, const void *y) {
+  uint64_t a = ((const rec_range *)x)->addr, b = ((const rec_range *)y)->addr;
+  return (a > b) - (a < b);
+}
+
 void rec_shadow_forget_ranges(rec_shadow *sh, rec_range *r, int64_t n, uint64_t seq) {
+  base_sort(r, n, sizeof *r, by_addr);
   for (int64_t k = 0; k < n; k++) {
     uint64_t a = r[k].addr, len = r[k].len;
     struct given *g = &sh->given[((a * 0x9e3779b97f4a7c15ull) >> 32) % GIVEN_SLOTS];
