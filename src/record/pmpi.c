@@ -58,7 +58,7 @@
 #define X_NAME(n) "MPI_" #n,
 #define X_KIND_NAME(ID, NAME, MPI, ...) "MPI_" #MPI,
 const char *const call_names[NCALLS] = {REC_P2P_CALLS(X_NAME) CDAG_COLL_KINDS(X_KIND_NAME) REC_NBCOLL_CALLS(X_NAME)
-                                        REC_OTHER_CALLS(X_NAME) REC_RMA_CALLS(X_NAME)};
+                                        REC_OTHER_CALLS(X_NAME) REC_RMA_CALLS(X_NAME) REC_PCOLL_CALLS(X_NAME)};
 const char *const oom_names[NOOM] = {"calls", "communicators", "datatypes", "requests", "tickets"};
 recorder *R;
 
@@ -1216,6 +1216,27 @@ static void comm_iduped(MPI_Comm parent, MPI_Comm nc, int call) {
   int *world = malloc((size_t)p->n * sizeof *world);
   if (world) memcpy(world, p->world, (size_t)p->n * sizeof *world);
   comm_put(nc, parent, id, p->n, p->inter, world);   /* an intercommunicator's groups: its parent's */
+}
+
+/* A persistent collective's own communicator (pmpi_pcoll.c): MPI-4 matches the starts of
+   persistent collectives by their inits, which may be started in another order on each
+   member (MPICH's coll/p_order), where the graph matches a communicator's collectives in the
+   order of their lines. So each init's starts go on a communicator of their own: the
+   parent's members, an id made as an idup's (an init is a collective call, made in the same
+   order on every member), held by the caller. NULL: the parent's own (an intercommunicator,
+   one the recorder does not know, or an id this process gave before). */
+rcomm *comm_persistent(MPI_Comm parent) {
+  rcomm *p = R ? comm_of(parent) : NULL;
+  if (!p || !p->world || p->inter) return NULL;
+  int id = idup_id(p, p->nidup++), taken = 0;
+  J1S(taken, R->idups, (Word_t)id);
+  rcomm *x = taken == 1 ? calloc(1, sizeof *x) : NULL;
+  int *world = x ? malloc((size_t)p->n * sizeof *world) : NULL;
+  if (!world) return free(x), NULL;
+  memcpy(world, p->world, (size_t)p->n * sizeof *world);
+  *x = (rcomm){.id = id, .n = p->n, .refs = 1, .world = world};
+  comm_declare(parent, x);
+  return x;
 }
 
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *nc, MPI_Request *rq) {

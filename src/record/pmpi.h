@@ -65,10 +65,17 @@
   X(Win_lock) X(Win_unlock) X(Win_lock_all) X(Win_unlock_all) X(Win_flush) X(Win_flush_all)       \
   X(Win_flush_local) X(Win_flush_local_all) X(Win_sync) X(Win_post) X(Win_start)                  \
   X(Win_complete) X(Win_wait) X(Win_test)
+/* MPI-4's persistent collectives (pmpi_pcoll.c). */
+#define REC_PCOLL_CALLS(X)                                                                        \
+  X(Barrier_init) X(Bcast_init) X(Gather_init) X(Scatter_init) X(Allgather_init) X(Alltoall_init)  \
+  X(Reduce_init) X(Allreduce_init) X(Reduce_scatter_block_init) X(Reduce_scatter_init) X(Scan_init) \
+  X(Exscan_init) X(Gatherv_init) X(Scatterv_init) X(Allgatherv_init) X(Alltoallv_init)             \
+  X(Alltoallw_init) X(Neighbor_allgather_init) X(Neighbor_allgatherv_init)                         \
+  X(Neighbor_alltoall_init) X(Neighbor_alltoallv_init) X(Neighbor_alltoallw_init)
 #define X_ENUM(n) C_##n,
 #define X_KIND_ENUM(ID, NAME, MPI, ...) C_##MPI,
 enum { REC_P2P_CALLS(X_ENUM) CDAG_COLL_KINDS(X_KIND_ENUM) REC_NBCOLL_CALLS(X_ENUM) REC_OTHER_CALLS(X_ENUM)
-       REC_RMA_CALLS(X_ENUM) NCALLS };
+       REC_RMA_CALLS(X_ENUM) REC_PCOLL_CALLS(X_ENUM) NCALLS };
 extern const char *const call_names[NCALLS];
 
 /* What running out of memory lost (index.json's "out_of_memory"). */
@@ -109,6 +116,7 @@ typedef struct {
   rcomm *xc;                 /* a send's or receive's communicator, held from its post to its
                                 completion (comm_hold): the program may free comm meanwhile,
                                 and MPI hand its handle to the next communicator */
+  struct pcoll *pc;          /* a persistent collective's arguments (pmpi_pcoll.c), NULL none */
 } pend;   /* P_COLL: buf is the call's coll (pmpi_coll.h), its output waiting for completion */
 
 
@@ -135,6 +143,8 @@ typedef struct {
   Pvoid_t wins;                       /* JudyL: window -> its members (pmpi_rma.c) */
   Pvoid_t pairs;                      /* Judy1: the pair communicators declared (pmpi_rma.c) */
   Pvoid_t idups;                      /* Judy1: the ids comm_iduped gave (pmpi.c) */
+  rcomm *coll_as;                     /* while pmpi_pcoll.c describes a start: the communicator
+                                         its line names, not the call's own */
   MPI_Win tickets;                    /* a ticket counter per process, and where it is (MPI_WIN_NULL: none; pmpi_rma.c) */
   uint64_t *counter;                  /* this process's: [0] its ticket counter, [1] where it is (record.h,
                                          tpos), [2 ..] the locks of the atomics on it, one per
@@ -175,6 +185,7 @@ void nomem(int kind);
 void not_recorded(int call);
 
 /* communicators */
+rcomm *comm_persistent(MPI_Comm parent);
 void comm_drop(MPI_Comm c);
 void comm_created(MPI_Comm c);
 rcomm *usable(MPI_Comm c, int call);
@@ -237,6 +248,14 @@ void wait_line(uint64_t done);
    itself (an intercommunicator's messages) or there is nothing to name. */
 int nbcoll_completed(pend *p, uint64_t done);
 void nbcoll_dropped(pend *p);
+/* pmpi_pcoll.c: the starts of requests rq[0..n) that begin persistent collectives, described
+   before MPI starts them (NULL: none, or no memory: counted); after MPI returned rc, their
+   requests hold the calls until completed (frees s). pcoll_forget frees an operation's
+   arguments (its request freed). */
+struct pcoll_starts;
+struct pcoll_starts *pcoll_describe(const MPI_Request *rq, int n);
+void pcoll_started(struct pcoll_starts *s, int rc);
+void pcoll_forget(pend *p);
 /* pmpi_rma.c: a request-based access's request completed at position done (an Rget's bytes
    are the shadow's from there). */
 void rma_completed(pend *p, uint64_t done);

@@ -61,7 +61,7 @@ int coll_start(coll *c, MPI_Comm comm, int call, int nonblocking) {
   c->call = call;
   c->nonblocking = nonblocking;
   if (R) R->oom_now = 0;
-  c->x = recording() ? usable(comm, call) : NULL;
+  c->x = !recording() ? NULL : R->coll_as ? R->coll_as : usable(comm, call);
   if (c->x && c->x->inter && !ic_start(c, comm)) c->x = NULL;   /* its messages (pmpi_intercoll.c) */
   if (c->x) PMPI_Comm_rank(comm, &c->me);
   return c->x != NULL;

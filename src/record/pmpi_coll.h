@@ -138,5 +138,8 @@ void coll_started(coll *c);
 void coll_finish(coll *c, uint64_t done);
 /* Frees what the call holds, its output not given to the shadow. */
 void coll_drop(coll *c);
+/* pmpi_nbcoll.c: a nonblocking call started that no completion will name (its request not
+   kept): completed now, as a blocking call would. */
+void nbcoll_complete_now(coll *c);
 
 #endif

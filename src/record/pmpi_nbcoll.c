@@ -45,7 +45,10 @@ static void started(coll *c, int rc, MPI_Request *rq) {
     return;
   if (*rq != MPI_REQUEST_NULL && !k) nomem(OOM_REQUESTS);
   free(k);
-  /* no completion will say when: complete now, as a blocking call would */
+  nbcoll_complete_now(c);
+}
+
+void nbcoll_complete_now(coll *c) {
   if (c->ic) {
     c->nonblocking = 0;   /* its own wait line */
     coll_finish(c, 0);
@@ -76,12 +79,14 @@ int nbcoll_completed(pend *p, uint64_t done) {
 
 void nbcoll_dropped(pend *p) {
   coll *k = coll_of(p);
-  if (!k) return;
-  if (p->active)
-    unsupported_because(k->call, "its request freed before completion (MPI_Request_free): the completion is not recorded");
-  coll_drop(k);
-  free(k);
-  p->buf = NULL;
+  if (k) {
+    if (p->active)
+      unsupported_because(k->call, "its request freed before completion (MPI_Request_free): the completion is not recorded");
+    coll_drop(k);
+    free(k);
+    p->buf = NULL;
+  }
+  pcoll_forget(p);   /* after the call: it may name the persistent collective's communicator */
 }
 
 #pragma GCC visibility push(default)

@@ -48,7 +48,7 @@ BLOCKING_SEND(Bsend)
     COUNT(C_##NAME);                                                                              \
     int rc = PMPI_##NAME(buf, count, t, dest, tag, comm, rq);                                     \
     uint64_t seq = rc == MPI_SUCCESS ? record_send(buf, count, t, NULL, dest, tag, comm, NULL, C_##NAME, 0) : 0; \
-    if (seq) pend_put(*rq, (pend){P_SEND, 0, 1, 1, -1, -1, R->phase, seq, buf, count, dest, tag, t, comm, NULL, NULL}); \
+    if (seq) pend_put(*rq, (pend){P_SEND, 0, 1, 1, -1, -1, R->phase, seq, buf, count, dest, tag, t, comm, NULL, NULL, NULL}); \
     return rc;                                                                                    \
   }
 NONBLOCKING_SEND(Isend)
@@ -62,7 +62,7 @@ NONBLOCKING_SEND(Ibsend)
     COUNT(C_##NAME);                                                                              \
     int rc = PMPI_##NAME(buf, count, t, dest, tag, comm, rq);                                     \
     if (rc == MPI_SUCCESS && R && dest != MPI_PROC_NULL)                                          \
-      pend_held(*rq, (pend){P_SEND, 1, 0, 1, -1, -1, 0, 0, buf, count, dest, tag, t, comm, NULL, NULL}, C_##NAME); \
+      pend_held(*rq, (pend){P_SEND, 1, 0, 1, -1, -1, 0, 0, buf, count, dest, tag, t, comm, NULL, NULL, NULL}, C_##NAME); \
     return rc;                                                                                    \
   }
 PERSISTENT_SEND(Send_init)
@@ -88,7 +88,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm c
   COUNT(C_Irecv);
   int rc = PMPI_Irecv(buf, count, t, src, tag, comm, rq);
   if (rc == MPI_SUCCESS && recording() && src != MPI_PROC_NULL)
-    pend_held(*rq, (pend){P_RECV, 0, 1, 1, -1, -1, R->phase, next_seq(), buf, count, src, tag, t, comm, NULL, NULL}, C_Irecv);
+    pend_held(*rq, (pend){P_RECV, 0, 1, 1, -1, -1, R->phase, next_seq(), buf, count, src, tag, t, comm, NULL, NULL, NULL}, C_Irecv);
   return rc;
 }
 
@@ -96,7 +96,7 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Co
   COUNT(C_Recv_init);
   int rc = PMPI_Recv_init(buf, count, t, src, tag, comm, rq);
   if (rc == MPI_SUCCESS && R && src != MPI_PROC_NULL)
-    pend_held(*rq, (pend){P_RECV, 1, 0, 1, -1, -1, 0, 0, buf, count, src, tag, t, comm, NULL, NULL}, C_Recv_init);
+    pend_held(*rq, (pend){P_RECV, 1, 0, 1, -1, -1, 0, 0, buf, count, src, tag, t, comm, NULL, NULL, NULL}, C_Recv_init);
   return rc;
 }
 
@@ -143,7 +143,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype t, int dest, int sta
 
 static void start_one(MPI_Request rq) {
   int64_t i = pend_find(rq);
-  if (i < 0 || !recording()) return;
+  if (i < 0 || !recording() || R->p[i].kind == P_COLL) return;   /* a persistent collective: pcoll_started */
   pend *p = &R->p[i];
   p->phase = R->phase;
   p->active = 1;
@@ -155,16 +155,21 @@ static void start_one(MPI_Request rq) {
   }
 }
 
+/* A persistent collective is described before MPI may write its output (pmpi_pcoll.c). */
 int MPI_Start(MPI_Request *rq) {
   COUNT(C_Start);
+  struct pcoll_starts *pc = pcoll_describe(rq, 1);
   int rc = PMPI_Start(rq);
+  pcoll_started(pc, rc);
   if (rc == MPI_SUCCESS && R) start_one(*rq);
   return rc;
 }
 
 int MPI_Startall(int n, MPI_Request rq[]) {
   COUNT(C_Startall);
+  struct pcoll_starts *pc = pcoll_describe(rq, n);
   int rc = PMPI_Startall(n, rq);
+  pcoll_started(pc, rc);
   for (int k = 0; rc == MPI_SUCCESS && R && k < n; k++) start_one(rq[k]);
   return rc;
 }
@@ -349,7 +354,7 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *m, MPI_Request
   int rc = PMPI_Imrecv(buf, count, t, m, rq);
   if (rc == MPI_SUCCESS && known && recording()) {
     uint64_t seq = next_seq();
-    pend_held(*rq, (pend){P_RECV, 0, 1, 1, -1, -1, R->phase, seq, buf, count, MPI_ANY_SOURCE, MPI_ANY_TAG, t, p.comm, NULL, NULL},
+    pend_held(*rq, (pend){P_RECV, 0, 1, 1, -1, -1, R->phase, seq, buf, count, MPI_ANY_SOURCE, MPI_ANY_TAG, t, p.comm, NULL, NULL, NULL},
               C_Imrecv);
     Word_t *v;
     if (p.seq && p.phase == R->phase) {
