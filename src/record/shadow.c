@@ -251,6 +251,7 @@ static void put_entry(rec_shadow *sh, entry x) {
   sh->e[i] = x;
   if (base_imap_put(&sh->map, x.start, i)) {
     sh->oom[1]++;
+    sh->e[i].len = 0;   /* not in the map: no tombstone a free may find in `given` */
     if (base_grow((void **)&sh->freed, sh->nfreed, &sh->freedcap, 1, sizeof *sh->freed, "shadow") == 0) sh->freed[sh->nfreed++] = i;
     return;
   }
@@ -286,7 +287,8 @@ static int64_t next_entry(rec_shadow *sh, int64_t i) {
 }
 
 /* The entry after i if one may start before end, else -1: entries are disjoint, so none
-   does once i reaches end (a walk's last step would be a look-up as deep as any other). */
+   does once i reaches end (a walk's last step would be a look-up as deep as any other). A
+   key a failed delete left (an emptied entry, inside another) is skipped: it holds nothing. */
 static int64_t next_in(rec_shadow *sh, int64_t i, uint64_t end) {
   return sh->e[i].start + sh->e[i].len < end ? next_entry(sh, i) : -1;
 }
@@ -585,8 +587,10 @@ static int try_copy(rec_shadow *sh, const piece *pc, const uint8_t *cur, const i
   for (int64_t i = k - 1; i >= 0; i--) {
     candidate *r = recent(sh, cand[i]);
     /* memcmp stops at the first difference: no hash of every receive (allgatherv4 moves
-       megabytes), and none of the bytes sent */
-    if (memcmp(r->content + at[i], cur, n) != 0 || !room(sh, &cand[i], 1)) continue;
+       megabytes), and none of the bytes sent. A receive longer than the piece is taken only
+       at an offset (the hash this replaced held its length, so the start of a longer one
+       was never taken: kept so, for now) */
+    if ((at[i] == 0 && r->len != n) || memcmp(r->content + at[i], cur, n) != 0 || !room(sh, &cand[i], 1)) continue;
     rec_fix f = {REC_FIX_COPY, insert_seq(sh, r->point), pc->addr, n, r->addr + at[i], NULL, NULL, 0, 0, 0, 0, NULL};
     cand_read(sh, cand[i]);
     fix(ctx, &f);

@@ -53,7 +53,7 @@ static int received(const int *b, int n, int v) {
 
 int main(int argc, char **argv) {
   rt_init(&argc, &argv);
-  int keys[16], got;   /* as replay starts them: the key is the sender's first bytes */
+  int keys[16], got;   /* as replay starts them: the key, one of them, is sent as it is */
   rt_fill(keys, sizeof keys);
   rt_fill(&got, sizeof got);
   int *send = malloc(LARGE * sizeof *send);
