@@ -58,7 +58,8 @@
 #define X_NAME(n) "MPI_" #n,
 #define X_KIND_NAME(ID, NAME, MPI, ...) "MPI_" #MPI,
 const char *const call_names[NCALLS] = {REC_P2P_CALLS(X_NAME) CDAG_COLL_KINDS(X_KIND_NAME) REC_NBCOLL_CALLS(X_NAME)
-                                        REC_OTHER_CALLS(X_NAME) REC_RMA_CALLS(X_NAME) REC_PCOLL_CALLS(X_NAME)};
+                                        REC_OTHER_CALLS(X_NAME) REC_RMA_CALLS(X_NAME) REC_PCOLL_CALLS(X_NAME)
+                                        REC_MPI4_CALLS(X_NAME)};
 const char *const oom_names[NOOM] = {"calls", "communicators", "datatypes", "requests", "tickets"};
 recorder *R;
 

@@ -72,10 +72,32 @@
   X(Exscan_init) X(Gatherv_init) X(Scatterv_init) X(Allgatherv_init) X(Alltoallv_init)             \
   X(Alltoallw_init) X(Neighbor_allgather_init) X(Neighbor_allgatherv_init)                         \
   X(Neighbor_alltoall_init) X(Neighbor_alltoallv_init) X(Neighbor_alltoallw_init)
+/* MPI-4 calls counted, not recorded (pmpi_mpi4.c). */
+#define REC_MPI4_CALLS(X) \
+  X(Send_c) X(Ssend_c) X(Rsend_c) X(Bsend_c) X(Recv_c) X(Mrecv_c) X(Imrecv_c) X(Sendrecv_c) \
+  X(Sendrecv_replace_c) X(Isend_c) X(Issend_c) X(Irsend_c) X(Ibsend_c) X(Irecv_c) X(Send_init_c) \
+  X(Ssend_init_c) X(Rsend_init_c) X(Bsend_init_c) X(Recv_init_c) X(Put_c) X(Get_c) \
+  X(Accumulate_c) X(Get_accumulate_c) X(Rput_c) X(Rget_c) X(Raccumulate_c) X(Rget_accumulate_c) \
+  X(Win_create_c) X(Win_allocate_c) X(Win_allocate_shared_c) X(Bcast_c) X(Ibcast_c) \
+  X(Bcast_init_c) X(Gather_c) X(Igather_c) X(Gather_init_c) X(Gatherv_c) X(Igatherv_c) \
+  X(Gatherv_init_c) X(Scatter_c) X(Iscatter_c) X(Scatter_init_c) X(Scatterv_c) X(Iscatterv_c) \
+  X(Scatterv_init_c) X(Allgather_c) X(Iallgather_c) X(Allgather_init_c) X(Allgatherv_c) \
+  X(Iallgatherv_c) X(Allgatherv_init_c) X(Alltoall_c) X(Ialltoall_c) X(Alltoall_init_c) \
+  X(Alltoallv_c) X(Ialltoallv_c) X(Alltoallv_init_c) X(Alltoallw_c) X(Ialltoallw_c) \
+  X(Alltoallw_init_c) X(Reduce_c) X(Ireduce_c) X(Reduce_init_c) X(Allreduce_c) X(Iallreduce_c) \
+  X(Allreduce_init_c) X(Reduce_scatter_c) X(Ireduce_scatter_c) X(Reduce_scatter_init_c) \
+  X(Reduce_scatter_block_c) X(Ireduce_scatter_block_c) X(Reduce_scatter_block_init_c) X(Scan_c) \
+  X(Iscan_c) X(Scan_init_c) X(Exscan_c) X(Iexscan_c) X(Exscan_init_c) X(Neighbor_allgather_c) \
+  X(Ineighbor_allgather_c) X(Neighbor_allgather_init_c) X(Neighbor_allgatherv_c) \
+  X(Ineighbor_allgatherv_c) X(Neighbor_allgatherv_init_c) X(Neighbor_alltoall_c) \
+  X(Ineighbor_alltoall_c) X(Neighbor_alltoall_init_c) X(Neighbor_alltoallv_c) \
+  X(Ineighbor_alltoallv_c) X(Neighbor_alltoallv_init_c) X(Neighbor_alltoallw_c) \
+  X(Ineighbor_alltoallw_c) X(Neighbor_alltoallw_init_c) X(Isendrecv) X(Isendrecv_replace) \
+  X(Isendrecv_c) X(Isendrecv_replace_c) X(Psend_init) X(Precv_init)
 #define X_ENUM(n) C_##n,
 #define X_KIND_ENUM(ID, NAME, MPI, ...) C_##MPI,
 enum { REC_P2P_CALLS(X_ENUM) CDAG_COLL_KINDS(X_KIND_ENUM) REC_NBCOLL_CALLS(X_ENUM) REC_OTHER_CALLS(X_ENUM)
-       REC_RMA_CALLS(X_ENUM) REC_PCOLL_CALLS(X_ENUM) NCALLS };
+       REC_RMA_CALLS(X_ENUM) REC_PCOLL_CALLS(X_ENUM) REC_MPI4_CALLS(X_ENUM) NCALLS };
 extern const char *const call_names[NCALLS];
 
 /* What running out of memory lost (index.json's "out_of_memory"). */
