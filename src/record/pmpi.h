@@ -72,7 +72,8 @@
   X(Exscan_init) X(Gatherv_init) X(Scatterv_init) X(Allgatherv_init) X(Alltoallv_init)             \
   X(Alltoallw_init) X(Neighbor_allgather_init) X(Neighbor_allgatherv_init)                         \
   X(Neighbor_alltoall_init) X(Neighbor_alltoallv_init) X(Neighbor_alltoallw_init)
-/* MPI-4 calls counted, not recorded (pmpi_mpi4.c). */
+/* MPI-4's large-count forms and the calls counted, not recorded (pmpi_mpi4.c; the
+   point-to-point large-count forms are recorded: pmpi_p2p.c). */
 #define REC_MPI4_CALLS(X) \
   X(Send_c) X(Ssend_c) X(Rsend_c) X(Bsend_c) X(Recv_c) X(Mrecv_c) X(Imrecv_c) X(Sendrecv_c) \
   X(Sendrecv_replace_c) X(Isend_c) X(Issend_c) X(Irsend_c) X(Ibsend_c) X(Irecv_c) X(Send_init_c) \

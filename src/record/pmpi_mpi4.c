@@ -1,8 +1,9 @@
 /* cdag — src/record/pmpi_mpi4.c: MPI-4's communication calls the recorder does not record,
  * counted.
  *
- * The large-count forms (MPI_Send_c, MPI_Allreduce_c, MPI_Put_c, ...: counts and
- * displacements as MPI_Count or MPI_Aint), the nonblocking MPI_Isendrecv and
+ * The large-count forms of the collective and one-sided calls (MPI_Allreduce_c, MPI_Put_c,
+ * ...: counts and displacements as MPI_Count or MPI_Aint; those of the point-to-point calls
+ * are recorded where their counts fit an int, pmpi_p2p.c), the nonblocking MPI_Isendrecv and
  * MPI_Isendrecv_replace, and partitioned communication (MPI_Psend_init, MPI_Precv_init) move
  * data the recording does not hold. Each call is passed on to MPI unchanged and, in a phase,
  * counted under `unsupported` in index.json with its reason, so that a recording that lacks
@@ -27,25 +28,8 @@
 
 #pragma GCC visibility push(default)
 
-UNRECORDED(Send_c, LARGE, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm), (buf, count, datatype, dest, tag, comm))
-UNRECORDED(Ssend_c, LARGE, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm), (buf, count, datatype, dest, tag, comm))
-UNRECORDED(Rsend_c, LARGE, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm), (buf, count, datatype, dest, tag, comm))
-UNRECORDED(Bsend_c, LARGE, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm), (buf, count, datatype, dest, tag, comm))
-UNRECORDED(Recv_c, LARGE, (void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status), (buf, count, datatype, source, tag, comm, status))
 UNRECORDED(Mrecv_c, LARGE, (void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status), (buf, count, datatype, message, status))
 UNRECORDED(Imrecv_c, LARGE, (void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request), (buf, count, datatype, message, request))
-UNRECORDED(Sendrecv_c, LARGE, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status), (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status))
-UNRECORDED(Sendrecv_replace_c, LARGE, (void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status), (buf, count, datatype, dest, sendtag, source, recvtag, comm, status))
-UNRECORDED(Isend_c, LARGE, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), (buf, count, datatype, dest, tag, comm, request))
-UNRECORDED(Issend_c, LARGE, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), (buf, count, datatype, dest, tag, comm, request))
-UNRECORDED(Irsend_c, LARGE, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), (buf, count, datatype, dest, tag, comm, request))
-UNRECORDED(Ibsend_c, LARGE, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), (buf, count, datatype, dest, tag, comm, request))
-UNRECORDED(Irecv_c, LARGE, (void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request), (buf, count, datatype, source, tag, comm, request))
-UNRECORDED(Send_init_c, LARGE, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), (buf, count, datatype, dest, tag, comm, request))
-UNRECORDED(Ssend_init_c, LARGE, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), (buf, count, datatype, dest, tag, comm, request))
-UNRECORDED(Rsend_init_c, LARGE, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), (buf, count, datatype, dest, tag, comm, request))
-UNRECORDED(Bsend_init_c, LARGE, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), (buf, count, datatype, dest, tag, comm, request))
-UNRECORDED(Recv_init_c, LARGE, (void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request), (buf, count, datatype, source, tag, comm, request))
 UNRECORDED(Put_c, LARGE, (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win), (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win))
 UNRECORDED(Get_c, LARGE, (void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win), (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win))
 UNRECORDED(Accumulate_c, LARGE, (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win), (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win))

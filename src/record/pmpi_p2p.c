@@ -42,28 +42,38 @@ BLOCKING_SEND(Ssend)
 BLOCKING_SEND(Rsend)
 BLOCKING_SEND(Bsend)
 
+/* A nonblocking send MPI accepted (rc), its request kept until a completion names it. */
+static int isent(int rc, MPI_Request *rq, const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm,
+                 int call) {
+  uint64_t seq = rc == MPI_SUCCESS ? record_send(buf, count, t, NULL, dest, tag, comm, NULL, call, 0) : 0;
+  if (seq) pend_put(*rq, (pend){P_SEND, 0, 1, 1, -1, -1, R->phase, seq, buf, count, dest, tag, t, comm, NULL, NULL, NULL});
+  return rc;
+}
+
 #define NONBLOCKING_SEND(NAME)                                                                    \
   int MPI_##NAME(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm,   \
                  MPI_Request *rq) {                                                               \
     COUNT(C_##NAME);                                                                              \
-    int rc = PMPI_##NAME(buf, count, t, dest, tag, comm, rq);                                     \
-    uint64_t seq = rc == MPI_SUCCESS ? record_send(buf, count, t, NULL, dest, tag, comm, NULL, C_##NAME, 0) : 0; \
-    if (seq) pend_put(*rq, (pend){P_SEND, 0, 1, 1, -1, -1, R->phase, seq, buf, count, dest, tag, t, comm, NULL, NULL, NULL}); \
-    return rc;                                                                                    \
+    return isent(PMPI_##NAME(buf, count, t, dest, tag, comm, rq), rq, buf, count, t, dest, tag, comm, C_##NAME); \
   }
 NONBLOCKING_SEND(Isend)
 NONBLOCKING_SEND(Issend)
 NONBLOCKING_SEND(Irsend)
 NONBLOCKING_SEND(Ibsend)
 
+/* A persistent send made (rc): each start records a send. */
+static int send_made(int rc, MPI_Request *rq, const void *buf, int count, MPI_Datatype t, int dest, int tag,
+                     MPI_Comm comm, int call) {
+  if (rc == MPI_SUCCESS && R && dest != MPI_PROC_NULL)
+    pend_held(*rq, (pend){P_SEND, 1, 0, 1, -1, -1, 0, 0, buf, count, dest, tag, t, comm, NULL, NULL, NULL}, call);
+  return rc;
+}
+
 #define PERSISTENT_SEND(NAME)                                                                     \
   int MPI_##NAME(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm,   \
                  MPI_Request *rq) {                                                               \
     COUNT(C_##NAME);                                                                              \
-    int rc = PMPI_##NAME(buf, count, t, dest, tag, comm, rq);                                     \
-    if (rc == MPI_SUCCESS && R && dest != MPI_PROC_NULL)                                          \
-      pend_held(*rq, (pend){P_SEND, 1, 0, 1, -1, -1, 0, 0, buf, count, dest, tag, t, comm, NULL, NULL, NULL}, C_##NAME); \
-    return rc;                                                                                    \
+    return send_made(PMPI_##NAME(buf, count, t, dest, tag, comm, rq), rq, buf, count, t, dest, tag, comm, C_##NAME); \
   }
 PERSISTENT_SEND(Send_init)
 PERSISTENT_SEND(Ssend_init)
@@ -72,32 +82,46 @@ PERSISTENT_SEND(Bsend_init)
 
 /* ---- receives ---- */
 
-int MPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Status *st) {
-  COUNT(C_Recv);
-  MPI_Status own;
-  MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
-  int rc = PMPI_Recv(buf, count, t, src, tag, comm, s);
+/* A blocking receive MPI completed (rc) into status s. */
+static int received(int rc, void *buf, int count, MPI_Datatype t, MPI_Comm comm, const MPI_Status *s, int call) {
   if (rc == MPI_SUCCESS && recording()) {
     uint64_t seq = next_seq();
-    record_recv(R->phase, seq, buf, count, t, NULL, comm, NULL, s, seq, 1, C_Recv);
+    record_recv(R->phase, seq, buf, count, t, NULL, comm, NULL, s, seq, 1, call);
   }
   return rc;
 }
 
+/* A nonblocking receive MPI accepted (rc): written when a completion sees it complete. */
+static int irecvd(int rc, MPI_Request *rq, void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm,
+                  int call) {
+  if (rc == MPI_SUCCESS && recording() && src != MPI_PROC_NULL)
+    pend_held(*rq, (pend){P_RECV, 0, 1, 1, -1, -1, R->phase, next_seq(), buf, count, src, tag, t, comm, NULL, NULL, NULL}, call);
+  return rc;
+}
+
+/* A persistent receive made (rc): each start posts a receive. */
+static int recv_made(int rc, MPI_Request *rq, void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm,
+                     int call) {
+  if (rc == MPI_SUCCESS && R && src != MPI_PROC_NULL)
+    pend_held(*rq, (pend){P_RECV, 1, 0, 1, -1, -1, 0, 0, buf, count, src, tag, t, comm, NULL, NULL, NULL}, call);
+  return rc;
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Status *st) {
+  COUNT(C_Recv);
+  MPI_Status own;
+  MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
+  return received(PMPI_Recv(buf, count, t, src, tag, comm, s), buf, count, t, comm, s, C_Recv);
+}
+
 int MPI_Irecv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Request *rq) {
   COUNT(C_Irecv);
-  int rc = PMPI_Irecv(buf, count, t, src, tag, comm, rq);
-  if (rc == MPI_SUCCESS && recording() && src != MPI_PROC_NULL)
-    pend_held(*rq, (pend){P_RECV, 0, 1, 1, -1, -1, R->phase, next_seq(), buf, count, src, tag, t, comm, NULL, NULL, NULL}, C_Irecv);
-  return rc;
+  return irecvd(PMPI_Irecv(buf, count, t, src, tag, comm, rq), rq, buf, count, t, src, tag, comm, C_Irecv);
 }
 
 int MPI_Recv_init(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Request *rq) {
   COUNT(C_Recv_init);
-  int rc = PMPI_Recv_init(buf, count, t, src, tag, comm, rq);
-  if (rc == MPI_SUCCESS && R && src != MPI_PROC_NULL)
-    pend_held(*rq, (pend){P_RECV, 1, 0, 1, -1, -1, 0, 0, buf, count, src, tag, t, comm, NULL, NULL, NULL}, C_Recv_init);
-  return rc;
+  return recv_made(PMPI_Recv_init(buf, count, t, src, tag, comm, rq), rq, buf, count, t, src, tag, comm, C_Recv_init);
 }
 
 /* Sendrecv: a send and a receive issued together, both complete on return. A communicator
@@ -138,6 +162,98 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype t, int dest, int sta
   if (rc == MPI_SUCCESS) sendrecv_done(sseq, rseq, buf, count, t, dest, comm, s, C_Sendrecv_replace);
   return rc;
 }
+
+#if MPI_VERSION >= 4
+/* ---- MPI-4's large-count forms: recorded as the forms above where every count fits an
+   int (what a line holds); else passed on and counted ---- */
+
+static int fits(MPI_Count n, int call) {
+  if (n <= INT32_MAX) return 1;
+  if (recording()) unsupported_because(call, "a count beyond 2^31 - 1 elements: not recorded");
+  return 0;
+}
+
+#define BLOCKING_SEND_C(NAME)                                                                     \
+  int MPI_##NAME##_c(const void *buf, MPI_Count count, MPI_Datatype t, int dest, int tag, MPI_Comm comm) { \
+    COUNT(C_##NAME##_c);                                                                          \
+    if (fits(count, C_##NAME##_c)) record_send(buf, (int)count, t, NULL, dest, tag, comm, NULL, C_##NAME##_c, 1); \
+    return PMPI_##NAME##_c(buf, count, t, dest, tag, comm);                                       \
+  }
+BLOCKING_SEND_C(Send)
+BLOCKING_SEND_C(Ssend)
+BLOCKING_SEND_C(Rsend)
+BLOCKING_SEND_C(Bsend)
+
+#define NONBLOCKING_SEND_C(NAME)                                                                  \
+  int MPI_##NAME##_c(const void *buf, MPI_Count count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, \
+                     MPI_Request *rq) {                                                           \
+    COUNT(C_##NAME##_c);                                                                          \
+    int rc = PMPI_##NAME##_c(buf, count, t, dest, tag, comm, rq);                                 \
+    return fits(count, C_##NAME##_c) ? isent(rc, rq, buf, (int)count, t, dest, tag, comm, C_##NAME##_c) : rc; \
+  }
+NONBLOCKING_SEND_C(Isend)
+NONBLOCKING_SEND_C(Issend)
+NONBLOCKING_SEND_C(Irsend)
+NONBLOCKING_SEND_C(Ibsend)
+
+#define PERSISTENT_SEND_C(NAME)                                                                   \
+  int MPI_##NAME##_c(const void *buf, MPI_Count count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, \
+                     MPI_Request *rq) {                                                           \
+    COUNT(C_##NAME##_c);                                                                          \
+    int rc = PMPI_##NAME##_c(buf, count, t, dest, tag, comm, rq);                                 \
+    return fits(count, C_##NAME##_c) ? send_made(rc, rq, buf, (int)count, t, dest, tag, comm, C_##NAME##_c) : rc; \
+  }
+PERSISTENT_SEND_C(Send_init)
+PERSISTENT_SEND_C(Ssend_init)
+PERSISTENT_SEND_C(Rsend_init)
+PERSISTENT_SEND_C(Bsend_init)
+
+int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Status *st) {
+  COUNT(C_Recv_c);
+  MPI_Status own;
+  MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
+  int rc = PMPI_Recv_c(buf, count, t, src, tag, comm, s);
+  return fits(count, C_Recv_c) ? received(rc, buf, (int)count, t, comm, s, C_Recv_c) : rc;
+}
+
+int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Request *rq) {
+  COUNT(C_Irecv_c);
+  int rc = PMPI_Irecv_c(buf, count, t, src, tag, comm, rq);
+  return fits(count, C_Irecv_c) ? irecvd(rc, rq, buf, (int)count, t, src, tag, comm, C_Irecv_c) : rc;
+}
+
+int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Request *rq) {
+  COUNT(C_Recv_init_c);
+  int rc = PMPI_Recv_init_c(buf, count, t, src, tag, comm, rq);
+  return fits(count, C_Recv_init_c) ? recv_made(rc, rq, buf, (int)count, t, src, tag, comm, C_Recv_init_c) : rc;
+}
+
+int MPI_Sendrecv_c(const void *sbuf, MPI_Count scount, MPI_Datatype st_, int dest, int stag, void *rbuf,
+                   MPI_Count rcount, MPI_Datatype rt, int src, int rtag, MPI_Comm comm, MPI_Status *st) {
+  COUNT(C_Sendrecv_c);
+  MPI_Status own;
+  MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
+  int ok = fits(scount, C_Sendrecv_c) && fits(rcount, C_Sendrecv_c);
+  uint64_t sseq = ok ? record_send(sbuf, (int)scount, st_, NULL, dest, stag, comm, NULL, C_Sendrecv_c, 0) : 0;
+  uint64_t rseq = ok && recording() ? next_seq() : 0;
+  int rc = PMPI_Sendrecv_c(sbuf, scount, st_, dest, stag, rbuf, rcount, rt, src, rtag, comm, s);
+  if (rc == MPI_SUCCESS && ok) sendrecv_done(sseq, rseq, rbuf, (int)rcount, rt, dest, comm, s, C_Sendrecv_c);
+  return rc;
+}
+
+int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype t, int dest, int stag, int src, int rtag,
+                           MPI_Comm comm, MPI_Status *st) {
+  COUNT(C_Sendrecv_replace_c);
+  MPI_Status own;
+  MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
+  int ok = fits(count, C_Sendrecv_replace_c);
+  uint64_t sseq = ok ? record_send(buf, (int)count, t, NULL, dest, stag, comm, NULL, C_Sendrecv_replace_c, 0) : 0;
+  uint64_t rseq = ok && recording() ? next_seq() : 0;
+  int rc = PMPI_Sendrecv_replace_c(buf, count, t, dest, stag, src, rtag, comm, s);
+  if (rc == MPI_SUCCESS && ok) sendrecv_done(sseq, rseq, buf, (int)count, t, dest, comm, s, C_Sendrecv_replace_c);
+  return rc;
+}
+#endif
 
 /* ---- persistent requests, cancel, free ---- */
 
