@@ -944,7 +944,10 @@ void completed(const MPI_Request *rq, const int *which, int n, const MPI_Status 
     if (!done) done = next_seq();   /* a position, even between phases: receives are written late */
     int named = 1;   /* the wait names p->seq (and an access's further lines) */
     if (p->kind == P_RECV) {
-      named = record_recv(p->phase, p->seq, (void *)p->buf, p->count, p->type, p->held, p->comm, p->xc, &st[k], done, 0,
+      MPI_Status given = st[k];
+      if (p->given && p->peer != MPI_ANY_SOURCE) given.MPI_SOURCE = p->peer;
+      if (p->given && p->tag != MPI_ANY_TAG) given.MPI_TAG = p->tag;
+      named = record_recv(p->phase, p->seq, (void *)p->buf, p->count, p->type, p->held, p->comm, p->xc, &given, done, 0,
                           call);
       if (named) probed_written(p);
     } else if (p->kind == P_COLL)
@@ -959,6 +962,7 @@ void completed(const MPI_Request *rq, const int *which, int n, const MPI_Status 
     int lines = p->kind == P_RMA && p->count > 1 ? p->count : 1;   /* an access of several lines: each */
     for (int j = 0; named && p->phase == R->phase && R->active && j < lines; j++)
       if (!wait_note(p->seq + (uint64_t)j)) break;
+    if (p->also && p->phase == R->phase && R->active) wait_note(p->also);
     p->active = 0;
     if (!p->persistent) pend_drop(rq[which ? which[k] : k]);
   }

@@ -140,6 +140,11 @@ typedef struct {
                                 completion (comm_hold): the program may free comm meanwhile,
                                 and MPI hand its handle to the next communicator */
   struct pcoll *pc;          /* a persistent collective's arguments (pmpi_pcoll.c), NULL none */
+  uint64_t also;             /* a receive of MPI_Isendrecv: its send's position, which the
+                                completion names too (0 none) */
+  uint8_t given;             /* a receive whose source and tag are the ones given where not
+                                wildcards: MPICH's MPI_Isendrecv reports its own tag in the
+                                status */
 } pend;   /* P_COLL: buf is the call's coll (pmpi_coll.h), its output waiting for completion */
 
 

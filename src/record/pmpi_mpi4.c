@@ -2,21 +2,20 @@
  * counted.
  *
  * The large-count forms of the collective and one-sided calls (MPI_Allreduce_c, MPI_Put_c,
- * ...: counts and displacements as MPI_Count or MPI_Aint; those of the point-to-point calls
- * are recorded where their counts fit an int, pmpi_p2p.c), the nonblocking MPI_Isendrecv and
- * MPI_Isendrecv_replace, and partitioned communication (MPI_Psend_init, MPI_Precv_init) move
- * data the recording does not hold. Each call is passed on to MPI unchanged and, in a phase,
- * counted under `unsupported` in index.json with its reason, so that a recording that lacks
- * them says so (before this file they were missing without a word, and the messages they
- * matched looked unreceived or unsent). MPI's own persistent collectives are recorded
- * (pmpi_pcoll.c); their large-count forms are counted here. The list was taken from MPICH
- * 4.0.2's mpi_proto.h; an MPI before 4.0 has none of them. */
+ * ...: counts and displacements as MPI_Count or MPI_Aint), of matched receives and of
+ * MPI_Isendrecv(_replace), and partitioned communication (MPI_Psend_init, MPI_Precv_init)
+ * move data the recording does not hold. Each call is passed on to MPI unchanged and, in a
+ * phase, counted under `unsupported` in index.json with its reason, so that a recording that
+ * lacks them says so (before this file they were missing without a word, and the messages
+ * they matched looked unreceived or unsent). The point-to-point large-count forms are
+ * recorded where their counts fit an int (pmpi_p2p.c), as are MPI_Isendrecv(_replace) and
+ * MPI's persistent collectives (pmpi_pcoll.c). The list was taken from MPICH 4.0.2's
+ * mpi_proto.h; an MPI before 4.0 has none of them. */
 #include "record/pmpi.h"
 
 #if MPI_VERSION >= 4
 
 #define LARGE "MPI-4's large-count form: not recorded (its data is missing from the graph)"
-#define SENDRECV "MPI-4's nonblocking sendrecv: not recorded (its messages are missing from the graph)"
 #define PARTITIONED "MPI-4's partitioned communication: not recorded (its messages are missing from the graph)"
 
 #define UNRECORDED(NAME, WHY, PARAMS, ARGS)                                                       \
@@ -104,8 +103,6 @@ UNRECORDED(Neighbor_alltoallv_init_c, LARGE, (const void *sendbuf, const MPI_Cou
 UNRECORDED(Neighbor_alltoallw_c, LARGE, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm), (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm))
 UNRECORDED(Ineighbor_alltoallw_c, LARGE, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request), (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request))
 UNRECORDED(Neighbor_alltoallw_init_c, LARGE, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request), (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request))
-UNRECORDED(Isendrecv, SENDRECV, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request), (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request))
-UNRECORDED(Isendrecv_replace, SENDRECV, (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request), (buf, count, datatype, dest, sendtag, source, recvtag, comm, request))
 UNRECORDED(Isendrecv_c, LARGE, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request), (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request))
 UNRECORDED(Isendrecv_replace_c, LARGE, (void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request), (buf, count, datatype, dest, sendtag, source, recvtag, comm, request))
 UNRECORDED(Psend_init, PARTITIONED, (const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request), (buf, partitions, count, datatype, dest, tag, comm, info, request))

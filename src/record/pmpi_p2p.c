@@ -46,7 +46,7 @@ BLOCKING_SEND(Bsend)
 static int isent(int rc, MPI_Request *rq, const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm,
                  int call) {
   uint64_t seq = rc == MPI_SUCCESS ? record_send(buf, count, t, NULL, dest, tag, comm, NULL, call, 0) : 0;
-  if (seq) pend_put(*rq, (pend){P_SEND, 0, 1, 1, -1, -1, R->phase, seq, buf, count, dest, tag, t, comm, NULL, NULL, NULL});
+  if (seq) pend_put(*rq, (pend){P_SEND, 0, 1, 1, -1, -1, R->phase, seq, buf, count, dest, tag, t, comm, NULL, NULL, NULL, 0, 0});
   return rc;
 }
 
@@ -65,7 +65,7 @@ NONBLOCKING_SEND(Ibsend)
 static int send_made(int rc, MPI_Request *rq, const void *buf, int count, MPI_Datatype t, int dest, int tag,
                      MPI_Comm comm, int call) {
   if (rc == MPI_SUCCESS && R && dest != MPI_PROC_NULL)
-    pend_held(*rq, (pend){P_SEND, 1, 0, 1, -1, -1, 0, 0, buf, count, dest, tag, t, comm, NULL, NULL, NULL}, call);
+    pend_held(*rq, (pend){P_SEND, 1, 0, 1, -1, -1, 0, 0, buf, count, dest, tag, t, comm, NULL, NULL, NULL, 0, 0}, call);
   return rc;
 }
 
@@ -95,7 +95,7 @@ static int received(int rc, void *buf, int count, MPI_Datatype t, MPI_Comm comm,
 static int irecvd(int rc, MPI_Request *rq, void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm,
                   int call) {
   if (rc == MPI_SUCCESS && recording() && src != MPI_PROC_NULL)
-    pend_held(*rq, (pend){P_RECV, 0, 1, 1, -1, -1, R->phase, next_seq(), buf, count, src, tag, t, comm, NULL, NULL, NULL}, call);
+    pend_held(*rq, (pend){P_RECV, 0, 1, 1, -1, -1, R->phase, next_seq(), buf, count, src, tag, t, comm, NULL, NULL, NULL, 0, 0}, call);
   return rc;
 }
 
@@ -103,7 +103,7 @@ static int irecvd(int rc, MPI_Request *rq, void *buf, int count, MPI_Datatype t,
 static int recv_made(int rc, MPI_Request *rq, void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm,
                      int call) {
   if (rc == MPI_SUCCESS && R && src != MPI_PROC_NULL)
-    pend_held(*rq, (pend){P_RECV, 1, 0, 1, -1, -1, 0, 0, buf, count, src, tag, t, comm, NULL, NULL, NULL}, call);
+    pend_held(*rq, (pend){P_RECV, 1, 0, 1, -1, -1, 0, 0, buf, count, src, tag, t, comm, NULL, NULL, NULL, 0, 0}, call);
   return rc;
 }
 
@@ -164,6 +164,44 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype t, int dest, int sta
 }
 
 #if MPI_VERSION >= 4
+/* MPI_Isendrecv(_replace): a send and a receive under one request, issued as Sendrecv's
+   (the send read before MPI may write the buffer the _replace form shares); the completion
+   that sees the request complete writes the receive, with the source and tag given where
+   not wildcards (MPICH 4.0.2's status holds a tag of its own), and names both. */
+static void isendrecv_posted(MPI_Request *rq, uint64_t sseq, uint64_t rseq, void *rbuf, int rcount, MPI_Datatype rt,
+                             int src, int rtag, MPI_Comm comm, const void *sbuf, int scount, MPI_Datatype st,
+                             int dest, int stag, int call) {
+  if (!rseq) return;
+  if (src == MPI_PROC_NULL) {   /* nothing to receive: the request holds the send */
+    if (sseq) pend_put(*rq, (pend){P_SEND, 0, 1, 1, -1, -1, R->phase, sseq, sbuf, scount, dest, stag, st, comm, NULL, NULL, NULL, 0, 0});
+    return;
+  }
+  pend x = {P_RECV, 0, 1, 1, -1, -1, R->phase, rseq, rbuf, rcount, src, rtag, rt, comm, NULL, NULL, NULL, sseq, 1};
+  pend_held(*rq, x, call);
+}
+
+int MPI_Isendrecv(const void *sbuf, int scount, MPI_Datatype st, int dest, int stag, void *rbuf, int rcount,
+                  MPI_Datatype rt, int src, int rtag, MPI_Comm comm, MPI_Request *rq) {
+  COUNT(C_Isendrecv);
+  uint64_t sseq = record_send(sbuf, scount, st, NULL, dest, stag, comm, NULL, C_Isendrecv, 0);
+  uint64_t rseq = recording() ? next_seq() : 0;
+  int rc = PMPI_Isendrecv(sbuf, scount, st, dest, stag, rbuf, rcount, rt, src, rtag, comm, rq);
+  if (rc == MPI_SUCCESS)
+    isendrecv_posted(rq, sseq, rseq, rbuf, rcount, rt, src, rtag, comm, sbuf, scount, st, dest, stag, C_Isendrecv);
+  return rc;
+}
+
+int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype t, int dest, int stag, int src, int rtag, MPI_Comm comm,
+                          MPI_Request *rq) {
+  COUNT(C_Isendrecv_replace);
+  uint64_t sseq = record_send(buf, count, t, NULL, dest, stag, comm, NULL, C_Isendrecv_replace, 0);
+  uint64_t rseq = recording() ? next_seq() : 0;
+  int rc = PMPI_Isendrecv_replace(buf, count, t, dest, stag, src, rtag, comm, rq);
+  if (rc == MPI_SUCCESS)
+    isendrecv_posted(rq, sseq, rseq, buf, count, t, src, rtag, comm, buf, count, t, dest, stag, C_Isendrecv_replace);
+  return rc;
+}
+
 /* ---- MPI-4's large-count forms: recorded as the forms above where every count fits an
    int (what a line holds); else passed on and counted ---- */
 
@@ -470,7 +508,7 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *m, MPI_Request
   int rc = PMPI_Imrecv(buf, count, t, m, rq);
   if (rc == MPI_SUCCESS && known && recording()) {
     uint64_t seq = next_seq();
-    pend_held(*rq, (pend){P_RECV, 0, 1, 1, -1, -1, R->phase, seq, buf, count, MPI_ANY_SOURCE, MPI_ANY_TAG, t, p.comm, NULL, NULL, NULL},
+    pend_held(*rq, (pend){P_RECV, 0, 1, 1, -1, -1, R->phase, seq, buf, count, MPI_ANY_SOURCE, MPI_ANY_TAG, t, p.comm, NULL, NULL, NULL, 0, 0},
               C_Imrecv);
     Word_t *v;
     if (p.seq && p.phase == R->phase) {

@@ -1,17 +1,18 @@
 /* cdag tests — tests/record/rec_mpi4.c: MPI-4's large-count and nonblocking sendrecv calls.
  *
  * A ring exchange by MPI_Send_c and MPI_Recv_c (large-count forms of counts that fit an int:
- * recorded as MPI_Send and MPI_Recv), an MPI_Allreduce_c and an MPI_Isendrecv (passed on to
- * MPI, counted as unsupported with their reasons), then an ordinary MPI_Sendrecv. The
- * results are checked against the int forms; the replay of the recording must leave what
- * the recorded messages delivered (CMakeLists.txt). */
+ * recorded as MPI_Send and MPI_Recv), an MPI_Allreduce_c (passed on to MPI, counted as
+ * unsupported with its reason), an MPI_Isendrecv and an MPI_Isendrecv_replace (recorded: a
+ * send and a receive the completion names), then an ordinary MPI_Sendrecv. The results are
+ * checked against the int forms; the replay of the recording must leave what the recorded
+ * messages delivered (CMakeLists.txt). */
 #include "rec_test.h"
 
 int main(int argc, char **argv) {
   rt_init(&argc, &argv);
   int n = rt_size, me = rt_rank, right = (me + 1) % n, left = (me + n - 1) % n;
-  int32_t v, got, check, sum = 0, want = 0, again = -1, last;
-  rt_fill(&v, sizeof v), rt_fill(&got, sizeof got), rt_fill(&last, sizeof last);
+  int32_t v, got, check, sum = 0, want = 0, again, twice, last;
+  rt_fill(&v, sizeof v), rt_fill(&got, sizeof got), rt_fill(&again, sizeof again), rt_fill(&last, sizeof last);
   if (me % 2 == 0) {
     MPI_Send_c(&v, 1, MPI_INT32_T, right, 1, MPI_COMM_WORLD);
     MPI_Recv_c(&got, 1, MPI_INT32_T, left, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -28,7 +29,11 @@ int main(int argc, char **argv) {
   MPI_Isendrecv(&v, 1, MPI_INT32_T, right, 2, &again, 1, MPI_INT32_T, left, 2, MPI_COMM_WORLD, &rq);
   MPI_Wait(&rq, MPI_STATUS_IGNORE);
   MT_REQUIRE(again == check);
+  twice = again;   /* passed on once more, in place */
+  MPI_Isendrecv_replace(&twice, 1, MPI_INT32_T, right, 5, left, 5, MPI_COMM_WORLD, &rq);
+  int done = 0;
+  while (!done) MPI_Test(&rq, &done, MPI_STATUS_IGNORE);
   MPI_Sendrecv(&got, 1, MPI_INT32_T, right, 4, &last, 1, MPI_INT32_T, left, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  rt_keep(&got, sizeof got), rt_keep(&last, sizeof last);
+  rt_keep(&got, sizeof got), rt_keep(&again, sizeof again), rt_keep(&twice, sizeof twice), rt_keep(&last, sizeof last);
   return rt_finish();
 }
