@@ -945,8 +945,10 @@ void completed(const MPI_Request *rq, const int *which, int n, const MPI_Status 
     int named = 1;   /* the wait names p->seq (and an access's further lines) */
     if (p->kind == P_RECV) {
       MPI_Status given = st[k];
-      if (p->given && p->peer != MPI_ANY_SOURCE) given.MPI_SOURCE = p->peer;
-      if (p->given && p->tag != MPI_ANY_TAG) given.MPI_TAG = p->tag;
+      if (p->given) {   /* MPI_Isendrecv: what was posted (no wildcards: pmpi_p2p.c) */
+        given.MPI_SOURCE = p->peer, given.MPI_TAG = p->tag;
+        PMPI_Status_set_elements_x(&given, MPI_BYTE, (MPI_Count)type_bytes(p->count, p->type));
+      }
       named = record_recv(p->phase, p->seq, (void *)p->buf, p->count, p->type, p->held, p->comm, p->xc, &given, done, 0,
                           call);
       if (named) probed_written(p);
@@ -1229,15 +1231,22 @@ static void comm_iduped(MPI_Comm parent, MPI_Comm nc, int call) {
    order of their lines. So each init's starts go on a communicator of their own: the
    parent's members, an id made as an idup's (an init is a collective call, made in the same
    order on every member), held by the caller. NULL: the parent's own (an intercommunicator,
-   one the recorder does not know, or an id this process gave before). */
-rcomm *comm_persistent(MPI_Comm parent) {
+   or one the recorder does not know, whose calls are counted; an id this process gave before,
+   or no memory: counted under `call`). */
+rcomm *comm_persistent(MPI_Comm parent, int call) {
   rcomm *p = R ? comm_of(parent) : NULL;
   if (!p || !p->world || p->inter) return NULL;
   int id = idup_id(p, p->nidup++), taken = 0;
   J1S(taken, R->idups, (Word_t)id);
   rcomm *x = taken == 1 ? calloc(1, sizeof *x) : NULL;
   int *world = x ? malloc((size_t)p->n * sizeof *world) : NULL;
-  if (!world) return free(x), NULL;
+  if (!world) {
+    free(x);
+    if (R->fd >= 0)
+      unsupported_because(call, taken != 1 ? "its own communicator's id was given before: starts go on the parent"
+                                           : "no memory for its own communicator: starts go on the parent");
+    return NULL;
+  }
   memcpy(world, p->world, (size_t)p->n * sizeof *world);
   *x = (rcomm){.id = id, .n = p->n, .refs = 1, .world = world};
   comm_declare(parent, x);

@@ -213,7 +213,7 @@ void nomem(int kind);
 void not_recorded(int call);
 
 /* communicators */
-rcomm *comm_persistent(MPI_Comm parent);
+rcomm *comm_persistent(MPI_Comm parent, int call);
 void comm_drop(MPI_Comm c);
 void comm_created(MPI_Comm c);
 rcomm *usable(MPI_Comm c, int call);

@@ -166,12 +166,22 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype t, int dest, int sta
 #if MPI_VERSION >= 4
 /* MPI_Isendrecv(_replace): a send and a receive under one request, issued as Sendrecv's
    (the send read before MPI may write the buffer the _replace form shares); the completion
-   that sees the request complete writes the receive, with the source and tag given where
-   not wildcards (MPICH 4.0.2's status holds a tag of its own), and names both. */
+   that sees the request complete writes the receive and names both. MPICH 4.0.2 leaves the
+   status of a completed Isendrecv meaningless (source 0, tag 0, no bytes, or what an earlier
+   call left), so the receive is what was posted: a receive larger than its message takes the
+   bytes sent (the graph's rule too), and one with a wildcard source or tag, which nothing
+   then says, is counted instead. A communicator the recorder does not know was counted by
+   the send. */
+static int isendrecv_wild(int src, int rtag, int call) {
+  if (src != MPI_ANY_SOURCE && rtag != MPI_ANY_TAG) return 0;
+  if (recording()) unsupported_because(call, "a wildcard source or tag: MPI's status does not say which message arrived");
+  return 1;
+}
+
 static void isendrecv_posted(MPI_Request *rq, uint64_t sseq, uint64_t rseq, void *rbuf, int rcount, MPI_Datatype rt,
                              int src, int rtag, MPI_Comm comm, const void *sbuf, int scount, MPI_Datatype st,
                              int dest, int stag, int call) {
-  if (!rseq) return;
+  if (!rseq || (dest != MPI_PROC_NULL && !comm_known(comm))) return;
   if (src == MPI_PROC_NULL) {   /* nothing to receive: the request holds the send */
     if (sseq) pend_put(*rq, (pend){P_SEND, 0, 1, 1, -1, -1, R->phase, sseq, sbuf, scount, dest, stag, st, comm, NULL, NULL, NULL, 0, 0});
     return;
@@ -183,6 +193,8 @@ static void isendrecv_posted(MPI_Request *rq, uint64_t sseq, uint64_t rseq, void
 int MPI_Isendrecv(const void *sbuf, int scount, MPI_Datatype st, int dest, int stag, void *rbuf, int rcount,
                   MPI_Datatype rt, int src, int rtag, MPI_Comm comm, MPI_Request *rq) {
   COUNT(C_Isendrecv);
+  if (isendrecv_wild(src, rtag, C_Isendrecv))
+    return PMPI_Isendrecv(sbuf, scount, st, dest, stag, rbuf, rcount, rt, src, rtag, comm, rq);
   uint64_t sseq = record_send(sbuf, scount, st, NULL, dest, stag, comm, NULL, C_Isendrecv, 0);
   uint64_t rseq = recording() ? next_seq() : 0;
   int rc = PMPI_Isendrecv(sbuf, scount, st, dest, stag, rbuf, rcount, rt, src, rtag, comm, rq);
@@ -194,6 +206,8 @@ int MPI_Isendrecv(const void *sbuf, int scount, MPI_Datatype st, int dest, int s
 int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype t, int dest, int stag, int src, int rtag, MPI_Comm comm,
                           MPI_Request *rq) {
   COUNT(C_Isendrecv_replace);
+  if (isendrecv_wild(src, rtag, C_Isendrecv_replace))
+    return PMPI_Isendrecv_replace(buf, count, t, dest, stag, src, rtag, comm, rq);
   uint64_t sseq = record_send(buf, count, t, NULL, dest, stag, comm, NULL, C_Isendrecv_replace, 0);
   uint64_t rseq = recording() ? next_seq() : 0;
   int rc = PMPI_Isendrecv_replace(buf, count, t, dest, stag, src, rtag, comm, rq);
@@ -205,9 +219,12 @@ int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype t, int dest, int st
 /* ---- MPI-4's large-count forms: recorded as the forms above where every count fits an
    int (what a line holds); else passed on and counted ---- */
 
+/* A persistent request's init is counted even outside a phase: its starts may come in one. */
 static int fits(MPI_Count n, int call) {
   if (n <= INT32_MAX) return 1;
-  if (recording()) unsupported_because(call, "a count beyond 2^31 - 1 elements: not recorded");
+  int init = call == C_Send_init_c || call == C_Ssend_init_c || call == C_Rsend_init_c || call == C_Bsend_init_c ||
+             call == C_Recv_init_c;
+  if (init ? R && R->fd >= 0 : recording()) unsupported_because(call, "a count beyond 2^31 - 1 elements: not recorded");
   return 0;
 }
 

@@ -44,14 +44,15 @@ struct pcoll_starts {
 /* The init returned rc with request *rq: its arguments kept with the request. */
 static int init_done(int rc, const MPI_Request *rq, struct pcoll a) {
   if (rc != MPI_SUCCESS || !R || *rq == MPI_REQUEST_NULL) return rc;
+  a.own = comm_persistent(a.comm, a.call);   /* first: every member counts its inits alike */
   struct pcoll *k = malloc(sizeof *k);
   if (!k) {
+    comm_release(a.own);
     nomem(OOM_REQUESTS);
     unsupported_because(a.call, "no memory to keep the persistent collective's arguments: its starts are not recorded");
     return rc;
   }
   *k = a;
-  k->own = comm_persistent(a.comm);
   if (pend_put(*rq, (pend){.kind = P_COLL, .persistent = 1, .comm = MPI_COMM_NULL, .pc = k})) {
     comm_release(k->own);
     free(k);
