@@ -363,6 +363,14 @@ void unsupported_because(int call, const char *text) {
   out("unsupported_why %s 1 %s\n", call_names[call], t);
 }
 
+#if MPI_VERSION >= 4
+int count_fits(MPI_Count n, int call, int init) {
+  if (n >= 0 && n <= INT32_MAX) return 1;
+  if (init ? R && R->fd >= 0 : recording()) unsupported_because(call, "a count beyond 2^31 - 1 elements: not recorded");
+  return 0;
+}
+#endif
+
 /* A call not recorded: for lack of memory (counted as such), or unsupported, with the
    reason a layout gave if it gave one. */
 void not_recorded(int call) {

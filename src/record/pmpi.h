@@ -211,6 +211,12 @@ void unsupported(int call);
 void unsupported_because(int call, const char *text);
 void nomem(int kind);
 void not_recorded(int call);
+#if MPI_VERSION >= 4
+/* A large-count form's count fits an int (what a line holds): 1; else counted under `call`
+   (in a phase; a persistent request's init, init 1, whenever the recorder writes: its starts
+   may come in one) and 0. */
+int count_fits(MPI_Count n, int call, int init);
+#endif
 
 /* communicators */
 rcomm *comm_persistent(MPI_Comm parent, int call);

@@ -141,5 +141,8 @@ void coll_drop(coll *c);
 /* pmpi_nbcoll.c: a nonblocking call started that no completion will name (its request not
    kept): completed now, as a blocking call would. */
 void nbcoll_complete_now(coll *c);
+/* pmpi_nbcoll.c: the call just handed to MPI (rc its return) with request *rq: its request
+   kept until a completion call sees it complete (none: completed now). */
+void nbcoll_started(coll *c, int rc, MPI_Request *rq);
 
 #endif

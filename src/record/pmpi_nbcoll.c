@@ -31,7 +31,7 @@
 /* The call just handed to MPI (rc its return): its request kept until a completion call
    sees it complete; without a request (MPI_REQUEST_NULL, or no memory to keep it: counted)
    the output is the shadow's now. */
-static void started(coll *c, int rc, MPI_Request *rq) {
+void nbcoll_started(coll *c, int rc, MPI_Request *rq) {
   if (!c->x) return;
   coll_started(c);
   if (rc != MPI_SUCCESS) {   /* the line is written (as for a blocking call MPI refused): nothing completes it */
@@ -96,7 +96,7 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *rq) {
   coll c;
   coll_barrier(&c, C_Ibarrier, 1, comm);
   int rc = PMPI_Ibarrier(comm, rq);
-  started(&c, rc, rq);
+  nbcoll_started(&c, rc, rq);
   return rc;
 }
 
@@ -105,7 +105,7 @@ int MPI_Ibcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm, MP
   coll c;
   coll_bcast(&c, C_Ibcast, 1, buf, count, t, root, comm);
   int rc = PMPI_Ibcast(buf, count, t, root, comm, rq);
-  started(&c, rc, rq);
+  nbcoll_started(&c, rc, rq);
   return rc;
 }
 
@@ -115,7 +115,7 @@ int MPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, in
   coll c;
   coll_gather(&c, C_Igather, 1, sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
   int rc = PMPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, rq);
-  started(&c, rc, rq);
+  nbcoll_started(&c, rc, rq);
   return rc;
 }
 
@@ -125,7 +125,7 @@ int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
   coll c;
   coll_scatter(&c, C_Iscatter, 1, sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
   int rc = PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, rq);
-  started(&c, rc, rq);
+  nbcoll_started(&c, rc, rq);
   return rc;
 }
 
@@ -135,7 +135,7 @@ int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
   coll c;
   coll_blocks(&c, C_Iallgather, 1, IR_COLL_ALLGATHER, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   int rc = PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, rq);
-  started(&c, rc, rq);
+  nbcoll_started(&c, rc, rq);
   return rc;
 }
 
@@ -145,7 +145,7 @@ int MPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
   coll c;
   coll_blocks(&c, C_Ialltoall, 1, IR_COLL_ALLTOALL, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   int rc = PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, rq);
-  started(&c, rc, rq);
+  nbcoll_started(&c, rc, rq);
   return rc;
 }
 
@@ -155,7 +155,7 @@ int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op 
   coll c;
   coll_reduction(&c, C_Ireduce, 1, IR_COLL_REDUCE, sbuf, rbuf, count, t, o, root, comm);
   int rc = PMPI_Ireduce(sbuf, rbuf, count, t, o, root, comm, rq);
-  started(&c, rc, rq);
+  nbcoll_started(&c, rc, rq);
   return rc;
 }
 
@@ -164,7 +164,7 @@ int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_
   coll c;
   coll_reduction(&c, C_Iallreduce, 1, IR_COLL_ALLREDUCE, sbuf, rbuf, count, t, o, -1, comm);
   int rc = PMPI_Iallreduce(sbuf, rbuf, count, t, o, comm, rq);
-  started(&c, rc, rq);
+  nbcoll_started(&c, rc, rq);
   return rc;
 }
 
@@ -174,7 +174,7 @@ int MPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Datat
   coll c;
   coll_reduction(&c, C_Ireduce_scatter_block, 1, IR_COLL_REDUCE_SCATTER_BLOCK, sbuf, rbuf, count, t, o, -1, comm);
   int rc = PMPI_Ireduce_scatter_block(sbuf, rbuf, count, t, o, comm, rq);
-  started(&c, rc, rq);
+  nbcoll_started(&c, rc, rq);
   return rc;
 }
 
@@ -184,7 +184,7 @@ int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_D
   coll c;
   coll_reduce_scatter(&c, C_Ireduce_scatter, 1, sbuf, rbuf, rcounts, t, o, comm);
   int rc = PMPI_Ireduce_scatter(sbuf, rbuf, rcounts, t, o, comm, rq);
-  started(&c, rc, rq);
+  nbcoll_started(&c, rc, rq);
   return rc;
 }
 
@@ -193,7 +193,7 @@ int MPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o,
   coll c;
   coll_prefix(&c, C_Iscan, 1, IR_COLL_SCAN, sbuf, rbuf, count, t, o, comm);
   int rc = PMPI_Iscan(sbuf, rbuf, count, t, o, comm, rq);
-  started(&c, rc, rq);
+  nbcoll_started(&c, rc, rq);
   return rc;
 }
 
@@ -202,7 +202,7 @@ int MPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op 
   coll c;
   coll_prefix(&c, C_Iexscan, 1, IR_COLL_EXSCAN, sbuf, rbuf, count, t, o, comm);
   int rc = PMPI_Iexscan(sbuf, rbuf, count, t, o, comm, rq);
-  started(&c, rc, rq);
+  nbcoll_started(&c, rc, rq);
   return rc;
 }
 
@@ -212,7 +212,7 @@ int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, c
   coll c;
   coll_gatherv(&c, C_Igatherv, 1, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
   int rc = PMPI_Igatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, rq);
-  started(&c, rc, rq);
+  nbcoll_started(&c, rc, rq);
   return rc;
 }
 
@@ -222,7 +222,7 @@ int MPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[], MPI
   coll c;
   coll_scatterv(&c, C_Iscatterv, 1, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
   int rc = PMPI_Iscatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, rq);
-  started(&c, rc, rq);
+  nbcoll_started(&c, rc, rq);
   return rc;
 }
 
@@ -232,7 +232,7 @@ int MPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
   coll c;
   coll_allgatherv(&c, C_Iallgatherv, 1, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
   int rc = PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, rq);
-  started(&c, rc, rq);
+  nbcoll_started(&c, rc, rq);
   return rc;
 }
 
@@ -242,7 +242,7 @@ int MPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[], M
   coll c;
   coll_alltoallvw(&c, C_Ialltoallv, 1, sbuf, scounts, sdispls, stype, NULL, rbuf, rcounts, rdispls, rtype, NULL, comm);
   int rc = PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, rq);
-  started(&c, rc, rq);
+  nbcoll_started(&c, rc, rq);
   return rc;
 }
 
@@ -254,7 +254,7 @@ int MPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[], c
   coll_alltoallvw(&c, C_Ialltoallw, 1, sbuf, scounts, sdispls, MPI_DATATYPE_NULL, stypes, rbuf, rcounts, rdispls,
                   MPI_DATATYPE_NULL, rtypes, comm);
   int rc = PMPI_Ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, rq);
-  started(&c, rc, rq);
+  nbcoll_started(&c, rc, rq);
   return rc;
 }
 
@@ -264,7 +264,7 @@ int MPI_Ineighbor_allgather(const void *sbuf, int scount, MPI_Datatype stype, vo
   coll c;
   coll_neighbor_allgather(&c, C_Ineighbor_allgather, 1, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   int rc = PMPI_Ineighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, rq);
-  started(&c, rc, rq);
+  nbcoll_started(&c, rc, rq);
   return rc;
 }
 
@@ -275,7 +275,7 @@ int MPI_Ineighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, v
   coll_neighbor_allgatherv(&c, C_Ineighbor_allgatherv, 1, sbuf, scount, stype, rbuf, rcounts, displs, rtype,
                            comm);
   int rc = PMPI_Ineighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, rq);
-  started(&c, rc, rq);
+  nbcoll_started(&c, rc, rq);
   return rc;
 }
 
@@ -285,7 +285,7 @@ int MPI_Ineighbor_alltoall(const void *sbuf, int scount, MPI_Datatype stype, voi
   coll c;
   coll_neighbor_alltoall(&c, C_Ineighbor_alltoall, 1, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   int rc = PMPI_Ineighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, rq);
-  started(&c, rc, rq);
+  nbcoll_started(&c, rc, rq);
   return rc;
 }
 
@@ -297,7 +297,7 @@ int MPI_Ineighbor_alltoallv(const void *sbuf, const int scounts[], const int sdi
   coll_neighbor_alltoallv(&c, C_Ineighbor_alltoallv, 1, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
                           rtype, comm);
   int rc = PMPI_Ineighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, rq);
-  started(&c, rc, rq);
+  nbcoll_started(&c, rc, rq);
   return rc;
 }
 
@@ -309,6 +309,6 @@ int MPI_Ineighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Ain
   coll_neighbor_alltoallw(&c, C_Ineighbor_alltoallw, 1, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
                           rtypes, comm);
   int rc = PMPI_Ineighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, rq);
-  started(&c, rc, rq);
+  nbcoll_started(&c, rc, rq);
   return rc;
 }

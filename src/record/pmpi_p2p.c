@@ -219,13 +219,10 @@ int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype t, int dest, int st
 /* ---- MPI-4's large-count forms: recorded as the forms above where every count fits an
    int (what a line holds); else passed on and counted ---- */
 
-/* A persistent request's init is counted even outside a phase: its starts may come in one. */
 static int fits(MPI_Count n, int call) {
-  if (n <= INT32_MAX) return 1;
   int init = call == C_Send_init_c || call == C_Ssend_init_c || call == C_Rsend_init_c || call == C_Bsend_init_c ||
              call == C_Recv_init_c;
-  if (init ? R && R->fd >= 0 : recording()) unsupported_because(call, "a count beyond 2^31 - 1 elements: not recorded");
-  return 0;
+  return count_fits(n, call, init);
 }
 
 #define BLOCKING_SEND_C(NAME)                                                                     \
