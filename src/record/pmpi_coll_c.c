@@ -8,30 +8,23 @@
 
 #if MPI_VERSION >= 4
 
-/* A blocking form: described (DESCRIBE, on coll c) before MPI's call, its output the shadow's
-   when MPI returns. FITS: every count fits an int. */
-#define BLOCKING_C(NAME, PARAMS, ARGS, FITS, DESCRIBE)                                            \
+/* A form described (DESCRIBE, on coll c) before MPI's call where FITS (every count fits an
+   int), then FINISH with MPI's return rc. */
+#define LARGE_C(NAME, PARAMS, ARGS, FITS, DESCRIBE, FINISH)                                       \
   int MPI_##NAME##_c PARAMS {                                                                     \
     COUNT(C_##NAME##_c);                                                                          \
     if (!(FITS)) return PMPI_##NAME##_c ARGS;                                                     \
     coll c;                                                                                       \
     DESCRIBE;                                                                                     \
     int rc = PMPI_##NAME##_c ARGS;                                                                \
-    coll_returned(&c, rc);                                                                        \
+    FINISH;                                                                                       \
     return rc;                                                                                    \
   }
-
-/* A nonblocking form: its request kept until a completion call sees it complete. */
+/* Blocking: its output the shadow's when MPI returns. Nonblocking: its request kept until a
+   completion call sees it complete. */
+#define BLOCKING_C(NAME, PARAMS, ARGS, FITS, DESCRIBE) LARGE_C(NAME, PARAMS, ARGS, FITS, DESCRIBE, coll_returned(&c, rc))
 #define NONBLOCKING_C(NAME, PARAMS, ARGS, FITS, DESCRIBE)                                         \
-  int MPI_##NAME##_c PARAMS {                                                                     \
-    COUNT(C_##NAME##_c);                                                                          \
-    if (!(FITS)) return PMPI_##NAME##_c ARGS;                                                     \
-    coll c;                                                                                       \
-    DESCRIBE;                                                                                     \
-    int rc = PMPI_##NAME##_c ARGS;                                                                \
-    nbcoll_started(&c, rc, rq);                                                                   \
-    return rc;                                                                                    \
-  }
+  LARGE_C(NAME, PARAMS, ARGS, FITS, DESCRIBE, nbcoll_started(&c, rc, rq))
 
 #define FIT(n, NAME) count_fits(n, C_##NAME##_c, 0)
 #define FIT2(NAME) (FIT(scount, NAME) && FIT(rcount, NAME))
