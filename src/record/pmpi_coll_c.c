@@ -1,9 +1,12 @@
-/* cdag — src/record/pmpi_coll_c.c: MPI-4's large-count forms of the collectives whose counts
- * are scalars (MPI_Bcast_c, MPI_Gather_c, ..., MPI_Ineighbor_alltoall_c), recorded as their
+/* cdag — src/record/pmpi_coll_c.c: MPI-4's large-count forms of the collectives, blocking and
+ * nonblocking (MPI_Bcast_c, MPI_Gatherv_c, ..., MPI_Ineighbor_alltoall_c), recorded as their
  * int forms (pmpi_coll.c, pmpi_vcoll.c, pmpi_nbcoll.c) where every count fits an int, which
- * is what a line holds; a larger count is passed on and counted (count_fits). The forms with
- * arrays of counts and displacements (v, w, Reduce_scatter) and the persistent ones are
- * counted in pmpi_mpi4.c. */
+ * is what a line holds; a larger count is passed on and counted (count_fits). The v- and
+ * w-forms and Reduce_scatter have their arrays of counts and displacements copied as ints
+ * for the description, which reads them during the call as the int forms' does. The
+ * neighbourhood v- and w-forms and the persistent ones are counted in pmpi_mpi4.c. */
+#include <stdlib.h>
+
 #include "record/pmpi_coll.h"
 
 #if MPI_VERSION >= 4
@@ -31,6 +34,65 @@
 
 #define BUF_ARGS const void *sbuf, MPI_Count scount, MPI_Datatype st, void *rbuf, MPI_Count rcount, MPI_Datatype rt
 #define RED_ARGS const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype t, MPI_Op o
+
+/* The members an array of comm's call has an entry for: an intercommunicator's remote group. */
+static int members(MPI_Comm comm) {
+  int inter = 0, n = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter) PMPI_Comm_remote_size(comm, &n);
+  else PMPI_Comm_size(comm, &n);
+  return n;
+}
+
+/* Up to four arrays of n counts (MPI_Count) or displacements (MPI_Aint) as ints, in one block
+   (NULL stays NULL). 1 when each value fits an int; else 0, counted under `call`, or for
+   want of memory (counted as such). */
+typedef struct { int *v[4]; int *block; } ints4;
+
+static int as_ints(ints4 *o, int n, int call, const MPI_Count *c0, const MPI_Aint *a1, const MPI_Count *c2,
+                   const MPI_Aint *a3) {
+  const void *src[4] = {c0, a1, c2, a3};
+  *o = (ints4){{NULL, NULL, NULL, NULL}, n > 0 ? malloc((size_t)n * 4 * sizeof(int)) : NULL};
+  if (n > 0 && !o->block) return nomem(OOM_CALLS), 0;
+  for (int k = 0; k < 4; k++) {
+    if (!src[k]) continue;
+    o->v[k] = o->block + (size_t)k * (size_t)n;
+    for (int i = 0; i < n; i++) {
+      int64_t x = k % 2 ? (int64_t)((const MPI_Aint *)src[k])[i] : (int64_t)((const MPI_Count *)src[k])[i];
+      if (x < INT32_MIN || !count_fits(x < 0 ? 0 : x, call, 0)) return free(o->block), o->block = NULL, 0;
+      o->v[k][i] = (int)x;
+    }
+  }
+  return 1;
+}
+
+/* Is this process the root whose arrays a rooted v-form reads? */
+static int reads_root_arrays(int root, MPI_Comm comm) {
+  int inter = 0, me = -1;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter) return root == MPI_ROOT;
+  PMPI_Comm_rank(comm, &me);
+  return me == root;
+}
+
+/* A v- or w-form: its arrays as ints (AS, setting ok), described and passed on (FINISH as in
+   LARGE_C); its ints freed after MPI's call. */
+#define ARRAYS_C(NAME, PARAMS, ARGS, AS, DESCRIBE, FINISH)                                        \
+  int MPI_##NAME##_c PARAMS {                                                                     \
+    COUNT(C_##NAME##_c);                                                                          \
+    ints4 x = {{NULL, NULL, NULL, NULL}, NULL};                                                   \
+    int ok = recording() && (AS);                                                                 \
+    if (!ok) return PMPI_##NAME##_c ARGS;                                                         \
+    coll c;                                                                                       \
+    DESCRIBE;                                                                                     \
+    int rc = PMPI_##NAME##_c ARGS;                                                                \
+    FINISH;                                                                                       \
+    free(x.block);                                                                                \
+    return rc;                                                                                    \
+  }
+#define BLOCKING_ARRAYS_C(NAME, PARAMS, ARGS, AS, DESCRIBE) ARRAYS_C(NAME, PARAMS, ARGS, AS, DESCRIBE, coll_returned(&c, rc))
+#define NONBLOCKING_ARRAYS_C(NAME, PARAMS, ARGS, AS, DESCRIBE)                                    \
+  ARRAYS_C(NAME, PARAMS, ARGS, AS, DESCRIBE, nbcoll_started(&c, rc, rq))
 
 #pragma GCC visibility push(default)
 
@@ -110,6 +172,70 @@ NONBLOCKING_C(Ineighbor_alltoall, (BUF_ARGS, MPI_Comm comm, MPI_Request *rq),
               (sbuf, scount, st, rbuf, rcount, rt, comm, rq), FIT2(Ineighbor_alltoall),
               coll_neighbor_alltoall(&c, C_Ineighbor_alltoall_c, 1, sbuf, (int)scount, st, rbuf, (int)rcount, rt,
                                      comm))
+
+#define GATHERV_PARAMS                                                                            \
+  const void *sbuf, MPI_Count scount, MPI_Datatype st, void *rbuf, const MPI_Count rcounts[], const MPI_Aint displs[], \
+      MPI_Datatype rt
+#define GATHERV_AS(NAME)                                                                          \
+  FIT(scount, NAME) && (!reads_root_arrays(root, comm) ||                                         \
+                        as_ints(&x, members(comm), C_##NAME##_c, rcounts, displs, NULL, NULL))
+BLOCKING_ARRAYS_C(Gatherv, (GATHERV_PARAMS, int root, MPI_Comm comm), (sbuf, scount, st, rbuf, rcounts, displs, rt, root, comm),
+                  GATHERV_AS(Gatherv), coll_gatherv(&c, C_Gatherv_c, 0, sbuf, (int)scount, st, rbuf, x.v[0], x.v[1], rt, root, comm))
+NONBLOCKING_ARRAYS_C(Igatherv, (GATHERV_PARAMS, int root, MPI_Comm comm, MPI_Request *rq),
+                     (sbuf, scount, st, rbuf, rcounts, displs, rt, root, comm, rq), GATHERV_AS(Igatherv),
+                     coll_gatherv(&c, C_Igatherv_c, 1, sbuf, (int)scount, st, rbuf, x.v[0], x.v[1], rt, root, comm))
+
+#define SCATTERV_PARAMS                                                                           \
+  const void *sbuf, const MPI_Count scounts[], const MPI_Aint displs[], MPI_Datatype st, void *rbuf, MPI_Count rcount, \
+      MPI_Datatype rt
+#define SCATTERV_AS(NAME)                                                                         \
+  FIT(rcount, NAME) && (!reads_root_arrays(root, comm) ||                                         \
+                        as_ints(&x, members(comm), C_##NAME##_c, scounts, displs, NULL, NULL))
+BLOCKING_ARRAYS_C(Scatterv, (SCATTERV_PARAMS, int root, MPI_Comm comm), (sbuf, scounts, displs, st, rbuf, rcount, rt, root, comm),
+                  SCATTERV_AS(Scatterv), coll_scatterv(&c, C_Scatterv_c, 0, sbuf, x.v[0], x.v[1], st, rbuf, (int)rcount, rt, root, comm))
+NONBLOCKING_ARRAYS_C(Iscatterv, (SCATTERV_PARAMS, int root, MPI_Comm comm, MPI_Request *rq),
+                     (sbuf, scounts, displs, st, rbuf, rcount, rt, root, comm, rq), SCATTERV_AS(Iscatterv),
+                     coll_scatterv(&c, C_Iscatterv_c, 1, sbuf, x.v[0], x.v[1], st, rbuf, (int)rcount, rt, root, comm))
+
+#define ALLGATHERV_AS(NAME) FIT(scount, NAME) && as_ints(&x, members(comm), C_##NAME##_c, rcounts, displs, NULL, NULL)
+BLOCKING_ARRAYS_C(Allgatherv, (GATHERV_PARAMS, MPI_Comm comm), (sbuf, scount, st, rbuf, rcounts, displs, rt, comm),
+                  ALLGATHERV_AS(Allgatherv), coll_allgatherv(&c, C_Allgatherv_c, 0, sbuf, (int)scount, st, rbuf, x.v[0], x.v[1], rt, comm))
+NONBLOCKING_ARRAYS_C(Iallgatherv, (GATHERV_PARAMS, MPI_Comm comm, MPI_Request *rq),
+                     (sbuf, scount, st, rbuf, rcounts, displs, rt, comm, rq), ALLGATHERV_AS(Iallgatherv),
+                     coll_allgatherv(&c, C_Iallgatherv_c, 1, sbuf, (int)scount, st, rbuf, x.v[0], x.v[1], rt, comm))
+
+#define ALLTOALLV_PARAMS                                                                          \
+  const void *sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], MPI_Datatype st, void *rbuf,               \
+      const MPI_Count rcounts[], const MPI_Aint rdispls[], MPI_Datatype rt
+#define ALLTOALLV_AS(NAME) as_ints(&x, members(comm), C_##NAME##_c, scounts, sdispls, rcounts, rdispls)
+BLOCKING_ARRAYS_C(Alltoallv, (ALLTOALLV_PARAMS, MPI_Comm comm), (sbuf, scounts, sdispls, st, rbuf, rcounts, rdispls, rt, comm),
+                  ALLTOALLV_AS(Alltoallv),
+                  coll_alltoallvw(&c, C_Alltoallv_c, 0, sbuf, x.v[0], x.v[1], st, NULL, rbuf, x.v[2], x.v[3], rt, NULL, comm))
+NONBLOCKING_ARRAYS_C(Ialltoallv, (ALLTOALLV_PARAMS, MPI_Comm comm, MPI_Request *rq),
+                     (sbuf, scounts, sdispls, st, rbuf, rcounts, rdispls, rt, comm, rq), ALLTOALLV_AS(Ialltoallv),
+                     coll_alltoallvw(&c, C_Ialltoallv_c, 1, sbuf, x.v[0], x.v[1], st, NULL, rbuf, x.v[2], x.v[3], rt, NULL, comm))
+
+#define ALLTOALLW_PARAMS                                                                          \
+  const void *sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], const MPI_Datatype sts[], void *rbuf,      \
+      const MPI_Count rcounts[], const MPI_Aint rdispls[], const MPI_Datatype rts[]
+BLOCKING_ARRAYS_C(Alltoallw, (ALLTOALLW_PARAMS, MPI_Comm comm), (sbuf, scounts, sdispls, sts, rbuf, rcounts, rdispls, rts, comm),
+                  ALLTOALLV_AS(Alltoallw),
+                  coll_alltoallvw(&c, C_Alltoallw_c, 0, sbuf, x.v[0], x.v[1], MPI_DATATYPE_NULL, sts, rbuf, x.v[2], x.v[3],
+                                  MPI_DATATYPE_NULL, rts, comm))
+NONBLOCKING_ARRAYS_C(Ialltoallw, (ALLTOALLW_PARAMS, MPI_Comm comm, MPI_Request *rq),
+                     (sbuf, scounts, sdispls, sts, rbuf, rcounts, rdispls, rts, comm, rq), ALLTOALLV_AS(Ialltoallw),
+                     coll_alltoallvw(&c, C_Ialltoallw_c, 1, sbuf, x.v[0], x.v[1], MPI_DATATYPE_NULL, sts, rbuf, x.v[2],
+                                     x.v[3], MPI_DATATYPE_NULL, rts, comm))
+
+#define REDSCAT_AS(NAME) as_ints(&x, members(comm), C_##NAME##_c, rcounts, NULL, NULL, NULL)
+BLOCKING_ARRAYS_C(Reduce_scatter, (const void *sbuf, void *rbuf, const MPI_Count rcounts[], MPI_Datatype t, MPI_Op o, MPI_Comm comm),
+                  (sbuf, rbuf, rcounts, t, o, comm), REDSCAT_AS(Reduce_scatter),
+                  coll_reduce_scatter(&c, C_Reduce_scatter_c, 0, sbuf, rbuf, x.v[0], t, o, comm))
+NONBLOCKING_ARRAYS_C(Ireduce_scatter,
+                     (const void *sbuf, void *rbuf, const MPI_Count rcounts[], MPI_Datatype t, MPI_Op o, MPI_Comm comm,
+                      MPI_Request *rq),
+                     (sbuf, rbuf, rcounts, t, o, comm, rq), REDSCAT_AS(Ireduce_scatter),
+                     coll_reduce_scatter(&c, C_Ireduce_scatter_c, 1, sbuf, rbuf, x.v[0], t, o, comm))
 
 #pragma GCC visibility pop
 
