@@ -35,11 +35,13 @@
 #define BUF_ARGS const void *sbuf, MPI_Count scount, MPI_Datatype st, void *rbuf, MPI_Count rcount, MPI_Datatype rt
 #define RED_ARGS const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype t, MPI_Op o
 
-/* The members an array of comm's call has an entry for: an intercommunicator's remote group. */
-static int members(MPI_Comm comm) {
+/* The members an array of comm's call has an entry for: an intercommunicator's remote group
+   (local 0), or its local group (local 1: Reduce_scatter's counts, one per process that gets
+   part of the result). */
+static int members(MPI_Comm comm, int local) {
   int inter = 0, n = 0;
   PMPI_Comm_test_inter(comm, &inter);
-  if (inter) PMPI_Comm_remote_size(comm, &n);
+  if (inter && !local) PMPI_Comm_remote_size(comm, &n);
   else PMPI_Comm_size(comm, &n);
   return n;
 }
@@ -178,7 +180,7 @@ NONBLOCKING_C(Ineighbor_alltoall, (BUF_ARGS, MPI_Comm comm, MPI_Request *rq),
       MPI_Datatype rt
 #define GATHERV_AS(NAME)                                                                          \
   FIT(scount, NAME) && (!reads_root_arrays(root, comm) ||                                         \
-                        as_ints(&x, members(comm), C_##NAME##_c, rcounts, displs, NULL, NULL))
+                        as_ints(&x, members(comm, 0), C_##NAME##_c, rcounts, displs, NULL, NULL))
 BLOCKING_ARRAYS_C(Gatherv, (GATHERV_PARAMS, int root, MPI_Comm comm), (sbuf, scount, st, rbuf, rcounts, displs, rt, root, comm),
                   GATHERV_AS(Gatherv), coll_gatherv(&c, C_Gatherv_c, 0, sbuf, (int)scount, st, rbuf, x.v[0], x.v[1], rt, root, comm))
 NONBLOCKING_ARRAYS_C(Igatherv, (GATHERV_PARAMS, int root, MPI_Comm comm, MPI_Request *rq),
@@ -190,14 +192,14 @@ NONBLOCKING_ARRAYS_C(Igatherv, (GATHERV_PARAMS, int root, MPI_Comm comm, MPI_Req
       MPI_Datatype rt
 #define SCATTERV_AS(NAME)                                                                         \
   FIT(rcount, NAME) && (!reads_root_arrays(root, comm) ||                                         \
-                        as_ints(&x, members(comm), C_##NAME##_c, scounts, displs, NULL, NULL))
+                        as_ints(&x, members(comm, 0), C_##NAME##_c, scounts, displs, NULL, NULL))
 BLOCKING_ARRAYS_C(Scatterv, (SCATTERV_PARAMS, int root, MPI_Comm comm), (sbuf, scounts, displs, st, rbuf, rcount, rt, root, comm),
                   SCATTERV_AS(Scatterv), coll_scatterv(&c, C_Scatterv_c, 0, sbuf, x.v[0], x.v[1], st, rbuf, (int)rcount, rt, root, comm))
 NONBLOCKING_ARRAYS_C(Iscatterv, (SCATTERV_PARAMS, int root, MPI_Comm comm, MPI_Request *rq),
                      (sbuf, scounts, displs, st, rbuf, rcount, rt, root, comm, rq), SCATTERV_AS(Iscatterv),
                      coll_scatterv(&c, C_Iscatterv_c, 1, sbuf, x.v[0], x.v[1], st, rbuf, (int)rcount, rt, root, comm))
 
-#define ALLGATHERV_AS(NAME) FIT(scount, NAME) && as_ints(&x, members(comm), C_##NAME##_c, rcounts, displs, NULL, NULL)
+#define ALLGATHERV_AS(NAME) FIT(scount, NAME) && as_ints(&x, members(comm, 0), C_##NAME##_c, rcounts, displs, NULL, NULL)
 BLOCKING_ARRAYS_C(Allgatherv, (GATHERV_PARAMS, MPI_Comm comm), (sbuf, scount, st, rbuf, rcounts, displs, rt, comm),
                   ALLGATHERV_AS(Allgatherv), coll_allgatherv(&c, C_Allgatherv_c, 0, sbuf, (int)scount, st, rbuf, x.v[0], x.v[1], rt, comm))
 NONBLOCKING_ARRAYS_C(Iallgatherv, (GATHERV_PARAMS, MPI_Comm comm, MPI_Request *rq),
@@ -207,7 +209,7 @@ NONBLOCKING_ARRAYS_C(Iallgatherv, (GATHERV_PARAMS, MPI_Comm comm, MPI_Request *r
 #define ALLTOALLV_PARAMS                                                                          \
   const void *sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], MPI_Datatype st, void *rbuf,               \
       const MPI_Count rcounts[], const MPI_Aint rdispls[], MPI_Datatype rt
-#define ALLTOALLV_AS(NAME) as_ints(&x, members(comm), C_##NAME##_c, scounts, sdispls, rcounts, rdispls)
+#define ALLTOALLV_AS(NAME) as_ints(&x, members(comm, 0), C_##NAME##_c, scounts, sdispls, rcounts, rdispls)
 BLOCKING_ARRAYS_C(Alltoallv, (ALLTOALLV_PARAMS, MPI_Comm comm), (sbuf, scounts, sdispls, st, rbuf, rcounts, rdispls, rt, comm),
                   ALLTOALLV_AS(Alltoallv),
                   coll_alltoallvw(&c, C_Alltoallv_c, 0, sbuf, x.v[0], x.v[1], st, NULL, rbuf, x.v[2], x.v[3], rt, NULL, comm))
@@ -227,7 +229,7 @@ NONBLOCKING_ARRAYS_C(Ialltoallw, (ALLTOALLW_PARAMS, MPI_Comm comm, MPI_Request *
                      coll_alltoallvw(&c, C_Ialltoallw_c, 1, sbuf, x.v[0], x.v[1], MPI_DATATYPE_NULL, sts, rbuf, x.v[2],
                                      x.v[3], MPI_DATATYPE_NULL, rts, comm))
 
-#define REDSCAT_AS(NAME) as_ints(&x, members(comm), C_##NAME##_c, rcounts, NULL, NULL, NULL)
+#define REDSCAT_AS(NAME) as_ints(&x, members(comm, 1), C_##NAME##_c, rcounts, NULL, NULL, NULL)
 BLOCKING_ARRAYS_C(Reduce_scatter, (const void *sbuf, void *rbuf, const MPI_Count rcounts[], MPI_Datatype t, MPI_Op o, MPI_Comm comm),
                   (sbuf, rbuf, rcounts, t, o, comm), REDSCAT_AS(Reduce_scatter),
                   coll_reduce_scatter(&c, C_Reduce_scatter_c, 0, sbuf, rbuf, x.v[0], t, o, comm))
