@@ -952,12 +952,13 @@ void completed(const MPI_Request *rq, const int *which, int n, const MPI_Status 
     if (!done) done = next_seq();   /* a position, even between phases: receives are written late */
     int named = 1;   /* the wait names p->seq (and an access's further lines) */
     if (p->kind == P_RECV) {
-      MPI_Status given = st[k];
+      MPI_Status posted;
+      const MPI_Status *s = &st[k];
       if (p->given) {   /* MPI_Isendrecv: what was posted (no wildcards: pmpi_p2p.c) */
-        given.MPI_SOURCE = p->peer, given.MPI_TAG = p->tag;
-        PMPI_Status_set_elements_x(&given, MPI_BYTE, (MPI_Count)type_bytes(p->count, p->type));
+        posted = st[k], posted.MPI_SOURCE = p->peer, posted.MPI_TAG = p->tag, s = &posted;
+        PMPI_Status_set_elements_x(&posted, MPI_BYTE, (MPI_Count)type_bytes(p->count, p->type));
       }
-      named = record_recv(p->phase, p->seq, (void *)p->buf, p->count, p->type, p->held, p->comm, p->xc, &given, done, 0,
+      named = record_recv(p->phase, p->seq, (void *)p->buf, p->count, p->type, p->held, p->comm, p->xc, s, done, 0,
                           call);
       if (named) probed_written(p);
     } else if (p->kind == P_COLL)

@@ -11,16 +11,19 @@
 
 #if MPI_VERSION >= 4
 
-/* A form described (DESCRIBE, on coll c) before MPI's call where FITS (every count fits an
-   int), then FINISH with MPI's return rc. */
+/* A form whose counts (and, for the v- and w-forms, arrays of them copied as ints into x)
+   fit an int (FITS), described (DESCRIBE, on coll c) before MPI's call, then FINISH with
+   MPI's return rc. */
 #define LARGE_C(NAME, PARAMS, ARGS, FITS, DESCRIBE, FINISH)                                       \
   int MPI_##NAME##_c PARAMS {                                                                     \
     COUNT(C_##NAME##_c);                                                                          \
+    ints4 x = {{NULL, NULL, NULL, NULL}, NULL};                                                   \
     if (!(FITS)) return PMPI_##NAME##_c ARGS;                                                     \
     coll c;                                                                                       \
     DESCRIBE;                                                                                     \
     int rc = PMPI_##NAME##_c ARGS;                                                                \
     FINISH;                                                                                       \
+    free(x.block);                                                                                \
     return rc;                                                                                    \
   }
 /* Blocking: its output the shadow's when MPI returns. Nonblocking: its request kept until a
@@ -77,24 +80,8 @@ static int reads_root_arrays(int root, MPI_Comm comm) {
   return me == root;
 }
 
-/* A v- or w-form: its arrays as ints (AS, setting ok), described and passed on (FINISH as in
-   LARGE_C); its ints freed after MPI's call. */
-#define ARRAYS_C(NAME, PARAMS, ARGS, AS, DESCRIBE, FINISH)                                        \
-  int MPI_##NAME##_c PARAMS {                                                                     \
-    COUNT(C_##NAME##_c);                                                                          \
-    ints4 x = {{NULL, NULL, NULL, NULL}, NULL};                                                   \
-    int ok = recording() && (AS);                                                                 \
-    if (!ok) return PMPI_##NAME##_c ARGS;                                                         \
-    coll c;                                                                                       \
-    DESCRIBE;                                                                                     \
-    int rc = PMPI_##NAME##_c ARGS;                                                                \
-    FINISH;                                                                                       \
-    free(x.block);                                                                                \
-    return rc;                                                                                    \
-  }
-#define BLOCKING_ARRAYS_C(NAME, PARAMS, ARGS, AS, DESCRIBE) ARRAYS_C(NAME, PARAMS, ARGS, AS, DESCRIBE, coll_returned(&c, rc))
-#define NONBLOCKING_ARRAYS_C(NAME, PARAMS, ARGS, AS, DESCRIBE)                                    \
-  ARRAYS_C(NAME, PARAMS, ARGS, AS, DESCRIBE, nbcoll_started(&c, rc, rq))
+/* A v- or w-form's arrays are copied only while recording (none is read otherwise). */
+#define ARRAYS(AS) (recording() && (AS))
 
 #pragma GCC visibility push(default)
 
@@ -181,10 +168,10 @@ NONBLOCKING_C(Ineighbor_alltoall, (BUF_ARGS, MPI_Comm comm, MPI_Request *rq),
 #define GATHERV_AS(NAME)                                                                          \
   FIT(scount, NAME) && (!reads_root_arrays(root, comm) ||                                         \
                         as_ints(&x, members(comm, 0), C_##NAME##_c, rcounts, displs, NULL, NULL))
-BLOCKING_ARRAYS_C(Gatherv, (GATHERV_PARAMS, int root, MPI_Comm comm), (sbuf, scount, st, rbuf, rcounts, displs, rt, root, comm),
-                  GATHERV_AS(Gatherv), coll_gatherv(&c, C_Gatherv_c, 0, sbuf, (int)scount, st, rbuf, x.v[0], x.v[1], rt, root, comm))
-NONBLOCKING_ARRAYS_C(Igatherv, (GATHERV_PARAMS, int root, MPI_Comm comm, MPI_Request *rq),
-                     (sbuf, scount, st, rbuf, rcounts, displs, rt, root, comm, rq), GATHERV_AS(Igatherv),
+BLOCKING_C(Gatherv, (GATHERV_PARAMS, int root, MPI_Comm comm), (sbuf, scount, st, rbuf, rcounts, displs, rt, root, comm),
+                  ARRAYS(GATHERV_AS(Gatherv)), coll_gatherv(&c, C_Gatherv_c, 0, sbuf, (int)scount, st, rbuf, x.v[0], x.v[1], rt, root, comm))
+NONBLOCKING_C(Igatherv, (GATHERV_PARAMS, int root, MPI_Comm comm, MPI_Request *rq),
+                     (sbuf, scount, st, rbuf, rcounts, displs, rt, root, comm, rq), ARRAYS(GATHERV_AS(Igatherv)),
                      coll_gatherv(&c, C_Igatherv_c, 1, sbuf, (int)scount, st, rbuf, x.v[0], x.v[1], rt, root, comm))
 
 #define SCATTERV_PARAMS                                                                           \
@@ -193,50 +180,50 @@ NONBLOCKING_ARRAYS_C(Igatherv, (GATHERV_PARAMS, int root, MPI_Comm comm, MPI_Req
 #define SCATTERV_AS(NAME)                                                                         \
   FIT(rcount, NAME) && (!reads_root_arrays(root, comm) ||                                         \
                         as_ints(&x, members(comm, 0), C_##NAME##_c, scounts, displs, NULL, NULL))
-BLOCKING_ARRAYS_C(Scatterv, (SCATTERV_PARAMS, int root, MPI_Comm comm), (sbuf, scounts, displs, st, rbuf, rcount, rt, root, comm),
-                  SCATTERV_AS(Scatterv), coll_scatterv(&c, C_Scatterv_c, 0, sbuf, x.v[0], x.v[1], st, rbuf, (int)rcount, rt, root, comm))
-NONBLOCKING_ARRAYS_C(Iscatterv, (SCATTERV_PARAMS, int root, MPI_Comm comm, MPI_Request *rq),
-                     (sbuf, scounts, displs, st, rbuf, rcount, rt, root, comm, rq), SCATTERV_AS(Iscatterv),
+BLOCKING_C(Scatterv, (SCATTERV_PARAMS, int root, MPI_Comm comm), (sbuf, scounts, displs, st, rbuf, rcount, rt, root, comm),
+                  ARRAYS(SCATTERV_AS(Scatterv)), coll_scatterv(&c, C_Scatterv_c, 0, sbuf, x.v[0], x.v[1], st, rbuf, (int)rcount, rt, root, comm))
+NONBLOCKING_C(Iscatterv, (SCATTERV_PARAMS, int root, MPI_Comm comm, MPI_Request *rq),
+                     (sbuf, scounts, displs, st, rbuf, rcount, rt, root, comm, rq), ARRAYS(SCATTERV_AS(Iscatterv)),
                      coll_scatterv(&c, C_Iscatterv_c, 1, sbuf, x.v[0], x.v[1], st, rbuf, (int)rcount, rt, root, comm))
 
 #define ALLGATHERV_AS(NAME) FIT(scount, NAME) && as_ints(&x, members(comm, 0), C_##NAME##_c, rcounts, displs, NULL, NULL)
-BLOCKING_ARRAYS_C(Allgatherv, (GATHERV_PARAMS, MPI_Comm comm), (sbuf, scount, st, rbuf, rcounts, displs, rt, comm),
-                  ALLGATHERV_AS(Allgatherv), coll_allgatherv(&c, C_Allgatherv_c, 0, sbuf, (int)scount, st, rbuf, x.v[0], x.v[1], rt, comm))
-NONBLOCKING_ARRAYS_C(Iallgatherv, (GATHERV_PARAMS, MPI_Comm comm, MPI_Request *rq),
-                     (sbuf, scount, st, rbuf, rcounts, displs, rt, comm, rq), ALLGATHERV_AS(Iallgatherv),
+BLOCKING_C(Allgatherv, (GATHERV_PARAMS, MPI_Comm comm), (sbuf, scount, st, rbuf, rcounts, displs, rt, comm),
+                  ARRAYS(ALLGATHERV_AS(Allgatherv)), coll_allgatherv(&c, C_Allgatherv_c, 0, sbuf, (int)scount, st, rbuf, x.v[0], x.v[1], rt, comm))
+NONBLOCKING_C(Iallgatherv, (GATHERV_PARAMS, MPI_Comm comm, MPI_Request *rq),
+                     (sbuf, scount, st, rbuf, rcounts, displs, rt, comm, rq), ARRAYS(ALLGATHERV_AS(Iallgatherv)),
                      coll_allgatherv(&c, C_Iallgatherv_c, 1, sbuf, (int)scount, st, rbuf, x.v[0], x.v[1], rt, comm))
 
 #define ALLTOALLV_PARAMS                                                                          \
   const void *sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], MPI_Datatype st, void *rbuf,               \
       const MPI_Count rcounts[], const MPI_Aint rdispls[], MPI_Datatype rt
 #define ALLTOALLV_AS(NAME) as_ints(&x, members(comm, 0), C_##NAME##_c, scounts, sdispls, rcounts, rdispls)
-BLOCKING_ARRAYS_C(Alltoallv, (ALLTOALLV_PARAMS, MPI_Comm comm), (sbuf, scounts, sdispls, st, rbuf, rcounts, rdispls, rt, comm),
-                  ALLTOALLV_AS(Alltoallv),
+BLOCKING_C(Alltoallv, (ALLTOALLV_PARAMS, MPI_Comm comm), (sbuf, scounts, sdispls, st, rbuf, rcounts, rdispls, rt, comm),
+                  ARRAYS(ALLTOALLV_AS(Alltoallv)),
                   coll_alltoallvw(&c, C_Alltoallv_c, 0, sbuf, x.v[0], x.v[1], st, NULL, rbuf, x.v[2], x.v[3], rt, NULL, comm))
-NONBLOCKING_ARRAYS_C(Ialltoallv, (ALLTOALLV_PARAMS, MPI_Comm comm, MPI_Request *rq),
-                     (sbuf, scounts, sdispls, st, rbuf, rcounts, rdispls, rt, comm, rq), ALLTOALLV_AS(Ialltoallv),
+NONBLOCKING_C(Ialltoallv, (ALLTOALLV_PARAMS, MPI_Comm comm, MPI_Request *rq),
+                     (sbuf, scounts, sdispls, st, rbuf, rcounts, rdispls, rt, comm, rq), ARRAYS(ALLTOALLV_AS(Ialltoallv)),
                      coll_alltoallvw(&c, C_Ialltoallv_c, 1, sbuf, x.v[0], x.v[1], st, NULL, rbuf, x.v[2], x.v[3], rt, NULL, comm))
 
 #define ALLTOALLW_PARAMS                                                                          \
   const void *sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], const MPI_Datatype sts[], void *rbuf,      \
       const MPI_Count rcounts[], const MPI_Aint rdispls[], const MPI_Datatype rts[]
-BLOCKING_ARRAYS_C(Alltoallw, (ALLTOALLW_PARAMS, MPI_Comm comm), (sbuf, scounts, sdispls, sts, rbuf, rcounts, rdispls, rts, comm),
-                  ALLTOALLV_AS(Alltoallw),
+BLOCKING_C(Alltoallw, (ALLTOALLW_PARAMS, MPI_Comm comm), (sbuf, scounts, sdispls, sts, rbuf, rcounts, rdispls, rts, comm),
+                  ARRAYS(ALLTOALLV_AS(Alltoallw)),
                   coll_alltoallvw(&c, C_Alltoallw_c, 0, sbuf, x.v[0], x.v[1], MPI_DATATYPE_NULL, sts, rbuf, x.v[2], x.v[3],
                                   MPI_DATATYPE_NULL, rts, comm))
-NONBLOCKING_ARRAYS_C(Ialltoallw, (ALLTOALLW_PARAMS, MPI_Comm comm, MPI_Request *rq),
-                     (sbuf, scounts, sdispls, sts, rbuf, rcounts, rdispls, rts, comm, rq), ALLTOALLV_AS(Ialltoallw),
+NONBLOCKING_C(Ialltoallw, (ALLTOALLW_PARAMS, MPI_Comm comm, MPI_Request *rq),
+                     (sbuf, scounts, sdispls, sts, rbuf, rcounts, rdispls, rts, comm, rq), ARRAYS(ALLTOALLV_AS(Ialltoallw)),
                      coll_alltoallvw(&c, C_Ialltoallw_c, 1, sbuf, x.v[0], x.v[1], MPI_DATATYPE_NULL, sts, rbuf, x.v[2],
                                      x.v[3], MPI_DATATYPE_NULL, rts, comm))
 
 #define REDSCAT_AS(NAME) as_ints(&x, members(comm, 1), C_##NAME##_c, rcounts, NULL, NULL, NULL)
-BLOCKING_ARRAYS_C(Reduce_scatter, (const void *sbuf, void *rbuf, const MPI_Count rcounts[], MPI_Datatype t, MPI_Op o, MPI_Comm comm),
-                  (sbuf, rbuf, rcounts, t, o, comm), REDSCAT_AS(Reduce_scatter),
+BLOCKING_C(Reduce_scatter, (const void *sbuf, void *rbuf, const MPI_Count rcounts[], MPI_Datatype t, MPI_Op o, MPI_Comm comm),
+                  (sbuf, rbuf, rcounts, t, o, comm), ARRAYS(REDSCAT_AS(Reduce_scatter)),
                   coll_reduce_scatter(&c, C_Reduce_scatter_c, 0, sbuf, rbuf, x.v[0], t, o, comm))
-NONBLOCKING_ARRAYS_C(Ireduce_scatter,
+NONBLOCKING_C(Ireduce_scatter,
                      (const void *sbuf, void *rbuf, const MPI_Count rcounts[], MPI_Datatype t, MPI_Op o, MPI_Comm comm,
                       MPI_Request *rq),
-                     (sbuf, rbuf, rcounts, t, o, comm, rq), REDSCAT_AS(Ireduce_scatter),
+                     (sbuf, rbuf, rcounts, t, o, comm, rq), ARRAYS(REDSCAT_AS(Ireduce_scatter)),
                      coll_reduce_scatter(&c, C_Ireduce_scatter_c, 1, sbuf, rbuf, x.v[0], t, o, comm))
 
 #pragma GCC visibility pop

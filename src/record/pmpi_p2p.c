@@ -219,16 +219,10 @@ int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype t, int dest, int st
 /* ---- MPI-4's large-count forms: recorded as the forms above where every count fits an
    int (what a line holds); else passed on and counted ---- */
 
-static int fits(MPI_Count n, int call) {
-  int init = call == C_Send_init_c || call == C_Ssend_init_c || call == C_Rsend_init_c || call == C_Bsend_init_c ||
-             call == C_Recv_init_c;
-  return count_fits(n, call, init);
-}
-
 #define BLOCKING_SEND_C(NAME)                                                                     \
   int MPI_##NAME##_c(const void *buf, MPI_Count count, MPI_Datatype t, int dest, int tag, MPI_Comm comm) { \
     COUNT(C_##NAME##_c);                                                                          \
-    if (fits(count, C_##NAME##_c)) record_send(buf, (int)count, t, NULL, dest, tag, comm, NULL, C_##NAME##_c, 1); \
+    if (count_fits(count, C_##NAME##_c, 0)) record_send(buf, (int)count, t, NULL, dest, tag, comm, NULL, C_##NAME##_c, 1); \
     return PMPI_##NAME##_c(buf, count, t, dest, tag, comm);                                       \
   }
 BLOCKING_SEND_C(Send)
@@ -236,48 +230,42 @@ BLOCKING_SEND_C(Ssend)
 BLOCKING_SEND_C(Rsend)
 BLOCKING_SEND_C(Bsend)
 
-#define NONBLOCKING_SEND_C(NAME)                                                                  \
+/* A send with a request: AFTER (isent, or send_made for a persistent one, whose init is
+   counted even outside a phase: INIT) once MPI returned. */
+#define REQUEST_SEND_C(NAME, AFTER, INIT)                                                         \
   int MPI_##NAME##_c(const void *buf, MPI_Count count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, \
                      MPI_Request *rq) {                                                           \
     COUNT(C_##NAME##_c);                                                                          \
     int rc = PMPI_##NAME##_c(buf, count, t, dest, tag, comm, rq);                                 \
-    return fits(count, C_##NAME##_c) ? isent(rc, rq, buf, (int)count, t, dest, tag, comm, C_##NAME##_c) : rc; \
+    return count_fits(count, C_##NAME##_c, INIT) ? AFTER(rc, rq, buf, (int)count, t, dest, tag, comm, C_##NAME##_c) : rc; \
   }
-NONBLOCKING_SEND_C(Isend)
-NONBLOCKING_SEND_C(Issend)
-NONBLOCKING_SEND_C(Irsend)
-NONBLOCKING_SEND_C(Ibsend)
-
-#define PERSISTENT_SEND_C(NAME)                                                                   \
-  int MPI_##NAME##_c(const void *buf, MPI_Count count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, \
-                     MPI_Request *rq) {                                                           \
-    COUNT(C_##NAME##_c);                                                                          \
-    int rc = PMPI_##NAME##_c(buf, count, t, dest, tag, comm, rq);                                 \
-    return fits(count, C_##NAME##_c) ? send_made(rc, rq, buf, (int)count, t, dest, tag, comm, C_##NAME##_c) : rc; \
-  }
-PERSISTENT_SEND_C(Send_init)
-PERSISTENT_SEND_C(Ssend_init)
-PERSISTENT_SEND_C(Rsend_init)
-PERSISTENT_SEND_C(Bsend_init)
+REQUEST_SEND_C(Isend, isent, 0)
+REQUEST_SEND_C(Issend, isent, 0)
+REQUEST_SEND_C(Irsend, isent, 0)
+REQUEST_SEND_C(Ibsend, isent, 0)
+REQUEST_SEND_C(Send_init, send_made, 1)
+REQUEST_SEND_C(Ssend_init, send_made, 1)
+REQUEST_SEND_C(Rsend_init, send_made, 1)
+REQUEST_SEND_C(Bsend_init, send_made, 1)
 
 int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Status *st) {
   COUNT(C_Recv_c);
   MPI_Status own;
   MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
   int rc = PMPI_Recv_c(buf, count, t, src, tag, comm, s);
-  return fits(count, C_Recv_c) ? received(rc, buf, (int)count, t, comm, s, C_Recv_c) : rc;
+  return count_fits(count, C_Recv_c, 0) ? received(rc, buf, (int)count, t, comm, s, C_Recv_c) : rc;
 }
 
 int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Request *rq) {
   COUNT(C_Irecv_c);
   int rc = PMPI_Irecv_c(buf, count, t, src, tag, comm, rq);
-  return fits(count, C_Irecv_c) ? irecvd(rc, rq, buf, (int)count, t, src, tag, comm, C_Irecv_c) : rc;
+  return count_fits(count, C_Irecv_c, 0) ? irecvd(rc, rq, buf, (int)count, t, src, tag, comm, C_Irecv_c) : rc;
 }
 
 int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Request *rq) {
   COUNT(C_Recv_init_c);
   int rc = PMPI_Recv_init_c(buf, count, t, src, tag, comm, rq);
-  return fits(count, C_Recv_init_c) ? recv_made(rc, rq, buf, (int)count, t, src, tag, comm, C_Recv_init_c) : rc;
+  return count_fits(count, C_Recv_init_c, 1) ? recv_made(rc, rq, buf, (int)count, t, src, tag, comm, C_Recv_init_c) : rc;
 }
 
 int MPI_Sendrecv_c(const void *sbuf, MPI_Count scount, MPI_Datatype st_, int dest, int stag, void *rbuf,
@@ -285,7 +273,7 @@ int MPI_Sendrecv_c(const void *sbuf, MPI_Count scount, MPI_Datatype st_, int des
   COUNT(C_Sendrecv_c);
   MPI_Status own;
   MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
-  int ok = fits(scount, C_Sendrecv_c) && fits(rcount, C_Sendrecv_c);
+  int ok = count_fits(scount, C_Sendrecv_c, 0) && count_fits(rcount, C_Sendrecv_c, 0);
   uint64_t sseq = ok ? record_send(sbuf, (int)scount, st_, NULL, dest, stag, comm, NULL, C_Sendrecv_c, 0) : 0;
   uint64_t rseq = ok && recording() ? next_seq() : 0;
   int rc = PMPI_Sendrecv_c(sbuf, scount, st_, dest, stag, rbuf, rcount, rt, src, rtag, comm, s);
@@ -298,7 +286,7 @@ int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype t, int dest,
   COUNT(C_Sendrecv_replace_c);
   MPI_Status own;
   MPI_Status *s = st == MPI_STATUS_IGNORE ? &own : st;
-  int ok = fits(count, C_Sendrecv_replace_c);
+  int ok = count_fits(count, C_Sendrecv_replace_c, 0);
   uint64_t sseq = ok ? record_send(buf, (int)count, t, NULL, dest, stag, comm, NULL, C_Sendrecv_replace_c, 0) : 0;
   uint64_t rseq = ok && recording() ? next_seq() : 0;
   int rc = PMPI_Sendrecv_replace_c(buf, count, t, dest, stag, src, rtag, comm, s);
