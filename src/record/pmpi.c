@@ -485,10 +485,14 @@ static int64_t repeats_at(const ranges *r, int64_t i, int64_t p) {
   return k;
 }
 
+/* A period p shorter than the run of period 1 at i (m ranges) never wins: its repeats match
+   inside the run and break where the run does (range i + m is not p strides after i + m - p),
+   covering at most m - p ranges past its first period. So periods from m on are tried (a
+   vector of vectors repeats a run of m): a long vector's blocks try none. */
 static int64_t period_at(const ranges *r, int64_t i, int64_t *period) {
   int64_t best = run_at(r, i);
   *period = 1;
-  for (int64_t p = 2; p <= REC_MAX_PERIOD && i + p < r->n; p++) {
+  for (int64_t p = best < 2 ? 2 : best; p <= REC_MAX_PERIOD && i + p < r->n; p++) {
     int64_t k = repeats_at(r, i, p);
     if (k >= 2 && k * p - p > best * *period - *period) {
       best = k;

@@ -46,6 +46,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/fmap.h"
 #include "base/imap.h"
 #include "base/sort.h"
 #include "record/record.h"
@@ -94,7 +95,7 @@ typedef struct chunk { struct chunk *next; size_t used, cap; uint8_t data[]; } c
 typedef struct { uint8_t *p; uint64_t cap; } scratch;
 
 struct rec_shadow {
-  base_imap map;           /* entry start -> index */
+  base_fmap map;           /* entry start -> index (entries are noted, walked and forgotten in address runs) */
   entry *e; int64_t ne, ecap;
   int64_t *freed; int64_t nfreed, freedcap;
   candidate *c;            /* the last RECENT receives, receive i at c[i % RECENT]: older ones
@@ -126,6 +127,7 @@ struct rec_shadow {
   uint64_t counts[3];
   uint64_t oom[2];         /* out of memory: content not kept, ranges forgotten */
   void (*on_note)(uint64_t addr, uint64_t len);   /* rec_shadow_on_note */
+  rec_range *sortbuf; int64_t sortcap;   /* sort_ranges' merges */
   struct given { uint64_t addr, len; int64_t q; } given[GIVEN_SLOTS];   /* ranges freed inside
                               tombstone q, by address (rec_shadow_forget_ranges); e[q] is
                               checked before one is trusted, so one left from before only misses */
@@ -170,7 +172,7 @@ rec_shadow *rec_shadow_new(uint64_t budget) {
 void rec_shadow_on_note(rec_shadow *sh, void (*fn)(uint64_t addr, uint64_t len)) { sh->on_note = fn; }
 
 void rec_shadow_reset(rec_shadow *sh) {
-  base_imap_clear(&sh->map);
+  base_fmap_clear(&sh->map);
   while (sh->arena) {
     chunk *n = sh->arena->next;
     free(sh->arena);
@@ -196,6 +198,7 @@ void rec_shadow_free(rec_shadow *sh) {
   free(sh->p);
   free(sh->cread);
   free(sh->ow);
+  free(sh->sortbuf);
   for (int k = 0; k < REC_CLASSES; k++) free(sh->cb[k].at);
   scratch_free(&sh->acc);
   free(sh);
@@ -229,7 +232,7 @@ static const uint8_t *keep(rec_shadow *sh, uint64_t addr, uint64_t n) {
 /* ---- the interval map ---- */
 
 static void drop_entry(rec_shadow *sh, int64_t i) {
-  if (base_imap_del(&sh->map, sh->e[i].start)) {   /* the key stays: its entry, emptied, overlaps nothing */
+  if (base_fmap_del(&sh->map, sh->e[i].start)) {   /* the key stays: its entry, emptied, overlaps nothing */
     sh->e[i].len = 0;
     sh->e[i].content = NULL;
     sh->e[i].hash = 0;
@@ -249,7 +252,7 @@ static void put_entry(rec_shadow *sh, entry x) {
     return;
   } else i = sh->ne++;
   sh->e[i] = x;
-  if (base_imap_put(&sh->map, x.start, i)) {
+  if (base_fmap_put(&sh->map, x.start, i)) {
     sh->oom[1]++;
     sh->e[i].len = 0;   /* not in the map: no tombstone a free may find in `given` */
     if (base_grow((void **)&sh->freed, sh->nfreed, &sh->freedcap, 1, sizeof *sh->freed, "shadow") == 0) sh->freed[sh->nfreed++] = i;
@@ -260,16 +263,16 @@ static void put_entry(rec_shadow *sh, entry x) {
 /* The first entry that may overlap [a, ...): the one starting at or before a, else the next. */
 static int64_t first_overlap(rec_shadow *sh, uint64_t a) {
   uint64_t k = a;
-  int64_t i = base_imap_find(&sh->map, &k, BASE_IMAP_AT_OR_BELOW);
+  int64_t i = base_fmap_find(&sh->map, &k, BASE_IMAP_AT_OR_BELOW);
   if (i >= 0 && sh->e[i].start + sh->e[i].len > a) return i;
   k = a;
-  return base_imap_find(&sh->map, &k, BASE_IMAP_AT_OR_ABOVE);
+  return base_fmap_find(&sh->map, &k, BASE_IMAP_AT_OR_ABOVE);
 }
 
 /* The last entry starting before the end of [a, a+n) (n > 0), if it overlaps it; else -1. */
 static int64_t last_in(rec_shadow *sh, uint64_t a, uint64_t n) {
   uint64_t k = a + n - 1;
-  int64_t q = base_imap_find(&sh->map, &k, BASE_IMAP_AT_OR_BELOW);
+  int64_t q = base_fmap_find(&sh->map, &k, BASE_IMAP_AT_OR_BELOW);
   return q < 0 || k + sh->e[q].len <= a ? -1 : q;
 }
 
@@ -283,7 +286,7 @@ static int64_t first_in(rec_shadow *sh, uint64_t a, uint64_t n) {
 
 static int64_t next_entry(rec_shadow *sh, int64_t i) {
   uint64_t k = sh->e[i].start;
-  return base_imap_find(&sh->map, &k, BASE_IMAP_ABOVE);
+  return base_fmap_find(&sh->map, &k, BASE_IMAP_ABOVE);
 }
 
 /* The entry after i if one may start before end, else -1: entries are disjoint, so none
@@ -371,7 +374,7 @@ static void clear_range(rec_shadow *sh, uint64_t a, uint64_t n, int64_t i) {
     }
     if (x.start + x.len >= end) break;   /* entries after x start at or after end */
     k = x.start;
-    i = base_imap_find(&sh->map, &k, BASE_IMAP_ABOVE);
+    i = base_fmap_find(&sh->map, &k, BASE_IMAP_ABOVE);
   }
 }
 
@@ -413,8 +416,33 @@ static int by_addr(const void *x, const void *y) {
   return (a > b) - (a < b);
 }
 
+/* r[0 .. n) in address order, stably (two frees of one address keep their order): runs of
+   16 by insertion, then merged through the shadow's buffer. Frees come in any order, up to
+   65,536 a drain, where one insertion sort of 96 cost more than forgetting them. Without
+   memory for the buffer, one insertion sort. */
+static void sort_ranges(rec_shadow *sh, rec_range *r, int64_t n) {
+  enum { RUN = 16 };
+  if (n <= RUN || base_grow((void **)&sh->sortbuf, 0, &sh->sortcap, n, sizeof *r, "shadow")) {
+    base_sort(r, n, sizeof *r, by_addr);
+    return;
+  }
+  for (int64_t i = 0; i < n; i += RUN) base_sort(r + i, n - i < RUN ? n - i : RUN, sizeof *r, by_addr);
+  rec_range *from = r, *to = sh->sortbuf;
+  for (int64_t w = RUN; w < n; w *= 2) {
+    for (int64_t lo = 0; lo < n; lo += 2 * w) {
+      int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n, a = lo, b = mid, k = lo;
+      while (a < mid && b < hi) to[k++] = from[b].addr < from[a].addr ? from[b++] : from[a++];
+      while (a < mid) to[k++] = from[a++];
+      while (b < hi) to[k++] = from[b++];
+    }
+    rec_range *t = from;
+    from = to, to = t;
+  }
+  if (from != r) memcpy(r, from, (size_t)n * sizeof *r);
+}
+
 void rec_shadow_forget_ranges(rec_shadow *sh, rec_range *r, int64_t n, uint64_t seq) {
-  base_sort(r, n, sizeof *r, by_addr);
+  sort_ranges(sh, r, n);
   for (int64_t k = 0; k < n; k++) {
     uint64_t a = r[k].addr, len = r[k].len;
     struct given *g = &sh->given[((a * 0x9e3779b97f4a7c15ull) >> 32) % GIVEN_SLOTS];
@@ -923,10 +951,10 @@ void rec_shadow_settle(rec_shadow *sh, uint64_t seq, int proven_only, rec_fix_fn
   int stop = 0;
   int64_t nr = 0;
   uint64_t *readable = sh->ne ? readable_ranges(&nr) : NULL;   /* before the scratch: it is ours */
-  for (int64_t i = base_imap_find(&sh->map, &k, BASE_IMAP_AT_OR_ABOVE); i >= 0 && !stop;) {
+  for (int64_t i = base_fmap_find(&sh->map, &k, BASE_IMAP_AT_OR_ABOVE); i >= 0 && !stop;) {
     int n = 0;
     uint64_t bytes = 0;
-    for (; i >= 0 && n < SETTLE_BATCH; i = base_imap_find(&sh->map, &k, BASE_IMAP_ABOVE)) {
+    for (; i >= 0 && n < SETTLE_BATCH; i = base_fmap_find(&sh->map, &k, BASE_IMAP_ABOVE)) {
       if (!sh->e[i].len || sh->e[i].gone) continue;   /* len 0: emptied (its key could not be deleted) */
       if (n && bytes + sh->e[i].len > SETTLE_BYTES) break;   /* the next batch's first */
       bx[n] = sh->e[i], bytes += bx[n++].len;
