@@ -604,6 +604,29 @@ START_TEST(ranges_given_back_together) {
 }
 END_TEST
 
+/* Many ranges given back in one drain, scrambled (merged in runs of 16, not one insertion
+   sort): they end in address order, two at one address in the order given, and exactly the
+   held ones are forgotten. */
+START_TEST(many_ranges_given_back_together) {
+  enum { N = 100 };
+  rec_shadow *sh = rec_shadow_new(1 << 20);
+  static uint8_t m[N][32];
+  fixes x = {.n = 0};
+  for (int k = 0; k < N; k += 2) fill(m[k], sizeof m[k], 40 + (unsigned)k), recv_at(sh, A(m[k]), 32, 1 * STEP, NULL);
+  rec_range r[N + 1];
+  for (int k = 0; k < N; k++) r[k] = (rec_range){A(m[(k * 37) % N]), 32};   /* 37 is prime to N */
+  r[N] = (rec_range){A(m[0]), 0};   /* after {m[0], 32} once sorted */
+  rec_shadow_forget_ranges(sh, r, N + 1, 1 * STEP);
+  for (int k = 1; k <= N; k++) ck_assert(r[k - 1].addr <= r[k].addr);
+  int k0 = 0;
+  while (r[k0].addr != A(m[0])) k0++;
+  ck_assert(r[k0].len == 32 && r[k0 + 1].addr == A(m[0]) && r[k0 + 1].len == 0);
+  for (int k = 0; k < N; k += 2) send1(sh, A(m[k]), 32, (2 + (uint64_t)k) * STEP, NULL, collect, &x);
+  ck_assert_int_eq(x.n, N / 2);   /* every one held was forgotten: its bytes are computed */
+  rec_shadow_free(sh);
+}
+END_TEST
+
 /* At MPI_Finalize the program may have freed what the shadow holds, and the heap hands the
    chunk out again: to the recorder's own buffers too. Here buffer b, sent and then freed,
    is the chunk malloc gives next for the settle's 32 bytes (glibc's per-size cache returns
@@ -843,6 +866,7 @@ Suite *cdag_shadow_suite(void) {
   tcase_add_test(tc, ranges_given_back_together);
   tcase_add_test(tc, joined_chunks_given_back_again);
   tcase_add_test(tc, a_chunk_received_into_between_two_frees);
+  tcase_add_test(tc, many_ranges_given_back_together);
   tcase_add_test(tc, the_settle_does_not_read_its_own_buffers);
   tcase_add_test(tc, the_settle_skips_its_own_mapping);
   tcase_add_test(tc, random_programs_say_what_was_sent);
