@@ -972,8 +972,8 @@ static uint64_t content_hash(const ranges *r) {
     const unsigned char *p = (const unsigned char *)(uintptr_t)r->a[i];
     uint64_t n = r->l[i];
     for (; held && n; n--) {   /* the word a range boundary cut */
-      carry[held++] = *p++;
-      if (held == 8) memcpy(&v, carry, 8), h = mix_word(h, v), held = 0;
+      carry[held & 7] = *p++;   /* held < 8: the mask tells the compiler */
+      if (++held == 8) memcpy(&v, carry, 8), h = mix_word(h, v), held = 0;
     }
     for (; n >= 8; n -= 8, p += 8) memcpy(&v, p, 8), h = mix_word(h, v);
     for (; n; n--) carry[held++] = *p++;
