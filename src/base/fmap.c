@@ -97,12 +97,13 @@ static int first_chunk(base_fmap *m) {
   return CDAG_OK;
 }
 
-/* Key, above all full chunk c holds, goes to the chunk after c when that has room: its range
-   starts at key then. 1 when it went, 0 when it did not, or an error. */
-static int into_next(base_fmap *m, fmap_chunk *c, uint64_t key, int64_t idx) {
-  if (c->top) return 0;
+/* Key, above all full chunk c holds, goes to the chunk after c when that has room (*went 1):
+   its range starts at key then. CDAG_OK or CDAG_ERR_NOMEM (nothing changed). */
+static int into_next(base_fmap *m, fmap_chunk *c, uint64_t key, int64_t idx, int *went) {
+  *went = 0;
+  if (c->top) return CDAG_OK;
   fmap_chunk *d = owner(m, c->hi);
-  if (d->n == FMAP_CHUNK) return 0;
+  if (d->n == FMAP_CHUNK) return CDAG_OK;
   PWord_t pv = (PWord_t)JudyLIns(&m->dir, (Word_t)key, PJE0);
   if (pv == PJERR) return CDAG_NOMEM("ordered map");
   *pv = (Word_t)d;
@@ -113,7 +114,8 @@ static int into_next(base_fmap *m, fmap_chunk *c, uint64_t key, int64_t idx) {
   d->lo = c->hi = key;
   insert_at(d, 0, key, idx);
   m->n++;
-  return 1;
+  *went = 1;
+  return CDAG_OK;
 }
 
 /* Splits full chunk c for an insert at position i: the keys from s on move to a new chunk
@@ -148,8 +150,8 @@ int base_fmap_put(base_fmap *m, uint64_t key, int64_t idx) {
     return CDAG_OK;
   }
   if (c->n == FMAP_CHUNK) {
-    int went = i == c->n ? into_next(m, c, key, idx) : 0;
-    if (went) return went < 0 ? went : CDAG_OK;
+    int went = 0, rc = i == c->n ? into_next(m, c, key, idx, &went) : CDAG_OK;
+    if (rc || went) return rc;
     fmap_chunk *d = split(m, c, i, key);
     if (!d) return CDAG_NOMEM("ordered map");
     if (d != c) i -= c->n;
