@@ -2,12 +2,12 @@
  *
  * Every key belongs to the chunk whose range [lo, hi) holds it; the first chunk's lo is 0
  * and the last one's range is open (top), so every key has one. A chunk is never empty
- * unless it is the map's only one. A full chunk splits where its insert goes: at its end
- * for a key above all it holds (ascending runs fill chunks whole; a key just below the next
- * chunk goes to that chunk instead when it has room, so descending runs there do too), at
- * its start for one below all, else in the middle. An emptied chunk is dropped, its range
- * joined to its neighbour's. Each call costs a binary search in one or two chunks, a JudyL
- * look-up only when the key lies outside the chunk used last, and a move of at most
+ * unless it is the map's only one. A full chunk splits where its insert goes (split). A
+ * chunk that a delete leaves with fewer than FMAP_CHUNK / 4 keys joins a neighbour they fit
+ * in, and an emptied one is dropped, its range joined to its neighbour's: a map whose keys
+ * were deleted in a scattered way holds no long row of nearly empty chunks (each 1 KiB).
+ * Each call costs a binary search in one or two chunks, a JudyL look-up only when the key
+ * lies outside the chunk used last (or a delete thins a chunk), and a move of at most
  * FMAP_CHUNK entries. */
 #include "base/fmap.h"
 
@@ -94,34 +94,18 @@ static int first_chunk(base_fmap *m) {
   *c = (fmap_chunk){.lo = 0, .top = 1};
   *pv = (Word_t)c;
   m->last = c;
-  return CDAG_OK;
-}
-
-/* Key, above all full chunk c holds, goes to the chunk after c when that has room (*went 1):
-   its range starts at key then. CDAG_OK or CDAG_ERR_NOMEM (nothing changed). */
-static int into_next(base_fmap *m, fmap_chunk *c, uint64_t key, int64_t idx, int *went) {
-  *went = 0;
-  if (c->top) return CDAG_OK;
-  fmap_chunk *d = owner(m, c->hi);
-  if (d->n == FMAP_CHUNK) return CDAG_OK;
-  PWord_t pv = (PWord_t)JudyLIns(&m->dir, (Word_t)key, PJE0);
-  if (pv == PJERR) return CDAG_NOMEM("ordered map");
-  *pv = (Word_t)d;
-  if (JudyLDel(&m->dir, (Word_t)d->lo, PJE0) == JERR) {
-    JudyLDel(&m->dir, (Word_t)key, PJE0);
-    return CDAG_NOMEM("ordered map");
-  }
-  d->lo = c->hi = key;
-  insert_at(d, 0, key, idx);
-  m->n++;
-  *went = 1;
+  m->chunks = 1;
   return CDAG_OK;
 }
 
 /* Splits full chunk c for an insert at position i: the keys from s on move to a new chunk
-   after it. The chunk the insert goes to, NULL out of memory (c unchanged). */
+   after it, which takes c's upper bound. The chunk the insert goes to, NULL out of memory (c
+   unchanged). Above all keys of the last chunk a new chunk starts at the key, and below all
+   keys of any chunk the keys move up and the key stays: runs that way fill chunks whole.
+   Above all keys of another chunk it splits in the middle: a new chunk of the key alone
+   there would get nothing from a run downwards, which goes to c (a chunk a key). */
 static fmap_chunk *split(base_fmap *m, fmap_chunk *c, int i, uint64_t key) {
-  int s = i == c->n || i == 0 ? i : c->n / 2;
+  int s = (i == c->n && c->top) || i == 0 ? i : c->n / 2;
   uint64_t lo = s == c->n ? key : c->key[s];   /* above c->lo: key is in c's range */
   fmap_chunk *d = malloc(sizeof *d);
   PWord_t pv = d ? (PWord_t)JudyLIns(&m->dir, (Word_t)lo, PJE0) : NULL;
@@ -134,6 +118,7 @@ static fmap_chunk *split(base_fmap *m, fmap_chunk *c, int i, uint64_t key) {
   memcpy(d->key, &c->key[s], (size_t)d->n * sizeof *d->key);
   memcpy(d->idx, &c->idx[s], (size_t)d->n * sizeof *d->idx);
   c->hi = lo, c->top = 0, c->n = s;
+  m->chunks++;
   return m->last = key >= lo ? d : c;
 }
 
@@ -150,8 +135,6 @@ int base_fmap_put(base_fmap *m, uint64_t key, int64_t idx) {
     return CDAG_OK;
   }
   if (c->n == FMAP_CHUNK) {
-    int went = 0, rc = i == c->n ? into_next(m, c, key, idx, &went) : CDAG_OK;
-    if (rc || went) return rc;
     fmap_chunk *d = split(m, c, i, key);
     if (!d) return CDAG_NOMEM("ordered map");
     if (d != c) i -= c->n;
@@ -178,7 +161,32 @@ static int drop_chunk(base_fmap *m, fmap_chunk *c) {
     m->last = d;
   }
   free(c);
+  m->chunks--;
   return CDAG_OK;
+}
+
+/* Moves the keys of chunk d, the one after c, into c and drops d, when they fit in
+   3/4 of a chunk (so that the next inserts do not split it again at once). */
+static void join(base_fmap *m, fmap_chunk *c, fmap_chunk *d) {
+  if (c->n + d->n > FMAP_CHUNK * 3 / 4 || JudyLDel(&m->dir, (Word_t)d->lo, PJE0) == JERR) return;
+  memcpy(&c->key[c->n], d->key, (size_t)d->n * sizeof *d->key);
+  memcpy(&c->idx[c->n], d->idx, (size_t)d->n * sizeof *d->idx);
+  c->n += d->n;
+  c->hi = d->hi, c->top = d->top;
+  free(d);
+  m->chunks--;
+  m->last = c;
+}
+
+/* Chunk c has just gone below FMAP_CHUNK / 4 keys: it joins the chunk after it or the one
+   before, if either can take it. */
+static void thinned(base_fmap *m, fmap_chunk *c) {
+  fmap_chunk *d = c->top ? NULL : owner(m, c->hi);
+  if (d && c->n + d->n <= FMAP_CHUNK * 3 / 4) {
+    join(m, c, d);
+    return;
+  }
+  if (c->lo > 0) join(m, owner(m, c->lo - 1), c);
 }
 
 int base_fmap_del(base_fmap *m, uint64_t key) {
@@ -196,6 +204,7 @@ int base_fmap_del(base_fmap *m, uint64_t key) {
   memmove(&c->idx[i], &c->idx[i + 1], (size_t)(c->n - i - 1) * sizeof *c->idx);
   c->n--;
   m->n--;
+  if (c->n == FMAP_CHUNK / 4 - 1) thinned(m, c);
   return CDAG_OK;
 }
 
@@ -206,5 +215,5 @@ void base_fmap_clear(base_fmap *m) {
   Word_t freed = JudyLFreeArray(&m->dir, PJE0);
   (void)freed;
   m->last = NULL;
-  m->n = 0;
+  m->n = m->chunks = 0;
 }

@@ -24,6 +24,7 @@ typedef struct {
   Pvoid_t dir;       /* lowest key a chunk may hold -> the chunk; the first chunk's is 0 */
   fmap_chunk *last;  /* the chunk used last (the finger), NULL none */
   int64_t n;         /* keys */
+  int64_t chunks;    /* chunks (FMAP_CHUNK keys' room each) */
 } base_fmap;
 
 /* Records (or replaces) key -> idx. CDAG_OK or CDAG_ERR_NOMEM (the map is unchanged). */

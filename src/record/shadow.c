@@ -127,7 +127,6 @@ struct rec_shadow {
   uint64_t counts[3];
   uint64_t oom[2];         /* out of memory: content not kept, ranges forgotten */
   void (*on_note)(uint64_t addr, uint64_t len);   /* rec_shadow_on_note */
-  rec_range *sortbuf; int64_t sortcap;   /* sort_ranges' merges */
   struct given { uint64_t addr, len; int64_t q; } given[GIVEN_SLOTS];   /* ranges freed inside
                               tombstone q, by address (rec_shadow_forget_ranges); e[q] is
                               checked before one is trusted, so one left from before only misses */
@@ -198,7 +197,6 @@ void rec_shadow_free(rec_shadow *sh) {
   free(sh->p);
   free(sh->cread);
   free(sh->ow);
-  free(sh->sortbuf);
   for (int k = 0; k < REC_CLASSES; k++) free(sh->cb[k].at);
   scratch_free(&sh->acc);
   free(sh);
@@ -416,33 +414,55 @@ static int by_addr(const void *x, const void *y) {
   return (a > b) - (a < b);
 }
 
-/* r[0 .. n) in address order, stably (two frees of one address keep their order): runs of
-   16 by insertion, then merged through the shadow's buffer. Frees come in any order, up to
-   65,536 a drain, where one insertion sort of 96 cost more than forgetting them. Without
-   memory for the buffer, one insertion sort. */
-static void sort_ranges(rec_shadow *sh, rec_range *r, int64_t n) {
-  enum { RUN = 16 };
-  if (n <= RUN || base_grow((void **)&sh->sortbuf, 0, &sh->sortcap, n, sizeof *r, "shadow")) {
-    base_sort(r, n, sizeof *r, by_addr);
+static void reverse(rec_range *r, int64_t n) {
+  for (int64_t i = 0, j = n - 1; i < j; i++, j--) {
+    rec_range t = r[i];
+    r[i] = r[j], r[j] = t;
+  }
+}
+
+/* The first of r[0 .. n) whose address is above a (or at least a: at_least), n none. */
+static int64_t bound(const rec_range *r, int64_t n, uint64_t a, int at_least) {
+  int64_t lo = 0, hi = n;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (at_least ? r[mid].addr < a : r[mid].addr <= a) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* Merges the sorted r[0 .. m) and r[m .. n) in place, stably: the larger half is cut in two,
+   the other at the same address, and the middle pieces swapped by rotation. O(n log n) moves
+   per merge, no memory. */
+static void merge_in_place(rec_range *r, int64_t m, int64_t n) {
+  if (m == 0 || m == n) return;
+  if (n == 2) {
+    if (r[1].addr < r[0].addr) reverse(r, 2);
     return;
   }
+  int64_t i, j;   /* r[i .. m) and r[m .. j) trade places */
+  if (m >= n - m) i = m / 2, j = m + bound(r + m, n - m, r[i].addr, 1);
+  else j = m + (n - m) / 2, i = bound(r, m, r[j].addr, 0);
+  reverse(r + i, m - i), reverse(r + m, j - m), reverse(r + i, j - i);
+  int64_t k = i + (j - m);
+  merge_in_place(r, i, k);
+  merge_in_place(r + k, j - k, n - k);
+}
+
+/* r[0 .. n) in address order, stably (two frees of one address keep their order): runs of
+   16 by insertion, then merged in place. Frees come in any order, up to 65,536 a drain,
+   where one insertion sort of 96 cost more than forgetting them, and qsort is stable only
+   while it can allocate. */
+static void sort_ranges(rec_range *r, int64_t n) {
+  enum { RUN = 16 };
   for (int64_t i = 0; i < n; i += RUN) base_sort(r + i, n - i < RUN ? n - i : RUN, sizeof *r, by_addr);
-  rec_range *from = r, *to = sh->sortbuf;
-  for (int64_t w = RUN; w < n; w *= 2) {
-    for (int64_t lo = 0; lo < n; lo += 2 * w) {
-      int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n, a = lo, b = mid, k = lo;
-      while (a < mid && b < hi) to[k++] = from[b].addr < from[a].addr ? from[b++] : from[a++];
-      while (a < mid) to[k++] = from[a++];
-      while (b < hi) to[k++] = from[b++];
-    }
-    rec_range *t = from;
-    from = to, to = t;
-  }
-  if (from != r) memcpy(r, from, (size_t)n * sizeof *r);
+  for (int64_t w = RUN; w < n; w *= 2)
+    for (int64_t lo = 0; lo + w < n; lo += 2 * w) merge_in_place(r + lo, w, lo + 2 * w < n ? 2 * w : n - lo);
 }
 
 void rec_shadow_forget_ranges(rec_shadow *sh, rec_range *r, int64_t n, uint64_t seq) {
-  sort_ranges(sh, r, n);
+  sort_ranges(r, n);
   for (int64_t k = 0; k < n; k++) {
     uint64_t a = r[k].addr, len = r[k].len;
     struct given *g = &sh->given[((a * 0x9e3779b97f4a7c15ull) >> 32) % GIVEN_SLOTS];

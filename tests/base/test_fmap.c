@@ -113,11 +113,50 @@ START_TEST(emptied_and_refilled) {
 }
 END_TEST
 
+/* Keys deleted in a scattered way leave no row of nearly empty chunks: thinned chunks join
+   their neighbours. 64,000 keys in ascending order, then 63 of every 64 deleted, in either
+   order: a chunk for every 16 keys at most, where each would otherwise keep its one key. */
+START_TEST(thinned_chunks_join) {
+  for (int down = 0; down < 2; down++) {
+    pair p = {{0}, {0}};
+    int64_t v = 0;
+    enum { N = 64000 };
+    for (uint64_t k = 0; k < N; k++) put(&p, 4096 + 8 * k, v++);
+    ck_assert_int_eq(p.f.chunks, N / FMAP_CHUNK);   /* an ascending run fills them whole */
+    for (uint64_t j = 0; j < N; j++) {
+      uint64_t k = down ? N - 1 - j : j;
+      if (k % 64) del(&p, 4096 + 8 * k);
+    }
+    ck_assert_int_eq(p.f.n, N / 64);
+    ck_assert_msg(p.f.chunks <= N / 64 / 16 + 1, "%lld chunks for %lld keys", (long long)p.f.chunks, (long long)p.f.n);
+    for (uint64_t k = 0; k < N; k += 61) probe(&p, 4096 + 8 * k);
+    base_fmap_clear(&p.f);
+    base_imap_clear(&p.j);
+  }
+}
+END_TEST
+
+/* A run downwards above every key of a full chunk that is not the last (the next chunk's
+   keys above it) fills chunks at least half: a chunk a key would be 64 times the memory. */
+START_TEST(run_down_under_the_next_chunk) {
+  pair p = {{0}, {0}};
+  int64_t v = 0;
+  run(&p, 0, 8, FMAP_CHUNK, &v);
+  put(&p, 1 << 20, v++);
+  run(&p, (1 << 20) - 8, -8, 1000, &v);
+  ck_assert_msg(p.f.chunks <= p.f.n / (FMAP_CHUNK / 2) + 2, "%lld chunks for %lld keys", (long long)p.f.chunks, (long long)p.f.n);
+  base_fmap_clear(&p.f);
+  base_imap_clear(&p.j);
+}
+END_TEST
+
 static Suite *cdag_fmap_suite(void) {
   Suite *s = suite_create("fmap");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, matches_judy);
   tcase_add_test(tc, emptied_and_refilled);
+  tcase_add_test(tc, thinned_chunks_join);
+  tcase_add_test(tc, run_down_under_the_next_chunk);
   suite_add_tcase(s, tc);
   return s;
 }
