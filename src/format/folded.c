@@ -17,7 +17,6 @@
  * (a grid's edges) and a line per other rank. Cost: linear in the text, and a sort of each
  * folded rank's addresses. */
 #include <Judy.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,27 +40,28 @@ int ir_number_word(const char *w, const char *e, const char *q, const char *pw, 
   return tags && pw && pl == 3 && !memcmp(pw, "tag", 3) ? 2 : 0;
 }
 
-int ir_variable_token(const char *p, const char *e, int number, uint64_t *v) {
-  char buf[32], tok[32];
-  size_t n = (size_t)(e - p);
-  if (n < (number == 2 ? 1u : 2u) || n >= sizeof tok) return 0;
-  memcpy(tok, p, n);
-  tok[n] = 0;
-  char *end;
-  errno = 0;
-  if (tok[0] == '0' && tok[1] == 'x') {
-    *v = strtoull(tok + 2, &end, 16);
-    snprintf(buf, sizeof buf, "0x%" PRIx64, *v);
-  } else if (number && digits(p, e)) {
-    *v = strtoull(tok, &end, 10);
-    snprintf(buf, sizeof buf, "%" PRIu64, *v);
-  } else if (tok[n - 1] == 'b' && digits(p, e - 1)) {
-    *v = strtoull(tok, &end, 10);
-    snprintf(buf, sizeof buf, "%" PRIu64 "b", *v);
-  } else {
-    return 0;
+/* The value of the digits [p, e) in base 16 or 10, when they are how printf writes it (no
+   sign, no leading zero, lower case, no overflow): a merge reads every token of every line
+   (strtoull and snprintf to check were a seventh of it). */
+static int canonical(const char *p, const char *e, int base, uint64_t *v) {
+  if (p == e || (*p == '0' && e - p > 1)) return 0;
+  uint64_t x = 0;
+  for (; p < e; p++) {
+    unsigned d = *p >= '0' && *p <= '9' ? (unsigned)(*p - '0') : base == 16 && *p >= 'a' && *p <= 'f' ? (unsigned)(*p - 'a' + 10) : 99;
+    if (d >= (unsigned)base || x > (UINT64_MAX - d) / (uint64_t)base) return 0;
+    x = x * (uint64_t)base + d;
   }
-  return !errno && !strcmp(buf, tok);
+  *v = x;
+  return 1;
+}
+
+int ir_variable_token(const char *p, const char *e, int number, uint64_t *v) {
+  size_t n = (size_t)(e - p);
+  if (n < (number == 2 ? 1u : 2u) || n >= 32) return 0;
+  if (n >= 2 && p[0] == '0' && p[1] == 'x') return canonical(p + 2, e, 16, v);
+  if (number && digits(p, e)) return canonical(p, e, 10, v);
+  if (e[-1] == 'b' && digits(p, e - 1)) return canonical(p, e - 1, 10, v);
+  return 0;
 }
 
 const char *ir_line_words(const char *p, const char *e) {
