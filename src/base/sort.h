@@ -11,11 +11,16 @@
 
 /* Sort that accepts an empty (possibly NULL) array: insertion sort (stable) up to 96 small
    elements (most calls, often nearly sorted: glibc's qsort allocates and recurses even for
-   two), qsort beyond. */
+   two), qsort beyond, unless the array is in order already (one pass: a recording's
+   operations sorted by position mostly are, and glibc's merge sort takes n log n
+   comparisons whatever the order). */
 static inline void base_sort(void *base, int64_t n, size_t size, int (*cmp)(const void *, const void *)) {
   if (n <= 1) return;
   if (n > 96 || size > 64) {
-    qsort(base, (size_t)n, size, cmp);
+    const char *b = base;
+    int64_t i = 1;
+    while (i < n && cmp(b + (size_t)(i - 1) * size, b + (size_t)i * size) <= 0) i++;
+    if (i < n) qsort(base, (size_t)n, size, cmp);
     return;
   }
   char tmp[64], *b = base;

@@ -462,7 +462,7 @@ static int check_rank(merger *m, mrank *r, int rank) {
   mop **s = malloc((size_t)r->nops * sizeof *s);
   if (!s) return CDAG_NOMEM("recorded operations");
   for (int64_t i = 0; i < r->nops; i++) s[i] = &r->ops[i];
-  qsort(s, (size_t)r->nops, sizeof *s, cmp_seq);
+  base_sort(s, r->nops, sizeof *s, cmp_seq);
   for (int64_t i = 1; i < r->nops; i++)
     if (s[i]->seq == s[i - 1]->seq)
       bad_line(m, rank, s[i]->line, "sequence number %llu again (line %lld has it)", (unsigned long long)s[i]->seq,
@@ -642,7 +642,7 @@ static int assign_tags(merger *m) {
       if (base_grow((void **)&m->tagkey, m->ntags, &cap, 1, sizeof *m->tagkey, "merger")) return CDAG_NOMEM("tags");
       m->tagkey[m->ntags++] = (uint64_t)g << 32 | (uint32_t)o->tag;
     }
-  if (m->ntags) qsort(m->tagkey, (size_t)m->ntags, sizeof *m->tagkey, cmp_u64);
+  if (m->ntags) base_sort(m->tagkey, m->ntags, sizeof *m->tagkey, cmp_u64);
   int64_t k = 0;
   for (int64_t i = 0; i < m->ntags; i++)
     if (!k || m->tagkey[i] != m->tagkey[k - 1]) m->tagkey[k++] = m->tagkey[i];
@@ -714,7 +714,7 @@ static int cmp_phase_seq(const void *a, const void *b) {
 
 static void sort_ops(merger *m) {
   for (int r = 0; r < m->nprocs; r++)
-    if (m->r[r].nops) qsort(m->r[r].ops, (size_t)m->r[r].nops, sizeof *m->r[r].ops, cmp_phase_seq);
+    if (m->r[r].nops) base_sort(m->r[r].ops, m->r[r].nops, sizeof *m->r[r].ops, cmp_phase_seq);
 }
 
 typedef struct { merger *m; mop **ops; rec_summary *sum; int partners; int rc; } unpaired;
@@ -776,7 +776,7 @@ static int match_phase(merger *m, int phase, rec_summary *sum, int partners) {
       mop *o = &m->r[r].ops[i];
       if (kept(&m->r[r], o, phase) && (o->kind == K_SEND || o->kind == K_RECV)) ops[k++] = o;
     }
-    if (k > first) qsort(ops + first, (size_t)(k - first), sizeof *ops, cmp_mseq);
+    if (k > first) base_sort(ops + first, (k - first), sizeof *ops, cmp_mseq);
     for (int64_t i = first; i < k; i++) {
       int send = ops[i]->kind == K_SEND, d = send ? ops[i]->peer : r;
       dst[i] = d >= 0 && d < m->nprocs ? d : m->nprocs;
@@ -913,7 +913,7 @@ static int drop_interrupted(merger *m) {
         break;
       }
   }
-  if (!rc) qsort(sus, (size_t)ns, sizeof *sus, cmp_int);
+  if (!rc) base_sort(sus, ns, sizeof *sus, cmp_int);
   int nu = 0;
   for (int i = 0; i < ns; i++)
     if (!nu || sus[nu - 1] != sus[i]) sus[nu++] = sus[i];
@@ -981,7 +981,7 @@ static int rank_stream(merger *m, int r, mstreams *x) {
   n = 0;
   for (int64_t i = 0; i < R->nops; i++)
     if (kept(R, &R->ops[i], 0)) ops[n++] = &R->ops[i];
-  qsort(ops, (size_t)n, sizeof *ops, cmp_written);
+  base_sort(ops, n, sizeof *ops, cmp_written);
   int64_t k = 0;
   uint64_t call = 0;
   for (int64_t i = 0; i < n; i++) {
@@ -1050,7 +1050,7 @@ static int link_partners(merger *m, mstreams *x) {
       if (o->idx >= 0 && o->kind == K_OTHER && is_collective(o->text))
         c[r][nc[r]++] = (gi){global_comm(&m->r[r], o->comm), o->idx};
     }
-    qsort(c[r], (size_t)nc[r], sizeof **c, cmp_i64_pair);
+    base_sort(c[r], nc[r], sizeof **c, cmp_i64_pair);
   }
   for (int r = 0; r < m->nprocs && !rc; r++)
     for (int64_t a = 0, e; a < nc[r]; a = e) {
@@ -1311,7 +1311,7 @@ static int pside_build(merger *m, int r, int phase, pside *s) {
     if (sync_kind(s->ops[i], r) & S_OUT) last = i;
   }
   free(count);
-  if (s->ncoll > 1) qsort(s->coll, (size_t)s->ncoll, sizeof *s->coll, cmp_coll3);
+  if (s->ncoll > 1) base_sort(s->coll, s->ncoll, sizeof *s->coll, cmp_coll3);
   return CDAG_OK;
 }
 
@@ -1533,7 +1533,7 @@ static int origin_epochs(pctx *x, int o) {
     else
       it[n++] = (pitem){pt, op->comm, i};
   }
-  if (!rc && n > 1) qsort(it, (size_t)n, sizeof *it, cmp_pitem);
+  if (!rc && n > 1) base_sort(it, n, sizeof *it, cmp_pitem);
   for (int64_t a = 0, e; !rc && a < n; a = e) {
     int t = it[a].t, comm = it[a].comm;   /* one communicator's epochs: a window slot's */
     int64_t k = 0, last = -1, nested = 0;   /* nested: unlocks still to come of epochs open at once */
@@ -1770,7 +1770,7 @@ static int drop_fence_races(merger *m) {
   for (int r = 0; r < m->nprocs && !rc; r++) {
     int64_t first = n, w = n, k = 0;
     if ((rc = fence_lines(m, r, &f, &n, &cap))) break;
-    if (n > first) qsort(f + first, (size_t)(n - first), sizeof *f, cmp_facc_seq);
+    if (n > first) base_sort(f + first, (n - first), sizeof *f, cmp_facc_seq);
     for (int64_t i = first; i < n; i++) {   /* epochs counted per communicator; fences dropped */
       if (i > first && f[i].comm != f[i - 1].comm) k = 0;
       if (f[i].epoch < 0) k++;
@@ -1778,7 +1778,7 @@ static int drop_fence_races(merger *m) {
     }
     n = w;
   }
-  if (!rc && n > 1) qsort(f, (size_t)n, sizeof *f, cmp_facc_range);
+  if (!rc && n > 1) base_sort(f, n, sizeof *f, cmp_facc_range);
   for (int64_t a = 0, e; !rc && a < n; a = e) {
     uint64_t hi = f[a].a.hi;
     for (e = a + 1; e < n && f[e].comm == f[a].comm && f[e].epoch == f[a].epoch && f[e].t == f[a].t && f[e].a.lo < hi;
@@ -2175,7 +2175,7 @@ static int position_fences(pctx *x, int64_t from) {
     int64_t n = x->nins - from;
     if (n <= 0) return CDAG_OK;
     pins *p = x->ins + from;
-    if (n > 1) qsort(p, (size_t)n, sizeof *p, cmp_pins);
+    if (n > 1) base_sort(p, n, sizeof *p, cmp_pins);
     full = 0;
     for (int64_t a = 0, e; a < n; a = e) {
       for (e = a; e < n && p[e].rank == p[a].rank && p[e].a == p[a].a; e++) {}
@@ -2448,7 +2448,7 @@ static int written_hulls(merger *m, mhull **h, int64_t *nh) {
       if (!rc && has_reads(m, o->phase, r) && own_touch(m, o, &lo, &hi)) rc = add_hull(h, nh, &cap, (mhull){o->phase, r, lo, hi});
       if (rc) return rc;
     }
-  if (*nh > 1) qsort(*h, (size_t)*nh, sizeof **h, cmp_hull);
+  if (*nh > 1) base_sort(*h, *nh, sizeof **h, cmp_hull);
   return CDAG_OK;
 }
 
@@ -2475,7 +2475,7 @@ static int add_computation(merger *m, const mread *r) {
 static int computed_reads(merger *m, uint64_t *added) {
   *added = 0;
   if (!m->nreads) return CDAG_OK;
-  qsort(m->reads, (size_t)m->nreads, sizeof *m->reads, cmp_read);
+  base_sort(m->reads, m->nreads, sizeof *m->reads, cmp_read);
   mhull *h = NULL;
   int64_t nh = 0, nq = 0;
   mread *q = malloc((size_t)m->nreads * sizeof *q);   /* the reads before which a computation goes */
@@ -2643,7 +2643,7 @@ static int write_rank(FILE *f, merger *m, int rank, int phase, phase_sum *ps) {
   n = 0;
   for (int64_t i = lo; i < hi; i++)
     if (kept(r, &r->ops[i], phase)) ops[n++] = &r->ops[i];
-  qsort(ops, (size_t)n, sizeof *ops, cmp_written);
+  base_sort(ops, n, sizeof *ops, cmp_written);
   for (int64_t i = 0; i < n; i++) ops[i]->labelled = 0;
   for (int64_t i = 0; i < n; i++)
     if (ops[i]->kind == K_WAIT) write_wait(f, m, ops, n, ops[i], 1);

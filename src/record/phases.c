@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/sort.h"
 #include "record/record.h"
 
 /* A unit must repeat at least this often for a run to be cut (a run of a handful of
@@ -84,11 +85,11 @@ static int rank_period(const rec_pop *o, int64_t n, int loose, ph_region *out) {
     return CDAG_NOMEM("phases: symbols");
   }
   for (int64_t i = 0; i < n; i++) s[i] = sym_of(&o[i], loose), si[i] = (ph_si){s[i], i};
-  qsort(si, (size_t)n, sizeof *si, cmp_si);
+  base_sort(si, n, sizeof *si, cmp_si);
   int64_t ng = 0;
   for (int64_t i = 1; i < n; i++)
     if (si[i].sym == si[i - 1].sym) gap[ng++] = si[i].i - si[i - 1].i;
-  qsort(gap, (size_t)ng, sizeof *gap, cmp_i64);
+  base_sort(gap, ng, sizeof *gap, cmp_i64);
   /* the PH_CANDIDATES most frequent gaps */
   int64_t cand[PH_CANDIDATES], cnt[PH_CANDIDATES];
   int nc = 0;
