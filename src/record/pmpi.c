@@ -809,12 +809,32 @@ static int64_t pend_new(void) {
   return R->np++;
 }
 
-/* MPI may hand out one handle for several requests (MPICH's requests that completed at
-   once share one), so a handle keeps a queue of operations: completing the handle completes
-   the oldest. The map holds the newest; the newest holds the oldest; each holds the next
-   newer one. */
+/* A handle MPI hands out again while operations under it are pending is one it shares only
+   among requests that completed at once (MPICH's preallocated completed request), so those
+   operations are complete: they are completed here, before the new one queues behind them.
+   Left queued, a completion of the handle completes the oldest, which may be another than
+   the program's: MPICH's coll/nonblocking3 (collectives on one process) completed the newer
+   of two under one handle, freed its buffers, then completed the older, and the recorder
+   read the freed buffers as the newer's output. Only collectives: their completion reads
+   their output; a send's names it in a wait line, which one of several complete sends it
+   names changes nothing, and MPICH shares a handle among eager sends all the time (a wait
+   line each would grow every halo's graph). */
+static void complete_shared(MPI_Request rq) {
+  for (int64_t i, was = -1; R->fd >= 0 && (i = pend_find(rq)) >= 0 && i != was; was = i) {
+    const pend *p = &R->p[i];
+    if (p->persistent || !p->active || p->kind != P_COLL) return;
+    MPI_Status none;
+    memset(&none, 0, sizeof none);
+    completed(&rq, NULL, 1, &none, C_Wait);
+  }
+}
+
+/* MPI may hand out one handle for several requests (complete_shared), so a handle keeps a
+   queue of operations: completing the handle completes the oldest. The map holds the newest;
+   the newest holds the oldest; each holds the next newer one. */
 int pend_put(MPI_Request rq, pend x) {
   Word_t *v;
+  if (rq != MPI_REQUEST_NULL && !x.persistent) complete_shared(rq);
   int64_t i = pend_new();
   if (i < 0) {
     type_release(x.held);
