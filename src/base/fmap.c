@@ -166,9 +166,9 @@ static int drop_chunk(base_fmap *m, fmap_chunk *c) {
 }
 
 /* Moves the keys of chunk d, the one after c, into c and drops d, when they fit in
-   3/4 of a chunk (so that the next inserts do not split it again at once). */
-static void join(base_fmap *m, fmap_chunk *c, fmap_chunk *d) {
-  if (c->n + d->n > FMAP_CHUNK * 3 / 4 || JudyLDel(&m->dir, (Word_t)d->lo, PJE0) == JERR) return;
+   3/4 of a chunk (so that the next inserts do not split it again at once). 1 if it did. */
+static int join(base_fmap *m, fmap_chunk *c, fmap_chunk *d) {
+  if (c->n + d->n > FMAP_CHUNK * 3 / 4 || JudyLDel(&m->dir, (Word_t)d->lo, PJE0) == JERR) return 0;
   memcpy(&c->key[c->n], d->key, (size_t)d->n * sizeof *d->key);
   memcpy(&c->idx[c->n], d->idx, (size_t)d->n * sizeof *d->idx);
   c->n += d->n;
@@ -176,16 +176,13 @@ static void join(base_fmap *m, fmap_chunk *c, fmap_chunk *d) {
   free(d);
   m->chunks--;
   m->last = c;
+  return 1;
 }
 
 /* Chunk c has just gone below FMAP_CHUNK / 4 keys: it joins the chunk after it or the one
    before, if either can take it. */
 static void thinned(base_fmap *m, fmap_chunk *c) {
-  fmap_chunk *d = c->top ? NULL : owner(m, c->hi);
-  if (d && c->n + d->n <= FMAP_CHUNK * 3 / 4) {
-    join(m, c, d);
-    return;
-  }
+  if (!c->top && join(m, c, owner(m, c->hi))) return;
   if (c->lo > 0) join(m, owner(m, c->lo - 1), c);
 }
 

@@ -437,7 +437,7 @@ static int64_t bound(const rec_range *r, int64_t n, uint64_t a, int at_least) {
    per merge, no memory. */
 static void merge_in_place(rec_range *r, int64_t m, int64_t n) {
   if (m == 0 || m == n) return;
-  if (n == 2) {
+  if (n == 2) {   /* the cut below would leave it as it is */
     if (r[1].addr < r[0].addr) reverse(r, 2);
     return;
   }
