@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "base/checked.h"
+#include "base/fmap.h"
 #include "base/imap.h"
 #include "ir/ir.h"
 
@@ -241,7 +242,7 @@ typedef struct {
   int cap;              /* room in lo/idx: at most SMALL_PIECES */
   uint64_t *lo;         /* slices of the map's pools */
   int64_t *idx;
-  base_imap big;        /* the index when n < 0 */
+  base_fmap big;        /* the index when n < 0 (its finger: a walk looks near its last look-up) */
   int32_t lat;          /* the cluster's lattice (clusters.lat) when it is taken as one */
   int64_t seg0, nseg;   /* block by block: where two sides' hulls meet, clusters.seg[seg0 ..] */
 } piece_index;
@@ -316,8 +317,8 @@ typedef struct {
 
 /* The same for the whole index: the piece starting at or below *k (last) or at or above
    it (first). */
-static int64_t index_last(const piece_index *x, uint64_t *k) {
-  if (x->n < 0) return base_imap_find(&x->big, k, BASE_IMAP_AT_OR_BELOW);
+static int64_t index_last(piece_index *x, uint64_t *k) {
+  if (x->n < 0) return base_fmap_find(&x->big, k, BASE_IMAP_AT_OR_BELOW);
   int i = x->n - 1;
   while (i >= 0 && x->lo[i] > *k) i--;
   if (i < 0) return -1;
@@ -325,8 +326,8 @@ static int64_t index_last(const piece_index *x, uint64_t *k) {
   return x->idx[i];
 }
 
-static int64_t index_first(const piece_index *x, uint64_t *k) {
-  if (x->n < 0) return base_imap_find(&x->big, k, BASE_IMAP_AT_OR_ABOVE);
+static int64_t index_first(piece_index *x, uint64_t *k) {
+  if (x->n < 0) return base_fmap_find(&x->big, k, BASE_IMAP_AT_OR_ABOVE);
   int i = 0;
   while (i < x->n && x->lo[i] < *k) i++;
   if (i == x->n) return -1;
@@ -338,12 +339,12 @@ static int64_t index_first(const piece_index *x, uint64_t *k) {
 static int index_insert(piece_index *x, uint64_t lo, int64_t idx) {
   if (x->n == x->cap) {
     for (int i = 0; i < x->cap; i++) {
-      int rc = base_imap_put(&x->big, x->lo[i], x->idx[i]);
+      int rc = base_fmap_put(&x->big, x->lo[i], x->idx[i]);
       if (rc) return rc;
     }
     x->n = -1;
   }
-  if (x->n < 0) return base_imap_put(&x->big, lo, idx);
+  if (x->n < 0) return base_fmap_put(&x->big, lo, idx);
   int i = x->n++;
   for (; i > 0 && x->lo[i - 1] > lo; i--) {
     x->lo[i] = x->lo[i - 1];
@@ -354,9 +355,9 @@ static int index_insert(piece_index *x, uint64_t lo, int64_t idx) {
   return CDAG_OK;
 }
 
-/* CDAG_OK, or CDAG_ERR_NOMEM from the JudyL (a delete may allocate). */
+/* CDAG_OK, or CDAG_ERR_NOMEM from the big index (a delete may allocate). */
 static int index_delete(piece_index *x, uint64_t lo) {
-  if (x->n < 0) return base_imap_del(&x->big, lo);
+  if (x->n < 0) return base_fmap_del(&x->big, lo);
   int i = 0;
   while (i < x->n && x->lo[i] != lo) i++;
   if (i == x->n) return CDAG_OK;
@@ -367,7 +368,7 @@ static int index_delete(piece_index *x, uint64_t lo) {
   return CDAG_OK;
 }
 
-static void index_clear(piece_index *x) { base_imap_clear(&x->big); }
+static void index_clear(piece_index *x) { base_fmap_clear(&x->big); }
 
 /* Positions within the rank, not op ids, so the stamps and the map stay in a small array
    (ids of one rank lie far apart when graphs are built round by round). */
@@ -998,7 +999,8 @@ typedef struct {
   int32_t at;                 /* the position ra_push is adding */
   struct ra_write { int32_t pos; uint64_t lo, hi; } *pend;   /* writes since */
   int64_t npend, pendcap;
-  base_imap read;             /* what the latest one read: start -> index into hi */
+  base_fmap read;             /* what the latest one read: start -> index into hi (a finger: a
+                                 datatype's blocks are looked up one after the other) */
   uint64_t *hi;
   int64_t nhi, hicap;
   /* Strided writes (a datatype's blocks), by pattern: each block costs a look-up and a
@@ -1012,28 +1014,28 @@ typedef struct {
   base_imap held;             /* hash -> the first held pattern of that hash */
 } reads_all;
 
-static int ra_overlaps(const reads_all *ra, uint64_t lo, uint64_t hi) {
+static int ra_overlaps(reads_all *ra, uint64_t lo, uint64_t hi) {
   uint64_t k = hi - 1;
-  int64_t x = base_imap_find(&ra->read, &k, BASE_IMAP_AT_OR_BELOW);
+  int64_t x = base_fmap_find(&ra->read, &k, BASE_IMAP_AT_OR_BELOW);
   return x >= 0 && ra->hi[x] > lo;
 }
 
 static int ra_fold(reads_all *ra, uint64_t lo, uint64_t hi) {
   uint64_t k = lo;
-  int64_t x = base_imap_find(&ra->read, &k, BASE_IMAP_AT_OR_BELOW);
+  int64_t x = base_fmap_find(&ra->read, &k, BASE_IMAP_AT_OR_BELOW);
   int rc = CDAG_OK;
   if (x >= 0 && ra->hi[x] >= hi) return CDAG_OK;   /* read already (a buffer written again) */
   if (x >= 0 && ra->hi[x] >= lo) {
     lo = k;
     if (ra->hi[x] > hi) hi = ra->hi[x];
-    rc = base_imap_del(&ra->read, k);
+    rc = base_fmap_del(&ra->read, k);
   }
-  for (k = lo; rc == CDAG_OK && (x = base_imap_find(&ra->read, &k, BASE_IMAP_AT_OR_ABOVE)) >= 0 && k <= hi;) {
+  for (k = lo; rc == CDAG_OK && (x = base_fmap_find(&ra->read, &k, BASE_IMAP_AT_OR_ABOVE)) >= 0 && k <= hi;) {
     if (ra->hi[x] > hi) hi = ra->hi[x];
-    rc = base_imap_del(&ra->read, k);
+    rc = base_fmap_del(&ra->read, k);
   }
   if (rc == CDAG_OK) rc = base_grow((void **)&ra->hi, ra->nhi, &ra->hicap, 1, sizeof *ra->hi, "dependencies");
-  if (rc == CDAG_OK) rc = base_imap_put(&ra->read, lo, ra->nhi);
+  if (rc == CDAG_OK) rc = base_fmap_put(&ra->read, lo, ra->nhi);
   if (rc == CDAG_OK) ra->hi[ra->nhi++] = hi;
   return rc;
 }
@@ -1194,7 +1196,7 @@ static int ra_step(reads_all *ra, conflict_map *m, const cdag_graph *g, int32_t 
 }
 
 static void ra_clear(reads_all *ra) {
-  base_imap_clear(&ra->read);
+  base_fmap_clear(&ra->read);
   base_imap_clear(&ra->held);
   ra->last = -1;
   ra->walked = 0;
