@@ -1,8 +1,9 @@
 /* cdag — src/base/imap.h: the one index of address intervals.
  *
  * Every pass that maps address ranges to facts (the dataflow's provenance, finalize's last
- * writers and readers, native.c's writers; the recorder's shadow memory through fmap.h, the
- * same answers from chunks of keys for a caller that goes through them in order) keeps disjoint
+ * writers and readers, native.c's writers; through fmap.h, the same answers from chunks of
+ * keys for a caller that goes through them in order: the recorder's shadow memory, and
+ * finalize's big clusters and what a computation reading all read) keeps disjoint
  * intervals in arrays of its own and finds them here: a JudyL from an interval's start to
  * the caller's index of it. The interval covering an address is the one starting at or
  * below it (a predecessor search), if it reaches that far; the intervals overlapping a

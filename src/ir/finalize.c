@@ -10,7 +10,7 @@
  *     last writer if there were none. Reader lists are immutable shared lists, so a split
  *     copies no list. The rank's op sides (what an op reads, what it writes; a strided
  *     side by its hull) are first sorted and swept into clusters of overlapping sides,
- *     each with its own map (a small sorted array, a JudyL once a cluster has many
+ *     each with its own map (a small sorted array, an fmap once a cluster has many
  *     pieces); a side alone in its cluster is not looked up, a cluster of one pattern
  *     (a datatype's buffer used again and again) takes each side as one range, not block
  *     by block, a cluster whose strided sides share one stride takes each side as a range
@@ -234,11 +234,13 @@ done:
    ranges are few (a staging buffer written by a receive and read back by a copy), so the
    index is a small sorted array searched linearly, a handful of compares in one or two
    cache lines; a cluster that outgrows it (a root receiving p pieces into one buffer that
-   is then read whole) moves to a JudyL. Each Judy call costs a few dependent loads, and an
-   op makes five or six. */
+   is then read whole) moves to an fmap (fmap.h): a datatype's blocks are looked up one
+   after the other, each in the chunk of 64 keys the last one found, where a JudyL look-up
+   starts from its root every time (a chain of dependent loads, and an op makes five or
+   six). */
 enum { SMALL_PIECES = 16 };
 typedef struct {
-  int n;                /* entries in lo/idx; -1: the JudyL holds the index */
+  int n;                /* entries in lo/idx; -1: `big` holds the index */
   int cap;              /* room in lo/idx: at most SMALL_PIECES */
   uint64_t *lo;         /* slices of the map's pools */
   int64_t *idx;
@@ -257,7 +259,7 @@ typedef struct {
    clusters' addresses with one range, so pieces and conflicts never cross clusters and each
    cluster keeps its own index. The edges found, and their order, are those of one index
    for the whole rank; a rank's thousands of pieces (an alltoall's 1023 staging buffers)
-   make a JudyL, its clusters make small arrays, and a range alone in its cluster (most
+   make one big index, its clusters make small arrays, and a range alone in its cluster (most
    origin reads and final writes) conflicts with nothing and is not looked up at all.
    A side of an op (what it reads, what it writes) counts as its hull here, so that the
    sort is of sides, not of a datatype's thousands of blocks. A cluster whose sides all have
@@ -836,8 +838,8 @@ static int add_lattice(clusters *c, const lattice *l, int32_t cl) {
 }
 
 /* Cluster c of k sides gets its index, a slice of the pools: room for 2k pieces, at most
-   SMALL_PIECES (a cluster that outgrows it, as one taken block by block will, moves to a
-   JudyL). */
+   SMALL_PIECES (a cluster that outgrows it, as one taken block by block will, moves to an
+   fmap). */
 static int32_t open_cluster(clusters *c, int32_t k, int64_t *pool_at) {
   int cap = 2 * k < SMALL_PIECES ? 2 * k : SMALL_PIECES;
   c->cidx[c->ncl] = (piece_index){0, cap, c->pool_lo + *pool_at, c->pool_idx + *pool_at, {NULL}, -1, 0, -1};
