@@ -109,6 +109,8 @@ struct rec_shadow {
   uint64_t tseq, tns;      /* the time computed before position tseq, not yet written */
   int tforce;              /* written whatever its time: the program read a receive there */
   uint64_t last_all;       /* position of the latest computation written (each reads all) */
+  Pvoid_t timed;           /* Judy1: positions of the time-only computations written in the
+                              phase (one per gap: time_only) */
   uint64_t posting;        /* while a receive's ranges are noted: the position it was posted
                               at (the bytes it overwrites must have been read before) */
   uint32_t noting;         /* while one is noted: 1 + its candidate, 0 none */
@@ -179,6 +181,7 @@ void rec_shadow_reset(rec_shadow *sh) {
   }
   sh->ne = sh->nfreed = sh->nc = sh->np = 0;
   JudyLFreeArray(&sh->by_len, PJE0);
+  Judy1FreeArray(&sh->timed, PJE0);
   sh->arena_bytes = 0;
   sh->received = 0;
   sh->tseq = sh->tns = 0;
@@ -739,10 +742,16 @@ static void computed(rec_shadow *sh, uint64_t addr, uint64_t n, uint64_t seq, re
   c->at[c->n++] = addr;
 }
 
-/* A computation that writes nothing before position seq, of `cost` ns. */
+/* A computation that writes nothing before position seq, of `cost` ns; none when the gap has
+   one already. A gap's time is written when the next call starts, and a receive completed
+   later may show that the program read bytes in that same gap (gap_read, from the phase's
+   settle too): its computation, reading all, is there already, and a second line at one
+   position is a malformed part file (the merge refuses it). */
 static void time_only(rec_shadow *sh, uint64_t seq, uint64_t cost, rec_fix_fn fix, void *ctx) {
   if (cost < READ_NS) cost = READ_NS;
   rec_fix f = {REC_FIX_COMPUTE, seq - REC_SEQ_STEP / 2, 0, 0, 0, NULL, NULL, 0, cost, 0, 0, NULL};
+  if (Judy1Set(&sh->timed, (Word_t)f.seq, PJE0) == 0) return;   /* JERR (no memory): written unnoted, and a
+                                                                  second one here is the merge's error */
   if (f.seq > sh->last_all) sh->last_all = f.seq;
   fix(ctx, &f);
 }
