@@ -842,7 +842,7 @@ static int add_lattice(clusters *c, const lattice *l, int32_t cl) {
    fmap). */
 static int32_t open_cluster(clusters *c, int32_t k, int64_t *pool_at) {
   int cap = 2 * k < SMALL_PIECES ? 2 * k : SMALL_PIECES;
-  c->cidx[c->ncl] = (piece_index){0, cap, c->pool_lo + *pool_at, c->pool_idx + *pool_at, {NULL}, -1, 0, -1};
+  c->cidx[c->ncl] = (piece_index){0, cap, c->pool_lo + *pool_at, c->pool_idx + *pool_at, {0}, -1, 0, -1};
   *pool_at += cap;
   return c->ncl++;
 }
