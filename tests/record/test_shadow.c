@@ -708,7 +708,7 @@ enum { SLOTS = 12, SLOT = 32, EVENTS = 40 };
 typedef struct { uint64_t seq; int kind; uint64_t addr, len, src; const char *type, *op; uint8_t data[2 * SLOT]; } event;
 enum { EV_RECV = 10, EV_SEND = 11 };
 
-typedef struct { event *e; int n, cap; } events;
+typedef struct { event *e; int n, cap; uint64_t *pos; int npos; } events;
 
 static void push(events *v, event e) {
   if (v->n == v->cap) {
@@ -721,6 +721,10 @@ static void push(events *v, event e) {
 
 /* A computation of blocks is an event per block (at its stride, or its listed address). */
 static void on_fix(void *ctx, const rec_fix *f) {
+  events *v = ctx;
+  v->pos = realloc(v->pos, (size_t)(v->npos + 1) * sizeof *v->pos);   /* every fix takes a position of its own */
+  ck_assert_ptr_nonnull(v->pos);
+  v->pos[v->npos++] = f->seq;
   uint64_t n = f->kind == REC_FIX_COMPUTE && f->blocks > 1 ? f->blocks : 1;
   for (uint64_t i = 0; i < n; i++) {
     uint64_t at = n == 1 ? f->addr : f->at ? f->at[i] : f->addr + i * f->stride;
@@ -767,9 +771,26 @@ static void apply(uint8_t *dst, const uint8_t *src, uint64_t n, const char *type
   }
 }
 
-/* One random program; returns the bytes sent that the oracle checked. */
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Time before the call at seq, as the recorder's next position passes it on: none, a short
+   gap, or one long enough to be a computation. */
+static void random_gap(rec_shadow *sh, uint64_t seq, events *ev) {
+  static const uint64_t ns[] = {0, 300, 2 * REC_COMPUTE_MIN_NS};
+  uint64_t t = ns[rand() % 3];
+  if (t) rec_shadow_time(sh, seq, t, on_fix, ev);
+}
+
+/* One random program; returns the bytes sent that the oracle checked. Even seeds also pass
+   time between calls, post receives (whose overwrites of unread bytes are computations) and
+   free slots (given back unread: read in the gap before the next call; not sent again
+   until a receive fills them); every fix must then take a position of its own. */
 static int random_program(unsigned seed, int *computed_bytes) {
   srand(seed);
+  int timed = seed % 2 == 0, freed[SLOTS] = {0};
   static const char *const hints[] = {"int32", "int64", "double", NULL};
   int32_t mem32[SLOTS * SLOT / 4];   /* aligned for every type */
   uint8_t *mem = (uint8_t *)mem32, init[SLOTS * SLOT], sent_now[2 * SLOT];
@@ -781,18 +802,26 @@ static int random_program(unsigned seed, int *computed_bytes) {
   uint64_t seq = 0;
   int checked = 0;
   for (int k = 0; k < EVENTS; k++) {
-    int s = rand() % SLOTS, what = rand() % 5;
+    int s = rand() % SLOTS, what = rand() % (timed ? 6 : 5);
     uint8_t *p = mem + s * SLOT;
     if (what == 0) {   /* a receive */
       seq += STEP;
+      if (timed) random_gap(sh, seq, &ev);
       event e = {seq, EV_RECV, A(p), SLOT, 0, NULL, NULL, {0}};
       for (int i = 0; i < SLOT; i++) p[i] = e.data[i] = (uint8_t)(rand() % 8 + 0x30);
       push(&ev, e);
-      recv_at(sh, A(p), SLOT, seq, hint);
-      seen[s] = 1;
+      if (timed && rand() % 2) rec_shadow_recv(sh, A(p), SLOT, seq, seq, hint, on_fix, &ev);
+      else recv_at(sh, A(p), SLOT, seq, hint);
+      seen[s] = 1, freed[s] = 0;
+    } else if (what == 5) {   /* free(p): the recorder forgets it as the next call starts */
+      if (!seen[s]) continue;
+      rec_shadow_forget(sh, A(p), SLOT, seq);
+      seen[s] = 0, freed[s] = 1;
     } else if (what == 1 || what == 2) {   /* a send of one slot or two, checked against the model */
       uint64_t len = what == 2 && s + 1 < SLOTS ? 2 * SLOT : SLOT;
+      if (freed[s] || (len > SLOT && freed[s + 1])) continue;
       seq += STEP;
+      if (timed) random_gap(sh, seq, &ev);
       memcpy(sent_now, p, len);
       send1(sh, A(p), len, seq, len == SLOT ? hint : NULL, on_fix, &ev);
       event e = {seq, EV_SEND, A(p), len, 0, NULL, NULL, {0}};
@@ -802,7 +831,7 @@ static int random_program(unsigned seed, int *computed_bytes) {
       if (len > SLOT) seen[s + 1] = 1;
     } else {   /* invisible computation into a slot the recording has seen */
       int r = rand() % SLOTS;
-      if (!seen[s] || r == s) continue;
+      if (!seen[s] || r == s || freed[r]) continue;
       uint8_t *q = mem + r * SLOT;
       int how = rand() % 4;
       const char *t = hint ? hint : "int32";
@@ -826,7 +855,9 @@ static int random_program(unsigned seed, int *computed_bytes) {
     uint64_t o = e->addr - base;
     switch (e->kind) {
     case EV_RECV: memcpy(model + o, e->data, SLOT); memset(computed + o, 0, SLOT); break;
-    case REC_FIX_COMPUTE: memset(computed + o, 1, e->len); break;
+    case REC_FIX_COMPUTE:   /* one that writes nothing (a gap's time) has no address */
+      if (e->len) memset(computed + o, 1, e->len);
+      break;
     case REC_FIX_COPY:
       memmove(model + o, model + (e->src - base), e->len);
       memmove(computed + o, computed + (e->src - base), e->len);
@@ -856,7 +887,11 @@ static int random_program(unsigned seed, int *computed_bytes) {
     default: ck_abort_msg("event kind %d", e->kind);
     }
   }
+  qsort(ev.pos, (size_t)ev.npos, sizeof *ev.pos, cmp_u64);
+  for (int i = 1; i < ev.npos; i++)
+    ck_assert_msg(ev.pos[i] != ev.pos[i - 1], "seed %u: two fixes at position %llu", seed, (unsigned long long)ev.pos[i]);
   free(ev.e);
+  free(ev.pos);
   rec_shadow_free(sh);
   return checked;
 }
