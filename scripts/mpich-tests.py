@@ -268,7 +268,15 @@ def run_recorded(cdag, tdir, e, work, plain_ok=None):
         idx = json.load(open(os.path.join(rec, "index.json")))
         row["unsupported"] = ",".join(sorted(idx.get("unsupported", {}))) or "-"
     except (OSError, ValueError):
+        idx = {}
         row["unsupported"] = "no index.json"
+    # a recording the merge refused has no phase: `cdag record` still exits with the program's
+    # status, so the index must say the check passed and nothing was malformed
+    malformed = (idx.get("malformed") or {}).get("lines", 0)
+    if malformed or idx.get("check", {}).get("ok") is False or (not phases and idx.get("calls")):
+        row["loads"] = row["analyses"] = "no(merge)"
+        said = [l for l in out.splitlines() if l.startswith("cdag record:")]
+        first_error = first_error or (said[0][:200] if said else "the merge wrote no phase")
     row["np"] = np
     row["rec"] = rec
     said = [l for l in out.splitlines() if l.startswith("cdag record:")]
