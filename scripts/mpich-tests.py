@@ -198,8 +198,8 @@ def entries(tdir, d, max_np, only):
 
 def run_one(cdag, tdir, e, work, repeat=1):
     """Plain, then recorded `repeat` times (a recording that fails one run in ten is a bug:
-    a duplicate position once did exactly that); the row is the first failing run's, else
-    the last's, with the times of the first."""
+    a duplicate position once did exactly that); the row is the first failing run's, with
+    the first run's times, else the first run's."""
     row = run_recorded(cdag, tdir, e, work)
     for k in range(2, repeat + 1):
         if row.get("plain") != "pass" or not row_passes(row):
@@ -272,14 +272,13 @@ def run_recorded(cdag, tdir, e, work, plain_ok=None):
         row["unsupported"] = "no index.json"
     # a recording the merge refused has no phase: `cdag record` still exits with the program's
     # status, so the index must say the check passed and nothing was malformed
+    said = [l for l in out.splitlines() if l.startswith("cdag record:")]
     malformed = (idx.get("malformed") or {}).get("lines", 0)
     if malformed or idx.get("check", {}).get("ok") is False or (not phases and idx.get("calls")):
         row["loads"] = row["analyses"] = "no(merge)"
-        said = [l for l in out.splitlines() if l.startswith("cdag record:")]
         first_error = first_error or (said[0][:200] if said else "the merge wrote no phase")
     row["np"] = np
     row["rec"] = rec
-    said = [l for l in out.splitlines() if l.startswith("cdag record:")]
     row["error"] = first_error or (said[-1][:200] if rrc and said else "")
     return row
 
