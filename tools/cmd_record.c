@@ -273,6 +273,10 @@ static int merge_and_say(const char *dir, const char *command, int flags, FILE *
     fprintf(say, "bytes a target computed between two passive-target reads of them (computations added there): %llu\n",
            (unsigned long long)sum.target_computes);
   if (!sum.complete) fprintf(say, "incomplete: not every process reached MPI_Finalize\n");
+  if (sum.node_cpus && sum.node_procs > sum.node_cpus)
+    fprintf(say, "note: a node ran %d processes on %d CPU%s: a process that waited %.0f us or more for a CPU between "
+            "two MPI calls is recorded as computing there (CDAG_RECORD_MIN_GAP, in us, raises it: docs/recording.md)\n",
+            sum.node_procs, sum.node_cpus, sum.node_cpus == 1 ? "" : "s", (double)sum.min_gap_ns / 1e3);
   if (sum.out_of_memory)
     fprintf(say, "out of memory while recording: %llu things lost (index.json's out_of_memory says which)\n",
            (unsigned long long)sum.out_of_memory);

@@ -224,7 +224,7 @@ static int read_int(const env_view *e, const char *name, long min, long max, con
 }
 
 int cdag__settings_read(cdag_settings *s) {
-  *s = (cdag_settings){.replay_corrupt = -1, .record_memory = -1};
+  *s = (cdag_settings){.replay_corrupt = -1, .record_memory = -1, .record_min_gap = -1};
   cdag__options_defaults(&s->opt);
   int rc = CDAG_OK;
   env_view e;
@@ -239,6 +239,7 @@ int cdag__settings_read(cdag_settings *s) {
   s->record_dir = var(&e, "CDAG_RECORD_DIR");
   s->record_lib = var(&e, "CDAG_RECORD_LIB");
   if (!rc) rc = read_int(&e, "CDAG_RECORD_MEMORY", 0, 1L << 30, "MiB, 0 to 2^30", &s->record_memory);
+  if (!rc) rc = read_int(&e, "CDAG_RECORD_MIN_GAP", 1, 1L << 30, "microseconds, 1 to 2^30", &s->record_min_gap);
   s->machine = var(&e, "CDAG_MACHINE");
   return rc;
 }

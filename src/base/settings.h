@@ -34,6 +34,10 @@
  *                               `cdag record`; default ./cdag-recording)
  *   CDAG_RECORD_MEMORY MiB      bytes of content per process the recorder's shadow keeps to
  *                               prove local reductions (default 512; beyond it, hashes only)
+ *   CDAG_RECORD_MIN_GAP us      the least time between two MPI calls the recorder writes as a
+ *                               computation of its own when it saw nothing written (default
+ *                               10): time a process waited for a CPU counts too, so on an
+ *                               oversubscribed or loaded node raise it above the waits
  *   CDAG_RECORD_LIB    FILE     the libcdag-record.so `cdag record` preloads, if not the
  *                               one installed beside it
  *   CDAG_MACHINE  FILE | none   the machine file (`cdag calibrate` writes it; src/exec/machine.h):
@@ -136,6 +140,7 @@ typedef struct {
   const char *record_dir;  /* NULL unset (the recorder's own default) */
   const char *record_lib;  /* NULL unset */
   int record_memory;       /* -1 unset, else MiB */
+  int record_min_gap;      /* -1 unset, else microseconds */
   const char *machine;     /* CDAG_MACHINE: NULL unset */
   const char *config_home; /* XDG_CONFIG_HOME: NULL unset, or not read (cdag__settings_home) */
   const char *home;        /* HOME: NULL unset, or not read */

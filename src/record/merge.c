@@ -108,6 +108,8 @@ typedef struct {
   const char **waitptr;
   int64_t waitcap;
   int64_t nbad;                    /* malformed lines, all parts */
+  uint64_t min_gap;                /* `timing` lines: the largest least gap */
+  int node_procs, node_cpus;       /* and the node with the most processes per CPU */
   int cut;                         /* the one implicit phase was cut where the run repeats */
   struct mread *reads; int64_t nreads, readcap;   /* passive-target gets placed at their targets */
   char bad[MERGE_BAD_KEPT][240];   /* the first of them, FILE:LINE: reason */
@@ -282,6 +284,13 @@ static int parse_line(merger *m, mrank *r, int rank, int64_t line, char *l) {
                                    unum(&p, UINT64_MAX, &c) && !*p)) {
     r->fixes[0] = a; r->fixes[1] = b; r->fixes[2] = c;
     r->has_fixes = 1;
+    return 0;
+  }
+  if (!strncmp(l, "timing ", 7) && (p = l + 7, unum(&p, INT32_MAX, &a) && unum(&p, INT32_MAX, &b) &&
+                                    unum(&p, UINT64_MAX, &c) && !*p)) {
+    uint64_t cpus = b ? b : 1, had = m->node_cpus ? (uint64_t)m->node_cpus : 1;   /* 0: unknown */
+    if (!m->node_procs || a * had > (uint64_t)m->node_procs * cpus) m->node_procs = (int)a, m->node_cpus = (int)b;
+    if (c > m->min_gap) m->min_gap = c;
     return 0;
   }
   if (!strncmp(l, "discard ", 8) && (p = l + 8, unum(&p, INT32_MAX, &a) && unum(&p, UINT64_MAX, &b) && !*p)) {
@@ -2792,6 +2801,8 @@ static int write_index(merger *m, const char *command, const rec_summary *sum, c
   fprintf(f, ",\n  \"unreceived\": %" PRIu64 ", \"unsent\": %" PRIu64 ",\n", sum->unreceived, sum->unsent);
   fprintf(f, "  \"compute\": {\"ops\": %" PRIu64 ", \"ns\": %" PRIu64 "},\n", sum->computes, sum->compute_ns);
   fprintf(f, "  \"target_computes\": %" PRIu64 ",\n", sum->target_computes);
+  fprintf(f, "  \"timing\": {\"min_gap_ns\": %" PRIu64 ", \"node_procs\": %d, \"node_cpus\": %d},\n", m->min_gap,
+          m->node_procs, m->node_cpus);
   fprintf(f, "  \"local\": {\"compute\": %" PRIu64 ", \"reduce\": %" PRIu64 ", \"copy\": %" PRIu64 "}}\n",
           fixes[REC_FIX_COMPUTE], fixes[REC_FIX_REDUCE], fixes[REC_FIX_COPY]);
   if (fclose(f) && !rc) rc = cdag__error(CDAG_ERR_IO, "%s: %s", path, strerror(errno));
@@ -2943,6 +2954,9 @@ int rec_merge_as(const char *dir, const char *command, FILE *log, int flags, rec
   }
   sum->nprocs = m.nprocs;
   sum->flat_phases = sum->nphases;
+  sum->min_gap_ns = m.min_gap;
+  sum->node_procs = m.node_procs;
+  sum->node_cpus = m.node_cpus;
   for (int i = 0; i < m.noom; i++) sum->out_of_memory += m.oom[i].n;
   if (!rc) rc = write_index(&m, command, sum, ps, dx);
   if (dx) sum->nphases = (int)rec_distinct_count(dx);

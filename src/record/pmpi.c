@@ -41,6 +41,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -1027,11 +1028,31 @@ void phase_end(int at_exit) {
   rec_mem_watch(0);
 }
 
+/* How many of the job's processes run on this node, and on how many CPUs (the union of their
+   affinity masks: a process bound to one core is not a node of one). Collective over
+   MPI_COMM_WORLD, inside MPI_Init, before anything that may fail on one process only. */
+static void node_share(int *procs, int *cpus) {
+  MPI_Comm node;
+  cpu_set_t mine, all;
+  *procs = 1;
+  *cpus = 0;
+  if (sched_getaffinity(0, sizeof mine, &mine)) CPU_ZERO(&mine);
+  all = mine;
+  if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS) return;
+  PMPI_Comm_size(node, procs);
+  if (PMPI_Allreduce(&mine, &all, (int)sizeof mine, MPI_BYTE, MPI_BOR, node) != MPI_SUCCESS) all = mine;
+  PMPI_Comm_free(&node);
+  *cpus = CPU_COUNT(&all);
+}
+
 void rec_start(void) {
   if (R) return;
   cdag_settings set;
   int bad = cdag__settings_read(&set);
   const char *dir = set.record_dir ? set.record_dir : "cdag-recording";
+  int node_procs, node_cpus;
+  node_share(&node_procs, &node_cpus);
+  uint64_t min_gap = set.record_min_gap > 0 ? (uint64_t)set.record_min_gap * 1000u : REC_COMPUTE_MIN_NS;
   R = calloc(1, sizeof *R);
   if (!R) {
     fprintf(stderr, "cdag record: out of memory at MPI_Init; this process is not recorded\n");
@@ -1044,7 +1065,7 @@ void rec_start(void) {
     fprintf(stderr, "cdag record: rank %d: %s; this process is not recorded\n", R->rank, cdag_error_message());
     return;
   }
-  R->sh = rec_shadow_new((uint64_t)(set.record_memory >= 0 ? set.record_memory : 512) << 20);
+  R->sh = rec_shadow_new((uint64_t)(set.record_memory >= 0 ? set.record_memory : 512) << 20, min_gap);
   if (R->sh) rec_shadow_on_note(R->sh, rec_mem_mark);
   R->fold = fold_new();
   mkdir(dir, 0777);
@@ -1065,6 +1086,7 @@ void rec_start(void) {
   }
   R->next_comm_id = 1;
   out("cdag-record-part 1\nrank %d nprocs %d\n", R->rank, R->nprocs);
+  out("timing %d %d %llu\n", node_procs, node_cpus, (unsigned long long)min_gap);
   comm_add(MPI_COMM_WORLD, 0);
   comm_add(MPI_COMM_SELF, SELF_COMM_ID);
   R->implicit = 1;

@@ -21,7 +21,7 @@
  *    claims that bytes travelled where they did not, nor that computed bytes existed at
  *    the start. The time a process spends between its MPI calls is the cost of the
  *    computation written there, or of one that writes nothing (`compute T reads all`),
- *    when it is at least REC_COMPUTE_MIN_NS.
+ *    when it is at least REC_COMPUTE_MIN_NS (CDAG_RECORD_MIN_GAP sets another).
  *  - merge.c (plain C): the part files of one run to one global graph file per phase
  *    (DIR/phase-NNNN.cdag) and DIR/index.json; sends nobody received are counted and left
  *    out, receives whose send lies outside the phase become computations that read
@@ -165,7 +165,10 @@ static inline int rec_passive_of(int64_t id, int64_t P, int *o, int *t, int *k) 
 /* The least time between two MPI calls written as a computation of its own, in ns: the
    gaps of back-to-back calls are no computation. On a shared 2-core machine, calls with a
    few arithmetic operations between them show gaps of 1 to 2 us (clock reads, steal), so
-   1 us would add operations, and orderings through `reads all`, where nothing was computed. */
+   1 us would add operations, and orderings through `reads all`, where nothing was computed.
+   No least gap tells computation from a process waiting for a CPU (an oversubscribed or
+   loaded node deschedules a process for milliseconds, and a virtual machine's context switch
+   leaves tens of microseconds of CPU time): CDAG_RECORD_MIN_GAP raises it. */
 #define REC_COMPUTE_MIN_NS 10000u
 
 /* ---- shadow.c ---- */
@@ -188,8 +191,9 @@ typedef struct {
 } rec_fix;
 typedef void (*rec_fix_fn)(void *ctx, const rec_fix *fix);
 
-/* budget: bytes of content the shadow may keep (beyond it, ranges keep a hash only). */
-rec_shadow *rec_shadow_new(uint64_t budget);
+/* budget: bytes of content the shadow may keep (beyond it, ranges keep a hash only);
+   min_gap: the least time between two calls (ns) written as a computation of its own. */
+rec_shadow *rec_shadow_new(uint64_t budget, uint64_t min_gap);
 void rec_shadow_free(rec_shadow *sh);
 /* fn(addr, len) is called for every range the shadow comes to hold (before it holds it). */
 void rec_shadow_on_note(rec_shadow *sh, void (*fn)(uint64_t addr, uint64_t len));
@@ -240,7 +244,7 @@ void rec_shadow_settle(rec_shadow *sh, uint64_t seq, int proven_only, rec_fix_fn
 /* The rank spent ns computing between its previous MPI call and the one at position seq
    (the first position that call takes): the first computation the shadow writes before seq
    carries it; if none does, rec_shadow_time_flush writes a computation of it that writes
-   nothing, when it is at least REC_COMPUTE_MIN_NS. Flushes the previous gap's first. */
+   nothing, when it is at least the shadow's min_gap. Flushes the previous gap's first. */
 void rec_shadow_time(rec_shadow *sh, uint64_t seq, uint64_t ns, rec_fix_fn fix, void *ctx);
 void rec_shadow_time_flush(rec_shadow *sh, rec_fix_fn fix, void *ctx);
 /* Writes the computation gathered from the blocks of one length that the sends at one
@@ -273,6 +277,10 @@ typedef struct {
   uint64_t passive;       /* passive-target epochs of one rank on another placed at their targets */
   uint64_t target_computes; /* computations added at targets of passive-target gets: bytes the
                                target computed between two reads of them (merge.c) */
+  uint64_t min_gap_ns;    /* the least gap between calls written as a computation (the
+                             largest the parts name; 0: they name none) */
+  int node_procs, node_cpus; /* the node with the most processes per CPU: its processes, the
+                                CPUs they could run on (0 0: the parts name none) */
 } rec_summary;
 
 /* Merges DIR/rank-*.part into DIR/phase-NNNN.cdag and DIR/index.json. `command` (may be

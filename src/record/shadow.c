@@ -21,7 +21,7 @@
  * written when the caller says the message is checked (rec_shadow_flush). The time the
  * rank spent since its previous MPI call (rec_shadow_time) is the cost of the first
  * computation written before the call, or of a computation of its own that writes nothing,
- * if it is at least REC_COMPUTE_MIN_NS.
+ * if it is at least the shadow's min_gap (REC_COMPUTE_MIN_NS unless CDAG_RECORD_MIN_GAP says).
  * At a phase's end (rec_shadow_settle) the ranges held are compared once more. Ranges the
  * program freed are forgotten when it frees them (rec_shadow_forget, from pmpi_mem.c), as the
  * memory may be handed out again, to the recorder too; ranges of buffers it unmapped in other
@@ -107,6 +107,7 @@ struct rec_shadow {
   scratch acc;             /* fold accumulator */
   int received;            /* a receive completed in this phase */
   uint64_t tseq, tns;      /* the time computed before position tseq, not yet written */
+  uint64_t min_gap;        /* the least tns written as a computation of its own (rec_shadow_new) */
   int tforce;              /* written whatever its time: the program read a receive there */
   uint64_t last_all;       /* position of the latest computation written (each reads all) */
   Pvoid_t timed;           /* Judy1: positions of the time-only computations written in the
@@ -164,9 +165,9 @@ static int scratch_room(scratch *s, uint64_t n) {
   return 0;
 }
 
-rec_shadow *rec_shadow_new(uint64_t budget) {
+rec_shadow *rec_shadow_new(uint64_t budget, uint64_t min_gap) {
   rec_shadow *sh = calloc(1, sizeof *sh);
-  if (sh) sh->budget = budget;
+  if (sh) sh->budget = budget, sh->min_gap = min_gap;
   return sh;
 }
 
@@ -304,7 +305,7 @@ enum { READ_NS = 10 };
 /* Is a computation written or pending at a position after s (every one reads all)? */
 static int consumed_after(const rec_shadow *sh, uint64_t s) {
   if (sh->last_all > s) return 1;
-  if ((sh->tns >= REC_COMPUTE_MIN_NS || sh->tforce) && sh->tseq - REC_SEQ_STEP / 2 > s) return 1;
+  if ((sh->tns >= sh->min_gap || sh->tforce) && sh->tseq - REC_SEQ_STEP / 2 > s) return 1;
   for (int k = 0; k < REC_CLASSES; k++)
     if (sh->cb[k].n && sh->cb[k].seq > s) return 1;
   return 0;
@@ -312,7 +313,7 @@ static int consumed_after(const rec_shadow *sh, uint64_t s) {
 
 /* A receive being noted (sh->posting) overwrites entry x: bytes an earlier receive wrote
    that no send and no computation has read since? The program read them, in a gap too
-   short to be written as a computation (under REC_COMPUTE_MIN_NS), or a copy or reduction
+   short to be written as a computation (under min_gap), or a copy or reduction
    the shadow proves only at a later send read them (a sum into an accumulator, sent when
    complete). Bytes of a candidate wait for that (sh->ow, decided when the phase settles);
    others cannot be proven read: the gap is a computation now (sh->unread). Without it the
@@ -757,7 +758,7 @@ static void time_only(rec_shadow *sh, uint64_t seq, uint64_t cost, rec_fix_fn fi
 }
 
 void rec_shadow_time_flush(rec_shadow *sh, rec_fix_fn fix, void *ctx) {
-  if (sh->tns >= REC_COMPUTE_MIN_NS || sh->tforce) {
+  if (sh->tns >= sh->min_gap || sh->tforce) {
     time_only(sh, sh->tseq, sh->tns, fix, ctx);
     while (sh->now && sh->ow[sh->now - 1].posted == sh->tseq) sh->now--;   /* waiting there: read now */
   }

@@ -2,7 +2,7 @@
 # cdag tests — tests/cli/record_errors.sh CDAG SOURCE_DIR: `cdag record` on wrong use.
 # Usage errors exit 2; a command that starts no MPI process, or none at all, is named and
 # exits non-zero; a part file that is not one, a run that left no part, and a bad
-# CDAG_RECORD_MEMORY are clear errors; index.json names unfinished and missing processes; a recording directory is cleared of an earlier
+# CDAG_RECORD_MEMORY or CDAG_RECORD_MIN_GAP are clear errors; index.json names unfinished and missing processes; a recording directory is cleared of an earlier
 # recording's files before a run (phases of two runs never mix). Part files that cannot be
 # trusted (each field out of its bounds, below) are reported as FILE:LINE: reason, counted in
 # index.json, and fail the merge before it allocates what they ask for.
@@ -33,6 +33,8 @@ cases <<'T'
   err nowhere/rank-0.part
 !0 CDAG_RECORD_MEMORY=lots cdag record -o rec -- true
   err CDAG_RECORD_MEMORY=lots
+!0 CDAG_RECORD_MIN_GAP=0 cdag record -o rec -- true
+  err CDAG_RECORD_MIN_GAP=0: expected microseconds, 1 to 2^30
 T
 # A good recording of 2 processes (one message), then one damage per directory.
 good() {
@@ -60,6 +62,8 @@ damage cost 1 '4a 0 32768 compute -5 reads all'
 damage probed 1 '4a 0 probed 65536 70000'
 damage probedsend 0 '4a 0 probed 65536 32768'
 damage probedtaken 1 '4a 0 32768 compute 0 reads all\n0 probed 65536 32768'
+damage timing 1 '2a timing 4 -2 10000'
+good timed && sed -i '2a timing 2 8 10000' timed/rank-0.part && sed -i '2a timing 3 1 20000' timed/rank-1.part
 cases <<'T'
 0 cdag record --merge ok
   out recorded 2 processes: 1 phase, 2 operations
@@ -95,7 +99,17 @@ cases <<'T'
   err probedsend/rank-0.part:5: probed 65536 32768: not a receive probed once at a position of its own
 1 cdag record --merge probedtaken
   err probedtaken/rank-1.part:6: probed 65536 32768: not a receive probed once at a position of its own
+1 cdag record --merge timing
+  err timing/rank-1.part:3: not a line of a part file: "timing 4 -2 10000"
+# the node with the most processes per CPU, the largest least gap, and the note on it
+0 cdag record --merge timed
+  out note: a node ran 3 processes on 1 CPU: a process that waited 20 us or more for a CPU
 T
+grep -q '"timing": {"min_gap_ns": 20000, "node_procs": 3, "node_cpus": 1}' timed/index.json ||
+  fail "index.json's timing: $(cat timed/index.json)"
+grep -q '"timing": {"min_gap_ns": 0, "node_procs": 0, "node_cpus": 0}' ok/index.json ||
+  fail "parts without timing lines: $(cat ok/index.json)"
+! grep -q "note: a node" <(cd "$tmp" && "$cdag" record --merge ok 2>&1) || fail "a note on parts without timing lines"
 # the index says what was malformed, and no phase was written from an untrusted part
 grep -q '"malformed": {"lines": 1, "first": \["rank-1.part:5: wait names sequence number 999' wait/index.json ||
   fail "index.json does not list the malformed line: $(cat wait/index.json)"

@@ -18,7 +18,8 @@
 # memory), args:A (the program's argument instead of LIVE), verify (every phase passes
 # `cdag verify`: its plan leaves the graph's bytes in the simulator), check:SCRIPT[:ARG]
 # (python3 SCRIPT REC LIVE CDAG [ARG], SCRIPT a file of this directory, must succeed: a
-# program's own checks).
+# program's own checks), err:TEXT (cdag record's stderr, or the merge's output, contains TEXT),
+# onecpu (the run confined to one CPU with `taskset`: its processes oversubscribe it).
 # Every mpiexec runs under `timeout`, so a hang fails the test instead of stopping the suite.
 set -u
 cdag=$1; src=$2; mpiexec=$3; mode=$4; np=$5; prog=$6; shift 6
@@ -26,8 +27,8 @@ cdag=$1; src=$2; mpiexec=$3; mode=$4; np=$5; prog=$6; shift 6
 . "$src/tests/record/expand_check.sh"
 rec=$tmp/rec live=$tmp/live rep=$tmp/rep
 mkdir -p "$live" "$rep"
-want_status=0 min=1 replay=1 compare=1 phases="" args="" verify=0
-analyze=() noanalyze=() index=() checks=()
+want_status=0 min=1 replay=1 compare=1 phases="" args="" verify=0 pin=()
+analyze=() noanalyze=() index=() checks=() errs=()
 for e in "$@"; do
   case $e in
   analyze:*) analyze+=("${e#analyze:}") ;;
@@ -41,13 +42,15 @@ for e in "$@"; do
   args:*) args=${e#args:} ;;
   verify) verify=1 ;;
   check:*) checks+=("${e#check:}") ;;
+  err:*) errs+=("${e#err:}") ;;
+  onecpu) pin=(taskset -c "$(python3 -c 'import os; print(min(os.sched_getaffinity(0)))')") ;;
   *) fail "unknown expectation $e" ;;
   esac
 done
 
 [ -n "$args" ] || args=$live
 if [ "$mode" = preload ]; then
-  timeout 120 "$cdag" record -o "$rec" -- "$mpiexec" -n "$np" "$prog" "$args" >"$tmp/out" 2>"$tmp/err"
+  timeout 120 "${pin[@]}" "$cdag" record -o "$rec" -- "$mpiexec" -n "$np" "$prog" "$args" >"$tmp/out" 2>"$tmp/err"
   got=$?
   if [ "$want_status" = failure ]; then
     [ $got -ne 0 ] && [ $got -ne 124 ] || fail "cdag record exited $got, expected the program's failure: $(cat "$tmp/err")"
@@ -57,7 +60,7 @@ if [ "$mode" = preload ]; then
   fi
 else
   mkdir -p "$rec"
-  CDAG_RECORD_DIR=$rec timeout 120 "$mpiexec" -n "$np" "$prog" "$args" >"$tmp/prog.out" 2>&1 ||
+  CDAG_RECORD_DIR=$rec timeout 120 "${pin[@]}" "$mpiexec" -n "$np" "$prog" "$args" >"$tmp/prog.out" 2>&1 ||
     [ "$want_status" != 0 ] || fail "$prog failed: $(cat "$tmp/prog.out")"
   expect_status 0 "$cdag" record --merge "$rec"
 fi
@@ -68,6 +71,7 @@ if [ "$mode" = preload ]; then
 else
   expect_out "recorded $np processes"
 fi
+for t in "${errs[@]}"; do grep -qF -- "$t" "$tmp/err" "$tmp/out" 2>/dev/null || fail "cdag record did not say '$t'"; done
 
 python3 - "$rec/index.json" "$np" "$phases" "${index[@]}" <<'PY' || fail "index.json: see above"
 import json, sys

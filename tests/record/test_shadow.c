@@ -53,7 +53,7 @@ static void fill(void *p, size_t n, unsigned seed) {
 
 START_TEST(own_bytes_and_forwarding_need_nothing) {
   const char *ty = "uint8";   /* the messages' element type */
-  rec_shadow *sh = rec_shadow_new(1 << 20);
+  rec_shadow *sh = rec_shadow_new(1 << 20, REC_COMPUTE_MIN_NS);
   uint8_t a[64], t[64];
   fixes x = {.n = 0};
   fill(a, sizeof a, 1);
@@ -69,7 +69,7 @@ END_TEST
 
 START_TEST(computation_reads_all_and_writes) {
   const char *ty = NULL;   /* the messages' element type */
-  rec_shadow *sh = rec_shadow_new(1 << 20);
+  rec_shadow *sh = rec_shadow_new(1 << 20, REC_COMPUTE_MIN_NS);
   uint8_t t[64];
   fixes x = {.n = 0};
   fill(t, sizeof t, 3);
@@ -91,7 +91,7 @@ END_TEST
 
 START_TEST(a_sum_is_proven) {
   const char *ty = "int32";   /* the messages' element type */
-  rec_shadow *sh = rec_shadow_new(1 << 20);
+  rec_shadow *sh = rec_shadow_new(1 << 20, REC_COMPUTE_MIN_NS);
   int32_t a[8], t[8];
   fixes x = {.n = 0};
   fill(a, sizeof a, 4);
@@ -114,7 +114,7 @@ END_TEST
 
 START_TEST(a_root_folds_its_temporary) {
   const char *ty = "double";   /* the messages' element type */
-  rec_shadow *sh = rec_shadow_new(1 << 20);
+  rec_shadow *sh = rec_shadow_new(1 << 20, REC_COMPUTE_MIN_NS);
   double a[4], t[4];
   fixes x = {.n = 0};
   for (int i = 0; i < 4; i++) a[i] = i + 0.5;
@@ -137,7 +137,7 @@ END_TEST
 
 START_TEST(part_of_a_reduced_buffer) {
   const char *ty = "int64";   /* the messages' element type */
-  rec_shadow *sh = rec_shadow_new(1 << 20);
+  rec_shadow *sh = rec_shadow_new(1 << 20, REC_COMPUTE_MIN_NS);
   int64_t a[8], t[8];
   fixes x = {.n = 0};
   for (int i = 0; i < 8; i++) a[i] = i % 2 ? -3 : 10, t[i] = i % 2 ? 7 : -1;   /* each wins half */
@@ -159,7 +159,7 @@ END_TEST
    (64), newest first across both, past receives of other lengths. */
 START_TEST(candidates_of_two_lengths) {
   const char *ty = "int64";
-  rec_shadow *sh = rec_shadow_new(1 << 20);
+  rec_shadow *sh = rec_shadow_new(1 << 20, REC_COMPUTE_MIN_NS);
   int64_t a[8], t[8], small[2], other[3];
   fixes x = {.n = 0};
   for (int i = 0; i < 8; i++) a[i] = i % 2 ? -3 : 10, t[i] = i % 2 ? 7 : -1;
@@ -183,7 +183,7 @@ END_TEST
 
 START_TEST(a_copy_of_a_receive_is_proven) {
   const char *ty = "uint8";   /* the messages' element type */
-  rec_shadow *sh = rec_shadow_new(1 << 20);
+  rec_shadow *sh = rec_shadow_new(1 << 20, REC_COMPUTE_MIN_NS);
   uint8_t t[40], b[40], z[40];
   fixes x = {.n = 0};
   fill(t, sizeof t, 8);
@@ -207,7 +207,7 @@ END_TEST
 
 START_TEST(the_hint_chooses_the_type) {
   const char *ty = "int64";   /* the messages' element type */
-  rec_shadow *sh = rec_shadow_new(1 << 20);
+  rec_shadow *sh = rec_shadow_new(1 << 20, REC_COMPUTE_MIN_NS);
   int64_t a[2] = {5, 7}, t[2] = {1, 2};   /* no carry: an int32 sum would fit too */
   fixes x = {.n = 0};
   send1(sh, A(a), sizeof a, 1 * STEP, ty, collect, &x);
@@ -223,7 +223,7 @@ START_TEST(the_hint_chooses_the_type) {
 END_TEST
 
 START_TEST(no_sum_into_bytes_of_another_type) {
-  rec_shadow *sh = rec_shadow_new(1 << 20);
+  rec_shadow *sh = rec_shadow_new(1 << 20, REC_COMPUTE_MIN_NS);
   int32_t a[8], t[8];
   fixes x = {.n = 0};
   fill(a, sizeof a, 15);
@@ -240,7 +240,7 @@ END_TEST
 
 START_TEST(over_budget_only_hashes) {
   const char *ty = NULL;   /* the messages' element type */
-  rec_shadow *sh = rec_shadow_new(0);
+  rec_shadow *sh = rec_shadow_new(0, REC_COMPUTE_MIN_NS);
   uint8_t t[32], a[32];
   fixes x = {.n = 0};
   fill(t, sizeof t, 9);
@@ -263,7 +263,7 @@ END_TEST
 
 START_TEST(the_end_of_a_phase_settles_memory) {
   const char *ty = "int32";   /* the messages' element type */
-  rec_shadow *sh = rec_shadow_new(1 << 20);
+  rec_shadow *sh = rec_shadow_new(1 << 20, REC_COMPUTE_MIN_NS);
   int32_t a[8], t[8], u[8];
   fixes x = {.n = 0};
   fill(a, sizeof a, 11);
@@ -291,7 +291,7 @@ START_TEST(the_end_of_a_phase_settles_memory) {
 END_TEST
 
 START_TEST(never_seen_bytes_are_computed_once_received) {
-  rec_shadow *sh = rec_shadow_new(1 << 20);
+  rec_shadow *sh = rec_shadow_new(1 << 20, REC_COMPUTE_MIN_NS);
   uint8_t own[32], t[32], b[32], c[64];
   fixes x = {.n = 0};
   fill(own, sizeof own, 20);
@@ -315,7 +315,7 @@ START_TEST(never_seen_bytes_are_computed_once_received) {
   ck_assert_uint_eq(x.f[1].bytes, 32);
   rec_shadow_free(sh);
   /* a changed range and the never-seen bytes after it are one computation */
-  sh = rec_shadow_new(1 << 20);
+  sh = rec_shadow_new(1 << 20, REC_COMPUTE_MIN_NS);
   x.n = 0;
   send1(sh, A(c), 16, 1 * STEP, NULL, collect, &x);
   recv_at(sh, A(t), sizeof t, 2 * STEP, NULL);
@@ -329,7 +329,7 @@ START_TEST(never_seen_bytes_are_computed_once_received) {
 END_TEST
 
 START_TEST(one_message_of_several_ranges) {
-  rec_shadow *sh = rec_shadow_new(1 << 20);
+  rec_shadow *sh = rec_shadow_new(1 << 20, REC_COMPUTE_MIN_NS);
   uint8_t t[16], buf[512];
   fixes x = {.n = 0};
   fill(t, sizeof t, 26);
@@ -373,7 +373,7 @@ START_TEST(one_message_of_several_ranges) {
 END_TEST
 
 START_TEST(time_between_calls) {
-  rec_shadow *sh = rec_shadow_new(1 << 20);
+  rec_shadow *sh = rec_shadow_new(1 << 20, REC_COMPUTE_MIN_NS);
   uint8_t a[32], t[32];
   fixes x = {.n = 0};
   fill(a, sizeof a, 24);
@@ -422,13 +422,35 @@ START_TEST(time_between_calls) {
 }
 END_TEST
 
+/* CDAG_RECORD_MIN_GAP: a shadow whose least gap is 1 ms writes no computation of its own for
+   a 30 us gap (a process descheduled between two calls), and one for a 2 ms gap. */
+START_TEST(the_least_gap_is_the_shadows) {
+  rec_shadow *sh = rec_shadow_new(1 << 20, 1000000);
+  uint8_t a[32];
+  fixes x = {.n = 0};
+  fill(a, sizeof a, 26);
+  send1(sh, A(a), sizeof a, 1 * STEP, NULL, collect, &x);
+  rec_shadow_time(sh, 2 * STEP, 3 * REC_COMPUTE_MIN_NS, collect, &x);
+  send1(sh, A(a), sizeof a, 2 * STEP, NULL, collect, &x);
+  rec_shadow_time(sh, 3 * STEP, 2000000, collect, &x);
+  send1(sh, A(a), sizeof a, 3 * STEP, NULL, collect, &x);
+  rec_shadow_settle(sh, 4 * STEP, 0, collect, &x);
+  ck_assert_int_eq(x.n, 1);
+  ck_assert_int_eq(x.f[0].kind, REC_FIX_COMPUTE);
+  ck_assert_uint_eq(x.f[0].bytes, 0);
+  ck_assert_uint_eq(x.f[0].cost, 2000000);
+  ck_assert_uint_eq(x.f[0].seq, 3 * STEP - STEP / 2);
+  rec_shadow_free(sh);
+}
+END_TEST
+
 /* A receive into bytes an earlier receive wrote, which nothing has read since: the program
    read them before posting it, however briefly (a user's fold of each arrival under 10 us
    made the earlier messages dead: the plan dropped them). Unless a copy or reduction the
    shadow proves by the phase's end read them (a sum into an accumulator sent later), the
    gap before it is a computation; not when a send or a computation read them in between. */
 START_TEST(overwritten_receives_were_read) {
-  rec_shadow *sh = rec_shadow_new(1 << 20);
+  rec_shadow *sh = rec_shadow_new(1 << 20, REC_COMPUTE_MIN_NS);
   uint8_t t[32], u[32];
   fixes x = {.n = 0};
   fill(t, sizeof t, 40);
@@ -457,7 +479,7 @@ START_TEST(overwritten_receives_were_read) {
   ck_assert_uint_eq(x.f[1].seq, 2 * STEP - STEP / 2);
   rec_shadow_free(sh);
   /* contributions folded into an accumulator, proven at its send: no computation */
-  sh = rec_shadow_new(1 << 20);
+  sh = rec_shadow_new(1 << 20, REC_COMPUTE_MIN_NS);
   double a[4], d[4];
   x.n = 0;
   for (int i = 0; i < 4; i++) a[i] = i + 0.5;
@@ -480,7 +502,7 @@ END_TEST
    anyway, the phase's settle must not write a second computation there: two lines at one
    position, which the merge refuses (MPICH's coll/nonblocking3, about 1 run in 10). */
 START_TEST(a_gap_gets_one_computation) {
-  rec_shadow *sh = rec_shadow_new(1 << 20);
+  rec_shadow *sh = rec_shadow_new(1 << 20, REC_COMPUTE_MIN_NS);
   uint8_t t[32], u[32];
   fixes x = {.n = 0};
   fill(t, sizeof t, 50);
@@ -503,7 +525,7 @@ START_TEST(a_gap_gets_one_computation) {
 END_TEST
 
 START_TEST(freed_memory_is_skipped) {
-  rec_shadow *sh = rec_shadow_new(1 << 20);
+  rec_shadow *sh = rec_shadow_new(1 << 20, REC_COMPUTE_MIN_NS);
   long page = sysconf(_SC_PAGESIZE);
   uint8_t *m = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   ck_assert_ptr_ne(m, MAP_FAILED);
@@ -524,7 +546,7 @@ END_TEST
    completed after the free may be copied; the phase's end compares nothing given back. */
 START_TEST(memory_given_back_is_new) {
   const char *ty = "uint8";
-  rec_shadow *sh = rec_shadow_new(1 << 20);
+  rec_shadow *sh = rec_shadow_new(1 << 20, REC_COMPUTE_MIN_NS);
   uint8_t t[48], b[48], u[48];
   fixes x = {.n = 0};
   fill(t, sizeof t, 21);
@@ -563,7 +585,7 @@ END_TEST
    receive completed between the frees does not explain its bytes (a copy from it would be
    written while the old buffer still held that memory). */
 START_TEST(joined_chunks_given_back_again) {
-  rec_shadow *sh = rec_shadow_new(1 << 20);
+  rec_shadow *sh = rec_shadow_new(1 << 20, REC_COMPUTE_MIN_NS);
   uint8_t b[48], u[48];
   fixes x = {.n = 0};
   fill(b, sizeof b, 24);
@@ -589,7 +611,7 @@ END_TEST
    received into and given back again: the second free forgets it, though the first found it
    inside the tombstone the receive has cut since. Its bytes, sent unchanged, are computed. */
 START_TEST(a_chunk_received_into_between_two_frees) {
-  rec_shadow *sh = rec_shadow_new(1 << 20);
+  rec_shadow *sh = rec_shadow_new(1 << 20, REC_COMPUTE_MIN_NS);
   uint8_t b[64];
   fixes x = {.n = 0};
   fill(b, sizeof b, 26);
@@ -612,7 +634,7 @@ END_TEST
 /* Ranges given back together, in any order, some over nothing held: exactly those held
    are forgotten (their bytes, sent unchanged, are then computed), the rest stays. */
 START_TEST(ranges_given_back_together) {
-  rec_shadow *sh = rec_shadow_new(1 << 20);
+  rec_shadow *sh = rec_shadow_new(1 << 20, REC_COMPUTE_MIN_NS);
   uint8_t m[4][64], other[16];
   fixes x = {.n = 0};
   for (int k = 0; k < 4; k++) fill(m[k], sizeof m[k], 30 + (unsigned)k), recv_at(sh, A(m[k]), 64, 1 * STEP, NULL);
@@ -636,7 +658,7 @@ END_TEST
    held ones are forgotten. */
 START_TEST(many_ranges_given_back_together) {
   enum { N = 100 };
-  rec_shadow *sh = rec_shadow_new(1 << 20);
+  rec_shadow *sh = rec_shadow_new(1 << 20, REC_COMPUTE_MIN_NS);
   static uint8_t m[N][32];
   fixes x = {.n = 0};
   for (int k = 0; k < N; k += 2) fill(m[k], sizeof m[k], 40 + (unsigned)k), recv_at(sh, A(m[k]), 32, 1 * STEP, NULL);
@@ -662,7 +684,7 @@ END_TEST
    bytes a replay then put over a reduction's output: record_nbcoll). With the shadow's
    buffers out of the heap nothing is proven; a sanitizer's quarantine keeps b unused. */
 START_TEST(the_settle_does_not_read_its_own_buffers) {
-  rec_shadow *sh = rec_shadow_new(1 << 20);
+  rec_shadow *sh = rec_shadow_new(1 << 20, REC_COMPUTE_MIN_NS);
   uint8_t *p = malloc(32), *q = malloc(32);
   ck_assert(p && q);
   uint8_t *t = p < q ? p : q, *b = p < q ? q : p;   /* t read first: the settle goes in address order */
@@ -684,7 +706,7 @@ END_TEST
    size into the hole just left). Read as b's, it would hold t's bytes: skipped. (Under
    valgrind, whose heap and mappings lie elsewhere, b comes first and is simply unmapped.) */
 START_TEST(the_settle_skips_its_own_mapping) {
-  rec_shadow *sh = rec_shadow_new(1 << 20);
+  rec_shadow *sh = rec_shadow_new(1 << 20, REC_COMPUTE_MIN_NS);
   long page = sysconf(_SC_PAGESIZE);
   uint8_t *t = malloc(32), *b = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   ck_assert(t && b != MAP_FAILED);
@@ -796,7 +818,7 @@ static int random_program(unsigned seed, int *computed_bytes) {
   uint8_t *mem = (uint8_t *)mem32, init[SLOTS * SLOT], sent_now[2 * SLOT];
   int seen[SLOTS] = {0};
   for (int i = 0; i < SLOTS * SLOT; i++) mem[i] = init[i] = (uint8_t)rand();
-  rec_shadow *sh = rec_shadow_new(rand() % 4 ? 1 << 20 : 200);
+  rec_shadow *sh = rec_shadow_new(rand() % 4 ? 1 << 20 : 200, REC_COMPUTE_MIN_NS);
   events ev = {0};
   const char *hint = hints[rand() % 4];
   uint64_t seq = 0;
@@ -924,6 +946,7 @@ Suite *cdag_shadow_suite(void) {
   tcase_add_test(tc, never_seen_bytes_are_computed_once_received);
   tcase_add_test(tc, one_message_of_several_ranges);
   tcase_add_test(tc, time_between_calls);
+  tcase_add_test(tc, the_least_gap_is_the_shadows);
   tcase_add_test(tc, freed_memory_is_skipped);
   tcase_add_test(tc, memory_given_back_is_new);
   tcase_add_test(tc, ranges_given_back_together);
