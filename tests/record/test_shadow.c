@@ -205,6 +205,35 @@ START_TEST(a_copy_of_a_receive_is_proven) {
 }
 END_TEST
 
+/* One buffer received into 40 times, 64 KiB each (2.5 MiB in all, the budget 1 MiB): the
+   copies of earlier receives are given up as the arena is compacted, so the last one is still
+   kept and a copy of it is proven. Without compaction the arena held every copy, and the last
+   ones, over budget, only a hash: the copy was a computation. */
+START_TEST(copies_no_longer_held_are_given_up) {
+  enum { N = 64 << 10 };
+  static uint8_t t[N], b[N];
+  rec_shadow *sh = rec_shadow_new(1 << 20, REC_COMPUTE_MIN_NS);
+  fixes x = {.n = 0};
+  for (unsigned k = 0; k < 40; k++) {
+    fill(t, sizeof t, k);
+    recv_at(sh, A(t), sizeof t, (1 + k) * STEP, "uint8");
+  }
+  memcpy(b, t, sizeof b);
+  send1(sh, A(b), sizeof b, 50 * STEP, "uint8", collect, &x);
+  ck_assert_int_eq(x.n, 1);
+  ck_assert_int_eq(x.f[0].kind, REC_FIX_COPY);
+  ck_assert_uint_eq(x.f[0].src, A(t));
+  rec_shadow_reset(sh);   /* a second phase starts from the spare chunks */
+  fill(t, sizeof t, 99);
+  recv_at(sh, A(t), sizeof t, 60 * STEP, "uint8");
+  memcpy(b, t, sizeof b);
+  send1(sh, A(b), sizeof b, 61 * STEP, "uint8", collect, &x);
+  ck_assert_int_eq(x.n, 2);
+  ck_assert_int_eq(x.f[1].kind, REC_FIX_COPY);
+  rec_shadow_free(sh);
+}
+END_TEST
+
 START_TEST(the_hint_chooses_the_type) {
   const char *ty = "int64";   /* the messages' element type */
   rec_shadow *sh = rec_shadow_new(1 << 20, REC_COMPUTE_MIN_NS);
@@ -939,6 +968,7 @@ Suite *cdag_shadow_suite(void) {
   tcase_add_test(tc, part_of_a_reduced_buffer);
   tcase_add_test(tc, candidates_of_two_lengths);
   tcase_add_test(tc, a_copy_of_a_receive_is_proven);
+  tcase_add_test(tc, copies_no_longer_held_are_given_up);
   tcase_add_test(tc, the_hint_chooses_the_type);
   tcase_add_test(tc, no_sum_into_bytes_of_another_type);
   tcase_add_test(tc, over_budget_only_hashes);
