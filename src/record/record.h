@@ -260,6 +260,8 @@ void rec_shadow_counts(const rec_shadow *sh, uint64_t counts[3]);
 /* Out of memory so far: lost[0] content not kept (fewer inferences), lost[1] ranges
    forgotten (computation on them may go unrecorded). */
 void rec_shadow_oom(const rec_shadow *sh, uint64_t lost[2]);
+/* Bytes the arena's compactions copied so far (what keeping copies costs beyond taking them). */
+uint64_t rec_shadow_moved(const rec_shadow *sh);
 
 /* ---- merge.c ---- */
 

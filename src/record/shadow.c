@@ -113,6 +113,7 @@ struct rec_shadow {
   chunk *arena; uint64_t arena_bytes, budget;
   chunk *spare;            /* chunks of ARENA_CHUNK bytes the arena gave up, taken first */
   uint64_t compact_at;     /* arena_bytes at which the next call compacts (maybe_compact) */
+  uint64_t moved;          /* bytes compactions copied (rec_shadow_moved) */
   uint64_t rbytes;         /* bytes received in the phase so far */
   scratch acc;             /* fold accumulator */
   int received;            /* a receive completed in this phase */
@@ -244,6 +245,8 @@ void rec_shadow_counts(const rec_shadow *sh, uint64_t counts[3]) { memcpy(counts
 
 void rec_shadow_oom(const rec_shadow *sh, uint64_t lost[2]) { memcpy(lost, sh->oom, sizeof sh->oom); }
 
+uint64_t rec_shadow_moved(const rec_shadow *sh) { return sh->moved; }
+
 /* Room for n bytes in the arena *a (NULL: out of memory). Chunks are at least BASE_HUGE_MIN,
    advised for huge pages (base_malloc): a first touch faults once per 2 MiB, and these copies
    are most of what the recorder writes. Spare chunks come first: fresh pages are zeroed by
@@ -309,42 +312,93 @@ static ref *live_refs(rec_shadow *sh, int64_t *n) {
   return r;
 }
 
-/* Copies what the arena must keep into new chunks, each run of overlapping copies once (a
-   candidate's copy is its entry's; a trimmed entry points inside one), and gives the old
-   chunks up: the arena then holds what is live, not every copy the phase made. O(k log k +
-   live bytes) for k copies held. */
-static void compact(rec_shadow *sh) {
-  int64_t n;
-  ref *r = live_refs(sh, &n);
-  if (!r) return;
-  base_sort(r, (size_t)n, sizeof *r, by_ptr);
-  chunk *fresh = NULL;
+static int by_data(const void *a, const void *b) {
+  const chunk *x = *(chunk *const *)a, *y = *(chunk *const *)b;
+  return (x->data > y->data) - (x->data < y->data);
+}
+
+/* The arena's chunks in address order (n of them), or NULL (no memory). */
+static chunk **chunks_by_address(const rec_shadow *sh, int64_t *n) {
+  int64_t k = 0;
+  for (const chunk *c = sh->arena; c; c = c->next) k++;
+  chunk **v = malloc((size_t)(k ? k : 1) * sizeof *v);
+  if (!v) return NULL;
+  k = 0;
+  for (chunk *c = sh->arena; c; c = c->next) v[k++] = c;
+  base_sort(v, (size_t)k, sizeof *v, by_data);
+  *n = k;
+  return v;
+}
+
+/* The end of the run of overlapping copies from r[i] (sorted by pointer): r[i .. *j) share
+   bytes [r[i].p, return). */
+static const uint8_t *run_end(const ref *r, int64_t n, int64_t i, int64_t *j) {
+  const uint8_t *hi = r[i].p + r[i].len;
+  for (*j = i + 1; *j < n && r[*j].p < hi; ++*j)
+    if (r[*j].p + r[*j].len > hi) hi = r[*j].p + r[*j].len;
+  return hi;
+}
+
+/* Which of the chunks v[0..nv) a compaction leaves where they are: those at least 3/4 live
+   (keep[k] 1). A run of copies lies in one chunk (each copy was taken whole from one). */
+static void chunks_to_keep(chunk *const *v, int64_t nv, const ref *r, int64_t n, uint8_t *keep) {
   uint64_t live = 0;
+  for (int64_t i = 0, j, k = 0; k < nv; k++, live = 0) {
+    for (; i < n && r[i].p < v[k]->data + v[k]->cap; i = j) live += (uint64_t)(run_end(r, n, i, &j) - r[i].p);
+    keep[k] = 4 * live >= 3 * v[k]->used;
+  }
+}
+
+/* Moves what the arena must keep out of chunks mostly given up into chunks of their own,
+   each run of overlapping copies once (a candidate's copy is its entry's; a trimmed entry
+   points inside one), and gives those chunks up; chunks at least 3/4 live stay as they are
+   (the copies of the last receives: moving them would double what a large receive costs).
+   The arena then holds at most 4/3 of what is live, not every copy the phase made. O(k log k
+   + bytes moved) for k copies held. */
+static void compact(rec_shadow *sh) {
+  int64_t n, nv;
+  ref *r = live_refs(sh, &n);
+  chunk **v = r ? chunks_by_address(sh, &nv) : NULL;
+  uint8_t *stays = v ? calloc((size_t)(nv ? nv : 1), 1) : NULL;
+  if (!stays) {
+    free(r), free(v);
+    return;
+  }
+  base_sort(r, (size_t)n, sizeof *r, by_ptr);
+  chunks_to_keep(v, nv, r, n, stays);
+  chunk *fresh = NULL;
+  uint64_t held = 0;
   int ok = 1;
-  for (int64_t i = 0, j; ok && i < n; i = j) {
-    const uint8_t *lo = r[i].p, *hi = r[i].p + r[i].len;
-    for (j = i + 1; j < n && r[j].p < hi; j++)
-      if (r[j].p + r[j].len > hi) hi = r[j].p + r[j].len;
+  for (int64_t i = 0, j, k = 0; ok && i < n; i = j) {
+    const uint8_t *lo = r[i].p, *hi = run_end(r, n, i, &j);
+    while (lo >= v[k]->data + v[k]->cap) k++;
+    if (stays[k]) continue;
     uint8_t *d = room_for(sh, &fresh, (uint64_t)(hi - lo));
     if (!(ok = d != NULL)) break;
     memcpy(d, lo, (size_t)(hi - lo));
     for (int64_t q = i; q < j; q++) *ref_slot(sh, &r[q]) = d + (r[q].p - lo);
-    live += (uint64_t)(hi - lo);
+    held += (uint64_t)(hi - lo);
+    sh->moved += (uint64_t)(hi - lo);
   }
   if (ok) {
-    sh->compact_at = 2 * live > compact_min(sh) ? 2 * live : compact_min(sh);
-    give_up(sh, sh->arena, sh->budget);   /* spare: what the arena grows by until the next */
+    chunk *gone = NULL, **tail = &fresh;
+    while (*tail) tail = &(*tail)->next;
+    for (int64_t k = 0; k < nv; k++) {
+      chunk **to = stays[k] ? tail : &gone;
+      v[k]->next = *to, *to = v[k];
+      if (stays[k]) held += v[k]->used;
+    }
+    give_up(sh, gone, sh->budget);   /* spare: what the arena grows by until the next */
     sh->arena = fresh;
-    sh->arena_bytes = live;
+    sh->arena_bytes = held;
   } else {   /* no memory: the old copies stay, the new ones go (none is pointed at yet) */
     give_up(sh, fresh, 0);
     for (int64_t i = 0; i < n; i++) *ref_slot(sh, &r[i]) = r[i].p;
-    sh->compact_at = 2 * sh->arena_bytes > compact_min(sh) ? 2 * sh->arena_bytes : compact_min(sh);
   }
-  free(r);
+  sh->compact_at = 2 * sh->arena_bytes > compact_min(sh) ? 2 * sh->arena_bytes : compact_min(sh);
+  free(r), free(v), free(stays);
 }
 
-/* At the start of a call that notes ranges (no copy is pointed at from the stack then). */
 static void maybe_compact(rec_shadow *sh) {
   if (sh->arena_bytes >= sh->compact_at) compact(sh);
 }
