@@ -152,4 +152,17 @@ mkdir -p old && touch old/phase-0007.cdag old/rank-3.part old/index.json old/min
 [ ! -e old/phase-0007.cdag ] && [ ! -e old/rank-3.part ] && [ ! -e old/index.json ] ||
   fail "an earlier recording's files were left in the directory"
 [ -e old/mine.txt ] || fail "a file that is not the recorder's was removed"
+# The tool runs itself again with glibc's heap in huge pages (tools/cdag.c, huge_heap; glibc
+# 2.35 on, Linux): the command it records sees the environment as the user set it. The
+# preloaded library is /dev/null, which ld.so ignores: the sanitizers' build of the recorder
+# cannot be loaded into sh.
+env_of() { CDAG_RECORD_LIB=/dev/null "$cdag" record -o envrec -- sh -c 'echo "${GLIBC_TUNABLES-unset} ${CDAG_GLIBC_TUNABLES_WERE-none}"' 2>/dev/null; }
+[ "$(unset GLIBC_TUNABLES; env_of)" = "unset none" ] ||
+  fail "the recorded command's environment without GLIBC_TUNABLES: $(unset GLIBC_TUNABLES; env_of)"
+[ "$(GLIBC_TUNABLES=glibc.malloc.check=0 env_of)" = "glibc.malloc.check=0 none" ] ||
+  fail "the recorded command's environment with GLIBC_TUNABLES: $(GLIBC_TUNABLES=glibc.malloc.check=0 env_of)"
+if [ -r /proc/self/environ ] && ldd --version 2>/dev/null | head -1 | grep -qE '2\.(3[5-9]|[4-9][0-9])'; then
+  CDAG_RECORD_LIB=/dev/null "$cdag" record -o envrec -- sh -c 'tr "\0" "\n" </proc/$PPID/environ' 2>/dev/null | grep -q '^CDAG_GLIBC_TUNABLES_WERE=-$' ||
+    [ -n "${GLIBC_TUNABLES-}" ] || fail "cdag did not start itself again with the huge-page heap"
+fi
 finish
