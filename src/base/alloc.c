@@ -23,7 +23,8 @@ static void advise_huge(void *p, size_t bytes) {
 /* A big block starts on a 2 MiB boundary, so all of it but its tail can be huge pages: glibc
    maps such a block 4 KiB past a boundary, and its first, unadvised 2 MiB took 512 faults,
    11 us each on this project's virtual machines (5.6 ms an 8 MiB block; 4 huge pages take
-   well under 1 ms). The alignment costs address space only. */
+   well under 1 ms). The alignment costs address space only (up to 2 MiB a block, which a
+   limit on virtual memory counts). */
 void *base_malloc(size_t bytes) {
   void *p;
   int big = bytes >= BASE_HUGE_MIN;

@@ -262,6 +262,8 @@ void rec_shadow_counts(const rec_shadow *sh, uint64_t counts[3]);
 void rec_shadow_oom(const rec_shadow *sh, uint64_t lost[2]);
 /* Bytes the arena's compactions copied so far (what keeping copies costs beyond taking them). */
 uint64_t rec_shadow_moved(const rec_shadow *sh);
+/* Bytes of memory the arena holds for copies, its spare chunks included. */
+uint64_t rec_shadow_footprint(const rec_shadow *sh);
 
 /* ---- merge.c ---- */
 

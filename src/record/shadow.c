@@ -214,6 +214,7 @@ void rec_shadow_reset(rec_shadow *sh) {
   sh->compact_at = compact_min(sh);
   sh->rbytes = 0;
   sh->ne = sh->nfreed = sh->nc = sh->np = 0;
+  if (sh->c) memset(sh->c, 0, RECENT * sizeof *sh->c);   /* their copies were in the arena given up */
   JudyLFreeArray(&sh->by_len, PJE0);
   Judy1FreeArray(&sh->timed, PJE0);
   sh->arena_bytes = 0;
@@ -246,6 +247,13 @@ void rec_shadow_counts(const rec_shadow *sh, uint64_t counts[3]) { memcpy(counts
 void rec_shadow_oom(const rec_shadow *sh, uint64_t lost[2]) { memcpy(lost, sh->oom, sizeof sh->oom); }
 
 uint64_t rec_shadow_moved(const rec_shadow *sh) { return sh->moved; }
+
+uint64_t rec_shadow_footprint(const rec_shadow *sh) {
+  uint64_t n = 0;
+  for (const chunk *c = sh->arena; c; c = c->next) n += c->cap;
+  for (const chunk *c = sh->spare; c; c = c->next) n += c->cap;
+  return n;
+}
 
 /* Room for n bytes in the arena *a (NULL: out of memory). Chunks are at least BASE_HUGE_MIN,
    advised for huge pages (base_malloc): a first touch faults once per 2 MiB, and these copies
@@ -340,13 +348,27 @@ static const uint8_t *run_end(const ref *r, int64_t n, int64_t i, int64_t *j) {
 }
 
 /* Which of the chunks v[0..nv) a compaction leaves where they are: those at least 3/4 live
-   (keep[k] 1). A run of copies lies in one chunk (each copy was taken whole from one). */
+   (keep[k] 1), measured against what they can hold, not what they hold: a chunk stays whole
+   and nothing fills its free tail again (room_for fills the newest chunk only), so a small
+   live copy must not keep an 8 MiB chunk, one per compaction. A run of copies lies in one
+   chunk (each copy was taken whole from one). */
 static void chunks_to_keep(chunk *const *v, int64_t nv, const ref *r, int64_t n, uint8_t *keep) {
   uint64_t live = 0;
   for (int64_t i = 0, j, k = 0; k < nv; k++, live = 0) {
     for (; i < n && r[i].p < v[k]->data + v[k]->cap; i = j) live += (uint64_t)(run_end(r, n, i, &j) - r[i].p);
-    keep[k] = 4 * live >= 3 * v[k]->used;
+    keep[k] = 4 * live >= 3 * v[k]->cap;
   }
+}
+
+/* The arena at which the next compaction runs: twice what it holds, at least compact_min; when
+   that is past the budget (copies stop at the budget, so it would never come) halfway to the
+   budget, while that is compact_min/2 away at least: compactions then keep making room
+   for copies until what is live nearly fills the budget, each after at least compact_min/2
+   bytes copied, never one per call. */
+static uint64_t next_compaction(const rec_shadow *sh) {
+  uint64_t held = sh->arena_bytes, min = compact_min(sh), at = 2 * held > min ? 2 * held : min;
+  if (at > sh->budget && held < sh->budget && sh->budget - held >= min) at = held + (sh->budget - held) / 2;
+  return at;
 }
 
 /* Moves what the arena must keep out of chunks mostly given up into chunks of their own,
@@ -371,7 +393,7 @@ static void compact(rec_shadow *sh) {
   int ok = 1;
   for (int64_t i = 0, j, k = 0; ok && i < n; i = j) {
     const uint8_t *lo = r[i].p, *hi = run_end(r, n, i, &j);
-    while (lo >= v[k]->data + v[k]->cap) k++;
+    while (k + 1 < nv && lo >= v[k]->data + v[k]->cap) k++;
     if (stays[k]) continue;
     uint8_t *d = room_for(sh, &fresh, (uint64_t)(hi - lo));
     if (!(ok = d != NULL)) break;
@@ -386,7 +408,7 @@ static void compact(rec_shadow *sh) {
     for (int64_t k = 0; k < nv; k++) {
       chunk **to = stays[k] ? tail : &gone;
       v[k]->next = *to, *to = v[k];
-      if (stays[k]) held += v[k]->used;
+      if (stays[k]) v[k]->used = v[k]->cap, held += v[k]->cap;   /* its tail is not filled again */
     }
     give_up(sh, gone, sh->budget);   /* spare: what the arena grows by until the next */
     sh->arena = fresh;
@@ -395,7 +417,7 @@ static void compact(rec_shadow *sh) {
     give_up(sh, fresh, 0);
     for (int64_t i = 0; i < n; i++) *ref_slot(sh, &r[i]) = r[i].p;
   }
-  sh->compact_at = 2 * sh->arena_bytes > compact_min(sh) ? 2 * sh->arena_bytes : compact_min(sh);
+  sh->compact_at = next_compaction(sh);
   free(r), free(v), free(stays);
 }
 
@@ -1220,6 +1242,7 @@ void rec_shadow_recv_ranges(rec_shadow *sh, const uint64_t *a, const uint64_t *l
     sh->received = 1;
     if (point_at(sh, done) < 0) break;
     note(sh, a[i], l[i], done, NULL, 1);
+    if (sh->c) *recent(sh, sh->nc) = (candidate){.prev = -1};   /* no copy: what the slot held is gone */
     sh->nc++;   /* its index, out of reach as the ring's oldest (candidates) */
   }
   sh->posting = 0;

@@ -256,6 +256,54 @@ START_TEST(live_chunks_stay_where_they_are) {
 }
 END_TEST
 
+/* A small receive into a buffer that stays, then one of 16 MiB into a buffer used again, 80
+   times (budget 256 MiB): each compaction finds the chunk of the small copy live by what it
+   holds and, when kept whole, nothing fills the rest of it; measured by what it can hold, it
+   is moved with the others. The arena grew by a chunk a round before (672 MiB after 160). */
+START_TEST(a_small_live_copy_does_not_keep_a_chunk) {
+  enum { K = 80, BIG = 16 << 20, SMALL = 4096 };
+  uint8_t *big = malloc(BIG), *small = malloc((size_t)K * SMALL);
+  ck_assert(big && small);
+  memset(big, 1, BIG), memset(small, 2, (size_t)K * SMALL);
+  rec_shadow *sh = rec_shadow_new(256u << 20, REC_COMPUTE_MIN_NS);
+  uint64_t most = 0;
+  for (unsigned k = 0; k < K; k++) {
+    recv_at(sh, A(small + (size_t)k * SMALL), SMALL, (1 + 2 * k) * STEP, "uint8");
+    big[0] = (uint8_t)k;
+    recv_at(sh, A(big), BIG, (2 + 2 * k) * STEP, "uint8");
+    if (rec_shadow_footprint(sh) > most) most = rec_shadow_footprint(sh);
+  }
+  ck_assert_uint_le(most, 128u << 20);
+  rec_shadow_free(sh);
+  free(big), free(small);
+}
+END_TEST
+
+/* Copies live in chunks 3/4 full, 54 MiB of a 120 MiB budget, then 200 receives of 2 MiB into
+   one buffer: compactions go on under the budget, and the last receive's copy is kept, a
+   copy of it proven. Before, the next compaction was set past the budget and never came: 172
+   of the 200 were only hashed. */
+START_TEST(compaction_goes_on_near_the_budget) {
+  enum { M = 2 << 20 };
+  uint8_t *a = calloc(24, M), *c = calloc(2, M), *d = calloc(1, M), *b = malloc(M);
+  ck_assert(a && c && d && b);
+  rec_shadow *sh = rec_shadow_new(120u << 20, REC_COMPUTE_MIN_NS);
+  uint64_t seq = STEP;
+  for (int i = 0; i < 24; i++, seq += STEP) a[(size_t)i * M]++, recv_at(sh, A(a + (size_t)i * M), M, seq, "uint8");
+  for (int i = 0; i < 24; i += 4, seq += STEP) a[(size_t)i * M]++, recv_at(sh, A(a + (size_t)i * M), M, seq, "uint8");
+  for (int i = 0; i < 2; i++, seq += STEP) c[(size_t)i * M]++, recv_at(sh, A(c + (size_t)i * M), M, seq, "uint8");
+  for (int i = 0; i < 200; i++, seq += STEP) fill(d, M, (unsigned)i), recv_at(sh, A(d), M, seq, "uint8");
+  memcpy(b, d, M);
+  fixes x = {.n = 0};
+  send1(sh, A(b), M, seq, "uint8", collect, &x);
+  ck_assert_int_eq(x.n, 1);
+  ck_assert_int_eq(x.f[0].kind, REC_FIX_COPY);
+  ck_assert_uint_eq(x.f[0].src, A(d));
+  rec_shadow_free(sh);
+  free(a), free(c), free(d), free(b);
+}
+END_TEST
+
 START_TEST(the_hint_chooses_the_type) {
   const char *ty = "int64";   /* the messages' element type */
   rec_shadow *sh = rec_shadow_new(1 << 20, REC_COMPUTE_MIN_NS);
@@ -992,6 +1040,8 @@ Suite *cdag_shadow_suite(void) {
   tcase_add_test(tc, a_copy_of_a_receive_is_proven);
   tcase_add_test(tc, copies_no_longer_held_are_given_up);
   tcase_add_test(tc, live_chunks_stay_where_they_are);
+  tcase_add_test(tc, a_small_live_copy_does_not_keep_a_chunk);
+  tcase_add_test(tc, compaction_goes_on_near_the_budget);
   tcase_add_test(tc, the_hint_chooses_the_type);
   tcase_add_test(tc, no_sum_into_bytes_of_another_type);
   tcase_add_test(tc, over_budget_only_hashes);
