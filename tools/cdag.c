@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/auxv.h>
+#endif
 
 #include "cmd.h"
 #include "format/format.h"
@@ -212,18 +215,25 @@ static void keep_freed_memory(void) {
    and 30,000 page faults -> 0.18-0.41 s and under 800; `cdag record --merge` of that
    recording 0.85 -> 0.51-0.55 s. What the tool runs (cdag record's command) gets the
    environment as it was. Not when the user's GLIBC_TUNABLES names the tunable, nor under
-   valgrind (the new process would run outside it). */
-#define TUNABLES_WERE "CDAG_GLIBC_TUNABLES_WERE"   /* "-" (unset) or "GLIBC_TUNABLES=VALUE" */
+   valgrind (the new process would run outside it), nor when started through the dynamic
+   loader (`ld.so cdag ...`: /proc/self/exe is the loader then). */
+#define TUNABLES_WERE "CDAG_GLIBC_TUNABLES_WERE"   /* "PID:-" (unset) or "PID:GLIBC_TUNABLES=VALUE" */
 
 extern char **environ;
 
-/* In the process started again: GLIBC_TUNABLES as the user set it. Nothing is allocated:
-   the entry put back is the string inside TUNABLES_WERE's own, which exec placed for the
-   life of the process. */
-static void restore_tunables(char *was) {
-  if (*was == '-') unsetenv("GLIBC_TUNABLES");
-  else putenv(was);
+/* In the process started again (exec keeps the pid, which the marker names: one a user set
+   is not ours, and only goes): GLIBC_TUNABLES as the user set it. Nothing is allocated: the
+   entry put back is the string inside the marker's own, which exec placed for the life of
+   the process. 1: this is the process started again. */
+static int restore_tunables(char *was) {
+  char *rest;
+  long pid = strtol(was, &rest, 10);
+  int ours = pid == (long)getpid() && *rest == ':' &&
+             (!strcmp(rest + 1, "-") || !strncmp(rest + 1, "GLIBC_TUNABLES=", 15));
+  if (ours && rest[1] == '-') unsetenv("GLIBC_TUNABLES");
+  else if (ours) putenv(rest + 1);
   unsetenv(TUNABLES_WERE);
+  return ours;
 }
 
 /* The environment is built apart and handed to execve: when anything fails, this process
@@ -231,15 +241,16 @@ static void restore_tunables(char *was) {
 static void huge_heap(char **argv) {
 #if defined(__linux__) && defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 35)
   char *was = getenv(TUNABLES_WERE);
-  if (was) return restore_tunables(was);
+  if (was && restore_tunables(was)) return;
   const char *t = getenv("GLIBC_TUNABLES"), *pre = getenv("LD_PRELOAD");
   if ((t && strstr(t, "glibc.malloc.hugetlb")) || (pre && strstr(pre, "vgpreload"))) return;
+  if (getauxval(AT_BASE) == 0) return;   /* no interpreter: run as `ld.so cdag` (or static) */
   size_t n = 0, k = 0, tl = t ? strlen(t) : 0;
   while (environ[n]) n++;
-  char **env = malloc((n + 3) * sizeof *env), *tun = malloc(2 * tl + 128), *keep = tun + tl + 64;
+  char **env = malloc((n + 3) * sizeof *env), *tun = malloc(2 * tl + 160), *keep = tun + tl + 64;
   if (env && tun) {
     snprintf(tun, tl + 64, "GLIBC_TUNABLES=%s%sglibc.malloc.hugetlb=1", t ? t : "", t && *t ? ":" : "");
-    snprintf(keep, tl + 64, TUNABLES_WERE "=%s%s", t ? "GLIBC_TUNABLES=" : "-", t ? t : "");
+    snprintf(keep, tl + 96, TUNABLES_WERE "=%ld:%s%s", (long)getpid(), t ? "GLIBC_TUNABLES=" : "-", t ? t : "");
     for (size_t i = 0; i < n; i++)
       if (strncmp(environ[i], "GLIBC_TUNABLES=", 15)) env[k++] = environ[i];
     env[k++] = tun, env[k++] = keep, env[k] = NULL;
