@@ -2,7 +2,7 @@
  *
  * `cdag <subcommand> [args]`: dispatches to tools/cmd_<name>.c and holds the small helpers
  * they share (flags, error printing, loading a file). `cdag --help` lists the subcommands. */
-#define _DEFAULT_SOURCE   /* putenv (huge_heap) */
+#define _DEFAULT_SOURCE   /* madvise (huge_heap) */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -12,8 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#if defined(__linux__)
-#include <sys/auxv.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#if defined(__has_feature)
+#define CDAG_HAS_ASAN __has_feature(address_sanitizer)
+#else
+#define CDAG_HAS_ASAN 0
 #endif
 
 #include "cmd.h"
@@ -209,62 +213,30 @@ static void keep_freed_memory(void) {
 
 /* The heap in huge pages. Even kept, the heap grows in 4 KiB pages, and on the virtual
    machines cdag is developed on a first touch costs 11 us a page (a 64 MiB array 180 ms, in
-   2 MiB pages 5-14 ms). glibc (2.35 on) advises what its heap grows by for transparent huge
-   pages under the tunable glibc.malloc.hugetlb=1, which it reads only as a process starts:
-   the tool starts itself again once with it. `cdag check` of a 317,000-op phase: 0.55 s
-   and 30,000 page faults -> 0.18-0.41 s and under 800; `cdag record --merge` of that
-   recording 0.85 -> 0.51-0.55 s. What the tool runs (cdag record's command) gets the
-   environment as it was. Not when the user's GLIBC_TUNABLES names the tunable, nor under
-   valgrind (the new process would run outside it), nor when started through the dynamic
-   loader (`ld.so cdag ...`: /proc/self/exe is the loader then). */
-#define TUNABLES_WERE "CDAG_GLIBC_TUNABLES_WERE"   /* "PID:-" (unset) or "PID:GLIBC_TUNABLES=VALUE" */
+   2 MiB pages 5-14 ms). The heap is grown once by HEAP_RESERVE of address space (no page is
+   touched: the kernel gives pages at first touch) and that range is advised for transparent
+   huge pages but its first HEAP_SMALL: small runs touch no huge page (zeroing 2 MiB costs
+   them 2 ms), large ones get 2 MiB pages up to the reserve. Freed memory stays in the heap
+   (keep_freed_memory), so the range stays the heap's. Not under a sanitizer or valgrind,
+   whose allocators are not glibc's heap. */
+enum { HEAP_SMALL = 8 << 20, HEAP_RESERVE = 1 << 30, HUGE_2M = 2 << 20 };
 
-extern char **environ;
-
-/* In the process started again (exec keeps the pid, which the marker names: one a user set
-   is not ours, and only goes): GLIBC_TUNABLES as the user set it. Nothing is allocated: the
-   entry put back is the string inside the marker's own, which exec placed for the life of
-   the process. 1: this is the process started again. */
-static int restore_tunables(char *was) {
-  char *rest;
-  long pid = strtol(was, &rest, 10);
-  int ours = pid == (long)getpid() && *rest == ':' &&
-             (!strcmp(rest + 1, "-") || !strncmp(rest + 1, "GLIBC_TUNABLES=", 15));
-  if (ours && rest[1] == '-') unsetenv("GLIBC_TUNABLES");
-  else if (ours) putenv(rest + 1);
-  unsetenv(TUNABLES_WERE);
-  return ours;
-}
-
-/* The environment is built apart and handed to execve: when anything fails, this process
-   goes on with its own untouched (no allocation left behind). */
-static void huge_heap(char **argv) {
-#if defined(__linux__) && defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 35)
-  char *was = getenv(TUNABLES_WERE);
-  if (was && restore_tunables(was)) return;
-  const char *t = getenv("GLIBC_TUNABLES"), *pre = getenv("LD_PRELOAD");
-  if ((t && strstr(t, "glibc.malloc.hugetlb")) || (pre && strstr(pre, "vgpreload"))) return;
-  if (getauxval(AT_BASE) == 0) return;   /* no interpreter: run as `ld.so cdag` (or static) */
-  size_t n = 0, k = 0, tl = t ? strlen(t) : 0;
-  while (environ[n]) n++;
-  char **env = malloc((n + 3) * sizeof *env), *tun = malloc(2 * tl + 160), *keep = tun + tl + 64;
-  if (env && tun) {
-    snprintf(tun, tl + 64, "GLIBC_TUNABLES=%s%sglibc.malloc.hugetlb=1", t ? t : "", t && *t ? ":" : "");
-    snprintf(keep, tl + 96, TUNABLES_WERE "=%ld:%s%s", (long)getpid(), t ? "GLIBC_TUNABLES=" : "-", t ? t : "");
-    for (size_t i = 0; i < n; i++)
-      if (strncmp(environ[i], "GLIBC_TUNABLES=", 15)) env[k++] = environ[i];
-    env[k++] = tun, env[k++] = keep, env[k] = NULL;
-    execve("/proc/self/exe", argv, env);
-  }
-  free(env), free(tun);   /* not started again: go on as this process */
-#else
-  (void)argv;
+static void huge_heap(void) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE) && !defined(__SANITIZE_ADDRESS__) && !CDAG_HAS_ASAN
+  const char *pre = getenv("LD_PRELOAD");
+  if (pre && strstr(pre, "vgpreload")) return;
+  char *p = malloc(HEAP_RESERVE);   /* from the heap (no mmap: keep_freed_memory) */
+  if (!p) return;
+  uintptr_t lo = ((uintptr_t)p + HEAP_SMALL + HUGE_2M - 1) & ~(uintptr_t)(HUGE_2M - 1);
+  uintptr_t hi = (((uintptr_t)p + HEAP_RESERVE) & ~(uintptr_t)(HUGE_2M - 1)) - HUGE_2M;
+  if (hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+  free(p);
 #endif
 }
 
 int main(int argc, char **argv) {
-  huge_heap(argv);
   keep_freed_memory();
+  huge_heap();
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
     help(argc < 2 ? stderr : stdout);
     return output_status("--help", argc < 2 ? 2 : 0);
