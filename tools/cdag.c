@@ -2,7 +2,6 @@
  *
  * `cdag <subcommand> [args]`: dispatches to tools/cmd_<name>.c and holds the small helpers
  * they share (flags, error printing, loading a file). `cdag --help` lists the subcommands. */
-#define _DEFAULT_SOURCE   /* madvise (huge_heap) */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -11,9 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <stdint.h>
-#include <sys/mman.h>
 #if defined(__has_feature)
 #define CDAG_HAS_ASAN __has_feature(address_sanitizer)
 #else
@@ -23,6 +19,7 @@
 #include "cmd.h"
 #include "format/format.h"
 #include "ir/ir.h"
+#include "base/alloc.h"
 #include "base/settings.h"
 
 static const cmd_info commands[] = {
@@ -214,22 +211,20 @@ static void keep_freed_memory(void) {
 /* The heap in huge pages. Even kept, the heap grows in 4 KiB pages, and on the virtual
    machines cdag is developed on a first touch costs 11 us a page (a 64 MiB array 180 ms, in
    2 MiB pages 5-14 ms). The heap is grown once by HEAP_RESERVE of address space (no page is
-   touched: the kernel gives pages at first touch) and that range is advised for transparent
-   huge pages but its first HEAP_SMALL: small runs touch no huge page (zeroing 2 MiB costs
-   them 2 ms), large ones get 2 MiB pages up to the reserve. Freed memory stays in the heap
-   (keep_freed_memory), so the range stays the heap's. Not under a sanitizer or valgrind,
-   whose allocators are not glibc's heap. */
-enum { HEAP_SMALL = 8 << 20, HEAP_RESERVE = 1 << 30, HUGE_2M = 2 << 20 };
+   touched: the kernel gives pages at first touch), and that range is advised for
+   transparent huge pages but for its first and last BASE_HUGE_MIN: small runs touch no huge
+   page (zeroing 2 MiB costs them 2 ms), and glibc's own headers at the block's ends are not
+   in one. Freed memory stays in the heap (keep_freed_memory), so the range stays the heap's.
+   Not under a sanitizer or valgrind, whose allocators are not glibc's heap. */
+enum { HEAP_RESERVE = 1 << 30 };
 
 static void huge_heap(void) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE) && !defined(__SANITIZE_ADDRESS__) && !CDAG_HAS_ASAN
+#if defined(__linux__) && !defined(__SANITIZE_ADDRESS__) && !CDAG_HAS_ASAN
   const char *pre = getenv("LD_PRELOAD");
   if (pre && strstr(pre, "vgpreload")) return;
   char *p = malloc(HEAP_RESERVE);   /* from the heap (no mmap: keep_freed_memory) */
   if (!p) return;
-  uintptr_t lo = ((uintptr_t)p + HEAP_SMALL + HUGE_2M - 1) & ~(uintptr_t)(HUGE_2M - 1);
-  uintptr_t hi = (((uintptr_t)p + HEAP_RESERVE) & ~(uintptr_t)(HUGE_2M - 1)) - HUGE_2M;
-  if (hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+  base_advise_huge(p + BASE_HUGE_MIN, HEAP_RESERVE - 2 * BASE_HUGE_MIN);
   free(p);
 #endif
 }

@@ -8,10 +8,9 @@
 
 #define HUGE_PAGE ((uintptr_t)2 << 20)
 
-/* Advises the whole 2 MiB pages inside [p, p + bytes). They may lie in glibc's heap (blocks
-   under its mmap threshold), where the advice outlives the block: whatever reuses those
-   pages may get huge pages too, which is harmless. Failure leaves the pages small. */
-static void advise_huge(void *p, size_t bytes) {
+/* The pages may lie in glibc's heap (blocks under its mmap threshold), where the advice
+   outlives the block: whatever reuses those pages may get huge pages too, which is harmless. */
+void base_advise_huge(void *p, size_t bytes) {
 #ifdef MADV_HUGEPAGE
   uintptr_t lo = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1), hi = ((uintptr_t)p + bytes) & ~(HUGE_PAGE - 1);
   if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
@@ -29,7 +28,7 @@ void *base_malloc(size_t bytes) {
   void *p;
   int big = bytes >= BASE_HUGE_MIN;
   if (posix_memalign(&p, big ? HUGE_PAGE : 64, bytes ? bytes : 1)) return NULL;
-  if (big) advise_huge(p, bytes);
+  if (big) base_advise_huge(p, bytes);
   return p;
 }
 

@@ -25,6 +25,10 @@
 void *base_malloc(size_t bytes);
 void *base_calloc(size_t n, size_t size);
 void *base_realloc(void *p, size_t used, size_t bytes);
+/* Advises the whole 2 MiB pages inside [p, p + bytes) for transparent huge pages (what
+   base_malloc does for its big blocks; the tool does it for its heap). Failure, or a system
+   without madvise, leaves the pages small. */
+void base_advise_huge(void *p, size_t bytes);
 
 /* Growable arrays, the one rule: a full array doubles (plus what is needed), starting at
    8 elements: a plan of 100,000 stages holds a few small arrays per stage, and at 64 elements

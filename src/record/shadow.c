@@ -421,6 +421,7 @@ static void compact(rec_shadow *sh) {
   free(r), free(v), free(stays);
 }
 
+/* At the start of a call that notes ranges (no copy is pointed at from the stack then). */
 static void maybe_compact(rec_shadow *sh) {
   if (sh->arena_bytes >= sh->compact_at) compact(sh);
 }
