@@ -71,6 +71,10 @@ typedef struct {
   int64_t nsets;    df_set *sets;
   int64_t nruns;    df_run *runs;
   int64_t splits;
+  /* strided moves: copies and messages that moved a strided piece's blocks whole, and the
+     blocks such pieces had to be followed by one by one after all (an access that met part
+     of them, or the end of the phase outside scratch) */
+  int64_t strided_whole, strided_expanded;
   /* wait sets: rank i's intervals are wait[wait_start[i] .. wait_start[i+1]), each [lo, hi] */
   int64_t *wait_start;   /* nprocs+1 */
   int32_t *wait_lo, *wait_hi;

@@ -97,6 +97,9 @@ typedef struct {
   df_seg *stash;     int64_t nstash, stashcap;  /* segments of such sends */
   df_span *stash_at; int64_t nstash_at, stash_atcap; /* per stashed send: its segments */
   df_sets sets;
+  int32_t *sp_head;  /* per rank: its first strided piece, -1 none (NULL until a first one) */
+  struct df_spiece *sp; int64_t nsp, spcap; int32_t sp_free;  /* strided pieces; free list */
+  struct df_spiece *gstash; int64_t ngstash, gstashcap;        /* strided pieces in flight */
   df_sst *sst;
   int collect_mixed;     /* DF_COLLECT_MIXED */
   int collect_reassoc;   /* DF_COLLECT_REASSOC */
@@ -315,6 +318,9 @@ static int split_at(df_state *st, int rank, uint64_t x) {
   return piece_insert(st, rank, x, tail);
 }
 
+static int sp_touch(df_state *st, int rank, uint64_t lo, uint64_t hi);
+static int32_t first_scratch_above(const cdag_graph *g, int rank, uint64_t lo);
+
 static int push_seg(df_seg **arr, int64_t *n, int64_t *cap, df_seg s) {
   BASE_GROW(*arr, *n, *cap, 1, "provenance segments");
   (*arr)[(*n)++] = s;
@@ -325,6 +331,8 @@ static int push_seg(df_seg **arr, int64_t *n, int64_t *cap, df_seg s) {
 static int read_range(df_state *st, int rank, uint64_t a, uint64_t len, df_seg **segs, int64_t *n, int64_t *cap) {
   uint64_t b = a + len, cur = a;
   *n = 0;
+  int rc0 = sp_touch(st, rank, a, b);
+  if (rc0) return rc0;
   df_at at = map_last(st, rank, a);
   if (!at.p) at = map_first(st, rank, a, 0);
   else if (at.p->hi <= a) at = map_next(st, rank, at);
@@ -370,6 +378,7 @@ static int note_reassoc(df_state *st, int rank, uint64_t x, uint64_t len, const 
 static int write_piece(df_state *st, int rank, uint64_t x, uint64_t len, df_piece p) {
   int rc;
   uint64_t y = x + len;
+  if ((rc = sp_touch(st, rank, x, y))) return rc;
   if (st->collect_reassoc && (rc = note_reassoc(st, rank, x, len, &p))) return rc;
   if ((rc = split_at(st, rank, x)) || (rc = split_at(st, rank, y))) return rc;
   p.hi = y;
@@ -432,11 +441,274 @@ static int write_segs(df_state *st, int32_t op, int32_t reader, int rank, uint64
   return CDAG_OK;
 }
 
+/* ---- strided pieces ----
+ * A strided copy, and a message or copy of what one left, keeps its blocks as one piece
+ * while nothing reads or writes part of them: block j of the piece (n >= 2 blocks of len
+ * bytes at d + j*ds) holds the origin (src, o + j*os). Packing a matrix column into a
+ * buffer, sending the buffer and unpacking it at the other end are then a piece each, where
+ * block by block they were a piece per block each. Any other access that meets a piece's
+ * blocks first writes them into the map one by one (expands it), as they were before, so
+ * the map answers as always and the result is the same as block by block. Kept: a piece's
+ * blocks meet no piece of the map and no other strided piece of the rank (whole ones are
+ * placed only where that holds; see sp_place); a rank keeps at most SP_MAX (then its oldest
+ * expands). At the end a piece inside scratch is dropped, the others expand. */
+enum { SP_MAX = 8, SP_SCAN = 64 };
+
+typedef struct {
+  uint64_t d, ds, len, n;   /* n blocks of len bytes, block j at d + j*ds (ds >= len) */
+} df_blocks;
+
+typedef struct df_spiece {
+  df_blocks b;              /* where the blocks are (in flight: b.d unused, contiguous) */
+  int32_t src;              /* block j's origin: rank src at o + j*os */
+  int32_t next;             /* the rank's next strided piece, -1 none */
+  uint64_t o, os;
+} df_spiece;
+
+static int contiguous(const df_blocks *b) { return b->n == 1 || b->ds == b->len; }
+static uint64_t hull_end(const df_blocks *b) { return b->d + (b->n - 1) * b->ds + b->len; }
+static int sp_any(const df_state *st, int rank) { return st->sp_head && st->sp_head[rank] >= 0; }
+
+/* Does a block of b meet [lo, hi)? */
+static int blocks_meet_range(const df_blocks *b, uint64_t lo, uint64_t hi) {
+  if (lo >= hi || hi <= b->d || lo >= hull_end(b)) return 0;
+  if (contiguous(b) || lo <= b->d) return 1;
+  uint64_t j = (lo - b->d) / b->ds;        /* the block starting at or below lo */
+  if (lo < b->d + j * b->ds + b->len) return 1;
+  return ++j < b->n && b->d + j * b->ds < hi;
+}
+
+static __int128 floor_div(__int128 a, __int128 b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
+
+/* Do blocks of a and b meet? Exact when one is contiguous or both have one stride; else
+   whether their hulls meet (a caller then takes the block by block way). */
+static int blocks_meet(const df_blocks *a, const df_blocks *b) {
+  if (contiguous(b)) return blocks_meet_range(a, b->d, hull_end(b));
+  if (contiguous(a)) return blocks_meet_range(b, a->d, hull_end(a));
+  if (a->d >= hull_end(b) || b->d >= hull_end(a)) return 0;
+  if (a->ds != b->ds) return 1;
+  /* block i of a meets block i + m of b when -delta - b.len < m*S < a.len - delta */
+  __int128 S = a->ds, delta = (__int128)b->d - (__int128)a->d;
+  __int128 m_lo = floor_div(-delta - (__int128)b->len, S) + 1, m_hi = -floor_div(-((__int128)a->len - delta), S) - 1;
+  for (__int128 m = m_lo; m <= m_hi; m++) {
+    __int128 i_lo = m < 0 ? -m : 0, i_hi = (__int128)b->n - m < (__int128)a->n ? (__int128)b->n - m : (__int128)a->n;
+    if (i_lo < i_hi) return 1;
+  }
+  return 0;
+}
+
+/* Does a piece of rank's map meet the blocks b (or are there too many in their hull to
+   look at each: SP_SCAN)? */
+static int map_meets(df_state *st, int rank, const df_blocks *b) {
+  uint64_t end = hull_end(b);
+  df_at at = map_last(st, rank, b->d);
+  if (!at.p) at = map_first(st, rank, b->d, 0);
+  else if (at.p->hi <= b->d) at = map_next(st, rank, at);
+  for (int k = 0; at.p && at.lo < end; k++, at = map_next(st, rank, at))
+    if (k == SP_SCAN || blocks_meet_range(b, at.lo, at.p->hi)) return 1;
+  return 0;
+}
+
+static void sp_unlink(df_state *st, int rank, int32_t id) {
+  int32_t *at = &st->sp_head[rank];
+  while (*at != id) at = &st->sp[*at].next;
+  *at = st->sp[id].next;
+  st->sp[id].next = st->sp_free;
+  st->sp_free = id;
+}
+
+/* Writes strided piece id's blocks into rank's map one by one and forgets it. */
+static int sp_expand(df_state *st, int rank, int32_t id) {
+  df_spiece s = st->sp[id];
+  sp_unlink(st, rank, id);
+  st->sst->strided_expanded += s.b.n;
+  for (uint64_t j = 0; j < s.b.n; j++) {
+    df_piece p = {.set = -1, .src = s.src, .addr = s.o + j * s.os};
+    int rc = write_piece(st, rank, s.b.d + j * s.b.ds, s.b.len, p);
+    if (rc) return rc;
+  }
+  return CDAG_OK;
+}
+
+/* Expands rank's strided pieces that meet [lo, hi): an access is about to read or write
+   part of them through the map. */
+static int sp_touch(df_state *st, int rank, uint64_t lo, uint64_t hi) {
+  if (!sp_any(st, rank)) return CDAG_OK;
+  for (int32_t id = st->sp_head[rank], next; id >= 0; id = next) {
+    next = st->sp[id].next;
+    int rc = blocks_meet_range(&st->sp[id].b, lo, hi) ? sp_expand(st, rank, id) : CDAG_OK;
+    if (rc) return rc;
+  }
+  return CDAG_OK;
+}
+
+/* Rank's strided piece whose blocks are b's bytes in b's order (the same blocks, or both
+   contiguous over the same bytes), -1 none. */
+static int32_t sp_exact(const df_state *st, int rank, const df_blocks *b) {
+  if (!sp_any(st, rank)) return -1;
+  for (int32_t id = st->sp_head[rank]; id >= 0; id = st->sp[id].next) {
+    const df_blocks *s = &st->sp[id].b;
+    if (contiguous(s) && contiguous(b) ? s->d == b->d && s->n * s->len == b->n * b->len
+                                       : s->d == b->d && s->ds == b->ds && s->len == b->len && s->n == b->n)
+      return id;
+  }
+  return -1;
+}
+
+/* Are the bytes of blocks b of rank its own values (met by no piece, strided or not)? */
+static int own_bytes(df_state *st, int rank, const df_blocks *b) {
+  for (int32_t id = sp_any(st, rank) ? st->sp_head[rank] : -1; id >= 0; id = st->sp[id].next)
+    if (blocks_meet(&st->sp[id].b, b)) return 0;
+  return !map_meets(st, rank, b);
+}
+
+/* Can blocks d of rank take a strided piece whole: do they meet no piece of the map (when
+   contiguous: no reduced element they would cut, DF_COLLECT_MIXED) and no strided piece
+   but ones at exactly d (which they replace)? */
+static int placeable(df_state *st, int rank, const df_blocks *d) {
+  for (int32_t id = sp_any(st, rank) ? st->sp_head[rank] : -1; id >= 0; id = st->sp[id].next) {
+    const df_blocks *s = &st->sp[id].b;
+    if (blocks_meet(s, d) && !(s->d == d->d && s->ds == d->ds && s->len == d->len && s->n == d->n)) return 0;
+  }
+  if (!contiguous(d)) return !map_meets(st, rank, d);
+  return !st->collect_mixed || (!inside_element(st, rank, d->d) && !inside_element(st, rank, hull_end(d)));
+}
+
+static int sp_count(const df_state *st, int rank, int32_t *oldest) {
+  int n = 0;
+  for (int32_t id = st->sp_head[rank]; id >= 0; id = st->sp[id].next) n++, *oldest = id;
+  return n;
+}
+
+static int sp_link(df_state *st, int rank, const df_spiece *s) {
+  if (!st->sp_head) {
+    if (!(st->sp_head = malloc((size_t)st->g->nprocs * sizeof *st->sp_head))) return CDAG_NOMEM("strided pieces");
+    memset(st->sp_head, 0xff, (size_t)st->g->nprocs * sizeof *st->sp_head);
+    st->sp_free = -1;
+  }
+  int32_t oldest = -1;
+  if (sp_count(st, rank, &oldest) == SP_MAX) {
+    int rc = sp_expand(st, rank, oldest);
+    if (rc) return rc;
+  }
+  int32_t id = st->sp_free;
+  if (id >= 0) {
+    st->sp_free = st->sp[id].next;
+  } else {
+    BASE_GROW(st->sp, st->nsp, st->spcap, 1, "strided pieces");
+    id = (int32_t)st->nsp++;
+  }
+  st->sp[id] = *s;
+  st->sp[id].next = st->sp_head[rank];
+  st->sp_head[rank] = id;
+  return CDAG_OK;
+}
+
+/* Places s (its origin) at blocks d of rank whole, when placeable: the strided pieces at d
+   go, the map's pieces under contiguous d go, and a piece that is the bytes' own value is
+   not kept. *done = 0: nothing changed (the caller goes block by block). */
+static int sp_place(df_state *st, int rank, df_blocks d, const df_spiece *s, int *done) {
+  *done = placeable(st, rank, &d);
+  if (!*done) return CDAG_OK;
+  int32_t same = sp_exact(st, rank, &d);
+  if (same >= 0 && st->sp[same].b.ds == d.ds) sp_unlink(st, rank, same);
+  int rc = contiguous(&d) ? write_piece(st, rank, d.d, d.n * d.len, (df_piece){.set = -1, .src = rank, .addr = d.d})
+                          : CDAG_OK;
+  st->sst->strided_whole++;
+  if (rc || (s->src == rank && s->o == d.d && s->os == d.ds)) return rc;
+  df_spiece p = *s;
+  p.b = d;
+  return sp_link(st, rank, &p);
+}
+
+/* The blocks of a copy (its sides' strides; listed sides: -1). */
+static int copy_sides(const cdag_graph *g, int32_t op, df_blocks *from, df_blocks *to) {
+  ir_blocks k = ir_copy_blocks(g, op);
+  if (k.from_at || k.to_at) return -1;
+  *from = (df_blocks){g->addr2[op], k.from, k.len, k.n};
+  *to = (df_blocks){g->addr[op], k.to, k.len, k.n};
+  return 0;
+}
+
+/* A copy whose source is one strided origin (a strided copy of the rank's own bytes, or a
+   copy of exactly a strided piece's bytes) places it at its destination whole when it can;
+   *done = 0: not this way. */
+static int copy_whole(df_state *st, int32_t op, int *done) {
+  const cdag_graph *g = st->g;
+  int rank = g->rank[op];
+  df_blocks from, to;
+  *done = 0;
+  if ((!ir_is_strided(g, op) && !sp_any(st, rank)) || copy_sides(g, op, &from, &to)) return CDAG_OK;
+  df_spiece s;
+  int32_t id = sp_exact(st, rank, &from);
+  if (id >= 0) s = st->sp[id];
+  else if (ir_is_strided(g, op) && own_bytes(st, rank, &from)) s = (df_spiece){.b = from, .src = rank, .o = from.d, .os = from.ds};
+  else return CDAG_OK;
+  if ((s.b.len != to.len || s.b.n != to.n) && !contiguous(&to)) return CDAG_OK;
+  if (s.b.len != to.len || s.b.n != to.n) to = (df_blocks){to.d, s.b.len, s.b.len, s.b.n};
+  return sp_place(st, rank, to, &s, done);
+}
+
+/* A message of s's blocks received at addr of rank (whole, or its blocks one by one). */
+static int recv_whole(df_state *st, int32_t r, int32_t send, const df_spiece *s) {
+  int rank = st->g->rank[r], done;
+  df_blocks at = {st->g->addr[r], s->b.len, s->b.len, s->b.n};
+  int rc = sp_place(st, rank, at, s, &done);
+  if (rc || done) return rc;
+  st->nsegs = 0;
+  for (uint64_t j = 0; j < s->b.n && rc == CDAG_OK; j++) {
+    df_seg seg = {.off = j * s->b.len, .len = s->b.len, .p = {.set = -1, .src = s->src, .addr = s->o + j * s->os}};
+    rc = push_seg(&st->segs, &st->nsegs, &st->segcap, seg);
+  }
+  return rc ? rc : write_segs(st, r, send, rank, at.d, st->segs, st->nsegs);
+}
+
+/* A send of exactly a strided piece's bytes carries the piece: *id its index (-1: not so). */
+static int32_t send_whole(const df_state *st, int32_t s) {
+  const cdag_graph *g = st->g;
+  df_blocks b = {g->addr[s], g->bytes[s], g->bytes[s], 1};
+  return sp_exact(st, g->rank[s], &b);
+}
+
+/* Writes the strided pieces that are left into the map, but for ones inside scratch. */
+static int sp_finish(df_state *st) {
+  const cdag_graph *g = st->g;
+  for (int r = 0; st->sp_head && r < g->nprocs; r++)
+    while (st->sp_head[r] >= 0) {
+      int32_t id = st->sp_head[r], k = first_scratch_above(g, r, st->sp[id].b.d);
+      if (k < g->scr_start[r + 1] && g->scr_lo[k] <= st->sp[id].b.d && g->scr_hi[k] >= hull_end(&st->sp[id].b)) {
+        sp_unlink(st, r, id);
+        continue;
+      }
+      int rc = sp_expand(st, r, id);
+      if (rc) return rc;
+    }
+  return CDAG_OK;
+}
+
+/* In-flight values of strided pieces (else of segments). */
+#define GSTASHED ((Word_t)1 << 62)
+
+/* A send of strided piece id whole: to its receive now, or in flight until it runs. */
+static int send_strided(df_state *st, int32_t s, int32_t r, int recv_is_next, int32_t id) {
+  df_spiece p = st->sp[id];
+  st->sst->splits++; /* its blocks are pieces of their own */
+  if (recv_is_next) return recv_whole(st, r, s, &p);
+  BASE_GROW(st->gstash, st->ngstash, st->gstashcap, 1, "in-flight messages");
+  st->gstash[st->ngstash++] = p;
+  PWord_t pv = (PWord_t)JudyLIns(&st->inflight, (Word_t)s, PJE0);
+  if (pv == PJERR) return CDAG_NOMEM("in-flight messages");
+  *pv = GSTASHED | (Word_t)st->ngstash;
+  return CDAG_OK;
+}
+
 /* A send takes its data when it runs; the receive writes it when it runs. When the
    receive is not next in the order, the segments wait in the stash. */
 static int do_send(df_state *st, int32_t s, int32_t r, int recv_is_next) {
   const cdag_graph *g = st->g;
   if (g->bytes[s] == 0) return CDAG_OK; /* a pure synchronisation moves nothing */
+  int32_t whole = send_whole(st, s);
+  if (whole >= 0) return send_strided(st, s, r, recv_is_next, whole);
   int rc = read_range(st, g->rank[s], g->addr[s], g->bytes[s], &st->segs, &st->nsegs, &st->segcap);
   if (rc) return rc;
   if (st->nsegs > 1) st->sst->splits++;
@@ -457,21 +729,27 @@ static int do_recv(df_state *st, int32_t r, int32_t s) {
   if (!st->inflight) return CDAG_OK;
   PWord_t pv = (PWord_t)JudyLGet(st->inflight, (Word_t)s, PJE0);
   if (!pv) return CDAG_OK; /* written together with its send */
-  int64_t k = (int64_t)*pv - 1;
-  int rc = write_segs(st, r, s, st->g->rank[r], st->g->addr[r], st->stash + st->stash_at[k].first, st->stash_at[k].n);
+  int rc;
+  if (*pv & GSTASHED) {
+    rc = recv_whole(st, r, s, &st->gstash[(*pv & ~GSTASHED) - 1]);
+  } else {
+    int64_t k = (int64_t)*pv - 1;
+    rc = write_segs(st, r, s, st->g->rank[r], st->g->addr[r], st->stash + st->stash_at[k].first, st->stash_at[k].n);
+  }
   if (JudyLDel(&st->inflight, (Word_t)s, PJE0) == JERR && rc == CDAG_OK) rc = CDAG_NOMEM("in-flight messages");
-  if (!st->inflight) st->nstash = st->nstash_at = 0; /* nothing in flight: reuse the stash */
+  if (!st->inflight) st->nstash = st->nstash_at = st->ngstash = 0; /* nothing in flight: reuse the stashes */
   return rc;
 }
 
-/* A strided copy moves its blocks one by one: its sources and destinations never overlap
-   (ir_add_copy_strided), so no block reads what another wrote. The pieces it leaves are
-   per block (one transfer each in the SST). */
+/* A copy of one strided origin moves it whole (copy_whole); else a strided copy moves its
+   blocks one by one: its sources and destinations never overlap (ir_add_copy_strided), so
+   no block reads what another wrote. */
 static int do_copy(df_state *st, int32_t op) {
   const cdag_graph *g = st->g;
   if (g->addr[op] == g->addr2[op]) return CDAG_OK;
+  int done, rc = copy_whole(st, op, &done);
+  if (rc || done) return rc;
   ir_blocks k = ir_copy_blocks(g, op);
-  int rc = CDAG_OK;
   for (uint64_t j = 0; j < k.n && rc == CDAG_OK; j++) {
     rc = read_range(st, g->rank[op], g->addr2[op] + ir_block_from(&k, j), k.len, &st->segs, &st->nsegs, &st->segcap);
     if (rc == CDAG_OK) rc = write_segs(st, op, op, g->rank[op], g->addr[op] + ir_block_to(&k, j), st->segs, st->nsegs);
@@ -795,7 +1073,8 @@ static int reserve_xfers(df_state *st) {
 }
 
 static int collect(df_state *st) {
-  int rc0 = reserve_xfers(st);
+  int rc0 = sp_finish(st);
+  if (rc0 == CDAG_OK) rc0 = reserve_xfers(st);
   if (rc0) return rc0;
   for (int r = 0; r < st->g->nprocs; r++)
     for (df_at at = map_first(st, r, 0, 0); at.p; at = map_next(st, r, at)) {
@@ -814,6 +1093,7 @@ static void free_state(df_state *st) {
     for (int r = 0; r < st->g->nprocs; r++) base_imap_clear(&st->maps[r]);
   free(st->maps); free(st->slots); free(st->pieces); free(st->segs); free(st->segs2); free(st->out);
   free(st->stash); free(st->stash_at);
+  free(st->sp_head); free(st->sp); free(st->gstash);
   Word_t freed;
   freed = JudyLFreeArray(&st->inflight, PJE0);
   (void)freed;

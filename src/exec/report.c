@@ -187,12 +187,13 @@ static void stage_text(const cdag_plan *p, FILE *f, det_stride *v) {
 }
 
 /* SST figures summed over the stages of a plan. */
-typedef struct { int64_t xfers, reds, splits, snaps; uint64_t snap_bytes; } sst_sums;
+typedef struct { int64_t xfers, reds, splits, snaps, whole, expanded; uint64_t snap_bytes; } sst_sums;
 
 static sst_sums sums_of(const cdag_plan *p) {
   sst_sums s = {0};
   for (const cdag_plan *q = p; q; q = q->next) {
     s.xfers += q->sst->nxfers, s.reds += q->sst->nreds, s.splits += q->sst->splits;
+    s.whole += q->sst->strided_whole, s.expanded += q->sst->strided_expanded;
     s.snaps += q->nsnaps, s.snap_bytes += snapshot_bytes(q);
   }
   return s;
@@ -310,6 +311,9 @@ static void report_text(const cdag_plan *p, FILE *f, det_stride *v) {
   sst_sums s = sums_of(p);
   fprintf(f, "sst: %lld transfers, %lld reductions, %lld splits; snapshots: %lld ranges (%llu B)\n",
           (long long)s.xfers, (long long)s.reds, (long long)s.splits, (long long)s.snaps, (unsigned long long)s.snap_bytes);
+  if (s.whole || s.expanded)
+    fprintf(f, "strided: %lld copies and messages moved strided blocks whole; %lld blocks followed one by one\n",
+            (long long)s.whole, (long long)s.expanded);
   fprintf(f, "time: match %.6f s, dataflow %.6f s, detect %.6f s\n", p->sec_match, p->sec_dataflow, p->sec_detect);
 }
 
@@ -417,8 +421,11 @@ static void report_json(const cdag_plan *p, FILE *f, det_stride *v) {
   fprintf(f, "  \"volume\": {\"max\": %llu, \"mean\": %.1f},\n", (unsigned long long)p->volume_max, p->volume_mean);
   if (p->bound) fprintf(f, "  \"bound\": %llu,\n", (unsigned long long)p->bound);
   sst_sums ss = sums_of(p);
-  fprintf(f, "  \"sst\": {\"transfers\": %lld, \"reductions\": %lld, \"splits\": %lld},\n", (long long)ss.xfers,
+  fprintf(f, "  \"sst\": {\"transfers\": %lld, \"reductions\": %lld, \"splits\": %lld", (long long)ss.xfers,
           (long long)ss.reds, (long long)ss.splits);
+  if (ss.whole || ss.expanded)
+    fprintf(f, ", \"strided_whole\": %lld, \"strided_blocks\": %lld", (long long)ss.whole, (long long)ss.expanded);
+  fprintf(f, "},\n");
   if (p->steps) json_stages(f, p->steps);
   fprintf(f, "  \"collectives\": [");
   int64_t n = 0;

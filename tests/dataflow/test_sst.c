@@ -646,6 +646,36 @@ START_TEST(outgrown_sets_start_stages) {
 }
 END_TEST
 
+/* A halo of columns at 2 ranks, twice: each packs its boundary column (N blocks of 8 bytes
+   at the row stride) into a scratch buffer, sends it, receives the other's into scratch and
+   unpacks it into its ghost column. The pieces move whole (pack, message, unpack: 3 per rank
+   and round) and are taken apart only at the end, into the ghost columns' transfers. */
+START_TEST(strided_halo_moves_whole) {
+  enum { N = 4096, ROW = 8 * 10, PK = 0x100000, UN = 0x200000 };
+  fixture f = {0};
+  CK_OK(cdag_graph_create_global(2, &f.g));
+  for (int r = 0; r < 2; r++) {
+    CK_OK(cdag_rank_scratch(f.g, r, PK, 8 * N));
+    CK_OK(cdag_rank_scratch(f.g, r, UN, 8 * N));
+    uint64_t own = r ? 8 : 8 * 8, ghost = r ? 0 : 9 * 8;   /* rank 0's last column, rank 1's first */
+    for (int round = 0; round < 2; round++) {
+      CK_OK(ir_add_copy_strided(f.g, r, own, PK, N, 8, ROW, 8, NULL));
+      CK_OK(ir_add_send(f.g, r, PK, 8 * N, 1 - r, round, NULL));
+      CK_OK(ir_add_recv(f.g, r, UN, 8 * N, 1 - r, round, NULL));
+      CK_OK(ir_add_copy_strided(f.g, r, UN, ghost, N, 8, 8, ROW, NULL));
+    }
+  }
+  analyse_ok(&f);
+  ck_assert_int_eq(f.s->strided_whole, 2 * 2 * 3);
+  ck_assert_int_eq(f.s->strided_expanded, 2 * N);
+  ck_assert_int_eq(f.s->nxfers, 2 * N);
+  ck_assert(has_xfer(f.s, 1, 8, 8, 0, 9 * 8));
+  ck_assert(has_xfer(f.s, 1, 8 + (N - 1) * ROW, 8, 0, 9 * 8 + (N - 1) * ROW));
+  ck_assert(has_xfer(f.s, 0, 8 * 8 + 5 * ROW, 8, 1, 5 * ROW));
+  done(&f);
+}
+END_TEST
+
 Suite *cdag_sst_suite(void) {
   Suite *s = suite_create("sst");
   TCase *t = tcase_create("transfers");
@@ -658,6 +688,7 @@ Suite *cdag_sst_suite(void) {
   tcase_add_test(t, self_copies_and_identity);
   tcase_add_test(t, adjacent_tuples_merge);
   tcase_add_test(t, map_outgrows_its_slot_and_empties);
+  tcase_add_test(t, strided_halo_moves_whole);
   suite_add_tcase(s, t);
   TCase *r = tcase_create("reductions");
   tcase_add_test(r, allreduce_patterns_agree);

@@ -6,7 +6,9 @@
  * rounds with every strided copy written as its blocks' ordinary copies leave the same
  * memory in the simulator, and so do they with every strided copy written as listed blocks
  * (its blocks in a shuffled order, a side at its stride now and then); the strided and the
- * listed graph's SST applied to the initial memory gives the simulator's bytes. */
+ * listed graph's SST applied to the initial memory gives the simulator's bytes. The SST
+ * keeps strided pieces whole where it can and follows them block by block where it must;
+ * either way its transfers and reductions are those of the graph written block by block. */
 #include <string.h>
 
 #include "check_main.h"
@@ -44,6 +46,7 @@ static int add_copy(cdag_graph *g, int expand, int rank, uint64_t src, uint64_t 
                     uint64_t from, uint64_t to) {
   if (expand == STRIDED || (expand == LISTED && n < 2)) return ir_add_copy_strided(g, rank, src, dst, n, len, from, to, NULL);
   if (expand == LISTED) return add_listed(g, rank, src, dst, n, len, from, to);
+  if (from == len && to == len) return ir_add_copy(g, rank, src, dst, n * len, NULL); /* what the strided form is */
   for (uint64_t b = 0; b < n; b++) {
     int rc = ir_add_copy(g, rank, src + b * from, dst + b * to, len, NULL);
     if (rc) return rc;
@@ -125,10 +128,97 @@ START_TEST(strided_is_its_expansion) {
 }
 END_TEST
 
+/* Rounds that keep strided pieces whole and then take them apart: a buffer packed, sent
+   (whole or half), received, copied on (or not) and unpacked, in buffers used again every
+   round or fresh ones, scratch or not; strided copies within the region, and sums of int32
+   over it that meet what the rounds moved. */
+static cdag_graph *build_moves(uint64_t seed, int expand) {
+  rng r = {seed};
+  int reuse = seed % 2, scratch = seed % 3 == 0;
+  cdag_graph *g;
+  CK_OK(cdag_graph_create_global(P, &g));
+  for (int k = 0; k < P && scratch; k++) CK_OK(ir_add_scratch(g, k, PACK, 0x1000));
+  for (int round = 0; round < ROUNDS; round++) {
+    uint64_t n = 2 + next(&r) % 12, len = 4 * (1 + next(&r) % 6), half = next(&r) % 5 == 0;
+    for (int k = 0; k < P; k++) {
+      uint64_t sf = len + 4 * (next(&r) % 10), st = len + 4 * (next(&r) % 10);
+      uint64_t a = 4 * (next(&r) % ((REGION - n * sf) / 4)), b = 4 * (next(&r) % ((REGION - n * st) / 4));
+      uint64_t pk = PACK + (reuse ? 0 : 0x3000 * (uint64_t)round), un = pk + 0x1000, on = pk + 0x2000;
+      int copy_on = next(&r) % 3 == 0;
+      CK_OK(add_copy(g, expand, k, a, pk, n, len, sf, len));
+      CK_OK(ir_add_send(g, k, pk, half ? n * len / 2 : n * len, (k + 1) % P, round, NULL));
+      CK_OK(ir_add_recv(g, k, un, n * len, (k + P - 1) % P, round, NULL));
+      if (copy_on) CK_OK(ir_add_copy(g, k, un, on, n * len, NULL));
+      CK_OK(add_copy(g, expand, k, copy_on ? on : un, b, n, len, len, st));
+      if (next(&r) % 4 == 0) {
+        uint64_t c = 4 * (next(&r) % (REGION / 4 - 8)), cnt = 1 + next(&r) % 8;
+        CK_OK(ir_add_reduce(g, k, FAR + 0x8000, c, cnt, CDAG_INT32, CDAG_SUM, NULL));
+      }
+      if (next(&r) % 3 == 0) {
+        uint64_t m = 2 + next(&r) % 6, l = 4, f = l + 4 * (next(&r) % 6), t = l + 4 * (next(&r) % 6);
+        uint64_t c = 4 * (next(&r) % ((REGION - m * f) / 4)), d = 4 * (next(&r) % ((REGION - m * t) / 4));
+        cdag_graph *probe;
+        CK_OK(cdag_graph_create_global(P, &probe));
+        if (ir_add_copy_strided(probe, k, c, d, m, l, f, t, NULL) == CDAG_OK) CK_OK(add_copy(g, expand, k, c, d, m, l, f, t));
+        cdag_graph_free(&probe);
+      }
+    }
+  }
+  CK_OK(ir_finalize(g));
+  return g;
+}
+
+static int same_set(const df_sst *a, int32_t x, const df_sst *b, int32_t y) {
+  const df_set *p = &a->sets[x], *q = &b->sets[y];
+  if (p->nruns != q->nruns || p->ncontrib != q->ncontrib) return 0;
+  for (int32_t i = 0; i < p->nruns; i++) {
+    const df_run *u = &a->runs[p->first + i], *v = &b->runs[q->first + i];
+    if (u->lo != v->lo || u->hi != v->hi || u->mult != v->mult || u->addr != v->addr) return 0;
+  }
+  return 1;
+}
+
+/* The SST of a graph with strided copies, which keeps them whole where it can, is the SST
+   of the same graph with every block its own copy, tuple for tuple. */
+START_TEST(strided_sst_is_block_by_block) {
+  long iters = cdag_test_iterations(300);
+  int64_t whole = 0, expanded = 0;
+  for (long i = 0; i < iters; i++) {
+    uint64_t seed = 0x57d00000u + (uint64_t)i;
+    cdag_graph *g = build_moves(seed, STRIDED), *h = build_moves(seed, EXPANDED);
+    match_result mg, mh;
+    df_sst *sg = NULL, *sh = NULL;
+    CK_OK(match_run(g, &mg));
+    CK_OK(match_run(h, &mh));
+    CK_OK(dataflow_run_opt(g, &mg, DF_COLLECT_MIXED, &sg));
+    CK_OK(dataflow_run_opt(h, &mh, DF_COLLECT_MIXED, &sh));
+    ck_assert_int_eq(sg->nxfers, sh->nxfers);
+    ck_assert_msg(memcmp(sg->xfers, sh->xfers, (size_t)sg->nxfers * sizeof *sg->xfers) == 0, "seed %llu: transfers differ",
+                  (unsigned long long)seed);
+    ck_assert_int_eq(sg->nreds, sh->nreds);
+    for (int64_t t = 0; t < sg->nreds; t++) {
+      const df_red *x = &sg->reds[t], *y = &sh->reds[t];
+      ck_assert(x->dst == y->dst && x->dst_addr == y->dst_addr && x->count == y->count && x->type == y->type && x->op == y->op);
+      ck_assert(same_set(sg, x->set, sh, y->set));
+    }
+    ck_assert_int_eq(sg->splits, sh->splits);
+    ck_assert_int_eq(sg->nmixed, sh->nmixed);
+    ck_assert_int_eq(sh->strided_whole, 0);
+    whole += sg->strided_whole, expanded += sg->strided_expanded;
+    dataflow_free(sg); dataflow_free(sh);
+    match_free(&mg); match_free(&mh);
+    cdag_graph_free(&g); cdag_graph_free(&h);
+  }
+  ck_assert_int_gt(whole, 0);      /* the rounds did keep pieces whole ... */
+  ck_assert_int_gt(expanded, 0);   /* ... and took some apart */
+}
+END_TEST
+
 Suite *cdag_strided_suite(void) {
   Suite *s = suite_create("strided");
   TCase *t = tcase_create("strided copies");
   tcase_add_test(t, strided_is_its_expansion);
+  tcase_add_test(t, strided_sst_is_block_by_block);
   suite_add_tcase(s, t);
   return s;
 }
