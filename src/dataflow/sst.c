@@ -574,6 +574,26 @@ static int placeable(df_state *st, int rank, const df_blocks *d) {
   return !st->collect_mixed || (!inside_element(st, rank, d->d) && !inside_element(st, rank, hull_end(d)));
 }
 
+/* Would a strided copy into contiguous d cut a reduced element at one of its blocks' inner
+   edges (d + j len, 0 < j < n; DF_COLLECT_MIXED)? Block by block, each block's write checks
+   its own ends; written whole, only d's ends are. Looks at most SP_SCAN pieces, and at one
+   edge per piece when len is a whole number of its elements (all its edges then align
+   alike); otherwise it answers yes, and the copy goes block by block. */
+static int cuts_inner_edge(df_state *st, int rank, const df_blocks *d) {
+  uint64_t end = hull_end(d);
+  df_at at = map_last(st, rank, d->d);
+  if (!at.p) at = map_first(st, rank, d->d, 0);
+  for (int k = 0; at.p && at.lo < end; k++, at = map_next(st, rank, at)) {
+    if (k == SP_SCAN) return 1;
+    if (at.p->set < 0 || at.p->hi <= d->d) continue;
+    uint64_t size = (uint64_t)ir_type_size(at.p->src >> 8), lo = (at.lo > d->d ? at.lo : d->d) + 1;
+    uint64_t e = d->d + ((lo - d->d) + d->len - 1) / d->len * d->len;   /* the first edge at or above lo */
+    if (e >= at.p->hi || e >= end) continue;
+    if (d->len % size || (at.p->addr + (e - at.lo)) % size) return 1;
+  }
+  return 0;
+}
+
 static int sp_count(const df_state *st, int rank, int32_t *oldest) {
   int n = 0;
   for (int32_t id = st->sp_head[rank]; id >= 0; id = st->sp[id].next) n++, *oldest = id;
@@ -646,6 +666,7 @@ static int copy_whole(df_state *st, int32_t op, int *done) {
   else return CDAG_OK;
   if ((s.b.len != to.len || s.b.n != to.n) && !contiguous(&to)) return CDAG_OK;
   if (s.b.len != to.len || s.b.n != to.n) to = (df_blocks){to.d, s.b.len, s.b.len, s.b.n};
+  if (st->collect_mixed && ir_is_strided(g, op) && contiguous(&to) && cuts_inner_edge(st, rank, &to)) return CDAG_OK;
   return sp_place(st, rank, to, &s, done);
 }
 

@@ -445,9 +445,12 @@ int ir_add_copy_listed(cdag_graph *g, int rank, uint64_t src, uint64_t dst, uint
                        "least that length", rank);
   uint64_t *a = malloc((size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);
   rc = a && b ? CDAG_OK : CDAG_NOMEM("listed blocks");
+  int onto_itself = 1;   /* every block copied onto itself: allowed, as a plain or strided copy onto itself is */
+  for (uint64_t j = 0; onto_itself && j < n; j++)
+    onto_itself = src + (from_off ? from_off[j] : j * from_stride) == dst + (to_off ? to_off[j] : j * to_stride);
   if (rc == CDAG_OK && (side_sorted(src, from_off, from_stride, n, len, a) || side_sorted(dst, to_off, to_stride, n, len, b)))
     rc = cdag__error(CDAG_ERR_ARG, "rank %d: a copy's listed blocks overlap each other or wrap", rank);
-  for (uint64_t i = 0, j = 0; rc == CDAG_OK && i < n && j < n;) {   /* sources against destinations */
+  for (uint64_t i = 0, j = 0; rc == CDAG_OK && !onto_itself && i < n && j < n;) {   /* sources against destinations */
     if (a[i] < b[j] + len && b[j] < a[i] + len)
       rc = cdag__error(CDAG_ERR_ARG, "rank %d: copy source and destination blocks overlap", rank);
     else if (a[i] < b[j]) i++;

@@ -478,6 +478,31 @@ START_TEST(partial_element_is_reported) {
 }
 END_TEST
 
+/* A strided pack of two 6-byte blocks over four summed int32: block by block, the first
+   block's end (0x1006) cuts the second element, which DF_COLLECT_MIXED lists as a cut; the
+   pack written whole must see that inner edge too, not only its ends (which align). */
+START_TEST(strided_pack_cuts_element_at_inner_edge) {
+  fixture f[2] = {{0}};
+  for (int blocks = 0; blocks < 2; blocks++) {
+    CK_OK(cdag_graph_create_global(1, &f[blocks].g));
+    CK_OK(cdag_rank_reduce_local(f[blocks].g, 0, 0x5000, 0x1000, 4, CDAG_INT32, CDAG_SUM, NULL));
+    if (blocks) CK_OK(cdag_rank_copy_local(f[1].g, 0, 0x3000, 0x1000, 6, NULL));
+    if (blocks) CK_OK(cdag_rank_copy_local(f[1].g, 0, 0x3010, 0x1006, 6, NULL));
+    else CK_OK(ir_add_copy_strided(f[0].g, 0, 0x3000, 0x1000, 2, 6, 16, 6, NULL));
+    ck_assert_int_eq(ir_finalize(f[blocks].g), CDAG_OK);
+    CK_OK(match_run(f[blocks].g, &f[blocks].m));
+    CK_OK(dataflow_run_opt(f[blocks].g, &f[blocks].m, DF_COLLECT_MIXED, &f[blocks].s));
+  }
+  ck_assert_int_eq(f[1].s->nmixed, 1);
+  ck_assert_int_eq(f[0].s->nmixed, 1);
+  ck_assert_int_eq(f[0].s->strided_whole, 0);
+  ck_assert_int_eq(f[0].s->nxfers, f[1].s->nxfers);
+  ck_assert_int_eq(f[0].s->nreds, f[1].s->nreds);
+  done(&f[0]);
+  done(&f[1]);
+}
+END_TEST
+
 /* A chain 0 -> 1 -> ... -> p-1: rank i waits for exactly 0..i, one interval. */
 START_TEST(chain_waits_for_prefix) {
   fixture f = {0};
@@ -696,6 +721,7 @@ Suite *cdag_sst_suite(void) {
   tcase_add_test(r, repeats_collapse_or_fail);
   tcase_add_test(r, mixed_ops_are_reported);
   tcase_add_test(r, partial_element_is_reported);
+  tcase_add_test(r, strided_pack_cuts_element_at_inner_edge);
   tcase_add_test(r, reduced_bytes_off_element_boundaries);
   tcase_add_test(r, capped_sets_keep_counts);
   tcase_add_test(r, outgrown_sets_start_stages);

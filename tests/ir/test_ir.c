@@ -913,8 +913,8 @@ START_TEST(strided_copy_arguments) {
 END_TEST
 
 /* Listed blocks' arguments: blocks of a side that overlap, offsets past 2^64, source and
-   destination blocks that meet, one block are refused; blocks in any order are taken, and
-   so are a computation's; its blocks that overlap are refused. */
+   destination blocks that meet (but each block onto itself), one block are refused; blocks in
+   any order are taken, and so are a computation's; its blocks that overlap are refused. */
 START_TEST(listed_copy_arguments) {
   cdag_graph *g;
   int32_t id, c;
@@ -926,6 +926,11 @@ START_TEST(listed_copy_arguments) {
   ck_assert_ptr_nonnull(strstr(cdag_error_message(), "blocks overlap"));
   ck_assert_int_eq(ir_add_copy_listed(g, 0, 0x1000, 0x2000, 1, 8, ok, 8, NULL, 8, NULL), CDAG_ERR_ARG);
   ck_assert_int_eq(g->nops, 0);
+  /* every block onto itself, as a strided copy onto itself may be (its expansion); one not */
+  ck_assert_int_eq(ir_add_copy_listed(g, 0, 0x1000, 0x1000, 3, 8, ok, 8, ok, 8, NULL), CDAG_OK);
+  ck_assert_int_eq(ir_add_copy_listed(g, 0, 0x1000, 0x1000, 3, 8, ok, 8, (const uint64_t[]){32, 16, 0}, 8, NULL),
+                   CDAG_ERR_ARG);
+  ck_assert_int_eq(g->nops, 1);
   ck_assert_int_eq(ir_add_copy_listed(g, 0, 0x1000, 0x2000, 3, 8, ok, 8, ok, 8, &id), CDAG_OK);
   ir_blocks k = ir_copy_blocks(g, id);
   ck_assert(ir_is_listed(g, id) && k.n == 3 && k.from_last == 32 && k.to_last == 32 && ir_block_to(&k, 0) == 32);

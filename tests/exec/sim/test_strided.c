@@ -145,6 +145,10 @@ static cdag_graph *build_moves(uint64_t seed, int expand) {
       uint64_t a = 4 * (next(&r) % ((REGION - n * sf) / 4)), b = 4 * (next(&r) % ((REGION - n * st) / 4));
       uint64_t pk = PACK + (reuse ? 0 : 0x3000 * (uint64_t)round), un = pk + 0x1000, on = pk + 0x2000;
       int copy_on = next(&r) % 3 == 0;
+      if (next(&r) % 3 == 0) {   /* int64 elements at 4-byte offsets: the pack's inner block edges may cut them */
+        uint64_t c = pk + 4 * (next(&r) % (n * len / 4)), cnt = 1 + next(&r) % 3;
+        CK_OK(ir_add_reduce(g, k, FAR + 0x8000, c, cnt, CDAG_INT64, CDAG_SUM, NULL));
+      }
       CK_OK(add_copy(g, expand, k, a, pk, n, len, sf, len));
       CK_OK(ir_add_send(g, k, pk, half ? n * len / 2 : n * len, (k + 1) % P, round, NULL));
       CK_OK(ir_add_recv(g, k, un, n * len, (k + P - 1) % P, round, NULL));
