@@ -7,7 +7,8 @@
  * received as another shape, a contiguous type (one range: no packing), blocks of one length
  * at irregular places (listed copies). Then a transpose
  * written as typed sends to every rank (a strided column block each), which detection must
- * see as an alltoall at 3 or more ranks, against MPI_Alltoall with the same types; and the
+ * see as an alltoall at 3 or more ranks, against MPI_Alltoall with the same types, and a
+ * column broadcast as vectors, in which detection must find the bcast; and the
  * errors: a receive type that writes a byte twice, a negative count, MPI_DATATYPE_NULL,
  * MPI_PROC_NULL. And the graph's size: a column of 256 rows (a vector) and 1000 resized
  * ints are one strided copy each way, 256 scattered doubles one listed copy, so a send and a
@@ -348,6 +349,41 @@ static void overwritten_column(void) {
   free(src); free(want); free(got); free(fresh); free(orig);
 }
 
+/* Column 3 of rank 0's N x N row-major matrix, sent as a vector to every other rank's
+   column 5: the same bytes as MPI_Bcast with those types. Its transfers are strided blocks,
+   and detection must still see the broadcast among them (whether the price then keeps it or
+   leaves the messages, the report names it). */
+static void column_bcast(void) {
+  enum { N = 40 };
+  double *a = malloc(N * N * sizeof *a), *want = malloc(N * N * sizeof *a);
+  for (int k = 0; k < N * N; k++) a[k] = want[k] = R * 10000 + k;
+  MPI_Datatype col;
+  MPI_Type_vector(N, 1, N, MPI_DOUBLE, &col);
+  MPI_Type_commit(&col);
+  MPI_Bcast(R ? want + 5 : want + 3, 1, col, 0, MPI_COMM_WORLD);
+  cdag_graph *g;
+  cdag_schedule *s = NULL;
+  int err = cdag_graph_create(MPI_COMM_WORLD, &g);
+  for (int j = 1; j < P && !err && R == 0; j++) err = cdag_send_type(g, a + 3, 1, col, j, 4, NULL);
+  if (!err && R) err = cdag_recv_type(g, a + 5, 1, col, 0, 4, NULL);
+  if (!err) err = cdag_compile(g, NULL, &s);
+  if (!err) err = cdag_run(s);
+  MT_EXPECT_MSG(err || memcmp(a, want, N * N * sizeof *a) == 0, "column bcast differs from MPI_Bcast");
+  MT_EXPECT_MSG(!err, "column bcast: %s", cdag_error_message());
+  if (!err && P >= 3 && R == 0) {
+    char text[4096] = "";
+    FILE *f = fmemopen(text, sizeof text - 1, "w");
+    cdag_schedule_report(s, f, 0);
+    fclose(f);
+    MT_EXPECT_MSG(strstr(text, "bcast") != NULL, "column bcast: no bcast in the report:\n%s", text);
+  }
+  cdag_schedule_free(&s);
+  cdag_graph_free(&g);
+  MPI_Type_free(&col);
+  free(a);
+  free(want);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &R);
@@ -355,6 +391,7 @@ int main(int argc, char **argv) {
   for (int c = 0; c < NCASES; c++)
     for (int detect = 1; detect >= 0; detect--) ring_case(c, detect);
   transpose();
+  column_bcast();
   strided_ops(COLUMN);
   strided_ops(RESIZED);
   strided_ops(SCATTERED);
