@@ -191,6 +191,13 @@ static df_at map_next(df_state *st, int rank, df_at at) {
   return e < end && e->p.hi ? entry_at(e) : (df_at){0, NULL};
 }
 
+/* The first piece of rank's map that ends above x (the first an access from x may meet). */
+static df_at map_from(df_state *st, int rank, uint64_t x) {
+  df_at at = map_last(st, rank, x);
+  if (!at.p) return map_first(st, rank, x, 0);
+  return at.p->hi <= x ? map_next(st, rank, at) : at;
+}
+
 /* Moves rank's list into its JudyL (the gap could not pay for a move). The list keeps its
    array for when the JudyL empties and the map grows again. */
 static int list_to_judy(df_state *st, int rank) {
@@ -333,9 +340,7 @@ static int read_range(df_state *st, int rank, uint64_t a, uint64_t len, df_seg *
   *n = 0;
   int rc0 = sp_touch(st, rank, a, b);
   if (rc0) return rc0;
-  df_at at = map_last(st, rank, a);
-  if (!at.p) at = map_first(st, rank, a, 0);
-  else if (at.p->hi <= a) at = map_next(st, rank, at);
+  df_at at = map_from(st, rank, a);
   while (cur < b) {
     int rc;
     if (!at.p || at.lo >= b || at.lo > cur) { /* original bytes up to the next piece */
@@ -501,10 +506,8 @@ static int blocks_meet(const df_blocks *a, const df_blocks *b) {
    look at each: SP_SCAN)? */
 static int map_meets(df_state *st, int rank, const df_blocks *b) {
   uint64_t end = hull_end(b);
-  df_at at = map_last(st, rank, b->d);
-  if (!at.p) at = map_first(st, rank, b->d, 0);
-  else if (at.p->hi <= b->d) at = map_next(st, rank, at);
-  for (int k = 0; at.p && at.lo < end; k++, at = map_next(st, rank, at))
+  int k = 0;
+  for (df_at at = map_from(st, rank, b->d); at.p && at.lo < end; k++, at = map_next(st, rank, at))
     if (k == SP_SCAN || blocks_meet_range(b, at.lo, at.p->hi)) return 1;
   return 0;
 }
@@ -581,11 +584,10 @@ static int placeable(df_state *st, int rank, const df_blocks *d) {
    alike); otherwise it answers yes, and the copy goes block by block. */
 static int cuts_inner_edge(df_state *st, int rank, const df_blocks *d) {
   uint64_t end = hull_end(d);
-  df_at at = map_last(st, rank, d->d);
-  if (!at.p) at = map_first(st, rank, d->d, 0);
-  for (int k = 0; at.p && at.lo < end; k++, at = map_next(st, rank, at)) {
+  int k = 0;
+  for (df_at at = map_from(st, rank, d->d); at.p && at.lo < end; k++, at = map_next(st, rank, at)) {
     if (k == SP_SCAN) return 1;
-    if (at.p->set < 0 || at.p->hi <= d->d) continue;
+    if (at.p->set < 0) continue;
     uint64_t size = (uint64_t)ir_type_size(at.p->src >> 8), lo = (at.lo > d->d ? at.lo : d->d) + 1;
     uint64_t e = d->d + ((lo - d->d) + d->len - 1) / d->len * d->len;   /* the first edge at or above lo */
     if (e >= at.p->hi || e >= end) continue;

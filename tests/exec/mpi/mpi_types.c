@@ -132,6 +132,15 @@ static void ring_case(int c, int detect) {
   free(got);
 }
 
+/* The text report of s names what (a collective detection must have found). */
+static void expect_in_report(const cdag_schedule *s, const char *what, const char *test) {
+  char text[4096] = "";
+  FILE *f = fmemopen(text, sizeof text - 1, "w");
+  cdag_schedule_report(s, f, 0);
+  fclose(f);
+  MT_EXPECT_MSG(strstr(text, what) != NULL, "%s: no %s in the report:\n%s", test, what, text);
+}
+
 /* A transpose of a P x P matrix of 8-double blocks, distributed by block rows: rank r
    sends block column j of its rows as a strided vector to rank j, which stores it as its
    row block r (contiguous). With 3 or more ranks detection finds an alltoall. */
@@ -160,13 +169,7 @@ static void transpose(void) {
     MT_EXPECT_MSG(err || memcmp(got, want, (size_t)B * n * sizeof *got) == 0, "transpose run %d differs from MPI_Alltoall", run);
   }
   MT_EXPECT_MSG(!err, "transpose: %s", cdag_error_message());
-  if (!err && P >= 3) {
-    char text[4096] = "";
-    FILE *f = fmemopen(text, sizeof text - 1, "w");
-    cdag_schedule_report(s, f, 0);
-    fclose(f);
-    MT_EXPECT_MSG(strstr(text, "alltoall over all") != NULL, "transpose: no alltoall in the report:\n%s", text);
-  }
+  if (!err && P >= 3) expect_in_report(s, "alltoall over all", "transpose");
   cdag_schedule_free(&s);
   cdag_graph_free(&g);
   MPI_Type_free(&col);
@@ -370,13 +373,7 @@ static void column_bcast(void) {
   if (!err) err = cdag_run(s);
   MT_EXPECT_MSG(err || memcmp(a, want, N * N * sizeof *a) == 0, "column bcast differs from MPI_Bcast");
   MT_EXPECT_MSG(!err, "column bcast: %s", cdag_error_message());
-  if (!err && P >= 3 && R == 0) {
-    char text[4096] = "";
-    FILE *f = fmemopen(text, sizeof text - 1, "w");
-    cdag_schedule_report(s, f, 0);
-    fclose(f);
-    MT_EXPECT_MSG(strstr(text, "bcast") != NULL, "column bcast: no bcast in the report:\n%s", text);
-  }
+  if (!err && P >= 3 && R == 0) expect_in_report(s, "bcast", "column bcast");
   cdag_schedule_free(&s);
   cdag_graph_free(&g);
   MPI_Type_free(&col);
