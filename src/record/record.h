@@ -195,6 +195,10 @@ typedef void (*rec_fix_fn)(void *ctx, const rec_fix *fix);
    min_gap: the least time between two calls (ns) written as a computation of its own. */
 rec_shadow *rec_shadow_new(uint64_t budget, uint64_t min_gap);
 void rec_shadow_free(rec_shadow *sh);
+/* A receive's run of at least `blocks` blocks of one length at one stride (64 unless set;
+   below 2: none) where the shadow holds nothing but tombstones is kept as the run until a
+   look-up meets it (tests compare the recording with and without). */
+void rec_shadow_pend_min(rec_shadow *sh, int64_t blocks);
 /* fn(addr, len) is called for every range the shadow comes to hold (before it holds it). */
 void rec_shadow_on_note(rec_shadow *sh, void (*fn)(uint64_t addr, uint64_t len));
 /* Forgets everything: a new phase starts. */

@@ -30,6 +30,10 @@
  * reads) is mapped apart from the heap and never read as the program's: its bytes, copies
  * and folds of the very receives they are compared with, would prove copies and reductions
  * the program never did.
+ * A receive's blocks of one length at one stride, beyond the last 1,024 (which are candidates),
+ * over memory the shadow holds nothing of but tombstones, are kept as one pending run (their
+ * copies side by side) and become entries only when a look-up meets the run: a datatype's
+ * blocks received into a buffer the program frees unread cost one copy, not an entry each.
  * The copies live in an arena of chunks. A receive's copy is a candidate for the proofs above
  * for the next 1024 receives and 1/32 of the budget of received bytes (16 MiB by default);
  * once the arena reaches twice what is live (at least that much), the next send or receive
@@ -58,7 +62,7 @@
 #include "record/record.h"
 
 /* REC_CLASSES: block lengths gathered at once (an indexed type's blocks alternate lengths). */
-enum { GIVEN_SLOTS = 4096, REC_CLASSES = 4, REC_CANDIDATES = 64, RECENT = 16 * REC_CANDIDATES, ARENA_CHUNK = BASE_HUGE_MIN, MAX_INSERT = REC_SEQ_STEP / 2 - 1, MAX_BEFORE = REC_SEQ_STEP / 4 - 1 };
+enum { PENDING_MAX = 16, PENDING_MIN = 64, PENDING_STONES = 8, GIVEN_SLOTS = 4096, REC_CLASSES = 4, REC_CANDIDATES = 64, RECENT = 16 * REC_CANDIDATES, ARENA_CHUNK = BASE_HUGE_MIN, MAX_INSERT = REC_SEQ_STEP / 2 - 1, MAX_BEFORE = REC_SEQ_STEP / 4 - 1 };
 
 typedef struct {
   uint64_t start, len;
@@ -96,6 +100,14 @@ typedef struct {
 } cblocks;
 
 typedef struct chunk { struct chunk *next; size_t used, cap; uint8_t data[]; } chunk;
+
+/* A run of n blocks of len bytes at one stride, from a, that one receive wrote where the
+   shadow held nothing but tombstones, its blocks' copies one after the other at content:
+   the entries note() would make, made when a look-up first meets the run's hull
+   (pend_meet). A datatype's blocks received into a buffer that is freed before anything
+   else looks there (MPICH's datatype/tresized: 32,768 blocks of 4 bytes) then cost no entry
+   each. */
+typedef struct { uint64_t a, len, stride, n, seq; const uint8_t *content; } pending;
 
 /* Working memory of the shadow's own mapping, not the heap's: a chunk the program freed is
    never where the shadow writes the rank's bytes, and a mapping it gave up is unreadable. */
@@ -141,6 +153,10 @@ struct rec_shadow {
   uint64_t counts[3];
   uint64_t oom[2];         /* out of memory: content not kept, ranges forgotten */
   void (*on_note)(uint64_t addr, uint64_t len);   /* rec_shadow_on_note */
+  pending pend[PENDING_MAX];   /* runs received whole, their blocks not noted yet (pend_take) */
+  int npend;
+  uint64_t pend_lo, pend_hi;   /* the runs' hulls lie in [pend_lo, pend_hi) (npend > 0) */
+  int64_t pend_min;        /* the fewest blocks a run defers (rec_shadow_pend_min) */
   struct given { uint64_t addr, len; int64_t q; } given[GIVEN_SLOTS];   /* ranges freed inside
                               tombstone q, by address (rec_shadow_forget_ranges); e[q] is
                               checked before one is trusted, so one left from before only misses */
@@ -185,9 +201,11 @@ static uint64_t compact_min(const rec_shadow *sh) { return sh->budget / 32 > 64 
 
 rec_shadow *rec_shadow_new(uint64_t budget, uint64_t min_gap) {
   rec_shadow *sh = calloc(1, sizeof *sh);
-  if (sh) sh->budget = budget, sh->min_gap = min_gap, sh->compact_at = compact_min(sh);
+  if (sh) sh->budget = budget, sh->min_gap = min_gap, sh->compact_at = compact_min(sh), sh->pend_min = PENDING_MIN;
   return sh;
 }
+
+void rec_shadow_pend_min(rec_shadow *sh, int64_t blocks) { sh->pend_min = blocks > 1 ? blocks : INT64_MAX; }
 
 void rec_shadow_on_note(rec_shadow *sh, void (*fn)(uint64_t addr, uint64_t len)) { sh->on_note = fn; }
 
@@ -213,7 +231,7 @@ void rec_shadow_reset(rec_shadow *sh) {
   sh->arena = NULL;
   sh->compact_at = compact_min(sh);
   sh->rbytes = 0;
-  sh->ne = sh->nfreed = sh->nc = sh->np = 0;
+  sh->ne = sh->nfreed = sh->nc = sh->np = sh->npend = 0;
   if (sh->c) memset(sh->c, 0, RECENT * sizeof *sh->c);   /* their copies were in the arena given up */
   JudyLFreeArray(&sh->by_len, PJE0);
   Judy1FreeArray(&sh->timed, PJE0);
@@ -282,6 +300,16 @@ static const uint8_t *keep(rec_shadow *sh, uint64_t addr, uint64_t n) {
   if (!d) return sh->oom[0]++, NULL;
   memcpy(d, (const void *)(uintptr_t)addr, n);
   sh->arena_bytes += n;
+  return d;
+}
+
+/* Copies of n blocks of len bytes at stride from addr, one after the other, or NULL as keep. */
+static const uint8_t *keep_blocks(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t stride, uint64_t n) {
+  if (sh->arena_bytes + n * len > sh->budget) return NULL;
+  uint8_t *d = room_for(sh, &sh->arena, n * len);
+  if (!d) return sh->oom[0]++, NULL;
+  for (uint64_t b = 0; b < n; b++) memcpy(d + b * len, (const void *)(uintptr_t)(addr + b * stride), len);
+  sh->arena_bytes += n * len;
   return d;
 }
 
@@ -421,9 +449,13 @@ static void compact(rec_shadow *sh) {
   free(r), free(v), free(stays);
 }
 
+static void pend_expand_all(rec_shadow *sh);
+
 /* At the start of a call that notes ranges (no copy is pointed at from the stack then). */
 static void maybe_compact(rec_shadow *sh) {
-  if (sh->arena_bytes >= sh->compact_at) compact(sh);
+  if (sh->arena_bytes < sh->compact_at) return;
+  pend_expand_all(sh);   /* their copies are then the entries' (live_refs) */
+  compact(sh);
 }
 
 /* ---- the interval map ---- */
@@ -575,20 +607,91 @@ static void clear_range(rec_shadow *sh, uint64_t a, uint64_t n, int64_t i) {
   }
 }
 
+/* ---- runs received whole ---- */
+
+static uint64_t pend_end(const pending *r) { return r->a + (r->n - 1) * r->stride + r->len; }
+
+static void pend_bounds(rec_shadow *sh) {
+  sh->pend_lo = UINT64_MAX, sh->pend_hi = 0;
+  for (int k = 0; k < sh->npend; k++) {
+    if (sh->pend[k].a < sh->pend_lo) sh->pend_lo = sh->pend[k].a;
+    if (pend_end(&sh->pend[k]) > sh->pend_hi) sh->pend_hi = pend_end(&sh->pend[k]);
+  }
+}
+
+/* Does the hull of a run meet [a, a+n)? */
+static int pend_meets(const rec_shadow *sh, uint64_t a, uint64_t n) {
+  if (!sh->npend || a >= sh->pend_hi || a + n <= sh->pend_lo) return 0;
+  for (int k = 0; k < sh->npend; k++)
+    if (a < pend_end(&sh->pend[k]) && a + n > sh->pend[k].a) return 1;
+  return 0;
+}
+
+/* Run k's entries, as note() made them when it was received (the tombstones it lay over
+   trimmed, which only a look-up could tell apart); the run goes. */
+static void pend_expand(rec_shadow *sh, int k) {
+  pending r = sh->pend[k];
+  sh->pend[k] = sh->pend[--sh->npend];
+  for (uint64_t b = 0; b < r.n; b++) {
+    uint64_t a = r.a + b * r.stride;
+    int64_t i = first_in(sh, a, r.len);
+    if (i >= 0) clear_range(sh, a, r.len, i);
+    put_entry(sh, (entry){a, r.len, a, r.len, r.content + b * r.len, 0, r.seq, NULL, 1, 0, 0, 0});
+  }
+  pend_bounds(sh);
+}
+
+static void pend_expand_all(rec_shadow *sh) {
+  while (sh->npend) pend_expand(sh, sh->npend - 1);
+}
+
+/* Before a look-up of [a, a+n): the runs whose hull it meets become entries. */
+static void pend_meet(rec_shadow *sh, uint64_t a, uint64_t n) {
+  if (!pend_meets(sh, a, n)) return;
+  for (int k = sh->npend - 1; k >= 0; k--)   /* pend_expand moves the last run to k: seen already */
+    if (a < pend_end(&sh->pend[k]) && a + n > sh->pend[k].a) pend_expand(sh, k);
+}
+
+/* [a, a+n) is given back (rec_shadow_forget, posting and forgetting set): a run inside it
+   goes as clear_range would take its blocks, each a receive nothing has read (check_unread,
+   the same for every block: once); a run it cuts becomes entries. The runs that went. */
+static int pend_given(rec_shadow *sh, uint64_t a, uint64_t n) {
+  int went = 0;
+  if (!pend_meets(sh, a, n)) return 0;
+  for (int k = sh->npend - 1; k >= 0; k--) {
+    pending *r = &sh->pend[k];
+    if (a >= pend_end(r) || a + n <= r->a) continue;
+    if (a > r->a || a + n < pend_end(r)) {
+      pend_expand(sh, k);
+      continue;
+    }
+    entry x = {r->a, r->len, r->a, r->len, r->content, 0, r->seq, NULL, 1, 0, 0, 0};
+    check_unread(sh, &x);
+    sh->pend[k] = sh->pend[--sh->npend];
+    went++;
+  }
+  pend_bounds(sh);
+  return went;
+}
+
 /* Where the shadow held bytes, a tombstone: a copy or reduction the shadow infers is written
    right after the receive it reads, so one from a receive completed before the free would
    write this memory while it was still the old buffer (MPICH's pt2pt/sendself: a copy onto
    the very receive it copied). Where it held nothing, or only tombstones (the small chunks
    a freed buffer's memory is cut into, freed in turn), nothing to remember. */
 void rec_shadow_forget(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq) {
+  /* received bytes given back unread were read first (a temporary freed after its use):
+     in the gap before the next position, as an overwrite's (check_unread) */
+  sh->posting = seq + REC_SEQ_STEP, sh->forgetting = 1;
+  int went = len ? pend_given(sh, addr, len) : 0;
   int64_t i = len ? first_in(sh, addr, len) : -1, j = i, stones = 0;
   for (; j >= 0 && sh->e[j].start < addr + len && sh->e[j].gone; stones++) j = next_in(sh, j, addr + len);
   /* nothing held since it was last given back; tombstones of smaller chunks given back before
      become one (the allocator joins chunks, and each free of the joined one would walk them) */
-  if ((j < 0 || sh->e[j].start >= addr + len) && stones < 2) return;
-  /* received bytes given back unread were read first (a temporary freed after its use):
-     in the gap before the next position, as an overwrite's (check_unread) */
-  sh->posting = seq + REC_SEQ_STEP, sh->forgetting = 1;
+  if (!went && (j < 0 || sh->e[j].start >= addr + len) && stones < 2) {
+    sh->posting = 0, sh->forgetting = 0;
+    return;
+  }
   clear_range(sh, addr, len, i);
   sh->posting = 0, sh->forgetting = 0;
   put_entry(sh, (entry){addr, len, addr, 0, NULL, 0, seq, NULL, 0, 1, 0, 0});
@@ -665,10 +768,11 @@ void rec_shadow_forget_ranges(rec_shadow *sh, rec_range *r, int64_t n, uint64_t 
   for (int64_t k = 0; k < n; k++) {
     uint64_t a = r[k].addr, len = r[k].len;
     struct given *g = &sh->given[((a * 0x9e3779b97f4a7c15ull) >> 32) % GIVEN_SLOTS];
-    if (g->len == len && g->addr == a && len && g->q < sh->ne && inside_tombstone(sh, g->q, a, len)) continue;
+    int run = len && pend_meets(sh, a, len);   /* a run received there since */
+    if (!run && g->len == len && g->addr == a && len && g->q < sh->ne && inside_tombstone(sh, g->q, a, len)) continue;
     int64_t q = len ? last_in(sh, a, len) : -1;
-    if (q < 0) continue;   /* nothing held there */
-    if (inside_tombstone(sh, q, a, len)) {
+    if (q < 0 && !run) continue;   /* nothing held there */
+    if (q >= 0 && !run && inside_tombstone(sh, q, a, len)) {
       *g = (struct given){a, len, q};
       continue;
     }
@@ -679,6 +783,7 @@ void rec_shadow_forget_ranges(rec_shadow *sh, rec_range *r, int64_t n, uint64_t 
 /* Notes [a, a+n) as seen at seq; its kept copy (NULL: only its hash). */
 static const uint8_t *note(rec_shadow *sh, uint64_t a, uint64_t n, uint64_t seq, const char *type, int from_recv) {
   if (n == 0) return NULL;
+  pend_meet(sh, a, n);
   if (sh->on_note) sh->on_note(a, n);
   if (from_recv) sh->rbytes += n;
   int64_t i = first_in(sh, a, n);
@@ -1034,6 +1139,7 @@ void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, 
                      void *ctx) {
   if (len == 0) return;
   maybe_compact(sh);
+  pend_meet(sh, addr, len);
   const uint8_t *cur = (const uint8_t *)(uintptr_t)addr;
   uint64_t end = addr + len, pos = addr;   /* bytes before pos are dealt with */
   int changed = 0;
@@ -1073,6 +1179,7 @@ void rec_shadow_send(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq, 
 
 int rec_shadow_held_since(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t seq) {
   uint64_t pos = addr, end = addr + len;
+  pend_meet(sh, addr, len);
   for (int64_t i = first_overlap(sh, addr); pos < end && i >= 0 && sh->e[i].start <= pos; i = next_in(sh, i, end)) {
     const entry *x = &sh->e[i];
     if (x->seq != seq || x->from_recv || x->gone || x->start + x->len <= pos) return 0;
@@ -1177,6 +1284,7 @@ void rec_shadow_settle(rec_shadow *sh, uint64_t seq, int proven_only, rec_fix_fn
   uint64_t k = 0;
   int stop = 0;
   int64_t nr = 0;
+  pend_expand_all(sh);
   uint64_t *readable = sh->ne ? readable_ranges(&nr) : NULL;   /* before the scratch: it is ours */
   for (int64_t i = base_fmap_find(&sh->map, &k, BASE_IMAP_AT_OR_ABOVE); i >= 0 && !stop;) {
     int n = 0;
@@ -1229,9 +1337,54 @@ uint64_t rec_shadow_reserve(rec_shadow *sh, uint64_t done, uint32_t n) {
 
 static void recv_one(rec_shadow *sh, uint64_t addr, uint64_t len, uint64_t done, const char *type);
 
+/* Ranges i .. of a[], l[] (before end, none in a packing area) of one length at one
+   stride, ascending and apart: how many (1 at least). */
+static int64_t run_from(const uint64_t *a, const uint64_t *l, int64_t i, int64_t end) {
+  if (i + 1 >= end || l[i + 1] != l[i] || a[i + 1] < a[i] + l[i] || a[i + 1] >= REC_PACK_BASE) return 1;
+  uint64_t d = a[i + 1] - a[i];
+  int64_t j = i + 2;
+  while (j < end && l[j] == l[i] && a[j] > a[j - 1] && a[j] - a[j - 1] == d && a[j] < REC_PACK_BASE) j++;
+  return j - i;
+}
+
+/* The m ranges from i (a run_from) as a pending run: how many it took, cut before the first
+   entry its hull meets that is not a tombstone (or past PENDING_STONES of them); 0 when
+   block i is to be noted alone, and then *retry is the first worth trying again. */
+static int64_t pend_take(rec_shadow *sh, const uint64_t *a, const uint64_t *l, int64_t i, int64_t m, uint64_t done,
+                         int64_t *retry) {
+  *retry = i + m;
+  if (m < sh->pend_min || pend_meets(sh, a[i], a[i + m - 1] + l[i] - a[i])) return 0;
+  uint64_t len = l[i], d = a[i + 1] - a[i], end = a[i + m - 1] + len;
+  int stones = 0;
+  for (int64_t q = first_in(sh, a[i], end - a[i]); q >= 0 && sh->e[q].start < end; q = next_in(sh, q, end)) {
+    const entry *x = &sh->e[q];
+    if (x->gone && ++stones <= PENDING_STONES) continue;
+    uint64_t k = x->start >= a[i] + len ? (x->start - a[i] - len) / d + 1 : 0;   /* blocks wholly before x */
+    if (k < (uint64_t)sh->pend_min) {
+      uint64_t past = x->start + x->len > a[i] ? (x->start + x->len - a[i] + d - 1) / d : 1;
+      *retry = i + (past < (uint64_t)m ? (int64_t)(past ? past : 1) : m);
+      return 0;
+    }
+    m = (int64_t)k;
+    break;
+  }
+  end = a[i + m - 1] + len;
+  const uint8_t *c = keep_blocks(sh, a[i], len, d, (uint64_t)m);
+  if (!c) return 0;
+  if (sh->npend == PENDING_MAX) pend_expand(sh, 0);
+  sh->pend[sh->npend++] = (pending){a[i], len, d, (uint64_t)m, done, c};
+  pend_bounds(sh);
+  if (sh->on_note) sh->on_note(a[i], end - a[i]);
+  sh->rbytes += (uint64_t)m * len;
+  for (int64_t b = 0; sh->c && b < m && b < RECENT; b++) *recent(sh, sh->nc + b) = (candidate){.prev = -1};
+  sh->nc += m;   /* their indexes, out of reach as the ring's oldest (candidates) */
+  return m;
+}
+
 void rec_shadow_recv_ranges(rec_shadow *sh, const uint64_t *a, const uint64_t *l, int64_t n, uint64_t done,
                             uint64_t posted, const char *type, rec_fix_fn fix, void *ctx) {
   int64_t skip = n - RECENT;   /* these would leave the ring before this call returns */
+  int64_t run_end = 0, retry = 0;
   maybe_compact(sh);
   sh->posting = posted;
   for (int64_t i = 0; i < n; i++) {
@@ -1242,6 +1395,12 @@ void rec_shadow_recv_ranges(rec_shadow *sh, const uint64_t *a, const uint64_t *l
     }
     sh->received = 1;
     if (point_at(sh, done) < 0) break;
+    if (i >= run_end) run_end = i + run_from(a, l, i, skip);
+    int64_t m = i >= retry ? pend_take(sh, a, l, i, run_end - i, done, &retry) : 0;
+    if (m) {
+      i += m - 1;
+      continue;
+    }
     note(sh, a[i], l[i], done, NULL, 1);
     if (sh->c) *recent(sh, sh->nc) = (candidate){.prev = -1};   /* no copy: what the slot held is gone */
     sh->nc++;   /* its index, out of reach as the ring's oldest (candidates) */

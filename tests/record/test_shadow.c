@@ -1026,6 +1026,174 @@ START_TEST(random_programs_say_what_was_sent) {
 }
 END_TEST
 
+/* ---- runs received whole: the same recording as block by block ---- */
+
+enum { RUN_MEM = 1 << 16, RUN_STEPS = 48, RUN_AT = 256 };
+
+typedef struct { rec_fix f; uint64_t at[RUN_AT]; } kept_fix;
+typedef struct { kept_fix *v; int n, cap; } fix_log;
+
+static void log_fix(void *ctx, const rec_fix *f) {
+  fix_log *l = ctx;
+  if (l->n == l->cap) {
+    l->cap = l->cap ? 2 * l->cap : 64;
+    l->v = realloc(l->v, (size_t)l->cap * sizeof *l->v);
+    ck_assert_ptr_nonnull(l->v);
+  }
+  kept_fix *k = &l->v[l->n++];
+  memset(k, 0, sizeof *k);
+  k->f = *f;
+  for (uint64_t i = 0; f->at && i < f->blocks && i < RUN_AT; i++) k->at[i] = f->at[i];
+  k->f.at = NULL;
+}
+
+/* A message of blocks from off: count blocks of len at stride, or (stride 0) two lengths
+   alternating, as an indexed type's. */
+static int64_t blocks_of(uint64_t base, uint64_t off, uint64_t len, uint64_t stride, int64_t count, uint64_t *a,
+                         uint64_t *l) {
+  uint64_t at = off;
+  int64_t n = 0;
+  for (; n < count; n++) {
+    uint64_t bl = stride ? len : (n % 2 ? len + 4 : len);
+    if (at + bl > RUN_MEM) break;
+    a[n] = base + at, l[n] = bl;
+    at += stride ? stride : bl + 4;
+  }
+  return n;
+}
+
+/* One random program of strided receives, receives, sends, invisible writes, frees, gaps
+   and held_since questions, recorded with runs kept whole from pend_min blocks on (below 2:
+   never); its fixes and answers in *out. The same seed makes the same calls and memory. */
+static void strided_program(unsigned seed, int64_t pend_min, uint8_t *mem, fix_log *out) {
+  srand(seed);
+  static uint64_t a[RUN_MEM / 4], l[RUN_MEM / 4];
+  for (int i = 0; i < RUN_MEM; i++) mem[i] = (uint8_t)rand();
+  rec_shadow *sh = rec_shadow_new(rand() % 2 ? 4 << 20 : 64 << 20, REC_COMPUTE_MIN_NS);
+  rec_shadow_pend_min(sh, pend_min);
+  uint64_t seq = 0, base = A(mem), got = 0, got_len = 0;   /* the last receive of one range */
+  int timed = seed % 2;
+  for (int k = 0; k < RUN_STEPS; k++) {
+    uint64_t off = (uint64_t)(rand() % RUN_MEM) & ~3ull, len = (uint64_t)(4 + 4 * (rand() % 64));
+    if (off + len > RUN_MEM) len = RUN_MEM - off;
+    int what = rand() % 9;
+    seq += STEP;
+    if (timed && rand() % 3 == 0) rec_shadow_time(sh, seq, rand() % 2 ? 300 : 2 * REC_COMPUTE_MIN_NS, log_fix, out);
+    if (what <= 1) {   /* a datatype's blocks: more than the 1,024 offered as candidates */
+      uint64_t bl = (uint64_t)(4 << (rand() % 3)), stride = rand() % 4 ? bl + (uint64_t)(4 * (rand() % 4)) : 0;
+      int64_t n = blocks_of(base, off % (RUN_MEM / 8), bl, stride, 1030 + rand() % 1500, a, l);
+      for (int64_t i = 0; i < n; i++)
+        for (uint64_t b = 0; b < l[i]; b++) mem[a[i] - base + b] = (uint8_t)rand();
+      rec_shadow_recv_ranges(sh, a, l, n, seq, rand() % 2 ? seq - STEP / 2 : 0, NULL, log_fix, out);
+    } else if (what == 2) {   /* a receive of one range */
+      for (uint64_t b = 0; b < len; b++) mem[off + b] = (uint8_t)rand();
+      rec_shadow_recv(sh, base + off, len, seq, seq - STEP / 2, "int32", log_fix, out);
+      got = off, got_len = len;
+    } else if (what == 8) {   /* the program copies what it received, unseen */
+      if (got_len && off + got_len <= RUN_MEM) memmove(mem + off, mem + got, got_len);
+    } else if (what == 3) {
+      rec_shadow_send(sh, base + off, len, seq, rand() % 2 ? "int32" : NULL, log_fix, out);
+      rec_shadow_flush(sh, log_fix, out);
+    } else if (what == 4) {   /* the program writes, unseen */
+      for (int b = rand() % 16; b >= 0; b--) mem[(uint64_t)rand() % RUN_MEM] ^= (uint8_t)(1 + rand() % 255);
+    } else if (what == 5) {
+      int how = rand() % 3;
+      if (how == 2) off = 0;
+      rec_shadow_forget(sh, base + off, how == 0 ? len : RUN_MEM - off, seq);
+    } else if (what == 6) {
+      rec_range r[3];
+      for (int i = 0; i < 3; i++) {
+        uint64_t o = (uint64_t)(rand() % RUN_MEM) & ~3ull, n = rand() % 2 ? 64 : RUN_MEM / 4;
+        r[i] = (rec_range){base + o, n < RUN_MEM - o ? n : RUN_MEM - o};
+      }
+      rec_shadow_forget_ranges(sh, r, 3, seq);
+    } else {
+      rec_fix f = {.kind = 99, .seq = seq, .addr = off, .bytes = len,
+                   .count = (uint64_t)rec_shadow_held_since(sh, base + off, len, seq - STEP)};
+      log_fix(out, &f);
+    }
+  }
+  rec_shadow_settle(sh, seq + STEP, 0, log_fix, out);
+  rec_shadow_free(sh);
+}
+
+static void same_fixes(unsigned seed, const fix_log *x, const fix_log *y) {
+  ck_assert_msg(x->n == y->n, "seed %u: %d fixes block by block, %d with runs", seed, x->n, y->n);
+  for (int i = 0; i < x->n; i++) {
+    const rec_fix *f = &x->v[i].f, *g = &y->v[i].f;
+    int same = f->kind == g->kind && f->seq == g->seq && f->addr == g->addr && f->bytes == g->bytes &&
+               f->src == g->src && f->count == g->count && f->cost == g->cost && f->blocks == g->blocks &&
+               f->stride == g->stride && (f->type == g->type || (f->type && g->type && !strcmp(f->type, g->type))) &&
+               (f->op == g->op || (f->op && g->op && !strcmp(f->op, g->op))) &&
+               !memcmp(x->v[i].at, y->v[i].at, sizeof x->v[i].at);
+    ck_assert_msg(same, "seed %u: fix %d differs (kind %d at %llu, %llu bytes; with runs kind %d at %llu, %llu bytes)",
+                  seed, i, f->kind, (unsigned long long)f->seq, (unsigned long long)f->bytes, g->kind,
+                  (unsigned long long)g->seq, (unsigned long long)g->bytes);
+  }
+}
+
+/* A datatype's 2,000 blocks received into a buffer, then (a) the part of it that is no
+   candidate freed unread, or (b) freed, refilled with a copy of a receive completed before
+   the free, and sent. */
+static void run_given_back(int64_t pend_min, int refill, uint8_t *mem, fix_log *out) {
+  static uint64_t a[2000], l[2000];
+  rec_shadow *sh = rec_shadow_new(64 << 20, REC_COMPUTE_MIN_NS);
+  rec_shadow_pend_min(sh, pend_min);
+  uint64_t base = A(mem), other = base + RUN_MEM - 256;
+  fill(mem, RUN_MEM, 3);
+  int64_t n = blocks_of(base, 0, 4, 12, 2000, a, l);
+  rec_shadow_recv_ranges(sh, a, l, n, STEP, STEP / 2, NULL, log_fix, out);
+  rec_shadow_recv(sh, other, 64, 2 * STEP, 2 * STEP - STEP / 2, "int32", log_fix, out);
+  rec_shadow_forget(sh, base, 976 * 12, 2 * STEP);   /* the blocks before the last 1,024 */
+  if (refill) {
+    memcpy(mem + 64, mem + RUN_MEM - 256, 64);
+    rec_shadow_send(sh, base + 64, 64, 3 * STEP, "int32", log_fix, out);
+    rec_shadow_flush(sh, log_fix, out);
+  }
+  rec_shadow_settle(sh, 4 * STEP, 0, log_fix, out);
+  rec_shadow_free(sh);
+}
+
+START_TEST(a_run_given_back_is_as_its_blocks) {
+  uint8_t *mem = malloc(RUN_MEM);
+  ck_assert_ptr_nonnull(mem);
+  for (int refill = 0; refill < 2; refill++) {
+    fix_log eager = {0}, runs = {0};
+    run_given_back(0, refill, mem, &eager);
+    run_given_back(64, refill, mem, &runs);
+    same_fixes((unsigned)refill, &eager, &runs);
+    int computed = 0, copied = 0;
+    for (int i = 0; i < runs.n; i++) {
+      computed += runs.v[i].f.kind == REC_FIX_COMPUTE;
+      copied += runs.v[i].f.kind == REC_FIX_COPY;
+    }
+    /* unread blocks given back were read in the gap before the free; a copy of a receive
+       completed before the free cannot be what the freed memory holds */
+    ck_assert_int_ge(computed, 1);
+    ck_assert_int_eq(copied, 0);
+    free(eager.v), free(runs.v);
+  }
+  free(mem);
+}
+END_TEST
+
+START_TEST(runs_received_whole_record_as_their_blocks) {
+  uint8_t *mem = malloc(RUN_MEM);
+  ck_assert_ptr_nonnull(mem);
+  int n = (int)cdag_test_iterations(120), fixed = 0;
+  for (int s = 1; s <= n; s++) {
+    fix_log eager = {0}, runs = {0};
+    strided_program((unsigned)s, 0, mem, &eager);
+    strided_program((unsigned)s, s % 2 ? 2 : 64, mem, &runs);
+    same_fixes((unsigned)s, &eager, &runs);
+    fixed += eager.n;
+    free(eager.v), free(runs.v);
+  }
+  ck_assert_int_gt(fixed, n);
+  free(mem);
+}
+END_TEST
+
 Suite *cdag_shadow_suite(void) {
   Suite *s = suite_create("record_shadow");
   TCase *tc = tcase_create("shadow");
@@ -1059,6 +1227,8 @@ Suite *cdag_shadow_suite(void) {
   tcase_add_test(tc, the_settle_does_not_read_its_own_buffers);
   tcase_add_test(tc, the_settle_skips_its_own_mapping);
   tcase_add_test(tc, random_programs_say_what_was_sent);
+  tcase_add_test(tc, runs_received_whole_record_as_their_blocks);
+  tcase_add_test(tc, a_run_given_back_is_as_its_blocks);
   suite_add_tcase(s, tc);
   return s;
 }
