@@ -471,6 +471,9 @@ typedef struct df_spiece {
 } df_spiece;
 
 static int contiguous(const df_blocks *b) { return b->n == 1 || b->ds == b->len; }
+static int same_blocks(const df_blocks *a, const df_blocks *b) {
+  return a->d == b->d && a->ds == b->ds && a->len == b->len && a->n == b->n;
+}
 static uint64_t hull_end(const df_blocks *b) { return b->d + (b->n - 1) * b->ds + b->len; }
 static int sp_any(const df_state *st, int rank) { return st->sp_head && st->sp_head[rank] >= 0; }
 
@@ -551,8 +554,7 @@ static int32_t sp_exact(const df_state *st, int rank, const df_blocks *b) {
   if (!sp_any(st, rank)) return -1;
   for (int32_t id = st->sp_head[rank]; id >= 0; id = st->sp[id].next) {
     const df_blocks *s = &st->sp[id].b;
-    if (contiguous(s) && contiguous(b) ? s->d == b->d && s->n * s->len == b->n * b->len
-                                       : s->d == b->d && s->ds == b->ds && s->len == b->len && s->n == b->n)
+    if (contiguous(s) && contiguous(b) ? s->d == b->d && s->n * s->len == b->n * b->len : same_blocks(s, b))
       return id;
   }
   return -1;
@@ -571,7 +573,7 @@ static int own_bytes(df_state *st, int rank, const df_blocks *b) {
 static int placeable(df_state *st, int rank, const df_blocks *d) {
   for (int32_t id = sp_any(st, rank) ? st->sp_head[rank] : -1; id >= 0; id = st->sp[id].next) {
     const df_blocks *s = &st->sp[id].b;
-    if (blocks_meet(s, d) && !(s->d == d->d && s->ds == d->ds && s->len == d->len && s->n == d->n)) return 0;
+    if (blocks_meet(s, d) && !same_blocks(s, d)) return 0;
   }
   if (!contiguous(d)) return !map_meets(st, rank, d);
   return !st->collect_mixed || (!inside_element(st, rank, d->d) && !inside_element(st, rank, hull_end(d)));
@@ -686,7 +688,7 @@ static int recv_whole(df_state *st, int32_t r, int32_t send, const df_spiece *s)
   return rc ? rc : write_segs(st, r, send, rank, at.d, st->segs, st->nsegs);
 }
 
-/* A send of exactly a strided piece's bytes carries the piece: *id its index (-1: not so). */
+/* A send of exactly a strided piece's bytes carries the piece: its index (-1: not so). */
 static int32_t send_whole(const df_state *st, int32_t s) {
   const cdag_graph *g = st->g;
   df_blocks b = {g->addr[s], g->bytes[s], g->bytes[s], 1};

@@ -610,6 +610,13 @@ static void clear_range(rec_shadow *sh, uint64_t a, uint64_t n, int64_t i) {
 /* ---- runs received whole ---- */
 
 static uint64_t pend_end(const pending *r) { return r->a + (r->n - 1) * r->stride + r->len; }
+static int run_meets(const pending *r, uint64_t a, uint64_t n) { return a < pend_end(r) && a + n > r->a; }
+
+/* Block b of run r as the entry note() made of it. */
+static entry run_block(const pending *r, uint64_t b) {
+  uint64_t a = r->a + b * r->stride;
+  return (entry){a, r->len, a, r->len, r->content + b * r->len, 0, r->seq, NULL, 1, 0, 0, 0};
+}
 
 static void pend_bounds(rec_shadow *sh) {
   sh->pend_lo = UINT64_MAX, sh->pend_hi = 0;
@@ -623,7 +630,7 @@ static void pend_bounds(rec_shadow *sh) {
 static int pend_meets(const rec_shadow *sh, uint64_t a, uint64_t n) {
   if (!sh->npend || a >= sh->pend_hi || a + n <= sh->pend_lo) return 0;
   for (int k = 0; k < sh->npend; k++)
-    if (a < pend_end(&sh->pend[k]) && a + n > sh->pend[k].a) return 1;
+    if (run_meets(&sh->pend[k], a, n)) return 1;
   return 0;
 }
 
@@ -633,10 +640,10 @@ static void pend_expand(rec_shadow *sh, int k) {
   pending r = sh->pend[k];
   sh->pend[k] = sh->pend[--sh->npend];
   for (uint64_t b = 0; b < r.n; b++) {
-    uint64_t a = r.a + b * r.stride;
-    int64_t i = first_in(sh, a, r.len);
-    if (i >= 0) clear_range(sh, a, r.len, i);
-    put_entry(sh, (entry){a, r.len, a, r.len, r.content + b * r.len, 0, r.seq, NULL, 1, 0, 0, 0});
+    entry x = run_block(&r, b);
+    int64_t i = first_in(sh, x.start, x.len);
+    if (i >= 0) clear_range(sh, x.start, x.len, i);
+    put_entry(sh, x);
   }
   pend_bounds(sh);
 }
@@ -649,7 +656,7 @@ static void pend_expand_all(rec_shadow *sh) {
 static void pend_meet(rec_shadow *sh, uint64_t a, uint64_t n) {
   if (!pend_meets(sh, a, n)) return;
   for (int k = sh->npend - 1; k >= 0; k--)   /* pend_expand moves the last run to k: seen already */
-    if (a < pend_end(&sh->pend[k]) && a + n > sh->pend[k].a) pend_expand(sh, k);
+    if (run_meets(&sh->pend[k], a, n)) pend_expand(sh, k);
 }
 
 /* [a, a+n) is given back (rec_shadow_forget, posting and forgetting set): a run inside it
@@ -660,12 +667,12 @@ static int pend_given(rec_shadow *sh, uint64_t a, uint64_t n) {
   if (!pend_meets(sh, a, n)) return 0;
   for (int k = sh->npend - 1; k >= 0; k--) {
     pending *r = &sh->pend[k];
-    if (a >= pend_end(r) || a + n <= r->a) continue;
+    if (!run_meets(r, a, n)) continue;
     if (a > r->a || a + n < pend_end(r)) {
       pend_expand(sh, k);
       continue;
     }
-    entry x = {r->a, r->len, r->a, r->len, r->content, 0, r->seq, NULL, 1, 0, 0, 0};
+    entry x = run_block(r, 0);
     check_unread(sh, &x);
     sh->pend[k] = sh->pend[--sh->npend];
     went++;
@@ -1353,8 +1360,9 @@ static int64_t run_from(const uint64_t *a, const uint64_t *l, int64_t i, int64_t
 static int64_t pend_take(rec_shadow *sh, const uint64_t *a, const uint64_t *l, int64_t i, int64_t m, uint64_t done,
                          int64_t *retry) {
   *retry = i + m;
-  if (m < sh->pend_min || pend_meets(sh, a[i], a[i + m - 1] + l[i] - a[i])) return 0;
+  if (m < sh->pend_min) return 0;
   uint64_t len = l[i], d = a[i + 1] - a[i], end = a[i + m - 1] + len;
+  if (pend_meets(sh, a[i], end - a[i])) return 0;
   int stones = 0;
   for (int64_t q = first_in(sh, a[i], end - a[i]); q >= 0 && sh->e[q].start < end; q = next_in(sh, q, end)) {
     const entry *x = &sh->e[q];
