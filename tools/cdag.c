@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #if defined(__has_feature)
 #define CDAG_HAS_ASAN __has_feature(address_sanitizer)
 #else
@@ -21,6 +22,22 @@
 #include "ir/ir.h"
 #include "base/alloc.h"
 #include "base/settings.h"
+
+/* `cdag` itself is built without MPI (CDAG_TOOL_MPI=0: nothing it links calls MPI, and it
+   starts without loading libmpich); the commands that run under mpiexec are in cdag-mpi, the
+   same program with MPI (CDAG_TOOL_MPI=1). Their entries here have no function: `cdag` execs
+   cdag-mpi with its own arguments, in the same process, so mpiexec's environment reaches it. */
+#ifndef CDAG_TOOL_MPI
+#define CDAG_TOOL_MPI 1
+#endif
+#if CDAG_TOOL_MPI
+#define UNDER_MPI(fn) fn
+#else
+#define UNDER_MPI(fn) NULL
+#endif
+#ifndef CDAG_LIBEXECDIR
+#define CDAG_LIBEXECDIR "libexec"
+#endif
 
 static const cmd_info commands[] = {
   {"check", cmd_check, "FILE", "load and validate a graph file; print a one-line summary"},
@@ -36,7 +53,7 @@ static const cmd_info commands[] = {
    "LogGOPS estimate of graph and plan, LogGOPSim's rules (without these flags the machine file's, if any, else defaults "
    "L 1, o 0.2, g 0.2, G 0.0002, O 0, S 65535, c 0.0001; calc N = N ns); "
    "a graph that computes: the computation on each critical path, communication's share, the stages, the saving"},
-  {"replay", cmd_replay, "FILE [--iterations N] [--repeat N] [--json] [--dump DIR] [--compute=recorded|none|skip] [--memory=MiB] [OPTIONS]",
+  {"replay", UNDER_MPI(cmd_replay), "FILE [--iterations N] [--repeat N] [--json] [--dump DIR] [--compute=recorded|none|skip] [--memory=MiB] [OPTIONS]",
    "under mpiexec -n P (P = the file's ranks): run the file as written and compiled with MPI, check both leave "
    "the same memory, time both (default as many iterations as take about 0.25 s, at most 100, repeated 5 times: median and best), print compile time, "
    "break-even and the report; computations spend their cost (--compute=recorded, default) or none; refuses "
@@ -48,7 +65,7 @@ static const cmd_info commands[] = {
    "sequence (default DIR: cdag-recording); exits with COMMAND's status (--strict: 1 when the command succeeded "
    "and its recording failed its check); --merge merges part files, --flat a file per phase of the run, "
    "--expand writes that flat form from DIR into OUT (default DIR/flat)"},
-  {"calibrate", cmd_calibrate, "[-o FILE] [--quick]",
+  {"calibrate", UNDER_MPI(cmd_calibrate), "[-o FILE] [--quick]",
    "under mpiexec -n 2: measure this MPI's LogGOPS parameters (L, o, g, G, S, copy: ping-pongs, bursts, memcpy) "
    "and its costs by message size, queue and rcopy (exchanges run by cdag's engine; about a second, --quick less) "
    "and write the machine file plans are priced with (-o FILE, else $CDAG_MACHINE, "
@@ -187,6 +204,32 @@ int cmd_options_quiet(int *argc, char **argv, cdag_options *o) {
   return 0;
 }
 
+int cmd_find_shipped(const char *name, const char *const *dirs, int mode, char *buf, size_t size) {
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return 0;
+  exe[n] = 0;
+  char *slash = strrchr(exe, '/');
+  if (slash) *slash = 0;
+  for (; *dirs; dirs++)
+    if (snprintf(buf, size, "%s%s/%s", exe, *dirs, name) < (int)size && access(buf, mode) == 0) return 1;
+  return 0;
+}
+
+/* A command of cdag-mpi's (UNDER_MPI): the program becomes cdag-mpi, argv unchanged. */
+static int exec_under_mpi(const char *cmd, char **argv) {
+  char path[PATH_MAX];
+  const char *dirs[] = {"", "/../" CDAG_LIBEXECDIR "/cdag", NULL};
+  if (!cmd_find_shipped("cdag-mpi", dirs, X_OK, path, sizeof path)) {
+    fprintf(stderr, "cdag %s: cannot find cdag-mpi, the part of cdag that runs with MPI (beside cdag, or in "
+            "../%s/cdag from it): is cdag installed whole?\n", cmd, CDAG_LIBEXECDIR);
+    return 1;
+  }
+  execv(path, argv);
+  fprintf(stderr, "cdag %s: cannot run %s: %s\n", cmd, path, strerror(errno));
+  return 1;
+}
+
 /* Every command's output ends here: a write that failed (a full disk, a closed pipe, /dev/full)
    is an error with a message and exit 1, never a silent 0. */
 static int output_status(const char *cmd, int status) {
@@ -247,6 +290,7 @@ int main(int argc, char **argv) {
   }
   for (size_t i = 0; i < NCOMMANDS; i++) {
     if (strcmp(commands[i].name, argv[1]) != 0) continue;
+    if (!commands[i].run) return exec_under_mpi(argv[1], argv);
     int sub_argc = argc - 2;
     char **sub_argv = argv + 2;
     if (cmd_has_flag(&sub_argc, sub_argv, "--help") || cmd_has_flag(&sub_argc, sub_argv, "-h")) {

@@ -55,6 +55,10 @@ int cmd_options(int *argc, char **argv, cdag_options *o);
 /* The same without printing (the message is cdag_error_message()'s): for `cdag replay`,
    whose every process parses and whose rank 0 alone prints. */
 int cmd_options_quiet(int *argc, char **argv, cdag_options *o);
+/* Where a file shipped with cdag is, into buf: the first of dirs (relative to the directory
+   of the running program: "" beside it, as in a build tree, "/../lib" ...; NULL ends the list)
+   that holds name with access `mode` (R_OK, X_OK). 0 if none does. */
+int cmd_find_shipped(const char *name, const char *const *dirs, int mode, char *buf, size_t size);
 /* Loads a graph file with the GOAL buffer meaning given (IR_GOAL_*, parsed by the caller). */
 int cmd_load(const char *cmd, const char *path, int goal_buffers, cdag_graph **g);
 /* The same without printing: the loader's code (its message in cdag_error_message()). */

@@ -40,31 +40,17 @@
 #ifndef CDAG_RECORD_LIBDIR
 #define CDAG_RECORD_LIBDIR "lib"
 #endif
-#define RECORD_LIB "libcdag-record.so"
-
-static int readable(const char *path) { return access(path, R_OK) == 0; }
 
 /* Where libcdag-record.so is, into buf; 0 if nowhere. */
 static int find_library(char *buf, size_t size) {
   cdag_settings set;
   cdag__settings_read(&set);   /* validated by main already */
-  const char *env = set.record_lib;
-  if (env) {
-    snprintf(buf, size, "%s", env);
-    return readable(buf);
+  if (set.record_lib) {
+    snprintf(buf, size, "%s", set.record_lib);
+    return access(buf, R_OK) == 0;
   }
-  char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) return 0;
-  exe[n] = 0;
-  char *slash = strrchr(exe, '/');
-  if (slash) *slash = 0;
-  static const char libdir[] = "/../" CDAG_RECORD_LIBDIR;
-  const char *places[] = {"", "/../lib", libdir};   /* beside it: a build tree */
-  for (size_t i = 0; i < sizeof places / sizeof *places; i++) {
-    if (snprintf(buf, size, "%s%s/%s", exe, places[i], RECORD_LIB) < (int)size && readable(buf)) return 1;
-  }
-  return 0;
+  const char *dirs[] = {"", "/../lib", "/../" CDAG_RECORD_LIBDIR, NULL};
+  return cmd_find_shipped("libcdag-record.so", dirs, R_OK, buf, size);
 }
 
 /* Removes what an earlier recording left in dir, so phases of two runs never mix. */
@@ -327,7 +313,8 @@ int cmd_record(int argc, char **argv) {
   if (i >= argc || argv[i][0] == '-') return cmd_usage("record");
   char lib[PATH_MAX];
   if (!find_library(lib, sizeof lib)) {
-    fprintf(stderr, "cdag record: " RECORD_LIB " not found beside cdag, in ../lib or at $CDAG_RECORD_LIB\n");
+    fprintf(stderr, "cdag record: libcdag-record.so not found beside cdag, in ../lib, ../%s or at $CDAG_RECORD_LIB\n",
+            CDAG_RECORD_LIBDIR);
     return 1;
   }
   if (clear_dir(dir)) return 1;

@@ -10,6 +10,12 @@ trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
 test -f "$tmp/prefix/include/cdag.h"
 test -x "$tmp/prefix/bin/cdag"
+# `cdag` starts without MPI; the commands mpiexec launches exec libexec/cdag/cdag-mpi.
+if grep -q libmpi <<<"$(ldd "$tmp/prefix/bin/cdag")"; then echo "install: bin/cdag loads MPI" >&2; exit 1; fi
+test -x "$tmp/prefix/libexec/cdag/cdag-mpi"
+printf 'num_ranks 2\nrank 0 {\n  send 8 to 1 tag 0 addr 0x100\n}\nrank 1 {\n  recv 8 from 0 tag 0 addr 0x200\n}\n' > "$tmp/two.cdag"
+out=$(mpiexec -n 2 "$tmp/prefix/bin/cdag" replay "$tmp/two.cdag" --iterations 1 --repeat 1)
+grep -q "same memory" <<<"$out"
 libdir=$(ls -d "$tmp"/prefix/lib*/ | head -1)
 cat > "$tmp/user.c" <<'C'
 #include <cdag.h>
