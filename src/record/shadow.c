@@ -35,7 +35,7 @@
  * copies side by side) and become entries only when a look-up meets the run: a datatype's
  * blocks received into a buffer the program frees unread cost one copy, not an entry each.
  * The copies live in an arena of chunks. A receive's copy is a candidate for the proofs above
- * for the next 1024 receives and 1/32 of the budget of received bytes (16 MiB by default);
+ * for the next 1024 receives and 1/64 of the budget of received bytes (8 MiB by default);
  * once the arena reaches twice what is live (at least that much), the next send or receive
  * compacts it (compact): the copies of the ranges held and of the candidates are moved into
  * chunks of their own, the rest given up and its chunks reused, so the recorder's memory
@@ -193,11 +193,15 @@ static int scratch_room(scratch *s, uint64_t n) {
 }
 
 /* The least arena a compaction waits for, and the received bytes a candidate's copy is kept
-   for: 1/32 of the budget, 16 MiB by default. The recorder's footprint is the program's cost:
+   for: 1/64 of the budget, 8 MiB by default. The recorder's footprint is the program's cost:
    MPICH's coll/allgatherv4 at 4 processes on 2 cores recorded in 4.3 s with every copy kept
    (218 MB a process; 0.9 s plain), 2.2 to 4.3 s with copies of the last 64 MiB received, 1.7
-   s with 32, 1.4 s with 16, 1.2 s with 8. */
-static uint64_t compact_min(const rec_shadow *sh) { return sh->budget / 32 > 64 ? sh->budget / 32 : 64; }
+   s with 32, 1.4 s with 16, 1.2 s with 8. The arena peaks near twice what is live, so a
+   window of 16 MiB held about 56 MiB a process in pt2pt/probe_unexp, and on virtual machines
+   that hand freed memory back to their host a page first touched costs 1.5 ms a MiB even in
+   huge pages (0.08 ms touched again): 8 MiB took its recording from 2.1 to 1.5 times plain
+   (median of 9), allgatherv4's from 2.0 to 1.5; 4 MiB gained nothing more. */
+static uint64_t compact_min(const rec_shadow *sh) { return sh->budget / 64 > 64 ? sh->budget / 64 : 64; }
 
 rec_shadow *rec_shadow_new(uint64_t budget, uint64_t min_gap) {
   rec_shadow *sh = calloc(1, sizeof *sh);
