@@ -35,8 +35,8 @@
 #else
 #define UNDER_MPI(fn) NULL
 #endif
-#ifndef CDAG_LIBEXECDIR
-#define CDAG_LIBEXECDIR "libexec"
+#ifndef CDAG_LIBEXECDIR   /* from the program's directory (CMake: libexec/cdag under the prefix) */
+#define CDAG_LIBEXECDIR "../libexec/cdag"
 #endif
 
 static const cmd_info commands[] = {
@@ -219,10 +219,10 @@ int cmd_find_shipped(const char *name, const char *const *dirs, int mode, char *
 /* A command of cdag-mpi's (UNDER_MPI): the program becomes cdag-mpi, argv unchanged. */
 static int exec_under_mpi(const char *cmd, char **argv) {
   char path[PATH_MAX];
-  const char *dirs[] = {"", "/../" CDAG_LIBEXECDIR "/cdag", NULL};
+  const char *dirs[] = {"", "/" CDAG_LIBEXECDIR, NULL};
   if (!cmd_find_shipped("cdag-mpi", dirs, X_OK, path, sizeof path)) {
     fprintf(stderr, "cdag %s: cannot find cdag-mpi, the part of cdag that runs with MPI (beside cdag, or in "
-            "../%s/cdag from it): is cdag installed whole?\n", cmd, CDAG_LIBEXECDIR);
+            "%s from it): is cdag installed whole?\n", cmd, CDAG_LIBEXECDIR);
     return 1;
   }
   execv(path, argv);

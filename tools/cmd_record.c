@@ -37,8 +37,8 @@
 #include "match/match.h"
 #include "record/record.h"
 
-#ifndef CDAG_RECORD_LIBDIR
-#define CDAG_RECORD_LIBDIR "lib"
+#ifndef CDAG_RECORD_LIBDIR   /* from the program's directory (CMake: the prefix's libdir) */
+#define CDAG_RECORD_LIBDIR "../lib"
 #endif
 
 /* Where libcdag-record.so is, into buf; 0 if nowhere. */
@@ -49,7 +49,7 @@ static int find_library(char *buf, size_t size) {
     snprintf(buf, size, "%s", set.record_lib);
     return access(buf, R_OK) == 0;
   }
-  const char *dirs[] = {"", "/../lib", "/../" CDAG_RECORD_LIBDIR, NULL};
+  const char *dirs[] = {"", "/../lib", "/" CDAG_RECORD_LIBDIR, NULL};
   return cmd_find_shipped("libcdag-record.so", dirs, R_OK, buf, size);
 }
 
@@ -313,7 +313,7 @@ int cmd_record(int argc, char **argv) {
   if (i >= argc || argv[i][0] == '-') return cmd_usage("record");
   char lib[PATH_MAX];
   if (!find_library(lib, sizeof lib)) {
-    fprintf(stderr, "cdag record: libcdag-record.so not found beside cdag, in ../lib, ../%s or at $CDAG_RECORD_LIB\n",
+    fprintf(stderr, "cdag record: libcdag-record.so not found beside cdag, in ../lib, %s or at $CDAG_RECORD_LIB\n",
             CDAG_RECORD_LIBDIR);
     return 1;
   }
