@@ -259,9 +259,75 @@ static int parse_comm(merger *m, mrank *r, int rank, int64_t line, char *p) {
   return CDAG_OK;
 }
 
+/* A line of phase a (the number it starts with, p after it): an operation at its position
+   or what the recorder says of one (drop, probed, got, fold, scratch). */
+static int parse_numbered(merger *m, mrank *r, int rank, int64_t line, char *l, uint64_t a, char *p) {
+  uint64_t b, c;
+  if (a >= (uint64_t)r->declared) return bad_line(m, rank, line, "an operation of phase %llu, which the part never started", (unsigned long long)a), 0;
+  if (!strncmp(p, "drop ", 5) && (p += 5, unum(&p, UINT64_MAX, &b) && !*p)) {
+    int64_t cap = r->dropcap;
+    if (base_grow((void **)&r->drops, r->ndrops, &cap, 1, sizeof *r->drops, "merger")) return CDAG_NOMEM("recorded operations");
+    r->dropcap = cap;
+    r->drops[r->ndrops++] = (mdrop){b, line};
+    return 0;
+  }
+  if (!strncmp(p, "probed ", 7)) {
+    char *q = p + 7;
+    if (!unum(&q, UINT64_MAX, &b) || !unum(&q, UINT64_MAX, &c) || *q || c >= b)
+      return bad_line(m, rank, line, "probed %.60s: not a receive's position and an earlier probe's", p + 7), 0;
+    int64_t cap = r->probecap;
+    if (base_grow((void **)&r->probes, r->nprobes, &cap, 1, sizeof *r->probes, "merger")) return CDAG_NOMEM("recorded operations");
+    r->probecap = cap;
+    r->probes[r->nprobes++] = (mprobe){b, c, line};
+    return 0;
+  }
+  if (!strncmp(p, "got ", 4)) {
+    char *q = p + 4;
+    if (!unum(&q, UINT64_MAX, &b) || !unum(&q, UINT64_MAX, &c) || *q)
+      return bad_line(m, rank, line, "got %.60s: not a get's position and a hash", p + 4), 0;
+    int64_t cap = r->gotcap;
+    if (base_grow((void **)&r->gots, r->ngots, &cap, 1, sizeof *r->gots, "merger")) return CDAG_NOMEM("recorded operations");
+    r->gotcap = cap;
+    r->gots[r->ngots++] = (mgot){b, c, line, (int)a};
+    return 0;
+  }
+  if (!strncmp(p, "fold ", 5)) {
+    uint64_t o1, o2, d, n;
+    char *q = p + 5;
+    if (!unum(&q, UINT64_MAX, &o1) || !unum(&q, UINT64_MAX, &o2) || !unum(&q, UINT64_MAX / 2, &d) ||
+        !unum(&q, UINT64_MAX, &n) || *q || o1 >= o2 || o2 > (uint64_t)(l - r->file) || !d || !n)
+      return bad_line(m, rank, line, "fold %.60s: not two offsets before the line, a step and a count", p + 5), 0;
+    int64_t cap = r->foldcap;
+    if (base_grow((void **)&r->folds, r->nfolds, &cap, 1, sizeof *r->folds, "merger")) return CDAG_NOMEM("folds");
+    r->foldcap = cap;
+    r->folds[r->nfolds++] = (mfold){(int)a, o1, o2, d, n, line};
+    return 0;
+  }
+  if (!strncmp(p, "scratch ", 8)) {
+    char *q = p + 8, *e;
+    errno = 0;
+    strtoull(q, &e, 16);
+    if (e == q || *e != ' ' || errno || (q = e + 1, !unum(&q, UINT64_MAX, &b)) || *q)
+      return bad_line(m, rank, line, "scratch %s: not an address and a size", p + 8), 0;
+    if (base_grow((void **)&r->scratch, r->nscratch, &r->scratchcap, 1, sizeof *r->scratch, "merger")) return CDAG_NOMEM("scratch");
+    r->scratch[r->nscratch++] = (mline){(int)a, p + 8};
+    return 0;
+  }
+  if (unum(&p, UINT64_MAX, &b) && *p) return parse_op(m, r, rank, line, (int)a, b, p);
+  bad_line(m, rank, line, "not a line of a part file: \"%.60s\"", l);
+  return 0;
+}
+
+/* Operations (numbered lines) are most of a part: they are tried first, and no keyword line
+   starts with a digit. */
 static int parse_line(merger *m, mrank *r, int rank, int64_t line, char *l) {
-  char name[64], *rest;
+  char name[64], *rest, *p = l;
   uint64_t a, b, c;
+  if (*l >= '0' && *l <= '9') {
+    if (unum(&p, INT32_MAX, &a) && *p) return parse_numbered(m, r, rank, line, l, a, p);
+    bad_line(m, rank, line, "not a line of a part file: \"%.60s\"", l);
+    return 0;
+  }
   if (!strncmp(l, "call ", 5) && count_line(l + 5, name, &a, NULL))
     return add_count(&m->calls, &m->ncalls, &m->callcap, name, a) ? CDAG_NOMEM("counts") : 0;
   if (!strncmp(l, "unsupported_why ", 16) && count_line(l + 16, name, &a, &rest)) {
@@ -279,7 +345,6 @@ static int parse_line(merger *m, mrank *r, int rank, int64_t line, char *l) {
       return bad_line(m, rank, line, "%.60s: not a name and a count (digits, no sign)", l), 0;
   if (!strncmp(l, "comm ", 5)) return parse_comm(m, r, rank, line, l + 5);
   if (!strcmp(l, "finalized")) { r->finalized = 1; return 0; }
-  char *p = l;
   if (!strncmp(l, "fixes ", 6) && (p = l + 6, unum(&p, UINT64_MAX, &a) && unum(&p, UINT64_MAX, &b) &&
                                    unum(&p, UINT64_MAX, &c) && !*p)) {
     r->fixes[0] = a; r->fixes[1] = b; r->fixes[2] = c;
@@ -305,60 +370,6 @@ static int parse_line(merger *m, mrank *r, int rank, int64_t line, char *l) {
     return 0;
   }
   if (!strncmp(l, "end ", 4) && (p = l + 4, unum(&p, INT32_MAX, &a) && !*p)) return 0;
-  p = l;
-  if (unum(&p, INT32_MAX, &a) && *p) {
-    if (a >= (uint64_t)r->declared) return bad_line(m, rank, line, "an operation of phase %llu, which the part never started", (unsigned long long)a), 0;
-    if (!strncmp(p, "drop ", 5) && (p += 5, unum(&p, UINT64_MAX, &b) && !*p)) {
-      int64_t cap = r->dropcap;
-      if (base_grow((void **)&r->drops, r->ndrops, &cap, 1, sizeof *r->drops, "merger")) return CDAG_NOMEM("recorded operations");
-      r->dropcap = cap;
-      r->drops[r->ndrops++] = (mdrop){b, line};
-      return 0;
-    }
-    if (!strncmp(p, "probed ", 7)) {
-      char *q = p + 7;
-      if (!unum(&q, UINT64_MAX, &b) || !unum(&q, UINT64_MAX, &c) || *q || c >= b)
-        return bad_line(m, rank, line, "probed %.60s: not a receive's position and an earlier probe's", p + 7), 0;
-      int64_t cap = r->probecap;
-      if (base_grow((void **)&r->probes, r->nprobes, &cap, 1, sizeof *r->probes, "merger")) return CDAG_NOMEM("recorded operations");
-      r->probecap = cap;
-      r->probes[r->nprobes++] = (mprobe){b, c, line};
-      return 0;
-    }
-    if (!strncmp(p, "got ", 4)) {
-      char *q = p + 4;
-      if (!unum(&q, UINT64_MAX, &b) || !unum(&q, UINT64_MAX, &c) || *q)
-        return bad_line(m, rank, line, "got %.60s: not a get's position and a hash", p + 4), 0;
-      int64_t cap = r->gotcap;
-      if (base_grow((void **)&r->gots, r->ngots, &cap, 1, sizeof *r->gots, "merger")) return CDAG_NOMEM("recorded operations");
-      r->gotcap = cap;
-      r->gots[r->ngots++] = (mgot){b, c, line, (int)a};
-      return 0;
-    }
-    if (!strncmp(p, "fold ", 5)) {
-      uint64_t o1, o2, d, n;
-      char *q = p + 5;
-      if (!unum(&q, UINT64_MAX, &o1) || !unum(&q, UINT64_MAX, &o2) || !unum(&q, UINT64_MAX / 2, &d) ||
-          !unum(&q, UINT64_MAX, &n) || *q || o1 >= o2 || o2 > (uint64_t)(l - r->file) || !d || !n)
-        return bad_line(m, rank, line, "fold %.60s: not two offsets before the line, a step and a count", p + 5), 0;
-      int64_t cap = r->foldcap;
-      if (base_grow((void **)&r->folds, r->nfolds, &cap, 1, sizeof *r->folds, "merger")) return CDAG_NOMEM("folds");
-      r->foldcap = cap;
-      r->folds[r->nfolds++] = (mfold){(int)a, o1, o2, d, n, line};
-      return 0;
-    }
-    if (!strncmp(p, "scratch ", 8)) {
-      char *q = p + 8, *e;
-      errno = 0;
-      strtoull(q, &e, 16);
-      if (e == q || *e != ' ' || errno || (q = e + 1, !unum(&q, UINT64_MAX, &b)) || *q)
-        return bad_line(m, rank, line, "scratch %s: not an address and a size", p + 8), 0;
-      if (base_grow((void **)&r->scratch, r->nscratch, &r->scratchcap, 1, sizeof *r->scratch, "merger")) return CDAG_NOMEM("scratch");
-      r->scratch[r->nscratch++] = (mline){(int)a, p + 8};
-      return 0;
-    }
-    if (unum(&p, UINT64_MAX, &b) && *p) return parse_op(m, r, rank, line, (int)a, b, p);
-  }
   bad_line(m, rank, line, "not a line of a part file: \"%.60s\"", l);
   return 0;
 }
