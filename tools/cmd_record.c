@@ -313,8 +313,9 @@ int cmd_record(int argc, char **argv) {
   if (i >= argc || argv[i][0] == '-') return cmd_usage("record");
   char lib[PATH_MAX];
   if (!find_library(lib, sizeof lib)) {
-    fprintf(stderr, "cdag record: libcdag-record.so not found beside cdag, in ../lib, %s or at $CDAG_RECORD_LIB\n",
-            CDAG_RECORD_LIBDIR);
+    int other = strcmp(CDAG_RECORD_LIBDIR, "../lib") != 0;   /* the install's libdir, when not ../lib */
+    fprintf(stderr, "cdag record: libcdag-record.so not found beside cdag, in ../lib%s%s or at $CDAG_RECORD_LIB\n",
+            other ? ", " : "", other ? CDAG_RECORD_LIBDIR : "");
     return 1;
   }
   if (clear_dir(dir)) return 1;
