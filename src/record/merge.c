@@ -259,6 +259,11 @@ static int parse_comm(merger *m, mrank *r, int rank, int64_t line, char *p) {
   return CDAG_OK;
 }
 
+static int not_a_line(merger *m, int rank, int64_t line, const char *l) {
+  bad_line(m, rank, line, "not a line of a part file: \"%.60s\"", l);
+  return 0;
+}
+
 /* A line of phase a (the number it starts with, p after it): an operation at its position
    or what the recorder says of one (drop, probed, got, fold, scratch). */
 static int parse_numbered(merger *m, mrank *r, int rank, int64_t line, char *l, uint64_t a, char *p) {
@@ -314,8 +319,7 @@ static int parse_numbered(merger *m, mrank *r, int rank, int64_t line, char *l, 
     return 0;
   }
   if (unum(&p, UINT64_MAX, &b) && *p) return parse_op(m, r, rank, line, (int)a, b, p);
-  bad_line(m, rank, line, "not a line of a part file: \"%.60s\"", l);
-  return 0;
+  return not_a_line(m, rank, line, l);
 }
 
 /* Operations (numbered lines) are most of a part: they are tried first, and no keyword line
@@ -323,11 +327,8 @@ static int parse_numbered(merger *m, mrank *r, int rank, int64_t line, char *l, 
 static int parse_line(merger *m, mrank *r, int rank, int64_t line, char *l) {
   char name[64], *rest, *p = l;
   uint64_t a, b, c;
-  if (*l >= '0' && *l <= '9') {
-    if (unum(&p, INT32_MAX, &a) && *p) return parse_numbered(m, r, rank, line, l, a, p);
-    bad_line(m, rank, line, "not a line of a part file: \"%.60s\"", l);
-    return 0;
-  }
+  if (*l >= '0' && *l <= '9')
+    return unum(&p, INT32_MAX, &a) && *p ? parse_numbered(m, r, rank, line, l, a, p) : not_a_line(m, rank, line, l);
   if (!strncmp(l, "call ", 5) && count_line(l + 5, name, &a, NULL))
     return add_count(&m->calls, &m->ncalls, &m->callcap, name, a) ? CDAG_NOMEM("counts") : 0;
   if (!strncmp(l, "unsupported_why ", 16) && count_line(l + 16, name, &a, &rest)) {
@@ -370,8 +371,7 @@ static int parse_line(merger *m, mrank *r, int rank, int64_t line, char *l) {
     return 0;
   }
   if (!strncmp(l, "end ", 4) && (p = l + 4, unum(&p, INT32_MAX, &a) && !*p)) return 0;
-  bad_line(m, rank, line, "not a line of a part file: \"%.60s\"", l);
-  return 0;
+  return not_a_line(m, rank, line, l);
 }
 
 /* The header: `cdag-record-part 1` then `rank R nprocs P`, R the file's rank, P the run's. */
