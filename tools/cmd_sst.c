@@ -47,11 +47,12 @@ static int print_sources(FILE *f, const df_sst *s, const df_red *d, int json) {
 /* "transfers" and "reductions" of one SST (one stage). */
 static int print_json(const df_sst *s) {
   printf("\"transfers\": [");
-  for (int64_t i = 0; i < s->nxfers; i++) {
-    const df_xfer *x = &s->xfers[i];
-    printf("%s\n    {\"src\": %d, \"src_addr\": %llu, \"len\": %llu, \"dst\": %d, \"dst_addr\": %llu}", i ? "," : "",
-           x->src, (unsigned long long)x->src_addr, (unsigned long long)x->len, x->dst, (unsigned long long)x->dst_addr);
-  }
+  for (int64_t i = 0, n = 0; i < s->nxfers; i++)   /* a strided transfer block by block, as the format lists tuples */
+    for (uint64_t j = 0; j < df_xfer_blocks(&s->xfers[i]); j++, n++) {
+      df_xfer x = df_xfer_block(&s->xfers[i], j);
+      printf("%s\n    {\"src\": %d, \"src_addr\": %llu, \"len\": %llu, \"dst\": %d, \"dst_addr\": %llu}", n ? "," : "",
+             x.src, (unsigned long long)x.src_addr, (unsigned long long)x.len, x.dst, (unsigned long long)x.dst_addr);
+    }
   printf("%s],\n  \"reductions\": [", s->nxfers ? "\n  " : "");
   for (int64_t i = 0; i < s->nreds; i++) {
     const df_red *d = &s->reds[i];
@@ -73,8 +74,13 @@ static int print_text(const df_sst *s) {
     for (; i < s->nxfers && s->xfers[i].dst == r; i++) {
       const df_xfer *x = &s->xfers[i];
       if (!header++) printf("rank %d:\n", r);
-      printf("  0x%llx <- rank %d 0x%llx (%llu B)\n", (unsigned long long)x->dst_addr, x->src,
-             (unsigned long long)x->src_addr, (unsigned long long)x->len);
+      if (x->blocks > 1)
+        printf("  0x%llx <- rank %d 0x%llx (%llu blocks of %llu B, strides %lld here, %lld there)\n",
+               (unsigned long long)x->dst_addr, x->src, (unsigned long long)x->src_addr, (unsigned long long)x->blocks,
+               (unsigned long long)x->len, (long long)x->dst_stride, (long long)x->src_stride);
+      else
+        printf("  0x%llx <- rank %d 0x%llx (%llu B)\n", (unsigned long long)x->dst_addr, x->src,
+               (unsigned long long)x->src_addr, (unsigned long long)x->len);
     }
     for (; j < s->nreds && s->reds[j].dst == r; j++) {
       const df_red *d = &s->reds[j];

@@ -10,7 +10,11 @@
  *  - transfers (src, src_addr, len, dst, dst_addr): maximal (adjacent bytes with adjacent
  *    origins merged), sorted by (dst, dst_addr). Self-copies (src == dst, data moved to
  *    another address of its origin rank) are transfers too; a byte whose final value is its
- *    own original value at the same address is not a transfer.
+ *    own original value at the same address is not a transfer. A strided transfer (blocks
+ *    >= 2) is a strided piece that reached the end of the phase whole (a column packed,
+ *    sent and unpacked): block j, len bytes, comes from src_addr + j*src_stride and lands
+ *    at dst_addr + j*dst_stride; its blocks meet no other transfer's bytes. Sorted by its
+ *    first block's dst_addr.
  *  - reductions (dst, dst_addr, count, type, op, set): element e of the tuple is op over the
  *    set's contributions (rank, addr + e*size). Sets are interned: equal multisets have one
  *    id. A set is a sorted list of runs: ranks lo..hi (inclusive) each contributing the
@@ -41,7 +45,19 @@
 typedef struct {
   int32_t src, dst;
   uint64_t src_addr, dst_addr, len;
+  /* 0 or 1: len bytes in one block; n >= 2: n blocks of len bytes, block j at
+     src_addr + j*src_stride and dst_addr + j*dst_stride (strides wrap: a negative one runs
+     backwards) */
+  uint64_t blocks, src_stride, dst_stride;
 } df_xfer;
+
+static inline uint64_t df_xfer_blocks(const df_xfer *x) { return x->blocks > 1 ? x->blocks : 1; }
+static inline uint64_t df_xfer_bytes(const df_xfer *x) { return df_xfer_blocks(x) * x->len; }
+/* Block j of x as a transfer of its own. */
+static inline df_xfer df_xfer_block(const df_xfer *x, uint64_t j) {
+  return (df_xfer){.src = x->src, .dst = x->dst, .src_addr = x->src_addr + j * x->src_stride,
+                   .dst_addr = x->dst_addr + j * x->dst_stride, .len = x->len};
+}
 
 typedef struct {
   int32_t dst;

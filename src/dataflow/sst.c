@@ -100,6 +100,8 @@ typedef struct {
   int32_t *sp_head;  /* per rank: its first strided piece, -1 none (NULL until a first one) */
   struct df_spiece *sp; int64_t nsp, spcap; int32_t sp_free;  /* strided pieces; free list */
   struct df_spiece *gstash; int64_t ngstash, gstashcap;        /* strided pieces in flight */
+  df_xfer *whole;    int64_t nwhole, wholecap;  /* strided pieces left at the end: transfers
+                                                   whole, by rank, each rank's by address */
   df_sst *sst;
   int collect_mixed;     /* DF_COLLECT_MIXED */
   int collect_reassoc;   /* DF_COLLECT_REASSOC */
@@ -456,7 +458,9 @@ static int write_segs(df_state *st, int32_t op, int32_t reader, int rank, uint64
  * the map answers as always and the result is the same as block by block. Kept: a piece's
  * blocks meet no piece of the map and no other strided piece of the rank (whole ones are
  * placed only where that holds; see sp_place); a rank keeps at most SP_MAX (then its oldest
- * expands). At the end a piece inside scratch is dropped, the others expand. */
+ * expands). At the end a piece inside scratch is dropped, one whose blocks meet scratch
+ * expands (the scratch bytes are then left out byte-exactly), the others are transfers
+ * whole. */
 enum { SP_MAX = 8, SP_SCAN = 64 };
 
 typedef struct {
@@ -695,17 +699,44 @@ static int32_t send_whole(const df_state *st, int32_t s) {
   return sp_exact(st, g->rank[s], &b);
 }
 
-/* Writes the strided pieces that are left into the map, but for ones inside scratch. */
+enum { SCRATCH_NONE, SCRATCH_MEETS, SCRATCH_HOLDS };
+/* Where rank's scratch is against blocks b: holding them all (one interval over their
+   hull), meeting some (or too many intervals in their hull to look at each: SP_SCAN), or
+   none. */
+static int scratch_at(const cdag_graph *g, int rank, const df_blocks *b) {
+  uint64_t end = hull_end(b);
+  int32_t k = first_scratch_above(g, rank, b->d), last = g->scr_start[rank + 1];
+  if (k < last && g->scr_lo[k] <= b->d && g->scr_hi[k] >= end) return SCRATCH_HOLDS;
+  for (int n = 0; k < last && g->scr_lo[k] < end; k++, n++)
+    if (n == SP_SCAN || blocks_meet_range(b, g->scr_lo[k], g->scr_hi[k])) return SCRATCH_MEETS;
+  return SCRATCH_NONE;
+}
+
+/* Strided piece id of rank as a transfer whole, kept for collect in rank's address order
+   (a rank keeps at most SP_MAX pieces: an insertion). */
+static int sp_keep_whole(df_state *st, int rank, int32_t id) {
+  const df_spiece *p = &st->sp[id];
+  df_xfer x = {.src = p->src, .dst = rank, .src_addr = p->o, .dst_addr = p->b.d, .len = p->b.len, .blocks = p->b.n,
+               .src_stride = p->os, .dst_stride = p->b.ds};
+  if (contiguous(&p->b) && p->os == p->b.len) x.len *= x.blocks, x.blocks = 0, x.src_stride = x.dst_stride = 0;
+  BASE_GROW(st->whole, st->nwhole, st->wholecap, 1, "SST transfers");
+  int64_t i = st->nwhole++;
+  for (; i > 0 && st->whole[i - 1].dst == rank && st->whole[i - 1].dst_addr > x.dst_addr; i--) st->whole[i] = st->whole[i - 1];
+  st->whole[i] = x;
+  sp_unlink(st, rank, id);
+  return CDAG_OK;
+}
+
+/* The strided pieces that are left: dropped inside scratch, expanded into the map where
+   their blocks meet scratch, else kept whole. */
 static int sp_finish(df_state *st) {
   const cdag_graph *g = st->g;
   for (int r = 0; st->sp_head && r < g->nprocs; r++)
     while (st->sp_head[r] >= 0) {
-      int32_t id = st->sp_head[r], k = first_scratch_above(g, r, st->sp[id].b.d);
-      if (k < g->scr_start[r + 1] && g->scr_lo[k] <= st->sp[id].b.d && g->scr_hi[k] >= hull_end(&st->sp[id].b)) {
-        sp_unlink(st, r, id);
-        continue;
-      }
-      int rc = sp_expand(st, r, id);
+      int32_t id = st->sp_head[r];
+      int at = scratch_at(g, r, &st->sp[id].b), rc = CDAG_OK;
+      if (at == SCRATCH_HOLDS) sp_unlink(st, r, id);
+      else rc = at == SCRATCH_MEETS ? sp_expand(st, r, id) : sp_keep_whole(st, r, id);
       if (rc) return rc;
     }
   return CDAG_OK;
@@ -987,20 +1018,25 @@ static int propagate(df_state *st, const match_result *m) {
 
 /* ---- collecting the final tuples ---- */
 
-static int emit_xfer(df_state *st, int rank, uint64_t lo, uint64_t hi, const df_piece *p, uint64_t plo) {
+/* Appends x, or extends the last transfer when x continues it (both one block). */
+static int push_xfer(df_state *st, const df_xfer *x) {
   df_sst *s = st->sst;
-  df_xfer x = {.src = p->src, .dst = rank, .src_addr = p->addr + (lo - plo), .dst_addr = lo, .len = hi - lo};
-  if (s->nxfers > 0) {
+  if (s->nxfers > 0 && x->blocks <= 1) {
     df_xfer *last = &s->xfers[s->nxfers - 1];
-    if (last->dst == rank && last->dst_addr + last->len == lo && last->src == x.src &&
-        last->src_addr + last->len == x.src_addr) {
-      last->len += x.len;
+    if (last->blocks <= 1 && last->dst == x->dst && last->dst_addr + last->len == x->dst_addr && last->src == x->src &&
+        last->src_addr + last->len == x->src_addr) {
+      last->len += x->len;
       return CDAG_OK;
     }
   }
   BASE_GROW(s->xfers, s->nxfers, st->xfercap, 1, "SST transfers");
-  s->xfers[s->nxfers++] = x;
+  s->xfers[s->nxfers++] = *x;
   return CDAG_OK;
+}
+
+static int emit_xfer(df_state *st, int rank, uint64_t lo, uint64_t hi, const df_piece *p, uint64_t plo) {
+  df_xfer x = {.src = p->src, .dst = rank, .src_addr = p->addr + (lo - plo), .dst_addr = lo, .len = hi - lo};
+  return push_xfer(st, &x);
 }
 
 /* Does a reduction piece at [lo, ...) of rank, with p's set shifted by shift, continue the
@@ -1097,17 +1133,27 @@ static int reserve_xfers(df_state *st) {
   return CDAG_OK;
 }
 
+/* Emits the strided transfers kept whole for rank that start below lo (from *next on). */
+static int emit_whole(df_state *st, int rank, uint64_t lo, int64_t *next) {
+  int rc = CDAG_OK;
+  for (; *next < st->nwhole && st->whole[*next].dst == rank && st->whole[*next].dst_addr < lo && !rc; ++*next)
+    rc = push_xfer(st, &st->whole[*next]);
+  return rc;
+}
+
 static int collect(df_state *st) {
-  int rc0 = sp_finish(st);
-  if (rc0 == CDAG_OK) rc0 = reserve_xfers(st);
-  if (rc0) return rc0;
-  for (int r = 0; r < st->g->nprocs; r++)
-    for (df_at at = map_first(st, r, 0, 0); at.p; at = map_next(st, r, at)) {
+  int rc = sp_finish(st);
+  if (rc == CDAG_OK) rc = reserve_xfers(st);
+  int64_t next = 0;
+  for (int r = 0; r < st->g->nprocs && rc == CDAG_OK; r++) {
+    for (df_at at = map_first(st, r, 0, 0); at.p && rc == CDAG_OK; at = map_next(st, r, at)) {
       df_piece p = *at.p;
-      int rc = emit_piece(st, r, at.lo, p.hi, &p);
-      if (rc) return rc;
+      rc = emit_whole(st, r, at.lo, &next);
+      if (rc == CDAG_OK) rc = emit_piece(st, r, at.lo, p.hi, &p);
     }
-  return CDAG_OK;
+    if (rc == CDAG_OK) rc = emit_whole(st, r, UINT64_MAX, &next);
+  }
+  return rc;
 }
 
 static void free_state(df_state *st) {
@@ -1118,7 +1164,7 @@ static void free_state(df_state *st) {
     for (int r = 0; r < st->g->nprocs; r++) base_imap_clear(&st->maps[r]);
   free(st->maps); free(st->slots); free(st->pieces); free(st->segs); free(st->segs2); free(st->out);
   free(st->stash); free(st->stash_at);
-  free(st->sp_head); free(st->sp); free(st->gstash);
+  free(st->sp_head); free(st->sp); free(st->gstash); free(st->whole);
   Word_t freed;
   freed = JudyLFreeArray(&st->inflight, PJE0);
   (void)freed;

@@ -153,7 +153,51 @@ const char *det_ranks_text(const int32_t *r, int32_t n, int32_t nprocs, char *bu
   return buf;
 }
 
+int det_view_open(det_state *st) {
+  const df_sst *s = st->sst;
+  uint64_t n = 0;
+  int strided = 0;
+  for (int64_t i = 0; i < s->nxfers; i++) n += df_xfer_blocks(&s->xfers[i]), strided |= s->xfers[i].blocks > 1;
+  if (!strided || st->g->nprocs < 3 || !st->opts.detect) return CDAG_OK;
+  df_xfer *v = malloc((size_t)n * sizeof *v), *sorted = malloc((size_t)n * sizeof *sorted);
+  int64_t *idx = malloc((size_t)n * sizeof *idx), *from = malloc((size_t)n * sizeof *from);
+  int64_t *origin = malloc((size_t)n * sizeof *origin);
+  int rc = v && sorted && idx && from && origin ? CDAG_OK : CDAG_NOMEM("detection");
+  int64_t k = 0;
+  for (int64_t i = 0; i < s->nxfers && rc == CDAG_OK; i++)
+    for (uint64_t j = 0; j < df_xfer_blocks(&s->xfers[i]); j++, k++)
+      v[k] = df_xfer_block(&s->xfers[i], j), idx[k] = k, from[k] = i;
+  base_key key[] = {BASE_KEY(v, dst), BASE_KEY(v, dst_addr)};
+  if (rc == CDAG_OK) rc = base_sort_fields(idx, k, key, 2);
+  for (int64_t i = 0; i < k && rc == CDAG_OK; i++) sorted[i] = v[idx[i]], origin[i] = from[idx[i]];
+  free(v);
+  free(idx);
+  free(from);
+  if (rc) {
+    free(sorted);
+    free(origin);
+    return rc;
+  }
+  st->view = *s;
+  st->view.xfers = sorted;
+  st->view.nxfers = k;
+  st->whole = s;
+  st->origin = origin;
+  st->sst = &st->view;
+  return CDAG_OK;
+}
+
+void det_view_close(det_state *st) {
+  if (!st->whole) return;
+  free(st->view.xfers);
+  free(st->origin);
+  st->sst = st->whole;
+  st->whole = NULL;
+  st->origin = NULL;
+}
+
 static void free_state(det_state *st) {
+  det_view_close(st);
   free(st->xused); free(st->rused); free(st->protos); free(st->members); free(st->tuples);
   for (int64_t i = 0; i < st->nnotes; i++) free(st->notes[i]);
   free(st->notes);
@@ -170,6 +214,19 @@ static int two_ranks_note(det_state *st) {
   return det_note(st, "2 ranks: collectives over the whole communicator need 3 or more ranks (with 2, every pattern "
                       "is one message each way, which is what an MPI collective would send); %lld transfers stay "
                       "point-to-point", (long long)left);
+}
+
+/* Does a block of x land outside scratch on bytes of ranges v[0..n) (base_ranges_index)?
+   A strided transfer's blocks (forwards from dst_addr, as the SST makes them) are looked at
+   when their hull meets the ranges. */
+static int reads_written(const cdag_graph *g, const uint64_t *v, int64_t n, const df_xfer *x) {
+  uint64_t nb = df_xfer_blocks(x), hi = x->dst_addr + (nb - 1) * x->dst_stride + x->len;
+  if (!base_ranges_overlap(v, n, (uint64_t)x->dst, x->dst_addr, hi)) return 0;
+  for (uint64_t j = 0; j < nb; j++) {
+    uint64_t at = x->dst_addr + j * x->dst_stride;
+    if (!ir_is_scratch(g, x->dst, at, x->len) && base_ranges_overlap(v, n, (uint64_t)x->dst, at, at + x->len)) return 1;
+  }
+  return 0;
 }
 
 /* A residual transfer into bytes the same rank also reads as the input of a local reduction
@@ -197,11 +254,10 @@ static int temporary_note(det_state *st) {
   base_ranges_index(v, n);
   for (int64_t i = 0; i < st->sst->nxfers; i++) {
     const df_xfer *x = &st->sst->xfers[i];
-    if (st->xused[i] || x->src == x->dst || ir_is_scratch(g, x->dst, x->dst_addr, x->len)) continue;
-    if (!base_ranges_overlap(v, n, (uint64_t)x->dst, x->dst_addr, x->dst_addr + x->len)) continue;
+    if (st->xused[i] || x->src == x->dst || !reads_written(g, v, n, x)) continue;
     if (first < 0) first = i;
     nsus++;
-    bytes += x->len;
+    bytes += df_xfer_bytes(x);
   }
   free(v);
   if (!nsus) return CDAG_OK;
@@ -227,7 +283,13 @@ int detect_run(const cdag_graph *g, df_sst *sst, const cdag_options *o, const de
   *out = NULL;
   det_state st = {.g = g, .sst = sst, .opts = *o, .pricer = pricer};
   cdag_plan *p = calloc(1, sizeof *p);
-  st.xused = calloc((size_t)(sst->nxfers ? sst->nxfers : 1), 1);
+  int rc0 = det_view_open(&st);
+  if (rc0) {
+    free(p);
+    dataflow_free(sst);
+    return rc0;
+  }
+  st.xused = calloc((size_t)(st.sst->nxfers ? st.sst->nxfers : 1), 1);
   st.rused = calloc((size_t)(sst->nreds ? sst->nreds : 1), 1);
   int rc = p && st.xused && st.rused ? CDAG_OK : CDAG_NOMEM("detection");
   if (rc == CDAG_OK) {

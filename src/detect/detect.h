@@ -29,7 +29,8 @@
  *     One exception to "reads origins": a collective with after = k > 0 (a bcast made by the
  *     replication pass) sends what collective k - 1 wrote at its root, and runs after it.
  *  3. residual transfers coalesced into messages: message k moves pieces
- *     xfers[msgs[k].first .. +n) from rank src to rank dst (src == dst: a local copy);
+ *     xfers[msgs[k].first .. +n) from rank src to rank dst (src == dst: a local copy); a
+ *     strided transfer (blocks >= 2, as the SST left it) is one piece of its blocks;
  *  4. residual reductions (df_red with their sets), computed at dst from the origins;
  *  5. kept synchronization: zero-byte messages (src, dst) that rule 3 of docs/semantics.md needs.
  * Everything else reads origin values (taken before anything is written) and writes final

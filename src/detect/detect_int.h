@@ -24,7 +24,16 @@ typedef struct {
 
 typedef struct {
   const cdag_graph *g;
-  const df_sst *sst;
+  const df_sst *sst;       /* what the detectors read: the SST, or view (det_view_open) */
+  /* A graph with strided transfers is searched block by block (a column sent to every rank
+     is a bcast of its blocks): view is the SST with each strided transfer's blocks as
+     transfers of their own, sorted as the SST; whole is the SST itself, and origin[i] the
+     transfer of whole that view's tuple i belongs to. The residual joins a strided
+     transfer's blocks again when no collective took any of them (plan.c). whole = NULL:
+     the detectors read the SST itself. */
+  df_sst view;
+  const df_sst *whole;
+  int64_t *origin;
   cdag_options opts;
   const det_pricer *pricer;   /* NULL: every candidate that keeps the rules is taken */
   uint8_t *xused;         /* per transfer: covered by a collective */
@@ -91,6 +100,11 @@ typedef struct {
    what their rank keeps. O(n log n + p). */
 int det_redistributions(const det_state *st, const int32_t *comp, const int64_t *t, int64_t n, const int64_t *self,
                         int64_t nself, uint8_t *verdict, det_rd_sum *sum);
+
+/* Opens st's view of its SST when the SST has strided transfers and the graph 3 ranks or
+   more (with fewer, no detector reads transfers); O(blocks). Closed by det_view_close. */
+int det_view_open(det_state *st);
+void det_view_close(det_state *st);
 
 /* plan.c: merge protos and build the plan. */
 int det_build_plan(det_state *st, cdag_plan *p);

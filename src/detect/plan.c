@@ -567,40 +567,67 @@ static int price_reductions(det_state *st, cdag_plan *p, const int64_t *coll_of)
 
 /* ---- 3. residual ---- */
 
+/* The transfers no collective took, into *out (*n of them). Detection searched a view
+   whose strided transfers were split into blocks (det_view_open): a strided transfer none
+   of whose blocks a collective took is residual whole again; of one that lost some, the
+   others are residual one by one. */
+static int uncovered(const det_state *st, df_xfer **out, int64_t *n) {
+  const df_sst *s = st->sst, *w = st->whole;
+  int64_t *taken = w ? calloc((size_t)(w->nxfers ? w->nxfers : 1), sizeof *taken) : NULL;
+  if (w && !taken) return CDAG_NOMEM("plan");
+  for (int64_t i = 0; w && i < s->nxfers; i++) taken[st->origin[i]] += st->xused[i];
+  int64_t m = 0;
+  for (int64_t i = 0; i < s->nxfers; i++) m += !st->xused[i];
+  *out = malloc((size_t)(m ? m : 1) * sizeof **out);
+  if (!*out) {
+    free(taken);
+    return CDAG_NOMEM("plan");
+  }
+  *n = 0;
+  for (int64_t i = 0; w && i < w->nxfers; i++)   /* whole: strided ones none of whose blocks went */
+    if (w->xfers[i].blocks > 1 && !taken[i]) (*out)[(*n)++] = w->xfers[i];
+  for (int64_t i = 0; i < s->nxfers; i++)
+    if (!st->xused[i] && !(w && w->xfers[st->origin[i]].blocks > 1 && !taken[st->origin[i]])) (*out)[(*n)++] = s->xfers[i];
+  free(taken);
+  return CDAG_OK;
+}
+
 /* Uncovered transfers, one message per (src, dst) in (src, dst, src_addr) order; arrays
    sized to what is left, not to all transfers. */
 static int build_residual(det_state *st, cdag_plan *p) {
   const df_sst *s = st->sst;
+  df_xfer *left = NULL;
   int64_t n = 0, nr = 0;
-  for (int64_t i = 0; i < s->nxfers; i++) n += !st->xused[i];
+  int rc = uncovered(st, &left, &n);
+  if (rc) return rc;
   for (int64_t i = 0; i < s->nreds; i++) nr += !st->rused[i];
   int64_t *idx = malloc((size_t)(n ? n : 1) * sizeof *idx);
   p->xfers = malloc((size_t)(n ? n : 1) * sizeof *p->xfers);
   p->reds = malloc((size_t)(nr ? nr : 1) * sizeof *p->reds);
   if (!idx || !p->xfers || !p->reds) {
     free(idx);
+    free(left);
     return CDAG_NOMEM("plan");
   }
-  n = 0;
-  for (int64_t i = 0; i < s->nxfers; i++)
-    if (!st->xused[i]) idx[n++] = i;
-  base_key k[] = {BASE_KEY(s->xfers, src), BASE_KEY(s->xfers, dst), BASE_KEY(s->xfers, src_addr)};
-  int rc = base_sort_fields(idx, n, k, 3);
+  for (int64_t i = 0; i < n; i++) idx[i] = i;
+  base_key k[] = {BASE_KEY(left, src), BASE_KEY(left, dst), BASE_KEY(left, src_addr)};
+  rc = base_sort_fields(idx, n, k, 3);
   int64_t nmsgs = 0;
   for (int64_t i = 0; i < n; i++)
-    nmsgs += i == 0 || s->xfers[idx[i]].src != s->xfers[idx[i - 1]].src || s->xfers[idx[i]].dst != s->xfers[idx[i - 1]].dst;
+    nmsgs += i == 0 || left[idx[i]].src != left[idx[i - 1]].src || left[idx[i]].dst != left[idx[i - 1]].dst;
   p->msgs = malloc((size_t)(nmsgs ? nmsgs : 1) * sizeof *p->msgs);
   if (!p->msgs) rc = CDAG_NOMEM("plan");
   for (int64_t i = 0; i < n && rc == CDAG_OK; i++) {
-    const df_xfer *x = &s->xfers[idx[i]];
+    const df_xfer *x = &left[idx[i]];
     det_msg *last = p->nmsgs ? &p->msgs[p->nmsgs - 1] : NULL;
     if (!last || last->src != x->src || last->dst != x->dst)
       p->msgs[p->nmsgs++] = (det_msg){.src = x->src, .dst = x->dst, .first = i, .n = 0, .bytes = 0};
     p->msgs[p->nmsgs - 1].n++;
-    p->msgs[p->nmsgs - 1].bytes += x->len;
+    p->msgs[p->nmsgs - 1].bytes += df_xfer_bytes(x);
     p->xfers[p->nxfers++] = *x;
   }
   free(idx);
+  free(left);
   for (int64_t i = 0; i < s->nreds && rc == CDAG_OK; i++)
     if (!st->rused[i]) p->reds[p->nreds++] = s->reds[i];
   p->syncs = st->syncs;
@@ -702,11 +729,12 @@ static int coll_spans(const cdag_plan *p, span_buf *b) {
 
 static int residual_spans(const cdag_plan *p, span_buf *b) {
   int rc = CDAG_OK;
-  for (int64_t i = 0; i < p->nxfers && rc == CDAG_OK; i++) {
-    const df_xfer *x = &p->xfers[i];
-    if ((rc = span_push(b, x->src, 0, x->src_addr, x->len))) break;
-    rc = span_push(b, x->dst, 1, x->dst_addr, x->len);
-  }
+  for (int64_t i = 0; i < p->nxfers && rc == CDAG_OK; i++)   /* a strided transfer's blocks, each */
+    for (uint64_t j = 0; j < df_xfer_blocks(&p->xfers[i]) && rc == CDAG_OK; j++) {
+      df_xfer x = df_xfer_block(&p->xfers[i], j);
+      if ((rc = span_push(b, x.src, 0, x.src_addr, x.len))) break;
+      rc = span_push(b, x.dst, 1, x.dst_addr, x.len);
+    }
   for (int64_t i = 0; i < p->nreds && rc == CDAG_OK; i++) {
     const df_red *d = &p->reds[i];
     uint64_t len = d->count * (uint64_t)ir_type_size(d->type);

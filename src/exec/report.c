@@ -20,6 +20,15 @@
 #include "detect/detect.h"
 #include "choose/choose.h"
 
+/* Residual strided transfers (blocks >= 2), and their blocks in *blocks. */
+static int64_t strided_xfers(const cdag_plan *p, uint64_t *blocks) {
+  int64_t n = 0;
+  *blocks = 0;
+  for (int64_t i = 0; i < p->nxfers; i++)
+    if (p->xfers[i].blocks > 1) n++, *blocks += p->xfers[i].blocks;
+  return n;
+}
+
 static uint64_t residual_bytes(const cdag_plan *p) {
   uint64_t b = 0;
   for (int64_t i = 0; i < p->nmsgs; i++) b += p->msgs[i].bytes;
@@ -174,8 +183,11 @@ static void stage_text(const cdag_plan *p, FILE *f, det_stride *v) {
   if (det_written_unpriced(p->as_written)) fprintf(f, "runs as written (%s)\n", det_written_why(p->as_written));
   uint64_t copy_bytes;
   int64_t copies = local_copies(p, &copy_bytes);
-  fprintf(f, "residual: %lld transfers (%llu B) in %lld messages", (long long)p->nxfers,
-          (unsigned long long)residual_bytes(p), (long long)residual_messages(p));
+  uint64_t blocks;
+  int64_t strided = strided_xfers(p, &blocks);
+  fprintf(f, "residual: %lld transfers (%llu B", (long long)p->nxfers, (unsigned long long)residual_bytes(p));
+  if (strided) fprintf(f, "; %lld strided, of %llu blocks", (long long)strided, (unsigned long long)blocks);
+  fprintf(f, ") in %lld messages", (long long)residual_messages(p));
   if (copies) fprintf(f, " and %lld local copies (%llu B)", (long long)copies, (unsigned long long)copy_bytes);
   fprintf(f, ", %lld reductions, %lld kept zero-byte syncs\n", (long long)p->nreds, (long long)p->nsyncs);
   if (p->chosen && p->nmsgs) {
@@ -364,8 +376,8 @@ static void json_seconds(FILE *f, double match, double dataflow, double detect) 
 
 /* The residual parts summed over a plan's stages. */
 typedef struct {
-  int64_t xfers, msgs, reds, pairs, copies, syncs, native_xfers, native_reds, native_calls[IR_COLL_NKINDS];
-  uint64_t bytes, copy_bytes, pack_limit, native_bytes;
+  int64_t xfers, msgs, reds, pairs, copies, syncs, native_xfers, native_reds, native_calls[IR_COLL_NKINDS], strided;
+  uint64_t bytes, copy_bytes, pack_limit, native_bytes, strided_blocks;
   int barrier, native, chosen;
   const kern_choices *why;   /* the last stage's choices: why its messages travel as they do */
 } residual_sums;
@@ -373,8 +385,9 @@ typedef struct {
 static residual_sums residual_of(const cdag_plan *p) {
   residual_sums r = {0};
   for (const cdag_plan *q = p; q; q = q->next) {
-    uint64_t cb;
+    uint64_t cb, sb;
     r.xfers += q->nxfers, r.bytes += residual_bytes(q), r.msgs += residual_messages(q), r.reds += q->nreds;
+    r.strided += strided_xfers(q, &sb), r.strided_blocks += sb;
     r.copies += local_copies(q, &cb), r.copy_bytes += cb, r.syncs += q->nsyncs, r.pairs += q->nmsgs;
     r.barrier |= q->barrier;
     if (q->native) {
@@ -448,8 +461,10 @@ static void report_json(const cdag_plan *p, FILE *f, det_stride *v) {
     if (r.why) kern_msgs_why(r.why, why, sizeof why);
     ir_json_string(f, why);
   }
-  fprintf(f, ", \"local_copies\": {\"transfers\": %lld, \"bytes\": %llu}},\n", (long long)r.copies,
+  fprintf(f, ", \"local_copies\": {\"transfers\": %lld, \"bytes\": %llu}", (long long)r.copies,
           (unsigned long long)r.copy_bytes);
+  fprintf(f, ", \"strided\": {\"transfers\": %lld, \"blocks\": %llu}},\n", (long long)r.strided,
+          (unsigned long long)r.strided_blocks);
   fprintf(f, "  \"syncs\": %lld,\n  \"snapshots\": {\"ranges\": %lld, \"bytes\": %llu},\n", (long long)r.syncs,
           (long long)ss.snaps, (unsigned long long)ss.snap_bytes);
   fprintf(f, "  \"notes\": [");

@@ -24,6 +24,8 @@
 typedef struct {
   int32_t rank;
   uint64_t src, dst, len;
+  uint64_t n, to;        /* blocks (0 or 1: one), and where each next one is written: a residual
+                            strided transfer's unpack from contiguous staging */
 } lw_copy;
 
 typedef struct {
@@ -305,8 +307,15 @@ static int reduce(lw *w, int rank, uint64_t in, uint64_t inout, uint64_t bytes, 
 static int late(lw *w, int rank, uint64_t src, uint64_t dst, uint64_t len) {
   if (len == 0) return CDAG_OK;
   BASE_GROW(w->late, w->nlate, w->clate, 1, "lowering");
-  w->late[w->nlate++] = (lw_copy){rank, src, dst, len};
+  w->late[w->nlate++] = (lw_copy){rank, src, dst, len, 1, len};
   return CDAG_OK;
+}
+
+/* A late copy of n blocks of len bytes from contiguous src to dst + j*to. */
+static int late_blocks(lw *w, int rank, uint64_t src, uint64_t dst, uint64_t len, uint64_t n, uint64_t to) {
+  int rc = late(w, rank, src, dst, len);
+  if (rc == CDAG_OK && len) w->late[w->nlate - 1].n = n, w->late[w->nlate - 1].to = to;
+  return rc;
 }
 
 /* Copies the pieces of v (origins) into contiguous dst. */
@@ -880,16 +889,17 @@ static int snapshot_overlaps(const cdag_plan *p, int32_t rank, uint64_t addr, ui
    user's memory as the runtime sends them (into staging and copied late where a snapshot
    says some part still reads the origin there). */
 static int lower_alone(lw *w, const det_msg *m, uint64_t limit) {
-  const df_xfer *x = w->p->xfers + m->first;
   int64_t nalone = 0;
   int rc = CDAG_OK;
-  for (int32_t i = 0; i < m->n && rc == CDAG_OK; i++) {
-    if (!x[i].len || !kern_travels_alone(x[i].len, limit, &nalone)) continue;
-    int direct = !snapshot_overlaps(w->p, m->dst, x[i].dst_addr, x[i].len);
-    uint64_t dst = direct ? x[i].dst_addr : stage(w, m->dst, x[i].len);
-    rc = msg(w, m->src, x[i].src_addr, m->dst, dst, x[i].len);
-    if (rc == CDAG_OK && !direct) rc = late(w, m->dst, dst, x[i].dst_addr, x[i].len);
-  }
+  for (int32_t i = 0; i < m->n && rc == CDAG_OK; i++)   /* a strided transfer's blocks are pieces each */
+    for (uint64_t j = 0; j < df_xfer_blocks(&w->p->xfers[m->first + i]) && rc == CDAG_OK; j++) {
+      df_xfer x = df_xfer_block(&w->p->xfers[m->first + i], j);
+      if (!x.len || !kern_travels_alone(x.len, limit, &nalone)) continue;
+      int direct = !snapshot_overlaps(w->p, m->dst, x.dst_addr, x.len);
+      uint64_t dst = direct ? x.dst_addr : stage(w, m->dst, x.len);
+      rc = msg(w, m->src, x.src_addr, m->dst, dst, x.len);
+      if (rc == CDAG_OK && !direct) rc = late(w, m->dst, dst, x.dst_addr, x.len);
+    }
   return rc;
 }
 
@@ -898,38 +908,48 @@ static int lower_alone(lw *w, const det_msg *m, uint64_t limit) {
    of their finals (the SST's, as dataflow made them): a datatype's blocks then form runs on
    both sides, and a column delivered to two places (a receive buffer and the ghost column it is
    copied to) is two runs, where the order of their origins interleaves them. The pieces and
-   bytes are the same in any order. *n and *bytes: how many, and their bytes. */
+   bytes are the same in any order. *n and *bytes: how many, and their bytes. A strided
+   transfer is one piece of its blocks that stay: the first KERN_MAX_ALONE pieces over the
+   limit travel alone, so (*skip)[i] of transfer i's first blocks may. */
 static int staged_pieces(const lw *w, const det_msg *m, int alone, uint64_t limit, int64_t **idx, int64_t *n,
-                         uint64_t *bytes) {
+                         uint64_t *bytes, uint64_t **skip) {
   const df_xfer *x = w->p->xfers + m->first;
   int64_t nalone = 0;
   *n = 0, *bytes = 0;
-  if (!(*idx = malloc((size_t)(m->n ? m->n : 1) * sizeof **idx))) return CDAG_NOMEM("lowering");
-  for (int32_t i = 0; i < m->n; i++)
-    if (x[i].len && !(alone && kern_travels_alone(x[i].len, limit, &nalone))) (*idx)[(*n)++] = i, *bytes += x[i].len;
-  base_key k[] = {BASE_KEY(x, dst_addr)};
-  return *n > 1 ? base_sort_fields(*idx, *n, k, 1) : CDAG_OK;
+  *idx = malloc((size_t)(m->n ? m->n : 1) * sizeof **idx);
+  *skip = calloc((size_t)(m->n ? m->n : 1), sizeof **skip);
+  if (!*idx || !*skip) return CDAG_NOMEM("lowering");
+  for (int32_t i = 0; i < m->n; i++) {
+    uint64_t nb = df_xfer_blocks(&x[i]), k = 0;
+    while (alone && x[i].len && k < nb && kern_travels_alone(x[i].len, limit, &nalone)) k++;
+    (*skip)[i] = k;
+    if (x[i].len && k < nb) (*idx)[(*n)++] = i, *bytes += (nb - k) * x[i].len;
+  }
+  base_key key[] = {BASE_KEY(x, dst_addr)};
+  return *n > 1 ? base_sort_fields(*idx, *n, key, 1) : CDAG_OK;
 }
 
-/* The pieces idx[0..n) of m copied from their origins to contiguous `at` on m->src. */
-static int pack_pieces(lw *w, const det_msg *m, const int64_t *idx, int64_t n, uint64_t at) {
+/* The pieces idx[0..n) of m copied from their origins to contiguous `at` on m->src (a
+   strided one's blocks in turn: run_copy joins them into one strided copy). */
+static int pack_pieces(lw *w, const det_msg *m, const int64_t *idx, int64_t n, const uint64_t *skip, uint64_t at) {
   const df_xfer *x = w->p->xfers + m->first;
   lw_run run = {.origins = 1};
   int rc = CDAG_OK;
-  for (int64_t i = 0; i < n && rc == CDAG_OK; i++) {
-    rc = run_copy(w, &run, m->src, x[idx[i]].src_addr, at, x[idx[i]].len);
-    at += x[idx[i]].len;
-  }
+  for (int64_t i = 0; i < n && rc == CDAG_OK; i++)
+    for (uint64_t j = skip[idx[i]]; j < df_xfer_blocks(&x[idx[i]]) && rc == CDAG_OK; j++, at += x[idx[i]].len)
+      rc = run_copy(w, &run, m->src, x[idx[i]].src_addr + j * x[idx[i]].src_stride, at, x[idx[i]].len);
   return run_end(w, &run, rc);
 }
 
 /* The pieces idx[0..n) of m copied late from contiguous `at` on m->dst to their finals. */
-static int unpack_late(lw *w, const det_msg *m, const int64_t *idx, int64_t n, uint64_t at) {
+static int unpack_late(lw *w, const det_msg *m, const int64_t *idx, int64_t n, const uint64_t *skip, uint64_t at) {
   const df_xfer *x = w->p->xfers + m->first;
   int rc = CDAG_OK;
   for (int64_t i = 0; i < n && rc == CDAG_OK; i++) {
-    rc = late(w, m->dst, at, x[idx[i]].dst_addr, x[idx[i]].len);
-    at += x[idx[i]].len;
+    const df_xfer *t = &x[idx[i]];
+    uint64_t k = skip[idx[i]], nb = df_xfer_blocks(t) - k;
+    rc = late_blocks(w, m->dst, at, t->dst_addr + k * t->dst_stride, t->len, nb, t->dst_stride);
+    at += nb * t->len;
   }
   return rc;
 }
@@ -939,30 +959,34 @@ static int unpack_late(lw *w, const det_msg *m, const int64_t *idx, int64_t n, u
    where it is, several packed into staging first. */
 static int lower_group(lw *w, const det_msg *m, uint64_t limit) {
   int64_t *idx = NULL, n = 0;
-  uint64_t bytes = 0;
-  int rc = staged_pieces(w, m, 1, limit, &idx, &n, &bytes);
+  uint64_t bytes = 0, *skip = NULL;
+  int rc = staged_pieces(w, m, 1, limit, &idx, &n, &bytes, &skip);
   if (rc == CDAG_OK && n) {
-    uint64_t src = n == 1 ? w->p->xfers[m->first + idx[0]].src_addr : stage(w, m->src, bytes);
+    const df_xfer *one = &w->p->xfers[m->first + idx[0]];
+    int direct = n == 1 && df_xfer_blocks(one) == 1;   /* one piece sent from where it is */
+    uint64_t src = direct ? one->src_addr : stage(w, m->src, bytes);
     uint64_t dst = stage(w, m->dst, bytes);
-    if (n > 1) rc = pack_pieces(w, m, idx, n, src);
+    if (!direct) rc = pack_pieces(w, m, idx, n, skip, src);
     if (rc == CDAG_OK) rc = msg(w, m->src, src, m->dst, dst, bytes);
-    if (rc == CDAG_OK) rc = unpack_late(w, m, idx, n, dst);
+    if (rc == CDAG_OK) rc = unpack_late(w, m, idx, n, skip, dst);
   }
   free(idx);
+  free(skip);
   return rc;
 }
 
 /* A local message (m->src == m->dst) packs straight into its staging and is copied out late. */
 static int lower_local(lw *w, const det_msg *m) {
   int64_t *idx = NULL, n = 0;
-  uint64_t bytes = 0;
-  int rc = staged_pieces(w, m, 0, 0, &idx, &n, &bytes);
+  uint64_t bytes = 0, *skip = NULL;
+  int rc = staged_pieces(w, m, 0, 0, &idx, &n, &bytes, &skip);
   if (rc == CDAG_OK && n) {
     uint64_t dst = stage(w, m->dst, bytes);
-    rc = pack_pieces(w, m, idx, n, dst);
-    if (rc == CDAG_OK) rc = unpack_late(w, m, idx, n, dst);
+    rc = pack_pieces(w, m, idx, n, skip, dst);
+    if (rc == CDAG_OK) rc = unpack_late(w, m, idx, n, skip, dst);
   }
   free(idx);
+  free(skip);
   return rc;
 }
 
@@ -1084,10 +1108,11 @@ static uint64_t plan_top(const cdag_plan *p, uint64_t top) {
           if (pc->addr + pc->len > top) top = pc->addr + pc->len;
         }
   }
-  for (int64_t i = 0; i < p->nxfers; i++) {
+  for (int64_t i = 0; i < p->nxfers; i++) {   /* a strided transfer's last blocks (strides are positive) */
     const df_xfer *x = &p->xfers[i];
-    if (x->src_addr + x->len > top) top = x->src_addr + x->len;
-    if (x->dst_addr + x->len > top) top = x->dst_addr + x->len;
+    uint64_t last = df_xfer_blocks(x) - 1;
+    if (x->src_addr + last * x->src_stride + x->len > top) top = x->src_addr + last * x->src_stride + x->len;
+    if (x->dst_addr + last * x->dst_stride + x->len > top) top = x->dst_addr + last * x->dst_stride + x->len;
   }
   for (int64_t i = 0; i < p->nreds; i++) {
     uint64_t m = p->reds[i].count * (uint64_t)ir_type_size(p->reds[i].type);
@@ -1152,8 +1177,10 @@ static int lower_one(lw *w, const cdag_plan *q, int tag0) {
   w->tag = tag0 + (int)q->ncolls + 2;
   if (rc == CDAG_OK) rc = lower_syncs(w);
   lw_run run = {0};
-  for (int64_t i = 0; i < w->nlate && rc == CDAG_OK; i++)
-    rc = run_copy(w, &run, w->late[i].rank, w->late[i].src, w->late[i].dst, w->late[i].len);
+  for (int64_t i = 0; i < w->nlate && rc == CDAG_OK; i++) {
+    const lw_copy *c = &w->late[i];
+    for (uint64_t j = 0; j < c->n && rc == CDAG_OK; j++) rc = run_copy(w, &run, c->rank, c->src + j * c->len, c->dst + j * c->to, c->len);
+  }
   return run_end(w, &run, rc);
 }
 

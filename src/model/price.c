@@ -78,7 +78,7 @@ static int messages_time(const model_price_ctx *x, int32_t nprocs, const df_xfer
     if (!m.nmsgs || m.msgs[m.nmsgs - 1].src != t->src || m.msgs[m.nmsgs - 1].dst != t->dst)
       m.msgs[m.nmsgs++] = (det_msg){.src = t->src, .dst = t->dst, .first = i};
     m.msgs[m.nmsgs - 1].n++;
-    m.msgs[m.nmsgs - 1].bytes += t->len;
+    m.msgs[m.nmsgs - 1].bytes += df_xfer_bytes(t);
   }
   m.nxfers = n;
   m.chosen = &ch;

@@ -34,6 +34,15 @@ cases <<'T'
 0 cdag analyze --json "$src/tests/data/goal/binomial_bcast16.goal"
   out "kind": "bcast", "root": 0, "ranks": "all"
 
+0 cdag analyze --json "$det/column_halo2.cdag"
+  out "residual": {"transfers": 2, "bytes": 16384, "messages": 2
+  out "strided": {"transfers": 2, "blocks": 2048}}
+  out "strided_whole": 6
+0 cdag analyze "$det/column_halo2.cdag"
+  out residual: 2 transfers (16384 B; 2 strided, of 2048 blocks) in 2 messages
+0 cdag sst "$det/column_halo2.cdag"
+  out 0x100018 <- rank 1 0x100008 (1024 blocks of 8 B, strides 32 here, 32 there)
+  out 2 transfers, 0 reductions, 2 splits
 0 cdag analyze --json "$det/allgather_bruck6.cdag"
   out "kind": "allgather", "root": null, "ranks": "all", "bytes": 32, "transfers": 36
   out "residual": {"transfers": 0, "bytes": 0, "messages": 0

@@ -10,6 +10,7 @@
 #include "check_main.h"
 #include "support/graphs.h"
 #include "detect/detect.h"
+#include "exec/pipeline.h"
 #include "exec/sim/sim.h"
 #include "support/support.h"
 
@@ -515,6 +516,49 @@ START_TEST(report_fields) {
 }
 END_TEST
 
+/* A column (N blocks of 8 B, one per row of 4 doubles) that rank 0 packs and sends to ranks
+   1..3, each unpacking it into its own column: the SST ends with one strided transfer per
+   receiver. Detection searches their blocks (a bcast of the column's blocks); where the
+   price leaves the bcast, each transfer is residual whole again, as the SST made it. */
+static cdag_graph *column_bcast(int n) {
+  enum { ROW = 32, COL = 0x1000, PK = 0x100000 };
+  cdag_graph *g = cdag_test_graph(4);
+  for (int r = 0; r < 4; r++) CK_OK(cdag_rank_scratch(g, r, PK, 8 * (uint64_t)n));
+  CK_OK(ir_add_copy_strided(g, 0, COL, PK, (uint64_t)n, 8, ROW, 8, NULL));
+  for (int r = 1; r < 4; r++) {
+    CK_OK(cdag_rank_send(g, 0, PK, 8 * (uint64_t)n, r, 0, NULL));
+    CK_OK(cdag_rank_recv(g, r, PK, 8 * (uint64_t)n, 0, 0, NULL));
+    CK_OK(ir_add_copy_strided(g, r, PK, COL, (uint64_t)n, 8, 8, ROW, NULL));
+  }
+  return g;
+}
+
+START_TEST(strided_transfers_searched_by_blocks) {
+  cdag_graph *g = column_bcast(64);
+  cdag_plan *p = cdag_test_analyse(g, NULL);   /* unpriced: every collective found is taken */
+  ck_assert_int_eq(p->ncolls, 1);
+  ck_assert_int_eq(p->colls[0].kind, DET_BCAST);
+  ck_assert_int_eq(p->colls[0].ntransfers, 3 * 64);
+  ck_assert_int_eq(p->nxfers, 0);
+  cdag_plan_free(&p);
+  cdag_options o;   /* priced: a bcast of 8-byte blocks costs more than 3 messages */
+  cdag_options_init(&o);
+  pipeline_tune t = pipeline_tune_of(NULL, KERN_POLICY_AUTO);
+  CK_OK(pipeline_plan(g, &o, &t, &p));
+  CK_OK(cdag_plan_verify(g, p));
+  ck_assert_int_eq(p->ncolls, 0);
+  ck_assert_int_eq(p->nleft, 1);
+  ck_assert_int_eq(p->nxfers, 3);
+  for (int i = 0; i < 3; i++) {
+    const df_xfer *x = &p->xfers[i];
+    ck_assert(x->src == 0 && x->dst == i + 1 && x->blocks == 64 && x->len == 8 && x->src_stride == 32 && x->dst_stride == 32);
+    ck_assert_int_eq(p->msgs[i].bytes, 64 * 8);
+  }
+  cdag_plan_free(&p);
+  cdag_graph_free(&g);
+}
+END_TEST
+
 /* A rank's transfer to itself runs as a local copy: the report counts it as one, not as a
    message (issue #35: two self copies and a message were "3 messages"). */
 START_TEST(report_counts_self_copies) {
@@ -712,6 +756,7 @@ Suite *cdag_detect_suite(void) {
   tcase_add_test(t, merge_same_shape);
   tcase_add_test(t, report_fields);
   tcase_add_test(t, report_counts_self_copies);
+  tcase_add_test(t, strided_transfers_searched_by_blocks);
   suite_add_tcase(s, t);
   TCase *r = tcase_create("randomized");
   tcase_set_timeout(r, 300);

@@ -427,13 +427,16 @@ START_TEST(target_blocks_scratch) {
   free(buf);
   cdag_graph_free(&g);
   /* a computation after the last fence reads all but never the target's scratch: the get's
-     four blocks are the only transfers (eight when the scratch counted as memory) */
+     four blocks are the only transfer, one strided one (the scratch's blocks too, when it
+     counted as memory) */
   g = cdag_test_text_graph("num_ranks 2\nrank 0 {\nfence\nget 32b from 1 at 0x3000 addr 0x1100 blocks 4 stride 16\n"
                            "fence\ncompute 5 reads all\n}\nrank 1 {\nfence\nfence\ncompute 5 reads all\n}\n");
   cdag_plan *p = NULL;
   CK_OK(cdag_analyze(g, NULL, &p));
   buf = report_text(p);
-  ck_assert_msg(strstr(buf, "residual: 4 transfers (32 B) in 1 messages,"), "%s", buf);
+  ck_assert_msg(strstr(buf, "residual: 1 transfers (32 B; 1 strided, of 4 blocks) in 1 messages,"), "%s", buf);
+  ck_assert_int_eq(p->nxfers, 1);
+  ck_assert_int_eq(p->xfers[0].blocks, 4);
   free(buf);
   cdag_plan_free(&p);
   cdag_graph_free(&g);

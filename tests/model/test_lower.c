@@ -419,9 +419,9 @@ START_TEST(contributions_of_a_pair_packed) {
 END_TEST
 
 /* A datatype's blocks lower per run, not per block: two vector unpacks of one origin (256
-   blocks of 16 B each, written every 32 B), a local message of 512 pieces whose origins
-   interleave, lower to one strided copy into staging and one out of it per unpack, not 1,024
-   copies, with the plan's bytes and the cost of its bytes. */
+   blocks of 16 B each, written every 32 B), a local message of two strided transfers whose
+   origins interleave, lower to one strided copy into staging and one out of it per unpack,
+   not 1,024 copies, with the plan's bytes and the cost of its bytes. */
 START_TEST(regular_pieces_lower_as_runs) {
   static const char text[] = "num_ranks 1\nrank 0 {\n"
                              "copy 4096b from 0x10000 to 0x100000 blocks 256 to_stride 32\n"
@@ -429,7 +429,9 @@ START_TEST(regular_pieces_lower_as_runs) {
   cdag_graph *g = NULL, *low = NULL;
   cdag_plan *p = lowered_text(text, sizeof text - 1, "unpack.cdag", &g, &low);
   ck_assert_int_eq(p->nmsgs, 1);
-  ck_assert_int_eq(p->msgs[0].n, 512);
+  ck_assert_int_eq(p->msgs[0].n, 2);
+  ck_assert_int_eq(p->xfers[0].blocks, 256);
+  ck_assert_int_eq(p->xfers[1].blocks, 256);
   ck_assert_int_eq(low->nops, 4);
   for (int64_t i = 0; i < low->nops; i++) {
     ir_blocks b = ir_copy_blocks(low, i);

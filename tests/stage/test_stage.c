@@ -299,8 +299,10 @@ START_TEST(scratch_dead_between_stages) {
   cdag_graph *g = cdag_test_text_graph(text);
   cdag_plan *p = analyze(g, 1.0);
   ck_assert_int_eq(p->steps->nstages, 2);
-  ck_assert_int_eq(p->nxfers, 16);   /* the column only */
-  ck_assert_int_eq(p->next->nxfers, 16);
+  ck_assert_int_eq(p->nxfers, 1);   /* the column only: its 16 blocks, one strided transfer */
+  ck_assert_int_eq(p->xfers[0].blocks, 16);
+  ck_assert_int_eq(p->next->nxfers, 1);
+  ck_assert_int_eq(p->next->xfers[0].blocks, 16);
   ck_assert_msg(exec_verify(g, p, 3, 4) == CDAG_OK, "%s", cdag_error_message());
   cdag_plan_free(&p);
   cdag_graph_free(&g);

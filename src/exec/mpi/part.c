@@ -31,7 +31,7 @@ static int grow(void **arr, int64_t n, int64_t *cap, size_t elem) { return base_
 
 static int add_piece(sched_part *p, int space, uint64_t addr, uint64_t len) {
   int rc = grow((void **)&p->pieces, p->npieces, &p->cap_pieces, sizeof *p->pieces);
-  if (!rc) p->pieces[p->npieces++] = (part_piece){space, addr, len};
+  if (!rc) p->pieces[p->npieces++] = (part_piece){space, addr, len, 1, len};
   return rc;
 }
 
@@ -174,11 +174,21 @@ void part_pair_put(part_writer *w, int out, int peer, int64_t tag, int64_t npiec
   else w->nin++;
 }
 
-void part_pair_piece(part_writer *w, int out, int space, uint64_t addr, uint64_t len) {
+void part_pair_piece(part_writer *w, int out, const part_piece *pc) {
   wire_buf *b = out ? &w->out : &w->in;
-  wire_put_u(b, (uint64_t)space);
-  wire_put_u(b, addr);
-  wire_put_u(b, len);
+  wire_put_u(b, (uint64_t)pc->space);
+  wire_put_u(b, pc->addr);
+  wire_put_u(b, pc->len);
+  wire_put_u(b, pc->n);
+  if (pc->n > 1) wire_put_u(b, pc->stride);
+}
+
+/* Do n blocks of len bytes at a stride fit the address space (n >= 1; n > 1: stride >= len)? */
+static int blocks_ok(uint64_t addr, uint64_t len, uint64_t n, uint64_t stride) {
+  if (n == 0) return 0;
+  if (n == 1) return 1;
+  if (stride == 0 || stride < len || n - 1 > (UINT64_MAX - len) / stride) return 0;
+  return (n - 1) * stride + len <= UINT64_MAX - addr && len <= UINT64_MAX / n;
 }
 
 static int read_pairs(sched_part *p, wire_reader *r, int nprocs, part_pair **pairs, int64_t *npairs) {
@@ -196,10 +206,13 @@ static int read_pairs(sched_part *p, wire_reader *r, int nprocs, part_pair **pai
     q->n = (int64_t)np;
     q->first = p->npieces;
     for (int64_t e = 0; e < q->n; e++) {
-      uint64_t space = wire_get_u(r), a = wire_get_u(r), len = wire_get_u(r);
-      if (r->failed || space > SP_RED) return bad("message piece");
+      uint64_t space = wire_get_u(r), a = wire_get_u(r), len = wire_get_u(r), nb = wire_get_u(r);
+      uint64_t stride = nb > 1 ? wire_get_u(r) : len;
+      if (r->failed || space > SP_RED || !blocks_ok(a, len, nb, stride) || (nb > 1 && space != SP_USER))
+        return bad("message piece");
       int rc = add_piece(p, (int)space, a, len);
       if (rc) return rc;
+      p->pieces[p->npieces - 1].n = nb, p->pieces[p->npieces - 1].stride = stride;
     }
   }
   return CDAG_OK;
@@ -210,6 +223,11 @@ void part_copy_put(part_writer *w, const part_copy *c) {
   wire_put_u(&w->copies, c->dst);
   wire_put_u(&w->copies, c->len);
   wire_put_u(&w->copies, c->src);
+  wire_put_u(&w->copies, c->n);
+  if (c->n > 1) {
+    wire_put_u(&w->copies, c->src_stride);
+    wire_put_u(&w->copies, c->dst_stride);
+  }
   w->ncopies++;
 }
 
@@ -225,7 +243,12 @@ static int read_copies(sched_part *p, wire_reader *r) {
     c->dst = wire_get_u(r);
     c->len = wire_get_u(r);
     c->src = wire_get_u(r);
-    if (r->failed || c->dst_space < SP_USER || c->dst_space > SP_RED) return bad("copy");
+    c->n = wire_get_u(r);
+    c->src_stride = c->n > 1 ? wire_get_u(r) : c->len;
+    c->dst_stride = c->n > 1 ? wire_get_u(r) : c->len;
+    if (r->failed || c->dst_space < SP_USER || c->dst_space > SP_RED || !blocks_ok(c->src, c->len, c->n, c->src_stride) ||
+        !blocks_ok(c->dst, c->len, c->n, c->dst_stride) || (c->n > 1 && c->dst_space != SP_USER))
+      return bad("copy");
   }
   return CDAG_OK;
 }

@@ -35,15 +35,20 @@
  *                                       (0: none)
  *   slot   := npieces (addr_delta(s) len)*   addresses relative to the end of the previous
  *                                            piece of the slot
- *   pair   := peer tag npieces (space addr len)*   one message to (out) or from (in) peer,
- *                                       tag < PART_TAGS (a pair of ranks may have several)
- *   copy   := dst_space dst len src     a byte move at this rank
+ *   pair   := peer tag npieces (space addr len n [stride])*   one message to (out) or from
+ *                                       (in) peer, tag < PART_TAGS (a pair of ranks may have
+ *                                       several); a piece is n blocks of len bytes, block j at
+ *                                       addr + j*stride (stride only when n > 1: a residual
+ *                                       strided transfer, in user memory, stride >= len)
+ *   copy   := dst_space dst len src n [src_stride dst_stride]   a byte move at this rank, n
+ *                                       blocks of len bytes (strides only when n > 1)
  *   red    := dst count type op n (off mult)*n   dst = op over contributions at off in the
  *                                       reduction buffer, each counted mult times
  *
  * Versions: 1 had no version field and no model; 2 adds both; 3 adds the pair's tag; 4 the
  * graph's ops; 5 the collective's `after` (1: a replication, started once the rest completed); 6 numbers
- * `kind` as ir/coll_kinds.h's table (IR_COLL_*); 7 computations (graph's comps, the stages mode). A reader refuses every other
+ * `kind` as ir/coll_kinds.h's table (IR_COLL_*); 7 computations (graph's comps, the stages mode); 8 the
+ * blocks of message pieces and copies (a strided transfer is one piece, not a piece per block). A reader refuses every other
  * version with CDAG_ERR_FORMAT naming the two versions, so ranks running different builds of
  * the library fail together instead of misreading each other. Decoding checks every count
  * and bound: a corrupt part is CDAG_ERR_FORMAT, never a crash. Cost: O(part bytes). */
@@ -56,7 +61,7 @@
 #include "wire/wire.h"
 
 #define PART_MAGIC 0xcd5cu
-#define PART_VERSION 7u
+#define PART_VERSION 8u
 /* Tags of residual messages: 0 .. PART_TAGS-1 (below cdag's kernels' tags, kernel.h) */
 #define PART_TAGS (KERN_MAX_ALONE + 1)
 
@@ -69,7 +74,11 @@ enum { SM_BARRIER, SM_BCAST, SM_ALLREDUCE, SM_REDUCE, SM_REDSCAT, SM_ALLTOALLW, 
 /* Where a piece lives on its rank: user memory or the schedule's reduction buffer. */
 enum { SP_USER = 0, SP_RED = 1 };
 
-typedef struct { int space; uint64_t addr, len; } part_piece;
+/* n >= 1 blocks of len bytes, block j at addr + j*stride (n > 1: stride >= len, SP_USER) */
+typedef struct { int space; uint64_t addr, len, n, stride; } part_piece;
+static inline uint64_t part_piece_bytes(const part_piece *p) { return p->n * p->len; }
+/* The bytes from the first block's start to the last block's end. */
+static inline uint64_t part_piece_span(const part_piece *p) { return (p->n - 1) * p->stride + p->len; }
 typedef struct { int64_t first, n; uint64_t bytes; } part_slot;   /* pieces[first..+n) */
 typedef struct {
   int method, kind, type, op, rootm, n, me, nsend, nrecv;
@@ -83,7 +92,8 @@ typedef struct {
   int64_t counts_first;          /* SM_KERNEL: n entries into counts */
 } part_coll;
 typedef struct { int peer, tag; int64_t first, n; } part_pair;     /* pieces[first..+n) */
-typedef struct { int dst_space; uint64_t dst, src, len; } part_copy;
+/* n >= 1 blocks of len bytes from src + j*src_stride to dst + j*dst_stride */
+typedef struct { int dst_space; uint64_t dst, src, len, n, src_stride, dst_stride; } part_copy;
 typedef struct { uint64_t dst, count; int type, op; int64_t first, n; } part_red;  /* contribs */
 typedef struct { uint64_t off; uint32_t mult; } part_contrib;
 
@@ -147,7 +157,7 @@ void part_kernel_put(part_writer *w, int alg, const uint64_t *counts, int n);
 void part_map_put(part_writer *w, int send_slot1, int recv_slot1);
 /* pair: out (1) or in (0), then npieces part_pair_piece calls on the same direction. */
 void part_pair_put(part_writer *w, int out, int peer, int64_t tag, int64_t npieces);
-void part_pair_piece(part_writer *w, int out, int space, uint64_t addr, uint64_t len);
+void part_pair_piece(part_writer *w, int out, const part_piece *pc);
 void part_copy_put(part_writer *w, const part_copy *c);
 /* red: the header with r->n (counted), then r->n part_contrib_put. */
 void part_red_put(part_writer *w, const part_red *r);

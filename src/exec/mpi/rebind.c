@@ -110,11 +110,12 @@ static int move_range(const move_table *t, uint64_t *addr, uint64_t len, const c
 static int move_part(const move_table *t, sched_part *p) {
   int rc = CDAG_OK;
   for (int64_t k = 0; !rc && k < p->npieces; k++)
-    if (p->pieces[k].space == SP_USER) rc = move_range(t, &p->pieces[k].addr, p->pieces[k].len, "a message piece");
+    if (p->pieces[k].space == SP_USER)   /* a strided piece by its hull: its blocks move together */
+      rc = move_range(t, &p->pieces[k].addr, part_piece_span(&p->pieces[k]), "a message piece");
   for (int64_t k = 0; !rc && k < p->ncopies; k++) {
     part_copy *c = &p->copies[k];
-    rc = move_range(t, &c->src, c->len, "a copy's source");
-    if (!rc && c->dst_space == SP_USER) rc = move_range(t, &c->dst, c->len, "a copy's destination");
+    rc = move_range(t, &c->src, (c->n - 1) * c->src_stride + c->len, "a copy's source");
+    if (!rc && c->dst_space == SP_USER) rc = move_range(t, &c->dst, (c->n - 1) * c->dst_stride + c->len, "a copy's destination");
   }
   for (int64_t k = 0; !rc && k < p->nreds; k++) {
     part_red *r = &p->reds[k];

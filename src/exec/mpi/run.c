@@ -108,15 +108,17 @@ static int reduction_in_place(const bstate *b, const part_coll *c) {
    long enough on average that a datatype moves them faster than packing (sched_vector_pays:
    an hvector for one length at one stride, an hindexed otherwise; make_desc). */
 static int pieces_packed(const sched_part *pt, int64_t first, int64_t n) {
-  if (n < 2) return 0;   /* (a part without pieces has no array to point into) */
+  if (n < 1 || (n == 1 && pt->pieces[first].n == 1)) return 0;   /* (a part without pieces has no array to point into) */
   int contiguous = 1;
-  uint64_t bytes = pt->pieces[first].len;
-  for (int64_t k = first + 1; k < first + n; k++) {
-    const part_piece *a = &pt->pieces[k - 1], *z = &pt->pieces[k];
-    if (a->space != z->space || a->addr + a->len != z->addr) contiguous = 0;
-    bytes += z->len;
+  uint64_t bytes = 0, blocks = 0;
+  for (int64_t k = first; k < first + n; k++) {   /* a strided piece's blocks count each */
+    const part_piece *z = &pt->pieces[k];
+    if (z->n > 1 && z->stride != z->len) contiguous = 0;
+    if (k > first && (pt->pieces[k - 1].space != z->space || pt->pieces[k - 1].addr + part_piece_span(&pt->pieces[k - 1]) != z->addr))
+      contiguous = 0;
+    bytes += part_piece_bytes(z), blocks += z->n;
   }
-  return !contiguous && !sched_vector_pays(bytes / (uint64_t)n);
+  return !contiguous && !sched_vector_pays(bytes / blocks);
 }
 
 static int pair_packed(const sched_part *pt, const part_pair *pr) { return pieces_packed(pt, pr->first, pr->n); }
@@ -156,18 +158,22 @@ static int collect_ranges(bstate *b) {
       }
     }
   }
-  for (int64_t k = 0; k < b->pt->nout; k++)
+  for (int64_t k = 0; k < b->pt->nout; k++)   /* a strided piece's blocks each */
     if (!pair_packed(b->pt, &b->pt->out[k]))
-      for (int64_t pi = b->pt->out[k].first; pi < b->pt->out[k].first + b->pt->out[k].n; pi++) RD(b->pt->pieces[pi].addr, b->pt->pieces[pi].len);
+      for (int64_t pi = b->pt->out[k].first; pi < b->pt->out[k].first + b->pt->out[k].n; pi++)
+        for (uint64_t j = 0; j < b->pt->pieces[pi].n; j++) RD(b->pt->pieces[pi].addr + j * b->pt->pieces[pi].stride, b->pt->pieces[pi].len);
   for (int64_t k = 0; k < b->pt->nin; k++)
     if (!pair_packed(b->pt, &b->pt->in[k]))
       for (int64_t pi = b->pt->in[k].first; pi < b->pt->in[k].first + b->pt->in[k].n; pi++)
-        if (b->pt->pieces[pi].space == SP_USER) WR(b->pt->pieces[pi].addr, b->pt->pieces[pi].len);
-  for (int64_t k = 0; k < b->pt->ncopies; k++)
-    if (b->pt->copies[k].dst_space == SP_USER) {
-      RD(b->pt->copies[k].src, b->pt->copies[k].len);
-      WR(b->pt->copies[k].dst, b->pt->copies[k].len);
+        for (uint64_t j = 0; j < b->pt->pieces[pi].n && b->pt->pieces[pi].space == SP_USER; j++)
+          WR(b->pt->pieces[pi].addr + j * b->pt->pieces[pi].stride, b->pt->pieces[pi].len);
+  for (int64_t k = 0; k < b->pt->ncopies; k++) {
+    const part_copy *c = &b->pt->copies[k];
+    for (uint64_t j = 0; j < c->n && c->dst_space == SP_USER; j++) {
+      RD(c->src + j * c->src_stride, c->len);
+      WR(c->dst + j * c->dst_stride, c->len);
     }
+  }
 #undef RD
 #undef WR
   return rc;
@@ -243,21 +249,34 @@ static int rl_read(const cdag_schedule *s, rlist *l, uint64_t addr, uint64_t len
   return CDAG_OK;
 }
 
+/* Does a snapshot meet [addr, addr+len)? */
+static int snapshot_meets(const cdag_schedule *s, uint64_t addr, uint64_t len) {
+  int64_t lo = 0, hi = s->nsnaps;
+  while (lo < hi) {  /* first snapshot ending after addr */
+    int64_t mid = lo + (hi - lo) / 2;
+    if (s->snap_hi[mid] <= addr) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < s->nsnaps && s->snap_lo[lo] < addr + len;
+}
+
 static uint8_t *piece_ptr(const cdag_schedule *s, const part_piece *p) {
   return p->space == SP_RED ? s->redbuf + p->addr : (uint8_t *)(uintptr_t)p->addr;
 }
 
-/* The pieces of a slot or pair as raw pointers (reads redirected through snapshots). */
+/* The pieces of a slot or pair as raw pointers (reads redirected through snapshots; a
+   strided piece's blocks each, which make_desc finds regular again). */
 static int rl_pieces(const cdag_schedule *s, const bstate *b, int64_t first, int64_t n, int read, rlist *l) {
   l->n = 0;
-  int rc;
-  for (int64_t k = first; k < first + n; k++) {
+  int rc = CDAG_OK;
+  for (int64_t k = first; k < first + n && !rc; k++) {
     const part_piece *p = &b->pt->pieces[k];
-    if (read && p->space == SP_USER) rc = rl_read(s, l, p->addr, p->len);
-    else rc = rl_add(l, piece_ptr(s, p), p->len);
-    if (rc) return rc;
+    for (uint64_t j = 0; j < p->n && !rc; j++) {
+      if (read && p->space == SP_USER) rc = rl_read(s, l, p->addr + j * p->stride, p->len);
+      else rc = rl_add(l, piece_ptr(s, p) + j * p->stride, p->len);
+    }
   }
-  return CDAG_OK;
+  return rc;
 }
 
 static int keep(cdag_schedule *s, void *p) {
@@ -366,8 +385,16 @@ static int add_copy(sched_copy **v, int64_t *n, int64_t *cap, const uint8_t *src
   if (!len) return CDAG_OK;
   int rc = sched_grow((void **)v, *n, cap, sizeof **v);
   if (rc) return rc;
-  (*v)[(*n)++] = (sched_copy){src, dst, len};
+  (*v)[(*n)++] = (sched_copy){src, dst, len, 1, len, len};
   return CDAG_OK;
+}
+
+/* nb blocks of len bytes, from src + j*ss to dst + j*ds, as one move. */
+static int add_copy_blocks(sched_copy **v, int64_t *n, int64_t *cap, const uint8_t *src, uint8_t *dst, uint64_t len,
+                           uint64_t nb, uint64_t ss, uint64_t ds) {
+  int rc = add_copy(v, n, cap, src, dst, len);
+  if (!rc && len) (*v)[*n - 1].n = nb, (*v)[*n - 1].src_stride = ss, (*v)[*n - 1].dst_stride = ds;
+  return rc;
 }
 
 typedef struct { int64_t pre, mid, post; } caps;
@@ -377,9 +404,9 @@ static int pack_slot(cdag_schedule *s, const bstate *b, const part_slot *sl, uin
   uint64_t off = 0;
   for (int64_t k = sl->first; k < sl->first + sl->n; k++) {
     const part_piece *p = &b->pt->pieces[k];
-    int rc = add_copy(&s->pre, &s->npre, &cp->pre, piece_ptr(s, p), tmp + off, p->len);
+    int rc = add_copy_blocks(&s->pre, &s->npre, &cp->pre, piece_ptr(s, p), tmp + off, p->len, p->n, p->stride, p->len);
     if (rc) return rc;
-    off += p->len;
+    off += part_piece_bytes(p);
   }
   return CDAG_OK;
 }
@@ -388,9 +415,9 @@ static int unpack_slot(cdag_schedule *s, const bstate *b, const part_slot *sl, c
   uint64_t off = 0;
   for (int64_t k = sl->first; k < sl->first + sl->n; k++) {
     const part_piece *p = &b->pt->pieces[k];
-    int rc = add_copy(&s->post, &s->npost, &cp->post, tmp + off, piece_ptr(s, p), p->len);
+    int rc = add_copy_blocks(&s->post, &s->npost, &cp->post, tmp + off, piece_ptr(s, p), p->len, p->n, p->len, p->stride);
     if (rc) return rc;
-    off += p->len;
+    off += part_piece_bytes(p);
   }
   return CDAG_OK;
 }
@@ -646,7 +673,7 @@ static int build_coll(cdag_schedule *s, const bstate *b, const part_coll *c, rli
 static int pair_desc(cdag_schedule *s, const bstate *b, const part_pair *pr, int out, rlist *l, caps *cp,
                      mdesc *d) {
   part_slot sl = {pr->first, pr->n, 0};
-  for (int64_t k = pr->first; k < pr->first + pr->n; k++) sl.bytes += b->pt->pieces[k].len;
+  for (int64_t k = pr->first; k < pr->first + pr->n; k++) sl.bytes += part_piece_bytes(&b->pt->pieces[k]);
   return pieces_desc(s, b, &sl, pair_packed(b->pt, pr), out, out, l, cp, d);
 }
 
@@ -705,9 +732,9 @@ static int own_contribs(cdag_schedule *s, const bstate *b, caps *cp) {
     free(post); free(dsts); free(offs); free(red_of);
     return CDAG_NOMEM("reduction contributions");
   }
-  for (int64_t k = 0; k < n; k++) {
+  for (int64_t k = 0; k < n; k++) {   /* a strided unpack by its hull: a contribution near it is copied first */
     post[2 * k] = (uint64_t)(uintptr_t)s->post[k].dst;
-    post[2 * k + 1] = post[2 * k] + s->post[k].len;
+    post[2 * k + 1] = post[2 * k] + (s->post[k].n - 1) * s->post[k].dst_stride + s->post[k].len;
   }
   for (int64_t k = 0; k < nd; k++) {
     dsts[2 * k] = (uint64_t)(uintptr_t)s->reds[k].dst;
@@ -740,12 +767,20 @@ static int build_copies(cdag_schedule *s, const bstate *b, rlist *l, caps *cp) {
   for (int64_t k = 0; k < b->pt->ncopies; k++) {
     const part_copy *c = &b->pt->copies[k];
     if (c->dst_space == SP_RED) continue;  /* own reduction contributions: own_contribs */
-    l->n = 0;
-    if ((rc = rl_read(s, l, c->src, c->len))) return rc;
-    uint8_t *dst = (uint8_t *)(uintptr_t)c->dst;
-    for (int64_t q = 0; q < l->n; q++) {
-      if ((rc = add_copy(&s->mid, &s->nmid, &cp->mid, l->v[q].ptr, dst, l->v[q].len))) return rc;
-      dst += l->v[q].len;
+    if (c->n > 1 && !snapshot_meets(s, c->src, (c->n - 1) * c->src_stride + c->len)) {   /* a strided copy whole */
+      rc = add_copy_blocks(&s->mid, &s->nmid, &cp->mid, (const uint8_t *)(uintptr_t)c->src, (uint8_t *)(uintptr_t)c->dst,
+                           c->len, c->n, c->src_stride, c->dst_stride);
+      if (rc) return rc;
+      continue;
+    }
+    for (uint64_t j = 0; j < c->n; j++) {
+      l->n = 0;
+      if ((rc = rl_read(s, l, c->src + j * c->src_stride, c->len))) return rc;
+      uint8_t *dst = (uint8_t *)(uintptr_t)(c->dst + j * c->dst_stride);
+      for (int64_t q = 0; q < l->n; q++) {
+        if ((rc = add_copy(&s->mid, &s->nmid, &cp->mid, l->v[q].ptr, dst, l->v[q].len))) return rc;
+        dst += l->v[q].len;
+      }
     }
   }
   return CDAG_OK;
@@ -967,8 +1002,25 @@ void sched_destroy(cdag_schedule *s) {
 
 /* Element-sized copies (a transposed block moves one double at a time) as the compiler's own
    moves: a call of memcpy per 8 bytes cost more than the bytes. */
+/* A strided move's blocks (the inner loops let the compiler copy short ones as words). */
+static void run_blocks(const sched_copy *c) {
+  const uint8_t *src = c->src;
+  uint8_t *dst = c->dst;
+  switch (c->len) {
+    case 8:
+      for (uint64_t j = 0; j < c->n; j++, src += c->src_stride, dst += c->dst_stride) memcpy(dst, src, 8);
+      break;
+    case 16:
+      for (uint64_t j = 0; j < c->n; j++, src += c->src_stride, dst += c->dst_stride) memcpy(dst, src, 16);
+      break;
+    default:
+      for (uint64_t j = 0; j < c->n; j++, src += c->src_stride, dst += c->dst_stride) memcpy(dst, src, c->len);
+  }
+}
+
 static void run_copies(const sched_copy *c, int64_t n) {
-  for (int64_t k = 0; k < n; k++) switch (c[k].len) {
+  for (int64_t k = 0; k < n; k++) switch (c[k].n > 1 ? 0 : c[k].len) {
+      case 0: run_blocks(&c[k]); break;
       case 4: memcpy(c[k].dst, c[k].src, 4); break;
       case 8: memcpy(c[k].dst, c[k].src, 8); break;
       case 16: memcpy(c[k].dst, c[k].src, 16); break;

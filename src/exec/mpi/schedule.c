@@ -199,6 +199,7 @@ typedef struct {
   int64_t seq;            /* plan order within the pair */
   uint8_t space;          /* where dst_addr lives at dst: SP_USER or SP_RED */
   uint64_t src_addr, dst_addr, len;
+  uint64_t n, src_stride, dst_stride;   /* n >= 1 blocks of len (a strided transfer's) */
 } sched_item;
 
 static int item_cmp(const void *x, const void *y) {
@@ -216,9 +217,34 @@ typedef struct {
 static int add_item(item_list *l, int src, int dst, int space, uint64_t sa, uint64_t da, uint64_t len) {
   int rc = sched_grow((void **)&l->v, l->n, &l->cap, sizeof *l->v);
   if (rc) return rc;
-  l->v[l->n] = (sched_item){src, dst, l->n, (uint8_t)space, sa, da, len};
+  l->v[l->n] = (sched_item){src, dst, l->n, (uint8_t)space, sa, da, len, 1, len, len};
   l->n++;
   return CDAG_OK;
+}
+
+/* Residual transfer x as one item, or one per block: a strided one stays whole when its
+   blocks travel packed (up to `limit` bytes each, as kern_travels_alone counts them) and lie
+   below the stages' staging buffers (the rank remaps pieces there by their first byte). */
+static int below_temps(uint64_t addr, uint64_t len, uint64_t n, uint64_t stride) {
+  uint64_t top = STAGE_TEMP_BASE;
+  return stride && addr < top && len <= top - addr && (top - addr - len) / stride >= n - 1;
+}
+
+static int add_xfer(item_list *l, const df_xfer *x, uint64_t limit) {
+  uint64_t nb = df_xfer_blocks(x);
+  int whole = nb > 1 && x->len <= limit && below_temps(x->src_addr, x->len, nb, x->src_stride) &&
+              below_temps(x->dst_addr, x->len, nb, x->dst_stride);
+  int rc = CDAG_OK;
+  if (whole) {
+    rc = add_item(l, x->src, x->dst, SP_USER, x->src_addr, x->dst_addr, x->len);
+    if (!rc) l->v[l->n - 1].n = nb, l->v[l->n - 1].src_stride = x->src_stride, l->v[l->n - 1].dst_stride = x->dst_stride;
+    return rc;
+  }
+  for (uint64_t j = 0; j < nb && !rc; j++) {
+    df_xfer b = df_xfer_block(x, j);
+    rc = add_item(l, b.src, b.dst, SP_USER, b.src_addr, b.dst_addr, b.len);
+  }
+  return rc;
 }
 
 /* Residual reductions: contributions become items into dst's reduction buffer. */
@@ -256,8 +282,8 @@ static void put_message(part_writer *sec, const sched_item *v, int64_t n, uint64
   nalone = 0;
   for (int64_t k = 0; k < n; k++)
     if (v[k].len && kern_travels_alone(v[k].len, limit, &nalone) == alone) {
-      part_pair_piece(&sec[v->src], 1, SP_USER, v[k].src_addr, v[k].len);
-      part_pair_piece(&sec[v->dst], 0, v[k].space, v[k].dst_addr, v[k].len);
+      part_pair_piece(&sec[v->src], 1, &(part_piece){SP_USER, v[k].src_addr, v[k].len, v[k].n, v[k].src_stride});
+      part_pair_piece(&sec[v->dst], 0, &(part_piece){v[k].space, v[k].dst_addr, v[k].len, v[k].n, v[k].dst_stride});
     }
 }
 
@@ -288,7 +314,9 @@ static void put_pairs(item_list *items, uint64_t limit, part_writer *sec) {
     }
     for (int64_t k = a; k < b; k++) {
       const sched_item *it = &items->v[k];
-      if (it->len) part_copy_put(&sec[x->src], &(part_copy){it->space, it->dst_addr, it->src_addr, it->len});
+      if (it->len)
+        part_copy_put(&sec[x->src], &(part_copy){it->space, it->dst_addr, it->src_addr, it->len, it->n, it->src_stride,
+                                                  it->dst_stride});
     }
   }
 }
@@ -296,10 +324,7 @@ static void put_pairs(item_list *items, uint64_t limit, part_writer *sec) {
 static int put_residual(const cdag_plan *p, uint64_t limit, part_writer *sec) {
   item_list items = {0};
   int rc = CDAG_OK;
-  for (int64_t k = 0; k < p->nxfers && !rc; k++) {
-    const df_xfer *x = &p->xfers[k];
-    rc = add_item(&items, x->src, x->dst, SP_USER, x->src_addr, x->dst_addr, x->len);
-  }
+  for (int64_t k = 0; k < p->nxfers && !rc; k++) rc = add_xfer(&items, &p->xfers[k], limit);
   if (!rc) rc = put_reds(p, &items, sec);
   for (int64_t k = 0; k < p->nsyncs && !rc; k++)
     if (p->syncs[2 * k] != p->syncs[2 * k + 1])

@@ -26,11 +26,13 @@
 #include "exec/mpi/part.h"
 #include "wire/wire.h"
 
-/* A local byte move between raw pointers (already redirected through the snapshot). */
+/* A local byte move between raw pointers (already redirected through the snapshot): n >= 1
+   blocks of len bytes, block j from src + j*src_stride to dst + j*dst_stride (a strided
+   transfer packed into its message or unpacked from it, as one move). */
 typedef struct {
   const uint8_t *src;
   uint8_t *dst;
-  uint64_t len;
+  uint64_t len, n, src_stride, dst_stride;
 } sched_copy;
 
 /* A residual reduction at this rank: dst = op over contribs[first .. +n) in order. */

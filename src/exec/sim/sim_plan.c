@@ -254,7 +254,7 @@ static int check_msgs(const cdag_plan *p) {
       if (p->xfers[i].src != g->src || p->xfers[i].dst != g->dst)
         return cdag__error(CDAG_ERR_PLAN, "simulator: residual message %lld (rank %d -> %d) holds a transfer of rank %d -> %d",
                            (long long)k, g->src, g->dst, p->xfers[i].src, p->xfers[i].dst);
-      bytes += p->xfers[i].len;
+      bytes += df_xfer_bytes(&p->xfers[i]);
     }
     if (bytes != g->bytes) return cdag__error(CDAG_ERR_PLAN, "simulator: residual message %lld: bytes differ from its transfers", (long long)k);
     next += g->n;
@@ -274,18 +274,26 @@ static int check_extras(const cdag_plan *p, sim_mem *m) {
   return CDAG_OK;
 }
 
+/* Block j of residual transfer x (a strided one's blocks in turn). */
+static int run_block(plan_run *r, const df_xfer *x, uint64_t j) {
+  uint64_t src = x->src_addr + j * x->src_stride, dst = x->dst_addr + j * x->dst_stride;
+  int rc = log_write(r, x->dst, dst, x->len);   /* first: the snapshot keeps what it overwrites */
+  if (rc) return rc;
+  uint8_t *from = sim_mem_at(r->snap, x->src, src, x->len), *to = sim_mem_at(r->m, x->dst, dst, x->len);
+  if (!from || !to)
+    return cdag__error(CDAG_ERR_ARG, "simulator: residual transfer rank %d 0x%llx -> rank %d 0x%llx (%llu bytes) is outside memory",
+                       x->src, (unsigned long long)src, x->dst, (unsigned long long)dst, (unsigned long long)x->len);
+  memcpy(to, from, (size_t)x->len);
+  return CDAG_OK;
+}
+
 static int run_xfers(plan_run *r) {
   const cdag_plan *p = r->p;
-  for (int64_t i = 0; i < p->nxfers; i++) {
-    const df_xfer *x = &p->xfers[i];
-    int rc = log_write(r, x->dst, x->dst_addr, x->len);   /* first: the snapshot keeps what it overwrites */
-    if (rc) return rc;
-    uint8_t *from = sim_mem_at(r->snap, x->src, x->src_addr, x->len), *to = sim_mem_at(r->m, x->dst, x->dst_addr, x->len);
-    if (!from || !to)
-      return cdag__error(CDAG_ERR_ARG, "simulator: residual transfer rank %d 0x%llx -> rank %d 0x%llx (%llu bytes) is outside memory",
-                         x->src, (unsigned long long)x->src_addr, x->dst, (unsigned long long)x->dst_addr, (unsigned long long)x->len);
-    memcpy(to, from, (size_t)x->len);
-  }
+  for (int64_t i = 0; i < p->nxfers; i++)
+    for (uint64_t j = 0; j < df_xfer_blocks(&p->xfers[i]); j++) {
+      int rc = run_block(r, &p->xfers[i], j);
+      if (rc) return rc;
+    }
   return CDAG_OK;
 }
 

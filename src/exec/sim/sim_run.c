@@ -301,10 +301,11 @@ int sim_reduce_tuple(const df_sst *sst, const df_red *d, sim_mem *m, const sim_m
 int sim_apply_sst(const df_sst *s, sim_mem *m) {
   sim_mem *snap;
   int rc = sim_mem_clone(m, &snap);
-  for (int64_t i = 0; i < s->nxfers && rc == CDAG_OK; i++) {
-    const df_xfer *x = &s->xfers[i];
-    rc = copy_bytes(m, snap, x->src, x->src_addr, x->dst, x->dst_addr, x->len);
-  }
+  for (int64_t i = 0; i < s->nxfers && rc == CDAG_OK; i++)   /* a strided transfer's blocks, each */
+    for (uint64_t j = 0; j < df_xfer_blocks(&s->xfers[i]) && rc == CDAG_OK; j++) {
+      df_xfer x = df_xfer_block(&s->xfers[i], j);
+      rc = copy_bytes(m, snap, x.src, x.src_addr, x.dst, x.dst_addr, x.len);
+    }
   for (int64_t i = 0; i < s->nreds && rc == CDAG_OK; i++) rc = sim_reduce_tuple(s, &s->reds[i], m, snap);
   sim_mem_free(snap);
   return rc;

@@ -157,7 +157,7 @@ static cdag_plan *make_plan(void) {
     int src = (int)(rnd() % P), dst = (int)(rnd() % P);
     uint64_t len = 1 + rnd() % 48, soff = rnd() % (S - len);
     int64_t doff = take(dst, len, 1);
-    if (doff >= 0) p->xfers[p->nxfers++] = (df_xfer){src, dst, base[src] + soff, base[dst] + (uint64_t)doff, len};
+    if (doff >= 0) p->xfers[p->nxfers++] = (df_xfer){src, dst, base[src] + soff, base[dst] + (uint64_t)doff, len, 0, 0, 0};
   }
   return p;
 }

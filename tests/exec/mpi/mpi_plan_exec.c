@@ -139,10 +139,10 @@ static void add_colls(cdag_plan *p, const int32_t *all) {
 
 static void add_residual(cdag_plan *p) {
   for (int r = 0; r < P; r++)  /* reads the origin of what the in-place allreduce writes */
-    p->xfers[p->nxfers++] = (df_xfer){r, (r + 1) % P, B(r, 8, 0), B((r + 1) % P, 9, 0), BLK};
+    p->xfers[p->nxfers++] = (df_xfer){r, (r + 1) % P, B(r, 8, 0), B((r + 1) % P, 9, 0), BLK, 0, 0, 0};
   for (int r = 0; r < P; r++) {  /* ring, and the write over bytes the alltoall reads */
-    p->xfers[p->nxfers++] = (df_xfer){r, (r + 1) % P, A(r, 2), B((r + 1) % P, 4, 0), BLK};
-    p->xfers[p->nxfers++] = (df_xfer){(r + 1) % P, r, A((r + 1) % P, 0), A(r, NA - 1), BLK};
+    p->xfers[p->nxfers++] = (df_xfer){r, (r + 1) % P, A(r, 2), B((r + 1) % P, 4, 0), BLK, 0, 0, 0};
+    p->xfers[p->nxfers++] = (df_xfer){(r + 1) % P, r, A((r + 1) % P, 0), A(r, NA - 1), BLK, 0, 0, 0};
   }
   df_sst *sst = calloc(1, sizeof *sst);
   sst->sets = calloc(2, sizeof *sst->sets);

@@ -2,7 +2,8 @@
  *
  * Every rank derives the same random plan from a seed (through the test hook the compiling
  * rank hands it to the executor): residual transfers between random ranks and offsets of
- * one 4 KiB buffer per rank, an alltoallv whose blocks are split into one or two pieces on
+ * one 4 KiB buffer per rank (a third of them strided: 2 to 9 blocks at strides of their own
+ * on either side, a rank's to itself among them), an alltoallv whose blocks are split into one or two pieces on
  * either side, and uint8 sum reductions over random contributors (some counted twice).
  * Destinations never overlap (finals are unique) but sources land anywhere, often on bytes
  * that are also written, so the snapshots must hand every reader the origin. Each rank
@@ -43,6 +44,29 @@ static int64_t take(int r, uint64_t len) {
   return -1;
 }
 
+/* n free destination blocks of len bytes, stride apart, at rank r: the first's offset, or -1. */
+static int64_t take_blocks(int r, uint64_t len, uint64_t n, uint64_t stride) {
+  uint64_t span = (n - 1) * stride + len;
+  for (int tries = 0; tries < 20; tries++) {
+    uint64_t off = rnd() % (S - span), j, k = len;
+    for (j = 0; j < n && k == len; j++)
+      for (k = 0; k < len && !used[(size_t)r * S + off + j * stride + k]; k++) {}
+    if (k < len) continue;
+    for (j = 0; j < n; j++) memset(used + (size_t)r * S + off + j * stride, 1, len);
+    return (int64_t)off;
+  }
+  return -1;
+}
+
+/* A residual transfer of n blocks (n = 1: contiguous) from rank src to a free place at dst. */
+static void add_xfer(cdag_plan *p, int src, int dst, uint64_t len, uint64_t n) {
+  uint64_t ss = len + rnd() % 8, ds = len + rnd() % 24, soff = rnd() % (S - (n - 1) * ss - len);
+  int64_t doff = n > 1 ? take_blocks(dst, len, n, ds) : take(dst, len);
+  if (doff < 0) return;
+  p->xfers[p->nxfers++] = (df_xfer){src, dst, base[src] + soff, base[dst] + (uint64_t)doff, len, n > 1 ? n : 0,
+                                    n > 1 ? ss : 0, n > 1 ? ds : 0};
+}
+
 /* ---- the plan, built identically on every rank ---- */
 
 static cdag_plan *make_plan(void) {
@@ -60,11 +84,10 @@ static cdag_plan *make_plan(void) {
   p->sst->sets = calloc(8, sizeof *p->sst->sets);
   p->sst->runs = calloc(8 * (size_t)P, sizeof *p->sst->runs);
   memset(used, 0, (size_t)P * S);
-  for (int k = 0; k < 40; k++) {  /* residual transfers */
+  for (int k = 0; k < 40; k++) {  /* residual transfers, a third strided */
     int src = (int)(rnd() % P), dst = (int)(rnd() % P);
-    uint64_t len = 1 + rnd() % 64, soff = rnd() % (S - len);
-    int64_t doff = take(dst, len);
-    if (doff >= 0) p->xfers[p->nxfers++] = (df_xfer){src, dst, base[src] + soff, base[dst] + (uint64_t)doff, len};
+    int strided = rnd() % 3 == 0;
+    add_xfer(p, src, dst, strided ? 1 + rnd() % 16 : 1 + rnd() % 64, strided ? 2 + rnd() % 8 : 1);
   }
   /* an alltoallv: member i's send slot j and member j's recv slot i, one or two pieces */
   det_coll *c = &p->colls[p->ncolls++];
@@ -128,7 +151,9 @@ static void expect(const cdag_plan *p, uint8_t *exp) {
   for (int64_t x = 0; x < p->nxfers; x++) {
     const df_xfer *t = &p->xfers[x];
     if (t->dst != R) continue;
-    for (uint64_t k = 0; k < t->len; k++) exp[t->dst_addr - base[R] + k] = origin(t->src, t->src_addr - base[t->src] + k);
+    for (uint64_t j = 0; j < df_xfer_blocks(t); j++)
+      for (uint64_t k = 0; k < t->len; k++)
+        exp[t->dst_addr + j * t->dst_stride - base[R] + k] = origin(t->src, t->src_addr + j * t->src_stride - base[t->src] + k);
   }
   for (int i = 0; i < P; i++) {  /* alltoallv: i's send slot R into R's recv slot i */
     const det_iov *sv = &p->iovs[(int64_t)i * P + R], *rv = &p->iovs[(int64_t)P * P + (int64_t)R * P + i];

@@ -38,13 +38,15 @@ static void write_plan_part(wire_buf *out) {
   for (int s = 0; s < 4; s++) part_slot_put(&w, s % 2 ? RECV0 : SEND0, s % 2 ? 1 : 2);
   part_map_put(&w, 1, 0);
   part_map_put(&w, 2, 2);
-  part_pair_put(&w, 1, 2, 5, 2);
-  part_pair_piece(&w, 1, SP_USER, 0x3000, 4);
-  part_pair_piece(&w, 1, SP_USER, 0x3008, 4);
+  part_pair_put(&w, 1, 2, 5, 3);
+  part_pair_piece(&w, 1, &(part_piece){SP_USER, 0x3000, 4, 1, 4});
+  part_pair_piece(&w, 1, &(part_piece){SP_USER, 0x3008, 4, 1, 4});
+  part_pair_piece(&w, 1, &(part_piece){SP_USER, 0x6000, 8, 100, 32});   /* a strided transfer's column */
   part_pair_put(&w, 0, 0, 0, 1);
-  part_pair_piece(&w, 0, SP_RED, 8, 4);
-  part_copy_put(&w, &(part_copy){SP_USER, 0x4000, 0x4100, 32});
-  part_copy_put(&w, &(part_copy){SP_RED, 0, 0x3000, 4});
+  part_pair_piece(&w, 0, &(part_piece){SP_RED, 8, 4, 1, 4});
+  part_copy_put(&w, &(part_copy){SP_USER, 0x4000, 0x4100, 32, 1, 32, 32});
+  part_copy_put(&w, &(part_copy){SP_RED, 0, 0x3000, 4, 1, 4, 4});
+  part_copy_put(&w, &(part_copy){SP_USER, 0x8000, 0x9000, 8, 16, 8, 64});
   w.redsize = 12;
   part_red_put(&w, &(part_red){.dst = 0x5000, .count = 1, .type = CDAG_INT32, .op = CDAG_MAX, .n = 3});
   part_contrib_put(&w, 0, 1);
@@ -86,14 +88,18 @@ START_TEST(plan_part_round_trip) {
   ck_assert_int_eq(a->slot_first, 2);
   int32_t map[4] = {1, 0, 2, 2};
   for (int j = 0; j < 4; j++) ck_assert_int_eq(p.map[a->map_first + j], map[j]);
-  ck_assert(p.nout == 1 && p.out[0].peer == 2 && p.out[0].tag == 5 && p.out[0].n == 2);
+  ck_assert(p.nout == 1 && p.out[0].peer == 2 && p.out[0].tag == 5 && p.out[0].n == 3);
   check_piece(&p, p.out[0].first, SP_USER, 0x3000, 4);
   check_piece(&p, p.out[0].first + 1, SP_USER, 0x3008, 4);
+  check_piece(&p, p.out[0].first + 2, SP_USER, 0x6000, 8);
+  ck_assert(p.pieces[p.out[0].first].n == 1 && p.pieces[p.out[0].first + 2].n == 100 && p.pieces[p.out[0].first + 2].stride == 32);
   ck_assert(p.nin == 1 && p.in[0].peer == 0 && p.in[0].tag == 0 && p.in[0].n == 1);
   check_piece(&p, p.in[0].first, SP_RED, 8, 4);
-  ck_assert_int_eq(p.ncopies, 2);
+  ck_assert_int_eq(p.ncopies, 3);
   ck_assert(p.copies[0].dst_space == SP_USER && p.copies[0].dst == 0x4000 && p.copies[0].src == 0x4100 &&
-            p.copies[0].len == 32);
+            p.copies[0].len == 32 && p.copies[0].n == 1);
+  ck_assert(p.copies[2].dst == 0x8000 && p.copies[2].src == 0x9000 && p.copies[2].len == 8 && p.copies[2].n == 16 &&
+            p.copies[2].src_stride == 8 && p.copies[2].dst_stride == 64);
   ck_assert(p.copies[1].dst_space == SP_RED && p.copies[1].dst == 0 && p.copies[1].src == 0x3000);
   ck_assert_uint_eq(p.redsize, 12);
   ck_assert(p.nreds == 1 && p.reds[0].dst == 0x5000 && p.reds[0].count == 1 && p.reds[0].type == CDAG_INT32 &&
@@ -122,6 +128,66 @@ START_TEST(graph_part_round_trip) {
   part_free(&p);
   wire_free(&out);
   wire_free(&ops);
+}
+END_TEST
+
+/* A message piece of blocks that overlap, wrap the address space or lie in the reduction
+   buffer is refused, as a copy of such blocks is. */
+/* part_read of a part holding only what put writes. */
+static int read_one(void (*put)(part_writer *, const void *), const void *arg) {
+  part_writer w = {0};
+  put(&w, arg);
+  wire_buf out = {0};
+  kern_model m = {2.5e-6, 3e-10, 7, 0, 0};
+  ck_assert_int_eq(part_assemble(&w, &m, &out), CDAG_OK);
+  part_writer_free(&w);
+  sched_part p;
+  int rc = part_read(out.buf, out.len, 4, &p);
+  part_free(&p);
+  wire_free(&out);
+  return rc;
+}
+
+static void put_piece(part_writer *w, const void *pc) {
+  part_pair_put(w, 1, 1, 0, 1);
+  part_pair_piece(w, 1, pc);
+}
+
+static void put_copy(part_writer *w, const void *c) { part_copy_put(w, c); }
+
+START_TEST(bad_blocks_refused) {
+  static const part_piece bad[] = {{SP_USER, 0x1000, 8, 2, 4}, {SP_USER, UINT64_MAX - 64, 8, 16, 8},
+                                   {SP_RED, 0, 8, 2, 8}, {SP_USER, 0x1000, 8, 0, 8}};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) ck_assert_int_eq(read_one(put_piece, &bad[i]), CDAG_ERR_FORMAT);
+  ck_assert_int_eq(read_one(put_piece, &(part_piece){SP_USER, 0x1000, 8, 2, 8}), CDAG_OK);
+  ck_assert_int_eq(read_one(put_copy, &(part_copy){SP_USER, 0x8000, 0x9000, 8, 16, 8, 4}), CDAG_ERR_FORMAT);
+}
+END_TEST
+
+/* A plan's strided residual transfer is one message piece on each side (its 64 blocks kept
+   together, as the plan keeps them), a strided transfer of a rank to itself one copy. */
+START_TEST(strided_transfer_one_piece) {
+  df_xfer x[2] = {{.src = 0, .dst = 1, .src_addr = 0x1000, .dst_addr = 0x2000, .len = 8, .blocks = 64, .src_stride = 32,
+                   .dst_stride = 8},
+                  {.src = 1, .dst = 1, .src_addr = 0x3000, .dst_addr = 0x4000, .len = 4, .blocks = 16, .src_stride = 4,
+                   .dst_stride = 12}};
+  det_msg m[2] = {{.src = 0, .dst = 1, .first = 0, .n = 1, .bytes = 512}, {.src = 1, .dst = 1, .first = 1, .n = 1, .bytes = 64}};
+  cdag_plan p = {.nprocs = 2, .nxfers = 2, .xfers = x, .nmsgs = 2, .msgs = m};
+  kern_model km = kern_model_default();
+  wire_buf parts[2] = {{0}};
+  CK_OK(sched_parts_from_plan(&p, &km, NULL, parts));
+  sched_part a, b;
+  CK_OK(part_read(parts[0].buf, parts[0].len, 2, &a));
+  CK_OK(part_read(parts[1].buf, parts[1].len, 2, &b));
+  ck_assert(a.nout == 1 && a.out[0].n == 1 && b.nin == 1 && b.in[0].n == 1);
+  const part_piece *s = &a.pieces[a.out[0].first], *r = &b.pieces[b.in[0].first];
+  ck_assert(s->addr == 0x1000 && s->len == 8 && s->n == 64 && s->stride == 32);
+  ck_assert(r->addr == 0x2000 && r->len == 8 && r->n == 64 && r->stride == 8);
+  ck_assert(b.ncopies == 1 && b.copies[0].n == 16 && b.copies[0].src_stride == 4 && b.copies[0].dst_stride == 12);
+  part_free(&a);
+  part_free(&b);
+  wire_free(&parts[0]);
+  wire_free(&parts[1]);
 }
 END_TEST
 
@@ -390,6 +456,8 @@ Suite *cdag_part_suite(void) {
   Suite *s = suite_create("part");
   TCase *t = tcase_create("part");
   tcase_add_test(t, plan_part_round_trip);
+  tcase_add_test(t, bad_blocks_refused);
+  tcase_add_test(t, strided_transfer_one_piece);
   tcase_add_test(t, graph_part_round_trip);
   tcase_add_test(t, damaged_parts_fail_cleanly);
   tcase_add_test(t, other_versions_are_refused);
