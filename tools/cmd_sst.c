@@ -46,21 +46,22 @@ static int print_sources(FILE *f, const df_sst *s, const df_red *d, int json) {
 
 /* "transfers" and "reductions" of one SST (one stage). */
 static int print_json(const df_sst *s) {
+  df_xfer *v;
+  int64_t n;
+  int rc = dataflow_block_xfers(s, &v, &n);
+  if (rc) return rc;
   printf("\"transfers\": [");
-  for (int64_t i = 0, n = 0; i < s->nxfers; i++)   /* a strided transfer block by block, as the format lists tuples */
-    for (uint64_t j = 0; j < df_xfer_blocks(&s->xfers[i]); j++, n++) {
-      df_xfer x = df_xfer_block(&s->xfers[i], j);
-      printf("%s\n    {\"src\": %d, \"src_addr\": %llu, \"len\": %llu, \"dst\": %d, \"dst_addr\": %llu}", n ? "," : "",
-             x.src, (unsigned long long)x.src_addr, (unsigned long long)x.len, x.dst, (unsigned long long)x.dst_addr);
-    }
+  for (int64_t i = 0; i < n; i++)
+    printf("%s\n    {\"src\": %d, \"src_addr\": %llu, \"len\": %llu, \"dst\": %d, \"dst_addr\": %llu}", i ? "," : "",
+           v[i].src, (unsigned long long)v[i].src_addr, (unsigned long long)v[i].len, v[i].dst, (unsigned long long)v[i].dst_addr);
+  free(v);
   printf("%s],\n  \"reductions\": [", s->nxfers ? "\n  " : "");
   for (int64_t i = 0; i < s->nreds; i++) {
     const df_red *d = &s->reds[i];
     printf("%s\n    {\"dst\": %d, \"dst_addr\": %llu, \"count\": %llu, \"type\": \"%s\", \"op\": \"%s\", \"sources\": [",
            i ? "," : "", d->dst, (unsigned long long)d->dst_addr, (unsigned long long)d->count, ir_type_name(d->type),
            ir_rop_name(d->op));
-    int rc = print_sources(stdout, s, d, 1);
-    if (rc) return rc;
+    if ((rc = print_sources(stdout, s, d, 1))) return rc;
     printf("]}");
   }
   printf("%s]", s->nreds ? "\n  " : "");

@@ -13,8 +13,10 @@
  *    own original value at the same address is not a transfer. A strided transfer (blocks
  *    >= 2) is a strided piece that reached the end of the phase whole (a column packed,
  *    sent and unpacked): block j, len bytes, comes from src_addr + j*src_stride and lands
- *    at dst_addr + j*dst_stride; its blocks meet no other transfer's bytes. Sorted by its
- *    first block's dst_addr.
+ *    at dst_addr + j*dst_stride; its blocks meet no other transfer's bytes, none holds its
+ *    own value at its own address, and none is joined with a neighbouring tuple (maximal
+ *    apart from that: dataflow_block_xfers gives the one-block tuples). Sorted by its first
+ *    block's dst_addr.
  *  - reductions (dst, dst_addr, count, type, op, set): element e of the tuple is op over the
  *    set's contributions (rank, addr + e*size). Sets are interned: equal multisets have one
  *    id. A set is a sorted list of runs: ranks lo..hi (inclusive) each contributing the
@@ -142,6 +144,11 @@ enum { DF_WAITSETS_ALWAYS = 0, DF_WAITSETS_IF_NEEDED = 1, DF_RELEASE_INPUTS = 2,
 enum { DF_SET_CAP = 64 };
 int dataflow_run_opt(cdag_graph *g, match_result *m, int flags, df_sst **out);
 void dataflow_free(df_sst *s);          /* NULL is fine */
+/* s's transfers as one-block tuples, maximal and sorted by (dst, dst_addr), as they were
+   before strided ones were kept whole (a strided transfer's blocks are not joined with the
+   neighbours they may have): into *out (malloc'd, *n of them). O(blocks log blocks). For
+   listings and tests; the pipeline reads strided transfers whole. */
+int dataflow_block_xfers(const df_sst *s, df_xfer **out, int64_t *n);
 /* Drops the wait sets once detection has used them. */
 void dataflow_free_waitsets(df_sst *s);
 /* Does rank i wait for rank j (j in W_i)? O(log) */

@@ -727,8 +727,18 @@ static int sp_keep_whole(df_state *st, int rank, int32_t id) {
   return CDAG_OK;
 }
 
+/* Does a block of rank's piece p hold its own value at its own address (block j from
+   o + j*os to d + j*ds with both equal)? Such bytes are no transfer: the piece expands, and
+   the map drops them. At most one j, as the strides differ (equal ones: every block, and
+   sp_place keeps no such piece). */
+static int own_block(const df_spiece *p, int rank) {
+  if (p->src != rank || p->os == p->b.ds) return 0;
+  __int128 gap = (__int128)p->b.d - (__int128)p->o, step = (__int128)p->os - (__int128)p->b.ds;
+  return gap % step == 0 && gap / step >= 0 && gap / step < (__int128)p->b.n;
+}
+
 /* The strided pieces that are left: dropped inside scratch, expanded into the map where
-   their blocks meet scratch, else kept whole. */
+   their blocks meet scratch or one holds its own value, else kept whole. */
 static int sp_finish(df_state *st) {
   const cdag_graph *g = st->g;
   for (int r = 0; st->sp_head && r < g->nprocs; r++)
@@ -736,7 +746,7 @@ static int sp_finish(df_state *st) {
       int32_t id = st->sp_head[r];
       int at = scratch_at(g, r, &st->sp[id].b), rc = CDAG_OK;
       if (at == SCRATCH_HOLDS) sp_unlink(st, r, id);
-      else rc = at == SCRATCH_MEETS ? sp_expand(st, r, id) : sp_keep_whole(st, r, id);
+      else rc = at == SCRATCH_MEETS || own_block(&st->sp[id], r) ? sp_expand(st, r, id) : sp_keep_whole(st, r, id);
       if (rc) return rc;
     }
   return CDAG_OK;
@@ -1270,6 +1280,37 @@ void dataflow_free(df_sst *s) {
   free(s->reassoc);
   free(s->derived);
   free(s);
+}
+
+static int xfer_cmp(const void *x, const void *y) {
+  const df_xfer *a = x, *b = y;
+  if (a->dst != b->dst) return a->dst < b->dst ? -1 : 1;
+  return (a->dst_addr > b->dst_addr) - (a->dst_addr < b->dst_addr);
+}
+
+int dataflow_block_xfers(const df_sst *s, df_xfer **out, int64_t *n) {
+  int64_t m = 0;
+  for (int64_t i = 0; i < s->nxfers; i++) m += (int64_t)df_xfer_blocks(&s->xfers[i]);
+  df_xfer *v = malloc((size_t)(m ? m : 1) * sizeof *v);
+  if (!v) return CDAG_NOMEM("SST transfers");
+  m = 0;
+  int strided = 0;
+  for (int64_t i = 0; i < s->nxfers; i++) {
+    strided |= s->xfers[i].blocks > 1;
+    for (uint64_t j = 0; j < df_xfer_blocks(&s->xfers[i]); j++) v[m++] = df_xfer_block(&s->xfers[i], j);
+  }
+  if (strided) base_sort(v, (size_t)m, sizeof *v, xfer_cmp);
+  *n = 0;
+  for (int64_t i = 0; i < m; i++) {
+    df_xfer *last = *n ? &v[*n - 1] : NULL;
+    if (last && last->dst == v[i].dst && last->dst_addr + last->len == v[i].dst_addr && last->src == v[i].src &&
+        last->src_addr + last->len == v[i].src_addr)
+      last->len += v[i].len;
+    else
+      v[(*n)++] = v[i];
+  }
+  *out = v;
+  return CDAG_OK;
 }
 
 void dataflow_free_waitsets(df_sst *s) {

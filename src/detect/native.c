@@ -178,7 +178,7 @@ static void mark_rank(const cdag_graph *g, cdag_plan *p, int32_t r, const writer
     const df_xfer *t = &p->xfers[b->xl[k]];
     if (is_native_writer(g, w, t->dst_addr)) {
       p->native_residual++;
-      p->native_residual_bytes += t->len;
+      p->native_residual_bytes += df_xfer_bytes(t);
     }
   }
   for (int64_t k = b->rstart[r]; k < b->rstart[r + 1]; k++)

@@ -43,6 +43,8 @@ cases <<'T'
 0 cdag sst "$det/column_halo2.cdag"
   out 0x100018 <- rank 1 0x100008 (1024 blocks of 8 B, strides 32 here, 32 there)
   out 2 transfers, 0 reductions, 2 splits
+0 cdag analyze "$det/native_column2.cdag"
+  out 1 residual transfers (64 B) are data of native calls
 0 cdag analyze --json "$det/allgather_bruck6.cdag"
   out "kind": "allgather", "root": null, "ranks": "all", "bytes": 32, "transfers": 36
   out "residual": {"transfers": 0, "bytes": 0, "messages": 0

@@ -4,6 +4,7 @@
  * binomial broadcast, forwarding, a split send, scratch and overwritten data, self copies;
  * reductions: five allreduce patterns (recursive doubling, linear, chain, binomial, ring)
  * give the same reduction tuples; mixed ops and partial elements are reported; wait sets. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "check_main.h"
@@ -703,6 +704,44 @@ START_TEST(strided_halo_moves_whole) {
 }
 END_TEST
 
+/* A column packed and unpacked onto itself at another stride: block 0 lands where it came
+   from, its own value, which is no transfer; the others are (a reviewer's case: the piece
+   was kept whole, block 0 with it, and ran as a copy of 16 bytes too many). And neighbouring
+   bytes of a strided transfer and another are one tuple in the block listing. */
+START_TEST(strided_own_block_is_no_transfer) {
+  fixture f = {0};
+  CK_OK(cdag_graph_create_global(2, &f.g));
+  CK_OK(cdag_rank_scratch(f.g, 0, 0x2000, 64));
+  CK_OK(ir_add_copy_strided(f.g, 0, 0x1000, 0x2000, 4, 16, 32, 16, NULL));
+  CK_OK(ir_add_copy_strided(f.g, 0, 0x2000, 0x1000, 4, 16, 16, 48, NULL));
+  analyse_ok(&f);
+  uint64_t bytes = 0;
+  for (int64_t i = 0; i < f.s->nxfers; i++) {
+    const df_xfer *x = &f.s->xfers[i];
+    ck_assert(!(x->src == x->dst && x->src_addr == x->dst_addr));
+    bytes += df_xfer_bytes(x);
+  }
+  ck_assert_int_eq(bytes, 48);
+  done(&f);
+  CK_OK(cdag_graph_create_global(2, &f.g));
+  CK_OK(cdag_rank_scratch(f.g, 0, 0x2000, 64));
+  CK_OK(ir_add_copy_strided(f.g, 0, 0x1000, 0x2000, 8, 8, 32, 8, NULL));
+  CK_OK(ir_add_send(f.g, 0, 0x2000, 64, 1, 1, NULL));
+  CK_OK(ir_add_send(f.g, 0, 0x10e8, 8, 1, 2, NULL));
+  CK_OK(ir_add_recv(f.g, 1, 0x3000, 64, 0, 1, NULL));
+  CK_OK(ir_add_recv(f.g, 1, 0x3040, 8, 0, 2, NULL));
+  analyse_ok(&f);
+  ck_assert_int_eq(f.s->nxfers, 2);   /* the column whole, and the word after it */
+  df_xfer *v;
+  int64_t n;
+  CK_OK(dataflow_block_xfers(f.s, &v, &n));
+  ck_assert_int_eq(n, 8);   /* 7 blocks, then the last with the word: 16 bytes from 0x10e0 */
+  ck_assert(v[7].src_addr == 0x10e0 && v[7].len == 16 && v[7].dst_addr == 0x3038);
+  free(v);
+  done(&f);
+}
+END_TEST
+
 Suite *cdag_sst_suite(void) {
   Suite *s = suite_create("sst");
   TCase *t = tcase_create("transfers");
@@ -716,6 +755,7 @@ Suite *cdag_sst_suite(void) {
   tcase_add_test(t, adjacent_tuples_merge);
   tcase_add_test(t, map_outgrows_its_slot_and_empties);
   tcase_add_test(t, strided_halo_moves_whole);
+  tcase_add_test(t, strided_own_block_is_no_transfer);
   suite_add_tcase(s, t);
   TCase *r = tcase_create("reductions");
   tcase_add_test(r, allreduce_patterns_agree);

@@ -183,6 +183,15 @@ void part_pair_piece(part_writer *w, int out, const part_piece *pc) {
   if (pc->n > 1) wire_put_u(b, pc->stride);
 }
 
+/* Counts n more blocks of strided pieces and copies: at most PART_MAX_BLOCKS in a part, as
+   a process walks them one by one where snapshots or datatypes need it. */
+static int count_blocks(sched_part *p, uint64_t n) {
+  if (n <= 1) return 1;
+  if (n > PART_MAX_BLOCKS - p->nblocks) return 0;
+  p->nblocks += n;
+  return 1;
+}
+
 /* Do n blocks of len bytes at a stride fit the address space (n >= 1; n > 1: stride >= len)? */
 static int blocks_ok(uint64_t addr, uint64_t len, uint64_t n, uint64_t stride) {
   if (n == 0) return 0;
@@ -208,7 +217,8 @@ static int read_pairs(sched_part *p, wire_reader *r, int nprocs, part_pair **pai
     for (int64_t e = 0; e < q->n; e++) {
       uint64_t space = wire_get_u(r), a = wire_get_u(r), len = wire_get_u(r), nb = wire_get_u(r);
       uint64_t stride = nb > 1 ? wire_get_u(r) : len;
-      if (r->failed || space > SP_RED || !blocks_ok(a, len, nb, stride) || (nb > 1 && space != SP_USER))
+      if (r->failed || space > SP_RED || !blocks_ok(a, len, nb, stride) || (nb > 1 && space != SP_USER) ||
+          !count_blocks(p, nb))
         return bad("message piece");
       int rc = add_piece(p, (int)space, a, len);
       if (rc) return rc;
@@ -247,7 +257,7 @@ static int read_copies(sched_part *p, wire_reader *r) {
     c->src_stride = c->n > 1 ? wire_get_u(r) : c->len;
     c->dst_stride = c->n > 1 ? wire_get_u(r) : c->len;
     if (r->failed || c->dst_space < SP_USER || c->dst_space > SP_RED || !blocks_ok(c->src, c->len, c->n, c->src_stride) ||
-        !blocks_ok(c->dst, c->len, c->n, c->dst_stride) || (c->n > 1 && c->dst_space != SP_USER))
+        !blocks_ok(c->dst, c->len, c->n, c->dst_stride) || (c->n > 1 && c->dst_space != SP_USER) || !count_blocks(p, c->n))
       return bad("copy");
   }
   return CDAG_OK;

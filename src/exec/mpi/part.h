@@ -51,7 +51,9 @@
  * blocks of message pieces and copies (a strided transfer is one piece, not a piece per block). A reader refuses every other
  * version with CDAG_ERR_FORMAT naming the two versions, so ranks running different builds of
  * the library fail together instead of misreading each other. Decoding checks every count
- * and bound: a corrupt part is CDAG_ERR_FORMAT, never a crash. Cost: O(part bytes). */
+ * and bound: a corrupt part is CDAG_ERR_FORMAT, never a crash. Cost: O(part bytes); the
+ * schedule built from it walks the blocks of strided pieces at most once or twice each,
+ * PART_MAX_BLOCKS of them in a part at most. */
 #ifndef CDAG_EXEC_MPI_PART_H
 #define CDAG_EXEC_MPI_PART_H
 
@@ -62,6 +64,8 @@
 
 #define PART_MAGIC 0xcd5cu
 #define PART_VERSION 8u
+/* Blocks of strided pieces and copies in one part, at most (the analysis takes 2^26 in a graph) */
+#define PART_MAX_BLOCKS (1ull << 26)
 /* Tags of residual messages: 0 .. PART_TAGS-1 (below cdag's kernels' tags, kernel.h) */
 #define PART_TAGS (KERN_MAX_ALONE + 1)
 
@@ -130,6 +134,7 @@ typedef struct sched_part {
   uint64_t redsize;      /* bytes of the reduction buffer */
   part_red *reds;        int64_t nreds;
   part_contrib *contribs; int64_t ncontribs, cap_contribs;
+  uint64_t nblocks;      /* blocks of strided pieces and copies (PART_MAX_BLOCKS) */
 } sched_part;
 
 /* Decodes a part written for one of nprocs ranks into *p (zeroed first; part_free it, also

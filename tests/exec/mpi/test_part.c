@@ -160,6 +160,8 @@ START_TEST(bad_blocks_refused) {
                                    {SP_RED, 0, 8, 2, 8}, {SP_USER, 0x1000, 8, 0, 8}};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) ck_assert_int_eq(read_one(put_piece, &bad[i]), CDAG_ERR_FORMAT);
   ck_assert_int_eq(read_one(put_piece, &(part_piece){SP_USER, 0x1000, 8, 2, 8}), CDAG_OK);
+  /* more blocks than a part may hold: a process would walk them one by one */
+  ck_assert_int_eq(read_one(put_piece, &(part_piece){SP_USER, 0x1000, 1, PART_MAX_BLOCKS + 1, 1}), CDAG_ERR_FORMAT);
   ck_assert_int_eq(read_one(put_copy, &(part_copy){SP_USER, 0x8000, 0x9000, 8, 16, 8, 4}), CDAG_ERR_FORMAT);
 }
 END_TEST

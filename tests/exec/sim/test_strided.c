@@ -183,35 +183,6 @@ static int same_set(const df_sst *a, int32_t x, const df_sst *b, int32_t y) {
   return 1;
 }
 
-static int xfer_cmp(const void *x, const void *y) {
-  const df_xfer *a = x, *b = y;
-  if (a->dst != b->dst) return a->dst < b->dst ? -1 : 1;
-  return (a->dst_addr > b->dst_addr) - (a->dst_addr < b->dst_addr);
-}
-
-/* s's transfers with strided ones as their blocks, sorted by destination and joined where
-   adjacent bytes have adjacent origins (maximal, as the SST makes one-block transfers). */
-static df_xfer *blocks_of(const df_sst *s, int64_t *n) {
-  int64_t m = 0;
-  for (int64_t i = 0; i < s->nxfers; i++) m += (int64_t)df_xfer_blocks(&s->xfers[i]);
-  df_xfer *v = malloc((size_t)(m ? m : 1) * sizeof *v);
-  ck_assert_ptr_nonnull(v);
-  m = 0;
-  for (int64_t i = 0; i < s->nxfers; i++)
-    for (uint64_t j = 0; j < df_xfer_blocks(&s->xfers[i]); j++) v[m++] = df_xfer_block(&s->xfers[i], j);
-  qsort(v, (size_t)m, sizeof *v, xfer_cmp);
-  *n = 0;
-  for (int64_t i = 0; i < m; i++) {
-    df_xfer *last = *n ? &v[*n - 1] : NULL;
-    if (last && last->dst == v[i].dst && last->dst_addr + last->len == v[i].dst_addr && last->src == v[i].src &&
-        last->src_addr + last->len == v[i].src_addr)
-      last->len += v[i].len;
-    else
-      v[(*n)++] = v[i];
-  }
-  return v;
-}
-
 /* The SST of a graph with strided copies, which keeps them whole where it can (and may end
    with strided transfers), is the SST of the same graph with every block its own copy: the
    same bytes from the same origins, and the same reductions tuple for tuple. */
@@ -228,7 +199,9 @@ START_TEST(strided_sst_is_block_by_block) {
     CK_OK(dataflow_run_opt(g, &mg, DF_COLLECT_MIXED, &sg));
     CK_OK(dataflow_run_opt(h, &mh, DF_COLLECT_MIXED, &sh));
     int64_t ng, nh;
-    df_xfer *xg = blocks_of(sg, &ng), *xh = blocks_of(sh, &nh);
+    df_xfer *xg, *xh;
+    CK_OK(dataflow_block_xfers(sg, &xg, &ng));
+    CK_OK(dataflow_block_xfers(sh, &xh, &nh));
     ck_assert_int_eq(ng, nh);
     ck_assert_int_eq(nh, sh->nxfers);   /* written block by block: no strided transfer */
     ck_assert_msg(memcmp(xg, xh, (size_t)ng * sizeof *xg) == 0, "seed %llu: transfers differ", (unsigned long long)seed);
