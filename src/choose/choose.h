@@ -72,6 +72,9 @@ uint64_t kern_model_pack_limit(const kern_model *m);
    message tag each); *nalone counts them (start at 0 for each pair). */
 #define KERN_MAX_ALONE 4095
 int kern_travels_alone(uint64_t len, uint64_t limit, int64_t *nalone);
+/* The same for n pieces of len bytes in a row (a strided transfer's blocks): how many of the
+   first ones travel alone, counted in *nalone. O(1). */
+uint64_t kern_alone_of(uint64_t len, uint64_t n, uint64_t limit, int64_t *nalone);
 
 /* ---- Choosing for a plan's collectives (pure: no MPI call) ---- */
 

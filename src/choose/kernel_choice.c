@@ -153,10 +153,8 @@ static void choose_messages(const cdag_plan *p, const kern_model *m, kern_choice
     int64_t nalone = 0, npacked = 0;
     if (g->src == g->dst) continue;   /* a rank's transfers to itself are local copies, not messages */
     for (int64_t x = g->first; x < g->first + g->n; x++) {   /* a strided transfer's blocks are pieces each */
-      uint64_t len = p->xfers[x].len, nb = df_xfer_blocks(&p->xfers[x]), big = len > limit ? nb : 0;
-      int64_t room = KERN_MAX_ALONE - nalone, now = (int64_t)big < room ? (int64_t)big : room > 0 ? room : 0;
-      nalone += now;
-      npacked += len && nb > (uint64_t)now;
+      uint64_t len = p->xfers[x].len, nb = df_xfer_blocks(&p->xfers[x]);
+      npacked += len && nb > kern_alone_of(len, nb, limit, &nalone);
     }
     sent += nalone + (npacked || !nalone);
     alone += nalone;

@@ -42,6 +42,13 @@ int kern_travels_alone(uint64_t len, uint64_t limit, int64_t *nalone) {
   return 1;
 }
 
+uint64_t kern_alone_of(uint64_t len, uint64_t n, uint64_t limit, int64_t *nalone) {
+  if (len <= limit || *nalone >= KERN_MAX_ALONE) return 0;
+  uint64_t room = (uint64_t)(KERN_MAX_ALONE - *nalone), k = n < room ? n : room;
+  *nalone += (int64_t)k;
+  return k;
+}
+
 uint64_t kern_model_pack_limit(const kern_model *m) {
   double limit = m->overhead / (2 * m->gamma);
   return limit >= 0x1p62 ? (uint64_t)1 << 62 : (uint64_t)(limit + 0.5);

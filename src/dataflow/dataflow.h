@@ -55,6 +55,9 @@ typedef struct {
 
 static inline uint64_t df_xfer_blocks(const df_xfer *x) { return x->blocks > 1 ? x->blocks : 1; }
 static inline uint64_t df_xfer_bytes(const df_xfer *x) { return df_xfer_blocks(x) * x->len; }
+/* From the first block's start to the last block's end on the side of `stride` (src_stride
+   or dst_stride; strides of the SST's transfers are positive). */
+static inline uint64_t df_xfer_span(const df_xfer *x, uint64_t stride) { return (df_xfer_blocks(x) - 1) * stride + x->len; }
 /* Block j of x as a transfer of its own. */
 static inline df_xfer df_xfer_block(const df_xfer *x, uint64_t j) {
   return (df_xfer){.src = x->src, .dst = x->dst, .src_addr = x->src_addr + j * x->src_stride,

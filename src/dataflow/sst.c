@@ -1028,16 +1028,18 @@ static int propagate(df_state *st, const match_result *m) {
 
 /* ---- collecting the final tuples ---- */
 
-/* Appends x, or extends the last transfer when x continues it (both one block). */
+/* Do x's bytes follow last's, from origins that follow last's (both one block)? */
+static int xfer_continues(const df_xfer *last, const df_xfer *x) {
+  return last->blocks <= 1 && x->blocks <= 1 && last->dst == x->dst && last->dst_addr + last->len == x->dst_addr &&
+         last->src == x->src && last->src_addr + last->len == x->src_addr;
+}
+
+/* Appends x, or extends the last transfer when x continues it. */
 static int push_xfer(df_state *st, const df_xfer *x) {
   df_sst *s = st->sst;
-  if (s->nxfers > 0 && x->blocks <= 1) {
-    df_xfer *last = &s->xfers[s->nxfers - 1];
-    if (last->blocks <= 1 && last->dst == x->dst && last->dst_addr + last->len == x->dst_addr && last->src == x->src &&
-        last->src_addr + last->len == x->src_addr) {
-      last->len += x->len;
-      return CDAG_OK;
-    }
+  if (s->nxfers > 0 && xfer_continues(&s->xfers[s->nxfers - 1], x)) {
+    s->xfers[s->nxfers - 1].len += x->len;
+    return CDAG_OK;
   }
   BASE_GROW(s->xfers, s->nxfers, st->xfercap, 1, "SST transfers");
   s->xfers[s->nxfers++] = *x;
@@ -1302,12 +1304,8 @@ int dataflow_block_xfers(const df_sst *s, df_xfer **out, int64_t *n) {
   if (strided) base_sort(v, (size_t)m, sizeof *v, xfer_cmp);
   *n = 0;
   for (int64_t i = 0; i < m; i++) {
-    df_xfer *last = *n ? &v[*n - 1] : NULL;
-    if (last && last->dst == v[i].dst && last->dst_addr + last->len == v[i].dst_addr && last->src == v[i].src &&
-        last->src_addr + last->len == v[i].src_addr)
-      last->len += v[i].len;
-    else
-      v[(*n)++] = v[i];
+    if (*n && xfer_continues(&v[*n - 1], &v[i])) v[*n - 1].len += v[i].len;
+    else v[(*n)++] = v[i];
   }
   *out = v;
   return CDAG_OK;

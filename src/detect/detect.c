@@ -220,8 +220,8 @@ static int two_ranks_note(det_state *st) {
    A strided transfer's blocks (forwards from dst_addr, as the SST makes them) are looked at
    when their hull meets the ranges. */
 static int reads_written(const cdag_graph *g, const uint64_t *v, int64_t n, const df_xfer *x) {
-  uint64_t nb = df_xfer_blocks(x), hi = x->dst_addr + (nb - 1) * x->dst_stride + x->len;
-  if (!base_ranges_overlap(v, n, (uint64_t)x->dst, x->dst_addr, hi)) return 0;
+  uint64_t nb = df_xfer_blocks(x);
+  if (!base_ranges_overlap(v, n, (uint64_t)x->dst, x->dst_addr, x->dst_addr + df_xfer_span(x, x->dst_stride))) return 0;
   for (uint64_t j = 0; j < nb; j++) {
     uint64_t at = x->dst_addr + j * x->dst_stride;
     if (!ir_is_scratch(g, x->dst, at, x->len) && base_ranges_overlap(v, n, (uint64_t)x->dst, at, at + x->len)) return 1;

@@ -891,15 +891,17 @@ static int snapshot_overlaps(const cdag_plan *p, int32_t rank, uint64_t addr, ui
 static int lower_alone(lw *w, const det_msg *m, uint64_t limit) {
   int64_t nalone = 0;
   int rc = CDAG_OK;
-  for (int32_t i = 0; i < m->n && rc == CDAG_OK; i++)   /* a strided transfer's blocks are pieces each */
-    for (uint64_t j = 0; j < df_xfer_blocks(&w->p->xfers[m->first + i]) && rc == CDAG_OK; j++) {
-      df_xfer x = df_xfer_block(&w->p->xfers[m->first + i], j);
-      if (!x.len || !kern_travels_alone(x.len, limit, &nalone)) continue;
+  for (int32_t i = 0; i < m->n && rc == CDAG_OK; i++) {   /* a strided transfer's first blocks, alone each */
+    const df_xfer *t = &w->p->xfers[m->first + i];
+    uint64_t k = kern_alone_of(t->len, df_xfer_blocks(t), limit, &nalone);
+    for (uint64_t j = 0; j < k && rc == CDAG_OK; j++) {
+      df_xfer x = df_xfer_block(t, j);
       int direct = !snapshot_overlaps(w->p, m->dst, x.dst_addr, x.len);
       uint64_t dst = direct ? x.dst_addr : stage(w, m->dst, x.len);
       rc = msg(w, m->src, x.src_addr, m->dst, dst, x.len);
       if (rc == CDAG_OK && !direct) rc = late(w, m->dst, dst, x.dst_addr, x.len);
     }
+  }
   return rc;
 }
 
@@ -920,8 +922,7 @@ static int staged_pieces(const lw *w, const det_msg *m, int alone, uint64_t limi
   *skip = calloc((size_t)(m->n ? m->n : 1), sizeof **skip);
   if (!*idx || !*skip) return CDAG_NOMEM("lowering");
   for (int32_t i = 0; i < m->n; i++) {
-    uint64_t nb = df_xfer_blocks(&x[i]), k = 0;
-    while (alone && x[i].len && k < nb && kern_travels_alone(x[i].len, limit, &nalone)) k++;
+    uint64_t nb = df_xfer_blocks(&x[i]), k = alone ? kern_alone_of(x[i].len, nb, limit, &nalone) : 0;
     (*skip)[i] = k;
     if (x[i].len && k < nb) (*idx)[(*n)++] = i, *bytes += (nb - k) * x[i].len;
   }
@@ -1108,11 +1109,10 @@ static uint64_t plan_top(const cdag_plan *p, uint64_t top) {
           if (pc->addr + pc->len > top) top = pc->addr + pc->len;
         }
   }
-  for (int64_t i = 0; i < p->nxfers; i++) {   /* a strided transfer's last blocks (strides are positive) */
+  for (int64_t i = 0; i < p->nxfers; i++) {   /* a strided transfer's last blocks */
     const df_xfer *x = &p->xfers[i];
-    uint64_t last = df_xfer_blocks(x) - 1;
-    if (x->src_addr + last * x->src_stride + x->len > top) top = x->src_addr + last * x->src_stride + x->len;
-    if (x->dst_addr + last * x->dst_stride + x->len > top) top = x->dst_addr + last * x->dst_stride + x->len;
+    if (x->src_addr + df_xfer_span(x, x->src_stride) > top) top = x->src_addr + df_xfer_span(x, x->src_stride);
+    if (x->dst_addr + df_xfer_span(x, x->dst_stride) > top) top = x->dst_addr + df_xfer_span(x, x->dst_stride);
   }
   for (int64_t i = 0; i < p->nreds; i++) {
     uint64_t m = p->reds[i].count * (uint64_t)ir_type_size(p->reds[i].type);

@@ -98,6 +98,8 @@ typedef struct {
 typedef struct { int peer, tag; int64_t first, n; } part_pair;     /* pieces[first..+n) */
 /* n >= 1 blocks of len bytes from src + j*src_stride to dst + j*dst_stride */
 typedef struct { int dst_space; uint64_t dst, src, len, n, src_stride, dst_stride; } part_copy;
+/* From the first block's start to the last one's end on the side of `stride`. */
+static inline uint64_t part_copy_span(const part_copy *c, uint64_t stride) { return (c->n - 1) * stride + c->len; }
 typedef struct { uint64_t dst, count; int type, op; int64_t first, n; } part_red;  /* contribs */
 typedef struct { uint64_t off; uint32_t mult; } part_contrib;
 

@@ -114,8 +114,8 @@ static int move_part(const move_table *t, sched_part *p) {
       rc = move_range(t, &p->pieces[k].addr, part_piece_span(&p->pieces[k]), "a message piece");
   for (int64_t k = 0; !rc && k < p->ncopies; k++) {
     part_copy *c = &p->copies[k];
-    rc = move_range(t, &c->src, (c->n - 1) * c->src_stride + c->len, "a copy's source");
-    if (!rc && c->dst_space == SP_USER) rc = move_range(t, &c->dst, (c->n - 1) * c->dst_stride + c->len, "a copy's destination");
+    rc = move_range(t, &c->src, part_copy_span(c, c->src_stride), "a copy's source");
+    if (!rc && c->dst_space == SP_USER) rc = move_range(t, &c->dst, part_copy_span(c, c->dst_stride), "a copy's destination");
   }
   for (int64_t k = 0; !rc && k < p->nreds; k++) {
     part_red *r = &p->reds[k];

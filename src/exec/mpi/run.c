@@ -225,14 +225,20 @@ static int rl_add(rlist *l, uint8_t *ptr, uint64_t len) {
   return CDAG_OK;
 }
 
-/* A read of [addr, addr+len): the parts inside snapshots come from the snapshot buffer. */
-static int rl_read(const cdag_schedule *s, rlist *l, uint64_t addr, uint64_t len) {
+/* The first snapshot ending after addr (nsnaps: none). */
+static int64_t snap_after(const cdag_schedule *s, uint64_t addr) {
   int64_t lo = 0, hi = s->nsnaps;
-  while (lo < hi) {  /* first snapshot ending after addr */
+  while (lo < hi) {
     int64_t mid = lo + (hi - lo) / 2;
     if (s->snap_hi[mid] <= addr) lo = mid + 1;
     else hi = mid;
   }
+  return lo;
+}
+
+/* A read of [addr, addr+len): the parts inside snapshots come from the snapshot buffer. */
+static int rl_read(const cdag_schedule *s, rlist *l, uint64_t addr, uint64_t len) {
+  int64_t lo = snap_after(s, addr);
   uint64_t end = addr + len;
   int rc;
   for (int64_t k = lo; addr < end; k++) {
@@ -251,13 +257,8 @@ static int rl_read(const cdag_schedule *s, rlist *l, uint64_t addr, uint64_t len
 
 /* Does a snapshot meet [addr, addr+len)? */
 static int snapshot_meets(const cdag_schedule *s, uint64_t addr, uint64_t len) {
-  int64_t lo = 0, hi = s->nsnaps;
-  while (lo < hi) {  /* first snapshot ending after addr */
-    int64_t mid = lo + (hi - lo) / 2;
-    if (s->snap_hi[mid] <= addr) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < s->nsnaps && s->snap_lo[lo] < addr + len;
+  int64_t k = snap_after(s, addr);
+  return k < s->nsnaps && s->snap_lo[k] < addr + len;
 }
 
 static uint8_t *piece_ptr(const cdag_schedule *s, const part_piece *p) {
@@ -767,7 +768,7 @@ static int build_copies(cdag_schedule *s, const bstate *b, rlist *l, caps *cp) {
   for (int64_t k = 0; k < b->pt->ncopies; k++) {
     const part_copy *c = &b->pt->copies[k];
     if (c->dst_space == SP_RED) continue;  /* own reduction contributions: own_contribs */
-    if (c->n > 1 && !snapshot_meets(s, c->src, (c->n - 1) * c->src_stride + c->len)) {   /* a strided copy whole */
+    if (c->n > 1 && !snapshot_meets(s, c->src, part_copy_span(c, c->src_stride))) {   /* a strided copy whole */
       rc = add_copy_blocks(&s->mid, &s->nmid, &cp->mid, (const uint8_t *)(uintptr_t)c->src, (uint8_t *)(uintptr_t)c->dst,
                            c->len, c->n, c->src_stride, c->dst_stride);
       if (rc) return rc;
